@@ -56,3 +56,24 @@ def test_none_for_a_defaulted_op_attr_means_the_default():
     np.testing.assert_array_equal(p[0, 0, 0], xv[0, :2, :2].reshape(-1, 2).max(0))
     np.testing.assert_allclose(a[0, 1, 1], xv[0, 2:, 2:].reshape(-1, 2).mean(0))
     np.testing.assert_array_equal(d, d2)
+
+
+def test_rsqrt_and_sqrt_grads_do_not_overflow_float16_where_tf_does_not():
+    # a float16 batch norm: the gradient of rsqrt(variance + eps) with y ~ 50 must not pass
+    # through y ** 3 (> 65504); TF computes -0.5 * (dy * y) * (y * y) and (0.5 * dy) / y
+    y = tf.constant(np.array([50.44, 2.0, 0.5, 0.01], np.float16))
+    dy = tf.constant(np.array([0.0131, 1.0, 0.0, 900.0], np.float16))
+    rs = tf.raw_ops.RsqrtGrad(y=y, dy=dy)
+    sq = tf.raw_ops.SqrtGrad(y=y, dy=dy)
+    x = tf.constant(np.array([3e-4, 0.02], np.float16))
+    g = tf.gradients(tf.reduce_sum(tf.rsqrt(x) * tf.constant(np.array([0.0131, 1.0], np.float16))),
+                     x)[0]
+    with tf.Session() as sess:
+        r, s, gv = sess.run([rs, sq, g])
+    assert r.dtype == np.float16 and np.isfinite(r).all()
+    np.testing.assert_allclose(r, [-840.5, -4.0, 0.0, -4.5e-4], rtol=2e-3)
+    assert np.isfinite(s).all()
+    np.testing.assert_allclose(s, [0.0001299, 0.25, 0.0, 45000.0], rtol=2e-3)
+    assert np.isfinite(gv).all()
+    np.testing.assert_allclose(gv, -0.5 * np.array([0.0131, 1.0]) * np.array([3e-4, 0.02]) ** -1.5,
+                               rtol=5e-3)

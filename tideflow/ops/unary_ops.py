@@ -507,9 +507,9 @@ def _zero_where_dy_zero(fn):
 
 
 def _sqrt_grad_kernel(y, dy):
-    if _same_float_arrays(y, dy):  # 0.5 * dy / y in one buffer (steps run with errstate off)
-        out = np.divide(dy, y)
-        out *= 0.5
+    if _same_float_arrays(y, dy):  # (0.5 * dy) / y in one buffer (steps run with errstate off);
+        out = np.multiply(dy, 0.5)  # TF's order: dy / y alone can overflow float16
+        np.divide(out, y, out=out)
         if not dy.all():
             np.copyto(out, 0, where=(dy == 0))
         return out
@@ -520,8 +520,10 @@ _sqrt_grad_generic = _zero_where_dy_zero(lambda y, dy: dy * 0.5 / _cj(y))
 _declare_output_grad("SqrtGrad", _sqrt_grad_kernel,
                      lambda y, dy: -0.5 * dy / square(y), lambda y: 0.5 / y, conj_kernel=True,
                      grad_fn=_sqrt_grad_grad)
+# TF's order, -0.5 * (dy * y) * (y * y): y ** 3 alone overflows float16 where the result does
+# not (the gradient of a batch norm's rsqrt(variance + eps) in a float16 model)
 _declare_output_grad("RsqrtGrad",
-                     _zero_where_dy_zero(lambda y, dy: dy * -0.5 * (_cj(y) * _cj(y) * _cj(y))),
+                     _zero_where_dy_zero(lambda y, dy: -0.5 * (dy * _cj(y)) * (_cj(y) * _cj(y))),
                      lambda y, dy: -1.5 * dy * square(y), lambda y: -0.5 * y * square(y),
                      conj_kernel=True)
 for _name in ("ReciprocalGrad", "InvGrad"):
