@@ -134,6 +134,10 @@ _add("framework.errors_impl", "The OpError classes.", ["tideflow.framework.error
 _add("framework.meta_graph", "MetaGraphDef export and import.",
      ["tideflow.framework.meta_graph", "tideflow.train"])
 _add("framework.tensor_spec", "``TensorSpec``.", ["tideflow"])
+_add("framework.indexed_slices", "``IndexedSlices`` and its conversions.",
+     ["tideflow.framework.indexed_slices", "tideflow.framework.ops", "tideflow"])
+_add("framework.tensor_conversion_registry", "``register_tensor_conversion_function``.",
+     ["tideflow.framework.ops"])
 _add("framework.op_def_registry", "The registered ops.", [],
      get="tideflow.python._paths:_op_def", get_registered_ops="tideflow.python._paths:_op_defs")
 _add("framework.load_library", "Loading op libraries.", ["tideflow"])
@@ -147,6 +151,9 @@ _add("training.tracking", "``tensorflow.python.training.tracking``.", [])
 _add("training.tracking.util", "Object-based checkpoints (``Checkpoint``).",
      ["tideflow.train.trackable_checkpoint"])
 _add("training.server_lib", "``Server`` and ``ClusterSpec``.", ["tideflow.train"])
+_add("distribute", "``tensorflow.python.distribute``: distribution helpers.", [])
+_add("distribute.all_reduce", "The all-reduce graph builders of ``tf.contrib.all_reduce``.",
+     ["tideflow.contrib_collectives"])
 _add("training.evaluation", "The evaluation loop behind Estimators' evaluate (TF's private names).",
      ["tideflow.train.contrib_evaluation"],
      _evaluate_once="tideflow.train.contrib_evaluation:evaluate_once",
