@@ -573,7 +573,7 @@ def test_all_reduce_builders_sum_across_devices(builder):
         elif builder == "hd":
             out = ar.build_recursive_hd_all_reduce(ts, tf.add, mean)
         elif builder == "shuffle":
-            out = ar.build_shuffle_all_reduce(ts, ["/cpu:0", "/cpu:3"], tf.add, mean)
+            out = ar.build_shuffle_all_reduce(ts, ["/cpu:0", "/cpu:3"], tf.add_n, mean)
         else:
             out = ar.build_nccl_all_reduce(ts, tf.add, mean)
         assert len(out) == 4
@@ -601,7 +601,7 @@ def test_all_reduce_max_and_errors():
         with pytest.raises(ValueError, match="length 2 or longer"):
             ar.build_ring_all_reduce(ts[:1], 1, 1, [0], tf.add)
         with pytest.raises(ValueError, match="same shape"):
-            ar.build_shuffle_all_reduce([ts[0], tf.constant([1.0])], ["/cpu:0"], tf.add)
+            ar.build_shuffle_all_reduce([ts[0], tf.constant([1.0])], ["/cpu:0"], tf.add_n)
         with pytest.raises(ValueError, match="not supported by NCCL"):
             ar.build_nccl_all_reduce(ts, tf.maximum)
 

@@ -271,7 +271,8 @@ def build_recursive_hd_all_reduce(input_tensors, red_op, un_op=None):
 def build_shuffle_all_reduce(input_tensors, gather_devices, red_op, un_op=None):
     """All-reduce by shuffling: each input is split into one piece per gather device; each
     gather device reduces its piece over all inputs (and applies ``un_op``); every input device
-    then concatenates the reduced pieces."""
+    then concatenates the reduced pieces. ``red_op`` is n-ary, as in TF: it takes the list of
+    pieces (``tf.add_n``), not a pair."""
     input_tensors = [ops.convert_to_tensor(t) for t in input_tensors]
     flat, shape = _flatten_tensors(input_tensors)
     devices = [t.device for t in flat]
@@ -285,9 +286,7 @@ def build_shuffle_all_reduce(input_tensors, gather_devices, red_op, un_op=None):
     reduced = []
     for g, dev in enumerate(gather_devices):
         with ops.device(dev):
-            acc = split[0][g]
-            for pieces in split[1:]:
-                acc = red_op(acc, pieces[g])
+            acc = red_op([pieces[g] for pieces in split])
             if un_op is not None:
                 acc = un_op(acc)
             reduced.append(acc)
