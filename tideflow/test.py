@@ -481,6 +481,22 @@ def with_eager_op_as_function(cls=None, only_as_function=False):
     return cls
 
 
+def _test_session_config(config, force_gpu):
+    """The config of TestCase's sessions, as TF's: soft placement on unless ``force_gpu`` (so a
+    test's ``/gpu:N`` ops run on a machine without that device), and never on under it."""
+    from tideflow.protos import config_pb2
+
+    if config is None:
+        config = config_pb2.ConfigProto()
+        config.allow_soft_placement = not force_gpu
+    elif force_gpu and config.allow_soft_placement:
+        copy = config_pb2.ConfigProto()
+        copy.CopyFrom(config)
+        copy.allow_soft_placement = False
+        config = copy
+    return config
+
+
 class TestCase(unittest.TestCase):
     """A unittest TestCase with TF's session helpers and array assertions."""
 
@@ -519,9 +535,9 @@ class TestCase(unittest.TestCase):
         """A fresh session on ``graph`` (the default graph), closed on exit."""
         from tideflow.runtime.session import Session
 
-        del use_gpu, force_gpu
+        del use_gpu
         g = graph if graph is not None else ops.get_default_graph()
-        with Session(graph=g, config=config) as sess:
+        with Session(graph=g, config=_test_session_config(config, force_gpu)) as sess:
             yield sess
 
     @contextlib.contextmanager
@@ -529,12 +545,13 @@ class TestCase(unittest.TestCase):
         """One session per test, reused by every call."""
         from tideflow.runtime.session import Session
 
-        del use_gpu, force_gpu
+        del use_gpu
         g = graph if graph is not None else ops.get_default_graph()
         if self._cached_session is None or self._cached_session.graph is not g:
             if self._cached_session is not None:
                 self._cached_session.close()
-            self._cached_session = Session(graph=g, config=config)
+            self._cached_session = Session(graph=g,
+                                           config=_test_session_config(config, force_gpu))
         sess = self._cached_session
         with g.as_default(), sess.as_default():
             yield sess

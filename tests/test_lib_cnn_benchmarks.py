@@ -1,0 +1,159 @@
+"""Differences found by running TensorFlow's tf_cnn_benchmarks (the TF 1.x image-model trainer)
+against tideflow, each reduced to the plain TF 1.x calls the trainer makes: its module imports
+(``tensorflow.python.distribute.all_reduce``, ``framework.indexed_slices``,
+``framework.tensor_conversion_registry``), the shuffle all-reduce of ``--all_reduce_spec=pscpu``
+(an n-ary reduction op, ``tf.add_n``) and ``tf.test.TestCase`` sessions (soft placement, as TF's
+test sessions, so a test's ``/gpu:N`` ops run on a CPU-only machine)."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+# ----------------------------------------------------------------------------------------
+# module paths the trainer imports
+# ----------------------------------------------------------------------------------------
+
+
+def test_python_distribute_all_reduce_is_contrib_all_reduce():
+    from tideflow.python.distribute import all_reduce
+
+    assert all_reduce.build_shuffle_all_reduce is tf.contrib.all_reduce.build_shuffle_all_reduce
+    assert all_reduce.build_ring_all_reduce is tf.contrib.all_reduce.build_ring_all_reduce
+    assert all_reduce.build_nccl_all_reduce is tf.contrib.all_reduce.build_nccl_all_reduce
+
+
+def test_framework_indexed_slices_and_conversion_registry_modules():
+    from tideflow.python.framework import indexed_slices, tensor_conversion_registry
+
+    assert indexed_slices.IndexedSlices is tf.IndexedSlices
+    values = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    s = indexed_slices.IndexedSlices(values, tf.constant([0, 2]), tf.constant([3, 2]))
+    dense = tf.convert_to_tensor(s)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(dense), [[1.0, 2.0], [0.0, 0.0], [3.0, 4.0]])
+
+    class Boxed:
+        def __init__(self, value):
+            self.value = value
+
+    def convert(box, dtype=None, name=None, as_ref=False):
+        del as_ref
+        return tf.constant(box.value, dtype=dtype, name=name)
+
+    tensor_conversion_registry.register_tensor_conversion_function(Boxed, convert)
+    doubled = tf.add(Boxed(2.5), 1.0)
+    with tf.Session() as sess:
+        assert sess.run(doubled) == 3.5
+
+
+# ----------------------------------------------------------------------------------------
+# shuffle all-reduce: red_op takes the list of pieces
+# ----------------------------------------------------------------------------------------
+
+_THREE_CPUS = tf.ConfigProto(device_count={"CPU": 3})
+
+
+def test_shuffle_all_reduce_calls_red_op_on_the_list_of_pieces():
+    ar = tf.contrib.all_reduce
+    vals = [np.arange(7.0) * (k + 1) for k in range(3)]
+    ins = []
+    for k, v in enumerate(vals):
+        with tf.device(f"/cpu:{k}"):
+            ins.append(tf.constant(v))
+    calls = []
+
+    def red_n(parts):
+        calls.append(len(parts))
+        return tf.add_n(parts)
+
+    out = ar.build_shuffle_all_reduce(ins, ["/cpu:0", "/cpu:2"], red_n, lambda t: t / 3.0)
+    # one n-ary call per gather device, each over the three inputs' pieces
+    assert calls == [3, 3]
+    assert [t.device for t in out] == [f"/device:CPU:{k}" for k in range(3)]
+    with tf.Session(config=_THREE_CPUS) as sess:
+        for got in sess.run(out):
+            np.testing.assert_allclose(got, np.mean(vals, 0))
+
+
+def test_shuffle_all_reduce_with_a_binary_op_fails_as_tf():
+    ar = tf.contrib.all_reduce
+    ins = [tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])]
+    with pytest.raises(TypeError):
+        ar.build_shuffle_all_reduce(ins, ["/cpu:0"], tf.add)
+
+
+def test_shuffle_all_reduce_of_matrices_on_one_gather_device():
+    # the trainer's replicated mode: per-tower gradients, pscpu gathering on one CPU
+    from tideflow.python.distribute import all_reduce
+
+    grads = [np.full((2, 3), 1.5), np.arange(6.0).reshape(2, 3)]
+    ins = [tf.constant(g) for g in grads]
+    out = all_reduce.build_shuffle_all_reduce(ins, ["/job:localhost/cpu:0"], tf.add_n)
+    assert all(t.get_shape().as_list() == [2, 3] for t in out)
+    with tf.Session() as sess:
+        for got in sess.run(out):
+            np.testing.assert_allclose(got, grads[0] + grads[1])
+
+
+# ----------------------------------------------------------------------------------------
+# tf.test.TestCase sessions place softly, as TF's
+# ----------------------------------------------------------------------------------------
+
+
+def _case():
+    """A TestCase instance (made here so pytest does not collect its helpers as tests)."""
+
+    class GpuNamedOps(tf.test.TestCase):
+        def runTest(self):
+            pass
+
+        def build(self):
+            with tf.device("/job:localhost/device:GPU:1"):
+                v = tf.Variable([1.0, 2.0], name="v_gpu1")
+                w = v * 3.0
+            return v, w
+
+    return GpuNamedOps()
+
+
+def test_test_case_sessions_soft_place_gpu_ops_on_cpu():
+    case = _case()
+    case.setUp()
+    try:
+        v, w = case.build()
+        with case.test_session() as sess:
+            sess.run(v.initializer)
+            np.testing.assert_array_equal(sess.run(w), [3.0, 6.0])
+        with case.session() as sess:
+            sess.run(v.initializer)
+            np.testing.assert_array_equal(sess.run(w), [3.0, 6.0])
+        with case.cached_session() as sess:
+            assert sess.run(tf.reduce_sum(w)) == 9.0
+    finally:
+        case.tearDown()
+
+
+def test_test_case_session_keeps_a_given_config_and_force_gpu_turns_soft_placement_off():
+    case = _case()
+    case.setUp()
+    try:
+        v, _ = case.build()
+        placing = pytest.raises(tf.errors.InvalidArgumentError, match="Cannot assign a device")
+        hard = tf.ConfigProto(allow_soft_placement=False)
+        with case.session(config=hard) as sess, placing:
+            sess.run(v.initializer)
+        placing = pytest.raises(tf.errors.InvalidArgumentError, match="Cannot assign a device")
+        soft = tf.ConfigProto(allow_soft_placement=True)
+        with case.session(config=soft, force_gpu=True) as sess, placing:
+            sess.run(v.initializer)
+        assert soft.allow_soft_placement  # the caller's config is left as it was
+    finally:
+        case.tearDown()
