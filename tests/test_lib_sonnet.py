@@ -49,3 +49,106 @@ def test_contrib_eager_defun_in_graph_mode():
         sess.run(tf.global_variables_initializer())
         np.testing.assert_allclose(sess.run(y), [[6.0]])
     assert tf.contrib.eager.in_graph_mode() and not tf.contrib.eager.executing_eagerly()
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.distributions' full-scale multivariate normals (trfl's distribution ops)
+# ------------------------------------------------------------------------------------------
+
+def _np_mvn_log_prob(x, mu, cov):
+    k = mu.shape[-1]
+    d = x - mu
+    sol = np.linalg.solve(cov, d)
+    return -0.5 * (d @ sol + np.linalg.slogdet(cov)[1] + k * np.log(2 * np.pi))
+
+
+def _np_kl(mu_a, cov_a, mu_b, cov_b):
+    k = mu_a.shape[-1]
+    inv_b = np.linalg.inv(cov_b)
+    d = mu_b - mu_a
+    return 0.5 * (np.trace(inv_b @ cov_a) + d @ inv_b @ d - k
+                  + np.linalg.slogdet(cov_b)[1] - np.linalg.slogdet(cov_a)[1])
+
+
+def _spd(seed, k=3):
+    a = np.random.RandomState(seed).rand(k, k)
+    return a @ a.T + k * np.eye(k)
+
+
+def test_mvn_tril_and_full_covariance_match_numpy():
+    ds = tf.contrib.distributions
+    mu = np.array([0.5, -1.0, 2.0])
+    cov = _spd(0)
+    tril = np.linalg.cholesky(cov)
+    x = np.array([[0.1, 0.2, 0.3], [1.0, -2.0, 0.5]])
+    cov_t = tf.constant(cov)
+    full = ds.MultivariateNormalFullCovariance(loc=mu, covariance_matrix=cov_t)
+    tri = ds.MultivariateNormalTriL(loc=mu, scale_tril=tril)
+    assert full.parameters["covariance_matrix"] is cov_t
+    assert isinstance(tri.scale, tf.linalg.LinearOperatorLowerTriangular)
+    assert full.batch_shape.as_list() == [] and full.event_shape.as_list() == [3]
+    lp = full.log_prob(x)
+    assert lp.get_shape().as_list() == [2]
+    grad = tf.gradients(tf.reduce_sum(lp), cov_t)[0]
+    with tf.Session() as sess:
+        got = sess.run([lp, tri.log_prob(x), full.entropy(), full.covariance(), tri.variance(),
+                        full.mean(), grad])
+    want = [_np_mvn_log_prob(r, mu, cov) for r in x]
+    np.testing.assert_allclose(got[0], want, rtol=1e-10)
+    np.testing.assert_allclose(got[1], want, rtol=1e-10)
+    np.testing.assert_allclose(got[2], 0.5 * (3 * (1 + np.log(2 * np.pi))
+                                              + np.linalg.slogdet(cov)[1]), rtol=1e-10)
+    np.testing.assert_allclose(got[3], cov, rtol=1e-10)
+    np.testing.assert_allclose(got[4], np.diag(cov), rtol=1e-10)
+    np.testing.assert_allclose(got[5], mu)
+    assert np.all(np.isfinite(got[6]))
+
+
+def test_mvn_diag_plus_low_rank_scale_and_samples():
+    ds = tf.contrib.distributions
+    diag = np.array([1.0, 2.0, 0.5])
+    u = np.array([[0.3, 0.1], [0.2, -0.4], [0.5, 0.6]])
+    pd = np.array([0.7, 1.3])
+    dist = ds.MultivariateNormalDiagPlusLowRank(loc=tf.zeros([2, 3], tf.float64),
+                                                scale_diag=diag, scale_perturb_factor=u,
+                                                scale_perturb_diag=pd)
+    scale = np.diag(diag) + u @ np.diag(pd) @ u.T
+    assert dist.batch_shape.as_list() == [2]
+    samples = dist.sample(4000, seed=3)
+    assert samples.get_shape().as_list() == [4000, 2, 3]
+    with tf.Session() as sess:
+        cov, s = sess.run([dist.covariance(), samples])
+    np.testing.assert_allclose(cov[1], scale @ scale.T, rtol=1e-10)
+    np.testing.assert_allclose(np.cov(s[:, 0].T), scale @ scale.T, atol=0.25)
+
+
+def test_mvn_kl_between_diag_tril_and_full_covariance():
+    ds = tf.contrib.distributions
+    mu_a, mu_b = np.array([0.0, 1.0, -1.0]), np.array([0.5, 0.5, 0.0])
+    cov_b = _spd(1)
+    sd = np.array([0.5, 1.5, 2.0])
+    a = ds.MultivariateNormalDiag(loc=mu_a, scale_diag=sd)
+    b = ds.MultivariateNormalFullCovariance(loc=mu_b, covariance_matrix=cov_b)
+    c = ds.MultivariateNormalTriL(loc=mu_b, scale_tril=np.linalg.cholesky(cov_b))
+    assert isinstance(a.scale, tf.linalg.LinearOperatorDiag)
+    with tf.Session() as sess:
+        ab, ba, bc = sess.run([ds.kl_divergence(a, b), ds.kl_divergence(b, a),
+                               ds.kl_divergence(b, c)])
+    cov_a = np.diag(sd ** 2)
+    np.testing.assert_allclose(ab, _np_kl(mu_a, cov_a, mu_b, cov_b), rtol=1e-10)
+    np.testing.assert_allclose(ba, _np_kl(mu_b, cov_b, mu_a, cov_a), rtol=1e-10)
+    np.testing.assert_allclose(bc, 0.0, atol=1e-10)
+
+
+def test_mvn_tril_broadcasts_loc_batch_against_one_scale():
+    ds = tf.contrib.distributions
+    cov = _spd(2, k=2)
+    dist = ds.MultivariateNormalTriL(loc=np.zeros((4, 2)), scale_tril=np.linalg.cholesky(cov))
+    assert dist.batch_shape.as_list() == [4]
+    lp = dist.log_prob(np.ones(2))
+    assert lp.get_shape().as_list() == [4]
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(lp), [_np_mvn_log_prob(np.ones(2), np.zeros(2), cov)]
+                                   * 4, rtol=1e-10)
+    with pytest.raises(ValueError, match="one or both of loc, scale_tril"):
+        ds.MultivariateNormalTriL()

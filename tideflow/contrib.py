@@ -465,15 +465,17 @@ def _contrib_factorization():
 
 def _contrib_distributions():
     from tideflow import distributions
-    from tideflow.distributions import contrib_dists
+    from tideflow.distributions import contrib_dists, contrib_mvn
 
     module = _namespace("distributions", "``tf.contrib.distributions``: tf.distributions and "
-                        "the diagonal multivariate normal, one-hot categorical, ``kl``.",
+                        "the multivariate normals, one-hot categorical, ``kl``.",
                         distributions, distributions.__all__)
-    for name in contrib_dists.__all__:
-        setattr(module, name, getattr(contrib_dists, name))
+    for source in (contrib_dists, contrib_mvn):
+        for name in source.__all__:
+            setattr(module, name, getattr(source, name))
     contrib_dists.add_legacy_names()  # Normal(mu=, sigma=), Bernoulli(p=), sample_n, ...
-    module.__all__ = sorted([*distributions.__all__, *contrib_dists.__all__])
+    module.__all__ = sorted([*distributions.__all__, *contrib_dists.__all__,
+                             *contrib_mvn.__all__])
     return module
 
 

@@ -55,6 +55,7 @@ class MultivariateNormalDiag(Distribution):
                         tf.abs(scale), message="scale_diag must be non-zero")]):
                     scale = tf.identity(scale)
             self._loc = loc
+            self._scale_op = None
             self._scale_diag = scale + tf.zeros_like(loc)
             self._loc_b = loc + tf.zeros_like(scale)
         super().__init__(dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
@@ -67,6 +68,15 @@ class MultivariateNormalDiag(Distribution):
     @property
     def scale_diag(self):
         return self._scale_diag
+
+    @property
+    def scale(self):
+        """The scale as a ``LinearOperatorDiag`` (covariance ``scale @ scale^T``)."""
+        if self._scale_op is None:
+            from tideflow.ops.linear_operator import LinearOperatorDiag
+
+            self._scale_op = LinearOperatorDiag(self._scale_diag, is_non_singular=True)
+        return self._scale_op
 
     def _batch_shape(self):
         s = self._loc_b.get_shape()
