@@ -97,3 +97,35 @@ def test_size_one_axis_gradient_keeps_the_input_shape():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         np.testing.assert_allclose(sess.run(gs, {x: [[1.0, 2.0], [3.0, 4.0]]}), [[4.0, 6.0]])
+
+
+# ------------------------------------------------------------------------------------------
+# tf.cond with an Operation in one branch and a bool Tensor in the other (K-FAC's async path)
+# ------------------------------------------------------------------------------------------
+
+def test_cond_operation_against_tensor_stands_in_the_branch_predicate():
+    v = tf.Variable(0.0)
+    p = tf.placeholder(tf.bool, [])
+    q = tf.placeholder(tf.bool, [])
+
+    def nested():  # both branches Operations: a bool tensor
+        return tf.cond(q, tf.no_op, lambda: tf.group(tf.assign_add(v, 1.0)))
+
+    r = tf.cond(p, nested, lambda: tf.group(tf.assign_add(v, 10.0)))
+    r2 = tf.cond(p, lambda: tf.assign_add(v, 100.0).op, lambda: tf.constant(True))
+    assert r.dtype == tf.bool and r.get_shape().ndims == 0
+    assert r2.dtype == tf.bool
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = []
+        for pv, qv in [(True, True), (True, False), (False, True)]:
+            got.append((sess.run(r, {p: pv, q: qv}), sess.run(v)))
+        assert got == [(True, 0.0), (False, 1.0), (False, 11.0)]
+        assert sess.run(r2, {p: True}) and sess.run(v) == 111.0
+        assert sess.run(r2, {p: False}) and sess.run(v) == 111.0
+
+
+def test_cond_operation_against_non_bool_tensor_fails():
+    p = tf.placeholder(tf.bool, [])
+    with pytest.raises(ValueError, match="must have the same type: bool, float32"):
+        tf.cond(p, tf.no_op, lambda: tf.constant(1.0))

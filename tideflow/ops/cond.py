@@ -313,12 +313,12 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                 f"overall structure of return values. {detail}"
             ) from None
         flat_then, flat_else = nest.flatten(then_out), nest.flatten(else_out)
-        for a, b in zip(flat_then, flat_else):
-            if isinstance(a, ops.Operation) != isinstance(b, ops.Operation):
-                raise TypeError(
-                    "true_fn and false_fn must both return an Operation at the same places: "
-                    f"{a!r} vs {b!r}"
-                )
+        for k, (a, b) in enumerate(zip(flat_then, flat_else)):
+            if isinstance(a, ops.Operation) and not isinstance(b, ops.Operation):
+                flat_then[k] = _op_as_flag(then_fg, flat_then, k, True)
+                template = _with_leaf(template, k, flat_then[k])
+            elif isinstance(b, ops.Operation) and not isinstance(a, ops.Operation):
+                flat_else[k] = _op_as_flag(else_fg, flat_else, k, False)
         _widen_indices(then_fg, else_fg, template)
         for a, b in zip(then_fg.outputs, else_fg.outputs):
             if a._dtype.base_dtype != b._dtype.base_dtype:
@@ -342,6 +342,28 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             else:
                 flat.append(array_ops.identity(next(outs), name=merge_name))
         return _rebuild_composites(template, nest.pack_sequence_as(then_out, flat))
+
+
+def _op_as_flag(fg, flat, k, taken):
+    """Where one branch returns an Operation and the other a Tensor, TF 1.x stands the branch's
+    predicate value (True in true_fn, False in false_fn), run after the Operation, in for it;
+    it becomes output ``k`` of the branch function ``fg``."""
+    from tideflow.ops import constant_op
+
+    with fg.as_default(), ops.control_dependencies([flat[k]]):
+        flag = constant_op.constant(taken, name="pivot")
+    fg.outputs.insert(sum(not isinstance(x, ops.Operation) for x in flat[:k]), flag)
+    return flag
+
+
+def _with_leaf(template, k, value):
+    """``template`` with the leaf at flat position ``k`` (of its expanded form) set to ``value``."""
+    leaves, pos = [], 0
+    for leaf in nest.flatten(template):
+        kind = _composite_kind(leaf)
+        leaves.append(value if kind is None and pos == k else leaf)
+        pos += 1 if kind is None else kind[1]
+    return nest.pack_sequence_as(template, leaves)
 
 
 def _named_outputs(outputs, base):
