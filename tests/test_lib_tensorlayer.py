@@ -77,3 +77,18 @@ def test_rsqrt_and_sqrt_grads_do_not_overflow_float16_where_tf_does_not():
     assert np.isfinite(gv).all()
     np.testing.assert_allclose(gv, -0.5 * np.array([0.0131, 1.0]) * np.array([3e-4, 0.02]) ** -1.5,
                                rtol=5e-3)
+
+
+def test_constant_op_tensor_shape_conversion_function():
+    # TensorLayer's tl.alphas turns a shape list into a constant through this hook
+    from tideflow.python.framework import constant_op
+
+    conv = constant_op._tensor_shape_tensor_conversion_function
+    t = conv(tf.TensorShape([4, 3, 2]))
+    assert t.dtype == tf.int32 and t.shape.as_list() == [3]
+    with pytest.raises(ValueError, match="partially known"):
+        conv(tf.TensorShape([None, 3]))
+    filled = tf.fill(t, 0.5)
+    with tf.Session() as sess:
+        assert sess.run(t).tolist() == [4, 3, 2]
+        assert sess.run(filled).shape == (4, 3, 2)

@@ -128,7 +128,9 @@ _add("ops.distributions.util", "``distribution_util``'s helpers.",
 _add("ops.distributions.special_math", "``ndtr``, ``ndtri``, ``log_ndtr``...",
      ["tideflow.distributions.special_math"], _module="tideflow.distributions.special_math")
 # -- framework ------------------------------------------------------------------------------
-_add("framework.constant_op", "``tf.constant``.", ["tideflow.ops.constant_op", "tideflow"])
+_add("framework.constant_op", "``tf.constant``.", ["tideflow.ops.constant_op", "tideflow"],
+     # TF's TensorShape -> constant conversion (TensorLayer's tl.alphas calls it)
+     _tensor_shape_tensor_conversion_function="tideflow.ops.constant_op:_shape_conversion")
 _add("framework.function", "Graph functions (``Defun``).", ["tideflow.python._defun", "tideflow"])
 _add("framework.errors_impl", "The OpError classes.", ["tideflow.framework.errors"])
 _add("framework.meta_graph", "MetaGraphDef export and import.",
