@@ -152,3 +152,17 @@ def test_mvn_tril_broadcasts_loc_batch_against_one_scale():
                                    * 4, rtol=1e-10)
     with pytest.raises(ValueError, match="one or both of loc, scale_tril"):
         ds.MultivariateNormalTriL()
+
+
+def test_contrib_distributions_exports_the_distribution_utilities():
+    ds = tf.contrib.distributions
+    x = tf.constant([0.25, 1.0, 30.0], tf.float64)
+    tri = ds.fill_triangular(tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
+    with tf.Session() as sess:
+        back, t, inv, lse = sess.run([
+            tf.nn.softplus(ds.softplus_inverse(x)), tri, ds.fill_triangular_inverse(tri),
+            ds.reduce_weighted_logsumexp(tf.constant([0.0, 1.0]), w=tf.constant([1.0, 2.0]))])
+    np.testing.assert_allclose(back, [0.25, 1.0, 30.0], rtol=1e-12)
+    np.testing.assert_allclose(t, [[4, 0, 0], [6, 5, 0], [3, 2, 1]])
+    np.testing.assert_allclose(inv, [1, 2, 3, 4, 5, 6])
+    np.testing.assert_allclose(lse, np.log(1.0 + 2.0 * np.e), rtol=1e-6)

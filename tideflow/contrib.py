@@ -466,6 +466,7 @@ def _contrib_factorization():
 def _contrib_distributions():
     from tideflow import distributions
     from tideflow.distributions import contrib_dists, contrib_mvn
+    from tideflow.distributions import util as distribution_util
 
     module = _namespace("distributions", "``tf.contrib.distributions``: tf.distributions and "
                         "the multivariate normals, one-hot categorical, ``kl``.",
@@ -473,9 +474,14 @@ def _contrib_distributions():
     for source in (contrib_dists, contrib_mvn):
         for name in source.__all__:
             setattr(module, name, getattr(source, name))
+    # the distribution utilities TF 1.15 exports there too
+    helpers = ["fill_triangular", "fill_triangular_inverse", "reduce_weighted_logsumexp",
+               "softplus_inverse"]
+    for name in helpers:
+        setattr(module, name, getattr(distribution_util, name))
     contrib_dists.add_legacy_names()  # Normal(mu=, sigma=), Bernoulli(p=), sample_n, ...
     module.__all__ = sorted([*distributions.__all__, *contrib_dists.__all__,
-                             *contrib_mvn.__all__])
+                             *contrib_mvn.__all__, *helpers])
     return module
 
 
