@@ -157,3 +157,64 @@ def test_test_case_session_keeps_a_given_config_and_force_gpu_turns_soft_placeme
         assert soft.allow_soft_placement  # the caller's config is left as it was
     finally:
         case.tearDown()
+
+
+# ----------------------------------------------------------------------------------------
+# the two-level builders behind --all_reduce_spec=nccl/xring, nccl/rechd, nccl/pscpu,
+# pscpu/pscpu (graph structure here; values on a real cluster in tests/distributed)
+# ----------------------------------------------------------------------------------------
+
+
+def test_all_reduce_hybrid_builders_are_public():
+    from tideflow.python.distribute import all_reduce
+
+    for name in ("build_nccl_then_ring", "build_nccl_then_recursive_hd",
+                 "build_nccl_then_shuffle", "build_shuffle_then_ring",
+                 "build_shuffle_then_shuffle"):
+        assert getattr(tf.contrib.all_reduce, name) is getattr(all_reduce, name)
+        assert name in tf.contrib.all_reduce.__all__
+
+
+def test_hybrid_outputs_are_grouped_by_task_and_keep_the_shape():
+    ar = tf.contrib.all_reduce
+    devices = ["/job:worker/replica:0/task:1/device:CPU:0",
+               "/job:worker/replica:0/task:0/device:CPU:0",
+               "/job:worker/replica:0/task:1/device:CPU:1"]
+    ins = []
+    for dev in devices:
+        with tf.device(dev):
+            ins.append(tf.zeros([3, 2]))
+    out = ar.build_shuffle_then_shuffle(ins, ["/job:worker/task:1/cpu:0",
+                                              "/job:worker/task:0/cpu:0"],
+                                        ["/job:worker/task:0/cpu:0"], tf.add_n)
+    assert [t.device for t in out] == [devices[0], devices[2], devices[1]]
+    assert [t.get_shape().as_list() for t in out] == [[3, 2]] * 3
+    out = ar.build_nccl_then_ring(ins, 1, tf.add)
+    assert [t.device for t in out] == [devices[0], devices[2], devices[1]]
+
+
+def test_hybrid_builders_reject_what_tf_rejects():
+    ar = tf.contrib.all_reduce
+    with tf.device("/job:worker/task:0/cpu:0"):
+        a = tf.ones([2])
+    with tf.device("/job:worker/task:1/cpu:0"):
+        b = tf.ones([2])
+    with pytest.raises(ValueError, match="one device per worker"):
+        ar.build_shuffle_then_shuffle([a, b], ["/cpu:0"], ["/cpu:0"], tf.add_n)
+    with tf.device("/cpu:0"):
+        local = tf.ones([2])
+    # devices without a task (a local graph) cannot be grouped by task, as in TF
+    with pytest.raises(AssertionError, match="failed to parse device /device:CPU:0"):
+        ar.build_nccl_then_recursive_hd([local, local], tf.add)
+
+
+def test_hybrid_with_a_single_task_value_only_applies_un_op():
+    ar = tf.contrib.all_reduce
+    with tf.device("/job:localhost/replica:0/task:0/device:CPU:0"):
+        x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    (out,) = ar.build_shuffle_then_shuffle([x], ["/cpu:0"], ["/cpu:0"], tf.add_n,
+                                           lambda t: t * 2.0)
+    (ring,) = ar.build_nccl_then_ring([x], 1, tf.add, lambda t: t - 1.0)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(out), [[2.0, 4.0], [6.0, 8.0]])
+        np.testing.assert_array_equal(sess.run(ring), [[0.0, 1.0], [2.0, 3.0]])

@@ -305,13 +305,132 @@ def build_nccl_all_reduce(input_tensors, red_op, un_op=None):
     return _apply_un_op(un_op, all_sum(input_tensors))
 
 
+# -- two-level (hybrid) builders: reduce within each task, then across tasks ---------------
+
+
+def _group_by_task(devices):
+    """Indices of ``devices`` grouped by their (job, replica, task), in first-seen order."""
+    groups = {}
+    for i, name in enumerate(devices):
+        spec = device_lib.DeviceSpec.from_string(name)
+        if spec.task is None:
+            raise AssertionError(f"failed to parse device {name}")
+        key = (spec.job or "localhost", spec.replica or 0, spec.task)
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
+def _reduce_non_singleton(tensors, reduce_fn, un_op):
+    """``reduce_fn(tensors)`` for two or more tensors; a single one only gets ``un_op``."""
+    if len(tensors) > 1:
+        return reduce_fn(tensors)
+    if not un_op:
+        return tensors
+    out = []
+    for t in tensors:
+        with ops.colocate_with(t):
+            out.append(un_op(t))
+    return out
+
+
+def _nccl_hybrid(input_tensors, red_op, upper_level_f):
+    """NCCL within each task; ``upper_level_f`` across one value per task; a broadcast back to
+    every device of the task. Outputs come task by task, as TF's."""
+    from tideflow.ops import array_ops
+
+    flat, shape = _flatten_tensors([ops.convert_to_tensor(t) for t in input_tensors])
+    groups = _group_by_task([t.device for t in flat])
+    ups = []
+    for idx in groups:
+        reduced = build_nccl_all_reduce([flat[i] for i in idx], red_op)
+        # the other devices' reductions must run too, though only one result is passed up
+        with ops.control_dependencies(reduced), ops.device(reduced[0].device):
+            ups.append(array_ops.identity(reduced[0]))
+    tops = upper_level_f(ups)
+    out = []
+    for w, idx in enumerate(groups):
+        with ops.device(flat[idx[0]].device):
+            source = broadcast(array_ops.identity(tops[w]))
+        for i in idx:
+            with ops.device(flat[i].device):
+                out.append(array_ops.identity(source))
+    return _reshape_tensors(out, shape) if shape.ndims != 1 else out
+
+
+def build_nccl_then_ring(input_tensors, subdiv, red_op, un_op=None):
+    """NCCL within each task, a ring (``subdiv`` subchunks) across tasks."""
+    def across(values):
+        return build_ring_all_reduce(values, len(values), subdiv, [0], red_op, un_op)
+    return _nccl_hybrid(input_tensors, red_op,
+                        lambda values: _reduce_non_singleton(values, across, un_op))
+
+
+def build_nccl_then_recursive_hd(input_tensors, red_op, un_op=None):
+    """NCCL within each task, recursive halving-doubling across tasks."""
+    return _nccl_hybrid(input_tensors, red_op,
+                        lambda values: build_recursive_hd_all_reduce(values, red_op, un_op))
+
+
+def build_nccl_then_shuffle(input_tensors, gather_devices, nccl_red_op, shuffle_red_op,
+                            un_op=None):
+    """NCCL within each task, a shuffle (n-ary ``shuffle_red_op``) across tasks."""
+    return _nccl_hybrid(
+        input_tensors, nccl_red_op,
+        lambda values: build_shuffle_all_reduce(values, gather_devices, shuffle_red_op, un_op))
+
+
+def _shuffle_hybrid(input_tensors, gather_devices, red_op, upper_level_f):
+    """A shuffle gather of each task's tensors on that task's gather device (n-ary
+    ``red_op``), ``upper_level_f`` across tasks, a scatter back to the task's devices."""
+    from tideflow.ops import array_ops
+
+    flat, shape = _flatten_tensors([ops.convert_to_tensor(t) for t in input_tensors])
+    groups = _group_by_task([t.device for t in flat])
+    if len(gather_devices) != len(groups):
+        raise ValueError("For shuffle hybrid, gather_devices must contain one device per "
+                         "worker. ")
+    ups = []
+    for w, idx in enumerate(groups):
+        with ops.device(gather_devices[w]):
+            ups.append(red_op([flat[i] for i in idx]))
+    tops = upper_level_f(ups)
+    out = []
+    for w, idx in enumerate(groups):
+        for i in idx:
+            with ops.device(flat[i].device):
+                out.append(array_ops.identity(tops[w]))
+    return _reshape_tensors(out, shape) if shape.ndims != 1 else out
+
+
+def build_shuffle_then_ring(input_tensors, gather_devices, subdiv, red_n_op, red_op,
+                            un_op=None):
+    """A shuffle within each task (n-ary ``red_n_op``), a ring (binary ``red_op``) across."""
+    def across(values):
+        return build_ring_all_reduce(values, len(values), subdiv, [0], red_op, un_op)
+    return _shuffle_hybrid(input_tensors, gather_devices, red_n_op,
+                           lambda values: _reduce_non_singleton(values, across, un_op))
+
+
+def build_shuffle_then_shuffle(input_tensors, first_gather_devices, second_gather_devices,
+                               red_op, un_op=None):
+    """A shuffle within each task on ``first_gather_devices`` (one per task), then a shuffle
+    across tasks on ``second_gather_devices``; ``red_op`` is n-ary."""
+    def across(values):
+        return build_shuffle_all_reduce(values, second_gather_devices, red_op, un_op)
+    return _shuffle_hybrid(input_tensors, first_gather_devices, red_op,
+                           lambda values: _reduce_non_singleton(values, across, un_op))
+
+
+_ALL_REDUCE_NAMES = ["build_nccl_all_reduce", "build_nccl_then_recursive_hd",
+                     "build_nccl_then_ring", "build_nccl_then_shuffle",
+                     "build_recursive_hd_all_reduce", "build_ring_all_reduce",
+                     "build_shuffle_all_reduce", "build_shuffle_then_ring",
+                     "build_shuffle_then_shuffle"]
 all_reduce = types.ModuleType(
     "tideflow.contrib.all_reduce", "``tf.contrib.all_reduce``: ring, recursive "
-    "halving-doubling, shuffle and NCCL all-reduce builders.")
-for _name in ("build_nccl_all_reduce", "build_recursive_hd_all_reduce",
-              "build_ring_all_reduce", "build_shuffle_all_reduce"):
+    "halving-doubling, shuffle and NCCL all-reduce builders, and their two-level hybrids.")
+for _name in _ALL_REDUCE_NAMES:
     setattr(all_reduce, _name, globals()[_name])
-all_reduce.__all__ = ["build_nccl_all_reduce", "build_recursive_hd_all_reduce",
-                      "build_ring_all_reduce", "build_shuffle_all_reduce"]
+all_reduce.__all__ = list(_ALL_REDUCE_NAMES)
 
 __all__ = ["all_reduce", "nccl"]
