@@ -201,3 +201,40 @@ def test_callable_tensor_connection_errors():
         with pytest.raises(tf.errors.InvalidArgumentError, match="fed more than once"):
             sess._make_callable_from_options(_callable_options(
                 feeds=[x.name], fetches=[z.name], links=[(c.name, x.name)]))
+
+
+# ------------------------------------------------------------------------------------------
+# copy.copy of a tensor stays usable (Keras's clip_norm copies a gradient's dense_shape)
+# ------------------------------------------------------------------------------------------
+
+def test_copied_tensor_is_a_valid_op_input():
+    import copy
+
+    x = tf.placeholder(tf.float32, (None, 3))
+    s = copy.copy(tf.shape(x))
+    y = tf.zeros(s) + 1.0
+    with tf.Session() as sess:
+        out, shp = sess.run([y, s], {x: np.ones((2, 3))})
+    np.testing.assert_array_equal(out, np.ones((2, 3)))
+    np.testing.assert_array_equal(shp, [2, 3])
+
+
+def test_clipped_sparse_gradient_through_cond_with_copied_dense_shape():
+    import copy
+
+    emb = tf.Variable([[0.25], [0.5]])
+    ids = tf.placeholder(tf.int32, (None,))
+    loss = tf.reduce_sum(tf.square(tf.gather(emb, ids) - 1.0))
+    g, = tf.gradients(loss, [emb])
+    assert isinstance(g, tf.IndexedSlices)
+    norm = tf.sqrt(tf.reduce_sum(tf.square(g.values)))
+    clipped = tf.scalar_mul(0.1 / norm, g)
+    dense_shape = copy.copy(clipped.dense_shape)
+    g2 = tf.cond(norm >= 0.1, lambda: clipped, lambda: g)
+    g2._dense_shape = dense_shape
+    step = tf.assign_sub(emb, tf.convert_to_tensor(g2))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out = sess.run(step, {ids: [1]})
+    # the gradient of row 1 is 2 * (0.5 - 1) = -1, clipped to norm 0.1
+    np.testing.assert_allclose(out, [[0.25], [0.6]], rtol=1e-6)

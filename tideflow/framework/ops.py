@@ -204,6 +204,11 @@ class Tensor:
     def _keras_history(self, value):
         self.__dict__["_keras_history"] = value
 
+    def __copy__(self):
+        # a copy names the same graph value (TF's runtime finds tensors by name); handing back
+        # the tensor itself keeps ``copy.copy(t)`` usable as an op input (Keras's clip_norm)
+        return self
+
     def __init__(self, op, value_index, dtype):
         self._op = op
         self._value_index = value_index
