@@ -166,3 +166,33 @@ def test_contrib_distributions_exports_the_distribution_utilities():
     np.testing.assert_allclose(t, [[4, 0, 0], [6, 5, 0], [3, 2, 1]])
     np.testing.assert_allclose(inv, [1, 2, 3, 4, 5, 6])
     np.testing.assert_allclose(lse, np.log(1.0 + 2.0 * np.e), rtol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------
+# tf_inspect
+# ------------------------------------------------------------------------------------------
+
+def test_tf_inspect_honours_a_wrappers_own_signature():
+    import inspect
+
+    from tideflow.python.util import tf_inspect
+
+    def build(self, inputs, is_training=True):
+        return inputs
+
+    def forward(*args, **kwargs):
+        return build(*args, **kwargs)
+
+    class SignatureAdapter:
+        """Calls ``forward`` but advertises ``build``'s signature (as wrapt's adapters do)."""
+
+        def __init__(self):
+            self.__wrapped__ = forward
+            self.__signature__ = inspect.signature(build)
+
+        def __call__(self, *args, **kwargs):
+            return forward(*args, **kwargs)
+
+    spec = tf_inspect.getargspec(SignatureAdapter())
+    assert spec == tf_inspect.ArgSpec(["self", "inputs", "is_training"], None, None, (True,))
+    assert tf_inspect.getfullargspec(SignatureAdapter()).args == ["self", "inputs", "is_training"]

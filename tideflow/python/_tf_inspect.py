@@ -10,8 +10,14 @@ ArgSpec = collections.namedtuple("ArgSpec", ["args", "varargs", "keywords", "def
 FullArgSpec = inspect.FullArgSpec
 
 
+def _declares_signature(obj):
+    # a wrapper with its own ``__signature__`` (wrapt's adapters, which copy a method's
+    # signature onto another callable) answers for itself, as Python's inspect does
+    return getattr(obj, "__signature__", None) is not None
+
+
 def _unwrap(obj):
-    return inspect.unwrap(obj) if callable(obj) else obj
+    return inspect.unwrap(obj, stop=_declares_signature) if callable(obj) else obj
 
 
 def getfullargspec(obj):
