@@ -218,3 +218,23 @@ def test_hybrid_with_a_single_task_value_only_applies_un_op():
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(out), [[2.0, 4.0], [6.0, 8.0]])
         np.testing.assert_array_equal(sess.run(ring), [[0.0, 1.0], [2.0, 3.0]])
+
+
+# ----------------------------------------------------------------------------------------
+# the real-data pipeline's color distortion module path
+# ----------------------------------------------------------------------------------------
+
+
+def test_contrib_image_python_ops_module_paths():
+    from tideflow.contrib.image.python.ops import dense_image_warp, distort_image_ops, image_ops
+
+    assert distort_image_ops.random_hsv_in_yiq is tf.contrib.image.random_hsv_in_yiq
+    assert distort_image_ops.adjust_hsv_in_yiq is tf.contrib.image.adjust_hsv_in_yiq
+    assert image_ops.transform is tf.contrib.image.transform
+    assert dense_image_warp.dense_image_warp is tf.contrib.image.dense_image_warp
+    image = tf.constant(np.full((2, 2, 3), 0.25, np.float32))
+    # a grey image keeps its value under any hue rotation and saturation scale
+    out = distort_image_ops.random_hsv_in_yiq(image, lower_saturation=0.5,
+                                              upper_saturation=1.5, max_delta_hue=0.6)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(out), np.full((2, 2, 3), 0.25), atol=1e-5)

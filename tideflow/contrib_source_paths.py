@@ -1,5 +1,6 @@
 """The module paths under ``tensorflow.contrib.rnn.python.ops``,
-``tensorflow.contrib.seq2seq.python.ops`` and ``tensorflow.contrib.legacy_seq2seq.python.ops`` that TF 1.x text programs import from
+``tensorflow.contrib.seq2seq.python.ops``, ``tensorflow.contrib.legacy_seq2seq.python.ops`` and
+``tensorflow.contrib.image.python.ops`` that TF 1.x programs import from
 (``core_rnn_cell._linear``, ``rnn_cell``, ``attention_wrapper``, ``beam_search_decoder``,
 ``helper``, ``decoder``, ``basic_decoder``, ``loss``, ``beam_search_ops``), over the modules behind ``tf.contrib.rnn``
 and ``tf.contrib.seq2seq``."""
@@ -117,8 +118,21 @@ def register(contrib):
                                       {"gather_tree": seq2seq_beam_search.gather_tree})}
     # `from tensorflow.contrib.legacy_seq2seq.python.ops import seq2seq` (the 0.x tutorials')
     legacy = {"seq2seq": contrib.legacy_seq2seq}
+    # `from tensorflow.contrib.image.python.ops import distort_image_ops` (tf_cnn_benchmarks'
+    # random_hsv_in_yiq), `... import image_ops` (transform, rotate, ...)
+    img = {n: getattr(contrib.image, n) for n in contrib.image.__all__}
+    image_ops = {
+        "distort_image_ops": _module(f"{base}.image.python.ops.distort_image_ops",
+                                     "``contrib.image.python.ops.distort_image_ops``.",
+                                     {n: img[n] for n in ("adjust_hsv_in_yiq",
+                                                          "random_hsv_in_yiq")}),
+        "image_ops": _module(f"{base}.image.python.ops.image_ops",
+                             "``contrib.image.python.ops.image_ops``.", img),
+        "dense_image_warp": _module(f"{base}.image.python.ops.dense_image_warp",
+                                    "``contrib.image.python.ops.dense_image_warp``.",
+                                    {"dense_image_warp": img["dense_image_warp"]})}
     for pkg, members in ((contrib.rnn, rnn_ops), (contrib.seq2seq, s2s),
-                         (contrib.legacy_seq2seq, legacy)):
+                         (contrib.legacy_seq2seq, legacy), (contrib.image, image_ops)):
         python = _module(f"{pkg.__name__}.python", f"``{pkg.__name__}.python``.", {})
         python.ops = _module(f"{pkg.__name__}.python.ops", f"``{pkg.__name__}.python.ops``.",
                              members)
