@@ -100,6 +100,10 @@ class RNNCell(Layer):
     Subclasses define ``state_size``, ``output_size`` and ``call(inputs, state)``.
     """
 
+    # the cells whose weights follow their inputs' dtype (not wrappers of other cells, not
+    # cells that embed integer ids)
+    _weights_take_input_dtype = False
+
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         # 0.x-1.0 cells took (and ignored) their input depth
         if kwargs.pop("input_size", None) is not None:
@@ -110,7 +114,7 @@ class RNNCell(Layer):
         """Runs the cell on ``inputs`` [batch, depth] from ``state``; returns
         ``(output, new_state)``. With ``scope``, the variables live under that scope."""
         self._adopt_graph(inputs)
-        if not self.built and self.dtype is None:
+        if not self.built and self.dtype is None and self._weights_take_input_dtype:
             # the cell takes its dtype from the inputs when it is built: integer ones are refused
             _check_rnn_cell_input_dtypes(inputs)
         if scope is not None:
@@ -210,6 +214,8 @@ def _serialized(kind, value):
 
 class _UnitsCell(RNNCell):
     """A cell whose output (and, unless it says otherwise, state) has ``_num_units`` units."""
+
+    _weights_take_input_dtype = True
 
     @property
     def state_size(self):
@@ -331,6 +337,8 @@ def _shards(num_shards):
 class LSTMCell(RNNCell):
     """LSTM with optional peepholes (``w_f_diag``, ``w_i_diag``, ``w_o_diag``), cell clipping
     and an output projection (``projection/kernel`` [num_units, num_proj])."""
+
+    _weights_take_input_dtype = True
 
     def __init__(self, num_units, use_peepholes=False, cell_clip=None, initializer=None,
                  num_proj=None, proj_clip=None, num_unit_shards=None, num_proj_shards=None,

@@ -386,6 +386,13 @@ class AbstractRNNCell(Layer):
         return states if isinstance(sizes, (list, tuple)) else states[0]
 
 
+
+def _adopt_dtype(cell, dtype):
+    """A tf.nn cell made without a dtype builds its weights in the RNN layer's dtype (its
+    initializers need one; built through ``cell(inputs)`` it would take the inputs')."""
+    if dtype is not None and getattr(cell, "_dtype", False) is None:
+        cell._dtype = tf.as_dtype(dtype).base_dtype.name
+
 class StackedRNNCells(Layer):
     """Cells applied one after the other at each step, as one cell. As TF 1.15, its
     ``state_size`` is the tuple of each cell's ``state_size`` (reversed with
@@ -445,6 +452,7 @@ class StackedRNNCells(Layer):
         dims = TensorShape(input_shape).as_list()
         for cell in self.cells:
             if not getattr(cell, "built", True):  # (a cell that is no layer: as it is)
+                _adopt_dtype(cell, self.dtype)
                 with tf.name_scope(cell.name):
                     cell.build(TensorShape(dims))
                 cell.built = True
@@ -669,6 +677,7 @@ class RNN(Layer):
         if not getattr(self, "_with_states", False):
             self.input_spec = self._sequence_spec
         if not getattr(self.cell, "built", True):  # (a cell that is no layer: as it is)
+            _adopt_dtype(self.cell, self.dtype)
             self.cell.build(TensorShape([dims[0], dims[-1]]))
             self.cell.built = True
         self.built = True
