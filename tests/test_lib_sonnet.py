@@ -196,3 +196,24 @@ def test_tf_inspect_honours_a_wrappers_own_signature():
     spec = tf_inspect.getargspec(SignatureAdapter())
     assert spec == tf_inspect.ArgSpec(["self", "inputs", "is_training"], None, None, (True,))
     assert tf_inspect.getfullargspec(SignatureAdapter()).args == ["self", "inputs", "is_training"]
+
+
+def test_contrib_eager_test_decorators_run_the_graph_half():
+    tfe = tf.contrib.eager
+    assert tfe.num_gpus() >= 0
+
+    @tfe.run_all_tests_in_graph_and_eager_modes
+    class Case(tf.test.TestCase):
+        def testAdds(self):
+            self.assertAllEqual(self.evaluate(tf.constant(2) + 3), 5)
+
+        @tfe.run_test_in_graph_and_eager_modes
+        def testSession(self):
+            self.assertIsNotNone(tf.get_default_session())
+
+    import io
+    import unittest
+
+    result = unittest.TextTestRunner(stream=io.StringIO()).run(
+        unittest.defaultTestLoader.loadTestsFromTestCase(Case))
+    assert result.wasSuccessful() and result.testsRun - len(result.skipped) == 2

@@ -620,6 +620,8 @@ def _contrib_mixed_precision():
 
 def _contrib_eager():
     import tideflow as tf
+    from tideflow.python import _eager_context
+    from tideflow.python.framework import test_util
 
     module = types.ModuleType(__name__ + ".eager", "``tf.contrib.eager``: the eager-era names "
                               "that also work in graph mode (``defun``, ``Checkpoint``, ...).")
@@ -630,7 +632,13 @@ def _contrib_eager():
                         ("GradientTape", tf.GradientTape), ("Variable", tf.Variable),
                         ("Checkpoint", tf.train.Checkpoint), ("py_func", tf.py_func),
                         ("custom_gradient", tf.custom_gradient),
-                        ("enable_eager_execution", tf.enable_eager_execution)):
+                        ("enable_eager_execution", tf.enable_eager_execution),
+                        ("num_gpus", _eager_context.num_gpus),
+                        # test-class decorators: the graph half is what runs here
+                        ("run_test_in_graph_and_eager_modes",
+                         test_util.run_in_graph_and_eager_modes),
+                        ("run_all_tests_in_graph_and_eager_modes",
+                         test_util.run_all_in_graph_and_eager_modes)):
         setattr(module, name, value)
     module.__all__ = sorted(n for n in vars(module) if not n.startswith("_"))
     # TF's implementation module path (``from tensorflow.contrib.eager.python import tfe``)
