@@ -129,3 +129,41 @@ def test_cond_operation_against_non_bool_tensor_fails():
     p = tf.placeholder(tf.bool, [])
     with pytest.raises(ValueError, match="must have the same type: bool, float32"):
         tf.cond(p, tf.no_op, lambda: tf.constant(1.0))
+
+
+def test_cond_runs_an_operation_made_outside_its_branch_on_every_step():
+    # K-FAC's apply_gradients: cond(warm, lambda: kfac_update_op, cold_sgd) where kfac_update_op
+    # was built before the cond; TF 1.x runs it whichever branch is taken
+    runs = tf.Variable(0.0)
+    cold = tf.Variable(0.0)
+    p = tf.placeholder(tf.bool, [])
+    made_before = tf.group(tf.assign_add(runs, 1.0))
+    r = tf.cond(p, lambda: made_before, lambda: tf.group(tf.assign_add(cold, 1.0)))
+    flag = tf.cond(p, lambda: made_before, lambda: tf.constant(False))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert not sess.run(r, {p: False})
+        assert sess.run([runs, cold]) == [1.0, 1.0]
+        assert sess.run(r, {p: True})
+        assert sess.run([runs, cold]) == [2.0, 1.0]
+        assert not sess.run(flag, {p: False}) and sess.run(runs) == 3.0
+        assert sess.run(flag, {p: True}) and sess.run(runs) == 4.0
+
+
+def test_nested_cond_returning_ops_of_enclosing_graphs():
+    a, b, c = tf.Variable(0.0), tf.Variable(0.0), tf.Variable(0.0)
+    p = tf.placeholder(tf.bool, [])
+    q = tf.placeholder(tf.bool, [])
+    top = tf.group(tf.assign_add(a, 1.0))
+
+    def outer_branch():
+        mid = tf.group(tf.assign_add(b, 1.0))
+        return tf.cond(q, lambda: top, lambda: mid)
+
+    r = tf.cond(p, outer_branch, lambda: tf.group(tf.assign_add(c, 1.0)))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = []
+        for pv, qv in [(False, False), (True, False), (True, True)]:
+            got.append((bool(sess.run(r, {p: pv, q: qv})), sess.run([a, b, c])))
+    assert got == [(False, [1.0, 0.0, 1.0]), (False, [2.0, 1.0, 1.0]), (True, [3.0, 2.0, 1.0])]

@@ -313,6 +313,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                 f"overall structure of return values. {detail}"
             ) from None
         flat_then, flat_else = nest.flatten(then_out), nest.flatten(else_out)
+        # an Operation a branch returns from outside it (made before the cond) is, in TF 1.x, a
+        # control input of the branch's pivot: it runs on every step, whichever branch is taken
+        outer = [x for fg, flat in ((then_fg, flat_then), (else_fg, flat_else)) for x in flat
+                 if isinstance(x, ops.Operation) and x.graph is not fg]
         for k, (a, b) in enumerate(zip(flat_then, flat_else)):
             if isinstance(a, ops.Operation) and not isinstance(b, ops.Operation):
                 flat_then[k] = _op_as_flag(then_fg, flat_then, k, True)
@@ -326,7 +330,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                     "Outputs of true_fn and false_fn must have the same type: "
                     f"{a._dtype.base_dtype.name}, {b._dtype.base_dtype.name}"
                 )
-        op = build_if(pred, then_fg, else_fg, scope)
+        with ops.control_dependencies(outer):
+            op = build_if(pred, then_fg, else_fg, scope)
         from tideflow.ops import array_ops
 
         # TF 1.x's names (cond/Merge, cond/Merge_1, ...) in output order; where the branches
@@ -350,7 +355,8 @@ def _op_as_flag(fg, flat, k, taken):
     it becomes output ``k`` of the branch function ``fg``."""
     from tideflow.ops import constant_op
 
-    with fg.as_default(), ops.control_dependencies([flat[k]]):
+    inner = [flat[k]] if flat[k].graph is fg else []  # an outer one becomes the If's input
+    with fg.as_default(), ops.control_dependencies(inner):
         flag = constant_op.constant(taken, name="pivot")
     fg.outputs.insert(sum(not isinstance(x, ops.Operation) for x in flat[:k]), flag)
     return flag
