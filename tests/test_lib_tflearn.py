@@ -78,6 +78,20 @@ def test_factorization_python_ops_modules():
     assert len(kmeans.training_graph()) == 6  # TF 1.15's tuple
 
 
+def test_ops_seq2seq_is_the_0x_seq2seq_module():
+    from tideflow.python.ops import rnn_cell, seq2seq
+
+    assert seq2seq is tf.nn.seq2seq
+    enc = [tf.constant([1, 2]), tf.constant([3, 0])]
+    dec = [tf.constant([4, 4]), tf.constant([1, 2])]
+    outs, _ = seq2seq.embedding_rnn_seq2seq(enc, dec, rnn_cell.BasicLSTMCell(3),
+                                            num_encoder_symbols=5, num_decoder_symbols=6,
+                                            embedding_size=2)
+    loss = seq2seq.sequence_loss(outs, dec, [tf.ones([2])] * 2)
+    assert [o.shape.as_list() for o in outs] == [[2, 6], [2, 6]]
+    assert loss.shape.as_list() == []
+
+
 # ------------------------------------------------------------------------------------------
 # tf.contrib.tensor_forest.python.ops.data_ops
 # ------------------------------------------------------------------------------------------

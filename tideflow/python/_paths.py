@@ -96,6 +96,8 @@ _add("ops.spectral_ops", "``tf.spectral``.", ["tideflow.spectral"])
 _add("ops.standard_ops", "Every public op under one name (``standard_ops.matmul``).",
      ["tideflow", "tideflow.math", "tideflow.python.ops.array_ops",
       "tideflow.python.ops.math_ops"])
+_add("ops.seq2seq", "``tf.nn.seq2seq`` under its 0.x module path.", [],
+     _module="tideflow.nn:seq2seq")
 _add("ops.map_fn", "``tf.map_fn``.", ["tideflow"])
 _add("compat", "``tensorflow.python.compat``.", [])
 _add("compat.compat", "``forward_compatible`` and its horizon.", ["tideflow.compat"],
