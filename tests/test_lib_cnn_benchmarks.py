@@ -238,3 +238,54 @@ def test_contrib_image_python_ops_module_paths():
                                               upper_saturation=1.5, max_delta_hue=0.6)
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(out), np.full((2, 2, 3), 0.25), atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------
+# a tf.data function's collections are its own (tf_cnn_benchmarks' image summaries inside
+# the map function of each task's input pipeline)
+# ----------------------------------------------------------------------------------------
+
+
+def test_dataset_function_collections_do_not_leak_into_the_graph():
+    tf.summary.scalar("outer", tf.constant(1.0))
+    seen = {}
+
+    def per_element(x):
+        tf.summary.scalar("per_element", tf.cast(x, tf.float32))
+        tf.add_to_collection("mine", x)
+        tf.add_to_collection(tf.GraphKeys.UPDATE_OPS, tf.no_op())
+        # the function reads the enclosing graph's collections, and its own additions
+        seen["summaries"] = len(tf.get_collection(tf.GraphKeys.SUMMARIES))
+        seen["mine"] = len(tf.get_collection("mine"))
+        return x * 2
+
+    ds = tf.data.Dataset.range(3).map(per_element)
+    assert seen == {"summaries": 2, "mine": 1}
+    assert [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)] == ["outer"]
+    assert tf.get_collection("mine") == []
+    assert tf.get_collection(tf.GraphKeys.UPDATE_OPS) == []
+    merged = tf.summary.merge_all()
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    with tf.Session() as sess:
+        assert [sess.run(nxt) for _ in range(3)] == [0, 2, 4]
+        assert isinstance(sess.run(merged), bytes)
+
+
+def test_two_pipelines_with_summaries_merge_all_in_the_outer_graph():
+    def parse(x):
+        image = tf.fill([2, 2, 1], tf.cast(x, tf.float32))
+        tf.summary.image("img", tf.expand_dims(image, 0))
+        return image
+
+    its = []
+    for task in range(2):
+        with tf.name_scope(f"input_processing_{task}"):
+            ds = tf.data.Dataset.range(4).map(parse).batch(2)
+            its.append(tf.data.make_one_shot_iterator(ds).get_next())
+    tf.summary.scalar("loss", tf.reduce_sum(its[0]) + tf.reduce_sum(its[1]))
+    merged = tf.summary.merge_all()
+    with tf.Session() as sess:
+        summary = tf.Summary.FromString(sess.run(merged))
+    assert [v.tag for v in summary.value] == ["loss"]
+    assert summary.value[0].simple_value == 8.0
+

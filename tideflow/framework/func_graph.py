@@ -41,7 +41,9 @@ class FuncGraph(ops.Graph):
         self._root = root
         self._names_in_use = root._names_in_use
         self._name_stack = outer_graph._name_stack
-        self._collections = root._collections
+        # control-flow bodies file into their enclosing graph's collections, as TF 1.x's cond
+        # and while ops, whose bodies sit in the graph itself
+        self._collections = outer_graph._collections
         self._functions = root._functions
         self._gradient_override_map = outer_graph._gradient_override_map
         self._device_function_stack = list(outer_graph._device_function_stack)
@@ -61,6 +63,22 @@ class FuncGraph(ops.Graph):
         # it differentiates (set by control-flow gradients); returns its argument when it
         # does not know the tensor
         self._resolver = None
+
+    def use_private_collections(self):
+        """Collections as in a TF function graph (a tf.data function's): it starts with a copy
+        of the enclosing graph's collections and files into that copy (a summary made in a
+        Dataset.map function is not the outer graph's), sharing only the variable collections
+        and the variable scope stores."""
+        from tideflow.ops import variable_scope
+
+        keys = (ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.LOCAL_VARIABLES,
+                ops.GraphKeys.TRAINABLE_VARIABLES, variable_scope._VARSTORE_KEY,
+                variable_scope._VARSCOPESTORE_KEY)
+        outer = self.outer_graph
+        private = {k: list(v) for k, v in outer._collections.items()}
+        for key in keys:
+            private[key] = outer.get_collection_ref(key)
+        self._collections = private
 
     # -- shared with the outermost graph -----------------------------------------------------
     @property
@@ -243,15 +261,20 @@ def lookup_function(graph, name):
     return fg
 
 
-def trace(fn, arg_specs, name, outer_graph=None, arg_names=None, allow_operations=False):
+def trace(fn, arg_specs, name, outer_graph=None, arg_names=None, allow_operations=False,
+          private_collections=False):
     """Traces ``fn(*args)`` into a new FuncGraph; ``arg_specs`` is [(dtype, shape), ...].
 
     The result has ``.inputs`` (one Placeholder per spec), ``.outputs`` (the flat Tensors fn
     returned, captured from enclosing graphs when needed) and ``.structured_outputs``.
     With ``allow_operations``, Operations returned by fn are kept in ``structured_outputs``
-    but are not outputs (a cond returning an op). The caller stores it with ``add_function``.
+    but are not outputs (a cond returning an op). With ``private_collections``, the body's
+    collections are its own (see ``FuncGraph.use_private_collections``). The caller stores it
+    with ``add_function``.
     """
     fg = FuncGraph(name, outer_graph)
+    if private_collections:
+        fg.use_private_collections()
     with fg.as_default():
         args = []
         for i, (dtype, shape) in enumerate(arg_specs):

@@ -69,7 +69,9 @@ class StructuredFunction:
             return ds.to_wire(ret)
 
         n_outer = len(graph._ops)
-        self.fg = func_graph.trace(body, wire, self.name)
+        # the function's collections are its own, as a TF function graph's: a summary or an
+        # update op made per element is not the outer graph's
+        self.fg = func_graph.trace(body, wire, self.name, private_collections=True)
         _tensor_arrays_keep_items(self.fg, graph, set())
         # a table made in the function lands in it, or in the outer graph (init_scope)
         if any(op.type in _RESOURCE_OPS
