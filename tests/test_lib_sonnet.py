@@ -217,3 +217,54 @@ def test_contrib_eager_test_decorators_run_the_graph_half():
     result = unittest.TextTestRunner(stream=io.StringIO()).run(
         unittest.defaultTestLoader.loadTestsFromTestCase(Case))
     assert result.wasSuccessful() and result.testsRun - len(result.skipped) == 2
+
+
+# ------------------------------------------------------------------------------------------
+# control_dependencies(None) leaves the control-flow context (Sonnet's Bayes-by-backprop
+# getter builds its posteriors this way inside dynamic_rnn)
+# ------------------------------------------------------------------------------------------
+
+def test_control_dependencies_none_builds_outside_a_loop_body():
+    made = {}
+
+    def body(i, acc):
+        with tf.control_dependencies(None):
+            if "v" not in made:
+                made["v"] = tf.get_variable("v", initializer=tf.random_uniform([2], seed=3))
+                made["c"] = tf.constant(3.0, name="outside")
+        return i + 1, acc + made["v"] * made["c"]
+
+    _, acc = tf.while_loop(lambda i, a: i < 3, body, [tf.constant(0), tf.zeros([2])])
+    assert made["c"].op.name == "while/outside"
+    assert made["c"].graph is tf.get_default_graph()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, v, c = sess.run([acc, made["v"], made["c"]])
+    np.testing.assert_allclose(got, 9.0 * v, rtol=1e-6)
+    assert c == 3.0
+
+
+def test_zero_debiased_moving_average_inside_cond():
+    from tideflow.python.training import moving_averages
+
+    avg = tf.Variable(0.0, name="avg")
+    x = tf.placeholder(tf.float32, [])
+    out = tf.cond(x > 0, lambda: moving_averages.assign_moving_average(avg, x, 0.9,
+                                                                        zero_debias=True),
+                  lambda: tf.identity(avg))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first, second = sess.run(out, {x: 2.0}), sess.run(out, {x: 2.0})
+        assert sess.run(out, {x: -1.0}) == second
+    np.testing.assert_allclose([first, second], [2.0, 2.0], rtol=1e-5)
+
+
+def test_partitioned_variable_read_inside_a_loop_body():
+    p = tf.get_variable("p", [4, 2], partitioner=tf.fixed_size_partitioner(2),
+                        initializer=tf.ones_initializer())
+    _, acc = tf.while_loop(lambda i, a: i < 2,
+                           lambda i, a: (i + 1, a + tf.reduce_sum(tf.convert_to_tensor(p))),
+                           [tf.constant(0), tf.constant(0.0)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(acc) == 16.0

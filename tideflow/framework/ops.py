@@ -1356,7 +1356,30 @@ def op_scope(values, name, default_name=None):
 
 
 def control_dependencies(control_inputs):
-    return get_default_graph().control_dependencies(control_inputs)
+    g = get_default_graph()
+    if control_inputs is None and getattr(g, "_root", None) is not None:
+        # TF 1.x's ``control_dependencies(None)`` also leaves the control-flow context: ops
+        # made inside a loop body or cond branch then sit outside it (a variable's initial
+        # value, a zero-debias accumulator); the body captures them where it uses them
+        return _outside_control_flow(g)
+    return g.control_dependencies(control_inputs)
+
+
+@contextlib.contextmanager
+def _outside_control_flow(g):
+    """Ops created inside go to the graph enclosing control-flow body ``g``, under the same
+    name scope, devices and colocation, free of control dependencies."""
+    root = g._root
+    scope = g.get_name_scope()
+    devices, colocation = g._device_function_stack, g._colocation_stack
+    with root.as_default(), root.control_dependencies(None), root.name_scope(
+            scope + "/" if scope else None):
+        old = root._device_function_stack, root._colocation_stack
+        root._device_function_stack, root._colocation_stack = list(devices), list(colocation)
+        try:
+            yield
+        finally:
+            root._device_function_stack, root._colocation_stack = old
 
 
 @contextlib.contextmanager
