@@ -268,3 +268,31 @@ def test_partitioned_variable_read_inside_a_loop_body():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(acc) == 16.0
+
+
+def test_dynamic_rnn_mixed_dtype_state_needs_dtype_with_tf_message():
+    cell = tf.nn.rnn_cell.BasicRNNCell(3)
+
+    class WithStep(tf.nn.rnn_cell.RNNCell):
+        """A cell whose state carries an int32 step counter beside its float state."""
+
+        @property
+        def state_size(self):
+            return (3, tf.TensorShape([]))
+
+        @property
+        def output_size(self):
+            return 3
+
+        def __call__(self, inputs, state, scope=None):
+            out, h = cell(inputs, state[0])
+            return out, (h, state[1] + 1)
+
+    x = tf.ones([2, 4, 5])
+    init = (tf.zeros([2, 3]), tf.constant(0))
+    with pytest.raises(ValueError, match="State has tensors of different inferred_dtypes"):
+        tf.nn.dynamic_rnn(WithStep(), x, initial_state=init)
+    _, (_, steps) = tf.nn.dynamic_rnn(WithStep(), x, initial_state=init, dtype=tf.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(steps) == 4

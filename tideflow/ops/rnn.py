@@ -97,7 +97,9 @@ def _state_dtype(dtype, state):
         raise ValueError("Unable to infer dtype from empty state.")
     kinds = {s.dtype for s in flat}
     if len(kinds) != 1:
-        raise ValueError(f"State has tensors of different dtypes ({kinds}); pass dtype.")
+        names = ", ".join(sorted(k.name for k in kinds))
+        raise ValueError("State has tensors of different inferred_dtypes. Unable to infer a "
+                         f"single representative dtype. (got {names}; pass dtype)")
     return flat[0].dtype
 
 
