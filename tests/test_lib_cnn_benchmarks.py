@@ -289,3 +289,69 @@ def test_two_pipelines_with_summaries_merge_all_in_the_outer_graph():
     assert [v.tag for v in summary.value] == ["loss"]
     assert summary.value[0].simple_value == 8.0
 
+
+
+# ----------------------------------------------------------------------------------------
+# data_flow_ops.RecordInput (the trainer's --use_datasets=false input path)
+# ----------------------------------------------------------------------------------------
+
+
+def _record_files(tmp_path, n_files=3, per_file=4, options=None):
+    for f in range(n_files):
+        path = str(tmp_path / f"train-{f:05d}-of-{n_files:05d}")
+        with tf.python_io.TFRecordWriter(path, options=options) as w:
+            for r in range(per_file):
+                w.write(f"f{f}r{r}".encode())
+    return str(tmp_path / "train-*")
+
+
+def test_record_input_yields_each_record_once_per_epoch(tmp_path):
+    from tideflow.python.ops import data_flow_ops
+
+    pattern = _record_files(tmp_path)
+    out = data_flow_ops.RecordInput(pattern, batch_size=4, buffer_size=5, seed=11,
+                                    parallelism=2).get_yield_op()
+    assert out.get_shape().as_list() == [4]
+    everything = sorted(f"f{f}r{r}".encode() for f in range(3) for r in range(4))
+    with tf.Session() as sess:
+        epochs = [sorted(np.concatenate([sess.run(out) for _ in range(3)]).tolist())
+                  for _ in range(3)]
+    assert epochs == [everything] * 3
+
+
+def test_record_input_batches_and_static_shapes(tmp_path):
+    pattern = _record_files(tmp_path, n_files=1, per_file=6)
+    ri = tf.python.ops.data_flow_ops.RecordInput(pattern, batch_size=2, batches=3,
+                                                 buffer_size=1, name="ri")
+    lists = ri.get_yield_op()
+    assert [len(b) for b in lists] == [2, 2, 2]
+    assert all(t.get_shape().as_list() == [] and t.dtype == tf.string
+               for b in lists for t in b)
+    with tf.Session() as sess:
+        got = sess.run(lists)
+    flat = sorted(r for b in got for r in b)
+    assert flat == sorted(f"f0r{r}".encode() for r in range(6))
+
+
+def test_record_input_shift_ratio_starts_on_another_file_and_reads_compressed(tmp_path):
+    from tideflow.ops.data_flow_ops import RecordInput
+
+    pattern = _record_files(tmp_path, n_files=2, per_file=3, options="GZIP")
+    firsts = []
+    for ratio in (0.0, 0.5):
+        with tf.Graph().as_default():
+            out = RecordInput(pattern, batch_size=3, buffer_size=1, seed=3, shift_ratio=ratio,
+                              compression_type=tf.python_io.TFRecordCompressionType.GZIP
+                              ).get_yield_op()
+            with tf.Session() as sess:
+                firsts.append({r[:2] for r in sess.run(out).tolist()})
+    # a buffer of one keeps file order: each batch is one whole file, a different one
+    assert len(firsts[0]) == 1 and len(firsts[1]) == 1 and firsts[0] != firsts[1]
+
+
+def test_record_input_without_files_is_not_found(tmp_path):
+    from tideflow.ops.data_flow_ops import RecordInput
+
+    out = RecordInput(str(tmp_path / "nothing-*"), batch_size=2).get_yield_op()
+    with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError, match="Found no files"):
+        sess.run(out)

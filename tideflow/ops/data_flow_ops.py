@@ -23,6 +23,7 @@ from tideflow.ops.embedding_ops import (  # noqa: F401 - re-exported, as in TF
     parallel_dynamic_stitch,
 )
 from tideflow.ops.map_staging_ops import MapStagingArea  # noqa: F401 - re-exported, as in TF
+from tideflow.ops.record_input_ops import RecordInput  # noqa: F401 - re-exported, as in TF
 from tideflow.ops.staging_ops import StagingArea  # noqa: F401 - re-exported, as in TF
 from tideflow.ops.state_ops import resource_for, variable_op_of
 
