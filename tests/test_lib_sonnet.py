@@ -296,3 +296,36 @@ def test_dynamic_rnn_mixed_dtype_state_needs_dtype_with_tf_message():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(steps) == 4
+
+
+def test_control_dependencies_none_stays_inside_a_dataset_function():
+    outer = tf.get_default_graph()
+    seen = {}
+
+    def fn(x):
+        with tf.control_dependencies(None):
+            seen["k"] = tf.constant(10, tf.int64, name="k")
+        return x + seen["k"]
+
+    ds = tf.data.Dataset.range(3).map(fn)
+    assert seen["k"].graph is not outer
+    nxt = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert [sess.run(nxt) for _ in range(3)] == [10, 11, 12]
+
+
+def test_control_dependencies_none_in_a_cond_nested_in_a_loop_leaves_both():
+    made = []
+
+    def body(i, acc):
+        def branch():
+            with tf.control_dependencies(None):
+                made.append(tf.constant(2.0, name="two"))
+            return acc + made[-1]
+
+        return i + 1, tf.cond(i < 5, branch, lambda: acc)
+
+    _, acc = tf.while_loop(lambda i, a: i < 3, body, [tf.constant(0), tf.constant(0.0)])
+    assert made[0].graph is tf.get_default_graph()
+    with tf.Session() as sess:
+        assert sess.run([acc, made[0]]) == [6.0, 2.0]

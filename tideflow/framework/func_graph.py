@@ -26,6 +26,10 @@ class FuncGraph(ops.Graph):
       that calls the function takes them as control inputs.
     """
 
+    # a cond branch or while body (``trace(control_flow=True)``), as opposed to a function
+    # graph of its own (a tf.data function, a gradient body)
+    control_flow_body = False
+
     def __init__(self, name, outer_graph=None):
         # set before Graph.__init__, whose assignments go through the properties below
         self._root = None
@@ -262,17 +266,19 @@ def lookup_function(graph, name):
 
 
 def trace(fn, arg_specs, name, outer_graph=None, arg_names=None, allow_operations=False,
-          private_collections=False):
+          private_collections=False, control_flow=False):
     """Traces ``fn(*args)`` into a new FuncGraph; ``arg_specs`` is [(dtype, shape), ...].
 
     The result has ``.inputs`` (one Placeholder per spec), ``.outputs`` (the flat Tensors fn
     returned, captured from enclosing graphs when needed) and ``.structured_outputs``.
     With ``allow_operations``, Operations returned by fn are kept in ``structured_outputs``
     but are not outputs (a cond returning an op). With ``private_collections``, the body's
-    collections are its own (see ``FuncGraph.use_private_collections``). The caller stores it
-    with ``add_function``.
+    collections are its own (see ``FuncGraph.use_private_collections``). ``control_flow`` marks
+    a cond branch or loop body, which ``tf.control_dependencies(None)`` leaves (as TF 1.x's
+    clears the control-flow context). The caller stores it with ``add_function``.
     """
     fg = FuncGraph(name, outer_graph)
+    fg.control_flow_body = control_flow
     if private_collections:
         fg.use_private_collections()
     with fg.as_default():

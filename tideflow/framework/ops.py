@@ -1357,7 +1357,7 @@ def op_scope(values, name, default_name=None):
 
 def control_dependencies(control_inputs):
     g = get_default_graph()
-    if control_inputs is None and getattr(g, "_root", None) is not None:
+    if control_inputs is None and getattr(g, "control_flow_body", False):
         # TF 1.x's ``control_dependencies(None)`` also leaves the control-flow context: ops
         # made inside a loop body or cond branch then sit outside it (a variable's initial
         # value, a zero-debias accumulator); the body captures them where it uses them
@@ -1367,9 +1367,12 @@ def control_dependencies(control_inputs):
 
 @contextlib.contextmanager
 def _outside_control_flow(g):
-    """Ops created inside go to the graph enclosing control-flow body ``g``, under the same
-    name scope, devices and colocation, free of control dependencies."""
-    root = g._root
+    """Ops created inside go to the graph enclosing control-flow body ``g`` (and any bodies
+    around it), under the same name scope, devices and colocation, free of control
+    dependencies."""
+    root = g
+    while getattr(root, "control_flow_body", False):
+        root = root.outer_graph
     scope = g.get_name_scope()
     devices, colocation = g._device_function_stack, g._colocation_stack
     with root.as_default(), root.control_dependencies(None), root.name_scope(

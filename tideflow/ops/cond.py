@@ -289,10 +289,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         returned = {}
         then_fg = func_graph.trace(_returning(true_fn, "true_fn", returned), [],
                                    func_graph.unique_function_name(graph, base + "_true"),
-                                   allow_operations=True)
+                                   allow_operations=True, control_flow=True)
         else_fg = func_graph.trace(_returning(false_fn, "false_fn", returned), [],
                                    func_graph.unique_function_name(graph, base + "_false"),
-                                   allow_operations=True)
+                                   allow_operations=True, control_flow=True)
         then_out, else_out = then_fg.structured_outputs, else_fg.structured_outputs
         template = returned["true_fn"]
         if not strict:

@@ -314,9 +314,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             return outs
 
         cond_fg = func_graph.trace(cond_fn, specs, func_graph.unique_function_name(
-            graph, base + "_cond"), arg_names=names)
+            graph, base + "_cond"), arg_names=names, control_flow=True)
         body_fg = func_graph.trace(body_fn, specs, func_graph.unique_function_name(
-            graph, base + "_body"), arg_names=names)
+            graph, base + "_body"), arg_names=names, control_flow=True)
         # as TF, the shapes are checked first (a body changing both is the shape's ValueError)
         for t, inv, out in zip(tensors, invariants, body_fg.outputs):
             if not shape_less_equal(out._shape, inv):
