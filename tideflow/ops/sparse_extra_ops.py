@@ -125,7 +125,8 @@ for _name, _fn in (("SparseSparseMaximum", max), ("SparseSparseMinimum", min)):
                 "b_values: T", "b_shape: int64"],
         outputs=["output_indices: int64", "output_values: T"],
         attrs=["T: realnumbertype"],
-        shape=lambda op: [TensorShape([None, _rank_of(op._inputs[2])]), TensorShape([None])],
+        # TF's shape function leaves both index dimensions unknown
+        shape=lambda op: [TensorShape([None, None]), TensorShape([None])],
         kernel=_sparse_sparse_kernel(_fn),
         differentiable=False,
     )
@@ -188,6 +189,22 @@ def _sparse_split_shape(op):
             [TensorShape([rank])] * n)
 
 
+def _sparse_split_shape_value(op, i):
+    # the output shapes are known when split_dim and the input's shape are: TF's shape
+    # inference evaluates such constant inputs, so to_dense of a piece has a static shape
+    n = op._attrs["num_split"]
+    if i < 2 * n:
+        return None
+    d, shp = ops.constant_value(op._inputs[0]), ops.constant_value(op._inputs[3])
+    if d is None or shp is None:
+        return None
+    shp = np.array(shp, np.int64).reshape(-1)
+    d = int(d) % shp.shape[0]
+    base, extra = divmod(int(shp[d]), n)
+    shp[d] = base + (1 if i - 2 * n < extra else 0)
+    return shp
+
+
 op_registry.declare(
     "SparseSplit",
     inputs=["split_dim: int64", "indices: int64", "values: T", "shape: int64"],
@@ -198,6 +215,7 @@ op_registry.declare(
     kernel=_sparse_split_kernel,
     differentiable=False,
 )
+ops.register_constant_value("SparseSplit", _sparse_split_shape_value)
 
 
 def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None, name=None,
