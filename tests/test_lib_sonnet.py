@@ -329,3 +329,18 @@ def test_control_dependencies_none_in_a_cond_nested_in_a_loop_leaves_both():
     assert made[0].graph is tf.get_default_graph()
     with tf.Session() as sess:
         assert sess.run([acc, made[0]]) == [6.0, 2.0]
+
+
+def test_io_ops_module_has_the_generated_restore_v2(tmp_path):
+    from tideflow.python.ops import io_ops
+
+    tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3), name="w")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = tf.train.Saver().save(sess, str(tmp_path / "ck"))
+    whole, = io_ops.restore_v2(path, ["w"], [""], [tf.float32])
+    part, = io_ops.restore_v2(path, ["w"], ["4 3 2,2:-"], [tf.float32])
+    with tf.Session() as sess:
+        got_whole, got_part = sess.run([whole, part])
+    np.testing.assert_array_equal(got_whole, np.arange(12).reshape(4, 3))
+    np.testing.assert_array_equal(got_part, np.arange(6, 12).reshape(2, 3))

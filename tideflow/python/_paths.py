@@ -43,7 +43,9 @@ _add("ops.resource_variable_ops", "Resource variables (tideflow's variables are 
 _add("ops.script_ops", "``tf.py_func`` and friends.", ["tideflow.ops.script_ops", "tideflow"])
 _add("ops.image_ops", "``tf.image``.", ["tideflow.image", "tideflow.ops.image_ops", "tideflow"])
 _add("ops.io_ops", "Readers, Saver ops, file reading.",
-     ["tideflow.ops.io_ops", "tideflow", "tideflow.io"])
+     ["tideflow.ops.io_ops", "tideflow", "tideflow.io",
+      # TF's module re-exports gen_io_ops (io_ops.restore_v2, io_ops.save_v2, ...)
+      "tideflow.python.ops.gen_io_ops"])
 _add("ops.parsing_ops", "``tf.parse_example`` and the feature specs.",
      ["tideflow.ops.parsing_ops", "tideflow", "tideflow.io"])
 _add("ops.metrics", "``tf.metrics``.", ["tideflow.metrics"])
