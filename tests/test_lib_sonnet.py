@@ -344,3 +344,11 @@ def test_io_ops_module_has_the_generated_restore_v2(tmp_path):
         got_whole, got_part = sess.run([whole, part])
     np.testing.assert_array_equal(got_whole, np.arange(12).reshape(4, 3))
     np.testing.assert_array_equal(got_part, np.arange(6, 12).reshape(2, 3))
+
+
+def test_nn_ops_module_has_the_generated_nn_op_wrappers():
+    from tideflow.python.ops import nn_ops
+
+    grads = nn_ops.relu_grad(tf.constant([1.0, 2.0, 3.0]), tf.constant([-1.0, 0.5, 2.0]))
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(grads), [0.0, 2.0, 3.0])

@@ -117,10 +117,12 @@ def _text_namespaces():
 
     return {"rnn": rnn, "rnn_cell": rnn_cell, "embedding_ops": embedding_ops,
             "tensor_array_ops": tensor_array_ops, "nn": _nn,
-            # TF's nn_ops also holds the TF 2 forms (softmax_v2, dropout_v2, ...)
+            # TF's nn_ops also holds the TF 2 forms (softmax_v2, dropout_v2, ...) and every
+            # gen_nn_ops function (relu_grad, max_pool_grad, ...)
             "nn_ops": with_fallback("nn_ops", nn_ops, _nn, _tf, nn_impl,
                                     "tideflow.ops.nn_extra_ops", "tideflow.ops.data_format_ops",
-                                    "tideflow.ops.fractional_pool_ops"),
+                                    "tideflow.ops.fractional_pool_ops",
+                                    "tideflow.python.ops.gen_nn_ops"),
             # TF's nn_impl holds depthwise_conv2d, separable_conv2d, moments, ... of tf.nn
             "nn_impl": _with_private(with_fallback("nn_impl", nn_impl, _nn, _tf, _sampled),
                                      _compute_sampled_logits=_sampled._compute_sampled_logits),
@@ -139,7 +141,8 @@ def _text_namespaces():
             # TF's sparse_ops also holds the private SparseTensorsMap wrappers that
             # input pipelines (and TF's own tests) call
             "sparse_ops": _with_private(
-                with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse),
+                with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse,
+                              "tideflow.python.ops.gen_sparse_ops"),
                 _add_sparse_to_tensors_map=_sparse_map.add_sparse_to_tensors_map,
                 _add_many_sparse_to_tensors_map=_sparse_map.add_many_sparse_to_tensors_map,
                 _take_many_sparse_from_tensors_map=_sparse_map.take_many_sparse_from_tensors_map,
