@@ -89,12 +89,30 @@ _WAITING_OPS = frozenset({
     "OrderedMapUnstage", "OrderedMapUnstageNoKey", "OrderedMapPeek"})
 
 
+# Updates of a variable (Assign*, Apply*, Scatter*, ...). TF runs a step's cheap reads inline
+# while its updates go to the thread pool, so a read that does not depend on an update sees
+# the value from before the step: ``sess.run([inc, global_step + 0])`` gives the old step,
+# which the hooks' "stale global step" counts on. A serial plan runs them after such reads.
+_UPDATE_PREFIXES = ("Assign", "Apply", "SparseApply", "Scatter", "StridedSliceAssign",
+                    "CountUpTo")
+
+
+def _late(op):
+    """0 for an op that runs as soon as its inputs allow, 1 for a variable update, 2 for an
+    op that may wait for another op of the step."""
+    if op._type in _WAITING_OPS:
+        return 2
+    return 1 if op._type.startswith(_UPDATE_PREFIXES) and op._op_def.has_ref_input else 0
+
+
 def topo_order(ops, fed):
-    """Orders ``ops`` so every op follows its inputs (creation order breaks ties; ops that
-    may wait for others of the step come as late as their users allow)."""
+    """Orders ``ops`` so every op follows its inputs (creation order breaks ties; variable
+    updates, and after them ops that may wait for others of the step, come as late as their
+    users allow)."""
     ops = sorted(ops, key=lambda o: o._id)
     opset = set(ops)
-    ok = not any(op._type in _WAITING_OPS for op in ops)
+    late = {op: _late(op) for op in ops}
+    ok = not any(late.values())
     seen = set()
     for op in ops:
         for t in op._inputs:
@@ -123,7 +141,7 @@ def topo_order(ops, fed):
     import heapq
 
     def key(op):
-        return (op._type in _WAITING_OPS, op._id, op)
+        return (late[op], op._id, op)
 
     ready = [key(op) for op in ops if indeg[op] == 0]
     heapq.heapify(ready)
