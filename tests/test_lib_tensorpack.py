@@ -1,6 +1,11 @@
 """TF 1.x calls Tensorpack 0.10 makes, reduced to plain programs: each pins a difference its
 trainers and layers found in tideflow."""
 
+import os
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pytest
 
@@ -62,3 +67,62 @@ def test_stage_before_unstage_in_one_step_on_an_empty_area():
     with tf.Session() as sess:
         assert sess.run([got, stage], {x: 3.0})[0] == 3.0
         assert sess.run(area.size()) == 0
+
+
+def test_read_beside_an_update_sees_the_value_before_the_step():
+    # TF runs a step's cheap reads before its variable updates: hooks read the "stale" step
+    step = tf.train.get_or_create_global_step()
+    inc = tf.assign_add(step, 1)
+    read = step + 0
+    v = tf.Variable(5.0)
+    bump = tf.assign_add(v, 1.0)
+    doubled = v * 2.0
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run([inc, read]) == [1, 0]
+        assert sess.run([read, inc]) == [1, 2]
+        assert sess.run([bump, doubled]) == [6.0, 10.0]
+        # a read that depends on the update still follows it
+        with tf.control_dependencies([bump]):
+            after = v * 1.0
+        assert sess.run(after) == 7.0
+
+
+def test_step_hooks_fire_on_the_steps_tf_picks(tmp_path):
+    step = tf.train.get_or_create_global_step()
+    inc = tf.assign_add(step, 1)
+    tf.summary.scalar("seen_step", tf.cast(step, tf.float32) * 1.0)
+    out = str(tmp_path)
+    hooks = [tf.train.ProfilerHook(save_steps=3, output_dir=out + "/prof"),
+             tf.train.SummarySaverHook(save_steps=3, output_dir=out + "/sum",
+                                       summary_op=tf.summary.merge_all())]
+    with tf.train.MonitoredSession(hooks=hooks) as sess:
+        for _ in range(8):
+            sess.run(inc)
+    assert sorted(f for f in os.listdir(out + "/prof") if f.startswith("timeline")) == [
+        "timeline-3.json", "timeline-6.json"]
+    seen = []
+    for path in tf.gfile.Glob(out + "/sum/events*"):
+        for event in tf.train.summary_iterator(path):
+            seen += [(event.step, v.simple_value) for v in event.summary.value]
+    assert sorted(seen) == [(1, 0.0), (4, 3.0), (7, 6.0)]
+
+
+def test_event_file_has_the_first_event_at_once_and_the_rest_at_exit(tmp_path):
+    writer = tf.summary.FileWriter(str(tmp_path / "now"), flush_secs=120)
+    writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag="a", simple_value=1.0)]), 1)
+    deadline = time.time() + 5
+    path = tf.gfile.Glob(str(tmp_path / "now" / "events*"))[0]
+    while time.time() < deadline and len(list(tf.train.summary_iterator(path))) < 2:
+        time.sleep(0.05)
+    assert len(list(tf.train.summary_iterator(path))) == 2
+    writer.close()
+    # a program that never closes its writer (the hooks' cached writers) keeps its events
+    code = ("import tideflow as tf\n"
+            f"w = tf.summary.FileWriter({str(tmp_path / 'exit')!r}, flush_secs=120)\n"
+            "for i in range(4):\n"
+            "    w.add_summary(tf.Summary(value=[tf.Summary.Value(tag='b', simple_value=i)]), i)\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    (path,) = tf.gfile.Glob(str(tmp_path / "exit" / "events*"))
+    steps = [e.step for e in tf.train.summary_iterator(path) if e.HasField("summary")]
+    assert steps == [0, 1, 2, 3]

@@ -6,6 +6,8 @@ Files are named ``events.out.tfevents.<seconds>.<hostname><suffix>``, TFRecord-f
 with an Event carrying ``file_version: "brain.Event:2"``, as TensorFlow writes them.
 """
 
+import atexit
+import functools
 import logging
 import os
 import queue
@@ -13,6 +15,7 @@ import socket
 import threading
 import time
 import warnings
+import weakref
 from typing import ClassVar
 
 from tideflow.framework import ops
@@ -50,6 +53,10 @@ class EventFileWriter:
         self._closed = False
         self._worker = threading.Thread(target=self._run, name="EventFileWriter", daemon=True)
         self._worker.start()
+        # a program that never closes its writer still finds its events on disk when it ends
+        # (TF's buffered file is flushed at exit); the daemon thread alone would drop them
+        self._at_exit = functools.partial(_flush_at_exit, weakref.ref(self))
+        atexit.register(self._at_exit)
 
     def _new_file(self):
         host = socket.gethostname()
@@ -99,7 +106,7 @@ class EventFileWriter:
 
     def _run(self):
         q = self._queue
-        next_flush = time.monotonic() + self._flush_secs
+        next_flush = time.monotonic()  # as TF: the first event is on disk at once
         dirty = False
         while True:
             try:
@@ -140,6 +147,7 @@ class EventFileWriter:
         """Writes what is queued, closes the file and stops the thread."""
         if self._closed:
             return
+        atexit.unregister(self._at_exit)
         self._queue.put(_STOP)
         self._queue.join()
         self._worker.join()
@@ -158,6 +166,15 @@ class EventFileWriter:
 
 
 _STOP = object()
+
+
+def _flush_at_exit(ref):
+    writer = ref()
+    if writer is not None:
+        try:
+            writer.flush()
+        except Exception:  # noqa: BLE001, S110 - nothing left to report an error to at exit
+            pass
 
 
 class EventsWriter:
