@@ -281,8 +281,10 @@ def _bitcast_shape(op):
 
 
 def _bitcast_kernel(input, *, T, type):
-    x = np.ascontiguousarray(_np(input), dtype=T.as_numpy_dtype)
+    x = np.asarray(_np(input), dtype=T.as_numpy_dtype)
+    # from x's own shape: ascontiguousarray would make a scalar 1-D
     dims = _bitcast_dims(list(x.shape), T, type, _invalid)
+    x = np.ascontiguousarray(x)
     return x.reshape(-1).view(type.as_numpy_dtype).reshape(dims)
 
 
