@@ -38,3 +38,63 @@ def test_sparse_split_pieces_have_static_dense_shapes():
     got = _run(dense)
     np.testing.assert_array_equal(got[0], [[5, 0, 0], [0, 0, 0], [0, 0, 0]])
     np.testing.assert_array_equal(got[1], [[0, 0], [6, 0], [0, 7]])
+
+
+def test_bitcast_of_a_scalar_to_a_narrower_type_is_a_vector():
+    wide = tf.constant(0x01020304, dtype=tf.uint32)
+    narrow = tf.bitcast(wide, tf.uint8)
+    assert narrow.shape.as_list() == [4]
+    fed = tf.placeholder(tf.int32, [])
+    with tf.Session() as sess:
+        got, got_fed = sess.run([narrow, tf.bitcast(fed, tf.int16)], {fed: -1})
+    assert got.shape == (4,) and got.dtype == np.uint8
+    np.testing.assert_array_equal(got, np.array([0x01020304], np.uint32).view(np.uint8))
+    np.testing.assert_array_equal(got_fed, [-1, -1])
+
+
+def _lists(values):
+    return [v.to_list() if hasattr(v, "to_list") else v.tolist() for v in values]
+
+
+def test_expand_dims_dispatches_on_ragged_tensors():
+    rt = tf.ragged.constant([[5, 6, 7], [], [8]])
+    outs = [tf.expand_dims(rt, 0), tf.expand_dims(rt, axis=1), tf.expand_dims(rt, -1),
+            tf.expand_dims(rt, dim=2)]
+    assert all(isinstance(o, tf.RaggedTensor) for o in outs)
+    assert outs[2].shape.as_list() == [3, None, 1]
+    got = _lists(_run(outs))
+    assert got[0] == [[[5, 6, 7], [], [8]]]
+    assert got[1] == [[[5, 6, 7]], [[]], [[8]]]
+    assert got[2] == got[3] == [[[5], [6], [7]], [], [[8]]]
+
+
+def test_gather_nd_dispatches_on_ragged_tensors():
+    words = tf.ragged.constant([[[b"a", b"b"], [b"c"]], [[b"d", b"e", b"f"]], [[], [b"g"]]])
+    rows = tf.gather_nd(words, [[2], [0]])
+    inner = tf.gather_nd(words, [[1, 0], [2, 1]])
+    scalars = tf.gather_nd(words, [[0, 0, 1], [1, 0, 2]])
+    nested = tf.gather_nd(words, [[[0, 1]], [[1, 0]]])
+    single = tf.gather_nd(words, [0, 0, 0])
+    ragged_idx = tf.gather_nd(tf.ragged.constant([[1.5, 2.5], [3.5]]),
+                              tf.ragged.constant([[[1, 0]], [[0, 1], [0, 0]]], ragged_rank=1))
+    assert isinstance(rows, tf.RaggedTensor) and isinstance(inner, tf.RaggedTensor)
+    assert isinstance(scalars, tf.Tensor) and scalars.shape.as_list() == [2]
+    assert isinstance(single, tf.Tensor) and single.shape.as_list() == []
+    got = _lists(_run([rows, inner, scalars, nested, ragged_idx]))
+    assert got[0] == [[[], [b"g"]], [[b"a", b"b"], [b"c"]]]
+    assert got[1] == [[b"d", b"e", b"f"], [b"g"]]
+    assert got[2] == [b"b", b"f"]
+    assert got[3] == [[[b"c"]], [[b"d", b"e", b"f"]]]
+    assert got[4] == [[3.5], [2.5, 1.5]]
+    assert _run(single) == b"a"
+
+
+def test_batch_gather_dispatches_on_ragged_tensors():
+    params = tf.ragged.constant([[10, 11, 12], [20], [], [30, 31]])
+    by_ragged = tf.batch_gather(params, tf.ragged.constant([[2, 0], [], [], [1, 1, 0]]))
+    by_dense = tf.batch_gather(tf.ragged.constant([[10, 11], [20]]), [[1, 0], [0, 0]])
+    dense_params = tf.batch_gather(tf.constant([[1, 2, 3], [4, 5, 6]]),
+                                   tf.ragged.constant([[2], [0, 1]]))
+    assert isinstance(by_ragged, tf.RaggedTensor) and isinstance(by_dense, tf.Tensor)
+    got = _lists(_run([by_ragged, by_dense, dense_params]))
+    assert got == [[[12, 10], [], [], [31, 31, 30]], [[11, 10], [20, 20]], [[3], [4, 5]]]

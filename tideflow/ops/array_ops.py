@@ -846,6 +846,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):
     return ops.apply_op("Squeeze", [input], {"squeeze_dims": list(axis)}, name=name)._outputs[0]
 
 
+@add_dispatch_support  # a RaggedTensor: ragged expand_dims
 def expand_dims(input, axis=None, name=None, dim=None):
     """Inserts a dimension of size 1 at index ``axis``."""
     if dim is not None:

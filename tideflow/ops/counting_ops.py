@@ -8,6 +8,7 @@ import collections
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops.array_ops import _in, _invalid, _np, _register_fold, _shape_str
 
@@ -477,6 +478,7 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         return gather_ops.scatter_nd(indices, values, shape)
 
 
+@add_dispatch_support  # RaggedTensor params or indices: ragged batch_gather
 def batch_gather(params, indices, name=None):
     """``params[b..., indices[b..., i], ...]``: a gather along ``indices``' last axis with
     the leading (batch) dimensions of ``params`` and ``indices`` matched up."""

@@ -399,6 +399,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support  # RaggedTensor params or indices: ragged gather_nd
 def gather_nd(params, indices, name=None, batch_dims=0):
     """Gathers slices of ``params`` at the multi-dimensional ``indices``; the first
     ``batch_dims`` dimensions of both are matched up."""

@@ -18,6 +18,7 @@ from tideflow.ops import (
     concat_ops,
     constant_op,
     control_flow_ops,
+    counting_ops,
     fill_ops,
     gather_ops,
     math_ops,
@@ -854,9 +855,118 @@ def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
             nrows=num_partitions)
 
 
+def gather_nd(params, indices, name=None):
+    """``params`` at the index tuples in the last dimension of ``indices`` (either may be
+    ragged): a tuple reaching into the flat values gives a dense result."""
+    with ops.name_scope(name, "RaggedGatherNd", [params, indices]):
+        params = _ragged_from_value(params)
+        indices = _ragged_from_value(indices)
+        if isinstance(indices, RaggedTensor):
+            return indices.with_flat_values(gather_nd(params, indices.flat_values))
+        indices = ops.convert_to_tensor(indices, name="indices")
+        if not isinstance(params, RaggedTensor):
+            return gather_ops.gather_nd(params, indices)
+        if not indices.dtype.is_integer:
+            raise TypeError(f"indices must be int32 or int64; got {indices.dtype.name}")
+        ishape = indices.get_shape()
+        if ishape.ndims is None or ishape.dims[-1].value is None:
+            raise ValueError("tf.gather_nd on a RaggedTensor needs indices whose rank and "
+                             "last dimension are known")
+        k = ishape.dims[-1].value
+        if k > params.shape.ndims:
+            raise ValueError(f"Index size ({k}) must be less than or equal to the rank of "
+                             f"params ({params.shape.ndims})")
+        if k == 0 or ishape.ndims == 1:
+            # one index tuple (or none): the rows of a batch of one
+            batch = gather_nd(params, array_ops.reshape(indices, [1, k]))
+            return batch[0]
+        if ishape.ndims > 2:
+            flat = gather_nd(params, array_ops.reshape(indices, [-1, k]))
+            outer = array_ops.shape(indices, out_type=dtypes.int64)[:-1]
+            if not isinstance(flat, RaggedTensor):
+                inner = array_ops.shape(flat, out_type=dtypes.int64)[1:]
+                return array_ops.reshape(flat, concat_ops.concat([outer, inner], 0))
+            dt = flat.row_splits.dtype
+            outer = cast_ops.cast(outer, dt)
+            for d in reversed(builtins.range(1, ishape.ndims - 1)):
+                count = reduction_ops.reduce_prod(outer[:d])
+                flat = RaggedTensor(flat, range_ops.range(count + 1, dtype=dt) * outer[d],
+                                    internal=True)
+            return flat
+        dt = params.row_splits.dtype
+        idx = cast_ops.cast(indices, dt)
+        # each step folds a tuple's first two indices into one index into the values
+        while k > 1 and isinstance(params, RaggedTensor):
+            row = gather_ops.gather(params.row_splits, idx[:, 0]) + idx[:, 1]
+            idx = concat_ops.concat([array_ops.expand_dims(row, 1), idx[:, 2:]], 1)
+            params = params.values
+            k -= 1
+        if isinstance(params, RaggedTensor):
+            return ragged_gather(params, idx[:, 0])
+        return gather_ops.gather_nd(params, idx)
+
+
+def batch_gather(params, indices, name=None):
+    """``result[b, i] = params[b, indices[b, i]]`` for ragged ``params`` or ``indices``
+    (one batch dimension)."""
+    with ops.name_scope(name, "RaggedBatchGather", [params, indices]):
+        params = _ragged_from_value(params)
+        indices = _ragged_from_value(indices)
+        if not (isinstance(params, RaggedTensor) or isinstance(indices, RaggedTensor)):
+            return counting_ops.batch_gather(params, indices)
+        if not isinstance(params, RaggedTensor):
+            params = RaggedTensor.from_tensor(params, ragged_rank=1)
+        if isinstance(indices, RaggedTensor):
+            if indices.ragged_rank != 1 or indices.values.get_shape().ndims != 1:
+                raise ValueError("batch_gather on RaggedTensors supports indices of shape "
+                                 "[batch, (num_indices)] only")
+            dt = params.row_splits.dtype
+            rows = cast_ops.cast(indices.value_rowids(), dt)
+            flat = cast_ops.cast(indices.values, dt) + gather_ops.gather(params.row_splits, rows)
+            values = ragged_gather(params.values, flat)
+            if isinstance(values, RaggedTensor):
+                values = values.with_row_splits_dtype(indices.row_splits.dtype)
+            return indices.with_values(values)
+        indices = ops.convert_to_tensor(indices, name="indices")
+        if indices.get_shape().ndims != 2:
+            raise ValueError("batch_gather on a RaggedTensor supports indices of shape "
+                             "[batch, num_indices] only")
+        # dense indices index each row's values: a dense result when the values are dense
+        dt = params.row_splits.dtype
+        idx = cast_ops.cast(indices, dt) + array_ops.expand_dims(params.row_splits[:-1], 1)
+        return ragged_gather(params.values, idx)
+
+
+def _pair_handler(api_fn, ragged_fn, names):
+    """Dispatch of ``api_fn`` to ``ragged_fn(*names, name=)`` when one of them is ragged."""
+    def handler(args, kwargs):
+        a = _arguments(api_fn, args, kwargs)
+        if a is None or not any(is_ragged(a.get(n)) for n in names):
+            return NotImplemented
+        if a.get("batch_dims", 0) != 0:
+            raise ValueError(f"{api_fn.__name__} on a RaggedTensor supports batch_dims=0 only")
+        return ragged_fn(*(a.get(n) for n in names), name=a.get("name"))
+
+    return handler
+
+
+def _expand_dims_handler(args, kwargs):
+    a = _arguments(array_ops.expand_dims, args, kwargs)
+    if a is None or not is_ragged(a.get("input")):
+        return NotImplemented
+    axis = a.get("axis") if a.get("dim") is None else a.get("dim")
+    return expand_dims(_ragged_from_value(a.get("input")), axis, a.get("name"))
+
+
 # ------------------------------------------------------------------------------------------
 # registration with the dense ops
 # ------------------------------------------------------------------------------------------
+
+dispatch.register(array_ops.expand_dims, _expand_dims_handler)
+dispatch.register(gather_ops.gather_nd,
+                  _pair_handler(gather_ops.gather_nd, gather_nd, ("params", "indices")))
+dispatch.register(counting_ops.batch_gather,
+                  _pair_handler(counting_ops.batch_gather, batch_gather, ("params", "indices")))
 
 dispatch.register(reduction_ops.reduce_sum, _reduce_handler("sum", reduction_ops.reduce_sum))
 dispatch.register(reduction_ops.reduce_prod, _reduce_handler("prod", reduction_ops.reduce_prod))
