@@ -130,3 +130,44 @@ def test_tensor_forest_parse_dict_data():
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(labels), [[3.0, 1.0], [4.0, 0.0]])
         np.testing.assert_array_equal(sess.run(sparse_labels), [[3.0], [-1.0]])
+
+
+# ------------------------------------------------------------------------------------------
+# behaviour TFLearn's Trainer relies on (checked against TF): summary tags it looks up by
+# name, and the moving averages it keeps of metric tensors
+# ------------------------------------------------------------------------------------------
+
+def test_scalar_summary_tags_are_cleaned_as_tf():
+    from tideflow.core.framework import summary_pb2
+
+    x = tf.constant(2.0)
+    summaries = [tf.summary.scalar("Loss/", x), tf.summary.scalar("Accuracy/ (raw)", x),
+                 tf.summary.scalar("acc:0/", x)]
+    with tf.Session() as sess:
+        tags = []
+        for s in sess.run(summaries):
+            parsed = summary_pb2.Summary()
+            parsed.ParseFromString(s)
+            tags.append([v.tag for v in parsed.value])
+    assert tags == [["Loss"], ["Accuracy/__raw_"], ["acc_0"]]
+    assert [s.name for s in summaries] == ["Loss:0", "Accuracy/__raw_:0", "acc_0:0"]
+
+
+def test_moving_average_of_a_tensor_names_and_values():
+    step = tf.Variable(0, trainable=False, name="Training_step")
+    with tf.name_scope("Accuracy"):
+        acc = tf.reduce_mean(tf.constant([1.0, 0.0]))
+    first = tf.train.ExponentialMovingAverage(0.9, step, name="moving_avg")
+    update = first.apply([acc])
+    second = tf.train.ExponentialMovingAverage(0.9, step, name="moving_avg")
+    second.apply([acc])
+    assert [v.name for v in tf.global_variables()] == [
+        "Training_step:0", "Accuracy/Mean/moving_avg:0", "Accuracy/Mean/moving_avg_1:0"]
+    assert second.average(acc).name == "Accuracy/Mean/moving_avg_1:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(update)
+        np.testing.assert_allclose(sess.run(first.average(acc)), 0.45)  # decay min(0.9, 1/10)
+        sess.run(tf.assign_add(step, 10))
+        sess.run(update)
+        np.testing.assert_allclose(sess.run(first.average(acc)), 0.4725)
