@@ -355,3 +355,59 @@ def test_record_input_without_files_is_not_found(tmp_path):
     out = RecordInput(str(tmp_path / "nothing-*"), batch_size=2).get_yield_op()
     with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError, match="Found no files"):
         sess.run(out)
+
+
+# ----------------------------------------------------------------------------------------
+# tf.profiler.Profiler.serialize_to_string (the trainer's --tfprof_file)
+# ----------------------------------------------------------------------------------------
+
+
+def test_profiler_serialize_to_string_is_a_profile_proto():
+    from tideflow.core.profiler import tfprof_log_pb2
+
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    w = tf.Variable(np.ones((3, 4), np.float32), name="w")
+    y = tf.matmul(x, w, name="y")
+    loss = tf.reduce_sum(y, name="loss")
+    profiler = tf.profiler.Profiler()
+    opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        for step in (0, 1):
+            meta = tf.RunMetadata()
+            sess.run(loss, {x: np.ones((2, 3))}, options=opts, run_metadata=meta)
+            profiler.add_step(step, meta)
+    proto = tfprof_log_pb2.ProfileProto.FromString(profiler.serialize_to_string())
+    assert list(proto.steps) == [0, 1]
+    by_name = {n.name: n for n in proto.nodes.values()}
+    assert set(by_name) >= {"x", "w", "y", "loss"}
+    assert all(proto.nodes[i].id == i for i in proto.nodes)
+    matmul = by_name["y"]
+    assert matmul.op == "MatMul" and matmul.float_ops == 2 * 2 * 3 * 4
+    assert [proto.nodes[matmul.inputs[i]].name for i in (0, 1)] == ["x", "w/read"]
+    assert list(matmul.output_shapes[0].int64_values) == [2, 4]
+    assert list(matmul.shape) == [2, 4]
+    assert "_trainable_variables" in by_name["w"].op_types
+    for step in (0, 1):
+        run = matmul.execs[step]
+        assert run.run_count == 1
+        assert run.latest_end_micros >= run.all_start_micros > 0
+        (device,) = run.cpu_execs
+        (start_and_micros,) = run.cpu_execs[device].times
+        assert len(start_and_micros.int64_values) == 2
+
+
+def test_write_op_log_writes_an_op_log_proto(tmp_path):
+    from tideflow.core.profiler import tfprof_log_pb2
+
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    w = tf.Variable(np.ones((3, 4), np.float32), name="w")
+    tf.matmul(x, w, name="y")
+    extra = tfprof_log_pb2.OpLogProto()
+    extra.log_entries.add(name="y", types=["my_type"])
+    tf.profiler.write_op_log(tf.get_default_graph(), str(tmp_path), op_log=extra,
+                             add_trace=False)
+    log = tfprof_log_pb2.OpLogProto.FromString((tmp_path / "tfprof_log").read_bytes())
+    got = sorted((e.name, e.float_ops, tuple(e.types)) for e in log.log_entries)
+    # without traces, only the ops with something to log: FLOPs or types
+    assert got == [("w", 0, ("_trainable_variables",)), ("y", 48, ("my_type",))]

@@ -495,14 +495,30 @@ def advise(graph=None, run_meta=None, options=None):
 
 
 def write_op_log(graph, log_dir, op_log=None, run_meta=None, add_trace=True):
-    """Writes each op's type, FLOPs and parameters to ``log_dir/tfprof_log`` (text)."""
-    del op_log, add_trace
+    """Writes ``log_dir/tfprof_log``: a serialized ``OpLogProto`` (as TF's) with an entry per
+    op of ``graph`` (its FLOPs, and ``_trainable_variables`` among the types of trainable
+    variables), merged with the entries of ``op_log``. No code traces are recorded."""
+    from tideflow.protos import tfprof_log_pb2
+
+    del run_meta
     os.makedirs(log_dir, exist_ok=True)
-    stats = _op_stats(graph, run_meta)
-    with open(os.path.join(log_dir, "tfprof_log"), "w") as f:
-        for name in sorted(stats):
-            s = stats[name]
-            f.write(f"{name}\t{s['op_type']}\t{s['float_ops']}\t{s['params']}\n")
+    given = {e.name: e for e in op_log.log_entries} if op_log is not None else {}
+    trainable = _trainable_names(graph)
+    out = tfprof_log_pb2.OpLogProto()
+    for op in graph.get_operations():
+        entry = tfprof_log_pb2.OpLogEntry(name=op.name, float_ops=op_flops(op))
+        if op.name in trainable:
+            entry.types.append("_trainable_variables")
+        extra = given.pop(op.name, None)
+        if extra is not None:
+            entry.float_ops = extra.float_ops or entry.float_ops
+            entry.types.extend(t for t in extra.types if t not in entry.types)
+        # as TF's: an op with nothing to log has an entry only for its (traced) code
+        if add_trace or entry.float_ops or entry.types:
+            out.log_entries.append(entry)
+    out.log_entries.extend(given.values())
+    with open(os.path.join(log_dir, "tfprof_log"), "wb") as f:
+        f.write(out.SerializeToString())
 
 
 class Profiler:
@@ -536,6 +552,61 @@ class Profiler:
 
     def advise(self, options=None):
         return advise(self._graph, self._run_meta(options or {}), options)
+
+    def serialize_to_string(self):
+        """The profile as a serialized ``ProfileProto`` (``tensorflow.core.profiler.
+        tfprof_log_pb2``): a node per graph op (type, device, inputs, output shapes, float
+        ops) with, for each added step, the op's start and run time on its device."""
+        return _profile_proto(self._graph, self._steps).SerializeToString()
+
+
+def _profile_proto(graph, steps):
+    from tideflow.protos import tfprof_log_pb2
+
+    proto = tfprof_log_pb2.ProfileProto()
+    proto.steps.extend(sorted(steps))
+    node_ids = {}
+    for op in graph.get_operations():
+        node_ids[op.name] = len(node_ids)
+    trainable = _trainable_names(graph)
+    for op in graph.get_operations():
+        node = proto.nodes[node_ids[op.name]]
+        node.name, node.op, node.id = op.name, op.type, node_ids[op.name]
+        node.canonical_device = op.device
+        node.float_ops = op_flops(op)
+        node.op_types.append(op.type)
+        if op.name in trainable:
+            node.op_types.append("_trainable_variables")
+        for i, t in enumerate(op.inputs):
+            src = node_ids[t.op.name]
+            node.inputs[i] = src
+            node.src_output_index[src] = t.value_index
+            dims = t.get_shape().as_list() if t.get_shape().ndims is not None else []
+            node.input_shapes[i].int64_values.extend(-1 if d is None else d for d in dims)
+        for i, t in enumerate(op.outputs):
+            dims = t.get_shape().as_list() if t.get_shape().ndims is not None else []
+            node.output_shapes[i].int64_values.extend(-1 if d is None else d for d in dims)
+        if op.outputs and op.outputs[0].get_shape().ndims is not None:
+            node.shape.extend(-1 if d is None else d for d in op.outputs[0].get_shape().as_list())
+    for step, run_meta in steps.items():
+        for dev in run_meta.step_stats.dev_stats:
+            for ns in dev.node_stats:
+                if ns.node_name not in node_ids:
+                    continue
+                ex = proto.nodes[node_ids[ns.node_name]].execs[step]
+                start = int(ns.all_start_micros)
+                end = start + int(ns.all_end_rel_micros)
+                ex.all_start_micros = min(ex.all_start_micros, start) if ex.run_count else start
+                ex.latest_end_micros = max(ex.latest_end_micros, end)
+                ex.run_count += 1
+                device = dev.device.lower()
+                execs = ex.accelerator_execs if "gpu" in device else ex.cpu_execs
+                execs[dev.device].times.add().int64_values.extend(
+                    [start + int(ns.op_start_rel_micros),
+                     int(ns.op_end_rel_micros) - int(ns.op_start_rel_micros)])
+                if dev.device not in ex.devices:
+                    ex.devices.append(dev.device)
+    return proto
 
 
 __all__ = ["GraphNodeProto", "MultiGraphNodeProto", "ProfileOptionBuilder", "Profiler",

@@ -1,6 +1,7 @@
 """``tensorflow.core``: TF 1.x programs import the protocol buffers from their home packages
 (``from tensorflow.core.framework import graph_pb2``, ``...core.protobuf import saver_pb2``,
-``...core.util import event_pb2``, ``...core.example import example_pb2``). Each name here is
+``...core.util import event_pb2``, ``...core.example import example_pb2``,
+``...core.profiler import tfprof_log_pb2``). Each name here is
 the very module under ``tideflow.protos``, so messages are the same classes either way."""
 
 import importlib
@@ -20,6 +21,7 @@ _HOMES = {
                  "tensorflow_server_pb2", "worker_pb2", "worker_service_pb2"),
     "util": ("event_pb2",),
     "example": ("example_pb2", "feature_pb2"),
+    "profiler": ("tfprof_log_pb2",),
 }
 
 
@@ -39,6 +41,7 @@ framework = _package("framework", _HOMES["framework"])
 protobuf = _package("protobuf", _HOMES["protobuf"])
 util = _package("util", _HOMES["util"])
 example = _package("example", _HOMES["example"])
+profiler = _package("profiler", _HOMES["profiler"])
 # TF 1.x keeps the error codes under lib/core (``from tensorflow.core.lib.core import
 # error_codes_pb2``); the same module as ``protobuf.error_codes_pb2``
 lib = types.ModuleType(f"{__name__}.lib", "``tensorflow.core.lib``: core.error_codes_pb2.")
