@@ -98,3 +98,25 @@ def test_batch_gather_dispatches_on_ragged_tensors():
     assert isinstance(by_ragged, tf.RaggedTensor) and isinstance(by_dense, tf.Tensor)
     got = _lists(_run([by_ragged, by_dense, dense_params]))
     assert got == [[[12, 10], [], [], [31, 31, 30]], [[11, 10], [20, 20]], [[3], [4, 5]]]
+
+
+def test_ragged_stack_of_dense_tensors_along_an_outer_axis_is_ragged():
+    a = tf.constant([[1, 2], [3, 4], [5, 6]])
+    b = tf.constant([[7], [8]])
+    outer = tf.ragged.stack([a, b], axis=0)
+    inner = tf.ragged.stack([a, a], axis=2)  # the last axes stay dense, as tf.stack
+    assert isinstance(outer, tf.RaggedTensor) and isinstance(inner, tf.Tensor)
+    got = _lists(_run([outer, inner]))
+    assert got[0] == [[[1, 2], [3, 4], [5, 6]], [[7], [8]]]
+    assert got[1] == [[[1, 1], [2, 2]], [[3, 3], [4, 4]], [[5, 5], [6, 6]]]
+
+
+def test_ragged_from_tensor_takes_nested_row_lengths():
+    dense = tf.constant([[[1, 9], [2, 9]], [[3, 4], [9, 9]], [[5, 9], [6, 7]]])
+    rt = tf.RaggedTensor.from_tensor(dense, lengths=([1, 0, 2], [1, 1, 2]))
+    assert rt.ragged_rank == 2
+    plain = tf.RaggedTensor.from_tensor(dense, lengths=[2, 1, 0])
+    assert plain.ragged_rank == 1
+    got = _lists(_run([rt, plain]))
+    assert got[0] == [[[1]], [], [[5], [6, 7]]]
+    assert got[1] == [[[1, 9], [2, 9]], [[3, 4]], []]

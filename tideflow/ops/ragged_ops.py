@@ -682,11 +682,22 @@ def ragged_concat(values, axis, stack_values=False, name=None):
 
 
 def stack(values, axis=0, name=None):
-    """``values`` (ragged or dense) stacked along a new ``axis``; all-dense inputs give a
-    dense tensor, as ``tf.stack``."""
+    """``values`` (ragged or dense, their sizes may differ) stacked along a new ``axis``.
+    As TF 1.15, all-dense inputs stacked along one of their last two axes give a dense
+    tensor (``tf.stack``); along an outer axis they become ragged rows."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
     with ops.name_scope(name, "RaggedConcat", values):
+        values = [_ragged_from_value(v) for v in values]
+        if len(values) == 1:
+            return expand_dims(values[0] if is_ragged(values[0])
+                               else ops.convert_to_tensor(values[0]), axis)
         if not any(is_ragged(v) for v in values):
-            return concat_ops.stack(values, axis)
+            values = [ops.convert_to_tensor(v) for v in values]
+            ndims = values[0].shape.ndims
+            if ndims is not None and _positive_axis(axis, ndims + 1) >= ndims - 1:
+                return concat_ops.stack(values, axis)
+            values = [RaggedTensor.from_tensor(v) for v in values]
         return ragged_concat(values, axis, stack_values=True)
 
 

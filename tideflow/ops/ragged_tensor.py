@@ -363,6 +363,9 @@ class RaggedTensor(RowPartitioned):
             raise ValueError(f"ragged_rank must be greater than 0; got {ragged_rank}")
         with ops.name_scope(name, "RaggedFromTensor", [tensor, lengths, padding]):
             tensor = ops.convert_to_tensor(tensor, name="tensor")
+            if (isinstance(lengths, (list, tuple)) and lengths
+                    and not isinstance(lengths[0], (int, float, np.integer, np.floating))):
+                return cls._from_tensor_nested_lengths(tensor, lengths, row_splits_dtype)
             tensor.get_shape().with_rank_at_least(ragged_rank + 1)
             input_shape = array_ops.shape(tensor, out_type=row_splits_dtype)
             ncols = input_shape[1]
@@ -414,6 +417,24 @@ class RaggedTensor(RowPartitioned):
             if d0 is not None:
                 splits.set_shape([d0 + 1])
             return cls(values, splits, internal=True)
+
+    @classmethod
+    def _from_tensor_nested_lengths(cls, tensor, nested_lengths, row_splits_dtype):
+        """from_tensor with one row-length vector per ragged dimension (as TF 1.15 takes a
+        list or tuple of them): level k keeps the first lengths[k][r] entries of each row r
+        left by the levels above."""
+        tensor.get_shape().with_rank_at_least(len(nested_lengths) + 1)
+        values = tensor
+        cast = []
+        for lengths in nested_lengths:
+            lengths = cast_ops.cast(ops.convert_to_tensor(lengths, name="lengths"),
+                                    row_splits_dtype)
+            lengths.get_shape().assert_has_rank(1)
+            ncols = array_ops.shape(values, out_type=row_splits_dtype)[1]
+            lengths = math_ops.minimum(lengths, ncols)
+            values = slicing_ops.boolean_mask(values, range_ops.sequence_mask(lengths, ncols))
+            cast.append(lengths)
+        return cls.from_nested_row_lengths(values, cast, validate=False)
 
     @classmethod
     def from_sparse(cls, st_input, name=None, row_splits_dtype=dtypes.int64):
