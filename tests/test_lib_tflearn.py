@@ -132,6 +132,35 @@ def test_tensor_forest_parse_dict_data():
         np.testing.assert_array_equal(sess.run(sparse_labels), [[3.0], [-1.0]])
 
 
+def test_tensor_forest_regression():
+    from tideflow.contrib.tensor_forest.python import tensor_forest
+
+    tf.set_random_seed(7)
+    rng = np.random.RandomState(3)
+    x = rng.rand(400, 3).astype(np.float32)
+    y = np.stack([np.where(x[:, 0] > 0.5, 2.0, -1.0), 3 * x[:, 1]], 1).astype(np.float32)
+    params = tensor_forest.ForestHParams(num_classes=2, num_features=3, regression=True,
+                                         num_trees=4, max_nodes=101,
+                                         split_after_samples=20).fill()
+    forest = tensor_forest.RandomForestGraphs(params)
+    xs = tf.placeholder(tf.float32, [None, 3])
+    ys = tf.placeholder(tf.float32, [None, 2])
+    train = forest.training_graph(xs, ys)
+    pred, _, variance = forest.inference_graph(xs)
+    assert pred.shape.as_list() == [None, 2] and variance.shape.as_list() == [None, 2]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        before = sess.run(pred, {xs: x[:5]})
+        for _ in range(3):
+            for i in range(0, 400, 50):
+                sess.run(train, {xs: x[i:i + 50], ys: y[i:i + 50]})
+        after, var, impurity = sess.run([pred, variance, forest.average_impurity()],
+                                        {xs: x})
+    np.testing.assert_array_equal(before, 0.0)  # an empty leaf predicts 0
+    assert np.abs(after - y).mean() < 0.25
+    assert np.all(var >= 0) and 0 <= impurity < np.var(y, 0).mean()
+
+
 # ------------------------------------------------------------------------------------------
 # behaviour TFLearn's Trainer relies on (checked against TF): summary tags it looks up by
 # name, and the moving averages it keeps of metric tensors

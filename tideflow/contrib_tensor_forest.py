@@ -9,7 +9,9 @@ random feature, the threshold one of the leaf's samples has there) and the class
 the samples falling left of each; once ``split_after_samples`` samples have reached it, the
 leaf splits at the candidate of least weighted Gini impurity (or draws fresh candidates when
 none separates anything). Each tree sees a ``bagging_fraction`` of every batch. Inference
-averages, over the trees, the class frequencies of the leaf each example reaches. The forest
+averages, over the trees, the class frequencies of the leaf each example reaches. With
+``regression=True`` (``num_classes`` outputs) leaves keep the count, sums and sums of squares
+of the targets, split at the least summed squared error, and predict their mean target. The forest
 lives in variables (checkpoints hold it); the kernels are NumPy, run through ``py_func``."""
 
 import math
@@ -91,6 +93,22 @@ def _route(x, left, feature, threshold):
         node[inner] = child[inner] + go_right
 
 
+def _variance_cost(left, total):
+    """Summed squared error (over the outputs) of splitting regression statistics ``total``
+    [1 + 2K] (count, sums, sums of squares) into ``left`` [S, 1 + 2K] and the rest."""
+    right = total[None, :] - left
+    k = (total.shape[0] - 1) // 2
+    cost = np.zeros(left.shape[0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for side in (left, right):
+            n = side[:, 0]
+            sse = side[:, 1 + k:].sum(1) - np.where(
+                n > 0, (side[:, 1:1 + k] ** 2).sum(1) / n, 0.0)
+            cost += sse
+    cost[(left[:, 0] == 0) | (right[:, 0] == 0)] = np.inf
+    return cost
+
+
 def _gini_cost(left, total):
     """Weighted Gini impurity (times the count) of splitting ``total`` [C] into ``left``
     [S, C] and the rest."""
@@ -118,9 +136,6 @@ class RandomForestGraphs:
 
         if not hasattr(params, "num_output_columns"):
             params = params.fill()
-        if params.regression:
-            raise NotImplementedError("tensor_forest: tideflow's forests classify; "
-                                      "regression=True is not supported")
         self.params = params
         seed = tf.get_default_graph().seed
         self._rng = np.random.RandomState(seed)
@@ -132,6 +147,10 @@ class RandomForestGraphs:
                                                       replace=False) for _ in range(t)])
         else:
             self._bagged = None
+        # a leaf's statistics: class counts, or for regression (num_classes outputs) the
+        # sample count, the sums and the sums of squares of the targets
+        if params.regression:
+            c = 1 + 2 * c
         init = {"left": np.full((t, m), -1, np.int32), "feature": np.zeros((t, m), np.int32),
                 "threshold": np.zeros((t, m), np.float32),
                 "counts": np.zeros((t, m, c), np.float32),
@@ -156,14 +175,22 @@ class RandomForestGraphs:
         left, feature, threshold, counts, num_nodes, cf, ct, cl, ctot = (
             np.array(a) for a in state)
         x = np.asarray(x, np.float32).reshape(x.shape[0], -1)
-        y = np.asarray(y).reshape(-1).astype(np.int64)
+        if p.regression:
+            y = np.asarray(y, np.float64).reshape(x.shape[0], -1)
+            if y.shape[1] != p.num_classes:
+                raise ValueError(f"tensor_forest training: expected {p.num_classes} regression "
+                                 f"outputs, got {y.shape[1]}")
+            # per example: a count, the targets and their squares
+            stats = np.concatenate([np.ones((y.shape[0], 1)), y, y * y], 1)
+        else:
+            y = np.asarray(y).reshape(-1).astype(np.int64)
         if x.shape[0] != y.shape[0]:
             raise ValueError(f"tensor_forest training: {x.shape[0]} examples but "
                              f"{y.shape[0]} labels")
         if x.shape[1] != p.num_features:
             raise ValueError(f"tensor_forest training: expected {p.num_features} features, "
                              f"got {x.shape[1]}")
-        if y.size and (y.min() < 0 or y.max() >= p.num_classes):
+        if not p.regression and y.size and (y.min() < 0 or y.max() >= p.num_classes):
             raise ValueError(f"tensor_forest training: labels must be in [0, "
                              f"{p.num_classes}), got values in [{y.min()}, {y.max()}]")
         rng, s_count = self._rng, p.num_splits_to_consider
@@ -171,6 +198,7 @@ class RandomForestGraphs:
             keep = (rng.random_sample(x.shape[0]) < p.bagging_fraction
                     if p.bagging_fraction < 1.0 else np.ones(x.shape[0], bool))
             xt, yt = x[keep], y[keep]
+            st = stats[keep] if p.regression else None
             if not xt.shape[0]:
                 continue
             leaf = _route(xt, left[t], feature[t], threshold[t])
@@ -190,19 +218,29 @@ class RandomForestGraphs:
                 ct[t, fl] = xt[order[pick], feats]
                 cl[t, fl] = 0.0
                 ctot[t, fl] = 0.0
-            # statistics: class counts per leaf and left of each candidate
-            np.add.at(counts[t], (leaf, yt), 1.0)
-            np.add.at(ctot[t], (leaf, yt), 1.0)
+            # statistics per leaf and left of each candidate
             goes_left = xt[np.arange(xt.shape[0])[:, None], cf[t, leaf]] <= ct[t, leaf]
             rows, cands = np.nonzero(goes_left)
-            np.add.at(cl[t], (leaf[rows], cands, yt[rows]), 1.0)
+            if p.regression:
+                np.add.at(counts[t], leaf, st)
+                np.add.at(ctot[t], leaf, st)
+                np.add.at(cl[t], (leaf[rows], cands), st[rows])
+                seen = ctot[t, leaves, 0]
+            else:
+                np.add.at(counts[t], (leaf, yt), 1.0)
+                np.add.at(ctot[t], (leaf, yt), 1.0)
+                np.add.at(cl[t], (leaf[rows], cands, yt[rows]), 1.0)
+                seen = ctot[t, leaves].sum(1)
             # leaves that have seen enough split (or redraw their candidates)
-            for node in leaves[ctot[t, leaves].sum(1) >= p.split_after_samples]:
+            for node in leaves[seen >= p.split_after_samples]:
                 total = ctot[t, node]
-                cost = _gini_cost(cl[t, node], total)
+                if p.regression:
+                    cost = _variance_cost(cl[t, node], total)
+                else:
+                    cost = _gini_cost(cl[t, node], total)
                 best = int(np.argmin(cost))
                 if (np.isfinite(cost[best]) and num_nodes[t] + 2 <= p.max_nodes
-                        and (total > 0).sum() > 1):
+                        and (p.regression or (total > 0).sum() > 1)):
                     a = int(num_nodes[t])
                     num_nodes[t] += 2
                     left[t, node] = a
@@ -228,7 +266,9 @@ class RandomForestGraphs:
             y = tf.convert_to_tensor(input_labels, name="input_labels")
             if x.dtype != tf.float32:
                 x = tf.cast(x, tf.float32)
-            if y.dtype.is_floating:
+            if self.params.regression:
+                y = tf.cast(y, tf.float32)
+            elif y.dtype.is_floating:
                 y = tf.cast(y, tf.int32)
             state = self.variables
             new = py_func(self._train_kernel, [x, y, *[v.read_value() for v in state]],
@@ -236,14 +276,17 @@ class RandomForestGraphs:
             return tf.group(*[tf.assign(v, n, validate_shape=False)
                               for v, n in zip(state, new)], name="train")
 
-    @staticmethod
-    def _infer_kernel(x, left, feature, threshold, counts):
+    def _infer_kernel(self, x, left, feature, threshold, counts):
         x = np.asarray(x, np.float32).reshape(x.shape[0], -1)
-        trees, c = left.shape[0], counts.shape[-1]
+        trees, c = left.shape[0], self.params.num_classes
         probs = np.zeros((trees, x.shape[0], c), np.float32)
         for t in range(trees):
             leaf = _route(x, left[t], feature[t], threshold[t])
             hist = counts[t, leaf]
+            if self.params.regression:  # the leaf's mean target (0 while it saw nothing)
+                n = hist[:, :1]
+                probs[t] = np.where(n > 0, hist[:, 1:1 + c] / np.maximum(n, 1.0), 0.0)
+                continue
             n = hist.sum(1, keepdims=True)
             probs[t] = np.where(n > 0, hist / np.maximum(n, 1.0), 1.0 / c)
         mean = probs.mean(0)
@@ -252,8 +295,9 @@ class RandomForestGraphs:
 
     def inference_graph(self, input_data, **inference_args):
         """``(probabilities [N, num_classes], tree_paths, variance [N, num_classes])`` as TF
-        1.x's: the trees' mean leaf class frequencies, an empty ``tree_paths`` (TF fills it
-        only with ``inference_tree_paths``) and the variance over the trees."""
+        1.x's: the trees' mean leaf class frequencies (for regression, the mean of the leaves'
+        mean targets), an empty ``tree_paths`` (TF fills it only with ``inference_tree_paths``)
+        and the variance over the trees."""
         import tideflow as tf
         from tideflow.ops.script_ops import py_func
 
@@ -290,7 +334,15 @@ class RandomForestGraphs:
         import tideflow as tf
         from tideflow.ops.script_ops import py_func
 
+        k = self.params.num_classes
+
         def impurity(left, counts):
+            if self.params.regression:  # the leaves' mean target variance
+                leaves = (left < 0) & (counts[..., 0] > 0)
+                c = counts[leaves]
+                n = c[:, :1]
+                var = c[:, 1 + k:] / n - (c[:, 1:1 + k] / n) ** 2
+                return np.float32(var.mean() if len(c) else 0)
             leaves = (left < 0) & (counts.sum(-1) > 0)
             c = counts[leaves]
             n = c.sum(1)
@@ -332,6 +384,9 @@ class TensorForestEstimator:
 
         if not hasattr(params, "num_output_columns"):
             params = params.fill()
+        if params.regression:
+            raise NotImplementedError("TensorForestEstimator: tideflow's forest estimator "
+                                      "classifies; use RandomForestGraphs for regression")
 
         def model_fn(features, labels, mode):
             import tideflow as tf
