@@ -502,32 +502,41 @@ class TestCase(unittest.TestCase):
 
     # a subclass whose setUp does not call ours still gets working session helpers (as in TF)
     _cached_session = None
-    _graph_ctx = None
+    _tc_graph_ctx = None
 
-    _graph = None
+    _tc_graph = None
 
     def setUp(self):
         super().setUp()
-        if self._graph_ctx is not None:
+        if self._tc_graph_ctx is not None:
             # a test calling setUp again (TF's tests do, to start over) gets a fresh default
             # graph, as TF's reset_default_graph; under a graph of its own it keeps that one
-            if ops.get_default_graph() is not self._graph:
+            g = ops.get_default_graph()
+            if g is not self._tc_graph and not getattr(g, "_stands_for_global", False):
                 return
-            self._graph_ctx.__exit__(None, None, None)
+            self._tc_leave_graph()
         if self._cached_session is not None:
             self._cached_session.close()
         self._cached_session = None
-        self._graph = ops.Graph()
-        self._graph_ctx = self._graph.as_default()
-        self._graph_ctx.__enter__()
+        self._tc_graph = ops.Graph()
+        self._tc_graph._stands_for_global = True  # tf.reset_default_graph() in a test replaces it
+        self._tc_graph_ctx = self._tc_graph.as_default()
+        self._tc_graph_ctx.__enter__()
+
+    def _tc_leave_graph(self):
+        stack = ops._default_graph_stack.stack
+        top = stack[-1] if stack else None
+        if top is not self._tc_graph and getattr(top, "_stands_for_global", False):
+            stack[-1] = self._tc_graph  # reset_default_graph() swapped it: ours leaves cleanly
+        self._tc_graph_ctx.__exit__(None, None, None)
+        self._tc_graph_ctx = None
 
     def tearDown(self):
         if self._cached_session is not None:
             self._cached_session.close()
             self._cached_session = None
-        if self._graph_ctx is not None:
-            self._graph_ctx.__exit__(None, None, None)
-            self._graph_ctx = None
+        if self._tc_graph_ctx is not None:
+            self._tc_leave_graph()
         super().tearDown()
 
     @contextlib.contextmanager

@@ -33,18 +33,18 @@ class TestCase(_test.TestCase, parameterized.TestCase):
 
     def setUp(self):
         super().setUp()
-        if isinstance(self._graph_ctx, _GlobalGraph):
+        if isinstance(self._tc_graph_ctx, _GlobalGraph):
             return
         # leave the nested graph tf.test.TestCase entered: Keras tests reset the global one
         # (unless the test runs under a graph its caller entered: then it keeps its own)
-        self._graph_ctx.__exit__(None, None, None)
+        self._tc_graph_ctx.__exit__(None, None, None)
         if _ops.has_default_graph():
-            self._graph_ctx = self._graph.as_default()
-            self._graph_ctx.__enter__()
+            self._tc_graph_ctx = self._tc_graph.as_default()
+            self._tc_graph_ctx.__enter__()
             return
         _backend.clear_session()
-        self._graph_ctx = _GlobalGraph()
-        self._graph = _ops.get_default_graph()
+        self._tc_graph_ctx = _GlobalGraph()
+        self._tc_graph = _ops.get_default_graph()
 
     def tearDown(self):
         super().tearDown()

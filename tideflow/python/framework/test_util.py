@@ -44,8 +44,9 @@ def _graph_mode(fn):
 
 
 def _owns_default_graph(test):
-    return (getattr(test, "_graph_ctx", None) is not None
-            and getattr(test, "_graph", None) is _ops.get_default_graph())
+    g = _ops.get_default_graph()
+    return (getattr(test, "_tc_graph_ctx", None) is not None
+            and (getattr(test, "_tc_graph", None) is g or getattr(g, "_stands_for_global", False)))
 
 
 def _graph_mode_with_session(fn):
