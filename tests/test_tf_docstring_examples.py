@@ -120,3 +120,19 @@ def test_ragged_from_tensor_takes_nested_row_lengths():
     got = _lists(_run([rt, plain]))
     assert got[0] == [[[1]], [], [[5], [6, 7]]]
     assert got[1] == [[[1, 9], [2, 9]], [[3, 4]], []]
+
+
+def test_unsorted_segment_reductions_dispatch_on_ragged_data():
+    rt = tf.ragged.constant([[2.0, 4.0], [1.0], [8.0, 1.0, 3.0], []])
+    ids = [1, 0, 1, 0]
+    outs = [tf.math.unsorted_segment_sum(rt, ids, 3), tf.unsorted_segment_max(rt, ids, 3),
+            tf.math.unsorted_segment_mean(rt, ids, 3),
+            tf.math.unsorted_segment_sqrt_n(rt, ids, 3),
+            tf.math.unsorted_segment_sum(rt, tf.ragged.constant([[0, 1], [1], [0, 0, 1], []]), 2)]
+    assert all(isinstance(o, tf.RaggedTensor) for o in outs[:4])
+    got = _lists(_run(outs))
+    assert got[0] == [[1.0], [10.0, 5.0, 3.0], []]
+    assert got[1] == [[1.0], [8.0, 4.0, 3.0], []]
+    assert got[2] == [[1.0], [5.0, 2.5, 3.0], []]
+    np.testing.assert_allclose(got[3][1], [10 / np.sqrt(2), 5 / np.sqrt(2), 3.0], rtol=1e-6)
+    assert got[4] == [11.0, 8.0]

@@ -26,6 +26,7 @@ from tideflow.ops import (
     reduction_ops,
     slicing_ops,
     sort_ops,
+    special_math_ops,
 )
 from tideflow.ops.logging_ops import Assert
 from tideflow.ops.ragged_tensor import (
@@ -961,6 +962,49 @@ def _pair_handler(api_fn, ragged_fn, names):
     return handler
 
 
+def segment_reduce(kind, data, segment_ids, num_segments, name=None):
+    """The unsorted segment reduction ``kind`` (sum, prod, max, min, mean, sqrt_n) of ragged
+    ``data``: rows of one segment combine element by element; ragged ``segment_ids`` must
+    share ``data``'s outer row partition."""
+    with ops.name_scope(name, "RaggedSegment", [data, segment_ids, num_segments]):
+        data = _ragged_from_value(data)
+        segment_ids = _ragged_from_value(segment_ids)
+        if isinstance(segment_ids, RaggedTensor):
+            if not isinstance(data, RaggedTensor):
+                raise ValueError(  # noqa: TRY004 - TF's error class
+                    "segment_ids.shape must be a prefix of data.shape, but segment_ids is "
+                    "ragged and data is not.")
+            check = check_ops.assert_equal(
+                data.row_splits, cast_ops.cast(segment_ids.row_splits, data.row_splits.dtype),
+                message="segment_ids.shape must be a prefix of data.shape")
+            with ops.control_dependencies([check]):
+                return segment_reduce(kind, data.values, segment_ids.values, num_segments)
+        if kind in ("mean", "sqrt_n"):
+            total = segment_reduce("sum", data, segment_ids, num_segments)
+            ones = (data.with_flat_values(array_ops.ones_like(data.flat_values))
+                    if isinstance(data, RaggedTensor) else array_ops.ones_like(data))
+            count = segment_reduce("sum", ones, segment_ids, num_segments)
+            if kind == "sqrt_n":
+                count = map_flat_values(math_ops.sqrt, count) if isinstance(
+                    count, RaggedTensor) else math_ops.sqrt(count)
+            if isinstance(total, RaggedTensor):
+                return total.with_flat_values(total.flat_values / count.flat_values)
+            return total / count
+        segment_ids = ops.convert_to_tensor(segment_ids, name="segment_ids")
+        return _segment_reduce(kind, data, segment_ids, num_segments)
+
+
+def _segment_handler(kind, api_fn):
+    def handler(args, kwargs):
+        a = _arguments(api_fn, args, kwargs)
+        if a is None or not (is_ragged(a.get("data")) or is_ragged(a.get("segment_ids"))):
+            return NotImplemented
+        return segment_reduce(kind, a.get("data"), a.get("segment_ids"),
+                              a.get("num_segments"), a.get("name"))
+
+    return handler
+
+
 def _expand_dims_handler(args, kwargs):
     a = _arguments(array_ops.expand_dims, args, kwargs)
     if a is None or not is_ragged(a.get("input")):
@@ -974,6 +1018,13 @@ def _expand_dims_handler(args, kwargs):
 # ------------------------------------------------------------------------------------------
 
 dispatch.register(array_ops.expand_dims, _expand_dims_handler)
+for _kind, _api in (("sum", reduction_ops.unsorted_segment_sum),
+                    ("prod", reduction_ops.unsorted_segment_prod),
+                    ("max", reduction_ops.unsorted_segment_max),
+                    ("min", reduction_ops.unsorted_segment_min),
+                    ("mean", special_math_ops.unsorted_segment_mean),
+                    ("sqrt_n", special_math_ops.unsorted_segment_sqrt_n)):
+    dispatch.register(_api, _segment_handler(_kind, _api))
 dispatch.register(gather_ops.gather_nd,
                   _pair_handler(gather_ops.gather_nd, gather_nd, ("params", "indices")))
 dispatch.register(counting_ops.batch_gather,

@@ -848,7 +848,7 @@ def _unsorted_segment_fn(op_type, py_name, doc):
 
     fn.__name__ = fn.__qualname__ = py_name
     fn.__doc__ = doc
-    return fn
+    return add_dispatch_support(fn)  # RaggedTensor data: tf.ragged's segment reductions
 
 
 segment_sum = _segment_fn("SegmentSum", "segment_sum", "Sums rows of data by sorted segment id.")

@@ -816,6 +816,7 @@ def _unsorted_segment_n(data, segment_ids, num_segments):
     return _m().maximum(array_ops.reshape(n, shape), 1)
 
 
+@add_dispatch_support  # RaggedTensor data: tf.ragged's segment reductions
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """The mean of the rows of ``data`` in each segment (0 for empty segments)."""
     from tideflow.ops import reduction_ops
@@ -830,6 +831,7 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
         return out
 
 
+@add_dispatch_support  # RaggedTensor data: tf.ragged's segment reductions
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     """The sum of the rows of ``data`` in each segment divided by sqrt(segment size)."""
     from tideflow.ops import reduction_ops
