@@ -142,6 +142,8 @@ def test_tensor_forest_regression():
     params = tensor_forest.ForestHParams(num_classes=2, num_features=3, regression=True,
                                          num_trees=4, max_nodes=101,
                                          split_after_samples=20).fill()
+    assert (params.num_outputs, params.num_output_columns) == (2, 3)
+    assert tensor_forest.ForestHParams(num_classes=4, num_features=3).fill().num_outputs == 1
     forest = tensor_forest.RandomForestGraphs(params)
     xs = tf.placeholder(tf.float32, [None, 3])
     ys = tf.placeholder(tf.float32, [None, 2])

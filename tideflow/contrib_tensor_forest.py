@@ -67,7 +67,10 @@ class ForestHParams:
             if getattr(self, name, None) is None:
                 raise ValueError(f"ForestHParams.fill: {name} must be set")
         self.regression = getattr(self, "regression", False)
-        self.num_output_columns = 1 if self.regression else self.num_classes
+        # as TF: one prediction per example for classification, num_classes for regression;
+        # the output columns add a count column to the classes
+        self.num_outputs = self.num_classes if self.regression else 1
+        self.num_output_columns = self.num_classes + 1
         self.num_features = int(self.num_features)
         self.bagged_num_features = max(1, int(self.feature_bagging_fraction
                                               * self.num_features))
