@@ -126,3 +126,21 @@ def test_event_file_has_the_first_event_at_once_and_the_rest_at_exit(tmp_path):
     (path,) = tf.gfile.Glob(str(tmp_path / "exit" / "events*"))
     steps = [e.step for e in tf.train.summary_iterator(path) if e.HasField("summary")]
     assert steps == [0, 1, 2, 3]
+
+
+def test_cond_predicate_reads_the_counter_before_its_increment():
+    # tensorpack's AccumGradOptimizer: the predicate does not depend on the increment the
+    # cond waits for, so (as in TF) it sees the count from before the step
+    w = tf.Variable(1.0)
+    counter = tf.Variable(0, trainable=False)
+    bump = tf.assign_add(counter, 1)
+    pred = tf.equal(tf.mod(counter, 2), 0)
+    with tf.control_dependencies([bump]):
+        step = tf.cond(pred, lambda: tf.group(tf.assign_sub(w, 0.5)), tf.no_op)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        seen = []
+        for _ in range(4):
+            sess.run(step)
+            seen.append(sess.run(w))
+        assert seen == [0.5, 0.5, 0.0, 0.0]
