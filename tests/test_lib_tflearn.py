@@ -1,7 +1,9 @@
-"""What running TFLearn (0.5.0) on tideflow needed, pinned with plain TF 1.x calls: the
-``tensorflow.python`` modules a TF 1.x library imports (``tf_contextlib``, ``pywrap_tensorflow``'s
-checkpoint reader, ``standard_ops``, ``rnn.rnn_cell_impl``), and the API differences its layers,
-Trainer and examples showed."""
+"""What running TFLearn (0.5.0 and 0.3.2) on tideflow needed, pinned with plain TF 1.x calls:
+the ``tensorflow.python`` modules a TF 1.x library imports (``tf_contextlib``,
+``pywrap_tensorflow``'s checkpoint reader, ``standard_ops``, ``rnn.rnn_cell_impl``, 0.x's
+``ops.seq2seq``), contrib's implementation modules (``factorization.python.ops``,
+``tensor_forest.python.ops.data_ops``), regression forests, and the summary tags and moving
+averages its Trainer looks up by name."""
 
 import os
 
