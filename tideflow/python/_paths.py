@@ -181,6 +181,8 @@ _add("util.deprecation", "Deprecation decorators.", ["tideflow.python._deprecati
 _add("util.tf_inspect", "``inspect`` through decorators.", ["tideflow.python._tf_inspect"],
      _module="tideflow.python._tf_inspect")
 _add("util.tf_decorator", "Decorator helpers.", ["tideflow.python._deprecation"])
+_add("util.all_util", "``remove_undocumented`` and ``make_all`` (``@@name`` docstring lists).",
+     ["tideflow.python._all_util"], _module="tideflow.python._all_util")
 _add("pywrap_tensorflow", "The checkpoint reader and the synchronous event writer (OpenAI "
      "baselines' logger) TF 1.x programs reach through TF's C++ wrapper.",
      [], NewCheckpointReader="tideflow.train:NewCheckpointReader",

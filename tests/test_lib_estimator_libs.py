@@ -1,0 +1,135 @@
+"""What running estimator-based TF 1.x libraries (TensorFlow Ranking 0.1.x, AdaNet) on tideflow
+needed, pinned with plain TF 1.x calls: ``tensorflow.python.util.all_util`` (the
+``remove_undocumented`` a library's ``__init__`` ends with) and ``tf.io.decode_proto`` given an
+inline binary descriptor (``b"bytes://" + FileDescriptorSet``, how Ranking parses its
+ExampleListWithContext records)."""
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+# ------------------------------------------------------------------------------------------
+# tensorflow.python.util.all_util
+# ------------------------------------------------------------------------------------------
+
+def _fake_module(name, doc):
+    mod = types.ModuleType(name, doc)
+    mod.kept_by_doc = 1
+    mod.kept_by_list = 2
+    mod.dropped = 3
+    mod._private = 4
+    sys.modules[name] = mod
+    return mod
+
+
+def test_remove_undocumented_keeps_doc_listed_and_allowed_names():
+    from tideflow.python.util.all_util import remove_undocumented, reveal_undocumented
+
+    mod = _fake_module("my_ranking_lib_api", "My API.\n\n@@kept_by_doc\n@@not_there\n")
+    try:
+        remove_undocumented("my_ranking_lib_api", allowed_exception_list=["kept_by_list"])
+        assert mod.kept_by_doc == 1 and mod.kept_by_list == 2 and mod._private == 4
+        assert not hasattr(mod, "dropped") and not hasattr(mod, "not_there")
+        reveal_undocumented("my_ranking_lib_api.dropped")
+        assert mod.dropped == 3
+        with pytest.raises(LookupError):
+            reveal_undocumented("my_ranking_lib_api.never_hidden")
+    finally:
+        del sys.modules["my_ranking_lib_api"]
+
+
+def test_make_all_reads_other_modules_docstrings():
+    from tideflow.python.util import all_util
+
+    _fake_module("my_ranking_lib_api2", None)
+    docs = types.ModuleType("docs", "@@dropped\n@@kept_by_doc\n  @@indented_is_ignored\n")
+    try:
+        names = all_util.make_all("my_ranking_lib_api2", doc_string_modules=[docs])
+        assert sorted(names) == ["dropped", "kept_by_doc"]
+        assert all_util.make_all("my_ranking_lib_api2") == []
+    finally:
+        del sys.modules["my_ranking_lib_api2"]
+
+
+# ------------------------------------------------------------------------------------------
+# decode_proto with an inline binary descriptor set
+# ------------------------------------------------------------------------------------------
+
+def _descriptor_bytes():
+    """A FileDescriptorSet for message ``my.pkg.Pair {repeated bytes items = 1; bytes head = 2;}``
+    whose serialization holds non-UTF-8 bytes (its file entry is longer than 127 bytes)."""
+    from google.protobuf import descriptor_pb2 as pb
+
+    fds = pb.FileDescriptorSet()
+    f = fds.file.add(name="my_pair_file_with_a_rather_long_name_" + "x" * 40 + ".proto",
+                     package="my.pkg", syntax="proto3")
+    m = f.message_type.add(name="Pair")
+    m.field.add(name="items", number=1, type=pb.FieldDescriptorProto.TYPE_BYTES,
+                label=pb.FieldDescriptorProto.LABEL_REPEATED)
+    m.field.add(name="head", number=2, type=pb.FieldDescriptorProto.TYPE_BYTES)
+    data = fds.SerializeToString()
+    with pytest.raises(UnicodeDecodeError):
+        data.decode("utf-8")
+    return b"bytes://" + data
+
+
+def _pair(items, head):
+    out = b""
+    for it in items:
+        out += b"\x0a" + bytes([len(it)]) + it
+    return out + b"\x12" + bytes([len(head)]) + head
+
+
+def test_decode_proto_binary_descriptor_source():
+    source = _descriptor_bytes()
+    serialized = tf.placeholder(tf.string, [None])
+    sizes, (head, items) = tf.io.decode_proto(
+        serialized, message_type="my.pkg.Pair", field_names=["head", "items"],
+        output_types=[tf.string, tf.string], descriptor_source=source)
+    assert sizes.shape.as_list() == [None, 2]
+    assert head.shape.as_list() == [None, None]
+    data = [_pair([b"a", b"bc"], b"h1"), _pair([b"d"], b"h2")]
+    with tf.Session() as sess:
+        s, h, it = sess.run([sizes, head, items], {serialized: data})
+    np.testing.assert_array_equal(s, [[1, 2], [1, 1]])
+    assert h.tolist() == [[b"h1"], [b"h2"]]
+    assert it.tolist() == [[b"a", b"bc"], [b"d", b""]]
+    # the attr keeps its exact bytes, through a GraphDef too
+    op = sizes.op
+    assert op.get_attr("descriptor_source") == source
+    gd = tf.get_default_graph().as_graph_def()
+    node = next(n for n in gd.node if n.op == "DecodeProtoV2")
+    assert node.attr["descriptor_source"].s == source
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+        g = tf.get_default_graph()
+        with tf.Session() as sess:
+            s2 = sess.run(g.get_tensor_by_name(sizes.name),
+                          {g.get_tensor_by_name(serialized.name): data})
+    np.testing.assert_array_equal(s2, s)
+
+
+def test_encode_proto_binary_descriptor_source_round_trip():
+    source = _descriptor_bytes()
+    sizes = tf.constant([[2, 1]])
+    items = tf.constant([[b"x", b"yz"]])
+    head = tf.constant([[b"top"]])
+    blob = tf.io.encode_proto(sizes, [items, head], field_names=["items", "head"],
+                              message_type="my.pkg.Pair", descriptor_source=source)
+    _, (back,) = tf.io.decode_proto(blob, "my.pkg.Pair", ["items"], [tf.string],
+                                    descriptor_source=source)
+    with tf.Session() as sess:
+        b, out = sess.run([blob, back])
+    assert b.tolist() == [_pair([b"x", b"yz"], b"top")]
+    assert out.tolist() == [[b"x", b"yz"]]
