@@ -1986,7 +1986,10 @@ def _coerce_attr(op_def, spec, value):
             return bool(value)
         if typ == "string":
             if isinstance(value, bytes):
-                value = value.decode()
+                try:
+                    value = value.decode()
+                except UnicodeDecodeError:
+                    return value  # a binary string attr stays bytes, as graph_io reads one
             if not isinstance(value, str):
                 raise TypeError(f"Expected string for argument '{spec.name}' not {value!r}.")
             if spec.allowed is not None and value not in spec.allowed:

@@ -21,7 +21,13 @@ def _pool(source):
         return descriptor_pool.Default()
     pool = _POOLS.get(source)
     if pool is None:
-        if source.startswith("bytes://"):
+        if isinstance(source, bytes):  # a binary attr: "bytes://" then the serialized set
+            if not source.startswith(b"bytes://"):
+                raise errors.InvalidArgumentError(
+                    None, None, f"descriptor_source {source[:40]!r}... is not valid UTF-8 and "
+                                f"does not start with bytes://")
+            data = source[len(b"bytes://"):]
+        elif source.startswith("bytes://"):
             data = source[len("bytes://"):].encode("latin-1")
         else:
             try:
