@@ -136,3 +136,13 @@ def test_unsorted_segment_reductions_dispatch_on_ragged_data():
     assert got[2] == [[1.0], [5.0, 2.5, 3.0], []]
     np.testing.assert_allclose(got[3][1], [10 / np.sqrt(2), 5 / np.sqrt(2), 3.0], rtol=1e-6)
     assert got[4] == [11.0, 8.0]
+
+
+def test_strings_split_of_a_scalar_is_one_row():
+    sp = tf.strings.split("to be or")
+    got = _run(sp)
+    np.testing.assert_array_equal(got.indices, [[0, 0], [0, 1], [0, 2]])
+    assert got.values.tolist() == [b"to", b"be", b"or"]
+    np.testing.assert_array_equal(got.dense_shape, [1, 3])
+    assert _run(tf.strings.split("a-b", sep="-", result_type="RaggedTensor")).to_list() == [
+        [b"a", b"b"]]

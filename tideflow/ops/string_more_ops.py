@@ -393,6 +393,10 @@ def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=
             return rt if result_type == "RaggedTensor" else rt.to_sparse()
     with ops.name_scope(name, "StringSplit", [input]):
         input = ops.convert_to_tensor(input, dtype=dtypes.string)
+        if rank == 0:  # as TF 1.15: a scalar is split as a vector of one string
+            from tideflow.ops import array_ops
+
+            input = array_ops.expand_dims(input, 0)
         sep = ops.convert_to_tensor("" if sep is None else sep, dtype=dtypes.string)
         op = ops.apply_op("StringSplitV2", [input, sep], {"maxsplit": int(maxsplit)})
         indices, values, shape = op.outputs
