@@ -146,3 +146,12 @@ def test_strings_split_of_a_scalar_is_one_row():
     np.testing.assert_array_equal(got.dense_shape, [1, 3])
     assert _run(tf.strings.split("a-b", sep="-", result_type="RaggedTensor")).to_list() == [
         [b"a", b"b"]]
+
+
+def test_unicode_encoding_names_match_loosely_as_icu():
+    out = tf.strings.unicode_transcode(["Hi", "ok"], "US ASCII", "UTF-8")
+    codes = tf.strings.unicode_decode(["\u00e9a"], "utf8")
+    assert _run(out).tolist() == [b"Hi", b"ok"]
+    assert _run(codes).to_list() == [[233, 97]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="unsupported encoding"):
+        _run(tf.strings.unicode_transcode(["x"], "no-such-code", "UTF-8"))

@@ -12,6 +12,7 @@ numbers agree with TF's.
 
 import builtins
 import codecs
+import re
 import struct
 
 import numpy as np
@@ -606,6 +607,14 @@ _ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-b
               "EUC-KR": "euc_kr", "GBK": "gbk", "GB2312": "gb2312", "BIG5": "big5",
               "WINDOWS-1252": "cp1252", "KOI8-R": "koi8_r", "ISO-8859-15": "iso8859_15"}
 _OUT_ENCODINGS = ("UTF-8", "UTF-16-BE", "UTF-32-BE")
+
+
+def _loose_name(name):
+    # ICU matches converter names ignoring case and any '-', '_' or ' ' ("US ASCII", "utf8")
+    return re.sub(r"[^a-z0-9]", "", str(name).lower())
+
+
+_ENCODINGS_LOOSE = {_loose_name(k): v for k, v in _ENCODINGS.items()}
 _MARK = "\ud800"  # a lone surrogate: no strict decoder produces it, so it marks bad input
 
 
@@ -621,7 +630,7 @@ def _codec(encoding, what, allowed=None):
         raise _invalid(f"{what}: unsupported encoding {encoding!r}; expected one of "
                        f"{', '.join(allowed)}")
     try:
-        return _ENCODINGS[encoding.upper()]
+        return _ENCODINGS_LOOSE[_loose_name(encoding)]
     except KeyError:
         raise _invalid(f"{what}: unsupported encoding {encoding!r}; expected one of "
                        f"{', '.join(_ENCODINGS)}") from None
