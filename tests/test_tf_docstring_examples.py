@@ -155,3 +155,18 @@ def test_unicode_encoding_names_match_loosely_as_icu():
     assert _run(codes).to_list() == [[233, 97]]
     with pytest.raises(tf.errors.InvalidArgumentError, match="unsupported encoding"):
         _run(tf.strings.unicode_transcode(["x"], "no-such-code", "UTF-8"))
+
+
+def test_squeeze_dispatches_on_ragged_tensors():
+    rt = tf.ragged.constant([[[7, 8]], [[9]]])
+    rows = tf.squeeze(rt, [1])
+    inner = tf.squeeze(tf.ragged.constant([[[1], [2]], [[3]]], ragged_rank=1), axis=-1)
+    single = tf.squeeze(tf.ragged.constant([[[4]]]), [0, 1, 2])
+    assert isinstance(rows, tf.RaggedTensor) and single.shape.as_list() == []
+    got = _lists(_run([rows, inner]))
+    assert got == [[[7, 8], [9]], [[1, 2], [3]]]
+    assert _run(single) == 4
+    with pytest.raises(ValueError, match="axis argument"):
+        tf.squeeze(rt)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not squeezable"):
+        _run(tf.squeeze(tf.ragged.constant([[1, 2], [3]]), [1]))

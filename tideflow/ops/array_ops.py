@@ -833,6 +833,7 @@ def reshape(tensor, shape, name=None):
     return ops.apply_op("Reshape", [tensor, shape], name=name)._outputs[0]
 
 
+@add_dispatch_support  # a RaggedTensor: ragged squeeze
 def squeeze(input, axis=None, name=None, squeeze_dims=None):
     """Removes dimensions of size 1 (those in ``axis``, or all)."""
     if squeeze_dims is not None:

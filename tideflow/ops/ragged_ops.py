@@ -1005,6 +1005,54 @@ def _segment_handler(kind, api_fn):
     return handler
 
 
+def squeeze(input, axis=None, name=None):
+    """``input`` without the size-1 dimensions ``axis`` (required for a RaggedTensor): a
+    ragged dimension squeezes when every row has length 1 (checked when run)."""
+    with ops.name_scope(name, "RaggedSqueeze", [input]):
+        input = _ragged_from_value(input)
+        if not isinstance(input, RaggedTensor):
+            return array_ops.squeeze(input, axis)
+        if axis is None:
+            raise ValueError("Ragged.squeeze must have an axis argument.")
+        if isinstance(axis, int):
+            axis = [axis]
+        elif not isinstance(axis, (list, tuple)) or not all(isinstance(d, int) for d in axis):
+            raise TypeError("Axis must be a list or tuple of integers.")
+        rank, k = input.shape.ndims, input.ragged_rank
+        axis = [_positive_axis(d, rank) for d in axis]
+        outer = sorted(d for d in axis if d <= k)  # the row dimension and ragged ones
+        inner = sorted(d - k for d in axis if d > k)  # dimensions of the flat values
+        checks = []
+        one = constant_op.constant(1, input.row_splits.dtype)
+        for i, lengths in enumerate(input.nested_row_lengths()):
+            if i + 1 in outer:
+                checks.append(Assert(reduction_ops.reduce_all(math_ops.equal(lengths, one)),
+                                     [f"the given axis (axis = {i + 1}) is not squeezable!"]))
+        if 0 in outer:
+            checks.append(Assert(math_ops.equal(input.nrows(), one),
+                                 ["the given axis (axis = 0) is not squeezable!"]))
+        values = control_flow_ops.with_dependencies(checks, input.flat_values) if checks \
+            else input.flat_values
+        if inner:
+            values = array_ops.squeeze(values, inner)
+        splits = [s for i, s in enumerate(input.nested_row_splits) if i + 1 not in outer]
+        if splits and 0 in outer:
+            splits = splits[1:]
+        result = RaggedTensor.from_nested_row_splits(values, splits, validate=False)
+        if set(builtins.range(k + 1)) <= set(outer):
+            # every ragged dimension and the rows went: one value left
+            result = array_ops.squeeze(result, [0])
+        return result
+
+
+def _squeeze_handler(args, kwargs):
+    a = _arguments(array_ops.squeeze, args, kwargs)
+    if a is None or not is_ragged(a.get("input")):
+        return NotImplemented
+    axis = a.get("axis") if a.get("squeeze_dims") is None else a.get("squeeze_dims")
+    return squeeze(a.get("input"), axis, a.get("name"))
+
+
 def _expand_dims_handler(args, kwargs):
     a = _arguments(array_ops.expand_dims, args, kwargs)
     if a is None or not is_ragged(a.get("input")):
@@ -1018,6 +1066,7 @@ def _expand_dims_handler(args, kwargs):
 # ------------------------------------------------------------------------------------------
 
 dispatch.register(array_ops.expand_dims, _expand_dims_handler)
+dispatch.register(array_ops.squeeze, _squeeze_handler)
 for _kind, _api in (("sum", reduction_ops.unsorted_segment_sum),
                     ("prod", reduction_ops.unsorted_segment_prod),
                     ("max", reduction_ops.unsorted_segment_max),
