@@ -53,7 +53,7 @@ def test_bitcast_of_a_scalar_to_a_narrower_type_is_a_vector():
 
 
 def _lists(values):
-    return [v.to_list() if hasattr(v, "to_list") else v.tolist() for v in values]
+    return [v.to_list() if hasattr(v, "to_list") else np.asarray(v).tolist() for v in values]
 
 
 def test_expand_dims_dispatches_on_ragged_tensors():
@@ -170,3 +170,17 @@ def test_squeeze_dispatches_on_ragged_tensors():
         tf.squeeze(rt)
     with pytest.raises(tf.errors.InvalidArgumentError, match="not squeezable"):
         _run(tf.squeeze(tf.ragged.constant([[1, 2], [3]]), [1]))
+
+
+def test_reduce_join_dispatches_on_ragged_tensors():
+    rt = tf.ragged.constant([["x", "y"], [], ["p", "q", "r"]])
+    outs = [tf.strings.reduce_join(rt, axis=1, separator="."),
+            tf.strings.reduce_join(rt, axis=0, separator="|"),
+            tf.reduce_join(rt), tf.strings.reduce_join(rt, axis=-1, keepdims=True)]
+    got = _lists(_run(outs))
+    assert got[0] == [b"x.y", b"", b"p.q.r"]
+    assert got[1] == [b"x|p", b"y|q", b"r"]
+    assert got[2] == b"xypqr"
+    assert got[3] == [[b"xy"], [b""], [b"pqr"]]
+    nested = tf.strings.reduce_join(tf.ragged.constant([[["a", "b"], ["c"]], [["d"]]]), axis=2)
+    assert _run(nested).to_list() == [[b"ab", b"c"], [b"d"]]

@@ -27,6 +27,8 @@ from tideflow.ops import (
     slicing_ops,
     sort_ops,
     special_math_ops,
+    string_more_ops,
+    string_ops,
 )
 from tideflow.ops.logging_ops import Assert
 from tideflow.ops.ragged_tensor import (
@@ -461,10 +463,14 @@ _DENSE_FNS = {
 }
 
 
-def _segment_reduce(kind, data, segment_ids, num_segments):
+def _segment_reduce(kind, data, segment_ids, num_segments, separator=""):
     """Reduces the rows of ``data`` (dense or ragged) by segment: ragged rows of different
-    lengths reduce element by element, a missing element counting as the identity."""
+    lengths reduce element by element, a missing element counting as the identity (kind
+    "join": strings joined with ``separator``)."""
     if not isinstance(data, RaggedTensor):
+        if kind == "join":
+            return string_more_ops.unsorted_segment_join(data, segment_ids, num_segments,
+                                                         separator=separator)
         return _SEGMENT_FNS[kind](data, segment_ids, num_segments)
     dt = data.row_splits.dtype
     segment_ids = cast_ops.cast(segment_ids, dt)
@@ -480,13 +486,15 @@ def _segment_reduce(kind, data, segment_ids, num_segments):
         gather_ops.gather(data.row_splits, rowids))
     out_starts = gather_ops.gather(out_splits, segment_ids)
     value_ids = gather_ops.gather(out_starts, rowids) + cols
-    values = _segment_reduce(kind, data.values, value_ids, out_splits[-1])
+    values = _segment_reduce(kind, data.values, value_ids, out_splits[-1], separator)
     return RaggedTensor(values, out_splits, internal=True)
 
 
-def _reduce_axis(kind, rt, axis):
+def _reduce_axis(kind, rt, axis, separator=""):
     """Reduces one axis of a RaggedTensor (``axis`` >= 0)."""
     if not isinstance(rt, RaggedTensor):
+        if kind == "join":
+            return string_ops.reduce_join(rt, axis=axis, separator=separator)
         return _DENSE_FNS[kind](rt, axis=axis)
     if axis == 0:
         dt = rt.row_splits.dtype
@@ -495,10 +503,10 @@ def _reduce_axis(kind, rt, axis):
             gather_ops.gather(rt.row_splits, rowids))
         ncols = reduction_ops.reduce_max(
             concat_ops.concat([array_ops.zeros([1], dt), rt.row_lengths()], 0))
-        return _segment_reduce(kind, rt.values, cols, ncols)
+        return _segment_reduce(kind, rt.values, cols, ncols, separator)
     if axis == 1:
-        return _segment_reduce(kind, rt.values, rt.value_rowids(), rt.nrows())
-    return rt.with_values(_reduce_axis(kind, rt.values, axis - 1))
+        return _segment_reduce(kind, rt.values, rt.value_rowids(), rt.nrows(), separator)
+    return rt.with_values(_reduce_axis(kind, rt.values, axis - 1, separator))
 
 
 def expand_dims(input, axis, name=None):
@@ -1045,6 +1053,30 @@ def squeeze(input, axis=None, name=None):
         return result
 
 
+def _reduce_join_handler(args, kwargs):
+    a = _arguments(string_ops.reduce_join, args, kwargs)
+    rt = None if a is None else _ragged_from_value(a.get("inputs"))
+    if not isinstance(rt, RaggedTensor):
+        return NotImplemented
+    axis = a.get("axis") if a.get("axis") is not None else a.get("reduction_indices")
+    keepdims = bool(a.get("keepdims") or a.get("keep_dims"))
+    separator = a.get("separator", "")
+    with ops.name_scope(a.get("name"), "RaggedSegmentJoin", [rt]):
+        if axis is None:
+            result = string_ops.reduce_join(rt.flat_values, separator=separator)
+            return array_ops.reshape(result, [1] * rt.shape.ndims) if keepdims else result
+        axes = ops.constant_value(axis) if isinstance(axis, ops.Tensor) else axis
+        if axes is None:
+            raise ValueError("axis must be known at graph construction time.")
+        axes = np.atleast_1d(np.asarray(axes)).tolist()
+        result = rt
+        for ax in sorted({_positive_axis(int(v), rt.shape.ndims) for v in axes}, reverse=True):
+            result = _reduce_axis("join", result, ax, separator)
+            if keepdims:
+                result = expand_dims(result, ax)
+        return result
+
+
 def _squeeze_handler(args, kwargs):
     a = _arguments(array_ops.squeeze, args, kwargs)
     if a is None or not is_ragged(a.get("input")):
@@ -1067,6 +1099,7 @@ def _expand_dims_handler(args, kwargs):
 
 dispatch.register(array_ops.expand_dims, _expand_dims_handler)
 dispatch.register(array_ops.squeeze, _squeeze_handler)
+dispatch.register(string_ops.reduce_join, _reduce_join_handler)
 for _kind, _api in (("sum", reduction_ops.unsorted_segment_sum),
                     ("prod", reduction_ops.unsorted_segment_prod),
                     ("max", reduction_ops.unsorted_segment_max),

@@ -389,6 +389,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support  # a RaggedTensor: joins along its ragged rows
 def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
                 reduction_indices=None, keepdims=None):
     """Joins the strings of ``inputs`` across ``axis`` (default: all, in row-major order).
