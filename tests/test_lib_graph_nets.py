@@ -83,3 +83,25 @@ def test_testcase_subclass_may_keep_its_own_graph_attribute():
 
     _run_case(Case)
     tf.reset_default_graph()
+
+
+def test_testcase_seeds_generators_and_graph_as_tf():
+    import random
+
+    seen = []
+
+    class Case(tf.test.TestCase):
+        def test_seeded(self):
+            assert tf.get_default_graph().seed == 87654321
+            data = np.random.rand(3)
+            seen.append((random.random(), data.tolist()))
+            x = tf.random_uniform([4])
+            with self.test_session() as sess:
+                seen.append(sess.run(x).tolist())
+
+    _run_case(Case)
+    _run_case(Case)
+    assert seen[0] == seen[2]  # Python's and NumPy's draws repeat from test to test
+    assert seen[1] == seen[3]  # and so does an unseeded random op
+    np.random.seed(87654321)
+    assert np.allclose(seen[0][1], np.random.rand(3))

@@ -3,6 +3,7 @@ for TF 1.x unit tests."""
 
 import contextlib
 import os
+import random
 import re
 import tempfile
 import time
@@ -12,7 +13,7 @@ from unittest import mock  # noqa: F401 - tf.test.mock
 
 import numpy as np
 
-from tideflow.framework import ops
+from tideflow.framework import ops, random_seed
 from tideflow.kernels.device import gpu_info
 
 
@@ -518,7 +519,12 @@ class TestCase(unittest.TestCase):
         if self._cached_session is not None:
             self._cached_session.close()
         self._cached_session = None
+        # as TF's setUp: Python's and NumPy's generators and the graph get TF's default seed,
+        # so a test's random data and unseeded random ops repeat from run to run
+        random.seed(random_seed.DEFAULT_GRAPH_SEED)
+        np.random.seed(random_seed.DEFAULT_GRAPH_SEED)
         self._tc_graph = ops.Graph()
+        self._tc_graph.seed = random_seed.DEFAULT_GRAPH_SEED
         self._tc_graph._stands_for_global = True  # tf.reset_default_graph() in a test replaces it
         self._tc_graph_ctx = self._tc_graph.as_default()
         self._tc_graph_ctx.__enter__()
