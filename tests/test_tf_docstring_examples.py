@@ -184,3 +184,16 @@ def test_reduce_join_dispatches_on_ragged_tensors():
     assert got[3] == [[b"xy"], [b""], [b"pqr"]]
     nested = tf.strings.reduce_join(tf.ragged.constant([[["a", "b"], ["c"]], [["d"]]]), axis=2)
     assert _run(nested).to_list() == [[b"ab", b"c"], [b"d"]]
+
+
+def test_dynamic_partition_dispatches_on_ragged_tensors():
+    rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+    parts = tf.dynamic_partition(rt, [1, 0, 1], 2)
+    by_item = tf.dynamic_partition(rt, tf.ragged.constant([[1, 0], [0], [1, 1, 0]]), 2)
+    assert len(parts) == 2 and all(isinstance(p, tf.RaggedTensor) for p in parts)
+    got = _lists(_run(parts + by_item))
+    assert got == [[[3]], [[1, 2], [4, 5, 6]], [2, 3, 6], [1, 4, 5]]
+    stacked = tf.ragged.stack_dynamic_partitions(rt, [1, 0, 1], 3)
+    assert _run(stacked).to_list() == [[[3]], [[1, 2], [4, 5, 6]], []]
+    matrix = tf.ragged.stack_dynamic_partitions([[7, 8], [9, 6]], [[0, 1], [1, 1]], 2)
+    assert _run(matrix).to_list() == [[7], [8, 9, 6]]

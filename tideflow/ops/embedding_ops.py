@@ -4,6 +4,7 @@ to shards and results back: DynamicPartition and DynamicStitch."""
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.ops.partitioned_variables import PartitionedVariable
 
@@ -166,6 +167,7 @@ for _name in ("DynamicStitch", "ParallelDynamicStitch"):
     )
 
 
+@add_dispatch_support  # RaggedTensor data or partitions: ragged stack_dynamic_partitions
 def dynamic_partition(data, partitions, num_partitions, name=None):
     """Splits ``data`` into ``num_partitions`` tensors by the partition index of each row."""
     return list(ops.apply_op("DynamicPartition", [data, partitions],

@@ -19,6 +19,7 @@ from tideflow.ops import (
     constant_op,
     control_flow_ops,
     counting_ops,
+    embedding_ops,
     fill_ops,
     gather_ops,
     math_ops,
@@ -858,21 +859,59 @@ def _boolean_mask_handler(args, kwargs):
 
 def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
     """A RaggedTensor whose row ``p`` holds the items of ``data`` with ``partitions == p``,
-    in their order."""
+    in their order (``data`` and ``partitions`` dense or ragged; partitions of rank k pick
+    items of ``data``'s first k dimensions)."""
     with ops.name_scope(name, "SegmentStack", [data, partitions, num_partitions]):
-        data = ops.convert_to_tensor(data, name="data")
-        partitions = ops.convert_to_tensor(partitions, name="partitions")
+        data = _ragged_from_value(data)
+        if not isinstance(data, RaggedTensor):
+            data = ops.convert_to_tensor(data, name="data")
+        partitions = _ragged_from_value(partitions)
+        if not isinstance(partitions, RaggedTensor):
+            partitions = ops.convert_to_tensor(partitions, name="partitions")
         if partitions.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
             raise TypeError("partitions must be int32 or int64")
-        partitions.get_shape().assert_has_rank(1)
+        rank = partitions.shape.ndims
+        if rank is None:
+            raise ValueError("partitions must have known rank.")
+        if rank == 0:
+            return RaggedTensor.from_value_rowids(
+                concat_ops.stack([data]), array_ops.reshape(
+                    cast_ops.cast(partitions, dtypes.int64), [1]), nrows=num_partitions)
+        if rank > 1:
+            # the outer dimension of both is their row partition: partition the values
+            if not isinstance(data, RaggedTensor):
+                data = RaggedTensor.from_tensor(data)
+            if not isinstance(partitions, RaggedTensor):
+                partitions = RaggedTensor.from_tensor(
+                    partitions, ragged_rank=max(data.ragged_rank, rank - 1))
+            check = check_ops.assert_equal(
+                data.row_splits, cast_ops.cast(partitions.row_splits, data.row_splits.dtype),
+                message="data and partitions have incompatible ragged shapes")
+            with ops.control_dependencies([check]):
+                return stack_dynamic_partitions(data.values, partitions.values, num_partitions)
         n = array_ops.shape(partitions, out_type=dtypes.int64)[0]
         # a stable sort by partition: partition-major keys that are all different
         keys = cast_ops.cast(partitions, dtypes.int64) * n + range_ops.range(
             n, dtype=dtypes.int64)
         perm = sort_ops.argsort(keys)
-        return RaggedTensor.from_value_rowids(
-            gather_ops.gather(data, perm), gather_ops.gather(partitions, perm),
-            nrows=num_partitions)
+        rowids = gather_ops.gather(partitions, perm)
+        if isinstance(data, RaggedTensor):
+            values = ragged_gather(data, perm)
+            rowids = cast_ops.cast(rowids, data.row_splits.dtype)
+        else:
+            values = gather_ops.gather(data, perm)
+        return RaggedTensor.from_value_rowids(values, rowids, nrows=num_partitions)
+
+
+def _dynamic_partition_handler(args, kwargs):
+    a = _arguments(embedding_ops.dynamic_partition, args, kwargs)
+    if a is None or not (is_ragged(a.get("data")) or is_ragged(a.get("partitions"))):
+        return NotImplemented
+    num = a.get("num_partitions")
+    if not isinstance(num, int) or num < 0:
+        raise TypeError("num_partitions must be a non-negative integer")
+    result = stack_dynamic_partitions(a.get("data"), a.get("partitions"), num, a.get("name"))
+    return [result[i] for i in builtins.range(num)]
 
 
 def gather_nd(params, indices, name=None):
@@ -1099,6 +1138,7 @@ def _expand_dims_handler(args, kwargs):
 
 dispatch.register(array_ops.expand_dims, _expand_dims_handler)
 dispatch.register(array_ops.squeeze, _squeeze_handler)
+dispatch.register(embedding_ops.dynamic_partition, _dynamic_partition_handler)
 dispatch.register(string_ops.reduce_join, _reduce_join_handler)
 for _kind, _api in (("sum", reduction_ops.unsorted_segment_sum),
                     ("prod", reduction_ops.unsorted_segment_prod),
