@@ -197,3 +197,16 @@ def test_dynamic_partition_dispatches_on_ragged_tensors():
     assert _run(stacked).to_list() == [[[3]], [[1, 2], [4, 5, 6]], []]
     matrix = tf.ragged.stack_dynamic_partitions([[7, 8], [9, 6]], [[0, 1], [1, 1]], 2)
     assert _run(matrix).to_list() == [[7], [8, 9, 6]]
+
+
+def test_tile_dispatches_on_ragged_tensors():
+    rt = tf.ragged.constant([[4, 5], [], [6]])
+    twice = tf.tile(rt, [2, 3])
+    assert isinstance(twice, tf.RaggedTensor)
+    deep = tf.tile(tf.ragged.constant([[[1], [2, 3]]]), [1, 2, 2])
+    dense_inner = tf.tile(tf.ragged.constant([[[1, 2]], [[3, 4], [5, 6]]], ragged_rank=1),
+                          [1, 1, 2])
+    got = _lists(_run([twice, deep, dense_inner]))
+    assert got[0] == [[4, 5, 4, 5, 4, 5], [], [6, 6, 6]] * 2
+    assert got[1] == [[[1, 1], [2, 3, 2, 3], [1, 1], [2, 3, 2, 3]]]
+    assert got[2] == [[[1, 2, 1, 2]], [[3, 4, 3, 4], [5, 6, 5, 6]]]

@@ -3,6 +3,7 @@
 import numpy as np
 
 from tideflow.framework import op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops.array_ops import (
     _check_rank,
     _in,
@@ -84,6 +85,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support  # a RaggedTensor: ragged tile
 def tile(input, multiples, name=None):
     """Repeats ``input`` ``multiples[i]`` times along dimension i."""
     return ops.apply_op("Tile", [input, multiples], name=name)._outputs[0]

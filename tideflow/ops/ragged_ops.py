@@ -23,6 +23,7 @@ from tideflow.ops import (
     fill_ops,
     gather_ops,
     math_ops,
+    pad_ops,
     range_ops,
     reduction_ops,
     slicing_ops,
@@ -1116,6 +1117,49 @@ def _reduce_join_handler(args, kwargs):
         return result
 
 
+def tile(input, multiples, name=None):
+    """``input`` repeated ``multiples[d]`` times along each dimension d: along a ragged
+    dimension each row's items repeat in turn (``[[1, 2], [3]]`` by ``[1, 2]`` is
+    ``[[1, 2, 1, 2], [3, 3]]``)."""
+    with ops.name_scope(name, "RaggedTile", [input, multiples]):
+        input = _ragged_from_value(input)
+        if not isinstance(input, RaggedTensor):
+            return pad_ops.tile(input, multiples)
+        dt = input.row_splits.dtype
+        multiples = cast_ops.cast(ops.convert_to_tensor(multiples, name="multiples"), dt)
+        rank = input.shape.ndims
+        multiples.get_shape().assert_is_compatible_with([rank])
+        k = input.ragged_rank
+        # the dense dimensions of the flat values tile as a Tensor
+        inner = concat_ops.concat([array_ops.ones([1], dt), multiples[k + 1:]], 0)
+        result = input.with_flat_values(pad_ops.tile(input.flat_values, inner))
+        for axis in builtins.range(k, 0, -1):
+            result = _tile_ragged_axis(result, axis, multiples[axis])
+        rows = result.nrows()
+        return ragged_gather(result, range_ops.range(rows * multiples[0], dtype=dt) % rows)
+
+
+def _tile_ragged_axis(rt, axis, m):
+    """Each row of ragged dimension ``axis`` (>= 1) of ``rt`` repeated ``m`` times."""
+    if axis > 1:
+        return rt.with_values(_tile_ragged_axis(rt.values, axis - 1, m))
+    dt = rt.row_splits.dtype
+    lengths = rt.row_lengths()
+    out_splits = concat_ops.concat([array_ops.zeros([1], dt), reduction_ops.cumsum(lengths * m)],
+                                   0)
+    out_rows = _splits_to_rowids(out_splits)
+    pos = range_ops.range(out_splits[-1], dtype=dt) - gather_ops.gather(out_splits, out_rows)
+    src = gather_ops.gather(rt.row_splits, out_rows) + pos % gather_ops.gather(lengths, out_rows)
+    return RaggedTensor(_gather_rows(rt.values, src), out_splits, internal=True)
+
+
+def _tile_handler(args, kwargs):
+    a = _arguments(pad_ops.tile, args, kwargs)
+    if a is None or not is_ragged(a.get("input")):
+        return NotImplemented
+    return tile(a.get("input"), a.get("multiples"), a.get("name"))
+
+
 def _squeeze_handler(args, kwargs):
     a = _arguments(array_ops.squeeze, args, kwargs)
     if a is None or not is_ragged(a.get("input")):
@@ -1138,6 +1182,7 @@ def _expand_dims_handler(args, kwargs):
 
 dispatch.register(array_ops.expand_dims, _expand_dims_handler)
 dispatch.register(array_ops.squeeze, _squeeze_handler)
+dispatch.register(pad_ops.tile, _tile_handler)
 dispatch.register(embedding_ops.dynamic_partition, _dynamic_partition_handler)
 dispatch.register(string_ops.reduce_join, _reduce_join_handler)
 for _kind, _api in (("sum", reduction_ops.unsorted_segment_sum),
