@@ -15,8 +15,8 @@ import traceback
 
 import numpy as np
 
-from tideflow.framework import errors, op_registry
-from tideflow.framework.ops import Tensor
+from tideflow.framework import errors, nest, op_registry
+from tideflow.framework.ops import Operation, Tensor
 from tideflow.kernels import threads
 from tideflow.kernels.device import KernelContext
 from tideflow.ops.control_flow_ops import _no_op_kernel
@@ -100,9 +100,12 @@ _UPDATE_PREFIXES = ("Assign", "Apply", "SparseApply", "Scatter", "StridedSliceAs
 def _late(op):
     """0 for an op that runs as soon as its inputs allow, 1 for a variable update, 2 for an
     op that may wait for another op of the step."""
-    if op._type in _WAITING_OPS:
+    t = op._type
+    if t in _WAITING_OPS:
         return 2
-    return 1 if op._type.startswith(_UPDATE_PREFIXES) and op._op_def.has_ref_input else 0
+    if t == "RestoreV2":
+        return 1  # it reads into the variables its Assigns update: it goes with them
+    return 1 if t.startswith(_UPDATE_PREFIXES) and op._op_def.has_ref_input else 0
 
 
 def topo_order(ops, fed):
@@ -360,7 +363,15 @@ _MAX_INLINE_DEPTH = 14
 
 
 def function_targets(fg):
-    """The ops of a function body that run whether or not an output needs them: stateful ones."""
+    """The ops of a function body that run whether or not an output needs them: stateful ones.
+
+    A ``tf.cond`` branch or ``tf.while_loop`` body runs, as TF 1.x's control flow does, only
+    what its outputs need (an unused ``tf.assign`` in a branch never runs) and the Operations
+    a branch returns.
+    """
+    if fg.control_flow_body:
+        return [x for x in nest.flatten(fg.structured_outputs)
+                if isinstance(x, Operation) and x._graph is fg]
     return [op for op in fg._ops
             if op._op_def.is_stateful and not op._op_def.is_random and op._type != "Placeholder"]
 

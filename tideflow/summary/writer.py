@@ -169,12 +169,18 @@ _STOP = object()
 
 
 def _flush_at_exit(ref):
+    """Writes what an unclosed writer still holds (into its file, even one deleted since:
+    at exit there is no one to start a new file for)."""
     writer = ref()
-    if writer is not None:
-        try:
-            writer.flush()
-        except Exception:  # noqa: BLE001, S110 - nothing left to report an error to at exit
-            pass
+    if writer is None or writer._closed:
+        return
+    try:
+        writer._queue.join()
+        with writer._lock:
+            if writer._file is not None:
+                writer._file.flush()
+    except Exception:  # noqa: BLE001, S110 - nothing left to report an error to at exit
+        pass
 
 
 class EventsWriter:
