@@ -210,3 +210,16 @@ def test_tile_dispatches_on_ragged_tensors():
     assert got[0] == [[4, 5, 4, 5, 4, 5], [], [6, 6, 6]] * 2
     assert got[1] == [[[1, 1], [2, 3, 2, 3], [1, 1], [2, 3, 2, 3]]]
     assert got[2] == [[[1, 2, 1, 2]], [[3, 4, 3, 4], [5, 6, 5, 6]]]
+
+
+def test_where_on_ragged_tensors_gives_coordinates_or_picks_rows():
+    cond = tf.ragged.constant([[False, True, True], [], [True]])
+    coords = tf.where(cond)
+    assert isinstance(coords, tf.Tensor) and coords.shape.as_list() == [None, 2]
+    nested = tf.where(tf.ragged.constant([[[True], [False, True]], [[True]]]))
+    rows = tf.where([False, True], tf.ragged.constant([[1], [2, 3]]),
+                    tf.ragged.constant([[4, 5, 6], []]))
+    got = _lists(_run([coords, nested, rows]))
+    assert got[0] == [[0, 1], [0, 2], [2, 0]]
+    assert got[1] == [[0, 0, 0], [0, 1, 1], [1, 0, 0]]
+    assert got[2] == [[4, 5, 6], [2, 3]]

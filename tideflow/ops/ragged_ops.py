@@ -1160,6 +1160,45 @@ def _tile_handler(args, kwargs):
     return tile(a.get("input"), a.get("multiples"), a.get("name"))
 
 
+def _coordinate_where(condition):
+    """The coordinates of the true entries of a (ragged) boolean tensor, row-major."""
+    if not isinstance(condition, RaggedTensor):
+        return gather_ops.where(condition)
+    inner = _coordinate_where(condition.values)  # coordinates within the values
+    first = inner[:, 0]
+    rows = gather_ops.gather(cast_ops.cast(condition.value_rowids(), dtypes.int64), first)
+    cols = first - gather_ops.gather(cast_ops.cast(condition.row_splits, dtypes.int64), rows)
+    return concat_ops.concat([array_ops.expand_dims(rows, 1), array_ops.expand_dims(cols, 1),
+                              inner[:, 1:]], 1)
+
+
+def _where_handler(args, kwargs):
+    a = _arguments(gather_ops.where, args, kwargs)
+    if a is None:
+        return NotImplemented
+    condition, x, y = a.get("condition"), a.get("x"), a.get("y")
+    if x is None and y is None:
+        if not is_ragged(condition):
+            return NotImplemented
+        with ops.name_scope(a.get("name"), "RaggedWhere", [condition]):
+            return _coordinate_where(_ragged_from_value(condition))
+    if is_ragged(condition) or not (is_ragged(x) or is_ragged(y)) or x is None or y is None:
+        return NotImplemented  # element-wise (or dense) where
+    # a vector condition picks whole rows of x or y, whose rows may differ in length
+    with ops.name_scope(a.get("name"), "RaggedWhere", [condition, x, y]):
+        condition = ops.convert_to_tensor(condition, name="condition")
+        condition.get_shape().assert_has_rank(1)
+        both = ragged_concat([x, y], 0)
+        dt = both.row_splits.dtype
+        nx = _ragged_from_value(x)
+        nx = nx.nrows(out_type=dt) if isinstance(nx, RaggedTensor) else array_ops.shape(
+            nx, out_type=dt)[0]
+        n = array_ops.shape(condition, out_type=dt)[0]
+        picks = gather_ops.where(condition, range_ops.range(n, dtype=dt),
+                                 nx + range_ops.range(n, dtype=dt))
+        return ragged_gather(both, picks)
+
+
 def _squeeze_handler(args, kwargs):
     a = _arguments(array_ops.squeeze, args, kwargs)
     if a is None or not is_ragged(a.get("input")):
@@ -1182,6 +1221,7 @@ def _expand_dims_handler(args, kwargs):
 
 dispatch.register(array_ops.expand_dims, _expand_dims_handler)
 dispatch.register(array_ops.squeeze, _squeeze_handler)
+dispatch.register(gather_ops.where, _where_handler)
 dispatch.register(pad_ops.tile, _tile_handler)
 dispatch.register(embedding_ops.dynamic_partition, _dynamic_partition_handler)
 dispatch.register(string_ops.reduce_join, _reduce_join_handler)
