@@ -238,3 +238,58 @@ def test_clipped_sparse_gradient_through_cond_with_copied_dense_shape():
         out = sess.run(step, {ids: [1]})
     # the gradient of row 1 is 2 * (0.5 - 1) = -1, clipped to norm 0.1
     np.testing.assert_allclose(out, [[0.25], [0.6]], rtol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------
+# cond branches and loop bodies run only what their outputs need (TF 1.x control flow)
+# ------------------------------------------------------------------------------------------
+
+def test_unused_stateful_op_in_loop_body_does_not_run():
+    hits = tf.Variable(0)
+    chained = tf.Variable(0)
+
+    def body(i):
+        tf.assign_add(hits, 1)  # its result is not used: TF 1.x prunes it
+        with tf.control_dependencies([tf.assign_add(chained, 1)]):
+            return i + 1
+
+    out = tf.while_loop(lambda i: i < 4, body, [0])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out) == 4
+        assert sess.run([hits, chained]) == [0, 4]
+
+
+def test_unused_stateful_op_in_cond_branch_does_not_run():
+    v = tf.Variable(0)
+    w = tf.Variable(0)
+    pred = tf.placeholder(tf.bool, ())
+
+    def true_fn():
+        tf.assign_add(v, 5)
+        return tf.constant(1)
+
+    out = tf.cond(pred, true_fn, lambda: tf.constant(2))
+    op_out = tf.cond(pred, lambda: tf.assign_add(w, 3).op, tf.no_op)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out, {pred: True}) == 1
+        assert sess.run(v) == 0
+        sess.run(op_out, {pred: True})  # an Operation a branch returns does run
+        sess.run(op_out, {pred: False})
+        assert sess.run(w) == 3
+
+
+def test_map_fn_body_updates_only_what_it_returns():
+    total = tf.Variable(0.0)
+    x = tf.placeholder(tf.float32, (None,))
+
+    def fn(s):
+        tf.assign_add(total, s)
+        return s * 2.0
+
+    y = tf.map_fn(fn, x)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(y, {x: [1.0, 2.0]}), [2.0, 4.0])
+        assert sess.run(total) == 0.0
