@@ -257,7 +257,8 @@ class Estimator:
         elif not isinstance(config, run_config_lib.RunConfig):
             raise ValueError(f"config must be an instance of `RunConfig`, but provided "
                              f"{config}.")
-        _assert_members_are_not_overridden(self)
+        # through the class, as TF: a library may replace this check (AdaNet does)
+        self.__class__._assert_members_are_not_overridden(self)
         if model_dir is not None:
             model_dir = os.fspath(model_dir) or None  # TF treats "" as "not given"
         if model_dir is not None:
@@ -325,6 +326,10 @@ class Estimator:
         def public_model_fn(features, labels, mode, config):
             return self._call_model_fn(features, labels, mode, config)
         return public_model_fn
+
+    def _assert_members_are_not_overridden(self):
+        """Raises ValueError when a subclass redefines one of Estimator's own members."""
+        _assert_members_are_not_overridden(self)
 
     def eval_dir(self, name=None):
         return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
