@@ -38,8 +38,10 @@ class CheckpointReader:
         return self._reader.has(tensor_str)
 
     def get_tensor(self, tensor_str):
-        """The value of ``tensor_str``; NotFoundError when the checkpoint lacks it."""
-        return self._reader.read(tensor_str)
+        """The value of ``tensor_str``; NotFoundError when the checkpoint lacks it. A scalar
+        comes back as a NumPy scalar (``np.int64(3)``; bytes for a string), as TF's reader."""
+        value = self._reader.read(tensor_str)
+        return value[()] if getattr(value, "ndim", None) == 0 else value
 
     def debug_string(self):
         """One line per tensor, ``name (DT_FLOAT) [2,3]``, as bytes."""
