@@ -133,3 +133,87 @@ def test_encode_proto_binary_descriptor_source_round_trip():
         b, out = sess.run([blob, back])
     assert b.tolist() == [_pair([b"x", b"yz"], b"top")]
     assert out.tolist() == [[b"x", b"yz"]]
+
+
+# ------------------------------------------------------------------------------------------
+# Estimator: the override check goes through the class (AdaNet replaces it)
+# ------------------------------------------------------------------------------------------
+
+def _model_fn(features, labels, mode):
+    w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(features["x"] * w - labels))
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                      predictions={"y": features["x"] * w})
+
+
+def test_estimator_subclass_overriding_train_is_refused(tmp_path):
+    class MyEstimator(tf.estimator.Estimator):
+        def train(self, *args, **kwargs):
+            return super().train(*args, **kwargs)
+
+    with pytest.raises(ValueError, match="cannot override members of Estimator"):
+        MyEstimator(_model_fn, model_dir=str(tmp_path))
+
+
+def test_estimator_subclass_may_replace_the_override_check(tmp_path):
+    class MyEstimator(tf.estimator.Estimator):
+        def _assert_members_are_not_overridden(self):
+            pass
+
+        def train(self, input_fn, steps=None, max_steps=None, hooks=None):
+            self.calls = getattr(self, "calls", 0) + 1
+            return super().train(input_fn, steps=steps, max_steps=max_steps, hooks=hooks)
+
+    est = MyEstimator(_model_fn, model_dir=str(tmp_path))
+
+    def input_fn():
+        return {"x": tf.constant([1.0, 2.0])}, tf.constant([2.0, 4.0])
+
+    est.train(input_fn, steps=3)
+    assert est.calls == 1 and est.get_variable_value("global_step") == 3
+    # the plain check is a method of Estimator too
+    assert callable(tf.estimator.Estimator._assert_members_are_not_overridden)
+
+
+# ------------------------------------------------------------------------------------------
+# checkpoint reader: scalars come back as NumPy scalars
+# ------------------------------------------------------------------------------------------
+
+def test_load_variable_scalars_are_numpy_scalars(tmp_path):
+    tf.Variable(7, dtype=tf.int64, name="iteration")
+    tf.Variable(1.5, name="rate")
+    tf.Variable(b"tag", name="label")
+    tf.Variable([[1.0, 2.0]], name="matrix")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = tf.train.Saver().save(sess, str(tmp_path / "model"))
+    it = tf.train.load_variable(path, "iteration")
+    assert isinstance(it, np.int64) and it == 7
+    rate = tf.train.load_variable(path, "rate")
+    assert isinstance(rate, np.float32) and rate == 1.5
+    assert tf.train.load_variable(path, "label") == b"tag"
+    m = tf.train.load_variable(path, "matrix")
+    assert isinstance(m, np.ndarray) and m.shape == (1, 2)
+    reader = tf.train.NewCheckpointReader(path)
+    assert isinstance(reader.get_tensor("iteration"), np.int64)
+    # usable where Python ints are expected
+    assert list(range(it)) == list(range(7))
+
+
+# ------------------------------------------------------------------------------------------
+# tensorflow.python.ops.summary_op_util
+# ------------------------------------------------------------------------------------------
+
+def test_summary_op_util_summary_scope():
+    from tideflow.python.ops import summary_op_util
+
+    with tf.name_scope("outer"):
+        with summary_op_util.summary_scope("loss", family="train", values=[]) as (tag, scope):
+            assert tag == "train/outer/train/loss"
+            assert scope == "outer/train/loss/"
+        with summary_op_util.summary_scope("bad name:1") as (tag, scope):
+            assert tag == "outer/bad_name_1"
+    assert summary_op_util.clean_tag("a b") == "a_b"
+    assert summary_op_util.skip_summary() is False

@@ -214,6 +214,11 @@ _add("lib.io.tf_record", "TFRecord reading and writing.", ["tideflow.python_io"]
 _add("lib.io.python_io", "``tf.python_io``.", ["tideflow.python_io"], _module="tideflow.python_io")
 _add("summary", "``tensorflow.python.summary``.", [])
 _add("summary.summary", "``tf.summary``.", ["tideflow.summary"])
+_add("ops.summary_op_util", "The summary ops' naming helpers: ``summary_scope(name, family, "
+     "default_name, values)`` yields ``(tag, scope)``; ``clean_tag``; ``skip_summary``.", [],
+     summary_scope="tideflow.summary.summary:_SummaryScope",
+     clean_tag="tideflow.summary.summary:_clean_tag",
+     skip_summary="tideflow.python._paths:_no_skip")
 _add("summary.summary_iterator", "``summary_iterator``.", ["tideflow.summary.summary_iterator",
                                                            "tideflow.train"])
 _add("summary.plugin_asset", "TensorBoard plugin assets.", ["tideflow.summary.plugin_asset"],
@@ -303,6 +308,11 @@ def _resolve(spec):
     mod, _, attr = spec.partition(":")
     obj = importlib.import_module(mod)
     return getattr(obj, attr) if attr else obj
+
+
+def _no_skip():
+    """``summary_op_util.skip_summary``: summaries are skipped only on TPU replicas."""
+    return False
 
 
 def _is_var(x):
