@@ -223,3 +223,16 @@ def test_where_on_ragged_tensors_gives_coordinates_or_picks_rows():
     assert got[0] == [[0, 1], [0, 2], [2, 0]]
     assert got[1] == [[0, 0, 0], [0, 1, 1], [1, 0, 0]]
     assert got[2] == [[4, 5, 6], [2, 3]]
+
+
+def test_unicode_encode_takes_ragged_code_points():
+    points = tf.ragged.constant([[104, 233], [], [9731]])
+    flat = tf.strings.unicode_encode(points, "UTF-8")
+    assert isinstance(flat, tf.Tensor) and flat.shape.as_list() == [3]
+    nested = tf.strings.unicode_encode(tf.ragged.constant([[[79, 75]], [[], [33]]]), "UTF-8")
+    round_trip = tf.strings.unicode_encode(tf.strings.unicode_decode(["d\u00e9j\u00e0"], "UTF-8"),
+                                           "UTF-8")
+    got = _lists(_run([flat, nested, round_trip]))
+    assert got[0] == ["h\u00e9".encode(), b"", "\u2603".encode()]
+    assert got[1] == [[b"OK"], [b"", b"!"]]
+    assert got[2] == ["d\u00e9j\u00e0".encode()]

@@ -839,6 +839,12 @@ def _cast_int64(t):
     return cast(t, dtypes.int64)
 
 
+def _cast_int32(t):
+    from tideflow.ops.cast_ops import cast
+
+    return cast(t, dtypes.int32)
+
+
 def _ragged_rows(input, flat_rows):
     """``flat_rows`` (a RaggedTensor, one row per string of the flattened ``input``) with
     ``input``'s leading dimensions restored as uniform ragged dimensions, as TF."""
@@ -917,7 +923,24 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
     if output_encoding not in _OUT_ENCODINGS:
         raise ValueError(f"unicode_encode: output_encoding must be one of "
                          f"{', '.join(_OUT_ENCODINGS)}, got {output_encoding!r}")
+    from tideflow.ops.ragged_tensor import RaggedTensor, RaggedTensorValue
+
     with ops.name_scope(name, "UnicodeEncode", [input]):
+        if isinstance(input, RaggedTensorValue):
+            input = RaggedTensor.from_nested_row_splits(
+                input.flat_values, input.nested_row_splits, validate=False)
+        if isinstance(input, RaggedTensor):
+            # as TF 1.15: the innermost dimension (ragged or not) holds each string's points
+            if input.flat_values.get_shape().ndims != 1:
+                return input.with_flat_values(
+                    unicode_encode(input.flat_values, output_encoding, errors, replacement_char))
+            if isinstance(input.values, RaggedTensor):
+                return input.with_values(
+                    unicode_encode(input.values, output_encoding, errors, replacement_char))
+            return ops.apply_op("UnicodeEncode", [
+                _cast_int32(input.values), input.row_splits],
+                {"errors": errors, "output_encoding": output_encoding,
+                 "replacement_char": int(replacement_char)}).outputs[0]
         input = ops.convert_to_tensor(input, dtype=dtypes.int32)
         rank = input.get_shape().ndims
         if rank is None or rank == 0:
