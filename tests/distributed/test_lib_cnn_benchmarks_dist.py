@@ -78,3 +78,51 @@ def test_hybrid_gradients_flow_back_to_every_input(two_tasks):
             got = sess.run(grads)
     for g in got:
         np.testing.assert_allclose(g, np.full((2, 5), 4.0))
+
+
+# ----------------------------------------------------------------------------------------
+# a client started before its master's server waits for it, as TF's (tf_cnn_benchmarks'
+# controller and workers are started together)
+# ----------------------------------------------------------------------------------------
+
+
+def test_session_waits_for_a_master_that_is_still_starting():
+    import threading
+    import time
+
+    spec = cluster_spec(worker=1)
+    started = []
+
+    def start_late():
+        time.sleep(1.0)
+        started.append(Server(spec, job_name="worker", task_index=0))
+
+    th = threading.Thread(target=start_late)
+    th.start()
+    try:
+        t0 = time.monotonic()
+        with tf.Graph().as_default():
+            c = tf.constant(3.0) * 2.0
+            with tf.Session("grpc://" + spec["worker"][0]) as sess:
+                assert sess.run(c) == 6.0
+        assert time.monotonic() - t0 >= 0.9
+    finally:
+        th.join()
+        for s in started:
+            s.stop()
+
+
+def test_waiting_for_a_master_ends_at_the_create_deadline(monkeypatch):
+    import time
+
+    from tideflow.distributed import grpc_session
+
+    monkeypatch.setattr(grpc_session, "CREATE_TIMEOUT_S", 1.5)
+    address = cluster_spec(worker=1)["worker"][0]  # nothing listens there
+    t0 = time.monotonic()
+    with tf.Graph().as_default():
+        c = tf.constant(1.0)
+        with tf.Session("grpc://" + address) as sess, pytest.raises(
+                tf.errors.UnavailableError, match="Connection refused"):
+            sess.run(c)
+    assert 1.0 <= time.monotonic() - t0 < 10.0

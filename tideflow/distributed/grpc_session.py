@@ -211,7 +211,7 @@ class RemoteSession:
                     graph_def=graph_io.graph_to_graph_def(g), target=self._stub.address)
                 if self._config is not None:
                     req.config.CopyFrom(self._config)
-                resp = self._stub.call("CreateSession", req, CREATE_TIMEOUT_S)
+                resp = self._create_session(req)
                 self._handle = resp.session_handle
                 self._graph_version = resp.graph_version
                 self._sent = version
@@ -224,6 +224,27 @@ class RemoteSession:
                     current_graph_version=self._graph_version), CREATE_TIMEOUT_S)
                 self._graph_version = resp.new_graph_version
                 self._sent = version
+
+    def _create_session(self, req):
+        """CreateSession, waiting for a master that is not listening yet (its port refuses
+        connections: a server still starting), as TF's client does, until the create
+        deadline; any other failure is raised at once."""
+        deadline = time.monotonic() + CREATE_TIMEOUT_S
+        delay, warned = 0.05, False
+        while True:
+            try:
+                return self._stub.call("CreateSession", req,
+                                       max(1.0, deadline - time.monotonic()))
+            except errors.UnavailableError as e:
+                if "Connection refused" not in e.message or (
+                        time.monotonic() + delay > deadline):
+                    raise
+                if not warned:
+                    log.info("CreateSession: waiting for the master at %s to start",
+                             self._stub.address)
+                    warned = True
+            time.sleep(delay)
+            delay = min(delay * 1.5, 1.0)
 
     def _close_master_session(self):
         if self._handle is not None:
