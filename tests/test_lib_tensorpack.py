@@ -144,3 +144,18 @@ def test_cond_predicate_reads_the_counter_before_its_increment():
             sess.run(step)
             seen.append(sess.run(w))
         assert seen == [0.5, 0.5, 0.0, 0.0]
+
+
+def test_map_staging_prefetch_in_one_step_with_capacity_one():
+    from tideflow.python.ops import data_flow_ops
+
+    x = tf.placeholder(tf.float32, [])
+    k = tf.placeholder(tf.int64, [])
+    area = data_flow_ops.MapStagingArea([tf.float32], capacity=1)
+    put = area.put(k, [x])
+    key, got = area.get()
+    with tf.Session() as sess:
+        sess.run(put, {k: 0, x: 1.0})
+        seen = [sess.run([key, got, put], {k: i, x: i + 1.0})[:2] for i in range(1, 4)]
+        assert [(int(a), float(b[0])) for a, b in seen] == [(0, 1.0), (1, 2.0), (2, 3.0)]
+        assert sess.run(area.size()) == 1

@@ -128,7 +128,11 @@ class MapStagingAreaResource(BlockingResource):
             self.bytes += size
             return COMPLETE
 
-        return self._submit(self._puts, Attempt(1, run), step, "MapStage")
+        if step is None:
+            return self._submit(self._puts, Attempt(1, run), step, "MapStage")
+        # a full map: the put waits at the end of its step (see staging_ops)
+        self._defer(self._puts, Attempt(1, run), step, "MapStage")
+        return None
 
     def _pick(self, key):
         if key is not None:
