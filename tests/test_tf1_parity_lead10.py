@@ -21,9 +21,38 @@ def test_as_dtype_none_is_refused():
 
 def test_rnn_cell_without_dtype_takes_float_inputs_and_refuses_integer_ones():
     cell = tf.nn.rnn_cell.GRUCell(3)
-    out, state = tf.nn.dynamic_rnn(cell, tf.zeros([2, 4, 5], tf.float64), dtype=tf.float64)
+    out, _ = tf.nn.dynamic_rnn(cell, tf.zeros([2, 4, 5], tf.float64), dtype=tf.float64)
     assert out.dtype == tf.float64 and cell.weights[0].dtype.base_dtype == tf.float64
     with pytest.raises(ValueError, match="but saw dtype: <dtype: 'int32'>"):
         tf.nn.rnn_cell.BasicLSTMCell(2)(tf.zeros([3, 4], tf.int32),
                                        tf.nn.rnn_cell.LSTMStateTuple(tf.zeros([3, 2]),
                                                                      tf.zeros([3, 2])))
+
+
+def test_cond_and_while_bodies_resolve_names_of_the_enclosing_graph():
+    # TF 1.x builds cond branches and loop bodies in the graph itself: by-name lookups of
+    # outer ops work there, and the tensor found is captured like any outer tensor
+    tf.constant(5.0, name="five")
+    tf.Variable(2.0, name="v")
+    seen = {}
+
+    def body(i, acc):
+        g = tf.get_default_graph()
+        seen["op"] = g.get_operation_by_name("v").name
+        five = g.get_tensor_by_name("five:0")
+        return i + 1, acc + five * g.as_graph_element("v:0")
+
+    out = tf.while_loop(lambda i, a: i < 3, body, [0, 0.0])
+
+    def branch():
+        return tf.get_default_graph().get_tensor_by_name("five:0") + 1.0
+
+    c = tf.cond(tf.constant(True), branch, lambda: tf.constant(0.0))
+    with pytest.raises(KeyError, match="'missing'"):
+        tf.cond(tf.constant(True),
+                lambda: tf.get_default_graph().get_tensor_by_name("missing:0"),
+                lambda: tf.constant(0.0))
+    assert seen["op"] == "v"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run([out[1], c]) == [30.0, 6.0]

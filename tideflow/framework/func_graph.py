@@ -145,6 +145,23 @@ class FuncGraph(ops.Graph):
             g = getattr(g, "outer_graph", None)
         return False
 
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        """In a cond branch or while body, names and elements of the enclosing graphs resolve
+        too: TF 1.x builds those bodies in the graph itself (an outer tensor used as an input
+        is captured as any other)."""
+        try:
+            return super().as_graph_element(obj, allow_tensor, allow_operation)
+        except (KeyError, ValueError):
+            outer = self.outer_graph
+            if not self.control_flow_body or outer is None or not (
+                    isinstance(obj, (str, bytes)) or self.encloses(getattr(obj, "graph", None))):
+                raise
+            try:
+                return outer.as_graph_element(obj, allow_tensor, allow_operation)
+            except (KeyError, ValueError):
+                pass
+            raise
+
     # -- arguments and captures ----------------------------------------------------------------
     def make_placeholder(self, dtype, shape=None, name="arg"):
         """A new argument Placeholder of ``dtype`` (a ref dtype makes a ref argument)."""
