@@ -56,3 +56,22 @@ def test_cond_and_while_bodies_resolve_names_of_the_enclosing_graph():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run([out[1], c]) == [30.0, 6.0]
+
+
+@pytest.mark.parametrize("first_inside", [False, True])
+def test_keras_learning_phase_is_shared_by_loop_bodies(first_inside):
+    K = tf.keras.backend
+
+    def body(i, acc):
+        return i + 1, acc + tf.cast(K.learning_phase(), tf.float32)
+
+    if first_inside:
+        loop = tf.while_loop(lambda i, a: i < 2, body, [0, 0.0])
+        lp = K.learning_phase()
+    else:
+        lp = K.learning_phase()
+        loop = tf.while_loop(lambda i, a: i < 2, body, [0, 0.0])
+    assert lp.graph is tf.get_default_graph() and lp.op.name == "keras_learning_phase"
+    with tf.Session() as sess:
+        assert sess.run(loop[1], {lp: True}) == 2.0
+        assert sess.run(loop[1]) == 0.0

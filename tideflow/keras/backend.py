@@ -36,8 +36,17 @@ class _GraphState:
         self.masks = {}
 
 
-def _state(graph=None):
+def _state_graph(graph=None):
+    """The graph whose Keras state ``graph`` uses: a cond branch or loop body shares its
+    enclosing graph's (TF 1.x builds those bodies in the graph itself)."""
     graph = graph if graph is not None else ops.get_default_graph()
+    while getattr(graph, "control_flow_body", False):
+        graph = graph.outer_graph
+    return graph
+
+
+def _state(graph=None):
+    graph = _state_graph(graph)
     st = graph.__dict__.get("_keras_state")
     if st is None:
         st = graph.__dict__["_keras_state"] = _GraphState()
@@ -203,7 +212,7 @@ def symbolic_learning_phase():
     ``set_learning_phase``): ``keras_learning_phase``, False unless fed."""
     st = _state()
     if st.learning_phase is None:
-        with ops.name_scope(""):
+        with _state_graph().as_default(), ops.name_scope(""):
             st.learning_phase = tf.placeholder_with_default(False, shape=(),
                                                             name="keras_learning_phase")
     return st.learning_phase
