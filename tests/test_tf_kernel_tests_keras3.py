@@ -10,6 +10,13 @@ from tideflow import keras
 K = keras.backend
 
 
+@pytest.fixture(autouse=True)
+def _own_graph():
+    # each test in a graph of its own (the Keras models' variables stay out of later files')
+    with tf.Graph().as_default():
+        yield
+
+
 class _BiasedCell(keras.layers.Layer):
     """A linear cell whose step adds a projection of a constant input."""
 
