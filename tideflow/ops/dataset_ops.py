@@ -413,7 +413,10 @@ class Dataset(ds.Structured):
                                            _i64(index, "index")], self._specs)
 
     def prefetch(self, buffer_size):
-        """Elements computed ahead by a background thread, up to ``buffer_size`` of them."""
+        """Elements computed ahead by a background thread, up to ``buffer_size`` of them
+        (``None`` is AUTOTUNE's -1, as TF 1.15)."""
+        if buffer_size is None:
+            buffer_size = -1
         return _OpDataset("PrefetchDataset", [self, _i64(buffer_size, "buffer_size")],
                           self._specs)
 

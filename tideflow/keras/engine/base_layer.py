@@ -139,7 +139,8 @@ class Layer:
         self._losses = []  # not tied to a call (weight regularizers)
         self._call_losses = []  # made by calls (activity regularizers)
         self._inbound_nodes = []
-        self._sublayers = []
+        # a plain Layer may set sublayers before calling Layer.__init__ (TF 1.15 allows it)
+        self.__dict__.setdefault("_sublayers", [])
         self.input_spec = None
         self.supports_masking = False
         self.stateful = False
@@ -159,6 +160,10 @@ class Layer:
     # -- attribute tracking ------------------------------------------------------------------
     def __setattr__(self, name, value):
         if not name.startswith("_"):
+            if isinstance(value, Layer) and "_sublayers" not in self.__dict__:
+                from tideflow.keras.engine.network import Network
+                if not isinstance(self, Network):  # only a Model must call __init__ first
+                    object.__setattr__(self, "_sublayers", [])
             if isinstance(value, Layer) and "_sublayers" not in self.__dict__:
                 raise RuntimeError(
                     f"It looks like you are subclassing `{type(self).__name__}` and you forgot "
@@ -379,7 +384,11 @@ class Layer:
         for k in kwargs:
             if k not in ("synchronization", "aggregation", "getter"):
                 raise TypeError(f"Unknown keyword argument: {k}")
-        shape = tuple(int(d) for d in (shape or ()))
+        if shape is None:
+            shape = ()
+        elif not hasattr(shape, "__iter__"):  # one size (int, Dimension): a 1-D shape, as TF's
+            shape = (shape,)
+        shape = tuple(int(d) for d in shape)
         dtype = dtypes.as_dtype(dtype or self.dtype)
         if kwargs.get("synchronization") == tf.VariableSynchronization.ON_READ:
             if trainable:  # as TF 1.15: variables synced on read are not trainable

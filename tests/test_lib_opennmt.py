@@ -1,0 +1,55 @@
+"""TF 1.x calls OpenNMT-tf 1.25 makes, reduced to plain programs: each pins a difference its
+inputters, layers, decoders and Runner found in tideflow."""
+
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_estimator_util_fn_args_module_path():
+    from tideflow.python.estimator.util import fn_args
+
+    def model_fn(features, labels, mode, params, config):
+        return None
+
+    assert tuple(fn_args(model_fn)) == ("features", "labels", "mode", "params", "config")
+
+
+def test_layer_may_set_sublayers_before_its_init():
+    # a Layer subclass that stores its child layers, then calls Layer.__init__
+    class Pair(tf.keras.layers.Layer):
+        def __init__(self, first, second):
+            self.first = first
+            self.second = second
+            super().__init__()
+
+        def call(self, x):
+            return self.second(self.first(x))
+
+    pair = Pair(tf.keras.layers.Dense(4), tf.keras.layers.Dense(2))
+    y = pair(tf.zeros([3, 5]))
+    assert y.shape.as_list() == [3, 2]
+    assert len(pair.trainable_weights) == 4
+
+
+def test_model_setting_layers_before_init_still_refused():
+    class Bad(tf.keras.Model):
+        def __init__(self):
+            self.dense = tf.keras.layers.Dense(2)
+            super().__init__()
+
+    with pytest.raises(RuntimeError, match="forgot to call"):
+        Bad()
+
+
+def test_prefetch_none_buffer_is_autotune():
+    ds = tf.data.Dataset.range(5).prefetch(None)
+    nxt = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert [sess.run(nxt) for _ in range(5)] == [0, 1, 2, 3, 4]
