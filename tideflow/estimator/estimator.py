@@ -393,7 +393,18 @@ class Estimator:
 
     def _new_graph_setup(self, graph):
         random_seed.set_random_seed(self._config.tf_random_seed)
+        return self._create_and_assert_global_step(graph)
+
+    def _create_global_step(self, graph):
+        """The global step of a new train/eval/predict graph (a subclass may make its own)."""
         return training_util.get_or_create_global_step(graph)
+
+    def _create_and_assert_global_step(self, graph):
+        """``_create_global_step``, checked to be the graph's integer global step."""
+        step = self._create_global_step(graph)
+        if step is not training_util.get_global_step(graph) or not step.dtype.is_integer:
+            raise AssertionError(f"{step} is not the integer global step of its graph")
+        return step
 
     # --- train ------------------------------------------------------------------------------
 
@@ -543,7 +554,15 @@ class Estimator:
         eval_dict = {k: metric_ops[k][0] for k in metric_ops}
         eval_dict[GLOBAL_STEP] = global_step_tensor
         all_hooks = list(input_hooks) + list(hooks) + list(spec.evaluation_hooks)
-        return spec.scaffold, update_op, eval_dict, all_hooks
+        scaffold = spec.scaffold
+        if scaffold is not None and scaffold.local_init_op is not None:
+            # the metrics above are local variables the model_fn's own local_init_op does not
+            # know: TF runs it together with the default one
+            scaffold = monitored_session.Scaffold(
+                local_init_op=control_flow_ops.group(
+                    scaffold.local_init_op, monitored_session.Scaffold.default_local_init_op()),
+                copy_from_scaffold=scaffold)
+        return scaffold, update_op, eval_dict, all_hooks
 
     def _evaluate_run(self, checkpoint_path, scaffold, update_op, eval_dict, all_hooks,
                       output_dir):
