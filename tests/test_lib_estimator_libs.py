@@ -217,3 +217,96 @@ def test_summary_op_util_summary_scope():
             assert tag == "outer/bad_name_1"
     assert summary_op_util.clean_tag("a b") == "a_b"
     assert summary_op_util.skip_summary() is False
+
+
+# ------------------------------------------------------------------------------------------
+# Estimator: evaluation with a model_fn's own local_init_op; the global step hook
+# ------------------------------------------------------------------------------------------
+
+def _model_fn_with_local_init(features, labels, mode):
+    spec = _model_fn(features, labels, mode)
+    counter = tf.Variable(0.0, trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES],
+                          name="my_counter")
+    scaffold = tf.train.Scaffold(local_init_op=tf.group(counter.initializer))
+    if mode != tf.estimator.ModeKeys.EVAL:
+        return spec._replace(scaffold=scaffold)
+    # made in the model_fn, so covered by its local_init_op, as a library would
+    total = tf.Variable(0.0, trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES],
+                        name="x_total")
+    scaffold = tf.train.Scaffold(local_init_op=tf.group(counter.initializer, total.initializer))
+    update = tf.assign_add(total, tf.reduce_sum(features["x"]))
+    return spec._replace(scaffold=scaffold, eval_metric_ops={"x_total": (total.value(), update)})
+
+
+def test_evaluate_runs_the_default_local_init_op_beside_the_specs(tmp_path):
+    est = tf.estimator.Estimator(_model_fn_with_local_init, model_dir=str(tmp_path))
+
+    def input_fn():
+        return {"x": tf.constant([1.0, 2.0])}, tf.constant([2.0, 4.0])
+
+    est.train(input_fn, steps=2)
+    # the loss mean Estimator adds after the model_fn is a local variable the spec's
+    # local_init_op does not cover
+    res = est.evaluate(input_fn, steps=2)
+    assert res["global_step"] == 2
+    np.testing.assert_allclose(res["x_total"], 6.0)
+    assert np.isfinite(res["loss"])
+
+
+def test_estimator_subclass_creates_its_global_step(tmp_path):
+    made = []
+
+    class MyEstimator(tf.estimator.Estimator):
+        def _create_and_assert_global_step(self, graph):  # one of TF's allowed overrides
+            made.append(graph)
+            return super()._create_and_assert_global_step(graph)
+
+    est = MyEstimator(_model_fn, model_dir=str(tmp_path))
+
+    def input_fn():
+        return {"x": tf.constant([1.0, 2.0])}, tf.constant([2.0, 4.0])
+
+    est.train(input_fn, steps=1)
+    assert len(made) == 1
+    with tf.Graph().as_default() as g:
+        step = est._create_and_assert_global_step(g)
+        assert step is tf.train.get_global_step(g) and step.dtype.base_dtype == tf.int64
+
+
+# ------------------------------------------------------------------------------------------
+# tensorflow.python.ops.metrics_impl and tensorflow.python.tf2
+# ------------------------------------------------------------------------------------------
+
+def test_metrics_impl_metric_variable_and_confusion_counts():
+    from tideflow.python.ops import metrics_impl
+
+    assert metrics_impl.mean is tf.metrics.mean
+    v = metrics_impl.metric_variable([3], tf.float32, name="totals")
+    assert v in tf.local_variables() and v in tf.get_collection(tf.GraphKeys.METRIC_VARIABLES)
+    assert v not in tf.trainable_variables() and v.shape.as_list() == [3]
+
+    labels = tf.constant([True, False, True, False])
+    preds = tf.constant([0.9, 0.6, 0.3, 0.1])
+    values, updates = metrics_impl._confusion_matrix_at_thresholds(
+        labels, preds, [0.0, 0.5, 1.0], weights=tf.constant([1.0, 2.0, 1.0, 1.0]))
+    assert sorted(values) == ["fn", "fp", "tn", "tp"]
+    only, _ = metrics_impl._confusion_matrix_at_thresholds(labels, preds, [0.5], includes=["tp"])
+    assert sorted(only) == ["tp"]
+    with pytest.raises(ValueError, match="Invalid key"):
+        metrics_impl._confusion_matrix_at_thresholds(labels, preds, [0.5], includes=["xx"])
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run(updates)
+        out = sess.run(values)
+    np.testing.assert_allclose(out["tp"], [2, 1, 0])
+    np.testing.assert_allclose(out["fn"], [0, 1, 2])
+    np.testing.assert_allclose(out["fp"], [3, 2, 0])
+    np.testing.assert_allclose(out["tn"], [0, 1, 3])
+
+
+def test_tf2_module_says_disabled():
+    from tideflow.python import tf2
+
+    assert tf2.enabled() is False
+    tf2.disable()
+    assert tf2.enabled() is False

@@ -49,6 +49,8 @@ _add("ops.io_ops", "Readers, Saver ops, file reading.",
 _add("ops.parsing_ops", "``tf.parse_example`` and the feature specs.",
      ["tideflow.ops.parsing_ops", "tideflow", "tideflow.io"])
 _add("ops.metrics", "``tf.metrics``.", ["tideflow.metrics"])
+_add("ops.metrics_impl", "``tf.metrics`` and ``metric_variable``, ``_confusion_matrix_at_thresholds``.",
+     ["tideflow.python._metrics_impl", "tideflow.metrics"])
 _add("ops.losses", "``tensorflow.python.ops.losses``.", [], losses="tideflow:losses")
 _add("ops.losses.losses", "``tf.losses``.", ["tideflow.losses"])
 _add("ops.losses.losses_impl", "``tf.losses`` (``Reduction``, ``compute_weighted_loss``).",
@@ -181,6 +183,9 @@ _add("util.deprecation", "Deprecation decorators.", ["tideflow.python._deprecati
 _add("util.tf_inspect", "``inspect`` through decorators.", ["tideflow.python._tf_inspect"],
      _module="tideflow.python._tf_inspect")
 _add("util.tf_decorator", "Decorator helpers.", ["tideflow.python._deprecation"])
+_add("tf2", "``tf2.enabled()``: whether TF 2 behaviour is on (never, in tideflow).", [],
+     enabled="tideflow.python._paths:_tf2_enabled", enable="tideflow.python._paths:_tf2_enable",
+     disable="tideflow.python._paths:_tf2_disable")
 _add("util.all_util", "``remove_undocumented`` and ``make_all`` (``@@name`` docstring lists).",
      ["tideflow.python._all_util"], _module="tideflow.python._all_util")
 _add("pywrap_tensorflow", "The checkpoint reader and the synchronous event writer (OpenAI "
@@ -310,6 +315,20 @@ def _resolve(spec):
     mod, _, attr = spec.partition(":")
     obj = importlib.import_module(mod)
     return getattr(obj, attr) if attr else obj
+
+
+def _tf2_enabled():
+    return False
+
+
+def _tf2_enable():
+    from tideflow import compat
+
+    compat.v1.enable_v2_behavior()  # raises: tideflow runs TF 1.x graphs only
+
+
+def _tf2_disable():
+    pass
 
 
 def _no_skip():
