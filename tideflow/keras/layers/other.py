@@ -344,12 +344,33 @@ class _Merge(Layer):
                                          f"{self.name}).")
         self.built = True
 
+    _elementwise = True  # Concatenate and Dot take their inputs as they are
+
     def call(self, inputs):
         _check_is_list(inputs)
-        return self._merge(list(inputs))
+        inputs = list(inputs)
+        if self._elementwise:
+            # as Keras: inputs of lower (known) rank get size-1 axes after the batch axis
+            ranks = [x.get_shape().ndims for x in inputs]
+            if None not in ranks and len(set(ranks)) > 1:
+                top = max(ranks)
+                for i, r in enumerate(ranks):
+                    for _ in range(top - r):
+                        inputs[i] = tf.expand_dims(inputs[i], 1)
+        return self._merge(inputs)
 
     def compute_output_shape(self, input_shape):
-        return input_shape[0]
+        if not self._elementwise:
+            return input_shape[0]
+        shapes = [None if TensorShape(s).ndims is None else TensorShape(s).as_list()
+                  for s in input_shape]
+        if any(s is None for s in shapes):
+            return input_shape[0]
+        out = None
+        for s in shapes:
+            out = s[1:] if out is None else _broadcast_dims(out, s[1:], self.name)
+        batch = {s[0] for s in shapes} - {None}
+        return TensorShape([batch.pop() if len(batch) == 1 else None] + list(out))
 
     def compute_mask(self, inputs, mask=None):
         """As Keras: the AND of the inputs' masks (None when no input is masked)."""
@@ -360,6 +381,25 @@ class _Merge(Layer):
             return None
         masks = [tf.expand_dims(m, 0) for m in mask if m is not None]
         return K.all(K.concatenate(masks, axis=0), axis=0, keepdims=False)
+
+
+def _broadcast_dims(a, b, name):
+    """The per-sample shape of an elementwise merge of per-sample shapes ``a`` and ``b``
+    (trailing axes aligned; ``None`` where unknown)."""
+    if len(a) < len(b):
+        a, b = b, a
+    out = list(a[:len(a) - len(b)])
+    for i, j in zip(a[len(a) - len(b):], b):
+        if i is None or j is None:
+            out.append(None)
+        elif i == 1 or j == 1:
+            out.append(j if i == 1 else i)
+        elif i != j:
+            raise ValueError(f"Operands could not be broadcast together with shapes "
+                             f"{tuple(a)} {tuple(b)} (layer {name}).")
+        else:
+            out.append(i)
+    return out
 
 
 class Add(_Merge):
@@ -420,6 +460,8 @@ class Minimum(_Merge):
 class Concatenate(_Merge):
     """Concatenates the inputs along ``axis`` (the others must match)."""
 
+    _elementwise = False
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
@@ -475,6 +517,8 @@ class Concatenate(_Merge):
 
 class Dot(_Merge):
     """Dot product of two samples along ``axes`` (optionally L2-normalized first)."""
+
+    _elementwise = False
 
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
