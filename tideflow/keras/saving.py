@@ -241,6 +241,10 @@ def _json_default(obj):
     if isinstance(obj, np.generic):
         return obj.item()
     if callable(obj) and hasattr(obj, "__name__"):
+        if obj.__name__ == "<lambda>" and hasattr(obj, "__code__"):
+            from tideflow.keras.layers.core import dump_lambda
+
+            return dump_lambda(obj)  # as Keras: a lambda is saved as its bytecode
         return obj.__name__
     if type(obj).__name__ == "Dimension":
         return obj.value

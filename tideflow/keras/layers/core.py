@@ -508,6 +508,19 @@ class Lambda(Layer):
                     f"this Lambda layer.") from e
         return _map_structure_leaves(lambda o: o.get_shape(), outputs)
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """As TF: a saved config names its function (looked up in the custom objects, then in
+        the module it came from) or holds a lambda's marshalled code."""
+        config = dict(config)
+        module = config.get("module")
+        for key, kind in (("function", "function_type"), ("output_shape", "output_shape_type"),
+                          ("mask", "mask_type")):
+            config[key] = _load_callable(config.get(key), config.get(kind),
+                                         config.get(kind.replace("type", "module"), module)
+                                         if key != "function" else module, custom_objects)
+        return cls(**config)
+
     def get_config(self):
         config = super().get_config()
         # the function itself (Keras marshals its bytecode; a clone only needs the object),
@@ -526,6 +539,47 @@ class Lambda(Layer):
                       mask_type="lambda" if callable(self.mask) else "raw",
                       arguments=self.arguments)
         return config
+
+
+def dump_lambda(fn):
+    """A lambda as JSON-able ``[code, defaults, closure]`` (its marshalled bytecode in base64),
+    the form Keras saves a Lambda layer's function in."""
+    import base64
+    import marshal
+
+    code = base64.b64encode(marshal.dumps(fn.__code__)).decode("ascii")
+    closure = [c.cell_contents for c in fn.__closure__] if fn.__closure__ else None
+    return [code, fn.__defaults__, closure]
+
+
+def _load_callable(value, kind, module, custom_objects=None):
+    """The callable a saved Lambda config holds: ``value`` as ``kind`` says ("function": a
+    name; "lambda": ``dump_lambda``'s form); anything else is returned as it is."""
+    import sys
+
+    if callable(value) or kind not in ("function", "lambda"):
+        return value
+    from tideflow.keras.utils import get_custom_objects
+
+    scope = dict(sys.modules[module].__dict__) if module in sys.modules else {}
+    scope.update(get_custom_objects())
+    scope.update(custom_objects or {})
+    if kind == "function":
+        if value not in scope:
+            raise ValueError(f"Unknown function in Lambda layer: {value}")
+        return scope[value]
+    if isinstance(value, str):
+        raise TypeError("This Lambda layer's function was saved by name only (`<lambda>`); "
+                         "it cannot be loaded.")
+    import base64
+    import marshal
+    import types
+
+    code, defaults, closure = value
+    code = marshal.loads(base64.b64decode(code.encode("ascii")))
+    cells = tuple(types.CellType(c) for c in closure) if closure else None
+    return types.FunctionType(code, scope, code.co_name,
+                              tuple(defaults) if defaults is not None else None, cells)
 
 
 def _is_shape(s):
