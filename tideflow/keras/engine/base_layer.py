@@ -384,7 +384,11 @@ class Layer:
         for k in kwargs:
             if k not in ("synchronization", "aggregation", "getter"):
                 raise TypeError(f"Unknown keyword argument: {k}")
-        shape = tuple(int(d) for d in (shape or ()))
+        if shape is None:
+            shape = ()
+        elif not hasattr(shape, "__iter__"):  # one size (int, Dimension): a 1-D shape, as TF's
+            shape = (shape,)
+        shape = tuple(int(d) for d in shape)
         dtype = dtypes.as_dtype(dtype or self.dtype)
         if kwargs.get("synchronization") == tf.VariableSynchronization.ON_READ:
             if trainable:  # as TF 1.15: variables synced on read are not trainable
