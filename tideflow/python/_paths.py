@@ -263,6 +263,8 @@ _add("estimator.canned.dnn", "DNN estimators.", ["tideflow.estimator.canned.dnn"
 for _canned in ("linear", "baseline", "dnn_linear_combined", "head"):
     _add("estimator.canned." + _canned, "Canned estimators.",
          [f"tideflow.estimator.canned.{_canned}", "tideflow.estimator"])
+_add("estimator.canned.optimizers", "``get_optimizer_instance``: an optimizer from a name or class.",
+     ["tideflow.estimator.canned.head"])
 _add("estimator.canned.metric_keys", "The canned heads' metric names.", [],
      MetricKeys="tideflow.estimator.canned.head:MetricKeys")
 _add("estimator.canned.prediction_keys", "The canned heads' prediction names.", [],
