@@ -1,0 +1,156 @@
+"""Differences found by running DeepCTR 0.8 (the click-through-rate model zoo on tf.keras)
+against tideflow, each reduced to the plain TF 1.x calls the library makes: Keras merge layers
+on inputs of different ranks, ``add_weight`` with a single size as its shape, Lambda layers saved
+to HDF5 and loaded back, and the module paths it imports
+(``tensorflow.python.layers.utils.conv_output_length``,
+``tensorflow.python.estimator.canned.optimizers``)."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+keras = tf.keras
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+# ----------------------------------------------------------------------------------------
+# merge layers: a lower-rank input gets size-1 axes after the batch axis
+# ----------------------------------------------------------------------------------------
+
+
+def test_add_of_rank3_and_rank2_expands_after_batch_axis():
+    a = keras.layers.Input(shape=(1, 1))
+    b = keras.layers.Input(shape=(1,))
+    out = keras.layers.Add()([a, b])
+    assert out.get_shape().as_list() == [None, 1, 1]
+    model = keras.models.Model([a, b], out)
+    av = np.arange(5, dtype=np.float32).reshape(5, 1, 1)
+    bv = np.full((5, 1), 10.0, np.float32)
+    got = model.predict([av, bv])
+    assert got.shape == (5, 1, 1)
+    np.testing.assert_allclose(got, av + 10.0)
+
+
+def test_multiply_expands_each_lower_rank_input():
+    a = keras.layers.Input(shape=(3, 2))
+    b = keras.layers.Input(shape=(2,))
+    out = keras.layers.Multiply()([a, b])
+    assert out.get_shape().as_list() == [None, 3, 2]
+    model = keras.models.Model([a, b], out)
+    av = np.ones((2, 3, 2), np.float32)
+    bv = np.array([[2.0, 3.0], [4.0, 5.0]], np.float32)
+    np.testing.assert_allclose(model.predict([av, bv]), av * bv[:, None, :])
+
+
+def test_merge_compute_output_shape_broadcasts():
+    layer = keras.layers.Maximum()
+    shape = layer.compute_output_shape([(None, 4, 1), (7, 4, 5)])
+    assert tf.TensorShape(shape).as_list() == [7, 4, 5]
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        keras.layers.Add().compute_output_shape([(None, 4), (None, 3)])
+
+
+def test_concatenate_does_not_expand_ranks():
+    a = keras.layers.Input(shape=(2, 3))
+    b = keras.layers.Input(shape=(2, 4))
+    out = keras.layers.Concatenate()([a, b])
+    assert out.get_shape().as_list() == [None, 2, 7]
+
+
+# ----------------------------------------------------------------------------------------
+# add_weight(shape=<one size>)
+# ----------------------------------------------------------------------------------------
+
+
+class _OneSizeBias(keras.layers.Layer):
+    def build(self, input_shape):
+        # a Dimension (input_shape[-1]) or an int is a 1-D shape, as TF's TensorShape reads it
+        self.b1 = self.add_weight(name="b1", shape=input_shape[-1],
+                                  initializer=keras.initializers.Ones())
+        self.b2 = self.add_weight(name="b2", shape=3, initializer="zeros")
+        super().build(input_shape)
+
+    def call(self, x):
+        return x + self.b1
+
+
+def test_add_weight_takes_a_single_size_as_a_1d_shape():
+    x = keras.layers.Input(shape=(3,))
+    layer = _OneSizeBias()
+    y = layer(x)
+    assert layer.b1.get_shape().as_list() == [3]
+    assert layer.b2.get_shape().as_list() == [3]
+    model = keras.models.Model(x, y)
+    np.testing.assert_allclose(model.predict(np.zeros((2, 3), np.float32)), np.ones((2, 3)))
+
+
+# ----------------------------------------------------------------------------------------
+# Lambda layers in a saved model
+# ----------------------------------------------------------------------------------------
+
+
+def _scale_by_three(x):
+    return x * 3.0
+
+
+def test_lambda_layer_saved_and_loaded_from_hdf5(tmp_path):
+    x = keras.layers.Input(shape=(2, 2))
+    offset = 5.0
+    y = keras.layers.Lambda(lambda t: tf.expand_dims(t, axis=3) + offset)(x)
+    y = keras.layers.Lambda(_scale_by_three)(y)
+    z = keras.layers.Flatten()(y)
+    out = keras.layers.Dense(1)(z)
+    model = keras.models.Model(x, out)
+    data = np.arange(8, dtype=np.float32).reshape(2, 2, 2)
+    want = model.predict(data)
+    path = os.path.join(str(tmp_path), "lam.h5")
+    keras.models.save_model(model, path)
+    loaded = keras.models.load_model(path, {"_scale_by_three": _scale_by_three})
+    np.testing.assert_allclose(loaded.predict(data), want, rtol=1e-6)
+    lam = loaded.layers[1]
+    assert lam.get_config()["function_type"] == "lambda"
+
+
+def test_lambda_from_config_looks_a_named_function_up():
+    cfg = {"name": "lam", "function": "_scale_by_three", "function_type": "function",
+           "module": __name__, "output_shape": None, "output_shape_type": "raw",
+           "mask": None, "mask_type": "raw", "arguments": {}}
+    layer = keras.layers.Lambda.from_config(cfg)
+    assert layer.function is _scale_by_three
+    cfg["function"] = "no_such_function"
+    with pytest.raises(ValueError, match="Unknown function"):
+        keras.layers.Lambda.from_config(cfg)
+
+
+# ----------------------------------------------------------------------------------------
+# module paths
+# ----------------------------------------------------------------------------------------
+
+
+def test_python_layers_utils_conv_lengths():
+    from tideflow.python.layers import utils
+
+    assert utils.conv_output_length(10, 3, "valid", 1) == 8
+    assert utils.conv_output_length(10, 3, "same", 2) == 5
+    assert utils.conv_output_length(10, 3, "full", 1) == 12
+    assert utils.conv_output_length(10, 3, "causal", 1) == 10
+    assert utils.conv_output_length(9, 3, "valid", 1, dilation=2) == 5
+    assert utils.conv_output_length(None, 3, "valid", 1) is None
+    assert utils.conv_input_length(8, 3, "valid", 1) == 10
+    assert utils.conv_input_length(10, 3, "same", 1) == 10
+    assert utils.normalize_tuple(2, 2, "strides") == (2, 2)
+
+
+def test_python_estimator_canned_optimizers_path():
+    from tideflow.python.estimator.canned import optimizers
+
+    opt = optimizers.get_optimizer_instance("Adagrad", learning_rate=0.1)
+    assert isinstance(opt, tf.train.AdagradOptimizer)
