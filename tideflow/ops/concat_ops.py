@@ -200,6 +200,8 @@ _register_fold("Pack", "Unpack")
 @add_dispatch_support  # RaggedTensor inputs: ragged stack
 def stack(values, axis=0, name="stack"):
     """Stacks a list of rank-R tensors into one rank-(R+1) tensor along ``axis``."""
+    if axis == 0 and isinstance(values, ops.Tensor):
+        return values  # as TF: a tensor converts to itself (``tf.stack(shape_tensor)``)
     if axis == 0 and not _has_tensor(values):
         try:
             return ops.convert_to_tensor(values, name=name)
