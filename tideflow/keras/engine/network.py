@@ -289,18 +289,22 @@ class Network(Layer):
         run: those with ``trainable=False`` (unless stateful) and everything inside them."""
         frozen, seen = set(), set()
 
+        def _children(layer):
+            # a plain layer's own ``layers`` attribute may be anything (a count, a list of
+            # names): only a Network's ``layers`` are its sublayers
+            subs = list(layer.layers) if isinstance(layer, Network) else []
+            return subs + list(getattr(layer, "_sublayers", None) or [])
+
         def inside(layer):
             out = [layer]
-            for sub in list(getattr(layer, "layers", None) or []) + list(
-                    getattr(layer, "_sublayers", None) or []):
+            for sub in _children(layer):
                 if id(sub) not in seen:
                     seen.add(id(sub))
                     out += inside(sub)
             return out
 
         def walk(layer):
-            for sub in list(getattr(layer, "layers", None) or []) + list(
-                    getattr(layer, "_sublayers", None) or []):
+            for sub in _children(layer):
                 if not sub.trainable and not getattr(sub, "stateful", False):
                     frozen.update(id(u) for x in inside(sub)
                                   for u in getattr(x, "_updates", ()))
