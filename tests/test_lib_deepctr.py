@@ -154,3 +154,45 @@ def test_python_estimator_canned_optimizers_path():
 
     opt = optimizers.get_optimizer_instance("Adagrad", learning_rate=0.1)
     assert isinstance(opt, tf.train.AdagradOptimizer)
+
+
+# ----------------------------------------------------------------------------------------
+# tf.stack of one tensor; a layer whose own attribute is called ``layers``
+# ----------------------------------------------------------------------------------------
+
+
+def test_stack_of_a_tensor_is_that_tensor():
+    batch = tf.placeholder(tf.int32, [])
+    size = tf.concat([tf.expand_dims(batch, 0), tf.constant([3])], 0)
+    stacked = tf.stack(size)
+    assert stacked is size
+    zeros = tf.zeros(stacked, tf.float32)
+    with tf.Session() as sess:
+        assert sess.run(zeros, {batch: 2}).shape == (2, 3)
+    with pytest.raises(ValueError):
+        tf.stack(tf.constant([1, 2]), axis=3)
+
+
+class _Stacked(keras.layers.Layer):
+    def __init__(self, layers=2, **kwargs):
+        self.layers = layers  # a count, not sublayers (DeepCTR's BiLSTM)
+        super().__init__(**kwargs)
+
+    def build(self, input_shape):
+        self.inner = [keras.layers.Dense(2) for _ in range(self.layers)]
+        super().build(input_shape)
+
+    def call(self, x):
+        for d in self.inner:
+            x = d(x)
+        return x
+
+
+def test_fit_with_a_layer_whose_layers_attribute_is_a_count():
+    x = keras.layers.Input(shape=(2,))
+    y = keras.layers.BatchNormalization()(_Stacked(layers=2)(x))
+    model = keras.models.Model(x, y)
+    model.compile("sgd", "mse")
+    data = np.ones((4, 2), np.float32)
+    model.fit(data, data, epochs=1, verbose=0)
+    assert len(model.updates) == 2
