@@ -1,6 +1,7 @@
 """TF 1.x calls OpenNMT-tf 1.25 makes, reduced to plain programs: each pins a difference its
 inputters, layers, decoders and Runner found in tideflow."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -53,3 +54,24 @@ def test_prefetch_none_buffer_is_autotune():
     nxt = ds.make_one_shot_iterator().get_next()
     with tf.Session() as sess:
         assert [sess.run(nxt) for _ in range(5)] == [0, 1, 2, 3, 4]
+
+
+def test_adam_subclass_applies_inside_cond():
+    # an Adam subclass that applies its update inside tf.cond (gradient accumulation) finds
+    # its beta power accumulators from the branch
+    class CondAdam(tf.train.AdamOptimizer):
+        def _apply_dense(self, grad, var):
+            parent = super()._apply_dense
+            return tf.cond(tf.constant(True), lambda: tf.group(parent(grad, var)), tf.no_op)
+
+    v = tf.Variable([1.0, -2.0])
+    w = tf.Variable([1.0, -2.0])
+    step_cond = CondAdam(0.1).minimize(tf.reduce_sum(v * v))
+    step_plain = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(w * w))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(2):
+            sess.run([step_cond, step_plain])
+        a, b = sess.run([v, w])
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+    np.testing.assert_allclose(a, [0.8, -1.8], atol=1e-3)  # two steps of ~lr each

@@ -311,7 +311,10 @@ class Optimizer:
         return v
 
     def _get_non_slot_variable(self, name, graph=None):
-        return self._non_slot_dict.get((name, graph or ops.get_default_graph()))
+        graph = graph or ops.get_default_graph()
+        # a cond branch or loop body sits in its enclosing graph (TF 1.x), whose variables these are
+        graph = getattr(graph, "_root", None) or graph
+        return self._non_slot_dict.get((name, graph))
 
     def _non_slot_variables(self):
         return list(self._non_slot_dict.values())
