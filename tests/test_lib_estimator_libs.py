@@ -310,3 +310,23 @@ def test_tf2_module_says_disabled():
     assert tf2.enabled() is False
     tf2.disable()
     assert tf2.enabled() is False
+
+
+def test_feature_column_lib_dense_features_and_v2_check():
+    from tideflow.python.feature_column import feature_column_lib
+
+    cat = tf.feature_column.categorical_column_with_hash_bucket("tokens", 7)
+    cols = [tf.feature_column.embedding_column(cat, 3),
+            tf.feature_column.numeric_column("score")]
+    assert feature_column_lib.is_feature_column_v2(cols) is True
+    assert feature_column_lib.is_feature_column_v2(cols + ["score"]) is False
+    assert feature_column_lib.DenseFeatures is tf.keras.layers.DenseFeatures
+    layer = feature_column_lib.DenseFeatures(feature_columns=cols, name="encoding_layer")
+    features = {"tokens": tf.SparseTensor([[0, 0], [1, 0]], [b"a", b"b"], [2, 1]),
+                "score": tf.constant([[0.5], [1.5]])}
+    outs = {}
+    dense = layer(features, cols_to_output_tensors=outs)
+    assert dense.shape.as_list() == [2, 4]
+    assert outs[cols[0]].shape.as_list() == [2, 3]
+    names = [v.op.name for v in tf.global_variables()]
+    assert names == ["encoding_layer/tokens_embedding/embedding_weights"]

@@ -306,8 +306,11 @@ for _prof in ("model_analyzer", "option_builder", "profiler"):
 _add("feature_column", "``tf.feature_column``.", ["tideflow.feature_column"])
 _add("feature_column.feature_column", "``tf.feature_column``.",
      ["tideflow.feature_column.feature_column", "tideflow.feature_column"])
-_add("feature_column.feature_column_lib", "``tf.feature_column`` (TF's v1 and v2 columns).",
-     ["tideflow.feature_column.feature_column", "tideflow.feature_column"])
+_add("feature_column.feature_column_lib", "``tf.feature_column`` (TF's v1 and v2 columns), "
+     "``DenseFeatures`` and ``is_feature_column_v2``.",
+     ["tideflow.feature_column.feature_column", "tideflow.feature_column"],
+     DenseFeatures="tideflow.keras.layers.dense_features:DenseFeatures",
+     is_feature_column_v2="tideflow.python._paths:_is_feature_column_v2")
 _add("user_ops", "``tf.user_ops``.", ["tideflow.user_ops"])
 _add("user_ops.user_ops", "``tf.user_ops``.", ["tideflow.user_ops"], _module="tideflow.user_ops")
 
@@ -317,6 +320,14 @@ def _resolve(spec):
     mod, _, attr = spec.partition(":")
     obj = importlib.import_module(mod)
     return getattr(obj, attr) if attr else obj
+
+
+def _is_feature_column_v2(feature_columns):
+    """Whether every item is a feature column: tideflow's columns serve both of TF's APIs, as
+    the ``tf.feature_column`` ones TF 1.15 makes are v2 columns."""
+    from tideflow.feature_column.feature_column import _FeatureColumn
+
+    return all(isinstance(c, _FeatureColumn) for c in feature_columns)
 
 
 def _tf2_enabled():
