@@ -75,3 +75,42 @@ def test_adam_subclass_applies_inside_cond():
         a, b = sess.run([v, w])
     np.testing.assert_allclose(a, b, rtol=1e-6)
     np.testing.assert_allclose(a, [0.8, -1.8], atol=1e-3)  # two steps of ~lr each
+
+
+def test_bidirectional_copies_a_cell_whose_from_config_consumes_its_config():
+    # a wrapper cell whose from_config pops the wrapped cell out of its config dict: the
+    # forward and backward copies are each made from a config of their own
+    class Wrapped(tf.keras.layers.Layer):
+        def __init__(self, cell, **kwargs):
+            super().__init__(**kwargs)
+            self.cell = cell
+
+        @property
+        def state_size(self):
+            return self.cell.state_size
+
+        @property
+        def output_size(self):
+            return self.cell.output_size
+
+        def call(self, inputs, states):
+            return self.cell(inputs, states)
+
+        def get_config(self):
+            config = super().get_config()
+            config["layer"] = tf.keras.layers.serialize(self.cell)
+            return config
+
+        @classmethod
+        def from_config(cls, config):
+            return cls(tf.keras.layers.deserialize(config.pop("layer")), **config)
+
+    cells = [Wrapped(tf.keras.layers.GRUCell(3)), Wrapped(tf.keras.layers.GRUCell(3))]
+    rnn = tf.keras.layers.RNN(tf.keras.layers.StackedRNNCells(cells), return_sequences=True)
+    with tf.keras.utils.custom_object_scope({"Wrapped": Wrapped}):
+        bi = tf.keras.layers.Bidirectional(rnn, merge_mode="concat")
+    y = bi(tf.zeros([2, 4, 5]))
+    assert y.shape.as_list() == [2, 4, 6]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(y).shape == (2, 4, 6)

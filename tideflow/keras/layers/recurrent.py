@@ -1173,14 +1173,20 @@ class Bidirectional(Wrapper):
             raise ValueError(f"Invalid merge mode. Merge mode should be one of "
                              f'{{"sum", "mul", "ave", "concat", None}}: {merge_mode}')
         super().__init__(layer, **kwargs)
-        config = layer.get_config()
-        base = config.pop("name")
-        config.pop("batch_input_shape", None)
-        self.forward_layer = _recreate(layer, dict(config, name="forward_" + base))
+        def fresh_config(prefix):
+            # as TF 1.15, each copy is made from a config of its own: a cell's from_config may
+            # consume its (nested) config
+            config = layer.get_config()
+            config["name"] = prefix + config["name"]
+            config.pop("batch_input_shape", None)
+            return config
+
+        self.forward_layer = _recreate(layer, fresh_config("forward_"))
         self._backward_layer_config = None
         if backward_layer is None:
+            config = fresh_config("backward_")
             config["go_backwards"] = not config.get("go_backwards", False)
-            self.backward_layer = _recreate(layer, dict(config, name="backward_" + base))
+            self.backward_layer = _recreate(layer, config)
         else:
             self.backward_layer = backward_layer
             # as TF 1.x: a given backward layer travels in the config
