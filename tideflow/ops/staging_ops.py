@@ -228,29 +228,30 @@ class StagingArea(BaseStagingArea):
     """
 
     def _check_put_dtypes(self, values):
+        # Messages as TF 1.x's StagingArea words them (users match on them).
         if isinstance(values, dict):
             if self._names is None:
-                raise ValueError("StagingArea.put: values were a dict but the area has no "
-                                 "names")
+                raise ValueError("Staging areas must have names to enqueue a dictionary")
             if sorted(values) != sorted(self._names):
-                raise ValueError(f"StagingArea.put: keys {sorted(values)} do not match the "
-                                 f"area's names {sorted(self._names)}")
+                raise ValueError("Keys in dictionary to put do not match names of staging "
+                                 f"area. Dictionary: ({sorted(values)}), Queue: "
+                                 f"({sorted(self._names)})")
             values = [values[n] for n in self._names]
         else:
             if self._names is not None:
-                raise ValueError("StagingArea.put: the area has names, so values must be a "
-                                 "dict")
+                raise ValueError("You must enqueue a dictionary in a staging area with names")
             if not isinstance(values, (list, tuple)):
                 values = [values]
             if len(values) != len(self._dtypes):
-                raise ValueError(f"StagingArea.put: expected {len(self._dtypes)} values, got "
-                                 f"{len(values)}")
+                raise ValueError(f"Unexpected number of inputs '{len(values)}' vs "
+                                 f"'{len(self._dtypes)}'")
         tensors = []
         for i, (v, dtype, shape) in enumerate(zip(values, self._dtypes, self._shapes)):
+            vdtype = getattr(v, "dtype", None)
+            if isinstance(vdtype, _dtypes.DType) and vdtype != dtype:
+                raise ValueError(f"Datatypes do not match. '{vdtype}' != '{dtype}'")
             t = ops.convert_to_tensor(v, dtype=dtype, name=f"component_{i}")
-            if not t.get_shape().is_compatible_with(shape):
-                raise ValueError(f"StagingArea.put: component {i} has shape {t.get_shape()}, "
-                                 f"incompatible with the area's {shape}")
+            t.get_shape().assert_is_compatible_with(shape)
             tensors.append(t)
         return tensors
 
