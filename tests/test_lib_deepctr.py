@@ -196,3 +196,47 @@ def test_fit_with_a_layer_whose_layers_attribute_is_a_count():
     data = np.ones((4, 2), np.float32)
     model.fit(data, data, epochs=1, verbose=0)
     assert len(model.updates) == 2
+
+
+# ----------------------------------------------------------------------------------------
+# sublayers put into a list (or dict) attribute after it was assigned
+# ----------------------------------------------------------------------------------------
+
+
+class _Blocks(keras.layers.Layer):
+    def build(self, input_shape):
+        self.denses = []  # filled after assignment (DeepCTR's FGCNNLayer)
+        self.by_name = {}
+        for i in range(2):
+            self.denses.append(keras.layers.Dense(3, name=f"d{i}"))
+        self.by_name["out"] = keras.layers.Dense(1, name="out")
+        super().build(input_shape)
+
+    def call(self, x):
+        for d in self.denses:
+            x = d(x)
+        return self.by_name["out"](x)
+
+
+def test_layers_appended_to_a_list_attribute_are_tracked(tmp_path):
+    x = keras.layers.Input(shape=(2,))
+    blocks = _Blocks()
+    model = keras.models.Model(x, blocks(x))
+    names = [w.name for w in blocks.weights]
+    assert len(names) == 6
+    assert len(model.trainable_weights) == 6
+    data = np.random.RandomState(0).rand(4, 2).astype(np.float32)
+    before = model.get_weights()
+    model.compile("sgd", "mse")
+    model.fit(data, np.ones((4, 1), np.float32), epochs=1, verbose=0)
+    after = model.get_weights()
+    assert all(not np.array_equal(a, b) for a, b in zip(before, after))
+    want = model.predict(data)
+    path = os.path.join(str(tmp_path), "blocks.h5")
+    model.save_weights(path)
+    x2 = keras.layers.Input(shape=(2,))
+    model2 = keras.models.Model(x2, _Blocks()(x2))
+    model2.load_weights(path)
+    np.testing.assert_allclose(model2.predict(data), want, rtol=1e-6)
+    blocks.trainable = False
+    assert model.trainable_weights == [] and len(model.non_trainable_weights) == 6

@@ -180,7 +180,25 @@ class Layer:
                     for v in value:
                         if not any(v is s for s in subs):
                             subs.append(v)
+            if type(value) in (list, dict):
+                # as TF's tracked containers: layers put into the list (or dict) later, e.g.
+                # ``self.convs = []`` then ``self.convs.append(Conv2D(...))`` in build, are
+                # sublayers too (see _sync_sublayers)
+                self.__dict__.setdefault("_layer_containers", {})[name] = value
+            elif "_layer_containers" in self.__dict__:
+                self.__dict__["_layer_containers"].pop(name, None)
         object.__setattr__(self, name, value)
+
+    def _sync_sublayers(self):
+        """Adds the layers found in the list/dict attributes to the sublayers."""
+        conts = self.__dict__.get("_layer_containers")
+        subs = self.__dict__.get("_sublayers")
+        if not conts or subs is None:
+            return
+        for c in conts.values():
+            for v in (c.values() if isinstance(c, dict) else c):
+                if isinstance(v, Layer) and v is not self and not any(v is s for s in subs):
+                    subs.append(v)
 
     # -- properties ----------------------------------------------------------------------------
     @property
@@ -198,6 +216,7 @@ class Layer:
     @trainable.setter
     def trainable(self, value):
         self._trainable = bool(value)
+        self._sync_sublayers()
         for layer in self._sublayers:
             layer.trainable = value
 
@@ -205,11 +224,13 @@ class Layer:
     def trainable_weights(self):
         if not self.trainable:
             return []
+        self._sync_sublayers()
         return _merged(list(self._trainable_weights),
                        (layer.trainable_weights for layer in self._sublayers))
 
     @property
     def non_trainable_weights(self):
+        self._sync_sublayers()
         out = [] if self.trainable else list(self._trainable_weights)
         out += self._non_trainable_weights
         return _merged(out, (layer.non_trainable_weights + (
@@ -555,6 +576,7 @@ class Layer:
         if isinstance(shapes, list) and not isinstance(inputs, list):
             shapes = tuple(shapes)
         self.build(shapes)
+        self._sync_sublayers()
         self.built = True
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)
@@ -592,6 +614,7 @@ class Layer:
                 self._maybe_build(inputs)
                 self._assert_input_compatibility(inputs)
                 outputs = self.call(inputs, *args, **kwargs)
+                self._sync_sublayers()  # (sublayers made in call)
                 if outputs is None:
                     raise ValueError("A layer's `call` method should return a Tensor or a list "
                                      f"of Tensors, not None (layer: {self.name}).")
