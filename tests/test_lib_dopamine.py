@@ -223,3 +223,32 @@ def test_scalar_summary_under_variable_scope_and_manual_summary(tmp_path):
             for val in e.summary.value:
                 seen[val.tag] = (e.step, val.simple_value)
     assert seen == {"Losses/HuberLoss": (10, 2.0), "Train/AverageReturns": (1, 9.5)}
+
+
+def test_gfile_not_a_directory_is_failed_precondition(tmp_path):
+    # TF maps ENOTDIR as it maps EISDIR (FAILED_PRECONDITION), not as a missing file.
+    afile = os.path.join(str(tmp_path), "afile")
+    with tf.gfile.GFile(afile, "w") as f:
+        f.write("x")
+    under = os.path.join(afile, "sub")
+    with pytest.raises(tf.errors.FailedPreconditionError, match="Not a directory"):
+        tf.gfile.GFile(under, "r").read()
+    with pytest.raises(tf.errors.FailedPreconditionError):
+        tf.gfile.Stat(under)
+    with pytest.raises(tf.errors.FailedPreconditionError):
+        tf.gfile.Remove(under)
+    with pytest.raises(tf.errors.FailedPreconditionError):
+        tf.gfile.MakeDirs(os.path.join(under, "deeper"))
+    assert not tf.gfile.Exists(under)
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.gfile.ListDirectory(afile)
+
+
+def test_gfile_makedirs_names_the_component_it_could_not_create(tmp_path):
+    # A missing parent under a file: the error names the first directory MakeDirs tried.
+    base = os.path.join(str(tmp_path), "f")
+    with tf.gfile.GFile(base, "w") as f:
+        f.write("x")
+    with pytest.raises(tf.errors.FailedPreconditionError) as info:
+        tf.gfile.MakeDirs(os.path.join(base, "a", "b"))
+    assert os.path.join(base, "a") + ";" in str(info.value)

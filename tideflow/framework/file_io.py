@@ -29,13 +29,13 @@ def _os_error(e, path):
     """Maps an ``OSError`` to TF's error class, naming the path."""
     msg = f"{path}; {e.strerror or e}"
     code = e.errno
-    if code in (errno.ENOENT, errno.ENOTDIR):
+    if code == errno.ENOENT:
         return errors.NotFoundError(None, None, msg)
     if code == errno.EEXIST:
         return errors.AlreadyExistsError(None, None, msg)
     if code in (errno.EACCES, errno.EPERM, errno.EROFS):
         return errors.PermissionDeniedError(None, None, msg)
-    if code == errno.EISDIR:
+    if code in (errno.EISDIR, errno.ENOTDIR):  # TF's errno table: both FAILED_PRECONDITION
         return errors.FailedPreconditionError(None, None, msg)
     if code == errno.ENOTEMPTY:
         return errors.FailedPreconditionError(None, None, msg)
@@ -249,7 +249,8 @@ def recursive_create_dir(dirname):
     except FileExistsError:
         raise errors.FailedPreconditionError(None, None, f"{dirname} is not a directory") from None
     except OSError as e:
-        raise _os_error(e, dirname) from None
+        # as TF, name the component that could not be created
+        raise _os_error(e, e.filename or dirname) from None
 
 
 def copy(oldpath, newpath, overwrite=False):
