@@ -1,7 +1,8 @@
 """The ``tideflow`` command: ``launch`` (a whole local cluster of processes), ``server`` (one
-task's ``tf.train.Server``), ``k8s`` (Kubernetes manifests for a cluster), and ``train`` /
+task's ``tf.train.Server``), ``k8s`` (Kubernetes manifests for a cluster), ``train`` /
 ``eval`` (the image trainer and its evaluation job, ``examples/image_train.py`` and
-``examples/image_eval.py``)."""
+``examples/image_eval.py``), and ``run`` (a program that imports ``tensorflow``, on tideflow:
+``tideflow.tensorflow_alias``)."""
 
 import argparse
 import importlib
@@ -10,6 +11,7 @@ import json
 import sys
 
 _USAGE_EXAMPLES = """examples:
+  tideflow run train.py --epochs 3        (a program that does `import tensorflow as tf`)
   tideflow launch --ps 1 --workers 2 -- python train.py --steps 1000
   tideflow server --cluster '{"ps": ["localhost:2222"], "worker": ["localhost:2223"]}' \\
       --job ps --task 0
@@ -77,6 +79,8 @@ def _parser():
     for name, script in _PROGRAMS.items():
         sub.add_parser(name, add_help=False,
                        help=f"run examples/{script} (its own flags follow; --help lists them)")
+    sub.add_parser("run", add_help=False,
+                   help="run a program (or -m module) that imports tensorflow, on tideflow")
     return p
 
 
@@ -188,6 +192,11 @@ def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in _PROGRAMS:
         return _run_program(argv[0], argv[1:])
+    if argv and argv[0] == "run":
+        from tideflow import tensorflow_alias
+
+        tensorflow_alias.run(argv[1:])
+        return 0
     own, program = _split_command(argv)
     args = _parser().parse_args(own)
     if args.command == "launch":
