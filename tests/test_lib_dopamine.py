@@ -252,3 +252,9 @@ def test_gfile_makedirs_names_the_component_it_could_not_create(tmp_path):
     with pytest.raises(tf.errors.FailedPreconditionError) as info:
         tf.gfile.MakeDirs(os.path.join(base, "a", "b"))
     assert os.path.join(base, "a") + ";" in str(info.value)
+
+
+def test_gfile_delete_recursively_missing_reports_not_found(tmp_path):
+    missing = os.path.join(str(tmp_path), "gone")
+    with pytest.raises(tf.errors.NotFoundError, match=f"^{missing} not found$"):
+        tf.gfile.DeleteRecursively(missing)

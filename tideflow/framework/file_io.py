@@ -294,7 +294,7 @@ def delete_recursively(dirname):
     """Deletes a directory tree (or a single file); ``NotFoundError`` when missing."""
     p = _path(dirname)
     if not os.path.exists(p):
-        raise errors.NotFoundError(None, None, f"{dirname}; No such file or directory")
+        raise errors.NotFoundError(None, None, f"{dirname} not found")  # TF's FileExists words
     try:
         if os.path.isdir(p) and not os.path.islink(p):
             shutil.rmtree(p)
