@@ -337,6 +337,18 @@ class Layer:
         # what a Keras layer wrapping this one (keras.layers.RNN around a cell) collects
         return list(self._losses)
 
+    # the rest of what a Keras layer asks of its sublayers: a tf.layers layer (an RNN cell)
+    # held as an attribute of a Keras layer is one of them, as in TF 1.x where both kinds
+    # share one base class
+    _sublayers = ()
+    stateful = False
+
+    def _unconditional_update_list(self):
+        return list(self._updates) if self.trainable else []
+
+    def _input_losses(self, keys=None):
+        return []
+
     def get_weights(self):
         """The values of ``weights``, as NumPy arrays (read in the Keras session)."""
         from tideflow.keras import backend  # tf.layers layers are Keras layers in TF 1.x

@@ -18,6 +18,7 @@ from tideflow.keras import initializers as initializers_mod
 from tideflow.keras import regularizers as regularizers_mod
 from tideflow.keras._utils import snake_case
 from tideflow.ops.layers_base import InputSpec
+from tideflow.ops.layers_base import Layer as _TFLayer
 from tideflow.ops.layers_base import _flatten as flatten
 from tideflow.ops.layers_base import _map as map_structure
 
@@ -169,7 +170,7 @@ class Layer:
                     f"It looks like you are subclassing `{type(self).__name__}` and you forgot "
                     f"to call `super({type(self).__name__}, self).__init__()`. Always start "
                     "with this line.")
-            if isinstance(value, Layer) and value is not self:
+            if isinstance(value, (Layer, _TFLayer)) and value is not self:
                 subs = self.__dict__.get("_sublayers")
                 if subs is not None and not any(value is s for s in subs):
                     subs.append(value)
@@ -197,7 +198,8 @@ class Layer:
             return
         for c in conts.values():
             for v in (c.values() if isinstance(c, dict) else c):
-                if isinstance(v, Layer) and v is not self and not any(v is s for s in subs):
+                if isinstance(v, (Layer, _TFLayer)) and v is not self and not any(
+                        v is s for s in subs):
                     subs.append(v)
 
     # -- properties ----------------------------------------------------------------------------
