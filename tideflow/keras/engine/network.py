@@ -243,6 +243,31 @@ class Network(Layer):
             return list(self._layers_list)
         return list(self._sublayers)
 
+    def add_loss(self, losses, inputs=None):
+        super().add_loss(losses, inputs)
+        from tideflow.keras.engine import base_layer
+
+        if getattr(self, "_is_graph_network", False) and not base_layer._CALL_FRAMES:
+            self._track_loss_layers(losses)
+
+    def _track_loss_layers(self, losses):
+        """As TF's functional models: the layers a symbolic loss added to the model was
+        computed with (through plain TF ops on the model's tensors, e.g. an auxiliary loss
+        with a DNN of its own) become the model's too: their weights are trained."""
+        stop = {id(t) for t in self.inputs}
+        known = {id(la) for la in self._sublayers}
+        seen, stack = set(), [t for t in flatten(losses) if isinstance(t, ops.Tensor)]
+        while stack:
+            t = stack.pop()
+            if id(t) in seen or id(t) in stop:
+                continue
+            seen.add(id(t))
+            h = _history(t)
+            if h is not None and id(h[0]) not in known and not isinstance(h[0], InputLayer):
+                known.add(id(h[0]))
+                self._sublayers.append(h[0])
+            stack.extend(t.op.inputs)
+
     def get_layer(self, name=None, index=None):
         """The layer called ``name``, or at ``index`` in ``layers``."""
         if index is not None:
