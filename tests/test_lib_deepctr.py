@@ -240,3 +240,50 @@ def test_layers_appended_to_a_list_attribute_are_tracked(tmp_path):
     np.testing.assert_allclose(model2.predict(data), want, rtol=1e-6)
     blocks.trainable = False
     assert model.trainable_weights == [] and len(model.non_trainable_weights) == 6
+
+
+# ----------------------------------------------------------------------------------------
+# an RNN cell held by a Keras layer; layers behind a loss added to a functional model
+# ----------------------------------------------------------------------------------------
+
+
+class _GRUOverTime(keras.layers.Layer):
+    def build(self, input_shape):
+        self.cell = tf.nn.rnn_cell.GRUCell(3)  # a tf.layers layer: a sublayer too, as in TF
+        super().build(input_shape)
+
+    def call(self, x):
+        outputs, _ = tf.nn.dynamic_rnn(self.cell, x, dtype=tf.float32, scope=self.name)
+        return outputs[:, -1, :]
+
+
+def test_rnn_cell_held_by_a_keras_layer_is_trained():
+    x = keras.layers.Input(shape=(4, 2))
+    layer = _GRUOverTime()
+    y = keras.layers.Dense(1)(layer(x))
+    model = keras.models.Model(x, y)
+    assert len(layer.trainable_weights) == 4
+    assert len(model.trainable_weights) == 6
+    model.compile("sgd", "mse")
+    data = np.random.RandomState(1).rand(5, 4, 2).astype(np.float32)
+    before = layer.get_weights()
+    model.fit(data, np.ones((5, 1), np.float32), epochs=1, verbose=0)
+    assert all(not np.array_equal(a, b) for a, b in zip(before, layer.get_weights()))
+    layer.trainable = False
+    assert layer.trainable_weights == [] and len(layer.non_trainable_weights) == 4
+
+
+def test_layers_behind_an_added_loss_join_the_model():
+    x = keras.layers.Input(shape=(3,))
+    h = keras.layers.Dense(4, name="body")(x)
+    y = keras.layers.Dense(1, name="head")(h)
+    model = keras.models.Model(x, y)
+    aux_dense = keras.layers.Dense(1, name="aux")
+    aux = tf.reduce_mean(tf.square(aux_dense(h[:, 1:])))  # plain ops and a layer of its own
+    model.add_loss(0.5 * aux)
+    names = {w.name for w in model.trainable_weights}
+    assert {"aux/kernel:0", "aux/bias:0"} <= names
+    model.compile("sgd", "mse")
+    before = aux_dense.get_weights()
+    model.fit(np.ones((4, 3), np.float32), np.zeros((4, 1), np.float32), epochs=1, verbose=0)
+    assert all(not np.array_equal(a, b) for a, b in zip(before, aux_dense.get_weights()))
