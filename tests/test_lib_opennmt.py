@@ -114,3 +114,67 @@ def test_bidirectional_copies_a_cell_whose_from_config_consumes_its_config():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(y).shape == (2, 4, 6)
+
+
+def _psd_power(mat, alpha, eps):
+    w, v = np.linalg.eigh(mat + eps * np.eye(len(mat)))
+    return (v * np.maximum(w, eps) ** alpha) @ v.T
+
+
+def _shampoo_reference(w, grads, lr=0.5, eps=1e-4, alpha=0.5, max_size=768):
+    """NumPy Shampoo (no momentum, accumulating statistics) for a 2-D variable."""
+    w = w.astype(np.float64).copy()
+    stats = [np.zeros((d, d)) if d <= max_size else np.zeros(d) for d in w.shape]
+    for g in grads:
+        pre = g
+        for i, d in enumerate(w.shape):
+            if d <= max_size:
+                stats[i] += g @ g.T if i == 0 else g.T @ g
+                pre = np.tensordot(pre, _psd_power(stats[i] / d, -alpha / 2, eps), axes=([0], [0]))
+            else:
+                stats[i] += (g * g).sum(axis=1 - i) / d
+                power = np.where(stats[i] > 0, stats[i] ** (-alpha / 2), 0.0)
+                pre = pre.T * power
+        w -= lr * pre
+    return w
+
+
+@pytest.mark.parametrize("max_size,iterative", [(768, False), (3, False), (768, True)])
+def test_contrib_opt_shampoo_matches_numpy(max_size, iterative):
+    rng = np.random.RandomState(0)
+    w0 = rng.randn(4, 3).astype(np.float32)
+    grads = [rng.randn(4, 3).astype(np.float32) for _ in range(3)]
+    w = tf.Variable(w0)
+    g = tf.placeholder(tf.float32, [4, 3])
+    gs = tf.train.get_or_create_global_step()
+    opt = tf.contrib.opt.ShampooOptimizer(global_step=gs, learning_rate=0.5,
+                                          max_matrix_size=max_size, use_iterative_root=iterative)
+    step = opt.apply_gradients([(g, w)], global_step=gs)
+    assert opt.get_slot_names() and opt.get_slot(w, "gbar") is not None
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for x in grads:
+            sess.run(step, {g: x})
+        got = sess.run(w)
+    np.testing.assert_allclose(got, _shampoo_reference(w0, grads, max_size=max_size),
+                               rtol=2e-3, atol=2e-3)
+
+
+def test_contrib_opt_shampoo_intervals_sparse_and_minimize():
+    emb = tf.Variable(np.ones([5, 2], np.float32))
+    v = tf.Variable([1.0, -2.0, 3.0])
+    loss = tf.reduce_sum(tf.nn.embedding_lookup(emb, [0, 3]) ** 2) + tf.reduce_sum(v * v)
+    gs = tf.train.get_or_create_global_step()
+    opt = tf.contrib.opt.ShampooOptimizer(global_step=gs, learning_rate=0.1, svd_interval=2,
+                                          precond_update_interval=2, gbar_decay=0.9,
+                                          gbar_weight=lambda t: 1.0 / t)
+    train = opt.minimize(loss, global_step=gs)
+    assert opt.get_slot(emb, "H_0").shape.as_list() == [5, 5]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        before = sess.run(loss)
+        for _ in range(4):
+            sess.run(train)
+        after, e = sess.run([loss, emb])
+    assert after < before
+    np.testing.assert_array_equal(e[[1, 2, 4]], 1.0)  # rows without gradient stay put

@@ -1,7 +1,8 @@
 """``tf.contrib.opt``'s wrappers and smaller optimizers: VariableClipping (max-norm constraints
 after each step), DropStaleGradient (skips updates computed too many steps ago), the multitask
 wrapper (all-zero gradients leave the optimizer's state alone), RegAdagrad, LARS, Adam
-driven by the global step (AdamGS, LazyAdamGS), and GGT's windowed full-matrix preconditioning."""
+driven by the global step (AdamGS, LazyAdamGS), GGT's windowed full-matrix preconditioning and
+Shampoo's per-dimension preconditioners."""
 
 import contextlib
 
@@ -28,6 +29,7 @@ from tideflow.ops import (
     variable_scope,
 )
 from tideflow.ops import cond as cond_lib
+from tideflow.ops.while_loop import while_loop
 from tideflow.train import training_util
 from tideflow.train.adagrad import AdagradOptimizer
 from tideflow.train.optimizer import Optimizer
@@ -466,6 +468,231 @@ class GGTOptimizer(Optimizer):
         return control_flow_ops.group(*updates, name=name_scope)
 
 
+def _param_at(value, step):
+    """A Shampoo hyper-parameter: a number, or a function of the (1-based, float) step."""
+    return value(step) if callable(value) else value
+
+
+def _psd_sqrt_newton(mat, size, iter_count=100, ridge=1e-4):
+    """``(mat + ridge I)^0.5`` by the coupled Newton iteration Y <- Y T, Z <- T Z with
+    ``T = (3 I - Z Y) / 2`` on the Frobenius-normalized matrix, stopped after ``iter_count``
+    steps or as soon as the reconstruction error stops falling (the iterate before is kept)."""
+    eye = range_ops.eye(size, dtype=mat.dtype)
+    mat = mat + ridge * eye
+    scale = math_ops.sqrt(reduction_ops.reduce_sum(mat * mat))
+
+    def keep_going(i, y, y_prev, z, z_prev, err, err_prev):
+        return math_ops.logical_and(i < iter_count, err < err_prev)
+
+    def step(i, y, y_prev, z, z_prev, err, err_prev):
+        t = 0.5 * (3.0 * eye - linalg_ops.matmul(z, y))
+        y_next = linalg_ops.matmul(y, t)
+        z_next = linalg_ops.matmul(t, z)
+        root = y_next * math_ops.sqrt(scale)
+        gap = mat - linalg_ops.matmul(root, root)
+        err_next = math_ops.sqrt(reduction_ops.reduce_sum(gap * gap)) / scale
+        return i + 1, y_next, y, z_next, z, err_next, err
+
+    y0 = mat / scale
+    out = while_loop(keep_going, step,
+                                      [0, y0, y0, eye, eye, scale, scale + 1.0])
+    return out[2] * math_ops.sqrt(scale)
+
+
+def _psd_inverse_root_newton(mat, size, alpha, iter_count=100, epsilon=1e-6, ridge=0.0):
+    """``(mat + ridge I)^alpha`` for ``alpha = -1/p`` (p a whole number) by the Schur-Newton
+    iteration of Guo and Higham: ``M <- ((1-a) I + a M)^p M``, ``X <- X ((1-a) I + a M)``
+    from ``M = z A``, ``X = z^-a I`` with ``z = (1 - 1/a) / (2 ||A||)``, until ``M`` is within
+    ``epsilon`` of the identity (max-abs) or ``iter_count`` steps."""
+    if size == 1:
+        return math_ops.pow(mat + ridge, alpha)
+    eye = range_ops.eye(size, dtype=mat.dtype)
+    power = -1.0 / alpha
+    if power != int(power) or power <= 0:
+        raise ValueError(f"alpha must be -1/p for a positive whole p, got {alpha}")
+
+    def matrix_power(m, p):
+        p, out = int(p), None
+        while p > 0:
+            if p % 2:
+                out = m if out is None else linalg_ops.matmul(m, out)
+            p //= 2
+            m = linalg_ops.matmul(m, m)
+        return out
+
+    def keep_going(i, m, x):
+        return math_ops.logical_and(
+            i < iter_count, reduction_ops.reduce_max(math_ops.abs(m - eye)) > epsilon)
+
+    def step(i, m, x):
+        mid = (1 - alpha) * eye + alpha * m
+        return i + 1, linalg_ops.matmul(matrix_power(mid, power), m), linalg_ops.matmul(x, mid)
+
+    damped = mat + ridge * eye
+    z = (1 - 1 / alpha) / (2 * norm_ops.norm(damped))
+    return while_loop(keep_going, step,
+                                       [0, damped * z, eye * math_ops.pow(z, -alpha)])[2]
+
+
+class ShampooOptimizer(Optimizer):
+    """Shampoo (Gupta, Koren and Singer 2018): Adagrad with one preconditioner per dimension
+    of each variable. ``gbar = gbar_decay gbar + gbar_weight g`` (slot "gbar"); for a
+    dimension i of size ``d <= max_matrix_size`` the statistic ``G_i`` (slot "Gbar_i", d x d)
+    accumulates ``mat_gbar_decay G_i + mat_gbar_weight g_(i) g_(i)^T`` (g unfolded along i;
+    every ``precond_update_interval`` steps, the weight scaled by it) and ``gbar`` is
+    contracted along i with ``(G_i / d + epsilon I)^(-alpha / rank)`` (by SVD, or by Newton
+    iterations with ``use_iterative_root``; recomputed every ``svd_interval`` steps and kept
+    in slot "H_i" when that is above 1); a larger dimension keeps a diagonal statistic (d
+    values) and is scaled element-wise by its positive entries' powers. The step is
+    ``var -= learning_rate * preconditioned gbar``. Hyper-parameters may be functions of the
+    step (``global_step + 1`` as a float). Sparse gradients of a variable whose first
+    dimension is small (or with momentum) are made dense; otherwise the rows are updated in
+    place without momentum."""
+
+    def __init__(self, global_step=0, max_matrix_size=768, gbar_decay=0.0, gbar_weight=1.0,
+                 mat_gbar_decay=1.0, mat_gbar_weight=1.0, learning_rate=1.0, svd_interval=1,
+                 precond_update_interval=1, epsilon=1e-4, alpha=0.5, use_iterative_root=False,
+                 use_locking=False, name="Shampoo"):
+        super().__init__(use_locking, name)
+        self._global_step = cast_ops.cast(global_step, dtypes.float32)
+        self._max_matrix_size = max_matrix_size
+        self._gbar_decay = gbar_decay
+        self._gbar_weight = gbar_weight
+        self._mat_gbar_decay = mat_gbar_decay
+        self._mat_gbar_weight = mat_gbar_weight
+        self._learning_rate = learning_rate
+        self._svd_interval = svd_interval
+        self._precond_update_interval = precond_update_interval
+        self._epsilon = epsilon
+        self._alpha = alpha
+        self._use_iterative_root = use_iterative_root
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            with ops.colocate_with(v):
+                self._zeros_slot(v, "gbar", self._name)
+                for i, d in enumerate(v.get_shape().as_list()):
+                    if d <= self._max_matrix_size:
+                        init = array_ops.zeros([d, d], v.dtype.base_dtype)
+                        if self._svd_interval > 1:
+                            self._get_or_make_slot(v, range_ops.eye(d, dtype=v.dtype.base_dtype),
+                                                   f"H_{i}", self._name)
+                    else:
+                        init = array_ops.zeros([d], v.dtype.base_dtype)
+                    self._get_or_make_slot(v, init, f"Gbar_{i}", self._name)
+
+    def _apply_dense(self, grad, var):
+        return self._shampoo_step(grad, var)
+
+    def _resource_apply_dense(self, grad, handle):
+        return self._shampoo_step(grad, handle)
+
+    def _apply_sparse(self, grad, var):
+        return self._sparse_step(grad.values, grad.indices, var)
+
+    def _resource_apply_sparse(self, grad, handle, indices):
+        return self._sparse_step(grad, indices, handle)
+
+    def _sparse_step(self, values, indices, var):
+        if var.get_shape()[0] <= self._max_matrix_size or self._gbar_decay != 0.0:
+            dense = gather_ops.scatter_nd(array_ops.expand_dims(indices, 1), values,
+                                          array_ops.shape(var, out_type=indices.dtype))
+            return self._shampoo_step(dense, var)
+        return self._shampoo_step(values, var, indices)
+
+    @staticmethod
+    def _average_into(state, decay, decay_t, addend):
+        """``state = decay_t * state + addend`` (just ``addend`` when decay is 0: the state is
+        never read)."""
+        if isinstance(decay, (int, float)) and decay == 0.0:
+            return addend
+        if isinstance(decay, (int, float)) and decay == 1.0:
+            return state_ops.assign_add(state, addend)
+        return state.assign_add((decay_t - 1) * state + addend)
+
+    def _power(self, var, mat, size, alpha, slot=None):
+        with ops.name_scope("matrix_iterative_power"):
+            if self._use_iterative_root:
+                root = _psd_sqrt_newton(mat, size, 100, self._epsilon)
+                out = _psd_inverse_root_newton(root, size, 2 * alpha, 100, 1e-6, ridge=0.0)
+            elif size == 1:
+                out = math_ops.pow(mat + self._epsilon, alpha)
+            else:
+                damped = mat + self._epsilon * range_ops.eye(size, dtype=mat.dtype)
+                s, u, v = svd_ops.svd(damped, full_matrices=True)
+                out = linalg_ops.matmul(v * math_ops.pow(math_ops.maximum(s, self._epsilon), alpha),
+                                        array_ops.transpose(u))
+        if slot is not None:
+            return state_ops.assign(self.get_slot(var, slot), out)
+        return out
+
+    def _shampoo_step(self, grad, var, indices=None):
+        step = self._global_step + 1
+        shape = var.get_shape().as_list()
+        rank = len(shape)
+        if indices is None:
+            precond = self._average_into(self.get_slot(var, "gbar"), self._gbar_decay,
+                                         _param_at(self._gbar_decay, step),
+                                         _param_at(self._gbar_weight, step) * grad)
+        else:
+            if self._gbar_decay != 0.0:
+                tf_logging.warning("Not applying momentum for variable: %s", var.name)
+            precond = grad
+        decay_t = _param_at(self._mat_gbar_decay, step)
+        weight_t = _param_at(self._mat_gbar_weight, step)
+        neg_alpha = -_param_at(self._alpha, step) / rank
+        svd_every = _param_at(self._svd_interval, step)
+        update_every = _param_at(self._precond_update_interval, step)
+        for i, d in enumerate(shape):
+            stats = self.get_slot(var, f"Gbar_{i}")
+            others = [j for j in range(rank) if j != i]
+            if d <= self._max_matrix_size:
+                def updated(stats=stats, others=others, i=i):
+                    outer = linalg_ops.tensordot(grad, grad, axes=(others, others),
+                                                 name=f"grad_outer_{i}")
+                    return self._average_into(stats, self._mat_gbar_decay, decay_t,
+                                              weight_t * update_every * outer)
+
+                stats_t = cond_lib.cond(math_ops.mod(step, update_every) < 1, updated,
+                                        lambda stats=stats: array_ops.identity(stats))
+                stats_t = stats_t / float(d)
+                if self._svd_interval == 1:
+                    power = self._power(var, stats_t, d, neg_alpha)
+                else:
+                    power = cond_lib.cond(
+                        math_ops.mod(step, svd_every) < 1,
+                        lambda stats_t=stats_t, d=d, i=i: self._power(var, stats_t, d, neg_alpha,
+                                                                      f"H_{i}"),
+                        lambda i=i: array_ops.identity(self.get_slot(var, f"H_{i}")))
+                # contracting the leading axis moves it to the end: after all axes, the
+                # original order is back
+                precond = linalg_ops.tensordot(precond, power, axes=([0], [0]),
+                                               name=f"precond_{i}")
+            else:
+                if others:
+                    scale = 1.0 if indices is not None else float(d)
+                    outer = reduction_ops.reduce_sum(grad * grad, axis=others) / scale
+                else:
+                    outer = grad * grad
+                if i == 0 and indices is not None:
+                    if self._mat_gbar_decay != 1.0:
+                        raise ValueError("Shampoo's sparse row updates need mat_gbar_decay=1.0")
+                    stats_t = gather_ops.gather(
+                        state_ops.scatter_add(stats, indices, weight_t * outer), indices)
+                else:
+                    stats_t = self._average_into(stats, self._mat_gbar_decay, decay_t,
+                                                 weight_t * outer)
+                power = array_ops.where(math_ops.greater(stats_t, 0),
+                                        math_ops.pow(stats_t, neg_alpha),
+                                        array_ops.zeros_like(stats_t))
+                precond = array_ops.transpose(precond, perm=list(range(1, rank)) + [0]) * power
+        lr_t = _param_at(self._learning_rate, step)
+        if indices is not None:
+            return state_ops.scatter_add(var, indices, -lr_t * precond,
+                                         use_locking=self._use_locking)
+        return state_ops.assign_sub(var, lr_t * precond, use_locking=self._use_locking)
+
+
 __all__ = ["AdamGSOptimizer", "DropStaleGradientOptimizer", "GGTOptimizer", "LARSOptimizer",
            "LazyAdamGSOptimizer", "MultitaskOptimizerWrapper", "RegAdagradOptimizer",
-           "VariableClippingOptimizer", "clip_gradients_by_global_norm"]
+           "ShampooOptimizer", "VariableClippingOptimizer", "clip_gradients_by_global_norm"]
