@@ -287,3 +287,12 @@ def test_layers_behind_an_added_loss_join_the_model():
     before = aux_dense.get_weights()
     model.fit(np.ones((4, 3), np.float32), np.zeros((4, 1), np.float32), epochs=1, verbose=0)
     assert all(not np.array_equal(a, b) for a, b in zip(before, aux_dense.get_weights()))
+
+
+def test_lambda_layer_through_to_json_and_model_from_json():
+    x = keras.layers.Input(shape=(3,))
+    y = keras.layers.Lambda(lambda t: t * 2.0 + 1.0)(x)
+    model = keras.models.Model(x, y)
+    clone = keras.models.model_from_json(model.to_json())
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(clone.predict(data), data * 2.0 + 1.0)

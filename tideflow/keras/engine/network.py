@@ -525,6 +525,10 @@ def _json_default(obj):
     if hasattr(obj, "name"):
         return str(obj.name)
     if callable(obj):
+        if getattr(obj, "__name__", "") == "<lambda>" and hasattr(obj, "__code__"):
+            from tideflow.keras.layers.core import dump_lambda
+
+            return dump_lambda(obj)  # as Keras: a lambda is kept as its bytecode
         return getattr(obj, "__name__", str(obj))
     return str(obj)
 
