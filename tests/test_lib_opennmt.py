@@ -178,3 +178,10 @@ def test_contrib_opt_shampoo_intervals_sparse_and_minimize():
         after, e = sess.run([loss, emb])
     assert after < before
     np.testing.assert_array_equal(e[[1, 2, 4]], 1.0)  # rows without gradient stay put
+
+
+def test_shampoo_module_path():
+    import importlib
+
+    mod = importlib.import_module("tideflow.contrib.opt.python.training.shampoo")
+    assert mod.ShampooOptimizer is tf.contrib.opt.ShampooOptimizer

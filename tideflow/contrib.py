@@ -252,7 +252,7 @@ for _short in ("adam_gs_optimizer", "adamax", "addsign", "agn_optimizer",
                "external_optimizer", "ggt", "lars_optimizer", "lazy_adam_gs_optimizer",
                "lazy_adam_optimizer", "model_average_optimizer", "moving_average_optimizer",
                "multitask_optimizer_wrapper", "nadam_optimizer", "powersign",
-               "reg_adagrad_optimizer", "sign_decay", "variable_clipping_optimizer",
+               "reg_adagrad_optimizer", "shampoo", "sign_decay", "variable_clipping_optimizer",
                "weight_decay_optimizers"):
     setattr(opt.python.training, _short, opt)
     sys.modules[f"{opt.python.training.__name__}.{_short}"] = opt
