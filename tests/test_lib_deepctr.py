@@ -53,7 +53,7 @@ def test_multiply_expands_each_lower_rank_input():
 def test_merge_compute_output_shape_broadcasts():
     layer = keras.layers.Maximum()
     shape = layer.compute_output_shape([(None, 4, 1), (7, 4, 5)])
-    assert tf.TensorShape(shape).as_list() == [7, 4, 5]
+    assert isinstance(shape, tf.TensorShape) and shape.as_list() == [7, 4, 5]
     with pytest.raises(ValueError, match="could not be broadcast"):
         keras.layers.Add().compute_output_shape([(None, 4), (None, 3)])
 
