@@ -296,3 +296,17 @@ def test_lambda_layer_through_to_json_and_model_from_json():
     clone = keras.models.model_from_json(model.to_json())
     data = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_allclose(clone.predict(data), data * 2.0 + 1.0)
+
+
+def test_lambda_closing_over_a_module_is_saved_by_name():
+    ops_module = tf  # closed over: JSON cannot hold it
+    scale = np.float32(2.0)  # closed over: JSON can
+    x = keras.layers.Input(shape=(3,))
+    y = keras.layers.Lambda(lambda t: ops_module.identity(t))(x)
+    z = keras.layers.Lambda(lambda t: t * scale)(y)
+    import json
+
+    layers = json.loads(keras.models.Model(x, z).to_json())["config"]["layers"]
+    assert layers[1]["config"]["function"] == "<lambda>"
+    code, defaults, closure = layers[2]["config"]["function"]
+    assert isinstance(code, str) and defaults is None and closure == [2.0]

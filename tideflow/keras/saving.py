@@ -242,9 +242,9 @@ def _json_default(obj):
         return obj.item()
     if callable(obj) and hasattr(obj, "__name__"):
         if obj.__name__ == "<lambda>" and hasattr(obj, "__code__"):
-            from tideflow.keras.layers.core import dump_lambda
+            from tideflow.keras.layers.core import lambda_for_json
 
-            return dump_lambda(obj)  # as Keras: a lambda is saved as its bytecode
+            return lambda_for_json(obj)  # as Keras: a lambda as its bytecode
         return obj.__name__
     if type(obj).__name__ == "Dimension":
         return obj.value

@@ -526,9 +526,9 @@ def _json_default(obj):
         return str(obj.name)
     if callable(obj):
         if getattr(obj, "__name__", "") == "<lambda>" and hasattr(obj, "__code__"):
-            from tideflow.keras.layers.core import dump_lambda
+            from tideflow.keras.layers.core import lambda_for_json
 
-            return dump_lambda(obj)  # as Keras: a lambda is kept as its bytecode
+            return lambda_for_json(obj)  # as Keras: a lambda as its bytecode
         return getattr(obj, "__name__", str(obj))
     return str(obj)
 

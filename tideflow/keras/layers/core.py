@@ -552,6 +552,24 @@ def dump_lambda(fn):
     return [code, fn.__defaults__, closure]
 
 
+def lambda_for_json(fn):
+    """``dump_lambda(fn)`` where JSON can hold its defaults and closure (plain values, NumPy
+    ones); else the name alone (as Keras keeps an activation lambda)."""
+    import json
+
+    def plain(obj):
+        if isinstance(obj, (np.generic, np.ndarray)):
+            return obj.tolist()
+        raise TypeError(type(obj).__name__)
+
+    dumped = dump_lambda(fn)
+    try:
+        json.dumps(dumped, default=plain)
+    except (TypeError, ValueError):
+        return fn.__name__
+    return dumped
+
+
 def _load_callable(value, kind, module, custom_objects=None):
     """The callable a saved Lambda config holds: ``value`` as ``kind`` says ("function": a
     name; "lambda": ``dump_lambda``'s form); anything else is returned as it is."""
