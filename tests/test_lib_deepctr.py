@@ -310,3 +310,23 @@ def test_lambda_closing_over_a_module_is_saved_by_name():
     assert layers[1]["config"]["function"] == "<lambda>"
     code, defaults, closure = layers[2]["config"]["function"]
     assert isinstance(code, str) and defaults is None and closure == [2.0]
+
+
+class _Tower(keras.models.Model):
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+        for i in range(3):
+            self.stack.append(keras.layers.Dense(2, name=f"t{i}"))
+
+    def call(self, x):
+        for d in self.stack:
+            x = d(x)
+        return x
+
+
+def test_subclassed_model_lists_layers_appended_to_a_list_attribute():
+    model = _Tower()
+    assert [la.name for la in model.layers] == ["t0", "t1", "t2"]
+    model(tf.zeros([1, 2]))
+    assert len(model.trainable_weights) == 6

@@ -241,6 +241,7 @@ class Network(Layer):
     def layers(self):
         if self._is_graph_network:
             return list(self._layers_list)
+        self._sync_sublayers()
         return list(self._sublayers)
 
     def add_loss(self, losses, inputs=None):
