@@ -17,7 +17,25 @@ from tideflow.distributions.dists import Normal
 _HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
 
 
-class MultivariateNormalDiag(Distribution):
+class _VectorEvent:
+    """Shapes of a distribution over vectors whose broadcast mean is ``self._loc_b``: the last
+    axis is the event, the others the batch."""
+
+    def _batch_shape(self):
+        s = self._loc_b.get_shape()
+        return s[:-1] if s.ndims is not None else tf.TensorShape(None)
+
+    def _batch_shape_tensor(self):
+        return tf.shape(self._loc_b)[:-1]
+
+    def _event_shape(self):
+        return self._loc_b.get_shape()[-1:]
+
+    def _event_shape_tensor(self):
+        return tf.shape(self._loc_b)[-1:]
+
+
+class MultivariateNormalDiag(_VectorEvent, Distribution):
     """A normal distribution over vectors (the last axis) with mean ``loc`` and a diagonal
     covariance ``diag(scale_diag)**2`` (``scale_identity_multiplier`` adds to the diagonal, as
     TF's ``scale = diag(scale_diag) + scale_identity_multiplier * I``)."""
@@ -77,19 +95,6 @@ class MultivariateNormalDiag(Distribution):
 
             self._scale_op = LinearOperatorDiag(self._scale_diag, is_non_singular=True)
         return self._scale_op
-
-    def _batch_shape(self):
-        s = self._loc_b.get_shape()
-        return s[:-1] if s.ndims is not None else tf.TensorShape(None)
-
-    def _batch_shape_tensor(self):
-        return tf.shape(self._loc_b)[:-1]
-
-    def _event_shape(self):
-        return self._loc_b.get_shape()[-1:]
-
-    def _event_shape_tensor(self):
-        return tf.shape(self._loc_b)[-1:]
 
     def _sample_n(self, n, seed):
         shape = tf.concat([[n], tf.shape(self._loc_b)], 0)

@@ -7,7 +7,7 @@ each other and to ``MultivariateNormalDiag``."""
 import math
 
 import tideflow as tf
-from tideflow.distributions.contrib_dists import MultivariateNormalDiag
+from tideflow.distributions.contrib_dists import MultivariateNormalDiag, _VectorEvent
 from tideflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution, RegisterKL
 from tideflow.ops.linear_operator import (
     LinearOperatorDiag,
@@ -49,7 +49,7 @@ def _dense(scale):
     return scale.to_dense()
 
 
-class MultivariateNormalLinearOperator(Distribution):
+class MultivariateNormalLinearOperator(_VectorEvent, Distribution):
     """The normal distribution over vectors ``loc + scale @ eps`` (``eps`` standard normal):
     mean ``loc`` and covariance ``scale @ scale^T``."""
 
@@ -84,19 +84,6 @@ class MultivariateNormalLinearOperator(Distribution):
     @property
     def scale(self):
         return self._scale
-
-    def _batch_shape(self):
-        s = self._loc_b.get_shape()
-        return s[:-1] if s.ndims is not None else tf.TensorShape(None)
-
-    def _batch_shape_tensor(self):
-        return tf.shape(self._loc_b)[:-1]
-
-    def _event_shape(self):
-        return self._loc_b.get_shape()[-1:]
-
-    def _event_shape_tensor(self):
-        return tf.shape(self._loc_b)[-1:]
 
     def _k(self):
         k = self._loc_b.get_shape()[-1].value
