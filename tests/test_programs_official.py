@@ -2,7 +2,6 @@
 (MNIST, ResNet/CIFAR-10, wide & deep census, boosted trees, iris get_started) against
 tideflow."""
 
-import logging
 
 import numpy as np
 import pytest
@@ -183,13 +182,8 @@ def test_export_logs_tf_signature_report(tmp_path, caplog):
         ph = tf.placeholder(tf.float32, [None], name="x")
         return tf.estimator.export.ServingInputReceiver({"x": ph}, {"x": ph})
 
-    logger = logging.getLogger("tensorflow")
-    logger.addHandler(caplog.handler)
-    try:
-        with caplog.at_level("INFO", logger="tensorflow"):
-            path = est.export_savedmodel(str(tmp_path / "export"), float_receiver)
-    finally:
-        logger.removeHandler(caplog.handler)
+    with caplog.at_level("INFO", logger="tensorflow"):
+        path = est.export_savedmodel(str(tmp_path / "export"), float_receiver)
     text = caplog.text
     assert "Signatures INCLUDED in export for Predict: ['predict']" in text, text
     assert "Signatures INCLUDED in export for Regress: None" in text, text
@@ -370,14 +364,9 @@ def test_dnn_linear_combined_estimator_with_a_head(tmp_path):
 
 def test_estimator_logs_its_config_as_tf_does(tmp_path, caplog):
     # TF 1.x: "Using default config." then "Using config: {'_model_dir': ..., ...}"
-    logger = logging.getLogger("tensorflow")
-    logger.addHandler(caplog.handler)
-    try:
-        with caplog.at_level("INFO", logger="tensorflow"):
-            tf.estimator.Estimator(lambda features, labels, mode: None,
-                                   model_dir=str(tmp_path))
-    finally:
-        logger.removeHandler(caplog.handler)
+    with caplog.at_level("INFO", logger="tensorflow"):
+        tf.estimator.Estimator(lambda features, labels, mode: None,
+                               model_dir=str(tmp_path))
     msgs = [r.getMessage() for r in caplog.records]
     assert msgs[0] == "Using default config.", msgs
     assert msgs[1].startswith(f"Using config: {{'_model_dir': '{tmp_path}', "

@@ -1,6 +1,5 @@
 """Regressions found by running public TF 1.x example programs against tideflow."""
 
-import logging
 
 import numpy as np
 import pytest
@@ -54,14 +53,9 @@ def test_logging_tensor_hook_prints_float32_values_as_numpy_does(caplog):
     # TF's "loss = 2.6780713, step = 1": values are %s-formatted NumPy scalars, not floats
     loss = tf.constant(2.6780712604522705, tf.float32)
     hook = tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=1)
-    logger = logging.getLogger("tensorflow")
-    logger.addHandler(caplog.handler)
-    try:
-        with caplog.at_level("INFO", logger="tensorflow"), \
-                tf.train.MonitoredSession(hooks=[hook]) as sess:
-            sess.run(loss)
-    finally:
-        logger.removeHandler(caplog.handler)
+    with caplog.at_level("INFO", logger="tensorflow"), \
+            tf.train.MonitoredSession(hooks=[hook]) as sess:
+        sess.run(loss)
     assert "loss = 2.6780713" in caplog.text, caplog.text
 
 

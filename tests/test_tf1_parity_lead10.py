@@ -75,3 +75,33 @@ def test_keras_learning_phase_is_shared_by_loop_bodies(first_inside):
     with tf.Session() as sess:
         assert sess.run(loop[1], {lp: True}) == 2.0
         assert sess.run(loop[1]) == 0.0
+
+
+_LOG_PROGRAMS = {
+    # the tensorflow logger prints its own lines while the root logger is unconfigured
+    "plain": (("import tideflow as tf; tf.logging.info('hidden'); tf.logging.warn('shown'); "
+              "tf.logging.set_verbosity(tf.logging.INFO); tf.logging.info('now shown')"),
+              "WARNING:tensorflow:shown\nINFO:tensorflow:now shown"),
+    # a configured root logger gets the records instead, in its format and at its level
+    "basicConfig": (("import logging; logging.basicConfig(level=logging.INFO, "
+                    "format='ROOT %(name)s %(message)s'); import tideflow as tf; "
+                    "tf.logging.info('via root')"), "ROOT tensorflow via root"),
+    # absl's app.run: absl's format, naming the caller's line
+    "app.run": (("import tideflow as tf\ndef main(_):\n    tf.logging.info('absl info')\n"
+                "tf.app.run(main)"), "<string>:3] absl info"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LOG_PROGRAMS))
+def test_tensorflow_logger_follows_tf_rule_for_its_handler(name):
+    import os
+    import subprocess
+    import sys
+
+    code, expected = _LOG_PROGRAMS[name]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ, PYTHONPATH=root))
+    assert done.returncode == 0, done.stderr
+    err = done.stderr.strip()
+    assert err.endswith(expected) and err.count("\n") == expected.count("\n"), err

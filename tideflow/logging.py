@@ -11,13 +11,25 @@ FATAL = _logging.FATAL
 # the logger TF 1.x programs configure (logging.getLogger("tensorflow").setLevel(...)) and
 # whose lines they expect ("INFO:tensorflow:...")
 LOGGER_NAME = "tensorflow"
+
+
+class _StderrUnlessRootConfigured(_logging.StreamHandler):
+    """TF 1.x's rule: the "tensorflow" logger prints its own lines only while the root logger
+    is not configured; once it is (``logging.basicConfig``, absl's ``app.run``), the records
+    reach it by propagation alone, in its format and at its level (no line printed twice)."""
+
+    def emit(self, record):
+        if _logger.propagate and _logging.getLogger().handlers:
+            return
+        super().emit(record)
+
+
 _logger = _logging.getLogger(LOGGER_NAME)
-if not _logger.handlers:
-    _handler = _logging.StreamHandler()
-    _handler.setFormatter(_logging.Formatter("%(levelname)s:tensorflow:%(message)s"))
+if not any(isinstance(h, _StderrUnlessRootConfigured) for h in _logger.handlers):
+    _handler = _StderrUnlessRootConfigured()
+    _handler.setFormatter(_logging.Formatter(_logging.BASIC_FORMAT))  # "INFO:tensorflow:..."
     _logger.addHandler(_handler)
-    _logger.propagate = False
-    _logger.setLevel(WARN)
+    # TF leaves the level unset: WARNING through the root logger unless a program sets one
 
 _log_counts = {}
 
@@ -51,18 +63,22 @@ def TaskLevelStatusMessage(msg):
 
 
 def log(level, msg, *args, **kwargs):
+    kwargs.setdefault("stacklevel", 2)  # the record names the caller's line, as TF's
     _logger.log(level, msg, *args, **kwargs)
 
 
 def debug(msg, *args, **kwargs):
+    kwargs.setdefault("stacklevel", 2)
     _logger.debug(msg, *args, **kwargs)
 
 
 def info(msg, *args, **kwargs):
+    kwargs.setdefault("stacklevel", 2)
     _logger.info(msg, *args, **kwargs)
 
 
 def warning(msg, *args, **kwargs):
+    kwargs.setdefault("stacklevel", 2)
     _logger.warning(msg, *args, **kwargs)
 
 
@@ -70,10 +86,12 @@ warn = warning
 
 
 def error(msg, *args, **kwargs):
+    kwargs.setdefault("stacklevel", 2)
     _logger.error(msg, *args, **kwargs)
 
 
 def fatal(msg, *args, **kwargs):
+    kwargs.setdefault("stacklevel", 2)
     _logger.fatal(msg, *args, **kwargs)
 
 
