@@ -72,8 +72,12 @@ def _is_ref_variable(x):
     return isinstance(x, Variable) and hasattr(x, "_ref")
 
 
-def _between(ys, xs, stop_ops):
-    """Ops on a path from some x to some y (not crossing stop ops)."""
+def _between(ys, xs, stop_ops, bridge=None):
+    """Ops on a path from some x to some y (not crossing stop ops). With ``bridge`` (capture
+    placeholder op -> the enclosing tensor it stands for), paths run through captures."""
+    extra = {}  # enclosing tensor -> the capture placeholder ops standing for it
+    for ph_op, src in (bridge or {}).items():
+        extra.setdefault(src, []).append(ph_op)
     reached = set()
     stack = [x._op for x in xs]
     while stack:
@@ -82,7 +86,7 @@ def _between(ys, xs, stop_ops):
             continue
         reached.add(op)
         for t in op._outputs:
-            for c in t._consumers:
+            for c in (*t._consumers, *extra.get(t, ())):
                 if c not in reached:
                     stack.append(c)
     between = set()
@@ -94,9 +98,30 @@ def _between(ys, xs, stop_ops):
         between.add(op)
         if op in stop_ops:
             continue
-        for t in op._inputs:
+        for t in _inputs(op, bridge):
             stack.append(t._op)
     return between
+
+
+def _inputs(op, bridge):
+    if bridge:
+        src = bridge.get(op)
+        if src is not None:
+            return (src,)
+    return op._inputs
+
+
+def _capture_bridge(graph):
+    """Capture placeholder op -> captured tensor, for ``graph`` and every body enclosing it:
+    the edges by which a gradient taken in a loop body reaches, as in TF 1.x (whose bodies
+    are part of the graph), the enclosing graphs' ops its inputs were computed by."""
+    bridge = {}
+    g = graph
+    while getattr(g, "building_function", False):
+        for src, ph in g.captures:
+            bridge[ph._op] = src
+        g = g.outer_graph
+    return bridge
 
 
 def _gradient_fn(op):
@@ -189,29 +214,6 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
 ops.register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor, priority=50)
 
 
-def _captured_in(graph, t):
-    """``t`` as ``graph`` sees it: ``t`` itself, the placeholder a function body captured it
-    as (through every enclosing body), or None when the body never used it."""
-    if t.graph is graph:
-        return t
-    if not graph.building_function:
-        return None
-    outer = _captured_in(graph.outer_graph, t)
-    return None if outer is None else graph._capture_map.get(outer)
-
-
-def _as_seen_in(graph, x, x_in):
-    if x.graph is graph:
-        return x
-    # a variable is read in a body through its snapshot (or, to update it, its ref)
-    candidates = ([x_in.value()] if _is_ref_variable(x_in) else []) + [x]
-    for c in candidates:
-        inner = _captured_in(graph, c)
-        if inner is not None:
-            return inner
-    return x
-
-
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE):
@@ -251,18 +253,23 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         # inside a function body (a control-flow gradient): the gradient ops go to the body,
         # which captures the forward tensors they use (framework/func_graph.py)
         graph = default
-        # an x of an enclosing graph (tf.gradients(loss, W) in a loop body) is differentiated
-        # at the placeholder standing for it in this body, as TF 1.x's loops allow
-        xs = [_as_seen_in(default, x, x_in) for x, x_in in zip(xs, xs_in)]
+    # an x of an enclosing graph (tf.gradients(loss, W) in a loop body, as TF 1.x's loops
+    # allow), which the body may reach through x itself and through any tensor it captured (a
+    # loss row gathered in a loop from a tensor computed outside it): the walk crosses
+    # captures, and the gradient ops of the enclosing ops are built in the body (which
+    # captures what they read)
+    bridge = None
+    if default.building_function and any(default.encloses(x.graph) for x in xs):
+        bridge = _capture_bridge(graph)
     from tideflow.ops import array_ops
 
     with graph.as_default(), ops.name_scope(name, "gradients", ys + xs) as scope:
         stop_ops = {t._op for t in stop}
-        between = _between(ys, xs, stop_ops)
+        between = _between(ys, xs, stop_ops, bridge)
         # pending: how many consumers (in between) each op waits for
         pending = collections.Counter()
         for op in between:
-            for t in op._inputs:
+            for t in _inputs(op, bridge):
                 if t._op in between:
                     pending[t._op] += 1
         grads = collections.defaultdict(list)  # tensor -> partial grads
@@ -298,13 +305,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 out_grads.append(_aggregate(g, None, colocate_op) if g else None)
                 if g:
                     grads[t] = [out_grads[-1]]
-            if op not in stop_ops and _needs_inputs(op, between, out_grads):
+            if bridge and op in bridge:  # a capture: its gradient is the captured tensor's
+                if out_grads[0] is not None:
+                    grads[bridge[op]].append(out_grads[0])
+            elif op not in stop_ops and _needs_inputs(op, between, out_grads):
                 in_grads = _op_input_grads(op, out_grads, scope, colocate_gradients_with_ops,
                                            gate_gradients, between, stop)
                 for t, g in zip(op._inputs, in_grads):
                     if g is not None and _differentiable(t._dtype):
                         grads[t].append(g)
-            for t in op._inputs:
+            for t in _inputs(op, bridge):
                 if t._op in between:
                     pending[t._op] -= 1
                     if pending[t._op] == 0:
