@@ -70,3 +70,47 @@ def test_gradients_in_body_sum_direct_and_captured_paths():
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
         np.testing.assert_allclose(s.run(total), [12.0])
+
+
+# ----------------------------------------------------------------------------------------
+# a growable buffer: a resource variable started from a value of unknown shape, written
+# row by row at an index held in an integer variable
+# ----------------------------------------------------------------------------------------
+
+
+def test_resource_variable_may_start_from_unknown_shape():
+    init = tf.placeholder_with_default(tf.zeros([2, 3]), shape=None)
+    buf = tf.Variable(init, trainable=False, use_resource=True, name="buf")
+    assert buf.get_shape().ndims is None
+    grow = tf.assign(buf, tf.zeros([4, 3]), validate_shape=False)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert s.run(buf).shape == (2, 3)
+        assert s.run(grow).shape == (4, 3)
+        assert s.run(buf).shape == (4, 3)
+
+
+def test_reference_variable_still_needs_a_known_initial_shape():
+    init = tf.placeholder_with_default(tf.zeros([2, 3]), shape=None)
+    with pytest.raises(ValueError, match="initial_value must have a shape specified"):
+        tf.Variable(init)
+
+
+def test_integer_variable_as_index():
+    buf = tf.Variable(tf.zeros([3, 2]))
+    pos = tf.Variable(1, dtype=tf.int32, trainable=False)
+    row = buf[pos, :]
+    assert row.get_shape().as_list() == [2]
+    write = tf.assign(buf[pos, :], [5.0, 6.0])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(write)
+        np.testing.assert_allclose(s.run(buf), [[0, 0], [5, 6], [0, 0]])
+        np.testing.assert_allclose(s.run(tf.zeros([4])[pos:]), [0, 0, 0])
+
+
+def test_float_variable_is_not_an_index():
+    x = tf.zeros([3])
+    f = tf.Variable(1.0)
+    with pytest.raises(TypeError, match="are valid indices"):
+        x[f]

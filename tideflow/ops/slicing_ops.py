@@ -397,6 +397,9 @@ def _index_value(idx):
         return int(idx)
     if isinstance(idx, np.ndarray) and idx.ndim == 0 and idx.dtype.kind in "iu":
         return int(idx)
+    if not isinstance(idx, (ops.Tensor, np.ndarray)) and getattr(idx, "dtype", None) in (
+            dtypes.int32, dtypes.int64, dtypes.int32_ref, dtypes.int64_ref):
+        idx = ops.convert_to_tensor(idx)  # an integer variable indexes by its value, as in TF
     if isinstance(idx, ops.Tensor) and idx.dtype.base_dtype in (dtypes.int32, dtypes.int64) and (
         idx.get_shape().ndims in (None, 0)
     ):

@@ -208,6 +208,8 @@ class Variable(metaclass=_VariableMeta):
                  synchronization=None, aggregation=None, shape=None):
         if use_resource:
             resource_as_ref(name)
+        # as TF's resource variables, one may start from a value of unknown shape
+        self._shape_may_be_unknown = bool(use_resource)
         self._synchronization, self._aggregation = _check_sync_aggregation(
             synchronization, aggregation)
         if trainable is None:
@@ -289,7 +291,8 @@ class Variable(metaclass=_VariableMeta):
                 # assigns change it), not the initial value's
             else:
                 shape = init_shape if validate_shape else unknown_shape()
-            if validate_shape and not init_shape.is_fully_defined():
+            if (validate_shape and not init_shape.is_fully_defined()
+                    and not getattr(self, "_shape_may_be_unknown", False)):
                 raise ValueError(
                     f"initial_value must have a shape specified: {self._initial_value}"
                 )
