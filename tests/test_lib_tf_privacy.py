@@ -114,3 +114,21 @@ def test_float_variable_is_not_an_index():
     f = tf.Variable(1.0)
     with pytest.raises(TypeError, match="are valid indices"):
         x[f]
+
+
+# ----------------------------------------------------------------------------------------
+# tf.test.TestCase.assertAllClose on nested lists of mixed depth (a fetched nest)
+# ----------------------------------------------------------------------------------------
+
+
+def test_assert_all_close_on_lists_of_mixed_depth():
+    class Case(tf.test.TestCase):
+        def runTest(self):
+            pass
+
+    case = Case()
+    case.assertAllClose([np.float32(5.0), [np.float32(5.0), 4.0]], [5.0, [5.0, 4.0]])
+    with pytest.raises(AssertionError):
+        case.assertAllClose([5.0, [5.0, 4.0]], [5.0, [5.0, 4.5]])
+    with pytest.raises(AssertionError):
+        case.assertAllClose([5.0, [5.0, 4.0]], [5.0, [5.0, 4.0], 1.0])

@@ -599,7 +599,15 @@ class TestCase(unittest.TestCase):
             for x, y in zip(a, b):
                 self.assertAllClose(x, y, rtol, atol, msg)
             return
-        a, b = np.asarray(a), np.asarray(b)
+        try:
+            a, b = np.asarray(a), np.asarray(b)
+        except ValueError:
+            # nested lists of mixed depth ([5.0, [5.0, 5.0]], a fetched structure): element by
+            # element, as TF falls back to when they are no array
+            self.assertEqual(len(a), len(b), msg)
+            for x, y in zip(a, b):
+                self.assertAllClose(x, y, rtol, atol, msg)
+            return
         if np.ndim(rtol) or np.ndim(atol):
             # tolerances per element (as TF, which checks with np.allclose before reporting)
             if a.shape == b.shape and np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
