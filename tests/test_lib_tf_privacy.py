@@ -132,3 +132,36 @@ def test_assert_all_close_on_lists_of_mixed_depth():
         case.assertAllClose([5.0, [5.0, 4.0]], [5.0, [5.0, 4.5]])
     with pytest.raises(AssertionError):
         case.assertAllClose([5.0, [5.0, 4.0]], [5.0, [5.0, 4.0], 1.0])
+
+
+# ----------------------------------------------------------------------------------------
+# a buffer doubled in a cond branch (assign with validate_shape=False to a captured
+# variable), then written at a row past its old size in the same step
+# ----------------------------------------------------------------------------------------
+
+
+def test_buffer_grown_in_cond_then_row_written_same_step():
+    buf = tf.Variable(tf.placeholder_with_default(tf.zeros([2, 3]), shape=None),
+                      use_resource=True, trainable=False)
+    cap = tf.Variable(2, trainable=False)
+    size = tf.Variable(2, trainable=False)
+
+    def grow():
+        bigger = tf.concat([buf, tf.zeros_like(buf)], 0)
+        return tf.assign(buf, bigger, validate_shape=False), tf.assign(cap, cap * 2)
+
+    grown, new_cap = tf.cond(tf.equal(size, cap), grow,
+                             lambda: (tf.identity(buf), tf.identity(cap)))
+    with tf.control_dependencies([grown, new_cap]):
+        write = tf.assign(buf[size, :], [1.0, 2.0, 3.0])
+    with tf.control_dependencies([write]):
+        step = tf.assign_add(size, 1)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for _ in range(3):
+            s.run(step)
+        got, c = s.run([buf, cap])
+    want = np.zeros([8, 3], np.float32)
+    want[2:5] = [1.0, 2.0, 3.0]
+    np.testing.assert_allclose(got, want)
+    assert c == 8

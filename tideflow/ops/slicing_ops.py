@@ -418,10 +418,16 @@ def _strided_slice_assign_factory(ctx):
     op = ctx.op
     masks = {k: op._attrs[k] for k in ("begin_mask", "end_mask", "ellipsis_mask",
                                        "new_axis_mask", "shrink_axis_mask")}
+    var_op = state_ops.variable_op_of(op._inputs[0])
+    res = state_ops.resource_for(ctx, var_op) if var_op is not None else None
 
     def run(ref, begin, end, strides, value):
         if isinstance(ref, state_ops.UninitializedValue):
             raise state_ops._uninitialized_error(ref.name, op)
+        if res is not None and res.buf is not None:
+            # the variable's current value: an Assign earlier in the step (validate_shape=False)
+            # may have given it a new buffer since the ref was read, as a TF ref sees
+            ref = res.buf
         idx = _strided_index(begin, end, strides, **masks)
         try:
             target = ref[idx]

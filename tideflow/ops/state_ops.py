@@ -90,8 +90,17 @@ _VARIABLE_OPS = frozenset({"VariableV2", "Variable"})
 def variable_op_of(tensor):
     """The VariableV2 op whose buffer a ref tensor refers to, or None."""
     seen = 0
-    while tensor._op._type in _REF_FORWARDING and seen < 1000:
-        tensor = tensor._op._inputs[0]
+    while seen < 1000:
+        if tensor._op._type in _REF_FORWARDING:
+            tensor = tensor._op._inputs[0]
+        elif tensor._op._type == "Placeholder" and hasattr(tensor._op._graph, "captured_source"):
+            # a cond branch or loop body's capture of a variable of an enclosing graph
+            src = tensor._op._graph.captured_source(tensor)
+            if src is None:
+                break
+            tensor = src
+        else:
+            break
         seen += 1
     return tensor._op if tensor._op._type in _VARIABLE_OPS else None
 
