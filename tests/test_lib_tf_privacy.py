@@ -165,3 +165,32 @@ def test_buffer_grown_in_cond_then_row_written_same_step():
     want[2:5] = [1.0, 2.0, 3.0]
     np.testing.assert_allclose(got, want)
     assert c == 8
+
+
+# ----------------------------------------------------------------------------------------
+# Keras compiled with a per-example loss (reduction NONE): the optimizer gets the vector,
+# fit and evaluate report its mean
+# ----------------------------------------------------------------------------------------
+
+
+def test_keras_per_example_loss_reaches_optimizer_and_reports_mean():
+    seen = []
+
+    class Recording(tf.train.GradientDescentOptimizer):
+        def compute_gradients(self, loss, var_list=None, **kwargs):
+            seen.append(loss.get_shape().as_list())
+            return super().compute_gradients(tf.reduce_mean(loss), var_list, **kwargs)
+
+    rng = np.random.RandomState(3)
+    x = rng.rand(12, 4).astype(np.float32)
+    y = tf.keras.utils.to_categorical(rng.randint(0, 3, 12), num_classes=3)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(4,))])
+    loss = tf.keras.losses.CategoricalCrossentropy(
+        from_logits=True, reduction=tf.losses.Reduction.NONE)
+    model.compile(optimizer=Recording(0.1), loss=loss)
+    hist = model.fit(x, y, batch_size=4, epochs=1, verbose=0)
+    assert seen == [[None]]
+    assert np.isscalar(hist.history["loss"][0])
+    logits = model.predict(x)
+    want = np.mean(-np.sum(y * (logits - np.log(np.sum(np.exp(logits), 1, keepdims=True))), 1))
+    np.testing.assert_allclose(model.evaluate(x, y, batch_size=12, verbose=0), want, rtol=1e-5)

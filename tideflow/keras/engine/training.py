@@ -215,6 +215,13 @@ class Model(Network):
                 reg_total = tf.add_n([tf.cast(r, K.floatx()) for r in reg])
                 total = reg_total if total is None else total + reg_total
         self.total_loss = total
+        # a loss left per example (reduction NONE) is what the optimizer gets (a DP
+        # optimizer clips each example's gradient); fit and evaluate report its mean, as TF's
+        # progress bar shows
+        self._reported_loss = total
+        if total is not None and total.get_shape().ndims != 0:
+            with graph.as_default():
+                self._reported_loss = tf.reduce_mean(total)
         # as in Keras, the weights trained are those trainable when the model is compiled
         self._collected_trainable_weights = self.trainable_weights
         with graph.as_default(), ops.name_scope("metrics"):
@@ -568,7 +575,7 @@ class Model(Network):
             # metrics, and changes nothing
             from tideflow.distribute import keras_training
 
-            loss = self.total_loss
+            loss = self._reported_loss
             if params and keras_training.uses_replicas(self):
                 step, loss = keras_training.train_op(self, params)
                 train_op = tf.group(step, *self.updates)
@@ -615,7 +622,7 @@ class Model(Network):
         x, y = _symbolic_values(x), _symbolic_values(y)
         xs, ys = self._standardize_xy(x, y)
         sws = self._standardize_weights(ys, sample_weight, None)
-        out = self._run([self.total_loss] + self._metric_tensors,
+        out = self._run([self._reported_loss] + self._metric_tensors,
                         self._feeds(xs, ys, False, sws))
         if reset_metrics:
             self.reset_metrics()
@@ -811,7 +818,7 @@ class Model(Network):
             callbacks.on_test_begin()
         for batch_index, (bx, by, bw) in enumerate(source.epoch()):
             if fetches is None:  # (after the first batch: it builds a subclassed model)
-                fetches = [self.total_loss] + self._metric_tensors
+                fetches = [self._reported_loss] + self._metric_tensors
                 totals, step_totals = np.zeros(len(fetches)), np.zeros(len(fetches))
             size = len(bx[0]) if bx else 1
             if callbacks is not None:
