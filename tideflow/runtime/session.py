@@ -304,9 +304,10 @@ def _shape_repr(shape):
 _FAST_TYPES = (Tensor, Operation, str)
 
 
-def _fed_fetches(plan, handler, feed_tensors, feed_values, values):
+def _fed_fetches(plan, handler, feed_tensors, feed_values, values, feed_dict=None):
     """A fetched tensor that was fed gives the fed array back, as TF: a scalar stays a 0-d
-    ndarray (computed scalars are NumPy scalars)."""
+    ndarray (computed scalars are NumPy scalars), and a fed string keeps the user's own
+    elements (str stays str) in an object array."""
     pairs = plan.__dict__.get("fed_fetches")
     if pairs is None:
         pos = {t: j for j, t in enumerate(feed_tensors)}
@@ -317,9 +318,31 @@ def _fed_fetches(plan, handler, feed_tensors, feed_values, values):
     values = list(values)
     for i, j in pairs:
         v = feed_values[j]
-        if type(v) is np.ndarray and v.ndim == 0 and v.dtype != object:
-            values[i] = v
+        if type(v) is not np.ndarray:
+            continue
+        if v.dtype != object:
+            if v.ndim == 0:
+                values[i] = v
+        elif feed_dict is not None:
+            raw = _raw_string_feed(feed_dict, feed_tensors[j])
+            if raw is not None:
+                values[i] = np.asarray(raw, dtype=object)
     return values
+
+
+def _raw_string_feed(feed_dict, tensor):
+    """The value the user fed to a string ``tensor`` (keyed by the tensor or its name)."""
+    graph = tensor._op._graph
+    for key, value in feed_dict.items():
+        if key is tensor:
+            return value
+        if isinstance(key, str):
+            try:
+                if graph.as_graph_element(key) is tensor:
+                    return value
+            except (KeyError, ValueError, TypeError):
+                pass
+    return None
 
 
 def _source_stats(step_stats, device):
@@ -550,11 +573,12 @@ class BaseSession:
             run_metadata.Clear()  # TF replaces it with this step's metadata
         if run_metadata is not None and options is not None:
             values = self._run_traced(plan, tuple(feed_values), deadline, options, run_metadata)
-            return handler.builder(_fed_fetches(plan, handler, feed_tensors, feed_values, values))
+            return handler.builder(
+                _fed_fetches(plan, handler, feed_tensors, feed_values, values, feed_dict))
         step = Step(self, deadline) if (plan.needs_step or deadline) else None
         values = plan.run(tuple(feed_values), step)
         if feed_tensors:
-            values = _fed_fetches(plan, handler, feed_tensors, feed_values, values)
+            values = _fed_fetches(plan, handler, feed_tensors, feed_values, values, feed_dict)
         if not feed_dict and options is None and run_metadata is None and (
             isinstance(fetches, _FAST_TYPES) and deadline is None
         ):
