@@ -6,7 +6,7 @@ import numpy as np
 
 from tideflow.framework import ops
 from tideflow.keras import backend as K
-from tideflow.keras.engine.base_layer import Layer, flatten, map_structure, to_list
+from tideflow.keras.engine.base_layer import Layer, Node, flatten, map_structure, to_list
 from tideflow.keras.engine.input_layer import InputLayer
 
 
@@ -106,7 +106,7 @@ class Network(Layer):
                            "node_ids": {id(n) for n in nodes},
                            "layer_ids": {id(la) for la in layers}}
 
-    def _init_graph_network(self, inputs, outputs):
+    def _init_graph_network(self, inputs, outputs, own_node=True):
         self._nested_inputs = inputs
         self._nested_outputs = outputs
         inputs = [self._as_input(t) for t in flatten(inputs)]
@@ -134,6 +134,8 @@ class Network(Layer):
             m["layer_ids"].add(id(self._layers_list[-1]))
         self._is_graph_network = True
         self.built = True
+        if own_node:
+            self._link_own_node()
         self._sublayers = [la for la in self._layers_list]
         self.input_names = [h[0].name for h in map(_history, self.inputs)]
         self.output_names = []
@@ -145,6 +147,20 @@ class Network(Layer):
         batch_shape = self.inputs[0].get_shape()
         if batch_shape.ndims is not None and len(self.inputs) == 1:
             self._batch_input_shape = tuple(batch_shape.as_list())
+
+    def _link_own_node(self):
+        """TF 1.x: a graph network's node 0 links its own inputs to its outputs (no inbound
+        layers), so ``get_input_at(0)`` / ``get_output_at(0)`` are the model's input / output;
+        rebuilding the network (``Sequential.add``) replaces that node."""
+        one = (lambda ts: ts[0] if len(ts) == 1 else list(ts))
+        node = Node(self, one(self.inputs), one(self.outputs), {}, [], [])
+        node.inbound_layers = []
+        node.own_network_node = True
+        nodes = self._inbound_nodes
+        if nodes and getattr(nodes[0], "own_network_node", False):
+            nodes[0] = node
+        elif not nodes:
+            nodes.append(node)
 
     def _map_graph_network(self):
         """The nodes of the network from ``self.inputs`` to ``self.outputs`` (post-order) and

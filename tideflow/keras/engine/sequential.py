@@ -154,7 +154,8 @@ class Sequential(Model):
         with ops.name_scope(scope) if scope else contextlib.nullcontext():
             for layer in self._stack:
                 x = layer(x)
-        self._init_graph_network(self.inputs, x)
+        # as TF 1.15: a model built from its first call (or ``build``) has no node of its own
+        self._init_graph_network(self.inputs, x, own_node=False)
         self._stack_outputs_ready()
 
     def _build_from_arrays(self, x):
