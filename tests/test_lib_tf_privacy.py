@@ -194,3 +194,33 @@ def test_keras_per_example_loss_reaches_optimizer_and_reports_mean():
     logits = model.predict(x)
     want = np.mean(-np.sum(y * (logits - np.log(np.sum(np.exp(logits), 1, keepdims=True))), 1))
     np.testing.assert_allclose(model.evaluate(x, y, batch_size=12, verbose=0), want, rtol=1e-5)
+
+
+def test_per_row_gradients_in_loop_through_an_outer_loop():
+    # the per-example losses come out of a loop of their own (an RNN); each row's gradient is
+    # taken in a second loop, so the first loop's gradient is built inside the second's body
+    w = tf.Variable(0.9)
+    x = tf.constant([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0]])
+
+    def step(t, h):
+        return t + 1, tf.tanh(w * h + x[:, t])
+
+    _, h = tf.while_loop(lambda t, h: t < 2, step, (0, tf.zeros([3])))
+    losses = tf.square(h)
+
+    def body(i, acc):
+        g = tf.gradients(losses[i], w)[0]
+        return i + 1, acc.write(i, g)
+
+    _, ta = tf.while_loop(lambda i, a: i < 3, body, (0, tf.TensorArray(tf.float32, 3)))
+    per_row = ta.stack()
+    direct = tf.stack([tf.gradients(losses[i], w)[0] for i in range(3)])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got, want = s.run([per_row, direct])
+    xv = np.array([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0]])
+    h1 = np.tanh(xv[:, 0])
+    h2 = np.tanh(0.9 * h1 + xv[:, 1])
+    dh2 = (1 - h2 ** 2) * (h1 + 0.9 * 0.0)  # h0 = 0: d h1/dw = 0
+    np.testing.assert_allclose(want, 2 * h2 * dh2, rtol=1e-5)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
