@@ -1,8 +1,12 @@
 """``tf.contrib.distributions`` beyond ``tf.distributions`` (TF 1.0-1.15): the diagonal
 multivariate normal continuous-control policies use (``MultivariateNormalDiag`` and its
-softplus-scale variant), ``NormalWithSoftplusScale``, ``OneHotCategorical``, and 1.0's ``kl``."""
+softplus-scale variant), ``NormalWithSoftplusScale``, ``OneHotCategorical``, the Concrete
+(Gumbel-softmax) relaxations ``RelaxedOneHotCategorical`` / ``ExpRelaxedOneHotCategorical``, and
+1.0's ``kl``."""
 
 import math
+
+import numpy as np
 
 import tideflow as tf
 from tideflow.distributions.distribution import (
@@ -212,6 +216,116 @@ class OneHotCategorical(Distribution):
                           dtype=self.dtype)
 
 
+class ExpRelaxedOneHotCategorical(Distribution):
+    """The Concrete (Gumbel-softmax) relaxation of a one-hot categorical, in log space: a draw
+    is ``log_softmax((logits + gumbel_noise) / temperature)``; lower temperatures give draws
+    nearer a one-hot vector's log."""
+
+    def __init__(self, temperature, logits=None, probs=None, dtype=None, validate_args=False,
+                 allow_nan_stats=True, name="ExpRelaxedOneHotCategorical"):
+        parameters = dict(locals())
+        if (logits is None) == (probs is None):
+            raise ValueError("Must pass probs or logits, but not both.")
+        with tf.name_scope(name, values=[logits, probs, temperature]) as scope:
+            if logits is not None:
+                self._logits = tf.convert_to_tensor(logits, name="logits", dtype=dtype)
+                self._probs = tf.nn.softmax(self._logits, name="probs")
+            else:
+                self._probs = tf.convert_to_tensor(probs, name="probs", dtype=dtype)
+                self._logits = tf.log(self._probs, name="logits")
+            dtype = self._logits.dtype.base_dtype
+            self._temperature = tf.convert_to_tensor(temperature, name="temperature",
+                                                     dtype=dtype)
+        super().__init__(dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
+                         parameters, [self._logits, self._probs, self._temperature], scope)
+
+    logits = property(lambda self: self._logits)
+    probs = property(lambda self: self._probs)
+    temperature = property(lambda self: self._temperature)
+
+    @property
+    def event_size(self):
+        """The number of classes (a scalar int32 tensor)."""
+        return tf.shape(self._logits)[-1]
+
+    def _batch_shape(self):
+        s = self._logits.get_shape()
+        if s.ndims is None:
+            return tf.TensorShape(None)
+        return tf.broadcast_static_shape(s[:-1], self._temperature.get_shape())
+
+    def _batch_shape_tensor(self):
+        return tf.broadcast_dynamic_shape(tf.shape(self._logits)[:-1],
+                                          tf.shape(self._temperature))
+
+    def _event_shape(self):
+        return self._logits.get_shape().with_rank_at_least(1)[-1:]
+
+    def _event_shape_tensor(self):
+        return tf.shape(self._logits)[-1:]
+
+    def _scaled(self, z):
+        # z / temperature, the temperature broadcast over the event axis
+        return z / tf.expand_dims(self._temperature, -1)
+
+    def _sample_n(self, n, seed):
+        logits = self._logits * tf.ones_like(tf.expand_dims(self._temperature, -1))
+        shape = tf.concat([[n], tf.shape(logits)], 0)
+        tiny = np.finfo(self.dtype.as_numpy_dtype).tiny
+        u = tf.random_uniform(shape, minval=tiny, maxval=1.0, dtype=self.dtype, seed=seed)
+        gumbel = -tf.log(-tf.log(u))
+        return tf.nn.log_softmax(self._scaled(gumbel + logits))
+
+    def _log_prob(self, x):
+        k = tf.cast(self.event_size, x.dtype)
+        t = self._temperature
+        log_norm = tf.lgamma(k) + (k - 1.0) * tf.log(t)
+        scaled = self._logits - x * tf.expand_dims(t, -1)
+        return log_norm + tf.reduce_sum(tf.nn.log_softmax(scaled), -1)
+
+
+class RelaxedOneHotCategorical(Distribution):
+    """The Concrete (Gumbel-softmax) relaxation of a one-hot categorical: draws are points of
+    the simplex, ``softmax((logits + gumbel_noise) / temperature)``, reparameterized (gradients
+    flow to ``logits``); the exp of an ``ExpRelaxedOneHotCategorical`` draw."""
+
+    def __init__(self, temperature, logits=None, probs=None, dtype=None, validate_args=False,
+                 allow_nan_stats=True, name="RelaxedOneHotCategorical"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[logits, probs, temperature]) as scope:
+            self._distribution = ExpRelaxedOneHotCategorical(
+                temperature, logits=logits, probs=probs, dtype=dtype,
+                validate_args=validate_args, allow_nan_stats=allow_nan_stats)
+        d = self._distribution
+        super().__init__(d.dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
+                         parameters, [d.logits, d.probs, d.temperature], scope)
+
+    distribution = property(lambda self: self._distribution)
+    logits = property(lambda self: self._distribution.logits)
+    probs = property(lambda self: self._distribution.probs)
+    temperature = property(lambda self: self._distribution.temperature)
+    event_size = property(lambda self: self._distribution.event_size)
+
+    def _batch_shape(self):
+        return self._distribution.batch_shape
+
+    def _batch_shape_tensor(self):
+        return self._distribution.batch_shape_tensor()
+
+    def _event_shape(self):
+        return self._distribution.event_shape
+
+    def _event_shape_tensor(self):
+        return self._distribution.event_shape_tensor()
+
+    def _sample_n(self, n, seed):
+        return tf.exp(self._distribution._sample_n(n, seed))
+
+    def _log_prob(self, x):
+        log_x = tf.log(x)
+        return self._distribution._log_prob(log_x) - tf.reduce_sum(log_x, -1)
+
+
 @RegisterKL(MultivariateNormalDiag, MultivariateNormalDiag)
 def _kl_mvn_diag(a, b, name=None):
     with tf.name_scope(name, "kl_mvn_diag", [a.loc, b.loc]):
@@ -308,5 +422,6 @@ def kl(distribution_a, distribution_b, allow_nan_stats=True, name=None):
                          name=name)
 
 
-__all__ = ["MultivariateNormalDiag", "MultivariateNormalDiagWithSoftplusScale",
-           "NormalWithSoftplusScale", "OneHotCategorical", "kl"]
+__all__ = ["ExpRelaxedOneHotCategorical", "MultivariateNormalDiag",
+           "MultivariateNormalDiagWithSoftplusScale", "NormalWithSoftplusScale",
+           "OneHotCategorical", "RelaxedOneHotCategorical", "kl"]
