@@ -224,3 +224,30 @@ def test_per_row_gradients_in_loop_through_an_outer_loop():
     dh2 = (1 - h2 ** 2) * (h1 + 0.9 * 0.0)  # h0 = 0: d h1/dw = 0
     np.testing.assert_allclose(want, 2 * h2 * dh2, rtol=1e-5)
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------------------
+# a resource variable read under control dependencies is a fresh read that runs after them,
+# and sees a buffer an assign gave the variable earlier in the same step
+# ----------------------------------------------------------------------------------------
+
+
+def test_resource_variable_read_after_control_dependencies():
+    v = tf.Variable(1.0, use_resource=True)
+    with tf.control_dependencies([tf.assign(v, 5.0)]):
+        doubled = v * 2
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert s.run(doubled) == 10.0
+
+
+def test_read_in_same_step_after_buffer_grew():
+    buf = tf.Variable(tf.placeholder_with_default(tf.zeros([2]), shape=None),
+                      use_resource=True, trainable=False)
+    grow = tf.assign(buf, tf.concat([buf, [7.0, 8.0]], 0), validate_shape=False)
+    with tf.control_dependencies([grow]):
+        head = tf.slice(buf, [0], [3])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(head), [0.0, 0.0, 7.0])
+        assert s.run(buf).shape == (4,)

@@ -263,13 +263,39 @@ def _identity_n_grad(op, *grads):
     return list(grads)
 
 
+def _identity_factory(ctx):
+    src = ctx.op._inputs[0]
+    if not src._dtype._is_ref_dtype:
+        return _same
+    from tideflow.ops import state_ops
+
+    var_op = state_ops.variable_op_of(src)
+    if var_op is None or var_op._attrs["shape"].is_fully_defined():
+        return _same  # (a variable of a fixed shape keeps its buffer)
+    res = state_ops.resource_for(ctx, var_op)
+
+    def read(x):
+        # a read of a variable sees its current value: an assign earlier in the step may have
+        # given it a new buffer (validate_shape=False) since the ref was produced
+        buf = res.buf
+        return x if buf is None else buf
+
+    return read
+
+
+def _same(x):
+    return x
+
+
+_identity_factory.host_kernel = _same  # what the executor may elide (runtime/executor.py)
+
 op_registry.declare(
     "Identity",
     inputs=["input: T"],
     outputs=["output: T"],
     attrs=["T: type"],
     shape=lambda op: [op._inputs[0]._shape],
-    kernel=lambda x: x,
+    kernel_factory=_identity_factory,
     grad=_identity_grad,
 )
 # the same ref as its input (TF 1.x graphs carry it): reads and assignments through it reach

@@ -208,8 +208,9 @@ class Variable(metaclass=_VariableMeta):
                  synchronization=None, aggregation=None, shape=None):
         if use_resource:
             resource_as_ref(name)
-        # as TF's resource variables, one may start from a value of unknown shape
-        self._shape_may_be_unknown = bool(use_resource)
+        # as TF's resource variables, one may start from a value of unknown shape, and a read
+        # made under control dependencies is a fresh read that runs after them
+        self._resource = bool(use_resource)
         self._synchronization, self._aggregation = _check_sync_aggregation(
             synchronization, aggregation)
         if trainable is None:
@@ -292,7 +293,7 @@ class Variable(metaclass=_VariableMeta):
             else:
                 shape = init_shape if validate_shape else unknown_shape()
             if (validate_shape and not init_shape.is_fully_defined()
-                    and not getattr(self, "_shape_may_be_unknown", False)):
+                    and not getattr(self, "_resource", False)):
                 raise ValueError(
                     f"initial_value must have a shape specified: {self._initial_value}"
                 )
@@ -415,7 +416,11 @@ class Variable(metaclass=_VariableMeta):
 
     # -- reading ----------------------------------------------------------------------------
     def value(self):
-        """The snapshot tensor ``<name>/read`` (the value used by ops that read the variable)."""
+        """The snapshot tensor ``<name>/read`` (the value used by ops that read the variable);
+        for a resource variable under control dependencies, a fresh read ordered after them."""
+        if getattr(self, "_resource", False) and (
+                ops.get_default_graph()._control_dependencies_stack):
+            return array_ops.identity(self._variable, name="read")
         return self._snapshot
 
     def read_value(self):

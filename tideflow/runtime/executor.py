@@ -812,7 +812,9 @@ def _fetch_live(v, i):
 
 def _is_pass_through(op, od, kernel):
     """An Identity whose kernel hands back its input unchanged (the host's)."""
-    if op._type != "Identity" or kernel is not od.kernel:
+    host = od.kernel if od.kernel is not None else getattr(od.kernel_factory, "host_kernel",
+                                                           None)
+    if op._type != "Identity" or kernel is not host:
         return False
     probe = object()
     try:
