@@ -205,7 +205,8 @@ def test_loaded_asset_tensor_is_fed_its_exported_path(tmp_path):
         assert loader_impl.get_init_op(mgd, import_scope="s").name == "s/my_init"
         t = sess.graph.get_tensor_by_name("s/asset_path:0")
         path = os.path.join(export_dir, "assets", "f.txt")
-        assert sess.run(t, {t: path}).decode() == path
+        # a fetched fed tensor is the fed value itself (TF: a 0-d object array holding the str)
+        assert sess.run(t, {t: path}).item() == path
 
 
 def test_main_op_initializes_global_variables_and_restore_wins(tmp_path):
