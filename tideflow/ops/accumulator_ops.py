@@ -42,15 +42,6 @@ class AccumulatorResource(BlockingResource):
         self.global_step = 0
         self._takes = collections.deque()
 
-    def _flush(self):
-        while self._takes:
-            a = self._takes[0]
-            if self._run_live(a) == NO_PROGRESS:
-                break
-            self._takes.popleft()
-            a.done = True
-        self._cond.notify_all()
-
     def _pending(self):
         return ((self._takes, "TakeGrad"),)
 

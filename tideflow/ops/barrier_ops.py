@@ -42,6 +42,7 @@ class BarrierResource(BlockingResource):
     """The incomplete and ready tuples of one barrier and its blocked takes."""
 
     kind = "Barrier"
+    _in_order = False  # a take completes as soon as its key (or tuple) is there
 
     def __init__(self, name, dtypes, shapes):
         super().__init__()
@@ -73,18 +74,6 @@ class BarrierResource(BlockingResource):
 
     def _pending(self):
         return ((self._takes, "BarrierTakeMany"),)
-
-    def _flush(self):
-        progress = True
-        while progress:
-            progress = False
-            for a in list(self._takes):
-                if self._run_live(a) == NO_PROGRESS:
-                    continue
-                self._takes.remove(a)
-                a.done = True
-                progress = True
-        self._cond.notify_all()
 
     def _put_back(self, taken):
         for item in taken:

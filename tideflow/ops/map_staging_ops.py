@@ -34,6 +34,7 @@ class MapStagingAreaResource(BlockingResource):
     """The complete and incomplete tuples of one area and its blocked ops."""
 
     kind = "MapStagingArea"
+    _in_order = False  # a take completes as soon as its key (or tuple) is there
 
     def __init__(self, name, capacity, memory_limit, ordered, size):
         super().__init__()
@@ -50,19 +51,6 @@ class MapStagingAreaResource(BlockingResource):
 
     def _pending(self):
         return ((self._puts, "MapStage"), (self._gets, "MapUnstage"))
-
-    def _flush(self):
-        progress = True
-        while progress:
-            progress = False
-            for attempts in (self._puts, self._gets):
-                for a in list(attempts):
-                    if self._run_live(a) == NO_PROGRESS:
-                        continue
-                    attempts.remove(a)
-                    a.done = True
-                    progress = True
-        self._cond.notify_all()
 
     def _put_back(self, taken):
         pass  # what a dead step's get removed is not restored

@@ -68,9 +68,40 @@ class BlockingResource:
         self._cond = threading.Condition(threading.Lock())
         self._destroyed = False
 
+    # whether a list's attempts complete in the order they came (a FIFO: one that cannot
+    # complete holds back those after it) or each as soon as it can
+    _in_order = True
+
     def _flush(self):
-        """Retries pending attempts (lock held); subclasses define the lists."""
-        raise NotImplementedError
+        """Retries the pending attempts (lock held) until none makes progress."""
+        progress = True
+        while progress:
+            progress = False
+            for attempts, _ in self._pending():
+                progress = self._try(attempts) or progress
+        self._cond.notify_all()
+
+    def _try(self, attempts):
+        """One pass over ``attempts``; whether any made progress. A completed attempt leaves
+        the list; one that made partial progress (PROGRESS) ends the pass, as does, in order,
+        one that made none."""
+        progress = False
+        if self._in_order:
+            while attempts:
+                r = self._run_live(attempts[0])
+                if r == NO_PROGRESS:
+                    break
+                progress = True
+                if r == PROGRESS:
+                    break
+                attempts.popleft().done = True
+            return progress
+        for a in list(attempts):
+            if self._run_live(a) != NO_PROGRESS:
+                attempts.remove(a)
+                a.done = True
+                progress = True
+        return progress
 
     def _abort(self, attempts, attempt, err):
         """Gives up ``attempt`` (lock held) with ``err``; subclasses may undo partial work."""
@@ -338,27 +369,6 @@ class QueueResource(BlockingResource):
         return out
 
     # -- the attempt engine -------------------------------------------------------------------
-    def _flush(self):
-        changed = True
-        while changed:
-            changed = self._try(self._enq)
-            changed = self._try(self._deq) or changed
-        self._cond.notify_all()
-
-    def _try(self, attempts):
-        progress = False
-        while attempts:
-            a = attempts[0]
-            r = self._run_live(a)
-            if r == NO_PROGRESS:
-                break
-            progress = True
-            if r == PROGRESS:
-                break
-            attempts.popleft()
-            a.done = True
-        return progress
-
     def _drop(self, attempt, err):
         if attempt.partial:
             self._restore(attempt.partial)

@@ -44,20 +44,6 @@ class StagingAreaResource(BlockingResource):
     def _pending(self):
         return ((self._puts, "Stage"), (self._gets, "Unstage"))
 
-    def _flush(self):
-        progress = True
-        while progress:
-            progress = False
-            for attempts in (self._puts, self._gets):
-                while attempts:
-                    a = attempts[0]
-                    if self._run_live(a) == NO_PROGRESS:
-                        break
-                    attempts.popleft()
-                    a.done = True
-                    progress = True
-        self._cond.notify_all()
-
     def _put_back(self, taken):
         self.items.appendleft(taken)
         self.bytes += _nbytes(taken)
