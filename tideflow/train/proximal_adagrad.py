@@ -3,10 +3,10 @@ L1/L2 regularization, with the per-coordinate Adagrad rate."""
 
 from tideflow.ops import init_ops, training_ops
 from tideflow.train.optimizer import Optimizer
-from tideflow.train.proximal_gradient_descent import ProximalHyperParameters
+from tideflow.train.proximal_gradient_descent import ProximalGradientDescentOptimizer
 
 
-class ProximalAdagradOptimizer(ProximalHyperParameters, Optimizer):
+class ProximalAdagradOptimizer(Optimizer):
     """Proximal Adagrad; one slot "accumulator" per variable (``<var>/ProximalAdagrad``)."""
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1,
@@ -20,6 +20,9 @@ class ProximalAdagradOptimizer(ProximalHyperParameters, Optimizer):
         self._initial_accumulator_value = initial_accumulator_value
         self._l1_regularization_strength = l1_regularization_strength
         self._l2_regularization_strength = l2_regularization_strength
+
+    _prepare = ProximalGradientDescentOptimizer._prepare
+    _hyper = ProximalGradientDescentOptimizer._hyper
 
     def _create_slots(self, var_list):
         for v in var_list:

@@ -6,9 +6,17 @@ from tideflow.ops import cast_ops, training_ops
 from tideflow.train.optimizer import Optimizer
 
 
-class ProximalHyperParameters:
-    """The learning rate and L1/L2 strengths as tensors, cast to each variable's type (shared
-    by the proximal optimizers)."""
+class ProximalGradientDescentOptimizer(Optimizer):
+    """Proximal gradient descent (no slots).  Its direct base is ``Optimizer``, as in TF (GPflow
+    checks ``__base__``); ``ProximalAdagradOptimizer`` borrows ``_prepare`` and ``_hyper``."""
+
+    def __init__(self, learning_rate, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False,
+                 name="ProximalGradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
 
     def _prepare(self):
         self._learning_rate_tensor = ops.convert_to_tensor(
@@ -19,22 +27,11 @@ class ProximalHyperParameters:
             self._l2_regularization_strength, name="l2_regularization_strength")
 
     def _hyper(self, var):
+        """The learning rate and L1/L2 strengths, cast to ``var``'s type."""
         dt = var.dtype.base_dtype
         return [cast_ops.cast(t, dt) for t in (self._learning_rate_tensor,
                                                self._l1_regularization_strength_tensor,
                                                self._l2_regularization_strength_tensor)]
-
-
-class ProximalGradientDescentOptimizer(ProximalHyperParameters, Optimizer):
-    """Proximal gradient descent (no slots)."""
-
-    def __init__(self, learning_rate, l1_regularization_strength=0.0,
-                 l2_regularization_strength=0.0, use_locking=False,
-                 name="ProximalGradientDescent"):
-        super().__init__(use_locking, name)
-        self._learning_rate = learning_rate
-        self._l1_regularization_strength = l1_regularization_strength
-        self._l2_regularization_strength = l2_regularization_strength
 
     def _apply_dense(self, grad, var):
         return training_ops.apply_proximal_gradient_descent(
