@@ -6,7 +6,8 @@ import itertools
 
 import numpy as np
 
-from tideflow.framework import dtypes, errors, op_registry, ops, sparse_tensor
+from tideflow.framework import dtypes, errors, op_registry, ops, sparse_tensor, tensor_shape
+from tideflow.ops.array_ops import _register_fold
 from tideflow.ops.string_hash_ops import fingerprint64
 
 _M = 0xFFFFFFFFFFFFFFFF
@@ -74,10 +75,13 @@ op_registry.declare(
     attrs=["N: int >= 0", "hashed_output: bool", "num_buckets: int >= 0", "hash_key: int",
            "sparse_types: list(type) >= 0", "dense_types: list(type) >= 0",
            "out_type: type", "internal_type: type"],
-    shape=lambda op: [None, None, None],
+    shape=lambda op: [tensor_shape.matrix(None, 2), tensor_shape.vector(None),
+                      tensor_shape.vector(2)],
     kernel=_kernel,
     differentiable=False,
 )
+# as TF's shape refiner: crosses of constant inputs have a dense shape known when built
+_register_fold("SparseCross")
 
 
 def sparse_cross(inputs, hashed_output=False, num_buckets=0, hash_key=None, name=None):

@@ -7,7 +7,7 @@ import numpy as np
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops.array_ops import _invalid, _np, _shape_str
+from tideflow.ops.array_ops import _invalid, _np, _register_fold, _shape_str
 
 _NEG = -np.inf
 
@@ -585,3 +585,6 @@ def ctc_unique_labels(labels, name=None):
         uniq.set_shape(labels.get_shape())
         idx.set_shape(labels.get_shape())
         return uniq, idx
+
+# as TF's shape refiner: decoding constant inputs gives a dense shape known when built
+_register_fold("CTCGreedyDecoder", "CTCBeamSearchDecoder")

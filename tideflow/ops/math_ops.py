@@ -112,7 +112,14 @@ def _truncate_div(x, y):
 def _floor_mod(x, y):
     if x.dtype.kind in "iu":
         check_divisor(y, x)
-    return np.remainder(x, y)
+    r = np.remainder(x, y)
+    if r.dtype.kind == "f":
+        # a zero remainder keeps the sign of x, as TF's fmod-based kernel gives it (-3 % 1.5
+        # is -0.0 there; NumPy gives y's sign)
+        zero = r == 0
+        if zero.any():
+            r = np.where(zero, np.copysign(r, x), r)
+    return r
 
 
 def _truncate_mod(x, y):
@@ -795,6 +802,7 @@ _override_binary("add", add, "add")
 _override_binary("sub", subtract, "sub")
 _override_binary("mul", multiply, "mul")
 _override_binary("truediv", truediv, "truediv")
+_override_binary("div", div, "div")  # Python 2's operator names, still on TF 1.15's Tensor
 _override_binary("floordiv", floordiv, "floordiv")
 _override_binary("mod", floormod, "mod")
 _override_binary("pow", pow, "pow")

@@ -844,6 +844,17 @@ op_registry.declare(
 )
 
 
+def _fold_later(*op_types):
+    # array_ops imports this module: register the constant folds on first use of it
+    from tideflow.ops.array_ops import _register_fold
+
+    _register_fold(*op_types)
+
+
+# as TF's shape refiner: a slice of a constant SparseTensor has its dense shape when built
+_fold_later("SparseSlice")
+
+
 def _sparse_slice_grad_kernel(backprop_val_grad, input_indices, input_start, output_indices):
     grad = np.asarray(backprop_val_grad)
     inp = np.asarray(input_indices, dtype=np.int64)

@@ -242,6 +242,12 @@ def _fill_empty_rows_grad(op, _, values_grad, *unused):
     return [None, d_values, None, d_default]
 
 
+def _first_dim(dense_shape):
+    # as TF: the empty-row indicator has one entry per row of a dense shape known when built
+    v = ops.constant_value(dense_shape)
+    return int(v[0]) if v is not None and np.ndim(v) == 1 and len(v) else None
+
+
 op_registry.declare(
     "SparseFillEmptyRows",
     inputs=["indices: int64", "values: T", "dense_shape: int64", "default_value: T"],
@@ -249,7 +255,7 @@ op_registry.declare(
              "reverse_index_map: int64"],
     attrs=["T: type"],
     shape=lambda op: [matrix(None, _in(op, 0).dims[1] if _in(op, 0).ndims == 2 else None),
-                      vector(None), vector(None),
+                      vector(None), vector(_first_dim(op._inputs[2])),
                       vector(_in(op, 1).dims[0] if _in(op, 1).ndims == 1 else None)],
     kernel=_fill_empty_rows_kernel,
     grad=_fill_empty_rows_grad,

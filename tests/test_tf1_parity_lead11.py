@@ -1,0 +1,60 @@
+"""TF 1.x behaviours pinned by the eleventh session's lead (side-by-side checks with TF)."""
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_float_floormod_zero_keeps_the_sign_of_x():
+    # TF's kernel adjusts fmod, so an exact multiple of a negative x gives -0.0 (NumPy: +0.0)
+    x = np.array([-3.0, 3.0, -3.5, 2.0])
+    y = np.array([1.5, -1.5, 1.5, -0.5])
+    with tf.Session() as s:
+        r = s.run(tf.floormod(x, y))
+    np.testing.assert_array_equal(np.signbit(r), [True, False, False, False])
+    np.testing.assert_allclose(r, [0.0, 0.0, 1.0, 0.0])
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(tf.floormod([-7, 7], [2, -2])), [1, -1])
+
+
+def test_sparse_results_of_constant_inputs_have_static_dense_shapes():
+    # TF's shape refiner evaluates these on constant inputs when the graph is built
+    sp = tf.SparseTensor([[0, 1], [1, 0], [1, 2], [3, 3]], [1., 2., 3., 4.], [4, 4])
+    sliced = tf.sparse_tensor_to_dense(tf.sparse_slice(sp, [1, 0], [2, 3]))
+    assert sliced.shape.as_list() == [2, 3]
+    assert tf.sparse_fill_empty_rows(sp, -1.)[1].shape.as_list() == [4]
+    crossed = tf.sparse.cross([tf.SparseTensor([[0, 0], [1, 0]], ['a', 'b'], [2, 1]),
+                               tf.SparseTensor([[0, 0], [0, 1]], ['x', 'y'], [2, 2])])
+    assert crossed.indices.shape.as_list() == [None, 2]
+    assert crossed.dense_shape.shape.as_list() == [2]
+    dense = tf.sparse_tensor_to_dense(crossed, default_value='')
+    assert dense.shape.as_list() == [2, 2]
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(sliced), [[2., 0., 3.], [0., 0., 0.]])
+        assert s.run(dense).tolist() == [[b'a_X_x', b'a_X_y'], [b'', b'']]
+    # a placeholder among the inputs: unknown until run, as TF
+    ph = tf.SparseTensor(tf.placeholder(tf.int64, [None, 2]), [1.], [4, 4])
+    assert tf.sparse_slice(ph, [0, 0], [2, 2]).dense_shape.shape.as_list() == [2]
+    assert tf.sparse_tensor_to_dense(tf.sparse_slice(ph, [0, 0], [2, 2])).shape.ndims == 2
+    assert tf.sparse_fill_empty_rows(
+        tf.SparseTensor([[0, 0]], [1.], tf.placeholder(tf.int64, [2])), 0.)[1].shape.as_list() \
+        == [None]
+
+
+def test_ctc_decoders_on_constant_inputs_have_static_dense_shapes():
+    rng = np.random.RandomState(0)
+    logits = tf.constant(rng.randn(6, 2, 3).astype(np.float32))
+    greedy = tf.sparse_tensor_to_dense(tf.nn.ctc_greedy_decoder(logits, [6, 5])[0][0])
+    paths, _ = tf.nn.ctc_beam_search_decoder(logits, [6, 5], beam_width=3, top_paths=2)
+    beams = [tf.sparse_tensor_to_dense(p) for p in paths]
+    with tf.Session() as s:
+        g, b0, b1 = s.run([greedy, beams[0], beams[1]])
+    assert greedy.shape.as_list() == list(g.shape)
+    assert beams[0].shape.as_list() == list(b0.shape)
+    assert beams[1].shape.as_list() == list(b1.shape)
