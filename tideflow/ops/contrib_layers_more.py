@@ -6,6 +6,7 @@ Variable and scope names are TF's (``Conv2d_transpose/weights``,
 ``SeparableConv2d/depthwise_weights``, ``conv2/conv2_1/weights`` for ``repeat``), so
 checkpoints written by TF-style model code line up."""
 
+import collections.abc
 import functools
 
 import numpy as np
@@ -488,19 +489,46 @@ def assign_from_checkpoint_fn(model_path, var_list, ignore_missing_vars=False,
 # optimize_loss
 # ------------------------------------------------------------------------------------------
 
-OPTIMIZER_CLS_NAMES = ("Adagrad", "Adam", "Ftrl", "Momentum", "RMSProp", "SGD")
+class _OptimizerNames(collections.abc.MutableMapping):
+    """TF's ``OPTIMIZER_CLS_NAMES`` dict (name -> optimizer class or ``fn(learning_rate)``),
+    filled on first use: the optimizers live in ``tideflow.train``, a layer below this one."""
+
+    def __init__(self):
+        self._table = None
+
+    def _classes(self):
+        if self._table is None:
+            from tideflow import train
+
+            self._table = {
+                "Adagrad": train.AdagradOptimizer, "Adam": train.AdamOptimizer,
+                "Ftrl": train.FtrlOptimizer,
+                "Momentum": functools.partial(train.MomentumOptimizer, momentum=0.9),
+                "RMSProp": train.RMSPropOptimizer, "SGD": train.GradientDescentOptimizer}
+        return self._table
+
+    def __getitem__(self, name):
+        return self._classes()[name]
+
+    def __setitem__(self, name, cls):
+        self._classes()[name] = cls
+
+    def __delitem__(self, name):
+        del self._classes()[name]
+
+    def __iter__(self):
+        return iter(self._classes())
+
+    def __len__(self):
+        return len(self._classes())
+
+    def __repr__(self):
+        return repr(self._classes())
+
+
+OPTIMIZER_CLS_NAMES = _OptimizerNames()
 OPTIMIZER_SUMMARIES = ["learning_rate", "loss", "gradients", "gradient_norm",
                        "global_gradient_norm"]
-
-
-def _optimizer_class(name):
-    from tideflow import train
-
-    return {"Adagrad": train.AdagradOptimizer, "Adam": train.AdamOptimizer,
-            "Ftrl": train.FtrlOptimizer,
-            "Momentum": functools.partial(train.MomentumOptimizer, momentum=0.9),
-            "RMSProp": train.RMSPropOptimizer,
-            "SGD": train.GradientDescentOptimizer}[name]
 
 
 def _multiply_gradients(grads_and_vars, gradient_multipliers):
@@ -578,7 +606,7 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
             if optimizer not in OPTIMIZER_CLS_NAMES:
                 raise ValueError(f"Optimizer name should be one of "
                                  f"[{', '.join(OPTIMIZER_CLS_NAMES)}], you provided {optimizer}.")
-            opt = _optimizer_class(optimizer)(learning_rate=lr)
+            opt = OPTIMIZER_CLS_NAMES[optimizer](learning_rate=lr)
         elif isinstance(optimizer, type) and issubclass(optimizer, train.Optimizer):
             if lr is None:
                 raise ValueError(f"Learning rate is None, but should be specified if optimizer "
