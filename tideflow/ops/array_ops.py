@@ -102,7 +102,7 @@ def _scalar(t):
     if op._type in ("Identity", "Cast", "StopGradient"):
         return _scalar(op._inputs[0])
     if op._type == "Placeholder":
-        src = captured_source(t)
+        src = _visible_source(t)
         return None if src is None else _scalar(src)
     if op._type == "StridedSlice":
         v = sliced_partial_vector(op)
@@ -135,7 +135,7 @@ def sliced_partial_vector(op):
     a = op._attrs
     if a["new_axis_mask"] or a["ellipsis_mask"] or a["shrink_axis_mask"] not in (0, 1):
         return None
-    base = partial_vector(op._inputs[0])
+    base = partial_vector(op._inputs[0], nested=True)
     bes = [ops.constant_value(x) for x in op._inputs[1:]]
     if base is None or not all(x is not None and np.size(x) == 1 for x in bes):
         return None
@@ -147,8 +147,12 @@ def sliced_partial_vector(op):
     return base[None if a["begin_mask"] & 1 else b:None if a["end_mask"] & 1 else e:st]
 
 
-def partial_vector(t):
-    """A 1-D int tensor's value as a list of ints (None where unknown); None if length unknown."""
+def partial_vector(t, nested=False):
+    """A 1-D int tensor's value as a list of ints (None where unknown); None if length unknown.
+
+    ``nested``: ``t`` feeds another op of the value (a slice, a concat part) rather than being
+    the shape argument itself, so a cond branch's capture does not pass its value on.
+    """
     v = ops.constant_value(t)
     if v is not None:
         v = np.asarray(v)
@@ -167,20 +171,20 @@ def partial_vector(t):
         if axis is not None and int(axis) in (0, -1):
             out = []
             for x in op._inputs[:-1]:
-                part = partial_vector(x)
+                part = partial_vector(x, nested=True)
                 if part is None:
                     break
                 out.extend(part)
             else:
                 return out
     if typ in ("Identity", "Cast", "StopGradient"):
-        return partial_vector(op._inputs[0])
+        return partial_vector(op._inputs[0], nested=True)
     if typ == "StridedSlice":
         v = sliced_partial_vector(op)
         if isinstance(v, list):
             return v
     if typ == "Placeholder":
-        src = captured_source(t)
+        src = captured_source(t) if not nested else _visible_source(t)
         if src is not None:
             return partial_vector(src)
     s = t._shape
@@ -353,8 +357,21 @@ def captured_source(t):
     return None if lookup is None else lookup(t)
 
 
+def _visible_source(t):
+    """``captured_source(t)`` where the capture passes its value on to value inference.
+
+    A cond branch traced with ``hides_capture_values`` (its predicate not known to select it)
+    does not: TF 1.x's branches see an outer tensor through a Switch, whose value its shape
+    inference cannot evaluate, so ``tf.reshape(x, [-1, n[0]])`` in a branch leaves the sizes
+    unknown. Only a captured tensor used itself as a shape (``tf.fill(n, v)``) keeps them.
+    """
+    if getattr(t._op._graph, "hides_capture_values", False):
+        return None
+    return captured_source(t)
+
+
 def _captured_value(op, i):
-    src = captured_source(op._outputs[0])
+    src = _visible_source(op._outputs[0])
     return None if src is None else ops.constant_value(src)
 
 

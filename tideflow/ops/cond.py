@@ -287,12 +287,15 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         graph = ops.get_default_graph()
         base = _function_base(scope)
         returned = {}
-        then_fg = func_graph.trace(_returning(true_fn, "true_fn", returned), [],
-                                   func_graph.unique_function_name(graph, base + "_true"),
-                                   allow_operations=True, control_flow=True)
-        else_fg = func_graph.trace(_returning(false_fn, "false_fn", returned), [],
-                                   func_graph.unique_function_name(graph, base + "_false"),
-                                   allow_operations=True, control_flow=True)
+        known = ops.constant_value(pred)
+        then_fg = func_graph.trace(
+            _hiding(_returning(true_fn, "true_fn", returned), known is None or not known),
+            [], func_graph.unique_function_name(graph, base + "_true"),
+            allow_operations=True, control_flow=True)
+        else_fg = func_graph.trace(
+            _hiding(_returning(false_fn, "false_fn", returned), known is None or bool(known)),
+            [], func_graph.unique_function_name(graph, base + "_false"),
+            allow_operations=True, control_flow=True)
         then_out, else_out = then_fg.structured_outputs, else_fg.structured_outputs
         template = returned["true_fn"]
         if not strict:
@@ -393,6 +396,15 @@ def _returning(fn, which, returned=None):
             return out
         returned[which] = out
         return _expand_composites(out)
+    return branch
+
+
+def _hiding(fn, hide):
+    """``fn`` traced in a branch that, with ``hide``, keeps its captures' values from shape
+    inference (see array_ops._visible_source): a branch the predicate is not known to take."""
+    def branch():
+        ops.get_default_graph().hides_capture_values = hide
+        return fn()
     return branch
 
 

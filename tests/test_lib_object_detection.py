@@ -1,0 +1,88 @@
+"""Differences found by running the TensorFlow Object Detection API (TF 1.x research/
+object_detection: box lists, matchers, target assignment, losses, NMS, the preprocessor's
+random crops and resizes, SSD meta-architecture) against tideflow, each reduced to the plain
+TF 1.x calls the library makes."""
+
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+# ----------------------------------------------------------------------------------------
+# a cond branch's captured tensors keep their values from shape inference (TF 1.x: Switch)
+# ----------------------------------------------------------------------------------------
+
+
+def test_cond_branch_reshape_to_sizes_sliced_from_a_captured_vector():
+    # the preprocessor's resize of instance masks: the branch for zero masks reshapes to
+    # [-1, size[0], size[1]]; TF 1.x's shape inference cannot see size through the Switch,
+    # so building it neither fails nor fixes the sizes
+    masks = tf.random_uniform([3, 8, 6])
+    size = tf.stack([4, 5])
+    has_masks = tf.placeholder(tf.bool, [])
+
+    def resize():
+        return tf.squeeze(tf.image.resize_nearest_neighbor(masks[..., None], size), 3)
+
+    def reshape():
+        return tf.reshape(masks, [-1, size[0], size[1]])
+
+    out = tf.cond(has_masks, resize, reshape)
+    assert out.shape.as_list() == [None, None, None]
+    with tf.Session() as sess:
+        assert sess.run(out, {has_masks: True}).shape == (3, 4, 5)
+
+
+def test_cond_branch_shapes_from_captured_values():
+    ns = tf.stack([3, 4])
+    five = tf.constant(5)
+    p = tf.placeholder(tf.float32, [5, 6])
+    pred = tf.placeholder(tf.bool, [])
+    seen = {}
+
+    def branch():
+        seen["whole"] = tf.fill(ns, 1.0).shape.as_list()  # the capture itself: known
+        seen["shape"] = tf.reshape(p, tf.shape(p)).shape.as_list()
+        seen["element"] = tf.fill([ns[0]], 1.0).shape.as_list()
+        seen["scalar"] = tf.zeros([five, 2]).shape.as_list()
+        seen["sum"] = tf.fill([five + 1], 1.0).shape.as_list()
+        seen["slice"] = tf.fill(ns[:1], 1.0).shape.as_list()
+        seen["concat"] = tf.fill(tf.concat([ns, [2]], 0), 1.0).shape.as_list()
+        seen["reshape"] = tf.reshape(p, [five, -1]).shape.as_list()
+        return tf.constant(0)
+
+    tf.cond(pred, branch, lambda: tf.constant(1))
+    assert seen == {"whole": [3, 4], "shape": [5, 6], "element": [None], "scalar": [None, 2],
+                    "sum": [None], "slice": [None], "concat": [None, None, 2],
+                    "reshape": [None, None]}
+
+
+def test_cond_branch_a_constant_predicate_takes_keeps_the_values():
+    size = tf.stack([2, 3])
+    seen = []
+
+    def branch(taken):
+        def fn():
+            out = tf.zeros([size[0], size[1]])
+            seen.append((taken, out.shape.as_list()))
+            return out
+        return fn
+
+    tf.cond(tf.constant(True), branch(True), branch(False))
+    assert seen == [(True, [2, 3]), (False, [None, None])]
+
+
+def test_loop_body_still_sees_captured_values():
+    five = tf.constant(5)
+
+    def body(i, x):
+        assert tf.zeros([five, 2]).shape.as_list() == [5, 2]
+        return i + 1, x
+
+    tf.while_loop(lambda i, x: i < 1, body, [0, 1.0])
