@@ -60,3 +60,66 @@ def test_tfdbg_module_imports_and_its_filter():
     assert not tf_debug.has_inf_or_nan(None, np.array([1, 2]))
     with pytest.raises(NotImplementedError, match="LocalCLIDebugHook"):
         tf_debug.LocalCLIDebugHook()
+
+
+def test_testcase_setup_inside_a_users_graph_starts_from_an_empty_stack():
+    # T2T's graph-mode decorator: tearDown, then `with Graph().as_default(): setUp(); test`
+    class Case(tf.test.TestCase):
+        def runTest(self):
+            self.tearDown()
+            outer = tf.Graph()
+            with outer.as_default():
+                self.setUp()
+                with self.test_session() as sess:
+                    self.assertIsNot(tf.get_default_graph(), outer)
+                    self.assertEqual(sess.run(tf.constant(3) * 2), 6)
+
+    result = Case().run()
+    assert result.wasSuccessful(), result.errors + result.failures
+
+
+def test_ops_uid_is_unique_and_increasing():
+    from tideflow.python.framework import ops
+
+    a, b = ops.uid(), ops.uid()
+    assert isinstance(a, int) and b > a > 0
+
+
+def test_defun_declared_with_a_ref_variables_dtype():
+    from tideflow.python.framework import function
+
+    v = tf.Variable([1.5, -2.0])
+    assert v.dtype == tf.float32_ref
+
+    @function.Defun(v.dtype, tf.float32, func_name="scaled_by")
+    def scaled(a, k):
+        return a * k
+
+    y = scaled(v, tf.constant(3.0))
+    assert y.dtype == tf.float32
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(y), [4.5, -6.0])
+
+
+def test_defun_grad_func_with_variables_passed_as_inputs():
+    from tideflow.python.framework import function
+
+    @function.Defun()
+    def twice_grad(x, w, dy):
+        return dy * w * 2.0, tf.reduce_sum(dy * x) * 2.0
+
+    @function.Defun(grad_func=twice_grad)
+    def twice(x, w):
+        return x * w * 2.0
+
+    w = tf.get_variable("w", [], initializer=tf.constant_initializer(0.5))
+    x = tf.constant([1.0, 3.0])
+    y = twice(x, w)  # the variable is an argument, not captured by the body
+    gx, gw = tf.gradients(tf.reduce_sum(y), [x, w])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run([y, gx, gw])
+    np.testing.assert_allclose(got[0], [1.0, 3.0])
+    np.testing.assert_allclose(got[1], [1.0, 1.0])
+    assert got[2] == pytest.approx(8.0)

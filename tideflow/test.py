@@ -523,6 +523,10 @@ class TestCase(unittest.TestCase):
         # so a test's random data and unseeded random ops repeat from run to run
         random.seed(random_seed.DEFAULT_GRAPH_SEED)
         np.random.seed(random_seed.DEFAULT_GRAPH_SEED)
+        # as TF's setUp, the default graph stack starts empty: a setUp called inside a user's
+        # ``with g.as_default():`` (T2T's graph-mode test decorator) drops g, whose exit then
+        # finds nothing to pop
+        ops._default_graph_stack.stack = []
         self._tc_graph = ops.Graph()
         self._tc_graph.seed = random_seed.DEFAULT_GRAPH_SEED
         self._tc_graph._stands_for_global = True  # tf.reset_default_graph() in a test replaces it

@@ -1271,6 +1271,15 @@ def has_default_graph():
     return len(_default_graph_stack.stack) >= 1
 
 
+_uids = iter(range(1, 1 << 62))  # next() on it is atomic under the GIL
+
+
+def uid():
+    """A process-wide unique positive integer (TF's ``ops.uid``: libraries name the functions
+    and gradient overrides they create with it)."""
+    return next(_uids)
+
+
 def get_default_session():
     return _default_session_stack.get_default()
 

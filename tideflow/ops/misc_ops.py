@@ -107,8 +107,9 @@ constant_value = get_static_value
 
 
 def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
-    """IndexedSlices stay as they are; anything else becomes a Tensor."""
-    if isinstance(value, IndexedSlices):
+    """IndexedSlices and SparseTensors stay as they are (TF's tensor-like types); anything
+    else becomes a Tensor."""
+    if isinstance(value, (IndexedSlices, SparseTensor)):
         if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
             raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
                              f"for Tensor with dtype {value.dtype.name}: {value!r}")
@@ -262,7 +263,7 @@ def custom_gradient(f=None):
         args = [ops.convert_to_tensor(a) for a in args]
         first_id = graph._next_id
         result, grad_fn = f(*args)
-        new_vars = _variables_used(graph, first_id)
+        new_vars = _variables_used(graph, first_id, args)
         takes_vars = "variables" in inspect.signature(grad_fn).parameters or any(
             p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
         if new_vars and not takes_vars:
@@ -333,10 +334,11 @@ def get_dependent_variables(input_ops, output_ops):
             if v.trainable and id(v.op) in var_ops]
 
 
-def _variables_used(graph, first_id):
-    """The trainable variables created, or read by ops created, since op id ``first_id``."""
+def _variables_used(graph, first_id, args=()):
+    """The trainable variables created, or read by ops created, since op id ``first_id``; a
+    variable passed in as one of ``args`` is an input, not a variable the function uses."""
     new_ops = [op for i, op in graph._nodes_by_id.items() if i >= first_id]
-    read = {id(t) for op in new_ops for t in op._inputs}
+    read = {id(t) for op in new_ops for t in op._inputs} - {id(a) for a in args}
     created = {id(op) for op in new_ops}
     out = []
     for v in graph.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES):

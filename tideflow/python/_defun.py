@@ -77,11 +77,11 @@ class _DefinedFunction:
             raise AttributeError("A Defun without input types has a definition per call "
                                  "signature only ('instantiate' is not supported).")
         with ops.Graph().as_default():
-            outs = self(*[placeholder(t) for t in self._input_types])
+            outs = self(*[placeholder(t.base_dtype) for t in self._input_types])
         fd = function_pb2.FunctionDef()
         fd.signature.name = self._func_name
         for arg, t in zip(self._arg_names, self._input_types):
-            fd.signature.input_arg.add(name=arg, type=t.as_datatype_enum)
+            fd.signature.input_arg.add(name=arg, type=t.base_dtype.as_datatype_enum)
         outs = [] if isinstance(outs, ops.Operation) else (
             list(outs) if isinstance(outs, tuple) else [outs])
         names = self._out_names or [f"{self._func_name}_{k}" for k in range(len(outs))]
@@ -130,7 +130,9 @@ class _DefinedFunction:
         graph = ops.get_default_graph()
         n_ops = len(graph._ops) if hasattr(graph, "_ops") else None
         with ops.name_scope(name, self._func_name) as scope:
-            inputs = [ops.convert_to_tensor(a, dtype=t) for a, t in zip(args, types_)]
+            # a ref type (a ref variable's dtype) declares its base type, as TF's signatures
+            inputs = [ops.convert_to_tensor(a, dtype=t and t.base_dtype)
+                      for a, t in zip(args, types_)]
             if self._python_grad_func is None and self._grad_func is None:
                 result = self._func(*inputs)
             else:
