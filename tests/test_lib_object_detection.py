@@ -3,6 +3,7 @@ object_detection: box lists, matchers, target assignment, losses, NMS, the prepr
 random crops and resizes, SSD meta-architecture) against tideflow, each reduced to the plain
 TF 1.x calls the library makes."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -86,3 +87,58 @@ def test_loop_body_still_sees_captured_values():
         return i + 1, x
 
     tf.while_loop(lambda i, x: i < 1, body, [0, 1.0])
+
+
+# ----------------------------------------------------------------------------------------
+# Switch/Merge selectors whose cases build tf.cond and while loops on the switched tensors
+# ----------------------------------------------------------------------------------------
+
+
+def test_cond_on_a_switched_tensor_is_skipped_in_the_untaken_case():
+    # the preprocessor's _apply_with_random_selector: switch the input to one of the cases,
+    # each case's function (a random crop with a tf.cond inside) runs on its copy, and a
+    # merge picks the live result; the other cases' conds see dead inputs and must not run
+    from tideflow.python.ops import control_flow_ops
+
+    x = tf.constant([0.25, 3.0])
+    sel = tf.placeholder(tf.int32, [])
+    keep = tf.placeholder_with_default(True, [])
+    cases = []
+    for case in range(3):
+        xs = control_flow_ops.switch(x, tf.equal(sel, case))[1]
+        cases.append(tf.cond(keep, lambda xs=xs, case=case: tf.clip_by_value(xs, 0.0, 1.0) + case,
+                             lambda xs=xs: xs))
+    out, index = control_flow_ops.merge(cases)
+    with tf.Session() as sess:
+        for case in range(3):
+            v, i = sess.run([out, index], {sel: case})
+            np.testing.assert_allclose(v, [0.25 + case, 1.0 + case])
+            assert i == case
+        np.testing.assert_allclose(sess.run(out, {sel: 1, keep: False}), [0.25, 3.0])
+
+
+def test_while_loop_on_a_switched_tensor_is_skipped_in_the_untaken_case():
+    from tideflow.python.ops import control_flow_ops
+
+    x = tf.constant(2.0)
+    pick = tf.placeholder(tf.bool, [])
+    off, on = control_flow_ops.switch(x, pick)
+    doubled = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2.0), [0, on])[1]
+    out = control_flow_ops.merge([doubled, off - 1.0])[0]
+    with tf.Session() as sess:
+        assert sess.run(out, {pick: True}) == 16.0
+        assert sess.run(out, {pick: False}) == 1.0
+
+
+def test_dead_input_to_a_list_output_op_gives_dead_outputs():
+    from tideflow.python.ops import control_flow_ops
+
+    x = tf.constant([1.0, 2.0])
+    pick = tf.placeholder(tf.bool, [])
+    off, on = control_flow_ops.switch(x, pick)
+    (a,) = tf.unstack(tf.reshape(on, [1, 2]), num=1)
+    (b,) = tf.identity_n([off * 10.0])
+    out = control_flow_ops.merge([a, b])[0]
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(out, {pick: True}), [1.0, 2.0])
+        np.testing.assert_allclose(sess.run(out, {pick: False}), [10.0, 20.0])

@@ -507,8 +507,9 @@ class _Emitter:
                     names[t] = n
                     targets.append(n)
             done = op in held  # a running sum, complete by now under its output's name
+            # (one downstream of a Switch runs through its kernel, which a dead input skips)
             if op._type in ("While", "If") and INLINE_CONTROL_FLOW and (
-                    depth < _MAX_INLINE_DEPTH):
+                    depth < _MAX_INLINE_DEPTH) and op not in self.dead_region:
                 flat_in = [ref(t) for t in op._inputs]
                 done = self._emit_control(op, flat_in, targets, depth)
             if not done:
@@ -564,11 +565,12 @@ class _Emitter:
             return
         if op in self.dead_region and op._type not in _DEAD_AWARE:
             # downstream of a Switch: an op with a dead input does not run, its outputs dead
-            self.env[kname] = _live_only(kernel, len(op._outputs))
+            single = len(od.outputs) == 1 and not od.outputs[0].is_list
+            self.env[kname] = _live_only(kernel, len(op._outputs), single)
             call = f"{kname}({', '.join(args)})"
             if not op._outputs or all(x == "_" for x in targets):
                 self.line(call, depth, op)
-            elif len(targets) == 1:
+            elif single:
                 self.line(f"{targets[0]} = {call}", depth, op)
             else:
                 self.line(f"{_tuple(targets)} = {call}", depth, op)
@@ -791,9 +793,10 @@ def _dead_region(order, replace):
     return frozenset(region)
 
 
-def _live_only(kernel, n_outputs):
-    """``kernel`` run only when none of its arguments is dead; else dead outputs."""
-    dead = DEAD if n_outputs == 1 else (DEAD,) * n_outputs if n_outputs else None
+def _live_only(kernel, n_outputs, single=True):
+    """``kernel`` run only when none of its arguments is dead; else dead outputs (a list
+    output's kernel, an If's, returns them as a sequence even when there is one)."""
+    dead = DEAD if n_outputs == 1 and single else (DEAD,) * n_outputs if n_outputs else None
 
     def run(*args, **kw):
         for a in args:
