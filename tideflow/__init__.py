@@ -743,7 +743,14 @@ _LAZY = {
 }
 
 
+# tideflow's own layers (submodules, not TF API names): kept out of a star import
+_INTERNAL = frozenset({"kernels", "runtime", "protos", "distributed", "env", "ops", "framework"})
+
+
 def __getattr__(name):
+    if name == "__all__":
+        # ``from tensorflow.compat.v1 import *`` binds the lazily loaded names too, as in TF
+        return [n for n in __dir__() if not n.startswith(("_", "contrib_")) and n not in _INTERNAL]
     entry = _LAZY.get(name)
     if entry is None:
         raise AttributeError(f"module 'tideflow' has no attribute {name!r}")

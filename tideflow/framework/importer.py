@@ -690,6 +690,9 @@ def _create_op(graph, node, nodes, mapped, traceback, patches):
             c = nodes[src].op
         if c not in control:
             control.append(c)
+    if graph._control_dependencies_stack:  # as TF: every imported op waits on the context's
+        control.extend(c for c in graph._control_dependencies_for_inputs(())
+                       if c not in control)
 
     op = ops.Operation(
         graph, name, op_def, inputs, attrs, node.out_types, control, traceback=traceback

@@ -505,6 +505,13 @@ class Operation:
         return value
 
     def _set_attr(self, name, value):
+        if hasattr(value, "WhichOneof"):  # an AttrValue, as TF's _set_attr takes
+            if name == "_class":
+                value = [v.decode() if isinstance(v, bytes) else v for v in value.list.s]
+            elif name in self._op_def.attrs:
+                from tideflow.framework import graph_io
+
+                value = graph_io.attr_value_to_python(value, self._op_def.attrs[name].type)
         self._attrs[name] = value
 
     def _add_control_input(self, op):
@@ -1145,6 +1152,11 @@ class Graph:
     @property
     def building_function(self):
         return self._building_function
+
+    # TF 1.x's cond/while contexts: tideflow's loops and conds are functional (their bodies are
+    # function graphs), so ops are never built inside a context and this is always None.
+    def _get_control_flow_context(self):
+        return None
 
     # -- serialization (framework/graph_io.py) ----------------------------------------------
     def as_graph_def(self, from_version=None, add_shapes=False):
