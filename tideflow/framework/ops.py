@@ -1341,6 +1341,11 @@ class name_scope:
         self._values = values
         self._entered = []  # (name scope ctx, graph ctx or None) per entry: re-entrant
 
+    @property
+    def name(self):
+        """The name given (``default_name`` when ``name`` is None), as TF's ``.name``."""
+        return self._name
+
     def __enter__(self):
         if self._name is None and self._values is not None:
             raise ValueError(f"At least one of name ({self._name}) and default_name "
