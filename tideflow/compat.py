@@ -1,4 +1,5 @@
-"""``tf.compat``: bytes/text conversions, and ``tf.compat.v1`` (this API itself)."""
+"""``tf.compat``: bytes/text conversions, ``tf.compat.v1`` (this API itself) and ``tf.compat.v2``
+(the TF 2 spelling, ``tideflow.compat_v2``)."""
 
 import importlib as _importlib
 import importlib.abc as _importlib_abc
@@ -86,9 +87,11 @@ class forward_compatibility_horizon:
 
 
 def __getattr__(name):
-    if name in ("v1", "v2"):
+    if name == "v1":
         # tideflow *is* the TF 1.x API; tf.compat.v1.X is tf.X
         return _sys.modules["tideflow"]
+    if name == "v2":  # the TF 2 spelling of the API (tideflow.compat_v2)
+        return _importlib.import_module("tideflow.compat_v2").v2
     if name == "collections_abc":  # ``tensorflow.python.util.compat.collections_abc``
         import collections.abc
 
@@ -104,11 +107,15 @@ class _V1AliasFinder(_importlib_abc.MetaPathFinder, _importlib_abc.Loader):
     _PREFIX = __name__ + ".v1"
 
     def find_spec(self, fullname, path=None, target=None):
+        if fullname == __name__ + ".v2":
+            return _importlib_util.spec_from_loader(fullname, self)
         if fullname != self._PREFIX and not fullname.startswith(self._PREFIX + "."):
             return None
         return _importlib_util.spec_from_loader(fullname, self)
 
     def create_module(self, spec):
+        if spec.name == __name__ + ".v2":
+            return _importlib.import_module("tideflow.compat_v2").v2
         real = "tideflow" + spec.name[len(self._PREFIX):]
         return _importlib.import_module(real)
 
@@ -118,5 +125,7 @@ class _V1AliasFinder(_importlib_abc.MetaPathFinder, _importlib_abc.Loader):
 
 if not any(isinstance(f, _V1AliasFinder) for f in _sys.meta_path):
     _sys.meta_path.insert(0, _V1AliasFinder())
-# the parent check of the import system runs before any finder: register v1 itself
+# the parent check of the import system runs before any finder: register v1 itself, and give
+# this module an (empty) package path so ``import tideflow.compat.v2`` reaches the finder
+__path__ = []
 _sys.modules.setdefault(__name__ + ".v1", _sys.modules["tideflow"])

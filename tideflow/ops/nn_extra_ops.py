@@ -629,3 +629,30 @@ def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
                                         alg=rng_alg or "auto_select")
 
     return general_dropout(x, rate, sampler, noise_shape, name or "stateless_dropout")
+
+
+class Convolution:
+    """TF's ``nn_ops.Convolution``: a convolution fixed by the static shapes of its input and
+    filter (Keras-style layers build one and call it with ``(input, filter)``)."""
+
+    def __init__(self, input_shape, filter_shape, padding, strides=None, dilation_rate=None,
+                 name=None, data_format=None):
+        filter_shape = TensorShape(filter_shape)
+        input_shape = TensorShape(input_shape)
+        if filter_shape.ndims is not None:
+            nsp = filter_shape.ndims - 2
+        elif input_shape.ndims is not None:
+            nsp = input_shape.ndims - 2
+        else:
+            raise ValueError("rank of input or filter must be known")
+        if nsp not in (1, 2, 3):
+            raise ValueError(f"Input tensor must be of rank 3, 4 or 5 but was {nsp + 2}.")
+        input_shape.with_rank(nsp + 2)
+        self.input_shape, self.filter_shape = input_shape, filter_shape
+        self.padding, self.strides, self.dilation_rate = padding, strides, dilation_rate
+        self.name, self.data_format = name, data_format
+
+    def __call__(self, inp, filter):
+        return conv_ops.convolution(inp, filter, self.padding, strides=self.strides,
+                                    dilation_rate=self.dilation_rate, name=self.name,
+                                    data_format=self.data_format)

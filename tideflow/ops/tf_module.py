@@ -63,6 +63,21 @@ class Module:
     def name(self):
         return self._name
 
+    def __setattr__(self, name, value):
+        # as TF's trackable objects: assigning an attribute the very object it already holds is
+        # a no-op (so ``self.shape = self.shape`` passes even for a read-only property)
+        try:
+            if getattr(self, name) is value:
+                return
+        except AttributeError:
+            pass
+        super().__setattr__(name, value)
+
+    def _no_dependency(self, value):
+        """``value``, marked as not tracked for checkpointing (subclasses such as TF
+        Probability's distributions store their parameters through it)."""
+        return value
+
     @property
     def name_scope(self):
         """A context manager re-entering this module's name scope (``.name`` is its name)."""

@@ -89,7 +89,8 @@ for _la in ("linalg", "linalg_impl", "linear_operator", "linear_operator_util",
             "linear_operator_permutation", "linear_operator_toeplitz",
             "linear_operator_tridiag", "linear_operator_zeros"):
     _add("ops.linalg." + _la, "``tf.linalg``.",
-         ["tideflow.linalg", "tideflow.ops.linalg_more_ops", "tideflow.ops.linear_operator"],
+         ["tideflow.linalg", "tideflow.ops.linalg_more_ops", "tideflow.ops.linear_operator",
+          "tideflow.ops.linear_operator_util"],
          matrix_exponential="tideflow.linalg:expm")
 _add("ops.signal", "``tensorflow.python.ops.signal``: ``tf.signal``'s modules.",
      ["tideflow.signal"])
@@ -182,6 +183,8 @@ _add("util.deprecation", "Deprecation decorators.", ["tideflow.python._deprecati
      _module="tideflow.python._deprecation")
 _add("util.tf_inspect", "``inspect`` through decorators.", ["tideflow.python._tf_inspect"],
      _module="tideflow.python._tf_inspect")
+_add("util.lazy_loader", "``LazyLoader``: a module imported on first use.",
+     ["tideflow.python._lazy_loader"], _module="tideflow.python._lazy_loader")
 _add("util.tf_decorator", "Decorator helpers.", ["tideflow.python._deprecation"])
 _add("tf2", "``tf2.enabled()``: whether TF 2 behaviour is on (never, in tideflow).", [],
      enabled="tideflow.python._paths:_tf2_enabled", enable="tideflow.python._paths:_tf2_enable",

@@ -49,3 +49,17 @@ __all__ = [
     "normalize_tuple",
     "smart_cond",
 ]
+
+
+_DATA_FORMATS = {"channels_last": {3: "NWC", 4: "NHWC", 5: "NDHWC"},
+                 "channels_first": {3: "NCW", 4: "NCHW", 5: "NCDHW"}}
+
+
+def convert_data_format(data_format, ndim):
+    """The op-level data format (``"NHWC"``, ``"NCW"``...) of a layer's ``data_format``
+    (``"channels_last"``/``"channels_first"``) for inputs of rank ``ndim`` (3, 4 or 5)."""
+    if data_format not in _DATA_FORMATS:
+        raise ValueError("Invalid data_format:", data_format)
+    if ndim not in _DATA_FORMATS[data_format]:
+        raise ValueError("Input rank not supported:", ndim)
+    return _DATA_FORMATS[data_format][ndim]
