@@ -142,3 +142,17 @@ def test_dead_input_to_a_list_output_op_gives_dead_outputs():
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(out, {pick: True}), [1.0, 2.0])
         np.testing.assert_allclose(sess.run(out, {pick: False}), [10.0, 20.0])
+
+
+# ----------------------------------------------------------------------------------------
+# error messages the library's tests match
+# ----------------------------------------------------------------------------------------
+
+
+def test_split_into_uneven_pieces_names_the_division():
+    # position-sensitive crops split the channels into one group per spatial bin
+    image = tf.ones([1, 1, 5])
+    with pytest.raises(ValueError, match="Dimension size must be evenly divisible by 4 but is 5"
+                       ) as err:
+        tf.split(image, num_or_size_splits=4, axis=2)
+    assert "Number of ways to split should evenly divide the split dimension" in str(err.value)

@@ -541,9 +541,10 @@ def _split_shape(op):
     axis %= r
     d = s.dims[axis].value
     if d is not None and d % n:
+        # TF's words: the dimension division's error, with the op's context after it
         raise ValueError(
-            f"Number of ways to split should evenly divide the split dimension, but got "
-            f"split_dim {axis} (size = {d}) and num_split {n}")
+            f"Dimension size must be evenly divisible by {n} but is {d}\n\tNumber of ways to "
+            "split should evenly divide the split dimension")
     dims = s.dims
     dims[axis] = Dimension(None if d is None else d // n)
     return [dims] * n
