@@ -42,3 +42,58 @@ def test_proximal_optimizers_still_step():
     g = 2 * np.array([0.5, 3.0])
     lr_t = 0.1 / np.sqrt(0.1 + g * g)
     np.testing.assert_allclose(got_w, (np.array([0.5, 3.0]) - lr_t * g) / (1 + lr_t * 0.1))
+
+
+# ----------------------------------------------------------------------------------------
+# Variable.set_shape refines a variable made with validate_shape=False
+# ----------------------------------------------------------------------------------------
+
+
+def test_variable_set_shape_refines_unvalidated_shape():
+    init = tf.placeholder(tf.float64, shape=None)
+    v = tf.get_variable("free", initializer=init, validate_shape=False)
+    assert v.shape.ndims is None
+    v.set_shape([3])
+    assert v.shape.as_list() == [3]
+    assert v.value().shape.as_list() == [3]
+    assert v.read_value().shape.as_list() == [3]
+    assert tf.convert_to_tensor(v).shape.as_list() == [3]
+    with tf.Session() as sess:
+        sess.run(v.initializer, {init: [1.0, 2.0, 4.0]})
+        np.testing.assert_allclose(sess.run(v.read_value() * 2.0), [2.0, 4.0, 8.0])
+    with pytest.raises(ValueError):
+        v.set_shape([2])
+
+
+# ----------------------------------------------------------------------------------------
+# tf.test.TestCase.test_session(graph=g) opens a fresh session on g each time
+# ----------------------------------------------------------------------------------------
+
+
+class _Case(tf.test.TestCase):
+    __test__ = False  # run by the function below
+
+    def runTest(self):
+        g = tf.Graph()
+        with g.as_default():
+            v = tf.Variable(2.0)
+            init = tf.is_variable_initialized(v)
+        with self.test_session(graph=g) as s1:
+            assert tf.get_default_graph() is g
+            assert tf.get_default_session() is s1
+            s1.run(v.initializer)
+            with self.test_session(graph=g) as s2:
+                assert s2 is not s1
+                assert not s2.run(init)
+            assert s1.run(init)
+        # without a graph it is the one cached session of the test
+        with self.test_session() as c1, self.test_session() as c2:
+            assert c1 is c2
+
+
+def test_test_session_with_graph_is_a_fresh_session():
+    case = _Case()
+    try:
+        case.runTest()
+    finally:
+        case.tearDown()

@@ -576,9 +576,12 @@ class TestCase(unittest.TestCase):
             yield sess
 
     def test_session(self, graph=None, config=None, use_gpu=False, force_gpu=False):
-        """TF 1.x's name for :meth:`cached_session`."""
+        """TF 1.x's name for :meth:`cached_session`; given a ``graph``, a fresh session on it
+        (as :meth:`session`), as in TF."""
         if self.id().endswith(".test_session"):
             self.skipTest("Not a test.")  # unittest's loader collects it by its name, as in TF
+        if graph is not None:
+            return self.session(graph, config, use_gpu, force_gpu)
         return self.cached_session(graph, config, use_gpu, force_gpu)
 
     def evaluate(self, tensors):

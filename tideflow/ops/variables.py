@@ -381,6 +381,12 @@ class Variable(metaclass=_VariableMeta):
     def get_shape(self):
         return self.shape
 
+    def set_shape(self, shape):
+        """Refines the static shape of the variable and of its snapshot (a variable made with
+        ``validate_shape=False`` starts with an unknown shape)."""
+        self._variable.set_shape(shape)
+        self._snapshot.set_shape(shape)
+
     @property
     def initializer(self):
         return self._initializer_op
