@@ -123,3 +123,18 @@ def test_defun_grad_func_with_variables_passed_as_inputs():
     np.testing.assert_allclose(got[0], [1.0, 3.0])
     np.testing.assert_allclose(got[1], [1.0, 1.0])
     assert got[2] == pytest.approx(8.0)
+
+
+def test_where_with_a_vector_condition_keeps_the_branches_shape():
+    # beam search: tf.where(any_finished[batch], finished_seq, alive_seq) with an unknown batch
+    cond = tf.placeholder(tf.bool, [5])
+    a = tf.placeholder(tf.int32, [None, 2, None])
+    b = tf.placeholder(tf.int32, [None, 2, 7])
+    assert tf.where(cond, a, b).shape.as_list() == [None, 2, 7]
+    full = tf.placeholder(tf.bool, [5, 2, 7])
+    assert tf.where(full, a, b).shape.as_list() == [5, 2, 7]
+    with pytest.raises(ValueError):
+        tf.where(cond, tf.zeros([4, 2]), tf.zeros([4, 2]))
+    picked = tf.where(tf.constant([True, False]), tf.ones([2, 3]), tf.zeros([2, 3]))
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(picked), [[1, 1, 1], [0, 0, 0]])

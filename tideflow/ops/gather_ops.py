@@ -488,15 +488,14 @@ def _select_shape(op):
     if c.ndims is None or out.ndims is None or c.ndims == 0:
         return [out]
     if c.ndims == 1 and out.ndims > 1:
-        d = c.dims[0].merge_with(out.dims[0]) if c.dims[0].is_compatible_with(out.dims[0]) else (
-            None
-        )
-        if d is None:
+        if not c.dims[0].is_compatible_with(out.dims[0]):
             raise ValueError(
                 f"Dimension 0 in both shapes must be equal, but are {c.dims[0].value} and "
                 f"{out.dims[0].value}"
             )
-        return [[d] + out.dims[1:]]
+        # TF checks the batch size against cond's length but keeps then/else's shape (cond's
+        # known length does not fill in an unknown batch dimension)
+        return [out]
     try:
         return [c.merge_with(out)]
     except ValueError:
