@@ -39,6 +39,7 @@ def test_feature_column_v2_module_path():
     assert fc2.numeric_column is tf.feature_column.numeric_column
     # the resource-holding column API of TF 2 is absent, so libraries fall back to v1 columns
     assert not hasattr(fc2, "_StateManagerImpl")
+    assert fc2.is_feature_column_v2([tf.feature_column.numeric_column("n")])
 
 
 # ----------------------------------------------------------------------------------------
@@ -155,3 +156,34 @@ def test_table_from_asset_file_through_meta_graph_round_trip(tmp_path):
         assert list(sess.run(out)) == [b"ash", b"oak", b"?"]
     np.testing.assert_array_equal(
         len(tf.get_collection(tf.GraphKeys.TABLE_INITIALIZERS)), 1)
+
+
+# ----------------------------------------------------------------------------------------
+# op wrappers take an int attr as int(v), as TF's generated wrappers do
+# ----------------------------------------------------------------------------------------
+
+
+def test_hash_bucket_count_may_be_a_dimension():
+    # a module_fn hashes into a table's rows: num_buckets=weights.get_shape()[0]
+    table = tf.get_variable("rows", shape=[11, 2])
+    words = tf.constant(["kite", "lark", "wren"])
+    fast = tf.string_to_hash_bucket_fast(words, table.get_shape()[0])
+    strong = tf.string_to_hash_bucket_strong(words, table.get_shape()[0], [3, 4])
+    legacy = tf.string_to_hash_bucket(words, np.int64(11))
+    assert fast.op.get_attr("num_buckets") == 11
+    assert strong.op.get_attr("num_buckets") == 11
+    assert legacy.op.get_attr("num_buckets") == 11
+    with tf.Session() as sess:
+        f, ref = sess.run([fast, tf.string_to_hash_bucket_fast(words, 11)])
+    np.testing.assert_array_equal(f, ref)
+    assert tf.string_to_hash_bucket_fast(words, 6.9).op.get_attr("num_buckets") == 6
+
+
+def test_hash_bucket_count_errors():
+    words = tf.constant(["kite"])
+    with pytest.raises(TypeError, match="Expected int for argument 'num_buckets' not '4'"):
+        tf.string_to_hash_bucket_fast(words, "4")
+    with pytest.raises(ValueError, match="'StringToHashBucketFast' Op passed 0 less than minimum"):
+        tf.string_to_hash_bucket_fast(words, 0)
+    with pytest.raises(ValueError, match="'StringToHashBucketStrong' Op passed -2 less than"):
+        tf.string_to_hash_bucket_strong(words, -2, [1, 2])

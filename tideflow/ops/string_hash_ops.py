@@ -10,7 +10,7 @@ import struct
 
 import numpy as np
 
-from tideflow.framework import errors, op_registry, ops
+from tideflow.framework import op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 
 _M = 0xFFFFFFFFFFFFFFFF
@@ -171,13 +171,25 @@ op_registry.declare(
 )
 
 
+def num_buckets_attr(op_type, num_buckets):
+    """``num_buckets`` as the int attr TF's op wrappers make of it (``int(v)``: a Dimension
+    such as ``weights.get_shape()[0]`` or a NumPy int is taken, a string is not)."""
+    try:
+        if isinstance(num_buckets, (str, bytes)):
+            raise TypeError
+        value = int(num_buckets)
+    except (TypeError, ValueError):
+        raise TypeError(f"Expected int for argument 'num_buckets' not {num_buckets!r}.") from None
+    if value < 1:
+        raise ValueError(f"Attr 'num_buckets' of '{op_type}' Op passed {value} less than "
+                         "minimum 1.")
+    return value
+
+
 @add_dispatch_support(elementwise=1)
 def string_to_hash_bucket_fast(input, num_buckets, name=None):
     """Each string's bucket: ``Fingerprint64(s) % num_buckets``, as int64."""
-    if not isinstance(num_buckets, int) or num_buckets < 1:
-        raise errors.InvalidArgumentError(
-            None, None, f"StringToHashBucketFast: num_buckets must be an int >= 1, got "
-            f"{num_buckets!r}")
+    num_buckets = num_buckets_attr("StringToHashBucketFast", num_buckets)
     input = ops.convert_to_tensor(input, name="input")
     return ops.apply_op("StringToHashBucketFast", [input], {"num_buckets": num_buckets},
                         name=name).outputs[0]

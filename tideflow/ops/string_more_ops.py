@@ -157,11 +157,10 @@ op_registry.declare(
 )
 
 
-def _check_buckets(fn, num_buckets):
-    if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)) or \
-            num_buckets < 1:
-        raise ValueError(f"{fn}: num_buckets must be an int >= 1, got {num_buckets!r}")
-    return int(num_buckets)
+def _check_buckets(op_type, num_buckets):
+    from tideflow.ops.string_hash_ops import num_buckets_attr
+
+    return num_buckets_attr(op_type, num_buckets)
 
 
 @add_dispatch_support(elementwise=1)
@@ -169,7 +168,7 @@ def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input
     """Each string's bucket, ``Hash64(s) % num_buckets`` (TF's legacy hash), as int64."""
     if string_tensor is None:
         string_tensor = input
-    num_buckets = _check_buckets("string_to_hash_bucket", num_buckets)
+    num_buckets = _check_buckets("StringToHashBucket", num_buckets)
     string_tensor = ops.convert_to_tensor(string_tensor, dtype=dtypes.string)
     return ops.apply_op("StringToHashBucket", [string_tensor], {"num_buckets": num_buckets},
                         name=name).outputs[0]
@@ -178,7 +177,7 @@ def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input
 @add_dispatch_support(elementwise=1)
 def string_to_hash_bucket_strong(input, num_buckets, key, name=None):
     """Each string's bucket under the keyed SipHash-2-4 (``key``: two ints), as int64."""
-    num_buckets = _check_buckets("string_to_hash_bucket_strong", num_buckets)
+    num_buckets = _check_buckets("StringToHashBucketStrong", num_buckets)
     key = [int(k) for k in key]
     if len(key) != 2:
         raise ValueError(f"string_to_hash_bucket_strong: key must be a list of 2 ints, got "

@@ -311,7 +311,8 @@ _add("feature_column.feature_column", "``tf.feature_column``.",
      ["tideflow.feature_column.feature_column", "tideflow.feature_column"])
 _add("feature_column.feature_column_v2", "``tf.feature_column`` (tideflow's columns serve TF's "
      "v1 and v2 column APIs alike).",
-     ["tideflow.feature_column.feature_column", "tideflow.feature_column"])
+     ["tideflow.feature_column.feature_column", "tideflow.feature_column"],
+     is_feature_column_v2="tideflow.python._paths:_is_feature_column_v2")
 _add("feature_column.feature_column_lib", "``tf.feature_column`` (TF's v1 and v2 columns), "
      "``DenseFeatures`` and ``is_feature_column_v2``.",
      ["tideflow.feature_column.feature_column", "tideflow.feature_column"],
