@@ -97,3 +97,22 @@ def test_test_session_with_graph_is_a_fresh_session():
         case.runTest()
     finally:
         case.tearDown()
+
+
+# ----------------------------------------------------------------------------------------
+# a FULL_TRACE step may run a variable's initializer (the variable's output has no value yet)
+# ----------------------------------------------------------------------------------------
+
+
+def test_full_trace_of_a_step_that_initializes_variables():
+    v = tf.Variable(np.arange(6.0).reshape(2, 3), name="w")
+    opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    meta = tf.RunMetadata()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer(), options=opts, run_metadata=meta)
+        nodes = [n for d in meta.step_stats.dev_stats for n in d.node_stats]
+        assert any(n.node_name == "w/Assign" for n in nodes)
+        meta2 = tf.RunMetadata()
+        np.testing.assert_allclose(sess.run(v * 2.0, options=opts, run_metadata=meta2),
+                                   2.0 * np.arange(6.0).reshape(2, 3))
+        assert meta2.step_stats.dev_stats

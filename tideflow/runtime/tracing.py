@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 from tideflow.framework import dtypes
+from tideflow.ops.state_ops import UninitializedValue
 
 
 class StepLines:
@@ -186,7 +187,8 @@ def _input_name(part, t):
 
 
 def _describe(v):
-    if v is None:
+    if v is None or isinstance(v, UninitializedValue):
+        # (a variable read before its initializer in the same step has no buffer to describe)
         return None
     dt = getattr(v, "dtype", None)
     return (dt, tuple(getattr(v, "shape", ())), int(getattr(v, "nbytes", 0) or 0))
