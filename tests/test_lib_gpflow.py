@@ -116,3 +116,31 @@ def test_full_trace_of_a_step_that_initializes_variables():
         np.testing.assert_allclose(sess.run(v * 2.0, options=opts, run_metadata=meta2),
                                    2.0 * np.arange(6.0).reshape(2, 3))
         assert meta2.step_stats.dev_stats
+
+
+# ----------------------------------------------------------------------------------------
+# feeding a variable replaces what its readers see in that step
+# ----------------------------------------------------------------------------------------
+
+
+def test_feeding_an_unvalidated_variable_feeds_its_readers():
+    init = tf.placeholder(tf.float64, shape=None)
+    x = tf.get_variable("data", initializer=init, validate_shape=False)
+    total = tf.reduce_sum(x)
+    total_t = tf.reduce_sum(tf.convert_to_tensor(x)) * 2.0
+    with tf.Session() as sess:
+        sess.run(x.initializer, {init: np.arange(5.0)})
+        assert sess.run(total) == 10.0
+        assert sess.run(total, {x: [1.0, 2.0]}) == 3.0
+        assert sess.run(total_t, {x: [4.0]}) == 8.0
+        np.testing.assert_allclose(sess.run(x, {x: [7.0, 8.0]}), [7.0, 8.0])
+        assert sess.run(total) == 10.0  # the variable itself is untouched
+
+
+def test_feeding_a_fixed_variable_feeds_its_readers():
+    w = tf.Variable([1.0, 2.0], dtype=tf.float64)
+    y = tf.reduce_sum(w * 3.0)
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        assert sess.run(y, {w: [5.0, 5.0]}) == 30.0
+        assert sess.run(y) == 9.0

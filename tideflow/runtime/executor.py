@@ -576,7 +576,7 @@ class _Emitter:
                 self.line(f"{_tuple(targets)} = {call}", depth, op)
             return
         call = f"{kname}({', '.join(args)})"
-        if len(args) == 1 and _is_pass_through(op, od, kernel):
+        if len(args) == 1 and (_is_pass_through(op, od, kernel) or _reads_fed_ref(op, fed)):
             call = args[0]  # Identity on the host returns its input: no call
         # (not for an output known to be big: the in-place forms below save its buffer)
         infix = _INFIX.get(kernel) if depth > 2 and len(args) == 2 and not _big(
@@ -811,6 +811,12 @@ def _fetch_live(v, i):
     if v is DEAD:
         raise errors.InvalidArgumentError(None, None, f"Retval[{i}] does not have value")
     return v
+
+
+def _reads_fed_ref(op, fed):
+    """An Identity of a fed ref tensor (``feed_dict={variable: value}``): its value is the fed
+    one, never the variable's current buffer (which its kernel would otherwise look up)."""
+    return op._type == "Identity" and op._inputs[0] in fed and op._inputs[0]._dtype._is_ref_dtype
 
 
 def _is_pass_through(op, od, kernel):
