@@ -156,3 +156,34 @@ def test_split_into_uneven_pieces_names_the_division():
                        ) as err:
         tf.split(image, num_or_size_splits=4, axis=2)
     assert "Number of ways to split should evenly divide the split dimension" in str(err.value)
+
+
+# ----------------------------------------------------------------------------------------
+# Keras
+# ----------------------------------------------------------------------------------------
+
+
+def test_subclassed_model_build_runs_before_its_first_call():
+    # the Keras SSD feature extractors make their backbone model in build(input_shape)
+    class Extractor(tf.keras.Model):
+        def __init__(self):
+            super().__init__(name="extractor")
+            self.backbone = None
+            self.seen_shape = None
+
+        def build(self, input_shape):
+            self.seen_shape = tf.TensorShape(input_shape).as_list()
+            self.backbone = tf.keras.layers.Dense(3, name="head")
+            self.built = True
+
+        def call(self, inputs):
+            return self.backbone(inputs)
+
+    ext = Extractor()
+    out = ext(tf.ones([2, 4]))
+    assert ext.seen_shape == [2, 4]
+    assert out.shape.as_list() == [2, 3]
+    assert len(ext.trainable_weights) == 2
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out).shape == (2, 3)

@@ -361,7 +361,13 @@ class Model(Network):
         return {}
 
     def _maybe_build(self, inputs):
-        # a model's layers build themselves when the model's call reaches them
+        # a model's layers build themselves when the model's call reaches them; a subclass's
+        # own ``build`` (not Model's or Sequential's) runs first, as TF 1.x calls a build the
+        # program overrode (one that makes the sublayers its call uses)
+        if not self.built and not type(self).build.__module__.startswith(
+                "tideflow.keras.engine"):
+            super()._maybe_build(inputs)
+            return
         self.built = True
 
     def build(self, input_shape):
