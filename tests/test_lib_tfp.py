@@ -232,3 +232,16 @@ def test_module_no_dependency_and_same_object_assignment():
     b.shape = b._inner.shape  # the object the read-only property returns: a no-op, as in TF
     with pytest.raises(AttributeError):
         b.shape = tf.TensorShape([5])
+
+
+def test_keras_batch_normalization_axis_is_a_list_once_built():
+    bn = tf.keras.layers.BatchNormalization()
+    assert bn.axis == -1
+    bn(tf.zeros([4, 3]))
+    assert bn.axis == [1]
+    bn2 = tf.keras.layers.BatchNormalization(axis=[1, -1])
+    bn2(tf.zeros([2, 3, 5]))
+    assert bn2.axis == [1, 2]
+    bn3 = tf.keras.layers.BatchNormalization(axis=1)
+    bn3.build(tf.TensorShape([None, 6, 4, 4]))
+    assert bn3.axis == [1]

@@ -81,6 +81,7 @@ class BatchNormalization(Layer):
                 raise ValueError(f"Axis {a} of input tensor should have a defined dimension "
                                  f"but the layer received an input with shape {dims}.")
         self._axes = axes
+        self.axis = list(axes)  # as TF's build: a list of non-negative axes from now on
         param_shape = [dims[a] for a in axes]
         self.input_spec = InputSpec(ndim=rank, axes={a: dims[a] for a in axes})
         self.gamma = self.add_weight("gamma", shape=param_shape,
