@@ -153,6 +153,16 @@ class Tensor:
     # numpy must defer to our operator overloads (ndarray + Tensor -> Tensor.__radd__)
     __array_priority__ = 100
 
+    # the Python operators TF 1.15 lets wrappers forward to tensors (Edward's random variables
+    # install one delegate per name)
+    OVERLOADABLE_OPERATORS = frozenset({
+        "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__div__",
+        "__rdiv__", "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+        "__rmod__", "__lt__", "__le__", "__gt__", "__ge__", "__ne__", "__eq__", "__and__",
+        "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__getitem__", "__pow__",
+        "__rpow__", "__invert__", "__neg__", "__abs__", "__matmul__", "__rmatmul__",
+    })
+
     @property
     def assign(self):
         """Only on a slice of a variable (``v[0, 1:].assign(value)``), as in TF."""
@@ -1169,8 +1179,15 @@ class Graph:
 
     def create_op(self, op_type, inputs, dtypes=None, input_types=None, name=None, attrs=None,
                   op_def=None, compute_shapes=True, compute_device=True):
-        """TF's low-level op constructor: inputs are Tensors, attrs Python values."""
+        """TF's low-level op constructor: inputs are Tensors, attrs Python values or (as TF
+        takes them) ``AttrValue`` protos (a copied ``node_def.attr``)."""
         del dtypes, input_types, op_def, compute_shapes, compute_device
+        if attrs and any(hasattr(v, "WhichOneof") for v in attrs.values()):
+            from tideflow.framework import graph_io
+
+            specs = op_registry.get(op_type).attrs
+            attrs = {k: graph_io.attr_value_to_python(v, specs[k].type if k in specs else None)
+                     if hasattr(v, "WhichOneof") else v for k, v in attrs.items()}
         return apply_op(op_type, list(inputs), attrs or {}, name=name, graph=self, _flat=True)
 
 
