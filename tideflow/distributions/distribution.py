@@ -176,11 +176,12 @@ class Distribution:
         """Draws: a tensor of shape ``sample_shape + batch_shape + event_shape``."""
         with self._name_scope(name, values=[sample_shape]):
             shape_t = tf.reshape(_as_shape_tuple(sample_shape), [-1])
-            n = tf.reduce_prod(shape_t)
+            value = ops.constant_value(shape_t)
+            # as TF: ``_sample_n`` gets a NumPy int32 count when the shape is static
+            n = tf.reduce_prod(shape_t) if value is None else np.prod(value, dtype=np.int32)
             draws = self._sample_n(n, seed)
             rest = tf.shape(draws)[1:]
             out = tf.reshape(draws, tf.concat([shape_t, rest], 0))
-            value = ops.constant_value(shape_t)
             known = tf.TensorShape(None if value is None else
                                    [int(d) for d in np.reshape(value, -1)])
             out.set_shape(known.concatenate(self.batch_shape).concatenate(self.event_shape))
