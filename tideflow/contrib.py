@@ -465,13 +465,20 @@ def _contrib_factorization():
 
 def _contrib_distributions():
     from tideflow import distributions
-    from tideflow.distributions import contrib_dists, contrib_mvn
+    from tideflow.distributions import (
+        bijectors,
+        contrib_dists,
+        contrib_mvn,
+        contrib_scalar,
+        transformed,
+    )
     from tideflow.distributions import util as distribution_util
 
     module = _namespace("distributions", "``tf.contrib.distributions``: tf.distributions and "
                         "the multivariate normals, one-hot categorical, ``kl``.",
                         distributions, distributions.__all__)
-    for source in (contrib_dists, contrib_mvn):
+    sources = (contrib_dists, contrib_mvn, contrib_scalar, transformed)
+    for source in sources:
         for name in source.__all__:
             setattr(module, name, getattr(source, name))
     # the distribution utilities TF 1.15 exports there too
@@ -480,8 +487,10 @@ def _contrib_distributions():
     for name in helpers:
         setattr(module, name, getattr(distribution_util, name))
     contrib_dists.add_legacy_names()  # Normal(mu=, sigma=), Bernoulli(p=), sample_n, ...
-    module.__all__ = sorted([*distributions.__all__, *contrib_dists.__all__,
-                             *contrib_mvn.__all__, *helpers])
+    module.bijectors = bijectors
+    sys.modules[module.__name__ + ".bijectors"] = bijectors
+    module.__all__ = sorted([*distributions.__all__, *helpers, "bijectors",
+                             *(name for source in sources for name in source.__all__)])
     return module
 
 

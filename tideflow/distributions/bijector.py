@@ -79,6 +79,8 @@ class Bijector(metaclass=abc.ABCMeta):
     validate_args = property(lambda self: self._validate_args)
     dtype = property(lambda self: self._dtype)
     name = property(lambda self: self._name)
+    # whether each y has one preimage (TF's non-injective bijectors, e.g. AbsoluteValue, say no)
+    _is_injective = True
 
     # -- event shapes ----------------------------------------------------------------------------
     def forward_event_shape_tensor(self, input_shape, name="forward_event_shape_tensor"):
@@ -249,6 +251,9 @@ class Bijector(metaclass=abc.ABCMeta):
 
 
 def _overrides(obj, method):
+    has_impl = getattr(obj, "_has_impl", None)  # a bijector of given functions (Inline)
+    if has_impl is not None:
+        return has_impl(method)
     fn = getattr(type(obj), method, None)
     return fn is not None and fn is not getattr(Bijector, method, None)
 

@@ -1,0 +1,464 @@
+"""What Edward 1.3.5 (a probabilistic programming library on TF 1.x) needs of tideflow, in plain
+TF 1.x calls: tf.contrib.distributions' families beyond tf.distributions (Poisson, Binomial,
+NegativeBinomial, Geometric, Chi2, InverseGamma, Logistic, Cauchy, HalfNormal, Deterministic,
+TransformedDistribution, Independent, Mixture, RelaxedBernoulli, Kumaraswamy), its bijectors,
+``Tensor.OVERLOADABLE_OPERATORS``, ``Graph.create_op`` with ``AttrValue`` attrs, and the NumPy
+count ``Distribution._sample_n`` receives. Values are checked against SciPy."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+import tideflow as tf
+
+tfd = tf.contrib.distributions
+tfb = tfd.bijectors
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run(*fetches, feed=None):
+    with tf.Session() as sess:
+        return sess.run(list(fetches) if len(fetches) > 1 else fetches[0], feed)
+
+
+# -- framework pieces Edward leans on ------------------------------------------------------------
+
+
+def test_overloadable_operators_lists_what_wrappers_may_forward():
+    ops = tf.Tensor.OVERLOADABLE_OPERATORS
+    assert {"__add__", "__radd__", "__getitem__", "__neg__", "__abs__", "__matmul__",
+            "__eq__", "__ne__", "__invert__", "__rpow__"} <= ops
+    assert len(ops) == 34
+
+    class Wrapped:  # an object forwarding every operator to the tensor it holds, as Edward's
+        def __init__(self, t):  # random variables do
+            self.t = t
+
+    for name in ops - {"__eq__", "__ne__"}:
+        setattr(Wrapped, name, lambda self, *a, _n=name: getattr(tf.Tensor, _n)(self.t, *a))
+    w = Wrapped(tf.constant([1.0, -2.0]))
+    assert _run(-w).tolist() == [-1.0, 2.0]
+    assert _run(w * 3.0).tolist() == [3.0, -6.0]
+    assert _run(10.0 - w).tolist() == [9.0, 12.0]
+    assert float(_run(w[1])) == -2.0
+
+
+def test_create_op_takes_attr_value_protos_of_a_copied_node_def():
+    a = tf.constant([1.0, 2.0], name="a")
+    b = tf.multiply(a, 3.0, name="b")
+    g = tf.get_default_graph()
+    copies = {}
+    for op in (a.op, b.op.inputs[1].op, b.op):
+        inputs = [copies[t.op.name].outputs[0] for t in op.inputs]
+        copies[op.name] = g.create_op(op.type, inputs, [o.dtype for o in op.outputs],
+                                      name="copied/" + op.name, attrs=dict(op.node_def.attr))
+    out = copies["b"].outputs[0]
+    assert out.op.name == "copied/b" and out.dtype == tf.float32
+    assert out.get_shape().as_list() == [2]
+    np.testing.assert_allclose(_run(out), [3.0, 6.0])
+
+
+def test_sample_n_gets_a_numpy_count_when_the_sample_shape_is_static():
+    seen = []
+
+    class Counting(tfd.Normal):
+        def _sample_n(self, n, seed=None):
+            seen.append(n)
+            return super()._sample_n(n, seed)
+
+    d = Counting(0.0, 1.0)
+    assert d.sample([2, 3]).get_shape().as_list() == [2, 3]
+    assert isinstance(seen[-1], np.integer) and seen[-1] == 6 and seen[-1] == 6
+    n = tf.placeholder(tf.int32, [])
+    s = d.sample(n)
+    assert isinstance(seen[-1], tf.Tensor)
+    assert _run(tf.shape(s), feed={n: 4}).tolist() == [4]
+
+
+# -- count families ------------------------------------------------------------------------------
+
+
+def test_poisson_matches_scipy():
+    rate = np.array([0.5, 3.0, 7.5])
+    k = np.array([0.0, 2.0, 9.0])
+    d = tfd.Poisson(rate=rate)
+    lp, cdf, mean, var, mode = _run(d.log_prob(k), d.cdf(k), d.mean(), d.variance(), d.mode())
+    np.testing.assert_allclose(lp, stats.poisson.logpmf(k, rate), rtol=1e-10)
+    np.testing.assert_allclose(cdf, stats.poisson.cdf(k, rate), rtol=1e-10)
+    np.testing.assert_allclose([mean, var, mode], [rate, rate, np.floor(rate)])
+    d2 = tfd.Poisson(log_rate=np.log(rate))
+    np.testing.assert_allclose(_run(d2.rate), rate)
+    with pytest.raises(ValueError, match="exactly one"):
+        tfd.Poisson()
+    x = d.sample(4000, seed=3)
+    assert x.get_shape().as_list() == [4000, 3] and d.dtype == tf.float64
+    np.testing.assert_allclose(_run(x).mean(0), rate, rtol=0.1)
+
+
+def test_binomial_matches_scipy_and_has_no_sampler():
+    n, p = np.array([10.0, 4.0]), np.array([0.3, 0.8])
+    k = np.array([2.0, 4.0])
+    d = tfd.Binomial(total_count=n, probs=p)
+    lp, cdf = _run(d.log_prob(k), d.cdf(k))
+    np.testing.assert_allclose(lp, stats.binom.logpmf(k, n, p), rtol=1e-10)
+    np.testing.assert_allclose(cdf, stats.binom.cdf(k, n, p), rtol=1e-10)
+    np.testing.assert_allclose(_run(d.mean()), n * p)
+    np.testing.assert_allclose(_run(d.variance()), n * p * (1 - p))
+    np.testing.assert_allclose(_run(d.mode()), np.floor((n + 1) * p))
+    d_logits = tfd.Binomial(total_count=n, logits=special.logit(p))
+    np.testing.assert_allclose(_run(d_logits.probs), p)
+    with pytest.raises(NotImplementedError):
+        d.sample()
+
+
+def test_negative_binomial_and_geometric_match_scipy():
+    r, p = 3.0, 0.4
+    k = np.arange(6.0)
+    nb = tfd.NegativeBinomial(total_count=r, probs=p)
+    lp, cdf, mean, var = _run(nb.log_prob(k), nb.cdf(k), nb.mean(), nb.variance())
+    # successes (probability p) before r failures: scipy counts failures before r successes
+    np.testing.assert_allclose(lp, stats.nbinom.logpmf(k, r, 1 - p), rtol=1e-6)
+    np.testing.assert_allclose(cdf, stats.nbinom.cdf(k, r, 1 - p), rtol=1e-5)
+    np.testing.assert_allclose([mean, var], [r * p / (1 - p), r * p / (1 - p) ** 2], rtol=1e-6)
+    np.testing.assert_allclose(_run(tf.reduce_mean(nb.sample(4000, seed=1))), r * p / (1 - p),
+                               rtol=0.1)
+    g = tfd.Geometric(probs=p)
+    lp, cdf, ent, mean, var = _run(g.log_prob(k), g.cdf(k), g.entropy(), g.mean(), g.variance())
+    np.testing.assert_allclose(lp, stats.geom.logpmf(k + 1, p), rtol=1e-6)
+    np.testing.assert_allclose(cdf, stats.geom.cdf(k + 1, p), rtol=1e-6)
+    np.testing.assert_allclose(ent, stats.geom.entropy(p), rtol=1e-6)
+    np.testing.assert_allclose([mean, var], [(1 - p) / p, (1 - p) / p ** 2], rtol=1e-6)
+    assert _run(g.cdf(-1.0)) == 0.0
+    # p = 1: all mass at 0 (finite, not NaN)
+    assert _run(tfd.Geometric(probs=1.0).log_prob(0.0)) == 0.0
+    draws = _run(g.sample(3000, seed=7))
+    assert draws.min() >= 0 and np.all(draws == np.floor(draws))
+    np.testing.assert_allclose(draws.mean(), (1 - p) / p, rtol=0.1)
+
+
+# -- continuous families ------------------------------------------------------------------------
+
+
+def test_chi2_and_inverse_gamma_match_scipy():
+    x = np.array([0.3, 1.0, 4.5])
+    c = tfd.Chi2(df=np.array([1.0, 3.0, 6.0]))
+    lp, cdf, ent = _run(c.log_prob(x), c.cdf(x), c.entropy())
+    np.testing.assert_allclose(lp, stats.chi2.logpdf(x, [1, 3, 6]), rtol=1e-10)
+    np.testing.assert_allclose(cdf, stats.chi2.cdf(x, [1, 3, 6]), rtol=1e-8)
+    np.testing.assert_allclose(ent, stats.chi2.entropy([1, 3, 6]), rtol=1e-8)
+    assert isinstance(c, tfd.Gamma) and sorted(c.parameters) == [
+        "allow_nan_stats", "df", "name", "validate_args"]
+    np.testing.assert_allclose(_run(tfd.Chi2WithAbsDf(-3.7).df), 3.0)
+    a, b = np.array([3.5, 1.5]), np.array([2.0, 0.5])
+    ig = tfd.InverseGamma(concentration=a, rate=b)
+    x = np.array([0.4, 2.0])
+    lp, cdf, ent, mode = _run(ig.log_prob(x), ig.cdf(x), ig.entropy(), ig.mode())
+    np.testing.assert_allclose(lp, stats.invgamma.logpdf(x, a, scale=b), rtol=1e-10)
+    np.testing.assert_allclose(cdf, stats.invgamma.cdf(x, a, scale=b), rtol=1e-8)
+    np.testing.assert_allclose(ent, stats.invgamma.entropy(a, scale=b), rtol=1e-8)
+    np.testing.assert_allclose(mode, b / (a + 1))
+    mean, var = _run(ig.mean(), ig.variance())
+    np.testing.assert_allclose(mean[0], b[0] / (a[0] - 1))
+    np.testing.assert_allclose(var[0], stats.invgamma.var(a[0], scale=b[0]))
+    assert np.isnan(var[1]) and not np.isnan(mean[1])
+    strict = tfd.InverseGamma(1.5, 1.0, allow_nan_stats=False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="variance undefined"):
+        _run(strict.variance())
+
+
+def test_logistic_cauchy_half_normal_match_scipy():
+    x = np.array([-2.0, 0.3, 4.0])
+    lo = tfd.Logistic(loc=np.float64(0.5), scale=np.array([1.0, 2.0, 0.5]))
+    got = _run(lo.log_prob(x), lo.cdf(x), lo.log_cdf(x), lo.log_survival_function(x),
+               lo.entropy(), lo.stddev())
+    scale = np.array([1.0, 2.0, 0.5])
+    want = [stats.logistic.logpdf(x, 0.5, scale), stats.logistic.cdf(x, 0.5, scale),
+            stats.logistic.logcdf(x, 0.5, scale), stats.logistic.logsf(x, 0.5, scale),
+            stats.logistic.entropy(0.5, scale), stats.logistic.std(0.5, scale)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-8)
+    assert lo.reparameterization_type == tfd.FULLY_REPARAMETERIZED
+    ca = tfd.Cauchy(loc=1.0, scale=2.0)
+    lp, cdf, ent, q = _run(ca.log_prob(x), ca.cdf(x), ca.entropy(), ca.quantile(0.9))
+    np.testing.assert_allclose(lp, stats.cauchy.logpdf(x, 1.0, 2.0), rtol=1e-6)
+    np.testing.assert_allclose(cdf, stats.cauchy.cdf(x, 1.0, 2.0), rtol=1e-6)
+    np.testing.assert_allclose(ent, stats.cauchy.entropy(1.0, 2.0), rtol=1e-6)
+    np.testing.assert_allclose(q, stats.cauchy.ppf(0.9, 1.0, 2.0), rtol=1e-5)
+    assert np.isnan(_run(ca.mean()))
+    with pytest.raises(ValueError, match="undefined"):
+        tfd.Cauchy(0.0, 1.0, allow_nan_stats=False).variance()
+    hn = tfd.HalfNormal(scale=np.array([1.0, 2.5]))
+    x = np.array([0.7, 3.0])
+    lp, cdf, ent, mean, var = _run(hn.log_prob(x), hn.cdf(x), hn.entropy(), hn.mean(),
+                                   hn.variance())
+    s = np.array([1.0, 2.5])
+    np.testing.assert_allclose(lp, stats.halfnorm.logpdf(x, scale=s), rtol=1e-10)
+    np.testing.assert_allclose(cdf, stats.halfnorm.cdf(x, scale=s), rtol=1e-10)
+    np.testing.assert_allclose(ent, stats.halfnorm.entropy(scale=s), rtol=1e-10)
+    np.testing.assert_allclose(mean, stats.halfnorm.mean(scale=s), rtol=1e-10)
+    np.testing.assert_allclose(var, stats.halfnorm.var(scale=s), rtol=1e-10)
+    assert _run(hn.log_prob([-1.0, 1.0]))[0] == -np.inf
+    assert (_run(hn.sample(100, seed=2)) >= 0).all()
+
+
+def test_deterministic_point_masses():
+    d = tfd.Deterministic(loc=[1.0, 2.0], atol=0.1)
+    assert d.batch_shape.as_list() == [2] and d.event_shape.as_list() == []
+    np.testing.assert_allclose(_run(d.prob([1.05, 2.5])), [1.0, 0.0])
+    np.testing.assert_allclose(_run(d.cdf([0.5, 2.0])), [0.0, 1.0])
+    assert _run(d.sample(3)).tolist() == [[1.0, 2.0]] * 3
+    np.testing.assert_allclose(_run(d.variance()), [0.0, 0.0])
+    v = tfd.VectorDeterministic(loc=[[1.0, 2.0], [3.0, 4.0]])
+    assert v.batch_shape.as_list() == [2] and v.event_shape.as_list() == [2]
+    np.testing.assert_allclose(_run(v.prob([[1.0, 2.0], [3.0, 5.0]])), [1.0, 0.0])
+    assert v.sample(5).get_shape().as_list() == [5, 2, 2]
+
+
+# -- bijectors ----------------------------------------------------------------------------------
+
+
+def _numeric_log_slope(f, x, eps=1e-6):
+    return np.log(np.abs((f(x + eps) - f(x - eps)) / (2 * eps)))
+
+
+@pytest.mark.parametrize("make,f", [
+    (lambda: tfb.Exp(), np.exp),
+    (lambda: tfb.Sigmoid(), special.expit),
+    (lambda: tfb.Softplus(), lambda x: np.log1p(np.exp(x))),
+    (lambda: tfb.Softplus(hinge_softness=0.5), lambda x: 0.5 * np.log1p(np.exp(x / 0.5))),
+    (lambda: tfb.Softsign(), lambda x: x / (1 + np.abs(x))),
+    (lambda: tfb.AffineScalar(shift=1.5, scale=-2.0), lambda x: -2.0 * x + 1.5),
+    (lambda: tfb.PowerTransform(power=0.5), lambda x: (1 + 0.5 * x) ** 2.0),
+    (lambda: tfb.Gumbel(loc=0.5, scale=2.0), lambda x: np.exp(-np.exp(-(x - 0.5) / 2.0))),
+])
+def test_scalar_bijectors_forward_inverse_and_log_det_jacobians(make, f):
+    b = make()  # float32, as the Python-number parameters make the bijectors
+    x = np.array([-0.7, 0.2, 1.3])
+    x32, y32 = tf.constant(x, tf.float32), tf.constant(f(x), tf.float32)
+    y, x_back, fldj, ildj = _run(b.forward(x32), b.inverse(y32),
+                                 b.forward_log_det_jacobian(x32, event_ndims=0),
+                                 b.inverse_log_det_jacobian(y32, event_ndims=0))
+    np.testing.assert_allclose(y, f(x), rtol=1e-5)
+    np.testing.assert_allclose(x_back, x, rtol=1e-4)
+    np.testing.assert_allclose(fldj, _numeric_log_slope(f, x), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ildj, -fldj, rtol=1e-4, atol=1e-5)
+    # summed over one event dim (a constant Jacobian, given once, counts per element)
+    summed = _run(b.forward_log_det_jacobian(x32, event_ndims=1))
+    np.testing.assert_allclose(summed, np.broadcast_to(fldj, x.shape).sum(), rtol=1e-5)
+
+
+def test_weibull_and_kumaraswamy_bijectors():
+    w = tfb.Weibull(scale=np.float64(2.0), concentration=1.5)
+    x = np.array([0.5, 1.0, 3.0])
+    np.testing.assert_allclose(_run(w.forward(x)), stats.weibull_min.cdf(x, 1.5, scale=2.0))
+    np.testing.assert_allclose(_run(w.forward_log_det_jacobian(x, event_ndims=0)),
+                               stats.weibull_min.logpdf(x, 1.5, scale=2.0), rtol=1e-8)
+    k = tfb.Kumaraswamy(concentration1=np.float64(2.0), concentration0=3.0)
+    u = np.array([0.1, 0.5, 0.9])
+    y = _run(k.forward(u))
+    np.testing.assert_allclose(_run(k.inverse(y)), u, rtol=1e-8)
+    np.testing.assert_allclose(y, (1 - (1 - u) ** (1 / 3.0)) ** (1 / 2.0), rtol=1e-8)
+
+
+def test_invert_chain_and_inline():
+    inv = tfb.Invert(tfb.Softplus())
+    assert inv.name == "invert_softplus"
+    np.testing.assert_allclose(_run(inv.forward(2.0)), np.log(np.expm1(2.0)))
+    np.testing.assert_allclose(_run(inv.inverse(1.0)), np.log1p(np.e))
+    np.testing.assert_allclose(_run(inv.inverse_log_det_jacobian(1.0, event_ndims=0)),
+                               np.log(special.expit(1.0)), rtol=1e-6)
+    chain = tfb.Chain([tfb.Exp(), tfb.AffineScalar(shift=np.float64(1.0), scale=2.0)])
+    assert chain.name == "chain_of_exp_of_affine_scalar"
+    x = np.array([0.1, 0.4])
+    np.testing.assert_allclose(_run(chain.forward(x)), np.exp(2 * x + 1))
+    np.testing.assert_allclose(_run(chain.inverse(np.exp(2 * x + 1))), x)
+    np.testing.assert_allclose(_run(chain.forward_log_det_jacobian(x, event_ndims=0)),
+                               np.log(2) + 2 * x + 1)
+    np.testing.assert_allclose(_run(chain.inverse_log_det_jacobian(np.exp(2 * x + 1),
+                                                                  event_ndims=1)),
+                               -(np.log(2) * 2 + (2 * x + 1).sum()))
+    assert tfb.Chain().name == "identity"
+    inline = tfb.Inline(forward_fn=lambda x: 3.0 * x, inverse_fn=lambda y: y / 3.0,
+                        inverse_log_det_jacobian_fn=lambda y: -math.log(3.0) * tf.ones_like(y),
+                        forward_min_event_ndims=0, name="triple")
+    assert inline.name == "triple"
+    np.testing.assert_allclose(_run(inline.forward_log_det_jacobian([1.0, 2.0], 0)),
+                               [math.log(3.0)] * 2)
+    no_inverse = tfb.Inline(forward_fn=tf.exp, forward_min_event_ndims=0)
+    with pytest.raises(NotImplementedError):
+        no_inverse.inverse(1.0)
+
+
+def test_softmax_centered_and_affine_vector_bijectors():
+    sc = tfb.SoftmaxCentered()
+    assert sc.forward_min_event_ndims == 1
+    assert sc.forward_event_shape([3]).as_list() == [4]
+    assert sc.inverse_event_shape([4]).as_list() == [3]
+    assert _run(sc.forward_event_shape_tensor([3])).tolist() == [4]
+    x = np.array([[0.2, -1.0, 0.5], [0.0, 0.0, 0.0]])
+    y = _run(sc.forward(x))
+    padded = np.concatenate([x, np.zeros([2, 1])], 1)
+    np.testing.assert_allclose(y, special.softmax(padded, 1))
+    np.testing.assert_allclose(_run(sc.inverse(tf.constant(y))), x, atol=1e-12)
+    np.testing.assert_allclose(_run(sc.inverse_log_det_jacobian(tf.constant(y), 1)),
+                               -np.log(y).sum(1))
+    # the Jacobian of x -> y[:k] is diag(y) - y y^T: log det = sum of all k+1 log y
+    np.testing.assert_allclose(_run(sc.forward_log_det_jacobian(x, 1)), np.log(y).sum(1))
+    with pytest.raises(TypeError):
+        tfb.SoftmaxCentered(event_ndims=1)  # TF >= 1.6 dropped the argument
+    tril = np.array([[2.0, 0.0], [0.5, 1.5]])
+    aff = tfb.Affine(shift=[1.0, -1.0], scale_tril=tril, scale_diag=[0.5, 0.5])
+    m = tril + np.diag([0.5, 0.5])
+    v = np.array([[1.0, 2.0], [-1.0, 0.5]])
+    out = _run(aff.forward(v))
+    np.testing.assert_allclose(out, v @ m.T + [1.0, -1.0])
+    np.testing.assert_allclose(_run(aff.inverse(tf.constant(out))), v)
+    np.testing.assert_allclose(_run(aff.forward_log_det_jacobian(v, 1)),
+                               np.log(np.abs(np.linalg.det(m))))
+    ident = tfb.Affine(shift=[1.0, 2.0], scale_identity_multiplier=3.0)
+    np.testing.assert_allclose(_run(ident.forward([1.0, 1.0])), [4.0, 5.0])
+    np.testing.assert_allclose(_run(ident.forward_log_det_jacobian([1.0, 1.0], 1)),
+                               2 * np.log(3.0))
+
+
+# -- composite distributions -----------------------------------------------------------------------
+
+
+def test_transformed_distribution_log_normal_and_affine_override():
+    ln = tfd.TransformedDistribution(distribution=tfd.Normal(loc=np.float64(0.3), scale=0.8),
+                                     bijector=tfb.Exp(), name="LogNormal")
+    x = np.array([0.5, 1.0, 4.0])
+    lp, cdf, q = _run(ln.log_prob(x), ln.cdf(x), ln.quantile(0.3))
+    np.testing.assert_allclose(lp, stats.lognorm.logpdf(x, 0.8, scale=np.exp(0.3)), rtol=1e-6)
+    np.testing.assert_allclose(cdf, stats.lognorm.cdf(x, 0.8, scale=np.exp(0.3)), rtol=1e-6)
+    np.testing.assert_allclose(q, stats.lognorm.ppf(0.3, 0.8, scale=np.exp(0.3)), rtol=1e-5)
+    assert ln.sample([2, 5]).get_shape().as_list() == [2, 5]
+    assert ln.reparameterization_type == tfd.FULLY_REPARAMETERIZED
+    with pytest.raises(NotImplementedError):
+        ln.mean()  # a non-constant Jacobian, as TF
+    # an MVN from scalar normals: an event_shape override and an affine map
+    tril = np.array([[1.0, 0.0], [0.6, 0.8]])
+    mvn = tfd.TransformedDistribution(distribution=tfd.Normal(np.float64(0.0), 1.0),
+                                      bijector=tfb.Affine(shift=[1.0, 2.0], scale_tril=tril),
+                                      event_shape=[2])
+    assert mvn.event_shape.as_list() == [2] and mvn.batch_shape.as_list() == []
+    v = np.array([0.5, 1.5])
+    want = stats.multivariate_normal.logpdf(v, [1.0, 2.0], tril @ tril.T)
+    np.testing.assert_allclose(_run(mvn.log_prob(v)), want, rtol=1e-6)
+    np.testing.assert_allclose(_run(mvn.mean()), [1.0, 2.0])
+    np.testing.assert_allclose(_run(mvn.entropy()),
+                               stats.multivariate_normal.entropy([1.0, 2.0], tril @ tril.T),
+                               rtol=1e-6)
+    assert mvn.sample(7).get_shape().as_list() == [7, 2]
+    # Edward's transform of a Beta: sigmoid-inverse; density of the logit
+    t = tfd.TransformedDistribution(tfd.Beta(np.float64(2.0), 3.0), tfb.Invert(tfb.Sigmoid()))
+    z = 0.4
+    p = special.expit(z)
+    np.testing.assert_allclose(_run(t.log_prob(z)),
+                               stats.beta.logpdf(p, 2, 3) + np.log(p * (1 - p)), rtol=1e-6)
+
+
+def test_independent_sums_reinterpreted_dims_and_its_kl():
+    loc = np.arange(6.0).reshape(3, 2)
+    ind = tfd.Independent(tfd.Normal(loc=loc, scale=1.0))
+    assert ind.reinterpreted_batch_ndims == 1
+    assert ind.batch_shape.as_list() == [3] and ind.event_shape.as_list() == [2]
+    x = np.zeros([3, 2])
+    np.testing.assert_allclose(_run(ind.log_prob(x)),
+                               stats.norm.logpdf(x, loc).sum(1))
+    assert ind.sample(4).get_shape().as_list() == [4, 3, 2]
+    np.testing.assert_allclose(_run(ind.entropy()), [stats.norm.entropy() * 2] * 3)
+    other = tfd.Independent(tfd.Normal(loc=np.zeros([3, 2]), scale=1.0))
+    np.testing.assert_allclose(_run(tfd.kl_divergence(ind, other)),
+                               0.5 * (loc ** 2).sum(1))
+    whole = tfd.Independent(tfd.Normal(loc=loc, scale=1.0), reinterpreted_batch_ndims=2)
+    assert whole.batch_shape.as_list() == [] and whole.event_shape.as_list() == [3, 2]
+    with pytest.raises(ValueError):
+        tfd.Independent(tfd.Normal(loc=loc, scale=1.0), reinterpreted_batch_ndims=3)
+
+
+def test_mixture_density_moments_and_samples():
+    probs = np.array([0.3, 0.7], np.float32)
+    mix = tfd.Mixture(cat=tfd.Categorical(probs=probs),
+                      components=[tfd.Normal(-1.0, 0.5), tfd.Normal(2.0, 1.5)])
+    x = np.array([-1.0, 0.0, 3.0])
+    want = np.log(0.3 * stats.norm.pdf(x, -1, 0.5) + 0.7 * stats.norm.pdf(x, 2, 1.5))
+    np.testing.assert_allclose(_run(mix.log_prob(x)), want, rtol=1e-6)
+    np.testing.assert_allclose(_run(mix.cdf(0.5)),
+                               0.3 * stats.norm.cdf(0.5, -1, 0.5)
+                               + 0.7 * stats.norm.cdf(0.5, 2, 1.5), rtol=1e-6)
+    mean = 0.3 * -1.0 + 0.7 * 2.0
+    var = 0.3 * (0.25 + 1.0) + 0.7 * (2.25 + 4.0) - mean ** 2
+    np.testing.assert_allclose(_run(mix.mean()), mean, rtol=1e-6)
+    np.testing.assert_allclose(_run(mix.variance()), var, rtol=1e-6)
+    draws = _run(mix.sample(6000, seed=11))
+    np.testing.assert_allclose([draws.mean(), draws.var()], [mean, var], rtol=0.08)
+    assert mix.num_components == 2 and mix.sample([2, 3]).get_shape().as_list() == [2, 3]
+    np.testing.assert_allclose(_run(mix.entropy_lower_bound()),
+                               0.3 * stats.norm.entropy(-1, 0.5)
+                               + 0.7 * stats.norm.entropy(2, 1.5), rtol=1e-6)
+    vec = tfd.Mixture(cat=tfd.Categorical(probs=[[0.5, 0.5]] * 3),
+                      components=[tfd.MultivariateNormalDiag(tf.zeros([3, 2])),
+                                  tfd.MultivariateNormalDiag(tf.ones([3, 2]))])
+    assert vec.batch_shape.as_list() == [3] and vec.event_shape.as_list() == [2]
+    assert vec.sample(4).get_shape().as_list() == [4, 3, 2]
+    v = np.array([[0.0, 0.0], [1.0, 1.0], [0.5, -0.5]], np.float32)
+    want = np.logaddexp(stats.multivariate_normal.logpdf(v, [0, 0]),
+                        stats.multivariate_normal.logpdf(v, [1, 1])) + np.log(0.5)
+    np.testing.assert_allclose(_run(vec.log_prob(v)), want, rtol=1e-5)
+    np.testing.assert_allclose(_run(vec.mean()), np.full([3, 2], 0.5))
+    np.testing.assert_allclose(_run(vec.variance()), np.full([3, 2], 1.25))
+    with pytest.raises(ValueError, match="num_classes"):
+        tfd.Mixture(cat=tfd.Categorical(probs=[0.5, 0.5]), components=[tfd.Normal(0.0, 1.0)])
+    with pytest.raises(TypeError):
+        tfd.Mixture(cat=tfd.Normal(0.0, 1.0), components=[tfd.Normal(0.0, 1.0)])
+
+
+def test_relaxed_bernoulli_and_kumaraswamy():
+    rb = tfd.RelaxedBernoulli(temperature=0.5, probs=0.3)
+    assert isinstance(rb, tfd.TransformedDistribution)
+    y = np.array([0.1, 0.5, 0.9])
+    t, logit = 0.5, special.logit(0.3)
+    z = special.logit(y)
+    # the logistic(logit / t, 1 / t) density of logit(y), times |d logit / dy|
+    want = stats.logistic.logpdf(z, logit / t, 1 / t) - np.log(y * (1 - y))
+    np.testing.assert_allclose(_run(rb.log_prob(y)), want, rtol=1e-5)
+    s = _run(rb.sample(500, seed=4))
+    assert s.min() > 0 and s.max() < 1
+    np.testing.assert_allclose(_run(rb.temperature), 0.5)
+    k = tfd.Kumaraswamy(concentration1=2.0, concentration0=3.0)
+    a, b = 2.0, 3.0
+    x = np.array([0.2, 0.6])
+    lp, cdf, mean, mode = _run(k.log_prob(x), k.cdf(x), k.mean(), k.mode())
+    np.testing.assert_allclose(lp, np.log(a * b * x ** (a - 1) * (1 - x ** a) ** (b - 1)),
+                               rtol=1e-6)
+    np.testing.assert_allclose(cdf, 1 - (1 - x ** a) ** b, rtol=1e-6)
+    np.testing.assert_allclose(mean, b * special.beta(1 + 1 / a, b), rtol=1e-6)
+    np.testing.assert_allclose(mode, ((a - 1) / (a * b - 1)) ** (1 / a), rtol=1e-6)
+    grid = np.linspace(1e-4, 1 - 1e-4, 20001)
+    dens = a * b * grid ** (a - 1) * (1 - grid ** a) ** (b - 1)
+    np.testing.assert_allclose(_run(k.entropy()), -np.trapezoid(dens * np.log(dens), grid),
+                               rtol=1e-3)
+
+
+def test_contrib_distributions_namespace_and_bijectors_module():
+    for name in ["Binomial", "Cauchy", "Chi2", "Deterministic", "Geometric", "HalfNormal",
+                 "Independent", "InverseGamma", "Kumaraswamy", "Logistic", "Mixture",
+                 "NegativeBinomial", "Poisson", "RelaxedBernoulli", "TransformedDistribution",
+                 "VectorDeterministic", "bijectors"]:
+        assert name in tfd.__all__ and hasattr(tfd, name)
+    import importlib
+
+    mod = importlib.import_module("tideflow.contrib.distributions.bijectors")
+    assert mod.Invert is tfb.Invert and issubclass(tfb.Softplus, tfb.Bijector)
+    # classes a library may enumerate (Edward wraps every Distribution subclass it finds)
+    found = [n for n in dir(tfd) if isinstance(getattr(tfd, n), type)
+             and issubclass(getattr(tfd, n), tfd.Distribution)]
+    assert {"Poisson", "Binomial", "Chi2", "InverseGamma", "Mixture"} <= set(found)

@@ -1,0 +1,643 @@
+"""``tf.contrib.distributions``' scalar-event families beyond ``tf.distributions`` (TF 1.15):
+the counts (Poisson, Binomial, NegativeBinomial, Geometric), Chi2, InverseGamma, Logistic,
+Cauchy, HalfNormal and the point masses Deterministic / VectorDeterministic."""
+
+import math
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.distributions.distribution import (
+    FULLY_REPARAMETERIZED,
+    NOT_REPARAMETERIZED,
+    Distribution,
+)
+from tideflow.distributions.dists import (
+    Gamma,
+    _all_positive,
+    _float_params,
+    _keep_parameters,
+    _logits_probs,
+    _ParamsDistribution,
+    _same_shapes,
+    _sample_shape,
+)
+
+__all__ = ["Binomial", "Cauchy", "Chi2", "Chi2WithAbsDf", "Deterministic", "Geometric",
+           "HalfNormal", "InverseGamma", "InverseGammaWithSoftplusConcentrationRate",
+           "Logistic", "NegativeBinomial", "Poisson", "VectorDeterministic"]
+
+
+def _tiny(dtype):
+    return np.finfo(dtype.as_numpy_dtype).tiny
+
+
+def _whole_counts(dist, x, upper=None):
+    """``x`` with TF's ``validate_args`` checks of a count (non-negative, whole, at most
+    ``upper``); without validation, its floor (as SciPy and TF take it)."""
+    if not dist.validate_args:
+        return tf.floor(x)
+    checks = [tf.assert_non_negative(x, message="x has negative components."),
+              tf.assert_equal(x, tf.round(x), message="x has non-integer components.")]
+    if upper is not None:
+        checks.append(tf.assert_less_equal(x, upper, message="counts are not less than or "
+                                           "equal to n."))
+    with tf.control_dependencies(checks):
+        return tf.identity(x)
+
+
+class _LogitsOrProbs(_ParamsDistribution):
+    """A distribution of one success probability (``logits`` or ``probs``), plus optional
+    further float parameters that broadcast with it."""
+
+    def _init_logits_probs(self, name, extra, logits, probs, validate_args, allow_nan_stats,
+                           parameters, reparameterization_type=NOT_REPARAMETERIZED):
+        with tf.name_scope(name, values=[logits, probs] + [v for _, v in extra]) as scope:
+            self._logits, self._probs = _logits_probs(logits, probs, False, validate_args)
+            dtype = self._logits.dtype.base_dtype
+            rest = [tf.convert_to_tensor(v, name=n, dtype=dtype) for n, v in extra]
+            if validate_args and rest:
+                with tf.control_dependencies(_all_positive(*rest)):
+                    rest = [tf.identity(t) for t in rest]
+        self._batch_params = [self._logits] + rest
+        Distribution.__init__(self, dtype, reparameterization_type, validate_args,
+                              allow_nan_stats, parameters, [self._logits, self._probs] + rest,
+                              scope)
+        return rest
+
+    @property
+    def logits(self):
+        return self._logits
+
+    @property
+    def probs(self):
+        return self._probs
+
+
+# ---------------------------------------------------------------------------------------------
+# counts
+# ---------------------------------------------------------------------------------------------
+
+
+class Poisson(_ParamsDistribution):
+    """The Poisson distribution of ``rate`` (or ``exp(log_rate)``) events per interval."""
+
+    def __init__(self, rate=None, log_rate=None, validate_args=False, allow_nan_stats=True,
+                 name="Poisson"):
+        parameters = dict(locals())
+        if (rate is None) == (log_rate is None):
+            raise ValueError("Must specify exactly one of `rate` and `log_rate`.")
+        with tf.name_scope(name, values=[rate, log_rate]) as scope:
+            if rate is not None:
+                (self._rate,) = _float_params([("rate", rate)])
+                if validate_args:
+                    with tf.control_dependencies([tf.assert_non_negative(self._rate)]):
+                        self._rate = tf.identity(self._rate)
+                self._log_rate = tf.log(self._rate, name="log_rate")
+            else:
+                (self._log_rate,) = _float_params([("log_rate", log_rate)])
+                self._rate = tf.exp(self._log_rate, name="rate")
+        self._batch_params = [self._rate]
+        Distribution.__init__(self, self._rate.dtype.base_dtype, NOT_REPARAMETERIZED,
+                              validate_args, allow_nan_stats, parameters, [self._rate], scope)
+
+    _param_shapes = _same_shapes("rate")
+
+    @property
+    def rate(self):
+        return self._rate
+
+    @property
+    def log_rate(self):
+        return self._log_rate
+
+    def _sample_n(self, n, seed):
+        return tf.random_poisson(self._rate, [n], dtype=self.dtype, seed=seed)
+
+    def _log_prob(self, x):
+        x = _whole_counts(self, x)
+        return x * self._log_rate - tf.lgamma(1.0 + x) - self._rate
+
+    def _cdf(self, x):
+        x = _whole_counts(self, x)
+        rate = self._rate + tf.zeros_like(x)
+        return tf.math.igammac(1.0 + x + tf.zeros_like(rate), rate)
+
+    def _mean(self):
+        return tf.identity(self._rate)
+
+    def _variance(self):
+        return tf.identity(self._rate)
+
+    def _mode(self):
+        return tf.floor(self._rate)
+
+
+class Binomial(_LogitsOrProbs):
+    """The number of successes in ``total_count`` trials of success probability ``probs``
+    (TF 1.15 defines no sampling for it)."""
+
+    def __init__(self, total_count, logits=None, probs=None, validate_args=False,
+                 allow_nan_stats=True, name="Binomial"):
+        parameters = dict(locals())
+        (self._total_count,) = self._init_logits_probs(
+            name, [("total_count", total_count)], logits, probs, validate_args,
+            allow_nan_stats, parameters)
+
+    @property
+    def total_count(self):
+        return self._total_count
+
+    def _log_prob(self, counts):
+        counts = _whole_counts(self, counts, self._total_count)
+        n, p = self._total_count, self._probs
+        return (counts * tf.log(p) + (n - counts) * tf.log1p(-p)
+                + tf.lgamma(1.0 + n) - tf.lgamma(1.0 + counts) - tf.lgamma(1.0 + n - counts))
+
+    def _cdf(self, counts):
+        counts = _whole_counts(self, counts, self._total_count)
+        n = self._total_count + tf.zeros_like(counts) + tf.zeros_like(self._probs)
+        k = counts + tf.zeros_like(n)
+        q = 1.0 - self._probs + tf.zeros_like(n)
+        inside = tf.logical_and(tf.greater_equal(k, 0.0), tf.less(k, n))
+        safe_k = tf.where(inside, k, tf.zeros_like(k))
+        safe_a = tf.where(inside, n - safe_k, tf.ones_like(n))
+        value = tf.math.betainc(safe_a, safe_k + 1.0, q)
+        return tf.where(inside, value, tf.where(tf.less(k, 0.0), tf.zeros_like(n),
+                                                tf.ones_like(n)))
+
+    def _mean(self):
+        return self._total_count * self._probs
+
+    def _variance(self):
+        return self._mean() * (1.0 - self._probs)
+
+    def _mode(self):
+        return tf.floor((1.0 + self._total_count) * self._probs)
+
+
+class NegativeBinomial(_LogitsOrProbs):
+    """The number of successes (each of probability ``probs``) before ``total_count``
+    failures."""
+
+    def __init__(self, total_count, logits=None, probs=None, validate_args=False,
+                 allow_nan_stats=True, name="NegativeBinomial"):
+        parameters = dict(locals())
+        (self._total_count,) = self._init_logits_probs(
+            name, [("total_count", total_count)], logits, probs, validate_args,
+            allow_nan_stats, parameters)
+
+    @property
+    def total_count(self):
+        return self._total_count
+
+    def _sample_n(self, n, seed):
+        shape = tf.concat([[n], self.batch_shape_tensor()], 0)
+        count = self._total_count + tf.zeros(self.batch_shape_tensor(), self.dtype)
+        rate = tf.random_gamma([n], count, beta=tf.exp(-self._logits) + tf.zeros_like(count),
+                               dtype=self.dtype, seed=seed)
+        draws = tf.random_poisson(rate, [], dtype=self.dtype,
+                                  seed=None if seed is None else seed + 1)
+        return tf.reshape(draws, shape)
+
+    def _log_prob(self, x):
+        x = _whole_counts(self, x)
+        r = self._total_count
+        return (r * tf.log_sigmoid(-self._logits) + x * tf.log_sigmoid(self._logits)
+                + tf.lgamma(r + x) - tf.lgamma(1.0 + x) - tf.lgamma(r))
+
+    def _cdf(self, x):
+        x = _whole_counts(self, x)
+        r = self._total_count + tf.zeros_like(x) + tf.zeros_like(self._logits)
+        return tf.math.betainc(r, 1.0 + x + tf.zeros_like(r),
+                               tf.sigmoid(-self._logits) + tf.zeros_like(r))
+
+    def _mean(self):
+        return self._total_count * tf.exp(self._logits)
+
+    def _variance(self):
+        return self._mean() / tf.sigmoid(-self._logits)
+
+    def _mode(self):
+        mode = tf.floor((self._total_count - 1.0) * tf.exp(self._logits))
+        return tf.where(tf.greater(self._total_count + tf.zeros_like(mode), 1.0), mode,
+                        tf.zeros_like(mode))
+
+
+class Geometric(_LogitsOrProbs):
+    """The number of failures before the first success of probability ``probs``."""
+
+    def __init__(self, logits=None, probs=None, validate_args=False, allow_nan_stats=True,
+                 name="Geometric"):
+        parameters = dict(locals())
+        self._init_logits_probs(name, [], logits, probs, validate_args, allow_nan_stats,
+                                parameters)
+
+    _param_shapes = _same_shapes("logits")
+
+    def _sample_n(self, n, seed):
+        shape = _sample_shape(n, self.batch_shape_tensor())
+        u = tf.random_uniform(shape, minval=_tiny(self.dtype), maxval=1.0, dtype=self.dtype,
+                              seed=seed)
+        return tf.floor(tf.log(u) / tf.log1p(-self._probs))
+
+    def _log_prob(self, x):
+        x = _whole_counts(self, x)
+        p = self._probs + tf.zeros_like(x)
+        x = x + tf.zeros_like(p)
+        # at p = 1 the only outcome is 0: its log1p(-p) = -inf term is dropped, not NaN
+        safe = tf.where(tf.equal(x, 0.0), tf.zeros_like(p), p)
+        return x * tf.log1p(-safe) + tf.log(p)
+
+    def _cdf(self, x):
+        x = _whole_counts(self, x)
+        p = self._probs + tf.zeros_like(x)
+        x = x + tf.zeros_like(p)
+        value = -tf.expm1((1.0 + x) * tf.log1p(-p))
+        return tf.where(tf.less(x, 0.0), tf.zeros_like(value), value)
+
+    def _entropy(self):
+        p = self._probs
+        return tf.nn.sigmoid_cross_entropy_with_logits(labels=p, logits=self._logits) / p
+
+    def _mean(self):
+        return tf.exp(-self._logits)
+
+    def _variance(self):
+        return self._mean() / self._probs
+
+    def _mode(self):
+        return tf.zeros_like(self._probs)
+
+
+# ---------------------------------------------------------------------------------------------
+# continuous
+# ---------------------------------------------------------------------------------------------
+
+
+class Chi2(Gamma):
+    """The chi-squared distribution of ``df`` degrees of freedom (a Gamma of concentration
+    ``df / 2`` and rate ``1 / 2``)."""
+
+    def __init__(self, df, validate_args=False, allow_nan_stats=True, name="Chi2"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[df]) as scope:
+            (self._df,) = _float_params([("df", df)])
+            if validate_args:
+                with tf.control_dependencies(_all_positive(self._df)):
+                    self._df = tf.identity(self._df)
+            super().__init__(0.5 * self._df, tf.constant(0.5, self._df.dtype), validate_args,
+                             allow_nan_stats, name=scope)
+        _keep_parameters(self, parameters)
+
+    _param_shapes = _same_shapes("df")
+
+    @property
+    def df(self):
+        return self._df
+
+
+class Chi2WithAbsDf(Chi2):
+    """A Chi2 of ``floor(|df|)`` degrees of freedom."""
+
+    def __init__(self, df, validate_args=False, allow_nan_stats=True, name="Chi2WithAbsDf"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[df]) as scope:
+            (df_t,) = _float_params([("df", df)])
+            super().__init__(tf.floor(tf.abs(df_t, name="abs_df"), name="floor_abs_df"),
+                             validate_args, allow_nan_stats, scope)
+        _keep_parameters(self, parameters)
+
+
+class InverseGamma(_ParamsDistribution):
+    """The distribution of ``1 / X`` for ``X ~ Gamma(concentration, rate)``: density
+    ``rate**c / Gamma(c) x**(-c-1) exp(-rate / x)`` (TF calls the scale ``rate``)."""
+
+    def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True,
+                 name="InverseGamma"):
+        parameters = dict(locals())
+        self._concentration, self._rate = self._init_params(
+            name, [("concentration", concentration), ("rate", rate)], _all_positive,
+            NOT_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
+
+    _param_shapes = _same_shapes("concentration", "rate")
+
+    @property
+    def concentration(self):
+        return self._concentration
+
+    @property
+    def rate(self):
+        return self._rate
+
+    def _sample_n(self, n, seed):
+        alpha = self._concentration + tf.zeros_like(self._rate)
+        beta = self._rate + tf.zeros_like(self._concentration)
+        return 1.0 / tf.random_gamma([n], alpha, beta=beta, dtype=self.dtype, seed=seed)
+
+    def _log_prob(self, x):
+        a, b = self._concentration, self._rate
+        return a * tf.log(b) - tf.lgamma(a) - (a + 1.0) * tf.log(x) - b / x
+
+    def _cdf(self, x):
+        return tf.math.igammac(self._concentration + tf.zeros_like(x),
+                               self._rate / x + tf.zeros_like(self._concentration))
+
+    def _entropy(self):
+        a = self._concentration
+        return a + tf.log(self._rate) + tf.lgamma(a) - (1.0 + a) * tf.digamma(a)
+
+    def _mean(self):
+        a = self._concentration + tf.zeros_like(self._rate)
+        mean = self._rate / (a - 1.0)
+        return self._nan_where(tf.less_equal(a, 1.0), mean,
+                               "mean undefined when any concentration <= 1",
+                               [self._concentration])
+
+    def _variance(self):
+        a = self._concentration + tf.zeros_like(self._rate)
+        var = tf.square(self._rate) / (tf.square(a - 1.0) * (a - 2.0))
+        two = tf.constant(2.0, self.dtype)
+        if not self.allow_nan_stats:
+            check = tf.assert_less(two, self._concentration,
+                                   message="variance undefined when any concentration <= 2")
+            with tf.control_dependencies([check]):
+                return tf.identity(var)
+        return self._nan_where(tf.less_equal(a, 2.0), var, "")
+
+    def _mode(self):
+        return self._rate / (1.0 + self._concentration)
+
+
+class InverseGammaWithSoftplusConcentrationRate(InverseGamma):
+    """An InverseGamma whose parameters are ``softplus`` of the given ones."""
+
+    def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True,
+                 name="InverseGammaWithSoftplusConcentrationRate"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[concentration, rate]) as scope:
+            super().__init__(tf.nn.softplus(concentration, name="softplus_concentration"),
+                             tf.nn.softplus(rate, name="softplus_rate"), validate_args,
+                             allow_nan_stats, scope)
+        _keep_parameters(self, parameters)
+
+
+class _LocScaleFamily(_ParamsDistribution):
+    """``loc + scale * Z`` for a standard variable ``Z`` whose draws ``_standard(shape,
+    seed)`` gives."""
+
+    def __init__(self, loc, scale, validate_args, allow_nan_stats, name):
+        parameters = dict(locals())
+        self._loc, self._scale = self._init_params(
+            name, [("loc", loc), ("scale", scale)], lambda loc, scale: _all_positive(scale),
+            FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
+
+    _param_shapes = _same_shapes("loc", "scale")
+
+    @property
+    def loc(self):
+        return self._loc
+
+    @property
+    def scale(self):
+        return self._scale
+
+    def _z(self, x):
+        return (x - self._loc) / self._scale
+
+    def _sample_n(self, n, seed):
+        shape = _sample_shape(n, self.batch_shape_tensor())
+        return self._loc + self._scale * self._standard(shape, seed)
+
+    def _uniform_open(self, shape, seed):
+        return tf.random_uniform(shape, minval=_tiny(self.dtype), maxval=1.0, dtype=self.dtype,
+                                 seed=seed)
+
+    def _mode(self):
+        return self._loc + tf.zeros_like(self._scale)
+
+
+class Logistic(_LocScaleFamily):
+    """The logistic distribution: cdf ``sigmoid((x - loc) / scale)``."""
+
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Logistic"):
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name)
+
+    def _standard(self, shape, seed):
+        u = self._uniform_open(shape, seed)
+        return tf.log(u) - tf.log1p(-u)
+
+    def _log_prob(self, x):
+        z = self._z(x)
+        return -z - 2.0 * tf.nn.softplus(-z) - tf.log(self._scale)
+
+    def _cdf(self, x):
+        return tf.sigmoid(self._z(x))
+
+    def _log_cdf(self, x):
+        return -tf.nn.softplus(-self._z(x))
+
+    def _survival_function(self, x):
+        return tf.sigmoid(-self._z(x))
+
+    def _log_survival_function(self, x):
+        return -tf.nn.softplus(self._z(x))
+
+    def _entropy(self):
+        return 2.0 + tf.log(self._scale) + tf.zeros_like(self._loc)
+
+    def _mean(self):
+        return self._mode()
+
+    def _stddev(self):
+        return self._scale * (math.pi / math.sqrt(3.0)) + tf.zeros_like(self._loc)
+
+
+class Cauchy(_LocScaleFamily):
+    """The Cauchy distribution: density ``1 / (pi scale (1 + ((x - loc) / scale)**2))``; its
+    mean and variance are undefined (NaN, or an error with ``allow_nan_stats=False``)."""
+
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Cauchy"):
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name)
+
+    def _standard(self, shape, seed):
+        u = self._uniform_open(shape, seed)
+        return tf.tan(math.pi * (u - 0.5))
+
+    def _log_prob(self, x):
+        return -math.log(math.pi) - tf.log(self._scale) - tf.log1p(tf.square(self._z(x)))
+
+    def _cdf(self, x):
+        return tf.atan(self._z(x)) / math.pi + 0.5
+
+    def _log_cdf(self, x):
+        return tf.log1p(2.0 / math.pi * tf.atan(self._z(x))) - math.log(2.0)
+
+    def _quantile(self, p):
+        return self._loc + self._scale * tf.tan(math.pi * (p - 0.5))
+
+    def _entropy(self):
+        return math.log(4.0 * math.pi) + tf.log(self._scale) + tf.zeros_like(self._loc)
+
+    def _undefined(self, what):
+        if not self.allow_nan_stats:
+            raise ValueError(f"`{what}` is undefined for Cauchy distribution.")
+        return tf.fill(self.batch_shape_tensor(), np.array(np.nan, self.dtype.as_numpy_dtype))
+
+    def _mean(self):
+        return self._undefined("mean")
+
+    def _variance(self):
+        return self._undefined("variance")
+
+    def _stddev(self):
+        return self._undefined("stddev")
+
+
+class HalfNormal(_ParamsDistribution):
+    """``|X|`` for ``X ~ Normal(0, scale)``."""
+
+    def __init__(self, scale, validate_args=False, allow_nan_stats=True, name="HalfNormal"):
+        parameters = dict(locals())
+        (self._scale,) = self._init_params(name, [("scale", scale)], _all_positive,
+                                           FULLY_REPARAMETERIZED, validate_args,
+                                           allow_nan_stats, parameters)
+
+    _param_shapes = _same_shapes("scale")
+
+    @property
+    def scale(self):
+        return self._scale
+
+    def _sample_n(self, n, seed):
+        shape = _sample_shape(n, self.batch_shape_tensor())
+        return tf.abs(tf.random_normal(shape, dtype=self.dtype, seed=seed) * self._scale)
+
+    def _log_prob(self, x):
+        value = (0.5 * math.log(2.0 / math.pi) - tf.log(self._scale)
+                 - 0.5 * tf.square(x / self._scale))
+        return tf.where(tf.less(x + tf.zeros_like(value), 0.0),
+                        tf.fill(tf.shape(value), np.array(-np.inf, self.dtype.as_numpy_dtype)),
+                        value)
+
+    def _cdf(self, x):
+        z = x / (math.sqrt(2.0) * self._scale)
+        return tf.maximum(tf.erf(z), 0.0)
+
+    def _entropy(self):
+        return 0.5 * tf.log(0.5 * math.pi * tf.square(self._scale)) + 0.5
+
+    def _mean(self):
+        return self._scale * math.sqrt(2.0 / math.pi)
+
+    def _variance(self):
+        return tf.square(self._scale) * (1.0 - 2.0 / math.pi)
+
+    def _mode(self):
+        return tf.zeros_like(self._scale)
+
+
+# ---------------------------------------------------------------------------------------------
+# point masses
+# ---------------------------------------------------------------------------------------------
+
+
+class _PointMass(Distribution):
+    """All mass at ``loc`` (within ``atol + rtol * |loc|``)."""
+
+    def __init__(self, loc, atol, rtol, validate_args, allow_nan_stats, name, parameters):
+        with tf.name_scope(name, values=[loc, atol, rtol]) as scope:
+            self._loc = tf.convert_to_tensor(loc, name="loc")
+            dtype = self._loc.dtype.base_dtype
+            zero = np.zeros([], dtype.as_numpy_dtype)
+            self._atol = tf.convert_to_tensor(zero if atol is None else atol, dtype=dtype,
+                                              name="atol")
+            self._rtol = tf.convert_to_tensor(zero if rtol is None else rtol, dtype=dtype,
+                                              name="rtol")
+            if validate_args:
+                checks = [tf.assert_non_negative(self._atol, message="Argument 'atol' must "
+                                                 "be non-negative"),
+                          tf.assert_non_negative(self._rtol, message="Argument 'rtol' must "
+                                                 "be non-negative")]
+                with tf.control_dependencies(checks):
+                    self._loc = tf.identity(self._loc)
+        super().__init__(dtype, NOT_REPARAMETERIZED, validate_args, allow_nan_stats,
+                         parameters, [self._loc, self._atol, self._rtol], scope)
+
+    @property
+    def loc(self):
+        return self._loc
+
+    @property
+    def atol(self):
+        return self._atol
+
+    @property
+    def rtol(self):
+        return self._rtol
+
+    def _slack(self):
+        return self._atol + self._rtol * tf.abs(self._loc)
+
+    def _sample_n(self, n, seed):
+        loc = tf.expand_dims(self._loc, 0)
+        return tf.tile(loc, tf.concat([[n], tf.ones([tf.rank(self._loc)], tf.int32)], 0))
+
+    def _mean(self):
+        return tf.identity(self._loc)
+
+    def _mode(self):
+        return tf.identity(self._loc)
+
+    def _variance(self):
+        return tf.zeros_like(self._loc)
+
+
+class Deterministic(_PointMass):
+    """A scalar point mass at ``loc``: probability 1 within ``atol + rtol * |loc|`` of it."""
+
+    def __init__(self, loc, atol=None, rtol=None, validate_args=False, allow_nan_stats=True,
+                 name="Deterministic"):
+        parameters = dict(locals())
+        super().__init__(loc, atol, rtol, validate_args, allow_nan_stats, name, parameters)
+
+    def _batch_shape(self):
+        return self._loc.get_shape()
+
+    def _batch_shape_tensor(self):
+        return tf.shape(self._loc)
+
+    def _prob(self, x):
+        return tf.cast(tf.less_equal(tf.abs(x - self._loc), self._slack()), self.dtype)
+
+    def _cdf(self, x):
+        return tf.cast(tf.greater_equal(x, self._loc - self._slack()), self.dtype)
+
+
+class VectorDeterministic(_PointMass):
+    """A point mass at the vector ``loc`` (its last axis the event)."""
+
+    def __init__(self, loc, atol=None, rtol=None, validate_args=False, allow_nan_stats=True,
+                 name="VectorDeterministic"):
+        parameters = dict(locals())
+        super().__init__(loc, atol, rtol, validate_args, allow_nan_stats, name, parameters)
+        if self._loc.get_shape().ndims == 0:
+            raise ValueError("Argument 'loc' must have rank at least 1.")
+
+    def _batch_shape(self):
+        shape = self._loc.get_shape()
+        return shape[:-1] if shape.ndims is not None else tf.TensorShape(None)
+
+    def _batch_shape_tensor(self):
+        return tf.shape(self._loc)[:-1]
+
+    def _event_shape(self):
+        shape = self._loc.get_shape()
+        return shape[-1:] if shape.ndims is not None else tf.TensorShape([None])
+
+    def _event_shape_tensor(self):
+        return tf.shape(self._loc)[-1:]
+
+    def _prob(self, x):
+        inside = tf.less_equal(tf.abs(x - self._loc), self._slack())
+        return tf.cast(tf.reduce_all(inside, axis=-1), self.dtype)

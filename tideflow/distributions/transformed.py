@@ -1,0 +1,514 @@
+"""Distributions built from other distributions (TF 1.15): ``TransformedDistribution`` (a
+bijector applied to draws), ``Independent`` (batch dims read as event dims), ``Mixture`` (a
+Categorical choice among components), and the transformed families ``RelaxedBernoulli`` and
+``Kumaraswamy``."""
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.distributions import bijectors
+from tideflow.distributions.contrib_scalar import Logistic
+from tideflow.distributions.distribution import (
+    NOT_REPARAMETERIZED,
+    Distribution,
+    RegisterKL,
+    kl_divergence,
+)
+from tideflow.distributions.dists import Categorical, Uniform, _logits_probs
+from tideflow.framework import ops
+
+__all__ = ["Independent", "Kumaraswamy", "Mixture", "RelaxedBernoulli",
+           "TransformedDistribution"]
+
+
+def _static_shape(shape, name):
+    """``shape`` (None, a list or a tensor) as an int32 tensor and its static TensorShape."""
+    if shape is None:
+        return None, None
+    t = tf.convert_to_tensor(shape, dtype=tf.int32, name=name)
+    if t.get_shape().ndims not in (None, 1):
+        raise ValueError(f"{name} must be a vector (rank 1), saw rank "
+                         f"{t.get_shape().ndims}.")
+    value = ops.constant_value(t)
+    static = tf.TensorShape(None if value is None else [int(d) for d in value])
+    return t, static
+
+
+class TransformedDistribution(Distribution):
+    """The distribution of ``bijector.forward(X)`` for ``X ~ distribution``; its density is
+    ``p(bijector.inverse(y)) * |det J(bijector.inverse)(y)|``."""
+
+    def __init__(self, distribution, bijector=None, batch_shape=None, event_shape=None,
+                 validate_args=False, name=None):
+        parameters = dict(locals())
+        name = name or (("" if bijector is None else bijector.name) + distribution.name)
+        with tf.name_scope(name, values=[event_shape, batch_shape]) as scope:
+            if bijector is None:
+                bijector = bijectors.Identity(validate_args=validate_args)
+            self._distribution = distribution
+            self._bijector = bijector
+            self._batch_override, self._static_batch_override = _static_shape(
+                batch_shape, "batch_shape")
+            self._event_override, self._static_event_override = _static_shape(
+                event_shape, "event_shape")
+            base_batch, base_event = distribution.batch_shape, distribution.event_shape
+            if self._batch_override is not None and base_batch.ndims != 0:
+                raise ValueError("Base distribution needs to have scalar batch shape to "
+                                 "override it.")
+            if self._event_override is not None and base_event.ndims != 0:
+                raise ValueError("Base distribution needs to have scalar event shape to "
+                                 "override it.")
+            if self._event_override is not None and base_batch.ndims not in (0, None) \
+                    and self._batch_override is None:
+                raise NotImplementedError("TransformedDistribution: an event_shape override "
+                                          "over a batch of base distributions")
+        super().__init__(distribution.dtype, distribution.reparameterization_type,
+                         validate_args, distribution.allow_nan_stats, parameters,
+                         list(distribution.graph_parents) + list(bijector.graph_parents),
+                         scope)
+
+    @property
+    def distribution(self):
+        return self._distribution
+
+    @property
+    def bijector(self):
+        return self._bijector
+
+    # -- shapes ------------------------------------------------------------------------------
+    def _base_event_shape(self):
+        if self._event_override is not None:
+            return self._static_event_override
+        return self._distribution.event_shape
+
+    def _base_event_shape_tensor(self):
+        if self._event_override is not None:
+            return self._event_override
+        return self._distribution.event_shape_tensor()
+
+    def _batch_shape(self):
+        if self._batch_override is not None:
+            return self._static_batch_override
+        return self._distribution.batch_shape
+
+    def _batch_shape_tensor(self):
+        if self._batch_override is not None:
+            return self._batch_override
+        return self._distribution.batch_shape_tensor()
+
+    def _event_shape(self):
+        return self._bijector.forward_event_shape(self._base_event_shape())
+
+    def _event_shape_tensor(self):
+        return self._bijector.forward_event_shape_tensor(self._base_event_shape_tensor())
+
+    def _event_ndims(self):
+        static = self._base_event_shape().ndims
+        if static is not None:
+            return static
+        return tf.size(self._base_event_shape_tensor())
+
+    def _overridden(self):
+        return self._event_override is not None or self._batch_override is not None
+
+    # -- sampling and densities -------------------------------------------------------------------
+    def _sample_n(self, n, seed):
+        if self._overridden():
+            shape = tf.concat([[n], self.batch_shape_tensor(), self._base_event_shape_tensor()],
+                              0)
+            x = self._distribution.sample(shape, seed=seed)
+            x = tf.reshape(x, shape)
+        else:
+            x = self._distribution.sample(n, seed=seed)
+        return self._bijector.forward(x)
+
+    def _base_log_prob(self, x):
+        lp = self._distribution.log_prob(x)
+        if self._event_override is not None:
+            ndims = self._event_ndims()
+            lp = tf.reduce_sum(lp, tf.range(-ndims, 0))
+        return lp
+
+    def _log_prob(self, y):
+        x = self._bijector.inverse(y)
+        ildj = self._bijector.inverse_log_det_jacobian(y, event_ndims=self._event_ndims())
+        return self._base_log_prob(x) + ildj
+
+    def _prob(self, y):
+        return tf.exp(self._log_prob(y))
+
+    def _scalar_only(self, what):
+        if self._overridden():
+            raise NotImplementedError(f"{what} is not implemented when overriding "
+                                      f"event_shape")
+
+    def _cdf(self, y):
+        self._scalar_only("cdf")
+        return self._distribution.cdf(self._bijector.inverse(y))
+
+    def _log_cdf(self, y):
+        self._scalar_only("log_cdf")
+        return self._distribution.log_cdf(self._bijector.inverse(y))
+
+    def _survival_function(self, y):
+        self._scalar_only("survival_function")
+        return self._distribution.survival_function(self._bijector.inverse(y))
+
+    def _log_survival_function(self, y):
+        self._scalar_only("log_survival_function")
+        return self._distribution.log_survival_function(self._bijector.inverse(y))
+
+    def _quantile(self, p):
+        self._scalar_only("quantile")
+        return self._bijector.forward(self._distribution.quantile(p))
+
+    # -- statistics (a constant Jacobian only, as TF) ------------------------------------------------
+    def _mean(self):
+        if not self._bijector.is_constant_jacobian:
+            raise NotImplementedError("mean is not implemented")
+        mean = self._distribution.mean()
+        if self._overridden():
+            shape = tf.concat([self.batch_shape_tensor(), self._base_event_shape_tensor()], 0)
+            mean = mean + tf.zeros(shape, mean.dtype)
+        return self._bijector.forward(mean)
+
+    def _entropy(self):
+        if not self._bijector.is_constant_jacobian:
+            raise NotImplementedError("entropy is not implemented")
+        entropy = self._distribution.entropy()
+        shape = tf.concat([self.batch_shape_tensor(), self._base_event_shape_tensor()], 0)
+        if self._event_override is not None:
+            entropy = entropy * tf.cast(tf.reduce_prod(self._event_override), entropy.dtype)
+        if self._overridden():
+            entropy = entropy + tf.zeros(self.batch_shape_tensor(), entropy.dtype)
+        dummy = tf.zeros(shape, self.dtype)
+        fldj = self._bijector.forward_log_det_jacobian(dummy, event_ndims=self._event_ndims())
+        return entropy + fldj
+
+
+class Independent(Distribution):
+    """``distribution`` with its rightmost ``reinterpreted_batch_ndims`` batch dims read as
+    event dims (by default all but the first): log densities sum over them."""
+
+    def __init__(self, distribution, reinterpreted_batch_ndims=None, validate_args=False,
+                 name=None):
+        parameters = dict(locals())
+        name = name or "Independent" + distribution.name
+        with tf.name_scope(name) as scope:
+            batch_ndims = distribution.batch_shape.ndims
+            if reinterpreted_batch_ndims is None:
+                if batch_ndims is None:
+                    raise NotImplementedError("Independent: a base of unknown batch rank "
+                                              "needs reinterpreted_batch_ndims")
+                reinterpreted_batch_ndims = max(0, batch_ndims - 1)
+            ndims = ops.constant_value(tf.convert_to_tensor(reinterpreted_batch_ndims,
+                                                            name="reinterpreted_batch_ndims"))
+            if ndims is None:
+                raise NotImplementedError("Independent: reinterpreted_batch_ndims must be "
+                                          "known statically")
+            ndims = int(ndims)
+            if ndims < 0:
+                raise ValueError("reinterpreted_batch_ndims must be non-negative")
+            if batch_ndims is not None and ndims > batch_ndims:
+                raise ValueError(f"reinterpreted_batch_ndims({ndims}) cannot exceed "
+                                 f"distribution.batch_ndims({batch_ndims})")
+            self._ndims = ndims
+            self._distribution = distribution
+        super().__init__(distribution.dtype, distribution.reparameterization_type,
+                         validate_args, distribution.allow_nan_stats, parameters,
+                         distribution.graph_parents, scope)
+
+    @property
+    def distribution(self):
+        return self._distribution
+
+    @property
+    def reinterpreted_batch_ndims(self):
+        return self._ndims
+
+    def _batch_shape(self):
+        shape = self._distribution.batch_shape
+        if shape.ndims is None or self._ndims == 0:
+            return shape
+        return shape[:shape.ndims - self._ndims]
+
+    def _batch_shape_tensor(self):
+        shape = self._distribution.batch_shape_tensor()
+        return shape[:tf.size(shape) - self._ndims]
+
+    def _event_shape(self):
+        shape = self._distribution.batch_shape
+        moved = tf.TensorShape(None) if shape.ndims is None else \
+            shape[shape.ndims - self._ndims:]
+        return moved.concatenate(self._distribution.event_shape)
+
+    def _event_shape_tensor(self):
+        shape = self._distribution.batch_shape_tensor()
+        return tf.concat([shape[tf.size(shape) - self._ndims:],
+                          self._distribution.event_shape_tensor()], 0)
+
+    def _sample_n(self, n, seed):
+        return self._distribution.sample(n, seed=seed)
+
+    def _sum(self, x):
+        if self._ndims == 0:
+            return x
+        return tf.reduce_sum(x, list(range(-self._ndims, 0)))
+
+    def _log_prob(self, x):
+        return self._sum(self._distribution.log_prob(x))
+
+    def _prob(self, x):
+        return tf.exp(self._log_prob(x))
+
+    def _log_cdf(self, x):
+        return self._sum(self._distribution.log_cdf(x))
+
+    def _entropy(self):
+        return self._sum(self._distribution.entropy())
+
+    def _mean(self):
+        return self._distribution.mean()
+
+    def _variance(self):
+        return self._distribution.variance()
+
+    def _stddev(self):
+        return self._distribution.stddev()
+
+    def _mode(self):
+        return self._distribution.mode()
+
+
+@RegisterKL(Independent, Independent)
+def _kl_independent(a, b, name=None):
+    p, q = a.distribution, b.distribution
+    if a.event_shape.is_fully_defined() and b.event_shape.is_fully_defined():
+        if a.event_shape != b.event_shape:
+            raise ValueError(f"Event shapes do not match: {a.event_shape} vs "
+                             f"{b.event_shape}")
+        if p.event_shape.ndims != q.event_shape.ndims:
+            raise NotImplementedError("KL between Independents with different event shapes "
+                                      "not supported.")
+    with tf.name_scope(name, "KullbackLeibler"):
+        kl = kl_divergence(p, q)
+        ndims = a.event_shape.ndims - p.event_shape.ndims
+        return tf.reduce_sum(kl, list(range(-ndims, 0))) if ndims else kl
+
+
+class Mixture(Distribution):
+    """A mixture: draw a component index from ``cat`` (a Categorical), then a value from that
+    component; all components share dtype, batch and event shape."""
+
+    def __init__(self, cat, components, validate_args=False, allow_nan_stats=True,
+                 use_static_graph=False, name="Mixture"):
+        parameters = dict(locals())
+        if not isinstance(cat, Categorical):
+            raise TypeError(f"cat must be a Categorical distribution, but saw: {cat}")
+        if not components:
+            raise ValueError("components must be a non-empty list or tuple")
+        if not isinstance(components, (list, tuple)):
+            raise TypeError(f"components must be a list or tuple, but saw: {components}")
+        if not all(isinstance(c, Distribution) for c in components):
+            raise TypeError(f"all entries in components must be Distribution instances but "
+                            f"saw: {components}")
+        dtype = components[0].dtype
+        if not all(c.dtype == dtype for c in components):
+            raise TypeError(f"All components must have the same dtype, but saw dtypes: "
+                            f"{[(c.name, c.dtype) for c in components]}")
+        batch = cat.batch_shape
+        for c in components:
+            if not c.batch_shape.is_compatible_with(batch):
+                raise ValueError(f"components[{components.index(c)}] batch shape must be "
+                                 f"compatible with cat shape and other component batch "
+                                 f"shapes ({batch} vs {c.batch_shape})")
+            batch = batch.merge_with(c.batch_shape)
+        event = components[0].event_shape
+        for c in components[1:]:
+            if not c.event_shape.is_compatible_with(event):
+                raise ValueError(f"All components must have the same event shape, but saw "
+                                 f"shapes: {[(c.name, c.event_shape) for c in components]}")
+            event = event.merge_with(c.event_shape)
+        k = cat.logits.get_shape()[-1].value
+        if k is None:
+            raise ValueError("Could not infer number of classes from cat and unable to "
+                             "compare this value to the number of components passed in.")
+        if k != len(components):
+            raise ValueError(f"cat.num_classes != len(components): {k} vs. "
+                             f"{len(components)}")
+        with tf.name_scope(name, values=[cat.logits]) as scope:
+            self._cat = cat
+            self._components = list(components)
+            self._num_components = k
+            self._static_batch = batch
+            self._static_event = event
+            self._use_static_graph = use_static_graph
+        parents = list(cat.graph_parents) + [t for c in components for t in c.graph_parents]
+        super().__init__(dtype, NOT_REPARAMETERIZED, validate_args, allow_nan_stats,
+                         parameters, parents, scope)
+
+    @property
+    def cat(self):
+        return self._cat
+
+    @property
+    def components(self):
+        return list(self._components)
+
+    @property
+    def num_components(self):
+        return self._num_components
+
+    def _batch_shape(self):
+        return self._static_batch
+
+    def _batch_shape_tensor(self):
+        return self._cat.batch_shape_tensor()
+
+    def _event_shape(self):
+        return self._static_event
+
+    def _event_shape_tensor(self):
+        return self._components[0].event_shape_tensor()
+
+    def _weights(self, log=False, event=True):
+        """The mixture (log) probabilities, ``batch + [1] * event_ndims + [K]`` (without the
+        event ones when ``event`` is False), to broadcast against statistics stacked on a
+        last component axis."""
+        w = tf.nn.log_softmax(self._cat.logits) if log else tf.nn.softmax(self._cat.logits)
+        if not event:
+            return w
+        shape = tf.concat([tf.shape(w)[:-1], tf.ones([tf.size(self.event_shape_tensor())],
+                                                     tf.int32), [self._num_components]], 0)
+        return tf.reshape(w, shape)
+
+    def _stack(self, method, *args):
+        return tf.stack([getattr(c, method)(*args) for c in self._components], -1)
+
+    def _mean(self):
+        return tf.reduce_sum(self._weights() * self._stack("mean"), -1)
+
+    def _variance(self):
+        w, means = self._weights(), self._stack("mean")
+        mean = tf.reduce_sum(w * means, -1, keepdims=True)
+        return tf.reduce_sum(w * (self._stack("variance") + tf.square(means - mean)), -1)
+
+    def _log_prob(self, x):
+        return tf.reduce_logsumexp(self._stack("log_prob", x) + self._weights(True, False), -1)
+
+    def _prob(self, x):
+        return tf.exp(self._log_prob(x))
+
+    def _cdf(self, x):
+        return tf.reduce_sum(self._stack("cdf", x) * self._weights(event=False), -1)
+
+    def _log_cdf(self, x):
+        return tf.log(self._cdf(x))
+
+    def _sample_n(self, n, seed):
+        # every component draws; the categorical draw picks one per (sample, batch) member
+        draws = tf.stack([c.sample(n, seed=None if seed is None else seed + i)
+                          for i, c in enumerate(self._components)], -1)
+        pick = self._cat.sample(n, seed=seed)
+        mask = tf.one_hot(pick, self._num_components, dtype=draws.dtype)
+        event_ndims = tf.size(self.event_shape_tensor())
+        mask = tf.reshape(mask, tf.concat([tf.shape(pick), tf.ones([event_ndims], tf.int32),
+                                           [self._num_components]], 0))
+        if draws.dtype.is_floating:
+            return tf.reduce_sum(draws * mask, -1)
+        return tf.reduce_sum(draws * tf.cast(mask, draws.dtype), -1)
+
+    def entropy_lower_bound(self, name="entropy_lower_bound"):
+        """``sum_i p_i H(component_i)`` (a lower bound of the mixture's entropy)."""
+        with self._name_scope(name):
+            return tf.reduce_sum(self._stack("entropy") * self._weights(event=False), -1)
+
+
+class RelaxedBernoulli(TransformedDistribution):
+    """The binary Concrete relaxation of a Bernoulli: ``sigmoid(L)`` for
+    ``L ~ Logistic(logits / temperature, 1 / temperature)``."""
+
+    def __init__(self, temperature, logits=None, probs=None, validate_args=False,
+                 allow_nan_stats=True, name="RelaxedBernoulli"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[logits, probs, temperature]) as scope:
+            self._logits, self._probs = _logits_probs(logits, probs, False, validate_args)
+            self._temperature = tf.convert_to_tensor(temperature, name="temperature",
+                                                     dtype=self._logits.dtype)
+            if validate_args:
+                with tf.control_dependencies([tf.assert_positive(self._temperature)]):
+                    self._temperature = tf.identity(self._temperature)
+            logistic = Logistic(self._logits / self._temperature, 1.0 / self._temperature,
+                                validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+                                name=scope + "Logistic")
+            super().__init__(logistic, bijectors.Sigmoid(validate_args=validate_args),
+                             validate_args=validate_args, name=scope)
+        self._parameters = {k: v for k, v in parameters.items()
+                            if k not in ("self", "__class__")}
+
+    @property
+    def temperature(self):
+        return self._temperature
+
+    @property
+    def logits(self):
+        return self._logits
+
+    @property
+    def probs(self):
+        return self._probs
+
+
+class Kumaraswamy(TransformedDistribution):
+    """The Kumaraswamy distribution on (0, 1): density
+    ``a b x**(a-1) (1 - x**a)**(b-1)`` (``a = concentration1``, ``b = concentration0``)."""
+
+    def __init__(self, concentration1=None, concentration0=None, validate_args=False,
+                 allow_nan_stats=True, name="Kumaraswamy"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[concentration1, concentration0]) as scope:
+            bij = bijectors.Kumaraswamy(concentration1, concentration0,
+                                        validate_args=validate_args)
+            a, b = bij.concentration1, bij.concentration0
+            shape = tf.shape(a + b)
+            uniform = Uniform(tf.zeros(shape, a.dtype), tf.ones(shape, a.dtype),
+                              allow_nan_stats=allow_nan_stats)
+            super().__init__(uniform, bij, validate_args=validate_args, name=scope)
+        self._parameters = {k: v for k, v in parameters.items()
+                            if k not in ("self", "__class__")}
+
+    @property
+    def concentration1(self):
+        return self.bijector.concentration1
+
+    @property
+    def concentration0(self):
+        return self.bijector.concentration0
+
+    def _batch_shape(self):
+        return tf.broadcast_static_shape(self.concentration1.get_shape(),
+                                         self.concentration0.get_shape())
+
+    def _moment(self, k):
+        a, b = self.concentration1, self.concentration0
+        # E[X^k] = b B(1 + k / a, b)
+        return b * tf.exp(tf.lgamma(1.0 + k / a) + tf.lgamma(b) - tf.lgamma(1.0 + k / a + b))
+
+    def _mean(self):
+        return self._moment(1.0)
+
+    def _variance(self):
+        return self._moment(2.0) - tf.square(self._moment(1.0))
+
+    def _mode(self):
+        a, b = self.concentration1, self.concentration0
+        mode = tf.pow((a - 1.0) / (a * b - 1.0), 1.0 / a)
+        bad = tf.logical_or(tf.less_equal(a + tf.zeros_like(mode), 1.0),
+                            tf.less_equal(b + tf.zeros_like(mode), 1.0))
+        return self._nan_where(bad, mode, "Mode undefined for concentration1 <= 1.",
+                               [a, b])
+
+    def _entropy(self):
+        a, b = self.concentration1, self.concentration0
+        harmonic_b = tf.digamma(b + 1.0) + np.euler_gamma
+        return (1.0 - 1.0 / b) + (1.0 - 1.0 / a) * harmonic_b - tf.log(a) - tf.log(b)
