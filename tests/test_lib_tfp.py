@@ -245,3 +245,13 @@ def test_keras_batch_normalization_axis_is_a_list_once_built():
     bn3 = tf.keras.layers.BatchNormalization(axis=1)
     bn3.build(tf.TensorShape([None, 6, 4, 4]))
     assert bn3.axis == [1]
+
+
+def test_reverse_axis_list_holding_a_tensor():
+    x = tf.placeholder(tf.float32, shape=None)
+    y = tf.reverse(x, axis=[tf.rank(x) - 1])  # TF packs the list like any op argument
+    z = tf.reverse(tf.constant([[1, 2], [3, 4]]), [True, False])  # 0.x's bool mask still works
+    with tf.Session() as sess:
+        got = sess.run(y, {x: np.arange(6, dtype=np.float32).reshape(2, 3)})
+        np.testing.assert_array_equal(got, [[2, 1, 0], [5, 4, 3]])
+        np.testing.assert_array_equal(sess.run(z), [[3, 4], [1, 2]])

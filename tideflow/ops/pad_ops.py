@@ -434,9 +434,11 @@ def reverse_v2(tensor, axis, name=None):
 
 def reverse(tensor, axis, name=None):
     """Reverses ``tensor`` along ``axis``; 0.x's per-dimension bool list is accepted too."""
-    if isinstance(axis, (list, tuple, np.ndarray)) and len(axis) and all(
-        isinstance(a, (bool, np.bool_)) for a in np.asarray(axis).reshape(-1).tolist()
-    ):
-        axis = [i for i, a in enumerate(np.asarray(axis).reshape(-1).tolist()) if a]
+    # (a list may hold tensors, as ``[tf.rank(x) - 1]``: it is stacked like any op argument)
+    if isinstance(axis, np.ndarray) and axis.dtype == np.bool_:
+        axis = axis.reshape(-1).tolist()
+    if isinstance(axis, (list, tuple)) and axis and all(
+            isinstance(a, (bool, np.bool_)) for a in axis):
+        axis = [i for i, a in enumerate(axis) if a]
     return reverse_v2(tensor, axis, name=name)
 
