@@ -255,3 +255,10 @@ def test_reverse_axis_list_holding_a_tensor():
         got = sess.run(y, {x: np.arange(6, dtype=np.float32).reshape(2, 3)})
         np.testing.assert_array_equal(got, [[2, 1, 0], [5, 4, 3]])
         np.testing.assert_array_equal(sess.run(z), [[3, 4], [1, 2]])
+
+
+def test_overloadable_operators_is_a_mutable_set_of_tensor_dunders():
+    ops = tf.Tensor.OVERLOADABLE_OPERATORS
+    assert type(ops) is set  # TF 1.15's; TF Probability's tensor-like metaclass edits it
+    assert {"__add__", "__getitem__", "__eq__", "__matmul__"} <= ops
+    assert all(hasattr(tf.Tensor, name) for name in ops if name not in ("__div__", "__rdiv__"))

@@ -154,14 +154,15 @@ class Tensor:
     __array_priority__ = 100
 
     # the Python operators TF 1.15 lets wrappers forward to tensors (Edward's random variables
-    # install one delegate per name)
-    OVERLOADABLE_OPERATORS = frozenset({
+    # install one delegate per name); a plain set as TF's, which TF Probability's tensor-like
+    # classes edit in place
+    OVERLOADABLE_OPERATORS = {  # noqa: RUF012 (mutable, as TF's)
         "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__div__",
         "__rdiv__", "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
         "__rmod__", "__lt__", "__le__", "__gt__", "__ge__", "__ne__", "__eq__", "__and__",
         "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__getitem__", "__pow__",
         "__rpow__", "__invert__", "__neg__", "__abs__", "__matmul__", "__rmatmul__",
-    })
+    }
 
     @property
     def assign(self):
