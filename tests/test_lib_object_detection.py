@@ -187,3 +187,36 @@ def test_subclassed_model_build_runs_before_its_first_call():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(out).shape == (2, 3)
+
+
+# ----------------------------------------------------------------------------------------
+# graph structure programs look up by name
+# ----------------------------------------------------------------------------------------
+
+
+def test_clip_by_value_is_minimum_then_maximum():
+    # the FPN feature maps' bounded activations test finds 'top_down/clip_by_value/Minimum'
+    x = tf.placeholder(tf.float32, [4], name="x")
+    with tf.name_scope("top_down"):
+        y = tf.clip_by_value(x, -2.0, 3.0)
+    g = tf.get_default_graph()
+    assert y.name == "top_down/clip_by_value:0"
+    assert y.op.type == "Maximum"
+    low = g.get_operation_by_name("top_down/clip_by_value/Minimum")
+    assert low.type == "Minimum" and y.op.inputs[0] is low.outputs[0]
+    grad = tf.gradients(y, x)[0]
+    with tf.Session() as sess:
+        v, d = sess.run([y, grad], {x: [-5.0, -2.0, 3.0, 1.5]})
+    np.testing.assert_allclose(v, [-2.0, -2.0, 3.0, 1.5])
+    np.testing.assert_allclose(d, [0.0, 1.0, 1.0, 1.0])  # a value on a bound passes its grad
+
+
+def test_clip_by_value_refuses_bounds_that_grow_the_shape():
+    x = tf.placeholder(tf.float32, [3])
+    with pytest.raises(ValueError, match=r"Shapes \(3,\) and \(2, 3\) are not compatible"):
+        tf.clip_by_value(x, tf.zeros([2, 3]), 1.0)
+    rows = tf.IndexedSlices(tf.constant([[4.0, -4.0]]), tf.constant([1]), tf.constant([3, 2]))
+    clipped = tf.clip_by_value(rows, -1.0, 1.0)
+    assert isinstance(clipped, tf.IndexedSlices)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(clipped.values), [[1.0, -1.0]])

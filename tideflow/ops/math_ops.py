@@ -679,26 +679,22 @@ def add_n(inputs, name=None):
 @add_dispatch_support(elementwise=1)
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clips t elementwise to [clip_value_min, clip_value_max] (an IndexedSlices: its
-    values, as TF)."""
-    if isinstance(t, ops.IndexedSlices):
-        clipped = clip_by_value(t.values, clip_value_min, clip_value_max, name=name)
-        return ops.IndexedSlices(clipped, t.indices, t.dense_shape)
-    values = [t, clip_value_min, clip_value_max]
-    with ops.name_scope(name, "clip_by_value", values) as scope:
-        t = ops.convert_to_tensor(t, name="t")
-        lo = ops.convert_to_tensor(clip_value_min, dtype=t.dtype.base_dtype, name="clip_value_min")
-        hi = ops.convert_to_tensor(clip_value_max, dtype=t.dtype.base_dtype, name="clip_value_max")
-        ts = t.get_shape()
+    values, as TF).
 
-        def fits(s):
-            return s.ndims == 0 or (ts.is_fully_defined() and s.is_fully_defined() and s == ts)
-
-        if fits(lo.get_shape()) and fits(hi.get_shape()):
-            return _apply("ClipByValue", [t, lo, hi], scope)
-        # bounds that broadcast: min/max composition, as TF's Python implementation
-        out = maximum(minimum(t, hi), lo, name=scope)
-        out.get_shape().merge_with(ts)
-        return out
+    Built as TF 1.x builds it, ``Maximum(Minimum(t, max), min)``: programs find the ops by
+    name (``clip_by_value/Minimum``; the result is ``clip_by_value``), and bounds that would
+    broadcast t to a bigger shape are refused.
+    """
+    sliced = isinstance(t, ops.IndexedSlices)
+    with ops.name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
+        values = ops.convert_to_tensor(t.values if sliced else t, name="t")
+        t_min = minimum(values, clip_value_max)
+        values.get_shape().merge_with(t_min.get_shape())
+        out = maximum(t_min, clip_value_min, name=scope)
+        values.get_shape().merge_with(out.get_shape())
+    if sliced:
+        return ops.IndexedSlices(out, t.indices, t.dense_shape)
+    return out
 
 
 def complex(real, imag, name=None):
