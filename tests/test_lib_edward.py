@@ -462,3 +462,118 @@ def test_contrib_distributions_namespace_and_bijectors_module():
     found = [n for n in dir(tfd) if isinstance(getattr(tfd, n), type)
              and issubclass(getattr(tfd, n), tfd.Distribution)]
     assert {"Poisson", "Binomial", "Chi2", "InverseGamma", "Mixture"} <= set(found)
+
+
+# -- compound families and helpers ---------------------------------------------------------------
+
+
+def test_mixture_same_family_scalar_and_vector_components():
+    msf = tfd.MixtureSameFamily(
+        mixture_distribution=tfd.Categorical(probs=[0.25, 0.75]),
+        components_distribution=tfd.Normal(loc=[-2.0, 1.0], scale=[0.5, 1.5]))
+    assert msf.batch_shape.as_list() == [] and msf.event_shape.as_list() == []
+    x = np.array([-2.0, 0.0, 2.5], np.float32)
+    want = np.log(0.25 * stats.norm.pdf(x, -2, 0.5) + 0.75 * stats.norm.pdf(x, 1, 1.5))
+    np.testing.assert_allclose(_run(msf.log_prob(x)), want, rtol=1e-5)
+    np.testing.assert_allclose(_run(msf.cdf(0.0)), 0.25 * stats.norm.cdf(0, -2, 0.5)
+                               + 0.75 * stats.norm.cdf(0, 1, 1.5), rtol=1e-5)
+    mean = 0.25 * -2 + 0.75 * 1
+    var = 0.25 * (0.25 + 4) + 0.75 * (2.25 + 1) - mean ** 2
+    np.testing.assert_allclose(_run([msf.mean(), msf.variance()]), [mean, var], rtol=1e-5)
+    draws = _run(msf.sample(8000, seed=5))
+    np.testing.assert_allclose([draws.mean(), draws.var()], [mean, var], rtol=0.1)
+    mv = tfd.MixtureSameFamily(
+        mixture_distribution=tfd.Categorical(probs=[[0.5, 0.5]] * 3),
+        components_distribution=tfd.MultivariateNormalDiag(loc=tf.zeros([3, 2, 4]),
+                                                           scale_diag=tf.ones([3, 2, 4])))
+    assert mv.batch_shape.as_list() == [3] and mv.event_shape.as_list() == [4]
+    assert mv.sample(5).get_shape().as_list() == [5, 3, 4]
+    np.testing.assert_allclose(_run(mv.log_prob(tf.zeros([3, 4]))),
+                               [stats.multivariate_normal.logpdf(np.zeros(4), np.zeros(4))] * 3,
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="does not equal"):
+        tfd.MixtureSameFamily(tfd.Categorical(probs=[0.5, 0.5]), tfd.Normal([0.0] * 3, 1.0))
+
+
+def test_quantized_distribution_folds_the_tails():
+    q = tfd.QuantizedDistribution(tfd.Normal(loc=np.float64(0.3), scale=1.2), low=-1.0,
+                                  high=2.0)
+    ys = np.arange(-2.0, 4.0)
+    f = stats.norm(0.3, 1.2).cdf
+    want = [0.0, f(-1), f(0) - f(-1), f(1) - f(0), 1 - f(1), 0.0]
+    np.testing.assert_allclose(_run(q.prob(ys)), want, rtol=1e-10)
+    np.testing.assert_allclose(_run(q.cdf(ys)), [0.0, f(-1), f(0), f(1), 1.0, 1.0],
+                               rtol=1e-10)
+    assert _run(q.prob(0.5)) == 0.0
+    draws = _run(q.sample(500, seed=1))
+    assert set(np.unique(draws)) <= {-1.0, 0.0, 1.0, 2.0}
+    plain = tfd.QuantizedDistribution(tfd.Poisson(rate=np.float64(3.0)))
+    np.testing.assert_allclose(_run(plain.prob(2.0)), stats.poisson.pmf(2, 3.0), rtol=1e-10)
+
+
+def test_vector_laplace_and_exponential_diag():
+    vl = tfd.VectorLaplaceDiag(loc=[[1.0, 2.0]] * 2, scale_diag=[0.5, 2.0])
+    assert vl.batch_shape.as_list() == [2] and vl.event_shape.as_list() == [2]
+    x = np.array([0.3, 2.5], np.float32)
+    np.testing.assert_allclose(_run(vl.log_prob(x)),
+                               [stats.laplace.logpdf(x, [1, 2], [0.5, 2]).sum()] * 2, rtol=1e-6)
+    np.testing.assert_allclose(_run(vl.mean()), [[1.0, 2.0]] * 2)
+    np.testing.assert_allclose(_run(vl.stddev()), [[0.5 * 2 ** 0.5, 2 * 2 ** 0.5]] * 2,
+                               rtol=1e-6)
+    np.testing.assert_allclose(_run(vl.covariance())[0], np.diag([0.5, 8.0]), rtol=1e-6)
+    assert vl.sample(3).get_shape().as_list() == [3, 2, 2]
+    ve = tfd.VectorExponentialDiag(loc=[1.0, 2.0], scale_diag=[0.5, 2.0])
+    np.testing.assert_allclose(_run(ve.log_prob([1.5, 3.0])),
+                               stats.expon.logpdf([1.5, 3.0], [1, 2], [0.5, 2]).sum(), rtol=1e-6)
+    np.testing.assert_allclose(_run(ve.mean()), [1.5, 4.0])
+    assert (_run(ve.sample(200, seed=3)) >= [1.0, 2.0]).all()
+
+
+def test_wishart_full_and_cholesky_match_scipy():
+    s = np.array([[2.0, 0.3], [0.3, 1.0]])
+    x = np.array([[8.0, 1.0], [1.0, 4.0]])
+    w = tfd.WishartFull(df=5.0, scale=s)
+    lp, ent, mean, var = _run(w.log_prob(x), w.entropy(), w.mean(), w.variance())
+    np.testing.assert_allclose(lp, stats.wishart.logpdf(x, 5, s), rtol=1e-10)
+    np.testing.assert_allclose(ent, stats.wishart.entropy(5, s), rtol=1e-10)
+    np.testing.assert_allclose(mean, 5 * s)
+    np.testing.assert_allclose(var, stats.wishart.var(5, s), rtol=1e-10)
+    np.testing.assert_allclose(_run(w.mode()), (5 - 2 - 1) * s)
+    assert w.event_shape.as_list() == [2, 2] and w.batch_shape.as_list() == []
+    draws = _run(w.sample(4000, seed=2))
+    np.testing.assert_allclose(draws.mean(0), 5 * s, rtol=0.1, atol=0.1)
+    assert np.all(np.linalg.eigvalsh(draws) > 0)
+    wc = tfd.WishartCholesky(df=5.0, scale=np.linalg.cholesky(s),
+                             cholesky_input_output_matrices=True)
+    np.testing.assert_allclose(_run(wc.log_prob(np.linalg.cholesky(x))),
+                               stats.wishart.logpdf(x, 5, s), rtol=1e-10)
+    chol = _run(wc.sample(2, seed=4))
+    assert np.allclose(np.triu(chol, 1), 0.0)
+
+
+def test_normal_conjugates_percentile_tridiag_and_matrix_diag_transform():
+    prior = tfd.Normal(loc=0.0, scale=2.0)
+    post = tfd.normal_conjugates_known_scale_posterior(prior, 1.0, tf.constant(6.0), 4)
+    np.testing.assert_allclose(_run([post.loc, post.scale]),
+                               [6.0 / 4.25, (1 / 4.25) ** 0.5], rtol=1e-6)
+    pred = tfd.normal_conjugates_known_scale_predictive(prior, 1.0, tf.constant(6.0), 4)
+    np.testing.assert_allclose(_run(pred.scale), (1 / 4.25 + 1.0) ** 0.5, rtol=1e-6)
+    with pytest.raises(TypeError):
+        tfd.normal_conjugates_known_scale_posterior(tfd.Laplace(0.0, 1.0), 1.0,
+                                                    tf.constant(1.0), 1)
+    x = np.array([[1.0, 9.0, 3.0, 7.0], [5.0, 6.0, 8.0, 2.0]])
+    for q, how in [(40.0, "nearest"), (30.0, "lower"), (30.0, "higher"), (90.0, None)]:
+        got = _run(tfd.percentile(x, q, axis=1, interpolation=how))
+        want = np.percentile(x, q, axis=1, method=how or "nearest")
+        np.testing.assert_allclose(got, want)
+    assert _run(tfd.percentile(x, 50.0, keep_dims=True)).shape == (1, 1)
+    with pytest.raises(ValueError, match="interpolation"):
+        tfd.percentile(x, 50.0, interpolation="linear")
+    np.testing.assert_allclose(_run(tfd.tridiag([1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0])),
+                               [[3, 6, 0], [1, 4, 7], [0, 2, 5]])
+    np.testing.assert_allclose(_run(tfd.tridiag(diag=[1.0, 2.0])), np.diag([1.0, 2.0]))
+    with pytest.raises(ValueError):
+        tfd.tridiag()
+    m = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(_run(tfd.matrix_diag_transform(m, tf.exp)),
+                               [[np.e, 2.0], [3.0, np.exp(4.0)]])

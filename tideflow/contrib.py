@@ -467,6 +467,7 @@ def _contrib_distributions():
     from tideflow import distributions
     from tideflow.distributions import (
         bijectors,
+        contrib_compound,
         contrib_dists,
         contrib_mvn,
         contrib_scalar,
@@ -477,7 +478,7 @@ def _contrib_distributions():
     module = _namespace("distributions", "``tf.contrib.distributions``: tf.distributions and "
                         "the multivariate normals, one-hot categorical, ``kl``.",
                         distributions, distributions.__all__)
-    sources = (contrib_dists, contrib_mvn, contrib_scalar, transformed)
+    sources = (contrib_dists, contrib_mvn, contrib_scalar, transformed, contrib_compound)
     for source in sources:
         for name in source.__all__:
             setattr(module, name, getattr(source, name))

@@ -1,0 +1,570 @@
+"""More of ``tf.contrib.distributions`` (TF 1.15): ``MixtureSameFamily``,
+``QuantizedDistribution``, the affine vector families ``VectorLaplaceDiag`` /
+``VectorExponentialDiag``, ``WishartCholesky`` / ``WishartFull``, the normal conjugate posteriors,
+``percentile``, ``matrix_diag_transform`` and ``tridiag``."""
+
+import math
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.distributions import bijectors
+from tideflow.distributions.distribution import NOT_REPARAMETERIZED, Distribution
+from tideflow.distributions.dists import Exponential, Laplace, Normal
+from tideflow.distributions.transformed import TransformedDistribution
+
+__all__ = ["MixtureSameFamily", "QuantizedDistribution", "VectorExponentialDiag",
+           "VectorLaplaceDiag", "WishartCholesky", "WishartFull", "matrix_diag_transform",
+           "normal_conjugates_known_scale_posterior", "normal_conjugates_known_scale_predictive",
+           "percentile", "tridiag"]
+
+
+class MixtureSameFamily(Distribution):
+    """A mixture whose components are the rightmost batch member of one distribution
+    (``components_distribution.batch_shape[-1]`` = the number of components), weighted by the
+    Categorical ``mixture_distribution``."""
+
+    def __init__(self, mixture_distribution, components_distribution, reparameterize=False,
+                 validate_args=False, allow_nan_stats=True, name="MixtureSameFamily"):
+        parameters = dict(locals())
+        if reparameterize:
+            raise NotImplementedError("MixtureSameFamily: reparameterize=True is not "
+                                      "supported")
+        with tf.name_scope(name) as scope:
+            self._mixture = mixture_distribution
+            self._components = components_distribution
+            if not mixture_distribution.dtype.is_integer:
+                raise ValueError(f"`mixture_distribution.dtype` ({mixture_distribution.dtype.name})"
+                                 f" is not over integers")
+            if mixture_distribution.event_shape.ndims not in (None, 0):
+                raise ValueError("`mixture_distribution` must have scalar `event_dim`s")
+            mix_batch = mixture_distribution.batch_shape
+            comp_batch = components_distribution.batch_shape
+            if (mix_batch.ndims is not None and comp_batch.ndims is not None
+                    and not mix_batch.is_compatible_with(comp_batch[:-1])):
+                raise ValueError("`mixture_distribution.batch_shape` is not compatible with "
+                                     "`components_distribution.batch_shape`")
+            k = mixture_distribution.logits.get_shape()[-1].value \
+                if hasattr(mixture_distribution, "logits") else None
+            k_comp = comp_batch[-1].value if comp_batch.ndims else None
+            if k is not None and k_comp is not None and k != k_comp:
+                raise ValueError(f"`mixture_distribution components` ({k}) does not equal "
+                                 f"`components_distribution.batch_shape[-1]` ({k_comp})")
+            self._num_components = k if k is not None else k_comp
+        parents = list(mixture_distribution.graph_parents) + list(
+            components_distribution.graph_parents)
+        super().__init__(components_distribution.dtype, NOT_REPARAMETERIZED, validate_args,
+                         allow_nan_stats, parameters, parents, scope)
+
+    @property
+    def mixture_distribution(self):
+        return self._mixture
+
+    @property
+    def components_distribution(self):
+        return self._components
+
+    def _batch_shape(self):
+        shape = self._components.batch_shape
+        return shape[:-1] if shape.ndims is not None else tf.TensorShape(None)
+
+    def _batch_shape_tensor(self):
+        return self._components.batch_shape_tensor()[:-1]
+
+    def _event_shape(self):
+        return self._components.event_shape
+
+    def _event_shape_tensor(self):
+        return self._components.event_shape_tensor()
+
+    def _event_ndims(self):
+        return self._components.event_shape.ndims
+
+    def _pad_event(self, w):
+        """``w`` (``batch + [K]``) with one trailing axis per event dim."""
+        for _ in range(self._event_ndims()):
+            w = tf.expand_dims(w, -1)
+        return w
+
+    def _log_weights(self):
+        return tf.nn.log_softmax(self._mixture.logits)
+
+    def _log_prob(self, x):
+        x = tf.expand_dims(x, -1 - self._event_ndims())  # the component axis
+        return tf.reduce_logsumexp(self._components.log_prob(x) + self._log_weights(), -1)
+
+    def _prob(self, x):
+        return tf.exp(self._log_prob(x))
+
+    def _cdf(self, x):
+        x = tf.expand_dims(x, -1 - self._event_ndims())
+        return tf.reduce_sum(self._components.cdf(x) * tf.exp(self._log_weights()), -1)
+
+    def _log_cdf(self, x):
+        x = tf.expand_dims(x, -1 - self._event_ndims())
+        return tf.reduce_logsumexp(self._components.log_cdf(x) + self._log_weights(), -1)
+
+    def _mean(self):
+        w = self._pad_event(tf.exp(self._log_weights()))
+        return tf.reduce_sum(w * self._components.mean(), -1 - self._event_ndims())
+
+    def _variance(self):
+        axis = -1 - self._event_ndims()
+        w = self._pad_event(tf.exp(self._log_weights()))
+        means = self._components.mean()
+        mean = tf.reduce_sum(w * means, axis, keepdims=True)
+        return tf.reduce_sum(w * (self._components.variance() + tf.square(means - mean)), axis)
+
+    def _sample_n(self, n, seed):
+        picks = self._mixture.sample(n, seed=seed)  # [n] + batch
+        draws = self._components.sample(n, seed=None if seed is None else seed + 1)
+        mask = self._pad_event(tf.one_hot(picks, self._num_components or
+                                          tf.shape(self._mixture.logits)[-1],
+                                          dtype=draws.dtype))
+        return tf.reduce_sum(draws * mask, -1 - self._event_ndims())
+
+
+class QuantizedDistribution(Distribution):
+    """``Y = ceiling(X)`` for ``X ~ distribution`` (a scalar-event distribution), clipped to
+    ``[low, high]``: ``P[Y = y] = F(y) - F(y - 1)``, with the tails folded into ``low`` and
+    ``high``."""
+
+    def __init__(self, distribution, low=None, high=None, validate_args=False,
+                 name="QuantizedDistribution"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[low, high]) as scope:
+            self._dist = distribution
+            dtype = distribution.dtype
+            self._low = None if low is None else tf.convert_to_tensor(low, dtype=dtype,
+                                                                      name="low")
+            self._high = None if high is None else tf.convert_to_tensor(high, dtype=dtype,
+                                                                        name="high")
+            if validate_args and low is not None and high is not None:
+                check = tf.assert_less(self._low, self._high,
+                                       message="low must be strictly less than high.")
+                with tf.control_dependencies([check]):
+                    self._low = tf.identity(self._low)
+        parents = list(distribution.graph_parents) + [
+            t for t in (self._low, self._high) if t is not None]
+        super().__init__(distribution.dtype, NOT_REPARAMETERIZED, validate_args,
+                         distribution.allow_nan_stats, parameters, parents, scope)
+
+    @property
+    def distribution(self):
+        return self._dist
+
+    @property
+    def low(self):
+        return self._low
+
+    @property
+    def high(self):
+        return self._high
+
+    def _batch_shape(self):
+        return self._dist.batch_shape
+
+    def _batch_shape_tensor(self):
+        return self._dist.batch_shape_tensor()
+
+    def _event_shape(self):
+        return self._dist.event_shape
+
+    def _event_shape_tensor(self):
+        return self._dist.event_shape_tensor()
+
+    def _sample_n(self, n, seed):
+        y = tf.ceil(self._dist.sample(n, seed=seed))
+        if self._low is not None:
+            y = tf.maximum(y, self._low)
+        if self._high is not None:
+            y = tf.minimum(y, self._high)
+        return y
+
+    def _cdf_at(self, y):
+        """``P[Y <= y]`` for whole ``y``."""
+        value = self._dist.cdf(y)
+        if self._low is not None:
+            value = tf.where(tf.less(y + tf.zeros_like(value), self._low),
+                             tf.zeros_like(value), value)
+        if self._high is not None:
+            value = tf.where(tf.greater_equal(y + tf.zeros_like(value), self._high),
+                             tf.ones_like(value), value)
+        return value
+
+    def _cdf(self, y):
+        return self._cdf_at(tf.floor(y))
+
+    def _log_cdf(self, y):
+        return tf.log(self._cdf(y))
+
+    def _prob(self, y):
+        # the mass of a whole y: F(y) - F(y - 1), from the survival side in the upper half
+        # (fewer cancellation digits lost), 0 off the whole numbers
+        upper = self._cdf_at(y)
+        lower = self._cdf_at(y - 1.0)
+        value = upper - lower
+        whole = tf.equal(y + tf.zeros_like(value), tf.floor(y) + tf.zeros_like(value))
+        return tf.where(whole, tf.maximum(value, tf.zeros_like(value)), tf.zeros_like(value))
+
+    def _log_prob(self, y):
+        return tf.log(self._prob(y))
+
+
+class _AffineVector(TransformedDistribution):
+    """``loc + scale @ Z`` for ``Z`` of iid standard scalar draws along a vector event."""
+
+    def __init__(self, base_fn, loc, scale_diag, scale_identity_multiplier, validate_args,
+                 allow_nan_stats, name, parameters):
+        with tf.name_scope(name, values=[loc, scale_diag, scale_identity_multiplier]) as scope:
+            values = [v for v in (loc, scale_diag, scale_identity_multiplier) if v is not None]
+            if not values:
+                raise ValueError("At least one of loc, scale_diag or scale_identity_multiplier "
+                                 "must be given")
+            first = tf.convert_to_tensor(values[0])
+            dtype = first.dtype.base_dtype
+            affine = bijectors.Affine(shift=loc, scale_diag=scale_diag,
+                                      scale_identity_multiplier=scale_identity_multiplier,
+                                      validate_args=validate_args, dtype=dtype)
+            parts = [tf.convert_to_tensor(v, dtype=dtype) for v in (loc, scale_diag)
+                     if v is not None]
+            if not parts:
+                raise ValueError("VectorDiag families need loc or scale_diag to know the "
+                                 "event size")
+            shape = tf.shape(parts[0])
+            for p in parts[1:]:
+                shape = tf.broadcast_dynamic_shape(shape, tf.shape(p))
+            static = parts[0].get_shape()
+            for p in parts[1:]:
+                static = tf.broadcast_static_shape(static, p.get_shape())
+            self._static_vec = static
+            base = base_fn(dtype, allow_nan_stats)
+            super().__init__(base, affine, batch_shape=shape[:-1], event_shape=shape[-1:],
+                             validate_args=validate_args, name=scope)
+        self._parameters = {k: v for k, v in parameters.items()
+                            if k not in ("self", "__class__")}
+
+    @property
+    def loc(self):
+        return self.bijector.shift
+
+    @property
+    def scale(self):
+        return self.bijector.scale
+
+    def _batch_shape(self):
+        return self._static_vec[:-1] if self._static_vec.ndims else tf.TensorShape(None)
+
+    def _event_shape(self):
+        return self._static_vec[-1:] if self._static_vec.ndims else tf.TensorShape([None])
+
+    def _scale_diag(self):
+        return self.bijector._scale_diag_part if self.bijector._scale_diag_part is not None \
+            else self.bijector._multiplier + tf.zeros(self.event_shape_tensor(), self.dtype)
+
+
+class VectorLaplaceDiag(_AffineVector):
+    """``loc + diag(scale) @ Z`` for iid standard Laplace ``Z`` along the last axis."""
+
+    def __init__(self, loc=None, scale_diag=None, scale_identity_multiplier=None,
+                 validate_args=False, allow_nan_stats=True, name="VectorLaplaceDiag"):
+        parameters = dict(locals())
+        super().__init__(lambda dt, nan: Laplace(tf.zeros([], dt), tf.ones([], dt),
+                                                 allow_nan_stats=nan),
+                         loc, scale_diag, scale_identity_multiplier, validate_args,
+                         allow_nan_stats, name, parameters)
+
+    def _stddev(self):
+        return math.sqrt(2.0) * tf.abs(self._scale_diag()) + tf.zeros(
+            tf.concat([self.batch_shape_tensor(), self.event_shape_tensor()], 0), self.dtype)
+
+    def _covariance(self):
+        return 2.0 * tf.matrix_diag(tf.square(self._stddev()) / 2.0)
+
+
+class VectorExponentialDiag(_AffineVector):
+    """``loc + diag(scale) @ Z`` for iid standard exponential ``Z`` along the last axis."""
+
+    def __init__(self, loc=None, scale_diag=None, scale_identity_multiplier=None,
+                 validate_args=False, allow_nan_stats=True, name="VectorExponentialDiag"):
+        parameters = dict(locals())
+        super().__init__(lambda dt, nan: Exponential(tf.ones([], dt), allow_nan_stats=nan),
+                         loc, scale_diag, scale_identity_multiplier, validate_args,
+                         allow_nan_stats, name, parameters)
+
+    def _stddev(self):
+        return tf.abs(self._scale_diag()) + tf.zeros(
+            tf.concat([self.batch_shape_tensor(), self.event_shape_tensor()], 0), self.dtype)
+
+    def _covariance(self):
+        return tf.matrix_diag(tf.square(self._stddev()))
+
+    def _mode(self):
+        return self.loc + tf.zeros_like(self._stddev())
+
+
+# ---------------------------------------------------------------------------------------------
+# Wishart
+# ---------------------------------------------------------------------------------------------
+
+
+def _multi_lgamma(a, p):
+    """``log Gamma_p(a)``, the multivariate log gamma function."""
+    j = tf.range(p, dtype=a.dtype)
+    return (p * (p - 1) / 4.0) * math.log(math.pi) + tf.reduce_sum(
+        tf.lgamma(tf.expand_dims(a, -1) - j / 2.0), -1)
+
+
+def _multi_digamma(a, p):
+    j = tf.range(p, dtype=a.dtype)
+    return tf.reduce_sum(tf.digamma(tf.expand_dims(a, -1) - j / 2.0), -1)
+
+
+class _Wishart(Distribution):
+    """The Wishart distribution of ``df`` degrees of freedom and scale ``L L^T`` over k x k
+    positive definite matrices (or their Cholesky factors with
+    ``cholesky_input_output_matrices``)."""
+
+    def __init__(self, df, scale_tril, cholesky_input_output_matrices, validate_args,
+                 allow_nan_stats, name, parameters):
+        self._df = tf.convert_to_tensor(df, dtype=scale_tril.dtype, name="df")
+        self._tril = scale_tril
+        self._chol_io = cholesky_input_output_matrices
+        k = scale_tril.get_shape()[-1].value
+        self._k_static = k
+        if validate_args:
+            kk = tf.cast(tf.shape(scale_tril)[-1], self._df.dtype)
+            check = tf.assert_less(kk - 1.0, self._df,
+                                   message=f"Degrees of freedom (df = {self._df}) cannot be "
+                                   f"less than dimension of scale matrix")
+            with tf.control_dependencies([check]):
+                self._df = tf.identity(self._df)
+        super().__init__(scale_tril.dtype.base_dtype, NOT_REPARAMETERIZED, validate_args,
+                         allow_nan_stats, parameters, [self._df, self._tril], name)
+
+    @property
+    def df(self):
+        return self._df
+
+    @property
+    def cholesky_input_output_matrices(self):
+        return self._chol_io
+
+    def scale(self):
+        return tf.matmul(self._tril, self._tril, transpose_b=True)
+
+    def scale_operator(self):
+        return tf.linalg.LinearOperatorLowerTriangular(self._tril)
+
+    def dimension(self):
+        return tf.shape(self._tril)[-1]
+
+    def _k(self):
+        k = self._k_static
+        return float(k) if k is not None else tf.cast(tf.shape(self._tril)[-1], self.dtype)
+
+    def _batch_shape(self):
+        return tf.broadcast_static_shape(self._df.get_shape(),
+                                         self._tril.get_shape()[:-2])
+
+    def _batch_shape_tensor(self):
+        return tf.broadcast_dynamic_shape(tf.shape(self._df), tf.shape(self._tril)[:-2])
+
+    def _event_shape(self):
+        return self._tril.get_shape()[-2:]
+
+    def _event_shape_tensor(self):
+        return tf.shape(self._tril)[-2:]
+
+    def _log_det_scale(self):
+        return 2.0 * tf.reduce_sum(tf.log(tf.abs(tf.matrix_diag_part(self._tril))), -1)
+
+    def _sample_n(self, n, seed):
+        # Bartlett: X = L A A^T L^T, A lower triangular, A_ii^2 ~ chi2(df - i), A_ij ~ N(0, 1)
+        k = tf.shape(self._tril)[-1]
+        batch = self.batch_shape_tensor()
+        shape = tf.concat([[n], batch, [k, k]], 0)
+        normal = tf.matrix_band_part(tf.random_normal(shape, dtype=self.dtype, seed=seed),
+                                     -1, 0)
+        df = self._df + tf.zeros(batch, self.dtype)
+        conc = 0.5 * (tf.expand_dims(df, -1) - tf.cast(tf.range(k), self.dtype))
+        chi2 = 2.0 * tf.random_gamma([n], conc, dtype=self.dtype,
+                                     seed=None if seed is None else seed + 1)
+        a = tf.matrix_set_diag(normal, tf.sqrt(chi2))
+        chol = tf.matmul(self._tril + tf.zeros_like(a), a)
+        if self._chol_io:
+            return chol
+        return tf.matmul(chol, chol, transpose_b=True)
+
+    def _log_prob(self, x):
+        if self._chol_io:
+            chol_x = x
+            x = tf.matmul(x, x, transpose_b=True)
+        else:
+            chol_x = tf.cholesky(x)
+        k = self._k()
+        log_det_x = 2.0 * tf.reduce_sum(tf.log(tf.abs(tf.matrix_diag_part(chol_x))), -1)
+        # tr(S^-1 X) = ||L^-1 chol(X)||_F^2
+        tril = self._tril + tf.zeros_like(chol_x)
+        half = tf.matrix_triangular_solve(tril, chol_x, lower=True)
+        trace = tf.reduce_sum(tf.square(half), [-2, -1])
+        df = self._df
+        return (0.5 * (df - k - 1.0) * log_det_x - 0.5 * trace
+                - 0.5 * df * k * math.log(2.0) - 0.5 * df * self._log_det_scale()
+                - _multi_lgamma(0.5 * df, self._k_static or tf.shape(self._tril)[-1]))
+
+    def _entropy(self):
+        k = self._k()
+        p = self._k_static or tf.shape(self._tril)[-1]
+        df = self._df
+        return (0.5 * (k + 1.0) * self._log_det_scale() + 0.5 * k * (k + 1.0) * math.log(2.0)
+                + _multi_lgamma(0.5 * df, p) - 0.5 * (df - k - 1.0) * _multi_digamma(0.5 * df, p)
+                + 0.5 * df * k)
+
+    def _mean(self):
+        df = self._df[..., None, None]
+        if self._chol_io:
+            return tf.sqrt(df) * self._tril
+        return df * self.scale()
+
+    def _mode(self):
+        s = (self._df - self._k() - 1.0)[..., None, None]
+        mode = s * self.scale()
+        return tf.cholesky(mode) if self._chol_io else mode
+
+    def _variance(self):
+        if self._chol_io:
+            raise NotImplementedError("variance of Cholesky factors")
+        s = self.scale()
+        d = tf.matrix_diag_part(s)
+        return self._df[..., None, None] * (tf.square(s) + d[..., :, None] * d[..., None, :])
+
+
+class WishartCholesky(_Wishart):
+    """A Wishart of ``df`` degrees of freedom whose scale is ``scale @ scale^T`` (``scale``
+    lower triangular)."""
+
+    def __init__(self, df, scale, cholesky_input_output_matrices=False, validate_args=False,
+                 allow_nan_stats=True, name="WishartCholesky"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[df, scale]) as scope:
+            tril = tf.matrix_band_part(tf.convert_to_tensor(scale, name="scale"), -1, 0)
+            super().__init__(df, tril, cholesky_input_output_matrices, validate_args,
+                             allow_nan_stats, scope, parameters)
+
+
+class WishartFull(_Wishart):
+    """A Wishart of ``df`` degrees of freedom and the positive definite ``scale`` matrix."""
+
+    def __init__(self, df, scale, cholesky_input_output_matrices=False, validate_args=False,
+                 allow_nan_stats=True, name="WishartFull"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[df, scale]) as scope:
+            tril = tf.cholesky(tf.convert_to_tensor(scale, name="scale"))
+            super().__init__(df, tril, cholesky_input_output_matrices, validate_args,
+                             allow_nan_stats, scope, parameters)
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def normal_conjugates_known_scale_posterior(prior, scale, s, n):
+    """The posterior ``Normal`` of a normal mean with a ``Normal`` prior, after ``n``
+    observations of known standard deviation ``scale`` summing to ``s``."""
+    if not isinstance(prior, Normal):
+        raise TypeError("Expected prior to be an instance of type Normal")
+    if s.dtype != prior.dtype:
+        raise TypeError(f"Observation sum s.dtype does not match prior dtype: {s.dtype} vs. "
+                        f"{prior.dtype}")
+    n = tf.cast(n, prior.dtype)
+    scale0_2 = tf.square(prior.scale)
+    scale_2 = tf.square(scale)
+    scalep_2 = scale0_2 * scale_2 / (scale_2 + n * scale0_2)
+    return Normal(loc=(prior.loc / scale0_2 + s / scale_2) * scalep_2,
+                  scale=tf.sqrt(scalep_2))
+
+
+def normal_conjugates_known_scale_predictive(prior, scale, s, n):
+    """The posterior predictive ``Normal`` of one more observation (see
+    ``normal_conjugates_known_scale_posterior``)."""
+    post = normal_conjugates_known_scale_posterior(prior, scale, s, n)
+    return Normal(loc=post.loc, scale=tf.sqrt(tf.square(post.scale) + tf.square(scale)))
+
+
+def percentile(x, q, axis=None, interpolation=None, keep_dims=False, validate_args=False,
+               name=None):
+    """The ``q``-th percentile of ``x`` over ``axis`` (all axes by default), taking the
+    ``nearest`` (default), ``lower`` or ``higher`` order statistic, as TF 1.15."""
+    interpolation = interpolation or "nearest"
+    allowed = ("nearest", "lower", "higher")
+    if interpolation not in allowed:
+        raise ValueError(f"Argument 'interpolation' must be in {allowed}.  Found "
+                         f"{interpolation}")
+    with tf.name_scope(name, "percentile", [x, q]):
+        x = tf.convert_to_tensor(x, name="x")
+        q = tf.cast(tf.convert_to_tensor(q, name="q"), tf.float64)
+        if q.get_shape().ndims not in (None, 0):
+            raise ValueError(f"Expected argument 'q' to be a scalar.  Found: {q}")
+        ndims = x.get_shape().ndims
+        if ndims is None:
+            raise ValueError("percentile needs x of known rank")
+        axes = list(range(ndims)) if axis is None else sorted(
+            a % ndims for a in np.atleast_1d(axis).tolist())
+        keep = [a for a in range(ndims) if a not in axes]
+        y = tf.transpose(x, keep + axes) if ndims else x
+        shape_keep = tf.shape(y)[:len(keep)]
+        y = tf.reshape(y, tf.concat([shape_keep, [-1]], 0))
+        n = tf.shape(y)[-1]
+        sorted_desc, _ = tf.nn.top_k(y, k=n, sorted=True)
+        frac = 1.0 - q / 100.0
+        d = tf.cast(n - 1, tf.float64)
+        if interpolation == "nearest":
+            index = tf.round(d * frac)
+        elif interpolation == "lower":
+            index = tf.ceil(d * frac)
+        else:
+            index = tf.floor(d * frac)
+        index = tf.clip_by_value(tf.cast(index, tf.int32), 0, n - 1)
+        out = tf.gather(sorted_desc, index, axis=-1)
+        if keep_dims and ndims:
+            shape = tf.stack([1 if a in axes else tf.shape(x)[a] for a in range(ndims)])
+            out = tf.reshape(out, shape)
+        return out
+
+
+def matrix_diag_transform(matrix, transform=None, name=None):
+    """``matrix`` with ``transform`` applied to its diagonal (unchanged without one)."""
+    with tf.name_scope(name, "matrix_diag_transform", [matrix]):
+        matrix = tf.convert_to_tensor(matrix, name="matrix")
+        if transform is None:
+            return matrix
+        return tf.matrix_set_diag(matrix, transform(tf.matrix_diag_part(matrix)))
+
+
+def tridiag(below=None, diag=None, above=None, name=None):
+    """The tridiagonal matrix with ``diag`` on the diagonal and ``below`` / ``above`` (one
+    shorter) beside it; omitted parts are zeros. At least one part must be given."""
+    parts = [("below", below, -1), ("diag", diag, 0), ("above", above, 1)]
+    if all(v is None for _, v, _ in parts):
+        raise ValueError("Must specify at least one of `below`, `diag`, `above`.")
+    with tf.name_scope(name, "tridiag", [below, diag, above]):
+        out = None
+        for label, value, offset in parts:
+            if value is None:
+                continue
+            value = tf.convert_to_tensor(value, name=label)
+            if offset == 0:
+                m = tf.matrix_diag(value)
+            else:
+                pad = tf.zeros_like(value[..., :1])
+                m = tf.matrix_diag(tf.concat([value, pad], -1))
+                # shift the diagonal one place down (below) or right (above)
+                if offset == -1:
+                    m = tf.concat([tf.zeros_like(m[..., :1, :]), m[..., :-1, :]], -2)
+                else:
+                    m = tf.concat([tf.zeros_like(m[..., :, :1]), m[..., :, :-1]], -1)
+            out = m if out is None else out + m
+        return out
+
