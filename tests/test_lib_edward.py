@@ -93,6 +93,12 @@ def test_poisson_matches_scipy():
     np.testing.assert_allclose(lp, stats.poisson.logpmf(k, rate), rtol=1e-10)
     np.testing.assert_allclose(cdf, stats.poisson.cdf(k, rate), rtol=1e-10)
     np.testing.assert_allclose([mean, var, mode], [rate, rate, np.floor(rate)])
+    # as TF 1.15: no flooring of a non-whole count (the density interpolates)
+    np.testing.assert_allclose(_run(d.log_prob(2.5)),
+                               2.5 * np.log(rate) - special.gammaln(3.5) - rate, rtol=1e-10)
+    strict = tfd.Poisson(rate=rate, validate_args=True)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="fractional"):
+        _run(strict.log_prob(2.5))
     d2 = tfd.Poisson(log_rate=np.log(rate))
     np.testing.assert_allclose(_run(d2.rate), rate)
     with pytest.raises(ValueError, match="exactly one"):
@@ -109,6 +115,7 @@ def test_binomial_matches_scipy_and_has_no_sampler():
     lp, cdf = _run(d.log_prob(k), d.cdf(k))
     np.testing.assert_allclose(lp, stats.binom.logpmf(k, n, p), rtol=1e-10)
     np.testing.assert_allclose(cdf, stats.binom.cdf(k, n, p), rtol=1e-10)
+    np.testing.assert_allclose(_run(d.cdf(n)), [1.0, 1.0])
     np.testing.assert_allclose(_run(d.mean()), n * p)
     np.testing.assert_allclose(_run(d.variance()), n * p * (1 - p))
     np.testing.assert_allclose(_run(d.mode()), np.floor((n + 1) * p))

@@ -22,6 +22,7 @@ from tideflow.distributions.dists import (
     _same_shapes,
     _sample_shape,
 )
+from tideflow.distributions.util import embed_check_nonnegative_integer_form
 
 __all__ = ["Binomial", "Cauchy", "Chi2", "Chi2WithAbsDf", "Deterministic", "Geometric",
            "HalfNormal", "InverseGamma", "InverseGammaWithSoftplusConcentrationRate",
@@ -32,18 +33,18 @@ def _tiny(dtype):
     return np.finfo(dtype.as_numpy_dtype).tiny
 
 
-def _whole_counts(dist, x, upper=None):
+def _whole_counts(dist, x, upper=None, floor=True):
     """``x`` with TF's ``validate_args`` checks of a count (non-negative, whole, at most
-    ``upper``); without validation, its floor (as SciPy and TF take it)."""
+    ``upper``); without validation its floor where TF takes it (as SciPy does), else as is."""
     if not dist.validate_args:
-        return tf.floor(x)
-    checks = [tf.assert_non_negative(x, message="x has negative components."),
-              tf.assert_equal(x, tf.round(x), message="x has non-integer components.")]
+        return tf.floor(x) if floor else x
+    x = embed_check_nonnegative_integer_form(x)
     if upper is not None:
-        checks.append(tf.assert_less_equal(x, upper, message="counts are not less than or "
-                                           "equal to n."))
-    with tf.control_dependencies(checks):
-        return tf.identity(x)
+        check = tf.assert_less_equal(x, upper,
+                                     message="counts are not less than or equal to n.")
+        with tf.control_dependencies([check]):
+            x = tf.identity(x)
+    return x
 
 
 class _LogitsOrProbs(_ParamsDistribution):
@@ -115,11 +116,11 @@ class Poisson(_ParamsDistribution):
         return tf.random_poisson(self._rate, [n], dtype=self.dtype, seed=seed)
 
     def _log_prob(self, x):
-        x = _whole_counts(self, x)
+        x = _whole_counts(self, x, floor=False)  # TF 1.15 interpolates between counts
         return x * self._log_rate - tf.lgamma(1.0 + x) - self._rate
 
     def _cdf(self, x):
-        x = _whole_counts(self, x)
+        x = _whole_counts(self, x, floor=False)
         rate = self._rate + tf.zeros_like(x)
         return tf.math.igammac(1.0 + x + tf.zeros_like(rate), rate)
 
@@ -149,22 +150,20 @@ class Binomial(_LogitsOrProbs):
         return self._total_count
 
     def _log_prob(self, counts):
-        counts = _whole_counts(self, counts, self._total_count)
+        counts = _whole_counts(self, counts, self._total_count, floor=False)
         n, p = self._total_count, self._probs
         return (counts * tf.log(p) + (n - counts) * tf.log1p(-p)
                 + tf.lgamma(1.0 + n) - tf.lgamma(1.0 + counts) - tf.lgamma(1.0 + n - counts))
 
     def _cdf(self, counts):
-        counts = _whole_counts(self, counts, self._total_count)
+        # TF's bdtr: I_{1-p}(n - k, k + 1), exactly 1 at k = n
+        counts = _whole_counts(self, counts, self._total_count, floor=False)
         n = self._total_count + tf.zeros_like(counts) + tf.zeros_like(self._probs)
         k = counts + tf.zeros_like(n)
-        q = 1.0 - self._probs + tf.zeros_like(n)
-        inside = tf.logical_and(tf.greater_equal(k, 0.0), tf.less(k, n))
-        safe_k = tf.where(inside, k, tf.zeros_like(k))
-        safe_a = tf.where(inside, n - safe_k, tf.ones_like(n))
-        value = tf.math.betainc(safe_a, safe_k + 1.0, q)
-        return tf.where(inside, value, tf.where(tf.less(k, 0.0), tf.zeros_like(n),
-                                                tf.ones_like(n)))
+        at_n = tf.equal(k, n)
+        safe = tf.where(at_n, tf.ones_like(n), n - k)
+        value = tf.math.betainc(safe, k + 1.0, 1.0 - self._probs + tf.zeros_like(n))
+        return tf.where(at_n, tf.ones_like(n), value)
 
     def _mean(self):
         return self._total_count * self._probs
@@ -201,13 +200,13 @@ class NegativeBinomial(_LogitsOrProbs):
         return tf.reshape(draws, shape)
 
     def _log_prob(self, x):
-        x = _whole_counts(self, x)
+        x = _whole_counts(self, x, floor=False)
         r = self._total_count
         return (r * tf.log_sigmoid(-self._logits) + x * tf.log_sigmoid(self._logits)
                 + tf.lgamma(r + x) - tf.lgamma(1.0 + x) - tf.lgamma(r))
 
     def _cdf(self, x):
-        x = _whole_counts(self, x)
+        x = _whole_counts(self, x, floor=False)
         r = self._total_count + tf.zeros_like(x) + tf.zeros_like(self._logits)
         return tf.math.betainc(r, 1.0 + x + tf.zeros_like(r),
                                tf.sigmoid(-self._logits) + tf.zeros_like(r))
