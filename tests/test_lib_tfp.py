@@ -262,3 +262,61 @@ def test_overloadable_operators_is_a_mutable_set_of_tensor_dunders():
     assert type(ops) is set  # TF 1.15's; TF Probability's tensor-like metaclass edits it
     assert {"__add__", "__getitem__", "__eq__", "__matmul__"} <= ops
     assert all(hasattr(tf.Tensor, name) for name in ops if name not in ("__div__", "__rdiv__"))
+
+
+# ----------------------------------------------------------------------------------------
+# Keras layers returning objects of a registered symbolic type (TF Probability's
+# DistributionLambda layers return distributions)
+# ----------------------------------------------------------------------------------------
+
+
+class _GaussianOut:
+    """A distribution-like object a layer returns: a loc tensor and a log density."""
+
+    def __init__(self, loc):
+        self.loc = loc
+        self.dtype = loc.dtype
+        self.shape = loc.shape
+
+    def get_shape(self):
+        return self.shape
+
+    def log_prob(self, y):
+        return -0.5 * tf.square(y - self.loc)
+
+
+def _gaussian_to_tensor(value, dtype=None, name=None, as_ref=False):
+    return value.loc
+
+
+tf.register_tensor_conversion_function(_GaussianOut, _gaussian_to_tensor)
+
+
+class _GaussianLayer(tf.keras.layers.Layer):
+    def call(self, inputs):
+        return _GaussianOut(inputs)
+
+
+def test_keras_layers_pass_registered_symbolic_types_through():
+    from tideflow.keras.utils import tf_utils
+    tf_utils.register_symbolic_tensor_type(_GaussianOut)
+    assert tf_utils.is_symbolic_tensor(tf.constant(1.0))
+    x = np.linspace(-1, 1, 32).astype(np.float32)[:, None]
+    y = 3.0 * x
+    inp = tf.keras.layers.Input(shape=(1,))
+    out = _GaussianLayer()(tf.keras.layers.Dense(1)(inp))
+    assert isinstance(out, _GaussianOut) and tf_utils.is_symbolic_tensor(out)
+    model = tf.keras.Model(inp, out)
+    assert model.outputs[0] is out
+    model.compile(optimizer=tf.train.GradientDescentOptimizer(0.5),
+                  loss=lambda y_true, dist: -dist.log_prob(y_true))
+    hist = model.fit(x, y, epochs=30, batch_size=32, verbose=0)
+    assert hist.history["loss"][-1] < 0.1 * hist.history["loss"][0]
+    seq = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(1,)), _GaussianLayer()])
+    assert isinstance(seq.outputs[0], _GaussianOut)
+    # an unregistered non-tensor result is still converted to a tensor
+    class Plain(tf.keras.layers.Layer):
+        def call(self, inputs):
+            return np.ones((1, 2), np.float32)
+
+    assert isinstance(Plain()(inp), tf.Tensor)

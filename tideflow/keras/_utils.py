@@ -32,3 +32,26 @@ def deserialize(identifier, table, kind, custom_objects=None, instantiate=True):
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret {kind} identifier: {identifier}")
+
+
+# TF 1.15's keras.utils.tf_utils registry: the types (besides Tensor) whose instances Keras
+# layers take and return as they are, as symbolic values (TF Probability registers its
+# distributions, which its layers output)
+_SYMBOLIC_TYPES = []
+
+
+def register_symbolic_tensor_type(cls):
+    """Lets Keras layers pass instances of ``cls`` through as symbolic values."""
+    _SYMBOLIC_TYPES.append(cls)
+
+
+def is_registered_symbolic(value):
+    return bool(_SYMBOLIC_TYPES) and isinstance(value, tuple(_SYMBOLIC_TYPES))
+
+
+def is_symbolic_tensor(tensor):
+    """Whether ``tensor`` is a graph tensor or an instance of a registered symbolic type."""
+    from tideflow.framework import ops
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    return isinstance(tensor, (ops.Tensor, SparseTensor)) or is_registered_symbolic(tensor)

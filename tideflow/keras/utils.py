@@ -352,6 +352,14 @@ def _add_submodules():
         "generic_utils": "CustomObjectScope custom_object_scope get_custom_objects Progbar "
                          "serialize_keras_object deserialize_keras_object",
     }
+    from tideflow.keras import _utils
+
+    tf_utils = importlib.util.module_from_spec(
+        importlib.machinery.ModuleSpec(f"{__name__}.tf_utils", None))
+    tf_utils.__doc__ = "``keras.utils.tf_utils`` (TF's module): the symbolic-type registry."
+    tf_utils.register_symbolic_tensor_type = _utils.register_symbolic_tensor_type
+    tf_utils.is_symbolic_tensor = _utils.is_symbolic_tensor
+    here.tf_utils = sys.modules.setdefault(tf_utils.__name__, tf_utils)
     for short, names in tables.items():
         full = f"{__name__}.{short}"
         module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(full, None))

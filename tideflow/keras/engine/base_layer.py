@@ -16,7 +16,7 @@ from tideflow.keras import backend as K
 from tideflow.keras import constraints as constraints_mod
 from tideflow.keras import initializers as initializers_mod
 from tideflow.keras import regularizers as regularizers_mod
-from tideflow.keras._utils import snake_case
+from tideflow.keras._utils import is_registered_symbolic, snake_case
 from tideflow.ops.layers_base import InputSpec
 from tideflow.ops.layers_base import Layer as _TFLayer
 from tideflow.ops.layers_base import _flatten as flatten
@@ -68,7 +68,8 @@ class Node:
         self.inbound_layers = []
         history = K._state().history
         for t in self.input_tensors:
-            h = history.get(t) if isinstance(t, ops.Tensor) else None
+            h = history.get(t) if isinstance(t, ops.Tensor) or is_registered_symbolic(t) \
+                else None
             if h is not None:
                 self.inbound_layers.append(h[0])
 
@@ -620,8 +621,10 @@ class Layer:
                 if outputs is None:
                     raise ValueError("A layer's `call` method should return a Tensor or a list "
                                      f"of Tensors, not None (layer: {self.name}).")
+                # (instances of registered symbolic types pass as they are, as in TF)
                 outputs = map_structure(
-                    lambda o: o if isinstance(o, ops.Tensor) else _to_tensor(o), outputs)
+                    lambda o: o if isinstance(o, ops.Tensor) or is_registered_symbolic(o)
+                    else _to_tensor(o), outputs)
                 # an input handed back unchanged gets its own tensor (TF 1.x copies it), so
                 # the call's node has outputs of its own (Lambda(lambda t: t) on an Input)
                 seen = {id(t) for t in flat}
@@ -662,7 +665,7 @@ class Layer:
         self._inbound_nodes.append(node)
         history = K._state().history
         for i, t in enumerate(node.output_tensors):
-            if isinstance(t, ops.Tensor):
+            if isinstance(t, ops.Tensor) or is_registered_symbolic(t):
                 history[t] = (self, index, i)
         return node
 

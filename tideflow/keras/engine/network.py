@@ -6,12 +6,17 @@ import numpy as np
 
 from tideflow.framework import ops
 from tideflow.keras import backend as K
+from tideflow.keras._utils import is_registered_symbolic
 from tideflow.keras.engine.base_layer import Layer, Node, flatten, map_structure, to_list
 from tideflow.keras.engine.input_layer import InputLayer
 
 
 def _history(t):
-    return K._state(t.graph).history.get(t) if isinstance(t, ops.Tensor) else None
+    if isinstance(t, ops.Tensor):
+        return K._state(t.graph).history.get(t)
+    if is_registered_symbolic(t):  # (a registered symbolic value: the current graph's)
+        return K._state().history.get(t)
+    return None
 
 
 def _keras_order(layers, nodes, first_seen):
@@ -117,8 +122,8 @@ class Network(Layer):
             raise ValueError("The specified batch sizes of the Input Layers are incompatible. "
                              f"Found batch sizes: {sorted(batches)}")
         for t in outputs:
-            if not isinstance(t, ops.Tensor):
-                raise ValueError(f"Output tensors to a Model must be the output of a Keras "  # noqa: TRY004
+            if not (isinstance(t, ops.Tensor) or is_registered_symbolic(t)):
+                raise ValueError(f"Output tensors to a Model must be the output of a Keras "
                                  f"`Layer` (thus holding past layer metadata). Found: {t}")
         extended = self._extended_by_one_node(inputs, outputs)
         self.inputs, self.outputs = inputs, outputs

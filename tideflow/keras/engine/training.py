@@ -157,7 +157,7 @@ class Model(Network):
         self._metric_tensors = []
         per_output_losses = []
         total = None
-        graph = self.outputs[0].graph
+        graph = self._outputs_graph()
         with graph.as_default(), ops.name_scope("loss"):
             for i, (out, fn) in enumerate(zip(self.outputs, self._loss_fns)):
                 name = self.output_names[i]
@@ -283,7 +283,16 @@ class Model(Network):
                              f"{mode}")
         return mode
 
+    def _outputs_graph(self):
+        out = self.outputs[0]
+        # (an output of a registered symbolic type, a TF Probability distribution, has no
+        # graph of its own: the inputs' is the model's)
+        return out.graph if isinstance(out, ops.Tensor) or not self.inputs else \
+            self.inputs[0].graph
+
     def _output_mask(self, out):
+        if not isinstance(out, ops.Tensor):
+            return None
         mask = K._state(out.graph).masks.get(out)
         return None if mask is None else tf.cast(mask, out.dtype)
 
@@ -573,7 +582,7 @@ class Model(Network):
     def _make_train_function(self):
         if self._train_fn is not None:
             return
-        with self.outputs[0].graph.as_default():
+        with self._outputs_graph().as_default():
             params = getattr(self, "_collected_trainable_weights", None)
             if params is None:
                 params = self.trainable_weights
