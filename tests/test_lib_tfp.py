@@ -320,3 +320,13 @@ def test_keras_layers_pass_registered_symbolic_types_through():
             return np.ones((1, 2), np.float32)
 
     assert isinstance(Plain()(inp), tf.Tensor)
+
+
+def test_compat_v2_image_resize_uses_half_pixel_centers():
+    img = tf.constant(np.array([0.0, 1.0], np.float32).reshape(1, 1, 2, 1))
+    v2 = tf.compat.v2.image.resize(img, [1, 4])
+    v1 = tf.image.resize(img, [1, 4])
+    assert "resize" in dir(tf.compat.v2.image)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(v2).ravel(), [0.0, 0.25, 0.75, 1.0], atol=1e-6)
+        np.testing.assert_allclose(sess.run(v1).ravel(), [0.0, 0.5, 1.0, 1.0], atol=1e-6)

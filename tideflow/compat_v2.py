@@ -275,7 +275,16 @@ for _fn in (softmax, log_softmax, in_top_k, softmax_cross_entropy_with_logits,
 for _name, _fn in _ASSERTS.items():
     _OVERRIDES["debugging." + _name] = _fn
 _OVERRIDES.update({"linalg.norm": norm, "random.poisson": poisson, "random.set_seed": set_seed})
-_VIEWS = {k.rpartition(".")[0] for k in _OVERRIDES if "." in k}
+
+
+def _image_resize():
+    from tideflow.ops.image_scale_ops import resize_images_v2
+
+    return resize_images_v2
+
+
+_LAZY = {"image.resize": _image_resize}  # (image ops load on first use)
+_VIEWS = {k.rpartition(".")[0] for k in [*_OVERRIDES, *_LAZY] if "." in k}
 
 
 class _Namespace(types.ModuleType):
@@ -292,6 +301,8 @@ class _Namespace(types.ModuleType):
         key = self._path + attr
         if key in _OVERRIDES:
             value = _OVERRIDES[key]
+        elif key in _LAZY:
+            value = _LAZY[key]()
         elif key in _VIEWS:
             value = _Namespace(f"{self.__name__}.{attr}", getattr(self._base, attr), key + ".")
         elif key == "compat":
@@ -304,7 +315,7 @@ class _Namespace(types.ModuleType):
         return value
 
     def __dir__(self):
-        names = {k[len(self._path):] for k in _OVERRIDES if k.startswith(self._path)}
+        names = {k[len(self._path):] for k in [*_OVERRIDES, *_LAZY] if k.startswith(self._path)}
         return sorted({n for n in names if "." not in n} | set(dir(self._base)))
 
 

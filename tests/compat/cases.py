@@ -36,8 +36,6 @@ KNOWN_DIFFERENCES = {
     "gradient_names_sgd": "same gating difference: no gradients/sub_grad/tuple/* (the constant's "
                           "gradient is pruned)",
     "resource_variables": "use_resource=True makes a reference variable (no .handle)",
-    "resize_v2_namespace": "tf.compat.v2 is tideflow's (TF 1.x) namespace: its image.resize is "
-                           "resize_images (no half-pixel centers), not TF 2's resize",
     "graph_seed_only": "a graph seed without op seeds: tideflow derives op seeds as TF 1.x "
                        "(graph._last_id, the op count); TF 2's graph mode counts random ops",
     "graph_seed_and_op_seed_mix": "same: the unseeded dropout's derived op seed (TF 1.x rule)",
