@@ -126,8 +126,13 @@ def test_compat_v2_asserts_take_message_third():
         sess.run(check, {x: 2.0})
 
 
-def test_compat_v2_optimizers_are_keras_optimizers():
+def test_compat_v2_optimizers_and_initializers_are_keras_ones():
     assert tf.compat.v2.optimizers is tf.keras.optimizers
+    inits = tf.compat.v2.initializers
+    assert inits is tf.keras.initializers
+    config = inits.serialize(inits.get("glorot_uniform"))
+    assert config["class_name"] == "GlorotUniform"
+    assert isinstance(inits.deserialize(config), inits.GlorotUniform)
 
 
 # ----------------------------------------------------------------------------------------

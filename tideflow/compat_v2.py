@@ -307,8 +307,8 @@ class _Namespace(types.ModuleType):
             value = _Namespace(f"{self.__name__}.{attr}", getattr(self._base, attr), key + ".")
         elif key == "compat":
             value = _tf.compat
-        elif key == "optimizers":  # TF 2's optimizers are Keras's
-            value = _tf.keras.optimizers
+        elif key in ("optimizers", "initializers"):  # TF 2's are Keras's
+            value = getattr(_tf.keras, key)
         else:
             value = getattr(self._base, attr)
         self.__dict__[attr] = value  # looked up once
