@@ -258,6 +258,10 @@ class _AffineVector(TransformedDistribution):
     def _event_shape(self):
         return self._static_vec[-1:] if self._static_vec.ndims else tf.TensorShape([None])
 
+    def _mean(self):
+        shape = tf.concat([self.batch_shape_tensor(), self.event_shape_tensor()], 0)
+        return self.bijector.forward(self.distribution.mean() + tf.zeros(shape, self.dtype))
+
     def _scale_diag(self):
         return self.bijector._scale_diag_part if self.bijector._scale_diag_part is not None \
             else self.bijector._multiplier + tf.zeros(self.event_shape_tensor(), self.dtype)

@@ -58,10 +58,13 @@ class TransformedDistribution(Distribution):
             if self._event_override is not None and base_event.ndims != 0:
                 raise ValueError("Base distribution needs to have scalar event shape to "
                                  "override it.")
-            if self._event_override is not None and base_batch.ndims not in (0, None) \
-                    and self._batch_override is None:
+            # an event override over a batch of base distributions draws the event dims as
+            # leading sample dims, then rotates them behind the batch dims (as TF)
+            self._rotate = (self._event_override is not None and self._batch_override is None
+                            and base_batch.ndims != 0)
+            if self._rotate and base_batch.ndims is None:
                 raise NotImplementedError("TransformedDistribution: an event_shape override "
-                                          "over a batch of base distributions")
+                                          "over a base of unknown batch rank")
         super().__init__(distribution.dtype, distribution.reparameterization_type,
                          validate_args, distribution.allow_nan_stats, parameters,
                          list(distribution.graph_parents) + list(bijector.graph_parents),
@@ -112,8 +115,20 @@ class TransformedDistribution(Distribution):
         return self._event_override is not None or self._batch_override is not None
 
     # -- sampling and densities -------------------------------------------------------------------
+    def _rotated(self, x, left):
+        """``x`` with its first (``left``) or last event-override dims moved to the other
+        end."""
+        e = self._event_ndims()
+        rank = tf.rank(x)
+        perm = tf.concat([tf.range(e, rank), tf.range(e)], 0) if left else \
+            tf.concat([tf.range(rank - e, rank), tf.range(rank - e)], 0)
+        return tf.transpose(x, perm)
+
     def _sample_n(self, n, seed):
-        if self._overridden():
+        if self._rotate:
+            x = self._distribution.sample(tf.concat([self._event_override, [n]], 0), seed=seed)
+            x = self._rotated(x, left=True)
+        elif self._overridden():
             shape = tf.concat([[n], self.batch_shape_tensor(), self._base_event_shape_tensor()],
                               0)
             x = self._distribution.sample(shape, seed=seed)
@@ -123,6 +138,9 @@ class TransformedDistribution(Distribution):
         return self._bijector.forward(x)
 
     def _base_log_prob(self, x):
+        if self._rotate:
+            lp = self._distribution.log_prob(self._rotated(x, left=False))
+            return tf.reduce_sum(lp, tf.range(self._event_ndims()))
         lp = self._distribution.log_prob(x)
         if self._event_override is not None:
             ndims = self._event_ndims()
@@ -162,16 +180,7 @@ class TransformedDistribution(Distribution):
         self._scalar_only("quantile")
         return self._bijector.forward(self._distribution.quantile(p))
 
-    # -- statistics (a constant Jacobian only, as TF) ------------------------------------------------
-    def _mean(self):
-        if not self._bijector.is_constant_jacobian:
-            raise NotImplementedError("mean is not implemented")
-        mean = self._distribution.mean()
-        if self._overridden():
-            shape = tf.concat([self.batch_shape_tensor(), self._base_event_shape_tensor()], 0)
-            mean = mean + tf.zeros(shape, mean.dtype)
-        return self._bijector.forward(mean)
-
+    # -- statistics: TF 1.15 gives only the entropy (a constant Jacobian), no moments ----------------
     def _entropy(self):
         if not self._bijector.is_constant_jacobian:
             raise NotImplementedError("entropy is not implemented")
