@@ -220,3 +220,40 @@ def test_clip_by_value_refuses_bounds_that_grow_the_shape():
     assert isinstance(clipped, tf.IndexedSlices)
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(clipped.values), [[1.0, -1.0]])
+
+
+def test_keras_applications_build_from_the_layers_given():
+    # the Keras MobileNet backbones pass layers= (TF 1.x's module injection) to swap in
+    # their own Conv2D (padding 'same'), ZeroPadding2D (none) and Input
+    made = []
+
+    class Layers:
+        def Conv2D(self, filters, kernel_size, **kwargs):
+            kwargs["padding"] = "same"
+            made.append("Conv2D")
+            return tf.keras.layers.Conv2D(filters, kernel_size, **kwargs)
+
+        def DepthwiseConv2D(self, kernel_size, **kwargs):
+            kwargs["padding"] = "same"
+            return tf.keras.layers.DepthwiseConv2D(kernel_size, **kwargs)
+
+        def ZeroPadding2D(self, padding, **kwargs):
+            return lambda x: x
+
+        def Input(self, shape):
+            made.append("Input")
+            return tf.keras.layers.Input(shape=shape, name="image")
+
+        def __getattr__(self, item):
+            return getattr(tf.keras.layers, item)
+
+    for build in (tf.keras.applications.MobileNet, tf.keras.applications.MobileNetV2):
+        made.clear()
+        model = build(input_shape=(75, 75, 3), alpha=0.25, include_top=False, weights=None,
+                      layers=Layers())
+        assert made[0] == "Input" and "Conv2D" in made
+        # 'same' stride-2 convolutions: 75 -> 38 -> 19 -> 10 -> 5 -> 3
+        assert model.output.shape.as_list()[1:3] == [3, 3]
+    default = tf.keras.applications.MobileNet(input_shape=(75, 75, 3), alpha=0.25,
+                                              include_top=False, weights=None)
+    assert default.output.shape.as_list()[1:3] == [2, 2]  # 'valid' after (0, 1) padding

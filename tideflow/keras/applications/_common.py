@@ -17,12 +17,23 @@ def check_weights(weights, include_top, classes, imagenet_msg=None):
                                           "`include_top` as true, `classes` should be 1000"))
 
 
-def image_input(input_tensor, input_shape):
+def layers_of(kwargs):
+    """The layers module a model builds from: ``layers=`` as TF 1.x's applications take it
+    (an object standing in for ``tf.keras.layers``, e.g. overriding Conv2D's padding), else
+    ``tf.keras.layers``."""
+    from tideflow.keras import layers
+
+    return kwargs.get("layers") or layers
+
+
+def image_input(input_tensor, input_shape, layers=None):
     """The model's image input: a new ``Input``, the Keras tensor given, or an ``Input``
-    wrapping a plain tensor."""
+    wrapping a plain tensor (``layers.Input`` where a layers module is given)."""
     from tideflow.keras.engine.input_layer import Input
 
     if input_tensor is None:
+        if layers is not None:
+            return layers.Input(shape=input_shape)
         return Input(shape=input_shape)
     if not K.is_keras_tensor(input_tensor):
         return Input(tensor=input_tensor, shape=input_shape)

@@ -36,8 +36,8 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
     """MobileNet: depthwise-separable convolutions, width ``alpha``, for 224x224 RGB images by
     default (at least 32x32; ImageNet weights for 128/160/192/224)."""
     from tideflow.keras import backend as K
-    from tideflow.keras import layers
 
+    layers = _common.layers_of(kwargs)
     _common.check_weights(weights, include_top, classes,
                           "If using `weights` as ImageNet with `include_top` as true, "
                           "`classes` should be 1000")
@@ -62,13 +62,13 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
                                  "static square shape (one of (128, 128), (160, 160), "
                                  "(192, 192), or (224, 224)). Input shape provided = "
                                  f"{input_shape}")
-    img_input = _common.image_input(input_tensor, input_shape)
-    x = _conv_block(img_input, 32, alpha, strides=(2, 2))
+    img_input = _common.image_input(input_tensor, input_shape, kwargs.get("layers"))
+    x = _conv_block(img_input, 32, alpha, strides=(2, 2), layers=layers)
     plan = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1), (512, 1),
             (512, 1), (512, 1), (512, 1), (1024, 2), (1024, 1)]
     for block_id, (filters, stride) in enumerate(plan, 1):
         x = _depthwise_conv_block(x, filters, alpha, depth_multiplier,
-                                  strides=(stride, stride), block_id=block_id)
+                                  strides=(stride, stride), block_id=block_id, layers=layers)
 
     def top(x):
         if K.image_data_format() == "channels_first":
@@ -93,9 +93,8 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
     return _common.load_weights(model, weights)
 
 
-def _conv_block(inputs, filters, alpha, kernel=(3, 3), strides=(1, 1)):
-    from tideflow.keras import layers
-
+def _conv_block(inputs, filters, alpha, kernel=(3, 3), strides=(1, 1), layers=None):
+    layers = layers or _common.layers_of({})
     filters = int(filters * alpha)
     x = layers.ZeroPadding2D(padding=((0, 1), (0, 1)), name="conv1_pad")(inputs)
     x = layers.Conv2D(filters, kernel, padding="valid", use_bias=False, strides=strides,
@@ -111,9 +110,8 @@ def _channel_axis():
 
 
 def _depthwise_conv_block(inputs, pointwise_conv_filters, alpha, depth_multiplier=1,
-                          strides=(1, 1), block_id=1):
-    from tideflow.keras import layers
-
+                          strides=(1, 1), block_id=1, layers=None):
+    layers = layers or _common.layers_of({})
     pointwise_conv_filters = int(pointwise_conv_filters * alpha)
     if strides == (1, 1):
         x = inputs

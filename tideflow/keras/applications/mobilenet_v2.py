@@ -69,8 +69,8 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     """MobileNetV2: inverted residual blocks, width ``alpha``, for 224x224 RGB images by
     default (at least 32x32; ImageNet weights for 96/128/160/192/224)."""
     from tideflow.keras import backend as K
-    from tideflow.keras import layers
 
+    layers = _common.layers_of(kwargs)
     _common.check_weights(weights, include_top, classes)
     default_size = _default_size(input_shape, input_tensor)
     input_shape = _obtain_input_shape(input_shape, default_size=default_size, min_size=32,
@@ -86,7 +86,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
             warnings.warn("`input_shape` is undefined or non-square, or `rows` is not in "
                           "[96, 128, 160, 192, 224]. Weights for input shape (224, 224) will "
                           "be loaded as the default.", stacklevel=2)
-    img_input = _common.image_input(input_tensor, input_shape)
+    img_input = _common.image_input(input_tensor, input_shape, kwargs.get("layers"))
     axis = _channel_axis()
     first_block_filters = _make_divisible(32 * alpha, 8)
     x = layers.ZeroPadding2D(padding=correct_pad(img_input, 3), name="Conv1_pad")(img_input)
@@ -99,7 +99,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
             (160, 2, 6), (160, 1, 6), (160, 1, 6), (320, 1, 6)]
     for block_id, (filters, stride, expansion) in enumerate(plan):
         x = _inverted_res_block(x, filters=filters, alpha=alpha, stride=stride,
-                                expansion=expansion, block_id=block_id)
+                                expansion=expansion, block_id=block_id, layers=layers)
     last_block_filters = _make_divisible(1280 * alpha, 8) if alpha > 1.0 else 1280
     x = layers.Conv2D(last_block_filters, kernel_size=1, use_bias=False, name="Conv_1")(x)
     x = layers.BatchNormalization(axis=axis, epsilon=1e-3, momentum=0.999, name="Conv_1_bn")(x)
@@ -115,9 +115,10 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     return _common.load_weights(model, weights)
 
 
-def _inverted_res_block(inputs, expansion, stride, alpha, filters, block_id):
+def _inverted_res_block(inputs, expansion, stride, alpha, filters, block_id, layers=None):
     from tideflow.keras import backend as K
-    from tideflow.keras import layers
+
+    layers = layers or _common.layers_of({})
 
     axis = _channel_axis()
     in_channels = K.int_shape(inputs)[axis]
