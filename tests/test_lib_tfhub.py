@@ -187,3 +187,19 @@ def test_hash_bucket_count_errors():
         tf.string_to_hash_bucket_fast(words, 0)
     with pytest.raises(ValueError, match="'StringToHashBucketStrong' Op passed -2 less than"):
         tf.string_to_hash_bucket_strong(words, -2, [1, 2])
+
+
+# ----------------------------------------------------------------------------------------
+# gfile
+# ----------------------------------------------------------------------------------------
+
+
+def test_mkdir_of_an_existing_directory_is_no_error(tmp_path):
+    # hub's resolver tests MkDir a fixed directory on every run
+    d = str(tmp_path / "modules")
+    tf.gfile.MkDir(d)
+    tf.gfile.MkDir(d)
+    tf.io.gfile.mkdir(d)
+    assert tf.gfile.IsDirectory(d)
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.gfile.MkDir(str(tmp_path / "absent" / "child"))

@@ -234,9 +234,12 @@ def get_matching_files(filename):
 
 
 def create_dir(dirname):
-    """Creates one directory; its parent must exist; ``AlreadyExistsError`` if it exists."""
+    """Creates one directory; its parent must exist. A path that already exists is no error
+    (TF's file_io passes over the ALREADY_EXISTS status of CreateDir)."""
     try:
         os.mkdir(_path(dirname))
+    except FileExistsError:
+        pass
     except OSError as e:
         raise _os_error(e, dirname) from None
 
