@@ -599,3 +599,91 @@ def test_normal_conjugates_percentile_tridiag_and_matrix_diag_transform():
     m = np.array([[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_allclose(_run(tfd.matrix_diag_transform(m, tf.exp)),
                                [[np.e, 2.0], [3.0, np.exp(4.0)]])
+
+
+def _numeric_log_det(f, v, eps=1e-6):
+    jac = np.zeros((len(v), len(v)))
+    for i in range(len(v)):
+        d = np.zeros(len(v))
+        d[i] = eps
+        jac[:, i] = (f(v + d) - f(v - d)) / (2 * eps)
+    return np.log(abs(np.linalg.det(jac)))
+
+
+def test_matrix_and_shape_bijectors():
+    low = np.array([[1.5, 0.0], [0.3, 0.8]])
+    tri = np.tril_indices(2)
+
+    def on_tril(fn):
+        def f(v):
+            m = np.zeros((2, 2))
+            m[tri] = v
+            return fn(m)[tri]
+        return f
+
+    v = low[tri]
+    cop = tfb.CholeskyOuterProduct()
+    np.testing.assert_allclose(_run(cop.forward(low)), low @ low.T)
+    np.testing.assert_allclose(_run(cop.inverse(low @ low.T)), low)
+    np.testing.assert_allclose(_run(cop.forward_log_det_jacobian(low, 2)),
+                               _numeric_log_det(on_tril(lambda m: m @ m.T), v), rtol=1e-6)
+    inv = tfb.MatrixInverseTriL()
+    np.testing.assert_allclose(_run(inv.forward(low)), np.linalg.inv(low), atol=1e-12)
+    np.testing.assert_allclose(_run(inv.forward_log_det_jacobian(low, 2)),
+                               _numeric_log_det(on_tril(np.linalg.inv), v), rtol=1e-6)
+    ft = tfb.FillTriangular()
+    assert ft.forward_min_event_ndims == 1 and ft.inverse_min_event_ndims == 2
+    np.testing.assert_allclose(_run(ft.forward([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+                               [[4, 0, 0], [6, 5, 0], [3, 2, 1]])
+    assert ft.forward_event_shape([5, 6]).as_list() == [5, 3, 3]
+    assert ft.inverse_event_shape([3, 3]).as_list() == [6]
+    assert _run(ft.forward_event_shape_tensor([6])).tolist() == [3, 3]
+    td = tfb.TransformDiagonal(diag_bijector=tfb.Exp())
+    np.testing.assert_allclose(_run(td.forward(low)), [[np.exp(1.5), 0], [0.3, np.exp(0.8)]])
+    np.testing.assert_allclose(_run(td.forward_log_det_jacobian(low, 2)), 1.5 + 0.8)
+    st = tfb.ScaleTriL()
+    out = _run(st.forward(np.array([0.0, 1.0, 2.0], np.float32)))
+    sp = np.log1p(np.exp([2.0, 0.0])) + 1e-5
+    np.testing.assert_allclose(out, [[sp[0], 0.0], [1.0, sp[1]]], rtol=1e-6)
+    r = tfb.Reshape(event_shape_out=[2, 3])
+    assert r.forward_event_shape([4, 6]).as_list() == [4, 2, 3]
+    assert r.inverse_event_shape([4, 2, 3]).as_list() == [4, 6]
+    assert _run(tf.shape(r.forward(tf.zeros([4, 6])))).tolist() == [4, 2, 3]
+    assert _run(r.inverse_event_shape_tensor([4, 2, 3])).tolist() == [4, 6]
+    with pytest.raises(ValueError):
+        tfb.Reshape(event_shape_out=[-1, -1])
+    sa = tfb.SinhArcsinh(skewness=np.float64(0.5), tailweight=2.0)
+    x = np.array([-1.0, 0.3, 2.0])
+
+    def fwd(t):
+        return np.sinh((np.arcsinh(t) + 0.5) * 2.0)
+    np.testing.assert_allclose(_run(sa.forward(x)), fwd(x))
+    np.testing.assert_allclose(_run(sa.inverse(fwd(x))), x, rtol=1e-8)
+    np.testing.assert_allclose(_run(sa.forward_log_det_jacobian(x, 0)),
+                               _numeric_log_slope(fwd, x), rtol=1e-6)
+
+
+def test_absolute_value_folds_densities_and_sinh_arcsinh_distribution():
+    av = tfb.AbsoluteValue()
+    neg, pos = _run(av.inverse([1.0, 2.0]))
+    assert neg.tolist() == [-1.0, -2.0] and pos.tolist() == [1.0, 2.0]
+    with pytest.raises(NotImplementedError):
+        av.forward_log_det_jacobian(1.0, 0)
+    with pytest.raises(NotImplementedError):
+        tfb.Invert(av)
+    folded = tfd.TransformedDistribution(tfd.Normal(np.float64(0.0), 2.0), av)
+    np.testing.assert_allclose(_run(folded.log_prob([0.5, 3.0])),
+                               stats.halfnorm.logpdf([0.5, 3.0], scale=2), rtol=1e-10)
+    with pytest.raises(NotImplementedError, match="injective"):
+        folded.cdf(1.0)
+    plain = tfd.SinhArcsinh(loc=np.float64(1.0), scale=2.0)
+    x = np.array([0.0, 1.0, 4.0])
+    np.testing.assert_allclose(_run(plain.log_prob(x)), stats.norm.logpdf(x, 1, 2), rtol=1e-10)
+    skewed = tfd.SinhArcsinh(loc=np.float64(0.0), scale=1.0, skewness=0.5, tailweight=1.5)
+    grid = np.linspace(-30, 30, 200001)
+    dens = _run(skewed.prob(grid))
+    np.testing.assert_allclose(np.trapezoid(dens, grid), 1.0, rtol=1e-6)
+    below = grid <= 0.3
+    np.testing.assert_allclose(_run(skewed.cdf(0.3)), np.trapezoid(dens[below], grid[below]),
+                               rtol=1e-6)
+    assert skewed.sample([3, 2]).get_shape().as_list() == [3, 2]

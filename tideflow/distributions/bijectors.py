@@ -21,7 +21,7 @@ def _tensor(value, name, dtype=None):
 
 def _first_dtype(*values):
     for v in values:
-        if isinstance(v, (tf.Tensor, tf.Variable, np.ndarray)):
+        if isinstance(v, (tf.Tensor, tf.Variable, np.ndarray, np.generic)):
             return tf.convert_to_tensor(v).dtype.base_dtype
     return None
 
@@ -676,3 +676,19 @@ class Inline(Bijector):
 
     def _inverse_event_shape_tensor(self, output_shape):
         return self._shape("inv_t", output_shape)
+
+
+# the matrix, shape and non-injective bijectors live beside; TF exports them here too
+from tideflow.distributions.matrix_bijectors import (
+    AbsoluteValue,
+    CholeskyOuterProduct,
+    FillTriangular,
+    MatrixInverseTriL,
+    Reshape,
+    ScaleTriL,
+    SinhArcsinh,
+    TransformDiagonal,
+)
+
+__all__ += ["AbsoluteValue", "CholeskyOuterProduct", "FillTriangular", "MatrixInverseTriL",
+            "Reshape", "ScaleTriL", "SinhArcsinh", "TransformDiagonal"]

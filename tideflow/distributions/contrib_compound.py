@@ -13,7 +13,7 @@ from tideflow.distributions.distribution import NOT_REPARAMETERIZED, Distributio
 from tideflow.distributions.dists import Exponential, Laplace, Normal
 from tideflow.distributions.transformed import TransformedDistribution
 
-__all__ = ["MixtureSameFamily", "QuantizedDistribution", "VectorExponentialDiag",
+__all__ = ["MixtureSameFamily", "QuantizedDistribution", "SinhArcsinh", "VectorExponentialDiag",
            "VectorLaplaceDiag", "WishartCholesky", "WishartFull", "matrix_diag_transform",
            "normal_conjugates_known_scale_posterior", "normal_conjugates_known_scale_predictive",
            "percentile", "tridiag"]
@@ -305,6 +305,54 @@ class VectorExponentialDiag(_AffineVector):
 
     def _mode(self):
         return self.loc + tf.zeros_like(self._stddev())
+
+
+class SinhArcsinh(TransformedDistribution):
+    """``Y = loc + scale * F(Z) * 2 / F_0(2)`` for ``Z ~ distribution`` (a standard Normal by
+    default), ``F(z) = sinh((arcsinh(z) + skewness) * tailweight)`` and ``F_0`` the same without
+    skewness: skewness and tail weight around a location-scale family."""
+
+    def __init__(self, loc, scale, skewness=None, tailweight=None, distribution=None,
+                 validate_args=False, allow_nan_stats=True, name="SinhArcsinh"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[loc, scale, skewness, tailweight]) as scope:
+            loc = tf.convert_to_tensor(loc, name="loc")
+            dtype = loc.dtype.base_dtype
+            scale = tf.convert_to_tensor(scale, name="scale", dtype=dtype)
+            tailweight = tf.convert_to_tensor(1.0 if tailweight is None else tailweight,
+                                              name="tailweight", dtype=dtype)
+            has_skew = skewness is not None
+            skewness = tf.convert_to_tensor(0.0 if skewness is None else skewness,
+                                            name="skewness", dtype=dtype)
+            self._loc, self._scale = loc, scale
+            self._tailweight, self._skewness = tailweight, skewness
+            batch = tf.broadcast_dynamic_shape(
+                tf.broadcast_dynamic_shape(tf.shape(loc), tf.shape(scale)),
+                tf.broadcast_dynamic_shape(tf.shape(tailweight), tf.shape(skewness)))
+            static = loc.get_shape()
+            for t in (scale, tailweight, skewness):
+                static = tf.broadcast_static_shape(static, t.get_shape())
+            self._static_batch_shape = static
+            if distribution is None:
+                distribution = Normal(tf.zeros(batch, dtype), tf.ones(batch, dtype),
+                                      allow_nan_stats=allow_nan_stats)
+            # the scale that makes F(2) - F(-2) span 4 * scale, as TF
+            c = 2.0 * scale / tf.sinh(tf.asinh(tf.constant(2.0, dtype)) * tailweight)
+            bij = bijectors.Chain([
+                bijectors.AffineScalar(shift=loc, scale=c, validate_args=validate_args),
+                bijectors.SinhArcsinh(skewness=skewness if has_skew else None,
+                                      tailweight=tailweight, validate_args=validate_args)])
+            super().__init__(distribution, bij, validate_args=validate_args, name=scope)
+        self._parameters = {k: v for k, v in parameters.items()
+                            if k not in ("self", "__class__")}
+
+    loc = property(lambda self: self._loc)
+    scale = property(lambda self: self._scale)
+    tailweight = property(lambda self: self._tailweight)
+    skewness = property(lambda self: self._skewness)
+
+    def _batch_shape(self):
+        return self._static_batch_shape
 
 
 # ---------------------------------------------------------------------------------------------

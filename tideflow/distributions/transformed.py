@@ -150,7 +150,11 @@ class TransformedDistribution(Distribution):
     def _log_prob(self, y):
         x = self._bijector.inverse(y)
         ildj = self._bijector.inverse_log_det_jacobian(y, event_ndims=self._event_ndims())
-        return self._base_log_prob(x) + ildj
+        if self._bijector._is_injective:
+            return self._base_log_prob(x) + ildj
+        # a non-injective bijector: the density sums over the preimages
+        return tf.reduce_logsumexp(
+            tf.stack([self._base_log_prob(x_i) + ildj_i for x_i, ildj_i in zip(x, ildj)]), 0)
 
     def _prob(self, y):
         return tf.exp(self._log_prob(y))
@@ -159,6 +163,9 @@ class TransformedDistribution(Distribution):
         if self._overridden():
             raise NotImplementedError(f"{what} is not implemented when overriding "
                                       f"event_shape")
+        if not self._bijector._is_injective:
+            raise NotImplementedError(f"{what} is not implemented when bijector is not "
+                                      f"injective.")
 
     def _cdf(self, y):
         self._scalar_only("cdf")
@@ -184,6 +191,9 @@ class TransformedDistribution(Distribution):
     def _entropy(self):
         if not self._bijector.is_constant_jacobian:
             raise NotImplementedError("entropy is not implemented")
+        if not self._bijector._is_injective:
+            raise NotImplementedError("entropy is not implemented when bijector is not "
+                                      "injective.")
         entropy = self._distribution.entropy()
         shape = tf.concat([self.batch_shape_tensor(), self._base_event_shape_tensor()], 0)
         if self._event_override is not None:
