@@ -687,3 +687,48 @@ def test_absolute_value_folds_densities_and_sinh_arcsinh_distribution():
     np.testing.assert_allclose(_run(skewed.cdf(0.3)), np.trapezoid(dens[below], grid[below]),
                                rtol=1e-6)
     assert skewed.sample([3, 2]).get_shape().as_list() == [3, 2]
+
+
+def test_batch_reshape_moves_batch_members_and_keeps_events():
+    loc = np.arange(6.0).reshape(2, 3)
+    br = tfd.BatchReshape(tfd.Normal(loc=loc, scale=1.0), [3, 2])
+    assert br.batch_shape.as_list() == [3, 2] and br.event_shape.as_list() == []
+    assert br.name == "BatchReshapeNormal/"
+    np.testing.assert_allclose(_run(br.log_prob(np.zeros([3, 2]))),
+                               stats.norm.logpdf(0.0, loc.reshape(3, 2)))
+    np.testing.assert_allclose(_run(br.mean()), loc.reshape(3, 2))
+    assert _run(tf.shape(br.sample([4, 5]))).tolist() == [4, 5, 3, 2]
+    mv = tfd.BatchReshape(tfd.MultivariateNormalDiag(tf.zeros([6, 2])), [-1, 3])
+    assert mv.batch_shape.as_list() == [2, 3] and mv.event_shape.as_list() == [2]
+    assert _run(tf.shape(mv.log_prob(tf.zeros([2, 3, 2])))).tolist() == [2, 3]
+    assert _run(tf.shape(mv.sample(7))).tolist() == [7, 2, 3, 2]
+    with pytest.raises(ValueError, match="must match"):
+        tfd.BatchReshape(tfd.Normal(loc=loc, scale=1.0), [4, 2])
+
+
+def test_moving_statistics_and_seed_stream():
+    mean, var = tf.Variable(0.0), tf.Variable(0.0)
+    update = tfd.assign_moving_mean_variance(mean, var, 1.0, 0.9)
+    log_mean = tf.Variable(np.log(2.0))
+    log_update = tfd.assign_log_moving_mean_exp(log_mean, np.log(4.0), 0.75)
+    moving = tfd.moving_mean_variance(tf.constant([1.0, 3.0]), 0.5)
+    names = sorted(v.op.name for v in tf.global_variables())
+    assert "moving_mean_variance/moving_mean" in names
+    assert not any("moving" in v.op.name for v in tf.trainable_variables())
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(update), [0.1, 0.09], rtol=1e-6)
+        np.testing.assert_allclose(sess.run(update), [0.19, 0.9 * (0.09 + 0.1 * 0.81)],
+                                   rtol=1e-5)
+        np.testing.assert_allclose(sess.run(log_update), np.log(0.75 * 2 + 0.25 * 4))
+        m, v = sess.run(moving)
+        np.testing.assert_allclose(m, [0.5, 1.5])
+        np.testing.assert_allclose(v, [0.25, 2.25])
+    with pytest.raises(TypeError):
+        tfd.assign_moving_mean_variance(tf.Variable(0), tf.Variable(0), 1, 0.5)
+    a, b = tfd.SeedStream(42, salt="x"), tfd.SeedStream(42, salt="x")
+    first = [a() for _ in range(3)]
+    assert first == [b() for _ in range(3)] and len(set(first)) == 3
+    assert all(0 <= s < 2 ** 31 for s in first)
+    assert tfd.SeedStream(42, salt="y")() != first[0]
+    assert tfd.SeedStream(a, salt="z").original_seed == 42

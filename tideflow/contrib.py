@@ -471,6 +471,7 @@ def _contrib_distributions():
         contrib_dists,
         contrib_mvn,
         contrib_scalar,
+        contrib_stats,
         transformed,
     )
     from tideflow.distributions import util as distribution_util
@@ -478,7 +479,8 @@ def _contrib_distributions():
     module = _namespace("distributions", "``tf.contrib.distributions``: tf.distributions and "
                         "the multivariate normals, one-hot categorical, ``kl``.",
                         distributions, distributions.__all__)
-    sources = (contrib_dists, contrib_mvn, contrib_scalar, transformed, contrib_compound)
+    sources = (contrib_dists, contrib_mvn, contrib_scalar, transformed, contrib_compound,
+               contrib_stats)
     for source in sources:
         for name in source.__all__:
             setattr(module, name, getattr(source, name))
