@@ -138,3 +138,44 @@ def test_where_with_a_vector_condition_keeps_the_branches_shape():
     picked = tf.where(tf.constant([True, False]), tf.ones([2, 3]), tf.zeros([2, 3]))
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(picked), [[1, 1, 1], [0, 0, 0]])
+
+
+def test_a_tensor_may_carry_an_assign_function():
+    # T2T's custom getter returns a read of the variable that proxies the variable's methods
+    v = tf.Variable([1.0, 2.0])
+    proxy = tf.identity(v)
+    assert not hasattr(proxy, "assign")
+    proxy.assign = v.assign
+    proxy.assign_sub = v.assign_sub
+    step = proxy.assign([5.0, 6.0])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(step)
+        np.testing.assert_array_equal(sess.run(v), [5.0, 6.0])
+
+
+def test_validation_monitor_on_a_core_estimator(tmp_path):
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(features["x"] * w - labels))
+        step = tf.train.get_or_create_global_step()
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+
+    def input_fn():
+        x = np.array([1.0, 2.0, 3.0], np.float32)
+        return {"x": tf.constant(x)}, tf.constant(2.0 * x)
+
+    config = tf.estimator.RunConfig(model_dir=str(tmp_path), save_checkpoints_steps=2)
+    est = tf.estimator.Estimator(model_fn, config=config)
+    monitor = tf.contrib.learn.monitors.ValidationMonitor(
+        input_fn=input_fn, every_n_steps=2, eval_steps=1, check_interval_secs=None)
+    hooks = tf.contrib.learn.monitors.replace_monitors_with_hooks([monitor], est)
+    est.train(input_fn, steps=6, hooks=hooks)
+    assert monitor._latest_path is not None  # evaluated a checkpoint during training
+    assert est.get_variable_value("w") > 0.5
+    bad = tf.contrib.learn.monitors.ValidationMonitor(
+        x=np.zeros(3), y=np.zeros(3), every_n_steps=1, check_interval_secs=None)
+    with pytest.raises(ValueError, match="input_fn"):
+        est.train(input_fn, steps=2,
+                  hooks=tf.contrib.learn.monitors.replace_monitors_with_hooks([bad], est))

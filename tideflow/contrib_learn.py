@@ -6,6 +6,7 @@ SKCompat, MetricSpec, monitors and the small datasets helpers, built on ``tf.est
 import collections
 import csv
 import os
+import time
 import types
 
 import numpy as np
@@ -929,7 +930,8 @@ class ValidationMonitor(_BaseMonitor):
 
     def __init__(self, x=None, y=None, input_fn=None, batch_size=None, eval_steps=None,
                  every_n_steps=100, metrics=None, hooks=None, early_stopping_rounds=None,
-                 early_stopping_metric="loss", early_stopping_metric_minimize=True, name=None):
+                 early_stopping_metric="loss", early_stopping_metric_minimize=True, name=None,
+                 check_interval_secs=5):
         if x is None and input_fn is None:
             raise ValueError("Either x or input_fn should be provided.")
         self.x, self.y, self.input_fn, self.batch_size = x, y, input_fn, batch_size
@@ -945,6 +947,8 @@ class ValidationMonitor(_BaseMonitor):
         self._last_step = None
         self._global_step = None
         self._step_tensor = None
+        self._check_interval_secs = check_interval_secs
+        self._last_check_time = None
 
     best_step = property(lambda self: self._best_step)
     best_value = property(lambda self: self._best_value)
@@ -964,14 +968,30 @@ class ValidationMonitor(_BaseMonitor):
             return
         self._last_step = step
         est = self._estimator
-        latest = est._core.latest_checkpoint() if est is not None else None
+        if est is None:
+            raise ValueError("Missing call to set_estimator.")
+        now = time.time()
+        if (self._check_interval_secs is not None and self._last_check_time is not None
+                and now - self._last_check_time <= self._check_interval_secs):
+            return  # as TF: the checkpoint directory is looked at most every N seconds
+        self._last_check_time = now
+        core = getattr(est, "_core", None)
+        latest = (core or est).latest_checkpoint()
         if latest is None or latest == self._latest_path:
             return
         self._latest_path = latest
-        kwargs = {"x": self.x, "y": self.y} if self.input_fn is None else \
-            {"input_fn": self.input_fn}
-        result = est.evaluate(batch_size=self.batch_size, steps=self.eval_steps,
-                              metrics=self.metrics, hooks=self.hooks, name=self.name, **kwargs)
+        if core is None:  # a tf.estimator.Estimator (replace_monitors_with_hooks gave it)
+            if any(a is not None for a in (self.x, self.y, self.batch_size, self.metrics)):
+                raise ValueError("tf.estimator.Estimator does not support the arguments x, y, "
+                                 "batch_size or metrics of ValidationMonitor: use input_fn")
+            result = est.evaluate(input_fn=self.input_fn, steps=self.eval_steps,
+                                  hooks=self.hooks, name=self.name)
+        else:
+            kwargs = {"x": self.x, "y": self.y} if self.input_fn is None else \
+                {"input_fn": self.input_fn}
+            result = est.evaluate(batch_size=self.batch_size, steps=self.eval_steps,
+                                  metrics=self.metrics, hooks=self.hooks, name=self.name,
+                                  **kwargs)
         from tideflow import logging as tf_logging
 
         tf_logging.info("Validation (step %d): %s", step,

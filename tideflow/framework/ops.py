@@ -172,6 +172,12 @@ class Tensor:
         except AttributeError:
             raise AttributeError("'Tensor' object has no attribute 'assign'") from None
 
+    @assign.setter
+    def assign(self, fn):
+        # TF's Tensor takes any attribute: a library's proxy tensor for a variable carries the
+        # variable's assign (T2T's daisy-chained variable reads)
+        self._sliced_assign = fn
+
     @property
     def aliases(self):
         """The end-point names contrib/slim layers gave this tensor (TF sets ``aliases`` on
