@@ -335,3 +335,22 @@ def test_compat_v2_image_resize_uses_half_pixel_centers():
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(v2).ravel(), [0.0, 0.25, 0.75, 1.0], atol=1e-6)
         np.testing.assert_allclose(sess.run(v1).ravel(), [0.0, 0.5, 1.0, 1.0], atol=1e-6)
+
+
+def test_shape_inference_sees_through_comparisons_and_select():
+    x = tf.reshape(tf.range(12.0), [3, 4])
+    dims = tf.shape(x)
+    broadcast = dims[0] > 3  # False, known statically
+    start = tf.where(broadcast, 0, 1)
+    step = tf.where(broadcast, 1, 2)
+    assert x[start:, ::step].shape.as_list() == [2, 2]
+    assert tf.zeros(tf.where(broadcast, [1, 2], [3, 4])).shape.as_list() == [3, 4]
+    assert tf.tile(x, [tf.compat.v2.where(broadcast, 1, 2), 1]).shape.as_list() == [6, 4]
+    assert tf.slice(x, [0, 0], tf.where(dims < 4, [1, 1], [2, 2])).shape.as_list() == [1, 2]
+    # ... while the Python-side constant value (smart_cond's) still stops at them
+    from tideflow.framework import ops as framework_ops
+
+    assert framework_ops.constant_value(broadcast) is None
+    assert framework_ops.constant_value(start) is None
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(x[start:, ::step]), [[4.0, 6.0], [8.0, 10.0]])

@@ -628,9 +628,11 @@ _THREAD_LOCAL_CLASSES = {}
 
 
 class _GraphThreadLocal(threading.local):
-    """A graph's per-thread state: the name scope (every thread starts at the root)."""
+    """A graph's per-thread state: the name scope (every thread starts at the root), and
+    whether a shape function is running (see ``constant_value``)."""
 
     name_stack = ""
+    inferring_shapes = 0
 
 
 def _thread_local_stack(attr):
@@ -1692,11 +1694,15 @@ def get_stats_for_node_def(graph, node, statistic_type):
 # ------------------------------------------------------------------------------------------
 
 _constant_value_fns = {}
+# ops folded only while a shape function asks (comparisons, logical ops, Select): TF's C++
+# shape inference evaluates any small constant subgraph an input comes from, while its Python
+# constant_value (smart_cond's, tensor_util's) stops at them
+_shape_constant_value_fns = {}
 
 
-def register_constant_value(op_type, fn):
+def register_constant_value(op_type, fn, shape_inference_only=False):
     """``fn(op, value_index) -> ndarray or None``: a tensor's value, known before running."""
-    _constant_value_fns[op_type] = fn
+    (_shape_constant_value_fns if shape_inference_only else _constant_value_fns)[op_type] = fn
 
 
 def constant_value(tensor):
@@ -1705,11 +1711,16 @@ def constant_value(tensor):
         return tensor
     if not isinstance(tensor, Tensor):
         return None
-    fn = _constant_value_fns.get(tensor._op._type)
+    op = tensor._op
+    fn = _constant_value_fns.get(op._type)
     if fn is None:
-        return None
+        if not (_shape_constant_value_fns and op._graph._thread_local.inferring_shapes):
+            return None
+        fn = _shape_constant_value_fns.get(op._type)
+        if fn is None:
+            return None
     try:
-        return fn(tensor._op, tensor._value_index)
+        return fn(op, tensor._value_index)
     except (TypeError, ValueError, IndexError, KeyError):
         return None
 
@@ -2155,6 +2166,8 @@ def infer_shapes(op):
     shape_fn = op._op_def.shape_fn
     if shape_fn is None:
         return
+    local = op._graph._thread_local
+    local.inferring_shapes += 1
     try:
         shapes = shape_fn(op)
     except ValueError as e:
@@ -2162,6 +2175,8 @@ def infer_shapes(op):
         raise ValueError(
             f"{e} for '{op._name}' (op: '{op._type}') with input shapes: {shapes_str}."
         ) from None
+    finally:
+        local.inferring_shapes -= 1
     if shapes is not None:
         for t, s in zip(op._outputs, shapes):
             if s is not None:

@@ -9,7 +9,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
-from tideflow.ops.array_ops import _register_fold
+from tideflow.ops.array_ops import _fold, _register_fold
 from tideflow.ops.counting_ops import _bucketize  # noqa: F401 - TF's hidden op wrapper
 from tideflow.ops.elementwise import _binary_shape, _unary_shape, declare_binary, reduce_to_inputs
 from tideflow.ops.reduction_ops import reduced_shape  # noqa: F401 - TF keeps it in math_ops
@@ -820,3 +820,21 @@ ops.Tensor._override_operator("__invert__", logical_not)
 _register_fold("Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "TruncateDiv",
                "FloorMod", "TruncateMod", "Maximum", "Minimum", "Neg", "Abs", "Round", "Rint",
                "Floor", "Ceil", "Square", "Sum", "Prod", "Max", "Min")
+# ... which shape functions still see through, as TF's shape inference does (a slice bound
+# chosen by tf.where on static sizes: TF Probability's batch slicing of distributions)
+for _t in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd",
+           "LogicalOr", "LogicalNot", "SelectV2", "All", "Any"):
+    ops.register_constant_value(_t, _fold, shape_inference_only=True)
+
+
+def _select_value(op, index):
+    vals = [ops.constant_value(t) for t in op._inputs]
+    if any(v is None for v in vals):
+        return None
+    c, t, e = (np.asarray(v) for v in vals)
+    if c.ndim == 1 and t.ndim > 1:  # Select's vector condition picks rows
+        c = c.reshape(c.shape + (1,) * (t.ndim - 1))
+    return np.where(c, t, e).astype(t.dtype)
+
+
+ops.register_constant_value("Select", _select_value, shape_inference_only=True)
