@@ -732,3 +732,41 @@ def test_moving_statistics_and_seed_stream():
     assert all(0 <= s < 2 ** 31 for s in first)
     assert tfd.SeedStream(42, salt="y")() != first[0]
     assert tfd.SeedStream(a, salt="z").original_seed == 42
+
+
+def _variables_behind(t):
+    """The variables a tensor's value depends on (what Edward's ``get_variables`` finds by
+    walking op inputs)."""
+    seen, stack, found = set(), [t.op], set()
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op.type in ("VariableV2", "Variable", "VarHandleOp"):
+            found.add(op.name)
+        stack.extend(i.op for i in op.inputs)
+    return found
+
+
+def test_mvn_second_moments_come_from_the_scale_alone():
+    loc = tf.Variable(tf.zeros([4, 3]), name="loc")
+    diag = tf.Variable(tf.ones(3), name="diag")
+    tril = tf.Variable(tf.eye(3), name="tril")
+    mvn_diag = tfd.MultivariateNormalDiag(loc=loc, scale_diag=diag)
+    mvn_tril = tfd.MultivariateNormalTriL(loc=loc, scale_tril=tril)
+    for dist, scale_var in ((mvn_diag, "diag"), (mvn_tril, "tril")):
+        for stat in (dist.variance(), dist.stddev(), dist.covariance()):
+            # as TF 1.15: shaped by the scale's batch (none here), not loc's
+            assert _variables_behind(stat) == {scale_var}
+        assert dist.covariance().get_shape().as_list() == [3, 3]
+        assert dist.mean().get_shape().as_list() == [4, 3]
+        assert dist.entropy().get_shape().as_list() == [4]
+    only_loc = tfd.MultivariateNormalDiag(loc=loc, scale_identity_multiplier=2.0)
+    assert _variables_behind(only_loc.variance()) == set()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(only_loc.variance()), [4.0, 4.0, 4.0])
+        np.testing.assert_allclose(sess.run(mvn_tril.covariance()), np.eye(3))
+        np.testing.assert_allclose(sess.run(mvn_diag.entropy()),
+                                   [1.5 * (1 + np.log(2 * np.pi))] * 4, rtol=1e-6)

@@ -62,12 +62,17 @@ class MultivariateNormalDiag(_VectorEvent, Distribution):
             if scale_diag is not None:
                 scale_diag = tf.convert_to_tensor(scale_diag, dtype=dtype, name="scale_diag")
             scale = scale_diag
+            # a scale from loc's event size alone: a known size keeps loc out of its graph
+            k = loc.get_shape()[-1].value if loc is not None and loc.get_shape().ndims else None
+            eye_diag = None if loc is None else tf.ones([k] if k is not None else
+                                                        tf.shape(loc)[-1:], dtype)
             if scale_identity_multiplier is not None:
                 m = tf.convert_to_tensor(scale_identity_multiplier, dtype=dtype,
                                          name="scale_identity_multiplier")
-                scale = tf.expand_dims(m, -1) if scale is None else scale + tf.expand_dims(m, -1)
+                m = tf.expand_dims(m, -1)
+                scale = m * eye_diag if scale is None else scale + m
             if scale is None:
-                scale = tf.ones_like(loc)
+                scale = eye_diag
             if loc is None:
                 loc = tf.zeros_like(scale)
             if loc.get_shape().ndims == 0:
@@ -78,7 +83,8 @@ class MultivariateNormalDiag(_VectorEvent, Distribution):
                     scale = tf.identity(scale)
             self._loc = loc
             self._scale_op = None
-            self._scale_diag = scale + tf.zeros_like(loc)
+            # the scale alone (its moments do not depend on loc, as TF), and loc broadcast
+            self._scale_diag = scale
             self._loc_b = loc + tf.zeros_like(scale)
         super().__init__(dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
                          parameters, [self._loc, self._scale_diag], scope)
@@ -119,7 +125,8 @@ class MultivariateNormalDiag(_VectorEvent, Distribution):
 
     def _entropy(self):
         return (self._k() * (0.5 + _HALF_LOG_TWO_PI)
-                + tf.reduce_sum(tf.log(tf.abs(self._scale_diag)), -1))
+                + tf.reduce_sum(tf.log(tf.abs(self._scale_diag)), -1)
+                + tf.zeros_like(self._loc_b[..., 0]))
 
     def _mean(self):
         return self._loc_b

@@ -74,6 +74,7 @@ class MultivariateNormalLinearOperator(_VectorEvent, Distribution):
             # loc and the scale's columns broadcast against each other's batch dimensions
             self._loc_b = loc + tf.zeros_like(dense[..., 0])
             self._scale_b = dense + tf.zeros_like(loc)[..., None, :1]
+            self._dense = dense
         super().__init__(dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
                          parameters, [loc] + list(scale.graph_parents), scope)
 
@@ -113,11 +114,13 @@ class MultivariateNormalLinearOperator(_VectorEvent, Distribution):
     def _mode(self):
         return self._loc_b
 
+    # the second moments come from the scale alone (as TF: their batch shape is the scale's,
+    # and they do not depend on loc)
     def _covariance(self):
-        return tf.matmul(self._scale_b, self._scale_b, transpose_b=True)
+        return tf.matmul(self._dense, self._dense, transpose_b=True)
 
     def _variance(self):
-        return tf.reduce_sum(tf.square(self._scale_b), -1)
+        return tf.reduce_sum(tf.square(self._dense), -1)
 
     def _stddev(self):
         return tf.sqrt(self._variance())
