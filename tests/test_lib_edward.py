@@ -770,3 +770,22 @@ def test_mvn_second_moments_come_from_the_scale_alone():
         np.testing.assert_allclose(sess.run(mvn_tril.covariance()), np.eye(3))
         np.testing.assert_allclose(sess.run(mvn_diag.entropy()),
                                    [1.5 * (1 + np.log(2 * np.pi))] * 4, rtol=1e-6)
+
+
+def test_zeros_like_of_a_static_shape_does_not_read_its_input():
+    v = tf.Variable(tf.ones([2, 3]), name="v")
+    z = tf.zeros_like(v)
+    assert z.op.name == "zeros_like" and _variables_behind(z) == set()
+    assert z.get_shape().as_list() == [2, 3] and z.dtype == tf.float32
+    assert tf.zeros_like(v, dtype=tf.int32).dtype == tf.int32
+    # an unknown shape still takes the value's shape at run time
+    p = tf.placeholder(tf.float32, [None, 3])
+    zp = tf.zeros_like(p)
+    assert zp.op.type == "ZerosLike"
+    normal = tfd.Normal(loc=tf.Variable(tf.zeros(3), name="loc"),
+                        scale=tf.Variable(tf.ones(3), name="scale"))
+    assert _variables_behind(normal.stddev()) == {"scale"}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(z).tolist() == [[0.0] * 3] * 2
+        assert sess.run(zp, {p: np.ones([4, 3])}).shape == (4, 3)

@@ -264,6 +264,11 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
     """A tensor of zeros shaped like ``tensor`` (of ``dtype``, default ``tensor``'s)."""
     with ops.name_scope(name, "zeros_like", [tensor]) as scope:
         tensor = ops.convert_to_tensor(tensor, name="tensor")
+        if (optimize and tensor.get_shape().is_fully_defined()
+                and tensor.dtype.base_dtype != dtypes.variant):
+            # as TF: a statically shaped tensor's zeros do not depend on its value (no edge
+            # from it, so nothing reading the graph sees one)
+            return zeros(tensor.get_shape(), dtype=dtype or tensor.dtype.base_dtype, name=scope)
         if dtype is not None and dtypes.as_dtype(dtype).base_dtype != tensor.dtype.base_dtype:
             return zeros(_shape_internal(tensor, optimize=optimize), dtype=dtype, name=scope)
         return ops.apply_op("ZerosLike", [tensor], name=scope)._outputs[0]
