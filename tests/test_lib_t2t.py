@@ -179,3 +179,57 @@ def test_validation_monitor_on_a_core_estimator(tmp_path):
     with pytest.raises(ValueError, match="input_fn"):
         est.train(input_fn, steps=2,
                   hooks=tf.contrib.learn.monitors.replace_monitors_with_hooks([bad], est))
+
+
+def test_rev_block_forward_inverse_names_and_gradients():
+    rng = np.random.RandomState(3)
+    x1 = tf.constant(rng.randn(2, 4).astype(np.float32))
+    x2 = tf.constant(rng.randn(2, 4).astype(np.float32))
+    side = tf.constant(rng.randn(4).astype(np.float32))
+
+    def f(x, side_inputs):
+        return tf.layers.dense(x, 4, use_bias=False) * side_inputs[0]
+
+    def g(x):
+        return tf.tanh(tf.layers.dense(x, 4))
+
+    block = tf.contrib.layers.RevBlock(f, g, num_layers=2, f_side_input=[side])
+    y1, y2 = block.forward(x1, x2)
+    z1, z2 = block.backward(y1, y2)
+    names = sorted(v.op.name for v in tf.trainable_variables())
+    assert names == ["revblock/revlayer_0/f/dense/kernel", "revblock/revlayer_0/g/dense/bias",
+                     "revblock/revlayer_0/g/dense/kernel", "revblock/revlayer_1/f/dense/kernel",
+                     "revblock/revlayer_1/g/dense/bias", "revblock/revlayer_1/g/dense/kernel"]
+    assert len(block.trainable_weights) == 6
+    loss = tf.reduce_sum(y1 * y2)
+    grads = tf.gradients(loss, [x1, side] + tf.trainable_variables())
+    assert all(g is not None for g in grads)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        xs, sv = sess.run([x1, x2]), sess.run(side)
+        ws = {v.op.name: sess.run(v) for v in tf.trainable_variables()}
+        got = sess.run([y1, y2, z1, z2])
+    np.testing.assert_allclose(got[2], xs[0], atol=1e-5)
+    np.testing.assert_allclose(got[3], xs[1], atol=1e-5)
+    a, b = xs  # a NumPy reference of the two layers
+    for layer in range(2):
+        fk, gb, gk = (ws[f"revblock/revlayer_{layer}/{n}"]
+                      for n in ("f/dense/kernel", "g/dense/bias", "g/dense/kernel"))
+        a = a + (b @ fk) * sv
+        b = b + np.tanh(a @ gk + gb)
+    np.testing.assert_allclose(got[0], a, rtol=1e-5)
+    np.testing.assert_allclose(got[1], b, rtol=1e-5)
+
+
+def test_rev_block_function_per_layer():
+    x = tf.ones([1, 3])
+    fs = [lambda t: t * 2.0, lambda t: t * 3.0]
+    y1, y2 = tf.contrib.layers.rev_block(x, x, fs, lambda t: -t, num_layers=2,
+                                         is_training=False)
+    with tf.Session() as sess:
+        a, b = sess.run([y1, y2])
+    # layer 0: a = 1 + 2 = 3, b = 1 - 3 = -2; layer 1: a = 3 - 6 = -3, b = -2 + 3 = 1
+    np.testing.assert_allclose(a, [[-3.0] * 3])
+    np.testing.assert_allclose(b, [[1.0] * 3])
+    with pytest.raises(ValueError, match="one per layer"):
+        tf.contrib.layers.rev_block(x, x, fs, fs, num_layers=3)

@@ -12,6 +12,7 @@ from tideflow import contrib_feature_columns as _contrib_fc
 from tideflow import contrib_image_extra as _contrib_image_extra
 from tideflow import contrib_misc as _contrib_misc
 from tideflow import contrib_recompute as _contrib_recompute
+from tideflow import contrib_rev_block as _contrib_rev_block
 from tideflow import contrib_rnn_cells as _rnn_research_cells
 from tideflow import contrib_rnn_fused as _rnn_fused
 from tideflow import contrib_rnn_gated as _rnn_gated
@@ -96,6 +97,9 @@ layers.__all__ = [
     "recompute_grad",
 ]
 layers.recompute_grad = _contrib_recompute.recompute_grad
+layers.RevBlock = _contrib_rev_block.RevBlock
+layers.rev_block = _contrib_rev_block.rev_block
+layers.__all__ += _contrib_rev_block.__all__
 # makes `import tideflow.contrib.layers` and `from tideflow.contrib.layers import ...` work
 sys.modules[layers.__name__] = layers
 
