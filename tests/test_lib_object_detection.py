@@ -257,3 +257,29 @@ def test_keras_applications_build_from_the_layers_given():
     default = tf.keras.applications.MobileNet(input_shape=(75, 75, 3), alpha=0.25,
                                               include_top=False, weights=None)
     assert default.output.shape.as_list()[1:3] == [2, 2]  # 'valid' after (0, 1) padding
+
+
+def test_subclassed_model_inputs_and_updates_after_a_call():
+    # ssd_meta_arch.updates(): extractor.get_updates_for(extractor.inputs) must be the
+    # batch-norm updates of the call on the images, not those of the backbone's construction
+    class Extractor(tf.keras.Model):
+        def build(self, input_shape):
+            start = tf.keras.layers.Input(
+                tensor=tf.placeholder_with_default(tf.zeros([1, 4]), [None, 4]))
+            norm = tf.keras.layers.BatchNormalization()(tf.keras.layers.Dense(3)(start))
+            self.backbone = tf.keras.Model(start, norm)
+            self.built = True
+
+        def call(self, x):
+            return self.backbone(x)
+
+    ext = Extractor()
+    images = tf.placeholder(tf.float32, [2, 4])
+    out = ext(images)
+    assert ext.inputs == [images]
+    assert ext.get_updates_for(None) == []
+    updates = ext.get_updates_for(ext.inputs)
+    assert len(updates) == 2  # moving mean and variance, from the images
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run([out, updates], {images: np.ones([2, 4], np.float32)})

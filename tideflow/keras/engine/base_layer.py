@@ -504,8 +504,11 @@ class Layer:
                 continue
             self._updates.append(update)
             if _CALL_FRAMES and _depends_on(update, _CALL_FRAMES[-1][2]):
+                # an enclosing call's node takes it only when computed from that call's
+                # inputs (a model built in its own call runs its layers on an Input first)
                 for frame in _CALL_FRAMES:
-                    frame[0].append(update)
+                    if frame is _CALL_FRAMES[-1] or _depends_on(update, frame[2]):
+                        frame[0].append(update)
             elif "_unconditional_updates" in self.__dict__:
                 # as TF 1.x: an update that does not depend on the call's inputs (made in
                 # build, or outside a call) is one of get_updates_for(None)

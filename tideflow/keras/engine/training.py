@@ -369,6 +369,16 @@ class Model(Network):
             return {"training": K.learning_phase()}
         return {}
 
+    def _add_node(self, inputs, outputs, kwargs, frame):
+        node = super()._add_node(inputs, outputs, kwargs, frame)
+        if not self._is_graph_network and not self.inputs:
+            # as TF 1.x: a subclassed model's first call on tensors makes them its ``inputs``
+            # (``get_updates_for(model.inputs)`` then finds its batch-norm updates)
+            flat = [t for t in flatten(inputs) if isinstance(t, ops.Tensor)]
+            if flat and not self.outputs:
+                self.inputs = flat
+        return node
+
     def _maybe_build(self, inputs):
         # a model's layers build themselves when the model's call reaches them; a subclass's
         # own ``build`` (not Model's or Sequential's) runs first, as TF 1.x calls a build the
