@@ -354,3 +354,22 @@ def test_shape_inference_sees_through_comparisons_and_select():
     assert framework_ops.constant_value(start) is None
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(x[start:, ::step]), [[4.0, 6.0], [8.0, 10.0]])
+
+
+def test_keras_optimizer_minimize_and_apply_gradients():
+    v = tf.Variable([1.0, -2.0])
+    w = tf.Variable(3.0)
+    opt = tf.keras.optimizers.SGD(0.1)
+    step = opt.minimize(lambda: tf.reduce_sum(v * v), var_list=[v])
+    other = tf.keras.optimizers.Adam(0.5)
+    step2 = other.apply_gradients([(tf.constant(1.0), w), (None, v)])
+    with pytest.raises(ValueError, match="No gradients provided"):
+        other.apply_gradients([(None, w)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(step)
+        np.testing.assert_allclose(sess.run(v), np.array([1.0, -2.0]) * 0.8 ** 3, rtol=1e-6)
+        assert sess.run(opt.iterations) == 3
+        sess.run(step2)
+        np.testing.assert_allclose(sess.run(w), 2.5, rtol=1e-5)  # Adam's first step: lr

@@ -106,8 +106,31 @@ class Optimizer:
             lr = lr * (1.0 / (1.0 + v["decay"] * it))
         return lr
 
+    def minimize(self, loss, var_list, grad_loss=None, name=None):
+        """TF 1.15's OptimizerV2 spelling: the gradients of ``loss`` (a callable returning
+        the loss, or the loss tensor) for ``var_list`` applied by ``apply_gradients``."""
+        loss = loss() if callable(loss) else loss
+        var_list = var_list() if callable(var_list) else list(var_list)
+        grads = tf.gradients(loss, var_list, grad_ys=grad_loss)
+        return self.apply_gradients(list(zip(grads, var_list)), name=name)
+
+    def apply_gradients(self, grads_and_vars, name=None):
+        """One step of the update rule with the given gradients (clipped as configured), and
+        ``iterations += 1``; the pairs whose gradient is None are left out, as TF's."""
+        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        if not pairs:
+            raise ValueError("No gradients provided for any variable: "
+                             f"{[v.name for _, v in grads_and_vars]}.")
+        self.__dict__["_given_grads"] = [g for g, _ in pairs]
+        try:
+            updates = self.get_updates(None, [v for _, v in pairs])
+        finally:
+            self.__dict__["_given_grads"] = None
+        return tf.group(*updates, name=name)
+
     def get_gradients(self, loss, params):
-        grads = tf.gradients(loss, params)
+        given = self.__dict__.get("_given_grads")
+        grads = given if given is not None else tf.gradients(loss, params)
         if any(g is None for g in grads):
             missing = [p.name for p, g in zip(params, grads) if g is None]
             raise ValueError("An operation has `None` for gradient. Please make sure that all "
