@@ -233,3 +233,14 @@ def test_rev_block_function_per_layer():
     np.testing.assert_allclose(b, [[1.0] * 3])
     with pytest.raises(ValueError, match="one per layer"):
         tf.contrib.layers.rev_block(x, x, fs, fs, num_layers=3)
+
+
+def test_summary_op_util_collect():
+    from tideflow.python.ops import summary_op_util
+
+    s = tf.summary.scalar("loss", tf.constant(1.0), collections=[])
+    summary_op_util.collect(s, None, ["mine"])
+    summary_op_util.collect(s, ["theirs"], ["mine"])
+    assert tf.get_collection("mine") == [s]
+    assert tf.get_collection("theirs") == [s]
+    assert s not in tf.get_collection(tf.GraphKeys.SUMMARIES)

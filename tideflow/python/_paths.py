@@ -223,7 +223,9 @@ _add("lib.io.python_io", "``tf.python_io``.", ["tideflow.python_io"], _module="t
 _add("summary", "``tensorflow.python.summary``.", [])
 _add("summary.summary", "``tf.summary``.", ["tideflow.summary"])
 _add("ops.summary_op_util", "The summary ops' naming helpers: ``summary_scope(name, family, "
-     "default_name, values)`` yields ``(tag, scope)``; ``clean_tag``; ``skip_summary``.", [],
+     "default_name, values)`` yields ``(tag, scope)``; ``clean_tag``; ``skip_summary``; "
+     "``collect(value, collections, default_collections)``.", [],
+     collect="tideflow.summary.summary:_collect",
      summary_scope="tideflow.summary.summary:_SummaryScope",
      clean_tag="tideflow.summary.summary:_clean_tag",
      skip_summary="tideflow.python._paths:_no_skip")
