@@ -283,3 +283,51 @@ def test_subclassed_model_inputs_and_updates_after_a_call():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         sess.run([out, updates], {images: np.ones([2, 4], np.float32)})
+
+
+# ----------------------------------------------------------------------------------------
+# contrib modules the exporter imports
+# ----------------------------------------------------------------------------------------
+
+
+def test_graph_matcher_finds_the_reshape_mul_reshape_resize():
+    # exporter.rewrite_nn_resize_op: Reshape -> Mul(ones) -> Reshape, then Add
+    from tideflow.contrib.quantize.python import graph_matcher
+
+    x = tf.placeholder(tf.float32, [1, 2, 2, 3], name="features")
+    up = tf.reshape(tf.reshape(x, [1, 2, 1, 2, 1, 3]) * tf.ones([1, 1, 2, 1, 2, 1]),
+                    [1, 4, 4, 3])
+    total = up + tf.zeros([1, 4, 4, 3])
+    tf.add(x, x)  # an Add the pattern must pass over
+
+    source = graph_matcher.OpTypePattern("*")
+    first = graph_matcher.OpTypePattern("Reshape", inputs=[source, "Const"],
+                                        ordered_inputs=False)
+    mul = graph_matcher.OpTypePattern("Mul", inputs=[first, "Const"], ordered_inputs=False)
+    quant = graph_matcher.OpTypePattern("FakeQuantWithMinMaxVars",
+                                        inputs=[mul, "Identity", "Identity"],
+                                        ordered_inputs=False)
+    second = graph_matcher.OpTypePattern(
+        "Reshape", inputs=[graph_matcher.OneofPattern([quant, mul]), "Const"],
+        ordered_inputs=False)
+    add = graph_matcher.OpTypePattern("Add|AddV2", name="sum", inputs=[second, "*"],
+                                      ordered_inputs=False)
+    matches = list(graph_matcher.GraphMatcher(add).match_graph(tf.get_default_graph()))
+    assert len(matches) == 1
+    m = matches[0]
+    assert m.get_op(source) is x.op and m.get_tensor(source) is x
+    assert m.get_op(second) is up.op and m.get_op("sum") is total.op
+    assert m.get_op(quant) is None
+    assert graph_matcher.GraphMatcher(add).match_op(up.op) is None
+
+
+def test_contrib_tfprof_model_analyzer_counts_params_and_flops():
+    analyzer = tf.contrib.tfprof.model_analyzer
+    w = tf.Variable(tf.zeros([3, 4]), name="w")
+    tf.matmul(tf.ones([2, 3]), w)
+    graph = tf.get_default_graph()
+    params = analyzer.print_model_analysis(
+        graph, tfprof_options=analyzer.TRAINABLE_VARS_PARAMS_STAT_OPTIONS)
+    flops = analyzer.print_model_analysis(graph, tfprof_options=analyzer.FLOAT_OPS_OPTIONS)
+    assert params.total_parameters == 12
+    assert flops.total_float_ops == 2 * 2 * 3 * 4

@@ -634,6 +634,20 @@ def _contrib_mixed_precision():
     return module
 
 
+def _contrib_quantize():
+    module = _contrib_module(
+        "contrib_quantize", "quantize",
+        "``tf.contrib.quantize``: fake-quantization rewrites of training and eval graphs.")
+    # the pattern matcher programs import from TF's implementation path
+    # (``tensorflow.contrib.quantize.python.graph_matcher``)
+    matcher = importlib.import_module("tideflow.contrib_graph_matcher")
+    module.python = types.ModuleType(module.__name__ + ".python", "``quantize.python``.")
+    module.python.graph_matcher = matcher
+    sys.modules[module.python.__name__] = module.python
+    sys.modules[module.python.__name__ + ".graph_matcher"] = matcher
+    return module
+
+
 def _contrib_eager():
     import tideflow as tf
     from tideflow.python import _eager_context
@@ -698,9 +712,10 @@ _LAZY_ALIASES = {
     "nccl": lambda: _contrib_collective("nccl"),
     "graph_editor": lambda: _contrib_graph_editor(),
     "all_reduce": lambda: _contrib_collective("all_reduce"),
-    "quantize": lambda: _contrib_module(
-        "contrib_quantize", "quantize",
-        "``tf.contrib.quantize``: fake-quantization rewrites of training and eval graphs."),
+    "quantize": lambda: _contrib_quantize(),
+    "tfprof": lambda: _contrib_module(
+        "contrib_tfprof", "tfprof",
+        "``tf.contrib.tfprof``: model_analyzer and tfprof_logger over tf.profiler."),
     "text": lambda: _contrib_module("ops.skip_gram_ops", "text",
                                     "``tf.contrib.text``: skip-gram sampling."),
     "memory_stats": lambda: _contrib_module(
