@@ -789,3 +789,64 @@ def test_zeros_like_of_a_static_shape_does_not_read_its_input():
         sess.run(tf.global_variables_initializer())
         assert sess.run(z).tolist() == [[0.0] * 3] * 2
         assert sess.run(zp, {p: np.ones([4, 3])}).shape == (4, 3)
+
+
+def test_masked_autoregressive_flow_is_autoregressive_and_invertible():
+    template = tfb.masked_autoregressive_default_template(hidden_layers=[8, 8])
+    maf = tfb.MaskedAutoregressiveFlow(shift_and_log_scale_fn=template)
+    assert maf.name == "masked_autoregressive_flow" and maf.forward_min_event_ndims == 1
+    flow = tfd.TransformedDistribution(distribution=tfd.Normal(0.0, 1.0), bijector=maf,
+                                       event_shape=[3])
+    x = tf.constant(np.random.RandomState(0).randn(4, 3).astype(np.float32))
+    y = maf.forward(x)
+    unrolled = tfb.MaskedAutoregressiveFlow(shift_and_log_scale_fn=template, unroll_loop=True)
+    y_unrolled = unrolled.forward(x)
+    jac = [tf.gradients(y[0, i], x)[0][0] for i in range(3)]
+    lp = flow.log_prob(tf.identity(y))
+    names = sorted(v.op.name for v in tf.trainable_variables())
+    assert names[:2] == ["masked_autoregressive_default_template/dense/bias",
+                         "masked_autoregressive_default_template/dense/kernel"]
+    assert len(names) == 6  # three masked layers, built once and reused
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        xv, yv, yu, jv = sess.run([x, y, y_unrolled, jac])
+        np.testing.assert_allclose(yu, yv, rtol=1e-5, atol=1e-6)
+        # y_i depends on x_j only for j <= i, and on x_i with slope exp(log_scale_i) > 0
+        jv = np.array(jv)
+        np.testing.assert_allclose(np.triu(jv, 1), 0.0, atol=1e-7)
+        assert np.all(np.diag(jv) > 0)
+        back = sess.run(maf.inverse(tf.constant(yv)))
+        np.testing.assert_allclose(back, xv, rtol=1e-4, atol=1e-5)
+        _, log_scale = sess.run(template(tf.constant(yv)))
+        want = stats.norm.logpdf(xv).sum(1) - log_scale.sum(1)
+        np.testing.assert_allclose(sess.run(lp), want, rtol=1e-4, atol=1e-4)
+        kernel = sess.run(next(v for v in tf.trainable_variables() if v.op.name.endswith(
+            "template/dense/kernel")))
+        # the first layer is exclusive: 8 units in blocks of 8 // 3 = 2, input i feeding the
+        # units from 2 (i + 1) on
+        assert kernel.shape == (3, 8)
+        for i in range(3):
+            assert np.all(kernel[i, :2 * (i + 1)] == 0.0) and np.all(kernel[i, 2 * (i + 1):])
+
+
+def test_real_nvp_coupling_layer():
+    nvp = tfb.RealNVP(num_masked=2, shift_and_log_scale_fn=tfb.real_nvp_default_template(
+        hidden_layers=[16]))
+    assert nvp.name == "real_nvp"
+    z = tf.constant(np.random.RandomState(1).randn(4, 5).astype(np.float32))
+    y = nvp.forward(z)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        zv, yv = sess.run([z, y])
+        np.testing.assert_allclose(yv[:, :2], zv[:, :2])
+        np.testing.assert_allclose(sess.run(nvp.inverse(tf.constant(yv))), zv, rtol=1e-4,
+                                   atol=1e-5)
+        fldj = sess.run(nvp.forward_log_det_jacobian(z, 1))
+        ildj = sess.run(nvp.inverse_log_det_jacobian(tf.constant(yv), 1))
+        np.testing.assert_allclose(fldj, -ildj, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError):
+        tfb.RealNVP(num_masked=0, shift_and_log_scale_fn=lambda x, n: (x, None))
+    shift_only = tfb.RealNVP(num_masked=1, shift_and_log_scale_fn=lambda x, n: (
+        tf.tile(x, [1, n]), None))
+    np.testing.assert_allclose(_run(shift_only.forward([[1.0, 2.0, 3.0]])), [[1.0, 3.0, 4.0]])
+    assert _run(shift_only.forward_log_det_jacobian([[1.0, 2.0, 3.0]], 1)) == 0.0

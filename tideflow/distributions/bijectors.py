@@ -692,3 +692,14 @@ from tideflow.distributions.matrix_bijectors import (
 
 __all__ += ["AbsoluteValue", "CholeskyOuterProduct", "FillTriangular", "MatrixInverseTriL",
             "Reshape", "ScaleTriL", "SinhArcsinh", "TransformDiagonal"]
+
+from tideflow.distributions.flow_bijectors import (
+    MaskedAutoregressiveFlow,
+    RealNVP,
+    masked_autoregressive_default_template,
+    masked_dense,
+    real_nvp_default_template,
+)
+
+__all__ += ["MaskedAutoregressiveFlow", "RealNVP", "masked_autoregressive_default_template",
+            "masked_dense", "real_nvp_default_template"]
