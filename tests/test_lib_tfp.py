@@ -373,3 +373,49 @@ def test_keras_optimizer_minimize_and_apply_gradients():
         assert sess.run(opt.iterations) == 3
         sess.run(step2)
         np.testing.assert_allclose(sess.run(w), 2.5, rtol=1e-5)  # Adam's first step: lr
+
+
+class _HeavyBall(tf.keras.optimizers.Optimizer):
+    """A user-written Keras optimizer in TF 1.15's OptimizerV2 style."""
+
+    def __init__(self, learning_rate=0.1, momentum=0.5, name="HeavyBall", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("momentum", momentum)
+
+    def _create_slots(self, var_list):
+        for var in var_list:
+            self.add_slot(var, "velocity")
+
+    def _resource_apply_dense(self, grad, var):
+        lr = self._get_hyper("learning_rate", var.dtype.base_dtype)
+        mom = self._get_hyper("momentum", var.dtype.base_dtype)
+        vel = self.get_slot(var, "velocity")
+        return tf.assign_add(var, tf.assign(vel, mom * vel - lr * grad))
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        lr = self._get_hyper("learning_rate", var.dtype.base_dtype)
+        return self._resource_scatter_add(var, indices, -lr * grad)
+
+
+def test_keras_optimizer_subclass_with_its_own_update_rule():
+    v = tf.Variable([1.0, -2.0])
+    emb = tf.Variable(np.ones((3, 2), np.float32))
+    opt = _HeavyBall()
+    step = opt.minimize(lambda: tf.reduce_sum(v * v), var_list=[v])
+    sparse = opt.minimize(lambda: tf.reduce_sum(tf.gather(emb, [2])), var_list=[emb])
+    assert opt.get_slot(v, "velocity").name == "HeavyBall/Variable/velocity:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(step)
+        # velocity -0.2, -0.26, -0.238 (times the start value) from g = 2v
+        np.testing.assert_allclose(sess.run(v), np.array([1.0, -2.0]) * 0.302, rtol=1e-5)
+        sess.run(sparse)
+        np.testing.assert_allclose(sess.run(emb), [[1, 1], [1, 1], [0.9, 0.9]], rtol=1e-6)
+        assert sess.run(opt.iterations) == 4
+    x = np.linspace(-1, 1, 32).astype(np.float32)[:, None]
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(1,))])
+    model.compile(optimizer=_HeavyBall(0.1, 0.5), loss="mse")
+    hist = model.fit(x, 2 * x, epochs=15, verbose=0)
+    assert hist.history["loss"][-1] < 0.05 * hist.history["loss"][0]

@@ -50,7 +50,20 @@ class Optimizer:
             self._set_hyper(key, value)
 
     def _set_hyper(self, name, value):
-        self._values[name] = value
+        self._values["lr" if name == "learning_rate" else name] = value
+
+    def _get_hyper(self, name, dtype=None):
+        """A hyperparameter as a tensor (its variable, for the learning rate and the
+        built-in optimizers' hyperparameters), cast to ``dtype`` if given."""
+        name = "lr" if name == "learning_rate" else name
+        if name == "lr":
+            value = self._lr_t()
+        elif name in self._HYPER:
+            value = self._graph_vars()[name]
+        else:
+            value = self._values[name]
+            value = value() if callable(value) else value
+        return value if dtype is None else tf.cast(value, dtype)
 
     def _graph_vars(self):
         """This graph's ``iterations`` and hyperparameter variables (made on first use, in
@@ -70,6 +83,8 @@ class Optimizer:
                 ("decay",)}
         for var_name in sorted(keys):
             key = keys[var_name]
+            if key != "decay" and key not in self._values:  # (a user subclass's)
+                continue
             value = self.initial_decay if key == "decay" else self._values[key]
             if callable(value) or isinstance(value, ops.Tensor):
                 got[key] = value
@@ -150,6 +165,8 @@ class Optimizer:
         The slots are Keras's: ``<scope>/<variable>/<slot>`` (``training/Adam/dense/kernel/m``),
         every weight's first slot, then every weight's second, ..."""
         grads = self.get_gradients(loss, params)
+        if type(self)._resource_apply_dense is not Optimizer._resource_apply_dense:
+            return self._apply_rule(list(zip(grads, params)))
         with ops.name_scope(self._name) as scope:
             v = self._vars.get(ops.get_default_graph()) or self._make_graph_vars()
             opt = self._tf_optimizer(self._lr_t())
@@ -159,6 +176,77 @@ class Optimizer:
         slots = getattr(opt, "_keras_slot_list", [])
         self.weights = [v["iterations"]] + slots
         return [op]
+
+    # -- TF 1.15's OptimizerV2 protocol, for subclasses that write their own update rule --
+    _use_locking = True
+
+    def _create_slots(self, var_list):
+        """Makes the slots of ``var_list`` (``add_slot``), once per variable."""
+
+    def _prepare(self, var_list):
+        """Computes what the updates of this step share (before ``_resource_apply_*``)."""
+
+    def _resource_apply_dense(self, grad, var):
+        raise NotImplementedError("Must be implemented in subclasses.")
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        raise NotImplementedError("Must be implemented in subclasses.")
+
+    def add_slot(self, var, slot_name, initializer="zeros"):
+        """The slot ``slot_name`` of ``var`` (made on first call): a non-trainable variable
+        of ``var``'s shape and dtype, named ``<optimizer scope>/<var>/<slot_name>``."""
+        slots = self.__dict__.setdefault("_slots", {}).setdefault(_var_key(var), {})
+        if slot_name not in slots:
+            from tideflow.keras import initializers
+
+            shape, dtype = var.get_shape().as_list(), var.dtype.base_dtype
+            if isinstance(initializer, (ops.Tensor, tf.Variable)) or not (
+                    isinstance(initializer, str) or callable(initializer)):
+                init_value = initializer
+            else:
+                init_value = initializers.get(initializer)(shape, dtype=dtype)
+            with ops.colocate_with(var):  # (in the optimizer's scope, as Keras's slots)
+                slot = tf.Variable(init_value, name=f"{var.op.name}/{slot_name}", dtype=dtype,
+                                   trainable=False)
+            K._track_variable(slot)
+            slots[slot_name] = slot
+        return slots[slot_name]
+
+    def get_slot(self, var, slot_name):
+        return self.__dict__.get("_slots", {})[_var_key(var)][slot_name]
+
+    def get_slot_names(self):
+        return sorted({n for slots in self.__dict__.get("_slots", {}).values() for n in slots})
+
+    def _resource_scatter_add(self, x, i, v):
+        return tf.scatter_add(x, i, v, use_locking=self._use_locking)
+
+    def _resource_scatter_update(self, x, i, v):
+        return tf.scatter_update(x, i, v, use_locking=self._use_locking)
+
+    def _apply_rule(self, grads_and_vars):
+        """A user subclass's step: ``_create_slots``, ``_prepare``, then its
+        ``_resource_apply_dense``/``_resource_apply_sparse`` per variable, then
+        ``iterations += 1``."""
+        var_list = [v for _, v in grads_and_vars]
+        with ops.name_scope(self._name):
+            iterations = self._graph_vars()["iterations"]
+            self._create_slots(var_list)
+            self._prepare(var_list)
+            updates = []
+            for grad, var in grads_and_vars:
+                with ops.name_scope("update_" + var.op.name.replace(":", "_")):
+                    if isinstance(grad, tf.IndexedSlices):
+                        op = self._resource_apply_sparse(grad.values, var, grad.indices)
+                    else:
+                        op = self._resource_apply_dense(grad, var)
+                updates.append(op)
+            with ops.control_dependencies([u for u in updates if u is not None]):
+                step = tf.assign_add(iterations, 1)
+        slots = [s for v in var_list
+                 for s in self.__dict__.get("_slots", {}).get(_var_key(v), {}).values()]
+        self.weights = [iterations] + slots
+        return [step]
 
     def get_weights(self):
         return K.batch_get_value(self.weights)
