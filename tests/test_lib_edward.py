@@ -850,3 +850,73 @@ def test_real_nvp_coupling_layer():
         tf.tile(x, [1, n]), None))
     np.testing.assert_allclose(_run(shift_only.forward([[1.0, 2.0, 3.0]])), [[1.0, 3.0, 4.0]])
     assert _run(shift_only.forward_log_det_jacobian([[1.0, 2.0, 3.0]], 1)) == 0.0
+
+
+def test_affine_linear_operator_and_softplus_variants():
+    tril = np.array([[2.0, 0.0], [0.5, 1.0]])
+    alo = tfb.AffineLinearOperator(shift=np.array([1.0, -1.0]),
+                                   scale=tf.linalg.LinearOperatorLowerTriangular(tril))
+    v = np.array([[0.3, 0.7]])
+    out = _run(alo.forward(v))
+    np.testing.assert_allclose(out, v @ tril.T + [1.0, -1.0])
+    np.testing.assert_allclose(_run(alo.inverse(out)), v)
+    np.testing.assert_allclose(_run(alo.forward_log_det_jacobian(v, 1)), np.log(2.0))
+    assert alo.is_constant_jacobian
+    for name in ("BetaWithSoftplusConcentration", "ExponentialWithSoftplusRate",
+                 "GammaWithSoftplusConcentrationRate", "LaplaceWithSoftplusScale",
+                 "StudentTWithAbsDfSoftplusScale"):
+        assert name in tfd.__all__ and issubclass(getattr(tfd, name), tfd.Distribution)
+    np.testing.assert_allclose(_run(tfd.ExponentialWithSoftplusRate(0.0).rate), np.log(2.0),
+                               rtol=1e-6)
+
+
+class _Shifted(tfb.ConditionalBijector):
+    """y = x + shift, the shift given per call."""
+
+    def __init__(self):
+        super().__init__(forward_min_event_ndims=0, name="shifted")
+
+    def _forward(self, x, shift=0.0):
+        return x + shift
+
+    def _inverse(self, y, shift=0.0):
+        return y - shift
+
+    def _inverse_log_det_jacobian(self, y, shift=0.0):
+        return tf.zeros_like(y)
+
+
+class _CondNormal(tfd.ConditionalDistribution):
+    """A unit normal whose mean is given per call."""
+
+    def __init__(self):
+        super().__init__(tf.float32, tfd.FULLY_REPARAMETERIZED, False, True, name="CondNormal")
+
+    def _batch_shape(self):
+        return tf.TensorShape([])
+
+    def _sample_n(self, n, seed=None, mean=0.0):
+        return tf.random_normal([n], seed=seed) + mean
+
+    def _log_prob(self, x, mean=0.0):
+        return -0.5 * tf.square(x - mean) - 0.5 * np.log(2 * np.pi)
+
+
+def test_conditional_bijector_and_transformed_distribution():
+    b = _Shifted()
+    np.testing.assert_allclose(_run(b.forward(1.0, shift=2.0)), 3.0)
+    np.testing.assert_allclose(_run(b.inverse(3.0, shift=2.0)), 1.0)
+    assert _run(b.forward_log_det_jacobian(1.0, 0, shift=2.0)) == 0.0
+    d = tfd.ConditionalTransformedDistribution(distribution=_CondNormal(), bijector=b)
+    lp = d.log_prob(5.0, bijector_kwargs={"shift": 2.0}, distribution_kwargs={"mean": 3.0})
+    np.testing.assert_allclose(_run(lp), stats.norm.logpdf(0.0), rtol=1e-6)
+    draws = d.sample(2000, seed=3, bijector_kwargs={"shift": 10.0},
+                     distribution_kwargs={"mean": -4.0})
+    np.testing.assert_allclose(_run(tf.reduce_mean(draws)), 6.0, atol=0.1)
+    # without kwargs the defaults apply
+    np.testing.assert_allclose(_run(d.log_prob(0.0)), stats.norm.logpdf(0.0), rtol=1e-6)
+    base = _CondNormal()
+    np.testing.assert_allclose(_run(base.log_prob(1.0, mean=1.0)), stats.norm.logpdf(0.0),
+                               rtol=1e-6)
+    np.testing.assert_allclose(_run(tf.reduce_mean(base.sample(2000, seed=1, mean=5.0))), 5.0,
+                               atol=0.1)

@@ -488,15 +488,20 @@ def _contrib_distributions():
     for source in sources:
         for name in source.__all__:
             setattr(module, name, getattr(source, name))
-    # the distribution utilities TF 1.15 exports there too
+    # the distribution utilities and softplus-parameter variants TF 1.15 exports there too
     helpers = ["fill_triangular", "fill_triangular_inverse", "reduce_weighted_logsumexp",
                "softplus_inverse"]
     for name in helpers:
         setattr(module, name, getattr(distribution_util, name))
+    softplus = ["BetaWithSoftplusConcentration", "ExponentialWithSoftplusRate",
+                "GammaWithSoftplusConcentrationRate", "LaplaceWithSoftplusScale",
+                "StudentTWithAbsDfSoftplusScale"]
+    for name in softplus:
+        setattr(module, name, getattr(distributions, name))
     contrib_dists.add_legacy_names()  # Normal(mu=, sigma=), Bernoulli(p=), sample_n, ...
     module.bijectors = bijectors
     sys.modules[module.__name__ + ".bijectors"] = bijectors
-    module.__all__ = sorted([*distributions.__all__, *helpers, "bijectors",
+    module.__all__ = sorted([*distributions.__all__, *helpers, *softplus, "bijectors",
                              *(name for source in sources for name in source.__all__)])
     return module
 

@@ -681,7 +681,9 @@ class Inline(Bijector):
 # the matrix, shape and non-injective bijectors live beside; TF exports them here too
 from tideflow.distributions.matrix_bijectors import (
     AbsoluteValue,
+    AffineLinearOperator,
     CholeskyOuterProduct,
+    ConditionalBijector,
     FillTriangular,
     MatrixInverseTriL,
     Reshape,
@@ -690,8 +692,9 @@ from tideflow.distributions.matrix_bijectors import (
     TransformDiagonal,
 )
 
-__all__ += ["AbsoluteValue", "CholeskyOuterProduct", "FillTriangular", "MatrixInverseTriL",
-            "Reshape", "ScaleTriL", "SinhArcsinh", "TransformDiagonal"]
+__all__ += ["AbsoluteValue", "AffineLinearOperator", "CholeskyOuterProduct",
+            "ConditionalBijector", "FillTriangular", "MatrixInverseTriL", "Reshape", "ScaleTriL",
+            "SinhArcsinh", "TransformDiagonal"]
 
 from tideflow.distributions.flow_bijectors import (
     MaskedAutoregressiveFlow,

@@ -9,11 +9,12 @@ import numpy as np
 
 import tideflow as tf
 from tideflow.distributions import util as dist_util
-from tideflow.distributions.bijector import Bijector
+from tideflow.distributions.bijector import Bijector, _overrides
 from tideflow.distributions.bijectors import AffineScalar, Chain, Softplus, _first_dtype, _tensor
 
-__all__ = ["AbsoluteValue", "CholeskyOuterProduct", "FillTriangular", "MatrixInverseTriL",
-           "Reshape", "ScaleTriL", "SinhArcsinh", "TransformDiagonal"]
+__all__ = ["AbsoluteValue", "AffineLinearOperator", "CholeskyOuterProduct", "ConditionalBijector",
+           "FillTriangular", "MatrixInverseTriL", "Reshape", "ScaleTriL", "SinhArcsinh",
+           "TransformDiagonal"]
 
 
 class AbsoluteValue(Bijector):
@@ -285,3 +286,83 @@ class Reshape(Bijector):
 
     def _inverse_event_shape_tensor(self, output_shape):
         return self._shape_t(output_shape, self._out, self._in)
+
+
+class AffineLinearOperator(Bijector):
+    """``y = scale @ x + shift`` over the last axis, ``scale`` a ``LinearOperator`` (the
+    identity when None)."""
+
+    def __init__(self, shift=None, scale=None, adjoint=False, validate_args=False,
+                 name="affine_linear_operator"):
+        with tf.name_scope(name, values=[shift]):
+            dtype = scale.dtype if scale is not None else _first_dtype(shift) or tf.float32
+            self._shift = _tensor(shift, "shift", dtype)
+            if self._shift is not None and scale is not None and \
+                    self._shift.dtype.base_dtype != scale.dtype.base_dtype:
+                raise TypeError(f"shift.dtype({self._shift.dtype}) is incompatible with "
+                                f"scale.dtype({scale.dtype}).")
+            self._scale = scale
+            self._adjoint = adjoint
+        parents = ([self._shift] if self._shift is not None else []) + list(
+            getattr(scale, "graph_parents", []) if scale is not None else [])
+        super().__init__(forward_min_event_ndims=1, is_constant_jacobian=True,
+                         validate_args=validate_args, graph_parents=parents, dtype=dtype,
+                         name=name)
+
+    shift = property(lambda self: self._shift)
+    scale = property(lambda self: self._scale)
+    adjoint = property(lambda self: self._adjoint)
+
+    def _forward(self, x):
+        y = x if self._scale is None else self._scale.matvec(x, adjoint=self._adjoint)
+        return y if self._shift is None else y + self._shift
+
+    def _inverse(self, y):
+        x = y if self._shift is None else y - self._shift
+        return x if self._scale is None else self._scale.solvevec(x, adjoint=self._adjoint)
+
+    def _forward_log_det_jacobian(self, x):
+        if self._scale is None:
+            return tf.constant(0.0, dtype=x.dtype)
+        return self._scale.log_abs_determinant()
+
+
+class ConditionalBijector(Bijector):
+    """A bijector whose maps take extra keyword arguments (``**condition_kwargs``), passed on to
+    ``_forward`` / ``_inverse`` / the log det Jacobians; results are not cached."""
+
+    def _conditional(self, method, value, name, kwargs):
+        with tf.name_scope(self.name), tf.name_scope(name, values=[value]):
+            return getattr(self, method)(self._convert(value, "x"), **kwargs)
+
+    def forward(self, x, name="forward", **condition_kwargs):
+        return self._conditional("_forward", x, name, condition_kwargs)
+
+    def inverse(self, y, name="inverse", **condition_kwargs):
+        return self._conditional("_inverse", y, name, condition_kwargs)
+
+    def forward_log_det_jacobian(self, x, event_ndims, name="forward_log_det_jacobian",
+                                 **condition_kwargs):
+        self._check_event_ndims(event_ndims, self.forward_min_event_ndims)
+        with tf.name_scope(self.name), tf.name_scope(name, values=[x]):
+            x = self._convert(x, "x")
+            if _overrides(self, "_forward_log_det_jacobian"):
+                fldj = self._forward_log_det_jacobian(x, **condition_kwargs)
+            else:
+                fldj = -self._inverse_log_det_jacobian(self._forward(x, **condition_kwargs),
+                                                       **condition_kwargs)
+            return self._reduce(x, tf.convert_to_tensor(fldj), self.forward_min_event_ndims,
+                                event_ndims)
+
+    def inverse_log_det_jacobian(self, y, event_ndims, name="inverse_log_det_jacobian",
+                                 **condition_kwargs):
+        self._check_event_ndims(event_ndims, self.inverse_min_event_ndims)
+        with tf.name_scope(self.name), tf.name_scope(name, values=[y]):
+            y = self._convert(y, "y")
+            if _overrides(self, "_inverse_log_det_jacobian"):
+                ildj = self._inverse_log_det_jacobian(y, **condition_kwargs)
+            else:
+                ildj = -self._forward_log_det_jacobian(self._inverse(y, **condition_kwargs),
+                                                       **condition_kwargs)
+            return self._reduce(y, tf.convert_to_tensor(ildj), self.inverse_min_event_ndims,
+                                event_ndims)

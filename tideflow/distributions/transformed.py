@@ -3,6 +3,8 @@ bijector applied to draws), ``Independent`` (batch dims read as event dims), ``M
 Categorical choice among components), and the transformed families ``RelaxedBernoulli`` and
 ``Kumaraswamy``."""
 
+from types import MappingProxyType
+
 import numpy as np
 
 import tideflow as tf
@@ -17,8 +19,8 @@ from tideflow.distributions.distribution import (
 from tideflow.distributions.dists import Categorical, Uniform, _logits_probs
 from tideflow.framework import ops
 
-__all__ = ["Independent", "Kumaraswamy", "Mixture", "RelaxedBernoulli",
-           "TransformedDistribution"]
+__all__ = ["ConditionalDistribution", "ConditionalTransformedDistribution", "Independent",
+           "Kumaraswamy", "Mixture", "RelaxedBernoulli", "TransformedDistribution"]
 
 
 def _static_shape(shape, name):
@@ -78,6 +80,9 @@ class TransformedDistribution(Distribution):
     def bijector(self):
         return self._bijector
 
+    # the condition keyword arguments of the call under way (ConditionalTransformedDistribution)
+    _bk = _dk = MappingProxyType({})
+
     # -- shapes ------------------------------------------------------------------------------
     def _base_event_shape(self):
         if self._event_override is not None:
@@ -126,30 +131,32 @@ class TransformedDistribution(Distribution):
 
     def _sample_n(self, n, seed):
         if self._rotate:
-            x = self._distribution.sample(tf.concat([self._event_override, [n]], 0), seed=seed)
+            x = self._distribution.sample(tf.concat([self._event_override, [n]], 0), seed=seed,
+                                         **self._dk)
             x = self._rotated(x, left=True)
         elif self._overridden():
             shape = tf.concat([[n], self.batch_shape_tensor(), self._base_event_shape_tensor()],
                               0)
-            x = self._distribution.sample(shape, seed=seed)
+            x = self._distribution.sample(shape, seed=seed, **self._dk)
             x = tf.reshape(x, shape)
         else:
-            x = self._distribution.sample(n, seed=seed)
-        return self._bijector.forward(x)
+            x = self._distribution.sample(n, seed=seed, **self._dk)
+        return self._bijector.forward(x, **self._bk)
 
     def _base_log_prob(self, x):
         if self._rotate:
-            lp = self._distribution.log_prob(self._rotated(x, left=False))
+            lp = self._distribution.log_prob(self._rotated(x, left=False), **self._dk)
             return tf.reduce_sum(lp, tf.range(self._event_ndims()))
-        lp = self._distribution.log_prob(x)
+        lp = self._distribution.log_prob(x, **self._dk)
         if self._event_override is not None:
             ndims = self._event_ndims()
             lp = tf.reduce_sum(lp, tf.range(-ndims, 0))
         return lp
 
     def _log_prob(self, y):
-        x = self._bijector.inverse(y)
-        ildj = self._bijector.inverse_log_det_jacobian(y, event_ndims=self._event_ndims())
+        x = self._bijector.inverse(y, **self._bk)
+        ildj = self._bijector.inverse_log_det_jacobian(y, event_ndims=self._event_ndims(),
+                                                      **self._bk)
         if self._bijector._is_injective:
             return self._base_log_prob(x) + ildj
         # a non-injective bijector: the density sums over the preimages
@@ -169,23 +176,25 @@ class TransformedDistribution(Distribution):
 
     def _cdf(self, y):
         self._scalar_only("cdf")
-        return self._distribution.cdf(self._bijector.inverse(y))
+        return self._distribution.cdf(self._bijector.inverse(y, **self._bk), **self._dk)
 
     def _log_cdf(self, y):
         self._scalar_only("log_cdf")
-        return self._distribution.log_cdf(self._bijector.inverse(y))
+        return self._distribution.log_cdf(self._bijector.inverse(y, **self._bk), **self._dk)
 
     def _survival_function(self, y):
         self._scalar_only("survival_function")
-        return self._distribution.survival_function(self._bijector.inverse(y))
+        x = self._bijector.inverse(y, **self._bk)
+        return self._distribution.survival_function(x, **self._dk)
 
     def _log_survival_function(self, y):
         self._scalar_only("log_survival_function")
-        return self._distribution.log_survival_function(self._bijector.inverse(y))
+        x = self._bijector.inverse(y, **self._bk)
+        return self._distribution.log_survival_function(x, **self._dk)
 
     def _quantile(self, p):
         self._scalar_only("quantile")
-        return self._bijector.forward(self._distribution.quantile(p))
+        return self._bijector.forward(self._distribution.quantile(p, **self._dk), **self._bk)
 
     # -- statistics: TF 1.15 gives only the entropy (a constant Jacobian), no moments ----------------
     def _entropy(self):
@@ -203,6 +212,86 @@ class TransformedDistribution(Distribution):
         dummy = tf.zeros(shape, self.dtype)
         fldj = self._bijector.forward_log_det_jacobian(dummy, event_ndims=self._event_ndims())
         return entropy + fldj
+
+
+class ConditionalDistribution(Distribution):
+    """A distribution whose sampling and densities take extra keyword arguments
+    (``**condition_kwargs``), passed on to ``_sample_n``, ``_log_prob``, ``_cdf``, ..."""
+
+    def sample(self, sample_shape=(), seed=None, name="sample", **condition_kwargs):
+        if not condition_kwargs:
+            return super().sample(sample_shape, seed=seed, name=name)
+        plain = self._sample_n
+        self._sample_n = lambda n, seed: plain(n, seed, **condition_kwargs)
+        try:
+            return super().sample(sample_shape, seed=seed, name=name)
+        finally:
+            del self._sample_n
+
+    def _with_condition(self, method, value, name, condition_kwargs):
+        base = getattr(Distribution, method)
+        if not condition_kwargs:
+            return base(self, value, name=name)
+        private = "_" + method
+        plain = getattr(self, private)
+        setattr(self, private, lambda v: plain(v, **condition_kwargs))
+        try:
+            return base(self, value, name=name)
+        finally:
+            delattr(self, private)
+
+    def log_prob(self, value, name="log_prob", **condition_kwargs):
+        return self._with_condition("log_prob", value, name, condition_kwargs)
+
+    def prob(self, value, name="prob", **condition_kwargs):
+        return self._with_condition("prob", value, name, condition_kwargs)
+
+    def cdf(self, value, name="cdf", **condition_kwargs):
+        return self._with_condition("cdf", value, name, condition_kwargs)
+
+    def log_cdf(self, value, name="log_cdf", **condition_kwargs):
+        return self._with_condition("log_cdf", value, name, condition_kwargs)
+
+    def survival_function(self, value, name="survival_function", **condition_kwargs):
+        return self._with_condition("survival_function", value, name, condition_kwargs)
+
+    def log_survival_function(self, value, name="log_survival_function",
+                              **condition_kwargs):
+        return self._with_condition("log_survival_function", value, name, condition_kwargs)
+
+
+class ConditionalTransformedDistribution(TransformedDistribution):
+    """A ``TransformedDistribution`` whose methods take ``bijector_kwargs`` (for a
+    ``ConditionalBijector``) and ``distribution_kwargs`` (for a ``ConditionalDistribution``)."""
+
+    def _conditioned(self, call, bijector_kwargs, distribution_kwargs):
+        self._bk = MappingProxyType(dict(bijector_kwargs or {}))
+        self._dk = MappingProxyType(dict(distribution_kwargs or {}))
+        try:
+            return call()
+        finally:
+            del self._bk, self._dk
+
+    def sample(self, sample_shape=(), seed=None, name="sample", bijector_kwargs=None,
+               distribution_kwargs=None):
+        return self._conditioned(lambda: TransformedDistribution.sample(
+            self, sample_shape, seed=seed, name=name), bijector_kwargs, distribution_kwargs)
+
+    def _method(method):  # a class-body helper making the methods below
+        def call(self, value, name=method, bijector_kwargs=None, distribution_kwargs=None):
+            return self._conditioned(lambda: getattr(TransformedDistribution, method)(
+                self, value, name=name), bijector_kwargs, distribution_kwargs)
+        call.__name__ = method
+        return call
+
+    log_prob = _method("log_prob")
+    prob = _method("prob")
+    cdf = _method("cdf")
+    log_cdf = _method("log_cdf")
+    survival_function = _method("survival_function")
+    log_survival_function = _method("log_survival_function")
+    quantile = _method("quantile")
+    del _method
 
 
 class Independent(Distribution):
