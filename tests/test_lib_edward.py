@@ -920,3 +920,24 @@ def test_conditional_bijector_and_transformed_distribution():
                                rtol=1e-6)
     np.testing.assert_allclose(_run(tf.reduce_mean(base.sample(2000, seed=1, mean=5.0))), 5.0,
                                atol=0.1)
+
+
+def test_auto_correlation_matches_the_lagged_sum():
+    rng = np.random.RandomState(0)
+    x = rng.randn(3, 50)
+
+    def lagged(v, lags, center=True, normalize=True):
+        w = v - v.mean() if center else v
+        r = np.array([(w[m:] * w[:len(w) - m]).sum() / (len(w) - m) for m in range(lags + 1)])
+        return r / r[0] if normalize else r
+
+    out = tfd.auto_correlation(x, axis=-1, max_lags=10)
+    assert out.get_shape().as_list() == [3, 11]
+    np.testing.assert_allclose(_run(out), [lagged(r, 10) for r in x], atol=1e-12)
+    along0 = _run(tfd.auto_correlation(x.T, axis=0))
+    assert along0.shape == (50, 3)
+    np.testing.assert_allclose(along0[:, 2], lagged(x[2], 49), atol=1e-12)
+    raw = _run(tfd.auto_correlation(x[0], center=False, normalize=False, max_lags=100))
+    np.testing.assert_allclose(raw, lagged(x[0], 49, False, False), atol=1e-12)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        _run(tfd.percentile([1.0, 2.0], 150.0, validate_args=True))

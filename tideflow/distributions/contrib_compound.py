@@ -558,7 +558,13 @@ def percentile(x, q, axis=None, interpolation=None, keep_dims=False, validate_ar
         x = tf.convert_to_tensor(x, name="x")
         q = tf.cast(tf.convert_to_tensor(q, name="q"), tf.float64)
         if q.get_shape().ndims not in (None, 0):
-            raise ValueError(f"Expected argument 'q' to be a scalar.  Found: {q}")
+            raise ValueError(f"Expected argument 'x' to have ndims 0.  Found tensor {q}")
+        if validate_args:
+            checks = [tf.assert_rank(q, 0),
+                      tf.assert_greater_equal(q, tf.constant(0.0, tf.float64)),
+                      tf.assert_less_equal(q, tf.constant(100.0, tf.float64))]
+            with tf.control_dependencies(checks):
+                q = tf.identity(q)
         ndims = x.get_shape().ndims
         if ndims is None:
             raise ValueError("percentile needs x of known rank")

@@ -10,7 +10,7 @@ from tideflow.distributions.distribution import Distribution
 from tideflow.framework import ops
 
 __all__ = ["BatchReshape", "SeedStream", "assign_log_moving_mean_exp",
-           "assign_moving_mean_variance", "moving_mean_variance"]
+           "assign_moving_mean_variance", "auto_correlation", "moving_mean_variance"]
 
 
 def assign_moving_mean_variance(mean_var, variance_var, value, decay, name=None):
@@ -201,3 +201,57 @@ class BatchReshape(Distribution):
 
     def _variance(self):
         return self._reshaped("variance", True)
+
+
+def auto_correlation(x, axis=-1, max_lags=None, center=True, normalize=True,
+                     name="auto_correlation"):
+    """The auto correlation of ``x`` along ``axis`` for lags ``0..max_lags``:
+    ``rxx[m] = (L - m)**-1 sum_n w[n + m] conj(w[n])`` with ``w`` centered (``center``) and
+    divided by ``rxx[0]`` (``normalize``), computed through a zero-padded FFT, as TF."""
+    with tf.name_scope(name, values=[x]):
+        x = tf.convert_to_tensor(x, name="x")
+        dtype = x.dtype.base_dtype
+        if not (dtype.is_floating or dtype.is_complex):
+            raise TypeError(f"Argument x must have either float or complex dtype found: "
+                            f"{dtype}")
+        rank = x.get_shape().ndims
+        if rank is None:
+            raise NotImplementedError("auto_correlation needs x of known rank")
+        axis = axis % rank
+        perm = [d for d in range(rank) if d != axis] + [axis]
+        y = tf.transpose(x, perm)
+        if center:
+            y = y - tf.reduce_mean(y, -1, keepdims=True)
+        length = y.get_shape()[-1].value
+        length_t = tf.shape(y)[-1] if length is None else length
+        # zero pad to the power of two at or above twice the length (no wrap-around)
+        if length is not None:
+            padded = 2 ** int(np.ceil(np.log2(2 * length)))
+            pad = padded - length
+        else:
+            lf = tf.cast(length_t, tf.float64)
+            pad = tf.cast(tf.pow(2.0, tf.ceil(tf.log(2.0 * lf) / np.log(2.0))) - lf, tf.int32)
+        zeros = tf.zeros(tf.concat([tf.shape(y)[:-1], [pad]], 0), dtype)
+        y_pad = tf.concat([y, zeros], -1)
+        if not dtype.is_complex:
+            y_pad = tf.complex(y_pad, tf.zeros_like(y_pad))
+        spectrum = tf.spectral.fft(y_pad)
+        product = tf.spectral.ifft(spectrum * tf.conj(spectrum))
+        product = tf.real(product) if not dtype.is_complex else product
+        if max_lags is None:
+            lags = length_t - 1
+        else:
+            static = ops.constant_value(tf.convert_to_tensor(max_lags))
+            if static is not None and length is not None:
+                lags = min(length - 1, int(static))
+            else:
+                lags = tf.minimum(length_t - 1, max_lags)
+        chopped = product[..., :lags + 1]
+        real = dtype.real_dtype if dtype.is_complex else dtype
+        denominator = tf.cast(length_t, real) - tf.range(0.0, tf.cast(lags, real) + 1.0,
+                                                         dtype=real)
+        out = chopped / tf.cast(denominator, dtype)
+        if normalize:
+            out = out / out[..., :1]
+        inverse = np.argsort(perm).tolist()
+        return tf.transpose(out, inverse)
