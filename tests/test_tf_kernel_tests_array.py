@@ -302,8 +302,11 @@ def test_fill_negative_dimensions(sess):
 
 # -- Split / SplitV ------------------------------------------------------------------------------------
 def test_split_checks_use_tf_words(sess):
-    with pytest.raises(ValueError, match="should evenly divide the split dimension, but got "
-                                         r"split_dim 0 \(size = 4\) and num_split 3"):
+    # TF 1.15's shape function: the dimension division's words, the split's context after them
+    # (the kernel's "..., but got split_dim 0 (size = 4) and num_split 3" is for a step)
+    with pytest.raises(ValueError, match="Dimension size must be evenly divisible by 3 but is 4"
+                                         "\n\tNumber of ways to split should evenly divide the "
+                                         "split dimension"):
         tf.split([0, 1, 2, 3], 3)
     with pytest.raises(ValueError, match="Rank-0 tensors are not supported"):
         tf.split(tf.ones([4, 4]), tf.constant(2))
