@@ -331,3 +331,37 @@ def test_contrib_tfprof_model_analyzer_counts_params_and_flops():
     flops = analyzer.print_model_analysis(graph, tfprof_options=analyzer.FLOAT_OPS_OPTIONS)
     assert params.total_parameters == 12
     assert flops.total_float_ops == 2 * 2 * 3 * 4
+
+
+# ----------------------------------------------------------------------------------------
+# a tensor made in one cond's branch, used later (TF 1.x's branches sit in the graph)
+# ----------------------------------------------------------------------------------------
+
+
+def test_a_branch_tensor_reused_in_another_cond_keeps_its_value():
+    # the preprocessor's cache: a random crop window drawn in one cond's branch is reused by
+    # the next cond on the same predicate, so both see the same draw
+    crop = tf.placeholder(tf.bool, [])
+    drawn = {}
+
+    def first():
+        drawn["window"] = tf.random_uniform([2], 0, 100, dtype=tf.int32)
+        return drawn["window"]
+
+    a = tf.cond(crop, first, lambda: tf.zeros([2], tf.int32))
+    b = tf.cond(crop, lambda: drawn["window"] + 1, lambda: tf.ones([2], tf.int32))
+    with tf.Session() as sess:
+        av, bv = sess.run([a, b], {crop: True})
+        np.testing.assert_array_equal(bv, av + 1)  # one draw, seen by both conds
+        np.testing.assert_array_equal(sess.run(b, {crop: False}), [1, 1])
+
+
+def test_merge_all_takes_a_summary_made_in_a_cond_branch():
+    # the evaluation's image summaries: tf.cond(is_4d, lambda: tf.summary.image(...), '')
+    flag = tf.placeholder_with_default(True, [])
+    tf.summary.scalar("outside", 2.0)
+    tf.cond(flag, lambda: tf.summary.scalar("inside", 1.5), lambda: tf.constant(""))
+    merged = tf.summary.merge_all()
+    with tf.Session() as sess:
+        summary = tf.Summary.FromString(sess.run(merged))
+    assert {v.tag: v.simple_value for v in summary.value} == {"outside": 2.0, "cond/inside": 1.5}

@@ -196,6 +196,10 @@ class FuncGraph(ops.Graph):
                 self._capture_map[tensor] = src
                 return src
         ph = self._capture_map.get(src)
+        if ph is None and src._op._graph is not self.outer_graph and not self.encloses(
+                src._op._graph):
+            src = reach(src, self.outer_graph)  # made in another cond's branch
+            ph = self._capture_map.get(src)
         if ph is None:
             outer = self.outer_graph
             if src._op._graph is not outer:
@@ -247,6 +251,24 @@ class FuncGraph(ops.Graph):
 
     def __repr__(self):
         return f"<FuncGraph {self.name!r}>"
+
+
+def reach(tensor, graph):
+    """``tensor``, or, where it was made in a cond branch outside ``graph`` and the graphs
+    enclosing it, the output of that cond's If carrying its value.
+
+    TF 1.x's branches sit in the graph itself, so a later op may use a tensor a branch made
+    (it has a value when that branch ran). Here the If gets an output for it (see
+    ``cond._exporting``); the other branch gives no value there.
+    """
+    while True:
+        g = tensor._op._graph
+        if g is graph or (isinstance(graph, FuncGraph) and graph.encloses(g)):
+            return tensor
+        export = getattr(g, "export_tensor", None)
+        if export is None:
+            return tensor
+        tensor = export(tensor)
 
 
 def unique_function_name(graph, base):

@@ -335,6 +335,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                 )
         with ops.control_dependencies(outer):
             op = build_if(pred, then_fg, else_fg, scope)
+        _exporting(op, then_fg, else_fg)
         from tideflow.ops import array_ops
 
         # TF 1.x's names (cond/Merge, cond/Merge_1, ...) in output order; where the branches
@@ -397,6 +398,15 @@ def _returning(fn, which, returned=None):
         returned[which] = out
         return _expand_composites(out)
     return branch
+
+
+def _exporting(op, then_fg, else_fg):
+    """Lets later ops use a tensor one branch made (func_graph.reach): it becomes a new
+    output of ``op``, the other branch giving a FakeParam (no value) there."""
+    from tideflow.ops.control_flow_grad import _if_resolver
+
+    then_fg.export_tensor = _if_resolver(op, then_fg, else_fg)
+    else_fg.export_tensor = _if_resolver(op, else_fg, then_fg)
 
 
 def _hiding(fn, hide):

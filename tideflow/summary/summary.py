@@ -130,8 +130,12 @@ def text(name, tensor, collections=None):
 
 def merge(inputs, collections=None, name=None):
     """One ``Summary`` with the values of all ``inputs`` (duplicate tags fail at run time)."""
+    from tideflow.framework.func_graph import reach
+
     name = _clean_tag(name)
-    inputs = list(inputs)
+    # (a summary made in a cond branch: the cond's output carrying it, as TF 1.x merges it)
+    graph = ops.get_default_graph()
+    inputs = [reach(x, graph) if isinstance(x, ops.Tensor) else x for x in inputs]
     with ops.name_scope(name, "Merge", inputs):
         val = ops.apply_op("MergeSummary", [inputs], name=name)._outputs[0]
         _collect(val, collections, [])
