@@ -3,8 +3,9 @@
 
 In TF 1.x graph mode a ``tf.function`` call adds one PartitionedCall op running the traced
 function; tideflow builds the function's ops inline in the calling graph instead (under a
-name scope named after it), which computes the same values and gradients. AutoGraph is not
-applied: Python control flow on tensors raises, as with plain graph code.
+name scope named after it), which computes the same values and gradients. With
+``autograph=True`` (the default) the function is converted once by ``tf.autograph`` (Python
+control flow on tensors becomes ``tf.cond``/``tf.while_loop``) before its first call.
 """
 
 import functools
@@ -76,9 +77,22 @@ class TensorSpec(TypeSpec):
 def function(func=None, input_signature=None, autograph=True, experimental_autograph_options=None,
              experimental_relax_shapes=False, experimental_compile=None, **kwargs):
     """``tf.function`` in graph mode: calls build ``func``'s ops inline (see the module
-    docstring); ``input_signature`` is checked against the arguments."""
+    docstring), converted by AutoGraph unless ``autograph=False``; ``input_signature`` is
+    checked against the arguments."""
     if func is None:
-        return functools.partial(function, input_signature=input_signature)
+        return functools.partial(function, input_signature=input_signature, autograph=autograph,
+                                 experimental_autograph_options=experimental_autograph_options)
+    converted = []  # the AutoGraph version, made on the first call
+
+    def target():
+        if not converted:
+            fn = func
+            if autograph:
+                from tideflow.autograph import conversion
+
+                fn = conversion.maybe_convert(func)
+            converted.append(fn)
+        return converted[0]
 
     @functools.wraps(func)
     def wrapped(*args, **kw):
@@ -86,20 +100,80 @@ def function(func=None, input_signature=None, autograph=True, experimental_autog
             if len(args) != len(input_signature):
                 raise TypeError(f"{func.__name__}: expected {len(input_signature)} arguments "
                                 f"by its input_signature, got {len(args)}")
-            converted = []
+            converted_args = []
             for a, spec in zip(args, input_signature):
                 t = ops.convert_to_tensor(a, dtype=spec.dtype)
                 if not spec.is_compatible_with(t):
                     raise ValueError(f"{func.__name__}: argument {t} is not compatible with "
                                      f"{spec}")
-                converted.append(t)
-            args = tuple(converted)
+                converted_args.append(t)
+            args = tuple(converted_args)
+        fn = target()
+        graph = ops.get_default_graph()
+        start = len(graph._ops)
         with ops.name_scope(getattr(func, "__name__", "function")):
-            return func(*args, **kw)
+            out = fn(*args, **kw)
+            return _with_side_effects(out, graph._ops[start:]) if autograph else out
 
     wrapped.python_function = func
     wrapped.input_signature = input_signature
     return wrapped
+
+
+# ops run for their effect alone; TF's tf.function runs those it made (automatic control
+# dependencies), which here means the outputs depend on them
+_EFFECT_OPS = frozenset({"PrintV2", "Print", "Assert"})
+_FUNCTION_ATTRS = {"If": ("then_branch", "else_branch"), "While": ("cond", "body")}
+
+
+def _has_effect(op, depth=0):
+    """A print or assert op, or a cond or loop running one."""
+    if op.type in _EFFECT_OPS:
+        return True
+    if op.type not in _FUNCTION_ATTRS or depth > 8:
+        return False
+    from tideflow.framework import func_graph
+
+    for attr in _FUNCTION_ATTRS[op.type]:
+        try:
+            fg = func_graph.lookup_function(op.graph, op.get_attr(attr))
+        except (ValueError, KeyError):
+            continue
+        if any(_has_effect(o, depth + 1) for o in fg.get_operations()):
+            return True
+    return False
+
+
+def _with_side_effects(out, new_ops):
+    """``out`` made to depend on the ops among ``new_ops`` run for their effect (a converted
+    ``print`` or ``assert``, a loop printing) that ``out`` does not already depend on."""
+    effects = [op for op in new_ops if _has_effect(op)]
+    if not effects or out is None:
+        return out
+    from tideflow.framework import nest
+    from tideflow.ops import array_ops
+
+    made = set(map(id, new_ops))
+    needed, stack = set(), [x.op if isinstance(x, ops.Tensor) else x for x in nest.flatten(out)
+                            if isinstance(x, (ops.Tensor, ops.Operation))]
+    while stack:
+        op = stack.pop()
+        if id(op) in needed or id(op) not in made:
+            continue
+        needed.add(id(op))
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    sinks = [op for op in effects if id(op) not in needed]
+    if not sinks:
+        return out
+
+    def depend(x):
+        if isinstance(x, ops.Tensor):
+            with ops.control_dependencies(sinks):
+                return array_ops.identity(x)
+        return x
+
+    return nest.map_structure(depend, out)
 
 
 def nondifferentiable_batch_function(num_batch_threads, max_batch_size, batch_timeout_micros,

@@ -1,0 +1,161 @@
+"""Converting Python functions: source, rewrite (``transformer``), compile, cache.
+
+A function is converted once per code object (parse, rewrite, compile); each function object
+sharing that code gets its own converted function over its own globals, closure cells and
+defaults, kept while the original lives. What can't be converted (no source, a generator,
+library code) runs as it is.
+"""
+
+import ast
+import functools
+import inspect
+import linecache
+import sys
+import textwrap
+import types
+import weakref
+
+from tideflow.autograph import operators, transformer
+
+_CODE_CACHE = {}  # code object -> (converted code object, source text) or an Exception
+_FN_CACHE = weakref.WeakKeyDictionary()  # function -> converted function
+# modules whose functions run unconverted (tideflow itself and the libraries below it)
+_SKIP_MODULES = frozenset({
+    "tideflow", "tensorflow", "numpy", "scipy", "ml_dtypes", "google", "six", "pytest",
+    "_pytest", "pluggy", "hypothesis", "absl", "typing_extensions", "wrapt", "attr", "attrs",
+})
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+def _module_of(fn):
+    mod = getattr(fn, "__module__", None) or ""
+    return mod.split(".")[0]
+
+
+def is_converted(fn):
+    return getattr(fn, "__ag_converted__", False)
+
+
+def should_convert(fn):
+    """Whether ``fn`` (a plain Python function) is user code AutoGraph rewrites."""
+    if not isinstance(fn, types.FunctionType) or is_converted(fn):
+        return False
+    if getattr(fn, "__ag_do_not_convert__", False) or fn.__name__ == "<lambda>":
+        return False
+    top = _module_of(fn)
+    if top in _SKIP_MODULES or top in _STDLIB:
+        return False
+    return not fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
+                                       inspect.CO_ASYNC_GENERATOR)
+
+
+def _parse(fn):
+    """The function's definition (decorators dropped) from its source."""
+    code = fn.__code__
+    try:
+        lines, _ = inspect.getsourcelines(code)
+    except (OSError, TypeError) as e:
+        raise NotImplementedError(f"the source of {fn.__qualname__} is not available: {e}") \
+            from None
+    source = textwrap.dedent("".join(lines))
+    try:
+        module = ast.parse(source)
+    except SyntaxError:
+        # a def inside an expression continued over lines: take the def alone
+        start = source.find("def ")
+        module = ast.parse(textwrap.dedent(source[start:]))
+    for node in module.body:
+        if isinstance(node, ast.FunctionDef) and node.name == code.co_name:
+            node.decorator_list = []
+            return node
+    raise NotImplementedError(f"{fn.__qualname__} is not a def statement in its source")
+
+
+def _compile(fn):
+    """(converted code object, source text) for ``fn.__code__``."""
+    code = fn.__code__
+    cached = _CODE_CACHE.get(code)
+    if cached is not None:
+        if isinstance(cached, Exception):
+            raise cached
+        return cached
+    try:
+        fdef = transformer.convert_function_def(_parse(fn))
+        freevars = [v for v in code.co_freevars if v != transformer.AG]
+        factory = ast.FunctionDef(
+            name="ag__factory",
+            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in
+                                                     [transformer.AG, *freevars]],
+                               vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                               defaults=[]),
+            body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+            decorator_list=[], returns=None)
+        module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
+        source = ast.unparse(fdef)
+        full = ast.unparse(module)
+        filename = f"<autograph {code.co_filename}:{code.co_firstlineno} {code.co_name}>"
+        # tracebacks through converted code show its lines
+        linecache.cache[filename] = (len(full), None, full.splitlines(True), filename)
+        factory_code = compile(ast.parse(full, filename), filename, "exec")
+    except (NotImplementedError, SyntaxError) as e:
+        _CODE_CACHE[code] = e
+        raise
+    factory_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and
+                 c.co_name == code.co_name)
+    _CODE_CACHE[code] = (inner, source)
+    return inner, source
+
+
+def convert(fn):
+    """The converted version of the plain function ``fn`` (raises NotImplementedError when it
+    can't be converted)."""
+    try:
+        return _FN_CACHE[fn]
+    except (KeyError, TypeError):
+        pass
+    inner, _ = _compile(fn)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    closure = []
+    for name in inner.co_freevars:
+        closure.append(types.CellType(operators) if name == transformer.AG else cells[name])
+    new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__,
+                             tuple(closure) or None)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__qualname__ = fn.__qualname__
+    new.__doc__ = fn.__doc__
+    new.__module__ = fn.__module__
+    new.__dict__.update(getattr(fn, "__dict__", {}))
+    new.__ag_converted__ = True
+    new.__ag_original__ = fn
+    try:
+        _FN_CACHE[fn] = new
+    except TypeError:
+        pass
+    return new
+
+
+def source_of(fn):
+    """The converted source of the plain function ``fn``."""
+    return _compile(fn)[1]
+
+
+def maybe_convert(f):
+    """``f`` converted when it is user code (a function or a bound method), else ``f``."""
+    if isinstance(f, types.MethodType):
+        func = f.__func__
+        if should_convert(func):
+            try:
+                return types.MethodType(convert(func), f.__self__)
+            except NotImplementedError as e:
+                operators._log(1, f"{func.__qualname__} runs unconverted: {e}")
+        return f
+    if isinstance(f, functools.partial):
+        g = maybe_convert(f.func)
+        return f if g is f.func else functools.partial(g, *f.args, **f.keywords)
+    if should_convert(f):
+        try:
+            return convert(f)
+        except NotImplementedError as e:
+            operators._log(1, f"{f.__qualname__} runs unconverted: {e}")
+    return f
