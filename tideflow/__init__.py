@@ -627,6 +627,7 @@ _LAZY = {
     "manip": ("tideflow.manip", None),
     "bitwise": ("tideflow.bitwise", None),
     "sets": ("tideflow.sets", None),
+    "autograph": ("tideflow.autograph", None),
     "audio": ("tideflow.audio", None),
     "quantization": ("tideflow.quantization", None),
     "user_ops": ("tideflow.user_ops", None),
