@@ -789,3 +789,84 @@ def test_tf_function_runs_prints_inside_loops(capsys):
     assert _run(f(n), {n: 2}) == 3
     err = capsys.readouterr().err
     assert "at 0" in err and "at 1" in err
+
+
+COUNTER = 0
+
+
+def bumps_global(n):
+    global COUNTER
+    for i in range(n):
+        COUNTER += i
+    return COUNTER
+
+
+def python_only(n):
+    out = []
+    for i in range(n):
+        if i % 2:
+            continue
+        for j in range(i):
+            if j > 2:
+                break
+            out.append((i, j))
+        else:
+            out.append(-i)
+
+    def gen():
+        yield from range(2)
+
+    acc = 0
+
+    def add(v):
+        nonlocal acc
+        acc += v
+
+    k = 0
+    while True:
+        k += 1
+        if k > 3:
+            break
+        try:
+            if k == 2:
+                continue
+            add(k)
+        finally:
+            add(100)
+    late = lambda v=k: v  # a default taken from a loop variable
+    return out, list(gen()), acc, [v * 2 for v in range(3) if v or k], late()
+
+
+def test_python_semantics_kept_by_conversion():
+    global COUNTER
+    assert tf.autograph.to_graph(python_only)(6) == python_only(6)
+    COUNTER = 0
+    ref = bumps_global(4)
+    COUNTER = 0
+    assert tf.autograph.to_graph(bumps_global)(4) == ref == COUNTER
+
+
+def tensor_break_in_python_loop(x):
+    s = tf.constant(0.0)
+    for i in range(4):
+        if x[i] < 0:
+            break
+        s += x[i]
+    return s
+
+
+def tensor_array_loop(x):
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    i = 0
+    while i < len(x):
+        ta = ta.write(i, x[i] * 3.0)
+        i += 1
+    return ta.stack()
+
+
+def test_tensor_break_in_python_loop_and_tensor_array_loop():
+    (x,), s = _fn(tensor_break_in_python_loop, (tf.float32, [4]))
+    assert _run(s, {x: [1.0, 2.0, -1.0, 5.0]}) == 3.0
+    assert _run(s, {x: [1.0, 2.0, 1.0, 5.0]}) == 9.0
+    (y,), t = _fn(tensor_array_loop, (tf.float32, [None]))
+    np.testing.assert_allclose(_run(t, {y: [1.0, 2.0, 3.0]}), [3.0, 6.0, 9.0])

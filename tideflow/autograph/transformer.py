@@ -9,7 +9,6 @@ through ``nonlocal``.
 """
 
 import ast
-import itertools
 
 AG = "ag__"
 _SKIP_CALLS = frozenset({"super", "locals", "globals", "vars", "eval", "exec", "dir"})
@@ -58,23 +57,41 @@ def _scope_walk(node):
     while stack:
         n = stack.pop()
         yield n
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(n.decorator_list)
-            if not isinstance(n, ast.ClassDef):
-                stack.extend(n.args.defaults)
-                stack.extend(d for d in n.args.kw_defaults if d is not None)
-            continue
-        if isinstance(n, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp,
-                          ast.DictComp)):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                          ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+            stack.extend(_outer_parts(n))
             continue
         stack.extend(ast.iter_child_nodes(n))
+
+
+def _outer_parts(n):
+    """The parts of a def, class, lambda or comprehension evaluated in the enclosing scope."""
+    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        out = list(n.decorator_list)
+        if isinstance(n, ast.ClassDef):
+            return out + list(n.bases) + [k.value for k in n.keywords]
+        return out + list(n.args.defaults) + [d for d in n.args.kw_defaults if d is not None]
+    if isinstance(n, ast.Lambda):
+        return list(n.args.defaults) + [d for d in n.args.kw_defaults if d is not None]
+    return [n.generators[0].iter]
+
+
+def _stmt_walk(root):
+    """``root`` and the nodes under it in the scope it is in."""
+    yield root
+    if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                         ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+        for part in _outer_parts(root):
+            yield from _stmt_walk(part)
+        return
+    yield from _scope_walk(root)
 
 
 def _bound(nodes):
     """Names bound by ``nodes`` (statements or expressions) in their scope."""
     out = set()
     for root in nodes:
-        for n in itertools.chain([root], _scope_walk(root)):
+        for n in _stmt_walk(root):
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
                 out.add(n.id)
             elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or (
@@ -100,19 +117,6 @@ def _uses(nodes):
             elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
                 out.add(n.target.id)
     return out
-
-
-def _contains(stmts, kinds, into_loops):
-    for s in stmts:
-        for n in itertools.chain([s], _scope_walk(s)):
-            if isinstance(n, kinds):
-                return True
-            if not into_loops and isinstance(n, (ast.For, ast.While)) and n is not s:
-                break
-        else:
-            continue
-        return True
-    return False
 
 
 def _jumps_in(stmts, kinds, into_loops):
@@ -485,7 +489,7 @@ class _ControlFlow:
 
     def __init__(self, names, excluded):
         self.names = names
-        self.excluded = excluded  # global and nonlocal names of the function
+        self.excluded = excluded  # the function's global names
         self.guarded = set()
 
     def block(self, stmts):
@@ -530,6 +534,8 @@ class _ControlFlow:
     def _def(self, base, body, names, args=()):
         fn = self.names.new(base)
         stmts = [ast.Nonlocal(names=list(names))] if names else []
+        if self.excluded:
+            stmts.insert(0, ast.Global(names=sorted(self.excluded)))
         stmts.extend(body or [ast.Pass()])
         if not names and not body:
             stmts = [ast.Pass()]
@@ -630,19 +636,17 @@ class _WrapReads(ast.NodeTransformer):
 # -- one function -----------------------------------------------------------------------------
 
 
-def _nested_defs(stmts):
-    for s in stmts:
-        for n in itertools.chain([s], _scope_walk(s)):
-            if isinstance(n, (ast.FunctionDef,)) and not getattr(n, "_ag_generated", False):
-                yield n
+def _nested_defs(fdef):
+    for n in _scope_walk(fdef):
+        if isinstance(n, ast.FunctionDef) and not getattr(n, "_ag_generated", False):
+            yield n
 
 
 def convert_function_def(fdef):
     """Rewrites ``fdef`` (an ``ast.FunctionDef``) in place: its nested functions first."""
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for s in fdef.body
-           for n in itertools.chain([s], _scope_walk(s))):
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in _scope_walk(fdef)):
         raise NotImplementedError(f"generators are not converted ({fdef.name})")
-    for inner in list(_nested_defs(fdef.body)):
+    for inner in list(_nested_defs(fdef)):
         try:
             convert_function_def(inner)
         except NotImplementedError:
