@@ -870,3 +870,44 @@ def test_tensor_break_in_python_loop_and_tensor_array_loop():
     assert _run(s, {x: [1.0, 2.0, 1.0, 5.0]}) == 9.0
     (y,), t = _fn(tensor_array_loop, (tf.float32, [None]))
     np.testing.assert_allclose(_run(t, {y: [1.0, 2.0, 3.0]}), [3.0, 6.0, 9.0])
+
+
+class Clipper:
+    def __init__(self, hi):
+        self.hi = hi
+
+    def __call__(self, x):
+        if x > self.hi:
+            x = self.hi + 0.0 * x
+        return x
+
+
+def uses_callable_and_tf_function(x):
+    inner = tf.function(square_above_one)
+    return Clipper(4.0)(inner(x))
+
+
+def test_callable_objects_and_nested_tf_functions():
+    (x,), y = _fn(uses_callable_and_tf_function, (tf.float32, []))
+    assert [_run(y, {x: 3.0}), _run(y, {x: 1.5}), _run(y, {x: 0.5})] == [4.0, 2.25, 0.5]
+    assert not conversion.should_convert(tf.function(square_above_one))
+
+
+def assigns_in_one_branch(x, v):
+    w = v
+    if x > 0:
+        w = v
+        z = x * 2.0
+    else:
+        z = x
+    return w, z
+
+
+def test_variable_left_unchanged_by_a_tensor_cond_stays_a_variable():
+    x = tf.placeholder(tf.float32, [])
+    v = tf.Variable(1.0)
+    w, z = tf.autograph.to_graph(assigns_in_one_branch)(x, v)
+    assert w is v
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(z, {x: 2.0}) == 4.0

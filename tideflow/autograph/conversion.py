@@ -28,7 +28,8 @@ _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
 def _module_of(fn):
-    mod = getattr(fn, "__module__", None) or ""
+    # the defining module (``functools.wraps`` copies ``__module__``, never the globals)
+    mod = fn.__globals__.get("__name__") or getattr(fn, "__module__", None) or ""
     return mod.split(".")[0]
 
 
@@ -158,4 +159,12 @@ def maybe_convert(f):
             return convert(f)
         except NotImplementedError as e:
             operators._log(1, f"{f.__qualname__} runs unconverted: {e}")
+        return f
+    call = None if isinstance(f, (type, types.FunctionType, types.BuiltinFunctionType)) else \
+        getattr(type(f), "__call__", None)
+    if isinstance(call, types.FunctionType) and should_convert(call):  # a callable object
+        try:
+            return types.MethodType(convert(call), f)
+        except NotImplementedError as e:
+            operators._log(1, f"{call.__qualname__} runs unconverted: {e}")
     return f

@@ -229,7 +229,9 @@ def _tf_if(cond, body, orelse, get_state, set_state, names, n_live):
     outs = tf_cond(cond, branch(body, "main"), branch(orelse, "else"), strict=True)
     if raw.get("flag"):
         outs = outs[:-1]
-    final = [raw["main"][k] if o == () else o for k, o in enumerate(outs)]
+    # a value both branches left as the same object (a variable, a Python value) stays itself
+    final = [raw["main"][k] if o == () or raw["main"][k] is raw["else"][k] else o
+             for k, o in enumerate(outs)]
     set_state(tuple(final) + init[n_live:])
 
 
