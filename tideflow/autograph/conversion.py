@@ -161,7 +161,7 @@ def maybe_convert(f):
             operators._log(1, f"{f.__qualname__} runs unconverted: {e}")
         return f
     call = None if isinstance(f, (type, types.FunctionType, types.BuiltinFunctionType)) else \
-        getattr(type(f), "__call__", None)
+        next((vars(k)["__call__"] for k in type(f).__mro__ if "__call__" in vars(k)), None)
     if isinstance(call, types.FunctionType) and should_convert(call):  # a callable object
         try:
             return types.MethodType(convert(call), f)
