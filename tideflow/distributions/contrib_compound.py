@@ -14,7 +14,7 @@ from tideflow.distributions.dists import Exponential, Laplace, Normal
 from tideflow.distributions.transformed import TransformedDistribution
 
 __all__ = ["MixtureSameFamily", "QuantizedDistribution", "SinhArcsinh", "VectorExponentialDiag",
-           "VectorLaplaceDiag", "WishartCholesky", "WishartFull", "matrix_diag_transform",
+           "VectorLaplaceDiag", "VectorSinhArcsinhDiag", "WishartCholesky", "WishartFull", "matrix_diag_transform",
            "normal_conjugates_known_scale_posterior", "normal_conjugates_known_scale_predictive",
            "percentile", "tridiag"]
 
@@ -353,6 +353,66 @@ class SinhArcsinh(TransformedDistribution):
 
     def _batch_shape(self):
         return self._static_batch_shape
+
+
+class VectorSinhArcsinhDiag(TransformedDistribution):
+    """The vector ``SinhArcsinh``: ``Y = loc + scale @ F(Z) * 2 / F_0(2)`` with ``Z`` iid
+    standard normal along the event and ``scale`` diagonal (``scale_diag`` plus
+    ``scale_identity_multiplier``)."""
+
+    def __init__(self, loc=None, scale_diag=None, scale_identity_multiplier=None,
+                 skewness=None, tailweight=None, distribution=None, validate_args=False,
+                 allow_nan_stats=True, name="VectorSinhArcsinhDiag"):
+        parameters = dict(locals())
+        values = [loc, scale_diag, scale_identity_multiplier, skewness, tailweight]
+        with tf.name_scope(name, values=values) as scope:
+            given = [v for v in (loc, scale_diag) if v is not None]
+            if not given:
+                raise ValueError("VectorSinhArcsinhDiag needs loc or scale_diag to know the "
+                                 "event size")
+            dtype = tf.convert_to_tensor(given[0]).dtype.base_dtype
+            parts = [tf.convert_to_tensor(v, dtype=dtype) for v in given]
+            ones = tf.ones_like(parts[0])
+            diag = ones if scale_diag is None else tf.convert_to_tensor(scale_diag, dtype=dtype)
+            if scale_identity_multiplier is not None:
+                mult = tf.convert_to_tensor(scale_identity_multiplier, dtype=dtype)
+                diag = (diag + mult[..., None]) if scale_diag is not None else \
+                    diag * mult[..., None]
+            tailweight = tf.convert_to_tensor(1.0 if tailweight is None else tailweight,
+                                              dtype=dtype, name="tailweight")
+            has_skew = skewness is not None
+            skewness = tf.convert_to_tensor(0.0 if skewness is None else skewness,
+                                            dtype=dtype, name="skewness")
+            c = 2.0 * diag / tf.sinh(tf.asinh(tf.constant(2.0, dtype)) * tailweight)
+            shape = tf.shape(parts[0] + c + skewness + tailweight)
+            static = parts[0].get_shape()
+            for t in (c, skewness, tailweight):
+                static = tf.broadcast_static_shape(static, t.get_shape())
+            self._static_vec = static
+            self._loc = parts[0] if loc is not None else None
+            self._skewness, self._tailweight = skewness, tailweight
+            if distribution is None:
+                distribution = Normal(tf.zeros([], dtype), tf.ones([], dtype),
+                                      allow_nan_stats=allow_nan_stats)
+            bij = bijectors.Chain([
+                bijectors.Affine(shift=loc, scale_diag=c, validate_args=validate_args,
+                                 dtype=dtype),
+                bijectors.SinhArcsinh(skewness=skewness if has_skew else None,
+                                      tailweight=tailweight, validate_args=validate_args)])
+            super().__init__(distribution, bij, batch_shape=shape[:-1], event_shape=shape[-1:],
+                             validate_args=validate_args, name=scope)
+        self._parameters = {k: v for k, v in parameters.items()
+                            if k not in ("self", "__class__")}
+
+    loc = property(lambda self: self._loc)
+    skewness = property(lambda self: self._skewness)
+    tailweight = property(lambda self: self._tailweight)
+
+    def _batch_shape(self):
+        return self._static_vec[:-1] if self._static_vec.ndims else tf.TensorShape(None)
+
+    def _event_shape(self):
+        return self._static_vec[-1:] if self._static_vec.ndims else tf.TensorShape([None])
 
 
 # ---------------------------------------------------------------------------------------------
