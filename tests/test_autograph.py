@@ -911,3 +911,40 @@ def test_variable_left_unchanged_by_a_tensor_cond_stays_a_variable():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(z, {x: 2.0}) == 4.0
+
+
+def temp_in_one_branch(x):
+    if x > 0:
+        t = x * 2.0
+        y = t + 1.0
+    else:
+        y = x
+    return y
+
+
+def deletes_in_branch(x):
+    if x > 0:
+        tmp = x * 3.0
+        y = tmp
+        del tmp
+    else:
+        y = -x
+    return y
+
+
+def augments_maybe_unbound(flag):
+    if flag:
+        x = 1
+    x += 1
+    return x
+
+
+def test_one_branch_temporaries_deletes_and_unbound_augmented_assignment():
+    (x,), y = _fn(temp_in_one_branch, (tf.float32, []))  # t is not read after: no error
+    assert [_run(y, {x: 2.0}), _run(y, {x: -2.0})] == [5.0, -2.0]
+    (x2,), y2 = _fn(deletes_in_branch, (tf.float32, []))
+    assert [_run(y2, {x2: 2.0}), _run(y2, {x2: -2.0})] == [6.0, 2.0]
+    f = tf.autograph.to_graph(augments_maybe_unbound)
+    assert f(True) == 2
+    with pytest.raises(UnboundLocalError):
+        f(False)

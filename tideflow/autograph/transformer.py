@@ -547,8 +547,18 @@ class _ControlFlow:
         node._ag_generated = True
         return fn, node
 
-    def _state_fns(self, names):
-        tup = ast.Tuple(elts=[_name(n) for n in names], ctx=ast.Load())
+    def _state_fns(self, names, stmt):
+        deleted = {n.id for n in _stmt_walk(stmt) if isinstance(n, ast.Name) and
+                   isinstance(n.ctx, ast.Del)}
+        elts = []
+        for n in names:
+            if n in deleted:  # ``del`` may leave it unbound
+                read = _lambda(_name(n))
+                read._ag_raw = True
+                elts.append(_call(_ag("maybe_undefined"), read, _const(n)))
+            else:
+                elts.append(_name(n))
+        tup = ast.Tuple(elts=elts, ctx=ast.Load())
         get_fn, get_def = self._def("get_state", [ast.Return(value=tup)], ())
         get_def._ag_raw = True
         if names:
@@ -566,7 +576,7 @@ class _ControlFlow:
         orelse = self.block(s.orelse)
         t_fn, t_def = self._def("if_body", body, names)
         f_fn, f_def = self._def("else_body", orelse, names)
-        get_fn, set_fn, state_defs = self._state_fns(names)
+        get_fn, set_fn, state_defs = self._state_fns(names, s)
         call = _call(_ag("if_stmt"), s.test, _name(t_fn), _name(f_fn), _name(get_fn),
                      _name(set_fn), ast.Tuple(elts=[_const(n) for n in names], ctx=ast.Load()),
                      _const(n_live))
@@ -582,7 +592,7 @@ class _ControlFlow:
         body = self.block(s.body)
         b_fn, b_def = self._def("loop_body", body, names)
         t_fn, t_def = self._def("loop_test", [ast.Return(value=s.test)], ())
-        get_fn, set_fn, state_defs = self._state_fns(names)
+        get_fn, set_fn, state_defs = self._state_fns(names, s)
         call = _call(_ag("while_stmt"), _name(t_fn), _name(b_fn), _name(get_fn), _name(set_fn),
                      ast.Tuple(elts=[_const(n) for n in names], ctx=ast.Load()),
                      _const(n_live), self._opts(s))
@@ -603,7 +613,7 @@ class _ControlFlow:
             extra_arg = _name(e_fn)
         else:
             extra_arg = _const(None)
-        get_fn, set_fn, state_defs = self._state_fns(names)
+        get_fn, set_fn, state_defs = self._state_fns(names, s)
         call = _call(_ag("for_stmt"), s.iter, extra_arg, _name(b_fn), _name(get_fn),
                      _name(set_fn), ast.Tuple(elts=[_const(n) for n in names], ctx=ast.Load()),
                      _const(n_live), self._opts(s))
@@ -630,6 +640,13 @@ class _WrapReads(ast.NodeTransformer):
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load) and node.id in self.names:
             return _call(_ag("ld"), node)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        t = node.target
+        if isinstance(t, ast.Name) and t.id in self.names:  # ``x += 1`` reads x first
+            return [_assign(t.id, _call(_ag("ld"), _name(t.id))), node]
         return node
 
 
@@ -669,5 +686,9 @@ def convert_function_def(fdef):
     fdef.body = cf.block(fdef.body)
     if cf.guarded:
         wrap = _WrapReads(cf.guarded)
-        fdef.body = [wrap.visit(s) for s in fdef.body]
+        body = []
+        for s in fdef.body:
+            out = wrap.visit(s)
+            body.extend(out if isinstance(out, list) else [out])
+        fdef.body = body
     return fdef
