@@ -957,3 +957,23 @@ def test_vector_sinh_arcsinh_diag():
     grid = np.stack(np.meshgrid(g, g, indexing="ij"), -1).reshape(-1, 2)
     dens = _run(skewed.prob(np.broadcast_to(grid[:, None, :], (grid.shape[0], 3, 2))))
     np.testing.assert_allclose(dens.sum(0) * (g[1] - g[0]) ** 2, [1.0] * 3, rtol=1e-4)
+
+
+def test_autoregressive_feeds_draws_back():
+    def normal_fn(x=None):
+        # x_0 ~ N(0, 1), x_1 ~ N(x_0, 0.5): a two-step autoregressive chain
+        loc = tf.zeros([2]) if x is None else tf.stack([tf.zeros_like(x[..., 0]),
+                                                        x[..., 0]], -1)
+        return tfd.Independent(tfd.Normal(loc=loc, scale=[1.0, 0.5]),
+                               reinterpreted_batch_ndims=1)
+
+    ar = tfd.Autoregressive(normal_fn)
+    assert ar.num_steps == 2 and ar.event_shape.as_list() == [2]
+    draws = ar.sample(4000, seed=5)
+    x = np.array([0.4, 1.0], np.float32)
+    np.testing.assert_allclose(_run(ar.log_prob(x)),
+                               stats.norm.logpdf(0.4) + stats.norm.logpdf(1.0, 0.4, 0.5),
+                               rtol=1e-5)
+    dv = _run(draws)
+    assert dv.shape == (4000, 2)
+    np.testing.assert_allclose(np.cov(dv.T), [[1.0, 1.0], [1.0, 1.25]], atol=0.12)

@@ -1,5 +1,6 @@
 """``tf.contrib.distributions``' streaming statistics and plumbing (TF 1.15): the moving
-mean/variance updates, ``SeedStream`` and ``BatchReshape``."""
+mean/variance updates, ``auto_correlation``, ``SeedStream``, ``BatchReshape`` and
+``Autoregressive``."""
 
 import hashlib
 
@@ -9,7 +10,7 @@ import tideflow as tf
 from tideflow.distributions.distribution import Distribution
 from tideflow.framework import ops
 
-__all__ = ["BatchReshape", "SeedStream", "assign_log_moving_mean_exp",
+__all__ = ["Autoregressive", "BatchReshape", "SeedStream", "assign_log_moving_mean_exp",
            "assign_moving_mean_variance", "auto_correlation", "moving_mean_variance"]
 
 
@@ -255,3 +256,56 @@ def auto_correlation(x, axis=-1, max_lags=None, center=True, normalize=True,
             out = out / out[..., :1]
         inverse = np.argsort(perm).tolist()
         return tf.transpose(out, inverse)
+
+
+class Autoregressive(Distribution):
+    """The fixed point of ``distribution_fn``: draws start from ``distribution_fn(sample0)``
+    (or ``distribution_fn()``) and are fed back ``num_steps`` times (default: the event
+    size); ``log_prob(x)`` is ``distribution_fn(x).log_prob(x)``."""
+
+    def __init__(self, distribution_fn, sample0=None, num_steps=None, validate_args=False,
+                 allow_nan_stats=True, name="Autoregressive"):
+        parameters = dict(locals())
+        with tf.name_scope(name) as scope:
+            self._distribution_fn = distribution_fn
+            self._sample0 = sample0
+            self._distribution0 = distribution_fn() if sample0 is None \
+                else distribution_fn(sample0)
+            if num_steps is None:
+                num_steps = self._distribution0.event_shape.num_elements()
+                if num_steps is None:
+                    raise NotImplementedError("Autoregressive needs num_steps when the event "
+                                              "size is not known statically")
+            self._num_steps = num_steps
+        super().__init__(self._distribution0.dtype,
+                         self._distribution0.reparameterization_type, validate_args,
+                         allow_nan_stats, parameters, self._distribution0.graph_parents, scope)
+
+    distribution_fn = property(lambda self: self._distribution_fn)
+    sample0 = property(lambda self: self._sample0)
+    num_steps = property(lambda self: self._num_steps)
+    distribution0 = property(lambda self: self._distribution0)
+
+    def _batch_shape(self):
+        return self._distribution0.batch_shape
+
+    def _batch_shape_tensor(self):
+        return self._distribution0.batch_shape_tensor()
+
+    def _event_shape(self):
+        return self._distribution0.event_shape
+
+    def _event_shape_tensor(self):
+        return self._distribution0.event_shape_tensor()
+
+    def _sample_n(self, n, seed):
+        samples = self._distribution0.sample(n, seed=seed)
+        for _ in range(self._num_steps):
+            samples = self._distribution_fn(samples).sample(seed=seed)
+        return samples
+
+    def _log_prob(self, value):
+        return self._distribution_fn(value).log_prob(value)
+
+    def _prob(self, value):
+        return self._distribution_fn(value).prob(value)
