@@ -948,3 +948,24 @@ def test_one_branch_temporaries_deletes_and_unbound_augmented_assignment():
     assert f(True) == 2
     with pytest.raises(UnboundLocalError):
         f(False)
+
+
+def test_converted_functions_of_dead_closures_are_released():
+    import gc
+    import weakref
+
+    def make(k):
+        def f(x):
+            if x > k:
+                x = x - k
+            return x
+
+        return f
+
+    f = make(1.0)
+    ref = weakref.ref(f)
+    assert tf.autograph.to_graph(f)(3.0) == 2.0
+    assert conversion.maybe_convert(f)(0.5) == 0.5
+    del f
+    gc.collect()
+    assert ref() is None

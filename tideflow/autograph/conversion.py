@@ -19,6 +19,7 @@ from tideflow.autograph import operators, transformer
 
 _CODE_CACHE = {}  # code object -> (converted code object, source text) or an Exception
 _FN_CACHE = weakref.WeakKeyDictionary()  # function -> converted function
+_RESOLVED = weakref.WeakKeyDictionary()  # function -> what converted code calls for it
 # modules whose functions run unconverted (tideflow itself and the libraries below it)
 _SKIP_MODULES = frozenset({
     "tideflow", "tensorflow", "numpy", "scipy", "ml_dtypes", "google", "six", "pytest",
@@ -128,7 +129,6 @@ def convert(fn):
     new.__module__ = fn.__module__
     new.__dict__.update(getattr(fn, "__dict__", {}))
     new.__ag_converted__ = True
-    new.__ag_original__ = fn
     try:
         _FN_CACHE[fn] = new
     except TypeError:
@@ -143,6 +143,17 @@ def source_of(fn):
 
 def maybe_convert(f):
     """``f`` converted when it is user code (a function or a bound method), else ``f``."""
+    if type(f) is types.FunctionType:
+        try:
+            out = _RESOLVED[f]
+        except KeyError:
+            out = _resolve(f)
+            out = _RESOLVED[f] = None if out is f else out  # None: never a ref to f itself
+        return f if out is None else out
+    return _resolve(f)
+
+
+def _resolve(f):
     if isinstance(f, types.MethodType):
         func = f.__func__
         if should_convert(func):
