@@ -306,7 +306,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         def body_fn(*args):
             result = body(*flat.pack(args[start:]))
             if packed or (len(structure) == 1 and not isinstance(result, (list, tuple))):
-                result = (result,)
+                result = [result]  # as TF: a lone body result is taken as a list
             outs = _flatten_result(flat, result, "while_loop")
             body_fn.structure = result
             if max_iter is not None:

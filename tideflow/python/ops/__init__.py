@@ -52,6 +52,25 @@ def _hessian_vector_product(ys, xs, v):
     return _tf.gradients(products, xs)
 
 
+def _while_v2_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+                   maximum_iterations=None, name=None, return_same_structure=True,
+                   back_prop=True):
+    """TF's while_v2.while_loop: tf.while_loop whose result keeps loop_vars' structure."""
+    from tideflow.ops.while_loop import while_loop
+
+    return while_loop(cond, body, loop_vars, shape_invariants=shape_invariants,
+                      parallel_iterations=parallel_iterations, back_prop=back_prop,
+                      maximum_iterations=maximum_iterations, name=name,
+                      return_same_structure=return_same_structure)
+
+
+def _cond_v2(pred, true_fn, false_fn, name="cond"):
+    """TF's cond_v2.cond_v2: tf.cond with both branches given."""
+    from tideflow.ops.cond import cond
+
+    return cond(pred, true_fn, false_fn, name=name)
+
+
 def _with_private(ns, **members):
     for key, value in members.items():
         setattr(ns, key, value)
@@ -171,6 +190,12 @@ def _text_namespaces():
             "random_grad": _namespace(
                 "random_grad", "``tensorflow.python.ops.random_grad``.",
                 {"add_leading_unit_dimensions": _random_gamma_grad.add_leading_unit_dimensions}),
+            # TF's functional control flow modules: graph-mode programs that call them get
+            # the same values from tideflow's loop and cond (return_same_structure defaults on)
+            "while_v2": _namespace("while_v2", "``tensorflow.python.ops.while_v2``.",
+                                   {"while_loop": _while_v2_loop}),
+            "cond_v2": _namespace("cond_v2", "``tensorflow.python.ops.cond_v2``.",
+                                  {"cond_v2": _cond_v2}),
             "sort_ops": _namespace("sort_ops", "``tensorflow.python.ops.sort_ops``.",
                                    {"sort": _tf.sort, "argsort": _tf.argsort}),
             "gradients_impl": _namespace("gradients_impl", "``tensorflow.python.ops."
