@@ -90,6 +90,7 @@ class _VariableStore:
                 reuse=reuse, trainable=trainable, collections=collections,
                 caching_device=caching_device, validate_shape=validate_shape,
                 constraint=constraint, synchronization=synchronization, aggregation=aggregation,
+                use_resource=use_resource,
             )
 
         kwargs = {
@@ -110,7 +111,8 @@ class _VariableStore:
     def _get_single_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                              regularizer=None, partition_info=None, reuse=None, trainable=True,
                              collections=None, caching_device=None, validate_shape=True,
-                             constraint=None, synchronization=None, aggregation=None):
+                             constraint=None, synchronization=None, aggregation=None,
+                             use_resource=None):
         initializing_from_value = initializer is not None and not callable(initializer)
         if shape is not None and initializing_from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -177,6 +179,7 @@ class _VariableStore:
             initial_value=init_val, name=name, trainable=trainable, collections=collections,
             caching_device=caching_device, dtype=variable_dtype, validate_shape=validate_shape,
             constraint=constraint, synchronization=synchronization, aggregation=aggregation,
+            use_resource=use_resource,
         )
         self._vars[name] = v
 

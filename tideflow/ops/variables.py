@@ -33,6 +33,13 @@ def resource_as_ref(name):
             "values and updates, without resource reads' ordering guarantee.", name)
 
 
+def _default_use_resource():
+    from tideflow.ops import misc_ops, variable_scope
+
+    scoped = variable_scope.get_variable_scope().use_resource
+    return misc_ops._RESOURCE_VARIABLES[0] if scoped is None else scoped
+
+
 _creators = threading.local()
 
 
@@ -206,6 +213,8 @@ class Variable(metaclass=_VariableMeta):
                  caching_device=None, name=None, variable_def=None, dtype=None,
                  expected_shape=None, import_scope=None, constraint=None, use_resource=None,
                  synchronization=None, aggregation=None, shape=None):
+        if use_resource is None:  # as TF 1.x: the variable scope's choice, else the default
+            use_resource = _default_use_resource()
         if use_resource:
             resource_as_ref(name)
         # as TF's resource variables, one may start from a value of unknown shape, and a read
@@ -372,6 +381,10 @@ class Variable(metaclass=_VariableMeta):
 
     @property
     def dtype(self):
+        # as TF's ResourceVariable, a resource variable's dtype is its value's (int64, not
+        # int64_ref): programs compare it with tf.int64
+        if getattr(self, "_resource", False):
+            return self._variable.dtype.base_dtype
         return self._variable.dtype
 
     @property
