@@ -50,15 +50,21 @@ class SaveableObject:
 
 
 class ReferenceVariableSaveable(SaveableObject):
-    """A ref variable: saved from its buffer, restored with an Assign."""
+    """A ref variable: saved from its buffer, restored with an Assign. A resource variable
+    (``resource=True``) takes the checkpoint's value whatever its shape, as TF's
+    AssignVariableOp does (only a statically known mismatch is an error)."""
 
-    def __init__(self, var, slice_spec, name):
+    def __init__(self, var, slice_spec, name, resource=False):
         super().__init__(var, [SaveSpec(var, slice_spec, name)], name)
+        self._resource = resource
 
     def restore(self, restored_tensors, restored_shapes):
         restored = restored_tensors[0]
         if restored_shapes is not None:
             restored = array_ops.reshape(restored, restored_shapes[0])
+        if self._resource:
+            self.op.get_shape().assert_is_compatible_with(restored.get_shape())
+            return state_ops.assign(self.op, restored, validate_shape=False)
         return state_ops.assign(
             self.op, restored,
             validate_shape=restored_shapes is None and self.op.get_shape().is_fully_defined(),
@@ -147,8 +153,9 @@ def saveable_objects_for_op(op, name):
             saveables.append(ReferenceVariableSaveable(v._ref(), info.spec, name))
         return saveables
     if _is_variable(op):
-        ref = op._ref()
-    elif isinstance(op, ops.Tensor) and op.dtype._is_ref_dtype:
+        return [ReferenceVariableSaveable(op._ref(), "", name,
+                                          resource=getattr(op, "_resource", False))]
+    if isinstance(op, ops.Tensor) and op.dtype._is_ref_dtype:
         ref = op
     elif isinstance(op, ops.Tensor):
         raise TypeError(f"Can only save/restore variables or ref tensors, got {op}")
