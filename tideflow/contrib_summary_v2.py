@@ -106,13 +106,13 @@ def _parse(serialized):
 
 
 def _write_scalar(writer, step, tag, value):
-    value = np.asarray(value)
-    if value.ndim != 0:
+    # as TF's kernel, a tensor of any shape writes its first element
+    value = np.asarray(value).reshape(-1)
+    if value.size == 0:
         raise errors.InvalidArgumentError(
-            None, None, f"WriteScalarSummary: value for tag '{_str(tag)}' must be a scalar, "
-            f"got shape {list(value.shape)}")
+            None, None, f"WriteScalarSummary: value for tag '{_str(tag)}' is empty")
     s = summary_pb2.Summary()
-    s.value.add(tag=_str(tag), simple_value=float(value))
+    s.value.add(tag=_str(tag), simple_value=float(value[0]))
     _handle(writer).write("WriteScalarSummary", _scalar_int(step, "step"), summary=s)
 
 
