@@ -969,3 +969,37 @@ def test_converted_functions_of_dead_closures_are_released():
     del f
     gc.collect()
     assert ref() is None
+
+
+def test_tf_function_runs_its_state_updates_as_tf_does():
+    w = tf.Variable(2.0)
+    opt = tf.train.GradientDescentOptimizer(0.1)
+
+    @tf.function
+    def train_step(x):
+        with tf.GradientTape() as tape:
+            loss = (w * x - 1.0) ** 2
+        grads = tape.gradient(loss, [w])
+        opt.apply_gradients(zip(grads, [w]))  # not returned: runs with the outputs
+        return loss
+
+    @tf.function
+    def bump(x):
+        counter = tf.Variable(0.0, name="counter")  # its initializer runs once, not per step
+        if x > 0:
+            counter.assign_add(x)
+        return tf.identity(x), counter
+
+    x = tf.placeholder(tf.float32, [])
+    loss = train_step(x)
+    y, counter = bump(x)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        w0 = 2.0
+        assert sess.run(loss, {x: 1.0}) == pytest.approx((w0 - 1.0) ** 2)
+        w1 = w0 - 0.1 * 2 * (w0 - 1.0)
+        assert sess.run(w) == pytest.approx(w1)
+        sess.run(y, {x: 3.0})
+        sess.run(y, {x: -1.0})
+        sess.run(y, {x: 2.0})
+        assert sess.run(counter) == 5.0

@@ -120,21 +120,31 @@ def function(func=None, input_signature=None, autograph=True, experimental_autog
     return wrapped
 
 
-# ops run for their effect alone; TF's tf.function runs those it made (automatic control
-# dependencies), which here means the outputs depend on them
-_EFFECT_OPS = frozenset({"PrintV2", "Print", "Assert"})
+# ops run for their effect alone (state updates, prints, asserts, Python calls); TF's
+# tf.function runs those it made (automatic control dependencies), which here means the
+# outputs depend on them. Variable initializers, resource creation and random draws are not
+# among them.
+_EFFECT_OPS = frozenset({
+    "PrintV2", "Print", "Assert", "PyFunc", "EagerPyFunc", "WriteFile", "CountUpTo", "Stage",
+    "MapStage", "OrderedMapStage", "AccumulatorApplyGradient", "SparseAccumulatorApplyGradient",
+    "AccumulatorSetGlobalStep", "StridedSliceAssign",
+})
+_EFFECT_PREFIXES = ("Assign", "Scatter", "Apply", "SparseApply", "ResourceApply",
+                    "ResourceSparseApply", "ResourceScatter", "QueueEnqueue",
+                    "LookupTableInsert", "LookupTableRemove", "LookupTableImport")
 _FUNCTION_ATTRS = {"If": ("then_branch", "else_branch"), "While": ("cond", "body")}
 
 
 def _has_effect(op, depth=0):
-    """A print or assert op, or a cond or loop running one."""
-    if op.type in _EFFECT_OPS:
+    """An op updating state, printing or asserting, or a cond or loop running one."""
+    t = op.type
+    if t in _EFFECT_OPS or t.startswith(_EFFECT_PREFIXES):
         return True
-    if op.type not in _FUNCTION_ATTRS or depth > 8:
+    if t not in _FUNCTION_ATTRS or depth > 8:
         return False
     from tideflow.framework import func_graph
 
-    for attr in _FUNCTION_ATTRS[op.type]:
+    for attr in _FUNCTION_ATTRS[t]:
         try:
             fg = func_graph.lookup_function(op.graph, op.get_attr(attr))
         except (ValueError, KeyError):
@@ -144,10 +154,25 @@ def _has_effect(op, depth=0):
     return False
 
 
+def _initializers(graph):
+    """The ops initializing the graph's variables and tables (run once, never per step)."""
+    out = set()
+    for key in ("variables", "local_variables"):
+        for v in graph.get_collection(key):
+            init = getattr(v, "initializer", None)
+            if init is not None:
+                out.add(id(init))
+    out.update(id(op) for op in graph.get_collection("table_initializer"))
+    return out
+
+
 def _with_side_effects(out, new_ops):
     """``out`` made to depend on the ops among ``new_ops`` run for their effect (a converted
     ``print`` or ``assert``, a loop printing) that ``out`` does not already depend on."""
     effects = [op for op in new_ops if _has_effect(op)]
+    if effects:
+        skip = _initializers(effects[0].graph)
+        effects = [op for op in effects if id(op) not in skip]
     if not effects or out is None:
         return out
     from tideflow.framework import nest
