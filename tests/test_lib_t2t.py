@@ -244,3 +244,20 @@ def test_summary_op_util_collect():
     assert tf.get_collection("mine") == [s]
     assert tf.get_collection("theirs") == [s]
     assert s not in tf.get_collection(tf.GraphKeys.SUMMARIES)
+
+
+def test_tensor_array_in_a_dataset_function_may_be_rewritten():
+    # TF 1.15 makes a control-flow-v2 (TensorList) array in a tf.data function: an index may
+    # be written again and reads do not clear; elsewhere TF 1.x's write-once rule holds
+    def fn(x):
+        ta = tf.TensorArray(tf.float32, size=2, element_shape=[])
+        ta = ta.write(0, x).write(0, x * 10.0).write(1, x)
+        return ta.read(0) + ta.read(0) + ta.stack()[1]
+
+    ds = tf.data.Dataset.from_tensor_slices(np.array([1.0, 3.0], np.float32)).map(fn)
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    twice = tf.TensorArray(tf.float32, size=1).write(0, 1.0).write(0, 2.0).stack()
+    with tf.Session() as sess:
+        assert [sess.run(nxt), sess.run(nxt)] == [21.0, 63.0]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="already been written"):
+            sess.run(twice)

@@ -4,10 +4,11 @@ It is a value (a ``variant`` TensorList, list_ops.py): ``write``/``scatter``/``u
 return a new TensorArray whose ``flow`` carries the new list, as TF's control flow v2 does, so
 it travels through ``tf.while_loop`` as a loop variable and has gradients.
 
-At run time it keeps TF 1.x's TensorArray rules (list_ops.TensorArrayState): an index is
-written once, a read clears it when ``clear_after_read`` (the default), writes beyond the size
-of a non-``dynamic_size`` array fail, every write must match the inferred element shape, and
-stack/gather/concat need consistent shapes. Its ops carry a ``_tensor_array_op`` attr naming
+At run time it keeps TF 1.x's TensorArray rules (list_ops.TensorArrayState; not in a tf.data
+function, see ``_v1_rules``): an index is written once, a read clears it when
+``clear_after_read`` (the default), writes beyond the size of a non-``dynamic_size`` array
+fail, every write must match the inferred element shape, and stack/gather/concat need
+consistent shapes. Its ops carry a ``_tensor_array_op`` attr naming
 themselves, so the plan's common-subexpression pass never merges two reads (each one counts).
 """
 
@@ -16,6 +17,14 @@ import numpy as np
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from tideflow.ops import list_ops
+
+
+def _v1_rules(graph):
+    """Whether an array made in ``graph`` keeps TF 1.x's run-time TensorArray rules: TF 1.15
+    builds a plain TensorList-backed array (control flow v2: an index may be written again, a
+    read never clears it) in a function graph of its own, such as a tf.data function's, and
+    the v1 array everywhere else, including in while-loop and cond bodies."""
+    return not graph.building_function or getattr(graph, "control_flow_body", True)
 
 
 class TensorArray:
@@ -50,9 +59,11 @@ class TensorArray:
                 self._list = list_ops.reserve(self._element_shape, size, self._dtype,
                                               name=scope)
             op = self._list.op
-            op._set_attr("_tensor_array", [int(self._dynamic_size),
-                                           int(self._clear_after_read), int(bool(infer_shape))])
-            op._set_attr("_tensor_array_name", op.name)
+            if _v1_rules(op.graph):
+                op._set_attr("_tensor_array", [int(self._dynamic_size),
+                                               int(self._clear_after_read),
+                                               int(bool(infer_shape))])
+                op._set_attr("_tensor_array_name", op.name)
 
     def _with_list(self, lst, element_shape=None):
         ta = TensorArray.__new__(TensorArray)
