@@ -1003,3 +1003,27 @@ def test_tf_function_runs_its_state_updates_as_tf_does():
         sess.run(y, {x: -1.0})
         sess.run(y, {x: 2.0})
         assert sess.run(counter) == 5.0
+
+
+class Private:
+    def __init__(self):
+        self.__scale = 3.0
+
+    def __helper(self, x):
+        return x * self.__scale
+
+    def run(self, x):
+        if x > 0:
+            x = self.__helper(x)
+        return x
+
+
+def factorial(n):
+    return 1 if n <= 1 else n * factorial(n - 1)
+
+
+def test_private_names_and_recursion_by_global_name():
+    x = tf.placeholder(tf.float32, [])
+    y = tf.autograph.to_graph(Private().run)(x)
+    assert [_run(y, {x: 2.0}), _run(y, {x: -2.0})] == [6.0, -2.0]
+    assert tf.autograph.to_graph(factorial)(5) == 120

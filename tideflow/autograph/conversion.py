@@ -25,6 +25,7 @@ _SKIP_MODULES = frozenset({
     "tideflow", "tensorflow", "numpy", "scipy", "ml_dtypes", "google", "six", "pytest",
     "_pytest", "pluggy", "hypothesis", "absl", "typing_extensions", "wrapt", "attr", "attrs",
 })
+_INNER = "ag__converted"
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
@@ -73,6 +74,41 @@ def _parse(fn):
     raise NotImplementedError(f"{fn.__qualname__} is not a def statement in its source")
 
 
+def _enclosing_class(qualname):
+    """The innermost class a function with ``qualname`` is written in (None outside one)."""
+    parts = qualname.split(".")
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] != "<locals>" and parts[i + 1] != "<locals>":
+            return parts[i]
+    return None
+
+
+class _Mangle(ast.NodeTransformer):
+    """Python's private-name mangling (``self.__x`` in class ``C`` is ``self._C__x``), which
+    the class body gave the original and a recompiled function outside it would lose."""
+
+    def __init__(self, cls):
+        self.prefix = "_" + cls.lstrip("_")
+
+    def _m(self, name):
+        if name.startswith("__") and not name.endswith("__") and self.prefix != "_":
+            return self.prefix + name
+        return name
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        node.attr = self._m(node.attr)
+        return node
+
+    def visit_Name(self, node):
+        node.id = self._m(node.id)
+        return node
+
+    def visit_arg(self, node):
+        node.arg = self._m(node.arg)
+        return node
+
+
 def _compile(fn):
     """(converted code object, source text) for ``fn.__code__``."""
     code = fn.__code__
@@ -82,7 +118,15 @@ def _compile(fn):
             raise cached
         return cached
     try:
-        fdef = transformer.convert_function_def(_parse(fn))
+        fdef = _parse(fn)
+        cls = _enclosing_class(code.co_qualname)
+        if cls is not None:
+            fdef = _Mangle(cls).visit(fdef)
+        fdef = ast.fix_missing_locations(transformer.convert_function_def(fdef))
+        source = ast.unparse(fdef)
+        # named apart from the original inside the factory: a recursive call by its global
+        # name must not find the factory's local
+        fdef.name = _INNER
         freevars = [v for v in code.co_freevars if v != transformer.AG]
         factory = ast.FunctionDef(
             name="ag__factory",
@@ -93,7 +137,6 @@ def _compile(fn):
             body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
             decorator_list=[], returns=None)
         module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
-        source = ast.unparse(fdef)
         full = ast.unparse(module)
         filename = f"<autograph {code.co_filename}:{code.co_firstlineno} {code.co_name}>"
         # tracebacks through converted code show its lines
@@ -104,7 +147,8 @@ def _compile(fn):
         raise
     factory_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and
-                 c.co_name == code.co_name)
+                 c.co_name == _INNER)
+    inner = inner.replace(co_name=code.co_name, co_qualname=code.co_qualname)
     _CODE_CACHE[code] = (inner, source)
     return inner, source
 
