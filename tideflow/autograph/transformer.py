@@ -676,12 +676,14 @@ def convert_function_def(fdef):
     fdef.body = [expr.visit(s) for s in fdef.body]
     params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
     params |= {a.arg for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None}
-    excluded = set()  # global names stay out of the state (nonlocal ones are shared as is)
+    excluded, shared = set(), set()  # global names stay out of the state
     for n in _scope_walk(fdef):
         if isinstance(n, ast.Global):
             excluded.update(n.names)
+        elif isinstance(n, ast.Nonlocal):
+            shared.update(n.names)
     _live_in(fdef.body, set())
-    _defined(fdef.body, params)
+    _defined(fdef.body, params | shared)
     cf = _ControlFlow(names, excluded)
     fdef.body = cf.block(fdef.body)
     if cf.guarded:
