@@ -43,8 +43,9 @@ def should_convert(fn):
     """Whether ``fn`` (a plain Python function) is user code AutoGraph rewrites."""
     if not isinstance(fn, types.FunctionType) or is_converted(fn):
         return False
-    if getattr(fn, "__ag_do_not_convert__", False) or fn.__name__ == "<lambda>":
-        return False
+    if fn.__name__ == "<lambda>" or any(hasattr(fn, a) for a in (
+            "__ag_do_not_convert__", "__ag_compiled", "autograph_info__")):
+        return False  # marked as converted or not to convert (TF's markers too)
     top = _module_of(fn)
     if top in _SKIP_MODULES or top in _STDLIB:
         return False
