@@ -261,3 +261,19 @@ def test_tensor_array_in_a_dataset_function_may_be_rewritten():
         assert [sess.run(nxt), sess.run(nxt)] == [21.0, 63.0]
         with pytest.raises(tf.errors.InvalidArgumentError, match="already been written"):
             sess.run(twice)
+
+
+def test_distribution_without_validate_args_builds_no_check():
+    # a zero-temperature normal (scale 0) is fine unless validate_args asks for the checks
+    n_ops = len(tf.get_default_graph().get_operations())
+    loc = tf.constant([1.0, -2.0])
+    d = tf.distributions.Normal(loc=loc, scale=tf.zeros([2]))
+    assert not [op for op in tf.get_default_graph().get_operations()[n_ops:]
+                if op.type.startswith("Assert")]
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(d.mean()), [1.0, -2.0])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.distributions.Normal(loc=loc, scale=tf.zeros([2]), validate_args=True)
+    tf.distributions.Dirichlet(tf.zeros([3]))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.distributions.Dirichlet(tf.zeros([3]), validate_args=True)

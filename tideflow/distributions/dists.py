@@ -48,8 +48,13 @@ def _float_params(names_values):
 
 
 def _checked(validate, checks, tensors):
+    """``tensors`` behind ``checks`` (a list of assert ops, or a function making them) when
+    ``validate``; without it no check is built at all (an assert of a constant fails while
+    it is built, and TF adds none)."""
     if not validate:
         return tensors
+    if callable(checks):
+        checks = checks()
     with tf.control_dependencies(checks):
         return [tf.identity(t) for t in tensors]
 
@@ -94,7 +99,7 @@ class _ParamsDistribution(Distribution):
         initializes the distribution with them as graph parents; returns the tensors."""
         with tf.name_scope(name, values=[v for _, v in names_values]) as scope:
             ts = _float_params(names_values)
-            ts = _checked(validate_args, checks(*ts), ts)
+            ts = _checked(validate_args, lambda: checks(*ts), ts)
         self._batch_params = ts
         super().__init__(ts[0].dtype.base_dtype, reparameterization_type, validate_args,
                          allow_nan_stats, parameters, ts, scope)
@@ -752,7 +757,8 @@ class Dirichlet(_VectorEvent, Distribution):
         with tf.name_scope(name, values=[concentration]) as scope:
             (self._concentration,) = _float_params([("concentration", concentration)])
             (self._concentration,) = _checked(
-                validate_args, [tf.assert_positive(self._concentration)], [self._concentration])
+                validate_args, lambda: [tf.assert_positive(self._concentration)],
+                [self._concentration])
             self._total = tf.reduce_sum(self._concentration, -1)
         self._event_param = self._concentration
         super().__init__(self._concentration.dtype.base_dtype, FULLY_REPARAMETERIZED,
@@ -828,7 +834,7 @@ class Multinomial(_LogitsProbs, _Counts):
             self._total_count = tf.convert_to_tensor(total_count, name="total_count",
                                                      dtype=self._probs.dtype)
             (self._total_count,) = _checked(
-                validate_args, [tf.assert_non_negative(self._total_count)],
+                validate_args, lambda: [tf.assert_non_negative(self._total_count)],
                 [self._total_count])
         self._event_param = self._logits
         super().__init__(self._probs.dtype.base_dtype, NOT_REPARAMETERIZED, validate_args,
