@@ -1027,3 +1027,30 @@ def test_private_names_and_recursion_by_global_name():
     y = tf.autograph.to_graph(Private().run)(x)
     assert [_run(y, {x: 2.0}), _run(y, {x: -2.0})] == [6.0, -2.0]
     assert tf.autograph.to_graph(factorial)(5) == 120
+
+
+def dataset_sum(ds):
+    total = tf.constant(0.0)
+    count = 0
+    for x, y in ds:
+        total += x * tf.cast(y, tf.float32)
+        count += 1
+    return total, count
+
+
+def dataset_until(ds):
+    total = tf.constant(0.0)
+    for x in ds:
+        if x > 2.5:
+            break
+        total += x
+    return total
+
+
+def test_for_over_a_dataset():
+    ds = tf.data.Dataset.from_tensor_slices(([1.0, 2.0, 3.0], [10, 20, 30]))
+    total, count = tf.autograph.to_graph(dataset_sum)(ds)
+    assert _run([total, count]) == [140.0, 3]
+    until = tf.autograph.to_graph(dataset_until)(
+        tf.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0, 0.5]))
+    assert _run(until) == 3.0

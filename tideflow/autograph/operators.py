@@ -364,6 +364,11 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, n_live, opts=
     if isinstance(iter_, TensorArray):
         _tf_for(iter_.stack(), extra_test, body, get_state, set_state, names, n_live, opts)
         return
+    from tideflow.ops.dataset_ops import Dataset
+
+    if isinstance(iter_, Dataset):
+        _dataset_for(iter_, extra_test, body, get_state, set_state, names, n_live)
+        return
     for x in iter_:
         if extra_test is not None:
             t = extra_test()
@@ -398,6 +403,38 @@ def _tf_for(iter_, extra_test, body, get_state, set_state, names, n_live, opts):
         body(iter_[i])
 
     _tf_while(test, step, get_state, set_state, names, n_live, opts, index=(i0, lambda i: i + 1))
+
+
+def _dataset_for(dataset, extra_test, body, get_state, set_state, names, n_live):
+    """``for x in dataset``: the loop variables are the state of a ``scan`` over the elements
+    (with the loop's ``break``/``return`` test, taken before each iteration, ending it through
+    ``take_while``), the last state their values after the loop."""
+    from tideflow.ops import math_ops
+
+    init = tuple(get_state())
+    user_vars = _loop_init(init, names, n_live)
+    rest = init[n_live:]
+    count = ops.convert_to_tensor(0, dtype=dtypes.int64)  # a state even with no variables
+    start = (count, tuple(user_vars))
+
+    def step(state, element):
+        set_state(tuple(state[1]) + rest)
+        go = True if extra_test is None else extra_test()
+        go = _as_condition(go, "for loop") if _is_tensor(go) else ops.convert_to_tensor(
+            bool(go))
+
+        def outputs():
+            return (math_ops.add(state[0], 1),
+                    tuple(_loop_outputs(tuple(get_state())[:n_live], user_vars, names)))
+
+        new = _run_keeping_effects(lambda: body(element), outputs)
+        return new, (new, go)
+
+    scanned = dataset.scan(start, step)
+    if extra_test is not None:
+        scanned = scanned.take_while(lambda new, go: go)
+    final = scanned.reduce(start, lambda state, item: item[0])
+    set_state(tuple(final[1]) + rest)
 
 
 # -- statements and builtins --------------------------------------------------------------------
