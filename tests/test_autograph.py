@@ -1054,3 +1054,49 @@ def test_for_over_a_dataset():
     until = tf.autograph.to_graph(dataset_until)(
         tf.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0, 0.5]))
     assert _run(until) == 3.0
+
+
+class Counter:
+    def __init__(self):
+        self.total = tf.constant(0.0)
+        self.steps = 0
+
+    def update(self, x):
+        if x > 0:
+            self.total = self.total + x
+        else:
+            self.total = self.total - x
+        i = 0
+        while i < 3:
+            self.total = self.total * 2.0
+            self.steps += 1
+            i += 1
+        return self.total
+
+    def doubles(self, n):
+        for _ in tf.range(n):
+            self.total = self.total * 2.0
+        return self.total
+
+    def sets_one_branch(self, x):
+        if x > 0:
+            self.fresh = x
+        return x
+
+
+def test_attributes_in_converted_control_flow():
+    c = Counter()
+    x = tf.placeholder(tf.float32, [])
+    out = tf.autograph.to_graph(c.update)(x)
+    assert _run([out, c.total], {x: -1.5}) == [12.0, 12.0]
+    assert c.steps == 3  # a Python loop
+    with pytest.raises(ValueError, match="'self.fresh' must also be initialized in the else"):
+        tf.autograph.to_graph(Counter().sets_one_branch)(x)
+    c3 = Counter()
+    c3.total = tf.constant(1.5)
+    n = tf.placeholder(tf.int32, [])
+    out3 = tf.autograph.to_graph(c3.doubles)(n)
+    assert _run([out3, c3.total], {n: 4}) == [24.0, 24.0]
+    c2 = Counter()
+    tf.autograph.to_graph(c2.sets_one_branch)(2.0)  # Python condition: a plain attribute
+    assert c2.fresh == 2.0

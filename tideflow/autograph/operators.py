@@ -55,6 +55,24 @@ def maybe_undefined(read, name):
         return Undefined(name)
 
 
+def get_attr(obj, attr, name):
+    """``obj.attr`` for the state of converted control flow (Undefined where it is unset)."""
+    try:
+        return getattr(obj, attr)
+    except AttributeError:
+        return Undefined(name)
+
+
+def set_attr(obj, attr, value):
+    """``obj.attr = value``; an Undefined value leaves the attribute unset."""
+    if type(value) is Undefined:
+        if hasattr(obj, attr):
+            delattr(obj, attr)
+        return
+    if getattr(obj, attr, Undefined) is not value:
+        setattr(obj, attr, value)
+
+
 def ld(value):
     """A read of a variable that may be undefined: Python's error when it is."""
     if type(value) is Undefined:

@@ -87,8 +87,20 @@ def _stmt_walk(root):
     yield from _scope_walk(root)
 
 
+def _qn(node):
+    """``a.b.c`` for an attribute chain over a name (a composite variable), else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or not parts:
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
 def _bound(nodes):
-    """Names bound by ``nodes`` (statements or expressions) in their scope."""
+    """Names bound by ``nodes`` (statements or expressions) in their scope, and the attribute
+    chains they assign (``self.x``)."""
     out = set()
     for root in nodes:
         for n in _stmt_walk(root):
@@ -102,6 +114,10 @@ def _bound(nodes):
                     out.add((a.asname or a.name).split(".")[0])
             elif isinstance(n, ast.NamedExpr):
                 out.add(n.target.id)
+            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
+                q = _qn(n)
+                if q is not None:
+                    out.add(q)
     return out
 
 
@@ -114,8 +130,15 @@ def _uses(nodes):
         for n in ast.walk(root):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                 out.add(n.id)
-            elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
-                out.add(n.target.id)
+            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load):
+                q = _qn(n)
+                if q is not None:  # ``a.b.c`` reads a.b.c, a.b (and a, as a Name)
+                    parts = q.split(".")
+                    out.update(".".join(parts[:k]) for k in range(2, len(parts) + 1))
+            elif isinstance(n, ast.AugAssign):
+                q = n.target.id if isinstance(n.target, ast.Name) else _qn(n.target)
+                if q is not None:
+                    out.add(q)
     return out
 
 
@@ -516,14 +539,16 @@ class _ControlFlow:
         return [s]
 
     def _state(self, modified, live):
-        modified = sorted(n for n in modified if n not in self.excluded and n != AG)
-        first = [n for n in modified if n in live]
-        return first + [n for n in modified if n not in live], len(first)
+        modified = sorted(n for n in modified if n not in self.excluded and n != AG and
+                          not ("." in n and n.split(".")[0] in modified))
+        # an attribute may be read anywhere later (another method): always an output
+        first = [n for n in modified if n in live or "." in n]
+        return first + [n for n in modified if n not in first], len(first)
 
     def _guards(self, node, names):
         out = []
         for n in names:
-            if n in node._ag_defined:
+            if n in node._ag_defined or "." in n:  # attributes: read as possibly unset
                 continue
             self.guarded.add(n)
             read = _lambda(_name(n))
@@ -533,7 +558,8 @@ class _ControlFlow:
 
     def _def(self, base, body, names, args=()):
         fn = self.names.new(base)
-        stmts = [ast.Nonlocal(names=list(names))] if names else []
+        names = [n for n in names if "." not in n]
+        stmts = [ast.Nonlocal(names=names)] if names else []
         if self.excluded:
             stmts.insert(0, ast.Global(names=sorted(self.excluded)))
         stmts.extend(body or [ast.Pass()])
@@ -552,7 +578,10 @@ class _ControlFlow:
                    isinstance(n.ctx, ast.Del)}
         elts = []
         for n in names:
-            if n in deleted:  # ``del`` may leave it unbound
+            if "." in n:  # an attribute: Undefined where the object lacks it
+                *path, attr = n.split(".")
+                elts.append(_call(_ag("get_attr"), _chain(path), _const(attr), _const(n)))
+            elif n in deleted:  # ``del`` may leave it unbound
                 read = _lambda(_name(n))
                 read._ag_raw = True
                 elts.append(_call(_ag("maybe_undefined"), read, _const(n)))
@@ -561,12 +590,21 @@ class _ControlFlow:
         tup = ast.Tuple(elts=elts, ctx=ast.Load())
         get_fn, get_def = self._def("get_state", [ast.Return(value=tup)], ())
         get_def._ag_raw = True
+        plain = [n for n in names if "." not in n]
+        body = []
         if names:
-            target = ast.Tuple(elts=[_name(n, ast.Store()) for n in names], ctx=ast.Store())
-            body = [ast.Assign(targets=[target], value=_name("vars_"))]
-        else:
-            body = [ast.Pass()]
+            slots = [_name(n, ast.Store()) if "." not in n else _name("_", ast.Store())
+                     for n in names]
+            body.append(ast.Assign(targets=[ast.Tuple(elts=slots, ctx=ast.Store())],
+                                   value=_name("vars_")) if plain else ast.Pass())
+            for k, n in enumerate(names):
+                if "." in n:
+                    *path, attr = n.split(".")
+                    value = ast.Subscript(value=_name("vars_"), slice=_const(k), ctx=ast.Load())
+                    body.append(ast.Expr(value=_call(_ag("set_attr"), _chain(path),
+                                                     _const(attr), value)))
         set_fn, set_def = self._def("set_state", body, names, ("vars_",))
+        set_def._ag_raw = True
         return get_fn, set_fn, [get_def, set_def]
 
     def if_(self, s):
@@ -619,6 +657,13 @@ class _ControlFlow:
                      _const(n_live), self._opts(s))
         return [*self._guards(s, names), *state_defs, b_def, *pre, ast.Expr(value=call),
                 *self.block(s.orelse)]
+
+
+def _chain(parts):
+    node = _name(parts[0])
+    for p in parts[1:]:
+        node = ast.Attribute(value=node, attr=p, ctx=ast.Load())
+    return node
 
 
 class _WrapReads(ast.NodeTransformer):
