@@ -120,7 +120,7 @@ def _compile(fn):
         return cached
     try:
         fdef = _parse(fn)
-        cls = _enclosing_class(code.co_qualname)
+        cls = _enclosing_class(fn.__qualname__)
         if cls is not None:
             fdef = _Mangle(cls).visit(fdef)
         fdef = ast.fix_missing_locations(transformer.convert_function_def(fdef))
@@ -149,7 +149,10 @@ def _compile(fn):
     factory_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and
                  c.co_name == _INNER)
-    inner = inner.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+    names = {"co_name": code.co_name}
+    if hasattr(code, "co_qualname"):  # Python 3.11+
+        names["co_qualname"] = code.co_qualname
+    inner = inner.replace(**names)
     _CODE_CACHE[code] = (inner, source)
     return inner, source
 
