@@ -129,7 +129,7 @@ def _compile(fn):
         # name must not find the factory's local
         fdef.name = _INNER
         freevars = [v for v in code.co_freevars if v != transformer.AG]
-        factory = ast.FunctionDef(
+        factory = transformer.function_def(
             name="ag__factory",
             args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in
                                                      [transformer.AG, *freevars]],

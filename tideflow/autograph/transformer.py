@@ -14,6 +14,13 @@ AG = "ag__"
 _SKIP_CALLS = frozenset({"super", "locals", "globals", "vars", "eval", "exec", "dir"})
 
 
+def function_def(**fields):
+    """An ``ast.FunctionDef`` (with the fields newer Pythons add)."""
+    if "type_params" in ast.FunctionDef._fields:
+        fields.setdefault("type_params", [])
+    return ast.FunctionDef(**fields)
+
+
 def _name(id_, ctx=None):
     return ast.Name(id=id_, ctx=ctx or ast.Load())
 
@@ -565,7 +572,7 @@ class _ControlFlow:
         stmts.extend(body or [ast.Pass()])
         if not names and not body:
             stmts = [ast.Pass()]
-        node = ast.FunctionDef(
+        node = function_def(
             name=fn, args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in args],
                                         vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
                                         defaults=[]),
