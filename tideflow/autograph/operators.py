@@ -365,7 +365,9 @@ def _tf_while(test, body, get_state, set_state, names, n_live, opts, index=None)
             kw["shape_invariants"] = [index[0].get_shape(), *kw["shape_invariants"]]
         loop_vars = [index[0], *loop_vars]
     if not loop_vars:
-        raise ValueError("a TensorFlow loop needs a loop variable")  # an index always exists
+        # a while loop on a Tensor whose body assigns nothing the condition reads
+        raise ValueError("a while loop on a Tensor condition must assign a variable its "
+                         "condition reads (no loop variable: it would never end)")
     outs = while_loop(cond_fn, body_fn, loop_vars, return_same_structure=True, **kw)
     set_state(tuple(outs[extra:]) + rest)
 
