@@ -1100,3 +1100,20 @@ def test_attributes_in_converted_control_flow():
     c2 = Counter()
     tf.autograph.to_graph(c2.sets_one_branch)(2.0)  # Python condition: a plain attribute
     assert c2.fresh == 2.0
+
+
+def test_functions_the_converter_cannot_handle_run_as_they_are(monkeypatch):
+    from tideflow.autograph import transformer
+
+    def broken(fdef):
+        raise RuntimeError("converter bug")
+
+    def plain(x):
+        return x * 2.0
+
+    monkeypatch.setattr(transformer, "convert_function_def", broken)
+    assert conversion.maybe_convert(plain) is plain  # a warning, then the original
+    assert tf.function(plain)(3.0) == 6.0
+    with pytest.raises(RuntimeError, match="converter bug"):
+        tf.autograph.to_graph(plain)  # asked for explicitly: the error
+    conversion._CODE_CACHE.pop(plain.__code__, None)

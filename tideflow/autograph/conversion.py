@@ -143,7 +143,7 @@ def _compile(fn):
         # tracebacks through converted code show its lines
         linecache.cache[filename] = (len(full), None, full.splitlines(True), filename)
         factory_code = compile(ast.parse(full, filename), filename, "exec")
-    except (NotImplementedError, SyntaxError) as e:
+    except Exception as e:  # remembered: a function is tried once
         _CODE_CACHE[code] = e
         raise
     factory_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
@@ -205,25 +205,36 @@ def _resolve(f):
     if isinstance(f, types.MethodType):
         func = f.__func__
         if should_convert(func):
-            try:
-                return types.MethodType(convert(func), f.__self__)
-            except NotImplementedError as e:
-                operators._log(1, f"{func.__qualname__} runs unconverted: {e}")
+            conv = _try_convert(func)
+            if conv is not None:
+                return types.MethodType(conv, f.__self__)
         return f
     if isinstance(f, functools.partial):
         g = maybe_convert(f.func)
         return f if g is f.func else functools.partial(g, *f.args, **f.keywords)
     if should_convert(f):
-        try:
-            return convert(f)
-        except NotImplementedError as e:
-            operators._log(1, f"{f.__qualname__} runs unconverted: {e}")
-        return f
+        conv = _try_convert(f)
+        return f if conv is None else conv
     call = None if isinstance(f, (type, types.FunctionType, types.BuiltinFunctionType)) else \
         next((vars(k)["__call__"] for k in type(f).__mro__ if "__call__" in vars(k)), None)
     if isinstance(call, types.FunctionType) and should_convert(call):  # a callable object
-        try:
-            return types.MethodType(convert(call), f)
-        except NotImplementedError as e:
-            operators._log(1, f"{call.__qualname__} runs unconverted: {e}")
+        conv = _try_convert(call)
+        if conv is not None:
+            return types.MethodType(conv, f)
     return f
+
+
+def _try_convert(fn):
+    """``convert(fn)``, or None (it then runs as it is) where it can't be converted: no
+    source, a generator (quietly), or code the converter fails on (with TF's warning)."""
+    try:
+        return convert(fn)
+    except NotImplementedError as e:
+        operators._log(1, f"{fn.__qualname__} runs unconverted: {e}")
+    except Exception as e:  # converting only compiles: never lose the call over it
+        import logging
+
+        logging.getLogger("tensorflow").warning(
+            "AutoGraph could not transform %s and will run it as-is. Cause: %s: %s",
+            fn.__qualname__, type(e).__name__, e)
+    return None
