@@ -231,7 +231,7 @@ def _try_convert(fn):
         return convert(fn)
     except NotImplementedError as e:
         operators._log(1, f"{fn.__qualname__} runs unconverted: {e}")
-    except Exception as e:  # converting only compiles: never lose the call over it
+    except Exception as e:  # noqa: BLE001 - converting only compiles: never lose the call
         import logging
 
         logging.getLogger("tensorflow").warning(
