@@ -58,3 +58,37 @@ def test_ctc_decoders_on_constant_inputs_have_static_dense_shapes():
     assert greedy.shape.as_list() == list(g.shape)
     assert beams[0].shape.as_list() == list(b0.shape)
     assert beams[1].shape.as_list() == list(b1.shape)
+
+
+def test_tf_function_get_concrete_function_gives_output_structure_shapes_and_dtypes():
+    # TF Probability's minimize sizes its trace from a concrete function of its loop body
+    v = tf.Variable(3.0)
+    opt = tf.train.GradientDescentOptimizer(0.25)
+
+    @tf.function(autograph=False)
+    def step(old, unused):
+        loss = (v - 1.0) ** 2
+        with tf.control_dependencies([opt.minimize(loss)]):
+            return {"loss": tf.identity(loss), "pair": tf.stack([loss, loss])}
+
+    cf = step.get_concrete_function(tf.TensorSpec([]), tf.TensorSpec([], tf.float32, "s"))
+    assert cf.output_shapes == {"loss": tf.TensorShape([]), "pair": tf.TensorShape([2])}
+    assert cf.output_dtypes == {"loss": tf.float32, "pair": tf.float32}
+    assert cf.structured_input_signature == ((tf.TensorSpec([]), tf.TensorSpec([], name="s")), {})
+    assert cf.inputs[1].op.name.endswith("s")
+    assert [t.dtype for t in cf.inputs] == [tf.float32, tf.float32]
+    assert len(cf.outputs) == 2 and cf.graph is tf.get_default_graph()
+    init = tf.nest.map_structure(tf.zeros, cf.output_shapes)
+    trace = tf.scan(step, tf.range(3.0), initializer=init)
+    again = cf(tf.constant(0.0), tf.constant(0.0))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(trace)["loss"], [4.0, 1.0, 0.25])
+        np.testing.assert_allclose(s.run(again["loss"]), 0.0625)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float64)])
+    def double(x):
+        return x * 2
+
+    cf2 = double.get_concrete_function()
+    assert cf2.output_shapes.as_list() == [None, 2] and cf2.output_dtypes == tf.float64

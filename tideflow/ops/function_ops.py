@@ -117,7 +117,80 @@ def function(func=None, input_signature=None, autograph=True, experimental_autog
 
     wrapped.python_function = func
     wrapped.input_signature = input_signature
+    wrapped.get_concrete_function = functools.partial(_concrete, wrapped, input_signature)
     return wrapped
+
+
+class ConcreteFunction:
+    """One trace of a ``tf.function`` for given argument specs: its output structure, shapes
+    and dtypes are known without running; calling it calls the function on new arguments.
+
+    The trace is built in the calling graph (placeholders stand for TensorSpec arguments),
+    as every call of a tideflow ``tf.function`` is; nothing runs it unless it is fetched."""
+
+    def __init__(self, fn, specs, inputs, outputs):
+        self._fn = fn
+        self.python_function = getattr(fn, "python_function", fn)
+        self.name = getattr(self.python_function, "__name__", "function")
+        self.structured_input_signature = (tuple(specs), {})
+        self.inputs = inputs
+        self.structured_outputs = outputs
+        self.graph = ops.get_default_graph()
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+    @property
+    def outputs(self):
+        from tideflow.framework import nest
+
+        return [x for x in nest.flatten(self.structured_outputs) if isinstance(x, ops.Tensor)]
+
+    @property
+    def output_shapes(self):
+        from tideflow.framework import nest
+
+        return nest.map_structure(lambda t: t.shape if isinstance(t, ops.Tensor) else None,
+                                  self.structured_outputs)
+
+    @property
+    def output_dtypes(self):
+        from tideflow.framework import nest
+
+        return nest.map_structure(lambda t: t.dtype if isinstance(t, ops.Tensor) else None,
+                                  self.structured_outputs)
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.name}>"
+
+
+def _concrete(fn, input_signature, *args, **kwargs):
+    """``get_concrete_function``: the function traced for ``args`` (TensorSpecs, tensors or
+    values; the input signature's specs when none are given)."""
+    from tideflow.ops.constant_op import placeholder
+
+    if not args and not kwargs and input_signature is not None:
+        args = tuple(input_signature)
+    specs, inputs = [], []
+
+    def stand_in(a):
+        if isinstance(a, TensorSpec):
+            t = placeholder(a.dtype, a.shape, name=a.name)
+            specs.append(a)
+            inputs.append(t)
+            return t
+        if isinstance(a, ops.Tensor):
+            specs.append(TensorSpec.from_tensor(a))
+            inputs.append(a)
+        else:
+            specs.append(a)
+        return a
+
+    with ops.name_scope("get_concrete_function"):
+        traced = [stand_in(a) for a in args]
+        kw = {k: stand_in(v) for k, v in kwargs.items()}
+        outputs = fn(*traced, **kw)
+    return ConcreteFunction(fn, specs, inputs, outputs)
 
 
 # ops run for their effect alone (state updates, prints, asserts, Python calls); TF's
