@@ -365,3 +365,20 @@ def test_merge_all_takes_a_summary_made_in_a_cond_branch():
     with tf.Session() as sess:
         summary = tf.Summary.FromString(sess.run(merged))
     assert {v.tag: v.simple_value for v in summary.value} == {"outside": 2.0, "cond/inside": 1.5}
+
+
+def test_parse_of_a_constant_example_gives_static_shapes():
+    # the TF example decoder's tests decode tf.convert_to_tensor(serialized) and check the
+    # static shapes of the var-len features made dense (TF's shape inference runs the parse)
+    example = tf.train.Example(features=tf.train.Features(feature={
+        "area": tf.train.Feature(float_list=tf.train.FloatList(value=[4.0, 5.0, 6.0])),
+        "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[3]))}))
+    spec = {"area": tf.VarLenFeature(tf.float32), "id": tf.FixedLenFeature([], tf.int64)}
+    parsed = tf.parse_single_example(tf.constant(example.SerializeToString()), spec)
+    area = tf.sparse_tensor_to_dense(parsed["area"])
+    assert area.shape.as_list() == [3]
+    fed = tf.placeholder(tf.string, [])
+    assert tf.sparse_tensor_to_dense(
+        tf.parse_single_example(fed, spec)["area"]).shape.as_list() == [None]
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(area), [4.0, 5.0, 6.0])

@@ -378,6 +378,36 @@ def _parse_single_example_factory(ctx):
     return run
 
 
+class _AttrsOf:
+    """The part of a kernel context the parse factory reads: the op's attributes."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def attr(self, name):
+        return self.op._attrs[name]
+
+
+_FOLD_BYTES = 1 << 20
+
+
+def _parsed_constant(op, index):
+    """The value of a parse of a constant serialized example (TF 1.x's shape inference
+    evaluates it, so a decoder's sparse-to-dense of a constant example has a static shape);
+    None otherwise."""
+    serialized = ops.constant_value(op._inputs[0])
+    defaults = [ops.constant_value(t) for t in op._inputs[1:]]
+    if serialized is None or any(v is None for v in defaults):
+        return None
+    serialized = np.asarray(serialized, dtype=object)
+    if serialized.ndim or len(serialized[()]) > _FOLD_BYTES:
+        return None
+    try:
+        return _parse_single_example_factory(_AttrsOf(op))(serialized, defaults)[index]
+    except Exception:  # noqa: BLE001 - a parse that fails just means "not known"
+        return None
+
+
 def _parse_single_example_shape(op):
     op._inputs[0]._shape.merge_with(TensorShape([]))
     n = len(op._attrs["sparse_keys"])
@@ -397,6 +427,7 @@ op_registry.declare(
     kernel_factory=_parse_single_example_factory,
     differentiable=False,
 )
+ops.register_constant_value("ParseSingleExample", _parsed_constant)
 
 
 # ------------------------------------------------------------------------------------------
