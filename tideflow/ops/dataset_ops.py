@@ -49,6 +49,11 @@ class StructuredFunction:
         self.output_specs = None
         self.output_dataset = None
         wire = [(s.wire_dtype, s.wire_shape) for s in ds.flatten(input_specs)]
+        # as TF 1.15's tf.data: user functions are converted by AutoGraph (a Python `if` on a
+        # tensor becomes tf.cond); Python conditions stay Python
+        from tideflow.autograph import conversion
+
+        func = conversion.maybe_convert(func)
 
         def body(*args):
             nested = ds.from_wire(input_specs, list(args))
