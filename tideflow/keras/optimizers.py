@@ -121,6 +121,23 @@ class Optimizer:
             lr = lr * (1.0 / (1.0 + v["decay"] * it))
         return lr
 
+    def _decayed_lr(self, var_dtype):
+        """OptimizerV2's learning rate of this step (its schedule at ``iterations``, divided
+        by ``1 + decay * iterations``) as a ``var_dtype`` tensor, for subclasses' rules."""
+        return tf.cast(self._lr_t(), var_dtype)
+
+    def _serialize_hyperparameter(self, name):
+        """A hyperparameter's value for ``get_config``: a schedule serialized, a callable
+        called, a tensor or variable evaluated."""
+        value = self._values["lr" if name == "learning_rate" else name]
+        if isinstance(value, schedules.LearningRateSchedule):
+            return {"class_name": type(value).__name__, "config": value.get_config()}
+        if callable(value):
+            value = value()
+        if isinstance(value, (ops.Tensor, tf.Variable)):
+            return K.get_value(value)
+        return value
+
     def minimize(self, loss, var_list, grad_loss=None, name=None):
         """TF 1.15's OptimizerV2 spelling: the gradients of ``loss`` (a callable returning
         the loss, or the loss tensor) for ``var_list`` applied by ``apply_gradients``."""

@@ -1,0 +1,130 @@
+"""Differences found by running bert4keras 0.11.5 (BERT/ALBERT/NEZHA/GPT/T5 builders, its
+optimizer extensions, CRF, UniLM decoding) under ``TF_KERAS=1`` against tideflow, each reduced
+to the plain TF 1.x / tf.keras calls the library makes."""
+
+import sys
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+K = tf.keras.backend
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+    K.clear_session()
+
+
+# ----------------------------------------------------------------------------------------
+# OptimizerV2's _decayed_lr and _serialize_hyperparameter, for subclasses with their own rule
+# ----------------------------------------------------------------------------------------
+
+
+class _PlainSGD(tf.keras.optimizers.Optimizer):
+    """An update rule of our own over OptimizerV2's protocol (as bert4keras's Adam)."""
+
+    def __init__(self, learning_rate=0.5, scale=2.0, **kwargs):
+        kwargs["name"] = kwargs.get("name") or "PlainSGD"
+        super().__init__(**kwargs)
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("scale", scale)
+
+    def _resource_apply_dense(self, grad, var):
+        lr_t = self._decayed_lr(var.dtype.base_dtype)
+        return K.update(var, var - lr_t * grad)
+
+    def get_config(self):
+        config = {"learning_rate": self._serialize_hyperparameter("learning_rate"),
+                  "scale": self._serialize_hyperparameter("scale")}
+        config.update(super().get_config())
+        return config
+
+
+def test_decayed_lr_is_the_learning_rate_divided_by_the_decay_of_the_step():
+    opt = _PlainSGD(0.5, decay=0.25)
+    v = K.variable([1.0, 2.0])
+    loss = tf.reduce_sum(v)
+    step = opt.get_updates(loss, [v])
+    lr64 = opt._decayed_lr(tf.float64)
+    assert lr64.dtype == tf.float64
+    sess = K.get_session()
+    seen = []
+    for _ in range(3):
+        seen.append(sess.run(lr64))
+        sess.run(step)
+    np.testing.assert_allclose(seen, [0.5, 0.5 / 1.25, 0.5 / 1.5])
+    np.testing.assert_allclose(sess.run(v), np.array([1.0, 2.0]) - (0.5 + 0.4 + 1 / 3),
+                               rtol=1e-6)
+
+
+def test_decayed_lr_follows_a_schedule():
+    sched = tf.keras.optimizers.schedules.ExponentialDecay(0.8, decay_steps=1, decay_rate=0.5)
+    opt = _PlainSGD(sched)
+    v = K.variable([3.0])
+    step = opt.get_updates(tf.reduce_sum(v), [v])
+    lr = opt._decayed_lr(tf.float32)
+    sess = K.get_session()
+    got = []
+    for _ in range(3):
+        got.append(sess.run(lr))
+        sess.run(step)
+    np.testing.assert_allclose(got, [0.8, 0.4, 0.2], rtol=1e-6)
+    np.testing.assert_allclose(sess.run(v), [3.0 - 1.4], rtol=1e-6)
+
+
+def test_serialize_hyperparameter_gives_plain_values():
+    opt = _PlainSGD(0.125, scale=lambda: 3.0)
+    config = opt.get_config()
+    assert config["learning_rate"] == 0.125
+    assert config["scale"] == 3.0
+    sched = tf.keras.optimizers.schedules.ExponentialDecay(0.8, decay_steps=2, decay_rate=0.5)
+    got = _PlainSGD(sched)._serialize_hyperparameter("learning_rate")
+    assert got["class_name"] == "ExponentialDecay"
+    assert got["config"]["initial_learning_rate"] == 0.8
+
+
+# ----------------------------------------------------------------------------------------
+# tf.keras aliased as a top-level package (sys.modules['keras'] = tf.keras): its submodules
+# imported through the alias are tf.keras's own modules, sharing the Keras session
+# ----------------------------------------------------------------------------------------
+
+
+def test_submodule_imported_through_an_alias_of_tf_keras_is_the_same_module():
+    alias = "h156_keras_alias"
+    sys.modules[alias] = tf.keras
+    try:
+        import h156_keras_alias.backend as aliased_backend
+        import h156_keras_alias.engine.training as aliased_training
+        from h156_keras_alias import layers as aliased_layers
+
+        assert aliased_backend is tf.keras.backend
+        assert aliased_layers is tf.keras.layers
+        assert aliased_training.Model is tf.keras.Model
+        # one Keras session: a variable read through the alias during a layer's build is
+        # still initialized when the model trains
+        x = tf.keras.Input((3,))
+        dense = tf.keras.layers.Dense(2)
+        y = dense(x)
+        aliased_backend.set_value(dense.kernel, np.ones((3, 2), np.float32))
+        model = tf.keras.Model(x, y)
+        model.compile("sgd", "mse")
+        model.train_on_batch(np.ones((4, 3), np.float32), np.zeros((4, 2), np.float32))
+        assert aliased_backend.get_session() is K.get_session()
+    finally:
+        for name in [n for n in sys.modules if n == alias or n.startswith(alias + ".")]:
+            del sys.modules[name]
+
+
+def test_a_missing_submodule_through_the_alias_is_still_an_import_error():
+    alias = "h156_keras_alias2"
+    sys.modules[alias] = tf.keras
+    try:
+        with pytest.raises(ImportError):
+            import h156_keras_alias2.no_such_module  # noqa: F401
+    finally:
+        for name in [n for n in sys.modules if n == alias or n.startswith(alias + ".")]:
+            del sys.modules[name]
