@@ -115,3 +115,37 @@ def test_dataset_functions_are_converted_by_autograph():
         got = [s.run(nxt) for _ in range(5)]
     assert [int(a) for a, _ in got] == [0, -1, 20, -3, 40]
     assert [int(b) for _, b in got] == [0, 0, 1, 3, 6]
+
+
+class _SignFlip(tf.keras.layers.Layer):
+    def call(self, x):
+        if tf.reduce_sum(x) > 0:
+            y = x * 2.0
+        else:
+            y = -x
+        return y
+
+
+class _Shifted(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(2, kernel_initializer="ones")
+        self.flip = _SignFlip()
+
+    def call(self, x, training=None):
+        h = self.dense(x)
+        if training:  # a Python bool stays Python
+            h = h + 100.0
+        return self.flip(h)
+
+
+def test_subclassed_keras_layers_and_models_are_converted_by_autograph():
+    # TF 1.15 converts the call of a user's Layer or Model subclass (not its own layers')
+    x = tf.placeholder(tf.float32, [None, 3])
+    model = _Shifted()
+    y, y_train = model(x), model(x, training=True)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(y, {x: [[1, 2, 3.0]]}), [[12.0, 12.0]])
+        np.testing.assert_allclose(s.run(y, {x: [[-1, -2, -3.0]]}), [[6.0, 6.0]])
+        np.testing.assert_allclose(s.run(y_train, {x: [[-1, -2, -3.0]]}), [[188.0, 188.0]])

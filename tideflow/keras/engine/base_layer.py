@@ -619,7 +619,8 @@ class Layer:
                 self._assert_input_compatibility(inputs)
                 self._maybe_build(inputs)
                 self._assert_input_compatibility(inputs)
-                outputs = self.call(inputs, *args, **kwargs)
+                # as TF 1.15: a user's layer (or model) has its call converted by AutoGraph
+                outputs = _converted_call(self)(inputs, *args, **kwargs)
                 self._sync_sublayers()  # (sublayers made in call)
                 if outputs is None:
                     raise ValueError("A layer's `call` method should return a Tensor or a list "
@@ -720,3 +721,20 @@ def _depends_on(update, input_ids):
             stack.append(t.op)
         stack.extend(op.control_inputs)
     return False
+
+
+def _converted_call(layer):
+    """``layer.call``, converted by AutoGraph when the layer's class is the user's (TF 1.15
+    converts subclassed layers' and models' calls; its own layers' are left as they are)."""
+    call = layer.call
+    if _from_package(getattr(call, "__func__", None)):
+        return call
+    from tideflow.autograph import conversion
+
+    return conversion.maybe_convert(call)
+
+
+def _from_package(func):
+    mod = getattr(func, "__module__", None) or ""
+    return mod == "tideflow" or mod.startswith("tideflow.")
+
