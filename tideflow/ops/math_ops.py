@@ -773,6 +773,8 @@ def _binary_operator(fn, name):
                 # NumPy values take x's dtype (TF's conversion casts them with astype)
                 y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
             elif not isinstance(y, ops.Tensor):
+                if name == "mul" and type(y).__name__ == "SparseTensor":
+                    return NotImplemented  # as TF: dense * sparse is SparseTensor.__rmul__
                 # x's dtype is a hint, as TF's dtype_hint: ``int_tensor + 1.0`` fails in the op
                 # ("Input 'y' of 'AddV2' Op has type float32 that does not match ...")
                 y = ops.convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")

@@ -1,4 +1,4 @@
-"""A SparseTensor times (or divided by) a dense tensor: ``sp * dense``, ``sp / dense``.
+"""A SparseTensor times (or divided by) a dense tensor: ``sp * dense``, ``dense * sp``, ``sp / dense``.
 
 As TF's SparseDenseCwiseMul/Div: the dense side broadcasts to the sparse tensor's shape, and
 the result keeps the sparse tensor's indices (built here from gather_nd, so it differentiates).
@@ -46,6 +46,17 @@ def _div(self, other):
     return _cwise(self, other, math_ops.div, "SparseDenseCwiseDiv")
 
 
+def _rmul(self, other):
+    # Tensor * sparse (TF's Tensor.__mul__ dispatches it to SparseDenseCwiseMul): a SparseTensor;
+    # a Python number or NumPy array times a SparseTensor is a TypeError, as in TF
+    if not isinstance(other, ops.Tensor):
+        return NotImplemented
+    from tideflow.ops import math_ops
+
+    return _cwise(self, other, math_ops.multiply, "SparseDenseCwiseMul")
+
+
 SparseTensor.__mul__ = _mul
+SparseTensor.__rmul__ = _rmul
 SparseTensor.__truediv__ = _truediv
 SparseTensor.__div__ = _div
