@@ -128,3 +128,59 @@ def test_a_missing_submodule_through_the_alias_is_still_an_import_error():
     finally:
         for name in [n for n in sys.modules if n == alias or n.startswith(alias + ".")]:
             del sys.modules[name]
+
+
+# ----------------------------------------------------------------------------------------
+# K.get_value / batch_get_value / batch_set_value inside another graph's as_default() use the
+# session of the variables' graph (bert4keras saves weights as a TF checkpoint that way)
+# ----------------------------------------------------------------------------------------
+
+
+def test_reading_keras_variables_inside_another_graph_uses_their_session():
+    v = K.variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="kept")
+    K.set_value(v, np.full((2, 3), 7.0, np.float32))
+    session = K.get_session()
+    with tf.Graph().as_default() as other:
+        np.testing.assert_array_equal(K.get_value(v), np.full((2, 3), 7.0))
+        (got,) = K.batch_get_value([v])
+        np.testing.assert_array_equal(got, np.full((2, 3), 7.0))
+        K.batch_set_value([(v, np.ones((2, 3), np.float32))])
+        w = tf.Variable(np.zeros(2, np.float32), name="copy")
+        assert w.graph is other
+        with tf.Session() as sess:  # a default session on the other graph is used for its own
+            K.batch_set_value([(w, np.array([3.0, 4.0], np.float32))])
+            np.testing.assert_array_equal(sess.run(w), [3.0, 4.0])
+    # the Keras session was kept, with its values
+    assert K.get_session() is session
+    np.testing.assert_array_equal(K.get_value(v), np.ones((2, 3)))
+
+
+# ----------------------------------------------------------------------------------------
+# einsum's gradient for an operand without an ellipsis when the others broadcast one
+# (sinusoidal position embeddings: tf.einsum('...,d->...d', positions, frequencies))
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("equation,shape_a,shape_b", [
+    ("...,d->...d", (2, 5), (4,)),
+    ("...d,d->...", (2, 3, 4), (4,)),
+    ("d,...d->...d", (3,), (2, 3)),
+])
+def test_einsum_gradient_of_an_operand_without_ellipsis(equation, shape_a, shape_b):
+    rs = np.random.RandomState(3)
+    a, b = rs.randn(*shape_a), rs.randn(*shape_b)
+    x, y = tf.constant(a), tf.constant(b)
+    z = tf.einsum(equation, x, y)
+    gx, gy = tf.gradients(tf.reduce_sum(z * z), [x, y])
+    assert gx.get_shape().as_list() == list(shape_a)
+    assert gy.get_shape().as_list() == list(shape_b)
+    with tf.Session() as sess:
+        zv, gxv, gyv = sess.run([z, gx, gy])
+        np.testing.assert_allclose(zv, np.einsum(equation, a, b))
+        # d/da sum(z^2) = 2 * einsum of z with b back to a's subscripts, by finite differences
+        for t, val in ((x, a), (y, b)):
+            err = tf.test.compute_gradient_error(t, val.shape, z, list(zv.shape), x_init_value=val)
+            assert err < 1e-8
+    if equation == "...,d->...d":
+        np.testing.assert_allclose(gxv, 2 * zv @ b)
+        np.testing.assert_allclose(gyv, 2 * np.einsum("ij,ijd->d", a, zv))

@@ -159,17 +159,28 @@ def _initialize_variables(session):
         session.run([v.initializer for v in todo])
 
 
-def get_session():
+def _graph_of(op_input_list):
+    for x in op_input_list:
+        graph = getattr(x, "graph", None)
+        if isinstance(graph, ops.Graph):
+            return graph
+    return ops.get_default_graph()
+
+
+def get_session(op_input_list=()):
     """The session Keras uses: the default session if one is entered, else one made (once) on
-    the default graph. Keras variables not yet initialized in it are initialized."""
+    the graph of ``op_input_list`` (the default graph when it holds no graph elements), so
+    reading a Keras variable from inside another graph's ``as_default()`` uses its session.
+    Keras variables not yet initialized in it are initialized."""
     default = ops.get_default_session()
     if default is not None:
         session = default
     else:
         session = _SESSION[0]
-        if session is None or session.graph is not ops.get_default_graph() or getattr(
+        graph = _graph_of(op_input_list)
+        if session is None or session.graph is not graph or getattr(
                 session, "_closed", False):
-            session = tf.Session(graph=ops.get_default_graph())
+            session = tf.Session(graph=graph)
             _SESSION[0] = session
     if not _MANUAL_VAR_INIT[0]:
         _initialize_variables(session)
@@ -391,13 +402,14 @@ def get_value(x):
     """The value of a variable (or tensor) as a NumPy array."""
     if not isinstance(x, (ops.Tensor, tf.Variable)):
         return np.asarray(x)
-    return get_session().run(x)
+    return get_session((x,)).run(x)
 
 
 def batch_get_value(tensors):
     if not tensors:
         return []
-    return get_session().run(list(tensors))
+    tensors = list(tensors)
+    return get_session(tensors).run(tensors)
 
 
 def _assign_placeholder(x):
@@ -420,7 +432,7 @@ def batch_set_value(tuples):
     tuples = list(tuples)
     if not tuples:
         return
-    session = get_session()
+    session = get_session([x for x, _ in tuples])
     feed, fetches = {}, []
     for x, value in tuples:
         value = np.asarray(value, dtype=x.dtype.base_dtype.as_numpy_dtype)

@@ -441,8 +441,11 @@ def _einsum_grad(op, grad):
             target += twin
             n = _label_size(x, spec, pos)
             operands.append((range_ops.eye(n, dtype=x.dtype.base_dtype), c + twin))
+        summed_dots = "..." not in spec and any("..." in sp for _, sp in operands)
         if "..." in spec:
             target = target[:len(head)] + "..." + target[len(head):]
+        elif summed_dots:  # (an einsum sums no broadcast dimensions: they are summed below)
+            target = "..." + target
         elsewhere = set("".join(sp for _, sp in operands))
         needs_ones = any(c not in elsewhere for c in seen) or (
             "..." in spec and not any("..." in sp for _, sp in operands))
@@ -450,7 +453,7 @@ def _einsum_grad(op, grad):
             operands.append((array_ops.ones_like(x), spec))
         equation = ",".join(sp for _, sp in operands) + "->" + target
         g = _apply("Einsum", [[t for t, _ in operands]], None, {"equation": equation})
-        if "..." in spec:
+        if "..." in spec or summed_dots:
             g = reduce_to_inputs(x, g, g, None)[0]
         grads.append(g)
     return grads
