@@ -382,3 +382,22 @@ def test_parse_of_a_constant_example_gives_static_shapes():
         tf.parse_single_example(fed, spec)["area"]).shape.as_list() == [None]
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(area), [4.0, 5.0, 6.0])
+
+
+def test_keras_alias_finder_leaves_other_tideflow_aliases_alone():
+    # the harness that runs the library aliases `tensorflow` to tideflow with its own import
+    # finder (`from tensorflow.contrib.image.python.ops import image_ops`); the finder for
+    # aliases of tf.keras (sys.modules['keras'] = tf.keras) must not answer for those
+    import sys
+
+    from tideflow.keras import _AliasedSubmoduleFinder
+
+    finder = _AliasedSubmoduleFinder()
+    sys.modules["_od_alias_contrib"] = tf.contrib
+    sys.modules["_od_alias_keras"] = tf.keras
+    try:
+        assert finder.find_spec("_od_alias_contrib.image") is None
+        spec = finder.find_spec("_od_alias_keras.backend")
+        assert spec is not None and spec.loader.create_module(spec) is tf.keras.backend
+    finally:
+        del sys.modules["_od_alias_contrib"], sys.modules["_od_alias_keras"]

@@ -41,8 +41,10 @@ class _AliasedSubmoduleFinder(_abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         parent, _, leaf = fullname.rpartition(".")
         real = getattr(_sys.modules.get(parent), "__name__", None) if parent else None
+        # (only aliases of tf.keras: other tideflow modules' aliases, such as a test
+        # harness's `tensorflow` package, resolve their submodules themselves)
         if real is None or real == parent or not isinstance(real, str) or not (
-                real == "tideflow" or real.startswith("tideflow.")):
+                real == "tideflow.keras" or real.startswith("tideflow.keras.")):
             return None
         try:
             module = _importlib.import_module(f"{real}.{leaf}")
