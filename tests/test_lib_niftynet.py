@@ -58,3 +58,66 @@ def test_python_number_times_sparse_is_a_type_error_as_in_tf():
         2.0 * sp
     with pytest.raises(TypeError):
         tf.constant([1.0, 2.0]) / sp
+
+
+# ----------------------------------------------------------------------------------------
+# tf.contrib.periodic_resample (NiftyNet's SubPixelLayer shuffles its features with it)
+# ----------------------------------------------------------------------------------------
+
+
+def _shuffle_by_loops(x, factor):
+    # the sub-pixel case: [b, h, w, c * f * f] -> [b, h * f, w * f, c] with whole-multiple sizes
+    b, h, w, cf = x.shape
+    out = np.zeros((b, h * factor, w * factor, cf // factor ** 2), x.dtype)
+    c_out = out.shape[-1]
+    for i in range(h * factor):
+        for j in range(w * factor):
+            block = (i % factor) + factor * (j % factor)
+            out[:, i, j, :] = x[:, i // factor, j // factor, block * c_out:(block + 1) * c_out]
+    return out
+
+
+def test_periodic_resample_is_a_sub_pixel_shuffle_with_a_static_shape():
+    x = np.random.RandomState(5).rand(2, 3, 2, 12).astype(np.float32)
+    out = tf.contrib.periodic_resample.periodic_resample(tf.constant(x), [2, 6, 4, None])
+    assert out.shape.as_list() == [2, 6, 4, 3]
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(out), _shuffle_by_loops(x, 2))
+
+
+def test_periodic_resample_unknown_input_keeps_the_adjustable_dimension_unknown():
+    from tideflow.contrib.periodic_resample import periodic_resample
+
+    x = tf.placeholder(tf.float32, [1, 2, None])
+    out = periodic_resample(x, [2, 4, None])
+    assert out.shape.as_list() == [2, 4, None]
+    with tf.Session() as sess:
+        got = sess.run(out, {x: np.arange(16, dtype=np.float32).reshape(1, 2, 8)})
+    assert got.shape == (2, 4, 2)
+
+
+def test_periodic_resample_gradient_matches_finite_differences():
+    rs = np.random.RandomState(7)
+    x0 = rs.rand(1, 2, 3, 8)
+    x = tf.constant(x0)
+    out = tf.contrib.periodic_resample.periodic_resample(x, [1, 4, 6, None])
+    weights = tf.constant(rs.rand(1, 4, 6, 2))
+    loss = tf.reduce_sum(out * weights)
+    (grad,) = tf.gradients(loss, [x])
+    with tf.Session() as sess:
+        g = sess.run(grad)
+        eps = 1e-6
+        num = np.zeros_like(x0)
+        for idx in np.ndindex(x0.shape):
+            for sign in (1, -1):
+                xp = x0.copy()
+                xp[idx] += sign * eps
+                num[idx] += sign * sess.run(loss, {x: xp}) / (2 * eps)
+    np.testing.assert_allclose(g, num, rtol=1e-5, atol=1e-7)
+
+
+def test_periodic_resample_refuses_a_shrunken_fixed_dimension():
+    op = tf.contrib.periodic_resample.periodic_resample(tf.zeros([1, 2, 2, 4]), [None, 4, 4, 1])
+    msg = "Dimension 3 input tensor has size 4, desired shape has size 1"
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+        sess.run(op)

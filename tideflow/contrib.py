@@ -727,6 +727,9 @@ _LAZY_ALIASES = {
         "ops.memory_stats_ops", "memory_stats",
         "``tf.contrib.memory_stats``: BytesInUse, MaxBytesInUse, BytesLimit."),
     "mixed_precision": lambda: _contrib_mixed_precision(),
+    "periodic_resample": lambda: _contrib_module(
+        "ops.periodic_resample_ops", "periodic_resample",
+        "``tf.contrib.periodic_resample``: periodic_resample (a sub-pixel shuffle)."),
 }
 
 
