@@ -184,3 +184,76 @@ def test_einsum_gradient_of_an_operand_without_ellipsis(equation, shape_a, shape
     if equation == "...,d->...d":
         np.testing.assert_allclose(gxv, 2 * zv @ b)
         np.testing.assert_allclose(gyv, 2 * np.einsum("ij,ijd->d", a, zv))
+
+
+# ----------------------------------------------------------------------------------------
+# model.train_function: TF 1.x Keras's replaceable step function (adversarial training wraps
+# it: perturb the embeddings, run the old step, restore); K.function ignores extra values
+# ----------------------------------------------------------------------------------------
+
+
+def _embedding_classifier():
+    ids = tf.keras.Input((4,), dtype="int32")
+    emb = tf.keras.layers.Embedding(10, 3, name="emb")
+    h = tf.keras.layers.GlobalAveragePooling1D()(emb(ids))
+    out = tf.keras.layers.Dense(2, activation="softmax")(tf.keras.layers.Dropout(0.1)(h))
+    model = tf.keras.Model(ids, out)
+    model.compile(tf.keras.optimizers.SGD(0.1), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    return model, emb
+
+
+def test_train_function_is_none_until_made_and_reset_by_compile():
+    model, _ = _embedding_classifier()
+    assert model.train_function is None
+    model._make_train_function()
+    step = model.train_function
+    assert step is not None
+    assert len(step.inputs) == len(model._feed_inputs + model._feed_targets
+                                   + model._feed_sample_weights) == 3
+    x = np.array([[1, 2, 3, 4], [5, 6, 7, 8]])
+    y = np.array([[0], [1]])
+    loss, acc = step([x, y, None, True])
+    assert np.isfinite(loss) and 0.0 <= acc <= 1.0
+    model.train_function = lambda ins: [0.0, 0.0]
+    model.compile("sgd", "sparse_categorical_crossentropy")
+    assert model.train_function is None
+
+
+def test_an_assigned_train_function_is_what_fit_calls():
+    model, emb = _embedding_classifier()
+    model._make_train_function()
+    old_step = model.train_function
+    grads = K.gradients(model.total_loss, [emb.embeddings])[0]
+    grads = K.zeros_like(emb.embeddings) + grads
+    feeds = model._feed_inputs + model._feed_targets + model._feed_sample_weights
+    embedding_grads = K.function(feeds, [grads])
+    calls, seen = [], []
+
+    def adversarial_step(ins):
+        calls.append(len(ins))
+        g = embedding_grads(ins)[0]  # (the trailing learning phase value is ignored)
+        delta = 0.5 * g / (np.sqrt((g ** 2).sum()) + 1e-8)
+        before = K.get_value(emb.embeddings)
+        K.set_value(emb.embeddings, before + delta)
+        out = old_step(ins)
+        after = K.get_value(emb.embeddings)
+        K.set_value(emb.embeddings, after - delta)
+        seen.append(np.abs(after - before - delta).max() > 0)  # the step moved them
+        return out
+
+    model.train_function = adversarial_step
+    x = np.random.RandomState(0).randint(0, 10, size=(6, 4))
+    y = np.array([[0], [1], [0], [1], [1], [0]])
+    history = model.fit(x, y, batch_size=3, epochs=2, verbose=0)
+    assert calls == [4, 4, 4, 4]  # inputs, targets, sample weights, learning phase
+    assert all(seen)
+    assert len(history.history["loss"]) == 2
+    loss = model.train_on_batch(x, y)
+    assert len(calls) == 5 and np.all(np.isfinite(loss))
+
+
+def test_keras_function_ignores_values_beyond_its_inputs():
+    a = K.placeholder((None, 2))
+    f = K.function([a], [a * 2.0])
+    np.testing.assert_allclose(f([np.ones((1, 2)), 123])[0], [[2.0, 2.0]])

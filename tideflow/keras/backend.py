@@ -466,7 +466,9 @@ class Function:
     """``K.function``: runs ``outputs`` (any nest: a tensor, a list, a dict) and ``updates``
     with ``inputs`` (a list, a dict by key, or one tensor) fed; as TF 1.15, ``fetches`` run
     alongside, ``feed_dict`` adds feeds (read at each call), ``options``/``run_metadata`` go
-    to ``Session.run``, and a None value leaves a ``placeholder_with_default`` unfed."""
+    to ``Session.run``, and a None value leaves a ``placeholder_with_default`` unfed. Values
+    are paired with the inputs in order: extra values are ignored, as TF's (a model's
+    ``train_function`` inputs end with the learning phase)."""
 
     def __init__(self, inputs, outputs, updates=None, name=None, **session_kwargs):
         self._input_keys = None
@@ -493,8 +495,6 @@ class Function:
             inputs = [inputs[k] for k in self._input_keys]
         if not isinstance(inputs, (list, tuple)):
             inputs = [inputs]
-        if len(inputs) != len(self.inputs):
-            raise ValueError(f"Function expects {len(self.inputs)} inputs, got {len(inputs)}.")
         feed = dict(self.feed_dict) if self.feed_dict else {}
         for ph, value in zip(self.inputs, inputs):
             if value is None and getattr(ph, "op", None) is not None and \

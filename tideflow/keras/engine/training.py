@@ -82,6 +82,7 @@ class Model(Network):
         self._target_tensors = target_tensors
         self._compiled = True
         self._train_fn = self._test_fn = None
+        self.__dict__.pop("_train_function_set", None)
         dist = sys.modules.get("tideflow.distribute")  # compiled in a strategy's scope?
         self._distribution_strategy = kwargs.get("distribute") or (  # TF 1.11-1.13's kwarg
             dist.get_strategy() if dist is not None and dist.has_strategy() else None)
@@ -589,6 +590,48 @@ class Model(Network):
             feed[lp] = training
         return feed
 
+    @property
+    def _feed_inputs(self):
+        return list(self.inputs)
+
+    @property
+    def _feed_targets(self):
+        return [t for t in getattr(self, "targets", []) if t is not None]
+
+    @property
+    def _feed_sample_weights(self):
+        return [w for w in getattr(self, "sample_weights", []) if w is not None]
+
+    @property
+    def train_function(self):
+        """TF 1.x Keras's step function (None until ``_make_train_function``): called with
+        the list inputs + targets + sample weights (+ the learning phase), it runs one
+        training step and returns the loss and metrics. A function assigned here (one that
+        wraps the old one, as adversarial training does) is what fit and train_on_batch
+        call; compile resets it."""
+        fn = self.__dict__.get("_train_function_set")
+        if fn is not None or self._train_fn is None:
+            return fn
+        return _TrainStep(self)
+
+    @train_function.setter
+    def train_function(self, fn):
+        self.__dict__["_train_function_set"] = fn
+
+    def _train_step(self, xs, ys, sws):
+        """The loss and metrics of one training step on a batch (by ``train_function`` when
+        one was assigned)."""
+        fn = self.__dict__.get("_train_function_set")
+        if fn is None:
+            return self._run(self._train_fn, self._feeds(xs, ys, True, sws))[1:]
+        sws = list(sws or [])
+        sws += [None] * (len(self._feed_sample_weights) - len(sws))
+        ins = list(xs) + list(ys) + sws
+        if isinstance(K._learning_phase_placeholder(), ops.Tensor):
+            ins.append(True)
+        out = fn(ins)
+        return list(out) if isinstance(out, (list, tuple)) else [out]
+
     def _make_train_function(self):
         if self._train_fn is not None:
             return
@@ -637,7 +680,7 @@ class Model(Network):
         xs, ys = self._standardize_xy(x, y)
         sws = self._standardize_weights(ys, sample_weight, class_weight)
         self._make_train_function()
-        out = self._run(self._train_fn, self._feeds(xs, ys, True, sws))[1:]
+        out = self._train_step(xs, ys, sws)
         if reset_metrics:
             self.reset_metrics()
         # the fetched numpy scalars, as TF (print(loss) shows float32's short form)
@@ -791,7 +834,7 @@ class Model(Network):
                 size = len(bx[0]) if bx else 1
                 batch_logs = {"batch": batch_index, "size": size}
                 callbacks.on_batch_begin(batch_index, batch_logs)
-                outs = self._run(self._train_fn, self._feeds(bx, by, True, bw))[1:]
+                outs = self._train_step(bx, by, bw)
                 for label, value in zip(out_labels, outs):
                     batch_logs[label] = float(value)
                 totals += np.asarray(outs, dtype=np.float64) * size
@@ -1512,3 +1555,22 @@ def _is_h5_file(filepath):
 
 def _unlist(values):
     return values[0] if len(values) == 1 else values
+
+
+class _TrainStep:
+    """``model.train_function``: one training step on the list inputs + targets + sample
+    weights (None for a weight left at its default; a trailing learning phase is ignored:
+    training steps run in the training phase)."""
+
+    def __init__(self, model):
+        self._model = model
+        self.inputs = (model._feed_inputs + model._feed_targets
+                       + model._feed_sample_weights)
+        self.outputs = model._train_fn[1:]
+
+    def __call__(self, inputs):
+        m = self._model
+        n_x, n_y = len(m._feed_inputs), len(m._feed_targets)
+        xs, ys = list(inputs[:n_x]), list(inputs[n_x:n_x + n_y])
+        sws = list(inputs[n_x + n_y:n_x + n_y + len(m._feed_sample_weights)])
+        return m._run(m._train_fn, m._feeds(xs, ys, True, sws))[1:]
