@@ -196,6 +196,8 @@ _add("pywrap_tensorflow", "The checkpoint reader and the synchronous event write
      [], NewCheckpointReader="tideflow.train:NewCheckpointReader",
      CheckpointReader="tideflow.train.checkpoint_utils:CheckpointReader",
      EventsWriter="tideflow.summary.writer:EventsWriter")
+_add("pywrap_tensorflow_internal", "The same C++ wrapper names under their SWIG module "
+     "(DeepChem imports the checkpoint reader from here).", ["tideflow.python.pywrap_tensorflow"])
 _add("util.tf_contextlib", "``contextmanager`` (TF's keeps the decorated function's signature).",
      ["contextlib"])
 _add("util.function_utils", "``fn_args``: the argument names a callable takes.",

@@ -271,9 +271,15 @@ class Checkpoint:
         if name.startswith("_"):
             object.__setattr__(self, name, value)
             return
-        if not _trackable(value):
-            raise ValueError(f"`Checkpoint` was expecting a trackable object, got {value!r}.")
-        self._children[name] = value
+        # as TF: an assigned attribute is tracked when it can hold variables (lists and dicts
+        # are, even empty: they may be filled later); anything else is a plain attribute
+        if _trackable(value) or type(value) in (list, tuple, dict):
+            self._children.pop(name, None)
+            self.__dict__.pop(name, None)
+            self._children[name] = value
+        else:
+            self._children.pop(name, None)
+            object.__setattr__(self, name, value)
 
     # -- the save counter -----------------------------------------------------------------------
     @property

@@ -189,7 +189,23 @@ class Layer:
                 self.__dict__.setdefault("_layer_containers", {})[name] = value
             elif "_layer_containers" in self.__dict__:
                 self.__dict__["_layer_containers"].pop(name, None)
+            if isinstance(value, (tf.Variable, list, tuple)):
+                self._track_assigned_variables(name, value)
         object.__setattr__(self, name, value)
+
+    def _track_assigned_variables(self, name, value):
+        # as TF 1.15: a Variable assigned to an attribute (alone or in a list or tuple), e.g.
+        # ``self.w = tf.Variable(...)`` in ``build``, is one of the layer's weights; not for a
+        # functional model, nor through a property's setter
+        if self.__dict__.get("_is_graph_network") or hasattr(type(self), name):
+            return
+        for v in (value if isinstance(value, (list, tuple)) else (value,)):
+            if not isinstance(v, tf.Variable):
+                continue
+            own = self.__dict__.setdefault(
+                "_trainable_weights" if v.trainable else "_non_trainable_weights", [])
+            if not any(v is w for w in own):
+                own.append(v)
 
     def _sync_sublayers(self):
         """Adds the layers found in the list/dict attributes to the sublayers."""
