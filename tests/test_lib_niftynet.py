@@ -121,3 +121,40 @@ def test_periodic_resample_refuses_a_shrunken_fixed_dimension():
     msg = "Dimension 3 input tensor has size 4, desired shape has size 1"
     with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match=msg):
         sess.run(op)
+
+
+# ----------------------------------------------------------------------------------------
+# a ref update after a shape-changing Assign in the same step sees the new buffer (NiftyNet's
+# CRF-as-RNN resets a validate_shape=False local variable, then scatter_nd_adds into it)
+# ----------------------------------------------------------------------------------------
+
+
+def _resizable_buffer():
+    return tf.Variable(0.0, validate_shape=False, trainable=False,
+                       collections=[tf.GraphKeys.LOCAL_VARIABLES])
+
+
+def test_scatter_nd_add_after_a_reshaping_assign_in_the_same_run():
+    buf = _resizable_buffer()
+    n = tf.placeholder(tf.int32, [])
+    reset = tf.assign(buf, tf.zeros([n, 2]), validate_shape=False)
+    with tf.control_dependencies([reset]):
+        acc = buf
+        for k in range(2):
+            acc = tf.scatter_nd_add(acc, [[1], [3]], tf.fill([2, 2], float(k + 2)))
+    rows = tf.gather(acc, [0, 1, 3])
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for _ in range(2):  # the reset runs again each step
+            np.testing.assert_array_equal(sess.run(rows, {n: 4}), [[0, 0], [5, 5], [5, 5]])
+        assert sess.run(buf).shape == (4, 2)
+
+
+def test_assign_add_after_a_reshaping_assign_in_the_same_run():
+    buf = _resizable_buffer()
+    reset = tf.assign(buf, tf.fill([2, 3], 1.5), validate_shape=False)
+    with tf.control_dependencies([reset]):
+        bumped = tf.assign_add(buf, tf.ones([2, 3]))
+    with tf.Session() as sess:
+        sess.run(buf.initializer)
+        np.testing.assert_array_equal(sess.run(bumped), np.full((2, 3), 2.5))

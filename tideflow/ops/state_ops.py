@@ -308,6 +308,8 @@ def _dense_update_kernel(ufunc):
         use_lock = op._attrs["use_locking"]
 
         def run(ref, value):
+            if res is not None and res.buf is not None:
+                ref = res.buf  # as in the scatter ops: the buffer an earlier Assign left
             if isinstance(ref, UninitializedValue):
                 raise _uninitialized_error(ref.name, op)
             value = np.asarray(value)
@@ -382,6 +384,10 @@ def ref_update_factory(body):
             return _lock_of(res, use_lock)
 
         def run(ref, indices, updates):
+            if res is not None and res.buf is not None:
+                # the variable's buffer now: an Assign (validate_shape=False) that ran earlier
+                # in this step may have replaced the one the ref carried, as TF's refs follow
+                ref = res.buf
             if isinstance(ref, UninitializedValue):
                 raise _uninitialized_error(ref.name, op)
             return body(op, lock, ref, indices, updates)
