@@ -59,14 +59,18 @@ def _check_scalar():
         (e,) = _run_writes(build, lambda g: {g.get_tensor_by_name("v:0"): 2.5})
         assert e.step == 7 and e.wall_time > 0
         assert [(v.tag, v.simple_value) for v in e.summary.value] == [("loss", 2.5)]
-    # a non-scalar value is refused, naming the tag
+    # as TF's kernel (TensorValueAt(t, 0)): a tensor of any shape writes its first element;
+    # an empty one is refused, naming the tag
+    (e,) = _run_writes(lambda res: [ops.apply_op("WriteScalarSummary", [
+        res, _step(0), tf.constant("vec"), tf.constant([[1.5, 2.0]])], {})])
+    assert [(v.tag, v.simple_value) for v in e.summary.value] == [("vec", 1.5)]
     try:
         _run_writes(lambda res: [ops.apply_op("WriteScalarSummary", [
-            res, _step(0), tf.constant("bad"), tf.constant([1.0, 2.0])], {})])
+            res, _step(0), tf.constant("bad"), tf.zeros([0])], {})])
     except tf.errors.InvalidArgumentError as e:
-        assert "bad" in str(e) and "scalar" in str(e)
+        assert "bad" in str(e) and "empty" in str(e)
     else:
-        raise AssertionError("a vector scalar summary was accepted")
+        raise AssertionError("an empty scalar summary was accepted")
 
 
 def _check_histogram():
