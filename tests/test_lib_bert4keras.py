@@ -257,3 +257,18 @@ def test_keras_function_ignores_values_beyond_its_inputs():
     a = K.placeholder((None, 2))
     f = K.function([a], [a * 2.0])
     np.testing.assert_allclose(f([np.ones((1, 2)), 123])[0], [[2.0, 2.0]])
+
+
+# ----------------------------------------------------------------------------------------
+# serialize(None) of regularizers, constraints and initializers is None (a layer's get_config
+# with no regularizer set: CyberZHG's keras-pos-embd, keras-embed-sim, keras-layer-normalization)
+# ----------------------------------------------------------------------------------------
+
+
+def test_serialize_none_is_none_and_round_trips():
+    for module in (tf.keras.regularizers, tf.keras.constraints, tf.keras.initializers):
+        assert module.serialize(None) is None
+        assert module.get(module.serialize(None)) is None
+    config = {"reg": tf.keras.regularizers.serialize(tf.keras.regularizers.l2(0.5)),
+              "none": tf.keras.regularizers.serialize(None)}
+    assert config["reg"]["config"]["l2"] == 0.5 and config["none"] is None

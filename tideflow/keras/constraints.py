@@ -74,6 +74,8 @@ _TABLE = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm, "MinMaxNor
 
 
 def serialize(constraint):
+    if constraint is None:
+        return None  # (a layer's unset constraint, as TF)
     if not hasattr(constraint, "get_config") and hasattr(constraint, "__name__"):
         return constraint.__name__  # a plain function: its name, as TF
     return {"class_name": type(constraint).__name__, "config": constraint.get_config()}

@@ -102,6 +102,8 @@ _TABLE = {
 
 
 def serialize(initializer):
+    if initializer is None:
+        return None  # (a layer's unset initializer, as TF)
     if not hasattr(initializer, "get_config") and hasattr(initializer, "__name__"):
         return initializer.__name__  # a plain function: its name, as TF
     config = initializer.get_config() if hasattr(initializer, "get_config") else {}

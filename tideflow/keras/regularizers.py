@@ -51,6 +51,8 @@ _TABLE = {"L1L2": L1L2, "l1": l1, "l2": l2, "l1_l2": l1_l2}
 
 
 def serialize(regularizer):
+    if regularizer is None:
+        return None  # (a layer's unset regularizer, as TF)
     if not hasattr(regularizer, "get_config") and hasattr(regularizer, "__name__"):
         return regularizer.__name__  # a plain function: its name, as TF
     return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
