@@ -272,3 +272,60 @@ def test_serialize_none_is_none_and_round_trips():
     config = {"reg": tf.keras.regularizers.serialize(tf.keras.regularizers.l2(0.5)),
               "none": tf.keras.regularizers.serialize(None)}
     assert config["reg"]["config"]["l2"] == 0.5 and config["none"] is None
+
+
+# ----------------------------------------------------------------------------------------
+# Bidirectional.build(shape) builds its forward and backward layers (keras-multi-head copies
+# a layer by config, builds it directly and reads its weights)
+# ----------------------------------------------------------------------------------------
+
+
+def test_bidirectional_built_directly_has_its_weights():
+    layers = tf.keras.layers
+    original = layers.Bidirectional(layers.LSTM(5, return_sequences=True), name="bi")
+    copy = layers.Bidirectional.from_config(original.get_config())
+    copy.build(tf.TensorShape([None, None, 3]))
+    assert copy.built
+    shapes = [w.shape for w in copy.get_weights()]
+    assert shapes == [(3, 20), (5, 20), (20,)] * 2
+    assert [w.name for w in copy.weights][:1] == [copy.forward_layer.name + "/kernel:0"]
+    # called afterwards: the same weights, no new ones
+    x = tf.keras.Input((4, 3))
+    y = copy(x)
+    assert y.get_shape().as_list() == [None, 4, 10] and len(copy.weights) == 6
+
+
+# ----------------------------------------------------------------------------------------
+# compute_mask returning a nested list: flattened over the outputs (keras-self-attention's
+# ResidualScaledDotProductAttention returns [[mask, mask_last, None], mask_last] for three
+# outputs)
+# ----------------------------------------------------------------------------------------
+
+
+class _ThreeOutputs(tf.keras.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs, mask=None):
+        return [inputs * 2.0, inputs[:, -1], tf.reduce_sum(inputs, axis=-1)]
+
+    def compute_mask(self, inputs, mask=None):
+        return [[mask, mask[:, -1], None], mask[:, -1]]
+
+    def compute_output_shape(self, input_shape):
+        return [input_shape, (input_shape[0], input_shape[2]), input_shape[:2]]
+
+
+def test_nested_output_masks_are_flattened_over_the_outputs():
+    ids = tf.keras.Input((4,))
+    emb = tf.keras.layers.Embedding(5, 3, mask_zero=True)(ids)
+    a, b, c = _ThreeOutputs()(emb)
+    assert a._keras_mask is not None and a._keras_mask.get_shape().as_list() == [None, 4]
+    assert b._keras_mask.get_shape().as_list() == [None]
+    assert c._keras_mask is None
+    model = tf.keras.Model(ids, a)
+    model.compile("sgd", "mse")
+    x = np.array([[1, 2, 0, 0], [3, 4, 1, 0]])
+    loss = model.train_on_batch(x, np.zeros((2, 4, 3), np.float32))
+    assert np.isfinite(loss)

@@ -664,8 +664,9 @@ class Layer:
                         in_mask = explicit_mask
                     out_masks = self.compute_mask(inputs, in_mask)
                     out_flat = flatten(outputs)
-                    out_masks = out_masks if isinstance(out_masks, list) else \
-                        [out_masks] * len(out_flat)
+                    # (a nested list of masks is flattened as the outputs, as TF's)
+                    out_masks = flatten(out_masks) if isinstance(out_masks, (list, tuple)) \
+                        else [out_masks] * len(out_flat)
                     for o, m in zip(out_flat, out_masks):
                         if isinstance(o, ops.Tensor):
                             # TF 1.x: every output of a mask-aware call carries _keras_mask

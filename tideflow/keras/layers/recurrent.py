@@ -1256,6 +1256,17 @@ class Bidirectional(Wrapper):
             return [out_mask] + [None] * (2 * n)
         return out_mask
 
+    def build(self, input_shape):
+        # as TF 1.15: the forward and backward layers are built here (a direct
+        # ``build(shape)`` gives the wrapper its weights); with states or constants among the
+        # inputs, they are built when called
+        if not isinstance(input_shape, list) and not self._num_constants:
+            for layer in (self.forward_layer, self.backward_layer):
+                if not layer.built:
+                    with K.name_scope(layer.name):
+                        layer.build(input_shape)
+        self.built = True
+
     def __call__(self, inputs, initial_state=None, constants=None, **kwargs):
         if isinstance(inputs, (list, tuple)) and initial_state is None and constants is None:
             # [sequence, *forward states, *backward states, *constants]
