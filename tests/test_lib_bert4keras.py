@@ -329,3 +329,49 @@ def test_nested_output_masks_are_flattened_over_the_outputs():
     x = np.array([[1, 2, 0, 0], [3, 4, 1, 0]])
     loss = model.train_on_batch(x, np.zeros((2, 4, 3), np.float32))
     assert np.isfinite(loss)
+
+
+# ----------------------------------------------------------------------------------------
+# TF 1.x module paths and OptimizerV2 spellings that keras-bert's AdamWarmup uses
+# ----------------------------------------------------------------------------------------
+
+
+def test_backend_config_and_generic_utils_under_tf_python_keras():
+    from tideflow.python.keras.utils.generic_utils import (
+        CustomObjectScope,
+        get_custom_objects,
+    )
+
+    from tideflow.python.keras import backend_config
+
+    assert backend_config.epsilon() == K.epsilon()
+    assert backend_config.floatx() == "float32"
+    assert backend_config.image_data_format() == K.image_data_format()
+    assert CustomObjectScope is tf.keras.utils.CustomObjectScope
+    with CustomObjectScope({"h156_thing": 7}):
+        assert get_custom_objects()["h156_thing"] == 7
+    with pytest.raises(ImportError):
+        import tideflow.keras.utils.no_such_module  # noqa: F401
+
+
+class _WarmupSGD(tf.keras.optimizers.Optimizer):
+    def __init__(self, learning_rate=0.1, name="WarmupSGD", **kwargs):
+        super().__init__(name, **kwargs)  # name positional, as OptimizerV2
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("decay", self._initial_decay)
+
+    def _resource_apply_dense(self, grad, var):
+        return K.update(var, var - self._decayed_lr(var.dtype.base_dtype) * grad)
+
+
+def test_optimizer_name_is_positional_and_initial_decay_is_readable():
+    opt = _WarmupSGD(0.1, decay=1.0)
+    assert opt._initial_decay == 1.0
+    assert opt.get_config()["name"] == "WarmupSGD"
+    v = K.variable([1.0])
+    step = opt.get_updates(tf.reduce_sum(v), [v])
+    sess = K.get_session()
+    sess.run(step)
+    sess.run(step)  # 1 - 0.1 - 0.1 / 2
+    np.testing.assert_allclose(sess.run(v), [0.85], rtol=1e-6)
+    assert _WarmupSGD(name=None).get_config()["name"] == "_WarmupSGD"

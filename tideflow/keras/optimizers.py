@@ -22,7 +22,10 @@ class Optimizer:
 
     _HYPER = ()
 
-    def __init__(self, **kwargs):
+    def __init__(self, name=None, **kwargs):
+        # (``name`` is positional, as OptimizerV2's: ``super().__init__(name, **kwargs)``)
+        if name is not None:
+            kwargs["name"] = name
         allowed = {"clipnorm", "clipvalue", "lr", "decay", "name"}
         for k in kwargs:
             if k not in allowed:
@@ -120,6 +123,11 @@ class Optimizer:
             it = tf.cast(v["iterations"], K.floatx())
             lr = lr * (1.0 / (1.0 + v["decay"] * it))
         return lr
+
+    @property
+    def _initial_decay(self):
+        """OptimizerV2's name of ``initial_decay`` (subclasses pass it to ``_set_hyper``)."""
+        return self.initial_decay
 
     def _decayed_lr(self, var_dtype):
         """OptimizerV2's learning rate of this step (its schedule at ``iterations``, divided

@@ -347,6 +347,9 @@ def _add_submodules():
     import importlib.util
 
     here = sys.modules[__name__]
+    # a package for the import system, so ``tensorflow.python.keras.utils.generic_utils``
+    # (whose parent is this module under TF's path) imports
+    here.__path__ = []
     tables = {
         "np_utils": "to_categorical normalize",
         "generic_utils": "CustomObjectScope custom_object_scope get_custom_objects Progbar "
