@@ -375,3 +375,16 @@ def test_optimizer_name_is_positional_and_initial_decay_is_readable():
     sess.run(step)  # 1 - 0.1 - 0.1 / 2
     np.testing.assert_allclose(sess.run(v), [0.85], rtol=1e-6)
     assert _WarmupSGD(name=None).get_config()["name"] == "_WarmupSGD"
+
+
+def test_generic_utils_to_list_and_object_list_uid():
+    from tideflow.python.keras.utils import generic_utils
+
+    a, b = tf.constant(1.0), tf.constant(2.0)
+    assert generic_utils.to_list(a) == [a]
+    assert generic_utils.to_list([a, b]) == [a, b]
+    assert generic_utils.to_list((a, b)) == [(a, b)]
+    assert generic_utils.to_list((a, b), allow_tuple=True) == [a, b]
+    uid = generic_utils.object_list_uid([a, [b]])
+    assert uid == generic_utils.object_list_uid([a, b]) == f"{abs(id(a))}, {abs(id(b))}"
+    assert uid != generic_utils.object_list_uid([b, a])

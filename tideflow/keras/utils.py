@@ -318,6 +318,24 @@ def deserialize_keras_object(identifier, module_objects=None, custom_objects=Non
     raise ValueError(f"Could not interpret serialized {printable_module_name}: {identifier}")
 
 
+def _to_list(x, allow_tuple=False):
+    """``x`` as a list: a list as it is, a tuple's items when ``allow_tuple``, else ``[x]``
+    (``keras.utils.generic_utils.to_list``)."""
+    if isinstance(x, list):
+        return x
+    if allow_tuple and isinstance(x, tuple):
+        return list(x)
+    return [x]
+
+
+def _object_list_uid(object_list):
+    """A string naming the objects of a (nested) list by identity
+    (``keras.utils.generic_utils.object_list_uid``: layers key their per-input state by it)."""
+    from tideflow.framework import nest
+
+    return ", ".join(str(abs(id(x))) for x in nest.flatten(object_list))
+
+
 def convert_kernel(kernel):
     """A convolution kernel flipped along its spatial axes (the channel axes kept): the
     conversion between Theano's and TensorFlow's kernels."""
@@ -371,6 +389,8 @@ def _add_submodules():
             setattr(module, name, getattr(here, name))
         module = sys.modules.setdefault(full, module)
         setattr(here, short, module)
+    here.generic_utils.to_list = _to_list
+    here.generic_utils.object_list_uid = _object_list_uid
     sys.modules.setdefault(f"{__name__}.data_utils", data_utils)
 
 
