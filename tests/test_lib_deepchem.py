@@ -95,3 +95,14 @@ def test_checkpoint_attribute_may_be_an_empty_list_or_a_plain_value(tmp_path):
 def test_checkpoint_constructor_still_wants_trackables():
     with pytest.raises(ValueError, match="expecting a trackable object"):
         tf.train.Checkpoint(step=3)
+
+
+def test_checkpoint_reader_under_the_swig_module_path(tmp_path):
+    from tideflow.python.pywrap_tensorflow_internal import NewCheckpointReader
+
+    v = tf.Variable([[1.0, 2.0]], name="kept")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = tf.train.Saver([v]).save(sess, str(tmp_path / "m"))
+    reader = NewCheckpointReader(path)
+    np.testing.assert_allclose(reader.get_tensor("kept"), [[1.0, 2.0]])
