@@ -15,6 +15,7 @@ from tideflow.distributions.distribution import (
 from tideflow.distributions.dists import (
     Gamma,
     _all_positive,
+    _ConcentrationRate,
     _float_params,
     _keep_parameters,
     _logits_probs,
@@ -308,31 +309,18 @@ class Chi2WithAbsDf(Chi2):
         _keep_parameters(self, parameters)
 
 
-class InverseGamma(_ParamsDistribution):
+class InverseGamma(_ConcentrationRate):
     """The distribution of ``1 / X`` for ``X ~ Gamma(concentration, rate)``: density
     ``rate**c / Gamma(c) x**(-c-1) exp(-rate / x)`` (TF calls the scale ``rate``)."""
 
     def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True,
                  name="InverseGamma"):
         parameters = dict(locals())
-        self._concentration, self._rate = self._init_params(
-            name, [("concentration", concentration), ("rate", rate)], _all_positive,
-            NOT_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
-
-    _param_shapes = _same_shapes("concentration", "rate")
-
-    @property
-    def concentration(self):
-        return self._concentration
-
-    @property
-    def rate(self):
-        return self._rate
+        self._init_concentration_rate(name, concentration, rate, NOT_REPARAMETERIZED,
+                                      validate_args, allow_nan_stats, parameters)
 
     def _sample_n(self, n, seed):
-        alpha = self._concentration + tf.zeros_like(self._rate)
-        beta = self._rate + tf.zeros_like(self._concentration)
-        return 1.0 / tf.random_gamma([n], alpha, beta=beta, dtype=self.dtype, seed=seed)
+        return 1.0 / self._gamma_draws(n, seed)
 
     def _log_prob(self, x):
         a, b = self._concentration, self._rate

@@ -344,15 +344,15 @@ class Uniform(_ParamsDistribution):
 # ---------------------------------------------------------------------------------------------
 
 
-class Gamma(_ParamsDistribution):
-    """The Gamma distribution with shape ``concentration`` and inverse scale ``rate``."""
+class _ConcentrationRate(_ParamsDistribution):
+    """A family of positive ``concentration`` and ``rate`` parameters (Gamma, InverseGamma),
+    drawn through Gamma draws."""
 
-    def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True,
-                 name="Gamma"):
-        parameters = dict(locals())
+    def _init_concentration_rate(self, name, concentration, rate, reparameterization_type,
+                                 validate_args, allow_nan_stats, parameters):
         self._concentration, self._rate = self._init_params(
             name, [("concentration", concentration), ("rate", rate)], _all_positive,
-            FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
+            reparameterization_type, validate_args, allow_nan_stats, parameters)
 
     _param_shapes = _same_shapes("concentration", "rate")
 
@@ -364,10 +364,23 @@ class Gamma(_ParamsDistribution):
     def rate(self):
         return self._rate
 
-    def _sample_n(self, n, seed):
+    def _gamma_draws(self, n, seed):
         alpha = self._concentration + tf.zeros_like(self._rate)
         beta = self._rate + tf.zeros_like(self._concentration)
         return tf.random_gamma([n], alpha, beta=beta, dtype=self.dtype, seed=seed)
+
+
+class Gamma(_ConcentrationRate):
+    """The Gamma distribution with shape ``concentration`` and inverse scale ``rate``."""
+
+    def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True,
+                 name="Gamma"):
+        parameters = dict(locals())
+        self._init_concentration_rate(name, concentration, rate, FULLY_REPARAMETERIZED,
+                                      validate_args, allow_nan_stats, parameters)
+
+    def _sample_n(self, n, seed):
+        return self._gamma_draws(n, seed)
 
     def _log_prob(self, x):
         a, b = self._concentration, self._rate
