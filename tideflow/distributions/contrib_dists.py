@@ -1,6 +1,6 @@
 """``tf.contrib.distributions`` beyond ``tf.distributions`` (TF 1.0-1.15): the diagonal
 multivariate normal continuous-control policies use (``MultivariateNormalDiag`` and its
-softplus-scale variant), ``NormalWithSoftplusScale``, ``OneHotCategorical``, the Concrete
+softplus-scale variant), ``NormalWithSoftplusScale`` (tf.distributions' own), ``OneHotCategorical``, the Concrete
 (Gumbel-softmax) relaxations ``RelaxedOneHotCategorical`` / ``ExpRelaxedOneHotCategorical``, and
 1.0's ``kl``."""
 
@@ -16,7 +16,7 @@ from tideflow.distributions.distribution import (
     RegisterKL,
     kl_divergence,
 )
-from tideflow.distributions.dists import Normal
+from tideflow.distributions.dists import NormalWithSoftplusScale
 
 _HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -153,17 +153,6 @@ class MultivariateNormalDiagWithSoftplusScale(MultivariateNormalDiag):
             scale = tf.nn.softplus(scale_diag, name="softplus_scale_diag")
         super().__init__(loc, scale, validate_args=validate_args,
                          allow_nan_stats=allow_nan_stats, name=scope)
-
-
-class NormalWithSoftplusScale(Normal):
-    """:class:`Normal` with ``scale = softplus(scale)``."""
-
-    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True,
-                 name="NormalWithSoftplusScale"):
-        with tf.name_scope(name, values=[scale]) as scope:
-            super().__init__(loc, tf.nn.softplus(scale, name="softplus_scale"),
-                             validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                             name=scope)
 
 
 class OneHotCategorical(Distribution):
