@@ -1,8 +1,8 @@
 """``tf.contrib.distributions`` beyond ``tf.distributions`` (TF 1.0-1.15): the diagonal
 multivariate normal continuous-control policies use (``MultivariateNormalDiag`` and its
-softplus-scale variant), ``NormalWithSoftplusScale`` (tf.distributions' own), ``OneHotCategorical``, the Concrete
-(Gumbel-softmax) relaxations ``RelaxedOneHotCategorical`` / ``ExpRelaxedOneHotCategorical``, and
-1.0's ``kl``."""
+softplus-scale variant), ``NormalWithSoftplusScale`` (tf.distributions' own),
+``OneHotCategorical``, the Concrete (Gumbel-softmax) relaxations
+``RelaxedOneHotCategorical`` / ``ExpRelaxedOneHotCategorical``, and 1.0's ``kl``."""
 
 import math
 
