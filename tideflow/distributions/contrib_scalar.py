@@ -18,6 +18,7 @@ from tideflow.distributions.dists import (
     _ConcentrationRate,
     _float_params,
     _keep_parameters,
+    _LocScale,
     _logits_probs,
     _ParamsDistribution,
     _same_shapes,
@@ -369,25 +370,9 @@ class InverseGammaWithSoftplusConcentrationRate(InverseGamma):
         _keep_parameters(self, parameters)
 
 
-class _LocScaleFamily(_ParamsDistribution):
+class _LocScaleFamily(_LocScale):
     """``loc + scale * Z`` for a standard variable ``Z`` whose draws ``_standard(shape,
-    seed)`` gives."""
-
-    def __init__(self, loc, scale, validate_args, allow_nan_stats, name):
-        parameters = dict(locals())
-        self._loc, self._scale = self._init_params(
-            name, [("loc", loc), ("scale", scale)], lambda loc, scale: _all_positive(scale),
-            FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
-
-    _param_shapes = _same_shapes("loc", "scale")
-
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
+    seed)`` gives (its mode is ``loc`` even where its mean is not defined)."""
 
     def _z(self, x):
         return (x - self._loc) / self._scale
