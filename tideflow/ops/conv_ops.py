@@ -753,6 +753,22 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None, paddin
         return _apply("Conv3DBackpropInputV2", [shape_t, filter, value], attrs, scope)
 
 
+
+def _spatial_rank(filter_shape, input_shape):
+    """The number of spatial dimensions (1 to 3) of a convolution, from the filter's rank or
+    else the input's; the input must have that rank plus two."""
+    if filter_shape.ndims is not None:
+        nsp = filter_shape.ndims - 2
+    elif input_shape.ndims is not None:
+        nsp = input_shape.ndims - 2
+    else:
+        raise ValueError("rank of input or filter must be known")
+    if nsp not in (1, 2, 3):
+        raise ValueError(f"Input tensor must be of rank 3, 4 or 5 but was {nsp + 2}.")
+    input_shape.with_rank(nsp + 2)
+    return nsp
+
+
 def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None,
                 data_format=None, filters=None, dilations=None):
     """N-D convolution (N = 1, 2, 3) with optional strides and atrous dilation."""
@@ -761,16 +777,8 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
     with ops.name_scope(name, "convolution", [input, filter]) as scope:
         input = ops.convert_to_tensor(input, name="input")
         filter = ops.convert_to_tensor(filter, name="filter")
-        f, x = filter.get_shape(), input.get_shape()
-        if f.ndims is not None:
-            nsp = f.ndims - 2
-        elif x.ndims is not None:
-            nsp = x.ndims - 2
-        else:
-            raise ValueError("rank of input or filter must be known")
-        if nsp not in (1, 2, 3):
-            raise ValueError(f"Input tensor must be of rank 3, 4 or 5 but was {nsp + 2}.")
-        x.with_rank(nsp + 2)
+        f = filter.get_shape()
+        nsp = _spatial_rank(f, input.get_shape())
         first = data_format is not None and data_format.startswith("NC")
         in_c = _static_channels(input, "NC" if first else "NHWC")
         f_in = None if f.ndims is None else f.dims[-2].value

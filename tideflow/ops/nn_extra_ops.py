@@ -639,15 +639,7 @@ class Convolution:
                  name=None, data_format=None):
         filter_shape = TensorShape(filter_shape)
         input_shape = TensorShape(input_shape)
-        if filter_shape.ndims is not None:
-            nsp = filter_shape.ndims - 2
-        elif input_shape.ndims is not None:
-            nsp = input_shape.ndims - 2
-        else:
-            raise ValueError("rank of input or filter must be known")
-        if nsp not in (1, 2, 3):
-            raise ValueError(f"Input tensor must be of rank 3, 4 or 5 but was {nsp + 2}.")
-        input_shape.with_rank(nsp + 2)
+        conv_ops._spatial_rank(filter_shape, input_shape)  # checked as convolution checks
         self.input_shape, self.filter_shape = input_shape, filter_shape
         self.padding, self.strides, self.dilation_rate = padding, strides, dilation_rate
         self.name, self.data_format = name, data_format
