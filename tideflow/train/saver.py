@@ -250,15 +250,14 @@ class Saver:
             model_checkpoint_path = str(model_checkpoint_path)
             if write_state:
                 self._RecordLastCheckpoint(model_checkpoint_path)
-                stamps = [t for _, t in self._last_checkpoints]
+                # the state file holds paths only, as TF 1.x's Saver writes it (scripts parse
+                # its lines); the timestamps stay in memory for keep_checkpoint_every_n_hours
                 checkpoint_management.update_checkpoint_state_internal(
                     save_dir=parent,
                     model_checkpoint_path=model_checkpoint_path,
                     all_model_checkpoint_paths=self.last_checkpoints,
                     latest_filename=latest_filename,
                     save_relative_paths=self._save_relative_paths,
-                    all_model_checkpoint_timestamps=(
-                        stamps if all(np.isfinite(stamps)) else None),
                 )
                 self._MaybeDeleteOldCheckpoints(meta_graph_suffix=meta_graph_suffix)
         if write_meta_graph:

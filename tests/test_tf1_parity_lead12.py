@@ -1,0 +1,26 @@
+"""TF 1.x behaviours pinned by the twelfth session's lead (side-by-side checks with TF)."""
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_saver_state_file_lists_paths_only(tmp_path):
+    # TF 1.x's Saver writes model_checkpoint_path and all_model_checkpoint_paths, no
+    # timestamps: scripts read that file line by line
+    tf.Variable([1.0, 2.0], name="v")
+    saver = tf.train.Saver(max_to_keep=2)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for step in (1, 2, 3):
+            saver.save(s, str(tmp_path / "m"), global_step=step)
+    text = (tmp_path / "checkpoint").read_text()
+    assert text == (f'model_checkpoint_path: "{tmp_path}/m-3"\n'
+                    f'all_model_checkpoint_paths: "{tmp_path}/m-2"\n'
+                    f'all_model_checkpoint_paths: "{tmp_path}/m-3"\n')
+    assert tf.train.get_checkpoint_state(str(tmp_path)).all_model_checkpoint_timestamps == []
