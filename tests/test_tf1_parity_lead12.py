@@ -24,3 +24,11 @@ def test_saver_state_file_lists_paths_only(tmp_path):
                     f'all_model_checkpoint_paths: "{tmp_path}/m-2"\n'
                     f'all_model_checkpoint_paths: "{tmp_path}/m-3"\n')
     assert tf.train.get_checkpoint_state(str(tmp_path)).all_model_checkpoint_timestamps == []
+
+
+def test_sparse_tensor_repr_shows_its_components_as_str():
+    sp = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
+    assert repr(sp) == (
+        'SparseTensor(indices=Tensor("SparseTensor/indices:0", shape=(1, 2), dtype=int64), '
+        'values=Tensor("SparseTensor/values:0", shape=(1,), dtype=float32), '
+        'dense_shape=Tensor("SparseTensor/dense_shape:0", shape=(2,), dtype=int64))')

@@ -101,8 +101,8 @@ class SparseTensor:
                 f"dense_shape={self._dense_shape})")
 
     def __repr__(self):
-        return (f"SparseTensor(indices={self._indices!r}, values={self._values!r}, "
-                f"dense_shape={self._dense_shape!r})")
+        return (f"SparseTensor(indices={self._indices}, values={self._values}, "
+                f"dense_shape={self._dense_shape})")
 
     # Session.run protocol: one fetch made of three tensors
     def _tf_fetch_components(self):
