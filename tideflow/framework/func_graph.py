@@ -77,7 +77,7 @@ class FuncGraph(ops.Graph):
 
         keys = (ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.LOCAL_VARIABLES,
                 ops.GraphKeys.TRAINABLE_VARIABLES, variable_scope._VARSTORE_KEY,
-                variable_scope._VARSCOPESTORE_KEY)
+                variable_scope._VARSCOPESTORE_KEY, variable_scope._VARSCOPE_KEY)
         outer = self.outer_graph
         private = {k: list(v) for k, v in outer._collections.items()}
         for key in keys:

@@ -17,6 +17,9 @@ from tideflow.ops.variables import variable_creator_scope  # noqa: F401  (TF's h
 
 _VARSTORE_KEY = ("__variable_store",)
 _VARSCOPESTORE_KEY = ("__varscope",)
+# TF 1.0-1.4 kept the current VariableScope itself at [0] of this collection, and code of that
+# era (PrettyTensor) swaps scopes by assigning to it; here that list is the store's slot
+_VARSCOPE_KEY = ("__varscope_current",)
 
 
 class _ReuseMode(enum.Enum):
@@ -184,7 +187,9 @@ class _VariableStore:
         self._vars[name] = v
 
         if regularizer:
-            with ops.colocate_with(v.op), ops.name_scope(name + "/Regularizer/"):
+            # as TF: the loss lives outside any loop body or cond branch the variable is made in
+            with ops.colocate_with(v.op), ops.name_scope(name + "/Regularizer/"), \
+                    ops.init_scope():
                 loss = regularizer(v)
             if loss is not None:
                 ops.add_to_collection(ops.GraphKeys.REGULARIZATION_LOSSES, loss)
@@ -369,11 +374,19 @@ class _VariableScopeStore(threading.local):
     thread as in TF: a thread building part of the graph starts at the root scope."""
 
     def __init__(self):
-        self.current_scope = VariableScope(False)
+        self._slot = [VariableScope(False)]
         self.variable_scopes_count = {}
         # scope name -> the names opened under it (at any depth), so closing a scope visits
         # its own subscopes, not every scope of the graph (quadratic in the number of layers)
         self._subscopes = {}
+
+    @property
+    def current_scope(self):
+        return self._slot[0]
+
+    @current_scope.setter
+    def current_scope(self, scope):
+        self._slot[0] = scope
 
     def open_variable_scope(self, scope_name):
         counts = self.variable_scopes_count
@@ -405,7 +418,15 @@ def _singleton(key, factory):
 
 
 def get_variable_scope_store():
-    return _singleton(_VARSCOPESTORE_KEY, _VariableScopeStore)
+    coll = ops.get_collection_ref(_VARSCOPESTORE_KEY)
+    if not coll:
+        store = _VariableScopeStore()
+        # the creating thread's current scope is also the 1.0-era collection's element
+        slot = ops.get_collection_ref(_VARSCOPE_KEY)
+        slot[:] = [store.current_scope]
+        store._slot = slot
+        coll.append(store)
+    return coll[0]
 
 
 def _get_default_variable_store():
