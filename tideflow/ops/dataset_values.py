@@ -129,9 +129,9 @@ class Generator(DatasetValue):
         self.structure = structure
 
     def iterate(self, rt):
-        gen = iter(self.fn(*self.args))
-        rt.add_closer(getattr(gen, "close", lambda: None))
-        return _GeneratorIter(self, gen)
+        it = _GeneratorIter(self, iter(self.fn(*self.args)))
+        rt.add_closer(it.close)
+        return it
 
     def check(self, value):
         """The flat arrays of one yielded ``value``, or the error TF raises for it."""
@@ -176,13 +176,28 @@ class _GeneratorIter:
 
     def __init__(self, owner, gen):
         self.owner, self.gen = owner, gen
+        self.closing = False
 
     def __iter__(self):
         return self
 
+    def close(self):
+        try:
+            getattr(self.gen, "close", lambda: None)()
+        except ValueError:
+            # the generator is running in another thread (a prefetch's, when the session
+            # closes mid-step): that thread closes it once its element is done
+            self.closing = True
+
     def __next__(self):
+        if self.closing:
+            self.close()
+            raise StopIteration
         try:
             value = next(self.gen)
+            if self.closing:
+                self.close()
+                raise StopIteration
         except StopIteration:
             raise
         except errors.OpError:
