@@ -32,3 +32,18 @@ def test_sparse_tensor_repr_shows_its_components_as_str():
         'SparseTensor(indices=Tensor("SparseTensor/indices:0", shape=(1, 2), dtype=int64), '
         'values=Tensor("SparseTensor/values:0", shape=(1,), dtype=float32), '
         'dense_shape=Tensor("SparseTensor/dense_shape:0", shape=(2,), dtype=int64))')
+
+
+def test_plus_operator_builds_addv2_except_for_strings():
+    # TF 1.15: Tensor.__add__ is AddV2 for every dtype but string; tf.add stays Add
+    a = tf.constant([1.0, 2.0])
+    assert (a + 1).op.type == "AddV2" and (1 + a).op.type == "AddV2"
+    assert tf.add(a, a).op.type == "Add"
+    words = tf.constant(["a", "b"])
+    assert (words + "!").op.type == "Add" and ("<" + words).op.type == "Add"
+    with pytest.raises(TypeError, match="Input 'y' of 'AddV2' Op has type float32"):
+        tf.constant(1) + 1.5
+    with tf.Session() as s:
+        assert s.run(a + a).tolist() == [2.0, 4.0]
+        assert s.run(words + "!").tolist() == [b"a!", b"b!"]
+        assert s.run(tf.gradients(a * a + a, a)[0]).tolist() == [3.0, 5.0]

@@ -174,7 +174,7 @@ def test_constant_folding_and_cse():
     with tf.Session() as s:
         assert s.run([p, q], {x: 1.0}) == [6.0, 6.0]
         plan = [v for k, v in s._plans.items() if hasattr(v, "ops")][-1]
-        assert [op.type for op in plan.ops] == ["Add"]  # b folded, q merged into p
+        assert [op.type for op in plan.ops] == ["AddV2"]  # b folded, q merged into p
     cfg = tf.ConfigProto() if hasattr(tf, "ConfigProto") else None
     if cfg is not None:
         cfg.graph_options.optimizer_options.opt_level = -1
