@@ -40,6 +40,14 @@ def _axes(x, indices):
     return tuple(sorted(out))
 
 
+def _unreduced(x, axis, keep_dims):
+    """A sum over axes of size 1 only (the batch axis of a batch of one, in a broadcast
+    gradient): x's values, reshaped, without a copy (TF hands on the input's buffer too)."""
+    if keep_dims:
+        return x
+    return x.reshape([d for i, d in enumerate(x.shape) if i not in axis])
+
+
 def _sum(x, indices, *, keep_dims):
     if type(x) is np.ndarray and type(indices) is np.ndarray:
         if not indices.size:
@@ -48,8 +56,12 @@ def _sum(x, indices, *, keep_dims):
             return x
         if indices.shape == (1,) and -x.ndim <= indices[0] < x.ndim:
             axis = (int(indices[0]) % x.ndim,)  # the common case: one valid axis
+            if x.shape[axis[0]] == 1:
+                return _unreduced(x, axis, keep_dims)
         else:
             axis = _axes(x, indices)
+            if all(x.shape[a] == 1 for a in axis):
+                return _unreduced(x, axis, keep_dims)
         if x.dtype.kind == "f" and x.dtype not in _HALF_TYPES:
             if (axis[-1] == len(axis) - 1 < x.ndim - 1 and x.size >= sums.GEMV_MIN
                     and x.flags.c_contiguous):

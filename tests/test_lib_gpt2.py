@@ -1,0 +1,134 @@
+"""What gpt-2-simple 0.7.2 (and OpenAI's gpt-2 src) needed from tideflow, pinned with plain TF
+1.x calls: GELU's ``tf.pow(x, 3)`` on negative activations, and the gradient sums over a batch
+of one that its ``batch_size=1`` training steps take."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run(fetches, feed=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed)
+
+
+# ------------------------------------------------------------------------------------------
+# Pow: a whole-number exponent of a half/single precision base is raised in double
+# ------------------------------------------------------------------------------------------
+
+
+def test_pow_whole_exponent_signs_follow_the_base():
+    x = np.array([-2.5, -1.0, -0.0, 0.0, 0.75, 3.0, -np.inf, np.inf, np.nan], np.float32)
+    cubes, squares, inv = _run([tf.pow(x, 3.0), tf.pow(x, 2.0), tf.pow(x, -1.0)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(cubes, (x.astype(np.float64) ** 3).astype(np.float32))
+        np.testing.assert_array_equal(squares, (x.astype(np.float64) ** 2).astype(np.float32))
+        np.testing.assert_array_equal(inv, (1 / x.astype(np.float64)).astype(np.float32))
+    # -0.0 keeps its sign under an odd power and loses it under an even one, as libm's pow
+    assert np.signbit(cubes[2]) and not np.signbit(squares[2])
+    assert np.signbit(inv[2]) and inv[2] == -np.inf
+    assert cubes[6] == -np.inf and squares[6] == np.inf and np.isnan(cubes[8])
+
+
+def test_pow_of_float32_rounds_as_the_exact_power():
+    # x ** 3 and x ** -3 of single precision values, rounded once from double (libm's powf
+    # gives these; NumPy's vectorised float32 pow misses about one in ten by a unit)
+    x = np.random.RandomState(7).uniform(-20, 20, 4000).astype(np.float32)
+    for e in (3.0, -3.0, 4.0, 7.0):
+        got = _run(tf.pow(tf.constant(x), e))
+        want = (x.astype(np.float64) ** e).astype(np.float32)
+        assert got.dtype == np.float32
+        assert np.mean(got == want) > 0.999, e
+
+
+def test_pow_half_and_double_and_fractional_exponents():
+    x16 = np.array([-3.0, -0.5, 0.25, 2.0], np.float16)
+    got = _run(tf.pow(x16, np.float16(3)))
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, (x16.astype(np.float64) ** 3).astype(np.float16))
+    x64 = np.array([-3.0, -0.5, 0.25, 2.0])
+    np.testing.assert_allclose(_run(tf.pow(x64, 3.0)), x64 ** 3, rtol=1e-15)
+    # a fractional power of a negative base is NaN; an exponent tensor broadcasts as before
+    frac = _run(tf.pow(tf.constant([-4.0, 4.0]), 0.5))
+    assert np.isnan(frac[0]) and frac[1] == 2.0
+    ys = _run(tf.pow(tf.constant([[-2.0], [3.0]]), tf.constant([[[1.0, 2.0, 3.0]]])))
+    np.testing.assert_array_equal(ys, [[[-2.0, 4.0, -8.0], [3.0, 9.0, 27.0]]])
+    ints = _run(tf.pow(tf.constant([-2, 3]), 3))
+    assert ints.dtype == np.int32 and ints.tolist() == [-8, 27]
+
+
+def test_gelu_gradient_through_pow_matches_the_closed_form():
+    # GPT-2's tanh GELU: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    xv = np.linspace(-4, 4, 41)
+    x = tf.constant(xv)
+    c = np.sqrt(2 / np.pi)
+    y = 0.5 * x * (1 + tf.tanh(c * (x + 0.044715 * tf.pow(x, 3))))
+    g = _run(tf.gradients(tf.reduce_sum(y), x)[0])
+    t = np.tanh(c * (xv + 0.044715 * xv ** 3))
+    want = 0.5 * (1 + t) + 0.5 * xv * (1 - t ** 2) * c * (1 + 3 * 0.044715 * xv ** 2)
+    np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-14)
+
+
+# ------------------------------------------------------------------------------------------
+# Sum over axes of size 1: the values, without a copy
+# ------------------------------------------------------------------------------------------
+
+
+def test_sum_over_unit_axes_keeps_values_and_shapes():
+    v = np.arange(24, dtype=np.float32).reshape(1, 4, 1, 6) - 10
+    x = tf.placeholder(tf.float32, [None, 4, None, 6])
+    axes = tf.placeholder(tf.int32, [None])
+    s = tf.reduce_sum(x, axes)
+    k = tf.reduce_sum(x, axes, keepdims=True)
+    for ax in ([0], [2], [0, 2], [-4, -2], [2, 0, 2]):
+        got, kept = _run([s, k], {x: v, axes: ax})
+        np.testing.assert_array_equal(got, v.sum(axis=tuple({a % 4 for a in ax})))
+        assert kept.shape == tuple(1 if i in {a % 4 for a in ax} else d
+                                   for i, d in enumerate(v.shape))
+        np.testing.assert_array_equal(kept, v)
+    # a real axis among them still sums
+    got = _run(s, {x: v, axes: [0, 1]})
+    np.testing.assert_array_equal(got, v.sum(axis=(0, 1)))
+    ints = _run(tf.reduce_sum(tf.constant([[3, -4]], tf.int64), 0))
+    assert ints.dtype == np.int64 and ints.tolist() == [3, -4]
+
+
+def test_sum_over_unit_axis_result_is_not_changed_by_later_steps():
+    # the summed value is the input's buffer reshaped: a fetched value must stay what it was
+    # while the variable it came from is updated
+    w = tf.Variable(np.ones([1, 3], np.float32))
+    s = tf.reduce_sum(w, 0)
+    step = tf.assign_add(w, np.full([1, 3], 2, np.float32))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(s)
+        sess.run(step)
+        second = sess.run(s)
+    assert first.tolist() == [1, 1, 1] and second.tolist() == [3, 3, 3]
+
+
+def test_batch_of_one_attention_gradient_matches_a_batch_of_two():
+    # a GPT-2 style masked softmax attention trained with batch_size=1: the broadcast gradient
+    # sums over the batch axis of size 1
+    rng = np.random.RandomState(0)
+    qv = rng.randn(2, 2, 5, 4)
+    q = tf.placeholder(tf.float64, [None, 2, None, 4])
+    w = tf.matmul(q, q, transpose_b=True) * tf.rsqrt(tf.constant(4.0, tf.float64))
+    nd = tf.shape(w)[2]
+    b = tf.cast(tf.range(nd)[:, None] >= tf.range(nd), tf.float64)
+    w = w * b - 1e10 * (1 - b)
+    w = w - tf.reduce_max(w, -1, keepdims=True)
+    p = tf.exp(w) / tf.reduce_sum(tf.exp(w), -1, keepdims=True)
+    loss = tf.reduce_sum(tf.matmul(p, q) ** 2)
+    g = tf.gradients(loss, q)[0]
+    g1a = _run(g, {q: qv[:1]})
+    g1b = _run(g, {q: qv[1:]})
+    g2 = _run(g, {q: qv})
+    np.testing.assert_allclose(np.concatenate([g1a, g1b]), g2, rtol=1e-12, atol=1e-12)
