@@ -56,3 +56,47 @@ def test_varscope_collection_asked_before_the_scope():
     root = tf.get_variable_scope()
     assert slot == [root]
     assert root.name == ""
+
+
+# ------------------------------------------------------------------------------------------
+# tf.merge_summary / tf.merge_all_summaries name the op inside its own scope, as TF 1.x
+# (skflow finds its merged summary again by the name 'MergeSummary/MergeSummary')
+# ------------------------------------------------------------------------------------------
+
+def test_legacy_merge_summary_op_names():
+    loss = tf.constant(2.5)
+    tf.scalar_summary("loss", loss)
+    tf.histogram_summary("loss_hist", tf.reshape(loss, [1]))
+    merged = tf.merge_all_summaries()
+    assert merged.op.name == "MergeSummary/MergeSummary"
+    g = tf.get_default_graph()
+    assert g.get_operation_by_name("MergeSummary/MergeSummary") is merged.op
+    again = tf.merge_summary(tf.get_collection(tf.GraphKeys.SUMMARIES))
+    assert again.op.name == "MergeSummary_1/MergeSummary"
+    named = tf.merge_summary([merged], name="all")
+    assert named.op.name == "all/all"
+    assert tf.summary.merge_all().op.name == "Merge/MergeSummary"
+    with tf.Session() as sess:
+        summ = tf.Summary.FromString(sess.run(merged))
+    assert [v.tag for v in summ.value] == ["loss", "loss_hist"]
+    assert summ.value[0].simple_value == 2.5
+
+
+# ------------------------------------------------------------------------------------------
+# tf.nn.rnn_cell.linear: the 0.8 public name of the Linear/Matrix + Linear/Bias projection
+# ------------------------------------------------------------------------------------------
+
+def test_rnn_cell_linear_public_name():
+    x = tf.constant([[1.0, 2.0, 3.0]])
+    with tf.variable_scope("dnn", initializer=tf.constant_initializer(0.5)):
+        y = tf.nn.rnn_cell.linear(x, 2, True, bias_start=0.25)
+        z = tf.nn.rnn_cell.linear([x, x], 4, False, scope="twice")
+    assert y.get_shape().as_list() == [1, 2]
+    assert z.get_shape().as_list() == [1, 4]
+    names = sorted(v.op.name for v in tf.global_variables())
+    assert names == ["dnn/Linear/Bias", "dnn/Linear/Matrix", "dnn/twice/Matrix"]
+    assert tf.nn.rnn_cell.linear is tf.nn.rnn_cell._linear
+    with tf.Session() as sess:
+        sess.run(tf.initialize_all_variables())
+        np.testing.assert_allclose(sess.run(y), [[3.25, 3.25]])
+        np.testing.assert_allclose(sess.run(z), [[6.0] * 4])

@@ -208,8 +208,9 @@ def audio_summary(tag, tensor, sample_rate, max_outputs=3, collections=None, nam
 def merge_summary(inputs, collections=None, name=None):
     """``tf.merge_summary``: merges serialized summaries."""
     inputs = list(inputs)
-    with ops.name_scope(name, "MergeSummary", inputs) as scope:
-        val = _summary("MergeSummary", [inputs], {}, scope)
+    # as TF 1.x: the op is named inside its own scope ("MergeSummary/MergeSummary")
+    with ops.name_scope(name, "MergeSummary", inputs):
+        val = _summary("MergeSummary", [inputs], {}, name or "MergeSummary")
         _collect(val, collections, [])
     return val
 
