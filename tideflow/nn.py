@@ -191,10 +191,11 @@ _linear_getattr = rnn_cell.__getattr__
 
 
 def _rnn_cell_getattr(name):
-    if name == "_linear":  # 0.x custom cells called the private tf.nn.rnn_cell._linear
+    # 0.8-0.9 exported tf.nn.rnn_cell.linear; 0.10-0.12 custom cells called it as _linear
+    if name in ("_linear", "linear"):
         from tideflow.ops.legacy_aliases import rnn_cell_linear
 
-        rnn_cell._linear = rnn_cell_linear
+        setattr(rnn_cell, name, rnn_cell_linear)
         return rnn_cell_linear
     return _linear_getattr(name)
 
