@@ -41,3 +41,39 @@ def test_session_close_while_prefetch_runs_generator():
     sess.close()  # no "generator already executing"
     release.set()
     assert finished.wait(5.0)  # and the generator is still closed, in its own thread
+
+
+# ----------------------------------------------------------------------------------------
+# private names copies of TF's code import, and Keras add_weight with an initializer class
+# ----------------------------------------------------------------------------------------
+
+
+def test_rnn_cell_impl_concat_joins_shape_parts():
+    from tideflow.python.ops import rnn_cell_impl
+
+    assert rnn_cell_impl._concat(4, [2, 3], static=True) == [4, 2, 3]
+    t = rnn_cell_impl._concat(tf.constant(5), 6)
+    assert t.dtype == tf.int32 and t.get_shape().as_list() == [2]
+    with tf.Session() as sess:
+        assert sess.run(t).tolist() == [5, 6]
+
+
+def test_add_weight_instantiates_an_initializer_class():
+    from tideflow.python.keras.initializers import Ones, Zeros
+
+    class Shift(tf.keras.layers.Layer):
+        def build(self, input_shape):
+            self.shift = self.add_weight(shape=[3], initializer=Ones, dtype=tf.float32,
+                                         trainable=False, name="shift")
+            self.scale = self.add_weight(shape=[3], initializer=Zeros, name="scale")
+            super().build(input_shape)
+
+        def call(self, x):
+            return x * (1.0 + self.scale) + self.shift
+
+    inp = tf.keras.layers.Input((3,))
+    layer = Shift()
+    model = tf.keras.models.Model(inp, layer(inp))
+    assert len(layer.trainable_weights) == 1 and len(layer.non_trainable_weights) == 1
+    x = np.array([[1.0, 2.0, 3.0]], np.float32)
+    np.testing.assert_allclose(model.predict(x), x + 1.0)

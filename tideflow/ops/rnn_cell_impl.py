@@ -66,6 +66,10 @@ def _concat_shape(prefix, suffix, static=False):
     return concat_ops.concat((p, s), 0)
 
 
+# TF's private name, imported by the copies of TF's rnn.py that libraries carry (DeepCTR's)
+_concat = _concat_shape
+
+
 def _zero_state_tensors(state_size, batch_size, dtype):
     def one(size):
         z = fill_ops.zeros(_concat_shape(batch_size, size), dtype=dtype)

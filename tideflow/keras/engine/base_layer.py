@@ -440,6 +440,8 @@ class Layer:
         elif trainable is None:
             trainable = True
         initializer = initializers_mod.get(initializer)
+        if isinstance(initializer, type):  # a class, as TF: its default instance
+            initializer = initializer()
         if initializer is None:
             if dtype.is_floating:
                 initializer = initializers_mod.GlorotUniform()
