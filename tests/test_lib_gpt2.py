@@ -132,3 +132,35 @@ def test_batch_of_one_attention_gradient_matches_a_batch_of_two():
     g1b = _run(g, {q: qv[1:]})
     g2 = _run(g, {q: qv})
     np.testing.assert_allclose(np.concatenate([g1a, g1b]), g2, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------
+# categorical / multinomial: logits that are not finite (a sampler's temperature of 0, or
+# top-k masks gone to -inf) weigh nothing, as in TF's kernel
+# ------------------------------------------------------------------------------------------
+
+
+def test_categorical_skips_infinite_and_nan_logits():
+    inf = np.inf
+    logits = tf.constant([[inf, 1.0, -inf], [np.nan, 2.0, -inf], [inf, inf, 0.0]], tf.float32)
+    out = _run(tf.random.categorical(logits, 500, seed=11, dtype=tf.int32))
+    assert out.dtype == np.int32 and out.shape == (3, 500)
+    assert (out[0] == 1).all() and (out[1] == 1).all() and (out[2] == 2).all()
+
+
+def test_categorical_row_without_finite_logit_gives_num_classes():
+    # TF's kernel finds no class for such a row and hands back the index one past the last
+    logits = tf.constant([[-np.inf] * 4, [np.inf] * 4, [0.0, 0.0, -np.inf, 0.0]])
+    out = _run(tf.multinomial(logits, 200, seed=3))
+    assert out.dtype == np.int64
+    assert (out[0] == 4).all() and (out[1] == 4).all()
+    assert set(out[2].tolist()) == {0, 1, 3}
+    # a temperature of zero divides every logit to +-inf or NaN: TF samples index n_vocab
+    hot = tf.constant([[1.0, -2.0, 3.0]]) / tf.constant(0.0)
+    assert (_run(tf.random.categorical(hot, 8, seed=5)) == 3).all()
+
+
+def test_stateless_categorical_skips_non_finite_logits():
+    logits = tf.constant([[np.inf, 1.0, -np.inf], [-np.inf, -np.inf, -np.inf]])
+    out = _run(tf.random.stateless_categorical(logits, 20, seed=[4, 5]))
+    assert (out[0] == 1).all() and (out[1] == 3).all()

@@ -237,6 +237,18 @@ def _multinomial_shape(op):
     return [TensorShape([logits[0], None if n is None else int(n)])]
 
 
+def categorical_rows(logits, u, out):
+    """Fills ``out[b]`` with the classes that uniforms ``u[b]`` pick from ``logits[b]`` (float64
+    rows), as TF's CPU kernel picks them: a logit that is not finite (inf, -inf or NaN) weighs
+    nothing, and a row with no finite logit gives every sample the index num_classes."""
+    finite = np.isfinite(logits)
+    for b in range(logits.shape[0]):
+        row, keep = logits[b], finite[b]
+        m = row[keep].max() if keep.any() else 0.0
+        cdf = np.cumsum(np.where(keep, np.exp(np.where(keep, row, m) - m), 0.0))
+        out[b] = np.searchsorted(cdf, u[b] * cdf[-1], side="right")
+
+
 def _multinomial_kernel(ctx):
     gen = _generator(ctx)
     op = ctx.op
@@ -271,14 +283,7 @@ def _multinomial_kernel(ctx):
             words = stream.blocks(base, (batch * n * 2 + 3) // 4).astype(np.uint32).reshape(-1)
             u = philox._double01(words[0:2 * batch * n:2], words[1:2 * batch * n:2])
             u = u.reshape(batch, n)
-        for b in range(batch):
-            row = logits[b]
-            finite = row[np.isfinite(row)]
-            m = finite.max() if finite.size else 0.0
-            p = np.where(np.isfinite(row), np.exp(row - m), np.where(row > 0, np.inf, 0.0))
-            cdf = np.cumsum(p)
-            idx = np.searchsorted(cdf, u[b] * cdf[-1], side="right")
-            out[b] = np.minimum(idx, classes - 1)
+        categorical_rows(logits, u, out)
         return out
 
     return run

@@ -17,7 +17,12 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops, random_seed
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import philox
-from tideflow.ops.random_ops import _check_shape_input, _shape_tensor, shape_from_tensor
+from tideflow.ops.random_ops import (
+    _check_shape_input,
+    _shape_tensor,
+    categorical_rows,
+    shape_from_tensor,
+)
 
 _MASK64 = (1 << 64) - 1
 
@@ -140,18 +145,11 @@ op_registry.declare(
 
 def _categorical_rows(gen, logits, n, out_dtype):
     logits = np.asarray(logits, np.float64)
-    batch, classes = logits.shape
+    batch = logits.shape[0]
     out = np.empty((batch, n), dtype=out_dtype)
     if n == 0 or batch == 0:
         return out
-    u = gen.random((batch, n))
-    for b in range(batch):
-        row = logits[b]
-        finite = row[np.isfinite(row)]
-        m = finite.max() if finite.size else 0.0
-        p = np.where(np.isfinite(row), np.exp(row - m), np.where(row > 0, np.inf, 0.0))
-        cdf = np.cumsum(p)
-        out[b] = np.minimum(np.searchsorted(cdf, u[b] * cdf[-1], side="right"), classes - 1)
+    categorical_rows(logits, gen.random((batch, n)), out)
     return out
 
 
