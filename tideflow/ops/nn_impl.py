@@ -339,7 +339,9 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             raise ValueError(
                 f"Rank mismatch: Rank of labels (received {ls.ndims}) should equal rank of "
                 f"logits minus 1 (received {gs.ndims}).")
-        if ls.ndims is not None and gs.ndims is not None and not ls.is_compatible_with(gs[:-1]):
+        # as TF, a static mismatch is an error only when both shapes are fully known (a
+        # partially known pair is left to the kernel, which checks the row counts at run time)
+        if ls.is_fully_defined() and gs[:-1].is_fully_defined() and ls != gs[:-1]:
             raise ValueError(
                 f"Shape mismatch: The shape of labels (received {ls}) should equal the shape of "
                 f"logits except for the last dimension (received {gs}).")
