@@ -164,3 +164,62 @@ def test_stateless_categorical_skips_non_finite_logits():
     logits = tf.constant([[np.inf, 1.0, -np.inf], [-np.inf, -np.inf, -np.inf]])
     out = _run(tf.random.stateless_categorical(logits, 20, seed=[4, 5]))
     assert (out[0] == 1).all() and (out[1] == 3).all()
+
+
+# ------------------------------------------------------------------------------------------
+# meta graphs of graphs whose loop bodies filed tensors into collections
+# ------------------------------------------------------------------------------------------
+
+
+def _loop_filing_into_a_collection():
+    x = tf.placeholder(tf.float32, [None], name="x")
+    h = tf.identity(x * 3.0, name="h")
+    tf.add_to_collection("checkpoints", h)
+
+    def body(i, acc):
+        y = tf.tanh(acc, name="step")
+        # GPT-2's model() files each block's output; its sampler calls model() in the body
+        tf.add_to_collection("checkpoints", y)
+        return i + 1, y
+
+    _, out = tf.while_loop(lambda i, acc: i < 4, body, [0, h])
+    return x, tf.identity(out, name="out")
+
+
+def test_export_import_meta_graph_with_collections_filed_in_a_loop_body(tmp_path):
+    x, out = _loop_filing_into_a_collection()
+    v = tf.Variable(2.0, name="v")
+    saver = tf.train.Saver([v])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        want = sess.run(out, {x: [0.5, -1.0]})
+        path = saver.save(sess, str(tmp_path / "model"), global_step=3)
+    mgd = tf.train.export_meta_graph()
+    assert list(mgd.collection_def["checkpoints"].node_list.value) == ["h:0"]
+    with tf.Graph().as_default() as g:
+        restorer = tf.train.import_meta_graph(path + ".meta")
+        assert [t.name for t in g.get_collection("checkpoints")] == ["h:0"]
+        with tf.Session() as sess:
+            restorer.restore(sess, path)
+            got = sess.run("out:0", {"x:0": [0.5, -1.0]})
+            assert sess.run("v:0") == 2.0
+    np.testing.assert_allclose(got, want)
+
+
+def test_saved_model_of_a_sampling_loop_loads_and_runs(tmp_path):
+    x, out = _loop_filing_into_a_collection()
+    export_dir = str(tmp_path / "export")
+    with tf.Session() as sess:
+        want = sess.run(out, {x: [2.0]})
+        builder = tf.saved_model.builder.SavedModelBuilder(export_dir)
+        sig = tf.saved_model.signature_def_utils.predict_signature_def(
+            inputs={"context": x}, outputs={"sample": out})
+        builder.add_meta_graph_and_variables(sess, [tf.saved_model.tag_constants.SERVING],
+                                             signature_def_map={"predict": sig},
+                                             strip_default_attrs=True)
+        builder.save()
+    with tf.Graph().as_default(), tf.Session() as sess:
+        mg = tf.saved_model.loader.load(sess, [tf.saved_model.tag_constants.SERVING], export_dir)
+        s = mg.signature_def["predict"]
+        got = sess.run(s.outputs["sample"].name, {s.inputs["context"].name: [2.0]})
+    np.testing.assert_allclose(got, want)

@@ -240,6 +240,14 @@ def _include(item, export_scope, exclude):
     return not export_scope or name.startswith((_UNBOUND_INPUT_PREFIX, export_scope))
 
 
+def _in_body(item):
+    """Whether ``item`` is a tensor or op of a cond branch or while body: those file into the
+    enclosing graph's collections (as TF 1.x's in-graph control flow), but the body is a
+    function here, so the GraphDef holds no node by that name to export (TF's importer would
+    fail on it)."""
+    return getattr(getattr(item, "graph", None), "outer_graph", None) is not None
+
+
 def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclude_nodes=None,
                        override_contents=None):
     """Adds collection ``key`` of ``graph`` to ``meta_graph_def`` (skipped with a warning when
@@ -253,7 +261,7 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
         return
     graph = graph or ops.get_default_graph()
     items = override_contents if override_contents is not None else graph.get_collection(key)
-    items = [x for x in items if _include(x, export_scope, exclude_nodes)]
+    items = [x for x in items if _include(x, export_scope, exclude_nodes) and not _in_body(x)]
     if not items:
         return
     try:
