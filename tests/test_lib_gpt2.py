@@ -64,6 +64,20 @@ def test_pow_half_and_double_and_fractional_exponents():
     assert ints.dtype == np.int32 and ints.tolist() == [-8, 27]
 
 
+def test_pow_keeps_a_gpu_kernel():
+    # the host kernel is a NumPy function now; GPU devices run the array module's power
+    from tideflow.framework import op_registry
+
+    assert op_registry.supports_device_type(op_registry.get("Pow"), "GPU")
+
+    class _Ctx:
+        class device:  # the attribute path a kernel factory reads
+            xp = np
+
+    run = op_registry.device_kernel("Pow", "GPU").kernel_factory(_Ctx)
+    np.testing.assert_array_equal(run(np.array([2.0, -3.0]), np.array(3.0)), [8.0, -27.0])
+
+
 def test_gelu_gradient_through_pow_matches_the_closed_form():
     # GPT-2's tanh GELU: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
     xv = np.linspace(-4, 4, 41)
