@@ -100,3 +100,143 @@ def test_rnn_cell_linear_public_name():
         sess.run(tf.initialize_all_variables())
         np.testing.assert_allclose(sess.run(y), [[3.25, 3.25]])
         np.testing.assert_allclose(sess.run(z), [[6.0] * 4])
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.learn.ops / tf.contrib.learn.models: scikit-flow's helpers as contrib.learn kept
+# them through TF 1.15
+# ------------------------------------------------------------------------------------------
+
+def _learn():
+    return tf.contrib.learn
+
+
+def test_learn_ops_embedding_lookup_any_rank():
+    table = np.arange(12.0).reshape(6, 2)
+    ids = np.array([[[0, 5, 2]], [[1, 1, 4]]])
+    out = _learn().ops.embedding_lookup(table, ids)
+    assert out.get_shape().as_list() == [2, 1, 3, 2]
+    ph = tf.placeholder(tf.int32, [None, 3])
+    dyn = _learn().ops.embedding_lookup(tf.constant(table), ph)
+    assert dyn.get_shape().as_list() == [None, 3, 2]
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(out), table[ids])
+        np.testing.assert_allclose(sess.run(dyn, {ph: ids[:, 0]}), table[ids[:, 0]])
+
+
+def test_learn_ops_categorical_variable():
+    idx = tf.placeholder(tf.int64, [2, 2])
+    emb = _learn().ops.categorical_variable(idx, n_classes=5, embedding_size=3, name="colour")
+    assert [v.op.name for v in tf.global_variables()] == ["colour/colour_embeddings"]
+    assert emb.get_shape().as_list() == [2, 2, 3]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        a = sess.run(emb, {idx: [[0, 1], [2, 3]]})
+        b = sess.run(emb, {idx: [[0, 2], [1, 3]]})
+    np.testing.assert_array_equal(np.transpose(b, (1, 0, 2)), a)
+
+
+def test_learn_ops_softmax_classifier_and_regressor():
+    x = tf.placeholder(tf.float32, [None, 3])
+    labels = tf.placeholder(tf.float32, [None, 2])
+    w = tf.constant([[0.1, 0.1], [0.1, 0.1], [0.1, 0.1]])
+    b = tf.constant([0.2, 0.3])
+    probs, loss = _learn().ops.softmax_classifier(x, labels, w, b, tf.constant([0.1, 0.9]))
+    assert probs.get_shape().as_list() == [None, 2] and loss.get_shape().ndims == 0
+    y = tf.constant([1.0, 3.0])
+    pred, mse = _learn().ops.mean_squared_error_regressor(
+        tf.constant([[1.0, 2.0], [0.0, 1.0]]), y, tf.constant([[1.0], [1.0]]), tf.constant([0.5]))
+    assert pred.get_shape().as_list() == [2]
+    with tf.Session() as sess:
+        # logits (0.27, 0.37) scaled to (0.027, 0.333): -log softmax[1]
+        got = sess.run(loss, {x: [[0.2, 0.3, 0.2]], labels: [[0, 1]]})
+        np.testing.assert_allclose(got, np.log1p(np.exp(0.027 - 0.333)), rtol=1e-6)
+        p, m = sess.run([pred, mse])
+    np.testing.assert_allclose(p, [3.5, 1.5])
+    np.testing.assert_allclose(m, ((3.5 - 1.0) ** 2 + (1.5 - 3.0) ** 2) / 2)
+
+
+def test_learn_ops_sequence_classifier():
+    dec = [tf.constant(v) for v in ([[0.1, 0.9], [0.7, 0.3]], [[0.9, 0.1], [0.8, 0.2]],
+                                    [[0.5, 0.5], [0.4, 0.6]])]
+    lab = [tf.constant([[1.0, 0.0], [0.0, 1.0]])] * 3
+    pred, cost = _learn().ops.sequence_classifier(dec, lab, dec)
+    assert pred.get_shape().as_list() == [2, 3, 2]
+    logits = np.array([[[0.1, 0.9], [0.7, 0.3]], [[0.9, 0.1], [0.8, 0.2]],
+                       [[0.5, 0.5], [0.4, 0.6]]])
+    picked = np.stack([logits[:, 0, 0], logits[:, 1, 1]], 1)
+    want = float(np.sum(np.log(np.exp(logits).sum(-1)) - picked))
+    with tf.Session() as sess:
+        p, c = sess.run([pred, cost])
+    np.testing.assert_array_equal(p.argmax(axis=2), [[1, 0, 0], [0, 0, 1]])
+    np.testing.assert_allclose(c, want, rtol=1e-6)
+    np.testing.assert_allclose(c, 4.7839908599, rtol=1e-6)
+
+
+def test_learn_ops_seq2seq_inputs_and_decoder():
+    x = tf.placeholder(tf.float32, [2, 3, 2])
+    y = tf.placeholder(tf.float32, [2, 2, 3])
+    enc_in, dec_in, dec_out = _learn().ops.seq2seq_inputs(x, y, 3, 2)
+    assert (len(enc_in), len(dec_in), len(dec_out)) == (3, 3, 3)
+    yv = np.arange(12.0).reshape(2, 2, 3)
+    xv = np.ones((2, 3, 2))
+    with tf.Session() as sess:
+        a, b = sess.run([dec_in, dec_out], {x: xv, y: yv})
+    np.testing.assert_array_equal(a, [np.zeros((2, 3)), yv[:, 0], yv[:, 1]])
+    np.testing.assert_array_equal(b, [yv[:, 0], yv[:, 1], np.zeros((2, 3))])
+
+    steps = [tf.placeholder(tf.float32, [2, 2]) for _ in range(3)]
+    cell = tf.nn.rnn_cell.GRUCell(2)
+    outs, states, s_outs, s_states = _learn().ops.rnn_seq2seq(steps, steps, cell)
+    assert (len(outs), len(states), len(s_outs), len(s_states)) == (3, 4, 3, 4)
+    assert outs[0].get_shape().as_list() == [2, 2]
+    names = sorted(v.op.name for v in tf.global_variables())
+    assert all(n.startswith("rnn_seq2seq/") for n in names)
+    # one cell object: built once by the encoder, the decoder (both modes) reuses its weights
+    assert len(names) == 4 and all(n.startswith("rnn_seq2seq/rnn/gru_cell/") for n in names)
+    feed = {s: np.full((2, 2), 0.1 * i) for i, s in enumerate(steps)}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        o, so = sess.run([outs, s_outs], feed)
+    np.testing.assert_allclose(o[0], so[0])
+    assert not np.allclose(o[2], so[2])
+
+
+def test_learn_models_regressions():
+    x = tf.constant([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    y = tf.constant([1.0, 2.0, 3.0])
+    pred, loss = _learn().models.linear_regression_zero_init(x, y)
+    onehot = tf.constant([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    probs, xent = _learn().models.logistic_regression_zero_init(x, onehot)
+    names = sorted(v.op.name for v in tf.global_variables())
+    assert names == ["linear_regression/bias", "linear_regression/weights",
+                     "logistic_regression/bias", "logistic_regression/weights"]
+    assert tf.global_variables()[1].get_shape().as_list() == [1]
+    assert len(tf.get_collection(tf.GraphKeys.SUMMARIES)) == 8
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss + xent)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        p0, l0, pr0, x0 = sess.run([pred, loss, probs, xent])
+        np.testing.assert_allclose(p0, [0.0, 0.0, 0.0])
+        np.testing.assert_allclose(l0, 14.0 / 3)
+        np.testing.assert_allclose(pr0, np.full((3, 3), 1 / 3), rtol=1e-6)
+        np.testing.assert_allclose(x0, np.log(3.0), rtol=1e-6)
+        for _ in range(200):
+            sess.run(train)
+        p, pr = sess.run([pred, probs])
+    np.testing.assert_allclose(p, [1.0, 2.0, 3.0], atol=0.05)
+    assert (pr.argmax(1) == [0, 1, 2]).all()
+
+
+def test_learn_models_logistic_regression_finds_class_weight():
+    tf.constant([1.0, 0.0], name="class_weight")
+    x = tf.constant([[1.0, 2.0]])
+    probs, _ = _learn().models.logistic_regression(x, tf.constant([[0.0, 1.0]]))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        p = sess.run(probs)
+    # the second logit is scaled to 0 by the graph's class weight
+    assert p.shape == (1, 2) and np.isfinite(p).all()
+    g = tf.get_default_graph()
+    mul = [op for op in g.get_operations() if op.type == "Mul"]
+    assert any(op.inputs[1].name == "class_weight:0" for op in mul)

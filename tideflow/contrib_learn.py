@@ -1263,6 +1263,12 @@ def __getattr__(name):
 
         globals()[name] = contrib_learn_estimators.build(sys.modules[__name__])
         return globals()[name]
+    # tf.contrib.learn.ops / models: scikit-flow's graph helpers, loaded on first use
+    if name in ("ops", "models"):
+        from tideflow import contrib_learn_models
+
+        globals()[name] = getattr(contrib_learn_models, name)
+        return globals()[name]
     # tf.contrib.learn.preprocessing (VocabularyProcessor, ...) is loaded on first use
     if name == "preprocessing":
         from tideflow import contrib_learn_preprocessing as module
