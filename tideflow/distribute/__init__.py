@@ -6,6 +6,7 @@ import types
 
 from tideflow.distribute import cluster_resolver
 from tideflow.distribute import updates as _updates  # noqa: F401 - the optimizer's hook
+from tideflow.distribute.contrib import TPUStrategy  # noqa: F401 - in experimental
 from tideflow.distribute.input_lib import InputContext
 from tideflow.distribute.strategy import (
     CentralStorageStrategy,  # noqa: F401 - in experimental
@@ -50,7 +51,8 @@ def _module(name, doc, names):
 experimental = _module(
     "experimental", "``tf.distribute.experimental``: strategies across workers and devices.",
     ["CentralStorageStrategy", "CollectiveCommunication", "CommunicationImplementation",
-     "CommunicationOptions", "MultiWorkerMirroredStrategy", "ParameterServerStrategy"])
+     "CommunicationOptions", "MultiWorkerMirroredStrategy", "ParameterServerStrategy",
+     "TPUStrategy"])
 sys.modules[cluster_resolver.__name__] = cluster_resolver
 
 

@@ -4,6 +4,7 @@
 import collections
 
 from tideflow.distribute import strategy as _s
+from tideflow.distribute.cluster_resolver import TPUClusterResolver
 from tideflow.distribute.strategy import (
     CentralStorageStrategy,
     CrossDeviceOps,
@@ -67,6 +68,18 @@ class CollectiveAllReduceStrategy(_s.MultiWorkerMirroredStrategy):
         super().__init__(communication=communication)
 
 
+class TPUStrategy(Strategy):
+    """TF 1.x's TPU strategy. No TPU can be reached from tideflow: the class exists (for
+    annotations and isinstance checks), and making one fails as TF does without a TPU, with
+    the resolver's ValueError."""
+
+    def __init__(self, tpu_cluster_resolver=None, steps_per_run=None, device_assignment=None):
+        if tpu_cluster_resolver is None:
+            TPUClusterResolver("")  # raises: no TPU name
+        raise ValueError(f"TPUStrategy: cannot connect to the TPU of {tpu_cluster_resolver!r}: "
+                         "tideflow has no TPU runtime")
+
+
 class DistributeConfig(collections.namedtuple(
         "DistributeConfig", ["train_distribute", "eval_distribute", "remote_cluster"])):
     """``RunConfig(experimental_distribute=DistributeConfig(...))``'s strategies."""
@@ -80,7 +93,7 @@ __all__ = [
     "CrossDeviceOps", "DistributeConfig", "DistributionStrategy", "HierarchicalCopyAllReduce",
     "MirroredStrategy", "NcclAllReduce", "OneDeviceStrategy", "ParameterServerStrategy",
     "ReduceOp", "ReductionToOneDevice", "ReductionToOneDeviceCrossDeviceOps", "ReplicaContext",
-    "Strategy", "StrategyExtended", "get_cross_replica_context", "get_distribution_strategy",
+    "Strategy", "StrategyExtended", "TPUStrategy", "get_cross_replica_context", "get_distribution_strategy",
     "get_loss_reduction", "get_replica_context", "get_strategy", "has_distribution_strategy",
     "has_strategy", "in_cross_replica_context",
 ]
