@@ -246,6 +246,10 @@ for _sm in ("builder", "signature_constants", "tag_constants", "signature_def_ut
     _add("saved_model." + _sm, f"``tf.saved_model.{_sm}``.", [f"tideflow.saved_model:{_sm}"],
          _module=f"tideflow.saved_model:{_sm}")
 _add("saved_model.simple_save", "``simple_save``.", ["tideflow.saved_model"])
+# TF 1.x's ``tensorflow.python.saved_model.saved_model``: the names of ``tf.saved_model`` with
+# ``simple_save`` the function; ``tensorflow.python``'s ``saved_model`` attribute is this module
+_add("saved_model.saved_model", "Convenience functions to save a model.",
+     ["tideflow.saved_model"], simple_save="tideflow.saved_model:simple_save")
 _add("saved_model.builder_impl", "``SavedModelBuilder``.", ["tideflow.saved_model:builder",
                                                             "tideflow.saved_model"])
 _add("saved_model.constants", "SavedModel file and collection names.",
