@@ -240,3 +240,41 @@ def test_learn_models_logistic_regression_finds_class_weight():
     g = tf.get_default_graph()
     mul = [op for op in g.get_operations() if op.type == "Mul"]
     assert any(op.inputs[1].name == "class_weight:0" for op in mul)
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.learn.TensorFlowEstimator(model_fn, n_classes): model_fn(x, y) -> (pred, loss)
+# ------------------------------------------------------------------------------------------
+
+def test_tensorflow_estimator_classifier_and_regressor(tmp_path):
+    rs = np.random.RandomState(1)
+    x = rs.randn(120, 2).astype(np.float32)
+    labels = (x[:, 0] + x[:, 1] > 0).astype(np.int64)
+    seen = {}
+
+    def model(features, y):
+        seen["y"] = y
+        return tf.contrib.learn.models.logistic_regression_zero_init(features, y)
+
+    cfg = tf.contrib.learn.RunConfig(model_dir=str(tmp_path / "cls"))
+    clf = tf.contrib.learn.TensorFlowEstimator(model_fn=model, n_classes=2, steps=150,
+                                               learning_rate=0.5, config=cfg)
+    clf.fit(x, labels)
+    # the labels reach the model_fn one-hot
+    assert seen["y"].get_shape().as_list() == [None, 2]
+    assert seen["y"].dtype == tf.float32
+    pred = clf.predict(x)
+    assert pred.shape == (120,) and (pred == labels).mean() > 0.95
+    proba = clf.predict_proba(x[:3])
+    assert proba.shape == (3, 2)
+    np.testing.assert_allclose(proba.sum(1), 1.0, rtol=1e-5)
+
+    y = (x @ np.array([2.0, -1.0], np.float32) + 0.5).astype(np.float32)
+    cfg = tf.contrib.learn.RunConfig(model_dir=str(tmp_path / "reg"))
+    reg = tf.contrib.learn.TensorFlowEstimator(
+        model_fn=tf.contrib.learn.models.linear_regression_zero_init, n_classes=0, steps=200,
+        optimizer="SGD", learning_rate=0.1, config=cfg)
+    reg.fit(x, y)
+    out = reg.predict(x)
+    assert out.shape == (120,)
+    assert np.mean((out - y) ** 2) < 1e-3

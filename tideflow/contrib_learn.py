@@ -869,6 +869,50 @@ TensorFlowClassifier = TensorFlowLinearClassifier
 TensorFlowRegressor = TensorFlowLinearRegressor
 
 
+class TensorFlowEstimator(_TensorFlowEstimator):
+    """0.9-0.11's ``TensorFlowEstimator(model_fn, n_classes)``, scikit-flow's estimator over a
+    ``model_fn(x, y)`` that returns ``(predictions, loss)``: a classifier's (``n_classes > 1``)
+    integer labels reach it one-hot, and ``predict`` is the arg max of its predictions (the
+    predictions themselves for a regressor, ``n_classes`` 0 or 1)."""
+
+    def __init__(self, model_fn, n_classes, batch_size=32, steps=200, optimizer="Adagrad",
+                 learning_rate=0.1, clip_gradients=5.0, class_weight=None,
+                 continue_training=False, config=None, verbose=1):
+        super().__init__(None, n_classes, batch_size=batch_size, steps=steps,
+                         optimizer=optimizer, learning_rate=learning_rate,
+                         clip_gradients=clip_gradients, class_weight=class_weight,
+                         continue_training=continue_training, config=config, verbose=verbose)
+        self.model_fn = model_fn
+        self._classifier = n_classes > 1
+
+    def _build(self, x):
+        import tideflow as tf
+
+        def model_fn(features, labels, mode):
+            if labels is not None and self.n_classes > 1:
+                ids = tf.cast(tf.reshape(labels, [-1]), tf.int64)
+                labels = tf.one_hot(ids, self.n_classes, dtype=features.dtype)
+            predictions, loss = self.model_fn(features, labels)
+            train_op = None
+            if mode == ModeKeys.TRAIN:
+                opt = self._optimizer_instance()
+                if self.clip_gradients:
+                    opt = _clipped(opt, self.clip_gradients)
+                train_op = opt.minimize(loss, global_step=tf.train.get_global_step())
+            return predictions, loss, train_op
+
+        return Estimator(model_fn=model_fn, config=self._config)
+
+    def predict(self, x, axis=1, batch_size=None):
+        """Class ids (the arg max along ``axis``) for a classifier, else the predictions."""
+        out = self._fitted().predict(x=x, batch_size=batch_size, as_iterable=False)
+        return np.argmax(out, axis=axis) if self._classifier else out
+
+    def predict_proba(self, x, batch_size=None):
+        """The predictions of ``model_fn`` (class probabilities for a classifier)."""
+        return self._fitted().predict(x=x, batch_size=batch_size, as_iterable=False)
+
+
 class SKCompat:
     """Scikit-learn style ``fit(x, y)`` / ``score`` / ``predict`` (a dict of arrays)."""
 
@@ -1283,7 +1327,8 @@ __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedReg
            "LinearClassifier",
            "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "NotFittedError",
            "PredictionKey", "ProblemType", "RunConfig", "SKCompat", "TensorFlowClassifier",
-           "TensorFlowDNNClassifier", "TensorFlowDNNRegressor", "TensorFlowLinearClassifier",
+           "TensorFlowDNNClassifier", "TensorFlowDNNRegressor", "TensorFlowEstimator",
+           "TensorFlowLinearClassifier",
            "TensorFlowLinearRegressor", "TensorFlowRegressor", "datasets",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
            "io", "learn_runner", "monitors", "queue_parsed_features", "read_batch_examples",
