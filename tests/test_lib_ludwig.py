@@ -91,3 +91,43 @@ def test_python_saved_model_attribute_has_simple_save_function(tmp_path):
         sig = meta.signature_def["serving_default"]
         got = sess.run(sig.outputs["out"].name, {sig.inputs["inp"].name: [[2.0, 1.0]]})
     np.testing.assert_allclose(got, [[5.0]])
+
+
+class _EveryEpochCheckpoint(tf.keras.callbacks.ModelCheckpoint):
+    """A subclass written against TF 1.15's ModelCheckpoint internals (Kashgari's)."""
+
+    def _save_model(self, epoch, logs):
+        logs = logs or {}
+        if isinstance(self.save_freq, int) or self.epochs_since_last_save >= self.period:
+            self.epochs_since_last_save = 0
+            file_handle, filepath = self._get_file_handle_and_path(epoch, logs)
+            if self.save_weights_only:
+                if tf.keras.backend.in_multi_worker_mode():
+                    self.model._ckpt_saved_epoch = epoch
+                self.model.save_weights(filepath, overwrite=True)
+            self.saved = getattr(self, "saved", []) + [filepath]
+            self._maybe_remove_file(file_handle, filepath)
+
+
+def test_model_checkpoint_subclass_uses_tf_helpers(tmp_path, monkeypatch):
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    assert not tf.keras.backend.in_multi_worker_mode()
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"worker": ["a:1", "b:2"]}, '
+                                    '"task": {"type": "worker", "index": 0}}')
+    assert tf.keras.backend.in_multi_worker_mode()
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"master": ["a:1"]}}')
+    assert not tf.keras.backend.in_multi_worker_mode()
+    monkeypatch.delenv("TF_CONFIG")
+
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile("sgd", "mse")
+    ck = _EveryEpochCheckpoint(str(tmp_path / "w{epoch:02d}-{loss:.1f}.h5"),
+                               save_weights_only=True, monitor="loss")
+    handle, path = ck._get_file_handle_and_path(4, {"loss": 0.25})
+    assert handle is None and path == str(tmp_path / "w05-0.2.h5")
+    x = np.ones((8, 3), np.float32)
+    model.fit(x, np.zeros((8, 1), np.float32), epochs=2, verbose=0, callbacks=[ck])
+    assert [p.rsplit("/", 1)[1][:4] for p in ck.saved] == ["w01-", "w02-"]
+    assert all((tmp_path / p.rsplit("/", 1)[1]).exists() for p in ck.saved)
+    with pytest.raises(KeyError, match="Failed to format this callback filepath"):
+        ck._get_file_handle_and_path(0, {})

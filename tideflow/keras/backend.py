@@ -6,6 +6,8 @@ they are not yet initialized there, as TF does. The learning phase is a boolean
 ``placeholder_with_default(False)`` per graph, fed True while training.
 """
 
+import json
+import os
 import weakref
 
 import numpy as np
@@ -198,6 +200,13 @@ def clear_session():
         _SESSION[0].close()
     _SESSION[0] = None
     tf.reset_default_graph()
+
+
+def in_multi_worker_mode():
+    """Whether ``TF_CONFIG`` describes a cluster without a ``master`` job (multi-worker
+    training), as TF 1.x's Keras asks before checkpointing."""
+    config = json.loads(os.environ.get("TF_CONFIG", "{}"))
+    return bool(config) and "master" not in config.get("cluster", {})
 
 
 # -- learning phase ------------------------------------------------------------------------------

@@ -369,13 +369,24 @@ class ModelCheckpoint(Callback):
         if self.save_freq == "epoch" and self.epochs_since_last_save >= self.period:
             self._save_model(epoch, logs or {})
 
-    def _save_model(self, epoch, logs):
-        self.epochs_since_last_save = 0
+    def _get_file_handle_and_path(self, epoch, logs):
+        """``(None, path)``: the path for ``epoch`` (one worker writes it; TF 1.x's subclasses
+        override ``_save_model`` around this and ``_maybe_remove_file``)."""
         try:
-            filepath = self.filepath.format(epoch=epoch + 1, **logs)
+            return None, self.filepath.format(epoch=epoch + 1, **logs)
         except KeyError as e:
             raise KeyError(f'Failed to format this callback filepath: "{self.filepath}". '
                            f"Reason: {e}") from None
+
+    def _maybe_remove_file(self, file_handle, filepath):
+        """Closes and removes a temporary file ``_get_file_handle_and_path`` made (none here)."""
+        if file_handle is not None:
+            os.close(file_handle)
+            os.remove(filepath)
+
+    def _save_model(self, epoch, logs):
+        self.epochs_since_last_save = 0
+        file_handle, filepath = self._get_file_handle_and_path(epoch, logs)
         if self.save_best_only:
             current = logs.get(self.monitor)
             if current is None:
@@ -397,6 +408,7 @@ class ModelCheckpoint(Callback):
             self.model.save_weights(filepath, overwrite=True)
         else:
             self.model.save(filepath, overwrite=True)
+        self._maybe_remove_file(file_handle, filepath)
 
     def _get_most_recently_modified_file_matching_pattern(self, pattern):
         """The newest file whose name matches ``pattern`` (its ``{...}`` fields as wildcards);
