@@ -1003,9 +1003,12 @@ class Graph:
                 new = fn(op)
                 if isinstance(new, device_lib.DeviceSpec):
                     new = new.to_string()
-                # as TF: a function's answer is the op's device (it sees the device so far
-                # in ``op.device`` and merges it itself when it wants to)
-                dev = device_lib.canonical_name(new) if new else ""
+                # as TF: a function's answer is the op's device as written ('cpu:1' stays
+                # 'cpu:1' in ``op.device``; it sees the device so far in ``op.device`` and
+                # merges it itself when it wants to); an outer string scope canonicalizes
+                if new:
+                    device_lib.canonical_name(new)  # validate now
+                dev = new or ""
             else:
                 # the inner (already applied) fields win; the outer spec fills the rest
                 dev = device_lib.merge_device(fn, dev) if dev else device_lib.canonical_name(fn)

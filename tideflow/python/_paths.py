@@ -34,7 +34,7 @@ for _gen in ("gen_nn_ops", "gen_array_ops", "gen_math_ops", "gen_image_ops", "ge
              "gen_state_ops", "gen_random_ops", "gen_string_ops", "gen_io_ops",
              "gen_sparse_ops", "gen_linalg_ops", "gen_logging_ops", "gen_parsing_ops",
              "gen_control_flow_ops", "gen_candidate_sampling_ops", "gen_ctc_ops",
-             "gen_lookup_ops", "gen_training_ops"):
+             "gen_lookup_ops", "gen_training_ops", "gen_resource_variable_ops"):
     _TABLE["ops." + _gen] = ((f"TF's generated op wrappers (``{_gen}``): snake_case op "
                               "functions over tideflow's registered ops."), "gen", {})
 _add("ops.resource_variable_ops", "Resource variables (tideflow's variables are one kind).",
@@ -280,6 +280,13 @@ _add("estimator.canned.metric_keys", "The canned heads' metric names.", [],
      MetricKeys="tideflow.estimator.canned.head:MetricKeys")
 _add("estimator.canned.prediction_keys", "The canned heads' prediction names.", [],
      PredictionKeys="tideflow.estimator.canned.head:PredictionKeys")
+_add("tpu", "``tensorflow.python.tpu``: ``tf.tpu``.", ["tideflow.tpu"])
+for _tpu in ("tpu_estimator", "tpu_config"):
+    _add("tpu." + _tpu, "``TPUEstimator`` and its configs, run on the CPU.",
+         ["tideflow.estimator.tpu"])
+_add("tpu.ops", "``tensorflow.python.tpu.ops``.", [])
+_add("tpu.ops.tpu_ops", "The TPU collective ops that have a one-replica CPU meaning.",
+     ["tideflow.tpu"])
 _add("data", "``tensorflow.python.data``.", ["tideflow.data"])
 _add("data.ops", "``tensorflow.python.data.ops``.", [])
 _add("data.ops.dataset_ops", "``Dataset``.", ["tideflow.ops.dataset_ops", "tideflow.data"])
