@@ -237,3 +237,27 @@ def test_saved_model_of_a_sampling_loop_loads_and_runs(tmp_path):
         s = mg.signature_def["predict"]
         got = sess.run(s.outputs["sample"].name, {s.inputs["context"].name: [2.0]})
     np.testing.assert_allclose(got, want)
+
+
+# ------------------------------------------------------------------------------------------
+# Mean of floats: np.mean's arithmetic on every path (a layer norm's means run per token)
+# ------------------------------------------------------------------------------------------
+
+
+def test_reduce_mean_of_floats_matches_numpy_bitwise():
+    rng = np.random.RandomState(3)
+    x32 = (rng.randn(2, 3, 64) * 5).astype(np.float32)
+    x64 = rng.randn(5, 7)
+    cases = [(x32, -1, True), (x32, [0, 2], False), (x32, None, False), (x64, 0, False),
+             (x64, [1, 0], True)]
+    outs = _run([tf.reduce_mean(v, axis=a, keepdims=k) for v, a, k in cases])
+    for (v, a, k), got in zip(cases, outs):
+        axis = None if a is None else tuple(np.atleast_1d(a) % v.ndim)
+        want = np.mean(v, axis=axis, keepdims=k)
+        assert got.dtype == v.dtype and got.shape == np.shape(want)
+        np.testing.assert_array_equal(got, want)
+    # an empty reduction is NaN; half precision still accumulates in single precision
+    empty, half = _run([tf.reduce_mean(tf.zeros([0, 3]), 0),
+                        tf.reduce_mean(tf.constant([60000.0, 60000.0, -60000.0], tf.float16))])
+    assert np.isnan(empty).all() and empty.shape == (3,)
+    assert half.dtype == np.float16 and half == np.float16(20000)

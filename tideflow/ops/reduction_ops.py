@@ -82,6 +82,26 @@ def _prod(x, indices, *, keep_dims):
 
 
 def _mean(x, indices, *, keep_dims):
+    if type(x) is np.ndarray and x.dtype.kind == "f" and x.dtype not in _HALF_TYPES:
+        if type(indices) is np.ndarray and indices.shape == (1,) and (
+                -x.ndim <= indices[0] < x.ndim):
+            axis = (int(indices[0]) % x.ndim,)
+            n = x.shape[axis[0]]
+        else:
+            axis = _axes(x, indices)
+            n = 1
+            for a in axis:
+                n *= x.shape[a]
+        # np.mean's own arithmetic (a sum in x's type, divided by the count as an intp),
+        # without its Python layers (a layer norm's two means per row cost a third) and
+        # without its warning for an empty mean, which is NaN
+        total = np.add.reduce(x, axis=axis, keepdims=keep_dims)
+        if type(total) is not np.ndarray:
+            return x.dtype.type(total / np.intp(n) if n else np.nan)
+        if not n:
+            total.fill(np.nan)
+            return total
+        return np.true_divide(total, np.intp(n), out=total, casting="unsafe")
     axis = _axes(x, indices)
     if x.dtype.kind not in "iu":
         return np.mean(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
