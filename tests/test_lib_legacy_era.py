@@ -278,3 +278,60 @@ def test_tensorflow_estimator_classifier_and_regressor(tmp_path):
     out = reg.predict(x)
     assert out.shape == (120,)
     assert np.mean((out - y) ** 2) < 1e-3
+
+
+def test_learn_models_bidirectional_rnn_against_numpy():
+    steps = [tf.constant(v, tf.float32) for v in ([[1.0], [2.0]], [[0.5], [-1.0]], [[-0.5], [9.0]])]
+    lengths = tf.constant([3, 2])
+    init = tf.constant_initializer(0.3)
+    with tf.variable_scope("m", initializer=init):
+        cell_fw = tf.contrib.rnn.BasicRNNCell(1)
+        cell_bw = tf.contrib.rnn.BasicRNNCell(1)
+        outs, state = tf.contrib.learn.models.bidirectional_rnn(
+            cell_fw, cell_bw, steps, dtype=tf.float32, sequence_length=lengths)
+    assert len(outs) == 3 and outs[0].get_shape().as_list() == [2, 2]
+    assert state.get_shape().as_list() == [2, 2]
+    names = sorted(v.op.name for v in tf.global_variables())
+    assert [n.split("/")[2] for n in names] == ["BW", "BW", "FW", "FW"]
+    xs = np.array([[1.0, 0.5, -0.5], [2.0, -1.0, 9.0]])
+
+    def run(seq):  # h = tanh(0.3 * x + 0.3 * h): the kernel is 0.3s, the bias starts at 0
+        h, out = 0.0, []
+        for v in seq:
+            h = np.tanh(0.3 * v + 0.3 * h)
+            out.append(h)
+        return out
+
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        o, s = sess.run([outs, state])
+    for b, n in enumerate([3, 2]):
+        fw = run(xs[b, :n])
+        bw = run(xs[b, :n][::-1])[::-1]
+        np.testing.assert_allclose([o[t][b, 0] for t in range(n)], fw, rtol=1e-5)
+        np.testing.assert_allclose([o[t][b, 1] for t in range(n)], bw, rtol=1e-5)
+        np.testing.assert_allclose(s[b], [fw[-1], bw[0]], rtol=1e-5)
+    np.testing.assert_allclose(o[2][1], [0.0, 0.0])  # past the second example's length
+
+
+@pytest.mark.parametrize("cell_type,bidirectional", [("gru", False), ("lstm", True),
+                                                     ("rnn", False)])
+def test_learn_models_get_rnn_model(cell_type, bidirectional):
+    x = tf.placeholder(tf.float32, [None, 4, 3])
+    y = tf.placeholder(tf.float32, [None, 2])
+    model = tf.contrib.learn.models.get_rnn_model(
+        5, cell_type, 2, lambda t: tf.unstack(t, axis=1), bidirectional,
+        tf.contrib.learn.models.logistic_regression, None, None, None, None, None)
+    probs, loss = model(x, y)
+    assert probs.get_shape().as_list() == [None, 2]
+    width = (2 if cell_type == "lstm" else 1) * 5 * 2 * (2 if bidirectional else 1)
+    w = next(v for v in tf.global_variables() if v.op.name == "logistic_regression/weights")
+    assert w.get_shape().as_list() == [width, 2]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        p, lv = sess.run([probs, loss], {x: np.ones((3, 4, 3)), y: [[1, 0]] * 3})
+    np.testing.assert_allclose(p.sum(1), 1.0, rtol=1e-5)
+    assert np.isfinite(lv)
+    with pytest.raises(ValueError, match="not supported"):
+        tf.contrib.learn.models.get_rnn_model(5, "cnn", 1, lambda t: tf.unstack(t, axis=1),
+                                              False, None, None, None, None, None, None)(x, y)

@@ -192,6 +192,86 @@ def logistic_regression_zero_init(x, y):
     return logistic_regression(x, y, init_mean=0.0, init_stddev=0.0)
 
 
+def _reversed_steps(steps, lengths):
+    """The time steps in reverse order, each example's own ``lengths`` steps when given (its
+    padding stays at the end)."""
+    if lengths is None:
+        return list(reversed(steps))
+    packed = _tf.stack(steps, axis=1)  # [batch, time, depth]
+    flipped = _tf.reverse_sequence(packed, _tf.cast(lengths, _tf.int64), seq_axis=1,
+                                   batch_axis=0)
+    return _tf.unstack(flipped, num=len(steps), axis=1)
+
+
+def bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, initial_state_bw=None,
+                      dtype=None, sequence_length=None, scope=None):
+    """A forward and a backward static RNN over the list ``inputs`` (scopes ``BiRNN/FW`` and
+    ``BiRNN/BW``): ``(outputs, state)``, each step's outputs and the two final states joined
+    along their last axis (states of cells built with ``state_is_tuple=False``)."""
+    if not isinstance(cell_fw, _tf.nn.rnn_cell.RNNCell):
+        raise TypeError("cell_fw must be an instance of RNNCell")
+    if not isinstance(cell_bw, _tf.nn.rnn_cell.RNNCell):
+        raise TypeError("cell_bw must be an instance of RNNCell")
+    if not isinstance(inputs, list):
+        raise TypeError("inputs must be a list")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with _tf.variable_scope(scope or "BiRNN"):
+        with _tf.variable_scope("FW"):
+            out_fw, state_fw = _tf.nn.static_rnn(cell_fw, inputs, initial_state_fw, dtype,
+                                                 sequence_length)
+        with _tf.variable_scope("BW"):
+            out_bw, state_bw = _tf.nn.static_rnn(
+                cell_bw, _reversed_steps(inputs, sequence_length), initial_state_bw, dtype,
+                sequence_length)
+        out_bw = _reversed_steps(out_bw, sequence_length)
+        outputs = [_tf.concat([f, b], 1) for f, b in zip(out_fw, out_bw)]
+        return outputs, _tf.concat([state_fw, state_bw], 1)
+
+
+def get_rnn_model(rnn_size, cell_type, num_layers, input_op_fn, bidirectional,
+                  target_predictor_fn, sequence_length, initial_state, attn_length,
+                  attn_size, attn_vec_size):
+    """A ``model_fn(x, y)``: ``input_op_fn(x)`` gives the list of time steps, ``num_layers``
+    cells of ``cell_type`` (``'rnn'``, ``'gru'`` or ``'lstm'``, optionally wrapped in attention
+    over ``attn_length`` steps) encode them, one or both ways, into a single state tensor, and
+    ``target_predictor_fn(encoding, y)`` gives ``(predictions, loss)``."""
+    def new_cell():
+        if cell_type == "rnn":
+            cell = _tf.contrib.rnn.BasicRNNCell(rnn_size)
+        elif cell_type == "gru":
+            cell = _tf.contrib.rnn.GRUCell(rnn_size)
+        elif cell_type == "lstm":
+            # the encoding is one tensor: LSTM states stay concatenated
+            cell = _tf.contrib.rnn.BasicLSTMCell(rnn_size, state_is_tuple=False)
+        else:
+            raise ValueError(f"cell_type {cell_type} is not supported. ")
+        if attn_length is not None:
+            cell = _tf.contrib.rnn.AttentionCellWrapper(
+                cell, attn_length=attn_length, attn_size=attn_size,
+                attn_vec_size=attn_vec_size, state_is_tuple=False)
+        return cell
+
+    def stacked():
+        return _tf.contrib.rnn.MultiRNNCell([new_cell() for _ in range(num_layers)],
+                                            state_is_tuple=False)
+
+    def rnn_estimator(x, y):
+        steps = input_op_fn(x)
+        if bidirectional:
+            _, encoding = bidirectional_rnn(stacked(), stacked(), steps, dtype=_tf.float32,
+                                            sequence_length=sequence_length,
+                                            initial_state_fw=initial_state,
+                                            initial_state_bw=initial_state)
+        else:
+            _, encoding = _tf.nn.static_rnn(stacked(), steps, dtype=_tf.float32,
+                                            sequence_length=sequence_length,
+                                            initial_state=initial_state)
+        return target_predictor_fn(encoding, y)
+
+    return rnn_estimator
+
+
 def _namespace(name, doc, names):
     module = types.ModuleType(f"tideflow.contrib.learn.{name}", doc)
     for n in names:
@@ -204,6 +284,8 @@ ops = _namespace("ops", "``tf.contrib.learn.ops``: embeddings, loss heads, seq2s
                  ["categorical_variable", "embedding_lookup", "mean_squared_error_regressor",
                   "rnn_decoder", "rnn_seq2seq", "seq2seq_inputs", "sequence_classifier",
                   "softmax_classifier"])
-models = _namespace("models", "``tf.contrib.learn.models``: linear and logistic regression.",
-                    ["linear_regression", "linear_regression_zero_init", "logistic_regression",
+models = _namespace("models", "``tf.contrib.learn.models``: linear and logistic regression, "
+                    "static RNN encoders.",
+                    ["bidirectional_rnn", "get_rnn_model", "linear_regression",
+                     "linear_regression_zero_init", "logistic_regression",
                      "logistic_regression_zero_init"])
