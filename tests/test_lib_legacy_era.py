@@ -335,3 +335,26 @@ def test_learn_models_get_rnn_model(cell_type, bidirectional):
     with pytest.raises(ValueError, match="not supported"):
         tf.contrib.learn.models.get_rnn_model(5, "cnn", 1, lambda t: tf.unstack(t, axis=1),
                                               False, None, None, None, None, None, None)(x, y)
+
+
+def test_tensorflow_rnn_classifier_and_regressor(tmp_path):
+    rs = np.random.RandomState(3)
+    x = rs.randn(64, 3, 2).astype(np.float32)
+    labels = (x[:, -1, 0] > 0).astype(np.int64)
+
+    def steps(t):
+        return tf.unstack(t, axis=1)
+
+    clf = tf.contrib.learn.TensorFlowRNNClassifier(
+        rnn_size=6, n_classes=2, cell_type="lstm", input_op_fn=steps, steps=120,
+        learning_rate=0.3, config=tf.contrib.learn.RunConfig(model_dir=str(tmp_path / "c")))
+    clf.fit(x, labels)
+    names = clf.get_variable_names()
+    assert "logistic_regression/weights" in names
+    assert any(n.startswith("rnn/multi_rnn_cell/cell_0/basic_lstm_cell/") for n in names)
+    assert (clf.predict(x) == labels).mean() > 0.8
+    reg = tf.contrib.learn.TensorFlowRNNRegressor(
+        rnn_size=4, input_op_fn=steps, steps=5,
+        config=tf.contrib.learn.RunConfig(model_dir=str(tmp_path / "r")))
+    reg.fit(x, x[:, -1, 0])
+    assert reg.predict(x).shape == (64,)

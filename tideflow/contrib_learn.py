@@ -913,6 +913,51 @@ class TensorFlowEstimator(_TensorFlowEstimator):
         return self._fitted().predict(x=x, batch_size=batch_size, as_iterable=False)
 
 
+def _null_input_op_fn(x):
+    return x
+
+
+class TensorFlowRNNClassifier(TensorFlowEstimator):
+    """0.9-0.11's ``TensorFlowRNNClassifier``: ``input_op_fn(x)`` gives the list of time
+    steps, ``models.get_rnn_model`` encodes them and a logistic regression classifies."""
+
+    def __init__(self, rnn_size, n_classes, cell_type="gru", num_layers=1,
+                 input_op_fn=_null_input_op_fn, initial_state=None, bidirectional=False,
+                 sequence_length=None, attn_length=None, attn_size=None, attn_vec_size=None,
+                 batch_size=32, steps=50, optimizer="Adagrad", learning_rate=0.1,
+                 class_weight=None, clip_gradients=5.0, continue_training=False, config=None,
+                 verbose=1):
+        from tideflow.contrib_learn_models import get_rnn_model, logistic_regression
+
+        fn = get_rnn_model(rnn_size, cell_type, num_layers, input_op_fn, bidirectional,
+                           logistic_regression, sequence_length, initial_state, attn_length,
+                           attn_size, attn_vec_size)
+        super().__init__(fn, n_classes, batch_size=batch_size, steps=steps,
+                         optimizer=optimizer, learning_rate=learning_rate,
+                         clip_gradients=clip_gradients, class_weight=class_weight,
+                         continue_training=continue_training, config=config, verbose=verbose)
+
+
+class TensorFlowRNNRegressor(TensorFlowEstimator):
+    """0.9-0.11's ``TensorFlowRNNRegressor``: the RNN encoder of ``TensorFlowRNNClassifier``
+    under a linear regression."""
+
+    def __init__(self, rnn_size, cell_type="gru", num_layers=1, input_op_fn=_null_input_op_fn,
+                 initial_state=None, bidirectional=False, sequence_length=None,
+                 attn_length=None, attn_size=None, attn_vec_size=None, n_classes=0,
+                 batch_size=32, steps=50, optimizer="Adagrad", learning_rate=0.1,
+                 clip_gradients=5.0, continue_training=False, config=None, verbose=1):
+        from tideflow.contrib_learn_models import get_rnn_model, linear_regression
+
+        fn = get_rnn_model(rnn_size, cell_type, num_layers, input_op_fn, bidirectional,
+                           linear_regression, sequence_length, initial_state, attn_length,
+                           attn_size, attn_vec_size)
+        super().__init__(fn, n_classes, batch_size=batch_size, steps=steps,
+                         optimizer=optimizer, learning_rate=learning_rate,
+                         clip_gradients=clip_gradients, continue_training=continue_training,
+                         config=config, verbose=verbose)
+
+
 class SKCompat:
     """Scikit-learn style ``fit(x, y)`` / ``score`` / ``predict`` (a dict of arrays)."""
 
@@ -1328,8 +1373,8 @@ __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedReg
            "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "NotFittedError",
            "PredictionKey", "ProblemType", "RunConfig", "SKCompat", "TensorFlowClassifier",
            "TensorFlowDNNClassifier", "TensorFlowDNNRegressor", "TensorFlowEstimator",
-           "TensorFlowLinearClassifier",
-           "TensorFlowLinearRegressor", "TensorFlowRegressor", "datasets",
+           "TensorFlowLinearClassifier", "TensorFlowLinearRegressor", "TensorFlowRNNClassifier",
+           "TensorFlowRNNRegressor", "TensorFlowRegressor", "datasets",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
            "io", "learn_runner", "monitors", "queue_parsed_features", "read_batch_examples",
            "read_batch_features", "read_batch_record_features", "read_keyed_batch_examples",
