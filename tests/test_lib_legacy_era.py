@@ -358,3 +358,24 @@ def test_tensorflow_rnn_classifier_and_regressor(tmp_path):
         config=tf.contrib.learn.RunConfig(model_dir=str(tmp_path / "r")))
     reg.fit(x, x[:, -1, 0])
     assert reg.predict(x).shape == (64,)
+
+
+def test_tensorflow_estimator_class_weight_reaches_logistic_regression(tmp_path):
+    x = np.array([[1.0, 0.0], [0.0, 1.0]] * 8, np.float32)
+    labels = np.array([0, 1] * 8)
+    seen = {}
+
+    def model(features, y):
+        probs, loss = tf.contrib.learn.models.logistic_regression_zero_init(features, y)
+        g = tf.get_default_graph()
+        seen["uses"] = [op.name for op in g.get_operations()
+                        if op.type == "Mul" and op.inputs[1].name == "class_weight:0"]
+        return probs, loss
+
+    est = tf.contrib.learn.TensorFlowEstimator(
+        model_fn=model, n_classes=2, steps=3, class_weight=[0.5, 2.0],
+        config=tf.contrib.learn.RunConfig(model_dir=str(tmp_path)))
+    est.fit(x, labels)
+    assert seen["uses"] == ["logistic_regression/softmax_classifier/Mul"]
+    # zero-initialised logits before training: the class weights leave them equal
+    assert est.predict_proba(x[:1]).shape == (1, 2)

@@ -883,12 +883,15 @@ class TensorFlowEstimator(_TensorFlowEstimator):
                          clip_gradients=clip_gradients, class_weight=class_weight,
                          continue_training=continue_training, config=config, verbose=verbose)
         self.model_fn = model_fn
+        self.class_weight = class_weight
         self._classifier = n_classes > 1
 
     def _build(self, x):
         import tideflow as tf
 
         def model_fn(features, labels, mode):
+            if self.class_weight is not None:  # what models.logistic_regression looks up
+                tf.constant(self.class_weight, dtype=features.dtype, name="class_weight")
             if labels is not None and self.n_classes > 1:
                 ids = tf.cast(tf.reshape(labels, [-1]), tf.int64)
                 labels = tf.one_hot(ids, self.n_classes, dtype=features.dtype)
