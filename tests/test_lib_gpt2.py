@@ -261,3 +261,46 @@ def test_reduce_mean_of_floats_matches_numpy_bitwise():
                         tf.reduce_mean(tf.constant([60000.0, 60000.0, -60000.0], tf.float16))])
     assert np.isnan(empty).all() and empty.shape == (3,)
     assert half.dtype == np.float16 and half == np.float16(20000)
+
+
+# ------------------------------------------------------------------------------------------
+# top_k of a wide row (a sampler's top 40 of a vocabulary): the partitioned path
+# ------------------------------------------------------------------------------------------
+
+
+def _stable_top_k(v, k):
+    order = np.argsort(-v, axis=-1, kind="stable")[..., :k]  # equal values: lower index first
+    return np.take_along_axis(v, order, axis=-1), order
+
+
+def test_top_k_of_wide_rows_orders_ties_by_index():
+    rng = np.random.RandomState(5)
+    logits = rng.randn(3, 4096).astype(np.float32)
+    logits[1, ::7] = 2.5  # a tie straddling the k-th place: the lower indices win
+    logits[2, :] = np.round(logits[2, :])  # ties everywhere
+    ints = rng.randint(-50, 50, [2, 1000]).astype(np.int64)
+    with_nan = rng.randn(1, 2048)
+    with_nan[0, ::3] = np.nan
+    cases = [(logits, 40), (logits[:1], 40), (logits, 1), (ints, 9), (with_nan, 16)]
+    outs = _run([tf.nn.top_k(v, k) for v, k in cases])
+    for (v, k), (values, indices) in zip(cases, outs):
+        want_v, want_i = _stable_top_k(v, k)
+        assert indices.dtype == np.int32 and values.dtype == v.dtype
+        np.testing.assert_array_equal(indices, want_i)
+        np.testing.assert_array_equal(values, want_v)
+    # NaN never makes a top-k it is not needed for
+    assert not np.isnan(outs[4][0]).any()
+
+
+def test_top_k_logits_mask_as_gpt2_samples():
+    # sample.top_k_logits: everything below the k-th logit is pushed to -1e10
+    rng = np.random.RandomState(9)
+    v = rng.randn(2, 1000).astype(np.float32)
+    logits = tf.constant(v)
+    values, _ = tf.nn.top_k(logits, k=40)
+    masked = tf.where(logits < values[:, -1, tf.newaxis],
+                      tf.ones_like(logits) * -1e10, logits)
+    got = _run(masked)
+    kth = np.sort(v, axis=1)[:, -40][:, None]
+    np.testing.assert_array_equal(got, np.where(v < kth, np.float32(-1e10), v))
+    assert ((got > -1e10).sum(axis=1) == 40).all()
