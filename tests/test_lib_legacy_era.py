@@ -379,3 +379,67 @@ def test_tensorflow_estimator_class_weight_reaches_logistic_regression(tmp_path)
     assert seen["uses"] == ["logistic_regression/softmax_classifier/Mul"]
     # zero-initialised logits before training: the class weights leave them equal
     assert est.predict_proba(x[:1]).shape == (1, 2)
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.skflow (TF 0.8): scikit-flow's namespace before it became tf.contrib.learn
+# ------------------------------------------------------------------------------------------
+
+def test_contrib_skflow_namespace():
+    from tideflow.contrib import skflow
+
+    assert skflow.TensorFlowEstimator is tf.contrib.learn.TensorFlowEstimator
+    assert skflow.TensorFlowDNNClassifier is tf.contrib.learn.TensorFlowDNNClassifier
+    assert skflow.models.logistic_regression is tf.contrib.learn.models.logistic_regression
+    assert skflow.ops.categorical_variable is tf.contrib.learn.ops.categorical_variable
+    assert skflow.preprocessing.VocabularyProcessor is \
+        tf.contrib.learn.preprocessing.VocabularyProcessor
+
+
+def test_skflow_ops_dnn_dropout_and_array_helpers():
+    skflow = tf.contrib.skflow
+    x = tf.constant(np.ones((4, 3), np.float32))
+    out = skflow.ops.dnn(x, [5, 2], dropout=0.25)
+    assert out.get_shape().as_list() == [4, 2]
+    names = sorted(v.op.name for v in tf.global_variables())
+    assert names == ["dnn/layer0/Linear/Bias", "dnn/layer0/Linear/Matrix", "dnn/layer0/prob",
+                     "dnn/layer1/Linear/Bias", "dnn/layer1/Linear/Matrix", "dnn/layer1/prob"]
+    assert len(tf.trainable_variables()) == 4
+    probs = tf.get_collection(skflow.ops.DROPOUTS)
+    assert [p.op.name for p in probs] == ["dnn/layer0/prob", "dnn/layer1/prob"]
+    assert [op.type for op in tf.get_default_graph().get_operations()].count("Relu") == 2
+    seq = tf.constant(np.arange(24.0).reshape(2, 3, 4))
+    parts = skflow.ops.split_squeeze(1, 3, seq)
+    assert [p.get_shape().as_list() for p in parts] == [[2, 4]] * 3
+    back = skflow.ops.expand_concat(1, parts)
+    hot = skflow.ops.one_hot_matrix(tf.constant([2, 0]), 3)
+    img = tf.constant(np.ones((1, 4, 4, 2), np.float32))
+    conv = skflow.ops.conv2d(img, 3, [2, 2], activation=tf.nn.relu)
+    assert conv.get_shape().as_list() == [1, 4, 4, 3]
+    assert {v.op.name for v in tf.global_variables()} >= {"convolution/filters",
+                                                          "convolution/bias"}
+    with pytest.raises(NotImplementedError, match="batch_norm"):
+        skflow.ops.conv2d(img, 3, [2, 2], batch_norm=True)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(probs), [0.75, 0.75])
+        np.testing.assert_array_equal(sess.run(back), np.arange(24.0).reshape(2, 3, 4))
+        np.testing.assert_array_equal(sess.run(hot), [[0, 0, 1], [1, 0, 0]])
+        d = sess.run(out)
+    assert d.shape == (4, 2)
+
+
+def test_skflow_estimator_prediction_keeps_every_unit(tmp_path):
+    skflow = tf.contrib.skflow
+    rs = np.random.RandomState(0)
+    x = rs.randn(60, 4).astype(np.float32)
+    labels = (x[:, 0] > 0).astype(np.int64)
+
+    def model(features, y):
+        return skflow.models.logistic_regression(skflow.ops.dnn(features, [8], dropout=0.5), y)
+
+    est = skflow.TensorFlowEstimator(model_fn=model, n_classes=2, steps=60,
+                                     config=tf.contrib.learn.RunConfig(model_dir=str(tmp_path)))
+    est.fit(x, labels)
+    first, second = est.predict_proba(x), est.predict_proba(x)
+    np.testing.assert_array_equal(first, second)  # no dropout outside training

@@ -701,6 +701,7 @@ _LAZY_ALIASES = {
     "util": _contrib_util,
     "tensorboard": _contrib_tensorboard,
     "learn": lambda: _contrib_learn(),
+    "skflow": lambda: __import__("tideflow.contrib_skflow", fromlist=["ops"]),
     "cudnn_rnn": lambda: _contrib_cudnn_rnn(),
     "summary": lambda: _contrib_module("contrib_summary_v2", "summary",
                                        "``tf.contrib.summary``: writer-based summaries."),

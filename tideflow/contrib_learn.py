@@ -888,6 +888,7 @@ class TensorFlowEstimator(_TensorFlowEstimator):
 
     def _build(self, x):
         import tideflow as tf
+        from tideflow import contrib_learn_models
 
         def model_fn(features, labels, mode):
             if self.class_weight is not None:  # what models.logistic_regression looks up
@@ -895,7 +896,8 @@ class TensorFlowEstimator(_TensorFlowEstimator):
             if labels is not None and self.n_classes > 1:
                 ids = tf.cast(tf.reshape(labels, [-1]), tf.int64)
                 labels = tf.one_hot(ids, self.n_classes, dtype=features.dtype)
-            predictions, loss = self.model_fn(features, labels)
+            with contrib_learn_models._training_phase(mode == ModeKeys.TRAIN):
+                predictions, loss = self.model_fn(features, labels)
             train_op = None
             if mode == ModeKeys.TRAIN:
                 opt = self._optimizer_instance()

@@ -3,9 +3,30 @@
 heads over a linear layer, list-of-steps sequence-to-sequence pieces, linear and logistic
 regression with their variables under ``linear_regression/`` and ``logistic_regression/``)."""
 
+import contextlib
+import threading
 import types
 
 import tideflow as _tf
+
+_phase = threading.local()
+
+
+def training_phase():
+    """False while a scikit-flow estimator builds its model for prediction or evaluation
+    (its dropout layers then keep everything, as 0.8 fed their keep probabilities 1.0)."""
+    return getattr(_phase, "training", True)
+
+
+@contextlib.contextmanager
+def _training_phase(training):
+    old = training_phase()
+    _phase.training = training
+    try:
+        yield
+    finally:
+        _phase.training = old
+
 
 # ------------------------------------------------------------------------------------------
 # ops: embeddings
