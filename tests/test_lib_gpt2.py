@@ -1,6 +1,8 @@
 """What gpt-2-simple 0.7.2 (and OpenAI's gpt-2 src) needed from tideflow, pinned with plain TF
-1.x calls: GELU's ``tf.pow(x, 3)`` on negative activations, and the gradient sums over a batch
-of one that its ``batch_size=1`` training steps take."""
+1.x calls: GELU's ``tf.pow(x, 3)`` on negative activations, the gradient sums over a batch of
+one that its ``batch_size=1`` training steps take, layer-norm means, the sampler's top_k and
+categorical draws (non-finite logits), and the .meta/SavedModel of a graph whose sampling loop
+filed tensors into a collection."""
 
 import numpy as np
 import pytest
