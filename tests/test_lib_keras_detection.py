@@ -57,3 +57,26 @@ def test_sparse_xent_fully_known_mismatch_still_raises():
         tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.placeholder(tf.int64, (None,)),
                                                        logits=tf.placeholder(tf.float32,
                                                                              (None, 5, 3)))
+
+
+# ------------------------------------------------------------------------------------------
+# plan building: the lanes pre-check on big graphs (Mask R-CNN's training step, ~13k ops)
+# ------------------------------------------------------------------------------------------
+
+def test_expensive_independent_chain_fork_and_control_edges():
+    from tideflow.runtime import cost_model
+
+    a = tf.placeholder(tf.float32, (200, 200))
+    m1 = tf.matmul(a, a)
+    m2 = tf.matmul(m1, a)
+    m3 = tf.matmul(tf.nn.relu(m2), a)  # a chain through a cheap op: always ordered
+    g = tf.get_default_graph()
+    assert not cost_model.expensive_independent(g.get_operations())
+    m4 = tf.matmul(m1, m1)  # after m1, beside m2 and m3
+    assert cost_model.expensive_independent(g.get_operations())
+    with tf.control_dependencies([m3]):
+        m5 = tf.matmul(m2, a)
+    ops = [op for op in g.get_operations() if op is not m4.op]
+    assert m5.op in ops
+    assert not cost_model.expensive_independent(ops)
+    assert not cost_model.expensive_independent([m1.op])

@@ -237,25 +237,24 @@ def expensive_independent(order, measured=None, threshold_s=2e-4):
     big = [op for op in order if op_seconds(op, measured) >= threshold_s]
     if len(big) < 2:
         return False
-    # ancestors of each big op among the big ops: any pair not ordered means independence
-    bigset = set(big)
+    # ancestors of each op among the big ops, as a bit mask over ``big`` (an op's ancestors
+    # all come before it in ``order``): a big op missing one of the big ops before it from its
+    # ancestors could overlap with it
+    bit = {op: 1 << i for i, op in enumerate(big)}
     anc = {}
     for op in order:
-        a = set()
+        a = 0
         for t in op._inputs:
             p = t._op
-            if p in anc:
-                a |= anc[p]
-                if p in bigset:
-                    a.add(p)
+            m = anc.get(p)
+            if m is not None:
+                a |= m | bit.get(p, 0)
         for c in op._control_inputs:
-            if c in anc:
-                a |= anc[c]
-                if c in bigset:
-                    a.add(c)
+            m = anc.get(c)
+            if m is not None:
+                a |= m | bit.get(c, 0)
         anc[op] = a
-    for i, x in enumerate(big):
-        for y in big[i + 1:]:
-            if x not in anc[y] and y not in anc[x]:
-                return True
+        b = bit.get(op)
+        if b is not None and (b - 1) & ~a:
+            return True
     return False
