@@ -38,6 +38,23 @@ def test_scope_regularizer_loss_made_in_while_body_is_usable_outside():
         assert sess.run([total, acc]) == pytest.approx([6.0, 24.0])
 
 
+def test_scope_regularizer_loss_made_in_cond_branch_runs_on_either_branch():
+    pred = tf.placeholder(tf.bool, [])
+
+    def taken():
+        with tf.variable_scope("br", regularizer=lambda w: 2.0 * tf.reduce_sum(w)):
+            return 3.0 * tf.get_variable("w", [2], initializer=tf.ones_initializer())
+
+    out = tf.cond(pred, taken, lambda: tf.zeros([2]))
+    (loss,) = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+    assert loss.name == "br/w/Regularizer/mul:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_loss, got_out = sess.run([loss, out], {pred: False})
+    assert got_loss == pytest.approx(4.0)
+    np.testing.assert_array_equal(got_out, [0.0, 0.0])
+
+
 def test_scope_regularizer_on_dynamic_rnn_multi_cell():
     x = tf.placeholder(tf.float32, [None, 4, 2])
     with tf.variable_scope("enc", regularizer=_half_sq):
