@@ -443,3 +443,46 @@ def test_skflow_estimator_prediction_keeps_every_unit(tmp_path):
     est.fit(x, labels)
     first, second = est.predict_proba(x), est.predict_proba(x)
     np.testing.assert_array_equal(first, second)  # no dropout outside training
+
+
+# ------------------------------------------------------------------------------------------
+# the TensorFlow* estimators as scikit-learn estimators of the 0.8-0.10 era
+# ------------------------------------------------------------------------------------------
+
+def test_tensorflow_estimators_sklearn_surface(tmp_path):
+    rs = np.random.RandomState(5)
+    x = rs.uniform(-1, 1, (200, 3)).astype(np.float32)
+    w = np.array([1.5, -2.0, 0.5], np.float32)
+    y = x @ w + 0.75
+
+    def decay(global_step):  # a learning rate given as a function of the global step
+        return tf.train.exponential_decay(0.2, global_step, 100, 0.5)
+
+    reg = tf.contrib.learn.TensorFlowLinearRegressor(
+        optimizer="SGD", learning_rate=decay, steps=300,
+        config=tf.contrib.learn.RunConfig(model_dir=str(tmp_path / "lin")))
+    params = reg.get_params()
+    assert "hidden_units" not in params and params["optimizer"] == "SGD"
+    assert params["learning_rate"] is decay and params["steps"] == 300
+    reg.fit(x, y)
+    np.testing.assert_allclose(reg.weights_.reshape(-1), w, atol=0.05)
+    np.testing.assert_allclose(reg.bias_.reshape(-1), [0.75], atol=0.05)
+    assert reg.score(x, y) > 0.99
+    # rows of another dtype go in as the training rows did
+    np.testing.assert_allclose(reg.predict(x.astype(np.float64)), reg.predict(x), rtol=1e-6)
+
+    labels = (x[:, 0] > 0).astype(np.int64)
+    clf = tf.contrib.learn.TensorFlowEstimator(
+        model_fn=tf.contrib.learn.models.logistic_regression, n_classes=2, steps=100,
+        learning_rate=0.5, config=tf.contrib.learn.RunConfig(model_dir=str(tmp_path / "c")))
+    assert sorted(clf.get_params()) == sorted(
+        ["model_fn", "n_classes", "batch_size", "steps", "optimizer", "learning_rate",
+         "clip_gradients", "class_weight", "continue_training", "config", "verbose"])
+    clf.fit(x, labels)
+    assert clf.score(x, labels) > 0.9
+    assert clf.weights_.shape == (3, 2) and clf.bias_.shape == (2,)
+    assert clf.predict((x * 4).astype(np.int64)).dtype == np.int64
+    clf.set_params(steps=5)
+    assert clf.steps == 5 and clf._model is None
+    rnn = tf.contrib.learn.TensorFlowRNNClassifier(4, 2, cell_type="lstm", num_layers=2)
+    assert rnn.get_params()["num_layers"] == 2 and rnn.get_params()["cell_type"] == "lstm"

@@ -763,6 +763,7 @@ class _TensorFlowEstimator:
     ``fit(x, y)`` trains ``steps`` steps of ``batch_size``, ``predict(x)`` returns an array."""
 
     _classifier = True
+    _fixed_params = ()  # base arguments a subclass sets itself (not its constructor's)
 
     def __init__(self, hidden_units=None, n_classes=0, batch_size=32, steps=200,
                  optimizer="Adagrad", learning_rate=0.1, clip_gradients=5.0, class_weight=None,
@@ -774,21 +775,99 @@ class _TensorFlowEstimator:
         self.optimizer = optimizer
         self.learning_rate = learning_rate
         self.clip_gradients = clip_gradients
+        self.class_weight = class_weight
+        self.continue_training = continue_training
+        self.verbose = verbose
         self.dropout = dropout
         self._config = config
         self._model = None
+        self._x_dtype = None
 
     def _optimizer_instance(self):
+        """The optimizer, made in the graph being built: a callable learning rate is a decay
+        function of the global step (0.8's ``learning_rate=exp_decay``)."""
         from tideflow.estimator.canned import head
+        from tideflow.train import training_util
 
-        opt = self.optimizer
+        opt, lr = self.optimizer, self.learning_rate
+        if callable(lr):
+            lr = lr(training_util.get_global_step())
         if isinstance(opt, str):
-            return head.get_optimizer_instance(opt, self.learning_rate)
+            if _ops.is_dense_tensor_like(lr) and opt in head._OPTIMIZERS:
+                from tideflow import train
+
+                return getattr(train, head._OPTIMIZERS[opt])(learning_rate=lr)
+            return head.get_optimizer_instance(opt, lr)
+        if isinstance(opt, type):  # an optimizer class, as 0.8 took it
+            return opt(lr)
         return head.get_optimizer_instance(opt)
+
+    # scikit-learn's view: the constructor's arguments, a score, fitted weights
+
+    @classmethod
+    def _param_names(cls):
+        import inspect
+
+        names = []
+        for klass in cls.__mro__:
+            init = klass.__dict__.get("__init__")
+            if init is None:
+                continue
+            params = inspect.signature(init).parameters.values()
+            names += [p.name for p in params if p.name != "self" and p.name not in names
+                      and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            if not any(p.kind == p.VAR_KEYWORD for p in params):
+                break
+        return [n for n in names if n not in cls._fixed_params]
+
+    def get_params(self, deep=True):
+        """The constructor's arguments (scikit-learn's ``clone`` and grid search)."""
+        return {n: getattr(self, "_config" if n == "config" else n, None)
+                for n in self._param_names()}
+
+    def set_params(self, **params):
+        for key, value in params.items():
+            setattr(self, "_config" if key == "config" else key, value)
+        self._model = None
+        return self
+
+    def score(self, x, y):
+        """Accuracy for a classifier, the coefficient of determination for a regressor."""
+        y = np.asarray(y)
+        pred = self.predict(x)
+        if self._classifier:
+            return float(np.mean(pred == y.reshape(pred.shape)))
+        y = y.reshape(pred.shape).astype(np.float64)
+        total = np.sum((y - y.mean(axis=0)) ** 2)
+        return float(1.0 - np.sum((y - pred) ** 2) / total) if total else 0.0
+
+    def _weights(self, biases):
+        names = [n for n in self._fitted().get_variable_names()
+                 if n.rsplit("/", 1)[-1] in (("bias", "Bias", "bias_weights") if biases else
+                                             ("weights", "kernel", "Matrix"))
+                 and "Adagrad" not in n and "Adam" not in n and "Momentum" not in n
+                 and "Ftrl" not in n and "RMSProp" not in n]
+        values = [self.get_variable_value(n) for n in names]
+        return values[0] if len(values) == 1 else values
+
+    @property
+    def weights_(self):
+        """The fitted weight matrices (one array, or a list for several layers)."""
+        return self._weights(biases=False)
+
+    @property
+    def bias_(self):
+        """The fitted biases (one array, or a list for several layers)."""
+        return self._weights(biases=True)
+
+    def _as_input(self, x):
+        # as 0.8's data feeder: rows go into the placeholder fit made, of the training dtype
+        x = np.asarray(x)
+        return x if self._x_dtype is None else x.astype(self._x_dtype, copy=False)
 
     def _build(self, x):
         columns = infer_real_valued_columns_from_input(x)
-        opt = _optimizer(self._optimizer_instance(), self.clip_gradients)
+        opt = _optimizer(self._optimizer_instance, self.clip_gradients)
         if self.hidden_units:
             if self._classifier:
                 return DNNClassifier(self.hidden_units, columns, n_classes=self.n_classes,
@@ -802,6 +881,7 @@ class _TensorFlowEstimator:
 
     def fit(self, x, y, steps=None, monitors=None, logdir=None):
         if self._model is None:
+            self._x_dtype = np.asarray(x).dtype
             self._model = self._build(x)
         self._model.fit(x=x, y=y, steps=steps or self.steps, batch_size=self.batch_size,
                         monitors=monitors)
@@ -818,12 +898,14 @@ class _TensorFlowEstimator:
     def predict(self, x, axis=1, batch_size=None):
         """Class ids (classifiers) or values (regressors) for the rows of ``x``."""
         model = self._fitted()
+        x = self._as_input(x)
         if self._classifier:
             return model.predict_classes(x=x, batch_size=batch_size, as_iterable=False)
         return model.predict_scores(x=x, batch_size=batch_size, as_iterable=False)
 
     def predict_proba(self, x, batch_size=None):
-        return self._fitted().predict_proba(x=x, batch_size=batch_size, as_iterable=False)
+        return self._fitted().predict_proba(x=self._as_input(x), batch_size=batch_size,
+                                            as_iterable=False)
 
     def evaluate(self, x=None, y=None, input_fn=None, steps=None):
         return self._fitted().evaluate(x=x, y=y, input_fn=input_fn, steps=steps)
@@ -852,6 +934,8 @@ class TensorFlowDNNRegressor(_TensorFlowEstimator):
 class TensorFlowLinearClassifier(_TensorFlowEstimator):
     """0.8-0.10's ``TensorFlowLinearClassifier(n_classes)`` (softmax regression)."""
 
+    _fixed_params = ("hidden_units",)
+
     def __init__(self, n_classes=0, **kwargs):
         super().__init__(None, n_classes, **kwargs)
 
@@ -860,6 +944,8 @@ class TensorFlowLinearRegressor(_TensorFlowEstimator):
     """0.8-0.10's ``TensorFlowLinearRegressor``."""
 
     _classifier = False
+
+    _fixed_params = ("hidden_units",)
 
     def __init__(self, n_classes=0, **kwargs):
         super().__init__(None, n_classes, **kwargs)
@@ -910,12 +996,14 @@ class TensorFlowEstimator(_TensorFlowEstimator):
 
     def predict(self, x, axis=1, batch_size=None):
         """Class ids (the arg max along ``axis``) for a classifier, else the predictions."""
-        out = self._fitted().predict(x=x, batch_size=batch_size, as_iterable=False)
+        out = self._fitted().predict(x=self._as_input(x), batch_size=batch_size,
+                                     as_iterable=False)
         return np.argmax(out, axis=axis) if self._classifier else out
 
     def predict_proba(self, x, batch_size=None):
         """The predictions of ``model_fn`` (class probabilities for a classifier)."""
-        return self._fitted().predict(x=x, batch_size=batch_size, as_iterable=False)
+        return self._fitted().predict(x=self._as_input(x), batch_size=batch_size,
+                                      as_iterable=False)
 
 
 def _null_input_op_fn(x):
@@ -941,6 +1029,11 @@ class TensorFlowRNNClassifier(TensorFlowEstimator):
                          optimizer=optimizer, learning_rate=learning_rate,
                          clip_gradients=clip_gradients, class_weight=class_weight,
                          continue_training=continue_training, config=config, verbose=verbose)
+        self.rnn_size, self.cell_type, self.num_layers = rnn_size, cell_type, num_layers
+        self.input_op_fn, self.initial_state = input_op_fn, initial_state
+        self.bidirectional, self.sequence_length = bidirectional, sequence_length
+        self.attn_length, self.attn_size = attn_length, attn_size
+        self.attn_vec_size = attn_vec_size
 
 
 class TensorFlowRNNRegressor(TensorFlowEstimator):
@@ -961,6 +1054,11 @@ class TensorFlowRNNRegressor(TensorFlowEstimator):
                          optimizer=optimizer, learning_rate=learning_rate,
                          clip_gradients=clip_gradients, continue_training=continue_training,
                          config=config, verbose=verbose)
+        self.rnn_size, self.cell_type, self.num_layers = rnn_size, cell_type, num_layers
+        self.input_op_fn, self.initial_state = input_op_fn, initial_state
+        self.bidirectional, self.sequence_length = bidirectional, sequence_length
+        self.attn_length, self.attn_size = attn_length, attn_size
+        self.attn_vec_size = attn_vec_size
 
 
 class SKCompat:
