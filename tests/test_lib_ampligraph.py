@@ -77,3 +77,56 @@ def test_add_weight_instantiates_an_initializer_class():
     assert len(layer.trainable_weights) == 1 and len(layer.non_trainable_weights) == 1
     x = np.array([[1.0, 2.0, 3.0]], np.float32)
     np.testing.assert_allclose(model.predict(x), x + 1.0)
+
+
+# ----------------------------------------------------------------------------------------
+# Model.weights / get_weights: layer by layer, as TF's Network
+# ----------------------------------------------------------------------------------------
+
+
+class _Routing(tf.keras.layers.Layer):
+    """A layer with a non-trainable weight made before its trainable one."""
+
+    def build(self, input_shape):
+        self.logits = self.add_weight(shape=[1, 2], initializer="zeros", trainable=False,
+                                      name="logits")
+        self.proj = self.add_weight(shape=[int(input_shape[-1]), 2], initializer="ones",
+                                    name="proj")
+        super().build(input_shape)
+
+    def call(self, x):
+        return tf.matmul(x, self.proj) + self.logits
+
+
+def test_model_weights_are_listed_layer_by_layer():
+    inp = tf.keras.layers.Input((3,))
+    h = tf.keras.layers.Dense(4, name="first")(inp)
+    h = tf.keras.layers.BatchNormalization(name="norm")(h)
+    h = _Routing(name="routing")(h)
+    out = tf.keras.layers.Dense(1, name="last")(h)
+    model = tf.keras.models.Model(inp, out)
+    names = [w.name for w in model.weights]
+    assert names == ["first/kernel:0", "first/bias:0", "norm/gamma:0", "norm/beta:0",
+                     "norm/moving_mean:0", "norm/moving_variance:0", "routing/proj:0",
+                     "routing/logits:0", "last/kernel:0", "last/bias:0"]
+    # trainable_weights keep their own order; get_weights/set_weights follow model.weights
+    assert [w.name for w in model.trainable_weights] == [
+        "first/kernel:0", "first/bias:0", "norm/gamma:0", "norm/beta:0", "routing/proj:0",
+        "last/kernel:0", "last/bias:0"]
+    values = model.get_weights()
+    assert [v.shape for v in values] == [(3, 4), (4,), (4,), (4,), (4,), (4,), (4, 2), (1, 2),
+                                         (2, 1), (1,)]
+    values[4] = np.full(4, 0.5, np.float32)  # the moving mean, in TF's place
+    model.set_weights(values)
+    np.testing.assert_allclose(tf.keras.backend.get_value(model.get_layer("norm").moving_mean),
+                               0.5)
+
+
+def test_sequential_weights_are_listed_layer_by_layer():
+    model = tf.keras.models.Sequential([
+        tf.keras.layers.Dense(2, input_shape=(3,), name="a"),
+        tf.keras.layers.BatchNormalization(name="b"),
+        tf.keras.layers.Dense(1, name="c")])
+    assert [w.name for w in model.weights] == [
+        "a/kernel:0", "a/bias:0", "b/gamma:0", "b/beta:0", "b/moving_mean:0",
+        "b/moving_variance:0", "c/kernel:0", "c/bias:0"]

@@ -2,12 +2,14 @@
 functional API), callable on new inputs like a layer; or a subclassed model whose ``call`` the
 user writes and whose layers are tracked as attributes."""
 
+import itertools
+
 import numpy as np
 
 from tideflow.framework import ops
 from tideflow.keras import backend as K
 from tideflow.keras._utils import is_registered_symbolic
-from tideflow.keras.engine.base_layer import Layer, Node, flatten, map_structure, to_list
+from tideflow.keras.engine.base_layer import Layer, Node, _merged, flatten, map_structure, to_list
 from tideflow.keras.engine.input_layer import InputLayer
 
 
@@ -422,6 +424,15 @@ class Network(Layer):
             self._output_node = self._inbound_nodes[h[1]]
 
     # -- weights -----------------------------------------------------------------------------------
+    @property
+    def weights(self):
+        # as TF's Network: layer by layer (each layer's trainable then non-trainable weights),
+        # then the model's own; not all trainable weights before all non-trainable ones
+        self._sync_sublayers()
+        return _merged([], itertools.chain(
+            (layer.weights for layer in self._sublayers),
+            (self._trainable_weights, self._non_trainable_weights)))
+
     def get_weights(self):
         return K.batch_get_value(self.weights)
 
