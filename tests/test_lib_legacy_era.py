@@ -388,8 +388,16 @@ def test_tensorflow_estimator_class_weight_reaches_logistic_regression(tmp_path)
 def test_contrib_skflow_namespace():
     from tideflow.contrib import skflow
 
-    assert skflow.TensorFlowEstimator is tf.contrib.learn.TensorFlowEstimator
-    assert skflow.TensorFlowDNNClassifier is tf.contrib.learn.TensorFlowDNNClassifier
+    assert issubclass(skflow.TensorFlowEstimator, tf.contrib.learn.TensorFlowEstimator)
+    assert issubclass(skflow.TensorFlowDNNClassifier, tf.contrib.learn.TensorFlowDNNClassifier)
+    assert skflow.TensorFlowClassifier is skflow.TensorFlowLinearClassifier
+    # 0.8's defaults: plain gradient descent, graph seed 42
+    clf = skflow.TensorFlowLinearClassifier(n_classes=3)
+    assert clf.optimizer == "SGD" and clf.get_params()["tf_random_seed"] == 42
+    assert clf._config.tf_random_seed == 42 and "hidden_units" not in clf.get_params()
+    rnn = skflow.TensorFlowRNNClassifier(4, 2, tf_random_seed=7, max_to_keep=2)
+    assert rnn._config.tf_random_seed == 7 and rnn._config.keep_checkpoint_max == 2
+    assert rnn.get_params()["rnn_size"] == 4
     assert skflow.models.logistic_regression is tf.contrib.learn.models.logistic_regression
     assert skflow.ops.categorical_variable is tf.contrib.learn.ops.categorical_variable
     assert skflow.preprocessing.VocabularyProcessor is \

@@ -106,15 +106,36 @@ models = _module("models", "``skflow.models``: regressions and RNN encoders.", {
     **{n: getattr(_models.models, n) for n in _models.models.__all__},
     "get_rnn_model": get_rnn_model})
 
-TensorFlowEstimator = _learn.TensorFlowEstimator
-TensorFlowDNNClassifier = _learn.TensorFlowDNNClassifier
-TensorFlowDNNRegressor = _learn.TensorFlowDNNRegressor
-TensorFlowLinearClassifier = _learn.TensorFlowLinearClassifier
-TensorFlowLinearRegressor = _learn.TensorFlowLinearRegressor
-TensorFlowClassifier = _learn.TensorFlowClassifier
-TensorFlowRegressor = _learn.TensorFlowRegressor
-TensorFlowRNNClassifier = _learn.TensorFlowRNNClassifier
-TensorFlowRNNRegressor = _learn.TensorFlowRNNRegressor
+def _skflow_estimator(base):
+    """``base`` as 0.8 spelled it: plain gradient descent by default, a graph seed of 42
+    (``tf_random_seed``) and the Saver's ``max_to_keep``/``keep_checkpoint_every_n_hours``
+    (``tf_master`` names an in-process session here)."""
+
+    def __init__(self, *args, tf_master="", tf_random_seed=42, max_to_keep=5,
+                 keep_checkpoint_every_n_hours=10000, optimizer="SGD", config=None, **kwargs):
+        if config is None:
+            config = _learn.RunConfig(
+                tf_random_seed=tf_random_seed, keep_checkpoint_max=max_to_keep,
+                keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours)
+        base.__init__(self, *args, optimizer=optimizer, config=config, **kwargs)
+        self.tf_master, self.tf_random_seed = tf_master, tf_random_seed
+        self.max_to_keep = max_to_keep
+        self.keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
+
+    return type(base.__name__, (base,), {
+        "__init__": __init__, "__module__": __name__,
+        "__doc__": f"0.8's ``skflow.{base.__name__}``: {base.__doc__}"})
+
+
+TensorFlowEstimator = _skflow_estimator(_learn.TensorFlowEstimator)
+TensorFlowDNNClassifier = _skflow_estimator(_learn.TensorFlowDNNClassifier)
+TensorFlowDNNRegressor = _skflow_estimator(_learn.TensorFlowDNNRegressor)
+TensorFlowLinearClassifier = _skflow_estimator(_learn.TensorFlowLinearClassifier)
+TensorFlowLinearRegressor = _skflow_estimator(_learn.TensorFlowLinearRegressor)
+TensorFlowClassifier = TensorFlowLinearClassifier
+TensorFlowRegressor = TensorFlowLinearRegressor
+TensorFlowRNNClassifier = _skflow_estimator(_learn.TensorFlowRNNClassifier)
+TensorFlowRNNRegressor = _skflow_estimator(_learn.TensorFlowRNNRegressor)
 
 
 def __getattr__(name):
