@@ -412,7 +412,7 @@ def test_grpc_session_logs_the_whole_graphs_placement_once(capsys):
             "v1/read: (Identity): " + ps.format(0),
             "v2: (VariableV2): " + ps.format(1), "v2/Assign: (Assign): " + ps.format(1),
             "v2/read: (Identity): " + ps.format(1),
-            "add: (Add): " + worker.format(0), "mul: (Mul): " + worker.format(1),
+            "add: (AddV2): " + worker.format(0), "mul: (Mul): " + worker.format(1),
             "v1/initial_value: (Const): " + worker.format(0),
             "v2/initial_value: (Const): " + worker.format(0),
             "mul/x: (Const): " + worker.format(1)]
