@@ -494,3 +494,20 @@ def test_tensorflow_estimators_sklearn_surface(tmp_path):
     assert clf.steps == 5 and clf._model is None
     rnn = tf.contrib.learn.TensorFlowRNNClassifier(4, 2, cell_type="lstm", num_layers=2)
     assert rnn.get_params()["num_layers"] == 2 and rnn.get_params()["cell_type"] == "lstm"
+
+
+def test_tensorflow_regressors_predict_every_target_column(tmp_path):
+    rs = np.random.RandomState(2)
+    x = rs.uniform(-1, 1, (150, 2)).astype(np.float32)
+    y = np.stack([x[:, 0] * 2.0, x[:, 1] - 1.0], axis=1).astype(np.float32)
+    lin = tf.contrib.learn.TensorFlowLinearRegressor(
+        optimizer="SGD", learning_rate=0.2, steps=300,
+        config=tf.contrib.learn.RunConfig(model_dir=str(tmp_path / "lin")))
+    lin.fit(x, y)
+    out = lin.predict(x)
+    assert out.shape == (150, 2)
+    np.testing.assert_allclose(out, y, atol=0.05)
+    dnn = tf.contrib.learn.TensorFlowDNNRegressor(
+        hidden_units=[8], steps=5, config=tf.contrib.learn.RunConfig(model_dir=str(tmp_path / "d")))
+    dnn.fit(x, y)
+    assert dnn.predict(x).shape == (150, 2)

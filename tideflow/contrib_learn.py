@@ -782,6 +782,7 @@ class _TensorFlowEstimator:
         self._config = config
         self._model = None
         self._x_dtype = None
+        self._label_dimension = 1
 
     def _optimizer_instance(self):
         """The optimizer, made in the graph being built: a callable learning rate is a decay
@@ -873,15 +874,19 @@ class _TensorFlowEstimator:
                 return DNNClassifier(self.hidden_units, columns, n_classes=self.n_classes,
                                      optimizer=opt, dropout=self.dropout, config=self._config)
             return DNNRegressor(self.hidden_units, columns, optimizer=opt,
-                                dropout=self.dropout, config=self._config)
+                                dropout=self.dropout, config=self._config,
+                                label_dimension=self._label_dimension)
         if self._classifier:
             return LinearClassifier(columns, n_classes=self.n_classes, optimizer=opt,
                                     config=self._config)
-        return LinearRegressor(columns, optimizer=opt, config=self._config)
+        return LinearRegressor(columns, optimizer=opt, config=self._config,
+                               label_dimension=self._label_dimension)
 
     def fit(self, x, y, steps=None, monitors=None, logdir=None):
         if self._model is None:
             self._x_dtype = np.asarray(x).dtype
+            y_shape = np.shape(y)  # a regressor predicts as many values per row as y holds
+            self._label_dimension = y_shape[1] if len(y_shape) == 2 else 1
             self._model = self._build(x)
         self._model.fit(x=x, y=y, steps=steps or self.steps, batch_size=self.batch_size,
                         monitors=monitors)
