@@ -511,3 +511,12 @@ def test_tensorflow_regressors_predict_every_target_column(tmp_path):
         hidden_units=[8], steps=5, config=tf.contrib.learn.RunConfig(model_dir=str(tmp_path / "d")))
     dnn.fit(x, y)
     assert dnn.predict(x).shape == (150, 2)
+
+
+def test_tensorflow_estimator_fit_logdir_gets_the_events(tmp_path):
+    x = np.random.RandomState(0).randn(40, 2).astype(np.float32)
+    est = tf.contrib.skflow.TensorFlowLinearRegressor(steps=3)
+    est.fit(x, x[:, 0], logdir=str(tmp_path / "logs"))
+    files = sorted(p.name for p in (tmp_path / "logs").iterdir())
+    assert any(f.startswith("events.out.tfevents") for f in files)
+    assert "checkpoint" in files

@@ -883,7 +883,14 @@ class _TensorFlowEstimator:
                                label_dimension=self._label_dimension)
 
     def fit(self, x, y, steps=None, monitors=None, logdir=None):
+        """Trains ``steps`` (default the constructor's) batches; with ``logdir`` the model's
+        checkpoints and summaries go there (unless the config names a model directory)."""
         if self._model is None:
+            if logdir is not None:
+                if self._config is None:
+                    self._config = RunConfig(model_dir=logdir)
+                elif self._config.model_dir is None:
+                    self._config = self._config.replace(model_dir=logdir)
             self._x_dtype = np.asarray(x).dtype
             y_shape = np.shape(y)  # a regressor predicts as many values per row as y holds
             self._label_dimension = y_shape[1] if len(y_shape) == 2 else 1
