@@ -130,3 +130,28 @@ def test_sequential_weights_are_listed_layer_by_layer():
     assert [w.name for w in model.weights] == [
         "a/kernel:0", "a/bias:0", "b/gamma:0", "b/beta:0", "b/moving_mean:0",
         "b/moving_variance:0", "c/kernel:0", "c/bias:0"]
+
+
+def test_model_layers_place_inputs_by_depth():
+    # as TF's Network: layers sorted by depth (longest path to an output), ties by the walk
+    # from the outputs; an input feeding a deeper branch comes before the others
+    user = tf.keras.layers.Input((1,), name="user")
+    hist = tf.keras.layers.Input((4,), name="hist")
+    item = tf.keras.layers.Input((1,), name="item")
+    h = tf.keras.layers.Embedding(5, 3, name="hist_emb")(hist)
+    h = tf.keras.layers.Lambda(lambda t: tf.reduce_mean(t, axis=1), name="pool")(h)
+    u = tf.keras.layers.Dense(3, name="user_dense")(user)
+    joined = tf.keras.layers.Concatenate(name="join")([u, h])
+    i = tf.keras.layers.Dense(6, name="item_dense")(item)
+    out = tf.keras.layers.Dot(axes=1, name="score")([joined, i])
+    model = tf.keras.models.Model([user, hist, item], out)
+    assert [la.name for la in model.layers] == [
+        "hist", "user", "hist_emb", "user_dense", "pool", "item", "join", "item_dense", "score"]
+    assert model.input_names == ["user", "hist", "item"]
+    # an input the outputs do not use stays in the model, at depth 0
+    extra = tf.keras.layers.Input((2,), name="unused")
+    model2 = tf.keras.models.Model([user, extra], u)
+    assert [la.name for la in model2.layers] == ["user", "unused", "user_dense"]
+    rebuilt = tf.keras.models.Model.from_config(model.get_config(),
+                                                custom_objects={"tf": tf})
+    assert [la.name for la in rebuilt.layers] == [la.name for la in model.layers]

@@ -35,8 +35,15 @@ def _keras_order(layers, nodes, first_seen):
             if h is not None:
                 dep = h[0]._inbound_nodes[h[1]]
                 node_depth[id(dep)] = max(depth + 1, node_depth.get(id(dep), 0))
-    return sorted(layers, key=lambda la: (-layer_depth.get(id(la), 0),
-                                          first_seen.get(id(la), 0)))
+
+    def depth(la):
+        d = layer_depth.get(id(la))
+        if d is None and isinstance(la, InputLayer):  # its node is not among ``nodes``
+            d = node_depth.get(id(la._inbound_nodes[0]), 0)
+        return d or 0
+
+    # an input the outputs do not use: depth 0, before the rest of it (as TF)
+    return sorted(layers, key=lambda la: (-depth(la), first_seen.get(id(la), -1)))
 
 
 class Network(Layer):
@@ -183,6 +190,8 @@ class Network(Layer):
             if id(t) in input_ids:
                 used_inputs.add(id(t))
                 h = _history(t)
+                if h is not None:
+                    first_seen.setdefault(id(h[0]), len(first_seen))
                 if h is not None and id(h[0]) not in layer_ids:
                     layer_ids.add(id(h[0]))
                     layers.append(h[0])
@@ -214,15 +223,14 @@ class Network(Layer):
 
         for t in self.outputs:
             visit(t, "output")
-        # InputLayers first, in the order of the inputs
-        input_layers = []
+        # as TF: the InputLayers take their places by depth like the other layers (a
+        # multi-input model's inputs are not all first)
         for t in self.inputs:
             h = _history(t)
-            if h is not None:
-                input_layers.append(h[0])
-        others = _keras_order([la for la in layers if not isinstance(la, InputLayer)],
-                              nodes, first_seen)
-        return nodes, input_layers + others
+            if h is not None and id(h[0]) not in layer_ids:
+                layer_ids.add(id(h[0]))
+                layers.append(h[0])
+        return nodes, _keras_order(layers, nodes, first_seen)
 
     def _as_input(self, t):
         if not isinstance(t, ops.Tensor):
