@@ -15,7 +15,10 @@ import numpy as np
 from tideflow.framework import dtypes
 
 _REGISTRY = {}
-_GRADIENTS = {}  # op type -> (fn or None for "not differentiable", where)
+# op type -> {"type": fn (None: not differentiable), "location": where registered}; entries are
+# TF's shape, since programs that override gradients by editing ``ops._gradient_registry``
+# rewrite an entry's "type" in place
+_GRADIENTS = {}
 
 # type groups usable as an attr's type constraint
 _GROUPS = {
@@ -368,9 +371,10 @@ def register_gradient(op_type, fn, where=None):
     old = _GRADIENTS.get(op_type)
     if old is not None:
         raise KeyError(
-            f"Registering two gradient with name '{op_type}': at {old[1]} and at {where}"
+            f"Registering two gradient with name '{op_type}': at {old['location']} and at "
+            f"{where}"
         )
-    _GRADIENTS[op_type] = (fn, where)
+    _GRADIENTS[op_type] = {"type": fn, "location": where}
 
 
 def gradient_function(op_type):
@@ -381,8 +385,33 @@ def gradient_function(op_type):
     entry = _GRADIENTS.get(op_type)
     if entry is None:
         raise LookupError(f"No gradient defined for operation type {op_type!r}")
-    return entry[0]
+    return entry["type"]
 
 
 def has_gradient_entry(op_type):
     return op_type in _GRADIENTS
+
+
+class GradientRegistry:
+    """TF's ``ops._gradient_registry``: ``register``, ``lookup``, ``list`` and the ``_registry``
+    dict itself, which is the table tf.gradients consults."""
+
+    _name = "gradient"
+    _registry = _GRADIENTS
+
+    def register(self, candidate, name=None):
+        register_gradient(name or candidate.__name__, candidate, _caller())
+
+    def list(self):
+        return _GRADIENTS.keys()
+
+    def lookup(self, name):
+        if isinstance(name, bytes):
+            name = name.decode()
+        entry = _GRADIENTS.get(name)
+        if entry is None:
+            raise LookupError(f"gradient registry has no entry for: {name}")
+        return entry["type"]
+
+
+gradient_registry = GradientRegistry()

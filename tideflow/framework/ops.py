@@ -1397,6 +1397,10 @@ class name_scope:
         return False
 
 
+# the gradient table as TF 1.x exposes it (programs override gradients by editing its entries)
+_gradient_registry = op_registry.gradient_registry
+
+
 def get_gradient_function(op):
     """The gradient function registered for ``op`` (its gradient override, if any); None for
     an op declared not differentiable; LookupError when nothing is registered."""

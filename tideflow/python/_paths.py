@@ -318,6 +318,8 @@ _add("eager.context", "Eager context queries: tideflow is always in graph mode."
 _add("eager.function", "``defun``: tideflow's ``tf.function``.", ["tideflow"],
      defun="tideflow:function")
 _add("eager.def_function", "``tf.function``.", ["tideflow"])
+_add("eager.backprop", "``GradientTape`` (its tape records graph ops).", ["tideflow"])
+_add("eager.execute", "Eager op dispatch: tideflow runs graphs only, so none is here.", [])
 _add("profiler", "``tf.profiler``.", ["tideflow.profiler"])
 for _prof in ("model_analyzer", "option_builder", "profiler"):
     _add("profiler." + _prof, "``tf.profiler``.", ["tideflow.profiler"])
