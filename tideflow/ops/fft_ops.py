@@ -144,8 +144,8 @@ def _fft_grad(k, inverse):
         g = dense(g)
         size = _inner_size(g, k, g.dtype)
         if inverse:  # adjoint of ifft = fft / n
-            return [_fft_apply(k, False, g) / size]
-        return [_fft_apply(k, True, g) * size]
+            return _fft_apply(k, False, g) / size
+        return _fft_apply(k, True, g) * size
 
     return grad
 

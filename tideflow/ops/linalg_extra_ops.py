@@ -233,7 +233,7 @@ def _qr_grad(op, dq, dr):
     tril = range_ops.matrix_band_part(qdq_ + rdr_, -1, 0)
     grad_a = matmul(q, dr + tri_solve(tril, r))
     grad_b = tri_solve(dq - matmul(q, qdq), r)
-    return [grad_a + grad_b]
+    return grad_a + grad_b
 
 
 op_registry.declare(
@@ -299,8 +299,7 @@ def _eig_grad(op, grad_e, grad_v):
         _, v = self_adjoint_eig(op._inputs[0])
         grad_a = matmul(v, matmul(matrix_diag_ops.matrix_diag(grad_e), v, adjoint_b=True))
     grad_a = range_ops.matrix_band_part(grad_a + _adjoint_t(grad_a), -1, 0)
-    return [matrix_diag_ops.matrix_set_diag(
-        grad_a, 0.5 * matrix_diag_ops.matrix_diag_part(grad_a))]
+    return matrix_diag_ops.matrix_set_diag(grad_a, 0.5 * matrix_diag_ops.matrix_diag_part(grad_a))
 
 
 op_registry.declare(

@@ -502,11 +502,11 @@ def _diag_part_kernel(input):
 
 
 def _diag_grad(op, grad):
-    return [diag_part(dense(grad))]
+    return diag_part(dense(grad))
 
 
 def _diag_part_grad(op, grad):
-    return [diag(dense(grad))]
+    return diag(dense(grad))
 
 
 op_registry.declare(

@@ -80,7 +80,8 @@ def _lrn_grad_shape(op):
 
 def _lrn_grad_fn(op, grad):
     attrs = {k: op.get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")}
-    return ops.apply_op("LRNGrad", [grad, op.inputs[0], op.outputs[0]], attrs)._outputs[0]
+    # a one-element list, as TF's LRN gradient returns
+    return [ops.apply_op("LRNGrad", [grad, op.inputs[0], op.outputs[0]], attrs)._outputs[0]]
 
 
 def _check_depth_radius(attrs):

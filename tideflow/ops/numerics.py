@@ -22,8 +22,8 @@ def _check_numerics_grad(op, grad):
     # TF checks the gradient too, on its way back
     from tideflow.ops.gradients import dense
 
-    return [check_numerics(dense(grad), "Not a number (NaN) or infinity (Inf) values detected "
-                           f"in gradient. {op._attrs['message']}")]
+    return check_numerics(dense(grad), "Not a number (NaN) or infinity (Inf) values detected "
+                          f"in gradient. {op._attrs['message']}")
 
 
 op_registry.declare(

@@ -269,9 +269,11 @@ def _zeros_of(t):
     return fill_ops.zeros(array_ops.shape(t), dtype=t.dtype)
 
 
+# the pooling gradients return a bare tensor, as TF's do (callers of a registered gradient
+# function, such as SHAP's DeepExplainer, split or index what it returns)
 def _max_pool_grad_fn(grad_op):
     def grad(op, g):
-        return [_apply(grad_op, [op.inputs[0], op.outputs[0], g], _pool_attrs(op))]
+        return _apply(grad_op, [op.inputs[0], op.outputs[0], g], _pool_attrs(op))
 
     return grad
 
@@ -293,7 +295,7 @@ def _second_order_v2_fn(other):
 
 def _avg_pool_grad_fn(grad_op):
     def grad(op, g):
-        return [_apply(grad_op, [array_ops.shape(op.inputs[0]), g], _pool_attrs(op))]
+        return _apply(grad_op, [array_ops.shape(op.inputs[0]), g], _pool_attrs(op))
 
     return grad
 
@@ -317,7 +319,7 @@ def _avg_pool_grad_grad_fn(forward):
 def _max_pool_with_argmax_grad(op, g, unused_argmax_grad=None):
     x = op.inputs[0]
     attrs = _pool_attrs(op)
-    return [_apply("MaxPoolGradWithArgmax", [x, g, op.outputs[1]], attrs)]
+    return _apply("MaxPoolGradWithArgmax", [x, g, op.outputs[1]], attrs)
 
 
 def _argmax_second_order_fn(other):

@@ -86,13 +86,13 @@ def _depth_to_space_kernel(input, *, block_size, data_format):
 
 
 def _space_to_depth_grad(op, grad):
-    return [depth_to_space(dense(grad), op._attrs["block_size"],
-                           data_format=op._attrs["data_format"])]
+    return depth_to_space(dense(grad), op._attrs["block_size"],
+                          data_format=op._attrs["data_format"])
 
 
 def _depth_to_space_grad(op, grad):
-    return [space_to_depth(dense(grad), op._attrs["block_size"],
-                           data_format=op._attrs["data_format"])]
+    return space_to_depth(dense(grad), op._attrs["block_size"],
+                          data_format=op._attrs["data_format"])
 
 
 for _t, _k, _g in (("SpaceToDepth", _space_to_depth_kernel, _space_to_depth_grad),

@@ -52,8 +52,8 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
     grad_s = cast_ops.cast(dense(grad_s), a.dtype) if grad_s is not None else None
     if not op._attrs["compute_uv"]:
         _, u, v = svd(a, full_matrices=False, compute_uv=True)
-        return [linalg_ops.matmul(linalg_ops.matmul(u, matrix_diag_ops.matrix_diag(grad_s)), v,
-                                  adjoint_b=True)]
+        return linalg_ops.matmul(linalg_ops.matmul(u, matrix_diag_ops.matrix_diag(grad_s)), v,
+                                 adjoint_b=True)
     shape = a.get_shape()
     m, n = (shape.dims[-2].value, shape.dims[-1].value) if shape.ndims else (None, None)
     if m is None or n is None:
@@ -74,8 +74,7 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
     k = m  # the number of singular values
     u, grad_u = u[..., :, :k], grad_u[..., :, :k]
     v1, grad_v1 = v[..., :, :k], grad_v[..., :, :k]
-    return [_svd_grad_wide(s, u, v, v1, grad_s, grad_u, grad_v, grad_v1, m, n, full,
-                           transposed)]
+    return _svd_grad_wide(s, u, v, v1, grad_s, grad_u, grad_v, grad_v1, m, n, full, transposed)
 
 
 def _svd_grad_wide(s, u, v, v1, grad_s, grad_u, grad_v, grad_v1, m, n, full, transposed):
