@@ -129,6 +129,8 @@ def _check_compatible(values, dtype):
 
 def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
     """Converts Python or NumPy values to the ndarray a Const holds, with TF's dtype rules."""
+    if values is None:  # as TF's make_tensor_proto (also a None inside an autopacked shape)
+        raise ValueError("None values not supported.")
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
     is_np = isinstance(values, (np.ndarray, np.generic))
