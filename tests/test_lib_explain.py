@@ -227,3 +227,24 @@ def test_eager_backprop_and_execute_modules_import():
 
     assert backprop.GradientTape is tf.GradientTape
     assert execute.__name__.endswith("eager.execute")
+
+
+def test_python_framework_registry_entries_have_tf_shape():
+    from tideflow.python.framework import registry
+
+    reg = registry.Registry("gadgets")
+
+    def first():
+        return 1
+
+    def second():
+        return 2
+
+    reg.register(first, "g")
+    assert reg._registry["g"]["type"] is first
+    filename, line, function = reg._registry["g"]["location"]
+    assert line > 0
+    assert filename.endswith("test_lib_explain.py") and function == (
+        "test_python_framework_registry_entries_have_tf_shape")
+    reg._registry["g"]["type"] = second
+    assert reg.lookup("g") is second

@@ -19,12 +19,13 @@ class Registry:
         if not name:
             name = candidate.__name__
         if name in self._registry:
-            filename, line, function = self._registry[name][1]
+            filename, line, function = self._registry[name]["location"]
             raise KeyError(f"Registering two {self._name} with name '{name}'! (Previous "
                            f"registration was in {function} {filename}:{line})")
         frame = sys._getframe(1)
         location = (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
-        self._registry[name] = (candidate, location)
+        # TF's entry shape: programs read (and swap) ``_registry[name]["type"]``
+        self._registry[name] = {"type": candidate, "location": location}
 
     def list(self):
         """The registered names."""
@@ -34,5 +35,5 @@ class Registry:
         """The object registered as ``name``; LookupError when there is none."""
         name = compat.as_str(name)
         if name in self._registry:
-            return self._registry[name][0]
+            return self._registry[name]["type"]
         raise LookupError(f"{self._name} registry has no entry for: {name}")
