@@ -43,6 +43,25 @@ def test_session_close_while_prefetch_runs_generator():
     assert finished.wait(5.0)  # and the generator is still closed, in its own thread
 
 
+
+def test_prefetch_zero_reads_nothing_ahead():
+    # AmpliGraph's large-graph mode: its generator yields embeddings the previous step wrote
+    state = {"value": 0}
+
+    def gen():
+        while True:
+            yield np.int64(state["value"])
+
+    ds = tf.data.Dataset.from_generator(gen, tf.int64, tf.TensorShape([])).repeat().prefetch(0)
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    with tf.Session() as sess:
+        got = []
+        for step in range(4):
+            state["value"] = 10 * step
+            got.append(int(sess.run(nxt)))
+    assert got == [0, 10, 20, 30]
+
+
 # ----------------------------------------------------------------------------------------
 # private names copies of TF's code import, and Keras add_weight with an initializer class
 # ----------------------------------------------------------------------------------------

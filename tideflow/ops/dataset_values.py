@@ -1075,9 +1075,13 @@ class Prefetch(DatasetValue):
             raise errors.InvalidArgumentError(
                 None, None, "buffer_size must be >= 0 or set buffer_size to be -1 for "
                 "auto-tuning")
-        self.size = int(buffer_size) if buffer_size > 0 else 16
+        # AUTOTUNE (-1) gets a buffer; a buffer of 0 reads nothing ahead (as TF, each element
+        # comes from the input when it is asked for: a generator sees the state of that step)
+        self.size = int(buffer_size) if buffer_size > 0 else 16 if buffer_size < 0 else 0
 
     def iterate(self, rt):
+        if not self.size:
+            return self.input.iterate(rt)
         buf = queue.Queue(self.size)
         stop = threading.Event()
         src = self.input.iterate(rt)
