@@ -85,3 +85,45 @@ def test_round_robin_variable_placer_runs_on_the_named_cpus():
     with tf.Session(config=tf.ConfigProto(device_count={"CPU": 4})) as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(total) == pytest.approx(3.0 * (1 + 2 + 3 + 4))
+
+
+# ----------------------------------------------------------------------------------------
+# tpu_estimator.export_estimator_savedmodel (mesh transformer's export mode)
+# ----------------------------------------------------------------------------------------
+
+
+def test_export_estimator_savedmodel_serves_on_the_cpu(tmp_path):
+    from tideflow.python.tpu import tpu_config, tpu_estimator
+
+    def model_fn(features, labels, mode, params):
+        w = tf.get_variable("w", [2], initializer=tf.constant_initializer([2.0, -1.0]))
+        y = tf.reduce_sum(features["x"] * w, axis=1)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tpu_estimator.TPUEstimatorSpec(mode, predictions={"y": y})
+        loss = tf.reduce_mean(tf.square(y - labels))
+        step = tf.train.get_or_create_global_step()
+        return tpu_estimator.TPUEstimatorSpec(mode, loss=loss,
+                                              train_op=tf.assign_add(step, 1))
+
+    def input_fn(params):
+        x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+        ds = tf.data.Dataset.from_tensor_slices(({"x": x}, np.zeros(2, np.float32)))
+        return ds.repeat().batch(params["batch_size"], drop_remainder=True)
+
+    def serving_input_fn():
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        return tf.estimator.export.ServingInputReceiver({"x": x}, {"x": x})
+
+    est = tpu_estimator.TPUEstimator(
+        model_fn=model_fn, use_tpu=False, train_batch_size=2,
+        config=tpu_config.RunConfig(model_dir=str(tmp_path / "m")))
+    est.train(input_fn, max_steps=1)
+    path = tpu_estimator.export_estimator_savedmodel(est, str(tmp_path / "export"),
+                                                     serving_input_fn, as_text=True)
+    assert tf.contrib.tpu.export_estimator_savedmodel is tpu_estimator.export_estimator_savedmodel
+    path = path.decode() if isinstance(path, bytes) else path
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = tf.saved_model.loader.load(sess, [tf.saved_model.tag_constants.SERVING], path)
+        sig = meta.signature_def["serving_default"]
+        out = sess.run(sig.outputs["y"].name, {sig.inputs["x"].name: [[1.0, 1.0], [0.0, 3.0]]})
+    np.testing.assert_allclose(out, [1.0, -3.0])

@@ -218,6 +218,17 @@ class TPUEstimator(estimator_lib.Estimator):
         return input_fn(**kwargs)
 
 
+def export_estimator_savedmodel(estimator, export_dir_base, serving_input_receiver_fn,
+                                assets_extra=None, as_text=False, checkpoint_path=None):
+    """``tf.contrib.tpu.export_estimator_savedmodel``: exports ``estimator`` (a TPUEstimator
+    or a plain Estimator) for CPU serving, restored from ``checkpoint_path`` or its latest
+    checkpoint; returns the new timestamped directory (bytes). With no TPU here the CPU graph
+    is the whole export."""
+    return estimator.export_saved_model(export_dir_base, serving_input_receiver_fn,
+                                        assets_extra=assets_extra, as_text=as_text,
+                                        checkpoint_path=checkpoint_path)
+
+
 class CrossShardOptimizer(optimizer_lib.Optimizer):
     """``tf.contrib.tpu.CrossShardOptimizer``: sums the gradients over the TPU shards before
     the wrapped optimizer applies them. Here there is one shard (TPUEstimator runs on the CPU),
@@ -266,4 +277,4 @@ class CrossShardOptimizer(optimizer_lib.Optimizer):
 
 
 __all__ = ["CrossShardOptimizer", "InputPipelineConfig", "RunConfig", "TPUConfig",
-           "TPUEstimator", "TPUEstimatorSpec"]
+           "TPUEstimator", "TPUEstimatorSpec", "export_estimator_savedmodel"]
