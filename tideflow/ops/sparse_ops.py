@@ -435,15 +435,18 @@ def _sparse_reduce(kind):
 
 
 def _sparse_reduce_shape(op):
-    shape = _shape_from(op._inputs[2])
+    # as TF: known only when both the dense shape and the axes are constants (a sparse
+    # placeholder's partly known shape gives an unknown output shape, even its rank)
+    shape = ops.constant_value(op._inputs[2])
     axes = ops.constant_value(op._inputs[3])
-    keep = op._attrs["keep_dims"]
-    if shape.ndims is None or axes is None:
-        return [unknown_shape(shape.ndims if keep else None)]
-    axes = {a % shape.ndims for a in np.asarray(axes).reshape(-1).tolist()}
-    dims = [1 if i in axes else d for i, d in enumerate(shape.dims)] if keep else [
-        d for i, d in enumerate(shape.dims) if i not in axes]
-    return [TensorShape(dims)]
+    if shape is None or axes is None:
+        return [unknown_shape()]
+    shape = [int(d) for d in np.asarray(shape).reshape(-1)]
+    rank = len(shape)
+    axes = {a % rank for a in np.asarray(axes).reshape(-1).tolist()} if rank else set()
+    if op._attrs["keep_dims"]:
+        return [TensorShape([1 if i in axes else d for i, d in enumerate(shape)])]
+    return [TensorShape([d for i, d in enumerate(shape) if i not in axes])]
 
 
 def _sparse_reduce_sum_grad(op, grad):

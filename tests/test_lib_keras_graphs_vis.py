@@ -1,0 +1,55 @@
+"""What running keras-vis 0.4.1 and Spektral 0.1.2 (standalone Keras 2.2.4, TF backend) on
+tideflow showed, pinned with the plain TF 1.x calls those libraries make: sparse adjacency
+reductions, guided/rectified backprop through gradient_override_map, and the segment and
+sparse ops of graph pooling."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+# ------------------------------------------------------------------------------------------
+# SparseReduceSum / Max: static shape known only for a constant dense shape and constant axes
+# ------------------------------------------------------------------------------------------
+
+def _adjacency():
+    dense = np.array([[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 0], [1, 0, 0, 0]], np.float32)
+    return dense, np.argwhere(dense).astype(np.int64), dense[dense > 0]
+
+
+def test_sparse_reduce_sum_shape_of_sparse_placeholder_is_unknown():
+    dense, idx, vals = _adjacency()
+    ph = tf.sparse_placeholder(tf.float32, shape=(None, None))
+    degrees = tf.sparse.reduce_sum(ph, axis=-1)
+    kept = tf.sparse.reduce_sum(ph, axis=1, keepdims=True)
+    peak = tf.sparse.reduce_max(ph, axis=0)
+    assert degrees.shape.ndims is None
+    assert kept.shape.ndims is None
+    assert peak.shape.ndims is None
+    with tf.Session() as sess:
+        d, k, p = sess.run([degrees, kept, peak],
+                           {ph: tf.SparseTensorValue(idx, vals, dense.shape)})
+    np.testing.assert_allclose(d, [2, 2, 1, 1])
+    np.testing.assert_allclose(k, [[2], [2], [1], [1]])
+    np.testing.assert_allclose(p, [1, 1, 1, 1])
+
+
+def test_sparse_reduce_sum_shape_of_constant_dense_shape_is_known():
+    dense, idx, vals = _adjacency()
+    sp = tf.SparseTensor(idx, vals, (4, 4))
+    assert tf.sparse.reduce_sum(sp, axis=-1).shape.as_list() == [4]
+    assert tf.sparse.reduce_sum(sp, axis=0, keepdims=True).shape.as_list() == [1, 4]
+    assert tf.sparse.reduce_sum(sp).shape.as_list() == []
+    # axes not known while building: unknown, as TF
+    axis = tf.placeholder(tf.int32, ())
+    assert tf.sparse.reduce_sum(sp, axis=axis).shape.ndims is None
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(tf.sparse.reduce_sum(sp, axis=axis), {axis: 0}),
+                                   dense.sum(0))
