@@ -53,3 +53,50 @@ def test_sparse_reduce_sum_shape_of_constant_dense_shape_is_known():
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(tf.sparse.reduce_sum(sp, axis=axis), {axis: 0}),
                                    dense.sum(0))
+
+
+# ------------------------------------------------------------------------------------------
+# guided / rectified backprop: a gradient registered by name, swapped in for Relu
+# ------------------------------------------------------------------------------------------
+
+def test_gradient_override_map_guided_relu():
+    name = "H169GatedRelu"
+
+    @tf.RegisterGradient(name)
+    def _gated(op, grad):
+        out = op.outputs[0]
+        return tf.cast(grad > 0.0, out.dtype) * tf.cast(out > 0.0, out.dtype) * grad
+
+    from tideflow.python.framework import ops as tf_ops
+    assert name in tf_ops._gradient_registry._registry
+    x = tf.placeholder(tf.float32, (None, 2))
+    w = tf.constant([[2.0], [-1.0]])
+    graph = tf.get_default_graph()
+    with graph.gradient_override_map({"Relu": name}):
+        gated = tf.nn.relu(tf.matmul(x, w))
+    plain = tf.nn.relu(tf.matmul(x, w))
+    assert gated.op.get_attr("_gradient_op_type") == name.encode()
+    with pytest.raises(ValueError):
+        plain.op.get_attr("_gradient_op_type")
+    g_gated = tf.gradients(-gated, x)[0]
+    g_plain = tf.gradients(-plain, x)[0]
+    with tf.Session() as sess:
+        a, b = sess.run([g_gated, g_plain], {x: [[1.0, 0.5], [0.2, 3.0]]})
+    np.testing.assert_allclose(a, [[0.0, 0.0], [0.0, 0.0]])
+    np.testing.assert_allclose(b, [[-2.0, 1.0], [0.0, 0.0]])
+
+
+@pytest.mark.parametrize("mapping", [{"Relu": 3}, {5: "Relu"}, [("Relu", "Identity")]])
+def test_gradient_override_map_wants_strings(mapping):
+    graph = tf.get_default_graph()
+    with pytest.raises(TypeError, match="op_type_map must be a dictionary mapping strings"), \
+            graph.gradient_override_map(mapping):
+        pass
+    with pytest.raises(TypeError, match="op_to_kernel_label_map must be a dictionary"), \
+            graph._kernel_label_map(mapping):
+        pass
+    # a rejected map leaves nothing behind
+    x = tf.constant([1.0, -1.0])
+    y = tf.nn.relu(x)
+    with pytest.raises(ValueError):
+        y.op.get_attr("_gradient_op_type")

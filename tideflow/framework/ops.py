@@ -662,6 +662,13 @@ def _thread_local_stacks_class(cls):
     return sub
 
 
+def _check_str_map(mapping, what):
+    """TF's check on gradient_override_map / _kernel_label_map arguments (raised on entering)."""
+    if not isinstance(mapping, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()):
+        raise TypeError(f"{what} must be a dictionary mapping strings to strings")
+
+
 class Graph:
     """A dataflow graph: operations connected by tensors, plus scopes and collections."""
 
@@ -1098,6 +1105,7 @@ class Graph:
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
         """Within this block, ops of type k use the gradient registered under name v."""
+        _check_str_map(op_type_map, "op_type_map")
         old = {k: self._gradient_override_map.get(k) for k in op_type_map}
         self._gradient_override_map.update(op_type_map)
         try:
@@ -1113,6 +1121,7 @@ class Graph:
     def _kernel_label_map(self, op_to_kernel_label_map):
         """Within this block, ops of type k record kernel label v (their ``_kernel`` attr).
         tideflow has one kernel per op and device, so a label selects nothing."""
+        _check_str_map(op_to_kernel_label_map, "op_to_kernel_label_map")
         old = {k: self._kernel_label_map_dict.get(k) for k in op_to_kernel_label_map}
         self._kernel_label_map_dict.update(op_to_kernel_label_map)
         try:
