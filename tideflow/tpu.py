@@ -15,4 +15,23 @@ def cross_replica_sum(x, group_assignment=None, name=None):
     return array_ops.identity(x, name=name or "CrossReplicaSum")
 
 
+class TpuContext:
+    """The shard context ``tensorflow.python.tpu.tpu_function`` answers: how many shards the
+    function being built runs on (``None`` outside a sharded computation, as always here)."""
+
+    def __init__(self):
+        self.number_of_shards = None
+
+    def set_number_of_shards(self, number_of_shards):
+        self.number_of_shards = number_of_shards
+
+
+_TPU_CONTEXT = TpuContext()
+
+
+def get_tpu_context():
+    """The current shard context (library code reads its ``number_of_shards``)."""
+    return _TPU_CONTEXT
+
+
 __all__ = ["CrossShardOptimizer", "cross_replica_sum"]

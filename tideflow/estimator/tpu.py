@@ -89,6 +89,13 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", [
             _check_metric_tuple(eval_metrics, "eval_metrics")
         if host_call is not None:
             _check_metric_tuple(host_call, "host_call")
+        # as TF: the hooks are tuples (empty when not given), each a SessionRunHook
+        training_hooks = tuple(training_hooks or ())
+        evaluation_hooks = tuple(evaluation_hooks or ())
+        prediction_hooks = tuple(prediction_hooks or ())
+        for hook in training_hooks + evaluation_hooks + prediction_hooks:
+            if not isinstance(hook, SessionRunHook):
+                raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
         return super().__new__(cls, mode, predictions, loss, train_op, eval_metrics,
                                export_outputs, scaffold_fn, host_call, training_hooks,
                                evaluation_hooks, prediction_hooks)

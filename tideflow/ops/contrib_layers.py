@@ -73,6 +73,25 @@ def model_variable(name, shape=None, dtype=dtypes.float32, initializer=None, reg
                     custom_getter=custom_getter, use_resource=use_resource)
 
 
+def _layer_variable(name, variables_collections, key, **kwargs):
+    """A layer's model variable, then filed in its ``variables_collections`` entry ``key``
+    afterwards, as TF's contrib layers file the core layer's ``kernel``/``bias``: so what a
+    scope's custom getter returned (a spectrally normalized tensor, say) is what the
+    collection holds, and a reused layer files nothing twice."""
+    variable = model_variable(name, **kwargs)
+    colls = _collections(variables_collections, key)
+    if colls:
+        from tideflow.ops.partitioned_variables import PartitionedVariable
+
+        parts = list(variable) if isinstance(variable, PartitionedVariable) else [variable]
+        for coll in colls:
+            held = ops.get_collection(coll)
+            for part in parts:
+                if not any(part is h for h in held):
+                    ops.add_to_collection(coll, part)
+    return variable
+
+
 # the end-point names slim layers give their outputs, read back as ``tensor.aliases`` (as TF)
 # and by slim.utils.convert_collection_to_dict
 TENSOR_ALIASES = ops.TENSOR_ALIASES
@@ -113,10 +132,10 @@ def _finish(outputs, normalizer_fn, normalizer_params, biases_initializer, biase
     elif biases_initializer is not None:
         if bias_name is not None:
             biases_regularizer = _layer_regularizer(biases_regularizer, bias_name)
-        biases = model_variable("biases", shape=[num_outputs], dtype=dtype,
-                                initializer=biases_initializer, regularizer=biases_regularizer,
-                                trainable=trainable,
-                                collections=_collections(variables_collections, "biases"))
+        biases = _layer_variable("biases", variables_collections, "biases",
+                                 shape=[num_outputs], dtype=dtype,
+                                 initializer=biases_initializer, regularizer=biases_regularizer,
+                                 trainable=trainable)
         outputs = _nn().bias_add(outputs, biases, data_format=data_format)
     if activation_fn is not None:
         outputs = activation_fn(outputs)
@@ -146,11 +165,11 @@ def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None
             raise ValueError(f"fully_connected: the last dimension of the inputs must be known, "
                              f"got shape {shape}.")
         dtype = inputs.dtype.base_dtype
-        weights = model_variable("weights", shape=[in_dim, num_outputs], dtype=dtype,
-                                 initializer=weights_initializer,
-                                 regularizer=_layer_regularizer(weights_regularizer, "kernel"),
-                                 trainable=trainable,
-                                 collections=_collections(variables_collections, "weights"))
+        weights = _layer_variable("weights", variables_collections, "weights",
+                                  shape=[in_dim, num_outputs], dtype=dtype,
+                                  initializer=weights_initializer,
+                                  regularizer=_layer_regularizer(weights_regularizer, "kernel"),
+                                  trainable=trainable)
         if shape.ndims == 2:
             outputs = linalg_ops.matmul(inputs, weights)
         else:
@@ -203,11 +222,11 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
             raise ValueError(f"conv2d: the channel dimension of the inputs must be known, "
                              f"got shape {shape}.")
         dtype = inputs.dtype.base_dtype
-        weights = model_variable("weights", shape=[kh, kw, in_ch, num_outputs], dtype=dtype,
-                                 initializer=weights_initializer,
-                                 regularizer=_layer_regularizer(weights_regularizer, "kernel"),
-                                 trainable=trainable,
-                                 collections=_collections(variables_collections, "weights"))
+        weights = _layer_variable("weights", variables_collections, "weights",
+                                  shape=[kh, kw, in_ch, num_outputs], dtype=dtype,
+                                  initializer=weights_initializer,
+                                  regularizer=_layer_regularizer(weights_regularizer, "kernel"),
+                                  trainable=trainable)
         if data_format == "NCHW":
             strides, dilations = [1, 1, sh, sw], [1, 1, rh, rw]
         else:

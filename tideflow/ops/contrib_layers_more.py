@@ -62,11 +62,11 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
         inputs = ops.convert_to_tensor(inputs)
         in_ch = _channels(inputs, data_format, "conv2d_transpose")
         dtype = inputs.dtype.base_dtype
-        weights = cl.model_variable(
-            "weights", shape=[kh, kw, num_outputs, in_ch], dtype=dtype,
-            initializer=weights_initializer,
+        weights = cl._layer_variable(
+            "weights", variables_collections, "weights", shape=[kh, kw, num_outputs, in_ch],
+            dtype=dtype, initializer=weights_initializer,
             regularizer=cl._layer_regularizer(weights_regularizer, "kernel"),
-            trainable=trainable, collections=cl._collections(variables_collections, "weights"))
+            trainable=trainable)
         h_axis, w_axis = (2, 3) if data_format == "NCHW" else (1, 2)
         dyn = array_ops.shape(inputs)
         static = inputs.get_shape().as_list()

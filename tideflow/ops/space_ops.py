@@ -397,7 +397,10 @@ def _block(block_size, block_shape, fn):
     if block_size is None and block_shape is None:
         raise TypeError(f"{fn}() missing required argument: 'block_size'")
     if block_shape is not None:
-        return block_shape
+        # TF's later spelling of block_size: one int, the size along both spatial axes
+        if not isinstance(block_shape, (int, np.integer)):
+            return block_shape
+        block_size = block_shape
     return np.array([block_size, block_size], np.int64)
 
 

@@ -284,6 +284,8 @@ _add("tpu", "``tensorflow.python.tpu``: ``tf.tpu``.", ["tideflow.tpu"])
 for _tpu in ("tpu_estimator", "tpu_config"):
     _add("tpu." + _tpu, "``TPUEstimator`` and its configs, run on the CPU.",
          ["tideflow.estimator.tpu"])
+_add("tpu.tpu_function", "``get_tpu_context``: the shard count (``None``: not sharded).",
+     ["tideflow.tpu"])
 _add("tpu.ops", "``tensorflow.python.tpu.ops``.", [])
 _add("tpu.ops.tpu_ops", "The TPU collective ops that have a one-replica CPU meaning.",
      ["tideflow.tpu"])

@@ -1,0 +1,132 @@
+"""What running TF-GAN 2.0 (the standalone tf.contrib.gan) and TensorFlow Model Optimization
+0.3 (Keras pruning) on tideflow needed, pinned with the plain TF 1.x calls those libraries
+make: the shard context of ``tensorflow.python.tpu.tpu_function``, contrib layers filing what
+a scope's custom getter returned in ``variables_collections``, ``batch_to_space``'s
+``block_shape=`` spelling, ``sufficient_statistics(keepdims=)`` and TPUEstimatorSpec's hooks."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+# ------------------------------------------------------------------------------------------
+# tensorflow.python.tpu.tpu_function: no sharded computation on the CPU
+# ------------------------------------------------------------------------------------------
+
+def test_tpu_function_context_has_no_shards():
+    from tideflow.python.tpu import tpu_function
+
+    ctx = tpu_function.get_tpu_context()
+    assert ctx.number_of_shards is None
+    assert tpu_function.get_tpu_context() is ctx
+
+
+# ------------------------------------------------------------------------------------------
+# contrib layers: variables_collections hold what the variable scope's custom getter returned
+# ------------------------------------------------------------------------------------------
+
+def _scaling_getter(getter, name, *args, **kwargs):
+    var = getter(name, *args, **kwargs)
+    if name.endswith("weights"):
+        return tf.multiply(var, 0.5, name="halved")
+    return var
+
+
+def test_conv2d_variables_collections_hold_custom_getter_result():
+    x = tf.ones([1, 4, 4, 2])
+    colls = {"weights": ["MY_W"], "biases": ["MY_B"]}
+    with tf.variable_scope("", custom_getter=_scaling_getter):
+        tf.contrib.layers.conv2d(x, 3, 3, variables_collections=colls,
+                                 weights_initializer=tf.constant_initializer(2.0))
+    (w,) = tf.get_collection("MY_W")
+    (b,) = tf.get_collection("MY_B")
+    assert not isinstance(w, tf.Variable)  # the getter's tensor, as TF
+    assert w.op.name.endswith("halved")
+    assert isinstance(b, tf.Variable)
+    raw = [v for v in tf.model_variables() if v.op.name.endswith("weights")]
+    assert len(raw) == 1
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(w), np.full([3, 3, 2, 3], 1.0))
+        np.testing.assert_allclose(sess.run(raw[0]), np.full([3, 3, 2, 3], 2.0))
+
+
+def test_fully_connected_reused_files_variables_once():
+    x = tf.ones([2, 3])
+    for reuse in (None, True):
+        tf.contrib.layers.fully_connected(x, 4, scope="fc", reuse=reuse,
+                                          variables_collections=["ALL_FC"])
+    got = tf.get_collection("ALL_FC")
+    assert [v.op.name for v in got] == ["fc/weights", "fc/biases"]
+
+
+def test_conv2d_transpose_variables_collections_string():
+    x = tf.ones([1, 2, 2, 3])
+    tf.contrib.layers.conv2d_transpose(x, 5, 2, stride=2, variables_collections="DECONV")
+    assert sorted(v.op.name for v in tf.get_collection("DECONV")) == [
+        "Conv2d_transpose/biases", "Conv2d_transpose/weights"]
+
+
+# ------------------------------------------------------------------------------------------
+# batch_to_space / space_to_batch: block_shape= is block_size's later spelling
+# ------------------------------------------------------------------------------------------
+
+def test_batch_to_space_block_shape_int_is_block_size():
+    x = np.arange(4 * 2 * 3 * 1, dtype=np.float32).reshape([4, 2, 3, 1])
+    a = tf.batch_to_space(x, crops=[[0, 0], [0, 0]], block_shape=2)
+    b = tf.batch_to_space(x, [[0, 0], [0, 0]], 2)
+    assert a.get_shape().as_list() == [1, 4, 6, 1]
+    y = np.arange(1 * 4 * 6 * 1, dtype=np.float32).reshape([1, 4, 6, 1])
+    c = tf.space_to_batch(y, paddings=[[0, 0], [0, 0]], block_shape=2)
+    assert c.get_shape().as_list() == [4, 2, 3, 1]
+    with tf.Session() as sess:
+        va, vb, vc = sess.run([a, b, c])
+    np.testing.assert_array_equal(va, vb)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(
+            sess.run(tf.batch_to_space(vc, [[0, 0], [0, 0]], block_shape=2)), y)
+
+
+# ------------------------------------------------------------------------------------------
+# nn.sufficient_statistics: keepdims= (and keep_dims=), not both
+# ------------------------------------------------------------------------------------------
+
+def test_sufficient_statistics_keepdims():
+    x = tf.constant([[1.0, 2.0, 3.0], [3.0, 4.0, 7.0]])
+    count, m_ss, v_ss, shift = tf.nn.sufficient_statistics(x, [0], keepdims=True)
+    assert shift is None
+    assert m_ss.get_shape().as_list() == [1, 3]
+    _, m2, _, _ = tf.nn.sufficient_statistics(x, [0], keep_dims=False)
+    assert m2.get_shape().as_list() == [3]
+    with tf.Session() as sess:
+        c, m, v = sess.run([count, m_ss, v_ss])
+    assert c == 2.0
+    np.testing.assert_allclose(m, [[4.0, 6.0, 10.0]])
+    np.testing.assert_allclose(v, [[10.0, 20.0, 58.0]])
+    with pytest.raises(ValueError, match="Cannot specify both 'keep_dims' and 'keepdims'"):
+        tf.nn.sufficient_statistics(x, [0], keep_dims=True, keepdims=True)
+
+
+# ------------------------------------------------------------------------------------------
+# TPUEstimatorSpec: hooks are tuples (empty by default), and must be SessionRunHooks
+# ------------------------------------------------------------------------------------------
+
+def test_tpu_estimator_spec_hooks_default_and_checked():
+    spec = tf.contrib.tpu.TPUEstimatorSpec(tf.estimator.ModeKeys.TRAIN, loss=tf.constant(1.0))
+    assert spec.training_hooks == ()
+    assert spec.evaluation_hooks == ()
+    assert spec.prediction_hooks == ()
+    hook = tf.train.StopAtStepHook(last_step=3)
+    spec = tf.contrib.tpu.TPUEstimatorSpec(tf.estimator.ModeKeys.TRAIN, loss=tf.constant(1.0),
+                                           training_hooks=[hook])
+    assert spec.training_hooks == (hook,)
+    with pytest.raises(TypeError, match="All hooks must be SessionRunHook instances"):
+        tf.contrib.tpu.TPUEstimatorSpec(tf.estimator.ModeKeys.TRAIN, loss=tf.constant(1.0),
+                                        training_hooks=["not a hook"])
