@@ -9,6 +9,7 @@ control flow on tensors becomes ``tf.cond``/``tf.while_loop``) before its first 
 """
 
 import functools
+import re
 
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import TensorShape, as_shape
@@ -100,18 +101,11 @@ def function(func=None, input_signature=None, autograph=True, experimental_autog
             if len(args) != len(input_signature):
                 raise TypeError(f"{func.__name__}: expected {len(input_signature)} arguments "
                                 f"by its input_signature, got {len(args)}")
-            converted_args = []
-            for a, spec in zip(args, input_signature):
-                t = ops.convert_to_tensor(a, dtype=spec.dtype)
-                if not spec.is_compatible_with(t):
-                    raise ValueError(f"{func.__name__}: argument {t} is not compatible with "
-                                     f"{spec}")
-                converted_args.append(t)
-            args = tuple(converted_args)
+            args = tuple(_conform(func, a, spec) for a, spec in zip(args, input_signature))
         fn = target()
         graph = ops.get_default_graph()
         start = len(graph._ops)
-        with ops.name_scope(getattr(func, "__name__", "function")):
+        with ops.name_scope(_scope_name(func)):
             out = fn(*args, **kw)
             return _with_side_effects(out, graph._ops[start:]) if autograph else out
 
@@ -119,6 +113,34 @@ def function(func=None, input_signature=None, autograph=True, experimental_autog
     wrapped.input_signature = input_signature
     wrapped.get_concrete_function = functools.partial(_concrete, wrapped, input_signature)
     return wrapped
+
+
+def _conform(func, arg, spec):
+    """``arg`` as tensors matching ``spec``, an input-signature entry (a TensorSpec, or a
+    nested list, tuple or dict of them: each leaf of ``arg`` is checked against its spec)."""
+    from tideflow.framework import nest
+
+    def one(a, s):
+        t = ops.convert_to_tensor(a, dtype=s.dtype)
+        if not s.is_compatible_with(t):
+            raise ValueError(f"{func.__name__}: argument {t} is not compatible with {s}")
+        return t
+
+    if isinstance(spec, TensorSpec):
+        return one(arg, spec)
+    try:
+        leaves = nest.flatten_up_to(spec, arg, check_types=False)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{func.__name__}: argument {arg!r} does not match the structure of "
+                         f"its input_signature entry {spec!r}: {e}") from None
+    return nest.pack_sequence_as(spec, [one(a, s) for a, s in zip(leaves, nest.flatten(spec))])
+
+
+def _scope_name(func):
+    """The name scope a call builds its ops under: the function's name made a valid root
+    scope name (``_helper`` and ``<lambda>`` are not)."""
+    name = re.sub(r"[^A-Za-z0-9_.\\/>-]", "_", getattr(func, "__name__", "function"))
+    return name.lstrip("_/>-\\") or "function"
 
 
 class ConcreteFunction:
