@@ -91,7 +91,7 @@ class Metric:
     def __init__(self, name=None, dtype=None):
         from tideflow.keras._utils import snake_case
 
-        self.name = name or snake_case(type(self).__name__)
+        self._name = name or snake_case(type(self).__name__)
         self.dtype = dtype or K.floatx()
         self._dtype = tf.as_dtype(self.dtype).name  # (TF's attribute: the dtype's name)
         self._vars = []
@@ -121,6 +121,14 @@ class Metric:
 
         update_state._records_update = True
         cls.update_state = update_state
+
+    @property
+    def name(self):
+        return self._name  # (as TF's: held in ``_name``, which wrappers rename through)
+
+    @name.setter
+    def name(self, value):
+        self._name = value
 
     @property
     def updates(self):
@@ -158,7 +166,9 @@ class Metric:
     def __call__(self, *args, **kwargs):
         update = self.update_state(*args, **kwargs)
         with tf.control_dependencies([update]):
-            return tf.identity(self.result())
+            out = tf.identity(self.result())
+        out._metric_obj = self  # as TF: add_metric(out) finds the metric to reset
+        return out
 
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype}

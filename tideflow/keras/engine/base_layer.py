@@ -514,6 +514,35 @@ class Layer:
             else:
                 self._losses.append(loss)
 
+    def add_metric(self, value, aggregation=None, name=None):
+        """A metric that fit and evaluate report after the compiled ones: the running mean of
+        a tensor over the epoch (``aggregation='mean'``), or a Metric object's result."""
+        if aggregation is not None and aggregation != "mean":
+            raise ValueError("We currently support only `mean` sample-wise metric aggregation. "
+                             f"You provided aggregation=`{aggregation}`")
+        metric = getattr(value, "_metric_obj", None)
+        if name is None and metric is None:
+            raise ValueError("Please provide a name for your metric like `self.add_metric("
+                             "tf.reduce_sum(inputs), name='mean_activation', "
+                             "aggregation='mean')`")
+        if not isinstance(value, ops.Tensor):
+            raise ValueError(  # noqa: TRY004 - as TF
+                f"Expected a symbolic Tensor for the metric value, received: {value}")
+        if metric is None:
+            if aggregation is None:
+                raise ValueError("We do not support adding an aggregated metric result tensor "
+                                 "that is not the output of a `tf.keras.metrics.Metric` "
+                                 "metric instance. Pass the un-aggregated value with "
+                                 "`aggregation='mean'` instead.")
+            from tideflow.keras import metrics as metrics_mod
+
+            with ops.name_scope(name):
+                metric = metrics_mod.Mean(name=name)
+                value = metric(value)
+        added = [e for e in self.__dict__.get("_added_metrics", []) if e[0].name != metric.name]
+        # (a layer called again reports its latest call's value, once)
+        self.__dict__["_added_metrics"] = added + [(metric, value)]
+
     def add_update(self, updates, inputs=None):
         for update in flatten(updates):
             if callable(update):

@@ -67,9 +67,11 @@ class InputLayer(Layer):
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tensor=None,
-          **kwargs):
+          ragged=False, **kwargs):
     """A symbolic input: the placeholder of a new ``InputLayer`` (``shape`` excludes the batch
     axis; ``batch_shape=`` gives the full shape)."""
+    if ragged:
+        raise NotImplementedError("tideflow has no ragged Keras inputs (Input(ragged=True))")
     batch_shape = kwargs.pop("batch_shape", None)
     if shape is not None and batch_shape is not None:
         raise ValueError("Only provide the shape OR batch_shape argument to Input, not both at "

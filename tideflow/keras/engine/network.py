@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 
 from tideflow.framework import ops
+from tideflow.framework.nest import pack_sequence_as
 from tideflow.keras import backend as K
 from tideflow.keras._utils import is_registered_symbolic
 from tideflow.keras.engine.base_layer import Layer, Node, _merged, flatten, map_structure, to_list
@@ -71,13 +72,14 @@ class Network(Layer):
                            trainable=trainable)
             self._init_graph_network(inputs, outputs)
         else:
-            if args or kwargs.get("dtype") is None and kwargs:
-                extra = {k: v for k, v in kwargs.items() if k not in ("dtype",)}
-                if args or extra:
-                    raise TypeError("Model() takes `inputs` and `outputs` (functional API) or "
-                                    f"no arguments (subclassing); got {args} {list(extra)}")
+            # as TF 1.15: a subclassed model takes dtype, dynamic and autocast too
+            extra = {k: v for k, v in kwargs.items() if k not in ("dtype", "dynamic",
+                                                                   "autocast")}
+            if args or extra:
+                raise TypeError("Model() takes `inputs` and `outputs` (functional API) or "
+                                f"no arguments (subclassing); got {args} {list(extra)}")
             Layer.__init__(self, name=name or K.unique_object_name(self._default_name()),
-                           trainable=trainable, dtype=kwargs.get("dtype"))
+                           trainable=trainable, **kwargs)
 
     def _default_name(self):
         from tideflow.keras._utils import snake_case
@@ -416,8 +418,11 @@ class Network(Layer):
             for ref, new in zip(node.output_tensors, flatten(outs)):
                 tensor_map[id(ref)] = new
         outs = [tensor_map[id(t)] for t in self.outputs]
-        if isinstance(self._nested_outputs, (list, tuple)):
+        if isinstance(self._nested_outputs, list) and len(self._nested_outputs) == len(outs):
             return outs
+        if isinstance(self._nested_outputs, (list, tuple, dict)):
+            # as TF: in the structure the outputs were given (a tuple of dicts stays one)
+            return pack_sequence_as(self._nested_outputs, outs)
         return outs[0]
 
     def compute_output_shape(self, input_shape):

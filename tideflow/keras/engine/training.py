@@ -271,7 +271,31 @@ class Model(Network):
                     self._stateful_metrics.append(metric)
                     self.metrics_names.append(prefix + "weighted_" + metric.name)
                     self._metric_tensors.append(value)
+            # as TF 1.15: then the metrics its layers and itself added with add_metric
+            for metric, value in self._added_metric_entries():
+                self._stateful_positions.add(len(self.metrics_names))
+                self._stateful_metrics.append(metric)
+                self.metrics_names.append(metric.name)
+                self._metric_tensors.append(value)
         self._train_fn = self._test_fn = None
+
+    def _added_metric_entries(self):
+        """The (metric, result) pairs add_metric recorded on the model's layers (deepest
+        first) and on the model itself."""
+        seen, out = set(), []
+
+        def visit(layer):
+            if id(layer) in seen:
+                return
+            seen.add(id(layer))
+            subs = layer.layers if hasattr(type(layer), "layers") else \
+                layer.__dict__.get("_sublayers", [])
+            for sub in subs:
+                visit(sub)
+            out.extend(layer.__dict__.get("_added_metrics", []))
+
+        visit(self)
+        return out
 
     def _weight_mode(self, i):
         mode = getattr(self, "sample_weight_mode", None)
@@ -340,9 +364,9 @@ class Model(Network):
     def _build_from_arrays(self, x):
         from tideflow.keras.engine.input_layer import Input
 
-        arrays = x if isinstance(x, (list, tuple)) else [x]
-        if isinstance(x, dict):
-            raise ValueError("Cannot build a subclassed model from a dict of inputs.")  # noqa: TRY004
+        # as TF: a dict of arrays calls the model on a dict of inputs named by its keys
+        keys = sorted(x) if isinstance(x, dict) else None
+        arrays = [x[k] for k in keys] if keys else x if isinstance(x, (list, tuple)) else [x]
         inputs = []
         for i, a in enumerate(arrays):
             a = np.asarray(a)
@@ -352,8 +376,9 @@ class Model(Network):
             # named as TF 1.15's placeholders, taking no layer-name number (the program's
             # own Input() is still input_1)
             inputs.append(Input(batch_shape=(None,) + a.shape[1:], dtype=dtype,
-                                name=f"input_{i + 1}"))
-        nested = inputs if isinstance(x, (list, tuple)) else inputs[0]
+                                name=keys[i] if keys else f"input_{i + 1}"))
+        nested = (dict(zip(keys, inputs)) if keys else
+                  inputs if isinstance(x, (list, tuple)) else inputs[0])
         outputs = self(nested, **self._training_kwargs())
         self._nested_inputs = nested
         self.inputs = inputs
@@ -361,7 +386,8 @@ class Model(Network):
         self._nested_outputs = outputs
         self._set_output_node(outputs)
         self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
-        self.input_names = [f"input_{i + 1}" for i in range(len(self.inputs))]
+        self.input_names = list(keys) if keys else [f"input_{i + 1}"
+                                                    for i in range(len(self.inputs))]
         self.built = True
 
     def _training_kwargs(self):
