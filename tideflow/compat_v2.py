@@ -307,7 +307,7 @@ class _Namespace(types.ModuleType):
             value = _Namespace(f"{self.__name__}.{attr}", getattr(self._base, attr), key + ".")
         elif key == "compat":
             value = _tf.compat
-        elif key in ("optimizers", "initializers"):  # TF 2's are Keras's
+        elif key in ("optimizers", "initializers", "losses", "metrics"):  # TF 2's: Keras's
             value = getattr(_tf.keras, key)
         else:
             value = getattr(self._base, attr)

@@ -1,0 +1,184 @@
+"""What running TensorFlow Datasets 1.3.2 and Neural Structured Learning 1.1.0 on tideflow
+needed, pinned with plain TF 1.x calls: ``tf.function`` helpers named ``_like_this`` with
+nested input signatures, a dense tensor times a SparseTensor whose shapes only clash at run
+time, Keras ``add_metric``, subclassed models fit on a dict of arrays, functional models
+returning a tuple of dicts, and ``tf.compat.v2.losses`` being Keras's."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run(fetches, feed_dict=None):
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        return sess.run(fetches, feed_dict)
+
+
+# ------------------------------------------------------------------------------------------
+# tf.function in graph mode
+# ------------------------------------------------------------------------------------------
+
+def test_function_named_with_leading_underscore_builds_in_graph_mode():
+    @tf.function(input_signature=(tf.TensorSpec((None, 2), tf.float32),))
+    def _twice_plus_one(x):
+        return 2.0 * x + 1.0
+
+    out = _twice_plus_one(np.array([[1.0, 2.0], [0.5, -1.0]], np.float32))
+    np.testing.assert_allclose(_run(out), [[3.0, 5.0], [2.0, -1.0]])
+
+
+def test_function_lambda_name_is_a_valid_scope():
+    f = tf.function(lambda a: a * 3)
+    np.testing.assert_allclose(_run(f(tf.constant([1.0, 2.0]))), [3.0, 6.0])
+
+
+def test_function_input_signature_may_be_a_dict_of_specs():
+    specs = {"a": tf.TensorSpec((None, 3), tf.float32), "w": tf.TensorSpec((None, 1), tf.float32)}
+
+    @tf.function(input_signature=[specs])
+    def _weighted(feats):
+        assert isinstance(feats["a"], tf.Tensor) and feats["a"].dtype == tf.float32
+        return feats["a"] * feats["w"]
+
+    feats = {"a": [[1, 2, 3], [4, 5, 6]], "w": [[0.5], [2.0]]}
+    np.testing.assert_allclose(_run(_weighted(feats)), [[0.5, 1.0, 1.5], [8.0, 10.0, 12.0]])
+
+
+def test_function_input_signature_structure_and_shape_mismatches_raise():
+    specs = {"a": tf.TensorSpec((None, 3), tf.float32)}
+
+    @tf.function(input_signature=[specs])
+    def f(feats):
+        return feats["a"]
+
+    with pytest.raises(ValueError, match="structure"):
+        f([[1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError, match="not compatible"):
+        f({"a": [[1.0, 2.0]]})
+
+
+# ------------------------------------------------------------------------------------------
+# dense * SparseTensor: shapes checked when run, as TF's SparseDenseCwiseMul
+# ------------------------------------------------------------------------------------------
+
+def _sparse_2x3():
+    return tf.SparseTensor(indices=[[0, 0], [0, 2], [1, 1]], values=[1.0, 2.0, 3.0],
+                           dense_shape=(2, 3))
+
+
+def test_dense_times_sparse_with_clashing_shapes_builds_and_fails_when_run():
+    sp = _sparse_2x3()
+    prod = tf.constant([[5.0], [4.0], [3.0]]) * sp
+    assert isinstance(prod, tf.SparseTensor)
+    assert prod.values.get_shape().as_list() == [3]
+    # a graph holding the product, but not running it, works (its gradient is taken
+    # elsewhere only)
+    x = tf.constant([[-1.0], [1.0]])
+    loss = tf.reduce_sum(tf.constant([[6.0]]) * x) + tf.sparse.reduce_sum(prod)
+    g = tf.gradients(loss, x)[0]
+    np.testing.assert_allclose(_run(g), [[6.0], [6.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        _run(prod.values)
+
+
+def test_dense_times_sparse_broadcasting_values():
+    sp = _sparse_2x3()
+    prod = tf.constant([[10.0, 20.0, 30.0]]) * sp
+    np.testing.assert_allclose(_run(prod.values), [10.0, 60.0, 60.0])
+
+
+# ------------------------------------------------------------------------------------------
+# Keras: add_metric, dict inputs of subclassed models, nested outputs, Input(ragged=False)
+# ------------------------------------------------------------------------------------------
+
+class _DictModel(tf.keras.Model):
+    def __init__(self):
+        super().__init__(dynamic=False)
+        self.dense = tf.keras.layers.Dense(1, use_bias=False, kernel_initializer="ones")
+
+    def call(self, inputs):
+        out = self.dense(inputs["x"])
+        self.add_metric(tf.reduce_mean(inputs["side"]), aggregation="mean", name="side_mean")
+        return out
+
+
+def test_subclassed_model_fits_a_dict_of_arrays_and_reports_add_metric():
+    model = _DictModel()
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.0), loss="mse")
+    x = {"x": np.ones((4, 2), np.float32), "side": np.array([[1.0], [3.0], [5.0], [7.0]],
+                                                             np.float32)}
+    y = np.zeros((4, 1), np.float32)
+    hist = model.fit(x, y, batch_size=2, epochs=2, verbose=0).history
+    assert model.metrics_names == ["loss", "side_mean"]
+    assert sorted(model.input_names) == ["side", "x"]
+    # the running mean over the epoch's batches: (2 + 6) / 2
+    np.testing.assert_allclose(hist["side_mean"], [4.0, 4.0])
+    np.testing.assert_allclose(hist["loss"], [4.0, 4.0])
+    loss, side = model.evaluate(x, y, batch_size=4, verbose=0)
+    np.testing.assert_allclose([loss, side], [4.0, 4.0])
+
+
+def test_add_metric_of_a_metric_result_and_errors():
+    layer = tf.keras.layers.Dense(1)
+    m = tf.keras.metrics.Mean(name="m")
+    value = m(tf.constant([1.0, 3.0]))
+    layer.add_metric(value)  # a Metric's result: no aggregation needed
+    assert layer._added_metrics[0][0] is m
+    with pytest.raises(ValueError, match="provide a name"):
+        layer.add_metric(tf.constant(1.0), aggregation="mean")
+    with pytest.raises(ValueError, match="only `mean`"):
+        layer.add_metric(tf.constant(1.0), aggregation="sum", name="s")
+    with pytest.raises(ValueError, match="aggregated metric result"):
+        layer.add_metric(tf.constant(1.0), name="s")
+
+
+def test_metric_name_follows_its_private_name():
+    m = tf.keras.metrics.MeanAbsoluteError()
+    assert m.name == "mean_absolute_error"
+    m._name = "mae_label1"
+    assert m.name == "mae_label1"
+
+
+def test_functional_model_call_keeps_a_tuple_of_dicts_structure():
+    a = tf.keras.Input((3,), name="a")
+    b = tf.keras.Input((3,), name="b")
+    outs = ({"x": tf.keras.layers.Lambda(lambda t: t * 2.0)(a)},
+            {"y": tf.keras.layers.Add()([a, b])}, b)
+    model = tf.keras.Model(inputs={"a": a, "b": b}, outputs=outs)
+    res = model({"a": tf.ones((2, 3)), "b": tf.ones((2, 3))})
+    assert isinstance(res, tuple) and set(res[0]) == {"x"} and set(res[1]) == {"y"}
+    x, y, bb = _run([res[0]["x"], res[1]["y"], res[2]])
+    np.testing.assert_allclose(x, np.full((2, 3), 2.0))
+    np.testing.assert_allclose(y, np.full((2, 3), 2.0))
+    np.testing.assert_allclose(bb, np.ones((2, 3)))
+
+
+def test_input_accepts_ragged_false():
+    t = tf.keras.Input((4,), ragged=False, name="plain")
+    assert t.get_shape().as_list() == [None, 4]
+
+
+def test_subclassed_model_rejects_unknown_keyword():
+    with pytest.raises(TypeError, match="colour"):
+        tf.keras.Model(colour="red")
+
+
+# ------------------------------------------------------------------------------------------
+# tf.compat.v2: losses and metrics are Keras's
+# ------------------------------------------------------------------------------------------
+
+def test_compat_v2_losses_and_metrics_are_keras_ones():
+    v2 = tf.compat.v2
+    assert v2.losses.Reduction.AUTO == "auto"
+    assert v2.losses.Reduction is tf.keras.losses.Reduction
+    assert v2.metrics.Mean is tf.keras.metrics.Mean
+    loss = v2.losses.MeanSquaredError()(tf.constant([[1.0], [3.0]]), tf.constant([[0.0], [0.0]]))
+    np.testing.assert_allclose(_run(loss), 5.0)
