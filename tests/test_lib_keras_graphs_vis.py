@@ -100,3 +100,36 @@ def test_gradient_override_map_wants_strings(mapping):
     y = tf.nn.relu(x)
     with pytest.raises(ValueError):
         y.op.get_attr("_gradient_op_type")
+
+
+# ------------------------------------------------------------------------------------------
+# disjoint-mode top-k pooling: a shape-free variable reassigned each step, then scattered into
+# ------------------------------------------------------------------------------------------
+
+def test_segment_top_k_through_shape_free_variable():
+    scores = tf.placeholder(tf.float32, (None,))
+    seg = tf.placeholder(tf.int32, (None,))
+    buf = tf.Variable(0.0, validate_shape=False)
+    counts = tf.segment_sum(tf.ones_like(seg), seg)
+    starts = tf.cumsum(counts) - counts
+    widest = tf.reduce_max(counts)
+    n_seg = tf.shape(counts)[0]
+    slot = tf.range(tf.shape(seg)[0]) - tf.gather(starts, seg) + seg * widest
+    filler = tf.ones((n_seg * widest,)) * (tf.reduce_min(scores) - 1.0)
+    filled = tf.assign(buf, filler, validate_shape=False)
+    assert filled.shape.ndims == 1
+    table = tf.reshape(tf.scatter_update(filled, slot, scores), (n_seg, widest))
+    order = tf.argsort(table, direction="DESCENDING") + starts[:, None]
+    keep = tf.cast(tf.ceil(0.5 * tf.cast(counts, tf.float32)), tf.int32)
+    first = tf.less(tf.range(widest)[None, :], keep[:, None])
+    picked = tf.boolean_mask(order, first)
+    assert picked.shape.as_list() == [None]
+    x = np.array([0.3, 0.9, 0.1, 0.5, 0.7, 0.2, 0.8, 0.4, 0.6], np.float32)
+    ids = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2], np.int32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(picked, {scores: x, seg: ids})
+        # a second, larger batch reshapes the variable again
+        got2 = sess.run(picked, {scores: np.arange(6, dtype=np.float32), seg: [0] * 6})
+    assert got.tolist() == [1, 0, 4, 6, 8]
+    assert got2.tolist() == [5, 4, 3]
