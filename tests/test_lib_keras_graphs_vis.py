@@ -133,3 +133,49 @@ def test_segment_top_k_through_shape_free_variable():
         got2 = sess.run(picked, {scores: np.arange(6, dtype=np.float32), seg: [0] * 6})
     assert got.tolist() == [1, 0, 4, 6, 8]
     assert got2.tolist() == [5, 4, 3]
+
+
+# ------------------------------------------------------------------------------------------
+# SparseReduceSum / Max kernels: values go to their output cell, nothing input-sized is built
+# ------------------------------------------------------------------------------------------
+
+def test_sparse_reduce_of_a_huge_sparse_adjacency():
+    n = 10 ** 7
+    sp = tf.SparseTensor([[0, 5], [0, n - 1], [3, 2], [n - 1, 0]], [1.5, 2.0, -1.0, 4.0], (n, n))
+    deg = tf.sparse.reduce_sum(sp, axis=-1)
+    col_max = tf.sparse.reduce_max(sp, axis=0, keepdims=True)
+    total = tf.sparse.reduce_sum(sp)
+    with tf.Session() as sess:
+        d, m, t = sess.run([deg, col_max, total])
+    assert d.shape == (n,) and m.shape == (1, n)
+    assert d[0] == 3.5 and d[3] == -1.0 and d[n - 1] == 4.0 and np.count_nonzero(d) == 3
+    # a column with only a negative value keeps it; columns with no values read 0
+    assert m[0, 5] == 1.5 and m[0, 2] == -1.0 and m[0, 0] == 4.0 and m[0, 1] == 0.0
+    assert t == 6.5
+
+
+def test_sparse_reduce_kernel_values_and_index_checks():
+    idx = tf.placeholder(tf.int64, (None, 3))
+    vals = tf.placeholder(tf.int32, (None,))
+    sp = tf.SparseTensor(idx, vals, tf.constant([2, 3, 4], tf.int64))
+    i = np.array([[0, 0, 1], [0, 2, 3], [1, 1, 1], [1, 1, 1], [1, 2, 0]], np.int64)
+    v = np.array([3, -4, 5, 6, -7], np.int32)
+    dense = np.zeros((2, 3, 4), np.int32)
+    np.add.at(dense, tuple(i.T), v)
+    sums = [tf.sparse.reduce_sum(sp, axis=ax, keepdims=kd)
+            for ax in (0, [1, 2], -1, None) for kd in (False, True)]
+    big = tf.sparse.reduce_max(sp, axis=[0, 2])
+    with tf.Session() as sess:
+        got = sess.run(sums + [big], {idx: i, vals: v})
+        k = 0
+        for ax in (0, (1, 2), -1, None):
+            for kd in (False, True):
+                np.testing.assert_array_equal(got[k], dense.sum(axis=ax, keepdims=kd))
+                assert got[k].dtype == np.int32
+                k += 1
+        np.testing.assert_array_equal(got[-1], [3, 6, -4])
+        # a reduced axis' index is never looked at (as TF); a kept one out of range is an error
+        r = sess.run(tf.sparse.reduce_sum(sp, axis=2), {idx: [[1, 0, 9]], vals: [2]})
+        np.testing.assert_array_equal(r, [[0, 0, 0], [2, 0, 0]])
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = \[0,7,1\]"):
+            sess.run(tf.sparse.reduce_sum(sp, axis=2), {idx: [[0, 7, 1]], vals: [2]})

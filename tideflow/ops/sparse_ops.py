@@ -413,23 +413,34 @@ def _reduce_axes(axes, rank):
 def _sparse_reduce(kind):
     def kernel(input_indices, input_values, input_shape, reduction_axes, *, keep_dims):
         idx, vals, shape = _check_sparse(input_indices, input_values, input_shape)
-        axes = _reduce_axes(reduction_axes, len(shape))
+        rank = len(shape)
+        axes = _reduce_axes(reduction_axes, rank)
+        kept = [d for d in range(rank) if d not in axes]
+        kept_shape = tuple(int(shape[d]) for d in kept)
+        out_shape = (tuple(1 if d in axes else int(shape[d]) for d in range(rank)) if keep_dims
+                     else kept_shape)
+        # as TF: values go straight to their output cell (indices along reduced axes are never
+        # looked at, so nothing dense of the input's size is built)
+        sub = idx[:, kept]
+        bad = np.flatnonzero(np.any((sub < 0) | (sub >= np.asarray(kept_shape, np.int64)), axis=1))
+        if bad.size:
+            i = int(bad[0])
+            raise _invalid(f"indices[{i}] = [{','.join(map(str, idx[i].tolist()))}] is out of "
+                           f"bounds: need 0 <= index < [{','.join(map(str, shape.tolist()))}]")
+        flat = (np.ravel_multi_index(tuple(sub.T), kept_shape) if kept
+                else np.zeros(len(vals), np.int64))
+        size = int(np.prod(kept_shape, dtype=np.int64))
         if kind == "sum":
-            dense = np.zeros(tuple(shape), dtype=vals.dtype)
-            np.add.at(dense, tuple(idx.T), vals)
-            return np.asarray(np.sum(dense, axis=axes, keepdims=keep_dims), dtype=vals.dtype)
-        low = (np.finfo(vals.dtype).min if vals.dtype.kind == "f" else
-               np.iinfo(vals.dtype).min)
-        dense = np.full(tuple(shape), -np.inf if vals.dtype.kind == "f" else low,
-                        dtype=vals.dtype)
-        np.maximum.at(dense, tuple(idx.T), vals)
-        out = np.max(dense, axis=axes, keepdims=keep_dims, initial=dense.dtype.type(
-            -np.inf if vals.dtype.kind == "f" else low))
-        # as TF: an output with no present values is 0 (the kernel starts from zeros)
-        present = np.zeros(tuple(shape), dtype=bool)
-        present[tuple(idx.T)] = True
-        any_present = np.any(present, axis=axes, keepdims=keep_dims)
-        return np.asarray(np.where(any_present, out, 0), dtype=vals.dtype)
+            out = np.zeros(size, dtype=vals.dtype)
+            np.add.at(out, flat, vals)
+            return out.reshape(out_shape)
+        low = (-np.inf if vals.dtype.kind == "f" else np.iinfo(vals.dtype).min)
+        out = np.full(size, low, dtype=vals.dtype)
+        np.maximum.at(out, flat, vals)
+        # as TF: an output with no present values is 0
+        present = np.zeros(size, dtype=bool)
+        present[flat] = True
+        return np.where(present, out, vals.dtype.type(0)).reshape(out_shape)
 
     return kernel
 
