@@ -182,3 +182,34 @@ def test_compat_v2_losses_and_metrics_are_keras_ones():
     assert v2.metrics.Mean is tf.keras.metrics.Mean
     loss = v2.losses.MeanSquaredError()(tf.constant([[1.0], [3.0]]), tf.constant([[0.0], [0.0]]))
     np.testing.assert_allclose(_run(loss), 5.0)
+
+
+# ------------------------------------------------------------------------------------------
+# tf.data: a reader over one file name with num_parallel_reads (TFDS reads each shard so)
+# ------------------------------------------------------------------------------------------
+
+def test_tfrecord_dataset_of_a_scalar_file_name_with_parallel_reads(tmp_path):
+    paths = []
+    for shard in range(2):
+        p = str(tmp_path / f"part-{shard}.tfrecord")
+        with tf.io.TFRecordWriter(p) as w:
+            for i in range(3):
+                w.write(f"s{shard}r{i}".encode())
+        paths.append(p)
+    one = tf.data.TFRecordDataset(paths[1], num_parallel_reads=1)
+    assert one.output_shapes.as_list() == []
+    files = tf.data.Dataset.from_tensor_slices({"filename": paths, "skip": np.array([1, 0])})
+    ds = files.interleave(
+        lambda f: tf.data.TFRecordDataset(f["filename"], num_parallel_reads=1).skip(f["skip"]),
+        cycle_length=2, block_length=4)
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    got = []
+    with tf.Session() as sess:
+        for _ in range(5):
+            got.append(sess.run(nxt))
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(nxt)
+    assert got == [b"s0r1", b"s0r2", b"s1r0", b"s1r1", b"s1r2"]
+    with tf.Session() as sess:
+        nxt1 = tf.data.make_one_shot_iterator(one).get_next()
+        assert [sess.run(nxt1) for _ in range(3)] == [b"s1r0", b"s1r1", b"s1r2"]

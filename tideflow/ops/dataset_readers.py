@@ -184,8 +184,11 @@ class _FileDataset(DatasetSource):
         filenames = _filenames(filenames)
         if isinstance(filenames, Dataset) or num_parallel_reads is not None:
             if not isinstance(filenames, Dataset):
+                # as TF: a scalar file name is a vector of one
+                from tideflow.ops.array_ops import reshape
+
                 filenames = Dataset.from_tensor_slices(
-                    ops.convert_to_tensor(filenames, dtype=dtypes.string))
+                    reshape(filenames, [-1], name="flat_filenames"))
             if num_parallel_reads is None:
                 self._impl = filenames.flat_map(one_file)
             else:
