@@ -213,3 +213,29 @@ def test_tfrecord_dataset_of_a_scalar_file_name_with_parallel_reads(tmp_path):
     with tf.Session() as sess:
         nxt1 = tf.data.make_one_shot_iterator(one).get_next()
         assert [sess.run(nxt1) for _ in range(3)] == [b"s1r0", b"s1r1", b"s1r2"]
+
+
+# ------------------------------------------------------------------------------------------
+# tf.config: a CPU split into virtual CPUs gives a session made without a config that many
+# ------------------------------------------------------------------------------------------
+
+def test_virtual_cpus_are_the_devices_of_a_session_without_config():
+    cpu = tf.config.experimental.list_physical_devices("CPU")[0]
+    vdc = tf.config.experimental.VirtualDeviceConfiguration
+    tf.config.experimental.set_virtual_device_configuration(cpu, [vdc(), vdc()])
+    try:
+        names = [d.name for d in tf.config.experimental.list_logical_devices("CPU")]
+        assert names == ["/device:CPU:0", "/device:CPU:1"]
+        with tf.device("/cpu:1"):
+            x = tf.constant(2.0) * 3.0
+        with tf.Session() as sess:
+            kinds = [d.name for d in sess.list_devices()]
+            assert any(n.endswith("CPU:1") for n in kinds)
+            assert sess.run(x) == 6.0
+        # a session given its own ConfigProto keeps its device count
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 1})) as sess:
+            assert not any(d.name.endswith("CPU:1") for d in sess.list_devices())
+    finally:
+        tf.config.experimental.set_virtual_device_configuration(cpu, None)
+    assert [d.name for d in tf.config.experimental.list_logical_devices("CPU")] == [
+        "/device:CPU:0"]

@@ -73,12 +73,23 @@ def set_visible_devices(devices, device_type=None):
 
 
 def list_logical_devices(device_type=None):
-    """The devices a tf.Session in this process places ops on, by their device names."""
+    """The devices a tf.Session in this process places ops on, by their device names (a
+    physical device split into logical ones lists each)."""
     out = []
+    counts = {}
     for d in get_visible_devices(device_type):
-        out.append(LogicalDevice(d.name.replace("/physical_device:", "/device:"),
-                                 d.device_type))
+        split = _state["logical_config"].get(d)
+        for _ in range(len(split) if split else 1):
+            i = counts.get(d.device_type, 0)
+            counts[d.device_type] = i + 1
+            out.append(LogicalDevice(f"/device:{d.device_type}:{i}", d.device_type))
     return out
+
+
+def _logical_cpu_count():
+    """The number of logical CPUs the CPU was split into, or None when it was not."""
+    split = _state["logical_config"].get(list_physical_devices("CPU")[0])
+    return len(split) if split else None
 
 
 def get_logical_device_configuration(device):

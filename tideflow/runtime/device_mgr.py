@@ -23,6 +23,12 @@ class DeviceMgr:
     def __init__(self, config=None, job="localhost", replica=0, task=0):
         dc = getattr(config, "device_count", None) if config is not None else None
         cpu = _count(dc, "CPU")
+        if config is None:
+            # as TF 1.15: a session made without a ConfigProto takes the process's, whose CPU
+            # count is that of the logical (virtual) CPUs tf.config split the CPU into
+            from tideflow import config as process_config
+
+            cpu = process_config._logical_cpu_count()
         gpu = _count(dc, "GPU")
         self.devices = local_devices(job, replica, task, cpu_count=1 if cpu is None else cpu,
                                      gpu_count=gpu)
