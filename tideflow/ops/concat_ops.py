@@ -202,7 +202,9 @@ def stack(values, axis=0, name="stack"):
     """Stacks a list of rank-R tensors into one rank-(R+1) tensor along ``axis``."""
     if axis == 0 and isinstance(values, ops.Tensor):
         return values  # as TF: a tensor converts to itself (``tf.stack(shape_tensor)``)
-    if axis == 0 and not _has_tensor(values):
+    if axis == 0:
+        # as TF: a constant list becomes a Const, one holding tensors is auto-packed (its
+        # Python numbers become Consts named by their index: ``stack/0``)
         try:
             return ops.convert_to_tensor(values, name=name)
         except (TypeError, ValueError):

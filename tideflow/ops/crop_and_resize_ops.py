@@ -271,11 +271,13 @@ def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear
     box_ind = conv_ops._alias(box_ind, box_indices, "box_ind", "box_indices")
     if method not in ("bilinear", "nearest"):
         raise ValueError(f"method must be 'bilinear' or 'nearest', got {method!r}")
-    with ops.name_scope(name, "CropAndResize", [image, boxes, box_ind]):
+    # TF's generated wrapper: the op itself takes ``name`` (its inputs are made in that scope)
+    with ops.name_scope(name, "CropAndResize", [image, boxes, box_ind]) as scope:
         boxes = ops.convert_to_tensor(boxes, dtypes.float32, name="boxes")
         box_ind = ops.convert_to_tensor(box_ind, dtypes.int32, name="box_ind")
         crop_size = ops.convert_to_tensor(crop_size, dtypes.int32, name="crop_size")
         return ops.apply_op("CropAndResize", [image, boxes, box_ind, crop_size], {
-            "method": method, "extrapolation_value": float(extrapolation_value)})._outputs[0]
+            "method": method, "extrapolation_value": float(extrapolation_value)},
+            name=scope)._outputs[0]
 
 

@@ -554,10 +554,12 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
     if not is_training and (mean is None or variance is None):
         raise ValueError("Both 'mean' and 'variance' must be a 1D tensor when "
                          "is_training is False.")
+    # TF's ``constant([])`` placeholders for the unused statistics: Consts named in the
+    # caller's scope (``Const``, ``Const_1``)
     if mean is None:
-        mean = np.zeros([0], np.float32)
+        mean = ops.convert_to_tensor(np.zeros([0], np.float32))
     if variance is None:
-        variance = np.zeros([0], np.float32)
+        variance = ops.convert_to_tensor(np.zeros([0], np.float32))
     # the smallest epsilon cuDNN accepts; TF applies the same floor on every device
     epsilon = max(float(epsilon), 1.001e-5)
     y, batch_mean, batch_var = _op(
