@@ -130,3 +130,19 @@ def test_tpu_estimator_spec_hooks_default_and_checked():
     with pytest.raises(TypeError, match="All hooks must be SessionRunHook instances"):
         tf.contrib.tpu.TPUEstimatorSpec(tf.estimator.ModeKeys.TRAIN, loss=tf.constant(1.0),
                                         training_hooks=["not a hook"])
+
+
+# ------------------------------------------------------------------------------------------
+# MirrorPad: a REFLECT padding as large as a (statically 1-wide) dimension builds, as TF
+# ------------------------------------------------------------------------------------------
+
+def test_reflect_pad_on_one_wide_map_builds_and_fails_only_when_run():
+    feat = tf.zeros([2, 1, 1, 5])  # a generator's bottleneck after two stride-2 convs of 4x4
+    padded = tf.pad(feat, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+    assert padded.get_shape().as_list() == [2, 3, 3, 5]
+    ok = tf.pad(tf.zeros([2, 3, 3, 5]), [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+    with tf.Session() as sess:
+        assert sess.run(ok).shape == (2, 5, 5, 5)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="paddings must be less than the dimension size: 1, 1"):
+            sess.run(padded)

@@ -158,16 +158,21 @@ def test_bitcast_shape_rule_and_errors():
         assert tf.gradients(tf.reduce_sum(tf.to_float(b)), z) == [None]
 
 
-def test_mirror_pad_static_limits_name_op_mode_and_dim():
+def test_mirror_pad_limits_are_checked_when_run_not_built():
+    # as TF: MirrorPad's shape function is Pad's; the paddings' limit is the kernel's
     with tf.Graph().as_default():
         x = tf.zeros([3, 2])
-        with pytest.raises(ValueError, match=r"MirrorPad \(REFLECT\): paddings must be less than "
-                                             r"the dimension size: 3, 0 for dimension 0 of size 3"
-                                             r" \(input shape \[3,2\]\)"):
-            tf.pad(x, [[3, 0], [0, 0]], "REFLECT")
-        with pytest.raises(ValueError, match=r"MirrorPad \(SYMMETRIC\): paddings must be no "
-                                             r"greater than.*0, 3 for dimension 1 of size 2"):
-            tf.pad(x, [[0, 0], [0, 3]], mode="symmetric")
+        r_bad = tf.pad(x, [[3, 0], [0, 0]], "REFLECT")
+        s_bad = tf.pad(x, [[0, 0], [0, 3]], mode="symmetric")
+        assert r_bad.get_shape().as_list() == [6, 2]
+        assert s_bad.get_shape().as_list() == [3, 5]
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"paddings must be less than the dimension size: 3, 0 greater "
+                                 r"than or equal to 3 in input dimension 0"):
+            _run(r_bad)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"0, 3 greater than or equal to 3 in input dimension 1"):
+            _run(s_bad)
         # at the limits both modes build and run
         r = tf.pad(x, [[2, 2], [1, 0]], "REFLECT")
         s = tf.pad(x, [[3, 3], [2, 2]], "SYMMETRIC")

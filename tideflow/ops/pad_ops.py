@@ -178,12 +178,15 @@ def _pad_v2_kernel(x, paddings, constant_values):
 def _mirror_pad_kernel(x, paddings, *, mode):
     x = _np(x)
     p = _check_paddings(x, paddings)
-    off = 0 if mode == "SYMMETRIC" else 1
+    # TF checks the limit here, at run time (REFLECT pads less than the dimension size,
+    # SYMMETRIC no more than it), not when the graph is built
+    limit_off = 1 if mode == "SYMMETRIC" else 0
     for i, (a, b) in enumerate(p):
-        if a > x.shape[i] - off or b > x.shape[i] - off:
+        limit = x.shape[i] + limit_off
+        if a >= limit or b >= limit:
             raise _invalid(
-                f"paddings must be no greater than the dimension size{'' if off == 0 else ' - 1'}"
-                f": {a}, {b} greater than {x.shape[i] - off} (dimension {i})"
+                f"paddings must be less than the dimension size: {a}, {b} greater than or "
+                f"equal to {limit} in input dimension {i}"
             )
     return _np_pad(x, p, mode=mode.lower())
 
@@ -227,29 +230,12 @@ op_registry.declare(
     kernel=_pad_v2_kernel,
     grad=_pad_grad,
 )
-def _mirror_pad_shape(op):
-    # TF's static limit: REFLECT pads less than the dimension size, SYMMETRIC no more than it
-    out = _pad_shape(op)
-    s = _in(op, 0)
-    v = ops.constant_value(op._inputs[1])
-    if s.ndims is None or v is None:
-        return out
-    sym = op._attrs["mode"] == "SYMMETRIC"
-    for i, (d, (a, b)) in enumerate(zip(s.as_list(), np.asarray(v).reshape(-1, 2).tolist())):
-        if d is not None and (max(a, b) > d if sym else max(a, b) >= d):
-            limit = "no greater than" if sym else "less than"
-            raise ValueError(
-                f"MirrorPad ({op._attrs['mode']}): paddings must be {limit} the dimension size: "
-                f"{a}, {b} for dimension {i} of size {d} (input shape {_shape_str(s)})")
-    return out
-
-
 op_registry.declare(
     "MirrorPad",
     inputs=["input: T", "paddings: Tpaddings"],
     outputs=["output: T"],
     attrs=_PAD_ATTRS + ["mode: {'REFLECT', 'SYMMETRIC'}"],
-    shape=_mirror_pad_shape,
+    shape=_pad_shape,  # as TF's: the paddings' limit is the kernel's check
     kernel=_mirror_pad_kernel,
     grad=_mirror_pad_grad,
 )
