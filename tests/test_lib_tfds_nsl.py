@@ -239,3 +239,41 @@ def test_virtual_cpus_are_the_devices_of_a_session_without_config():
         tf.config.experimental.set_virtual_device_configuration(cpu, None)
     assert [d.name for d in tf.config.experimental.list_logical_devices("CPU")] == [
         "/device:CPU:0"]
+
+
+class _TwoInputs(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(1, use_bias=False, kernel_initializer="ones")
+
+    def call(self, inputs):
+        return self.dense(inputs["a"]) + inputs["b"]
+
+
+def _fit_two_inputs(strategy):
+    with tf.Graph().as_default():
+        if strategy is None:
+            model = _TwoInputs()
+            model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+        else:
+            with strategy.scope():
+                model = _TwoInputs()
+                model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+        x = {"a": np.arange(8, dtype=np.float32).reshape(4, 2) / 8,
+             "b": np.ones((4, 1), np.float32)}
+        hist = model.fit(x, np.zeros((4, 1), np.float32), batch_size=4, epochs=2, verbose=0)
+        return hist.history["loss"], tf.keras.backend.get_value(model.dense.kernel)
+
+
+def test_subclassed_dict_input_model_trains_on_mirrored_replicas():
+    cpu = tf.config.experimental.list_physical_devices("CPU")[0]
+    vdc = tf.config.experimental.VirtualDeviceConfiguration
+    tf.config.experimental.set_virtual_device_configuration(cpu, [vdc(), vdc()])
+    try:
+        loss1, w1 = _fit_two_inputs(None)
+        loss2, w2 = _fit_two_inputs(tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]))
+    finally:
+        tf.config.experimental.set_virtual_device_configuration(cpu, None)
+    np.testing.assert_allclose(loss2, loss1, rtol=1e-6)
+    np.testing.assert_allclose(w2, w1, rtol=1e-6)
+    assert not np.allclose(w1, 1.0)

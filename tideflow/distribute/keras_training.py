@@ -32,7 +32,12 @@ def train_op(model, params):
 
     def replica_fn(i):
         xs = [_split(x, i, n) for x in inputs]
-        outs = tf.nest.flatten(model(xs if len(xs) > 1 else xs[0]))
+        nested = getattr(model, "_nested_inputs", None)
+        if isinstance(nested, (list, tuple, dict)):  # (a model called on a dict gets one)
+            xs_in = tf.nest.pack_sequence_as(nested, xs)
+        else:
+            xs_in = xs if len(xs) > 1 else xs[0]
+        outs = tf.nest.flatten(model(xs_in))
         total = None
         loss_weights = model.loss_weights
         if isinstance(loss_weights, dict):
