@@ -217,3 +217,43 @@ def test_fused_batch_norm_training_statistics_consts():
     np.testing.assert_allclose(mean, xv.reshape(-1, 2).mean(0), rtol=1e-5)
     norm = (xv - xv.reshape(-1, 2).mean(0)) / np.sqrt(xv.reshape(-1, 2).var(0) + 1e-3)
     np.testing.assert_allclose(got, norm * [1.0, 2.0] + [0.0, 0.5], rtol=1e-4, atol=1e-5)
+
+
+def test_fold_old_batch_norms_leaves_other_batch_norms_silently(caplog):
+    # a batch norm after Conv2D + BiasAdd (tf.layers' conv with a bias) is not folded, and the
+    # transform says nothing about it (TF's Graph Transform Tool is silent there)
+    x = tf.placeholder(tf.float32, [1, 4, 4, 1], name="x")
+    conv = tf.nn.bias_add(tf.nn.conv2d(x, np.ones([2, 2, 1, 2], np.float32), [1] * 4, "SAME"),
+                          [0.5, 1.0])
+    y, _, _ = tf.nn.fused_batch_norm(conv, [1.0, 1.0], [0.0, 0.0], [0.0, 0.0], [1.0, 1.0],
+                                     is_training=False)
+    tf.identity(y, name="out")
+    gd = tf.get_default_graph().as_graph_def()
+    with caplog.at_level("WARNING"):
+        out = TransformGraph(gd, ["x"], ["out"], ["fold_old_batch_norms"])
+    assert "FusedBatchNormV3" in {n.op for n in out.node}
+    assert not [r for r in caplog.records if "Conv2D" in r.getMessage()]
+
+
+# ------------------------------------------------------------------------------------------
+# Operation.get_attr on function attrs
+# ------------------------------------------------------------------------------------------
+
+def test_get_attr_of_function_attrs_is_a_name_attr_list():
+    p = tf.placeholder(tf.bool, [], name="p")
+    x = tf.placeholder(tf.float32, [2], name="x")
+    y = tf.cond(p, lambda: x * 2.0, lambda: x * 3.0)
+    op = y.op if y.op.type == "If" else y.op.inputs[0].op
+    assert op.type == "If"
+    branch = op.get_attr("then_branch")
+    assert type(branch).__name__ == "NameAttrList" and branch.name
+    branch.name = "changed"                      # a fresh proto: the op keeps its function
+    assert op.get_attr("then_branch").name != "changed"
+    gd = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(gd, name="")
+        imported = g.get_operation_by_name(op.name)
+        assert imported.get_attr("else_branch").name == op.get_attr("else_branch").name
+        with tf.Session(graph=g) as sess:
+            np.testing.assert_allclose(
+                sess.run(y.name, {"p:0": False, "x:0": [1.0, 2.0]}), [3.0, 6.0])

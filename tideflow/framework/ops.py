@@ -496,6 +496,14 @@ class Operation:
         value = self._attrs[name]
         if name == "_class":
             return [v.encode() if isinstance(v, str) else v for v in value]
+        spec = self._op_def.attrs.get(name)
+        typ = spec.type if spec is not None else None
+        if typ == "func" or typ == "list(func)":  # NameAttrList protos, as TF's
+            from tideflow.framework import graph_io
+
+            protos = [graph_io._func_proto(v) for v in (value if typ != "func" else [value])]
+            protos = [type(p).FromString(p.SerializeToString()) for p in protos]  # fresh copies
+            return protos[0] if typ == "func" else protos
         if hasattr(value, "WhichOneof"):  # an AttrValue kept as is (imported "_" attrs)
             from tideflow.framework import graph_io
 
@@ -505,8 +513,6 @@ class Operation:
             if isinstance(value, list):
                 return [v.encode() if isinstance(v, str) else v for v in value]
             return value
-        spec = self._op_def.attrs.get(name)
-        typ = spec.type if spec is not None else None
         if (typ == "string" or typ is None) and isinstance(value, str):
             return value.encode()  # "_gradient_op_type" and other "_" attrs too, as TF
         if typ == "list(string)":

@@ -288,7 +288,7 @@ def _fold_batch_norms(graph_def, context, params):
 def _fold_old_batch_norms(graph_def, context, params):
     from tideflow.python.tools import optimize_for_inference_lib
 
-    return optimize_for_inference_lib.fold_batch_norms(graph_def)
+    return optimize_for_inference_lib.fold_batch_norms(graph_def, _warn=False)
 
 
 def _remove_attribute(graph_def, context, params):

@@ -139,12 +139,13 @@ def fuse_resize_and_conv(input_graph_def, output_node_names):
     return input_graph_def
 
 
-def fold_batch_norms(input_graph_def):
+def fold_batch_norms(input_graph_def, _warn=True):
     """Folds each inference-mode batch norm (``BatchNormWithGlobalNormalization``,
     ``FusedBatchNorm*`` with ``is_training`` false) whose input is a ``Conv2D`` or
     ``DepthwiseConv2dNative`` with Const weights into those weights (scaled per output channel
     by gamma / sqrt(variance + epsilon)) and a ``BiasAdd`` of beta - mean * scale, which takes
-    the batch norm's name so its consumers are unchanged."""
+    the batch norm's name so its consumers are unchanged. (``_warn=False``: batch norms that do
+    not fit are left silently, as the Graph Transform Tool's ``fold_old_batch_norms`` does.)"""
     node_map = {node.name: node for node in input_graph_def.node}
     used_outputs, consumers = {}, {}
     for node in input_graph_def.node:
@@ -165,8 +166,9 @@ def fold_batch_norms(input_graph_def):
             continue  # a consumer reads the batch mean/variance outputs
         conv_op = node_from_map(node_map, node.input[0])
         if conv_op.op not in ("Conv2D", "DepthwiseConv2dNative"):
-            logging.warning("Didn't find expected Conv2D or DepthwiseConv2dNative input to "
-                            "'%s'", node.name)
+            if _warn:
+                logging.warning("Didn't find expected Conv2D or DepthwiseConv2dNative input "
+                                "to '%s'", node.name)
             continue
         if conv_op.attr["data_format"].s not in (b"", b"NHWC"):
             continue
@@ -174,9 +176,10 @@ def fold_batch_norms(input_graph_def):
         if consumers.get(weights_op.name, 0) != 1 or consumers.get(conv_op.name, 0) != 1:
             continue  # scaling weights another node also reads would change that node
         if weights_op.op != "Const":
-            logging.warning("Didn't find expected conv Constant input to '%s', found %s "
-                            "instead. Maybe because freeze_graph wasn't run first?",
-                            conv_op.name, weights_op.op)
+            if _warn:
+                logging.warning("Didn't find expected conv Constant input to '%s', found %s "
+                                "instead. Maybe because freeze_graph wasn't run first?",
+                                conv_op.name, weights_op.op)
             continue
         weights = values_from_const(weights_op)
         channel_count = (weights.shape[3] if conv_op.op == "Conv2D"
@@ -188,8 +191,9 @@ def fold_batch_norms(input_graph_def):
                 break
             value = values_from_const(op)
             if value.shape != (channel_count,):
-                logging.warning("Incorrect shape for %s in '%s', expected (%d,), found %s",
-                                op.name, node.name, channel_count, value.shape)
+                if _warn:
+                    logging.warning("Incorrect shape for %s in '%s', expected (%d,), found %s",
+                                    op.name, node.name, channel_count, value.shape)
                 break
             consts.append(value.astype(np.float64))
         if len(consts) != 4:
