@@ -277,3 +277,48 @@ def test_subclassed_dict_input_model_trains_on_mirrored_replicas():
     np.testing.assert_allclose(loss2, loss1, rtol=1e-6)
     np.testing.assert_allclose(w2, w1, rtol=1e-6)
     assert not np.allclose(w1, 1.0)
+
+
+class _SelfLoss(tf.keras.Model):
+    """Its loss and a metric come from its call (add_loss, add_metric), from a label input."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(1, use_bias=False, kernel_initializer="ones")
+
+    def call(self, inputs):
+        pred = self.dense(inputs["x"])
+        err = tf.reduce_mean(tf.square(pred - inputs["y"]))
+        self.add_loss(err)
+        self.add_metric(err, aggregation="mean", name="err")
+        return pred
+
+
+def _fit_self_loss(strategy):
+    with tf.Graph().as_default():
+        if strategy is None:
+            model = _SelfLoss()
+            model.compile(tf.keras.optimizers.SGD(0.05))
+        else:
+            with strategy.scope():
+                model = _SelfLoss()
+                model.compile(tf.keras.optimizers.SGD(0.05))
+        x = {"x": np.arange(8, dtype=np.float32).reshape(4, 2) / 4,
+             "y": np.array([[0.5], [1.0], [1.5], [2.0]], np.float32)}
+        hist = model.fit(x, batch_size=4, epochs=3, verbose=0).history
+        return hist["loss"], hist["err"], tf.keras.backend.get_value(model.dense.kernel)
+
+
+def test_call_added_loss_and_metric_train_the_same_on_mirrored_replicas():
+    cpu = tf.config.experimental.list_physical_devices("CPU")[0]
+    vdc = tf.config.experimental.VirtualDeviceConfiguration
+    tf.config.experimental.set_virtual_device_configuration(cpu, [vdc(), vdc()])
+    try:
+        one = _fit_self_loss(None)
+        two = _fit_self_loss(tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]))
+    finally:
+        tf.config.experimental.set_virtual_device_configuration(cpu, None)
+    for a, b in zip(one, two):
+        np.testing.assert_allclose(b, a, rtol=1e-5)
+    np.testing.assert_allclose(one[0], one[1], rtol=1e-6)  # loss == its add_metric mean
+    assert one[0][2] < one[0][0]

@@ -16,6 +16,7 @@ def train_op(model, params):
     reports: the batch's, before the update)."""
     import tideflow as tf
     from tideflow.distribute.input_lib import _split
+    from tideflow.keras.engine import base_layer
     from tideflow.keras.engine import training as training_lib
 
     strategy = model._distribution_strategy
@@ -29,6 +30,11 @@ def train_op(model, params):
         inputs = [tf.identity(x) for x in model.inputs]
     targets = model.targets
     weights = model.sample_weights
+    # the losses computed from the model's inputs (add_loss in a call, activity
+    # regularization) each replica's own call makes again on its slice; the others (the
+    # weights' regularization) are added once
+    input_ids = {id(x) for x in model.inputs}
+    weight_losses = [r for r in model.losses if not base_layer._depends_on(r, input_ids)]
 
     def replica_fn(i):
         xs = [_split(x, i, n) for x in inputs]
@@ -37,8 +43,11 @@ def train_op(model, params):
             xs_in = tf.nest.pack_sequence_as(nested, xs)
         else:
             xs_in = xs if len(xs) > 1 else xs[0]
+        before = {id(r) for r in model.losses}
         outs = tf.nest.flatten(model(xs_in))
-        total = None
+        call_losses = [r for r in model.losses if id(r) not in before]
+        total = tf.add_n([tf.cast(r, tf.keras.backend.floatx()) for r in call_losses]) \
+            if call_losses else None
         loss_weights = model.loss_weights
         if isinstance(loss_weights, dict):
             loss_weights = [loss_weights.get(name, 1.0) for name in model.output_names]
@@ -64,8 +73,8 @@ def train_op(model, params):
         # the replica's share of the batch's mean: the summed gradients are the batch's
         share = tf.cast(tf.shape(xs[0])[0], total.dtype) / batch
         total = total * share
-        if i == 0 and model.losses:  # the weights' regularization, once (read from copy 0)
-            total = total + tf.add_n([tf.cast(r, total.dtype) for r in model.losses])
+        if i == 0 and weight_losses:  # the weights' regularization, once (read from copy 0)
+            total = total + tf.add_n([tf.cast(r, total.dtype) for r in weight_losses])
         grads = tf.gradients(total, params)
         if any(g is None for g in grads):
             missing = [p.name for p, g in zip(params, grads) if g is None]

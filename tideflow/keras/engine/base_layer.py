@@ -193,6 +193,16 @@ class Layer:
                 self._track_assigned_variables(name, value)
         object.__setattr__(self, name, value)
 
+    def _track_trackable(self, trackable, name, overwrite=False):
+        """TF's named-dependency hook (wrapper layers call it for the layer they wrap): a
+        layer so tracked is a sublayer, as an attribute assignment makes it; returns it."""
+        del name, overwrite  # tideflow's checkpoints walk the sublayers, not named edges
+        subs = self.__dict__.get("_sublayers")
+        if isinstance(trackable, Layer) and trackable is not self and subs is not None:
+            if not any(trackable is s for s in subs):
+                subs.append(trackable)
+        return trackable
+
     def _track_assigned_variables(self, name, value):
         # as TF 1.15: a Variable assigned to an attribute (alone or in a list or tuple), e.g.
         # ``self.w = tf.Variable(...)`` in ``build``, is one of the layer's weights; not for a
@@ -535,9 +545,19 @@ class Layer:
                                  "metric instance. Pass the un-aggregated value with "
                                  "`aggregation='mean'` instead.")
             from tideflow.keras import metrics as metrics_mod
+            from tideflow.ops import variables as variables_lib
 
+            # under a strategy the model's whole-batch graph (where this runs) is built
+            # across replicas: the mean's state is plain variables, as the compiled metrics'
+            creators = variables_lib._creator_stack()
+            saved = creators[:]
+            del creators[:]
+            try:
+                with ops.name_scope(name):
+                    metric = metrics_mod.Mean(name=name)
+            finally:
+                creators[:] = saved
             with ops.name_scope(name):
-                metric = metrics_mod.Mean(name=name)
                 value = metric(value)
         added = [e for e in self.__dict__.get("_added_metrics", []) if e[0].name != metric.name]
         # (a layer called again reports its latest call's value, once)
