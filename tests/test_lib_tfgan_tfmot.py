@@ -146,3 +146,71 @@ def test_reflect_pad_on_one_wide_map_builds_and_fails_only_when_run():
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match="paddings must be less than the dimension size: 1, 1"):
             sess.run(padded)
+
+
+# ------------------------------------------------------------------------------------------
+# Keras pieces a pruning wrapper (TF Model Optimization's PruneLowMagnitude) relies on
+# ------------------------------------------------------------------------------------------
+
+def test_keras_utils_conv_generic_and_tf_utils_modules():
+    from tideflow.python.keras.utils import conv_utils, generic_utils, tf_utils
+
+    assert conv_utils.convert_data_format("channels_first", 4) == "NCHW"
+    assert conv_utils.normalize_tuple(2, 3, "strides") == (2, 2, 2)
+    assert conv_utils.conv_output_length(9, 3, "valid", 2) == 4
+    assert conv_utils.normalize_padding("SAME") == "same"
+    assert generic_utils.to_snake_case("MaskedDense2D") == "masked_dense2d"
+    assert generic_utils.to_snake_case("PruneLowMagnitude") == "prune_low_magnitude"
+    flag = tf.placeholder_with_default(True, [])
+    out = tf_utils.smart_cond(flag, lambda: tf.constant(1), lambda: tf.constant(2))
+    assert tf_utils.smart_cond(False, lambda: 1, lambda: 2) == 2
+    with tf.Session() as sess:
+        assert sess.run(out, {flag: False}) == 2
+
+
+class _Masked(tf.keras.layers.Wrapper):
+    """A wrapper that zeroes the wrapped layer's kernel below a threshold on every training
+    step, as a pruning wrapper does: its updates depend on no input of the call."""
+
+    def __init__(self, layer, **kwargs):
+        super().__init__(layer, **kwargs)
+        self._track_trackable(layer, name="layer")
+
+    def build(self, input_shape):
+        super().build(input_shape)  # builds the wrapped layer: its kernel exists after
+        self.mask = self.add_weight("mask", shape=self.layer.kernel.shape,
+                                    initializer="ones", trainable=False)
+
+    def call(self, inputs, training=None):
+        kernel = self.layer.kernel
+        new_mask = tf.cast(tf.abs(kernel) > 0.5, kernel.dtype)
+        with tf.control_dependencies([tf.assign(self.mask, new_mask)]):
+            masked = tf.assign(kernel, kernel * self.mask)
+        self.add_update(masked.op)
+        return self.layer.call(inputs)
+
+
+def test_wrapper_build_and_unconditional_updates_run_in_fit():
+    wrapped = _Masked(tf.keras.layers.Dense(3, kernel_initializer=tf.constant_initializer(
+        np.array([[0.1, 0.9, -0.7], [0.6, -0.2, 0.05]]))), input_shape=(2,))
+    model = tf.keras.Sequential([wrapped])
+    assert wrapped.layer.built and wrapped.layer in wrapped._sublayers
+    assert [u for u in model.updates if u is wrapped.updates[0]]  # TF 1.x: unconditional too
+    model.compile(tf.train.GradientDescentOptimizer(0.0), "mse")
+    model.fit(np.ones((4, 2)), np.zeros((4, 3)), batch_size=2, epochs=1, verbose=0)
+    kernel = tf.keras.backend.get_value(wrapped.layer.kernel)
+    np.testing.assert_allclose(kernel, [[0.0, 0.9, -0.7], [0.6, 0.0, 0.0]])
+    np.testing.assert_allclose(tf.keras.backend.get_value(wrapped.mask),
+                               [[0, 1, 1], [1, 0, 0]])
+
+
+def test_tensorboard_write_custom_summaries(tmp_path):
+    cb = tf.keras.callbacks.TensorBoard(log_dir=str(tmp_path), write_graph=False)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+    cb.set_model(model)
+    cb._write_custom_summaries(7, {"dense/mask/sparsity": np.float32(0.25)})
+    cb.on_train_end()
+    events = [str(p) for p in tmp_path.iterdir()]
+    tags = [(e.step, v.tag, v.simple_value) for e in tf.train.summary_iterator(events[0])
+            for v in e.summary.value]
+    assert tags == [(7, "dense/mask/sparsity", 0.25)]

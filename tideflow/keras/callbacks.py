@@ -681,6 +681,11 @@ class TensorBoard(Callback):
         self.writer.add_summary(summary, step)
         self.writer.flush()
 
+    def _write_custom_summaries(self, step, logs=None):
+        """TF 1.15's hook for subclasses: ``logs`` (name -> scalar) as scalar summaries at
+        ``step`` (Model Optimization's PruningSummaries writes its sparsities with it)."""
+        self._write(logs or {}, step)
+
     def on_batch_end(self, batch, logs=None):
         # as TF 1.15: batch scalars every ``update_freq`` samples ('batch': 1), at the count
         # of batches seen

@@ -380,6 +380,9 @@ def _add_submodules():
     tf_utils.__doc__ = "``keras.utils.tf_utils`` (TF's module): the symbolic-type registry."
     tf_utils.register_symbolic_tensor_type = _utils.register_symbolic_tensor_type
     tf_utils.is_symbolic_tensor = _utils.is_symbolic_tensor
+    from tideflow.ops.layers_base import smart_cond
+
+    tf_utils.smart_cond = smart_cond
     here.tf_utils = sys.modules.setdefault(tf_utils.__name__, tf_utils)
     for short, names in tables.items():
         full = f"{__name__}.{short}"
@@ -391,6 +394,21 @@ def _add_submodules():
         setattr(here, short, module)
     here.generic_utils.to_list = _to_list
     here.generic_utils.object_list_uid = _object_list_uid
+    # ``to_snake_case``: the default layer name of a class (wrappers name themselves with it)
+    from tideflow.ops.layers_base import _to_snake_case
+
+    here.generic_utils.to_snake_case = _to_snake_case
+    # ``keras.utils.conv_utils``: the argument helpers custom convolution layers import
+    from tideflow.python.layers import utils as _layer_utils
+
+    conv_utils = importlib.util.module_from_spec(
+        importlib.machinery.ModuleSpec(f"{__name__}.conv_utils", None))
+    conv_utils.__doc__ = "``keras.utils.conv_utils`` (TF's module): convolution argument helpers."
+    for name in ("conv_output_length", "conv_input_length", "convert_data_format",
+                 "normalize_tuple", "normalize_padding", "normalize_data_format"):
+        setattr(conv_utils, name, getattr(_layer_utils, name))
+    conv_utils.convert_kernel = convert_kernel
+    here.conv_utils = sys.modules.setdefault(conv_utils.__name__, conv_utils)
     sys.modules.setdefault(f"{__name__}.data_utils", data_utils)
 
 

@@ -193,6 +193,16 @@ class Layer:
                 self._track_assigned_variables(name, value)
         object.__setattr__(self, name, value)
 
+    def _track_trackable(self, trackable, name, overwrite=False):
+        """TF's named-dependency hook (wrapper layers call it for the layer they wrap): a
+        layer so tracked is a sublayer, as an attribute assignment makes it; returns it."""
+        del name, overwrite  # tideflow's checkpoints walk the sublayers, not named edges
+        subs = self.__dict__.get("_sublayers")
+        if (isinstance(trackable, Layer) and trackable is not self and subs is not None
+                and not any(trackable is s for s in subs)):
+            subs.append(trackable)
+        return trackable
+
     def _track_assigned_variables(self, name, value):
         # as TF 1.15: a Variable assigned to an attribute (alone or in a list or tuple), e.g.
         # ``self.w = tf.Variable(...)`` in ``build``, is one of the layer's weights; not for a

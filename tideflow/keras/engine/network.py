@@ -341,6 +341,11 @@ class Network(Layer):
                     out.append(u)
         if not self._model_nodes():
             return Layer.updates.fget(self)
+        # as TF 1.x: with them the layers' unconditional updates (made in a call but not from
+        # its inputs, e.g. a pruning wrapper's mask update)
+        for u in self._unconditional_update_list():
+            if id(u) not in frozen and not any(u is o for o in out):
+                out.append(u)
         return out
 
     def _frozen_updates(self):

@@ -1037,6 +1037,14 @@ class Wrapper(Layer):
         super().__init__(**kwargs)
         self.layer = layer
 
+    def build(self, input_shape=None):
+        # as TF: the wrapped layer is built (on the same shape) if it is not yet, so a
+        # subclass's build can read its weights after super().build
+        if not self.layer.built:
+            self.layer.build(input_shape)
+            self.layer.built = True
+        self.built = True
+
     def get_config(self):
         config = super().get_config()
         config["layer"] = {"class_name": type(self.layer).__name__,
