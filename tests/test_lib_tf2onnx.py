@@ -257,3 +257,40 @@ def test_get_attr_of_function_attrs_is_a_name_attr_list():
         with tf.Session(graph=g) as sess:
             np.testing.assert_allclose(
                 sess.run(y.name, {"p:0": False, "x:0": [1.0, 2.0]}), [3.0, 6.0])
+
+
+# ------------------------------------------------------------------------------------------
+# NodeDefs without the attrs TF 1.15's ops lack
+# ------------------------------------------------------------------------------------------
+
+def test_real_fft_node_defs_have_tf1_attrs():
+    x = tf.placeholder(tf.float32, [8], name="x")
+    spec = tf.signal.rfft(x)
+    back = tf.signal.irfft(spec)
+    gd = tf.get_default_graph().as_graph_def()
+    nodes = _nodes(gd)
+    # TF 1.15's RFFT is float -> complex64 with no type attrs; a float64 one (TF 2's) keeps them
+    assert set(nodes[spec.op.name].attr) == set()
+    assert set(nodes[back.op.name].attr) == set()
+    assert spec.op.get_attr("Tcomplex") == tf.complex64
+    wide = tf.signal.rfft(tf.placeholder(tf.float64, [8]))
+    assert set(wide.op.node_def.attr) == {"Treal", "Tcomplex"}
+    xv = np.arange(8, dtype=np.float32)
+    got = _run(gd, [spec.name, back.name], {"x:0": xv})
+    np.testing.assert_allclose(got[0], np.fft.rfft(xv), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[1], xv, rtol=1e-5, atol=1e-5)
+    assert got[0].dtype == np.complex64 and got[1].dtype == np.float32
+
+
+def test_fused_batch_norm_v3_node_def_without_exponential_avg_factor():
+    x = tf.placeholder(tf.float32, [1, 2, 2, 2], name="x")
+    y, _, _ = tf.nn.fused_batch_norm(x, [1.0, 1.0], [0.0, 0.0], [0.0, 0.0], [1.0, 1.0],
+                                     is_training=False)
+    nd = y.op.node_def
+    assert y.op.type == "FusedBatchNormV3"
+    assert set(nd.attr) == {"T", "U", "epsilon", "data_format", "is_training"}
+    assert y.op.get_attr("exponential_avg_factor") == 1.0
+    gd = tf.get_default_graph().as_graph_def()
+    xv = np.ones([1, 2, 2, 2], np.float32)
+    np.testing.assert_allclose(_run(gd, y.name, {"x:0": xv}), xv / np.sqrt(1.0 + 1e-3),
+                               rtol=1e-6)

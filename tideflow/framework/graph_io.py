@@ -239,8 +239,11 @@ def _build_node_def(op):
     nd.input.extend(t._as_node_def_input() for t in op._inputs)
     nd.input.extend("^" + c._name for c in op._control_inputs)
     specs = op._op_def.attrs
+    newer = op._op_def.newer_attrs
     for name, value in op._attrs.items():
         spec = specs.get(name)
+        if name in newer and spec is not None and spec.has_default and value == spec.default:
+            continue
         if name == "_class":
             attr_type = "list(string)"
         else:

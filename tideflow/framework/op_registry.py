@@ -156,6 +156,9 @@ class OpDef:
     # f(attrs) run once per plan when the op's kernel is bound, before any step runs: TF's
     # kernel-construction checks of attrs (bad strides fail even when an input is never fed)
     check_attrs = None
+    # attrs TF 1.15's op lacks (added by later TF): left out of the NodeDef while they hold
+    # their default, so a GraphDef imports into TF 1.x (and 1.x-era GraphDef tools read it)
+    newer_attrs = frozenset()
 
     def __getattr__(self, name):
         if name.startswith("__") or name == "_proto":
@@ -232,7 +235,7 @@ def _caller():
 def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kernel_factory=None,
             grad=None, differentiable=None, stateful=False, is_random=False,
             ref_outputs_alias=(), doc=None, inplace=None, device_types=None,
-            check_attrs=None):
+            check_attrs=None, newer_attrs=()):
     """Declares op type ``name``.
 
     kernel: a NumPy function taking the inputs positionally (list arguments as Python lists)
@@ -249,6 +252,7 @@ def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kern
       not differentiable. Leaving both unset means "no gradient defined" (an error when asked).
     check_attrs: ``f(attrs)`` raising an OpError for attrs TF's kernel refuses when it is
       constructed; run once per plan, when the kernel is bound, before any step.
+    newer_attrs: attrs TF 1.15's op does not have; a NodeDef omits them at their default.
     """
     where = _caller()
     old = _REGISTRY.get(name)
@@ -258,6 +262,8 @@ def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kern
               where, tuple(ref_outputs_alias), doc, inplace, device_types)
     if check_attrs is not None:
         d.check_attrs = check_attrs
+    if newer_attrs:
+        d.newer_attrs = frozenset(newer_attrs)
     _REGISTRY[name] = d
     if grad is not None:
         register_gradient(name, grad, where)

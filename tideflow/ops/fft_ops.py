@@ -9,6 +9,8 @@ from tideflow.ops.array_ops import _invalid, _np, _shape_str
 
 _COMPLEX = "Tcomplex: {complex64, complex128} = DT_COMPLEX64"
 _REAL = "Treal: {float, double} = DT_FLOAT"
+# TF 1.15's real FFTs are float32 -> complex64 only, without these attrs (TF 2.2 added them)
+_TF2_REAL_FFT_ATTRS = ("Treal", "Tcomplex")
 _NAMES = {1: "", 2: "2D", 3: "3D"}
 
 
@@ -226,11 +228,11 @@ for _k in (1, 2, 3):
     op_registry.declare(f"RFFT{_s}", inputs=["input: Treal", "fft_length: int32"],
                         outputs=["output: Tcomplex"], attrs=[_REAL, _COMPLEX],
                         shape=_rfft_shape(_k, False), kernel=_rfft_kernel(_k, f"RFFT{_s}"),
-                        grad=_rfft_grad(_k))
+                        grad=_rfft_grad(_k), newer_attrs=_TF2_REAL_FFT_ATTRS)
     op_registry.declare(f"IRFFT{_s}", inputs=["input: Tcomplex", "fft_length: int32"],
                         outputs=["output: Treal"], attrs=[_REAL, _COMPLEX],
                         shape=_rfft_shape(_k, True), kernel=_irfft_kernel(_k, f"IRFFT{_s}"),
-                        grad=_irfft_grad(_k))
+                        grad=_irfft_grad(_k), newer_attrs=_TF2_REAL_FFT_ATTRS)
 
 
 # -- public API -------------------------------------------------------------------------------

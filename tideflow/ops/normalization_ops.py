@@ -346,6 +346,7 @@ op_registry.declare(
            "is_training: bool = true"],
     shape=_batch_norm_shape, kernel=_batch_norm_v3,
     grad=_batch_norm_grad_fn("FusedBatchNormGradV3", 3),
+    newer_attrs=["exponential_avg_factor"],  # TF 2.2's
 )
 _BN_GRAD_OUT = ["x_backprop: T", "scale_backprop: U", "offset_backprop: U"]
 op_registry.declare(
