@@ -322,3 +322,43 @@ def test_call_added_loss_and_metric_train_the_same_on_mirrored_replicas():
         np.testing.assert_allclose(b, a, rtol=1e-5)
     np.testing.assert_allclose(one[0], one[1], rtol=1e-6)  # loss == its add_metric mean
     assert one[0][2] < one[0][0]
+
+
+# ------------------------------------------------------------------------------------------
+# Keras functional models through plain TF ops (TF 1.15's TensorFlowOpLayer)
+# ------------------------------------------------------------------------------------------
+
+def _op_model():
+    a = tf.keras.Input((3,), name="a")
+    b = tf.keras.Input((3,), name="b")
+    h = tf.keras.layers.Dense(2, kernel_initializer="ones", name="d")(a * 2.0 + b)
+    out = tf.reduce_sum(h, axis=1, keepdims=True) + tf.constant(1.0)
+    return tf.keras.Model([a, b], out)
+
+
+def test_functional_model_maps_through_tf_ops_on_keras_tensors():
+    model = _op_model()
+    names = [layer.name for layer in model.layers]
+    assert {"tf_op_layer_mul", "tf_op_layer_add", "tf_op_layer_Sum",
+            "tf_op_layer_add_1", "d"} <= set(names)
+    xa = np.ones((2, 3), np.float32)
+    xb = np.arange(6, dtype=np.float32).reshape(2, 3)
+    # 2 units of sum(2a + b), summed, plus 1
+    want = [[19.0], [37.0]]
+    np.testing.assert_allclose(model.predict([xa, xb]), want)
+    again = model([tf.constant(xa), tf.constant(xb)])  # the ops are made again on new inputs
+    assert again.op.type == "AddV2" or again.op.type == "Add"
+    np.testing.assert_allclose(_run(again), want)
+
+
+def test_functional_model_through_tf_ops_trains_and_stays_disconnected_when_it_is():
+    model = _op_model()
+    model.compile(tf.keras.optimizers.SGD(0.001), "mse")
+    xa = np.ones((4, 3), np.float32)
+    xb = np.ones((4, 3), np.float32)
+    hist = model.fit([xa, xb], np.zeros((4, 1), np.float32), epochs=2, verbose=0).history
+    assert hist["loss"][1] < hist["loss"][0]
+    a = tf.keras.Input((3,))
+    other = tf.keras.Input((3,))
+    with pytest.raises(ValueError, match="Graph disconnected"):
+        tf.keras.Model(a, a * 2.0 + other)

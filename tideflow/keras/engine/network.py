@@ -10,6 +10,7 @@ from tideflow.framework import ops
 from tideflow.framework.nest import pack_sequence_as
 from tideflow.keras import backend as K
 from tideflow.keras._utils import is_registered_symbolic
+from tideflow.keras.engine import op_layer
 from tideflow.keras.engine.base_layer import Layer, Node, _merged, flatten, map_structure, to_list
 from tideflow.keras.engine.input_layer import InputLayer
 
@@ -185,6 +186,7 @@ class Network(Layer):
         layer_ids = set()  # id() of the layers listed (a list scan per node is quadratic)
         seen_nodes = set()
         input_ids = {id(t) for t in self.inputs}
+        from_keras = op_layer.from_keras_tensors(input_ids)
         used_inputs = set()
         first_seen = {}  # id(layer) -> rank of its first visit (pre-order), Keras's tie-break
 
@@ -199,6 +201,8 @@ class Network(Layer):
                     layers.append(h[0])
                 return
             h = _history(t)
+            if h is None and isinstance(t, ops.Tensor) and op_layer.wrap_tensor(t, from_keras):
+                h = _history(t)  # as TF 1.15: a TF op on Keras tensors becomes a layer
             if h is None:
                 raise ValueError(
                     f"Graph disconnected: cannot obtain value for tensor {t} at layer "
