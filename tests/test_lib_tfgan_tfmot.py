@@ -214,3 +214,15 @@ def test_tensorboard_write_custom_summaries(tmp_path):
     tags = [(e.step, v.tag, v.simple_value) for e in tf.train.summary_iterator(events[0])
             for v in e.summary.value]
     assert tags == [(7, "dense/mask/sparsity", 0.25)]
+
+
+def test_tensorflow_op_layer_under_base_layer_path():
+    # TF 1.15's home of the class (TF Model Optimization imports it from there)
+    from tideflow.python.keras.engine import base_layer
+
+    from tideflow.keras.engine.op_layer import TensorFlowOpLayer
+
+    assert base_layer.TensorFlowOpLayer is TensorFlowOpLayer
+    assert issubclass(TensorFlowOpLayer, base_layer.Layer)
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchLayer'"):
+        base_layer.NoSuchLayer  # noqa: B018

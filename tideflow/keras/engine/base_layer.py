@@ -806,3 +806,13 @@ def _from_package(func):
     mod = getattr(func, "__module__", None) or ""
     return mod == "tideflow" or mod.startswith("tideflow.")
 
+
+
+def __getattr__(name):
+    # TF 1.15 defines TensorFlowOpLayer in this module (libraries import it from here; TF
+    # Model Optimization's prune registry lists it); tideflow keeps it in op_layer
+    if name == "TensorFlowOpLayer":
+        from tideflow.keras.engine.op_layer import TensorFlowOpLayer
+
+        return TensorFlowOpLayer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
