@@ -226,3 +226,34 @@ def test_tensorflow_op_layer_under_base_layer_path():
     assert issubclass(TensorFlowOpLayer, base_layer.Layer)
     with pytest.raises(AttributeError, match="no attribute 'NoSuchLayer'"):
         base_layer.NoSuchLayer  # noqa: B018
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.gan.features: WGAN weight clipping (TF-GAN's clip_weights)
+# ------------------------------------------------------------------------------------------
+
+def test_contrib_gan_clip_discriminator_weights():
+    gan = tf.contrib.gan
+
+    def generator(noise):
+        return tf.layers.dense(noise, 2, name="g")
+
+    def discriminator(data, unused_conditioning):
+        return tf.layers.dense(data, 1, name="d", kernel_initializer=tf.constant_initializer(
+            [[0.5], [-0.02]]), bias_initializer=tf.constant_initializer(-3.0))
+
+    model = gan.gan_model(generator, discriminator, real_data=tf.ones([4, 2]),
+                          generator_inputs=tf.ones([4, 3]))
+    loss = gan.gan_loss(model)
+    sgd = tf.train.GradientDescentOptimizer(0.0)
+    assert gan.features.clip_variables(sgd, [], None) is sgd
+    clipped = gan.features.clip_discriminator_weights(sgd, model, 0.01)
+    ops = gan.gan_train_ops(model, loss, tf.train.GradientDescentOptimizer(0.0), clipped)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(ops.discriminator_train_op)
+        d_vars = sess.run(model.discriminator_variables)
+        g_kernel = sess.run(model.generator_variables[0])
+    np.testing.assert_allclose(d_vars[0], [[0.01], [-0.01]], rtol=1e-5)
+    np.testing.assert_allclose(d_vars[1], [-0.01], rtol=1e-5)
+    assert np.abs(g_kernel).max() > 0.01  # the generator's are left alone

@@ -709,11 +709,32 @@ def condition_tensor_from_onehot(tensor, one_hot_labels, embedding_size=256):
     return condition_tensor(tensor, conditioning)
 
 
+def clip_variables(optimizer, variables, weight_clip):
+    """``optimizer`` whose updates then clip each entry of ``variables`` to
+    ``[-weight_clip, weight_clip]`` (WGAN's weight clipping); ``optimizer`` itself when
+    ``weight_clip`` is None."""
+    if weight_clip is None:
+        return optimizer
+    from tideflow import contrib
+
+    return contrib.opt.VariableClippingOptimizer(
+        opt=optimizer, vars_to_clip_dims={var: [] for var in variables}, max_norm=weight_clip,
+        use_locking=True, colocate_clip_ops_with_vars=True)
+
+
+def clip_discriminator_weights(optimizer, model, weight_clip):
+    """``clip_variables`` over the discriminator variables of the GANModel ``model``."""
+    return clip_variables(optimizer, model.discriminator_variables, weight_clip)
+
+
 features = types.ModuleType("tideflow.contrib.gan.features",
-                            "``tfgan.features``: conditioning tensors on labels.")
+                            "``tfgan.features``: conditioning tensors on labels, weight clipping.")
 features.condition_tensor = condition_tensor
 features.condition_tensor_from_onehot = condition_tensor_from_onehot
-features.__all__ = ["condition_tensor", "condition_tensor_from_onehot"]
+features.clip_variables = clip_variables
+features.clip_discriminator_weights = clip_discriminator_weights
+features.__all__ = ["condition_tensor", "condition_tensor_from_onehot", "clip_variables",
+                    "clip_discriminator_weights"]
 
 def image_grid(input_tensor, grid_shape, image_shape=(32, 32), num_channels=3):
     """The images of ``input_tensor`` ([rows * cols, h, w, c]) tiled row by row into one
