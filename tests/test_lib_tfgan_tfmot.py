@@ -257,3 +257,62 @@ def test_contrib_gan_clip_discriminator_weights():
     np.testing.assert_allclose(d_vars[0], [[0.01], [-0.01]], rtol=1e-5)
     np.testing.assert_allclose(d_vars[1], [-0.01], rtol=1e-5)
     assert np.abs(g_kernel).max() > 0.01  # the generator's are left alone
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.gan: CycleGAN (cyclegan_model, cyclegan_loss, gan_train_ops on the pair)
+# ------------------------------------------------------------------------------------------
+
+def test_contrib_gan_cycle_consistency_loss_values():
+    wargs = tf.contrib.gan.losses.wargs
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    y = tf.constant([[0.0, 1.0]])
+    loss = wargs.cycle_consistency_loss(x, x + [[0.5, -0.5], [1.0, 0.0]], y, y * 3.0,
+                                        add_summaries=True)
+    with tf.Session() as sess:
+        # x: mean |d| = 0.5; y: mean |2y| = 1.0
+        assert np.isclose(sess.run(loss), 0.75)
+    tags = [s.op.inputs[0] for s in tf.get_collection(tf.GraphKeys.SUMMARIES)]
+    assert len(tags) == 3
+
+
+def test_contrib_gan_cyclegan_model_loss_and_train():
+    gan = tf.contrib.gan
+
+    def generator(inputs):
+        return tf.layers.dense(inputs, 3, name="g")
+
+    def discriminator(data, unused_conditioning):
+        return tf.layers.dense(data, 1, name="d")
+
+    data_x = tf.constant(np.linspace(-1, 1, 12).reshape(4, 3), tf.float32)
+    data_y = tf.constant(np.linspace(1, 2, 12).reshape(4, 3), tf.float32)
+    model = gan.cyclegan_model(generator, discriminator, data_x, data_y)
+    assert isinstance(model, gan.CycleGANModel)
+    assert [v.op.name for v in model.model_x2y.generator_variables] == [
+        "ModelX2Y/Generator/g/kernel", "ModelX2Y/Generator/g/bias"]
+    assert model.model_y2x.discriminator_scope.name == "ModelY2X/Discriminator"
+    assert model.reconstructed_x.get_shape().as_list() == [4, 3]
+    # no new variables for the reconstructions: each reuses the other direction's generator
+    assert len(tf.trainable_variables()) == 8
+    loss = gan.cyclegan_loss(model, cycle_consistency_loss_weight=2.0, add_summaries=False)
+    assert isinstance(loss, gan.CycleGANLoss)
+    with pytest.raises(ValueError, match="must be a `CycleGANModel`"):
+        gan.cyclegan_loss(model.model_x2y)
+    train_ops = gan.gan_train_ops(model, loss, tf.train.GradientDescentOptimizer(0.01),
+                                  tf.train.GradientDescentOptimizer(0.01))
+    assert len(train_ops.generator_train_op) == 2
+    assert len(train_ops.discriminator_train_op) == 2
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        ls_gen = tf.reduce_mean(tf.squared_difference(
+            model.model_x2y.discriminator_gen_outputs, 1.0)) * 0.5
+        cyc = (tf.reduce_mean(tf.abs(data_x - model.reconstructed_x))
+               + tf.reduce_mean(tf.abs(data_y - model.reconstructed_y))) / 2.0
+        got, want = sess.run([loss.loss_x2y.generator_loss, ls_gen + 2.0 * cyc])
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+        before = sess.run(model.model_x2y.generator_variables[0])
+        sess.run(train_ops.generator_train_op)
+        sess.run(train_ops.discriminator_train_op)
+        assert sess.run(train_ops.global_step_inc_op) == 1
+        assert not np.allclose(before, sess.run(model.model_x2y.generator_variables[0]))

@@ -1,12 +1,15 @@
 """``tf.contrib.gan`` (TFGAN): ``gan_model`` builds generator and discriminator in their
 scopes (the discriminator reused on real data; ``infogan_model`` / ``acgan_model`` for InfoGAN's
-predicted distributions and AC-GAN's classification logits), ``gan_loss`` applies tuple losses
+predicted distributions and AC-GAN's classification logits; ``cyclegan_model`` two of them,
+x -> y and y -> x, with the reconstructions, and ``cyclegan_loss`` their losses with the
+cycle-consistency term), ``gan_loss`` applies tuple losses
 (Wasserstein, minimax, modified, least squares) with the optional gradient penalty, mutual
 information penalty and auxiliary classifier terms plus each scope's regularization losses,
 ``gan_train_ops`` makes one train op per network with its own update ops, and ``gan_train``
 runs them with sequential or joint hooks in a MonitoredTrainingSession
 (``get_sequential_train_steps`` for Supervisor-era loops). ``features`` conditions tensors on
-labels, ``eval`` makes image grids and summaries, ``estimator.GANEstimator`` wraps it all.
+labels and clips discriminator weights, ``eval`` makes image grids and summaries,
+``estimator.GANEstimator`` wraps it all.
 
 The loss functions are in ``tf.contrib.gan.losses`` (taking a model tuple) and
 ``tf.contrib.gan.losses.wargs`` (taking tensors), as in TF 1.x.
@@ -29,7 +32,10 @@ InfoGANModel = collections.namedtuple("InfoGANModel", GANModel._fields + (
 ACGANModel = collections.namedtuple("ACGANModel", GANModel._fields + (
     "one_hot_labels", "discriminator_real_classification_logits",
     "discriminator_gen_classification_logits"))
+CycleGANModel = collections.namedtuple("CycleGANModel", (
+    "model_x2y", "model_y2x", "reconstructed_x", "reconstructed_y"))
 GANLoss = collections.namedtuple("GANLoss", ("generator_loss", "discriminator_loss"))
+CycleGANLoss = collections.namedtuple("CycleGANLoss", ("loss_x2y", "loss_y2x"))
 GANTrainSteps = collections.namedtuple(
     "GANTrainSteps", ("generator_train_steps", "discriminator_train_steps"))
 
@@ -84,6 +90,30 @@ def gan_model(generator_fn, discriminator_fn, real_data, generator_inputs,
                     generator_fn, real_data, discriminator_real_outputs,
                     discriminator_gen_outputs, _trainable(dis_scope), dis_scope,
                     discriminator_fn)
+
+
+def cyclegan_model(generator_fn, discriminator_fn, data_x, data_y, generator_scope="Generator",
+                   discriminator_scope="Discriminator", model_x2y_scope="ModelX2Y",
+                   model_y2x_scope="ModelY2X", check_shapes=True):
+    """Two GANModels, x -> y (in ``model_x2y_scope``) and y -> x (in ``model_y2x_scope``),
+    each with its own generator and discriminator, and each input carried through both
+    generators (the other model's generator reused): a ``CycleGANModel``."""
+    vs = _tf().variable_scope
+
+    def partial(inputs, targets):
+        return gan_model(generator_fn, discriminator_fn, real_data=targets,
+                         generator_inputs=inputs, generator_scope=generator_scope,
+                         discriminator_scope=discriminator_scope, check_shapes=check_shapes)
+
+    with vs(model_x2y_scope):
+        model_x2y = partial(data_x, data_y)
+    with vs(model_y2x_scope):
+        model_y2x = partial(data_y, data_x)
+    with vs(model_y2x.generator_scope, reuse=True):
+        reconstructed_x = model_y2x.generator_fn(model_x2y.generated_data)
+    with vs(model_x2y.generator_scope, reuse=True):
+        reconstructed_y = model_x2y.generator_fn(model_y2x.generated_data)
+    return CycleGANModel(model_x2y, model_y2x, reconstructed_x, reconstructed_y)
 
 
 def _as_list(x):
@@ -422,6 +452,29 @@ _WARGS = ("wasserstein_generator_loss", "wasserstein_discriminator_loss",
 # ------------------------------------------------------------------------------------------
 
 
+def cycle_consistency_loss(data_x, reconstructed_data_x, data_y, reconstructed_data_y,
+                           scope=None, add_summaries=False):
+    """CycleGAN's cycle-consistency loss: the mean of the two mean absolute reconstruction
+    errors, ``|x - F(G(x))|`` and ``|y - G(F(y))|``."""
+    tf = _tf()
+    with ops.name_scope(scope, "cycle_consistency_loss",
+                        [data_x, reconstructed_data_x, data_y, reconstructed_data_y]):
+        loss_x2x = tf.reduce_mean(tf.abs(data_x - reconstructed_data_x))
+        loss_y2y = tf.reduce_mean(tf.abs(data_y - reconstructed_data_y))
+        loss = (loss_x2x + loss_y2y) / 2.0
+        _scalar_summary("cycle_consistency_loss_x2x", loss_x2x, add_summaries)
+        _scalar_summary("cycle_consistency_loss_y2y", loss_y2y, add_summaries)
+        _scalar_summary("cycle_consistency_loss", loss, add_summaries)
+    return loss
+
+
+def _cycle_consistency_loss_tuple(cyclegan_model, scope=None, add_summaries=False):
+    return cycle_consistency_loss(
+        cyclegan_model.model_x2y.generator_inputs, cyclegan_model.reconstructed_x,
+        cyclegan_model.model_y2x.generator_inputs, cyclegan_model.reconstructed_y,
+        scope=scope, add_summaries=add_summaries)
+
+
 def _on_gen(fn):
     def loss(gan_model, **kwargs):
         return fn(gan_model.discriminator_gen_outputs, **kwargs)
@@ -477,8 +530,10 @@ def _acgan_generator_loss_tuple(model, **kwargs):
 
 losses.acgan_discriminator_loss = _acgan_discriminator_loss_tuple
 losses.acgan_generator_loss = _acgan_generator_loss_tuple
-losses.__all__ = [*_WARGS, "wargs"]
-losses.wargs.__all__ = list(_WARGS)
+losses.cycle_consistency_loss = _cycle_consistency_loss_tuple
+losses.wargs.cycle_consistency_loss = cycle_consistency_loss
+losses.__all__ = [*_WARGS, "cycle_consistency_loss", "wargs"]
+losses.wargs.__all__ = [*_WARGS, "cycle_consistency_loss"]
 
 
 def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
@@ -537,6 +592,35 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
     return GANLoss(gen_loss, dis_loss)
 
 
+def cyclegan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
+                  cycle_consistency_loss_fn=None, cycle_consistency_loss_weight=10.0, **kwargs):
+    """``CycleGANLoss`` of a ``CycleGANModel``: ``gan_loss`` of each direction (least squares
+    by default) with ``cycle_consistency_loss_weight`` times the cycle-consistency loss added
+    to both generator losses."""
+    if not isinstance(model, CycleGANModel):
+        raise ValueError(  # noqa: TRY004 - TF raises ValueError
+            f"`model` must be a `CycleGANModel`. Instead, was {type(model)}.")
+    generator_loss_fn = generator_loss_fn or losses.least_squares_generator_loss
+    discriminator_loss_fn = discriminator_loss_fn or losses.least_squares_discriminator_loss
+    cycle_consistency_loss_fn = cycle_consistency_loss_fn or losses.cycle_consistency_loss
+    weight = cycle_consistency_loss_weight
+    if isinstance(weight, (int, float)) and weight < 0:
+        raise ValueError(f"`cycle_consistency_loss_weight` must be greater than 0. Got {weight}.")
+    aux = weight * cycle_consistency_loss_fn(model,
+                                             add_summaries=kwargs.get("add_summaries", True))
+
+    def partial(partial_model):
+        got = gan_loss(partial_model, generator_loss_fn=generator_loss_fn,
+                       discriminator_loss_fn=discriminator_loss_fn, **kwargs)
+        return got._replace(generator_loss=got.generator_loss + aux)
+
+    with ops.name_scope("cyclegan_loss_x2y"):
+        loss_x2y = partial(model.model_x2y)
+    with ops.name_scope("cyclegan_loss_y2x"):
+        loss_y2x = partial(model.model_y2x)
+    return CycleGANLoss(loss_x2y, loss_y2x)
+
+
 def _get_update_ops(kwargs, gen_scope, dis_scope, check_for_unused_ops=True):
     if "update_ops" in kwargs:
         update_ops = list(kwargs.pop("update_ops"))
@@ -555,6 +639,20 @@ def gan_train_ops(model, loss, generator_optimizer, discriminator_optimizer,
                   check_for_unused_update_ops=True, is_chief=True, **kwargs):
     """One train op per network (over its own variables and update ops, leaving the global
     step alone) and the op that increments the global step."""
+    if isinstance(model, CycleGANModel):
+        # one pair of train ops per direction (the pairs as the tuple's two entries) and one
+        # global-step increment
+        with ops.name_scope("cyclegan_x2y_train"):
+            x2y = gan_train_ops(model.model_x2y, loss.loss_x2y, generator_optimizer,
+                                discriminator_optimizer, check_for_unused_update_ops,
+                                is_chief, **kwargs)
+        with ops.name_scope("cyclegan_y2x_train"):
+            y2x = gan_train_ops(model.model_y2x, loss.loss_y2x, generator_optimizer,
+                                discriminator_optimizer, check_for_unused_update_ops,
+                                is_chief, **kwargs)
+        return GANTrainOps((x2y.generator_train_op, y2x.generator_train_op),
+                           (x2y.discriminator_train_op, y2x.discriminator_train_op),
+                           training_util.get_or_create_global_step().assign_add(1))
     del is_chief
     global_step = training_util.get_or_create_global_step()
     global_step_inc = global_step.assign_add(1)
@@ -891,6 +989,8 @@ eval.__all__ = ["add_gan_model_image_summaries", "add_gan_model_summaries",
 
 __all__ = [
     "ACGANModel",
+    "CycleGANLoss",
+    "CycleGANModel",
     "GANLoss",
     "GANModel",
     "GANTrainOps",
@@ -898,6 +998,8 @@ __all__ = [
     "InfoGANModel",
     "RunTrainOpsHook",
     "acgan_model",
+    "cyclegan_loss",
+    "cyclegan_model",
     "estimator",
     "eval",
     "features",
