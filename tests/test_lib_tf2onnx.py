@@ -270,6 +270,11 @@ def test_real_fft_node_defs_have_tf1_attrs():
     gd = tf.get_default_graph().as_graph_def()
     nodes = _nodes(gd)
     # TF 1.15's RFFT is float -> complex64 with no type attrs; a float64 one (TF 2's) keeps them
+    # TF 1.15's wrapper names: the op takes the function's scope, its length a Const inside it
+    assert spec.op.name == "rfft" and back.op.name == "irfft"
+    assert [t.op.name for t in spec.op.inputs] == ["x", "rfft/Const"]
+    named = tf.signal.rfft([1.0, 2.0, 3.0, 4.0], name="mine")
+    assert [t.op.name for t in named.op.inputs] == ["mine/Const", "mine/Const_1"]
     assert set(nodes[spec.op.name].attr) == set()
     assert set(nodes[back.op.name].attr) == set()
     assert spec.op.get_attr("Tcomplex") == tf.complex64

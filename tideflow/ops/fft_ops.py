@@ -251,10 +251,10 @@ def _fft_apply(k, inverse, x, name=None):
 
 
 def _real_input(x, op_type, k):
-    x = ops.convert_to_tensor(x, name="input")
+    x = ops.convert_to_tensor(x)
     x.get_shape().with_rank_at_least(k)
     if x.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
-        x = ops.convert_to_tensor(x, dtypes.float32, name="input")
+        x = ops.convert_to_tensor(x, dtypes.float32)
     return x
 
 
@@ -266,7 +266,7 @@ def _default_length(x, k, inverse):
         dims = [d.value for d in s[-k:].dims]
         if inverse:
             dims[-1] = max(0, 2 * (dims[-1] - 1))
-        return ops.convert_to_tensor(np.array(dims, np.int32), name="fft_length")
+        return ops.convert_to_tensor(np.array(dims, np.int32))
     dims = array_ops.shape(x)[-k:]
     if inverse:
         from tideflow.ops import math_ops
@@ -282,7 +282,7 @@ def _pad_to_length(x, k, fft_length, inverse):
     from tideflow.ops import array_ops, concat_ops, math_ops, pad_ops
 
     x.get_shape().with_rank_at_least(k)
-    length = ops.convert_to_tensor(fft_length, dtype=dtypes.int32, name="fft_length")
+    length = ops.convert_to_tensor(fft_length, dtype=dtypes.int32)
     length.get_shape().with_rank(1)
     static = ops.constant_value(length)
     shape = x.get_shape()
@@ -311,32 +311,38 @@ def _pad_to_length(x, k, fft_length, inverse):
 
 def _rfft_apply(k, x, fft_length, tcomplex=None, name=None):
     op_type = "RFFT" + _NAMES[k]
-    x = _real_input(x, op_type, k)
-    if tcomplex is None:
-        tcomplex = dtypes.complex128 if x.dtype.base_dtype == dtypes.float64 else dtypes.complex64
-    if fft_length is None:
-        x.get_shape().with_rank_at_least(k)
-        fft_length = _default_length(x, k, False)
-    else:
-        x, fft_length = _pad_to_length(x, k, fft_length, False)
-    return ops.apply_op(op_type, [x, fft_length], {"Tcomplex": tcomplex}, name=name)._outputs[0]
+    # TF 1.15's wrapper: a scope named as the function (``rfft``) holding the converted
+    # arguments (``rfft/Const``), the op itself taking the scope's name
+    with ops.name_scope(name, op_type.lower(), [x, fft_length]) as scope:
+        x = _real_input(x, op_type, k)
+        if tcomplex is None:
+            tcomplex = (dtypes.complex128 if x.dtype.base_dtype == dtypes.float64
+                        else dtypes.complex64)
+        if fft_length is None:
+            x.get_shape().with_rank_at_least(k)
+            fft_length = _default_length(x, k, False)
+        else:
+            x, fft_length = _pad_to_length(x, k, fft_length, False)
+        return ops.apply_op(op_type, [x, fft_length], {"Tcomplex": tcomplex},
+                            name=scope)._outputs[0]
 
 
 def _irfft_apply(k, x, fft_length, treal=None, name=None):
     op_type = "IRFFT" + _NAMES[k]
-    if not isinstance(x, ops.Tensor) and np.asarray(x).dtype.kind in "biuf":
-        x = np.asarray(x, np.complex64)  # TF converts with complex64 preferred
-    x = ops.convert_to_tensor(x, name="input")
-    x.get_shape().with_rank_at_least(k)
-    x = _complex_input(x, op_type)
-    if treal is None:
-        treal = x.dtype.base_dtype.real_dtype
-    if fft_length is None:
+    with ops.name_scope(name, op_type.lower(), [x, fft_length]) as scope:  # as _rfft_apply
+        if not isinstance(x, ops.Tensor) and np.asarray(x).dtype.kind in "biuf":
+            x = np.asarray(x, np.complex64)  # TF converts with complex64 preferred
+        x = ops.convert_to_tensor(x)
         x.get_shape().with_rank_at_least(k)
-        fft_length = _default_length(x, k, True)
-    else:
-        x, fft_length = _pad_to_length(x, k, fft_length, True)
-    return ops.apply_op(op_type, [x, fft_length], {"Treal": treal}, name=name)._outputs[0]
+        x = _complex_input(x, op_type)
+        if treal is None:
+            treal = x.dtype.base_dtype.real_dtype
+        if fft_length is None:
+            x.get_shape().with_rank_at_least(k)
+            fft_length = _default_length(x, k, True)
+        else:
+            x, fft_length = _pad_to_length(x, k, fft_length, True)
+        return ops.apply_op(op_type, [x, fft_length], {"Treal": treal}, name=scope)._outputs[0]
 
 
 def fft(input, name=None):
