@@ -316,3 +316,79 @@ def test_contrib_gan_cyclegan_model_loss_and_train():
         sess.run(train_ops.discriminator_train_op)
         assert sess.run(train_ops.global_step_inc_op) == 1
         assert not np.allclose(before, sess.run(model.model_x2y.generator_variables[0]))
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.gan.features.tensor_pool, and gan_loss(tensor_pool_fn=...)
+# ------------------------------------------------------------------------------------------
+
+def test_contrib_gan_tensor_pool_fills_then_swaps():
+    tf.set_random_seed(3)
+    value = tf.placeholder(tf.float32, [2])
+    label = tf.placeholder(tf.int32, [])
+    pooled_value, pooled_label = tf.contrib.gan.features.tensor_pool(
+        (value, label), pool_size=3, pooling_probability=1.0)
+    assert pooled_value.get_shape().as_list() == [2] and pooled_label.dtype == tf.int32
+    assert tf.contrib.gan.features.tensor_pool(value, pool_size=0) is value
+    seen = []
+    with tf.Session() as sess:
+        for i in range(8):
+            v, lab = sess.run([pooled_value, pooled_label], {value: [i, -i], label: i})
+            assert v[0] == lab and v[1] == -lab  # the parts of an entry stay together
+            seen.append(int(lab))
+    assert seen[:3] == [0, 1, 2]  # filling: the inputs themselves
+    # full, probability 1: always an earlier entry, never the one just given
+    assert all(lab < i for i, lab in enumerate(seen) if i >= 3)
+
+
+def test_contrib_gan_loss_with_tensor_pool():
+    gan = tf.contrib.gan
+
+    def generator(noise):
+        return tf.layers.dense(noise, 2, name="g")
+
+    def discriminator(data, unused_conditioning):
+        return tf.layers.dense(data, 1, name="d")
+
+    model = gan.gan_model(generator, discriminator, real_data=tf.ones([4, 2]),
+                          generator_inputs=tf.random_normal([4, 3]))
+    calls = []
+
+    def pool_fn(values):
+        calls.append(values)
+        return gan.features.tensor_pool(values, pool_size=2)
+
+    loss = gan.gan_loss(model, tensor_pool_fn=pool_fn, add_summaries=False)
+    assert len(calls) == 1
+    assert calls[0][1] is model.generated_data
+    # the discriminator ran once more (on pooled data), with no new variables
+    assert len(tf.trainable_variables()) == 4
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            g, d = sess.run([loss.generator_loss, loss.discriminator_loss])
+            assert np.isfinite(g) and np.isfinite(d)
+
+
+def test_contrib_gan_infogan_model_keeps_discriminator_and_aux_fn_for_pooling():
+    gan = tf.contrib.gan
+
+    def generator(inputs):
+        return tf.layers.dense(tf.concat(inputs, 1), 2, name="g")
+
+    def discriminator(data, unused_inputs):
+        hidden = tf.layers.dense(data, 4, name="h")
+        code = tf.contrib.distributions.Normal(loc=tf.layers.dense(hidden, 3, name="c"),
+                                               scale=1.0)
+        return tf.layers.dense(hidden, 1, name="o"), [code]
+
+    model = gan.infogan_model(generator, discriminator, tf.ones([4, 2]),
+                              [tf.random_normal([4, 2])], [tf.random_normal([4, 3])])
+    assert model.discriminator_and_aux_fn is discriminator
+    assert model._fields[-1] == "discriminator_and_aux_fn"
+    loss = gan.gan_loss(model, mutual_information_penalty_weight=1.0, add_summaries=False,
+                        tensor_pool_fn=lambda v: gan.features.tensor_pool(v, pool_size=2))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            assert np.all(np.isfinite(sess.run(list(loss))))

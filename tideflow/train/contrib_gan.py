@@ -28,7 +28,7 @@ GANModel = collections.namedtuple("GANModel", (
     "generator_fn", "real_data", "discriminator_real_outputs", "discriminator_gen_outputs",
     "discriminator_variables", "discriminator_scope", "discriminator_fn"))
 InfoGANModel = collections.namedtuple("InfoGANModel", GANModel._fields + (
-    "structured_generator_inputs", "predicted_distributions"))
+    "structured_generator_inputs", "predicted_distributions", "discriminator_and_aux_fn"))
 ACGANModel = collections.namedtuple("ACGANModel", GANModel._fields + (
     "one_hot_labels", "discriminator_real_classification_logits",
     "discriminator_gen_classification_logits"))
@@ -155,7 +155,7 @@ def infogan_model(generator_fn, discriminator_fn, real_data, unstructured_genera
                         generator_fn, real_data, dis_real_outputs, dis_gen_outputs,
                         _trainable(dis_scope), dis_scope,
                         lambda x, y: discriminator_fn(x, y)[0],  # the GANModel interface
-                        structured, list(predicted_distributions))
+                        structured, list(predicted_distributions), discriminator_fn)
 
 
 def _acgan_outputs(outputs):
@@ -545,11 +545,11 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
     plus ``gradient_penalty_weight`` times the WGAN-GP penalty on the discriminator,
     ``mutual_information_penalty_weight`` times InfoGAN's penalty on both (an
     ``InfoGANModel``), and the regularization losses of each network's variable scope."""
-    if tensor_pool_fn is not None:
-        raise NotImplementedError("gan_loss: tensor pools are not supported by tideflow")
     if not isinstance(model, (GANModel, InfoGANModel, ACGANModel)):
         raise ValueError(  # noqa: TRY004 - TF raises ValueError
             f"`model` must be a GANModel. Instead, was {type(model)}.")
+    # the discriminator's loss (and penalties) see generated data drawn from the pool
+    pooled = model if tensor_pool_fn is None else _pooled_model(model, tensor_pool_fn)
     def used(weight):
         return weight is not None and (isinstance(weight, ops.Tensor) or weight > 0)
 
@@ -565,9 +565,9 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
     generator_loss_fn = generator_loss_fn or losses.wasserstein_generator_loss
     discriminator_loss_fn = discriminator_loss_fn or losses.wasserstein_discriminator_loss
     gen_loss = generator_loss_fn(model, add_summaries=add_summaries)
-    dis_loss = discriminator_loss_fn(model, add_summaries=add_summaries)
+    dis_loss = discriminator_loss_fn(pooled, add_summaries=add_summaries)
     if gradient_penalty_weight:
-        gp = _gradient_penalty_tuple(model, epsilon=gradient_penalty_epsilon,
+        gp = _gradient_penalty_tuple(pooled, epsilon=gradient_penalty_epsilon,
                                      target=gradient_penalty_target,
                                      one_sided=gradient_penalty_one_sided,
                                      add_summaries=add_summaries)
@@ -575,13 +575,15 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
     if use_info:
         info = losses.mutual_information_penalty(model, add_summaries=add_summaries)
         gen_loss = gen_loss + mutual_information_penalty_weight * info
+        if pooled is not model:
+            info = losses.mutual_information_penalty(pooled, add_summaries=add_summaries)
         dis_loss = dis_loss + mutual_information_penalty_weight * info
     if use_ac_gen:
         gen_loss = gen_loss + aux_cond_generator_weight * losses.acgan_generator_loss(
             model, add_summaries=add_summaries)
     if use_ac_dis:
         dis_loss = dis_loss + aux_cond_discriminator_weight * losses.acgan_discriminator_loss(
-            model, add_summaries=add_summaries)
+            pooled, add_summaries=add_summaries)
     # as TF: each network's loss includes the regularization losses of its scope
     # (weights_regularizer of its layers)
     get_reg = _tf().losses.get_regularization_loss
@@ -590,6 +592,34 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
     if model.discriminator_scope:
         dis_loss = dis_loss + get_reg(model.discriminator_scope.name)
     return GANLoss(gen_loss, dis_loss)
+
+
+def _pooled_model(model, tensor_pool_fn):
+    """``model`` with its generated data (and generator inputs, and AC-GAN's labels) drawn
+    through ``tensor_pool_fn`` and the discriminator run again on them."""
+    vs = _tf().variable_scope
+    if isinstance(model, ACGANModel):
+        inputs, generated, labels = tensor_pool_fn(
+            (model.generator_inputs, model.generated_data, model.one_hot_labels))
+        with vs(model.discriminator_scope, reuse=True):
+            outputs, logits = _acgan_outputs(model.discriminator_fn(generated, inputs))
+        return model._replace(generator_inputs=inputs, generated_data=generated,
+                              one_hot_labels=labels, discriminator_gen_outputs=outputs,
+                              discriminator_gen_classification_logits=logits)
+    if isinstance(model, InfoGANModel):
+        inputs, generated, structured = tensor_pool_fn(
+            (model.generator_inputs, model.generated_data, model.structured_generator_inputs))
+        with vs(model.discriminator_scope, reuse=True):
+            outputs, distributions = model.discriminator_and_aux_fn(generated, inputs)
+        return model._replace(generator_inputs=inputs, generated_data=generated,
+                              structured_generator_inputs=structured,
+                              discriminator_gen_outputs=outputs,
+                              predicted_distributions=distributions)
+    inputs, generated = tensor_pool_fn((model.generator_inputs, model.generated_data))
+    with vs(model.discriminator_scope, reuse=True):
+        outputs = model.discriminator_fn(generated, inputs)
+    return model._replace(generator_inputs=inputs, generated_data=generated,
+                          discriminator_gen_outputs=outputs)
 
 
 def cyclegan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
@@ -807,6 +837,44 @@ def condition_tensor_from_onehot(tensor, one_hot_labels, embedding_size=256):
     return condition_tensor(tensor, conditioning)
 
 
+def tensor_pool(input_values, pool_size=50, pooling_probability=0.5, name="tensor_pool"):
+    """A pool of past values of ``input_values`` (a tensor or a nest of them): while the pool
+    holds fewer than ``pool_size`` entries each evaluation stores the input and returns it;
+    once full it swaps the input for a random stored entry and returns that entry with
+    probability ``pooling_probability``, else the input. ``pool_size`` or
+    ``pooling_probability`` <= 0: ``input_values`` unchanged."""
+    tf = _tf()
+    from tideflow.framework import nest
+
+    if pool_size <= 0 or pooling_probability <= 0:
+        return input_values
+    flat = [ops.convert_to_tensor(v) for v in nest.flatten(input_values)]
+    with ops.name_scope(f"{name}_pool_queue", values=[*flat, pooling_probability]):
+        queue = tf.RandomShuffleQueue(capacity=pool_size, min_after_dequeue=0,
+                                      dtypes=[v.dtype for v in flat], shapes=None)
+
+        def store_and_pass():
+            with ops.control_dependencies([queue.enqueue(flat)]):
+                return [tf.identity(v) for v in flat]
+
+        def swap():
+            # take a stored entry out before putting the input in
+            pooled = queue.dequeue()
+            pooled = list(pooled) if isinstance(pooled, (list, tuple)) else [pooled]
+            with ops.control_dependencies(pooled):
+                stored = queue.enqueue(flat)
+            with ops.control_dependencies([stored]):
+                use_pool = tf.random_uniform((), dtype=tf.float32) < pooling_probability
+                return tf.cond(use_pool, lambda: [tf.identity(v) for v in pooled],
+                               lambda: [tf.identity(v) for v in flat])
+
+        out = tf.cond(queue.size() < pool_size, store_and_pass, swap)
+        out = list(out) if isinstance(out, (list, tuple)) else [out]
+        for given, got in zip(flat, out):
+            got.set_shape(given.shape)
+    return nest.pack_sequence_as(input_values, out)
+
+
 def clip_variables(optimizer, variables, weight_clip):
     """``optimizer`` whose updates then clip each entry of ``variables`` to
     ``[-weight_clip, weight_clip]`` (WGAN's weight clipping); ``optimizer`` itself when
@@ -826,13 +894,15 @@ def clip_discriminator_weights(optimizer, model, weight_clip):
 
 
 features = types.ModuleType("tideflow.contrib.gan.features",
-                            "``tfgan.features``: conditioning tensors on labels, weight clipping.")
+                            "``tfgan.features``: conditioning tensors on labels, weight clipping, "
+                            "tensor pools.")
 features.condition_tensor = condition_tensor
 features.condition_tensor_from_onehot = condition_tensor_from_onehot
+features.tensor_pool = tensor_pool
 features.clip_variables = clip_variables
 features.clip_discriminator_weights = clip_discriminator_weights
 features.__all__ = ["condition_tensor", "condition_tensor_from_onehot", "clip_variables",
-                    "clip_discriminator_weights"]
+                    "clip_discriminator_weights", "tensor_pool"]
 
 def image_grid(input_tensor, grid_shape, image_shape=(32, 32), num_channels=3):
     """The images of ``input_tensor`` ([rows * cols, h, w, c]) tiled row by row into one
