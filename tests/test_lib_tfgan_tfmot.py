@@ -392,3 +392,58 @@ def test_contrib_gan_infogan_model_keeps_discriminator_and_aux_fn_for_pooling():
         sess.run(tf.global_variables_initializer())
         for _ in range(3):
             assert np.all(np.isfinite(sess.run(list(loss))))
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.gan.eval: classifier score and Frechet distances (vs NumPy)
+# ------------------------------------------------------------------------------------------
+
+def _np_sqrtm_psd(mat):
+    w, v = np.linalg.eigh(mat)
+    return (v * np.sqrt(np.clip(w, 0, None))) @ v.T
+
+
+def test_contrib_gan_classifier_score_matches_numpy():
+    rng = np.random.RandomState(0)
+    logits = rng.randn(6, 4).astype(np.float32)
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    q = p.mean(0)
+    want = np.exp(np.mean(np.sum(p * (np.log(p) - np.log(q)), 1)))
+    ev = tf.contrib.gan.eval
+    score = ev.classifier_score_from_logits(logits)
+    assert score.dtype == tf.float32
+    batched = ev.classifier_score(tf.constant(logits * 2.0), lambda x: x / 2.0, num_batches=3)
+    with tf.Session() as sess:
+        got, got_batched = sess.run([score, batched])
+    np.testing.assert_allclose([got, got_batched], [want, want], rtol=1e-5)
+
+
+def test_contrib_gan_frechet_distances_match_numpy():
+    rng = np.random.RandomState(1)
+    a1 = rng.randn(20, 3)
+    a2 = rng.randn(16, 3) * [1.0, 2.0, 0.5] + [0.3, -1.0, 0.0]
+    m1, m2 = a1.mean(0), a2.mean(0)
+    c1, c2 = np.cov(a1, rowvar=False), np.cov(a2, rowvar=False)
+    r1 = _np_sqrtm_psd(c1)
+    fid = np.sum((m1 - m2) ** 2) + np.trace(c1 + c2) - 2 * np.trace(
+        _np_sqrtm_psd(r1 @ c2 @ r1))
+    v1, v2 = a1.var(0), a2.var(0)
+    diag = np.sum((m1 - m2) ** 2) + np.sum(v1 + v2 - 2 * np.sqrt(v1 * v2))
+    ev = tf.contrib.gan.eval
+    f32 = ev.frechet_classifier_distance_from_activations(a1.astype(np.float32),
+                                                           a2.astype(np.float32))
+    assert f32.dtype == tf.float32
+    outs = [ev.frechet_classifier_distance_from_activations(a1, a2),
+            ev.mean_only_frechet_classifier_distance_from_activations(a1, a2),
+            ev.diagonal_only_frechet_classifier_distance_from_activations(a1, a2),
+            ev.frechet_classifier_distance(tf.constant(a1[:16]), tf.constant(a2), tf.identity,
+                                           num_batches=4)]
+    m16, c16 = a1[:16].mean(0), np.cov(a1[:16], rowvar=False)
+    r16 = _np_sqrtm_psd(c16)
+    fid16 = np.sum((m16 - m2) ** 2) + np.trace(c16 + c2) - 2 * np.trace(
+        _np_sqrtm_psd(r16 @ c2 @ r16))
+    with tf.Session() as sess:
+        got = sess.run(outs + [f32])
+    np.testing.assert_allclose(got, [fid, np.sum((m1 - m2) ** 2), diag, fid16, fid],
+                               rtol=1e-5)

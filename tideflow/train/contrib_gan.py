@@ -1048,14 +1048,139 @@ estimator.GANEstimator = GANEstimator
 estimator.SummaryType = SummaryType
 estimator.__all__ = ["GANEstimator", "SummaryType"]
 
-eval = types.ModuleType("tideflow.contrib.gan.eval", "``tfgan.eval``: image grids and summaries.")
+def _as_float64(*tensors):
+    tf = _tf()
+    return [t if t.dtype == tf.float64 else tf.cast(t, tf.float64) for t in tensors]
+
+
+def _run_in_batches(inputs, classifier_fn, num_batches):
+    """``classifier_fn`` over ``num_batches`` equal splits of ``inputs`` (one at a time,
+    through ``map_fn``), the results concatenated back."""
+    tf = _tf()
+    if num_batches <= 1:
+        return classifier_fn(inputs)
+    batches = tf.stack(tf.split(inputs, num_or_size_splits=num_batches))
+    out = tf.map_fn(classifier_fn, batches, parallel_iterations=1, back_prop=False,
+                    swap_memory=True, name="RunClassifier")
+    return tf.concat(tf.unstack(out), 0)
+
+
+def classifier_score_from_logits(logits):
+    """The Inception-style score of classifier ``logits`` [N, classes]: ``exp`` of the mean KL
+    divergence between each example's class distribution and their average (in float64)."""
+    tf = _tf()
+    logits = ops.convert_to_tensor(logits)
+    logits.shape.assert_has_rank(2)
+    dtype = logits.dtype
+    (wide,) = _as_float64(logits)
+    p = tf.nn.softmax(wide)
+    q = tf.reduce_mean(p, axis=0)
+    kl = tf.reduce_sum(p * (tf.nn.log_softmax(wide) - tf.log(q)), axis=1)
+    score = tf.exp(tf.reduce_mean(kl))
+    return score if dtype == tf.float64 else tf.cast(score, dtype)
+
+
+def classifier_score(images, classifier_fn, num_batches=1):
+    """``classifier_score_from_logits`` of ``classifier_fn``'s logits on ``images`` (run in
+    ``num_batches`` pieces)."""
+    return classifier_score_from_logits(_run_in_batches(images, classifier_fn, num_batches))
+
+
+def _sqrtm_psd(mat, eps=1e-10):
+    # the square root of a symmetric positive semi-definite matrix through its SVD (singular
+    # values below eps kept as they are: sqrt is unstable near 0)
+    tf = _tf()
+    s, u, v = tf.svd(mat)
+    root = tf.where(s < eps, s, tf.sqrt(s))
+    return tf.matmul(tf.matmul(u, tf.diag(root)), v, transpose_b=True)
+
+
+def trace_sqrt_product(sigma, sigma_v):
+    """``trace(sqrtm(sigma @ sigma_v))`` for covariance matrices, computed as
+    ``trace(sqrtm(A sigma_v A))`` with ``A = sqrtm(sigma)`` (a symmetric product)."""
+    tf = _tf()
+    root = _sqrtm_psd(sigma)
+    return tf.trace(_sqrtm_psd(tf.matmul(root, tf.matmul(sigma_v, root))))
+
+
+def frechet_classifier_distance_from_activations(activations1, activations2):
+    """The Frechet distance between Gaussians fitted to two sets of activations [N, D]:
+    ``|m1 - m2|^2 + tr(C1 + C2 - 2 sqrtm(C1 C2))`` (covariances with N - 1, in float64)."""
+    tf = _tf()
+    a1, a2 = ops.convert_to_tensor(activations1), ops.convert_to_tensor(activations2)
+    a1.shape.assert_has_rank(2)
+    a2.shape.assert_has_rank(2)
+    dtype = a1.dtype
+    a1, a2 = _as_float64(a1, a2)
+    m1, m2 = tf.reduce_mean(a1, 0), tf.reduce_mean(a2, 0)
+
+    def cov(a, m):
+        n = tf.cast(tf.shape(a)[0], tf.float64)
+        centered = a - m
+        return tf.matmul(centered, centered, transpose_a=True) / (n - 1)
+
+    c1, c2 = cov(a1, m1), cov(a2, m2)
+    fid = (tf.trace(c1 + c2) - 2.0 * trace_sqrt_product(c1, c2)
+           + tf.reduce_sum(tf.squared_difference(m1, m2)))
+    return fid if dtype == tf.float64 else tf.cast(fid, dtype)
+
+
+def mean_only_frechet_classifier_distance_from_activations(activations1, activations2):
+    """The means' part of the Frechet distance: ``|m1 - m2|^2``."""
+    tf = _tf()
+    a1, a2 = ops.convert_to_tensor(activations1), ops.convert_to_tensor(activations2)
+    a1.shape.assert_has_rank(2)
+    a2.shape.assert_has_rank(2)
+    dtype = a1.dtype
+    a1, a2 = _as_float64(a1, a2)
+    out = tf.reduce_sum(tf.squared_difference(tf.reduce_mean(a1, 0), tf.reduce_mean(a2, 0)))
+    return out if dtype == tf.float64 else tf.cast(out, dtype)
+
+
+def diagonal_only_frechet_classifier_distance_from_activations(activations1, activations2):
+    """The Frechet distance with diagonal covariances (the per-dimension variances, with N):
+    ``|m1 - m2|^2 + sum(v1 + v2 - 2 sqrt(v1 v2))``."""
+    tf = _tf()
+    a1, a2 = ops.convert_to_tensor(activations1), ops.convert_to_tensor(activations2)
+    a1.shape.assert_has_rank(2)
+    a2.shape.assert_has_rank(2)
+    dtype = a1.dtype
+    a1, a2 = _as_float64(a1, a2)
+    m1, v1 = tf.nn.moments(a1, axes=[0])
+    m2, v2 = tf.nn.moments(a2, axes=[0])
+    out = (tf.reduce_sum(v1 + v2 - 2.0 * tf.sqrt(v1 * v2))
+           + tf.reduce_sum(tf.squared_difference(m1, m2)))
+    return out if dtype == tf.float64 else tf.cast(out, dtype)
+
+
+def frechet_classifier_distance(real_images, generated_images, classifier_fn, num_batches=1):
+    """``frechet_classifier_distance_from_activations`` of ``classifier_fn``'s activations on
+    the real and the generated images (each run in ``num_batches`` pieces)."""
+    return frechet_classifier_distance_from_activations(
+        _run_in_batches(real_images, classifier_fn, num_batches),
+        _run_in_batches(generated_images, classifier_fn, num_batches))
+
+
+eval = types.ModuleType("tideflow.contrib.gan.eval",
+                        "``tfgan.eval``: image grids, summaries and classifier metrics.")
+for _name in ("classifier_score", "classifier_score_from_logits", "frechet_classifier_distance",
+              "frechet_classifier_distance_from_activations",
+              "mean_only_frechet_classifier_distance_from_activations",
+              "diagonal_only_frechet_classifier_distance_from_activations",
+              "trace_sqrt_product"):
+    setattr(eval, _name, globals()[_name])
 eval.image_reshaper = image_reshaper
 eval.image_grid = image_grid
 eval.add_gan_model_image_summaries = add_gan_model_image_summaries
 eval.add_gan_model_summaries = add_gan_model_summaries
 eval.add_regularization_loss_summaries = add_regularization_loss_summaries
 eval.__all__ = ["add_gan_model_image_summaries", "add_gan_model_summaries",
-                "add_regularization_loss_summaries", "image_grid", "image_reshaper"]
+                "add_regularization_loss_summaries", "classifier_score",
+                "classifier_score_from_logits",
+                "diagonal_only_frechet_classifier_distance_from_activations",
+                "frechet_classifier_distance", "frechet_classifier_distance_from_activations",
+                "image_grid", "image_reshaper",
+                "mean_only_frechet_classifier_distance_from_activations", "trace_sqrt_product"]
 
 __all__ = [
     "ACGANModel",
