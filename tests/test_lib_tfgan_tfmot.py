@@ -447,3 +447,32 @@ def test_contrib_gan_frechet_distances_match_numpy():
         got = sess.run(outs + [f32])
     np.testing.assert_allclose(got, [fid, np.sum((m1 - m2) ** 2), diag, fid16, fid],
                                rtol=1e-5)
+
+
+def test_contrib_gan_image_comparison_and_cyclegan_summaries():
+    gan = tf.contrib.gan
+
+    def generator(images):
+        return tf.layers.conv2d(images, 3, 1, name="g")
+
+    def discriminator(images, unused_conditioning):
+        return tf.layers.dense(tf.layers.flatten(images), 1, name="d")
+
+    x = tf.random_uniform([3, 4, 5, 3])
+    y = tf.random_uniform([3, 4, 5, 3])
+    model = gan.cyclegan_model(generator, discriminator, x, y)
+    gan.eval.add_image_comparison_summaries(model.model_x2y, num_comparisons=2,
+                                            display_diffs=True)
+    gan.eval.add_cyclegan_image_summaries(model)
+    with pytest.raises(ValueError, match="was not a CycleGANModel"):
+        gan.eval.add_cyclegan_image_summaries(model.model_x2y)
+    summaries = tf.get_collection(tf.GraphKeys.SUMMARIES)
+    assert [s.op.name for s in summaries] == [
+        "image_comparison", "x2y_image_comparison_summaries/image_comparison",
+        "y2x_image_comparison_summaries/image_comparison"]
+    grids = [s.op.inputs[1] for s in summaries]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        shapes = [sess.run(g).shape for g in grids]
+    # 2 columns x 4 rows (inputs, generated, real, diffs); 3 columns x 1 row
+    assert shapes == [(1, 16, 10, 3), (1, 4, 15, 3), (1, 4, 15, 3)]

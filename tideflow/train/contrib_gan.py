@@ -924,6 +924,45 @@ def _image_shape_of(data, what):
     return data.shape.as_list()[1:]
 
 
+def add_image_comparison_summaries(gan_model, num_comparisons=2, display_diffs=False):
+    """One image summary ``image_comparison``: ``num_comparisons`` generator inputs, their
+    generated images and real images (and with ``display_diffs`` the absolute differences
+    of generated and real) as the rows of a grid, for image-to-image models."""
+    tf = _tf()
+    for data in (gan_model.generator_inputs, gan_model.generated_data, gan_model.real_data):
+        _image_shape_of(data, "image")
+    gan_model.generated_data.shape.assert_is_compatible_with(gan_model.generator_inputs.shape)
+    gan_model.real_data.shape.assert_is_compatible_with(gan_model.generated_data.shape)
+    generated = tf.unstack(gan_model.generated_data[:num_comparisons])
+    real = tf.unstack(gan_model.real_data[:num_comparisons])
+    images = tf.unstack(gan_model.generator_inputs[:num_comparisons]) + generated + real
+    if display_diffs:
+        images += [tf.abs(tf.cast(g, tf.float32) - tf.cast(r, tf.float32))
+                   for g, r in zip(generated, real)]
+    return tf.summary.image("image_comparison",
+                            image_reshaper(images, num_cols=num_comparisons), max_outputs=1)
+
+
+def add_cyclegan_image_summaries(cyclegan_model):
+    """An ``image_comparison`` summary for each direction of a CycleGANModel: the first
+    input, its translation and its reconstruction side by side."""
+    tf = _tf()
+    if not isinstance(cyclegan_model, CycleGANModel):
+        raise ValueError(  # noqa: TRY004 - TF raises ValueError
+            f"`cyclegan_model` was not a CycleGANModel. Instead, was {type(cyclegan_model)}")
+    pairs = ((cyclegan_model.model_x2y, cyclegan_model.reconstructed_x, "x2y"),
+             (cyclegan_model.model_y2x, cyclegan_model.reconstructed_y, "y2x"))
+    for model, reconstructed, _ in pairs:
+        for data in (model.generator_inputs, model.generated_data, reconstructed):
+            _image_shape_of(data, "image")
+    for model, reconstructed, direction in pairs:
+        with ops.name_scope(f"{direction}_image_comparison_summaries"):
+            images = (tf.unstack(model.generator_inputs[:1]) + tf.unstack(model.generated_data[:1])
+                      + tf.unstack(reconstructed[:1]))
+            tf.summary.image("image_comparison", image_reshaper(images, num_cols=len(images)),
+                             max_outputs=1)
+
+
 def add_gan_model_summaries(gan_model):
     """Histograms of the generator's and the discriminator's variables."""
     tf = _tf()
@@ -1163,7 +1202,8 @@ def frechet_classifier_distance(real_images, generated_images, classifier_fn, nu
 
 eval = types.ModuleType("tideflow.contrib.gan.eval",
                         "``tfgan.eval``: image grids, summaries and classifier metrics.")
-for _name in ("classifier_score", "classifier_score_from_logits", "frechet_classifier_distance",
+for _name in ("add_cyclegan_image_summaries", "add_image_comparison_summaries",
+              "classifier_score", "classifier_score_from_logits", "frechet_classifier_distance",
               "frechet_classifier_distance_from_activations",
               "mean_only_frechet_classifier_distance_from_activations",
               "diagonal_only_frechet_classifier_distance_from_activations",
@@ -1174,7 +1214,8 @@ eval.image_grid = image_grid
 eval.add_gan_model_image_summaries = add_gan_model_image_summaries
 eval.add_gan_model_summaries = add_gan_model_summaries
 eval.add_regularization_loss_summaries = add_regularization_loss_summaries
-eval.__all__ = ["add_gan_model_image_summaries", "add_gan_model_summaries",
+eval.__all__ = ["add_cyclegan_image_summaries", "add_gan_model_image_summaries",
+                "add_gan_model_summaries", "add_image_comparison_summaries",
                 "add_regularization_loss_summaries", "classifier_score",
                 "classifier_score_from_logits",
                 "diagonal_only_frechet_classifier_distance_from_activations",
