@@ -476,3 +476,35 @@ def test_contrib_gan_image_comparison_and_cyclegan_summaries():
         shapes = [sess.run(g).shape for g in grids]
     # 2 columns x 4 rows (inputs, generated, real, diffs); 3 columns x 1 row
     assert shapes == [(1, 16, 10, 3), (1, 4, 15, 3), (1, 4, 15, 3)]
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.gan.features.VBN (virtual batch normalization)
+# ------------------------------------------------------------------------------------------
+
+def test_contrib_gan_vbn_matches_batch_norm_over_reference_plus_example():
+    rng = np.random.RandomState(2)
+    ref = rng.randn(5, 2, 3).astype(np.float32)
+    batch = rng.randn(4, 2, 3).astype(np.float32)
+    vbn = tf.contrib.gan.features.VBN(tf.constant(ref), epsilon=1e-3)
+    out = vbn(tf.constant(batch))
+    ref_out = vbn.reference_batch_normalization()
+    assert out.get_shape().as_list() == [4, 2, 3]
+    assert sorted(v.op.name for v in tf.trainable_variables()) == ["VBN/beta", "VBN/gamma"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, got_ref = sess.run([out, ref_out])
+    for i in range(4):
+        # each example: batch norm over the reference batch with that example added
+        pool = np.concatenate([ref, batch[i:i + 1]])
+        mean, var = pool.mean((0, 1)), pool.var((0, 1))
+        np.testing.assert_allclose(got[i], (batch[i] - mean) / np.sqrt(var + 1e-3),
+                                   rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got_ref, (ref - ref.mean((0, 1))) / np.sqrt(
+        ref.var((0, 1)) + 1e-3), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="`axis` and `batch_axis` cannot be the same"):
+        tf.contrib.gan.features.VBN(tf.constant(ref), axis=0)
+    with pytest.raises(ValueError, match="out of range for input with rank 3"):
+        tf.contrib.gan.features.VBN(tf.constant(ref), axis=3)
+    with pytest.raises(ValueError):
+        vbn(tf.zeros([4, 2, 5]))

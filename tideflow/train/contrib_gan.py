@@ -875,6 +875,104 @@ def tensor_pool(input_values, pool_size=50, pooling_probability=0.5, name="tenso
     return nest.pack_sequence_as(input_values, out)
 
 
+def _resolve_axis(reference_batch, axis):
+    ndims = reference_batch.shape.ndims
+    if ndims is None:
+        raise ValueError("`reference_batch` has unknown dimensions.")
+    used = axis + ndims if axis < 0 else axis
+    if not 0 <= used < ndims:
+        raise ValueError(f"Value of `axis` argument {used} is out of range for input with "
+                         f"rank {ndims}")
+    return used
+
+
+def _mean_and_mean_square(x, axes):
+    # float16 statistics are taken in float32
+    tf = _tf()
+    wide = tf.cast(x, tf.float32) if x.dtype == tf.float16 else x
+    mean = tf.reduce_mean(wide, axis=axes, keepdims=True)
+    mean_sq = tf.reduce_mean(tf.square(wide), axis=axes, keepdims=True)
+    if x.dtype == tf.float16:
+        return tf.cast(mean, x.dtype), tf.cast(mean_sq, x.dtype)
+    return mean, mean_sq
+
+
+class VBN:
+    """Virtual batch normalization (Salimans et al., 2016): each example is normalized with
+    statistics of a fixed ``reference_batch`` plus itself (weighted 1 / (reference size + 1)),
+    so an example's output does not depend on the rest of its minibatch. ``axis`` is the
+    feature axis (``beta``/``gamma`` of its size, shared by every call) and ``batch_axis`` the
+    examples' axis."""
+
+    def __init__(self, reference_batch, axis=-1, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer=None, gamma_initializer=None, beta_regularizer=None,
+                 gamma_regularizer=None, trainable=True, name=None, batch_axis=0):
+        tf = _tf()
+        axis = _resolve_axis(reference_batch, axis)
+        self._batch_axis = _resolve_axis(reference_batch, batch_axis)
+        if axis == self._batch_axis:
+            raise ValueError("`axis` and `batch_axis` cannot be the same.")
+        self._epsilon = epsilon
+        self._beta, self._gamma = 0.0, 1.0
+        ndims = reference_batch.shape.ndims
+        with tf.variable_scope(name, "VBN", values=[reference_batch]) as self._vs:
+            self._reference_batch = reference_batch
+            self._example_axes = [i for i in range(ndims) if i not in (axis, self._batch_axis)]
+            self._param_shape = [1] * ndims
+            self._param_shape[axis] = reference_batch.shape.dims[axis].value
+            self._ref_mean, self._ref_mean_sq = _mean_and_mean_square(
+                reference_batch, [i for i in range(ndims) if i != axis])
+            self._ref_variance = self._ref_mean_sq - tf.square(self._ref_mean)
+            size = tf.shape(reference_batch)[self._batch_axis]
+            static = tf.get_static_value(size)
+            size = static if static else tf.cast(size, tf.float32)
+            self._example_weight = 1.0 / (size + 1.0)
+            self._ref_weight = 1.0 - self._example_weight
+            channels = (reference_batch.shape.dims[axis].value,)
+            if center:
+                self._beta = tf.get_variable(
+                    "beta", shape=channels, initializer=beta_initializer or tf.zeros_initializer(),
+                    regularizer=beta_regularizer, trainable=trainable)
+            if scale:
+                self._gamma = tf.get_variable(
+                    "gamma", shape=channels,
+                    initializer=gamma_initializer or tf.ones_initializer(),
+                    regularizer=gamma_regularizer, trainable=trainable)
+
+    def _param(self, v):
+        # beta/gamma as [1, .., C, .., 1] (the constants 0 and 1 when not made)
+        return v if isinstance(v, float) else _tf().reshape(v, self._param_shape)
+
+    def reference_batch_normalization(self):
+        """The reference batch normalized with its own statistics."""
+        tf = _tf()
+        with ops.name_scope(self._vs.name):
+            return tf.nn.batch_normalization(
+                self._reference_batch, self._ref_mean, self._ref_variance,
+                self._param(self._beta), self._param(self._gamma), self._epsilon)
+
+    def __call__(self, inputs):
+        """``inputs`` virtual-batch-normalized (its shape, but for the batch size, that of the
+        reference batch)."""
+        tf = _tf()
+        inputs = ops.convert_to_tensor(inputs)
+
+        def rest(shape):
+            dims = shape.as_list()
+            del dims[self._batch_axis]
+            return dims
+
+        tf.TensorShape(rest(inputs.shape)).assert_is_compatible_with(
+            rest(self._reference_batch.shape))
+        with ops.name_scope(self._vs.name, values=[inputs, self._reference_batch]):
+            mean, mean_sq = _mean_and_mean_square(inputs, self._example_axes)
+            mean = self._example_weight * mean + self._ref_weight * self._ref_mean
+            mean_sq = self._example_weight * mean_sq + self._ref_weight * self._ref_mean_sq
+            return tf.nn.batch_normalization(
+                inputs, mean, mean_sq - tf.square(mean), self._param(self._beta),
+                self._param(self._gamma), self._epsilon)
+
+
 def clip_variables(optimizer, variables, weight_clip):
     """``optimizer`` whose updates then clip each entry of ``variables`` to
     ``[-weight_clip, weight_clip]`` (WGAN's weight clipping); ``optimizer`` itself when
@@ -895,14 +993,15 @@ def clip_discriminator_weights(optimizer, model, weight_clip):
 
 features = types.ModuleType("tideflow.contrib.gan.features",
                             "``tfgan.features``: conditioning tensors on labels, weight clipping, "
-                            "tensor pools.")
+                            "tensor pools, virtual batch normalization.")
 features.condition_tensor = condition_tensor
 features.condition_tensor_from_onehot = condition_tensor_from_onehot
 features.tensor_pool = tensor_pool
+features.VBN = VBN
 features.clip_variables = clip_variables
 features.clip_discriminator_weights = clip_discriminator_weights
 features.__all__ = ["condition_tensor", "condition_tensor_from_onehot", "clip_variables",
-                    "clip_discriminator_weights", "tensor_pool"]
+                    "clip_discriminator_weights", "tensor_pool", "VBN"]
 
 def image_grid(input_tensor, grid_shape, image_shape=(32, 32), num_channels=3):
     """The images of ``input_tensor`` ([rows * cols, h, w, c]) tiled row by row into one
