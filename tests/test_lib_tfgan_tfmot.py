@@ -246,7 +246,8 @@ def test_contrib_gan_clip_discriminator_weights():
                           generator_inputs=tf.ones([4, 3]))
     loss = gan.gan_loss(model)
     sgd = tf.train.GradientDescentOptimizer(0.0)
-    assert gan.features.clip_variables(sgd, [], None) is sgd
+    with pytest.raises(ValueError, match="must be positive. Instead, was -1"):
+        gan.features.clip_variables(sgd, model.discriminator_variables, -1)
     clipped = gan.features.clip_discriminator_weights(sgd, model, 0.01)
     ops = gan.gan_train_ops(model, loss, tf.train.GradientDescentOptimizer(0.0), clipped)
     with tf.Session() as sess:

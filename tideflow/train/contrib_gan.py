@@ -975,10 +975,10 @@ class VBN:
 
 def clip_variables(optimizer, variables, weight_clip):
     """``optimizer`` whose updates then clip each entry of ``variables`` to
-    ``[-weight_clip, weight_clip]`` (WGAN's weight clipping); ``optimizer`` itself when
-    ``weight_clip`` is None."""
-    if weight_clip is None:
-        return optimizer
+    ``[-weight_clip, weight_clip]`` (WGAN's weight clipping)."""
+    if weight_clip < 0:
+        raise ValueError(
+            f"`discriminator_weight_clip` must be positive. Instead, was {weight_clip}")
     from tideflow import contrib
 
     return contrib.opt.VariableClippingOptimizer(
