@@ -509,3 +509,51 @@ def test_contrib_gan_vbn_matches_batch_norm_over_reference_plus_example():
         tf.contrib.gan.features.VBN(tf.constant(ref), axis=3)
     with pytest.raises(ValueError):
         vbn(tf.zeros([4, 2, 5]))
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.gan.features: spectral normalization
+# ------------------------------------------------------------------------------------------
+
+def test_contrib_gan_spectral_normalization():
+    feats = tf.contrib.gan.features
+    w_np = np.random.RandomState(4).randn(3, 2, 5).astype(np.float32)
+    w = tf.constant(w_np)
+    norm = feats.compute_spectral_norm(w, power_iteration_rounds=20)
+    normalized = feats.spectral_normalize(w, power_iteration_rounds=20)
+    assert normalized.get_shape().as_list() == [3, 2, 5]
+    u_vars = [v.op.name for v in tf.global_variables()]
+    assert u_vars == ["spectral_norm/spectral_norm_u",
+                      "spectral_normalize/spectral_norm/spectral_norm_u"]
+    assert not tf.trainable_variables()
+    reg = feats.spectral_norm_regularizer(0.5, power_iteration_rounds=20)(w)
+    assert feats.spectral_norm_regularizer(0.0)(w) is None
+    with pytest.raises(ValueError, match="scale cannot be an integer"):
+        feats.spectral_norm_regularizer(1)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_norm, got_w, got_reg = sess.run([norm, normalized, reg])
+    sigma = np.linalg.svd(w_np.reshape(-1, 5), compute_uv=False)[0]
+    np.testing.assert_allclose(got_norm, sigma, rtol=1e-4)
+    np.testing.assert_allclose(got_w, w_np / sigma, rtol=1e-4)
+    np.testing.assert_allclose(got_reg, 0.5 * sigma, rtol=1e-4)
+
+
+def test_contrib_gan_spectral_normalization_custom_getter():
+    getter = tf.contrib.gan.features.spectral_normalization_custom_getter(
+        power_iteration_rounds=30)
+    init = np.random.RandomState(5).randn(4, 3) * 10
+    with tf.variable_scope("", custom_getter=getter):
+        out = tf.layers.dense(tf.ones([2, 4]), 3, kernel_initializer=tf.constant_initializer(
+            init), bias_initializer=tf.constant_initializer(1.0), name="fc")
+    names = sorted(v.op.name for v in tf.global_variables())
+    # the getter runs in the layer's scope, and names its scope after the full variable name
+    u_name = "fc/fc/kernel/spectral_normalize/spectral_norm/spectral_norm_u"
+    assert names == ["fc/bias", u_name, "fc/kernel"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(out)
+    sigma = np.linalg.svd(init, compute_uv=False)[0]
+    np.testing.assert_allclose(got, np.ones([2, 4]) @ (init / sigma) + 1.0, rtol=1e-4)
+    with pytest.raises(ValueError, match="name_filter must be callable"):
+        tf.contrib.gan.features.spectral_normalization_custom_getter(name_filter=3)

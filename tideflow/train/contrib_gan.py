@@ -973,6 +973,102 @@ class VBN:
                 self._param(self._gamma), self._epsilon)
 
 
+_SPECTRAL_U = "spectral_norm_u"
+
+
+def compute_spectral_norm(w_tensor, power_iteration_rounds=1, name=None, training=True):
+    """The largest singular value of ``w_tensor`` (as a [-1, last dim] matrix) by power
+    iteration from a persisted, non-trainable estimate ``spectral_norm_u`` of the leading
+    left singular vector, which each evaluation updates (unless ``training`` is False)."""
+    tf = _tf()
+    with tf.variable_scope(name, "spectral_norm"):
+        w = tf.reshape(w_tensor, (-1, w_tensor.get_shape()[-1]))
+        u_var = tf.get_variable(_SPECTRAL_U, shape=(w.shape[0], 1), dtype=w.dtype,
+                                initializer=tf.random_normal_initializer(), trainable=False)
+        u = u_var
+        for _ in range(power_iteration_rounds):
+            v = tf.nn.l2_normalize(tf.matmul(w, u, transpose_a=True))
+            u = tf.nn.l2_normalize(tf.matmul(w, v))
+        if training:
+            with ops.control_dependencies([tf.assign(u_var, u, name="update_u")]):
+                u = tf.identity(u)
+        u, v = tf.stop_gradient(u), tf.stop_gradient(v)
+        return tf.matmul(tf.matmul(u, w, transpose_a=True), v)[0][0]
+
+
+def spectral_normalize(w, power_iteration_rounds=1, name=None, equality_constrained=True,
+                       training=True):
+    """``w`` divided by its spectral norm (with ``equality_constrained=False``, by
+    ``max(1, norm)``: a norm at most 1)."""
+    tf = _tf()
+    with tf.variable_scope(name, "spectral_normalize"):
+        norm = compute_spectral_norm(w, power_iteration_rounds=power_iteration_rounds,
+                                     training=training)
+        if not equality_constrained:
+            norm = tf.maximum(1.0, norm)
+        return tf.reshape(w / norm, w.get_shape())
+
+
+def spectral_norm_regularizer(scale, power_iteration_rounds=1, scope=None, training=True):
+    """A weights regularizer: ``scale`` times the weights' spectral norm (``scale`` 0: none)."""
+    import numbers
+
+    tf = _tf()
+    if isinstance(scale, numbers.Integral):
+        raise ValueError(f"scale cannot be an integer: {scale}")  # noqa: TRY004 - as TF
+    if isinstance(scale, numbers.Real):
+        if scale < 0.0:
+            raise ValueError(f"Setting a scale less than 0 on a regularizer: {scale:g}")
+        if scale == 0.0:
+            tf.logging.info("Scale of 0 disables regularizer.")
+            return lambda _: None
+
+    def regularize(weights, name=None):
+        del name  # (TF's regularizer signature) the op is named by the scope
+        with ops.name_scope(scope, "SpectralNormRegularizer", [weights]) as op_name:
+            factor = ops.convert_to_tensor(scale, dtype=weights.dtype.base_dtype, name="scale")
+            return tf.multiply(factor, compute_spectral_norm(
+                weights, power_iteration_rounds=power_iteration_rounds, training=training),
+                name=op_name)
+
+    return regularize
+
+
+def _is_weight_name(name):
+    import re
+
+    return re.match(r"(.*/)?(depthwise_|pointwise_)?(weights|kernel)$", name) is not None
+
+
+def spectral_normalization_custom_getter(name_filter=_is_weight_name, power_iteration_rounds=1,
+                                         equality_constrained=True, training=True):
+    """A variable-scope custom getter that returns the variables ``name_filter`` accepts
+    (by default the kernels/weights of tf.layers, contrib layers and slim) spectrally
+    normalized."""
+    if not callable(name_filter):
+        raise ValueError("name_filter must be callable")  # noqa: TRY004 - as TF
+
+    def getter_fn(getter, name, *args, **kwargs):
+        if not name_filter(name):
+            return getter(name, *args, **kwargs)
+        if name.endswith(_SPECTRAL_U):
+            raise ValueError("Cannot apply Spectral Normalization to internal variables "
+                             f"created for Spectral Normalization. Tried to normalized "
+                             f"variable [{name}]")
+        dtype = kwargs.get("dtype")
+        tf = _tf()
+        if dtype not in (tf.float16, tf.float32, tf.float64):
+            raise ValueError(f"Disallowed data type {dtype}")
+        weights = getter(name, *args, **kwargs)
+        if len(weights.get_shape()) < 2:
+            raise ValueError("Spectral norm can only be applied to multi-dimensional tensors")
+        return spectral_normalize(weights, power_iteration_rounds=power_iteration_rounds,
+                                  equality_constrained=equality_constrained, training=training,
+                                  name=name + "/spectral_normalize")
+
+    return getter_fn
+
+
 def clip_variables(optimizer, variables, weight_clip):
     """``optimizer`` whose updates then clip each entry of ``variables`` to
     ``[-weight_clip, weight_clip]`` (WGAN's weight clipping)."""
@@ -993,15 +1089,20 @@ def clip_discriminator_weights(optimizer, model, weight_clip):
 
 features = types.ModuleType("tideflow.contrib.gan.features",
                             "``tfgan.features``: conditioning tensors on labels, weight clipping, "
-                            "tensor pools, virtual batch normalization.")
+                            "tensor pools, virtual batch and spectral normalization.")
 features.condition_tensor = condition_tensor
 features.condition_tensor_from_onehot = condition_tensor_from_onehot
 features.tensor_pool = tensor_pool
 features.VBN = VBN
+for _name in ("compute_spectral_norm", "spectral_normalize", "spectral_norm_regularizer",
+              "spectral_normalization_custom_getter"):
+    setattr(features, _name, globals()[_name])
 features.clip_variables = clip_variables
 features.clip_discriminator_weights = clip_discriminator_weights
 features.__all__ = ["condition_tensor", "condition_tensor_from_onehot", "clip_variables",
-                    "clip_discriminator_weights", "tensor_pool", "VBN"]
+                    "clip_discriminator_weights", "tensor_pool", "VBN",
+                    "compute_spectral_norm", "spectral_normalize", "spectral_norm_regularizer",
+                    "spectral_normalization_custom_getter"]
 
 def image_grid(input_tensor, grid_shape, image_shape=(32, 32), num_channels=3):
     """The images of ``input_tensor`` ([rows * cols, h, w, c]) tiled row by row into one
