@@ -1400,14 +1400,139 @@ def frechet_classifier_distance(real_images, generated_images, classifier_fn, nu
         _run_in_batches(generated_images, classifier_fn, num_batches))
 
 
+def _binomial_kernel():
+    # the 5x5 binomial (Gaussian) kernel of OpenCV's pyrDown/pyrUp, normalized to sum 1
+    import numpy as np
+
+    row = np.array([1.0, 4.0, 6.0, 4.0, 1.0], np.float32)
+    return (np.outer(row, row) / 256.0).reshape(5, 5, 1, 1)
+
+
+def laplacian_pyramid(batch, num_levels):
+    """``num_levels`` Laplacian-pyramid levels of images [N, H, W, C] (float32): each level
+    the image at that scale minus the upsampled next one, the last the coarsest image."""
+    tf = _tf()
+    kernel = tf.constant(_binomial_kernel())
+
+    def blur(images, gain):
+        # the kernel over each channel alone (channels folded into the batch), reflect-padded
+        s = tf.shape(images)
+        padded = tf.pad(images, [[0, 0], [2, 2], [2, 2], [0, 0]], mode="REFLECT")
+        planes = tf.reshape(tf.transpose(padded, [0, 3, 1, 2]), [s[0] * s[3], s[1] + 4, s[2] + 4, 1])
+        out = tf.nn.conv2d(planes, kernel * gain, strides=[1, 1, 1, 1], padding="VALID")
+        return tf.transpose(tf.reshape(out, [s[0], s[3], s[1], s[2]]), [0, 2, 3, 1])
+
+    def down(images):
+        return blur(images, 1)[:, ::2, ::2]
+
+    def up(images):
+        # interleave zeros (batch_to_space of the images and three zero batches), then blur
+        s = tf.shape(images)
+        spread = tf.concat([images, tf.zeros([3 * s[0], s[1], s[2], s[3]])], 0)
+        return blur(tf.batch_to_space(spread, [[0, 0], [0, 0]], 2), 4)
+
+    levels = [tf.cast(batch, tf.float32)]
+    for _ in range(1, num_levels):
+        levels.append(down(levels[-1]))
+        levels[-2] -= up(levels[-1])
+    return levels
+
+
+def _random_patches(images, patches_per_image, patch_size):
+    """``patches_per_image`` random ``patch_size`` squares of each image (3 channels), drawn
+    with NumPy's generator when the graph runs."""
+    tf = _tf()
+
+    def draw(batch):
+        import numpy as np
+
+        n, height, width, channels = batch.shape
+        count, half = patches_per_image * n, patch_size // 2
+        pid, dy, dx, ch = np.ogrid[0:count, -half:half + 1, -half:half + 1, 0:3]
+        y = dy + np.random.randint(half, height - half, size=(count, 1, 1, 1))
+        x = dx + np.random.randint(half, width - half, size=(count, 1, 1, 1))
+        image = pid // patches_per_image
+        return batch.flat[((image * height + y) * width + x) * channels + ch]
+
+    return tf.py_func(draw, [images], images.dtype, stateful=False)
+
+
+def _standardized_rows(patches):
+    # each patch to zero mean, unit variance, flattened to a row
+    tf = _tf()
+    mean, variance = tf.nn.moments(patches, axes=[1, 2, 3], keep_dims=True)
+    patches = (patches - mean) / tf.sqrt(variance)
+    return tf.reshape(patches, [tf.shape(patches)[0], -1])
+
+
+def _sorted_columns(matrix, rows):
+    tf = _tf()
+    return tf.transpose(tf.nn.top_k(tf.transpose(matrix), rows)[0])
+
+
+def _swd_random(a, b, random_sampling_count, random_projection_dim):
+    # mean over random unit projections of the 1-D Wasserstein distance between projections
+    tf = _tf()
+    rows = tf.shape(a)[0]
+    dists = []
+    for _ in range(random_sampling_count):
+        proj = tf.random_normal([tf.shape(a)[1], random_projection_dim])
+        proj *= tf.rsqrt(tf.reduce_sum(tf.square(proj), axis=0, keepdims=True))
+        dists.append(tf.reduce_mean(tf.abs(_sorted_columns(tf.matmul(a, proj), rows)
+                                           - _sorted_columns(tf.matmul(b, proj), rows))))
+    return tf.reduce_mean(dists)
+
+
+def _swd_svd(a, b):
+    # the same on the joint data's principal directions (scaled by the singular values)
+    tf = _tf()
+    rows = tf.shape(a)[0]
+    sig, u = tf.svd(tf.concat([a, b], 0))[:2]
+    proj_a, proj_b = tf.split(u * sig, 2, axis=0)
+    return tf.reduce_mean(tf.abs(_sorted_columns(proj_a[:, ::-1], rows)
+                                 - _sorted_columns(proj_b[:, ::-1], rows)))
+
+
+def sliced_wasserstein_distance(real_images, fake_images, resolution_min=16,
+                                patches_per_image=64, patch_size=7, random_sampling_count=1,
+                                random_projection_dim=7 * 7 * 3, use_svd=False):
+    """The sliced Wasserstein distance of Karras et al. (2017) between random patches of the
+    Laplacian pyramids of ``real_images`` and ``fake_images`` ([N, H, H, 3]), from ``H`` down
+    to ``resolution_min``: per level, ``(distance real/real, distance real/fake)`` (the first
+    between two patch draws of the real images, a baseline)."""
+    import numpy as np
+
+    height = real_images.shape[1]
+    real_images.shape.assert_is_compatible_with([None, None, height, 3])
+    fake_images.shape.assert_is_compatible_with(real_images.shape)
+    full = int(height)
+    low = min(resolution_min, full)
+    num_levels = len(range(int(np.log2(full)), int(np.log2(low)) - 1, -1))
+    real_levels = laplacian_pyramid(real_images, num_levels)
+    fake_levels = laplacian_pyramid(fake_images, num_levels)
+    def distance(a, b):
+        if use_svd:
+            return _swd_svd(a, b)
+        return _swd_random(a, b, random_sampling_count, random_projection_dim)
+
+    scores = []
+    for real, fake in zip(real_levels, fake_levels):
+        a = _standardized_rows(_random_patches(real, patches_per_image, patch_size))
+        b = _standardized_rows(_random_patches(real, patches_per_image, patch_size))
+        c = _standardized_rows(_random_patches(fake, patches_per_image, patch_size))
+        scores.append((distance(a, b), distance(a, c)))
+    return scores
+
+
 eval = types.ModuleType("tideflow.contrib.gan.eval",
-                        "``tfgan.eval``: image grids, summaries and classifier metrics.")
+                        "``tfgan.eval``: image grids, summaries, classifier metrics and the "
+                        "sliced Wasserstein distance.")
 for _name in ("add_cyclegan_image_summaries", "add_image_comparison_summaries",
               "classifier_score", "classifier_score_from_logits", "frechet_classifier_distance",
               "frechet_classifier_distance_from_activations",
               "mean_only_frechet_classifier_distance_from_activations",
               "diagonal_only_frechet_classifier_distance_from_activations",
-              "trace_sqrt_product"):
+              "trace_sqrt_product", "laplacian_pyramid", "sliced_wasserstein_distance"):
     setattr(eval, _name, globals()[_name])
 eval.image_reshaper = image_reshaper
 eval.image_grid = image_grid
@@ -1420,8 +1545,9 @@ eval.__all__ = ["add_cyclegan_image_summaries", "add_gan_model_image_summaries",
                 "classifier_score_from_logits",
                 "diagonal_only_frechet_classifier_distance_from_activations",
                 "frechet_classifier_distance", "frechet_classifier_distance_from_activations",
-                "image_grid", "image_reshaper",
-                "mean_only_frechet_classifier_distance_from_activations", "trace_sqrt_product"]
+                "image_grid", "image_reshaper", "laplacian_pyramid",
+                "mean_only_frechet_classifier_distance_from_activations",
+                "sliced_wasserstein_distance", "trace_sqrt_product"]
 
 __all__ = [
     "ACGANModel",
