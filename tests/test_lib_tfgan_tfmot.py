@@ -604,3 +604,33 @@ def test_contrib_gan_sliced_wasserstein_distance():
         assert np.isfinite(baseline) and baseline > 0
         assert distance > baseline  # real vs distorted is farther than real vs real
     assert np.all(np.isfinite(got_svd))
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.gan.losses: combine_adversarial_loss (weight factor or gradient ratio)
+# ------------------------------------------------------------------------------------------
+
+def test_contrib_gan_combine_adversarial_loss():
+    wargs = tf.contrib.gan.losses.wargs
+    v = tf.Variable([3.0, -4.0])
+    main = tf.reduce_sum(v * v)              # gradient 2v: norm 10
+    adv = tf.reduce_sum(v)                   # gradient [1, 1]: norm sqrt(2)
+    weighted = wargs.combine_adversarial_loss(main, adv, weight_factor=0.5,
+                                              gradient_summaries=False)
+    ratio = wargs.combine_adversarial_loss(main, adv, gradient_ratio=2.0,
+                                           gradient_ratio_epsilon=0.0)
+    assert wargs.combine_adversarial_loss(main, adv, weight_factor=0.0,
+                                          scalar_summaries=False,
+                                          gradient_summaries=False) is main
+    with pytest.raises(ValueError, match="cannot both be `None.`"):
+        wargs.combine_adversarial_loss(main, adv)
+    with pytest.raises(ValueError, match="cannot both be specified"):
+        wargs.combine_adversarial_loss(main, adv, weight_factor=1.0, gradient_ratio=1.0)
+    coeff = 10.0 / np.sqrt(2.0) / 2.0
+    (grad,) = tf.gradients(ratio, [v])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        got_w, got_r, got_g = sess.run([weighted, ratio, grad])
+    np.testing.assert_allclose(got_w, 25.0 - 0.5, rtol=1e-6)
+    np.testing.assert_allclose(got_r, 25.0 - coeff, rtol=1e-5)
+    np.testing.assert_allclose(got_g, [6.0 + coeff, -8.0 + coeff], rtol=1e-5)  # c: no gradient

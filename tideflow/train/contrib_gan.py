@@ -468,6 +468,72 @@ def cycle_consistency_loss(data_x, reconstructed_data_x, data_y, reconstructed_d
     return loss
 
 
+def _stable_global_norm(tensors):
+    # the global norm, with everything scaled by its largest magnitude first
+    tf = _tf()
+    tensors = [t for t in tensors if t is not None]
+    if not tensors:
+        return 0.0
+    biggest = tf.reduce_max([tf.reduce_max(tf.abs(t)) for t in tensors])
+    return biggest * tf.global_norm([t / biggest for t in tensors])
+
+
+def combine_adversarial_loss(main_loss, adversarial_loss, weight_factor=None,
+                             gradient_ratio=None, gradient_ratio_epsilon=1e-6, variables=None,
+                             scalar_summaries=True, gradient_summaries=True, scope=None):
+    """``main_loss + c * adversarial_loss`` with ``c`` either ``weight_factor`` or chosen so
+    the adversarial gradients (w.r.t. ``variables``, default every trainable variable) have
+    ``1 / gradient_ratio`` of the main loss's gradient norm; ``c`` gets no gradient. Exactly
+    one of the two must be given."""
+    tf = _tf()
+    if weight_factor is None and gradient_ratio is None:
+        raise ValueError("`weight_factor` and `gradient_ratio` cannot both be `None.`")
+    if weight_factor is not None and gradient_ratio is not None:
+        raise ValueError("`weight_factor` and `gradient_ratio` cannot both be specified.")
+    if variables is None:
+        variables = tf.trainable_variables()
+    with ops.name_scope(scope, "adversarial_loss", values=[main_loss, adversarial_loss]):
+        main_loss = ops.convert_to_tensor(main_loss)
+        adversarial_loss = ops.convert_to_tensor(adversarial_loss)
+        if not main_loss.shape.is_compatible_with(adversarial_loss.shape):
+            if main_loss.shape[0] != adversarial_loss.shape[0]:
+                raise ValueError("main_loss and adversarial_loss must have the same sized first "
+                                 f"dimension. Found {main_loss.shape[0]} and "
+                                 f"{adversarial_loss.shape[0]}.")
+            # per-example means make the two comparable
+            main_loss = tf.reduce_mean(main_loss, axis=list(range(1, main_loss.shape.ndims)))
+            adversarial_loss = tf.reduce_mean(
+                adversarial_loss, axis=list(range(1, adversarial_loss.shape.ndims)))
+        if gradient_summaries or gradient_ratio is not None:
+            main_norm = _stable_global_norm(tf.gradients(main_loss, variables))
+            adv_norm = _stable_global_norm(tf.gradients(adversarial_loss, variables))
+        if scalar_summaries:
+            tf.summary.scalar("main_loss", tf.reduce_mean(main_loss))
+            tf.summary.scalar("adversarial_loss", tf.reduce_mean(adversarial_loss))
+        if gradient_summaries:
+            tf.summary.scalar("main_loss_gradients", main_norm)
+            tf.summary.scalar("adversarial_loss_gradients", adv_norm)
+        given = weight_factor if weight_factor is not None else gradient_ratio
+        if tf.get_static_value(ops.convert_to_tensor(given)) == 0:
+            return main_loss
+        if weight_factor is not None:
+            return main_loss + tf.stop_gradient(weight_factor) * adversarial_loss
+        coeff = main_norm / (adv_norm + gradient_ratio_epsilon) / gradient_ratio
+        tf.summary.scalar("adversarial_coefficient", coeff)
+        return main_loss + tf.stop_gradient(coeff) * adversarial_loss
+
+
+def _combine_adversarial_loss_tuple(gan_loss, gan_model, non_adversarial_loss,
+                                    weight_factor=None, gradient_ratio=None,
+                                    gradient_ratio_epsilon=1e-6, scalar_summaries=True,
+                                    gradient_summaries=True):
+    combined = combine_adversarial_loss(
+        non_adversarial_loss, gan_loss.generator_loss, weight_factor, gradient_ratio,
+        gradient_ratio_epsilon, gan_model.generator_variables, scalar_summaries,
+        gradient_summaries)
+    return gan_loss._replace(generator_loss=combined)
+
+
 def _cycle_consistency_loss_tuple(cyclegan_model, scope=None, add_summaries=False):
     return cycle_consistency_loss(
         cyclegan_model.model_x2y.generator_inputs, cyclegan_model.reconstructed_x,
@@ -532,8 +598,10 @@ losses.acgan_discriminator_loss = _acgan_discriminator_loss_tuple
 losses.acgan_generator_loss = _acgan_generator_loss_tuple
 losses.cycle_consistency_loss = _cycle_consistency_loss_tuple
 losses.wargs.cycle_consistency_loss = cycle_consistency_loss
-losses.__all__ = [*_WARGS, "cycle_consistency_loss", "wargs"]
-losses.wargs.__all__ = [*_WARGS, "cycle_consistency_loss"]
+losses.combine_adversarial_loss = _combine_adversarial_loss_tuple
+losses.wargs.combine_adversarial_loss = combine_adversarial_loss
+losses.__all__ = [*_WARGS, "combine_adversarial_loss", "cycle_consistency_loss", "wargs"]
+losses.wargs.__all__ = [*_WARGS, "combine_adversarial_loss", "cycle_consistency_loss"]
 
 
 def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
