@@ -634,3 +634,46 @@ def test_contrib_gan_combine_adversarial_loss():
     np.testing.assert_allclose(got_w, 25.0 - 0.5, rtol=1e-6)
     np.testing.assert_allclose(got_r, 25.0 - coeff, rtol=1e-5)
     np.testing.assert_allclose(got_g, [6.0 + coeff, -8.0 + coeff], rtol=1e-5)  # c: no gradient
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.gan: StarGAN (stargan_model, stargan_loss, the loss wrappers)
+# ------------------------------------------------------------------------------------------
+
+def test_contrib_gan_stargan_model_loss_and_train():
+    gan = tf.contrib.gan
+
+    def generator(images, domains):
+        tiled = tf.tile(domains[:, None, None, :], [1, 4, 4, 1])
+        return tf.layers.conv2d(tf.concat([images, tiled], 3), 3, 1, name="g")
+
+    def discriminator(images, num_domains):
+        flat = tf.layers.flatten(images)
+        return (tf.layers.dense(flat, 1, name="src"),
+                tf.layers.dense(flat, num_domains, name="cls"))
+
+    images = [tf.random_uniform([2, 4, 4, 3]), tf.random_uniform([1, 4, 4, 3])]
+    labels = [tf.one_hot([0, 1], 3), tf.one_hot([2], 3)]
+    model = gan.stargan_model(generator, discriminator, images, labels)
+    assert isinstance(model, gan.StarGANModel)
+    assert model.input_data.get_shape().as_list() == [3, 4, 4, 3]
+    assert model.generated_data_domain_target.get_shape().as_list() == [3, 3]
+    assert model.discriminator_generated_data_domain_predication.get_shape().as_list() == [3, 3]
+    assert [v.op.name for v in model.generator_variables] == ["Generator/g/kernel",
+                                                              "Generator/g/bias"]
+    assert len(model.discriminator_variables) == 4
+    loss = gan.stargan_loss(model, add_summaries=False)
+    plain = gan.stargan_loss(model, gradient_penalty_weight=None, reconstruction_loss_weight=0.0,
+                             classification_loss_weight=0.0, add_summaries=False)
+    src_gen = gan.losses.stargan_generator_loss_wrapper(gan.losses.wargs.wasserstein_generator_loss)
+    ops_ = gan.gan_train_ops(model, loss, tf.train.AdamOptimizer(1e-3),
+                             tf.train.AdamOptimizer(1e-3))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        src = model.discriminator_generated_data_source_predication
+        got_plain, want = sess.run([plain.generator_loss, -tf.reduce_mean(src)])
+        np.testing.assert_allclose(got_plain, want, rtol=1e-5)
+        g, d = sess.run([loss.generator_loss, loss.discriminator_loss])
+        assert np.isfinite(g) and np.isfinite(d)
+        sess.run([ops_.generator_train_op, ops_.discriminator_train_op])
+    assert src_gen.__name__ == "wasserstein_generator_loss"

@@ -34,6 +34,13 @@ ACGANModel = collections.namedtuple("ACGANModel", GANModel._fields + (
     "discriminator_gen_classification_logits"))
 CycleGANModel = collections.namedtuple("CycleGANModel", (
     "model_x2y", "model_y2x", "reconstructed_x", "reconstructed_y"))
+StarGANModel = collections.namedtuple("StarGANModel", (
+    "input_data", "input_data_domain_label", "generated_data", "generated_data_domain_target",
+    "reconstructed_data", "discriminator_input_data_source_predication",
+    "discriminator_generated_data_source_predication",
+    "discriminator_input_data_domain_predication",
+    "discriminator_generated_data_domain_predication", "generator_variables", "generator_scope",
+    "generator_fn", "discriminator_variables", "discriminator_scope", "discriminator_fn"))
 GANLoss = collections.namedtuple("GANLoss", ("generator_loss", "discriminator_loss"))
 CycleGANLoss = collections.namedtuple("CycleGANLoss", ("loss_x2y", "loss_y2x"))
 GANTrainSteps = collections.namedtuple(
@@ -114,6 +121,47 @@ def cyclegan_model(generator_fn, discriminator_fn, data_x, data_y, generator_sco
     with vs(model_x2y.generator_scope, reuse=True):
         reconstructed_y = model_x2y.generator_fn(model_y2x.generated_data)
     return CycleGANModel(model_x2y, model_y2x, reconstructed_x, reconstructed_y)
+
+
+def stargan_model(generator_fn, discriminator_fn, input_data, input_data_domain_label,
+                  generator_scope="Generator", discriminator_scope="Discriminator"):
+    """StarGAN (https://arxiv.org/abs/1711.09020): ``generator_fn(data, target_domains)``
+    translates the inputs to random one-hot target domains and back to their own labels
+    (``input_data_domain_label`` [batch, domains], fully defined); ``discriminator_fn(data,
+    num_domains)`` returns (source logits, domain logits). Lists of inputs are concatenated
+    along the batch. Returns a ``StarGANModel``."""
+    tf = _tf()
+    vs = tf.variable_scope
+
+    def joined(x):
+        x = _convert(x)
+        return tf.concat(list(x), 0) if isinstance(x, (list, tuple)) else x
+
+    input_data = joined(input_data)
+    labels = joined(input_data_domain_label)
+    labels.shape.assert_has_rank(2)
+    labels.shape.assert_is_fully_defined()
+    batch_size, num_domains = labels.shape.as_list()
+    with vs(generator_scope) as gen_scope:
+        target = tf.one_hot(tf.random_uniform([batch_size], 0, num_domains, dtype=tf.int32),
+                            num_domains)
+        generated = generator_fn(input_data, target)
+    with vs(gen_scope, reuse=True):
+        reconstructed = generator_fn(generated, labels)
+    with vs(discriminator_scope) as dis_scope:
+        gen_source, gen_domain = discriminator_fn(generated, num_domains)
+    with vs(dis_scope, reuse=True):
+        input_source, input_domain = discriminator_fn(input_data, num_domains)
+    return StarGANModel(
+        input_data=input_data, input_data_domain_label=labels, generated_data=generated,
+        generated_data_domain_target=target, reconstructed_data=reconstructed,
+        discriminator_input_data_source_predication=input_source,
+        discriminator_generated_data_source_predication=gen_source,
+        discriminator_input_data_domain_predication=input_domain,
+        discriminator_generated_data_domain_predication=gen_domain,
+        generator_variables=_trainable(gen_scope), generator_scope=gen_scope,
+        generator_fn=generator_fn, discriminator_variables=_trainable(dis_scope),
+        discriminator_scope=dis_scope, discriminator_fn=discriminator_fn)
 
 
 def _as_list(x):
@@ -534,6 +582,37 @@ def _combine_adversarial_loss_tuple(gan_loss, gan_model, non_adversarial_loss,
     return gan_loss._replace(generator_loss=combined)
 
 
+def _stargan_wrapped(loss_fn, new_fn):
+    new_fn.__name__ = loss_fn.__name__
+    new_fn.__doc__ = f"The stargan_model version of {loss_fn.__name__}."
+    return new_fn
+
+
+def stargan_generator_loss_wrapper(loss_fn):
+    """``loss_fn`` (on the discriminator's outputs for generated data) as a loss of a
+    StarGANModel (its source logits for the generated data)."""
+    return _stargan_wrapped(loss_fn, lambda stargan_model, **kwargs: loss_fn(
+        stargan_model.discriminator_generated_data_source_predication, **kwargs))
+
+
+def stargan_discriminator_loss_wrapper(loss_fn):
+    """``loss_fn`` (on real then generated discriminator outputs) as a loss of a
+    StarGANModel (its source logits for the input and the generated data)."""
+    return _stargan_wrapped(loss_fn, lambda stargan_model, **kwargs: loss_fn(
+        stargan_model.discriminator_input_data_source_predication,
+        stargan_model.discriminator_generated_data_source_predication, **kwargs))
+
+
+def stargan_gradient_penalty_wrapper(loss_fn):
+    """``wasserstein_gradient_penalty``-like ``loss_fn`` on a StarGANModel (the
+    discriminator is given the number of domains as its second argument)."""
+    return _stargan_wrapped(loss_fn, lambda stargan_model, **kwargs: loss_fn(
+        real_data=stargan_model.input_data, generated_data=stargan_model.generated_data,
+        generator_inputs=stargan_model.input_data_domain_label.shape.as_list()[-1],
+        discriminator_fn=stargan_model.discriminator_fn,
+        discriminator_scope=stargan_model.discriminator_scope, **kwargs))
+
+
 def _cycle_consistency_loss_tuple(cyclegan_model, scope=None, add_summaries=False):
     return cycle_consistency_loss(
         cyclegan_model.model_x2y.generator_inputs, cyclegan_model.reconstructed_x,
@@ -599,8 +678,13 @@ losses.acgan_generator_loss = _acgan_generator_loss_tuple
 losses.cycle_consistency_loss = _cycle_consistency_loss_tuple
 losses.wargs.cycle_consistency_loss = cycle_consistency_loss
 losses.combine_adversarial_loss = _combine_adversarial_loss_tuple
+for _name in ("stargan_generator_loss_wrapper", "stargan_discriminator_loss_wrapper",
+              "stargan_gradient_penalty_wrapper"):
+    setattr(losses, _name, globals()[_name])
 losses.wargs.combine_adversarial_loss = combine_adversarial_loss
-losses.__all__ = [*_WARGS, "combine_adversarial_loss", "cycle_consistency_loss", "wargs"]
+losses.__all__ = [*_WARGS, "combine_adversarial_loss", "cycle_consistency_loss",
+                  "stargan_discriminator_loss_wrapper", "stargan_generator_loss_wrapper",
+                  "stargan_gradient_penalty_wrapper", "wargs"]
 losses.wargs.__all__ = [*_WARGS, "combine_adversarial_loss", "cycle_consistency_loss"]
 
 
@@ -688,6 +772,56 @@ def _pooled_model(model, tensor_pool_fn):
         outputs = model.discriminator_fn(generated, inputs)
     return model._replace(generator_inputs=inputs, generated_data=generated,
                           discriminator_gen_outputs=outputs)
+
+
+def stargan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
+                 gradient_penalty_weight=10.0, gradient_penalty_epsilon=1e-10,
+                 gradient_penalty_target=1.0, gradient_penalty_one_sided=False,
+                 reconstruction_loss_fn=None, reconstruction_loss_weight=10.0,
+                 classification_loss_fn=None, classification_loss_weight=1.0,
+                 classification_one_hot=True, add_summaries=True):
+    """``GANLoss`` of a StarGANModel: the adversarial losses on the source logits
+    (Wasserstein by default) with the gradient penalty on the discriminator, the
+    reconstruction loss (absolute difference) on the generator, and the domain
+    classification loss (softmax cross entropy) on each: the generator's on the random
+    targets, the discriminator's on the inputs' own labels."""
+    tf = _tf()
+    generator_loss_fn = generator_loss_fn or stargan_generator_loss_wrapper(
+        wasserstein_generator_loss)
+    discriminator_loss_fn = discriminator_loss_fn or stargan_discriminator_loss_wrapper(
+        wasserstein_discriminator_loss)
+    reconstruction_loss_fn = reconstruction_loss_fn or tf.losses.absolute_difference
+    classification_loss_fn = classification_loss_fn or tf.losses.softmax_cross_entropy
+
+    def classification(labels, logits, name):
+        with ops.name_scope(name, values=(labels, logits)):
+            loss = classification_loss_fn(onehot_labels=labels, logits=logits)
+            if not classification_one_hot:
+                loss = tf.reduce_sum(loss, axis=1)
+            loss = tf.reduce_mean(loss)
+            _scalar_summary(name, loss, add_summaries)
+            return loss
+
+    model.input_data_domain_label.shape.assert_has_rank(2)
+    model.input_data_domain_label.shape[1:].assert_is_fully_defined()
+    gen_loss = generator_loss_fn(model, add_summaries=add_summaries)
+    dis_loss = discriminator_loss_fn(model, add_summaries=add_summaries)
+    if gradient_penalty_weight is not None and (
+            isinstance(gradient_penalty_weight, ops.Tensor) or gradient_penalty_weight > 0):
+        penalty = stargan_gradient_penalty_wrapper(wasserstein_gradient_penalty)(
+            model, epsilon=gradient_penalty_epsilon, target=gradient_penalty_target,
+            one_sided=gradient_penalty_one_sided, add_summaries=add_summaries)
+        dis_loss += penalty * gradient_penalty_weight
+    reconstruction = reconstruction_loss_fn(model.input_data, model.reconstructed_data)
+    gen_loss += reconstruction * reconstruction_loss_weight
+    _scalar_summary("reconstruction_loss", reconstruction, add_summaries)
+    gen_loss += classification(model.generated_data_domain_target,
+                               model.discriminator_generated_data_domain_predication,
+                               "generator_classification_loss") * classification_loss_weight
+    dis_loss += classification(model.input_data_domain_label,
+                               model.discriminator_input_data_domain_predication,
+                               "discriminator_classification_loss") * classification_loss_weight
+    return GANLoss(gen_loss, dis_loss)
 
 
 def cyclegan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
@@ -1627,6 +1761,7 @@ __all__ = [
     "GANTrainSteps",
     "InfoGANModel",
     "RunTrainOpsHook",
+    "StarGANModel",
     "acgan_model",
     "cyclegan_loss",
     "cyclegan_model",
@@ -1642,4 +1777,6 @@ __all__ = [
     "get_sequential_train_steps",
     "infogan_model",
     "losses",
+    "stargan_loss",
+    "stargan_model",
 ]
