@@ -130,10 +130,15 @@ class _FetchHandler:
             subs = [self._build(x) for x in f]
             cls = type(f)
             return lambda values: cls(*[s(values) for s in subs])
-        if isinstance(f, (list, tuple)):
+        if isinstance(f, list):  # TF 1.15 gives a list subclass back as a plain list
             subs = [self._build(x) for x in f]
+            return lambda values: [s(values) for s in subs]
+        if isinstance(f, tuple):  # a tuple subclass is rebuilt positionally, as TF does
+            subs = [self._build(x) for x in f]
+            if type(f) is tuple:
+                return lambda values: tuple(s(values) for s in subs)
             cls = type(f)
-            return lambda values: cls(s(values) for s in subs)
+            return lambda values: cls(*[s(values) for s in subs])
         if hasattr(f, "_as_graph_element"):
             return self._leaf(f)
         fields = getattr(type(f), "__attrs_attrs__", None)
