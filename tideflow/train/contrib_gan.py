@@ -1494,6 +1494,14 @@ def _as_float64(*tensors):
     return [t if t.dtype == tf.float64 else tf.cast(t, tf.float64) for t in tensors]
 
 
+def _activation_pair(activations1, activations2):
+    """Two [N, D] activation tensors in float64, and the dtype the distance is returned in."""
+    a1, a2 = ops.convert_to_tensor(activations1), ops.convert_to_tensor(activations2)
+    a1.shape.assert_has_rank(2)
+    a2.shape.assert_has_rank(2)
+    return (*_as_float64(a1, a2), a1.dtype)
+
+
 def _run_in_batches(inputs, classifier_fn, num_batches):
     """``classifier_fn`` over ``num_batches`` equal splits of ``inputs`` (one at a time,
     through ``map_fn``), the results concatenated back."""
@@ -1548,11 +1556,7 @@ def frechet_classifier_distance_from_activations(activations1, activations2):
     """The Frechet distance between Gaussians fitted to two sets of activations [N, D]:
     ``|m1 - m2|^2 + tr(C1 + C2 - 2 sqrtm(C1 C2))`` (covariances with N - 1, in float64)."""
     tf = _tf()
-    a1, a2 = ops.convert_to_tensor(activations1), ops.convert_to_tensor(activations2)
-    a1.shape.assert_has_rank(2)
-    a2.shape.assert_has_rank(2)
-    dtype = a1.dtype
-    a1, a2 = _as_float64(a1, a2)
+    a1, a2, dtype = _activation_pair(activations1, activations2)
     m1, m2 = tf.reduce_mean(a1, 0), tf.reduce_mean(a2, 0)
 
     def cov(a, m):
@@ -1569,11 +1573,7 @@ def frechet_classifier_distance_from_activations(activations1, activations2):
 def mean_only_frechet_classifier_distance_from_activations(activations1, activations2):
     """The means' part of the Frechet distance: ``|m1 - m2|^2``."""
     tf = _tf()
-    a1, a2 = ops.convert_to_tensor(activations1), ops.convert_to_tensor(activations2)
-    a1.shape.assert_has_rank(2)
-    a2.shape.assert_has_rank(2)
-    dtype = a1.dtype
-    a1, a2 = _as_float64(a1, a2)
+    a1, a2, dtype = _activation_pair(activations1, activations2)
     out = tf.reduce_sum(tf.squared_difference(tf.reduce_mean(a1, 0), tf.reduce_mean(a2, 0)))
     return out if dtype == tf.float64 else tf.cast(out, dtype)
 
@@ -1582,11 +1582,7 @@ def diagonal_only_frechet_classifier_distance_from_activations(activations1, act
     """The Frechet distance with diagonal covariances (the per-dimension variances, with N):
     ``|m1 - m2|^2 + sum(v1 + v2 - 2 sqrt(v1 v2))``."""
     tf = _tf()
-    a1, a2 = ops.convert_to_tensor(activations1), ops.convert_to_tensor(activations2)
-    a1.shape.assert_has_rank(2)
-    a2.shape.assert_has_rank(2)
-    dtype = a1.dtype
-    a1, a2 = _as_float64(a1, a2)
+    a1, a2, dtype = _activation_pair(activations1, activations2)
     m1, v1 = tf.nn.moments(a1, axes=[0])
     m2, v2 = tf.nn.moments(a2, axes=[0])
     out = (tf.reduce_sum(v1 + v2 - 2.0 * tf.sqrt(v1 * v2))
