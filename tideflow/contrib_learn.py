@@ -1022,7 +1022,27 @@ def _null_input_op_fn(x):
     return x
 
 
-class TensorFlowRNNClassifier(TensorFlowEstimator):
+class _TensorFlowRNNEstimator(TensorFlowEstimator):
+    """What the RNN classifier and regressor share: ``models.get_rnn_model``'s encoder under
+    ``head``, and its settings kept as attributes (``get_params`` reads them)."""
+
+    def _init_rnn(self, head, n_classes, rnn_size, cell_type, num_layers, input_op_fn,
+                  initial_state, bidirectional, sequence_length, attn_length, attn_size,
+                  attn_vec_size, **estimator_args):
+        from tideflow.contrib_learn_models import get_rnn_model
+
+        fn = get_rnn_model(rnn_size, cell_type, num_layers, input_op_fn, bidirectional, head,
+                           sequence_length, initial_state, attn_length, attn_size,
+                           attn_vec_size)
+        TensorFlowEstimator.__init__(self, fn, n_classes, **estimator_args)
+        self.rnn_size, self.cell_type, self.num_layers = rnn_size, cell_type, num_layers
+        self.input_op_fn, self.initial_state = input_op_fn, initial_state
+        self.bidirectional, self.sequence_length = bidirectional, sequence_length
+        self.attn_length, self.attn_size = attn_length, attn_size
+        self.attn_vec_size = attn_vec_size
+
+
+class TensorFlowRNNClassifier(_TensorFlowRNNEstimator):
     """0.9-0.11's ``TensorFlowRNNClassifier``: ``input_op_fn(x)`` gives the list of time
     steps, ``models.get_rnn_model`` encodes them and a logistic regression classifies."""
 
@@ -1032,23 +1052,17 @@ class TensorFlowRNNClassifier(TensorFlowEstimator):
                  batch_size=32, steps=50, optimizer="Adagrad", learning_rate=0.1,
                  class_weight=None, clip_gradients=5.0, continue_training=False, config=None,
                  verbose=1):
-        from tideflow.contrib_learn_models import get_rnn_model, logistic_regression
+        from tideflow.contrib_learn_models import logistic_regression
 
-        fn = get_rnn_model(rnn_size, cell_type, num_layers, input_op_fn, bidirectional,
-                           logistic_regression, sequence_length, initial_state, attn_length,
-                           attn_size, attn_vec_size)
-        super().__init__(fn, n_classes, batch_size=batch_size, steps=steps,
-                         optimizer=optimizer, learning_rate=learning_rate,
-                         clip_gradients=clip_gradients, class_weight=class_weight,
-                         continue_training=continue_training, config=config, verbose=verbose)
-        self.rnn_size, self.cell_type, self.num_layers = rnn_size, cell_type, num_layers
-        self.input_op_fn, self.initial_state = input_op_fn, initial_state
-        self.bidirectional, self.sequence_length = bidirectional, sequence_length
-        self.attn_length, self.attn_size = attn_length, attn_size
-        self.attn_vec_size = attn_vec_size
+        self._init_rnn(logistic_regression, n_classes, rnn_size, cell_type, num_layers,
+                       input_op_fn, initial_state, bidirectional, sequence_length, attn_length,
+                       attn_size, attn_vec_size, batch_size=batch_size, steps=steps,
+                       optimizer=optimizer, learning_rate=learning_rate,
+                       clip_gradients=clip_gradients, class_weight=class_weight,
+                       continue_training=continue_training, config=config, verbose=verbose)
 
 
-class TensorFlowRNNRegressor(TensorFlowEstimator):
+class TensorFlowRNNRegressor(_TensorFlowRNNEstimator):
     """0.9-0.11's ``TensorFlowRNNRegressor``: the RNN encoder of ``TensorFlowRNNClassifier``
     under a linear regression."""
 
@@ -1057,20 +1071,14 @@ class TensorFlowRNNRegressor(TensorFlowEstimator):
                  attn_length=None, attn_size=None, attn_vec_size=None, n_classes=0,
                  batch_size=32, steps=50, optimizer="Adagrad", learning_rate=0.1,
                  clip_gradients=5.0, continue_training=False, config=None, verbose=1):
-        from tideflow.contrib_learn_models import get_rnn_model, linear_regression
+        from tideflow.contrib_learn_models import linear_regression
 
-        fn = get_rnn_model(rnn_size, cell_type, num_layers, input_op_fn, bidirectional,
-                           linear_regression, sequence_length, initial_state, attn_length,
-                           attn_size, attn_vec_size)
-        super().__init__(fn, n_classes, batch_size=batch_size, steps=steps,
-                         optimizer=optimizer, learning_rate=learning_rate,
-                         clip_gradients=clip_gradients, continue_training=continue_training,
-                         config=config, verbose=verbose)
-        self.rnn_size, self.cell_type, self.num_layers = rnn_size, cell_type, num_layers
-        self.input_op_fn, self.initial_state = input_op_fn, initial_state
-        self.bidirectional, self.sequence_length = bidirectional, sequence_length
-        self.attn_length, self.attn_size = attn_length, attn_size
-        self.attn_vec_size = attn_vec_size
+        self._init_rnn(linear_regression, n_classes, rnn_size, cell_type, num_layers,
+                       input_op_fn, initial_state, bidirectional, sequence_length, attn_length,
+                       attn_size, attn_vec_size, batch_size=batch_size, steps=steps,
+                       optimizer=optimizer, learning_rate=learning_rate,
+                       clip_gradients=clip_gradients, continue_training=continue_training,
+                       config=config, verbose=verbose)
 
 
 class SKCompat:
