@@ -47,3 +47,62 @@ def test_plus_operator_builds_addv2_except_for_strings():
         assert s.run(a + a).tolist() == [2.0, 4.0]
         assert s.run(words + "!").tolist() == [b"a!", b"b!"]
         assert s.run(tf.gradients(a * a + a, a)[0]).tolist() == [3.0, 5.0]
+
+
+def test_model_lists_its_layers_weights_before_its_own():
+    # TF 1.15's Network gathers its layers' weights first, then the model's own (a plain
+    # Layer lists its own first)
+    class WithBias(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(2, name="dense")
+            self.norm = tf.keras.layers.BatchNormalization(name="norm")
+
+        def build(self, input_shape):
+            self.shift = self.add_weight("shift", [2], initializer="zeros")
+            self.count = self.add_weight("count", [], initializer="zeros", trainable=False)
+            super().build(input_shape)
+
+        def call(self, x):
+            return self.norm(self.dense(x)) + self.shift
+
+    model = WithBias()
+    model(tf.zeros([3, 4]))
+    short = [w.name.split("/")[-1] for w in model.trainable_weights]
+    assert short == ["kernel:0", "bias:0", "gamma:0", "beta:0", "shift:0"]
+    short = [w.name.split("/")[-1] for w in model.non_trainable_weights]
+    assert short == ["moving_mean:0", "moving_variance:0", "count:0"]
+    model.trainable = False
+    assert model.trainable_weights == []
+    assert len(model.non_trainable_weights) == 8
+
+
+def test_subclass_build_may_call_super_build():
+    # the common ``super().build(input_shape)`` at the end of a model's own build: on the first
+    # call and on an explicit model.build, its weights are made once and the call runs once
+    class Shifted(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(2)
+            self.builds = 0
+
+        def build(self, input_shape):
+            self.builds += 1
+            self.shift = self.add_weight("shift", [2], initializer="ones")
+            super().build(input_shape)
+
+        def call(self, x):
+            return self.dense(x) + self.shift
+
+    called = Shifted()
+    y = called(tf.zeros([3, 4]))
+    built = Shifted()
+    built.build((None, 4))
+    z = built(tf.zeros([1, 4]))
+    for model in (called, built):
+        assert model.builds == 1 and model.built
+        assert len(model.weights) == 3
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert s.run(y).tolist() == [[1.0, 1.0]] * 3
+        assert s.run(z).tolist() == [[1.0, 1.0]]

@@ -447,6 +447,25 @@ class Network(Layer):
 
     # -- weights -----------------------------------------------------------------------------------
     @property
+    def trainable_weights(self):
+        # as TF's Network (unlike a plain Layer): the layers' weights first, then the model's own
+        if not self.trainable:
+            return []
+        self._sync_sublayers()
+        return _merged([], itertools.chain(
+            (layer.trainable_weights for layer in self._sublayers), (self._trainable_weights,)))
+
+    @property
+    def non_trainable_weights(self):
+        self._sync_sublayers()
+        layers = self._sublayers
+        frozen = () if self.trainable else itertools.chain(
+            (layer.trainable_weights for layer in layers), (self._trainable_weights,))
+        return _merged([], itertools.chain(
+            frozen, (layer.non_trainable_weights for layer in layers),
+            (self._non_trainable_weights,)))
+
+    @property
     def weights(self):
         # as TF's Network: layer by layer (each layer's trainable then non-trainable weights),
         # then the model's own; not all trainable weights before all non-trainable ones

@@ -412,13 +412,19 @@ class Model(Network):
         # program overrode (one that makes the sublayers its call uses)
         if not self.built and not type(self).build.__module__.startswith(
                 "tideflow.keras.engine"):
-            super()._maybe_build(inputs)
+            self._building_in_call = True  # its ``super().build(shape)`` only marks it built
+            try:
+                super()._maybe_build(inputs)
+            finally:
+                self._building_in_call = False
             return
         self.built = True
 
     def build(self, input_shape):
         """Builds the model for inputs of ``input_shape`` (with the batch axis)."""
-        if self._is_graph_network:
+        if self._is_graph_network or getattr(self, "_building_in_call", False):
+            # (a subclass's build calling ``super().build(input_shape)`` while its first call
+            # builds it: TF's build runs ``call`` on placeholders, never ``__call__`` again)
             self.built = True
             return
         if self.outputs:
@@ -428,7 +434,14 @@ class Model(Network):
         shapes = input_shape if isinstance(input_shape, list) else [input_shape]
         inputs = [Input(batch_shape=tuple(s), name=f"input_{i + 1}") for i, s in enumerate(shapes)]
         nested = inputs if isinstance(input_shape, list) else inputs[0]
-        outputs = self(nested, **self._training_kwargs())
+        # built already, so the call does not run a subclass's build again (this may be that
+        # build's ``super().build``); the sublayers build as the call reaches them
+        self.built = True
+        try:
+            outputs = self(nested, **self._training_kwargs())
+        except BaseException:
+            self.built = False
+            raise
         self.inputs, self.outputs = inputs, flatten(outputs)
         self._nested_inputs, self._nested_outputs = nested, outputs
         self._set_output_node(outputs)
