@@ -1,4 +1,5 @@
 """TF 1.x behaviours pinned by the twelfth session's lead (side-by-side checks with TF)."""
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -106,3 +107,36 @@ def test_subclass_build_may_call_super_build():
         s.run(tf.global_variables_initializer())
         assert s.run(y).tolist() == [[1.0, 1.0]] * 3
         assert s.run(z).tolist() == [[1.0, 1.0]]
+
+
+def _two_headed():
+    inp = tf.keras.Input((4,), name="x")
+    h = tf.keras.layers.Dense(3, activation="relu", name="h")(inp)
+    o1 = tf.keras.layers.Dense(1, name="o1")(h)
+    o2 = tf.keras.layers.Dense(2, activation="softmax", name="o2")(h)
+    return tf.keras.Model(inp, [o1, o2])
+
+
+def test_summary_of_a_branching_model_shows_connections():
+    # TF 1.15: a depth holding two nodes (two heads on one layer) is not sequential-like
+    lines = []
+    _two_headed().summary(print_fn=lines.append)
+    assert "Connected to" in lines[2] and len(lines[1]) == 98
+    assert lines[8].startswith("o1 (Dense)") and lines[8].rstrip().endswith("h[0][0]")
+    chain = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    lines = []
+    tf.keras.Model(chain.inputs, chain.outputs).summary(print_fn=lines.append)
+    assert "Connected to" not in lines[2] and len(lines[1]) == 65
+
+
+def test_model_compiled_with_metrics_per_output_saves_and_loads(tmp_path):
+    model = _two_headed()
+    model.compile("sgd", loss={"o1": "mse", "o2": "sparse_categorical_crossentropy"},
+                  metrics={"o2": ["accuracy"]})
+    x = np.ones((3, 4), np.float32)
+    model.fit(x, [np.ones((3, 1)), np.array([0, 1, 1])], epochs=1, verbose=0)
+    path = str(tmp_path / "m.h5")
+    model.save(path)
+    again = tf.keras.models.load_model(path)
+    assert again.metrics_names == model.metrics_names
+    np.testing.assert_allclose(again.predict(x)[1], model.predict(x)[1], rtol=1e-6)

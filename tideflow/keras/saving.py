@@ -310,7 +310,7 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
                 "optimizer_config": {"class_name": type(optimizer).__name__,
                                      "config": optimizer.get_config()},
                 "loss": model.loss,
-                "metrics": list(getattr(model, "_compile_metrics", None) or []),
+                "metrics": _compile_metrics_config(model),
                 "weighted_metrics": getattr(model, "_compile_weighted_metrics", None),
                 "sample_weight_mode": model.sample_weight_mode,
                 "loss_weights": model.loss_weights}, default=_json_default)
@@ -320,6 +320,12 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
     _makedirs_for(filepath)
     with h5py.File(os.fspath(filepath), "w") as f:
         _write_model(f, model_config, training_config, model, optimizer)
+
+
+def _compile_metrics_config(model):
+    """``compile``'s metrics as given: a list, or a dict of output name -> metrics."""
+    metrics = getattr(model, "_compile_metrics", None)
+    return metrics if isinstance(metrics, dict) else list(metrics or [])
 
 
 def _write_model(f, model_config, training_config, model, optimizer):

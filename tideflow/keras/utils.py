@@ -116,6 +116,26 @@ def _shape_str(layer, model=None):
     return str(shape)
 
 
+def _branches(model):
+    """True when some depth of a functional model (outputs at depth 0, a node's inputs one
+    deeper than it) holds more than one node: TF prints such a model with its connections."""
+    from tideflow.keras import backend as K
+
+    history = K._state(model.outputs[0].graph).history if model.outputs else {}
+    depth = {}
+    for node in reversed(model._network_nodes):  # each node after every node it feeds
+        d = depth.setdefault(id(node), 0)
+        for t in node.input_tensors:
+            h = history.get(t)
+            if h is not None:
+                inbound = id(h[0]._inbound_nodes[h[1]])
+                depth[inbound] = max(depth.get(inbound, 0), d + 1)
+    counts = {}
+    for d in depth.values():
+        counts[d] = counts.get(d, 0) + 1
+    return any(n > 1 for n in counts.values())
+
+
 def print_summary(model, line_length=None, positions=None, print_fn=None):
     """Prints the Keras table: ``Layer (type)``, ``Output Shape``, ``Param #`` (and
     ``Connected to`` for functional models with branches), then the parameter totals."""
@@ -125,8 +145,9 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
     layers = model.layers
     sequential_like = type(model).__name__ == "Sequential" or not model._is_graph_network
     if not sequential_like:
-        sequential_like = all(len(la._inbound_nodes) <= 1 and all(
-            len(n.input_tensors) <= 1 for n in la._inbound_nodes) for la in layers)
+        sequential_like = not _branches(model) and all(
+            len(la._inbound_nodes) <= 1 and all(len(n.input_tensors) <= 1
+                                                for n in la._inbound_nodes) for la in layers)
     if sequential_like:
         line_length = line_length or 65
         positions = positions or [0.45, 0.85, 1.0]
