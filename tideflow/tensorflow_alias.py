@@ -41,6 +41,8 @@ def _resolve(target):
 
 
 class _Loader(importlib.abc.Loader):
+    """Hands an already imported module to the import system as the one it asked for."""
+
     def __init__(self, module):
         self._module = module
 

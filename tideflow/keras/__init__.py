@@ -28,6 +28,7 @@ from tideflow.keras import (
 from tideflow.keras.engine.input_layer import Input
 from tideflow.keras.engine.sequential import Sequential
 from tideflow.keras.engine.training import Model
+from tideflow.tensorflow_alias import _Loader as _ExistingModuleLoader
 
 __version__ = "2.2.4-tf"
 
@@ -51,17 +52,6 @@ class _AliasedSubmoduleFinder(_abc.MetaPathFinder):
         except ImportError:
             return None
         return _util.spec_from_loader(fullname, _ExistingModuleLoader(module))
-
-
-class _ExistingModuleLoader(_abc.Loader):
-    def __init__(self, module):
-        self._module = module
-
-    def create_module(self, spec):
-        return self._module
-
-    def exec_module(self, module):
-        pass
 
 
 if not any(isinstance(f, _AliasedSubmoduleFinder) for f in _sys.meta_path):
