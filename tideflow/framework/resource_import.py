@@ -1,6 +1,7 @@
 """Imports TF's resource-variable ops as tideflow's ref variables.
 
-tideflow's variables are TF 1.x ref variables (``VariableV2``); a GraphDef TF wrote with
+tideflow's variables are TF 1.x ref variables (``VariableV2``), some marked as resource
+variables (``mark_resource``: their reads are snapshots); a GraphDef TF wrote with
 resource variables (``use_resource=True``, graph-mode Keras, TF 2.x's compat.v1 defaults in
 places) holds ``VarHandleOp`` and the ops that take its handle. Before import each is rewritten
 to the ref op of the same meaning, GraphDef to GraphDef: ``VarHandleOp`` -> ``VariableV2``,
@@ -9,7 +10,8 @@ check, as TF's), ``AssignAdd/SubVariableOp`` -> ``AssignAdd/Sub``, ``VarIsInitia
 ``IsVariableInitialized``, ``ResourceGather`` -> ``Gather``, ``ResourceScatter<Op>`` ->
 ``Scatter<Op>``, ``Resource[Sparse]Apply<Opt>`` -> ``[Sparse]Apply<Opt>`` (same inputs; the
 resource form has no output, so nothing reads the ref form's). A MetaGraph's ``VariableDef``
-with ``is_resource`` then names a ref variable, which Saver and the optimizers use as usual.
+with ``is_resource`` then names a ref variable, which Saver and the optimizers use as usual;
+the importer marks each former ``VarHandleOp`` as a resource variable.
 Handle-typed ops with no ref counterpart are left, and fail at import naming the op.
 """
 
@@ -19,6 +21,23 @@ from tideflow.protos import graph_pb2
 _RESOURCE_OPS = frozenset({
     "VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
     "AssignSubVariableOp", "VarIsInitializedOp", "ResourceGather", "DestroyResourceOp"})
+
+
+def mark_resource(var_op):
+    """Gives the variable of ``var_op`` (a VariableV2) the reads of TF's resource variables:
+    a read is a snapshot, which updates later in the step (or in later steps) do not change
+    (the update copies the buffer first: ``ops/state_ops.copy_on_write``); a reference
+    variable's read is its buffer, which they update in place (TF 1.x's race)."""
+    g = var_op._graph
+    names = g.__dict__.get("_resource_variables")
+    if names is None:
+        names = g._resource_variables = set()
+    names.add(var_op._name)
+
+
+def is_resource(var_op):
+    names = var_op._graph.__dict__.get("_resource_variables")
+    return names is not None and var_op._name in names
 
 
 def _needs_rewrite(nd):
@@ -85,8 +104,9 @@ def _rewrite(nd, handle_types):
     return op_registry.lookup_or_load(nd.op) is not None
 
 
-def rewrite_resource_variables(graph_def):
-    """A copy of ``graph_def`` with its resource-variable ops as ref-variable ops."""
+def rewrite_resource_variables(graph_def, handles=None):
+    """A copy of ``graph_def`` with its resource-variable ops as ref-variable ops; the names
+    of the former ``VarHandleOp`` nodes are added to the set ``handles`` when given."""
     gd = graph_pb2.GraphDef()
     gd.CopyFrom(graph_def)
     dropped = set()
@@ -110,6 +130,8 @@ def rewrite_resource_variables(graph_def):
             backup.CopyFrom(nd)
             if not _rewrite(nd, handle_types):
                 nd.CopyFrom(backup)  # no ref counterpart: left to fail naming the op
+            elif backup.op == "VarHandleOp" and handles is not None:
+                handles.add(nd.name)
     if dropped:
         keep = [nd for nd in gd.node if nd.name not in dropped]
         for nd in keep:
@@ -121,4 +143,5 @@ def rewrite_resource_variables(graph_def):
     return gd
 
 
-__all__ = ["has_resource_variables", "rewrite_resource_variables"]
+__all__ = ["has_resource_variables", "is_resource", "mark_resource",
+           "rewrite_resource_variables"]

@@ -191,16 +191,13 @@ _RESOURCE_VARIABLES = [False]
 
 
 def enable_resource_variables():
-    """Variables made afterwards are asked to be resource variables: here they run as
-    reference variables (``ops/variables.resource_as_ref``)."""
-    from tideflow.ops import variables
-
+    """Variables made afterwards are resource variables: a read is a snapshot that later
+    updates of the step do not change (``ops/state_ops.mark_resource``)."""
     _RESOURCE_VARIABLES[0] = True
-    variables.resource_as_ref("(all)")
 
 
 def disable_resource_variables():
-    """Variables are reference variables again (as they always run here)."""
+    """Variables made afterwards are reference variables again."""
     _RESOURCE_VARIABLES[0] = False
 
 

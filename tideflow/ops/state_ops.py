@@ -11,6 +11,7 @@ import threading
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.resource_import import is_resource, mark_resource  # noqa: F401
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.kernels.scatter import rows_at
 
@@ -20,14 +21,19 @@ from tideflow.kernels.scatter import rows_at
 
 
 class VariableResource:
-    """A variable's storage: ``buf`` (None until first assigned) and a lock for use_locking."""
+    """A variable's storage: ``buf`` (None until first assigned) and a lock for use_locking.
 
-    __slots__ = ("buf", "lock", "name")
+    ``shared``: a resource variable's read has handed ``buf`` out, so the next update must
+    write into a new buffer (copy on write) and leave the read's value as it was.
+    """
+
+    __slots__ = ("buf", "lock", "name", "shared")
 
     def __init__(self, name):
         self.name = name
         self.buf = None
         self.lock = threading.Lock()
+        self.shared = False
 
     def set_new(self, value, np_dtype):
         """Replaces the buffer by a fresh view holding a copy of ``value``."""
@@ -114,6 +120,60 @@ def resource_for(ctx, var_op):
     """The resource (created empty when missing) of ``var_op`` on the kernel's device."""
     container, name = _resource_key(var_op)
     return ctx.resource_mgr.lookup_or_create(container, name, lambda: VariableResource(name))
+
+
+def read_resource_kernel(res):
+    """A resource variable's read (an Identity of its ref): its current buffer, marked shared
+    so the next update copies it first (``copy_on_write``)."""
+
+    def read(x):
+        buf = res.buf
+        if buf is None:
+            return x
+        res.shared = True
+        return buf
+
+    return read
+
+
+def copy_on_write(kernel, op, ctx):
+    """``kernel`` of the update ``op`` (Assign*, Apply*, Scatter*, ...), made to give each
+    resource variable it updates a new buffer when a read has handed the current one out; the
+    kernel then gets the variable's current buffer as its ref argument. ``kernel`` itself when
+    ``op`` updates no resource variable."""
+    slots = []
+    for i, (arg, t) in enumerate(zip(op._op_def.inputs, op._inputs)):
+        if arg.is_ref:
+            var_op = variable_op_of(t)
+            if var_op is not None and is_resource(var_op):
+                slots.append((i, resource_for(ctx, var_op)))
+    if not slots:
+        return kernel
+    overwrites = op._type == "Assign"  # its new buffer needs no copy of the old values
+
+    def wrap(k):
+        def run(*args, **kwargs):
+            args = list(args)
+            for i, res in slots:
+                buf = res.buf
+                if buf is None:
+                    continue
+                if res.shared:
+                    base = np.empty(buf.shape, buf.dtype) if overwrites else buf.copy()
+                    res.buf = buf = base[...]  # a view, as set_new's (in-place ops skip it)
+                    res.shared = False
+                args[i] = buf
+            return k(*args, **kwargs)
+
+        return run
+
+    run = wrap(kernel)
+    for attr in ("scratch_input", "inplace"):
+        if hasattr(kernel, attr):
+            setattr(run, attr, getattr(kernel, attr))
+    if hasattr(kernel, "donated"):
+        run.donated = wrap(kernel.donated)
+    return run
 
 
 def _binding_key(var_op):

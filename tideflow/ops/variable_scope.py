@@ -61,8 +61,6 @@ class _VariableStore:
             if trainable is None:
                 trainable = getattr(synchronization, "name", "") != "ON_READ"
             is_scalar = shape is not None and isinstance(shape, (list, tuple)) and not shape
-            if use_resource:
-                variables.resource_as_ref(name)
             if partitioner is not None and not is_scalar:
                 if not callable(partitioner):
                     raise ValueError(f"Partitioner must be callable, but received: {partitioner}")

@@ -17,22 +17,6 @@ def _control_flow_ops():
     return control_flow_ops
 
 
-_RESOURCE_WARNED = []
-
-
-def resource_as_ref(name):
-    """A resource variable asked for (``use_resource=True``, ``enable_resource_variables``):
-    it is made a reference variable, which reads and updates the same values; what differs is
-    only the ordering guarantee of resource reads and the ``handle`` attribute. Logged once."""
-    if not _RESOURCE_WARNED:
-        _RESOURCE_WARNED.append(True)
-        from tideflow import logging as tf_logging
-
-        tf_logging.warning(
-            "Resource variables run as reference variables in tideflow (variable %s): same "
-            "values and updates, without resource reads' ordering guarantee.", name)
-
-
 def _default_use_resource():
     from tideflow.ops import misc_ops, variable_scope
 
@@ -215,8 +199,6 @@ class Variable(metaclass=_VariableMeta):
                  synchronization=None, aggregation=None, shape=None):
         if use_resource is None:  # as TF 1.x: the variable scope's choice, else the default
             use_resource = _default_use_resource()
-        if use_resource:
-            resource_as_ref(name)
         # as TF's resource variables, one may start from a value of unknown shape, and a read
         # made under control dependencies is a fresh read that runs after them
         self._resource = bool(use_resource)
@@ -309,6 +291,8 @@ class Variable(metaclass=_VariableMeta):
             self._variable = state_ops.variable_op_v2(
                 shape, self._initial_value.dtype.base_dtype, name=n
             )
+            if self._resource:
+                state_ops.mark_resource(self._variable.op)
             # the initializer runs where the variable lives (e.g. its parameter server)
             with g.colocate_with(self._variable.op):
                 self._initializer_op = state_ops.assign(

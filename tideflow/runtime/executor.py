@@ -19,6 +19,7 @@ from tideflow.framework import errors, nest, op_registry
 from tideflow.framework.ops import Operation, Tensor
 from tideflow.kernels import threads
 from tideflow.kernels.device import KernelContext
+from tideflow.ops import state_ops
 from tideflow.ops.control_flow_ops import _no_op_kernel
 from tideflow.ops.state_ops import UninitializedValue
 from tideflow.ops.switch_merge_ops import DEAD, MERGE_TYPES, SWITCH_TYPES
@@ -174,6 +175,14 @@ def bind_kernel(op, device, session_state, session, op_def=None):
     dk = op_registry.device_kernel(op._type if op_def is None else od.name, device.device_type)
     if dk is not None:
         od = dk  # a kernel registered for this device type (same fields as a declaration)
+    kernel = _bound(op, od, device, session_state, session)
+    if _late(op) == 1 and op._type != "RestoreV2":
+        kernel = state_ops.copy_on_write(  # (an update of a resource variable)
+            kernel, op, KernelContext(op, device, session_state, session))
+    return kernel
+
+
+def _bound(op, od, device, session_state, session):
     if od.kernel_factory is not None:
         return od.kernel_factory(KernelContext(op, device, session_state, session))
     k = od.kernel

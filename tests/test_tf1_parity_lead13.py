@@ -1,0 +1,168 @@
+"""TF 1.x behaviours the lead fixed in the thirteenth session, each checked side by side with
+TF 2.21's compat.v1 first; expected values worked out by hand or with NumPy.
+
+Resource variables (``use_resource=True``, ``tf.enable_resource_variables()``, resource variables
+of an imported graph) read as snapshots: an update later in the step, or in a later step, does
+not change a value read before it. Reference variables keep TF 1.x's aliasing (their read is the
+buffer the update writes into).
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+ART = os.path.join(os.path.dirname(__file__), "data", "tf_artifacts")
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _var(name, value, resource):
+    return tf.get_variable(name, initializer=np.asarray(value, np.float32),
+                           use_resource=resource)
+
+
+@pytest.mark.parametrize("resource", [False, True])
+def test_a_read_before_an_update_of_the_step(resource):
+    v = _var("v", [1.0, 1.0, 1.0], resource)
+    r = v.read_value()
+    with tf.control_dependencies([r]):
+        a = v.assign_add([1.0, 1.0, 1.0])
+    w = _var("w", [1.0, 2.0], resource)
+    r2 = tf.identity(w)
+    with tf.control_dependencies([r2]):
+        a2 = w.assign(w * 5)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        before, after = s.run([r, a])
+        np.testing.assert_array_equal(after, [2, 2, 2])
+        # a resource read is a snapshot; a ref read is the buffer the update wrote into
+        np.testing.assert_array_equal(before, [1, 1, 1] if resource else [2, 2, 2])
+        before, after = s.run([r2, a2])
+        np.testing.assert_array_equal(after, [5, 10])
+        np.testing.assert_array_equal(before, [1, 2] if resource else [5, 10])
+        assert s.run(v).tolist() == [2, 2, 2]
+
+
+def test_resource_read_ordered_after_an_update_sees_it():
+    v = _var("v", [0.0, 1.0, 2.0, 3.0], True)
+    a = v.assign(v * 2)
+    with tf.control_dependencies([a]):
+        r_after = v.read_value()
+    r_before = v.read_value()
+    with tf.control_dependencies([r_before]):
+        sc = tf.scatter_add(v, [1, 3], [10.0, 20.0])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(s.run(r_after), [0, 2, 4, 6])
+        before, scattered = s.run([r_before, sc])
+        np.testing.assert_array_equal(before, [0, 2, 4, 6])
+        np.testing.assert_array_equal(scattered, [0, 12, 4, 26])
+
+
+def test_resource_value_in_a_queue_is_not_changed_by_later_steps():
+    v = _var("v", [1.0, 2.0], True)
+    q = tf.FIFOQueue(2, tf.float32, shapes=[[2]])
+    enq = q.enqueue([v.read_value()])
+    inc = v.assign_add([10.0, 10.0])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(enq)
+        s.run(inc)
+        np.testing.assert_array_equal(s.run(q.dequeue()), [1, 2])
+        np.testing.assert_array_equal(s.run(v), [11, 12])
+
+
+def test_enable_resource_variables_gives_snapshots():
+    tf.enable_resource_variables()
+    try:
+        v = tf.Variable([3.0])
+    finally:
+        tf.disable_resource_variables()
+    r = v.read_value()
+    with tf.control_dependencies([r]):
+        a = v.assign_sub([1.0])
+    with tf.Session() as s:
+        s.run(v.initializer)
+        assert s.run([r, a])[0].tolist() == [3.0]
+
+
+@pytest.mark.parametrize("opt", ["sgd", "momentum", "adam", "rmsprop", "adagrad"])
+def test_resource_training_matches_ref_training_and_reads_stay_old(opt):
+    """Dense (MatMul) and sparse (embedding) updates of resource variables give the same
+    values as of ref variables; a read the train op waits for keeps the old weights."""
+    results = []
+    for resource in (False, True):
+        with tf.Graph().as_default():
+            x = tf.constant(np.linspace(-1, 1, 24, dtype=np.float32).reshape(6, 4))
+            w = _var("w", np.linspace(0.1, 0.9, 12).reshape(4, 3), resource)
+            emb = _var("emb", np.linspace(-1, 1, 15).reshape(5, 3), resource)
+            e = tf.nn.embedding_lookup(emb, [0, 2, 2, 4, 1, 0])
+            loss = tf.reduce_sum(tf.square(tf.matmul(x, w) + e - 0.3))
+            o = {"sgd": tf.train.GradientDescentOptimizer(0.1),
+                 "momentum": tf.train.MomentumOptimizer(0.05, 0.9),
+                 "adam": tf.train.AdamOptimizer(0.05),
+                 "rmsprop": tf.train.RMSPropOptimizer(0.05),
+                 "adagrad": tf.train.AdagradOptimizer(0.1)}[opt]
+            wr = w.read_value()
+            with tf.control_dependencies([wr]):
+                train = o.minimize(loss)
+            with tf.Session() as s:
+                s.run(tf.global_variables_initializer())
+                seen = []
+                for _ in range(3):
+                    old = s.run(w)
+                    got, _ = s.run([wr, train])
+                    seen.append((old, got))
+                results.append((s.run(w), s.run(emb), seen))
+    (w_ref, emb_ref, seen_ref), (w_res, emb_res, seen_res) = results
+    np.testing.assert_allclose(w_res, w_ref, rtol=1e-6)
+    np.testing.assert_allclose(emb_res, emb_ref, rtol=1e-6)
+    for old, got in seen_res:
+        np.testing.assert_array_equal(got, old)  # the read from before the update
+    assert any(not np.array_equal(got, old) for old, got in seen_ref)  # ref: the updated one
+
+
+def test_resource_variable_in_a_while_loop_and_a_cond():
+    v = _var("v", [0.0, 1.0], True)
+
+    def body(i):
+        with tf.control_dependencies([v.assign_add([1.0, 1.0])]):
+            return i + 1
+
+    w = tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])
+    c = tf.cond(tf.constant(True), lambda: tf.identity(v.assign_sub([1.0, 1.0])),
+                lambda: tf.identity(v))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert s.run(w) == 3
+        np.testing.assert_array_equal(s.run(v), [3, 4])
+        np.testing.assert_array_equal(s.run(c), [2, 3])
+
+
+def test_imported_resource_variables_read_as_snapshots():
+    import gzip
+
+    from tideflow.protos import meta_graph_pb2
+
+    with gzip.open(os.path.join(ART, "mlp.meta.gz"), "rb") as f:
+        meta = meta_graph_pb2.MetaGraphDef.FromString(f.read())
+    with tf.Session() as s:
+        saver = tf.train.import_meta_graph(meta)
+        saver.restore(s, os.path.join(ART, "mlp.ckpt"))
+        g = tf.get_default_graph()
+        for name, resource in (("b1", True), ("w1", False)):
+            ref = g.get_tensor_by_name(f"{name}:0")
+            r = tf.identity(ref)
+            with tf.control_dependencies([r]):
+                a = tf.assign_add(ref, tf.ones_like(r))
+            old = s.run(ref)
+            got, new = s.run([r, a])
+            np.testing.assert_allclose(new, old + 1)
+            np.testing.assert_allclose(got, old if resource else old + 1)
