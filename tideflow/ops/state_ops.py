@@ -6,6 +6,7 @@ allocation: fetching it copies, and kernels that update a variable write into it
 """
 
 import functools
+import sys
 import threading
 
 import numpy as np
@@ -123,24 +124,36 @@ def resource_for(ctx, var_op):
 
 
 def read_resource_kernel(res):
-    """A resource variable's read (an Identity of its ref): its current buffer, marked shared
-    so the next update copies it first (``copy_on_write``)."""
+    """A resource variable's read (an Identity of its ref): a new view of the variable's
+    buffer, so while the value read (or a view of it) lives, the buffer's owner has a
+    reference more, and the variable's next update copies the buffer first
+    (``copy_on_write``). A buffer that is not a view of an array of its own (none is, as
+    ``set_new`` makes them) is handed out as it is and marked ``shared`` instead."""
 
     def read(x):
         buf = res.buf
         if buf is None:
             return x
+        if type(buf.base) is np.ndarray:
+            return buf[...]
         res.shared = True
         return buf
 
     return read
 
 
+# references to a variable buffer's owner when no value read from the variable is alive: the
+# buffer (the view the resource keeps) and getrefcount's own argument
+_UNSHARED_REFS = 2
+
+
 def copy_on_write(kernel, op, ctx):
     """``kernel`` of the update ``op`` (Assign*, Apply*, Scatter*, ...), made to give each
-    resource variable it updates a new buffer when a read has handed the current one out; the
-    kernel then gets the variable's current buffer as its ref argument. ``kernel`` itself when
-    ``op`` updates no resource variable."""
+    resource variable it updates a new buffer when a value read from it is still alive (held
+    by a later op of the step, a queue, the user's code), so that value stays as it was; the
+    kernel then gets the variable's current buffer as its ref argument. When no read is
+    alive (a training step's reads are done before its updates) it updates in place. Returns
+    ``kernel`` itself when ``op`` updates no resource variable."""
     slots = []
     for i, (arg, t) in enumerate(zip(op._op_def.inputs, op._inputs)):
         if arg.is_ref:
@@ -150,6 +163,7 @@ def copy_on_write(kernel, op, ctx):
     if not slots:
         return kernel
     overwrites = op._type == "Assign"  # its new buffer needs no copy of the old values
+    refcount = sys.getrefcount
 
     def wrap(k):
         def run(*args, **kwargs):
@@ -158,7 +172,8 @@ def copy_on_write(kernel, op, ctx):
                 buf = res.buf
                 if buf is None:
                     continue
-                if res.shared:
+                if res.shared or (buf.base is not None
+                                  and refcount(buf.base) > _UNSHARED_REFS):
                     base = np.empty(buf.shape, buf.dtype) if overwrites else buf.copy()
                     res.buf = buf = base[...]  # a view, as set_new's (in-place ops skip it)
                     res.shared = False
