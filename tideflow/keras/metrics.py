@@ -134,11 +134,18 @@ class Metric:
     def updates(self):
         return list(self.__dict__.get("_updates", []))
 
-    def add_weight(self, name, shape=(), initializer="zeros", dtype=None):
+    def add_weight(self, name, shape=(), aggregation=None, synchronization=None,
+                   initializer=None, dtype=None):
+        """A state variable (TF 1.15's signature; the aggregation and synchronization of a
+        distributed variable change nothing on one device)."""
         from tideflow.keras import initializers
 
-        init = initializers.get(initializer)
         dtype = tf.as_dtype(dtype or self.dtype)
+        if initializer is None:  # as Layer.add_weight: Glorot for floats, zeros otherwise
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        init = initializers.get(initializer)
+        if isinstance(init, type):  # a class, as TF: its instance for the variable's dtype
+            init = init(dtype=dtype)
         # as TF 1.15: named as given in the current name scope (not under the metric's name),
         # 'total:0', then 'total_1:0' for the next metric
         v = tf.Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype,
@@ -182,9 +189,9 @@ class Reduce(Metric):
     def __init__(self, reduction, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype)
         self.reduction = reduction
-        self.total = self.add_weight("total")
+        self.total = self.add_weight("total", initializer="zeros")
         if reduction != "sum":
-            self.count = self.add_weight("count")
+            self.count = self.add_weight("count", initializer="zeros")
 
     def update_state(self, values, sample_weight=None):
         values = tf.cast(values, self.dtype)
@@ -397,8 +404,8 @@ class MeanTensor(Metric):
                 raise ValueError(f"MeanTensor: the shape of the values must be fully "
                                  f"defined, got {shape}")
             self._shape = shape
-            self._total = self.add_weight("total", shape=shape.as_list())
-            self._count = self.add_weight("count", shape=shape.as_list())
+            self._total = self.add_weight("total", shape=shape.as_list(), initializer="zeros")
+            self._count = self.add_weight("count", shape=shape.as_list(), initializer="zeros")
         elif shape.as_list() != self._shape.as_list():
             raise ValueError(f"MeanTensor input values must always have the same shape. "
                              f"Expected shape (set during the first call): {self._shape}. "
@@ -446,7 +453,7 @@ class _Confusion(Metric):
         self.thresholds = [float(t) for t in thresholds]
         n = len(self.thresholds)
         for kind in kinds:
-            setattr(self, kind, self.add_weight(kind, shape=(n,)))
+            setattr(self, kind, self.add_weight(kind, shape=(n,), initializer="zeros"))
         self._kinds = kinds
 
     _top_k = _class_id = None
@@ -745,7 +752,8 @@ class MeanIoU(Metric):
         super().__init__(name=name, dtype=dtype)
         self.num_classes = num_classes
         self.total_cm = self.add_weight("total_confusion_matrix",
-                                        shape=(num_classes, num_classes), dtype="float64")
+                                        shape=(num_classes, num_classes), dtype="float64",
+                                        initializer="zeros")
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_true = tf.reshape(tf.cast(y_true, "int64"), [-1])

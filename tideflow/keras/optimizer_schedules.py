@@ -207,5 +207,24 @@ class NoisyLinearCosineDecay(LinearCosineDecay):
         return self._finish(noisy, completed)
 
 
+def serialize(learning_rate_schedule):
+    """A schedule as ``{'class_name', 'config'}``."""
+    return {"class_name": type(learning_rate_schedule).__name__,
+            "config": learning_rate_schedule.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """The schedule ``serialize`` described (a user's class found in ``custom_objects`` or
+    among the registered custom objects)."""
+    from tideflow.keras._utils import deserialize as _deserialize
+
+    table = {name: obj for name, obj in globals().items()
+             if isinstance(obj, type) and issubclass(obj, LearningRateSchedule)
+             and not name.startswith("_")}
+    cls = _deserialize(config["class_name"], table, "learning rate schedule", custom_objects,
+                       instantiate=False)
+    return cls.from_config(config.get("config", {}))
+
+
 __all__ = ["ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
-           "PiecewiseConstantDecay", "PolynomialDecay"]
+           "PiecewiseConstantDecay", "PolynomialDecay", "deserialize", "serialize"]

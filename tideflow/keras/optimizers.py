@@ -7,6 +7,7 @@ and the LearningRateScheduler callback change it between steps. The updates run 
 ``tf.train`` optimizers where Keras's rule matches one; ``iterations`` counts the steps.
 """
 
+import inspect
 import sys
 
 import tideflow as tf
@@ -41,7 +42,7 @@ class Optimizer:
         self._name = kwargs.get("name") or type(self).__name__
         self._vars = {}  # per graph: {"lr": var, "iterations": var, "decay": var}
         self._values = {}
-        self.weights = []
+        self._weights = []
 
     def _init(self, learning_rate, default_lr, name, kwargs, **hypers):
         """The subclasses' common constructor: the learning rate (``lr`` is an alias of
@@ -65,7 +66,10 @@ class Optimizer:
             value = self._graph_vars()[name]
         else:
             value = self._values[name]
-            value = value() if callable(value) else value
+            if isinstance(value, schedules.LearningRateSchedule):
+                return value  # as TF, as it is (to call with a step), whatever ``dtype``
+            if callable(value):
+                value = value()
         return value if dtype is None else tf.cast(value, dtype)
 
     def _graph_vars(self):
@@ -157,7 +161,11 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars, name=None):
         """One step of the update rule with the given gradients (clipped as configured), and
         ``iterations += 1``; the pairs whose gradient is None are left out, as TF's."""
+        grads_and_vars = list(grads_and_vars)
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        if not grads_and_vars:  # as TF: no variables, a step that only counts itself
+            with ops.name_scope(self._name):
+                return tf.assign_add(self._graph_vars()["iterations"], 1, name=name).op
         if not pairs:
             raise ValueError("No gradients provided for any variable: "
                              f"{[v.name for _, v in grads_and_vars]}.")
@@ -190,6 +198,10 @@ class Optimizer:
         The slots are Keras's: ``<scope>/<variable>/<slot>`` (``training/Adam/dense/kernel/m``),
         every weight's first slot, then every weight's second, ..."""
         grads = self.get_gradients(loss, params)
+        if (type(self).apply_gradients is not Optimizer.apply_gradients
+                and self.__dict__.get("_given_grads") is None):
+            # as OptimizerV2: the step is ``apply_gradients``, which this subclass overrides
+            return [self.apply_gradients(list(zip(grads, params)))]
         if type(self)._resource_apply_dense is not Optimizer._resource_apply_dense:
             return self._apply_rule(list(zip(grads, params)))
         with ops.name_scope(self._name) as scope:
@@ -199,7 +211,7 @@ class Optimizer:
             opt._keras_iterations = v["iterations"]
             op = opt.apply_gradients(list(zip(grads, params)), global_step=v["iterations"])
         slots = getattr(opt, "_keras_slot_list", [])
-        self.weights = [v["iterations"]] + slots
+        self._weights = [v["iterations"]] + slots
         return [op]
 
     # -- TF 1.15's OptimizerV2 protocol, for subclasses that write their own update rule --
@@ -270,8 +282,21 @@ class Optimizer:
                 step = tf.assign_add(iterations, 1)
         slots = [s for v in var_list
                  for s in self.__dict__.get("_slots", {}).get(_var_key(v), {}).values()]
-        self.weights = [iterations] + slots
+        self._weights = [iterations] + slots
         return [step]
+
+    @property
+    def weights(self):
+        """The optimizer's state variables (``iterations`` first), once it has made them (a
+        property, as OptimizerV2's: a subclass may override it)."""
+        return self._weights
+
+    @weights.setter
+    def weights(self, value):
+        self._weights = value
+
+    def variables(self):
+        return self.weights
 
     def get_weights(self):
         return K.batch_get_value(self.weights)
@@ -284,10 +309,12 @@ class Optimizer:
         K.batch_set_value(list(zip(self.weights, weights)))
 
     def get_config(self):
-        config = {"name": self._name, "decay": self.initial_decay}
+        config = {"name": self._name}
         lr = self._values.get("lr")
-        if not callable(lr) and not isinstance(lr, ops.Tensor):
-            config["learning_rate"] = float(lr)
+        if lr is not None:  # (as TF: a subclass without a learning rate has only its name)
+            config["decay"] = self.initial_decay
+            if not callable(lr) and not isinstance(lr, ops.Tensor):
+                config["learning_rate"] = float(lr)
         for name in self._HYPER:
             config[name] = self._values[name]
         if self.clipnorm is not None:
@@ -672,7 +699,7 @@ def _manual_updates(opt, loss, params, rule, slot_names, extra=None):
             updates += rule(opt, p, g, [table[name][i] for name in slot_names], t, lr)
         with ops.control_dependencies(updates):
             step = tf.assign_add(v["iterations"], 1)
-    opt.weights = [v["iterations"]] + state + [x for name in slot_names for x in table[name]]
+    opt._weights = [v["iterations"]] + state + [x for name in slot_names for x in table[name]]
     return [tf.group(*updates), step]
 
 
@@ -792,17 +819,13 @@ class TFOptimizer(Optimizer):
                     if id(x) not in before]
         for x in new_vars:
             K._track_variable(x)
-        self._state = [v["iterations"]] + new_vars
+        self._weights = [v["iterations"]] + new_vars
         return [op]
 
     # as TF 1.15: a tf.train optimizer's state and configuration are not Keras's to expose
     @property
     def weights(self):
         raise NotImplementedError
-
-    @weights.setter
-    def weights(self, value):
-        self._state = value
 
     def get_config(self):
         raise NotImplementedError
@@ -832,11 +855,20 @@ def serialize(optimizer):
 
 
 def deserialize(config, custom_objects=None):
+    """The optimizer ``serialize`` described: a built-in one, or a class among
+    ``custom_objects`` and the registered custom objects, made by its ``from_config``."""
+    from tideflow.keras.utils import CustomObjectScope, get_custom_objects
+
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _TABLE.get(name.lower())
+    custom = {**get_custom_objects(), **(custom_objects or {})}
+    cls = custom.get(name) or _TABLE.get(name.lower())
     if cls is None:
         raise ValueError(f"Unknown optimizer: {name}")
-    return cls(**config.get("config", {}))
+    conf = config.get("config", {})
+    if "custom_objects" in inspect.signature(cls.from_config).parameters:
+        return cls.from_config(conf, custom_objects=custom)
+    with CustomObjectScope(custom_objects or {}):
+        return cls.from_config(conf)
 
 
 def get(identifier):

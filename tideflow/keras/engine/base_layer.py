@@ -120,6 +120,25 @@ def _passed_mask(call_args, args, kwargs):
     return None, False
 
 
+def _added_metric_entries(root):
+    """The (metric, result) pairs ``add_metric`` recorded on ``root``'s layers (deepest
+    first) and on ``root`` itself."""
+    seen, out = set(), []
+
+    def visit(layer):
+        if id(layer) in seen:
+            return
+        seen.add(id(layer))
+        subs = layer.layers if hasattr(type(layer), "layers") else \
+            layer.__dict__.get("_sublayers", [])
+        for sub in subs:
+            visit(sub)
+        out.extend(layer.__dict__.get("_added_metrics", []))
+
+    visit(root)
+    return out
+
+
 class Layer:
     """Base class of Keras layers: override ``build(input_shape)`` (make weights with
     ``add_weight``), ``call(inputs, ...)`` and ``compute_output_shape``; ``get_config`` returns
@@ -291,6 +310,11 @@ class Layer:
             return []  # as TF 1.x: a frozen layer's updates do not run
         return _merged(list(self._updates), (layer.updates for layer in self._sublayers),
                        False)
+
+    @property
+    def metrics(self):
+        """The metric objects this layer and the layers in it added with ``add_metric``."""
+        return [metric for metric, _ in _added_metric_entries(self)]
 
     @property
     def losses(self):

@@ -21,6 +21,7 @@ from tideflow.keras import callbacks as cbks
 from tideflow.keras import losses as losses_mod
 from tideflow.keras import metrics as metrics_mod
 from tideflow.keras import optimizers as optimizers_mod
+from tideflow.keras.engine import base_layer
 from tideflow.keras.engine.base_layer import flatten
 from tideflow.keras.engine.network import Network
 
@@ -280,22 +281,7 @@ class Model(Network):
         self._train_fn = self._test_fn = None
 
     def _added_metric_entries(self):
-        """The (metric, result) pairs add_metric recorded on the model's layers (deepest
-        first) and on the model itself."""
-        seen, out = set(), []
-
-        def visit(layer):
-            if id(layer) in seen:
-                return
-            seen.add(id(layer))
-            subs = layer.layers if hasattr(type(layer), "layers") else \
-                layer.__dict__.get("_sublayers", [])
-            for sub in subs:
-                visit(sub)
-            out.extend(layer.__dict__.get("_added_metrics", []))
-
-        visit(self)
-        return out
+        return base_layer._added_metric_entries(self)
 
     def _weight_mode(self, i):
         mode = getattr(self, "sample_weight_mode", None)
@@ -348,7 +334,11 @@ class Model(Network):
 
     @property
     def metrics(self):
-        return []
+        """As TF 1.15: the metric objects of ``compile`` (once its graph is built), then
+        those the layers and the model added with ``add_metric``."""
+        added = super().metrics
+        compiled = self.__dict__.get("_stateful_metrics", []) if self._compiled else []
+        return [m for m in compiled if not any(m is a for a in added)] + added
 
     # -- building a subclassed or deferred model from data ---------------------------------------
     def _ensure_built(self, x):

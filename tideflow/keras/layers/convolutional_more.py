@@ -75,9 +75,17 @@ class Conv3DTranspose(_ConvTranspose, Conv3D):
     """Transposed 3-D convolution: ``kernel`` [kd, kh, kw, filters, in]."""
 
     def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
-                 output_padding=None, data_format=None, **kwargs):
+                 output_padding=None, data_format=None, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, **kwargs)
+                         data_format=data_format, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         **kwargs)
         self._set_output_padding(output_padding)
 
     @staticmethod
@@ -348,3 +356,16 @@ class LocallyConnected2D(_LocallyConnected):
     kh * kw * channels, filters]; ``bias`` [rows, cols, filters]."""
 
     rank = 2
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 implementation=1, **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         implementation=implementation, **kwargs)
