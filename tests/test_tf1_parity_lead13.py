@@ -166,3 +166,27 @@ def test_imported_resource_variables_read_as_snapshots():
             got, new = s.run([r, a])
             np.testing.assert_allclose(new, old + 1)
             np.testing.assert_allclose(got, old if resource else old + 1)
+
+
+def test_keras_weights_and_slots_are_resource_variables_tf_layers_ref_ones():
+    keras = tf.keras
+    K = keras.backend
+    m = keras.Sequential([keras.layers.Dense(3, input_shape=(4,)),
+                          keras.layers.BatchNormalization()])
+    m.compile("adam", "mse")
+    kernel = m.weights[0]
+    assert kernel.dtype == tf.float32  # TF 1.15: resource variables, dtype float32
+    assert repr(kernel) == "<tf.Variable 'dense/kernel:0' shape=(4, 3) dtype=float32>"
+    assert K.variable(np.ones(2)).dtype == tf.float32
+    m.fit(np.ones((8, 4)), np.ones((8, 3)), verbose=0, epochs=1)
+    assert [w.dtype for w in m.optimizer.weights][:3] == [tf.int64, tf.float32, tf.float32]
+    # the kernel read before a step keeps its value
+    before = kernel.read_value()
+    with tf.control_dependencies([before]):
+        step = kernel.assign_add(tf.ones([4, 3]))
+    old = K.get_value(kernel)
+    got, _ = K.get_session().run([before, step])
+    np.testing.assert_array_equal(got, old)
+    layer = tf.layers.Dense(2)
+    layer(tf.ones((1, 3)))
+    assert layer.kernel.dtype == tf.float32_ref  # tf.layers: ref variables, as TF 1.15's

@@ -306,11 +306,13 @@ def variable(value, dtype=None, name=None, constraint=None):
                                values=coo.data.astype(_dtype(dtype).as_numpy_dtype),
                                dense_shape=coo.shape)
     if isinstance(value, ops.Tensor):  # an initial value computed in the graph, as TF
-        v = tf.Variable(tf.cast(value, _dtype(dtype)), name=name, constraint=constraint)
+        v = tf.Variable(tf.cast(value, _dtype(dtype)), name=name, constraint=constraint,
+                        use_resource=True)  # as TF 1.15's: a resource variable
         v._keras_shape = tuple(value.get_shape().as_list())
         return _track_variable(v)
     value = np.asarray(value, dtype=_dtype(dtype).as_numpy_dtype)
-    v = tf.Variable(value, dtype=_dtype(dtype), name=name, constraint=constraint)
+    v = tf.Variable(value, dtype=_dtype(dtype), name=name, constraint=constraint,
+                    use_resource=True)
     v._keras_shape = value.shape
     return _track_variable(v)
 

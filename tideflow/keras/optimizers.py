@@ -244,7 +244,7 @@ class Optimizer:
                 init_value = initializers.get(initializer)(shape, dtype=dtype)
             with ops.colocate_with(var):  # (in the optimizer's scope, as Keras's slots)
                 slot = tf.Variable(init_value, name=f"{var.op.name}/{slot_name}", dtype=dtype,
-                                   trainable=False)
+                                   trainable=False, use_resource=True)  # (TF 1.15's)
             K._track_variable(slot)
             slots[slot_name] = slot
         return slots[slot_name]
@@ -368,7 +368,8 @@ class _KerasSlots:
             with ops.name_scope(self._keras_scope or None), ops.colocate_with(var):
                 init = tf.fill(var.get_shape().as_list(),
                                tf.constant(value, var.dtype.base_dtype))
-                slot = tf.Variable(init, name=f"{var.op.name}/{keras_name}", trainable=False)
+                slot = tf.Variable(init, name=f"{var.op.name}/{keras_name}", trainable=False,
+                                   use_resource=True)
             named[key] = slot
             self._keras_slot_list.append(slot)
         for slot in self._keras_slot_list:
@@ -693,7 +694,8 @@ def _manual_updates(opt, loss, params, rule, slot_names, extra=None):
                 with ops.colocate_with(p):
                     init = tf.zeros(p.get_shape().as_list(), p.dtype.base_dtype)
                     table[name].append(K._track_variable(
-                        tf.Variable(init, name=f"{p.op.name}/{name}", trainable=False)))
+                        tf.Variable(init, name=f"{p.op.name}/{name}", trainable=False,
+                                    use_resource=True)))
         t = tf.cast(v["iterations"], K.floatx()) + 1.0
         for i, (p, g) in enumerate(zip(params, grads)):
             updates += rule(opt, p, g, [table[name][i] for name in slot_names], t, lr)

@@ -487,8 +487,10 @@ class Layer:
         def init_value():
             return initializer(shape, dtype=dtype)
 
+        # as TF 1.15's Keras: resource variables unless asked otherwise
         variable = tf.Variable(init_value, name=name, dtype=dtype, trainable=trainable,
                                constraint=constraint,
+                               use_resource=True if use_resource is None else use_resource,
                                synchronization=kwargs.get("synchronization"),
                                aggregation=kwargs.get("aggregation"))
         K._track_variable(variable)
