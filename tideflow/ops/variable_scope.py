@@ -171,9 +171,14 @@ class _VariableStore:
                 if isinstance(initializer, type):
                     initializer = initializer(dtype=dtype)
                 dims = shape.as_list()
+                # as TF: partition_info goes only to an initializer that names it (a user's
+                # ``__call__(self, shape, dtype=None)`` gets shape and dtype alone)
+                kwargs = {"dtype": dtype}
+                if _names_arg(initializer, "partition_info"):
+                    kwargs["partition_info"] = partition_info
 
                 def init_val():
-                    return initializer(dims, dtype=dtype, partition_info=partition_info)
+                    return initializer(dims, **kwargs)
 
                 variable_dtype = dtype.base_dtype
         v = variables.Variable(
@@ -211,6 +216,14 @@ def _accepts(fn, arg):
     except (TypeError, ValueError):
         return False
     return arg in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _names_arg(fn, arg):
+    try:
+        p = inspect.signature(fn).parameters.get(arg)
+    except (TypeError, ValueError):
+        return True
+    return p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
 
 
 def _default_initializer(name, dtype):
