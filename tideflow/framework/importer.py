@@ -656,6 +656,13 @@ def _create_op(graph, node, nodes, mapped, traceback, patches):
         ]
     for k, v in graph._attr_scope_map.items():
         attrs.setdefault(k, v)
+    # as TF, imported ops pass the op-creation hook too: the graph's kernel label and gradient
+    # override for the op's type replace what the GraphDef carried (Lucid imports a frozen
+    # model under gradient_override_map({"Relu": ...}) and differentiates it afterwards)
+    if graph._kernel_label_map_dict and op_def.name in graph._kernel_label_map_dict:
+        attrs["_kernel"] = graph._kernel_label_map_dict[op_def.name]
+    if graph._gradient_override_map and op_def.name in graph._gradient_override_map:
+        attrs["_gradient_op_type"] = graph._gradient_override_map[op_def.name]
     if (
         graph._container
         and op_def.is_stateful

@@ -125,8 +125,9 @@ def _capture_bridge(graph):
 
 
 def _gradient_fn(op):
-    name = op._attrs.get("_gradient_op_type") or op._graph._gradient_override_map.get(
-        op._type, op._type)
+    # the override was recorded on the op when it was created (gradient_override_map binds
+    # then, as TF): a map active only while differentiating changes nothing
+    name = op._attrs.get("_gradient_op_type") or op._type
     if isinstance(name, bytes):
         name = name.decode()
     if op_registry.has_gradient_entry(name):
