@@ -57,7 +57,7 @@ def _fold(op, index):
 def _fold_inputs(op, index):
     out = op._outputs[index]
     n = out._shape.num_elements()
-    if n is None or n > _FOLD_LIMIT:
+    if n is not None and n > _FOLD_LIMIT:
         return None
     od = op._op_def
     args = []
@@ -76,6 +76,8 @@ def _fold_inputs(op, index):
                 return None
             args.append(v)
             pos += 1
+    if n is None and any(np.size(v) > _FOLD_LIMIT for v in args):
+        return None  # a data-dependent size (Where's): folded from small inputs only
     kw = {a: op._attrs[a] for a in od.kernel_attrs}
     # a string kernel names a function of the array module (NumPy here)
     kernel = getattr(np, od.kernel) if isinstance(od.kernel, str) else od.kernel
@@ -84,7 +86,8 @@ def _fold_inputs(op, index):
     except Exception:  # noqa: BLE001 - a failing fold just means "not known"
         return None
     single = len(od.outputs) == 1 and not od.outputs[0].is_list
-    return _np(result if single else result[index])
+    result = _np(result if single else result[index])
+    return None if n is None and result.size > _FOLD_LIMIT else result
 
 
 def _register_fold(*op_types):
@@ -889,6 +892,9 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):
         axis = []
     elif np.isscalar(axis) or isinstance(axis, Dimension):
         axis = [int(axis)]
+    elif not isinstance(axis, (list, tuple, np.ndarray)):
+        # an attr, never a tensor: TF's wrapper rejects a Tensor before iterating it
+        raise TypeError(f"Expected list for 'axis' argument to 'squeeze' Op, not {axis!r}.")
     return ops.apply_op("Squeeze", [input], {"squeeze_dims": list(axis)}, name=name)._outputs[0]
 
 

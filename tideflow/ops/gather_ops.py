@@ -13,6 +13,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import array_ops, constant_op
 from tideflow.ops.array_ops import (
     _check_rank,
+    _fold,
     _in,
     _invalid,
     _merge_all,
@@ -671,6 +672,10 @@ op_registry.declare(
 )
 
 _register_fold("Gather", "GatherV2", "GatherNd", "InvertPermutation")
+# as TF's shape inference, which evaluates any small constant subgraph (tf.where's indices of
+# a constant mask scattered into sizes); TF's Python constant_value stops at these
+for _t in ("Where", "SparseToDense"):
+    ops.register_constant_value(_t, _fold, shape_inference_only=True)
 
 
 def invert_permutation(x, name=None):
