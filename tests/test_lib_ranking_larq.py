@@ -258,3 +258,51 @@ def test_optimizers_deserialize_uses_from_config_and_registered_objects():
     finally:
         for key in ("_Split", "_SignStep"):
             tf.keras.utils.get_custom_objects().pop(key)
+
+
+# ------------------------------------------------------------------------------------------
+# parse_sequence_example: TF 1.15's batch (fast) parser words its errors its own way
+# ------------------------------------------------------------------------------------------
+
+def _sequence_example(steps):
+    se = tf.train.SequenceExample()
+    frames = se.feature_lists.feature_list["score"].feature
+    for values in steps:
+        frame = frames.add()
+        if values:
+            frame.float_list.value.extend(values)
+    return se.SerializeToString()
+
+
+def test_parse_sequence_example_step_of_wrong_size_is_the_batch_parser_error():
+    spec = {"score": tf.io.FixedLenSequenceFeature([1], tf.float32, allow_missing=True)}
+    good = _sequence_example([[0.5], [2.0]])
+    bad = _sequence_example([[0.5], []])
+    _, lists, lengths = tf.io.parse_sequence_example([good, _sequence_example([[1.0]])],
+                                                     sequence_features=spec)
+    _, bad_lists, _ = tf.io.parse_sequence_example([good, bad], sequence_features=spec)
+    _, single = tf.io.parse_single_sequence_example(bad, sequence_features=spec)
+    with tf.Session() as sess:
+        got, n = sess.run((lists["score"], lengths["score"]))
+        np.testing.assert_allclose(got, [[[0.5], [2.0]], [[1.0], [0.0]]])
+        np.testing.assert_array_equal(n, [2, 1])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^Unexpected number of elements in feature score, "
+                                 r"example <unknown>"):
+            sess.run(bad_lists["score"])
+        # the one-example op keeps its own words
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Key: score, Index: 1.  Number of float values != expected"):
+            sess.run(single["score"])
+
+
+def test_parse_sequence_example_missing_required_list_is_the_batch_parser_error():
+    spec = {"score": tf.io.FixedLenSequenceFeature([1], tf.float32)}
+    other = tf.train.SequenceExample()
+    other.feature_lists.feature_list["other"].feature.add().float_list.value.append(1.0)
+    _, lists, _ = tf.io.parse_sequence_example([other.SerializeToString()],
+                                               sequence_features=spec,
+                                               example_names=["q7"])
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                             match=r"^Missing feature score in example q7"):
+        sess.run(lists["score"])

@@ -601,6 +601,19 @@ def _parse_sequence_kernel(serialized, missing_assumed_empty, context_sparse_key
                            context_dense_defaults, debug_name, *, context_sparse_types,
                            Tcontext_dense, feature_list_dense_types, context_dense_shapes,
                            feature_list_sparse_types, feature_list_dense_shapes):
+    return _parse_sequence(
+        serialized, missing_assumed_empty, context_sparse_keys, context_dense_keys,
+        feature_list_sparse_keys, feature_list_dense_keys, context_dense_defaults, debug_name,
+        context_sparse_types, Tcontext_dense, feature_list_dense_types, context_dense_shapes,
+        feature_list_sparse_types, feature_list_dense_shapes)
+
+
+def _parse_sequence(serialized, missing_assumed_empty, context_sparse_keys, context_dense_keys,
+                    feature_list_sparse_keys, feature_list_dense_keys, context_dense_defaults,
+                    debug_name, context_sparse_types, Tcontext_dense, feature_list_dense_types,
+                    context_dense_shapes, feature_list_sparse_types, feature_list_dense_shapes,
+                    batched=False):
+    """One SequenceExample; ``batched``: with the messages of TF's batch (fast) parser."""
     serialized = np.asarray(serialized, dtype=object)
     if serialized.ndim != 0:
         raise _invalid(f"Expected serialized to be a scalar, got shape: "
@@ -630,6 +643,8 @@ def _parse_sequence_kernel(serialized, missing_assumed_empty, context_sparse_key
                                  feature_list_dense_types, feature_list_dense_shapes):
         dims = as_shape(shape).as_list()
         if key not in lists:
+            if key not in may_be_empty and batched:  # (TF's fast batch parser's words)
+                raise _invalid(f"Missing feature {key} in example {name}")
             if key not in may_be_empty:
                 raise _invalid(f"Name: {name}, Feature list '{key}' is required but could not "
                                "be found.  Did you mean to include it in "
@@ -637,9 +652,11 @@ def _parse_sequence_kernel(serialized, missing_assumed_empty, context_sparse_key
                                "feature_list_dense_defaults?")
             fl_dense.append(np.zeros([0] + dims, _NP[dtype]))
             continue
-        rows = [_dense_values(_list_values(f, dtype, name, key, t), dtype, dims,
-                              f"Name: {name}, Key: {key}, Index: {t}", "values")
-                for t, f in enumerate(lists[key].feature)]
+        per_step = [_list_values(f, dtype, name, key, t) for t, f in enumerate(lists[key].feature)]
+        if batched and any(v.size != math.prod(dims) for v in per_step):
+            raise _invalid(f"Unexpected number of elements in feature {key}, example {name}")
+        rows = [_dense_values(v, dtype, dims, f"Name: {name}, Key: {key}, Index: {t}", "values")
+                for t, v in enumerate(per_step)]
         fl_dense.append(np.stack(rows).astype(_NP[dtype]) if rows else
                         np.zeros([0] + dims, _NP[dtype]))
     return ([np.arange(v.size, dtype=np.int64).reshape(-1, 1) for v in c_sparse] + c_sparse
@@ -816,13 +833,12 @@ def _parse_sequence_batch_kernel(serialized, debug_name, context_dense_defaults,
     keys = [np.asarray(k, dtype=object) for k in (context_sparse_keys, context_dense_keys,
                                                   feature_list_sparse_keys,
                                                   feature_list_dense_keys)]
-    each = [_parse_sequence_kernel(
+    each = [_parse_sequence(
         serialized[b], np.asarray(feature_list_dense_missing_assumed_empty, object), *keys,
-        context_dense_defaults, names[b] if names.size else b"",
-        context_sparse_types=context_sparse_types, Tcontext_dense=Tcontext_dense,
-        feature_list_dense_types=feature_list_dense_types,
-        context_dense_shapes=context_dense_shapes, feature_list_sparse_types=feature_list_sparse_types,
-        feature_list_dense_shapes=feature_list_dense_shapes) for b in range(serialized.size)]
+        context_dense_defaults, names[b] if names.size else b"", context_sparse_types,
+        Tcontext_dense, feature_list_dense_types, context_dense_shapes,
+        feature_list_sparse_types, feature_list_dense_shapes, batched=True)
+        for b in range(serialized.size)]
     nc, ncd = len(context_sparse_types), len(Tcontext_dense)
     nf = len(feature_list_sparse_types)
 
