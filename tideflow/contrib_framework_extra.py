@@ -195,30 +195,7 @@ def get_graph_from_inputs(op_input_list, graph=None):
     """The graph the tensors/operations of ``op_input_list`` belong to (``graph`` if given,
     which they must then belong to), else the default graph; ValueError when they come from
     different graphs."""
-    if graph is not None and not isinstance(graph, ops.Graph):
-        raise TypeError(f"Input graph needs to be a Graph: {graph}")
-    if isinstance(op_input_list, ops.Tensor | ops.Operation) or not isinstance(
-            op_input_list, list | tuple):
-        op_input_list = [op_input_list]
-    found = first = None
-    for item in op_input_list:
-        if isinstance(item, ops.Tensor):
-            g = item.op.graph
-        elif isinstance(item, ops.Operation):
-            g = item.graph
-        else:
-            g = getattr(item, "graph", None)
-            if not isinstance(g, ops.Graph):
-                continue
-        if graph is not None and g is not graph:
-            raise ValueError(f"{item} is not from the passed-in graph.")
-        if found is None:
-            found, first = g, item
-        elif g is not found:
-            raise ValueError(f"{item} must be from the same graph as {first}.")
-    if graph is not None:
-        return graph
-    return found if found is not None else ops.get_default_graph()
+    return ops._get_graph_from_inputs(op_input_list, graph)
 
 
 def _bounded_tensor_spec_class():

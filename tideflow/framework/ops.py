@@ -374,6 +374,14 @@ class Tensor:
 _UNKNOWN_SHAPE = unknown_shape()
 
 
+class EagerTensor(Tensor):
+    """TF's type of eager values. tideflow builds graphs only, so no tensor is one; programs
+    test ``isinstance(x, ops.EagerTensor)`` to tell eager values from symbolic ones."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("tideflow runs TF 1.x graphs: there are no eager tensors")
+
+
 # ------------------------------------------------------------------------------------------
 # Operation
 # ------------------------------------------------------------------------------------------
@@ -1305,6 +1313,16 @@ def get_default_graph():
     return _default_graph_stack.get_default()
 
 
+def inside_function():
+    """Whether the default graph is a function body being traced (TF's ``ops.inside_function``):
+    a tf.data function's, not a cond branch or loop body, which TF 1.x builds in the graph
+    itself."""
+    g = get_default_graph()
+    while getattr(g, "control_flow_body", False):
+        g = g.outer_graph
+    return g.building_function
+
+
 def reset_default_graph():
     """Clears the default graph stack and starts a new global default graph."""
     stack = _default_graph_stack.stack
@@ -2127,6 +2145,39 @@ def _attr_item_ok(kind, v):
     except (TypeError, ValueError):
         return False
     return True
+
+
+def _get_graph_from_inputs(op_input_list, graph=None):
+    """The graph the tensors/operations of ``op_input_list`` belong to (``graph`` if given,
+    which they must then belong to), else the default graph; ValueError when they come from
+    different graphs (TF's helper of this name, which Keras-style backends call; the public
+    form is ``tf.contrib.framework.get_graph_from_inputs``)."""
+    if get_default_graph().building_function:  # a function body captures outer values
+        return get_default_graph()
+    if graph is not None and not isinstance(graph, Graph):
+        raise TypeError(f"Input graph needs to be a Graph: {graph}")
+    if isinstance(op_input_list, Tensor | Operation) or not isinstance(
+            op_input_list, list | tuple):
+        op_input_list = [op_input_list]
+    found = first = None
+    for item in op_input_list:
+        if isinstance(item, Tensor):
+            g = item.op.graph
+        elif isinstance(item, Operation):
+            g = item.graph
+        else:
+            g = getattr(item, "graph", None)
+            if not isinstance(g, Graph):
+                continue
+        if graph is not None and g is not graph:
+            raise ValueError(f"{item} is not from the passed-in graph.")
+        if found is None:
+            found, first = g, item
+        elif g is not found:
+            raise ValueError(f"{item} must be from the same graph as {first}.")
+    if graph is not None:
+        return graph
+    return found if found is not None else get_default_graph()
 
 
 def _graph_from_inputs(inputs):

@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework import dtypes, errors, op_registry, ops, tensor_util
 from tideflow.framework.tensor_shape import as_shape, unknown_shape
 
 
@@ -131,6 +131,10 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
     """Converts Python or NumPy values to the ndarray a Const holds, with TF's dtype rules."""
     if values is None:  # as TF's make_tensor_proto (also a None inside an autopacked shape)
         raise ValueError("None values not supported.")
+    if isinstance(values, tensor_util.tensor_pb2.TensorProto):
+        # as TF's make_tensor_proto, a TensorProto is the value as it stands (its own dtype
+        # and shape): tf-encrypted's converter passes NodeDef attrs' protos to ops directly
+        return tensor_util.make_ndarray(values)
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
     is_np = isinstance(values, (np.ndarray, np.generic))
@@ -257,7 +261,7 @@ def _constant_conversion(value, dtype=None, name=None, as_ref=False):
 
 
 for _t in (list, tuple, np.ndarray, np.generic, float, int, bool, complex, str, bytes,
-           numbers.Number, object):
+           numbers.Number, tensor_util.tensor_pb2.TensorProto, object):
     if _t is object:
         continue
     ops.register_tensor_conversion_function(_t, _constant_conversion, priority=200)

@@ -140,6 +140,8 @@ _add("framework.constant_op", "``tf.constant``.", ["tideflow.ops.constant_op", "
      _tensor_shape_tensor_conversion_function="tideflow.ops.constant_op:_shape_conversion")
 _add("framework.function", "Graph functions (``Defun``).", ["tideflow.python._defun", "tideflow"])
 _add("framework.errors_impl", "The OpError classes.", ["tideflow.framework.errors"])
+_add("framework.graph_util_impl", "``tf.graph_util`` (``remove_training_nodes``, ...).",
+     ["tideflow.framework.graph_util_impl", "tideflow.graph_util"])
 _add("framework.meta_graph", "MetaGraphDef export and import.",
      ["tideflow.framework.meta_graph", "tideflow.train"])
 _add("framework.tensor_spec", "``TensorSpec``.", ["tideflow"])
