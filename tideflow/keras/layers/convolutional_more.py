@@ -96,72 +96,58 @@ class Conv3DTranspose(_ConvTranspose, Conv3D):
 class SeparableConv1D(SeparableConv2D):
     """Depthwise then pointwise 1-D convolution: ``depthwise_kernel`` [k, in, dm],
     ``pointwise_kernel`` [1, in * dm, filters] (TF's shapes), ``bias``; run as the 2-D one
-    on a height of 1."""
+    on a height of 1. ``kernel_size``, ``strides`` and ``dilation_rate`` are 1-tuples, as
+    in TF (converters read them against the weights' shapes)."""
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, depth_multiplier=1, **kwargs):
-        if data_format not in (None, "channels_last"):
-            raise ValueError("SeparableConv1D takes channels_last inputs only here, got "
-                             f"data_format={data_format!r}.")
-        self._causal = padding == "causal"
+        causal = padding == "causal"
         super().__init__(filters, (1,) + normalize_tuple(kernel_size, 1, "kernel_size"),
                          strides=(1,) + normalize_tuple(strides, 1, "strides"),
-                         padding="valid" if self._causal else padding,
-                         data_format="channels_last",
+                         padding="valid" if causal else padding,
+                         data_format=data_format,
                          dilation_rate=(1,) + normalize_tuple(dilation_rate, 1, "dilation_rate"),
                          depth_multiplier=depth_multiplier, **kwargs)
+        self.rank = 1
+        self.kernel_size = self.kernel_size[1:]
+        self.strides = self.strides[1:]
+        self.dilation_rate = self.dilation_rate[1:]
+        if causal:
+            self.padding = "causal"
         self.input_spec = InputSpec(ndim=3)
 
     def build(self, input_shape):
-        channels = TensorShape(input_shape).as_list()[-1]
+        channels = self._input_channels(input_shape)
         if channels is None:
             raise ValueError("The channel dimension of the inputs should be defined. Found "
                              f"`None`. (layer {self.name})")
         self.depthwise_kernel = _add_weight(
-            self, "depthwise_kernel", (self.kernel_size[1], channels, self.depth_multiplier),
+            self, "depthwise_kernel", (self.kernel_size[0], channels, self.depth_multiplier),
             "depthwise")
         self.pointwise_kernel = _add_weight(
             self, "pointwise_kernel", (1, channels * self.depth_multiplier, self.filters),
             "pointwise")
         self.bias = self._add_bias(self.filters)
-        self.input_spec = InputSpec(ndim=3, axes={-1: channels})
-        self.built = True
+        self._set_input_spec(channels)
 
     def call(self, inputs):
-        x = inputs
-        if self._causal:
-            left = self.dilation_rate[1] * (self.kernel_size[1] - 1)
+        x = _to_last(inputs, 1, self.data_format)
+        padding = self.padding
+        if padding == "causal":
+            left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
             x = tf.pad(x, [[0, 0], [left, 0], [0, 0]])
+            padding = "valid"
         out = tf.nn.separable_conv2d(
             tf.expand_dims(x, 1), tf.expand_dims(self.depthwise_kernel, 0),
-            tf.expand_dims(self.pointwise_kernel, 0), strides=(1, 1, self.strides[1], 1),
-            padding=self.padding.upper(), rate=self.dilation_rate)
+            tf.expand_dims(self.pointwise_kernel, 0), strides=(1, 1, self.strides[0], 1),
+            padding=padding.upper(), rate=(1,) + self.dilation_rate)
         out = tf.squeeze(out, [1])
         if self.use_bias:
             out = tf.nn.bias_add(out, self.bias)
+        out = _from_last(out, 1, self.data_format)
         if self.activation is not None:
             out = self.activation(out)
         return out
-
-    def compute_output_shape(self, input_shape):
-        dims = TensorShape(input_shape).as_list()
-        length = dims[1]
-        if length is not None:
-            if self._causal:
-                length = conv_output_length(length + self.dilation_rate[1] * (
-                    self.kernel_size[1] - 1), self.kernel_size[1], "valid", self.strides[1],
-                    self.dilation_rate[1])
-            else:
-                length = conv_output_length(length, self.kernel_size[1], self.padding,
-                                            self.strides[1], self.dilation_rate[1])
-        return TensorShape([dims[0], length, self.filters])
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(kernel_size=self.kernel_size[1:], strides=self.strides[1:],
-                      dilation_rate=self.dilation_rate[1:],
-                      padding="causal" if self._causal else self.padding)
-        return config
 
 
 Convolution3DTranspose = Deconvolution3D = Deconv3D = Conv3DTranspose
