@@ -48,3 +48,23 @@ lib = types.ModuleType(f"{__name__}.lib", "``tensorflow.core.lib``: core.error_c
 lib.__path__ = []
 sys.modules[lib.__name__] = lib
 lib.core = _package("lib.core", ("error_codes_pb2",))
+
+
+def _tf_dependency_aliases():
+    """Generated modules name each proto they import after its file path: TF 1.15's
+    ``attr_value_pb2`` holds ``tensorflow_dot_core_dot_framework_dot_tensor__shape__pb2``, ours
+    ``tideflow_dot_protos_dot_tensor__shape__pb2``. Programs that reach a dependency through
+    the TF name (MMdnn's parser does) find the same module under it."""
+    homes = {m: home for home, mods in _HOMES.items() for m in mods}
+    homes["error_codes_pb2"] = "lib.core"
+    ours = "tideflow_dot_protos_dot_"
+    for m in homes:
+        mod = sys.modules[f"tideflow.protos.{m}"]
+        for attr, dep in list(vars(mod).items()):
+            name = attr[len(ours):].replace("__", "_") if attr.startswith(ours) else None
+            if name in homes:
+                path = ("tensorflow.core." + homes[name]).replace("_", "__").replace(".", "_dot_")
+                setattr(mod, f"{path}_dot_{attr[len(ours):]}", dep)
+
+
+_tf_dependency_aliases()
