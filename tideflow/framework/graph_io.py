@@ -160,8 +160,20 @@ def _decode(s):
 
 def _readonly_ndarray(proto):
     arr = tensor_util.make_ndarray(proto)
+    if arr.size > 1 and not proto.tensor_content and _value_count(proto) == 1:
+        # one value filling the shape stays one value (a view), so the graph writes it back
+        # as it came (TF keeps the imported proto)
+        return np.broadcast_to(arr[(slice(0, 1),) * arr.ndim].reshape(()), arr.shape)
     arr.flags.writeable = False
     return arr
+
+
+def _value_count(proto):
+    """How many values a TensorProto without ``tensor_content`` lists (complex ones in pairs)."""
+    for field, values in proto.ListFields():
+        if field.name.endswith("_val"):
+            return len(values) // (2 if "complex" in field.name else 1)
+    return 0
 
 
 def _func_value(proto):

@@ -263,6 +263,11 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
                     f"{shape_size}, but received {nparray.size}"
                 )
     is_same_size = nparray.size == shape_size
+    if nparray.size > 1 and not any(nparray.strides):
+        # one value broadcast to the shape (a Const of tf.constant(1.0, shape=[8])): written
+        # as that one value, as TF writes the short value it was given
+        nparray = nparray[(slice(0, 1),) * nparray.ndim].reshape(1)
+        is_same_size = shape_size == 1
 
     proto = tensor_pb2.TensorProto(
         dtype=value_dtype.as_datatype_enum, tensor_shape=_shape_proto(shape)

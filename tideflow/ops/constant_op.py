@@ -194,7 +194,9 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
             if verify_shape:
                 raise TypeError(f"Expected Tensor's shape: {tuple(want)}, got {arr.shape}.")
             if arr.size == 1:
-                arr = np.broadcast_to(arr.reshape(()), want).copy()
+                # a read-only view of the one value: the GraphDef keeps that one value
+                # (float_val: 1 for tf.constant(1.0, shape=[8]) or tf.ones([8])), as TF's
+                arr = np.broadcast_to(arr.reshape(()), want)
             elif arr.size > n:
                 raise ValueError(
                     f"Too many elements provided. Needed at most {n}, but received {arr.size}"
