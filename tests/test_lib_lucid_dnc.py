@@ -150,6 +150,20 @@ def test_py_func_with_pyfunc_gradient_override():
 # Lucid: frozen models and image parameterisations
 # ------------------------------------------------------------------------------------------
 
+def test_unused_input_map_key_fails_after_the_import():
+    # TF checks for input_map keys no node uses once the ops are imported: they stay, so the
+    # name is taken and a corrected retry lands in a fresh scope
+    gd = _frozen_relu_net()
+    g = tf.get_default_graph()
+    x = tf.placeholder(tf.float32, [None, 3])
+    with pytest.raises(ValueError, match=r"Attempted to map inputs that were not found in "
+                                         r"graph_def: \[inptu:0\]"):
+        tf.import_graph_def(gd, {"inptu:0": x}, name="model")
+    assert g.get_operation_by_name("model/act").type == "Relu"
+    out, = tf.import_graph_def(gd, {"input:0": x}, return_elements=["out:0"], name="model")
+    assert out.name == "model_1/out:0"
+
+
 def test_frozen_model_imported_behind_placeholder_with_default():
     gd = _frozen_relu_net()
     assert {n.op for n in gd.node} == {"Placeholder", "Const", "Identity", "MatMul", "Relu",

@@ -294,6 +294,9 @@ def test_input_map_errors():
         n = len(g2.get_operations())
         with pytest.raises(ValueError, match=r"not found in graph_def: \[nope:0\]"):
             import_graph_def(gd, input_map={"nope:0": t})
+        # as TF, an unused mapping is reported after the import: its two ops stay
+        assert [op.name for op in g2.get_operations()[n:]] == ["import/x", "import/y"]
+        n = len(g2.get_operations())
         with pytest.raises(ValueError, match="passed int32 from Const_1:0 incompatible"):
             import_graph_def(gd, input_map={"x:0": i})
         with pytest.raises(ValueError, match="Cannot convert 'x:y' to a tensor name"):

@@ -344,11 +344,7 @@ def _parse(graph_def, input_map, producer_op_list, validate_colocation=True, pre
                 raise ValueError(f"Node '{name}' expects to be colocated with unknown node "
                                  f"'{other}'")
     missing = [k for k in input_map if k not in used_keys and not _names_output(k, nodes)]
-    if missing:
-        raise ValueError(
-            f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]"
-        )
-    return nodes
+    return nodes, missing
 
 
 def _names_output(key, nodes):
@@ -499,8 +495,8 @@ def import_graph_def(
     tensor_values = [v for v in input_map.values() if isinstance(v, ops.Tensor)]
     with ops.name_scope(name, "import", tensor_values) as scope:
         prefix = scope[:-1] if scope else ""
-    nodes = _parse(graph_def, input_map, producer_op_list, _validate_colocation_constraints,
-                   prefix)
+    nodes, missing = _parse(graph_def, input_map, producer_op_list,
+                            _validate_colocation_constraints, prefix)
     order = _topological_order(nodes, input_map)
     _check_return_elements(return_elements, nodes, input_map)
     traceback = ops._user_frame()
@@ -521,6 +517,12 @@ def import_graph_def(
         min(producer, graph_def.versions.producer),
         max(min_consumer, graph_def.versions.min_consumer),
     )
+    if missing:
+        # as TF: a mapping no node uses (likely a typo) fails the call after the import, so the
+        # imported ops stay in the graph and a retry under the same name gets a fresh scope
+        raise ValueError(
+            f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]"
+        )
 
     if return_elements is None:
         return None
