@@ -288,6 +288,11 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         base = _function_base(scope)
         returned = {}
         known = ops.constant_value(pred)
+        # TF 1.x makes cond/Switch, switch_t, switch_f and pred_id before the branches: their
+        # ids are skipped, so the ops traced in the branches get TF's op count (the op seed of
+        # a random op without one, tf.set_random_seed's rule)
+        first = graph._next_id
+        graph._next_id += 4
         then_fg = func_graph.trace(
             _hiding(_returning(true_fn, "true_fn", returned), known is None or not known),
             [], func_graph.unique_function_name(graph, base + "_true"),
@@ -334,7 +339,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                     f"{a._dtype.base_dtype.name}, {b._dtype.base_dtype.name}"
                 )
         with ops.control_dependencies(outer):
-            op = build_if(pred, then_fg, else_fg, scope)
+            op = _if_counted_as_merges(graph, pred, then_fg, else_fg, scope, first)
         _exporting(op, then_fg, else_fg)
         from tideflow.ops import array_ops
 
@@ -351,6 +356,23 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             else:
                 flat.append(array_ops.identity(next(outs), name=merge_name))
         return _rebuild_composites(template, nest.pack_sequence_as(then_out, flat))
+
+
+def _if_counted_as_merges(graph, pred, then_fg, else_fg, scope, first):
+    """``build_if``, with the If op and the placeholders giving both branches the same
+    captures taking the ids skipped for TF 1.x's Switch ops (from ``first``), so that the
+    outputs' Merge identities and the ops made after the cond get TF's op count (and op
+    seeds); where they do not fit there, or the graph took ops meanwhile, they take new ids."""
+    nxt = graph._next_id
+    last = graph._ops[-1]._id if graph._ops else 0
+    captured = {t for fg in (then_fg, else_fg) for t, _ in fg.captures}
+    missing = sum(t not in fg._capture_map for fg in (then_fg, else_fg) for t in captured)
+    if last >= first or missing > 3:
+        return build_if(pred, then_fg, else_fg, scope)
+    graph._next_id = first
+    op = build_if(pred, then_fg, else_fg, scope)
+    graph._next_id = nxt
+    return op
 
 
 def _op_as_flag(fg, flat, k, taken):
