@@ -1443,8 +1443,9 @@ def get_gradient_function(op):
         return None
     fn, found = gradients._gradient_fn(op)
     if not found:
-        name = op._attrs.get("_gradient_op_type") or op._graph._gradient_override_map.get(
-            op._type, op._type)
+        name = op._attrs.get("_gradient_op_type") or op._type
+        if isinstance(name, bytes):
+            name = name.decode()
         raise LookupError(f"gradient registry has no entry for: {name}")
     return fn
 
