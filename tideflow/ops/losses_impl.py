@@ -12,7 +12,9 @@ from tideflow.ops import (
     fill_ops,
     gather_ops,
     math_ops,
+    range_ops,
     reduction_ops,
+    special_math_ops,
     weights_broadcast_ops,
 )
 
@@ -100,47 +102,11 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
 # ------------------------------------------------------------------------------------------
 
 
-def _assert_broadcastable(weights, values):
-    """Raises ValueError unless ``weights`` is scalar or, at equal rank, each of its dims is 1 or
-    the matching ``values`` dim. Only static shapes are checked; unknown ones pass and the
-    multiply's broadcasting checks them when the step runs."""
-    w_shape, v_shape = weights.get_shape(), values.get_shape()
-    if w_shape.ndims is None or v_shape.ndims is None or w_shape.ndims == 0:
-        return
-    message = (
-        f"weights can not be broadcast to values. values.rank={v_shape.ndims}. "
-        f"weights.rank={w_shape.ndims}. values.shape={v_shape}. weights.shape={w_shape}."
-    )
-    if w_shape.ndims != v_shape.ndims:
-        raise ValueError(message)
-    for w, v in zip(w_shape.as_list(), v_shape.as_list()):
-        if w is not None and w != 1 and v is not None and w != v:
-            raise ValueError(message)
-
-
-def _broadcast_checks(weights, values):
-    """The static check of :func:`_assert_broadcastable`, plus, when the shapes are not all
-    known, TF's run-time Assert (weights of shape [1] or [3, 1, 1] against values [3, 2, 4]
-    would pass NumPy's broadcasting, or fail it with another message). Returns the control
-    inputs the weighting must wait for: none when the static shapes settle it."""
-    _assert_broadcastable(weights, values)
-    ws, vs = weights.get_shape(), values.get_shape()
-    if ws.ndims == 0 or (ws.is_fully_defined() and vs.is_fully_defined()):
-        return []
-    return [weights_broadcast_ops.assert_broadcastable(weights, values)]
-
-
-def _safe_div(numerator, denominator, name="value"):
-    """``numerator / denominator``, and 0 where the denominator is 0."""
-    safe = gather_ops.where(math_ops.equal(denominator, 0.0),
-                            fill_ops.ones_like(denominator), denominator)
-    return gather_ops.where(math_ops.greater(denominator, 0.0),
-                            math_ops.div(numerator, safe),
-                            fill_ops.zeros_like(numerator), name=name)
-
-
 def _safe_mean(losses, num_present):
-    return _safe_div(reduction_ops.reduce_sum(losses), num_present)
+    """The sum of ``losses`` over ``num_present``, 0 where that count is 0 (TF's ops: a Sum and
+    a DivNoNan named ``value``)."""
+    return special_math_ops.div_no_nan(reduction_ops.reduce_sum(losses), num_present,
+                                       name="value")
 
 
 def _num_elements(losses):
@@ -148,15 +114,19 @@ def _num_elements(losses):
         return cast_ops.cast(array_ops.size(losses, name=ns), losses.dtype)
 
 
-def _num_present(losses, weights):
-    """The number of elements of ``losses`` whose broadcast weight is non-zero."""
+def _num_present(losses, weights, per_batch=False):
+    """The number of elements of ``losses`` whose broadcast weight is non-zero (per example,
+    kept as ``[batch, 1, ...]``, when ``per_batch``)."""
     if isinstance(weights, float) and weights != 0.0:
         return _num_elements(losses)
     with ops.name_scope(None, "num_present", [losses, weights]) as ns:
         weights = cast_ops.cast(weights, dtypes.float32)
         present = gather_ops.where(math_ops.equal(weights, 0.0),
                                    fill_ops.zeros_like(weights), fill_ops.ones_like(weights))
-        present = math_ops.multiply(present, fill_ops.ones_like(losses))
+        present = weights_broadcast_ops.broadcast_weights(present, losses)
+        if per_batch:
+            axes = range_ops.range(1, array_ops.rank(present))
+            return reduction_ops.reduce_sum(present, axis=axes, keepdims=True, name=ns)
         return reduction_ops.reduce_sum(present, name=ns)
 
 
@@ -166,35 +136,34 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=ops.G
     the loss dim), reduces them by ``reduction`` and adds the result to ``loss_collection``.
 
     The result has the dtype of ``losses``; it is scalar unless ``reduction`` is ``NONE``.
+    The ops are TF 1.15's, in its order (the broadcast check first, its shape and rank ops
+    included), so that later random ops get TF's seeds.
     """
     Reduction.validate(reduction)
     if weights is None:
         raise ValueError("weights must not be None.")
     with ops.name_scope(scope, "weighted_loss", [losses, weights]):
-        losses = ops.convert_to_tensor(losses)
-        input_dtype = losses.dtype
-        losses = cast_ops.cast(losses, dtypes.float32)
-        weights_t = cast_ops.cast(weights, dtypes.float32)
-        checks = _broadcast_checks(weights_t, losses)
-        if checks:
-            with ops.control_dependencies(checks):
-                losses = array_ops.identity(losses)
-        weighted = math_ops.multiply(losses, weights_t)
-        if reduction == Reduction.NONE:
-            loss = weighted
-        else:
-            loss = reduction_ops.reduce_sum(weighted)
-            if reduction == Reduction.MEAN:
-                total_weight = reduction_ops.reduce_sum(
-                    math_ops.multiply(fill_ops.ones_like(losses), weights_t))
-                loss = _safe_mean(loss, total_weight)
-            elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
-                loss = _safe_mean(loss, _num_present(losses, weights))
-            elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-                loss = _safe_mean(loss, _num_elements(losses))
-        loss = cast_ops.cast(loss, input_dtype)
-        add_loss(loss, loss_collection)
-        return loss
+        check = weights_broadcast_ops.assert_broadcastable(weights, losses)
+        with ops.control_dependencies([check]):
+            losses = ops.convert_to_tensor(losses)
+            input_dtype = losses.dtype
+            losses = cast_ops.cast(losses, dtypes.float32)
+            weights = cast_ops.cast(weights, dtypes.float32)
+            weighted = math_ops.multiply(losses, weights)
+            if reduction == Reduction.NONE:
+                loss = weighted
+            else:
+                loss = reduction_ops.reduce_sum(weighted)
+                if reduction == Reduction.MEAN:
+                    loss = _safe_mean(loss, reduction_ops.reduce_sum(
+                        fill_ops.ones_like(losses) * weights))
+                elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
+                    loss = _safe_mean(loss, _num_present(losses, weights))
+                elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
+                    loss = _safe_mean(loss, _num_elements(losses))
+            loss = cast_ops.cast(loss, input_dtype)
+            add_loss(loss, loss_collection)
+            return loss
 
 
 # ------------------------------------------------------------------------------------------
@@ -210,8 +179,8 @@ def _check_pair(a, a_name, b, b_name):
 
 
 def _float_pair(labels, predictions):
-    predictions = cast_ops.to_float(predictions)
-    labels = cast_ops.to_float(labels)
+    predictions = cast_ops.cast(predictions, dtypes.float32)
+    labels = cast_ops.cast(labels, dtypes.float32)
     predictions.get_shape().assert_is_compatible_with(labels.get_shape())
     return labels, predictions
 
@@ -333,8 +302,9 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
         labels = cast_ops.cast(onehot_labels, logits.dtype)
         logits.get_shape().assert_is_compatible_with(labels.get_shape())
         if label_smoothing > 0:
-            num_classes = cast_ops.cast(array_ops.shape(labels)[1], logits.dtype)
-            labels = labels * (1.0 - label_smoothing) + label_smoothing / num_classes
+            num_classes = cast_ops.cast(array_ops.shape(labels)[-1], logits.dtype)
+            smooth_negatives = label_smoothing / num_classes
+            labels = labels * (1.0 - label_smoothing) + smooth_negatives
         labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
         losses = _nn().softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
                                                             name="xentropy")
@@ -413,33 +383,26 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
     _check_pair(labels, "labels", predictions, "predictions")
     with ops.name_scope(scope, "mean_pairwise_squared_error",
                         [predictions, labels, weights]):
-        weights = cast_ops.to_float(weights)
-        labels, predictions = _float_pair(labels, predictions)
-        checks = _broadcast_checks(weights, labels)
-        if checks:
-            with ops.control_dependencies(checks):
-                weights = array_ops.identity(weights)
-        diffs = math_ops.subtract(predictions, labels)
-        rank = diffs.get_shape().ndims
-        if rank is not None:
-            axes = list(range(1, rank))
-        else:  # every dimension after the batch one, known when the step runs
-            from tideflow.ops import range_ops
-
+        weights = cast_ops.cast(weights, dtypes.float32)
+        labels = cast_ops.cast(labels, dtypes.float32)
+        check = weights_broadcast_ops.assert_broadcastable(weights, labels)
+        with ops.control_dependencies([check]):
+            predictions = cast_ops.cast(predictions, dtypes.float32)
+            predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+            diffs = math_ops.subtract(predictions, labels)
+            # every dimension after the batch one
             axes = range_ops.range(1, array_ops.rank(diffs))
-        # a per-example count of present elements: weights broadcast over the example's dims
-        present = gather_ops.where(math_ops.equal(weights, 0.0), fill_ops.zeros_like(weights),
-                                   fill_ops.ones_like(weights))
-        present = math_ops.multiply(present, fill_ops.ones_like(diffs))
-        n = reduction_ops.reduce_sum(present, axis=axes, keepdims=True)
-        sum_sq = reduction_ops.reduce_sum(math_ops.square(diffs), axis=axes, keepdims=True)
-        term1 = 2.0 * _safe_div(sum_sq, math_ops.maximum(n - 1, 0.0))
-        sum_diff = reduction_ops.reduce_sum(diffs, axis=axes, keepdims=True)
-        term2 = 2.0 * _safe_div(math_ops.square(sum_diff),
-                                math_ops.maximum(math_ops.multiply(n, n - 1), 0.0))
-        weighted = math_ops.multiply(term1 - term2, weights)
-        loss = reduction_ops.reduce_sum(weighted)
-        mean_loss = gather_ops.where(reduction_ops.reduce_sum(n) > 0, loss,
-                                     fill_ops.zeros_like(loss), name="value")
-        add_loss(mean_loss, loss_collection)
-        return mean_loss
+            sum_sq = reduction_ops.reduce_sum(math_ops.square(diffs), axis=axes, keepdims=True)
+            n = _num_present(diffs, weights, per_batch=True)
+            term1 = 2.0 * special_math_ops.div_no_nan(sum_sq, math_ops.maximum(n - 1, 0),
+                                                      name="value")
+            sum_diff = reduction_ops.reduce_sum(diffs, axis=axes, keepdims=True)
+            term2 = 2.0 * special_math_ops.div_no_nan(
+                math_ops.square(sum_diff), math_ops.maximum(math_ops.multiply(n, n - 1), 0),
+                name="value")
+            weighted = math_ops.multiply(term1 - term2, weights)
+            loss = reduction_ops.reduce_sum(weighted)
+            mean_loss = gather_ops.where(reduction_ops.reduce_sum(n) > 0, loss,
+                                         fill_ops.zeros_like(loss), name="value")
+            add_loss(mean_loss, loss_collection)
+            return mean_loss

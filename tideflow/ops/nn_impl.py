@@ -267,15 +267,29 @@ def _widen(t):
 
 
 def _flatten_outer(t):
-    """``t`` as a matrix [prod(outer dims), last dim]."""
-    last = t.get_shape()[-1].value if t.get_shape().ndims else None
-    return array_ops.reshape(t, [-1, last if last is not None else array_ops.shape(t)[-1]])
+    """``t`` as a matrix [prod(outer dims), last dim], with TF's ops (rank, a slice of the
+    shape, a concat and a reshape) and the static shape TF sets."""
+    from tideflow.ops import slicing_ops
+
+    rank = array_ops.rank(t)
+    last = slicing_ops.slice(array_ops.shape(t), [math_ops.subtract(rank, 1)], [1])
+    out = array_ops.reshape(t, concat_ops.concat([[-1], last], 0))
+    dims = t.get_shape().dims
+    if dims is not None and dims and all(d.value is not None for d in dims[:-1]):
+        out.set_shape([int(np.prod([d.value for d in dims[:-1]])), dims[-1]])
+    return out
 
 
 def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=None, name=None,
                                          dim=None, _sentinel=None):
     """Cross entropy between ``labels`` (a distribution per row) and softmax(``logits``);
-    gradients flow into both."""
+    gradients flow into both.
+
+    Built as TF 1.15 builds it (the same ops in the same order, so that the seeds of later
+    random ops match): the class axis moved last, both inputs flattened to matrices, and the
+    cost reshaped back to the outer dims."""
+    from tideflow.ops import slicing_ops
+
     labels, logits, name = _xent_args("softmax_cross_entropy_with_logits_v2", _sentinel, labels,
                                       logits, name)
     axis = _axis_arg(axis, dim)
@@ -286,26 +300,24 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=None, na
         orig_dtype = logits.dtype
         precise = _widen(logits)
         labels = cast_ops.cast(labels, precise.dtype)
+        input_rank = array_ops.rank(precise)
         shape = logits.get_shape()
-        rank = shape.ndims
-        if axis != -1 and (rank is None or axis % rank != rank - 1):
-            r = rank if rank is not None else array_ops.rank(precise)
-            a = axis % rank if rank is not None else (axis if axis >= 0 else r + axis)
-            precise = _move_to_end(precise, a, r)
-            labels = _move_to_end(labels, a, r)
-        if precise.get_shape().ndims == 2:
-            if labels.get_shape().ndims != 2:  # TF flattens the labels' outer dims too
-                labels = _flatten_outer(labels)
-            cost = _op("SoftmaxCrossEntropyWithLogits", [precise, labels])[0]
-        else:
-            outer = array_ops.shape(precise)[:-1]
-            cost = _op("SoftmaxCrossEntropyWithLogits",
-                       [_flatten_outer(precise), _flatten_outer(labels)])[0]
-            cost = array_ops.reshape(cost, outer)
-        if rank is not None:
-            cost.set_shape([d for i, d in enumerate(shape.dims) if i != axis % rank])
-        return cast_ops.cast(cost, orig_dtype, name=scope) if cost.dtype != orig_dtype else (
-            array_ops.identity(cost, name=scope))
+        if axis != -1:
+            rank = shape.ndims
+            a = axis % rank if rank is not None and axis < 0 else axis
+            if a < 0:  # unknown rank: the axis counted from the end when the step runs
+                a = math_ops.add(input_rank, a)
+            precise = _move_to_end(precise, a, input_rank)
+            labels = _move_to_end(labels, a, input_rank)
+        input_shape = array_ops.shape(precise)
+        precise = _flatten_outer(precise)
+        labels = _flatten_outer(labels)
+        cost = _op("SoftmaxCrossEntropyWithLogits", [precise, labels], name=scope)[0]
+        out_shape = slicing_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
+        cost = array_ops.reshape(cost, out_shape)
+        if shape.ndims is not None:
+            cost.set_shape([d for i, d in enumerate(shape.dims) if i != axis % shape.ndims])
+        return cast_ops.cast(cost, orig_dtype) if cost.dtype != orig_dtype else cost
 
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
@@ -345,13 +357,16 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             raise ValueError(
                 f"Shape mismatch: The shape of labels (received {ls}) should equal the shape of "
                 f"logits except for the last dimension (received {gs}).")
+        labels_shape = array_ops.shape(labels)  # TF takes it first, whatever the rank
         if gs.ndims == 2:
             # named as TF's: the user's name inside its scope (bar/bar:0), else the op type's
             cost = _op("SparseSoftmaxCrossEntropyWithLogits", [precise, labels], name=name)[0]
         else:
+            num_classes = array_ops.shape(logits)[array_ops.rank(logits) - 1]
+            precise = array_ops.reshape(precise, [-1, num_classes])
             cost = _op("SparseSoftmaxCrossEntropyWithLogits",
-                       [_flatten_outer(precise), array_ops.reshape(labels, [-1])])[0]
-            cost = array_ops.reshape(cost, array_ops.shape(labels))
+                       [precise, array_ops.reshape(labels, [-1])], name=name)[0]
+            cost = array_ops.reshape(cost, labels_shape)
             cost.set_shape(ls)
         if cost.dtype != logits.dtype:
             return cast_ops.cast(cost, logits.dtype, name=scope)

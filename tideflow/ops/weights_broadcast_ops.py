@@ -22,8 +22,16 @@ def assert_broadcastable(weights, values):
     """An op that fails unless ``weights`` can be broadcast to ``values`` (a no-op when the
     static shapes already show it can; ValueError when they show it cannot)."""
     with ops.name_scope(None, "assert_broadcastable", (weights, values)) as scope:
-        weights = ops.convert_to_tensor(weights, name="weights")
-        values = ops.convert_to_tensor(values, name="values")
+        # the shape and rank ops come first, as TF makes them (Consts where they are known),
+        # so the graph holds the ops TF's holds whichever check decides
+        with ops.name_scope(None, "weights", (weights,)) as weights_scope:
+            weights = ops.convert_to_tensor(weights, name=weights_scope)
+            w_shape = array_ops.shape(weights, name="shape")
+            w_rank = array_ops.rank(weights, name="rank")
+        with ops.name_scope(None, "values", (values,)) as values_scope:
+            values = ops.convert_to_tensor(values, name=values_scope)
+            v_shape = array_ops.shape(values, name="shape")
+            v_rank = array_ops.rank(values, name="rank")
         ws, vs = weights.get_shape(), values.get_shape()
         if ws.ndims == 0:
             return control_flow_ops.no_op(name="static_scalar_check_success")
@@ -39,10 +47,6 @@ def assert_broadcastable(weights, values):
                                      f"weights.shape={np.array(ws.as_list())}.")
             if ws.is_fully_defined() and vs.is_fully_defined():
                 return control_flow_ops.no_op(name="static_dims_check_success")
-        w_shape = array_ops.shape(weights, name="weights/shape")
-        v_shape = array_ops.shape(values, name="values/shape")
-        w_rank = array_ops.rank(weights, name="weights/rank")
-        v_rank = array_ops.rank(values, name="values/rank")
         is_scalar = math_ops.equal(0, w_rank, name="is_scalar")
 
         def dims_valid():
