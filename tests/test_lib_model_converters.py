@@ -166,3 +166,74 @@ def test_one_value_constants_survive_import_and_freezing():
     proto = tensor_util.make_tensor_proto(4, shape=[2, 2])
     assert list(proto.int_val) == [4]
     assert tensor_util.MakeNdarray(proto).tolist() == [[4, 4], [4, 4]]
+
+
+# ------------------------------------------------------------------------------------------
+# a dilated convolution is built as TF 1.15 builds it: SpaceToBatchND, the plain
+# convolution, BatchToSpaceND (MMdnn and tf2onnx read that graph; MMdnn ignores a Conv2D's
+# dilations attr)
+# ------------------------------------------------------------------------------------------
+
+def _dilated_reference(x, w, rate, padding):
+    kh, kw = w.shape[:2]
+    eh, ew = (kh - 1) * rate[0] + 1, (kw - 1) * rate[1] + 1
+    if padding == "SAME":
+        ph, pw = eh - 1, ew - 1
+        x = np.pad(x, [(0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)])
+    oh, ow = x.shape[1] - eh + 1, x.shape[2] - ew + 1
+    out = np.zeros((x.shape[0], oh, ow, w.shape[3]))
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, i * rate[0]:i * rate[0] + oh, j * rate[1]:j * rate[1] + ow, :]
+            out += patch @ w[i, j]
+    return out
+
+
+def _types(t):
+    seen, stack, order = set(), [t.op], []
+    while stack:
+        op = stack.pop()
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        order.append(op.type)
+        stack.extend(i.op for i in op.inputs)
+    return order
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_dilated_convolution_is_space_to_batch_around_a_plain_conv(padding):
+    x = tf.placeholder(tf.float64, [None, 9, 10, 3])
+    wv = np.random.RandomState(2).rand(3, 2, 3, 4)
+    y = tf.nn.convolution(x, tf.constant(wv), padding, dilation_rate=[2, 3])
+    assert y.op.type == "BatchToSpaceND" and y.op.name == "convolution/BatchToSpaceND"
+    conv = y.op.inputs[0].op
+    assert conv.type == "Conv2D" and conv.name == "convolution"
+    assert conv.get_attr("dilations") == [1, 1, 1, 1] and conv.get_attr("padding") == b"VALID"
+    assert conv.inputs[0].op.type == "SpaceToBatchND"
+    xv = np.random.RandomState(3).rand(2, 9, 10, 3)
+    want = _dilated_reference(xv, wv, (2, 3), padding)
+    assert y.shape.as_list() == [None, *want.shape[1:]]
+    gx = tf.gradients(tf.reduce_sum(y * y), x)[0]
+    direct = tf.nn.conv2d(x, tf.constant(wv), [1, 1, 1, 1], padding, dilations=[1, 2, 3, 1])
+    gd = tf.gradients(tf.reduce_sum(direct * direct), x)[0]
+    with tf.Session() as sess:
+        got, g1, g2 = sess.run([y, gx, gd], {x: xv})
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    np.testing.assert_allclose(g1, g2, rtol=1e-10)
+
+
+def test_dilated_layers_build_space_to_batch():
+    x = tf.placeholder(tf.float32, [None, 8, 8, 3])
+    y = tf.keras.layers.Conv2D(4, 3, dilation_rate=2, padding="same", name="k")(x)
+    assert "SpaceToBatchND" in _types(y) and "BatchToSpaceND" in _types(y)
+    assert y.shape.as_list() == [None, 8, 8, 4]
+    z = tf.layers.conv1d(tf.placeholder(tf.float32, [None, 9, 3]), 2, 3, dilation_rate=2)
+    assert z.shape.as_list() == [None, 5, 2]
+    assert "SpaceToBatchND" in _types(z)
+    c = tf.keras.layers.Conv1D(2, 3, dilation_rate=2, padding="causal")(
+        tf.placeholder(tf.float32, [None, 9, 3]))
+    assert c.shape.as_list() == [None, 9, 2] and "SpaceToBatchND" in _types(c)
+    # no dilation: the plain op alone, as before
+    p = tf.keras.layers.Conv2D(4, 3, name="plain")(x)
+    assert "SpaceToBatchND" not in _types(p)

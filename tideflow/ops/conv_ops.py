@@ -769,6 +769,30 @@ def _spatial_rank(filter_shape, input_shape):
     return nsp
 
 
+def space_to_batch_convolution(input, filter, padding, rate, name=None):
+    """A channels-last convolution dilated by ``rate`` built as TF 1.x's ``convolution`` and
+    Keras's Conv layers build it: SpaceToBatchND by the rate, the plain convolution (named
+    ``name``), BatchToSpaceND, the graph converters (MMdnn, tf2onnx) look for. None when the
+    filter's size, needed for SAME padding, is not known statically."""
+    from tideflow.ops.nn_extra_ops import with_space_to_batch
+
+    f = filter.get_shape()
+    nsp = len(rate)
+    if padding.upper() == "SAME" and not f[:nsp].is_fully_defined():
+        return None
+
+    def plain(converted, _, pad):
+        if nsp == 1:
+            return conv1d(converted, filter, 1, pad, data_format="NWC", name=name)
+        attrs = _conv_attrs(1, pad, "NHWC" if nsp == 2 else "NDHWC", 1, nd=nsp + 2)
+        if nsp == 3:
+            del attrs["explicit_paddings"]
+        return _apply("Conv2D" if nsp == 2 else "Conv3D", [converted, filter], attrs, name)
+
+    return with_space_to_batch(input, list(rate), padding.upper(), plain,
+                               filter_shape=f[:nsp].as_list())
+
+
 def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None,
                 data_format=None, filters=None, dilations=None):
     """N-D convolution (N = 1, 2, 3) with optional strides and atrous dilation."""
@@ -786,6 +810,10 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
             raise ValueError(f"number of input channels does not match corresponding dimension "
                              f"of filter, {in_c} != {f_in}")
         st, rate = _strides_and_dilation(strides, dilation_rate, nsp)
+        if any(r > 1 for r in rate) and not first:
+            out = space_to_batch_convolution(input, filter, padding, rate, scope)
+            if out is not None:
+                return out
         if nsp == 1:
             return conv1d(input, filter, st[0], padding, data_format="NCW" if first else "NWC",
                           dilations=rate, name=scope)

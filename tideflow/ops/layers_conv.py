@@ -116,6 +116,14 @@ class _Conv(Layer):
 
     def _convolve(self, inputs):
         nn = _nn()
+        if max(self.dilation_rate) > 1 and self.data_format == "channels_last":
+            # as TF 1.15's layer: SpaceToBatchND, the plain convolution, BatchToSpaceND
+            from tideflow.ops import conv_ops
+
+            out = conv_ops.space_to_batch_convolution(inputs, self.kernel, self.padding,
+                                                      self.dilation_rate)
+            if out is not None:
+                return out
         if self.rank == 2:
             kw = {}
             if any(d != 1 for d in self.dilation_rate):

@@ -9,6 +9,7 @@ from tideflow.keras import activations, constraints, initializers, regularizers
 from tideflow.keras import backend as K
 from tideflow.keras.engine.base_layer import InputSpec, Layer
 from tideflow.keras.layers.core import _add_weight, _ser, _ser_attrs, _weights_config
+from tideflow.ops import conv_ops
 from tideflow.ops.layers_base import normalize_padding, normalize_tuple
 
 
@@ -129,6 +130,11 @@ class Conv(Layer):
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
             x = tf.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
+        if max(self.dilation_rate) > 1:  # as TF 1.15's: SpaceToBatchND, conv, BatchToSpaceND
+            out = conv_ops.space_to_batch_convolution(x, self.kernel, padding,
+                                                      self.dilation_rate)
+            if out is not None:
+                return out
         if self.rank == 3:
             return tf.nn.conv3d(x, self.kernel, strides=(1,) + self.strides + (1,),
                                 padding=padding.upper(),
