@@ -306,3 +306,28 @@ def test_parse_sequence_example_missing_required_list_is_the_batch_parser_error(
     with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
                                              match=r"^Missing feature score in example q7"):
         sess.run(lists["score"])
+
+
+# ------------------------------------------------------------------------------------------
+# tf.layers take an activation by name, as TF 1.15's (Keras layers underneath)
+# ------------------------------------------------------------------------------------------
+
+def test_tf_layers_take_an_activation_by_name():
+    x = tf.constant([[-2.0, 1.0], [0.5, -0.5]])
+    dense = tf.layers.Dense(2, activation="relu", kernel_initializer=tf.ones_initializer())
+    y = dense(x)
+    assert dense.activation is tf.keras.activations.relu
+    z = tf.layers.dense(x, 3, activation="softmax", kernel_initializer=tf.ones_initializer())
+    img = tf.reshape(tf.range(16, dtype=tf.float32), [1, 4, 4, 1]) - 8.0
+    c = tf.layers.conv2d(img, 1, 2, activation="tanh", kernel_initializer=tf.ones_initializer())
+    c1 = tf.layers.conv1d(img[:, 0], 2, 2, activation="sigmoid",
+                          kernel_initializer=tf.ones_initializer())
+    with pytest.raises(ValueError, match="Unknown activation function"):
+        tf.layers.dense(x, 2, activation="no_such")
+    got_y, got_z, got_c, got_c1 = _run([y, z, c, c1])
+    np.testing.assert_allclose(got_y, [[0.0, 0.0], [0.0, 0.0]])
+    np.testing.assert_allclose(got_z, np.full((2, 3), 1 / 3), rtol=1e-6)
+    sums = np.array([[0, 1, 2, 4, 5, 6, 8, 9, 10]], np.float32).reshape(1, 3, 3, 1) * 4 + 10 - 32
+    np.testing.assert_allclose(got_c, np.tanh(sums), rtol=1e-5)
+    np.testing.assert_allclose(got_c1, 1 / (1 + np.exp(-np.array(
+        [[[-15.0] * 2, [-13.0] * 2, [-11.0] * 2]]))), rtol=1e-5)

@@ -118,6 +118,16 @@ def smart_cond(pred, true_fn, false_fn, name=None):
 # ------------------------------------------------------------------------------------------
 
 
+def activation_fn(activation):
+    """A layer's ``activation`` argument as a function: as TF 1.15's ``tf.layers`` (Keras
+    layers underneath), a name (``'relu'``, ``'tanh'``...) is Keras's activation of that name."""
+    if isinstance(activation, str):
+        from tideflow.keras import activations
+
+        return activations.get(activation)
+    return activation
+
+
 def normalize_tuple(value, n, name):
     """An int or an iterable of ``n`` ints as a tuple of ``n`` ints."""
     if isinstance(value, (int, np.integer)):

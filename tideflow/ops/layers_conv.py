@@ -8,6 +8,7 @@ from tideflow.ops import array_ops, concat_ops, init_ops
 from tideflow.ops.layers_base import (
     InputSpec,
     Layer,
+    activation_fn,
     input_shape_of,
     normalize_data_format,
     normalize_padding,
@@ -77,7 +78,7 @@ class _Conv(Layer):
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
         self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
-        self.activation = activation
+        self.activation = activation_fn(activation)
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer

@@ -6,6 +6,7 @@ from tideflow.ops import array_ops, init_ops, linalg_ops
 from tideflow.ops.layers_base import (
     InputSpec,
     Layer,
+    activation_fn,
     input_shape_of,
     normalize_data_format,
     smart_cond,
@@ -47,7 +48,7 @@ class Dense(Layer):
         super().__init__(trainable=trainable, name=name,
                          activity_regularizer=activity_regularizer, **kwargs)
         self.units = int(units)
-        self.activation = activation
+        self.activation = activation_fn(activation)
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
@@ -163,8 +164,6 @@ class Flatten(Layer):
         rank = inputs.get_shape().ndims
         if self.data_format == "channels_first" and rank is not None and rank > 2:
             inputs = array_ops.transpose(inputs, [0] + list(range(2, rank)) + [1])
-        if rank == 1:
-            return array_ops.expand_dims(inputs, 1)
         batch = inputs.get_shape().as_list()[0] if rank else None
         outputs = array_ops.reshape(
             inputs, [batch if batch is not None else array_ops.shape(inputs)[0], -1])
