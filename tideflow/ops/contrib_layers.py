@@ -6,8 +6,18 @@
 import contextlib
 import functools
 
+import numpy as np
+
 from tideflow.framework import dtypes, ops
-from tideflow.ops import array_ops, concat_ops, constant_op, init_ops, linalg_ops, state_ops
+from tideflow.ops import (
+    array_ops,
+    concat_ops,
+    constant_op,
+    init_ops,
+    layers_core,
+    linalg_ops,
+    state_ops,
+)
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.layer_initializers import xavier_initializer
 from tideflow.ops.layers_base import smart_cond
@@ -124,18 +134,23 @@ def _layer_regularizer(regularizer, weight_name):
     return regularize
 
 
-def _finish(outputs, normalizer_fn, normalizer_params, biases_initializer, biases_regularizer,
-            num_outputs, dtype, variables_collections, trainable, activation_fn, data_format,
-            bias_name="bias"):
+def _make_biases(normalizer_fn, biases_initializer, biases_regularizer, num_outputs, dtype,
+                 variables_collections, trainable, bias_name="bias"):
+    """The layer's ``biases`` (None with a normalizer or no initializer), made right after its
+    weights and before its main op, as TF 1.15's core layers build both in ``build``."""
+    if normalizer_fn is not None or biases_initializer is None:
+        return None
+    if bias_name is not None:
+        biases_regularizer = _layer_regularizer(biases_regularizer, bias_name)
+    return _layer_variable("biases", variables_collections, "biases", shape=[num_outputs],
+                           dtype=dtype, initializer=biases_initializer,
+                           regularizer=biases_regularizer, trainable=trainable)
+
+
+def _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn, data_format):
     if normalizer_fn is not None:
         outputs = normalizer_fn(outputs, **(normalizer_params or {}))
-    elif biases_initializer is not None:
-        if bias_name is not None:
-            biases_regularizer = _layer_regularizer(biases_regularizer, bias_name)
-        biases = _layer_variable("biases", variables_collections, "biases",
-                                 shape=[num_outputs], dtype=dtype,
-                                 initializer=biases_initializer, regularizer=biases_regularizer,
-                                 trainable=trainable)
+    elif biases is not None:
         outputs = _nn().bias_add(outputs, biases, data_format=data_format)
     if activation_fn is not None:
         outputs = activation_fn(outputs)
@@ -170,6 +185,8 @@ def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None
                                   initializer=weights_initializer,
                                   regularizer=_layer_regularizer(weights_regularizer, "kernel"),
                                   trainable=trainable)
+        biases = _make_biases(normalizer_fn, biases_initializer, biases_regularizer,
+                              num_outputs, dtype, variables_collections, trainable)
         if shape.ndims == 2:
             outputs = linalg_ops.matmul(inputs, weights)
         else:
@@ -178,9 +195,8 @@ def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None
             out_shape = concat_ops.concat([array_ops.shape(inputs)[:-1], [num_outputs]], 0)
             outputs = array_ops.reshape(outputs, out_shape)
             outputs.set_shape(shape[:-1].concatenate([num_outputs]))
-        outputs = _finish(outputs, normalizer_fn, normalizer_params, biases_initializer,
-                          biases_regularizer, num_outputs, dtype, variables_collections,
-                          trainable, activation_fn, None)
+        outputs = _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
+                          None)
         return _collect_outputs(outputs_collections, sc.name, outputs)
 
 
@@ -227,15 +243,18 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
                                   initializer=weights_initializer,
                                   regularizer=_layer_regularizer(weights_regularizer, "kernel"),
                                   trainable=trainable)
+        biases = _make_biases(normalizer_fn, biases_initializer, biases_regularizer,
+                              num_outputs, dtype, variables_collections, trainable)
+        # TF 1.15 runs the core Conv2D layer, whose build makes this constant
+        ops.convert_to_tensor(np.array([rh, rw], np.int32), name="dilation_rate")
         if data_format == "NCHW":
             strides, dilations = [1, 1, sh, sw], [1, 1, rh, rw]
         else:
             strides, dilations = [1, sh, sw, 1], [1, rh, rw, 1]
         outputs = _nn().conv2d(inputs, weights, strides=strides, padding=padding,
                                data_format=data_format, dilations=dilations)
-        outputs = _finish(outputs, normalizer_fn, normalizer_params, biases_initializer,
-                          biases_regularizer, num_outputs, dtype, variables_collections,
-                          trainable, activation_fn, data_format)
+        outputs = _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
+                          data_format)
         return _collect_outputs(outputs_collections, sc.name, outputs)
 
 
@@ -243,22 +262,11 @@ conv2d = convolution2d
 
 
 def flatten(inputs, outputs_collections=None, scope=None):
-    """Reshapes ``[batch, ...]`` to ``[batch, k]``, keeping the batch dimension."""
+    """Reshapes ``[batch, ...]`` to ``[batch, k]``, keeping the batch dimension: tf.layers'
+    flatten under the ``Flatten`` name scope, as TF 1.15's."""
     with ops.name_scope(scope, "Flatten", [inputs]) as sc:
         inputs = ops.convert_to_tensor(inputs)
-        shape = inputs.get_shape()
-        if shape.ndims is not None and shape.ndims < 1:
-            raise ValueError(f"Inputs must have a least 2 dimensions, got shape {shape}.")
-        dims = shape.as_list() if shape.ndims is not None else None
-        if dims is not None and all(d is not None for d in dims[1:]):
-            k = 1
-            for d in dims[1:]:
-                k *= d
-            outputs = array_ops.reshape(inputs, [-1 if dims[0] is None else dims[0], k])
-        else:
-            outputs = array_ops.reshape(inputs, concat_ops.stack([array_ops.shape(inputs)[0], -1]))
-            if dims is not None:
-                outputs.set_shape([dims[0], None])
+        outputs = layers_core.flatten(inputs)
         return _collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
 
 
@@ -456,6 +464,9 @@ def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_c
     with ops.name_scope(scope, "Dropout", [inputs]) as sc:
         inputs = ops.convert_to_tensor(inputs)
         flag = _training_flag(is_training)
+        # TF 1.15 runs the core Dropout layer here, which takes the name "dropout" in this
+        # scope first: tf.nn.dropout's ops are then under "dropout_1", as TF names them
+        ops.get_default_graph().unique_name("dropout")
 
         def drop():
             return _nn().dropout(inputs, keep_prob, noise_shape=noise_shape, seed=seed)

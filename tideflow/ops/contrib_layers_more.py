@@ -67,21 +67,30 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
             dtype=dtype, initializer=weights_initializer,
             regularizer=cl._layer_regularizer(weights_regularizer, "kernel"),
             trainable=trainable)
+        biases = cl._make_biases(normalizer_fn, biases_initializer, biases_regularizer,
+                                 num_outputs, dtype, variables_collections, trainable)
         h_axis, w_axis = (2, 3) if data_format == "NCHW" else (1, 2)
+        # the output shape with the ops TF 1.15's core Conv2DTranspose layer builds for it
         dyn = array_ops.shape(inputs)
         static = inputs.get_shape().as_list()
+        batch, height, width = dyn[0], dyn[h_axis], dyn[w_axis]
 
         def out_size(size, k, s):
-            return size * s + (0 if padding == "SAME" else max(k - s, 0))
+            size = size * s
+            return size if padding == "SAME" else size + max(k - s, 0)
 
-        out_h = out_size(dyn[h_axis], kh, sh)
-        out_w = out_size(dyn[w_axis], kw, sw)
+        out_h = out_size(height, kh, sh)
+        out_w = out_size(width, kw, sw)
         if data_format == "NCHW":
-            out_shape = concat_ops.stack([dyn[0], num_outputs, out_h, out_w])
+            out_shape = concat_ops.stack([batch, num_outputs, out_h, out_w])
             strides = [1, 1, sh, sw]
         else:
-            out_shape = concat_ops.stack([dyn[0], out_h, out_w, num_outputs])
+            out_shape = concat_ops.stack([batch, out_h, out_w, num_outputs])
             strides = [1, sh, sw, 1]
+        out_shape[0]  # TF 1.15's Keras backend looks at it (one op, as TF's)
+        # the core layer took the name "conv2d_transpose" in this scope first (TF's op is
+        # then "conv2d_transpose_1")
+        ops.get_default_graph().unique_name("conv2d_transpose")
         outputs = _nn().conv2d_transpose(inputs, weights, out_shape, strides=strides,
                                          padding=padding, data_format=data_format)
         sh_h = None if static[h_axis] is None else out_size(static[h_axis], kh, sh)
@@ -90,9 +99,8 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
             outputs.set_shape([static[0], num_outputs, sh_h, sh_w])
         else:
             outputs.set_shape([static[0], sh_h, sh_w, num_outputs])
-        outputs = cl._finish(outputs, normalizer_fn, normalizer_params, biases_initializer,
-                             biases_regularizer, num_outputs, dtype, variables_collections,
-                             trainable, activation_fn, data_format)
+        outputs = cl._finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
+                             data_format)
         return cl._collect_outputs(outputs_collections, sc.name, outputs)
 
 
@@ -141,19 +149,22 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
                 regularizer=cl._layer_regularizer(weights_regularizer, "pointwise_kernel"),
                 trainable=trainable,
                 collections=cl._collections(variables_collections, "weights"))
+            # the core layer makes its bias with its kernels, before the convolution
+            biases = cl._make_biases(normalizer_fn, biases_initializer, biases_regularizer,
+                                     num_outputs, dtype, variables_collections, trainable)
             outputs = _nn().separable_conv2d(inputs, depthwise, pointwise, strides=strides,
                                              padding=padding, rate=[rh, rw],
                                              data_format=data_format)
-            channels = num_outputs
         else:
             outputs = _nn().depthwise_conv2d(inputs, depthwise, strides=strides,
                                              padding=padding, rate=[rh, rw],
                                              data_format=data_format)
-            channels = in_ch * depth_multiplier
-        outputs = cl._finish(outputs, normalizer_fn, normalizer_params, biases_initializer,
-                             biases_regularizer, channels, dtype, variables_collections,
-                             trainable, activation_fn, data_format,
-                             bias_name="bias" if core else None)
+            # depthwise only: TF makes the biases after the convolution
+            biases = cl._make_biases(normalizer_fn, biases_initializer, biases_regularizer,
+                                     in_ch * depth_multiplier, dtype, variables_collections,
+                                     trainable, bias_name=None)
+        outputs = cl._finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
+                             data_format)
         return cl._collect_outputs(outputs_collections, sc.name, outputs)
 
 

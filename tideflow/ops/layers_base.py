@@ -187,27 +187,31 @@ class InputSpec:
                 f"max_ndim={self.max_ndim}, min_ndim={self.min_ndim}, axes={self.axes})")
 
     def check(self, x, layer_name, index=0):
+        # TF 1.15's words, each check's own (the min_ndim one with its doubled colon)
         where = f"Input {index} of layer {layer_name} is incompatible with the layer: "
         shape = x.get_shape()
         rank = shape.ndims
         if (self.ndim is not None or self.min_ndim is not None
                 or self.max_ndim is not None) and rank is None:
-            raise ValueError(f"Input {index} of layer {layer_name} requires a defined rank.")
-        found = f"found ndim={rank}. Full shape received: {shape.as_list() if rank else []}"
+            raise ValueError(where + "its rank is undefined, but the layer requires a "
+                             "defined rank.")
+        full = f"Full shape received: {shape.as_list() if rank is not None else None}"
         if self.ndim is not None and rank != self.ndim:
-            raise ValueError(where + f"expected ndim={self.ndim}, {found}")
+            raise ValueError(where + f"expected ndim={self.ndim}, found ndim={rank}. {full}")
         if self.max_ndim is not None and rank > self.max_ndim:
-            raise ValueError(where + f"expected max_ndim={self.max_ndim}, {found}")
+            raise ValueError(where + f"expected max_ndim={self.max_ndim}, found ndim={rank}")
         if self.min_ndim is not None and rank < self.min_ndim:
-            raise ValueError(where + f"expected min_ndim={self.min_ndim}, {found}")
+            raise ValueError(where + f": expected min_ndim={self.min_ndim}, found ndim={rank}. "
+                             f"{full}")
         if self.dtype is not None and x.dtype.base_dtype.name != self.dtype:
-            raise ValueError(where + f"expected dtype={self.dtype}, found dtype={x.dtype.name}")
+            raise ValueError(where + f"expected dtype={self.dtype}, found dtype={x.dtype!s}")
         if self.axes and rank is not None:
             for axis, size in self.axes.items():
                 dim = shape.as_list()[axis] if -rank <= axis < rank else None
                 if size is not None and dim not in (size, None):
                     raise ValueError(where + f"expected axis {axis} of input shape to have "
-                                     f"value {size} but received input with shape {shape}")
+                                     f"value {size} but received input with shape "
+                                     f"{shape.as_list()}")
         if self.shape is not None and rank is not None:
             for spec_dim, dim in zip(self.shape, shape.as_list()):
                 if spec_dim is not None and dim is not None and spec_dim != dim:

@@ -4,6 +4,9 @@
 1-D layers run as 2-D ones on inputs with an extra axis of size 1, as TF's ``conv1d`` does.
 """
 
+import numpy as np
+
+from tideflow.framework import ops
 from tideflow.ops import array_ops, concat_ops, init_ops
 from tideflow.ops.layers_base import (
     InputSpec,
@@ -113,7 +116,14 @@ class _Conv(Layer):
                 trainable=True, dtype=self.dtype)
         self.input_spec = InputSpec(ndim=self.rank + 2,
                                     axes={self._channel_axis(): input_dim})
+        if self._builds_convolution_op:
+            # TF 1.15's layer builds its convolution object here, whose first op is this
+            # constant (one op more in the graph: the random ops made after it get TF's seeds)
+            ops.convert_to_tensor(np.array(self.dilation_rate, np.int32), name="dilation_rate")
         self.built = True
+
+    # the transposed convolutions build no convolution object (TF's build their own way)
+    _builds_convolution_op = True
 
     def _convolve(self, inputs):
         nn = _nn()
@@ -132,17 +142,10 @@ class _Conv(Layer):
             return nn.conv2d(inputs, self.kernel, strides=_spatial(self.strides, self.data_format),
                              padding=self.padding.upper(),
                              data_format=_format_2d(self.data_format), **kw)
-        # 1-D: a 2-D convolution over [batch, 1, width, channels] (or [batch, channels, 1, w])
-        axis = 2 if self.data_format == "channels_first" else 1
-        kw = {}
-        if self.dilation_rate[0] != 1:
-            kw["dilations"] = _spatial((1, self.dilation_rate[0]), self.data_format)
-        out = nn.conv2d(array_ops.expand_dims(inputs, axis),
-                        array_ops.expand_dims(self.kernel, 0),
-                        strides=_spatial((1, self.strides[0]), self.data_format),
-                        padding=self.padding.upper(), data_format=_format_2d(self.data_format),
-                        **kw)
-        return array_ops.squeeze(out, [axis])
+        # 1-D: tf.nn.conv1d, a 2-D convolution over [batch, 1, width, channels]
+        return nn.conv1d(inputs, self.kernel, self.strides[0], self.padding.upper(),
+                         data_format="NCW" if self.data_format == "channels_first" else "NWC",
+                         dilations=self.dilation_rate[0])
 
     def call(self, inputs):
         outputs = self._convolve(inputs)
@@ -231,6 +234,8 @@ class Conv2DTranspose(Conv2D):
                          kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
                          trainable=trainable, name=name, **kwargs)
 
+    _builds_convolution_op = False
+
     def _kernel_shape(self, input_dim):
         return self.kernel_size + (self.filters, input_dim)
 
@@ -238,8 +243,10 @@ class Conv2DTranspose(Conv2D):
         kw = {}
         if any(d != 1 for d in self.dilation_rate):  # TF's layer takes it through **kwargs
             kw["dilations"] = _spatial(self.dilation_rate, self.data_format)
+        output_shape = transposed_output_shape(self, inputs)
+        output_shape[0]  # TF 1.15's Keras backend looks at it (one op, as TF's)
         outputs = _nn().conv2d_transpose(
-            inputs, self.kernel, transposed_output_shape(self, inputs),
+            inputs, self.kernel, output_shape,
             strides=_spatial(self.strides, self.data_format), padding=self.padding.upper(),
             data_format=_format_2d(self.data_format), **kw)
         outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
@@ -256,17 +263,17 @@ def _with_filters(layer, batch, sizes):
 
 
 def transposed_output_shape(layer, inputs):
-    """The ``output_shape`` tensor of a transposed convolution layer over ``inputs``: each
-    dimension static where known, else read with tf.shape."""
-    static = inputs.get_shape().as_list()
+    """The ``output_shape`` tensor of a transposed convolution layer over ``inputs``, built as
+    TF 1.15's layers build it (and so with its ops): every dimension read from tf.shape (batch,
+    then the spatial ones), each output length computed from it, then stacked."""
     dynamic = array_ops.shape(inputs)
     n = len(layer.kernel_size)
     axes = range(2, 2 + n) if layer.data_format == "channels_first" else range(1, 1 + n)
+    batch = dynamic[0]
+    space = [dynamic[a] for a in axes]
     dilation = getattr(layer, "dilation_rate", None) or (1,) * n
-    sizes = [deconv_output_length(static[a] if static[a] is not None else dynamic[a], k,
-                                  layer.padding, s, d)
-             for a, k, s, d in zip(axes, layer.kernel_size, layer.strides, dilation)]
-    batch = static[0] if static[0] is not None else dynamic[0]
+    sizes = [deconv_output_length(x, k, layer.padding, s, d)
+             for x, k, s, d in zip(space, layer.kernel_size, layer.strides, dilation)]
     return concat_ops.stack(_with_filters(layer, batch, sizes))
 
 

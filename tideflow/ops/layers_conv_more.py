@@ -184,6 +184,8 @@ class Conv3DTranspose(Conv3D):
                          kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
                          trainable=trainable, name=name, **kwargs)
 
+    _builds_convolution_op = False  # (as Conv2DTranspose)
+
     def _kernel_shape(self, input_dim):
         return self.kernel_size + (self.filters, input_dim)
 

@@ -164,8 +164,6 @@ class Flatten(Layer):
         rank = inputs.get_shape().ndims
         if self.data_format == "channels_first" and rank is not None and rank > 2:
             inputs = array_ops.transpose(inputs, [0] + list(range(2, rank)) + [1])
-        if rank == 1:
-            return array_ops.expand_dims(inputs, 1)
         batch = inputs.get_shape().as_list()[0] if rank else None
         outputs = array_ops.reshape(
             inputs, [batch if batch is not None else array_ops.shape(inputs)[0], -1])

@@ -1,0 +1,142 @@
+"""tf.layers and tf.contrib.layers build the ops TF 1.15 builds, in its order (names as TF's).
+
+TF 1.x seeds a random op without an op seed with the number of ops the graph holds when it is
+made; with the same kernels (ours are TF's Philox), a program under ``tf.set_random_seed`` gets
+TF's numbers only if each layer made the same ops before. The expected lists and values below
+are what real TF 1.15 printed for the same programs.
+"""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        yield
+
+
+def _names():
+    return [op.name for op in tf.get_default_graph().get_operations()]
+
+
+def _init(scope):
+    base = f"{scope}/Initializer/random_uniform"
+    return [f"{base}/shape", f"{base}/min", f"{base}/max", f"{base}/RandomUniform",
+            f"{base}/sub", f"{base}/mul", base, scope, f"{scope}/Assign", f"{scope}/read"]
+
+
+def _zeros(scope):
+    return [f"{scope}/Initializer/zeros", scope, f"{scope}/Assign", f"{scope}/read"]
+
+
+def _flatten(scope):
+    return [f"{scope}/Shape", f"{scope}/strided_slice/stack", f"{scope}/strided_slice/stack_1",
+            f"{scope}/strided_slice/stack_2", f"{scope}/strided_slice",
+            f"{scope}/Reshape/shape/1", f"{scope}/Reshape/shape", f"{scope}/Reshape"]
+
+
+def test_tf_layers_cnn_builds_tf_1_15s_ops():
+    x = tf.placeholder(tf.float32, [None, 28, 28, 1])
+    c = tf.layers.conv2d(x, 8, 3, padding="same", activation=tf.nn.relu)
+    p = tf.layers.max_pooling2d(c, 2, 2)
+    f = tf.layers.flatten(p)
+    tf.layers.dense(f, 10)
+    want = (["Placeholder"] + _init("conv2d/kernel") + _zeros("conv2d/bias")
+            + ["conv2d/dilation_rate", "conv2d/Conv2D", "conv2d/BiasAdd", "conv2d/Relu",
+               "max_pooling2d/MaxPool"] + _flatten("flatten")
+            + _init("dense/kernel") + _zeros("dense/bias") + ["dense/MatMul", "dense/BiasAdd"])
+    assert _names() == want
+
+
+def test_contrib_layers_cnn_builds_tf_1_15s_ops():
+    x = tf.placeholder(tf.float32, [None, 8, 8, 3])
+    c = tf.contrib.layers.conv2d(x, 4, 3)
+    p = tf.contrib.layers.max_pool2d(c, 2)
+    f = tf.contrib.layers.flatten(p)
+    tf.contrib.layers.fully_connected(f, 5)
+    want = (["Placeholder"] + _init("Conv/weights") + _zeros("Conv/biases")
+            + ["Conv/dilation_rate", "Conv/Conv2D", "Conv/BiasAdd", "Conv/Relu",
+               "MaxPool2D/MaxPool"] + _flatten("Flatten/flatten")
+            + _init("fully_connected/weights") + _zeros("fully_connected/biases")
+            + ["fully_connected/MatMul", "fully_connected/BiasAdd", "fully_connected/Relu"])
+    assert _names() == want
+
+
+def test_transposed_convolutions_build_their_output_shape_as_tf():
+    x = tf.placeholder(tf.float32, [None, 9, 9, 3])
+    y = tf.layers.conv2d_transpose(x, 4, 3, strides=2)
+    names = _names()
+    start = names.index("conv2d_transpose/Shape")
+    ops_after = [n.replace("conv2d_transpose/", "") for n in names[start:]]
+    assert len(names) == 44  # TF 1.15's count
+    assert ops_after[-6:] == ["strided_slice_3/stack", "strided_slice_3/stack_1",
+                              "strided_slice_3/stack_2", "strided_slice_3", "conv2d_transpose",
+                              "BiasAdd"]
+    assert y.shape.as_list() == [None, 19, 19, 4]  # 9 * 2 + max(3 - 2, 0)
+    with tf.Graph().as_default():
+        z = tf.contrib.layers.conv2d_transpose(tf.placeholder(tf.float32, [None, 9, 9, 3]), 4,
+                                               3, stride=2)
+        names = _names()
+        assert len(names) == 41 and "Conv2d_transpose/conv2d_transpose_1" in names
+        assert z.shape.as_list() == [None, 18, 18, 4]
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            out = s.run(z, {"Placeholder:0": np.ones((2, 9, 9, 3), np.float32)})
+        assert out.shape == (2, 18, 18, 4)
+
+
+def test_contrib_dropout_ops_are_named_as_tf_1_15s():
+    tf.contrib.layers.dropout(tf.placeholder(tf.float32, [None, 4]), 0.5)
+    assert _names()[1:3] == ["Dropout/dropout_1/rate", "Dropout/dropout_1/Shape"]
+
+
+def test_conv1d_layer_runs_tf_nn_conv1d():
+    tf.layers.conv1d(tf.placeholder(tf.float32, [None, 20, 3]), 4, 3)
+    assert _names()[15:] == ["conv1d/dilation_rate", "conv1d/conv1d/ExpandDims/dim",
+                             "conv1d/conv1d/ExpandDims", "conv1d/conv1d/ExpandDims_1/dim",
+                             "conv1d/conv1d/ExpandDims_1", "conv1d/conv1d",
+                             "conv1d/conv1d/Squeeze", "conv1d/BiasAdd"]
+
+
+def test_flatten_of_a_vector_is_a_reshape_and_input_spec_errors_are_tfs_words():
+    y = tf.layers.flatten(tf.ones([3]))
+    assert y.op.type == "Reshape" and y.shape.as_list() == [3, 1]
+    with pytest.raises(ValueError, match=r"is incompatible with the layer: : expected "
+                                         r"min_ndim=1, found ndim=0\. Full shape received: "
+                                         r"\[\]"):
+        tf.layers.flatten(tf.ones([]))
+    with pytest.raises(ValueError, match=r"is incompatible with the layer: expected ndim=4, "
+                                         r"found ndim=3\. Full shape received: \[2, 3, 4\]"):
+        tf.layers.conv2d(tf.ones([2, 3, 4]), 2, 1)
+
+
+def test_seeded_conv_net_gives_tf_1_15s_numbers():
+    """The TF 1.x course exercise: xavier-initialized conv weights (seed 0), then a
+    fully_connected layer seeded by the graph's op count; TF 1.15 printed these."""
+    x = tf.placeholder(tf.float32, [None, 64, 64, 3])
+    tf.placeholder(tf.float32, [None, 6])  # the exercise's labels (one op: it counts)
+    w1 = tf.get_variable("W1", [4, 4, 3, 8],
+                         initializer=tf.contrib.layers.xavier_initializer(seed=0))
+    w2 = tf.get_variable("W2", [2, 2, 8, 16],
+                         initializer=tf.contrib.layers.xavier_initializer(seed=0))
+    a1 = tf.nn.relu(tf.nn.conv2d(x, w1, strides=[1, 1, 1, 1], padding="SAME"))
+    p1 = tf.nn.max_pool(a1, ksize=[1, 8, 8, 1], strides=[1, 8, 8, 1], padding="SAME")
+    a2 = tf.nn.relu(tf.nn.conv2d(p1, w2, strides=[1, 1, 1, 1], padding="SAME"))
+    p2 = tf.nn.max_pool(a2, ksize=[1, 4, 4, 1], strides=[1, 4, 4, 1], padding="SAME")
+    z3 = tf.contrib.layers.fully_connected(tf.contrib.layers.flatten(p2), 6,
+                                           activation_fn=None)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(
+            s.run(w1)[1, 1, 1], [0.00131723, 0.14176141, -0.04434952, 0.09197326,
+                                 0.14984085, -0.03514394, -0.06847463, 0.05245192], atol=1e-7)
+        rng = np.random.RandomState(1)
+        out = s.run(z3, {x: rng.randn(2, 64, 64, 3)})
+    np.testing.assert_allclose(
+        out, [[1.4416984, -0.24909686, 5.4504986, -0.26189622, -0.20669895, 1.3654672],
+              [1.4070847, -0.02573191, 5.08928, -0.486699, -0.40940708, 1.2624857]],
+        rtol=1e-5, atol=1e-5)
