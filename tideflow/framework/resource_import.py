@@ -16,7 +16,6 @@ Handle-typed ops with no ref counterpart are left, and fail at import naming the
 """
 
 from tideflow.framework import op_registry
-from tideflow.protos import graph_pb2
 
 _RESOURCE_OPS = frozenset({
     "VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
@@ -107,6 +106,8 @@ def _rewrite(nd, handle_types):
 def rewrite_resource_variables(graph_def, handles=None):
     """A copy of ``graph_def`` with its resource-variable ops as ref-variable ops; the names
     of the former ``VarHandleOp`` nodes are added to the set ``handles`` when given."""
+    from tideflow.protos import graph_pb2  # (protos load on first use)
+
     gd = graph_pb2.GraphDef()
     gd.CopyFrom(graph_def)
     dropped = set()
