@@ -3,9 +3,18 @@
 import numbers
 
 import numpy as np
+from google.protobuf import message as _message
 
-from tideflow.framework import dtypes, errors, op_registry, ops, tensor_util
+from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import as_shape, unknown_shape
+
+# a TensorProto is a value (as TF's make_tensor_proto takes it); matched by its message type so
+# that importing tideflow loads no generated proto module
+_ProtoMessage = _message.Message
+
+
+def _is_tensor_proto(value):
+    return type(value).DESCRIPTOR.full_name.endswith(".TensorProto")
 
 
 def _const_shape(op):
@@ -131,9 +140,11 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
     """Converts Python or NumPy values to the ndarray a Const holds, with TF's dtype rules."""
     if values is None:  # as TF's make_tensor_proto (also a None inside an autopacked shape)
         raise ValueError("None values not supported.")
-    if isinstance(values, tensor_util.tensor_pb2.TensorProto):
+    if isinstance(values, _ProtoMessage) and _is_tensor_proto(values):
         # as TF's make_tensor_proto, a TensorProto is the value as it stands (its own dtype
         # and shape): tf-encrypted's converter passes NodeDef attrs' protos to ops directly
+        from tideflow.framework import tensor_util
+
         return tensor_util.make_ndarray(values)
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
@@ -263,7 +274,7 @@ def _constant_conversion(value, dtype=None, name=None, as_ref=False):
 
 
 for _t in (list, tuple, np.ndarray, np.generic, float, int, bool, complex, str, bytes,
-           numbers.Number, tensor_util.tensor_pb2.TensorProto, object):
+           numbers.Number, _ProtoMessage, object):
     if _t is object:
         continue
     ops.register_tensor_conversion_function(_t, _constant_conversion, priority=200)
