@@ -62,3 +62,56 @@ def test_partition_info_still_reaches_an_initializer_that_names_it():
     tf.get_variable("b", [2], initializer=kwargs_only)
     # TF hands partition_info only to a callable whose arguments name it
     assert seen == [None, []]
+
+
+# ----------------------------------------------------------------------------------------
+# second derivatives through tf.while_loop (a physics-informed loss differentiates twice)
+# ----------------------------------------------------------------------------------------
+
+
+def _loop(z, body, n=2):
+    return tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, body(acc)), [0, z])[1]
+
+
+def test_second_gradient_through_a_loop_invariant_raises_as_tf1_instead_of_a_wrong_value():
+    z = tf.placeholder(tf.float64, [2])
+    r = _loop(z, lambda a: a * z)  # z ** 3 after two steps: d2/dz2 is 6 z, not what z alone gives
+    g = tf.gradients(tf.reduce_sum(r), z)[0]
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(g, {z: [0.5, 1.5]}), 3 * np.array([0.5, 1.5]) ** 2)
+    with pytest.raises(TypeError, match="Second-order gradient for while loops not supported"):
+        tf.gradients(tf.reduce_sum(g), z)
+
+
+def test_second_gradient_reaching_a_loop_only_through_its_saved_values_is_none():
+    # the forward values the gradient loop pops are not differentiable, as TF 1.x's stacks:
+    # the second gradient is None, as in TF 1.15, rather than an error
+    x = tf.constant(0.7, tf.float64)
+    r = _loop(x, tf.sin, n=3)
+    g = tf.gradients(r, x)[0]
+    assert tf.gradients(g, x) == [None]
+    with tf.Session() as sess:
+        v = 0.7
+        d = 1.0
+        for _ in range(3):
+            d *= np.cos(v)
+            v = np.sin(v)
+        np.testing.assert_allclose(sess.run(g), d)
+
+
+def test_first_gradients_and_second_gradients_outside_loops_are_unchanged():
+    z = tf.placeholder(tf.float64, [3])
+    r = _loop(z, lambda a: tf.tanh(a) + a)
+    g = tf.gradients(tf.reduce_sum(r), z)[0]
+    h = tf.hessians(tf.reduce_sum(tf.tanh(z) ** 2), z)[0]
+    with tf.Session() as sess:
+        zz = np.array([0.1, -0.4, 0.8])
+        a = zz.copy()
+        d = np.ones(3)
+        for _ in range(2):
+            d *= 1 - np.tanh(a) ** 2 + 1
+            a = np.tanh(a) + a
+        np.testing.assert_allclose(sess.run(g, {z: zz}), d)
+        t = np.tanh(zz)
+        s2 = 1 - t ** 2
+        np.testing.assert_allclose(np.diag(sess.run(h, {z: zz})), 2 * s2 ** 2 - 4 * t ** 2 * s2)

@@ -182,6 +182,9 @@ def _ensure_accumulator(op, cond_fg, body_fg, t):
             init = list_ops.empty_tensor_list(t._shape, t._dtype.base_dtype, name="accumulator")
         idx = _add_loop_var(op, cond_fg, body_fg, init,
                             lambda acc: list_ops.push_back(acc, t), "accumulator")
+        # as TF 1.x's stacks: no gradient flows through an accumulator (tf.gradients does not
+        # follow it from the forward loop into the gradient loop that pops it)
+        op._outputs[idx]._loop_accumulator = True
         st.accs[t] = idx
     return idx
 
@@ -230,6 +233,13 @@ def _while_grad(op, *grads):
     j_idx = [j for j in range(len(caps)) if _differentiable(op._inputs[n_loop + j])]
     if not d_idx or all(grads[i] is None for i in d_idx):
         return [None] * n_in_before
+    if getattr(body_fg, "_pops_accumulators", False):
+        # a gradient loop reached through a tensor it reads besides its accumulators (a loop
+        # invariant, an upstream gradient): the terms through the forward values it pops
+        # would be missing, so refuse as TF 1.x does rather than return a wrong gradient
+        raise TypeError(
+            f"Second-order gradient for while loops not supported. ({op._name} is the gradient "
+            "loop of a tf.while_loop, whose forward values it reads are not differentiable)")
     counter = _ensure_counter(op, cond_fg, body_fg)
     outer = ops.get_default_graph()
     base = op._name.replace("/", "_")
@@ -264,6 +274,7 @@ def _while_grad(op, *grads):
             else:
                 outs.append(math_ops.add(g, gbody.capture(dense(r))))
     gbody.outputs = outs + [ph for _, ph in gbody.captures] + [rest for _, _, rest in pops]
+    gbody._pops_accumulators = bool(pops)
     gbody.structured_outputs = gbody.outputs
 
     gcond = func_graph.FuncGraph(func_graph.unique_function_name(graph, base + "_cond_grad"),

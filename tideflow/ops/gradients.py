@@ -86,6 +86,8 @@ def _between(ys, xs, stop_ops, bridge=None):
             continue
         reached.add(op)
         for t in op._outputs:
+            if t.__dict__.get("_loop_accumulator"):  # a while loop's saved forward values
+                continue
             for c in (*t._consumers, *extra.get(t, ())):
                 if c not in reached:
                     stack.append(c)
