@@ -237,3 +237,34 @@ def test_dilated_layers_build_space_to_batch():
     # no dilation: the plain op alone, as before
     p = tf.keras.layers.Conv2D(4, 3, name="plain")(x)
     assert "SpaceToBatchND" not in _types(p)
+
+
+# ------------------------------------------------------------------------------------------
+# slim's batch_norm without the fused kernel feeds its [channels] statistics to
+# tf.nn.batch_normalization as they are for channels-last inputs (MMdnn walks from
+# batchnorm/add to the moving variance); NCHW inputs reshape them to broadcast, as TF's
+# ------------------------------------------------------------------------------------------
+
+def test_unfused_slim_batch_norm_reads_its_variables_directly():
+    x = tf.placeholder(tf.float32, [None, 4, 4, 3])
+    y = tf.contrib.slim.batch_norm(x, fused=False, is_training=False, scale=True)
+    names = {op.name: op for op in tf.get_default_graph().get_operations()}
+    assert not [n for n in names if "Reshape" in n]
+    add = names["BatchNorm/batchnorm/add"]
+    assert add.inputs[0].op.name == "BatchNorm/moving_variance/read"
+    assert add.inputs[0].op.inputs[0].op.name == "BatchNorm/moving_variance"
+    t = tf.contrib.slim.batch_norm(x, fused=False, is_training=True, updates_collections=None,
+                                   scope="train")
+    xf = tf.placeholder(tf.float32, [None, 3, 4, 4])
+    first = tf.contrib.slim.batch_norm(xf, fused=False, is_training=False, data_format="NCHW",
+                                       scope="nchw")
+    assert [op.type for op in tf.get_default_graph().get_operations()
+            if op.name.startswith("nchw/") and op.type == "Reshape"]
+    xv = np.random.RandomState(4).rand(2, 4, 4, 3).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, trained, nchw = sess.run([y, t, first], {x: xv, xf: xv.transpose(0, 3, 1, 2)})
+    np.testing.assert_allclose(got, xv / np.sqrt(1.001), rtol=1e-5)
+    want = (xv - xv.mean((0, 1, 2))) / np.sqrt(xv.var((0, 1, 2)) + 0.001)
+    np.testing.assert_allclose(trained, want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(nchw, (xv / np.sqrt(1.001)).transpose(0, 3, 1, 2), rtol=1e-5)

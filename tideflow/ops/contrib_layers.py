@@ -659,6 +659,8 @@ def _plain(inputs, rank, channel_axis, beta, gamma, moving_mean, moving_variance
     bshape[channel_axis] = moving_mean.get_shape()[0].value
 
     def norm(mean, var):
+        if channel_axis == rank - 1:  # [channels] broadcasts as it is (no Reshape, as TF's)
+            return nn.batch_normalization(inputs, mean, var, beta, gamma, epsilon)
         r = (lambda t: None if t is None else array_ops.reshape(t, bshape))
         return nn.batch_normalization(inputs, r(mean), r(var), r(beta), r(gamma), epsilon)
 
