@@ -59,3 +59,98 @@ def test_keras_dropout_learning_phase_cond_seeds(_fresh_graph):
     dv, rv = s.run([d, r], {x: np.ones((2, 6)), tf.keras.backend.learning_phase(): 1})
     np.testing.assert_array_equal(dv, [[2, 2, 2, 2, 0, 2], [2, 0, 0, 2, 2, 0]])
     np.testing.assert_allclose(rv, [0.04386163, 0.07983994], rtol=1e-6)
+
+
+# -- layers: the ops TF 1.15's layers build, in its order ------------------------------------
+
+_VARIABLE_PARTS = ("VariableV2", "VarHandleOp", "VarIsInitializedOp", "ReadVariableOp",
+                   "AssignVariableOp", "IsVariableInitialized")
+
+
+def _core(g):
+    """The graph's op names but a variable's own ops (handle, initializer, assign, reads):
+    how a weight is made and read is pinned elsewhere. An AssignSubVariableOp counts as its
+    scope."""
+    out = []
+    for op in g.get_operations():
+        last = op.name.rsplit("/", 1)[-1]
+        if op.type in _VARIABLE_PARTS or "/Initializer/" in op.name or \
+                last.startswith("ReadVariableOp") or last == "read" or \
+                (op.type == "Assign" and last == "Assign"):
+            continue
+        out.append(op.name.removesuffix("/AssignSubVariableOp"))
+    return out
+
+
+def test_conv2d_pooling_flatten_ops(_fresh_graph):
+    x = tf.keras.Input(shape=(8, 8, 3))
+    c = tf.keras.layers.Conv2D(4, 3, padding="same")(x)
+    p = tf.keras.layers.MaxPooling2D()(c)
+    f = tf.keras.layers.Flatten()(p)
+    assert _core(_fresh_graph) == [
+        "input_1", "conv2d/dilation_rate", "conv2d/Conv2D", "conv2d/BiasAdd",
+        "max_pooling2d/MaxPool", "flatten/Shape", "flatten/strided_slice/stack",
+        "flatten/strided_slice/stack_1", "flatten/strided_slice/stack_2",
+        "flatten/strided_slice", "flatten/Reshape/shape/1", "flatten/Reshape/shape",
+        "flatten/Reshape"]
+    assert f.get_shape().as_list() == [None, 64]
+    v = tf.keras.backend.get_session().run(f, {x: np.zeros((2, 8, 8, 3))})
+    assert v.shape == (2, 64)
+
+
+def test_conv1d_ops(_fresh_graph):
+    x = tf.keras.Input(shape=(10, 3))
+    c = tf.keras.layers.Conv1D(4, 3)(x)
+    assert _core(_fresh_graph) == [
+        "input_1", "conv1d/dilation_rate", "conv1d/conv1d/ExpandDims/dim",
+        "conv1d/conv1d/ExpandDims", "conv1d/conv1d/ExpandDims_1/dim",
+        "conv1d/conv1d/ExpandDims_1", "conv1d/conv1d", "conv1d/conv1d/Squeeze",
+        "conv1d/BiasAdd"]
+    assert c.get_shape().as_list() == [None, 8, 4]
+
+
+def test_batch_norm_4d_is_fused_as_tf(_fresh_graph):
+    x = tf.keras.Input(shape=(4, 4, 3))
+    tf.keras.layers.BatchNormalization()(x, training=True)
+    assert _core(_fresh_graph) == [
+        "input_1", "batch_normalization/Const", "batch_normalization/Const_1",
+        "batch_normalization/FusedBatchNormV3", "batch_normalization/Const_2",
+        "batch_normalization/AssignMovingAvg/sub/x", "batch_normalization/AssignMovingAvg/sub",
+        "batch_normalization/AssignMovingAvg/sub_1", "batch_normalization/AssignMovingAvg/mul",
+        "batch_normalization/AssignMovingAvg", "batch_normalization/AssignMovingAvg_1/sub/x",
+        "batch_normalization/AssignMovingAvg_1/sub",
+        "batch_normalization/AssignMovingAvg_1/sub_1",
+        "batch_normalization/AssignMovingAvg_1/mul", "batch_normalization/AssignMovingAvg_1"]
+
+
+def test_batch_norm_2d_ops(_fresh_graph):
+    x = tf.keras.Input(shape=(5,))
+    tf.keras.layers.BatchNormalization()(x, training=True)
+    bn = "batch_normalization/"
+    assert _core(_fresh_graph) == ["input_1"] + [bn + n for n in (
+        "moments/mean/reduction_indices", "moments/mean", "moments/StopGradient",
+        "moments/SquaredDifference", "moments/variance/reduction_indices", "moments/variance",
+        "moments/Squeeze", "moments/Squeeze_1", "AssignMovingAvg/decay", "AssignMovingAvg/sub",
+        "AssignMovingAvg/mul", "AssignMovingAvg", "AssignMovingAvg_1/decay",
+        "AssignMovingAvg_1/sub", "AssignMovingAvg_1/mul", "AssignMovingAvg_1",
+        "batchnorm/add/y", "batchnorm/add", "batchnorm/Rsqrt", "batchnorm/mul",
+        "batchnorm/mul_1", "batchnorm/mul_2", "batchnorm/sub", "batchnorm/add_1")]
+
+
+def test_batch_norm_learning_phase_values(_fresh_graph):
+    # TF 1.15's outputs and moving statistics (fused kernel, momentum 0.99)
+    xv = np.random.RandomState(0).rand(6, 4, 4, 3).astype(np.float32)
+    x = tf.keras.Input(shape=(4, 4, 3))
+    layer = tf.keras.layers.BatchNormalization()
+    b = layer(x)
+    s = tf.keras.backend.get_session()
+    s.run(tf.global_variables_initializer())
+    feed = {x: xv, tf.keras.backend.learning_phase(): 1}
+    o1 = s.run(b, feed)
+    s.run(layer.updates, feed)
+    o2 = s.run(b, {x: xv})
+    np.testing.assert_allclose(o1[0, 0, 0], [0.1573325, 0.8087205, 0.271613], rtol=1e-5)
+    np.testing.assert_allclose(o2[0, 0, 0], [0.5460134, 0.7133103, 0.5999648], rtol=1e-6)
+    mm, mv = s.run(layer.weights[2:])
+    np.testing.assert_allclose(mm, [0.00501668, 0.00479147, 0.00527173], rtol=1e-5)
+    np.testing.assert_allclose(mv, [0.9908973, 0.99085075, 0.99077255], rtol=1e-6)

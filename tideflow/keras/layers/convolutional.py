@@ -117,6 +117,9 @@ class Conv(Layer):
                              f"{TensorShape(input_shape).as_list()})")
         self.kernel = _add_weight(self, "kernel", self._kernel_shape(channels))
         self.bias = self._add_bias(self.filters)
+        # TF 1.15's build prepares its convolution op, which holds the dilation rate as a
+        # constant ('conv2d/dilation_rate'): made here too, so later ops get TF's op count
+        tf.constant(list(self.dilation_rate), dtype=tf.int32, name="dilation_rate")
         self._set_input_spec(channels)
 
     def _add_depthwise_kernel(self, channels):
@@ -139,13 +142,9 @@ class Conv(Layer):
             return tf.nn.conv3d(x, self.kernel, strides=(1,) + self.strides + (1,),
                                 padding=padding.upper(),
                                 dilations=(1,) + self.dilation_rate + (1,))
-        if self.rank == 1:
-            x4 = tf.expand_dims(x, 1)
-            k4 = tf.expand_dims(self.kernel, 0)
-            out = tf.nn.conv2d(x4, k4, strides=[1, 1, self.strides[0], 1],
-                               padding=padding.upper(),
-                               dilations=[1, 1, self.dilation_rate[0], 1])
-            return tf.squeeze(out, [1])
+        if self.rank == 1:  # as TF's: 'conv1d/conv1d' and its ExpandDims and Squeeze
+            return tf.nn.conv1d(x, self.kernel, stride=self.strides[0], padding=padding.upper(),
+                                dilations=self.dilation_rate[0])
         return tf.nn.conv2d(x, self.kernel, strides=(1,) + self.strides + (1,),
                             padding=padding.upper(), dilations=(1,) + self.dilation_rate + (1,))
 

@@ -318,9 +318,10 @@ class Flatten(Layer):
         if rank == 1:
             return tf.expand_dims(inputs, 1)
         out_shape = self.compute_output_shape(inputs.get_shape())
-        flat = out_shape.as_list()[1]
-        outputs = tf.reshape(inputs, [-1, flat] if flat is not None else
-                             tf.stack([tf.shape(inputs)[0], -1]))
+        # as TF 1.15's: the static batch size, else the dynamic one, and -1 (its ops and names:
+        # 'flatten/Shape', 'flatten/strided_slice', 'flatten/Reshape/shape')
+        batch = inputs.get_shape()[0].value
+        outputs = tf.reshape(inputs, (batch or tf.shape(inputs)[0], -1))
         outputs.set_shape(out_shape)
         return outputs
 

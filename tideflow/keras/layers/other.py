@@ -2,13 +2,13 @@
 Multiply, Average, Maximum, Minimum, Concatenate, Dot) with their functional forms."""
 
 import tideflow as tf
-from tideflow.framework import ops
+from tideflow.distribute.replica import has_strategy
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import backend as K
 from tideflow.keras import constraints, initializers, regularizers
 from tideflow.keras.engine.base_layer import InputSpec, Layer
 from tideflow.keras.layers.core import _ser, _ser_attrs, training_flag
-from tideflow.ops.layers_base import static_bool
+from tideflow.ops.layers_base import smart_cond, static_bool
 
 
 class BatchNormalization(Layer):
@@ -84,6 +84,8 @@ class BatchNormalization(Layer):
         self.axis = list(axes)  # as TF's build: a list of non-negative axes from now on
         param_shape = [dims[a] for a in axes]
         self.input_spec = InputSpec(ndim=rank, axes={a: dims[a] for a in axes})
+        if not self.scale and self._uses_fused(rank):
+            self._gamma_const = K.constant(1.0, shape=param_shape)
         self.gamma = self.add_weight("gamma", shape=param_shape,
                                      initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer,
@@ -92,6 +94,8 @@ class BatchNormalization(Layer):
                                     initializer=self.beta_initializer,
                                     regularizer=self.beta_regularizer,
                                     constraint=self.beta_constraint) if self.center else None
+        if not self.center and self._uses_fused(rank):
+            self._beta_const = K.constant(0.0, shape=param_shape)
         # as TF: under a tf.distribute strategy each replica keeps its own statistics and
         # a read is their mean
         on_read = {"synchronization": tf.VariableSynchronization.ON_READ,
@@ -105,16 +109,60 @@ class BatchNormalization(Layer):
         self.built = True
 
     def _assign_moving_average(self, variable, value, momentum):
-        return _tf_layers_bn()._assign_moving_average(self, variable, value, momentum)
+        if self._general:
+            return _tf_layers_bn()._assign_moving_average(self, variable, value, momentum)
+        # as TF 1.15's Keras: variable -= (variable - value) * (1 - momentum)
+        with K.name_scope("AssignMovingAvg") as scope:
+            decay = tf.convert_to_tensor(1.0 - momentum, name="decay")
+            if decay.dtype != variable.dtype.base_dtype:
+                decay = tf.cast(decay, variable.dtype.base_dtype)
+            delta = (variable - tf.cast(value, variable.dtype)) * decay
+            return tf.assign_sub(variable, delta, name=scope)
 
     def _renorm_correction_and_moments(self, mean, variance, training):
         return _tf_layers_bn()._renorm_correction_and_moments(self, mean, variance, training)
+
+    def _uses_fused(self, rank):
+        """TF 1.15's choice: the fused kernel for 4-D inputs normalized over axis 1 or 3
+        (unless ``fused=False``)."""
+        return self.fused is not False and rank == 4 and self._axes in ([1], [3])
+
+    def _fused_call(self, inputs, training):
+        # as TF 1.15's: FusedBatchNormV3 in both branches of the learning-phase cond, then the
+        # moving averages with momentum 1.0 (no change) in inference; the moving variance
+        # follows the kernel's unbiased batch variance
+        gamma = self.gamma if self.scale else self._gamma_const
+        beta = self.beta if self.center else self._beta_const
+        fmt = "NCHW" if self._axes == [1] else "NHWC"
+
+        def training_fn():
+            return tf.nn.fused_batch_norm(inputs, gamma, beta, epsilon=self.epsilon,
+                                          data_format=fmt)
+
+        def inference_fn():
+            return tf.nn.fused_batch_norm(inputs, gamma, beta, mean=self.moving_mean,
+                                          variance=self.moving_variance, epsilon=self.epsilon,
+                                          is_training=False, data_format=fmt)
+
+        output, mean, variance = smart_cond(training, training_fn, inference_fn)
+        value = static_bool(training)
+        if value is None:
+            momentum = smart_cond(training, lambda: self.momentum, lambda: 1.0)
+        else:
+            momentum = tf.convert_to_tensor(self.momentum)
+        if value is None or value:
+            self.add_update(self._assign_moving_average(self.moving_mean, mean, momentum))
+            self.add_update(self._assign_moving_average(self.moving_variance, variance,
+                                                        momentum))
+        return output
 
     def call(self, inputs, training=None):
         training = training_flag(training)
         if self._general:
             return _tf_layers_bn().call(self, inputs, training=training)
         rank = inputs.get_shape().ndims
+        if self._uses_fused(rank):
+            return self._fused_call(inputs, training)
         reduction = [i for i in range(rank) if i not in self._axes]
         broadcast = [1] * rank
         for a in self._axes:
@@ -122,41 +170,50 @@ class BatchNormalization(Layer):
         needs_reshape = sorted(self._axes) != [rank - 1]
 
         def shaped(v):
-            if v is None:
-                return None
-            return tf.reshape(v, broadcast) if needs_reshape else v
+            if v is None or not needs_reshape or len(v.get_shape()) == rank:
+                return v
+            return tf.reshape(v, broadcast)
 
-        def normalize(mean, variance):
-            return tf.nn.batch_normalization(inputs, shaped(mean), shaped(variance),
-                                             shaped(self.beta), shaped(self.gamma),
-                                             self.epsilon)
-
-        value = static_bool(training) if not isinstance(training, int) else bool(training)
+        # the same ops in the same order as TF 1.15's Keras layer (so later ops get its op
+        # count): batch moments, the learning-phase conds choosing them or the moving
+        # statistics, a cond per moving average updating it in training
+        scale, offset = shaped(self.gamma), shaped(self.beta)
+        value = static_bool(training)
         if value is False:
-            return normalize(self.moving_mean, self.moving_variance)
-        mean, variance = tf.nn.moments(inputs, reduction, keep_dims=False)
-        update_variance = variance
-        if rank == 4 and self._axes in ([1], [3]):
-            # TF takes the fused kernel here, whose moving variance follows the unbiased
-            # (Bessel-corrected) batch variance
-            n = tf.cast(tf.reduce_prod(tf.gather(tf.shape(inputs), reduction)),
-                        variance.dtype)
-            update_variance = variance * n / tf.maximum(n - 1.0, 1.0)
-        if value is None:
-            mean_u = tf.cond(training, lambda: mean, lambda: tf.identity(self.moving_mean))
-            var_u = tf.cond(training, lambda: update_variance,
-                            lambda: tf.identity(self.moving_variance))
+            mean, variance = self.moving_mean, self.moving_variance
         else:
-            mean_u, var_u = mean, update_variance
-        with ops.name_scope("AssignMovingAvg"):
-            self.add_update([K.moving_average_update(self.moving_mean, mean_u, self.momentum),
-                             K.moving_average_update(self.moving_variance, var_u,
-                                                     self.momentum)])
-        if value is True:
-            return normalize(mean, variance)
-        return K.in_train_phase(lambda: normalize(mean, variance),
-                                lambda: normalize(self.moving_mean, self.moving_variance),
-                                training=training)
+            mean, variance = tf.nn.moments(inputs, reduction, keep_dims=len(self._axes) > 1)
+            moving_mean, moving_variance = self.moving_mean, self.moving_variance
+            batch_mean, batch_variance = mean, variance
+            mean = smart_cond(training, lambda: batch_mean,
+                              lambda: tf.convert_to_tensor(moving_mean))
+            variance = smart_cond(training, lambda: batch_variance,
+                                  lambda: tf.convert_to_tensor(moving_variance))
+            new_mean, new_variance = mean, variance
+            if has_strategy():
+                # each replica updates its own copy (sync-on-read): not from inside a cond,
+                # where the copies would meet (an inference step updates by zero)
+                self.add_update(self._assign_moving_average(self.moving_mean, new_mean,
+                                                            self.momentum))
+                self.add_update(self._assign_moving_average(self.moving_variance,
+                                                            new_variance, self.momentum))
+                return self._normalized(inputs, mean, variance, shaped, offset, scale)
+            self.add_update(smart_cond(
+                training,
+                lambda: self._assign_moving_average(self.moving_mean, new_mean, self.momentum),
+                lambda: self.moving_mean))
+            self.add_update(smart_cond(
+                training,
+                lambda: self._assign_moving_average(self.moving_variance, new_variance,
+                                                    self.momentum),
+                lambda: self.moving_variance))
+        return self._normalized(inputs, mean, variance, shaped, offset, scale)
+
+    def _normalized(self, inputs, mean, variance, shaped, offset, scale):
+        outputs = tf.nn.batch_normalization(inputs, shaped(mean), shaped(variance), offset,
+                                            scale, self.epsilon)
+        outputs.set_shape(inputs.get_shape())
+        return outputs
 
     def compute_output_shape(self, input_shape):
         return input_shape
