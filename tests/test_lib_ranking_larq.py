@@ -331,3 +331,57 @@ def test_tf_layers_take_an_activation_by_name():
     np.testing.assert_allclose(got_c, np.tanh(sums), rtol=1e-5)
     np.testing.assert_allclose(got_c1, 1 / (1 + np.exp(-np.array(
         [[[-15.0] * 2, [-13.0] * 2, [-11.0] * 2]]))), rtol=1e-5)
+
+
+def _context_example(**features):
+    se = tf.train.SequenceExample()
+    for key, values in features.items():
+        feature = se.context.feature[key]
+        if values and isinstance(values[0], float):
+            feature.float_list.value.extend(values)
+        else:
+            feature.int64_list.value.extend(values)
+    frames = se.feature_lists.feature_list["score"].feature
+    frames.add().float_list.value.append(1.0)
+    return se.SerializeToString()
+
+
+@pytest.mark.parametrize("records, spec, message", [
+    ([{"qlen": [1, 2]}], {"qlen": tf.io.FixedLenFeature([1], tf.int64)},
+     "Inconsistent number of elements for feature qlen: 2 vs 1"),
+    ([{"qlen": [1]}, {}], {"qlen": tf.io.FixedLenFeature([1], tf.int64)},
+     r"Feature: qlen \(data type: int64\) is required but could not be found."),
+    ([{"qlen": [1]}, {"qlen": []}], {"qlen": tf.io.FixedLenFeature([1], tf.int64)},
+     "Unexpected number of elements in example <unknown>"),
+    ([{"qlen": [1.5]}], {"qlen": tf.io.FixedLenFeature([1], tf.int64)},
+     "Error in context feature qlen in example <unknown>"),
+])
+def test_parse_sequence_example_context_errors_are_the_batch_parser_errors(records, spec,
+                                                                            message):
+    serialized = [_context_example(**r) for r in records]
+    context, _, _ = tf.io.parse_sequence_example(serialized, context_features=spec)
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                             match="^" + message):
+        sess.run(context)
+
+
+def test_parse_sequence_example_context_default_and_list_errors():
+    spec = {"qlen": tf.io.FixedLenFeature([1], tf.int64, default_value=[7])}
+    lists = {"score": tf.io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True)}
+    ok, _, _ = tf.io.parse_sequence_example(
+        [_context_example(qlen=[3]), _context_example()], context_features=spec)
+    _, bad_shape, _ = tf.io.parse_sequence_example([_context_example()],
+                                                   sequence_features=lists)
+    wrong = tf.train.SequenceExample()
+    wrong.feature_lists.feature_list["score"].feature.add().int64_list.value.append(1)
+    _, bad_type, _ = tf.io.parse_sequence_example(
+        [wrong.SerializeToString()], sequence_features={
+            "score": tf.io.FixedLenSequenceFeature([1], tf.float32, allow_missing=True)})
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(ok["qlen"]), [[3], [7]])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^Unexpected shape error in feature score"):
+            sess.run(bad_shape["score"])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^Error in sequence feature score in example <unknown>"):
+            sess.run(bad_type["score"])

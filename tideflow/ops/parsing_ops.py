@@ -612,14 +612,16 @@ def _parse_sequence(serialized, missing_assumed_empty, context_sparse_keys, cont
                     feature_list_sparse_keys, feature_list_dense_keys, context_dense_defaults,
                     debug_name, context_sparse_types, Tcontext_dense, feature_list_dense_types,
                     context_dense_shapes, feature_list_sparse_types, feature_list_dense_shapes,
-                    batched=False):
-    """One SequenceExample; ``batched``: with the messages of TF's batch (fast) parser."""
+                    batched=False, seq=None):
+    """One SequenceExample (``seq``: already decoded); ``batched``: with the messages of TF's
+    batch (fast) parser."""
     serialized = np.asarray(serialized, dtype=object)
     if serialized.ndim != 0:
         raise _invalid(f"Expected serialized to be a scalar, got shape: "
                        f"{_shape_str(serialized.shape)}")
     name = _as_str(debug_name) if np.size(debug_name) and _as_str(debug_name) else "<unknown>"
-    seq = _decode(_example_pb2().SequenceExample, serialized[()], name)
+    if seq is None:
+        seq = _decode(_example_pb2().SequenceExample, serialized[()], name)
     c_sparse_keys = [_as_str(k) for k in context_sparse_keys]
     c_dense_keys = [_as_str(k) for k in context_dense_keys]
     c_sparse, c_dense = _parse_features(
@@ -818,6 +820,60 @@ def _batched_sparse(parts, rank):
             np.concatenate([v for _, v, _ in parts]), np.asarray(shape, np.int64))
 
 
+def _check_sequence_batch(seqs, names, keys, context_sparse_types, Tcontext_dense,
+                          context_dense_shapes, context_dense_defaults,
+                          feature_list_sparse_types, feature_list_dense_types,
+                          feature_list_dense_shapes):
+    """The checks TF 1.15's batch (fast) SequenceExample parser makes across the batch, in its
+    order and words: a feature of another type, then each context dense feature's number of
+    values (the largest seen, or its default's, must fill its shape; each example must have
+    exactly that many), then each dense feature list's largest number of values (whole
+    steps)."""
+    c_sparse, c_dense, l_sparse, l_dense = ([_as_str(k) for k in ks] for ks in keys)
+    c_types = dict(zip(c_sparse, context_sparse_types)) | dict(zip(c_dense, Tcontext_dense))
+    l_types = dict(zip(l_sparse, feature_list_sparse_types)) | dict(
+        zip(l_dense, feature_list_dense_types))
+    counts = []
+    for seq, name in zip(seqs, names):
+        found = {}
+        for key, dtype in c_types.items():
+            if key in seq.context.feature:
+                kind = seq.context.feature[key].WhichOneof("kind")
+                if kind is not None and kind != _KINDS[dtype]:
+                    raise _invalid(f"Error in context feature {key} in example {name}")
+                feature = seq.context.feature[key]
+                found[key] = 0 if kind is None else len(getattr(feature, kind).value)
+        for key, dtype in l_types.items():
+            if key in seq.feature_lists.feature_list:
+                for frame in seq.feature_lists.feature_list[key].feature:
+                    kind = frame.WhichOneof("kind")
+                    if kind is not None and kind != _KINDS[dtype]:
+                        raise _invalid(f"Error in sequence feature {key} in example {name}")
+        counts.append(found)
+    for key, dtype, shape, default in zip(c_dense, Tcontext_dense, context_dense_shapes,
+                                          context_dense_defaults):
+        want = math.prod(as_shape(shape).as_list())
+        expected = max([np.size(default)] + [c[key] for c in counts if key in c])
+        if expected != want:
+            raise _invalid(f"Inconsistent number of elements for feature {key}: {expected} vs 1")
+        for found, name in zip(counts, names):
+            if key not in found and np.size(default) == 0:
+                raise _invalid(f"Feature: {key} (data type: {_DT_STRING[dtype]}) is required "
+                               "but could not be found.")
+            if key in found and found[key] != expected:
+                raise _invalid(f"Unexpected number of elements in example {name}")
+    for key, shape in zip(l_dense, feature_list_dense_shapes):
+        per_row = math.prod(as_shape(shape).as_list())
+        most = max((sum(len(getattr(f, f.WhichOneof("kind")).value) for f in
+                        seq.feature_lists.feature_list[key].feature if f.WhichOneof("kind"))
+                    for seq in seqs if key in seq.feature_lists.feature_list), default=0)
+        if per_row and most % per_row:
+            raise _invalid(f"Unexpected shape error in feature {key}")
+
+
+_DT_STRING = {dtypes.float32: "float", dtypes.int64: "int64", dtypes.string: "string"}
+
+
 def _parse_sequence_batch_kernel(serialized, debug_name, context_dense_defaults, *,
                                  feature_list_dense_missing_assumed_empty, context_sparse_keys,
                                  context_dense_keys, feature_list_sparse_keys,
@@ -833,11 +889,19 @@ def _parse_sequence_batch_kernel(serialized, debug_name, context_dense_defaults,
     keys = [np.asarray(k, dtype=object) for k in (context_sparse_keys, context_dense_keys,
                                                   feature_list_sparse_keys,
                                                   feature_list_dense_keys)]
+    shown = [_as_str(names[b]) if names.size and _as_str(names[b]) else "<unknown>"
+             for b in range(serialized.size)]
+    seqs = [_decode(_example_pb2().SequenceExample, serialized[b], shown[b])
+            for b in range(serialized.size)]
+    _check_sequence_batch(seqs, shown, keys, context_sparse_types, Tcontext_dense,
+                          context_dense_shapes, context_dense_defaults,
+                          feature_list_sparse_types, feature_list_dense_types,
+                          feature_list_dense_shapes)
     each = [_parse_sequence(
         serialized[b], np.asarray(feature_list_dense_missing_assumed_empty, object), *keys,
         context_dense_defaults, names[b] if names.size else b"", context_sparse_types,
         Tcontext_dense, feature_list_dense_types, context_dense_shapes,
-        feature_list_sparse_types, feature_list_dense_shapes, batched=True)
+        feature_list_sparse_types, feature_list_dense_shapes, batched=True, seq=seqs[b])
         for b in range(serialized.size)]
     nc, ncd = len(context_sparse_types), len(Tcontext_dense)
     nf = len(feature_list_sparse_types)
