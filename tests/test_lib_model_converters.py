@@ -166,6 +166,10 @@ def test_one_value_constants_survive_import_and_freezing():
     proto = tensor_util.make_tensor_proto(4, shape=[2, 2])
     assert list(proto.int_val) == [4]
     assert tensor_util.MakeNdarray(proto).tolist() == [[4, 4], [4, 4]]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        c = tf.constant(proto)  # a TensorProto is the value as it stands, as in TF
+        assert list(_value_proto(c).int_val) == [4] and not _value_proto(c).tensor_content
+        assert sess.run(c).tolist() == [[4, 4], [4, 4]]
 
 
 # ------------------------------------------------------------------------------------------

@@ -158,7 +158,8 @@ def _decode(s):
         return s  # binary string attrs stay bytes and are written back unchanged
 
 
-def _readonly_ndarray(proto):
+def tensor_value(proto):
+    """The read-only ndarray an op attr holds for a TensorProto (a Const's value)."""
     arr = tensor_util.make_ndarray(proto)
     if arr.size > 1 and not proto.tensor_content and _value_count(proto) == 1:
         # one value filling the shape stays one value (a view), so the graph writes it back
@@ -189,7 +190,7 @@ _SCALAR_GETTERS = {
     "bool": lambda av: bool(av.b),
     "type": lambda av: dtypes.as_dtype(av.type),
     "shape": lambda av: TensorShape(av.shape),
-    "tensor": lambda av: _readonly_ndarray(av.tensor),
+    "tensor": lambda av: tensor_value(av.tensor),
     "func": lambda av: _func_value(av.func),
 }
 
@@ -200,7 +201,7 @@ _ITEM_GETTERS = {
     "bool": bool,
     "type": dtypes.as_dtype,
     "shape": TensorShape,
-    "tensor": _readonly_ndarray,
+    "tensor": tensor_value,
     "func": _func_value,
 }
 

@@ -143,9 +143,9 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
     if isinstance(values, _ProtoMessage) and _is_tensor_proto(values):
         # as TF's make_tensor_proto, a TensorProto is the value as it stands (its own dtype
         # and shape): tf-encrypted's converter passes NodeDef attrs' protos to ops directly
-        from tideflow.framework import tensor_util
+        from tideflow.framework import graph_io
 
-        return tensor_util.make_ndarray(values)
+        return graph_io.tensor_value(values)  # one value filling it stays one value
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
     is_np = isinstance(values, (np.ndarray, np.generic))
