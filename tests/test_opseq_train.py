@@ -21,7 +21,11 @@ def _op_list(code):
     g = tf.get_default_graph()
     tf.set_random_seed(1)
     exec(code, {"tf": tf, "np": np})  # noqa: S102 - the snippets are our own literals
-    return [f"{op.name} {op.type}" for op in g.get_operations()]
+    out = []
+    for op in g.get_operations():
+        seed = f" seed2={op.get_attr('seed2')}" if "seed2" in op.node_def.attr else ""
+        out.append(f"{op.name} {op.type}{seed}")
+    return out
 
 
 def _want(text):
@@ -415,3 +419,629 @@ LOSS_CASES = [
 @pytest.mark.parametrize("code,want", LOSS_CASES)
 def test_losses_build_tf_ops(code, want):
     assert _op_list(code) == _want(want)
+
+
+GRADIENT_CASES = [
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); w = tf.Variable(tf.zeros([3, 2])); l = tf.reduce_mean(tf.matmul(x, w)); g = tf.gradients(l, w); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        MatMul MatMul
+        Const Const
+        Mean Mean
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Mean_grad/Reshape/shape Const
+        gradients/Mean_grad/Reshape Reshape
+        gradients/Mean_grad/Shape Shape
+        gradients/Mean_grad/Tile Tile
+        gradients/Mean_grad/Shape_1 Shape
+        gradients/Mean_grad/Shape_2 Const
+        gradients/Mean_grad/Const Const
+        gradients/Mean_grad/Prod Prod
+        gradients/Mean_grad/Const_1 Const
+        gradients/Mean_grad/Prod_1 Prod
+        gradients/Mean_grad/Maximum/y Const
+        gradients/Mean_grad/Maximum Maximum
+        gradients/Mean_grad/floordiv FloorDiv
+        gradients/Mean_grad/Cast Cast
+        gradients/Mean_grad/truediv RealDiv
+        gradients/MatMul_grad/MatMul MatMul
+        gradients/MatMul_grad/MatMul_1 MatMul
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=31
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); w = tf.Variable(tf.zeros([3, 2])); b = tf.Variable(tf.zeros([2])); l = tf.reduce_sum(tf.matmul(x, w) + b); g = tf.gradients(l, [w, b]); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        zeros_1 Const
+        Variable_1 VariableV2
+        Variable_1/Assign Assign
+        Variable_1/read Identity
+        MatMul MatMul
+        add AddV2
+        Const Const
+        Sum Sum
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_grad/Reshape/shape Const
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Shape Shape
+        gradients/Sum_grad/Tile Tile
+        gradients/add_grad/Shape Shape
+        gradients/add_grad/Shape_1 Shape
+        gradients/add_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/add_grad/Sum Sum
+        gradients/add_grad/Reshape Reshape
+        gradients/add_grad/Sum_1 Sum
+        gradients/add_grad/Reshape_1 Reshape
+        gradients/MatMul_grad/MatMul MatMul
+        gradients/MatMul_grad/MatMul_1 MatMul
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=32
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); w = tf.Variable(tf.zeros([3])); l = tf.reduce_sum(x * w); g = tf.gradients(l, [w]); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        Const Const
+        Sum Sum
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_grad/Reshape/shape Const
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Shape Shape
+        gradients/Sum_grad/Tile Tile
+        gradients/mul_grad/Shape Shape
+        gradients/mul_grad/Shape_1 Shape
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum_1 Sum
+        gradients/mul_grad/Reshape_1 Reshape
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=27
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); y = tf.placeholder(tf.float32, [None, 2]); w = tf.Variable(tf.zeros([3, 2])); l = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=tf.matmul(x, w))); g = tf.gradients(l, w); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        Placeholder_1 Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        MatMul MatMul
+        softmax_cross_entropy_with_logits/Rank Const
+        softmax_cross_entropy_with_logits/Shape Shape
+        softmax_cross_entropy_with_logits/Rank_1 Const
+        softmax_cross_entropy_with_logits/Shape_1 Shape
+        softmax_cross_entropy_with_logits/Sub/y Const
+        softmax_cross_entropy_with_logits/Sub Sub
+        softmax_cross_entropy_with_logits/Slice/begin Pack
+        softmax_cross_entropy_with_logits/Slice/size Const
+        softmax_cross_entropy_with_logits/Slice Slice
+        softmax_cross_entropy_with_logits/concat/values_0 Const
+        softmax_cross_entropy_with_logits/concat/axis Const
+        softmax_cross_entropy_with_logits/concat ConcatV2
+        softmax_cross_entropy_with_logits/Reshape Reshape
+        softmax_cross_entropy_with_logits/Rank_2 Const
+        softmax_cross_entropy_with_logits/Shape_2 Shape
+        softmax_cross_entropy_with_logits/Sub_1/y Const
+        softmax_cross_entropy_with_logits/Sub_1 Sub
+        softmax_cross_entropy_with_logits/Slice_1/begin Pack
+        softmax_cross_entropy_with_logits/Slice_1/size Const
+        softmax_cross_entropy_with_logits/Slice_1 Slice
+        softmax_cross_entropy_with_logits/concat_1/values_0 Const
+        softmax_cross_entropy_with_logits/concat_1/axis Const
+        softmax_cross_entropy_with_logits/concat_1 ConcatV2
+        softmax_cross_entropy_with_logits/Reshape_1 Reshape
+        softmax_cross_entropy_with_logits SoftmaxCrossEntropyWithLogits
+        softmax_cross_entropy_with_logits/Sub_2/y Const
+        softmax_cross_entropy_with_logits/Sub_2 Sub
+        softmax_cross_entropy_with_logits/Slice_2/begin Const
+        softmax_cross_entropy_with_logits/Slice_2/size Pack
+        softmax_cross_entropy_with_logits/Slice_2 Slice
+        softmax_cross_entropy_with_logits/Reshape_2 Reshape
+        Const Const
+        Mean Mean
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Mean_grad/Reshape/shape Const
+        gradients/Mean_grad/Reshape Reshape
+        gradients/Mean_grad/Shape Shape
+        gradients/Mean_grad/Tile Tile
+        gradients/Mean_grad/Shape_1 Shape
+        gradients/Mean_grad/Shape_2 Const
+        gradients/Mean_grad/Const Const
+        gradients/Mean_grad/Prod Prod
+        gradients/Mean_grad/Const_1 Const
+        gradients/Mean_grad/Prod_1 Prod
+        gradients/Mean_grad/Maximum/y Const
+        gradients/Mean_grad/Maximum Maximum
+        gradients/Mean_grad/floordiv FloorDiv
+        gradients/Mean_grad/Cast Cast
+        gradients/Mean_grad/truediv RealDiv
+        gradients/softmax_cross_entropy_with_logits/Reshape_2_grad/Shape Shape
+        gradients/softmax_cross_entropy_with_logits/Reshape_2_grad/Reshape Reshape
+        gradients/zeros_like ZerosLike
+        gradients/softmax_cross_entropy_with_logits_grad/ExpandDims/dim Const
+        gradients/softmax_cross_entropy_with_logits_grad/ExpandDims ExpandDims
+        gradients/softmax_cross_entropy_with_logits_grad/mul Mul
+        gradients/softmax_cross_entropy_with_logits_grad/LogSoftmax LogSoftmax
+        gradients/softmax_cross_entropy_with_logits_grad/Neg Neg
+        gradients/softmax_cross_entropy_with_logits_grad/ExpandDims_1/dim Const
+        gradients/softmax_cross_entropy_with_logits_grad/ExpandDims_1 ExpandDims
+        gradients/softmax_cross_entropy_with_logits_grad/mul_1 Mul
+        gradients/softmax_cross_entropy_with_logits/Reshape_grad/Shape Shape
+        gradients/softmax_cross_entropy_with_logits/Reshape_grad/Reshape Reshape
+        gradients/MatMul_grad/MatMul MatMul
+        gradients/MatMul_grad/MatMul_1 MatMul
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=76
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); y = tf.placeholder(tf.int32, [None]); w = tf.Variable(tf.zeros([3, 2])); l = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=tf.matmul(x, w))); g = tf.gradients(l, w); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        Placeholder_1 Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        MatMul MatMul
+        SparseSoftmaxCrossEntropyWithLogits/Shape Shape
+        SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits
+        Const Const
+        Mean Mean
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Mean_grad/Reshape/shape Const
+        gradients/Mean_grad/Reshape Reshape
+        gradients/Mean_grad/Shape Shape
+        gradients/Mean_grad/Tile Tile
+        gradients/Mean_grad/Shape_1 Shape
+        gradients/Mean_grad/Shape_2 Const
+        gradients/Mean_grad/Const Const
+        gradients/Mean_grad/Prod Prod
+        gradients/Mean_grad/Const_1 Const
+        gradients/Mean_grad/Prod_1 Prod
+        gradients/Mean_grad/Maximum/y Const
+        gradients/Mean_grad/Maximum Maximum
+        gradients/Mean_grad/floordiv FloorDiv
+        gradients/Mean_grad/Cast Cast
+        gradients/Mean_grad/truediv RealDiv
+        gradients/zeros_like ZerosLike
+        gradients/SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits_grad/PreventGradient PreventGradient
+        gradients/SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits_grad/ExpandDims/dim Const
+        gradients/SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits_grad/ExpandDims ExpandDims
+        gradients/SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits_grad/mul Mul
+        gradients/MatMul_grad/MatMul MatMul
+        gradients/MatMul_grad/MatMul_1 MatMul
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=39
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 4, 4, 1]); k = tf.Variable(tf.zeros([3, 3, 1, 2])); c = tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME"); p = tf.nn.max_pool(c, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"); r = tf.reshape(p, [-1, 8]); l = tf.reduce_mean(r); g = tf.gradients(l, k); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        Conv2D Conv2D
+        MaxPool MaxPool
+        Reshape/shape Const
+        Reshape Reshape
+        Const Const
+        Mean Mean
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Mean_grad/Reshape/shape Const
+        gradients/Mean_grad/Reshape Reshape
+        gradients/Mean_grad/Shape Shape
+        gradients/Mean_grad/Tile Tile
+        gradients/Mean_grad/Shape_1 Shape
+        gradients/Mean_grad/Shape_2 Const
+        gradients/Mean_grad/Const Const
+        gradients/Mean_grad/Prod Prod
+        gradients/Mean_grad/Const_1 Const
+        gradients/Mean_grad/Prod_1 Prod
+        gradients/Mean_grad/Maximum/y Const
+        gradients/Mean_grad/Maximum Maximum
+        gradients/Mean_grad/floordiv FloorDiv
+        gradients/Mean_grad/Cast Cast
+        gradients/Mean_grad/truediv RealDiv
+        gradients/Reshape_grad/Shape Shape
+        gradients/Reshape_grad/Reshape Reshape
+        gradients/MaxPool_grad/MaxPoolGrad MaxPoolGrad
+        gradients/Conv2D_grad/ShapeN ShapeN
+        gradients/Conv2D_grad/Conv2DBackpropInput Conv2DBackpropInput
+        gradients/Conv2D_grad/Conv2DBackpropFilter Conv2DBackpropFilter
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=38
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); y = tf.placeholder(tf.float32, [None, 3]); w = tf.Variable(tf.zeros([3])); l = tf.losses.mean_squared_error(y, x * w); g = tf.gradients(l, w); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        Placeholder_1 Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        mean_squared_error/SquaredDifference SquaredDifference
+        mean_squared_error/assert_broadcastable/weights Const
+        mean_squared_error/assert_broadcastable/weights/shape Const
+        mean_squared_error/assert_broadcastable/weights/rank Const
+        mean_squared_error/assert_broadcastable/values/shape Shape
+        mean_squared_error/assert_broadcastable/values/rank Const
+        mean_squared_error/assert_broadcastable/static_scalar_check_success NoOp
+        mean_squared_error/Cast/x Const
+        mean_squared_error/Mul Mul
+        mean_squared_error/Const Const
+        mean_squared_error/Sum Sum
+        mean_squared_error/num_present/Equal/y Const
+        mean_squared_error/num_present/Equal Equal
+        mean_squared_error/num_present/zeros_like Const
+        mean_squared_error/num_present/ones_like/Shape Const
+        mean_squared_error/num_present/ones_like/Const Const
+        mean_squared_error/num_present/ones_like Fill
+        mean_squared_error/num_present/Select Select
+        mean_squared_error/num_present/broadcast_weights/assert_broadcastable/weights/shape Const
+        mean_squared_error/num_present/broadcast_weights/assert_broadcastable/weights/rank Const
+        mean_squared_error/num_present/broadcast_weights/assert_broadcastable/values/shape Shape
+        mean_squared_error/num_present/broadcast_weights/assert_broadcastable/values/rank Const
+        mean_squared_error/num_present/broadcast_weights/assert_broadcastable/static_scalar_check_success NoOp
+        mean_squared_error/num_present/broadcast_weights/ones_like/Shape Shape
+        mean_squared_error/num_present/broadcast_weights/ones_like/Const Const
+        mean_squared_error/num_present/broadcast_weights/ones_like Fill
+        mean_squared_error/num_present/broadcast_weights Mul
+        mean_squared_error/num_present/Const Const
+        mean_squared_error/num_present Sum
+        mean_squared_error/Const_1 Const
+        mean_squared_error/Sum_1 Sum
+        mean_squared_error/value DivNoNan
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/mean_squared_error/value_grad/Shape Const
+        gradients/mean_squared_error/value_grad/Shape_1 Const
+        gradients/mean_squared_error/value_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mean_squared_error/value_grad/div_no_nan DivNoNan
+        gradients/mean_squared_error/value_grad/Sum Sum
+        gradients/mean_squared_error/value_grad/Reshape Reshape
+        gradients/mean_squared_error/value_grad/Neg Neg
+        gradients/mean_squared_error/value_grad/div_no_nan_1 DivNoNan
+        gradients/mean_squared_error/value_grad/div_no_nan_2 DivNoNan
+        gradients/mean_squared_error/value_grad/mul Mul
+        gradients/mean_squared_error/value_grad/Sum_1 Sum
+        gradients/mean_squared_error/value_grad/Reshape_1 Reshape
+        gradients/mean_squared_error/Sum_1_grad/Reshape/shape Const
+        gradients/mean_squared_error/Sum_1_grad/Reshape Reshape
+        gradients/mean_squared_error/Sum_1_grad/Const Const
+        gradients/mean_squared_error/Sum_1_grad/Tile Tile
+        gradients/mean_squared_error/Sum_grad/Reshape/shape Const
+        gradients/mean_squared_error/Sum_grad/Reshape Reshape
+        gradients/mean_squared_error/Sum_grad/Shape Shape
+        gradients/mean_squared_error/Sum_grad/Tile Tile
+        gradients/mean_squared_error/Mul_grad/Shape Shape
+        gradients/mean_squared_error/Mul_grad/Shape_1 Shape
+        gradients/mean_squared_error/Mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mean_squared_error/Mul_grad/Mul Mul
+        gradients/mean_squared_error/Mul_grad/Sum Sum
+        gradients/mean_squared_error/Mul_grad/Reshape Reshape
+        gradients/mean_squared_error/Mul_grad/Mul_1 Mul
+        gradients/mean_squared_error/Mul_grad/Sum_1 Sum
+        gradients/mean_squared_error/Mul_grad/Reshape_1 Reshape
+        gradients/mean_squared_error/SquaredDifference_grad/scalar Const
+        gradients/mean_squared_error/SquaredDifference_grad/Mul Mul
+        gradients/mean_squared_error/SquaredDifference_grad/sub Sub
+        gradients/mean_squared_error/SquaredDifference_grad/mul_1 Mul
+        gradients/mean_squared_error/SquaredDifference_grad/Shape Shape
+        gradients/mean_squared_error/SquaredDifference_grad/Shape_1 Shape
+        gradients/mean_squared_error/SquaredDifference_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mean_squared_error/SquaredDifference_grad/Sum Sum
+        gradients/mean_squared_error/SquaredDifference_grad/Reshape Reshape
+        gradients/mean_squared_error/SquaredDifference_grad/Sum_1 Sum
+        gradients/mean_squared_error/SquaredDifference_grad/Reshape_1 Reshape
+        gradients/mean_squared_error/SquaredDifference_grad/Neg Neg
+        gradients/mul_grad/Shape Shape
+        gradients/mul_grad/Shape_1 Shape
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum_1 Sum
+        gradients/mul_grad/Reshape_1 Reshape
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=95
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [2, 3]); w = tf.Variable(tf.zeros([3])); l = tf.reduce_sum(x * w, axis=1); g = tf.gradients(l, w)',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        Sum/reduction_indices Const
+        Sum Sum
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_grad/Cast/x Const
+        gradients/Sum_grad/Cast_1/x Const
+        gradients/Sum_grad/Size Const
+        gradients/Sum_grad/add AddV2
+        gradients/Sum_grad/mod FloorMod
+        gradients/Sum_grad/Shape Const
+        gradients/Sum_grad/range/start Const
+        gradients/Sum_grad/range/delta Const
+        gradients/Sum_grad/range Range
+        gradients/Sum_grad/Fill/value Const
+        gradients/Sum_grad/Fill Fill
+        gradients/Sum_grad/DynamicStitch DynamicStitch
+        gradients/Sum_grad/Maximum/x Const
+        gradients/Sum_grad/Maximum/y Const
+        gradients/Sum_grad/Maximum Maximum
+        gradients/Sum_grad/floordiv/x Const
+        gradients/Sum_grad/floordiv FloorDiv
+        gradients/Sum_grad/Reshape/shape Const
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Tile/multiples Const
+        gradients/Sum_grad/Tile Tile
+        gradients/mul_grad/BroadcastGradientArgs/s0 Const
+        gradients/mul_grad/BroadcastGradientArgs/s1 Const
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum/reduction_indices Const
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape/shape Const
+        gradients/mul_grad/Reshape Reshape
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); w = tf.Variable(tf.zeros([3])); l = tf.reduce_sum(x * w, axis=1); g = tf.gradients(l, w)',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        Sum/reduction_indices Const
+        Sum Sum
+        gradients/Shape Shape
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_grad/Shape Shape
+        gradients/Sum_grad/Size Const
+        gradients/Sum_grad/add AddV2
+        gradients/Sum_grad/mod FloorMod
+        gradients/Sum_grad/Shape_1 Const
+        gradients/Sum_grad/range/start Const
+        gradients/Sum_grad/range/delta Const
+        gradients/Sum_grad/range Range
+        gradients/Sum_grad/Fill/value Const
+        gradients/Sum_grad/Fill Fill
+        gradients/Sum_grad/DynamicStitch DynamicStitch
+        gradients/Sum_grad/Maximum/y Const
+        gradients/Sum_grad/Maximum Maximum
+        gradients/Sum_grad/floordiv FloorDiv
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Tile Tile
+        gradients/mul_grad/Shape Shape
+        gradients/mul_grad/Shape_1 Shape
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum_1 Sum
+        gradients/mul_grad/Reshape_1 Reshape
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); w = tf.Variable(tf.zeros([3])); l = tf.reduce_mean(x * w, axis=1); g = tf.gradients(l, w)',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        Mean/reduction_indices Const
+        Mean Mean
+        gradients/Shape Shape
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Mean_grad/Shape Shape
+        gradients/Mean_grad/Size Const
+        gradients/Mean_grad/add AddV2
+        gradients/Mean_grad/mod FloorMod
+        gradients/Mean_grad/Shape_1 Const
+        gradients/Mean_grad/range/start Const
+        gradients/Mean_grad/range/delta Const
+        gradients/Mean_grad/range Range
+        gradients/Mean_grad/Fill/value Const
+        gradients/Mean_grad/Fill Fill
+        gradients/Mean_grad/DynamicStitch DynamicStitch
+        gradients/Mean_grad/Maximum/y Const
+        gradients/Mean_grad/Maximum Maximum
+        gradients/Mean_grad/floordiv FloorDiv
+        gradients/Mean_grad/Reshape Reshape
+        gradients/Mean_grad/Tile Tile
+        gradients/Mean_grad/Shape_2 Shape
+        gradients/Mean_grad/Shape_3 Shape
+        gradients/Mean_grad/Const Const
+        gradients/Mean_grad/Prod Prod
+        gradients/Mean_grad/Const_1 Const
+        gradients/Mean_grad/Prod_1 Prod
+        gradients/Mean_grad/Maximum_1/y Const
+        gradients/Mean_grad/Maximum_1 Maximum
+        gradients/Mean_grad/floordiv_1 FloorDiv
+        gradients/Mean_grad/Cast Cast
+        gradients/Mean_grad/truediv RealDiv
+        gradients/mul_grad/Shape Shape
+        gradients/mul_grad/Shape_1 Shape
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum_1 Sum
+        gradients/mul_grad/Reshape_1 Reshape
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [4, 3]); w = tf.Variable(tf.zeros([3])); l = tf.reduce_mean(x * w, axis=1) + tf.reduce_mean(x * w, axis=1); g = tf.gradients(l, w)',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        Mean/reduction_indices Const
+        Mean Mean
+        mul_1 Mul
+        Mean_1/reduction_indices Const
+        Mean_1 Mean
+        add AddV2
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Mean_grad/Cast/x Const
+        gradients/Mean_grad/Cast_1/x Const
+        gradients/Mean_grad/Size Const
+        gradients/Mean_grad/add AddV2
+        gradients/Mean_grad/mod FloorMod
+        gradients/Mean_grad/Shape Const
+        gradients/Mean_grad/range/start Const
+        gradients/Mean_grad/range/delta Const
+        gradients/Mean_grad/range Range
+        gradients/Mean_grad/Fill/value Const
+        gradients/Mean_grad/Fill Fill
+        gradients/Mean_grad/DynamicStitch DynamicStitch
+        gradients/Mean_grad/Maximum/x Const
+        gradients/Mean_grad/Maximum/y Const
+        gradients/Mean_grad/Maximum Maximum
+        gradients/Mean_grad/floordiv/x Const
+        gradients/Mean_grad/floordiv FloorDiv
+        gradients/Mean_grad/Reshape/shape Const
+        gradients/Mean_grad/Reshape Reshape
+        gradients/Mean_grad/Tile/multiples Const
+        gradients/Mean_grad/Tile Tile
+        gradients/Mean_grad/Const Const
+        gradients/Mean_grad/truediv RealDiv
+        gradients/Mean_1_grad/Reshape/shape Const
+        gradients/Mean_1_grad/Reshape Reshape
+        gradients/Mean_1_grad/Tile/multiples Const
+        gradients/Mean_1_grad/Tile Tile
+        gradients/Mean_1_grad/Const Const
+        gradients/Mean_1_grad/truediv RealDiv
+        gradients/mul_grad/BroadcastGradientArgs/s0 Const
+        gradients/mul_grad/BroadcastGradientArgs/s1 Const
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum/reduction_indices Const
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape/shape Const
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_1_grad/Mul Mul
+        gradients/mul_1_grad/Mul_1 Mul
+        gradients/mul_1_grad/Sum/reduction_indices Const
+        gradients/mul_1_grad/Sum Sum
+        gradients/mul_1_grad/Reshape/shape Const
+        gradients/mul_1_grad/Reshape Reshape
+        gradients/AddN AddN
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("code,want", GRADIENT_CASES)
+def test_gradients_build_tf_ops(code, want):
+    # the random op at the end draws its seed from the op count: it matches only if every
+    # gradient op before it does
+    assert _op_list(code) == _want(want)
+
+
+def test_realdiv_gradient_is_nan_at_zero_divisor_as_tf115():
+    # TF 1.15's RealDiv gradient divides (no Xdivy/MulNoNan yet): 0 * inf is NaN
+    a, b = tf.constant(1.0), tf.constant(0.0)
+    grads = tf.gradients(tf.realdiv(a, b), [a, b], grad_ys=tf.constant(0.0))
+    with tf.Session() as sess:
+        assert np.isnan(sess.run(grads)).all()
+
+
+def test_second_derivative_of_sparse_xent_is_refused_as_tf115():
+    logits = tf.constant([[1.0, 2.0, 0.5]])
+    loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant([1]),
+                                                          logits=logits)
+    g = tf.gradients(loss, logits)[0]
+    with pytest.raises(LookupError, match="second derivative"):
+        tf.gradients(g, logits)

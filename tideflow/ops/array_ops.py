@@ -670,12 +670,7 @@ def _reshape_kernel(x, shape):
 
 
 def _reshape_grad(op, grad):
-    s = _in(op, 0)
-    if s.ndims is not None and not s.is_fully_defined():
-        # one unknown dim (and no zero dim) becomes -1: no data dependency on shape(x)
-        dims = s.as_list()
-        if dims.count(None) == 1 and 0 not in dims:
-            return [reshape(dense(grad), [-1 if d is None else d for d in dims]), None]
+    # shape(x): a Const when x's shape is known, else a Shape op, as TF 1.15 builds it
     return [_reshape_to_input(op, grad), None]
 
 
@@ -878,7 +873,12 @@ _register_fold("Reshape", "Squeeze", "ExpandDims", "Transpose", "ConjugateTransp
 
 def reshape(tensor, shape, name=None):
     """Reshapes ``tensor`` to ``shape`` (one dimension may be -1)."""
+    if type(shape) in (list, tuple) and not shape:  # [] converts inside the op, as in TF
+        shape = _EMPTY_SHAPE
     return ops.apply_op("Reshape", [tensor, shape], name=name)._outputs[0]
+
+
+_EMPTY_SHAPE = np.zeros([0], np.int32)
 
 
 @add_dispatch_support  # a RaggedTensor: ragged squeeze

@@ -4,9 +4,11 @@ A binary op's gradient function receives gradients already shaped like the broad
 the family reduces them back to each input's shape, once for all binary ops.
 """
 
+import weakref
+
 import numpy as np
 
-from tideflow.framework import op_registry, ops
+from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 
 
@@ -60,8 +62,9 @@ def declare_unary(name, kernel, types="T: type", out=None, grad=None, differenti
 
 
 def declare_binary(name, kernel, types="T: type", out=None, grad=None, differentiable=None,
-                   inplace=None):
-    """A broadcasting op ``z = f(x, y)``; ``grad(op, grad) -> (gx, gy)`` on the output shape.
+                   inplace=None, reduces=False):
+    """A broadcasting op ``z = f(x, y)``; ``grad(op, grad) -> (gx, gy)`` on the output shape
+    (already summed back to the inputs' shapes when ``reduces``).
     A string kernel (a ufunc) may write into a dying x; so may a function kernel declared
     ``inplace=0``, which then takes ``out=`` as a ufunc does."""
     return op_registry.declare(
@@ -71,7 +74,7 @@ def declare_binary(name, kernel, types="T: type", out=None, grad=None, different
         attrs=[types],
         shape=_binary_shape,
         kernel=kernel,
-        grad=None if grad is None else _reducing(grad),
+        grad=None if grad is None else (grad if reduces else _reducing(grad)),
         differentiable=differentiable,
         inplace=inplace if inplace is not None else (
             0 if out is None and isinstance(kernel, str) else None),
@@ -152,6 +155,58 @@ op_registry.declare(
     kernel=_bga_kernel,
     differentiable=False,
 )
+
+
+# graph -> {(x shape, y shape): (rx, ry)}: as TF, the BroadcastGradientArgs op answering a
+# question about static shapes is built once per graph and question
+_SMART_BGA_CACHE = weakref.WeakKeyDictionary()
+
+
+def _shape_op(x):
+    return ops.apply_op("Shape", [x], {"out_type": dtypes.int32})._outputs[0]
+
+
+def smart_broadcast_gradient_args(x, y, grad):
+    """TF 1.15's SmartBroadcastGradientArgs: ((sx, rx, must_reduce_x), (sy, ry, ...)).
+
+    Shapes not fully known: Shape ops and a BroadcastGradientArgs op, and both inputs reduce.
+    Fully known: Python tuples (the op TF folds them from is built once per graph and pair of
+    shapes), and an input reduces only when its shape differs from the gradient's."""
+    if not isinstance(grad, ops.Tensor):
+        sx, sy = _shape_op(x), _shape_op(y)
+        rx, ry = ops.apply_op("BroadcastGradientArgs", [sx, sy])._outputs
+        return (sx, rx, True), (sy, ry, True)
+    xs, ys = x.get_shape(), y.get_shape()
+    if not (xs.is_fully_defined() and ys.is_fully_defined()):
+        sx, sy = _shape_op(x), _shape_op(y)
+        rx, ry = ops.apply_op("BroadcastGradientArgs", [sx, sy])._outputs
+        return (sx, rx, True), (sy, ry, True)
+    xt, yt = tuple(xs.as_list()), tuple(ys.as_list())
+    gs = grad.get_shape()
+    gt = tuple(gs.as_list()) if gs.ndims is not None else None
+    cache = _SMART_BGA_CACHE.setdefault(x.graph, {})
+    hit = cache.get((xt, yt))
+    if hit is None:
+        ops.apply_op("BroadcastGradientArgs", [list(xt), list(yt)])
+        rx, ry = _broadcast_gradient_args(list(xt), list(yt))
+        hit = cache[(xt, yt)] = (tuple(rx), tuple(ry))
+    return (xt, hit[0], xt != gt), (yt, hit[1], yt != gt)
+
+
+def shapes_equal_and_known(x, y, grad):
+    """TF's _ShapesFullySpecifiedAndEqual: the gradient needs no reduction for either input."""
+    xs = x.get_shape()
+    return (xs.is_fully_defined() and xs.as_list() == y.get_shape().as_list()
+            and grad.get_shape().ndims is not None
+            and xs.as_list() == grad.get_shape().as_list())
+
+
+def sum_to(g, axes, shape):
+    """``reshape(reduce_sum(g, axes), shape)``: a partial gradient summed back to its input."""
+    from tideflow.ops import array_ops, reduction_ops
+
+    return array_ops.reshape(reduction_ops.reduce_sum(g, list(axes) if isinstance(
+        axes, tuple) else axes), list(shape) if isinstance(shape, tuple) else shape)
 
 
 def _reduce_one(x, g, axes_static, axes_dynamic):

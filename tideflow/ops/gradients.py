@@ -88,6 +88,8 @@ def _between(ys, xs, stop_ops, bridge=None):
         for t in op._outputs:
             if t.__dict__.get("_loop_accumulator"):  # a while loop's saved forward values
                 continue
+            if not _differentiable(t._dtype):
+                continue  # as TF: paths run through float, complex, resource, variant only
             for c in (*t._consumers, *extra.get(t, ())):
                 if c not in reached:
                     stack.append(c)

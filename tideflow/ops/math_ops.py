@@ -236,20 +236,104 @@ def _select(cond, x, y):
     return select(cond, x, y)
 
 
+# Add, Sub, Mul and SquaredDifference build TF 1.15's gradient ops in its order (the shapes
+# and BroadcastGradientArgs first, then each input's partial, Sum and Reshape), so that
+# programs seeding random ops from the op count after minimize() draw TF's numbers
+
+
 def _add_grad(op, grad):
+    from tideflow.ops.elementwise import (
+        shapes_equal_and_known,
+        smart_broadcast_gradient_args,
+        sum_to,
+    )
+
+    x, y = op.inputs
+    if isinstance(grad, ops.Tensor) and shapes_equal_and_known(x, y, grad):
+        return grad, grad
+    (sx, rx, must_x), (sy, ry, must_y) = smart_broadcast_gradient_args(x, y, grad)
     grad = _dense(grad)
-    return grad, grad
+    gx = sum_to(grad, rx, sx) if must_x else grad
+    gy = sum_to(grad, ry, sy) if must_y else grad
+    return gx, gy
 
 
 def _sub_grad(op, grad):
+    from tideflow.ops.elementwise import (
+        shapes_equal_and_known,
+        smart_broadcast_gradient_args,
+        sum_to,
+    )
+
+    x, y = op.inputs
+    if isinstance(grad, ops.Tensor) and shapes_equal_and_known(x, y, grad):
+        return grad, -grad
+    (sx, rx, must_x), (sy, ry, must_y) = smart_broadcast_gradient_args(x, y, grad)
     grad = _dense(grad)
-    return grad, -grad
+    gx = sum_to(grad, rx, sx) if must_x else grad
+    gy = sum_to(-grad, ry, sy) if must_y else -grad
+    return gx, gy
 
 
 def _mul_grad(op, grad):
+    from tideflow.ops.elementwise import (
+        shapes_equal_and_known,
+        smart_broadcast_gradient_args,
+        sum_to,
+    )
+
     x, y = op.inputs
-    grad = _dense(grad)  # named Mul and Mul_1, as TF
-    return multiply(grad, conj(y), name="Mul"), multiply(conj(x), grad, name="Mul")
+    if (isinstance(grad, ops.Tensor) and shapes_equal_and_known(x, y, grad)
+            and grad.dtype.base_dtype in (dtypes.int32, dtypes.float32)):
+        return multiply(grad, y, name="Mul"), multiply(grad, x, name="Mul")
+    (sx, rx, must_x), (sy, ry, must_y) = smart_broadcast_gradient_args(x, y, grad)
+    grad = _dense(grad)
+    x, y = conj(x), conj(y)
+    gx = multiply(grad, y, name="Mul")
+    if must_x:
+        gx = sum_to(gx, rx, sx)
+    gy = multiply(x, grad, name="Mul")
+    if must_y:
+        gy = sum_to(gy, ry, sy)
+    return gx, gy
+
+
+def _squared_difference_grad(op, grad):
+    from tideflow.ops.elementwise import (
+        shapes_equal_and_known,
+        smart_broadcast_gradient_args,
+        sum_to,
+    )
+
+    x, y = op.inputs
+    grad = _dense(grad)
+    with ops.control_dependencies([grad]):
+        two = ops.convert_to_tensor(2.0, dtype=grad.dtype.base_dtype, name="scalar")
+        x_grad = multiply(two, grad, name="Mul") * (x - y)
+    if shapes_equal_and_known(x, y, grad):
+        return x_grad, -x_grad
+    (sx, rx, must_x), (sy, ry, must_y) = smart_broadcast_gradient_args(x, y, grad)
+    gx = sum_to(x_grad, rx, sx) if must_x else x_grad
+    gy = -sum_to(x_grad, ry, sy) if must_y else -x_grad
+    return gx, gy
+
+
+def _real_div_grad(op, grad):
+    """TF 1.15's RealDiv gradient: ``grad / y`` and ``grad * (-x / y / y)`` (0 * inf is NaN
+    at y = 0, as there), each summed back to its input's shape."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.elementwise import sum_to
+
+    x, y = op.inputs
+    if not x.dtype.is_floating and not x.dtype.is_complex:
+        return reduce_to_inputs(x, y, *_div_grad(op, grad))
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    rx, ry = ops.apply_op("BroadcastGradientArgs", [sx, sy])._outputs
+    x, y = conj(x), conj(y)
+    grad = _dense(grad)
+    gx = sum_to(realdiv(grad, y), rx, sx)
+    gy = sum_to(grad * realdiv(realdiv(-x, y), y), ry, sy)
+    return gx, gy
 
 
 def _xdivy(x, y):
@@ -305,12 +389,6 @@ def _maximum_minimum_grad(select_x):
         return _select(xmask, grad, zeros), _select(xmask, zeros, grad)
 
     return grad_fn
-
-
-def _squared_difference_grad(op, grad):
-    x, y = op.inputs
-    gx = (x - y) * grad * 2
-    return gx, -gx
 
 
 def _atan2_grad(op, grad):
@@ -369,12 +447,12 @@ def _conj_grad(op, grad):
 # declarations
 # ------------------------------------------------------------------------------------------
 
-declare_binary("Add", "add", _BINARY_MORE[:-1] + ", string}", grad=_add_grad)
-declare_binary("AddV2", "add", _BINARY_MORE, grad=_add_grad)
-declare_binary("Sub", "subtract", _BINARY_MORE, grad=_sub_grad)
-declare_binary("Mul", "multiply", _BINARY_MORE, grad=_mul_grad)
+declare_binary("Add", "add", _BINARY_MORE[:-1] + ", string}", grad=_add_grad, reduces=True)
+declare_binary("AddV2", "add", _BINARY_MORE, grad=_add_grad, reduces=True)
+declare_binary("Sub", "subtract", _BINARY_MORE, grad=_sub_grad, reduces=True)
+declare_binary("Mul", "multiply", _BINARY_MORE, grad=_mul_grad, reduces=True)
 declare_binary("Div", _div, _BINARY_MORE, grad=_div_grad)
-declare_binary("RealDiv", _real_div, _BINARY_MORE, grad=_div_grad)
+declare_binary("RealDiv", _real_div, _BINARY_MORE, grad=_real_div_grad, reduces=True)
 declare_binary("FloorDiv", _floor_div, _BINARY_MORE, differentiable=False)
 declare_binary("TruncateDiv", _truncate_div, _BINARY_MORE, differentiable=False)
 declare_binary("FloorMod", _floor_mod, _MOD, grad=_floor_mod_grad)
@@ -385,7 +463,7 @@ declare_binary("Maximum", "maximum", _MINMAX,
 declare_binary("Minimum", "minimum", _MINMAX,
                grad=_maximum_minimum_grad(lambda x, y: less_equal(x, y)))
 declare_binary("SquaredDifference", _squared_difference, _BINARY_FEWER,
-               grad=_squared_difference_grad)
+               grad=_squared_difference_grad, reduces=True)
 op_registry.declare(
     "Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=[_UNARY_REAL],
     shape=_binary_shape, kernel="arctan2", grad=_atan2_grad,

@@ -517,19 +517,23 @@ def _xent_backprop_grad(logits, grad_grad):
 
 
 def _softmax_xent_grad(op, grad_loss, grad_grad):
+    # TF 1.15's ops in its order: each partial is grad_loss (as a column) times a matrix
     from tideflow.ops import array_ops
 
-    g = array_ops.expand_dims(grad_loss, -1)
-    d_logits = g * op.outputs[1]
-    logits = op.inputs[0]
+    d_logits = array_ops.expand_dims(grad_loss, -1) * op.outputs[1]
+    logits, labels = op.inputs
     if not _is_zero(grad_grad):
         d_logits = d_logits + _xent_backprop_grad(logits, grad_grad)
-    d_labels = g * -_apply("LogSoftmax", [logits])[0]
+    neg_log_softmax = -_apply("LogSoftmax", [logits])[0]
+    d_labels = array_ops.expand_dims(grad_loss, -1) * neg_log_softmax
     if not _is_zero(grad_grad):
         d_labels = d_labels - grad_grad  # backprop = softmax(logits) - labels
+    ls, bs = logits.get_shape(), labels.get_shape()
+    if ls.ndims is not None and bs.ndims is not None and ls.as_list() == bs.as_list():
+        return [d_logits, d_labels]  # the same shapes: nothing was broadcast
     from tideflow.ops.elementwise import reduce_to_inputs
 
-    return list(reduce_to_inputs(logits, op.inputs[1], d_logits, d_labels))
+    return list(reduce_to_inputs(logits, labels, d_logits, d_labels))
 
 
 @_widened
@@ -596,7 +600,13 @@ def _sparse_softmax_xent_shape(op):
 def _sparse_softmax_xent_grad(op, grad_loss, grad_grad):
     from tideflow.ops import array_ops
 
-    d_logits = array_ops.expand_dims(grad_loss, -1) * op.outputs[1]
+    # as TF 1.15: a second derivative through the fused backprop output is refused
+    backprop = array_ops.prevent_gradient(
+        op.outputs[1],
+        message="Currently there is no way to take the second derivative of "
+        "sparse_softmax_cross_entropy_with_logits due to the fused implementation's "
+        "interaction with tf.gradients()")
+    d_logits = array_ops.expand_dims(grad_loss, -1) * backprop
     if not _is_zero(grad_grad):
         d_logits = d_logits + _xent_backprop_grad(op.inputs[0], grad_grad)
     return [d_logits, None]

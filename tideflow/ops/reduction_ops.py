@@ -4,6 +4,8 @@
 imports math_ops only inside functions.
 """
 
+import weakref
+
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
@@ -220,22 +222,89 @@ def _broadcast_back(op, grad):
                                   array_ops.shape(x))
 
 
+# graph -> {(input shape, axes): (kept shape, tile multiples)}: as TF, the ops computing a
+# static reduced shape are built once per graph and key, so a second identical gradient adds
+# only its Reshape and Tile
+_REDUCED_SHAPE_CACHE = weakref.WeakKeyDictionary()
+
+
+def _reduced_shape(input_shape, axes):
+    """TF's ``math_ops.reduced_shape``: ``input_shape`` with the ``axes`` entries set to 1,
+    built from the same ops (a DynamicStitch of the shape and ones)."""
+    from tideflow.ops import array_ops, cast_ops, embedding_ops, fill_ops, range_ops
+
+    input_shape = cast_ops.cast(input_shape, dtypes.int32)
+    axes = cast_ops.cast(axes, dtypes.int32)
+    input_rank = array_ops.size(input_shape)
+    axes = (axes + input_rank) % input_rank
+    axes_shape = array_ops.shape(axes)
+    return embedding_ops.dynamic_stitch([range_ops.range(input_rank), axes],
+                                        [input_shape, fill_ops.fill(axes_shape, 1)])
+
+
+def _safe_shape_div(x, y):
+    """``x // max(y, 1)``: 0 / 0 is 0 for the sizes of empty tensors."""
+    from tideflow.ops import math_ops
+
+    return x // math_ops.maximum(y, 1)
+
+
 def _sum_grad(op, grad):
-    return _broadcast_back(op, grad), None
+    """TF 1.15's Sum gradient, op for op: Reshape and Tile (the reduced shape computed by
+    ops when it is not known statically)."""
+    from tideflow.ops import array_ops, constant_op, pad_ops
+    from tideflow.ops.gradients import dense
+
+    x, axes = op.inputs
+    grad = dense(grad)
+    shape = x.get_shape()
+    if shape.ndims is not None:
+        axes_v = ops.constant_value(axes)
+        if axes_v is not None:
+            rank = shape.ndims
+            if np.array_equal(axes_v, np.arange(rank)):  # a full reduction
+                grad = array_ops.reshape(grad, [1] * rank)
+                multiples = (constant_op.constant(shape.as_list(), dtype=dtypes.int32)
+                             if shape.is_fully_defined() else array_ops.shape(x))
+                return pad_ops.tile(grad, multiples), None
+            if shape.is_fully_defined():
+                dims = tuple(shape.as_list())
+                key = (dims, tuple(np.ravel(axes_v).tolist()))
+                cache = _REDUCED_SHAPE_CACHE.setdefault(op.graph, {})
+                hit = cache.get(key)
+                if hit is None:
+                    # TF builds (and leaves in the graph) the ops it folds these from
+                    _reduced_shape(dims, key[1])
+                    kept = list(dims)
+                    for a in key[1]:
+                        kept[a % rank] = 1
+                    kept = tuple(kept)
+                    _safe_shape_div(dims, kept)
+                    hit = cache[key] = (kept, tuple(d // max(k, 1) for d, k in zip(dims, kept)))
+                grad = array_ops.reshape(grad, list(hit[0]))
+                return pad_ops.tile(grad, list(hit[1])), None
+    input_shape = array_ops.shape(x)
+    kept = _reduced_shape(input_shape, axes)
+    multiples = _safe_shape_div(input_shape, kept)
+    grad = array_ops.reshape(grad, kept)
+    return pad_ops.tile(grad, multiples), None
 
 
 def _mean_grad(op, grad):
-    from tideflow.ops import array_ops, math_ops
+    """The Sum gradient divided by the number of elements each output averages (a Const when
+    the shapes are known, else from the shapes' products), as TF 1.15 builds it."""
+    from tideflow.ops import array_ops, cast_ops, constant_op, math_ops
 
-    grad = _broadcast_back(op, grad)
+    sum_grad = _sum_grad(op, grad)[0]
     xs, ys = op.inputs[0].get_shape(), op.outputs[0].get_shape()
     if xs.is_fully_defined() and ys.is_fully_defined():
         factor = xs.num_elements() // max(ys.num_elements(), 1)
-        return grad / ops.convert_to_tensor(factor, dtype=grad.dtype.base_dtype), None
-    factor = array_ops.size(op.inputs[0])
-    if ys.num_elements() != 1:  # a reduction to one element divides by the input's size
-        factor = factor // math_ops.maximum(array_ops.size(op.outputs[0]), 1)
-    return grad / math_ops._cast(factor, grad.dtype.base_dtype), None
+        factor = constant_op.constant(factor, dtype=sum_grad.dtype.base_dtype)
+    else:
+        in_shape = array_ops.shape(op.inputs[0])
+        out_shape = array_ops.shape(op.outputs[0])
+        factor = _safe_shape_div(reduce_prod(in_shape), reduce_prod(out_shape))
+    return math_ops.truediv(sum_grad, cast_ops.cast(factor, sum_grad.dtype.base_dtype)), None
 
 
 def _prod_grad(op, grad):
@@ -717,10 +786,21 @@ def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep
             dtype=None):
     axis = _deprecated("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _deprecated("keepdims", keepdims, "keep_dims", keep_dims)
-    # All/Any take bool: a Python list converts as bool (``reduce_all([])`` is True)
-    x = ops.convert_to_tensor(input_tensor, preferred_dtype=dtype, name="input_tensor")
-    out = ops.apply_op(op_type, [x, _reduction_dims(x, axis)],
-                       {"keep_dims": bool(keepdims)}, name=name)._outputs[0]
+    if isinstance(input_tensor, ops.Tensor):
+        out = ops.apply_op(op_type, [input_tensor, _reduction_dims(input_tensor, axis)],
+                           {"keep_dims": bool(keepdims)}, name=name)._outputs[0]
+    else:
+        # a list, array or variable: as TF, the axes of a full reduction come from Rank and
+        # Range ops, and the value is converted inside the op's scope (Sum/input)
+        from tideflow.ops import array_ops, range_ops
+
+        if axis is None:
+            axis = range_ops.range(0, array_ops.rank(input_tensor))
+        with ops.name_scope(name, op_type, [input_tensor]) as scope:
+            # All/Any take bool: a Python list converts as bool (``reduce_all([])`` is True)
+            x = ops.convert_to_tensor(input_tensor, preferred_dtype=dtype, name="input")
+            out = ops.apply_op(op_type, [x, axis], {"keep_dims": bool(keepdims)},
+                               name=scope)._outputs[0]
     if axis is None and not keepdims:
         out.set_shape([])  # a full reduction is a scalar even when the input's rank is unknown
     return out

@@ -155,8 +155,19 @@ def _nonzero(x, dtype):
 
 
 def _div_no_nan_grad(op, grad):
+    # TF 1.15's ops in its order: the shapes and BroadcastGradientArgs, then each partial
+    # summed back to its input's shape
+    from tideflow.ops import array_ops
+    from tideflow.ops.elementwise import sum_to
+    from tideflow.ops.gradients import dense
+
     x, y = op._inputs
-    return div_no_nan(grad, y), grad * div_no_nan(div_no_nan(-x, y), y)
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    rx, ry = ops.apply_op("BroadcastGradientArgs", [sx, sy])._outputs
+    grad = dense(grad)
+    gx = sum_to(div_no_nan(grad, y), rx, sx)
+    gy = sum_to(grad * div_no_nan(div_no_nan(-x, y), y), ry, sy)
+    return gx, gy
 
 
 def _mul_no_nan_grad(op, grad):
@@ -180,7 +191,8 @@ def _xlog1py_grad(op, grad):
 
 
 _NO_NAN = "T: {half, float, bfloat16, double, complex64, complex128}"
-declare_binary("DivNoNan", _div_no_nan_kernel, _NO_NAN, grad=_div_no_nan_grad, inplace=0)
+declare_binary("DivNoNan", _div_no_nan_kernel, _NO_NAN, grad=_div_no_nan_grad, inplace=0,
+               reduces=True)
 declare_binary("MulNoNan", _mul_no_nan_kernel, _NO_NAN, grad=_mul_no_nan_grad, inplace=0)
 declare_binary("Xlogy", _x_zero(_xlogy), _NO_NAN, grad=_xlogy_grad)
 declare_binary("Xdivy", _xdivy_kernel, _NO_NAN, grad=_xdivy_grad, inplace=0)
