@@ -55,10 +55,26 @@ def _fold(op, index):
 
 
 def _fold_inputs(op, index):
-    out = op._outputs[index]
-    n = out._shape.num_elements()
-    if n is not None and n > _FOLD_LIMIT:
+    n = op._outputs[index]._shape.num_elements()
+    if n is not None:
+        return None if n > _FOLD_LIMIT else _fold_values(op, index, n)
+    # a data-dependent size (Where's): folded only a few such ops deep, so a shape query
+    # never walks a long chain of unknown-size ops back to its placeholder
+    local = op._graph._thread_local
+    depth = getattr(local, "unknown_size_folds", 0)
+    if depth >= _UNKNOWN_SIZE_FOLD_DEPTH:
         return None
+    local.unknown_size_folds = depth + 1
+    try:
+        return _fold_values(op, index, None)
+    finally:
+        local.unknown_size_folds = depth
+
+
+_UNKNOWN_SIZE_FOLD_DEPTH = 6
+
+
+def _fold_values(op, index, n):
     od = op._op_def
     args = []
     pos = 0
@@ -77,7 +93,7 @@ def _fold_inputs(op, index):
             args.append(v)
             pos += 1
     if n is None and any(np.size(v) > _FOLD_LIMIT for v in args):
-        return None  # a data-dependent size (Where's): folded from small inputs only
+        return None  # an unknown size is folded from small inputs only
     kw = {a: op._attrs[a] for a in od.kernel_attrs}
     # a string kernel names a function of the array module (NumPy here)
     kernel = getattr(np, od.kernel) if isinstance(od.kernel, str) else od.kernel
