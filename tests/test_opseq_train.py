@@ -1045,3 +1045,418 @@ def test_second_derivative_of_sparse_xent_is_refused_as_tf115():
     g = tf.gradients(loss, logits)[0]
     with pytest.raises(LookupError, match="second derivative"):
         tf.gradients(g, logits)
+
+
+TRAIN_CASES = [
+    (
+        'w = tf.Variable(tf.zeros([3])); l = tf.reduce_sum(w * w); t = tf.train.AdamOptimizer(0.1).minimize(l); z = tf.random_normal([2])',
+        """
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        Const Const
+        Sum Sum
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_grad/Reshape/shape Const
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Const Const
+        gradients/Sum_grad/Tile Tile
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/tuple/group_deps NoOp
+        gradients/mul_grad/tuple/control_dependency Identity
+        gradients/mul_grad/tuple/control_dependency_1 Identity
+        gradients/AddN AddN
+        beta1_power/initial_value Const
+        beta1_power VariableV2
+        beta1_power/Assign Assign
+        beta1_power/read Identity
+        beta2_power/initial_value Const
+        beta2_power VariableV2
+        beta2_power/Assign Assign
+        beta2_power/read Identity
+        Variable/Adam/Initializer/zeros Const
+        Variable/Adam VariableV2
+        Variable/Adam/Assign Assign
+        Variable/Adam/read Identity
+        Variable/Adam_1/Initializer/zeros Const
+        Variable/Adam_1 VariableV2
+        Variable/Adam_1/Assign Assign
+        Variable/Adam_1/read Identity
+        Adam/learning_rate Const
+        Adam/beta1 Const
+        Adam/beta2 Const
+        Adam/epsilon Const
+        Adam/update_Variable/ApplyAdam ApplyAdam
+        Adam/mul Mul
+        Adam/Assign Assign
+        Adam/mul_1 Mul
+        Adam/Assign_1 Assign
+        Adam NoOp
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=49
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'w = tf.Variable(tf.zeros([3])); l = tf.reduce_sum(w * w); gs = tf.train.get_or_create_global_step(); t = tf.train.AdamOptimizer(0.1).minimize(l, global_step=gs); z = tf.random_normal([2])',
+        """
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        Const Const
+        Sum Sum
+        global_step/Initializer/zeros Const
+        global_step VariableV2
+        global_step/Assign Assign
+        global_step/read Identity
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_grad/Reshape/shape Const
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Const Const
+        gradients/Sum_grad/Tile Tile
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/tuple/group_deps NoOp
+        gradients/mul_grad/tuple/control_dependency Identity
+        gradients/mul_grad/tuple/control_dependency_1 Identity
+        gradients/AddN AddN
+        beta1_power/initial_value Const
+        beta1_power VariableV2
+        beta1_power/Assign Assign
+        beta1_power/read Identity
+        beta2_power/initial_value Const
+        beta2_power VariableV2
+        beta2_power/Assign Assign
+        beta2_power/read Identity
+        Variable/Adam/Initializer/zeros Const
+        Variable/Adam VariableV2
+        Variable/Adam/Assign Assign
+        Variable/Adam/read Identity
+        Variable/Adam_1/Initializer/zeros Const
+        Variable/Adam_1 VariableV2
+        Variable/Adam_1/Assign Assign
+        Variable/Adam_1/read Identity
+        Adam/learning_rate Const
+        Adam/beta1 Const
+        Adam/beta2 Const
+        Adam/epsilon Const
+        Adam/update_Variable/ApplyAdam ApplyAdam
+        Adam/mul Mul
+        Adam/Assign Assign
+        Adam/mul_1 Mul
+        Adam/Assign_1 Assign
+        Adam/update NoOp
+        Adam/value Const
+        Adam AssignAdd
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=55
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'l = tf.placeholder(tf.int64, [None]); p = tf.placeholder(tf.int64, [None]); acc, up = tf.metrics.accuracy(l, p); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        Placeholder_1 Placeholder
+        Equal Equal
+        Cast Cast
+        accuracy/total/Initializer/zeros Const
+        accuracy/total VariableV2
+        accuracy/total/Assign Assign
+        accuracy/total/read Identity
+        accuracy/count/Initializer/zeros Const
+        accuracy/count VariableV2
+        accuracy/count/Assign Assign
+        accuracy/count/read Identity
+        accuracy/Size Size
+        accuracy/Cast Cast
+        accuracy/Const Const
+        accuracy/Sum Sum
+        accuracy/AssignAdd AssignAdd
+        accuracy/AssignAdd_1 AssignAdd
+        accuracy/Maximum/y Const
+        accuracy/Maximum Maximum
+        accuracy/value DivNoNan
+        accuracy/Maximum_1/y Const
+        accuracy/Maximum_1 Maximum
+        accuracy/update_op DivNoNan
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=27
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None]); m, up = tf.metrics.mean(x); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        mean/total/Initializer/zeros Const
+        mean/total VariableV2
+        mean/total/Assign Assign
+        mean/total/read Identity
+        mean/count/Initializer/zeros Const
+        mean/count VariableV2
+        mean/count/Assign Assign
+        mean/count/read Identity
+        mean/Size Size
+        mean/Cast Cast
+        mean/Const Const
+        mean/Sum Sum
+        mean/AssignAdd AssignAdd
+        mean/AssignAdd_1 AssignAdd
+        mean/Maximum/y Const
+        mean/Maximum Maximum
+        mean/value DivNoNan
+        mean/Maximum_1/y Const
+        mean/Maximum_1 Maximum
+        mean/update_op DivNoNan
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=24
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 4]); h = tf.layers.dense(x, 3); l = tf.reduce_mean(tf.square(h)); t = tf.train.AdamOptimizer(0.01).minimize(l); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        dense/kernel/Initializer/random_uniform/shape Const
+        dense/kernel/Initializer/random_uniform/min Const
+        dense/kernel/Initializer/random_uniform/max Const
+        dense/kernel/Initializer/random_uniform/RandomUniform RandomUniform seed2=4
+        dense/kernel/Initializer/random_uniform/sub Sub
+        dense/kernel/Initializer/random_uniform/mul Mul
+        dense/kernel/Initializer/random_uniform Add
+        dense/kernel VariableV2
+        dense/kernel/Assign Assign
+        dense/kernel/read Identity
+        dense/bias/Initializer/zeros Const
+        dense/bias VariableV2
+        dense/bias/Assign Assign
+        dense/bias/read Identity
+        dense/MatMul MatMul
+        dense/BiasAdd BiasAdd
+        Square Square
+        Const Const
+        Mean Mean
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Mean_grad/Reshape/shape Const
+        gradients/Mean_grad/Reshape Reshape
+        gradients/Mean_grad/Shape Shape
+        gradients/Mean_grad/Tile Tile
+        gradients/Mean_grad/Shape_1 Shape
+        gradients/Mean_grad/Shape_2 Const
+        gradients/Mean_grad/Const Const
+        gradients/Mean_grad/Prod Prod
+        gradients/Mean_grad/Const_1 Const
+        gradients/Mean_grad/Prod_1 Prod
+        gradients/Mean_grad/Maximum/y Const
+        gradients/Mean_grad/Maximum Maximum
+        gradients/Mean_grad/floordiv FloorDiv
+        gradients/Mean_grad/Cast Cast
+        gradients/Mean_grad/truediv RealDiv
+        gradients/Square_grad/Const Const
+        gradients/Square_grad/Mul Mul
+        gradients/Square_grad/Mul_1 Mul
+        gradients/dense/BiasAdd_grad/BiasAddGrad BiasAddGrad
+        gradients/dense/BiasAdd_grad/tuple/group_deps NoOp
+        gradients/dense/BiasAdd_grad/tuple/control_dependency Identity
+        gradients/dense/BiasAdd_grad/tuple/control_dependency_1 Identity
+        gradients/dense/MatMul_grad/MatMul MatMul
+        gradients/dense/MatMul_grad/MatMul_1 MatMul
+        gradients/dense/MatMul_grad/tuple/group_deps NoOp
+        gradients/dense/MatMul_grad/tuple/control_dependency Identity
+        gradients/dense/MatMul_grad/tuple/control_dependency_1 Identity
+        beta1_power/initial_value Const
+        beta1_power VariableV2
+        beta1_power/Assign Assign
+        beta1_power/read Identity
+        beta2_power/initial_value Const
+        beta2_power VariableV2
+        beta2_power/Assign Assign
+        beta2_power/read Identity
+        dense/kernel/Adam/Initializer/zeros Const
+        dense/kernel/Adam VariableV2
+        dense/kernel/Adam/Assign Assign
+        dense/kernel/Adam/read Identity
+        dense/kernel/Adam_1/Initializer/zeros Const
+        dense/kernel/Adam_1 VariableV2
+        dense/kernel/Adam_1/Assign Assign
+        dense/kernel/Adam_1/read Identity
+        dense/bias/Adam/Initializer/zeros Const
+        dense/bias/Adam VariableV2
+        dense/bias/Adam/Assign Assign
+        dense/bias/Adam/read Identity
+        dense/bias/Adam_1/Initializer/zeros Const
+        dense/bias/Adam_1 VariableV2
+        dense/bias/Adam_1/Assign Assign
+        dense/bias/Adam_1/read Identity
+        Adam/learning_rate Const
+        Adam/beta1 Const
+        Adam/beta2 Const
+        Adam/epsilon Const
+        Adam/update_dense/kernel/ApplyAdam ApplyAdam
+        Adam/update_dense/bias/ApplyAdam ApplyAdam
+        Adam/mul Mul
+        Adam/Assign Assign
+        Adam/mul_1 Mul
+        Adam/Assign_1 Assign
+        Adam NoOp
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=88
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'W = tf.Variable(tf.truncated_normal([784, 10], stddev=0.1)); b = tf.Variable(tf.constant(0.1, shape=[10])); x = tf.placeholder(tf.float32, [None, 784]); y = tf.nn.softmax(tf.matmul(x, W) + b); y_ = tf.placeholder(tf.float32, [None, 10]); ce = tf.reduce_mean(-tf.reduce_sum(y_ * tf.log(y), reduction_indices=[1])); tr = tf.train.GradientDescentOptimizer(0.5).minimize(ce); W2 = tf.Variable(tf.random_normal([3]))',
+        """
+        truncated_normal/shape Const
+        truncated_normal/mean Const
+        truncated_normal/stddev Const
+        truncated_normal/TruncatedNormal TruncatedNormal seed2=3
+        truncated_normal/mul Mul
+        truncated_normal Add
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        Const Const
+        Variable_1 VariableV2
+        Variable_1/Assign Assign
+        Variable_1/read Identity
+        Placeholder Placeholder
+        MatMul MatMul
+        add AddV2
+        Softmax Softmax
+        Placeholder_1 Placeholder
+        Log Log
+        mul Mul
+        Sum/reduction_indices Const
+        Sum Sum
+        Neg Neg
+        Const_1 Const
+        Mean Mean
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Mean_grad/Reshape/shape Const
+        gradients/Mean_grad/Reshape Reshape
+        gradients/Mean_grad/Shape Shape
+        gradients/Mean_grad/Tile Tile
+        gradients/Mean_grad/Shape_1 Shape
+        gradients/Mean_grad/Shape_2 Const
+        gradients/Mean_grad/Const Const
+        gradients/Mean_grad/Prod Prod
+        gradients/Mean_grad/Const_1 Const
+        gradients/Mean_grad/Prod_1 Prod
+        gradients/Mean_grad/Maximum/y Const
+        gradients/Mean_grad/Maximum Maximum
+        gradients/Mean_grad/floordiv FloorDiv
+        gradients/Mean_grad/Cast Cast
+        gradients/Mean_grad/truediv RealDiv
+        gradients/Neg_grad/Neg Neg
+        gradients/Sum_grad/Shape Shape
+        gradients/Sum_grad/Size Const
+        gradients/Sum_grad/add AddV2
+        gradients/Sum_grad/mod FloorMod
+        gradients/Sum_grad/Shape_1 Const
+        gradients/Sum_grad/range/start Const
+        gradients/Sum_grad/range/delta Const
+        gradients/Sum_grad/range Range
+        gradients/Sum_grad/Fill/value Const
+        gradients/Sum_grad/Fill Fill
+        gradients/Sum_grad/DynamicStitch DynamicStitch
+        gradients/Sum_grad/Maximum/y Const
+        gradients/Sum_grad/Maximum Maximum
+        gradients/Sum_grad/floordiv FloorDiv
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Tile Tile
+        gradients/mul_grad/Shape Shape
+        gradients/mul_grad/Shape_1 Shape
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum_1 Sum
+        gradients/mul_grad/Reshape_1 Reshape
+        gradients/mul_grad/tuple/group_deps NoOp
+        gradients/mul_grad/tuple/control_dependency Identity
+        gradients/mul_grad/tuple/control_dependency_1 Identity
+        gradients/Log_grad/Reciprocal Reciprocal
+        gradients/Log_grad/mul Mul
+        gradients/Softmax_grad/mul Mul
+        gradients/Softmax_grad/Sum/reduction_indices Const
+        gradients/Softmax_grad/Sum Sum
+        gradients/Softmax_grad/sub Sub
+        gradients/Softmax_grad/mul_1 Mul
+        gradients/add_grad/Shape Shape
+        gradients/add_grad/Shape_1 Shape
+        gradients/add_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/add_grad/Sum Sum
+        gradients/add_grad/Reshape Reshape
+        gradients/add_grad/Sum_1 Sum
+        gradients/add_grad/Reshape_1 Reshape
+        gradients/add_grad/tuple/group_deps NoOp
+        gradients/add_grad/tuple/control_dependency Identity
+        gradients/add_grad/tuple/control_dependency_1 Identity
+        gradients/MatMul_grad/MatMul MatMul
+        gradients/MatMul_grad/MatMul_1 MatMul
+        gradients/MatMul_grad/tuple/group_deps NoOp
+        gradients/MatMul_grad/tuple/control_dependency Identity
+        gradients/MatMul_grad/tuple/control_dependency_1 Identity
+        GradientDescent/learning_rate Const
+        GradientDescent/update_Variable/ApplyGradientDescent ApplyGradientDescent
+        GradientDescent/update_Variable_1/ApplyGradientDescent ApplyGradientDescent
+        GradientDescent NoOp
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=101
+        random_normal/mul Mul
+        random_normal Add
+        Variable_2 VariableV2
+        Variable_2/Assign Assign
+        Variable_2/read Identity
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("code,want", TRAIN_CASES)
+def test_training_graphs_build_tf_ops(code, want):
+    # minimize() gates each op's input gradients (tuple/group_deps) as TF does, the gradient of
+    # an input no variable depends on included; tf.metrics' running means divide by DivNoNan
+    assert _op_list(code) == _want(want)
+
+
+def test_log_gradient_is_grad_times_reciprocal_as_tf115():
+    x = tf.constant([0.0, 2.0])
+    g = tf.gradients(tf.log(x), x, grad_ys=tf.constant([0.0, 1.0]))[0]
+    assert g.op.type == "Mul" and g.op.inputs[1].op.type == "Reciprocal"
+    with tf.Session() as sess:
+        got = sess.run(g)
+    assert np.isnan(got[0]) and got[1] == 0.5

@@ -28,6 +28,7 @@ from tideflow.ops import (
     nn_impl,
     range_ops,
     reduction_ops,
+    special_math_ops,
     state_ops,
     unary_ops,
     variables,
@@ -68,9 +69,9 @@ __all__ = [
 
 def _metric_variable(shape, dtype, name):
     """A zero-initialized local variable that ``local_variables_initializer`` resets."""
-    init = np.zeros(shape, dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
+    # a callable initial value, as TF: its ops are <name>/Initializer/zeros
     return variables.Variable(
-        init, trainable=False, name=name, dtype=dtype,
+        lambda: fill_ops.zeros(shape, dtype), trainable=False, name=name, dtype=dtype,
         collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES])
 
 
@@ -199,8 +200,10 @@ def _running_mean(total, count, values, batch_total, batch_count, metrics_collec
     update_total = state_ops.assign_add(total, batch_total)
     with ops.control_dependencies([values]):
         update_count = state_ops.assign_add(count, batch_count)
-    value = _div_no_nan(total.value(), count.value(), name="value")
-    update_op = _div_no_nan(update_total, update_count, name="update_op")
+    # TF 1.15's ops: DivNoNan over max(count, 0)
+    value = special_math_ops.div_no_nan(total, math_ops.maximum(count, 0), name="value")
+    update_op = special_math_ops.div_no_nan(update_total, math_ops.maximum(update_count, 0),
+                                            name="update_op")
     _add_collections(value, update_op, metrics_collections, updates_collections)
     return value, update_op
 

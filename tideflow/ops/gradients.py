@@ -392,18 +392,23 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
                 f"Num gradients {len(res)} generated for op {op.name} "
                 f"do not match num inputs {len(op._inputs)}"
             )
-        # gradients of inputs no x depends on are dropped before gating, so never computed
-        res = [g if t._op in between else None
-               for t, g in zip(op._inputs, res)]
         if gate and sum(g is not None for g in res) > 1:
-            # inside the op's gradient scope, as TF: gradients/MatMul_grad/tuple/...
+            # inside the op's gradient scope, as TF: gradients/MatMul_grad/tuple/...; TF gates
+            # every input's gradient (the op count later seeds depend on), but the gate waits
+            # only for those of inputs some x depends on, so the others are never computed
             from tideflow.ops import control_flow_ops
 
             dense_idx = [i for i, g in enumerate(res) if isinstance(g, ops.Tensor)]
             # (all IndexedSlices, as a gather from a partitioned variable's parts: none to gate)
-            gated = control_flow_ops.tuple([res[i] for i in dense_idx]) if dense_idx else []
-            for i, g in zip(dense_idx, gated):
-                res[i] = g
+            if dense_idx:
+                with ops.name_scope(None, "tuple"):
+                    gate = control_flow_ops.group(
+                        *[res[i].op for i in dense_idx if op._inputs[i]._op in between])
+                    for i in dense_idx:
+                        res[i] = control_flow_ops.with_dependencies([gate], res[i])
+        # gradients of inputs no x depends on are dropped
+        res = [g if t._op in between else None
+               for t, g in zip(op._inputs, res)]
     out = []
     for t, g in zip(op._inputs, res):
         if g is not None and isinstance(g, ops.Tensor) and not _differentiable(t._dtype):

@@ -167,12 +167,15 @@ def _expm1_grad(op, grad):
 
 
 def _log_grad(op, grad):
-    # Xdivy, as TF: a zero upstream gradient gives 0 at x = 0 (not 0 * inf)
-    return _xdivy(grad, _conj(op.inputs[0]))
+    # grad * reciprocal(x), as TF 1.15 builds it (its Xdivy form came after 1.15's
+    # forward-compatibility horizon): 0 * inf is NaN at x = 0 there too
+    with ops.control_dependencies([grad]):
+        return grad * reciprocal(_conj(op.inputs[0]))
 
 
 def _log1p_grad(op, grad):
-    return _xdivy(grad, 1 + _conj(op.inputs[0]))
+    with ops.control_dependencies([grad]):
+        return grad * reciprocal(1 + _conj(op.inputs[0]))
 
 
 def _sin_grad(op, grad):
