@@ -1460,3 +1460,207 @@ def test_log_gradient_is_grad_times_reciprocal_as_tf115():
     with tf.Session() as sess:
         got = sess.run(g)
     assert np.isnan(got[0]) and got[1] == 0.5
+
+
+INIT_CASES = [
+    (
+        'w = tf.get_variable("w", [3, 4]); z = tf.random_normal([2])',
+        """
+        w/Initializer/random_uniform/shape Const
+        w/Initializer/random_uniform/min Const
+        w/Initializer/random_uniform/max Const
+        w/Initializer/random_uniform/RandomUniform RandomUniform seed2=3
+        w/Initializer/random_uniform/sub Sub
+        w/Initializer/random_uniform/mul Mul
+        w/Initializer/random_uniform Add
+        w VariableV2
+        w/Assign Assign
+        w/read Identity
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=13
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'o = tf.get_variable("o", [3, 3], initializer=tf.orthogonal_initializer()); z = tf.random_normal([2])',
+        """
+        o/Initializer/random_normal/shape Const
+        o/Initializer/random_normal/mean Const
+        o/Initializer/random_normal/stddev Const
+        o/Initializer/random_normal/RandomStandardNormal RandomStandardNormal seed2=3
+        o/Initializer/random_normal/mul Mul
+        o/Initializer/random_normal Add
+        o/Initializer/Qr Qr
+        o/Initializer/DiagPart DiagPart
+        o/Initializer/Sign Sign
+        o/Initializer/mul Mul
+        o/Initializer/Reshape/shape Const
+        o/Initializer/Reshape Reshape
+        o/Initializer/mul_1/x Const
+        o/Initializer/mul_1 Mul
+        o VariableV2
+        o/Assign Assign
+        o/read Identity
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=20
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'o = tf.get_variable("o", [4, 6], initializer=tf.orthogonal_initializer(gain=2.0)); z = tf.random_normal([2])',
+        """
+        o/Initializer/random_normal/shape Const
+        o/Initializer/random_normal/mean Const
+        o/Initializer/random_normal/stddev Const
+        o/Initializer/random_normal/RandomStandardNormal RandomStandardNormal seed2=3
+        o/Initializer/random_normal/mul Mul
+        o/Initializer/random_normal Add
+        o/Initializer/Qr Qr
+        o/Initializer/DiagPart DiagPart
+        o/Initializer/Sign Sign
+        o/Initializer/mul Mul
+        o/Initializer/matrix_transpose/transpose/perm Const
+        o/Initializer/matrix_transpose/transpose Transpose
+        o/Initializer/Reshape/shape Const
+        o/Initializer/Reshape Reshape
+        o/Initializer/mul_1/x Const
+        o/Initializer/mul_1 Mul
+        o VariableV2
+        o/Assign Assign
+        o/read Identity
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=22
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'a = tf.get_variable("a", [3, 3], initializer=tf.initializers.identity()); z = tf.random_normal([2])',
+        """
+        a/Initializer/eye/ones Const
+        a/Initializer/eye/diag MatrixDiag
+        a/Initializer/mul/x Const
+        a/Initializer/mul Mul
+        a VariableV2
+        a/Assign Assign
+        a/read Identity
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=10
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'a = tf.get_variable("a", [3, 4], initializer=tf.variance_scaling_initializer(2.0, "fan_in", "truncated_normal")); b = tf.get_variable("b", [3, 4], initializer=tf.variance_scaling_initializer(distribution="uniform")); c = tf.get_variable("c", [3, 4], initializer=tf.variance_scaling_initializer(distribution="untruncated_normal")); z = tf.random_normal([2])',
+        """
+        a/Initializer/truncated_normal/shape Const
+        a/Initializer/truncated_normal/mean Const
+        a/Initializer/truncated_normal/stddev Const
+        a/Initializer/truncated_normal/TruncatedNormal TruncatedNormal seed2=3
+        a/Initializer/truncated_normal/mul Mul
+        a/Initializer/truncated_normal Add
+        a VariableV2
+        a/Assign Assign
+        a/read Identity
+        b/Initializer/random_uniform/shape Const
+        b/Initializer/random_uniform/min Const
+        b/Initializer/random_uniform/max Const
+        b/Initializer/random_uniform/RandomUniform RandomUniform seed2=12
+        b/Initializer/random_uniform/sub Sub
+        b/Initializer/random_uniform/mul Mul
+        b/Initializer/random_uniform Add
+        b VariableV2
+        b/Assign Assign
+        b/read Identity
+        c/Initializer/random_normal/shape Const
+        c/Initializer/random_normal/mean Const
+        c/Initializer/random_normal/stddev Const
+        c/Initializer/random_normal/RandomStandardNormal RandomStandardNormal seed2=22
+        c/Initializer/random_normal/mul Mul
+        c/Initializer/random_normal Add
+        c VariableV2
+        c/Assign Assign
+        c/read Identity
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=31
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'a = tf.get_variable("a", [3, 4], initializer=tf.contrib.layers.xavier_initializer()); b = tf.get_variable("b", [3, 4], initializer=tf.contrib.layers.variance_scaling_initializer()); c = tf.get_variable("c", [2, 2, 3, 4], initializer=tf.contrib.layers.xavier_initializer_conv2d()); z = tf.random_normal([2])',
+        """
+        a/Initializer/random_uniform/shape Const
+        a/Initializer/random_uniform/min Const
+        a/Initializer/random_uniform/max Const
+        a/Initializer/random_uniform/RandomUniform RandomUniform seed2=3
+        a/Initializer/random_uniform/sub Sub
+        a/Initializer/random_uniform/mul Mul
+        a/Initializer/random_uniform Add
+        a VariableV2
+        a/Assign Assign
+        a/read Identity
+        b/Initializer/truncated_normal/shape Const
+        b/Initializer/truncated_normal/mean Const
+        b/Initializer/truncated_normal/stddev Const
+        b/Initializer/truncated_normal/TruncatedNormal TruncatedNormal seed2=13
+        b/Initializer/truncated_normal/mul Mul
+        b/Initializer/truncated_normal Add
+        b VariableV2
+        b/Assign Assign
+        b/read Identity
+        c/Initializer/random_uniform/shape Const
+        c/Initializer/random_uniform/min Const
+        c/Initializer/random_uniform/max Const
+        c/Initializer/random_uniform/RandomUniform RandomUniform seed2=22
+        c/Initializer/random_uniform/sub Sub
+        c/Initializer/random_uniform/mul Mul
+        c/Initializer/random_uniform Add
+        c VariableV2
+        c/Assign Assign
+        c/read Identity
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=32
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'a = tf.eye(3); b = tf.eye(2, 3); c = 2.0 * tf.eye(3, dtype=tf.float64); d = tf.diag_part(tf.ones([3, 3])); e = tf.linalg.diag_part(tf.ones([3, 3]))',
+        """
+        eye/ones Const
+        eye/diag MatrixDiag
+        eye_1/ones Const
+        eye_1/zeros Const
+        eye_1/set_diag MatrixSetDiag
+        eye_2/ones Const
+        eye_2/diag MatrixDiag
+        mul/x Const
+        mul Mul
+        ones Const
+        DiagPart DiagPart
+        ones_1 Const
+        diag_part MatrixDiagPart
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("code,want", INIT_CASES)
+def test_initializers_build_tf_ops(code, want):
+    # orthogonal: DiagPart and the operators' mul; identity: gain * eye (MatrixDiag of ones)
+    assert _op_list(code) == _want(want)

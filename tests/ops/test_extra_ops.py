@@ -75,9 +75,9 @@ def test_matrix_diag_static_shapes_with_unknown_dims():
 
 
 def test_diagonal_ops_static_errors():
-    with pytest.raises(ValueError, match="at least rank 2 but is rank 1 for 'MatrixDiagPart"):
+    with pytest.raises(ValueError, match=r"at least rank 2 but is rank 1 for 'diag_part' \(op: 'MatrixDiagPart'"):
         tf.matrix_diag_part(tf.zeros([3]))
-    with pytest.raises(ValueError, match="at least rank 1 but is rank 0 for 'MatrixDiag"):
+    with pytest.raises(ValueError, match=r"at least rank 1 but is rank 0 for 'diag' \(op: 'MatrixDiag'"):
         tf.matrix_diag(tf.constant(1.0))
     with pytest.raises(ValueError, match=r"MatrixSetDiag: .*input shape: \[2,3,4\] and diagonal "
                                          r"shape: \[2,4\]"):

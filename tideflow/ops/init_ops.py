@@ -111,12 +111,15 @@ class Identity(Initializer):
         if len(full_shape) != 2:
             raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
         dtype = dtypes.as_dtype(dtype or self.dtype)
-        value = np.eye(*full_shape, dtype=dtype.as_numpy_dtype) * np.asarray(
-            self.gain, dtype=dtype.as_numpy_dtype)
+        from tideflow.ops.range_ops import eye
+
+        # gain * eye(...), built from TF 1.15's ops
+        value = eye(*[int(d) for d in full_shape], dtype=dtype)
         if partition_info is not None:
-            offsets = partition_info.var_offset
-            value = value[tuple(slice(o, o + n) for o, n in zip(offsets, shape, strict=True))]
-        return constant_op.constant(value, dtype=dtype)
+            from tideflow.ops.slicing_ops import slice as slice_
+
+            value = slice_(value, partition_info.var_offset, list(shape))
+        return self.gain * value
 
     def get_config(self):
         return {"gain": self.gain, "dtype": self.dtype.name}
@@ -266,16 +269,17 @@ class Orthogonal(Initializer):
             rows *= d
         cols = shape[-1]
         flat = (cols, rows) if rows < cols else (rows, cols)
-        from tideflow.ops.linalg_extra_ops import qr
-        from tideflow.ops.matrix_diag_ops import matrix_diag_part
+        from tideflow.ops.linalg_extra_ops import matrix_transpose, qr
+        from tideflow.ops.matrix_diag_ops import diag_part
 
+        # TF 1.15's ops (DiagPart, the operators' mul names, matrix_transpose's scope)
         a = random_ops.random_normal(flat, dtype=dtype, seed=self.seed)
         q, r = qr(a, full_matrices=False)
         m, ao = _math_ops(), _array_ops()
-        q = m.multiply(q, m.sign(matrix_diag_part(r)))
+        q = q * m.sign(diag_part(r))
         if rows < cols:
-            q = ao.transpose(q)
-        return m.multiply(self.gain, ao.reshape(q, shape))
+            q = matrix_transpose(q)
+        return self.gain * ao.reshape(q, shape)
 
     def get_config(self):
         return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}

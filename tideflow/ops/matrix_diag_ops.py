@@ -415,7 +415,7 @@ def _is_default(value, default):
     return not isinstance(value, ops.Tensor) and np.array_equal(np.asarray(value), default)
 
 
-def matrix_diag(diagonal, name=None, k=0, num_rows=-1, num_cols=-1, padding_value=0):
+def matrix_diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0):
     """A batch of matrices with ``diagonal`` on their main diagonal, or on the diagonals
     ``k`` (an offset or a band ``(k0, k1)``), of ``num_rows`` x ``num_cols`` (by default the
     smallest square that fits), the rest ``padding_value``."""
@@ -431,7 +431,7 @@ def matrix_diag(diagonal, name=None, k=0, num_rows=-1, num_cols=-1, padding_valu
                         name=name)._outputs[0]
 
 
-def matrix_diag_part(input, name=None, k=0, padding_value=0):
+def matrix_diag_part(input, name="diag_part", k=0, padding_value=0):
     """The main diagonals of the innermost matrices of ``input``, or the diagonals ``k`` (an
     offset or a band ``(k0, k1)``, packed top diagonal first, padded with ``padding_value``)."""
     if getattr(input, "_is_linear_operator", False):
@@ -441,7 +441,7 @@ def matrix_diag_part(input, name=None, k=0, padding_value=0):
     return _diag_part_v2(input, k, padding_value, name=name)
 
 
-def matrix_set_diag(input, diagonal, name=None, k=0):
+def matrix_set_diag(input, diagonal, name="set_diag", k=0):
     """``input`` with the main diagonals (or the diagonals ``k``) of its innermost matrices
     replaced by ``diagonal``."""
     if _is_default(k, 0):

@@ -282,6 +282,17 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
         for v in (num_rows, num_columns):
             if not isinstance(v, (ops.Tensor, numbers.Integral)) or isinstance(v, bool):
                 raise TypeError("num_rows and num_columns must be positive integer values.")
+        if (isinstance(num_rows, numbers.Integral) and isinstance(num_columns, numbers.Integral)
+                and (batch_shape is None or isinstance(batch_shape, (list, tuple)))):
+            # TF 1.15's ops: ones on the diagonal, a MatrixDiag (or a MatrixSetDiag of zeros)
+            from tideflow.ops import fill_ops, matrix_diag_ops
+
+            batch = list(batch_shape or [])
+            ones = fill_ops.ones(batch + [min(num_rows, num_columns)], dtype=dtype)
+            if num_rows == num_columns:
+                return matrix_diag_ops.matrix_diag(ones, name="diag")
+            zeros = fill_ops.zeros(batch + [num_rows, num_columns], dtype=dtype)
+            return matrix_diag_ops.matrix_set_diag(zeros, ones, name="set_diag")
         out = one_hot(range(num_rows), num_columns, dtype=dtype)
         if batch_shape is None:
             return out
