@@ -154,3 +154,40 @@ def test_batch_norm_learning_phase_values(_fresh_graph):
     mm, mv = s.run(layer.weights[2:])
     np.testing.assert_allclose(mm, [0.00501668, 0.00479147, 0.00527173], rtol=1e-5)
     np.testing.assert_allclose(mv, [0.9908973, 0.99085075, 0.99077255], rtol=1e-6)
+
+
+# -- recurrent layers: TF 1.15's op count around the loop ------------------------------------
+
+# ops TF 1.15 made in the call of each layer (built first) on Input(shape)
+_TF_RNN_CALL_OPS = [
+    ("SimpleRNN(4)", (5, 3), 94), ("LSTM(4)", (5, 3), 240), ("GRU(4)", (5, 3), 238),
+    ("SimpleRNN(4, return_sequences=True)", (5, 3), 94),
+    ("LSTM(6, return_sequences=True)", (None, 3), 240), ("GRU(2)", (7, 5), 238),
+    ("SimpleRNN(4, activation='relu')", (5, 3), 94), ("LSTM(4, use_bias=False)", (5, 3), 223),
+    ("GRU(4, reset_after=True)", (5, 3), 266), ("LSTM(4, implementation=2)", (5, 3), 172),
+    ("SimpleRNN(4, use_bias=False)", (5, 3), 89), ("LSTM(4, return_state=True)", (5, 3), 240),
+    ("GRU(4, use_bias=False)", (5, 3), 201), ("GRU(4, implementation=2)", (5, 3), 202),
+    ("GRU(4, reset_after=True, implementation=2)", (5, 3), 194),
+    ("LSTM(4, implementation=2, use_bias=False)", (5, 3), 167),
+    ("LSTM(4, recurrent_activation='sigmoid')", (5, 3), 198),
+    ("GRU(4, recurrent_activation='sigmoid')", (5, 3), 210),
+    ("SimpleRNN(4, go_backwards=True)", (5, 3), 96), ("SimpleRNN(4, activation=None)", (5, 3), 92),
+    ("GRU(4, implementation=2, use_bias=False)", (5, 3), 197),
+]
+
+
+@pytest.mark.parametrize("spec,shape,count", _TF_RNN_CALL_OPS)
+def test_rnn_layer_call_takes_tf_op_count(_fresh_graph, spec, shape, count):
+    x = tf.keras.Input(shape=shape)
+    layer = eval("tf.keras.layers." + spec)
+    layer.build(x.shape)
+    before = _fresh_graph._last_id
+    layer(x)
+    assert _fresh_graph._last_id - before == count
+
+
+def test_rnn_without_dropout_makes_no_learning_phase(_fresh_graph):
+    x = tf.keras.Input(shape=(5, 3))
+    tf.keras.layers.LSTM(4)(x)
+    assert "keras_learning_phase" not in _names(_fresh_graph)  # as TF 1.15
+

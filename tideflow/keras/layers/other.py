@@ -341,7 +341,7 @@ class Embedding(Layer):
         return tf.not_equal(inputs, tf.zeros([], inputs.dtype.base_dtype))
 
     def call(self, inputs):
-        if inputs.dtype.base_dtype not in (tf.int32, tf.int64):
+        if inputs.dtype.base_dtype != tf.int32:  # as TF 1.15's (int64 ids too)
             inputs = tf.cast(inputs, "int32")
         return tf.nn.embedding_lookup(self.embeddings, inputs)
 

@@ -567,6 +567,57 @@ class _MaskedCellAdapter(_CellAdapter):
         return out, tuple(new) + (out,)
 
 
+# ops TF 1.15 builds for one application of an activation
+_ACTIVATION_OPS = {"tanh": 1, "sigmoid": 1, "relu": 1, "softsign": 1, "softplus": 1,
+                   "hard_sigmoid": 8, "linear": 0}
+
+
+def _tf_step_ops(cell):
+    """How many ops one step of ``cell`` is in TF 1.15's Keras (its variable reads
+    included), for the cells and settings whose structure is known; else None."""
+    if type(cell) not in (SimpleRNNCell, LSTMCell, GRUCell):
+        return None
+    act = _ACTIVATION_OPS.get(activations.serialize(cell.activation))
+    if act is None:
+        return None
+    b = bool(cell.use_bias)
+    if type(cell) is SimpleRNNCell:
+        return 5 + 2 * b + act
+    rec = _ACTIVATION_OPS.get(activations.serialize(cell.recurrent_activation))
+    if rec is None:
+        return None
+    if type(cell) is LSTMCell:
+        base = (40 + 8 * b) if cell.implementation == 1 else (12 + 2 * b)
+        return base + 3 * rec + 2 * act
+    if type(cell) is GRUCell:
+        if cell.implementation == 1:
+            base = 45 + (32 if cell.reset_after else 18) * b
+        elif not cell.reset_after:
+            base = 43 + 2 * b
+        elif b:
+            base = 41
+        else:
+            return None
+        return base + 2 * rec + act
+    return None
+
+
+def _tf_rnn_op_count(layer):
+    """The ops TF 1.15's Keras RNN layer builds in a call (no mask, initial state, constants,
+    dropout, statefulness or unrolling): the zero states, Keras's backend.rnn loop (the
+    inputs' TensorArray, a first step outside the loop, the while frame with one Enter per
+    tensor from outside) and the outputs' stack; None where unknown."""
+    cell = layer.cell
+    if getattr(cell, "dropout", 0) or getattr(cell, "recurrent_dropout", 0):
+        return None
+    step = _tf_step_ops(cell)
+    if step is None:
+        return None
+    states = 2 if type(cell) is LSTMCell else 1
+    weights = 2 + bool(cell.use_bias)
+    return 2 * step + 14 * states + weights + 61 + 2 * bool(layer.go_backwards)
+
+
 class RNN(Layer):
     """Runs ``cell`` over [batch, time, features] inputs; returns the last output (or all with
     ``return_sequences``), followed by the final states with ``return_state``."""
@@ -725,6 +776,9 @@ class RNN(Layer):
         if isinstance(mask, list):  # the masks of [sequence] + states: the sequence's counts
             mask = mask[0]
         x = inputs
+        first_id = tf.get_default_graph()._next_id
+        plain = (mask is None and initial_state is None and constants is None
+                 and not self.stateful and not self.unroll and not self.time_major)
         if self.unroll and x.get_shape().ndims and \
                 x.get_shape().as_list()[0 if self.time_major else 1] is None:
             raise ValueError(
@@ -758,8 +812,10 @@ class RNN(Layer):
                 raise ValueError(f"Layer {self.name} expects {len(adapter.state_size)} "
                                  f"initial state(s), but it received {len(initial_state)}.")
         cell = self.cell
-        training = training_flag(training)
         in_mask = rec_mask = None
+        if getattr(cell, "dropout", 0) > 0 or getattr(cell, "recurrent_dropout", 0) > 0:
+            # (the learning phase only where the cell drops out, as TF's cells ask for it)
+            training = training_flag(training)
         if getattr(cell, "dropout", 0) > 0:
             in_mask = _dropout_mask(x[:, 0, :], cell.dropout, training)
         if getattr(cell, "recurrent_dropout", 0) > 0:
@@ -799,6 +855,13 @@ class RNN(Layer):
             out.set_shape([dims[1] if self.time_major else dims[0], adapter.output_size])
         for s in states:
             s.set_shape([dims[1] if self.time_major else dims[0], None])
+        tf_ops = _tf_rnn_op_count(self) if plain else None
+        graph = tf.get_default_graph()
+        if tf_ops is not None and graph._next_id < first_id + tf_ops:
+            # TF 1.15 builds this loop from more ops (initial zeros, TensorArrays, a first
+            # step outside the loop, the while frame): their ids are skipped, so the layers
+            # made after get TF's op count (and their initializers TF's op seeds)
+            graph._next_id = first_id + tf_ops
         if self.return_state:
             return [out] + self._nest_states(states)
         return out
