@@ -72,3 +72,20 @@ def test_squeeze_axis_tensor_is_type_error():
         tf.squeeze(x, axis=tf.constant([0]))
     assert tf.squeeze(x, axis=np.array([0, 2])).shape.as_list() == [3]
     assert tf.squeeze(x, axis=(2,)).shape.as_list() == [1, 3]
+
+
+def test_strided_slice_with_unknown_strides_has_unknown_shape():
+    # onnx-tf's Slice feeds computed steps; TF's shape function needs every stride
+    x = tf.placeholder(tf.float32, [20, 10, 5])
+    step = tf.placeholder(tf.int32, [])
+    steps = tf.placeholder(tf.int32, [3])
+    assert tf.strided_slice(x, [0, 0, 0], [2, 3, 4], steps).shape.ndims is None
+    assert tf.strided_slice(x, [0, 0, 0], [2, 3, 4], tf.stack([1, step, 1])).shape.ndims is None
+    assert x[::step].shape.ndims is None
+    # unknown bounds with known strides keep the rank
+    assert tf.strided_slice(x, steps, steps, [1, 1, 1]).shape.as_list() == [None] * 3
+    assert x[1:step].shape.as_list() == [None, 10, 5]
+    assert x[:, step].shape.as_list() == [20, 5]
+    with tf.Session() as sess:
+        out = sess.run(x[::step], {x: np.ones([20, 10, 5], np.float32), step: 3})
+    assert out.shape == (7, 10, 5)

@@ -151,6 +151,8 @@ def _strided_slice_shape(op):
             "Expected begin, end, and strides to be 1D equal size tensors, but got lengths "
             f"{lens} instead."
         )
+    if specs[2] is None or None in specs[2]:
+        return [None]  # as TF: strides not fully known leave the rank unknown too (x[::k])
     begin, end, strides = (v if v is not None else [None] * n for v in specs)
     a = op._attrs
     bm, em, elm, nm, sm = (a["begin_mask"], a["end_mask"], a["ellipsis_mask"],
