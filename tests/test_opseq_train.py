@@ -1664,3 +1664,467 @@ INIT_CASES = [
 def test_initializers_build_tf_ops(code, want):
     # orthogonal: DiagPart and the operators' mul; identity: gain * eye (MatrixDiag of ones)
     assert _op_list(code) == _want(want)
+
+
+NN_CASES = [
+    (
+        'x = tf.placeholder(tf.float32, [None, 10]); d = tf.nn.dropout(x, keep_prob=0.5); e = tf.nn.dropout(x, rate=0.3); kp = tf.placeholder(tf.float32); f = tf.nn.dropout(x, keep_prob=kp); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        dropout/rate Const
+        dropout/Shape Shape
+        dropout/random_uniform/min Const
+        dropout/random_uniform/max Const
+        dropout/random_uniform/RandomUniform RandomUniform seed2=5
+        dropout/random_uniform/sub Sub
+        dropout/random_uniform/mul Mul
+        dropout/random_uniform Add
+        dropout/sub/x Const
+        dropout/sub Sub
+        dropout/truediv/x Const
+        dropout/truediv RealDiv
+        dropout/GreaterEqual GreaterEqual
+        dropout/mul Mul
+        dropout/Cast Cast
+        dropout/mul_1 Mul
+        dropout_1/rate Const
+        dropout_1/Shape Shape
+        dropout_1/random_uniform/min Const
+        dropout_1/random_uniform/max Const
+        dropout_1/random_uniform/RandomUniform RandomUniform seed2=21
+        dropout_1/random_uniform/sub Sub
+        dropout_1/random_uniform/mul Mul
+        dropout_1/random_uniform Add
+        dropout_1/sub/x Const
+        dropout_1/sub Sub
+        dropout_1/truediv/x Const
+        dropout_1/truediv RealDiv
+        dropout_1/GreaterEqual GreaterEqual
+        dropout_1/mul Mul
+        dropout_1/Cast Cast
+        dropout_1/mul_1 Mul
+        Placeholder_1 Placeholder
+        sub/x Const
+        sub Sub
+        dropout_2/Shape Shape
+        dropout_2/random_uniform/min Const
+        dropout_2/random_uniform/max Const
+        dropout_2/random_uniform/RandomUniform RandomUniform seed2=39
+        dropout_2/random_uniform/sub Sub
+        dropout_2/random_uniform/mul Mul
+        dropout_2/random_uniform Add
+        dropout_2/sub/x Const
+        dropout_2/sub Sub
+        dropout_2/truediv/x Const
+        dropout_2/truediv RealDiv
+        dropout_2/GreaterEqual GreaterEqual
+        dropout_2/mul Mul
+        dropout_2/Cast Cast
+        dropout_2/mul_1 Mul
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=54
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 4, 5]); a = tf.nn.softmax(x); b = tf.nn.softmax(x, axis=1); c = tf.nn.log_softmax(x, axis=1); d = tf.nn.softmax(x, axis=-1); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        Softmax Softmax
+        Rank Const
+        Rank_1 Const
+        Sub/y Const
+        Sub Sub
+        range/start Const
+        range/limit Const
+        range/delta Const
+        range Range
+        range_1/start Const
+        range_1/delta Const
+        range_1 Range
+        concat/values_1 Pack
+        concat/values_3 Const
+        concat/axis Const
+        concat ConcatV2
+        transpose Transpose
+        Softmax_1 Softmax
+        Sub_1/y Const
+        Sub_1 Sub
+        range_2/start Const
+        range_2/limit Const
+        range_2/delta Const
+        range_2 Range
+        range_3/start Const
+        range_3/delta Const
+        range_3 Range
+        concat_1/values_1 Pack
+        concat_1/values_3 Const
+        concat_1/axis Const
+        concat_1 ConcatV2
+        transpose_1 Transpose
+        Rank_2 Const
+        Rank_3 Const
+        Sub_2/y Const
+        Sub_2 Sub
+        range_4/start Const
+        range_4/limit Const
+        range_4/delta Const
+        range_4 Range
+        range_5/start Const
+        range_5/delta Const
+        range_5 Range
+        concat_2/values_1 Pack
+        concat_2/values_3 Const
+        concat_2/axis Const
+        concat_2 ConcatV2
+        transpose_2 Transpose
+        LogSoftmax LogSoftmax
+        Sub_3/y Const
+        Sub_3 Sub
+        range_6/start Const
+        range_6/limit Const
+        range_6/delta Const
+        range_6 Range
+        range_7/start Const
+        range_7/delta Const
+        range_7 Range
+        concat_3/values_1 Pack
+        concat_3/values_3 Const
+        concat_3/axis Const
+        concat_3 ConcatV2
+        transpose_3 Transpose
+        Softmax_2 Softmax
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=68
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 4]); y = tf.placeholder(tf.float32, [None, 4]); a = tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=x); b = tf.nn.weighted_cross_entropy_with_logits(y, x, 2.0); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        Placeholder_1 Placeholder
+        logistic_loss/zeros_like ZerosLike
+        logistic_loss/GreaterEqual GreaterEqual
+        logistic_loss/Select Select
+        logistic_loss/Neg Neg
+        logistic_loss/Select_1 Select
+        logistic_loss/mul Mul
+        logistic_loss/sub Sub
+        logistic_loss/Exp Exp
+        logistic_loss/Log1p Log1p
+        logistic_loss Add
+        logistic_loss_1/mul/x Const
+        logistic_loss_1/mul Mul
+        logistic_loss_1/add/x Const
+        logistic_loss_1/add AddV2
+        logistic_loss_1/sub/x Const
+        logistic_loss_1/sub Sub
+        logistic_loss_1/mul_1 Mul
+        logistic_loss_1/Abs Abs
+        logistic_loss_1/Neg Neg
+        logistic_loss_1/Exp Exp
+        logistic_loss_1/Log1p Log1p
+        logistic_loss_1/Neg_1 Neg
+        logistic_loss_1/Relu Relu
+        logistic_loss_1/add_1 AddV2
+        logistic_loss_1/mul_2 Mul
+        logistic_loss_1 Add
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=31
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'p = tf.get_variable("emb", [10, 4], partitioner=tf.fixed_size_partitioner(2)); ids = tf.placeholder(tf.int64, [None]); e = tf.nn.embedding_lookup(p, ids); z = tf.random_normal([2])',
+        """
+        emb/part_0/Initializer/random_uniform/shape Const
+        emb/part_0/Initializer/random_uniform/min Const
+        emb/part_0/Initializer/random_uniform/max Const
+        emb/part_0/Initializer/random_uniform/RandomUniform RandomUniform seed2=3
+        emb/part_0/Initializer/random_uniform/sub Sub
+        emb/part_0/Initializer/random_uniform/mul Mul
+        emb/part_0/Initializer/random_uniform Add
+        emb/part_0 VariableV2
+        emb/part_0/Assign Assign
+        emb/part_0/read Identity
+        emb/part_1/Initializer/random_uniform/shape Const
+        emb/part_1/Initializer/random_uniform/min Const
+        emb/part_1/Initializer/random_uniform/max Const
+        emb/part_1/Initializer/random_uniform/RandomUniform RandomUniform seed2=13
+        emb/part_1/Initializer/random_uniform/sub Sub
+        emb/part_1/Initializer/random_uniform/mul Mul
+        emb/part_1/Initializer/random_uniform Add
+        emb/part_1 VariableV2
+        emb/part_1/Assign Assign
+        emb/part_1/read Identity
+        Placeholder Placeholder
+        embedding_lookup/Reshape/shape Const
+        embedding_lookup/Reshape Reshape
+        embedding_lookup/Size Size
+        embedding_lookup/range/start Const
+        embedding_lookup/range/delta Const
+        embedding_lookup/range Range
+        embedding_lookup/mod/y Const
+        embedding_lookup/mod FloorMod
+        embedding_lookup/floordiv/y Const
+        embedding_lookup/floordiv FloorDiv
+        embedding_lookup/Cast Cast
+        embedding_lookup/DynamicPartition DynamicPartition
+        embedding_lookup/DynamicPartition_1 DynamicPartition
+        embedding_lookup/GatherV2/axis Const
+        embedding_lookup/GatherV2 GatherV2
+        embedding_lookup/GatherV2_1/axis Const
+        embedding_lookup/GatherV2_1 GatherV2
+        embedding_lookup ParallelDynamicStitch
+        embedding_lookup/Shape Shape
+        embedding_lookup/concat/values_1 Const
+        embedding_lookup/concat/axis Const
+        embedding_lookup/concat ConcatV2
+        embedding_lookup/Reshape_1 Reshape
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=47
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'w1 = tf.Variable(tf.zeros([5, 4])); w2 = tf.Variable(tf.zeros([5, 4])); ids = tf.placeholder(tf.int32, [None]); e = tf.nn.embedding_lookup([w1, w2], ids); e2 = tf.nn.embedding_lookup([w1, w2], ids, partition_strategy="div"); z = tf.random_normal([2])',
+        """
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        zeros_1 Const
+        Variable_1 VariableV2
+        Variable_1/Assign Assign
+        Variable_1/read Identity
+        Placeholder Placeholder
+        embedding_lookup/Reshape/shape Const
+        embedding_lookup/Reshape Reshape
+        embedding_lookup/Size Size
+        embedding_lookup/range/start Const
+        embedding_lookup/range/delta Const
+        embedding_lookup/range Range
+        embedding_lookup/mod/y Const
+        embedding_lookup/mod FloorMod
+        embedding_lookup/floordiv/y Const
+        embedding_lookup/floordiv FloorDiv
+        embedding_lookup/DynamicPartition DynamicPartition
+        embedding_lookup/DynamicPartition_1 DynamicPartition
+        embedding_lookup/GatherV2/axis Const
+        embedding_lookup/GatherV2 GatherV2
+        embedding_lookup/GatherV2_1/axis Const
+        embedding_lookup/GatherV2_1 GatherV2
+        embedding_lookup ParallelDynamicStitch
+        embedding_lookup/Shape Shape
+        embedding_lookup/concat/values_1 Const
+        embedding_lookup/concat/axis Const
+        embedding_lookup/concat ConcatV2
+        embedding_lookup/Reshape_1 Reshape
+        embedding_lookup_1/Reshape/shape Const
+        embedding_lookup_1/Reshape Reshape
+        embedding_lookup_1/Size Size
+        embedding_lookup_1/range/start Const
+        embedding_lookup_1/range/delta Const
+        embedding_lookup_1/range Range
+        embedding_lookup_1/Const Const
+        embedding_lookup_1/floordiv/y Const
+        embedding_lookup_1/floordiv FloorDiv
+        embedding_lookup_1/mod/y Const
+        embedding_lookup_1/mod FloorMod
+        embedding_lookup_1/add/y Const
+        embedding_lookup_1/add AddV2
+        embedding_lookup_1/floordiv_1 FloorDiv
+        embedding_lookup_1/sub Sub
+        embedding_lookup_1/floordiv_2 FloorDiv
+        embedding_lookup_1/Maximum Maximum
+        embedding_lookup_1/Less Less
+        embedding_lookup_1/add_1/y Const
+        embedding_lookup_1/add_1 AddV2
+        embedding_lookup_1/mod_1 FloorMod
+        embedding_lookup_1/sub_1 Sub
+        embedding_lookup_1/mod_2 FloorMod
+        embedding_lookup_1/Select Select
+        embedding_lookup_1/DynamicPartition DynamicPartition
+        embedding_lookup_1/DynamicPartition_1 DynamicPartition
+        embedding_lookup_1/GatherV2/axis Const
+        embedding_lookup_1/GatherV2 GatherV2
+        embedding_lookup_1/GatherV2_1/axis Const
+        embedding_lookup_1/GatherV2_1 GatherV2
+        embedding_lookup_1 ParallelDynamicStitch
+        embedding_lookup_1/Shape Shape
+        embedding_lookup_1/concat/values_1 Const
+        embedding_lookup_1/concat/axis Const
+        embedding_lookup_1/concat ConcatV2
+        embedding_lookup_1/Reshape_1 Reshape
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=70
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 4]); a = tf.nn.relu6(x); b = tf.nn.leaky_relu(x); c = tf.nn.elu(x); d = tf.nn.softplus(x); e = tf.nn.l2_loss(x); f = tf.nn.bias_add(x, tf.zeros([4])); g = tf.nn.xw_plus_b(x, tf.zeros([4, 2]), tf.zeros([2])); h = tf.nn.relu_layer(x, tf.zeros([4, 2]), tf.zeros([2])); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        Relu6 Relu6
+        LeakyRelu LeakyRelu
+        Elu Elu
+        Softplus Softplus
+        L2Loss L2Loss
+        zeros Const
+        BiasAdd BiasAdd
+        zeros_1 Const
+        zeros_2 Const
+        xw_plus_b/MatMul MatMul
+        xw_plus_b BiasAdd
+        zeros_3 Const
+        zeros_4 Const
+        relu_layer/MatMul MatMul
+        relu_layer/BiasAdd BiasAdd
+        relu_layer Relu
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=20
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 4]); a = tf.nn.top_k(x, 2); b = tf.nn.in_top_k(x, tf.placeholder(tf.int32, [None]), 1); c = tf.nn.normalize_moments(tf.constant(2.0), tf.zeros([4]), tf.ones([4]), None); d = tf.nn.sufficient_statistics(x, [0]); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        TopKV2/k Const
+        TopKV2 TopKV2
+        Placeholder_1 Placeholder
+        in_top_k/InTopKV2/k Const
+        in_top_k/InTopKV2 InTopKV2
+        Const Const
+        zeros Const
+        ones Const
+        normalize/divisor Reciprocal
+        normalize/mean Mul
+        normalize/Mul Mul
+        normalize/Square Square
+        normalize/variance Sub
+        sufficient_statistics/Shape Shape
+        sufficient_statistics/Cast Cast
+        sufficient_statistics/GatherV2/indices Const
+        sufficient_statistics/GatherV2/axis Const
+        sufficient_statistics/GatherV2 GatherV2
+        sufficient_statistics/Const Const
+        sufficient_statistics/count Prod
+        sufficient_statistics/Square Square
+        sufficient_statistics/mean_ss/reduction_indices Const
+        sufficient_statistics/mean_ss Sum
+        sufficient_statistics/var_ss/reduction_indices Const
+        sufficient_statistics/var_ss Sum
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=29
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 4, 5]); a = tf.nn.softmax(x, axis=-2); b = tf.nn.log_softmax(x, axis=0, name="ls"); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        Rank Const
+        add/x Const
+        add AddV2
+        Rank_1 Const
+        mod/y Const
+        mod FloorMod
+        Sub/y Const
+        Sub Sub
+        range/start Const
+        range/delta Const
+        range Range
+        add_1/y Const
+        add_1 AddV2
+        range_1/delta Const
+        range_1 Range
+        concat/values_1 Pack
+        concat/values_3 Pack
+        concat/axis Const
+        concat ConcatV2
+        transpose Transpose
+        Softmax Softmax
+        Sub_1/y Const
+        Sub_1 Sub
+        range_2/start Const
+        range_2/delta Const
+        range_2 Range
+        add_2/y Const
+        add_2 AddV2
+        range_3/delta Const
+        range_3 Range
+        concat_1/values_1 Pack
+        concat_1/values_3 Pack
+        concat_1/axis Const
+        concat_1 ConcatV2
+        transpose_1 Transpose
+        Rank_2 Const
+        Rank_3 Const
+        Sub_2/y Const
+        Sub_2 Sub
+        range_4/start Const
+        range_4/limit Const
+        range_4/delta Const
+        range_4 Range
+        range_5/start Const
+        range_5/delta Const
+        range_5 Range
+        concat_2/values_1 Pack
+        concat_2/values_3 Const
+        concat_2/axis Const
+        concat_2 ConcatV2
+        transpose_2 Transpose
+        LogSoftmax LogSoftmax
+        Sub_3/y Const
+        Sub_3 Sub
+        range_6/start Const
+        range_6/limit Const
+        range_6/delta Const
+        range_6 Range
+        range_7/start Const
+        range_7/delta Const
+        range_7 Range
+        concat_3/values_1 Pack
+        concat_3/values_3 Const
+        concat_3/axis Const
+        concat_3 ConcatV2
+        ls Transpose
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=70
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("code,want", NN_CASES)
+def test_nn_functions_build_tf_ops(code, want):
+    # softmax on another axis swaps it with the last by TF's Rank/Range/concat transpose;
+    # sharded embedding lookups stitch with ParallelDynamicStitch ('div': a Select)
+    assert _op_list(code) == _want(want)

@@ -258,15 +258,21 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
             p_assignments = flat_ids % np_
             new_ids = flat_ids // np_
         else:
-            # the first (total % np) shards hold one row more than the others
-            total = _shard_rows(params)
-            total = cast_ops.cast(total, flat_ids.dtype)  # int32 when shapes are dynamic
+            # the first (total % np) shards hold one row more than the others (TF 1.15's
+            # ops: a Const total when the shards' rows are known, a Select of the two ids)
+            rows = [p.get_shape()[0].value if p.get_shape().ndims else None for p in params]
+            if None not in rows:
+                from tideflow.ops import constant_op
+
+                total = constant_op.constant(sum(rows), flat_ids.dtype)
+            else:
+                total = _shard_rows(params)
+                total = cast_ops.cast(total, flat_ids.dtype)  # int32 when shapes are dynamic
             per = total // np_
             extras = total % np_
             p_assignments = math_ops.maximum(flat_ids // (per + 1), (flat_ids - extras) // per)
-            in_extras = cast_ops.cast(math_ops.less(p_assignments, extras), flat_ids.dtype)
-            new_ids = (in_extras * (flat_ids % (per + 1))
-                       + (1 - in_extras) * ((flat_ids - extras) % per))
+            new_ids = gather_ops.where(p_assignments < extras, flat_ids % (per + 1),
+                                       (flat_ids - extras) % per)
         p_assignments = cast_ops.cast(p_assignments, dtypes.int32)
         gather_ids = dynamic_partition(new_ids, p_assignments, np_)
         pindices = dynamic_partition(original_indices, p_assignments, np_)
@@ -274,7 +280,7 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         for p, pids in zip(params, gather_ids):
             with ops.colocate_with(p):
                 partitioned.append(gather_ops.gather(p, pids))
-        ret = dynamic_stitch(pindices, partitioned, name=scope)
+        ret = parallel_dynamic_stitch(pindices, partitioned, name=scope)
         element_shape = TensorShape(None)
         for p in params:
             ps = p.get_shape()

@@ -92,7 +92,7 @@ def crelu(features, name=None, axis=-1):
 def relu_layer(x, weights, biases, name=None):
     """relu(matmul(x, weights) + biases)."""
     with ops.name_scope(name, "relu_layer", [x, weights, biases]) as scope:
-        return relu(xw_plus_b(x, weights, biases), name=scope)
+        return relu(bias_add(linalg_ops.matmul(x, weights), biases), name=scope)
 
 
 def xw_plus_b(x, weights, biases, name=None):
@@ -141,6 +141,13 @@ def _swap_with_last(x, axis, rank):
     perm = concat_ops.concat([range_ops.range(axis), [last], range_ops.range(axis + 1, last),
                               [axis]], 0)
     return array_ops.transpose(x, perm)
+
+
+def _tf_swap_axis(x, axis, last, name=None):
+    """TF 1.15's softmax transpose: ``axis`` and ``last`` (a tensor) trade places."""
+    perm = concat_ops.concat([range_ops.range(axis), [last], range_ops.range(axis + 1, last),
+                              [axis]], 0)
+    return array_ops.transpose(x, perm, name=name or "transpose")
 
 
 def _move_to_end(x, axis, rank):
@@ -197,11 +204,19 @@ def _softmax(logits, op_type, axis, name):
                 f"Dimension ({axis}) must be in the range [{-rank}, {rank}) where {rank} is the "
                 "number of dimensions in the input.",
             )
-        axis %= rank
-        if axis == rank - 1:
+        if axis % rank == rank - 1:
             return _op(op_type, [logits], name=name)[0]
-        swapped = _op(op_type, [_swap_with_last(logits, axis, rank)])[0]
-        out = _swap_with_last(swapped, axis, rank)
+        # TF 1.15's ops: the axis swapped with the last by a transpose whose permutation is
+        # built from Rank, Sub, Range and a concat, before and after the op
+        ndims = array_ops.rank(logits)
+        if axis < 0:
+            axis = axis + ndims
+        input_rank = array_ops.rank(logits)
+        axis = axis % rank
+        out = _op(op_type, [_tf_swap_axis(logits, axis, math_ops.subtract(input_rank, 1))])[0]
+        out = _tf_swap_axis(out, axis, math_ops.subtract(input_rank, 1), name=name)
+        out.set_shape(logits.get_shape())
+        return out
     else:
         if axis == -1:
             return _op(op_type, [logits], name=name)[0]
@@ -417,8 +432,9 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
         labels = ops.convert_to_tensor(labels, dtype=logits.dtype, name="targets")
         _same_shape(labels, logits)
         log_weight = 1 + (pos_weight - 1) * labels
+        linear = (1 - labels) * logits  # first, as TF 1.15 builds it
         softplus_neg = math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + relu(-logits)
-        return math_ops.add((1 - labels) * logits, log_weight * softplus_neg, name=scope)
+        return math_ops.add(linear, log_weight * softplus_neg, name=scope)
 
 
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
@@ -518,8 +534,8 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
                 count *= shape[a].value
             counts = ops.convert_to_tensor(count, dtype=x.dtype)  # a Const, as TF's
         else:
-            dims = gather_ops.gather(array_ops.shape(x), axes)
-            counts = cast_ops.cast(reduction_ops.reduce_prod(dims), x.dtype, name="count")
+            dims = gather_ops.gather(cast_ops.cast(array_ops.shape(x), x.dtype), axes)
+            counts = reduction_ops.reduce_prod(dims, name="count")
         if shift is not None:
             shift = ops.convert_to_tensor(shift, name="shift")
             m_ss = math_ops.subtract(x, shift)
@@ -535,11 +551,11 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
     """The mean and variance from sufficient statistics."""
     with ops.name_scope(name, "normalize", [counts, mean_ss, variance_ss, shift]):
         divisor = math_ops.reciprocal(counts, name="divisor")
-        shifted_mean = math_ops.multiply(mean_ss, divisor, name="shifted_mean")
         if shift is not None:
+            shifted_mean = math_ops.multiply(mean_ss, divisor, name="shifted_mean")
             mean = math_ops.add(shifted_mean, shift, name="mean")
-        else:
-            mean = array_ops.identity(shifted_mean, name="mean")
+        else:  # the product is the mean itself, as TF names it
+            shifted_mean = mean = math_ops.multiply(mean_ss, divisor, name="mean")
         variance = math_ops.subtract(math_ops.multiply(variance_ss, divisor),
                                      math_ops.square(shifted_mean), name="variance")
     return mean, variance
@@ -672,8 +688,9 @@ def in_top_k(predictions, targets, k, name=None):
     """Whether each target's prediction is among the ``k`` largest of its row."""
     with ops.name_scope(name, "in_top_k"):  # as TF: in_top_k/InTopKV2 (or name/name)
         targets = ops.convert_to_tensor(targets, preferred_dtype=dtypes.int32, name="targets")
-        return _op("InTopKV2", [predictions, targets, ops.convert_to_tensor(
-            k, dtype=targets.dtype, name="k")], name=name)[0]
+        if not isinstance(k, ops.Tensor):  # converted inside the op, as TF: InTopKV2/k
+            k = np.asarray(k, dtype=targets.dtype.as_numpy_dtype)
+        return _op("InTopKV2", [predictions, targets, k], name=name)[0]
 
 
 def zero_fraction(value, name=None):
