@@ -190,3 +190,40 @@ def test_keras_weights_and_slots_are_resource_variables_tf_layers_ref_ones():
     layer = tf.layers.Dense(2)
     layer(tf.ones((1, 3)))
     assert layer.kernel.dtype == tf.float32_ref  # tf.layers: ref variables, as TF 1.15's
+
+
+def test_resource_variable_ops_are_tf_1_15s():
+    """A resource variable's own ops and names, a fresh ReadVariableOp for each use, and an
+    update followed by a read (the value sess.run gives), as TF 1.15 builds them."""
+    v = tf.get_variable("v", [3, 4], use_resource=True)
+    g = tf.get_default_graph()
+    names = [op.name for op in g.get_operations()]
+    assert names[-4:] == ["v", "v/IsInitialized/VarIsInitializedOp", "v/Assign",
+                          "v/Read/ReadVariableOp"]
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = tf.matmul(x, v)
+    assert y.op.inputs[1].op.name == "MatMul/ReadVariableOp"
+    r = v.read_value()
+    assert [r.op.name, r.op.inputs[0].op.name] == ["Identity", "Read/ReadVariableOp"]
+    a = v.assign_add(tf.ones([3, 4]))
+    assert a.op.name == "ReadVariableOp"
+    assert a.op.control_inputs[0].name == "AssignAddVariableOp"
+    u = tf.Variable(3.0, use_resource=True)
+    assert u.initial_value.op.name == "Variable/Initializer/initial_value"
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        before = s.run(v)
+        np.testing.assert_allclose(s.run(a), before + 1)
+        assert s.run(u.assign(5.0)) == 5.0
+
+
+def test_resource_update_in_a_cond_branch_returns_the_new_value():
+    v = _var("v", [0.0, 1.0], True)
+    c = tf.cond(tf.constant(True), lambda: tf.identity(v.assign_sub([1.0, 1.0])),
+                lambda: tf.identity(v))
+    d = tf.cond(tf.constant(True), lambda: v.assign_add([1.0, 1.0]), lambda: tf.identity(v))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(s.run(c), [-1, 0])  # TF 1.15's
+        np.testing.assert_array_equal(s.run(d), [0, 1])
+        np.testing.assert_array_equal(s.run(v), [0, 1])

@@ -252,6 +252,12 @@ class Variable(metaclass=_VariableMeta):
                     self._initial_value = ops.convert_to_tensor(
                         initial_value(), name="initial_value", dtype=dtype
                     )
+            elif self._resource:
+                # TF 1.15's ResourceVariable converts it under "Initializer" too
+                with ops.name_scope("Initializer"), g.device(None):
+                    self._initial_value = ops.convert_to_tensor(
+                        initial_value, name="initial_value", dtype=dtype
+                    )
             else:
                 self._initial_value = ops.convert_to_tensor(
                     initial_value, name="initial_value", dtype=dtype
@@ -293,13 +299,24 @@ class Variable(metaclass=_VariableMeta):
             )
             if self._resource:
                 state_ops.mark_resource(self._variable.op)
+                # TF 1.15's ops of a resource variable, with its names: <v>/IsInitialized/
+                # VarIsInitializedOp, <v>/Assign, <v>/Read/ReadVariableOp (the value a fetch
+                # of the variable gets); every other use of it reads it afresh (value())
+                with ops.name_scope("IsInitialized"):
+                    state_ops.is_variable_initialized(self._variable, name="VarIsInitializedOp")
             # the initializer runs where the variable lives (e.g. its parameter server)
             with g.colocate_with(self._variable.op):
                 self._initializer_op = state_ops.assign(
                     self._variable, _guard_uninitialized(self._initial_value, n[:-1]),
                     validate_shape=validate_shape
                 ).op
-            if caching_device is not None:
+            if self._resource:
+                with ops.name_scope("Read"), g.colocate_with(self._variable.op):
+                    self._snapshot = array_ops.identity(self._variable, name="ReadVariableOp")
+                if caching_device is not None:
+                    with g.device(caching_device):
+                        self._snapshot = array_ops.identity(self._snapshot)
+            elif caching_device is not None:
                 with g.device(caching_device):
                     self._snapshot = array_ops.identity(self._variable, name="read")
             else:
@@ -420,14 +437,24 @@ class Variable(metaclass=_VariableMeta):
     # -- reading ----------------------------------------------------------------------------
     def value(self):
         """The snapshot tensor ``<name>/read`` (the value used by ops that read the variable);
-        for a resource variable under control dependencies, a fresh read ordered after them."""
-        if getattr(self, "_resource", False) and (
-                ops.get_default_graph()._control_dependencies_stack):
-            return array_ops.identity(self._variable, name="read")
+        a resource variable's is a fresh read (``ReadVariableOp``, in the current name scope,
+        ordered after the control dependencies in force), as TF's."""
+        if getattr(self, "_resource", False):
+            g = ops.get_default_graph()
+            if g.building_function and not g._control_dependencies_stack:
+                # in a cond branch or loop body: the read made outside, captured (gradients
+                # reach the variable through it)
+                return self._snapshot
+            return array_ops.identity(self._variable, name="ReadVariableOp")
         return self._snapshot
 
     def read_value(self):
-        """A fresh read of the variable (an Identity op)."""
+        """A fresh read of the variable (an Identity op; a resource variable's as TF names it:
+        ``Read/ReadVariableOp`` and an ``Identity`` of it)."""
+        if getattr(self, "_resource", False):
+            with ops.name_scope("Read"):
+                value = array_ops.identity(self._variable, name="ReadVariableOp")
+            return array_ops.identity(value)
         return array_ops.identity(self._variable, name="read")
 
     def _ref(self):
@@ -472,17 +499,39 @@ class Variable(metaclass=_VariableMeta):
         """Assigns ``value``; returns the ref after the assignment (or the op). A variable
         made with a partly unknown ``shape`` takes values of other shapes, as TF documents."""
         fixed = self._variable.get_shape().is_fully_defined()
+        if getattr(self, "_resource", False):
+            return self._resource_update(
+                state_ops.assign(self._variable, value, use_locking=use_locking,
+                                 name=name or "AssignVariableOp", validate_shape=fixed),
+                read_value)
         t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name,
                              validate_shape=fixed)
         return t if read_value else t.op
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        if getattr(self, "_resource", False):
+            return self._resource_update(
+                state_ops.assign_add(self._variable, delta, use_locking=use_locking,
+                                     name=name or "AssignAddVariableOp"), read_value)
         t = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
         return t if read_value else t.op
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        if getattr(self, "_resource", False):
+            return self._resource_update(
+                state_ops.assign_sub(self._variable, delta, use_locking=use_locking,
+                                     name=name or "AssignSubVariableOp"), read_value)
         t = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return t if read_value else t.op
+
+    def _resource_update(self, t, read_value):
+        """A resource variable's update, as TF 1.15's: named after the resource op, and, with
+        ``read_value``, a read of the variable made after it (``ReadVariableOp``: the value a
+        program gets from ``sess.run(v.assign(...))``)."""
+        if not read_value:
+            return t.op
+        with ops.control_dependencies([t.op]):
+            return array_ops.identity(self._variable, name="ReadVariableOp")
 
     def _sparse(self, fn, sparse_delta, use_locking, name):
         if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):

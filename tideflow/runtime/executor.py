@@ -824,8 +824,17 @@ def _fetch_live(v, i):
 
 def _reads_fed_ref(op, fed):
     """An Identity of a fed ref tensor (``feed_dict={variable: value}``): its value is the fed
-    one, never the variable's current buffer (which its kernel would otherwise look up)."""
-    return op._type == "Identity" and op._inputs[0] in fed and op._inputs[0]._dtype._is_ref_dtype
+    one, never the variable's current buffer (which its kernel would otherwise look up). A
+    cond branch's or loop body's capture of a variable is no feed: its read looks the buffer up
+    (an update earlier in the body may have moved the variable to a new one)."""
+    if op._type != "Identity":
+        return False
+    t = op._inputs[0]
+    if t not in fed or not t._dtype._is_ref_dtype:
+        return False
+    g = t._op._graph
+    return not (t._op._type == "Placeholder" and hasattr(g, "captured_source")
+                and g.captured_source(t) is not None)
 
 
 def _is_pass_through(op, od, kernel):
