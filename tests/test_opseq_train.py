@@ -2128,3 +2128,200 @@ def test_nn_functions_build_tf_ops(code, want):
     # softmax on another axis swaps it with the last by TF's Rank/Range/concat transpose;
     # sharded embedding lookups stitch with ParallelDynamicStitch ('div': a Select)
     assert _op_list(code) == _want(want)
+
+
+SCHEDULE_CASES = [
+    (
+        'v = tf.Variable(tf.zeros([3, 2])); w = tf.Variable(tf.zeros([2])); g, n = tf.clip_by_global_norm([v * 1.0, w * 1.0], 5.0); z = tf.random_uniform([2])',
+        """
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        zeros_1 Const
+        Variable_1 VariableV2
+        Variable_1/Assign Assign
+        Variable_1/read Identity
+        mul/y Const
+        mul Mul
+        mul_1/y Const
+        mul_1 Mul
+        global_norm/L2Loss L2Loss
+        global_norm/L2Loss_1 L2Loss
+        global_norm/stack Pack
+        global_norm/Const Const
+        global_norm/Sum Sum
+        global_norm/Const_1 Const
+        global_norm/mul Mul
+        global_norm/global_norm Sqrt
+        clip_by_global_norm/truediv/x Const
+        clip_by_global_norm/truediv RealDiv
+        clip_by_global_norm/Const Const
+        clip_by_global_norm/truediv_1/y Const
+        clip_by_global_norm/truediv_1 RealDiv
+        clip_by_global_norm/Minimum Minimum
+        clip_by_global_norm/mul/x Const
+        clip_by_global_norm/mul Mul
+        clip_by_global_norm/IsFinite IsFinite
+        clip_by_global_norm/Const_1 Const
+        clip_by_global_norm/Select Select
+        clip_by_global_norm/mul_1 Mul
+        clip_by_global_norm/clip_by_global_norm/_0 Identity
+        clip_by_global_norm/mul_2 Mul
+        clip_by_global_norm/clip_by_global_norm/_1 Identity
+        random_uniform/shape Const
+        random_uniform/min Const
+        random_uniform/max Const
+        random_uniform/RandomUniform RandomUniform seed2=38
+        random_uniform/sub Sub
+        random_uniform/mul Mul
+        random_uniform Add
+        """,
+    ),
+    (
+        'l = tf.placeholder(tf.int64, [None]); p = tf.placeholder(tf.float32, [None, 3]); acc, up = tf.metrics.accuracy(l, tf.argmax(p, 1)); z = tf.random_uniform([2])',
+        """
+        Placeholder Placeholder
+        Placeholder_1 Placeholder
+        ArgMax/dimension Const
+        ArgMax ArgMax
+        Equal Equal
+        Cast Cast
+        accuracy/total/Initializer/zeros Const
+        accuracy/total VariableV2
+        accuracy/total/Assign Assign
+        accuracy/total/read Identity
+        accuracy/count/Initializer/zeros Const
+        accuracy/count VariableV2
+        accuracy/count/Assign Assign
+        accuracy/count/read Identity
+        accuracy/Size Size
+        accuracy/Cast Cast
+        accuracy/Const Const
+        accuracy/Sum Sum
+        accuracy/AssignAdd AssignAdd
+        accuracy/AssignAdd_1 AssignAdd
+        accuracy/Maximum/y Const
+        accuracy/Maximum Maximum
+        accuracy/value DivNoNan
+        accuracy/Maximum_1/y Const
+        accuracy/Maximum_1 Maximum
+        accuracy/update_op DivNoNan
+        random_uniform/shape Const
+        random_uniform/min Const
+        random_uniform/max Const
+        random_uniform/RandomUniform RandomUniform seed2=29
+        random_uniform/sub Sub
+        random_uniform/mul Mul
+        random_uniform Add
+        """,
+    ),
+    (
+        'gs = tf.train.get_or_create_global_step(); lr = tf.train.exponential_decay(0.1, gs, 100, 0.96, staircase=True); lr3 = tf.train.polynomial_decay(0.1, gs, 100); lr4 = tf.train.exponential_decay(0.1, gs, 100, 0.96); z = tf.random_normal([2])',
+        """
+        global_step/Initializer/zeros Const
+        global_step VariableV2
+        global_step/Assign Assign
+        global_step/read Identity
+        ExponentialDecay/initial_learning_rate Const
+        ExponentialDecay/Cast/x Const
+        ExponentialDecay/Cast Cast
+        ExponentialDecay/Cast_1/x Const
+        ExponentialDecay/Cast_2 Cast
+        ExponentialDecay/truediv RealDiv
+        ExponentialDecay/Floor Floor
+        ExponentialDecay/Pow Pow
+        ExponentialDecay Mul
+        PolynomialDecay/initial_learning_rate Const
+        PolynomialDecay/Cast/x Const
+        PolynomialDecay/Cast_1/x Const
+        PolynomialDecay/Cast_2 Cast
+        PolynomialDecay/Cast_3/x Const
+        PolynomialDecay/Cast_3 Cast
+        PolynomialDecay/Minimum/y Const
+        PolynomialDecay/Minimum Minimum
+        PolynomialDecay/truediv RealDiv
+        PolynomialDecay/sub Sub
+        PolynomialDecay/sub_1/x Const
+        PolynomialDecay/sub_1 Sub
+        PolynomialDecay/Pow Pow
+        PolynomialDecay/Mul Mul
+        PolynomialDecay Add
+        ExponentialDecay_1/initial_learning_rate Const
+        ExponentialDecay_1/Cast/x Const
+        ExponentialDecay_1/Cast Cast
+        ExponentialDecay_1/Cast_1/x Const
+        ExponentialDecay_1/Cast_2 Cast
+        ExponentialDecay_1/truediv RealDiv
+        ExponentialDecay_1/Pow Pow
+        ExponentialDecay_1 Mul
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=39
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'gs = tf.train.get_or_create_global_step(); lr = tf.train.inverse_time_decay(0.1, gs, 100, 0.5); lr2 = tf.train.natural_exp_decay(0.1, gs, 100, 0.5); lr3 = tf.train.cosine_decay(0.1, gs, 100); z = tf.random_normal([2])',
+        """
+        global_step/Initializer/zeros Const
+        global_step VariableV2
+        global_step/Assign Assign
+        global_step/read Identity
+        InverseTimeDecay/initial_learning_rate Const
+        InverseTimeDecay/Cast/x Const
+        InverseTimeDecay/Cast Cast
+        InverseTimeDecay/Cast_1/x Const
+        InverseTimeDecay/Cast_2 Cast
+        InverseTimeDecay/truediv RealDiv
+        InverseTimeDecay/Const Const
+        InverseTimeDecay/Cast_3 Cast
+        InverseTimeDecay/Mul Mul
+        InverseTimeDecay/Add Add
+        InverseTimeDecay RealDiv
+        Neg/x Const
+        Neg Neg
+        Exp Exp
+        ExponentialDecay/initial_learning_rate Const
+        ExponentialDecay/Cast/x Const
+        ExponentialDecay/Cast Cast
+        ExponentialDecay/Cast_1 Cast
+        ExponentialDecay/truediv RealDiv
+        ExponentialDecay/Pow Pow
+        ExponentialDecay Mul
+        CosineDecay/initial_learning_rate Const
+        CosineDecay/Cast/x Const
+        CosineDecay/Cast Cast
+        CosineDecay/Cast_1 Cast
+        CosineDecay/Minimum Minimum
+        CosineDecay/truediv RealDiv
+        CosineDecay/Const Const
+        CosineDecay/mul Mul
+        CosineDecay/Cos Cos
+        CosineDecay/add/x Const
+        CosineDecay/add AddV2
+        CosineDecay/mul_1/x Const
+        CosineDecay/mul_1 Mul
+        CosineDecay/mul_2/x Const
+        CosineDecay/mul_2 Mul
+        CosineDecay/add_1/y Const
+        CosineDecay/add_1 AddV2
+        CosineDecay/Mul_3 Mul
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=46
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("code,want", SCHEDULE_CASES)
+def test_schedules_and_clipping_build_tf_ops(code, want):
+    # the decays are TF 1.15's LearningRateSchedule ops (initial_learning_rate first), the
+    # global norm sums L2Loss ops and an infinite norm selects NaN
+    assert _op_list(code) == _want(want)

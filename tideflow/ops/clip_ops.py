@@ -66,9 +66,9 @@ def global_norm(t_list, name=None):
         half_squared_norms = []
         for v in values:
             if v is not None:
-                with ops.colocate_with(v):
+                with ops.colocate_with(v):  # L2Loss: sum(v ** 2) / 2, TF 1.15's op
                     half_squared_norms.append(
-                        reduction_ops.reduce_sum(math_ops.square(v)) * 0.5)
+                        ops.apply_op("L2Loss", [v])._outputs[0])
         if half_squared_norms:
             half_squared_norm = reduction_ops.reduce_sum(concat_ops.stack(half_squared_norms))
         else:
@@ -92,8 +92,11 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                         [t for t in t_list if t is not None] + [clip_norm]) as scope:
         scale = clip_norm * math_ops.minimum(
             1.0 / use_norm, constant_op.constant(1.0, dtype=use_norm.dtype) / clip_norm)
-        # as TF: an infinite global norm makes every entry NaN (inf - inf), to signal it
-        scale = scale + (use_norm - use_norm)
+        # as TF: an infinite global norm makes every entry NaN, to signal it
+        from tideflow.ops.unary_ops import is_finite
+
+        scale = gather_ops.where(is_finite(use_norm), scale,
+                                 constant_op.constant(float("nan"), dtype=use_norm.dtype))
         values = _values(t_list)
         values_clipped = []
         for i, v in enumerate(values):

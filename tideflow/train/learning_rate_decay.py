@@ -4,23 +4,12 @@ constant, polynomial, natural-exp, inverse-time, cosine and its variants)."""
 import math
 
 from tideflow.framework import dtypes, ops
-from tideflow.ops import array_ops, cast_ops, gather_ops, math_ops
+from tideflow.ops import array_ops, cast_ops, constant_op, gather_ops, math_ops
 
 
 def _require_step(global_step, fn):
     if global_step is None:
         raise ValueError(f"global_step is required for {fn}.")
-
-
-def _decay_progress(learning_rate, global_step, decay_steps, staircase):
-    lr = ops.convert_to_tensor(learning_rate, name="learning_rate")
-    dtype = lr.dtype
-    step = cast_ops.cast(global_step, dtype)
-    steps = cast_ops.cast(decay_steps, dtype)
-    p = step / steps
-    if staircase:
-        p = math_ops.floor(p)
-    return lr, dtype, p
 
 
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
@@ -29,8 +18,15 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
     _require_step(global_step, "exponential_decay")
     with ops.name_scope(name, "ExponentialDecay",
                         [learning_rate, global_step, decay_steps, decay_rate]) as scope:
-        lr, dtype, p = _decay_progress(learning_rate, global_step, decay_steps, staircase)
+        # TF 1.15's ops in its order (its ExponentialDecay schedule): the rate, the steps and
+        # the decay rate cast to the rate's type, then the global step
+        lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
+        steps = cast_ops.cast(decay_steps, dtype)
         rate = cast_ops.cast(decay_rate, dtype)
+        p = cast_ops.cast(global_step, dtype) / steps
+        if staircase:
+            p = math_ops.floor(p)
         return math_ops.multiply(lr, math_ops.pow(rate, p), name=scope)
 
 
@@ -81,12 +77,13 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
     with ops.name_scope(name, "PolynomialDecay",
                         [learning_rate, global_step, decay_steps, end_learning_rate,
                          power]) as scope:
-        lr = ops.convert_to_tensor(learning_rate, name="learning_rate")
+        # TF 1.15's ops in its order (its PolynomialDecay schedule)
+        lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = lr.dtype
-        step = cast_ops.cast(global_step, dtype)
-        steps = cast_ops.cast(decay_steps, dtype)
         end_lr = cast_ops.cast(end_learning_rate, dtype)
         power = cast_ops.cast(power, dtype)
+        step = cast_ops.cast(global_step, dtype)
+        steps = cast_ops.cast(decay_steps, dtype)
         if cycle:
             # the horizon is the first multiple of decay_steps at or past the step (1 at step 0)
             multiplier = gather_ops.where(
@@ -94,8 +91,8 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
                 math_ops.ceil(step / steps))
             steps = math_ops.multiply(steps, multiplier)
         else:
-            step = math_ops.minimum(step, steps)
-        p = math_ops.div(step, steps)
+            step = math_ops.minimum(step, decay_steps)
+        p = math_ops.divide(step, steps)
         return math_ops.add(math_ops.multiply(lr - end_lr, math_ops.pow(1 - p, power)), end_lr,
                             name=scope)
 
@@ -104,11 +101,10 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
                       name=None):
     """``learning_rate * exp(-decay_rate * global_step / decay_steps)``."""
     _require_step(global_step, "natural_exp_decay")
-    with ops.name_scope(name, "NaturalExpDecay",
-                        [learning_rate, global_step, decay_rate]) as scope:
-        lr, dtype, p = _decay_progress(learning_rate, global_step, decay_steps, staircase)
-        rate = cast_ops.cast(decay_rate, dtype)
-        return math_ops.multiply(lr, math_ops.exp(math_ops.negative(rate) * p), name=scope)
+    # as TF 1.15: an exponential decay by exp(-decay_rate) (its ops and its scope's name)
+    natural_exp_rate = math_ops.exp(math_ops.negative(decay_rate))
+    return exponential_decay(learning_rate, global_step, decay_steps, natural_exp_rate,
+                             staircase=staircase, name=name)
 
 
 def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
@@ -117,24 +113,31 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, stai
     _require_step(global_step, "inverse_time_decay")
     with ops.name_scope(name, "InverseTimeDecay",
                         [learning_rate, global_step, decay_rate]) as scope:
-        lr, dtype, p = _decay_progress(learning_rate, global_step, decay_steps, staircase)
+        # TF 1.15's ops in its order (its InverseTimeDecay schedule)
+        lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
+        steps = cast_ops.cast(decay_steps, dtype)
         rate = cast_ops.cast(decay_rate, dtype)
-        return math_ops.div(lr, 1 + rate * p, name=scope)
+        p = cast_ops.cast(global_step, dtype) / steps
+        if staircase:
+            p = math_ops.floor(p)
+        one = cast_ops.cast(constant_op.constant(1), dtype)
+        return math_ops.div(lr, math_ops.add(one, math_ops.multiply(rate, p)), name=scope)
 
 
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
     """Half a cosine from ``learning_rate`` down to ``alpha * learning_rate`` over
     ``decay_steps`` (Loshchilov and Hutter, SGDR)."""
     _require_step(global_step, "cosine_decay")
-    with ops.name_scope(name, "CosineDecay", [learning_rate, global_step]) as scope:
-        lr = ops.convert_to_tensor(learning_rate, name="learning_rate")
+    with ops.name_scope(name, "CosineDecay", [learning_rate, global_step]):
+        lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = lr.dtype
         steps = cast_ops.cast(decay_steps, dtype)
         step = math_ops.minimum(cast_ops.cast(global_step, dtype), steps)
         fraction = step / steps
-        cosine = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
+        cosine = 0.5 * (1.0 + math_ops.cos(constant_op.constant(math.pi) * fraction))
         decayed = (1 - alpha) * cosine + alpha
-        return math_ops.multiply(lr, decayed, name=scope)
+        return math_ops.multiply(lr, decayed)  # unnamed in TF 1.15: CosineDecay/Mul_3
 
 
 def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0,
@@ -180,7 +183,7 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
     over ``decay_steps`` and ``cosine`` makes ``num_periods`` periods."""
     _require_step(global_step, "linear_cosine_decay")
     with ops.name_scope(name, "LinearCosineDecay", [learning_rate, global_step]) as scope:
-        lr = ops.convert_to_tensor(learning_rate, name="learning_rate")
+        lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = lr.dtype
         steps = cast_ops.cast(decay_steps, dtype)
         num_periods = cast_ops.cast(num_periods, dtype)
