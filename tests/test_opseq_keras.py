@@ -191,3 +191,62 @@ def test_rnn_without_dropout_makes_no_learning_phase(_fresh_graph):
     tf.keras.layers.LSTM(4)(x)
     assert "keras_learning_phase" not in _names(_fresh_graph)  # as TF 1.15
 
+
+
+def test_conv2d_transpose_ops(_fresh_graph):
+    x = tf.keras.Input(shape=(8, 8, 3))
+    y = tf.keras.layers.Conv2DTranspose(4, 3, strides=2, padding="same")(x)
+    c = "conv2d_transpose/"
+    slices = [f"{c}strided_slice{s}{p}" for s in ("", "_1", "_2")
+              for p in ("/stack", "/stack_1", "/stack_2", "")]
+    assert _core(_fresh_graph) == ["input_1", c + "Shape"] + slices + [
+        c + "mul/y", c + "mul", c + "mul_1/y", c + "mul_1", c + "stack/3", c + "stack",
+        c + "strided_slice_3/stack", c + "strided_slice_3/stack_1", c + "strided_slice_3/stack_2",
+        c + "strided_slice_3", c + "conv2d_transpose", c + "BiasAdd"]
+    assert y.get_shape().as_list() == [None, 16, 16, 4]
+    z = tf.keras.layers.Conv2DTranspose(2, 3, strides=2, output_padding=1)(x)
+    assert z.get_shape().as_list() == [None, 18, 18, 2]
+    assert tf.keras.backend.get_session().run(
+        tf.shape(z), {x: np.zeros((1, 8, 8, 3))}).tolist() == [1, 18, 18, 2]
+
+
+def test_upsampling_reshape_repeat_vector_ops(_fresh_graph):
+    x = tf.keras.Input(shape=(4, 4, 3))
+    u = tf.keras.layers.UpSampling2D()(x)
+    assert _core(_fresh_graph)[1:] == [
+        "up_sampling2d/Shape", "up_sampling2d/strided_slice/stack",
+        "up_sampling2d/strided_slice/stack_1", "up_sampling2d/strided_slice/stack_2",
+        "up_sampling2d/strided_slice", "up_sampling2d/Const", "up_sampling2d/mul",
+        "up_sampling2d/resize/ResizeNearestNeighbor"]
+    assert u.get_shape().as_list() == [None, 8, 8, 3]
+    with tf.Graph().as_default() as g:
+        x = tf.keras.Input(shape=(4, 6))
+        tf.keras.layers.Reshape((2, 12))(x)
+        v = tf.keras.layers.RepeatVector(3)(tf.keras.layers.Flatten()(x))
+        assert _core(g)[1:10] == [
+            "reshape/Shape", "reshape/strided_slice/stack", "reshape/strided_slice/stack_1",
+            "reshape/strided_slice/stack_2", "reshape/strided_slice", "reshape/Reshape/shape/1",
+            "reshape/Reshape/shape/2", "reshape/Reshape/shape", "reshape/Reshape"]
+        assert _core(g)[-4:] == ["repeat_vector/ExpandDims/dim", "repeat_vector/ExpandDims",
+                                 "repeat_vector/stack", "repeat_vector/Tile"]
+        assert v.get_shape().as_list() == [None, 3, 24]
+
+
+def test_weight_regularizer_is_made_when_losses_are_collected(_fresh_graph):
+    x = tf.keras.Input(shape=(4,))
+    layer = tf.keras.layers.Dense(3, kernel_regularizer=tf.keras.regularizers.l2(0.01))
+    layer(x)
+    # TF 1.15: nothing at build
+    assert _core(_fresh_graph) == ["input_1", "dense/MatMul", "dense/BiasAdd"]
+    with tf.name_scope("loss"):
+        (reg,) = layer.losses
+    assert reg.op.name == "loss/dense/kernel/Regularizer/add"
+    assert [n for n in _core(_fresh_graph) if "Regularizer" in n] == [
+        "loss/dense/kernel/Regularizer/Square", "loss/dense/kernel/Regularizer/Const",
+        "loss/dense/kernel/Regularizer/Sum", "loss/dense/kernel/Regularizer/mul/x",
+        "loss/dense/kernel/Regularizer/mul", "loss/dense/kernel/Regularizer/add/x",
+        "loss/dense/kernel/Regularizer/add"]
+    assert layer.losses == [reg]  # made once
+    s = tf.keras.backend.get_session()
+    s.run(tf.global_variables_initializer())
+    np.testing.assert_allclose(s.run(reg), 0.01 * np.sum(s.run(layer.kernel) ** 2), rtol=1e-6)

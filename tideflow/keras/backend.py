@@ -797,7 +797,8 @@ def repeat_elements(x, rep, axis):
 
 def repeat(x, n):
     """[batch, dim] -> [batch, n, dim]."""
-    return tf.tile(tf.expand_dims(x, 1), [1, n, 1])
+    x = tf.expand_dims(x, 1)
+    return tf.tile(x, tf.stack([1, n, 1]))  # (TF's ops: the multiples stacked)
 
 
 def tile(x, n):

@@ -24,7 +24,9 @@ class L1L2(Regularizer):
         self.l2 = float(np.float32(l2))
 
     def __call__(self, x):
-        regularization = tf.constant(0.0, dtype=x.dtype.base_dtype)
+        if not self.l1 and not self.l2:
+            return tf.constant(0.0, dtype=x.dtype.base_dtype)
+        regularization = 0.0  # (as TF 1.15: its first sum is 'add', with 'add/x' = 0)
         if self.l1:
             regularization += self.l1 * tf.reduce_sum(tf.abs(x))
         if self.l2:

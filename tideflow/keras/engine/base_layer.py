@@ -5,6 +5,7 @@ and a ``Node`` recorded per call so functional models can be traced back from th
 Layer names are unique per graph and numbered from 0 as in Keras: ``dense``, ``dense_1``...
 """
 
+import contextlib
 import inspect
 
 import numpy as np
@@ -87,6 +88,32 @@ class Node:
     def output_shapes(self):
         shapes = [_shape_tuple(t.get_shape()) for t in self.output_tensors]
         return shapes[0] if len(shapes) == 1 else shapes
+
+
+class _WeightRegularization:
+    """A weight's regularization loss, made when the losses are first collected (compile,
+    ``layer.losses``) under ``<variable>/Regularizer``: TF 1.15's Keras makes it then too, so
+    the layers built after a regularized one get TF's op count. Made once, then reused."""
+
+    __slots__ = ("regularizer", "value", "variable")
+
+    def __init__(self, variable, regularizer):
+        self.variable, self.regularizer, self.value = variable, regularizer, None
+
+    def __call__(self):
+        if self.value is None:
+            v = self.variable
+            graph = getattr(v, "graph", None)
+            home = (graph.as_default() if graph is not None and graph is not
+                    ops.get_default_graph() else contextlib.nullcontext())
+            with home, ops.name_scope(v.op.name + "/Regularizer"):
+                self.value = self.regularizer(v)
+        return self.value
+
+
+def _loss_values(losses):
+    """``losses`` with the weight regularizations made (see _WeightRegularization)."""
+    return [x() if isinstance(x, _WeightRegularization) else x for x in losses]
 
 
 def _merged(out, batches, dedupe_within=True):
@@ -301,7 +328,7 @@ class Layer:
         return self.weights
 
     def _unconditional_losses(self):
-        return _merged(list(self._losses), (layer._unconditional_losses()
+        return _merged(_loss_values(self._losses), (layer._unconditional_losses()
                                             for layer in self._sublayers), False)
 
     @property
@@ -318,7 +345,7 @@ class Layer:
 
     @property
     def losses(self):
-        return _merged(self._losses + self._input_losses() + self._call_losses,
+        return _merged(_loss_values(self._losses) + self._input_losses() + self._call_losses,
                        (layer.losses for layer in self._sublayers), False)
 
     def _input_losses(self, keys=None):
@@ -499,9 +526,7 @@ class Layer:
         else:
             self._non_trainable_weights.append(variable)
         if regularizer is not None:
-            with ops.name_scope((name or "weight") + "/Regularizer"):
-                loss = regularizer(variable)
-            self._losses.append(loss)
+            self._losses.append(_WeightRegularization(variable, regularizer))
         return variable
 
     add_variable = add_weight

@@ -3,6 +3,8 @@
 ``channels_first`` inputs are transposed to channels_last around the channels_last kernels.
 """
 
+import numpy as np
+
 import tideflow as tf
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import activations, constraints, initializers, regularizers
@@ -90,6 +92,8 @@ class Conv(Layer):
         self.bias_constraint = constraints.get(bias_constraint)
         self.input_spec = InputSpec(ndim=rank + 2)
 
+    _prepares_convolution = True  # (TF's transposed convolutions build no Convolution op)
+
     def _channel_axis(self):
         return 1 if self.data_format == "channels_first" else -1
 
@@ -119,7 +123,8 @@ class Conv(Layer):
         self.bias = self._add_bias(self.filters)
         # TF 1.15's build prepares its convolution op, which holds the dilation rate as a
         # constant ('conv2d/dilation_rate'): made here too, so later ops get TF's op count
-        tf.constant(list(self.dilation_rate), dtype=tf.int32, name="dilation_rate")
+        if self._prepares_convolution:
+            tf.constant(list(self.dilation_rate), dtype=tf.int32, name="dilation_rate")
         self._set_input_spec(channels)
 
     def _add_depthwise_kernel(self, channels):
@@ -223,10 +228,25 @@ class Conv3D(Conv):
                          **kwargs)
 
 
+def _deconv_length(length, kernel, padding, output_padding, stride):
+    """A transposed convolution's output length from a length tensor, with TF 1.15's
+    arithmetic (conv_utils.deconv_output_length), op for op."""
+    if output_padding is None:
+        if padding == "valid":
+            return length * stride + max(kernel - stride, 0)
+        if padding == "full":
+            return length * stride - (stride + kernel - 2)
+        return length * stride
+    pad = {"same": kernel // 2, "valid": 0, "full": kernel - 1}[padding]
+    return (length - 1) * stride + kernel - 2 * pad + output_padding
+
+
 class _ConvTranspose:
     """What the transposed convolutions share: ``kernel`` [*kernel_size, filters, in],
     ``output_padding``, and ``_transpose_op`` (``tf.nn.conv{rank}d_transpose``) run on
     channels-last inputs."""
+
+    _prepares_convolution = False
 
     def _set_output_padding(self, output_padding):
         self.output_padding = None if output_padding is None else normalize_tuple(
@@ -244,6 +264,8 @@ class _ConvTranspose:
         shape = tf.shape(x)
         static = x.get_shape().as_list()
         op = self.output_padding or (None,) * self.rank
+        if self.rank == 2 and self.dilation_rate == (1, 1):
+            return self._convolve_as_tf(x, shape, static, op)
         sizes = [deconv_output_length(static[i + 1] if static[i + 1] is not None
                                       else shape[i + 1], self.kernel_size[i], self.padding,
                                       self.strides[i], op[i]) for i in range(self.rank)]
@@ -252,6 +274,23 @@ class _ConvTranspose:
                                  padding=self.padding.upper())
         out.set_shape([static[0]] + [s if isinstance(s, int) else None for s in sizes] +
                       [self.filters])
+        return out
+
+    def _convolve_as_tf(self, x, shape, static, op):
+        # TF 1.15's ops in its order: the batch and spatial sizes sliced from the input's
+        # dynamic shape, the output sizes computed from them, their stack (and the batch
+        # size sliced again from it, as backend.conv2d_transpose does)
+        batch, sizes = shape[0], [shape[1], shape[2]]
+        out_sizes = [_deconv_length(d, k, self.padding, p, s) for d, k, p, s in
+                     zip(sizes, self.kernel_size, op, self.strides)]
+        output_shape = tf.stack([batch] + out_sizes + [self.filters])
+        output_shape[0]  # (TF's backend reads it: its op is counted)
+        out = self._transpose_op(x, self.kernel, output_shape,
+                                 strides=(1,) + self.strides + (1,),
+                                 padding=self.padding.upper())
+        space = [deconv_output_length(d, k, self.padding, s, p) for d, k, s, p in zip(
+            static[1:3], self.kernel_size, self.strides, op)]
+        out.set_shape([static[0]] + space + [self.filters])
         return out
 
     def compute_output_shape(self, input_shape):
@@ -690,15 +729,17 @@ class UpSampling2D(Layer):
     def call(self, inputs):
         x = _to_last(inputs, 2, self.data_format)
         h, w = x.get_shape().as_list()[1:3]
-        shape = tf.shape(x)
-        new_h = h * self.size[0] if h is not None else shape[1] * self.size[0]
-        new_w = w * self.size[1] if w is not None else shape[2] * self.size[1]
-        if self.interpolation == "bilinear":
-            out = tf.image.resize_bilinear(x, tf.stack([new_h, new_w]))
-        else:
-            out = tf.image.resize_nearest_neighbor(x, tf.stack([new_h, new_w]))
-        out.set_shape([x.get_shape().as_list()[0], new_h if h is not None else None,
-                       new_w if w is not None else None, x.get_shape().as_list()[3]])
+        # as TF 1.15's backend.resize_images: the input's dynamic size times the factors,
+        # then TF 2's resize (half-pixel centres) under 'resize'
+        new_shape = tf.shape(x)[1:3] * tf.constant(np.array(self.size, dtype="int32"))
+        with tf.name_scope("resize"):
+            if self.interpolation == "bilinear":
+                out = tf.image.resize_bilinear(x, new_shape, half_pixel_centers=True)
+            else:
+                out = tf.image.resize_nearest_neighbor(x, new_shape, half_pixel_centers=True)
+        new_h = h * self.size[0] if h is not None else None
+        new_w = w * self.size[1] if w is not None else None
+        out.set_shape([x.get_shape().as_list()[0], new_h, new_w, x.get_shape().as_list()[3]])
         return _from_last(out, 2, self.data_format)
 
     def compute_output_shape(self, input_shape):

@@ -376,9 +376,8 @@ class Reshape(Layer):
 
     def call(self, inputs):
         out_shape = self.compute_output_shape(inputs.get_shape())
-        outputs = tf.reshape(inputs, tf.concat([tf.shape(inputs)[:1],
-                                                tf.constant(list(self.target_shape), "int32")],
-                                               0))
+        # as TF 1.15's: (batch size, *target_shape) packed ('reshape/Reshape/shape')
+        outputs = tf.reshape(inputs, (tf.shape(inputs)[0],) + tuple(self.target_shape))
         outputs.set_shape(out_shape)
         return outputs
 

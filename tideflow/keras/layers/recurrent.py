@@ -12,7 +12,14 @@ import tideflow as tf
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import activations, constraints, initializers, regularizers
 from tideflow.keras import backend as K
-from tideflow.keras.engine.base_layer import InputSpec, Layer, _input_keys, _merged, flatten
+from tideflow.keras.engine.base_layer import (
+    InputSpec,
+    Layer,
+    _input_keys,
+    _loss_values,
+    _merged,
+    flatten,
+)
 from tideflow.keras.layers.core import _add_weight, _ser, _ser_attrs, training_flag
 
 
@@ -748,13 +755,13 @@ class RNN(Layer):
 
     @property
     def losses(self):
-        return (list(getattr(self.cell, "losses", [])) + self._losses + self._input_losses()
-                + self._call_losses)
+        return (list(getattr(self.cell, "losses", [])) + _loss_values(self._losses)
+                + self._input_losses() + self._call_losses)
 
     def _unconditional_losses(self):
         if not hasattr(self.cell, "_unconditional_losses"):
-            return list(self._losses)
-        return self.cell._unconditional_losses() + list(self._losses)
+            return _loss_values(self._losses)
+        return self.cell._unconditional_losses() + _loss_values(self._losses)
 
     def get_losses_for(self, inputs):
         own = super().get_losses_for(inputs)
@@ -1275,11 +1282,12 @@ class Bidirectional(Wrapper):
 
     @property
     def losses(self):
-        return _each_sublayer_counts(self._losses + self._input_losses() + self._call_losses,
+        return _each_sublayer_counts(_loss_values(self._losses) + self._input_losses()
+                                     + self._call_losses,
                                      [sub.losses for sub in self._sublayers])
 
     def _unconditional_losses(self):
-        return _each_sublayer_counts(list(self._losses),
+        return _each_sublayer_counts(_loss_values(self._losses),
                                      [sub._unconditional_losses() for sub in self._sublayers])
 
     def get_losses_for(self, inputs):
