@@ -2325,3 +2325,41 @@ def test_schedules_and_clipping_build_tf_ops(code, want):
     # the decays are TF 1.15's LearningRateSchedule ops (initial_learning_rate first), the
     # global norm sums L2Loss ops and an infinite norm selects NaN
     assert _op_list(code) == _want(want)
+
+
+def test_seeded_mlp_trains_as_tf115():
+    # a small seeded MLP with default initializers, two dropouts, a sparse cross entropy, an L2
+    # penalty, a decayed Adam with global-norm clipping and an accuracy metric; the numbers are
+    # what TF 1.15.0 printed for this program (the random op made after minimize() included:
+    # its seed counts every op before it)
+    rng = np.random.RandomState(0)
+    xs = rng.randn(32, 8).astype(np.float32)
+    ys = rng.randint(0, 3, size=32).astype(np.int64)
+    tf.set_random_seed(42)
+    x = tf.placeholder(tf.float32, [None, 8])
+    y = tf.placeholder(tf.int64, [None])
+    h = tf.layers.dense(x, 16, activation=tf.nn.relu)
+    h = tf.layers.dropout(h, 0.3, training=True)
+    h2 = tf.layers.dense(h, 16, activation=tf.nn.tanh)
+    h2 = tf.nn.dropout(h2, keep_prob=0.8)
+    logits = tf.layers.dense(h2, 3)
+    loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+    reg = tf.add_n([tf.nn.l2_loss(v) for v in tf.trainable_variables() if "kernel" in v.name])
+    total = loss + 1e-3 * reg
+    gs = tf.train.get_or_create_global_step()
+    opt = tf.train.AdamOptimizer(tf.train.exponential_decay(0.05, gs, 10, 0.9))
+    grads, tvars = zip(*opt.compute_gradients(total))
+    grads, _ = tf.clip_by_global_norm(grads, 5.0)
+    train = opt.apply_gradients(zip(grads, tvars), global_step=gs)
+    _, acc_up = tf.metrics.accuracy(y, tf.argmax(logits, 1))
+    extra = tf.random_uniform([2])
+    assert len(tf.get_default_graph().get_operations()) == 411  # as in TF 1.15
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        np.testing.assert_allclose(sess.run(extra), [0.7769993543624878, 0.9003903865814209],
+                                   rtol=1e-7)
+        losses = [sess.run([loss, train], {x: xs, y: ys})[0] for _ in range(6)]
+        np.testing.assert_allclose(
+            losses, [1.442500352859497, 0.9391424655914307, 1.036285638809204,
+                     0.833884596824646, 0.9001765847206116, 0.8831157684326172], rtol=1e-6)
+        assert sess.run(acc_up, {x: xs, y: ys}) == 0.5625
