@@ -140,3 +140,29 @@ def test_seeded_conv_net_gives_tf_1_15s_numbers():
         out, [[1.4416984, -0.24909686, 5.4504986, -0.26189622, -0.20669895, 1.3654672],
               [1.4070847, -0.02573191, 5.08928, -0.486699, -0.40940708, 1.2624857]],
         rtol=1e-5, atol=1e-5)
+
+
+def test_split_by_a_count_makes_tf_1_15s_unused_constant():
+    x = tf.placeholder(tf.float32, [None, 4])
+    tf.split(x, 2, 1)
+    tf.split(x, [1, 3], 1)
+    assert _names()[1:] == ["Const", "split/split_dim", "split", "Const_1", "split_1/split_dim",
+                            "split_1"]
+
+
+def test_rnn_cells_build_tf_1_15s_ops():
+    x = tf.placeholder(tf.float32, [None, 4])
+    cell = tf.nn.rnn_cell.BasicLSTMCell(6)
+    cell(x, cell.zero_state(2, tf.float32))
+    types = [op.type for op in tf.get_default_graph().get_operations()
+             if op.name.startswith("basic_lstm_cell/") and "/kernel" not in op.name
+             and "/bias" not in op.name]
+    assert types == ["Const", "Const", "ConcatV2", "MatMul", "BiasAdd", "Const", "Split",
+                     "Const", "Add", "Sigmoid", "Mul", "Sigmoid", "Tanh", "Mul", "Add",
+                     "Tanh", "Sigmoid", "Mul"]
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.LSTMCell(6, state_is_tuple=False)
+        cell(tf.placeholder(tf.float32, [None, 4]), cell.zero_state(2, tf.float32))
+        names = _names()
+        assert "lstm_cell/Slice" in names and "lstm_cell/Slice_1" in names
+        assert "lstm_cell/add/y" in names

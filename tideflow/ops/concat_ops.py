@@ -375,33 +375,34 @@ def _concat_indexed_slices_grad(grad, values, axis_t):
 
 def _concat_v2_grad(op, grad):
     from tideflow.framework.indexed_slices import IndexedSlices
-    from tideflow.ops import cast_ops, math_ops, slicing_ops
 
     values = op._inputs[:-1]
     if isinstance(grad, IndexedSlices):
         return _concat_indexed_slices_grad(grad, values, op._inputs[-1]) + [None]
-    grad = dense(grad)
-    axis = ops.constant_value(op._inputs[-1])
-    r = next((v._shape.ndims for v in values if v._shape.ndims is not None), None)
-    if axis is not None and r is not None:
-        # statically known extents along the axis: constant begin/size, -1 for the other dims
-        axis = int(axis) % r
-        sizes = [None if v._shape.ndims is None else v._shape.dims[axis].value for v in values]
-        if None not in sizes:
-            out = []
-            offset = 0
-            for d in sizes:
-                begin, size = [0] * r, [-1] * r
-                begin[axis], size[axis] = offset, d
-                out.append(slicing_ops.slice(grad, begin, size))
-                offset += d
-            return out + [None]
-    axis_t = cast_ops.cast(op._inputs[-1], dtypes.int32)
-    if axis is None or int(axis) < 0:
-        axis_t = math_ops.floormod(axis_t, rank(values[0]))
-    shapes = shape_n(values)
-    offsets = concat_offset(axis_t, shapes)
-    return [slicing_ops.slice(grad, b, z) for b, z in zip(offsets, shapes)] + [None]
+    return _concat_dense_grad(dense(grad), values, op._inputs[-1]) + [None]
+
+
+def _concat_dense_grad(grad, values, axis):
+    """TF 1.15's dense concat gradient, op for op: the axis mod the rank, the inputs' shapes
+    (Consts when all known, else one ShapeN), ConcatOffset and a Slice per input (a split
+    past 16 inputs)."""
+    from tideflow.ops import slicing_ops
+
+    if len(values) == 1:
+        return [grad]
+    axis = axis % rank(values[0])
+    sizes = []
+    for v in values:
+        s = shape(v)
+        if s.op.type != "Const":
+            sizes = shape_n(values)
+            break
+        sizes.append(s)
+    if len(sizes) > 16:
+        sizes = squeeze(slicing_ops.slice(stack(sizes, axis=1), [axis, 0], [1, -1]))
+        return list(split(grad, sizes, axis))
+    offsets = concat_offset(axis, sizes)
+    return [slicing_ops.slice(grad, b, z) for b, z in zip(offsets, sizes)]
 
 
 def _concat_v1_grad(op, grad):
@@ -410,12 +411,7 @@ def _concat_v1_grad(op, grad):
     values = op._inputs[1:]
     if isinstance(grad, IndexedSlices):
         return [None] + _concat_indexed_slices_grad(grad, values, op._inputs[0])
-    grad = dense(grad)
-    shapes = shape_n(values)
-    offsets = concat_offset(op._inputs[0], shapes)
-    from tideflow.ops import slicing_ops
-
-    return [None] + [slicing_ops.slice(grad, b, z) for b, z in zip(offsets, shapes)]
+    return [None] + _concat_dense_grad(dense(grad), values, op._inputs[0])
 
 
 # TF's first concat (concat_dim before the values), as GraphDefs of TF 0.x-1.x models hold it
@@ -690,6 +686,9 @@ def split(value=None, num_or_size_splits=None, axis=0, num=None, name="split", s
     if isinstance(num_or_size_splits, (numbers.Integral, Dimension)) and not isinstance(
         num_or_size_splits, bool
     ):
+        # TF 1.15 converts the count to a tensor it then leaves unused: one Const more in the
+        # graph (the seeds of later random ops count it)
+        ops.convert_to_tensor(int(num_or_size_splits))
         return list(ops.apply_op("Split", [axis, value], {"num_split": int(num_or_size_splits)},
                                  name=name)._outputs)
     sizes = num_or_size_splits

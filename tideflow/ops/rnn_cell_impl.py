@@ -320,7 +320,7 @@ class BasicLSTMCell(_UnitsCell):
             linalg_ops.matmul(concat_ops.concat([inputs, h], 1), self._kernel), self._bias)
         i, j, f, o = concat_ops.split(gates, 4, axis=one)
         forget = constant_op.constant(self._forget_bias, dtype=f.dtype)
-        new_c = math_ops.add(math_ops.multiply(c, math_ops.sigmoid(f + forget)),
+        new_c = math_ops.add(math_ops.multiply(c, math_ops.sigmoid(math_ops.add(f, forget))),
                              math_ops.multiply(math_ops.sigmoid(i), self._activation(j)))
         new_h = math_ops.multiply(self._activation(new_c), math_ops.sigmoid(o))
         if self._state_is_tuple:
@@ -408,18 +408,19 @@ class LSTMCell(RNNCell):
         n = self._num_units
         if self._state_is_tuple:
             c_prev, m_prev = state
-        else:
-            c_prev, m_prev = concat_ops.split(state, [n, self._num_proj or n], axis=1)
+        else:  # two slices, as TF 1.15 takes them (its ops, for its op count)
+            c_prev = array_ops.slice(state, [0, 0], [-1, n])
+            m_prev = array_ops.slice(state, [0, n], [-1, self._num_proj or n])
         _check_rnn_cell_input_dtypes([inputs, m_prev, c_prev])
         gates = nn_impl.bias_add(
             linalg_ops.matmul(concat_ops.concat([inputs, m_prev], 1), self._kernel), self._bias)
         i, j, f, o = concat_ops.split(gates, 4, axis=1)
-        forget = ops.convert_to_tensor(self._forget_bias, dtype=f.dtype)
         if self._use_peepholes:
-            c = (math_ops.sigmoid(f + forget + self._w_f_diag * c_prev) * c_prev
+            c = (math_ops.sigmoid(f + self._forget_bias + self._w_f_diag * c_prev) * c_prev
                  + math_ops.sigmoid(i + self._w_i_diag * c_prev) * self._activation(j))
         else:
-            c = math_ops.sigmoid(f + forget) * c_prev + math_ops.sigmoid(i) * self._activation(j)
+            c = (math_ops.sigmoid(f + self._forget_bias) * c_prev
+                 + math_ops.sigmoid(i) * self._activation(j))
         if self._cell_clip is not None:
             c = clip_by_value(c, -self._cell_clip, self._cell_clip)
         if self._use_peepholes:
