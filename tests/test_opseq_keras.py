@@ -250,3 +250,36 @@ def test_weight_regularizer_is_made_when_losses_are_collected(_fresh_graph):
     s = tf.keras.backend.get_session()
     s.run(tf.global_variables_initializer())
     np.testing.assert_allclose(s.run(reg), 0.01 * np.sum(s.run(layer.kernel) ** 2), rtol=1e-6)
+
+
+def test_noise_layers_draw_tf_numbers(_fresh_graph):
+    # TF 1.15's Keras seeds these from NumPy's generator (np.random.seed repeats them)
+    np.random.seed(3)
+    x = tf.keras.Input(shape=(6,))
+    n = tf.keras.layers.GaussianNoise(0.1)(x)
+    a = tf.keras.layers.AlphaDropout(0.3)(x)
+    tf.keras.layers.GaussianDropout(0.3)(x)
+    y = tf.keras.Input(shape=(2, 2, 3))
+    sd = tf.keras.layers.SpatialDropout2D(0.5)(y)
+    w = tf.random_normal([2])
+    s = tf.keras.backend.get_session()
+    nv, av, sv, wv = s.run([n, a, sd, w], {x: np.ones((2, 6)), y: np.ones((2, 2, 2, 3)),
+                                           tf.keras.backend.learning_phase(): 1})
+    np.testing.assert_allclose(nv[0], [0.9216667, 0.84839416, 0.944535, 1.0569187, 0.8815364,
+                                       1.1816106], rtol=1e-6)
+    hi, lo = 1.3150446, -1.0595481
+    np.testing.assert_allclose(av, [[lo, lo, hi, lo, hi, hi], [lo, hi, lo, hi, hi, hi]],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(sv[:, 0, 0], [[0, 2, 0], [2, 0, 0]])
+    np.testing.assert_allclose(wv, [-0.70387346, -0.01866959], rtol=1e-6)
+
+
+def test_backend_random_ops_take_numpy_seeds(_fresh_graph):
+    np.random.seed(5)
+    b = tf.keras.backend.random_binomial((2, 3), p=0.5)
+    t = tf.keras.backend.truncated_normal((2,))
+    u = tf.keras.backend.random_uniform((2,))
+    bv, tv, uv = tf.Session().run([b, t, u])
+    np.testing.assert_array_equal(bv, [[0, 1, 1], [0, 1, 1]])
+    np.testing.assert_allclose(tv, [0.6998593, 0.36459264], rtol=1e-6)
+    np.testing.assert_allclose(uv, [0.04364276, 0.43515325], rtol=1e-6)

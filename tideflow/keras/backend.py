@@ -366,16 +366,26 @@ def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None)
     return variable(rng.normal(mean, scale, size=shape), dtype=dtype, name=name)
 
 
+def _np_seed(seed):
+    """As TF 1.15's Keras: a random op without a seed takes one from NumPy's generator (so
+    np.random.seed makes it repeat, and the graph's op count does not enter)."""
+    return np.random.randint(10e6) if seed is None else seed
+
+
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    return tf.random_uniform(shape, minval=minval, maxval=maxval, dtype=_dtype(dtype), seed=seed)
+    return tf.random_uniform(shape, minval=minval, maxval=maxval, dtype=_dtype(dtype),
+                             seed=_np_seed(seed))
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    return tf.random_normal(shape, mean=mean, stddev=stddev, dtype=_dtype(dtype), seed=seed)
+    return tf.random_normal(shape, mean=mean, stddev=stddev, dtype=_dtype(dtype),
+                            seed=_np_seed(seed))
 
 
 def random_binomial(shape, p=0.0, dtype=None, seed=None):
-    return tf.cast(tf.random_uniform(shape, dtype=_dtype(dtype), seed=seed) <= p, _dtype(dtype))
+    dtype = _dtype(dtype)
+    return tf.where(tf.random_uniform(shape, dtype=dtype, seed=_np_seed(seed)) <= p,
+                    tf.ones(shape, dtype=dtype), tf.zeros(shape, dtype=dtype))
 
 
 def count_params(x):
@@ -1073,7 +1083,8 @@ class learning_phase_scope:
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    return tf.truncated_normal(shape, mean=mean, stddev=stddev, dtype=_dtype(dtype), seed=seed)
+    return tf.truncated_normal(shape, mean=mean, stddev=stddev, dtype=_dtype(dtype),
+                               seed=_np_seed(seed))
 
 
 def get_variable_shape(x):

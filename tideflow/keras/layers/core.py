@@ -188,17 +188,13 @@ class _SpatialDropout(Dropout):
     _rank = 3
     data_format = "channels_last"
 
-    def call(self, inputs, training=None):
+    def _get_noise_shape(self, inputs):
+        # as TF 1.15's: taken from the input's dynamic shape inside the learning-phase cond
         shape = tf.shape(inputs)
-        self.noise_shape = None
-        ones = [1] * (self._rank - 2)
+        ones = (1,) * (self._rank - 2)
         if self.data_format == "channels_first":
-            noise = tf.stack([shape[0], shape[1]] + ones)
-        else:
-            noise = tf.stack([shape[0]] + ones + [shape[self._rank - 1]])
-        return K.in_train_phase(
-            lambda: tf.nn.dropout(inputs, rate=self.rate, noise_shape=noise, seed=self.seed),
-            lambda: tf.identity(inputs), training=training_flag(training))
+            return (shape[0], shape[1]) + ones
+        return (shape[0],) + ones + (shape[self._rank - 1],)
 
 
 class SpatialDropout1D(_SpatialDropout):
@@ -235,10 +231,11 @@ class GaussianNoise(Layer):
         return config
 
     def call(self, inputs, training=None):
+        # as TF 1.15's: Keras's random_normal (its seed from NumPy's generator)
         return K.in_train_phase(
-            lambda: inputs + tf.random_normal(tf.shape(inputs), stddev=self.stddev,
-                                              dtype=inputs.dtype.base_dtype),
-            lambda: tf.identity(inputs), training=training_flag(training))
+            lambda: inputs + K.random_normal(tf.shape(inputs), stddev=self.stddev,
+                                             dtype=inputs.dtype.base_dtype),
+            inputs, training=training_flag(training))
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -254,11 +251,13 @@ class GaussianDropout(Layer):
         self.supports_masking = True
 
     def call(self, inputs, training=None):
-        stddev = float(np.sqrt(self.rate / (1.0 - self.rate))) if 0 < self.rate < 1 else 0.0
+        if not 0 < self.rate < 1:
+            return inputs
+        stddev = float(np.sqrt(self.rate / (1.0 - self.rate)))
         return K.in_train_phase(
-            lambda: inputs * tf.random_normal(tf.shape(inputs), mean=1.0, stddev=stddev,
-                                              dtype=inputs.dtype.base_dtype),
-            lambda: tf.identity(inputs), training=training_flag(training))
+            lambda: inputs * K.random_normal(tf.shape(inputs), mean=1.0, stddev=stddev,
+                                             dtype=inputs.dtype.base_dtype),
+            inputs, training=training_flag(training))
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -279,20 +278,20 @@ class AlphaDropout(Layer):
 
     def call(self, inputs, training=None):
         if not 0 < self.rate < 1:
-            return tf.identity(inputs)
+            return inputs
         alpha_p = -1.6732632423543772 * 1.0507009873554805
         rate = self.rate
+        # as TF 1.15's: the noise shape before the cond, Keras's random_uniform in it
+        shape = self.noise_shape or tf.shape(inputs)
 
         def dropped():
-            shape = self.noise_shape or tf.shape(inputs)
-            keep = tf.cast(tf.random_uniform(shape, seed=self.seed) >= rate,
-                           inputs.dtype.base_dtype)
+            keep = tf.cast(tf.greater_equal(K.random_uniform(shape, seed=self.seed), rate),
+                           K.floatx())
             a = ((1 - rate) * (1 + rate * alpha_p ** 2)) ** -0.5
             b = -a * alpha_p * rate
             return a * (inputs * keep + alpha_p * (1 - keep)) + b
 
-        return K.in_train_phase(dropped, lambda: tf.identity(inputs),
-                                training=training_flag(training))
+        return K.in_train_phase(dropped, inputs, training=training_flag(training))
 
     def compute_output_shape(self, input_shape):
         return input_shape
