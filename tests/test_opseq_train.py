@@ -2363,3 +2363,493 @@ def test_seeded_mlp_trains_as_tf115():
             losses, [1.442500352859497, 0.9391424655914307, 1.036285638809204,
                      0.833884596824646, 0.9001765847206116, 0.8831157684326172], rtol=1e-6)
         assert sess.run(acc_up, {x: xs, y: ys}) == 0.5625
+
+
+MORE_GRADIENT_CASES = [
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); w = tf.Variable(tf.ones([3])); l = tf.reduce_sum(tf.exp(x * w)) + tf.reduce_sum(tf.sqrt(w)) + tf.reduce_sum(tf.pow(w, 2.0)); g = tf.gradients(l, w); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        ones Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        Exp Exp
+        Const Const
+        Sum Sum
+        Sqrt Sqrt
+        Const_1 Const
+        Sum_1 Sum
+        add AddV2
+        Pow/y Const
+        Pow Pow
+        Const_2 Const
+        Sum_2 Sum
+        add_1 AddV2
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_2_grad/Reshape/shape Const
+        gradients/Sum_2_grad/Reshape Reshape
+        gradients/Sum_2_grad/Const Const
+        gradients/Sum_2_grad/Tile Tile
+        gradients/Sum_grad/Reshape/shape Const
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Shape Shape
+        gradients/Sum_grad/Tile Tile
+        gradients/Sum_1_grad/Reshape/shape Const
+        gradients/Sum_1_grad/Reshape Reshape
+        gradients/Sum_1_grad/Const Const
+        gradients/Sum_1_grad/Tile Tile
+        gradients/Pow_grad/BroadcastGradientArgs/s0 Const
+        gradients/Pow_grad/BroadcastGradientArgs/s1 Const
+        gradients/Pow_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/Pow_grad/mul Mul
+        gradients/Pow_grad/sub/y Const
+        gradients/Pow_grad/sub Sub
+        gradients/Pow_grad/Pow Pow
+        gradients/Pow_grad/mul_1 Mul
+        gradients/Pow_grad/Greater/y Const
+        gradients/Pow_grad/Greater Greater
+        gradients/Pow_grad/ones_like/Shape Const
+        gradients/Pow_grad/ones_like/Const Const
+        gradients/Pow_grad/ones_like Fill
+        gradients/Pow_grad/Select Select
+        gradients/Pow_grad/Log Log
+        gradients/Pow_grad/zeros_like Const
+        gradients/Pow_grad/Select_1 Select
+        gradients/Pow_grad/mul_2 Mul
+        gradients/Pow_grad/mul_3 Mul
+        gradients/Pow_grad/Sum/reduction_indices Const
+        gradients/Pow_grad/Sum Sum
+        gradients/Pow_grad/Reshape/shape Const
+        gradients/Pow_grad/Reshape Reshape
+        gradients/Exp_grad/mul Mul
+        gradients/Sqrt_grad/SqrtGrad SqrtGrad
+        gradients/mul_grad/Shape Shape
+        gradients/mul_grad/Shape_1 Shape
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum_1 Sum
+        gradients/mul_grad/Reshape_1 Reshape
+        gradients/AddN AddN
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=71
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); w = tf.Variable(tf.ones([3])); l = tf.reduce_sum(tf.maximum(x * w, 0.1)) + tf.reduce_sum(tf.minimum(x, w)); g = tf.gradients(l, w); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        ones Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        Maximum/y Const
+        Maximum Maximum
+        Const Const
+        Sum Sum
+        Minimum Minimum
+        Const_1 Const
+        Sum_1 Sum
+        add AddV2
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_grad/Reshape/shape Const
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Shape Shape
+        gradients/Sum_grad/Tile Tile
+        gradients/Sum_1_grad/Reshape/shape Const
+        gradients/Sum_1_grad/Reshape Reshape
+        gradients/Sum_1_grad/Shape Shape
+        gradients/Sum_1_grad/Tile Tile
+        gradients/Maximum_grad/Shape Shape
+        gradients/Maximum_grad/Shape_1 Const
+        gradients/Maximum_grad/Shape_2 Shape
+        gradients/Maximum_grad/zeros/Const Const
+        gradients/Maximum_grad/zeros Fill
+        gradients/Maximum_grad/GreaterEqual GreaterEqual
+        gradients/Maximum_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/Maximum_grad/Select Select
+        gradients/Maximum_grad/Sum Sum
+        gradients/Maximum_grad/Reshape Reshape
+        gradients/Maximum_grad/Select_1 Select
+        gradients/Maximum_grad/Sum_1 Sum
+        gradients/Maximum_grad/Reshape_1 Reshape
+        gradients/Minimum_grad/Shape Shape
+        gradients/Minimum_grad/Shape_1 Const
+        gradients/Minimum_grad/Shape_2 Shape
+        gradients/Minimum_grad/zeros/Const Const
+        gradients/Minimum_grad/zeros Fill
+        gradients/Minimum_grad/LessEqual LessEqual
+        gradients/Minimum_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/Minimum_grad/Select Select
+        gradients/Minimum_grad/Sum Sum
+        gradients/Minimum_grad/Reshape Reshape
+        gradients/Minimum_grad/Select_1 Select
+        gradients/Minimum_grad/Sum_1 Sum
+        gradients/Minimum_grad/Reshape_1 Reshape
+        gradients/mul_grad/Shape Shape
+        gradients/mul_grad/Shape_1 Shape
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum_1 Sum
+        gradients/mul_grad/Reshape_1 Reshape
+        gradients/AddN AddN
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=64
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); w = tf.Variable(tf.ones([3])); l = tf.reduce_sum(tf.concat([x * w, x], 1)); g = tf.gradients(l, w); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        ones Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        mul Mul
+        concat/axis Const
+        concat ConcatV2
+        Const Const
+        Sum Sum
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_grad/Reshape/shape Const
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Shape Shape
+        gradients/Sum_grad/Tile Tile
+        gradients/concat_grad/Rank Const
+        gradients/concat_grad/mod FloorMod
+        gradients/concat_grad/Shape Shape
+        gradients/concat_grad/ShapeN ShapeN
+        gradients/concat_grad/ConcatOffset ConcatOffset
+        gradients/concat_grad/Slice Slice
+        gradients/concat_grad/Slice_1 Slice
+        gradients/mul_grad/Shape Shape
+        gradients/mul_grad/Shape_1 Shape
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum_1 Sum
+        gradients/mul_grad/Reshape_1 Reshape
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=36
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'ids = tf.placeholder(tf.int32, [None]); e = tf.Variable(tf.ones([10, 3])); l = tf.reduce_sum(tf.nn.embedding_lookup(e, ids)); g = tf.gradients(l, e); t = tf.train.AdamOptimizer(0.1).minimize(l); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        ones Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        embedding_lookup/axis Const
+        embedding_lookup GatherV2
+        embedding_lookup/Identity Identity
+        Const Const
+        Sum Sum
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_grad/Reshape/shape Const
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Shape Shape
+        gradients/Sum_grad/Tile Tile
+        gradients/embedding_lookup_grad/Shape Const
+        gradients/embedding_lookup_grad/Cast Cast
+        gradients/embedding_lookup_grad/Size Size
+        gradients/embedding_lookup_grad/ExpandDims/dim Const
+        gradients/embedding_lookup_grad/ExpandDims ExpandDims
+        gradients/embedding_lookup_grad/strided_slice/stack Const
+        gradients/embedding_lookup_grad/strided_slice/stack_1 Const
+        gradients/embedding_lookup_grad/strided_slice/stack_2 Const
+        gradients/embedding_lookup_grad/strided_slice StridedSlice
+        gradients/embedding_lookup_grad/concat/axis Const
+        gradients/embedding_lookup_grad/concat ConcatV2
+        gradients/embedding_lookup_grad/Reshape Reshape
+        gradients/embedding_lookup_grad/Reshape_1 Reshape
+        gradients_1/Shape Const
+        gradients_1/grad_ys_0 Const
+        gradients_1/Fill Fill
+        gradients_1/Sum_grad/Reshape/shape Const
+        gradients_1/Sum_grad/Reshape Reshape
+        gradients_1/Sum_grad/Shape Shape
+        gradients_1/Sum_grad/Tile Tile
+        gradients_1/embedding_lookup_grad/Shape Const
+        gradients_1/embedding_lookup_grad/Cast Cast
+        gradients_1/embedding_lookup_grad/Size Size
+        gradients_1/embedding_lookup_grad/ExpandDims/dim Const
+        gradients_1/embedding_lookup_grad/ExpandDims ExpandDims
+        gradients_1/embedding_lookup_grad/strided_slice/stack Const
+        gradients_1/embedding_lookup_grad/strided_slice/stack_1 Const
+        gradients_1/embedding_lookup_grad/strided_slice/stack_2 Const
+        gradients_1/embedding_lookup_grad/strided_slice StridedSlice
+        gradients_1/embedding_lookup_grad/concat/axis Const
+        gradients_1/embedding_lookup_grad/concat ConcatV2
+        gradients_1/embedding_lookup_grad/Reshape Reshape
+        gradients_1/embedding_lookup_grad/Reshape_1 Reshape
+        beta1_power/initial_value Const
+        beta1_power VariableV2
+        beta1_power/Assign Assign
+        beta1_power/read Identity
+        beta2_power/initial_value Const
+        beta2_power VariableV2
+        beta2_power/Assign Assign
+        beta2_power/read Identity
+        Variable/Adam/Initializer/zeros Const
+        Variable/Adam VariableV2
+        Variable/Adam/Assign Assign
+        Variable/Adam/read Identity
+        Variable/Adam_1/Initializer/zeros Const
+        Variable/Adam_1 VariableV2
+        Variable/Adam_1/Assign Assign
+        Variable/Adam_1/read Identity
+        Adam/learning_rate Const
+        Adam/beta1 Const
+        Adam/beta2 Const
+        Adam/epsilon Const
+        Adam/update_Variable/Unique Unique
+        Adam/update_Variable/Shape Shape
+        Adam/update_Variable/strided_slice/stack Const
+        Adam/update_Variable/strided_slice/stack_1 Const
+        Adam/update_Variable/strided_slice/stack_2 Const
+        Adam/update_Variable/strided_slice StridedSlice
+        Adam/update_Variable/UnsortedSegmentSum UnsortedSegmentSum
+        Adam/update_Variable/sub/x Const
+        Adam/update_Variable/sub Sub
+        Adam/update_Variable/Sqrt Sqrt
+        Adam/update_Variable/mul Mul
+        Adam/update_Variable/sub_1/x Const
+        Adam/update_Variable/sub_1 Sub
+        Adam/update_Variable/truediv RealDiv
+        Adam/update_Variable/sub_2/x Const
+        Adam/update_Variable/sub_2 Sub
+        Adam/update_Variable/mul_1 Mul
+        Adam/update_Variable/mul_2 Mul
+        Adam/update_Variable/Assign Assign
+        Adam/update_Variable/ScatterAdd ScatterAdd
+        Adam/update_Variable/mul_3 Mul
+        Adam/update_Variable/sub_3/x Const
+        Adam/update_Variable/sub_3 Sub
+        Adam/update_Variable/mul_4 Mul
+        Adam/update_Variable/mul_5 Mul
+        Adam/update_Variable/Assign_1 Assign
+        Adam/update_Variable/ScatterAdd_1 ScatterAdd
+        Adam/update_Variable/Sqrt_1 Sqrt
+        Adam/update_Variable/mul_6 Mul
+        Adam/update_Variable/add AddV2
+        Adam/update_Variable/truediv_1 RealDiv
+        Adam/update_Variable/AssignSub AssignSub
+        Adam/update_Variable/group_deps NoOp
+        Adam/mul Mul
+        Adam/Assign Assign
+        Adam/mul_1 Mul
+        Adam/Assign_1 Assign
+        Adam NoOp
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=111
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); w = tf.Variable(tf.ones([3])); l = tf.reduce_mean(tf.abs(x - w)) + tf.reduce_max(x * w) + tf.nn.l2_loss(w); g = tf.gradients(l, w); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        ones Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        sub Sub
+        Abs Abs
+        Const Const
+        Mean Mean
+        mul Mul
+        Const_1 Const
+        Max Max
+        add AddV2
+        L2Loss L2Loss
+        add_1 AddV2
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/L2Loss_grad/mul Mul
+        gradients/Mean_grad/Reshape/shape Const
+        gradients/Mean_grad/Reshape Reshape
+        gradients/Mean_grad/Shape Shape
+        gradients/Mean_grad/Tile Tile
+        gradients/Mean_grad/Shape_1 Shape
+        gradients/Mean_grad/Shape_2 Const
+        gradients/Mean_grad/Const Const
+        gradients/Mean_grad/Prod Prod
+        gradients/Mean_grad/Const_1 Const
+        gradients/Mean_grad/Prod_1 Prod
+        gradients/Mean_grad/Maximum/y Const
+        gradients/Mean_grad/Maximum Maximum
+        gradients/Mean_grad/floordiv FloorDiv
+        gradients/Mean_grad/Cast Cast
+        gradients/Mean_grad/truediv RealDiv
+        gradients/Max_grad/Shape Shape
+        gradients/Max_grad/Size Const
+        gradients/Max_grad/add AddV2
+        gradients/Max_grad/mod FloorMod
+        gradients/Max_grad/Shape_1 Const
+        gradients/Max_grad/range/start Const
+        gradients/Max_grad/range/delta Const
+        gradients/Max_grad/range Range
+        gradients/Max_grad/Fill/value Const
+        gradients/Max_grad/Fill Fill
+        gradients/Max_grad/DynamicStitch DynamicStitch
+        gradients/Max_grad/Reshape Reshape
+        gradients/Max_grad/Reshape_1 Reshape
+        gradients/Max_grad/Equal Equal
+        gradients/Max_grad/Cast Cast
+        gradients/Max_grad/Sum Sum
+        gradients/Max_grad/Reshape_2 Reshape
+        gradients/Max_grad/truediv RealDiv
+        gradients/Max_grad/mul Mul
+        gradients/Abs_grad/Sign Sign
+        gradients/Abs_grad/mul Mul
+        gradients/mul_grad/Shape Shape
+        gradients/mul_grad/Shape_1 Shape
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum_1 Sum
+        gradients/mul_grad/Reshape_1 Reshape
+        gradients/sub_grad/Shape Shape
+        gradients/sub_grad/Shape_1 Shape
+        gradients/sub_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/sub_grad/Sum Sum
+        gradients/sub_grad/Reshape Reshape
+        gradients/sub_grad/Neg Neg
+        gradients/sub_grad/Sum_1 Sum
+        gradients/sub_grad/Reshape_1 Reshape
+        gradients/AddN AddN
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=76
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 4]); w = tf.Variable(tf.ones([4, 4])); h = tf.matmul(x, w); a, b = tf.split(h, 2, axis=1); l = tf.reduce_sum(a * tf.nn.sigmoid(b)) + tf.reduce_sum(tf.transpose(h)) + tf.reduce_sum(tf.expand_dims(h, 0)) + tf.reduce_sum(tf.squeeze(tf.expand_dims(h, 0), 0)); g = tf.gradients(l, w); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        ones Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        MatMul MatMul
+        Const Const
+        split/split_dim Const
+        split Split
+        Sigmoid Sigmoid
+        mul Mul
+        Const_1 Const
+        Sum Sum
+        transpose/perm Const
+        transpose Transpose
+        Const_2 Const
+        Sum_1 Sum
+        add AddV2
+        ExpandDims/dim Const
+        ExpandDims ExpandDims
+        Const_3 Const
+        Sum_2 Sum
+        add_1 AddV2
+        ExpandDims_1/dim Const
+        ExpandDims_1 ExpandDims
+        Squeeze Squeeze
+        Const_4 Const
+        Sum_3 Sum
+        add_2 AddV2
+        gradients/Shape Const
+        gradients/grad_ys_0 Const
+        gradients/Fill Fill
+        gradients/Sum_3_grad/Reshape/shape Const
+        gradients/Sum_3_grad/Reshape Reshape
+        gradients/Sum_3_grad/Shape Shape
+        gradients/Sum_3_grad/Tile Tile
+        gradients/Sum_2_grad/Reshape/shape Const
+        gradients/Sum_2_grad/Reshape Reshape
+        gradients/Sum_2_grad/Shape Shape
+        gradients/Sum_2_grad/Tile Tile
+        gradients/Squeeze_grad/Shape Shape
+        gradients/Squeeze_grad/Reshape Reshape
+        gradients/Sum_grad/Reshape/shape Const
+        gradients/Sum_grad/Reshape Reshape
+        gradients/Sum_grad/Shape Shape
+        gradients/Sum_grad/Tile Tile
+        gradients/Sum_1_grad/Reshape/shape Const
+        gradients/Sum_1_grad/Reshape Reshape
+        gradients/Sum_1_grad/Shape Shape
+        gradients/Sum_1_grad/Tile Tile
+        gradients/ExpandDims_grad/Shape Shape
+        gradients/ExpandDims_grad/Reshape Reshape
+        gradients/ExpandDims_1_grad/Shape Shape
+        gradients/ExpandDims_1_grad/Reshape Reshape
+        gradients/mul_grad/Shape Shape
+        gradients/mul_grad/Shape_1 Shape
+        gradients/mul_grad/BroadcastGradientArgs BroadcastGradientArgs
+        gradients/mul_grad/Mul Mul
+        gradients/mul_grad/Sum Sum
+        gradients/mul_grad/Reshape Reshape
+        gradients/mul_grad/Mul_1 Mul
+        gradients/mul_grad/Sum_1 Sum
+        gradients/mul_grad/Reshape_1 Reshape
+        gradients/transpose_grad/InvertPermutation InvertPermutation
+        gradients/transpose_grad/transpose Transpose
+        gradients/Sigmoid_grad/SigmoidGrad SigmoidGrad
+        gradients/split_grad/concat ConcatV2
+        gradients/AddN AddN
+        gradients/MatMul_grad/MatMul MatMul
+        gradients/MatMul_grad/MatMul_1 MatMul
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=73
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("code,want", MORE_GRADIENT_CASES)
+def test_more_gradients_build_tf_ops(code, want):
+    # Pow, Maximum/Minimum, ConcatV2 (ConcatOffset), GatherV2 (its int64 shape cast), Max
+    # (reduced_shape), Transpose (InvertPermutation) and Adam's sparse update, as TF 1.15
+    assert _op_list(code) == _want(want)

@@ -851,9 +851,9 @@ def _transpose_kernel(x, perm):
 def _transpose_grad(op, grad, conjugate=False):
     perm = op._inputs[1]
     p = ops.constant_value(perm)
-    if p is not None:
+    if p is not None and np.any(np.asarray(p) < 0):
         inverse = np.argsort(np.reshape(p, -1) % max(np.size(p), 1)).astype(np.int32)
-    else:
+    else:  # an InvertPermutation op, as TF 1.15 builds it
         from tideflow.ops.gather_ops import invert_permutation
 
         inverse = invert_permutation(perm)

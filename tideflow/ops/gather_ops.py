@@ -76,20 +76,20 @@ def _gather_shape_for(p, ix, axis):
     return p.dims[:axis] + ix.dims + p.dims[axis + 1:]
 
 
-def _rows_grad(params, indices, grad):
-    """The gradient of an axis-0 gather: rows of ``grad`` as IndexedSlices of ``params``."""
-    from tideflow.ops import concat_ops
+def _rows_grad(params, indices, grad, v2=False):
+    """The gradient of an axis-0 gather: rows of ``grad`` as IndexedSlices of ``params``,
+    built from TF 1.15's ops (GatherV2's takes the params' shape as int64, then casts it)."""
+    from tideflow.ops import cast_ops, concat_ops
 
-    ps = params.get_shape()
-    n = indices.get_shape().num_elements()
-    params_shape = shape(params)
-    if ps.is_fully_defined() and n is not None:
-        values_shape = [n] + ps.as_list()[1:]
-    else:
-        size = reshape(array_ops.size(indices), [1])
-        values_shape = concat_ops.concat([size, params_shape[1:]], 0)
+    with ops.colocate_with(params):
+        if v2:
+            params_shape = cast_ops.cast(shape(params, out_type=dtypes.int64), dtypes.int32)
+        else:
+            params_shape = shape(params)
+    size = array_ops.expand_dims(array_ops.size(indices), 0)
+    values_shape = concat_ops.concat([size, params_shape[1:]], 0)
     values = reshape(dense(grad), values_shape)
-    return IndexedSlices(values, reshape(indices, [-1]), params_shape)
+    return IndexedSlices(values, reshape(indices, size), params_shape)
 
 
 def _gather_grad(op, grad):
@@ -105,7 +105,7 @@ def _gather_v2_grad(op, grad):
     if a is not None and int(a) < 0:
         a = None if r is None else int(a) % r
     if a is not None and int(a) == 0:
-        return [_rows_grad(params, indices, grad), None, None]
+        return [_rows_grad(params, indices, grad, v2=True), None, None]
     # any other axis: move it to the front, sum rows by index, and move it back
     params_shape = shape(params)
     if a is not None and r is not None:

@@ -364,29 +364,46 @@ def _truncate_mod_grad(op, grad):
 
 
 def _pow_grad(op, grad):
-    x, y = (conj(t) for t in op.inputs)
-    z = conj(op.outputs[0])
-    if not x.dtype.is_floating and not x.dtype.is_complex:
-        return grad * y * pow(x, y - 1), None
-    grad = _dense(grad)
-    # MulNoNan, as TF: a zero upstream gradient stays 0 where pow(x, y - 1) or z * log(x) is
-    # infinite (x = 0 with y < 1; overflow in float16)
-    gx = _mul_no_nan(y * pow(x, y - 1), grad)
-    # log(x) only where it is real and finite: TF's convention for x <= 0 (x != 0 if complex)
-    mask = not_equal(x, 0) if x.dtype.is_complex else greater(x, 0)
+    # TF 1.15's ops in its order (its products, no MulNoNan: that came after its
+    # forward-compatibility horizon), each partial summed back by SmartBroadcastGradientArgs
+    from tideflow.ops.elementwise import smart_broadcast_gradient_args, sum_to
     from tideflow.ops.fill_ops import ones_like
 
+    x, y = op.inputs
+    (sx, rx, must_x), (sy, ry, must_y) = smart_broadcast_gradient_args(x, y, grad)
+    grad = _dense(grad)
+    x, y = conj(x), conj(y)
+    gx = grad * y * pow(x, y - 1)
+    if must_x:
+        gx = sum_to(gx, rx, sx)
+    if not x.dtype.is_floating and not x.dtype.is_complex:
+        return gx, None
+    z = conj(op.outputs[0])
+    # log(x) only where it is real and finite: TF's convention for x <= 0 (x != 0 if complex)
+    mask = not_equal(x, 0) if x.dtype.is_complex else x > 0
     log_x = _select(mask, log(_select(mask, x, ones_like(x))), _zeros_like(x))
-    return gx, _mul_no_nan(z * log_x, grad)
+    gy = grad * z * log_x
+    if must_y:
+        gy = sum_to(gy, ry, sy)
+    return gx, gy
 
 
 def _maximum_minimum_grad(select_x):
+    # TF 1.15's ops in its order: the shapes, zeros of the gradient's shape, the mask (ties
+    # go to x), BroadcastGradientArgs, then each input's Select, Sum and Reshape
     def grad_fn(op, grad):
+        from tideflow.ops import array_ops, fill_ops
+        from tideflow.ops.elementwise import sum_to
+
         x, y = op.inputs
-        xmask = select_x(x, y)  # ties go to x
         grad = _dense(grad)
-        zeros = _zeros_like(grad)
-        return _select(xmask, grad, zeros), _select(xmask, zeros, grad)
+        sx, sy = array_ops.shape(x), array_ops.shape(y)
+        zeros = fill_ops.zeros(array_ops.shape(grad), grad.dtype)
+        xmask = select_x(x, y)
+        rx, ry = ops.apply_op("BroadcastGradientArgs", [sx, sy])._outputs
+        gx = sum_to(_select(xmask, grad, zeros), rx, sx)
+        gy = sum_to(_select(xmask, zeros, grad), ry, sy)
+        return gx, gy
 
     return grad_fn
 
@@ -457,11 +474,11 @@ declare_binary("FloorDiv", _floor_div, _BINARY_MORE, differentiable=False)
 declare_binary("TruncateDiv", _truncate_div, _BINARY_MORE, differentiable=False)
 declare_binary("FloorMod", _floor_mod, _MOD, grad=_floor_mod_grad)
 declare_binary("TruncateMod", _truncate_mod, _MOD, grad=_truncate_mod_grad)
-declare_binary("Pow", _pow, _BINARY_FEWER, grad=_pow_grad, inplace=0)
+declare_binary("Pow", _pow, _BINARY_FEWER, grad=_pow_grad, inplace=0, reduces=True)
 declare_binary("Maximum", "maximum", _MINMAX,
-               grad=_maximum_minimum_grad(lambda x, y: greater_equal(x, y)))
+               grad=_maximum_minimum_grad(lambda x, y: greater_equal(x, y)), reduces=True)
 declare_binary("Minimum", "minimum", _MINMAX,
-               grad=_maximum_minimum_grad(lambda x, y: less_equal(x, y)))
+               grad=_maximum_minimum_grad(lambda x, y: less_equal(x, y)), reduces=True)
 declare_binary("SquaredDifference", _squared_difference, _BINARY_FEWER,
                grad=_squared_difference_grad, reduces=True)
 op_registry.declare(

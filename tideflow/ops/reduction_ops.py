@@ -345,13 +345,14 @@ def _min_or_max_grad(op, grad):
     # the gradient is shared equally among the entries equal to the extreme (ties, as TF)
     from tideflow.ops import array_ops, math_ops
 
+    # TF 1.15's ops: the kept shape from reduced_shape's DynamicStitch
     x, axes = op.inputs
-    kept = _kept_shape(x, axes)
+    kept = _reduced_shape(array_ops.shape(x), axes)
     y = array_ops.reshape(op.outputs[0], kept)
     grad = array_ops.reshape(grad, kept)
     indicators = math_ops._cast(math_ops.equal(y, x), grad.dtype.base_dtype)
     selected = array_ops.reshape(reduce_sum(indicators, axes), kept)
-    return indicators / selected * grad, None
+    return math_ops.truediv(indicators, selected) * grad, None
 
 
 for _name, _kernel, _grad in (("Sum", _sum, _sum_grad), ("Mean", _mean, _mean_grad),

@@ -82,16 +82,20 @@ class AdamOptimizer(Optimizer):
         """The sparse step for gradient rows ``grad`` at ``indices``, adding into the moments
         with ``scatter_add(ref, indices, updates)`` (TF's hook for Adam variants)."""
         lr, beta1_t, beta2_t, epsilon_t = self._sparse_hyper(var)
+        # the scaled rows first, then the decayed moment (TF 1.15's op order)
         m = self.get_slot(var, "m")
+        m_scaled = grad * (1 - beta1_t)
         m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
         with ops.control_dependencies([m_t]):
-            m_t = scatter_add(m, indices, grad * (1 - beta1_t))
+            m_t = scatter_add(m, indices, m_scaled)
         v = self.get_slot(var, "v")
+        v_scaled = (grad * grad) * (1 - beta2_t)
         v_t = state_ops.assign(v, v * beta2_t, use_locking=self._use_locking)
         with ops.control_dependencies([v_t]):
-            v_t = scatter_add(v, indices, (grad * grad) * (1 - beta2_t))
+            v_t = scatter_add(v, indices, v_scaled)
+        v_sqrt = math_ops.sqrt(v_t)
         var_update = state_ops.assign_sub(
-            var, lr * m_t / (math_ops.sqrt(v_t) + epsilon_t), use_locking=self._use_locking)
+            var, lr * m_t / (v_sqrt + epsilon_t), use_locking=self._use_locking)
         return control_flow_ops.group(var_update, m_t, v_t)
 
     def _apply_sparse(self, grad, var):
