@@ -283,3 +283,25 @@ def test_backend_random_ops_take_numpy_seeds(_fresh_graph):
     np.testing.assert_array_equal(bv, [[0, 1, 1], [0, 1, 1]])
     np.testing.assert_allclose(tv, [0.6998593, 0.36459264], rtol=1e-6)
     np.testing.assert_allclose(uv, [0.04364276, 0.43515325], rtol=1e-6)
+
+
+# -- compile: TF 1.15's op count ---------------------------------------------------------------
+
+# ops TF 1.15's compile made for a one-output model (Dense(3) with the activation given)
+_TF_COMPILE_OPS = [
+    ("mse", None, None, 24), ("mse", None, ["mae"], 50), ("mae", None, None, 25),
+    ("binary_crossentropy", "sigmoid", ["accuracy"], 63),
+    ("binary_crossentropy", None, None, 43), ("categorical_crossentropy", "softmax", ["acc"], 81),
+    ("categorical_crossentropy", "relu", None, 35),
+    ("sparse_categorical_crossentropy", "softmax", ["accuracy"], 62),
+    ("sparse_categorical_crossentropy", "sigmoid", None, 40),
+    ("mse", None, ["mae", "accuracy"], 78), ("mse", "softmax", ["mse"], 49),
+]
+
+
+@pytest.mark.parametrize("loss,act,metrics,count", _TF_COMPILE_OPS)
+def test_compile_takes_tf_op_count(_fresh_graph, loss, act, metrics, count):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(4,), activation=act)])
+    before = _fresh_graph._last_id
+    m.compile("sgd", loss, metrics=metrics)
+    assert _fresh_graph._last_id - before == count

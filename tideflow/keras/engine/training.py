@@ -88,7 +88,15 @@ class Model(Network):
         self._distribution_strategy = kwargs.get("distribute") or (  # TF 1.11-1.13's kwarg
             dist.get_strategy() if dist is not None and dist.has_strategy() else None)
         if self.outputs:
+            graph = self._outputs_graph()
+            first_id = graph._next_id
             self._compile_graph()
+            tf_ops = _tf_compile_op_count(self)
+            if tf_ops is not None and graph._next_id < first_id + tf_ops:
+                # TF 1.15 builds this loss from more ops (a weighting block, Keras's
+                # reduction, the metrics' variables and updates): their ids are skipped, so
+                # the layers made after the compile (a GAN's generator) get TF's op seeds
+                graph._next_id = first_id + tf_ops
 
     def _loss_per_output(self):
         n = len(self.outputs)
@@ -1251,6 +1259,57 @@ def _clone_metric(metric):
     if isinstance(metric, metrics_mod.Metric):
         return type(metric).from_config(metric.get_config())
     return metric
+
+
+# ops TF 1.15's compile makes for a loss on one output (its target placeholder, the loss
+# function, the weighting and Keras's reduction), by the output op's type where the loss
+# looks at it (crossentropies take the logits under a softmax or a sigmoid)
+_TF_LOSS_OPS = {"mean_squared_error": 24, "mean_absolute_error": 25,
+                "binary_crossentropy": {"Sigmoid": 34, None: 43},
+                "categorical_crossentropy": {"Softmax": 53, None: 35},
+                "sparse_categorical_crossentropy": {"Softmax": 34, None: 40}}
+# ops of a metric (a mean of it: its total and count variables, update and result)
+_TF_METRIC_OPS = {"mean_absolute_error": 26, "mean_squared_error": 25, "binary_accuracy": 29,
+                  "categorical_accuracy": 28, "sparse_categorical_accuracy": 28}
+_METRIC_ALIASES = {"mae": "mean_absolute_error", "mse": "mean_squared_error"}
+
+
+def _tf_compile_op_count(model):
+    """The ops TF 1.15's compile makes for a one-output model with one of the usual losses
+    and metrics (no weights, masks or regularization losses); None otherwise."""
+    if (len(model.outputs) != 1 or model.loss_weights is not None or model.losses
+            or model.sample_weight_mode is not None or model._compile_weighted_metrics
+            or model._target_tensors is not None or not isinstance(model.outputs[0], ops.Tensor)
+            or model._output_mask(model.outputs[0]) is not None):
+        return None
+    fn = model._loss_fns[0]
+    name = getattr(fn, "__name__", None)
+    count = _TF_LOSS_OPS.get(name)
+    if isinstance(count, dict):
+        out_type = model.outputs[0].op.type
+        count = count.get(out_type, count[None])
+    if count is None:
+        return None
+    last = model.outputs[0].get_shape().as_list()[-1] if model.outputs[0].get_shape().ndims \
+        else None
+    metrics = model._compile_metrics
+    if isinstance(metrics, dict) or not isinstance(metrics, (list, tuple)):
+        return None
+    for metric in metrics:
+        if metric in ("accuracy", "acc"):
+            if last == 1 or name == "binary_crossentropy":
+                metric = "binary_accuracy"
+            elif name == "sparse_categorical_crossentropy":
+                metric = "sparse_categorical_accuracy"
+            else:
+                metric = "categorical_accuracy"
+        elif not isinstance(metric, str):
+            metric = getattr(metric, "__name__", None)
+        metric = _METRIC_ALIASES.get(metric, metric)
+        if metric not in _TF_METRIC_OPS:
+            return None
+        count += _TF_METRIC_OPS[metric]
+    return count
 
 
 def _check_for_unexpected_keys(name, mapping, expected):

@@ -574,6 +574,31 @@ class _MaskedCellAdapter(_CellAdapter):
         return out, tuple(new) + (out,)
 
 
+def _keras_loop(adapter, x, initial_state):
+    """Runs ``adapter`` over the time axis of [batch, time, ...] ``x`` in a while loop as
+    Keras's backend.rnn does (inputs and outputs in TensorArrays); returns the outputs
+    [batch, time, units] and the final states. Fewer ops than TF's (which steps once outside
+    the loop too), so RNN.call can make up TF's op count."""
+    xt = tf.transpose(x, [1, 0] + list(range(2, x.get_shape().ndims)))
+    steps = tf.shape(xt)[0]
+    inputs_ta = tf.TensorArray(xt.dtype, size=steps).unstack(xt)
+    outputs_ta = tf.TensorArray(xt.dtype, size=steps)
+    time = tf.constant(0, dtype="int32", name="time")
+
+    def body(t, out_ta, *states):
+        out, new_states = adapter(inputs_ta.read(t), states)
+        for old, new in zip(states, new_states):
+            new.set_shape(old.get_shape())
+        return (t + 1, out_ta.write(t, out)) + tuple(new_states)
+
+    final = tf.while_loop(lambda t, *_: t < steps, body,
+                          (time, outputs_ta) + tuple(initial_state),
+                          parallel_iterations=32, swap_memory=True)
+    outputs = final[1].stack()
+    outputs = tf.transpose(outputs, [1, 0] + list(range(2, outputs.get_shape().ndims)))
+    return outputs, tuple(final[2:])
+
+
 # ops TF 1.15 builds for one application of an activation
 _ACTIVATION_OPS = {"tanh": 1, "sigmoid": 1, "relu": 1, "softsign": 1, "softplus": 1,
                    "hard_sigmoid": 8, "linear": 0}
@@ -837,8 +862,11 @@ class RNN(Layer):
                 m = tf.reverse(m, [1])
             rnn_inputs = (x, tf.expand_dims(m, -1))
         try:
-            outputs, states = tf.nn.dynamic_rnn(adapter, rnn_inputs,
-                                                initial_state=initial_state, scope="rnn")
+            if plain and _tf_rnn_op_count(self) is not None:
+                outputs, states = _keras_loop(adapter, x, initial_state)
+            else:
+                outputs, states = tf.nn.dynamic_rnn(adapter, rnn_inputs,
+                                                    initial_state=initial_state, scope="rnn")
         finally:
             cell._masks = (None, None)
         states = list(states)
@@ -858,6 +886,9 @@ class RNN(Layer):
             # (the input's own order: [time, batch] when time-major)
             out.set_shape([dims[0], dims[1], adapter.output_size])
         else:
+            if last_output is None and plain and type(cell) in (SimpleRNNCell, LSTMCell,
+                                                                GRUCell):
+                last_output = states[0]  # (these cells' output is their new h state)
             out = outputs[:, -1, :] if last_output is None else last_output
             out.set_shape([dims[1] if self.time_major else dims[0], adapter.output_size])
         for s in states:
