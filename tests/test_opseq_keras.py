@@ -305,3 +305,59 @@ def test_compile_takes_tf_op_count(_fresh_graph, loss, act, metrics, count):
     before = _fresh_graph._last_id
     m.compile("sgd", loss, metrics=metrics)
     assert _fresh_graph._last_id - before == count
+
+
+# -- seeded models: TF 1.15's numbers ---------------------------------------------------------
+
+
+def test_seeded_sequential_with_dropout_trains_as_tf(_fresh_graph):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,), activation="relu"),
+                             tf.keras.layers.Dropout(0.5),
+                             tf.keras.layers.Dense(2, activation="softmax")])
+    m.compile(tf.keras.optimizers.SGD(0.1), "categorical_crossentropy", metrics=["accuracy"])
+    w0 = m.get_weights()
+    rs = np.random.RandomState(0)
+    xv = rs.rand(16, 3).astype(np.float32)
+    yv = np.eye(2)[rs.randint(0, 2, 16)].astype(np.float32)
+    h = m.fit(xv, yv, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    np.testing.assert_array_equal(w0[0], np.float32([
+        [-0.21222126483917236, -0.25554025173187256, -0.09754335880279541, -0.852995753288269],
+        [0.3660576343536377, 0.6796040534973145, -0.6496419906616211, 0.6397621631622314],
+        [0.4058840274810791, 0.4902510643005371, -0.21801990270614624, 0.6338703632354736]]))
+    np.testing.assert_array_equal(w0[2], np.float32([
+        [0.7750718593597412, -0.4168086051940918], [-0.6934401988983154, -0.2569453716278076],
+        [0.8041741847991943, 0.35260581970214844], [0.6733365058898926, 0.35480523109436035]]))
+    # the dropout masks of the two epochs are TF's: the same losses
+    np.testing.assert_allclose(h.history["loss"], [0.6345254778862, 0.6452674269676208],
+                               rtol=1e-6)
+    np.testing.assert_allclose(m.predict(xv[:3]), [
+        [0.5803481936454773, 0.4196517765522003], [0.5624600052833557, 0.4375399649143219],
+        [0.6421545743942261, 0.3578454256057739]], rtol=1e-5)
+
+
+def test_seeded_dense_after_lstm_gets_tf_weights(_fresh_graph):
+    m = tf.keras.Sequential([tf.keras.layers.Embedding(20, 4, input_length=5),
+                             tf.keras.layers.LSTM(3), tf.keras.layers.Dense(2)])
+    np.testing.assert_array_equal(m.get_weights()[-2], np.float32([
+        [-0.2012808918952942, -0.5820017457008362], [-0.692603349685669, -0.07069158554077148],
+        [-0.8481988310813904, -0.692769467830658]]))
+    np.testing.assert_allclose(m.predict(np.array([[1, 2, 3, 4, 5], [6, 7, 8, 9, 0]])), [
+        [0.0019536043982952833, 0.004857135470956564],
+        [-0.0008589065982960165, 0.0035148579627275467]], rtol=1e-5, atol=1e-8)
+
+
+def test_seeded_gan_generator_after_discriminator_compile(_fresh_graph):
+    d = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,), activation="relu"),
+                             tf.keras.layers.Dense(1, activation="sigmoid")])
+    d.compile(tf.keras.optimizers.Adam(0.001), "binary_crossentropy", metrics=["accuracy"])
+    g = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(2,))])
+    z = tf.keras.Input(shape=(2,))
+    d.trainable = False
+    combined = tf.keras.Model(z, d(g(z)))
+    combined.compile("adam", "binary_crossentropy")
+    h = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(2,))])
+    np.testing.assert_array_equal(g.get_weights()[0], np.float32([
+        [-0.6885480880737305, 0.8718289136886597, -0.8711012601852417],
+        [0.5622924566268921, -1.0736525058746338, -0.39969491958618164]]))
+    np.testing.assert_array_equal(h.get_weights()[0], np.float32([
+        [-0.8908859491348267, -0.19005322456359863], [-0.4681456685066223, -1.1367542743682861]]))
