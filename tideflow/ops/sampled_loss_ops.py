@@ -1,6 +1,8 @@
 """Sampled losses for large output vocabularies: noise-contrastive estimation (``nce_loss``)
 and sampled softmax, scoring the true classes against a few sampled ones."""
 
+import numpy as np
+
 from tideflow.framework import dtypes, ops
 from tideflow.ops import (
     array_ops,
@@ -9,11 +11,10 @@ from tideflow.ops import (
     concat_ops,
     embedding_ops,
     fill_ops,
-    gather_ops,
     linalg_ops,
     math_ops,
     nn_impl,
-    reduction_ops,
+    slicing_ops,
 )
 from tideflow.ops.partitioned_variables import PartitionedVariable
 
@@ -41,34 +42,49 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
         sampled, true_expected, sampled_expected = (array_ops.stop_gradient(s)
                                                     for s in sampled_values)
         sampled = cast_ops.cast(sampled, dtypes.int64)
-
-        # one lookup for the true and the sampled rows (one trip to each parameter shard)
+        # TF 1.15's ops in its order: one lookup of weights for the true and sampled ids,
+        # sliced; then the biases; the true logits through _sum_rows' matmul with ones
         all_ids = concat_ops.concat([labels_flat, sampled], 0)
         all_w = embedding_ops.embedding_lookup(weights, all_ids,
                                                partition_strategy=partition_strategy)
+        if all_w.dtype != inputs.dtype:
+            all_w = cast_ops.cast(all_w, inputs.dtype)
+        true_w = slicing_ops.slice(
+            all_w, [0, 0], array_ops.stack([array_ops.shape(labels_flat)[0], -1]))
+        sampled_w = slicing_ops.slice(
+            all_w, array_ops.stack([array_ops.shape(labels_flat)[0], 0]), [-1, -1])
+        sampled_logits = linalg_ops.matmul(inputs, sampled_w, transpose_b=True)
         all_b = embedding_ops.embedding_lookup(biases, all_ids,
                                                partition_strategy=partition_strategy)
-        n_true = array_ops.size(labels_flat)
-        true_w, sampled_w = all_w[:n_true], all_w[n_true:]
-        true_b, sampled_b = all_b[:n_true], all_b[n_true:]
-        if all_w.dtype != inputs.dtype:
-            inputs = cast_ops.cast(inputs, all_w.dtype)
-
-        # true logits: each input row dotted with each of its num_true label rows
+        if all_b.dtype != inputs.dtype:
+            all_b = cast_ops.cast(all_b, inputs.dtype)
+        true_b = slicing_ops.slice(all_b, [0], array_ops.shape(labels_flat))
+        sampled_b = slicing_ops.slice(all_b, array_ops.shape(labels_flat), [-1])
         dim = array_ops.shape(true_w)[1:2]
-        true_w = array_ops.reshape(true_w, concat_ops.concat([[-1, num_true], dim], 0))
-        true_logits = reduction_ops.reduce_sum(array_ops.expand_dims(inputs, 1) * true_w, 2)
-        true_logits += array_ops.reshape(true_b, [-1, num_true])
-        sampled_logits = linalg_ops.matmul(inputs, sampled_w, transpose_b=True) + sampled_b
+        new_true_w_shape = concat_ops.concat([[-1, num_true], dim], 0)
+        row_wise_dots = math_ops.multiply(array_ops.expand_dims(inputs, 1),
+                                          array_ops.reshape(true_w, new_true_w_shape))
+        dots_as_matrix = array_ops.reshape(row_wise_dots, concat_ops.concat([[-1], dim], 0))
+        true_logits = array_ops.reshape(_sum_rows(dots_as_matrix), [-1, num_true])
+        true_b = array_ops.reshape(true_b, [-1, num_true])
+        true_logits += true_b
+        sampled_logits += sampled_b
 
         if remove_accidental_hits:
             hit_rows, hit_cols, hit_weights = candidate_sampling_ops.compute_accidental_hits(
                 labels, sampled, num_true=num_true)
-            where = array_ops.stack([hit_rows, cast_ops.cast(hit_cols, dtypes.int32)], 1)
-            mask = gather_ops.scatter_nd(
-                where, cast_ops.cast(hit_weights, sampled_logits.dtype),
-                array_ops.shape(sampled_logits))
-            sampled_logits += mask
+            rows_2d = array_ops.reshape(hit_rows, [-1, 1])
+            cols_2d = array_ops.reshape(cast_ops.cast(hit_cols, dtypes.int32), [-1, 1])
+            sparse_indices = concat_ops.concat([rows_2d, cols_2d], 1, "sparse_indices")
+            logits_shape = concat_ops.concat(
+                [array_ops.shape(labels)[:1], array_ops.expand_dims(num_sampled, 0)], 0)
+            if sampled_logits.dtype != hit_weights.dtype:
+                hit_weights = cast_ops.cast(hit_weights, sampled_logits.dtype)
+            # the raw op, as TF calls it (its default value converted inside it)
+            sampled_logits += ops.apply_op(
+                "SparseToDense", [sparse_indices, logits_shape, hit_weights,
+                                  np.asarray(0.0, hit_weights.dtype.as_numpy_dtype)],
+                {"validate_indices": False})._outputs[0]
         if subtract_log_q:
             true_logits -= math_ops.log(cast_ops.cast(true_expected, true_logits.dtype))
             sampled_logits -= math_ops.log(cast_ops.cast(sampled_expected,
@@ -90,7 +106,14 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
         True, remove_accidental_hits, partition_strategy, name)
     losses = nn_impl.sigmoid_cross_entropy_with_logits(labels=targets, logits=logits,
                                                        name="sampled_losses")
-    return reduction_ops.reduce_sum(losses, 1)
+    return _sum_rows(losses)
+
+
+def _sum_rows(x):
+    """The sum of each row of matrix ``x``, as TF builds it (a matmul with a column of ones,
+    whose gradient is cheaper than a reduction's)."""
+    ones = fill_ops.ones(array_ops.stack([array_ops.shape(x)[1], 1]), x.dtype)
+    return array_ops.reshape(linalg_ops.matmul(x, ones), [-1])
 
 
 def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,

@@ -90,22 +90,16 @@ def _slice_kernel(x, begin, size):
 
 
 def _slice_grad(op, grad):
-    # zeros around the slice: pad before by begin, after by shape(x) - begin - shape(y)
+    # zeros around the slice: pad before by begin, after by shape(x) - shape(y) - begin,
+    # with TF 1.15's ops in its order
     x, begin = op._inputs[:2]
     index = begin.dtype.base_dtype
-    b = ops.constant_value(begin)
-    xs, ys = x._shape, op._outputs[0]._shape
-    if b is not None and xs.is_fully_defined() and ys.is_fully_defined():
-        b = np.reshape(b, -1)
-        after = np.asarray(xs.as_list()) - b - np.asarray(ys.as_list())
-        paddings = np.stack([b, after], axis=1).astype(index.as_numpy_dtype)
-    else:
-        shape = concat_ops.stack([array_ops.rank(x), 1])
-        before = array_ops.reshape(begin, shape)
-        after = array_ops.reshape(
-            array_ops.shape(x, out_type=index) - array_ops.shape(op._outputs[0], out_type=index)
-            - begin, shape)
-        paddings = concat_ops.concat([before, after], 1)
+    input_rank = array_ops.rank(x)
+    slice_size = array_ops.shape(op._outputs[0], out_type=index)
+    shape = concat_ops.stack([input_rank, 1])
+    before = array_ops.reshape(begin, shape)
+    after = array_ops.reshape(array_ops.shape(x, out_type=index) - slice_size - begin, shape)
+    paddings = concat_ops.concat([before, after], 1)
     return [pad_ops.pad(dense(grad), paddings), None, None]
 
 
