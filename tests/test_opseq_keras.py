@@ -361,3 +361,14 @@ def test_seeded_gan_generator_after_discriminator_compile(_fresh_graph):
         [0.5622924566268921, -1.0736525058746338, -0.39969491958618164]]))
     np.testing.assert_array_equal(h.get_weights()[0], np.float32([
         [-0.8908859491348267, -0.19005322456359863], [-0.4681456685066223, -1.1367542743682861]]))
+
+
+def test_dot_and_layer_normalization_ops(_fresh_graph):
+    x = tf.keras.Input(shape=(6,))
+    y = tf.keras.Input(shape=(6,))
+    d = tf.keras.layers.Dot(axes=1)([x, y])
+    assert _core(_fresh_graph)[2:] == ["dot/Mul", "dot/Sum/reduction_indices", "dot/Sum",
+                                       "dot/ExpandDims/dim", "dot/ExpandDims"]
+    assert d.get_shape().as_list() == [None, 1]
+    tf.keras.layers.LayerNormalization()(x)
+    assert "layer_normalization/Reshape" not in _names(_fresh_graph)  # as TF: last axis only

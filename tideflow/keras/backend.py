@@ -738,10 +738,12 @@ def batch_dot(x, y, axes=None):
     if axes is None:
         axes = [x_rank - 1, y_rank - 2]
     axes = [a % r for a, r in zip(axes, (x_rank, y_rank))]
-    if x_rank == 2 and y_rank == 2:
+    if x_rank == 2 and y_rank == 2:  # (TF 1.15's ops: Mul, Sum, then ExpandDims)
         if axes[0] == axes[1]:
-            return tf.reduce_sum(x * y, axis=axes[0], keepdims=True)
-        return tf.reduce_sum(tf.transpose(x, [1, 0]) * y, axis=axes[1], keepdims=True)
+            out = tf.reduce_sum(tf.multiply(x, y), axes[0])
+        else:
+            out = tf.reduce_sum(tf.multiply(tf.transpose(x, [1, 0]), y), axes[1])
+        return tf.expand_dims(out, 1)
     squeeze_x = squeeze_y = False
     if x_rank == 2:
         x, squeeze_x = tf.expand_dims(x, 2), True

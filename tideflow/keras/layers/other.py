@@ -295,9 +295,18 @@ class LayerNormalization(Layer):
         broadcast = [1] * rank
         for a in self._axes:
             broadcast[a] = inputs.get_shape().as_list()[a]
-        gamma = tf.reshape(self.gamma, broadcast) if self.gamma is not None else None
-        beta = tf.reshape(self.beta, broadcast) if self.beta is not None else None
-        return tf.nn.batch_normalization(inputs, mean, variance, beta, gamma, self.epsilon)
+        # as TF 1.15's: the weights reshaped only where the axes are not just the last one
+        last_only = sorted(self._axes) == [rank - 1]
+
+        def shaped(v):
+            if v is None or last_only or len(v.get_shape()) == rank:
+                return v
+            return tf.reshape(v, broadcast)
+
+        gamma, beta = shaped(self.gamma), shaped(self.beta)
+        outputs = tf.nn.batch_normalization(inputs, mean, variance, beta, gamma, self.epsilon)
+        outputs.set_shape(inputs.get_shape())
+        return outputs
 
     def compute_output_shape(self, input_shape):
         return input_shape
