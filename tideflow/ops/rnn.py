@@ -15,6 +15,7 @@ from tideflow.ops import (
     gather_ops,
     math_ops,
     pad_ops,
+    range_ops,
 )
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.reverse_sequence_ops import reverse_sequence
@@ -66,7 +67,20 @@ def _transpose_batch_time(x):
     if shape.ndims < 2:
         raise ValueError(f"Expected input tensor {x} to have rank at least 2, but saw shape: "
                          f"{shape}")
-    return array_ops.transpose(x, [1, 0] + list(range(2, shape.ndims)))
+    # TF 1.15's ops: the permutation [1, 0] + range(2, rank), concatenated in the graph
+    x_rank = array_ops.rank(x)
+    perm = concat_ops.concat(([1, 0], range_ops.range(2, x_rank)), axis=0)
+    x_t = array_ops.transpose(x, perm)
+    x_t.set_shape(TensorShape([shape[1], shape[0]]).concatenate(shape[2:]))
+    return x_t
+
+
+def _skip_ids_to(next_id):
+    """Moves the default graph's op-id counter to ``next_id`` (never back): the ids of ops
+    TF 1.15 makes here and tideflow does not (its TensorArrays, its loop's frames), so the
+    random ops made afterwards get TF's op seeds (tf.set_random_seed's rule)."""
+    g = ops.get_default_graph()
+    g._next_id = max(g._next_id, next_id)
 
 
 def _batch_size(flat_input, batch_axis):
@@ -180,15 +194,24 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         inputs = nest.pack_sequence_as(inputs, flat_input)
         outputs, final_state = _dynamic_rnn_loop(
             cell, inputs, state, parallel_iterations=parallel_iterations,
-            swap_memory=swap_memory, sequence_length=sequence_length, dtype=dtype)
+            swap_memory=swap_memory, sequence_length=sequence_length, dtype=dtype,
+            count_as_tf=sequence_length is None)
         if not time_major:
             outputs = nest.map_structure(_transpose_batch_time, outputs)
         return outputs, final_state
 
 
 def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_memory,
-                      sequence_length=None, dtype=None):
+                      sequence_length=None, dtype=None, count_as_tf=False):
+    """The loop of dynamic_rnn. ``count_as_tf``: skip the op ids of the ops TF 1.15 makes
+    and tideflow does not (or makes fewer of): its TensorArrays (TensorArrayV3, the unstack's
+    range and scatter, the reads' and writes' Enters), its zero output's concatenated shape
+    and its stack's range, so each op made inside and after the loop (the cell's variables'
+    initializers, a dense layer after the RNN) takes TF's op id, and with a graph seed TF's
+    op seed."""
     state = initial_state
+    g = ops.get_default_graph()
+    start = g._next_id
     flat_input = nest.flatten(inputs)
     flat_output_size = nest.flatten(cell.output_size)
     first = flat_input[0]
@@ -219,14 +242,31 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
         TensorArray(dtype=x.dtype, size=time_steps, element_shape=x.get_shape()[1:]).unstack(x)
         for x in flat_input)
 
+    # TF bounds the loop by min(time_steps, max(1, longest sequence)); without sequence
+    # lengths that is time_steps, through TF's ops (with them the loop runs every step here:
+    # the rows past their length copy their state through and output zeros, the same values)
+    loop_bound = (math_ops.minimum(time_steps, math_ops.maximum(1, time_steps))
+                  if sequence_length is None else time_steps)
+    if count_as_tf:
+        # TF: time_steps (Shape, strided_slice), the batch size (Shape, strided_slice) when
+        # not static, per output its zero output (ExpandDims, Const, concat, zeros: 7 ops, 6
+        # with a static batch) and TensorArray, time, per input a TensorArray and its unstack
+        # (9 ops), then the loop bound (3)
+        n_out, n_in = len(flat_output_size), len(flat_input)
+        _skip_ids_to(start + 5 + (0 if static_batch is not None else 5)
+                     + n_out * (7 if static_batch is None else 6) + 1 + n_out + 10 * n_in + 3)
+
     def cond(time, *_):
-        return math_ops.less(time, time_steps)
+        return math_ops.less(time, loop_bound)
 
     def body(time, output_tas_t, state):
+        body_start = g._next_id
         input_t = tuple(ta.read(time) for ta in input_tas)
         for x, t in zip(flat_input, input_t):
             t.set_shape(x.get_shape()[1:])
         input_t = nest.pack_sequence_as(inputs, input_t)
+        if count_as_tf:  # TF: per input a TensorArrayReadV3 and the Enters of its handle, flow
+            _skip_ids_to(body_start + 3 * len(flat_input))
 
         def call_cell():
             return call(input_t, state)
@@ -237,7 +277,10 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
             output, new_state = call_cell()
         nest.assert_same_structure(state, new_state)
         flat_out = nest.flatten(output)
+        after_cell = g._next_id
         output_tas_t = tuple(ta.write(time, o) for ta, o in zip(output_tas_t, flat_out))
+        if count_as_tf:  # TF: per output a TensorArrayWriteV3 and the Enter of its handle
+            _skip_ids_to(after_cell + 2 * len(flat_out))
         return time + 1, output_tas_t, new_state
 
     # as TF 1.15, the loop is also bounded by maximum_iterations=time_steps: its counter is the
@@ -247,9 +290,14 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
         maximum_iterations=time_steps, swap_memory=swap_memory)
     outputs = []
     for ta, size in zip(final_tas, flat_output_size):
+        before = g._next_id
         out = ta.stack()
         out.set_shape([static_time, static_batch] + _size_list(size))
         outputs.append(out)
+        if count_as_tf:  # TF: the stack's size, range and gather, and its static shape's
+            # constants (the output size's; the time and batch sizes' when both are known)
+            both = static_time is not None and static_batch is not None
+            _skip_ids_to(before + 5 + (2 if both else 1))
     outputs = nest.pack_sequence_as(cell.output_size, outputs)
     return outputs, final_state
 

@@ -287,8 +287,23 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         graph = ops.get_default_graph()
         base = (scope.rstrip("/") or "while").replace("/", "_")
         start = 1 if max_iter is not None else 0
+        # TF 1.x builds a loop in the graph itself: an Enter and a Merge per loop variable,
+        # the cond's ops, LoopCond, a Switch and an Identity per variable, the body's ops,
+        # a NextIteration and an Exit per variable (an Enter per outside tensor they use).
+        # The ids those ops would take are skipped where TF makes them, so the ops traced in
+        # the bodies and every op made after the loop get TF's op count (the op seed of a
+        # random op without one, tf.set_random_seed's rule); see _ids_after_loop.
+        n_vars = len(tensors)
+        first = graph._next_id
+        ids = {}
 
         def cond_fn(*args):
+            _skip_to(graph, first + 2 * n_vars)  # past TF's Enter and Merge ops
+            below = None
+            if max_iter is not None:  # TF's lambda tests the counter first
+                from tideflow.ops import math_ops
+
+                below = math_ops.less(args[0], max_iter)
             c = cond(*flat.pack(args[start:]))
             c = ops.convert_to_tensor(c)
             if c.dtype.base_dtype != dtypes.bool:
@@ -300,17 +315,21 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             if max_iter is not None:
                 from tideflow.ops import math_ops
 
-                c = math_ops.logical_and(math_ops.less(args[0], max_iter), c)
+                c = math_ops.logical_and(below, c)
+            ids["cond_end"] = graph._next_id
             return c
 
         def body_fn(*args):
+            # past TF's LoopCond, Switch and Identity ops
+            _skip_to(graph, ids.get("cond_end", graph._next_id) + 1 + 2 * n_vars)
+            counted = args[0] + 1 if max_iter is not None else None  # TF's lambda: first
             result = body(*flat.pack(args[start:]))
             if packed or (len(structure) == 1 and not isinstance(result, (list, tuple))):
                 result = [result]  # as TF: a lone body result is taken as a list
             outs = _flatten_result(flat, result, "while_loop")
             body_fn.structure = result
             if max_iter is not None:
-                outs = [args[0] + 1, *outs]
+                outs = [counted, *outs]
             return outs
 
         cond_fg = func_graph.trace(cond_fn, specs, func_graph.unique_function_name(
@@ -333,7 +352,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                     f"{t._dtype.base_dtype.name}, but has type {out._dtype.base_dtype.name} "
                     "after one iteration."
                 )
-        op = build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, scope)
+        op = build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, scope,
+                         ids_at_op=_ids_after_loop(graph, cond_fg, body_fg, n_vars))
         from tideflow.ops.cond import _named_outputs
 
         outs = _named_outputs(op._outputs[:start + n_user], "Exit")[start:]
@@ -357,10 +377,27 @@ def _result_structure(structure, body_result):
         return structure
 
 
-def build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, name):
+def _skip_to(graph, next_id):
+    """Moves the graph's op-id counter forward to ``next_id`` (never back)."""
+    graph._next_id = max(graph._next_id, next_id)
+
+
+def _ids_after_loop(graph, cond_fg, body_fg, n_vars):
+    """The id the While op should take so that, with its ``n_vars`` Exit identities, the ops
+    made after the loop number as after TF 1.x's loop: its body's end (an outside tensor both
+    bodies use has one Enter in TF, one capture in each body here), then a NextIteration and
+    an Exit per variable."""
+    shared = len([t for t, _ in body_fg.captures if t in cond_fg._capture_map])
+    return graph._next_id - shared + 2 * n_vars - (n_vars + 1)
+
+
+def build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, name,
+                ids_at_op=None):
     """Creates the While op for traced ``cond_fg``/``body_fg``; returns it.
 
     Captured tensors join the loop variables (carried through unchanged by the body).
+    ``ids_at_op``: the op id it takes (TF 1.x's op count, see while_loop) where that keeps
+    every id unique in each graph.
     """
     graph = ops.get_default_graph()
     captured = cond_lib.unify_captures([cond_fg, body_fg])
@@ -369,6 +406,13 @@ def build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, name
     func_graph.add_function(graph, body_fg)
     inputs = list(tensors) + captured
     shapes = list(invariants) + [t._shape for t in captured]
+    if ids_at_op is not None:
+        # the captures just unified took ids TF's loop does not have; the While op may take
+        # an id below the counter's when the op and its Exit identities then take the counter
+        # past every id the bodies hold (no later op of a body can meet one of them again)
+        last = graph._ops[-1]._id if graph._ops else 0
+        if ids_at_op > last and graph._next_id <= ids_at_op + len(tensors) + 1:
+            graph._next_id = ids_at_op
     op = ops.apply_op(
         "While", [inputs],
         {"T": [t._dtype.base_dtype for t in inputs], "cond": cond_fg.name,

@@ -1,0 +1,66 @@
+"""tf.while_loop and tf.nn.dynamic_rnn take TF 1.15's op count (see test_opseq_layers.py for
+why): tideflow builds a functional While where TF builds Enter/Merge/Switch/Exit frames, so it
+skips the ids of the ops TF makes and it does not, and the random ops made inside and after
+the loop get TF's op seeds. Expected values are what real TF 1.15 printed."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _seed2(op_type):
+    return [op.get_attr("seed2") for op in tf.get_default_graph().get_operations()
+            if op.type == op_type]
+
+
+def test_ops_after_a_while_loop_get_tf_1_15s_seeds():
+    tf.set_random_seed(1)
+    tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2.0),
+                  [tf.constant(0), tf.placeholder(tf.float32, [3])])
+    tf.random_normal([3])
+    assert _seed2("RandomStandardNormal") == [24]  # TF 1.15's
+
+
+@pytest.mark.parametrize("make, shape, want", [
+    (lambda: tf.nn.rnn_cell.BasicLSTMCell(6), [None, 5, 4], [101, 163]),
+    (lambda: tf.nn.rnn_cell.LSTMCell(6), [8, 5, 4], [86, 149]),
+])
+def test_dynamic_rnn_initializers_and_later_ops_get_tf_1_15s_seeds(make, shape, want):
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, shape)
+    tf.nn.dynamic_rnn(make(), x, dtype=tf.float32)
+    tf.random_normal([3])
+    assert _seed2("RandomUniform") + _seed2("RandomStandardNormal") == want
+
+
+def test_seeded_gru_program_gives_tf_1_15s_numbers():
+    tf.set_random_seed(7)
+    x = tf.placeholder(tf.float32, [None, 5, 4])
+    o, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(6), x, dtype=tf.float32)
+    y = tf.layers.dense(o[:, -1], 2)
+    tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 1.5),
+                  [tf.constant(0), tf.ones([2])])
+    z = tf.Variable(tf.random_normal([3]))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        xv = np.linspace(-1, 1, 40, dtype=np.float32).reshape(2, 5, 4)
+        np.testing.assert_allclose(s.run(y, {x: xv}), [[0.10270391, 0.11569404],
+                                                        [-0.2290199, 0.05745466]], atol=1e-6)
+        np.testing.assert_allclose(s.run(z), [0.8366285, 0.58071226, 0.07942528], atol=1e-7)
+
+
+def test_transpose_batch_time_builds_tf_1_15s_permutation():
+    x = tf.placeholder(tf.float32, [None, 5, 4])
+    o, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(3), x, dtype=tf.float32)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[1:9] == ["rnn/Rank", "rnn/range/start", "rnn/range/delta", "rnn/range",
+                          "rnn/concat/values_0", "rnn/concat/axis", "rnn/concat",
+                          "rnn/transpose"]
+    assert o.shape.as_list() == [None, 5, 3]
