@@ -372,3 +372,14 @@ def test_dot_and_layer_normalization_ops(_fresh_graph):
     assert d.get_shape().as_list() == [None, 1]
     tf.keras.layers.LayerNormalization()(x)
     assert "layer_normalization/Reshape" not in _names(_fresh_graph)  # as TF: last axis only
+
+
+def test_dense_on_a_sequence_transposes_and_reshapes_its_kernel(_fresh_graph):
+    x = tf.keras.Input(shape=(6, 4))
+    y = tf.keras.layers.Dense(3, name="q")(x)
+    td = [n for n in _core(_fresh_graph) if n.startswith("q/Tensordot")]
+    assert td[td.index("q/Tensordot/Reshape") + 1:] == [  # TF 1.15's, after the input's
+        "q/Tensordot/transpose_1/perm", "q/Tensordot/transpose_1", "q/Tensordot/Reshape_1/shape",
+        "q/Tensordot/Reshape_1", "q/Tensordot/MatMul", "q/Tensordot/Const_2",
+        "q/Tensordot/concat_1/axis", "q/Tensordot/concat_1", "q/Tensordot"]
+    assert y.get_shape().as_list() == [None, 6, 3]

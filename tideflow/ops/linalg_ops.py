@@ -799,11 +799,9 @@ def _tensordot_reshape(a, axes, flipped=False):
         prod_axes = int(np.prod([shape_a[i] for i in axes]))
         perm = list(axes) + free if flipped else free + list(axes)
         new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
-        # no op for an identity permutation or reshape (a dense layer's kernel is used as is)
-        if perm != list(range(len(shape_a))):
-            a = array_ops.transpose(a, perm)
-        if a.get_shape().as_list() != new_shape:
-            a = array_ops.reshape(a, new_shape)
+        # as TF 1.15: transposed and reshaped even where that changes nothing (a dense
+        # layer's kernel: 'Tensordot/transpose_1', 'Tensordot/Reshape_1')
+        a = array_ops.reshape(array_ops.transpose(a, perm), new_shape)
         return a, free_dims, free_dims
     axes_t = ops.convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
     free_t = ops.convert_to_tensor(free, dtype=dtypes.int32, name="free")
@@ -852,9 +850,6 @@ def tensordot(a, b, axes, name=None):
         b_mat, b_free, b_static = _tensordot_reshape(b, b_axes, flipped=True)
         product = matmul(a_mat, b_mat)
         if isinstance(a_free, list) and isinstance(b_free, list):
-            if product.get_shape().is_fully_defined() and \
-                    product.get_shape().as_list() == a_free + b_free:
-                return product
             return array_ops.reshape(product, a_free + b_free, name=scope)
         a_free = ops.convert_to_tensor(a_free, dtype=dtypes.int32)
         b_free = ops.convert_to_tensor(b_free, dtype=dtypes.int32)
