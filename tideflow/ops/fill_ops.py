@@ -238,8 +238,9 @@ def _filled(value, shape, dtype, name, default):
                 s = as_shape(shape)
                 if s.is_fully_defined() and s.num_elements() < 1000:
                     return constant_op.constant(value, dtype=dtype, shape=s.as_list(), name=scope)
-                # int64 when a dimension needs it (TF's TensorShape conversion rule)
-                shape = ops.convert_to_tensor(s)
+                # int64 when a dimension needs it (TF's TensorShape conversion rule, and its
+                # name: zeros/shape_as_tensor)
+                shape = ops.convert_to_tensor(s, name="shape_as_tensor")
         if shape.get_shape().ndims == 0:
             shape = reshape(shape, [-1])
         return fill(shape, constant_op.constant(value, dtype=dtype), name=scope)

@@ -380,7 +380,7 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
     for t, g in zip(op._outputs, out_grads):
         if g is None and not lazy and _differentiable(t._dtype) and (
                 t._dtype.base_dtype != dtypes.variant):
-            g = array_ops.zeros_like(t)
+            g = array_ops.zeros_like(t, optimize=False)  # a ZerosLike op, as TF's
         filled.append(g)
     ctx = op._graph.colocate_with(op) if colocate else _null()
     xla = _xla_grad_scope(op, scope) if "_XlaCompile" in op._attrs else _null()

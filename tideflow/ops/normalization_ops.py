@@ -312,6 +312,10 @@ def _batch_norm_grad_fn(grad_type, n_reserve):
             saved = [op.inputs[3], op.inputs[4]] + list(op.outputs[5:3 + n_reserve])
         outs = ops.apply_op(grad_type, [grad_y, op.inputs[0], op.inputs[1]] + saved,
                             attrs)._outputs
+        if op.get_attr("is_training"):
+            # as TF 1.15: all five outputs (the last two stand for the empty statistics'
+            # gradients, and count among the gradients minimize() gates)
+            return list(outs)
         return [outs[0], outs[1], outs[2], None, None]
 
     grad_fn.__name__ = f"_{grad_type.lower()}_fn"
