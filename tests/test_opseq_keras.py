@@ -383,3 +383,56 @@ def test_dense_on_a_sequence_transposes_and_reshapes_its_kernel(_fresh_graph):
         "q/Tensordot/Reshape_1", "q/Tensordot/MatMul", "q/Tensordot/Const_2",
         "q/Tensordot/concat_1/axis", "q/Tensordot/concat_1", "q/Tensordot"]
     assert y.get_shape().as_list() == [None, 6, 3]
+
+
+# what a mask (Embedding(mask_zero=True) before) and dropout add to TF 1.15's count
+_TF_RNN_EXTRA_OPS = [
+    ("SimpleRNN(2{})", 94, [30, 30, 31, 31, 60, 31, 61]),
+    ("LSTM(2{})", 240, [33, 33, 109, 109, 216, 109, 142]),
+    ("GRU(2{})", 238, [30, 30, 83, 83, 164, 83, 113]),
+    ("LSTM(2, implementation=2{})", 172, [33, 33, 100, 100, 198, 100, 133]),
+]
+_EXTRAS = [("", True), (", return_sequences=True", True), (", dropout=0.2", False),
+           (", recurrent_dropout=0.2", False), (", dropout=0.2, recurrent_dropout=0.3", False),
+           (", dropout=0.2, return_sequences=True", False), (", dropout=0.2", True)]
+
+
+@pytest.mark.parametrize("spec,base,extras", _TF_RNN_EXTRA_OPS)
+def test_masked_and_dropout_rnn_take_tf_op_count(spec, base, extras):
+    def count(args, masked):
+        with tf.Graph().as_default() as g:
+            if masked:
+                x = tf.keras.Input(shape=(5,))
+                x = tf.keras.layers.Embedding(10, 3, mask_zero=True)(x)
+            else:
+                x = tf.keras.Input(shape=(5, 3))
+            layer = eval("tf.keras.layers." + spec.format(args))
+            layer.build(x.shape)
+            before = g._last_id
+            layer(x)
+            return g._last_id - before
+
+    assert count("", False) == base
+    assert [count(a, m) - base for a, m in _EXTRAS] == extras
+
+
+def test_seeded_masked_and_dropout_rnns_as_tf(_fresh_graph):
+    m = tf.keras.Sequential([tf.keras.layers.Embedding(20, 4, input_length=5, mask_zero=True),
+                             tf.keras.layers.LSTM(3, return_sequences=True),
+                             tf.keras.layers.GRU(2), tf.keras.layers.Dense(2)])
+    np.testing.assert_array_equal(m.get_weights()[-2], np.float32([
+        [-0.5876314043998718, -0.8787643909454346], [-0.7296121120452881, -0.8778693675994873]]))
+    np.testing.assert_allclose(m.predict(np.array([[1, 2, 3, 0, 0], [6, 7, 8, 9, 4]])), [
+        [0.001875565736554563, 0.0024206084199249744],
+        [0.004913401789963245, 0.006867638323456049]], rtol=1e-5)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        m = tf.keras.Sequential([tf.keras.layers.LSTM(3, input_shape=(5, 2), dropout=0.3,
+                                                      recurrent_dropout=0.2),
+                                 tf.keras.layers.Dense(2)])
+        np.testing.assert_array_equal(m.get_weights()[-2], np.float32([
+            [0.41592323780059814, -0.13319140672683716],
+            [-0.7945692539215088, 0.027262210845947266],
+            [-0.6419587731361389, 0.14676618576049805]]))
+        np.testing.assert_allclose(m.predict(np.ones((2, 5, 2))), [
+            [-0.5917624235153198, 0.10924578458070755]] * 2, rtol=1e-5)

@@ -579,14 +579,17 @@ def _keras_loop(adapter, x, initial_state):
     Keras's backend.rnn does (inputs and outputs in TensorArrays); returns the outputs
     [batch, time, units] and the final states. Fewer ops than TF's (which steps once outside
     the loop too), so RNN.call can make up TF's op count."""
-    xt = tf.transpose(x, [1, 0] + list(range(2, x.get_shape().ndims)))
-    steps = tf.shape(xt)[0]
-    inputs_ta = tf.TensorArray(xt.dtype, size=steps).unstack(xt)
-    outputs_ta = tf.TensorArray(xt.dtype, size=steps)
+    xs = list(x) if isinstance(x, (list, tuple)) else [x]  # (the inputs and their mask)
+    xts = [tf.transpose(v, [1, 0] + list(range(2, v.get_shape().ndims))) for v in xs]
+    steps = tf.shape(xts[0])[0]
+    inputs_tas = [tf.TensorArray(v.dtype, size=steps).unstack(v) for v in xts]
+    outputs_ta = tf.TensorArray(xts[0].dtype, size=steps)
     time = tf.constant(0, dtype="int32", name="time")
 
     def body(t, out_ta, *states):
-        out, new_states = adapter(inputs_ta.read(t), states)
+        step_in = [ta.read(t) for ta in inputs_tas]
+        out, new_states = adapter(step_in if isinstance(x, (list, tuple)) else step_in[0],
+                                  states)
         for old, new in zip(states, new_states):
             new.set_shape(old.get_shape())
         return (t + 1, out_ta.write(t, out)) + tuple(new_states)
@@ -634,20 +637,40 @@ def _tf_step_ops(cell):
     return None
 
 
-def _tf_rnn_op_count(layer):
-    """The ops TF 1.15's Keras RNN layer builds in a call (no mask, initial state, constants,
-    dropout, statefulness or unrolling): the zero states, Keras's backend.rnn loop (the
+def _tf_dropout_mask_ops(cell):
+    """The ops TF 1.15's cell adds for its input (or its recurrent) dropout masks: the
+    learning-phase conds making one mask per gate, and their use in the step."""
+    if type(cell) is SimpleRNNCell:
+        return 29
+    if type(cell) is LSTMCell:
+        return 107 if cell.implementation == 1 else 98
+    if type(cell) is GRUCell and cell.implementation == 1:
+        return 81
+    return None
+
+
+def _tf_rnn_op_count(layer, masked=False, made_learning_phase=False):
+    """The ops TF 1.15's Keras RNN layer builds in a call (without an initial state,
+    constants, statefulness or unrolling): the zero states, Keras's backend.rnn loop (the
     inputs' TensorArray, a first step outside the loop, the while frame with one Enter per
-    tensor from outside) and the outputs' stack; None where unknown."""
+    tensor from outside), the outputs' stack, and what a mask and dropout add; None where
+    unknown."""
     cell = layer.cell
-    if getattr(cell, "dropout", 0) or getattr(cell, "recurrent_dropout", 0):
-        return None
     step = _tf_step_ops(cell)
     if step is None:
         return None
     states = 2 if type(cell) is LSTMCell else 1
     weights = 2 + bool(cell.use_bias)
-    return 2 * step + 14 * states + weights + 61 + 2 * bool(layer.go_backwards)
+    count = 2 * step + 14 * states + weights + 61 + 2 * bool(layer.go_backwards)
+    if masked:
+        count += 27 + 3 * states
+    drops = [r for r in (cell.dropout, cell.recurrent_dropout) if 0 < r < 1]
+    if drops:
+        per = _tf_dropout_mask_ops(cell)
+        if per is None:
+            return None
+        count += per * len(drops) + 2 * bool(made_learning_phase)
+    return count
 
 
 class RNN(Layer):
@@ -809,8 +832,11 @@ class RNN(Layer):
             mask = mask[0]
         x = inputs
         first_id = tf.get_default_graph()._next_id
-        plain = (mask is None and initial_state is None and constants is None
-                 and not self.stateful and not self.unroll and not self.time_major)
+        # (TF's op count is known for a call without these; ``plain`` adds no mask)
+        countable = (initial_state is None and constants is None and training is None
+                     and not self.stateful and not self.unroll and not self.time_major
+                     and K._state().learning_phase_value is None)
+        plain = countable and mask is None
         if self.unroll and x.get_shape().ndims and \
                 x.get_shape().as_list()[0 if self.time_major else 1] is None:
             raise ValueError(
@@ -862,8 +888,8 @@ class RNN(Layer):
                 m = tf.reverse(m, [1])
             rnn_inputs = (x, tf.expand_dims(m, -1))
         try:
-            if plain and _tf_rnn_op_count(self) is not None:
-                outputs, states = _keras_loop(adapter, x, initial_state)
+            if countable and _tf_rnn_op_count(self, mask is not None) is not None:
+                outputs, states = _keras_loop(adapter, rnn_inputs, initial_state)
             else:
                 outputs, states = tf.nn.dynamic_rnn(adapter, rnn_inputs,
                                                     initial_state=initial_state, scope="rnn")
@@ -893,8 +919,12 @@ class RNN(Layer):
             out.set_shape([dims[1] if self.time_major else dims[0], adapter.output_size])
         for s in states:
             s.set_shape([dims[1] if self.time_major else dims[0], None])
-        tf_ops = _tf_rnn_op_count(self) if plain else None
         graph = tf.get_default_graph()
+        tf_ops = None
+        if countable:
+            lp = graph._nodes_by_name.get("keras_learning_phase")
+            tf_ops = _tf_rnn_op_count(self, mask is not None,
+                                      lp is not None and lp._id >= first_id)
         if tf_ops is not None and graph._next_id < first_id + tf_ops:
             # TF 1.15 builds this loop from more ops (initial zeros, TensorArrays, a first
             # step outside the loop, the while frame): their ids are skipped, so the layers
