@@ -166,3 +166,8 @@ def test_rnn_cells_build_tf_1_15s_ops():
         names = _names()
         assert "lstm_cell/Slice" in names and "lstm_cell/Slice_1" in names
         assert "lstm_cell/add/y" in names
+
+
+def test_from_tensor_slices_names_its_tensors_as_tf_1_15():
+    tf.data.Dataset.from_tensor_slices(np.ones((4, 2), np.float32))
+    assert _names() == ["normalize_element/component_0"]

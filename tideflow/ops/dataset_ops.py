@@ -204,7 +204,7 @@ class Dataset(ds.Structured):
     @staticmethod
     def from_tensor_slices(tensors):
         """A dataset of the slices of ``tensors`` along their first dimension."""
-        with ops.name_scope("tensors"):
+        with ops.name_scope("normalize_element"):  # TF 1.15's scope for them
             t = ds.to_tensors(tensors)
         flat = ds.flatten(t)
         if not flat:
