@@ -33,8 +33,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         # the sqrt of a safe value, so a zero tensor has a finite gradient
         l2sum_safe = gather_ops.where(pred, l2sum, fill_ops.ones_like(l2sum))
         l2norm = gather_ops.where(pred, math_ops.sqrt(l2sum_safe), l2sum)
-        clip_norm = ops.convert_to_tensor(clip_norm, dtype=values.dtype.base_dtype)
-        intermediate = values * clip_norm
+        intermediate = values * clip_norm  # a number converts inside the ops, as in TF
         values.get_shape().merge_with(intermediate.get_shape())
         clipped = array_ops.identity(intermediate / math_ops.maximum(l2norm, clip_norm),
                                      name=scope)

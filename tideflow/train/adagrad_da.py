@@ -8,7 +8,7 @@ SparseApplyAdagradDA (sparse gradients update only their rows).
 """
 
 from tideflow.framework import dtypes, ops
-from tideflow.ops import array_ops, cast_ops, init_ops, training_ops
+from tideflow.ops import array_ops, cast_ops, constant_op, training_ops
 from tideflow.train.optimizer import Optimizer
 
 
@@ -31,11 +31,13 @@ class AdagradDAOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         for v in var_list:
-            dtype = v.dtype.base_dtype
-            self._zeros_slot(v, "gradient_accumulator", self._name)
-            self._get_or_make_slot_with_initializer(
-                v, init_ops.constant_initializer(self._initial, dtype=dtype), v.get_shape(),
-                dtype, "gradient_squared_accumulator", self._name)
+            # both accumulators start from Consts made outside the slots (TF 1.15's ops)
+            with ops.colocate_with(v):
+                g_val = constant_op.constant(0.0, shape=v.get_shape(), dtype=v.dtype.base_dtype)
+                gg_val = constant_op.constant(self._initial, shape=v.get_shape(),
+                                              dtype=v.dtype.base_dtype)
+            self._get_or_make_slot(v, g_val, "gradient_accumulator", self._name)
+            self._get_or_make_slot(v, gg_val, "gradient_squared_accumulator", self._name)
 
     def _prepare(self):
         self._lr_t = ops.convert_to_tensor(self._call_if_callable(self._learning_rate),
@@ -54,16 +56,18 @@ class AdagradDAOptimizer(Optimizer):
             return array_ops.identity(self._step_t)
 
     def _apply_dense(self, grad, var):
+        step = self._step(var)  # the step's Identity before the casts, as TF 1.15's
         return training_ops.apply_adagrad_da(
             var, self.get_slot(var, "gradient_accumulator"),
             self.get_slot(var, "gradient_squared_accumulator"), grad, *self._hyper(var),
-            self._step(var), use_locking=self._use_locking).op
+            step, use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
+        step = self._step(var)
         return training_ops.sparse_apply_adagrad_da(
             var, self.get_slot(var, "gradient_accumulator"),
             self.get_slot(var, "gradient_squared_accumulator"), grad.values, grad.indices,
-            *self._hyper(var), self._step(var), use_locking=self._use_locking).op
+            *self._hyper(var), step, use_locking=self._use_locking).op
 
 
 __all__ = ["AdagradDAOptimizer"]

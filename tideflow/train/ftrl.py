@@ -2,7 +2,7 @@
 and optional L2 shrinkage (ApplyFtrlV2)."""
 
 from tideflow.framework import ops
-from tideflow.ops import cast_ops, init_ops, training_ops
+from tideflow.ops import cast_ops, constant_op, training_ops
 from tideflow.train.optimizer import Optimizer
 
 
@@ -38,11 +38,12 @@ class FtrlOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         for v in var_list:
-            dtype = v.dtype.base_dtype
-            init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
-            self._get_or_make_slot_with_initializer(
-                v, init, v.get_shape(), dtype, "accum", self._accum_name or self._name)
-            self._zeros_slot(v, "linear", self._linear_name or self._name)
+            # the accumulator starts from a Const made outside the slot (TF 1.15's ops)
+            with ops.colocate_with(v):
+                val = constant_op.constant(self._initial_accumulator_value,
+                                           dtype=v.dtype.base_dtype, shape=v.get_shape())
+                self._get_or_make_slot(v, val, "accum", self._accum_name or self._name)
+                self._zeros_slot(v, "linear", self._linear_name or self._name)
 
     def _prepare(self):
         c = self._call_if_callable

@@ -1,7 +1,8 @@
 """``tf.train.ProximalAdagradOptimizer``: an Adagrad step followed by the proximal operator of
 L1/L2 regularization, with the per-coordinate Adagrad rate."""
 
-from tideflow.ops import init_ops, training_ops
+from tideflow.framework import ops
+from tideflow.ops import constant_op, training_ops
 from tideflow.train.optimizer import Optimizer
 from tideflow.train.proximal_gradient_descent import ProximalGradientDescentOptimizer
 
@@ -26,10 +27,11 @@ class ProximalAdagradOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         for v in var_list:
-            dtype = v.dtype.base_dtype
-            init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
-            self._get_or_make_slot_with_initializer(
-                v, init, v.get_shape(), dtype, "accumulator", self._name)
+            # the accumulator starts from a Const made outside the slot (TF 1.15's ops)
+            with ops.colocate_with(v):
+                val = constant_op.constant(self._initial_accumulator_value,
+                                           shape=v.get_shape(), dtype=v.dtype.base_dtype)
+            self._get_or_make_slot(v, val, "accumulator", self._name)
 
     def _apply_dense(self, grad, var):
         return training_ops.apply_proximal_adagrad(
