@@ -4966,3 +4966,25 @@ def test_optimizers_build_tf_ops(code, want):
     # sparse updates, slots started from a Const made outside them (Ftrl, ProximalAdagrad,
     # AdagradDA), clip_by_norm's number kept a number, regularization losses
     assert _op_list(code) == _want(want)
+
+
+@pytest.mark.parametrize("code,seed2", [
+    (("l = tf.placeholder(tf.float32, [None, 3]); p = tf.placeholder(tf.float32, [None, 3]); "
+     "w = tf.placeholder(tf.float32, [None, 1]); "
+     "a = tf.losses.mean_squared_error(l, p, weights=w); z = tf.random_normal([2])"), 152),
+    (("l = tf.placeholder(tf.int64, [None]); p = tf.placeholder(tf.float32, [None, 3]); "
+     "w = tf.placeholder(tf.float32, [None]); "
+     "a = tf.losses.sparse_softmax_cross_entropy(l, p, weights=w); z = tf.random_normal([2])"),
+     153),
+    (("l = tf.placeholder(tf.float32, [None, 3]); p = tf.placeholder(tf.float32, [None, 3]); "
+     "w = tf.placeholder(tf.float32); a = tf.losses.absolute_difference(l, p, weights=w); "
+     "z = tf.random_normal([2])"), 159),
+    (("x = tf.placeholder(tf.float32, [None]); w = tf.placeholder(tf.float32, [None]); "
+     "m, up = tf.metrics.mean(x, weights=w); z = tf.random_normal([2])"), 93),
+])
+def test_run_time_weight_checks_keep_tf_op_count(code, seed2):
+    # weights of unknown shape get TF's run-time broadcast check, which TF builds from
+    # Switch/Merge conds; ours is functional and smaller, but the op after it gets TF's seed
+    # (the seed2 TF 1.15 gave the random op)
+    assert _op_list(code)[-3] == f"random_normal/RandomStandardNormal RandomStandardNormal " \
+                                 f"seed2={seed2}"
