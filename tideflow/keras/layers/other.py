@@ -117,7 +117,9 @@ class BatchNormalization(Layer):
             if decay.dtype != variable.dtype.base_dtype:
                 decay = tf.cast(decay, variable.dtype.base_dtype)
             delta = (variable - tf.cast(value, variable.dtype)) * decay
-            return tf.assign_sub(variable, delta, name=scope)
+            if variable.dtype._is_ref_dtype:
+                return tf.assign_sub(variable, delta, name=scope)
+            return variable.assign_sub(delta)  # (as TF's state_ops.assign_sub on a resource)
 
     def _renorm_correction_and_moments(self, mean, variance, training):
         return _tf_layers_bn()._renorm_correction_and_moments(self, mean, variance, training)
