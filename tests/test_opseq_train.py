@@ -4988,3 +4988,43 @@ def test_run_time_weight_checks_keep_tf_op_count(code, seed2):
     # (the seed2 TF 1.15 gave the random op)
     assert _op_list(code)[-3] == f"random_normal/RandomStandardNormal RandomStandardNormal " \
                                  f"seed2={seed2}"
+
+
+@pytest.mark.parametrize("code,seed2", [
+    (("gs = tf.train.get_or_create_global_step(); "
+     "lr = tf.train.polynomial_decay(0.1, gs, 100, cycle=True); z = tf.random_normal([2])"), 33),
+    (("gs = tf.train.get_or_create_global_step(); lr = tf.train.cosine_decay_restarts(0.1, gs, "
+     "100); lr2 = tf.train.cosine_decay_restarts(0.1, gs, 100, t_mul=1.0); "
+     "z = tf.random_normal([2])"), 113),
+    (("gs = tf.train.get_or_create_global_step(); "
+     "lr = tf.train.piecewise_constant(gs, [10, 20], [1.0, 0.5, 0.1]); z = tf.random_normal([2])"),
+     65),
+    (("x = tf.placeholder(tf.float32, []); lr = tf.train.piecewise_constant(x, [1.0, 2.0, 3.0], "
+     "[1.0, 0.5, 0.1, 0.01]); z = tf.random_normal([2])"), 78),
+])
+def test_schedules_with_conds_keep_tf_op_count(code, seed2):
+    # TF 1.15 builds these with tf.cond / tf.case: the random op after them gets its seed
+    assert _op_list(code)[-3] == f"random_normal/RandomStandardNormal RandomStandardNormal " \
+                                 f"seed2={seed2}"
+
+
+def test_cycled_and_restarted_schedules_keep_tf_values():
+    # values TF 1.15 printed at steps 0, 5, 10, 15, 20, 45, 150, 250
+    gs = tf.placeholder(tf.int64, [])
+    outs = [tf.train.polynomial_decay(0.1, gs, 100, cycle=True),
+            tf.train.cosine_decay_restarts(0.1, gs, 30),
+            tf.train.cosine_decay_restarts(0.1, gs, 30, t_mul=1.0, m_mul=0.5),
+            tf.train.piecewise_constant(gs, [10, 20], [1.0, 0.5, 0.1])]
+    with tf.Session() as sess:
+        got = [sess.run(outs, {gs: s}) for s in (0, 5, 10, 15, 20, 45, 150, 250)]
+    want = [
+        [0.1, 0.1, 0.1, 1.0],
+        [0.095005, 0.093301, 0.093301, 1.0],
+        [0.09001, 0.075, 0.075, 1.0],
+        [0.085015, 0.05, 0.05, 0.5],
+        [0.08002, 0.025, 0.025, 0.5],
+        [0.055045, 0.085355, 0.025, 0.1],
+        [0.025075, 0.05, 0.003125, 0.1],
+        [0.01675, 0.093301, 0.000293, 0.1],
+    ]
+    np.testing.assert_allclose(got, want, atol=2e-6)

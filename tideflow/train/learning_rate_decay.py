@@ -66,7 +66,13 @@ def piecewise_constant(x, boundaries, values, name=None):
         result = vals[-1]
         for b, v in reversed(list(zip(bounds, vals[:-1]))):
             result = gather_ops.where(math_ops.less_equal(x, b), v, result)
-        return array_ops.identity(result, name=scope)
+        result = array_ops.identity(result, name=scope)
+        # TF 1.15 picks the value with tf.case (nested Switch/Merge conds and an exclusivity
+        # Assert): n * n + 9 * n + 24 ops more than these Selects for n boundaries. Their ids
+        # are skipped, so the ops after it (and the seeds of random ones) get TF's op count
+        n = len(bounds)
+        ops.get_default_graph()._next_id += n * n + 9 * n + 24
+        return result
 
 
 def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
@@ -85,10 +91,12 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
         step = cast_ops.cast(global_step, dtype)
         steps = cast_ops.cast(decay_steps, dtype)
         if cycle:
-            # the horizon is the first multiple of decay_steps at or past the step (1 at step 0)
-            multiplier = gather_ops.where(
-                math_ops.equal(step, 0), ops.convert_to_tensor(1.0, dtype=dtype),
-                math_ops.ceil(step / steps))
+            # the horizon is the first multiple of decay_steps at or past the step (1 at step
+            # 0): a tf.cond, as TF 1.15 builds it
+            from tideflow.ops.cond import cond
+
+            multiplier = cond(math_ops.equal(step, 0), lambda: 1.0,
+                              lambda: math_ops.ceil(step / decay_steps))
             steps = math_ops.multiply(steps, multiplier)
         else:
             step = math_ops.minimum(step, decay_steps)
@@ -153,26 +161,25 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
         t_mul_t = cast_ops.cast(t_mul, dtype)
         m_mul = cast_ops.cast(m_mul, dtype)
         fraction = cast_ops.cast(global_step, dtype) / first
-        # period lengths grow geometrically unless t_mul is 1 (a Python t_mul picks the branch)
-        geometric = None if isinstance(t_mul, ops.Tensor) else (float(t_mul) != 1.0)
-        if geometric is not True:
-            i_lin = math_ops.floor(fraction)
-            f_lin = fraction - i_lin
-        if geometric is not False:
-            i_geo = math_ops.floor(math_ops.log(1.0 - fraction * (1.0 - t_mul_t))
-                                   / math_ops.log(t_mul_t))
-            sum_r = (1.0 - math_ops.pow(t_mul_t, i_geo)) / (1.0 - t_mul_t)
-            f_geo = (fraction - sum_r) / math_ops.pow(t_mul_t, i_geo)
-        if geometric is None:
-            linear = math_ops.equal(t_mul_t, 1.0)
-            i_restart = gather_ops.where(linear, i_lin, i_geo)
-            fraction = gather_ops.where(linear, f_lin, f_geo)
-        elif geometric:
-            i_restart, fraction = i_geo, f_geo
-        else:
-            i_restart, fraction = i_lin, f_lin
-        m_fac = math_ops.pow(m_mul, i_restart)
-        cosine = 0.5 * m_fac * (1.0 + math_ops.cos(math.pi * fraction))
+
+        def compute_step(fraction, geometric):
+            # period lengths grow geometrically unless t_mul is 1
+            if geometric:
+                i_restart = math_ops.floor(math_ops.log(1.0 - fraction * (1.0 - t_mul_t))
+                                           / math_ops.log(t_mul_t))
+                sum_r = (1.0 - t_mul_t ** i_restart) / (1.0 - t_mul_t)
+                return i_restart, (fraction - sum_r) / t_mul_t ** i_restart
+            i_restart = math_ops.floor(fraction)
+            return i_restart, fraction - i_restart
+
+        # a tf.cond on t_mul == 1, as TF 1.15 builds it
+        from tideflow.ops.cond import cond
+
+        i_restart, fraction = cond(math_ops.equal(t_mul_t, 1.0),
+                                   lambda: compute_step(fraction, False),
+                                   lambda: compute_step(fraction, True))
+        m_fac = m_mul ** i_restart
+        cosine = 0.5 * m_fac * (1.0 + math_ops.cos(constant_op.constant(math.pi) * fraction))
         decayed = (1 - alpha) * cosine + alpha
         return math_ops.multiply(lr, decayed, name=scope)
 
