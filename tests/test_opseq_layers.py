@@ -171,3 +171,20 @@ def test_rnn_cells_build_tf_1_15s_ops():
 def test_from_tensor_slices_names_its_tensors_as_tf_1_15():
     tf.data.Dataset.from_tensor_slices(np.ones((4, 2), np.float32))
     assert _names() == ["normalize_element/component_0"]
+
+
+def test_slim_batch_norm_builds_tf_1_15s_ops():
+    # a rank-2 input: TF's own fused path (reshape first, the moving averages' decay first)
+    tf.contrib.layers.batch_norm(tf.placeholder(tf.float32, [None, 10]), is_training=True)
+    names = _names()
+    assert names[1:3] == ["BatchNorm/Reshape/shape", "BatchNorm/Reshape"]
+    assert names.index("BatchNorm/Const") == names.index("BatchNorm/beta/read") + 1
+    assert "BatchNorm/AssignMovingAvg/decay" in names and names[-2:] == [
+        "BatchNorm/Shape", "BatchNorm/Reshape_1"]
+    assert len(names) == 29
+    with tf.Graph().as_default():
+        # rank 4 with the defaults: TF's core layer (its ones made in build, before beta)
+        tf.contrib.layers.batch_norm(tf.placeholder(tf.float32, [None, 4, 4, 3]))
+        names = _names()
+        assert names[1:3] == ["BatchNorm/Const", "BatchNorm/beta/Initializer/zeros"]
+        assert len(names) == 28

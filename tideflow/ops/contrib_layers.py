@@ -16,7 +16,6 @@ from tideflow.ops import (
     init_ops,
     layers_core,
     linalg_ops,
-    state_ops,
 )
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.layer_initializers import xavier_initializer
@@ -296,6 +295,19 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
             inputs, decay, center, scale, epsilon, activation_fn, param_initializers,
             param_regularizers, is_training, reuse, variables_collections, outputs_collections,
             trainable, data_format, scope, renorm, renorm_clipping, renorm_decay, adjustment)
+    # TF 1.15 hands the default case (no batch weights, the UPDATE_OPS collection, no zero
+    # debiasing) to the core layer, unless its own fused path takes it (a rank-2 input); its
+    # ops (and so their count) are then the core layer's
+    rank = ops.convert_to_tensor(inputs).get_shape().ndims
+    to_fused = fused is not False and batch_weights is None and rank in (2, 4) and (
+        zero_debias_moving_mean or rank == 2 or updates_collections != ops.GraphKeys.UPDATE_OPS)
+    if (not to_fused and batch_weights is None and not zero_debias_moving_mean
+            and updates_collections == ops.GraphKeys.UPDATE_OPS):
+        return _layer_batch_norm(
+            inputs, decay, center, scale, epsilon, activation_fn, param_initializers,
+            param_regularizers, is_training, reuse, variables_collections, outputs_collections,
+            trainable, data_format, scope, renorm, renorm_clipping, renorm_decay, adjustment,
+            fused=fused)
     _check_format(data_format)
     param_initializers = param_initializers or {}
     param_regularizers = param_regularizers or {}
@@ -342,12 +354,20 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
             return var("gamma", init_ops.ones_initializer(), trainable,
                        param_regularizers.get("gamma")) if scale else None
 
+        reshaped = None
+        if use_fused and rank == 2:  # TF reshapes to 4-D first, then makes the variables
+            reshaped = array_ops.reshape(
+                inputs, [-1, channels, 1, 1] if data_format == "NCHW" else [-1, 1, 1, channels])
         if core_layer:
             gamma = make_gamma()
             beta = make_beta()
         else:
             beta = make_beta()
+            if beta is None and use_fused:  # TF's constant stands in, made in its place
+                beta = constant_op.constant(0.0, param_dtype, [channels])
             gamma = make_gamma()
+            if gamma is None and use_fused:
+                gamma = constant_op.constant(1.0, param_dtype, [channels])
         # the moving statistics are never partitioned (TF clears the scope's partitioner for
         # them: their moving-average updates take whole variables)
         cur = vs.get_variable_scope()
@@ -362,7 +382,7 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
         if use_fused:
             outputs, updates = _fused(inputs, rank, data_format, beta, gamma, moving_mean,
                                       moving_variance, epsilon, decay, is_training,
-                                      param_dtype, zero_debias_moving_mean)
+                                      param_dtype, zero_debias_moving_mean, reshaped)
         else:
             before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
             outputs, updates = _plain(inputs, rank, channel_axis, beta, gamma, moving_mean,
@@ -391,7 +411,7 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
 def _layer_batch_norm(inputs, decay, center, scale, epsilon, activation_fn, param_initializers,
                       param_regularizers, is_training, reuse, variables_collections,
                       outputs_collections, trainable, data_format, scope, renorm,
-                      renorm_clipping, renorm_decay, adjustment):
+                      renorm_clipping, renorm_decay, adjustment, fused=None):
     """batch_norm through ``tf.layers.BatchNormalization`` (renorm, adjustment), its variables
     filed as model variables and in ``variables_collections`` as TF's."""
     from tideflow.ops.layers_norm import BatchNormalization
@@ -413,7 +433,7 @@ def _layer_batch_norm(inputs, decay, center, scale, epsilon, activation_fn, para
             beta_regularizer=param_regularizers.get("beta"),
             gamma_regularizer=param_regularizers.get("gamma"), trainable=trainable,
             renorm=renorm, renorm_clipping=renorm_clipping, renorm_momentum=renorm_decay,
-            adjustment=adjustment, name=sc.name, _scope=sc, _reuse=reuse)
+            adjustment=adjustment, fused=fused, name=sc.name, _scope=sc, _reuse=reuse)
         outputs = layer.apply(inputs, training=is_training)
         for v in layer.variables:
             if v not in ops.get_collection(ops.GraphKeys.MODEL_VARIABLES):
@@ -590,17 +610,12 @@ def bow_encoder(ids, vocab_size, embed_dim, sparse_lookup=True, initializer=None
 
 
 def _update(variable, value, decay, zero_debias=False):
-    if zero_debias:
-        # TF's assign_moving_average: helper variables <moving_mean>/biased and /local_step
-        # (under the layer's variable scope) correct the average for its zero start
-        from tideflow.train.moving_averages import assign_moving_average
+    """TF's moving_averages.assign_moving_average (its ops: the decay constant, sub, mul,
+    AssignSub named after the scope; with ``zero_debias`` the helper variables
+    <moving_mean>/biased and /local_step under the layer's variable scope)."""
+    from tideflow.train.moving_averages import assign_moving_average
 
-        return assign_moving_average(variable, value, decay, zero_debias=True)
-    with ops.name_scope(None, "AssignMovingAvg", [variable, value]) as scope:
-        delta = (variable.read_value() - value) * constant_op.constant(
-            1.0 - decay, variable.dtype.base_dtype)
-        # the update op is named after its scope ('BatchNorm/AssignMovingAvg'), as TF's
-        return state_ops.assign_sub(variable, delta, name=scope)
+    return assign_moving_average(variable, value, decay, zero_debias=zero_debias)
 
 
 def _training_flag(is_training):
@@ -610,14 +625,14 @@ def _training_flag(is_training):
 
 
 def _fused(inputs, rank, data_format, beta, gamma, moving_mean, moving_variance, epsilon, decay,
-           is_training, dtype, zero_debias=False):
+           is_training, dtype, zero_debias=False, reshaped=None):
     nn = _nn()
     x = inputs
+    fmt = data_format
     if rank == 2:
-        x = array_ops.reshape(inputs, [-1, 1, 1, inputs.get_shape()[1].value])
-        fmt = "NHWC"
-    else:
-        fmt = data_format
+        x = reshaped if reshaped is not None else array_ops.reshape(
+            inputs, [-1, 1, 1, inputs.get_shape()[1].value])
+        fmt = data_format if reshaped is not None else "NHWC"
     channels = moving_mean.get_shape()[0].value
     offset = beta if beta is not None else constant_op.constant(0.0, dtype, [channels])
     scale = gamma if gamma is not None else constant_op.constant(1.0, dtype, [channels])

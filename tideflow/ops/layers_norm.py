@@ -137,16 +137,25 @@ class BatchNormalization(Layer):
         self.built = True
 
     def _build_weights(self, param_shape):
+        # without gamma (beta), the fused kernel's ones (zeros) are made here, as TF 1.15's
+        # build makes them (its op count)
+        self._gamma_const = self._beta_const = None
         if self.scale:
             self.gamma = self.add_weight(
                 "gamma", shape=param_shape, dtype=self._param_dtype,
                 initializer=self.gamma_initializer, regularizer=self.gamma_regularizer,
                 constraint=self.gamma_constraint, trainable=True)
+        elif self.fused:
+            self._gamma_const = constant_op.constant(1.0, dtype=self._param_dtype,
+                                                     shape=param_shape)
         if self.center:
             self.beta = self.add_weight(
                 "beta", shape=param_shape, dtype=self._param_dtype,
                 initializer=self.beta_initializer, regularizer=self.beta_regularizer,
                 constraint=self.beta_constraint, trainable=True)
+        elif self.fused:
+            self._beta_const = constant_op.constant(0.0, dtype=self._param_dtype,
+                                                    shape=param_shape)
         self.moving_mean = self.add_weight(
             "moving_mean", shape=param_shape, dtype=self._param_dtype,
             initializer=self.moving_mean_initializer, trainable=False)
@@ -183,10 +192,15 @@ class BatchNormalization(Layer):
 
     def _fused_batch_norm(self, inputs, training, training_value):
         nn = _nn()
-        gamma = self.gamma if self.scale else constant_op.constant(
-            1.0, dtype=self._param_dtype, shape=self._param_shape)
-        beta = self.beta if self.center else constant_op.constant(
-            0.0, dtype=self._param_dtype, shape=self._param_shape)
+        g = ops.get_default_graph()
+
+        def const(made, value):
+            if made is not None and made.graph is g:
+                return made
+            return constant_op.constant(value, dtype=self._param_dtype, shape=self._param_shape)
+
+        gamma = self.gamma if self.scale else const(self.__dict__.get("_gamma_const"), 1.0)
+        beta = self.beta if self.center else const(self.__dict__.get("_beta_const"), 0.0)
 
         def train():
             return nn.fused_batch_norm(inputs, gamma, beta, epsilon=self.epsilon,
