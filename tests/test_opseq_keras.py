@@ -436,3 +436,21 @@ def test_seeded_masked_and_dropout_rnns_as_tf(_fresh_graph):
             [-0.6419587731361389, 0.14676618576049805]]))
         np.testing.assert_allclose(m.predict(np.ones((2, 5, 2))), [
             [-0.5917624235153198, 0.10924578458070755]] * 2, rtol=1e-5)
+
+
+def test_dilated_convolution_constants(_fresh_graph):
+    x = tf.keras.Input(shape=(8, 8, 3))
+    tf.keras.layers.Conv2D(4, 3, dilation_rate=2)(x)
+    names = _core(_fresh_graph)
+    i = names.index("conv2d/dilation_rate")
+    assert names[i + 1:i + 5] == [  # TF 1.15's, made with the layer's convolution op
+        "conv2d/required_space_to_batch_paddings/input_shape",
+        "conv2d/required_space_to_batch_paddings/base_paddings",
+        "conv2d/required_space_to_batch_paddings/paddings",
+        "conv2d/required_space_to_batch_paddings/crops"]
+    y = tf.keras.Input(shape=(10, 3))
+    c = tf.keras.layers.Conv1D(4, 3, dilation_rate=2, padding="causal")(y)
+    names = _core(_fresh_graph)
+    assert names[names.index("conv1d/Pad") + 1] == \
+        "conv1d/required_space_to_batch_paddings/input_shape"
+    assert c.get_shape().as_list() == [None, 10, 4]

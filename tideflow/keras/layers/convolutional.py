@@ -125,7 +125,24 @@ class Conv(Layer):
         # constant ('conv2d/dilation_rate'): made here too, so later ops get TF's op count
         if self._prepares_convolution:
             tf.constant(list(self.dilation_rate), dtype=tf.int32, name="dilation_rate")
+            dims = TensorShape(input_shape).as_list()
+            spatial = dims[2:] if self.data_format == "channels_first" else dims[1:-1]
+            if max(self.dilation_rate) > 1 and None not in spatial and \
+                    self.padding != "causal":  # (causal: made at the call, after its pad)
+                self._space_to_batch_constants()
         self._set_input_spec(channels)
+
+    def _space_to_batch_constants(self):
+        # TF's dilated convolution over a known size works its paddings out as constants
+        names = ("input_shape", "base_paddings", "paddings", "crops")
+        if self.padding == "same":
+            # (TF's 'stack' of the same-padding sizes is the constant conv_ops makes at the
+            # call here)
+            tf.constant(list(self.kernel_size), name="filter_shape")
+            names = ("input_shape", "paddings", "crops")
+        with tf.name_scope("required_space_to_batch_paddings"):
+            for name in names:
+                tf.constant(0, name=name)
 
     def _add_depthwise_kernel(self, channels):
         """The ``depthwise_kernel`` weight of the depthwise and separable convolutions."""
@@ -138,6 +155,8 @@ class Conv(Layer):
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
             x = tf.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
+            if max(self.dilation_rate) > 1 and x.get_shape()[1].value is not None:
+                self._space_to_batch_constants()
         if max(self.dilation_rate) > 1:  # as TF 1.15's: SpaceToBatchND, conv, BatchToSpaceND
             out = conv_ops.space_to_batch_convolution(x, self.kernel, padding,
                                                       self.dilation_rate)
