@@ -5028,3 +5028,257 @@ def test_cycled_and_restarted_schedules_keep_tf_values():
         [0.01675, 0.093301, 0.000293, 0.1],
     ]
     np.testing.assert_allclose(got, want, atol=2e-6)
+
+
+CONV_CASES = [
+    (
+        'x = tf.placeholder(tf.float32, [None, 8, 3]); k = tf.Variable(tf.zeros([3, 3, 4])); b = tf.nn.convolution(x, k, "SAME", dilation_rate=[2]); c = tf.nn.convolution(x, k, "VALID", dilation_rate=[2]); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        convolution/dilation_rate Const
+        convolution/filter_shape Const
+        convolution/stack Const
+        convolution/required_space_to_batch_paddings/input_shape Const
+        convolution/required_space_to_batch_paddings/paddings Const
+        convolution/required_space_to_batch_paddings/crops Const
+        convolution/SpaceToBatchND/block_shape Const
+        convolution/SpaceToBatchND/paddings Const
+        convolution/SpaceToBatchND SpaceToBatchND
+        convolution/ExpandDims/dim Const
+        convolution/ExpandDims ExpandDims
+        convolution/ExpandDims_1/dim Const
+        convolution/ExpandDims_1 ExpandDims
+        convolution Conv2D
+        convolution/Squeeze Squeeze
+        convolution/BatchToSpaceND/block_shape Const
+        convolution/BatchToSpaceND/crops Const
+        convolution/BatchToSpaceND BatchToSpaceND
+        convolution_1/dilation_rate Const
+        convolution_1/required_space_to_batch_paddings/input_shape Const
+        convolution_1/required_space_to_batch_paddings/base_paddings Const
+        convolution_1/required_space_to_batch_paddings/paddings Const
+        convolution_1/required_space_to_batch_paddings/crops Const
+        convolution_1/SpaceToBatchND/block_shape Const
+        convolution_1/SpaceToBatchND/paddings Const
+        convolution_1/SpaceToBatchND SpaceToBatchND
+        convolution_1/ExpandDims/dim Const
+        convolution_1/ExpandDims ExpandDims
+        convolution_1/ExpandDims_1/dim Const
+        convolution_1/ExpandDims_1 ExpandDims
+        convolution_1 Conv2D
+        convolution_1/Squeeze Squeeze
+        convolution_1/BatchToSpaceND/block_shape Const
+        convolution_1/BatchToSpaceND/crops Const
+        convolution_1/BatchToSpaceND BatchToSpaceND
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=43
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 8, 8, 3]); k = tf.Variable(tf.zeros([3, 3, 3, 4])); b = tf.nn.atrous_conv2d(x, k, 2, "SAME"); c = tf.nn.atrous_conv2d(x, k, 2, "VALID"); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        convolution/dilation_rate Const
+        convolution/filter_shape Const
+        convolution/stack Const
+        convolution/required_space_to_batch_paddings/input_shape Const
+        convolution/required_space_to_batch_paddings/paddings Const
+        convolution/required_space_to_batch_paddings/crops Const
+        convolution/SpaceToBatchND/block_shape Const
+        convolution/SpaceToBatchND/paddings Const
+        convolution/SpaceToBatchND SpaceToBatchND
+        convolution Conv2D
+        convolution/BatchToSpaceND/block_shape Const
+        convolution/BatchToSpaceND/crops Const
+        convolution/BatchToSpaceND BatchToSpaceND
+        convolution_1/dilation_rate Const
+        convolution_1/required_space_to_batch_paddings/input_shape Const
+        convolution_1/required_space_to_batch_paddings/base_paddings Const
+        convolution_1/required_space_to_batch_paddings/paddings Const
+        convolution_1/required_space_to_batch_paddings/crops Const
+        convolution_1/SpaceToBatchND/block_shape Const
+        convolution_1/SpaceToBatchND/paddings Const
+        convolution_1/SpaceToBatchND SpaceToBatchND
+        convolution_1 Conv2D
+        convolution_1/BatchToSpaceND/block_shape Const
+        convolution_1/BatchToSpaceND/crops Const
+        convolution_1/BatchToSpaceND BatchToSpaceND
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=33
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 8, 8, 3]); h = tf.layers.conv2d(x, 4, 3, dilation_rate=2, padding="same"); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        conv2d/kernel/Initializer/random_uniform/shape Const
+        conv2d/kernel/Initializer/random_uniform/min Const
+        conv2d/kernel/Initializer/random_uniform/max Const
+        conv2d/kernel/Initializer/random_uniform/RandomUniform RandomUniform seed2=4
+        conv2d/kernel/Initializer/random_uniform/sub Sub
+        conv2d/kernel/Initializer/random_uniform/mul Mul
+        conv2d/kernel/Initializer/random_uniform Add
+        conv2d/kernel VariableV2
+        conv2d/kernel/Assign Assign
+        conv2d/kernel/read Identity
+        conv2d/bias/Initializer/zeros Const
+        conv2d/bias VariableV2
+        conv2d/bias/Assign Assign
+        conv2d/bias/read Identity
+        conv2d/dilation_rate Const
+        conv2d/filter_shape Const
+        conv2d/stack Const
+        conv2d/required_space_to_batch_paddings/input_shape Const
+        conv2d/required_space_to_batch_paddings/paddings Const
+        conv2d/required_space_to_batch_paddings/crops Const
+        conv2d/SpaceToBatchND/block_shape Const
+        conv2d/SpaceToBatchND/paddings Const
+        conv2d/SpaceToBatchND SpaceToBatchND
+        conv2d/Conv2D Conv2D
+        conv2d/BatchToSpaceND/block_shape Const
+        conv2d/BatchToSpaceND/crops Const
+        conv2d/BatchToSpaceND BatchToSpaceND
+        conv2d/BiasAdd BiasAdd
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=32
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 8, 3]); h = tf.layers.conv1d(x, 4, 3, dilation_rate=2, padding="valid"); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        conv1d/kernel/Initializer/random_uniform/shape Const
+        conv1d/kernel/Initializer/random_uniform/min Const
+        conv1d/kernel/Initializer/random_uniform/max Const
+        conv1d/kernel/Initializer/random_uniform/RandomUniform RandomUniform seed2=4
+        conv1d/kernel/Initializer/random_uniform/sub Sub
+        conv1d/kernel/Initializer/random_uniform/mul Mul
+        conv1d/kernel/Initializer/random_uniform Add
+        conv1d/kernel VariableV2
+        conv1d/kernel/Assign Assign
+        conv1d/kernel/read Identity
+        conv1d/bias/Initializer/zeros Const
+        conv1d/bias VariableV2
+        conv1d/bias/Assign Assign
+        conv1d/bias/read Identity
+        conv1d/dilation_rate Const
+        conv1d/required_space_to_batch_paddings/input_shape Const
+        conv1d/required_space_to_batch_paddings/base_paddings Const
+        conv1d/required_space_to_batch_paddings/paddings Const
+        conv1d/required_space_to_batch_paddings/crops Const
+        conv1d/SpaceToBatchND/block_shape Const
+        conv1d/SpaceToBatchND/paddings Const
+        conv1d/SpaceToBatchND SpaceToBatchND
+        conv1d/conv1d/ExpandDims/dim Const
+        conv1d/conv1d/ExpandDims ExpandDims
+        conv1d/conv1d/ExpandDims_1/dim Const
+        conv1d/conv1d/ExpandDims_1 ExpandDims
+        conv1d/conv1d Conv2D
+        conv1d/conv1d/Squeeze Squeeze
+        conv1d/BatchToSpaceND/block_shape Const
+        conv1d/BatchToSpaceND/crops Const
+        conv1d/BatchToSpaceND BatchToSpaceND
+        conv1d/BiasAdd BiasAdd
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=36
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 8, 8, 3]); h = tf.layers.conv2d(x, 4, 3, dilation_rate=(2, 1), padding="same"); h2 = tf.layers.conv2d(h, 4, 3, dilation_rate=2); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        conv2d/kernel/Initializer/random_uniform/shape Const
+        conv2d/kernel/Initializer/random_uniform/min Const
+        conv2d/kernel/Initializer/random_uniform/max Const
+        conv2d/kernel/Initializer/random_uniform/RandomUniform RandomUniform seed2=4
+        conv2d/kernel/Initializer/random_uniform/sub Sub
+        conv2d/kernel/Initializer/random_uniform/mul Mul
+        conv2d/kernel/Initializer/random_uniform Add
+        conv2d/kernel VariableV2
+        conv2d/kernel/Assign Assign
+        conv2d/kernel/read Identity
+        conv2d/bias/Initializer/zeros Const
+        conv2d/bias VariableV2
+        conv2d/bias/Assign Assign
+        conv2d/bias/read Identity
+        conv2d/dilation_rate Const
+        conv2d/filter_shape Const
+        conv2d/stack Const
+        conv2d/required_space_to_batch_paddings/input_shape Const
+        conv2d/required_space_to_batch_paddings/paddings Const
+        conv2d/required_space_to_batch_paddings/crops Const
+        conv2d/SpaceToBatchND/block_shape Const
+        conv2d/SpaceToBatchND/paddings Const
+        conv2d/SpaceToBatchND SpaceToBatchND
+        conv2d/Conv2D Conv2D
+        conv2d/BatchToSpaceND/block_shape Const
+        conv2d/BatchToSpaceND/crops Const
+        conv2d/BatchToSpaceND BatchToSpaceND
+        conv2d/BiasAdd BiasAdd
+        conv2d_1/kernel/Initializer/random_uniform/shape Const
+        conv2d_1/kernel/Initializer/random_uniform/min Const
+        conv2d_1/kernel/Initializer/random_uniform/max Const
+        conv2d_1/kernel/Initializer/random_uniform/RandomUniform RandomUniform seed2=32
+        conv2d_1/kernel/Initializer/random_uniform/sub Sub
+        conv2d_1/kernel/Initializer/random_uniform/mul Mul
+        conv2d_1/kernel/Initializer/random_uniform Add
+        conv2d_1/kernel VariableV2
+        conv2d_1/kernel/Assign Assign
+        conv2d_1/kernel/read Identity
+        conv2d_1/bias/Initializer/zeros Const
+        conv2d_1/bias VariableV2
+        conv2d_1/bias/Assign Assign
+        conv2d_1/bias/read Identity
+        conv2d_1/dilation_rate Const
+        conv2d_1/required_space_to_batch_paddings/input_shape Const
+        conv2d_1/required_space_to_batch_paddings/base_paddings Const
+        conv2d_1/required_space_to_batch_paddings/paddings Const
+        conv2d_1/required_space_to_batch_paddings/crops Const
+        conv2d_1/SpaceToBatchND/block_shape Const
+        conv2d_1/SpaceToBatchND/paddings Const
+        conv2d_1/SpaceToBatchND SpaceToBatchND
+        conv2d_1/Conv2D Conv2D
+        conv2d_1/BatchToSpaceND/block_shape Const
+        conv2d_1/BatchToSpaceND/crops Const
+        conv2d_1/BatchToSpaceND BatchToSpaceND
+        conv2d_1/BiasAdd BiasAdd
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=59
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("code,want", CONV_CASES)
+def test_dilated_convolutions_build_tf_ops(code, want):
+    # a dilated convolution over known sizes makes TF's constants (dilation_rate,
+    # filter_shape, the paddings' stack, required_space_to_batch_paddings') before its ops
+    assert _op_list(code) == _want(want)

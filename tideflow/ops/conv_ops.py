@@ -769,7 +769,7 @@ def _spatial_rank(filter_shape, input_shape):
     return nsp
 
 
-def space_to_batch_convolution(input, filter, padding, rate, name=None):
+def space_to_batch_convolution(input, filter, padding, rate, name=None, _tf_constants=False):
     """A channels-last convolution dilated by ``rate`` built as TF 1.x's ``convolution`` and
     Keras's Conv layers build it: SpaceToBatchND by the rate, the plain convolution (named
     ``name``), BatchToSpaceND, the graph converters (MMdnn, tf2onnx) look for. None when the
@@ -790,7 +790,7 @@ def space_to_batch_convolution(input, filter, padding, rate, name=None):
         return _apply("Conv2D" if nsp == 2 else "Conv3D", [converted, filter], attrs, name)
 
     return with_space_to_batch(input, list(rate), padding.upper(), plain,
-                               filter_shape=f[:nsp].as_list())
+                               filter_shape=f[:nsp].as_list(), _tf_constants=_tf_constants)
 
 
 def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None,
@@ -811,7 +811,8 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
                              f"of filter, {in_c} != {f_in}")
         st, rate = _strides_and_dilation(strides, dilation_rate, nsp)
         if any(r > 1 for r in rate) and not first:
-            out = space_to_batch_convolution(input, filter, padding, rate, scope)
+            out = space_to_batch_convolution(input, filter, padding, rate, scope,
+                                             _tf_constants=True)
             if out is not None:
                 return out
         if nsp == 1:

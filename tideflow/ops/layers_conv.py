@@ -132,7 +132,8 @@ class _Conv(Layer):
             from tideflow.ops import conv_ops
 
             out = conv_ops.space_to_batch_convolution(inputs, self.kernel, self.padding,
-                                                      self.dilation_rate)
+                                                      self.dilation_rate,
+                                                      _tf_constants="no_rate")
             if out is not None:
                 return out
         if self.rank == 2:

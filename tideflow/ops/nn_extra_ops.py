@@ -378,7 +378,7 @@ def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
 
 
 def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, spatial_dims=None,
-                        data_format=None):
+                        data_format=None, _tf_constants=False):
     """Runs ``op(converted_input, num_spatial_dims, padding)`` on ``input`` turned into a
     batch of non-dilated inputs (space_to_batch_nd by ``dilation_rate``), then back."""
     from tideflow.ops import space_ops
@@ -404,14 +404,24 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
     if spatial_dims != list(range(1, nsp + 1)):
         raise NotImplementedError("with_space_to_batch: dilation needs the spatial dimensions "
                                   "right after the batch dimension")
+    # with _tf_constants (tf.nn.convolution's callers), TF 1.15's constants in its order
+    # (dilation_rate, filter_shape, the base paddings' stack, required_space_to_batch_paddings'
+    # own); the ops read their values from NumPy below. The layers make theirs themselves.
+    from tideflow.ops import constant_op
+
+    if _tf_constants and _tf_constants != "no_rate":  # (a layer makes its own at build)
+        constant_op.constant(rate.astype(np.int32), name="dilation_rate")
     if padding == "SAME":
         if filter_shape is None:
             raise ValueError("filter_shape must be specified for SAME padding")
-        fs = np.asarray(ops.constant_value(ops.convert_to_tensor(filter_shape)), np.int64)
+        fs = np.asarray(ops.constant_value(ops.convert_to_tensor(
+            filter_shape, name="filter_shape" if _tf_constants else None)), np.int64)
         fs = fs[:nsp]  # TF's filter_shape may be the whole filter's: its leading dims count
         eff = (fs - 1) * rate + 1
         total = eff - 1
         base = np.stack([total // 2, total - total // 2], 1)
+        if _tf_constants:
+            constant_op.constant(base.astype(np.int32), name="stack")
     else:
         base = np.zeros((nsp, 2), np.int64)
     shape = x.get_shape()
@@ -429,6 +439,14 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
         extra = (rate - full % rate) % rate
         pads = np.stack([base[:, 0], base[:, 1] + extra], 1).astype(np.int32)
         crops = np.stack([np.zeros(nsp, np.int64), extra], 1).astype(np.int32)
+        if _tf_constants:
+            # TF's required_space_to_batch_paddings folds these from Consts of its own
+            with ops.name_scope(None, "required_space_to_batch_paddings"):
+                constant_op.constant(np.array(dims, np.int32), name="input_shape")
+                if padding != "SAME":
+                    constant_op.constant(base.astype(np.int32), name="base_paddings")
+                constant_op.constant(pads, name="paddings")
+                constant_op.constant(crops, name="crops")
     y = space_ops.space_to_batch_nd(x, rate.astype(np.int32), pads)
     y = op(y, nsp, "VALID")
     return space_ops.batch_to_space_nd(y, rate.astype(np.int32), crops)
