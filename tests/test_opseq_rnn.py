@@ -64,3 +64,24 @@ def test_transpose_batch_time_builds_tf_1_15s_permutation():
                           "rnn/concat/values_0", "rnn/concat/axis", "rnn/concat",
                           "rnn/transpose"]
     assert o.shape.as_list() == [None, 5, 3]
+
+
+def test_dynamic_rnn_with_sequence_lengths_gets_tf_1_15s_seeds_and_zero_tails():
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, 5, 4])
+    lengths = tf.placeholder(tf.int32, [None])
+    o, s = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(6), x, sequence_length=lengths,
+                             dtype=tf.float32)
+    tf.random_normal([3])
+    assert _seed2("RandomUniform") + _seed2("RandomStandardNormal") == [120, 186]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        xv = np.linspace(-1, 1, 40, dtype=np.float32).reshape(2, 5, 4)
+        out, st = sess.run([o, s], {x: xv, lengths: [3, 1]})
+    # the loop stops after the longest sequence (3): later rows are zeros, and each final
+    # state is the one at the row's own length
+    assert out.shape == (2, 5, 6)
+    np.testing.assert_array_equal(out[:, 3:], 0)
+    np.testing.assert_array_equal(out[1, 1:], 0)
+    np.testing.assert_allclose(st.h[0], out[0, 2], rtol=1e-6)
+    np.testing.assert_allclose(st.h[1], out[1, 0], rtol=1e-6)

@@ -16,6 +16,7 @@ from tideflow.ops import (
     math_ops,
     pad_ops,
     range_ops,
+    reduction_ops,
 )
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.reverse_sequence_ops import reverse_sequence
@@ -135,10 +136,10 @@ def _select(copy, old, new):
 
 def _rnn_step(time, sequence_length, zero_output, state, call_cell):
     """One step with sequence lengths: rows whose sequence has ended get a zero output and
-    keep their state."""
+    keep their state (the test made before the cell's ops, as TF makes it)."""
+    copy = math_ops.greater_equal(time, sequence_length)
     new_output, new_state = call_cell()
     nest.assert_same_structure(state, new_state)
-    copy = math_ops.greater_equal(time, sequence_length)
     output = nest.map_structure(lambda z, o: _select(copy, z, o), zero_output, new_output)
     state = nest.map_structure(lambda s, n: _select(copy, s, n), state, new_state)
     return output, state
@@ -195,7 +196,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         outputs, final_state = _dynamic_rnn_loop(
             cell, inputs, state, parallel_iterations=parallel_iterations,
             swap_memory=swap_memory, sequence_length=sequence_length, dtype=dtype,
-            count_as_tf=sequence_length is None)
+            count_as_tf=True)
         if not time_major:
             outputs = nest.map_structure(_transpose_batch_time, outputs)
         return outputs, final_state
@@ -242,11 +243,14 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
         TensorArray(dtype=x.dtype, size=time_steps, element_shape=x.get_shape()[1:]).unstack(x)
         for x in flat_input)
 
-    # TF bounds the loop by min(time_steps, max(1, longest sequence)); without sequence
-    # lengths that is time_steps, through TF's ops (with them the loop runs every step here:
-    # the rows past their length copy their state through and output zeros, the same values)
-    loop_bound = (math_ops.minimum(time_steps, math_ops.maximum(1, time_steps))
-                  if sequence_length is None else time_steps)
+    if sequence_length is None:
+        max_sequence_length = time_steps
+    else:
+        reduction_ops.reduce_min(sequence_length)  # (TF makes it, for its conditionals)
+        max_sequence_length = reduction_ops.reduce_max(sequence_length)
+    # as TF, the loop stops after the longest sequence: the outputs' later rows stay unwritten
+    # (zeros when stacked), the final states are the same
+    loop_bound = math_ops.minimum(time_steps, math_ops.maximum(1, max_sequence_length))
     if count_as_tf:
         # TF: time_steps (Shape, strided_slice), the batch size (Shape, strided_slice) when
         # not static, per output its zero output (ExpandDims, Const, concat, zeros: 7 ops, 6
@@ -254,7 +258,8 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
         # (9 ops), then the loop bound (3)
         n_out, n_in = len(flat_output_size), len(flat_input)
         _skip_ids_to(start + 5 + (0 if static_batch is not None else 5)
-                     + n_out * (7 if static_batch is None else 6) + 1 + n_out + 10 * n_in + 3)
+                     + n_out * (7 if static_batch is None else 6) + 1 + n_out + 10 * n_in + 3
+                     + (4 if sequence_length is not None else 0))
 
     def cond(time, *_):
         return math_ops.less(time, loop_bound)
