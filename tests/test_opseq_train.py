@@ -5282,3 +5282,72 @@ def test_dilated_convolutions_build_tf_ops(code, want):
     # a dilated convolution over known sizes makes TF's constants (dilation_rate,
     # filter_shape, the paddings' stack, required_space_to_batch_paddings') before its ops
     assert _op_list(code) == _want(want)
+
+
+POOL_CASES = [
+    (
+        'x = tf.placeholder(tf.float32, [None, 8, 8, 3]); a = tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"); b = tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"); c = tf.nn.pool(x, [2, 2], "MAX", "SAME"); d = tf.nn.conv2d_transpose(x, tf.zeros([3, 3, 2, 3]), [4, 16, 16, 2], [1, 2, 2, 1]); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        MaxPool MaxPool
+        AvgPool AvgPool
+        max_pool/dilation_rate Const
+        max_pool MaxPool
+        zeros Const
+        conv2d_transpose/input_sizes Const
+        conv2d_transpose Conv2DBackpropInput
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=11
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 8, 3]); k = tf.Variable(tf.zeros([3, 3, 4])); a = tf.nn.conv1d(x, k, 1, "SAME"); b = tf.nn.convolution(x, k, "SAME", dilation_rate=[2]); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        conv1d/ExpandDims/dim Const
+        conv1d/ExpandDims ExpandDims
+        conv1d/ExpandDims_1/dim Const
+        conv1d/ExpandDims_1 ExpandDims
+        conv1d Conv2D
+        conv1d/Squeeze Squeeze
+        convolution/dilation_rate Const
+        convolution/filter_shape Const
+        convolution/stack Const
+        convolution/required_space_to_batch_paddings/input_shape Const
+        convolution/required_space_to_batch_paddings/paddings Const
+        convolution/required_space_to_batch_paddings/crops Const
+        convolution/SpaceToBatchND/block_shape Const
+        convolution/SpaceToBatchND/paddings Const
+        convolution/SpaceToBatchND SpaceToBatchND
+        convolution/ExpandDims/dim Const
+        convolution/ExpandDims ExpandDims
+        convolution/ExpandDims_1/dim Const
+        convolution/ExpandDims_1 ExpandDims
+        convolution Conv2D
+        convolution/Squeeze Squeeze
+        convolution/BatchToSpaceND/block_shape Const
+        convolution/BatchToSpaceND/crops Const
+        convolution/BatchToSpaceND BatchToSpaceND
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=32
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("code,want", POOL_CASES)
+def test_pools_and_transposed_convolutions_build_tf_ops(code, want):
+    # tf.nn.pool's unit dilation_rate Const, conv2d_transpose's input_sizes
+    assert _op_list(code) == _want(want)

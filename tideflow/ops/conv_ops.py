@@ -575,7 +575,8 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
         if in_c is not None and f_in is not None and in_c != f_in:
             raise ValueError(f"input channels does not match filter's input channels, "
                              f"{in_c} != {f_in}")
-        shape_t = ops.convert_to_tensor(output_shape, dtype=dtypes.int32, name="output_shape")
+        # named as the op's input, as TF converts it: conv2d_transpose/input_sizes
+        shape_t = ops.convert_to_tensor(output_shape, dtype=dtypes.int32, name="input_sizes")
         if not shape_t.get_shape().is_compatible_with([4]):
             raise ValueError(f"output_shape must have shape (4,), got {shape_t.get_shape()}")
         want = None

@@ -635,6 +635,10 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides
                                    data_format is not None and data_format.startswith("NC"))
     first = data_format is not None and data_format.startswith("NC")
     with ops.name_scope(name, f"{pooling_type.lower()}_pool", [input]) as scope:
+        # TF 1.15's with_space_to_batch converts the (unit) rate first: one Const
+        from tideflow.ops import constant_op
+
+        constant_op.constant(np.asarray(rate, np.int32), name="dilation_rate")
         if nsp == 1:
             fn = max_pool1d if pooling_type == "MAX" else avg_pool1d
             return fn(input, window_shape, strides, padding, "NCW" if first else "NWC", scope)
