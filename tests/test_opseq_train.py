@@ -5286,6 +5286,53 @@ def test_dilated_convolutions_build_tf_ops(code, want):
 
 POOL_CASES = [
     (
+        'x = tf.placeholder(tf.float32, [None, 2, 4]); y = tf.placeholder(tf.int32, [None, 2]); a = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=x); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        Placeholder_1 Placeholder
+        SparseSoftmaxCrossEntropyWithLogits/Shape Shape
+        SparseSoftmaxCrossEntropyWithLogits/Shape_1 Shape
+        SparseSoftmaxCrossEntropyWithLogits/Shape_2 Shape
+        SparseSoftmaxCrossEntropyWithLogits/strided_slice/stack Const
+        SparseSoftmaxCrossEntropyWithLogits/strided_slice/stack_1 Const
+        SparseSoftmaxCrossEntropyWithLogits/strided_slice/stack_2 Const
+        SparseSoftmaxCrossEntropyWithLogits/strided_slice StridedSlice
+        SparseSoftmaxCrossEntropyWithLogits/assert_equal_1/Equal Equal
+        SparseSoftmaxCrossEntropyWithLogits/assert_equal_1/Const Const
+        SparseSoftmaxCrossEntropyWithLogits/assert_equal_1/All All
+        SparseSoftmaxCrossEntropyWithLogits/assert_equal_1/Assert/Const Const
+        SparseSoftmaxCrossEntropyWithLogits/assert_equal_1/Assert/Const_1 Const
+        SparseSoftmaxCrossEntropyWithLogits/assert_equal_1/Assert/Const_2 Const
+        SparseSoftmaxCrossEntropyWithLogits/assert_equal_1/Assert/Assert/data_0 Const
+        SparseSoftmaxCrossEntropyWithLogits/assert_equal_1/Assert/Assert/data_1 Const
+        SparseSoftmaxCrossEntropyWithLogits/assert_equal_1/Assert/Assert/data_3 Const
+        SparseSoftmaxCrossEntropyWithLogits/assert_equal_1/Assert/Assert Assert
+        SparseSoftmaxCrossEntropyWithLogits/Shape_3 Shape
+        SparseSoftmaxCrossEntropyWithLogits/Rank Const
+        SparseSoftmaxCrossEntropyWithLogits/sub/y Const
+        SparseSoftmaxCrossEntropyWithLogits/sub Sub
+        SparseSoftmaxCrossEntropyWithLogits/add/y Const
+        SparseSoftmaxCrossEntropyWithLogits/add AddV2
+        SparseSoftmaxCrossEntropyWithLogits/strided_slice_1/stack Pack
+        SparseSoftmaxCrossEntropyWithLogits/strided_slice_1/stack_1 Pack
+        SparseSoftmaxCrossEntropyWithLogits/strided_slice_1/stack_2 Const
+        SparseSoftmaxCrossEntropyWithLogits/strided_slice_1 StridedSlice
+        SparseSoftmaxCrossEntropyWithLogits/Reshape/shape/0 Const
+        SparseSoftmaxCrossEntropyWithLogits/Reshape/shape Pack
+        SparseSoftmaxCrossEntropyWithLogits/Reshape Reshape
+        SparseSoftmaxCrossEntropyWithLogits/Reshape_1/shape Const
+        SparseSoftmaxCrossEntropyWithLogits/Reshape_1 Reshape
+        SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits
+        SparseSoftmaxCrossEntropyWithLogits/Reshape_2 Reshape
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=39
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
         'x = tf.placeholder(tf.float32, [None, 8, 8, 3]); a = tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"); b = tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"); c = tf.nn.pool(x, [2, 2], "MAX", "SAME"); d = tf.nn.conv2d_transpose(x, tf.zeros([3, 3, 2, 3]), [4, 16, 16, 2], [1, 2, 2, 1]); z = tf.random_normal([2])',
         """
         Placeholder Placeholder

@@ -377,12 +377,20 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             # named as TF's: the user's name inside its scope (bar/bar:0), else the op type's
             cost = _op("SparseSoftmaxCrossEntropyWithLogits", [precise, labels], name=name)[0]
         else:
-            num_classes = array_ops.shape(logits)[array_ops.rank(logits) - 1]
-            precise = array_ops.reshape(precise, [-1, num_classes])
-            cost = _op("SparseSoftmaxCrossEntropyWithLogits",
-                       [precise, array_ops.reshape(labels, [-1])], name=name)[0]
-            cost = array_ops.reshape(cost, labels_shape)
-            cost.set_shape(ls)
+            # as TF 1.15: shapes not all known are checked when the step runs
+            checks = []
+            if not (ls.is_fully_defined() and gs[:-1].is_fully_defined()):
+                from tideflow.ops import check_ops
+
+                checks.append(check_ops.assert_equal(array_ops.shape(labels),
+                                                     array_ops.shape(logits)[:-1]))
+            with ops.control_dependencies(checks):
+                num_classes = array_ops.shape(logits)[array_ops.rank(logits) - 1]
+                precise = array_ops.reshape(precise, [-1, num_classes])
+                cost = _op("SparseSoftmaxCrossEntropyWithLogits",
+                           [precise, array_ops.reshape(labels, [-1])], name=name)[0]
+                cost = array_ops.reshape(cost, labels_shape)
+                cost.set_shape(ls)
         if cost.dtype != logits.dtype:
             return cast_ops.cast(cost, logits.dtype, name=scope)
         # as TF: the op's own output (SparseSoftmaxCrossEntropyWithLogits/<op>:0 for 2-D logits)
