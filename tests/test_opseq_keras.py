@@ -454,3 +454,21 @@ def test_dilated_convolution_constants(_fresh_graph):
     assert names[names.index("conv1d/Pad") + 1] == \
         "conv1d/required_space_to_batch_paddings/input_shape"
     assert c.get_shape().as_list() == [None, 10, 4]
+
+
+def test_fit_predict_evaluate_functions_ops(_fresh_graph):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(4,), activation="relu"),
+                             tf.keras.layers.Dense(1)])
+    m.compile("sgd", "mse")
+    before = _fresh_graph._last_id
+    m.fit(np.ones((8, 4)), np.ones((8, 1)), epochs=1, verbose=0)
+    made = [op.name for op in _fresh_graph.get_operations() if op._id > before]
+    # TF 1.15: the learning phase first, the train function's group in its own scope
+    assert made[:2] == ["keras_learning_phase/input", "keras_learning_phase"]
+    assert "training_1/group_deps" in made
+    before = _fresh_graph._last_id
+    m.predict(np.ones((2, 4)))
+    m.evaluate(np.ones((2, 4)), np.ones((2, 1)), verbose=0)
+    m.predict(np.ones((2, 4)))
+    assert [op.name for op in _fresh_graph.get_operations() if op._id > before] == [
+        "predict/group_deps", "evaluation/group_deps"]

@@ -84,6 +84,8 @@ class Model(Network):
         self._compiled = True
         self._train_fn = self._test_fn = None
         self.__dict__.pop("_train_function_set", None)
+        self.__dict__.pop("_tf_function_predict", None)
+        self.__dict__.pop("_tf_function_evaluation", None)
         dist = sys.modules.get("tideflow.distribute")  # compiled in a strategy's scope?
         self._distribution_strategy = kwargs.get("distribute") or (  # TF 1.11-1.13's kwarg
             dist.get_strategy() if dist is not None and dist.has_strategy() else None)
@@ -673,6 +675,8 @@ class Model(Network):
         if self._train_fn is not None:
             return
         with self._outputs_graph().as_default():
+            # as TF 1.15: the learning phase (an input of the train function) comes first
+            K.symbolic_learning_phase()
             params = getattr(self, "_collected_trainable_weights", None)
             if params is None:
                 params = self.trainable_weights
@@ -689,9 +693,20 @@ class Model(Network):
                     updates = (self.optimizer.get_updates(self.total_loss, params)
                                if params else [])
                     updates = updates + list(self.updates)
+                with ops.name_scope("training"):  # (TF's K.function: training_1/group_deps)
                     train_op = tf.group(*updates)
         self._train_fn = [train_op, loss] + self._metric_tensors
         self._restore_pending_optimizer_state()
+
+    def _note_function(self, mode):
+        """The NoOp TF 1.15's Keras makes with its predict or evaluation function (grouping
+        the stateful layers' updates), once per compile: '<mode>/group_deps'."""
+        key = "_tf_function_" + mode
+        if self.__dict__.get(key) or not self.outputs:
+            return
+        with self._outputs_graph().as_default(), ops.name_scope(mode):
+            tf.no_op(name="group_deps")
+        self.__dict__[key] = True
 
     @property
     def state_updates(self):
@@ -727,6 +742,7 @@ class Model(Network):
         x, y = _symbolic_values(x), _symbolic_values(y)
         xs, ys = self._standardize_xy(x, y)
         sws = self._standardize_weights(ys, sample_weight, None)
+        self._note_function("evaluation")
         out = self._run([self._reported_loss] + self._metric_tensors,
                         self._feeds(xs, ys, False, sws))
         if reset_metrics:
@@ -735,6 +751,7 @@ class Model(Network):
 
     def predict_on_batch(self, x):
         xs, _ = self._standardize_xy(_symbolic_values(x), need_y=False)
+        self._note_function("predict")
         out = self._run(self.outputs, self._feeds(xs, None, False))
         return out[0] if len(out) == 1 else out
 
@@ -965,6 +982,7 @@ class Model(Network):
                  steps=None, callbacks=None, **kwargs):
         """The loss (and metrics) averaged over the samples: a scalar, or a list when the
         model has metrics."""
+        self._note_function("evaluation")
         if _is_generator_or_sequence(x):
             return self.evaluate_generator(x, steps=steps, verbose=verbose,
                                            callbacks=callbacks, **_pool_args(kwargs))
@@ -993,6 +1011,7 @@ class Model(Network):
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         """The outputs for ``x``, batch by batch (``batch_size`` 32), concatenated."""
+        self._note_function("predict")
         if _is_generator_or_sequence(x):
             return self.predict_generator(x, steps=steps, verbose=verbose, callbacks=callbacks,
                                           **_pool_args(kwargs))
