@@ -227,3 +227,25 @@ def test_resource_update_in_a_cond_branch_returns_the_new_value():
         np.testing.assert_array_equal(s.run(c), [-1, 0])  # TF 1.15's
         np.testing.assert_array_equal(s.run(d), [0, 1])
         np.testing.assert_array_equal(s.run(v), [0, 1])
+
+
+def test_tf_assign_functions_on_a_resource_variable_use_its_methods():
+    v = tf.get_variable("v", [3], use_resource=True, initializer=tf.zeros_initializer())
+    a = tf.assign_sub(v, tf.ones([3]), name="ignored")  # TF 1.15 drops the name here
+    b = tf.assign(v, tf.ones([3]) * 4, name="yy")
+    assert a.op.control_inputs[0].name == "AssignSubVariableOp"
+    assert b.op.control_inputs[0].name == "yy"
+    with tf.Session() as s:
+        s.run(v.initializer)
+        assert s.run(a).tolist() == [-1, -1, -1]
+        assert s.run(b).tolist() == [4, 4, 4]
+
+
+def test_resource_reads_in_a_cond_branch_count_as_tfs():
+    tf.set_random_seed(1)
+    v = tf.get_variable("v", [3], use_resource=True)
+    tf.cond(tf.placeholder(tf.bool, []), lambda: v * 2.0, lambda: v + v)
+    tf.random_normal([3])
+    seeds = [op.get_attr("seed2") for op in tf.get_default_graph().get_operations()
+             if op.type.startswith("Random")]
+    assert seeds == [3, 28]  # TF 1.15's

@@ -645,6 +645,8 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     """Stores ``value`` in the variable ``ref``; returns the ref once the value is stored."""
     if getattr(ref, "_is_mirrored_variable", False):  # tf.distribute: the copies as needed
         return ref.assign(value, use_locking=bool(use_locking), name=name)
+    if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
+        return ref.assign(value, name=name)  # as TF 1.15: a resource variable's own assign
     ref = _ref_of(ref)
     if not ref.dtype._is_ref_dtype:
         if hasattr(ref, "assign"):
@@ -660,6 +662,8 @@ def assign_add(ref, value, use_locking=None, name=None):
     """Adds ``value`` to the variable ``ref`` in place; returns the ref."""
     if getattr(ref, "_is_mirrored_variable", False):
         return ref.assign_add(value, use_locking=bool(use_locking), name=name)
+    if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
+        return ref.assign_add(value)  # as TF 1.15 (which drops ``name`` here)
     return ops.apply_op(
         "AssignAdd", [_ref_of(ref), value], _attrs(use_locking=use_locking), name=name
     )._outputs[0]
@@ -669,6 +673,8 @@ def assign_sub(ref, value, use_locking=None, name=None):
     """Subtracts ``value`` from the variable ``ref`` in place; returns the ref."""
     if getattr(ref, "_is_mirrored_variable", False):
         return ref.assign_sub(value, use_locking=bool(use_locking), name=name)
+    if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
+        return ref.assign_sub(value)  # as TF 1.15 (which drops ``name`` here)
     return ops.apply_op(
         "AssignSub", [_ref_of(ref), value], _attrs(use_locking=use_locking), name=name
     )._outputs[0]

@@ -443,7 +443,10 @@ class Variable(metaclass=_VariableMeta):
             g = ops.get_default_graph()
             if g.building_function and not g._control_dependencies_stack:
                 # in a cond branch or loop body: the read made outside, captured (gradients
-                # reach the variable through it)
+                # reach the variable through it); TF makes a ReadVariableOp there (and a
+                # Switch or Enter of the handle with the first one): its id is skipped
+                if getattr(g, "control_flow_body", False):
+                    g._next_id = g._next_id + 1
                 return self._snapshot
             return array_ops.identity(self._variable, name="ReadVariableOp")
         return self._snapshot
