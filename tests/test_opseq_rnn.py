@@ -85,3 +85,24 @@ def test_dynamic_rnn_with_sequence_lengths_gets_tf_1_15s_seeds_and_zero_tails():
     np.testing.assert_array_equal(out[1, 1:], 0)
     np.testing.assert_allclose(st.h[0], out[0, 2], rtol=1e-6)
     np.testing.assert_allclose(st.h[1], out[1, 0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("one_shot, want", [(False, 18), (True, 26)])
+def test_layers_after_a_tf_data_pipeline_get_tf_1_15s_seeds(one_shot, want):
+    tf.set_random_seed(1)
+    x = np.ones((8, 4), np.float32)
+    if one_shot:
+        tf.train.get_or_create_global_step()
+        d = tf.data.Dataset.from_tensor_slices(x).shuffle(4).batch(4)
+        f = d.make_one_shot_iterator().get_next()
+    else:
+        d = tf.data.Dataset.from_tensor_slices(({"x": x}, np.ones(8, np.int32))).batch(4)
+        f = d.repeat().make_initializable_iterator().get_next()[0]["x"]
+    tf.layers.dense(f, 3)
+    assert _seed2("RandomUniform") == [want]  # TF 1.15's
+    with tf.Session() as s:  # the pipeline still runs
+        s.run(tf.global_variables_initializer())
+        for op in tf.get_default_graph().get_operations():
+            if op.type == "MakeIterator":
+                s.run(op)
+        assert s.run(f).shape == (4, 4)

@@ -283,6 +283,18 @@ def unique_function_name(graph, base):
     return name
 
 
+def give_back_ids(graph, first_id, n_ops_before, extra=0):
+    """Sets the op-id counter back to ``first_id + extra`` after a tf.data function was traced
+    (from ``first_id``), as TF's function graphs count their ops apart from the graph's: the ops
+    made after it then number as in TF (tf.set_random_seed's op seeds). The function runs as a
+    plan of its own, so its ids may meet the graph's; nothing changes when the trace added ops
+    to the graph itself (a variable or table made under init_scope), whose ids must stay
+    unique."""
+    root = graph._root if isinstance(graph, FuncGraph) and graph._root is not None else graph
+    if len(graph._ops) == n_ops_before and root is graph:
+        graph._next_id = min(graph._next_id, first_id + extra)
+
+
 def add_function(graph, fg):
     """Stores ``fg`` in the library of ``graph``'s outermost graph."""
     graph._functions[fg.name] = fg

@@ -74,9 +74,11 @@ class StructuredFunction:
             return ds.to_wire(ret)
 
         n_outer = len(graph._ops)
+        first_id = graph._next_id
         # the function's collections are its own, as a TF function graph's: a summary or an
         # update op made per element is not the outer graph's
         self.fg = func_graph.trace(body, wire, self.name, private_collections=True)
+        func_graph.give_back_ids(graph, first_id, n_outer)
         _tensor_arrays_keep_items(self.fg, graph, set())
         # a table made in the function lands in it, or in the outer graph (init_scope)
         if any(op.type in _RESOURCE_OPS
@@ -150,6 +152,24 @@ def _tensor_seeds(op_seed):
             seed2 = array_ops.where(math_ops.equal(seed2, 0),
                                     ops.convert_to_tensor(2**31 - 1, dtype=dtypes.int64), seed2)
     return graph_seed, seed2
+
+
+def _data_seeds(seed):
+    """TF 1.15's tf.data seeds (data/util/random_seed.get_seed), as tensors made with its ops:
+    ``seed``, and ``seed2`` where the graph has a seed: a Select that turns (0, 0) into
+    (0, 2**31 - 1)."""
+    from tideflow.ops import gather_ops, math_ops
+
+    s, s2 = get_seed(seed)
+    seed_t = _i64(0 if s is None else s, "seed")
+    if s2 is None:
+        return seed_t, _i64(0, "seed2")
+    with ops.name_scope("seed2") as scope:
+        seed2_t = ops.convert_to_tensor(s2, dtype=dtypes.int64)
+        seed2_t = gather_ops.where(
+            math_ops.logical_and(math_ops.equal(seed_t, 0), math_ops.equal(seed2_t, 0)),
+            ops.convert_to_tensor(2**31 - 1, dtype=dtypes.int64), seed2_t, name=scope)
+    return seed_t, seed2_t
 
 
 def _infer_batch_dim(specs, drop_remainder, batch_size):
@@ -390,17 +410,16 @@ class Dataset(ds.Structured):
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
         """Elements drawn at random from a buffer of ``buffer_size`` (TF's seed rule)."""
+        buffer_size = _i64(buffer_size, "buffer_size")
         if isinstance(seed, ops.Tensor):
             seed, seed2 = _tensor_seeds(seed)
+            seed, seed2 = _i64(seed, "seed"), _i64(seed2, "seed2")
         else:
-            seed, seed2 = get_seed(seed)
-        if seed is None:
-            seed, seed2 = 0, 0
+            seed, seed2 = _data_seeds(seed)
         attrs = {"reshuffle_each_iteration": True if reshuffle_each_iteration is None
                  else bool(reshuffle_each_iteration)}
-        return _OpDataset("ShuffleDataset", [self, _i64(buffer_size, "buffer_size"),
-                                             _i64(seed, "seed"), _i64(seed2, "seed2")],
-                          self._specs, attrs)
+        return _OpDataset("ShuffleDataset", [self, buffer_size, seed, seed2], self._specs,
+                          attrs)
 
     def repeat(self, count=None):
         """The elements ``count`` times over (forever when None or -1)."""

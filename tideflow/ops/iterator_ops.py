@@ -386,6 +386,7 @@ class _ByValueGraph(func_graph.FuncGraph):
 def one_shot_iterator(dataset, name=None):
     graph = ops.get_default_graph()
     fname = func_graph.unique_function_name(graph, "_make_dataset")
+    first_id, n_ops = graph._next_id, len(graph._ops)
     fg = _ByValueGraph(fname, graph)
     try:
         with fg.as_default():
@@ -401,6 +402,9 @@ def one_shot_iterator(dataset, name=None):
             "stateful objects, such as a `Variable` or `LookupTable`. In these cases, use "
             f"`Dataset.make_initializable_iterator()`. (Original error: {err})") from None
     func_graph.add_function(graph, fg)
+    # TF 1.15 made the dataset's ops in the graph with the datasets (the factory function
+    # copies them): their ids are taken here, the function's own given back
+    func_graph.give_back_ids(graph, first_id, n_ops, extra=_dataset_op_count(dataset))
     specs = dataset._specs
     # TF's op names: OneShotIterator; IteratorV2 and MakeIterator; make_initializer
     op = ops.apply_op("OneShotIterator", [], {
@@ -408,9 +412,27 @@ def one_shot_iterator(dataset, name=None):
     return Iterator(op._outputs[0], None, specs)
 
 
+def _dataset_op_count(dataset, seen=None):
+    """The number of dataset ops in ``dataset``'s chain (one per dataset made by an op)."""
+    seen = set() if seen is None else seen
+    if id(dataset) in seen:
+        return 0
+    seen.add(id(dataset))
+    own = 1 if hasattr(dataset, "_op_type") else 0
+    inputs = getattr(dataset, "_input_datasets", None)
+    inner = inputs() if callable(inputs) else []
+    if not inner and getattr(dataset, "_input", None) is not None:
+        inner = [dataset._input]
+    return own + sum(_dataset_op_count(d, seen) for d in inner)
+
+
 def initializable_iterator(dataset, shared_name=None, name=None):
     specs = dataset._specs
     variant = dataset._as_variant_tensor()
+    # TF 1.15 applies the dataset's default options here: an optimizations Const, an
+    # OptimizeDataset and a ModelDataset (pass-through here): their ids are skipped
+    g = ops.get_default_graph()
+    g._next_id = g._next_id + 3
     handle = ops.apply_op("IteratorV2", [], {
         "shared_name": shared_name or "", "container": "", **ds.wire_attrs(specs)},
         name=name or "IteratorV2")._outputs[0]
