@@ -410,9 +410,19 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
         res = [g if t._op in between else None
                for t, g in zip(op._inputs, res)]
     out = []
-    for t, g in zip(op._inputs, res):
+    for i, (t, g) in enumerate(zip(op._inputs, res)):
         if g is not None and isinstance(g, ops.Tensor) and not _differentiable(t._dtype):
             g = None
+        if isinstance(g, ops.Tensor) and t._dtype.base_dtype != dtypes.resource:
+            # as TF: an input's gradient has (at least) the input's static shape
+            try:
+                g.set_shape(t.get_shape())
+            except ValueError:
+                raise ValueError(
+                    "Incompatible shapes between op input and calculated input gradient.  "
+                    f"Forward operation: {op.name}.  Input index: {i}. Original input "
+                    f"shape: {t.get_shape()}.  Calculated input gradient shape: "
+                    f"{g.get_shape()}") from None
         out.append(g)
     return out
 
