@@ -106,3 +106,29 @@ def test_layers_after_a_tf_data_pipeline_get_tf_1_15s_seeds(one_shot, want):
             if op.type == "MakeIterator":
                 s.run(op)
         assert s.run(f).shape == (4, 4)
+
+
+def test_estimator_training_graph_reads_the_global_step_as_tf_1_15(tmp_path):
+    """TF 1.15's Estimator makes the hooks' read of the global step (its initialized_value()
+    + 0) before the input_fn, so the model's initializers get TF's seeds."""
+    rng = np.random.RandomState(0)
+    x = rng.rand(64, 4).astype(np.float32)
+    y = (x[:, 0] > 0.5).astype(np.int32)
+
+    def model_fn(features, labels, mode):
+        h = tf.layers.dense(features["x"], 8, activation=tf.nn.relu)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, tf.layers.dense(h, 2))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(16).repeat()
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path),
+                                 config=tf.estimator.RunConfig(tf_random_seed=5))
+    est.train(input_fn, steps=10)
+    np.testing.assert_allclose(  # TF 1.15's
+        est.get_variable_value("dense/kernel")[0],
+        [0.67682964, 0.21320929, 0.13563032, 0.5279407, 0.59483814, -0.2563892, -0.50477,
+         -0.55278397], atol=1e-6)

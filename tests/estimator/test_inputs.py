@@ -95,6 +95,7 @@ def test_arrays_stay_out_of_the_saved_graph(tmp_path):
     est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=100, shuffle=True),
               steps=5)
     assert est.get_variable_value("global_step") == 5
-    assert (tmp_path / "graph.pbtxt").stat().st_size < x.nbytes / 10
+    # (a copy of the 1 MB array would take several MB of text; the graph is ~100 KB)
+    assert (tmp_path / "graph.pbtxt").stat().st_size < x.nbytes / 5
     for meta in tmp_path.glob("model.ckpt-*.meta"):
-        assert meta.stat().st_size < x.nbytes / 10
+        assert meta.stat().st_size < x.nbytes / 5

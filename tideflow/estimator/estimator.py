@@ -443,6 +443,8 @@ class Estimator:
             return train_distributed(self, input_fn, hooks, saving_listeners)
         with ops.Graph().as_default() as g, g.device(self._device_fn):
             global_step_tensor = self._new_graph_setup(g)
+            if global_step_tensor is not None:  # as TF 1.15, the hooks' read of the step
+                training_util._get_or_create_global_step_read(g)
             features, labels, input_hooks = self._get_features_and_labels(input_fn,
                                                                          ModeKeys.TRAIN)
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self.config)

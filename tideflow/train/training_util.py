@@ -96,8 +96,10 @@ def _get_or_create_global_step_read(graph=None):
     if step is None:
         return None
     with graph.as_default() as g, g.name_scope(None), g.name_scope(step.op.name + "/"):
-        # a fresh value (not a view of the variable's buffer) taken when the step runs
-        read = step + 0
+        # a fresh value (not a view of the variable's buffer) taken when the step runs; as
+        # TF 1.15, of the step's initialized_value() (its initial value until initialized)
+        value = step.initialized_value() if hasattr(step, "initialized_value") else step
+        read = value + 0
     graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
     return read
 
