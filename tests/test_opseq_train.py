@@ -2132,6 +2132,84 @@ def test_nn_functions_build_tf_ops(code, want):
 
 SCHEDULE_CASES = [
     (
+        'gs = tf.train.get_or_create_global_step(); lr = tf.train.linear_cosine_decay(0.1, gs, 100); lr2 = tf.train.noisy_linear_cosine_decay(0.1, gs, 100); z = tf.random_normal([2])',
+        """
+        global_step/Initializer/zeros Const
+        global_step VariableV2
+        global_step/Assign Assign
+        global_step/read Identity
+        LinearCosineDecay/initial_learning_rate Const
+        LinearCosineDecay/Cast/x Const
+        LinearCosineDecay/Cast Cast
+        LinearCosineDecay/Cast_1/x Const
+        LinearCosineDecay/Cast_2/x Const
+        LinearCosineDecay/Cast_3/x Const
+        LinearCosineDecay/Cast_4 Cast
+        LinearCosineDecay/Minimum Minimum
+        LinearCosineDecay/sub Sub
+        LinearCosineDecay/truediv RealDiv
+        LinearCosineDecay/truediv_1 RealDiv
+        LinearCosineDecay/mul/x Const
+        LinearCosineDecay/mul Mul
+        LinearCosineDecay/mul_1 Mul
+        LinearCosineDecay/Const Const
+        LinearCosineDecay/mul_2 Mul
+        LinearCosineDecay/Cos Cos
+        LinearCosineDecay/add/x Const
+        LinearCosineDecay/add AddV2
+        LinearCosineDecay/mul_3/x Const
+        LinearCosineDecay/mul_3 Mul
+        LinearCosineDecay/add_1 AddV2
+        LinearCosineDecay/mul_4 Mul
+        LinearCosineDecay/add_2 AddV2
+        LinearCosineDecay Mul
+        NoisyLinearCosineDecay/initial_learning_rate Const
+        NoisyLinearCosineDecay/Cast/x Const
+        NoisyLinearCosineDecay/Cast Cast
+        NoisyLinearCosineDecay/Cast_1/x Const
+        NoisyLinearCosineDecay/Cast_2/x Const
+        NoisyLinearCosineDecay/Cast_3/x Const
+        NoisyLinearCosineDecay/Cast_4/x Const
+        NoisyLinearCosineDecay/Cast_5/x Const
+        NoisyLinearCosineDecay/Cast_6 Cast
+        NoisyLinearCosineDecay/Minimum Minimum
+        NoisyLinearCosineDecay/sub Sub
+        NoisyLinearCosineDecay/truediv RealDiv
+        NoisyLinearCosineDecay/add/x Const
+        NoisyLinearCosineDecay/add AddV2
+        NoisyLinearCosineDecay/Pow Pow
+        NoisyLinearCosineDecay/truediv_1 RealDiv
+        NoisyLinearCosineDecay/Sqrt Sqrt
+        NoisyLinearCosineDecay/random_normal/shape Const
+        NoisyLinearCosineDecay/random_normal/mean Const
+        NoisyLinearCosineDecay/random_normal/RandomStandardNormal RandomStandardNormal seed2=48
+        NoisyLinearCosineDecay/random_normal/mul Mul
+        NoisyLinearCosineDecay/random_normal Add
+        NoisyLinearCosineDecay/add_1 AddV2
+        NoisyLinearCosineDecay/truediv_2 RealDiv
+        NoisyLinearCosineDecay/mul/x Const
+        NoisyLinearCosineDecay/mul Mul
+        NoisyLinearCosineDecay/mul_1 Mul
+        NoisyLinearCosineDecay/Const Const
+        NoisyLinearCosineDecay/mul_2 Mul
+        NoisyLinearCosineDecay/Cos Cos
+        NoisyLinearCosineDecay/add_2/x Const
+        NoisyLinearCosineDecay/add_2 AddV2
+        NoisyLinearCosineDecay/mul_3/x Const
+        NoisyLinearCosineDecay/mul_3 Mul
+        NoisyLinearCosineDecay/add_3 AddV2
+        NoisyLinearCosineDecay/mul_4 Mul
+        NoisyLinearCosineDecay/add_4 AddV2
+        NoisyLinearCosineDecay Mul
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=70
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
         'v = tf.Variable(tf.zeros([3, 2])); w = tf.Variable(tf.zeros([2])); g, n = tf.clip_by_global_norm([v * 1.0, w * 1.0], 5.0); z = tf.random_uniform([2])',
         """
         zeros Const

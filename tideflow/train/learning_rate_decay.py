@@ -198,8 +198,9 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
         beta = cast_ops.cast(beta, dtype)
         step = math_ops.minimum(cast_ops.cast(global_step, dtype), steps)
         linear = (steps - step) / steps
-        fraction = 2.0 * num_periods * (step / steps)
-        cosine = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
+        completed = step / steps  # TF 1.15's order
+        fraction = 2.0 * num_periods * completed
+        cosine = 0.5 * (1.0 + math_ops.cos(constant_op.constant(math.pi) * fraction))
         return math_ops.multiply(lr, (alpha + linear) * cosine + beta, name=scope)
 
 

@@ -10,6 +10,7 @@ from tideflow.framework import dtypes, ops
 from tideflow.ops import (
     array_ops,
     cast_ops,
+    constant_op,
     data_flow_ops,
     fill_ops,
     math_ops,
@@ -33,19 +34,24 @@ def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_v
     ``initial_variance / (1 + step) ** variance_decay``; each evaluation draws new noise."""
     _require_step(global_step, "noisy_linear_cosine_decay")
     with ops.name_scope(name, "NoisyLinearCosineDecay", [learning_rate, global_step]) as scope:
-        lr = ops.convert_to_tensor(learning_rate, name="learning_rate")
+        # TF 1.15's ops in its order (its NoisyLinearCosineDecay schedule)
+        lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = lr.dtype
         steps = cast_ops.cast(decay_steps, dtype)
+        initial_variance = cast_ops.cast(initial_variance, dtype)
+        variance_decay = cast_ops.cast(variance_decay, dtype)
+        num_periods = cast_ops.cast(num_periods, dtype)
+        alpha = cast_ops.cast(alpha, dtype)
+        beta = cast_ops.cast(beta, dtype)
         step = math_ops.minimum(cast_ops.cast(global_step, dtype), steps)
         linear = (steps - step) / steps
-        variance = cast_ops.cast(initial_variance, dtype) / math_ops.pow(
-            1.0 + step, cast_ops.cast(variance_decay, dtype))
+        variance = initial_variance / math_ops.pow(1.0 + step, variance_decay)
         std = unary_ops.sqrt(variance)
-        noisy = linear + random_ops.random_normal(array_ops.shape(linear), stddev=std,
-                                                  dtype=dtype)
-        fraction = 2.0 * cast_ops.cast(num_periods, dtype) * (step / steps)
-        cosine = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
-        decayed = (cast_ops.cast(alpha, dtype) + noisy) * cosine + cast_ops.cast(beta, dtype)
+        noisy = linear + random_ops.random_normal(linear.get_shape(), stddev=std, dtype=dtype)
+        completed = step / steps
+        fraction = 2.0 * num_periods * completed
+        cosine = 0.5 * (1.0 + math_ops.cos(constant_op.constant(math.pi) * fraction))
+        decayed = (alpha + noisy) * cosine + beta
         return math_ops.multiply(lr, decayed, name=scope)
 
 
