@@ -5476,3 +5476,27 @@ POOL_CASES = [
 def test_pools_and_transposed_convolutions_build_tf_ops(code, want):
     # tf.nn.pool's unit dilation_rate Const, conv2d_transpose's input_sizes
     assert _op_list(code) == _want(want)
+
+
+def test_broadcast_gradients_of_unknown_ranks():
+    # shapes of unknown rank take TF's Shape/BroadcastGradientArgs path (no static shortcut)
+    x = tf.placeholder(tf.float32)
+    y = tf.placeholder(tf.float32, [None, 3])
+    gx, gy = tf.gradients(x * y + (x - y) ** 2, [x, y])
+    assert gy.get_shape().as_list() == [None, 3]
+    with tf.Session() as sess:
+        vx, vy = sess.run([gx, gy], {x: 2.0, y: np.ones((2, 3), np.float32)})
+    np.testing.assert_allclose(vx, 6 + 2 * 6 * 1.0)
+    np.testing.assert_allclose(vy, np.full((2, 3), 2.0 - 2.0))
+
+
+def test_optimizer_slots_of_resource_variables_are_resource_variables():
+    w = tf.get_variable("w", [3, 2], use_resource=True)
+    x = tf.placeholder(tf.float32, [None, 3])
+    opt = tf.train.AdamOptimizer(0.1)
+    opt.minimize(tf.reduce_sum(tf.matmul(x, w)))
+    g = tf.get_default_graph()
+    # (TF 1.15's op names for a resource variable: its IsInitialized and Read ops)
+    for name in ("w/Adam", "w/Adam_1", "beta1_power", "beta2_power"):
+        assert g.get_operation_by_name(name + "/IsInitialized/VarIsInitializedOp")
+        assert g.get_operation_by_name(name + "/Read/ReadVariableOp")

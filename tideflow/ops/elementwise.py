@@ -195,10 +195,9 @@ def smart_broadcast_gradient_args(x, y, grad):
 
 def shapes_equal_and_known(x, y, grad):
     """TF's _ShapesFullySpecifiedAndEqual: the gradient needs no reduction for either input."""
-    xs = x.get_shape()
-    return (xs.is_fully_defined() and xs.as_list() == y.get_shape().as_list()
-            and grad.get_shape().ndims is not None
-            and xs.as_list() == grad.get_shape().as_list())
+    xs, ys, gs = x.get_shape(), y.get_shape(), grad.get_shape()
+    return (xs.is_fully_defined() and ys.ndims is not None and gs.ndims is not None
+            and xs.as_list() == ys.as_list() == gs.as_list())
 
 
 def sum_to(g, axes, shape):

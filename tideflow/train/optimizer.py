@@ -305,8 +305,12 @@ class Optimizer:
         key = (name, graph)
         v = self._non_slot_dict.get(key)
         if v is None:
+            # a resource variable beside resource variables, as TF 1.15 makes it (its
+            # VarHandleOp, IsInitialized, Assign and Read ops)
+            use_resource = bool(getattr(colocate_with, "_resource", False))
             with graph.as_default(), ops.colocate_with(colocate_with):
-                v = variables_lib.Variable(initial_value, name=name, trainable=False)
+                v = variables_lib.Variable(initial_value, name=name, trainable=False,
+                                           use_resource=use_resource)
             self._non_slot_dict[key] = v
         return v
 

@@ -11,9 +11,11 @@ def _create_slot_var(primary, val, scope, validate_shape, shape, dtype):
     partitioner = current.partitioner
     current.set_partitioner(None)
     try:
+        # a resource slot for a resource primary, a ref slot for a ref one (TF 1.15's rule)
         slot = variable_scope.get_variable(
             scope, initializer=val, trainable=False, shape=shape if callable(val) else None,
             dtype=dtype, validate_shape=validate_shape,
+            use_resource=bool(getattr(primary, "_resource", False)),
         )
     finally:
         current.set_partitioner(partitioner)
