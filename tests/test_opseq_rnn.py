@@ -132,3 +132,30 @@ def test_estimator_training_graph_reads_the_global_step_as_tf_1_15(tmp_path):
         est.get_variable_value("dense/kernel")[0],
         [0.67682964, 0.21320929, 0.13563032, 0.5279407, 0.59483814, -0.2563892, -0.50477,
          -0.55278397], atol=1e-6)
+
+
+def test_seq2seq_attention_decoder_gives_tf_1_15s_numbers():
+    tf.set_random_seed(2)
+    src = tf.placeholder(tf.int32, [None, 5])
+    tgt_in = tf.placeholder(tf.int32, [None, 4])
+    tgt_len = tf.placeholder(tf.int32, [None])
+    emb = tf.get_variable("emb", [12, 6])
+    enc_out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(8), tf.nn.embedding_lookup(emb, src),
+                                   dtype=tf.float32, scope="enc")
+    attn = tf.contrib.seq2seq.LuongAttention(8, enc_out)
+    cell = tf.contrib.seq2seq.AttentionWrapper(tf.nn.rnn_cell.GRUCell(8), attn,
+                                               attention_layer_size=8)
+    helper = tf.contrib.seq2seq.TrainingHelper(tf.nn.embedding_lookup(emb, tgt_in), tgt_len)
+    dec = tf.contrib.seq2seq.BasicDecoder(cell, helper,
+                                          cell.zero_state(tf.shape(src)[0], tf.float32),
+                                          output_layer=tf.layers.Dense(12))
+    out, _, _ = tf.contrib.seq2seq.dynamic_decode(dec)
+    w2 = tf.Variable(tf.random_normal([2]))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        rng = np.random.RandomState(0)
+        r = s.run(out.rnn_output, {src: rng.randint(0, 12, (2, 5)),
+                                   tgt_in: rng.randint(0, 12, (2, 4)), tgt_len: [4, 3]})
+        np.testing.assert_allclose(r[0, 0, :4], [0.03992, 0.04946, 0.03207, 0.05856],
+                                   atol=1e-5)  # TF 1.15's
+        np.testing.assert_allclose(s.run(w2), [-1.1808794, -0.96392477], atol=1e-6)

@@ -152,7 +152,9 @@ def _transpose_batch_time(x):
     ndims = x.get_shape().ndims
     if ndims is not None and ndims < 2:
         return x
-    return tf.transpose(x, [1, 0] + list(range(2, ndims)))
+    from tideflow.ops import rnn
+
+    return rnn._transpose_batch_time(x)  # TF's ops (its op count)
 
 
 def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
@@ -175,6 +177,10 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
                                  f"{maximum_iterations.get_shape()}")
         initial_finished, initial_inputs, initial_state = decoder.initialize()
         initial_finished = tf.convert_to_tensor(initial_finished)
+        from tideflow.ops import rnn
+
+        graph = tf.get_default_graph()
+        after_init = graph._next_id
         zero_outputs = _zero_outputs(decoder.output_size, decoder.output_dtype,
                                      decoder.batch_size)
         if maximum_iterations is not None:
@@ -189,6 +195,15 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
 
         initial_outputs_ta = nest.map_structure(make_ta, decoder.output_size,
                                                 decoder.output_dtype)
+        # TF 1.15 made, after the decoder's initialize: per output its zero output (10 ops)
+        # and TensorArray (2: its size and the array), the sequence lengths' zeros_like,
+        # the time (1), and with maximum_iterations its test (3); the ids tideflow does not
+        # take here are skipped, so the ops made after get TF's op seeds
+        n_out = len(nest.flatten(decoder.output_size))
+        # (zeros_like of a fully known shape is one constant)
+        zeros_like = 1 if initial_finished.get_shape().is_fully_defined() else 3
+        rnn._skip_ids_to(after_init + 12 * n_out + zeros_like + 1
+                         + (3 if maximum_iterations is not None else 0))
 
         def condition(unused_time, unused_outputs_ta, unused_state, unused_inputs, finished,
                       unused_sequence_lengths):
@@ -238,7 +253,9 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
             parallel_iterations=parallel_iterations, maximum_iterations=maximum_iterations,
             swap_memory=swap_memory)
         final_outputs_ta, final_state, final_sequence_lengths = res[1], res[2], res[5]
+        before_stack = graph._next_id
         final_outputs = nest.map_structure(lambda ta: ta.stack(), final_outputs_ta)
+        rnn._skip_ids_to(before_stack + 5 * n_out)  # TF's stacks: size, range, gather
         try:
             final_outputs, final_state = decoder.finalize(final_outputs, final_state,
                                                           final_sequence_lengths)

@@ -26,7 +26,9 @@ def _transpose_batch_time(x):
     if ndims is None or ndims < 2:
         raise ValueError(f"Expected input tensor {x.name} to have rank at least 2, but saw "
                          f"shape: {x.get_shape()}")
-    return tf.transpose(x, [1, 0] + list(range(2, ndims)))
+    from tideflow.ops import rnn
+
+    return rnn._transpose_batch_time(x)  # TF's ops (its op count)
 
 
 def _reshape_samples(draw, sample_shape):
@@ -69,8 +71,14 @@ def categorical_sample(logits, dtype=tf.int32, sample_shape=(), seed=None):
 
 
 def _unstack_ta(inp):
-    return TensorArray(dtype=inp.dtype, size=tf.shape(inp)[0],
-                       element_shape=inp.get_shape()[1:]).unstack(inp)
+    from tideflow.framework import ops
+    from tideflow.ops import rnn
+
+    start = ops.get_default_graph()._next_id
+    size = tf.shape(inp)[0]  # TF's Shape and strided_slice
+    ta = TensorArray(dtype=inp.dtype, size=size, element_shape=inp.get_shape()[1:]).unstack(inp)
+    rnn._skip_ids_to(start + 15)  # TF's: those 5, its TensorArrayV3, the unstack's 9 ops
+    return ta
 
 
 def _embedding_fn(embedding):
