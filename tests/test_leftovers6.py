@@ -421,8 +421,9 @@ def test_quantized_pool_and_relu_x():
         relu = tf.nn.quantized_relu_x(xr, 1.5, -1.0, 3.0)
         assert type(avg).__name__ == "QuantizedAvgPool" and avg.output.dtype == tf.quint8
         assert avg.output.shape.as_list() == [1, 2, 2, 1]
-        with pytest.raises(LookupError, match="No gradient defined"):
-            tf.gradients(tf.dequantize(avg.output, avg.min_output, avg.max_output), x)
+        # TF 1.15: no path from a quantized input (quint8 is not differentiated): [None]
+        assert tf.gradients(tf.dequantize(avg.output, avg.min_output, avg.max_output),
+                            x) == [None]
         with tf.Session() as s:
             out, lo, hi = s.run(avg, {x: a})
             # TF 2.21: window means 3.5, 5.75, 2.25, 4.25 round half to even
