@@ -5364,6 +5364,145 @@ def test_dilated_convolutions_build_tf_ops(code, want):
 
 POOL_CASES = [
     (
+        'x = tf.placeholder(tf.float32, [None, 8, 8, 3]); k = tf.Variable(tf.zeros([3, 3, 3, 4])); a = tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME"); b = tf.nn.atrous_conv2d(x, k, 2, "SAME"); c = tf.nn.depthwise_conv2d(x, tf.zeros([3, 3, 3, 2]), [1, 1, 1, 1], "SAME"); d = tf.nn.separable_conv2d(x, tf.zeros([3, 3, 3, 2]), tf.zeros([1, 1, 6, 4]), [1, 1, 1, 1], "SAME"); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        zeros Const
+        Variable VariableV2
+        Variable/Assign Assign
+        Variable/read Identity
+        Conv2D Conv2D
+        convolution/dilation_rate Const
+        convolution/filter_shape Const
+        convolution/stack Const
+        convolution/required_space_to_batch_paddings/input_shape Const
+        convolution/required_space_to_batch_paddings/paddings Const
+        convolution/required_space_to_batch_paddings/crops Const
+        convolution/SpaceToBatchND/block_shape Const
+        convolution/SpaceToBatchND/paddings Const
+        convolution/SpaceToBatchND SpaceToBatchND
+        convolution Conv2D
+        convolution/BatchToSpaceND/block_shape Const
+        convolution/BatchToSpaceND/crops Const
+        convolution/BatchToSpaceND BatchToSpaceND
+        zeros_1 Const
+        depthwise/Shape Const
+        depthwise/dilation_rate Const
+        depthwise DepthwiseConv2dNative
+        zeros_2 Const
+        zeros_3 Const
+        separable_conv2d/Shape Const
+        separable_conv2d/dilation_rate Const
+        separable_conv2d/depthwise DepthwiseConv2dNative
+        separable_conv2d Conv2D
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=32
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 8, 8, 3]); h = tf.layers.separable_conv2d(x, 4, 3); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        separable_conv2d/depthwise_kernel/Initializer/random_uniform/shape Const
+        separable_conv2d/depthwise_kernel/Initializer/random_uniform/min Const
+        separable_conv2d/depthwise_kernel/Initializer/random_uniform/max Const
+        separable_conv2d/depthwise_kernel/Initializer/random_uniform/RandomUniform RandomUniform seed2=4
+        separable_conv2d/depthwise_kernel/Initializer/random_uniform/sub Sub
+        separable_conv2d/depthwise_kernel/Initializer/random_uniform/mul Mul
+        separable_conv2d/depthwise_kernel/Initializer/random_uniform Add
+        separable_conv2d/depthwise_kernel VariableV2
+        separable_conv2d/depthwise_kernel/Assign Assign
+        separable_conv2d/depthwise_kernel/read Identity
+        separable_conv2d/pointwise_kernel/Initializer/random_uniform/shape Const
+        separable_conv2d/pointwise_kernel/Initializer/random_uniform/min Const
+        separable_conv2d/pointwise_kernel/Initializer/random_uniform/max Const
+        separable_conv2d/pointwise_kernel/Initializer/random_uniform/RandomUniform RandomUniform seed2=14
+        separable_conv2d/pointwise_kernel/Initializer/random_uniform/sub Sub
+        separable_conv2d/pointwise_kernel/Initializer/random_uniform/mul Mul
+        separable_conv2d/pointwise_kernel/Initializer/random_uniform Add
+        separable_conv2d/pointwise_kernel VariableV2
+        separable_conv2d/pointwise_kernel/Assign Assign
+        separable_conv2d/pointwise_kernel/read Identity
+        separable_conv2d/bias/Initializer/zeros Const
+        separable_conv2d/bias VariableV2
+        separable_conv2d/bias/Assign Assign
+        separable_conv2d/bias/read Identity
+        separable_conv2d/separable_conv2d/Shape Const
+        separable_conv2d/separable_conv2d/dilation_rate Const
+        separable_conv2d/separable_conv2d/depthwise DepthwiseConv2dNative
+        separable_conv2d/separable_conv2d Conv2D
+        separable_conv2d/BiasAdd BiasAdd
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=33
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 8, 8, 3]); h = tf.contrib.layers.separable_conv2d(x, 4, 3, 2); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        SeparableConv2d/depthwise_weights/Initializer/random_uniform/shape Const
+        SeparableConv2d/depthwise_weights/Initializer/random_uniform/min Const
+        SeparableConv2d/depthwise_weights/Initializer/random_uniform/max Const
+        SeparableConv2d/depthwise_weights/Initializer/random_uniform/RandomUniform RandomUniform seed2=4
+        SeparableConv2d/depthwise_weights/Initializer/random_uniform/sub Sub
+        SeparableConv2d/depthwise_weights/Initializer/random_uniform/mul Mul
+        SeparableConv2d/depthwise_weights/Initializer/random_uniform Add
+        SeparableConv2d/depthwise_weights VariableV2
+        SeparableConv2d/depthwise_weights/Assign Assign
+        SeparableConv2d/depthwise_weights/read Identity
+        SeparableConv2d/pointwise_weights/Initializer/random_uniform/shape Const
+        SeparableConv2d/pointwise_weights/Initializer/random_uniform/min Const
+        SeparableConv2d/pointwise_weights/Initializer/random_uniform/max Const
+        SeparableConv2d/pointwise_weights/Initializer/random_uniform/RandomUniform RandomUniform seed2=14
+        SeparableConv2d/pointwise_weights/Initializer/random_uniform/sub Sub
+        SeparableConv2d/pointwise_weights/Initializer/random_uniform/mul Mul
+        SeparableConv2d/pointwise_weights/Initializer/random_uniform Add
+        SeparableConv2d/pointwise_weights VariableV2
+        SeparableConv2d/pointwise_weights/Assign Assign
+        SeparableConv2d/pointwise_weights/read Identity
+        SeparableConv2d/biases/Initializer/zeros Const
+        SeparableConv2d/biases VariableV2
+        SeparableConv2d/biases/Assign Assign
+        SeparableConv2d/biases/read Identity
+        SeparableConv2d/separable_conv2d/Shape Const
+        SeparableConv2d/separable_conv2d/dilation_rate Const
+        SeparableConv2d/separable_conv2d/depthwise DepthwiseConv2dNative
+        SeparableConv2d/separable_conv2d Conv2D
+        SeparableConv2d/BiasAdd BiasAdd
+        SeparableConv2d/Relu Relu
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=34
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 8, 8, 3]); h = tf.nn.depthwise_conv2d(x, tf.zeros([3, 3, 3, 2]), [1, 2, 2, 1], "SAME"); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        zeros Const
+        depthwise/Shape Const
+        depthwise/dilation_rate Const
+        depthwise DepthwiseConv2dNative
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=8
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
         'x = tf.placeholder(tf.float32, [None, 2, 4]); y = tf.placeholder(tf.int32, [None, 2]); a = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=x); z = tf.random_normal([2])',
         """
         Placeholder Placeholder

@@ -663,6 +663,13 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
                                        filter_shape=array_ops.shape(filter),
                                        data_format=data_format)
         _, rate = _strides_and_dilation(sp, rate, 2)
+        if all(int(r) == 1 for r in rate):
+            # TF 1.15 goes through with_space_to_batch: the filter's shape and the (unit)
+            # rate as Consts before the op
+            from tideflow.ops import array_ops, constant_op
+
+            array_ops.shape(filter)
+            constant_op.constant(np.asarray(rate, np.int32), name="dilation_rate")
         attrs = _conv_attrs(strides, padding, data_format, join_dims(1, rate, 1, data_format))
         return _apply("DepthwiseConv2dNative", [input, filter], attrs, scope)
 
@@ -679,8 +686,22 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
         pw.dims[0].assert_is_compatible_with(1)
         pw.dims[1].assert_is_compatible_with(1)
         depthwise_filter.get_shape().with_rank(4)
-        dw = depthwise_conv2d(input, depthwise_filter, strides, padding, rate=rate,
-                              name="depthwise", data_format=data_format, dilations=dilations)
+        r = _alias(rate, dilations, "rate", "dilations")
+        if r is None or all(int(v) == 1 for v in np.broadcast_to(r, (2,))):
+            # TF 1.15's ops: the depthwise filter's shape and the unit rate as Consts in this
+            # scope, then the depthwise op named 'depthwise'
+            from tideflow.ops import array_ops, constant_op
+
+            fmt = data_format or "NHWC"
+            st = get_sequence(strides, 2, 4, fmt, "strides")
+            array_ops.shape(depthwise_filter)
+            constant_op.constant(np.ones(2, np.int32), name="dilation_rate")
+            attrs = _conv_attrs(st, padding, fmt, [1, 1, 1, 1])
+            dw = _apply("DepthwiseConv2dNative", [input, depthwise_filter], attrs, "depthwise")
+        else:
+            dw = depthwise_conv2d(input, depthwise_filter, strides, padding, rate=rate,
+                                  name="depthwise", data_format=data_format,
+                                  dilations=dilations)
         return conv2d(dw, pointwise_filter, [1, 1, 1, 1], padding="VALID",
                       data_format=data_format or "NHWC", name=scope)
 
