@@ -249,3 +249,10 @@ def test_resource_reads_in_a_cond_branch_count_as_tfs():
     seeds = [op.get_attr("seed2") for op in tf.get_default_graph().get_operations()
              if op.type.startswith("Random")]
     assert seeds == [3, 28]  # TF 1.15's
+
+
+def test_keras_batch_normalization_over_several_axes_keeps_the_input_rank():
+    bn = tf.keras.layers.BatchNormalization(axis=[1, -1])
+    y = bn(tf.zeros([2, 3, 5]))
+    assert y.shape.as_list() == [2, 3, 5]
+    assert [w.shape.as_list() for w in bn.weights] == [[1, 3, 5]] * 4  # TF 1.15's

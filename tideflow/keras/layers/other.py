@@ -82,7 +82,9 @@ class BatchNormalization(Layer):
                                  f"but the layer received an input with shape {dims}.")
         self._axes = axes
         self.axis = list(axes)  # as TF's build: a list of non-negative axes from now on
-        param_shape = [dims[a] for a in axes]
+        # TF 1.15's: one axis gives [channels]; several keep the input's rank (1 elsewhere)
+        param_shape = ([dims[axes[0]]] if len(axes) == 1
+                       else [dims[i] if i in axes else 1 for i in range(rank)])
         self.input_spec = InputSpec(ndim=rank, axes={a: dims[a] for a in axes})
         if not self.scale and self._uses_fused(rank):
             self._gamma_const = K.constant(1.0, shape=param_shape)
