@@ -369,12 +369,13 @@ def _forward_grad(forward, backprop_input, backprop_filter):
         x, w = op.inputs
         if forward == "Conv2D":
             s0, s1 = array_ops.shape_n([x, w])
-        else:
-            # as TF's Conv3D and DepthwiseConv2dNative gradients: array_ops.shape, a constant
-            # when the static shape is known, so the input gradient needs no feed of ``x``
-            s0, s1 = array_ops.shape(x), array_ops.shape(w)
-        return [_apply(backprop_input, [s0, w, g], attrs),
-                _apply(backprop_filter, [x, s1, g], attrs)]
+            return [_apply(backprop_input, [s0, w, g], attrs),
+                    _apply(backprop_filter, [x, s1, g], attrs)]
+        # as TF's Conv3D and DepthwiseConv2dNative gradients: array_ops.shape, a constant
+        # when the static shape is known, so the input gradient needs no feed of ``x``; each
+        # shape made just before its op (TF 1.15's order)
+        gx = _apply(backprop_input, [array_ops.shape(x), w, g], attrs)
+        return [gx, _apply(backprop_filter, [x, array_ops.shape(w), g], attrs)]
 
     grad.__name__ = f"_{forward.lower()}_grad"
     return grad
