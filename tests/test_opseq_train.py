@@ -5979,3 +5979,76 @@ def test_optimizer_slots_of_resource_variables_are_resource_variables():
     for name in ("w/Adam", "w/Adam_1", "beta1_power", "beta2_power"):
         assert g.get_operation_by_name(name + "/IsInitialized/VarIsInitializedOp")
         assert g.get_operation_by_name(name + "/Read/ReadVariableOp")
+
+
+ASSERT_CASES = [
+    (
+        'x = tf.placeholder(tf.int32, [None]); a = tf.assert_positive(x); b = tf.assert_less(x, 10); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        assert_positive/Const Const
+        assert_positive/assert_less/Less Less
+        assert_positive/assert_less/Const Const
+        assert_positive/assert_less/All All
+        assert_positive/assert_less/Assert/Const Const
+        assert_positive/assert_less/Assert/Const_1 Const
+        assert_positive/assert_less/Assert/Const_2 Const
+        assert_positive/assert_less/Assert/Assert/data_0 Const
+        assert_positive/assert_less/Assert/Assert/data_1 Const
+        assert_positive/assert_less/Assert/Assert/data_2 Const
+        assert_positive/assert_less/Assert/Assert Assert
+        assert_less/y Const
+        assert_less/Less Less
+        assert_less/Const Const
+        assert_less/All All
+        assert_less/Assert/Const Const
+        assert_less/Assert/Const_1 Const
+        assert_less/Assert/Const_2 Const
+        assert_less/Assert/Assert/data_0 Const
+        assert_less/Assert/Assert/data_1 Const
+        assert_less/Assert/Assert/data_3 Const
+        assert_less/Assert/Assert Assert
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=26
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+    (
+        'x = tf.placeholder(tf.float32, [None, 3]); a = tf.verify_tensor_all_finite(x, "bad"); b = tf.check_numerics(x, "m"); z = tf.random_normal([2])',
+        """
+        Placeholder Placeholder
+        VerifyFinite/CheckNumerics CheckNumerics
+        VerifyFinite/control_dependency Identity
+        CheckNumerics CheckNumerics
+        random_normal/shape Const
+        random_normal/mean Const
+        random_normal/stddev Const
+        random_normal/RandomStandardNormal RandomStandardNormal seed2=7
+        random_normal/mul Mul
+        random_normal Add
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("code,want", ASSERT_CASES)
+def test_asserts_build_tf_ops(code, want):
+    assert _op_list(code) == _want(want)
+
+
+@pytest.mark.parametrize("code,seed2", [
+    (("x = tf.placeholder(tf.float32, [None]); a = tf.assert_positive(x); "
+     "b = tf.assert_equal(x, x); c = tf.Assert(tf.reduce_all(x > 0), [x, 'msg', 3.0]); "
+     "z = tf.random_normal([2])"), 45),
+    (("x = tf.placeholder(tf.float32, [None, 3]); a = tf.debugging.assert_rank(x, 2); "
+     "b = tf.assert_non_negative(x); c = tf.assert_greater_equal(x, 0.0, message='neg'); "
+     "z = tf.random_normal([2])"), 53),
+])
+def test_guarded_asserts_keep_tf_op_count(code, seed2):
+    # an Assert on data other than strings and int32 is guarded by a Switch/Merge cond in TF
+    # 1.15 (AssertGuard): the random op after it gets TF's seed
+    assert _op_list(code)[-3] == f"random_normal/RandomStandardNormal RandomStandardNormal " \
+                                 f"seed2={seed2}"

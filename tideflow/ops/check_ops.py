@@ -208,9 +208,10 @@ def _assert_rank_common(opname, what, static_condition, dyn_name, x, rank, data,
         message = message or ""
         x_name = x.name
         if data is None:
-            def data():
-                return [message, f"Tensor {x_name} must have {what}", rank,
-                        "Received shape: ", _array().shape(x)]
+            # made now, as TF 1.15 makes it (its Shape op is in the graph even when the
+            # static rank settles the check)
+            data = [message, f"Tensor {x_name} must have {what}", rank, "Received shape: ",
+                    _array().shape(x)]
         try:
             return _assert_rank_condition(x, rank, static_condition,
                                           getattr(_math(), dyn_name), data, summarize)

@@ -138,7 +138,16 @@ def Assert(condition, data, summarize=None, name=None):
             # constant ("Assert/Assert/data_<i>"), so the graph has TF's op count (graph seeds)
             return ops.apply_op("Assert", [condition, list(data)], attrs, name="Assert")
         condition = ops.convert_to_tensor(condition, name="Condition")
-        return ops.apply_op("Assert", [condition, xs], attrs, name="Assert")
+        check = ops.apply_op("Assert", [condition, xs], attrs, name="Assert")
+        # TF 1.15 guards this Assert with a Switch/Merge cond (AssertGuard: its Switch,
+        # switch_t, switch_f, pred_id, NoOp, two control_dependency Identities and Merge; in
+        # the false branch a Const per Python value of ``data``, the Assert, and a Switch for
+        # the condition and for each tensor of ``data``). The ids of the ops ours lacks are
+        # skipped, so the ops after it (and random ones' seeds) get TF's op count
+        tensors = {id(d) for d in data if isinstance(d, ops.Tensor)} - {id(condition)}
+        n_data = sum(not isinstance(d, ops.Tensor) for d in data) + len(tensors)
+        ops.get_default_graph()._next_id += 9 + n_data
+        return check
 
 
 # ------------------------------------------------------------------------------------------

@@ -62,7 +62,11 @@ def assert_broadcastable(weights, values):
         valid = cond.cond(is_scalar, lambda: is_scalar, nonscalar_valid, name="is_valid_shape")
         data = [_PREFIX, "weights.shape=", weights.name, w_shape, "values.shape=", values.name,
                 v_shape, "is_scalar=", is_scalar]
+        before = graph._next_id
         check = logging_ops.Assert(valid, data, name=scope)
+        # (the whole check is counted below: the ids Assert skips for its own guard, none
+        # of them used, are handed back)
+        graph._next_id = max(check._id + 1, before)
         # TF 1.15 builds these checks from Switch/Merge conds (is_valid_shape with a nested
         # cond, then the Assert's AssertGuard): _TF_DYNAMIC_CHECK_OPS ops from is_scalar on.
         # Our functional conds hold fewer; the ids of the rest are skipped, so that the ops
