@@ -256,3 +256,14 @@ def test_keras_batch_normalization_over_several_axes_keeps_the_input_rank():
     y = bn(tf.zeros([2, 3, 5]))
     assert y.shape.as_list() == [2, 3, 5]
     assert [w.shape.as_list() for w in bn.weights] == [[1, 3, 5]] * 4  # TF 1.15's
+
+
+def test_small_shape_arithmetic_fast_paths_keep_values():
+    with tf.Session() as s:
+        v = tf.constant([2**20, 2**12], tf.int32)
+        assert s.run(tf.reduce_prod(v)) == 0  # wraps in int32, as the general kernel
+        assert s.run(tf.reduce_prod(tf.constant([3, 5, 7]))) == 105
+        assert s.run(tf.tile(tf.constant([2.5]), [4])).tolist() == [2.5] * 4
+        assert s.run(tf.floordiv(tf.constant(7), tf.constant(2))) == 3
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+            s.run(tf.floordiv(tf.constant(7), tf.constant(0)))

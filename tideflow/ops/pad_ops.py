@@ -40,6 +40,11 @@ def _tile_shape(op):
 
 def _tile_kernel(x, multiples):
     x = _np(x)
+    if x.size == 1 and x.ndim == 1 and type(multiples) is np.ndarray and multiples.shape == (1,):
+        # one value repeated (a mean's gradient over a batch): a fill, not np.tile's copies
+        n = int(multiples[0])
+        if n >= 0:
+            return np.full(n, x[0], dtype=x.dtype)
     m = [int(v) for v in np.reshape(multiples, -1)]
     if len(m) != x.ndim:
         raise _invalid(

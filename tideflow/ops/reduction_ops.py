@@ -78,6 +78,17 @@ def _sum(x, indices, *, keep_dims):
 
 
 def _prod(x, indices, *, keep_dims):
+    if (type(x) is np.ndarray and x.ndim == 1 and 0 < x.size <= 8 and x.dtype.kind == "i"
+            and not keep_dims and type(indices) is np.ndarray and indices.size == 1
+            and int(indices.reshape(-1)[0]) in (0, -1)):
+        # the product of a small shape vector (a mean's gradient): in Python ints, wrapped
+        # to the dtype as NumPy's product would be
+        v = 1
+        for d in x.tolist():
+            v *= d
+        bits = x.dtype.itemsize * 8
+        v = (v + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
+        return x.dtype.type(v)
     axis = _axes(x, indices)
     return np.prod(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
         x.dtype, copy=False)

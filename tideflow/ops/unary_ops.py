@@ -75,6 +75,10 @@ def check_divisor(y, x=None):
 
     With the dividend ``x`` given, an empty broadcast result divides nothing and never raises
     (TF's binary kernels return before computing an empty output)."""
+    if isinstance(y, np.generic) and (x is None or isinstance(x, np.generic)):
+        if not y:  # two scalars (shape arithmetic): no broadcast to look at
+            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+        return
     if x is not None and np.broadcast(x, y).size == 0:
         return
     if not np.all(y):
