@@ -6052,3 +6052,61 @@ def test_guarded_asserts_keep_tf_op_count(code, seed2):
     # 1.15 (AssertGuard): the random op after it gets TF's seed
     assert _op_list(code)[-3] == f"random_normal/RandomStandardNormal RandomStandardNormal " \
                                  f"seed2={seed2}"
+
+
+@pytest.mark.parametrize("code,seed2", [
+    (("x = tf.placeholder(tf.float32, [None, 8]); "
+     "training = tf.placeholder_with_default(False, []); h = tf.layers.dense(x, 16); "
+     "h = tf.layers.dropout(h, 0.3, training=training); l = tf.reduce_sum(h); "
+     "g = tf.train.GradientDescentOptimizer(0.1).minimize(l); z = tf.random_uniform([2])"), 109),
+    (("x = tf.placeholder(tf.float32, [None, 8]); "
+     "training = tf.placeholder_with_default(False, []); "
+     "h = tf.layers.dense(x, 16, activation=tf.nn.relu); "
+     "h = tf.layers.dropout(h, 0.3, training=training); h2 = tf.layers.dense(h, 4); "
+     "l = tf.reduce_sum(h2); g = tf.gradients(l, tf.trainable_variables()); "
+     "z = tf.random_uniform([2])"), 111),
+    (("x = tf.placeholder(tf.float32, [None, 8]); "
+     "training = tf.placeholder_with_default(False, []); "
+     "h = tf.layers.dense(x, 16, activation=tf.nn.relu); "
+     "h = tf.layers.dropout(h, 0.3, training=training); h2 = tf.layers.dense(h, 4); "
+     "l = tf.reduce_sum(h2); g = tf.train.GradientDescentOptimizer(0.1).minimize(l); "
+     "z = tf.random_uniform([2])"), 138),
+])
+def test_cond_gradients_keep_tf_op_count(code, seed2):
+    # a dropout under a training placeholder is a tf.cond; its gradient (gated op by op under
+    # minimize(), as TF's) leaves the random op after it with TF 1.15's seed
+    assert _op_list(code)[-4] == f"random_uniform/RandomUniform RandomUniform seed2={seed2}"
+
+
+def test_seeded_mlp_with_a_training_placeholder_trains_as_tf115():
+    # the same program with tf.layers.dropout under a training placeholder (a tf.cond, and
+    # its gradient under minimize()); TF 1.15.0's printed numbers
+    rng = np.random.RandomState(0)
+    xs = rng.randn(32, 8).astype(np.float32)
+    ys = rng.randint(0, 3, size=32).astype(np.int64)
+    tf.set_random_seed(42)
+    x = tf.placeholder(tf.float32, [None, 8])
+    y = tf.placeholder(tf.int64, [None])
+    training = tf.placeholder_with_default(False, [])
+    h = tf.layers.dense(x, 16, activation=tf.nn.relu)
+    h = tf.layers.dropout(h, 0.3, training=training)
+    h2 = tf.nn.dropout(tf.layers.dense(h, 16, activation=tf.nn.tanh), keep_prob=0.8)
+    logits = tf.layers.dense(h2, 3)
+    loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+    reg = tf.add_n([tf.nn.l2_loss(v) for v in tf.trainable_variables() if "kernel" in v.name])
+    gs = tf.train.get_or_create_global_step()
+    opt = tf.train.AdamOptimizer(tf.train.exponential_decay(0.05, gs, 10, 0.9))
+    grads, tvars = zip(*opt.compute_gradients(loss + 1e-3 * reg))
+    grads, _ = tf.clip_by_global_norm(grads, 5.0)
+    train = opt.apply_gradients(zip(grads, tvars), global_step=gs)
+    tf.metrics.accuracy(y, tf.argmax(logits, 1))
+    extra = tf.random_uniform([2])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(extra), [0.9516350030899048, 0.7435826063156128],
+                                   rtol=1e-7)
+        losses = [sess.run([loss, train], {x: xs, y: ys, training: True})[0]
+                  for _ in range(6)]
+    np.testing.assert_allclose(
+        losses, [1.1641979217529297, 1.068260908126831, 0.9882681369781494,
+                 0.9643826484680176, 1.015010118484497, 0.9940477609634399], rtol=1e-6)

@@ -71,7 +71,8 @@ def _branch_grad(op, fg, other, grad_idx, grads, x_idx, name):
                for i in grad_idx]
         gfg.inputs = gys
         res = gradients_lib.gradients([fg.outputs[i] for i in grad_idx],
-                                      [fg.args[k] for k in x_idx], grad_ys=gys)
+                                      [fg.args[k] for k in x_idx], grad_ys=gys,
+                                      gate_gradients=gradients_lib.gating_active())
         res = [None if r is None else gfg.capture(dense(r)) for r in res]
     return gfg, res
 
@@ -109,6 +110,10 @@ def _if_grad(op, *grads):
             gfg.structured_outputs = outs
     gop = cond_lib.build_if(op._inputs[0], gthen, gelse, "If",
                             inputs=[grads[i] for i in grad_idx])
+    if gradients_lib.gating_active():
+        # TF 1.15 gates each Merge's two branch gradients (tuple: group_deps and two
+        # control_dependency Identities): their ids are skipped, so later ops get TF's count
+        graph._next_id += 3 * len(grad_idx)
     out = [None] * n_in
     for pos, m in enumerate(keep):
         out[1 + x_idx[m]] = gop._outputs[pos]

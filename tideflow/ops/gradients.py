@@ -7,6 +7,7 @@ used several times are summed; sparse gradients travel as ``IndexedSlices``.
 
 import collections
 import enum
+import threading
 
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.indexed_slices import IndexedSlices
@@ -47,6 +48,16 @@ def NotDifferentiable(op_type):
 
 
 NoGradient = NotDifferentiable
+
+
+# whether the gradient being built gates each op's input gradients (minimize's GATE_OP):
+# an If's gradient builds its branches' gradients the same way
+_GATE = threading.local()
+
+
+def gating_active():
+    """True while a gradient function runs for a gated ``tf.gradients`` (GATE_OP)."""
+    return getattr(_GATE, "active", False)
 
 
 def _differentiable(dtype):
@@ -385,14 +396,19 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
     ctx = op._graph.colocate_with(op) if colocate else _null()
     xla = _xla_grad_scope(op, scope) if "_XlaCompile" in op._attrs else _null()
     with ctx, xla, ops.name_scope(op.name + "_grad"):
-        res = fn(op, *filled)
+        outer, _GATE.active = getattr(_GATE, "active", False), gate
+        try:
+            res = fn(op, *filled)
+        finally:
+            _GATE.active = outer
         res = _as_list(res) if isinstance(res, (list, tuple)) else [res]
         if len(res) != len(op._inputs):
             raise ValueError(
                 f"Num gradients {len(res)} generated for op {op.name} "
                 f"do not match num inputs {len(op._inputs)}"
             )
-        if gate and sum(g is not None for g in res) > 1:
+        # (an If's gradient gates inside its branches, as TF's cond gradient does op by op)
+        if gate and op._type != "If" and sum(g is not None for g in res) > 1:
             # inside the op's gradient scope, as TF: gradients/MatMul_grad/tuple/...; TF gates
             # every input's gradient (the op count later seeds depend on), but the gate waits
             # only for those of inputs some x depends on, so the others are never computed
