@@ -98,10 +98,19 @@ _UPDATE_PREFIXES = ("Assign", "Apply", "SparseApply", "Scatter", "StridedSliceAs
                     "CountUpTo")
 
 
+# Ops that read only their input's shape: run as soon as their input exists, so they do not
+# keep a large value alive until the backward pass (TF's gradients read forward shapes, and a
+# value whose last reader is an elementwise op can then be updated in place)
+_SHAPE_READERS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
+
+
 def _late(op):
-    """0 for an op that runs as soon as its inputs allow, 1 for a variable update, 2 for an
-    op that may wait for another op of the step."""
+    """-1 for an op that only reads its input's shape (run first), 0 for an op that runs as
+    soon as its inputs allow, 1 for a variable update, 2 for an op that may wait for another
+    op of the step."""
     t = op._type
+    if t in _SHAPE_READERS:
+        return -1
     if t in _WAITING_OPS:
         return 2
     if t == "RestoreV2":
