@@ -179,7 +179,7 @@ def test_ps_restart_recovers_from_checkpoint(procs, tmp_path):
 
 LAUNCHED = """
 import os, runpy, sys
-sys.argv = [{trainer!r}, "--steps", "150", "--print-every", "50"]
+sys.argv = [{trainer!r}, "--steps", "250", "--print-every", "50"]
 runpy.run_path({trainer!r}, run_name="__main__")
 """
 
