@@ -267,3 +267,19 @@ def test_small_shape_arithmetic_fast_paths_keep_values():
         assert s.run(tf.floordiv(tf.constant(7), tf.constant(2))) == 3
         with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
             s.run(tf.floordiv(tf.constant(7), tf.constant(0)))
+
+
+def test_shape_readers_run_right_after_their_input_in_a_plan():
+    """A forward shape a gradient reads runs as soon as its input exists, so it does not keep
+    the input alive until the backward pass (the input can then be updated in place)."""
+    from tideflow.runtime.executor import topo_order
+
+    x = tf.placeholder(tf.float32, [None, 4])
+    h = tf.nn.relu(x)
+    y = h * 2.0 + 1.0
+    s = tf.shape(h)  # made last, as a gradient's read of a forward shape
+    order = topo_order(tf.get_default_graph().get_operations(), {})
+    assert order.index(s.op) == order.index(h.op) + 1
+    with tf.Session() as sess:
+        out, shp = sess.run([y, s], {x: np.ones((3, 4), np.float32)})
+    assert shp.tolist() == [3, 4] and out.tolist() == [[3.0] * 4] * 3
