@@ -223,8 +223,8 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
             nest.assert_same_structure(state, decoder_state)
             nest.assert_same_structure(outputs_ta, next_outputs)
             nest.assert_same_structure(inputs, next_inputs)
-            if maximum_iterations is not None:
-                next_finished = tf.logical_or(next_finished, time + 1 >= maximum_iterations)
+            # (TF 1.15 leaves the bound to the loop's maximum_iterations: an entry still running
+            # at the last step is not marked finished by it)
             if impute_finished:
                 emit = nest.map_structure(lambda out, zero: _select(finished, zero, out),
                                           next_outputs, zero_outputs)
