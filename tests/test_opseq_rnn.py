@@ -159,3 +159,28 @@ def test_seq2seq_attention_decoder_gives_tf_1_15s_numbers():
         np.testing.assert_allclose(r[0, 0, :4], [0.03992, 0.04946, 0.03207, 0.05856],
                                    atol=1e-5)  # TF 1.15's
         np.testing.assert_allclose(s.run(w2), [-1.1808794, -0.96392477], atol=1e-6)
+
+
+def test_greedy_decoding_to_maximum_iterations_as_tf_1_15():
+    emb = tf.get_variable("emb", initializer=np.linspace(-1, 1, 72).reshape(12, 6)
+                          .astype(np.float32))
+    cell = tf.nn.rnn_cell.GRUCell(8, kernel_initializer=tf.constant_initializer(0.1))
+    helper = tf.contrib.seq2seq.GreedyEmbeddingHelper(emb, tf.fill([2], 1), 3)
+    dense = tf.layers.Dense(12, kernel_initializer=tf.constant_initializer(
+        np.linspace(-1, 1, 96).reshape(8, 12)))
+    dec = tf.contrib.seq2seq.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32),
+                                          output_layer=dense)
+    out, _, lengths = tf.contrib.seq2seq.dynamic_decode(dec, maximum_iterations=4)
+    # TF 1.15's body has no finished test of its own for maximum_iterations
+    from tideflow.framework import func_graph
+
+    g = tf.get_default_graph()
+    (loop,) = [op for op in g.get_operations() if op.type == "While"]
+    body = func_graph.lookup_function(g, loop.get_attr("body").name
+                                      if hasattr(loop.get_attr("body"), "name")
+                                      else loop.get_attr("body"))
+    assert not [op for op in body.get_operations() if op.type == "GreaterEqual"]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        ids, lens = s.run([out.sample_id, lengths])
+    assert ids.tolist() == [[0, 0, 0, 0], [0, 0, 0, 0]] and lens.tolist() == [4, 4]  # TF's
