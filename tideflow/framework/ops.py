@@ -902,6 +902,12 @@ class Graph:
         """The id of the last op created (0 in an empty graph), as TF's ``Graph._last_id``."""
         return self._next_id - 1
 
+    def _skip_op_ids(self, count=0, to=None):
+        """Skips the op ids of ops TF 1.x makes where tideflow makes none (its Switch/Merge
+        frames, TensorArray ops, ...): ``count`` more, or forward ``to`` an id (never back), so
+        later ops, and the op seeds of later random ops, number as in TF."""
+        self._next_id = self._next_id + count if to is None else max(self._next_id, to)
+
     def unique_name(self, name, mark_as_used=True):
         """``name`` under the current scope, suffixed ``_1``, ``_2``... when already used."""
         stack = self._thread_local.name_stack

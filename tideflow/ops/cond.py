@@ -292,7 +292,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         # ids are skipped, so the ops traced in the branches get TF's op count (the op seed of
         # a random op without one, tf.set_random_seed's rule)
         first = graph._next_id
-        graph._next_id += 4
+        graph._skip_op_ids(4)
         then_fg = func_graph.trace(
             _hiding(_returning(true_fn, "true_fn", returned), known is None or not known),
             [], func_graph.unique_function_name(graph, base + "_true"),

@@ -113,7 +113,7 @@ def _if_grad(op, *grads):
     if gradients_lib.gating_active():
         # TF 1.15 gates each Merge's two branch gradients (tuple: group_deps and two
         # control_dependency Identities): their ids are skipped, so later ops get TF's count
-        graph._next_id += 3 * len(grad_idx)
+        graph._skip_op_ids(3 * len(grad_idx))
     out = [None] * n_in
     for pos, m in enumerate(keep):
         out[1 + x_idx[m]] = gop._outputs[pos]

@@ -432,7 +432,7 @@ def initializable_iterator(dataset, shared_name=None, name=None):
     # TF 1.15 applies the dataset's default options here: an optimizations Const, an
     # OptimizeDataset and a ModelDataset (pass-through here): their ids are skipped
     g = ops.get_default_graph()
-    g._next_id = g._next_id + 3
+    g._skip_op_ids(3)
     handle = ops.apply_op("IteratorV2", [], {
         "shared_name": shared_name or "", "container": "", **ds.wire_attrs(specs)},
         name=name or "IteratorV2")._outputs[0]

@@ -146,7 +146,7 @@ def Assert(condition, data, summarize=None, name=None):
         # skipped, so the ops after it (and random ones' seeds) get TF's op count
         tensors = {id(d) for d in data if isinstance(d, ops.Tensor)} - {id(condition)}
         n_data = sum(not isinstance(d, ops.Tensor) for d in data) + len(tensors)
-        ops.get_default_graph()._next_id += 9 + n_data
+        ops.get_default_graph()._skip_op_ids(9 + n_data)
         return check
 
 

@@ -77,11 +77,9 @@ def _transpose_batch_time(x):
 
 
 def _skip_ids_to(next_id):
-    """Moves the default graph's op-id counter to ``next_id`` (never back): the ids of ops
-    TF 1.15 makes here and tideflow does not (its TensorArrays, its loop's frames), so the
-    random ops made afterwards get TF's op seeds (tf.set_random_seed's rule)."""
-    g = ops.get_default_graph()
-    g._next_id = max(g._next_id, next_id)
+    """The default graph's op ids skipped to ``next_id``: those of ops TF 1.15 makes here and
+    tideflow does not (its TensorArrays, its loop's frames)."""
+    ops.get_default_graph()._skip_op_ids(to=next_id)
 
 
 def _batch_size(flat_input, batch_axis):

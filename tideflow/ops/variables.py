@@ -446,7 +446,7 @@ class Variable(metaclass=_VariableMeta):
                 # reach the variable through it); TF makes a ReadVariableOp there (and a
                 # Switch or Enter of the handle with the first one): its id is skipped
                 if getattr(g, "control_flow_body", False):
-                    g._next_id = g._next_id + 1
+                    g._skip_op_ids(1)
                 return self._snapshot
             return array_ops.identity(self._variable, name="ReadVariableOp")
         return self._snapshot

@@ -298,7 +298,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         ids = {}
 
         def cond_fn(*args):
-            _skip_to(graph, first + 2 * n_vars)  # past TF's Enter and Merge ops
+            graph._skip_op_ids(to=first + 2 * n_vars)  # past TF's Enter and Merge ops
             below = None
             if max_iter is not None:  # TF's lambda tests the counter first
                 from tideflow.ops import math_ops
@@ -321,7 +321,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
         def body_fn(*args):
             # past TF's LoopCond, Switch and Identity ops
-            _skip_to(graph, ids.get("cond_end", graph._next_id) + 1 + 2 * n_vars)
+            graph._skip_op_ids(to=ids.get("cond_end", graph._next_id) + 1 + 2 * n_vars)
             counted = args[0] + 1 if max_iter is not None else None  # TF's lambda: first
             result = body(*flat.pack(args[start:]))
             if packed or (len(structure) == 1 and not isinstance(result, (list, tuple))):
@@ -375,11 +375,6 @@ def _result_structure(structure, body_result):
         return body_result
     except (ValueError, TypeError):
         return structure
-
-
-def _skip_to(graph, next_id):
-    """Moves the graph's op-id counter forward to ``next_id`` (never back)."""
-    graph._next_id = max(graph._next_id, next_id)
 
 
 def _ids_after_loop(graph, cond_fg, body_fg, n_vars):
