@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from tideflow.framework import errors
-from tideflow.kernels import threads
+from tideflow.kernels import spectral, threads
 
 # the patch matrix of one chunk stays under this many bytes (cache-friendly, bounded memory)
 CHUNK_BYTES = 8 << 20
@@ -248,6 +248,10 @@ def conv(x, w, strides, dilations, padding, explicit=None):
     if _is_pointwise(ksize, strides, pads):
         threads.matmul(x.reshape(n_batch * p, k), w2, out=out2)
         return out.astype(out_dtype, copy=False)
+    if spectral.worthwhile(dt, x.shape[1:-1], ksize, outs, pads, strides, dilations, n_batch,
+                           x.shape[-1], n_out):
+        spectral.conv(x, w, pads, outs, out)
+        return out.astype(out_dtype, copy=False)
     xp = _pad(x, pads)
     g = _width_group(outs, ksize, strides, dilations, x.shape[-1], n_out)
     if g > 1:
@@ -287,6 +291,10 @@ def conv_backprop_filter(x, filter_shape, dy, strides, dilations, padding, expli
     if _is_pointwise(ksize, strides, pads):
         threads.matmul(x.reshape(n_batch * p, k).T, dy2, out=dw)
         return dw.reshape(filter_shape).astype(out_dtype, copy=False)
+    if spectral.worthwhile(dt, x.shape[1:-1], ksize, outs, pads, strides, dilations, n_batch,
+                           x.shape[-1], n_out):
+        dw = spectral.conv_backprop_filter(x, filter_shape, dy2.reshape(dy.shape), pads)
+        return dw.astype(out_dtype, copy=False)
     xp = _pad(x, pads)
     sums = {}  # first image of a piece -> that piece's sum (added in image order below)
 
@@ -329,6 +337,10 @@ def conv_backprop_input(input_shape, w, dy, strides, dilations, padding, explici
     if _is_pointwise(ksize, strides, pads):
         dx = threads.matmul(dy2, w2t)
         return dx.reshape(input_shape).astype(out_dtype, copy=False)
+    if spectral.worthwhile(dt, input_shape[1:-1], ksize, outs, pads, strides, dilations, n_batch,
+                           chans, n_out):
+        dx = spectral.conv_backprop_input(input_shape, w, dy2.reshape(dy.shape), pads)
+        return dx.astype(out_dtype, copy=False)
     if all(s == 1 for s in strides) and chans >= TRANSPOSED_MIN_CHANNELS:
         # stride 1: the input gradient is a VALID convolution of the padded output gradient
         # with the flipped, in/out-swapped filter -- one im2col matmul, no scatter-adds
