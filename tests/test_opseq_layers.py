@@ -188,3 +188,46 @@ def test_slim_batch_norm_builds_tf_1_15s_ops():
         names = _names()
         assert names[1:3] == ["BatchNorm/Const", "BatchNorm/beta/Initializer/zeros"]
         assert len(names) == 28
+
+
+def _seed2_after(build):
+    """The op seed TF 1.x gives the kernel initializer of a dense layer made after ``build``."""
+    x = tf.placeholder(tf.float32, [None, 8])
+    t = tf.placeholder(tf.bool, [])
+    tf.layers.dense(build(x, t), 4)
+    ops = [op for op in tf.get_default_graph().get_operations() if op.type == "RandomUniform"]
+    return ops[-1].get_attr("seed2")
+
+
+@pytest.mark.parametrize("build, want", [
+    (lambda x, t: tf.layers.batch_normalization(x, training=t), 77),
+    (lambda x, t: tf.contrib.layers.batch_norm(x, is_training=t, updates_collections=None), 63),
+    (lambda x, t: tf.contrib.layers.batch_norm(x, is_training=t), 63),
+], ids=["layers", "contrib_forced_updates", "contrib_collected_updates"])
+def test_batch_norm_with_a_training_tensor_counts_tf_1_15s_update_conds(build, want):
+    # TF 1.15 makes the moving-average updates inside a cond when `training` is a tensor
+    assert _seed2_after(build) == want
+
+
+def test_batch_norm_with_a_training_tensor_trains_as_tf_1_15():
+    """Dense, batch norm and dropout under a training placeholder, Adam with the update ops as
+    control dependencies: TF 1.15 printed these losses and moving mean."""
+    x = tf.placeholder(tf.float32, [None, 8])
+    t = tf.placeholder_with_default(False, [])
+    h = tf.layers.dense(x, 6)
+    h = tf.layers.batch_normalization(h, training=t)
+    h = tf.layers.dropout(h, 0.5, training=t)
+    y = tf.layers.dense(h, 4)
+    loss = tf.reduce_mean(tf.square(y))
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        opt = tf.train.AdamOptimizer(0.01).minimize(loss)
+    xv = np.arange(32, dtype=np.float32).reshape(4, 8) / 10
+    mm = next(v for v in tf.global_variables() if v.op.name == "batch_normalization/moving_mean")
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        losses = [s.run([loss, opt], {x: xv, t: True})[0] for _ in range(3)]
+        before = s.run(mm)
+        s.run(opt, {x: xv})  # training False: the moving statistics stay
+        np.testing.assert_array_equal(s.run(mm), before)
+    np.testing.assert_allclose(losses, [1.1351998, 1.3872379, 2.1897058], rtol=2e-6)
+    np.testing.assert_allclose(before[:3], [0.08597961, 0.00340351, -0.00350813], atol=5e-5)

@@ -19,7 +19,7 @@ from tideflow.ops import (
 )
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.layer_initializers import xavier_initializer
-from tideflow.ops.layers_base import smart_cond
+from tideflow.ops.layers_base import smart_cond, static_bool
 
 
 def _nn():
@@ -382,7 +382,8 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
         if use_fused:
             outputs, updates = _fused(inputs, rank, data_format, beta, gamma, moving_mean,
                                       moving_variance, epsilon, decay, is_training,
-                                      param_dtype, zero_debias_moving_mean, reshaped)
+                                      param_dtype, zero_debias_moving_mean, reshaped,
+                                      updates_collections is None)
         else:
             before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
             outputs, updates = _plain(inputs, rank, channel_axis, beta, gamma, moving_mean,
@@ -625,7 +626,7 @@ def _training_flag(is_training):
 
 
 def _fused(inputs, rank, data_format, beta, gamma, moving_mean, moving_variance, epsilon, decay,
-           is_training, dtype, zero_debias=False, reshaped=None):
+           is_training, dtype, zero_debias=False, reshaped=None, forced=False):
     nn = _nn()
     x = inputs
     fmt = data_format
@@ -658,9 +659,18 @@ def _fused(inputs, rank, data_format, beta, gamma, moving_mean, moving_variance,
                    _update(moving_variance, var, decay)]
     else:
         y, mean, var = smart_cond(flag, train, infer)
-        # at inference the "batch" statistics are the moving ones, so the update is a no-op
+        # at inference the "batch" statistics are the moving ones, so the update is a no-op.
+        # TF 1.15 makes the updates inside a second cond (22 ops with its Switch and Merge
+        # ops, and the output's Identity when they are forced): without zero debiasing,
+        # tideflow's ops there take TF's first ids and the rest are skipped (TF's op count)
+        skip = static_bool(flag) is None and not zero_debias
+        g = ops.get_default_graph()
+        if skip:
+            g._skip_op_ids(4)
         updates = [_update(moving_mean, mean, decay, zero_debias),
                    _update(moving_variance, var, decay)]
+        if skip:
+            g._skip_op_ids(9 if forced else 10)  # (the forced Identity is made by the caller)
     if rank == 2:
         y = array_ops.reshape(y, array_ops.shape(inputs))
     return y, updates

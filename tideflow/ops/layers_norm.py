@@ -296,8 +296,15 @@ class BatchNormalization(Layer):
                 d = broadcast(array_ops.stop_gradient(d, name="renorm_d"))
                 scale, offset = compose(r, d, scale, offset)
             # with a dynamic `training` that is false, mean and variance are the moving ones,
-            # so these updates change nothing
+            # so these updates change nothing; TF 1.15 makes each inside a cond (13 ops, these
+            # 4 among them): its other ids are skipped, for TF's op count after the layer
+            dynamic = training_value is None and not self.renorm
+            g = ops.get_default_graph()
+            if dynamic:
+                g._skip_op_ids(4)
             self.add_update(self._assign_moving_average(moving_mean, new_mean, self.momentum))
+            if dynamic:
+                g._skip_op_ids(5)
             if self.renorm:
                 stddev = self._assign_moving_average(
                     self.moving_stddev, math_ops.sqrt(new_variance + self.epsilon),
@@ -306,8 +313,12 @@ class BatchNormalization(Layer):
                     moving_variance,
                     _nn().relu(stddev * stddev - self.epsilon)))
             else:
+                if dynamic:
+                    g._skip_op_ids(4)
                 self.add_update(self._assign_moving_average(moving_variance, new_variance,
                                                             self.momentum))
+                if dynamic:
+                    g._skip_op_ids(5)
         dtype = inputs.dtype.base_dtype
         mean = cast_ops.cast(mean, dtype)
         variance = cast_ops.cast(variance, dtype)
