@@ -61,6 +61,8 @@ GEOMETRIES = [
     (2, 7, 5, 3, 4, 3, 2, ((1, 3), (0, 2))),  # explicit, asymmetric
     (4, 5, 9, 2, 2, 5, 1, "SAME"),  # a 5x1 filter
     (2, 12, 12, 6, 7, 7, 7, "SAME"),
+    (3, 1, 20, 3, 4, 1, 9, "SAME"),  # conv1d's form: one row
+    (2, 9, 1, 2, 3, 4, 1, "VALID"),  # one column
 ]
 
 
