@@ -435,8 +435,34 @@ class _KerasAdam(_KerasSlots, tf.train.AdamOptimizer):
 
 
 class _KerasAdagrad(_KerasSlots, tf.train.AdagradOptimizer):
+    """Keras's Adagrad: ``acc += g**2; w -= lr * g / (sqrt(acc) + epsilon)`` (epsilon in
+    the denominator, so an accumulator starting at zero is allowed, as TF 1.15's)."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, epsilon=1e-7, name=None):
+        super().__init__(learning_rate, initial_accumulator_value=1.0, name=name)
+        self._initial_accumulator_value = initial_accumulator_value
+        self._keras_epsilon = epsilon
+
     def _slot_table(self):
         return (("accumulator", "accumulator", self._initial_accumulator_value),)
+
+    def _keras_step(self, grad, acc_t, var):
+        dt = var.dtype.base_dtype
+        lr = tf.cast(self._learning_rate_tensor, dt)
+        return lr * grad / (tf.sqrt(acc_t) + tf.constant(self._keras_epsilon, dt))
+
+    def _apply_dense(self, grad, var):
+        acc = self.get_slot(var, "accumulator")
+        acc_t = tf.assign_add(acc, tf.square(grad), use_locking=self._use_locking)
+        return tf.assign_sub(var, self._keras_step(grad, acc_t, var),
+                             use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        acc = self.get_slot(var, "accumulator")
+        g, idx = grad.values, grad.indices
+        acc_t = tf.scatter_add(acc, idx, tf.square(g), use_locking=self._use_locking)
+        step = self._keras_step(g, tf.gather(acc_t, idx), var)
+        return tf.scatter_sub(var, idx, step, use_locking=self._use_locking).op
 
 
 class _KerasAdadelta(_KerasSlots, tf.train.AdadeltaOptimizer):
@@ -585,9 +611,16 @@ class Adagrad(Optimizer):
         self.epsilon = epsilon
 
     def _tf_optimizer(self, lr):
-        return _KerasAdagrad(
-            lr, initial_accumulator_value=self.initial_accumulator_value or 1e-12,
-            name=self._name)
+        return _KerasAdagrad(lr, initial_accumulator_value=self.initial_accumulator_value,
+                             epsilon=self.epsilon, name=self._name)
+
+    @classmethod
+    def from_config(cls, config):
+        # as TF 1.15: a config without the accumulator's start (the name 'adagrad' given to
+        # compile) starts it at zero
+        config = dict(config)
+        config.setdefault("initial_accumulator_value", 0.0)
+        return cls(**config)
 
     def get_config(self):
         config = super().get_config()
@@ -886,7 +919,7 @@ def get(identifier):
         cls = _TABLE.get(identifier.lower())
         if cls is None:
             raise ValueError(f"Unknown optimizer: {identifier}")
-        return cls()
+        return cls.from_config({})  # as TF 1.15 (Adagrad's accumulator then starts at 0)
     raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
 
 
