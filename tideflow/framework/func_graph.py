@@ -29,6 +29,8 @@ class FuncGraph(ops.Graph):
     # a cond branch or while body (``trace(control_flow=True)``), as opposed to a function
     # graph of its own (a tf.data function, a gradient body)
     control_flow_body = False
+    # op seeds come from this graph's own op count (a tf.data function's; see _last_id)
+    _counts_own_ops = False
 
     def __init__(self, name, outer_graph=None):
         # set before Graph.__init__, whose assignments go through the properties below
@@ -118,6 +120,16 @@ class FuncGraph(ops.Graph):
     def _finalized(self, value):
         if self._root is None:
             self._local_finalized = value
+
+    @property
+    def _last_id(self):
+        # TF 1.15's tf.data functions are graphs of their own: a random op there without an
+        # op seed takes the number of ops of the function so far (the args' placeholders
+        # first); cond branches and loop bodies count in their enclosing graph, as TF 1.x's
+        # control flow does
+        if self._counts_own_ops:
+            return len(self._ops)
+        return self._next_id - 1
 
     @property
     def seed(self):
@@ -332,6 +344,7 @@ def trace(fn, arg_specs, name, outer_graph=None, arg_names=None, allow_operation
     fg.control_flow_body = control_flow
     if private_collections:
         fg.use_private_collections()
+        fg._counts_own_ops = True
     with fg.as_default():
         args = []
         for i, (dtype, shape) in enumerate(arg_specs):
