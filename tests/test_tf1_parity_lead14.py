@@ -30,3 +30,44 @@ def test_random_ops_in_dataset_functions_count_the_functions_own_ops():
         got = [s.run(nxt)[1:] for _ in range(3)]
     np.testing.assert_allclose(got, [[0.008577466, 0.49367917], [0.7345408, 0.6236744],
                                      [0.93321645, 0.24173737]], rtol=1e-6)
+
+
+def test_seeded_augmented_cnn_under_a_monitored_session_trains_as_tf_1_15(tmp_path):
+    """tf.data with random flips and brightness in map, a seeded shuffle, tf.layers with batch
+    norm and dropout under a training placeholder, momentum on a staircase-decayed rate, a
+    MonitoredTrainingSession saving summaries and checkpoints: TF 1.15 printed these losses."""
+    tf.set_random_seed(42)
+    rng = np.random.RandomState(0)
+    images = rng.rand(200, 16, 16, 3).astype(np.float32)
+    labels = rng.randint(0, 5, 200).astype(np.int64)
+
+    def augment(img, lab):
+        img = tf.image.random_flip_left_right(img)
+        img = tf.image.random_brightness(img, 0.1)
+        return tf.image.per_image_standardization(img), lab
+
+    ds = tf.data.Dataset.from_tensor_slices((images, labels))
+    x, y = ds.map(augment).shuffle(50, seed=3).batch(20).repeat().make_one_shot_iterator() \
+        .get_next()
+    training = tf.placeholder_with_default(True, [])
+    h = tf.layers.conv2d(x, 8, 3, padding="same", use_bias=False)
+    h = tf.nn.relu(tf.layers.batch_normalization(h, training=training))
+    h = tf.layers.max_pooling2d(h, 2, 2)
+    h = tf.layers.conv2d(h, 16, 3, padding="same", activation=tf.nn.relu)
+    h = tf.layers.dropout(tf.reduce_mean(h, axis=[1, 2]), 0.3, training=training)
+    loss = tf.losses.sparse_softmax_cross_entropy(y, tf.layers.dense(h, 5))
+    gs = tf.train.get_or_create_global_step()
+    lr = tf.train.exponential_decay(0.05, gs, 10, 0.9, staircase=True)
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        train = tf.train.MomentumOptimizer(lr, 0.9).minimize(loss, global_step=gs)
+    tf.summary.scalar("loss", loss)
+    losses = []
+    with tf.train.MonitoredTrainingSession(
+            checkpoint_dir=str(tmp_path), save_summaries_steps=5,
+            hooks=[tf.train.StopAtStepHook(last_step=12)]) as s:
+        while not s.should_stop():
+            losses.append(s.run([loss, train])[0])
+    np.testing.assert_allclose(
+        losses, [1.56945, 1.71576, 1.68932, 1.77984, 1.61448, 1.66271, 1.61000, 1.66598,
+                 1.61075, 1.62450, 1.59650, 1.57025], atol=2e-5)
+    assert tf.train.latest_checkpoint(str(tmp_path)) is not None
