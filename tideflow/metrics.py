@@ -18,7 +18,9 @@ from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.ops import (
     array_ops,
     cast_ops,
+    check_extra_ops,
     check_ops,
+    concat_ops,
     cond,
     control_flow_ops,
     fill_ops,
@@ -26,6 +28,7 @@ from tideflow.ops import (
     linalg_ops,
     math_ops,
     nn_impl,
+    pad_ops,
     range_ops,
     reduction_ops,
     special_math_ops,
@@ -259,7 +262,7 @@ def _error_mean(kind, labels, predictions, weights, metrics_collections, updates
     _check_shapes(kind, predictions, labels)
     labels, predictions = _to_float(labels), _to_float(predictions)
     if kind == "mean_absolute_error":
-        err = unary_ops.abs(math_ops.subtract(predictions, labels))
+        err = unary_ops.abs(predictions - labels)
     else:
         err = math_ops.squared_difference(labels, predictions)
     return mean(err, weights, metrics_collections, updates_collections, name or kind)
@@ -294,23 +297,27 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
 
 
 def _to_bool_pair(op_name, labels, predictions, weights):
+    # as TF: both cast to bool (predictions first), then the squeezable dimensions go
+    predictions = cast_ops.cast(predictions, dtypes.bool)
+    labels = cast_ops.cast(labels, dtypes.bool)
     predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
     _check_shapes(op_name, predictions, labels)
-    if predictions.dtype != dtypes.bool:
-        predictions = cast_ops.cast(predictions, dtypes.bool)
-    if labels.dtype != dtypes.bool:
-        labels = cast_ops.cast(labels, dtypes.bool)
     return labels, predictions, weights
 
 
 def _count_condition(op_name, values, weights, metrics_collections, updates_collections):
+    """The running (weighted) count of the true elements of the bool tensor ``values``, with
+    TF 1.15's ops (``weights``: a scalar or of the rank of ``values``, broadcasting)."""
+    del op_name  # TF's messages name the tensors, not the metric
+    check_ops.assert_type(values, dtypes.bool)
     count = _metric_variable([], dtypes.float32, "count")
-    values = _to_float(values)
+    values = cast_ops.cast(values, dtypes.float32)
     if weights is not None:
-        weights = _broadcast_weights(op_name, weights, values)
-        values = math_ops.multiply(values, weights)
+        rank_ok = check_extra_ops.assert_rank_in(weights, (0, array_ops.rank(values)))
+        with ops.control_dependencies((rank_ok,)):
+            values = math_ops.multiply(values, cast_ops.cast(weights, dtypes.float32))
     # TF reads the count through an Identity (false_negatives/Identity:0)
-    value = array_ops.identity(count.value())
+    value = array_ops.identity(count)
     update_op = state_ops.assign_add(count, reduction_ops.reduce_sum(values))
     _add_collections(value, update_op, metrics_collections, updates_collections)
     return value, update_op
@@ -321,10 +328,10 @@ def _make_count(op_name, label_true, pred_true):
                updates_collections=None, name=None):
         with vs.variable_scope(name, op_name, (predictions, labels, weights)):
             labels, predictions, weights = _to_bool_pair(op_name, labels, predictions, weights)
-            lab = labels if label_true else math_ops.logical_not(labels)
-            pred = predictions if pred_true else math_ops.logical_not(predictions)
-            return _count_condition(op_name, math_ops.logical_and(lab, pred), weights,
-                                    metrics_collections, updates_collections)
+            hit = math_ops.logical_and(math_ops.equal(labels, label_true),
+                                       math_ops.equal(predictions, pred_true))
+            return _count_condition(op_name, hit, weights, metrics_collections,
+                                    updates_collections)
 
     metric.__name__ = metric.__qualname__ = op_name
     metric.__doc__ = (f"The (weighted) number of {op_name.replace('_', ' ')}; labels and "
@@ -344,9 +351,14 @@ def _ratio(op_name, other, labels, predictions, weights, metrics_collections,
         labels, predictions, weights = _to_bool_pair(op_name, labels, predictions, weights)
         tp, tp_update = true_positives(labels, predictions, weights)
         other_v, other_update = other(labels, predictions, weights)
-        value = _div_no_nan(tp, math_ops.add(tp, other_v), name="value")
-        update_op = _div_no_nan(tp_update, math_ops.add(tp_update, other_update),
-                                name="update_op")
+
+        def compute(tp, o, name):
+            # 0 while nothing is positive, as TF
+            return gather_ops.where(math_ops.greater(tp + o, 0), math_ops.div(tp, tp + o), 0,
+                                    name)
+
+        value = compute(tp, other_v, "value")
+        update_op = compute(tp_update, other_update, "update_op")
         _add_collections(value, update_op, metrics_collections, updates_collections)
         return value, update_op
 
@@ -378,43 +390,61 @@ def _default_thresholds(num_thresholds):
 
 
 def _thresholded_counts(op_name, labels, predictions, weights, thresholds, names):
-    """Per-threshold tp/fn/tn/fp counts (``prediction > threshold`` is positive)."""
-    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
-    _check_shapes(op_name, predictions, labels)
-    predictions = _to_float(predictions)
+    """Per-threshold tp/fn/tn/fp counts (``prediction > threshold`` is positive), built op for
+    op as TF 1.15 builds them (tiled ``[thresholds, predictions]`` comparisons), so the ops
+    after a metric number as in TF."""
+    del op_name  # TF's messages do not name the metric
+    predictions = ops.convert_to_tensor(predictions)
+    pdtype = predictions.dtype.base_dtype
     checks = [
-        check_ops.assert_greater_equal(
-            predictions, np.float32(0.0), message=f"{op_name}: predictions must be in [0, 1]"),
-        check_ops.assert_less_equal(
-            predictions, np.float32(1.0), message=f"{op_name}: predictions must be in [0, 1]"),
+        check_ops.assert_greater_equal(predictions, cast_ops.cast(0.0, pdtype),
+                                       message="predictions must be in [0, 1]"),
+        check_ops.assert_less_equal(predictions, cast_ops.cast(1.0, pdtype),
+                                    message="predictions must be in [0, 1]"),
     ]
+    # as TF: the checks gate only the ops made here (a cast or a squeeze); with float32
+    # predictions and bool labels of equal rank there are none and nothing runs them
     with ops.control_dependencies(checks):
-        predictions = array_ops.identity(predictions)
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            cast_ops.cast(predictions, dtypes.float32), cast_ops.cast(labels, dtypes.bool),
+            weights)
+    _check_shapes("confusion_matrix_at_thresholds", predictions, labels)
     num_thresholds = len(thresholds)
-    pred_row = array_ops.reshape(predictions, [1, -1])
+    pred_col = array_ops.reshape(predictions, [-1, 1])
     label_row = array_ops.reshape(cast_ops.cast(labels, dtypes.bool), [1, -1])
-    thresh_col = ops.convert_to_tensor(
-        np.asarray(thresholds, dtype=np.float32).reshape(num_thresholds, 1))
-    pred_pos = math_ops.greater(pred_row, thresh_col)
-    pred_neg = math_ops.logical_not(pred_pos)
-    label_neg = math_ops.logical_not(label_row)
-    w_row = None
+    num_predictions = pred_col.get_shape().as_list()[0]
+    if num_predictions is None:
+        num_predictions = array_ops.shape(pred_col)[0]
+    thresh_tiled = pad_ops.tile(
+        array_ops.expand_dims(ops.convert_to_tensor(np.asarray(thresholds, np.float32)), [1]),
+        concat_ops.stack([1, num_predictions]))
+    pred_pos = math_ops.greater(
+        pad_ops.tile(array_ops.transpose(pred_col), [num_thresholds, 1]), thresh_tiled)
+    if "fn" in names or "tn" in names:
+        pred_neg = math_ops.logical_not(pred_pos)
+    label_pos = pad_ops.tile(label_row, [num_thresholds, 1])
+    if "fp" in names or "tn" in names:
+        label_neg = math_ops.logical_not(label_pos)
+    w_tiled = None
     if weights is not None:
-        w_row = array_ops.reshape(_broadcast_weights(op_name, weights, predictions), [1, -1])
+        weights = weights_broadcast_ops.broadcast_weights(_to_float(weights), predictions)
+        w_tiled = pad_ops.tile(array_ops.reshape(weights, [1, -1]), [num_thresholds, 1])
     conditions = {
-        "tp": lambda: math_ops.logical_and(label_row, pred_pos),
-        "fn": lambda: math_ops.logical_and(label_row, pred_neg),
-        "tn": lambda: math_ops.logical_and(label_neg, pred_neg),
-        "fp": lambda: math_ops.logical_and(label_neg, pred_pos),
+        "tp": lambda: (label_pos, pred_pos),
+        "fn": lambda: (label_pos, pred_neg),
+        "tn": lambda: (label_neg, pred_neg),
+        "fp": lambda: (label_neg, pred_pos),
     }
     values, updates = {}, {}
-    for key in names:
+    for key in ("tp", "fn", "tn", "fp"):
+        if key not in names:
+            continue
         var = _metric_variable([num_thresholds], dtypes.float32, _COUNT_NAMES[key])
-        hits = _to_float(conditions[key]())
-        if w_row is not None:
-            hits = math_ops.multiply(hits, w_row)
-        values[key] = var.value()
+        hits = cast_ops.cast(math_ops.logical_and(*conditions[key]()), dtypes.float32)
+        if w_tiled is not None:
+            hits = hits * w_tiled
         updates[key] = state_ops.assign_add(var, reduction_ops.reduce_sum(hits, 1))
+        values[key] = var
     return values, updates
 
 
@@ -453,42 +483,43 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
 
         def careful_pr(c, name):
             # Between neighbouring thresholds, tp and p = tp + fp vary linearly, so precision
-            # is tp(p) / p; integrate it over recall = tp / (tp + fn) in closed form.
+            # is tp(p) / p; integrate it over recall = tp / (tp + fn) in closed form
+            del name  # TF names both the value and the update "interpolate_pr_auc"
             tp, fp, fn = c["tp"], c["fp"], c["fn"]
-            p = math_ops.add(tp, fp)
-            d_tp = math_ops.subtract(tp[:n - 1], tp[1:])
-            d_p = math_ops.subtract(p[:n - 1], p[1:])
-            slope = _div_no_nan(d_tp, d_p)
-            intercept = math_ops.subtract(tp[1:], math_ops.multiply(slope, p[1:]))
-            both = math_ops.logical_and(math_ops.greater(p[:n - 1], np.float32(0)),
-                                        math_ops.greater(p[1:], np.float32(0)))
-            ratio = gather_ops.where(both, _div_no_nan(p[:n - 1], p[1:]),
-                                     fill_ops.ones_like(p[1:]))
-            area = math_ops.multiply(
-                slope, math_ops.add(d_tp, math_ops.multiply(intercept, unary_ops.log(ratio))))
+            d_tp = tp[:n - 1] - tp[1:]
+            p = tp + fp
+            slope = special_math_ops.div_no_nan(
+                d_tp, math_ops.maximum(p[:n - 1] - p[1:], 0), name="prec_slope")
+            intercept = tp[1:] - math_ops.multiply(slope, p[1:])
+            ratio = gather_ops.where(
+                math_ops.logical_and(p[:n - 1] > 0, p[1:] > 0),
+                special_math_ops.div_no_nan(p[:n - 1], math_ops.maximum(p[1:], 0),
+                                            name="recall_relative_ratio"),
+                fill_ops.ones_like(p[1:]))
             return reduction_ops.reduce_sum(
-                _div_no_nan(area, math_ops.add(tp[1:], fn[1:])), name=name)
+                special_math_ops.div_no_nan(
+                    slope * (d_tp + intercept * unary_ops.log(ratio)),
+                    math_ops.maximum(tp[1:] + fn[1:], 0), name="pr_auc_increment"),
+                name="interpolate_pr_auc")
 
         def compute(c, name):
+            # TF 1.15's ops, in its order (so the ops after the metric number as in TF)
             if curve == "PR" and summation_method == "careful_interpolation":
                 return careful_pr(c, name)
-            eps = np.float32(1.0e-6)
-            rec = math_ops.truediv(math_ops.add(c["tp"], eps),
-                                   math_ops.add(math_ops.add(c["tp"], c["fn"]), eps))
+            eps = 1.0e-6
+            tp, fn, tn, fp = c["tp"], c["fn"], c["tn"], c["fp"]
+            rec = math_ops.div(tp + eps, tp + fn + eps)
             if curve == "ROC":
-                x = math_ops.truediv(c["fp"], math_ops.add(math_ops.add(c["fp"], c["tn"]), eps))
-                y = rec
+                x, y = math_ops.div(fp, fp + tn + eps), rec
             else:
-                x = rec
-                y = math_ops.truediv(math_ops.add(c["tp"], eps),
-                                     math_ops.add(math_ops.add(c["tp"], c["fp"]), eps))
-            dx = math_ops.subtract(x[:n - 1], x[1:])
+                x, y = rec, math_ops.div(tp + eps, tp + fp + eps)
+            dx = x[:n - 1] - x[1:]
             if summation_method == "minoring":
                 height = math_ops.minimum(y[:n - 1], y[1:])
             elif summation_method == "majoring":
                 height = math_ops.maximum(y[:n - 1], y[1:])
             else:
-                height = math_ops.multiply(math_ops.add(y[:n - 1], y[1:]), np.float32(0.5))
+                height = (y[:n - 1] + y[1:]) / 2.0
             return reduction_ops.reduce_sum(math_ops.multiply(dx, height), name=name)
 
         return _value_and_update(compute, values, updates, metrics_collections,
@@ -690,9 +721,9 @@ def _make_count_at_thresholds(op_name, key):
             values, updates = _thresholded_counts(
                 f"{op_name}_at_thresholds", labels, predictions, weights,
                 [float(t) for t in thresholds], (key,))
-            _add_collections(values[key], updates[key], metrics_collections,
-                             updates_collections)
-            return values[key], updates[key]
+            value = array_ops.identity(values[key])  # TF reads the variable so
+            _add_collections(value, updates[key], metrics_collections, updates_collections)
+            return value, updates[key]
 
     metric.__name__ = metric.__qualname__ = f"{op_name}_at_thresholds"
     metric.__doc__ = (f"The (weighted) {op_name.replace('_', ' ')} for each threshold "
@@ -712,11 +743,8 @@ def _ratio_at_thresholds(kind, other, labels, predictions, thresholds, weights,
         values, updates = _thresholded_counts(
             f"{kind}_at_thresholds", labels, predictions, weights,
             [float(t) for t in thresholds], ("tp", other))
-        eps = np.float32(1e-7)
-
         def compute(c, suffix):
-            return math_ops.truediv(c["tp"], math_ops.add(math_ops.add(c["tp"], c[other]), eps),
-                                    name=f"{kind}_{suffix}")
+            return math_ops.div(c["tp"], 1e-7 + c["tp"] + c[other], name=f"{kind}_{suffix}")
 
         return _value_and_update(compute, values, updates, metrics_collections,
                                  updates_collections)
@@ -817,8 +845,7 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
 
 def _rate(a, b, name=None):
     """``a / (a + b + 1e-7)``."""
-    return math_ops.truediv(a, math_ops.add(math_ops.add(a, b), np.float32(_KEPSILON)),
-                            name=name)
+    return math_ops.div(a, a + b + _KEPSILON, name=name)
 
 
 def _at_target_rate(op_name, target_name, target, labels, predictions, weights, num_thresholds,
@@ -830,9 +857,12 @@ def _at_target_rate(op_name, target_name, target, labels, predictions, weights, 
     if num_thresholds < 2:
         raise ValueError(f"{op_name}: num_thresholds must be > 1, got {num_thresholds}")
     with vs.variable_scope(name, op_name, (predictions, labels, weights)):
+        thresholds = _default_thresholds(num_thresholds)
+        if op_name == "specificity_at_sensitivity":
+            # TF 1.15's grid for this metric ends just below 1, not just above it
+            thresholds[-1] = 1.0 - _KEPSILON
         values, updates = _thresholded_counts(
-            op_name, labels, predictions, weights, _default_thresholds(num_thresholds),
-            ("tp", "fn", "tn", "fp"))
+            op_name, labels, predictions, weights, thresholds, ("tp", "fn", "tn", "fp"))
         return _value_and_update(compute, values, updates, metrics_collections,
                                  updates_collections)
 
@@ -845,10 +875,10 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
 
     def compute(c, name):
         spec = _rate(c["tn"], c["fp"])
-        idx = cast_ops.cast(reduction_ops.argmin(
-            unary_ops.abs(math_ops.subtract(spec, np.float32(specificity))), 0),
-            dtypes.int32)
-        return _rate(gather_ops.gather(c["tp"], idx), gather_ops.gather(c["fn"], idx), name)
+        idx = cast_ops.cast(reduction_ops.argmin(unary_ops.abs(spec - specificity), 0),
+                            dtypes.int32)
+        tp, fn = c["tp"], c["fn"]
+        return math_ops.div(tp[idx], tp[idx] + fn[idx] + _KEPSILON, name)
 
     return _at_target_rate("sensitivity_at_specificity", "specificity", specificity, labels,
                            predictions, weights, num_thresholds, compute, metrics_collections,
@@ -863,12 +893,13 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
 
     def compute(c, name):
         sens = _rate(c["tp"], c["fn"])
-        gap = unary_ops.abs(math_ops.subtract(sens, np.float32(sensitivity)))
-        at_min = math_ops.equal(gap, reduction_ops.reduce_min(gap))
+        nearest = reduction_ops.reduce_min(unary_ops.abs(sens - sensitivity))
+        at_min = math_ops.equal(unary_ops.abs(sens - sensitivity), nearest)
         # the last threshold among the nearest ones, as TF picks it
         idx = cast_ops.cast(reduction_ops.argmax(
             reduction_ops.cumsum(cast_ops.cast(at_min, dtypes.int64)), 0), dtypes.int32)
-        return _rate(gather_ops.gather(c["tn"], idx), gather_ops.gather(c["fp"], idx), name)
+        tn, fp = c["tn"], c["fp"]
+        return math_ops.div(tn[idx], tn[idx] + fp[idx] + _KEPSILON, name)
 
     return _at_target_rate("specificity_at_sensitivity", "sensitivity", sensitivity, labels,
                            predictions, weights, num_thresholds, compute, metrics_collections,

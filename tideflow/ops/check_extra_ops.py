@@ -22,9 +22,12 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
     with ops.name_scope(name, "assert_rank_in", [x]):
         x = ops.convert_to_tensor(x, name="x")
         ranks = [ops.convert_to_tensor(r, name="rank") for r in ranks]
+        message = message or ""
+        if data is None:  # before the type checks, as TF (its Shape op comes first)
+            data = [message, f"Tensor {x.name} must have rank in", *ranks,
+                    "Received shape: ", array_ops.shape(x)]
         for r in ranks:
             check_ops.assert_type(r, dtypes.int32)
-        message = message or ""
         static = [ops.constant_value(r) for r in ranks]
         known = x.get_shape().ndims
         if all(v is not None for v in static):
@@ -46,9 +49,6 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
                 check = check_ops.assert_rank(
                     rank, 0, data=["Rank must be a scalar. Received rank: ", rank])
                 cond = control_flow_ops.with_dependencies([check], cond)
-        if data is None:
-            data = [message, f"Tensor {x.name} must have rank in", *ranks,
-                    "Received shape: ", array_ops.shape(x)]
         return Assert(cond, data, summarize=summarize)
 
 
