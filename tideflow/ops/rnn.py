@@ -159,6 +159,17 @@ def _zero_output(cell, batch_size, dtype):
     return nest.map_structure(one, cell.output_size)
 
 
+def _unstacked(x, time_steps):
+    """A TensorArray of ``x``'s rows. With an unknown number of rows their indices are a
+    range up to ``time_steps`` (already made), so the loop's ops stay within TF 1.15's count
+    whether or not the time dimension is known."""
+    ta = TensorArray(dtype=x.dtype, size=time_steps, element_shape=x.get_shape()[1:])
+    if x.get_shape()[0].value is not None:
+        return ta.unstack(x)
+    with ops.name_scope(None, "TensorArrayUnstack", [x]):
+        return ta.scatter(range_ops.range(time_steps), x)
+
+
 def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
                 parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
     """Runs ``cell`` over the time steps of ``inputs`` ([batch, time, depth], or
@@ -237,9 +248,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
         TensorArray(dtype=state_dtype, size=time_steps,
                     element_shape=TensorShape([static_batch] + _size_list(size)))
         for size in flat_output_size)
-    input_tas = tuple(
-        TensorArray(dtype=x.dtype, size=time_steps, element_shape=x.get_shape()[1:]).unstack(x)
-        for x in flat_input)
+    input_tas = tuple(_unstacked(x, time_steps) for x in flat_input)
 
     if sequence_length is None:
         max_sequence_length = time_steps

@@ -241,8 +241,11 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
             else:
                 emit = next_outputs
                 next_state = decoder_state
+            before_writes = graph._next_id
             outputs_ta = nest.map_structure(lambda ta, out: ta.write(time, out), outputs_ta,
                                             emit)
+            # TF: per output a TensorArrayWriteV3 and the Enter of its handle
+            rnn._skip_ids_to(before_writes + 2 * n_out)
             return (time + 1, outputs_ta, next_state, next_inputs, next_finished,
                     next_sequence_lengths)
 

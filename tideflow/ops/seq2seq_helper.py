@@ -81,6 +81,22 @@ def _unstack_ta(inp):
     return ta
 
 
+def _cond_as_select(all_finished, finished_value, next_fn, tf_ids):
+    """In a decoder's loop: ``finished_value`` where ``all_finished``, else ``next_fn()``
+    (the same values as TF 1.15's cond there, which runs ``next_fn`` only while some entry is
+    unfinished: ``next_fn`` must be safe to run after), its ops within the ``tf_ids`` op ids
+    TF's cond takes, those after skipped, so the ops made after it get TF's op count."""
+    graph = tf.get_default_graph()
+    first = graph._next_id
+    graph._skip_op_ids(4)  # TF's Switch, switch_t, switch_f, pred_id
+    with tf.name_scope("cond"):
+        value = next_fn()
+        out = nest.map_structure(lambda a, b: tf.where_v2(all_finished, a, b),
+                                 finished_value, value)
+    graph._skip_op_ids(to=first + tf_ids)
+    return out
+
+
 def _embedding_fn(embedding):
     if callable(embedding):
         return embedding
@@ -205,6 +221,7 @@ class TrainingHelper(_ScalarIdsHelper):
             self._inputs = inputs
             if not time_major:
                 inputs = nest.map_structure(_transpose_batch_time, inputs)
+            self._time_major = inputs
             self._input_tas = nest.map_structure(_unstack_ta, inputs)
             self._sequence_length = tf.convert_to_tensor(sequence_length,
                                                          name="sequence_length")
@@ -240,13 +257,26 @@ class TrainingHelper(_ScalarIdsHelper):
 
     def sample(self, time, outputs, name=None, **unused_kwargs):
         with tf.name_scope(name, "TrainingHelperSample", [time, outputs]):
-            return tf.argmax(outputs, axis=-1, output_type=tf.int32)
+            return tf.cast(tf.argmax(outputs, axis=-1), tf.int32)  # TF's ops
 
     def next_inputs(self, time, outputs, state, name=None, **unused_kwargs):
         with tf.name_scope(name, "TrainingHelperNextInputs", [time, outputs, state]):
             next_time = time + 1
             finished = next_time >= self._sequence_length
-            return finished, self._inputs_at(next_time, finished), state
+            all_finished = tf.reduce_all(finished)
+            # the inputs' rows at next_time while some entry is unfinished (row 0 after: the
+            # loop stops; a row past the inputs fails as TF's read does), gathered from the
+            # inputs, not read from the array (whose rows TF 1.x clears once read); TF's cond
+            # takes, per input, the Enter and Switch of its zeros, its read (5 ops) and Merge,
+            # and once the Switch of next_time
+            n = len(nest.flatten(self._input_tas))
+
+            def rows():
+                at = tf.where_v2(all_finished, 0, next_time)
+                return nest.map_structure(lambda x: tf.gather(x, at), self._time_major)
+
+            next_inputs = _cond_as_select(all_finished, self._zero_inputs, rows, 5 + 8 * n)
+            return finished, next_inputs, state
 
 
 class ScheduledEmbeddingTrainingHelper(TrainingHelper):
@@ -362,6 +392,7 @@ class GreedyEmbeddingHelper(_ScalarIdsHelper):
     emits ``end_token``."""
 
     def __init__(self, embedding, start_tokens, end_token):
+        self._embedding = embedding
         self._embedding_fn = _embedding_fn(embedding)
         self._start_tokens = _start_tokens(start_tokens)
         self._end_token = _end_token(end_token)
@@ -382,8 +413,15 @@ class GreedyEmbeddingHelper(_ScalarIdsHelper):
         del time, outputs
         finished = tf.equal(sample_ids, self._end_token)
         all_finished = tf.reduce_all(finished)
-        next_inputs = tf.cond(all_finished, lambda: self._start_inputs,
-                              lambda: self._embedding_fn(sample_ids))
+        if callable(self._embedding):
+            next_inputs = tf.cond(all_finished, lambda: self._start_inputs,
+                                  lambda: self._embedding_fn(sample_ids))
+            return finished, next_inputs, state
+        # an embedding matrix: TF's cond takes 13 op ids (its Switch, switch_t, switch_f,
+        # pred_id, the start inputs' Enter and Switch, the lookup's 3 ops with the Enter and
+        # Switch of the matrix and the ids' Switch, the Merge)
+        next_inputs = _cond_as_select(all_finished, self._start_inputs,
+                                      lambda: self._embedding_fn(sample_ids), 13)
         return finished, next_inputs, state
 
 
