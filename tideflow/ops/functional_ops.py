@@ -3,28 +3,76 @@
 
 from tideflow.framework import dtypes, nest, ops
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops import array_ops
+from tideflow.ops import array_ops, constant_op, range_ops
 from tideflow.ops.tensor_array import TensorArray
 from tideflow.ops.while_loop import while_loop
 
 
-def _elems(elems, name):
-    flat = [ops.convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
-    if not flat:
-        raise ValueError(f"{name}: elems must not be empty")
+# TF 1.15 builds these loops from v1 TensorArray ops and a Switch/Merge while frame; tideflow
+# builds TensorLists and a functional While (whose frame ids while_loop skips). The ids of
+# the TensorArray ops TF makes and tideflow does not are skipped where TF makes them (before
+# the loop, around fn in the body, at the stack), so the ops fn makes and every op made after
+# the call take TF's op count: with tf.set_random_seed, a random op in fn or after the call
+# gets TF's op seed. TF's op counts: a TensorArray 2 ops (its size Const and the array; 1 for
+# a size tensor), an unstack 9 (the rows' shape, strided slice, range and scatter), a read or
+# write 1 (+ the index Const for a Python index; in the loop body + the Enters of the handle
+# and of an outside array's flow), a stack 5 (size, range, gather).
+def _skip_to(graph, op_id):
+    graph._skip_op_ids(to=op_id)
+
+
+def _ta_ops(size):
+    return 1 if isinstance(size, ops.Tensor) else 2
+
+
+def _index_ops(index):
+    return 0 if isinstance(index, ops.Tensor) else 1
+
+
+def _converted(values):
+    return sum(not isinstance(v, ops.Tensor) for v in values)
+
+
+def _num_rows(first, use_or):
+    """TF's ``n``: the static number of rows, else ``shape(first)[0]`` (and, as TF's map_fn
+    and folds, a static 0 also takes the tensor); with the TF op count of making it."""
+    n = first.get_shape()[0].value if first.get_shape().ndims else None
+    if n is None or (use_or and not n):
+        return array_ops.shape(first)[0], 5
+    return n, 0
+
+
+def _unstacked(flat, n, element_shapes=True):
+    tas = []
     for e in flat:
-        if e.get_shape().ndims == 0:
-            raise ValueError(f"Elements in elems must be 1+ dimensional Tensors, not scalars "
-                             f"({e.name})")
-    n_static = flat[0].get_shape()[0].value if flat[0].get_shape().ndims else None
-    n = n_static if n_static is not None else array_ops.shape(flat[0])[0]
-    tas = [TensorArray(e.dtype, size=n, element_shape=e.get_shape()[1:],
-                       infer_shape=True).unstack(e) for e in flat]
-    return flat, tas, n, n_static
+        ta = TensorArray(e.dtype, size=n, element_shape=e.get_shape()[1:] if element_shapes
+                         else None, infer_shape=True)
+        if isinstance(n, ops.Tensor):  # the rows counted once (TF counts them per array)
+            with ops.name_scope("TensorArrayUnstack"):
+                ta = ta.scatter(range_ops.range(n), e)
+        else:
+            ta = ta.unstack(e)
+        tas.append(ta)
+    return tas
 
 
-def _pack_elems(elems, values):
-    return nest.pack_sequence_as(elems, values)
+def _check_rank(flat):
+    shape = flat[0].get_shape()
+    if shape.ndims is not None and shape.ndims < 1:
+        if len(flat) == 1:
+            raise ValueError("elems must be a 1+ dimensional Tensor, not a scalar")
+        raise ValueError("elements in elems must be 1+ dimensional Tensors, not scalars")
+
+
+def _stacked(graph, tas, n_static):
+    first = graph._next_id
+    outs = []
+    for ta in tas:
+        s = ta.stack()
+        s.set_shape(TensorShape([n_static]).concatenate(s.get_shape()[1:]))
+        outs.append(s)
+    _skip_to(graph, first + 5 * len(tas))
+    return outs
 
 
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap_memory=False,
@@ -35,32 +83,45 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     """
     if not callable(fn):
         raise TypeError("fn must be callable.")
-    if parallel_iterations is None:
+    if not parallel_iterations:
         parallel_iterations = 10
+    in_seq = nest.is_sequence(elems)
+    out_struct = elems if dtype is None else dtype
+    out_seq = in_seq if dtype is None else nest.is_sequence(dtype)
+    graph = ops.get_default_graph()
     with ops.name_scope(name, "map", nest.flatten(elems)):
-        flat, tas, n, n_static = _elems(elems, "map_fn")
+        flat = [ops.convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
+        _check_rank(flat)
+        first = graph._next_id
+        n, n_ops = _num_rows(flat[0], True)
+        tas = _unstacked(flat, n, element_shapes=False)
+        i = constant_op.constant(0)
         if dtype is None:
-            out_struct, out_dtypes = elems, [e.dtype.base_dtype for e in flat]
+            out_dtypes = [e.dtype.base_dtype for e in flat]
         else:
-            out_struct, out_dtypes = dtype, [dtypes.as_dtype(d) for d in nest.flatten(dtype)]
+            out_dtypes = [dtypes.as_dtype(d) for d in nest.flatten(dtype)]
         accs = [TensorArray(d, size=n, infer_shape=infer_shape) for d in out_dtypes]
+        _skip_to(graph, first + n_ops + len(flat) * (_ta_ops(n) + 9) + 1
+                 + len(accs) * _ta_ops(n))
 
-        def body(i, *accs_):
-            x = _pack_elems(elems, [ta.read(i) for ta in tas])
-            y = fn(x)
+        def compute(i, accs_):
+            start = graph._next_id
+            rows = [ta.read(i) for ta in tas]
+            _skip_to(graph, start + 3 * len(tas))
+            y = fn(nest.pack_sequence_as(elems, rows) if in_seq else rows[0])
             nest.assert_same_structure(out_struct, y, check_types=False)
-            ys = nest.flatten(y)
-            return (i + 1, *[a.write(i, v) for a, v in zip(accs_, ys)])
+            ys = nest.flatten(y) if out_seq else [y]
+            start = graph._next_id
+            accs_ = [a.write(i, v) for a, v in zip(accs_, ys)]
+            _skip_to(graph, start + 2 * len(accs_) + _converted(ys))
+            return i + 1, accs_
 
-        res = while_loop(lambda i, *_: i < n, body, (0, *accs),
-                         parallel_iterations=parallel_iterations, back_prop=back_prop,
-                         swap_memory=swap_memory)
-        outs = []
-        for ta in res[1:]:
-            s = ta.stack()
-            s.set_shape(TensorShape([n_static]).concatenate(ta.element_shape))
-            outs.append(s)
-        return nest.pack_sequence_as(out_struct, outs)
+        _, res = while_loop(lambda i, _: i < n, compute, (i, accs),
+                            parallel_iterations=parallel_iterations, back_prop=back_prop,
+                            swap_memory=swap_memory, maximum_iterations=n)
+        n_static = flat[0].get_shape().with_rank_at_least(1)[0].value
+        outs = _stacked(graph, res, n_static)
+        return nest.pack_sequence_as(out_struct, outs) if out_seq else outs[0]
 
 
 def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False,
@@ -68,70 +129,127 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
     """Successive ``a = fn(a, x)`` over the rows of ``elems``; returns every ``a`` stacked."""
     if not callable(fn):
         raise TypeError("fn must be callable.")
+    in_seq = nest.is_sequence(elems)
+    out_struct = elems if initializer is None else initializer
+    out_seq = in_seq if initializer is None else nest.is_sequence(initializer)
+    graph = ops.get_default_graph()
     with ops.name_scope(name, "scan", nest.flatten(elems)):
-        _, tas, n, n_static = _elems(elems, "scan")
+        flat = [ops.convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
+        first = graph._next_id
+        n, count = _num_rows(flat[0], False)
+        tas = _unstacked(flat, n)
+        count += len(flat) * (_ta_ops(n) + 9)
         if initializer is None:
-            first = n - 1 if reverse else 0
-            a0 = _pack_elems(elems, [ta.read(first) for ta in tas])
-            start = 1
+            a_flat = []
+            for ta in tas:
+                if reverse:
+                    index = n - 1
+                    count += 2 if isinstance(n, ops.Tensor) else 0
+                else:
+                    index = 0
+                count += 1 + _index_ops(index)
+                a_flat.append(ta.read(index))
+            i = 1
         else:
-            a0 = initializer
-            start = 0
-        a_flat = [ops.convert_to_tensor(a) for a in nest.flatten(a0)]
-        accs = [TensorArray(a.dtype, size=n, element_shape=a.get_shape(),
-                            infer_shape=infer_shape) for a in a_flat]
-        if start:
-            accs = [ta.write(n - 1 if reverse else 0, a) for ta, a in zip(accs, a_flat)]
-        k = len(a_flat)
+            init = nest.flatten(initializer) if out_seq else [initializer]
+            before = graph._next_id
+            a_flat = [ops.convert_to_tensor(v) for v in init]
+            count += graph._next_id - before
+            i = 0
+        accs = [TensorArray(a.dtype, size=n, element_shape=a.get_shape() if infer_shape
+                            else None, infer_shape=infer_shape) for a in a_flat]
+        count += len(accs) * _ta_ops(n)
+        if initializer is None:
+            written = []
+            for acc, a in zip(accs, a_flat):
+                if reverse:
+                    index = n - 1
+                    count += 2 if isinstance(n, ops.Tensor) else 0
+                else:
+                    index = 0
+                count += 1 + _index_ops(index)
+                written.append(acc.write(index, a))
+            accs = written
+        if reverse:
+            initial_i = n - 1 - i
+            count += 4 if isinstance(n, ops.Tensor) else 0
+        else:
+            initial_i = i
+        _skip_to(graph, first + count)
 
-        def body(i, *state):
-            a = nest.pack_sequence_as(a0, list(state[:k]))
-            accs_ = state[k:]
-            idx = n - 1 - i if reverse else i
-            x = _pack_elems(elems, [ta.read(idx) for ta in tas])
-            a = fn(a, x)
-            nest.assert_same_structure(a0, a, check_types=False)
-            new = [ops.convert_to_tensor(v) for v in nest.flatten(a)]
-            return (i + 1, *new, *[ta.write(idx, v) for ta, v in zip(accs_, new)])
+        def compute(i, a_flat_, accs_):
+            start = graph._next_id
+            rows = [ta.read(i) for ta in tas]
+            _skip_to(graph, start + 3 * len(tas))
+            a = fn(nest.pack_sequence_as(out_struct, a_flat_) if out_seq else a_flat_[0],
+                   nest.pack_sequence_as(elems, rows) if in_seq else rows[0])
+            nest.assert_same_structure(out_struct, a, check_types=False)
+            a_out = nest.flatten(a) if out_seq else [a]
+            start = graph._next_id
+            accs_ = [ta.write(i, v) for ta, v in zip(accs_, a_out)]
+            _skip_to(graph, start + 2 * len(accs_) + _converted(a_out))
+            return (i - 1 if reverse else i + 1), a_out, accs_
 
-        res = while_loop(lambda i, *_: i < n, body, (start, *a_flat, *accs),
-                         parallel_iterations=parallel_iterations, back_prop=back_prop,
-                         swap_memory=swap_memory)
-        outs = []
-        for ta in res[1 + k:]:
-            s = ta.stack()
-            s.set_shape(TensorShape([n_static]).concatenate(ta.element_shape))
-            outs.append(s)
-        return nest.pack_sequence_as(a0, outs)
+        if reverse:
+            condition = lambda i, _1, _2: i >= 0
+        else:
+            condition = lambda i, _1, _2: i < n
+        _, _, res = while_loop(condition, compute, (initial_i, a_flat, accs),
+                               parallel_iterations=parallel_iterations, back_prop=back_prop,
+                               swap_memory=swap_memory, maximum_iterations=n)
+        n_static = flat[0].get_shape().with_rank_at_least(1)[0].value
+        outs = _stacked(graph, res, n_static)
+        return nest.pack_sequence_as(out_struct, outs) if out_seq else outs[0]
 
 
 def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, name, reverse,
           default_name):
     if not callable(fn):
         raise TypeError("fn must be callable.")
-    with ops.name_scope(name, default_name, nest.flatten(elems)):
-        _, tas, n, _ = _elems(elems, default_name)
-        if initializer is None:
-            a0 = _pack_elems(elems, [ta.read(n - 1 if reverse else 0) for ta in tas])
-            start = 1
+    graph = ops.get_default_graph()
+    with ops.name_scope(name, default_name, [elems]):
+        flat = [ops.convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
+        first = graph._next_id
+        n, count = _num_rows(flat[0], True)
+        tas = _unstacked(flat, n, element_shapes=False)
+        count += len(flat) * (_ta_ops(n) + 9)
+        if reverse:
+            if initializer is None:
+                i = n - 1
+                count += 2 if isinstance(n, ops.Tensor) else 0
+                a = nest.pack_sequence_as(elems, [ta.read(i) for ta in tas])
+                count += len(tas) * (1 + _index_ops(i))
+            else:
+                i, a = n, initializer
         else:
-            a0 = initializer
-            start = 0
-        a_flat = [ops.convert_to_tensor(a) for a in nest.flatten(a0)]
-        k = len(a_flat)
+            if initializer is None:
+                a = nest.pack_sequence_as(elems, [ta.read(0) for ta in tas])
+                count += 2 * len(tas)
+                i = constant_op.constant(1)
+            else:
+                a = initializer
+                i = constant_op.constant(0)
+            count += 1
+        _skip_to(graph, first + count)
 
-        def body(i, *state):
-            a = nest.pack_sequence_as(a0, list(state))
-            idx = n - 1 - i if reverse else i
-            x = _pack_elems(elems, [ta.read(idx) for ta in tas])
-            a = fn(a, x)
-            nest.assert_same_structure(a0, a, check_types=False)
-            return (i + 1, *[ops.convert_to_tensor(v) for v in nest.flatten(a)])
+        def compute(i, a):
+            start = graph._next_id
+            if reverse:
+                i -= 1
+                start += 2
+            rows = [ta.read(i) for ta in tas]
+            _skip_to(graph, start + 3 * len(tas))
+            a = fn(a, nest.pack_sequence_as(elems, rows))
+            return [i, a] if reverse else [i + 1, a]
 
-        res = while_loop(lambda i, *_: i < n, body, (start, *a_flat),
-                         parallel_iterations=parallel_iterations, back_prop=back_prop,
-                         swap_memory=swap_memory)
-        return nest.pack_sequence_as(a0, list(res[1:1 + k]))
+        if reverse:
+            condition = lambda i, a: i > 0
+        else:
+            condition = lambda i, a: i < n
+        _, r_a = while_loop(condition, compute, [i, a], parallel_iterations=parallel_iterations,
+                            back_prop=back_prop, swap_memory=swap_memory,
+                            maximum_iterations=n)
+        return r_a
 
 
 def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False,

@@ -356,11 +356,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                          ids_at_op=_ids_after_loop(graph, cond_fg, body_fg, n_vars))
         from tideflow.ops.cond import _named_outputs
 
-        outs = _named_outputs(op._outputs[:start + n_user], "Exit")[start:]
-        if not back_prop:
+        if back_prop:
+            outs = _named_outputs(op._outputs[:start + n_user], "Exit")[start:]
+        else:  # the Exit ops stop gradients themselves (TF's count: no op more)
             from tideflow.ops import array_ops
 
-            outs = [array_ops.stop_gradient(t) for t in outs]
+            outs = [array_ops.stop_gradient(t, name=f"Exit_{i}" if i else "Exit")
+                    for i, t in enumerate(op._outputs[:start + n_user])][start:]
         result = flat.pack(outs, _result_structure(structure, body_fn.structure))
         if packed or (len(outs) == 1 and not return_same_structure):
             return result[0]

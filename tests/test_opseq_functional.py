@@ -1,0 +1,234 @@
+"""Op-sequence parity of tf.map_fn / tf.scan / tf.foldl / tf.foldr (and explicit TensorArray
+loops) with TF 1.15 graph mode: TF builds them from v1 TensorArray ops and a Switch/Merge
+while frame, tideflow from TensorLists and a functional While; the op ids TF's extra ops take
+are skipped, so every op made inside fn and after the call gets TF 1.15's op count, and with
+tf.set_random_seed a random op TF 1.15's op seed. The expected counts, op seeds and printed
+values below are those real TF 1.15 gave for the same programs."""
+
+import textwrap
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+def _all_ops(g):
+    """The graph's ops and those of its loop bodies, in id order."""
+    found = list(g.get_operations())
+    for fg in g._functions.values():
+        found.extend(fg.get_operations())
+    return sorted(found, key=lambda op: op._id)
+
+
+def _count_and_seeds(code):
+    g = tf.get_default_graph()
+    tf.set_random_seed(1)
+    exec(textwrap.dedent(code), {"tf": tf, "np": np})  # noqa: S102 - our own literals
+    everything = _all_ops(g)
+    seeds = [op.get_attr("seed2") for op in everything if "seed2" in op._attrs]
+    return g._last_id, seeds
+
+
+# (program, TF 1.15's op count after it, the op seeds of its random ops in TF 1.15)
+CASES = [
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.map_fn(lambda r: r * 2.0, x)
+        z = tf.layers.dense(y, 3)
+     """, 73, [60]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.scan(lambda a, r: a + r, x)
+        z = tf.layers.dense(y, 3)
+     """, 82, [69]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.foldl(lambda a, r: a + r, x)
+        z = tf.layers.dense(tf.expand_dims(y, 0), 3)
+     """, 67, [54]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.foldr(lambda a, r: a + r, x)
+        z = tf.layers.dense(tf.expand_dims(y, 0), 3)
+     """, 67, [54]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 8])
+        y = tf.map_fn(lambda r: r * 2.0, x)
+        z = tf.layers.dense(y, 3)
+     """, 74, [61]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.scan(lambda a, r: a + r, x, initializer=tf.zeros([8]))
+        z = tf.layers.dense(y, 3)
+     """, 79, [66]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.foldl(lambda a, r: a + r, x, initializer=tf.zeros([8]))
+        z = tf.layers.dense(tf.expand_dims(y, 0), 3)
+     """, 66, [53]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.map_fn(lambda r: r + tf.random_uniform([8]), x)
+        z = tf.layers.dense(y, 3)
+     """, 79, [43, 66]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        z = tf.placeholder(tf.float32, [5, 8])
+        y = tf.map_fn(lambda t: t[0] * t[1], (x, z), dtype=tf.float32)
+        d = tf.layers.dense(y, 3)
+     """, 87, [74]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        z = tf.placeholder(tf.int32, [5])
+        y = tf.map_fn(lambda t: (t[0] * 2.0, t[1] + 1), (x, z))
+        d = tf.layers.dense(y[0], 3)
+     """, 105, [92]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.map_fn(lambda t: {"a": t["p"] + 1.0, "b": t["p"] * 2.0}, {"p": x}, dtype={"a": tf.float32, "b": tf.float32})
+        d = tf.layers.dense(y["b"], 3)
+     """, 90, [77]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.map_fn(lambda r: tf.reduce_sum(r), x, back_prop=False, parallel_iterations=3, name="mymap")
+        d = tf.layers.dense(tf.expand_dims(y, 0), 3)
+     """, 75, [62]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        w = tf.Variable(tf.ones([8]))
+        b = tf.constant(3.0)
+        y = tf.map_fn(lambda r: r * w + b, x)
+        d = tf.layers.dense(y, 3)
+     """, 80, [67]),
+    ("""
+        imgs = tf.placeholder(tf.float32, [4, 6, 6, 3])
+        y = tf.map_fn(lambda im: tf.image.random_flip_left_right(im), imgs)
+        d = tf.layers.dense(tf.reshape(y, [4, -1]), 3)
+     """, 92, [44, 79]),
+    ("""
+        imgs = tf.placeholder(tf.float32, [None, 6, 6, 3])
+        y = tf.map_fn(lambda im: tf.image.random_flip_left_right(im), imgs)
+        d = tf.layers.dense(tf.reshape(y, [-1, 108]), 3)
+     """, 93, [45, 80]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 8])
+        y = tf.scan(lambda a, r: a + r, x)
+        d = tf.layers.dense(y, 3)
+     """, 83, [70]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 8])
+        y = tf.scan(lambda a, r: a + r, x, reverse=True)
+        d = tf.layers.dense(y, 3)
+     """, 89, [76]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.scan(lambda a, r: a * r, x, reverse=True, initializer=tf.ones([8]))
+        d = tf.layers.dense(y, 3)
+     """, 79, [66]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 8])
+        y = tf.foldl(lambda a, r: a + r, x)
+        d = tf.layers.dense(tf.expand_dims(y, 0), 3)
+     """, 69, [56]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 8])
+        y = tf.foldr(lambda a, r: a + r, x)
+        d = tf.layers.dense(tf.expand_dims(y, 0), 3)
+     """, 70, [57]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 8])
+        y = tf.foldr(lambda a, r: a + r, x, initializer=tf.zeros([8]))
+        d = tf.layers.dense(tf.expand_dims(y, 0), 3)
+     """, 68, [55]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        z = tf.placeholder(tf.float32, [5, 8])
+        y = tf.scan(lambda a, t: (a[0] + t[0], a[1] * t[1]), (x, z))
+        d = tf.layers.dense(y[1], 3)
+     """, 123, [110]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.scan(lambda a, r: (a[0] + r, a[1] + 1), x, initializer=(tf.zeros([8]), 0))
+        d = tf.layers.dense(y[0], 3)
+     """, 103, [90]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.foldl(lambda a, r: a + tf.reduce_sum(r), x, initializer=0.0)
+        d = tf.layers.dense(tf.reshape(y, [1, 1]), 3)
+     """, 68, [55]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.scan(lambda a, r: a + r * tf.random_normal([8]), x)
+        d = tf.layers.dense(y, 3)
+     """, 89, [51, 76]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.foldl(lambda a, r: a + tf.random_uniform([8]) * r, x)
+        z = tf.foldr(lambda a, r: a + tf.random_uniform([8]) * r, x)
+        d = tf.layers.dense(tf.stack([y, z]), 3)
+     """, 130, [43, 101, 117]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.map_fn(lambda r: tf.nn.dropout(r, 0.5), x)
+        d = tf.layers.dense(y, 3)
+     """, 87, [44, 74]),
+    ("""
+        y = tf.map_fn(lambda r: r * 2, np.arange(12.0).reshape(4, 3).astype(np.float32))
+        d = tf.layers.dense(y, 3)
+     """, 73, [60]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.map_fn(lambda r: tf.layers.dense(tf.expand_dims(r, 0), 4, name="inner"), x)
+        d = tf.layers.dense(tf.reshape(y, [5, 4]), 3)
+     """, 93, [45, 80]),
+]
+
+
+@pytest.mark.parametrize("code,n_ops,seeds", CASES)
+def test_op_count_and_op_seeds_as_tf(code, n_ops, seeds):
+    assert _count_and_seeds(code) == (n_ops, seeds)
+
+
+def test_seeded_random_ops_mapped_over_rows_print_tf_1_15s_numbers():
+    tf.set_random_seed(7)
+    x = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
+    y = tf.map_fn(lambda r: r + tf.random_uniform([3]), x)
+    s = tf.scan(lambda a, r: a + r * tf.random_normal([3]), x)
+    fl = tf.foldl(lambda a, r: a + tf.random_uniform([3]) * r, x)
+    fr = tf.foldr(lambda a, r: a + tf.random_uniform([3]) * r, x, initializer=tf.zeros([3]))
+    imgs = tf.constant(np.arange(24, dtype=np.float32).reshape(4, 2, 3, 1))
+    flipped = tf.map_fn(lambda im: tf.image.random_flip_left_right(im), imgs)
+    d = tf.layers.dense(y, 2)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run([y, s, fl, fr, tf.reshape(flipped, [4, 6]), d])
+    # TF 1.15's output for the same program
+    want = [
+        [[0.64651, 1.01617, 2.47341], [3.99278, 4.09421, 5.8303],
+         [6.85982, 7.08304, 8.71566], [9.25066, 10.46122, 11.56767]],
+        [[0.0, 1.0, 2.0], [-4.23899, 4.62351, 0.7947], [-5.16822, 11.13759, 11.05417],
+         [-3.29634, 16.56107, 12.1558]],
+        [5.97334, 13.29749, 13.9454],
+        [8.24408, 15.6631, 13.10921],
+        [[2.0, 1.0, 0.0, 5.0, 4.0, 3.0], [6.0, 7.0, 8.0, 9.0, 10.0, 11.0],
+         [12.0, 13.0, 14.0, 15.0, 16.0, 17.0], [20.0, 19.0, 18.0, 23.0, 22.0, 21.0]],
+        [[-3.01802, -1.55589], [-9.79004, -1.70458], [-15.95997, -1.77883],
+         [-22.3272, -2.07757]],
+    ]
+    for g_, w in zip(got, want):
+        np.testing.assert_allclose(g_, w, atol=2e-5)
+
+
+def test_back_prop_false_makes_no_op_more_and_stops_gradients():
+    x = tf.placeholder(tf.float32, [5, 8])
+    y = tf.map_fn(lambda r: r * 2.0, x, back_prop=False)
+    assert tf.gradients(tf.reduce_sum(y), x) == [None]
+    z = tf.foldl(lambda a, r: a + r, x, back_prop=False)
+    assert z.op.type == "StopGradient" and z.op.name == "foldl/while/Exit_2"
