@@ -70,3 +70,31 @@ def test_training_helper_decoder_trains_as_tf_1_15():
         losses = [s.run([loss, train], feed)[0] for _ in range(4)]
     np.testing.assert_allclose(losses, [2.3198233, 2.2321444, 2.1463029, 2.0447209],
                                atol=1e-5)  # TF 1.15's
+
+
+def test_static_rnn_with_sequence_lengths_trains_as_tf_1_15():
+    tf.set_random_seed(7)
+    x = tf.placeholder(tf.float32, [3, 4, 2])
+    y = tf.placeholder(tf.float32, [3, 5])
+    _, st = tf.nn.static_rnn(tf.nn.rnn_cell.LSTMCell(5), tf.unstack(x, axis=1),
+                             sequence_length=[4, 2, 3], dtype=tf.float32)
+    loss = tf.reduce_mean((tf.layers.dense(st.h, 5) - y) ** 2)
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    rng = np.random.RandomState(1)
+    feed = {x: rng.randn(3, 4, 2), y: rng.randn(3, 5)}
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        losses = [s.run([loss, train], feed)[0] for _ in range(3)]
+    np.testing.assert_allclose(losses, [0.53918892, 0.3976528, 0.33623806], atol=1e-6)
+
+
+@pytest.mark.parametrize("make, seeds", [
+    (lambda: tf.nn.rnn_cell.GRUCell(6), [36, 50, 219]),
+    (lambda: tf.nn.rnn_cell.LSTMCell(6), [45, 228]),
+])
+def test_static_rnn_steps_with_lengths_count_tf_1_15s_conds(make, seeds):
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [2, 3, 4])
+    tf.nn.static_rnn(make(), tf.unstack(x, axis=1), sequence_length=[3, 2], dtype=tf.float32)
+    tf.random_normal([3])
+    assert _seed2("RandomUniform") + _seed2("RandomStandardNormal") == seeds  # TF 1.15's

@@ -147,7 +147,7 @@ def _zero_output(cell, batch_size, dtype):
     def one(size):
         dims = _size_list(size)
         if isinstance(batch_size, ops.Tensor):
-            shape = concat_ops.concat([array_ops.reshape(batch_size, [1]),
+            shape = concat_ops.concat([array_ops.expand_dims(batch_size, 0),
                                        ops.convert_to_tensor(dims, dtype=dtypes.int32)], 0)
             static = [None] + dims
         else:
@@ -346,8 +346,14 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         zero_output = None
         call = _cell_caller(cell)
         if sequence_length is not None:
-            sequence_length = _check_sequence_length(sequence_length)
+            sequence_length = ops.convert_to_tensor(sequence_length, name="sequence_length")
+            if sequence_length.get_shape().ndims not in (None, 1):
+                raise ValueError("sequence_length must be a vector of length batch_size")
+            start = ops.get_default_graph()._next_id
+            sequence_length = cast_ops.cast(sequence_length, dtypes.int32)
             zero_output = _zero_output(cell, batch_size, _state_dtype(dtype, state))
+            # TF: per output its zero output (8 ops), the min and max lengths (4)
+            _skip_ids_to(start + 8 * len(nest.flatten(cell.output_size)) + 4)
         for time, input_ in enumerate(inputs):
             if time > 0:
                 varscope.reuse_variables()
@@ -356,11 +362,72 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
                 return call(input_, state)
 
             if sequence_length is not None:
-                output, state = _rnn_step(time, sequence_length, zero_output, state, call_cell)
+                output, state = _static_rnn_step(time, sequence_length, zero_output, state,
+                                                 call_cell)
             else:
                 output, state = call_cell()
             outputs.append(output)
         return outputs, state
+
+
+def _static_rnn_step(time, sequence_length, zero_output, state, call_cell):
+    """A step of static_rnn with sequence lengths: as ``_rnn_step``, in TF 1.15's op count.
+    TF makes the step as two nested conds (the step skipped past the longest sequence, the
+    copy-through skipped before the shortest one), a Switch for each tensor a branch uses
+    from outside it; tideflow runs the cell and selects, and skips the ids of the rest."""
+    g = ops.get_default_graph()
+    step_start = g._next_id
+    copy = math_ops.less_equal(sequence_length, time)  # TF's (time >= sequence_length)
+    flat_zero, flat_state = nest.flatten(zero_output), nest.flatten(state)
+
+    def distinct(ts):
+        return len({id(t) for t in ts})
+
+    # TF: the max-length test (2), the outer cond's Switch, switch_t, switch_f, pred_id and
+    # its true branch's Switches (the zero outputs and the state)
+    _skip_ids_to(step_start + 8 + distinct(flat_zero + flat_state))
+    n_vars = len(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
+    cell_start = g._next_id
+    new_output, new_state = call_cell()
+    cell_end = g._next_id
+    nest.assert_same_structure(state, new_state)
+    flat_out, flat_new = nest.flatten(new_output), nest.flatten(new_state)
+    # the cell's own ops (not its new variables' ones, which TF makes outside the conds)
+    prefixes = [v.op.name for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)[n_vars:]]
+    made = [op for op in g.get_operations() if op._id >= cell_start and not any(
+        op.name == p or op.name.startswith(p + "/") for p in prefixes)]
+    made_set = set(made)
+    outer = set()  # tensors from outside switched into the outer cond's false branch
+    for op in made:
+        for t in op.inputs:
+            if t.op not in made_set:
+                outer.add(t)
+    count = len(outer)
+    inner = set()  # tensors switched into the inner cond's false branch
+
+    def use(t, from_outside):
+        nonlocal count
+        if t in inner:
+            return
+        inner.add(t)
+        count += 1
+        if from_outside and t not in outer:
+            outer.add(t)
+            count += 1
+
+    # the min-length test (its y, Greater, the min's Switch), the inner cond's 4 ops and its
+    # true branch's Switches, the selects with their Switches, the Merges of both conds
+    count += 2 + 1 + 4 + distinct(flat_out + flat_new)
+    for old, new in list(zip(flat_zero, flat_out)) + list(zip(flat_state, flat_new)):
+        use(copy, True)
+        use(old, True)
+        use(new, False)
+        count += 1
+    count += 2 * (len(flat_zero) + len(flat_state))
+    output = nest.map_structure(lambda z, o: _select(copy, z, o), zero_output, new_output)
+    state = nest.map_structure(lambda s, n: _select(copy, s, n), state, new_state)
+    _skip_ids_to(cell_end + count)
+    return output, state
 
 
 def _reverse(x, seq_lengths, seq_axis, batch_axis):

@@ -140,7 +140,7 @@ def _zero_outputs(size, dtype, batch_size):
         if any(v is None for v in dims):
             raise ValueError(f"dynamic_decode: the decoder's output_size {size} must be fully "
                              "defined")
-        shape = tf.concat([tf.reshape(tf.cast(batch_size, tf.int32), [1]),
+        shape = tf.concat([tf.expand_dims(tf.cast(batch_size, tf.int32), 0),
                            tf.constant(dims, dtype=tf.int32)], 0)
         z = tf.zeros(shape, dtype=d)
         z.set_shape(_batch_shape(batch_size, s))
