@@ -71,3 +71,43 @@ def test_seeded_augmented_cnn_under_a_monitored_session_trains_as_tf_1_15(tmp_pa
         losses, [1.56945, 1.71576, 1.68932, 1.77984, 1.61448, 1.66271, 1.61000, 1.66598,
                  1.61075, 1.62450, 1.59650, 1.57025], atol=2e-5)
     assert tf.train.latest_checkpoint(str(tmp_path)) is not None
+
+
+def _drain(dataset):
+    nxt = dataset.batch(100).make_one_shot_iterator().get_next()
+    with tf.Session() as s:
+        return s.run(nxt).tolist()
+
+
+@pytest.mark.parametrize("buf, reshuffle, count, want", [
+    (4, True, 3, [1, 3, 0, 6, 5, 7, 8, 9, 4, 2, 0, 3, 2, 4, 5, 1, 8, 6, 7, 9, 0, 2, 1, 5, 3, 6,
+                  8, 4, 9, 7]),
+    (4, False, 3, [1, 3, 0, 6, 5, 7, 8, 9, 4, 2] * 3),
+    (25, True, 2, [3, 2, 7, 5, 0, 9, 8, 4, 1, 6, 2, 7, 0, 5, 3, 8, 4, 6, 1, 9]),
+])
+def test_shuffle_then_repeat_is_fused_as_tf_1_15s_default_optimization(buf, reshuffle, count,
+                                                                        want):
+    """TF 1.15 fuses a reshuffling shuffle read by a repeat into ShuffleAndRepeatDataset: one
+    random stream through every epoch (not the per-epoch seeds of the unfused op), epochs never
+    mixed; TF 1.15 printed these orders."""
+    tf.set_random_seed(11)
+    ds = tf.data.Dataset.range(10).shuffle(buf, seed=2, reshuffle_each_iteration=reshuffle)
+    assert _drain(ds.repeat(count)) == want
+
+
+def test_shuffle_and_repeat_fusion_off_keeps_per_epoch_seeds():
+    tf.set_random_seed(11)
+    options = tf.data.Options()
+    options.experimental_optimization.shuffle_and_repeat_fusion = False
+    ds = tf.data.Dataset.range(10).shuffle(3, seed=2).repeat(2).with_options(options)
+    assert _drain(ds) == [0, 3, 2, 1, 6, 7, 4, 5, 8, 9, 2, 1, 0, 5, 4, 3, 7, 9, 6, 8]
+    with tf.Graph().as_default():
+        tf.set_random_seed(11)  # the experimental transformation is always the fused op
+        ds = tf.data.Dataset.range(7).apply(tf.data.experimental.shuffle_and_repeat(5, 2, seed=4))
+        assert _drain(ds) == [3, 1, 4, 2, 5, 6, 0, 0, 5, 1, 4, 3, 6, 2]
+
+
+def test_an_empty_dataset_shuffled_and_repeated_forever_is_empty():
+    nxt = tf.data.Dataset.range(0).shuffle(4).repeat().make_one_shot_iterator().get_next()
+    with tf.Session() as s, pytest.raises(tf.errors.OutOfRangeError):
+        s.run(nxt)

@@ -313,8 +313,15 @@ _declare("ShuffleDataset", ["input_dataset: variant", "buffer_size: int64", "see
          lambda ctx, d, n, s, s2: dv.Shuffle(d, _int(n), _int(s), _int(s2),
                                              ctx.op._attrs["reshuffle_each_iteration"]),
          ["reshuffle_each_iteration: bool = true", *_OUT])
-_declare("RepeatDataset", ["input_dataset: variant", "count: int64"],
-         lambda ctx, d, n: dv.Repeat(d, _int(n)), _OUT)
+def _repeat(ctx, d, n):
+    # TF 1.15's default shuffle_and_repeat_fusion (unless the dataset's options turn it off)
+    if (type(d) is dv.Shuffle and d.reshuffle
+            and ctx.op not in dv.UNFUSED_REPEATS):
+        return dv.ShuffleAndRepeat(d, _int(n))
+    return dv.Repeat(d, _int(n))
+
+
+_declare("RepeatDataset", ["input_dataset: variant", "count: int64"], _repeat, _OUT)
 _declare("TakeDataset", ["input_dataset: variant", "count: int64"],
          lambda ctx, d, n: dv.Take(d, _int(n)), _OUT)
 _declare("SkipDataset", ["input_dataset: variant", "count: int64"],

@@ -16,7 +16,7 @@ from tideflow.framework.random_seed import get_seed
 from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.tensor_shape import TensorShape, as_shape
 from tideflow.ops import dataset_structure as ds
-from tideflow.ops import iterator_ops
+from tideflow.ops import dataset_values, iterator_ops
 
 AUTOTUNE = -1
 # ops that create a resource (a lookup table): TF warns when a dataset function makes one, as
@@ -480,7 +480,11 @@ class Dataset(ds.Structured):
         if not isinstance(options, Options):
             raise TypeError(f"with_options: expected a tf.data.Options, got "
                             f"{type(options).__name__}")
-        self.options().merge(options)  # as TF: incompatible values fail here
+        merged = self.options().merge(options)  # as TF: incompatible values fail here
+        opt = merged.experimental_optimization
+        fusion = opt.shuffle_and_repeat_fusion
+        if fusion is False or (fusion is None and opt.apply_default_optimizations is False):
+            _no_shuffle_repeat_fusion(self)
         return _WithOptions(self, options)
 
     def options(self):
@@ -561,6 +565,19 @@ class Dataset(ds.Structured):
         from tideflow.ops.dataset_more import group_by_window
 
         return group_by_window(key_func, reduce_func, window_size, window_size_func)(self)
+
+
+def _no_shuffle_repeat_fusion(dataset, seen=None):
+    """Marks every repeat of a shuffle in ``dataset``'s chain to run unfused (their options
+    turn TF 1.15's default shuffle_and_repeat_fusion off)."""
+    seen = set() if seen is None else seen
+    if id(dataset) in seen:
+        return
+    seen.add(id(dataset))
+    if getattr(dataset, "_op_type", None) == "RepeatDataset":
+        dataset._no_shuffle_repeat_fusion = True
+    for d in dataset._input_datasets():
+        _no_shuffle_repeat_fusion(d, seen)
 
 
 class _WithOptions(Dataset):
@@ -696,6 +713,8 @@ class _OpDataset(Dataset):
         op = ops.apply_op(self._op_type, inputs, attrs, name=self._op_type)
         if self._fn is not None:
             self._fn.add_to(op)
+        if getattr(self, "_no_shuffle_repeat_fusion", False):
+            dataset_values.UNFUSED_REPEATS.add(op)  # read by the RepeatDataset kernel
         return op._outputs[0]
 
 

@@ -13,6 +13,7 @@ import operator
 import queue
 import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -891,6 +892,68 @@ class Shuffle(DatasetValue):
 
 
 _END_OF_INPUT = object()
+
+
+# RepeatDataset ops whose datasets' options turned shuffle_and_repeat_fusion off
+UNFUSED_REPEATS = weakref.WeakSet()
+
+
+class ShuffleAndRepeat(DatasetValue):
+    """A reshuffling ShuffleDataset read by a RepeatDataset, fused as TF 1.15's default
+    ``shuffle_and_repeat_fusion`` fuses them (and as ``tf.data.experimental.shuffle_and_repeat``
+    builds it): one Philox stream from (seed, seed2) draws through every epoch; the buffer
+    fills across an epoch's end, but each draw takes from the oldest epoch still in it, so no
+    epoch's elements mix with the next's."""
+
+    def __init__(self, shuffle, count):
+        self.input, self.size = shuffle.input, shuffle.size
+        self.seed, self.seed2 = shuffle.seed, shuffle.seed2
+        self.count = int(count)
+
+    @resumable
+    def iterate(self, rt):
+        rand = PhiloxWords(self.seed, self.seed2).take_words().__next__
+        size, count = self.size, self.count
+        buf = [None] * size  # the ring: element k (counted over all epochs) in slot k % size
+        epochs = collections.deque()  # [first, end) of each epoch's elements still buffered
+        end = held = passes = 0
+        src = None
+        got = False  # whether the current pass over the input gave an element
+        done = count == 0
+        while True:
+            while not done and held < size:
+                if src is None:
+                    src = _tap(self.input.iterate(rt))
+                    epochs.append([end, end])
+                    got = False
+                elem = next(src, _END_OF_INPUT)
+                if elem is _END_OF_INPUT:
+                    src = None
+                    passes += 1
+                    # an empty input repeated forever is empty
+                    done = passes >= count if count >= 0 else not got
+                    continue
+                if type(elem) is _Fail:
+                    yield elem
+                    continue
+                got = True
+                buf[end % size] = elem
+                end += 1
+                epochs[-1][1] = end
+                held += 1
+            if held == 0:
+                return
+            while epochs[0][0] == epochs[0][1]:
+                epochs.popleft()
+            first = epochs[0]
+            i = (first[0] + rand() % (first[1] - first[0])) % size
+            out = buf[i]
+            j = first[0] % size
+            buf[i] = buf[j]
+            buf[j] = None
+            first[0] += 1
+            held -= 1
+            yield out
 
 
 class Repeat(DatasetValue):
