@@ -98,3 +98,29 @@ def test_static_rnn_steps_with_lengths_count_tf_1_15s_conds(make, seeds):
     tf.nn.static_rnn(make(), tf.unstack(x, axis=1), sequence_length=[3, 2], dtype=tf.float32)
     tf.random_normal([3])
     assert _seed2("RandomUniform") + _seed2("RandomStandardNormal") == seeds  # TF 1.15's
+
+
+def test_bidirectional_dynamic_rnn_with_lengths_trains_as_tf_1_15():
+    tf.set_random_seed(11)
+    x = tf.placeholder(tf.float32, [3, 5, 2])
+    y = tf.placeholder(tf.int32, [3])
+    (_, ob), (sf, sb) = tf.nn.bidirectional_dynamic_rnn(
+        tf.nn.rnn_cell.LSTMCell(4), tf.nn.rnn_cell.LSTMCell(4), x, sequence_length=[5, 2, 4],
+        dtype=tf.float32)
+    # TF 1.15's order: the zero state before the lengths' check; a ReverseSequence converts
+    # the lengths itself
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names.index("bidirectional_rnn/fw/fw/CheckSeqLen") > names.index(
+        "bidirectional_rnn/fw/fw/LSTMCellZeroState/zeros")
+    assert "bidirectional_rnn/bw/ReverseSequence/seq_lengths" in names
+    loss = tf.losses.sparse_softmax_cross_entropy(
+        y, tf.layers.dense(tf.concat([sf.h, sb.h], 1), 3))
+    train = tf.train.AdamOptimizer(0.1).minimize(loss)
+    rng = np.random.RandomState(2)
+    feed = {x: rng.randn(3, 5, 2), y: [0, 2, 1]}
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        losses = [s.run([loss, train], feed)[0] for _ in range(3)]
+        back = s.run(ob, feed)[1, :, 0]
+    np.testing.assert_allclose(losses, [1.1926746, 1.0216093, 0.8843081], atol=1e-6)
+    np.testing.assert_allclose(back, [-0.10937, -0.02116, 0, 0, 0], atol=1e-5)

@@ -117,7 +117,7 @@ def _state_dtype(dtype, state):
 
 
 def _check_sequence_length(sequence_length):
-    sequence_length = cast_ops.cast(ops.convert_to_tensor(sequence_length), dtypes.int32)
+    sequence_length = cast_ops.cast(sequence_length, dtypes.int32)  # (TF's Cast/x)
     if sequence_length.get_shape().ndims not in (None, 1):
         raise ValueError("sequence_length must be a vector of length batch_size, but saw "
                          f"shape: {sequence_length.get_shape()}")
@@ -192,15 +192,15 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         if sequence_length is not None:
             sequence_length = _check_sequence_length(sequence_length)
         batch_size = _batch_size(flat_input, 1)
-        if sequence_length is not None:  # TF's run-time check of its length
-            with ops.control_dependencies([_assert_has_shape(sequence_length, [batch_size])]):
-                sequence_length = array_ops.identity(sequence_length, name="CheckSeqLen")
         if initial_state is not None:
             state = initial_state
         else:
             if not dtype:
                 raise ValueError("If there is no initial_state, you must give a dtype.")
             state = _initial_state(cell, batch_size, dtype)
+        if sequence_length is not None:  # TF's run-time check of its length
+            with ops.control_dependencies([_assert_has_shape(sequence_length, [batch_size])]):
+                sequence_length = array_ops.identity(sequence_length, name="CheckSeqLen")
         inputs = nest.pack_sequence_as(inputs, flat_input)
         outputs, final_state = _dynamic_rnn_loop(
             cell, inputs, state, parallel_iterations=parallel_iterations,
@@ -456,10 +456,9 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
                 parallel_iterations=parallel_iterations, swap_memory=swap_memory,
                 time_major=time_major, scope=fw_scope)
         time_axis, batch_axis = (0, 1) if time_major else (1, 0)
-        lengths = None if sequence_length is None else _check_sequence_length(sequence_length)
 
-        def rev(x):
-            return _reverse(ops.convert_to_tensor(x), lengths, time_axis, batch_axis)
+        def rev(x):  # (TF's: the lengths as given, converted by each ReverseSequence)
+            return _reverse(ops.convert_to_tensor(x), sequence_length, time_axis, batch_axis)
 
         with vs.variable_scope("bw") as bw_scope:
             inputs_reversed = nest.map_structure(rev, inputs)
