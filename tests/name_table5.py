@@ -339,7 +339,7 @@ EXPECTED = {
     'bool_mask': "boolean_mask/GatherV2:0",
     'seq_mask': "SequenceMask/Less:0",
     'pad': "Pad:0",
-    'image_std': "per_image_standardization:0",
+    'image_std': "per_image_standardization/Identity:0",  # TF 1.15's (2.x drops the convert)
     'conv2d_nn': "Conv2D:0",
     'bias_add': "BiasAdd:0",
     'embedding': "embedding_lookup/Identity:0",

@@ -43,22 +43,21 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
             scale_in, scale_out = src.max, dtype.max
             if scale_in > scale_out:
                 scale = (scale_in + 1) // (scale_out + 1)
-                scaled = math_ops.floordiv(image, ops.convert_to_tensor(scale, src))
+                scaled = math_ops.div(image, scale)
                 if saturate:
                     return cast_ops.saturate_cast(scaled, dtype, name=scope)
                 return cast_ops.cast(scaled, dtype, name=scope)
             cast = (cast_ops.saturate_cast(image, dtype) if saturate else
                     cast_ops.cast(image, dtype))
             scale = (scale_out + 1) // (scale_in + 1)
-            return math_ops.multiply(cast, ops.convert_to_tensor(scale, dtype), name=scope)
+            return math_ops.multiply(cast, scale, name=scope)
         if src.is_floating and dtype.is_floating:
             return cast_ops.cast(image, dtype, name=scope)
         if src.is_integer:  # int -> float
             cast = cast_ops.cast(image, dtype)
-            return math_ops.multiply(cast, ops.convert_to_tensor(1.0 / src.max, dtype),
-                                     name=scope)
+            return math_ops.multiply(cast, 1.0 / src.max, name=scope)
         # float -> int
-        scaled = math_ops.multiply(image, ops.convert_to_tensor(dtype.max + 0.5, src))
+        scaled = math_ops.multiply(image, dtype.max + 0.5)
         if saturate:
             return cast_ops.saturate_cast(scaled, dtype, name=scope)
         return cast_ops.cast(scaled, dtype, name=scope)
@@ -349,8 +348,8 @@ def adjust_saturation(image, saturation_factor, name=None):
     """Multiplies the HSV saturation of an RGB image by ``saturation_factor`` (clipped)."""
     with ops.name_scope(name, "adjust_saturation", [image]):
         flt, orig = _to_float(image)
-        k = ops.convert_to_tensor(saturation_factor, dtypes.float32, name="saturation_factor")
-        adjusted = ops.apply_op("AdjustSaturation", [flt, k])._outputs[0]
+        # a Python factor becomes the op's own constant (AdjustSaturation/scale), as in TF
+        adjusted = ops.apply_op("AdjustSaturation", [flt, saturation_factor])._outputs[0]
         return convert_image_dtype(adjusted, orig)
 
 
@@ -358,8 +357,7 @@ def adjust_hue(image, delta, name=None):
     """Rotates the hue of an RGB image by ``delta`` (in [-1, 1], a fraction of a turn)."""
     with ops.name_scope(name, "adjust_hue", [image]):
         flt, orig = _to_float(image)
-        d = ops.convert_to_tensor(delta, dtypes.float32, name="delta")
-        adjusted = ops.apply_op("AdjustHue", [flt, d])._outputs[0]
+        adjusted = ops.apply_op("AdjustHue", [flt, delta])._outputs[0]
         return convert_image_dtype(adjusted, orig)
 
 
@@ -425,22 +423,24 @@ def random_hue(image, max_delta, seed=None):
 
 
 def per_image_standardization(image):
-    """``(x - mean) / max(stddev, 1/sqrt(N))`` per image, N its number of elements."""
+    """``(x - mean) / max(stddev, 1/sqrt(N))`` per image, N its number of elements; as TF
+    1.15, the result has the image's dtype (an integer one saturates)."""
+    from tideflow.ops import image_ops, special_math_ops
+
     with ops.name_scope(None, "per_image_standardization", [image]) as scope:
-        image = ops.convert_to_tensor(image, name="image")
-        s = image.get_shape()
-        if s.ndims is not None and s.ndims < 3:
-            raise ValueError(f"'image' (shape {s}) must be at least three-dimensional.")
+        image = image_ops.assert_at_least_3d(ops.convert_to_tensor(image, name="image"))
+        orig = image.dtype.base_dtype
+        if orig not in (dtypes.float16, dtypes.float32):
+            image = convert_image_dtype(image, dtypes.float32)
         num_pixels = reduction_ops.reduce_prod(array_ops.shape(image)[-3:])
-        image = cast_ops.cast(image, dtypes.float32)
         axes = [-1, -2, -3]
         mean = reduction_ops.reduce_mean(image, axis=axes, keepdims=True)
-        variance = (reduction_ops.reduce_mean(unary_ops.square(image), axis=axes, keepdims=True)
-                    - unary_ops.square(mean))
-        stddev = unary_ops.sqrt(math_ops.maximum(variance, 0.0))
-        min_stddev = unary_ops.rsqrt(cast_ops.cast(num_pixels, dtypes.float32))
+        stddev = special_math_ops.reduce_std(image, axis=axes, keepdims=True)
+        min_stddev = unary_ops.rsqrt(cast_ops.cast(num_pixels, image.dtype))
         scale = math_ops.maximum(stddev, min_stddev)
-        return math_ops.truediv(math_ops.subtract(image, mean), scale, name=scope)
+        image = image - mean
+        image = math_ops.truediv(image, scale, name=scope)
+        return convert_image_dtype(image, orig, saturate=True)
 
 
 def rgb_to_grayscale(images, name=None):

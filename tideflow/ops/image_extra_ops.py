@@ -287,5 +287,4 @@ def transpose(image, name=None):
     """Swaps the height and width of an image or a batch of images."""
     from tideflow.ops.image_ops import transpose_image
 
-    with ops.name_scope(name, "transpose", [image]):
-        return transpose_image(image)
+    return transpose_image(image, name)

@@ -13,7 +13,10 @@ from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.ops import (
     array_ops,
     cast_ops,
+    check_ops,
     concat_ops,
+    cond,
+    control_flow_ops,
     gather_ops,
     logging_ops,
     math_ops,
@@ -41,12 +44,33 @@ def _is_tensor(x):
 
 
 def check_3d_or_more(image):
-    """ValueError unless ``image`` (a Tensor) can be an image of rank >= 3 with no zero dims."""
+    """ValueError unless ``image`` (a Tensor) can be an image of rank >= 3 with no zero dims;
+    the shape with at least three dims (TF's static half of _CheckAtLeast3DImage)."""
     shape = image.get_shape()
-    if shape.ndims is not None and shape.ndims < 3:
-        raise ValueError(f"'image' (shape {shape}) must be at least three-dimensional.")
-    if shape.ndims is not None and any(d.value == 0 for d in shape.dims[-3:]):
-        raise ValueError("all dims of 'image.shape' must be > 0.")
+    try:
+        shape = shape.with_rank(3) if shape.ndims is None else shape.with_rank_at_least(3)
+    except ValueError:
+        raise ValueError("'image' must be at least three-dimensional.") from None
+    if any(d.value == 0 for d in shape.dims):
+        raise ValueError(f"all dims of 'image.shape' must be > 0: {shape}")
+    return shape
+
+
+def at_least_3d_checks(image):
+    """TF 1.x's _CheckAtLeast3DImage(require_static=False): the static checks, then, for a
+    shape not fully known, its two Assert ops (every dim > 0, rank >= 3); [] otherwise."""
+    if check_3d_or_more(image).is_fully_defined():
+        return []
+    return [check_ops.assert_positive(array_ops.shape(image),
+                                      ["all dims of 'image.shape' must be > 0."]),
+            check_ops.assert_greater_equal(array_ops.rank(image), 3,
+                                           message="'image' must be at least three-dimensional.")]
+
+
+def assert_at_least_3d(image):
+    """``image`` behind TF 1.x's checks (_AssertAtLeast3DImage): an Identity named
+    control_dependency, as TF makes even when no Assert is needed."""
+    return control_flow_ops.with_dependencies(at_least_3d_checks(image), image)
 
 
 def check_3d(image):
@@ -57,17 +81,6 @@ def check_3d(image):
         raise ValueError("all dims of 'image.shape' must be > 0.")
 
 
-def _dynamic_dims_check(image):
-    """[Assert op] that the last three dims are > 0 when the static shape cannot tell (TF's
-    _CheckAtLeast3DImage with require_static=False); [] for a fully defined shape."""
-    if image.get_shape().is_fully_defined():
-        return []
-    dims = array_ops.shape(image)[-3:]
-    return [logging_ops.Assert(
-        reduction_ops.reduce_all(math_ops.greater(dims, 0)),
-        ["all dims of 'image.shape' must be > 0.", dims])]
-
-
 def assert_or_raise(cond, msg):
     """A Python condition raises ValueError(msg) when false; a tensor one gives [Assert op]."""
     if _is_tensor(cond):
@@ -75,13 +88,6 @@ def assert_or_raise(cond, msg):
     if not cond:
         raise ValueError(msg)
     return []
-
-
-def _with_deps(deps, x):
-    if not deps:
-        return x
-    with ops.control_dependencies(deps):
-        return array_ops.identity(x)
 
 
 def _as_batch(image):
@@ -108,7 +114,7 @@ def _static(*xs):
 
 
 # ------------------------------------------------------------------------------------------
-# crops and pads
+# crops and pads (each builds TF 1.x's checks, op for op, so later ops number as in TF)
 # ------------------------------------------------------------------------------------------
 
 
@@ -116,9 +122,8 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
     """Crops ``image`` (3-D or 4-D) to the box with top-left corner at the offsets."""
     with ops.name_scope(None, "crop_to_bounding_box", [image]):
         image, is_batch = _as_batch(image)
-        check_3d_or_more(image)
+        deps = at_least_3d_checks(image)
         batch, height, width, depth = image_dimensions(image, 4)
-        deps = _dynamic_dims_check(image)
         deps += assert_or_raise(offset_width >= 0, "offset_width must be >= 0.")
         deps += assert_or_raise(offset_height >= 0, "offset_height must be >= 0.")
         deps += assert_or_raise(target_width > 0, "target_width must be > 0.")
@@ -127,7 +132,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
                                 "width must be >= target + offset.")
         deps += assert_or_raise(height >= (target_height + offset_height),
                                 "height must be >= target + offset.")
-        image = _with_deps(deps, image)
+        image = control_flow_ops.with_dependencies(deps, image)
         cropped = slicing_ops.slice(
             image, concat_ops.stack([0, offset_height, offset_width, 0]),
             concat_ops.stack([-1, target_height, target_width, -1]))
@@ -139,16 +144,15 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     """Pads ``image`` with zeros to ``target`` size, placing it at the offsets."""
     with ops.name_scope(None, "pad_to_bounding_box", [image]):
         image, is_batch = _as_batch(image)
-        check_3d_or_more(image)
+        deps = at_least_3d_checks(image)
         batch, height, width, depth = image_dimensions(image, 4)
         after_w = target_width - offset_width - width
         after_h = target_height - offset_height - height
-        deps = _dynamic_dims_check(image)
         deps += assert_or_raise(offset_height >= 0, "offset_height must be >= 0")
         deps += assert_or_raise(offset_width >= 0, "offset_width must be >= 0")
         deps += assert_or_raise(after_w >= 0, "width must be <= target - offset")
         deps += assert_or_raise(after_h >= 0, "height must be <= target - offset")
-        image = _with_deps(deps, image)
+        image = control_flow_ops.with_dependencies(deps, image)
         paddings = array_ops.reshape(
             concat_ops.stack([0, 0, offset_height, after_h, offset_width, after_w, 0, 0]),
             [4, 2])
@@ -157,28 +161,42 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
         return _unbatch(padded, is_batch)
 
 
+def _max(x, y):
+    return math_ops.maximum(x, y) if _is_tensor(x) or _is_tensor(y) else max(x, y)
+
+
+def _min(x, y):
+    return math_ops.minimum(x, y) if _is_tensor(x) or _is_tensor(y) else min(x, y)
+
+
+def _equal(x, y):
+    return math_ops.equal(x, y) if _is_tensor(x) or _is_tensor(y) else x == y
+
+
 def resize_image_with_crop_or_pad(image, target_height, target_width):
     """Centrally crops and/or zero-pads ``image`` to ``target_height`` x ``target_width``."""
     with ops.name_scope(None, "resize_image_with_crop_or_pad", [image]):
         image, is_batch = _as_batch(image)
-        check_3d_or_more(image)
-        assert_or_raise(target_width > 0, "target_width must be > 0.")
-        assert_or_raise(target_height > 0, "target_height must be > 0.")
-
-        def max_(x, y):
-            return math_ops.maximum(x, y) if _is_tensor(x) or _is_tensor(y) else max(x, y)
-
-        def min_(x, y):
-            return math_ops.minimum(x, y) if _is_tensor(x) or _is_tensor(y) else min(x, y)
-
+        deps = at_least_3d_checks(image)
+        deps += assert_or_raise(target_width > 0, "target_width must be > 0.")
+        deps += assert_or_raise(target_height > 0, "target_height must be > 0.")
+        image = control_flow_ops.with_dependencies(deps, image)
+        if _is_tensor(target_height):
+            target_height = control_flow_ops.with_dependencies(deps, target_height)
+        if _is_tensor(target_width):
+            target_width = control_flow_ops.with_dependencies(deps, target_width)
         _, height, width, _ = image_dimensions(image, 4)
         width_diff = target_width - width
+        crop_w, pad_w = _max(-width_diff // 2, 0), _max(width_diff // 2, 0)
         height_diff = target_height - height
-        cropped = crop_to_bounding_box(image, max_(-height_diff // 2, 0),
-                                       max_(-width_diff // 2, 0),
-                                       min_(target_height, height), min_(target_width, width))
-        resized = pad_to_bounding_box(cropped, max_(height_diff // 2, 0),
-                                      max_(width_diff // 2, 0), target_height, target_width)
+        crop_h, pad_h = _max(-height_diff // 2, 0), _max(height_diff // 2, 0)
+        cropped = crop_to_bounding_box(image, crop_h, crop_w, _min(target_height, height),
+                                       _min(target_width, width))
+        resized = pad_to_bounding_box(cropped, pad_h, pad_w, target_height, target_width)
+        _, resized_h, resized_w, _ = image_dimensions(resized, 4)
+        deps = assert_or_raise(_equal(resized_h, target_height), "resized height is not correct.")
+        deps += assert_or_raise(_equal(resized_w, target_width), "resized width is not correct.")
+        resized = control_flow_ops.with_dependencies(deps, resized)
         return _unbatch(resized, is_batch)
 
 
@@ -190,28 +208,33 @@ def central_crop(image, central_fraction):
             raise ValueError("central_fraction must be within (0, 1]")
         if central_fraction == 1.0:
             return image
-        check_3d_or_more(image)
+        assert_at_least_3d(image)  # as TF 1.x: its checks are made, and nothing runs them
         ndims = image.get_shape().ndims
-        if ndims not in (3, 4):  # an unknown rank too (and the caller's tensor keeps it)
+        if ndims not in (3, 4):
             raise ValueError("`image` should either be a Tensor with rank = 3 or rank = 4. "
                              f"Had rank = {ndims}.")
-        img = image if ndims == 4 else array_ops.expand_dims(image, 0)
-        _, h, w, _ = image_dimensions(img, 4)
+        off = ndims - 3
+        shape = image.get_shape().as_list()
+
+        def dim(i):
+            return shape[i] if shape[i] is not None else array_ops.shape(image)[i]
 
         def start(d):
             if _is_tensor(d):
                 dd = cast_ops.cast(d, dtypes.float64)
                 return cast_ops.cast((dd - dd * central_fraction) / 2, dtypes.int32)
-            return int((d - d * central_fraction) / 2)
+            return int((float(d) - float(d) * central_fraction) / 2)
 
+        h, w = dim(off), dim(off + 1)
         h0, w0 = start(h), start(w)
         hs, ws = h - h0 * 2, w - w0 * 2
-        begin = concat_ops.stack([0, h0, w0, 0])
-        size = concat_ops.stack([-1, hs, ws, -1])
-        out = slicing_ops.slice(img, begin, size)
-        shape = image.get_shape().as_list()
-        out.set_shape([shape[0] if ndims == 4 else None] + _static(hs, ws) + [shape[-1]])
-        return out if ndims == 4 else array_ops.squeeze(out, axis=[0])
+        if ndims == 3:
+            begin, size = concat_ops.stack([h0, w0, 0]), concat_ops.stack([hs, ws, -1])
+        else:
+            begin, size = concat_ops.stack([0, h0, w0, 0]), concat_ops.stack([-1, hs, ws, -1])
+        out = slicing_ops.slice(image, begin, size)
+        out.set_shape(shape[:off] + _static(hs, ws) + [shape[-1]])
+        return out
 
 
 def random_crop(value, size, seed=None, name=None):
@@ -223,11 +246,10 @@ def random_crop(value, size, seed=None, name=None):
         check = logging_ops.Assert(
             reduction_ops.reduce_all(math_ops.greater_equal(shape, size)),
             ["Need value.shape >= size, got ", shape, size], summarize=1000)
-        shape = _with_deps([check], shape)
+        shape = control_flow_ops.with_dependencies([check], shape)
         limit = shape - size + 1
-        offset = math_ops.floormod(
-            random_ops.random_uniform(array_ops.shape(shape), dtype=size.dtype,
-                                      maxval=size.dtype.max, seed=seed), limit)
+        offset = random_ops.random_uniform(array_ops.shape(shape), dtype=size.dtype,
+                                           maxval=size.dtype.max, seed=seed) % limit
         return slicing_ops.slice(value, offset, size, name=scope)
 
 
@@ -240,17 +262,24 @@ def _fix_flip_shape(image, out):
     # TF treats an image of unknown rank as one 3-D image: the result is [None, None, None].
     shape = image.get_shape()
     out.set_shape([None, None, None] if shape.ndims is None else shape)
+    return out
+
+
+def in_data_function():
+    """Whether ops are being made in a tf.data function, where TF 1.15 builds functional
+    control flow (an If op and an Identity per output) instead of Switch/Merge frames, and
+    random ops take their op seeds from the function's own op count."""
+    return getattr(ops.get_default_graph(), "_counts_own_ops", False)
 
 
 def _flip(image, axis, scope):
     with ops.name_scope(None, scope, [image]):
-        image = ops.convert_to_tensor(image, name="image")
-        check_3d_or_more(image)
+        image = assert_at_least_3d(ops.convert_to_tensor(image, name="image"))
         ndims = image.get_shape().ndims
         if ndims in (3, None):
             out = pad_ops.reverse(image, [axis])
         elif ndims == 4:
-            out = pad_ops.reverse(image, [axis + 1])
+            return pad_ops.reverse(image, [axis + 1])
         else:
             raise ValueError("'image' must have either 3 or 4 dimensions.")
         _fix_flip_shape(image, out)
@@ -269,20 +298,29 @@ def flip_up_down(image):
 
 def _random_flip(image, axis, seed, scope):
     with ops.name_scope(None, scope, [image]) as name:
-        image = ops.convert_to_tensor(image, name="image")
-        check_3d_or_more(image)
+        image = assert_at_least_3d(ops.convert_to_tensor(image, name="image"))
         ndims = image.get_shape().ndims
         if ndims in (3, None):
             u = random_ops.random_uniform([], 0, 1.0, seed=seed)
-            out = gather_ops.where(math_ops.less(u, 0.5), pad_ops.reverse(image, [axis]), image,
-                                   name=name)
+            pred = math_ops.less(u, 0.5)
+            if in_data_function():
+                return _fix_flip_shape(image, cond.cond(
+                    pred, lambda: pad_ops.reverse(image, [axis]), lambda: image, name=name))
+            # TF 1.x builds a cond here (Switch, switch_t, switch_f, pred_id, the Switch of the
+            # image into each branch, Merge): one Select does the same, and the ids of TF's
+            # other six ops are skipped so later ops number as in TF; it keeps TF's name
+            graph = ops.get_default_graph()
+            graph._skip_op_ids(4)
+            flipped = pad_ops.reverse(image, [axis])
+            graph._skip_op_ids(2)
+            out = gather_ops.where(pred, flipped, image, name="Merge")
         elif ndims == 4:
-            batch = image_dimensions(image, 4)[0]
+            batch = array_ops.shape(image)[0]
             u = random_ops.random_uniform([batch], 0, 1.0, seed=seed)
-            flips = cast_ops.cast(unary_ops.round(array_ops.reshape(u, [batch, 1, 1, 1])),
-                                  image.dtype)
+            flips = unary_ops.round(array_ops.reshape(u, [batch, 1, 1, 1]))
+            flips = cast_ops.cast(flips, image.dtype)
             flipped = pad_ops.reverse(image, [axis + 1])
-            out = math_ops.add(flips * flipped, (1 - flips) * image, name=name)
+            return flips * flipped + (1 - flips) * image
         else:
             raise ValueError("'image' must have either 3 or 4 dimensions.")
         _fix_flip_shape(image, out)
@@ -299,19 +337,15 @@ def random_flip_up_down(image, seed=None):
     return _random_flip(image, 0, seed, "random_flip_up_down")
 
 
-def transpose_image(image):
-    """Swaps height and width of a 3-D or 4-D image."""
-    with ops.name_scope(None, "transpose_image", [image]):
-        image = ops.convert_to_tensor(image, name="image")
-        check_3d_or_more(image)
+def transpose_image(image, name=None):
+    """Swaps height and width of a 3-D or 4-D image (``tf.image.transpose``)."""
+    with ops.name_scope(name, "transpose", [image]):
+        image = assert_at_least_3d(ops.convert_to_tensor(image, name="image"))
         ndims = image.get_shape().ndims
         if ndims in (3, None):
-            out = array_ops.transpose(image, [1, 0, 2], name="transpose_image")
-            if ndims is None:
-                out.set_shape([None, None, None])
-            return out
+            return array_ops.transpose(image, [1, 0, 2], name=name)
         if ndims == 4:
-            return array_ops.transpose(image, [0, 2, 1, 3], name="transpose_image")
+            return array_ops.transpose(image, [0, 2, 1, 3], name=name)
         raise ValueError("'image' must have either 3 or 4 dimensions.")
 
 
@@ -328,28 +362,40 @@ def _rot90_static(image, k, off):
 
 def rot90(image, k=1, name=None):
     """Rotates a 3-D or 4-D image by ``k`` quarter turns counter-clockwise."""
-    with ops.name_scope(name, "rot90", [image, k]):
-        image = ops.convert_to_tensor(image, name="image")
-        check_3d_or_more(image)
+    from tideflow.ops.cond import case
+
+    with ops.name_scope(name, "rot90", [image, k]) as scope:
+        image = assert_at_least_3d(ops.convert_to_tensor(image, name="image"))
+        k = ops.convert_to_tensor(k, dtype=dtypes.int32, name="k")
+        k.get_shape().assert_has_rank(0)
+        k = math_ops.floormod(k, 4)
         ndims = image.get_shape().ndims
         if ndims not in (3, 4, None):
             raise ValueError("'image' must have either 3 or 4 dimensions.")
         off = 1 if ndims == 4 else 0
-        kv = k if isinstance(k, (int, np.integer)) else ops.constant_value(
-            ops.convert_to_tensor(k, dtype=dtypes.int32, name="k"))
-        if kv is None:
-            from tideflow.ops.cond import case
-
-            k = math_ops.floormod(ops.convert_to_tensor(k, dtypes.int32), 4)
-            pairs = [(math_ops.equal(k, i), lambda i=i: _rot90_static(image, i, off))
-                     for i in (1, 2, 3)]
-            out = case(pairs, default=lambda: image, exclusive=True)
-            if ndims is None:
-                out.set_shape([None, None, None])
-            return out
-        out = _rot90_static(image, int(kv) % 4, off)
-        if ndims is None and int(kv) % 4:
-            out.set_shape([None, None, None])
+        preds = [math_ops.equal(k, i) for i in (1, 2, 3)]
+        # TF 1.x selects the rotation with an exclusive case (its check and nested conds take
+        # 53 op ids) even for a constant k; tideflow builds the one rotation a constant k
+        # asks for, or a plain case, and skips to TF's count so later ops number as in TF
+        graph = ops.get_default_graph()
+        first = graph._next_id
+        kv = ops.constant_value(k)
+        if in_data_function():  # TF's ops, an If op for each cond (and so TF's op count)
+            pairs = [(p, lambda i=i: _rot90_static(image, i, off))
+                     for p, i in zip(preds, (1, 2, 3))]
+            out = case(pairs, default=lambda: image, exclusive=True, name=scope)
+        elif kv is None:
+            pairs = [(p, lambda i=i: _rot90_static(image, i, off))
+                     for p, i in zip(preds, (1, 2, 3))]
+            out = case(pairs, default=lambda: image, name=scope)
+        else:
+            out = array_ops.identity(_rot90_static(image, int(kv), off), name="cond/Merge")
+        graph._skip_op_ids(to=first + 53)
+        shape = out.get_shape()
+        if off:
+            out.set_shape([shape[0], None, None, shape[3]])
+        else:
+            out.set_shape([None, None, image.get_shape().with_rank(3)[2]])
         return out
 
 

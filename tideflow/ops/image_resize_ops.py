@@ -13,7 +13,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops import array_ops, cast_ops, concat_ops, math_ops, unary_ops
+from tideflow.ops import array_ops, cast_ops, concat_ops, control_flow_ops, math_ops, unary_ops
 from tideflow.ops.array_ops import _check_rank, _in, _np, partial_vector
 from tideflow.ops.gradients import dense
 
@@ -428,7 +428,7 @@ def _is_tensor(x):
 def _size_tensor(size):
     if isinstance(size, (list, tuple)) and any(_is_tensor(s) for s in size):
         size = concat_ops.stack([cast_ops.cast(s, dtypes.int32) if _is_tensor(s) else s
-                                 for s in size])
+                                 for s in size], name="size")
     try:
         size = ops.convert_to_tensor(size, dtypes.int32, name="size")
     except (TypeError, ValueError):
@@ -445,7 +445,7 @@ def _is_scalar_size(v):
 
 
 def resize_images(images, size=None, method=ResizeMethod.BILINEAR, align_corners=False,
-                  preserve_aspect_ratio=False, new_height=None, new_width=None):
+                  preserve_aspect_ratio=False, name=None, new_height=None, new_width=None):
     """Resizes 3-D ``[h, w, c]`` or 4-D ``[n, h, w, c]`` images to ``size`` = [new_h, new_w].
 
     Also takes 0.x's ``resize_images(images, new_height, new_width, method=0,
@@ -457,19 +457,23 @@ def resize_images(images, size=None, method=ResizeMethod.BILINEAR, align_corners
             [size, method], int(align_corners), bool(preserve_aspect_ratio), False)
     if size is None:
         raise TypeError("resize_images() needs 'size'")
-    with ops.name_scope(None, "resize_images", [images, size]):
+    with ops.name_scope(name, "resize", [images, size]):
         images, is_batch = _batched(images)
         _, height, width, _ = images.get_shape().as_list()
         size = _size_tensor(size)
         if preserve_aspect_ratio:
+            # as TF 1.x: the new size must be static here
+            const = array_ops.constant_value_as_shape(size)
             _, cur_h, cur_w, _ = image_dimensions(images, 4)
-            to_f = cast_ops.to_float
-            scale_h = math_ops.truediv(to_f(size[0]), to_f(cur_h))
-            scale_w = math_ops.truediv(to_f(size[1]), to_f(cur_w))
+            f32 = dtypes.float32
+            scale_h = cast_ops.cast(const[0].value, f32) / cast_ops.cast(cur_h, f32)
+            scale_w = cast_ops.cast(const[1].value, f32) / cast_ops.cast(cur_w, f32)
             scale = math_ops.minimum(scale_h, scale_w)
-            new_h = cast_ops.to_int32(unary_ops.round(math_ops.multiply(scale, to_f(cur_h))))
-            new_w = cast_ops.to_int32(unary_ops.round(math_ops.multiply(scale, to_f(cur_w))))
-            size = concat_ops.stack([new_h, new_w], name="size")
+            new_h = cast_ops.cast(unary_ops.round(scale * cast_ops.cast(cur_h, f32)),
+                                  dtypes.int32)
+            new_w = cast_ops.cast(unary_ops.round(scale * cast_ops.cast(cur_w, f32)),
+                                  dtypes.int32)
+            size = ops.convert_to_tensor([new_h, new_w], dtypes.int32, name="size")
         const = array_ops.constant_value_as_shape(size)
         new_h, new_w = (const[0].value, const[1].value) if const.ndims == 2 else (None, None)
         if new_w is not None and new_h is not None and width == new_w and height == new_h:
@@ -510,9 +514,10 @@ def resize_image_with_pad(image, target_height, target_width,
             image = array_ops.expand_dims(image, 0)
         elif ndims != 4:
             raise ValueError("'image' must have either 3 or 4 dimensions.")
-        image_ops.check_3d_or_more(image)
-        image_ops.assert_or_raise(target_width > 0, "target_width must be > 0.")
-        image_ops.assert_or_raise(target_height > 0, "target_height must be > 0.")
+        deps = image_ops.at_least_3d_checks(image)
+        deps += image_ops.assert_or_raise(target_width > 0, "target_width must be > 0.")
+        deps += image_ops.assert_or_raise(target_height > 0, "target_height must be > 0.")
+        image = control_flow_ops.with_dependencies(deps, image)
         _, height, width, _ = image_dimensions(image, 4)
         f64 = dtypes.float64
         f_h, f_w = cast_ops.cast(height, f64), cast_ops.cast(width, f64)
@@ -521,9 +526,12 @@ def resize_image_with_pad(image, target_height, target_width,
         rh, rw = f_h / ratio, f_w / ratio
         resized_h = cast_ops.cast(unary_ops.floor(rh), dtypes.int32)
         resized_w = cast_ops.cast(unary_ops.floor(rw), dtypes.int32)
-        pad_h = math_ops.maximum(0, cast_ops.cast(unary_ops.floor((f_th - rh) / 2), dtypes.int32))
-        pad_w = math_ops.maximum(0, cast_ops.cast(unary_ops.floor((f_tw - rw) / 2), dtypes.int32))
+        half_h, half_w = (f_th - rh) / 2, (f_tw - rw) / 2
+        floor_h, floor_w = unary_ops.floor(half_h), unary_ops.floor(half_w)
+        pad_h = math_ops.maximum(0, cast_ops.cast(floor_h, dtypes.int32))
+        pad_w = math_ops.maximum(0, cast_ops.cast(floor_w, dtypes.int32))
         resized = resize(image, [resized_h, resized_w], method)
         padded = image_ops.pad_to_bounding_box(resized, pad_h, pad_w, target_height,
                                                target_width)
+        image_dimensions(padded, 4)  # TF 1.x's check of the padded shape (its ops)
         return padded if is_batch else array_ops.squeeze(padded, axis=[0])

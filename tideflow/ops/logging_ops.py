@@ -144,9 +144,16 @@ def Assert(condition, data, summarize=None, name=None):
         # the false branch a Const per Python value of ``data``, the Assert, and a Switch for
         # the condition and for each tensor of ``data``). The ids of the ops ours lacks are
         # skipped, so the ops after it (and random ones' seeds) get TF's op count
+        graph = ops.get_default_graph()
+        if getattr(graph, "_counts_own_ops", False):
+            # in a tf.data function TF 1.15's guard is a functional If and the Identity of its
+            # output: one op more than ours, in the function's own op count
+            with ops.control_dependencies([check]):
+                ops.apply_op("Identity", [condition], name="AssertGuard/Identity")
+            return check
         tensors = {id(d) for d in data if isinstance(d, ops.Tensor)} - {id(condition)}
         n_data = sum(not isinstance(d, ops.Tensor) for d in data) + len(tensors)
-        ops.get_default_graph()._skip_op_ids(9 + n_data)
+        graph._skip_op_ids(9 + n_data)
         return check
 
 

@@ -1,0 +1,350 @@
+"""tf.image builds the ops TF 1.15 builds, in its order (names as TF's), at top level and in
+Dataset.map functions.
+
+TF 1.x seeds a random op without an op seed with the number of ops the graph (or the tf.data
+function) holds when it is made; ours are TF's Philox kernels, so a seeded augmentation
+pipeline prints TF's pixels only if each image op made as many ops before. Where TF builds a
+Switch/Merge cond (random flips of one image, rot90's case) tideflow builds one Select or the
+one rotation and skips the ids of TF's other ops. The expected lists and values below are what
+real TF 1.15 printed for the same programs.
+"""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        yield
+
+
+def _names():
+    return [op.name for op in tf.get_default_graph().get_operations()]
+
+
+def _seeds():
+    return [op.get_attr("seed2") for op in tf.get_default_graph().get_operations()
+            if "seed2" in op.node_def.attr]
+
+
+def _uniform(scope, shape_op="shape"):
+    base = f"{scope}/random_uniform"
+    return [f"{base}/{shape_op}", f"{base}/min", f"{base}/max", f"{base}/RandomUniform",
+            f"{base}/sub", f"{base}/mul", base]
+
+
+_NORMAL = ["random_normal/shape", "random_normal/mean", "random_normal/stddev",
+           "random_normal/RandomStandardNormal", "random_normal/mul", "random_normal"]
+
+
+def _at_least_3d_asserts(scope, rank_op="Rank"):
+    pos = f"{scope}/assert_positive"
+    ge = f"{scope}/assert_greater_equal"
+    return ([f"{scope}/Shape", f"{pos}/Const", f"{pos}/assert_less/Less",
+             f"{pos}/assert_less/Const", f"{pos}/assert_less/All",
+             f"{pos}/assert_less/Assert/Const", f"{pos}/assert_less/Assert/Assert/data_0",
+             f"{pos}/assert_less/Assert/Assert", f"{scope}/{rank_op}", f"{ge}/y",
+             f"{ge}/GreaterEqual", f"{ge}/Const", f"{ge}/All"]
+            + [f"{ge}/Assert/Const" + s for s in ("", "_1", "_2", "_3")]
+            + [f"{ge}/Assert/Assert/data_{i}" for i in (0, 1, 2, 4)] + [f"{ge}/Assert/Assert"])
+
+
+# ------------------------------------------------------------------------------------------
+# op lists and op seeds
+# ------------------------------------------------------------------------------------------
+
+
+def test_random_flip_of_one_image_counts_tf_cond():
+    x = tf.placeholder(tf.float32, [8, 8, 3])
+    y = tf.image.random_flip_left_right(x)
+    tf.random_normal([2])
+    s = "random_flip_left_right"
+    # TF: control_dependency, the uniform, Less, then a cond of 9 ops ending in Merge
+    assert _names()[:11] == ["Placeholder", f"{s}/control_dependency", *_uniform(s),
+                             f"{s}/Less/y", f"{s}/Less"]
+    assert y.name == f"{s}/Merge:0" and y.get_shape().as_list() == [8, 8, 3]
+    assert _seeds() == [5, 23]
+
+
+def test_random_flip_of_a_batch_builds_tf_ops():
+    x = tf.placeholder(tf.float32, [4, 8, 8, 3])
+    tf.image.random_flip_up_down(x)
+    tf.random_normal([2])
+    s = "random_flip_up_down"
+    assert _names() == (
+        ["Placeholder", f"{s}/control_dependency", f"{s}/Shape", f"{s}/strided_slice/stack",
+         f"{s}/strided_slice/stack_1", f"{s}/strided_slice/stack_2", f"{s}/strided_slice"]
+        + _uniform(s) + [f"{s}/Reshape/shape/1", f"{s}/Reshape/shape/2",
+                         f"{s}/Reshape/shape/3", f"{s}/Reshape/shape", f"{s}/Reshape",
+                         f"{s}/Round", f"{s}/ReverseV2/axis", f"{s}/ReverseV2", f"{s}/mul",
+                         f"{s}/sub/x", f"{s}/sub", f"{s}/mul_1", f"{s}/add"] + _NORMAL)
+    assert _seeds() == [10, 30]
+
+
+def test_random_flip_of_unknown_rank_checks_the_image_as_tf():
+    x = tf.placeholder(tf.float32)
+    y = tf.image.random_flip_left_right(x)
+    tf.random_normal([2])
+    s = "random_flip_left_right"
+    assert _names()[:33] == (["Placeholder"] + _at_least_3d_asserts(s)
+                             + [f"{s}/control_dependency", *_uniform(s), f"{s}/Less/y",
+                                f"{s}/Less"])
+    assert y.get_shape().as_list() == [None, None, None]
+    assert _seeds() == [27, 45]
+
+
+def test_flip_then_crop_or_pad_of_unknown_sizes_counts_tf_ops():
+    x = tf.placeholder(tf.float32, [None, None, 3])
+    y = tf.image.random_flip_left_right(x)
+    tf.image.resize_image_with_crop_or_pad(y, 5, 5)
+    tf.random_normal([2])
+    assert _seeds() == [27, 221]
+    names = _names()
+    s = "resize_image_with_crop_or_pad"
+    i = names.index(f"{s}/ExpandDims/dim")
+    assert names[i:i + 25] == ([f"{s}/ExpandDims/dim", f"{s}/ExpandDims"]
+                               + _at_least_3d_asserts(s, "Rank") + [f"{s}/control_dependency"])
+    assert names[-9:-6] == [f"{s}/pad_to_bounding_box/Pad", f"{s}/control_dependency_1",
+                            f"{s}/Squeeze"]
+
+
+def test_random_crop_and_standardization_build_tf_ops():
+    x = tf.placeholder(tf.float32, [8, 8, 3])
+    c = tf.image.random_crop(x, [5, 5, 3])
+    y = tf.image.per_image_standardization(c)
+    tf.random_normal([2])
+    names = _names()
+    assert names[:4] == ["Placeholder", "random_crop/size", "random_crop/Shape",
+                         "random_crop/GreaterEqual"]
+    assert names[names.index("random_crop/mod") + 1] == "random_crop"
+    p = "per_image_standardization"
+    r = f"{p}/reduce_std/reduce_variance"
+    assert names[names.index("random_crop") + 1:-6] == [
+        f"{p}/control_dependency", f"{p}/Shape", f"{p}/strided_slice/stack",
+        f"{p}/strided_slice/stack_1", f"{p}/strided_slice/stack_2", f"{p}/strided_slice",
+        f"{p}/Const", f"{p}/Prod", f"{p}/Mean/reduction_indices", f"{p}/Mean",
+        f"{r}/Mean/reduction_indices", f"{r}/Mean", f"{r}/sub", f"{r}/Square",
+        f"{r}/Mean_1/reduction_indices", f"{r}/Mean_1", f"{p}/reduce_std/Sqrt", f"{p}/Cast",
+        f"{p}/Rsqrt", f"{p}/Maximum", f"{p}/sub", p, f"{p}/Identity"]
+    assert y.name == f"{p}/Identity:0"
+    assert _seeds() == [16, 45]
+
+
+def test_per_image_standardization_keeps_the_dtype_as_tf_1_15():
+    y = tf.image.per_image_standardization(tf.placeholder(tf.uint8, [4, 4, 3]))
+    assert y.dtype == tf.uint8 and y.name == "per_image_standardization/convert_image_1:0"
+    z = tf.image.per_image_standardization(tf.placeholder(tf.float64, [4, 4, 3]))
+    assert z.dtype == tf.float64
+
+
+def test_convert_resize_and_central_crop_build_tf_ops():
+    x = tf.placeholder(tf.uint8, [8, 8, 3])
+    y = tf.image.convert_image_dtype(x, tf.float32)
+    z = tf.image.resize_images(y, [6, 6])
+    tf.image.central_crop(z, 0.5)
+    tf.random_normal([2])
+    assert _names() == ["Placeholder", "convert_image/Cast", "convert_image/y", "convert_image",
+                        "resize/ExpandDims/dim", "resize/ExpandDims", "resize/size",
+                        "resize/ResizeBilinear", "resize/Squeeze",
+                        "central_crop/control_dependency", "central_crop/stack",
+                        "central_crop/stack_1", "central_crop/Slice"] + _NORMAL
+    assert _seeds() == [16]
+
+
+@pytest.mark.parametrize("src,dst,sat,want", [
+    (tf.uint8, tf.int32, False, ["convert_image/Cast", "convert_image/y", "convert_image"]),
+    (tf.int32, tf.uint8, False, ["convert_image/div/y", "convert_image/div", "convert_image"]),
+    (tf.float32, tf.uint8, True, ["convert_image/Mul/y", "convert_image/Mul",
+                                  "convert_image/min", "convert_image/Maximum",
+                                  "convert_image/max", "convert_image/Minimum",
+                                  "convert_image"]),
+    (tf.float64, tf.float32, False, ["convert_image"]),
+])
+def test_convert_image_dtype_names_as_tf(src, dst, sat, want):
+    tf.image.convert_image_dtype(tf.placeholder(src, [2, 2, 3]), dst, saturate=sat)
+    assert _names()[1:] == want
+
+
+def test_flips_transpose_and_rot90_count_tf_ops():
+    x = tf.placeholder(tf.float32, [8, 8, 3])
+    tf.image.flip_left_right(x)
+    tf.image.flip_up_down(x)
+    t = tf.image.transpose_image(x)
+    r = tf.image.rot90(x)
+    tf.image.rot90(x, 2)
+    tf.random_normal([2])
+    names = _names()
+    assert names[:10] == ["Placeholder", "flip_left_right/control_dependency",
+                          "flip_left_right/ReverseV2/axis", "flip_left_right/ReverseV2",
+                          "flip_up_down/control_dependency", "flip_up_down/ReverseV2/axis",
+                          "flip_up_down/ReverseV2", "transpose/control_dependency",
+                          "transpose/transpose/perm", "transpose/transpose"]
+    assert t.name == "transpose/transpose:0" and r.name == "rot90/cond/Merge:0"
+    assert names[10:20] == ["rot90/control_dependency", "rot90/k", "rot90/FloorMod/y",
+                            "rot90/FloorMod", "rot90/Equal/y", "rot90/Equal", "rot90/Equal_1/y",
+                            "rot90/Equal_1", "rot90/Equal_2/y", "rot90/Equal_2"]
+    assert _seeds() == [139]
+
+
+def test_rot90_with_a_tensor_k_and_a_batch_counts_tf_ops():
+    x = tf.placeholder(tf.float32, [2, 8, 6, 3])
+    k = tf.placeholder(tf.int32, [])
+    r = tf.image.rot90(x, k)
+    tf.random_normal([2])
+    assert r.get_shape().as_list() == [2, None, None, 3]
+    assert _seeds() == [67]
+
+
+def test_crop_pad_and_resize_with_pad_count_tf_ops():
+    x = tf.placeholder(tf.float32, [None, 8, 6, 3])
+    o = tf.placeholder(tf.int32, [])
+    tf.image.crop_to_bounding_box(x, o, 1, 4, 4)
+    tf.image.pad_to_bounding_box(x, o, 2, 12, 12)
+    tf.random_normal([2])
+    assert _seeds() == [97]
+
+
+def test_resize_image_with_pad_counts_tf_ops():
+    x = tf.placeholder(tf.float32, [None, None, 3])
+    tf.image.resize_image_with_pad(x, 10, 10)
+    tf.random_normal([2])
+    assert len(_names()) == 125 and _seeds() == [122]
+
+
+def test_resize_images_names_a_packed_size_as_tf():
+    x = tf.placeholder(tf.float32, [None, None, 3])
+    h = tf.placeholder(tf.int32, [])
+    y = tf.image.resize_images(x, [h, 2 * h])
+    assert y.op.inputs[0].op.inputs[1].name == "resize/size:0"
+
+
+def test_adjust_hue_and_saturation_constants_named_as_tf():
+    x = tf.placeholder(tf.float32, [8, 8, 3])
+    tf.image.adjust_hue(x, 0.1)
+    tf.image.adjust_saturation(x, 1.5)
+    assert _names()[1:] == ["adjust_hue/AdjustHue/delta", "adjust_hue/AdjustHue",
+                            "adjust_hue/Identity", "adjust_saturation/AdjustSaturation/scale",
+                            "adjust_saturation/AdjustSaturation", "adjust_saturation/Identity"]
+
+
+def _map_graph(fn):
+    ds = tf.data.Dataset.from_tensor_slices(np.zeros([2, 4, 4, 3], np.float32)).map(fn)
+    return ds._fn.fg
+
+
+def test_flips_and_rot90_in_a_map_function_count_tf_functional_ops():
+    def aug(im):
+        im = tf.image.random_flip_up_down(im)
+        im = tf.image.resize_image_with_crop_or_pad(im, 5, 3)
+        im = tf.image.random_flip_left_right(im)
+        return tf.image.rot90(im, 1)
+
+    fg = _map_graph(aug)
+    seeds = [op.get_attr("seed2") for op in fg.get_operations() if "seed2" in op.node_def.attr]
+    assert seeds == [5, 31]
+    # TF 1.15: 60 ops before the output Identity of the function
+    assert len(fg.get_operations()) == 60
+
+
+# ------------------------------------------------------------------------------------------
+# seeded pipelines print TF 1.15's numbers
+# ------------------------------------------------------------------------------------------
+
+_IMG = np.arange(4 * 4 * 3, dtype=np.float32).reshape(4, 4, 3) / 48.0
+
+
+def _run(build):
+    with tf.Graph().as_default():
+        tf.set_random_seed(7)
+        out = build()
+        with tf.Session() as sess:
+            return sess.run(out)
+
+
+def _close(got, want):
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, np.array(w, np.float32), atol=2e-5)
+
+
+def test_seeded_flips_of_one_image_print_tf_values():
+    def build():
+        x = tf.constant(_IMG)
+        ys = [tf.image.random_flip_left_right(x) for _ in range(4)]
+        ud = tf.image.random_flip_up_down(x)
+        return [tf.stack([y[0, :, 0] for y in ys]), ud[:, 0, 0], tf.random_normal([3])]
+
+    row, rev = [0, 0.0625, 0.125, 0.1875], [0.1875, 0.125, 0.0625, 0]
+    _close(_run(build), [[row, row, row, rev], [0, 0.25, 0.5, 0.75],
+                         [0.49462, 0.89737, -0.10226]])
+
+
+def test_seeded_flips_of_a_batch_print_tf_values():
+    batch = np.stack([_IMG, _IMG[::-1], _IMG * 0.5])
+
+    def build():
+        y = tf.image.random_flip_left_right(tf.constant(batch))
+        z = tf.image.random_flip_up_down(y)
+        return [z[:, 0, :, 0], tf.random_normal([3])]
+
+    _close(_run(build), [[[0.75, 0.8125, 0.875, 0.9375], [0, 0.0625, 0.125, 0.1875],
+                          [0.09375, 0.0625, 0.03125, 0]], [-0.55116, -1.65139, -0.18895]])
+
+
+def test_seeded_crop_or_pad_random_crop_and_standardization_print_tf_values():
+    def build():
+        y = tf.image.random_flip_left_right(tf.placeholder_with_default(_IMG, None))
+        z = tf.image.resize_image_with_crop_or_pad(y, 3, 5)
+        c = tf.image.random_crop(tf.constant(_IMG), [2, 2, 3])
+        s = tf.image.per_image_standardization(c)
+        return [z[:, :, 0], s[:, :, 0], tf.random_normal([3])]
+
+    _close(_run(build), [[[0, 0.0625, 0.125, 0.1875, 0], [0.25, 0.3125, 0.375, 0.4375, 0],
+                          [0.5, 0.5625, 0.625, 0.6875, 0]],
+                         [[-0.61343, -0.39693], [0.25259, 0.4691]],
+                         [0.96745, -1.40589, -1.25038]])
+
+
+def test_seeded_colour_and_geometry_pipeline_prints_tf_values():
+    def build():
+        f = tf.image.convert_image_dtype(tf.constant((_IMG * 255).astype(np.uint8)), tf.float32)
+        f = tf.image.random_brightness(f, 0.2)
+        f = tf.image.random_contrast(f, 0.5, 1.5)
+        f = tf.image.random_saturation(f, 0.5, 1.5)
+        f = tf.image.random_hue(f, 0.1)
+        f = tf.image.rot90(f)
+        f = tf.image.random_flip_up_down(f)
+        f = tf.image.resize_images(f, [3, 3])
+        f = tf.image.central_crop(f, 0.7)
+        return [f[:, :, 1], tf.random_normal([3])]
+
+    _close(_run(build), [[[-0.09245, 0.25681, 0.62158], [-0.00628, 0.34793, 0.71347],
+                          [0.07419, 0.43813, 0.8052]], [-0.30107, -1.42985, -1.7747]])
+
+
+def test_seeded_map_augmentations_print_tf_values():
+    def build(aug, pick):
+        ds = tf.data.Dataset.from_tensor_slices(np.stack([_IMG] * 6)).map(aug).batch(6)
+        return [pick(ds.make_one_shot_iterator().get_next()), tf.random_normal([3])]
+
+    def aug1(im):
+        im = tf.image.random_flip_left_right(im)
+        im = tf.image.random_crop(im, [3, 3, 3])
+        im = tf.image.random_brightness(im, 0.3)
+        return tf.image.per_image_standardization(im)
+
+    def aug2(im):
+        im = tf.image.random_flip_up_down(im)
+        im = tf.image.resize_image_with_crop_or_pad(im, 5, 3)
+        im = tf.image.random_flip_left_right(im)
+        return tf.image.rot90(im, 1)
+
+    a, b = [-1.57908, -1.28301, -0.98693], [-0.98693, -1.28301, -1.57908]
+    normal = [-0.83336, -0.57687, 0.2389]
+    _close(_run(lambda: build(aug1, lambda t: t[:, 0, :, 0])), [[a, b, a, a, b, b], normal])
+    c, d = [0, 0.0625, 0.125], [0.875, 0.8125, 0.75]
+    _close(_run(lambda: build(aug2, lambda t: t[:, :, 0, 0])),
+           [[c, d, c, c[::-1], d[::-1], d], normal])
