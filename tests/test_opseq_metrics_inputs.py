@@ -150,3 +150,136 @@ def test_count_metrics_keep_values(graph):
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
         np.testing.assert_allclose(sess.run(got), [2., 1., 1., 1., 0.5, 2. / 3.], rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- numpy_input_fn
+
+
+def test_zero_fraction_takes_tf_op_ids(graph):
+    # TF 1.15 counts the non-zeros in a Switch/Merge cond: 26 ops in all for a static shape
+    x = tf.placeholder(tf.float32, [5, 3])
+    frac = tf.nn.zero_fraction(x)
+    r = tf.random_normal([3])
+    assert frac.name == "zero_fraction/fraction:0"
+    assert r.op.inputs[0].op.inputs[0].op.get_attr("seed2") == 30
+    with tf.Session() as sess:
+        got = sess.run(frac, {x: [[0, 1, 0], [2, 0, 3], [0, 0, 0], [1, 1, 1], [0, 5, 0]]})
+    np.testing.assert_allclose(got, 8 / 15, rtol=1e-6)
+
+
+@pytest.mark.parametrize("num_epochs, seed2", [(None, 22), (1, 22)])
+def test_numpy_input_fn_takes_the_feeding_queues_op_ids(graph, num_epochs, seed2):
+    # TF 1.15: queue, 3 placeholders, enqueue, 2 closes, size, fill fraction (7), its summary
+    # (2) and the dequeue (2) before the first op of the model
+    features, _ = tf.estimator.inputs.numpy_input_fn(
+        {"x": np.zeros((6, 3), np.float32)}, np.zeros(6, np.float32), batch_size=4,
+        num_epochs=num_epochs, shuffle=False)()
+    r = tf.random_normal([3])
+    assert r.op.inputs[0].op.inputs[0].op.get_attr("seed2") == seed2
+    # dequeue_many's batch size is static; dequeue_up_to's is not
+    assert features["x"].get_shape().as_list() == [4 if num_epochs is None else None, 3]
+
+
+_X = np.random.RandomState(0).rand(12, 3).astype(np.float32)
+_Y_REG = (_X @ np.array([1., -2., 0.5], np.float32) + 0.3).astype(np.float32)
+_Y_CLS = (_Y_REG > _Y_REG.mean()).astype(np.int64)
+
+
+class _LossHook(tf.train.SessionRunHook):
+    """Records the summed training loss of each step."""
+
+    def __init__(self):
+        self.losses = []
+
+    def begin(self):
+        self._loss = tf.get_collection(tf.GraphKeys.LOSSES)[0]
+
+    def before_run(self, run_context):
+        return tf.train.SessionRunArgs(self._loss)
+
+    def after_run(self, run_context, run_values):
+        self.losses.append(float(np.sum(run_values.results)))
+
+
+def _train(est, y, shuffle, num_epochs, batch_size=5):
+    hook = _LossHook()
+    est.train(tf.estimator.inputs.numpy_input_fn(
+        {"x": _X}, y, batch_size=batch_size, num_epochs=num_epochs, shuffle=shuffle),
+        steps=4, hooks=[hook])
+    evaluation = est.evaluate(tf.estimator.inputs.numpy_input_fn(
+        {"x": _X}, y, batch_size=5, num_epochs=1, shuffle=False))
+    preds = list(est.predict(tf.estimator.inputs.numpy_input_fn(
+        {"x": _X[:3]}, batch_size=5, num_epochs=1, shuffle=False)))
+    return hook.losses, evaluation, preds
+
+
+def _columns():
+    return [tf.feature_column.numeric_column("x", shape=[3])]
+
+
+def _config():
+    return tf.estimator.RunConfig(tf_random_seed=7)
+
+
+def test_dnn_regressor_on_endless_ordered_input_matches_tf(tmp_path):
+    est = tf.estimator.DNNRegressor([4], _columns(), model_dir=str(tmp_path), config=_config())
+    losses, evaluation, preds = _train(est, _Y_REG, False, None)
+    # TF 1.15's numbers for this program
+    np.testing.assert_allclose(losses, [0.72297, 2.97917, 2.06816, 1.62288], atol=1e-4)
+    np.testing.assert_allclose(
+        est.get_variable_value("dnn/hiddenlayer_0/kernel").ravel(),
+        [0.35296, -0.5572, 0.65071, 0.69839, 0.93734, -0.44129, 0.26164, -0.48787, -0.01428,
+         0.30418, -0.14452, -0.8069], atol=1e-4)
+    np.testing.assert_allclose(est.get_variable_value("dnn/hiddenlayer_0/bias"),
+                               [-0.05008, 0.07029, -0.04938, 0.01981], atol=1e-4)
+    np.testing.assert_allclose(est.get_variable_value("dnn/logits/kernel").ravel(),
+                               [-0.34157, 0.32333, -0.06666, 0.08633], atol=1e-4)
+    np.testing.assert_allclose(est.get_variable_value("dnn/logits/bias"), [0.03644], atol=1e-4)
+    np.testing.assert_allclose([evaluation["average_loss"], evaluation["loss"],
+                                evaluation["prediction/mean"]],
+                               [0.36048, 1.4419, -0.20881], atol=1e-4)
+    np.testing.assert_allclose([p["predictions"][0] for p in preds],
+                               [-0.2658, -0.1661, -0.302], atol=1e-4)
+
+
+def test_dnn_classifier_on_one_ordered_epoch_matches_tf(tmp_path):
+    est = tf.estimator.DNNClassifier([4, 3], _columns(), model_dir=str(tmp_path),
+                                     config=_config())
+    losses, evaluation, preds = _train(est, _Y_CLS, False, 1)
+    np.testing.assert_allclose(losses, [3.36044, 3.50307, 1.34746], atol=1e-4)
+    np.testing.assert_allclose(
+        est.get_variable_value("dnn/hiddenlayer_1/kernel").ravel(),
+        [-0.29379, 0.25882, -0.0731, 0.06262, -0.54286, 0.02572, 0.63304, 0.47853, -0.85789,
+         -0.28869, 0.589, -0.38656], atol=1e-4)
+    np.testing.assert_allclose(est.get_variable_value("dnn/logits/kernel").ravel(),
+                               [0.37806, -0.19526, -0.37641], atol=1e-4)
+    assert evaluation["global_step"] == 3
+    np.testing.assert_allclose([evaluation["accuracy"], evaluation["auc"],
+                                evaluation["average_loss"], evaluation["prediction/mean"]],
+                               [0.58333, 1.0, 0.67196, 0.4803], atol=1e-4)
+    np.testing.assert_allclose([p["logits"][0] for p in preds], [-0.0932, -0.0616, -0.1245],
+                               atol=1e-4)
+
+
+def test_dnn_linear_combined_classifier_matches_tf(tmp_path):
+    est = tf.estimator.DNNLinearCombinedClassifier(
+        linear_feature_columns=_columns(), dnn_feature_columns=_columns(),
+        dnn_hidden_units=[4], model_dir=str(tmp_path), config=_config())
+    losses, evaluation, _ = _train(est, _Y_CLS, False, None)
+    np.testing.assert_allclose(losses, [2.90532, 3.54058, 3.17383, 3.07965], atol=1e-4)
+    np.testing.assert_allclose(est.get_variable_value("dnn/logits/kernel").ravel(),
+                               [-0.3415, 0.26462, -0.08733, 0.07417], atol=1e-4)
+    np.testing.assert_allclose(est.get_variable_value("linear/linear_model/x/weights").ravel(),
+                               [-0.00054, -0.00994, 0.00017], atol=1e-4)
+    np.testing.assert_allclose([evaluation["auc"], evaluation["auc_precision_recall"]],
+                               [0.82857, 0.79603], atol=1e-4)
+
+
+def test_dnn_regressor_on_one_shuffled_whole_batch_matches_tf(tmp_path):
+    # TF's shuffled feeding order is not reproducible; one batch of the whole epoch is
+    est = tf.estimator.DNNRegressor([4], _columns(), model_dir=str(tmp_path), config=_config())
+    losses, evaluation, _ = _train(est, _Y_REG, True, 1, batch_size=12)
+    np.testing.assert_allclose(losses, [4.91931], atol=1e-4)
+    np.testing.assert_allclose(est.get_variable_value("dnn/logits/kernel").ravel(),
+                               [-0.29051, 0.29223, -0.03686, 0.08454], atol=1e-4)
+    np.testing.assert_allclose(evaluation["average_loss"], 0.36675, atol=1e-4)

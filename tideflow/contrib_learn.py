@@ -200,8 +200,9 @@ def _array_input_fn(x, y, batch_size, shuffle, num_epochs):
         batch_size = n
     elif batch_size <= 0:
         raise ValueError(f"Invalid batch_size {batch_size}.")
-    return _est.inputs.numpy_input_fn(x, y, batch_size=min(batch_size, n), shuffle=shuffle,
-                                      num_epochs=num_epochs)
+    # a data feeder's batches (placeholder-fed in TF: no feeding queue, no static batch size)
+    return _est.inputs._numpy_input_fn(x, y, min(batch_size, n), num_epochs, shuffle, 1000, 1,
+                                       as_queue=False)
 
 
 def _check_input(x, y, input_fn):

@@ -5,7 +5,7 @@ import collections
 
 import numpy as np
 
-from tideflow.framework import dtypes, random_seed, tensor_shape
+from tideflow.framework import dtypes, ops, random_seed, tensor_shape
 from tideflow.ops import dataset_ops, iterator_ops
 
 _TARGET_KEY = "__target_key__"
@@ -30,12 +30,17 @@ def _dtype_of(array):
     return dtypes.as_dtype(array.dtype)
 
 
-def _dataset_input_fn(data, batch_size, num_epochs, shuffle, queue_capacity):
+def _dataset_input_fn(data, batch_size, num_epochs, shuffle, queue_capacity, num_threads=1,
+                      as_queue=True):
     """The next batch of a generator-fed dataset: the arrays stay in Python (as with TF's
     feeding queues) instead of becoming graph constants that every checkpoint's meta graph
     would copy. Batches run across epoch boundaries, as TF's feeding queue fills them; only
-    the very last one may be short. Shuffling permutes each epoch, from the graph's seed."""
+    the very last one may be short. Shuffling permutes each epoch, from the graph's seed.
+    ``as_queue``: the batch takes the op ids and static shape of TF's feeding queue (else
+    those of a placeholder-fed batch, for contrib.learn's data feeders)."""
     del queue_capacity  # whole-epoch permutations need no buffer
+    graph = ops.get_default_graph()
+    first_id = graph._next_id
     graph_seed, op_seed = random_seed.get_seed(None)
     seed = None if graph_seed is None else (graph_seed * 1000003 + op_seed) % (2 ** 32)
     n = len(next(iter(data.values())))
@@ -57,9 +62,18 @@ def _dataset_input_fn(data, batch_size, num_epochs, shuffle, queue_capacity):
     if n == 0:
         raise ValueError("numpy_input_fn: the arrays are empty.")
     types = {k: _dtype_of(v) for k, v in data.items()}
-    shapes = {k: tensor_shape.TensorShape([None] + list(v.shape[1:])) for k, v in data.items()}
+    # endless input gives whole batches only: their size is static, as TF's dequeue_many's
+    rows = batch_size if num_epochs is None and as_queue else None
+    shapes = {k: tensor_shape.TensorShape([rows] + list(v.shape[1:])) for k, v in data.items()}
     ds = dataset_ops.Dataset.from_generator(batches, types, shapes)
-    return iterator_ops.make_one_shot_iterator(ds).get_next()
+    batch = iterator_ops.make_one_shot_iterator(ds).get_next()
+    # TF 1.15 builds a feeding queue here: the queue, per thread an index placeholder, one per
+    # array and an enqueue op, two closes, its size, the fill fraction (7 ops) and its
+    # summary (2), and the dequeue with its batch size. The ids ours does not use are skipped,
+    # so the model's random initializers after it get TF's op seeds
+    if as_queue:
+        graph._skip_op_ids(to=first_id + 15 + num_threads * (2 + len(data)))
+    return batch
 
 
 def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None,
@@ -68,6 +82,11 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None,
 
     ``num_epochs=None`` repeats forever; ``shuffle`` must be given explicitly, as in TF.
     """
+    return _numpy_input_fn(x, y, batch_size, num_epochs, shuffle, queue_capacity, num_threads)
+
+
+def _numpy_input_fn(x, y, batch_size, num_epochs, shuffle, queue_capacity, num_threads,
+                    as_queue=True):
     if not isinstance(shuffle, bool):
         raise ValueError("shuffle must be provided and explicitly set as boolean (it is "  # noqa: TRY004 - as TF
                          f"recommended to set it as True for training); got {shuffle}")
@@ -75,7 +94,7 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None,
         raise ValueError(f"batch_size must be a positive integer; got {batch_size}")
     if num_epochs is not None and int(num_epochs) < 0:  # 0 epochs: empty, as TF
         raise ValueError(f"num_epochs must be a non-negative integer or None; got {num_epochs}")
-    del num_threads  # one reader; the order is the same
+    num_threads = max(int(num_threads), 1)  # one reader here; the order is the same
 
     def input_fn():
         data = _validate_and_convert_features(x)
@@ -101,7 +120,8 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None,
             raise ValueError("Length of tensors in x and y is mismatched. All elements in x "
                              "and y must have the same length.\n"
                              f"Shapes in x: {x_shapes}\nShapes in y: {y_shapes}\n")
-        batch = _dataset_input_fn(data, batch_size, num_epochs, shuffle, queue_capacity)
+        batch = _dataset_input_fn(data, batch_size, num_epochs, shuffle, queue_capacity,
+                                  num_threads, as_queue)
         features = {k: batch[k] for k in feature_keys}
         if list(features) == [_DIRECT_INPUT_KEY]:
             features = features[_DIRECT_INPUT_KEY]

@@ -705,8 +705,21 @@ def zero_fraction(value, name=None):
     """The fraction of zeros in ``value`` (a float32 scalar)."""
     with ops.name_scope(name, "zero_fraction", [value]):
         value = ops.convert_to_tensor(value, name="value")
-        zero = ops.convert_to_tensor(0, dtype=value.dtype, name="zero")
-        fraction = reduction_ops.reduce_mean(
-            cast_ops.cast(math_ops.equal(value, zero), dtypes.float32))
+        size = array_ops.size(value, out_type=dtypes.int64)
+        g = ops.get_default_graph()
+        math_ops.less_equal(size, np.int64(np.iinfo(np.int32).max))
+        # TF 1.15 counts the non-zeros in a Switch/Merge cond on that test (an int32 count
+        # below 2**31 elements, else int64: 18 ops); one int64 count gives the same number,
+        # and the ids of the cond's other ops are skipped so later ops number as in TF
+        first = g._next_id
+        with ops.name_scope("cond"), ops.name_scope("count_nonzero"):
+            zeros = ops.convert_to_tensor(value.dtype.as_numpy_dtype(0), name="zeros")
+            nonzero = cast_ops.cast(math_ops.not_equal(value, zeros), dtypes.int64)
+            num_nonzero = reduction_ops.reduce_sum(nonzero, name="nonzero_count")
+        g._skip_op_ids(to=first + 18)
+        with ops.name_scope("counts_to_fraction"):
+            num_zero = size - num_nonzero
+            fraction = (cast_ops.cast(num_zero, dtypes.float32)
+                        / cast_ops.cast(size, dtypes.float32))
         return array_ops.identity(fraction, name="fraction")  # zero_fraction/fraction, as TF
 

@@ -50,8 +50,9 @@ def dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
     ``partitioner``, the input layer's by ``input_layer_partitioner``); with
     ``return_name_scope`` also the name scope that opened (``"dnn/"``), where TF 1.x builds
     the head."""
+    # resource variables, as TF 1.15's Keras-built network (its ops and op count)
     with variable_scope.variable_scope(scope, values=list(features.values()),
-                                       partitioner=partitioner):
+                                       partitioner=partitioner, use_resource=True):
         name_scope = ops.get_default_graph().get_name_scope() + "/"
         with variable_scope.variable_scope("input_from_feature_columns",
                                            partitioner=input_layer_partitioner):
