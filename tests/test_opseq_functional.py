@@ -232,3 +232,122 @@ def test_back_prop_false_makes_no_op_more_and_stops_gradients():
     assert tf.gradients(tf.reduce_sum(y), x) == [None]
     z = tf.foldl(lambda a, r: a + r, x, back_prop=False)
     assert z.op.type == "StopGradient" and z.op.name == "foldl/while/Exit_2"
+
+
+# tf.while_loop programs with TensorArrays of their own: each array counts its ops as TF 1.15's
+# v1 TensorArray (handle and flow), with the Enter of its handle in each loop it is used in
+TENSOR_ARRAY_CASES = [
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        ta = tf.TensorArray(tf.float32, size=5)
+        def body(i, ta):
+            return i + 1, ta.write(i, x[i] * 2.0)
+        _, ta = tf.while_loop(lambda i, ta: i < 5, body, [tf.constant(0), ta])
+        d = tf.layers.dense(ta.stack(), 3)
+     """, 53, [40]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        inp = tf.TensorArray(tf.float32, size=5).unstack(x)
+        out = tf.TensorArray(tf.float32, size=5)
+        def body(i, out):
+            return i + 1, out.write(i, inp.read(i) + tf.random_uniform([8]))
+        _, out = tf.while_loop(lambda i, o: i < 5, body, [0, out])
+        d = tf.layers.dense(out.stack(), 3)
+     """, 66, [34, 53]),
+    ("""
+        n = tf.placeholder(tf.int32, [])
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        def body(i, ta):
+            return i + 1, ta.write(i, tf.cast(i, tf.float32) * tf.ones([4]))
+        _, ta = tf.while_loop(lambda i, ta: i < n, body, [tf.constant(0), ta])
+        d = tf.layers.dense(ta.stack(), 3)
+     """, 47, [34]),
+    ("""
+        x = tf.placeholder(tf.float32, [6, 4])
+        ta = tf.TensorArray(tf.float32, size=6).unstack(x)
+        r = ta.read(2)
+        g = ta.gather([0, 3])
+        s = ta.size()
+        d = tf.layers.dense(g, 3)
+     """, 33, [20]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        inp = tf.TensorArray(tf.float32, size=5).unstack(x)
+        out = tf.TensorArray(tf.float32, size=5)
+        def body(i, acc, out):
+            acc = acc + inp.read(i)
+            return i + 1, acc, out.write(i, acc)
+        _, acc, out = tf.while_loop(lambda i, a, o: i < 5, body, [0, tf.zeros([8]), out])
+        d = tf.layers.dense(out.stack(), 3)
+     """, 66, [53]),
+    ("""
+        ta = tf.TensorArray(tf.float32, size=3)
+        ta = ta.write(0, [1.0, 2.0]).write(1, tf.constant([3.0, 4.0])).write(2, [5.0, 6.0])
+        y = ta.stack()
+        w = tf.Variable(tf.random_normal([2]))
+     """, 25, [19]),
+    ("""
+        x = tf.placeholder(tf.float32, [4, 3])
+        inp = tf.TensorArray(tf.float32, size=4).unstack(x)
+        def outer(i, acc):
+            def inner(j, a):
+                return j + 1, a + inp.read(j) * tf.random_uniform([3])
+            _, a = tf.while_loop(lambda j, a: j < 4, inner, [0, acc])
+            return i + 1, a
+        _, acc = tf.while_loop(lambda i, a: i < 2, outer, [0, tf.zeros([3])])
+        w = tf.Variable(tf.random_normal([3]))
+     """, 72, [47, 66]),
+    ("""
+        x = tf.placeholder(tf.float32, [4, 3])
+        inp = tf.TensorArray(tf.float32, size=4).unstack(x)
+        out = tf.TensorArray(tf.float32, size=4, element_shape=[3])
+        def body(i, out):
+            a = inp.read(i)
+            b = inp.read(i)
+            return i + 1, out.write(i, a + b)
+        _, out = tf.while_loop(lambda i, o: i < 4, body, [0, out])
+        y = out.stack()
+        g = out.gather([1, 2])
+        w = tf.Variable(tf.random_normal([3]))
+     """, 55, [49]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 3])
+        n = tf.shape(x)[0]
+        inp = tf.TensorArray(tf.float32, size=n).unstack(x)
+        out = tf.TensorArray(tf.float32, size=n)
+        def body(i, out):
+            return i + 1, out.write(i, tf.nn.dropout(inp.read(i), 0.5))
+        _, out = tf.while_loop(lambda i, o: i < n, body, [0, out])
+        d = tf.layers.dense(out.stack(), 2)
+     """, 77, [38, 64]),
+    ("""
+        ta = tf.TensorArray(tf.float32, size=2, dynamic_size=True, clear_after_read=False)
+        ta = ta.write(0, 1.0).write(1, 2.0)
+        a = ta.read(0)
+        b = ta.read(1)
+        c = ta.stack()
+        w = tf.Variable(tf.random_normal([3]))
+     """, 26, [20]),
+]
+
+
+@pytest.mark.parametrize("code,n_ops,seeds", TENSOR_ARRAY_CASES)
+def test_tensor_array_loops_count_ops_as_tf(code, n_ops, seeds):
+    assert _count_and_seeds(code) == (n_ops, seeds)
+
+
+def test_tensor_array_reads_gathers_and_concat_keep_values_and_shapes():
+    x = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
+    ta = tf.TensorArray(tf.float32, size=4, clear_after_read=False).unstack(x)
+    r, g, c = ta.read(1), ta.gather([3, 0]), ta.concat()
+    assert r.shape.as_list() == [3] and g.shape.as_list() == [2, 3]
+    assert c.shape.as_list() == [None]
+    out = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    _, out = tf.while_loop(lambda i, o: i < 4,
+                           lambda i, o: (i + 1, o.write(i, ta.read(i) * 2.0)), [0, out])
+    with tf.Session() as sess:
+        rv, gv, cv, sv = sess.run([r, g, c, out.stack()])
+    np.testing.assert_array_equal(rv, [3, 4, 5])
+    np.testing.assert_array_equal(gv, [[9, 10, 11], [0, 1, 2]])
+    np.testing.assert_array_equal(cv, np.arange(12))
+    np.testing.assert_array_equal(sv, np.arange(12).reshape(4, 3) * 2)

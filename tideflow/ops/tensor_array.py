@@ -27,6 +27,48 @@ def _v1_rules(graph):
     return not graph.building_function or getattr(graph, "control_flow_body", True)
 
 
+# -- TF 1.15's op count ------------------------------------------------------------------------
+# A TensorArray a program makes itself counts its ops as TF 1.15's v1 TensorArray (a handle and
+# a flow): its ops then take TF's op ids, so later random ops get TF's op seeds (the arrays
+# tideflow's own loops make, dynamic_rnn's or map_fn's, are counted by those loops). Per method,
+# TF makes an op on the handle (+ the Enter of the handle in each loop frame it is first used
+# in, a Switch in a cond branch) where tideflow makes its list op (+ an element shape Const for
+# the array, a read, a gather or a concat; a Const more for concat's leading dims); an unstack
+# is 9 ops in TF (the rows' count, a range, the scatter) and a stack 5 (size, range, gather).
+# An op tideflow makes more is owed (kept on the outermost graph) and paid where TF makes more.
+
+
+def _outermost(graph):
+    return getattr(graph, "_root", None) or graph
+
+
+def _settle(graph, first, tf_ops):
+    """After ops made from id ``first`` where TF 1.15 makes ``tf_ops``: skips the ids of the ops
+    TF makes more, less what earlier TensorArray ops owe, or owes the ops made more."""
+    root = _outermost(graph)
+    owed = getattr(root, "_tensor_array_ids_owed", 0) + (graph._next_id - first) - tf_ops
+    root._tensor_array_ids_owed = max(owed, 0)
+    if owed < 0:
+        graph._skip_op_ids(-owed)
+
+
+def pay_owed_ids(graph, most):
+    """The op ids TensorArray ops owe (up to ``most``), now no longer owed: a loop whose frame
+    ids are skipped takes them back (while_loop)."""
+    root = _outermost(graph)
+    owed = min(getattr(root, "_tensor_array_ids_owed", 0), most)
+    if owed:
+        root._tensor_array_ids_owed -= owed
+    return owed
+
+
+def _internal_caller():
+    """Whether the TensorArray is made by tideflow's own code (not a program's)."""
+    import sys
+
+    return sys._getframe(2).f_globals.get("__name__", "").startswith("tideflow.")
+
+
 class TensorArray:
     """``tf.TensorArray(dtype, size=None, dynamic_size=None, clear_after_read=None, ...)``."""
 
@@ -41,9 +83,15 @@ class TensorArray:
         self._element_shape = unknown_shape() if element_shape is None else as_shape(
             element_shape)
         self._static_size = None  # a constant size (no dynamic_size): stack()'s first dimension
+        # where it counts its ops as TF's: (the graph it was made in, its handle, the element
+        # shape tensor its reads use per graph)
+        self._counted = None
         if flow is not None:
             self._list = flow
             return
+        graph = ops.get_default_graph()
+        counted = size is not None and _v1_rules(graph) and not _internal_caller()
+        first = graph._next_id
         if size is not None and not self._dynamic_size:
             v = ops.constant_value(size) if isinstance(size, ops.Tensor) else size
             if v is not None:
@@ -64,6 +112,9 @@ class TensorArray:
                                                int(self._clear_after_read),
                                                int(bool(infer_shape))])
                 op._set_attr("_tensor_array_name", op.name)
+        if counted:  # TF: the size's Const and the array (no element shape Const)
+            self._counted = (graph, op, {graph: op.inputs[0]})
+            _settle(graph, first, graph._next_id - first - 1)
 
     def _with_list(self, lst, element_shape=None):
         ta = TensorArray.__new__(TensorArray)
@@ -74,7 +125,38 @@ class TensorArray:
         ta._static_size = self._static_size
         ta._element_shape = self._element_shape if element_shape is None else element_shape
         ta._list = lst
+        ta._counted = self._counted
         return ta
+
+    def _begin(self):
+        """(graph, first id) for ``_end`` where this array counts its ops as TF's."""
+        if self._counted is None:
+            return None
+        graph = ops.get_default_graph()
+        return graph, graph._next_id, len(getattr(graph, "captures", ()))
+
+    def _end(self, began, more=0, tf_ops=None):
+        """Settles the ops made since ``_begin`` against TF's: ``tf_ops``, or as many as were
+        made and ``more``; + the Enters (Switches) of the handle in the loop frames (cond
+        branches) it is first used in."""
+        if began is None:
+            return
+        graph, first, captures = began
+        if tf_ops is None:
+            tf_ops = graph._next_id - first + more
+        else:  # an outside tensor it uses: an Enter in TF, a captured placeholder here
+            tf_ops += len(getattr(graph, "captures", ())) - captures
+        home, handle, _ = self._counted
+        g = graph
+        root = _outermost(graph)
+        entered = root.__dict__.setdefault("_tensor_array_handles_entered", set())
+        while g is not home and getattr(g, "control_flow_body", False):
+            key = (getattr(g, "_tf_frame", None) or g, handle)
+            if key not in entered:
+                entered.add(key)
+                tf_ops += 1
+            g = g.outer_graph
+        _settle(graph, first, tf_ops)
 
     def _merge_shape(self, shape):
         if not self._infer_shape:
@@ -122,45 +204,83 @@ class TensorArray:
     # -- reading -------------------------------------------------------------------------------
     def read(self, index, name=None):
         """The item at ``index``."""
-        out = self._own(list_ops.get_item(self._list, index, self._dtype, self._element_shape,
-                                          name=name))
+        began = self._begin()
+        shape = self._shape_input(began, self._element_shape)
+        out = self._own(list_ops.get_item(self._list, index, self._dtype, shape, name=name))
         out.set_shape(self._element_shape)
+        self._end(began, self._shape_made(began, shape, out.op.inputs[2]))
         return out
+
+    def _shape_input(self, began, shape):
+        """The element shape input of a read, gather or concat of a counted array: TF 1.x's
+        ops have none (they use it only for an empty array, then the list's known shape
+        serves), so one Const per graph serves them all (the array's own in its graph)."""
+        if began is None:
+            return shape
+        return self._counted[2].get(began[0], shape)
+
+    def _shape_made(self, began, shape, tensor):
+        """-1 where the op made its element shape Const (TF makes none), else 0."""
+        if began is None or isinstance(shape, ops.Tensor):
+            return 0
+        self._counted[2][began[0]] = tensor
+        return -1
 
     def stack(self, name=None):
         """The items stacked along a new first dimension."""
+        began = self._begin()
         with ops.name_scope(name, "TensorArrayStack", [self._list]):
             out = self._own(list_ops.stack(self._list, self._dtype, self._element_shape))
+        self._end(began, tf_ops=5)  # TF: its size, a range and a gather
         if self._static_size is not None:
             out.set_shape(TensorShape([self._static_size]).concatenate(self._element_shape))
         return out
 
     def gather(self, indices, name=None):
-        return self._own(list_ops.gather(self._list, indices, self._dtype, self._element_shape,
-                                         name=name))
+        began = self._begin()
+        shape = self._shape_input(began, self._element_shape)
+        out = self._own(list_ops.gather(self._list, indices, self._dtype, shape, name=name))
+        rows = out.op.inputs[1].get_shape()
+        out.set_shape(TensorShape([rows[0].value if rows.ndims == 1 else None]).concatenate(
+            self._element_shape))
+        self._end(began, self._shape_made(began, shape, out.op.inputs[2]))
+        return out
 
     def concat(self, name=None):
         shape = self._element_shape
-        return self._own(list_ops.concat(self._list, self._dtype,
-                                         shape if shape.ndims else -1, name=name)[0])
+        began = self._begin()
+        shape = self._shape_input(began, shape if shape.ndims else -1)
+        out = self._own(list_ops.concat(self._list, self._dtype, shape, name=name)[0])
+        if self._element_shape.ndims:
+            out.set_shape(TensorShape([None]).concatenate(self._element_shape[1:]))
+        # (TF: no leading dims Const)
+        self._end(began, self._shape_made(began, shape, out.op.inputs[1]) - 1)
+        return out
 
     def size(self, name=None):
-        return list_ops.length(self._list, name=name)
+        began = self._begin()
+        out = list_ops.length(self._list, name=name)
+        self._end(began)
+        return out
 
     # -- writing -------------------------------------------------------------------------------
     def write(self, index, value, name=None):
         """A TensorArray with ``value`` at ``index``."""
+        began = self._begin()
         with ops.name_scope(name, "TensorArrayWrite", [self._list, index, value]):
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             shape = self._merge_shape(value.get_shape())
             lst = self._own(list_ops.set_item(self._list, index, value,
                                               resize_if_index_out_of_bounds=self._dynamic_size))
+        self._end(began)
         return self._with_list(lst, shape)
 
     def unstack(self, value, name=None):
         """This array with the rows of ``value`` written at 0, 1, ... (TF 1.x's scatter)."""
+        began = None
         with ops.name_scope(name, "TensorArrayUnstack", [self._list, value]):
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
+            began = self._begin()
             shape = self._merge_shape(value.get_shape()[1:] if value.get_shape().ndims else
                                       unknown_shape())
             n = value.get_shape()[0].value if value.get_shape().ndims else None
@@ -171,15 +291,18 @@ class TensorArray:
 
                 indices = range_ops.range(array_ops.shape(value)[0])
             lst = self._own(list_ops.scatter_into(self._list, value, indices))
+        self._end(began, tf_ops=9)  # TF: the rows' count, a range and the scatter
         return self._with_list(lst, shape)
 
     def scatter(self, indices, value, name=None):
         """A TensorArray with the rows of ``value`` at ``indices``."""
+        began = self._begin()
         with ops.name_scope(name, "TensorArrayScatter", [self._list, indices, value]):
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             shape = self._merge_shape(value.get_shape()[1:] if value.get_shape().ndims else
                                       unknown_shape())
             lst = self._own(list_ops.scatter_into(self._list, value, indices))
+        self._end(began)
         return self._with_list(lst, shape)
 
     def split(self, value, lengths, name=None):

@@ -294,10 +294,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         # the bodies and every op made after the loop get TF's op count (the op seed of a
         # random op without one, tf.set_random_seed's rule); see _ids_after_loop.
         n_vars = len(tensors)
-        first = graph._next_id
+        from tideflow.ops import tensor_array
+
+        # (op ids TensorArray ops owe are paid from the frame's)
+        first = graph._next_id - tensor_array.pay_owed_ids(graph, 2 * n_vars)
         ids = {}
+        frame = (id(graph), scope)  # cond and body are one frame in TF (one Enter per tensor)
 
         def cond_fn(*args):
+            ops.get_default_graph()._tf_frame = frame
             graph._skip_op_ids(to=first + 2 * n_vars)  # past TF's Enter and Merge ops
             below = None
             if max_iter is not None:  # TF's lambda tests the counter first
@@ -322,6 +327,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         def body_fn(*args):
             # past TF's LoopCond, Switch and Identity ops
             graph._skip_op_ids(to=ids.get("cond_end", graph._next_id) + 1 + 2 * n_vars)
+            ops.get_default_graph()._tf_frame = frame
             counted = args[0] + 1 if max_iter is not None else None  # TF's lambda: first
             result = body(*flat.pack(args[start:]))
             if packed or (len(structure) == 1 and not isinstance(result, (list, tuple))):
