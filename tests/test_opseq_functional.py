@@ -351,3 +351,30 @@ def test_tensor_array_reads_gathers_and_concat_keep_values_and_shapes():
     np.testing.assert_array_equal(gv, [[9, 10, 11], [0, 1, 2]])
     np.testing.assert_array_equal(cv, np.arange(12))
     np.testing.assert_array_equal(sv, np.arange(12).reshape(4, 3) * 2)
+
+
+def test_seeded_tensor_array_loop_and_tuple_map_print_tf_1_15s_numbers():
+    tf.set_random_seed(3)
+    x = tf.constant(np.arange(15, dtype=np.float32).reshape(5, 3))
+    inp = tf.TensorArray(tf.float32, size=5).unstack(x)
+    out = tf.TensorArray(tf.float32, size=5)
+    _, out = tf.while_loop(lambda i, o: i < 5, lambda i, o: (
+        i + 1, o.write(i, inp.read(i) * tf.random_uniform([3]))), [0, out])
+    s = out.stack()
+    d = tf.layers.dense(s, 2)
+    m = tf.map_fn(lambda t: (t[0] * tf.random_normal([3]), t[1] + 1), (x, tf.range(5)))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run([s, d, m[0], m[1]])
+    # TF 1.15's output for the same program
+    want = [
+        [[0.0, 0.70071, 0.83029], [2.10427, 0.08438, 0.40234], [4.07135, 1.76963, 4.76713],
+         [5.86322, 6.11661, 1.27351], [10.03389, 1.26685, 1.99597]],
+        [[0.9955, -0.63968], [2.33053, -1.13466], [7.7425, -5.79087], [11.73996, -1.57085],
+         [11.90902, -5.23288]],
+        [[0.0, 1.33709, 0.5153], [-4.16468, 0.17161, -1.92929], [6.54153, -1.24795, -1.17088],
+         [-7.67067, -1.42928, 20.56189], [6.50945, -17.2119, -14.9931]],
+        [1, 2, 3, 4, 5],
+    ]
+    for g_, w in zip(got, want):
+        np.testing.assert_allclose(g_, w, atol=2e-5)
