@@ -124,3 +124,24 @@ def test_bidirectional_dynamic_rnn_with_lengths_trains_as_tf_1_15():
         back = s.run(ob, feed)[1, :, 0]
     np.testing.assert_allclose(losses, [1.1926746, 1.0216093, 0.8843081], atol=1e-6)
     np.testing.assert_allclose(back, [-0.10937, -0.02116, 0, 0, 0], atol=1e-5)
+
+
+def test_variational_dropout_wrapper_trains_as_tf_1_15():
+    tf.set_random_seed(13)
+    x = tf.placeholder(tf.float32, [3, 4, 2])
+    y = tf.placeholder(tf.float32, [3, 4, 5])
+    cell = tf.nn.rnn_cell.DropoutWrapper(
+        tf.nn.rnn_cell.LSTMCell(5), input_keep_prob=0.8, output_keep_prob=0.6,
+        state_keep_prob=0.7, variational_recurrent=True, input_size=2, dtype=tf.float32)
+    o, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    w2 = tf.Variable(tf.random_normal([3]))
+    loss = tf.reduce_mean((o - y) ** 2)
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    rng = np.random.RandomState(1)
+    feed = {x: rng.randn(3, 4, 2), y: rng.randn(3, 4, 5)}
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        losses = [s.run([loss, train], feed)[0] for _ in range(3)]
+        w = s.run(w2)
+    np.testing.assert_allclose(losses, [0.82109708, 0.77739042, 0.75003475], atol=1e-6)  # TF
+    np.testing.assert_allclose(w, [-0.761981, 0.835482, -0.082837], atol=1e-6)  # TF 1.15

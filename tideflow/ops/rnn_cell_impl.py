@@ -701,9 +701,9 @@ class DropoutWrapper(_WrapperCell):
         for k, (v, m) in enumerate(zip(flat, masks)):
             if not m:
                 out.append(v)
-            elif noise is not None:
-                keep = ops.convert_to_tensor(keep_prob, dtype=v.dtype)
-                out.append(v / keep * unary_ops.floor(keep + noise[k]))
+            elif noise is not None:  # TF's ops, in its order
+                binary = unary_ops.floor(keep_prob + noise[k])
+                out.append(math_ops.div(v, keep_prob) * binary)
             else:
                 out.append(nn_impl.dropout(v, keep_prob=keep_prob,
                                            seed=self._gen_seed(self._SALTS[salt // 1000], k)))
