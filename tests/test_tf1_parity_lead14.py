@@ -111,3 +111,16 @@ def test_an_empty_dataset_shuffled_and_repeated_forever_is_empty():
     nxt = tf.data.Dataset.range(0).shuffle(4).repeat().make_one_shot_iterator().get_next()
     with tf.Session() as s, pytest.raises(tf.errors.OutOfRangeError):
         s.run(nxt)
+
+
+def test_dataset_ops_count_where_tf_1_15_makes_them():
+    """TF 1.15 makes each dataset's op with the Dataset: a shuffle without an op seed under a
+    graph seed takes the op count then (6, then 20 here), and shuffles in TF's order."""
+    tf.set_random_seed(3)
+    tf.data.Dataset.range(10).map(lambda x: x * 2).shuffle(10).batch(3).shuffle(4)
+    consts = {op.name: tf.make_ndarray(op.get_attr("value")).item()
+              for op in tf.get_default_graph().get_operations() if op.type == "Const"}
+    assert (consts["seed2/Const"], consts["seed2_1/Const"]) == (6, 20)
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        assert _drain(tf.data.Dataset.range(10).shuffle(10)) == [0, 2, 7, 9, 1, 6, 4, 3, 8, 5]

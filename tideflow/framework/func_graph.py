@@ -31,6 +31,7 @@ class FuncGraph(ops.Graph):
     control_flow_body = False
     # op seeds come from this graph's own op count (a tf.data function's; see _last_id)
     _counts_own_ops = False
+    _own_reserved = 0  # ids reserved here for ops not made yet (tf.data datasets)
 
     def __init__(self, name, outer_graph=None):
         # set before Graph.__init__, whose assignments go through the properties below
@@ -128,8 +129,13 @@ class FuncGraph(ops.Graph):
         # first); cond branches and loop bodies count in their enclosing graph, as TF 1.x's
         # control flow does
         if self._counts_own_ops:
-            return len(self._ops)
+            return len(self._ops) + self._own_reserved
         return self._next_id - 1
+
+    def _reserve_op_id(self):
+        if self._counts_own_ops:
+            self._own_reserved += 1
+        return super()._reserve_op_id()
 
     @property
     def seed(self):

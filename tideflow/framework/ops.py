@@ -902,6 +902,13 @@ class Graph:
         """The id of the last op created (0 in an empty graph), as TF's ``Graph._last_id``."""
         return self._next_id - 1
 
+    def _reserve_op_id(self):
+        """An id for an op made later: a tf.data dataset's, which TF 1.15 made with the
+        Dataset and tideflow makes when an iterator needs it (``Dataset._apply_reserved``)."""
+        i = self._next_id
+        self._next_id = i + 1
+        return i
+
     def _skip_op_ids(self, count=0, to=None):
         """Skips the op ids of ops TF 1.x makes where tideflow makes none (its Switch/Merge
         frames, TensorArray ops, ...): ``count`` more, or forward ``to`` an id (never back), so

@@ -679,6 +679,49 @@ class _OpDataset(Dataset):
         self._attrs = dict(attrs or {})
         self._fn = fn
         self._types_attr = types_attr  # ops with Toutput_types (from the inputs) instead
+        self._reserve_op_id()
+
+    def _reserve_op_id(self):
+        """TF 1.15 makes a dataset's op with the Dataset (after its input constants); tideflow
+        makes it when an iterator (or a function) needs it, with the id reserved here, so the
+        ops made in between (a shuffle's seed, without an op seed, is the op count) number as
+        in TF."""
+        graph = ops.get_default_graph()
+        self._reserved = (graph, graph._reserve_op_id())
+
+    def _apply_reserved(self, op_type, inputs, attrs=None, **kwargs):
+        """``ops.apply_op`` with the reserved id when the op is made in the graph that
+        reserved it (or a function graph of it, a one-shot iterator's); a new id otherwise."""
+        graph = ops.get_default_graph()
+        reserved, self._reserved = getattr(self, "_reserved", None), None
+        root = getattr(graph, "_root", None) or graph
+        if reserved is None or reserved[0] not in (graph, root):
+            return ops.apply_op(op_type, inputs, attrs, name=op_type, **kwargs)
+        owner, rid = reserved
+        capture = getattr(graph, "capture", None)
+        if capture is not None:
+            # capture (a one-shot iterator's function copies) with new ids first: only the
+            # dataset op itself takes the reserved one
+            def cap(x):
+                if isinstance(x, (list, tuple)):
+                    return [cap(y) for y in x]
+                return capture(x) if isinstance(x, ops.Tensor) else x
+
+            inputs = cap(inputs)
+        nxt = graph._next_id
+        graph._next_id = rid
+        try:
+            return ops.apply_op(op_type, inputs, attrs, name=op_type, **kwargs)
+        finally:
+            graph._next_id = nxt
+            if getattr(owner, "_counts_own_ops", False):
+                owner._own_reserved -= 1
+
+    def _reserved_in(self, graph):
+        """Whether this dataset's op has an id reserved in ``graph`` (or its outermost)."""
+        reserved = getattr(self, "_reserved", None)
+        root = getattr(graph, "_root", None) or graph
+        return reserved is not None and reserved[0] in (graph, root)
 
     def _input_datasets(self):
         out = []
@@ -710,7 +753,7 @@ class _OpDataset(Dataset):
         else:
             attrs["Toutput_types"] = ds.wire_types(self._specs)
         attrs["output_shapes"] = ds.wire_shapes(self._specs)
-        op = ops.apply_op(self._op_type, inputs, attrs, name=self._op_type)
+        op = self._apply_reserved(self._op_type, inputs, attrs)
         if self._fn is not None:
             self._fn.add_to(op)
         if getattr(self, "_no_shuffle_repeat_fusion", False):

@@ -214,7 +214,7 @@ class _OneFile(DatasetSource):
         super().__init__(op_type, inputs, Spec(dtypes.string, []))
 
     def _as_variant_tensor(self):
-        return ops.apply_op(self._op_type, self._op_inputs, name=self._op_type)._outputs[0]
+        return self._apply_reserved(self._op_type, self._op_inputs)._outputs[0]
 
 
 class TFRecordDataset(_FileDataset):

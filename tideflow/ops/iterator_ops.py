@@ -387,6 +387,8 @@ def one_shot_iterator(dataset, name=None):
     graph = ops.get_default_graph()
     fname = func_graph.unique_function_name(graph, "_make_dataset")
     first_id, n_ops = graph._next_id, len(graph._ops)
+    # the dataset ops without an id reserved in this graph (a dataset made elsewhere)
+    unreserved = _dataset_op_count(dataset, graph=graph)
     fg = _ByValueGraph(fname, graph)
     try:
         with fg.as_default():
@@ -404,7 +406,7 @@ def one_shot_iterator(dataset, name=None):
     func_graph.add_function(graph, fg)
     # TF 1.15 made the dataset's ops in the graph with the datasets (the factory function
     # copies them): their ids are taken here, the function's own given back
-    func_graph.give_back_ids(graph, first_id, n_ops, extra=_dataset_op_count(dataset))
+    func_graph.give_back_ids(graph, first_id, n_ops, extra=unreserved)
     specs = dataset._specs
     # TF's op names: OneShotIterator; IteratorV2 and MakeIterator; make_initializer
     op = ops.apply_op("OneShotIterator", [], {
@@ -412,18 +414,21 @@ def one_shot_iterator(dataset, name=None):
     return Iterator(op._outputs[0], None, specs)
 
 
-def _dataset_op_count(dataset, seen=None):
-    """The number of dataset ops in ``dataset``'s chain (one per dataset made by an op)."""
+def _dataset_op_count(dataset, seen=None, graph=None):
+    """The number of dataset ops in ``dataset``'s chain (one per dataset made by an op); with
+    ``graph``, of those without an id reserved in it."""
     seen = set() if seen is None else seen
     if id(dataset) in seen:
         return 0
     seen.add(id(dataset))
     own = 1 if hasattr(dataset, "_op_type") else 0
+    if own and graph is not None and dataset._reserved_in(graph):
+        own = 0
     inputs = getattr(dataset, "_input_datasets", None)
     inner = inputs() if callable(inputs) else []
     if not inner and getattr(dataset, "_input", None) is not None:
         inner = [dataset._input]
-    return own + sum(_dataset_op_count(d, seen) for d in inner)
+    return own + sum(_dataset_op_count(d, seen, graph) for d in inner)
 
 
 def initializable_iterator(dataset, shared_name=None, name=None):
