@@ -72,3 +72,180 @@ def test_adagrad_object_and_sparse_updates(_fresh_graph):
         np.testing.assert_allclose(h.history["loss"], [0.196987, 0.063803], atol=2e-6)
         np.testing.assert_allclose(m.predict(ids[:2]), [[0.538651, 0.175639],
                                                         [0.568174, 0.426202]], atol=2e-6)
+
+
+# -- compile: TF 1.15's loss block ----------------------------------------------------------
+
+
+def test_compile_builds_tf_loss_block(_fresh_graph):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    before = _fresh_graph._last_id
+    m.compile("sgd", "mse")
+    made = [op.name for op in _fresh_graph.get_operations() if op._id > before]
+    w = "loss/dense_loss/weighted_loss/"
+    b = w + "broadcast_weights/"
+    a = b + "assert_broadcastable/"
+    assert made == [  # TF 1.15's names, in its order
+        "dense_target", "loss/dense_loss/SquaredDifference", "loss/dense_loss/Mean/reduction_indices",
+        "loss/dense_loss/Mean", w + "Cast/x", a + "weights/shape", a + "weights/rank",
+        a + "values/shape", a + "values/rank", a + "static_scalar_check_success",
+        b + "ones_like/Shape", b + "ones_like/Const", b + "ones_like", b[:-1], w + "Mul",
+        "loss/dense_loss/Const", "loss/dense_loss/Sum", "loss/dense_loss/num_elements",
+        "loss/dense_loss/num_elements/Cast", "loss/dense_loss/Const_1", "loss/dense_loss/Sum_1",
+        "loss/dense_loss/value", "loss/mul/x", "loss/mul"]
+    assert m.sample_weights == [None]  # as TF 1.15: made once weights are fed
+    assert m.total_loss.op.name == "loss/mul"
+
+
+_L = "tf.keras.losses."
+# ops TF 1.15's compile made (Dense(2) on Input(3,), activation given)
+_TF_COMPILE_OPS = [
+    (None, _L + "mean_squared_error", None, 24), (None, _L + "MeanSquaredError()", None, 24),
+    ("softmax", _L + "CategoricalCrossentropy()", None, 53),
+    (None, _L + "CategoricalCrossentropy(from_logits=True)", ["accuracy"], 81),
+    (None, "'huber_loss'", None, 32), (None, "'hinge'", None, 46),
+    ("softmax", "'kld'", None, 34), (None, "'mape'", None, 33), (None, "'msle'", None, 38),
+    (None, "'logcosh'", None, 31), (None, "'poisson'", None, 28),
+    (None, "'cosine_similarity'", None, 38),
+    (None, "lambda yt, yp: tf.reduce_mean(tf.square(yt - yp))", None, 16),
+    (None, "'mse'", ["mae", "mse", "acc"], 103),
+    ("softmax", "'categorical_crossentropy'", ["top_k_categorical_accuracy"], 80),
+    ("sigmoid", "'binary_crossentropy'", ["binary_accuracy", "mse"], 88),
+]
+
+
+@pytest.mark.parametrize("act,loss,metrics,count", _TF_COMPILE_OPS)
+def test_compile_takes_tf_op_count_for_loss_objects_and_functions(_fresh_graph, act, loss,
+                                                                  metrics, count):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,), activation=act)])
+    before = _fresh_graph._last_id
+    m.compile("sgd", eval(loss), metrics=metrics)
+    assert _fresh_graph._last_id - before == count
+
+
+def test_compile_counts_for_two_outputs_regularizers_and_masks(_fresh_graph):
+    a = tf.keras.Input(shape=(3,))
+    o1 = tf.keras.layers.Dense(2, name="o1")(a)
+    o2 = tf.keras.layers.Dense(1, name="o2")(a)
+    m = tf.keras.Model(a, [o1, o2])
+    before = _fresh_graph._last_id
+    m.compile("sgd", ["mse", "mae"], loss_weights=[1.0, 0.5])
+    assert _fresh_graph._last_id - before == 94  # TF 1.15's (each output's loss metric too)
+    assert m.total_loss.op.name == "loss/add"
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,),
+                                                       kernel_regularizer="l2")])
+        before = g._last_id
+        m.compile("sgd", "mse")
+        # TF 1.15 collects the regularization twice (the second copy unused)
+        assert g._last_id - before == 41
+        names = [op.name for op in g.get_operations()]
+        assert "loss/dense/kernel/Regularizer_1/add" in names
+        assert m.total_loss.op.name == "loss/add"
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        m = tf.keras.Sequential([tf.keras.layers.Embedding(5, 2, input_length=4, mask_zero=True),
+                                 tf.keras.layers.Dense(2)])
+        before = g._last_id
+        m.compile("sgd", "mse")
+        assert g._last_id - before == 82
+
+
+def test_fed_sample_weights_make_the_placeholders_and_remake_the_loss(_fresh_graph):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    m.compile("sgd", "mse", weighted_metrics=["mae"])
+    x, y = _data()
+    h = m.fit(x, y, sample_weight=np.linspace(0.5, 2, 16), batch_size=8, epochs=2,
+              verbose=0, shuffle=False)
+    (sw,) = m.sample_weights
+    assert sw.op.name == "dense_sample_weights" and sw.op.inputs[0].op.name == "Const"
+    assert m.total_loss.op.name == "loss_1/mul"  # as TF 1.15: the loss made again
+    assert list(h.history) == ["loss", "weighted_mean_absolute_error"]
+    assert _fresh_graph.get_tensor_by_name("loss_1/dense_loss/value:0") is not None
+
+
+# -- seeded programs: TF 1.15's numbers ----------------------------------------------------
+
+
+def test_seeded_losses_with_probabilities_class_weights_and_regularizers(_fresh_graph):
+    rs = np.random.RandomState(0)
+    x = rs.rand(16, 3).astype(np.float32)
+    onehot = np.eye(2)[rs.randint(0, 2, 16)].astype(np.float32)
+    rs.rand(16, 2)
+    ids = rs.randint(0, 2, (16, 1)).astype(np.float32)
+    # binary cross-entropy of probabilities that are no Sigmoid's: TF 1.15's clipped formula
+    m = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,), activation="relu"),
+                             tf.keras.layers.Dense(1), tf.keras.layers.Activation("sigmoid"),
+                             tf.keras.layers.Lambda(lambda t: t * 1.0)])
+    m.compile("adam", "binary_crossentropy", metrics=["accuracy"])
+    loss, ev, pred = _fit(m, x, ids)
+    np.testing.assert_allclose(loss, [0.906111, 0.901242], atol=2e-6)
+    np.testing.assert_allclose(ev, [0.930718, 0.375], atol=2e-6)
+    np.testing.assert_allclose(pred, [[0.713098], [0.650794]], atol=2e-6)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,), activation="relu"),
+                                 tf.keras.layers.Dense(2, activation="softmax")])
+        m.compile("sgd", "categorical_crossentropy", metrics=["acc"], weighted_metrics=["acc"])
+        h = m.fit(x, onehot, batch_size=8, epochs=2, verbose=0, shuffle=False,
+                  class_weight={0: 1.0, 1: 3.0})
+        np.testing.assert_allclose(h.history["loss"], [1.242758, 1.239017], atol=2e-6)
+        np.testing.assert_allclose(h.history["weighted_acc"], [0.7, 0.7], atol=1e-6)
+        np.testing.assert_allclose(m.evaluate(x[:8], onehot[:8], verbose=0),
+                                   [0.754537, 0.5, 0.5], atol=2e-6)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        m = tf.keras.Sequential([
+            tf.keras.layers.Dense(4, input_shape=(3,), kernel_regularizer="l2",
+                                  activation="relu"),
+            tf.keras.layers.Dense(2, activity_regularizer=tf.keras.regularizers.l1(0.01))])
+        m.compile("sgd", "mse")
+        loss, ev, pred = _fit(m, x, _data()[1])
+        np.testing.assert_allclose(loss, [0.29368, 0.280397], atol=2e-6)
+        np.testing.assert_allclose(ev, 0.351724, atol=2e-6)
+        np.testing.assert_allclose(pred, [[0.458839, 0.801567], [0.364243, 0.558923]],
+                                   atol=2e-6)
+
+
+def test_seeded_temporal_weights_and_sparse_logits_on_sequences(_fresh_graph):
+    xs = np.random.RandomState(4).rand(8, 4, 3).astype(np.float32)
+    ys = np.random.RandomState(5).rand(8, 4, 2).astype(np.float32)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(4, 3))])
+    m.compile("sgd", "mse", sample_weight_mode="temporal")
+    h = m.fit(xs, ys, sample_weight=np.random.RandomState(7).rand(8, 4), batch_size=4,
+              epochs=2, verbose=0, shuffle=False)
+    np.testing.assert_allclose(h.history["loss"], [0.331927, 0.322535], atol=2e-6)
+    np.testing.assert_allclose(m.evaluate(xs, ys, verbose=0), 0.5859755, atol=2e-6)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(4, 3))])
+        xs = np.random.RandomState(4).rand(16, 4, 3).astype(np.float32)
+        ids = np.random.RandomState(5).randint(0, 3, (16, 4))
+        m.compile("sgd", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        h = m.fit(xs, ids, batch_size=8, epochs=2, verbose=0, shuffle=False)
+        np.testing.assert_allclose(h.history["loss"], [1.289563, 1.287378], atol=2e-6)
+        np.testing.assert_allclose(m.predict(xs[:1])[0, 0], [-1.390232, 0.614437, 0.715258],
+                                   atol=2e-6)
+
+
+def test_loss_functions_print_tf_values(_fresh_graph):
+    rs = np.random.RandomState(0)
+    rs.rand(16, 3)
+    onehot = np.eye(2)[rs.randint(0, 2, 16)].astype(np.float32)
+    yt = tf.constant(rs.rand(16, 2).astype(np.float32)[:4])
+    yp = tf.constant(onehot[:4] * 0.8 + 0.1)
+    L = tf.keras.losses
+    got = tf.Session().run([L.mean_absolute_percentage_error(yt, yp), L.hinge(yt, yp),
+                            L.categorical_crossentropy(yt, yp),
+                            L.binary_crossentropy(yt, yp), L.cosine_proximity(yt, yp),
+                            L.Huber()(yt, yp, sample_weight=tf.constant([1., 2., 0.5, 1.])),
+                            L.BinaryCrossentropy(label_smoothing=0.1)(yt, yp)])
+    np.testing.assert_allclose(got[0], [49.161194, 173.382645, 376.247925, 32.379204],
+                               rtol=1e-6)
+    np.testing.assert_allclose(got[1], [0.693437, 0.866693, 0.942383, 0.697742], atol=2e-6)
+    np.testing.assert_allclose(got[2], [0.652037, 1.099473, 0.37767, 0.387329], atol=2e-6)
+    np.testing.assert_allclose(got[3], [0.764729, 1.447738, 1.257359, 0.63473], atol=2e-6)
+    # TF 1.15's cosine_proximity is the cosine itself (not negated)
+    np.testing.assert_allclose(got[4], [0.966567, 0.559226, 0.657547, 0.995313], atol=2e-6)
+    np.testing.assert_allclose(got[5:], [0.099169, 1.043922], atol=2e-6)

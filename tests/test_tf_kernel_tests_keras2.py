@@ -727,6 +727,10 @@ def test_compile_records_loss_functions_and_weights():
     assert model._loss_weights_list == [1.0, 2.0]
     graph = tf.get_default_graph()
     assert graph.get_tensor_by_name("dense_1_target:0") is model.targets[0]
+    # as TF 1.15: no sample weight placeholders until weights are fed
+    assert model.sample_weights == [None, None]
+    model.fit(np.ones((2, 3)), [np.ones((2, 1)), np.ones((2, 1))],
+              sample_weight=[np.ones(2), np.ones(2)], verbose=0)
     assert graph.get_tensor_by_name("dense_2_sample_weights:0") is model.sample_weights[1]
 
 

@@ -55,17 +55,19 @@ def train_op(model, params):
             if fn is None:
                 continue
             target = _split(targets[o], i, n)
-            sw = _split(weights[o], i, n)
+            # (a model fed no sample weights has no placeholders for them, as TF 1.15's)
+            sw = None if weights[o] is None else _split(weights[o], i, n)
             mask = model._output_mask(out)
             if isinstance(fn, training_lib.losses_mod.Loss):
-                w = sw if mask is None else training_lib._times_mask(sw, mask)
+                w = sw if mask is None else mask if sw is None else \
+                    training_lib._times_mask(sw, mask)
                 value = fn(target, out, sample_weight=w)
             else:
                 per_sample = fn(target, out)
-                w = training_lib._expand_to(sw, per_sample)
+                w = None if sw is None else training_lib._expand_to(sw, per_sample)
                 if mask is not None:
-                    w = training_lib._times_mask(w, mask)
-                weighted = per_sample * w
+                    w = mask if w is None else training_lib._times_mask(w, mask)
+                weighted = per_sample if w is None else per_sample * w
                 value = tf.reduce_sum(weighted) / tf.cast(tf.size(per_sample), weighted.dtype)
             if loss_weights is not None and loss_weights[o] != 1.0:
                 value = value * loss_weights[o]

@@ -676,9 +676,17 @@ def clip(x, min_value, max_value):
     if min_value is None:
         min_value = -np.inf
     x = ops.convert_to_tensor(x)
-    lo = tf.cast(min_value, x.dtype.base_dtype)
-    hi = tf.cast(max_value, x.dtype.base_dtype)
+    lo = _constant_to_tensor(min_value, x.dtype.base_dtype)
+    hi = _constant_to_tensor(max_value, x.dtype.base_dtype)
     return tf.clip_by_value(x, lo, hi)
+
+
+def _constant_to_tensor(x, dtype):
+    """A number as a constant of ``dtype`` (a ``Const``, as TF's backend makes it); a tensor
+    cast to it."""
+    if isinstance(x, (ops.Tensor, tf.Variable)):
+        return tf.cast(x, dtype)
+    return tf.constant(x, dtype)
 
 
 def equal(x, y):
@@ -942,61 +950,68 @@ def _eps(x):
 
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Cross-entropy of ``output`` (probabilities, or logits when ``from_logits``) against
-    one-hot ``target``; a Softmax output is read back as its logits, as TF does."""
+    one-hot ``target``; a Softmax output is read back as its logits, as TF does (with TF
+    1.15's ops: the probabilities renormalized and clipped to [eps, 1 - eps])."""
     target = ops.convert_to_tensor(target)
     output = ops.convert_to_tensor(output)
-    if not from_logits and output.op.type == "Softmax" and axis in (-1, ndim(output) - 1):
+    if not from_logits:
+        if isinstance(output, tf.Variable) or output.op.type != "Softmax":
+            output = output / tf.reduce_sum(output, axis, True)
+            eps = _constant_to_tensor(_EPSILON, output.dtype.base_dtype)
+            output = tf.clip_by_value(output, eps, 1.0 - eps)
+            return -tf.reduce_sum(tf.cast(target, output.dtype) * tf.log(output), axis)
         output = output.op.inputs[0]
-        from_logits = True
-    if from_logits:
-        return tf.nn.softmax_cross_entropy_with_logits_v2(labels=target, logits=output,
-                                                          axis=axis)
-    output = output / tf.reduce_sum(output, axis, keepdims=True)
-    eps = _eps(output)
-    output = tf.clip_by_value(output, eps, 1.0 - eps)
-    return -tf.reduce_sum(tf.cast(target, output.dtype) * tf.log(output), axis)
+    return tf.nn.softmax_cross_entropy_with_logits_v2(labels=target, logits=output, axis=axis)
 
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Cross-entropy of ``output`` against integer class ids ``target``."""
+    """Cross-entropy of ``output`` against integer class ids ``target`` (TF 1.15's ops: the
+    ids flattened and the scores made [-1, classes] when the ranks ask for it)."""
     target = ops.convert_to_tensor(target)
     output = ops.convert_to_tensor(output)
-    rank = ndim(output)
-    if rank is None and axis not in (-1,):
-        raise ValueError(f"Cannot compute sparse categorical crossentropy with `axis={axis}` "
-                         "on an output tensor with unknown rank.")
-    if rank is not None and axis not in (-1, rank - 1):
-        perm = [i for i in range(rank) if i != axis % rank] + [axis % rank]
-        output = tf.transpose(output, perm)
     if not from_logits:
-        if output.op.type == "Softmax":
-            output = output.op.inputs[0]
+        if isinstance(output, tf.Variable) or output.op.type != "Softmax":
+            eps = _constant_to_tensor(_EPSILON, output.dtype.base_dtype)
+            output = tf.log(tf.clip_by_value(output, eps, 1 - eps))
         else:
-            eps = _eps(output)
-            output = tf.log(tf.clip_by_value(output, eps, 1.0 - eps))
-    num_classes = int_shape(output)[-1] if rank is not None else None
-    labels = tf.cast(tf.reshape(target, [-1]), "int64")
-    logits = tf.reshape(output, [-1, num_classes if num_classes is not None else
-                                 tf.shape(output)[-1]])
-    res = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
-    if rank is not None and rank >= 3:
-        return tf.reshape(res, tf.shape(output)[:-1])
+            output = output.op.inputs[0]
+    rank = ndim(output)
+    if rank is not None:
+        axis %= rank
+        if axis != rank - 1:
+            perm = [i for i in range(rank) if i != axis] + [axis]
+            output = tf.transpose(output, perm=perm)
+    elif axis != -1:
+        raise ValueError(f"Cannot compute sparse categorical crossentropy with `axis={axis}` "
+                         "on an output tensor with unknown rank")
+    target = cast(target, "int64")
+    output_shape = tf.shape(output)
+    target_rank = target.get_shape().ndims
+    update_shape = target_rank is not None and rank is not None and target_rank != rank - 1
+    if update_shape:
+        target = flatten(target)
+        output = tf.reshape(output, [-1, output_shape[-1]])
+    res = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=target, logits=output)
+    if update_shape and rank >= 3:
+        return tf.reshape(res, output_shape[:-1])
     return res
 
 
 def binary_crossentropy(target, output, from_logits=False):
-    """Elementwise binary cross-entropy; a Sigmoid output is read back as its logits."""
+    """Elementwise binary cross-entropy; a Sigmoid output is read back as its logits, as
+    TF does (other probabilities clipped to [eps, 1 - eps], TF 1.15's formula)."""
     target = ops.convert_to_tensor(target)
     output = ops.convert_to_tensor(output)
+    target = tf.cast(target, output.dtype)  # (no op when it is already)
     if not from_logits:
-        if output.op.type == "Sigmoid":
-            output = output.op.inputs[0]
-        else:
-            eps = _eps(output)
+        if isinstance(output, tf.Variable) or output.op.type != "Sigmoid":
+            eps = _constant_to_tensor(_EPSILON, output.dtype.base_dtype)
             output = tf.clip_by_value(output, eps, 1.0 - eps)
-            output = tf.log(output / (1.0 - output))
-    return tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(target, output.dtype),
-                                                   logits=output)
+            bce = target * tf.log(output + _EPSILON)
+            bce += (1 - target) * tf.log(1 - output + _EPSILON)
+            return -bce
+        output = output.op.inputs[0]
+    return tf.nn.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
 
 
 def _check_format(data_format):

@@ -16,7 +16,7 @@ def _pair(y_true, y_pred):
 
 def mean_squared_error(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
-    return K.mean(tf.square(y_pred - y_true), axis=-1)
+    return K.mean(tf.squared_difference(y_pred, y_true), axis=-1)
 
 
 def mean_absolute_error(y_true, y_pred):
@@ -26,40 +26,40 @@ def mean_absolute_error(y_true, y_pred):
 
 def mean_absolute_percentage_error(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
-    diff = tf.abs((y_true - y_pred) / K.maximum(tf.abs(y_true), K.epsilon()))
+    diff = tf.abs((y_true - y_pred) / K.clip(tf.abs(y_true), K.epsilon(), None))
     return 100.0 * K.mean(diff, axis=-1)
 
 
 def mean_squared_logarithmic_error(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
-    first = tf.log(K.maximum(y_pred, K.epsilon()) + 1.0)
-    second = tf.log(K.maximum(y_true, K.epsilon()) + 1.0)
-    return K.mean(tf.square(first - second), axis=-1)
+    first = tf.log(K.clip(y_pred, K.epsilon(), None) + 1.0)
+    second = tf.log(K.clip(y_true, K.epsilon(), None) + 1.0)
+    return K.mean(tf.squared_difference(first, second), axis=-1)
 
 
 def _maybe_convert_labels(y_true):
     """Labels that are all 0 or 1 become -1 or 1 (as TF 1.14+'s hinge losses)."""
-    is_binary = tf.reduce_all(tf.logical_or(tf.equal(y_true, 0.0), tf.equal(y_true, 1.0)))
+    is_binary = tf.reduce_all(tf.logical_or(tf.equal(y_true, 0), tf.equal(y_true, 1)))
     return tf.cond(is_binary, lambda: 2.0 * y_true - 1.0, lambda: y_true)
 
 
 def squared_hinge(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
     y_true = _maybe_convert_labels(y_true)
-    return K.mean(tf.square(K.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
+    return K.mean(tf.square(tf.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
 
 
 def hinge(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
     y_true = _maybe_convert_labels(y_true)
-    return K.mean(K.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
+    return K.mean(tf.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
 
 
 def categorical_hinge(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
     pos = tf.reduce_sum(y_true * y_pred, axis=-1)
     neg = tf.reduce_max((1.0 - y_true) * y_pred, axis=-1)
-    return K.maximum(0.0, neg - pos + 1.0)
+    return tf.maximum(0.0, neg - pos + 1.0)
 
 
 def logcosh(y_true, y_pred):
@@ -69,10 +69,15 @@ def logcosh(y_true, y_pred):
 
 
 def huber_loss(y_true, y_pred, delta=1.0):
-    y_true, y_pred = _pair(y_true, y_pred)
-    err = tf.abs(y_pred - y_true)
+    """Per element (as TF 1.15's: no mean over the last axis)."""
+    y_pred = tf.cast(y_pred, K.floatx())
+    y_true = tf.cast(y_true, K.floatx())
+    err = tf.abs(tf.subtract(y_pred, y_true))
     quad = tf.minimum(err, delta)
-    return K.mean(0.5 * tf.square(quad) + delta * (err - quad), axis=-1)
+    linear = tf.subtract(err, quad)
+    return tf.add(tf.multiply(tf.convert_to_tensor(0.5, dtype=quad.dtype),
+                              tf.multiply(quad, quad)),
+                  tf.multiply(delta, linear))
 
 
 def _smoothing(label_smoothing):
@@ -80,10 +85,19 @@ def _smoothing(label_smoothing):
     return isinstance(label_smoothing, (tf.Tensor, tf.Variable)) or bool(label_smoothing)
 
 
+def _smoothing_tensor(label_smoothing):
+    # as TF 1.15: the smoothing is made a tensor first (a Const when it is a number)
+    if isinstance(label_smoothing, tf.Variable):
+        return label_smoothing
+    return tf.convert_to_tensor(label_smoothing, dtype=K.floatx())
+
+
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0):
     y_true, y_pred = _pair(y_true, y_pred)
-    if _smoothing(label_smoothing):
-        num_classes = tf.cast(tf.shape(y_true)[-1], y_pred.dtype)
+    smoothing = _smoothing(label_smoothing)
+    label_smoothing = _smoothing_tensor(label_smoothing)
+    if smoothing:
+        num_classes = tf.cast(tf.shape(y_true)[1], y_pred.dtype)
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / num_classes
     return K.categorical_crossentropy(y_true, y_pred, from_logits=from_logits)
 
@@ -94,7 +108,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0):
     y_true, y_pred = _pair(y_true, y_pred)
-    if _smoothing(label_smoothing):
+    smoothing = _smoothing(label_smoothing)
+    label_smoothing = _smoothing_tensor(label_smoothing)
+    if smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     return K.mean(K.binary_crossentropy(y_true, y_pred, from_logits=from_logits), axis=-1)
 
@@ -112,10 +128,10 @@ def poisson(y_true, y_pred):
 
 
 def cosine_proximity(y_true, y_pred, axis=-1):
-    y_true, y_pred = _pair(y_true, y_pred)
+    """The cosine similarity along ``axis`` (as TF 1.15's Keras: not negated)."""
     y_true = tf.nn.l2_normalize(y_true, axis=axis)
     y_pred = tf.nn.l2_normalize(y_pred, axis=axis)
-    return -tf.reduce_sum(y_true * y_pred, axis=axis)
+    return tf.reduce_sum(y_true * y_pred, axis=axis)
 
 
 mse = MSE = mean_squared_error
@@ -142,30 +158,52 @@ class Reduction:
             raise ValueError(f"Invalid Reduction Key {key}.")
 
 
-def _weighted(values, sample_weight):
-    """``values`` times ``sample_weight`` (of lower rank: expanded at the end), which must
-    broadcast to them (TF's ValueError when it cannot)."""
-    sample_weight = tf.cast(sample_weight, values.dtype)
-    rank_v = values.get_shape().ndims
+def _scale_by_sample_weight(losses, sample_weight):
+    """``losses`` times ``sample_weight`` (1.0 when None) made as TF 1.15's Keras does it
+    (float32 casts, the weights' last axis squeezed or expanded to the losses' rank, then
+    broadcast to them), so the ops and their names are TF's."""
+    from tideflow.ops import weights_broadcast_ops
+
+    losses = tf.cast(losses, tf.float32)
+    sample_weight = tf.cast(1.0 if sample_weight is None else sample_weight, tf.float32)
+    rank_v = losses.get_shape().ndims
     rank_w = sample_weight.get_shape().ndims
-    if (rank_v is not None and rank_w == rank_v + 1
-            and sample_weight.get_shape().as_list()[-1] == 1):
-        sample_weight = tf.squeeze(sample_weight, [-1])  # [batch, 1] weights [batch] values
-        rank_w = rank_v
-    if rank_v is not None and rank_w is not None and 0 < rank_w < rank_v:
-        sample_weight = tf.reshape(sample_weight, tf.concat(
-            [tf.shape(sample_weight), tf.ones([rank_v - rank_w], "int32")], 0))
-    v_dims = values.get_shape().as_list() if rank_v is not None else None
-    w_dims = sample_weight.get_shape().as_list() \
-        if sample_weight.get_shape().ndims is not None else None
-    if v_dims is not None and w_dims is not None and w_dims and (
-            len(w_dims) != len(v_dims) or any(
-                w not in (None, 1) and v is not None and w != v
-                for w, v in zip(w_dims, v_dims))):
-        raise ValueError(f"weights can not be broadcast to values. values.rank={len(v_dims)}. "
-                         f"weights.rank={rank_w}. values.shape={values.get_shape()}. "
-                         f"weights.shape={sample_weight.get_shape()}.")
-    return values * sample_weight
+    if rank_w and rank_v is not None:
+        if rank_w - rank_v == 1:
+            sample_weight = tf.squeeze(sample_weight, [-1])
+        elif rank_v - rank_w == 1:
+            sample_weight = tf.expand_dims(sample_weight, [-1])
+        elif 0 < rank_w < rank_v:  # (several axes short: ones appended)
+            sample_weight = tf.reshape(sample_weight, tf.concat(
+                [tf.shape(sample_weight), tf.ones([rank_v - rank_w], "int32")], 0))
+    sample_weight = weights_broadcast_ops.broadcast_weights(sample_weight, losses)
+    return tf.multiply(losses, sample_weight)
+
+
+def _reduce_weighted(weighted, reduction):
+    """TF 1.15's ``reduce_weighted_loss``: the sum, or the sum over the number of elements
+    (``<scope>/num_elements``, ``<scope>/value``)."""
+    if reduction == Reduction.NONE:
+        return weighted
+    total = tf.reduce_sum(weighted)
+    if reduction == Reduction.SUM:
+        return total
+    with tf.name_scope("num_elements") as scope:
+        count = tf.cast(tf.size(weighted, name=scope), weighted.dtype)
+    return tf.math.divide_no_nan(tf.reduce_sum(total), count, name="value")
+
+
+def compute_weighted_loss(losses, sample_weight=None, reduction=Reduction.AUTO, name=None):
+    """Weighted and reduced losses, in a ``weighted_loss`` scope (as TF 1.15's
+    ``losses_utils.compute_weighted_loss``)."""
+    Reduction.validate(reduction)
+    if reduction == Reduction.AUTO:
+        reduction = Reduction.SUM_OVER_BATCH_SIZE
+    with tf.name_scope(name or "weighted_loss"):
+        losses = tf.convert_to_tensor(losses)
+        dtype = losses.dtype
+        weighted = _scale_by_sample_weight(losses, sample_weight)
+        return tf.cast(_reduce_weighted(weighted, reduction), dtype)
 
 
 class Loss:
@@ -182,15 +220,10 @@ class Loss:
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         Reduction.validate(self.reduction)  # (it may have been set after construction)
-        with tf.name_scope(self.name or type(self).__name__.lower()):
+        name = "lambda" if self.name == "<lambda>" else self.name
+        with tf.name_scope(name or type(self).__name__):
             values = self.call(y_true, y_pred)
-            if sample_weight is not None:
-                values = _weighted(values, sample_weight)
-            if self.reduction == Reduction.NONE:
-                return values
-            if self.reduction == Reduction.SUM:
-                return tf.reduce_sum(values)
-            return tf.reduce_sum(values) / tf.cast(tf.size(values), values.dtype)
+            return compute_weighted_loss(values, sample_weight, reduction=self.reduction)
 
     def get_config(self):
         return {"reduction": self.reduction, "name": self.name}
@@ -356,19 +389,6 @@ def _add_losses_utils():
     full = utils.__name__ + ".losses_utils"
     module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(full, None))
     module.__doc__ = "``keras.utils.losses_utils`` (TF's module): loss reductions."
-
-    def compute_weighted_loss(losses, sample_weight=None, reduction=Reduction.AUTO, name=None):
-        Reduction.validate(reduction)
-        with tf.name_scope(name or "weighted_loss"):
-            values = tf.convert_to_tensor(losses)
-            if sample_weight is not None:
-                values = _weighted(values, sample_weight)
-            if reduction == Reduction.NONE:
-                return values
-            total = tf.reduce_sum(values)
-            if reduction == Reduction.SUM:
-                return total
-            return total / tf.cast(tf.size(values), values.dtype)
 
     module.ReductionV2 = Reduction
     module.compute_weighted_loss = compute_weighted_loss

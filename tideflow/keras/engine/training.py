@@ -86,19 +86,12 @@ class Model(Network):
         self.__dict__.pop("_train_function_set", None)
         self.__dict__.pop("_tf_function_predict", None)
         self.__dict__.pop("_tf_function_evaluation", None)
+        self.__dict__.pop("_sample_weights_fed", None)
         dist = sys.modules.get("tideflow.distribute")  # compiled in a strategy's scope?
         self._distribution_strategy = kwargs.get("distribute") or (  # TF 1.11-1.13's kwarg
             dist.get_strategy() if dist is not None and dist.has_strategy() else None)
         if self.outputs:
-            graph = self._outputs_graph()
-            first_id = graph._next_id
             self._compile_graph()
-            tf_ops = _tf_compile_op_count(self)
-            if tf_ops is not None and graph._next_id < first_id + tf_ops:
-                # TF 1.15 builds this loss from more ops (a weighting block, Keras's
-                # reduction, the metrics' variables and updates): their ids are skipped, so
-                # the layers made after the compile (a GAN's generator) get TF's op seeds
-                graph._next_id = first_id + tf_ops
 
     def _loss_per_output(self):
         n = len(self.outputs)
@@ -167,65 +160,24 @@ class Model(Network):
         self._stateful_metrics = []
         self.metrics_names = ["loss"]
         self._metric_tensors = []
-        per_output_losses = []
-        total = None
         graph = self._outputs_graph()
-        with graph.as_default(), ops.name_scope("loss"):
+        with graph.as_default():
             for i, (out, fn) in enumerate(zip(self.outputs, self._loss_fns)):
-                name = self.output_names[i]
                 if fn is None:
                     self.targets.append(None)
-                    self.sample_weights.append(None)
                     continue
                 if self._target_tensors is not None:
                     target = flatten(self._target_tensors)[i]
                 else:
                     rank = out.get_shape().ndims
-                    with ops.name_scope(None):  # as TF: '<output>_target' at the top
-                        target = tf.placeholder(out.dtype.base_dtype,
-                                                shape=[None] * (rank or 0)
-                                                if rank is not None else None,
-                                                name=f"{name}_target")
+                    # as TF: '<output>_target' at the top
+                    target = tf.placeholder(out.dtype.base_dtype,
+                                            shape=[None] * (rank or 0)
+                                            if rank is not None else None,
+                                            name=f"{self.output_names[i]}_target")
                 self.targets.append(target)
-                with ops.name_scope(f"{name}_loss"):
-                    temporal = self._weight_mode(i) == "temporal"
-                    ones = tf.ones(tf.shape(out)[:2 if temporal else 1], out.dtype)
-                    with ops.name_scope(None):  # '<output>_sample_weights', as TF
-                        sw = tf.placeholder_with_default(
-                            ones, shape=[None, None] if temporal else [None],
-                            name=f"{name}_sample_weights")
-                    self.sample_weights.append(sw)
-                    # as TF: the output's Keras mask (e.g. from Embedding(mask_zero=True))
-                    # multiplies the sample weights, so padded steps add no loss
-                    mask = self._output_mask(out)
-                    if isinstance(fn, losses_mod.Loss):
-                        w = sw if mask is None else _times_mask(sw, mask)
-                        value = fn(target, out, sample_weight=w)
-                    else:
-                        per_sample = fn(target, out)
-                        w = _expand_to(sw, per_sample)
-                        if mask is not None:
-                            w = _times_mask(w, mask)
-                        weighted = per_sample * w
-                        # as TF (SUM_OVER_BATCH_SIZE): over the elements of the weighted
-                        # losses, so a loss function that already returns a scalar mean
-                        # keeps its value (not batch size times it)
-                        value = tf.reduce_sum(weighted) / tf.cast(tf.size(weighted),
-                                                                  weighted.dtype)
-                per_output_losses.append(value)
-                weighted = value * weights[i] if weights[i] != 1.0 else value
-                total = weighted if total is None else total + weighted
-            # as TF 1.15: the per-output losses' epoch values are means over the batches
-            self._batch_mean_positions = set()
-            if n > 1:
-                for i, value in enumerate(per_output_losses):
-                    self._batch_mean_positions.add(len(self.metrics_names))
-                    self.metrics_names.append(f"{self.output_names[i]}_loss")
-                    self._metric_tensors.append(value)
-            reg = self.losses
-            if reg:
-                reg_total = tf.add_n([tf.cast(r, K.floatx()) for r in reg])
-                total = reg_total if total is None else total + reg_total
+        self._loss_weight_values = weights
+        total = self._build_loss(graph)
         self.total_loss = total
         # a loss left per example (reduction NONE) is what the optimizer gets (a DP
         # optimizer clips each example's gradient); fit and evaluate report its mean, as TF's
@@ -236,59 +188,187 @@ class Model(Network):
                 self._reported_loss = tf.reduce_mean(total)
         # as in Keras, the weights trained are those trainable when the model is compiled
         self._collected_trainable_weights = self.trainable_weights
+        self._build_metrics(graph)
+        self._build_metrics(graph, weighted=True)
+        self._assemble_metrics()
+        self._train_fn = self._test_fn = None
+
+    def _build_metrics(self, graph, weighted=False):
+        """Each output's metrics (``weighted``: its weighted metrics) as (name, value,
+        metric object or None) entries. As TF 1.15, `metrics` see no sample weights (only
+        the output's mask), while `weighted_metrics` (named weighted_<name>) see the sample
+        and class weights."""
+        n = len(self.outputs)
+        per_output = self._metrics_per_output(weighted=weighted)
+        entries = []
         with graph.as_default(), ops.name_scope("metrics"):
-            # as TF 1.15: `metrics` see no sample weights (only the output's mask), while
-            # `weighted_metrics` (named weighted_<name>) see the sample and class weights
-            # (as TF 1.15, per output: its metrics, then its weighted metrics)
-            unweighted = self._metrics_per_output()
-            weighted_metrics = self._metrics_per_output(weighted=True)
-            for i in range(len(self.outputs)):
+            for i in range(n):
+                out = []
+                entries.append(out)
                 if self.targets[i] is None:
                     continue
-                prefix = f"{self.output_names[i]}_" if n > 1 else ""
-                for metric in unweighted[i]:
+                target, output = self.targets[i], self.outputs[i]
+                for metric in per_output[i]:
+                    if weighted:
+                        if not isinstance(metric, metrics_mod.Metric):
+                            name, fn = self._resolve_metric(metric, i)
+                            metric = metrics_mod.MeanMetricWrapper(fn, name=name)
+                        mask = self._output_mask(output)
+                        w = self.sample_weights[i]
+                        if mask is not None:
+                            w = mask if w is None else _times_mask(w, mask)
+                        with ops.name_scope("weighted_" + metric.name):
+                            value = metric(target, output, sample_weight=w)
+                        out.append(("weighted_" + metric.name, value, metric))
+                        continue
                     if isinstance(metric, metrics_mod.Metric):
-                        mask = self._output_mask(self.outputs[i])
+                        mask = self._output_mask(output)
                         with ops.name_scope(metric.name):
-                            value = metric(self.targets[i], self.outputs[i], sample_weight=mask)
-                        self._stateful_positions.add(len(self.metrics_names))
-                        self._stateful_metrics.append(metric)
-                        self.metrics_names.append(prefix + metric.name)
-                        self._metric_tensors.append(value)
+                            value = metric(target, output, sample_weight=mask)
+                        out.append((metric.name, value, metric))
                         continue
                     name, fn = self._resolve_metric(metric, i)
+                    first = graph._next_id
                     with ops.name_scope(name):
-                        value = tf.cast(fn(self.targets[i], self.outputs[i]), K.floatx())
-                        mask = self._output_mask(self.outputs[i])
+                        value = tf.cast(fn(target, output), K.floatx())
+                        fn_ops = graph._next_id - first
+                        mask = self._output_mask(output)
                         if mask is None:
                             value = tf.reduce_mean(value)
                         else:  # the mean over the unmasked steps, as TF
                             m = _times_mask(tf.ones_like(value), mask)
                             value = tf.math.divide_no_nan(tf.reduce_sum(value * m),
                                                           tf.reduce_sum(m))
-                    self.metrics_names.append(prefix + name)
-                    self._metric_tensors.append(value)
-                for metric in weighted_metrics[i]:
-                    if not isinstance(metric, metrics_mod.Metric):
-                        name, fn = self._resolve_metric(metric, i)
-                        metric = metrics_mod.MeanMetricWrapper(fn, name=name)
-                    mask = self._output_mask(self.outputs[i])
-                    w = self.sample_weights[i]
-                    if mask is not None:
-                        w = _times_mask(w, mask)
-                    with ops.name_scope("weighted_" + metric.name):
-                        value = metric(self.targets[i], self.outputs[i], sample_weight=w)
+                    if mask is None:
+                        # TF 1.15 keeps it in a Mean metric (two variables, the update and
+                        # result ops): those ids are skipped, so later ops number as TF's
+                        tf_ops = _TF_METRIC_OPS.get(getattr(fn, "__name__", None))
+                        graph._skip_op_ids(to=first + (tf_ops or fn_ops + _TF_MEAN_METRIC_OPS))
+                    out.append((name, value, None))
+        if weighted:
+            self._weighted_metric_entries = entries
+        else:
+            self._unweighted_metric_entries = entries
+
+    def _assemble_metrics(self):
+        """``metrics_names`` and the fetched metric tensors: the loss (and each output's loss),
+        then per output its metrics and weighted metrics (prefixed by the output's name when
+        there are several), then the metrics added with ``add_metric``."""
+        names, tensors = self._loss_metric_entries
+        self.metrics_names = list(names)
+        self._metric_tensors = list(tensors)
+        self._stateful_positions = set()
+        self._stateful_metrics = []
+        n = len(self.outputs)
+        for i in range(n):
+            prefix = f"{self.output_names[i]}_" if n > 1 else ""
+            for name, value, metric in (self._unweighted_metric_entries[i]
+                                        + self._weighted_metric_entries[i]):
+                if metric is not None:
                     self._stateful_positions.add(len(self.metrics_names))
                     self._stateful_metrics.append(metric)
-                    self.metrics_names.append(prefix + "weighted_" + metric.name)
-                    self._metric_tensors.append(value)
-            # as TF 1.15: then the metrics its layers and itself added with add_metric
-            for metric, value in self._added_metric_entries():
-                self._stateful_positions.add(len(self.metrics_names))
-                self._stateful_metrics.append(metric)
-                self.metrics_names.append(metric.name)
+                self.metrics_names.append(prefix + name)
                 self._metric_tensors.append(value)
+        # as TF 1.15: then the metrics its layers and itself added with add_metric
+        for metric, value in self._added_metric_entries():
+            self._stateful_positions.add(len(self.metrics_names))
+            self._stateful_metrics.append(metric)
+            self.metrics_names.append(metric.name)
+            self._metric_tensors.append(value)
+
+    def _use_fed_sample_weights(self):
+        """As TF 1.15: sample (or class) weights fed to a model compiled without a weighting
+        mode make its sample weight placeholders, and its loss and weighted metrics are
+        made again with them (under ``loss_1``, ...); the train and test functions with
+        them."""
+        if self.__dict__.get("_sample_weights_fed") or not self._compiled:
+            return
+        if any(w is not None for w in getattr(self, "sample_weights", [])):
+            return
+        self._sample_weights_fed = True
+        graph = self._outputs_graph()
+        total = self._build_loss(graph)
+        self.total_loss = self._reported_loss = total
+        if total is not None and total.get_shape().ndims != 0:
+            with graph.as_default():
+                self._reported_loss = tf.reduce_mean(total)
+        self._build_metrics(graph, weighted=True)
+        self._assemble_metrics()
         self._train_fn = self._test_fn = None
+
+    def _build_loss(self, graph):
+        """The sample weights and the total loss, made as TF 1.15's compile makes them: a
+        sample weight placeholder only for an output with a weighting mode (compile's
+        ``sample_weight_mode``, or 'samplewise' once weights are fed), then under
+        ``loss/<output>_loss`` the loss function's ops, the weighting block
+        (``weighted_loss``), the reduction (``Sum``, ``num_elements``, ``value``) and the
+        loss weight's ``mul``; the regularization losses last (made a second time and left
+        unused, as TF 1.15 collects them twice). So the names and the op count are TF's."""
+        n = len(self.outputs)
+        weights = self._loss_weight_values
+        # (an output with a mode gives the others placeholders too: all or none are fed)
+        fed = self.__dict__.get("_sample_weights_fed", False) or any(
+            self._weight_mode(i) for i in range(n))
+        self.sample_weights = []
+        per_output_losses = []
+        total = None
+        with graph.as_default():
+            for i, target in enumerate(self.targets):
+                mode = self._weight_mode(i) or ("samplewise" if fed else None)
+                if target is None or mode is None:
+                    self.sample_weights.append(None)
+                    continue
+                temporal = mode == "temporal"
+                default = tf.constant([[1.0]] if temporal else [1.0], K.floatx())
+                self.sample_weights.append(tf.placeholder_with_default(
+                    default, shape=[None, None] if temporal else [None],
+                    name=f"{self.output_names[i]}_sample_weights"))
+            with ops.name_scope("loss"):
+                for i, (out, fn) in enumerate(zip(self.outputs, self.loss_functions)):
+                    if fn is None:
+                        continue
+                    target, sw = self.targets[i], self.sample_weights[i]
+                    with ops.name_scope(f"{self.output_names[i]}_loss"):
+                        # as TF: the output's Keras mask (e.g. from Embedding(mask_zero=True))
+                        # weights the losses, so padded steps add none
+                        mask = self._output_mask(out)
+                        if mask is not None:
+                            sw = mask if sw is None else _times_mask(sw, mask)
+                        per_sample = fn.call(target, out)
+                        weighted = losses_mod.compute_weighted_loss(
+                            per_sample, sw, reduction=losses_mod.Reduction.NONE)
+                        reduction = fn.reduction
+                        if reduction == losses_mod.Reduction.AUTO:
+                            reduction = losses_mod.Reduction.SUM_OVER_BATCH_SIZE
+                        value = losses_mod._reduce_weighted(weighted, reduction)
+                    if n > 1:
+                        # (TF 1.15 keeps a Mean metric of each output's loss: its variables
+                        # and update ops are counted)
+                        graph._skip_op_ids(_TF_MEAN_METRIC_OPS)
+                    per_output_losses.append(value)
+                    weighted = weights[i] * value
+                    total = weighted if total is None else total + weighted
+                # as TF 1.15: the per-output losses' epoch values are means over the batches
+                self._batch_mean_positions = set()
+                names, tensors = ["loss"], []
+                if n > 1:
+                    for i, value in zip([i for i, f in enumerate(self.loss_functions)
+                                         if f is not None], per_output_losses):
+                        self._batch_mean_positions.add(len(names))
+                        names.append(f"{self.output_names[i]}_loss")
+                        tensors.append(value)
+                self._loss_metric_entries = (names, tensors)
+                reg = self.losses
+                if reg:
+                    order = {id(r): k for k, r in enumerate(reg)}
+                    made = [w for w in _weight_regularizations(self) if id(w.value) in order]
+                    made.sort(key=lambda w: order[id(w.value)])
+                    for w in made:  # TF's second collection
+                        with ops.name_scope(w.variable.op.name + "/Regularizer"):
+                            w.regularizer(w.variable)
+                    reg_total = tf.add_n([tf.cast(r, K.floatx()) for r in reg])
+                    total = reg_total if total is None else total + reg_total
+        return total
 
     def _added_metric_entries(self):
         return base_layer._added_metric_entries(self)
@@ -573,6 +653,8 @@ class Model(Network):
                                      f"input with shape {np.shape(y)}. sample_weight cannot "
                                      "be broadcast.")
             out.append(w)
+        if any(w is not None for w in out):
+            self._use_fed_sample_weights()
         return out
 
     def _standardize_xy(self, x, y=None, need_y=True, check_shapes=True):
@@ -662,6 +744,8 @@ class Model(Network):
         one was assigned)."""
         fn = self.__dict__.get("_train_function_set")
         if fn is None:
+            if self._train_fn is None:  # (remade after fed sample weights rebuilt the loss)
+                self._make_train_function()
             return self._run(self._train_fn, self._feeds(xs, ys, True, sws))[1:]
         sws = list(sws or [])
         sws += [None] * (len(self._feed_sample_weights) - len(sws))
@@ -1283,52 +1367,30 @@ def _clone_metric(metric):
 # ops TF 1.15's compile makes for a loss on one output (its target placeholder, the loss
 # function, the weighting and Keras's reduction), by the output op's type where the loss
 # looks at it (crossentropies take the logits under a softmax or a sigmoid)
-_TF_LOSS_OPS = {"mean_squared_error": 24, "mean_absolute_error": 25,
-                "binary_crossentropy": {"Sigmoid": 34, None: 43},
-                "categorical_crossentropy": {"Softmax": 53, None: 35},
-                "sparse_categorical_crossentropy": {"Softmax": 34, None: 40}}
-# ops of a metric (a mean of it: its total and count variables, update and result)
+# ops of a metric in TF 1.15's compile (a Mean of it: its total and count variables, update
+# and result), and of the Mean alone (beside the metric function's own ops)
 _TF_METRIC_OPS = {"mean_absolute_error": 26, "mean_squared_error": 25, "binary_accuracy": 29,
                   "categorical_accuracy": 28, "sparse_categorical_accuracy": 28}
-_METRIC_ALIASES = {"mae": "mean_absolute_error", "mse": "mean_squared_error"}
+_TF_MEAN_METRIC_OPS = 22
 
 
-def _tf_compile_op_count(model):
-    """The ops TF 1.15's compile makes for a one-output model with one of the usual losses
-    and metrics (no weights, masks or regularization losses); None otherwise."""
-    if (len(model.outputs) != 1 or model.loss_weights is not None or model.losses
-            or model.sample_weight_mode is not None or model._compile_weighted_metrics
-            or model._target_tensors is not None or not isinstance(model.outputs[0], ops.Tensor)
-            or model._output_mask(model.outputs[0]) is not None):
-        return None
-    fn = model._loss_fns[0]
-    name = getattr(fn, "__name__", None)
-    count = _TF_LOSS_OPS.get(name)
-    if isinstance(count, dict):
-        out_type = model.outputs[0].op.type
-        count = count.get(out_type, count[None])
-    if count is None:
-        return None
-    last = model.outputs[0].get_shape().as_list()[-1] if model.outputs[0].get_shape().ndims \
-        else None
-    metrics = model._compile_metrics
-    if isinstance(metrics, dict) or not isinstance(metrics, (list, tuple)):
-        return None
-    for metric in metrics:
-        if metric in ("accuracy", "acc"):
-            if last == 1 or name == "binary_crossentropy":
-                metric = "binary_accuracy"
-            elif name == "sparse_categorical_crossentropy":
-                metric = "sparse_categorical_accuracy"
-            else:
-                metric = "categorical_accuracy"
-        elif not isinstance(metric, str):
-            metric = getattr(metric, "__name__", None)
-        metric = _METRIC_ALIASES.get(metric, metric)
-        if metric not in _TF_METRIC_OPS:
-            return None
-        count += _TF_METRIC_OPS[metric]
-    return count
+def _weight_regularizations(model):
+    """The weight regularization losses of the model's layers (made when collected)."""
+    out, seen = [], set()
+
+    def visit(layer):
+        if id(layer) in seen:
+            return
+        seen.add(id(layer))
+        for x in layer.__dict__.get("_losses", ()):
+            if isinstance(x, base_layer._WeightRegularization):
+                out.append(x)
+        for sub in list(layer.__dict__.get("_sublayers", ())) + list(
+                getattr(layer, "layers", None) or ()):
+            visit(sub)
+
+    visit(model)
+    return out
 
 
 def _check_for_unexpected_keys(name, mapping, expected):
@@ -1673,6 +1735,9 @@ class _TrainStep:
         self._model = model
         self.inputs = (model._feed_inputs + model._feed_targets
                        + model._feed_sample_weights)
+        lp = K._learning_phase_placeholder()
+        if isinstance(lp, ops.Tensor):  # as TF 1.15's: the learning phase last
+            self.inputs.append(lp)
         self.outputs = model._train_fn[1:]
 
     def __call__(self, inputs):
