@@ -145,3 +145,25 @@ def test_variational_dropout_wrapper_trains_as_tf_1_15():
         w = s.run(w2)
     np.testing.assert_allclose(losses, [0.82109708, 0.77739042, 0.75003475], atol=1e-6)  # TF
     np.testing.assert_allclose(w, [-0.761981, 0.835482, -0.082837], atol=1e-6)  # TF 1.15
+
+
+def test_layer_norm_basic_lstm_cell_makes_its_variables_where_tf_1_15_does():
+    tf.set_random_seed(17)
+    x = tf.placeholder(tf.float32, [3, 4, 2])
+    y = tf.placeholder(tf.float32, [3, 4, 5])
+    o, _ = tf.nn.dynamic_rnn(tf.contrib.rnn.LayerNormBasicLSTMCell(5, norm_gain=1.2), x,
+                             dtype=tf.float32)
+    assert _seed2("RandomUniform") == [89]  # TF 1.15's kernel, made after the concat
+    names = [v.op.name for v in tf.trainable_variables()]
+    assert names == ["rnn/layer_norm_basic_lstm_cell/" + n for n in (
+        "kernel", "input/gamma", "input/beta", "transform/gamma", "transform/beta",
+        "forget/gamma", "forget/beta", "output/gamma", "output/beta", "state/gamma",
+        "state/beta")]
+    loss = tf.reduce_mean((o - y) ** 2)
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    rng = np.random.RandomState(1)
+    feed = {x: rng.randn(3, 4, 2), y: rng.randn(3, 4, 5)}
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        losses = [s.run([loss, train], feed)[0] for _ in range(3)]
+    np.testing.assert_allclose(losses, [0.85194588, 0.77708632, 0.74885094], atol=1e-6)  # TF

@@ -283,35 +283,44 @@ class LayerNormBasicLSTMCell(_TupleLSTM):
         self._seed = dropout_prob_seed
 
     def build(self, inputs_shape):
-        n = self._add_kernel(inputs_shape)
-        if not self._layer_norm:
-            # TF makes this bias with get_variable and no initializer of its own: the scope's
-            # initializer (or the default one) sets it, not zeros
-            self._bias = self.add_weight("bias", shape=[4 * n])
-        self._norms = {}
-        if self._layer_norm:
-            for scope, size in (("input", n), ("transform", n), ("forget", n), ("output", n),
-                                ("state", n)):
-                gamma = self.add_weight(f"{scope}/gamma", shape=[size],
-                                        initializer=init_ops.constant_initializer(
-                                            self._norm_gain))
-                beta = self.add_weight(f"{scope}/beta", shape=[size],
-                                       initializer=init_ops.constant_initializer(
-                                           self._norm_shift))
-                self._norms[scope] = (gamma, beta)
+        # (as TF, the variables are made in the first call, where it makes them: the kernel
+        # after the concatenation, each gamma and beta before its normalization)
+        self._depth = _input_depth(self.name, inputs_shape)
+        self._weights_made = {}
         self.built = True
 
+    def _weight(self, name, shape, initializer=None):
+        if name not in self._weights_made:
+            self._weights_made[name] = self.add_weight(name, shape=shape,
+                                                       initializer=initializer)
+        return self._weights_made[name]
+
     def _norm(self, x, scope):
-        gamma, beta = self._norms[scope]
-        mean = reduction_ops.reduce_mean(x, axis=[1], keepdims=True)
-        var = reduction_ops.reduce_mean(math_ops.square(x - mean), axis=[1], keepdims=True)
-        return (x - mean) * math_ops.rsqrt(var + 1e-12) * gamma + beta
+        """TF's contrib layer_norm over the last axis (nn.moments and batch_normalization,
+        epsilon 1e-12) with ``<scope>/gamma`` and ``<scope>/beta``."""
+        n = self._num_units
+        gamma = self._weight(f"{scope}/gamma", [n], init_ops.constant_initializer(
+            self._norm_gain))
+        beta = self._weight(f"{scope}/beta", [n], init_ops.constant_initializer(
+            self._norm_shift))
+        with ops.name_scope(scope):  # (TF's variable scope's, then its layer_norm's)
+            pass
+        with ops.name_scope(scope):
+            mean, variance = nn_impl.moments(x, [1], keep_dims=True)
+            out = nn_impl.batch_normalization(x, mean, variance, beta, gamma, 1e-12)
+        out.set_shape(x.get_shape())
+        return out
 
     def call(self, inputs, state):
         c, h = state
-        gates = linalg_ops.matmul(concat_ops.concat([inputs, h], 1), self._kernel)
+        n = self._num_units
+        args = concat_ops.concat([inputs, h], 1)
+        kernel = self._weight("kernel", [self._depth + n, 4 * n])
+        gates = linalg_ops.matmul(args, kernel)
         if not self._layer_norm:
-            gates = nn_impl.bias_add(gates, self._bias)
+            # TF makes this bias with get_variable and no initializer of its own: the scope's
+            # initializer (or the default one) sets it, not zeros
+            gates = nn_impl.bias_add(gates, self._weight("bias", [4 * n]))
         i, j, f, o = concat_ops.split(gates, 4, axis=1)
         if self._layer_norm:
             i = self._norm(i, "input")
