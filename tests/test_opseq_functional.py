@@ -92,12 +92,14 @@ CASES = [
      """, 105, [92]),
     ("""
         x = tf.placeholder(tf.float32, [5, 8])
-        y = tf.map_fn(lambda t: {"a": t["p"] + 1.0, "b": t["p"] * 2.0}, {"p": x}, dtype={"a": tf.float32, "b": tf.float32})
+        y = tf.map_fn(lambda t: {"a": t["p"] + 1.0, "b": t["p"] * 2.0}, {"p": x},
+                      dtype={"a": tf.float32, "b": tf.float32})
         d = tf.layers.dense(y["b"], 3)
      """, 90, [77]),
     ("""
         x = tf.placeholder(tf.float32, [5, 8])
-        y = tf.map_fn(lambda r: tf.reduce_sum(r), x, back_prop=False, parallel_iterations=3, name="mymap")
+        y = tf.map_fn(lambda r: tf.reduce_sum(r), x, back_prop=False, parallel_iterations=3,
+                      name="mymap")
         d = tf.layers.dense(tf.expand_dims(y, 0), 3)
      """, 75, [62]),
     ("""
@@ -188,6 +190,92 @@ CASES = [
         y = tf.map_fn(lambda r: tf.layers.dense(tf.expand_dims(r, 0), 4, name="inner"), x)
         d = tf.layers.dense(tf.reshape(y, [5, 4]), 3)
      """, 93, [45, 80]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.map_fn(lambda r: 1.0, x)
+        d = tf.layers.dense(tf.expand_dims(y, 0), 3)
+     """, 74, [61]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 4, 3])
+        y = tf.map_fn(lambda m: tf.map_fn(lambda r: r * tf.random_uniform([3]), m), x)
+        d = tf.layers.dense(tf.reshape(y, [5, 12]), 3)
+     """, 135, [82, 122]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        z = tf.placeholder(tf.float32, [5])
+        y = tf.foldl(lambda a, t: (a[0] + t[0], a[1] + t[1]), (x, z),
+                     initializer=(tf.zeros([8]), tf.constant(0.0)))
+        d = tf.layers.dense(tf.expand_dims(y[0], 0), 3)
+     """, 89, [76]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        z = tf.placeholder(tf.float32, [5])
+        y = tf.foldr(lambda a, t: a + t[0] * t[1], (x, z), initializer=tf.zeros([8]))
+        d = tf.layers.dense(tf.expand_dims(y, 0), 3)
+     """, 82, [69]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        p = tf.placeholder(tf.bool, [])
+        y = tf.cond(p, lambda: tf.map_fn(lambda r: r * 2.0, x), lambda: x)
+        d = tf.layers.dense(y, 3)
+     """, 81, [68]),
+    ("""
+        i = tf.range(6)
+        y = tf.map_fn(lambda k: tf.random_uniform([2], seed=None) * tf.cast(k, tf.float32), i,
+                      dtype=tf.float32)
+        d = tf.layers.dense(y, 3)
+     """, 83, [46, 70]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.scan(lambda a, r: a + r, x, infer_shape=False, initializer=tf.zeros([8]))
+        d = tf.layers.dense(tf.reshape(y, [5, 8]), 3)
+     """, 81, [68]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        with tf.variable_scope("enc"):
+            y = tf.map_fn(lambda r: tf.layers.dense(tf.expand_dims(r, 0), 4), x)
+        d = tf.layers.dense(tf.reshape(y, [5, 4]), 3)
+     """, 93, [45, 80]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.map_fn(lambda r: (r, tf.reduce_sum(r)), x, dtype=(tf.float32, tf.float32))
+        d = tf.layers.dense(y[0], 3)
+     """, 88, [75]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 8])
+        y = tf.scan(lambda a, r: a + r, x, initializer=tf.zeros([8]), reverse=True)
+        d = tf.layers.dense(y, 3)
+     """, 84, [71]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        y = tf.map_fn(lambda r: tf.nn.dropout(r, keep_prob=0.8), x, back_prop=False,
+                      parallel_iterations=1)
+        d = tf.layers.dense(y, 3)
+     """, 87, [44, 74]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        p = tf.placeholder(tf.bool, [])
+        y = tf.cond(p, lambda: tf.scan(lambda a, r: a + r, x), lambda: x)
+        d = tf.layers.dense(y, 3)
+     """, 90, [77]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        p = tf.placeholder(tf.bool, [])
+        y = tf.cond(p, lambda: tf.expand_dims(tf.foldr(lambda a, r: a + r, x), 0), lambda: x[:1])
+        d = tf.layers.dense(y, 3)
+     """, 79, [66]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 5, 8])
+        y = tf.keras.layers.Lambda(lambda t: tf.map_fn(lambda r: r * 2.0, t))(x)
+        d = tf.layers.dense(y, 3)
+     """, 98, [61]),
+    ("""
+        x = tf.placeholder(tf.float32, [5, 8])
+        def body(i, a):
+            return i + 1, a + tf.map_fn(lambda r: r * tf.random_uniform([8]), x)
+        _, a = tf.while_loop(lambda i, a: i < 2, body, [0, tf.zeros([5, 8])])
+        d = tf.layers.dense(a, 3)
+     """, 100, [59, 87]),
 ]
 
 

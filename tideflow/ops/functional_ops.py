@@ -21,6 +21,17 @@ def _skip_to(graph, op_id):
     graph._skip_op_ids(to=op_id)
 
 
+def _mark(graph):
+    return graph._next_id, len(getattr(graph, "captures", ()))
+
+
+def _skip_past(graph, mark, count):
+    """Skips to ``count`` ops after ``mark``, and the outside tensors captured since (an
+    Enter or Switch in TF, a placeholder here: both count)."""
+    first, captures = mark
+    _skip_to(graph, first + count + len(getattr(graph, "captures", ())) - captures)
+
+
 def _ta_ops(size):
     return 1 if isinstance(size, ops.Tensor) else 2
 
@@ -92,7 +103,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     with ops.name_scope(name, "map", nest.flatten(elems)):
         flat = [ops.convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
         _check_rank(flat)
-        first = graph._next_id
+        mark = _mark(graph)
         n, n_ops = _num_rows(flat[0], True)
         tas = _unstacked(flat, n, element_shapes=False)
         i = constant_op.constant(0)
@@ -101,8 +112,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         else:
             out_dtypes = [dtypes.as_dtype(d) for d in nest.flatten(dtype)]
         accs = [TensorArray(d, size=n, infer_shape=infer_shape) for d in out_dtypes]
-        _skip_to(graph, first + n_ops + len(flat) * (_ta_ops(n) + 9) + 1
-                 + len(accs) * _ta_ops(n))
+        _skip_past(graph, mark, n_ops + len(flat) * (_ta_ops(n) + 9) + 1
+                   + len(accs) * _ta_ops(n))
 
         def compute(i, accs_):
             start = graph._next_id
@@ -135,7 +146,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
     graph = ops.get_default_graph()
     with ops.name_scope(name, "scan", nest.flatten(elems)):
         flat = [ops.convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
-        first = graph._next_id
+        mark = _mark(graph)
         n, count = _num_rows(flat[0], False)
         tas = _unstacked(flat, n)
         count += len(flat) * (_ta_ops(n) + 9)
@@ -175,7 +186,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
             count += 4 if isinstance(n, ops.Tensor) else 0
         else:
             initial_i = i
-        _skip_to(graph, first + count)
+        _skip_past(graph, mark, count)
 
         def compute(i, a_flat_, accs_):
             start = graph._next_id
@@ -209,7 +220,7 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
     graph = ops.get_default_graph()
     with ops.name_scope(name, default_name, [elems]):
         flat = [ops.convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
-        first = graph._next_id
+        mark = _mark(graph)
         n, count = _num_rows(flat[0], True)
         tas = _unstacked(flat, n, element_shapes=False)
         count += len(flat) * (_ta_ops(n) + 9)
@@ -230,7 +241,7 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
                 a = initializer
                 i = constant_op.constant(0)
             count += 1
-        _skip_to(graph, first + count)
+        _skip_past(graph, mark, count)
 
         def compute(i, a):
             start = graph._next_id
