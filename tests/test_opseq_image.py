@@ -231,6 +231,69 @@ def test_adjust_hue_and_saturation_constants_named_as_tf():
                             "adjust_saturation/AdjustSaturation", "adjust_saturation/Identity"]
 
 
+def test_gamma_grayscale_and_colour_maps_build_tf_ops():
+    x = tf.placeholder(tf.float32, [2, 8, 8, 3])
+    tf.image.adjust_gamma(x, 2.0)
+    g = tf.image.rgb_to_grayscale(x)
+    tf.image.grayscale_to_rgb(g)
+    names = _names()
+    assert names[1:5] == ["adjust_gamma/pow/y", "adjust_gamma/pow", "adjust_gamma/mul/x",
+                          "adjust_gamma/mul"]
+    t = "rgb_to_grayscale/Tensordot"
+    assert names[6:20] == [
+        "rgb_to_grayscale/Identity", f"{t}/b", f"{t}/transpose/perm", f"{t}/transpose",
+        f"{t}/Reshape/shape", f"{t}/Reshape", f"{t}/transpose_1/perm", f"{t}/transpose_1",
+        f"{t}/Reshape_1/shape", f"{t}/Reshape_1", f"{t}/MatMul", f"{t}/shape", t,
+        "rgb_to_grayscale/ExpandDims/dim"]
+    assert names[22:] == [
+        "grayscale_to_rgb/control_dependency", "grayscale_to_rgb/Rank",
+        "grayscale_to_rgb/sub/y", "grayscale_to_rgb/sub", "grayscale_to_rgb/ExpandDims/dim",
+        "grayscale_to_rgb/ExpandDims", "grayscale_to_rgb/ones/Const", "grayscale_to_rgb/ones",
+        "grayscale_to_rgb/ExpandDims_1/input", "grayscale_to_rgb/ExpandDims_1/dim",
+        "grayscale_to_rgb/ExpandDims_1", "grayscale_to_rgb/concat/axis",
+        "grayscale_to_rgb/concat", "grayscale_to_rgb"]
+
+
+def test_grayscale_to_rgb_of_unknown_shape_checks_as_tf():
+    tf.image.grayscale_to_rgb(tf.placeholder(tf.float32))
+    tf.random_normal([2])
+    assert len(_names()) == 53 and _seeds() == [50]
+
+
+def test_gradients_sobel_and_glimpse_build_tf_ops():
+    x = tf.placeholder(tf.float32, [None, None, None, 3])
+    tf.image.image_gradients(x)
+    tf.image.sobel_edges(x)
+    tf.image.extract_glimpse(x, [3, 3], tf.zeros([2, 2]))
+    tf.random_normal([2])
+    names = _names()
+    assert names[1:3] == ["Shape", "unstack"]
+    assert "sobel_filters" in names and "ExtractGlimpse/size" in names
+    assert _seeds() == [61]
+
+
+def test_ssim_psnr_and_multiscale_count_tf_ops():
+    x = tf.placeholder(tf.float32, [2, 32, 32, 3])
+    y = tf.placeholder(tf.float32, [2, 32, 32, 3])
+    tf.image.ssim(x, y, 1.0)
+    tf.random_normal([2])
+    assert _names()[2:6] == ["ShapeN", "Size", "GreaterEqual/y", "GreaterEqual"]
+    assert len(_names()) == 218 and _seeds() == [215]
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.uint8, [2, 16, 16, 3])
+        y = tf.placeholder(tf.uint8, [2, 16, 16, 3])
+        p = tf.image.psnr(x, y, 255)
+        tf.random_normal([2])
+        assert p.name == "PSNR/Identity:0" and _seeds() == [47]
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [2, 16, 16, 3])
+        tf.image.ssim_multiscale(x, x * 0.5, 1.0, power_factors=(0.3, 0.3, 0.4), filter_size=3)
+        tf.random_normal([2])
+        assert _seeds() == [708]  # TF makes 711 ops (its padding conds: Switch/Merge)
+
+
 def _map_graph(fn):
     ds = tf.data.Dataset.from_tensor_slices(np.zeros([2, 4, 4, 3], np.float32)).map(fn)
     return ds._fn.fg

@@ -88,7 +88,8 @@ def test_psnr_and_ssim_against_formulas():
                                  tf.image.ssim(a, a, 1.0),
                                  tf.image.ssim(tf.constant((a * 255).astype(np.uint8)),
                                                tf.constant((b * 255).astype(np.uint8)), 255)])
-        with pytest.raises(ValueError, match="smaller than filter_size"):
+        # TF 1.15's error: the depthwise convolution's shape function
+        with pytest.raises(ValueError, match="Negative dimension size"):
             tf.image.ssim(a[:, :8], b[:, :8], 1.0)
     mse = ((a.astype(np.float64) - b) ** 2).mean((1, 2, 3))
     np.testing.assert_allclose(p, 10 * np.log10(1 / mse), rtol=1e-5)

@@ -363,23 +363,16 @@ def adjust_hue(image, delta, name=None):
 
 def adjust_gamma(image, gamma=1, gain=1):
     """Gamma correction: ``gain * image ** gamma`` on the [0, 1] float scale."""
+    from tideflow.ops import control_flow_ops, image_ops
+
     with ops.name_scope(None, "adjust_gamma", [image, gamma, gain]):
         flt, orig = _to_float(image)
-        if not isinstance(gamma, ops.Tensor) and gamma < 0:
-            raise ValueError("Gamma should be a non-negative real number.")
-        tensor_gamma = isinstance(gamma, ops.Tensor)
-        gamma = ops.convert_to_tensor(gamma, flt.dtype, name="gamma")
-        if tensor_gamma:
-            # TF checks a tensor gamma when the step runs (InvalidArgumentError).
-            from tideflow.ops import control_flow_ops, logging_ops
-
-            check = logging_ops.Assert(
-                math_ops.greater_equal(gamma, array_ops.zeros_like(gamma)),
-                ["Gamma should be a non-negative real number."],
-            )
-            gamma = control_flow_ops.with_dependencies([check], gamma)
-        gain = ops.convert_to_tensor(gain, flt.dtype, name="gain")
-        adjusted = gain * math_ops.pow(flt, gamma)
+        # a tensor gamma is checked when the step runs (InvalidArgumentError), as in TF
+        check = image_ops.assert_or_raise(gamma >= 0,
+                                          "Gamma should be a non-negative real number.")
+        if check:
+            gamma = control_flow_ops.with_dependencies(check, gamma)
+        adjusted = gain * flt ** gamma
         return convert_image_dtype(adjusted, orig, saturate=True)
 
 
@@ -445,34 +438,51 @@ def per_image_standardization(image):
 
 def rgb_to_grayscale(images, name=None):
     """Luma of RGB ``images`` (weights 0.2989, 0.5870, 0.1140), keeping a last dim of 1."""
+    from tideflow.ops import linalg_ops
+
     with ops.name_scope(name, "rgb_to_grayscale", [images]) as scope:
         images = ops.convert_to_tensor(images, name="images")
         orig = images.dtype.base_dtype
         flt = convert_image_dtype(images, dtypes.float32)
-        weights = ops.convert_to_tensor(np.array([0.2989, 0.5870, 0.1140], np.float32))
-        gray = reduction_ops.reduce_sum(flt * weights, axis=-1, keepdims=True)
+        gray = linalg_ops.tensordot(flt, [0.2989, 0.5870, 0.1140], [-1, -1])
+        gray = array_ops.expand_dims(gray, -1)
         return convert_image_dtype(gray, orig, name=scope)
+
+
+def _grayscale_checks(images):
+    """TF 1.x's _CheckGrayscaleImage(require_static=False): static errors, or for a shape
+    not fully known its two Assert ops (last dim 1, rank >= 3 as TF checks it)."""
+    from tideflow.ops import check_ops
+
+    shape = images.get_shape()
+    try:
+        shape = shape.with_rank(2) if shape.ndims is None else shape.with_rank_at_least(2)
+    except ValueError:
+        raise ValueError("A grayscale image must be at least two-dimensional.") from None
+    if shape.is_fully_defined():
+        if shape[-1].value != 1:
+            raise ValueError("Last dimension of a grayscale image should be size 1.")
+        return []
+    return [check_ops.assert_equal(array_ops.shape(images)[-1], 1,
+                                   message="Last dimension of a grayscale image should be "
+                                   "size 1."),
+            check_ops.assert_greater_equal(array_ops.rank(images), 3,
+                                           message="A grayscale image must be at least "
+                                           "two-dimensional.")]
 
 
 def grayscale_to_rgb(images, name=None):
     """Repeats the single channel of grayscale ``images`` three times."""
+    from tideflow.ops import concat_ops, control_flow_ops, fill_ops
+
     with ops.name_scope(name, "grayscale_to_rgb", [images]) as scope:
         images = ops.convert_to_tensor(images, name="images")
-        s = images.get_shape()
-        if s.ndims is not None:
-            if s.ndims < 2:
-                raise ValueError("A grayscale image must be at least two-dimensional.")
-            if s[-1].value not in (None, 1):
-                raise ValueError("Last dimension of a grayscale image should be size 1.")
-            multiples = [1] * (s.ndims - 1) + [3]
-        else:
-            from tideflow.ops import concat_ops, fill_ops
-
-            rank1 = array_ops.expand_dims(array_ops.rank(images) - 1, 0)
-            multiples = concat_ops.concat([fill_ops.ones(rank1, dtypes.int32), [3]], 0)
+        images = control_flow_ops.with_dependencies(_grayscale_checks(images), images)
+        rank1 = array_ops.expand_dims(array_ops.rank(images) - 1, 0)
+        multiples = concat_ops.concat(
+            [fill_ops.ones(rank1, dtype=dtypes.int32), array_ops.expand_dims(3, 0)], 0)
         rgb = pad_ops.tile(images, multiples, name=scope)
-        if s.ndims is not None:
-            rgb.set_shape(s[:-1].concatenate([3]))
+        rgb.set_shape(images.get_shape()[:-1].concatenate([3]))
         return rgb
 
 

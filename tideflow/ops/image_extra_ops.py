@@ -221,13 +221,10 @@ def extract_glimpse(input, size, offsets, centered=True, normalized=True, unifor
         noise = "uniform" if uniform_noise else "gaussian"
     if noise not in ("uniform", "gaussian", "zero"):
         raise ValueError(f"noise must be 'uniform', 'gaussian' or 'zero', got {noise!r}")
-    with ops.name_scope(name, "extract_glimpse"):
-        return ops.apply_op("ExtractGlimpse", [
-            ops.convert_to_tensor(input, dtypes.float32, name="input"),
-            ops.convert_to_tensor(size, dtypes.int32, name="size"),
-            ops.convert_to_tensor(offsets, dtypes.float32, name="offsets")], {
-            "centered": centered, "normalized": normalized,
-            "uniform_noise": noise == "uniform", "noise": noise})._outputs[0]
+    # one op, as TF's (its Python inputs become ExtractGlimpse/size, ...)
+    return ops.apply_op("ExtractGlimpse", [input, size, offsets], {
+        "centered": centered, "normalized": normalized,
+        "uniform_noise": noise == "uniform", "noise": noise}, name=name)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------

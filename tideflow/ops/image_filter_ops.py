@@ -78,16 +78,21 @@ def yiq_to_rgb(images):
 def image_gradients(image):
     """Forward differences ``(dy, dx)`` of a 4-D ``[batch, h, w, d]`` image, zero in the last
     row (dy) and column (dx)."""
+    from tideflow.ops import fill_ops
+
     image = ops.convert_to_tensor(image, name="image")
     if image.get_shape().ndims != 4:
         raise ValueError(f"image_gradients expects a 4D tensor [batch_size, h, w, d], not "
                          f"{image.get_shape()}.")
+    # TF 1.x's ops, in its order (so later ops number as in TF)
+    image_shape = array_ops.shape(image)
+    batch, height, width, depth = array_ops.unstack(image_shape)
     dy = image[:, 1:, :, :] - image[:, :-1, :, :]
     dx = image[:, :, 1:, :] - image[:, :, :-1, :]
-    dy = pad_ops.pad(dy, [[0, 0], [0, 1], [0, 0], [0, 0]])
-    dx = pad_ops.pad(dx, [[0, 0], [0, 0], [0, 1], [0, 0]])
-    dy.set_shape(image.get_shape())
-    dx.set_shape(image.get_shape())
+    dy = concat([dy, fill_ops.zeros(stack([batch, 1, width, depth]), image.dtype)], 1)
+    dy = array_ops.reshape(dy, image_shape)
+    dx = concat([dx, fill_ops.zeros(stack([batch, height, 1, depth]), image.dtype)], 2)
+    dx = array_ops.reshape(dx, image_shape)
     return dy, dx
 
 
@@ -98,14 +103,15 @@ def sobel_edges(image):
     s = image.get_shape()
     if s.ndims is not None and s.ndims != 4:
         raise ValueError(f"sobel_edges: image must be 4-D [batch, h, w, d], got shape {s}")
+    image_shape = array_ops.shape(image)
     ky = np.array([[-1, -2, -1], [0, 0, 0], [1, 2, 1]], np.float64)
     kernels = np.stack([ky, ky.T], -1)  # [3, 3, 2]
     kernels = kernels[:, :, None, :].astype(image.dtype.as_numpy_dtype)  # [3, 3, 1, 2]
-    depth = array_ops.shape(image)[3]
-    k = pad_ops.tile(ops.convert_to_tensor(kernels), stack([1, 1, depth, 1]))
+    k = pad_ops.tile(ops.convert_to_tensor(kernels), [1, 1, image_shape[-1], 1],
+                     name="sobel_filters")
     padded = pad_ops.pad(image, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
-    out = conv_ops.depthwise_conv2d_native(padded, k, [1, 1, 1, 1], "VALID")
-    shape = concat([array_ops.shape(image), [2]], 0)
+    out = conv_ops.depthwise_conv2d(padded, k, [1, 1, 1, 1], "VALID")
+    shape = concat([image_shape, [2]], 0)
     out = array_ops.reshape(out, shape)
     out.set_shape(s.concatenate([2]) if s.ndims is not None else TensorShape([None] * 5))
     return out
@@ -116,61 +122,90 @@ def sobel_edges(image):
 # ------------------------------------------------------------------------------------------
 
 
-def _check_pair(a, b, what):
-    a = ops.convert_to_tensor(a, name="a")
-    b = ops.convert_to_tensor(b, name="b")
-    sa, sb = a.get_shape(), b.get_shape()
-    if sa.ndims is not None and sa.ndims < 3:
-        raise ValueError(f"{what}: images must have rank >= 3 [..., h, w, c], got shape {sa}")
-    if sa.ndims is not None and sb.ndims is not None:
-        if sa.ndims != sb.ndims:
-            raise ValueError(f"{what}: shapes {sa} and {sb} have different ranks")
-        if not sa[-3:].is_compatible_with(sb[-3:]):
-            raise ValueError(f"{what}: image shapes {sa} and {sb} are incompatible")
-    return a, b
+def _compatible_shapes(img1, img2):
+    """TF 1.x's _verify_compatible_image_shapes: static checks, then the dynamic shapes and
+    the two Assert ops that check them when the step runs."""
+    from tideflow.ops import logging_ops
+
+    shape1 = img1.get_shape().with_rank_at_least(3)
+    shape2 = img2.get_shape().with_rank_at_least(3)
+    shape1[-3:].assert_is_compatible_with(shape2[-3:])
+    if shape1.ndims is not None and shape2.ndims is not None:
+        for d1, d2 in zip(reversed(shape1.dims[:-3]), reversed(shape2.dims[:-3])):
+            if not (d1 == 1 or d2 == 1 or d1.is_compatible_with(d2)):
+                raise ValueError(f"Two images are not compatible: {shape1} and {shape2}")
+    shape1, shape2 = array_ops.shape_n([img1, img2])
+    checks = [
+        logging_ops.Assert(math_ops.greater_equal(array_ops.size(shape1), 3),
+                           [shape1, shape2], summarize=10),
+        logging_ops.Assert(
+            reduction_ops.reduce_all(math_ops.equal(shape1[-3:], shape2[-3:])),
+            [shape1, shape2], summarize=10)]
+    return shape1, shape2, checks
 
 
 def psnr(a, b, max_val, name=None):
     """Peak signal-to-noise ratio (dB) between images, per image: ``10 log10(max_val^2 / MSE)``
     over the last three dimensions."""
+
     with ops.name_scope(name, "PSNR", [a, b]):
-        a, b = _check_pair(a, b, "psnr")
-        max_val = cast_ops.cast(ops.convert_to_tensor(max_val), a.dtype)
+        a = ops.convert_to_tensor(a, name="a")
+        b = ops.convert_to_tensor(b, name="b")
+        max_val = cast_ops.cast(max_val, a.dtype)
         max_val = convert_image_dtype(max_val, dtypes.float32)
         a = convert_image_dtype(a, dtypes.float32)
         b = convert_image_dtype(b, dtypes.float32)
         mse = reduction_ops.reduce_mean(math_ops.squared_difference(a, b), [-3, -2, -1])
-        return math_ops.subtract(20 * unary_ops.log(max_val) / np.log(10.0).astype(np.float32),
-                                 np.float32(10 / np.log(10)) * unary_ops.log(mse), name="psnr")
+        val = math_ops.subtract(20 * unary_ops.log(max_val) / unary_ops.log(10.0),
+                                np.float32(10 / np.log(10)) * unary_ops.log(mse), name="psnr")
+        _, _, checks = _compatible_shapes(a, b)
+        with ops.control_dependencies(checks):
+            return array_ops.identity(val)
 
 
 _MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
 
 
-def _gauss_kernel(size, sigma, dtype):
-    coords = np.arange(size, dtype=np.float64) - (size - 1) / 2.0
-    g = -0.5 * coords ** 2 / sigma ** 2
-    g = (g[None, :] + g[:, None]).reshape(-1)
-    g = np.exp(g - g.max())
-    g /= g.sum()
-    return g.reshape(size, size, 1, 1).astype(dtype)
+def _gauss_kernel(size, sigma):
+    """The [size, size, 1, 1] Gaussian window, computed by ops as TF 1.x does (a softmax of
+    the squared distances), so its values and op count are TF's."""
+    from tideflow.ops import nn_impl, range_ops
+
+    size = ops.convert_to_tensor(size, dtypes.int32)
+    sigma = ops.convert_to_tensor(sigma)
+    coords = cast_ops.cast(range_ops.range(size), sigma.dtype)
+    coords -= cast_ops.cast(size - 1, sigma.dtype) / 2.0
+    g = math_ops.square(coords)
+    g *= -0.5 / math_ops.square(sigma)
+    g = array_ops.reshape(g, shape=[1, -1]) + array_ops.reshape(g, shape=[-1, 1])
+    g = array_ops.reshape(g, shape=[1, -1])
+    g = nn_impl.softmax(g)
+    return array_ops.reshape(g, shape=[size, size, 1, 1])
 
 
 def _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2,
                       return_index_map=False):
-    s = img1.get_shape()
-    hw = [d.value for d in s[-3:-1].dims] if s.ndims is not None else [None, None]
-    for d in hw:
-        if d is not None and d < filter_size:
-            raise ValueError(f"ssim: image dims {hw} are smaller than filter_size {filter_size}")
-    kernel = _gauss_kernel(filter_size, filter_sigma, img1.dtype.as_numpy_dtype)
-    depth = array_ops.shape(img1)[-1]
-    kernel = pad_ops.tile(ops.convert_to_tensor(kernel), stack([1, 1, depth, 1]))
+    from tideflow.ops import constant_op, logging_ops
+
+    filter_size = constant_op.constant(filter_size, dtype=dtypes.int32)
+    filter_sigma = constant_op.constant(filter_sigma, dtype=img1.dtype)
+    shape1, shape2 = array_ops.shape_n([img1, img2])
+    checks = [
+        logging_ops.Assert(reduction_ops.reduce_all(
+            math_ops.greater_equal(shape1[-3:-1], filter_size)), [shape1, filter_size],
+            summarize=8),
+        logging_ops.Assert(reduction_ops.reduce_all(
+            math_ops.greater_equal(shape2[-3:-1], filter_size)), [shape2, filter_size],
+            summarize=8)]
+    with ops.control_dependencies(checks):
+        img1 = array_ops.identity(img1)
+    kernel = _gauss_kernel(filter_size, filter_sigma)
+    kernel = pad_ops.tile(kernel, multiples=[1, 1, shape1[-1], 1])
 
     def reducer(x):
         shape = array_ops.shape(x)
-        x = array_ops.reshape(x, concat([[-1], shape[-3:]], 0))
-        y = conv_ops.depthwise_conv2d_native(x, kernel, [1, 1, 1, 1], "VALID")
+        x = array_ops.reshape(x, shape=concat([[-1], shape[-3:]], 0))
+        y = conv_ops.depthwise_conv2d(x, kernel, strides=[1, 1, 1, 1], padding="VALID")
         return array_ops.reshape(y, concat([shape[:-3], array_ops.shape(y)[1:]], 0))
 
     c1 = (k1 * max_val) ** 2
@@ -181,16 +216,21 @@ def _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2,
     luminance = (num0 + c1) / (den0 + c1)
     num1 = reducer(img1 * img2) * 2.0
     den1 = reducer(math_ops.square(img1) + math_ops.square(img2))
+    c2 *= 1.0
     cs = (num1 - num0 + c2) / (den1 - den0 + c2)
     if return_index_map:
         return luminance * cs, cs
-    return (reduction_ops.reduce_mean(luminance * cs, [-3, -2]),
-            reduction_ops.reduce_mean(cs, [-3, -2]))
+    axes = constant_op.constant([-3, -2], dtype=dtypes.int32)
+    return reduction_ops.reduce_mean(luminance * cs, axes), reduction_ops.reduce_mean(cs, axes)
 
 
-def _ssim_inputs(img1, img2, max_val, what):
-    img1, img2 = _check_pair(img1, img2, what)
-    max_val = cast_ops.cast(ops.convert_to_tensor(max_val), img1.dtype)
+def _ssim_inputs(img1, img2, max_val):
+    """TF 1.x's start of ssim: the shape checks gate img1, then both images and max_val go to
+    float32."""
+    _, _, checks = _compatible_shapes(img1, img2)
+    with ops.control_dependencies(checks):
+        img1 = array_ops.identity(img1)
+    max_val = cast_ops.cast(max_val, img1.dtype)
     max_val = convert_image_dtype(max_val, dtypes.float32)
     return (convert_image_dtype(img1, dtypes.float32), convert_image_dtype(img2, dtypes.float32),
             max_val)
@@ -200,46 +240,63 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
          return_index_map=False):
     """Structural similarity per image (mean over channels) with an 11x11 Gaussian window;
     ``[..., h', w']`` maps with ``return_index_map``."""
-    with ops.name_scope(None, "SSIM", [img1, img2]):
-        img1, img2, max_val = _ssim_inputs(img1, img2, max_val, "ssim")
-        val, _ = _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2,
-                                   return_index_map)
-        return reduction_ops.reduce_mean(val, [-1])
+    # as TF 1.15's, no name scope of its own
+    img1 = ops.convert_to_tensor(img1, name="img1")
+    img2 = ops.convert_to_tensor(img2, name="img2")
+    img1, img2, max_val = _ssim_inputs(img1, img2, max_val)
+    val, _ = _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2,
+                               return_index_map)
+    return reduction_ops.reduce_mean(val, [-1])
 
 
 def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11,
                     filter_sigma=1.5, k1=0.01, k2=0.03):
     """Multi-scale SSIM: contrast-structure terms at successively 2x-downsampled scales and
     SSIM at the last, combined by a weighted geometric mean (``power_factors``)."""
+    from tideflow.ops import cond, constant_op, nn_impl
+
     with ops.name_scope(None, "MS-SSIM", [img1, img2]):
-        img1, img2, max_val = _ssim_inputs(img1, img2, max_val, "ssim_multiscale")
+        img1 = ops.convert_to_tensor(img1, name="img1")
+        img2 = ops.convert_to_tensor(img2, name="img2")
+        shape1, shape2, checks = _compatible_shapes(img1, img2)
+        with ops.control_dependencies(checks):
+            img1 = array_ops.identity(img1)
+        max_val = cast_ops.cast(max_val, img1.dtype)
+        max_val = convert_image_dtype(max_val, dtypes.float32)
+        img1 = convert_image_dtype(img1, dtypes.float32)
+        img2 = convert_image_dtype(img2, dtypes.float32)
         imgs = [img1, img2]
-        head = array_ops.shape(img1)[:-3]
+        heads = [sh[:-3] for sh in (shape1, shape2)]
+        tails = [sh[-3:] for sh in (shape1, shape2)]
+        divisor = [1, 2, 2, 1]
+        divisor_tensor = constant_op.constant(divisor[1:], dtype=dtypes.int32)
+
+        def do_pad(images, remainder):
+            padding = array_ops.expand_dims(remainder, -1)
+            padding = pad_ops.pad(padding, [[1, 0], [1, 0]])
+            return [pad_ops.pad(x, padding, mode="SYMMETRIC") for x in images]
+
         mcs = []
         per_channel = None
         for k in range(len(power_factors)):
             with ops.name_scope(None, f"Scale{k}", imgs):
                 if k > 0:
-                    tail = array_ops.shape(imgs[0])[-3:]
-                    flat = [array_ops.reshape(x, concat([[-1], tail], 0)) for x in imgs]
-                    rem = tail[:2] % 2
-                    pads = concat([[[0, 0]], stack([[0, 0], rem], 1), [[0, 0]]], 0)
-                    flat = [pad_ops.pad(x, pads, mode="SYMMETRIC") for x in flat]
-                    down = [pooling_ops.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
-                            for x in flat]
-                    imgs = [array_ops.reshape(x, concat([head, array_ops.shape(x)[1:]], 0))
-                            for x in down]
-                    shape = img1.get_shape()
-                    if shape.ndims is not None:
-                        for x in imgs:
-                            x.set_shape(TensorShape([None] * shape.ndims))
+                    flat = [array_ops.reshape(x, concat([[-1], t], 0))
+                            for x, t in zip(imgs, tails)]
+                    remainder = tails[0] % divisor_tensor
+                    need_padding = reduction_ops.reduce_any(math_ops.not_equal(remainder, 0))
+                    padded = cond.cond(need_padding,
+                                       lambda flat=flat, r=remainder: do_pad(flat, r),
+                                       lambda flat=flat: flat)
+                    down = [pooling_ops.avg_pool(x, ksize=divisor, strides=divisor,
+                                                 padding="VALID") for x in padded]
+                    tails = [x[1:] for x in array_ops.shape_n(down)]
+                    imgs = [array_ops.reshape(x, concat([h, t], 0))
+                            for x, h, t in zip(down, heads, tails)]
                 per_channel, cs = _ssim_per_channel(imgs[0], imgs[1], max_val, filter_size,
                                                     filter_sigma, k1, k2)
-                mcs.append(math_ops.maximum(cs, 0.0))
-        mcs.pop()
-        stacked = stack(mcs + [math_ops.maximum(per_channel, 0.0)], axis=-1)
-        weights = ops.convert_to_tensor(np.asarray(power_factors, np.float32))
-        ms = reduction_ops.reduce_prod(math_ops.pow(stacked, weights), [-1])
+                mcs.append(nn_impl.relu(cs))
+        mcs.pop()  # the last scale contributes its SSIM, not its cs
+        stacked = stack(mcs + [nn_impl.relu(per_channel)], axis=-1)
+        ms = reduction_ops.reduce_prod(math_ops.pow(stacked, power_factors), [-1])
         return reduction_ops.reduce_mean(ms, [-1])
-
-
