@@ -98,6 +98,43 @@ _CASES = {
     "accuracy": (lambda: tf.metrics.accuracy(_labels(), tf.constant([0, 1, 0, 0])), 27, []),
     "mean_weighted": (lambda: tf.metrics.mean(tf.constant([1., 2., 3.]),
                                               weights=tf.constant([1., 0., 2.])), 26, []),
+    "mean_iou": (lambda: tf.metrics.mean_iou(tf.constant([0, 1, 2, 1]),
+                                             tf.constant([0, 1, 1, 1]), 3), 144,
+                 ["mean_iou/Cast_2/x", "mean_iou/confusion_matrix/control_dependency_3",
+                  "mean_iou/confusion_matrix/SparseTensorDenseAdd", "mean_iou/DiagPart",
+                  "mean_iou/mean_iou", "mean_iou/Select_1/e", "mean_iou/Select_1"]),
+    "mean_iou_weighted_rank2": (
+        lambda: tf.metrics.mean_iou(tf.constant([[0, 1], [2, 1]]), tf.constant([[0, 1], [1, 1]]),
+                                    3, weights=tf.constant([[1., 2.], [0.5, 1.]])), 149, []),
+    "precision_unknown_ranks": (
+        lambda: tf.metrics.precision(tf.placeholder(tf.bool), tf.placeholder(tf.bool)), 124,
+        ["precision/remove_squeezable_dimensions/Rank_1",
+         "precision/remove_squeezable_dimensions/Equal/x",
+         "precision/remove_squeezable_dimensions/Equal_1"]),
+    "auc_weighted_columns": (
+        lambda: tf.metrics.auc(tf.constant([[0], [1], [1], [0]]),
+                               tf.constant([[0.1], [0.8], [0.6], [0.3]]),
+                               weights=tf.constant([1., 2., 1., 1.])), 185, []),
+    "auc_float64_pr_majoring": (
+        lambda: tf.metrics.auc(_labels(), _scores(), curve="PR", summation_method="majoring",
+                               thresholds=[0.25, 0.5, 0.75]), 174, ["auc/Maximum"]),
+    "recall_scalar_weight": (
+        lambda: tf.metrics.recall(tf.constant([0., 1., 1., 0.]), tf.constant([1., 1., 0., 0.]),
+                                  weights=2.0), 66, []),
+    "mean_relative_error": (
+        lambda: tf.metrics.mean_relative_error(tf.constant([1., 2., 3.]),
+                                               tf.constant([1.5, 2., 2.]),
+                                               normalizer=tf.constant([1., 2., 0.])), 33,
+        ["zeros_like", "div"]),
+    "mean_cosine_distance": (
+        lambda: tf.metrics.mean_cosine_distance(tf.constant([[1., 0.], [0., 1.]]),
+                                                tf.constant([[1., 0.], [1., 0.]]), dim=1), 32,
+        []),
+    "confusion_matrix": (
+        lambda: tf.confusion_matrix(tf.constant([0, 1, 2, 1]), tf.constant([0, 1, 1, 1]),
+                                    num_classes=3, dtype=tf.float64), 110,
+        ["confusion_matrix/Cast_3", "confusion_matrix/zeros",
+         "confusion_matrix/SparseTensorDenseAdd"]),
     "percentage_below": (lambda: tf.metrics.percentage_below(tf.constant([1., 2., 3.]), 2.5),
                          27, []),
 }

@@ -22,11 +22,11 @@ from tideflow.ops import (
     check_ops,
     concat_ops,
     cond,
-    control_flow_ops,
+    counting_ops,
     fill_ops,
     gather_ops,
-    linalg_ops,
     math_ops,
+    matrix_diag_ops,
     nn_impl,
     pad_ops,
     range_ops,
@@ -104,7 +104,7 @@ def _last_dim_may_be_one(t):
 def _squeeze_when(pred, t):
     """``t`` without its last dimension when the boolean tensor ``pred`` holds (ranks known only
     when the step runs)."""
-    return cond.cond(pred, lambda: array_ops.squeeze(t, [-1]), lambda: array_ops.identity(t))
+    return cond.cond(pred, lambda: array_ops.squeeze(t, [-1]), lambda: t)
 
 
 def _remove_squeezable_dimensions(predictions, labels, weights=None):
@@ -113,19 +113,21 @@ def _remove_squeezable_dimensions(predictions, labels, weights=None):
     unknown until the step runs, the same choices are made then (as TF 1.x does)."""
     predictions = ops.convert_to_tensor(predictions)
     if labels is not None:
-        labels = ops.convert_to_tensor(labels)
-        pr, lr = _rank(predictions), _rank(labels)
-        if pr is not None and lr is not None:
-            if pr == lr + 1 and _last_dim_may_be_one(predictions):
-                predictions = array_ops.squeeze(predictions, [-1])
-            elif lr == pr + 1 and _last_dim_may_be_one(labels):
-                labels = array_ops.squeeze(labels, [-1])
-        else:
-            diff = math_ops.subtract(array_ops.rank(predictions), array_ops.rank(labels))
-            if _last_dim_may_be_one(predictions):
-                predictions = _squeeze_when(math_ops.equal(diff, 1), predictions)
-            if _last_dim_may_be_one(labels):
-                labels = _squeeze_when(math_ops.equal(diff, -1), labels)
+        # as TF 1.15's confusion_matrix.remove_squeezable_dimensions (its scope and ops)
+        with ops.name_scope(None, "remove_squeezable_dimensions", [labels, predictions]):
+            labels = ops.convert_to_tensor(labels)
+            pr, lr = _rank(predictions), _rank(labels)
+            if pr is not None and lr is not None:
+                if pr == lr + 1 and _last_dim_may_be_one(predictions):
+                    predictions = array_ops.squeeze(predictions, [-1])
+                elif lr == pr + 1 and _last_dim_may_be_one(labels):
+                    labels = array_ops.squeeze(labels, [-1])
+            else:
+                diff = array_ops.rank(predictions) - array_ops.rank(labels)
+                if pr is None or _last_dim_may_be_one(predictions):
+                    predictions = _squeeze_when(math_ops.equal(1, diff), predictions)
+                if lr is None or _last_dim_may_be_one(labels):
+                    labels = _squeeze_when(math_ops.equal(-1, diff), labels)
     if weights is not None:
         weights = ops.convert_to_tensor(weights)
         pr, wr = _rank(predictions), _rank(weights)
@@ -529,14 +531,25 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
 # --------------------------------------------------------------------------- segmentation
 
 
-def _in_classes(t, num_classes, what):
-    """``t`` flattened to int32, checked (when the step runs) to lie in [0, num_classes) with
-    the messages of TF's confusion matrix."""
-    t = cast_ops.cast(array_ops.reshape(t, [-1]), dtypes.int64)
-    checks = [check_ops.assert_non_negative(t, message=f"`{what}` contains negative values"),
-              check_ops.assert_less(t, cast_ops.cast(num_classes, dtypes.int64),
-                                    message=f"`{what}` out of bound")]
-    return cast_ops.cast(control_flow_ops.with_dependencies(checks, t), dtypes.int32)
+def _streaming_confusion_matrix(labels, predictions, num_classes, weights=None):
+    """The running ``[num_classes, num_classes]`` float64 confusion matrix (rows = labels,
+    columns = predictions) and its update, with TF 1.15's ops."""
+    total_cm = _metric_variable([num_classes, num_classes], dtypes.float64,
+                                "total_confusion_matrix")
+    predictions = cast_ops.cast(predictions, dtypes.int64)
+    labels = cast_ops.cast(labels, dtypes.int64)
+    num_classes = cast_ops.cast(num_classes, dtypes.int64)
+    if predictions.get_shape().ndims > 1:
+        predictions = array_ops.reshape(predictions, [-1])
+    if labels.get_shape().ndims > 1:
+        labels = array_ops.reshape(labels, [-1])
+    if weights is not None:
+        weights = ops.convert_to_tensor(weights)
+        if weights.get_shape().ndims > 1:
+            weights = array_ops.reshape(weights, [-1])
+    current_cm = counting_ops.confusion_matrix(labels, predictions, num_classes,
+                                               weights=weights, dtype=dtypes.float64)
+    return total_cm, state_ops.assign_add(total_cm, current_cm)
 
 
 def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections=None,
@@ -547,33 +560,24 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
     (``mean_iou/total_confusion_matrix``, float64, rows = labels, columns = predictions).
     """
     with vs.variable_scope(name, "mean_iou", (predictions, labels, weights)):
-        predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+        predictions = ops.convert_to_tensor(predictions)
+        labels = ops.convert_to_tensor(labels)
         _check_shapes("mean_iou", predictions, labels)
-        total_cm = _metric_variable([num_classes, num_classes], dtypes.float64,
-                                    "total_confusion_matrix")
-        labels_flat = _in_classes(labels, num_classes, "labels")
-        preds_flat = _in_classes(predictions, num_classes, "predictions")
-        lab_1h = range_ops.one_hot(labels_flat, num_classes, dtype=dtypes.float64)
-        pred_1h = range_ops.one_hot(preds_flat, num_classes, dtype=dtypes.float64)
-        if weights is not None:
-            w = _broadcast_weights("mean_iou", weights, _to_float(predictions))
-            w = cast_ops.cast(array_ops.reshape(w, [-1, 1]), dtypes.float64)
-            lab_1h = math_ops.multiply(lab_1h, w)
-        current_cm = linalg_ops.matmul(lab_1h, pred_1h, transpose_a=True)
-        update_op = state_ops.assign_add(total_cm, current_cm)
-        eye = ops.convert_to_tensor(np.eye(num_classes, dtype=np.float32))
-
-        def compute(cm, name):
-            cm = _to_float(cm)
-            col = reduction_ops.reduce_sum(cm, 0)
-            row = reduction_ops.reduce_sum(cm, 1)
-            diag = reduction_ops.reduce_sum(math_ops.multiply(cm, eye), 1)
-            den = math_ops.subtract(math_ops.add(row, col), diag)
-            valid = reduction_ops.reduce_sum(_to_float(math_ops.greater(den, np.float32(0))))
-            iou = _div_no_nan(diag, den)
-            return _div_no_nan(reduction_ops.reduce_sum(iou), valid, name=name)
-
-        value = compute(total_cm.value(), "mean_iou")
+        total_cm, update_op = _streaming_confusion_matrix(labels, predictions, num_classes,
+                                                          weights)
+        # TF 1.15's ops: the classes never seen (denominator 0) do not count
+        cm = total_cm.value()
+        sum_over_row = cast_ops.cast(reduction_ops.reduce_sum(cm, 0), dtypes.float32)
+        sum_over_col = cast_ops.cast(reduction_ops.reduce_sum(cm, 1), dtypes.float32)
+        cm_diag = cast_ops.cast(matrix_diag_ops.diag_part(cm), dtypes.float32)
+        denominator = sum_over_row + sum_over_col - cm_diag
+        num_valid = reduction_ops.reduce_sum(
+            cast_ops.cast(math_ops.not_equal(denominator, 0), dtypes.float32))
+        denominator = gather_ops.where(math_ops.greater(denominator, 0), denominator,
+                                       fill_ops.ones_like(denominator))
+        iou = math_ops.div(cm_diag, denominator)
+        value = gather_ops.where(math_ops.greater(num_valid, 0),
+                                 reduction_ops.reduce_sum(iou, name="mean_iou") / num_valid, 0)
         _add_collections(value, update_op, metrics_collections, updates_collections)
         return value, update_op
 
@@ -788,16 +792,14 @@ def mean_relative_error(labels, predictions, normalizer, weights=None, metrics_c
     """The mean of ``|labels - predictions| / normalizer`` (0 where ``normalizer`` is 0)."""
     predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
     _check_shapes("mean_relative_error", predictions, labels)
-    labels, predictions = _to_float(labels), _to_float(predictions)
-    normalizer = _to_float(normalizer)
+    normalizer, predictions, _ = _remove_squeezable_dimensions(
+        ops.convert_to_tensor(normalizer), predictions)
     if not predictions.get_shape().is_compatible_with(normalizer.get_shape()):
         raise ValueError(f"mean_relative_error: shapes of predictions {predictions.get_shape()} "
                          f"and normalizer {normalizer.get_shape()} are incompatible")
-    zero = math_ops.equal(normalizer, np.float32(0.0))
-    safe = gather_ops.where(zero, fill_ops.ones_like(normalizer), normalizer)
-    rel = gather_ops.where(zero, fill_ops.zeros_like(labels),
-                           math_ops.truediv(unary_ops.abs(math_ops.subtract(labels, predictions)),
-                                            safe))
+    # TF 1.15's ops: the quotient everywhere, 0 where the normalizer is 0
+    rel = gather_ops.where(math_ops.equal(normalizer, 0.0), fill_ops.zeros_like(labels),
+                           math_ops.div(unary_ops.abs(labels - predictions), normalizer))
     return mean(rel, weights, metrics_collections, updates_collections,
                 name or "mean_relative_error")
 

@@ -436,11 +436,11 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         check_ops,
         concat_ops,
         control_flow_ops,
-        gather_ops,
         math_ops,
         reduction_ops,
+        sparse_ops,  # noqa: F401 - declares SparseTensorDenseAdd
     )
-    from tideflow.ops.fill_ops import ones_like
+    from tideflow.ops.fill_ops import ones_like, zeros
 
     with ops.name_scope(name, "confusion_matrix", (predictions, labels, num_classes, weights)):
         labels, predictions = _drop_last_unit_dim(
@@ -461,7 +461,6 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
                 labels, n64, message="`labels` out of bound")], labels)
             predictions = control_flow_ops.with_dependencies([check_ops.assert_less(
                 predictions, n64, message="`predictions` out of bound")], predictions)
-            num_classes = n64
         dtype = dtypes.as_dtype(dtype)
         if weights is not None:
             weights = ops.convert_to_tensor(weights, name="weights")
@@ -475,7 +474,12 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         shape = concat_ops.stack([num_classes, num_classes])
         indices = concat_ops.stack([labels, predictions], axis=1)
         values = ones_like(predictions, dtype=dtype) if weights is None else weights
-        return gather_ops.scatter_nd(indices, values, shape)
+        # as TF 1.15: the pairs as a sparse tensor added onto a zero matrix (its ops; the
+        # shape stacks num_classes as given)
+        dense_shape = cast_ops.cast(shape, dtypes.int64)
+        zero_matrix = zeros(cast_ops.cast(shape, dtypes.int32), dtype)
+        return ops.apply_op("SparseTensorDenseAdd", [indices, values, dense_shape, zero_matrix],
+                            name="SparseTensorDenseAdd")._outputs[0]
 
 
 @add_dispatch_support  # RaggedTensor params or indices: ragged batch_gather
