@@ -466,3 +466,23 @@ def test_seeded_tensor_array_loop_and_tuple_map_print_tf_1_15s_numbers():
     ]
     for g_, w in zip(got, want):
         np.testing.assert_allclose(g_, w, atol=2e-5)
+
+
+def test_seeded_image_ops_mapped_one_iteration_at_a_time_print_tf_1_15s_numbers():
+    # (with parallel_iterations > 1, the order TF 1.15's executor runs the iterations' random
+    # ops in is its scheduler's; one at a time, it is the rows' order)
+    tf.set_random_seed(11)
+    imgs = tf.constant(np.arange(100, dtype=np.float32).reshape(4, 5, 5, 1))
+    y = tf.map_fn(lambda im: tf.random_crop(tf.image.random_flip_up_down(im), [3, 3, 1]), imgs,
+                  parallel_iterations=1)
+    b = tf.map_fn(lambda r: tf.random_shuffle(r), tf.reshape(imgs, [4, 25])[:, :6],
+                  parallel_iterations=1)
+    with tf.Session() as sess:
+        crops, shuffled = sess.run([y, b])
+    # TF 1.15's output for the same program
+    np.testing.assert_array_equal(crops.reshape(4, 9), [
+        [22, 23, 24, 17, 18, 19, 12, 13, 14], [45, 46, 47, 40, 41, 42, 35, 36, 37],
+        [70, 71, 72, 65, 66, 67, 60, 61, 62], [87, 88, 89, 92, 93, 94, 97, 98, 99]])
+    np.testing.assert_array_equal(shuffled, [
+        [5, 3, 1, 2, 0, 4], [29, 25, 27, 28, 26, 30], [52, 54, 55, 50, 53, 51],
+        [76, 79, 75, 78, 80, 77]])
