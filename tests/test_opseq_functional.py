@@ -486,3 +486,11 @@ def test_seeded_image_ops_mapped_one_iteration_at_a_time_print_tf_1_15s_numbers(
     np.testing.assert_array_equal(shuffled, [
         [5, 3, 1, 2, 0, 4], [29, 25, 27, 28, 26, 30], [52, 54, 55, 50, 53, 51],
         [76, 79, 75, 78, 80, 77]])
+
+
+def test_scalar_elems_fail_as_in_tf():
+    with pytest.raises(ValueError, match="elems must be a 1\\+ dimensional Tensor, not a scalar"):
+        tf.map_fn(lambda r: r, tf.constant(1.0))
+    for fold in (tf.scan, tf.foldl, tf.foldr):  # TF 1.15: its IndexError
+        with pytest.raises(IndexError, match="list index out of range"):
+            fold(lambda a, r: a + r, tf.constant(1.0))

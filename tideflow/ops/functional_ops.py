@@ -47,7 +47,9 @@ def _converted(values):
 def _num_rows(first, use_or):
     """TF's ``n``: the static number of rows, else ``shape(first)[0]`` (and, as TF's map_fn
     and folds, a static 0 also takes the tensor); with the TF op count of making it."""
-    n = first.get_shape()[0].value if first.get_shape().ndims else None
+    shape = first.get_shape()
+    # (a scalar's missing dimension: TF's IndexError, list index out of range)
+    n = shape.dims[0].value if shape.ndims is not None else None
     if n is None or (use_or and not n):
         return array_ops.shape(first)[0], 5
     return n, 0
