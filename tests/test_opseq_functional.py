@@ -276,6 +276,35 @@ CASES = [
         _, a = tf.while_loop(lambda i, a: i < 2, body, [0, tf.zeros([5, 8])])
         d = tf.layers.dense(a, 3)
      """, 100, [59, 87]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 8])
+        z = tf.placeholder(tf.float32, [None, 8])
+        y = tf.map_fn(lambda t: t[0] * t[1] + tf.random_uniform([8]), (x, z),
+                      dtype=tf.float32)
+        d = tf.layers.dense(y, 3)
+     """, 95, [59, 82]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 8])
+        z = tf.placeholder(tf.float32, [None, 8])
+        y = tf.scan(lambda a, t: (a[0] + t[0], a[1] * t[1]), (x, z), reverse=True)
+        d = tf.layers.dense(y[1], 3)
+     """, 130, [117]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, 8])
+        z = tf.placeholder(tf.float32, [None])
+        y = tf.foldr(lambda a, t: (a[0] + t[0], a[1] + t[1]), (x, z))
+        d = tf.layers.dense(tf.expand_dims(y[0], 0), 3)
+     """, 92, [79]),
+    ("""
+        x = tf.placeholder(tf.float32, [None, None])
+        y = tf.map_fn(lambda r: tf.reduce_mean(r), x)
+        d = tf.layers.dense(tf.expand_dims(y, 1), 3)
+     """, 76, [63]),
+    ("""
+        x = tf.placeholder(tf.float32)
+        y = tf.map_fn(lambda r: r * 2.0, x)
+        w = tf.Variable(tf.random_normal([3]))
+     """, 67, [61]),
 ]
 
 
