@@ -445,6 +445,25 @@ TENSOR_ARRAY_CASES = [
         c = ta.stack()
         w = tf.Variable(tf.random_normal([3]))
      """, 26, [20]),
+    ("""
+        x = tf.placeholder(tf.float32, [4, 3])
+        a = tf.TensorArray(tf.float32, size=4).unstack(x)
+        b = tf.TensorArray(tf.float32, size=4)
+        c = tf.TensorArray(tf.float32, size=4)
+        def body(i, b, c):
+            v = a.read(i)
+            return i + 1, b.write(i, v * tf.random_uniform([3])), c.write(i, v + 1.0)
+        _, b, c = tf.while_loop(lambda i, b, c: i < 4, body, [0, b, c])
+        yb = b.stack()
+        yc = c.gather([0, 1])
+        w = tf.Variable(tf.random_normal([3]))
+     """, 73, [40, 67]),
+    ("""
+        x = tf.placeholder(tf.float32, [6, 2])
+        ta = tf.TensorArray(tf.float32, size=3).split(x, [2, 2, 2])
+        s = ta.stack()
+        w = tf.Variable(tf.random_normal([3]))
+     """, 20, [14]),
 ]
 
 

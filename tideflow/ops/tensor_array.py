@@ -62,6 +62,10 @@ def pay_owed_ids(graph, most):
     return owed
 
 
+def _shape_key(shape):
+    return None if shape.ndims is None else tuple(shape.as_list())
+
+
 def _internal_caller():
     """Whether the TensorArray is made by tideflow's own code (not a program's)."""
     import sys
@@ -91,7 +95,7 @@ class TensorArray:
             return
         graph = ops.get_default_graph()
         counted = size is not None and _v1_rules(graph) and not _internal_caller()
-        first = graph._next_id
+        first, extra = graph._next_id, 0
         if size is not None and not self._dynamic_size:
             v = ops.constant_value(size) if isinstance(size, ops.Tensor) else size
             if v is not None:
@@ -104,17 +108,25 @@ class TensorArray:
                 self._list = list_ops.empty_tensor_list(self._element_shape, self._dtype,
                                                         name=scope)
             else:
-                self._list = list_ops.reserve(self._element_shape, size, self._dtype,
-                                              name=scope)
+                shape = self._element_shape
+                if counted:  # one element shape Const per graph and shape (TF has none)
+                    shapes = _outermost(graph).__dict__.setdefault(
+                        "_tensor_array_shape_consts", {})
+                    key = (graph, _shape_key(shape))
+                    shape = shapes.get(key, shape)
+                self._list = list_ops.reserve(shape, size, self._dtype, name=scope)
+                if counted and not isinstance(shape, ops.Tensor):
+                    shapes[key] = self._list.op.inputs[0]
+                    extra = 1  # (owed: TF makes no element shape Const)
             op = self._list.op
             if _v1_rules(op.graph):
                 op._set_attr("_tensor_array", [int(self._dynamic_size),
                                                int(self._clear_after_read),
                                                int(bool(infer_shape))])
                 op._set_attr("_tensor_array_name", op.name)
-        if counted:  # TF: the size's Const and the array (no element shape Const)
+        if counted:  # TF: the size's Const and the array
             self._counted = (graph, op, {graph: op.inputs[0]})
-            _settle(graph, first, graph._next_id - first - 1)
+            _settle(graph, first, graph._next_id - first - extra)
 
     def _with_list(self, lst, element_shape=None):
         ta = TensorArray.__new__(TensorArray)
@@ -306,6 +318,7 @@ class TensorArray:
         return self._with_list(lst, shape)
 
     def split(self, value, lengths, name=None):
+        began = self._begin()
         with ops.name_scope(name, "TensorArraySplit", [self._list, value, lengths]):
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             from tideflow.ops import cast_ops
@@ -329,6 +342,7 @@ class TensorArray:
                 int(self._dynamic_size), int(self._clear_after_read), int(bool(self._infer_shape)),
                 -1 if self._static_size is None else self._static_size])
             op._set_attr("_tensor_array_name", src if isinstance(src, str) else op.name)
+        self._end(began, -1)  # (TF: no element shape Const)
         return self._with_list(lst, merged)
 
     def identity(self):
@@ -341,7 +355,10 @@ class TensorArray:
     def close(self, name=None):
         from tideflow.ops import control_flow_ops
 
-        return control_flow_ops.no_op(name=name)
+        began = self._begin()
+        out = control_flow_ops.no_op(name=name)
+        self._end(began)
+        return out
 
     def __repr__(self):
         return f"<tf.TensorArray dtype={self._dtype.name} list={self._list.name}>"
