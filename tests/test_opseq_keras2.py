@@ -249,3 +249,39 @@ def test_loss_functions_print_tf_values(_fresh_graph):
     # TF 1.15's cosine_proximity is the cosine itself (not negated)
     np.testing.assert_allclose(got[4], [0.966567, 0.559226, 0.657547, 0.995313], atol=2e-6)
     np.testing.assert_allclose(got[5:], [0.099169, 1.043922], atol=2e-6)
+
+
+# -- fit: TF 1.15's op count for the train function ------------------------------------------
+
+_O = "tf.keras.optimizers."
+# ops TF 1.15's first fit made (learning phase, gradients, optimizer state and step, the
+# group, the initializer of the new variables) for Dense(2) on Input(3,), and for
+# Dense(4) -> Dense(2)
+_TF_FIT_OPS = [("'sgd'", 115, 122), ("'adam'", 165, 196), ("'rmsprop'", 169, 218),
+               ("'adadelta'", 140, 171), (_O + "RMSprop(momentum=0.5)", 151, 182),
+               (_O + "SGD(0.1, clipnorm=1.0)", 149, 190), (_O + "Adam(decay=0.01)", 172, 203)]
+
+
+@pytest.mark.parametrize("opt,one,two", _TF_FIT_OPS)
+def test_fit_takes_tf_op_count(opt, one, two):
+    for layers, count in ((["Dense(2, input_shape=(3,))"], one),
+                          (["Dense(4, input_shape=(3,))", "Dense(2)"], two)):
+        with tf.Graph().as_default() as g:
+            tf.set_random_seed(1)
+            m = tf.keras.Sequential([eval("tf.keras.layers." + s) for s in layers])
+            m.compile(eval(opt), "mse")
+            before = g._last_id
+            m.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+            assert g._last_id - before == count
+
+
+def test_tf_optimizer_wrapper_makes_its_iterations_at_compile(_fresh_graph):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    before = _fresh_graph._last_id
+    m.compile(tf.train.GradientDescentOptimizer(0.01), "mse")
+    assert _fresh_graph._last_id - before == 29  # TF 1.15's: its step counter, then the loss
+    assert m.optimizer.iterations.op.name == "TFOptimizer/iterations"
+    m.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+    assert tf.keras.backend.get_value(m.optimizer.iterations) == 1
+    names = [op.name for op in _fresh_graph.get_operations()]
+    assert "GradientDescent/learning_rate" not in names and names[-1] == "init"

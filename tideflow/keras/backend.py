@@ -157,8 +157,8 @@ def _initialize_variables(session):
     for v in candidates:
         v._keras_initialized = True
     todo = [v for v, ok in zip(candidates, flags) if not ok]
-    if todo:
-        session.run([v.initializer for v in todo])
+    if todo:  # (grouped in an 'init' NoOp, as TF's)
+        session.run(tf.variables_initializer(todo))
 
 
 def _graph_of(op_input_list):

@@ -193,6 +193,10 @@ class Optimizer:
     def _tf_optimizer(self, lr):
         raise NotImplementedError
 
+    def _tf_extra_step_ops(self):
+        """The ops TF 1.15 makes for a step beyond ours (0 where not known)."""
+        return 0
+
     def get_updates(self, loss, params):
         """The ops of one step: gradients (clipped), the update rule, ``iterations += 1``.
         The slots are Keras's: ``<scope>/<variable>/<slot>`` (``training/Adam/dense/kernel/m``),
@@ -210,6 +214,12 @@ class Optimizer:
             opt._keras_scope = scope
             opt._keras_iterations = v["iterations"]
             op = opt.apply_gradients(list(zip(grads, params)), global_step=v["iterations"])
+            # TF 1.15's OptimizerV2 makes more ops for a step than the fused tf.train update
+            # we run (the hyperparameters' reads and their coefficients, made once a step):
+            # their ids are skipped, so the ops made after (a second model's initializers)
+            # number as TF's
+            if isinstance(self._values.get("lr"), (int, float)):
+                ops.get_default_graph()._skip_op_ids(self._tf_extra_step_ops())
         slots = getattr(opt, "_keras_slot_list", [])
         self._weights = [v["iterations"]] + slots
         return [op]
@@ -366,14 +376,26 @@ class _KerasSlots:
             if key in named:
                 continue
             with ops.name_scope(self._keras_scope or None), ops.colocate_with(var):
-                init = tf.fill(var.get_shape().as_list(),
-                               tf.constant(value, var.dtype.base_dtype))
-                slot = tf.Variable(init, name=f"{var.op.name}/{keras_name}", trainable=False,
-                                   use_resource=True)
+                slot = tf.Variable(_slot_initial_value(var, keras_name, value),
+                                   name=f"{var.op.name}/{keras_name}", trainable=False,
+                                   dtype=var.dtype.base_dtype, use_resource=True)
             named[key] = slot
             self._keras_slot_list.append(slot)
         for slot in self._keras_slot_list:
             K._track_variable(slot)
+
+
+def _slot_initial_value(var, keras_name, value):
+    """A slot's initial value as Keras's OptimizerV2 makes it, under the slot's
+    'Initializer' scope: the 'zeros' initializer (a Const, or a Fill when large), an
+    accumulator's constant initializer ('Const')."""
+    shape, dtype = var.get_shape(), var.dtype.base_dtype
+    if not shape.is_fully_defined():
+        return tf.fill(tf.shape(var), tf.constant(value, dtype))
+    dims = shape.as_list()
+    if keras_name == "accumulator" or value != 0:
+        return lambda: tf.constant(value, dtype, shape=dims)
+    return lambda: tf.zeros(dims, dtype)
 
 
 class _KerasSGD(_KerasSlots, tf.train.GradientDescentOptimizer):
@@ -475,6 +497,11 @@ class SGD(Optimizer):
 
     _HYPER = ("momentum",)
 
+    def _tf_extra_step_ops(self):
+        m = self._values["momentum"]
+        plain = isinstance(m, (int, float)) and m == 0 and not self.nesterov
+        return 2 if plain and not self.initial_decay else 0
+
     def __init__(self, learning_rate=None, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         self._init(learning_rate, 0.01, name, kwargs, momentum=momentum)
         if isinstance(momentum, (int, float)) and (momentum < 0 or momentum > 1):
@@ -497,6 +524,9 @@ class Adam(Optimizer):
     """Adam (``learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7``)."""
 
     _HYPER = ("beta_1", "beta_2")
+
+    def _tf_extra_step_ops(self):
+        return 0 if self.amsgrad else 11 if self.initial_decay else 13
 
     def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, name="Adam", **kwargs):
@@ -524,6 +554,12 @@ class RMSprop(Optimizer):
     """RMSprop (``learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7``)."""
 
     _HYPER = ("rho", "momentum")
+
+    def _tf_extra_step_ops(self):
+        m = self._values["momentum"]
+        if not isinstance(m, (int, float)) or self.centered or self.initial_decay:
+            return 0
+        return 5 if m > 0 else 3
 
     def __init__(self, learning_rate=None, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
                  name="RMSprop", **kwargs):
@@ -559,16 +595,28 @@ class _ZeroRMSProp(_KerasSlots, tf.train.RMSPropOptimizer):
                 ((("momentum", "momentum", 0.0),) if not self._keras_rule else ()) +
                 ((("mg", "mg", 0.0),) if self._centered else ()))
 
+    def _prepare(self):
+        super()._prepare()
+        self._keras_one_minus_rho = {}  # per dtype: 1 - rho, made once a step (as Keras's)
+
+    def _one_minus_rho(self, rho, var):
+        dt = var.dtype.base_dtype
+        got = self._keras_one_minus_rho.get(dt)
+        if got is None:
+            got = self._keras_one_minus_rho[dt] = 1.0 - rho
+        return got
+
     def _denominator(self, rms_t, grad, var, rho, sparse_indices=None):
         if not self._centered:
             return rms_t
         mg = self.get_slot(var, "mg")
+        one_minus_rho = self._one_minus_rho(rho, var)
         if sparse_indices is None:
-            mg_t = tf.assign(mg, rho * mg + (1.0 - rho) * grad, use_locking=self._use_locking)
+            mg_t = tf.assign(mg, rho * mg + one_minus_rho * grad, use_locking=self._use_locking)
             return rms_t - tf.square(mg_t)
         mg_t = tf.assign(mg, mg * rho, use_locking=self._use_locking)
         with tf.control_dependencies([mg_t]):
-            mg_t = tf.scatter_add(mg, sparse_indices, (1.0 - rho) * grad,
+            mg_t = tf.scatter_add(mg, sparse_indices, one_minus_rho * grad,
                                   use_locking=self._use_locking)
         return rms_t - tf.square(tf.gather(mg_t, sparse_indices))
 
@@ -577,10 +625,13 @@ class _ZeroRMSProp(_KerasSlots, tf.train.RMSPropOptimizer):
             return super()._apply_dense(grad, var)
         lr, rho, _, eps = self._hyper(var)
         rms = self.get_slot(var, "rms")
-        rms_t = tf.assign(rms, rho * rms + (1.0 - rho) * tf.square(grad),
+        rms_t = tf.assign(rms, rho * rms + self._one_minus_rho(rho, var) * tf.square(grad),
                           use_locking=self._use_locking)
         denom = self._denominator(rms_t, grad, var, rho)
-        return tf.assign(var, var - lr * grad / (tf.sqrt(denom) + eps),
+        step = lr * grad
+        # (TF 1.15 reads the mean square once more for its square root: that id is skipped)
+        ops.get_default_graph()._skip_op_ids(1)
+        return tf.assign(var, var - step / (tf.sqrt(denom) + eps),
                          use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
@@ -592,7 +643,8 @@ class _ZeroRMSProp(_KerasSlots, tf.train.RMSPropOptimizer):
         # as Keras: every row's mean square decays, the gradient rows are added
         rms_t = tf.assign(rms, rms * rho, use_locking=self._use_locking)
         with tf.control_dependencies([rms_t]):
-            rms_t = tf.scatter_add(rms, indices, (1.0 - rho) * tf.square(values),
+            rms_t = tf.scatter_add(rms, indices,
+                                   self._one_minus_rho(rho, var) * tf.square(values),
                                    use_locking=self._use_locking)
             rms_rows = tf.gather(rms_t, indices)
         denom = self._denominator(rms_rows, values, var, rho, sparse_indices=indices)
@@ -633,6 +685,9 @@ class Adadelta(Optimizer):
     """Adadelta (``learning_rate=0.001, rho=0.95, epsilon=1e-7``)."""
 
     _HYPER = ("rho",)
+
+    def _tf_extra_step_ops(self):
+        return 0 if self.initial_decay else 1
 
     def __init__(self, learning_rate=None, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
         self._init(learning_rate, 0.001, name, kwargs, rho=rho)
@@ -842,9 +897,27 @@ class TFOptimizer(Optimizer):
         super().__init__(name=getattr(optimizer, "_name", "TFOptimizer"))
         self.optimizer = optimizer
         self._values["lr"] = getattr(optimizer, "_learning_rate", 0.001)
+        if iterations is None:  # as TF 1.15: made with the wrapper ('TFOptimizer/iterations')
+            with ops.name_scope("TFOptimizer"):
+                iterations = K.variable(0, dtype="int64", name="iterations")
+        self.__dict__["iterations"] = iterations
+
+    def _graph_vars(self):
+        got = super()._graph_vars()
+        it = self.__dict__.get("iterations")
+        if it is not None and getattr(it, "graph", None) is ops.get_default_graph():
+            got["iterations"] = it
+        return got
+
+    def _iterations_var(self):
+        it = self.__dict__.get("iterations")
+        if it is not None and getattr(it, "graph", None) is ops.get_default_graph():
+            return it
+        return self._graph_vars()["iterations"]
 
     def get_updates(self, loss, params):
-        v = self._graph_vars()
+        # (only the step counter: the wrapped optimizer keeps its own hyperparameters)
+        v = {"iterations": self._iterations_var()}
         before = _global_variable_ids()
         grads_and_vars = self.optimizer.compute_gradients(loss, params)
         op = self.optimizer.apply_gradients(grads_and_vars, global_step=v["iterations"])
