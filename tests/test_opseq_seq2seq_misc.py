@@ -167,3 +167,61 @@ def test_layer_norm_basic_lstm_cell_makes_its_variables_where_tf_1_15_does():
         s.run(tf.global_variables_initializer())
         losses = [s.run([loss, train], feed)[0] for _ in range(3)]
     np.testing.assert_allclose(losses, [0.85194588, 0.77708632, 0.74885094], atol=1e-6)  # TF
+
+
+@pytest.mark.parametrize("luong, w_want, losses_want", [
+    (False, [2.253663, -0.50244, -2.805224], [2.4942741, 2.4335849, 2.3713732, 2.2996619]),
+    (True, [2.031736, 1.780779, -0.458166], [2.4846568, 2.4417579, 2.3971372, 2.3454311]),
+])
+def test_attention_over_masked_memory_trains_as_tf_1_15(luong, w_want, losses_want):
+    tf.set_random_seed(21)
+    src = tf.placeholder(tf.int32, [None, 5])
+    src_len = tf.placeholder(tf.int32, [None])
+    tgt_in = tf.placeholder(tf.int32, [None, 4])
+    tgt_out = tf.placeholder(tf.int32, [None, 4])
+    tgt_len = tf.placeholder(tf.int32, [None])
+    emb = tf.get_variable("emb", [12, 6])
+    enc, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(8), tf.nn.embedding_lookup(emb, src),
+                               sequence_length=src_len, dtype=tf.float32, scope="enc")
+    if luong:
+        attn = tf.contrib.seq2seq.LuongAttention(8, enc, memory_sequence_length=src_len,
+                                                 scale=True)
+    else:
+        attn = tf.contrib.seq2seq.BahdanauAttention(8, enc, memory_sequence_length=src_len,
+                                                    normalize=True)
+    cell = tf.contrib.seq2seq.AttentionWrapper(tf.nn.rnn_cell.LSTMCell(8), attn,
+                                               attention_layer_size=8,
+                                               output_attention=not luong)
+    helper = tf.contrib.seq2seq.TrainingHelper(tf.nn.embedding_lookup(emb, tgt_in), tgt_len)
+    dec = tf.contrib.seq2seq.BasicDecoder(cell, helper,
+                                          cell.zero_state(tf.shape(src)[0], tf.float32),
+                                          output_layer=tf.layers.Dense(12))
+    out, _, _ = tf.contrib.seq2seq.dynamic_decode(dec)
+    w2 = tf.Variable(tf.random_normal([3]))
+    steps = tf.shape(out.rnn_output)[1]
+    loss = tf.contrib.seq2seq.sequence_loss(
+        out.rnn_output, tgt_out[:, :steps], tf.sequence_mask(tgt_len, steps, dtype=tf.float32))
+    train = tf.train.AdamOptimizer(0.02).minimize(loss)
+    rng = np.random.RandomState(3)
+    feed = {src: rng.randint(0, 12, (3, 5)), src_len: [5, 3, 4],
+            tgt_in: rng.randint(0, 12, (3, 4)), tgt_out: rng.randint(0, 12, (3, 4)),
+            tgt_len: [4, 2, 3]}
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        w = s.run(w2)
+        losses = [s.run([loss, train], feed)[0] for _ in range(4)]
+    np.testing.assert_allclose(w, w_want, atol=1e-6)  # TF 1.15's
+    np.testing.assert_allclose(losses, losses_want, atol=1e-6)
+
+
+def test_ones_and_zeros_of_an_int_shape_fill_as_tf_1_15():
+    a = tf.zeros(3)
+    tf.ones(2, tf.int32)
+    tf.zeros([3])
+    assert [(op.name, op.type) for op in tf.get_default_graph().get_operations()] == [
+        ("zeros/shape_as_tensor", "Const"), ("zeros/Const", "Const"), ("zeros", "Fill"),
+        ("ones/shape_as_tensor", "Const"), ("ones/Const", "Const"), ("ones", "Fill"),
+        ("zeros_1", "Const")]  # TF 1.15's
+    assert a.get_shape().as_list() == [3]
+    with tf.Session() as s:
+        assert s.run(a).tolist() == [0, 0, 0]

@@ -236,7 +236,9 @@ def _filled(value, shape, dtype, name, default):
                                     f"shape {list(shape)} of tf.{default} must be fully "
                                     "known; use tf.shape(x) for a dynamic one)")
                 s = as_shape(shape)
-                if s.is_fully_defined() and s.num_elements() < 1000:
+                # (TF's constant path takes a list or tuple: a lone int is its Fill's shape)
+                if s.is_fully_defined() and s.num_elements() < 1000 and not isinstance(
+                        shape, (int, np.integer)):
                     return constant_op.constant(value, dtype=dtype, shape=s.as_list(), name=scope)
                 # int64 when a dimension needs it (TF's TensorShape conversion rule, and its
                 # name: zeros/shape_as_tensor)

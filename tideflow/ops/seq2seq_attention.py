@@ -57,14 +57,14 @@ def _prepare_memory(memory, memory_sequence_length, check_inner_dims_defined):
     if memory_sequence_length is None:
         return memory
 
+    first = nest.flatten(memory)[0]  # (TF's one mask, for every memory)
+    seq_mask = tf.sequence_mask(memory_sequence_length, maxlen=tf.shape(first)[1],
+                                dtype=first.dtype)
+
     def mask(m):
-        seq_mask = tf.sequence_mask(memory_sequence_length, maxlen=tf.shape(m)[1],
-                                    dtype=m.dtype)
         rank = m.get_shape().ndims
-        extra = rank - 2 if rank is not None else tf.rank(m) - 2
-        seq_mask = tf.reshape(seq_mask, tf.concat(
-            [tf.shape(seq_mask), tf.ones(tf.reshape(extra, [1]), tf.int32)], 0))
-        return m * seq_mask
+        extra = tf.ones(rank - 2 if rank is not None else tf.rank(m) - 2, dtype=tf.int32)
+        return m * tf.reshape(seq_mask, tf.concat((tf.shape(seq_mask), extra), 0))
 
     return nest.map_structure(mask, memory)
 
@@ -72,8 +72,12 @@ def _prepare_memory(memory, memory_sequence_length, check_inner_dims_defined):
 def _maybe_mask_score(score, memory_sequence_length, score_mask_value):
     if memory_sequence_length is None:
         return score
-    mask = tf.sequence_mask(memory_sequence_length, maxlen=tf.shape(score)[1])
-    return tf.where(mask, score, score_mask_value * tf.ones_like(score))
+    positive = tf.assert_positive(
+        memory_sequence_length,
+        message="All values in memory_sequence_length must greater than zero.")
+    with tf.control_dependencies([positive]):
+        mask = tf.sequence_mask(memory_sequence_length, maxlen=tf.shape(score)[1])
+        return tf.where(mask, score, score_mask_value * tf.ones_like(score))
 
 
 class _BaseAttentionMechanism(AttentionMechanism):
@@ -101,8 +105,6 @@ class _BaseAttentionMechanism(AttentionMechanism):
         with tf.name_scope(name, "BaseAttentionMechanismInit", nest.flatten(memory)):
             self._values = _prepare_memory(memory, memory_sequence_length,
                                            check_inner_dims_defined)
-            if memory_sequence_length is not None:
-                self._memory_sequence_length = tf.convert_to_tensor(memory_sequence_length)
             self._keys = (self._memory_layer(self._values) if self._memory_layer is not None
                           else self._values)
             if self.dtype is None:
@@ -203,16 +205,22 @@ class LuongAttention(_BaseAttentionMechanism):
         return alignments, alignments
 
 
-def _bahdanau_score(processed_query, keys, normalize):
-    dtype = processed_query.dtype
-    num_units = keys.get_shape()[2].value or tf.shape(keys)[2]
+def _bahdanau_variables(mechanism, dtype):
+    """``attention_v`` and, when normalized, ``attention_g`` and ``attention_b`` (made before
+    the score's ops, as TF 1.15 makes them)."""
+    n = mechanism._num_units
+    v = tf.get_variable("attention_v", [n], dtype=dtype)
+    if not mechanism._normalize:
+        return v, None, None
+    g = tf.get_variable("attention_g", dtype=dtype, shape=(),
+                        initializer=tf.constant_initializer(math.sqrt(1.0 / n)))
+    b = tf.get_variable("attention_b", [n], dtype=dtype, initializer=tf.zeros_initializer())
+    return v, g, b
+
+
+def _bahdanau_score(processed_query, keys, v, g=None, b=None):
     processed_query = tf.expand_dims(processed_query, 1)
-    v = tf.get_variable("attention_v", [num_units], dtype=dtype)
-    if normalize:
-        g = tf.get_variable("attention_g", dtype=dtype, shape=(),
-                            initializer=tf.constant_initializer(math.sqrt(1.0 / num_units)))
-        b = tf.get_variable("attention_b", [num_units], dtype=dtype,
-                            initializer=tf.zeros_initializer())
+    if g is not None:
         normed_v = g * v * tf.rsqrt(tf.reduce_sum(tf.square(v)))
         return tf.reduce_sum(normed_v * tf.tanh(keys + processed_query + b), [2])
     return tf.reduce_sum(v * tf.tanh(keys + processed_query), [2])
@@ -244,7 +252,8 @@ class BahdanauAttention(_BaseAttentionMechanism):
         """Returns ``(alignments, next_state)`` for ``query`` [batch, query_depth]."""
         with tf.variable_scope(None, "bahdanau_attention", [query]):
             processed = self._query_layer(query) if self._query_layer is not None else query
-            score = _bahdanau_score(processed, self._keys, self._normalize)
+            score = _bahdanau_score(processed, self._keys,
+                                    *_bahdanau_variables(self, query.dtype))
         alignments = self._probability_fn(score, state)
         return alignments, alignments
 
@@ -342,7 +351,8 @@ class BahdanauMonotonicAttention(_BaseMonotonicAttentionMechanism):
     def __call__(self, query, state):
         with tf.variable_scope(None, "bahdanau_monotonic_attention", [query]):
             processed = self._query_layer(query)
-            score = _bahdanau_score(processed, self._keys, self._normalize)
+            score = _bahdanau_score(processed, self._keys,
+                                    *_bahdanau_variables(self, query.dtype))
             score_bias = tf.get_variable("attention_score_bias", dtype=processed.dtype,
                                          initializer=float(self._score_bias_init))
             score += score_bias

@@ -230,7 +230,7 @@ class TrainingHelper(_ScalarIdsHelper):
                                  f"{self._sequence_length.get_shape()}")
             self._zero_inputs = nest.map_structure(lambda inp: tf.zeros_like(inp[0, :]),
                                                    inputs)
-            self._batch_size = tf.size(self._sequence_length)
+            self._batch_size = tf.size(sequence_length)  # (TF's: of the argument as given)
 
     @property
     def inputs(self):
@@ -396,7 +396,7 @@ class GreedyEmbeddingHelper(_ScalarIdsHelper):
         self._embedding_fn = _embedding_fn(embedding)
         self._start_tokens = _start_tokens(start_tokens)
         self._end_token = _end_token(end_token)
-        self._batch_size = tf.size(self._start_tokens)
+        self._batch_size = tf.size(start_tokens)  # (TF's: of the argument as given)
         self._start_inputs = self._embedding_fn(self._start_tokens)
 
     def initialize(self, name=None):
