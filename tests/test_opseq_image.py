@@ -294,6 +294,47 @@ def test_ssim_psnr_and_multiscale_count_tf_ops():
         assert _seeds() == [708]  # TF makes 711 ops (its padding conds: Switch/Merge)
 
 
+def test_decode_image_counts_tf_nested_conds():
+    for kw, seed in (({}, 80), ({"dtype": tf.float32}, 88), ({"expand_animations": False}, 83),
+                     ({"channels": 3, "dtype": tf.uint16}, 86)):
+        with tf.Graph().as_default():
+            tf.set_random_seed(1)
+            im = tf.image.decode_image(tf.placeholder(tf.string, []), **kw)
+            tf.random_normal([2])
+            assert im.name == "decode_image/cond_jpeg/Merge:0"
+            assert _seeds() == [seed], kw
+
+
+def test_codec_ops_and_bounding_box_sampling_name_as_tf():
+    s = tf.placeholder(tf.string, [])
+    tf.image.decode_and_crop_jpeg(s, [0, 0, 4, 4], channels=3)
+    tf.image.is_jpeg(s)
+    im = tf.placeholder(tf.uint8, [None, None, 3])
+    tf.image.sample_distorted_bounding_box(tf.shape(im), tf.zeros([1, 1, 4]),
+                                           min_object_covered=0.1)
+    tf.image.random_jpeg_quality(im, 50, 90)
+    names = _names()
+    assert names[1:3] == ["DecodeAndCropJpeg/crop_window", "DecodeAndCropJpeg"]
+    assert names[3:8] == ["is_jpeg/Substr/pos", "is_jpeg/Substr/len", "is_jpeg/Substr",
+                          "is_jpeg/Equal/y", "is_jpeg/Equal"]
+    box = "sample_distorted_bounding_box/SampleDistortedBoundingBoxV2"
+    assert f"{box}/min_object_covered" in names
+    i = names.index("random_uniform/shape")
+    assert names[i + 4:] == ["adjust_jpeg_quality/Identity",
+                             "adjust_jpeg_quality/EncodeJpegVariableQuality",
+                             "adjust_jpeg_quality/DecodeJpeg", "adjust_jpeg_quality/Identity_1"]
+
+
+def test_decode_image_in_a_map_function_counts_tf_functional_ops():
+    def aug(s):
+        return tf.image.random_flip_left_right(tf.image.decode_image(s, channels=3))
+
+    ds = tf.data.Dataset.from_tensor_slices(tf.constant(["a", "b"])).map(aug)
+    fg = ds._fn.fg
+    assert [op.get_attr("seed2") for op in fg.get_operations()
+            if "seed2" in op.node_def.attr] == [37]
+
+
 def _map_graph(fn):
     ds = tf.data.Dataset.from_tensor_slices(np.zeros([2, 4, 4, 3], np.float32)).map(fn)
     return ds._fn.fg
@@ -386,6 +427,56 @@ def test_seeded_colour_and_geometry_pipeline_prints_tf_values():
 
     _close(_run(build), [[[-0.09245, 0.25681, 0.62158], [-0.00628, 0.34793, 0.71347],
                           [0.07419, 0.43813, 0.8052]], [-0.30107, -1.42985, -1.7747]])
+
+
+def _png():
+    img = (np.arange(16 * 12 * 3).reshape(16, 12, 3) * 5 % 256).astype(np.uint8)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        return sess.run(tf.image.encode_png(img))
+
+
+def test_seeded_inception_style_preprocessing_prints_tf_values():
+    png = _png()
+
+    def pre(s):
+        im = tf.image.decode_image(s, channels=3)
+        im.set_shape([None, None, 3])
+        begin, size, _ = tf.image.sample_distorted_bounding_box(
+            tf.shape(im), tf.constant([[[0.0, 0.0, 1.0, 1.0]]]), min_object_covered=0.3, seed=4)
+        f = tf.image.convert_image_dtype(tf.slice(im, begin, size), tf.float32)
+        f = tf.image.resize_images(f, [6, 6])
+        f = tf.image.random_flip_left_right(f)
+        f = tf.image.random_brightness(f, 0.2)
+        f = tf.image.random_saturation(f, 0.6, 1.4)
+        return tf.clip_by_value(f, 0.0, 1.0)
+
+    def top():
+        with tf.Graph().as_default():
+            tf.set_random_seed(11)
+            out = [pre(tf.constant(png))[:, :, 0], tf.random_normal([3])]
+            with tf.Session() as sess:
+                return sess.run(out)
+
+    def mapped():
+        with tf.Graph().as_default():
+            tf.set_random_seed(11)
+            ds = tf.data.Dataset.from_tensor_slices(tf.constant([png] * 4)).map(pre).batch(4)
+            out = [ds.make_one_shot_iterator().get_next()[:, 0, :, 0], tf.random_normal([3])]
+            with tf.Session() as sess:
+                return sess.run(out)
+
+    _close(top(), [[[0.09773, 0.21538, 0.33303, 0.45067, 0.56832, 0.68597],
+                    [0.60492, 0.72257, 0.50558, 0.62322, 0.72661, 0.18924],
+                    [0.44283, 0.22584, 0.34348, 0.46113, 0.57878, 0.69643],
+                    [0.61538, 0.73303, 0.85067, 0.96119, 0.08205, 0.19969],
+                    [0.11865, 0.23629, 0.35394, 0.47159, 0.58924, 0.70688],
+                    [0.62584, 0.74348, 0.854, 0.3095, 0.42714, 0.21015]],
+                   [0.68455, -1.64474, 1.91101]])
+    _close(mapped(), [[[0.77181, 0.65416, 0.53651, 0.41887, 0.30122, 0.18357],
+                       [0.22346, 0.34111, 0.45875, 0.5764, 0.69405, 0.80285],
+                       [0.52324, 0.40559, 0.28794, 0.17029, 0.05265, 0.0],
+                       [0.11824, 0.00059, 0.0, 0.76922, 0.65157, 0.53392]],
+                      [0.18126, 1.65289, 0.36408]])
 
 
 def test_seeded_map_augmentations_print_tf_values():

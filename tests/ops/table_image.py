@@ -467,6 +467,18 @@ def _check_jpeg():
     assert half.shape == (8, 12, 3)
 
 
+def _check_decode_and_crop_jpeg():
+    img = RNG.randint(0, 256, size=(12, 10, 3)).astype(np.uint8)
+    _, data = _run(lambda: _apply("EncodeJpeg")(tf.constant(img)))
+    _, full = _run(lambda: _apply("DecodeJpeg", {"channels": 3})(tf.constant(data)))
+    t, crop = _run(lambda: _apply("DecodeAndCropJpeg", {"channels": 3})(
+        tf.constant(data), tf.constant([2, 3, 5, 4])))
+    assert t.get_shape().as_list() == [None, None, 3]
+    np.testing.assert_array_equal(crop, full[2:7, 3:7])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="crop window"):
+        _run(lambda: _apply("DecodeAndCropJpeg")(tf.constant(data), tf.constant([8, 0, 5, 4])))
+
+
 def _check_extract_jpeg_shape():
     pil = _pil()
     buf = io.BytesIO()
@@ -521,6 +533,7 @@ CASES += [
     Case(("EncodePng", "DecodePng"), check=_check_png, name="png_round_trip"),
     Case(("EncodeJpeg", "DecodeJpeg"), check=_check_jpeg, name="jpeg_round_trip"),
     Case("ExtractJpegShape", check=_check_extract_jpeg_shape),
+    Case("DecodeAndCropJpeg", check=_check_decode_and_crop_jpeg),
     Case("DecodeBmp", check=_check_bmp),
     Case("DecodeGif", check=_check_gif),
     Case("DecodeImage", check=_check_decode_image),

@@ -356,6 +356,21 @@ def _decode_jpeg_kernel(contents, *, channels, ratio, fancy_upscaling, dct_metho
     return _decode_jpeg(data, channels, ratio, fancy_upscaling, dct_method)
 
 
+def _decode_and_crop_jpeg_kernel(contents, crop_window, *, channels, ratio, fancy_upscaling,
+                                 dct_method):
+    image = _decode_jpeg_kernel(contents, channels=channels, ratio=ratio,
+                                fancy_upscaling=fancy_upscaling, dct_method=dct_method)
+    window = _np(crop_window).astype(np.int64).reshape(-1)
+    if window.shape != (4,):
+        raise _invalid(f"crop_window must be 1-D of 4 elements, got shape {list(window.shape)}")
+    y, x, h, w = (int(v) for v in window)
+    height, width = image.shape[:2]
+    if y < 0 or x < 0 or h <= 0 or w <= 0 or y + h > height or x + w > width:
+        raise _invalid(f"Invalid JPEG data or crop window, data size {len(_contents(contents))}"
+                       f", crop window [{y}, {x}, {h}, {w}] of an image of {height}x{width}")
+    return np.ascontiguousarray(image[y:y + h, x:x + w])
+
+
 def _decode_bmp_kernel(contents, *, channels):
     _check_channels(channels, (0, 1, 3, 4))
     return _decode_bmp(_contents(contents), channels)
@@ -436,6 +451,25 @@ op_registry.declare(
            "dct_method: string = ''"],
     shape=_decode_shape(),
     kernel=_decode_jpeg_kernel,
+    differentiable=False,
+)
+
+
+def _decode_and_crop_shape(op):
+    _check_rank(_in(op, 0), 0)
+    _check_rank(_in(op, 1), 1)
+    return [[None, None, op._attrs.get("channels", 0) or None]]
+
+
+op_registry.declare(
+    "DecodeAndCropJpeg",
+    inputs=["contents: string", "crop_window: int32"],
+    outputs=["image: uint8"],
+    attrs=["channels: int = 0", "ratio: int = 1", "fancy_upscaling: bool = true",
+           "try_recover_truncated: bool = false", "acceptable_fraction: float = 1.0",
+           "dct_method: string = ''"],
+    shape=_decode_and_crop_shape,
+    kernel=_decode_and_crop_jpeg_kernel,
     differentiable=False,
 )
 op_registry.declare(
@@ -592,14 +626,52 @@ def decode_gif(contents, name=None):
     return _op("DecodeGif", [contents], {}, name)
 
 
+def _decode_image_tf_ops(dtype, expand_animations):
+    """How many ops TF 1.15's decode_image makes in a graph (its nested Switch/Merge conds
+    over JPEG, PNG, GIF and BMP): 76, 3 more to take a GIF's first frame, and 2 more for each
+    branch whose decoded dtype (uint8; PNG's uint16 unless uint8 is asked) is converted."""
+    sources = [dtypes.uint8] * 3 + [dtypes.uint8 if dtype == dtypes.uint8 else dtypes.uint16]
+    return 76 + (0 if expand_animations else 3) + 2 * sum(src != dtype for src in sources)
+
+
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
                  expand_animations=True):
     """Decodes a BMP, GIF, JPEG or PNG by its first bytes; converts to ``dtype`` as
     ``convert_image_dtype`` does. GIFs give 4-D results unless ``expand_animations`` is False."""
+    from tideflow.ops import array_ops, string_ops
+
     with ops.name_scope(name, "decode_image"):
-        return _op("DecodeImage", [contents], {
-            "channels": channels or 0, "dtype": dtypes.as_dtype(dtype),
-            "expand_animations": expand_animations}, None)
+        if channels not in (None, 0, 1, 3, 4):
+            raise ValueError("channels must be in (None, 0, 1, 3, 4)")
+        dtype = dtypes.as_dtype(dtype)
+        # the op decodes to uint8, uint16 or float32; other dtypes convert after it
+        op_dtype = dtype if dtype in (dtypes.uint8, dtypes.uint16, dtypes.float32) else (
+            dtypes.float32 if dtype.is_floating else dtypes.uint16)
+        attrs = {"channels": channels or 0, "dtype": op_dtype,
+                 "expand_animations": expand_animations}
+
+        def decode(op_name):
+            out = _op("DecodeImage", [contents], attrs, op_name)
+            if op_dtype != dtype:
+                from tideflow.ops.image_color_ops import convert_image_dtype
+
+                out = convert_image_dtype(out, dtype)
+            return out
+
+        graph = ops.get_default_graph()
+        if getattr(graph, "_counts_own_ops", False):
+            # in a tf.data function TF 1.15 tests the first bytes (Substr, is_jpeg) and
+            # decodes in a functional If (cond_jpeg) and its Identity: the same ops here, the
+            # one DecodeImage op standing for the If
+            string_ops.substr(contents, 0, 3)
+            is_jpeg(contents)
+            return array_ops.identity(decode("cond_jpeg"), name="cond_jpeg/Identity")
+        # one DecodeImage op (and TF's output name) where TF builds nested conds: their ids
+        # are skipped, so later ops (and random ops' seeds) number as in TF
+        first = graph._next_id
+        out = array_ops.identity(decode(None), name="cond_jpeg/Merge")
+        graph._skip_op_ids(to=first + _decode_image_tf_ops(dtype, expand_animations))
+        return out
 
 
 def _no_float_array(image, allowed):
@@ -642,5 +714,4 @@ def is_jpeg(contents, name=None):
     from tideflow.ops import math_ops, string_ops
 
     with ops.name_scope(name, "is_jpeg", [contents]):
-        return math_ops.equal(string_ops.substr(contents, 0, 3), b"\xff\xd8\xff",
-                              name="is_jpeg")
+        return math_ops.equal(string_ops.substr(contents, 0, 3), b"\xff\xd8\xff", name=name)

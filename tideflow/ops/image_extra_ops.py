@@ -6,7 +6,6 @@ import numpy as np
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops.array_ops import _invalid, _np, _shape_str
-from tideflow.ops.concat_ops import concat
 from tideflow.ops.image_color_ops import convert_image_dtype
 
 # ------------------------------------------------------------------------------------------
@@ -43,12 +42,15 @@ def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
     with ops.name_scope(name, "adjust_jpeg_quality", [image]):
         image = ops.convert_to_tensor(image, name="image")
         orig = image.dtype.base_dtype
-        q = ops.convert_to_tensor(jpeg_quality, dtypes.int32, name="jpeg_quality")
-        u8 = convert_image_dtype(image, dtypes.uint8, saturate=True)
+        # TF 1.15's ops and order (its conversions do not saturate)
+        u8 = convert_image_dtype(image, dtypes.uint8)
+        q = jpeg_quality
+        if not isinstance(q, ops.Tensor):
+            q = ops.convert_to_tensor(q, dtypes.int32)
         encoded = ops.apply_op("EncodeJpegVariableQuality", [u8, q])._outputs[0]
         decoded = image_codec_ops.decode_jpeg(encoded, channels=0, dct_method=dct_method)
         decoded.set_shape(image.get_shape())
-        return convert_image_dtype(decoded, orig, saturate=True)
+        return convert_image_dtype(decoded, orig)
 
 
 def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
@@ -59,44 +61,23 @@ def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
         raise ValueError("jpeg encoding range must be between 0 and 100.")
     if min_jpeg_quality >= max_jpeg_quality:
         raise ValueError("`min_jpeg_quality` must be less than `max_jpeg_quality`.")
-    with ops.name_scope(None, "random_jpeg_quality", [image]):
-        q = random_ops.random_uniform([], min_jpeg_quality, max_jpeg_quality, dtypes.int32,
-                                      seed=seed)
-        return adjust_jpeg_quality(image, q)
+    q = random_ops.random_uniform([], min_jpeg_quality, max_jpeg_quality, dtypes.int32,
+                                  seed=seed)
+    return adjust_jpeg_quality(image, q)
 
 
 def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
                          try_recover_truncated=False, acceptable_fraction=1, dct_method="",
                          name=None):
-    """Decodes a JPEG and crops it to ``crop_window = [y, x, height, width]``."""
-    from tideflow.ops import image_codec_ops, slicing_ops
+    """Decodes a JPEG and crops it to ``crop_window = [y, x, height, width]`` (one op, as TF's;
+    a window not inside the image fails the step with InvalidArgumentError)."""
+    from tideflow.ops import image_codec_ops  # noqa: F401 - declares DecodeAndCropJpeg
 
-    with ops.name_scope(name, "decode_and_crop_jpeg", [contents, crop_window]):
-        image = image_codec_ops.decode_jpeg(
-            contents, channels, ratio, fancy_upscaling, try_recover_truncated,
-            acceptable_fraction, dct_method)
-        w = ops.convert_to_tensor(crop_window, dtypes.int32, name="crop_window")
-        # TF's kernel refuses a window that is not inside the image (negative offsets, sizes
-        # <= 0, or past the edge), with InvalidArgumentError
-        from tideflow.ops import (
-            array_ops,
-            control_flow_ops,
-            logging_ops,
-            math_ops,
-            reduction_ops,
-        )
-
-        hw = array_ops.shape(image)[:2]
-        ok = reduction_ops.reduce_all(math_ops.logical_and(
-            math_ops.logical_and(math_ops.greater_equal(w[:2], 0), math_ops.greater(w[2:], 0)),
-            math_ops.less_equal(w[:2] + w[2:], hw)))
-        check = logging_ops.Assert(ok, ["Invalid JPEG data or crop window", w, hw])
-        w = control_flow_ops.with_dependencies([check], w)
-        begin = concat([w[:2], [0]], 0)
-        size = concat([w[2:], [-1]], 0)
-        out = slicing_ops.slice(image, begin, size)
-        out.set_shape([None, None, channels or None])
-        return out
+    return ops.apply_op("DecodeAndCropJpeg", [contents, crop_window], {
+        "channels": channels, "ratio": ratio, "fancy_upscaling": fancy_upscaling,
+        "try_recover_truncated": try_recover_truncated,
+        "acceptable_fraction": float(acceptable_fraction), "dct_method": dct_method},
+        name=name)._outputs[0]
 
 
 def extract_patches(images, sizes, strides, rates, padding, name=None):

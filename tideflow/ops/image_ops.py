@@ -628,10 +628,9 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
             attrs["max_attempts"] = int(max_attempts)
         if use_image_if_no_bounding_boxes is not None:
             attrs["use_image_if_no_bounding_boxes"] = bool(use_image_if_no_bounding_boxes)
-        mc = ops.convert_to_tensor(min_object_covered, dtypes.float32,
-                                   name="min_object_covered")
-        op = ops.apply_op("SampleDistortedBoundingBoxV2", [image_size, bounding_boxes, mc],
-                          attrs)
+        # a Python min_object_covered becomes the op's own constant, as in TF
+        op = ops.apply_op("SampleDistortedBoundingBoxV2",
+                          [image_size, bounding_boxes, min_object_covered], attrs)
         return SampleDistortedBoundingBoxOutput(*op._outputs)  # TF's namedtuple
 
 
