@@ -27,6 +27,10 @@ def _scores():
     return tf.constant([0.1, 0.8, 0.6, 0.3])
 
 
+def _class_scores():
+    return tf.constant([[0.1, 0.5, 0.4], [0.3, 0.3, 0.4]])
+
+
 def _bools():
     return tf.constant([False, True, True, False]), tf.constant([False, True, False, True])
 
@@ -135,6 +139,32 @@ _CASES = {
                                     num_classes=3, dtype=tf.float64), 110,
         ["confusion_matrix/Cast_3", "confusion_matrix/zeros",
          "confusion_matrix/SparseTensorDenseAdd"]),
+    "precision_at_k": (
+        lambda: tf.metrics.precision_at_k(tf.constant([[1], [2]], tf.int64), _class_scores(), 2),
+        38, ["precision_at_2/TopKV2", "precision_at_2/Cast",
+             "precision_at_2/true_positive_at_2/true_positives/DenseToDenseSetOperation",
+             "precision_at_2/true_positive_at_2/true_positives/SetSize",
+             "precision_at_2/true_positive_at_2/range", "precision_at_2/true_positive_at_2/update",
+             "precision_at_2/false_positive_at_2/Initializer/zeros", "precision_at_2/Add",
+             "precision_at_2", "precision_at_2/update"]),
+    "recall_at_k": (
+        lambda: tf.metrics.recall_at_k(tf.constant([[1], [2]], tf.int64), _class_scores(), 2), 38,
+        ["recall_at_2/false_negative_at_2/false_negatives/DenseToDenseSetOperation"]),
+    "precision_at_k_labels_rank1": (
+        lambda: tf.metrics.precision_at_k(tf.constant([1, 2], tf.int64), _class_scores(), 2),
+        40, ["precision_at_2/expand_labels"]),
+    "recall_at_k_weighted_padded": (
+        lambda: tf.metrics.recall_at_k(tf.constant([[1, -1], [2, 0]], tf.int64),
+                                       _class_scores(), 1, weights=tf.constant([1., 2.])), 169,
+        []),
+    "recall_at_k_unknown_rank": (
+        lambda: tf.metrics.recall_at_k(tf.placeholder(tf.int64), _class_scores(), 2), 52, []),
+    "precision_at_top_k": (
+        lambda: tf.metrics.precision_at_top_k(tf.constant([[1], [2]], tf.int64),
+                                              tf.constant([[1, 2], [0, 1]]), 2), 36, []),
+    "recall_at_top_k": (
+        lambda: tf.metrics.recall_at_top_k(tf.constant([[1], [2]], tf.int64),
+                                           tf.constant([[1, 2], [0, 1]], tf.int64)), 35, []),
     "percentage_below": (lambda: tf.metrics.percentage_below(tf.constant([1., 2., 3.]), 2.5),
                          27, []),
 }
@@ -173,6 +203,18 @@ def test_specificity_at_sensitivity_grid_ends_below_one(graph):
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
         np.testing.assert_allclose(sess.run(update), 0.5, atol=1e-6)
+
+
+def test_at_k_metrics_keep_values(graph):
+    labels = tf.constant([[1, -1], [2, 0]], tf.int64)
+    got = [tf.metrics.precision_at_k(labels, _class_scores(), 2)[1],
+           tf.metrics.recall_at_k(labels, _class_scores(), 1, weights=tf.constant([1., 2.]))[1],
+           tf.metrics.recall_at_top_k(tf.constant([[1], [2]], tf.int64),
+                                      tf.constant([[1, 2], [0, 1]], tf.int64))[1]]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        # TF 1.15's values (-1 pads nothing in a dense set: it is a label never predicted)
+        np.testing.assert_allclose(sess.run(got), [0.75, 0.5, 0.5])
 
 
 def test_count_metrics_keep_values(graph):

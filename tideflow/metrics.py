@@ -31,6 +31,7 @@ from tideflow.ops import (
     pad_ops,
     range_ops,
     reduction_ops,
+    set_ops,
     special_math_ops,
     state_ops,
     unary_ops,
@@ -689,6 +690,15 @@ def precision_at_k(labels, predictions, k, class_id=None, weights=None,
     ``[0, num_classes)`` are ignored); ``predictions``: ``[D1, ... DN, num_classes]`` scores.
     With ``class_id`` only that class counts.  ``weights``: a scalar or one weight per row.
     """
+    if class_id is None and isinstance(k, (int, np.integer)) and k >= 1 and not isinstance(
+            labels, (SparseTensor, SparseTensorValue)):
+        # as TF: through the top-k indices and set operations
+        with ops.name_scope(name, _at_k_name("precision", k, class_id),
+                            (predictions, labels, weights)) as scope:
+            _, top_idx = nn_impl.top_k(ops.convert_to_tensor(predictions), int(k))
+            return _at_top_k_metric("precision", "fp", labels, top_idx, int(k), class_id,
+                                    weights, metrics_collections, updates_collections, scope,
+                                    "precision_at_k")
     return _at_k_metric("precision", "fp", labels, predictions, k, class_id, weights,
                         metrics_collections, updates_collections, name)
 
@@ -974,6 +984,62 @@ def _top_k_idx_counts(op_name, labels, predictions_idx, class_id, weights):
     return counts
 
 
+def _maybe_expand_labels(labels, predictions):
+    """Dense ``labels`` given a last dimension of 1 when they have one dimension less than
+    ``predictions`` (TF 1.15's ops: an ``expand_labels`` scope, a cond for unknown ranks)."""
+    with ops.name_scope(None, "expand_labels", (labels, predictions)) as scope:
+        labels = ops.convert_to_tensor(labels)
+        lr, pr = _rank(labels), _rank(predictions)
+        if lr is not None and pr is not None:
+            if pr == lr:
+                return labels
+            if pr == lr + 1:
+                return array_ops.expand_dims(labels, -1, name=scope)
+            raise ValueError(f"Unexpected labels shape {labels.get_shape()} for predictions "
+                             f"shape {predictions.get_shape()}.")
+        return cond.cond(math_ops.equal(array_ops.rank(predictions), array_ops.rank(labels) + 1),
+                         lambda: array_ops.expand_dims(labels, -1, name=scope), lambda: labels)
+
+
+def _streaming_set_count(label, inner, k, weights, count):
+    """The running float64 sum (variable ``<label>_at_<k>``) of the per-row sizes of the sets
+    ``count()`` makes, weighted, with TF 1.15's ops; the variable and its update."""
+    with ops.name_scope(None, _at_k_name(label, k), (weights,)) as scope:
+        with ops.name_scope(None, inner, (weights,)):
+            sizes = cast_ops.cast(set_ops.set_size(count()), dtypes.float64)
+            if weights is not None:
+                check = weights_broadcast_ops.assert_broadcastable(weights, sizes)
+                with ops.control_dependencies((check,)):
+                    sizes = math_ops.multiply(sizes, cast_ops.cast(weights, dtypes.float64))
+        batch = cast_ops.cast(reduction_ops.reduce_sum(sizes), dtypes.float64)
+        var = _metric_variable([], dtypes.float64, scope)
+        return var, state_ops.assign_add(var, batch, name="update")
+
+
+def _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
+                     metrics_collections, updates_collections):
+    """``tp / (tp + other)`` of the top-k class ids against dense int labels, through set
+    operations, with TF 1.15's ops (in the name scope ``scope``)."""
+    labels = _maybe_expand_labels(labels, predictions_idx)
+    top_k_idx = cast_ops.cast(predictions_idx, dtypes.int64)
+    labels = cast_ops.cast(labels, dtypes.int64)  # (TF takes int64 labels only)
+    tp, tp_update = _streaming_set_count(
+        "true_positive", "true_positives", k, weights,
+        lambda: set_ops.set_intersection(top_k_idx, labels))
+    if other == "fp":
+        o, o_update = _streaming_set_count(
+            "false_positive", "false_positives", k, weights,
+            lambda: set_ops.set_difference(top_k_idx, labels, aminusb=True))
+    else:
+        o, o_update = _streaming_set_count(
+            "false_negative", "false_negatives", k, weights,
+            lambda: set_ops.set_difference(top_k_idx, labels, aminusb=False))
+    value = math_ops.div(tp, math_ops.add(tp, o), name=scope)
+    update_op = math_ops.div(tp_update, math_ops.add(tp_update, o_update), name="update")
+    _add_collections(value, update_op, metrics_collections, updates_collections)
+    return value, update_op
+
+
 def _at_top_k_metric(kind, other, labels, predictions_idx, k, class_id, weights,
                      metrics_collections, updates_collections, name, op_name=None):
     with ops.name_scope(name, _at_k_name(kind, k, class_id),
@@ -985,6 +1051,9 @@ def _at_top_k_metric(kind, other, labels, predictions_idx, k, class_id, weights,
             if last is not None and last != k:
                 raise ValueError(f"{kind}_at_top_k: k={k} does not match the last dimension "
                                  f"{last} of predictions_idx")
+        if class_id is None and not isinstance(labels, (SparseTensor, SparseTensorValue)):
+            return _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
+                                    metrics_collections, updates_collections)
         counts = _top_k_idx_counts(op_name or f"{kind}_at_top_k", labels, predictions_idx,
                                    class_id, weights)
         return _streaming_at_k_ratio(counts, other, k, class_id, scope, metrics_collections,

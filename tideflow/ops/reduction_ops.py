@@ -791,7 +791,7 @@ def _reduction_dims(x, axis):
         return constant_op.constant(np.arange(rank, dtype=np.int32))  # named Const, as in TF
     # by op type: the array family owns Range and Rank and their wrappers
     rank = ops.apply_op("Rank", [x])._outputs[0]
-    return ops.apply_op("Range", [0, rank, 1])._outputs[0]
+    return ops.apply_op("Range", [0, rank, 1], name="range")._outputs[0]  # as TF: range/start
 
 
 def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep_dims,
