@@ -729,8 +729,8 @@ def test_safe_embedding_lookup_sparse_drops_invalid_ids_and_fills_empty_rows():
                                                    combiner="sum", default_id=0)
     got_mean, got_sum = _run([mean, weighted])
     np.testing.assert_allclose(got_mean, [(table[1] + table[3]) / 2, np.zeros(3), table[2]])
-    # row 1's only id is invalid and row 2's only weight is 0: both get default_id's row
-    np.testing.assert_allclose(got_sum, [table[1] + 3 * table[3], table[0], table[0]])
+    # row 1's only id is invalid: default_id's row; a "sum" keeps row 2's zero weight (TF 1.15)
+    np.testing.assert_allclose(got_sum, [table[1] + 3 * table[3], table[0], np.zeros(3)])
 
 
 def test_embedding_lookup_unique_keeps_the_ids_shape():

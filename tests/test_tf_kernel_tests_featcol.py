@@ -149,12 +149,18 @@ def test_identity_column_refuses_strings_and_checks_ranges_when_run():
     col = fc.categorical_column_with_identity("k", 5)
     with pytest.raises(ValueError, match="Invalid input, not integer. key: k"):
         fcm._LazyBuilder({"k": _sp(["a"], [[0, 0]], [1, 1])}).get(col)
+    with tf.Graph().as_default(), pytest.raises(tf.errors.InvalidArgumentError,
+                                                match="exceeds number of buckets"):
+        # constant out-of-range ids fail while building, as TF 1.15's assert_less
+        col._get_sparse_tensors(fcm._LazyBuilder({"k": _sp([4, 5], [[0, 0], [1, 0]],
+                                                             [2, 1])}))
     with tf.Graph().as_default():
-        # constant out-of-range ids still build: the check is an Assert run with the step
-        ids = col._get_sparse_tensors(fcm._LazyBuilder({"k": _sp([4, 5], [[0, 0], [1, 0]],
-                                                                   [2, 1])})).id_tensor
-        with pytest.raises(tf.errors.InvalidArgumentError, match="assertion failed"):
-            _run(ids)
+        # fed ids: the check is an Assert run with the step
+        fed = tf.sparse_placeholder(tf.int64)
+        ids = col._get_sparse_tensors(fcm._LazyBuilder({"k": fed})).id_tensor
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="assertion failed"):
+            sess.run(ids, {fed: tf.SparseTensorValue([[0, 0], [1, 0]], [4, 5], [2, 1])})
 
 
 # -- embeddings -------------------------------------------------------------------------------

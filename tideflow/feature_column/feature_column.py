@@ -16,6 +16,7 @@ from tideflow.ops import (
     array_ops,
     cast_ops,
     check_ops,
+    fill_ops,
     gather_ops,
     init_ops,
     linalg_ops,
@@ -121,6 +122,7 @@ class _LazyBuilder:
                             f"{type(features)}")
         self._features = dict(features)
         self._cache = {}
+        self._state = {}  # column -> the variable a layer made for it before the transforms
 
     def get(self, key):
         if key in self._cache:
@@ -166,24 +168,24 @@ class _LazyBuilder:
 
 def _to_sparse_input_and_drop_ignore_values(t, ignore_value=None):
     """A dense ``t`` as a SparseTensor without its ``ignore_value`` entries ('' for strings,
-    -1 for integers by default); a SparseTensor unchanged."""
+    -1 for integers by default); a SparseTensor unchanged. TF 1.15's ops under
+    ``to_sparse_input`` (a NaN ignore value, compared with NotEqual, drops nothing, as TF)."""
     if isinstance(t, _SparseTensor):
         return t
-    if ignore_value is None:
-        if t.dtype == dtypes.string:
-            ignore_value = ""
-        elif t.dtype.is_integer:
-            ignore_value = -1
-        else:
-            ignore_value = t.dtype.as_numpy_dtype(np.nan)
-    ignore = ops.convert_to_tensor(ignore_value, dtype=t.dtype)
-    if t.dtype.is_floating and isinstance(ignore_value, float) and math.isnan(ignore_value):
-        keep = math_ops.logical_not(math_ops.is_nan(t))
-    else:
-        keep = math_ops.not_equal(t, ignore)
-    indices = array_ops.where(keep)
-    return _SparseTensor(indices=indices, values=array_ops.gather_nd(t, indices),
-                         dense_shape=array_ops.shape(t, out_type=dtypes.int64))
+    with ops.name_scope(None, "to_sparse_input", [t]):
+        if ignore_value is None:
+            if t.dtype == dtypes.string:
+                ignore_value = ""
+            elif t.dtype.is_integer:
+                ignore_value = -1
+            else:
+                ignore_value = t.dtype.as_numpy_dtype(np.nan)
+        ignore = cast_ops.cast(ignore_value, t.dtype, name="ignore_value")
+        indices = array_ops.where(math_ops.not_equal(t, ignore), name="indices")
+        return _SparseTensor(indices=indices,
+                             values=array_ops.gather_nd(t, indices, name="values"),
+                             dense_shape=array_ops.shape(t, out_type=dtypes.int64,
+                                                         name="dense_shape"))
 
 
 def _assert_key_is_string(key):
@@ -305,25 +307,26 @@ class _BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple
                                         + (len(self.boundaries) + 1,))
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
-        return array_ops.one_hot(inputs.get(self), depth=len(self.boundaries) + 1,
-                                 on_value=1.0, off_value=0.0)
+        return array_ops.one_hot(cast_ops.cast(inputs.get(self), dtypes.int64),
+                                 depth=len(self.boundaries) + 1, on_value=1.0, off_value=0.0)
 
     @property
     def _num_buckets(self):
         return int(np.prod(self.source_column.shape)) * (len(self.boundaries) + 1)
 
     def _get_sparse_tensors(self, inputs, weight_collections=None, trainable=None):
+        # TF 1.15's ops: row and column indices of each bucket, ids offset per column
         t = inputs.get(self)
-        batch = array_ops.shape(t, out_type=dtypes.int64)[0]
-        dim = int(np.prod(self.source_column.shape))
-        flat = cast_ops.cast(array_ops.reshape(t, [-1]), dtypes.int64)
+        batch = array_ops.shape(t)[0]
+        dim = int(self.source_column.shape[0])
         rows = array_ops.reshape(array_ops.tile(array_ops.expand_dims(
-            range_ops.range(batch), 1), [1, dim]), [-1])
-        cols = array_ops.tile(range_ops.range(dim, dtype=dtypes.int64), [batch])
-        ids = flat + (len(self.boundaries) + 1) * cols
-        indices = array_ops.stack([rows, cols], axis=1)
-        sp = _SparseTensor(indices=indices, values=ids,
-                           dense_shape=array_ops.stack([batch, dim]))
+            range_ops.range(0, batch), 1), [1, dim]), (-1,))
+        cols = array_ops.tile(range_ops.range(0, dim), [batch])
+        ids = array_ops.reshape(t, (-1,)) + (len(self.boundaries) + 1) * cols
+        indices = cast_ops.cast(array_ops.transpose(array_ops.stack((rows, cols))),
+                                dtypes.int64)
+        dense_shape = cast_ops.cast(array_ops.stack([batch, dim]), dtypes.int64)
+        sp = _SparseTensor(indices=indices, values=ids, dense_shape=dense_shape)
         return _CategoricalColumn.IdWeightPair(sp, None)
 
 
@@ -508,28 +511,29 @@ class _IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
         t = _to_sparse_input_and_drop_ignore_values(inputs.get(self.key))
         if not t.dtype.is_integer:
             raise ValueError(f"Invalid input, not integer. key: {self.key} dtype: {t.dtype}")
+        # TF 1.15's ops: the values and bounds cast to int64, then run-time asserts (or the
+        # default for out-of-range ids)
         values = cast_ops.cast(t.values, dtypes.int64, name="values")
+        num_buckets = cast_ops.cast(self.num_buckets, dtypes.int64, name="num_buckets")
+        zero = cast_ops.cast(0, dtypes.int64, name="zero")
         if self.default_value is None:
-            # Assert ops, checked when run (TF 1.15 makes no graph-time check of these values)
-            from tideflow.ops.logging_ops import Assert
-
-            num_buckets = ops.convert_to_tensor(np.int64(self.num_buckets), name="num_buckets")
-            checks = [
-                Assert(reduction_ops.reduce_all(math_ops.less(values, num_buckets)),
-                       [(f"Bucket index for categorical column \"{self.key}\" exceeds number "
-                         "of buckets"), values, num_buckets],
-                       name="assert_less_than_num_buckets"),
-                Assert(reduction_ops.reduce_all(math_ops.greater_equal(values, np.int64(0))),
-                       [f"Negative bucket index for categorical column \"{self.key}\"", values],
-                       name="assert_greater_or_equal_0"),
-            ]
-            with ops.control_dependencies(checks):
+            less = check_ops.assert_less(
+                values, num_buckets, data=(values, num_buckets),
+                message=f"Bucket index for categorical column \"{self.key}\" exceeds number "
+                        "of buckets",
+                name="assert_less_than_num_buckets")
+            greater = check_ops.assert_greater_equal(
+                values, zero, data=(values,),
+                message=f"Negative bucket index for categorical column \"{self.key}\"",
+                name="assert_greater_or_equal_0")
+            with ops.control_dependencies((less, greater)):
                 values = array_ops.identity(values)
         else:
-            ok = math_ops.logical_and(math_ops.greater_equal(values, 0),
-                                      math_ops.less(values, self.num_buckets))
-            values = array_ops.where(ok, values, array_ops.fill(
-                array_ops.shape(values), np.int64(self.default_value)))
+            values = array_ops.where(
+                math_ops.logical_or(values < zero, values >= num_buckets, name="out_of_range"),
+                fill_ops.fill(array_ops.shape(values),
+                              cast_ops.cast(self.default_value, dtypes.int64),
+                              name="default_values"), values)
         return _SparseTensor(indices=t.indices, values=values, dense_shape=t.dense_shape)
 
 
@@ -728,16 +732,18 @@ class _IndicatorColumn(_DenseColumn, collections.namedtuple(
         n = self.categorical_column._num_buckets
         ids = pair.id_tensor
         if pair.weight_tensor is not None:
+            # per row, sum the one-hot (weighted) vectors of its ids
             weights = pair.weight_tensor.values
-        else:
-            weights = array_ops.ones_like(ids.values, dtype=dtypes.float32)
-        # per row, sum the one-hot (weighted) vectors of its ids
-        rows = ids.indices[:, 0]
-        batch = ids.dense_shape[0]
-        hot = array_ops.one_hot(ids.values, depth=n, on_value=1.0, off_value=0.0)
-        hot = hot * array_ops.expand_dims(cast_ops.cast(weights, dtypes.float32), 1)
-        return reduction_ops.unsorted_segment_sum(hot, cast_ops.cast(rows, dtypes.int32),
-                                             cast_ops.cast(batch, dtypes.int32))
+            rows = ids.indices[:, 0]
+            batch = ids.dense_shape[0]
+            hot = array_ops.one_hot(ids.values, depth=n, on_value=1.0, off_value=0.0)
+            hot = hot * array_ops.expand_dims(cast_ops.cast(weights, dtypes.float32), 1)
+            return reduction_ops.unsorted_segment_sum(hot, cast_ops.cast(rows, dtypes.int32),
+                                                      cast_ops.cast(batch, dtypes.int32))
+        # TF 1.15's ops: the ids dense (-1 where none), one-hot, summed over the ids' axis
+        dense = sparse_ops.sparse_tensor_to_dense(ids, default_value=-1)
+        hot = array_ops.one_hot(dense, depth=n, on_value=1.0, off_value=0.0)
+        return reduction_ops.reduce_sum(hot, axis=[-2])
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
         return inputs.get(self)
@@ -861,8 +867,11 @@ class _EmbeddingBase(_DenseColumn):
 
     def _lookup(self, weights, pair):
         """The ``combiner`` of the embeddings of ``pair``'s ids in the table ``weights``."""
-        return _combined_lookup(weights, pair.id_tensor, pair.weight_tensor, self.combiner,
-                                max_norm=self.max_norm, name=f"{self.name}_weights")
+        from tideflow.ops import nn_extra_ops
+
+        return nn_extra_ops.safe_embedding_lookup_sparse(
+            weights, pair.id_tensor, sparse_weights=pair.weight_tensor, combiner=self.combiner,
+            name=f"{self.name}_weights", max_norm=self.max_norm)
 
 
 class _EmbeddingColumn(_EmbeddingBase, collections.namedtuple(
@@ -875,9 +884,7 @@ class _EmbeddingColumn(_EmbeddingBase, collections.namedtuple(
     def name(self):
         return f"{self.categorical_column.name}_embedding"
 
-    def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
-        pair = self.categorical_column._get_sparse_tensors(
-            inputs, weight_collections=weight_collections, trainable=trainable)
+    def _create_weights(self, weight_collections=None, trainable=None):
         weights = variable_scope.get_variable(
             name="embedding_weights",
             shape=(self.categorical_column._num_buckets, self.dimension),
@@ -885,6 +892,14 @@ class _EmbeddingColumn(_EmbeddingBase, collections.namedtuple(
             trainable=self.trainable and (trainable is None or trainable))
         _add_to_collections(weights, weight_collections)
         self._load_checkpoint(weights)
+        return weights
+
+    def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        pair = self.categorical_column._get_sparse_tensors(
+            inputs, weight_collections=weight_collections, trainable=trainable)
+        weights = inputs._state.get(self) if isinstance(inputs, _LazyBuilder) else None
+        if weights is None:
+            weights = self._create_weights(weight_collections, trainable)
         return self._lookup(weights, pair)
 
 
@@ -1079,7 +1094,7 @@ def _flat_dense(column, tensor):
     ``input_layer`` and Keras' ``DenseFeatures`` join them."""
     n = column._variable_shape.num_elements()
     batch = array_ops.shape(tensor)[0]
-    out = array_ops.reshape(tensor, array_ops.stack([batch, n]))
+    out = array_ops.reshape(tensor, (batch, n))
     out.set_shape([tensor.get_shape()[:1].dims[0] if tensor.get_shape().ndims else None, n])
     return out
 
@@ -1093,9 +1108,13 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
 
 
 def dense_input(features, feature_columns, weight_collections=None, trainable=True,
-                cols_to_vars=None, cols_to_output_tensors=None, scope_name="input_layer"):
+                cols_to_vars=None, cols_to_output_tensors=None, scope_name="input_layer",
+                state_first=False):
     """``input_layer`` under a variable scope named after ``scope_name`` (made unique), for
-    layers such as Keras' ``DenseFeatures`` whose variables live under their own name."""
+    layers such as Keras' ``DenseFeatures`` whose variables live under their own name. With
+    ``state_first``, as TF 1.15's ``DenseFeatures`` layer (which the canned estimators build
+    over ``tf.feature_column``'s columns): every embedding column's table is made first (in
+    the columns' name order), then the columns are transformed under name scopes."""
     columns = _normalize_feature_columns(feature_columns)
     for column in columns:
         if not isinstance(column, _DenseColumn):
@@ -1107,9 +1126,22 @@ def dense_input(features, feature_columns, weight_collections=None, trainable=Tr
                                        values=list(features.values())):
         builder = _LazyBuilder(features)
         outputs = []
+        # TF 1.15 takes shared embedding columns as v1 columns: no layer state then
+        state_first = state_first and not any(isinstance(c, _SharedEmbeddingColumn)
+                                              for c in columns)
+        if state_first:
+            for column in columns:
+                if isinstance(column, _EmbeddingColumn):
+                    with variable_scope.variable_scope(column._var_scope_name):
+                        builder._state[column] = column._create_weights(weight_collections,
+                                                                        trainable)
+        layer_scope = ops.get_default_graph().get_name_scope()
         for column in columns:
             before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
-            with variable_scope.variable_scope(None, default_name=column._var_scope_name):
+            scope = (ops.name_scope(f"{layer_scope}/{column.name}/") if state_first
+                     else variable_scope.variable_scope(None,
+                                                        default_name=column._var_scope_name))
+            with scope:
                 tensor = column._get_dense_tensor(builder, weight_collections=weight_collections,
                                                   trainable=trainable)
                 out = _flat_dense(column, tensor)

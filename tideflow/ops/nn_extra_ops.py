@@ -125,7 +125,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
     ``"sum"``, optionally weighted by ``sp_weights``) of the embeddings of its ids; rows up to
     the last non-empty one."""
     del allow_fast_lookup
-    from tideflow.ops import sparse_rows_ops
+    from tideflow.ops import concat_ops, fill_ops, sparse_rows_ops
 
     if combiner is None:
         combiner = "mean"
@@ -139,9 +139,10 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
     if not isinstance(params, (list, tuple)) and not hasattr(params, "_get_variable_list"):
         params = [params]
     with ops.name_scope(name, "embedding_lookup_sparse", [sp_ids]) as scope:
-        segment_ids = cast_ops.cast(sp_ids.indices[:, 0], dtypes.int32)
-        ids = sp_ids.values
-        ids, idx = gather_ops.unique(ids)
+        segment_ids = sp_ids.indices[:, 0]
+        if segment_ids.dtype != dtypes.int32:
+            segment_ids = cast_ops.cast(segment_ids, dtypes.int32)
+        ids, idx = gather_ops.unique(sp_ids.values)
         embeddings = embedding_ops.embedding_lookup(params, ids,
                                                     partition_strategy=partition_strategy,
                                                     max_norm=max_norm)
@@ -156,26 +157,24 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         if weights.dtype != embeddings.dtype:
             weights = cast_ops.cast(weights, embeddings.dtype)
         embeddings = gather_ops.gather(embeddings, idx)
-        # weights broadcast over the embedding's trailing dimensions
-        rank = embeddings.get_shape().ndims
-        w = weights
-        for _ in range((rank or 2) - 1):
-            w = array_ops.expand_dims(w, -1)
-        embeddings = embeddings * w
-        summed = reduction_ops.segment_sum(embeddings, segment_ids)
+        # the weights as [n, 1, ...]: broadcast over the embedding's trailing dimensions
+        ones = fill_ops.fill(array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0), 1)
+        bcast_shape = concat_ops.concat([array_ops.shape(weights), ones], 0)
+        weights_shape = weights.get_shape()
+        weights = array_ops.reshape(weights, bcast_shape)
+        if embeddings.get_shape().ndims is not None:
+            weights.set_shape(weights_shape.concatenate(
+                [1] * (embeddings.get_shape().ndims - 1)))
+        embeddings = embeddings * weights
         if combiner == "sum":
-            return array_ops.identity(summed, name=scope)
+            return reduction_ops.segment_sum(embeddings, segment_ids, name=scope)
+        summed = reduction_ops.segment_sum(embeddings, segment_ids)
         if combiner == "mean":
             denom = reduction_ops.segment_sum(weights, segment_ids)
         else:
-            denom = unary_ops.sqrt(reduction_ops.segment_sum(weights * weights, segment_ids))
-        for _ in range((rank or 2) - 1):
-            denom = array_ops.expand_dims(denom, -1)
-        # rows with no (or zero-weight) ids combine to 0, as TF's div_no_nan gives
-        zero = math_ops.equal(denom, 0) & array_ops.ones_like(summed, dtype=dtypes.bool)
-        safe = gather_ops.where(zero, array_ops.ones_like(summed), denom + array_ops.zeros_like(
-            summed))
-        return gather_ops.where(zero, array_ops.zeros_like(summed), summed / safe, name=scope)
+            denom = unary_ops.sqrt(reduction_ops.segment_sum(math_ops.pow(weights, 2),
+                                                             segment_ids))
+        return math_ops.div(summed, denom, name=scope)
 
 
 def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None,
@@ -186,8 +185,7 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     and returns every row of ``sparse_ids``: empty rows get the ``default_id`` embedding, or
     zeros. ``sparse_ids`` of rank > 2 keep their leading dimensions."""
     del allow_fast_lookup
-    from tideflow.ops import sparse_ops, sparse_rows_ops
-    from tideflow.ops.concat_ops import concat
+    from tideflow.ops import concat_ops, fill_ops, pad_ops, slicing_ops, sparse_ops, sparse_rows_ops
 
     if embedding_weights is None:
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
@@ -206,39 +204,48 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     weights_list = [w if hasattr(w, "sparse_read") and dtype in (None, w.dtype.base_dtype)
                     else ops.convert_to_tensor(w, dtype=dtype) for w in weights_list]
     with ops.name_scope(name, "embedding_lookup", [sparse_ids]) as scope:
+        # TF 1.15's ops, in its order: the ids flattened to 2-D, invalid ids (and for a
+        # dividing combiner, non-positive weights) dropped, empty rows filled, combined, the
+        # filled rows zeroed and the leading dimensions restored
         original_shape = sparse_ids.dense_shape
-        rank = original_shape.get_shape()[0].value if original_shape.get_shape().ndims else None
-        if rank is None:
-            rank = array_ops.size(original_shape)
-        # flatten to 2-D [prod(leading dims), last]
-        batch = reduction_ops.reduce_prod(original_shape[:-1])
-        new_shape = array_ops.stack([batch, original_shape[-1]])
-        sparse_ids = sparse_ops.sparse_reshape(sparse_ids, new_shape)
+        rank_dim = original_shape.get_shape()[0].value if original_shape.get_shape().ndims \
+            else None
+        rank = array_ops.size(original_shape) if rank_dim is None else rank_dim
+        sparse_ids = sparse_ops.sparse_reshape(sparse_ids, [
+            reduction_ops.reduce_prod(slicing_ops.slice(original_shape, [0], [rank - 1])),
+            gather_ops.gather(original_shape, rank - 1)])
         if sparse_weights is not None:
-            sparse_weights = sparse_ops.sparse_reshape(sparse_weights, new_shape)
-        # prune invalid ids and weights
-        keep = math_ops.greater_equal(sparse_ids.values, 0)
+            sparse_weights = SparseTensor(sparse_ids.indices, sparse_weights.values,
+                                          sparse_ids.dense_shape)
+        valid = math_ops.greater_equal(sparse_ids.values, 0)
         if sparse_weights is not None:
-            keep = math_ops.logical_and(keep, math_ops.greater(sparse_weights.values, 0))
-            sparse_weights = sparse_rows_ops.sparse_retain(sparse_weights, keep)
-        sparse_ids = sparse_rows_ops.sparse_retain(sparse_ids, keep)
-        sparse_ids, empty = sparse_rows_ops.sparse_fill_empty_rows(
-            sparse_ids, default_id or 0)
+            valid = math_ops.logical_and(valid, fill_ops.ones_like(sparse_weights.values,
+                                                                   dtype=dtypes.bool))
+        sparse_ids = sparse_rows_ops.sparse_retain(sparse_ids, valid)
+        if sparse_weights is not None:
+            sparse_weights = sparse_rows_ops.sparse_retain(sparse_weights, valid)
+            if combiner != "sum":
+                positive = math_ops.greater(sparse_weights.values, 0)
+                sparse_ids = sparse_rows_ops.sparse_retain(sparse_ids, positive)
+                sparse_weights = sparse_rows_ops.sparse_retain(sparse_weights, positive)
+        sparse_ids, empty = sparse_rows_ops.sparse_fill_empty_rows(sparse_ids, default_id or 0)
         if sparse_weights is not None:
             sparse_weights, _ = sparse_rows_ops.sparse_fill_empty_rows(sparse_weights, 1.0)
         result = embedding_lookup_sparse(weights_list, sparse_ids, sparse_weights,
                                          combiner=combiner,
                                          partition_strategy=partition_strategy,
+                                         name=None if default_id is None else scope,
                                          max_norm=max_norm)
         if default_id is None:
-            mask = array_ops.reshape(empty, [-1, 1])
-            result = gather_ops.where(
-                math_ops.logical_and(mask, array_ops.ones_like(result, dtype=dtypes.bool)),
-                array_ops.zeros_like(result), result)
-        out_shape = concat([cast_ops.cast(original_shape[:-1], dtypes.int32),
-                            array_ops.shape(result)[1:]], 0)
-        result = array_ops.reshape(result, out_shape, name=scope)
-        return result
+            empty = pad_ops.tile(array_ops.reshape(empty, [-1, 1]),
+                                 array_ops.stack([1, array_ops.shape(result)[1]]))
+            result = gather_ops.where(empty, fill_ops.zeros_like(result), result, name=scope)
+        out = array_ops.reshape(result, concat_ops.concat([
+            slicing_ops.slice(cast_ops.cast(original_shape, dtypes.int32), [0], [rank - 1]),
+            slicing_ops.slice(array_ops.shape(result), [1], [-1])], 0))
+        lead = None if rank_dim is None else [None] * (rank_dim - 1)
+        out.set_shape(TensorShape(lead).concatenate(result.get_shape()[1:]))
+        return out
 
 
 def embedding_lookup_sparse_v2(params, sp_ids, sp_weights, combiner=None, max_norm=None,

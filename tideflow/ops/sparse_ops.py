@@ -171,7 +171,8 @@ op_registry.declare(
 def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0,
                     validate_indices=True, name=None):
     """A dense tensor of ``output_shape`` with ``sparse_values`` at ``sparse_indices``."""
-    with ops.name_scope(name, "SparseToDense", [sparse_indices, output_shape, sparse_values]):
+    with ops.name_scope(name, "SparseToDense",
+                        [sparse_indices, output_shape, sparse_values]) as scope:
         sparse_values = ops.convert_to_tensor(sparse_values, name="sparse_values")
         default_value = ops.convert_to_tensor(default_value, dtype=sparse_values.dtype,
                                               name="default_value")
@@ -182,7 +183,7 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
                                              name="output_shape")
         return ops.apply_op("SparseToDense", [indices, output_shape, sparse_values,
                                               default_value],
-                            {"validate_indices": validate_indices})._outputs[0]
+                            {"validate_indices": validate_indices}, name=scope)._outputs[0]
 
 
 def sparse_tensor_to_dense(sp_input, default_value=0, validate_indices=True, name=None):
@@ -793,37 +794,83 @@ op_registry.declare(
 )
 
 
+def _literal_shape(shape):
+    """The entries of a 1-D shape tensor written as constants (a Const, or a Pack of
+    scalars, None where one is computed), as TF 1.15's sparse_reshape reads its new shape; None
+    when it is computed as a whole."""
+    op = shape.op
+    while op.type == "Cast":
+        op = op.inputs[0].op
+    if op.type == "Const":
+        v = ops.constant_value(op.outputs[0])
+        return None if v is None else [int(d) for d in np.asarray(v).reshape(-1)]
+    if op.type == "Pack":
+        out = []
+        for t in op.inputs:
+            v = ops.constant_value(t) if t.op.type == "Const" else None
+            out.append(None if v is None or int(v) < 0 else int(v))
+        return out
+    return None
+
+
+def _sparse_reshape_shape_value(op, index):
+    """The new dense shape of a SparseReshape whose input shape and new shape fold to
+    constants, as TF's C++ shape inference knows it (its Python code makes no Const then)."""
+    if index != 1:
+        return None
+    in_shape = ops.constant_value(op.inputs[1])
+    wanted = ops.constant_value(op.inputs[2])
+    if in_shape is None or wanted is None:
+        return None
+    wanted = [int(d) for d in np.asarray(wanted).reshape(-1)]
+    size = int(np.prod(np.asarray(in_shape, np.int64)))
+    if wanted.count(-1) == 1:
+        known = int(np.prod([d for d in wanted if d != -1], dtype=np.int64))
+        if not known:
+            return None
+        wanted[wanted.index(-1)] = size // known
+    if -1 in wanted or int(np.prod(wanted, dtype=np.int64)) != size:
+        return None
+    return np.asarray(wanted, np.int64)
+
+
+ops.register_constant_value("SparseReshape", _sparse_reshape_shape_value,
+                            shape_inference_only=True)
+
+
 def sparse_reshape(sp_input, shape, name=None):
     """The SparseTensor reshaped to ``shape`` (one dimension may be -1), as dense reshape."""
     from tideflow.ops.cast_ops import cast
 
     sp_input = _as_sparse(sp_input)
-    with ops.name_scope(name, "SparseReshape", [sp_input]):
-        shape = ops.convert_to_tensor(shape, name="shape")
-        if shape.dtype.base_dtype != dtypes.int64:  # tf.shape's int32, as TF casts it
-            shape = cast(shape, dtypes.int64)
+    # as TF 1.15: the shape cast to int64 before the op's scope; the op takes the scope's name
+    # and the values pass through an Identity
+    shape = cast(shape, dtypes.int64)
+    with ops.name_scope(name, "SparseReshape", [sp_input]) as scope:
         idx, out_shape = ops.apply_op("SparseReshape", [sp_input.indices, sp_input.dense_shape,
-                                                        shape])._outputs
-        wanted = ops.constant_value(shape)
-        if wanted is None:
-            return SparseTensor(idx, sp_input.values, out_shape)
-        # a constant new shape: checked and completed now, and it is the result's dense shape
-        # (with the input's shape known; else the kernel checks when the step runs)
-        wanted = [int(d) for d in np.asarray(wanted).reshape(-1)]
+                                                        shape], name=scope)._outputs
+        wanted = _literal_shape(shape)
         in_shape = sp_input.get_shape()
-        if not in_shape.is_fully_defined():
-            return SparseTensor(idx, sp_input.values, out_shape)
-        if wanted.count(-1) > 1:
-            raise ValueError(f"At most one dimension can be inferred (-1). Found: {wanted}")
-        size = int(np.prod(in_shape.as_list(), dtype=np.int64))
-        full = list(wanted)
-        if -1 in full:
-            known = int(np.prod([d for d in full if d != -1], dtype=np.int64))
-            full[full.index(-1)] = size // known if known else 0
-        if int(np.prod(full, dtype=np.int64)) != size:
-            raise ValueError(f"Cannot reshape a tensor with {size} elements to shape {wanted} "
-                             f"({int(np.prod(full, dtype=np.int64))} elements).")
-        return SparseTensor(idx, sp_input.values, np.asarray(full, np.int64))
+        if wanted is not None and wanted.count(None) <= 1 and in_shape.is_fully_defined():
+            # a constant new shape: checked and completed now, and it is the result's dense
+            # shape (else the kernel checks when the step runs)
+            wanted = [-1 if d is None else d for d in wanted]
+            if wanted.count(-1) > 1:
+                raise ValueError(f"At most one dimension can be inferred (-1). Found: {wanted}")
+            size = int(np.prod(in_shape.as_list(), dtype=np.int64))
+            full = list(wanted)
+            if -1 in full:
+                known = int(np.prod([d for d in full if d != -1], dtype=np.int64))
+                full[full.index(-1)] = size // known if known else 0
+            if int(np.prod(full, dtype=np.int64)) != size:
+                raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
+                                 f"{wanted} ({int(np.prod(full, dtype=np.int64))} elements).")
+            from tideflow.ops import constant_op
+
+            out_shape = constant_op.constant(full, dtype=dtypes.int64)
+        from tideflow.ops import array_ops
+
+        return SparseTensor(idx, array_ops.identity(sp_input.values), out_shape)
 
 
 def _sparse_slice_kernel(indices, values, shape, start, size):
