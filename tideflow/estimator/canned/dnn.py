@@ -56,7 +56,7 @@ def dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
         name_scope = ops.get_default_graph().get_name_scope() + "/"
         with variable_scope.variable_scope("input_from_feature_columns",
                                            partitioner=input_layer_partitioner):
-            net = fc.input_layer(features, list(feature_columns))
+            net = fc.dense_input(features, list(feature_columns), state_first=True)
         # the layers are named as their scopes: dnn/hiddenlayer_0/kernel, dnn/logits/bias
         for i, units in enumerate(hidden_units):
             net = layers_core.dense(
