@@ -325,6 +325,17 @@ def test_codec_ops_and_bounding_box_sampling_name_as_tf():
                              "adjust_jpeg_quality/DecodeJpeg", "adjust_jpeg_quality/Identity_1"]
 
 
+def test_jpeg_quality_in_a_map_function_leaves_the_shape_unknown_as_tf():
+    def aug(im):
+        im = tf.image.convert_image_dtype(im, tf.uint8, saturate=True)
+        im = tf.image.random_jpeg_quality(im, 40, 90)
+        return tf.image.random_flip_up_down(im)
+
+    fg = _map_graph(aug)
+    assert [op.get_attr("seed2") for op in fg.get_operations()
+            if "seed2" in op.node_def.attr] == [11, 42]
+
+
 def test_decode_image_in_a_map_function_counts_tf_functional_ops():
     def aug(s):
         return tf.image.random_flip_left_right(tf.image.decode_image(s, channels=3))

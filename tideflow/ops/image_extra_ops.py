@@ -48,8 +48,8 @@ def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
         if not isinstance(q, ops.Tensor):
             q = ops.convert_to_tensor(q, dtypes.int32)
         encoded = ops.apply_op("EncodeJpegVariableQuality", [u8, q])._outputs[0]
+        # as TF's, the result's static shape is the decoder's ([?, ?, ?])
         decoded = image_codec_ops.decode_jpeg(encoded, channels=0, dct_method=dct_method)
-        decoded.set_shape(image.get_shape())
         return convert_image_dtype(decoded, orig)
 
 
