@@ -225,3 +225,80 @@ def test_ones_and_zeros_of_an_int_shape_fill_as_tf_1_15():
     assert a.get_shape().as_list() == [3]
     with tf.Session() as s:
         assert s.run(a).tolist() == [0, 0, 0]
+
+
+def test_sample_embedding_decoding_draws_tf_1_15s_ids():
+    tf.set_random_seed(3)
+    emb = tf.get_variable("emb", [12, 6])
+    cell = tf.nn.rnn_cell.GRUCell(8)
+    helper = tf.contrib.seq2seq.SampleEmbeddingHelper(emb, tf.fill([3], 1), 11,
+                                                      softmax_temperature=0.5)
+    dec = tf.contrib.seq2seq.BasicDecoder(cell, helper, cell.zero_state(3, tf.float32),
+                                          output_layer=tf.layers.Dense(12))
+    out, _, lens = tf.contrib.seq2seq.dynamic_decode(dec, maximum_iterations=6)
+    w2 = tf.Variable(tf.random_normal([3]))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        ids, n, w = s.run([out.sample_id, lens, w2])
+        again = s.run(out.sample_id)
+    # TF 1.15's
+    assert ids.tolist() == [[6, 5, 3, 6, 6, 5], [1, 8, 8, 5, 9, 7], [7, 4, 9, 1, 3, 6]]
+    assert n.tolist() == [6, 6, 6]
+    assert again.tolist() == [[2, 4, 3, 6, 6, 0], [6, 11, 4, 10, 7, 5], [11, 4, 6, 0, 9, 6]]
+    np.testing.assert_allclose(w, [-1.112761, -2.099123, -1.195044], atol=1e-6)
+
+
+def test_scheduled_embedding_training_samples_and_trains_as_tf_1_15():
+    tf.set_random_seed(4)
+    emb = tf.get_variable("emb", [12, 6])
+    inp = tf.placeholder(tf.int32, [3, 5])
+    tgt = tf.placeholder(tf.int32, [3, 5])
+    helper = tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper(
+        tf.nn.embedding_lookup(emb, inp), [5, 3, 4], emb, 0.5)
+    cell = tf.nn.rnn_cell.GRUCell(8)
+    dec = tf.contrib.seq2seq.BasicDecoder(cell, helper, cell.zero_state(3, tf.float32),
+                                          output_layer=tf.layers.Dense(12))
+    out, _, _ = tf.contrib.seq2seq.dynamic_decode(dec)
+    w2 = tf.Variable(tf.random_normal([3]))
+    loss = tf.contrib.seq2seq.sequence_loss(
+        out.rnn_output, tgt, tf.sequence_mask([5, 3, 4], 5, dtype=tf.float32))
+    train = tf.train.AdamOptimizer(0.05).minimize(loss)
+    rng = np.random.RandomState(0)
+    feed = {inp: rng.randint(0, 12, (3, 5)), tgt: rng.randint(0, 12, (3, 5))}
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        w = s.run(w2)
+        steps = [s.run([loss, out.sample_id, train], feed)[:2] for _ in range(3)]
+    np.testing.assert_allclose(w, [-0.585712, -0.38708, 0.261128], atol=1e-6)  # TF 1.15's
+    np.testing.assert_allclose([l for l, _ in steps], [2.5340962, 2.4518116, 2.3540077],
+                               atol=1e-6)
+    assert [ids.tolist() for _, ids in steps] == [
+        [[11, 5, -1, 6, 10], [-1, 0, -1, 1, -1], [-1, 6, -1, -1, 7]],
+        [[-1, 5, 9, 2, -1], [7, 5, -1, 1, 6], [11, 1, -1, 5, 10]],
+        [[9, -1, -1, 6, -1], [-1, 10, -1, -1, 2], [7, 9, -1, -1, 8]]]
+
+
+def test_scheduled_output_training_samples_and_trains_as_tf_1_15():
+    tf.set_random_seed(4)
+    x = tf.placeholder(tf.float32, [3, 5, 8])
+    tgt = tf.placeholder(tf.float32, [3, 5, 8])
+    helper = tf.contrib.seq2seq.ScheduledOutputTrainingHelper(x, [5, 3, 4], 0.5)
+    cell = tf.nn.rnn_cell.GRUCell(8)
+    dec = tf.contrib.seq2seq.BasicDecoder(cell, helper, cell.zero_state(3, tf.float32))
+    out, _, _ = tf.contrib.seq2seq.dynamic_decode(dec)
+    w2 = tf.Variable(tf.random_normal([3]))
+    loss = tf.reduce_mean((out.rnn_output - tgt) ** 2)
+    train = tf.train.AdamOptimizer(0.05).minimize(loss)
+    rng = np.random.RandomState(0)
+    feed = {x: rng.randn(3, 5, 8), tgt: rng.randn(3, 5, 8)}
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        w = s.run(w2)
+        steps = [s.run([loss, out.sample_id, train], feed)[:2] for _ in range(3)]
+    np.testing.assert_allclose(w, [0.195172, 1.059213, 0.597408], atol=1e-6)  # TF 1.15's
+    np.testing.assert_allclose([l for l, _ in steps], [0.9822424, 0.90926754, 0.8476349],
+                               atol=1e-6)
+    assert [ids.tolist() for _, ids in steps] == [
+        [[1, 0, 0, 0, 0], [0, 1, 1, 1, 1], [0, 0, 0, 1, 0]],
+        [[0, 1, 1, 1, 1], [1, 0, 1, 1, 1], [1, 1, 1, 1, 1]],
+        [[0, 0, 0, 1, 0], [1, 0, 1, 1, 0], [1, 0, 0, 1, 0]]]

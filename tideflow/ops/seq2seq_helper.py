@@ -31,13 +31,17 @@ def _transpose_batch_time(x):
     return rnn._transpose_batch_time(x)  # TF's ops (its op count)
 
 
-def _reshape_samples(draw, sample_shape):
+def _call_sampler(draw, sample_shape):
     """``draw(n)`` gives ``[n, batch...]`` samples; the result is ``sample_shape + batch...``
-    (``sample_shape`` a scalar or a vector)."""
-    sample_shape = tf.convert_to_tensor(sample_shape, dtype=tf.int32, name="sample_shape")
-    sample_shape = tf.reshape(sample_shape, [-1])
-    samples = draw(tf.reduce_prod(sample_shape))
-    return tf.reshape(samples, tf.concat([sample_shape, tf.shape(samples)[1:]], 0))
+    (``sample_shape`` a scalar or a vector), in TF 1.15's ops."""
+    with tf.name_scope(None, "call_sampler", [sample_shape]):
+        sample_shape = tf.convert_to_tensor(sample_shape, dtype=tf.int32, name="sample_shape")
+        pad = tf.cast(tf.equal(tf.rank(sample_shape), 0), tf.int32)
+        sample_shape = tf.reshape(sample_shape, tf.pad(tf.shape(sample_shape),
+                                                       paddings=[[pad, 0]], constant_values=1))
+        samples = draw(tf.reduce_prod(sample_shape))
+        final_shape = tf.concat([sample_shape, tf.shape(samples)[1:]], 0)
+        return tf.reshape(samples, final_shape)
 
 
 def bernoulli_sample(probs=None, logits=None, dtype=tf.int32, sample_shape=(), seed=None):
@@ -45,29 +49,32 @@ def bernoulli_sample(probs=None, logits=None, dtype=tf.int32, sample_shape=(), s
     (or ``sigmoid(logits)``), shaped ``sample_shape + probs.shape``, cast to ``dtype``."""
     probs = tf.sigmoid(logits, name="probs") if probs is None else tf.convert_to_tensor(
         probs, name="probs")
+    batch_shape = tf.shape(probs)
 
     def draw(n):
-        shape = tf.concat([[n], tf.shape(probs)], 0)
-        return tf.cast(tf.random_uniform(shape, seed=seed, dtype=probs.dtype) < probs, dtype)
+        shape = tf.concat([[n], batch_shape], 0)
+        return tf.cast(tf.less(tf.random_uniform(shape, seed=seed, dtype=probs.dtype), probs),
+                       dtype)
 
-    return _reshape_samples(draw, sample_shape)
+    return _call_sampler(draw, sample_shape)
 
 
 def categorical_sample(logits, dtype=tf.int32, sample_shape=(), seed=None):
     """Categorical draws over the last axis of ``logits`` (TF 1.15's
     ``helper.categorical_sample``), shaped ``sample_shape + logits.shape[:-1]``."""
     logits = tf.convert_to_tensor(logits, name="logits")
+    event_size = tf.shape(logits)[-1]
     batch_shape = tf.shape(logits)[:-1]
 
     def draw(n):
-        flat = logits if logits.get_shape().ndims == 2 else tf.reshape(
-            logits, tf.stack([-1, tf.shape(logits)[-1]]))
+        flat = logits if logits.get_shape().ndims == 2 else tf.reshape(logits,
+                                                                       [-1, event_size])
         out_dtype = tf.int64 if logits.dtype.size > 4 else tf.int32
         draws = tf.multinomial(flat, n, seed=seed, output_dtype=out_dtype)
-        return tf.cast(tf.reshape(tf.transpose(draws), tf.concat([[n], batch_shape], 0)),
-                       dtype)
+        draws = tf.reshape(tf.transpose(draws), tf.concat([[n], batch_shape], 0))
+        return tf.cast(draws, dtype)
 
-    return _reshape_samples(draw, sample_shape)
+    return _call_sampler(draw, sample_shape)
 
 
 def _unstack_ta(inp):
@@ -81,18 +88,29 @@ def _unstack_ta(inp):
     return ta
 
 
-def _cond_as_select(all_finished, finished_value, next_fn, tf_ids):
+def _cond_as_select(all_finished, finished_value, next_fn, tf_ids=None):
     """In a decoder's loop: ``finished_value`` where ``all_finished``, else ``next_fn()``
     (the same values as TF 1.15's cond there, which runs ``next_fn`` only while some entry is
-    unfinished: ``next_fn`` must be safe to run after), its ops within the ``tf_ids`` op ids
-    TF's cond takes, those after skipped, so the ops made after it get TF's op count."""
+    unfinished: ``next_fn`` must be safe to run after), in the op ids TF's cond takes
+    (``tf_ids``, or counted: its Switch, switch_t, switch_f and pred_id, a Switch per tensor
+    a branch takes from outside it and an Enter per one from outside the loop, the ops of
+    ``next_fn``, a Merge per output), those left skipped, so the ops after get TF's op
+    count."""
     graph = tf.get_default_graph()
     first = graph._next_id
-    graph._skip_op_ids(4)  # TF's Switch, switch_t, switch_f, pred_id
+    flat_finished = list({id(t): t for t in nest.flatten(finished_value)}.values())
+    true_ids = sum(1 + (t.graph is not graph) for t in flat_finished)
+    graph._skip_op_ids(4 + true_ids)
+    start = graph._next_id
     with tf.name_scope("cond"):
         value = next_fn()
+        made = [op for op in graph.get_operations() if op._id >= start]
+        computed = {op for op in made if op.type != "Placeholder"}  # (not the captures)
+        outside = {t for op in computed for t in op.inputs if t.op not in computed}
         out = nest.map_structure(lambda a, b: tf.where_v2(all_finished, a, b),
                                  finished_value, value)
+    if tf_ids is None:
+        tf_ids = 4 + true_ids + len(made) + len(outside) + len(nest.flatten(value))
     graph._skip_op_ids(to=first + tf_ids)
     return out
 
@@ -288,6 +306,7 @@ class ScheduledEmbeddingTrainingHelper(TrainingHelper):
                  time_major=False, seed=None, scheduling_seed=None, name=None):
         with tf.name_scope(name, "ScheduledEmbeddingSamplingWrapper",
                            [embedding, sampling_probability]):
+            self._embedding = embedding
             self._embedding_fn = _embedding_fn(embedding)
             self._sampling_probability = tf.convert_to_tensor(sampling_probability,
                                                               name="sampling_probability")
@@ -305,12 +324,11 @@ class ScheduledEmbeddingTrainingHelper(TrainingHelper):
     def sample(self, time, outputs, state, name=None):
         with tf.name_scope(name, "ScheduledEmbeddingTrainingHelperSample",
                            [time, outputs, state]):
-            probs = tf.broadcast_to(tf.cast(self._sampling_probability, tf.float32),
-                                    [self.batch_size])
-            select = tf.random_uniform([self.batch_size], seed=self._scheduling_seed) < probs
-            sampled = tf.cast(tf.reshape(tf.multinomial(outputs, 1, seed=self._seed), [-1]),
-                              tf.int32)
-            return tf.where(select, sampled, tf.fill([self.batch_size], -1))
+            select = bernoulli_sample(probs=self._sampling_probability, dtype=tf.bool,
+                                      sample_shape=self.batch_size,
+                                      seed=self._scheduling_seed)
+            return tf.where(select, categorical_sample(logits=outputs, seed=self._seed),
+                            tf.fill([self.batch_size], -1))
 
     def next_inputs(self, time, outputs, state, sample_ids, name=None):
         with tf.name_scope(name, "ScheduledEmbeddingTrainingHelperNextInputs",
@@ -318,12 +336,21 @@ class ScheduledEmbeddingTrainingHelper(TrainingHelper):
             finished, base_next_inputs, state = super().next_inputs(
                 time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
 
-            def maybe_sample():
-                embedded = self._embedding_fn(tf.maximum(sample_ids, 0))
-                return tf.where(sample_ids > -1, embedded, base_next_inputs)
+            def maybe_sample():  # (TF's ops)
+                where_sampling = tf.cast(tf.where(sample_ids > -1), tf.int32)
+                where_not_sampling = tf.cast(tf.where(sample_ids <= -1), tf.int32)
+                sampled_ids = tf.gather_nd(sample_ids, where_sampling)
+                inputs_not_sampling = tf.gather_nd(base_next_inputs, where_not_sampling)
+                sampled_inputs = self._embedding_fn(sampled_ids)
+                base_shape = tf.shape(base_next_inputs)
+                return (tf.scatter_nd(where_sampling, sampled_inputs, base_shape)
+                        + tf.scatter_nd(where_not_sampling, inputs_not_sampling, base_shape))
 
             all_finished = tf.reduce_all(finished)
-            next_inputs = tf.cond(all_finished, lambda: base_next_inputs, maybe_sample)
+            if callable(self._embedding):  # (a function may hold random ops)
+                next_inputs = tf.cond(all_finished, lambda: base_next_inputs, maybe_sample)
+            else:
+                next_inputs = _cond_as_select(all_finished, base_next_inputs, maybe_sample)
             return finished, next_inputs, state
 
 
@@ -362,10 +389,8 @@ class ScheduledOutputTrainingHelper(TrainingHelper):
         # TF 1.15: int32 ids (1 where the output is fed back), TrainingHelper's dtype
         with tf.name_scope(name, "ScheduledOutputTrainingHelperSample",
                            [time, outputs, state]):
-            probs = tf.broadcast_to(tf.cast(self._sampling_probability, tf.float32),
-                                    [self.batch_size])
-            return tf.cast(tf.random_uniform([self.batch_size], seed=self._seed) < probs,
-                           tf.int32)
+            return bernoulli_sample(probs=self._sampling_probability,
+                                    sample_shape=self.batch_size, seed=self._seed)
 
     def next_inputs(self, time, outputs, state, sample_ids, name=None):
         with tf.name_scope(name, "ScheduledOutputTrainingHelperNextInputs",
@@ -374,16 +399,34 @@ class ScheduledOutputTrainingHelper(TrainingHelper):
                 time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
             sample_ids = tf.cast(sample_ids, tf.bool)
 
-            def maybe_sample():
-                out = outputs if self._next_inputs_fn is None else self._next_inputs_fn(
-                    outputs)
-                if self._auxiliary_input_tas is not None:
-                    aux = self._auxiliary_input_tas.read(time + 1)
-                    out = tf.concat([out, aux], -1)
-                return tf.where(sample_ids, out, base_next_inputs)
+            def with_auxiliary(outputs_, indices=None):
+                if self._auxiliary_input_tas is None:
+                    return outputs_
+                aux = self._auxiliary_input_tas.read(time + 1)
+                if indices is not None:
+                    aux = tf.gather_nd(aux, indices)
+                return tf.concat((outputs_, aux), -1)
+
+            def maybe_sample():  # (TF's ops)
+                if self._next_inputs_fn is None:
+                    return tf.where(sample_ids, with_auxiliary(outputs), base_next_inputs)
+                where_sampling = tf.cast(tf.where(sample_ids), tf.int32)
+                where_not_sampling = tf.cast(tf.where(tf.logical_not(sample_ids)), tf.int32)
+                outputs_sampling = tf.gather_nd(outputs, where_sampling)
+                inputs_not_sampling = tf.gather_nd(base_next_inputs, where_not_sampling)
+                sampled_inputs = with_auxiliary(self._next_inputs_fn(outputs_sampling),
+                                                where_sampling)
+                base_shape = tf.shape(base_next_inputs)
+                return (tf.scatter_nd(where_sampling, sampled_inputs, base_shape)
+                        + tf.scatter_nd(where_not_sampling, inputs_not_sampling, base_shape))
 
             all_finished = tf.reduce_all(finished)
-            next_inputs = tf.cond(all_finished, lambda: base_next_inputs, maybe_sample)
+            no_samples = tf.logical_not(tf.reduce_any(sample_ids))
+            skip = tf.logical_or(all_finished, no_samples)
+            if self._next_inputs_fn is None and self._auxiliary_input_tas is None:
+                next_inputs = _cond_as_select(skip, base_next_inputs, maybe_sample)
+            else:  # (a function may hold random ops, the auxiliary inputs end at the end)
+                next_inputs = tf.cond(skip, lambda: base_next_inputs, maybe_sample)
             return finished, next_inputs, state
 
 
@@ -413,15 +456,12 @@ class GreedyEmbeddingHelper(_ScalarIdsHelper):
         del time, outputs
         finished = tf.equal(sample_ids, self._end_token)
         all_finished = tf.reduce_all(finished)
-        if callable(self._embedding):
+        if callable(self._embedding):  # (a function may hold random ops: run as TF runs it)
             next_inputs = tf.cond(all_finished, lambda: self._start_inputs,
                                   lambda: self._embedding_fn(sample_ids))
             return finished, next_inputs, state
-        # an embedding matrix: TF's cond takes 13 op ids (its Switch, switch_t, switch_f,
-        # pred_id, the start inputs' Enter and Switch, the lookup's 3 ops with the Enter and
-        # Switch of the matrix and the ids' Switch, the Merge)
         next_inputs = _cond_as_select(all_finished, self._start_inputs,
-                                      lambda: self._embedding_fn(sample_ids), 13)
+                                      lambda: self._embedding_fn(sample_ids))
         return finished, next_inputs, state
 
 
@@ -441,7 +481,7 @@ class SampleEmbeddingHelper(GreedyEmbeddingHelper):
             raise TypeError(f"Expected outputs to be a single Tensor, got: {type(outputs)}")
         logits = outputs if self._softmax_temperature is None else (
             outputs / self._softmax_temperature)
-        return tf.cast(tf.reshape(tf.multinomial(logits, 1, seed=self._seed), [-1]), tf.int32)
+        return categorical_sample(logits=logits, seed=self._seed)
 
 
 class InferenceHelper(Helper):
