@@ -285,3 +285,38 @@ def test_tf_optimizer_wrapper_makes_its_iterations_at_compile(_fresh_graph):
     assert tf.keras.backend.get_value(m.optimizer.iterations) == 1
     names = [op.name for op in _fresh_graph.get_operations()]
     assert "GradientDescent/learning_rate" not in names and names[-1] == "init"
+
+
+def test_fit_and_evaluate_with_metrics_take_tf_op_count(_fresh_graph):
+    def model():
+        m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+        m.compile("sgd", "mse", metrics=["mae"])
+        return m
+
+    m = model()
+    before = _fresh_graph._last_id
+    m.fit(np.ones((8, 3)), np.ones((8, 2)), epochs=1, verbose=0)
+    # TF 1.15's: the train function, its metric's reset ops, the variables' checks
+    assert _fresh_graph._last_id - before == 123
+    names = [op.name for op in _fresh_graph.get_operations()]
+    assert "training/SGD/gradients/gradients/loss/mul_grad/Mul" in names  # TF's scope
+    for kwargs, count in (({"validation_split": 0.25}, 124), (None, 12)):
+        with tf.Graph().as_default() as g:
+            tf.set_random_seed(1)
+            m = model()
+            before = g._last_id
+            if kwargs is None:  # evaluate makes no learning phase, as TF's
+                m.evaluate(np.ones((8, 3)), np.ones((8, 2)), verbose=0)
+                assert "keras_learning_phase" not in [op.name for op in g.get_operations()]
+            else:
+                m.fit(np.ones((8, 3)), np.ones((8, 2)), epochs=1, verbose=0, **kwargs)
+            assert g._last_id - before == count
+
+
+def test_selu_activation_builds_tf_ops(_fresh_graph):
+    x = tf.keras.Input(shape=(3,))
+    y = tf.keras.layers.Activation("selu")(x)
+    assert [op.type for op in _fresh_graph.get_operations()][1:] == [
+        "Elu", "Const", "Greater", "Const", "Mul", "Select", "Const", "Mul"]  # TF 1.15's
+    v = tf.keras.backend.get_session().run(y, {x: [[-1.0, 0.0, 2.0]]})
+    np.testing.assert_allclose(v, [[-1.1113307, 0.0, 2.101402]], rtol=1e-6)

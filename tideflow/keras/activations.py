@@ -19,7 +19,11 @@ def elu(x, alpha=1.0):
 
 
 def selu(x):
-    return tf.nn.selu(x)
+    """``scale * elu(x, alpha)``, made as TF 1.15's Keras makes it (Elu, the select of its
+    negative part times alpha, then the scale)."""
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return scale * K.elu(x, alpha)
 
 
 def softplus(x):

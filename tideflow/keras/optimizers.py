@@ -178,16 +178,18 @@ class Optimizer:
 
     def get_gradients(self, loss, params):
         given = self.__dict__.get("_given_grads")
-        grads = given if given is not None else tf.gradients(loss, params)
-        if any(g is None for g in grads):
-            missing = [p.name for p, g in zip(params, grads) if g is None]
-            raise ValueError("An operation has `None` for gradient. Please make sure that all "
-                             "of your ops have a gradient defined (i.e. are differentiable). "
-                             f"Variables without a gradient: {missing}")
-        if self.clipnorm is not None and self.clipnorm > 0:
-            grads = [tf.clip_by_norm(g, self.clipnorm) for g in grads]
-        if self.clipvalue is not None and self.clipvalue > 0:
-            grads = [tf.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        # (as OptimizerV2: under '<name>/gradients', so 'training/SGD/gradients/gradients/...')
+        with ops.name_scope(self._name + "/gradients"):
+            grads = given if given is not None else tf.gradients(loss, params)
+            if any(g is None for g in grads):
+                missing = [p.name for p, g in zip(params, grads) if g is None]
+                raise ValueError("An operation has `None` for gradient. Please make sure that "
+                                 "all of your ops have a gradient defined (i.e. are "
+                                 f"differentiable). Variables without a gradient: {missing}")
+            if self.clipnorm is not None and self.clipnorm > 0:
+                grads = [tf.clip_by_norm(g, self.clipnorm) for g in grads]
+            if self.clipvalue is not None and self.clipvalue > 0:
+                grads = [tf.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
         return grads
 
     def _tf_optimizer(self, lr):

@@ -87,6 +87,7 @@ class Model(Network):
         self.__dict__.pop("_tf_function_predict", None)
         self.__dict__.pop("_tf_function_evaluation", None)
         self.__dict__.pop("_sample_weights_fed", None)
+        self.__dict__.pop("_tf_metric_resets", None)
         dist = sys.modules.get("tideflow.distribute")  # compiled in a strategy's scope?
         self._distribution_strategy = kwargs.get("distribute") or (  # TF 1.11-1.13's kwarg
             dist.get_strategy() if dist is not None and dist.has_strategy() else None)
@@ -706,7 +707,9 @@ class Model(Network):
             for ph, w in zip([w for w in self.sample_weights if w is not None], sws):
                 if w is not None:
                     feed[ph] = w
-        lp = K._learning_phase_placeholder()
+        # (the learning phase is fed when the graph has it: evaluate and predict make none)
+        st = K._state(self._outputs_graph())
+        lp = st.learning_phase if st.learning_phase_value is None else None
         if lp is not None and isinstance(lp, ops.Tensor):
             feed[lp] = training
         return feed
@@ -989,6 +992,7 @@ class Model(Network):
                 if isinstance(val, _ArraySource) and val.batch_size is None:
                     # arrays validating a generator's training: batches of the training size
                     val.batch_size = size if seen else 32
+                self._note_function("evaluation")  # (TF 1.15's test function, made here)
                 for label, value in zip(out_labels, self._evaluate_source(val, callbacks)):
                     epoch_logs["val_" + label] = value
             callbacks.on_epoch_end(epoch, epoch_logs)
@@ -1203,6 +1207,16 @@ class Model(Network):
         """Zeroes the state of the stateful metrics (metric objects given to compile)."""
         for metric in getattr(self, "_stateful_metrics", []):
             metric.reset_states()
+        if self._compiled and self.outputs and not self.__dict__.get("_tf_metric_resets"):
+            # TF 1.15 keeps a metric given by name (and, with several outputs, each output's
+            # loss) in a Mean of two variables, zeroed here the first time (an assign and
+            # its placeholder and read per variable) and then checked by the session's
+            # initialization: we keep them as batch means, and skip those ids
+            self.__dict__["_tf_metric_resets"] = True
+            stateless = sum(1 for entries in getattr(self, "_unweighted_metric_entries", ())
+                            for _, _, metric in entries if metric is None)
+            stateless += len(getattr(self, "_batch_mean_positions", ()))
+            self._outputs_graph()._skip_op_ids(8 * stateless)
 
     def _combine(self, totals, seen, last, step_totals=None, steps=0, by_steps=False):
         """Epoch values as TF 1.15's: stateful metrics' last value (it covers the epoch);
