@@ -346,6 +346,14 @@ def test_decode_image_in_a_map_function_counts_tf_functional_ops():
             if "seed2" in op.node_def.attr] == [37]
 
 
+def test_nms_with_overlaps_names_its_constants_as_tf():
+    s = tf.placeholder(tf.float32, [10])
+    tf.image.non_max_suppression_overlaps(tf.zeros([10, 10]), s, 5)
+    op = "non_max_suppression_overlaps/NonMaxSuppressionWithOverlaps"
+    assert _names()[2:] == ["non_max_suppression_overlaps/overlap_threshold",
+                            f"{op}/max_output_size", f"{op}/score_threshold", op]
+
+
 def _map_graph(fn):
     ds = tf.data.Dataset.from_tensor_slices(np.zeros([2, 4, 4, 3], np.float32)).map(fn)
     return ds._fn.fg

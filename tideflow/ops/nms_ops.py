@@ -294,9 +294,11 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
                                  score_threshold=float("-inf"), name=None):
     """Greedy NMS driven by a precomputed ``[n, n]`` overlap matrix."""
     with ops.name_scope(name, "non_max_suppression_overlaps"):
+        # as TF: overlap_threshold becomes a tensor first, a Python score_threshold the
+        # op's own constant (after max_output_size's)
+        threshold = _f32(overlap_threshold, "overlap_threshold")
         return ops.apply_op("NonMaxSuppressionWithOverlaps", [
-            overlaps, scores, max_output_size, _f32(overlap_threshold, "overlap_threshold"),
-            _f32(score_threshold, "score_threshold")])._outputs[0]
+            overlaps, scores, max_output_size, threshold, score_threshold])._outputs[0]
 
 
 def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size,
