@@ -165,6 +165,13 @@ _CASES = {
     "recall_at_top_k": (
         lambda: tf.metrics.recall_at_top_k(tf.constant([[1], [2]], tf.int64),
                                            tf.constant([[1, 2], [0, 1]], tf.int64)), 35, []),
+    "precision_at_k_class_id": (
+        lambda: tf.metrics.precision_at_k(tf.constant([[1], [2]], tf.int64), _class_scores(), 2,
+                                          class_id=2), 122,
+        ["precision_at_2_class2/true_positive_at_2_class2/true_positives/DynamicStitch",
+         "precision_at_2_class2/true_positive_at_2_class2/true_positives/Fill_1",
+         ("precision_at_2_class2/true_positive_at_2_class2/true_positives/"
+          "SparseToSparseSetOperation")]),
     "percentage_below": (lambda: tf.metrics.percentage_below(tf.constant([1., 2., 3.]), 2.5),
                          27, []),
 }
@@ -210,11 +217,16 @@ def test_at_k_metrics_keep_values(graph):
     got = [tf.metrics.precision_at_k(labels, _class_scores(), 2)[1],
            tf.metrics.recall_at_k(labels, _class_scores(), 1, weights=tf.constant([1., 2.]))[1],
            tf.metrics.recall_at_top_k(tf.constant([[1], [2]], tf.int64),
-                                      tf.constant([[1, 2], [0, 1]], tf.int64))[1]]
+                                      tf.constant([[1, 2], [0, 1]], tf.int64))[1],
+           tf.metrics.recall_at_k(tf.constant([[1, 0], [2, 2]], tf.int64), _class_scores(), 1,
+                                  class_id=2, weights=tf.constant([1., 3.]))[1],
+           tf.metrics.precision_at_top_k(tf.constant([[1, 0], [2, 2]], tf.int64),
+                                         tf.constant([[1, 2], [0, 2]], tf.int64),
+                                         class_id=0)[1]]
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
         # TF 1.15's values (-1 pads nothing in a dense set: it is a label never predicted)
-        np.testing.assert_allclose(sess.run(got), [0.75, 0.5, 0.5])
+        np.testing.assert_allclose(sess.run(got), [0.75, 0.5, 0.5, 1.0, 0.0])
 
 
 def test_count_metrics_keep_values(graph):

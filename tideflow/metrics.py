@@ -23,6 +23,7 @@ from tideflow.ops import (
     concat_ops,
     cond,
     counting_ops,
+    embedding_ops,
     fill_ops,
     gather_ops,
     math_ops,
@@ -690,7 +691,7 @@ def precision_at_k(labels, predictions, k, class_id=None, weights=None,
     ``[0, num_classes)`` are ignored); ``predictions``: ``[D1, ... DN, num_classes]`` scores.
     With ``class_id`` only that class counts.  ``weights``: a scalar or one weight per row.
     """
-    if class_id is None and isinstance(k, (int, np.integer)) and k >= 1 and not isinstance(
+    if isinstance(k, (int, np.integer)) and k >= 1 and not isinstance(
             labels, (SparseTensor, SparseTensorValue)):
         # as TF: through the top-k indices and set operations
         with ops.name_scope(name, _at_k_name("precision", k, class_id),
@@ -1001,10 +1002,27 @@ def _maybe_expand_labels(labels, predictions):
                          lambda: array_ops.expand_dims(labels, -1, name=scope), lambda: labels)
 
 
-def _streaming_set_count(label, inner, k, weights, count):
+def _select_class_id(ids, selected_id):
+    """The sets of dense int64 ``ids`` ([D1, ... DN, n]) kept to ``selected_id`` (a
+    SparseTensor of ids' shape), with TF 1.15's ops: the id filled into a [D1, ... DN, 1]
+    tensor (its shape as TF's reduced_shape computes it) intersected with ``ids``."""
+    ids_shape = array_ops.shape(ids, out_type=dtypes.int64)
+    last = array_ops.reshape(array_ops.size(ids_shape) - 1, [1])
+    shape = cast_ops.cast(ids_shape, dtypes.int32)
+    rank = array_ops.size(shape)
+    axes = (last + rank) % rank
+    axes_shape = array_ops.shape(axes)
+    filled_shape = embedding_ops.dynamic_stitch(
+        [range_ops.range(rank), axes], [shape, fill_ops.fill(axes_shape, 1)])
+    filled = fill_ops.fill(filled_shape, cast_ops.cast(selected_id, dtypes.int64))
+    result = set_ops.set_intersection(filled, ids)
+    return SparseTensor(result.indices, result.values, ids_shape)
+
+
+def _streaming_set_count(label, inner, k, weights, count, class_id=None):
     """The running float64 sum (variable ``<label>_at_<k>``) of the per-row sizes of the sets
     ``count()`` makes, weighted, with TF 1.15's ops; the variable and its update."""
-    with ops.name_scope(None, _at_k_name(label, k), (weights,)) as scope:
+    with ops.name_scope(None, _at_k_name(label, k, class_id), (weights,)) as scope:
         with ops.name_scope(None, inner, (weights,)):
             sizes = cast_ops.cast(set_ops.set_size(count()), dtypes.float64)
             if weights is not None:
@@ -1017,23 +1035,35 @@ def _streaming_set_count(label, inner, k, weights, count):
 
 
 def _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
-                     metrics_collections, updates_collections):
+                     metrics_collections, updates_collections, class_id=None):
     """``tp / (tp + other)`` of the top-k class ids against dense int labels, through set
     operations, with TF 1.15's ops (in the name scope ``scope``)."""
     labels = _maybe_expand_labels(labels, predictions_idx)
     top_k_idx = cast_ops.cast(predictions_idx, dtypes.int64)
     labels = cast_ops.cast(labels, dtypes.int64)  # (TF takes int64 labels only)
-    tp, tp_update = _streaming_set_count(
-        "true_positive", "true_positives", k, weights,
-        lambda: set_ops.set_intersection(top_k_idx, labels))
+
+    def sets():
+        if class_id is None:
+            return top_k_idx, labels
+        lab = _select_class_id(labels, class_id)
+        return _select_class_id(top_k_idx, class_id), lab
+
+    def count(operation):
+        def make():
+            pred_set, label_set = sets()
+            if operation == "tp":
+                return set_ops.set_intersection(pred_set, label_set)
+            return set_ops.set_difference(pred_set, label_set, aminusb=operation == "fp")
+        return make
+
+    tp, tp_update = _streaming_set_count("true_positive", "true_positives", k, weights,
+                                         count("tp"), class_id)
     if other == "fp":
-        o, o_update = _streaming_set_count(
-            "false_positive", "false_positives", k, weights,
-            lambda: set_ops.set_difference(top_k_idx, labels, aminusb=True))
+        o, o_update = _streaming_set_count("false_positive", "false_positives", k, weights,
+                                           count("fp"), class_id)
     else:
-        o, o_update = _streaming_set_count(
-            "false_negative", "false_negatives", k, weights,
-            lambda: set_ops.set_difference(top_k_idx, labels, aminusb=False))
+        o, o_update = _streaming_set_count("false_negative", "false_negatives", k, weights,
+                                           count("fn"), class_id)
     value = math_ops.div(tp, math_ops.add(tp, o), name=scope)
     update_op = math_ops.div(tp_update, math_ops.add(tp_update, o_update), name="update")
     _add_collections(value, update_op, metrics_collections, updates_collections)
@@ -1051,9 +1081,9 @@ def _at_top_k_metric(kind, other, labels, predictions_idx, k, class_id, weights,
             if last is not None and last != k:
                 raise ValueError(f"{kind}_at_top_k: k={k} does not match the last dimension "
                                  f"{last} of predictions_idx")
-        if class_id is None and not isinstance(labels, (SparseTensor, SparseTensorValue)):
+        if not isinstance(labels, (SparseTensor, SparseTensorValue)):
             return _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
-                                    metrics_collections, updates_collections)
+                                    metrics_collections, updates_collections, class_id)
         counts = _top_k_idx_counts(op_name or f"{kind}_at_top_k", labels, predictions_idx,
                                    class_id, weights)
         return _streaming_at_k_ratio(counts, other, k, class_id, scope, metrics_collections,
