@@ -320,3 +320,34 @@ def test_selu_activation_builds_tf_ops(_fresh_graph):
         "Elu", "Const", "Greater", "Const", "Mul", "Select", "Const", "Mul"]  # TF 1.15's
     v = tf.keras.backend.get_session().run(y, {x: [[-1.0, 0.0, 2.0]]})
     np.testing.assert_allclose(v, [[-1.1113307, 0.0, 2.101402]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("opt,metrics,expected", [
+    ("'sgd'", None, (509, [0.547397, 0.151719, 0.247383], [0.358685, 0.485903],
+                     [0.090387, -0.384339])),
+    ("'rmsprop'", ["mae", "acc"], (675, [0.335644, 0.733186, -0.668309], [0.302418, 0.378966],
+                                   [0.125594, -0.147832])),
+    ("'adadelta'", None, (558, [-0.979247, 0.271711, 0.617072], [0.174226, 0.180182],
+                          [0.156255, 0.211603])),
+])
+def test_model_built_after_another_model_trained_gets_tf_numbers(_fresh_graph, opt, metrics,
+                                                                 expected):
+    # TF 1.15 printed these: a second model made after the first one's fit, evaluate and
+    # predict gets TF's initial weights and dropout masks only with TF's op count
+    rs = np.random.RandomState(0)
+    x, y = rs.rand(16, 3).astype(np.float32), rs.rand(16, 2).astype(np.float32)
+    a = _small_model()
+    a.compile(eval(opt), "mse", metrics=metrics)
+    a.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+    a.evaluate(x, y, verbose=0)
+    a.predict(x[:2])
+    b = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(3,), activation="relu"),
+                             tf.keras.layers.Dropout(0.3), tf.keras.layers.Dense(2)])
+    b.compile("adam", "mse")
+    w0 = b.get_weights()[0]
+    h = b.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    count, row, losses, pred = expected
+    np.testing.assert_allclose(w0[0], row, atol=1e-6)
+    np.testing.assert_allclose(h.history["loss"], losses, atol=2e-6)
+    assert _fresh_graph._last_id == count
+    np.testing.assert_allclose(b.predict(x[:1])[0], pred, atol=2e-6)
