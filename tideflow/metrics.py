@@ -831,25 +831,33 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
     ``[num_classes]``) after the batch; ``value`` is their mean (classes never seen count 0).
     """
     with vs.variable_scope(name, "mean_accuracy", (predictions, labels, weights)):
-        predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+        # TF 1.15's ops, in its order
+        labels = cast_ops.cast(labels, dtypes.int64)
+        if labels.get_shape().ndims > 1:
+            labels = array_ops.reshape(labels, [-1])
+        predictions = ops.convert_to_tensor(predictions)
+        if predictions.get_shape().ndims > 1:
+            predictions = array_ops.reshape(predictions, [-1])
         _check_shapes("mean_per_class_accuracy", predictions, labels)
-        if weights is not None:
-            weights = array_ops.reshape(math_ops.multiply(
-                _to_float(weights), _to_float(fill_ops.ones_like(labels))), [-1])
-        labels = cast_ops.cast(array_ops.reshape(labels, [-1]), dtypes.int64)
-        predictions = cast_ops.cast(array_ops.reshape(predictions, [-1]), dtypes.int64)
         total = _metric_variable([num_classes], dtypes.float32, "total")
         count = _metric_variable([num_classes], dtypes.float32, "count")
-        ones = _to_float(fill_ops.ones_like(labels))
-        is_correct = _to_float(math_ops.equal(predictions, labels))
+        ones = fill_ops.ones([array_ops.size(labels)], dtypes.float32)
+        if labels.dtype != predictions.dtype:
+            predictions = cast_ops.cast(predictions, labels.dtype)
+        is_correct = cast_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
         if weights is not None:
-            is_correct = math_ops.multiply(is_correct, weights)
-            ones = math_ops.multiply(ones, weights)
+            weights = ops.convert_to_tensor(weights)
+            if weights.get_shape().ndims > 1:
+                weights = array_ops.reshape(weights, [-1])
+            weights = cast_ops.cast(weights, dtypes.float32)
+            is_correct = is_correct * weights
+            ones = ones * weights
         update_total = state_ops.scatter_add(total, labels, ones)
         update_count = state_ops.scatter_add(count, labels, is_correct)
-        per_class = _div_no_nan(count.value(), total.value())
+        per_class = special_math_ops.div_no_nan(count, math_ops.maximum(total, 0))
         value = reduction_ops.reduce_mean(per_class, name="mean_accuracy")
-        update_op = _div_no_nan(update_count, update_total, name="update_op")
+        update_op = special_math_ops.div_no_nan(
+            update_count, math_ops.maximum(update_total, 0), name="update_op")
         _add_collections(value, update_op, metrics_collections, updates_collections)
         return value, update_op
 
