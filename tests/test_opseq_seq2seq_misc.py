@@ -302,3 +302,34 @@ def test_scheduled_output_training_samples_and_trains_as_tf_1_15():
         [[1, 0, 0, 0, 0], [0, 1, 1, 1, 1], [0, 0, 0, 1, 0]],
         [[0, 1, 1, 1, 1], [1, 0, 1, 1, 1], [1, 1, 1, 1, 1]],
         [[0, 0, 0, 1, 0], [1, 0, 1, 1, 0], [1, 0, 0, 1, 0]]]
+
+
+def test_beam_search_with_attention_decodes_tf_1_15s_beams_and_later_seeds():
+    tf.set_random_seed(8)
+    emb = tf.get_variable("emb", [12, 6])
+    mem = tf.placeholder(tf.float32, [2, 5, 8])
+    mem_len = tf.placeholder(tf.int32, [2])
+    attn = tf.contrib.seq2seq.BahdanauAttention(
+        8, tf.contrib.seq2seq.tile_batch(mem, 3),
+        memory_sequence_length=tf.contrib.seq2seq.tile_batch(mem_len, 3))
+    cell = tf.contrib.seq2seq.AttentionWrapper(tf.nn.rnn_cell.GRUCell(8), attn,
+                                               attention_layer_size=8)
+    dec = tf.contrib.seq2seq.BeamSearchDecoder(cell, emb, tf.fill([2], 1), 3,
+                                               cell.zero_state(6, tf.float32), 3,
+                                               output_layer=tf.layers.Dense(12),
+                                               length_penalty_weight=0.5)
+    out, _, lens = tf.contrib.seq2seq.dynamic_decode(dec, maximum_iterations=5)
+    w2 = tf.Variable(tf.random_normal([3]))
+    rng = np.random.RandomState(0)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        ids, scores, n, w = s.run(
+            [out.predicted_ids, out.beam_search_decoder_output.scores[:, -1], lens, w2],
+            {mem: rng.randn(2, 5, 8), mem_len: [5, 3]})
+    # TF 1.15's
+    assert ids.tolist() == [[[2, 2, 1], [2, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1]],
+                            [[11, 0, 0], [0, 11, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]]
+    np.testing.assert_allclose(scores, [[-8.581206, -8.586674, -8.642279],
+                                        [-6.483418, -6.506828, -6.511622]], atol=2e-5)
+    assert n.tolist() == [[5, 5, 5], [5, 5, 5]]
+    np.testing.assert_allclose(w, [-1.130045, -0.129156, -0.793011], atol=1e-6)

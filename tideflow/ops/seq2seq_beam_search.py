@@ -257,7 +257,8 @@ def get_attention_probs(next_cell_state, coverage_penalty_weight):
 def _mask_probs(probs, eos_token, finished):
     """Finished beams put all their probability on ``eos_token``."""
     vocab_size = tf.shape(probs)[2]
-    finished_row = tf.one_hot(eos_token, vocab_size, dtype=probs.dtype, on_value=0.0,
+    finished_row = tf.one_hot(eos_token, vocab_size, dtype=probs.dtype,
+                              on_value=tf.convert_to_tensor(0.0, dtype=probs.dtype),
                               off_value=probs.dtype.min)
     finished_probs = tf.tile(tf.reshape(finished_row, [1, 1, -1]),
                              tf.concat([tf.shape(finished), [1]], 0))
@@ -276,7 +277,7 @@ def _tensor_gather_helper(gather_indices, gather_from, batch_size, range_size, g
         final_shape = tf.shape(gather_from)[:1 + len(gather_shape)]
         static = TensorShape([_static_int(batch_size)]).concatenate(
             gather_from.get_shape()[1:1 + len(gather_shape)])
-        output = tf.reshape(output, final_shape)
+        output = tf.reshape(output, final_shape, name="output")
         output.set_shape(static)
         return output
 
@@ -312,8 +313,8 @@ def _beam_search_step(time, logits, next_cell_state, beam_state, batch_size, bea
     vocab_size = logits.get_shape()[-1].value or tf.shape(logits)[-1]
     # a continuing beam grows by one unless it picks end_token
     lengths_to_add = tf.one_hot(tf.fill([batch_size, beam_width], end_token),
-                                depth=vocab_size, on_value=np.int64(0),
-                                off_value=np.int64(1), dtype=tf.int64)
+                                depth=vocab_size, on_value=tf.to_int64(0),
+                                off_value=tf.to_int64(1), dtype=tf.int64)
     lengths_to_add *= tf.expand_dims(tf.cast(not_finished, tf.int64), 2)
     new_prediction_lengths = lengths_to_add + tf.expand_dims(prediction_lengths, 2)
 
@@ -328,19 +329,23 @@ def _beam_search_step(time, logits, next_cell_state, beam_state, batch_size, bea
                          coverage_penalty_weight, previously_finished,
                          accumulated_attention_probs)
     scores_flat = tf.reshape(scores, [batch_size, -1])
-    next_beam_scores, word_indices = tf.nn.top_k(scores_flat, k=beam_width)
+    next_beam_size = tf.convert_to_tensor(beam_width, dtype=tf.int32, name="beam_width")
+    next_beam_scores, word_indices = tf.nn.top_k(scores_flat, k=next_beam_size)
     next_beam_scores.set_shape([static_batch, beam_width])
     word_indices.set_shape([static_batch, beam_width])
 
     next_beam_probs = _tensor_gather_helper(word_indices, total_probs, batch_size,
                                             beam_width * vocab_size, [-1],
                                             name="next_beam_probs")
-    next_word_ids = tf.cast(tf.floormod(word_indices, vocab_size), tf.int32)
-    next_beam_ids = tf.cast(tf.floordiv(word_indices, vocab_size), tf.int32)
+    # (TF's ops: the ids' mod, the parents' true division truncated to int32)
+    next_word_ids = tf.cast(tf.mod(word_indices, vocab_size, name="next_beam_word_ids"),
+                            tf.int32)
+    next_beam_ids = tf.cast(word_indices / vocab_size, tf.int32, name="next_beam_parent_ids")
 
     previously_finished = _tensor_gather_helper(next_beam_ids, previously_finished,
                                                 batch_size, beam_width, [-1])
-    next_finished = tf.logical_or(previously_finished, tf.equal(next_word_ids, end_token))
+    next_finished = tf.logical_or(previously_finished, tf.equal(next_word_ids, end_token),
+                                  name="next_beam_finished")
     lengths_to_add = tf.cast(tf.logical_not(previously_finished), tf.int64)
     next_prediction_len = _tensor_gather_helper(next_beam_ids, beam_state.lengths,
                                                 batch_size, beam_width, [-1])
@@ -387,6 +392,7 @@ class BeamSearchDecoder(Decoder):
         self._cell = cell
         self._output_layer = output_layer
         self._reorder_tensor_arrays = reorder_tensor_arrays
+        self._embedding_is_fn = callable(embedding)
         if callable(embedding):
             self._embedding_fn = embedding
         else:
@@ -491,11 +497,13 @@ class BeamSearchDecoder(Decoder):
 
     # -- decoding ------------------------------------------------------------------------------
     def initialize(self, name=None):
-        with tf.name_scope(name, "BeamSearchDecoderInitialize"):
+        if True:  # (TF 1.15 opens no name scope here)
             dtype = nest.flatten(self._initial_cell_state)[0].dtype
             log_probs = tf.one_hot(tf.zeros([self._batch_size], dtype=tf.int32),
-                                   depth=self._beam_width, on_value=tf.cast(0.0, dtype),
-                                   off_value=tf.cast(-np.inf, dtype), dtype=dtype)
+                                   depth=self._beam_width,
+                                   on_value=tf.convert_to_tensor(0.0, dtype=dtype),
+                                   off_value=tf.convert_to_tensor(-np.inf, dtype=dtype),
+                                   dtype=dtype)
             attention_probs = get_attention_probs(self._initial_cell_state,
                                                   self._coverage_penalty_weight)
             state = BeamSearchDecoderState(
@@ -521,8 +529,16 @@ class BeamSearchDecoder(Decoder):
             output, next_state = self._beam_search_step(time, cell_outputs, next_cell_state,
                                                         state)
             finished = next_state.finished
-            next_inputs = tf.cond(tf.reduce_all(finished), lambda: self._start_inputs,
-                                  lambda: self._embedding_fn(output.predicted_ids))
+            all_finished = tf.reduce_all(finished)
+            if self._embedding_is_fn:  # (a function may hold random ops: run as TF runs it)
+                next_inputs = tf.cond(all_finished, lambda: self._start_inputs,
+                                      lambda: self._embedding_fn(output.predicted_ids))
+            else:
+                from tideflow.ops.seq2seq_helper import _cond_as_select
+
+                next_inputs = _cond_as_select(
+                    all_finished, self._start_inputs,
+                    lambda: self._embedding_fn(output.predicted_ids))
         return output, next_state, next_inputs, finished
 
     def _beam_search_step(self, time, logits, next_cell_state, beam_state):
