@@ -529,7 +529,7 @@ class _IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
             with ops.control_dependencies((less, greater)):
                 values = array_ops.identity(values)
         else:
-            values = array_ops.where(
+            values = gather_ops.where_v2(
                 math_ops.logical_or(values < zero, values >= num_buckets, name="out_of_range"),
                 fill_ops.fill(array_ops.shape(values),
                               cast_ops.cast(self.default_value, dtypes.int64),
@@ -951,30 +951,32 @@ class _SharedEmbeddingColumn(_EmbeddingBase, collections.namedtuple(
         return self.shared_embedding_collection_name
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
-        pair = self.categorical_column._get_sparse_tensors(
-            inputs, weight_collections=weight_collections, trainable=trainable)
-        shape = (self.categorical_column._num_buckets, self.dimension)
-        shared = ops.get_collection(self.shared_embedding_collection_name)
-        if shared:
-            if len(shared) > 1:
-                raise ValueError(f"Collection {self.shared_embedding_collection_name} can only "
-                                 f"contain one variable. Suggested fix A: Choose a unique name "
-                                 f"for this collection. Suggested fix B: Do not add any "
-                                 f"variables to this collection. The feature_column library "
-                                 f"already adds a variable under the hood.")
-            weights = shared[0]
-            if weights.get_shape().as_list() != list(shape):
-                raise ValueError(f"Shared embedding variable has shape "
-                                 f"{weights.get_shape()}, expected {shape}.")
-        else:
-            weights = variable_scope.get_variable(
-                name="embedding_weights", shape=shape, dtype=dtypes.float32,
-                initializer=self.initializer,
-                trainable=self.trainable and (trainable is None or trainable))
-            _add_to_collections(weights, weight_collections)
-            ops.add_to_collection(self.shared_embedding_collection_name, weights)
-            self._load_checkpoint(weights)
-        return self._lookup(weights, pair)
+        # as TF 1.15: under a name scope of the column's own name
+        with ops.name_scope(None, default_name=self.name):
+            pair = self.categorical_column._get_sparse_tensors(
+                inputs, weight_collections=weight_collections, trainable=trainable)
+            shape = (self.categorical_column._num_buckets, self.dimension)
+            shared = ops.get_collection(self.shared_embedding_collection_name)
+            if shared:
+                if len(shared) > 1:
+                    raise ValueError(f"Collection {self.shared_embedding_collection_name} can only "
+                                     f"contain one variable. Suggested fix A: Choose a unique name "
+                                     f"for this collection. Suggested fix B: Do not add any "
+                                     f"variables to this collection. The feature_column library "
+                                     f"already adds a variable under the hood.")
+                weights = shared[0]
+                if weights.get_shape().as_list() != list(shape):
+                    raise ValueError(f"Shared embedding variable has shape "
+                                     f"{weights.get_shape()}, expected {shape}.")
+            else:
+                weights = variable_scope.get_variable(
+                    name="embedding_weights", shape=shape, dtype=dtypes.float32,
+                    initializer=self.initializer,
+                    trainable=self.trainable and (trainable is None or trainable))
+                _add_to_collections(weights, weight_collections)
+                ops.add_to_collection(self.shared_embedding_collection_name, weights)
+                self._load_checkpoint(weights)
+            return self._lookup(weights, pair)
 
 
 def _unwrap_categorical(column):
@@ -1167,47 +1169,72 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
             raise ValueError("Items of feature_columns must be either a _DenseColumn or "  # noqa: TRY004 - as TF
                              f"_CategoricalColumn. Given: {column}")
     weight_collections = _weight_collections(weight_collections)
+    # TF 1.15 builds a Keras model of one layer per column: the model's and the layers' names
+    # are taken first (scopes with no ops), the call runs under a new "linear_model_1" name
+    # scope, and each column's (resource) weights are made just before its weighted sum
     with variable_scope.variable_scope(None, default_name="linear_model",
-                                       values=list(features.values())):
+                                       values=list(features.values())) as vs:
+        model_name = vs.name.rsplit("/", 1)[-1]
+    layer_names = {}
+    for column in columns:
+        with variable_scope.variable_scope(None, default_name=column._var_scope_name) as vs:
+            layer_names[column] = vs.name.rsplit("/", 1)[-1]
+    with ops.name_scope(None, default_name=model_name), \
+            variable_scope.variable_scope(model_name, use_resource=True):
         builder = _LazyBuilder(features)
         sums = []
-        for column in columns:
-            with variable_scope.variable_scope(None, default_name=column._var_scope_name):
+        ordered = sorted(columns, key=lambda c: layer_names[c])
+        for column in ordered:
+            with variable_scope.variable_scope(layer_names[column]):
                 if isinstance(column, _CategoricalColumn):
-                    pair = column._get_sparse_tensors(builder,
-                                                      weight_collections=weight_collections,
-                                                      trainable=trainable)
                     weight = variable_scope.get_variable(
                         name="weights", shape=(column._num_buckets, units),
-                        initializer=init_ops.zeros_initializer(), trainable=trainable,
-                        collections=weight_collections)
-                    weights = pair.weight_tensor
-                    s = _combined_lookup(weight, _as_batch_rows(pair.id_tensor),
-                                         None if weights is None else _as_batch_rows(weights),
-                                         sparse_combiner, name="weighted_sum")
+                        initializer=init_ops.zeros_initializer(), trainable=trainable)
+                    _add_to_collections(weight, weight_collections)
+                    s = _categorical_weighted_sum(column, builder, weight, weight_collections,
+                                                  trainable, sparse_combiner)
                 else:
+                    n = column._variable_shape.num_elements()
+                    weight = variable_scope.get_variable(
+                        name="weights", shape=[n, units],
+                        initializer=init_ops.zeros_initializer(), trainable=trainable)
+                    _add_to_collections(weight, weight_collections)
                     tensor = column._get_dense_tensor(builder,
                                                       weight_collections=weight_collections,
                                                       trainable=trainable)
-                    n = column._variable_shape.num_elements()
                     batch = array_ops.shape(tensor)[0]
-                    tensor = array_ops.reshape(tensor, array_ops.stack([batch, n]))
-                    weight = variable_scope.get_variable(
-                        name="weights", shape=[n, units],
-                        initializer=init_ops.zeros_initializer(), trainable=trainable,
-                        collections=weight_collections)
+                    tensor = array_ops.reshape(tensor, (batch, n))
                     s = linalg_ops.matmul(tensor, weight, name="weighted_sum")
                 sums.append(s)
                 if cols_to_vars is not None:
                     cols_to_vars[column] = _var_parts(weight)
-        _verify_static_batch_size_equality(sums, columns)
+        _verify_static_batch_size_equality(sums, ordered)
         no_bias = math_ops.add_n(sums, name="weighted_sum_no_bias")
         bias = variable_scope.get_variable(
             "bias_weights", shape=[units], initializer=init_ops.zeros_initializer(),
-            trainable=trainable, collections=weight_collections)
+            trainable=trainable)
+        _add_to_collections(bias, weight_collections)
         if cols_to_vars is not None:
             cols_to_vars["bias"] = _var_parts(bias)
         return nn_impl.bias_add(no_bias, bias, name="weighted_sum")
+
+
+def _categorical_weighted_sum(column, builder, weight, weight_collections, trainable,
+                              sparse_combiner):
+    """A categorical column's ``sparse_combiner`` of its ids' weight rows (TF 1.15's ops: the
+    ids reshaped to ``[batch, -1]``, then a safe embedding lookup)."""
+    from tideflow.ops import nn_extra_ops
+
+    pair = column._get_sparse_tensors(builder, weight_collections=weight_collections,
+                                      trainable=trainable)
+    ids = sparse_ops.sparse_reshape(pair.id_tensor,
+                                    [array_ops.shape(pair.id_tensor)[0], -1])
+    weights = pair.weight_tensor
+    if weights is not None:
+        weights = sparse_ops.sparse_reshape(weights, [array_ops.shape(weights)[0], -1])
+    return nn_extra_ops.safe_embedding_lookup_sparse(weight, ids, sparse_weights=weights,
+                                                     combiner=sparse_combiner,
+                                                     name="weighted_sum")
 
 
 def make_parse_example_spec(feature_columns):

@@ -192,7 +192,7 @@ def parallel_dynamic_stitch(indices, data, name=None):
 
 def _clip_rows(x, ids, max_norm):
     """Rescales each looked-up embedding whose L2 norm exceeds ``max_norm``."""
-    from tideflow.ops import math_ops, reduction_ops
+    from tideflow.ops import math_ops
 
     rank_ids, rank_x = ids.get_shape().ndims, x.get_shape().ndims
     if max_norm is None:
@@ -201,11 +201,14 @@ def _clip_rows(x, ids, max_norm):
         raise ValueError("embedding_lookup with max_norm needs ids and params of known rank")
     axes = list(range(rank_ids, rank_x))
     if axes:
-        norm = math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(x), axes, keepdims=True))
+        # TF 1.15's ops: clip_by_norm over the embedding's axes
+        from tideflow.ops import clip_ops
+
+        return clip_ops.clip_by_norm(x, max_norm, axes=axes)
     else:  # scalar embeddings (params of rank 1): each one's norm is its magnitude, as in TF
         norm = math_ops.abs(x)
-    max_norm = ops.convert_to_tensor(max_norm, dtype=x.dtype)
-    return x * max_norm / math_ops.maximum(norm, max_norm)
+        max_norm = ops.convert_to_tensor(max_norm, dtype=x.dtype)
+        return x * max_norm / math_ops.maximum(norm, max_norm)
 
 
 def _shard_rows(params):
