@@ -1,0 +1,220 @@
+"""Feature columns build TF 1.15's ops: the op count before each random op (so its op seed),
+the op names where the ops are the same, and the values a seeded program prints. The literals
+are TF 1.15's (its op names, seed2 attributes and printed numbers)."""
+
+import tempfile
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+fc = tf.feature_column
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        yield g
+
+
+def _seeds(g):
+    return [op.get_attr("seed2") for op in g.get_operations() if "seed2" in op.node_def.attr]
+
+
+def _round(x):
+    return np.round(np.asarray(x, np.float64), 5).tolist()
+
+
+def _run(*fetches):
+    with tf.Session() as s:
+        s.run([tf.global_variables_initializer(), tf.tables_initializer()])
+        return s.run(list(fetches))
+
+
+def test_indicator_of_hash_bucket_and_numeric_build_tf_ops(_graph):
+    feats = {"inc": tf.constant([[1.], [2.]]), "city": tf.constant([["a"], ["b"]])}
+    fc.input_layer(feats, [fc.numeric_column("inc"),
+                           fc.indicator_column(fc.categorical_column_with_hash_bucket("city", 5))])
+    tf.random_normal([2])
+    il, ci = "input_layer/", "input_layer/city_indicator/"
+    want = (["Const", "Const_1"]
+            + [ci + n for n in (
+                "to_sparse_input/ignore_value/x", "to_sparse_input/NotEqual",
+                "to_sparse_input/indices", "to_sparse_input/values",
+                "to_sparse_input/dense_shape", "lookup", "SparseToDense/default_value",
+                "SparseToDense", "one_hot/Const", "one_hot/Const_1", "one_hot/depth",
+                "one_hot/on_value", "one_hot/off_value", "one_hot", "Sum/reduction_indices",
+                "Sum", "Shape", "strided_slice/stack", "strided_slice/stack_1",
+                "strided_slice/stack_2", "strided_slice", "Reshape/shape/1", "Reshape/shape",
+                "Reshape")]
+            + [il + "inc/" + n for n in (
+                "Shape", "strided_slice/stack", "strided_slice/stack_1",
+                "strided_slice/stack_2", "strided_slice", "Reshape/shape/1", "Reshape/shape",
+                "Reshape")]
+            + [il + "concat/axis", il + "concat", "random_normal/shape", "random_normal/mean",
+               "random_normal/stddev", "random_normal/RandomStandardNormal",
+               "random_normal/mul", "random_normal"])
+    assert [op.name for op in _graph.get_operations()] == want
+    assert _seeds(_graph) == [39]
+
+
+def test_bucketized_and_vocabulary_embedding_seeds_and_values(_graph):
+    feats = {"age": tf.constant([[20.], [40.], [60.]]),
+             "city": tf.constant([["a"], ["b"], ["z"]])}
+    out = fc.input_layer(feats, [
+        fc.bucketized_column(fc.numeric_column("age"), [30., 50.]),
+        fc.embedding_column(fc.categorical_column_with_vocabulary_list("city", ["a", "b", "c"]),
+                            2)])
+    r = tf.random_normal([2])
+    assert _seeds(_graph) == [36, 111]
+    names = [op.name for op in _graph.get_operations()]
+    for name in ("input_layer/age_bucketized/Cast",
+                 "input_layer/city_embedding/city_embedding_weights/SparseReshape/Identity",
+                 ("input_layer/city_embedding/city_embedding_weights/SparseFillEmptyRows/"
+                  "SparseFillEmptyRows"),
+                 "input_layer/city_embedding/city_embedding_weights/embedding_lookup_sparse",
+                 "input_layer/city_embedding/city_embedding_weights/Reshape_2"):
+        assert name in names
+    got, noise = _run(out, r)
+    assert _round(got) == [[1.0, 0.0, 0.0, -0.63435, 0.2778],
+                           [0.0, 1.0, 0.0, 0.28354, -1.35557], [0.0, 0.0, 1.0, 0.0, 0.0]]
+    assert _round(noise) == [-1.45636, -0.01625]
+
+
+def test_weighted_identity_embedding_with_max_norm(_graph):
+    feats = {"id": tf.constant([[1, 2], [3, -1]], dtype=tf.int64),
+             "w": tf.constant([[0.5, 1.], [2., 0.]])}
+    out = fc.input_layer(feats, [fc.embedding_column(
+        fc.weighted_categorical_column(fc.categorical_column_with_identity("id", 5), "w"), 3,
+        combiner="sqrtn", max_norm=0.5)])
+    r = tf.random_normal([2])
+    got, noise = _run(out, r)
+    assert _round(got) == [[-0.41613, -0.20218, -0.03102], [0.00104, 0.20897, 0.45423]]
+    assert _round(noise) == [0.36217, 1.24851]
+
+
+def test_identity_embedding_sqrtn_seeds(_graph):
+    feats = {"id": tf.constant([[1, 2], [3, -1]], dtype=tf.int64)}
+    fc.input_layer(feats, [fc.embedding_column(fc.categorical_column_with_identity("id", 5), 3,
+                                               combiner="sqrtn")])
+    tf.random_normal([2])
+    assert _seeds(_graph) == [48, 123]
+
+
+@pytest.mark.parametrize("case,seeds", [
+    ("cross", [26]),
+    ("weighted", [54, 177]),
+    ("shared", [49, 232]),
+    ("oov_max_norm", [24, 116]),
+])
+def test_more_columns_give_tf_op_seeds(_graph, case, seeds):
+    if case == "cross":
+        feats = {"a": tf.constant([["x"], ["y"]]), "b": tf.constant([[1], [2]], tf.int64)}
+        fc.input_layer(feats, [fc.indicator_column(fc.crossed_column(["a", "b"], 7))])
+    elif case == "weighted":
+        feats = {"id": tf.constant([[1, 2], [3, -1]], tf.int64),
+                 "w": tf.constant([[0.5, 1.], [2., 0.]])}
+        fc.input_layer(feats, [fc.embedding_column(fc.weighted_categorical_column(
+            fc.categorical_column_with_identity("id", 5), "w"), 3)])
+    elif case == "shared":
+        feats = {"a": tf.constant([[1], [2]], tf.int64), "b": tf.constant([[3], [4]], tf.int64)}
+        fc.input_layer(feats, fc.shared_embedding_columns(
+            [fc.categorical_column_with_identity("a", 5),
+             fc.categorical_column_with_identity("b", 5)], 2))
+    else:
+        feats = {"c": tf.constant([["a"], ["q"]])}
+        fc.input_layer(feats, [fc.embedding_column(fc.categorical_column_with_vocabulary_list(
+            "c", ["a", "b"], num_oov_buckets=2), 2, combiner="sum", max_norm=1.0)])
+    tf.random_normal([2])
+    assert _seeds(_graph) == seeds
+
+
+def test_linear_model_builds_tf_keras_model_ops(_graph):
+    feats = {"inc": tf.constant([[1.], [2.]]), "city": tf.constant([["a"], ["b"]])}
+    fc.linear_model(feats, [fc.numeric_column("inc"),
+                            fc.categorical_column_with_vocabulary_list("city", ["a", "b"])])
+    tf.random_normal([2])
+    names = [op.name for op in _graph.get_operations()]
+    assert len(names) == 117
+    assert names[2:4] == ["linear_model/city/weights/Initializer/zeros",
+                          "linear_model/city/weights"]
+    for name in ("linear_model_1/linear_model/city/to_sparse_input/indices",
+                 "linear_model_1/linear_model/city/SparseReshape",
+                 "linear_model_1/linear_model/city/weighted_sum/Reshape_2",
+                 "linear_model_1/linear_model/inc/weighted_sum",
+                 "linear_model_1/linear_model/weighted_sum_no_bias",
+                 "linear_model/bias_weights", "linear_model_1/linear_model/weighted_sum"):
+        assert name in names
+    assert _seeds(_graph) == [114]
+
+
+def test_linear_model_bucketized_and_cross_values(_graph):
+    feats = {"age": tf.constant([[20.], [40.]]), "c": tf.constant([[1], [3]], tf.int64)}
+    out = fc.linear_model(feats, [
+        fc.bucketized_column(fc.numeric_column("age"), [30.]),
+        fc.crossed_column([fc.categorical_column_with_identity("c", 4), "c"], 5)],
+        units=2, sparse_combiner="mean")
+    r = tf.random_normal([2])
+    assert _seeds(_graph) == [233]
+    got, noise = _run(out, r)
+    assert _round(got) == [[0.0, 0.0], [0.0, 0.0]]
+    assert _round(noise) == [2.344, -0.11385]
+
+
+def _input_fn(shuffle):
+    rng = np.random.RandomState(0)
+    n = 120
+    age = rng.randint(18, 70, n).astype(np.float32)
+    inc = rng.rand(n).astype(np.float32) * 100
+    city = rng.choice(["a", "b", "c", "d"], n)
+    y = ((age > 40) ^ (city == "b")).astype(np.int64)
+
+    def fn():
+        ds = tf.data.Dataset.from_tensor_slices(({"age": age, "inc": inc, "city": city}, y))
+        if shuffle:
+            ds = ds.shuffle(100, seed=1).repeat()
+        return ds.batch(16)
+    return fn
+
+
+def _columns():
+    return [fc.bucketized_column(fc.numeric_column("age"), [25, 35, 45, 55]),
+            fc.numeric_column("inc", normalizer_fn=lambda x: x / 100.0),
+            fc.embedding_column(fc.categorical_column_with_vocabulary_list(
+                "city", ["a", "b", "c", "d"]), 3),
+            fc.indicator_column(fc.categorical_column_with_hash_bucket("city", 5))]
+
+
+def test_dnn_classifier_input_layer_makes_tables_first(_graph):
+    est = tf.estimator.DNNClassifier([8, 4], _columns(), model_dir=tempfile.mkdtemp(),
+                                     config=tf.estimator.RunConfig(tf_random_seed=3))
+    tf.train.get_or_create_global_step()
+    feats = {"age": tf.constant([20., 40.]), "inc": tf.constant([1., 2.]),
+             "city": tf.constant(["a", "b"])}
+    est.model_fn(feats, tf.constant([[0], [1]], tf.int64), tf.estimator.ModeKeys.PREDICT,
+                 est.config)
+    assert _seeds(_graph) == [11, 158, 211, 264]
+    names = [op.name for op in _graph.get_operations()]
+    il = "dnn/input_from_feature_columns/input_layer/"
+    assert names.index(il + "city_embedding/embedding_weights/part_0") < names.index(
+        il + "age_bucketized/ExpandDims")
+    assert il + "city_embedding/city_embedding_weights/Reshape_2" in names
+    assert il + "inc/truediv" in names
+
+
+def test_seeded_dnn_classifier_prints_tf_numbers():
+    est = tf.estimator.DNNClassifier([8, 4], _columns(), model_dir=tempfile.mkdtemp(),
+                                     config=tf.estimator.RunConfig(tf_random_seed=3),
+                                     optimizer=tf.train.AdamOptimizer(0.01))
+    est.train(_input_fn(True), steps=30)
+    r = est.evaluate(_input_fn(False))
+    got = {k: round(float(v), 5) for k, v in sorted(r.items())}
+    assert got == {"accuracy": 0.775, "accuracy_baseline": 0.55, "auc": 0.80191,
+                   "auc_precision_recall": 0.79742, "average_loss": 0.58072,
+                   "global_step": 30.0, "label/mean": 0.55, "loss": 8.71085,
+                   "precision": 0.72941, "prediction/mean": 0.48001, "recall": 0.93939}
+    probs = [round(float(p["probabilities"][1]), 5)
+             for p in list(est.predict(_input_fn(False)))[:5]]
+    assert probs == [0.59083, 0.58737, 0.57266, 0.57331, 0.48322]
