@@ -141,22 +141,26 @@ def _remove_squeezable_dimensions(predictions, labels, weights=None):
             elif wr == pr - 1:
                 weights = array_ops.expand_dims(weights, -1)
         else:
+            # TF 1.15's ops: nested conds on the ranks, known when the step runs
             w = weights
             w_rank = array_ops.rank(w)
-            diff = math_ops.subtract(w_rank, array_ops.rank(predictions))
+            diff = w_rank - array_ops.rank(predictions)
 
             def expand():
-                return cond.cond(math_ops.equal(diff, -1), lambda: array_ops.expand_dims(w, -1),
-                                 lambda: array_ops.identity(w))
+                return cond.cond(math_ops.equal(diff, -1), lambda: array_ops.expand_dims(w, [-1]),
+                                 lambda: w)
+
+            if wr is not None and not _last_dim_may_be_one(w):
+                def squeeze():
+                    return w
+            else:
+                def squeeze():
+                    return array_ops.squeeze(w, [-1])
 
             def adjust():
-                if _last_dim_may_be_one(w):
-                    return cond.cond(math_ops.equal(diff, 1),
-                                     lambda: array_ops.squeeze(w, [-1]), expand)
-                return expand()
+                return cond.cond(math_ops.equal(diff, 1), squeeze, expand)
 
-            weights = cond.cond(math_ops.equal(w_rank, 0), lambda: array_ops.identity(w),
-                                adjust)
+            weights = cond.cond(math_ops.equal(w_rank, 0), lambda: w, adjust)
     return predictions, labels, weights
 
 
