@@ -354,6 +354,20 @@ def test_nms_with_overlaps_names_its_constants_as_tf():
                             f"{op}/max_output_size", f"{op}/score_threshold", op]
 
 
+def test_crop_or_pad_gradient_builds_tf_pad_gradient():
+    v = tf.Variable(tf.zeros([8, 8, 3]))
+    y = tf.image.resize_image_with_crop_or_pad(v, 6, 10)
+    tf.gradients(tf.reduce_sum(y), v)
+    tf.random_normal([2])
+    g = "gradients/resize_image_with_crop_or_pad/pad_to_bounding_box/Pad_grad"
+    names = _names()
+    i = names.index(f"{g}/Rank")
+    assert names[i:i + 9] == [f"{g}/Rank", f"{g}/stack/1", f"{g}/stack", f"{g}/Slice/begin",
+                              f"{g}/Slice", f"{g}/Reshape/shape", f"{g}/Reshape", f"{g}/Shape",
+                              f"{g}/Slice_1"]
+    assert len(names) == 58 and _seeds() == [55]
+
+
 def _map_graph(fn):
     ds = tf.data.Dataset.from_tensor_slices(np.zeros([2, 4, 4, 3], np.float32)).map(fn)
     return ds._fn.fg

@@ -200,14 +200,12 @@ def _pad_grad(op, grad):
     # the input's window of the gradient; constant_values gets None, as in TF
     from tideflow.ops import concat_ops, slicing_ops
 
+    # TF 1.x's ops even for constant paddings (Rank, stack, Slice, Reshape, Shape, Slice: so
+    # the ops after a gradient number as in TF); constant folding takes them out of the plan
     x, paddings = op._inputs[:2]
     index = paddings.dtype.base_dtype
-    p = ops.constant_value(paddings)
-    if p is not None:
-        begin = np.reshape(p, (-1, 2))[:, 0].astype(index.as_numpy_dtype)
-    else:
-        before = slicing_ops.slice(paddings, [0, 0], concat_ops.stack([rank(x), 1]))
-        begin = reshape(before, [-1])
+    before = slicing_ops.slice(paddings, [0, 0], concat_ops.stack([rank(x), 1]))
+    begin = reshape(before, [-1])
     x_grad = slicing_ops.slice(dense(grad), begin, shape(x, out_type=index))
     return [x_grad] + [None] * (len(op._inputs) - 1)
 
