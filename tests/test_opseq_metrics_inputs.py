@@ -386,3 +386,31 @@ def test_dnn_regressor_on_one_shuffled_whole_batch_matches_tf(tmp_path):
     np.testing.assert_allclose(est.get_variable_value("dnn/logits/kernel").ravel(),
                                [-0.29051, 0.29223, -0.03686, 0.08454], atol=1e-4)
     np.testing.assert_allclose(evaluation["average_loss"], 0.36675, atol=1e-4)
+
+
+def test_pandas_input_fn_feeds_a_dnn_regressor_as_tf(tmp_path):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    df = pd.DataFrame({"a": rng.rand(12).astype(np.float32),
+                       "b": rng.rand(12).astype(np.float32)})
+    y = pd.Series((df.a - 2 * df.b).astype(np.float32))
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        features, labels = tf.estimator.inputs.pandas_input_fn(
+            df, y, batch_size=5, num_epochs=None, shuffle=False)()
+        r = tf.random_normal([3])
+        # TF 1.15: the feeding queue with an index and three columns, then the random op
+        assert r.op.inputs[0].op.inputs[0].op.get_attr("seed2") == 23
+        assert labels.get_shape().as_list() == [5]
+        del g, features
+    columns = [tf.feature_column.numeric_column("a"), tf.feature_column.numeric_column("b")]
+    est = tf.estimator.DNNRegressor([3], columns, model_dir=str(tmp_path),
+                                    config=tf.estimator.RunConfig(tf_random_seed=5))
+    est.train(tf.estimator.inputs.pandas_input_fn(df, y, batch_size=5, num_epochs=None,
+                                                  shuffle=False), steps=3)
+    np.testing.assert_allclose(est.get_variable_value("dnn/logits/kernel").ravel(),
+                               [1.00551, 0.41862, -0.05552], atol=1e-4)
+    evaluation = est.evaluate(tf.estimator.inputs.pandas_input_fn(df, y, batch_size=5,
+                                                                  num_epochs=1, shuffle=False))
+    np.testing.assert_allclose([evaluation["average_loss"], evaluation["prediction/mean"]],
+                               [0.6046954, -0.11597221], atol=1e-5)
