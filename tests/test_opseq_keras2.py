@@ -351,3 +351,42 @@ def test_model_built_after_another_model_trained_gets_tf_numbers(_fresh_graph, o
     np.testing.assert_allclose(h.history["loss"], losses, atol=2e-6)
     assert _fresh_graph._last_id == count
     np.testing.assert_allclose(b.predict(x[:1])[0], pred, atol=2e-6)
+
+
+# -- stateful recurrent layers ---------------------------------------------------------------
+
+_B = "batch_input_shape=(2, 4, 2), stateful=True"
+# the graph's op count once TF 1.15 built the Sequential of these layers
+_TF_STATEFUL_OPS = [
+    ([f"LSTM(3, {_B})"], 281), ([f"SimpleRNN(3, {_B})"], 125),
+    ([f"GRU(3, {_B}, return_sequences=True)", "Dense(1)"], 304),
+    ([f"GRU(3, {_B}, reset_after=True)"], 302), ([f"GRU(3, {_B}, implementation=2)"], 237),
+    ([f"LSTM(3, {_B}, implementation=2)"], 210),
+    ([f"LSTM(3, {_B}, go_backwards=True, use_bias=False)"], 257),
+    ([f"SimpleRNN(3, {_B}, return_sequences=True)", "SimpleRNN(2, stateful=True)"], 249),
+    (["Embedding(5, 2, batch_input_shape=(2, 4), mask_zero=True)", "LSTM(3, stateful=True)"],
+     331),
+]
+
+
+@pytest.mark.parametrize("layers,count", _TF_STATEFUL_OPS)
+def test_stateful_rnn_takes_tf_op_count(_fresh_graph, layers, count):
+    m = tf.keras.Sequential([eval("tf.keras.layers." + s) for s in layers])
+    assert _fresh_graph._last_id == count
+    out = m.predict(np.ones((2, 4, 2) if "Embedding" not in layers[0] else (2, 4)))
+    assert np.all(np.isfinite(out))
+
+
+def test_seeded_stateful_lstm_carries_its_states_as_tf(_fresh_graph):
+    x = np.random.RandomState(0).rand(2, 4, 2).astype(np.float32)
+    m = tf.keras.Sequential([tf.keras.layers.LSTM(3, batch_input_shape=(2, 4, 2), stateful=True),
+                             tf.keras.layers.Dense(1)])
+    m.compile("adam", "mse")
+    first, second = m.predict(x), m.predict(x)
+    m.reset_states()
+    again = m.predict(x)
+    h = m.fit(x, np.ones((2, 1)), batch_size=2, epochs=3, verbose=0, shuffle=False)
+    np.testing.assert_allclose(first.ravel(), [-0.008715, -0.056161], atol=2e-6)  # TF 1.15's
+    np.testing.assert_allclose(second.ravel(), [-0.025537, -0.10135], atol=2e-6)
+    np.testing.assert_allclose(again, first, atol=1e-7)
+    np.testing.assert_allclose(h.history["loss"], [1.132349, 1.15503, 1.156902], atol=2e-6)

@@ -649,6 +649,10 @@ def _tf_dropout_mask_ops(cell):
     return None
 
 
+# per cell type (implementation 1, 2): filled below, once the cells are defined
+_TF_STATEFUL_EXTRA_READS = {}
+
+
 def _tf_rnn_op_count(layer, masked=False, made_learning_phase=False):
     """The ops TF 1.15's Keras RNN layer builds in a call (without an initial state,
     constants, statefulness or unrolling): the zero states, Keras's backend.rnn loop (the
@@ -834,8 +838,9 @@ class RNN(Layer):
         first_id = tf.get_default_graph()._next_id
         # (TF's op count is known for a call without these; ``plain`` adds no mask)
         countable = (initial_state is None and constants is None and training is None
-                     and not self.stateful and not self.unroll and not self.time_major
+                     and not self.unroll and not self.time_major
                      and K._state().learning_phase_value is None)
+        made_state_vars = self.stateful and getattr(self, "_state_vars", None) is None
         plain = countable and mask is None
         if self.unroll and x.get_shape().ndims and \
                 x.get_shape().as_list()[0 if self.time_major else 1] is None:
@@ -925,6 +930,15 @@ class RNN(Layer):
             lp = graph._nodes_by_name.get("keras_learning_phase")
             tf_ops = _tf_rnn_op_count(self, mask is not None,
                                       lp is not None and lp._id >= first_id)
+            if tf_ops is not None and self.stateful:
+                # TF 1.15 starts from the state variables (made at the first call: a zeros
+                # constant and the variable's five ops each, then a read) instead of the
+                # batch's zero states, and writes the final states back (assign and read)
+                n = len(adapter.state_size) - (mask is not None)
+                tf_ops += -5 + n if made_state_vars else -5 - 5 * n
+                # (and reads a state variable again where its first step uses it again)
+                reads = _TF_STATEFUL_EXTRA_READS.get(type(self.cell), (0, 0))
+                tf_ops += reads[getattr(self.cell, "implementation", 1) != 1]
         if tf_ops is not None and graph._next_id < first_id + tf_ops:
             # TF 1.15 builds this loop from more ops (initial zeros, TensorArrays, a first
             # step outside the loop, the while frame): their ids are skipped, so the layers
@@ -1510,3 +1524,6 @@ def _all_keras_tensors(tensors, what):
                          "non-Keras tensors (a \"Keras tensor\" is a tensor that was returned "
                          "by a Keras layer, or by `Input`)")
     return bool(keras) and all(keras)
+
+
+_TF_STATEFUL_EXTRA_READS.update({GRUCell: (3, 2), LSTMCell: (3, 0)})
