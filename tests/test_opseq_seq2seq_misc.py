@@ -333,3 +333,23 @@ def test_beam_search_with_attention_decodes_tf_1_15s_beams_and_later_seeds():
                                         [-6.483418, -6.506828, -6.511622]], atol=2e-5)
     assert n.tolist() == [[5, 5, 5], [5, 5, 5]]
     np.testing.assert_allclose(w, [-1.130045, -0.129156, -0.793011], atol=1e-6)
+
+
+@pytest.mark.parametrize("make, seed, size", [
+    (lambda x: tf.nn.atrous_conv2d(x, tf.get_variable("w", [3, 3, 3, 4]), 2, "SAME"), 90,
+     (9, 8)),
+    (lambda x: tf.layers.conv2d(x, 4, 3, dilation_rate=2, padding="same"), 95, (9, 8)),
+    (lambda x: tf.layers.conv2d(x, 4, 3, dilation_rate=2, padding="valid"), 94, (5, 4)),
+])
+def test_dilated_convolution_over_unknown_sizes_makes_tf_1_15s_paddings(make, seed, size):
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, None, None, 3])
+    y = make(x)
+    tf.random_normal([3])
+    assert _seed2("RandomStandardNormal") == [seed]  # TF 1.15's
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert any(n.endswith("required_space_to_batch_paddings/crops") for n in names)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got = s.run(y, {x: np.random.RandomState(0).randn(2, 9, 8, 3)})
+    assert got.shape == (2,) + size + (4,)

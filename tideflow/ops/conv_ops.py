@@ -792,7 +792,8 @@ def _spatial_rank(filter_shape, input_shape):
     return nsp
 
 
-def space_to_batch_convolution(input, filter, padding, rate, name=None, _tf_constants=False):
+def space_to_batch_convolution(input, filter, padding, rate, name=None, _tf_constants=False,
+                               _rate_tensor=None):
     """A channels-last convolution dilated by ``rate`` built as TF 1.x's ``convolution`` and
     Keras's Conv layers build it: SpaceToBatchND by the rate, the plain convolution (named
     ``name``), BatchToSpaceND, the graph converters (MMdnn, tf2onnx) look for. None when the
@@ -813,7 +814,8 @@ def space_to_batch_convolution(input, filter, padding, rate, name=None, _tf_cons
         return _apply("Conv2D" if nsp == 2 else "Conv3D", [converted, filter], attrs, name)
 
     return with_space_to_batch(input, list(rate), padding.upper(), plain,
-                               filter_shape=f[:nsp].as_list(), _tf_constants=_tf_constants)
+                               filter_shape=f[:nsp].as_list(), _tf_constants=_tf_constants,
+                               _rate_tensor=_rate_tensor)
 
 
 def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None,

@@ -119,7 +119,8 @@ class _Conv(Layer):
         if self._builds_convolution_op:
             # TF 1.15's layer builds its convolution object here, whose first op is this
             # constant (one op more in the graph: the random ops made after it get TF's seeds)
-            ops.convert_to_tensor(np.array(self.dilation_rate, np.int32), name="dilation_rate")
+            self._dilation_rate_tensor = ops.convert_to_tensor(
+                np.array(self.dilation_rate, np.int32), name="dilation_rate")
         self.built = True
 
     # the transposed convolutions build no convolution object (TF's build their own way)
@@ -133,7 +134,9 @@ class _Conv(Layer):
 
             out = conv_ops.space_to_batch_convolution(inputs, self.kernel, self.padding,
                                                       self.dilation_rate,
-                                                      _tf_constants="no_rate")
+                                                      _tf_constants="no_rate",
+                                                      _rate_tensor=getattr(
+                                                          self, "_dilation_rate_tensor", None))
             if out is not None:
                 return out
         if self.rank == 2:

@@ -385,7 +385,7 @@ def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
 
 
 def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, spatial_dims=None,
-                        data_format=None, _tf_constants=False):
+                        data_format=None, _tf_constants=False, _rate_tensor=None):
     """Runs ``op(converted_input, num_spatial_dims, padding)`` on ``input`` turned into a
     batch of non-dilated inputs (space_to_batch_nd by ``dilation_rate``), then back."""
     from tideflow.ops import space_ops
@@ -416,8 +416,10 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
     # own); the ops read their values from NumPy below. The layers make theirs themselves.
     from tideflow.ops import constant_op
 
-    if _tf_constants and _tf_constants != "no_rate":  # (a layer makes its own at build)
-        constant_op.constant(rate.astype(np.int32), name="dilation_rate")
+    rate_t = _rate_tensor  # (a layer makes its own at build)
+    if _tf_constants and _tf_constants != "no_rate":
+        rate_t = constant_op.constant(rate.astype(np.int32), name="dilation_rate")
+    base_t = None
     if padding == "SAME":
         if filter_shape is None:
             raise ValueError("filter_shape must be specified for SAME padding")
@@ -428,7 +430,7 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
         total = eff - 1
         base = np.stack([total // 2, total - total // 2], 1)
         if _tf_constants:
-            constant_op.constant(base.astype(np.int32), name="stack")
+            base_t = constant_op.constant(base.astype(np.int32), name="stack")
     else:
         base = np.zeros((nsp, 2), np.int64)
     shape = x.get_shape()
@@ -436,6 +438,17 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
     if any(d is None for d in dims):
         in_shape = array_ops.shape(x)
         sizes = array_ops.stack([in_shape[d] for d in spatial_dims])
+    if any(d is None for d in dims) and _tf_constants and rate_t is not None:
+        # TF 1.15's ops: required_space_to_batch_paddings over the sizes, then the paddings'
+        # and crops' spatial rows (a one-part concat)
+        from tideflow.ops import concat_ops
+        from tideflow.ops.tf1_misc_ops import required_space_to_batch_paddings
+
+        pads_t, crops_t = required_space_to_batch_paddings(
+            sizes, rate_t, base_paddings=base_t if base_t is not None else base.astype(np.int32))
+        pads = concat_ops.concat([pads_t[0:nsp]], 0)
+        crops = concat_ops.concat([crops_t[0:nsp]], 0)
+    elif any(d is None for d in dims):
         full = sizes + base.sum(1).astype(np.int32)
         extra = (rate.astype(np.int32) - full % rate.astype(np.int32)) % rate.astype(np.int32)
         pads = array_ops.stack([base[:, 0].astype(np.int32), base[:, 1].astype(np.int32) + extra],
