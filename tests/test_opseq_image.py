@@ -535,3 +535,26 @@ def test_seeded_map_augmentations_print_tf_values():
     c, d = [0, 0.0625, 0.125], [0.875, 0.8125, 0.75]
     _close(_run(lambda: build(aug2, lambda t: t[:, :, 0, 0])),
            [[c, d, c, c[::-1], d[::-1], d], normal])
+
+
+def test_seeded_map_fn_augmentations_print_tf_values():
+    img = np.arange(6 * 4 * 4 * 3, dtype=np.float32).reshape(6, 4, 4, 3) / 288.0
+
+    def build():
+        x = tf.constant(img)
+        y = tf.map_fn(lambda im: tf.image.random_flip_left_right(im), x)
+        z = tf.map_fn(lambda im: tf.image.random_crop(tf.image.rot90(im, 1), [2, 2, 3]), x)
+        return [y[:, 0, :, 0], z[:, :, 0, 0], tf.random_normal([3])]
+
+    with tf.Graph().as_default():
+        tf.set_random_seed(5)
+        out = build()
+        with tf.Session() as sess:
+            got = sess.run(out)
+    flip = [[0.0312, 0.0208, 0.0104, 0.0], [0.1667, 0.1771, 0.1875, 0.1979],
+            [0.3646, 0.3542, 0.3438, 0.3333], [0.5, 0.5104, 0.5208, 0.5312],
+            [0.6979, 0.6875, 0.6771, 0.6667], [0.8333, 0.8438, 0.8542, 0.8646]]
+    crop = [[0.0729, 0.0625], [0.1771, 0.1667], [0.4479, 0.4375], [0.5104, 0.5],
+            [0.7396, 0.7292], [0.8646, 0.8542]]
+    for g, w in zip(got, [flip, crop, [-0.9477, -0.0369, -0.5546]], strict=True):
+        np.testing.assert_allclose(g, w, atol=1e-4)
