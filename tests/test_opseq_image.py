@@ -544,7 +544,8 @@ def test_seeded_map_fn_augmentations_print_tf_values():
         x = tf.constant(img)
         y = tf.map_fn(lambda im: tf.image.random_flip_left_right(im), x)
         z = tf.map_fn(lambda im: tf.image.random_crop(tf.image.rot90(im, 1), [2, 2, 3]), x)
-        return [y[:, 0, :, 0], z[:, :, 0, 0], tf.random_normal([3])]
+        n = tf.random_normal([3])
+        return [y[:, 0, :, 0], z[:, :, 0, 0], n]
 
     with tf.Graph().as_default():
         tf.set_random_seed(5)
