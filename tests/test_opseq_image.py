@@ -559,3 +559,36 @@ def test_seeded_map_fn_augmentations_print_tf_values():
             [0.7396, 0.7292], [0.8646, 0.8542]]
     for g, w in zip(got, [flip, crop, [-0.9477, -0.0369, -0.5546]], strict=True):
         np.testing.assert_allclose(g, w, atol=1e-4)
+
+
+def test_seeded_augmented_cnn_training_prints_tf_losses():
+    # a tf.data augmentation map (crop_or_pad, random crop and flip, brightness, contrast,
+    # standardization), a batch flip, then a CNN with dropout trained by Adam
+    rng = np.random.RandomState(0)
+    images = rng.randint(0, 256, (64, 16, 16, 3)).astype(np.uint8)
+    labels = rng.randint(0, 10, 64).astype(np.int64)
+
+    def aug(im, lab):
+        im = tf.image.convert_image_dtype(im, tf.float32)
+        im = tf.image.resize_image_with_crop_or_pad(im, 20, 20)
+        im = tf.image.random_crop(im, [16, 16, 3])
+        im = tf.image.random_flip_left_right(im)
+        im = tf.image.random_brightness(im, 0.2)
+        im = tf.image.random_contrast(im, 0.8, 1.2)
+        return tf.image.per_image_standardization(im), lab
+
+    with tf.Graph().as_default():
+        tf.set_random_seed(42)
+        ds = tf.data.Dataset.from_tensor_slices((images, labels)).map(aug).batch(16).repeat()
+        x, y = ds.make_one_shot_iterator().get_next()
+        x = tf.image.random_flip_up_down(x)
+        h = tf.layers.conv2d(x, 8, 3, activation=tf.nn.relu)
+        h = tf.layers.flatten(tf.layers.max_pooling2d(h, 2, 2))
+        h = tf.layers.dropout(h, 0.3, training=True)
+        loss = tf.losses.sparse_softmax_cross_entropy(y, tf.layers.dense(h, 10))
+        train = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = [sess.run([loss, train])[0] for _ in range(5)]
+    np.testing.assert_allclose(got, [3.212360, 2.987655, 3.035731, 3.539066, 2.664989],
+                               atol=2e-5)
