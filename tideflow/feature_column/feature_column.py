@@ -732,14 +732,18 @@ class _IndicatorColumn(_DenseColumn, collections.namedtuple(
         n = self.categorical_column._num_buckets
         ids = pair.id_tensor
         if pair.weight_tensor is not None:
-            # per row, sum the one-hot (weighted) vectors of its ids
-            weights = pair.weight_tensor.values
-            rows = ids.indices[:, 0]
-            batch = ids.dense_shape[0]
-            hot = array_ops.one_hot(ids.values, depth=n, on_value=1.0, off_value=0.0)
-            hot = hot * array_ops.expand_dims(cast_ops.cast(weights, dtypes.float32), 1)
-            return reduction_ops.unsorted_segment_sum(hot, cast_ops.cast(rows, dtypes.int32),
-                                                      cast_ops.cast(batch, dtypes.int32))
+            # TF 1.15's ops: the weights merged at [row, id], then scattered (repeated ids add)
+            from tideflow.ops import sparse_extra_ops
+
+            merged = sparse_extra_ops.sparse_merge(sp_ids=ids, sp_values=pair.weight_tensor,
+                                                   vocab_size=n)
+            merged = sparse_ops.sparse_slice(merged, [0, 0], merged.dense_shape)
+            out = gather_ops.scatter_nd(merged.indices, merged.values, merged.dense_shape)
+            # the ids' known rows, as TF's shape inference folds the merged shape
+            rows = ops.constant_value(ids.dense_shape)
+            if rows is not None:
+                out.set_shape([int(d) for d in np.asarray(rows).reshape(-1)[:-1]] + [n])
+            return out
         # TF 1.15's ops: the ids dense (-1 where none), one-hot, summed over the ids' axis
         dense = sparse_ops.sparse_tensor_to_dense(ids, default_value=-1)
         hot = array_ops.one_hot(dense, depth=n, on_value=1.0, off_value=0.0)

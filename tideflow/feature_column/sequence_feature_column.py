@@ -13,7 +13,7 @@ from tideflow.ops import (
     array_ops,
     cast_ops,
     check_ops,
-    math_ops,
+    fill_ops,
     reduction_ops,
     sparse_ops,
     unary_ops,
@@ -28,15 +28,17 @@ TensorSequenceLengthPair = collections.namedtuple("TensorSequenceLengthPair",
 
 def sequence_length_from_sparse_tensor(sp, num_elements=1):
     """Per row of ``sp``: 1 + the last column holding a value, in steps of ``num_elements``
-    values (0 for an empty row)."""
-    with ops.name_scope(None, "sequence_length"):
-        rows = cast_ops.cast(sp.indices[:, 0], dtypes.int32)
-        cols = sp.indices[:, 1] + 1
-        batch = cast_ops.cast(sp.dense_shape[0], dtypes.int32)
-        last = reduction_ops.unsorted_segment_max(cols, rows, batch)
-        last = math_ops.maximum(last, array_ops.zeros_like(last))  # empty rows
-        steps = unary_ops.ceil(cast_ops.cast(last, dtypes.float64) / float(num_elements))
-        return cast_ops.cast(steps, dtypes.int64)
+    values (0 for an empty row). TF 1.15's ops: a SegmentMax over the rows, padded with zeros
+    up to the batch."""
+    with ops.name_scope(None, "sequence_length") as scope:
+        rows = sp.indices[:, 0]
+        cols = sp.indices[:, 1]
+        cols += fill_ops.ones_like(cols)
+        length = reduction_ops.segment_max(cols, segment_ids=rows)
+        length = cast_ops.cast(unary_ops.ceil(length / num_elements), dtypes.int64)
+        n_pad = array_ops.shape(sp)[:1] - array_ops.shape(length)[:1]
+        padding = fill_ops.zeros(n_pad, dtype=length.dtype)
+        return array_ops.concat([length, padding], axis=0, name=scope)
 
 
 def _flatten_steps(sp):
@@ -89,7 +91,11 @@ class _SequenceNumericColumn(fc._VarLenKeyColumn, _SequenceDenseColumn, collecti
         shape = array_ops.concat([array_ops.shape(dense)[:1], [-1],
                                   np.array(self.shape, np.int32)], 0)
         dense = array_ops.reshape(dense, shape)
-        n = int(np.prod(self.shape))
+        # values grouped into steps of the column's size for 2-D input; 3-D input has them
+        # in its last dimension already
+        rank = sp.dense_shape.get_shape()
+        rank = rank.dims[0].value if rank.ndims == 1 else None
+        n = int(np.prod(self.shape)) if rank == 2 else 1
         return TensorSequenceLengthPair(dense, sequence_length_from_sparse_tensor(sp, n))
 
 
@@ -126,18 +132,15 @@ class _SequenceCategoricalColumn(fc._CategoricalColumn, collections.namedtuple(
         return self.categorical_column._num_buckets
 
     def _get_sparse_tensors(self, inputs, weight_collections=None, trainable=None):
+        # TF 1.15's ops: the ids (and weights) reshaped to [batch, steps, the rest's size]
         pair = self.categorical_column._get_sparse_tensors(inputs)
-
-        def to_3d(sp):
-            if sp is None:
-                return None
-            shape = sp.dense_shape
-            target = array_ops.stack([shape[0], shape[1],
-                                      reduction_ops.reduce_prod(shape[2:])])
-            return sparse_ops.sparse_reshape(sp, target)
-
-        return fc._CategoricalColumn.IdWeightPair(to_3d(pair.id_tensor),
-                                                  to_3d(pair.weight_tensor))
+        ids, weights = pair.id_tensor, pair.weight_tensor
+        shape = array_ops.shape(ids)
+        target = [shape[0], shape[1], reduction_ops.reduce_prod(shape[2:])]
+        ids = sparse_ops.sparse_reshape(ids, target)
+        if weights is not None:
+            weights = sparse_ops.sparse_reshape(weights, target)
+        return fc._CategoricalColumn.IdWeightPair(ids, weights)
 
 
 def sequence_categorical_column_with_identity(key, num_buckets, default_value=None):
@@ -166,7 +169,8 @@ def sequence_categorical_column_with_vocabulary_file(key, vocabulary_file,
 
 def _sequence_dense_of(column, inputs, weight_collections, trainable):
     """The ``[batch, steps, depth]`` tensor and lengths of an embedding, indicator or
-    sequence numeric column."""
+    sequence numeric column (TF 1.15's ops: an embedding looks its 3-D ids up at once; an
+    indicator's transform and its lengths each reshape the ids)."""
     if isinstance(column, _SequenceDenseColumn):
         return column._get_sequence_dense_tensor(inputs, weight_collections, trainable)
     cat = getattr(column, "categorical_column", None)
@@ -175,30 +179,18 @@ def _sequence_dense_of(column, inputs, weight_collections, trainable):
                          "_SequenceCategoricalColumn to use sequence_input_layer. Suggested "
                          "fix: Use one of sequence_categorical_column_with_*. Given (type "
                          f"{type(cat)}): {cat}")
-    pair = cat._get_sparse_tensors(inputs, weight_collections, trainable)
-    ids = _flatten_steps(pair.id_tensor)
-    weights = None if pair.weight_tensor is None else _flatten_steps(pair.weight_tensor)
     if isinstance(column, fc._EmbeddingColumn):
-        table = variable_scope.get_variable(
-            name="embedding_weights", shape=(cat._num_buckets, column.dimension),
-            dtype=dtypes.float32, initializer=column.initializer,
-            trainable=column.trainable and (trainable is None or trainable),
-            collections=weight_collections)
-        flat = fc._combined_lookup(table, ids, weights, column.combiner,
-                                   max_norm=column.max_norm, name=f"{column.name}_weights")
-        depth = column.dimension
+        pair = cat._get_sparse_tensors(inputs, weight_collections, trainable)
+        table = column._create_weights(weight_collections, trainable)
+        dense = column._lookup(table, pair)
+    elif isinstance(column, fc._SharedEmbeddingColumn):
+        dense = column._get_dense_tensor(inputs, weight_collections, trainable)
+        pair = cat._get_sparse_tensors(inputs)
     elif isinstance(column, fc._IndicatorColumn):
-        n = cat._num_buckets
-        hot = array_ops.one_hot(ids.values, depth=n, on_value=1.0, off_value=0.0)
-        if weights is not None:
-            hot = hot * array_ops.expand_dims(cast_ops.cast(weights.values, dtypes.float32), 1)
-        flat = reduction_ops.unsorted_segment_sum(
-            hot, cast_ops.cast(ids.indices[:, 0], dtypes.int32),
-            cast_ops.cast(ids.dense_shape[0], dtypes.int32))
-        depth = n
+        dense = inputs.get(column)
+        pair = cat._get_sparse_tensors(inputs)
     else:
         raise ValueError(f"Unsupported sequence column: {column}")  # noqa: TRY004 - as TF
-    dense = _unflatten(flat, pair.id_tensor, depth)
     return TensorSequenceLengthPair(dense, sequence_length_from_sparse_tensor(pair.id_tensor))
 
 
@@ -223,21 +215,22 @@ def sequence_input_layer(features, feature_columns, weight_collections=None, tra
 
 def _sequence_3d(column, dense):
     """A sequence column's dense tensor as ``[batch, steps, depth]``."""
-    depth = (column._variable_shape.num_elements()
-             if isinstance(column, _SequenceDenseColumn) else dense.shape[-1])
-    shape = array_ops.concat([array_ops.shape(dense)[:2], [depth]], 0)
-    return array_ops.reshape(dense, shape)
+    shape = array_ops.shape(dense)
+    return array_ops.reshape(dense, [shape[0], shape[1],
+                                     column._variable_shape.num_elements()])
 
 
 def _joined(outputs, lengths):
     """``(the columns' tensors concatenated on the last axis, the sequence length)``, the
-    columns' lengths checked to agree before they are joined."""
-    checks = [check_ops.assert_equal(lengths[0], other,
-                                     message="sequence_length mismatch between the "
-                                             "sequence columns")
-              for other in lengths[1:]]
-    with ops.control_dependencies(checks):
-        return array_ops.concat(outputs, -1), array_ops.identity(lengths[0])
+    columns' lengths checked to agree (as TF 1.15, one column's length is returned as is)."""
+    with ops.name_scope(None, "assert_all_equal", lengths):
+        if len(lengths) == 1:
+            length = lengths[0]
+        else:
+            checks = [check_ops.assert_equal(lengths[0], other) for other in lengths[1:]]
+            with ops.control_dependencies(checks):
+                length = array_ops.identity(lengths[0])
+    return array_ops.concat(outputs, -1), length
 
 
 __all__ = ["sequence_categorical_column_with_hash_bucket",
