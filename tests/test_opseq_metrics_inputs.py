@@ -184,6 +184,19 @@ _CASES = {
             tf.constant([[0, 1], [2, 1]]), tf.constant([[0, 1], [1, 1]], tf.int64), 3,
             weights=tf.constant([[1., 2.], [0.5, 1.]])), 39,
         ["mean_accuracy/Reshape_2", "mean_accuracy/mul_1"]),
+    "average_precision_at_k": (
+        lambda: tf.metrics.average_precision_at_k(tf.constant([[1], [2]], tf.int64),
+                                                  _class_scores(), 2), 98,
+        ["average_precision_at_2/Max", "average_precision_at_2/average_precision/labels_per_k",
+         "average_precision_at_2/average_precision/relevant_per_k/SetSize",
+         "average_precision_at_2/average_precision/num_relevant",
+         "average_precision_at_2/average_precision", "average_precision_at_2/max_1/batch_max",
+         "average_precision_at_2/total/update", "average_precision_at_2/mean",
+         "average_precision_at_2"]),
+    "average_precision_at_k_weighted": (
+        lambda: tf.metrics.average_precision_at_k(tf.constant([[1, 0], [2, -1]], tf.int64),
+                                                  _class_scores(), 2,
+                                                  weights=tf.constant([1., 2.])), 171, []),
     "percentage_below": (lambda: tf.metrics.percentage_below(tf.constant([1., 2., 3.]), 2.5),
                          27, []),
 }
@@ -234,11 +247,14 @@ def test_at_k_metrics_keep_values(graph):
                                   class_id=2, weights=tf.constant([1., 3.]))[1],
            tf.metrics.precision_at_top_k(tf.constant([[1, 0], [2, 2]], tf.int64),
                                          tf.constant([[1, 2], [0, 2]], tf.int64),
-                                         class_id=0)[1]]
+                                         class_id=0)[1],
+           tf.metrics.average_precision_at_k(tf.constant([[1, 0], [2, -1]], tf.int64),
+                                             _class_scores(), 2,
+                                             weights=tf.constant([1., 2.]))[1]]
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
         # TF 1.15's values (-1 pads nothing in a dense set: it is a label never predicted)
-        np.testing.assert_allclose(sess.run(got), [0.75, 0.5, 0.5, 1.0, 0.0])
+        np.testing.assert_allclose(sess.run(got), [0.75, 0.5, 0.5, 1.0, 0.0, 5. / 6.])
 
 
 def test_count_metrics_keep_values(graph):

@@ -1117,6 +1117,12 @@ def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None
                             metrics_collections, updates_collections, name)
 
 
+def _no_sparse_labels(op_name, labels):
+    if isinstance(labels, (SparseTensor, SparseTensorValue)):
+        raise NotImplementedError(f"{op_name}: SparseTensor labels are not supported by "
+                                  f"tideflow; pass dense int labels (-1 pads a row)")
+
+
 def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
                            updates_collections=None, name=None):
     """The mean over rows of the average precision of the ``k`` highest-scored classes (float64).
@@ -1128,52 +1134,97 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
     """
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"average_precision_at_k: invalid k={k!r} (expected an int >= 1)")
+    _no_sparse_labels("average_precision_at_k", labels)
     with ops.name_scope(name, _at_k_name("average_precision", k),
                         (predictions, labels, weights)) as scope:
         predictions = ops.convert_to_tensor(predictions)
         _, top_idx = nn_impl.top_k(predictions, int(k))
-        if not isinstance(labels, (SparseTensor, SparseTensorValue)):
-            # as TF: labels >= num_classes are no labels (like -1)
-            labels = cast_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
-            num_classes = cast_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64)
-            labels = gather_ops.where(math_ops.greater_equal(labels, num_classes),
-                                      math_ops.multiply(fill_ops.ones_like(labels),
-                                                        np.int64(-1)), labels)
-        return _average_precision_of_top_k(labels, top_idx, int(k), weights,
-                                           metrics_collections, updates_collections, scope)
+        # as TF: labels >= num_classes are no labels (like -1), replaced in a cond
+        labels = ops.convert_to_tensor(labels)
+        if labels.dtype.base_dtype != dtypes.int64:  # (TF takes int64 labels only)
+            labels = cast_ops.cast(labels, dtypes.int64)
+        num_classes = cast_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64)
+
+        def clean():
+            return gather_ops.where_v2(math_ops.greater_equal(labels, num_classes),
+                                       -1 * fill_ops.ones_like(labels), labels)
+
+        labels = cond.cond(
+            math_ops.greater_equal(reduction_ops.reduce_max(labels), num_classes), clean,
+            lambda: labels)
+        return _streaming_average_precision(labels, top_idx, weights, metrics_collections,
+                                            updates_collections, scope)
 
 
-def _average_precision_of_top_k(labels, top_idx, k, weights, metrics_collections,
-                                updates_collections, scope):
-    """``average_precision_at_k``'s streaming mean given the ranked class ids ``top_idx``
-    ([D1, ... DN, k]), in the name scope ``scope``."""
+def _average_precision_per_row(labels, predictions_idx):
+    """Each row's average precision of the ranked class ids ``predictions_idx`` (k static),
+    with TF 1.15's ops (its scope ``average_precision`` and set operations)."""
+    with ops.name_scope(None, "average_precision", (predictions_idx, labels)) as scope:
+        predictions_idx = cast_ops.cast(predictions_idx, dtypes.int64, name="predictions_idx")
+        if predictions_idx.get_shape().ndims == 0:
+            raise ValueError("The rank of predictions_idx must be at least 1.")
+        k = predictions_idx.get_shape().as_list()[-1]
+        if k is None:
+            raise ValueError("The last dimension of predictions_idx must be set.")
+        labels = _maybe_expand_labels(labels, predictions_idx)
+        predictions_idx_per_k = array_ops.expand_dims(predictions_idx, -1,
+                                                      name="predictions_idx_per_k")
+        with ops.name_scope(None, "labels_per_k", (labels, k, -1)) as tile_scope:
+            # each row's labels once per rank
+            labels_per_k = array_ops.expand_dims(labels, -2, name="expand")
+            if k > 1:
+                ones = fill_ops.ones_like(array_ops.shape(labels))
+                multiples = concat_ops.concat((ones[:-1], (k,), ones[-1:]), 0, name="multiples")
+                labels_per_k = pad_ops.tile(labels_per_k, multiples, name=tile_scope)
+        with ops.name_scope(None, "relevant_per_k", (predictions_idx_per_k, labels_per_k)):
+            relevant_per_k = cast_ops.cast(set_ops.set_size(set_ops.set_intersection(
+                predictions_idx_per_k, cast_ops.cast(labels_per_k, dtypes.int64))),
+                dtypes.float64)
+        tp_per_k = reduction_ops.cumsum(relevant_per_k, axis=-1, name="tp_per_k")
+        retrieved_per_k = reduction_ops.cumsum(fill_ops.ones_like(relevant_per_k), axis=-1,
+                                               name="retrieved_per_k")
+        precision_per_k = math_ops.div(cast_ops.cast(tp_per_k, dtypes.float64),
+                                       cast_ops.cast(retrieved_per_k, dtypes.float64),
+                                       name="precision_per_k")
+        relevant_precision_per_k = math_ops.multiply(
+            precision_per_k, cast_ops.cast(relevant_per_k, dtypes.float64),
+            name="relevant_precision_per_k")
+        precision_sum = reduction_ops.reduce_sum(relevant_precision_per_k, axis=(-1,),
+                                                 name="precision_sum")
+        with ops.name_scope(None, "num_relevant", (labels,)) as relevant_scope:
+            num_labels = reduction_ops.reduce_sum(
+                gather_ops.where_v2(math_ops.greater_equal(labels, 0),
+                                    fill_ops.ones_like(labels), fill_ops.zeros_like(labels)),
+                axis=-1)
+            num_relevant = math_ops.minimum(num_labels, k, name=relevant_scope)
+        return math_ops.div(precision_sum, cast_ops.cast(num_relevant, dtypes.float64),
+                            name=scope)
+
+
+def _streaming_average_precision(labels, predictions_idx, weights, metrics_collections,
+                                 updates_collections, scope):
+    """The running mean of the rows' average precisions (variables ``max`` and ``total`` in
+    the name scope ``scope``), with TF 1.15's ops."""
     with ops.name_scope(scope):
-        _, _, relevant, _, valid = _membership("average_precision_at_k", labels, top_idx)
-        ranks = cast_ops.cast(range_ops.range(1, int(k) + 1), dtypes.float64)
-        precision_per_k = math_ops.truediv(reduction_ops.cumsum(relevant, axis=-1), ranks)
-        precision_sum = reduction_ops.reduce_sum(math_ops.multiply(relevant, precision_per_k),
-                                                 -1)
-        num_relevant = math_ops.minimum(reduction_ops.reduce_sum(valid, -1), np.float64(k))
-        ap = math_ops.truediv(precision_sum, num_relevant)
+        average_precision = _average_precision_per_row(labels, predictions_idx)
         if weights is not None:
-            weights = math_ops.multiply(cast_ops.cast(ops.convert_to_tensor(weights),
-                                                      dtypes.float64), fill_ops.ones_like(ap))
-            ap = math_ops.multiply(ap, weights)
-        with ops.name_scope(None, "max", (ap,)) as max_scope:
-            max_var = variables.Variable(
-                np.float64(0.0), trainable=False, name=max_scope, dtype=dtypes.float64,
-                collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES])
-            batch_max = cast_ops.cast(array_ops.size(ap), dtypes.float64) if weights is None \
-                else reduction_ops.reduce_sum(weights)
+            weights = weights_broadcast_ops.broadcast_weights(
+                cast_ops.cast(weights, dtypes.float64), average_precision)
+            average_precision = math_ops.multiply(average_precision, weights)
+        with ops.name_scope(None, "max", (average_precision,)) as max_scope:
+            max_var = _metric_variable([], dtypes.float64, max_scope)
+            if weights is None:
+                batch_max = cast_ops.cast(array_ops.size(average_precision, name="batch_max"),
+                                          dtypes.float64)
+            else:
+                batch_max = reduction_ops.reduce_sum(weights, name="batch_max")
             max_update = state_ops.assign_add(max_var, batch_max, name="update")
-        with ops.name_scope(None, "total", (ap,)) as total_scope:
-            total_var = variables.Variable(
-                np.float64(0.0), trainable=False, name=total_scope, dtype=dtypes.float64,
-                collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES])
-            total_update = state_ops.assign_add(total_var, reduction_ops.reduce_sum(ap),
-                                                name="update")
-        value = _div_no_nan(total_var.value(), max_var.value(), name="mean")
-        update_op = _div_no_nan(total_update, max_update, name=scope)
+        with ops.name_scope(None, "total", (average_precision,)) as total_scope:
+            total_var = _metric_variable([], dtypes.float64, total_scope)
+            batch_total = reduction_ops.reduce_sum(average_precision, name="batch_total")
+            total_update = state_ops.assign_add(total_var, batch_total, name="update")
+        value = special_math_ops.div_no_nan(total_var, max_var, name="mean")
+        update_op = special_math_ops.div_no_nan(total_update, max_update, name=scope)
         _add_collections(value, update_op, metrics_collections, updates_collections)
         return value, update_op
 
@@ -1186,15 +1237,11 @@ def _streaming_sparse_average_precision_at_top_k(labels, predictions_idx, weight
                                                  updates_collections=None, name=None):
     """``average_precision_at_k`` given the ranked class ids ``predictions_idx``
     ([D1, ... DN, k], k static) instead of scores."""
-    predictions_idx = cast_ops.cast(ops.convert_to_tensor(predictions_idx), dtypes.int64)
-    shape = predictions_idx.get_shape()
-    k = shape[-1].value if shape.ndims else None
-    if k is None:
-        raise ValueError("The last dimension of predictions_idx must be set.")
+    _no_sparse_labels("average_precision_at_top_k", labels)
     with ops.name_scope(name, "average_precision_at_top_k",
                         (predictions_idx, labels, weights)) as scope:
-        return _average_precision_of_top_k(labels, predictions_idx, k, weights,
-                                           metrics_collections, updates_collections, scope)
+        return _streaming_average_precision(labels, predictions_idx, weights,
+                                            metrics_collections, updates_collections, scope)
 
 __all__ += ["average_precision_at_k", "mean_cosine_distance", "mean_per_class_accuracy",
             "mean_relative_error", "percentage_below", "precision_at_top_k", "recall_at_top_k",
