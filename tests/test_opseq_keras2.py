@@ -390,3 +390,20 @@ def test_seeded_stateful_lstm_carries_its_states_as_tf(_fresh_graph):
     np.testing.assert_allclose(second.ravel(), [-0.025537, -0.10135], atol=2e-6)
     np.testing.assert_allclose(again, first, atol=1e-7)
     np.testing.assert_allclose(h.history["loss"], [1.132349, 1.15503, 1.156902], atol=2e-6)
+
+
+def test_reading_the_learning_rate_before_training_makes_tf_hyperparameters(_fresh_graph):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    m.compile("sgd", "mse")
+    m.set_weights(m.get_weights())
+    before = _fresh_graph._last_id
+    tf.keras.backend.set_value(m.optimizer.lr, 0.5)
+    made = [op.name for op in _fresh_graph.get_operations() if op._id > before]
+    # TF 1.15: the hyperparameters only (no 'iter' yet), outside any scope, then the assign
+    assert [n for n in made if "/" not in n or n.endswith("/Read/ReadVariableOp")][:6] == [
+        "decay", "decay/Read/ReadVariableOp", "learning_rate", "learning_rate/Read/ReadVariableOp",
+        "momentum", "momentum/Read/ReadVariableOp"]
+    assert _fresh_graph._last_id - before == 22  # TF 1.15's
+    m.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+    assert m.optimizer.iterations.op.name == "training/SGD/iter"
+    assert tf.keras.backend.get_value(m.optimizer.lr) == 0.5

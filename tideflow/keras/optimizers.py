@@ -76,16 +76,32 @@ class Optimizer:
         """This graph's ``iterations`` and hyperparameter variables (made on first use, in
         the optimizer's name scope)."""
         got = self._vars.get(ops.get_default_graph())
-        if got is None:
+        if got is None or "iterations" not in got:
             with ops.name_scope(self._name):
                 got = self._make_graph_vars()
         return got
 
-    def _make_graph_vars(self):
+    def _hyper_vars(self):
+        """The hyperparameter variables, as reading one (``optimizer.lr``) makes them before
+        any training: in the current scope (TF 1.15's 'learning_rate', 'decay'...), without
+        ``iterations`` (made with the first training step's other variables)."""
+        got = self._vars.get(ops.get_default_graph())
+        if got is None:
+            got = self._make_graph_vars(iterations=False)
+        return got
+
+    def _make_graph_vars(self, iterations=True):
         """In the current name scope, as Keras's OptimizerV2: ``iter`` (int64), then the
         hyperparameters sorted by name (``beta_1``, ``beta_2``, ``decay``,
-        ``learning_rate``...), so a graph's variables are ``training/Adam/iter`` etc."""
-        got = {"iterations": K.variable(0, dtype="int64", name="iter")}
+        ``learning_rate``...), so a graph's variables are ``training/Adam/iter`` etc. (only
+        ``iter`` when the hyperparameters were made before)."""
+        graph = ops.get_default_graph()
+        got = self._vars.get(graph)
+        if got is not None:
+            if iterations and "iterations" not in got:
+                got["iterations"] = K.variable(0, dtype="int64", name="iter")
+            return got
+        got = {"iterations": K.variable(0, dtype="int64", name="iter")} if iterations else {}
         keys = {("learning_rate" if k == "lr" else k): k for k in ("lr",) + self._HYPER +
                 ("decay",)}
         for var_name in sorted(keys):
@@ -97,7 +113,7 @@ class Optimizer:
                 got[key] = value
             else:
                 got[key] = K.variable(float(value), name=var_name)
-        self._vars[ops.get_default_graph()] = got
+        self._vars[graph] = got
         return got
 
     def __getattr__(self, name):
@@ -105,8 +121,10 @@ class Optimizer:
             raise AttributeError(name)
         if name == "learning_rate":
             name = "lr"
-        if name in ("lr", "iterations", "decay") + tuple(self._HYPER):
+        if name == "iterations":
             return self._graph_vars()[name]
+        if name in ("lr", "decay") + tuple(self._HYPER):
+            return self._hyper_vars()[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
@@ -211,7 +229,7 @@ class Optimizer:
         if type(self)._resource_apply_dense is not Optimizer._resource_apply_dense:
             return self._apply_rule(list(zip(grads, params)))
         with ops.name_scope(self._name) as scope:
-            v = self._vars.get(ops.get_default_graph()) or self._make_graph_vars()
+            v = self._make_graph_vars()
             opt = self._tf_optimizer(self._lr_t())
             opt._keras_scope = scope
             opt._keras_iterations = v["iterations"]
@@ -775,7 +793,7 @@ def _manual_updates(opt, loss, params, rule, slot_names, extra=None):
     grads = opt.get_gradients(loss, params)
     updates = []
     with ops.name_scope(opt._name):
-        v = opt._vars.get(ops.get_default_graph()) or opt._make_graph_vars()
+        v = opt._make_graph_vars()
         lr = opt._lr_t()
         state = extra(opt) if extra is not None else []
         table = {name: [] for name in slot_names}
