@@ -218,3 +218,87 @@ def test_seeded_dnn_classifier_prints_tf_numbers():
     probs = [round(float(p["probabilities"][1]), 5)
              for p in list(est.predict(_input_fn(False)))[:5]]
     assert probs == [0.59083, 0.58737, 0.57266, 0.57331, 0.48322]
+
+
+def test_sequence_input_layer_seeds_and_values(_graph):
+    sfc = tf.contrib.feature_column
+    tok = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([1, 2, 0], tf.int64), [3, 2])
+    num = tf.SparseTensor([[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1]],
+                          tf.constant([1., 2., 3., 4., 5., 6.]), [3, 4])
+    cols = [fc.embedding_column(sfc.sequence_categorical_column_with_identity("tok", 4), 3),
+            fc.indicator_column(sfc.sequence_categorical_column_with_identity("tok2", 4)),
+            sfc.sequence_numeric_column("num", shape=(2,))]
+    out, length = sfc.sequence_input_layer({"tok": tok, "tok2": tok, "num": num}, cols)
+    r = tf.random_normal([2])
+    assert _seeds(_graph) == [256, 412]
+    got, lengths, noise = _run(out, length, r)
+    zero = [0.0] * 9
+    assert _round(got) == [
+        [[1.0, 2.0, 0.0, 1.0, 0.0, 0.0, 0.43161, -0.19223, -0.71308],
+         [3.0, 4.0, 0.0, 0.0, 1.0, 0.0, -0.11162, 0.01251, 1.13936]],
+        [[5.0, 6.0, 1.0, 0.0, 0.0, 0.0, 0.41968, -0.01731, 0.25605], zero],
+        [zero, zero]]
+    assert lengths.tolist() == [2, 1, 0]
+    assert _round(noise) == [-1.15938, 0.85584]
+
+
+def test_one_sequence_embedding_column_seeds(_graph):
+    sfc = tf.contrib.feature_column
+    sp = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([1, 2, 0], tf.int64), [2, 2])
+    col = fc.embedding_column(sfc.sequence_categorical_column_with_identity("tok", 4), 3)
+    sfc.sequence_input_layer({"tok": sp}, [col])
+    tf.random_normal([2])
+    assert _seeds(_graph) == [63, 176]
+
+
+def test_weighted_indicator_merges_weights(_graph):
+    feats = {"id": tf.constant([[1, 2], [3, -1]], tf.int64),
+             "w": tf.constant([[0.5, 1.], [2., 0.]])}
+    out = fc.input_layer(feats, [fc.indicator_column(fc.weighted_categorical_column(
+        fc.categorical_column_with_identity("id", 5, default_value=0), "w"))])
+    tf.random_normal([2])
+    assert _seeds(_graph) == [60]
+    assert out.shape.as_list() == [2, 5]
+    assert _round(_run(out)[0]) == [[0.0, 0.5, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 2.0, 0.0]]
+
+
+def test_dnn_linear_combined_and_dnn_regressor_print_tf_numbers():
+    rng = np.random.RandomState(0)
+    n = 120
+    age = rng.randint(18, 70, n).astype(np.float32)
+    inc = rng.rand(n).astype(np.float32) * 100
+    city = rng.choice(["a", "b", "c", "d"], n)
+    ids = rng.randint(0, 6, n).astype(np.int64)
+    y = ((age > 40) ^ (city == "b")).astype(np.int64)
+
+    def input_fn(shuffle, label=y):
+        def fn():
+            ds = tf.data.Dataset.from_tensor_slices(
+                ({"age": age, "inc": inc, "city": city, "id": ids}, label))
+            if shuffle:
+                ds = ds.shuffle(100, seed=1).repeat()
+            return ds.batch(16)
+        return fn
+
+    city_v = fc.categorical_column_with_vocabulary_list("city", ["a", "b", "c", "d"])
+    idc = fc.categorical_column_with_identity("id", 6)
+    dnn_cols = [fc.bucketized_column(fc.numeric_column("age"), [25, 35, 45, 55]),
+                fc.embedding_column(city_v, 3), fc.embedding_column(idc, 2, combiner="sqrtn")]
+    lin_cols = [fc.numeric_column("inc", normalizer_fn=lambda x: x / 100.0), city_v,
+                fc.crossed_column(["city", idc], 7)]
+    cfg = tf.estimator.RunConfig(tf_random_seed=3)
+    est = tf.estimator.DNNLinearCombinedClassifier(
+        linear_feature_columns=lin_cols, dnn_feature_columns=dnn_cols, dnn_hidden_units=[6],
+        model_dir=tempfile.mkdtemp(), config=cfg)
+    est.train(input_fn(True), steps=20)
+    got = {k: round(float(v), 5) for k, v in sorted(est.evaluate(input_fn(False)).items())}
+    assert got == {"accuracy": 0.5, "accuracy_baseline": 0.55, "auc": 0.6525,
+                   "auc_precision_recall": 0.71695, "average_loss": 0.72571,
+                   "global_step": 20.0, "label/mean": 0.55, "loss": 10.88569, "precision": 1.0,
+                   "prediction/mean": 0.36846, "recall": 0.09091}
+    reg = tf.estimator.DNNRegressor([5], dnn_cols + [fc.indicator_column(idc)],
+                                    model_dir=tempfile.mkdtemp(), config=cfg)
+    reg.train(input_fn(True, inc / 10), steps=20)
+    got = {k: round(float(v), 5) for k, v in sorted(reg.evaluate(input_fn(False, inc / 10)).items())}
+    assert got == {"average_loss": 13.72014, "global_step": 20.0, "label/mean": 5.0917,
+                   "loss": 205.80208, "prediction/mean": 3.02254}

@@ -1153,7 +1153,9 @@ def dense_input(features, feature_columns, weight_collections=None, trainable=Tr
                 out = _flat_dense(column, tensor)
                 outputs.append(out)
                 if cols_to_vars is not None:
-                    cols_to_vars[column] = _vars_created(before)
+                    cols_to_vars[column] = (_var_parts(builder._state[column])
+                                            if column in builder._state
+                                            else _vars_created(before))
                 if cols_to_output_tensors is not None:
                     cols_to_output_tensors[column] = out
         _verify_static_batch_size_equality(outputs, columns)
