@@ -4,9 +4,10 @@ Dataset.map functions.
 TF 1.x seeds a random op without an op seed with the number of ops the graph (or the tf.data
 function) holds when it is made; ours are TF's Philox kernels, so a seeded augmentation
 pipeline prints TF's pixels only if each image op made as many ops before. Where TF builds a
-Switch/Merge cond (random flips of one image, rot90's case) tideflow builds one Select or the
-one rotation and skips the ids of TF's other ops. The expected lists and values below are what
-real TF 1.15 printed for the same programs.
+Switch/Merge cond, tideflow builds its functional cond (a random flip of one image), the one
+rotation of a constant k (rot90's case) or one DecodeImage op (decode_image's nested conds), and
+skips the ids of TF's other ops. The expected lists and values below are what real TF 1.15
+printed for the same programs.
 """
 
 import numpy as np

@@ -17,7 +17,6 @@ from tideflow.ops import (
     concat_ops,
     cond,
     control_flow_ops,
-    gather_ops,
     logging_ops,
     math_ops,
     pad_ops,
@@ -303,17 +302,10 @@ def _random_flip(image, axis, seed, scope):
         if ndims in (3, None):
             u = random_ops.random_uniform([], 0, 1.0, seed=seed)
             pred = math_ops.less(u, 0.5)
-            if in_data_function():
-                return _fix_flip_shape(image, cond.cond(
-                    pred, lambda: pad_ops.reverse(image, [axis]), lambda: image, name=name))
-            # TF 1.x builds a cond here (Switch, switch_t, switch_f, pred_id, the Switch of the
-            # image into each branch, Merge): one Select does the same, and the ids of TF's
-            # other six ops are skipped so later ops number as in TF; it keeps TF's name
-            graph = ops.get_default_graph()
-            graph._skip_op_ids(4)
-            flipped = pad_ops.reverse(image, [axis])
-            graph._skip_op_ids(2)
-            out = gather_ops.where(pred, flipped, image, name="Merge")
+            # TF 1.x's cond (a functional If here, counted as TF's Switch/Merge frame, or as
+            # TF 1.15's If in a tf.data function), so later ops number as in TF
+            out = cond.cond(pred, lambda: pad_ops.reverse(image, [axis]), lambda: image,
+                            name=name)
         elif ndims == 4:
             batch = array_ops.shape(image)[0]
             u = random_ops.random_uniform([batch], 0, 1.0, seed=seed)
