@@ -302,3 +302,36 @@ def test_dnn_linear_combined_and_dnn_regressor_print_tf_numbers():
     got = {k: round(float(v), 5) for k, v in sorted(reg.evaluate(input_fn(False, inc / 10)).items())}
     assert got == {"average_loss": 13.72014, "global_step": 20.0, "label/mean": 5.0917,
                    "loss": 205.80208, "prediction/mean": 3.02254}
+
+
+def test_dnn_over_shared_embeddings_builds_the_v1_input_layer(_graph):
+    # shared embedding columns are v1 columns in TF 1.15: a ref-variable table made with the
+    # transforms, so the hidden layers' kernels get TF's op seeds
+    a = fc.categorical_column_with_identity("a", 5)
+    b = fc.categorical_column_with_identity("b", 5)
+    cols = fc.shared_embedding_columns([a, b], 2) + [fc.numeric_column("x")]
+    est = tf.estimator.DNNClassifier([4], cols, model_dir=tempfile.mkdtemp(),
+                                     config=tf.estimator.RunConfig(tf_random_seed=3))
+    tf.train.get_or_create_global_step()
+    feats = {"a": tf.constant([1, 2], tf.int64), "b": tf.constant([3, 4], tf.int64),
+             "x": tf.constant([1., 2.])}
+    est.model_fn(feats, tf.constant([[0], [1]], tf.int64), tf.estimator.ModeKeys.PREDICT,
+                 est.config)
+    assert _seeds(_graph) == [57, 252, 305]
+    names = [op.name for op in _graph.get_operations()]
+    assert ("dnn/input_from_feature_columns/input_layer/a_b_shared_embedding/"
+            "embedding_weights/part_0/read") in names
+
+
+def test_dnn_regressor_with_dropout_seeds(_graph):
+    cols = [fc.embedding_column(fc.categorical_column_with_hash_bucket("s", 9), 2),
+            fc.embedding_column(fc.categorical_column_with_identity("a", 5), 3, combiner="sum"),
+            fc.numeric_column("x", shape=(2,))]
+    est = tf.estimator.DNNRegressor([4, 3], cols, model_dir=tempfile.mkdtemp(),
+                                    config=tf.estimator.RunConfig(tf_random_seed=3),
+                                    dropout=0.2)
+    tf.train.get_or_create_global_step()
+    feats = {"a": tf.constant([[1], [2]], tf.int64), "s": tf.constant([["p"], ["q"]]),
+             "x": tf.constant([[1., 2.], [3., 4.]])}
+    est.model_fn(feats, tf.constant([[0.], [1.]]), tf.estimator.ModeKeys.TRAIN, est.config)
+    assert _seeds(_graph) == [11, 21, 219, 243, 288, 312, 357]

@@ -1128,13 +1128,16 @@ def dense_input(features, feature_columns, weight_collections=None, trainable=Tr
                              "categorical column with an embedding_column or "
                              f"indicator_column. Given: {column}")
     weight_collections = _weight_collections(weight_collections)
+    # TF 1.15 takes shared embedding columns as v1 columns: its estimators then build the v1
+    # input layer (ref variables, each made with its column's transform)
+    use_resource = None
+    if state_first and any(isinstance(c, _SharedEmbeddingColumn) for c in columns):
+        state_first, use_resource = False, False
     with variable_scope.variable_scope(None, default_name=scope_name,
-                                       values=list(features.values())):
+                                       values=list(features.values()),
+                                       use_resource=use_resource):
         builder = _LazyBuilder(features)
         outputs = []
-        # TF 1.15 takes shared embedding columns as v1 columns: no layer state then
-        state_first = state_first and not any(isinstance(c, _SharedEmbeddingColumn)
-                                              for c in columns)
         if state_first:
             for column in columns:
                 if isinstance(column, _EmbeddingColumn):
