@@ -197,6 +197,12 @@ _CASES = {
         lambda: tf.metrics.average_precision_at_k(tf.constant([[1, 0], [2, -1]], tf.int64),
                                                   _class_scores(), 2,
                                                   weights=tf.constant([1., 2.])), 171, []),
+    "contrib_streaming_curve_points": (
+        lambda: tf.contrib.metrics.streaming_curve_points(_labels(), _scores(), num_thresholds=5),
+        72, ["curve_points/stack", "curve_points/Tile_2", "curve_points/div_1",
+             "curve_points/stack_1", "curve_points/group_deps"]),
+    "contrib_streaming_auc": (lambda: tf.contrib.metrics.streaming_auc(_scores(), _labels()), 174,
+                              ["auc/Cast/x", "auc/value"]),
     "percentage_below": (lambda: tf.metrics.percentage_below(tf.constant([1., 2., 3.]), 2.5),
                          27, []),
 }

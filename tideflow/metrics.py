@@ -417,6 +417,13 @@ def _thresholded_counts(op_name, labels, predictions, weights, thresholds, names
             cast_ops.cast(predictions, dtypes.float32), cast_ops.cast(labels, dtypes.bool),
             weights)
     _check_shapes("confusion_matrix_at_thresholds", predictions, labels)
+    return _tiled_threshold_counts(predictions, labels, weights, thresholds, names)
+
+
+def _tiled_threshold_counts(predictions, labels, weights, thresholds, names):
+    """The counts' variables and updates from float ``predictions`` and ``labels`` of the same
+    shape: each flattened, compared with every threshold in a tiled
+    ``[thresholds, predictions]`` grid, as TF 1.15 (its ops and order)."""
     num_thresholds = len(thresholds)
     pred_col = array_ops.reshape(predictions, [-1, 1])
     label_row = array_ops.reshape(cast_ops.cast(labels, dtypes.bool), [1, -1])

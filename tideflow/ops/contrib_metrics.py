@@ -546,34 +546,18 @@ def _confusion_at_thresholds(predictions, labels, thresholds, weights=None,
     ``false_positives`` (shape ``[len(thresholds)]``) in the current variable scope, a
     prediction counting as positive when ``> threshold``; unlike ``tf.metrics`` no [0, 1]
     range check."""
-    from tideflow.ops import array_ops, math_ops, reduction_ops, state_ops
+    from tideflow.framework import dtypes
 
     m = _metrics()
     for key in includes:
         if key not in m._COUNT_NAMES:
             raise ValueError(f"Invalid key: {key}.")
-    predictions, labels, weights = m._remove_squeezable_dimensions(
-        m._to_float(predictions), labels, weights)
+    predictions, labels, weights = m._remove_squeezable_dimensions(predictions, labels, weights)
     predictions.get_shape().assert_is_compatible_with(labels.get_shape())
-    pred_row = array_ops.reshape(predictions, [1, -1])
-    label_pos = array_ops.reshape(m.cast_ops.cast(labels, "bool"), [1, -1])
-    thresh_col = np.asarray(thresholds, np.float32).reshape(-1, 1)
-    pred_pos = math_ops.greater(pred_row, thresh_col)
-    w_row = None
-    if weights is not None:
-        w_row = array_ops.reshape(
-            m._broadcast_weights("confusion_at_thresholds", weights, predictions), [1, -1])
-    values, updates = {}, {}
-    for key in includes:
-        lab = label_pos if key in ("tp", "fn") else math_ops.logical_not(label_pos)
-        pred = pred_pos if key in ("tp", "fp") else math_ops.logical_not(pred_pos)
-        hits = m._to_float(math_ops.logical_and(lab, pred))
-        if w_row is not None:
-            hits = hits * w_row
-        var = m._metric_variable([len(thresholds)], "float32", m._COUNT_NAMES[key])
-        values[key] = var
-        updates[key] = state_ops.assign_add(var, reduction_ops.reduce_sum(hits, 1))
-    return values, updates
+    if predictions.dtype.base_dtype != dtypes.float32:  # (TF takes float32 ones only)
+        predictions = m._to_float(predictions)
+    # TF 1.15's ops, as tf.metrics' counts after their range checks
+    return m._tiled_threshold_counts(predictions, labels, weights, thresholds, includes)
 
 
 def _at_thresholds(key, long_name):
@@ -697,11 +681,11 @@ def streaming_curve_points(labels=None, predictions=None, weights=None, num_thre
             predictions, labels, m._default_thresholds(num_thresholds), weights)
         eps = 1.0e-6
         tp, fn, tn, fp = (values[k].value() for k in ("tp", "fn", "tn", "fp"))
-        recall = math_ops.truediv(tp + eps, tp + fn + eps)
+        recall = math_ops.div(tp + eps, tp + fn + eps)
         if curve == "ROC":
-            xs, ys = math_ops.truediv(fp, fp + tn + eps), recall
+            xs, ys = math_ops.div(fp, fp + tn + eps), recall
         else:
-            xs, ys = recall, math_ops.truediv(tp + eps, tp + fp + eps)
+            xs, ys = recall, math_ops.div(tp + eps, tp + fp + eps)
         points = array_ops.stack([xs, ys], axis=1)
         update_op = control_flow_ops.group(*updates.values())
         m._add_collections(points, update_op, metrics_collections, updates_collections)
