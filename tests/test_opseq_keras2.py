@@ -407,3 +407,15 @@ def test_reading_the_learning_rate_before_training_makes_tf_hyperparameters(_fre
     m.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
     assert m.optimizer.iterations.op.name == "training/SGD/iter"
     assert tf.keras.backend.get_value(m.optimizer.lr) == 0.5
+
+
+def test_binary_crossentropy_of_probabilities_builds_tf_ops(_fresh_graph):
+    yt = tf.placeholder(tf.float32, [None, 3])
+    yp = tf.placeholder(tf.float32, [None, 3])
+    before = _fresh_graph._last_id
+    tf.keras.losses.binary_crossentropy(yt, yp)
+    made = [op.name for op in _fresh_graph.get_operations() if op._id > before]
+    assert made == [  # TF 1.15's (label smoothing's constant, the clipped probabilities)
+        "Const", "Const_1", "sub/x", "sub", "clip_by_value/Minimum", "clip_by_value", "add/y",
+        "add", "Log", "mul", "sub_1/x", "sub_1", "sub_2/x", "sub_2", "add_1/y", "add_1",
+        "Log_1", "mul_1", "add_2", "Neg", "Mean/reduction_indices", "Mean"]
