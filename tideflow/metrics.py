@@ -481,9 +481,6 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     if summation_method not in ("trapezoidal", "careful_interpolation", "minoring", "majoring"):
         raise ValueError(f"auc: invalid summation_method {summation_method!r} (expected "
                          f"'trapezoidal', 'careful_interpolation', 'minoring' or 'majoring')")
-    if curve == "PR" and summation_method == "trapezoidal":
-        tf_logging.warning("auc: the trapezoidal rule is known to give inaccurate PR-AUCs; "
-                           "summation_method='careful_interpolation' is preferred.")
     with vs.variable_scope(name, "auc", (labels, predictions, weights)):
         if thresholds is not None:
             thresholds = ([0.0 - _KEPSILON] + sorted(float(t) for t in thresholds)
@@ -521,6 +518,10 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
             # TF 1.15's ops, in its order (so the ops after the metric number as in TF)
             if curve == "PR" and summation_method == "careful_interpolation":
                 return careful_pr(c, name)
+            if curve == "PR" and summation_method == "trapezoidal":
+                # TF 1.15's warning, logged for the value and for the update
+                tf_logging.warning("Trapezoidal rule is known to produce incorrect PR-AUCs; "
+                                   'please switch to "careful_interpolation" instead.')
             eps = 1.0e-6
             tp, fn, tn, fp = c["tp"], c["fn"], c["tn"], c["fp"]
             rec = math_ops.div(tp + eps, tp + fn + eps)
