@@ -335,3 +335,18 @@ def test_dnn_regressor_with_dropout_seeds(_graph):
              "x": tf.constant([[1., 2.], [3., 4.]])}
     est.model_fn(feats, tf.constant([[0.], [1.]]), tf.estimator.ModeKeys.TRAIN, est.config)
     assert _seeds(_graph) == [11, 21, 219, 243, 288, 312, 357]
+
+
+def test_columns_repr_as_tf_v2_columns():
+    ident = fc.categorical_column_with_identity("i", 3)
+    assert repr(fc.indicator_column(ident)) == (
+        "IndicatorColumn(categorical_column=IdentityCategoricalColumn(key='i', "
+        "number_buckets=3, default_value=None))")
+    assert repr(fc.bucketized_column(fc.numeric_column("x"), [1.])) == (
+        "BucketizedColumn(source_column=NumericColumn(key='x', shape=(1,), "
+        "default_value=None, dtype=tf.float32, normalizer_fn=None), boundaries=(1.0,))")
+    assert repr(fc.categorical_column_with_vocabulary_list("v", ["a"])) == (
+        "VocabularyListCategoricalColumn(key='v', vocabulary_list=('a',), dtype=tf.string, "
+        "default_value=-1, num_oov_buckets=0)")
+    assert repr(fc.crossed_column(["a", "b"], 3)) == (
+        "CrossedColumn(keys=('a', 'b'), hash_bucket_size=3, hash_key=None)")

@@ -43,6 +43,18 @@ _SparseTensor = sparse_tensor.SparseTensor
 class _FeatureColumn:
     """A feature column: a name, a parse spec and a transformation."""
 
+    # the class name (and field names) TF 1.15's repr shows: tf.feature_column's constructors
+    # make its v2 classes there
+    _tf_repr_name = None
+    _tf_repr_fields = None
+
+    def __repr__(self):
+        name = type(self)._tf_repr_name
+        if name is None or not hasattr(self, "_fields"):
+            return super().__repr__()
+        fields = type(self)._tf_repr_fields or self._fields
+        return f"{name}({', '.join(f'{f}={v!r}' for f, v in zip(fields, self))})"
+
     @property
     def name(self):
         raise NotImplementedError
@@ -206,6 +218,8 @@ class _NumericColumn(_DenseColumn, collections.namedtuple(
         "_NumericColumn", ["key", "shape", "default_value", "dtype", "normalizer_fn"])):
     """A dense float feature of a fixed shape."""
 
+    _tf_repr_name = "NumericColumn"
+
     @property
     def name(self):
         return self.key
@@ -289,6 +303,8 @@ def _bucketize(x, boundaries):
 class _BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple(
         "_BucketizedColumn", ["source_column", "boundaries"])):
     """A numeric column split into ranges by ``boundaries``."""
+
+    _tf_repr_name = "BucketizedColumn"
 
     @property
     def name(self):
@@ -402,6 +418,8 @@ class _VocabularyListColumn(_VarLenKeyColumn, _CategoricalColumn, collections.na
                                   "num_oov_buckets"])):
     """Ids by position in an in-memory vocabulary."""
 
+    _tf_repr_name = "VocabularyListCategoricalColumn"
+
     def _transform_feature(self, inputs):
         t, key_dtype = _lookup_keys(inputs, self.key, self.dtype)
         table = lookup_ops.index_table_from_tensor(
@@ -452,6 +470,8 @@ class _VocabularyFileColumn(_VarLenKeyColumn, _CategoricalColumn, collections.na
                                   "num_oov_buckets", "dtype", "default_value"])):
     """Ids by line number in a vocabulary file."""
 
+    _tf_repr_name = "VocabularyFileCategoricalColumn"
+
     def _transform_feature(self, inputs):
         t, key_dtype = _lookup_keys(inputs, self.key, self.dtype)
         table = lookup_ops.index_table_from_file(
@@ -491,6 +511,9 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
 class _IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
         "_IdentityCategoricalColumn", ["key", "num_buckets", "default_value"])):
     """Integer features used as ids directly."""
+
+    _tf_repr_name = "IdentityCategoricalColumn"
+    _tf_repr_fields = ("key", "number_buckets", "default_value")
 
     @property
     def name(self):
@@ -552,6 +575,8 @@ class _HashedCategoricalColumn(_VarLenKeyColumn, _CategoricalColumn, collections
         "_HashedCategoricalColumn", ["key", "hash_bucket_size", "dtype"])):
     """Ids as ``Fingerprint64(str(value)) % hash_bucket_size``."""
 
+    _tf_repr_name = "HashedCategoricalColumn"
+
     @property
     def _num_buckets(self):
         return self.hash_bucket_size
@@ -584,6 +609,8 @@ def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.stri
 class _WeightedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
         "_WeightedCategoricalColumn", ["categorical_column", "weight_feature_key", "dtype"])):
     """A categorical column whose ids carry the weights of another feature."""
+
+    _tf_repr_name = "WeightedCategoricalColumn"
 
     @property
     def name(self):
@@ -633,6 +660,8 @@ def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dt
 class _CrossedColumn(_CategoricalColumn, collections.namedtuple(
         "_CrossedColumn", ["keys", "hash_bucket_size", "hash_key"])):
     """Hashed crosses of raw string/integer features and categorical columns."""
+
+    _tf_repr_name = "CrossedColumn"
 
     @property
     def name(self):
@@ -714,6 +743,8 @@ def crossed_column(keys, hash_bucket_size, hash_key=None):
 class _IndicatorColumn(_DenseColumn, collections.namedtuple(
         "_IndicatorColumn", ["categorical_column"])):
     """Multi-hot counts (or summed weights) of a categorical column's ids."""
+
+    _tf_repr_name = "IndicatorColumn"
 
     @property
     def name(self):
@@ -883,6 +914,8 @@ class _EmbeddingColumn(_EmbeddingBase, collections.namedtuple(
                              "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm",
                              "trainable"])):
     """A learned ``dimension``-vector per id, combined per example."""
+
+    _tf_repr_name = "EmbeddingColumn"
 
     @property
     def name(self):
