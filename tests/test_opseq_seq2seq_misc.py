@@ -353,3 +353,45 @@ def test_dilated_convolution_over_unknown_sizes_makes_tf_1_15s_paddings(make, se
         s.run(tf.global_variables_initializer())
         got = s.run(y, {x: np.random.RandomState(0).randn(2, 9, 8, 3)})
     assert got.shape == (2,) + size + (4,)
+
+
+def test_moving_averages_of_variables_read_by_others_keep_tf_1_15s_seeds_and_values():
+    tf.set_random_seed(6)
+    a = tf.Variable(tf.random_normal([3]))
+    b = tf.Variable(a.initialized_value() * 2)
+    step = tf.train.get_or_create_global_step()
+    ema = tf.train.ExponentialMovingAverage(0.9, num_updates=step)
+    update = ema.apply([a, b])
+    w2 = tf.Variable(tf.random_normal([3]))
+    # TF 1.15 guards each initial value that reads another variable (the other's
+    # initialized_value and the ops between, rebuilt): its op count
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert "cond/Merge_Variable_1" in names and "mul_Variable_1" in names
+    with tf.control_dependencies([update]):
+        train = tf.group(tf.assign_add(step, 1), tf.assign_add(a, [0.5, 0.5, 0.5]))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        first = s.run([a, b, w2])
+        for _ in range(3):
+            s.run(train)
+        averages = s.run([ema.average(a), ema.average(b)])
+    # TF 1.15's
+    np.testing.assert_allclose(first[0], [-0.341809, -0.860273, 0.123064], atol=1e-6)
+    np.testing.assert_allclose(first[1], [-0.683618, -1.720546, 0.246127], atol=1e-6)
+    np.testing.assert_allclose(first[2], [-1.255527, 0.050758, -0.028737], atol=1e-6)
+    np.testing.assert_allclose(averages[0], [0.510464, -0.008, 0.975336], atol=1e-6)
+    np.testing.assert_allclose(averages[1], [-0.683618, -1.720546, 0.246127], atol=1e-6)
+
+
+def test_initial_values_reading_an_initialized_value_and_the_variable_as_tf_1_15():
+    tf.set_random_seed(6)
+    a = tf.Variable(tf.random_normal([3]))
+    b = tf.Variable(a.initialized_value() + a)
+    c = tf.Variable(a * 2)
+    w2 = tf.Variable(tf.random_normal([3]))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got = s.run([b, c, w2])
+    np.testing.assert_allclose(got[0], [-0.683618, -1.720546, 0.246127], atol=1e-6)  # TF's
+    np.testing.assert_allclose(got[1], [-0.683618, -1.720546, 0.246127], atol=1e-6)
+    np.testing.assert_allclose(got[2], [0.167637, -0.179839, -0.519271], atol=1e-6)

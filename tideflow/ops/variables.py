@@ -79,6 +79,13 @@ _GUARD_STOP = {"IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp", 
                "RefExit", "NextIteration", "RefNextIteration", "LoopCond"}
 
 
+def _initialized_value_of(op):
+    """The ref variable whose ``initialized_value()`` cond ``op`` is (None for other ops)."""
+    if op._type != "If":
+        return None
+    return getattr(op._graph, "_initialized_value_ifs", {}).get(op)
+
+
 def _may_read_variable(op, g):
     """Whether a variable op is among the inputs of ``op``, transitively (the walk stops at the
     ops of ``_GUARD_STOP``, as the guard's). Ops found to reach none are remembered on the graph
@@ -97,6 +104,8 @@ def _may_read_variable(op, g):
         if o._type in _VARIABLE_OPS:
             return True
         if o._type in _GUARD_STOP:
+            if _initialized_value_of(o) is not None:
+                return True
             continue
         for t in o._inputs:
             i = t._op
@@ -136,6 +145,9 @@ def _guard_uninitialized(value, var_name):
         if op.type in _VARIABLE_OPS:
             reads[op] = op in by_var_op
             return reads[op]
+        if _initialized_value_of(op) is not None:
+            reads[op] = True
+            return True
         if op.type in _GUARD_STOP:
             reads[op] = False
             return False
@@ -159,14 +171,34 @@ def _guard_uninitialized(value, var_name):
     except RecursionError:
         return value
     rebuilt = {}
+    counted = set()  # the variables whose TF initialized_value ids were skipped
 
     def guarded(t):
         op = t.op
         if not reads.get(op):
             return t
         new = rebuilt.get(op)
+        if new is None and _initialized_value_of(op) is not None:
+            # another variable's initialized_value() (our If, already safe: kept as it is).
+            # TF 1.15 walks into its Switch/Merge cond to the variable: the ids of that
+            # variable's own initialized_value (its IsVariableInitialized and 8 cond ops, once
+            # per variable) and of its RefSwitch and read rebuilt are skipped (the Merge and
+            # the ops after it are rebuilt here, named as TF's)
+            var = _initialized_value_of(op)
+            rebuilt[op] = new = op
+            # its false branch first: the variable's initial value, rebuilt (unused) where
+            # it reads variables too, then its Switch
+            init = var._initial_value
+            if isinstance(init, ops.Tensor) and init.graph is g and depends(init.op, set()):
+                guarded(init)
+                g._skip_op_ids(1)
+            var_op = var._variable.op
+            g._skip_op_ids((9 if var_op not in counted else 0) + 2)
+            counted.add(var_op)
+            rebuilt.setdefault(var_op, op)  # (its value where the variable is read again)
         if new is None:
             if op.type in _VARIABLE_OPS:  # in the new variable's name scope, as TF
+                counted.add(op)
                 new = by_var_op[op].initialized_value().op
             else:
                 inputs = [guarded(x) for x in op._inputs]
@@ -493,8 +525,16 @@ class Variable(metaclass=_VariableMeta):
 
             cond = getattr(_cond_module, "cond", None)
             if cond is not None:
-                return cond(state_ops.is_variable_initialized(self), self.read_value,
-                            lambda: self._initial_value)
+                out = cond(state_ops.is_variable_initialized(self), self.read_value,
+                           lambda: self._initial_value)
+                if_op = out.op._inputs[0].op if out.op._inputs else None
+                if (if_op is not None and if_op._type == "If"
+                        and not getattr(self, "_resource", False)):
+                    # (see _guard_uninitialized)
+                    if getattr(g, "_initialized_value_ifs", None) is None:
+                        g._initialized_value_ifs = {}
+                    g._initialized_value_ifs[if_op] = self
+                return out
             return array_ops.identity(self._initial_value)
 
     # -- updating ---------------------------------------------------------------------------
