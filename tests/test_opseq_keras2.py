@@ -258,6 +258,7 @@ _O = "tf.keras.optimizers."
 # group, the initializer of the new variables) for Dense(2) on Input(3,), and for
 # Dense(4) -> Dense(2)
 _TF_FIT_OPS = [("'sgd'", 115, 122), ("'adam'", 165, 196), ("'rmsprop'", 169, 218),
+               ("'adagrad'", 122, 141),
                ("'adadelta'", 140, 171), (_O + "RMSprop(momentum=0.5)", 151, 182),
                (_O + "SGD(0.1, clipnorm=1.0)", 149, 190), (_O + "Adam(decay=0.01)", 172, 203)]
 

@@ -43,6 +43,11 @@ def _ref_adagrad(r, g, s, a):
     return {"var": r["var"] - s["lr"] * g / np.sqrt(accum), "accum": accum}
 
 
+def _ref_adagrad_v2(r, g, s, a):
+    accum = r["accum"] + g * g if a.get("update_slots", True) else r["accum"]
+    return {"var": r["var"] - s["lr"] * g / (np.sqrt(accum) + s["epsilon"]), "accum": accum}
+
+
 def _ref_adagrad_da(r, g, s, a):
     acc = r["gradient_accumulator"] + g
     sq = r["gradient_squared_accumulator"] + g * g
@@ -258,6 +263,10 @@ CASES = [
     _row("ApplyAdagrad", _ref_adagrad, {"lr": 0.3}, {"update_slots": False},
          name="ApplyAdagrad_no_slot_update"),
     _row("SparseApplyAdagrad", _ref_adagrad, {"lr": 0.3}),
+    _row("ApplyAdagradV2", _ref_adagrad_v2, {"lr": 0.3, "epsilon": 0.01}),
+    _row("ApplyAdagradV2", _ref_adagrad_v2, {"lr": 0.3, "epsilon": 0.01},
+         {"update_slots": False}, name="ApplyAdagradV2_no_update"),
+    _row("SparseApplyAdagradV2", _ref_adagrad_v2, {"lr": 0.3, "epsilon": 0.01}),
     _row("ApplyAdagradDA", _ref_adagrad_da, _ADAGRAD_DA),
     _row("ApplyAdagradDA", _ref_adagrad_da, {**_ADAGRAD_DA, "l1": 0.0},
          name="ApplyAdagradDA_no_l1"),

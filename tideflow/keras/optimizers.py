@@ -488,23 +488,28 @@ class _KerasAdagrad(_KerasSlots, tf.train.AdagradOptimizer):
     def _slot_table(self):
         return (("accumulator", "accumulator", self._initial_accumulator_value),)
 
-    def _keras_step(self, grad, acc_t, var):
+    def _prepare(self):
+        super()._prepare()
+        self._keras_eps = {}  # per dtype, made once a step
+
+    def _eps(self, var):
         dt = var.dtype.base_dtype
-        lr = tf.cast(self._learning_rate_tensor, dt)
-        return lr * grad / (tf.sqrt(acc_t) + tf.constant(self._keras_epsilon, dt))
+        got = self._keras_eps.get(dt)
+        if got is None:
+            got = self._keras_eps[dt] = tf.constant(self._keras_epsilon, dt)
+        return got
 
     def _apply_dense(self, grad, var):
-        acc = self.get_slot(var, "accumulator")
-        acc_t = tf.assign_add(acc, tf.square(grad), use_locking=self._use_locking)
-        return tf.assign_sub(var, self._keras_step(grad, acc_t, var),
-                             use_locking=self._use_locking).op
+        lr = tf.cast(self._learning_rate_tensor, var.dtype.base_dtype)
+        return training_ops.apply_adagrad_v2(
+            var, self.get_slot(var, "accumulator"), lr, self._eps(var), grad,
+            use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        acc = self.get_slot(var, "accumulator")
-        g, idx = grad.values, grad.indices
-        acc_t = tf.scatter_add(acc, idx, tf.square(g), use_locking=self._use_locking)
-        step = self._keras_step(g, tf.gather(acc_t, idx), var)
-        return tf.scatter_sub(var, idx, step, use_locking=self._use_locking).op
+        lr = tf.cast(self._learning_rate_tensor, var.dtype.base_dtype)
+        return training_ops.sparse_apply_adagrad_v2(
+            var, self.get_slot(var, "accumulator"), lr, self._eps(var), grad.values,
+            grad.indices, use_locking=self._use_locking).op
 
 
 class _KerasAdadelta(_KerasSlots, tf.train.AdadeltaOptimizer):
@@ -675,6 +680,9 @@ class _ZeroRMSProp(_KerasSlots, tf.train.RMSPropOptimizer):
 
 class Adagrad(Optimizer):
     """Adagrad (``learning_rate=0.001, initial_accumulator_value=0.1``)."""
+
+    def _tf_extra_step_ops(self):
+        return 0 if self.initial_decay else 2
 
     def __init__(self, learning_rate=None, initial_accumulator_value=0.1, epsilon=1e-7,
                  name="Adagrad", **kwargs):

@@ -56,6 +56,13 @@ def _adagrad(var, accum, grad, lr, *, update_slots):
     var -= lr * grad / np.sqrt(accum)
 
 
+def _adagrad_v2(var, accum, grad, lr, epsilon, *, update_slots):
+    # (Keras's Adagrad: epsilon beside the root, so an accumulator may start at zero)
+    if update_slots:
+        accum += grad * grad
+    var -= lr * grad / (np.sqrt(accum) + epsilon)
+
+
 def _proximal_adagrad(var, accum, grad, lr, l1, l2):
     accum += grad * grad
     rate = lr / np.sqrt(accum)
@@ -479,6 +486,10 @@ _OPS = (
      _FLOATS_AND_COMPLEX),
     ("SparseApplyAdagrad", "var accum lr grad indices", _adagrad,
      ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
+    ("ApplyAdagradV2", "var accum lr epsilon grad", _adagrad_v2,
+     ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
+    ("SparseApplyAdagradV2", "var accum lr epsilon grad indices", _adagrad_v2,
+     ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
     ("ApplyAdagradDA", _ADAGRAD_DA, _adagrad_da, (), _FLOATS),
     ("SparseApplyAdagradDA", _ADAGRAD_DA.replace("grad ", "grad indices "), _adagrad_da, (),
      _FLOATS),
@@ -562,6 +573,8 @@ apply_adadelta = _wrapper("ApplyAdadelta")
 sparse_apply_adadelta = _wrapper("SparseApplyAdadelta")
 apply_adagrad = _wrapper("ApplyAdagrad")
 sparse_apply_adagrad = _wrapper("SparseApplyAdagrad")
+apply_adagrad_v2 = _wrapper("ApplyAdagradV2")
+sparse_apply_adagrad_v2 = _wrapper("SparseApplyAdagradV2")
 apply_adagrad_da = _wrapper("ApplyAdagradDA")
 sparse_apply_adagrad_da = _wrapper("SparseApplyAdagradDA")
 apply_proximal_adagrad = _wrapper("ApplyProximalAdagrad")
