@@ -599,100 +599,17 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
 # --------------------------------------------------------------------------- top-k
 
 
+def _no_sparse_labels(op_name, labels):
+    if isinstance(labels, (SparseTensor, SparseTensorValue)):
+        raise NotImplementedError(f"{op_name}: SparseTensor labels are not supported by "
+                                  f"tideflow; pass dense int labels (-1 pads a row)")
+
+
 def _at_k_name(name, k=None, class_id=None):
     name = f"{name}_at_{k}" if k is not None else f"{name}_at_k"
     if class_id is not None:
         name = f"{name}_class{class_id}"
     return name
-
-
-def _top_k_counts(op_name, labels, predictions, k, class_id, weights):
-    """Per-row (tp, fp, fn) of the top-``k`` predicted classes against the label sets."""
-    if isinstance(labels, (SparseTensor, SparseTensorValue)):
-        raise NotImplementedError(f"{op_name}: SparseTensor labels are not supported by "
-                                  f"tideflow; pass dense int labels (-1 pads a row)")
-    if not isinstance(k, int) or k < 1:
-        raise ValueError(f"{op_name}: invalid k={k!r} (expected an int >= 1)")
-    predictions = ops.convert_to_tensor(predictions)
-    labels = ops.convert_to_tensor(labels)
-    pshape, lshape = predictions.get_shape(), labels.get_shape()
-    num_classes = pshape[-1].value if pshape.ndims else None
-    if num_classes is None:
-        raise ValueError(f"{op_name}: the last dimension of predictions (the classes) must be "
-                         f"known, got shape {pshape}")
-    if lshape.ndims is not None:
-        if lshape.ndims == pshape.ndims - 1:
-            labels = array_ops.expand_dims(labels, -1)
-        elif lshape.ndims != pshape.ndims:
-            raise ValueError(f"{op_name}: labels of shape {lshape} do not match predictions of "
-                             f"shape {pshape} (expected [D1, ... DN] or [D1, ... DN, num_labels] "
-                             f"for predictions [D1, ... DN, num_classes])")
-        if not labels.get_shape()[:-1].is_compatible_with(pshape[:-1]):
-            raise ValueError(f"{op_name}: leading dimensions of labels {lshape} and predictions "
-                             f"{pshape} differ")
-    _, top_idx = nn_impl.top_k(predictions, k)
-    # Class-membership masks [D1, ... DN, num_classes]; labels outside [0, num_classes) drop out.
-    pred_mask = reduction_ops.reduce_max(
-        range_ops.one_hot(top_idx, num_classes, dtype=dtypes.float64), -2)
-    label_mask = reduction_ops.reduce_max(
-        range_ops.one_hot(cast_ops.cast(labels, dtypes.int64), num_classes,
-                          dtype=dtypes.float64), -2)
-    if class_id is not None:
-        pred_mask = pred_mask[..., class_id]
-        label_mask = label_mask[..., class_id]
-    one = np.float64(1.0)
-    counts = {
-        "tp": math_ops.multiply(pred_mask, label_mask),
-        "fp": math_ops.multiply(pred_mask, math_ops.subtract(one, label_mask)),
-        "fn": math_ops.multiply(label_mask, math_ops.subtract(one, pred_mask)),
-    }
-    if class_id is None:
-        counts = {key: reduction_ops.reduce_sum(c, -1) for key, c in counts.items()}
-    if weights is not None:
-        weights = cast_ops.cast(ops.convert_to_tensor(weights), dtypes.float64)
-        row_shape = counts["tp"].get_shape()
-        ws = weights.get_shape()
-        if ws.ndims not in (None, 0) and not (
-                ws.ndims == row_shape.ndims and all(
-                    w.value is None or r.value is None or w.value in (1, r.value)
-                    for w, r in zip(ws.dims, row_shape.dims))):
-            raise ValueError(f"{op_name}: weights of shape {ws} cannot be broadcast to the rows "
-                             f"{row_shape} (expected a scalar or one weight per row)")
-        counts = {key: math_ops.multiply(c, weights) for key, c in counts.items()}
-    return counts
-
-
-def _at_k_metric(kind, other, labels, predictions, k, class_id, weights, metrics_collections,
-                 updates_collections, name):
-    with ops.name_scope(name, _at_k_name(kind, k, class_id),
-                        (predictions, labels, weights)) as scope:
-        counts = _top_k_counts(f"{kind}_at_k", labels, predictions, k, class_id, weights)
-        return _streaming_at_k_ratio(counts, other, k, class_id, scope, metrics_collections,
-                                     updates_collections)
-
-
-_OTHER_NAMES = {"fp": "false_positive", "fn": "false_negative"}
-
-
-def _streaming_at_k_ratio(counts, other, k, class_id, scope, metrics_collections,
-                          updates_collections):
-    """``tp / (tp + other)`` over the running sums of the per-row ``counts`` (float64
-    variables ``true_positive_at_<k>`` and ``false_<other>_at_<k>`` in the name scope
-    ``scope``); like TensorFlow, 0 / 0 is NaN here (no positives seen yet)."""
-    state = {}
-    for key, label in (("tp", "true_positive"), (other, _OTHER_NAMES[other])):
-        with ops.name_scope(None, _at_k_name(label, k, class_id)) as var_scope:
-            var = variables.Variable(
-                np.float64(0.0), trainable=False, name=var_scope, dtype=dtypes.float64,
-                collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES])
-            batch = reduction_ops.reduce_sum(counts[key])
-            state[key] = (var.value(), state_ops.assign_add(var, batch, name="update"))
-    tp, tp_up = state["tp"]
-    o, o_up = state[other]
-    value = math_ops.truediv(tp, math_ops.add(tp, o), name=scope)
-    update_op = math_ops.truediv(tp_up, math_ops.add(tp_up, o_up), name="update")
-    _add_collections(value, update_op, metrics_collections, updates_collections)
-    return value, update_op
 
 
 def precision_at_k(labels, predictions, k, class_id=None, weights=None,
@@ -703,17 +620,15 @@ def precision_at_k(labels, predictions, k, class_id=None, weights=None,
     ``[0, num_classes)`` are ignored); ``predictions``: ``[D1, ... DN, num_classes]`` scores.
     With ``class_id`` only that class counts.  ``weights``: a scalar or one weight per row.
     """
-    if isinstance(k, (int, np.integer)) and k >= 1 and not isinstance(
-            labels, (SparseTensor, SparseTensorValue)):
-        # as TF: through the top-k indices and set operations
-        with ops.name_scope(name, _at_k_name("precision", k, class_id),
-                            (predictions, labels, weights)) as scope:
-            _, top_idx = nn_impl.top_k(ops.convert_to_tensor(predictions), int(k))
-            return _at_top_k_metric("precision", "fp", labels, top_idx, int(k), class_id,
-                                    weights, metrics_collections, updates_collections, scope,
-                                    "precision_at_k")
-    return _at_k_metric("precision", "fp", labels, predictions, k, class_id, weights,
-                        metrics_collections, updates_collections, name)
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"precision_at_k: invalid k={k!r} (expected an int >= 1)")
+    _no_sparse_labels("precision_at_k", labels)
+    # as TF: through the top-k indices and set operations
+    with ops.name_scope(name, _at_k_name("precision", k, class_id),
+                        (predictions, labels, weights)) as scope:
+        _, top_idx = nn_impl.top_k(ops.convert_to_tensor(predictions), int(k))
+        return _at_top_k_metric("precision", "fp", labels, top_idx, int(k), class_id, weights,
+                                metrics_collections, updates_collections, scope)
 
 
 def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
@@ -723,15 +638,13 @@ def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_col
     labels outside ``[0, num_classes)`` always count as false negatives (as in TF)."""
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"recall_at_k: invalid k={k!r} (expected an int >= 1)")
-    if isinstance(labels, (SparseTensor, SparseTensorValue)):
-        raise NotImplementedError("recall_at_k: SparseTensor labels are not supported by "
-                                  "tideflow; pass dense int labels")
+    _no_sparse_labels("recall_at_k", labels)
     # as TF: through the top-k indices, so labels that are no class count as false negatives
     with ops.name_scope(name, _at_k_name("recall", k, class_id),
                         (predictions, labels, weights)) as scope:
         _, top_idx = nn_impl.top_k(ops.convert_to_tensor(predictions), int(k))
         return _at_top_k_metric("recall", "fn", labels, top_idx, int(k), class_id, weights,
-                                metrics_collections, updates_collections, scope, "recall_at_k")
+                                metrics_collections, updates_collections, scope)
 
 
 sparse_precision_at_k = precision_at_k
@@ -942,69 +855,6 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
 # --------------------------------------------------------------------------- top-k given indices
 
 
-def _membership(op_name, labels, predictions_idx):
-    """``(predictions_idx, labels, relevant, label_hit, label_valid)`` (int64 indices and labels
-    of the same rank, float64 masks): ``relevant[..., i]`` is 1 where ``predictions_idx[..., i]``
-    is among the row's labels, ``label_hit[..., j]`` where label ``j`` is among the predictions,
-    ``label_valid[..., j]`` where label ``j`` is >= 0 (negative labels pad a row)."""
-    if isinstance(labels, (SparseTensor, SparseTensorValue)):
-        raise NotImplementedError(f"{op_name}: SparseTensor labels are not supported by "
-                                  f"tideflow; pass dense int labels (-1 pads a row)")
-    predictions_idx = cast_ops.cast(ops.convert_to_tensor(predictions_idx), dtypes.int64)
-    labels = cast_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
-    pshape, lshape = predictions_idx.get_shape(), labels.get_shape()
-    if pshape.ndims is None or lshape.ndims is None:
-        raise ValueError(f"{op_name}: the ranks of labels and predictions must be known")
-    if lshape.ndims == pshape.ndims - 1:
-        labels = array_ops.expand_dims(labels, -1)
-    elif lshape.ndims != pshape.ndims:
-        raise ValueError(f"{op_name}: labels of shape {lshape} do not match predictions of "
-                         f"shape {pshape} (expected [D1, ... DN] or [D1, ... DN, num_labels] "
-                         f"for predictions [D1, ... DN, k])")
-    eq = math_ops.equal(array_ops.expand_dims(predictions_idx, -1),
-                        array_ops.expand_dims(labels, -2))  # [..., k, L]
-    valid = math_ops.greater_equal(labels, np.int64(0))
-    eq = math_ops.logical_and(eq, array_ops.expand_dims(valid, -2))
-    relevant = cast_ops.cast(reduction_ops.reduce_any(eq, -1), dtypes.float64)
-    label_hit = cast_ops.cast(reduction_ops.reduce_any(eq, -2), dtypes.float64)
-    return predictions_idx, labels, relevant, label_hit, cast_ops.cast(valid, dtypes.float64)
-
-
-def _top_k_idx_counts(op_name, labels, predictions_idx, class_id, weights):
-    preds, labels, relevant, _, _ = _membership(op_name, labels, predictions_idx)
-    if class_id is not None:
-        in_pred = cast_ops.cast(reduction_ops.reduce_any(
-            math_ops.equal(preds, np.int64(class_id)), -1), dtypes.float64)
-        in_lab = cast_ops.cast(reduction_ops.reduce_any(
-            math_ops.equal(labels, np.int64(class_id)), -1), dtypes.float64)
-        one = np.float64(1.0)
-        counts = {"tp": math_ops.multiply(in_pred, in_lab),
-                  "fp": math_ops.multiply(in_pred, math_ops.subtract(one, in_lab)),
-                  "fn": math_ops.multiply(in_lab, math_ops.subtract(one, in_pred))}
-    else:
-        k = _to_float(array_ops.shape(preds)[-1])
-        tp = reduction_ops.reduce_sum(relevant, -1)
-        # as in TF's set arithmetic, each distinct label value counts once, and labels that
-        # are no class (negative ones) count as false negatives
-        num_labels = labels.get_shape()[-1].value
-        if num_labels is None:
-            raise ValueError(f"{op_name}: the last dimension of labels must be known")
-        earlier = ops.convert_to_tensor(np.tril(np.ones((num_labels, num_labels), bool), -1))
-        dup = reduction_ops.reduce_any(math_ops.logical_and(
-            math_ops.equal(array_ops.expand_dims(labels, -1), array_ops.expand_dims(labels, -2)),
-            earlier), -1)
-        first = cast_ops.cast(math_ops.logical_not(dup), dtypes.float64)
-        eq_all = reduction_ops.reduce_any(math_ops.equal(
-            array_ops.expand_dims(preds, -1), array_ops.expand_dims(labels, -2)), -2)
-        missed = math_ops.subtract(np.float64(1.0), cast_ops.cast(eq_all, dtypes.float64))
-        counts = {"tp": tp, "fp": math_ops.subtract(cast_ops.cast(k, dtypes.float64), tp),
-                  "fn": reduction_ops.reduce_sum(math_ops.multiply(first, missed), -1)}
-    if weights is not None:
-        weights = cast_ops.cast(ops.convert_to_tensor(weights), dtypes.float64)
-        counts = {key: math_ops.multiply(c, weights) for key, c in counts.items()}
-    return counts
-
-
 def _maybe_expand_labels(labels, predictions):
     """Dense ``labels`` given a last dimension of 1 when they have one dimension less than
     ``predictions`` (TF 1.15's ops: an ``expand_labels`` scope, a cond for unknown ranks)."""
@@ -1091,7 +941,8 @@ def _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
 
 
 def _at_top_k_metric(kind, other, labels, predictions_idx, k, class_id, weights,
-                     metrics_collections, updates_collections, name, op_name=None):
+                     metrics_collections, updates_collections, name):
+    _no_sparse_labels(f"{kind}_at_k", labels)
     with ops.name_scope(name, _at_k_name(kind, k, class_id),
                         (predictions_idx, labels, weights)) as scope:
         if k is not None:
@@ -1101,13 +952,8 @@ def _at_top_k_metric(kind, other, labels, predictions_idx, k, class_id, weights,
             if last is not None and last != k:
                 raise ValueError(f"{kind}_at_top_k: k={k} does not match the last dimension "
                                  f"{last} of predictions_idx")
-        if not isinstance(labels, (SparseTensor, SparseTensorValue)):
-            return _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
-                                    metrics_collections, updates_collections, class_id)
-        counts = _top_k_idx_counts(op_name or f"{kind}_at_top_k", labels, predictions_idx,
-                                   class_id, weights)
-        return _streaming_at_k_ratio(counts, other, k, class_id, scope, metrics_collections,
-                                     updates_collections)
+        return _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
+                                metrics_collections, updates_collections, class_id)
 
 
 def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
@@ -1123,12 +969,6 @@ def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None
     """``recall_at_k`` given the top-k class indices ``predictions_idx`` ([D1, ... DN, k])."""
     return _at_top_k_metric("recall", "fn", labels, predictions_idx, k, class_id, weights,
                             metrics_collections, updates_collections, name)
-
-
-def _no_sparse_labels(op_name, labels):
-    if isinstance(labels, (SparseTensor, SparseTensorValue)):
-        raise NotImplementedError(f"{op_name}: SparseTensor labels are not supported by "
-                                  f"tideflow; pass dense int labels (-1 pads a row)")
 
 
 def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
