@@ -395,3 +395,27 @@ def test_initial_values_reading_an_initialized_value_and_the_variable_as_tf_1_15
     np.testing.assert_allclose(got[0], [-0.683618, -1.720546, 0.246127], atol=1e-6)  # TF's
     np.testing.assert_allclose(got[1], [-0.683618, -1.720546, 0.246127], atol=1e-6)
     np.testing.assert_allclose(got[2], [0.167637, -0.179839, -0.519271], atol=1e-6)
+
+
+def test_imputed_decoding_over_unknown_lengths_keeps_tf_1_15s_seeds_and_values():
+    tf.set_random_seed(9)
+    emb = tf.get_variable("emb", [12, 6])
+    inp = tf.placeholder(tf.int32, [None, None])
+    lengths = tf.placeholder(tf.int32, [None])
+    helper = tf.contrib.seq2seq.TrainingHelper(tf.nn.embedding_lookup(emb, inp), lengths)
+    cell = tf.nn.rnn_cell.LSTMCell(8)
+    dec = tf.contrib.seq2seq.BasicDecoder(cell, helper,
+                                          cell.zero_state(tf.shape(inp)[0], tf.float32),
+                                          output_layer=tf.layers.Dense(12))
+    out, state, n = tf.contrib.seq2seq.dynamic_decode(dec, impute_finished=True)
+    w2 = tf.Variable(tf.random_normal([3]))
+    rng = np.random.RandomState(0)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        o, c, got_n, w = s.run([out.rnn_output, state.c, n, w2],
+                               {inp: rng.randint(0, 12, (3, 5)), lengths: [5, 2, 4]})
+    # TF 1.15's
+    np.testing.assert_allclose(o[1, :, 0], [0.053583, 0.098285, 0, 0, 0], atol=1e-6)
+    np.testing.assert_allclose(c[1, :3], [-0.144215, 0.112787, -0.118437], atol=1e-6)
+    assert got_n.tolist() == [5, 2, 4]
+    np.testing.assert_allclose(w, [1.848767, 0.49543, -1.286367], atol=1e-6)

@@ -276,7 +276,8 @@ def _select(cond, x, y):
     y = tf.convert_to_tensor(y)
     c_rank = cond.get_shape().ndims
     x_rank = x.get_shape().ndims
-    if c_rank is not None and x_rank is not None and x_rank > c_rank:
+    # (a vector selects rows, as TF 1.15's Select: its op)
+    if c_rank is not None and x_rank is not None and x_rank > c_rank > 1:
         cond = tf.reshape(cond, tf.concat([tf.shape(cond),
                                            tf.ones([x_rank - c_rank], tf.int32)], 0))
         return tf.where_v2(cond, x, y)

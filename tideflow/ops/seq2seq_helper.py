@@ -7,7 +7,6 @@ import abc
 import tideflow as tf
 from tideflow.framework import nest
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops.tensor_array import TensorArray
 
 __all__ = [
     "CustomHelper",
@@ -83,7 +82,7 @@ def _unstack_ta(inp):
 
     start = ops.get_default_graph()._next_id
     size = tf.shape(inp)[0]  # TF's Shape and strided_slice
-    ta = TensorArray(dtype=inp.dtype, size=size, element_shape=inp.get_shape()[1:]).unstack(inp)
+    ta = rnn._unstacked(inp, size)
     rnn._skip_ids_to(start + 15)  # TF's: those 5, its TensorArrayV3, the unstack's 9 ops
     return ta
 
