@@ -350,3 +350,19 @@ def test_columns_repr_as_tf_v2_columns():
         "default_value=-1, num_oov_buckets=0)")
     assert repr(fc.crossed_column(["a", "b"], 3)) == (
         "CrossedColumn(keys=('a', 'b'), hash_bucket_size=3, hash_key=None)")
+
+
+def test_vocabulary_table_names_as_tf(_graph):
+    table = tf.contrib.lookup.index_table_from_tensor(["a", "b", "c"], name="city_lookup")
+    got = table.lookup(tf.constant(["a", "q"]))
+    size = table.size()
+    names = [op.name for op in _graph.get_operations()]
+    assert names[:10] == ["city_lookup/Const", "city_lookup/Size", "city_lookup/range/start",
+                          "city_lookup/range/delta", "city_lookup/range", "city_lookup/Cast",
+                          "city_lookup/hash_table/Const", "city_lookup/hash_table/hash_table",
+                          names[8], "Const"]
+    assert names[8].startswith("city_lookup/hash_table/table_init/")
+    assert got.name == "hash_table_Lookup/LookupTableFindV2:0"
+    assert size.name == "hash_table_Size/LookupTableSizeV2:0"
+    with pytest.raises(ValueError, match="Expected non-integer, got <dtype: 'int64'>"):
+        tf.contrib.lookup.index_table_from_tensor(tf.constant([3, 4], tf.int64))

@@ -618,16 +618,15 @@ class InitializableLookupTableBase(LookupInterface):
 
     def size(self, name=None):
         """An int64 scalar: the number of entries."""
-        with ops.name_scope(name, f"{self._name}_Size", [self._table_ref]) as scope:
-            return ops.apply_op("LookupTableSizeV2", [self._table_ref],
-                                name=scope).outputs[0]
+        # as TF 1.15: the op is named by its type inside the "<table>_Size" scope
+        with ops.name_scope(name, f"{self._name}_Size", [self._table_ref]):
+            return ops.apply_op("LookupTableSizeV2", [self._table_ref]).outputs[0]
 
     def export(self, name=None):
         """``(keys, values)`` tensors of all entries (TF 1.15's ``StaticHashTable.export``)."""
-        with ops.name_scope(name, f"{self._name}_Export", [self._table_ref]) as scope:
+        with ops.name_scope(name, f"{self._name}_Export", [self._table_ref]):
             out = ops.apply_op("LookupTableExportV2", [self._table_ref],
-                               {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype},
-                               name=scope).outputs
+                               {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype}).outputs
         return out[0], out[1]
 
     def lookup(self, keys, name=None):
@@ -639,10 +638,9 @@ class InitializableLookupTableBase(LookupInterface):
             raise TypeError(f"Signature mismatch. Keys must be dtype {self._key_dtype}, got "
                             f"{key_tensor.dtype}.")
         with ops.name_scope(name, f"{self._name}_Lookup",
-                            [self._table_ref, key_tensor, self._default_value]) as scope:
+                            [self._table_ref, key_tensor, self._default_value]):
             values = ops.apply_op("LookupTableFindV2",
-                                  [self._table_ref, key_tensor, self._default_value],
-                                  name=scope).outputs[0]
+                                  [self._table_ref, key_tensor, self._default_value]).outputs[0]
         values.set_shape(key_tensor.get_shape())
         if isinstance(keys, SparseTensor):
             return SparseTensor(keys.indices, values, keys.dense_shape)
@@ -653,14 +651,20 @@ class HashTable(InitializableLookupTableBase):
     """``tf.contrib.lookup.HashTable``: an immutable table filled by ``initializer``."""
 
     def __init__(self, initializer, default_value, shared_name=None, name=None):
-        with _lifted(), ops.name_scope(name, "hash_table", []) as scope:
-            # a text-file table shares by its file and columns, as TF 1.15's (two tables read
-            # from one vocabulary are one resource)
-            table_ref = ops.apply_op("HashTableV2", [], {
-                "shared_name": shared_name or getattr(initializer, "_shared_name", None) or "",
-                "container": ops.get_default_graph()._container or "",
-                "key_dtype": initializer.key_dtype, "value_dtype": initializer.value_dtype,
-            }, name=scope).outputs[0]
+        # as TF 1.15: the default value first, the table op under "hash_table", then its
+        # initializer's ops in the scope the table is made in
+        with _lifted():
+            default_value = ops.convert_to_tensor(default_value,
+                                                  dtype=initializer.value_dtype)
+            with ops.name_scope(name, "hash_table", []) as scope:
+                # a text-file table shares by its file and columns, as TF 1.15's (two tables
+                # read from one vocabulary are one resource)
+                table_ref = ops.apply_op("HashTableV2", [], {
+                    "shared_name": (shared_name or getattr(initializer, "_shared_name", None)
+                                    or ""),
+                    "container": ops.get_default_graph()._container or "",
+                    "key_dtype": initializer.key_dtype, "value_dtype": initializer.value_dtype,
+                }, name=scope).outputs[0]
             super().__init__(table_ref, default_value, initializer)
         self._value_shape = self._default_value.get_shape()
 
@@ -812,18 +816,19 @@ class KeyValueTensorInitializer(TableInitializerBase):
     """Fills a table from a keys tensor and a values tensor of the same length."""
 
     def __init__(self, keys, values, key_dtype=None, value_dtype=None, name=None):
-        with _lifted(), ops.name_scope(name, "key_value_init", []) as scope:
+        # as TF 1.15: the keys and values where the initializer is made; its op under a scope
+        # ``name`` opened where the table initializes
+        with _lifted():
             self._keys = ops.convert_to_tensor(keys, dtype=key_dtype, name="keys")
             self._values = ops.convert_to_tensor(values, dtype=value_dtype, name="values")
-            self._name = scope
+        self._name = name or "key_value_init"
         super().__init__(self._keys.dtype.base_dtype, self._values.dtype.base_dtype)
 
     def initialize(self, table):
         table.check_table_dtypes(self._keys.dtype, self._values.dtype)
-        with ops.name_scope(self._name, values=[table.table_ref, self._keys,
-                                                self._values]) as scope:
+        with ops.name_scope(self._name, values=[table.table_ref, self._keys, self._values]):
             init_op = ops.apply_op("InitializeTableV2",
-                                   [table.table_ref, self._keys, self._values], name=scope)
+                                   [table.table_ref, self._keys, self._values])
         ops.add_to_collection(ops.GraphKeys.TABLE_INITIALIZERS, init_op)
         return init_op
 
@@ -1096,16 +1101,20 @@ def index_table_from_tensor(vocabulary_list=None, num_oov_buckets=0, default_val
     with ops.name_scope(name, "string_to_index", []):
         keys = ops.convert_to_tensor(mapping)
         if keys.dtype.is_integer != dtype.is_integer:
-            raise ValueError(f"Expected {dtype}, got {keys.dtype}.")
+            raise ValueError(f"Expected {'integer' if dtype.is_integer else 'non-integer'}, "
+                             f"got {keys.dtype}.")
         if keys.dtype.is_integer and keys.dtype != _dtypes.int64:
             keys = cast(keys, _dtypes.int64)
         from tideflow.ops.array_ops import size
         from tideflow.ops.range_ops import range as _range
 
-        values = _range(cast(size(keys), _dtypes.int64), dtype=_dtypes.int64, name="values")
-        init = KeyValueTensorInitializer(keys, values, keys.dtype.base_dtype, _dtypes.int64,
-                                         name="table_init")
-        table = _IdTable(init, default_value, name="hash_table")
+        # TF 1.15's ops: the positions (a Range cast to int64), then under "hash_table" the
+        # default value, the table and its "table_init"
+        values = cast(_range(size(keys)), _dtypes.int64)
+        with ops.name_scope(None, "hash_table"):
+            init = KeyValueTensorInitializer(keys, values, keys.dtype.base_dtype,
+                                             _dtypes.int64, name="table_init")
+            table = _IdTable(init, ops.convert_to_tensor(default_value, dtype=_dtypes.int64))
         if num_oov_buckets:
             table = IdTableWithHashBuckets(table, num_oov_buckets, hasher_spec,
                                            key_dtype=dtype)
