@@ -420,3 +420,21 @@ def test_binary_crossentropy_of_probabilities_builds_tf_ops(_fresh_graph):
         "Const", "Const_1", "sub/x", "sub", "clip_by_value/Minimum", "clip_by_value", "add/y",
         "add", "Log", "mul", "sub_1/x", "sub_1", "sub_2/x", "sub_2", "add_1/y", "add_1",
         "Log_1", "mul_1", "add_2", "Neg", "Mean/reduction_indices", "Mean"]
+
+
+def test_sparse_adam_on_an_embedding_as_tf(_fresh_graph):
+    _, y = _data()
+    m = tf.keras.Sequential([tf.keras.layers.Embedding(10, 3, input_length=4),
+                             tf.keras.layers.Flatten(), tf.keras.layers.Dense(2)])
+    m.compile(tf.keras.optimizers.Adam(0.05), "mse")
+    ids = np.random.RandomState(3).randint(0, 10, (16, 4))
+    before = _fresh_graph._last_id
+    h = m.fit(ids, y, batch_size=8, epochs=3, verbose=0, shuffle=False)
+    # TF 1.15 made 221 ops; we make one more, in the gather's gradient (its params' shape as
+    # Shape and Cast where TF's resource gather has one Const), none in the optimizer
+    assert _fresh_graph._last_id - before == 221 + 1
+    np.testing.assert_allclose(h.history["loss"], [0.193299, 0.082522, 0.05487], atol=2e-6)
+    np.testing.assert_allclose(m.predict(ids[:2]), [[0.66231, 0.150154], [0.781315, 0.530414]],
+                               atol=2e-6)
+    np.testing.assert_allclose(m.get_weights()[0][0], [-0.163896, 0.13957, -0.129108],
+                               atol=2e-6)

@@ -239,7 +239,8 @@ class Optimizer:
             # their ids are skipped, so the ops made after (a second model's initializers)
             # number as TF's
             if isinstance(self._values.get("lr"), (int, float)):
-                ops.get_default_graph()._skip_op_ids(self._tf_extra_step_ops())
+                extra = self._tf_extra_step_ops() - getattr(opt, "_keras_prepared_ops", 0)
+                ops.get_default_graph()._skip_op_ids(max(extra, 0))
         slots = getattr(opt, "_keras_slot_list", [])
         self._weights = [v["iterations"]] + slots
         return [op]
@@ -468,9 +469,51 @@ class _KerasAdam(_KerasSlots, tf.train.AdamOptimizer):
         step = tf.cast(self._keras_iterations + 1, tf.float32)
         self._keras_powers = (tf.pow(tf.cast(self._beta1_t, tf.float32), step),
                               tf.pow(tf.cast(self._beta2_t, tf.float32), step))
+        self._keras_coef = {}
+        self._keras_prepared_ops = 0
 
     def _get_beta_accumulators(self):
         return self._keras_powers
+
+    def _keras_coefficients(self, var):
+        """Keras's step coefficients in the variable's dtype, made once a step (as its
+        ``_prepare_local``): lr * (sqrt(1 - beta_2^t) / (1 - beta_1^t)), the betas, one
+        minus each, epsilon."""
+        dt = var.dtype.base_dtype
+        got = self._keras_coef.get(dt)
+        if got is None:
+            graph = ops.get_default_graph()
+            first = graph._next_id
+            p1, p2 = (tf.cast(p, dt) for p in self._keras_powers)
+            lr = tf.cast(self._lr_t, dt) * (tf.sqrt(1 - p2) / (1 - p1))
+            b1, b2 = tf.cast(self._beta1_t, dt), tf.cast(self._beta2_t, dt)
+            got = self._keras_coef[dt] = (lr, b1, b2, 1 - b1, 1 - b2,
+                                          tf.cast(self._epsilon_t, dt))
+            self._keras_prepared_ops += graph._next_id - first
+        return got
+
+    def _apply_sparse(self, grad, var):
+        """Keras's sparse Adam: the moments decayed, the gradient rows added into them,
+        then the step on the whole variable (TF 1.15's ops; its reads of the moments after
+        their scatters are counted)."""
+        lr, b1, b2, one_minus_b1, one_minus_b2, eps = self._keras_coefficients(var)
+        values, indices = grad.values, grad.indices
+        graph = ops.get_default_graph()
+        m = self.get_slot(var, "m")
+        m_scaled = values * one_minus_b1
+        m_t = tf.assign(m, m * b1, use_locking=self._use_locking)
+        with tf.control_dependencies([m_t]):
+            m_t = tf.scatter_add(m, indices, m_scaled, use_locking=self._use_locking)
+        graph._skip_op_ids(1)
+        v = self.get_slot(var, "v")
+        v_scaled = (values * values) * one_minus_b2
+        v_t = tf.assign(v, v * b2, use_locking=self._use_locking)
+        with tf.control_dependencies([v_t]):
+            v_t = tf.scatter_add(v, indices, v_scaled, use_locking=self._use_locking)
+        graph._skip_op_ids(1)
+        update = tf.assign_sub(var, lr * m_t / (tf.sqrt(v_t) + eps),
+                               use_locking=self._use_locking)
+        return tf.group(update, m_t, v_t)
 
     def _finish(self, update_ops, name_scope):
         return tf.group(*update_ops, name=name_scope)
