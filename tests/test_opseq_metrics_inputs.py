@@ -31,6 +31,10 @@ def _class_scores():
     return tf.constant([[0.1, 0.5, 0.4], [0.3, 0.3, 0.4]])
 
 
+def _sparse_labels():
+    return tf.SparseTensor([[0, 0], [1, 0], [1, 1]], tf.constant([1, 2, 0], tf.int64), [2, 2])
+
+
 def _bools():
     return tf.constant([False, True, True, False]), tf.constant([False, True, False, True])
 
@@ -203,6 +207,17 @@ _CASES = {
              "curve_points/stack_1", "curve_points/group_deps"]),
     "contrib_streaming_auc": (lambda: tf.contrib.metrics.streaming_auc(_scores(), _labels()), 174,
                               ["auc/Cast/x", "auc/value"]),
+    "precision_at_k_sparse_labels": (
+        lambda: tf.metrics.precision_at_k(_sparse_labels(), _class_scores(), 2), 63,
+        ["precision_at_2/expand_labels/Equal",
+         "precision_at_2/true_positive_at_2/true_positives/DenseToSparseSetOperation"]),
+    "recall_at_k_sparse_labels_class_id": (
+        lambda: tf.metrics.recall_at_k(_sparse_labels(), _class_scores(), 1, class_id=2), 125,
+        []),
+    "average_precision_at_k_sparse_labels": (
+        lambda: tf.metrics.average_precision_at_k(_sparse_labels(), _class_scores(), 2), 118,
+        ["average_precision_at_2/average_precision/labels_per_k/expanded_shape",
+         "average_precision_at_2/average_precision/labels_per_k/expand"]),
     "percentage_below": (lambda: tf.metrics.percentage_below(tf.constant([1., 2., 3.]), 2.5),
                          27, []),
 }
@@ -256,11 +271,14 @@ def test_at_k_metrics_keep_values(graph):
                                          class_id=0)[1],
            tf.metrics.average_precision_at_k(tf.constant([[1, 0], [2, -1]], tf.int64),
                                              _class_scores(), 2,
-                                             weights=tf.constant([1., 2.]))[1]]
+                                             weights=tf.constant([1., 2.]))[1],
+           tf.metrics.precision_at_k(_sparse_labels(), _class_scores(), 2)[1],
+           tf.metrics.recall_at_k(_sparse_labels(), _class_scores(), 1, class_id=2)[1],
+           tf.metrics.average_precision_at_k(_sparse_labels(), _class_scores(), 2)[1]]
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
         # TF 1.15's values (-1 pads nothing in a dense set: it is a label never predicted)
-        np.testing.assert_allclose(sess.run(got), [0.75, 0.5, 0.5, 1.0, 0.0, 5. / 6.])
+        np.testing.assert_allclose(sess.run(got), [0.75, 0.5, 0.5, 1.0, 0.0, 5. / 6., 0.75, 1.0, 1.0])
 
 
 def test_count_metrics_keep_values(graph):

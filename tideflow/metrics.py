@@ -13,8 +13,8 @@ Built only from existing graph ops (variables, ``assign_add``, reductions, ``whe
 import numpy as np
 
 from tideflow import logging as tf_logging
-from tideflow.framework import dtypes, ops
-from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tideflow.framework import dtypes, ops, sparse_tensor
+from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.ops import (
     array_ops,
     cast_ops,
@@ -33,6 +33,9 @@ from tideflow.ops import (
     range_ops,
     reduction_ops,
     set_ops,
+    slicing_ops,
+    sparse_ops,
+    sparse_rows_ops,
     special_math_ops,
     state_ops,
     unary_ops,
@@ -599,12 +602,6 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
 # --------------------------------------------------------------------------- top-k
 
 
-def _no_sparse_labels(op_name, labels):
-    if isinstance(labels, (SparseTensor, SparseTensorValue)):
-        raise NotImplementedError(f"{op_name}: SparseTensor labels are not supported by "
-                                  f"tideflow; pass dense int labels (-1 pads a row)")
-
-
 def _at_k_name(name, k=None, class_id=None):
     name = f"{name}_at_{k}" if k is not None else f"{name}_at_k"
     if class_id is not None:
@@ -622,7 +619,6 @@ def precision_at_k(labels, predictions, k, class_id=None, weights=None,
     """
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"precision_at_k: invalid k={k!r} (expected an int >= 1)")
-    _no_sparse_labels("precision_at_k", labels)
     # as TF: through the top-k indices and set operations
     with ops.name_scope(name, _at_k_name("precision", k, class_id),
                         (predictions, labels, weights)) as scope:
@@ -638,7 +634,6 @@ def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_col
     labels outside ``[0, num_classes)`` always count as false negatives (as in TF)."""
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"recall_at_k: invalid k={k!r} (expected an int >= 1)")
-    _no_sparse_labels("recall_at_k", labels)
     # as TF: through the top-k indices, so labels that are no class count as false negatives
     with ops.name_scope(name, _at_k_name("recall", k, class_id),
                         (predictions, labels, weights)) as scope:
@@ -859,7 +854,15 @@ def _maybe_expand_labels(labels, predictions):
     """Dense ``labels`` given a last dimension of 1 when they have one dimension less than
     ``predictions`` (TF 1.15's ops: an ``expand_labels`` scope, a cond for unknown ranks)."""
     with ops.name_scope(None, "expand_labels", (labels, predictions)) as scope:
-        labels = ops.convert_to_tensor(labels)
+        labels = sparse_tensor.convert_to_tensor_or_sparse_tensor(labels)
+        if isinstance(labels, SparseTensor):
+            return cond.cond(
+                math_ops.equal(array_ops.rank(predictions),
+                               array_ops.size(labels.dense_shape) + 1),
+                lambda: sparse_ops.sparse_reshape(
+                    labels, shape=concat_ops.concat((labels.dense_shape, (1,)), 0),
+                    name=scope),
+                lambda: labels)
         lr, pr = _rank(labels), _rank(predictions)
         if lr is not None and pr is not None:
             if pr == lr:
@@ -873,9 +876,12 @@ def _maybe_expand_labels(labels, predictions):
 
 
 def _select_class_id(ids, selected_id):
-    """The sets of dense int64 ``ids`` ([D1, ... DN, n]) kept to ``selected_id`` (a
-    SparseTensor of ids' shape), with TF 1.15's ops: the id filled into a [D1, ... DN, 1]
-    tensor (its shape as TF's reduced_shape computes it) intersected with ``ids``."""
+    """The sets of int64 ``ids`` ([D1, ... DN, n]) kept to ``selected_id`` (a SparseTensor
+    of ids' shape), with TF 1.15's ops: a sparse one's matching values retained; for a dense
+    one the id filled into a [D1, ... DN, 1] tensor (its shape as TF's reduced_shape computes
+    it) intersected with ``ids``."""
+    if isinstance(ids, SparseTensor):
+        return sparse_rows_ops.sparse_retain(ids, math_ops.equal(ids.values, selected_id))
     ids_shape = array_ops.shape(ids, out_type=dtypes.int64)
     last = array_ops.reshape(array_ops.size(ids_shape) - 1, [1])
     shape = cast_ops.cast(ids_shape, dtypes.int32)
@@ -906,11 +912,12 @@ def _streaming_set_count(label, inner, k, weights, count, class_id=None):
 
 def _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
                      metrics_collections, updates_collections, class_id=None):
-    """``tp / (tp + other)`` of the top-k class ids against dense int labels, through set
-    operations, with TF 1.15's ops (in the name scope ``scope``)."""
+    """``tp / (tp + other)`` of the top-k class ids against int labels (dense, or a
+    SparseTensor), through set operations, with TF 1.15's ops (in the name scope ``scope``)."""
     labels = _maybe_expand_labels(labels, predictions_idx)
     top_k_idx = cast_ops.cast(predictions_idx, dtypes.int64)
-    labels = cast_ops.cast(labels, dtypes.int64)  # (TF takes int64 labels only)
+    if labels.dtype.base_dtype != dtypes.int64:  # (TF takes int64 labels only)
+        labels = cast_ops.cast(labels, dtypes.int64)
 
     def sets():
         if class_id is None:
@@ -942,7 +949,6 @@ def _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
 
 def _at_top_k_metric(kind, other, labels, predictions_idx, k, class_id, weights,
                      metrics_collections, updates_collections, name):
-    _no_sparse_labels(f"{kind}_at_k", labels)
     with ops.name_scope(name, _at_k_name(kind, k, class_id),
                         (predictions_idx, labels, weights)) as scope:
         if k is not None:
@@ -982,23 +988,26 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
     """
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"average_precision_at_k: invalid k={k!r} (expected an int >= 1)")
-    _no_sparse_labels("average_precision_at_k", labels)
     with ops.name_scope(name, _at_k_name("average_precision", k),
                         (predictions, labels, weights)) as scope:
         predictions = ops.convert_to_tensor(predictions)
         _, top_idx = nn_impl.top_k(predictions, int(k))
         # as TF: labels >= num_classes are no labels (like -1), replaced in a cond
-        labels = ops.convert_to_tensor(labels)
+        labels = sparse_tensor.convert_to_tensor_or_sparse_tensor(labels)
         if labels.dtype.base_dtype != dtypes.int64:  # (TF takes int64 labels only)
             labels = cast_ops.cast(labels, dtypes.int64)
         num_classes = cast_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64)
+        sparse = isinstance(labels, SparseTensor)
+        values = labels.values if sparse else labels
 
         def clean():
-            return gather_ops.where_v2(math_ops.greater_equal(labels, num_classes),
-                                       -1 * fill_ops.ones_like(labels), labels)
+            cleaned = gather_ops.where_v2(math_ops.greater_equal(values, num_classes),
+                                          -1 * fill_ops.ones_like(values), values)
+            return SparseTensor(labels.indices, cleaned, labels.dense_shape) if sparse \
+                else cleaned
 
         labels = cond.cond(
-            math_ops.greater_equal(reduction_ops.reduce_max(labels), num_classes), clean,
+            math_ops.greater_equal(reduction_ops.reduce_max(values), num_classes), clean,
             lambda: labels)
         return _streaming_average_precision(labels, top_idx, weights, metrics_collections,
                                             updates_collections, scope)
@@ -1019,11 +1028,24 @@ def _average_precision_per_row(labels, predictions_idx):
                                                       name="predictions_idx_per_k")
         with ops.name_scope(None, "labels_per_k", (labels, k, -1)) as tile_scope:
             # each row's labels once per rank
-            labels_per_k = array_ops.expand_dims(labels, -2, name="expand")
-            if k > 1:
-                ones = fill_ops.ones_like(array_ops.shape(labels))
-                multiples = concat_ops.concat((ones[:-1], (k,), ones[-1:]), 0, name="multiples")
-                labels_per_k = pad_ops.tile(labels_per_k, multiples, name=tile_scope)
+            if isinstance(labels, SparseTensor):
+                at = array_ops.reshape(array_ops.size(labels.dense_shape) + -1, [1])
+                expanded_shape = concat_ops.concat(
+                    (slicing_ops.slice(labels.dense_shape, [0], at), [1],
+                     slicing_ops.slice(labels.dense_shape, at, [-1])), 0,
+                    name="expanded_shape")
+                labels_per_k = sparse_ops.sparse_reshape(labels, shape=expanded_shape,
+                                                         name="expand")
+                if k > 1:
+                    labels_per_k = sparse_ops.sparse_concat(-2, [labels_per_k] * k,
+                                                            name=tile_scope)
+            else:
+                labels_per_k = array_ops.expand_dims(labels, -2, name="expand")
+                if k > 1:
+                    ones = fill_ops.ones_like(array_ops.shape(labels))
+                    multiples = concat_ops.concat((ones[:-1], (k,), ones[-1:]), 0,
+                                                  name="multiples")
+                    labels_per_k = pad_ops.tile(labels_per_k, multiples, name=tile_scope)
         with ops.name_scope(None, "relevant_per_k", (predictions_idx_per_k, labels_per_k)):
             relevant_per_k = cast_ops.cast(set_ops.set_size(set_ops.set_intersection(
                 predictions_idx_per_k, cast_ops.cast(labels_per_k, dtypes.int64))),
@@ -1040,10 +1062,13 @@ def _average_precision_per_row(labels, predictions_idx):
         precision_sum = reduction_ops.reduce_sum(relevant_precision_per_k, axis=(-1,),
                                                  name="precision_sum")
         with ops.name_scope(None, "num_relevant", (labels,)) as relevant_scope:
-            num_labels = reduction_ops.reduce_sum(
-                gather_ops.where_v2(math_ops.greater_equal(labels, 0),
-                                    fill_ops.ones_like(labels), fill_ops.zeros_like(labels)),
-                axis=-1)
+            if isinstance(labels, SparseTensor):
+                num_labels = set_ops.set_size(labels)
+            else:
+                num_labels = reduction_ops.reduce_sum(
+                    gather_ops.where_v2(math_ops.greater_equal(labels, 0),
+                                        fill_ops.ones_like(labels), fill_ops.zeros_like(labels)),
+                    axis=-1)
             num_relevant = math_ops.minimum(num_labels, k, name=relevant_scope)
         return math_ops.div(precision_sum, cast_ops.cast(num_relevant, dtypes.float64),
                             name=scope)
@@ -1085,7 +1110,6 @@ def _streaming_sparse_average_precision_at_top_k(labels, predictions_idx, weight
                                                  updates_collections=None, name=None):
     """``average_precision_at_k`` given the ranked class ids ``predictions_idx``
     ([D1, ... DN, k], k static) instead of scores."""
-    _no_sparse_labels("average_precision_at_top_k", labels)
     with ops.name_scope(name, "average_precision_at_top_k",
                         (predictions_idx, labels, weights)) as scope:
         return _streaming_average_precision(labels, predictions_idx, weights,
