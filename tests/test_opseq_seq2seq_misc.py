@@ -419,3 +419,17 @@ def test_imputed_decoding_over_unknown_lengths_keeps_tf_1_15s_seeds_and_values()
     np.testing.assert_allclose(c[1, :3], [-0.144215, 0.112787, -0.118437], atol=1e-6)
     assert got_n.tolist() == [5, 2, 4]
     np.testing.assert_allclose(w, [1.848767, 0.49543, -1.286367], atol=1e-6)
+
+
+def test_static_bidirectional_rnn_with_lengths_reverses_as_tf_1_15():
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [2, 3, 4])
+    tf.nn.static_bidirectional_rnn(tf.nn.rnn_cell.LSTMCell(6), tf.nn.rnn_cell.LSTMCell(6),
+                                   tf.unstack(x, axis=1), sequence_length=[3, 2],
+                                   dtype=tf.float32)
+    tf.random_normal([3])
+    # TF 1.15's: each ReverseSequence converts the lengths itself
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert "bidirectional_rnn/bw/ReverseSequence/seq_lengths" in names
+    assert "ReverseSequence/seq_lengths" in names
+    assert _seed2("RandomUniform") == [45, 272] and _seed2("RandomStandardNormal") == [465]

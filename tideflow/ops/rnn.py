@@ -501,7 +501,7 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
         with vs.variable_scope("fw") as fw_scope:
             output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
                                              sequence_length, scope=fw_scope)
-        lengths = None if sequence_length is None else _check_sequence_length(sequence_length)
+        lengths = sequence_length  # (TF's: as given, converted by each ReverseSequence)
         with vs.variable_scope("bw") as bw_scope:
             tmp, state_bw = static_rnn(cell_bw, _reverse_list(inputs, lengths),
                                        initial_state_bw, dtype, sequence_length,
