@@ -438,3 +438,24 @@ def test_sparse_adam_on_an_embedding_as_tf(_fresh_graph):
                                atol=2e-6)
     np.testing.assert_allclose(m.get_weights()[0][0], [-0.163896, 0.13957, -0.129108],
                                atol=2e-6)
+
+
+def test_generator_loops_take_tf_op_count(_fresh_graph):
+    def batches():
+        while True:
+            yield np.ones((4, 3)), np.ones((4, 2))
+
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    m.compile("sgd", "mse", metrics=["mae"])
+    before = _fresh_graph._last_id
+    m.fit_generator(batches(), steps_per_epoch=2, epochs=1, verbose=0)
+    assert _fresh_graph._last_id - before == 124  # TF 1.15's (its metrics zeroed first)
+    with tf.Graph().as_default() as g:
+        m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+        m.compile("sgd", "mse", metrics=["mae"])
+        before = g._last_id
+        m.evaluate_generator(batches(), steps=2)
+        assert g._last_id - before == 12
+        m.predict_generator((np.ones((4, 3)) for _ in range(3)), steps=2)
+        assert [op.name for op in g.get_operations()][-2:] == ["evaluation/group_deps",
+                                                               "predict/group_deps"]

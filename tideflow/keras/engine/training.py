@@ -1147,6 +1147,9 @@ class Model(Network):
         source = _GeneratorSource(self, generator, steps_per_epoch, class_weight=class_weight,
                                   shuffle=shuffle, **pool)
         val = None
+        # (TF 1.15's fit_generator zeroes the metrics before it makes the train function:
+        # their variables are initialized on their own, one more 'init' group)
+        self.__dict__["_tf_reset_before_train"] = True
         try:
             if validation_data is not None:
                 if isinstance(validation_data, (list, tuple)) and not _is_generator(
@@ -1189,6 +1192,7 @@ class Model(Network):
             source.close()
         if cb_list is not None:
             cb_list.on_predict_end()
+        self._note_function("predict")  # (TF 1.15's predict function)
         results = [np.concatenate(p) for p in parts]
         return results[0] if len(results) == 1 else results
 
@@ -1198,10 +1202,12 @@ class Model(Network):
         source = _GeneratorSource(self, generator, steps, max_queue_size=max_queue_size,
                                   workers=workers, use_multiprocessing=use_multiprocessing)
         try:
-            return _unlist(self._evaluate_source(
+            out = _unlist(self._evaluate_source(
                 source, self._mode_callbacks(callbacks, verbose, steps)))
         finally:
             source.close()
+        self._note_function("evaluation")  # (TF 1.15's test function)
+        return out
 
     def reset_metrics(self):
         """Zeroes the state of the stateful metrics (metric objects given to compile)."""
@@ -1216,7 +1222,9 @@ class Model(Network):
             stateless = sum(1 for entries in getattr(self, "_unweighted_metric_entries", ())
                             for _, _, metric in entries if metric is None)
             stateless += len(getattr(self, "_batch_mean_positions", ()))
-            self._outputs_graph()._skip_op_ids(8 * stateless)
+            early = self.__dict__.pop("_tf_reset_before_train", False) and stateless
+            self._outputs_graph()._skip_op_ids(8 * stateless + bool(early))
+        self.__dict__.pop("_tf_reset_before_train", None)
 
     def _combine(self, totals, seen, last, step_totals=None, steps=0, by_steps=False):
         """Epoch values as TF 1.15's: stateful metrics' last value (it covers the epoch);
