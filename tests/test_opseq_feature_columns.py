@@ -366,3 +366,18 @@ def test_vocabulary_table_names_as_tf(_graph):
     assert size.name == "hash_table_Size/LookupTableSizeV2:0"
     with pytest.raises(ValueError, match="Expected non-integer, got <dtype: 'int64'>"):
         tf.contrib.lookup.index_table_from_tensor(tf.constant([3, 4], tf.int64))
+
+
+def test_vocabulary_file_column_builds_tf_ops(_graph, tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("a\nb\nc\n")
+    feats = {"c": tf.constant([["a"], ["q"]])}
+    fc.input_layer(feats, [fc.embedding_column(
+        fc.categorical_column_with_vocabulary_file("c", str(path), 3), 2)])
+    tf.random_normal([2])
+    names = [op.name for op in _graph.get_operations()]
+    lk = "input_layer/c_embedding/c_lookup/hash_table/"
+    assert names[6:10] == [lk + "asset_path", lk + "Const", lk + "hash_table",
+                           lk + "table_init/InitializeTableFromTextFileV2"]
+    assert len(names) == 92
+    assert _seeds(_graph) == [14, 89]

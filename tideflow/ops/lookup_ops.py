@@ -861,6 +861,12 @@ class TextFileInitializer(TableInitializerBase):
             raise ValueError(f"Invalid vocab_size {vocab_size}.")
         if isinstance(filename, (str, bytes)) and not filename:
             raise ValueError(f"Filename required for {name}.")
+        # as TF 1.15 (its TrackableAsset): the path becomes an "asset_path" constant where the
+        # initializer is made
+        self._filename_arg = filename
+        if not isinstance(filename, ops.Tensor):
+            with _lifted():
+                filename = ops.convert_to_tensor(filename, _dtypes.string, name="asset_path")
         self._filename = filename
         self._key_index = key_index
         self._value_index = value_index
@@ -873,7 +879,7 @@ class TextFileInitializer(TableInitializerBase):
     def _shared_name(self):
         """``hash_table_<file>[_<vocab_size>]_<key_index>_<value_index>``: TF 1.15's
         shared name of a table this initializer fills."""
-        filename = self._filename
+        filename = self._filename_arg
         if isinstance(filename, ops.Tensor):
             filename = filename.name
         elif isinstance(filename, bytes):
@@ -883,13 +889,14 @@ class TextFileInitializer(TableInitializerBase):
 
     def initialize(self, table):
         table.check_table_dtypes(self.key_dtype, self.value_dtype)
-        with ops.name_scope(self._name, "text_file_init", [table.table_ref]) as scope:
-            filename = ops.convert_to_tensor(self._filename, _dtypes.string, name="asset_filepath")
+        with ops.name_scope(self._name, "text_file_init", [table.table_ref]):
+            filename = ops.convert_to_tensor(self._filename, _dtypes.string,
+                                             name="asset_filepath")
             init_op = ops.apply_op(
                 "InitializeTableFromTextFileV2", [table.table_ref, filename],
                 {"key_index": self._key_index, "value_index": self._value_index,
                  "vocab_size": -1 if self._vocab_size is None else self._vocab_size,
-                 "delimiter": self._delimiter}, name=scope)
+                 "delimiter": self._delimiter})
         ops.add_to_collection(ops.GraphKeys.TABLE_INITIALIZERS, init_op)
         if filename.op.type == "Const":
             # a constant vocabulary path is an asset: SavedModel copies the file along
@@ -1141,11 +1148,12 @@ def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=No
     _check_oov(num_oov_buckets, hasher_spec, "index_table_from_file")
     with ops.name_scope(name, "string_to_index", []):
         table_key_dtype = _dtypes.int64 if key_dtype.is_integer else key_dtype
-        init = TextFileIdTableInitializer(
-            vocabulary_file, vocab_size=vocab_size, key_dtype=table_key_dtype,
-            key_column_index=key_column_index, value_column_index=value_column_index,
-            delimiter=delimiter)
-        table = _IdTable(init, default_value, name="hash_table")
+        with ops.name_scope(None, "hash_table"):  # TF 1.15's scopes
+            init = TextFileIdTableInitializer(
+                vocabulary_file, vocab_size=vocab_size, key_dtype=table_key_dtype,
+                key_column_index=key_column_index, value_column_index=value_column_index,
+                delimiter=delimiter, name="table_init")
+            table = _IdTable(init, ops.convert_to_tensor(default_value, dtype=_dtypes.int64))
         if num_oov_buckets:
             table = IdTableWithHashBuckets(table, num_oov_buckets, hasher_spec,
                                            key_dtype=key_dtype)
