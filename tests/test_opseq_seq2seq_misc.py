@@ -433,3 +433,28 @@ def test_static_bidirectional_rnn_with_lengths_reverses_as_tf_1_15():
     assert "bidirectional_rnn/bw/ReverseSequence/seq_lengths" in names
     assert "ReverseSequence/seq_lengths" in names
     assert _seed2("RandomUniform") == [45, 272] and _seed2("RandomStandardNormal") == [465]
+
+
+def test_zero_debiased_moving_average_builds_tf_1_15s_ops_and_values():
+    tf.set_random_seed(2)
+    x = tf.placeholder(tf.float32, [2, 4])
+    v = tf.reduce_mean(x, 0)
+    ema = tf.train.ExponentialMovingAverage(0.9, zero_debias=True)
+    update = ema.apply([v])
+    w = tf.Variable(tf.random_normal([3]))
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[-15:-9] == [  # TF 1.15's
+        "ExponentialMovingAverage/AssignMovingAvg/sub_3/x",
+        "ExponentialMovingAverage/AssignMovingAvg/sub_3",
+        "ExponentialMovingAverage/AssignMovingAvg/truediv",
+        "ExponentialMovingAverage/AssignMovingAvg", "ExponentialMovingAverage",
+        "random_normal/shape"]
+    assert "Mean/ExponentialMovingAverage/biased/Initializer/zeros" in names
+    rng = np.random.RandomState(0)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for _ in range(3):
+            s.run(update, {x: rng.randn(2, 4)})
+        got, w_got = s.run([ema.average(v), w])
+    np.testing.assert_allclose(got, [0.456592, 0.084878, 0.603131, 0.314652], atol=1e-6)
+    np.testing.assert_allclose(w_got, [0.546369, -0.290816, 0.916236], atol=1e-6)  # TF's

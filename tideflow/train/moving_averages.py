@@ -26,21 +26,16 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
         if decay.dtype.base_dtype != variable.dtype.base_dtype:
             decay = cast_ops.cast(decay, variable.dtype.base_dtype)
         if zero_debias:
-            update_delta = _zero_debias(variable, value, decay)
-        else:
-            update_delta = (variable - value) * decay
-        return state_ops.assign_sub(variable, update_delta, name=scope)
+            return _zero_debias(variable, value, decay, scope)
+        return state_ops.assign_sub(variable, (variable - value) * decay, name=scope)
 
 
-def _zero_debias(unbiased_var, value, decay):
-    """The delta that moves ``unbiased_var`` to the bias-corrected average (``decay`` is
-    ``1 - decay``)."""
+def _zero_debias(unbiased_var, value, decay, scope):
+    """``unbiased_var`` set to the bias-corrected average (``decay`` is ``1 - decay``): a
+    ``biased`` average and a ``local_step`` counter beside it, in TF 1.15's ops and order."""
     with variable_scope.variable_scope(unbiased_var.op.name,
-                                       values=[unbiased_var, value, decay]) as scope, \
-            ops.colocate_with(unbiased_var):
-        with ops.control_dependencies(None):
-            biased_initializer = init_ops.zeros_initializer(
-                dtype=unbiased_var.dtype.base_dtype)(unbiased_var.get_shape().as_list())
+                                       values=[unbiased_var, value, decay]):
+        biased_initializer = init_ops.zeros_initializer()
         local_step_initializer = init_ops.zeros_initializer()
 
         def unique(name):
@@ -56,19 +51,20 @@ def _zero_debias(unbiased_var, value, decay):
                 i += 1
             return f"{name}_{i}"
 
-        biased_var = variable_scope.get_variable(
-            unique("biased"), initializer=biased_initializer, trainable=False)
-        local_step = variable_scope.get_variable(
-            unique("local_step"), shape=[], dtype=unbiased_var.dtype.base_dtype,
-            initializer=local_step_initializer, trainable=False)
-        update_biased = state_ops.assign_sub(biased_var, (biased_var - value) * decay,
-                                             name=scope.name)
+        with ops.colocate_with(unbiased_var):
+            biased_var = variable_scope.get_variable(
+                unique("biased"), initializer=biased_initializer,
+                shape=unbiased_var.get_shape(), dtype=unbiased_var.dtype.base_dtype,
+                trainable=False)
+            local_step = variable_scope.get_variable(
+                unique("local_step"), shape=[], dtype=unbiased_var.dtype.base_dtype,
+                initializer=local_step_initializer, trainable=False)
+    with ops.colocate_with(unbiased_var):
+        update_biased = state_ops.assign_sub(biased_var, (biased_var - value) * decay)
         update_local_step = local_step.assign_add(1)
-        # read the biased average and step after both are updated
-        with ops.control_dependencies([update_biased, update_local_step]):
-            return unbiased_var - biased_var.read_value() / (
-                1 - math_ops.pow(1.0 - decay, local_step.read_value()))
-
+        # (``decay`` is 1 - decay: the exponent's base is the decay)
+        bias_factor = 1 - math_ops.pow(1.0 - decay, update_local_step)
+        return state_ops.assign(unbiased_var, update_biased / bias_factor, name=scope)
 
 
 def weighted_moving_average(value, decay, weight, truediv=True, collections=None, name=None):
