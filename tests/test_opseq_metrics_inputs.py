@@ -454,3 +454,17 @@ def test_pandas_input_fn_feeds_a_dnn_regressor_as_tf(tmp_path):
                                                                   num_epochs=1, shuffle=False))
     np.testing.assert_allclose([evaluation["average_loss"], evaluation["prediction/mean"]],
                                [0.6046954, -0.11597221], atol=1e-5)
+
+
+def test_linear_classifier_on_one_ordered_epoch_matches_tf(tmp_path):
+    est = tf.estimator.LinearClassifier(_columns(), model_dir=str(tmp_path), config=_config())
+    losses, evaluation, preds = _train(est, _Y_CLS, False, 1)
+    np.testing.assert_allclose(losses, [3.46574, 3.85244, 1.33458], atol=1e-4)
+    np.testing.assert_allclose(est.get_variable_value("linear/linear_model/x/weights").ravel(),
+                               [-0.00121, -0.22723, -0.01826], atol=1e-4)
+    np.testing.assert_allclose(est.get_variable_value("linear/linear_model/bias_weights"),
+                               [-0.0679], atol=1e-4)
+    np.testing.assert_allclose([evaluation["average_loss"], evaluation["prediction/mean"],
+                                evaluation["auc"]], [0.65394, 0.44706, 1.0], atol=1e-4)
+    np.testing.assert_allclose([p["logits"][0] for p in preds], [-0.2421, -0.1766, -0.2887],
+                               atol=1e-4)
