@@ -527,10 +527,10 @@ def _sparse_shape(input):
 def _shape_internal(input, name=None, optimize=True, out_type=dtypes.int32):
     with ops.name_scope(name, "Shape", [input]) as scope:
         dense_shape = _sparse_shape(input)
-        if dense_shape is not None:  # TF 1.x: a sparse tensor's dense_shape, cast
-            from tideflow.ops.cast_ops import cast
-
-            return cast(dense_shape, out_type, name=scope)
+        if dense_shape is not None:
+            # TF 1.x: a sparse tensor's dense_shape through a Cast op (always one, "Shape/Cast")
+            return ops.apply_op("Cast", [dense_shape], {"DstT": out_type,
+                                                        "Truncate": False})._outputs[0]
         t = ops.convert_to_tensor(input)
         s = t.get_shape()
         if optimize and s.is_fully_defined():
