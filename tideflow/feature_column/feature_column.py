@@ -1138,6 +1138,16 @@ def _flat_dense(column, tensor):
     return out
 
 
+def _make_layer_state(builder, columns, weight_collections=None, trainable=True):
+    """Makes each embedding column's table first, in the columns' order, each under a
+    variable scope of the column's name, and keeps it in ``builder`` for the transforms that
+    follow: what TF 1.15's ``DenseFeatures`` layer does when it builds."""
+    for column in columns:
+        if isinstance(column, _EmbeddingColumn):
+            with variable_scope.variable_scope(column._var_scope_name):
+                builder._state[column] = column._create_weights(weight_collections, trainable)
+
+
 def input_layer(features, feature_columns, weight_collections=None, trainable=True,
                 cols_to_vars=None, cols_to_output_tensors=None):
     """The dense ``[batch, sum of the columns' sizes]`` input: the dense columns' tensors,
@@ -1172,11 +1182,7 @@ def dense_input(features, feature_columns, weight_collections=None, trainable=Tr
         builder = _LazyBuilder(features)
         outputs = []
         if state_first:
-            for column in columns:
-                if isinstance(column, _EmbeddingColumn):
-                    with variable_scope.variable_scope(column._var_scope_name):
-                        builder._state[column] = column._create_weights(weight_collections,
-                                                                        trainable)
+            _make_layer_state(builder, columns, weight_collections, trainable)
         layer_scope = ops.get_default_graph().get_name_scope()
         for column in columns:
             before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
