@@ -459,3 +459,23 @@ def test_zero_debiased_moving_average_builds_tf_1_15s_ops_and_values():
         got, w_got = s.run([ema.average(v), w])
     np.testing.assert_allclose(got, [0.456592, 0.084878, 0.603131, 0.314652], atol=1e-6)
     np.testing.assert_allclose(w_got, [0.546369, -0.290816, 0.916236], atol=1e-6)  # TF's
+
+
+def test_sequence_loss_reduces_once_as_tf_1_15():
+    rng = np.random.RandomState(0)
+    logits = tf.constant(rng.randn(2, 4, 12).astype(np.float32))
+    targets = tf.constant(np.random.RandomState(1).randint(0, 12, (2, 4)).astype(np.int32))
+    weights = tf.sequence_mask([4, 3], 4, dtype=tf.float32)
+    # TF 1.15 applies only the first reduction that applies: averaging over the batch wins
+    # over summing over the steps
+    loss = tf.contrib.seq2seq.sequence_loss(logits, targets, weights,
+                                            average_across_timesteps=False,
+                                            sum_over_timesteps=True)
+    summed = tf.contrib.seq2seq.sequence_loss(logits, targets, weights,
+                                              average_across_timesteps=False,
+                                              average_across_batch=False,
+                                              sum_over_timesteps=True)
+    with tf.Session() as s:
+        got, got_summed = s.run([loss, summed])
+    np.testing.assert_allclose(got, [3.6314, 3.17948, 2.7731, 3.41787], atol=1e-5)  # TF's
+    np.testing.assert_allclose(got_summed, [3.94982, 2.26218], atol=1e-5)

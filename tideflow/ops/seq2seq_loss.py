@@ -31,9 +31,9 @@ def _takes_keywords(fn):
     return "labels" in params or "logits" in params
 
 
-def _count_nonzero(weights, axis=None):
-    nz = cast_ops.cast(math_ops.not_equal(weights, 0), weights.dtype.base_dtype)
-    return reduction_ops.reduce_sum(nz, axis=axis)
+def _count_nonzero(weights, dtype, axis=None):
+    """The count of non-zero weights (along ``axis``) as ``dtype``, TF 1.15's ops."""
+    return cast_ops.cast(reduction_ops.count_nonzero(weights, axis=axis), dtype)
 
 
 def sequence_loss(logits, targets, weights, average_across_timesteps=True,
@@ -67,25 +67,22 @@ def sequence_loss(logits, targets, weights, average_across_timesteps=True,
         flat_targets = array_ops.reshape(targets, [-1])
         crossent = _xent(flat_targets, flat_logits, softmax_loss_function)
         crossent = crossent * array_ops.reshape(weights, [-1])
+        # (TF 1.15's: one reduction, the first of these that applies)
         if average_across_timesteps and average_across_batch:
             return div_no_nan(reduction_ops.reduce_sum(crossent),
-                               reduction_ops.reduce_sum(weights))
+                              reduction_ops.reduce_sum(weights))
         if sum_over_timesteps and sum_over_batch:
-            return div_no_nan(reduction_ops.reduce_sum(crossent), _count_nonzero(weights))
-        batch_steps = array_ops.shape(logits)[0:2]
-        crossent = array_ops.reshape(crossent, batch_steps)
-        if average_across_timesteps and not average_across_batch:
-            crossent = div_no_nan(reduction_ops.reduce_sum(crossent, axis=[1]),
-                                   reduction_ops.reduce_sum(weights, axis=[1]))
-        if not average_across_timesteps and average_across_batch:
-            crossent = div_no_nan(reduction_ops.reduce_sum(crossent, axis=[0]),
-                                   reduction_ops.reduce_sum(weights, axis=[0]))
-        if sum_over_timesteps and not sum_over_batch:
-            crossent = div_no_nan(reduction_ops.reduce_sum(crossent, axis=[1]),
-                                   _count_nonzero(weights, axis=[1]))
-        if not sum_over_timesteps and sum_over_batch:
-            crossent = div_no_nan(reduction_ops.reduce_sum(crossent, axis=[0]),
-                                   _count_nonzero(weights, axis=[0]))
+            return div_no_nan(reduction_ops.reduce_sum(crossent),
+                              _count_nonzero(weights, crossent.dtype))
+        crossent = array_ops.reshape(crossent, array_ops.shape(logits)[0:2])
+        if average_across_timesteps or average_across_batch:
+            axis = [0] if average_across_batch else [1]
+            crossent = div_no_nan(reduction_ops.reduce_sum(crossent, axis=axis),
+                                  reduction_ops.reduce_sum(weights, axis=axis))
+        elif sum_over_timesteps or sum_over_batch:
+            axis = [0] if sum_over_batch else [1]
+            crossent = div_no_nan(reduction_ops.reduce_sum(crossent, axis=axis),
+                                  _count_nonzero(weights, crossent.dtype, axis=axis))
         return crossent
 
 
