@@ -124,3 +124,67 @@ def test_dataset_ops_count_where_tf_1_15_makes_them():
     with tf.Graph().as_default():
         tf.set_random_seed(3)
         assert _drain(tf.data.Dataset.range(10).shuffle(10)) == [0, 2, 7, 9, 1, 6, 4, 3, 8, 5]
+
+
+def test_a_dataset_op_made_after_a_remote_run_reaches_the_master():
+    """A dataset's op takes the id reserved when the Dataset was made, which can be older than
+    ops the session already sent: the graph's version counts ops in creation order, so the
+    next extension of a remote session still carries it."""
+    server = tf.train.Server.create_local_server()
+    ds = tf.data.Dataset.range(5).map(lambda x: x * 3)
+    c = tf.constant(7)
+    with tf.Session(server.target) as s:
+        assert s.run(c) == 7
+        v0 = tf.get_default_graph().version
+        it = ds.make_initializable_iterator()
+        nxt = it.get_next()
+        every = tf.get_default_graph().get_operations()
+        sent, made = every[:v0], every[v0:]
+        assert "MapDataset" in [op.type for op in made]
+        # (the dataset ops' ids are older than ops the session sent)
+        assert min(op._id for op in made) < max(op._id for op in sent)
+        s.run(it.initializer)
+        assert [s.run(nxt) for _ in range(3)] == [0, 3, 6]
+
+
+def _normal_seed_after(build):
+    build()
+    return tf.random_normal([2]).op.inputs[0].op.inputs[0].op.get_attr("seed2")
+
+
+def _case(n):
+    x = tf.placeholder(tf.int32, [])
+    pairs = [(tf.equal(x, i), lambda i=i: tf.constant(float(i))) for i in range(n)]
+    return tf.case(pairs, default=lambda: tf.constant(-1.0))
+
+
+def _cond_in_while(capture):
+    x = tf.placeholder(tf.float32, [])
+    t = tf.placeholder(tf.bool, [])
+
+    def body(i, a):
+        if capture:
+            return i + 1, tf.cond(t, lambda: a + x, lambda: a * 2.0)
+        return i + 1, a + tf.cond(t, lambda: 1.0, lambda: 2.0)
+
+    return tf.while_loop(lambda i, a: i < 3, body, [0, x if capture else 0.0])
+
+
+def _nested_cond(same_pred):
+    x = tf.placeholder(tf.float32, [])
+    t = tf.placeholder(tf.bool, [])
+    u = t if same_pred else tf.placeholder(tf.bool, [])
+    return tf.cond(t, lambda: tf.cond(u, lambda: x + 1.0, lambda: x * 2.0), lambda: x - 1.0)
+
+
+@pytest.mark.parametrize("build, want", [
+    (lambda: _case(2), 22), (lambda: _case(3), 32), (lambda: _case(1), 13),
+    (lambda: _cond_in_while(False), 33), (lambda: _cond_in_while(True), 36),
+    (lambda: _nested_cond(True), 26), (lambda: _nested_cond(False), 27),
+], ids=["case2", "case3", "case1", "while_outer_pred", "while_outer_pred_captures",
+        "nested_same_pred", "nested_other_pred"])
+def test_conds_inside_conds_and_loops_count_tf_1_15s_switches(build, want):
+    """A cond's predicate from outside the branch or loop body it is built in passes through a
+    Switch (Enter) of each enclosing frame in TF 1.x: a random op after takes TF's op seed."""
+    tf.set_random_seed(1)
+    assert _normal_seed_after(build) == want

@@ -321,10 +321,8 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False):
     if min_consumer:
         gd.versions.min_consumer = min_consumer
     with graph._lock:
-        ops = list(graph._ops)
+        ops = list(graph._ops) if from_version is None else graph._ops[from_version:]
     for op in ops:
-        if from_version is not None and op._id <= from_version:
-            continue
         nd = gd.node.add()
         nd.CopyFrom(_cached_node_def(op))
         if add_shapes and op._outputs:

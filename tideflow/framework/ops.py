@@ -723,7 +723,10 @@ class Graph:
         self._nodes_by_id[op._id] = op
         self._nodes_by_name[op._name] = op
         self._ops.append(op)
-        self._version = op._id
+        # the number of ops made, as TF's (op ids may skip numbers, or take one reserved
+        # earlier: a tf.data dataset's), so that as_graph_def(from_version) sends every op made
+        # since, in creation order
+        self._version = len(self._ops)
 
     def _add_created_op(self, op):
         """Adds a new op and links it to its producers, scopes and control-flow frame."""

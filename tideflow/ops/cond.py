@@ -292,7 +292,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         # ids are skipped, so the ops traced in the branches get TF's op count (the op seed of
         # a random op without one, tf.set_random_seed's rule)
         first = graph._next_id
-        graph._skip_op_ids(4)
+        # inside cond branches or loop bodies, a predicate from outside them passes through a
+        # Switch (Enter) of each enclosing frame, made right after cond/Switch
+        reserved = 4 + _frames_crossed(graph, pred)
+        graph._skip_op_ids(reserved)
         then_fg = func_graph.trace(
             _hiding(_returning(true_fn, "true_fn", returned), known is None or not known),
             [], func_graph.unique_function_name(graph, base + "_true"),
@@ -339,7 +342,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                     f"{a._dtype.base_dtype.name}, {b._dtype.base_dtype.name}"
                 )
         with ops.control_dependencies(outer):
-            op = _if_counted_as_merges(graph, pred, then_fg, else_fg, scope, first)
+            op = _if_counted_as_merges(graph, pred, then_fg, else_fg, scope, first, reserved)
         _exporting(op, then_fg, else_fg)
         from tideflow.ops import array_ops
 
@@ -358,16 +361,28 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         return _rebuild_composites(template, nest.pack_sequence_as(then_out, flat))
 
 
-def _if_counted_as_merges(graph, pred, then_fg, else_fg, scope, first):
-    """``build_if``, with the If op and the placeholders giving both branches the same
-    captures taking the ids skipped for TF 1.x's Switch ops (from ``first``), so that the
-    outputs' Merge identities and the ops made after the cond get TF's op count (and op
-    seeds); where they do not fit there, or the graph took ops meanwhile, they take new ids."""
+def _frames_crossed(graph, tensor):
+    """How many enclosing cond branches or loop bodies, from ``graph`` out, ``tensor`` has yet
+    to be captured into (TF 1.x: a Switch or an Enter in each)."""
+    n = 0
+    g = graph
+    while (getattr(g, "control_flow_body", False) and tensor._op._graph is not g
+           and tensor not in g._capture_map):
+        n += 1
+        g = g.outer_graph
+    return n
+
+
+def _if_counted_as_merges(graph, pred, then_fg, else_fg, scope, first, reserved):
+    """``build_if``, with the If op, the placeholders giving both branches the same captures
+    and the predicate's capture into an enclosing body taking the ``reserved`` ids skipped for
+    TF 1.x's Switch ops (from ``first``; they may be lower than ids the branches took), so
+    that the outputs' Merge identities and the ops made after the cond get TF's op count (and
+    op seeds); where they do not fit there, they take new ids."""
     nxt = graph._next_id
-    last = graph._ops[-1]._id if graph._ops else 0
     captured = {t for fg in (then_fg, else_fg) for t, _ in fg.captures}
     missing = sum(t not in fg._capture_map for fg in (then_fg, else_fg) for t in captured)
-    if last >= first or missing > 3:
+    if 1 + missing + _frames_crossed(graph, pred) > reserved:
         return build_if(pred, then_fg, else_fg, scope)
     graph._next_id = first
     op = build_if(pred, then_fg, else_fg, scope)
