@@ -459,3 +459,16 @@ def test_generator_loops_take_tf_op_count(_fresh_graph):
         m.predict_generator((np.ones((4, 3)) for _ in range(3)), steps=2)
         assert [op.name for op in g.get_operations()][-2:] == ["evaluation/group_deps",
                                                                "predict/group_deps"]
+
+
+def test_compile_without_an_output_loss_starts_the_total_from_zero(_fresh_graph):
+    x = tf.keras.Input(shape=(3,))
+    y = tf.keras.layers.Dense(2, activity_regularizer="l2")(x)
+    m = tf.keras.Model(x, y)
+    before = _fresh_graph._last_id
+    m.compile("adam")
+    assert _fresh_graph._last_id - before == 2  # TF 1.15's: 0. + the layers' losses
+    before = _fresh_graph._last_id
+    h = m.fit(np.ones((4, 3)), verbose=0)
+    assert _fresh_graph._last_id - before == 116
+    assert np.isfinite(h.history["loss"][0])

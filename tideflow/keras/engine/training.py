@@ -368,7 +368,8 @@ class Model(Network):
                         with ops.name_scope(w.variable.op.name + "/Regularizer"):
                             w.regularizer(w.variable)
                     reg_total = tf.add_n([tf.cast(r, K.floatx()) for r in reg])
-                    total = reg_total if total is None else total + reg_total
+                    # (as TF: with no output's loss the total starts from 0.)
+                    total = 0.0 + reg_total if total is None else total + reg_total
         return total
 
     def _added_metric_entries(self):
