@@ -479,3 +479,26 @@ def test_sequence_loss_reduces_once_as_tf_1_15():
         got, got_summed = s.run([loss, summed])
     np.testing.assert_allclose(got, [3.6314, 3.17948, 2.7731, 3.41787], atol=1e-5)  # TF's
     np.testing.assert_allclose(got_summed, [3.94982, 2.26218], atol=1e-5)
+
+
+def test_alignment_history_counts_as_tf_1_15s_tensor_array():
+    tf.set_random_seed(12)
+    mem = tf.placeholder(tf.float32, [2, 5, 8])
+    attn = tf.contrib.seq2seq.LuongAttention(8, mem, memory_sequence_length=[5, 3])
+    cell = tf.contrib.seq2seq.AttentionWrapper(tf.nn.rnn_cell.LSTMCell(8), attn,
+                                               attention_layer_size=6, alignment_history=True)
+    x = tf.placeholder(tf.float32, [2, 4, 3])
+    helper = tf.contrib.seq2seq.TrainingHelper(x, [4, 4])
+    dec = tf.contrib.seq2seq.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32))
+    out, state, _ = tf.contrib.seq2seq.dynamic_decode(dec, output_time_major=True)
+    history = state.alignment_history.stack()
+    w2 = tf.Variable(tf.random_normal([3]))
+    rng = np.random.RandomState(0)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        a, o, w = s.run([history, out.rnn_output, w2],
+                        {mem: rng.randn(2, 5, 8), x: rng.randn(2, 4, 3)})
+    # TF 1.15's
+    np.testing.assert_allclose(a[2, 1], [0.20496, 0.420427, 0.374612, 0, 0], atol=1e-6)
+    np.testing.assert_allclose(o[3, 0, :3], [0.020486, 0.718923, -1.168871], atol=2e-6)
+    np.testing.assert_allclose(w, [-0.311508, -0.448632, -1.234264], atol=1e-6)

@@ -426,6 +426,22 @@ def _compute_attention(mechanism, cell_output, attention_state, attention_layer)
     return attention, alignments, next_attention_state
 
 
+def _history_array(dtype, element_shape):
+    """An alignment history: a TensorArray that counts its ops as TF 1.15's (its size's Const
+    and the array here; its writes in the decoder's loop, a program's stack of it), as one a
+    program makes."""
+    from tideflow.ops import tensor_array
+
+    graph = tf.get_default_graph()
+    first = graph._next_id
+    ta = TensorArray(dtype, size=0, dynamic_size=True, element_shape=element_shape)
+    if tensor_array._v1_rules(graph):
+        op = ta._list.op
+        ta._counted = (graph, op, {graph: op.inputs[0]})
+        tensor_array._settle(graph, first, 2)
+    return ta
+
+
 class AttentionWrapper(RNNCell):
     """Wraps ``cell`` with attention: each step feeds ``cell_input_fn(inputs,
     previous_attention)`` (by default their concatenation) to the cell, scores its output
@@ -564,8 +580,7 @@ class AttentionWrapper(RNNCell):
                 attention_state=self._item_or_tuple(
                     m.initial_state(batch_size, dtype) for m in self._attention_mechanisms),
                 alignment_history=self._item_or_tuple(
-                    TensorArray(dtype, size=0, dynamic_size=True,
-                                element_shape=a.get_shape()) if self._alignment_history
+                    _history_array(dtype, a.get_shape()) if self._alignment_history
                     else () for a in initial_alignments))
 
     def call(self, inputs, state):
