@@ -381,3 +381,17 @@ def test_vocabulary_file_column_builds_tf_ops(_graph, tmp_path):
                            lk + "table_init/InitializeTableFromTextFileV2"]
     assert len(names) == 92
     assert _seeds(_graph) == [14, 89]
+
+
+def test_sparse_helpers_build_tf_ops(_graph):
+    sp = tf.SparseTensor([[0, 0], [1, 2]], [1., 2.], [2, 3])
+    tf.sparse_tensor_to_dense(tf.sparse_reshape(sp, [3, -1]))
+    tf.sparse_to_dense([[0], [2]], [4], [1., 2.])
+    names = [(op.name, op.type) for op in _graph.get_operations()][3:]
+    assert names == [
+        ("Cast/x", "Const"), ("Cast", "Cast"), ("SparseReshape", "SparseReshape"),
+        ("SparseReshape/Const", "Const"), ("SparseReshape/Identity", "Identity"),
+        ("zeros", "Const"), ("SparseToDense", "SparseToDense"),
+        ("SparseToDense_1/sparse_indices", "Const"), ("SparseToDense_1/output_shape", "Const"),
+        ("SparseToDense_1/sparse_values", "Const"), ("SparseToDense_1/default_value", "Const"),
+        ("SparseToDense_1", "SparseToDense")]

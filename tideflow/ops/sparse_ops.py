@@ -173,22 +173,28 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
     """A dense tensor of ``output_shape`` with ``sparse_values`` at ``sparse_indices``."""
     with ops.name_scope(name, "SparseToDense",
                         [sparse_indices, output_shape, sparse_values]) as scope:
-        sparse_values = ops.convert_to_tensor(sparse_values, name="sparse_values")
-        default_value = ops.convert_to_tensor(default_value, dtype=sparse_values.dtype,
-                                              name="default_value")
+        # the inputs converted in the op's order, as TF's generated wrapper
         indices = ops.convert_to_tensor(sparse_indices, name="sparse_indices")
         if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
             raise TypeError(f"sparse_indices must be int32 or int64, got {indices.dtype.name}")
         output_shape = ops.convert_to_tensor(output_shape, dtype=indices.dtype.base_dtype,
                                              name="output_shape")
+        sparse_values = ops.convert_to_tensor(sparse_values, name="sparse_values")
+        default_value = ops.convert_to_tensor(default_value, dtype=sparse_values.dtype,
+                                              name="default_value")
         return ops.apply_op("SparseToDense", [indices, output_shape, sparse_values,
                                               default_value],
                             {"validate_indices": validate_indices}, name=scope)._outputs[0]
 
 
-def sparse_tensor_to_dense(sp_input, default_value=0, validate_indices=True, name=None):
-    """The dense tensor a SparseTensor stands for (missing entries are ``default_value``)."""
+def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
+    """The dense tensor a SparseTensor stands for (missing entries are ``default_value``, a
+    zero of its dtype unless given)."""
     sp_input = _as_sparse(sp_input)
+    if default_value is None:  # as TF 1.15: a "zeros" constant made before the op's scope
+        from tideflow.ops import fill_ops
+
+        default_value = fill_ops.zeros([], dtype=sp_input.values.dtype)
     return sparse_to_dense(sp_input.indices, sp_input.dense_shape, sp_input.values,
                            default_value=default_value, validate_indices=validate_indices,
                            name=name or "SparseToDense")
