@@ -29,11 +29,13 @@ def test_dynamic_rnn_over_an_unknown_time_dimension_keeps_tf_1_15s_seeds():
     assert _seed2("RandomStandardNormal") == [164]
 
 
-def test_greedy_decoding_gives_tf_1_15s_ids_and_later_seeds():
+@pytest.mark.parametrize("as_function", [False, True])
+def test_greedy_decoding_gives_tf_1_15s_ids_and_later_seeds(as_function):
     tf.set_random_seed(3)
     emb = tf.get_variable("emb", [12, 6])
     cell = tf.nn.rnn_cell.GRUCell(8)
-    helper = tf.contrib.seq2seq.GreedyEmbeddingHelper(emb, tf.fill([2], 1), 3)
+    embedding = (lambda ids: tf.nn.embedding_lookup(emb, ids)) if as_function else emb
+    helper = tf.contrib.seq2seq.GreedyEmbeddingHelper(embedding, tf.fill([2], 1), 3)
     dec = tf.contrib.seq2seq.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32),
                                           output_layer=tf.layers.Dense(12))
     out, _, lens = tf.contrib.seq2seq.dynamic_decode(dec, maximum_iterations=6)
