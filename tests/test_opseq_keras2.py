@@ -258,7 +258,7 @@ _O = "tf.keras.optimizers."
 # group, the initializer of the new variables) for Dense(2) on Input(3,), and for
 # Dense(4) -> Dense(2)
 _TF_FIT_OPS = [("'sgd'", 115, 122), ("'adam'", 165, 196), ("'rmsprop'", 169, 218),
-               ("'adagrad'", 122, 141),
+               ("'adagrad'", 122, 141), ("'adamax'", 160, 191),
                ("'adadelta'", 140, 171), (_O + "RMSprop(momentum=0.5)", 151, 182),
                (_O + "SGD(0.1, clipnorm=1.0)", 149, 190), (_O + "Adam(decay=0.01)", 172, 203)]
 
@@ -472,3 +472,15 @@ def test_compile_without_an_output_loss_starts_the_total_from_zero(_fresh_graph)
     h = m.fit(np.ones((4, 3)), verbose=0)
     assert _fresh_graph._last_id - before == 116
     assert np.isfinite(h.history["loss"][0])
+
+
+def test_seeded_adamax_fit_as_tf(_fresh_graph):
+    x, y = _data()
+    m = _small_model()
+    m.compile("adamax", "mse", metrics=["mae"])
+    h = m.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    np.testing.assert_allclose(h.history["loss"], [0.253572, 0.248703], atol=2e-6)  # TF 1.15's
+    np.testing.assert_allclose(m.evaluate(x[:8], y[:8], verbose=0), [0.333408, 0.466083],
+                               atol=2e-6)
+    np.testing.assert_allclose(m.predict(x[:2]), [[0.466617, 0.841171], [0.370051, 0.594001]],
+                               atol=2e-6)

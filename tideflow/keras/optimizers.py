@@ -15,6 +15,7 @@ from tideflow.framework import ops
 from tideflow.keras import backend as K
 from tideflow.keras import optimizer_schedules as schedules
 from tideflow.ops import training_ops
+from tideflow.train.contrib_opt import AdaMaxOptimizer
 from tideflow.train.optimizer import _var_key
 
 
@@ -519,6 +520,25 @@ class _KerasAdam(_KerasSlots, tf.train.AdamOptimizer):
         return tf.group(*update_ops, name=name_scope)
 
 
+class _KerasAdamax(_KerasSlots, AdaMaxOptimizer):
+    """Adamax with Keras's state: slots ``m`` and ``v``, no ``beta1_power`` variable (the
+    power is ``beta_1 ** (iterations + 1)``), the fused ApplyAdaMax step as TF 1.15's."""
+
+    def _slot_table(self):
+        return (("m", "m", 0.0), ("v", "v", 0.0))
+
+    def _prepare(self):
+        super()._prepare()
+        step = tf.cast(self._keras_iterations + 1, tf.float32)
+        self._keras_power = tf.pow(tf.cast(self._beta1_t, tf.float32), step)
+
+    def _get_beta_accumulators(self):
+        return self._keras_power
+
+    def _finish(self, update_ops, name_scope):
+        return tf.group(*update_ops, name=name_scope)
+
+
 class _KerasAdagrad(_KerasSlots, tf.train.AdagradOptimizer):
     """Keras's Adagrad: ``acc += g**2; w -= lr * g / (sqrt(acc) + epsilon)`` (epsilon in
     the denominator, so an accumulator starting at zero is allowed, as TF 1.15's)."""
@@ -875,16 +895,6 @@ def _amsgrad_rule(opt, p, g, slots, t, lr):
     return [tf.assign(m, m_t), tf.assign(vv, v_t), tf.assign(vhat, vhat_t), tf.assign(p, p_t)]
 
 
-def _adamax_rule(opt, p, g, slots, t, lr):
-    m, u = slots
-    b1, b2 = opt._values["beta_1"], opt._values["beta_2"]
-    lr_t = lr / (1.0 - tf.pow(b1, t))
-    m_t = b1 * m + (1.0 - b1) * g
-    u_t = tf.maximum(b2 * u, tf.abs(g))
-    p_t = p - lr_t * m_t / (u_t + opt.epsilon)
-    return [tf.assign(m, m_t), tf.assign(u, u_t), tf.assign(p, p_t)]
-
-
 def _nadam_rule(opt, p, g, slots, t, lr):
     m, vv = slots
     b1, b2 = opt._values["beta_1"], opt._values["beta_2"]
@@ -916,8 +926,12 @@ class Adamax(Optimizer):
         self._init(learning_rate, 0.001, name, kwargs, beta_1=beta_1, beta_2=beta_2)
         self.epsilon = epsilon
 
-    def get_updates(self, loss, params):
-        return _manual_updates(self, loss, params, _adamax_rule, ("m", "v"))
+    def _tf_optimizer(self, lr):
+        return _KerasAdamax(lr, self._graph_vars()["beta_1"], self._graph_vars()["beta_2"],
+                            epsilon=self.epsilon, name=self._name)
+
+    def _tf_extra_step_ops(self):
+        return 0 if self.initial_decay else 9
 
     def get_config(self):
         config = super().get_config()

@@ -104,7 +104,7 @@ def _adam(var, m, v, grad, beta1_power, beta2_power, lr, beta1, beta2, epsilon, 
 def _ada_max(var, m, v, grad, beta1_power, lr, beta1, beta2, epsilon):
     m += (grad - m) * (1 - beta1)
     np.maximum(v * beta2, np.abs(grad), out=v)
-    var -= m * (lr / (1 - beta1_power)) / (v + epsilon)
+    var -= lr / (1 - beta1_power) * (m / (v + epsilon))  # (TF's order of the products)
 
 
 def _add_sign(var, m, grad, lr, alpha, sign_decay, beta):
