@@ -188,3 +188,20 @@ def test_conds_inside_conds_and_loops_count_tf_1_15s_switches(build, want):
     Switch (Enter) of each enclosing frame in TF 1.x: a random op after takes TF's op seed."""
     tf.set_random_seed(1)
     assert _normal_seed_after(build) == want
+
+
+@pytest.mark.parametrize("make_cell, want", [
+    (lambda: tf.nn.rnn_cell.GRUCell(4), 186),
+    (lambda: tf.nn.rnn_cell.LSTMCell(4), 186),
+    (lambda: tf.contrib.rnn.LayerNormBasicLSTMCell(4), 300),
+    (lambda: tf.contrib.rnn.InputProjectionWrapper(tf.nn.rnn_cell.GRUCell(4), 4), 204),
+], ids=["gru", "lstm", "layer_norm_lstm", "input_projection"])
+def test_dynamic_rnn_with_lengths_leaves_tf_1_15s_op_count(make_cell, want):
+    """The placeholders a while loop adds so that its cond and body take the same captures
+    have no TF 1.x counterpart: they take ids aside, and a random op after the loop takes
+    TF's op seed."""
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, 5, 3])
+    lengths = tf.placeholder(tf.int32, [None])
+    tf.nn.dynamic_rnn(make_cell(), x, sequence_length=lengths, dtype=tf.float32)
+    assert _normal_seed_after(lambda: None) == want

@@ -905,6 +905,24 @@ class Graph:
         """The id of the last op created (0 in an empty graph), as TF's ``Graph._last_id``."""
         return self._next_id - 1
 
+    # ids for ops TF 1.x has no counterpart of and that must not take the graph's count
+    # (see aside_ids): far above any count a graph reaches
+    ASIDE_IDS = 1 << 40
+
+    @contextlib.contextmanager
+    def aside_ids(self):
+        """Ops made inside take ids from a range of their own, not the graph's op count (the
+        placeholders a while loop adds so that its cond and body take the same captures: TF
+        1.x makes no op for them), so the ops after number as TF's."""
+        root = getattr(self, "_root", None) or self
+        nxt = root._next_id
+        root._next_id = root.__dict__.get("_aside_next_id", self.ASIDE_IDS)
+        try:
+            yield
+        finally:
+            root._aside_next_id = root._next_id
+            root._next_id = nxt
+
     def _reserve_op_id(self):
         """An id for an op made later: a tf.data dataset's, which TF 1.15 made with the
         Dataset and tideflow makes when an iterator needs it (``Dataset._apply_reserved``)."""

@@ -403,7 +403,8 @@ def build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, name
     every id unique in each graph.
     """
     graph = ops.get_default_graph()
-    captured = cond_lib.unify_captures([cond_fg, body_fg])
+    with graph.aside_ids():  # (TF makes no op for them: see Graph.aside_ids)
+        captured = cond_lib.unify_captures([cond_fg, body_fg])
     body_fg.outputs = body_fg.outputs + [ph for _, ph in body_fg.captures]
     func_graph.add_function(graph, cond_fg)
     func_graph.add_function(graph, body_fg)
@@ -413,7 +414,7 @@ def build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, name
         # the captures just unified took ids TF's loop does not have; the While op may take
         # an id below the counter's when the op and its Exit identities then take the counter
         # past every id the bodies hold (no later op of a body can meet one of them again)
-        last = graph._ops[-1]._id if graph._ops else 0
+        last = next((op._id for op in reversed(graph._ops) if op._id < graph.ASIDE_IDS), 0)
         if ids_at_op > last and graph._next_id <= ids_at_op + len(tensors) + 1:
             graph._next_id = ids_at_op
     op = ops.apply_op(
