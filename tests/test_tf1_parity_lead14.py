@@ -205,3 +205,21 @@ def test_dynamic_rnn_with_lengths_leaves_tf_1_15s_op_count(make_cell, want):
     lengths = tf.placeholder(tf.int32, [None])
     tf.nn.dynamic_rnn(make_cell(), x, sequence_length=lengths, dtype=tf.float32)
     assert _normal_seed_after(lambda: None) == want
+
+
+def test_keras_dense_features_makes_its_tables_first_as_tf_1_15():
+    tf.set_random_seed(1)
+    f = {"age": tf.placeholder(tf.float32, [None]), "city": tf.placeholder(tf.string, [None])}
+    city = tf.feature_column.categorical_column_with_vocabulary_list("city", ["a", "b"])
+    cols = [tf.feature_column.bucketized_column(tf.feature_column.numeric_column("age"), [25, 35]),
+            tf.feature_column.embedding_column(city, 3)]
+    layer = tf.keras.layers.DenseFeatures(cols)
+    out = layer(f)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[2].startswith("dense_features/city_embedding/embedding_weights/Initializer")
+    assert "dense_features/city_embedding/to_sparse_input/NotEqual" in names
+    assert _normal_seed_after(lambda: None) == 116  # TF 1.15's (the table's seed: 5)
+    assert [v.name for v in layer.weights] == [
+        "dense_features/city_embedding/embedding_weights:0"]
+    assert layer(f).shape.as_list() == out.shape.as_list() == [None, 6]  # reused tables
+    assert len(layer.weights) == 1

@@ -72,8 +72,18 @@ class DenseFeatures(Layer):
     def call(self, features, cols_to_output_tensors=None):
         outputs = []
         with self._columns_scope(features) as builder:
+            # as TF 1.15's layer: every embedding column's table first (resource variables, in
+            # the columns' order), then the transforms, each under its column's name scope
+            with variable_scope.variable_scope(variable_scope.get_variable_scope(),
+                                               use_resource=True,
+                                               auxiliary_name_scope=False):
+                fc._make_layer_state(builder, self._feature_columns,
+                                     fc._weight_collections(None), self.trainable)
+            layer_scope = ops.get_default_graph().get_name_scope()
             for column in self._feature_columns:
-                with variable_scope.variable_scope(column._var_scope_name):
+                with variable_scope.variable_scope(column._var_scope_name,
+                                                   auxiliary_name_scope=False), \
+                        ops.name_scope(f"{layer_scope}/{column.name}/"):
                     tensor = column._get_dense_tensor(
                         builder, weight_collections=fc._weight_collections(None),
                         trainable=self.trainable)
