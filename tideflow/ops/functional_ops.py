@@ -152,15 +152,18 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         n, count = _num_rows(flat[0], False)
         tas = _unstacked(flat, n)
         count += len(flat) * (_ta_ops(n) + 9)
+        def first_index():
+            # the first element's index (n - 1 counting down: two ops for a tensor n) and
+            # the ops TF makes for it and its read or write
+            index = n - 1 if reverse else 0
+            extra = 2 if reverse and isinstance(n, ops.Tensor) else 0
+            return index, extra + 1 + _index_ops(index)
+
         if initializer is None:
             a_flat = []
             for ta in tas:
-                if reverse:
-                    index = n - 1
-                    count += 2 if isinstance(n, ops.Tensor) else 0
-                else:
-                    index = 0
-                count += 1 + _index_ops(index)
+                index, made = first_index()
+                count += made
                 a_flat.append(ta.read(index))
             i = 1
         else:
@@ -175,12 +178,8 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         if initializer is None:
             written = []
             for acc, a in zip(accs, a_flat):
-                if reverse:
-                    index = n - 1
-                    count += 2 if isinstance(n, ops.Tensor) else 0
-                else:
-                    index = 0
-                count += 1 + _index_ops(index)
+                index, made = first_index()
+                count += made
                 written.append(acc.write(index, a))
             accs = written
         if reverse:
