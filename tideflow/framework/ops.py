@@ -1399,6 +1399,17 @@ def default_session(session):
 # module-level scope helpers -----------------------------------------------------------------
 
 
+def _value_graph(v):
+    """The graph of a Tensor, an Operation or anything with a ``graph`` (a Variable), else
+    None."""
+    if isinstance(v, Tensor):
+        return v._op._graph
+    if isinstance(v, Operation):
+        return v._graph
+    g = getattr(v, "graph", None)
+    return g if isinstance(g, Graph) else None
+
+
 def _graph_of(values, default=None):
     if default is None:
         default = get_default_graph()
@@ -1406,15 +1417,8 @@ def _graph_of(values, default=None):
         return default  # a function body captures what it uses from enclosing graphs
     found = first = None
     for v in values or ():
-        if isinstance(v, Tensor):
-            g = v._op._graph
-        elif isinstance(v, Operation):
-            g = v._graph
-        else:
-            g = getattr(v, "graph", None)
-            if not isinstance(g, Graph):
-                continue
-        if g is found:
+        g = _value_graph(v)
+        if g is None or g is found:
             continue
         if found is None:
             found, first = g, v
@@ -2194,25 +2198,13 @@ def _get_graph_from_inputs(op_input_list, graph=None):
     if isinstance(op_input_list, Tensor | Operation) or not isinstance(
             op_input_list, list | tuple):
         op_input_list = [op_input_list]
-    found = first = None
+    if graph is None:
+        return _graph_of(op_input_list)
     for item in op_input_list:
-        if isinstance(item, Tensor):
-            g = item.op.graph
-        elif isinstance(item, Operation):
-            g = item.graph
-        else:
-            g = getattr(item, "graph", None)
-            if not isinstance(g, Graph):
-                continue
-        if graph is not None and g is not graph:
+        g = _value_graph(item)
+        if g is not None and g is not graph:
             raise ValueError(f"{item} is not from the passed-in graph.")
-        if found is None:
-            found, first = g, item
-        elif g is not found:
-            raise ValueError(f"{item} must be from the same graph as {first}.")
-    if graph is not None:
-        return graph
-    return found if found is not None else get_default_graph()
+    return graph
 
 
 def _graph_from_inputs(inputs):
