@@ -180,7 +180,14 @@ class BatchNormalization(Layer):
                 "renorm_stddev", shape=param_shape, dtype=self._param_dtype,
                 initializer=stddev_initializer, trainable=False)
 
-    def _assign_moving_average(self, variable, value, momentum):
+    def _assign_moving_average(self, variable, value, momentum, in_tf_cond=False):
+        """``variable -= (variable - value) * (1 - momentum)``; ``in_tf_cond``: TF 1.15 makes
+        it inside a cond of 13 ops (its Switch, switch_t, switch_f and pred_id first; these 4
+        ops; the Switches of the 3 tensors it takes; the false branch's Switch and the Merge),
+        whose other ids are skipped for TF's op count after the layer."""
+        g = ops.get_default_graph()
+        if in_tf_cond:
+            g._skip_op_ids(4)
         with (ops.name_scope(None, "AssignMovingAvg", [variable, value, momentum]) as scope,
               ops.colocate_with(variable.op)):
             base = variable.dtype.base_dtype
@@ -188,7 +195,10 @@ class BatchNormalization(Layer):
             if decay.dtype != base:
                 decay = cast_ops.cast(decay, base)
             delta = (variable - cast_ops.cast(value, base)) * decay
-            return state_ops.assign_sub(variable, delta, name=scope)
+            update = state_ops.assign_sub(variable, delta, name=scope)
+        if in_tf_cond:
+            g._skip_op_ids(5)
+        return update
 
     def _fused_batch_norm(self, inputs, training, training_value):
         nn = _nn()
@@ -296,15 +306,10 @@ class BatchNormalization(Layer):
                 d = broadcast(array_ops.stop_gradient(d, name="renorm_d"))
                 scale, offset = compose(r, d, scale, offset)
             # with a dynamic `training` that is false, mean and variance are the moving ones,
-            # so these updates change nothing; TF 1.15 makes each inside a cond (13 ops, these
-            # 4 among them): its other ids are skipped, for TF's op count after the layer
+            # so these updates change nothing (TF 1.15 makes each inside a cond)
             dynamic = training_value is None and not self.renorm
-            g = ops.get_default_graph()
-            if dynamic:
-                g._skip_op_ids(4)
-            self.add_update(self._assign_moving_average(moving_mean, new_mean, self.momentum))
-            if dynamic:
-                g._skip_op_ids(5)
+            self.add_update(self._assign_moving_average(moving_mean, new_mean, self.momentum,
+                                                        in_tf_cond=dynamic))
             if self.renorm:
                 stddev = self._assign_moving_average(
                     self.moving_stddev, math_ops.sqrt(new_variance + self.epsilon),
@@ -313,12 +318,8 @@ class BatchNormalization(Layer):
                     moving_variance,
                     _nn().relu(stddev * stddev - self.epsilon)))
             else:
-                if dynamic:
-                    g._skip_op_ids(4)
                 self.add_update(self._assign_moving_average(moving_variance, new_variance,
-                                                            self.momentum))
-                if dynamic:
-                    g._skip_op_ids(5)
+                                                            self.momentum, in_tf_cond=dynamic))
         dtype = inputs.dtype.base_dtype
         mean = cast_ops.cast(mean, dtype)
         variance = cast_ops.cast(variance, dtype)

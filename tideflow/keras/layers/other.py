@@ -110,9 +110,10 @@ class BatchNormalization(Layer):
                                                trainable=False, **on_read)
         self.built = True
 
-    def _assign_moving_average(self, variable, value, momentum):
+    def _assign_moving_average(self, variable, value, momentum, in_tf_cond=False):
         if self._general:
-            return _tf_layers_bn()._assign_moving_average(self, variable, value, momentum)
+            return _tf_layers_bn()._assign_moving_average(self, variable, value, momentum,
+                                                          in_tf_cond)
         # as TF 1.15's Keras: variable -= (variable - value) * (1 - momentum)
         with K.name_scope("AssignMovingAvg") as scope:
             decay = tf.convert_to_tensor(1.0 - momentum, name="decay")
