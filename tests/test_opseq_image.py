@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import tideflow as tf
+from tests.opseq_util import op_names as _names
 
 
 @pytest.fixture(autouse=True)
@@ -21,10 +22,6 @@ def _graph():
     with tf.Graph().as_default():
         tf.set_random_seed(1)
         yield
-
-
-def _names():
-    return [op.name for op in tf.get_default_graph().get_operations()]
 
 
 def _seeds():

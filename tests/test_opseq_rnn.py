@@ -7,17 +7,13 @@ import numpy as np
 import pytest
 
 import tideflow as tf
+from tests.opseq_util import seed2 as _seed2
 
 
 @pytest.fixture(autouse=True)
 def _graph():
     with tf.Graph().as_default():
         yield
-
-
-def _seed2(op_type):
-    return [op.get_attr("seed2") for op in tf.get_default_graph().get_operations()
-            if op.type == op_type]
 
 
 def test_ops_after_a_while_loop_get_tf_1_15s_seeds():

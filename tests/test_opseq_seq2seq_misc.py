@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tideflow as tf
+from tests.opseq_util import seed2 as _seed2
 
 
 @pytest.fixture(autouse=True)
@@ -15,9 +16,14 @@ def _graph():
         yield
 
 
-def _seed2(op_type):
-    return [op.get_attr("seed2") for op in tf.get_default_graph().get_operations()
-            if op.type == op_type]
+def _train(loss, optimizer, feed, after=()):
+    """The losses of three steps of ``optimizer`` minimizing ``loss`` (fed ``feed``), then the
+    values of the tensors ``after``."""
+    train = optimizer.minimize(loss)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        losses = [s.run([loss, train], feed)[0] for _ in range(3)]
+        return losses, s.run(list(after), feed)
 
 
 def test_dynamic_rnn_over_an_unknown_time_dimension_keeps_tf_1_15s_seeds():
@@ -81,12 +87,9 @@ def test_static_rnn_with_sequence_lengths_trains_as_tf_1_15():
     _, st = tf.nn.static_rnn(tf.nn.rnn_cell.LSTMCell(5), tf.unstack(x, axis=1),
                              sequence_length=[4, 2, 3], dtype=tf.float32)
     loss = tf.reduce_mean((tf.layers.dense(st.h, 5) - y) ** 2)
-    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
     rng = np.random.RandomState(1)
-    feed = {x: rng.randn(3, 4, 2), y: rng.randn(3, 5)}
-    with tf.Session() as s:
-        s.run(tf.global_variables_initializer())
-        losses = [s.run([loss, train], feed)[0] for _ in range(3)]
+    losses, _ = _train(loss, tf.train.GradientDescentOptimizer(0.5),
+                       {x: rng.randn(3, 4, 2), y: rng.randn(3, 5)})
     np.testing.assert_allclose(losses, [0.53918892, 0.3976528, 0.33623806], atol=1e-6)
 
 
@@ -117,13 +120,9 @@ def test_bidirectional_dynamic_rnn_with_lengths_trains_as_tf_1_15():
     assert "bidirectional_rnn/bw/ReverseSequence/seq_lengths" in names
     loss = tf.losses.sparse_softmax_cross_entropy(
         y, tf.layers.dense(tf.concat([sf.h, sb.h], 1), 3))
-    train = tf.train.AdamOptimizer(0.1).minimize(loss)
     rng = np.random.RandomState(2)
-    feed = {x: rng.randn(3, 5, 2), y: [0, 2, 1]}
-    with tf.Session() as s:
-        s.run(tf.global_variables_initializer())
-        losses = [s.run([loss, train], feed)[0] for _ in range(3)]
-        back = s.run(ob, feed)[1, :, 0]
+    losses, (back,) = _train(loss, tf.train.AdamOptimizer(0.1),
+                             {x: rng.randn(3, 5, 2), y: [0, 2, 1]}, after=[ob[1, :, 0]])
     np.testing.assert_allclose(losses, [1.1926746, 1.0216093, 0.8843081], atol=1e-6)
     np.testing.assert_allclose(back, [-0.10937, -0.02116, 0, 0, 0], atol=1e-5)
 
@@ -137,14 +136,9 @@ def test_variational_dropout_wrapper_trains_as_tf_1_15():
         state_keep_prob=0.7, variational_recurrent=True, input_size=2, dtype=tf.float32)
     o, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
     w2 = tf.Variable(tf.random_normal([3]))
-    loss = tf.reduce_mean((o - y) ** 2)
-    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
     rng = np.random.RandomState(1)
-    feed = {x: rng.randn(3, 4, 2), y: rng.randn(3, 4, 5)}
-    with tf.Session() as s:
-        s.run(tf.global_variables_initializer())
-        losses = [s.run([loss, train], feed)[0] for _ in range(3)]
-        w = s.run(w2)
+    losses, (w,) = _train(tf.reduce_mean((o - y) ** 2), tf.train.GradientDescentOptimizer(0.5),
+                          {x: rng.randn(3, 4, 2), y: rng.randn(3, 4, 5)}, after=[w2])
     np.testing.assert_allclose(losses, [0.82109708, 0.77739042, 0.75003475], atol=1e-6)  # TF
     np.testing.assert_allclose(w, [-0.761981, 0.835482, -0.082837], atol=1e-6)  # TF 1.15
 
@@ -161,13 +155,9 @@ def test_layer_norm_basic_lstm_cell_makes_its_variables_where_tf_1_15_does():
         "kernel", "input/gamma", "input/beta", "transform/gamma", "transform/beta",
         "forget/gamma", "forget/beta", "output/gamma", "output/beta", "state/gamma",
         "state/beta")]
-    loss = tf.reduce_mean((o - y) ** 2)
-    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
     rng = np.random.RandomState(1)
-    feed = {x: rng.randn(3, 4, 2), y: rng.randn(3, 4, 5)}
-    with tf.Session() as s:
-        s.run(tf.global_variables_initializer())
-        losses = [s.run([loss, train], feed)[0] for _ in range(3)]
+    losses, _ = _train(tf.reduce_mean((o - y) ** 2), tf.train.GradientDescentOptimizer(0.5),
+                       {x: rng.randn(3, 4, 2), y: rng.randn(3, 4, 5)})
     np.testing.assert_allclose(losses, [0.85194588, 0.77708632, 0.74885094], atol=1e-6)  # TF
 
 
