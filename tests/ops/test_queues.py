@@ -184,7 +184,7 @@ def test_dequeue_many_and_up_to_at_close():
             _join(t)
             err = box["error"]
             assert isinstance(err, tf.errors.OutOfRangeError)
-            assert "requested 4, current size 3" in str(err)
+            assert "requested 1, current size 0" in str(err)
             # the failed dequeue_many put its elements back
             ints, floats = s.run(dequp)
             assert ints.tolist() == [1, 2, 3] and floats.shape == (3, 2)

@@ -165,9 +165,7 @@ class QueueBase:
                 raise ValueError("You must enqueue a dictionary in a Queue with names")
             if not isinstance(vals, (list, tuple)):
                 vals = [vals]
-        if len(vals) != len(self._dtypes):
-            raise ValueError(
-                f"Expected {len(self._dtypes)} components to enqueue, got {len(vals)}")
+        # TF pairs values with dtypes by zip: extra values are dropped; too few fail when run
         return [ops.convert_to_tensor(v, dtype=d, name=f"component_{i}")
                 for i, (v, d) in enumerate(zip(vals, self._dtypes))]
 

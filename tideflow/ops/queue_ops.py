@@ -236,6 +236,7 @@ class QueueResource(BlockingResource):
     """A FIFO queue of tuples of arrays (the base of the other queue kinds)."""
 
     kind = "FIFOQueue"
+    reports_missing = True
     op_types = ("FIFOQueueV2",)
     allows_partial_shapes = False
 
@@ -452,6 +453,9 @@ class QueueResource(BlockingResource):
             size = self.size()
             remaining = a.count - len(a.partial)
             if self.closed and size < remaining:
+                # as TF: what was still missing and the size before the partial went back
+                # (a PriorityQueue reports the whole request and its whole size)
+                missing = (remaining, size) if self.reports_missing else None
                 if a.partial:
                     self._restore(a.partial)
                     a.partial = []
@@ -460,8 +464,7 @@ class QueueResource(BlockingResource):
                 else:
                     if allow_small_batch and self._enq:
                         return PROGRESS  # pending enqueues finish (with an error) first
-                    # (TF reports the part still missing; the whole request is clearer)
-                    a.error = self._insufficient(a.count, self.size())
+                    a.error = self._insufficient(*(missing or (a.count, self.size())))
                     return COMPLETE
             result = NO_PROGRESS
             avail = self._available(self.size())
@@ -590,6 +593,7 @@ class PriorityQueueResource(QueueResource):
     """A queue whose elements come out in increasing order of their int64 first component."""
 
     kind = "PriorityQueue"
+    reports_missing = False
     op_types = ("PriorityQueueV2",)
 
     def __init__(self, name, component_types, shapes, capacity):
