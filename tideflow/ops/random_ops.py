@@ -582,17 +582,15 @@ def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=
     with ops.name_scope(name, "random_gamma", [shape, alpha, beta]):
         shape = ops.convert_to_tensor(shape, name="shape", dtype=dtypes.int32)
         alpha = ops.convert_to_tensor(alpha, name="alpha", dtype=dtype)
-        m = _math()
-        if beta is not None:
-            beta = ops.convert_to_tensor(beta, name="beta", dtype=dtype)
-            alpha = m.add(alpha, _math_zeros_like(beta))
+        # as TF 1.15: beta defaults to a constant 1 and is always broadcast in and divided
+        # out, so the op count (and the seeds of later random ops) match TF's
+        beta = ops.convert_to_tensor(1 if beta is None else beta, name="beta", dtype=dtype)
+        alpha = alpha + _math_zeros_like(beta)
         seed1, seed2 = _seeds(seed)
         sample = ops.apply_op(
             "RandomGamma", [shape, alpha], {"seed": seed1, "seed2": seed2}
         )._outputs[0]
-        if beta is not None:
-            sample = m.divide(sample, beta)
-        return m.maximum(np.finfo(dtype.as_numpy_dtype).tiny, sample)
+        return _math().maximum(np.finfo(dtype.as_numpy_dtype).tiny, sample / beta)
 
 
 def _math_zeros_like(t):

@@ -382,13 +382,20 @@ op_registry.declare(
 
 
 def _seed_tensor(seed):
-    if isinstance(seed, np.ndarray) and seed.dtype.kind == "u":
-        # TF converts an unsigned NumPy seed to the attr's default int64 bit for bit
-        seed = seed.astype(np.int64)
-    seed = ops.convert_to_tensor(seed, name="seed")
-    if seed.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"seed must be int32 or int64, got {seed.dtype.name}")
-    s = seed.get_shape()
+    """``seed`` checked: a tensor as it is, a Python or NumPy pair as an integer array that the
+    op converts inside its own name scope, as TF's generated wrappers do ("<Op>/seed")."""
+    if isinstance(seed, ops.Tensor):
+        dtype, s = seed.dtype.base_dtype, seed.get_shape()
+    else:
+        seed = np.asarray(seed)
+        if seed.dtype.kind == "u":
+            # TF converts an unsigned NumPy seed to the attr's default int64 bit for bit
+            seed = seed.astype(np.int64)
+        elif seed.dtype.kind == "i" and seed.dtype != np.int32:
+            seed = seed.astype(np.int64)
+        dtype, s = dtypes.as_dtype(seed.dtype), TensorShape(seed.shape)
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"seed must be int32 or int64, got {dtype.name}")
     if s.ndims is not None and (s.ndims != 1 or s[0].value not in (None, 2)):
         raise ValueError(f"seed must have shape [2], got {s}")
     return seed
@@ -405,7 +412,7 @@ def stateless_random_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.fl
         raise ValueError(f"Invalid dtype {dtype.name} for stateless_random_uniform")
     with ops.name_scope(name, "stateless_random_uniform", [shape, seed, minval, maxval]) as n:
         shape_t = _shape_tensor(shape)
-        seed = _seed_tensor(seed)
+        seed = _seed_tensor(seed)  # converted by the op, after min and max (TF's order)
         if dtype.is_integer:
             if minval is None and maxval is None:
                 return ops.apply_op("StatelessRandomUniformFullInt", [shape_t, seed],
@@ -450,7 +457,7 @@ def _scaled(op_type, default, shape, seed, mean, stddev, dtype, name):
         mean = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
         rnd = ops.apply_op(op_type, [shape_t, seed], {"dtype": dtype}).outputs[0]
-        return _add(_mul(rnd, stddev), mean, n)
+        return _add(rnd * stddev, mean, n)
 
 
 def stateless_random_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
@@ -470,12 +477,12 @@ def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.f
 
 def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64, name=None):
     """Deterministic class indices drawn from each row of ``logits``."""
-    with ops.name_scope(name, "stateless_multinomial", [logits, seed]) as n:
+    with ops.name_scope(name, "stateless_multinomial", [logits, seed]):
         logits = ops.convert_to_tensor(logits, name="logits")
-        num_samples = ops.convert_to_tensor(num_samples, dtype=dtypes.int32,
-                                            name="num_samples")
+        if not isinstance(num_samples, ops.Tensor):
+            num_samples = np.asarray(num_samples, np.int32)
         return ops.apply_op("StatelessMultinomial", [logits, num_samples, _seed_tensor(seed)],
-                            {"output_dtype": dtypes.as_dtype(output_dtype)}, name=n).outputs[0]
+                            {"output_dtype": dtypes.as_dtype(output_dtype)}).outputs[0]
 
 
 def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None):
@@ -541,12 +548,13 @@ def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
     """Poisson samples: shape ``shape + lam.shape`` (TF 1.x ``tf.random_poisson``)."""
     from tideflow.ops.random_ops import _seeds
 
-    with ops.name_scope(name, "random_poisson", [lam, shape]) as n:
-        lam = ops.convert_to_tensor(lam, name="lam", preferred_dtype=dtypes.float32)
+    with ops.name_scope(name, "random_poisson", [lam, shape]):
+        # as TF 1.15: the shape first, then the op, which converts a Python ``lam`` itself
+        # ("RandomPoissonV2/rate", float64 by the op's default)
+        shape = _shape_tensor(shape)
         s1, s2 = _seeds(seed)
-        return ops.apply_op("RandomPoissonV2", [_shape_tensor(shape), lam],
-                            {"seed": s1, "seed2": s2, "dtype": dtypes.as_dtype(dtype)},
-                            name=n).outputs[0]
+        return ops.apply_op("RandomPoissonV2", [shape, lam],
+                            {"seed": s1, "seed2": s2, "dtype": dtypes.as_dtype(dtype)}).outputs[0]
 
 
 def poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
