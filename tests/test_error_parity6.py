@@ -197,23 +197,19 @@ def test_gradients_with_respect_to_a_tensor_of_another_graph():
 
 
 @pytest.mark.parametrize("make,msg", [
-    # TF 2.21's words (the pattern shown is the one the name failed)
-    (lambda: tf.get_variable("bad name!", [2]),
-     ("'bad name!' is not a valid root scope name. A root scope name has to match the following "
-     "pattern: ")),
-    (lambda: tf.name_scope("a b").__enter__(),
-     ("'a b' is not a valid root scope name. A root scope name has to match the following "
-     "pattern: ")),
+    # TF 1.15's words (TF 2 adds the pattern the name failed)
+    (lambda: tf.get_variable("bad name!", [2]), "'bad name!' is not a valid scope name"),
+    (lambda: tf.name_scope("a b").__enter__(), "'a b' is not a valid scope name"),
 ])
 def test_invalid_scope_names_show_the_pattern(make, msg):
     with pytest.raises(ValueError) as e:
         make()
-    assert str(e.value).startswith(msg)
+    assert str(e.value) == msg
 
 
 def test_invalid_nested_scope_name():
     with tf.name_scope("a"), pytest.raises(
-            ValueError, match=r"^'b c' is not a valid scope name\. A scope name has to match"):
+            ValueError, match=r"^'b c' is not a valid scope name$"):
         tf.name_scope("b c").__enter__()
 
 

@@ -9,7 +9,7 @@ VERSION = "1.15.0"
 GIT_VERSION = "tideflow-1.15.0"
 COMPILER_VERSION = "python-numpy"
 # GraphDef versions this implementation produces and accepts (as framework/importer.py)
-GRAPH_DEF_VERSION = 27
+GRAPH_DEF_VERSION = 134
 GRAPH_DEF_VERSION_MIN_CONSUMER = 0
 GRAPH_DEF_VERSION_MIN_PRODUCER = 0
 

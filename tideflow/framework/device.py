@@ -1,8 +1,6 @@
 """Device names: ``DeviceSpec`` parsing and merging in the 0.8 and the 1.x forms."""
 
-import re
 
-_PART = re.compile(r"^(job|replica|task|device|cpu|gpu)(?::(.*))?$", re.IGNORECASE)
 
 
 class DeviceSpec:
@@ -25,38 +23,32 @@ class DeviceSpec:
         self.job = self.replica = self.task = self.device_type = self.device_index = None
 
     def parse_from_string(self, spec):
-        """Sets the fields named in ``spec``; raises ValueError for a malformed string."""
+        """Sets the fields named in ``spec``; raises ValueError for a malformed string.
+
+        As TF 1.15: each ``/``-part is ``job:x``, ``replica:n``, ``task:n``, ``cpu``/``gpu``
+        with an optional index, or ``device:TYPE:index``; a bad number raises int()'s error."""
         self._clear()
         for part in (spec or "").split("/"):
-            if not part:
-                continue
-            m = _PART.match(part)
-            if m is None:
-                raise ValueError(f"Unknown attribute: '{part}' in '{spec}'")
-            key, val = m.group(1).lower(), m.group(2)
-            if key in ("cpu", "gpu", "device") and self.device_type is not None:
-                raise ValueError("Multiple device types are not allowed while parsing the "
-                                 f"device spec: {spec}.")
-            if key in ("cpu", "gpu"):
-                # 0.8 form: /cpu:0, /gpu:*
-                self.device_type = key.upper()
-                self.device_index = _index(val, spec)
-            elif key == "device":
-                if val is None:
-                    raise ValueError(f"Unknown attribute: '{part}' in '{spec}'")
-                typ, _, idx = val.partition(":")
-                self.device_type = _canon_type(typ) if typ not in ("", "*") else None
-                self.device_index = _index(idx or None, spec)
-            elif val is None or val == "*":
-                continue
-            elif key == "job":
-                self.job = val
-            else:
-                try:
-                    setattr(self, key, int(val))
-                except ValueError:
-                    raise ValueError(f"Unknown attribute: '{part}' in '{spec}'") from None
+            y = part.split(":")
+            n, key = len(y), y[0]
+            if n == 2 and key in ("job", "replica", "task"):
+                if key == "job":
+                    self.job = y[1]
+                else:
+                    setattr(self, key, int(y[1]))
+            elif n <= 2 and key.upper() in ("CPU", "GPU"):
+                self._set_type(key.upper(), y[1] if n == 2 else "*", spec)
+            elif n == 3 and key == "device":
+                self._set_type(_canon_type(y[1]), y[2], spec)
+            elif key:
+                raise ValueError(f"Unknown attribute: '{key}' in '{spec}'")
         return self
+
+    def _set_type(self, typ, index, spec):
+        if self.device_type is not None:
+            raise ValueError(f"Cannot specify multiple device types: {spec}")
+        self.device_type = typ
+        self.device_index = None if index == "*" else int(index)
 
     @classmethod
     def from_string(cls, spec):
@@ -118,15 +110,6 @@ class DeviceSpec:
 
 def _canon_type(typ):
     return typ.upper() if typ.lower() in ("cpu", "gpu") else typ
-
-
-def _index(val, spec):
-    if val is None or val == "*":
-        return None
-    try:
-        return int(val)
-    except ValueError:
-        raise ValueError(f"Bad device index '{val}' in '{spec}'") from None
 
 
 _CANON_CACHE = {}

@@ -21,7 +21,7 @@ from tideflow.framework.tensor_shape import TensorShape, as_shape
 from tideflow.protos import attr_value_pb2, graph_pb2
 
 # The GraphDef version this binary produces and consumes (as Graph._graph_def_versions).
-_GRAPH_DEF_VERSION = 27
+_GRAPH_DEF_VERSION = 134  # TF 1.15's
 _GRAPH_DEF_VERSION_MIN_PRODUCER = 0
 
 # A Merge may take its loop's NextIteration output before that op exists: a back edge.

@@ -710,7 +710,7 @@ class Graph:
         self._unfetchable_ops = set()
         self._container = ""
         self._frame_stack = []  # control-flow contexts (set by control-flow builders)
-        self._graph_def_versions = (27, 0)
+        self._graph_def_versions = (134, 0)  # TF 1.15's GRAPH_DEF_VERSION (tideflow/version.py)
         self._node_def_cache = {}
         # function library (control-flow bodies): name -> FuncGraph (framework/func_graph.py)
         self._functions = {}
@@ -828,8 +828,10 @@ class Graph:
             types_str = "Tensor or Operation"
         elif allow_tensor:
             types_str = "Tensor"
-        else:
+        elif allow_operation:
             types_str = "Operation"
+        else:
+            raise ValueError("allow_tensor and allow_operation can't both be False.")
         conv = getattr(obj, "_as_graph_element", None)
         if conv is not None and not isinstance(obj, (Tensor, Operation)):
             obj = conv()
@@ -868,6 +870,7 @@ class Graph:
                     )
                 raise ValueError(
                     f"The name {name!r} looks like an (invalid) Operation name, not a {types_str}."
+                    " Tensor names must be of the form \"<op_name>:<output_index>\"."
                 )
             op = self._nodes_by_name.get(name)
             if op is None:
@@ -963,10 +966,8 @@ class Graph:
             if isinstance(name, bytes):
                 name = name.decode()
             regex = _VALID_SCOPE_NAME if old else _VALID_OP_NAME
-            if not regex.match(name):
-                kind = "scope name" if old else "root scope name"
-                raise ValueError(f"'{name}' is not a valid {kind}. A {kind} has to match the "
-                                 f"following pattern: {regex.pattern}")
+            if not regex.match(name):  # TF 1.15's words (TF 2 adds the pattern)
+                raise ValueError(f"'{name}' is not a valid scope name")
         if not name:
             new = ""
         elif name[-1] == "/":
@@ -996,14 +997,17 @@ class Graph:
         for c in control_inputs:
             if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                 c = c._as_graph_element()
-            if isinstance(c, Tensor):
+            if isinstance(c, Tensor) and c._op._graph is self:
                 c = c._op
             elif isinstance(c, IndexedSlicesBase):
                 c = c.op
             if not isinstance(c, Operation):
-                raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
-            if c._graph is not self:
-                raise ValueError(f"Control input {c.name} must be from the same graph.")
+                # a name resolves; another graph's tensor or any other value gets TF's error
+                c = self.as_graph_element(c)
+                if isinstance(c, Tensor):
+                    c = c._op
+            elif c._graph is not self:
+                raise ValueError(f"Operation {c} is not an element of this graph.")
             if c not in current and c not in ops:
                 ops.append(c)
         controller = _ControlDependencies(ops)
@@ -2253,7 +2257,12 @@ def _create_op(graph, op_def, inputs, attrs, output_types, name):
         for c in graph._colocation_stack:
             groups.update(g.decode() for g in c.colocation_groups())
         attrs["_class"] = sorted(groups)
-        op._device = graph._colocation_stack[-1]._device
+        # as TF: devices set inside the colocation scope apply, then a placed colocation op wins
+        if graph._device_function_stack:
+            op._device = graph._apply_device_functions(op)
+        for c in graph._colocation_stack:
+            if c._device:
+                op._device = c._device
     elif graph._device_function_stack:
         op._device = graph._apply_device_functions(op)
     infer_shapes(op)

@@ -51,6 +51,17 @@ def _conversion(obj, index):
     return None
 
 
+class InaccessibleTensorError(ValueError):
+    """TF's error for fetching an op marked not fetchable (not part of ``tf.errors``)."""
+
+
+def _not_fetchable(op):
+    raise InaccessibleTensorError(
+        f"Operation {op.name!r} has been marked as not fetchable. Typically this happens when "
+        "it is defined in another function or code block. Use return values,explicit Python "
+        "locals or TensorFlow collections to access it.")
+
+
 class _FetchHandler:
     """Flattens a fetch structure into unique graph elements, and rebuilds the results."""
 
@@ -63,8 +74,7 @@ class _FetchHandler:
 
     def _element(self, f):
         if isinstance(f, (Tensor, Operation)) and _in_body_of(f, self.graph):
-            op = f if isinstance(f, Operation) else f.op
-            raise ValueError(f"Operation {op.name!r} has been marked as not fetchable.")
+            _not_fetchable(f if isinstance(f, Operation) else f.op)
         try:
             el = self.graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
         except TypeError as e:
@@ -74,13 +84,11 @@ class _FetchHandler:
             ) from None
         except ValueError as e:
             raise ValueError(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") from None
-        except KeyError as e:
-            raise ValueError(
-                f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e.args[0]})"
-            ) from None
+        except KeyError as e:  # str() of a KeyError quotes its message, as TF shows it
+            raise ValueError(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})"
+                             ) from None
         if not self.graph.is_fetchable(el):
-            op = el if isinstance(el, Operation) else el.op
-            raise ValueError(f"Operation {op.name!r} has been marked as not fetchable.")
+            _not_fetchable(el if isinstance(el, Operation) else el.op)
         return el
 
     def _leaf(self, f):
@@ -527,13 +535,9 @@ class BaseSession:
         handler = None
         if handler_key is not None:
             handler = self._handlers.get(handler_key)
-        if handler is None:
-            if not self._graph._nodes_by_id:
-                raise RuntimeError("The Session graph is empty. Add operations to the graph "
-                                   "before calling run().")
-            handler = _FetchHandler(self._graph, fetches)
-            if handler_key is not None:
-                self._handlers[handler_key] = handler
+        if handler is None and not self._graph._nodes_by_id:
+            raise RuntimeError("The Session graph is empty. Add operations to the graph "
+                               "before calling run().")
 
         feed_tensors = []
         feed_values = []
@@ -569,6 +573,10 @@ class BaseSession:
                 # one tensor under two keys ('x:0' and x): the later value, as TF
                 last = {t: v for t, v in zip(feed_tensors, feed_values)}
                 feed_tensors, feed_values = list(last), list(last.values())
+        if handler is None:  # after the feeds, so a bad feed is reported first, as in TF
+            handler = _FetchHandler(self._graph, fetches)
+            if handler_key is not None:
+                self._handlers[handler_key] = handler
 
         plan = self._get_plan(handler, feed_tensors)
         timeout = getattr(options, "timeout_in_ms", 0) if options is not None else 0
@@ -707,27 +715,48 @@ class BaseSession:
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function that runs ``fetches`` with positional values for ``feed_list``."""
-        if self._closed:  # TF's runtime refuses it with this error, not run()'s RuntimeError
+        if feed_list is not None and not isinstance(feed_list, (list, tuple)):
+            raise TypeError("`feed_list` must be a list or tuple.")
+        if self._closed and feed_list is None:
+            # TF's runtime refuses it with this error, not run()'s RuntimeError
             raise errors.CancelledError(None, None, "Session has been closed.")
         if self._remote is not None:
             return self._remote.make_callable(fetches, feed_list, accept_options)
-        if feed_list is not None and not isinstance(feed_list, (list, tuple)):
-            raise TypeError("`feed_list` must be a list or tuple.")
-        handler = _FetchHandler(self._graph, fetches)
-        feed_tensors = [
-            self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
-            for f in (feed_list or [])
-        ]
-        plan = self._get_plan(handler, feed_tensors)
+        # with a feed_list TF's callable is run() over the zipped feeds: it takes run()'s
+        # keywords, and bad fetches or feeds (or a closed session) surface at call time
+        lazy = feed_list is not None
+
+        def _generic_run(*args, options=None, run_metadata=None, **kwargs):
+            if kwargs:
+                raise TypeError(f"run() got an unexpected keyword argument "
+                                f"{next(iter(kwargs))!r}")
+            return self.run(fetches, dict(zip(feed_list, args)), options, run_metadata)
+
+        try:
+            handler = _FetchHandler(self._graph, fetches)
+            feed_tensors = [
+                self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
+                for f in (feed_list or [])
+            ]
+            plan = self._get_plan(handler, feed_tensors)
+        except (TypeError, ValueError, KeyError, RuntimeError):
+            if lazy:
+                return _generic_run
+            raise
 
         def call(*args, **kwargs):
             if self._closed:
-                self._check_open()
-            options = kwargs.pop("options", None) if accept_options else None
-            run_metadata = kwargs.pop("run_metadata", None) if accept_options else None
+                if lazy:
+                    self._check_open()
+                raise errors.CancelledError(None, None, "Session has been closed.")
+            if lazy or accept_options:
+                options = kwargs.pop("options", None)
+                run_metadata = kwargs.pop("run_metadata", None)
+            else:
+                options = run_metadata = None
             if kwargs:
-                raise TypeError(f"callable() got an unexpected keyword argument "
-                                f"{next(iter(kwargs))!r}")
+                raise TypeError(f"{'run' if lazy else 'callable'}() got an unexpected keyword "
+                                f"argument {next(iter(kwargs))!r}")
             if len(args) != len(feed_tensors) or options is not None or (
                     run_metadata is not None):
                 # as TF, the values are zipped with feed_list: a missing one leaves its tensor

@@ -1,0 +1,157 @@
+"""Sessions, graphs and variables against TF 1.15, fifteenth session.
+
+Each expected value, error class and message below was printed by the same program under real
+TensorFlow 1.15 (tensorflow-cpu 1.15.0); the tests need only tideflow.
+"""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+# -- Session.run / make_callable --------------------------------------------------------------
+
+
+def test_fetch_of_a_missing_name_quotes_the_lookup_message():
+    tf.constant(5, name="aa")
+    with tf.Session() as s, pytest.raises(ValueError) as e:
+        s.run("bb:0")
+    assert str(e.value) == (
+        "Fetch argument 'bb:0' cannot be interpreted as a Tensor. (\"The name 'bb:0' refers to "
+        "a Tensor which does not exist. The operation, 'bb', does not exist in the graph.\")")
+
+
+def test_unfeedable_feed_is_reported_before_an_unfetchable_fetch():
+    a = tf.constant(2.0, name="a")
+    b = a * 3
+    g = tf.get_default_graph()
+    g.prevent_feeding(a)
+    g.prevent_fetching(b.op)
+    with tf.Session() as s:
+        with pytest.raises(ValueError, match=r"^Tensor Tensor\(\"a:0\", shape=\(\), "
+                                             r"dtype=float32\) may not be fed\.$"):
+            s.run(b, {a: 1.0})
+        with pytest.raises(ValueError) as e:
+            s.run(b)
+    assert type(e.value).__name__ == "InaccessibleTensorError"
+    assert str(e.value).startswith("Operation 'mul' has been marked as not fetchable. Typically "
+                                   "this happens when it is defined in another function")
+
+
+def test_make_callable_with_feed_list_is_a_lazy_run():
+    p = tf.placeholder(tf.float32, [])
+    a = p + 1
+    with tf.Session() as s:
+        # TF 1.15 resolves nothing until the call: a bad feed name is only a call-time error
+        f = s.make_callable(a, ["nosuch:0"])
+        with pytest.raises(TypeError, match="Cannot interpret feed_dict key as Tensor"):
+            f(1.0)
+        g = s.make_callable(a, [p])
+        md = tf.RunMetadata()
+        assert g(1.0, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=md) == 2.0
+        assert md.HasField("step_stats")
+        with pytest.raises(TypeError, match=r"^run\(\) got an unexpected keyword argument 'p'$"):
+            g(p=1.0)
+    # after close: run()'s RuntimeError with a feed_list, the runtime's CancelledError without
+    s = tf.Session()
+    g = s.make_callable(a, [p])
+    h = s.make_callable(tf.constant(1))
+    s.close()
+    with pytest.raises(RuntimeError, match="Attempted to use a closed Session."):
+        g(1.0)
+    with pytest.raises(tf.errors.CancelledError, match="Session has been closed."):
+        h()
+    assert callable(s.make_callable(a, [p]))
+    with pytest.raises(tf.errors.CancelledError):
+        s.make_callable(a)
+
+
+# -- Graph ----------------------------------------------------------------------------------
+
+
+def test_graph_def_producer_is_tf_115s():
+    tf.constant(1.0, name="a")
+    assert tf.GRAPH_DEF_VERSION == 134
+    assert tf.get_default_graph().as_graph_def().versions.producer == 134
+    assert tf.get_default_graph().graph_def_versions.producer == 134
+
+
+def test_as_graph_element_errors():
+    a = tf.constant(1, name="a")
+    g = tf.get_default_graph()
+    with pytest.raises(ValueError) as e:
+        g.get_tensor_by_name("")
+    assert str(e.value) == ("The name '' looks like an (invalid) Operation name, not a Tensor. "
+                            "Tensor names must be of the form \"<op_name>:<output_index>\".")
+    with pytest.raises(ValueError, match="^allow_tensor and allow_operation can't both be "
+                                         "False.$"):
+        g.as_graph_element("a", allow_tensor=False, allow_operation=False)
+    with pytest.raises(ValueError, match="^allow_tensor and allow_operation can't both be"):
+        g.as_graph_element(a, allow_tensor=False, allow_operation=False)
+
+
+def test_invalid_scope_name_message():
+    with pytest.raises(ValueError, match=r"^'-bad' is not a valid scope name$"):
+        tf.name_scope("-bad").__enter__()
+
+
+def test_control_dependencies_take_names_and_reject_other_values():
+    a = tf.constant(1, name="a")
+    z = tf.constant(2, name="z")
+    with tf.control_dependencies(["a"]):
+        b = tf.identity(a, name="b")  # already a data input: no control edge
+        d = tf.identity(z, name="d")
+    with tf.control_dependencies(["a:0"]):
+        c = tf.identity(z, name="c")
+    assert b.op.control_inputs == []
+    assert [op.name for op in d.op.control_inputs] == ["a"]
+    assert [op.name for op in c.op.control_inputs] == ["a"]
+    with pytest.raises(TypeError, match="^Can not convert a int into a Tensor or Operation.$"):
+        tf.control_dependencies([5]).__enter__()
+    with tf.Graph().as_default():
+        other = tf.constant(2, name="other")
+    with pytest.raises(ValueError, match=r"^Tensor Tensor\(\"other:0\".* is not an element of "
+                                         r"this graph\.$"):
+        tf.control_dependencies([other]).__enter__()
+
+
+def test_device_set_inside_a_colocation_scope_applies():
+    a = tf.constant(1, name="a")
+    with tf.colocate_with(a):
+        b = tf.identity(a, name="b")
+        with tf.device("/cpu:0"):
+            c = tf.identity(a, name="c")
+    assert (b.device, c.device) == ("", "/device:CPU:0")
+    assert c.op.colocation_groups() == [b"loc:@a"]
+    with tf.device("/gpu:0"):
+        x = tf.constant(2, name="x")
+    with tf.colocate_with(x), tf.device("/cpu:0"):  # a placed colocation op wins
+        y = tf.identity(x, name="y")
+    assert y.device == "/device:GPU:0"
+
+
+def test_device_spec_parse_errors():
+    ds = tf.DeviceSpec.from_string
+    with pytest.raises(ValueError, match=r"^Unknown attribute: 'badthing' in '/badthing:0'$"):
+        ds("/badthing:0")
+    with pytest.raises(ValueError, match=r"invalid literal for int\(\) with base 10: 'x'"):
+        ds("/task:x")
+    with pytest.raises(ValueError, match=r"invalid literal for int\(\) with base 10: 'a'"):
+        ds("/gpu:a")
+    with pytest.raises(ValueError, match=r"^Unknown attribute: 'device' in '/device:gpu:0:0'$"):
+        ds("/device:gpu:0:0")
+    with pytest.raises(ValueError, match=r"^Cannot specify multiple device types: /cpu:0/gpu:1$"):
+        ds("/cpu:0/gpu:1")
+    assert ds("/job:a/cpu:1").to_string() == "/job:a/device:CPU:1"
+    assert ds("CPU:0").to_string() == "/device:CPU:0"
+    assert ds("/device:CPU:*").to_string() == "/device:CPU:*"
+    assert ds("/job:ps/replica:0/task:1/device:GPU:2").task == 1
+    assert np.array_equal([ds("gpu:1").device_index], [1])
