@@ -65,6 +65,10 @@ from tideflow.train.input import (
     input_producer,
     limit_epochs,
     match_filenames_once,
+    maybe_batch,
+    maybe_batch_join,
+    maybe_shuffle_batch,
+    maybe_shuffle_batch_join,
     range_input_producer,
     shuffle_batch,
     shuffle_batch_join,
@@ -111,14 +115,7 @@ from tideflow.train.session_run_hook import (
 from tideflow.train.supervisor import Supervisor
 from tideflow.train.sync_replicas_optimizer import SyncReplicasOptimizer, SyncReplicasOptimizerV2
 from tideflow.train.trackable_checkpoint import Checkpoint, CheckpointManager, CheckpointOptions
-from tideflow.train.train_extras import (
-    checkpoints_iterator,
-    maybe_batch,
-    maybe_batch_join,
-    maybe_shuffle_batch,
-    maybe_shuffle_batch_join,
-    noisy_linear_cosine_decay,
-)
+from tideflow.train.train_extras import checkpoints_iterator, noisy_linear_cosine_decay
 from tideflow.train.training_util import (
     assert_global_step,
     create_global_step,

@@ -1,6 +1,7 @@
 """Input pipelines of TF 0.8-1.x: producers that fill queues of file names or slices
 (``string_input_producer``, ``slice_input_producer``...) and batching through queues
-(``batch``, ``shuffle_batch`` and their ``_join`` forms), each run by QueueRunners."""
+(``batch``, ``shuffle_batch``, their ``_join`` and conditional ``maybe_`` forms), each run by
+QueueRunners."""
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import as_shape, unknown_shape
 from tideflow.ops import (
     array_ops,
+    control_flow_ops,
     data_flow_ops,
     io_ops,
     random_ops,
@@ -17,7 +19,9 @@ from tideflow.ops import (
     variables,
 )
 from tideflow.ops.cast_ops import cast
+from tideflow.ops.embedding_ops import dynamic_partition
 from tideflow.ops.gather_ops import gather
+from tideflow.ops.layers_base import smart_cond
 from tideflow.ops.logging_ops import Assert
 from tideflow.ops.math_ops import greater, maximum
 from tideflow.ops.range_ops import range as _range
@@ -140,8 +144,7 @@ def _as_tensor_list(tensors):
     if isinstance(tensors, dict):
         # keys in the order of their str(), as TF (mixed key types sort too)
         return [tensors[k] for k in sorted(tensors, key=str)]
-    if isinstance(tensors, (ops.Tensor, SparseTensor)) or not isinstance(tensors, (list, tuple)):
-        return [tensors]
+    # anything else is iterated, as TF: a lone Tensor raises (OperatorNotAllowedInGraphError)
     return list(tensors)
 
 
@@ -172,16 +175,18 @@ def _sparse_rank(sp):
     return n[0].value if n.ndims == 1 else None
 
 
-def _store_sparse(tensor_list, enqueue_many, maps=None, keep_input=None):
+def _store_sparse(tensor_list, enqueue_many, keep_input, maps=None):
     """``tensor_list`` with each SparseTensor replaced by its handle in a SparseTensorsMap (TF's
-    _store_sparse_tensors), and (map name, dtype, rank) of each position (None if dense).
-    ``maps`` (the first list's, for the _join forms) makes the lists share their maps. With a
-    scalar ``keep_input`` (maybe_batch) an example is stored only when kept (else handle -1)."""
+    _store_sparse_tensors: handles given a trailing dimension of 1), and (map name, dtype,
+    rank) of each position (None if dense). ``maps`` (the first list's, for the _join forms)
+    makes the lists share their maps. A scalar ``keep_input`` stores an example only when kept
+    (else handle -1); a vector one keeps the rows it marks."""
     from tideflow.ops import constant_op
-    from tideflow.ops.cond import cond
+    from tideflow.ops.sparse_rows_ops import sparse_retain
 
     out, infos = [], []
     graph = ops.get_default_graph()
+    vector_keep = keep_input.get_shape().ndims == 1
     for i, t in enumerate(tensor_list):
         if not isinstance(t, SparseTensor):
             out.append(t)
@@ -189,42 +194,53 @@ def _store_sparse(tensor_list, enqueue_many, maps=None, keep_input=None):
             continue
         shared = maps[i][0] if maps is not None and maps[i] is not None else \
             graph.unique_name("SparseTensorsMap")
-        store = (sparse_map_ops.add_many_sparse_to_tensors_map if enqueue_many
-                 else sparse_map_ops.add_sparse_to_tensors_map)
-        keep = keep_input
-        if isinstance(keep, ops.Tensor) and ops.constant_value(keep) is not None:
-            keep = bool(ops.constant_value(keep))
-        if keep is None or keep is True or enqueue_many:
-            handle = store(t, shared_name=shared)
-        elif keep is False:
-            handle = constant_op.constant(-1, dtypes.int64)
+        if vector_keep:
+            t = sparse_retain(t, gather(keep_input, t.indices[:, 0]))
+            handle = sparse_map_ops.add_many_sparse_to_tensors_map(t, shared_name=shared)
+        elif enqueue_many:
+            handle = smart_cond(
+                keep_input,
+                lambda t=t, s=shared: sparse_map_ops.add_many_sparse_to_tensors_map(
+                    t, shared_name=s),
+                lambda t=t: -1 * array_ops.ones(array_ops.shape(t)[0:1], dtypes.int64))
+            handle.set_shape([None])
         else:
-            handle = cond(keep_input, lambda t=t, s=shared, f=store: f(t, shared_name=s),
-                          lambda: constant_op.constant(-1, dtypes.int64))
+            handle = smart_cond(
+                keep_input,
+                lambda t=t, s=shared: sparse_map_ops.add_sparse_to_tensors_map(t, shared_name=s),
+                lambda: constant_op.constant(-1, dtypes.int64))
         rank = _sparse_rank(t)
         if rank is not None and enqueue_many:
             rank -= 1
         out.append(handle)
         infos.append((shared, t.dtype.base_dtype, rank))
+    out = [array_ops.expand_dims(s, [-1]) if info else s for s, info in zip(out, infos)]
     return out, infos
 
 
 def _restore_sparse(dequeued, infos):
-    """The dequeued batch with each batch of handles taken back as one SparseTensor."""
+    """The dequeued batch with each batch of handles taken back as one SparseTensor; as TF,
+    every output then waits (control_dependency identities) for all of them."""
     if not any(infos):
         return dequeued
     single = not isinstance(dequeued, (list, tuple))
     items = [dequeued] if single else list(dequeued)
-    for i, info in enumerate(infos):
-        if info is not None:
-            items[i] = sparse_map_ops.take_many(info[0], info[1], items[i], rank=info[2])
-    return items[0] if single else items
+    items = [sparse_map_ops.take_many(info[0], info[1], array_ops.squeeze(s, [1]),
+                                      rank=info[2]) if info else s
+             for s, info in zip(items, infos)]
+    values = [x.values if isinstance(x, SparseTensor) else x for x in items]
+
+    def gated(x):
+        return control_flow_ops.with_dependencies(values, x)
+
+    ensured = [SparseTensor(gated(x.indices), gated(x.values), gated(x.dense_shape))
+               if isinstance(x, SparseTensor) else gated(x) for x in items]
+    # (as TF, a single output comes back ungated; the identities are built all the same)
+    return items[0] if single else ensured
 
 
 def _validate(tensor_list, what="batch()"):
-    out = []
-    for t in tensor_list:
-        out.append(ops.convert_to_tensor(t))
+    out = [t if isinstance(t, SparseTensor) else ops.convert_to_tensor(t) for t in tensor_list]
     if not out:
         raise ValueError(f"Expected at least one tensor in {what}.")
     return out
@@ -238,23 +254,29 @@ def _dense_only(tensors):
     return out
 
 
-def _store_sparse_join(tensor_list_list, enqueue_many, keep_inputs=None):
-    keeps = keep_inputs or [None] * len(tensor_list_list)
-    first, infos = _store_sparse(tensor_list_list[0], enqueue_many, keep_input=keeps[0])
+def _store_sparse_join(tensor_list_list, enqueue_many, keep_input):
+    first, infos = _store_sparse(tensor_list_list[0], enqueue_many, keep_input)
     out = [first]
-    for tl, keep in zip(tensor_list_list[1:], keeps[1:]):
+    for tl in tensor_list_list[1:]:
         if [isinstance(t, SparseTensor) for t in tl] != [i is not None for i in infos]:
             raise TypeError("The sparse and dense inputs of the lists to join must be at the "
                             "same places.")
-        out.append(_store_sparse(tl, enqueue_many, maps=infos, keep_input=keep)[0])
+        out.append(_store_sparse(tl, enqueue_many, keep_input, maps=infos)[0])
     return out, infos
 
 
-def _keep_input_const():
-    """TF 1.x's batch functions turn their ``keep_input=True`` into a tensor (a "Const" in the
-    batch's scope) before anything else is built; made here too so later graph-seeded ops get
-    TF's op ids."""
-    return ops.convert_to_tensor(True)
+def _validate_keep_input(keep_input, enqueue_many):
+    """``keep_input`` as a tensor (for the plain batch functions the Const ``True`` TF builds
+    in the batch's scope, which later graph-seeded ops' ids count), checked as TF."""
+    keep = ops.convert_to_tensor(keep_input)
+    rank = keep.get_shape().ndims
+    if rank is None:
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if not enqueue_many and rank == 1:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    if rank > 1:
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    return keep
 
 
 def _validate_join(tensor_list_list):
@@ -303,15 +325,27 @@ def _which_queue(dynamic_pad):
     return data_flow_ops.PaddingFIFOQueue if dynamic_pad else data_flow_ops.FIFOQueue
 
 
-def _enqueue(queue, tensor_list, threads, enqueue_many):
-    fn = queue.enqueue_many if enqueue_many else queue.enqueue
-    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, [fn(tensor_list)] * threads))
+def _select_which_to_enqueue(tensor_list, keep_input):
+    """The rows a vector ``keep_input`` marks (TF partitions each tensor in two by it)."""
+    select = cast(keep_input, dtypes.int32)
+    return [dynamic_partition(t, select, num_partitions=2)[1] for t in tensor_list]
 
 
-def _enqueue_join(queue, tensor_list_list, enqueue_many):
+def _enqueue_fn(queue, tensor_list, enqueue_many, keep_input):
     fn = queue.enqueue_many if enqueue_many else queue.enqueue
-    queue_runner.add_queue_runner(
-        queue_runner.QueueRunner(queue, [fn(tl) for tl in tensor_list_list]))
+    if keep_input.get_shape().ndims == 1:
+        return fn(_select_which_to_enqueue(tensor_list, keep_input))
+    return smart_cond(keep_input, lambda: fn(tensor_list), control_flow_ops.no_op)
+
+
+def _enqueue(queue, tensor_list, threads, enqueue_many, keep_input):
+    enqueue = _enqueue_fn(queue, tensor_list, enqueue_many, keep_input)
+    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, [enqueue] * threads))
+
+
+def _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input):
+    queue_runner.add_queue_runner(queue_runner.QueueRunner(
+        queue, [_enqueue_fn(queue, tl, enqueue_many, keep_input) for tl in tensor_list_list]))
 
 
 def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
@@ -332,6 +366,48 @@ def _fraction_over(queue, capacity, min_after_dequeue):
         f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full)
 
 
+def _batch_impl(kind, tensors, join, batch_size, keep_input, capacity, enqueue_many, shapes,
+                dynamic_pad, allow_smaller_final_batch, shared_name, name, num_threads=1,
+                min_after_dequeue=None, seed=None):
+    """The four batch functions and their ``maybe_`` forms, building TF's ops in TF's order
+    (``kind`` the scope name; ``min_after_dequeue`` given for the shuffling ones)."""
+    if join:
+        lists = _as_tensor_list_list(tensors)
+        original = tensors[0]
+    else:
+        lists = [_as_tensor_list(tensors)]
+        original = tensors
+    scope_values = _dense_only([t for tl in lists for t in tl])
+    if isinstance(keep_input, ops.Tensor):
+        scope_values.append(keep_input)
+    shuffle = min_after_dequeue is not None
+    with ops.name_scope(name, kind, scope_values) as scope:
+        if shuffle and not join:
+            _check_shuffle_capacity(capacity, min_after_dequeue)
+        lists = _validate_join(lists) if join else [_validate(lists[0])]
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        lists, sparse = _store_sparse_join(lists, enqueue_many, keep_input)
+        types = _dtypes(lists)
+        shapes = _shapes(lists, shapes, enqueue_many)
+        if shuffle:
+            queue = data_flow_ops.RandomShuffleQueue(
+                capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
+                shapes=shapes, shared_name=shared_name)
+        else:
+            queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes,
+                                              shared_name=shared_name)
+        if join:
+            _enqueue_join(queue, lists, enqueue_many, keep_input)
+        else:
+            _enqueue(queue, lists[0], num_threads, enqueue_many, keep_input)
+        if shuffle:
+            _fraction_over(queue, capacity, min_after_dequeue)
+        else:
+            _fraction_full(queue, capacity)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
+        return _as_original_type(original, _restore_sparse(dequeued, sparse))
+
+
 def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
           dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
     """Batches ``tensors`` (a list or dict) through a FIFO queue filled by ``num_threads``.
@@ -339,38 +415,17 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
     With ``dynamic_pad`` the queue pads variable dimensions to the batch's largest; with
     ``allow_smaller_final_batch`` the last batch may be short once the input runs out.
     """
-    tensor_list = _as_tensor_list(tensors)
-    with ops.name_scope(name, "batch", _dense_only(tensor_list)) as scope:
-        tensor_list, sparse = _store_sparse(tensor_list, enqueue_many)
-        tensor_list = _validate(tensor_list)
-        _keep_input_const()
-        types = _dtypes([tensor_list])
-        shapes = _shapes([tensor_list], shapes, enqueue_many)
-        queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes,
-                                          shared_name=shared_name)
-        _enqueue(queue, tensor_list, num_threads, enqueue_many)
-        _fraction_full(queue, capacity)
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
-        return _as_original_type(tensors, _restore_sparse(dequeued, sparse))
+    return _batch_impl("batch", tensors, False, batch_size, True, capacity, enqueue_many,
+                       shapes, dynamic_pad, allow_smaller_final_batch, shared_name, name,
+                       num_threads=num_threads)
 
 
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None,
                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
     """Batches several lists (or dicts) of tensors, one enqueue thread each, into one queue."""
-    tensor_list_list = _as_tensor_list_list(tensors_list)
-    flat = [t for tl in tensor_list_list for t in tl]
-    with ops.name_scope(name, "batch_join", _dense_only(flat)) as scope:
-        tensor_list_list, sparse = _store_sparse_join(tensor_list_list, enqueue_many)
-        tensor_list_list = _validate_join(tensor_list_list)
-        _keep_input_const()
-        types = _dtypes(tensor_list_list)
-        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
-        queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes,
-                                          shared_name=shared_name)
-        _enqueue_join(queue, tensor_list_list, enqueue_many)
-        _fraction_full(queue, capacity)
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
-        return _as_original_type(tensors_list[0], _restore_sparse(dequeued, sparse))
+    return _batch_impl("batch_join", tensors_list, True, batch_size, True, capacity,
+                       enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch,
+                       shared_name, name)
 
 
 def _check_shuffle_capacity(capacity, min_after_dequeue):
@@ -383,51 +438,54 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
                   enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
                   shared_name=None, name=None):
     """Batches ``tensors`` in random order through a RandomShuffleQueue."""
-    tensor_list = _as_tensor_list(tensors)
-    with ops.name_scope(name, "shuffle_batch", _dense_only(tensor_list)) as scope:
-        _check_shuffle_capacity(capacity, min_after_dequeue)
-        tensor_list, sparse = _store_sparse(tensor_list, enqueue_many)
-        tensor_list = _validate(tensor_list, "shuffle_batch()")
-        _keep_input_const()
-        types = _dtypes([tensor_list])
-        shapes = _shapes([tensor_list], shapes, enqueue_many)
-        queue = data_flow_ops.RandomShuffleQueue(
-            capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
-            shapes=shapes, shared_name=shared_name)
-        _enqueue(queue, tensor_list, num_threads, enqueue_many)
-        _fraction_over(queue, capacity, min_after_dequeue)
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
-        return _as_original_type(tensors, _restore_sparse(dequeued, sparse))
+    return _batch_impl("shuffle_batch", tensors, False, batch_size, True, capacity,
+                       enqueue_many, shapes, False, allow_smaller_final_batch, shared_name,
+                       name, num_threads=num_threads, min_after_dequeue=min_after_dequeue,
+                       seed=seed)
 
 
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None,
                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
                        shared_name=None, name=None):
     """Shuffles and batches several lists of tensors, one enqueue thread each."""
-    tensor_list_list = _as_tensor_list_list(tensors_list)
-    flat = [t for tl in tensor_list_list for t in tl]
-    with ops.name_scope(name, "shuffle_batch_join", _dense_only(flat)) as scope:
-        _check_shuffle_capacity(capacity, min_after_dequeue)
-        tensor_list_list, sparse = _store_sparse_join(tensor_list_list, enqueue_many)
-        tensor_list_list = _validate_join(tensor_list_list)
-        _keep_input_const()
-        types = _dtypes(tensor_list_list)
-        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
-        queue = data_flow_ops.RandomShuffleQueue(
-            capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
-            shapes=shapes, shared_name=shared_name)
-        _enqueue_join(queue, tensor_list_list, enqueue_many)
-        _fraction_over(queue, capacity, min_after_dequeue)
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
-        return _as_original_type(tensors_list[0], _restore_sparse(dequeued, sparse))
+    return _batch_impl("shuffle_batch_join", tensors_list, True, batch_size, True, capacity,
+                       enqueue_many, shapes, False, allow_smaller_final_batch, shared_name,
+                       name, min_after_dequeue=min_after_dequeue, seed=seed)
 
 
-def __getattr__(name):
-    # TF's input module also holds the maybe_* batching functions, which tideflow keeps with
-    # the other tf.train extras (that module imports this one)
-    if name in ("maybe_batch", "maybe_batch_join", "maybe_shuffle_batch",
-                "maybe_shuffle_batch_join"):
-        from tideflow.train import train_extras
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False,
+                shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                shared_name=None, name=None):
+    """``batch`` that enqueues only the examples where ``keep_input`` is true (a scalar bool;
+    with ``enqueue_many`` a scalar or one bool per row)."""
+    return _batch_impl("batch", tensors, False, batch_size, keep_input, capacity, enqueue_many,
+                       shapes, dynamic_pad, allow_smaller_final_batch, shared_name, name,
+                       num_threads=num_threads)
 
-        return getattr(train_extras, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False,
+                     shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                     shared_name=None, name=None):
+    """``batch_join`` keeping only the examples where ``keep_input`` is true."""
+    return _batch_impl("batch_join", tensors_list, True, batch_size, keep_input, capacity,
+                       enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch,
+                       shared_name, name)
+
+
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
+                        num_threads=1, seed=None, enqueue_many=False, shapes=None,
+                        allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``shuffle_batch`` keeping only the examples where ``keep_input`` is true."""
+    return _batch_impl("shuffle_batch", tensors, False, batch_size, keep_input, capacity,
+                       enqueue_many, shapes, False, allow_smaller_final_batch, shared_name,
+                       name, num_threads=num_threads, min_after_dequeue=min_after_dequeue,
+                       seed=seed)
+
+
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input,
+                             seed=None, enqueue_many=False, shapes=None,
+                             allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``shuffle_batch_join`` keeping only the examples where ``keep_input`` is true."""
+    return _batch_impl("shuffle_batch_join", tensors_list, True, batch_size, keep_input,
+                       capacity, enqueue_many, shapes, False, allow_smaller_final_batch,
+                       shared_name, name, min_after_dequeue=min_after_dequeue, seed=seed)
