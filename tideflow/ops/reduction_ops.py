@@ -388,22 +388,11 @@ def _euclidean_norm(x, indices, *, keep_dims):
     return out.astype(x.dtype, copy=False)
 
 
-def _euclidean_norm_grad(op, grad):
-    # d|x|/dx = x / |x|, the norm and grad reshaped to keep the reduced dimensions
-    from tideflow.ops import array_ops, math_ops
-
-    x, axes = op.inputs
-    norm = op.outputs[0]
-    if not op.get_attr("keep_dims"):
-        kept = _kept_shape(x, axes)
-        norm = array_ops.reshape(norm, kept)
-        grad = array_ops.reshape(grad, kept)
-    return math_ops.truediv(x, norm / grad), None
-
-
 op_registry.declare("EuclideanNorm", inputs=["input: T", "reduction_indices: Tidx"],
                     outputs=["output: T"], attrs=_REDUCE_ATTRS, shape=_reduction_shape,
-                    kernel=_euclidean_norm, grad=_euclidean_norm_grad)
+                    # as TF 1.15, which registers no gradient for it: a loss term through it
+                    # gives its inputs none (None from tf.gradients)
+                    kernel=_euclidean_norm, differentiable=False)
 
 for _name, _kernel in (("All", _all), ("Any", _any)):
     op_registry.declare(_name, inputs=["input: bool", "reduction_indices: Tidx"],
