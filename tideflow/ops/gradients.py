@@ -470,34 +470,40 @@ class _null:
 
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
              aggregation_method=None):
-    """Second derivatives of ``sum(ys)`` with respect to each x (one Hessian per x)."""
-    from tideflow.ops import array_ops
+    """Second derivatives of ``sum(ys)`` with respect to each x (one Hessian per x).
+
+    As TF 1.x (whose ``name`` names nothing): the first gradients once for all xs, then per x a
+    while loop over the flattened gradient writing one row per element into a TensorArray, so
+    xs of unknown shape work and the ops made (and later random ops' seeds) are TF's."""
+    from tideflow.ops import array_ops, constant_op, tensor_array
+    from tideflow.ops.while_loop import while_loop
 
     xs = _as_list(xs)
+    kw = {"colocate_gradients_with_ops": colocate_gradients_with_ops,
+          "gate_gradients": gate_gradients, "aggregation_method": aggregation_method}
     out = []
-    with ops.name_scope(name, "hessians", xs):
-        for x in xs:
-            x = _to_tensor(x)
-            kw = {"colocate_gradients_with_ops": colocate_gradients_with_ops,
-                  "gate_gradients": gate_gradients, "aggregation_method": aggregation_method}
-            g = gradients(ys, x, **kw)[0]
-            if g is None:
-                # as TF, whose hessians reshapes the first gradient before anything else
-                raise ValueError("Tried to convert 'tensor' to a tensor and failed. Error: None "
-                                 "values not supported.")
-            n = x.get_shape().num_elements()
-            if n is None:
-                raise ValueError(f"hessians needs a fully defined shape for {x.name}")
-            flat = array_ops.reshape(dense(g), [-1])
-            rows = []
-            for i in range(n):
-                gi = gradients(array_ops.gather(flat, i), x, **kw)[0]
-                if gi is None:
-                    # a first derivative that does not depend on x differentiably (linear in
-                    # x, or through argmax/int casts/comparisons): TF's loop writes None into
-                    # its TensorArray, which fails
-                    raise ValueError("None values not supported.")
-                rows.append(dense(gi))
-            h = array_ops.stack(rows)
-            out.append(array_ops.reshape(h, x.get_shape().concatenate(x.get_shape())))
+    for g, x in zip(gradients(ys, xs, **kw), xs):
+        if g is None:
+            raise ValueError("Tried to convert 'tensor' to a tensor and failed. Error: None "
+                             "values not supported.")
+        flat = array_ops.reshape(g, [-1])
+        n = array_ops.size(x)
+
+        def body(j, result, flat=flat, x=x):
+            gj = gradients(flat[j], x, **kw)[0]
+            if gj is None:
+                # a first derivative that does not depend on x differentiably (linear in x, or
+                # through argmax/int casts): TF's loop writes None into its TensorArray
+                raise ValueError("None values not supported.")
+            return j + 1, result.write(j, gj)
+
+        _, h = while_loop(lambda j, _, n=n: j < n, body,
+                          [constant_op.constant(0, dtypes.int32),
+                           tensor_array.TensorArray(x.dtype, n)])
+        shape = array_ops.shape(x)
+        graph = ops.get_default_graph()
+        first = graph._next_id
+        rows = h.stack()
+        graph._skip_op_ids(to=first + 5)  # TF's stack: the array's size, a range, a gather
+        out.append(array_ops.reshape(rows, array_ops.concat((shape, shape), 0)))
     return out

@@ -518,11 +518,16 @@ def _concat_factory(ctx):
                     np.array([p.shape[0] for p in parts], np.int64))
         items = lst.items()
         shape = _shape_tuple(element_shape)
+        leading = np.asarray(leading_dims).reshape(-1)
+        rest = _concat_rest(items, shape) if len(leading) == len(items) else None
         parts = []
         for i, x in enumerate(items):
             if x is None:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Concat of a list whose item {i} was never set")
+                if rest is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Concat of a list whose item {i} was never set")
+                # an item a gradient never reached: zeros of its forward length (leading_dims)
+                x = np.zeros((int(leading[i]), *rest), dtype)
             parts.append(np.asarray(x, dtype))
         if not parts:
             rest = () if shape is None else tuple(0 if d is None else d for d in shape[1:])
@@ -531,6 +536,16 @@ def _concat_factory(ctx):
         return np.concatenate([p.reshape((-1, *p.shape[1:])) for p in parts]), lengths
 
     return run
+
+
+def _concat_rest(items, shape):
+    """The dims after the first of every item: element_shape's when known, else a set item's."""
+    if shape is not None and len(shape) and all(d is not None for d in shape[1:]):
+        return shape[1:]
+    for x in items:
+        if x is not None and np.ndim(x):
+            return np.shape(x)[1:]
+    return None
 
 
 def _split_kernel(tensor, element_shape, lengths):
@@ -674,7 +689,11 @@ def _split_grad(op, grad):
     # the split filled the first len(lengths) items; later writes (a dynamic array) add items
     # whose gradients are not the tensor's
     value = op._inputs[0]
-    tensor_grad = concat(grad, _elem(op))[0][: array_ops.shape(value)[0]]
+    # the split's lengths size the pieces a gradient never reached (zeros); the leading_dims
+    # input is the split's own, so the count of ops made stays as before (one id skipped)
+    op._graph._skip_op_ids(1)
+    tensor_grad = concat(grad, _elem(op), leading_dims=op._inputs[2])[0][
+        : array_ops.shape(value)[0]]
     tensor_grad.set_shape(value._shape)
     return tensor_grad, None, None
 
@@ -858,9 +877,10 @@ def scatter_into(lst, tensor, indices, name=None):
                   {"element_dtype": tensor.dtype.base_dtype}, name)
 
 
-def concat(lst, element_dtype, element_shape=-1, name=None):
+def concat(lst, element_dtype, element_shape=-1, name=None, leading_dims=None):
     """Returns (the items concatenated along axis 0, their lengths)."""
-    out = _apply("TensorListConcatV2", [lst, _shape_arg(element_shape), np.int64(0)],
+    leading_dims = np.int64(0) if leading_dims is None else leading_dims
+    out = _apply("TensorListConcatV2", [lst, _shape_arg(element_shape), leading_dims],
                  {"element_dtype": element_dtype, "shape_type": dtypes.int32}, name)
     return out[0], out[1]
 
