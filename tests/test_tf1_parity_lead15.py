@@ -53,3 +53,34 @@ def test_random_gamma_poisson_and_stateless_ops_build_tf_1_15s_ops():
     np.testing.assert_allclose(got[4], [0.5441101, 0.2073803, 0.0735643], rtol=1e-5)
     np.testing.assert_array_equal(got[5], [5, 2, 5])
     np.testing.assert_array_equal(got[6], [[1, 1, 1, 1, 0]])
+
+
+def test_unigram_candidate_samplers_draw_tf_1_15s_candidates():
+    """Seeded fixed-unigram draws follow TF's alias-method sampler (a float, then an item index,
+    per draw) and learned-unigram draws TF's weighted picker over integer counts, which learn the
+    true classes after each run; expected counts come out in float32 as TF's."""
+    counts = [50., 3., 17., 1., 8., 120., 4., 9., 2., 30., 6., 11.]
+    tc = tf.constant([[5, 0], [9, 2]], tf.int64)
+    a = tf.nn.fixed_unigram_candidate_sampler(tc, 2, 6, True, 12, unigrams=counts,
+                                              distortion=0.75, seed=11)
+    b = tf.nn.learned_unigram_candidate_sampler(tc, 2, 5, True, 12, seed=12)
+    c = tf.nn.fixed_unigram_candidate_sampler(tc, 2, 8, False, 13, unigrams=counts,
+                                              num_reserved_ids=1, seed=13)
+    want = [
+        ([0, 9, 11, 5, 10, 3], [[0.99421, 0.90896], [0.79416, 0.63522]],
+         [0.90896, 0.79416, 0.51273, 0.99421, 0.3632, 0.10961]),
+        ([2, 9, 3, 7, 5], [[0.40671] * 2] * 2, [0.40671] * 5),
+        ([1, 6, 6, 12, 6, 6, 5, 11], [[0.24521, 0.0], [0.0613, 0.09195]],
+         [1.53257, 3.67816, 3.67816, 0.33716, 3.67816, 3.67816, 0.24521, 0.18391]),
+        ([0, 5, 8, 2, 11, 7], [[0.99755, 0.93894], [0.84183, 0.69166]],
+         [0.93894, 0.99755, 0.20431, 0.69166, 0.56776, 0.51252]),
+        ([7, 0, 10, 3, 11], [[0.625] * 2] * 2, [0.3125, 0.625, 0.3125, 0.3125, 0.3125]),
+        ([1, 1, 6, 8, 6, 6, 3, 6], [[0.24521, 0.0], [0.0613, 0.09195]],
+         [1.53257, 1.53257, 3.67816, 0.27586, 3.67816, 3.67816, 0.52107, 3.67816]),
+    ]
+    with tf.Session() as s:
+        got = [s.run(t) for _ in range(2) for t in (a, b, c)]
+    for (cand, true_ec, sampled_ec), g in zip(want, got):
+        assert g[0].tolist() == cand
+        np.testing.assert_allclose(g[1], true_ec, atol=1e-5)
+        np.testing.assert_allclose(g[2], sampled_ec, atol=1e-5)

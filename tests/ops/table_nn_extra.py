@@ -110,9 +110,13 @@ def _check_fixed_unigram():
     assert 0 not in a[0] and 3 not in a[0]  # reserved id and zero unigram never drawn
     freq = np.bincount(np.concatenate([a[0], b[0]]), minlength=6) / 800
     np.testing.assert_allclose(freq, p, atol=0.06)
+    # as TF's FixedUnigramSampler: a shard keeps its reserved ids, then the unigrams whose
+    # ids (counted from the weights kept so far) fall in it; the range is the number kept
     sharded = _run_sampler("FixedUnigramCandidateSampler",
-                           dict(attrs, num_shards=2, shard=1), true, runs=1)[0]
-    assert (sharded[0] % 2 == 1).all()
+                           dict(attrs, num_shards=2, shard=1, range_max=2), true, runs=1)[0]
+    freq = np.bincount(sharded[0], minlength=2) / 400  # unigrams 4 and 9, distorted: 2 and 3
+    np.testing.assert_allclose(freq, [0.4, 0.6], atol=0.08)
+    np.testing.assert_allclose(sharded[2], 400 * np.array([0.4, 0.6])[sharded[0]], rtol=1e-6)
     with tf.Graph().as_default():
         bad = _ops.apply_op("FixedUnigramCandidateSampler", [tf.constant(true)],
                             dict(attrs, range_max=9))._outputs

@@ -54,6 +54,10 @@ class _TFWords:
         self._words = np.zeros([0], np.uint32)
         self._pos = 0
 
+    def rewind(self, n):
+        """Gives back the last ``n`` words taken."""
+        self._pos -= n
+
     def take(self, n):
         while self._pos + n > self._words.size:
             more = self._stream.blocks(self._base, 64, start=self._words.size // 4)
@@ -80,10 +84,12 @@ _TF_DRAWS = {_uniform_draw: _tf_uniform_draw, _log_uniform_draw: _tf_log_uniform
 
 
 def _expected_count(p, num_sampled, num_tries):
+    # in float32 from a float32 probability, as TF's sampler computes it
+    p = np.asarray(p, np.float32)
     if num_tries == num_sampled:
-        return p * num_sampled
+        return p * np.float32(num_sampled)
     # the probability of being drawn at least once in num_tries draws: 1 - (1 - p)^tries
-    return -np.expm1(num_tries * np.log1p(-p))
+    return -np.expm1(np.float32(num_tries) * np.log1p(-p))
 
 
 def _sampler_kernel(draw, prob):

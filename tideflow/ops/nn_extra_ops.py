@@ -15,6 +15,7 @@ from tideflow.ops import (
     gather_ops,
     math_ops,
     nn_impl,
+    philox,
     pooling_ops,
     reduction_ops,
     unary_ops,
@@ -490,6 +491,10 @@ def _weighted_draw(weights):
 
 
 def _fixed_unigram_weights(attrs):
+    """The float32 weights of TF's FixedUnigramSampler: the reserved ids of this shard (weight
+    0), then each unigram of this shard raised to ``distortion``. As TF, the unigrams' ids
+    start at the number of weights kept so far, and the sampler's range must equal the number
+    of weights kept."""
     range_max = attrs["range_max"]
     unigrams = list(attrs["unigrams"])
     vocab = attrs["vocab_file"]
@@ -498,34 +503,115 @@ def _fixed_unigram_weights(attrs):
 
         with gfile.GFile(vocab.decode() if isinstance(vocab, bytes) else vocab) as f:
             unigrams = [float(line.strip().split(",")[-1]) for line in f if line.strip()]
-    reserved = attrs["num_reserved_ids"]
-    w = np.zeros(range_max)
-    if len(unigrams) + reserved != range_max:
+    shards, shard = attrs["num_shards"], attrs["shard"]
+    kept = [0.0 for i in range(attrs["num_reserved_ids"]) if i % shards == shard]
+    first = len(kept)
+    kept += [u for i, u in enumerate(unigrams, first) if i % shards == shard]
+    w = np.asarray(kept, np.float32)
+    w[first:] = np.power(w[first:].astype(np.float64),
+                         float(np.float32(attrs["distortion"]))).astype(np.float32)
+    if w.size != range_max:
         raise errors.InvalidArgumentError(
             None, None, f"FixedUnigramCandidateSampler: range_max ({range_max}) must equal the "
-            f"number of unigrams ({len(unigrams)}) plus num_reserved_ids ({reserved})")
-    w[reserved:] = np.asarray(unigrams, np.float64) ** attrs["distortion"]
-    ids = np.arange(range_max)
-    w[ids % attrs["num_shards"] != attrs["shard"]] = 0.0
-    if w.sum() <= 0:
+            f"number of weights of shard {shard} of {shards} ({w.size}: num_reserved_ids "
+            f"{attrs['num_reserved_ids']} and {len(unigrams)} unigrams)")
+    if not (w.sum(dtype=np.float64) > 0):
         raise errors.InvalidArgumentError(None, None, "FixedUnigramCandidateSampler: the "
                                           "distribution has no positive weight")
     return w
 
 
+def _alias_table(weights):
+    """Walker's alias table (prob, alt) as TF's DistributionSampler builds it from float32
+    ``weights``: scaled weights in double, low and high items paired from the back of their
+    stacks, the leftovers given probability 1 and themselves as alias."""
+    n = weights.size
+    total = float(np.sum(weights.astype(np.float64)))
+    scaled = ((weights * np.float32(n)).astype(np.float64) / total).tolist()
+    alt = [-1] * n
+    low = [i for i in range(n) if scaled[i] < 1.0]
+    high = [i for i in range(n) if scaled[i] >= 1.0]
+    while high and low:
+        lo, hi = low.pop(), high.pop()
+        alt[lo] = hi
+        scaled[hi] -= 1.0 - scaled[lo]
+        (low if scaled[hi] < 1.0 else high).append(hi)
+    prob = np.asarray(scaled, np.float32)
+    alt = np.asarray(alt, np.int64)
+    for i in high + low:
+        prob[i], alt[i] = 1.0, i
+    return prob, alt
+
+
+def _exact_uniform(words, bound):
+    """One draw of TF's ExactUniformInt<uint32>(bound) (rejection below 2^32 mod bound)."""
+    if bound & (bound - 1) == 0:
+        return int(words.take(1)[0]) & (bound - 1)
+    rem = (0xFFFFFFFF % bound) + 1
+    while True:
+        v = int(words.take(1)[0])
+        if v >= rem:
+            return v % bound
+
+
+def _tf_alias_draw(prob, alt):
+    """TF's DistributionSampler::Sample over SimplePhilox words: a float, then a uniform item
+    index; the item if the float is below its probability, else its alias."""
+    n_items = prob.size
+    power_of_two = n_items & (n_items - 1) == 0
+    rem = (0xFFFFFFFF % n_items) + 1
+
+    def draw(words, n, range_max):
+        del range_max
+        w = words.take(2 * n)
+        idx = w[1::2]
+        if not power_of_two and (idx < rem).any():
+            words.rewind(2 * n)  # a rejected index: replay these draws one by one
+            out = np.empty(n, np.int64)
+            for k in range(n):
+                r = philox._float01(words.take(1))[0]
+                i = _exact_uniform(words, n_items)
+                out[k] = i if r < prob[i] else alt[i]
+            return out
+        idx = (idx & np.uint32(n_items - 1)) if power_of_two else idx % np.uint32(n_items)
+        idx = idx.astype(np.int64)
+        return np.where(philox._float01(w[0::2]) < prob[idx], idx, alt[idx])
+
+    return draw
+
+
+def _tf_picker_draw(counts):
+    """TF's WeightedPicker::Pick over integer ``counts``: an unbiased uniform position in the
+    total weight, and the item whose running total first passes it."""
+    cdf = np.cumsum(counts)
+    total = int(cdf[-1])
+
+    def draw(words, n, range_max):
+        del range_max
+        pos = np.array([_exact_uniform(words, total) for _ in range(n)], np.int64)
+        return np.searchsorted(cdf, pos, side="right").astype(np.int64)
+
+    return draw
+
+
 def _unigram_factory(learned):
-    from tideflow.ops.candidate_sampling_ops import _expected_count, _sample_unique
-    from tideflow.ops.random_ops import _generator
+    from tideflow.ops.candidate_sampling_ops import _expected_count, _sample_unique, _TFWords
+    from tideflow.ops.random_ops import _generator, _philox_stream
 
     def factory(ctx):
         gen = _generator(ctx)
+        stream = _philox_stream(ctx)
         attrs = ctx.op._attrs
         num_true, num_sampled = attrs["num_true"], attrs["num_sampled"]
         unique, range_max = attrs["unique"], attrs["range_max"]
         if learned:
-            state = ctx.node_state("unigram_counts", lambda: {"w": np.ones(range_max)})
+            state = ctx.node_state("unigram_counts",
+                                   lambda: {"w": np.ones(range_max, np.int64)})
         else:
             fixed = _fixed_unigram_weights(attrs)
+            # TF sums the weights one by one in float32
+            fixed_p = fixed / np.cumsum(fixed, dtype=np.float32)[-1]
+            table = _alias_table(fixed) if stream is not None else None
 
         def run(true_classes):
             tc = _np(true_classes)
@@ -534,17 +620,26 @@ def _unigram_factory(learned):
                     None, None, f"true_classes must be a matrix with {num_true} columns")
             if unique and num_sampled > range_max:
                 raise errors.InvalidArgumentError(None, None, "Sampler's range is too small.")
-            w = state["w"] if learned else fixed
-            p = w / w.sum()
-            draw = _weighted_draw(w)
-            if unique:
-                sampled, tries = _sample_unique(gen, draw, num_sampled, range_max)
+            if learned:
+                w = state["w"]
+                p = w.astype(np.float32) / np.float32(w.sum())
             else:
-                sampled, tries = draw(gen, num_sampled, range_max), num_sampled
-            true_ec = _expected_count(p[np.clip(tc, 0, range_max - 1)], num_sampled, tries)
+                w, p = fixed, fixed_p
+            if stream is not None:  # seeded: TF's draws (SimplePhilox over its reservation)
+                src = _TFWords(stream, num_sampled)
+                draw = _tf_picker_draw(w) if learned else _tf_alias_draw(*table)
+            else:
+                src, draw = gen, _weighted_draw(w)
+            if unique:
+                sampled, tries = _sample_unique(src, draw, num_sampled, range_max)
+            else:
+                sampled, tries = draw(src, num_sampled, range_max), num_sampled
+            inside = (tc >= 0) & (tc < range_max)
+            true_ec = _expected_count(np.where(inside, p[np.clip(tc, 0, range_max - 1)], 0.0),
+                                      num_sampled, tries)
             sampled_ec = _expected_count(p[sampled], num_sampled, tries)
             if learned:  # the distribution learns from the true classes seen, after sampling
-                np.add.at(state["w"], np.clip(tc.reshape(-1), 0, range_max - 1), 1.0)
+                np.add.at(state["w"], np.clip(tc.reshape(-1), 0, range_max - 1), 1)
             return sampled, true_ec.astype(np.float32), sampled_ec.astype(np.float32)
 
         return run
