@@ -84,3 +84,15 @@ def test_unigram_candidate_samplers_draw_tf_1_15s_candidates():
         assert g[0].tolist() == cand
         np.testing.assert_allclose(g[1], true_ec, atol=1e-5)
         np.testing.assert_allclose(g[2], sampled_ec, atol=1e-5)
+
+
+def test_keras_backend_dropout_takes_its_seed_from_numpy():
+    """As TF 1.15's Keras backend: K.dropout without a seed draws one from NumPy's generator,
+    so np.random.seed makes it repeat TF's mask."""
+    np.random.seed(0)
+    tf.set_random_seed(1)
+    d = tf.keras.backend.dropout(tf.ones([6]), 0.5)
+    uniform = [op for op in tf.get_default_graph().get_operations() if op.type == "RandomUniform"]
+    assert [op.get_attr("seed2") for op in uniform] == [8325804]
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(d), [2., 0., 0., 0., 2., 0.])

@@ -941,7 +941,7 @@ def tanh(x):
 
 
 def dropout(x, level, noise_shape=None, seed=None):
-    return tf.nn.dropout(x, rate=level, noise_shape=noise_shape, seed=seed)
+    return tf.nn.dropout(x, rate=level, noise_shape=noise_shape, seed=_np_seed(seed))
 
 
 def _eps(x):
