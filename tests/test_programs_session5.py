@@ -626,7 +626,7 @@ def test_get_variable_reuse_errors():
         with tf.variable_scope("s", reuse=tf.AUTO_REUSE):
             assert tf.get_variable("v") is v
             assert tf.get_variable("n2", [3]).name == "s/n2:0"
-        with pytest.raises(ValueError, match="Shape of a new variable"):
+        with pytest.raises(ValueError, match="The initializer passed is not valid"):
             tf.get_variable("noshape")
 
 

@@ -155,3 +155,74 @@ def test_device_spec_parse_errors():
     assert ds("/device:CPU:*").to_string() == "/device:CPU:*"
     assert ds("/job:ps/replica:0/task:1/device:GPU:2").task == 1
     assert np.array_equal([ds("gpu:1").device_index], [1])
+
+
+# -- Variables ------------------------------------------------------------------------------
+
+
+def test_ref_variable_without_validate_shape_checks_assign_shapes_when_run():
+    x = tf.Variable([1.0, 2.0], validate_shape=False)
+    assert x.shape.ndims is None
+    a = x.assign([1.0, 2.0, 3.0])
+    assert a.shape == (3,)
+    with tf.Session() as s:
+        s.run(x.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Assign requires shapes of both tensors to match. lhs shape= "
+                                 r"\[2\] rhs shape= \[3\]"):
+            s.run(a)
+
+
+def test_resource_variable_assign_checks_its_static_shape():
+    r = tf.Variable([1.0, 2.0], use_resource=True, validate_shape=False)  # ignored, as TF's
+    assert r.shape == (2,)
+    with pytest.raises(ValueError, match=r"^Shapes \(2,\) and \(3,\) are incompatible$"):
+        r.assign([1.0, 2.0, 3.0])
+    u = tf.Variable([1.0, 2.0], use_resource=True, shape=tf.TensorShape(None))
+    grow = u.assign([1.0, 2.0, 3.0])
+    with tf.Session() as s:
+        s.run(u.initializer)
+        np.testing.assert_array_equal(s.run(grow), [1.0, 2.0, 3.0])
+    assert r.handle.name == "Variable:0"
+    assert not hasattr(tf.Variable(1.0), "handle")
+
+
+def test_scatter_update_shape_error_is_tfs_merge_message():
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with pytest.raises(ValueError, match=r"^Dimension 1 in both shapes must be equal, but are 3 "
+                                         r"and 2\. Shapes are \[1,3\] and \[1,2\]\."):
+        tf.scatter_update(v, [0], [[1.0, 1.0, 1.0]])
+    with pytest.raises(TypeError, match=r"^sparse_delta is not IndexedSlices: \[1, 2\]$"):
+        v.scatter_update([1, 2])
+
+
+def test_get_variable_without_a_shape_or_with_an_empty_name():
+    msg = ("The initializer passed is not valid. It should be a callable with no arguments and "
+           "the shape should not be provided or an instance of `tf.keras.initializers.*' and "
+           "`shape` should be fully defined.")
+    for make in (lambda: tf.get_variable("noshape"), lambda: tf.get_variable("x", [None, 2])):
+        with pytest.raises(ValueError) as e:
+            make()
+        assert str(e.value) == msg
+    with pytest.raises(ValueError, match="^'' is not a valid node name$"):
+        tf.Variable(1.0, name="")
+    with pytest.raises(ValueError, match="^'_1' is not a valid node name$"):
+        tf.get_variable("", [2])
+    with tf.variable_scope("s"):
+        assert tf.get_variable("", [2]).name == "s:0"
+
+
+def test_assert_variables_initialized_is_a_plain_rank():
+    a = tf.Variable(1.0, name="a")
+    b = tf.Variable([1.0], name="b")
+    t = tf.assert_variables_initialized([a])
+    assert (t.name, t.op.type) == ("Rank:0", "Rank")
+    both = tf.assert_variables_initialized()
+    assert both.op.type == "Pack"
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            s.run(t)
+        s.run(tf.global_variables_initializer())
+        assert s.run(t) == 0
+        np.testing.assert_array_equal(s.run(both), [0, 1])
+    del b

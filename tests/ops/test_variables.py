@@ -272,7 +272,7 @@ def test_get_variable_names_and_reuse():
         assert tf.get_variable_scope().reuse is True
         assert tf.get_variable("w") is w
     assert tf.get_variable_scope().reuse is False
-    with pytest.raises(ValueError, match="must be fully defined"):
+    with pytest.raises(ValueError, match="`shape` should be fully defined"):
         tf.get_variable("nope")
     assert tf.global_variables() == [w, b]
 

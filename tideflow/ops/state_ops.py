@@ -430,16 +430,8 @@ def _scatter_shape(op):
     if updates.ndims != 0 and var.ndims is not None and indices.ndims is not None:
         if var.ndims < 1:
             raise ValueError(f"Shape must be at least rank 1 but is rank {var.ndims}")
-        want = indices.concatenate(var[1:])
-        try:
-            updates.merge_with(want)
-        except ValueError:
-            raise ValueError(
-                f"Shapes must be equal rank, but are {updates.ndims} and {want.ndims}"
-                if updates.ndims is not None and updates.ndims != want.ndims else
-                f"Dimensions of updates {_static_str(updates)} and indices.shape + "
-                f"params.shape[1:] {_static_str(want)} are not compatible"
-            ) from None
+        # TF 1.15's words: its shape Merge of updates with indices.shape + params.shape[1:]
+        _merge_shapes(updates, indices.concatenate(var[1:]))
     return [var]
 
 

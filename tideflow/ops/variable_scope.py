@@ -148,21 +148,18 @@ class _VariableStore:
                 f"Variable {name} does not exist, or was not created with tf.get_variable(). Did "
                 "you mean to set reuse=tf.AUTO_REUSE in VarScope?"
             )
+        if initializer is None:
+            initializer, initializing_from_value = _default_initializer(name, dtype)
         # a callable taking no arguments makes the initial value itself, whose shape need not
-        # be known (TF: "a callable with no arguments and the shape should not be provided")
+        # be known (TF: "a callable with no arguments and the shape should not be provided");
+        # as TF, the default initializer with an unknown shape is "not valid" too
         value_fn = (not initializing_from_value and not shape.is_fully_defined()
                     and _no_required_args(initializer))
         if not shape.is_fully_defined() and not initializing_from_value and not value_fn:
-            if initializer is not None:
-                raise ValueError(
-                    "The initializer passed is not valid. It should be a callable with no "
-                    "arguments and the shape should not be provided or an instance of "
-                    "`tf.keras.initializers.*' and `shape` should be fully defined.")
             raise ValueError(
-                f"Shape of a new variable ({name}) must be fully defined, but instead was {shape}."
-            )
-        if initializer is None:
-            initializer, initializing_from_value = _default_initializer(name, dtype)
+                "The initializer passed is not valid. It should be a callable with no "
+                "arguments and the shape should not be provided or an instance of "
+                "`tf.keras.initializers.*' and `shape` should be fully defined.")
         with ops.control_dependencies(None):
             if initializing_from_value or value_fn:
                 init_val = initializer

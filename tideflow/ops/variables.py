@@ -276,6 +276,8 @@ class Variable(metaclass=_VariableMeta):
         # a variable never depends on the control context it is created in
         values = [] if init_from_fn else [initial_value]
         with g.control_dependencies(None), ops.name_scope(name, "Variable", values) as n:
+            if not n:  # name="" at the root: TF's op gets that (invalid) name
+                raise ValueError(f"'{g.unique_name('')}' is not a valid node name")
             if init_from_fn:
                 true_name = n[:-1]
                 with g._attr_scope({"_class": [f"loc:@{true_name}"]}), ops.name_scope(
@@ -319,8 +321,8 @@ class Variable(metaclass=_VariableMeta):
                     )
                 # the variable's shape is the one given (TF: an unknown shape lets later
                 # assigns change it), not the initial value's
-            else:
-                shape = init_shape if validate_shape else unknown_shape()
+            else:  # (TF 1.15's resource variables ignore validate_shape)
+                shape = init_shape if validate_shape or self._resource else unknown_shape()
             if (validate_shape and not init_shape.is_fully_defined()
                     and not getattr(self, "_resource", False)):
                 raise ValueError(
@@ -403,6 +405,14 @@ class Variable(metaclass=_VariableMeta):
     @property
     def op(self):
         return self._variable.op
+
+    @property
+    def handle(self):
+        """A resource variable's handle: here the variable's own tensor, named as TF's
+        (``v:0``); a ref variable has none (AttributeError, as TF's RefVariable)."""
+        if not getattr(self, "_resource", False):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'handle'")
+        return self._variable
 
     @property
     def graph(self):
@@ -539,16 +549,21 @@ class Variable(metaclass=_VariableMeta):
 
     # -- updating ---------------------------------------------------------------------------
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        """Assigns ``value``; returns the ref after the assignment (or the op). A variable
-        made with a partly unknown ``shape`` takes values of other shapes, as TF documents."""
-        fixed = self._variable.get_shape().is_fully_defined()
+        """Assigns ``value``; returns the ref after the assignment (or the op). As TF 1.15, a
+        resource variable checks the value's static shape against its own, and one made with
+        a partly unknown ``shape`` takes values of other shapes; a ref variable's Assign checks
+        the shapes when it runs."""
         if getattr(self, "_resource", False):
+            shape = self._variable.get_shape()
+            if not isinstance(value, ops.Tensor):
+                value = ops.convert_to_tensor(value, dtype=self.dtype)
+            shape.assert_is_compatible_with(value.get_shape())
             return self._resource_update(
                 state_ops.assign(self._variable, value, use_locking=use_locking,
-                                 name=name or "AssignVariableOp", validate_shape=fixed),
+                                 name=name or "AssignVariableOp",
+                                 validate_shape=shape.is_fully_defined()),
                 read_value)
-        t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name,
-                             validate_shape=fixed)
+        t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
         return t if read_value else t.op
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
@@ -578,7 +593,7 @@ class Variable(metaclass=_VariableMeta):
 
     def _sparse(self, fn, sparse_delta, use_locking, name):
         if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):
-            raise ValueError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+            raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
         return fn(self._variable, sparse_delta.indices, sparse_delta.values,
                   use_locking=use_locking, name=name)
 
@@ -946,18 +961,20 @@ def assert_variables_initialized(var_list=None):
     initialized; None when there are no variables."""
     if var_list is None:
         var_list = global_variables() + local_variables()
+    g = ops.get_default_graph()
+    if not var_list:  # as TF: the graph's variable ops made outside tf.Variable
+        var_list = [op.outputs[0] for op in g.get_operations()
+                    if op.type in ("Variable", "VariableV2", "AutoReloadVariable")]
     if not var_list:
         return None
-    g = ops.get_default_graph()
-    with g.control_dependencies(None), ops.name_scope("assert_variables_initialized"):
-        ranks = []
-        for v in var_list:
-            with g.colocate_with(v.op):
-                # a Rank op even when the rank is known: running it reads the variable
-                ranks.append(ops.apply_op("Rank", [v]).outputs[0])
-        if len(ranks) == 1:
-            return ranks[0]
-        return array_ops.stack(ranks)
+    ranks = []
+    for v in var_list:  # TF's plain "Rank" ops, in the current scopes
+        with g.colocate_with(v.op):
+            # a Rank op even when the rank is known: running it reads the variable
+            ranks.append(ops.apply_op("Rank", [v], name="Rank").outputs[0])
+    if len(ranks) == 1:
+        return ranks[0]
+    return array_ops.stack(ranks)
 
 
 ops.register_dense_tensor_like_type(Variable)  # as TF: a Variable is dense-tensor-like
