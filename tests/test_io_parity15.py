@@ -97,3 +97,61 @@ def test_batch_of_a_lone_tensor_is_iterated_as_tf():
     # TF lists the tensors argument: a bare Tensor cannot be iterated in a graph
     with pytest.raises(TypeError, match="iterating over `tf.Tensor` is not allowed"):
         tf.train.batch(tf.constant([1, 2]), 2)
+
+
+def _record_file(tmp_path, name, data):
+    p = tmp_path / name
+    p.write_bytes(data)
+    return str(p)
+
+
+def test_tfrecord_damage_messages_are_tfs(tmp_path):
+    p = str(tmp_path / "ok")
+    with tf.python_io.TFRecordWriter(p) as w:
+        w.write(b"abcdef")
+        w.write(b"ghijkl")
+    with open(p, "rb") as f:
+        data = f.read()  # two records of 22 bytes
+    cases = {
+        "hdr_partial": (data[:27], None),  # a partial header reads as the end of the file
+        "data_partial": (data[:36], "truncated record at 22"),
+        "crc_partial": (data[:-2], "truncated record at 22"),
+        "data_crc": (data[:-1] + b"\x00", "corrupted record at 34"),
+        "len_crc": (data[:30] + b"\x00" * 4 + data[34:], "corrupted record at 22"),
+    }
+    for name, (raw, msg) in cases.items():
+        path = _record_file(tmp_path, name, raw)
+        if msg is None:
+            assert list(tf.python_io.tf_record_iterator(path)) == [b"abcdef"]
+            continue
+        with pytest.raises(tf.errors.DataLossError, match=f"^{msg}$"):
+            list(tf.python_io.tf_record_iterator(path))
+    with pytest.raises(ValueError, match='^Not a valid compression_type: "bogus"$'):
+        tf.python_io.TFRecordOptions("bogus")
+
+
+def test_whole_file_and_identity_reader_states(tmp_path):
+    p = _record_file(tmp_path, "f", b"xyz")
+    for cls in (tf.WholeFileReader, tf.IdentityReader):
+        with tf.Graph().as_default():
+            q = tf.FIFOQueue(10, tf.string)
+            r = cls()
+            assert r.supports_serialize
+            _, v = r.read(q)
+            with tf.Session() as s:
+                s.run(q.enqueue_many([[p, p]]))
+                assert s.run(r.serialize_state()) == b""
+                s.run(v)
+                # the last work unit stays in the state once finished, as TF
+                state = s.run(r.serialize_state())
+                assert state == b'\x08\x01\x10\x01\x18\x01"' + bytes([len(p)]) + p.encode()
+                s.run(r.restore_state(b""))
+                assert s.run(r.num_records_produced()) == 0
+                with pytest.raises(tf.errors.InvalidArgumentError,
+                                   match=r"Could not parse state for \w+ '\w+': junk\\n\n"):
+                    s.run(r.restore_state(b"junk\n"))
+    assert not tf.TFRecordReader().supports_serialize
+    state = tf.TFRecordReader().serialize_state()
+    with tf.Session() as s, pytest.raises(tf.errors.UnimplementedError,
+                                          match="^Reader SerializeState\n"):
+        s.run(state)

@@ -80,7 +80,8 @@ def test_flipped_byte_is_data_loss(tmp_path):
     path.write_bytes(bytes(data))
     it = python_io.tf_record_iterator(str(path))
     assert next(it) == b"good"
-    with pytest.raises(errors.DataLossError, match=r"bad\.tfrecord.*offset 20"):
+    # TF's words: a data CRC mismatch is reported at the data (the record's offset + 12)
+    with pytest.raises(errors.DataLossError, match=r"^corrupted record at 32$"):
         next(it)
 
 
@@ -89,7 +90,7 @@ def test_flipped_length_is_data_loss(tmp_path):
     data = bytearray(_frame(b"good"))
     data[0] ^= 0x40
     path.write_bytes(bytes(data))
-    with pytest.raises(errors.DataLossError, match=r"badlen\.tfrecord.*offset 0"):
+    with pytest.raises(errors.DataLossError, match=r"^corrupted record at 0$"):
         list(python_io.tf_record_iterator(str(path)))
 
 
@@ -99,7 +100,10 @@ def test_truncated_file_is_data_loss(tmp_path, cut):
     path.write_bytes(_frame(b"whole") + _frame(b"second")[:cut])
     it = python_io.tf_record_iterator(str(path))
     assert next(it) == b"whole"
-    with pytest.raises(errors.DataLossError, match=r"short\.tfrecord.*offset 21"):
+    if cut < 12:  # as TF, a partial header at the end reads as the end of the file
+        assert list(it) == []
+        return
+    with pytest.raises(errors.DataLossError, match=r"^truncated record at 21$"):
         next(it)
 
 

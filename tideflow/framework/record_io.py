@@ -51,11 +51,12 @@ class TFRecordOptions:
 
     def __init__(self, compression_type=None):
         if isinstance(compression_type, str) or compression_type is None:
+            original = compression_type
             compression_type = {"": 0, None: 0, "NONE": 0, "ZLIB": 1, "GZIP": 2}.get(
                 compression_type if compression_type is None else compression_type.upper()
             )
             if compression_type is None:
-                raise ValueError("compression_type must be '', 'NONE', 'ZLIB' or 'GZIP'")
+                raise ValueError(f'Not a valid compression_type: "{original}"')
         self.compression_type = compression_type
 
     @classmethod
@@ -180,7 +181,8 @@ def open_record_file(path, options=None):
 
 
 def _data_loss(path, offset, what):
-    return errors.DataLossError(None, None, f"{what} in file {path!r} at offset {offset}")
+    # TF's words: the record's offset (a data CRC's: its data's, 12 bytes further)
+    return errors.DataLossError(None, None, f"{what} at {offset}")
 
 
 def read_records(path, options=None, offset=0, buffer_size=0):
@@ -189,7 +191,7 @@ def read_records(path, options=None, offset=0, buffer_size=0):
     Small records are sliced out of large chunks (one read per chunk, a few slices and two
     CRC32C checks a record); from the first record of at least 16 KiB on, records are read
     straight from the stream, until a small one comes back. A corrupt or truncated record
-    raises DataLossError naming the file and the record's offset.
+    raises DataLossError with TF's words and offset.
     """
     f = open_record_file(path, options)
     chunk = max(int(buffer_size or 0), _DEFAULT_BUFFER)
@@ -212,9 +214,7 @@ def read_records(path, options=None, offset=0, buffer_size=0):
             if size - pos < 12:
                 more = f.read(chunk)
                 if not more:
-                    if size - pos:
-                        raise _data_loss(path, base + pos, "truncated record header")
-                    return
+                    return  # (as TF, a partial header at the end reads as the end of file)
                 base += pos
                 buf = buf[pos:] + more
                 pos = 0
@@ -223,14 +223,14 @@ def read_records(path, options=None, offset=0, buffer_size=0):
             if header_ok.get(length) != length_crc:
                 c = raw_crc(buf[pos:pos + 8])
                 if (((c >> 15) | (c << 17)) + delta) & mask != length_crc:
-                    raise _data_loss(path, base + pos, "corrupted record (length CRC mismatch)")
+                    raise _data_loss(path, base + pos, "corrupted record")
                 header_ok[length] = length_crc
             end = pos + 16 + length
             if end <= size:
                 data = buf[pos + 12:end - 4]
                 c = raw_crc(data)
                 if (((c >> 15) | (c << 17)) + delta) & mask != unpack32(buf, end - 4)[0]:
-                    raise _data_loss(path, base + pos, "corrupted record (data CRC mismatch)")
+                    raise _data_loss(path, base + pos + 12, "corrupted record")
                 yield base + pos, data
                 pos = end
                 continue
@@ -252,17 +252,15 @@ def read_records(path, options=None, offset=0, buffer_size=0):
             data, footer = blob[:length], blob[length:]
             while True:
                 if masked_crc32c(data) != unpack32(footer)[0]:
-                    raise _data_loss(path, start, "corrupted record (data CRC mismatch)")
+                    raise _data_loss(path, start + 12, "corrupted record")
                 yield start, data
                 start += 16 + length
                 header = f.read(12)
                 if len(header) < 12:
-                    if header:
-                        raise _data_loss(path, start, "truncated record header")
                     return
                 (length,) = unpack64(header)
                 if masked_crc32c(header[:8]) != unpack32(header, 8)[0]:
-                    raise _data_loss(path, start, "corrupted record (length CRC mismatch)")
+                    raise _data_loss(path, start, "corrupted record")
                 if length < _LARGE:
                     buf = header + f.read(chunk)
                     pos, base = 0, start

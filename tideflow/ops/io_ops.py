@@ -48,6 +48,7 @@ class ReaderResource:
         self.name = name
         self._lock = threading.Lock()
         self.work = None  # the current file name (str), None between work units
+        self.last_work = None  # the last work unit (TF keeps it in the serialized state)
         self.num_records_produced = 0
         self.work_started = 0
         self.work_finished = 0
@@ -94,7 +95,7 @@ class ReaderResource:
     def _finish_work(self):
         self.on_work_finished()
         self.work_finished = self.work_started
-        self.work = None
+        self.last_work, self.work = self.work, None
 
     def read(self, queue, step):
         self._acquire(step)
@@ -144,7 +145,7 @@ class ReaderResource:
         self._acquire(step)
         try:
             self.reset_locked()
-            self.work = None
+            self.work = self.last_work = None
             self.num_records_produced = 0
             self.work_started = 0
             self.work_finished = 0
@@ -174,8 +175,9 @@ class IdentityReaderResource(ReaderResource):
                       (3, self.num_records_produced))
             out = b"".join(wire_format.encode_varint(f << 3) + wire_format.encode_varint(v)
                            for f, v in fields if v)
-            if self.work:
-                work = self.work.encode()
+            current = self.work or self.last_work
+            if current:
+                work = current.encode()
                 out += b"\x22" + wire_format.encode_varint(len(work)) + work
             return out
 
@@ -184,7 +186,7 @@ class IdentityReaderResource(ReaderResource):
             values = _parse_base_state(state)
         except ValueError:
             raise errors.InvalidArgumentError(
-                None, None, f"Could not parse state for {self.name}: {state!r}") from None
+                None, None, f"Could not parse state for {self.name}: {_c_escape(state)}") from None
         started, finished, produced, work = values
         if min(started, finished, produced) < 0:
             raise errors.InvalidArgumentError(
@@ -197,9 +199,17 @@ class IdentityReaderResource(ReaderResource):
         try:
             self.work_started, self.work_finished = started, finished
             self.num_records_produced = produced
-            self.work = work.decode() if work else None
+            self.last_work = work.decode() if work else None
+            self.work = self.last_work if started > finished else None
         finally:
             self._lock.release()
+
+
+def _c_escape(data):
+    """``data`` as TF quotes bytes in messages (absl's CEscape)."""
+    named = {9: "\\t", 10: "\\n", 13: "\\r", 34: '\\"', 39: "\\'", 92: "\\\\"}
+    return "".join(named.get(b) or (chr(b) if 32 <= b < 127 else f"\\{b:03o}")
+                   for b in bytes(data))
 
 
 def _parse_base_state(buf):
@@ -240,6 +250,10 @@ class WholeFileReaderResource(ReaderResource):
         with _open(self.work) as f:
             data = f.read()
         return self.work.encode(), data, True
+
+    # as TF, its state is the base state alone (an IdentityReader's)
+    serialize_state = IdentityReaderResource.serialize_state
+    restore_state = IdentityReaderResource.restore_state
 
 
 class TextLineReaderResource(ReaderResource):
@@ -443,7 +457,7 @@ def _serialize_kernel(reader_handle):
     reader = _reader(reader_handle)
     if not hasattr(reader, "serialize_state"):
         raise errors.UnimplementedError(
-            None, None, f"Reader SerializeState not implemented for {reader.name}")
+            None, None, "Reader SerializeState")  # TF's words
     return np.asarray(reader.serialize_state(), dtype=object)
 
 
@@ -451,7 +465,7 @@ def _restore_kernel(reader_handle, state, *, step):
     reader = _reader(reader_handle)
     if not hasattr(reader, "restore_state"):
         raise errors.UnimplementedError(
-            None, None, f"Reader RestoreState not implemented for {reader.name}")
+            None, None, "Reader RestoreState")
     reader.restore_state(np.asarray(state, dtype=object).reshape(())[()], step)
 
 
@@ -556,14 +570,14 @@ class IdentityReader(ReaderBase):
     """Outputs each queued work string as both key and value."""
 
     def __init__(self, name=None):
-        super().__init__(_reader_op("IdentityReaderV2", {}, name))
+        super().__init__(_reader_op("IdentityReaderV2", {}, name), supports_serialize=True)
 
 
 class WholeFileReader(ReaderBase):
     """Outputs each file's name and entire contents."""
 
     def __init__(self, name=None):
-        super().__init__(_reader_op("WholeFileReaderV2", {}, name))
+        super().__init__(_reader_op("WholeFileReaderV2", {}, name), supports_serialize=True)
 
 
 class TextLineReader(ReaderBase):
