@@ -155,3 +155,10 @@ def test_whole_file_and_identity_reader_states(tmp_path):
     with tf.Session() as s, pytest.raises(tf.errors.UnimplementedError,
                                           match="^Reader SerializeState\n"):
         s.run(state)
+
+
+def test_allowed_values_are_listed_in_the_ops_declared_order():
+    with pytest.raises(TypeError, match="allowed values: float16, float32, float64, int32, "
+                                        "uint16, uint8, int16, int8, int64, complex64, "
+                                        "complex128, bool"):
+        tf.decode_raw(tf.constant([b"ab"]), tf.string)

@@ -67,7 +67,7 @@ class AttrSpec:
         self.name = name
         self.has_default = False
         self.default = None
-        self.allowed = None
+        self.allowed = None  # a dict of the allowed values, in the order declared (as TF lists them)
         self.minimum = None
         m = _DEFAULT_SPLIT.search(rest)
         if m is None:
@@ -83,19 +83,19 @@ class AttrSpec:
             items = [s.strip() for s in typ.strip("{}").split(",") if s.strip()]
             if items and items[0][0] in "'\"":
                 self.type = "string"
-                self.allowed = {ast.literal_eval(s) for s in items}
+                self.allowed = dict.fromkeys(ast.literal_eval(s) for s in items)
             else:
                 self.type = "type"
-                self.allowed = {dtypes.as_dtype(s) for s in items}
+                self.allowed = dict.fromkeys(dtypes.as_dtype(s) for s in items)
         elif typ in _GROUPS:
             self.type = "type"
-            self.allowed = {dtypes.as_dtype(s) for s in _GROUPS[typ].split()}
+            self.allowed = dict.fromkeys(dtypes.as_dtype(s) for s in _GROUPS[typ].split())
         elif typ.startswith("list(") and typ[5:-1] in _GROUPS:
             self.type = "list(type)"
-            self.allowed = {dtypes.as_dtype(s) for s in _GROUPS[typ[5:-1]].split()}
+            self.allowed = dict.fromkeys(dtypes.as_dtype(s) for s in _GROUPS[typ[5:-1]].split())
         elif typ.startswith("list({"):
             self.type = "list(type)"
-            self.allowed = {dtypes.as_dtype(s.strip()) for s in typ[6:-2].split(",")}
+            self.allowed = dict.fromkeys(dtypes.as_dtype(s.strip()) for s in typ[6:-2].split(","))
         else:
             self.type = typ
         if eq:

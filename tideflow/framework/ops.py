@@ -1823,7 +1823,7 @@ def _user_frame():
 
 
 def _type_name_list(allowed):
-    return ", ".join(sorted(d.name for d in allowed))
+    return ", ".join(d.name for d in allowed)  # in the op's declared order, as TF
 
 
 def _convert_input(op_type, arg, value, dtype, name, index=None):
@@ -2137,7 +2137,7 @@ def _coerce_attr(op_def, spec, value):
             if not isinstance(value, str):
                 raise TypeError(f"Expected string for argument '{spec.name}' not {value!r}.")
             if spec.allowed is not None and value not in spec.allowed:
-                allowed = ", ".join(f'"{a}"' for a in sorted(spec.allowed))  # TF's quotes
+                allowed = ", ".join(f'"{a}"' for a in spec.allowed)  # TF's quotes and order
                 raise ValueError(
                     f"Attr '{spec.name}' of '{op_def.name}' Op passed string '{value}' not in: "
                     f"{allowed}."
