@@ -226,3 +226,34 @@ def test_assert_variables_initialized_is_a_plain_rank():
         assert s.run(t) == 0
         np.testing.assert_array_equal(s.run(both), [0, 1])
     del b
+
+
+# -- Operation / Tensor printing and cross-graph errors -----------------------------------
+
+
+def test_str_of_an_op_lists_its_attrs_by_name():
+    a = tf.constant([[1.0, 2.0]], name="a")
+    b = tf.matmul(a, a, transpose_b=True, name="mm")
+    text = str(b.op)
+    assert text.startswith('name: "mm"\nop: "MatMul"\ninput: "a"\ninput: "a"\nattr {\n  key: "T"')
+    keys = [line.split('"')[1] for line in text.splitlines() if line.startswith("  key: ")]
+    assert keys == ["T", "transpose_a", "transpose_b"]
+    assert isinstance(b.op.traceback, tuple)
+
+
+def test_len_of_a_tensor_message():
+    a = tf.constant([1, 2], name="a")
+    with pytest.raises(TypeError, match=r"^len is not well defined for symbolic Tensors\. "
+                                        r"\(a:0\) Please call `x.shape`"):
+        len(a)
+
+
+def test_inputs_from_two_graphs_name_both_tensors():
+    g1 = tf.Graph()
+    with g1.as_default():
+        a = tf.constant(1, name="x")
+    b = tf.constant(2, name="y")
+    with pytest.raises(ValueError) as e:
+        tf.add(a, b)
+    assert str(e.value) == ('Tensor("y:0", shape=(), dtype=int32) must be from the same graph '
+                            'as Tensor("x:0", shape=(), dtype=int32).')

@@ -357,7 +357,7 @@ class Tensor:
 
     def __len__(self):
         raise TypeError(
-            f"len is not well defined for symbolic Tensors ({self.name}). Please call "
+            f"len is not well defined for symbolic Tensors. ({self.name}) Please call "
             "`x.shape` rather than `len(x)` for shape information."
         )
 
@@ -480,11 +480,11 @@ class Operation:
     def traceback(self):
         """TF's (filename, lineno, function, source line) of the line that made this op."""
         if not self._traceback:
-            return []
+            return ()
         import linecache
 
         f, line, fn = self._traceback[:3]
-        return [(f, line, fn, linecache.getline(f, line).strip())]
+        return ((f, line, fn, linecache.getline(f, line).strip()),)
 
     def _traceback_tuple(self):
         return self._traceback
@@ -628,7 +628,10 @@ class Operation:
         return f"<tf.Operation '{self._name}' type={self._type}>"
 
     def __str__(self):
-        return str(self.node_def)
+        from google.protobuf import text_format
+
+        # text_format lists the attrs by name, as TF's str(op) does (the upb str() does not)
+        return text_format.MessageToString(self.node_def)
 
 
 # ------------------------------------------------------------------------------------------
@@ -1994,6 +1997,9 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
         flat_inputs = [t if t._op._graph is graph else graph.capture(t) for t in flat_inputs]
     for t in flat_inputs:
         if t._op._graph is not graph:
+            first = next((x for x in flat_inputs if x._op._graph is graph), None)
+            if first is not None:  # TF 1.15's words: this input, then the one the graph is of
+                raise ValueError(f"{t} must be from the same graph as {first}.")
             raise ValueError(
                 f"Tensor {t.name} must be from the same graph as the other inputs of {op_type} "
                 f"(and as the default graph)."
