@@ -96,3 +96,32 @@ def test_keras_backend_dropout_takes_its_seed_from_numpy():
     assert [op.get_attr("seed2") for op in uniform] == [8325804]
     with tf.Session() as s:
         np.testing.assert_array_equal(s.run(d), [2., 0., 0., 0., 2., 0.])
+
+
+def test_sparse_add_takes_threshold_and_builds_tf_1_15s_ops():
+    """tf.sparse.add takes ``threshold`` (``thresh`` its deprecated name), builds no name scope
+    ("threshold", "SparseAdd", "SparseTensorDenseAdd"), and checks the operands' static shapes
+    with TF's message; an unordered SparseToDense and a wrong sparse reshape say what TF says."""
+    a = tf.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [3, 4])
+    b = tf.SparseTensor([[0, 1], [1, 0], [2, 2]], [10.0, -1.9, -1.5], [3, 4])
+    c = tf.sparse.add(a, b, threshold=2.0)
+    d = tf.sparse.add(a, tf.ones([3, 4]))
+    e = tf.sparse_add(a, b, 0.5)
+    assert [n for n in op_names() if not n.startswith(("SparseTensor/", "SparseTensor_"))] == [
+        "threshold", "SparseAdd", "ones", "SparseTensorDenseAdd", "threshold_1", "SparseAdd_1"]
+    with pytest.raises(ValueError, match=r"Shapes \(3, 4\) and \(3, 5\) are incompatible"):
+        tf.sparse.add(a, tf.SparseTensor([[0, 1]], [1.0], [3, 5]))
+    with pytest.raises(ValueError, match=r"to shape \[5, None\] \(10 elements\)"):
+        tf.sparse.reshape(a, [5, -1])
+    with tf.Session() as s:
+        got_c, got_d, got_e = s.run([c, d, e])
+        # a sum below the threshold goes; an entry of one operand alone stays
+        for got in (got_c, got_e):
+            assert got.indices.tolist() == [[0, 1], [2, 2]]
+            np.testing.assert_allclose(got.values, [11.0, -1.5])
+        np.testing.assert_array_equal(got_d[:2], [[1, 2, 1, 1], [3, 1, 1, 1]])
+        unordered = tf.SparseTensor([[2, 3], [0, 1]], [3.0, 1.0], [3, 4])
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            s.run(tf.sparse.to_dense(unordered))
+        assert info.value.message.splitlines()[0] == (
+            "indices[1] = [0,1] is out of order. Many sparse ops require sorted indices.")

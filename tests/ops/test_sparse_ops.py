@@ -75,7 +75,7 @@ def test_sparse_add_random():
     with pytest.raises(TypeError):
         so.sparse_add(da, db)
     c, _ = _random_sparse(rng, (4, 6))
-    with pytest.raises(ValueError, match="not compatible"):  # known shapes: when built
+    with pytest.raises(ValueError, match="are incompatible"):  # known shapes: when built
         so.sparse_add(a, c)
     fed = tf.sparse_placeholder(tf.float64)
     with pytest.raises(tf.errors.InvalidArgumentError, match="shapes"):

@@ -96,8 +96,7 @@ def _validate_index_order(idx, shape):
                 raise _invalid(f"indices[{i}] = {_fmt(row)} is repeated")
             if cur < prev:
                 raise _invalid(f"indices[{i}] = {_fmt(row)} is out of order. Many sparse ops "
-                               "require sorted indices. Use `tf.sparse.reorder` to create a "
-                               "correctly ordered copy.")
+                               "require sorted indices.")
 
 
 def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default_value, *,
@@ -366,41 +365,45 @@ def _gather_nd(params, indices):
     return array_ops.gather_nd(params, indices)
 
 
-def sparse_add(a, b, thresh=0):
+def sparse_add(a, b, threshold=None, thresh=None):
     """``a + b`` where at least one is a SparseTensor: sparse when both are, else dense.
 
-    Sums of two present entries whose magnitude is below ``thresh`` are dropped.
+    Sums of two present entries whose magnitude is below ``threshold`` (``thresh``, its
+    deprecated name, as the third positional argument of TF 1.x) are dropped.
     """
+    if threshold is not None and thresh is not None:
+        raise ValueError("Cannot specify both 'threshold' and 'thresh'")
+    threshold = thresh if threshold is None else threshold
+    threshold = 0 if threshold is None else threshold
     a_sparse = isinstance(a, (SparseTensor, SparseTensorValue))
     b_sparse = isinstance(b, (SparseTensor, SparseTensorValue))
     if not a_sparse and not b_sparse:
         raise TypeError("At least one input should be SparseTensor; do you mean to use tf.add()?")
     if a_sparse and b_sparse:
         a, b = _as_sparse(a, "a"), _as_sparse(b, "b")
-        with ops.name_scope(None, "SparseAdd", [a, b, thresh]):
-            thresh = ops.convert_to_tensor(thresh, dtype=a.values.dtype.real_dtype,
-                                           name="thresh")
-            out = ops.apply_op("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices,
-                                             b.values, b.dense_shape, thresh])._outputs
-            # as TF: the operands' static shapes must agree, and their broadcast static
-            # shape, when fully known, is the result's dense shape (an operand of unknown
-            # rank, or an unknown dimension against a 1, leaves it unknown)
-            sa, sb = a.get_shape(), b.get_shape()
-            sa.merge_with(sb)
-            if sa.ndims is not None and sb.ndims is not None:
-                pairs = list(zip(sa.as_list(), sb.as_list()))
-                if all((x is not None and y is not None) or (x or 0) > 1 or (y or 0) > 1
-                       for x, y in pairs):
-                    dims = [y if x is None else x for x, y in pairs]
-                    return SparseTensor(out[0], out[1], np.asarray(dims, np.int64))
-            return SparseTensor(*out)
+        # as TF 1.15: no name scope of its own ("threshold", "SparseAdd")
+        threshold = ops.convert_to_tensor(threshold, dtype=a.values.dtype.real_dtype,
+                                          name="threshold")
+        out = ops.apply_op("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices,
+                                         b.values, b.dense_shape, threshold])._outputs
+        # as TF: the operands' static shapes must agree, and their broadcast static
+        # shape, when fully known, is the result's dense shape (an operand of unknown
+        # rank, or an unknown dimension against a 1, leaves it unknown)
+        sa, sb = a.get_shape(), b.get_shape()
+        sa.assert_is_compatible_with(sb)
+        if sa.ndims is not None and sb.ndims is not None:
+            pairs = list(zip(sa.as_list(), sb.as_list()))
+            if all((x is not None and y is not None) or (x or 0) > 1 or (y or 0) > 1
+                   for x, y in pairs):
+                dims = [y if x is None else x for x, y in pairs]
+                return SparseTensor(out[0], out[1], np.asarray(dims, np.int64))
+        return SparseTensor(*out)
     if not b_sparse:
         a, b = b, a
     b_sp = _as_sparse(b)
-    with ops.name_scope(None, "SparseTensorDenseAdd", [a, b_sp]):
-        a = ops.convert_to_tensor(a, dtype=b_sp.values.dtype, name="a")
-        return ops.apply_op("SparseTensorDenseAdd", [b_sp.indices, b_sp.values,
-                                                     b_sp.dense_shape, a])._outputs[0]
+    # as TF 1.15: no name scope; a Python dense operand is converted by the op ("<op>/b")
+    return ops.apply_op("SparseTensorDenseAdd", [b_sp.indices, b_sp.values, b_sp.dense_shape,
+                                                 a])._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------
@@ -752,7 +755,16 @@ def sparse_reorder(sp_input, name=None):
     sp_input = _as_sparse(sp_input)
     idx, vals = ops.apply_op("SparseReorder", [sp_input.indices, sp_input.values,
                                                sp_input.dense_shape], name=name)._outputs
-    return SparseTensor(idx, vals, sp_input.dense_shape)
+    # as TF: a statically known shape becomes a constant, else the shape passes an Identity
+    shape = sp_input.get_shape()
+    if shape.is_fully_defined():
+        from tideflow.ops import constant_op
+
+        with ops.name_scope(None, "SparseTensor"):
+            dense_shape = constant_op.constant(shape.as_list(), dtypes.int64, name="dense_shape")
+    else:
+        dense_shape = array_ops.identity(sp_input.dense_shape)
+    return SparseTensor(idx, vals, dense_shape)
 
 
 def _sparse_reshape_kernel(input_indices, input_shape, new_shape):
@@ -869,8 +881,9 @@ def sparse_reshape(sp_input, shape, name=None):
                 known = int(np.prod([d for d in full if d != -1], dtype=np.int64))
                 full[full.index(-1)] = size // known if known else 0
             if int(np.prod(full, dtype=np.int64)) != size:
+                shown = [None if d == -1 else d for d in wanted]  # TF's message shows None
                 raise ValueError(f"Cannot reshape a tensor with {size} elements to shape "
-                                 f"{wanted} ({int(np.prod(full, dtype=np.int64))} elements).")
+                                 f"{shown} ({int(np.prod(full, dtype=np.int64))} elements).")
             from tideflow.ops import constant_op
 
             out_shape = constant_op.constant(full, dtype=dtypes.int64)
