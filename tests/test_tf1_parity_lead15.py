@@ -125,3 +125,16 @@ def test_sparse_add_takes_threshold_and_builds_tf_1_15s_ops():
             s.run(tf.sparse.to_dense(unordered))
         assert info.value.message.splitlines()[0] == (
             "indices[1] = [0,1] is out of order. Many sparse ops require sorted indices.")
+
+
+def test_string_split_keeps_no_token_for_an_empty_string():
+    """tf.string_split with skip_empty=False keeps empty tokens between delimiters, but an
+    empty input string gives no token at all (TF 1.15); tf.strings.split gives it one."""
+    s = tf.constant(["", ",", "a,"])
+    with tf.Session() as sess:
+        v1 = sess.run(tf.string_split(s, ",", skip_empty=False))
+        v2 = sess.run(tf.strings.split(s, ","))
+    assert v1.indices.tolist() == [[1, 0], [1, 1], [2, 0], [2, 1]]
+    assert v1.values.tolist() == [b"", b"", b"a", b""]
+    assert v1.dense_shape.tolist() == [3, 2]
+    assert v2.indices.tolist() == [[0, 0], [1, 0], [1, 1], [2, 0], [2, 1]]

@@ -36,7 +36,8 @@ def _as_string_ref(x):
 def _split_ref(source, delims=b" ", skip_empty=True):
     rows = []
     for s in source:
-        toks = re.split(b"[" + re.escape(delims) + b"]", s) if delims else [
+        # (an empty string has no tokens, even with skip_empty=False: TF 1.15)
+        toks = re.split(b"[" + re.escape(delims) + b"]", s) if delims and s else [
             s[i:i + 1] for i in range(len(s))]
         rows.append([t for t in toks if t] if skip_empty else toks)
     idx = np.array([(r, c) for r, toks in enumerate(rows) for c in range(len(toks))],

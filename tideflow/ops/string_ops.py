@@ -193,7 +193,7 @@ def _string_split_kernel(input, delimiter, *, skip_empty):
     values = []
     width = 0
     for row, s in enumerate(source):
-        if not delim:
+        if not delim or not s:  # (an empty string has no tokens, even kept empty ones)
             tokens = [s[i:i + 1] for i in range(len(s))]
         else:
             tokens = pattern.split(s)
