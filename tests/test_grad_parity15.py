@@ -71,3 +71,111 @@ def test_tensor_array_split_gradient_fills_unread_pieces_with_zeros():
     g = tf.gradients(ta.read(1) * 2.0, a)[0]
     with tf.Session() as s:
         np.testing.assert_array_equal(s.run(g), [[0, 0], [0, 0], [2, 2], [2, 2], [2, 2]])
+
+
+# ------------------------------------------------------------------------------------------
+# tf.cond gradients make as many ops as TF 1.15's Switch/Merge gradients (the random ops made
+# after them draw TF's seeds); TF 1.15's seeds and values below
+# ------------------------------------------------------------------------------------------
+
+
+def test_dropout_after_minimizing_through_a_cond_draws_tf115_numbers():
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, 4])
+    p = tf.placeholder(tf.bool, [])
+    w = tf.Variable(tf.random_normal([4, 2]))
+    y = tf.cond(p, lambda: tf.nn.dropout(tf.matmul(x, w), 0.5), lambda: tf.matmul(x, w))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(y))
+    r = tf.random_uniform([3])
+    assert _seeds() == [5] and _seeds("RandomUniform")[-1] == 104
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(train, {x: np.ones((2, 4)), p: False})
+        np.testing.assert_allclose(s.run(w), [[0.13694574, 1.57476], [1.2188326, -0.2548533],
+                                              [-0.6857646, -0.68772167],
+                                              [-1.955053, -1.8462379]], rtol=1e-5)
+        np.testing.assert_allclose(s.run(r), [0.8679434, 0.7578751, 0.4776212], rtol=1e-6)
+
+
+def test_cond_of_gathers_gradient_op_count():
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([5, 3]))
+    p = tf.placeholder(tf.bool, [])
+    y = tf.cond(p, lambda: tf.gather(a, [1, 2]), lambda: tf.gather(a, [0, 0]))
+    g = tf.gradients(y, a)[0]
+    r = tf.random_normal([2])
+    assert _seeds() == [3, 92]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(r), [-0.16842164, 1.0528977], rtol=1e-6)
+        np.testing.assert_array_equal(s.run(tf.convert_to_tensor(g), {p: False}),
+                                      [[2, 2, 2]] + [[0, 0, 0]] * 4)
+
+
+def test_nested_conds_minimized_under_gate_op():
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([3]))
+    p = tf.placeholder(tf.bool, [])
+    q = tf.placeholder(tf.bool, [])
+    y = tf.cond(p, lambda: tf.cond(q, lambda: a * a, lambda: tf.exp(a)) * 2.0,
+                lambda: tf.cond(q, lambda: a, lambda: a * 3.0))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(y))
+    r = tf.random_normal([2])
+    assert _seeds() == [3, 134]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(train, {p: True, q: False})
+        np.testing.assert_allclose(s.run(r), [0.4744118, 0.46690416], rtol=1e-6)
+        np.testing.assert_allclose(s.run(a), [-0.77311486, -0.02653557, 0.35337698], rtol=1e-5)
+
+
+@pytest.mark.parametrize("build, seeds", [
+    # one branch's constant: the other side of the capture's Switch gets zeros
+    (lambda a, b, p: tf.gradients(tf.reduce_sum(tf.cond(p, lambda: a * a,
+                                                        lambda: tf.ones([3]))), a), [3, 12, 49]),
+    # two outputs, inputs captured by both branches
+    (lambda a, b, p: tf.gradients(
+        sum(tf.cond(p, lambda: (a * b, tf.sin(a)), lambda: (a, b * b))), [a, b]), [3, 12, 84]),
+    # an int output beside a float one; a branch's output is the captured tensor itself; a
+    # Prod's gradient (TF's ops: reduced_shape's, a ListDiff, cumprods)
+    (lambda a, b, p: tf.gradients(tf.reduce_prod(tf.cast(tf.cond(
+        p, lambda: (a * 2.0, tf.constant(1)), lambda: (a, tf.constant(2)))[1], tf.float32)
+        * tf.cond(p, lambda: a, lambda: a * 3.0)), a), [3, 12, 131]),
+    # tf.case: conds nested in the false branches
+    (lambda a, b, p: tf.gradients(tf.reduce_sum(tf.case(
+        [(p, lambda: a * 2.0), (tf.logical_not(p), lambda: a * b)], default=lambda: tf.exp(a))),
+        [a, b]), [3, 12, 105]),
+], ids=["one_branch_constant", "two_outputs", "int_output_and_identity", "case"])
+def test_cond_gradient_op_counts_as_tf115(build, seeds):
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([3]))
+    b = tf.Variable(tf.random_normal([3]))
+    p = tf.placeholder(tf.bool, [])
+    build(a, b, p)
+    tf.random_normal([2])
+    assert _seeds() == seeds
+
+
+def test_prod_gradient_ops_and_values_as_tf115():
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([3]))
+    g = tf.gradients(tf.reduce_prod(a * 3.0), a)[0]
+    tf.random_normal([2])
+    assert _seeds() == [3, 77]
+    names = [op.name for op in tf.get_default_graph().get_operations()
+             if op.name.startswith("gradients/Prod_grad/")]
+    assert names[:4] == ["gradients/Prod_grad/Shape", "gradients/Prod_grad/Reshape/shape",
+                         "gradients/Prod_grad/Reshape", "gradients/Prod_grad/Size"]
+    assert len(names) == 49 and names[-1] == "gradients/Prod_grad/Reshape_4"
+    assert g.get_shape().as_list() == [3]
+    with tf.Graph().as_default():
+        x = tf.constant([[1.0, 0.0, 2.0], [3.0, 4.0, 0.5]])
+        px = tf.placeholder(tf.float32, None)
+        gs = [tf.gradients(tf.reduce_prod(x, 1), x)[0],
+              tf.gradients(tf.reduce_prod(x, [-1, 0], keepdims=True), x)[0],
+              tf.gradients(tf.reduce_prod(px, -2), px)[0]]
+        with tf.Session() as s:
+            g1, g2, g3 = s.run(gs, {px: [[1.0, 2.0], [3.0, 4.0]]})
+    np.testing.assert_allclose(g1, [[0, 2, 0], [2, 1.5, 12]])
+    np.testing.assert_allclose(g2, [[0, 12, 0], [0, 0, 0]])
+    np.testing.assert_allclose(g3, [[3, 4], [1, 2]])

@@ -64,20 +64,91 @@ def _if_resolver(op, fg, other):
 
 
 def _branch_grad(op, fg, other, grad_idx, grads, x_idx, name):
+    """The gradient function of branch ``fg`` and its results; also how many ops TF 1.15's
+    gradient of the branch makes (the ops its gradient walk made, but the placeholders of the
+    function: TF's branch reads its tensors directly)."""
     gfg = func_graph.FuncGraph(name, ops.get_default_graph())
     gfg._resolver = _if_resolver(op, fg, other)
     with gfg.as_default():
         gys = [gfg.make_placeholder(grads[i]._dtype.base_dtype, grads[i]._shape, "grad")
                for i in grad_idx]
         gfg.inputs = gys
+        n0 = len(gfg._ops)
         res = gradients_lib.gradients([fg.outputs[i] for i in grad_idx],
                                       [fg.args[k] for k in x_idx], grad_ys=gys,
                                       gate_gradients=gradients_lib.gating_active())
+        counts = _tf_op_counts(gfg)
+        n_tf = sum(counts.get(o, 1) for o in gfg._ops[n0:] if o._type != "Placeholder")
+        raw = res
         res = [None if r is None else gfg.capture(dense(r)) for r in res]
-    return gfg, res
+    return gfg, res, n_tf, raw
+
+
+def _tf_op_counts(graph):
+    """op -> how many ops TF 1.15 makes for it, for gradient Ifs built inside another If's
+    gradient (their ids are set aside: the outermost one counts them all)."""
+    root = getattr(graph, "_root", None) or graph
+    return root.__dict__.setdefault("_tf_grad_op_counts", {})
+
+
+def _switch_grad_ops(g):
+    """TF 1.15's ops for one Switch of a cond output's gradient (its Merge's gradient)."""
+    if isinstance(g, gradients_lib.IndexedSlices):
+        return 2 + (g.dense_shape is not None)
+    return 1
+
+
+def _sparse(g):
+    return isinstance(g, gradients_lib.IndexedSlices)
+
+
+def _capture_grad_ops(g):
+    """TF 1.15's ops for the gradient of one branch's Switch of a captured tensor: the zeros of
+    its other side (Switch, Identity, Shape, Const, Fill) and a Merge; for IndexedSlices the
+    zeros become IndexedSlices (a Shape, a strided slice of 4 ops, a range of 3) and each part
+    has its Merge."""
+    if _sparse(g):
+        return 5 + 8 + 2 + (g.dense_shape is not None)
+    return 6
+
+
+def _gradient_terms(t, between):
+    """How many gradients ``t`` gets in this gradient walk (its uses by ops in between)."""
+    if between is None:
+        return len(t.consumers())
+    return sum(1 for c in t.consumers() if c in between for u in c._inputs if u is t)
 
 
 def _if_grad(op, *grads):
+    """The gradient If. Its ops (and its branches') take ids set aside; then the graph's count
+    skips as many ids as TF 1.15's Switch/Merge gradient makes, so later random ops draw TF's
+    seeds: a Switch per output gradient (and a tuple gate of 3 under GATE_OP), the branches'
+    gradient ops, for each branch that captured an input with a gradient 6 ops (the zeros of
+    the other side of its Switch: Switch, Identity, Shape, Const, Fill; and a Merge), and an
+    AddN where both branches' gradients of one input are all it gets."""
+    graph = op._graph
+    nested = graph._next_id >= ops.Graph.ASIDE_IDS  # inside another If's gradient
+    first = graph._next_id
+    with _null_ctx() if nested else graph.aside_ids():
+        gop, out, n_tf = _build_if_grad(op, grads)
+    if gop is None:
+        return out
+    if nested:
+        _tf_op_counts(graph)[gop] = n_tf
+    else:
+        graph._skip_op_ids(to=first + n_tf)
+    return out
+
+
+class _null_ctx:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *a):
+        return False
+
+
+def _build_if_grad(op, grads):
     graph = op._graph
     then_fg = func_graph.lookup_function(graph, op._attrs["then_branch"])
     else_fg = func_graph.lookup_function(graph, op._attrs["else_branch"])
@@ -86,15 +157,30 @@ def _if_grad(op, *grads):
                 if grads[i] is not None and _differentiable(op._outputs[i])]
     n_in = len(op._inputs)
     if not grad_idx:
-        return [None] * n_in
+        return None, [None] * n_in, 0
+    n_tf = sum(_switch_grad_ops(grads[i]) for i in grad_idx)
+    if gradients_lib.gating_active():
+        # TF 1.15 gates each Merge's two branch gradients (tuple: group_deps and two
+        # control_dependency Identities)
+        n_tf += 3 * len(grad_idx)
     grads = [None if g is None else dense(g) for g in grads]
-    x_idx = [k for k in range(n_in - 1) if _differentiable(op._inputs[1 + k])]
+    between = gradients_lib.between_active()
+    # (inputs no x depends on get no gradient: TF's walk never reaches their Switches)
+    x_idx = [k for k in range(n_in - 1) if _differentiable(op._inputs[1 + k])
+             and (between is None or op._inputs[1 + k]._op in between)]
     base = op._name.replace("/", "_")
     branches = []
     for fg, other, tag in ((then_fg, else_fg, "true"), (else_fg, then_fg, "false")):
         name = func_graph.unique_function_name(graph, f"{base}_{tag}_grad")
         branches.append(_branch_grad(op, fg, other, grad_idx, grads, x_idx, name))
-    (gthen, rthen), (gelse, relse) = branches
+    (gthen, rthen, nthen, rthen_raw), (gelse, relse, nelse, relse_raw) = branches
+    n_tf += nthen + nelse
+    for m, k in enumerate(x_idx):
+        sides = [r for r in (rthen_raw[m], relse_raw[m]) if r is not None]
+        n_tf += sum(_capture_grad_ops(r) for r in sides)
+        if len(sides) == 2 and _gradient_terms(op._inputs[1 + k], between) == 1:
+            # TF sums the two Switches' gradients: an AddN, or two concats of IndexedSlices
+            n_tf += 4 if all(_sparse(r) for r in sides) else 1
     keep = [m for m in range(len(x_idx)) if rthen[m] is not None or relse[m] is not None]
     for gfg, res, fg in ((gthen, rthen, then_fg), (gelse, relse, else_fg)):
         with gfg.as_default():
@@ -110,14 +196,10 @@ def _if_grad(op, *grads):
             gfg.structured_outputs = outs
     gop = cond_lib.build_if(op._inputs[0], gthen, gelse, "If",
                             inputs=[grads[i] for i in grad_idx])
-    if gradients_lib.gating_active():
-        # TF 1.15 gates each Merge's two branch gradients (tuple: group_deps and two
-        # control_dependency Identities): their ids are skipped, so later ops get TF's count
-        graph._skip_op_ids(3 * len(grad_idx))
     out = [None] * n_in
     for pos, m in enumerate(keep):
         out[1 + x_idx[m]] = gop._outputs[pos]
-    return out
+    return gop, out, n_tf
 
 
 # ------------------------------------------------------------------------------------------

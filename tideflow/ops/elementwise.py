@@ -184,7 +184,10 @@ def smart_broadcast_gradient_args(x, y, grad):
     xt, yt = tuple(xs.as_list()), tuple(ys.as_list())
     gs = grad.get_shape()
     gt = tuple(gs.as_list()) if gs.ndims is not None else None
-    cache = _SMART_BGA_CACHE.setdefault(x.graph, {})
+    # per graph, as TF's default graph; a v1 cond's or loop's body (and its gradient) is part
+    # of its outermost graph there, so it shares that graph's answers
+    graph = ops.get_default_graph()
+    cache = _SMART_BGA_CACHE.setdefault(getattr(graph, "_root", None) or graph, {})
     hit = cache.get((xt, yt))
     if hit is None:
         ops.apply_op("BroadcastGradientArgs", [list(xt), list(yt)])

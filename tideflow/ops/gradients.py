@@ -60,6 +60,12 @@ def gating_active():
     return getattr(_GATE, "active", False)
 
 
+def between_active():
+    """The ops between the xs and ys of the ``tf.gradients`` whose gradient function runs
+    (None outside one): a control-flow gradient differentiates only the inputs among them."""
+    return getattr(_GATE, "between", None)
+
+
 def _differentiable(dtype):
     d = dtype.base_dtype
     return d.is_floating or d.is_complex or d == dtypes.resource or d == dtypes.variant
@@ -397,10 +403,12 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
     xla = _xla_grad_scope(op, scope) if "_XlaCompile" in op._attrs else _null()
     with ctx, xla, ops.name_scope(op.name + "_grad"):
         outer, _GATE.active = getattr(_GATE, "active", False), gate
+        outer_between, _GATE.between = getattr(_GATE, "between", None), between
         try:
             res = fn(op, *filled)
         finally:
             _GATE.active = outer
+            _GATE.between = outer_between
         res = _as_list(res) if isinstance(res, (list, tuple)) else [res]
         if len(res) != len(op._inputs):
             raise ValueError(

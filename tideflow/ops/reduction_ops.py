@@ -281,7 +281,11 @@ def _sum_grad(op, grad):
             if shape.is_fully_defined():
                 dims = tuple(shape.as_list())
                 key = (dims, tuple(np.ravel(axes_v).tolist()))
-                cache = _REDUCED_SHAPE_CACHE.setdefault(op.graph, {})
+                # per default graph, as TF's: a v1 cond's or loop's body (and its gradient)
+                # is part of its outermost graph there
+                graph = ops.get_default_graph()
+                cache = _REDUCED_SHAPE_CACHE.setdefault(
+                    getattr(graph, "_root", None) or graph, {})
                 hit = cache.get(key)
                 if hit is None:
                     # TF builds (and leaves in the graph) the ops it folds these from
@@ -319,37 +323,48 @@ def _mean_grad(op, grad):
 
 
 def _prod_grad(op, grad):
-    # the product of all other entries, as exclusive cumulative products from both ends (so
-    # zeros in x are handled), over x transposed to [reduced dims, other dims]
-    from tideflow.ops import array_ops, gather_ops, math_ops, range_ops
+    """The product of all other entries, as exclusive cumulative products from both ends (so
+    zeros in x are handled), over x transposed to [reduced dims, other dims] and flattened to
+    2-D; built from TF 1.15's ops in its order (later random ops' seeds count them)."""
+    from tideflow.ops import (
+        array_ops,
+        cast_ops,
+        counting_ops,
+        gather_ops,
+        math_ops,
+        pad_ops,
+        range_ops,
+    )
+    from tideflow.ops.gradients import dense
 
     x, axes = op.inputs
-    grad = _broadcast_back(op, grad)
-    rank, axes_v = x.get_shape().ndims, ops.constant_value(axes)
-    if rank is not None and axes_v is not None:
-        reduced = sorted({a % rank for a in np.ravel(axes_v).tolist()})
-        other = [i for i in range(rank) if i not in reduced]
-        perm = reduced + other
-        inverse = np.argsort(perm).tolist()
-        reduced = np.asarray(reduced, np.int32)
-        other = np.asarray(other, np.int32)
-    else:
-        dims = range_ops.range(array_ops.rank(x))
-        mask = _reduced_mask(x, axes)
-        reduced = array_ops.boolean_mask(dims, mask)
-        other = array_ops.boolean_mask(dims, math_ops.logical_not(mask))
+    input_shape = array_ops.shape(x)
+    flat_axes = array_ops.reshape(axes, [-1])
+    kept = _reduced_shape(input_shape, axes)
+    multiples = _safe_shape_div(input_shape, kept)
+    grad = pad_ops.tile(array_ops.reshape(dense(grad), kept), multiples)
+    with ops.device("/cpu:0"):  # (TF keeps these shape computations on the CPU)
+        rank = array_ops.rank(x)
+        reduced = cast_ops.cast((flat_axes + rank) % rank, dtypes.int32)
+        other = counting_ops.setdiff1d(range_ops.range(0, rank), reduced)[0]
         perm = array_ops.concat([reduced, other], 0)
-        inverse = gather_ops.invert_permutation(perm)
-    shape = array_ops.shape(x)
+        n_reduced = reduce_prod(array_ops.gather(input_shape, reduced))
+        n_other = reduce_prod(array_ops.gather(input_shape, other))
     permuted = array_ops.transpose(x, perm)
-    n_reduced = reduce_prod(array_ops.gather(shape, reduced))
-    n_other = reduce_prod(array_ops.gather(shape, other))
-    flat = array_ops.reshape(permuted, array_ops.stack([n_reduced, n_other]))
+    shape, axes_v = x.get_shape(), ops.constant_value(axes)
+    if shape.ndims is not None and axes_v is not None:
+        # the static shape TF's shape inference finds from the folded perm (and so its Shape
+        # is a Const, as TF's)
+        front = list(dict.fromkeys(a % max(shape.ndims, 1) for a in np.ravel(axes_v).tolist()))
+        order = front + [i for i in range(shape.ndims) if i not in front]
+        permuted.set_shape([shape.dims[i] for i in order])
+    permuted_shape = array_ops.shape(permuted)
+    flat = array_ops.reshape(permuted, (n_reduced, n_other))
     left = cumprod(flat, 0, exclusive=True)
     right = cumprod(flat, 0, exclusive=True, reverse=True)
-    others = array_ops.reshape(math_ops.conj(left) * math_ops.conj(right),
-                               array_ops.shape(permuted))
-    return grad * array_ops.transpose(others, inverse), None
+    others = array_ops.reshape(math_ops.conj(left) * math_ops.conj(right), permuted_shape)
+    out = grad * array_ops.transpose(others, gather_ops.invert_permutation(perm))
+    return array_ops.reshape(out, input_shape), None
 
 
 def _min_or_max_grad(op, grad):
