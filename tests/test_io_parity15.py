@@ -162,3 +162,78 @@ def test_allowed_values_are_listed_in_the_ops_declared_order():
                                         "uint16, uint8, int16, int8, int64, complex64, "
                                         "complex128, bool"):
         tf.decode_raw(tf.constant([b"ab"]), tf.string)
+
+
+def _op_names(prefix=""):
+    return [(op.name, op.type) for op in tf.get_default_graph().get_operations()
+            if op.name.startswith(prefix)]
+
+
+def test_parse_example_builds_tfs_ops_and_names():
+    feats = {"a": tf.VarLenFeature(tf.int64),
+             "d": tf.FixedLenFeature([2], tf.float32, default_value=[0.5, 0.25]),
+             "e": tf.FixedLenFeature([], tf.int64)}
+    out = tf.parse_example(tf.placeholder(tf.string, [None]), feats, name="pe")
+    assert _op_names("pe") == [
+        ("pe/key_d", "Const"), ("pe/Reshape/shape", "Const"), ("pe/Reshape", "Reshape"),
+        ("pe/Const", "Const"), ("pe/pe/names", "Const"), ("pe/pe/sparse_keys_0", "Const"),
+        ("pe/pe/dense_keys_0", "Const"), ("pe/pe/dense_keys_1", "Const"),
+        ("pe/pe", "ParseExample")]
+    assert out["a"].values.name == "pe/pe:1" and out["e"].name == "pe/pe:4"
+    single = tf.parse_single_example(tf.placeholder(tf.string, []), feats, name="pse")
+    assert single["d"].name == "pse/pse:3"
+    with pytest.raises(ValueError, match="^Shape must be rank 0 but is rank 1 for "):
+        tf.parse_single_example(tf.constant(["x"]), feats)
+
+
+def test_parse_example_sparse_feature_is_a_sparse_merge():
+    sp = tf.SparseFeature(index_key="ix", value_key="val", dtype=tf.float32, size=5)
+    out = tf.parse_example(tf.placeholder(tf.string, [None]), {"sp": sp})["sp"]
+    names = _op_names("SparseMerge")
+    assert names[0] == ("SparseMerge/ExpandDims/dim", "Const")
+    assert names[-2:] == [("SparseMerge/SparseReorder", "SparseReorder"),
+                          ("SparseMerge/Identity", "Identity")]
+    assert ("SparseMerge/concat_1/values_1", "Pack") in names
+    assert out.indices.name == "SparseMerge/SparseReorder:0"
+    assert out.dense_shape.name == "SparseMerge/concat_1:0"
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "ix": tf.train.Feature(int64_list=tf.train.Int64List(value=[3, 0])),
+        "val": tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 2.0]))}))
+    got = tf.parse_single_example(ex.SerializeToString(), {"sp": sp})["sp"]
+    with tf.Session() as s:
+        v = s.run(got)
+    assert v.indices.tolist() == [[0], [3]] and v.values.tolist() == [2.0, 1.0]
+    assert v.dense_shape.tolist() == [5]
+
+
+def test_parse_sequence_examples_build_tfs_ops():
+    ctx = {"len": tf.FixedLenFeature([], tf.int64, default_value=0)}
+    seq = {"tok": tf.VarLenFeature(tf.int64), "emb": tf.FixedLenSequenceFeature([2], tf.float32)}
+    tf.parse_single_sequence_example(tf.placeholder(tf.string, []), context_features=ctx,
+                                     sequence_features=seq, name="pss")
+    assert [n for n, _ in _op_names("pss")] == [
+        "pss/key_len", "pss/Reshape/shape", "pss/Reshape",
+        "pss/pss/feature_list_dense_missing_assumed_empty", "pss/pss/context_dense_keys_0",
+        "pss/pss/feature_list_sparse_keys_0", "pss/pss/feature_list_dense_keys_0",
+        "pss/pss/debug_name", "pss/pss"]
+    tf.io.parse_sequence_example(tf.placeholder(tf.string, [None]), context_features=ctx,
+                                 sequence_features=seq, name="psq")
+    assert [n for n, _ in _op_names("psq")] == ["psq/key_len", "psq/psq/debug_name", "psq/psq"]
+
+
+def test_parse_errors_are_tfs():
+    s = tf.placeholder(tf.string, [None])
+    with pytest.raises(TypeError, match="^Value passed to parameter 'dense_defaults' has "
+                                        "DataType int32 not in list of allowed values: "
+                                        "float32, int64, string$"):
+        tf.parse_example(s, {"a": tf.FixedLenFeature([1], tf.int32)})
+    with pytest.raises(TypeError, match="parameter 'sparse_types' has DataType float64"):
+        tf.parse_example(s, {"a": tf.VarLenFeature(tf.float64)})
+    with pytest.raises(ValueError, match=r"^Unsupported: FixedLenSequenceFeature requires "
+                                         r"allow_missing to be True\.$"):
+        tf.parse_example(s, {"a": tf.FixedLenSequenceFeature([2], tf.int64)})
+    bad = tf.parse_example(["notaproto"], {"a": tf.VarLenFeature(tf.int64)})
+    with tf.Session() as sess, pytest.raises(
+            tf.errors.InvalidArgumentError,
+            match="^Could not parse example input, value: 'notaproto'"):
+        sess.run(bad)

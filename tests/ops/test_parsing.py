@@ -173,7 +173,7 @@ def test_type_count_and_proto_errors():
         _run(parsing_ops.parse_example(s, {"x": VarLen(tf.float32)}), {s: [b"\xff\xff"]})
     with pytest.raises(ValueError, match="need to be known"):
         parsing_ops.parse_example(s, {"x": FixedLen([2, None], tf.float32)})
-    with pytest.raises(ValueError, match="Unsupported dtype"):
+    with pytest.raises(TypeError, match="parameter 'sparse_types' has DataType int32 not in"):
         parsing_ops.parse_example(s, {"x": VarLen(tf.int32)})
 
 

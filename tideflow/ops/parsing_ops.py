@@ -88,7 +88,8 @@ def _decode(cls, data, name):
     try:
         msg.ParseFromString(bytes(data))
     except Exception:  # noqa: BLE001 - any decode failure is a corrupt record
-        raise _invalid(f"Could not parse example input, value: '{bytes(data)[:64]!r}'") from None
+        raise _invalid("Could not parse example input, value: "
+                       f"'{bytes(data).decode('utf-8', 'backslashreplace')}'") from None
     return msg
 
 
@@ -409,7 +410,9 @@ def _parsed_constant(op, index):
 
 
 def _parse_single_example_shape(op):
-    op._inputs[0]._shape.merge_with(TensorShape([]))
+    rank = op._inputs[0]._shape.ndims
+    if rank is not None and rank != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {rank}")
     n = len(op._attrs["sparse_keys"])
     return ([matrix(None, 1)] * n + [vector(None)] * n + [vector(1)] * n
             + [as_shape(s) for s in op._attrs["dense_shapes"]])
@@ -435,15 +438,16 @@ ops.register_constant_value("ParseSingleExample", _parsed_constant)
 # ------------------------------------------------------------------------------------------
 
 
-def _check_dtype(key, dtype):
+def _check_dtype(param, dtype):
+    """``dtype`` if a parse op takes it, else TF's TypeError naming the op's ``param``."""
     dtype = dtypes.as_dtype(dtype)
     if dtype not in _KINDS:
-        raise ValueError(f"Unsupported dtype {dtype.name} for feature {key!r}: use float32, "
-                         "int64 or string.")
+        raise TypeError(f"Value passed to parameter '{param}' has DataType {dtype.name} not in "
+                        "list of allowed values: float32, int64, string")
     return dtype
 
 
-def _split_features(features, for_parse_example):
+def _split_features(features, for_parse_example, prefix=""):
     """Sorted raw parameters: (sparse keys, types), (dense keys, types, shapes, defaults)."""
     if not features:
         raise ValueError(f"Missing: features was {features}.")
@@ -453,7 +457,7 @@ def _split_features(features, for_parse_example):
         f = features[key]
         if isinstance(f, VarLenFeature):
             sparse_keys.append(key)
-            sparse_types.append(_check_dtype(key, f.dtype))
+            sparse_types.append(_check_dtype(prefix + "sparse_types", f.dtype))
         elif isinstance(f, SparseFeature):
             keys = f.index_key if isinstance(f.index_key, (list, tuple)) else [f.index_key]
             for k in keys:
@@ -462,7 +466,7 @@ def _split_features(features, for_parse_example):
                     sparse_types.append(dtypes.int64)
             if f.value_key not in sparse_keys:
                 sparse_keys.append(f.value_key)
-                sparse_types.append(_check_dtype(key, f.dtype))
+                sparse_types.append(_check_dtype(prefix + "sparse_types", f.dtype))
         elif isinstance(f, FixedLenFeature):
             if f.shape is None:
                 raise ValueError(f"Missing shape for feature {key}.")
@@ -472,16 +476,16 @@ def _split_features(features, for_parse_example):
                                  "Consider using FixedLenSequenceFeature.")
             shape = _defined_shape(key, f.shape)
             dense_keys.append(key)
-            dense_types.append(_check_dtype(key, f.dtype))
+            dense_types.append(_check_dtype(prefix + "dense_defaults", f.dtype))
             dense_shapes.append(shape)
             dense_defaults.append(f.default_value)
         elif isinstance(f, FixedLenSequenceFeature):
             shape = _defined_shape(key, f.shape)
             if for_parse_example and not f.allow_missing:
-                raise ValueError(f"Unsupported: FixedLenSequenceFeature requires allow_missing to"
-                                 f" be True. Feature: {key}")
+                raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to"
+                                 " be True.")
             dense_keys.append(key)
-            dense_types.append(_check_dtype(key, f.dtype))
+            dense_types.append(_check_dtype(prefix + "dense_defaults", f.dtype))
             dense_shapes.append(TensorShape([None]).concatenate(shape))
             dense_defaults.append(f.default_value)
         else:
@@ -489,52 +493,49 @@ def _split_features(features, for_parse_example):
     return sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes, dense_defaults
 
 
-def _default_tensors(dense_keys, dense_types, dense_shapes, dense_defaults):
+def _default_tensors(dense_keys, dense_types, dense_shapes, dense_defaults, reshape=True):
+    """The dense defaults as TF builds them: an unnamed constant where there is none (an empty
+    one, or a zero pad for a variable first dimension), else ``key_<key>`` (``padding_<key>``)
+    reshaped to the feature's shape (a scalar); a Tensor default of a fixed shape is kept.
+    (A batch of SequenceExamples takes its context defaults as given: ``reshape=False``.)"""
     from tideflow.ops import array_ops, constant_op
 
     out = []
     for key, dtype, shape, default in zip(dense_keys, dense_types, dense_shapes,
                                           dense_defaults):
-        key_name = "key_" + re.sub(r"[^A-Za-z0-9_.\-/]", "_", key)
+        safe_key = re.sub(r"[^A-Za-z0-9_.\-/]", "_", key)
         if _is_var_len(shape):
             if default is None:
-                default = b"" if dtype == dtypes.string else 0
-            t = ops.convert_to_tensor(default, dtype=dtype, name=key_name)
-            out.append(array_ops.reshape(t, []))
+                out.append(ops.convert_to_tensor("" if dtype == dtypes.string else 0,
+                                                 dtype=dtype))
+            else:
+                t = ops.convert_to_tensor(default, dtype=dtype, name="padding_" + safe_key)
+                out.append(array_ops.reshape(t, []))
         elif default is None:
-            out.append(constant_op.constant([], dtype=dtype, name=key_name))
+            out.append(constant_op.constant([], dtype=dtype))
+        elif isinstance(default, ops.Tensor):
+            out.append(default)
         else:
-            t = ops.convert_to_tensor(default, dtype=dtype, name=key_name)
-            out.append(array_ops.reshape(t, shape.as_list()))
+            t = ops.convert_to_tensor(default, dtype=dtype, name="key_" + safe_key)
+            out.append(array_ops.reshape(t, shape.as_list()) if reshape else t)
     return out
 
 
-def _sparse_feature_tensor(f, parsed, batch_rank):
-    """Builds a SparseFeature's SparseTensor from its parsed index and value features."""
-    from tideflow.ops import array_ops, concat_ops, sparse_ops
+def _assemble(features, sparse_keys, sparse, dense_keys, dense):
+    """The results by feature key, as TF: each SparseFeature merged from its index and value
+    features by ``sparse_merge`` (outside the parse's scope, in key order)."""
+    from tideflow.ops.sparse_extra_ops import sparse_merge
 
-    keys = f.index_key if isinstance(f.index_key, (list, tuple)) else [f.index_key]
-    sizes = f.size if isinstance(f.size, (list, tuple)) else [f.size]
-    values = parsed[f.value_key]
-    leading = values.indices[:, :batch_rank]
-    ids = [array_ops.expand_dims(parsed[k].values, 1) for k in keys]
-    indices = concat_ops.concat([leading] + ids, 1) if batch_rank or len(ids) > 1 else ids[0]
-    shape = concat_ops.concat([values.dense_shape[:batch_rank],
-                               ops.convert_to_tensor(np.asarray(sizes, np.int64))], 0)
-    sp = SparseTensor(indices, values.values, shape)
-    return sp if f.already_sorted else sparse_ops.sparse_reorder(sp)
-
-
-def _assemble(features, sparse_keys, sparse, dense_keys, dense, batch_rank):
     parsed = dict(zip(sparse_keys, sparse))
     parsed.update(zip(dense_keys, dense))
-    out = {}
-    for key, f in features.items():
+    for key in sorted(features):
+        f = features[key]
         if isinstance(f, SparseFeature):
-            out[key] = _sparse_feature_tensor(f, parsed, batch_rank)
-        else:
-            out[key] = parsed[key]
-    return out
+            ids = parsed[f.index_key] if isinstance(f.index_key, str) else \
+                [parsed[k] for k in f.index_key]
+            parsed[key] = sparse_merge(ids, parsed[f.value_key], vocab_size=f.size,
+                                       already_sorted=f.already_sorted)
+    return {key: parsed[key] for key in features}
 
 
 def parse_example(serialized, features, name=None, example_names=None):
@@ -547,24 +548,19 @@ def parse_example(serialized, features, name=None, example_names=None):
     (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
      dense_defaults) = _split_features(features, True)
     with ops.name_scope(name, "ParseExample", [serialized, example_names]):
-        serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
-        names = ops.convert_to_tensor([] if example_names is None else example_names,
-                                      dtype=dtypes.string, name="names")
         defaults = _default_tensors(dense_keys, dense_types, dense_shapes, dense_defaults)
+        # as TF, the op takes the Python names and keys (made constants in its own scope) and
+        # the name given (``pe/pe``)
         op = ops.apply_op(
             "ParseExample",
-            [serialized, names,
-             [ops.convert_to_tensor(k, dtype=dtypes.string, name=f"sparse_keys_{i}")
-              for i, k in enumerate(sparse_keys)],
-             [ops.convert_to_tensor(k, dtype=dtypes.string, name=f"dense_keys_{i}")
-              for i, k in enumerate(dense_keys)],
-             defaults],
+            [serialized, [] if example_names is None else example_names, sparse_keys,
+             dense_keys, defaults],
             {"sparse_types": sparse_types, "Tdense": dense_types, "dense_shapes": dense_shapes},
-            name="ParseExample")
+            name=name or "ParseExample")
         outs = op._outputs
         n = len(sparse_keys)
         sparse = [SparseTensor(outs[i], outs[n + i], outs[2 * n + i]) for i in range(n)]
-        return _assemble(features, sparse_keys, sparse, dense_keys, outs[3 * n:], 1)
+    return _assemble(features, sparse_keys, sparse, dense_keys, outs[3 * n:])
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
@@ -584,11 +580,11 @@ def parse_single_example(serialized, features, name=None, example_names=None):
             {"num_sparse": len(sparse_keys), "sparse_keys": sparse_keys,
              "dense_keys": dense_keys, "sparse_types": sparse_types, "Tdense": dense_types,
              "dense_shapes": dense_shapes},
-            name="ParseSingleExample")
+            name=name or "ParseSingleExample")
         outs = op._outputs
         n = len(sparse_keys)
         sparse = [SparseTensor(outs[i], outs[n + i], outs[2 * n + i]) for i in range(n)]
-        return _assemble(features, sparse_keys, sparse, dense_keys, outs[3 * n:], 0)
+    return _assemble(features, sparse_keys, sparse, dense_keys, outs[3 * n:])
 
 
 # ------------------------------------------------------------------------------------------
@@ -707,11 +703,6 @@ op_registry.declare(
 )
 
 
-def _key_tensors(keys, what):
-    return [ops.convert_to_tensor(k, dtype=dtypes.string, name=f"{what}_{i}")
-            for i, k in enumerate(keys)]
-
-
 def _defined_shape(key, shape):
     """``shape`` as a TensorShape, which a dense feature needs fully defined (TF's error)."""
     defined = as_shape(shape)
@@ -730,11 +721,11 @@ def _split_sequence_features(sequence_features):
         f = sequence_features[key]
         if isinstance(f, VarLenFeature):
             fl_sparse_keys.append(key)
-            fl_sparse_types.append(_check_dtype(key, f.dtype))
+            fl_sparse_types.append(_check_dtype("feature_list_sparse_types", f.dtype))
         elif isinstance(f, FixedLenSequenceFeature):
             shape = _defined_shape(key, f.shape)
             fl_dense_keys.append(key)
-            fl_dense_types.append(_check_dtype(key, f.dtype))
+            fl_dense_types.append(_check_dtype("feature_list_dense_types", f.dtype))
             fl_dense_shapes.append(shape)
             if f.allow_missing:
                 missing_ok.append(key)
@@ -776,30 +767,23 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
             if not isinstance(f, (FixedLenFeature, VarLenFeature)):
                 raise ValueError(f"Invalid context feature {key}:{f}.")  # noqa: TRY004 - TF's error class
         (c_sparse_keys, c_sparse_types, c_dense_keys, c_dense_types, c_dense_shapes,
-         c_dense_defaults) = _split_features(context_features, False)
+         c_dense_defaults) = _split_features(context_features, False, "context_")
     (fl_sparse_keys, fl_sparse_types, fl_dense_keys, fl_dense_types, fl_dense_shapes,
      missing_ok) = _split_sequence_features(sequence_features)
     with ops.name_scope(name, "ParseSingleSequenceExample", [serialized, example_name]):
-        serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
-        debug_name = ops.convert_to_tensor("" if example_name is None else example_name,
-                                           dtype=dtypes.string, name="debug_name")
         defaults = _default_tensors(c_dense_keys, c_dense_types, c_dense_shapes,
                                     c_dense_defaults)
-        missing = ops.convert_to_tensor(np.asarray(missing_ok, dtype=object).reshape(-1),
-                                        dtype=dtypes.string,
-                                        name="feature_list_dense_missing_assumed_empty")
+        # as TF, the Python keys and names become constants in the op's own scope
         outs = ops.apply_op(
             "ParseSingleSequenceExample",
-            [serialized, missing, _key_tensors(c_sparse_keys, "context_sparse_keys"),
-             _key_tensors(c_dense_keys, "context_dense_keys"),
-             _key_tensors(fl_sparse_keys, "feature_list_sparse_keys"),
-             _key_tensors(fl_dense_keys, "feature_list_dense_keys"), defaults, debug_name],
+            [serialized, list(missing_ok), c_sparse_keys, c_dense_keys, fl_sparse_keys,
+             fl_dense_keys, defaults, "" if example_name is None else example_name],
             {"context_sparse_types": c_sparse_types, "Tcontext_dense": c_dense_types,
              "context_dense_shapes": c_dense_shapes,
              "feature_list_sparse_types": fl_sparse_types,
              "feature_list_dense_types": fl_dense_types,
              "feature_list_dense_shapes": fl_dense_shapes},
-            name="ParseSingleSequenceExample")._outputs
+            name=name or "ParseSingleSequenceExample")._outputs
         context, sequence, _ = _sequence_results(outs, c_sparse_keys, c_dense_keys,
                                                  fl_sparse_keys, fl_dense_keys)
         return context, sequence
@@ -991,18 +975,17 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
     if not context_features and not sequence_features:
         raise ValueError("Missing features.")
     (c_sparse_keys, c_sparse_types, c_dense_keys, c_dense_types, c_dense_shapes,
-     c_dense_defaults) = _split_features(context_features, False) if context_features else (
+     c_dense_defaults) = _split_features(context_features, False, "context_") \
+        if context_features else (
         [], [], [], [], [], [])
     (fl_sparse_keys, fl_sparse_types, fl_dense_keys, fl_dense_types, fl_dense_shapes,
      missing_ok) = _split_sequence_features(sequence_features)
     with ops.name_scope(name, "ParseSequenceExample", [serialized, example_names]):
-        serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
-        names = ops.convert_to_tensor([] if example_names is None else example_names,
-                                      dtype=dtypes.string, name="debug_name")
         defaults = _default_tensors(c_dense_keys, c_dense_types, c_dense_shapes,
-                                    c_dense_defaults)
+                                    c_dense_defaults, reshape=False)
         outs = ops.apply_op(
-            "ParseSequenceExample", [serialized, names, defaults],
+            "ParseSequenceExample",
+            [serialized, [] if example_names is None else example_names, defaults],
             {"feature_list_dense_missing_assumed_empty": missing_ok,
              "context_sparse_keys": c_sparse_keys, "context_dense_keys": c_dense_keys,
              "feature_list_sparse_keys": fl_sparse_keys,
@@ -1015,7 +998,7 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
              "Ncontext_sparse": len(c_sparse_keys), "Ncontext_dense": len(c_dense_keys),
              "Nfeature_list_sparse": len(fl_sparse_keys),
              "Nfeature_list_dense": len(fl_dense_keys)},
-            name="ParseSequenceExample")._outputs
+            name=name or "ParseSequenceExample")._outputs
         context, sequence, lengths = _sequence_results(outs, c_sparse_keys, c_dense_keys,
                                                        fl_sparse_keys, fl_dense_keys)
         return context, sequence, dict(zip(fl_dense_keys, lengths))

@@ -618,10 +618,11 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False)
     sp_ids = [_as_sparse(s, "sp_ids") for s in sp_ids]
     sp_values = _as_sparse(sp_values, "sp_values")
     with ops.name_scope(name, "SparseMerge", [sp_values.indices]):
-        ids = [array_ops.expand_dims(cast(s.values, dtypes.int64), 1) for s in sp_ids]
-        sizes = [cast(array_ops.reshape(v, [1]), dtypes.int64) for v in vocab_size]
-        new_indices = concat([sp_values.indices[:, :-1]] + ids, 1)
-        new_shape = concat([sp_values.dense_shape[:-1]] + sizes, 0)
+        # TF's ops in TF's order (the sizes packed by concat, the shape of the first ids)
+        ids = [array_ops.expand_dims(cast(s.values, dtypes.int64), axis=1) for s in sp_ids]
+        sizes = [cast(v, dtypes.int64) for v in vocab_size]
+        new_indices = concat([sp_ids[0].indices[:, :-1]] + ids, 1)
+        new_shape = concat([sp_ids[0].dense_shape[:-1], sizes], 0)
         result = SparseTensor(new_indices, sp_values.values, new_shape)
         if already_sorted:
             return result

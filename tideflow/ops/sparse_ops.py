@@ -756,10 +756,10 @@ def sparse_reorder(sp_input, name=None):
     idx, vals = ops.apply_op("SparseReorder", [sp_input.indices, sp_input.values,
                                                sp_input.dense_shape], name=name)._outputs
     # as TF: a statically known shape becomes a constant, else the shape passes an Identity
+    from tideflow.ops import array_ops, constant_op
+
     shape = sp_input.get_shape()
     if shape.is_fully_defined():
-        from tideflow.ops import constant_op
-
         with ops.name_scope(None, "SparseTensor"):
             dense_shape = constant_op.constant(shape.as_list(), dtypes.int64, name="dense_shape")
     else:
