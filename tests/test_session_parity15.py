@@ -257,3 +257,33 @@ def test_inputs_from_two_graphs_name_both_tensors():
         tf.add(a, b)
     assert str(e.value) == ('Tensor("y:0", shape=(), dtype=int32) must be from the same graph '
                             'as Tensor("x:0", shape=(), dtype=int32).')
+
+
+def test_sliced_variable_assign_names():
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="v")
+    with tf.name_scope("s"):
+        a = v[0].assign([9.0, 9.0])  # TF's doubled scope: "<slice scope>_assign" under "s"
+        b = v[1].assign([9.0, 9.0], name="named")
+    c = v[0].assign([1.0, 1.0])
+    assert [a.name, b.name, c.name] == ["s/s/strided_slice/_assign:0", "s/named:0",
+                                        "strided_slice/_assign:0"]
+
+
+def test_variable_shape_arguments_and_enums():
+    assert tf.Variable(1, expected_shape=[2]).shape == ()  # ignored, as TF 1.15
+    with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are "
+                                         r"3 and 2\. Shapes are \[3\] and \[2\]\."):
+        tf.Variable([1, 2], shape=[3])
+    with pytest.raises(ValueError, match=r"^The initial value's shape \(\(2,\)\) is not "
+                                         r"compatible with the explicitly supplied `shape`"):
+        tf.Variable([1, 2], shape=[3], use_resource=True)
+    with pytest.raises(NotImplementedError,
+                       match="^ResourceVariable does not implement set_shape\\(\\)$"):
+        tf.Variable([1.0], use_resource=True).set_shape([1])
+    assert tf.Variable(1.0, aggregation=1).aggregation == tf.VariableAggregation.SUM
+    with pytest.raises(ValueError, match="^Invalid variable aggregation mode: 5 for variable: "
+                                         "None$"):
+        tf.Variable(1.0, aggregation=5)
+    with pytest.raises(ValueError, match="^Invalid variable synchronization mode: 9 for "
+                                         "variable: w$"):
+        tf.get_variable("w", [1], synchronization=9)

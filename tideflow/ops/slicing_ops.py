@@ -532,6 +532,8 @@ def _slice_helper(tensor, slice_spec, var=None):
                  "ellipsis_mask": ellipsis_mask}
 
         def assign(val, name=None):
+            if name is None:  # TF's "<slice scope>_assign", taken relative to the current scope
+                name = scope + "_assign"
             with ops.name_scope(name, "strided_slice_assign", [var]) as assign_scope:
                 return strided_slice_assign(var, *parts, val, name=assign_scope, **masks)
 

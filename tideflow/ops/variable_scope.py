@@ -48,7 +48,7 @@ class _VariableStore:
         if dtype is not None:
             dtype = dtypes.as_dtype(dtype).base_dtype
         synchronization, aggregation = variables._check_sync_aggregation(
-            synchronization, aggregation)
+            synchronization, aggregation, name)
         if trainable is None:
             # TF: a variable synchronized on read is not trained unless asked
             trainable = synchronization.name != "ON_READ"

@@ -235,7 +235,7 @@ class Variable(metaclass=_VariableMeta):
         # made under control dependencies is a fresh read that runs after them
         self._resource = bool(use_resource)
         self._synchronization, self._aggregation = _check_sync_aggregation(
-            synchronization, aggregation)
+            synchronization, aggregation, name)
         if trainable is None:
             # TF: trained unless synchronized on read
             trainable = self._synchronization.name != "ON_READ"
@@ -305,16 +305,11 @@ class Variable(metaclass=_VariableMeta):
                         "construct, such as a loop or conditional. When creating a variable "
                         "inside a loop or conditional, use a lambda as the initializer.")
             init_shape = self._initial_value.get_shape()
-            if expected_shape is not None and not as_shape(expected_shape).is_compatible_with(
-                init_shape
-            ):
-                raise ValueError(
-                    f"initial_value shape {init_shape} is not compatible with expected_shape "
-                    f"{as_shape(expected_shape)}"
-                )
+            del expected_shape  # TF 1.15 ignores it
             if shape is not None:  # TF 1.15's shape=: the variable's static shape
                 shape = as_shape(shape)
-                if not shape.is_compatible_with(init_shape):
+                # (a ref variable's initializer Assign reports a mismatch, as TF's)
+                if self._resource and not shape.is_compatible_with(init_shape):
                     raise ValueError(
                         f"The initial value's shape ({init_shape}) is not compatible with the "
                         f"explicitly supplied `shape` argument ({shape})."
@@ -439,7 +434,10 @@ class Variable(metaclass=_VariableMeta):
 
     def set_shape(self, shape):
         """Refines the static shape of the variable and of its snapshot (a variable made with
-        ``validate_shape=False`` starts with an unknown shape)."""
+        ``validate_shape=False`` starts with an unknown shape); TF 1.15's resource variables
+        have no set_shape."""
+        if getattr(self, "_resource", False):
+            raise NotImplementedError("ResourceVariable does not implement set_shape()")
         self._variable.set_shape(shape)
         self._snapshot.set_shape(shape)
 
@@ -784,17 +782,24 @@ def _sync_agg():
     return VariableSynchronization, VariableAggregation
 
 
-def _check_sync_aggregation(synchronization, aggregation):
-    """TF's validation of a variable's ``synchronization``/``aggregation`` arguments."""
+def _check_sync_aggregation(synchronization, aggregation, name=None):
+    """TF's validation of a variable's ``synchronization``/``aggregation`` arguments (an enum
+    member or its number)."""
     sync_cls, agg_cls = _sync_agg()
     synchronization = sync_cls.AUTO if synchronization is None else synchronization
     aggregation = agg_cls.NONE if aggregation is None else aggregation
     if not isinstance(aggregation, agg_cls):
-        raise ValueError(  # noqa: TRY004 - TF's error class
-            f"Invalid variable aggregation mode: {aggregation} for variable")
+        try:
+            aggregation = agg_cls(aggregation)
+        except ValueError:
+            raise ValueError(f"Invalid variable aggregation mode: {aggregation} for variable: "
+                             f"{name}") from None
     if not isinstance(synchronization, sync_cls):
-        raise ValueError(  # noqa: TRY004 - TF's error class
-            f"Invalid variable synchronization mode: {synchronization} for variable")
+        try:
+            synchronization = sync_cls(synchronization)
+        except ValueError:
+            raise ValueError(f"Invalid variable synchronization mode: {synchronization} for "
+                             f"variable: {name}") from None
     return synchronization, aggregation
 
 
