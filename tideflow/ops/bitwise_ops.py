@@ -84,9 +84,7 @@ op_registry.declare(
 
 
 def _binary(op_type, x, y, name):
-    from tideflow.ops.math_ops import _same_dtype_pair
-
-    x, y = _same_dtype_pair(x, y)
+    # as TF's generated wrappers: a tensor of another dtype is the op's TypeError
     return ops.apply_op(op_type, [x, y], name=name)._outputs[0]
 
 

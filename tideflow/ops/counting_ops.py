@@ -78,7 +78,8 @@ def setdiff1d(x, y, index_dtype=dtypes.int32, name=None):
 
 def _unique_with_counts_kernel(x, *, out_idx):
     x = _np(x)
-    _vector("UniqueWithCounts", "x", x)
+    if x.ndim != 1:
+        raise _invalid("unique expects a 1D vector.")
     seen = {}
     idx = np.empty(x.shape, out_idx.as_numpy_dtype)
     firsts = []
@@ -93,9 +94,9 @@ def _unique_with_counts_kernel(x, *, out_idx):
 
 
 def _unique_with_counts_shape(op):
-    _static_vector("UniqueWithCounts", "x", _in(op, 0))
-    return [TensorShape([None]), _in(op, 0) if _in(op, 0).ndims else TensorShape([None]),
-            TensorShape([None])]
+    # as TF 1.15: no rank check here (Unique has one); idx is shaped like x; the kernel
+    # rejects a non-vector
+    return [TensorShape([None]), _in(op, 0), TensorShape([None])]
 
 
 op_registry.declare(

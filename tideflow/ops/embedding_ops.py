@@ -137,7 +137,8 @@ def _dynamic_stitch_shape(op):
     size = None
     values = [ops.constant_value(t) for t in op._inputs[:n]]
     if all(v is not None for v in values):
-        size = max([int(np.max(v)) + 1 for v in values if np.size(v)] or [0])
+        # as TF's shape function, whose running max starts at 0: empty indices say 1 row
+        size = max([int(np.max(v)) for v in values if np.size(v)] + [0]) + 1
     return [TensorShape([size]).concatenate(rest)]
 
 

@@ -6,7 +6,7 @@ import collections
 
 import numpy as np
 
-from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.framework.tensor_shape import TensorShape
@@ -471,6 +471,14 @@ def scatter_nd(indices, updates, shape, name=None):
 # Where, Select, SelectV2
 # ------------------------------------------------------------------------------------------
 
+
+def _where_kernel(x):
+    x = np.asarray(x)
+    if not x.ndim:  # TF's kernel takes ranks 1 to 8 only
+        raise errors.InvalidArgumentError(None, None, "WhereOp : Unhandled input dimensions: 0")
+    return np.argwhere(x).astype(np.int64, copy=False)
+
+
 op_registry.declare(
     "Where",
     inputs=["input: T"],
@@ -478,7 +486,7 @@ op_registry.declare(
     attrs=[("T: {float, double, int32, uint8, int16, int8, complex64, int64, bfloat16, uint16, "
            "complex128, half, uint32, uint64, bool} = DT_BOOL")],
     shape=lambda op: [[None, _in(op, 0).ndims]],
-    kernel=lambda x: np.argwhere(np.asarray(x)).astype(np.int64, copy=False),
+    kernel=_where_kernel,
     differentiable=False,
 )
 

@@ -59,7 +59,7 @@ _UNARY_REAL = "T: {bfloat16, half, float, double}"
 _BINARY_MORE = ("T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, "
                 "complex64, complex128}")
 _BINARY_FEWER = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
-_MINMAX = "T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64}"
+_MINMAX = "T: {bfloat16, half, float, double, int32, int64}"
 _MOD = "T: {int32, int64, bfloat16, half, float, double}"
 _EQUALITY = ("T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, "
              "quint8, qint8, qint32, string, bool, complex128}")
@@ -99,8 +99,30 @@ def _real_div(x, y):
 def _floor_div(x, y):
     if x.dtype.kind in "iu":
         check_divisor(y, x)
-        return np.floor_divide(x, y)
+        q = np.floor_divide(x, y)
+        if q.dtype.kind == "i":
+            info = np.iinfo(q.dtype)
+            h = info.max // 2
+            near = (x > h) | (x < -h) | (y > h) | (y < -h)
+            if np.any(near):
+                q = np.where(near, _wrapping_floor_div(x, y, q.dtype), q)
+        return q
     return np.floor(np.true_divide(x, y))
+
+
+def _wrapping_floor_div(x, y, dt):
+    """TF's integer FloorDiv where it overflows: across signs -(|x| + |y| - 1) / |y|, with
+    |x| taken in x's type (|min| stays min) and the sum wrapping as C's int (or int64)."""
+    wide = np.int64 if dt.itemsize == 8 else np.int32
+    ax, ay = np.abs(x).astype(wide), np.abs(y).astype(wide)
+    with np.errstate(over="ignore"):
+        n = -(ax + ay - wide(1))
+        m, d = np.where((x < 0) != (y < 0), n, np.asarray(x, wide)), np.where(
+            (x < 0) != (y < 0), ay, np.asarray(y, wide))
+        d = np.where(d == 0, wide(1), d)
+        q = np.floor_divide(m, d)
+        q += (q * d != m) & ((m < 0) != (d < 0))  # floor -> C truncation
+    return q.astype(dt)
 
 
 def _truncate_div(x, y):
@@ -464,8 +486,10 @@ def _conj_grad(op, grad):
 # declarations
 # ------------------------------------------------------------------------------------------
 
-declare_binary("Add", "add", _BINARY_MORE[:-1] + ", string}", grad=_add_grad, reduces=True)
-declare_binary("AddV2", "add", _BINARY_MORE, grad=_add_grad, reduces=True)
+# TF 1.15's Add and AddV2 take no uint16 (Sub, Mul and the divisions do)
+_ADD = _BINARY_MORE.replace(" uint16,", "")
+declare_binary("Add", "add", _ADD[:-1] + ", string}", grad=_add_grad, reduces=True)
+declare_binary("AddV2", "add", _ADD, grad=_add_grad, reduces=True)
 declare_binary("Sub", "subtract", _BINARY_MORE, grad=_sub_grad, reduces=True)
 declare_binary("Mul", "multiply", _BINARY_MORE, grad=_mul_grad, reduces=True)
 declare_binary("Div", _div, _BINARY_MORE, grad=_div_grad)
@@ -855,17 +879,20 @@ def imag(input, name=None):
             return _apply("Imag", [input], scope, {"Tout": input.dtype.real_dtype})
         from tideflow.ops.fill_ops import zeros_like
 
-        return zeros_like(input, name=scope)
+        return zeros_like(input)
 
 
 @add_dispatch_support(elementwise=1)
 def angle(input, name=None):
-    """The argument of each complex element (0 or pi for real tensors)."""
+    """The argument of each complex element; TF 1.15 gives zeros for a real tensor (even
+    for its negative elements)."""
     with ops.name_scope(name, "Angle", [input]) as scope:
         input = ops.convert_to_tensor(input, name="input")
         if input.dtype.is_complex:
             return _apply("Angle", [input], scope, {"Tout": input.dtype.real_dtype})
-        return atan2(ops.convert_to_tensor(0, dtype=input.dtype.base_dtype), input, name=scope)
+        from tideflow.ops.fill_ops import zeros_like
+
+        return zeros_like(input)
 
 
 @add_dispatch_support(elementwise=1)

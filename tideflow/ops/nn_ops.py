@@ -306,6 +306,8 @@ def _check_softmax_rank(x):
 @_widened
 def _softmax(x):
     _check_softmax_rank(x)
+    if not x.size:
+        return x.copy()
     e = np.exp(x - np.max(x, axis=-1, keepdims=True))
     return e / np.sum(e, axis=-1, keepdims=True)
 
@@ -313,6 +315,8 @@ def _softmax(x):
 @_widened
 def _log_softmax(x):
     _check_softmax_rank(x)
+    if not x.size:
+        return x.copy()
     shifted = x - np.max(x, axis=-1, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
 

@@ -123,11 +123,16 @@ def _mean(x, indices, *, keep_dims):
     n = 1
     for a in axis:
         n *= x.shape[a]
-    if n == 0:
-        _fail("Integer division by zero: Mean of an empty integer tensor")
-    # C integer division truncates towards zero
-    q = np.abs(total) // x.dtype.type(n)
-    return np.where(total < 0, -q, q).astype(x.dtype, copy=False)
+    if n == 0:  # as TF: an integer mean over nothing is 0 (a float one NaN)
+        return np.zeros_like(total)
+    # as TF: the sum wraps in x's dtype, then divides by the int64 count truncating towards
+    # zero (C division)
+    if x.dtype.kind == "u":
+        return (total // np.uint64(n)).astype(x.dtype, copy=False)
+    wide = np.asarray(total, np.int64)
+    q = wide // n
+    q += (q * n != wide) & (wide < 0)
+    return q.astype(x.dtype, copy=False)
 
 
 def _extreme(fn, limit):
@@ -885,6 +890,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
 
     axis = _deprecated("axis", axis, "reduction_indices", reduction_indices)
     keepdims = bool(_deprecated("keepdims", keepdims, "keep_dims", keep_dims))
+    full = axis is None and not keepdims
     with ops.name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
         x = ops.convert_to_tensor(input_tensor, name="input_tensor")
         axis = _reduction_dims(x, axis)
@@ -895,7 +901,10 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
         total = reduce_sum(math_ops.exp(math_ops.subtract(x, shift)), axis, keepdims=keepdims)
         out_shift = shift if keepdims else math_ops.clip_by_value(
             reduce_max(x, axis, keepdims=False), -big, big)
-        return math_ops.add(math_ops.log(total), out_shift, name=scope)
+        out = math_ops.add(math_ops.log(total), out_shift, name=scope)
+    if full:
+        out.set_shape([])  # as TF: a full reduction is a scalar even of an unknown rank
+    return out
 
 
 def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
@@ -914,7 +923,8 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
         x = ops.convert_to_tensor(input_tensor, name="input_tensor")
         # strings count the non-empty ones
         zero = ops.convert_to_tensor("" if x.dtype.base_dtype == dtypes.string
-                                     else x.dtype.as_numpy_dtype(), dtype=x.dtype.base_dtype)
+                                     else np.zeros((), x.dtype.as_numpy_dtype),
+                                     dtype=x.dtype.base_dtype)
         nonzero = math_ops._cast(math_ops.not_equal(x, zero), dtypes.int64)
         return math_ops._cast(reduce_sum(nonzero, axis=axis, keepdims=keepdims), dtype)
 

@@ -14,19 +14,6 @@ _DIRECTIONS = ("ASCENDING", "DESCENDING")
 # ------------------------------------------------------------------------------------------
 
 
-def _order_reversing_key(values):
-    """A key whose descending order is ``values``' ascending order, with no overflow: ``-x``
-    for floats, ``-1 - x`` for signed ints, ``max - x`` for unsigned ints (each its own
-    inverse)."""
-    dt = values.dtype.base_dtype
-    if dt.is_floating:
-        return -values
-    np_dt = np.dtype(dt.as_numpy_dtype)
-    if np_dt.kind == "u":
-        return ops.convert_to_tensor(np.iinfo(np_dt).max, dtype=dt) - values
-    return ops.convert_to_tensor(-1, dtype=dt) - values
-
-
 def _descending(values, axis, return_argsort):
     from tideflow.ops import array_ops, concat_ops, nn_impl, range_ops
 
@@ -67,8 +54,10 @@ def _sort_or_argsort(values, axis, direction, return_argsort):
     values = ops.convert_to_tensor(values, name="values")
     if direction == "DESCENDING":
         return _descending(values, axis_static, return_argsort)
-    out = _descending(_order_reversing_key(values), axis_static, return_argsort)
-    return out if return_argsort else _order_reversing_key(out)
+    # as TF 1.15: ascending is the descending sort of -values (so no uint8/uint16/int8/int16,
+    # Neg's TypeError; the most negative int wraps as Neg wraps it)
+    out = _descending(-values, axis_static, return_argsort)
+    return out if return_argsort else -out
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):

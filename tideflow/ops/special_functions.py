@@ -106,7 +106,7 @@ def lgamma(x):
             vals[frac == 0] = np.inf
             out[left] = vals
         out[np.isnan(x)] = np.nan
-        out[np.isposinf(x)] = np.inf
+        out[np.isinf(x)] = np.inf
     return out
 
 
@@ -116,7 +116,8 @@ _DIGAMMA_ASYM = (1.0 / 12, -1.0 / 120, 1.0 / 252, -1.0 / 240, 1.0 / 132, -691.0 
 
 
 def digamma(x):
-    """psi(x) = d/dx lgamma(x), elementwise (float64); NaN at the poles 0, -1, -2, ..."""
+    """psi(x) = d/dx lgamma(x), elementwise (float64); +inf at the poles 0, -1, -2, ... and at
+    -inf, as TF's kernel gives."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(all="ignore"):
         reflect = x < 0.5
@@ -138,7 +139,7 @@ def digamma(x):
         for c in reversed(_DIGAMMA_ASYM):
             series = (series + c) * inv2
         out = np.array(np.log(z) - 0.5 / z - series + acc - correction)  # 0-d stays an array
-        out[pole] = np.nan
+        out[pole] = np.inf
     return out
 
 

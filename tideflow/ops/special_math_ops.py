@@ -17,6 +17,7 @@ from tideflow.ops.elementwise import _binary_shape, declare_binary, declare_unar
 
 _FLOAT = "T: {bfloat16, half, float, double}"
 _FLOAT_COMPLEX = "T: {half, float, double, complex64, complex128}"
+_BF_FLOAT_COMPLEX = "T: {bfloat16, half, float, double, complex64, complex128}"
 _SQRT2 = np.sqrt(2.0)
 _SQRT_2PI = np.sqrt(2.0 * np.pi)
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
@@ -58,11 +59,11 @@ def _keep(fn):
     return kernel
 
 
-declare_unary("Asinh", _keep(np.arcsinh), _FLOAT_COMPLEX,
+declare_unary("Asinh", _keep(np.arcsinh), _BF_FLOAT_COMPLEX,
               grad=lambda op, g: g / _m().cosh(_m().conj(op._outputs[0])))
-declare_unary("Acosh", _keep(np.arccosh), _FLOAT_COMPLEX,
+declare_unary("Acosh", _keep(np.arccosh), _BF_FLOAT_COMPLEX,
               grad=lambda op, g: xdivy(g, _m().sinh(_m().conj(op._outputs[0]))))
-declare_unary("Atanh", _keep(np.arctanh), _FLOAT_COMPLEX,
+declare_unary("Atanh", _keep(np.arctanh), _BF_FLOAT_COMPLEX,
               grad=lambda op, g: g * _m().reciprocal(1 - _m().square(_m().conj(_t(op, 0)))))
 
 
@@ -190,7 +191,7 @@ def _xlog1py_grad(op, grad):
     return xlog1py(_nonzero(x, grad.dtype), y) * grad, xdivy(x, y + 1) * grad
 
 
-_NO_NAN = "T: {half, float, bfloat16, double, complex64, complex128}"
+_NO_NAN = "T: {half, float, double, complex64, complex128}"
 declare_binary("DivNoNan", _div_no_nan_kernel, _NO_NAN, grad=_div_no_nan_grad, inplace=0,
                reduces=True)
 declare_binary("MulNoNan", _mul_no_nan_kernel, _NO_NAN, grad=_mul_no_nan_grad, inplace=0)
@@ -205,40 +206,36 @@ op_registry.declare(
 
 
 def _binary(op_type, x, y, name):
-    from tideflow.ops.math_ops import _same_dtype_pair
-
-    x, y = _same_dtype_pair(x, y)
+    # as TF's generated wrappers: a tensor of another dtype is the op's TypeError
     return ops.apply_op(op_type, [x, y], name=name)._outputs[0]
 
 
 @add_dispatch_support(elementwise=2)
 def div_no_nan(x, y, name=None):
-    """x / y, and 0 where y is 0 (even when x is 0, inf or NaN); integers are first cast to
-    floats as by ``truediv`` (int32 -> float64)."""
-    from tideflow.ops.cast_ops import cast
-    from tideflow.ops.math_ops import _TRUEDIV_TYPES, _same_dtype_pair
+    """x / y, and 0 where y is 0 (even when x is 0, inf or NaN); TF 1.15 takes floats and
+    complex only (integers are DivNoNan's TypeError)."""
+    from tideflow.ops.math_ops import _same_dtype_pair
 
     with ops.name_scope(name, "div_no_nan", [x, y]) as scope:
         x, y = _same_dtype_pair(x, y)
-        target = _TRUEDIV_TYPES.get(x.dtype.base_dtype)
-        if target is not None:
-            x, y = cast(x, target), cast(y, target)
-        return ops.apply_op("DivNoNan", [x, y],
-                            name=scope)._outputs[0]
+        return ops.apply_op("DivNoNan", [x, y], name=scope)._outputs[0]
 
 
 def mul_no_nan(x, y, name=None):
     """x * y, and 0 where y is 0 (even when x is inf or NaN)."""
-    with ops.name_scope(name, "mul_no_nan", [x, y]) as scope:
+    from tideflow.ops.math_ops import _same_dtype_pair
+
+    with ops.name_scope(name, "multiply_no_nan", [x, y]) as scope:
+        x, y = _same_dtype_pair(x, y)
         return _binary("MulNoNan", x, y, scope)
 
 
 def reciprocal_no_nan(x, name=None):
     """1 / x, and 0 where x is 0."""
-    with ops.name_scope(name, "reciprocal_no_nan", [x]):
+    with ops.name_scope(name, "reciprocal_no_nan", [x]) as scope:
         x = ops.convert_to_tensor(x, name="x")
-        one = ops.convert_to_tensor(1, dtype=x.dtype.base_dtype)
-        return ops.apply_op("DivNoNan", [one, x])._outputs[0]
+        one = ops.convert_to_tensor(1, dtype=x.dtype.base_dtype, name="one")
+        return ops.apply_op("DivNoNan", [one, x], name=scope)._outputs[0]
 
 
 def xlogy(x, y, name=None):
@@ -564,6 +561,16 @@ def _lbeta(a, b):
 
 
 def _betainc(a, b, x):
+    # as TF's kernel: no broadcasting, only scalars stretch to the others' common shape
+    shapes = [("a", np.shape(a)), ("b", np.shape(b)), ("x", np.shape(x))]
+    for i, (n1, s1) in enumerate(shapes):
+        for n2, s2 in shapes[i + 1:]:
+            if s1 and s2 and s1 != s2:
+                from tideflow.framework import errors
+
+                raise errors.InvalidArgumentError(
+                    None, None, f"Shapes of {n1} and {n2} are inconsistent: "
+                    f"[{','.join(map(str, s1))}] vs. [{','.join(map(str, s2))}]")
     a, b, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
                                   np.asarray(x, np.float64))
     out = np.full(a.shape, np.nan)
@@ -585,13 +592,29 @@ def _betainc(a, b, x):
     return out
 
 
-def _ternary_shape(op):
-    from tideflow.ops.elementwise import broadcast_shape
+def _betainc_shape(op):
+    """As TF: no broadcasting; the non-scalar inputs' shapes merge (an input of unknown rank
+    may be a scalar), and one non-scalar among scalars is the output's shape."""
+    from tideflow.framework.tensor_shape import unknown_shape
 
-    s = op._inputs[0]._shape
-    for t in op._inputs[1:]:
-        s = broadcast_shape(s, t._shape)
-    return [s]
+    out, scalars, other = unknown_shape(), 0, None
+    for t in op._inputs:
+        s = t._shape
+        if s.ndims is None:
+            other = s
+        elif s.ndims == 0:
+            scalars += 1
+        else:
+            try:
+                out = out.merge_with(s)
+            except ValueError:
+                raise ValueError(f"Shapes {out} and {s} are not compatible") from None
+            other = out
+    if scalars == len(op._inputs) - 1:
+        out = other
+    elif scalars == len(op._inputs):
+        out = op._inputs[0]._shape
+    return [out]
 
 
 def _igamma_grad_a(a, x):
@@ -674,7 +697,7 @@ for _name, _fn in (("Igamma", _igamma), ("Igammac", _igammac)):
     )
 op_registry.declare(
     "Betainc", inputs=["a: T", "b: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
-    shape=_ternary_shape, kernel=_f64(_betainc), grad=_betainc_grad,
+    shape=_betainc_shape, kernel=_f64(_betainc), grad=_betainc_grad,
 )
 
 
@@ -719,6 +742,11 @@ def _cumlse_kernel(x, axis, *, exclusive, reverse):
         a = np.concatenate([pad, np.take(a, range(a.shape[axis] - 1), axis=axis)], axis)
     with np.errstate(all="ignore"):
         out = np.logaddexp.accumulate(a, axis=axis) if a.size else a
+    if exclusive and out.size:
+        # TF starts an exclusive scan at the dtype's lowest value, not at -inf
+        first = [slice(None)] * out.ndim
+        first[axis] = 0
+        out[tuple(first)] = np.finfo(x.dtype).min
     if reverse:
         out = np.flip(out, axis)
     return out.astype(x.dtype, copy=False)
@@ -770,22 +798,19 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
-    """The variance of the elements across ``axis`` (complex: of their magnitudes)."""
+    """The variance of the elements across ``axis``: TF 1.15's mean(square(x - mean(x))),
+    in the input's dtype (integers divide as integers; complex stays complex)."""
     from tideflow.ops import reduction_ops
 
-    with ops.name_scope(name, "reduce_variance", [input_tensor]):
-        x = ops.convert_to_tensor(input_tensor, name="input_tensor")
-        if x.dtype.is_integer:
-            raise TypeError("Input must be either real or complex")
-        mean = reduction_ops.reduce_mean(x, axis=axis, keepdims=True)
-        d = x - mean
-        sq = _m().real(d * _m().conj(d)) if x.dtype.is_complex else _m().square(d)
+    with ops.name_scope(name or "reduce_variance"):
+        mean = reduction_ops.reduce_mean(input_tensor, axis=axis, keepdims=True)
+        sq = _m().square(input_tensor - mean)
         return reduction_ops.reduce_mean(sq, axis=axis, keepdims=keepdims)
 
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """The standard deviation of the elements across ``axis``."""
-    with ops.name_scope(name, "reduce_std", [input_tensor]):
+    with ops.name_scope(name or "reduce_std"):
         return _m().sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
 
 

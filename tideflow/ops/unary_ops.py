@@ -11,8 +11,7 @@ from tideflow.ops.elementwise import _binary_shape, declare_unary, reduce_to_inp
 
 # TF's type lists (math_ops.cc)
 _UNARY = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
-_UNARY_SIGNED = ("T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
-                 "complex128}")
+_UNARY_SIGNED = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
 _UNARY_REAL = "T: {bfloat16, half, float, double}"
 _UNARY_COMPLEX = "T: {bfloat16, half, float, double, complex64, complex128}"
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
@@ -106,6 +105,15 @@ def _neg_grad(op, grad):
 
 def _abs_grad(op, grad):
     return grad * sign(op.inputs[0])
+
+
+def _sign(x):
+    out = np.sign(x)
+    if out.dtype.kind == "f" or out.dtype.name == "bfloat16":
+        nan = np.isnan(out)
+        if nan.any():  # TF's sign of NaN is 0
+            out = np.where(nan, out.dtype.type(0), out)
+    return out
 
 
 def _sign_grad(op, grad):
@@ -266,7 +274,7 @@ def _zeta_grad(op, grad):
 declare_unary("Neg", "negative", _UNARY_SIGNED, grad=_neg_grad)
 declare_unary("Abs", "absolute", "T: {bfloat16, half, float, double, int8, int16, int32, int64}",
               grad=_abs_grad)
-declare_unary("Sign", "sign", _UNARY, grad=_sign_grad)
+declare_unary("Sign", _sign, _UNARY, grad=_sign_grad)
 declare_unary("Square", "square", _UNARY, grad=_square_grad)
 declare_unary("Sqrt", "sqrt", _UNARY_COMPLEX, grad=_sqrt_grad)
 declare_unary("Rsqrt", _rsqrt, _UNARY_COMPLEX, grad=_rsqrt_grad)

@@ -1,0 +1,155 @@
+"""Element-wise, reduction and array op corners found by differential fuzzing against TF 1.15
+(random dtypes, empty and rank-0 tensors, overflow, NaN/inf); expected values are TF 1.15's."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run(t, feed=None):
+    with tf.Session() as s:
+        return s.run(t, feed)
+
+
+def test_angle_and_imag_of_a_real_tensor_are_zeros_like():
+    x = tf.constant([3.0, -1.0])
+    a, i = tf.math.angle(x), tf.math.imag(x)
+    assert a.name == "Angle/zeros_like:0" and i.name == "Imag/zeros_like:0"
+    assert _run(a).tolist() == [0.0, 0.0]  # even for the negative element
+    assert tf.math.angle(tf.constant([-2], tf.int64)).dtype == tf.int64
+
+
+def test_softmax_of_an_empty_tensor_is_empty():
+    for fn in (tf.nn.softmax, tf.nn.log_softmax):
+        out = _run(fn(tf.zeros([0, 3])))
+        assert out.shape == (0, 3)
+        assert _run(fn(tf.zeros([2, 0]))).shape == (2, 0)
+
+
+def test_reduce_variance_of_integers_stays_integer():
+    v = tf.math.reduce_variance(tf.constant([1, 2, 4]))
+    assert v.dtype == tf.int32 and v.name == "reduce_variance/Mean_1:0"
+    assert _run(v) == 1
+    assert _run(tf.math.reduce_variance(tf.constant([[1, 2], [5, 9]]), axis=0)).tolist() == [4, 12]
+
+
+def test_count_nonzero_of_bfloat16():
+    assert _run(tf.math.count_nonzero(tf.constant([0.0, 1.5, -2.0], tf.bfloat16))) == 2
+
+
+def test_integer_mean_wraps_and_truncates_and_is_zero_when_empty():
+    assert _run(tf.reduce_mean(tf.constant([32767, 3, -2], tf.int16))) == -10922
+    assert _run(tf.reduce_mean(tf.constant([-7, 1]))) == -3
+    assert _run(tf.reduce_mean(tf.zeros([2, 0], tf.int32), 1)).tolist() == [0, 0]
+    assert _run(tf.reduce_mean(tf.zeros([0], tf.int64))) == 0
+
+
+def test_integer_floordiv_overflows_as_tf():
+    x = tf.constant([-128, 100, -7], tf.int8)
+    assert _run(tf.floordiv(x, tf.constant([5, -100, 2], tf.int8))).tolist() == [24, -1, -4]
+    assert _run(tf.floordiv(tf.constant(1), tf.constant(-2147483648))) == 1
+    assert _run(tf.constant([7, -7]) // tf.constant([-2, -2])).tolist() == [-4, 3]
+
+
+def test_generated_binary_wrappers_raise_type_error_on_mismatched_dtypes():
+    u8 = tf.constant([1], tf.uint8)
+    with pytest.raises(TypeError, match="Input 'y' of 'BitwiseOr' Op has type int32"):
+        tf.bitwise.bitwise_or(u8, tf.constant([1]))
+    with pytest.raises(TypeError, match="Input 'x' of 'Igammac' Op has type int16"):
+        tf.math.igammac(tf.constant([1.0]), tf.constant([1], tf.int16))
+    with pytest.raises(TypeError, match="Input 'y' of 'Xlogy' Op has type float64"):
+        tf.math.xlogy(tf.constant([1.0]), tf.constant([1.0], tf.float64))
+    assert tf.bitwise.bitwise_and(tf.constant([3], tf.int64), 1).name == "BitwiseAnd:0"
+
+
+def test_no_nan_ops_take_floats_only_and_are_named_as_tf():
+    with pytest.raises(TypeError, match="DataType int32 not in list of allowed values"):
+        tf.div_no_nan(tf.constant([1, 3]), tf.constant([2, 0]))
+    assert tf.math.multiply_no_nan(tf.constant([1.0]), 2.0).name == "multiply_no_nan:0"
+    r = tf.math.reciprocal_no_nan(tf.constant([0.0, 4.0]))
+    assert r.name == "reciprocal_no_nan:0"
+    assert _run(r).tolist() == [0.0, 0.25]
+
+
+def test_op_dtype_lists_are_tf_1_15s():
+    for fn, dt in ((tf.maximum, tf.int8), (tf.minimum, tf.uint8), (tf.add, tf.uint16)):
+        with pytest.raises(TypeError, match="not in list of allowed values"):
+            fn(tf.constant([1], dt), tf.constant([2], dt))
+    with pytest.raises(TypeError, match="not in list of allowed values"):
+        tf.negative(tf.constant([1], tf.int16))
+    with pytest.raises(TypeError, match="not in list of allowed values"):
+        tf.math.xdivy(tf.constant([1.0], tf.bfloat16), tf.constant([1.0], tf.bfloat16))
+    x = tf.constant([1.5, 2.0], tf.bfloat16)
+    assert [t.dtype for t in (tf.asinh(x), tf.acosh(x), tf.atanh(x * 0.25))] == [tf.bfloat16] * 3
+    assert tf.subtract(tf.constant([3], tf.uint16), tf.constant([1], tf.uint16)).dtype == tf.uint16
+
+
+def test_ascending_sort_negates_as_tf():
+    with pytest.raises(TypeError, match="not in list of allowed values"):
+        tf.sort(tf.constant([3, 1], tf.uint8))
+    s = tf.sort(tf.constant([3, -2147483648, 1]))
+    assert _run(s).tolist() == [1, 3, -2147483648]  # Neg wraps the most negative int
+    assert "Neg" in [op.type for op in tf.get_default_graph().get_operations()]
+    assert _run(tf.sort(tf.constant([3, 1], tf.uint8), direction="DESCENDING")).tolist() == [3, 1]
+
+
+def test_where_of_a_scalar_fails_at_run():
+    w = tf.where(tf.constant(True))
+    assert w.shape.as_list() == [None, 0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Unhandled input dimensions: 0"):
+        _run(w)
+
+
+def test_betainc_does_not_broadcast():
+    a = tf.placeholder(tf.float32)
+    t = tf.math.betainc(a, 1.0, tf.constant([0.5, 0.2]))
+    assert t.shape.as_list() == [2]
+    np.testing.assert_allclose(_run(t, {a: [1.0, 2.0]}), [0.5, 0.04], rtol=1e-6)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"a and x are inconsistent: \[3\]"):
+        _run(t, {a: [1.0, 2.0, 3.0]})
+    with pytest.raises(ValueError):
+        tf.math.betainc(tf.constant([1.0, 2.0]), tf.constant([[1.0, 2.0]]), 0.5)
+
+
+def test_unique_with_counts_checks_rank_only_when_run():
+    u = tf.unique_with_counts(tf.placeholder(tf.int32))
+    assert u.idx.shape.ndims is None and u.y.shape.as_list() == [None]
+    m = tf.unique_with_counts(tf.zeros([2, 2], tf.int32))
+    assert m.idx.shape.as_list() == [2, 2]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="unique expects a 1D vector"):
+        _run(m.count)
+
+
+def test_exclusive_cumulative_logsumexp_starts_at_lowest():
+    out = _run(tf.math.cumulative_logsumexp(tf.constant([1.0, 2.0]), exclusive=True))
+    assert out[0] == np.finfo(np.float32).min and abs(out[1] - 1.0) < 1e-6
+    out = _run(tf.math.cumulative_logsumexp(tf.constant([1.0, 2.0], tf.float64), exclusive=True,
+                                            reverse=True))
+    assert out[1] == np.finfo(np.float64).min
+
+
+def test_special_values_of_digamma_lgamma_sign():
+    d = _run(tf.math.digamma(tf.constant([0.0, -1.0, -np.inf, 1.0])))
+    assert d[:3].tolist() == [np.inf] * 3 and abs(d[3] + 0.5772157) < 1e-6
+    assert _run(tf.math.lgamma(tf.constant([-np.inf, 0.0]))).tolist() == [np.inf, np.inf]
+    assert _run(tf.sign(tf.constant([np.nan, -2.0, 0.0]))).tolist() == [0.0, -1.0, 0.0]
+    assert _run(tf.sign(tf.constant(np.nan, tf.float16))) == 0
+
+
+def test_full_reductions_of_unknown_rank_are_scalars():
+    p = tf.placeholder(tf.float32)
+    assert tf.reduce_logsumexp(p).shape.as_list() == []
+    assert tf.reduce_logsumexp(p, keepdims=True).shape.ndims is None
+
+
+def test_dynamic_stitch_of_empty_indices_says_one_row_statically():
+    t = tf.dynamic_stitch([tf.constant([], tf.int32)], [tf.zeros([0, 2])])
+    assert t.shape.as_list() == [1, 2]  # TF's shape function; the value has 0 rows
+    assert _run(t).shape == (0, 2)
