@@ -179,3 +179,27 @@ def test_prod_gradient_ops_and_values_as_tf115():
     np.testing.assert_allclose(g1, [[0, 2, 0], [2, 1.5, 12]])
     np.testing.assert_allclose(g2, [[0, 12, 0], [0, 0, 0]])
     np.testing.assert_allclose(g3, [[3, 4], [1, 2]])
+
+
+@pytest.mark.parametrize("build, seed, n_ops, last, total", [
+    (lambda a: tf.tile(a, [1, 2, 1]), 29, 15, "gradients/Tile_grad/Sum", 48.0),
+    # batch dims of unequal shapes: summed over BroadcastGradientArgs' axes, as TF
+    (lambda a: tf.matmul(a, tf.transpose(a, [0, 2, 1])), 38, 23, "gradients/AddN", 6.3336),
+    (lambda a: tf.nn.softplus(a), 18, 5, "gradients/Softplus_grad/mul", 12.3734),
+    (lambda a: tf.unsorted_segment_sum(a, [0, 0], 3), 34, 19,
+     "gradients/UnsortedSegmentSum_grad/Select", 24.0),
+    (lambda a: tf.segment_mean(a, [0, 1]), 33, 19, "gradients/SegmentMean_grad/GatherV2", 24.0),
+], ids=["tile", "batch_matmul", "softplus", "unsorted_segment_sum", "segment_mean"])
+def test_gradient_ops_as_tf115(build, seed, n_ops, last, total):
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([2, 3, 4]))
+    g = tf.gradients(build(a), a)[0]
+    tf.random_normal([2])
+    names = [op.name for op in tf.get_default_graph().get_operations()
+             if op.name.startswith("gradients/")]
+    assert _seeds() == [3, seed]
+    assert (len(names), names[-1]) == (n_ops, last)
+    assert g.get_shape().as_list() == [2, 3, 4]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(g).sum(), total, rtol=1e-4)

@@ -11,7 +11,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.kernels import threads
-from tideflow.ops.elementwise import _broadcast_gradient_args, broadcast_shape
+from tideflow.ops.elementwise import broadcast_shape
 
 _MATMUL_TYPES = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
 _LINALG_TYPES = "T: {double, float, half, complex64, complex128}"
@@ -152,39 +152,35 @@ def _matmul_grad(op, grad):
 
 
 def _batch_matmul_grad(op, grad):
-    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
-    x, y = op.inputs
-
-    def mm(a, b, adj_a, adj_b):
-        return _apply(op.type, [a, b], None, {"adj_x": adj_a, "adj_y": adj_b})
-
-    if not adj_x and not adj_y:
-        gx, gy = mm(grad, y, False, True), mm(x, grad, True, False)
-    elif not adj_x:
-        gx, gy = mm(grad, y, False, False), mm(grad, x, True, False)
-    elif not adj_y:
-        gx, gy = mm(y, grad, False, True), mm(x, grad, False, False)
-    else:
-        gx, gy = mm(y, grad, True, True), mm(grad, x, True, True)
-    if op.type == "BatchMatMul":
-        return gx, gy
-    return _reduce_batch(x, gx), _reduce_batch(y, gy)
-
-
-def _reduce_batch(x, g):
-    """Sums a batched gradient over the batch dimensions along which x was broadcast."""
+    """TF 1.15's: products by tf.matmul (BatchMatMulV2 ops named MatMul); for BatchMatMulV2,
+    unless both inputs have one fully known shape, each gradient is summed over the batch
+    dimensions its input was broadcast along (from the shapes' BroadcastGradientArgs)."""
     from tideflow.ops import array_ops
     from tideflow.ops.reduction_ops import reduce_sum
 
-    xs, gs = x.get_shape(), g.get_shape()
-    if xs.is_fully_defined() and gs.is_fully_defined():
-        if xs == gs:
-            return g
-        axes, _ = _broadcast_gradient_args(xs.as_list()[:-2], gs.as_list()[:-2])
-        return array_ops.reshape(reduce_sum(g, axes), xs.as_list())
-    sx, sg = array_ops.shape(x), array_ops.shape(g)
-    axes = ops.apply_op("BroadcastGradientArgs", [sx[:-2], sg[:-2]])._outputs[0]
-    return array_ops.reshape(reduce_sum(g, axes), sx)
+    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    x, y = op.inputs
+    if not adj_x and not adj_y:
+        gx = matmul(grad, y, adjoint_a=False, adjoint_b=True)
+        gy = matmul(x, grad, adjoint_a=True, adjoint_b=False)
+    elif not adj_x:
+        gx = matmul(grad, y, adjoint_a=False, adjoint_b=False)
+        gy = matmul(grad, x, adjoint_a=True, adjoint_b=False)
+    elif not adj_y:
+        gx = matmul(y, grad, adjoint_a=False, adjoint_b=True)
+        gy = matmul(x, grad, adjoint_a=False, adjoint_b=False)
+    else:
+        gx = matmul(y, grad, adjoint_a=True, adjoint_b=True)
+        gy = matmul(grad, x, adjoint_a=True, adjoint_b=True)
+    if op.type == "BatchMatMul":
+        return gx, gy
+    xs, ys = x.get_shape(), y.get_shape()
+    if xs.is_fully_defined() and ys.is_fully_defined() and xs == ys:
+        return gx, gy
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    rx, ry = ops.apply_op("BroadcastGradientArgs", [sx[:-2], sy[:-2]])._outputs
+    return (array_ops.reshape(reduce_sum(gx, rx), sx),
+            array_ops.reshape(reduce_sum(gy, ry), sy))
 
 
 op_registry.declare("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],

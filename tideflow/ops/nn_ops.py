@@ -200,7 +200,10 @@ def _selu_grad_fn(op, grad):
 
 
 def _softplus_grad_fn(op, grad):
-    return _apply("SoftplusGrad", [grad, op.inputs[0]])[0]
+    # TF 1.15's: grad * sigmoid(x) (two ops, not a SoftplusGrad)
+    from tideflow.ops import math_ops
+
+    return grad * math_ops.sigmoid(op.inputs[0])
 
 
 def _softsign_grad_fn(op, grad):

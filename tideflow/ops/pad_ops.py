@@ -58,24 +58,16 @@ def _tile_kernel(x, multiples):
 
 
 def _tile_grad(op, grad):
-    # grad reshaped to [m0, d0, m1, d1, ...] and summed over the even (tiled) axes
+    """grad reshaped to [m0, d0, m1, d1, ...] and summed over the even (tiled) axes, from TF
+    1.15's ops even when the shapes are static (later random ops' seeds count them)."""
     from tideflow.ops import concat_ops, range_ops, reduction_ops
 
     x, multiples = op._inputs
-    grad = dense(grad)
-    s = x._shape
-    m = ops.constant_value(multiples)
-    if s.is_fully_defined() and m is not None:
-        split = [int(v) for pair in zip(np.reshape(m, -1).tolist(), s.as_list()) for v in pair]
-        g = reshape(grad, split)
-        if split:
-            g = reduction_ops.reduce_sum(g, list(range(0, len(split), 2)))
-    else:
-        in_shape = shape(x, out_type=multiples.dtype.base_dtype)
-        split = reshape(transpose(concat_ops.stack([multiples, in_shape])), [-1])
-        axes = range_ops.range(0, size(split), 2)
-        g = reduction_ops.reduce_sum(reshape(grad, split), axes)
-        g.set_shape(s)
+    in_shape = shape(x, out_type=multiples.dtype.base_dtype)
+    split = reshape(transpose(concat_ops.stack([multiples, in_shape])), [-1])
+    axes = range_ops.range(0, size(split), 2)
+    g = reduction_ops.reduce_sum(reshape(dense(grad), split), axes)
+    g.set_shape(x._shape)
     return [g, None]
 
 

@@ -668,13 +668,19 @@ def _gather_drop_negatives(params, ids, zero_clipped=None, is_positive=None):
         zero_clipped = math_ops.maximum(ids, array_ops.zeros_like(ids))
     gathered = array_ops.gather(params, zero_clipped)
     if is_positive is None:
-        # reshaped to broadcast over gathered's trailing dims, then spread to its full shape
-        tail = array_ops.ones(array_ops.reshape(array_ops.rank(gathered) - array_ops.rank(ids),
-                                                [1]), dtypes.int32)
-        shape = array_ops.concat([array_ops.shape(ids), tail], 0)
-        is_positive = array_ops.reshape(math_ops.greater_equal(ids, 0), shape)
-        is_positive = math_ops.logical_and(is_positive,
-                                           array_ops.ones_like(gathered, dtype=dtypes.bool))
+        is_positive = math_ops.greater_equal(ids, 0)
+        g_rank, i_rank = gathered.get_shape().ndims, is_positive.get_shape().ndims
+        if g_rank is not None and i_rank is not None:
+            # TF's ops: one ExpandDims per trailing dimension of gathered
+            for _ in range(g_rank - i_rank):
+                is_positive = array_ops.expand_dims(is_positive, -1)
+        else:  # reshaped to broadcast over gathered's trailing dims
+            tail = array_ops.ones(array_ops.reshape(
+                array_ops.rank(gathered) - array_ops.rank(ids), [1]), dtypes.int32)
+            shape = array_ops.concat([array_ops.shape(ids), tail], 0)
+            is_positive = array_ops.reshape(is_positive, shape)
+        # then spread to its full shape
+        is_positive = is_positive & array_ops.ones_like(gathered, dtype=dtypes.bool)
     zeros = array_ops.zeros_like(gathered)
     return gather_ops.select(is_positive, gathered, zeros), zero_clipped, is_positive
 
@@ -690,17 +696,15 @@ def _unsorted_segment_sum_grad(op, grad):
 
 
 def _segment_mean_grad(op, grad):
-    from tideflow.ops import array_ops, math_ops
+    from tideflow.ops import array_ops, constant_op, fill_ops, math_ops
 
     data, ids = op.inputs
-    rank = data.get_shape().ndims
-    ones = math_ops._cast(array_ops.ones_like(ids), grad.dtype.base_dtype)
-    if rank is not None:
-        ones = array_ops.reshape(ones, [-1] + [1] * (rank - 1))
-    else:
-        tail = array_ops.ones(array_ops.reshape(array_ops.rank(data) - 1, [1]), dtypes.int32)
-        ones = array_ops.reshape(ones, array_ops.concat([[-1], tail], 0))
-    return array_ops.gather(grad / segment_sum(ones, ids), ids), None
+    # TF 1.15's ops: ones of shape [len(ids), 1, ...] counting each segment's rows
+    rank = array_ops.rank(data)
+    ones_shape = array_ops.concat([
+        array_ops.shape(ids), fill_ops.fill(array_ops.expand_dims(rank - 1, 0), 1)], 0)
+    ones = fill_ops.fill(ones_shape, constant_op.constant(1, dtype=grad.dtype.base_dtype))
+    return array_ops.gather(math_ops.divide(grad, segment_sum(ones, ids)), ids), None
 
 
 def _segment_min_or_max_grad(op, grad):
