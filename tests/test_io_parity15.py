@@ -5,6 +5,7 @@ Expected values are what TF 1.15 prints for the same programs."""
 import threading
 import time
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -237,3 +238,30 @@ def test_parse_errors_are_tfs():
             tf.errors.InvalidArgumentError,
             match="^Could not parse example input, value: 'notaproto'"):
         sess.run(bad)
+
+
+def test_png_gray_decode_and_encode_bytes_are_libpngs():
+    px = np.array([[[255, 0, 0], [0, 255, 0], [0, 0, 255], [10, 200, 30]],
+                   [[1, 2, 3], [100, 100, 100], [7, 9, 250], [255, 255, 254]]], np.uint8)
+    enc = tf.image.encode_png(px)
+    tiny = tf.image.encode_png(np.zeros([2, 2, 2], np.uint8))
+    with tf.Session() as s:
+        # libpng's rgb_to_gray (0.299, 0.587 in 1/32768ths, truncated), as TF 1.15 decodes
+        gray = s.run(tf.image.decode_png(enc, channels=1))[..., 0]
+        assert gray.tolist() == [[76, 149, 29, 123], [1, 100, 35, 254]]
+        # the IDAT stream's header names the small window libpng declares
+        assert s.run(tiny)[41:43] == b"\x08\x99"
+        rng = np.random.RandomState(0)
+        img = rng.randint(0, 255, size=(20, 30, 3)).astype(np.uint8)
+        assert s.run(tf.image.encode_png(img))[41:43] == b"8\x8d"
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^channels must be 0, 1, 3, or 4, got 2"):
+            s.run(tf.image.decode_png(enc, channels=2))
+        for op in (tf.image.decode_png, tf.image.decode_jpeg, tf.image.decode_gif):
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"^Expected image \(JPEG, PNG, or GIF\), got unknown "
+                                     r"format starting with 'BM\\000\\000"):
+                s.run(op(tf.constant(b"BM" + b"\x00" * 20)))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^Invalid PNG header, data size 30\n"):
+            s.run(tf.image.decode_png(tf.constant(s.run(enc)[:30])))

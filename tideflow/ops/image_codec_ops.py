@@ -95,8 +95,9 @@ def _set_channels(img, channels):
 
 def _check_channels(channels, allowed):
     if channels not in allowed:
-        raise _invalid(f"channels must be {', '.join(map(str, allowed[:-1]))} or "
-                       f"{allowed[-1]}, got {channels}")
+        head = ", ".join(map(str, allowed[:-1]))
+        raise _invalid(f"channels must be {head}{',' if len(allowed) > 2 else ''} or "
+                       f"{allowed[-1]}, got {channels}")  # TF's words: "0, 1, 3, or 4"
 
 
 # ------------------------------------------------------------------------------------------
@@ -109,7 +110,7 @@ def _chunk(kind, data):
             struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
 
 
-def _filter_rows(rows, bpp):
+def _filter_rows(rows, bpp, allowed=(0, 1, 2, 3, 4)):
     """[h, 1 + stride] uint8: each row prefixed by the PNG filter type chosen for it (None,
     Sub, Up, Average, Paeth; the one with the smallest sum of |bytes as int8|), as libpng's
     adaptive filtering, so smooth images compress as small as TF's PNGs."""
@@ -125,6 +126,8 @@ def _filter_rows(rows, bpp):
     paeth = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
     cands = np.stack([x, x - a, x - b, x - ((a + b) >> 1), x - paeth]).astype(np.uint8)
     cost = np.abs(cands.view(np.int8).astype(np.int32)).sum(axis=2)
+    if len(allowed) < 5:
+        cost[[f for f in range(5) if f not in allowed]] = np.iinfo(np.int32).max
     best = cost.argmin(axis=0)
     out = np.empty((rows.shape[0], rows.shape[1] + 1), np.uint8)
     out[:, 0] = best
@@ -140,15 +143,46 @@ def encode_png_bytes(img, compression=-1):
     color_type = {1: 0, 2: 4, 3: 2, 4: 6}[c]
     raw = np.ascontiguousarray(img.astype(">u2" if depth == 16 else np.uint8))
     rows = raw.reshape(h, -1).view(np.uint8).reshape(h, -1)
-    body = _filter_rows(rows, c * depth // 8).tobytes()
+    # as libpng: one row leaves no Up/Average/Paeth, one column no Sub/Average/Paeth
+    allowed = [f for f in range(5) if not (h == 1 and f in (2, 3, 4) or
+                                           w == 1 and f in (1, 3, 4))]
+    body = _filter_rows(rows, c * depth // 8, allowed).tobytes()
     level = 6 if compression < 0 else min(int(compression), 9)
     return (_PNG_SIG + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, color_type, 0, 0, 0))
-            + _chunk(b"IDAT", zlib.compress(body, level)) + _chunk(b"IEND", b""))
+            + _chunk(b"IDAT", _png_deflate(body, level, len(allowed) > 1))
+            + _chunk(b"IEND", b""))
+
+
+def _png_deflate(body, level, filtered):
+    """``body`` deflated as libpng does: Z_FILTERED when rows are filtered, the window cut to
+    what the image needs, then the header's window field cut further (its optimize_cmf)."""
+    size = len(body)
+    bits, half = 15, 1 << 14
+    if size <= 16384:
+        while size + 262 <= half:
+            half >>= 1
+            bits -= 1
+    co = zlib.compressobj(level, zlib.DEFLATED, max(bits, 9), 8,
+                          zlib.Z_FILTERED if filtered else zlib.Z_DEFAULT_STRATEGY)
+    z = bytearray(co.compress(body) + co.flush())
+    if size <= 16384 and z[0] & 0x0F == 8 and z[0] & 0xF0 <= 0x70:
+        cinfo = z[0] >> 4
+        half = 1 << (cinfo + 7)
+        if size <= half:
+            while True:
+                half >>= 1
+                cinfo -= 1
+                if not (cinfo > 0 and size <= half):
+                    break
+            z[0] = (z[0] & 0x0F) | (cinfo << 4)
+            flg = z[1] & 0xE0
+            z[1] = flg + 0x1F - ((z[0] << 8) + flg) % 0x1F
+    return bytes(z)
 
 
 def _png_header(data):
     if len(data) < 33 or data[:8] != _PNG_SIG or data[12:16] != b"IHDR":
-        raise _invalid("Invalid PNG data, size " + str(len(data)))
+        raise _invalid("Invalid PNG header, data size " + str(len(data)))
     w, h, depth, color_type, _, _, interlace = struct.unpack(">IIBBBBB", data[16:29])
     return w, h, depth, color_type, interlace
 
@@ -252,6 +286,11 @@ def _decode_png(data, channels, dtype):
         img = img.astype(np.uint16) * 257
     elif not want16 and img.dtype == np.uint16:
         img = (img >> 8).astype(np.uint8)
+    if channels in (1, 2) and img.shape[-1] >= 3 and img.dtype == np.uint8:
+        # libpng's rgb_to_gray as TF sets it (0.299, 0.587 in 1/32768ths, truncated)
+        rgb = img[..., :3].astype(np.uint32)
+        y = (rgb[..., 0] * 9797 + rgb[..., 1] * 19234 + rgb[..., 2] * 3737) >> 15
+        img = np.concatenate([y.astype(np.uint8)[..., None], img[..., 3:]], -1)
     return _set_channels(img, channels)
 
 
@@ -280,7 +319,8 @@ def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method=""):
             im.decoderconfig = (scale, 1)
         im.load()
     except _PIL_ERRORS as e:
-        raise _invalid(f"Invalid JPEG data or crop window, data size {len(data)}: {e}") from None
+        del e  # TF's words, without the decoder's
+        raise _invalid(f"Invalid JPEG data or crop window, data size {len(data)}") from None
     if channels == 1 and im.mode != "L":
         im = im.convert("L")
     elif channels == 3 and im.mode != "RGB":
@@ -336,23 +376,38 @@ def _decode_other_format(data, fmt, channels, dtype):
     return frames[0]
 
 
+def _unknown_format(data):
+    """TF 1.15's DecodePng/DecodeJpeg/DecodeGif kernel (one for the three) on bytes that are
+    none of its formats (a BMP too)."""
+    from tideflow.ops.io_ops import _c_escape
+
+    return _invalid("Expected image (JPEG, PNG, or GIF), got unknown format starting with "
+                    f"'{_c_escape(data[:16])}'")
+
+
 def _decode_png_kernel(contents, *, channels, dtype):
-    _check_channels(channels, (0, 1, 2, 3, 4))
+    _check_channels(channels, (0, 1, 3, 4))
     data = _contents(contents)
     fmt = _format(data)
     if fmt in ("jpeg", "gif"):
         return _decode_other_format(data, fmt, channels, dtype)
+    if fmt != "png":
+        raise _unknown_format(data)
     return _decode_png(data, channels, dtype)
 
 
 def _decode_jpeg_kernel(contents, *, channels, ratio, fancy_upscaling, dct_method):
-    _check_channels(channels, (0, 1, 3))
+    _check_channels(channels, (0, 1, 3, 4))  # (the kernel's check, shared with DecodePng)
     if ratio not in (1, 2, 4, 8):
         raise _invalid(f"ratio must be 1, 2, 4, or 8, got {ratio}")
     data = _contents(contents)
     fmt = _format(data)
     if fmt in ("png", "gif"):
         return _decode_other_format(data, fmt, channels, dtypes.uint8)
+    if fmt != "jpeg":
+        raise _unknown_format(data)
+    if channels == 4:
+        raise _invalid("channels must be 0, 1, or 3 for JPEG, got 4")
     return _decode_jpeg(data, channels, ratio, fancy_upscaling, dct_method)
 
 
@@ -377,7 +432,10 @@ def _decode_bmp_kernel(contents, *, channels):
 
 
 def _decode_gif_kernel(contents):
-    return _decode_gif(_contents(contents))
+    data = _contents(contents)
+    if _format(data) in (None, "bmp"):
+        raise _unknown_format(data)
+    return _decode_gif(data)
 
 
 def _convert_np(img, dtype):
