@@ -287,3 +287,30 @@ def test_variable_shape_arguments_and_enums():
     with pytest.raises(ValueError, match="^Invalid variable synchronization mode: 9 for "
                                          "variable: w$"):
         tf.get_variable("w", [1], synchronization=9)
+
+
+def test_tuple_feed_keys_are_flattened_as_tf():
+    a = tf.placeholder(tf.float32, [], name="a")
+    b = tf.placeholder(tf.float32, [], name="b")
+    c = tf.placeholder(tf.float32, [], name="c")
+    out = a + b * c
+    with tf.Session() as s:
+        assert s.run(out, {(a, (b, c)): [1.0, (2.0, 3.0)]}) == 7.0
+        with pytest.raises(ValueError) as e:
+            s.run(out, {(a, b): (1.0, 2.0, 3.0), c: 3.0})
+        assert str(e.value) == (
+            "Could not flatten dictionary. Key had 2 elements, but value had 3 elements. Key: "
+            "[<tf.Tensor 'a:0' shape=() dtype=float32>, <tf.Tensor 'b:0' shape=() "
+            "dtype=float32>], value: [1.0, 2.0, 3.0].")
+        with pytest.raises(ValueError, match=r"value had 1 elements\. .* value: \[1\.0\]\.$"):
+            s.run(out, {(a, b): 1.0, c: 3.0})
+        with pytest.raises(TypeError, match="^input must be a dictionary$"):
+            s.run(out, feed_dict=[(a, 1.0)])
+
+
+def test_guarded_assert_failure_names_tfs_op():
+    p = tf.placeholder(tf.int32, [3], name="p")
+    check = tf.Assert(tf.reduce_all(p > 5), [p, "str", 1.5], name="myassert")
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(check, {p: [1, 2, 3]})
+    assert e.value.op.name == "myassert/AssertGuard/Assert"

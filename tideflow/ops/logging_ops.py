@@ -138,7 +138,8 @@ def Assert(condition, data, summarize=None, name=None):
             # constant ("Assert/Assert/data_<i>"), so the graph has TF's op count (graph seeds)
             return ops.apply_op("Assert", [condition, list(data)], attrs, name="Assert")
         condition = ops.convert_to_tensor(condition, name="Condition")
-        check = ops.apply_op("Assert", [condition, xs], attrs, name="Assert")
+        # named as TF's (inside its AssertGuard cond): a failure names "<scope>/AssertGuard/Assert"
+        check = ops.apply_op("Assert", [condition, xs], attrs, name="AssertGuard/Assert")
         # TF 1.15 guards this Assert with a Switch/Merge cond (AssertGuard: its Switch,
         # switch_t, switch_f, pred_id, NoOp, two control_dependency Identities and Merge; in
         # the false branch a Const per Python value of ``data``, the Assert, and a Switch for

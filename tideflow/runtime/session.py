@@ -201,16 +201,19 @@ def _feed_tensors(graph, key):
     if comps is not None:
         return key._tf_feed_components()
     if isinstance(key, tuple):
-        # a nested tuple of tensors (an RNN state) is fed a value of the same structure
-        parts = [_feed_tensors(graph, k) for k in key]
+        # a nested tuple of tensors (an RNN state) is fed a value of the same structure: as
+        # TF, both are flattened and paired in order
+        flat_keys = _flatten_seq(key)
+        parts = [_feed_tensors(graph, k) for k in flat_keys]
 
         def splitter(value):
-            if not isinstance(value, (tuple, list)) or len(value) != len(key):
-                count = len(value) if isinstance(value, (tuple, list)) else 1
-                raise ValueError(f"Could not flatten dictionary. Key had {len(key)} elements, "
-                                 f"but value had {count} elements. Key: {key}, value: {value}.")
+            flat_values = _flatten_seq(value)
+            if len(flat_values) != len(flat_keys):
+                raise ValueError(
+                    f"Could not flatten dictionary. Key had {len(flat_keys)} elements, but value "
+                    f"had {len(flat_values)} elements. Key: {flat_keys}, value: {flat_values}.")
             out = []
-            for (_, split), v in zip(parts, value):
+            for (_, split), v in zip(parts, flat_values):
                 out.extend([v] if split is None else split(v))
             return out
 
@@ -222,6 +225,13 @@ def _feed_tensors(graph, key):
     except (TypeError, ValueError, KeyError) as e:
         raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0]}") from None
     return [el], None
+
+
+def _flatten_seq(x):
+    """The leaves of nested lists and tuples, in order (anything else is a leaf)."""
+    if isinstance(x, (list, tuple)):
+        return [leaf for item in x for leaf in _flatten_seq(item)]
+    return [x]
 
 
 def _handle_value(value):
@@ -544,9 +554,7 @@ class BaseSession:
         if feed_dict:
             if type(feed_dict) is not dict and not isinstance(feed_dict,
                                                                collections.abc.Mapping):
-                raise TypeError("FlattenDictItems: 'dict' must be a dictionary or "
-                                "collection.Mapping type object, instead of "
-                                f"'{type(feed_dict).__name__}'.")
+                raise TypeError("input must be a dictionary")  # TF 1.15's nest words
             graph = self._graph
             unfeedable = graph._unfeedable_tensors
             for key, value in feed_dict.items():
