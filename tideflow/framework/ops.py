@@ -1874,9 +1874,11 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
     if type(name) is bytes:  # TF takes names as bytes too (``name=b"e"``)
         name = name.decode()
     if not (name and name.endswith("/")) and not all(
-            isinstance(x, Tensor) for v in inputs
-            for x in (v if isinstance(v, (list, tuple)) else (v,))):
-        # as TF: Python values become tensors inside the op's own name scope ("Reshape/shape")
+            isinstance(v, Tensor) or (arg.is_list and isinstance(v, (list, tuple))
+                                      and all(isinstance(x, Tensor) for x in v))
+            for v, arg in zip(inputs, in_args)):
+        # as TF: Python values become tensors inside the op's own name scope ("Reshape/shape"),
+        # a list of tensors given for one tensor too (packed as "Slice/begin")
         with graph.name_scope(name or op_type) as scope:
             return _apply_op(op_def, op_type, inputs, attrs, scope, graph, not _flat)
     return _apply_op(op_def, op_type, inputs, attrs, name, graph, not _flat)

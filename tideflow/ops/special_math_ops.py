@@ -712,13 +712,8 @@ def igammac(a, x, name=None):
 
 
 def betainc(a, b, x, name=None):
-    """I_x(a, b), the regularized incomplete beta function."""
-    a = ops.convert_to_tensor(a, name="a")
-    try:
-        b = ops.convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
-        x = ops.convert_to_tensor(x, dtype=a.dtype.base_dtype, name="x")
-    except ValueError as e:
-        raise TypeError(f"betainc: a, b and x must have the same dtype ({e})") from None
+    """I_x(a, b), the regularized incomplete beta function (Python numbers become constants
+    ``Betainc/b``... of ``a``'s dtype, as TF's op wrappers convert them)."""
     return ops.apply_op("Betainc", [a, b, x], name=name)._outputs[0]
 
 
