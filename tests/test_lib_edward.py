@@ -339,7 +339,7 @@ def test_softmax_centered_and_affine_vector_bijectors():
 
 
 def test_transformed_distribution_log_normal_and_affine_override():
-    ln = tfd.TransformedDistribution(distribution=tfd.Normal(loc=np.float64(0.3), scale=0.8),
+    ln = tfd.TransformedDistribution(distribution=tfd.Normal(loc=np.float64(0.3), scale=np.float64(0.8)),
                                      bijector=tfb.Exp(), name="LogNormal")
     x = np.array([0.5, 1.0, 4.0])
     lp, cdf, q = _run(ln.log_prob(x), ln.cdf(x), ln.quantile(0.3))
@@ -352,7 +352,7 @@ def test_transformed_distribution_log_normal_and_affine_override():
         ln.mean()  # a non-constant Jacobian, as TF
     # an MVN from scalar normals: an event_shape override and an affine map
     tril = np.array([[1.0, 0.0], [0.6, 0.8]])
-    mvn = tfd.TransformedDistribution(distribution=tfd.Normal(np.float64(0.0), 1.0),
+    mvn = tfd.TransformedDistribution(distribution=tfd.Normal(np.float64(0.0), np.float64(1.0)),
                                       bijector=tfb.Affine(shift=[1.0, 2.0], scale_tril=tril),
                                       event_shape=[2])
     assert mvn.event_shape.as_list() == [2] and mvn.batch_shape.as_list() == []
@@ -367,7 +367,7 @@ def test_transformed_distribution_log_normal_and_affine_override():
     assert mvn.sample(7).get_shape().as_list() == [7, 2]
     # an event override over a batch of base distributions: event dims drawn, then rotated
     loc = np.array([0.0, 1.0, 2.0])
-    rot = tfd.TransformedDistribution(tfd.Normal(loc=loc, scale=1.0),
+    rot = tfd.TransformedDistribution(tfd.Normal(loc=loc, scale=np.float64(1.0)),
                                       bijector=tfb.AffineScalar(shift=np.float64(0.5)),
                                       event_shape=[2])
     assert rot.batch_shape.as_list() == [3] and rot.event_shape.as_list() == [2]
@@ -380,7 +380,8 @@ def test_transformed_distribution_log_normal_and_affine_override():
     np.testing.assert_allclose(draws.mean(0), np.broadcast_to(loc[:, None] + 0.5, (3, 2)),
                                atol=0.1)
     # Edward's transform of a Beta: sigmoid-inverse; density of the logit
-    t = tfd.TransformedDistribution(tfd.Beta(np.float64(2.0), 3.0), tfb.Invert(tfb.Sigmoid()))
+    t = tfd.TransformedDistribution(tfd.Beta(np.float64(2.0), np.float64(3.0)),
+                                    tfb.Invert(tfb.Sigmoid()))
     z = 0.4
     p = special.expit(z)
     np.testing.assert_allclose(_run(t.log_prob(z)),
@@ -389,7 +390,7 @@ def test_transformed_distribution_log_normal_and_affine_override():
 
 def test_independent_sums_reinterpreted_dims_and_its_kl():
     loc = np.arange(6.0).reshape(3, 2)
-    ind = tfd.Independent(tfd.Normal(loc=loc, scale=1.0))
+    ind = tfd.Independent(tfd.Normal(loc=loc, scale=np.float64(1.0)))
     assert ind.reinterpreted_batch_ndims == 1
     assert ind.batch_shape.as_list() == [3] and ind.event_shape.as_list() == [2]
     x = np.zeros([3, 2])
@@ -397,10 +398,11 @@ def test_independent_sums_reinterpreted_dims_and_its_kl():
                                stats.norm.logpdf(x, loc).sum(1))
     assert ind.sample(4).get_shape().as_list() == [4, 3, 2]
     np.testing.assert_allclose(_run(ind.entropy()), [stats.norm.entropy() * 2] * 3)
-    other = tfd.Independent(tfd.Normal(loc=np.zeros([3, 2]), scale=1.0))
+    other = tfd.Independent(tfd.Normal(loc=np.zeros([3, 2]), scale=np.float64(1.0)))
     np.testing.assert_allclose(_run(tfd.kl_divergence(ind, other)),
                                0.5 * (loc ** 2).sum(1))
-    whole = tfd.Independent(tfd.Normal(loc=loc, scale=1.0), reinterpreted_batch_ndims=2)
+    whole = tfd.Independent(tfd.Normal(loc=loc, scale=np.float64(1.0)),
+                            reinterpreted_batch_ndims=2)
     assert whole.batch_shape.as_list() == [] and whole.event_shape.as_list() == [3, 2]
     with pytest.raises(ValueError):
         tfd.Independent(tfd.Normal(loc=loc, scale=1.0), reinterpreted_batch_ndims=3)
@@ -518,7 +520,7 @@ def test_mixture_same_family_scalar_and_vector_components():
 
 
 def test_quantized_distribution_folds_the_tails():
-    q = tfd.QuantizedDistribution(tfd.Normal(loc=np.float64(0.3), scale=1.2), low=-1.0,
+    q = tfd.QuantizedDistribution(tfd.Normal(loc=np.float64(0.3), scale=np.float64(1.2)), low=-1.0,
                                   high=2.0)
     ys = np.arange(-2.0, 4.0)
     f = stats.norm(0.3, 1.2).cdf
@@ -671,7 +673,7 @@ def test_absolute_value_folds_densities_and_sinh_arcsinh_distribution():
         av.forward_log_det_jacobian(1.0, 0)
     with pytest.raises(NotImplementedError):
         tfb.Invert(av)
-    folded = tfd.TransformedDistribution(tfd.Normal(np.float64(0.0), 2.0), av)
+    folded = tfd.TransformedDistribution(tfd.Normal(np.float64(0.0), np.float64(2.0)), av)
     np.testing.assert_allclose(_run(folded.log_prob([0.5, 3.0])),
                                stats.halfnorm.logpdf([0.5, 3.0], scale=2), rtol=1e-10)
     with pytest.raises(NotImplementedError, match="injective"):
@@ -691,7 +693,7 @@ def test_absolute_value_folds_densities_and_sinh_arcsinh_distribution():
 
 def test_batch_reshape_moves_batch_members_and_keeps_events():
     loc = np.arange(6.0).reshape(2, 3)
-    br = tfd.BatchReshape(tfd.Normal(loc=loc, scale=1.0), [3, 2])
+    br = tfd.BatchReshape(tfd.Normal(loc=loc, scale=np.float64(1.0)), [3, 2])
     assert br.batch_shape.as_list() == [3, 2] and br.event_shape.as_list() == []
     assert br.name == "BatchReshapeNormal/"
     np.testing.assert_allclose(_run(br.log_prob(np.zeros([3, 2]))),
@@ -703,7 +705,7 @@ def test_batch_reshape_moves_batch_members_and_keeps_events():
     assert _run(tf.shape(mv.log_prob(tf.zeros([2, 3, 2])))).tolist() == [2, 3]
     assert _run(tf.shape(mv.sample(7))).tolist() == [7, 2, 3, 2]
     with pytest.raises(ValueError, match="must match"):
-        tfd.BatchReshape(tfd.Normal(loc=loc, scale=1.0), [4, 2])
+        tfd.BatchReshape(tfd.Normal(loc=loc, scale=np.float64(1.0)), [4, 2])
 
 
 def test_moving_statistics_and_seed_stream():

@@ -144,7 +144,7 @@ def test_multivariate_against_scipy():
     np.testing.assert_allclose(lp, ref.logpmf([1, 1, 3]), rtol=1e-6)
     np.testing.assert_allclose(mean, ref.mean(), rtol=1e-6)
     np.testing.assert_allclose(cov, ref.cov(), rtol=1e-6)
-    dm = tfd.DirichletMultinomial(4.0, alpha)
+    dm = tfd.DirichletMultinomial(np.float64(4.0), alpha)
     np.testing.assert_allclose(_run(dm.log_prob([1.0, 0.0, 3.0])),
                                st.dirichlet_multinomial(alpha, 4).logpmf([1, 0, 3]), rtol=1e-6)
 
@@ -168,7 +168,8 @@ def test_log_prob_gradients_wrt_parameters():
             (lambda p: tfd.Normal(p[0], tf.exp(p[1])).log_prob(0.3), [2]),
             (lambda p: tfd.Gamma(tf.exp(p[0]), tf.exp(p[1])).log_prob(1.7), [2]),
             (lambda p: tfd.Beta(tf.exp(p[0]), tf.exp(p[1])).log_prob(0.3), [2]),
-            (lambda p: tfd.StudentT(tf.exp(p[0]) + 1.0, p[1], 1.5).log_prob(0.4), [2]),
+            (lambda p: tfd.StudentT(tf.exp(p[0]) + 1.0, p[1], np.float64(1.5)).log_prob(0.4),
+             [2]),
             (lambda p: tfd.Categorical(logits=p).log_prob(1), [2]),
             (lambda p: tfd.Dirichlet(tf.exp(p)).log_prob([0.3, 0.7]), [2]),
         ]:
@@ -224,7 +225,8 @@ def test_register_kl_and_errors():
         tfd.RegisterKL(MyNormal, tfd.Uniform)(_kl)
     with pytest.raises(ValueError, match="probs or logits"):
         tfd.Bernoulli()
-    with pytest.raises(TypeError, match="same dtype"):
+    # as TF 1.15: each parameter keeps its own dtype, and they must agree
+    with pytest.raises(ValueError, match="must be of the same type"):
         tfd.Normal(np.float32(0.0), np.float64(1.0))
     with pytest.raises(tf.errors.InvalidArgumentError, match="x > 0"):
         tfd.Normal(0.0, -1.0, validate_args=True)  # a constant fails at once, as in TF

@@ -11,6 +11,7 @@ import contextlib
 import numpy as np
 
 import tideflow as tf
+from tideflow.distributions.util import pick_vector
 from tideflow.framework import ops
 
 
@@ -32,10 +33,6 @@ class ReparameterizationType:
 
 FULLY_REPARAMETERIZED = ReparameterizationType("FULLY_REPARAMETERIZED")
 NOT_REPARAMETERIZED = ReparameterizationType("NOT_REPARAMETERIZED")
-
-
-def _as_shape_tuple(sample_shape):
-    return tf.convert_to_tensor(sample_shape, dtype=tf.int32, name="sample_shape")
 
 
 class Distribution:
@@ -143,7 +140,8 @@ class Distribution:
     def batch_shape_tensor(self, name="batch_shape_tensor"):
         with self._name_scope(name):
             if self.batch_shape.is_fully_defined():
-                return tf.constant(self.batch_shape.as_list(), dtype=tf.int32)
+                return tf.convert_to_tensor(self.batch_shape.as_list(), dtype=tf.int32,
+                                            name="batch_shape")
             return self._batch_shape_tensor()
 
     @property
@@ -154,7 +152,8 @@ class Distribution:
     def event_shape_tensor(self, name="event_shape_tensor"):
         with self._name_scope(name):
             if self.event_shape.is_fully_defined():
-                return tf.constant(self.event_shape.as_list(), dtype=tf.int32)
+                return tf.convert_to_tensor(self.event_shape.as_list(), dtype=tf.int32,
+                                            name="event_shape")
             return self._event_shape_tensor()
 
     def is_scalar_event(self, name="is_scalar_event"):
@@ -175,17 +174,59 @@ class Distribution:
     def sample(self, sample_shape=(), seed=None, name="sample"):
         """Draws: a tensor of shape ``sample_shape + batch_shape + event_shape``."""
         with self._name_scope(name, values=[sample_shape]):
-            shape_t = tf.reshape(_as_shape_tuple(sample_shape), [-1])
-            value = ops.constant_value(shape_t)
-            # as TF: ``_sample_n`` gets a NumPy int32 count when the shape is static
-            n = tf.reduce_prod(shape_t) if value is None else np.prod(value, dtype=np.int32)
+            shape_t = tf.convert_to_tensor(sample_shape, dtype=tf.int32, name="sample_shape")
+            shape_t, n = self._sample_shape_vector(shape_t, "sample_shape")
             draws = self._sample_n(n, seed)
             rest = tf.shape(draws)[1:]
             out = tf.reshape(draws, tf.concat([shape_t, rest], 0))
-            known = tf.TensorShape(None if value is None else
-                                   [int(d) for d in np.reshape(value, -1)])
-            out.set_shape(known.concatenate(self.batch_shape).concatenate(self.event_shape))
-            return out
+            return self._set_sample_static_shape(out, shape_t)
+
+    @staticmethod
+    def _sample_shape_vector(shape_t, name):
+        """``(shape as a vector, number of draws)``, the ops TF 1.x builds for them: the count
+        is a NumPy int32 when the shape is static (subclasses test ``n == 1``), a scalar
+        static shape becomes a new constant named ``name``."""
+        value = ops.constant_value(shape_t)
+        n = tf.reduce_prod(shape_t) if value is None else np.prod(value, dtype=np.int32)
+        ndims = shape_t.get_shape().ndims
+        if ndims is None:
+            rank = tf.rank(shape_t)
+            vector = pick_vector(tf.equal(rank, 0), np.array([1], dtype=np.int32),
+                                 tf.shape(shape_t))
+            shape_t = tf.reshape(shape_t, vector)
+        elif ndims == 0:
+            if value is not None:
+                shape_t = tf.convert_to_tensor(np.array([value], dtype=np.int32), name=name)
+            else:
+                shape_t = tf.reshape(shape_t, [1])
+        elif ndims != 1:
+            raise ValueError("Input is neither scalar nor vector.")
+        return shape_t, n
+
+    def _set_sample_static_shape(self, x, shape_t):
+        """``x`` with the static shape its sample, batch and event shapes give."""
+        value = ops.constant_value(shape_t)
+        sample = tf.TensorShape(None if value is None else
+                                [int(d) for d in np.reshape(value, -1)])
+        batch, event = self.batch_shape, self.event_shape
+        ndims = x.get_shape().ndims
+        if ndims is None and None not in (sample.ndims, batch.ndims, event.ndims):
+            ndims = sample.ndims + batch.ndims + event.ndims
+            x.set_shape([None] * ndims)
+        if ndims is not None and sample.ndims is not None:
+            x.set_shape(sample.concatenate([None] * (ndims - sample.ndims)))
+        if ndims is not None and event.ndims is not None:
+            x.set_shape(tf.TensorShape([None] * (ndims - event.ndims)).concatenate(event))
+        if batch.ndims is not None and ndims is not None:
+            s_nd, e_nd = sample.ndims, event.ndims
+            if s_nd is None and e_nd is not None:
+                s_nd = ndims - batch.ndims - e_nd
+            elif e_nd is None and s_nd is not None:
+                e_nd = ndims - batch.ndims - s_nd
+            if s_nd is not None and e_nd is not None:
+                x.set_shape(tf.TensorShape([None] * s_nd).concatenate(batch)
+                            .concatenate([None] * e_nd))
+        return x
 
     def _sample_n(self, n, seed):
         raise NotImplementedError(f"sample is not implemented for {type(self).__name__}")
@@ -194,9 +235,7 @@ class Distribution:
     def _call(self, method, name, value=None):
         with self._name_scope(name, values=None if value is None else [value]):
             if value is not None:
-                value = tf.convert_to_tensor(value, name="value",
-                                             dtype=None if self.dtype in (tf.int32, tf.int64)
-                                             else self.dtype)
+                value = tf.convert_to_tensor(value, name="value", preferred_dtype=self.dtype)
                 return method(value)
             return method()
 
@@ -244,8 +283,6 @@ class Distribution:
         """``log(P[X > value])``."""
         if _overrides(self, "_log_survival_function"):
             return self._call(self._log_survival_function, name, value)
-        if _overrides(self, "_survival_function"):
-            return self._call(lambda v: tf.log(self._survival_function(v)), name, value)
         if _overrides(self, "_cdf") or _overrides(self, "_log_cdf"):
             return self._call(lambda v: tf.log1p(-self.cdf(v)), name, value)
         raise NotImplementedError(f"log_survival_function is not implemented for "

@@ -14,6 +14,15 @@ from tideflow.distributions.distribution import (
     RegisterKL,
 )
 from tideflow.distributions.special_math import log_cdf_laplace, log_ndtr, ndtr, ndtri
+from tideflow.distributions.util import (
+    embed_check_categorical_event_shape,
+    embed_check_integer_casting_closed,
+    embed_check_nonnegative_integer_form,
+    gen_new_seed,
+    get_logits_and_probs,
+    log_combinations,
+)
+from tideflow.ops.control_flow_ops import with_dependencies
 
 _HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -67,10 +76,12 @@ def _bshape(*ts):
 
 
 def _bshape_t(*ts):
-    s = tf.shape(ts[0])
-    for t in ts[1:]:
-        s = tf.broadcast_dynamic_shape(s, tf.shape(t))
-    return s
+    """The broadcast shape of ``ts`` as TF 1.x builds it: the first shape, then the broadcast
+    of the rest, then their broadcast."""
+    first = tf.shape(ts[0])
+    if len(ts) == 1:
+        return first
+    return tf.broadcast_dynamic_shape(first, _bshape_t(*ts[1:]))
 
 
 def _sample_shape(n, batch):
@@ -89,17 +100,29 @@ def _same_shapes(*names):
     return staticmethod(param_shapes)
 
 
+def _nan(dtype):
+    return np.array(np.nan, dtype=dtype.as_numpy_dtype)
+
+
+def _ones(dtype):
+    return tf.ones([], dtype)
+
+
 class _ParamsDistribution(Distribution):
     """A distribution of floating point parameters whose batch shape is their broadcast shape."""
 
     def _init_params(self, name, names_values, checks, reparameterization_type, validate_args,
                      allow_nan_stats, parameters):
-        """Converts the ``(name, value)`` parameters to tensors of one float dtype under the
-        name scope ``name``, guards them with ``checks(*tensors)`` when ``validate_args``, and
-        initializes the distribution with them as graph parents; returns the tensors."""
-        with tf.name_scope(name, values=[v for _, v in names_values]) as scope:
-            ts = _float_params(names_values)
-            ts = _checked(validate_args, lambda: checks(*ts), ts)
+        """The ``(name, value)`` parameters as TF 1.x takes them: under the name scope
+        ``name``, each an identity named after it (``Normal/loc``; a Python number or array
+        becomes ``Normal/loc/input``), behind ``checks(*values)`` when ``validate_args``, all
+        of one float dtype; initializes the distribution with them as graph parents and
+        returns them."""
+        values = [v for _, v in names_values]
+        with (tf.name_scope(name, values=values) as scope,
+              tf.control_dependencies(checks(*values) if validate_args else [])):
+            ts = [tf.identity(v, name=n) for n, v in names_values]
+            tf.assert_same_float_dtype(ts)
         self._batch_params = ts
         super().__init__(ts[0].dtype.base_dtype, reparameterization_type, validate_args,
                          allow_nan_stats, parameters, ts, scope)
@@ -110,6 +133,9 @@ class _ParamsDistribution(Distribution):
 
     def _batch_shape_tensor(self):
         return _bshape_t(*self._batch_params)
+
+    def _event_shape_tensor(self):
+        return tf.constant([], dtype=tf.int32)
 
 
 class _LogitsProbs:
@@ -128,50 +154,10 @@ class _VectorEvent:
     """Events along the last axis of the parameter tensor ``self._event_param``."""
 
     def _event_shape(self):
-        return self._event_param.get_shape()[-1:]
+        return self._event_param.get_shape().with_rank_at_least(1)[-1:]
 
     def _event_shape_tensor(self):
         return tf.shape(self._event_param)[-1:]
-
-
-class _Counts(_VectorEvent, Distribution):
-    """Counts of ``total_count`` draws over the classes of the last axis of
-    ``self._event_param``; the batch shape broadcasts ``total_count`` with the other axes."""
-
-    @property
-    def total_count(self):
-        return self._total_count
-
-    def _batch_shape(self):
-        return tf.broadcast_static_shape(self._total_count.get_shape(),
-                                         self._event_param.get_shape()[:-1])
-
-    def _batch_shape_tensor(self):
-        return tf.broadcast_dynamic_shape(tf.shape(self._total_count),
-                                          tf.shape(self._event_param)[:-1])
-
-    _sum_message = "counts must sum to `self.total_count`"
-
-    def _counts_log_norm(self, counts):
-        """``counts`` in the distribution's dtype and the log multinomial coefficient
-        ``log(total_count! / prod(counts!))``; with ``validate_args``, TF's checks that the
-        counts are whole, non-negative and sum to ``total_count``."""
-        counts = tf.cast(counts, self.dtype)
-        if self.validate_args:
-            checks = [tf.assert_non_negative(counts, message=f"'{counts}' must be "
-                                             f"non-negative."),
-                      tf.assert_equal(counts, tf.round(counts),
-                                      message=f"'{counts}' cannot contain fractional "
-                                      f"components.")]
-            with tf.control_dependencies(checks):
-                counts = tf.identity(counts)
-            total = tf.assert_equal(self._total_count, tf.reduce_sum(counts, -1),
-                                    message=self._sum_message)
-            with tf.control_dependencies([total]):
-                counts = tf.identity(counts)
-        log_norm = tf.lgamma(self._total_count + 1.0) - tf.reduce_sum(tf.lgamma(counts + 1.0),
-                                                                      -1)
-        return counts, log_norm
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,13 +199,16 @@ class Normal(_LocScale):
 
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, self.batch_shape_tensor())
-        return tf.random_normal(shape, dtype=self.dtype, seed=seed) * self._scale + self._loc
+        draws = tf.random_normal(shape, mean=0.0, stddev=1.0, dtype=self._loc.dtype, seed=seed)
+        return draws * self._scale + self._loc
 
     def _z(self, x):
-        return (x - self._loc) / self._scale
+        with tf.name_scope("standardize", values=[x]):
+            return (x - self._loc) / self._scale
 
     def _log_prob(self, x):
-        return -0.5 * tf.square(self._z(x)) - tf.log(self._scale) - _HALF_LOG_TWO_PI
+        log_unnormalized = -0.5 * tf.square(self._z(x))
+        return log_unnormalized - (_HALF_LOG_TWO_PI + tf.log(self._scale))
 
     def _cdf(self, x):
         return ndtr(self._z(x))
@@ -234,13 +223,19 @@ class Normal(_LocScale):
         return log_ndtr(-self._z(x))
 
     def _quantile(self, p):
-        return self._loc + self._scale * ndtri(p)
+        z = ndtri(p)
+        with tf.name_scope("reconstruct", values=[z]):
+            return z * self._scale + self._loc
 
     def _entropy(self):
-        return (0.5 + _HALF_LOG_TWO_PI) + tf.log(self._scale) + tf.zeros_like(self._loc)
+        scale = self._scale * tf.ones_like(self._loc)
+        return 0.5 * math.log(2.0 * math.pi * math.e) + tf.log(scale)
+
+    def _mean(self):
+        return self._loc * tf.ones_like(self._scale)
 
     def _stddev(self):
-        return self._scale + tf.zeros_like(self._loc)
+        return self._scale * tf.ones_like(self._loc)
 
 
 class Laplace(_LocScale):
@@ -252,30 +247,39 @@ class Laplace(_LocScale):
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, self.batch_shape_tensor())
         # u in (-1, 1): log1p(-|u|) stays finite
-        low = np.nextafter(np.array(-1.0, self.dtype.as_numpy_dtype),
-                           np.array(0.0, self.dtype.as_numpy_dtype))
-        u = tf.random_uniform(shape, minval=low, maxval=1.0, dtype=self.dtype, seed=seed)
+        np_dtype = self.dtype.as_numpy_dtype
+        u = tf.random_uniform(shape, minval=np.nextafter(np_dtype(-1.0), np_dtype(0.0)),
+                              maxval=1.0, dtype=self.dtype, seed=seed)
         return self._loc - self._scale * tf.sign(u) * tf.log1p(-tf.abs(u))
 
+    def _z(self, x):
+        return (x - self._loc) / self._scale
+
     def _log_prob(self, x):
-        return -math.log(2.0) - tf.log(self._scale) - tf.abs(x - self._loc) / self._scale
+        return -tf.abs(self._z(x)) - (math.log(2.0) + tf.log(self._scale))
+
+    def _prob(self, x):
+        return tf.exp(self._log_prob(x))
 
     def _cdf(self, x):
-        z = (x - self._loc) / self._scale
+        z = self._z(x)
         return 0.5 + 0.5 * tf.sign(z) * (1.0 - tf.exp(-tf.abs(z)))
 
     def _log_cdf(self, x):
-        return log_cdf_laplace((x - self._loc) / self._scale)
+        return log_cdf_laplace(self._z(x))
 
     def _log_survival_function(self, x):
-        return log_cdf_laplace((self._loc - x) / self._scale)
+        return log_cdf_laplace(-self._z(x))
 
+    # (beyond TF 1.15, which has no Laplace, Uniform or Exponential quantile nor Bernoulli
+    # cdf; they build ops only when called)
     def _quantile(self, p):
         d = p - 0.5
         return self._loc - self._scale * tf.sign(d) * tf.log1p(-2.0 * tf.abs(d))
 
     def _entropy(self):
-        return math.log(2.0) + 1.0 + tf.log(self._scale) + tf.zeros_like(self._loc)
+        scale = self._scale + tf.zeros_like(self._loc)
+        return math.log(2.0) + 1.0 + tf.log(scale)
 
     def _stddev(self):
         return math.sqrt(2.0) * self._scale + tf.zeros_like(self._loc)
@@ -309,34 +313,39 @@ class Uniform(_ParamsDistribution):
 
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, self.batch_shape_tensor())
-        return self._low + (self._high - self._low) * tf.random_uniform(shape, dtype=self.dtype,
-                                                                        seed=seed)
+        u = tf.random_uniform(shape=shape, dtype=self.dtype, seed=seed)
+        return self._low + self.range() * u
 
     def _prob(self, x):
-        inside = tf.logical_and(tf.greater_equal(x, self._low), tf.less(x, self._high))
-        density = tf.ones_like(x) / (self._high - self._low)
-        inside = tf.logical_and(inside, tf.ones_like(density, dtype=tf.bool))
-        value = tf.where(inside, density, tf.zeros_like(density))
+        x = x * tf.ones(self.batch_shape_tensor(), dtype=x.dtype)
         # a NaN point has a NaN density (as TF), not 0
-        return tf.where(tf.is_nan(x + tf.zeros_like(value)), x + tf.zeros_like(value), value)
-
-    def _log_prob(self, x):
-        return tf.log(self._prob(x))
+        nan = tf.is_nan(x)
+        outside = tf.logical_or(x < self._low, x >= self._high)
+        return tf.where_v2(nan, x, tf.where_v2(outside, tf.zeros_like(x),
+                                               tf.ones_like(x) / self.range()))
 
     def _cdf(self, x):
-        return tf.clip_by_value((x - self._low) / (self._high - self._low), 0.0, 1.0)
+        shape = tf.broadcast_dynamic_shape(tf.shape(x), self.batch_shape_tensor())
+        zeros = tf.zeros(shape, dtype=self.dtype)
+        ones = tf.ones(shape, dtype=self.dtype)
+        bx = x * ones
+        below_high = tf.where_v2(x < self._low, zeros, (bx - self._low) / self.range())
+        return tf.where_v2(x >= self._high, ones, below_high)
 
     def _quantile(self, p):
         return self._low + p * (self._high - self._low)
 
     def _entropy(self):
-        return tf.log(self._high - self._low)
+        return tf.log(self.range())
 
     def _mean(self):
         return (self._low + self._high) / 2.0
 
     def _variance(self):
-        return tf.square(self._high - self._low) / 12.0
+        return tf.square(self.range()) / 12.0
+
+    def _stddev(self):
+        return self.range() / math.sqrt(12.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -380,17 +389,25 @@ class Gamma(_ConcentrationRate):
                                       validate_args, allow_nan_stats, parameters)
 
     def _sample_n(self, n, seed):
-        return self._gamma_draws(n, seed)
+        return tf.random_gamma(shape=[n], alpha=self._concentration, beta=self._rate,
+                               dtype=self.dtype, seed=seed)
+
+    def _valid_sample(self, x):
+        tf.assert_same_float_dtype(tensors=[x], dtype=self.dtype)
+        if not self.validate_args:
+            return x
+        return with_dependencies([tf.assert_positive(x)], x)
 
     def _log_prob(self, x):
-        a, b = self._concentration, self._rate
+        x = self._valid_sample(x)
         # xlogy: a concentration of 1 at x = 0 gives log(rate), not NaN
-        return (a * tf.log(b) + tf.math.xlogy(a - 1.0 + tf.zeros_like(x), x + tf.zeros_like(a))
-                - b * x - tf.lgamma(a))
+        log_unnormalized = tf.math.xlogy(self._concentration - 1.0, x) - self._rate * x
+        return log_unnormalized - (tf.lgamma(self._concentration)
+                                   - self._concentration * tf.log(self._rate))
 
     def _cdf(self, x):
-        return tf.math.igamma(self._concentration + tf.zeros_like(x),
-                              self._rate * x + tf.zeros_like(self._concentration))
+        x = self._valid_sample(x)
+        return tf.math.igamma(self._concentration, self._rate * x)
 
     def _entropy(self):
         a = self._concentration
@@ -402,12 +419,18 @@ class Gamma(_ConcentrationRate):
     def _variance(self):
         return self._concentration / tf.square(self._rate)
 
+    def _stddev(self):
+        return tf.sqrt(self._concentration) / self._rate
+
     def _mode(self):
         # as TF 1.x: defined only for concentration > 1 (an Exponential's mode is NaN too)
         mode = (self._concentration - 1.0) / self._rate
-        return self._nan_where(tf.less_equal(self._concentration + tf.zeros_like(mode), 1.0),
-                               mode, "mode not defined when any concentration <= 1",
-                               [self._concentration])
+        if self.allow_nan_stats:
+            nan = tf.fill(self.batch_shape_tensor(), _nan(self.dtype), name="nan")
+            return tf.where_v2(self._concentration > 1.0, mode, nan)
+        return with_dependencies(
+            [tf.assert_less(_ones(self.dtype), self._concentration,
+                            message="mode not defined when any concentration <= 1")], mode)
 
 
 class Exponential(Gamma):
@@ -416,29 +439,23 @@ class Exponential(Gamma):
     def __init__(self, rate, validate_args=False, allow_nan_stats=True, name="Exponential"):
         parameters = dict(locals())
         with tf.name_scope(name, values=[rate]) as scope:
-            (rate_t,) = _float_params([("rate", rate)])
-            super().__init__(tf.ones_like(rate_t), rate_t, validate_args, allow_nan_stats,
-                             name=scope)
-        self._parameters = parameters
-        self._parameters.pop("self", None)
-        self._parameters.pop("__class__", None)
+            rate = tf.convert_to_tensor(rate, name="rate")
+        # as TF 1.x, the unit concentration is made outside the distribution's scope
+        super().__init__(tf.ones([], dtype=rate.dtype), rate, validate_args, allow_nan_stats,
+                         name=scope)
+        _keep_parameters(self, parameters)
+        self._graph_parents.append(rate)
 
     _param_shapes = _same_shapes("rate")
+
+    def _log_survival_function(self, x):
+        return self._log_prob(x) - tf.log(self._rate)
 
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, tf.shape(self._rate))
         u = tf.random_uniform(shape, minval=np.finfo(self.dtype.as_numpy_dtype).tiny,
-                              maxval=1.0, dtype=self.dtype, seed=seed)
+                              maxval=1.0, seed=seed, dtype=self.dtype)
         return -tf.log(u) / self._rate
-
-    def _log_prob(self, x):
-        return tf.log(self._rate) - self._rate * x
-
-    def _cdf(self, x):
-        return -tf.expm1(-self._rate * x)
-
-    def _log_survival_function(self, x):
-        return -self._rate * x
 
     def _quantile(self, p):
         return -tf.log1p(-p) / self._rate
@@ -451,9 +468,24 @@ class Beta(_ParamsDistribution):
     def __init__(self, concentration1=None, concentration0=None, validate_args=False,
                  allow_nan_stats=True, name="Beta"):
         parameters = dict(locals())
-        self._c1, self._c0 = self._init_params(
-            name, [("concentration1", concentration1), ("concentration0", concentration0)],
-            _all_positive, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
+        with tf.name_scope(name, values=[concentration1, concentration0]) as scope:
+            self._c1 = self._valid_concentration(
+                tf.convert_to_tensor(concentration1, name="concentration1"), validate_args)
+            self._c0 = self._valid_concentration(
+                tf.convert_to_tensor(concentration0, name="concentration0"), validate_args)
+            tf.assert_same_float_dtype([self._c1, self._c0])
+            self._total = self._c1 + self._c0
+        self._batch_params = [self._total]
+        Distribution.__init__(self, self._total.dtype.base_dtype, FULLY_REPARAMETERIZED,
+                              validate_args, allow_nan_stats, parameters,
+                              [self._c1, self._c0, self._total], scope)
+
+    @staticmethod
+    def _valid_concentration(c, validate_args):
+        if not validate_args:
+            return c
+        return with_dependencies(
+            [tf.assert_positive(c, message="Concentration parameter must be positive.")], c)
 
     _param_shapes = _same_shapes("concentration1", "concentration0")
 
@@ -467,63 +499,70 @@ class Beta(_ParamsDistribution):
 
     @property
     def total_concentration(self):
-        return self._c1 + self._c0
+        return self._total
+
+    def _batch_shape(self):
+        return self._total.get_shape()
+
+    def _batch_shape_tensor(self):
+        return tf.shape(self._total)
 
     def _sample_n(self, n, seed):
-        a = self._c1 + tf.zeros_like(self._c0)
-        b = self._c0 + tf.zeros_like(self._c1)
-        g1 = tf.random_gamma([n], a, dtype=self.dtype, seed=seed)
-        g0 = tf.random_gamma([n], b, dtype=self.dtype,
-                             seed=None if seed is None else seed + 1)
+        c1 = tf.ones_like(self._total, dtype=self.dtype) * self._c1
+        c0 = tf.ones_like(self._total, dtype=self.dtype) * self._c0
+        g1 = tf.random_gamma(shape=[n], alpha=c1, dtype=self.dtype, seed=seed)
+        g0 = tf.random_gamma(shape=[n], alpha=c0, dtype=self.dtype,
+                             seed=gen_new_seed(seed, "beta"))
         return g1 / (g1 + g0)
 
-    def _lbeta(self):
-        return tf.lgamma(self._c1) + tf.lgamma(self._c0) - tf.lgamma(self._c1 + self._c0)
+    def _log_normalization(self):
+        return tf.lgamma(self._c1) + tf.lgamma(self._c0) - tf.lgamma(self._total)
+
+    _lbeta = _log_normalization
 
     def _log_prob(self, x):
         if self.validate_args:
-            checks = [tf.assert_positive(x, message="sample must be positive"),
-                      tf.assert_less(x, tf.ones([], self.dtype),
-                                     message="sample must be less than `1`.")]
-            with tf.control_dependencies(checks):
-                x = tf.identity(x)
+            x = with_dependencies(
+                [tf.assert_positive(x, message="sample must be positive"),
+                 tf.assert_less(x, _ones(self.dtype), message="sample must be less than `1`.")],
+                x)
         # as TF 1.x: xlogy for x (concentration1 = 1 at x = 0 contributes 0, not NaN), a
         # plain product for 1 - x (so concentration0 = 1 at x = 1 is NaN, as in TF)
-        x_b = x + tf.zeros_like(self._c1) + tf.zeros_like(self._c0)
-        return (tf.math.xlogy(self._c1 - 1.0 + tf.zeros_like(x_b), x_b)
-                + (self._c0 - 1.0) * tf.log1p(-x_b) - self._lbeta())
+        log_unnormalized = (tf.math.xlogy(self._c1 - 1.0, x)
+                            + (self._c0 - 1.0) * tf.log1p(-x))
+        return log_unnormalized - self._log_normalization()
+
+    def _prob(self, x):
+        return tf.exp(self._log_prob(x))
+
+    def _log_cdf(self, x):
+        return tf.log(self._cdf(x))
 
     def _cdf(self, x):
-        a = self._c1 + tf.zeros_like(x) + tf.zeros_like(self._c0)
-        b = self._c0 + tf.zeros_like(a)
-        return tf.math.betainc(a, b, x + tf.zeros_like(a))
+        return tf.math.betainc(self._c1, self._c0, x)
 
     def _entropy(self):
-        a, b = self._c1, self._c0
-        return (self._lbeta() - (a - 1.0) * tf.digamma(a) - (b - 1.0) * tf.digamma(b)
-                + (a + b - 2.0) * tf.digamma(a + b))
+        a, b, t = self._c1, self._c0, self._total
+        return (self._log_normalization() - (a - 1.0) * tf.digamma(a)
+                - (b - 1.0) * tf.digamma(b) + (t - 2.0) * tf.digamma(t))
 
     def _mean(self):
-        return self._c1 / self.total_concentration
+        return self._c1 / self._total
 
     def _variance(self):
-        t = self.total_concentration
-        return self._c1 * self._c0 / (tf.square(t) * (t + 1.0))
+        return self._mean() * (1.0 - self._mean()) / (1.0 + self._total)
 
     def _mode(self):
-        t = self.total_concentration
-        mode = (self._c1 - 1.0) / (t - 2.0)
-        bad = tf.logical_or(tf.less_equal(self._c1 + tf.zeros_like(mode), 1.0),
-                            tf.less_equal(self._c0 + tf.zeros_like(mode), 1.0))
-        if not self.allow_nan_stats:
-            one = tf.ones([], self.dtype)
-            checks = [tf.assert_less(one, self._c1, message="Mode undefined for "
-                                     "concentration1 <= 1."),
-                      tf.assert_less(one, self._c0, message="Mode undefined for "
-                                     "concentration0 <= 1.")]
-            with tf.control_dependencies(checks):
-                return tf.identity(mode)
-        return self._nan_where(bad, mode, "")
+        mode = (self._c1 - 1.0) / (self._total - 2.0)
+        if self.allow_nan_stats:
+            nan = tf.fill(self.batch_shape_tensor(), _nan(self.dtype), name="nan")
+            defined = tf.logical_and(self._c1 > 1.0, self._c0 > 1.0)
+            return tf.where_v2(defined, mode, nan)
+        return with_dependencies(
+            [tf.assert_less(_ones(self.dtype), self._c1,
+                            message="Mode undefined for concentration1 <= 1."),
+             tf.assert_less(_ones(self.dtype), self._c0,
+                            message="Mode undefined for concentration0 <= 1.")], mode)
 
 
 class StudentT(_ParamsDistribution):
@@ -551,50 +590,65 @@ class StudentT(_ParamsDistribution):
     def scale(self):
         return self._scale
 
+    def _batch_ones(self):
+        return tf.ones(self.batch_shape_tensor(), dtype=self.dtype)
+
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, self.batch_shape_tensor())
         z = tf.random_normal(shape, dtype=self.dtype, seed=seed)
-        df = self._df + tf.zeros(self.batch_shape_tensor(), self.dtype)
-        g = tf.random_gamma([n], 0.5 * df, beta=tf.constant(0.5, self.dtype), dtype=self.dtype,
-                            seed=None if seed is None else seed + 1)
-        return self._loc + self._scale * z * tf.rsqrt(g / df)
+        df = self._df * self._batch_ones()
+        g = tf.random_gamma([n], 0.5 * df, beta=0.5, dtype=self.dtype,
+                            seed=gen_new_seed(seed, salt="student_t"))
+        return z * tf.rsqrt(g / df) * self._scale + self._loc
 
     def _log_prob(self, x):
-        y = (x - self._loc) / self._scale
         df = self._df
-        return (tf.lgamma(0.5 * (df + 1.0)) - tf.lgamma(0.5 * df)
-                - 0.5 * tf.log(df * math.pi) - tf.log(tf.abs(self._scale))
-                - 0.5 * (df + 1.0) * tf.log1p(tf.square(y) / df))
+        y = (x - self._loc) / self._scale
+        log_unnormalized = -0.5 * (df + 1.0) * tf.log1p(y ** 2.0 / df)
+        log_normalization = (tf.log(tf.abs(self._scale)) + 0.5 * tf.log(df)
+                             + 0.5 * np.log(np.pi) + tf.lgamma(0.5 * df)
+                             - tf.lgamma(0.5 * (df + 1.0)))
+        return log_unnormalized - log_normalization
 
     def _cdf(self, x):
         y = (x - self._loc) / tf.abs(self._scale)
-        df = self._df + tf.zeros_like(y)
-        t = df / (df + tf.square(y))
-        half = 0.5 * tf.math.betainc(0.5 * df, 0.5 + tf.zeros_like(df), t)
-        return tf.where(tf.less(y, 0.0), half, 1.0 - half)
+        x_t = self._df / (y ** 2.0 + self._df)
+        below = 0.5 * tf.math.betainc(0.5 * self._df, 0.5, x_t)
+        return tf.where_v2(tf.less(y, 0.0), below, 1.0 - below)
 
     def _entropy(self):
-        df = self._df + tf.zeros(self.batch_shape_tensor(), self.dtype)
-        half = 0.5 * (df + 1.0)
-        lbeta = tf.lgamma(0.5 + tf.zeros_like(df)) + tf.lgamma(0.5 * df) - tf.lgamma(half)
-        return (half * (tf.digamma(half) - tf.digamma(0.5 * df)) + 0.5 * tf.log(df) + lbeta
-                + tf.log(tf.abs(self._scale)))
+        df = self._df
+        v = self._batch_ones()[..., tf.newaxis]
+        u = v * df[..., tf.newaxis]
+        beta_arg = tf.concat([u, v], -1) / 2.0
+        return (tf.log(tf.abs(self._scale)) + 0.5 * tf.log(df) + tf.lbeta(beta_arg)
+                + 0.5 * (df + 1.0) * (tf.digamma(0.5 * (df + 1.0)) - tf.digamma(0.5 * df)))
 
     def _mean(self):
-        mean = self._loc + tf.zeros(self.batch_shape_tensor(), self.dtype)
-        return self._nan_where(tf.less_equal(self._df + tf.zeros_like(mean), 1.0), mean,
-                               "mean not defined for components of df <= 1", [self._df])
+        mean = self._loc * self._batch_ones()
+        if self.allow_nan_stats:
+            return tf.where_v2(tf.greater(self._df, self._batch_ones()), mean,
+                               tf.fill(self.batch_shape_tensor(), _nan(self.dtype), name="nan"))
+        return with_dependencies(
+            [tf.assert_less(_ones(self.dtype), self._df,
+                            message="mean not defined for components of df <= 1")], mean)
 
     def _variance(self):
-        df = self._df + tf.zeros(self.batch_shape_tensor(), self.dtype)
-        scale2 = tf.square(self._scale) + tf.zeros_like(df)
-        var = tf.where(tf.greater(df, 2.0), scale2 * df / tf.maximum(df - 2.0, 1e-30),
-                       tf.fill(tf.shape(df), np.array(np.inf, self.dtype.as_numpy_dtype)))
-        return self._nan_where(tf.less_equal(df, 1.0), var,
-                               "variance not defined for components of df <= 1", [self._df])
+        df = self._df
+        denom = tf.where_v2(tf.greater(df, 2.0), df - 2.0, tf.ones_like(df))
+        var = self._batch_ones() * tf.square(self._scale) * df / denom
+        inf = np.array(np.inf, dtype=self.dtype.as_numpy_dtype)
+        defined = tf.where_v2(df > tf.fill(self.batch_shape_tensor(), 2.0), var,
+                              tf.fill(self.batch_shape_tensor(), inf, name="inf"))
+        if self.allow_nan_stats:
+            return tf.where_v2(tf.greater(df, self._batch_ones()), defined,
+                               tf.fill(self.batch_shape_tensor(), _nan(self.dtype), name="nan"))
+        return with_dependencies(
+            [tf.assert_less(_ones(self.dtype), df,
+                            message="variance not defined for components of df <= 1")], defined)
 
     def _mode(self):
-        return self._loc + tf.zeros(self.batch_shape_tensor(), self.dtype)
+        return tf.identity(self._loc)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -603,39 +657,12 @@ class StudentT(_ParamsDistribution):
 
 
 def _logits_probs(logits, probs, multidimensional, validate_args=False):
-    if (logits is None) == (probs is None):
-        raise ValueError("Must pass probs or logits, but not both.")
-    if probs is None:
-        (logits,) = _float_params([("logits", logits)])
-        probs = tf.nn.softmax(logits) if multidimensional else tf.sigmoid(logits)
-    else:
-        (probs,) = _float_params([("probs", probs)])
-        if validate_args:
-            # TF 1.x's checks and messages: non-negative, then summing to 1 (along the
-            # last axis) or each at most 1
-            one = tf.constant(1.0, probs.dtype)
-            checks = [tf.assert_non_negative(probs)]
-            if multidimensional:
-                checks.append(tf.assert_near(tf.reduce_sum(probs, -1), one,
-                                             message="probs does not sum to 1."))
-            else:
-                checks.append(tf.assert_less_equal(
-                    probs, one, message="probs has components greater than 1."))
-            (probs,) = _checked(True, checks, [probs])
-        logits = tf.log(probs) if multidimensional else tf.log(probs) - tf.log1p(-probs)
-    return logits, probs
-
-
-def _check_binary(x):
-    """``x`` guarded (as TF 1.x's ``validate_args``) to hold whole numbers in [0, 1]."""
-    checks = []
-    if x.dtype.is_floating:
-        checks.append(tf.assert_equal(x, tf.round(x), message="x has non-integer components."))
-    checks.append(tf.assert_non_negative(x, message="Elements must be non-negative."))
-    checks.append(tf.assert_less_equal(x, tf.constant(1, x.dtype),
-                                       message="Elements cannot exceed 1."))
-    with tf.control_dependencies(checks):
-        return tf.identity(x)
+    """``get_logits_and_probs`` in the current name scope (as TF's distributions call it with
+    their own scope)."""
+    scope = tf.get_default_graph().get_name_scope()
+    return get_logits_and_probs(logits=logits, probs=probs, multidimensional=multidimensional,
+                                validate_args=validate_args,
+                                name=scope + "/" if scope else None)
 
 
 class Bernoulli(_LogitsProbs, Distribution):
@@ -644,9 +671,9 @@ class Bernoulli(_LogitsProbs, Distribution):
     def __init__(self, logits=None, probs=None, dtype=tf.int32, validate_args=False,
                  allow_nan_stats=True, name="Bernoulli"):
         parameters = dict(locals())
-        with tf.name_scope(name, values=[logits, probs]) as scope:
-            self._from_logits = logits is not None
-            self._logits, self._probs = _logits_probs(logits, probs, False, validate_args)
+        with tf.name_scope(name) as scope:
+            self._logits, self._probs = get_logits_and_probs(
+                logits=logits, probs=probs, validate_args=validate_args, name=scope)
         super().__init__(tf.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args,
                          allow_nan_stats, parameters, [self._logits, self._probs],
                          scope)
@@ -659,18 +686,23 @@ class Bernoulli(_LogitsProbs, Distribution):
     def _batch_shape_tensor(self):
         return tf.shape(self._logits)
 
+    def _event_shape_tensor(self):
+        return tf.constant([], dtype=tf.int32)
+
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, self.batch_shape_tensor())
-        u = tf.random_uniform(shape, dtype=self._probs.dtype, seed=seed)
+        u = tf.random_uniform(shape, seed=seed, dtype=self._probs.dtype)
         return tf.cast(tf.less(u, self._probs), self.dtype)
 
-    def _log_prob(self, x):
+    def _log_prob(self, event):
         if self.validate_args:
-            x = _check_binary(x)
-        x = tf.cast(x, self._logits.dtype)
-        logits = self._logits + tf.zeros_like(x)
-        x = x + tf.zeros_like(logits)
-        return -tf.nn.sigmoid_cross_entropy_with_logits(labels=x, logits=logits)
+            event = embed_check_integer_casting_closed(event, target_dtype=tf.bool)
+        event = tf.cast(event, self._logits.dtype)
+        logits = self._logits
+        es, ls = event.get_shape(), logits.get_shape()
+        if not (es.is_fully_defined() and ls.is_fully_defined() and es == ls):
+            logits, event = tf.ones_like(event) * logits, tf.ones_like(logits) * event
+        return -tf.nn.sigmoid_cross_entropy_with_logits(labels=event, logits=logits)
 
     def _cdf(self, x):
         x = tf.cast(x, self._probs.dtype)
@@ -680,17 +712,36 @@ class Bernoulli(_LogitsProbs, Distribution):
                         tf.where(tf.less(x, 1.0), 1.0 - p, tf.ones_like(p)))
 
     def _entropy(self):
-        # H = -p log p - (1 - p) log(1 - p): the cross entropy of the distribution with itself
-        return tf.nn.sigmoid_cross_entropy_with_logits(labels=self._probs, logits=self._logits)
+        return (-self._logits * (tf.sigmoid(self._logits) - 1)
+                + tf.nn.softplus(-self._logits))
 
     def _mean(self):
         return tf.identity(self._probs)
 
     def _variance(self):
-        return self._probs * (1.0 - self._probs)
+        return self._mean() * (1.0 - self._probs)
 
     def _mode(self):
-        return tf.cast(tf.greater(self._probs, 0.5), self.dtype)
+        return tf.cast(self._probs > 0.5, self.dtype)
+
+
+def _broadcast_event_and_params(event, params):
+    """``(event, params)`` of Categorical's ``log_prob``/``cdf``: a float event as int32,
+    both broadcast (params over the event's shape, the event over params' batch shape)
+    unless their shapes are known to agree."""
+    if event.dtype.is_floating:
+        event = tf.cast(event, dtype=tf.int32)
+    elif not event.dtype.is_integer:
+        raise TypeError(f"`value` should have integer `dtype` or `self.dtype` "
+                        f"({params.dtype.base_dtype})")
+    ps, es = params.get_shape(), event.get_shape()
+    known = ps.ndims is not None and ps[:-1].is_fully_defined() and es.is_fully_defined()
+    if not known or ps[:-1] != es:
+        params = params * tf.ones_like(event[..., tf.newaxis], dtype=params.dtype)
+        event = event * tf.ones(tf.shape(params)[:-1], dtype=event.dtype)
+        if params.get_shape().ndims is not None:
+            event.set_shape(tf.TensorShape(params.get_shape()[:-1]))
+    return event, params
 
 
 class Categorical(_LogitsProbs, Distribution):
@@ -701,9 +752,32 @@ class Categorical(_LogitsProbs, Distribution):
                  allow_nan_stats=True, name="Categorical"):
         parameters = dict(locals())
         with tf.name_scope(name, values=[logits, probs]) as scope:
-            self._logits, self._probs = _logits_probs(logits, probs, True, validate_args)
-            if self._logits.get_shape().ndims == 0:
-                raise ValueError("logits (or probs) must have rank >= 1")
+            self._logits, self._probs = get_logits_and_probs(
+                logits=logits, probs=probs, validate_args=validate_args,
+                multidimensional=True, name=scope)
+            if validate_args:
+                self._logits = embed_check_categorical_event_shape(self._logits)
+            static = self._logits.get_shape().with_rank_at_least(1)
+            # TF 1.x makes the batch rank, logits' shape, event size and batch shape here
+            if static.ndims is not None:
+                self._batch_rank = tf.convert_to_tensor(static.ndims - 1, dtype=tf.int32,
+                                                        name="batch_rank")
+            else:
+                with tf.name_scope("batch_rank"):
+                    self._batch_rank = tf.rank(self._logits) - 1
+            logits_shape = tf.shape(self._logits, name="logits_shape")
+            if static[-1].value is not None:
+                self._event_size = tf.convert_to_tensor(static[-1].value, dtype=tf.int32,
+                                                        name="event_size")
+            else:
+                with tf.name_scope("event_size"):
+                    self._event_size = logits_shape[self._batch_rank]
+            if static[:-1].is_fully_defined():
+                self._batch_shape_val = tf.constant(static[:-1].as_list(), dtype=tf.int32,
+                                                    name="batch_shape")
+            else:
+                with tf.name_scope("batch_shape"):
+                    self._batch_shape_val = logits_shape[:-1]
         super().__init__(tf.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args,
                          allow_nan_stats, parameters, [self._logits, self._probs],
                          scope)
@@ -711,53 +785,54 @@ class Categorical(_LogitsProbs, Distribution):
     @property
     def event_size(self):
         """The number of classes, an int32 scalar tensor (constant when known statically)."""
-        k = self._logits.get_shape()[-1].value if self._logits.get_shape().ndims else None
-        if k is not None:
-            return tf.constant(k, tf.int32, name="event_size")
-        return tf.shape(self._logits)[-1]
+        return self._event_size
 
     def _batch_shape(self):
-        s = self._logits.get_shape()
-        return s[:-1] if s.ndims is not None else tf.TensorShape(None)
+        return self._logits.get_shape()[:-1]
 
     def _batch_shape_tensor(self):
-        return tf.shape(self._logits)[:-1]
+        return tf.identity(self._batch_shape_val)
 
-    def _flat_logits(self):
-        return tf.reshape(self._logits, [-1, tf.shape(self._logits)[-1]])
+    def _event_shape_tensor(self):
+        return tf.constant([], dtype=tf.int32)
 
     def _sample_n(self, n, seed):
-        draws = tf.multinomial(self._flat_logits(), n, seed=seed, output_dtype=tf.int64)
-        draws = tf.cast(tf.transpose(draws), self.dtype)  # [n, batch]
-        return tf.reshape(draws, tf.concat([[n], self.batch_shape_tensor()], 0))
+        if self._logits.get_shape().ndims == 2:
+            logits_2d = self._logits
+        else:
+            logits_2d = tf.reshape(self._logits, [-1, self._event_size])
+        sample_dtype = tf.int64 if self.dtype.size > 4 else tf.int32
+        draws = tf.multinomial(logits_2d, n, seed=seed, output_dtype=sample_dtype)
+        draws = tf.reshape(tf.transpose(draws),
+                           tf.concat([[n], self.batch_shape_tensor()], 0))
+        return tf.cast(draws, self.dtype)
+
+    def _valid_k(self, k):
+        k = tf.convert_to_tensor(k, name="k")
+        if self.validate_args:
+            k = embed_check_integer_casting_closed(k, target_dtype=tf.int32)
+        return k
 
     def _log_prob(self, k):
-        k = tf.cast(k, tf.int32)
-        logits = self._logits + tf.zeros_like(tf.expand_dims(tf.cast(k, self._logits.dtype),
-                                                             -1))
-        k = k + tf.zeros(tf.shape(logits)[:-1], tf.int32)
+        k, logits = _broadcast_event_and_params(self._valid_k(k), self._logits)
         return -tf.nn.sparse_softmax_cross_entropy_with_logits(labels=k, logits=logits)
 
     def _cdf(self, k):
-        k = tf.cast(k, tf.int32)
-        probs = tf.nn.softmax(self._logits)
-        probs = probs + tf.zeros_like(tf.expand_dims(tf.cast(k, probs.dtype), -1))
-        kk = tf.expand_dims(k + tf.zeros(tf.shape(probs)[:-1], tf.int32), -1)
-        classes = tf.range(tf.shape(probs)[-1])
-        # TF 1.x's Categorical.cdf(k) sums the classes below k: P(X < k)
-        below = tf.cast(tf.less(classes, kk), probs.dtype)
-        return tf.reduce_sum(probs * below, -1)
+        # as TF 1.x, the classes below k: P(X < k)
+        k, probs = _broadcast_event_and_params(self._valid_k(k), self._probs)
+        flat_probs = tf.reshape(probs, (-1, self._event_size))
+        flat_k = tf.reshape(k, [-1])
+        below = tf.where(tf.sequence_mask(flat_k, self._event_size), flat_probs,
+                         tf.zeros_like(flat_probs))
+        return tf.reshape(tf.reduce_sum(below, axis=-1), tf.shape(k))
 
     def _entropy(self):
-        logp = tf.nn.log_softmax(self._logits)
-        return -tf.reduce_sum(tf.exp(logp) * logp, -1)
+        return -tf.reduce_sum(tf.nn.log_softmax(self._logits) * self._probs, axis=-1)
 
     def _mode(self):
-        return tf.cast(tf.argmax(self._logits, -1), self.dtype)
-
-
-def _lbeta(x):
-    return tf.reduce_sum(tf.lgamma(x), -1) - tf.lgamma(tf.reduce_sum(x, -1))
+        mode = tf.cast(tf.argmax(self._logits, axis=self._batch_rank), self.dtype)
+        mode.set_shape(self.batch_shape)
+        return mode
 
 
 class Dirichlet(_VectorEvent, Distribution):
@@ -768,15 +843,21 @@ class Dirichlet(_VectorEvent, Distribution):
                  name="Dirichlet"):
         parameters = dict(locals())
         with tf.name_scope(name, values=[concentration]) as scope:
-            (self._concentration,) = _float_params([("concentration", concentration)])
-            (self._concentration,) = _checked(
-                validate_args, lambda: [tf.assert_positive(self._concentration)],
-                [self._concentration])
-            self._total = tf.reduce_sum(self._concentration, -1)
+            c = tf.convert_to_tensor(concentration, name="concentration")
+            if validate_args:
+                c = with_dependencies(
+                    [tf.assert_positive(c, message="Concentration parameter must be "
+                                        "positive."),
+                     tf.assert_rank_at_least(c, 1, message="Concentration parameter must "
+                                             "have >=1 dimensions."),
+                     tf.assert_less(1, tf.shape(c)[-1], message="Concentration parameter "
+                                    "must have event_size >= 2.")], c)
+            self._concentration = c
+            self._total = tf.reduce_sum(c, -1)
         self._event_param = self._concentration
         super().__init__(self._concentration.dtype.base_dtype, FULLY_REPARAMETERIZED,
-                         validate_args, allow_nan_stats, parameters, [self._concentration],
-                         scope)
+                         validate_args, allow_nan_stats, parameters,
+                         [self._concentration, self._total], scope)
 
     @property
     def concentration(self):
@@ -787,52 +868,78 @@ class Dirichlet(_VectorEvent, Distribution):
         return self._total
 
     def _batch_shape(self):
-        return self._concentration.get_shape()[:-1]
+        return self._total.get_shape()
 
     def _batch_shape_tensor(self):
-        return tf.shape(self._concentration)[:-1]
+        return tf.shape(self._total)
 
     def _sample_n(self, n, seed):
-        g = tf.random_gamma([n], self._concentration, dtype=self.dtype, seed=seed)
+        g = tf.random_gamma(shape=[n], alpha=self._concentration, dtype=self.dtype, seed=seed)
         return g / tf.reduce_sum(g, -1, keepdims=True)
 
     def _log_prob(self, x):
         if self.validate_args:
-            checks = [tf.assert_positive(x, message="samples must be positive"),
-                      tf.assert_near(tf.ones([], self.dtype), tf.reduce_sum(x, -1),
-                                     message="sample last-dimension must sum to `1`")]
-            with tf.control_dependencies(checks):
-                x = tf.identity(x)
-        return tf.reduce_sum(tf.math.xlogy(self._concentration - 1.0 + tf.zeros_like(x), x),
-                             -1) - _lbeta(self._concentration)
+            x = with_dependencies(
+                [tf.assert_positive(x, message="samples must be positive"),
+                 tf.assert_near(_ones(self.dtype), tf.reduce_sum(x, -1),
+                                message="sample last-dimension must sum to `1`")], x)
+        log_unnormalized = tf.reduce_sum(tf.math.xlogy(self._concentration - 1.0, x), -1)
+        return log_unnormalized - tf.lbeta(self._concentration)
+
+    def _prob(self, x):
+        return tf.exp(self._log_prob(x))
 
     def _entropy(self):
-        a = self._concentration
-        k = tf.cast(tf.shape(a)[-1], self.dtype)
-        return (_lbeta(a) + (self._total - k) * tf.digamma(self._total)
-                - tf.reduce_sum((a - 1.0) * tf.digamma(a), -1))
+        k = tf.cast(self.event_shape_tensor()[0], self.dtype)
+        return (tf.lbeta(self._concentration)
+                + (self._total - k) * tf.digamma(self._total)
+                - tf.reduce_sum((self._concentration - 1.0) * tf.digamma(self._concentration),
+                                axis=-1))
 
     def _mean(self):
-        return self._concentration / tf.expand_dims(self._total, -1)
-
-    def _variance(self):
-        m = self._mean()
-        return m * (1.0 - m) / tf.expand_dims(1.0 + self._total, -1)
+        return self._concentration / self._total[..., tf.newaxis]
 
     def _covariance(self):
-        m = self._mean()
-        scale = tf.expand_dims(tf.expand_dims(1.0 + self._total, -1), -1)
-        cov = -tf.expand_dims(m, -1) * tf.expand_dims(m, -2)
-        return (cov + tf.matrix_diag(m)) / scale
+        x = self._variance_scale() * self._mean()
+        return tf.matrix_set_diag(-tf.matmul(x[..., tf.newaxis], x[..., tf.newaxis, :]),
+                                  self._variance())
+
+    def _variance(self):
+        scale = self._variance_scale()
+        x = scale * self._mean()
+        return x * (scale - x)
+
+    def _variance_scale(self):
+        return tf.rsqrt(1.0 + self._total[..., tf.newaxis])
 
     def _mode(self):
-        k = tf.cast(tf.shape(self._concentration)[-1], self.dtype)
-        mode = (self._concentration - 1.0) / tf.expand_dims(self._total - k, -1)
-        # a whole event is NaN when any of its concentrations is <= 1 (as TF 1.x)
-        bad = tf.reduce_any(tf.less_equal(self._concentration, 1.0), -1, keepdims=True)
-        return self._nan_where(tf.logical_or(bad, tf.zeros_like(mode, dtype=tf.bool)), mode,
-                               "Mode undefined when any concentration <= 1",
-                               [self._concentration])
+        k = tf.cast(self.event_shape_tensor()[0], self.dtype)
+        mode = (self._concentration - 1.0) / (self._total[..., tf.newaxis] - k)
+        if self.allow_nan_stats:
+            # a whole event is NaN when any of its concentrations is <= 1 (as TF 1.x)
+            nan = tf.fill(tf.shape(mode), _nan(self.dtype), name="nan")
+            return tf.where_v2(tf.reduce_all(self._concentration > 1.0, axis=-1), mode, nan)
+        return with_dependencies(
+            [tf.assert_less(_ones(self.dtype), self._concentration,
+                            message="Mode undefined when any concentration <= 1")], mode)
+
+
+class _Counts(_VectorEvent, Distribution):
+    """Counts of ``total_count`` draws over the classes of the last axis."""
+
+    @property
+    def total_count(self):
+        return self._total_count
+
+    _sum_message = "counts must sum to `self.total_count`"
+
+    def _valid_counts(self, counts):
+        if not self.validate_args:
+            return counts
+        counts = embed_check_nonnegative_integer_form(counts)
+        return with_dependencies(
+            [tf.assert_equal(self._total_count, tf.reduce_sum(counts, -1),
+                             message=self._sum_message)], counts)
 
 
 class Multinomial(_LogitsProbs, _Counts):
@@ -843,49 +950,61 @@ class Multinomial(_LogitsProbs, _Counts):
                  allow_nan_stats=True, name="Multinomial"):
         parameters = dict(locals())
         with tf.name_scope(name, values=[total_count, logits, probs]) as scope:
-            self._logits, self._probs = _logits_probs(logits, probs, True, validate_args)
-            self._total_count = tf.convert_to_tensor(total_count, name="total_count",
-                                                     dtype=self._probs.dtype)
-            (self._total_count,) = _checked(
-                validate_args, lambda: [tf.assert_non_negative(self._total_count)],
-                [self._total_count])
-        self._event_param = self._logits
+            self._total_count = tf.convert_to_tensor(total_count, name="total_count")
+            if validate_args:
+                self._total_count = embed_check_nonnegative_integer_form(self._total_count)
+            self._logits, self._probs = get_logits_and_probs(
+                logits=logits, probs=probs, multidimensional=True,
+                validate_args=validate_args, name=scope)
+            self._mean_val = self._total_count[..., tf.newaxis] * self._probs
+        self._event_param = self._mean_val
         super().__init__(self._probs.dtype.base_dtype, NOT_REPARAMETERIZED, validate_args,
                          allow_nan_stats, parameters,
                          [self._total_count, self._logits, self._probs], scope)
 
+    def _batch_shape(self):
+        return self._mean_val.get_shape().with_rank_at_least(1)[:-1]
+
+    def _batch_shape_tensor(self):
+        return tf.shape(self._mean_val)[:-1]
+
     def _sample_n(self, n, seed):
-        k = tf.shape(self._logits)[-1]
-        batch = self.batch_shape_tensor()
-        logits = self._logits + tf.zeros(tf.concat([batch, [k]], 0), self.dtype)
-        counts = self._total_count + tf.zeros(batch, self.dtype)
+        n_draws = tf.cast(self._total_count, dtype=tf.int32)
+        k = self.event_shape_tensor()[0]
+        n_draws = tf.ones_like(self._logits[..., 0], dtype=n_draws.dtype) * n_draws
+        logits = tf.ones_like(n_draws[..., tf.newaxis], dtype=self._logits.dtype) * self._logits
         flat_logits = tf.reshape(logits, [-1, k])
-        flat_counts = tf.reshape(counts, [-1])
-        most = tf.cast(tf.reduce_max(flat_counts), tf.int32)
-        rows = tf.shape(flat_logits)[0]
-        draws = tf.multinomial(flat_logits, n * most, seed=seed, output_dtype=tf.int32)
-        draws = tf.reshape(draws, [rows, n, most])
-        used = tf.cast(tf.less(tf.cast(tf.range(most), self.dtype),
-                               tf.reshape(flat_counts, [-1, 1, 1])), self.dtype)
-        hits = tf.one_hot(draws, k, dtype=self.dtype) * tf.expand_dims(used, -1)
-        out = tf.reduce_sum(hits, 2)  # [rows, n, k]
-        out = tf.transpose(out, [1, 0, 2])
-        return tf.reshape(out, tf.concat([[n], batch, [k]], 0))
+        flat_ndraws = n * tf.reshape(n_draws, [-1])
+
+        def one_row(args):
+            row_logits, row_draws = args[0], args[1]
+            x = tf.multinomial(row_logits[tf.newaxis, ...], row_draws, seed)
+            x = tf.reshape(x, shape=[n, -1])
+            return tf.reduce_sum(tf.one_hot(x, depth=k), axis=-2)
+
+        x = tf.map_fn(one_row, [flat_logits, flat_ndraws], dtype=self.dtype)
+        x = tf.transpose(x, perm=[1, 0, 2])
+        final_shape = tf.concat([[n], self.batch_shape_tensor(), [k]], 0)
+        return tf.reshape(x, final_shape)
 
     def _log_prob(self, counts):
-        counts, log_norm = self._counts_log_norm(counts)
-        return log_norm + tf.reduce_sum(counts * tf.nn.log_softmax(self._logits), -1)
+        log_unnormalized = tf.reduce_sum(
+            self._valid_counts(counts) * tf.nn.log_softmax(self._logits), -1)
+        counts = self._valid_counts(counts)
+        return log_unnormalized - -log_combinations(self._total_count, counts)
 
     def _mean(self):
-        return tf.expand_dims(self._total_count, -1) * self._probs
-
-    def _variance(self):
-        return tf.expand_dims(self._total_count, -1) * self._probs * (1.0 - self._probs)
+        return tf.identity(self._mean_val)
 
     def _covariance(self):
-        p = self._probs
-        n = tf.expand_dims(tf.expand_dims(self._total_count, -1), -1)
-        return n * (tf.matrix_diag(p) - tf.expand_dims(p, -1) * tf.expand_dims(p, -2))
+        p = self._probs * tf.ones_like(self._total_count)[..., tf.newaxis]
+        return tf.matrix_set_diag(
+            -tf.matmul(self._mean_val[..., tf.newaxis], p[..., tf.newaxis, :]),
+            self._variance())
+
+    def _variance(self):
+        p = self._probs * tf.ones_like(self._total_count)[..., tf.newaxis]
+        return self._mean_val - self._mean_val * p
 
 
 class DirichletMultinomial(_Counts):
@@ -896,14 +1015,23 @@ class DirichletMultinomial(_Counts):
                  name="DirichletMultinomial"):
         parameters = dict(locals())
         with tf.name_scope(name, values=[total_count, concentration]) as scope:
-            (self._concentration,) = _float_params([("concentration", concentration)])
-            self._total_count = tf.convert_to_tensor(total_count, name="total_count",
-                                                     dtype=self._concentration.dtype)
-            self._total = tf.reduce_sum(self._concentration, -1)
+            self._total_count = tf.convert_to_tensor(total_count, name="total_count")
+            if validate_args:
+                self._total_count = embed_check_nonnegative_integer_form(self._total_count)
+            c = tf.convert_to_tensor(concentration, name="concentration")
+            if validate_args:
+                c = embed_check_categorical_event_shape(c)
+                c = with_dependencies(
+                    [tf.assert_positive(c, message="Concentration parameter must be "
+                                        "positive.")], c)
+            self._concentration = c
+            self._total = tf.reduce_sum(c, -1)
         self._event_param = self._concentration
         super().__init__(self._concentration.dtype.base_dtype, NOT_REPARAMETERIZED,
                          validate_args, allow_nan_stats, parameters,
                          [self._total_count, self._concentration], scope)
+
+    _sum_message = "counts last-dimension must sum to `self.total_count`"
 
     @property
     def concentration(self):
@@ -913,39 +1041,40 @@ class DirichletMultinomial(_Counts):
     def total_concentration(self):
         return self._total
 
-    def _sample_n(self, n, seed):
-        k = tf.shape(self._concentration)[-1]
-        batch = self.batch_shape_tensor()
-        conc = self._concentration + tf.zeros(tf.concat([batch, [k]], 0), self.dtype)
-        g = tf.random_gamma([n], conc, dtype=self.dtype, seed=seed)  # [n, batch, k]
-        logits = tf.log(g / tf.reduce_sum(g, -1, keepdims=True))
-        counts = self._total_count + tf.zeros(batch, self.dtype)
-        counts = counts + tf.zeros(tf.concat([[n], batch], 0), self.dtype)
-        m = Multinomial(tf.reshape(counts, [-1]), logits=tf.reshape(logits, [-1, k]))
-        one = m.sample(1, seed=None if seed is None else seed + 1)[0]
-        return tf.reshape(one, tf.concat([[n], batch, [k]], 0))
-
-    def _log_prob(self, counts):
-        counts, log_norm = self._counts_log_norm(counts)
-        return log_norm + _lbeta(self._concentration + counts) - _lbeta(self._concentration)
-
-    _sum_message = "counts last-dimension must sum to `self.total_count`"
-
     # as TF 1.x, the batch shape is the concentration's alone
     def _batch_shape(self):
-        return self._concentration.get_shape()[:-1]
+        return self._total.get_shape()
 
     def _batch_shape_tensor(self):
-        return tf.shape(self._concentration)[:-1]
+        return tf.shape(self._total)
+
+    def _sample_n(self, n, seed):
+        n_draws = tf.cast(self._total_count, dtype=tf.int32)
+        k = self.event_shape_tensor()[0]
+        g = tf.random_gamma(shape=[n], alpha=self._concentration, dtype=self.dtype, seed=seed)
+        logits = tf.reshape(tf.log(g), shape=[-1, k])
+        draws = tf.multinomial(logits=logits, num_samples=n_draws,
+                               seed=gen_new_seed(seed, salt="dirichlet_multinomial"))
+        x = tf.reduce_sum(tf.one_hot(draws, depth=k), -2)
+        final_shape = tf.concat([[n], self.batch_shape_tensor(), [k]], 0)
+        return tf.cast(tf.reshape(x, final_shape), self.dtype)
+
+    def _log_prob(self, counts):
+        counts = self._valid_counts(counts)
+        ordered = tf.lbeta(self._concentration + counts) - tf.lbeta(self._concentration)
+        return ordered + log_combinations(self._total_count, counts)
+
+    def _prob(self, counts):
+        return tf.exp(self._log_prob(counts))
 
     # As TF 1.x, the moments broadcast ``total_count`` against the event axis as it is (a
     # total_count of shape [4, 1] with concentration [4, 3] gives means of shape [4, 3]).
     def _mean(self):
-        return self._total_count * (self._concentration / tf.expand_dims(self._total, -1))
+        return self._total_count * (self._concentration / self._total[..., tf.newaxis])
 
     def _variance_scale(self):
-        a0 = tf.expand_dims(self._total, -1)
-        return tf.sqrt((1.0 + a0 / self._total_count) / (1.0 + a0))
+        c0 = self._total[..., tf.newaxis]
+        return tf.sqrt((1.0 + c0 / self._total_count) / (1.0 + c0))
 
     def _variance(self):
         scale = self._variance_scale()
@@ -954,8 +1083,8 @@ class DirichletMultinomial(_Counts):
 
     def _covariance(self):
         x = self._variance_scale() * self._mean()
-        outer = -tf.expand_dims(x, -1) * tf.expand_dims(x, -2)
-        return tf.matrix_set_diag(outer, self._variance())
+        return tf.matrix_set_diag(-tf.matmul(x[..., tf.newaxis], x[..., tf.newaxis, :]),
+                                  self._variance())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1052,47 +1181,61 @@ class StudentTWithAbsDfSoftplusScale(StudentT):
 @RegisterKL(Normal, Normal)
 def _kl_normal_normal(a, b, name=None):
     with tf.name_scope(name, "kl_normal_normal", [a.loc, b.loc]):
-        ratio = tf.square(a.scale / b.scale)
-        return (tf.square(a.loc - b.loc) / (2.0 * tf.square(b.scale))
-                + 0.5 * (ratio - 1.0 - tf.log(ratio)))
+        one = tf.constant(1, dtype=a.dtype)
+        two = tf.constant(2, dtype=a.dtype)
+        half = tf.constant(0.5, dtype=a.dtype)
+        var_a = tf.square(a.scale)
+        var_b = tf.square(b.scale)
+        ratio = var_a / var_b
+        return (tf.squared_difference(a.loc, b.loc) / (two * var_b)
+                + half * (ratio - one - tf.log(ratio)))
 
 
 @RegisterKL(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(a, b, name=None):
-    with tf.name_scope(name, "kl_bernoulli_bernoulli", [a.logits, b.logits]):
-        delta_a = tf.nn.softplus(-b.logits) - tf.nn.softplus(-a.logits)
-        delta_b = tf.nn.softplus(b.logits) - tf.nn.softplus(a.logits)
-        return tf.sigmoid(a.logits) * delta_a + tf.sigmoid(-a.logits) * delta_b
+    with tf.name_scope(name, "kl_bernoulli_bernoulli", values=[a.logits, b.logits]):
+        delta_0 = tf.nn.softplus(-b.logits) - tf.nn.softplus(-a.logits)
+        delta_1 = tf.nn.softplus(b.logits) - tf.nn.softplus(a.logits)
+        return tf.sigmoid(a.logits) * delta_0 + tf.sigmoid(-a.logits) * delta_1
 
 
 @RegisterKL(Categorical, Categorical)
 def _kl_categorical_categorical(a, b, name=None):
-    with tf.name_scope(name, "kl_categorical_categorical", [a.logits, b.logits]):
-        la, lb = tf.nn.log_softmax(a.logits), tf.nn.log_softmax(b.logits)
-        return tf.reduce_sum(tf.exp(la) * (la - lb), -1)
+    with tf.name_scope(name, "kl_categorical_categorical", values=[a.logits, b.logits]):
+        delta = tf.nn.log_softmax(a.logits) - tf.nn.log_softmax(b.logits)
+        return tf.reduce_sum(tf.nn.softmax(a.logits) * delta, axis=-1)
 
 
 @RegisterKL(Gamma, Gamma)
 def _kl_gamma_gamma(a, b, name=None):
-    with tf.name_scope(name, "kl_gamma_gamma", [a.concentration, b.concentration]):
+    with tf.name_scope(name, "kl_gamma_gamma", values=[a.concentration, a.rate,
+                                                       b.concentration, b.rate]):
         ca, cb, ra, rb = a.concentration, b.concentration, a.rate, b.rate
         return ((ca - cb) * tf.digamma(ca) + tf.lgamma(cb) - tf.lgamma(ca)
-                + cb * (tf.log(ra) - tf.log(rb)) + ca * (rb / ra - 1.0))
+                + cb * tf.log(ra) - cb * tf.log(rb) + ca * (rb / ra - 1.0))
 
 
 @RegisterKL(Beta, Beta)
 def _kl_beta_beta(a, b, name=None):
-    with tf.name_scope(name, "kl_beta_beta", [a.concentration1, b.concentration1]):
-        a1, a0, b1, b0 = a.concentration1, a.concentration0, b.concentration1, b.concentration0
-        ta = a1 + a0
-        return (b._lbeta() - a._lbeta() + (a1 - b1) * tf.digamma(a1)
-                + (a0 - b0) * tf.digamma(a0) + (b1 + b0 - ta) * tf.digamma(ta))
+    with tf.name_scope(name, "kl_beta_beta", values=[a.concentration1, a.concentration0,
+                                                     a.total_concentration, b.concentration1,
+                                                     b.concentration0, b.total_concentration]):
+        # each difference is b's minus a's, made where the sum needs it (TF 1.x's order)
+        def delta(get):
+            return get(b) - get(a)
+        return (delta(lambda d: d._log_normalization())
+                - tf.digamma(a.concentration1) * delta(lambda d: d.concentration1)
+                - tf.digamma(a.concentration0) * delta(lambda d: d.concentration0)
+                + tf.digamma(a.total_concentration)
+                * delta(lambda d: d.total_concentration))
 
 
 @RegisterKL(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(a, b, name=None):
-    with tf.name_scope(name, "kl_dirichlet_dirichlet", [a.concentration, b.concentration]):
-        ca, cb = a.concentration, b.concentration
-        ta = tf.reduce_sum(ca, -1, keepdims=True)
-        return (_lbeta(cb) - _lbeta(ca)
-                + tf.reduce_sum((ca - cb) * (tf.digamma(ca) - tf.digamma(ta)), -1))
+    with tf.name_scope(name, "kl_dirichlet_dirichlet", values=[a.concentration,
+                                                               b.concentration]):
+        digamma_total = tf.digamma(tf.reduce_sum(a.concentration, axis=-1, keepdims=True))
+        digamma_diff = tf.digamma(a.concentration) - digamma_total
+        concentration_diff = a.concentration - b.concentration
+        return (tf.reduce_sum(concentration_diff * digamma_diff, axis=-1)
+                - tf.lbeta(a.concentration) + tf.lbeta(b.concentration))

@@ -13,6 +13,7 @@ import numpy as np
 
 import tideflow as tf
 from tideflow.framework import ops
+from tideflow.ops.control_flow_ops import with_dependencies
 
 __all__ = [
     "assert_integer_form",
@@ -92,8 +93,7 @@ def embed_check_nonnegative_integer_form(x, name="embed_check_nonnegative_intege
         if not x.dtype.is_integer:
             checks.append(assert_integer_form(
                 x, message=f"'{x}' cannot contain fractional components."))
-        with tf.control_dependencies(checks):
-            return tf.identity(x)
+        return with_dependencies(checks, x)
 
 
 def embed_check_categorical_event_shape(categorical_param,
@@ -103,30 +103,33 @@ def embed_check_categorical_event_shape(categorical_param,
     with tf.name_scope(name, values=[categorical_param]):
         x = tf.convert_to_tensor(categorical_param, name="categorical_param")
         dtype = x.dtype.base_dtype
-        if not (dtype.is_floating or dtype.is_integer) or dtype.is_quantized:
+        # as TF 1.x: only float parameters (logits, probs, concentrations) are checked
+        most = _largest_integer(dtype) if dtype.is_floating else 0
+        if most == 0:
             raise TypeError(f"Unable to validate size of unrecognized dtype ({dtype.name}).")
-        most = _largest_integer(dtype)
         shape = x.get_shape()
-        size = shape[-1].value if shape.ndims is not None and shape.ndims > 0 else None
+        if shape.ndims is not None and shape.ndims < 1:
+            raise ValueError("A categorical-distribution parameter must have at least 1 "
+                             "dimension.")
+        size = shape[-1].value if shape.ndims is not None else None
         if size is not None:
             if size < 2:
-                raise ValueError(f"A categorical-distribution parameter must have at least 2 "
-                                 f"events, not {size}.")
+                raise ValueError("A categorical-distribution parameter must have at least 2 "
+                                 "events.")
             if size > most:
                 raise ValueError(f"Number of classes exceeds `dtype` precision, i.e., "
                                  f"{dtype.name} implies shape ({size}) cannot exceed {most}.")
             return x
-        n = tf.shape(x, out_type=tf.int64)[-1]
-        checks = [tf.assert_rank_at_least(x, 1, message="Input must have at least one "
-                                          "dimension."),
-                  tf.assert_greater_equal(n, tf.constant(2, tf.int64),
+        n = tf.shape(x, name="x_shape")[-1]
+        checks = [tf.assert_rank_at_least(x, 1, message="A categorical-distribution parameter "
+                                          "must have at least 1 dimension."),
+                  tf.assert_greater_equal(tf.shape(x)[-1], 2,
                                           message="A categorical-distribution parameter must "
                                           "have at least 2 events."),
-                  tf.assert_less_equal(n, tf.constant(most, tf.int64),
+                  tf.assert_less_equal(n, most,
                                        message=f"Number of classes exceeds `dtype` precision, "
                                        f"i.e., {dtype.name} dtype cannot exceed {most} shape.")]
-        with tf.control_dependencies(checks):
-            return tf.identity(x)
+        return with_dependencies(checks, x)
 
 
 def embed_check_integer_casting_closed(x, target_dtype, assert_nonnegative=True,
@@ -158,8 +161,7 @@ def embed_check_integer_casting_closed(x, target_dtype, assert_nonnegative=True,
                 x, tf.constant(low, dtype), message=f"Elements cannot be smaller than {low}."))
         if not checks:
             return x
-        with tf.control_dependencies(checks):
-            return tf.identity(x)
+        return with_dependencies(checks, x)
 
 
 def get_logits_and_probs(logits=None, probs=None, multidimensional=False,
@@ -192,12 +194,11 @@ def get_logits_and_probs(logits=None, probs=None, multidimensional=False,
                 else:
                     checks.append(tf.assert_less_equal(
                         probs, one, message="probs has components greater than 1."))
-                with tf.control_dependencies(checks):
-                    probs = tf.identity(probs)
+                probs = with_dependencies(checks, probs)
         with tf.name_scope("logits"):
             if multidimensional:
                 return tf.log(probs), probs
-            return tf.log(probs) - tf.log1p(-probs), probs
+            return tf.log(probs) - tf.log1p(-1.0 * probs), probs
 
 
 def log_combinations(n, counts, name="log_combinations"):
@@ -311,7 +312,10 @@ def pick_vector(cond, true_vector, false_vector, name="pick_vector"):
         if true_vector.dtype != false_vector.dtype:
             raise TypeError(f"{true_vector} (dtype {true_vector.dtype}) and {false_vector} "
                             f"(dtype {false_vector.dtype}) do not have the same dtype")
-        return tf.cond(cond, lambda: true_vector, lambda: false_vector)
+        # as TF 1.x: a slice of both vectors, no cond
+        n = tf.shape(true_vector)[0]
+        both = tf.concat([true_vector, false_vector], 0)
+        return tf.slice(both, [tf.where_v2(cond, 0, n)], [tf.where(cond, n, -1)])
 
 
 def _tri_size(m):

@@ -290,15 +290,19 @@ def assert_proper_iterable(values):
 def assert_same_float_dtype(tensors=None, dtype=None):
     """The common floating dtype of ``tensors`` and ``dtype`` (ValueError if they differ)."""
     if tensors:
+        # TF's message: the first tensor of another dtype, that dtype, the expected one and
+        # (when it came from the tensors) the tensor that set it
+        first = None
         for t in tensors:
+            if t is None:
+                continue
             t_dtype = t.dtype.base_dtype
             if dtype is None:
-                dtype = t_dtype
+                dtype, first = t_dtype, t
             elif t_dtype != dtype:
-                raise ValueError(
-                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
-                    f"{t_dtype.name}: {t!r}"
-                )
+                origin = f" as {getattr(first, 'name', first)}" if first is not None else ""
+                raise ValueError(f"{getattr(t, 'name', t)}, type={t_dtype}, must be of the "
+                                 f"same type ({dtype}){origin}.")
     if not dtype:
         return dtypes.float32
     if not dtype.is_floating:
