@@ -153,3 +153,19 @@ def test_dynamic_stitch_of_empty_indices_says_one_row_statically():
     t = tf.dynamic_stitch([tf.constant([], tf.int32)], [tf.zeros([0, 2])])
     assert t.shape.as_list() == [1, 2]  # TF's shape function; the value has 0 rows
     assert _run(t).shape == (0, 2)
+
+
+def test_tile_by_zero_or_one_keeps_what_tf_infers():
+    p = tf.placeholder(tf.float32)
+    assert tf.tile(p, [0, 0]).shape.as_list() == [0, 0]
+    assert tf.tile(p, [1, 2]).shape.as_list() == [None, None]
+    q = tf.placeholder(tf.float32, [None, 3])
+    assert tf.tile(q, [0, 1]).shape.as_list() == [0, 3]
+
+
+def test_where_v2_broadcasts_then_and_else_before_the_condition():
+    e = tf.placeholder(tf.int32)
+    t = tf.where_v2(tf.zeros([0], tf.bool), tf.zeros([0, 2], tf.int32), e)
+    assert t.shape.ndims is None
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        _run(t, {e: np.zeros([0, 2], np.int32)})

@@ -584,7 +584,8 @@ op_registry.declare(
     inputs=["condition: bool", "t: T", "e: T"],
     outputs=["output: T"],
     attrs=["T: type"],
-    shape=lambda op: [broadcast_shape(broadcast_shape(_in(op, 0), _in(op, 1)), _in(op, 2))],
+    # as TF: then and else broadcast first, then the condition with them
+    shape=lambda op: [broadcast_shape(_in(op, 0), broadcast_shape(_in(op, 1), _in(op, 2)))],
     kernel=_select_v2_kernel,
     grad=_select_v2_grad,
 )

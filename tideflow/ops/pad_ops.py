@@ -30,12 +30,22 @@ def _tile_shape(op):
     _check_rank(_in(op, 1), 1)
     m = partial_vector(op._inputs[1])
     if s.ndims is None:
-        return [None if m is None else [None] * len(m)]
+        return [None if m is None else [_dim_times(None, k) for k in m]]
     if m is None:
         return [[None] * s.ndims]
     if len(m) != s.ndims:  # TF: the multiples (a shape) must have the input's rank
         raise ValueError(f"Shape must be rank {s.ndims} but is rank {len(m)}")
-    return [[None if d.value is None or k is None else d.value * k for d, k in zip(s.dims, m)]]
+    return [[_dim_times(d.value, k) for d, k in zip(s.dims, m)]]
+
+
+def _dim_times(d, k):
+    """A dimension times a multiple as TF's shape inference multiplies them: 0 times anything
+    is 0 and 1 times anything is that, even when the other is unknown."""
+    if d == 0 or k == 0:
+        return 0
+    if d == 1 or k == 1:
+        return k if d == 1 else d
+    return None if d is None or k is None else d * k
 
 
 def _tile_kernel(x, multiples):
