@@ -314,3 +314,16 @@ def test_guarded_assert_failure_names_tfs_op():
     with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
         s.run(check, {p: [1, 2, 3]})
     assert e.value.op.name == "myassert/AssertGuard/Assert"
+
+
+def test_sparse_and_indexed_slices_messages():
+    sp = tf.sparse_placeholder(tf.float32, shape=[None, 4])
+    dense = tf.sparse_tensor_to_dense(sp, validate_indices=False)
+    with tf.Session() as s, pytest.raises(
+            tf.errors.InvalidArgumentError,
+            match=r"^Indices are not valid \(out of bounds\)\.  Shape: \[3,4\]\n"):
+        s.run(dense, {sp: tf.SparseTensorValue([[0, 5]], [1.0], [3, 4])})
+    rows = tf.IndexedSlices(tf.constant([[1.0, 1.0]]), tf.constant([1]))
+    with pytest.raises(ValueError, match=r"^Tensor conversion requested for IndexedSlices "
+                                         r"without dense_shape: IndexedSlices\(indices="):
+        tf.convert_to_tensor(rows)

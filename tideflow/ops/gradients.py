@@ -219,7 +219,8 @@ def dense(g, name=None):
     from tideflow.ops import reduction_ops
 
     if g.dense_shape is None:
-        raise ValueError(f"Cannot convert IndexedSlices {g} without dense_shape to a Tensor")
+        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
+                         f"{g}")
     # dense_shape[0] is a StridedSlice, as TF builds it
     num_rows = g.dense_shape[0] if g.dense_shape.get_shape().ndims else g.dense_shape
     return reduction_ops.unsorted_segment_sum(g.values, g.indices, num_rows, name=name)

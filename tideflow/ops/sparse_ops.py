@@ -124,7 +124,7 @@ def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default
     if validate_indices:
         _validate_index_order(idx.astype(np.int64), shape)
     elif n and (np.any(idx < 0) or np.any(idx >= shape)):
-        raise _invalid("Invalid sparse to dense index: out of bounds")
+        raise _invalid(f"Indices are not valid (out of bounds).  Shape: {_fmt(tuple(shape))}")
     out = np.full(tuple(shape), default_value, dtype=values.dtype)
     if n and idx.shape[1] == 0:  # a scalar output (a full reduction's sparse result)
         out[()] = values.reshape(-1)[-1]
