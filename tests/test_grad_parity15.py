@@ -203,3 +203,23 @@ def test_gradient_ops_as_tf115(build, seed, n_ops, last, total):
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
         np.testing.assert_allclose(s.run(g).sum(), total, rtol=1e-4)
+
+
+def test_add_gradient_of_a_gather_densifies_in_each_sum_as_tf115():
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, 6])
+    w = tf.Variable(tf.random_normal([6, 4]))
+    b = tf.Variable(tf.zeros([4]))
+    h = tf.matmul(x, w) + b
+    _, gb = tf.gradients(tf.gather(h, [0, 0]), [w, b])
+    tf.random_normal([2])
+    graph = tf.get_default_graph()
+    assert _seeds() == [4, 57]
+    assert graph.get_operation_by_name("gradients/add_grad/Shape_1").type == "Const"
+    assert graph.get_operation_by_name("gradients/add_grad/Sum/input").type == \
+        "UnsortedSegmentSum"
+    assert graph.get_operation_by_name("gradients/add_grad/Sum_1/input").type == \
+        "UnsortedSegmentSum"
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(gb, {x: np.ones((3, 6))}), [2, 2, 2, 2])

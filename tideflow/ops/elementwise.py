@@ -173,7 +173,9 @@ def smart_broadcast_gradient_args(x, y, grad):
     Fully known: Python tuples (the op TF folds them from is built once per graph and pair of
     shapes), and an input reduces only when its shape differs from the gradient's."""
     if not isinstance(grad, ops.Tensor):
-        sx, sy = _shape_op(x), _shape_op(y)
+        from tideflow.ops import array_ops
+
+        sx, sy = array_ops.shape(x), array_ops.shape(y)  # (Consts where static, as TF's)
         rx, ry = ops.apply_op("BroadcastGradientArgs", [sx, sy])._outputs
         return (sx, rx, True), (sy, ry, True)
     xs, ys = x.get_shape(), y.get_shape()

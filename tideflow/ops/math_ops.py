@@ -274,7 +274,7 @@ def _add_grad(op, grad):
     if isinstance(grad, ops.Tensor) and shapes_equal_and_known(x, y, grad):
         return grad, grad
     (sx, rx, must_x), (sy, ry, must_y) = smart_broadcast_gradient_args(x, y, grad)
-    grad = _dense(grad)
+    # (an IndexedSlices grad, of a gather, becomes dense in each Sum, as TF's conversions)
     gx = sum_to(grad, rx, sx) if must_x else grad
     gy = sum_to(grad, ry, sy) if must_y else grad
     return gx, gy
@@ -291,7 +291,6 @@ def _sub_grad(op, grad):
     if isinstance(grad, ops.Tensor) and shapes_equal_and_known(x, y, grad):
         return grad, -grad
     (sx, rx, must_x), (sy, ry, must_y) = smart_broadcast_gradient_args(x, y, grad)
-    grad = _dense(grad)
     gx = sum_to(grad, rx, sx) if must_x else grad
     gy = sum_to(-grad, ry, sy) if must_y else -grad
     return gx, gy
