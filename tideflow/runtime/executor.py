@@ -950,8 +950,16 @@ def _live_ops(order, fetches, targets, fed, replace, consts):
             if t not in fed and t not in consts and t._op not in live:
                 stack.append(t._op)
         for c in op._control_inputs:
-            if c not in live and c in order_set:
-                stack.append(c)
+            if c in live or c not in order_set:
+                continue
+            if c._outputs and not c._op_def.is_stateful and all(
+                    replace.get(t, t) is not t or t in consts for t in c._outputs):
+                # a pure op whose values are all read elsewhere (merged, rewritten, folded):
+                # the ordering it stood for is kept by the ops producing those values
+                stack.extend(r._op for r in (replace.get(t, t) for t in c._outputs)
+                             if r not in fed and r not in consts and r._op not in live)
+                continue
+            stack.append(c)
     return live
 
 

@@ -74,14 +74,7 @@ def _log_softmax_rewrites(order, fed, fetches, replace, consts):
             candidates.setdefault(s, []).append(log)
     if not candidates:
         return
-    uses = dict.fromkeys(candidates, 0)
-    for op in order:
-        if op._outputs and all(replace.get(t, t) is not t or t in consts for t in op._outputs):
-            continue  # folded or merged away: not run
-        for t in op._inputs:
-            t = replace.get(t, t)
-            if t in uses:
-                uses[t] += 1
+    uses = _uses(order, replace, consts, candidates)
     keep = {replace.get(t, t) for t in fetches}
     for s, (log, *more) in candidates.items():
         out = log._outputs[0]
@@ -89,10 +82,84 @@ def _log_softmax_rewrites(order, fed, fetches, replace, consts):
                 or s._op._device != log._device):
             continue
         replace.kernels[s._op] = op_registry.get("LogSoftmax")
-        for t, r in list(replace.items()):
-            if r is out:
-                replace[t] = s
-        replace[out] = s
+        _read_from(replace, out, s)
+
+
+def _uses(order, replace, consts, tensors):
+    """How many inputs of the ops that run in the step read each of ``tensors``."""
+    uses = dict.fromkeys(tensors, 0)
+    for op in order:
+        if op._outputs and all(replace.get(t, t) is not t or t in consts for t in op._outputs):
+            continue  # folded or merged away: not run
+        for t in op._inputs:
+            t = replace.get(t, t)
+            if t in uses:
+                uses[t] += 1
+    return uses
+
+
+def _read_from(replace, out, src):
+    """The value of ``out`` (and of whatever stood for it) is read from ``src``: out's op no
+    longer runs."""
+    for t, r in list(replace.items()):
+        if r is out:
+            replace[t] = src
+    replace[out] = src
+
+
+def _masked_max_pool_grad(kernel):
+    def fused(orig_input, orig_output, grad, **attrs):
+        return kernel(orig_input, orig_output, grad * (orig_output > 0), **attrs)
+
+    return fused
+
+
+def _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts):
+    """``ReluGrad(MaxPoolGrad(r, p, g), r)`` runs as ``MaxPoolGrad(r, p, g * (p > 0))`` when
+    ``p`` is ``MaxPool(r)`` with the same window: the backward pass of ``max_pool(relu(x))``.
+    The max-pool gradient lands only on each window's maximum, where ``r`` equals ``p``, so
+    masking the pooled gradient by ``p > 0`` is the ReluGrad's mask, applied to a quarter of
+    the values (a 2x2 pool) and without the full-size pass. Only when the MaxPoolGrad's output
+    is read by that ReluGrad alone, neither is fed or fetched and both run on one device;
+    the ReluGrad's op then does not run."""
+    import copy
+
+    from tideflow.framework import op_registry
+
+    pairs = {}
+    for op in order:
+        if op._type != "ReluGrad" or len(op._inputs) != 2 or op._control_inputs:
+            continue
+        out = op._outputs[0]
+        if replace.get(out, out) is not out or out in consts or out in fed:
+            continue
+        d, r = (replace.get(t, t) for t in op._inputs)
+        mpg = d._op
+        if mpg._type != "MaxPoolGrad" or d in fed or d in consts or d in pairs:
+            continue
+        x, p = (replace.get(t, t) for t in mpg._inputs[:2])
+        if x is not r or p in fed or p._op._type != "MaxPool" or mpg._device != op._device:
+            continue
+        pool = p._op
+        if replace.get(pool._inputs[0], pool._inputs[0]) is not r or any(
+                pool._attrs.get(k) != mpg._attrs.get(k)
+                for k in ("ksize", "strides", "padding", "data_format")):
+            continue
+        pairs[d] = op
+    if not pairs:
+        return
+    uses = _uses(order, replace, consts, pairs)
+    keep = {replace.get(t, t) for t in fetches}
+    fused_def = None
+    for d, relu_grad in pairs.items():
+        out = relu_grad._outputs[0]
+        if uses[d] != 1 or d in keep:
+            continue
+        if fused_def is None:
+            fused_def = copy.copy(op_registry.get("MaxPoolGrad"))
+            fused_def.kernel = _masked_max_pool_grad(fused_def.kernel)
+        replace.kernels[d._op] = fused_def
+        _read_from(replace, out, d)
 
 
 def optimize(order, fed, device, session_state, session, fetches=()):
@@ -144,6 +211,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             for a, b in zip(op._outputs, first._outputs):
                 replace[a] = replace.get(b, b)
     _log_softmax_rewrites(order, fed, fetches, replace, consts)
+    _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
     return replace, consts
 
 
