@@ -327,3 +327,9 @@ def test_sparse_and_indexed_slices_messages():
     with pytest.raises(ValueError, match=r"^Tensor conversion requested for IndexedSlices "
                                          r"without dense_shape: IndexedSlices\(indices="):
         tf.convert_to_tensor(rows)
+
+
+def test_tensor_shape_of_a_string_is_ambiguous():
+    with pytest.raises(TypeError, match="^A string has ambiguous TensorShape, please wrap in a "
+                                        "list or convert to an int: ab$"):
+        tf.TensorShape("ab")

@@ -157,6 +157,9 @@ class TensorShape:
             self._dims = None
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
+        elif isinstance(dims, (str, bytes)):
+            raise TypeError("A string has ambiguous TensorShape, please wrap in a list or "
+                            f"convert to an int: {dims}")
         elif _is_shape_proto(dims):
             self._dims = None if dims.unknown_rank else [
                 Dimension(None if d.size == -1 else d.size) for d in dims.dim
