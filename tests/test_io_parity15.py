@@ -265,3 +265,35 @@ def test_png_gray_decode_and_encode_bytes_are_libpngs():
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match=r"^Invalid PNG header, data size 30\n"):
             s.run(tf.image.decode_png(tf.constant(s.run(enc)[:30])))
+
+
+def test_restore_errors_read_as_tfs(tmp_path):
+    prefix = str(tmp_path / "m")
+    tf.Variable(1.0, name="a")
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        tf.train.Saver().save(s, prefix)
+    head = ("Restoring from checkpoint failed. This is most likely due to a mismatch between the "
+            "current graph and the graph from the checkpoint. Please ensure that you have not "
+            "altered the graph expected based on the checkpoint. Original error:\n\n")
+    cases = [(lambda: tf.Variable([1.0, 2.0], name="a"),
+              "Assign requires shapes of both tensors to match. lhs shape= [2] rhs shape= []"),
+             (lambda: tf.Variable(1, name="a"),
+              "tensor_name = a; expected dtype int32 does not equal original dtype float")]
+    for make, original in cases:
+        with tf.Graph().as_default():
+            make()
+            saver = tf.train.Saver()
+            with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+                saver.restore(s, prefix)
+            assert str(e.value).startswith(head + original + "\n")
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="a")
+        saver = tf.train.Saver()
+        with tf.Session() as s, pytest.raises(ValueError) as e:
+            saver.restore(s, prefix + "x")
+        assert str(e.value) == f"The passed save_path is not a valid checkpoint: {prefix}x"
+    with pytest.raises(TypeError, match=r"^names_to_saveables must be a dict mapping string "
+                                        r"names to Tensors/Variables\. Not a variable: "
+                                        r"Tensor\(\"Const:0\", shape=\(\), dtype=int32\)$"):
+        tf.train.Saver({"x": 3})

@@ -178,12 +178,14 @@ def test_full_shape_mismatch_names_variable_and_shapes(tmp_path):
         _emb(2, shape=(11, 4))
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as e:
             Saver().restore(sess, path)
-    msg = str(e.value)
-    assert "emb" in msg and "[11, 4]" in msg and "[10, 4]" in msg
+    msg = str(e.value)  # TF 1.15's words
+    assert ("tensor_name = emb; shape in shape_and_slice spec [11,4] does not match the shape "
+            "stored in checkpoint: [10,4]") in msg
     with tf.Graph().as_default():
         _emb(None, shape=(10, 5))
-        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
-                                                 match=r"'emb'.*\[10,5\].*\[10,4\]"):
+        with tf.Session() as sess, pytest.raises(
+                tf.errors.InvalidArgumentError,
+                match=r"lhs shape= \[10,5\] rhs shape= \[10,4\]"):
             Saver().restore(sess, path)
 
 

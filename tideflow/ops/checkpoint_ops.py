@@ -93,14 +93,14 @@ def _check_request(reader, name, spec, dtype):
     if stored["dtype"] != dtype.name:
         raise errors.InvalidArgumentError(
             None, None, f"tensor_name = {name}; expected dtype {_tf_type(dtype.name)} does not "
-            f"equal original dtype {_tf_type(stored['dtype'])} (checkpoint {reader.prefix})",
+            f"equal original dtype {_tf_type(stored['dtype'])}",
         )
     full, box = parse_slice_spec(spec)
     if full is not None and list(full) != list(stored["shape"]):
         raise errors.InvalidArgumentError(
-            None, None, f"tensor_name = {name}; shape in shape_and_slice spec {full} does not "
-            f"match the shape stored in checkpoint: {stored['shape']} (checkpoint "
-            f"{reader.prefix})",
+            None, None, f"tensor_name = {name}; shape in shape_and_slice spec "
+            f"[{','.join(map(str, full))}] does not match the shape stored in checkpoint: "
+            f"[{','.join(map(str, stored['shape']))}]",
         )
     return box
 

@@ -155,13 +155,12 @@ def saveable_objects_for_op(op, name):
     if _is_variable(op):
         return [ReferenceVariableSaveable(op._ref(), "", name,
                                           resource=getattr(op, "_resource", False))]
-    if isinstance(op, ops.Tensor) and op.dtype._is_ref_dtype:
-        ref = op
-    elif isinstance(op, ops.Tensor):
-        raise TypeError(f"Can only save/restore variables or ref tensors, got {op}")
-    else:
-        raise TypeError(f"Variable to save is not a Variable: {op}")
-    return [ReferenceVariableSaveable(ref, "", name)]
+    if not isinstance(op, ops.Tensor):
+        op = ops.convert_to_tensor(op)  # as TF (a Python value becomes a Const first)
+    if not op.dtype._is_ref_dtype:
+        raise TypeError("names_to_saveables must be a dict mapping string names to "
+                        f"Tensors/Variables. Not a variable: {op}")
+    return [ReferenceVariableSaveable(op, "", name)]
 
 
 def validate_and_slice_inputs(names_to_saveables):

@@ -19,10 +19,11 @@ class CheckpointNotFoundError(errors.NotFoundError, ValueError):
     """A checkpoint prefix with no checkpoint (TF 1.x raised NotFoundError, later ValueError)."""
 
 
-def _wrap_restore_error(err, reason, detail=""):
+def _wrap_restore_error(err, reason):
+    # TF 1.15's words exactly (the original error names the tensor and both shapes)
     msg = (f"Restoring from checkpoint failed. This is most likely due to {reason} from the "
            "checkpoint. Please ensure that you have not altered the graph expected based on the "
-           f"checkpoint. {detail}Original error:\n\n{err.message}")
+           f"checkpoint. Original error:\n\n{err.message}")
     return type(err)(err.node_def, err.op, msg)
 
 
@@ -290,10 +291,7 @@ class Saver:
                 "tf.train.latest_checkpoint(checkpoint_dir) returns)")
         if not checkpoint_management.checkpoint_exists(prefix):
             raise CheckpointNotFoundError(
-                None, None, f"The passed save_path is not a valid checkpoint: {prefix} "
-                f"(Unsuccessful TensorSliceReader constructor: Failed to find any matching "
-                f"files for {prefix})",
-            )
+                None, None, f"The passed save_path is not a valid checkpoint: {prefix}")
         from tideflow import logging
 
         logging.info("Restoring parameters from %s", prefix)
@@ -305,8 +303,7 @@ class Saver:
                 err, "a Variable name or other graph key that is missing") from None
         except errors.InvalidArgumentError as err:
             raise _wrap_restore_error(
-                err, "a mismatch between the current graph and the graph",
-                _mismatch_detail(err, prefix)) from None
+                err, "a mismatch between the current graph and the graph") from None
 
     @staticmethod
     def _add_collection_def(meta_graph_def, key, export_scope=None):
@@ -325,34 +322,6 @@ class Saver:
             clear_extraneous_savers=clear_extraneous_savers,
             strip_default_attrs=strip_default_attrs,
         )
-
-
-def _mismatch_detail(err, prefix):
-    """Names the variable and both shapes when an Assign of the restore failed."""
-    op = err.op
-    if op is None or op.type != "Assign":
-        return ""
-    var = op.inputs[0]
-    restored = op.inputs[1]
-    key = None
-    if restored.op.type == "RestoreV2":
-        names = ops.constant_value(restored.op.inputs[1])
-        if names is not None:
-            key = np.asarray(names, dtype=object).reshape(-1)[restored.value_index]
-            key = key.decode() if isinstance(key, bytes) else str(key)
-    ckpt_shape = None
-    if key is not None:
-        from tideflow.ops import checkpoint_ops
-
-        try:
-            ckpt_shape = checkpoint_ops.open_reader(prefix).shape(key)
-        except errors.OpError:
-            pass
-    graph_shape = var.get_shape()
-    graph_str = "?" if graph_shape.ndims is None else _shape_str(graph_shape.as_list())
-    ckpt_str = "?" if ckpt_shape is None else _shape_str(ckpt_shape)
-    return (f"Variable '{var.op.name}' (checkpoint key '{key}') has shape {graph_str} in the "
-            f"graph but {ckpt_str} in the checkpoint {prefix}. ")
 
 
 # ------------------------------------------------------------------------------------------
