@@ -26,12 +26,12 @@ def test_dense_jobs():
     assert c.task_address("worker", 2) == "w2:2222"
     assert c.job_tasks("ps") == ["ps0:2222", "ps1:2222"]
     assert bool(c) and not ClusterSpec({})
-    assert repr(c) == ("ClusterSpec({'ps': ['ps0:2222', 'ps1:2222'], 'worker': ['w0:2222', "
+    assert str(c) == ("ClusterSpec({'ps': ['ps0:2222', 'ps1:2222'], 'worker': ['w0:2222', "
                        "'w1:2222', 'w2:2222']})")
 
 
 def test_sparse_jobs():
-    c = ClusterSpec({"worker": {1: "w1:1", 3: "w3:1"}, "ps": {"0": "p:1"}})
+    c = ClusterSpec({"worker": {1: "w1:1", 3: "w3:1"}, "ps": {0: "p:1"}})
     assert c.as_dict() == {"worker": {1: "w1:1", 3: "w3:1"}, "ps": ["p:1"]}
     assert c.task_indices("worker") == [1, 3]
     assert c.job_tasks("worker") == [None, "w1:1", None, "w3:1"]
@@ -47,7 +47,8 @@ def test_cluster_def_round_trip():
     assert dict(cd.job[1].tasks) == {0: "w0:2222", 1: "w1:2222", 2: "w2:2222"}
     assert ClusterSpec(cd) == c
     assert ClusterSpec(c) == c and ClusterSpec(c) is not c
-    assert c == SPEC and c != {"ps": ["x:1"]} and c != 3
+    # as TF 1.15: equal to the {job: {index: address}} form only
+    assert c != SPEC and c == {j: dict(enumerate(a)) for j, a in SPEC.items()} and c != 3
     # field numbers as TF's: a ClusterDef made by TF parses here
     tf_bytes = ClusterDef(job=[JobDef(name="ps", tasks={0: "a:1"})]).SerializeToString()
     assert tf_bytes == b"\n\r\n\x02ps\x12\x07\x08\x00\x12\x03a:1"

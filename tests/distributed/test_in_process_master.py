@@ -1,7 +1,7 @@
 """A ``grpc://`` session to a server of its own process calls that server's master directly
 (no gRPC, as TF's LocalMaster): the same results, errors, timeouts, partial runs, callables
 and metadata as over gRPC, which the same servers answer when reached at an address they are
-not registered under (``localhost`` for ``127.0.0.1``) or from another process."""
+not registered under (``ipv4:127.0.0.1`` for ``localhost``) or from another process."""
 
 import threading
 
@@ -22,9 +22,9 @@ BIG = 1 << 19  # floats: 2 MiB, over the size that travels out of band
 
 def _grpc_target(server):
     """The same server, at an address its process's registry does not know: gRPC."""
-    target = server.target
-    assert "127.0.0.1" in target
-    return target.replace("127.0.0.1", "localhost")
+    target = server.target  # grpc://localhost:<port>, as TF's
+    assert target.startswith("grpc://localhost:")
+    return target.replace("localhost", "ipv4:127.0.0.1")
 
 
 def _in_process(sess):

@@ -13,12 +13,19 @@ __all__ = [
 ]
 
 
-def _address(job_name, address):
-    if isinstance(address, bytes):
-        return address.decode("utf-8")
-    if not isinstance(address, str):
-        raise TypeError(f"Task address {address!r} of job {job_name!r} must be bytes or unicode")
-    return address
+def _as_text(value, what):
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if not isinstance(value, str):
+        raise TypeError(f"{what} {value!r} must be bytes or unicode")
+    return value
+
+
+def _task_index(index):
+    # as the proto map's key check in TF 1.15 (bool counts as an int there)
+    if not isinstance(index, int):
+        raise TypeError(f"{index!r} has type {type(index).__name__}, but expected one of: int")
+    return int(index)
 
 
 class ClusterSpec:
@@ -26,80 +33,64 @@ class ClusterSpec:
 
     ``cluster`` is a dict from job name to a list of ``"host:port"`` addresses (task ``i`` is
     the ``i``-th entry) or to a dict from task index to address (sparse jobs), a ``ClusterDef``
-    proto, or another ``ClusterSpec``.
+    proto, or another ``ClusterSpec``. As TF 1.15, a dict's job names, indices and addresses
+    are kept as given (bytes stay bytes in ``jobs`` and ``as_dict()``); the proto has them as
+    text.
     """
 
     def __init__(self, cluster):
-        if isinstance(cluster, ClusterSpec):
-            self._spec = {job: dict(tasks) for job, tasks in cluster._spec.items()}
-        elif isinstance(cluster, ClusterDef):
-            self._spec = {}
-            for job_def in cluster.job:
-                if job_def.name in self._spec:
-                    raise ValueError(f"Duplicate job in ClusterDef: {job_def.name!r}")
-                self._spec[job_def.name] = dict(job_def.tasks.items())
-        elif isinstance(cluster, dict):
+        if isinstance(cluster, dict):
             self._spec = {}
             for job_name, tasks in cluster.items():
-                if isinstance(job_name, bytes):
-                    job_name = job_name.decode("utf-8")
-                if not isinstance(job_name, str):
-                    raise TypeError(f"Job name {job_name!r} must be bytes or unicode")
                 if isinstance(tasks, (list, tuple)):
-                    job = {i: _address(job_name, a) for i, a in enumerate(tasks)}
+                    self._spec[job_name] = dict(enumerate(tasks))
                 elif isinstance(tasks, dict):
-                    job = {}
-                    for i, a in tasks.items():
-                        try:
-                            index = int(i)
-                        except (TypeError, ValueError):
-                            raise TypeError(
-                                f"Task index {i!r} of job {job_name!r} is not an integer"
-                            ) from None
-                        job[index] = _address(job_name, a)
+                    self._spec[job_name] = dict(tasks)
                 else:
                     raise TypeError(
                         f"The tasks for job {job_name!r} must be a list or a dictionary from "
                         "integers to strings."
                     )
-                self._spec[job_name] = job
+            self._cluster_def = self._make_cluster_def()
+        elif isinstance(cluster, (ClusterDef, ClusterSpec)):
+            if isinstance(cluster, ClusterDef):
+                self._cluster_def = cluster  # as TF: the proto given, not a copy
+            else:
+                self._cluster_def = ClusterDef()
+                self._cluster_def.MergeFrom(cluster.as_cluster_def())
+            # a job named twice in the proto: the last one wins, as TF
+            self._spec = {job_def.name: dict(job_def.tasks.items())
+                          for job_def in self._cluster_def.job}
         else:
             raise TypeError(
                 "`cluster` must be a dictionary mapping one or more job names to lists of "
                 "network addresses, or a `ClusterDef` protocol buffer"
             )
-        self._cluster_def = self._make_cluster_def()
 
     def _make_cluster_def(self):
         cluster_def = ClusterDef()
         # sorted by job and by task, so equal clusters give byte-identical protos
         for job_name, tasks in sorted(self._spec.items()):
             job_def = cluster_def.job.add()
-            job_def.name = job_name
+            job_def.name = _as_text(job_name, "Job name")
             for i, address in sorted(tasks.items()):
-                job_def.tasks[i] = address
+                job_def.tasks[_task_index(i)] = _as_text(address, "Task address")
         return cluster_def
 
     def __bool__(self):
         return bool(self._spec)
 
+    # as TF 1.15: compared as its {job: {index: address}} dict, so a spec equals another spec
+    # with the same tasks, or such a dict (not the list form ``ClusterSpec`` takes)
     def __eq__(self, other):
-        if isinstance(other, ClusterSpec):
-            return self._spec == other._spec
-        if isinstance(other, dict):
-            try:
-                return self._spec == ClusterSpec(other)._spec
-            except (TypeError, ValueError):
-                return False
-        return NotImplemented
+        return self._spec == other
 
     def __ne__(self, other):
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
+        return self._spec != other
 
     __hash__ = None
 
-    def __repr__(self):
+    def __str__(self):
         d = self.as_dict()
         items = ", ".join(f"{k!r}: {d[k]!r}" for k in sorted(d))
         return "ClusterSpec({" + items + "})"
@@ -130,7 +121,7 @@ class ClusterSpec:
     def _job(self, job_name):
         try:
             return self._spec[job_name]
-        except (KeyError, TypeError):
+        except KeyError:
             raise ValueError(f"No such job in cluster: {job_name!r}") from None
 
     def num_tasks(self, job_name):

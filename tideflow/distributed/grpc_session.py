@@ -479,8 +479,8 @@ class RemoteSession:
 
 
 def reset(target, containers=None, config=None):
-    """``Session.reset``: clears ``containers`` (all when None) on every task of the cluster
-    the master at ``target`` knows, closing that master's sessions."""
+    """``Session.reset``: clears ``containers`` (the default one when None) on every task of
+    the cluster the master at ``target`` knows, closing that master's sessions."""
     stub = _Stub(_address(target), security_lib.get_default())
     timeout, wait = CREATE_TIMEOUT_S, None
     if config is not None and config.operation_timeout_in_ms > 0:

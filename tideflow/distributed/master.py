@@ -76,6 +76,18 @@ def _first_error(errs):
     return errs[0]
 
 
+def _from_task(name, e):
+    """As TF's master: an error a task's RunGraph ends with names that task first
+    ("From /job:ps/replica:0/task:0:" on a line of its own)."""
+    if not isinstance(e, errors.OpError) or e.message.startswith("From /job:"):
+        return e
+    spec = DeviceSpec.from_string(name)
+    task = f"/job:{spec.job}/replica:{spec.replica or 0}/task:{spec.task or 0}"
+    out = type(e)(e._node_def, e._op, f"From {task}:\n{e.message}")
+    out._error_code = e.error_code
+    return out
+
+
 class _TaskPart:
     """A task's share of a step plan: its registered graph and its feed and fetch keys."""
 
@@ -991,7 +1003,14 @@ class Master:
             req.recv_key.extend(k for _, k in tp.fetches)
             calls.append((tp, req))
         got = [{} for _ in calls]
-        resps = self._run_all(sess, calls, deadline, step_id, got)
+        try:
+            resps = self._run_all(sess, calls, deadline, step_id, got)
+        except errors.DeadlineExceededError:
+            if timeout_ms <= 0:
+                raise
+            # as TF's master: the step's own deadline passing is this one error, whichever
+            # kernel was waiting when it did
+            raise errors.DeadlineExceededError(None, None, "Operation timed out.") from None
         out = master_pb2.RunStepResponse()
         slots = [None] * plan.n_fetches
         for (tp, _), resp, big in zip(calls, resps, got):
@@ -1047,7 +1066,7 @@ class Master:
                 resp = self.transport.run_graph(tp.address, req, timeout or STEP_TIMEOUT_S,
                                                 got[0], tp.small)
             except errors.OpError as e:
-                self._after_failure(sess, calls, step_id, [e])
+                self._after_failure(sess, calls, step_id, [_from_task(tp.name, e)])
             return [resp]  # a successful step's rendezvous ends by itself (no CleanupGraph)
         # one call runs in this thread (the local task's when there is one: no RPC, no thread
         # handoff); a failure of another cancels the step everywhere, which unblocks it
@@ -1081,10 +1100,11 @@ class Master:
             # stop the others: their pending receives and queue waits fail at once
             self._cleanup(calls, step_id)
             concurrent.futures.wait(pending, timeout=STATUS_TIMEOUT_S * 2)
-            errs = [f.exception() for f in failed]
-            errs += [f.exception() for f in pending if f.done() and f.exception() is not None]
-            errs = [e if isinstance(e, errors.OpError) else errors.InternalError(
-                None, None, f"{type(e).__name__}: {e}") for e in errs]
+            errs = [(i, f.exception()) for i, f in enumerate(futs)
+                    if f.done() and f.exception() is not None]
+            errs = [_from_task(calls[i][0].name, e) if isinstance(e, errors.OpError)
+                    else errors.InternalError(None, None, f"{type(e).__name__}: {e}")
+                    for i, e in errs]
             self._after_failure(sess, calls, step_id, errs, cleaned=True)
         return [f.result() for f in futs]
 

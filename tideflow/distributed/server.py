@@ -8,7 +8,7 @@ import weakref
 from tideflow.distributed import grpc_services
 from tideflow.distributed import security as security_lib
 from tideflow.distributed import transport as tp
-from tideflow.distributed.cluster import ClusterSpec, make_server_def
+from tideflow.distributed.cluster import ClusterSpec, ServerDef, make_server_def
 from tideflow.distributed.master import Master
 from tideflow.distributed.worker import Worker
 from tideflow.framework import errors
@@ -79,17 +79,21 @@ class Server:
 
         sd = make_server_def(server_or_cluster_def, job_name, task_index, protocol, config)
         if sd.protocol not in ("", "grpc"):
-            raise errors.UnimplementedError(
-                None, None, f"Server protocol {sd.protocol!r} is not supported (only 'grpc')")
+            # as TF 1.15's NewServer: no factory takes the ServerDef
+            raise errors.NotFoundError(
+                None, None, "No server factory registered for the given ServerDef: "
+                f"{sd}\nThe available server factories are: [ GRPC_SERVER ]")
         sd.protocol = "grpc"
-        self._server_def = sd
+        self._server_def = sd  # as given: an ephemeral port stays 0 here, as TF
+        sd = ServerDef()
+        sd.CopyFrom(self._server_def)
         self._security = security if security is not None else security_lib.get_default()
         self._job = sd.job_name
         self._task = int(sd.task_index)
         cluster = ClusterSpec(sd.cluster)
         # as TF 1.x's GrpcServer::Init, for a ServerDef naming what its cluster lacks
         if self._job not in cluster.jobs:
-            raise errors.InvalidArgumentError(
+            raise errors.InternalError(
                 None, None, f'Job "{self._job}" was not defined in cluster')
         if self._task not in cluster.task_indices(self._job):
             raise errors.InvalidArgumentError(
@@ -106,10 +110,10 @@ class Server:
                 bound = self._server.add_secure_port(bind, self._security.server_credentials())
             else:
                 bound = self._server.add_insecure_port(bind)
-        except RuntimeError as e:
-            raise errors.UnknownError(None, None, f"Could not bind {bind}: {e}") from None
-        if not bound:
-            raise errors.UnknownError(None, None, f"Could not bind {bind} (address in use?)")
+        except RuntimeError:
+            bound = 0
+        if not bound:  # TF's words for a port it cannot bind
+            raise errors.UnknownError(None, None, "Could not start gRPC server")
         if port == 0:  # an ephemeral port: the task's address is the bound one
             address = f"{host}:{bound}"
             spec = cluster.as_dict()
@@ -117,6 +121,7 @@ class Server:
             cluster = ClusterSpec(spec)
             sd.cluster.CopyFrom(cluster.as_cluster_def())
         self._address = address
+        self._port = int(address.rpartition(":")[2])
         self._cluster = cluster
         self._transport = tp.GrpcTransport(self._security)
         self._worker = Worker(self._job, self._task, self._transport, self._resolve,
@@ -145,8 +150,12 @@ class Server:
 
     @property
     def target(self):
-        """``grpc://host:port``: what ``tf.Session`` takes to use this server's master."""
-        return "grpc://" + self._address
+        """``grpc://localhost:port``: what ``tf.Session`` takes to use this server's master
+        (as TF, ``localhost`` and the bound port, whatever host the cluster names)."""
+        return f"grpc://localhost:{self._port}"
+
+    def _local_keys(self):
+        return {self._address, f"localhost:{self._port}"}
 
     def start(self):
         """Starts serving (servers start on construction unless ``start=False``)."""
@@ -158,7 +167,8 @@ class Server:
                 self._started = True
                 _watch_for_exit(self)
                 with _LOCAL_LOCK:
-                    _LOCAL_MASTERS[self._address] = (self._master, self._security)
+                    for key in self._local_keys():
+                        _LOCAL_MASTERS[key] = (self._master, self._security)
 
     def join(self):
         """Blocks until the server stops."""
@@ -178,10 +188,13 @@ class Server:
         self._transport.close()
 
     def _unregister(self):
+        if not hasattr(self, "_port"):
+            return  # __init__ failed before serving
         with _LOCAL_LOCK:
-            entry = _LOCAL_MASTERS.get(getattr(self, "_address", None))
-            if entry is not None and entry[0] is getattr(self, "_master", None):
-                del _LOCAL_MASTERS[self._address]
+            for key in self._local_keys():
+                entry = _LOCAL_MASTERS.get(key)
+                if entry is not None and entry[0] is self._master:
+                    del _LOCAL_MASTERS[key]
 
     def __del__(self):
         try:

@@ -29,6 +29,9 @@ CHANNEL_OPTIONS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.enable_retries", 0),
+    # as TF's channels: a peer that was down is retried within a second once it is up (gRPC's
+    # own backoff grows to minutes, so a ps started after its workers would wait that long)
+    ("grpc.max_reconnect_backoff_ms", 1000),
     # a streamed response is read by the thread that iterates it (no helper thread started per
     # call, no handoff per message); cancel() from another thread still ends it
     ("SingleThreadedUnaryStream", 1),

@@ -81,6 +81,7 @@ class _IsolatedDevice:
 
         self._device = device
         self.resource_mgr = ResourceMgr()
+        self.resource_mgr.DEFAULT_CONTAINER = device.resource_mgr.DEFAULT_CONTAINER
 
     def __getattr__(self, name):
         return getattr(self._device, name)
@@ -245,8 +246,13 @@ class Worker:
         load_all_ops()
         self.job = job
         self.task = int(task)
-        self.devices = devices if devices is not None else DeviceMgr(
-            config, job=job, replica=0, task=self.task).devices
+        if devices is None:
+            devices = DeviceMgr(config, job=job, replica=0, task=self.task).devices
+            for d in devices:
+                # as TF's Device: a resource manager's default container is the job's name,
+                # so Session.reset(target, ["ps"]) clears the ps tasks' variables
+                d.resource_mgr.DEFAULT_CONTAINER = job
+        self.devices = devices
         self._by_name = {canonical_device(d.name): d for d in self.devices}
         self.transport = transport
         self.rendezvous = remote_rendezvous.RendezvousMgr(
@@ -521,14 +527,12 @@ class Worker:
         return worker_pb2.CleanupGraphResponse()
 
     def cleanup_all(self, request):
-        """Clears the named resource containers (all of them when none are named)."""
-        containers = list(request.container)
+        """Clears the named resource containers (as TF's DeviceMgr::ClearContainers: the
+        default container alone when none are named; ``tf.container`` ones stay)."""
+        containers = list(request.container) or [None]
         for d in self.devices:
-            if containers:
-                for c in containers:
-                    d.resource_mgr.cleanup(c)
-            else:
-                d.resource_mgr.clear()
+            for c in containers:
+                d.resource_mgr.cleanup(c)
         return worker_pb2.CleanupAllResponse()
 
     # -- RecvTensor ---------------------------------------------------------------------

@@ -2260,6 +2260,9 @@ def _create_op(graph, op_def, inputs, attrs, output_types, name):
         attrs["_gradient_op_type"] = graph._gradient_override_map[op_def.name]
     op = Operation(graph, name, op_def, inputs, attrs, output_types, control,
                    traceback=_user_frame())
+    # as TF: the shapes are known (the C op was finished) when the device functions run, so a
+    # placement strategy may weigh them (byte_size_load_fn)
+    infer_shapes(op)
     if graph._colocation_stack:
         groups = set()
         for c in graph._colocation_stack:
@@ -2273,7 +2276,6 @@ def _create_op(graph, op_def, inputs, attrs, output_types, name):
                 op._device = c._device
     elif graph._device_function_stack:
         op._device = graph._apply_device_functions(op)
-    infer_shapes(op)
     graph._add_created_op(op)
     return op
 

@@ -756,11 +756,11 @@ class MutableHashTable(LookupInterface):
 
     def export(self, name=None):
         """``(keys, values)`` tensors of all entries."""
+        # as TF 1.15: the op is named by its type inside the scope
         with ops.name_scope(name, f"{self.name}_lookup_table_export_values",
-                            [self._table_ref]) as scope, ops.colocate_with(self._table_ref):
+                            [self._table_ref]), ops.colocate_with(self._table_ref):
             out = ops.apply_op("LookupTableExportV2", [self._table_ref],
-                               {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype},
-                               name=scope).outputs
+                               {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype}).outputs
         return out[0], out[1]
 
 
