@@ -321,7 +321,7 @@ EXPECTED = {
     'argmax': "ArgMax:0",
     'top_k': ["TopKV2:0", "TopKV2:1"],
     'reduce_mean': "Mean:0",
-    'reduce_logsumexp': "ReduceLogSumExp:0",
+    'reduce_logsumexp': "ReduceLogSumExp/Add:0",  # TF 1.15's name (2.21: ReduceLogSumExp:0)
     'norm': "norm/Squeeze:0",
     'matmul': "MatMul:0",
     'concat': "concat:0",

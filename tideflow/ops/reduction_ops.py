@@ -895,17 +895,22 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
     axis = _deprecated("axis", axis, "reduction_indices", reduction_indices)
     keepdims = bool(_deprecated("keepdims", keepdims, "keep_dims", keep_dims))
     full = axis is None and not keepdims
-    with ops.name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
-        x = ops.convert_to_tensor(input_tensor, name="input_tensor")
-        axis = _reduction_dims(x, axis)
-        # shift by the max, clipped to finite values so all -inf (or +inf) rows stay exact
-        big = x.dtype.base_dtype.max
-        raw = reduce_max(x, axis, keepdims=True)
-        shift = math_ops.clip_by_value(raw, -big, big)
-        total = reduce_sum(math_ops.exp(math_ops.subtract(x, shift)), axis, keepdims=keepdims)
-        out_shift = shift if keepdims else math_ops.clip_by_value(
-            reduce_max(x, axis, keepdims=False), -big, big)
-        out = math_ops.add(math_ops.log(total), out_shift, name=scope)
+    from tideflow.ops.array_ops import reshape, shape, stop_gradient
+    from tideflow.ops.fill_ops import zeros_like
+    from tideflow.ops.gather_ops import where
+
+    with ops.name_scope(name, "ReduceLogSumExp", [input_tensor]):
+        # TF 1.15's ops: shift by the max where it is finite (else 0, so all -inf or +inf
+        # rows stay exact), a gradient-stopped shift, and raw Sub/Add ops
+        raw_max = reduce_max(input_tensor, axis=axis, keepdims=True)
+        finite = ops.apply_op("IsFinite", [raw_max])._outputs[0]
+        shift = stop_gradient(where(finite, raw_max, zeros_like(raw_max)))
+        diff = ops.apply_op("Sub", [input_tensor, shift])._outputs[0]
+        total = reduce_sum(math_ops.exp(diff), axis, keepdims=keepdims)
+        out = math_ops.log(total)
+        if not keepdims:
+            shift = reshape(shift, shape(out))
+        out = ops.apply_op("Add", [out, shift])._outputs[0]
     if full:
         out.set_shape([])  # as TF: a full reduction is a scalar even of an unknown rank
     return out
