@@ -333,3 +333,14 @@ def test_tensor_shape_of_a_string_is_ambiguous():
     with pytest.raises(TypeError, match="^A string has ambiguous TensorShape, please wrap in a "
                                         "list or convert to an int: ab$"):
         tf.TensorShape("ab")
+
+
+def test_graph_create_op_takes_registered_types_and_tensors_only():
+    g = tf.get_default_graph()
+    a = tf.constant(1.0, name="a")
+    assert g.create_op("Identity", [a], [tf.float32], name="myid").name == "myid"
+    with pytest.raises(tf.errors.NotFoundError, match="^Op type not registered 'NoSuchOp' in "
+                                                      "binary running on "):
+        g.create_op("NoSuchOp", [a], [tf.float32])
+    with pytest.raises(TypeError, match="^Input #0 is not a tensor: 5$"):
+        g.create_op("Identity", [5], [tf.float32])

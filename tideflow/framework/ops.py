@@ -1258,13 +1258,24 @@ class Graph:
         """TF's low-level op constructor: inputs are Tensors, attrs Python values or (as TF
         takes them) ``AttrValue`` protos (a copied ``node_def.attr``)."""
         del dtypes, input_types, op_def, compute_shapes, compute_device
+        if op_registry.lookup(op_type) is None:
+            import socket
+
+            raise errors.NotFoundError(
+                None, None, f"Op type not registered '{op_type}' in binary running on "
+                f"{socket.gethostname()}. Make sure the Op and Kernel are registered in the "
+                "binary running in this process.")
+        inputs = list(inputs)
+        for i, x in enumerate(inputs):  # as TF's: tensors (not Python values) only
+            if not (isinstance(x, Tensor) or is_dense_tensor_like(x)):
+                raise TypeError(f"Input #{i} is not a tensor: {x!r}")
         if attrs and any(hasattr(v, "WhichOneof") for v in attrs.values()):
             from tideflow.framework import graph_io
 
             specs = op_registry.get(op_type).attrs
             attrs = {k: graph_io.attr_value_to_python(v, specs[k].type if k in specs else None)
                      if hasattr(v, "WhichOneof") else v for k, v in attrs.items()}
-        return apply_op(op_type, list(inputs), attrs or {}, name=name, graph=self, _flat=True)
+        return apply_op(op_type, inputs, attrs or {}, name=name, graph=self, _flat=True)
 
 
 class _ControlDependencies:
