@@ -297,3 +297,20 @@ def test_restore_errors_read_as_tfs(tmp_path):
                                         r"names to Tensors/Variables\. Not a variable: "
                                         r"Tensor\(\"Const:0\", shape=\(\), dtype=int32\)$"):
         tf.train.Saver({"x": 3})
+
+
+def test_dataset_reprs_and_pad_error_are_tfs():
+    ds = tf.data.Dataset.range(3)
+    assert repr(ds.batch(2)) == "<DatasetV1Adapter shapes: (?,), types: tf.int64>"
+    assert repr(tf.data.Dataset.from_tensor_slices({"a": [1, 2]})) == \
+        "<DatasetV1Adapter shapes: {a: ()}, types: {a: tf.int32}>"
+    assert repr(tf.data.TFRecordDataset("x")) == "<TFRecordDatasetV1 shapes: (), types: tf.string>"
+    assert repr(tf.data.TextLineDataset("x")).startswith("<TextLineDatasetV1 ")
+    assert repr(tf.data.FixedLengthRecordDataset("x", 2)).startswith("<FixedLengthRecordDatasetV1 ")
+    rows = tf.data.Dataset.range(1, 5).map(lambda x: tf.fill([x], x))
+    nxt = tf.compat.v1.data.make_one_shot_iterator(rows.padded_batch(2, padded_shapes=[2]))
+    with tf.Session() as s:
+        s.run(nxt.get_next())
+        with pytest.raises(tf.errors.DataLossError,
+                           match=r"^Attempted to pad to a smaller size than the input element\.\n"):
+            s.run(nxt.get_next())

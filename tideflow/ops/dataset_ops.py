@@ -184,6 +184,9 @@ class Dataset(ds.Structured):
     """A sequence of elements, each a nest of tensors of the same structure."""
 
     _specs = None
+    # the class TF 1.15's repr names: its tf.data datasets are DatasetV1Adapters, but for the
+    # file readers (TFRecordDatasetV1...)
+    _repr_name = "DatasetV1Adapter"
 
     # -- structure ---------------------------------------------------------------------------
     def _as_variant_tensor(self):
@@ -197,7 +200,7 @@ class Dataset(ds.Structured):
         # TF 1.x's format: each shape as str, each dtype as repr, quotes dropped
         shapes = str(ds.map_structure(str, self.output_shapes)).replace("'", "")
         types = str(ds.map_structure(repr, self.output_types)).replace("'", "")
-        return f"<{type(self).__name__} shapes: {shapes}, types: {types}>"
+        return f"<{type(self)._repr_name} shapes: {shapes}, types: {types}>"
 
     @property
     def _variant_tensor(self):

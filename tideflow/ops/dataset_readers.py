@@ -220,6 +220,8 @@ class _OneFile(DatasetSource):
 class TFRecordDataset(_FileDataset):
     """``tf.data.TFRecordDataset``: the records of one or more TFRecord files."""
 
+    _repr_name = "TFRecordDatasetV1"
+
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None):
         comp = _str_tensor(compression_type, "compression_type")
@@ -231,6 +233,8 @@ class TFRecordDataset(_FileDataset):
 class TextLineDataset(_FileDataset):
     """``tf.data.TextLineDataset``: the lines of text files, without their line endings."""
 
+    _repr_name = "TextLineDatasetV1"
+
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None):
         comp = _str_tensor(compression_type, "compression_type")
@@ -241,6 +245,8 @@ class TextLineDataset(_FileDataset):
 
 class FixedLengthRecordDataset(_FileDataset):
     """``tf.data.FixedLengthRecordDataset``: fixed-size records between a header and footer."""
+
+    _repr_name = "FixedLengthRecordDatasetV1"
 
     def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
                  buffer_size=None, compression_type=None, num_parallel_reads=None):

@@ -760,10 +760,9 @@ class PaddedBatch(DatasetValue):
                     m = max(v.shape[j] for v in vals)
                     if w >= 0:
                         if m > w:
-                            raise errors.DataLossError(  # TF's class for this one
-                                None, None, f"Attempted to pad to a smaller size than the "
-                                f"input element: padded shape dimension {j} is {w} but an "
-                                f"element has size {m}.")
+                            raise errors.DataLossError(  # TF's class and words
+                                None, None, "Attempted to pad to a smaller size than the "
+                                "input element.")
                         m = w
                     dims.append(m)
                 pad = np.asarray(self.padding_values[k])
