@@ -120,6 +120,52 @@ _TF_SAMPLE_UNKNOWN_RANK = [
     "Normal/sample/Reshape_1"
 ]
 
+_TF_ONEHOT = [
+    "OneHotCategorical/logits", "OneHotCategorical/probs", "OneHotCategorical/batch_rank",
+    "OneHotCategorical/event_size/Shape", "OneHotCategorical/event_size/strided_slice/stack",
+    "OneHotCategorical/event_size/strided_slice/stack_1",
+    "OneHotCategorical/event_size/strided_slice/stack_2",
+    "OneHotCategorical/event_size/strided_slice", "OneHotCategorical/sample/sample_shape",
+    "OneHotCategorical/sample/sample_shape_1", "OneHotCategorical/sample/Shape",
+    "OneHotCategorical/sample/concat/values_0", "OneHotCategorical/sample/concat/axis",
+    "OneHotCategorical/sample/concat", "OneHotCategorical/sample/Reshape/shape/0",
+    "OneHotCategorical/sample/Reshape/shape", "OneHotCategorical/sample/Reshape",
+    "OneHotCategorical/sample/multinomial/Multinomial/num_samples",
+    "OneHotCategorical/sample/multinomial/Multinomial", "OneHotCategorical/sample/transpose/perm",
+    "OneHotCategorical/sample/transpose", "OneHotCategorical/sample/one_hot/on_value",
+    "OneHotCategorical/sample/one_hot/off_value", "OneHotCategorical/sample/one_hot",
+    "OneHotCategorical/sample/Reshape_1", "OneHotCategorical/sample/Shape_1",
+    "OneHotCategorical/sample/strided_slice/stack",
+    "OneHotCategorical/sample/strided_slice/stack_1",
+    "OneHotCategorical/sample/strided_slice/stack_2", "OneHotCategorical/sample/strided_slice",
+    "OneHotCategorical/sample/concat_1/axis", "OneHotCategorical/sample/concat_1",
+    "OneHotCategorical/sample/Reshape_2"
+]
+
+_TF_LOGISTIC_POISSON = [
+    "Logistic/loc/input", "Logistic/loc", "Logistic/scale/input", "Logistic/scale",
+    "Logistic/sample/sample_shape", "Logistic/sample/sample_shape_1",
+    "Logistic/batch_shape_tensor/batch_shape", "Logistic/sample/concat/values_0",
+    "Logistic/sample/concat/axis", "Logistic/sample/concat", "Logistic/sample/random_uniform/min",
+    "Logistic/sample/random_uniform/max", "Logistic/sample/random_uniform/RandomUniform",
+    "Logistic/sample/random_uniform/sub", "Logistic/sample/random_uniform/mul",
+    "Logistic/sample/random_uniform", "Logistic/sample/Log", "Logistic/sample/mul/x",
+    "Logistic/sample/mul", "Logistic/sample/Log1p", "Logistic/sample/sub",
+    "Logistic/sample/mul_1", "Logistic/sample/add", "Logistic/sample/Shape",
+    "Logistic/sample/strided_slice/stack", "Logistic/sample/strided_slice/stack_1",
+    "Logistic/sample/strided_slice/stack_2", "Logistic/sample/strided_slice",
+    "Logistic/sample/concat_1/axis", "Logistic/sample/concat_1", "Logistic/sample/Reshape",
+    "Poisson/rate", "Poisson/rate_1", "Poisson/log_rate"
+]
+
+_TF_LOGSUMEXP = [
+    "Placeholder", "ReduceLogSumExp/Max/reduction_indices", "ReduceLogSumExp/Max",
+    "ReduceLogSumExp/IsFinite", "ReduceLogSumExp/zeros_like", "ReduceLogSumExp/Select",
+    "ReduceLogSumExp/StopGradient", "ReduceLogSumExp/Sub", "ReduceLogSumExp/Exp",
+    "ReduceLogSumExp/Sum/reduction_indices", "ReduceLogSumExp/Sum", "ReduceLogSumExp/Log",
+    "ReduceLogSumExp/Shape", "ReduceLogSumExp/Reshape", "ReduceLogSumExp/Add"
+]
+
 _TF_EXPONENTIAL = ["Exponential/rate", "ones", "Exponential/concentration", "Exponential/rate_1"]
 
 
@@ -262,3 +308,39 @@ def test_seeded_reinforce_policy_draws_as_tf():
                        [0, 0, 2, 2, 1, 1]]
     np.testing.assert_allclose(losses, [-0.032752, -0.610123, 0.105068, 0.492796], atol=2e-6)
     np.testing.assert_allclose(got_u, [0.86656, 0.83196], atol=2e-5)
+
+
+def test_contrib_one_hot_categorical_ops():
+    tf.contrib.distributions.OneHotCategorical(logits=[0.0, 1.0, 2.0]).sample(2)
+    assert op_names() == _TF_ONEHOT
+
+
+def test_contrib_logistic_sample_and_poisson_ops():
+    tf.contrib.distributions.Logistic(0.0, 1.0).sample(3)
+    tf.contrib.distributions.Poisson(rate=2.0)
+    assert op_names() == _TF_LOGISTIC_POISSON
+
+
+def test_reduce_logsumexp_ops():
+    x = tf.placeholder(tf.float32, [None, 3])
+    assert tf.reduce_logsumexp(x, 1).name == "ReduceLogSumExp/Add:0"
+    assert op_names() == _TF_LOGSUMEXP
+
+
+def test_seeded_mixture_draws_as_tf():
+    tf.set_random_seed(5)
+    tfc = tf.contrib.distributions
+    m = tfc.Mixture(cat=tfd.Categorical(probs=[0.3, 0.7]),
+                    components=[tfd.Normal(0.0, 1.0), tfd.Normal(3.0, 1.0)])
+    s = m.sample(6)
+    lp = m.log_prob([0.5, 2.0])
+    w = tf.random_normal([2])
+    # each component draws only its share of the samples (TF's partition and stitch)
+    assert seed2("Multinomial") == [24]
+    assert seed2("RandomStandardNormal") == [68, 107, 190]
+    with tf.Session() as sess:
+        got = sess.run([s, lp, w])
+    np.testing.assert_allclose(got[0], [3.2690597, 2.6284077, -1.1088487, 2.6202416,
+                                        0.2676672, 3.3465545], rtol=1e-5)
+    np.testing.assert_allclose(got[1], [-2.1380084, -1.6842866], rtol=1e-5)
+    np.testing.assert_allclose(got[2], [-1.0748723, 0.12731], rtol=1e-5)

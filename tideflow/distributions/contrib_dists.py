@@ -17,6 +17,8 @@ from tideflow.distributions.distribution import (
     kl_divergence,
 )
 from tideflow.distributions.dists import NormalWithSoftplusScale
+from tideflow.distributions.util import get_logits_and_probs
+from tideflow.ops.control_flow_ops import with_dependencies
 
 _HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -156,60 +158,87 @@ class MultivariateNormalDiagWithSoftplusScale(MultivariateNormalDiag):
 
 
 class OneHotCategorical(Distribution):
-    """A categorical distribution whose samples are one-hot vectors."""
+    """A categorical distribution whose samples are one-hot vectors (TF 1.15's ops)."""
 
     def __init__(self, logits=None, probs=None, dtype=tf.int32, validate_args=False,
                  allow_nan_stats=True, name="OneHotCategorical"):
         parameters = dict(locals())
-        if (logits is None) == (probs is None):
-            raise ValueError("Must pass probs or logits, but not both.")
         with tf.name_scope(name, values=[logits, probs]) as scope:
-            if logits is not None:
-                self._logits = tf.convert_to_tensor(logits, name="logits")
-                self._probs = tf.nn.softmax(self._logits, name="probs")
+            self._logits, self._probs = get_logits_and_probs(
+                name=scope, logits=logits, probs=probs, validate_args=validate_args,
+                multidimensional=True)
+            static = self._logits.get_shape().with_rank_at_least(1)
+            if static.ndims is not None:
+                self._batch_rank = tf.convert_to_tensor(static.ndims - 1, dtype=tf.int32,
+                                                        name="batch_rank")
             else:
-                self._probs = tf.convert_to_tensor(probs, name="probs")
-                self._logits = tf.log(self._probs, name="logits")
+                with tf.name_scope("batch_rank"):
+                    self._batch_rank = tf.rank(self._logits) - 1
+            with tf.name_scope("event_size"):
+                self._event_size = tf.shape(self._logits)[-1]
         super().__init__(tf.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args,
                          allow_nan_stats, parameters, [self._logits, self._probs], scope)
 
     logits = property(lambda self: self._logits)
     probs = property(lambda self: self._probs)
+    event_size = property(lambda self: self._event_size)
 
     def _batch_shape(self):
-        s = self._logits.get_shape()
-        return s[:-1] if s.ndims is not None else tf.TensorShape(None)
+        return self._logits.get_shape()[:-1]
 
     def _batch_shape_tensor(self):
         return tf.shape(self._logits)[:-1]
 
     def _event_shape(self):
-        return self._logits.get_shape()[-1:]
+        return self._logits.get_shape().with_rank_at_least(1)[-1:]
 
     def _event_shape_tensor(self):
         return tf.shape(self._logits)[-1:]
 
     def _sample_n(self, n, seed):
-        k = tf.shape(self._logits)[-1]
-        flat = tf.reshape(self._logits, [-1, k])
-        draws = tf.transpose(tf.multinomial(flat, n, seed=seed))  # [n, batch]
-        onehot = tf.one_hot(draws, k, dtype=self.dtype)
-        return tf.reshape(onehot, tf.concat([[n], tf.shape(self._logits)], 0))
+        sample_shape = tf.concat([[n], tf.shape(self._logits)], 0)
+        logits = self._logits
+        if logits.get_shape().ndims != 2:
+            logits = tf.reshape(logits, [-1, self._event_size])
+        draws = tf.transpose(tf.multinomial(logits, n, seed=seed))  # [n, batch]
+        onehot = tf.one_hot(draws, self._event_size, dtype=self.dtype)
+        return tf.reshape(onehot, sample_shape)
 
     def _log_prob(self, x):
-        x = tf.cast(x, self._logits.dtype)
-        return tf.reduce_sum(x * tf.nn.log_softmax(self._logits), -1)
+        if self.validate_args:
+            x = with_dependencies(
+                [tf.assert_non_positive(x),
+                 tf.assert_near(tf.zeros([], dtype=self.dtype),
+                                tf.reduce_logsumexp(x, axis=[-1]))], x)
+        logits = self._logits
+        xs, ls = x.get_shape(), logits.get_shape()
+        if not xs.is_fully_defined() or not ls.is_fully_defined() or xs != ls:
+            logits = tf.ones_like(x, dtype=logits.dtype) * logits
+            x = tf.ones_like(logits, dtype=x.dtype) * x
+        shape = tf.shape(tf.reduce_sum(logits, -1))
+        logits_2d = tf.reshape(logits, [-1, self._event_size])
+        x_2d = tf.reshape(x, [-1, self._event_size])
+        out = -tf.nn.softmax_cross_entropy_with_logits(labels=x_2d, logits=logits_2d)
+        return tf.reshape(out, shape)
 
     def _entropy(self):
-        logp = tf.nn.log_softmax(self._logits)
-        return -tf.reduce_sum(tf.exp(logp) * logp, -1)
+        return -tf.reduce_sum(tf.nn.log_softmax(self._logits) * self._probs, axis=-1)
 
-    def _mean(self):
+    def _mean(self):  # (beyond TF 1.15, which has none)
         return tf.nn.softmax(self._logits)
 
     def _mode(self):
-        return tf.one_hot(tf.argmax(self._logits, -1), tf.shape(self._logits)[-1],
-                          dtype=self.dtype)
+        mode = tf.argmax(self._logits, axis=self._batch_rank)
+        mode = tf.one_hot(mode, self._event_size, dtype=self.dtype)
+        mode.set_shape(self._logits.get_shape())
+        return mode
+
+    def _covariance(self):
+        p = self._probs
+        return tf.matrix_set_diag(-tf.matmul(p[..., None], p[..., None, :]), self._variance())
+
+    def _variance(self):
+        return self._probs * (1.0 - self._probs)
 
 
 class ExpRelaxedOneHotCategorical(Distribution):
@@ -333,9 +362,9 @@ def _kl_mvn_diag(a, b, name=None):
 
 @RegisterKL(OneHotCategorical, OneHotCategorical)
 def _kl_onehot(a, b, name=None):
-    with tf.name_scope(name, "kl_one_hot_categorical", [a.logits, b.logits]):
-        la, lb = tf.nn.log_softmax(a.logits), tf.nn.log_softmax(b.logits)
-        return tf.reduce_sum(tf.exp(la) * (la - lb), -1)
+    with tf.name_scope(name, "kl_categorical_categorical", values=[a.logits, b.logits]):
+        delta = tf.nn.log_softmax(a.logits) - tf.nn.log_softmax(b.logits)
+        return tf.reduce_sum(tf.nn.softmax(a.logits) * delta, axis=-1)
 
 
 class _LegacyMethods:

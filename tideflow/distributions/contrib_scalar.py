@@ -90,16 +90,23 @@ class Poisson(_ParamsDistribution):
         parameters = dict(locals())
         if (rate is None) == (log_rate is None):
             raise ValueError("Must specify exactly one of `rate` and `log_rate`.")
-        with tf.name_scope(name, values=[rate, log_rate]) as scope:
+        with tf.name_scope(name, values=[rate]) as scope:
+            # as TF 1.15: the rate converted, then its identity ("rate_1") and log
             if rate is not None:
-                (self._rate,) = _float_params([("rate", rate)])
-                if validate_args:
-                    with tf.control_dependencies([tf.assert_non_negative(self._rate)]):
-                        self._rate = tf.identity(self._rate)
-                self._log_rate = tf.log(self._rate, name="log_rate")
+                rate = tf.convert_to_tensor(rate, name="rate")
+                if not rate.dtype.is_floating:
+                    raise TypeError(f"rate.dtype ({rate.dtype.name}) is a not a float-type.")
+                with tf.control_dependencies([tf.assert_positive(rate)]
+                                             if validate_args else []):
+                    self._rate = tf.identity(rate, name="rate")
+                    self._log_rate = tf.log(rate, name="log_rate")
             else:
-                (self._log_rate,) = _float_params([("log_rate", log_rate)])
-                self._rate = tf.exp(self._log_rate, name="rate")
+                log_rate = tf.convert_to_tensor(log_rate, name="log_rate")
+                if not log_rate.dtype.is_floating:
+                    raise TypeError(f"log_rate.dtype ({log_rate.dtype.name}) is a not a "
+                                    f"float-type.")
+                self._rate = tf.exp(log_rate, name="rate")
+                self._log_rate = log_rate
         self._batch_params = [self._rate]
         Distribution.__init__(self, self._rate.dtype.base_dtype, NOT_REPARAMETERIZED,
                               validate_args, allow_nan_stats, parameters, [self._rate], scope)
@@ -390,18 +397,24 @@ class _LocScaleFamily(_LocScale):
 
 
 class Logistic(_LocScaleFamily):
-    """The logistic distribution: cdf ``sigmoid((x - loc) / scale)``."""
+    """The logistic distribution: cdf ``sigmoid((x - loc) / scale)`` (TF 1.15's ops)."""
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Logistic"):
         super().__init__(loc, scale, validate_args, allow_nan_stats, name)
 
-    def _standard(self, shape, seed):
-        u = self._uniform_open(shape, seed)
-        return tf.log(u) - tf.log1p(-u)
+    def _z(self, x):
+        with tf.name_scope("standardize", values=[x]):
+            return (x - self._loc) / self._scale
+
+    def _sample_n(self, n, seed):
+        u = tf.random_uniform(shape=_sample_shape(n, self.batch_shape_tensor()),
+                              minval=_tiny(self.dtype), maxval=1.0, dtype=self.dtype,
+                              seed=seed)
+        return (tf.log(u) - tf.log1p(-1.0 * u)) * self._scale + self._loc
 
     def _log_prob(self, x):
         z = self._z(x)
-        return -z - 2.0 * tf.nn.softplus(-z) - tf.log(self._scale)
+        return (-z - 2.0 * tf.nn.softplus(-z)) - tf.log(self._scale)
 
     def _cdf(self, x):
         return tf.sigmoid(self._z(x))
@@ -416,13 +429,16 @@ class Logistic(_LocScaleFamily):
         return -tf.nn.softplus(self._z(x))
 
     def _entropy(self):
-        return 2.0 + tf.log(self._scale) + tf.zeros_like(self._loc)
+        return 2 + tf.log(self._scale * tf.ones_like(self._loc))
 
     def _mean(self):
-        return self._mode()
+        return self._loc * tf.ones_like(self._scale)
+
+    def _mode(self):
+        return self._mean()
 
     def _stddev(self):
-        return self._scale * (math.pi / math.sqrt(3.0)) + tf.zeros_like(self._loc)
+        return self._scale * tf.ones_like(self._loc) * math.pi / math.sqrt(3)
 
 
 class Cauchy(_LocScaleFamily):

@@ -17,6 +17,7 @@ from tideflow.distributions.distribution import (
     kl_divergence,
 )
 from tideflow.distributions.dists import Categorical, Uniform, _logits_probs
+from tideflow.distributions.util import gen_new_seed
 from tideflow.framework import ops
 
 __all__ = ["ConditionalDistribution", "ConditionalTransformedDistribution", "Independent",
@@ -406,7 +407,8 @@ def _kl_independent(a, b, name=None):
 
 class Mixture(Distribution):
     """A mixture: draw a component index from ``cat`` (a Categorical), then a value from that
-    component; all components share dtype, batch and event shape."""
+    component; all components share dtype, batch and event shape. Its ops are TF 1.15's (the
+    draws partition the sample indices by component, each component draws only its share)."""
 
     def __init__(self, cat, components, validate_args=False, allow_nan_stats=True,
                  use_static_graph=False, name="Mixture"):
@@ -424,27 +426,37 @@ class Mixture(Distribution):
         if not all(c.dtype == dtype for c in components):
             raise TypeError(f"All components must have the same dtype, but saw dtypes: "
                             f"{[(c.name, c.dtype) for c in components]}")
+        event = components[0].event_shape
         batch = cat.batch_shape
         for c in components:
-            if not c.batch_shape.is_compatible_with(batch):
-                raise ValueError(f"components[{components.index(c)}] batch shape must be "
-                                 f"compatible with cat shape and other component batch "
-                                 f"shapes ({batch} vs {c.batch_shape})")
-            batch = batch.merge_with(c.batch_shape)
-        event = components[0].event_shape
-        for c in components[1:]:
-            if not c.event_shape.is_compatible_with(event):
-                raise ValueError(f"All components must have the same event shape, but saw "
-                                 f"shapes: {[(c.name, c.event_shape) for c in components]}")
             event = event.merge_with(c.event_shape)
-        k = cat.logits.get_shape()[-1].value
-        if k is None:
-            raise ValueError("Could not infer number of classes from cat and unable to "
-                             "compare this value to the number of components passed in.")
-        if k != len(components):
-            raise ValueError(f"cat.num_classes != len(components): {k} vs. "
-                             f"{len(components)}")
+            batch = batch.merge_with(c.batch_shape)
+        if event.ndims is None:
+            raise ValueError("Expected to know rank(event_shape) from components, but none of "
+                             "the components provide a static number of ndims")
         with tf.name_scope(name, values=[cat.logits]) as scope:
+            k = ops.constant_value(cat.event_size)
+            if k is None:
+                raise ValueError("Could not infer number of classes from cat and unable to "
+                                 "compare this value to the number of components passed in.")
+            k = int(k)
+            if k != len(components):
+                raise ValueError(f"cat.num_classes != len(components): {k} vs. "
+                                 f"{len(components)}")
+            # as TF 1.15: the batch shape and its size are made here (checks when validating)
+            cat_batch_shape = cat.batch_shape_tensor()
+            cat_batch_rank = tf.size(cat_batch_shape)
+            if validate_args:
+                shapes = [c.batch_shape_tensor() for c in components]
+                ranks = [tf.size(s) for s in shapes]
+                msg = "components[%d] batch shape must match cat batch shape"
+                self._assertions = [tf.assert_equal(cat_batch_rank, ranks[i], message=msg % i)
+                                    for i in range(len(components))]
+                self._assertions += [tf.assert_equal(cat_batch_shape, shapes[i],
+                                                     message=msg % i)
+                                     for i in range(len(components))]
+            else:
+                self._assertions = []
             self._cat = cat
             self._components = list(components)
             self._num_components = k
@@ -479,57 +491,139 @@ class Mixture(Distribution):
     def _event_shape_tensor(self):
         return self._components[0].event_shape_tensor()
 
-    def _weights(self, log=False, event=True):
-        """The mixture (log) probabilities, ``batch + [1] * event_ndims + [K]`` (without the
-        event ones when ``event`` is False), to broadcast against statistics stacked on a
-        last component axis."""
-        w = tf.nn.log_softmax(self._cat.logits) if log else tf.nn.softmax(self._cat.logits)
-        if not event:
-            return w
-        shape = tf.concat([tf.shape(w)[:-1], tf.ones([tf.size(self.event_shape_tensor())],
-                                                     tf.int32), [self._num_components]], 0)
-        return tf.reshape(w, shape)
+    def _cat_probs(self, log_probs):
+        probs = (tf.nn.log_softmax if log_probs else tf.nn.softmax)(self._cat.logits)
+        return tf.unstack(probs, num=self._num_components, axis=-1)
 
-    def _stack(self, method, *args):
-        return tf.stack([getattr(c, method)(*args) for c in self._components], -1)
+    def _to_event_rank(self, x):
+        for _ in range(self.event_shape.ndims):
+            x = tf.expand_dims(x, -1)
+        return x
 
     def _mean(self):
-        return tf.reduce_sum(self._weights() * self._stack("mean"), -1)
+        with tf.control_dependencies(self._assertions):
+            means = [c.mean() for c in self._components]
+            probs = [self._to_event_rank(p) for p in self._cat_probs(log_probs=False)]
+            return tf.add_n([p * m for p, m in zip(probs, means)])
 
-    def _variance(self):
-        w, means = self._weights(), self._stack("mean")
-        mean = tf.reduce_sum(w * means, -1, keepdims=True)
-        return tf.reduce_sum(w * (self._stack("variance") + tf.square(means - mean)), -1)
+    def _stddev(self):
+        with tf.control_dependencies(self._assertions):
+            means = [c.mean() for c in self._components]
+            devs = [c.stddev() for c in self._components]
+            probs = self._cat_probs(log_probs=False)
+            means = tf.stack(means, axis=-1)
+            devs = tf.stack(devs, axis=-1)
+            probs = [self._to_event_rank(p) for p in probs]
+            probs = tf.stack(probs, axis=-1) * tf.ones_like(means)
+            k = len(self._components)
+            # the mixture's variance: E[var] + E[mean^2] - E[mean]^2, per batch member
+            w, mu, sigma = (tf.reshape(t, [-1, k]) for t in (probs, means, devs))
+            w.shape.assert_has_rank(2)
+            if not mu.shape.is_compatible_with(w.shape):
+                raise ValueError("Expecting means to have same shape as mixture weights.")
+            if not sigma.shape.is_compatible_with(w.shape):
+                raise ValueError("Expecting stddevs to have same shape as mixture weights.")
+            w = tf.expand_dims(w, axis=1)
+            mu = tf.expand_dims(mu, axis=2)
+            sigma = tf.expand_dims(sigma, axis=2)
+            mean = tf.reshape(tf.matmul(w, mu), (-1,))
+            var = tf.reshape(tf.matmul(w, tf.square(sigma)), (-1,))
+            sq_mean = tf.reshape(tf.matmul(w, tf.square(mu)), (-1,))
+            dev = tf.sqrt(var + sq_mean - tf.square(mean))
+            return tf.reshape(dev, tf.shape(probs)[:-1])
 
     def _log_prob(self, x):
-        return tf.reduce_logsumexp(self._stack("log_prob", x) + self._weights(True, False), -1)
-
-    def _prob(self, x):
-        return tf.exp(self._log_prob(x))
-
-    def _cdf(self, x):
-        return tf.reduce_sum(self._stack("cdf", x) * self._weights(event=False), -1)
+        with tf.control_dependencies(self._assertions):
+            x = tf.convert_to_tensor(x, name="x")
+            lps = [c.log_prob(x) for c in self._components]
+            cat_lps = self._cat_probs(log_probs=True)
+            joint = [c + d for c, d in zip(cat_lps, lps)]
+            return tf.reduce_logsumexp(tf.stack(joint, 0), [0])
 
     def _log_cdf(self, x):
-        return tf.log(self._cdf(x))
+        with tf.control_dependencies(self._assertions):
+            x = tf.convert_to_tensor(x, name="x")
+            lcs = [c.log_cdf(x) for c in self._components]
+            cat_lps = self._cat_probs(log_probs=True)
+            joint = [c + d for c, d in zip(cat_lps, lcs)]
+            return tf.reduce_logsumexp(tf.stack(joint, axis=0), [0])
+
+    def _static_graph_draws(self, n, seed):
+        """Every component draws n; a one-hot of the categorical draw picks among them."""
+        draws = []
+        picks = self._cat.sample(n, seed=seed)
+        for c in self._components:
+            seed = gen_new_seed(seed, "mixture")
+            draws.append(c.sample(n, seed=seed))
+        event_ndims = self._static_event.ndims
+        x = tf.stack(draws, -event_ndims - 1)
+        np_dtype = x.dtype.as_numpy_dtype
+        mask = tf.one_hot(indices=picks, depth=self._num_components,
+                          on_value=np.ones([], dtype=np_dtype),
+                          off_value=np.zeros([], dtype=np_dtype))
+        with tf.name_scope("pad_mix_dims", values=[mask]):
+            def ndims(d):
+                if d.batch_shape.ndims is not None:
+                    return d.batch_shape.ndims
+                return tf.shape(d.batch_shape_tensor())[0]
+            dist_ndims, cat_ndims = ndims(self), ndims(self._cat)
+            pad = tf.where_v2(self._cat.is_scalar_batch(), dist_ndims, dist_ndims - cat_ndims)
+            s = tf.shape(mask)
+            mask = tf.reshape(mask, shape=tf.concat(
+                [s[:-1], tf.ones([pad], dtype=tf.int32), s[-1:],
+                 tf.ones([event_ndims], dtype=tf.int32)], axis=0))
+        return tf.reduce_sum(x * mask, axis=-1 - event_ndims)
 
     def _sample_n(self, n, seed):
-        # every component draws; the categorical draw picks one per (sample, batch) member
-        draws = tf.stack([c.sample(n, seed=None if seed is None else seed + i)
-                          for i, c in enumerate(self._components)], -1)
-        pick = self._cat.sample(n, seed=seed)
-        mask = tf.one_hot(pick, self._num_components, dtype=draws.dtype)
-        event_ndims = tf.size(self.event_shape_tensor())
-        mask = tf.reshape(mask, tf.concat([tf.shape(pick), tf.ones([event_ndims], tf.int32),
-                                           [self._num_components]], 0))
-        if draws.dtype.is_floating:
-            return tf.reduce_sum(draws * mask, -1)
-        return tf.reduce_sum(draws * tf.cast(mask, draws.dtype), -1)
+        if self._use_static_graph:
+            return self._static_graph_draws(n, seed)
+        with tf.control_dependencies(self._assertions):
+            n = tf.convert_to_tensor(n, name="n")
+            static_n = ops.constant_value(n)
+            n = int(static_n) if static_n is not None else n
+            picks = self._cat.sample(n, seed=seed)
+            static_samples = picks.get_shape()
+            if static_samples.is_fully_defined():
+                samples_shape = static_samples.as_list()
+                samples_size = static_samples.num_elements()
+            else:
+                samples_shape = tf.shape(picks)
+                samples_size = tf.size(picks)
+            if self.batch_shape.is_fully_defined():
+                batch_size = self.batch_shape.num_elements()
+            else:
+                batch_size = tf.reduce_prod(self.batch_shape_tensor())
+            if self.event_shape.is_fully_defined():
+                event_shape = np.array(self.event_shape.as_list(), dtype=np.int32)
+            else:
+                event_shape = self.event_shape_tensor()
+            # the flat sample indices and batch members, split by the component drawn
+            sample_idx = tf.reshape(tf.range(0, samples_size), samples_shape)
+            sample_parts = tf.dynamic_partition(data=sample_idx, partitions=picks,
+                                                num_partitions=self._num_components)
+            batch_idx = tf.reshape(tf.tile(tf.range(0, batch_size), [n]), samples_shape)
+            batch_parts = tf.dynamic_partition(data=batch_idx, partitions=picks,
+                                               num_partitions=self._num_components)
+            per_class = []
+            for c in range(self._num_components):
+                n_class = tf.size(sample_parts[c])
+                seed = gen_new_seed(seed, "mixture")
+                draws = self._components[c].sample(n_class, seed=seed)
+                lookup = batch_size * tf.range(n_class) + batch_parts[c]
+                draws = tf.reshape(draws, tf.concat([[n_class * batch_size], event_shape], 0))
+                per_class.append(tf.gather(draws, lookup, name="samples_class_c_gather"))
+            flat = tf.dynamic_stitch(indices=sample_parts, data=per_class)
+            out = tf.reshape(flat, tf.concat([samples_shape, self.event_shape_tensor()], 0))
+            out.set_shape(tf.TensorShape(static_samples).concatenate(self.event_shape))
+            return out
 
     def entropy_lower_bound(self, name="entropy_lower_bound"):
         """``sum_i p_i H(component_i)`` (a lower bound of the mixture's entropy)."""
-        with self._name_scope(name):
-            return tf.reduce_sum(self._stack("entropy") * self._weights(event=False), -1)
+        with self._name_scope(name, values=[self._cat.logits]), \
+                tf.control_dependencies(self._assertions):
+            entropies = [c.entropy() for c in self._components]
+            probs = self._cat_probs(log_probs=False)
+            return tf.add_n([p * h for p, h in zip(probs, entropies)])
 
 
 class RelaxedBernoulli(TransformedDistribution):
