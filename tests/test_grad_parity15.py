@@ -223,3 +223,35 @@ def test_add_gradient_of_a_gather_densifies_in_each_sum_as_tf115():
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
         np.testing.assert_allclose(s.run(gb, {x: np.ones((3, 6))}), [2, 2, 2, 2])
+
+
+@pytest.mark.parametrize("method, known, expected", [
+    (tf.AggregationMethod.EXPERIMENTAL_TREE, False, ["AddN"] * 3),
+    (tf.AggregationMethod.EXPERIMENTAL_TREE, True, ["AddN"] * 3),
+    (tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N, False, ["AddN"] * 3),
+    (tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N, True, ["AccumulateNV2"]),
+])
+def test_aggregation_methods_build_tf115_ops(method, known, expected):
+    x = tf.placeholder(tf.float32, [2, 3] if known else [None, 3])
+    h = tf.nn.relu(x)
+    g = tf.gradients(h + h * h + tf.sin(h), x, aggregation_method=method)[0]
+    sums = [op for op in tf.get_default_graph().get_operations()
+            if op.type in ("AddN", "AccumulateNV2")]
+    assert [op.type for op in sums] == expected
+    if expected[0] == "AddN":  # pairwise, under the op's "_gradient_sum" scope
+        assert [op.name for op in sums] == ["gradients/Relu_gradient_sum/AddN",
+                                            "gradients/Relu_gradient_sum/AddN_1",
+                                            "gradients/Relu_gradient_sum/AddN_2"]
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(g, {x: np.ones((2, 3))})[0, 0], 3.5403023, rtol=1e-6)
+
+
+def test_given_grad_ys_are_converted_then_seeded_by_identities_as_tf115():
+    a = tf.constant([1.0, 2.0])
+    g = tf.gradients(a * 2.0, a, grad_ys=np.array([3.0, 4.0], np.float32))[0]
+    g2 = tf.gradients(a, a, grad_ys=tf.constant([5.0, 6.0]), name="gg")[0]
+    assert g.name == "gradients/mul_grad/Mul:0" and g2.name == "gg/grad_ys_0:0"
+    assert [op.name for op in tf.get_default_graph().get_operations() if "grad_y" in op.name] \
+        == ["gradients/grad_y_0", "gradients/grad_ys_0", "gg/grad_ys_0"]
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run([g, g2]), [[6.0, 8.0], [5.0, 6.0]])

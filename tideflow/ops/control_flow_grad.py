@@ -74,9 +74,10 @@ def _branch_grad(op, fg, other, grad_idx, grads, x_idx, name):
                for i in grad_idx]
         gfg.inputs = gys
         n0 = len(gfg._ops)
-        res = gradients_lib.gradients([fg.outputs[i] for i in grad_idx],
-                                      [fg.args[k] for k in x_idx], grad_ys=gys,
-                                      gate_gradients=gradients_lib.gating_active())
+        with gradients_lib.seed_identities_off():
+            res = gradients_lib.gradients([fg.outputs[i] for i in grad_idx],
+                                          [fg.args[k] for k in x_idx], grad_ys=gys,
+                                          gate_gradients=gradients_lib.gating_active())
         counts = _tf_op_counts(gfg)
         n_tf = sum(counts.get(o, 1) for o in gfg._ops[n0:] if o._type != "Placeholder")
         raw = res
@@ -341,9 +342,10 @@ def _while_grad(op, *grads):
         gcaps = [gbody.make_placeholder(caps[j][1]._dtype.base_dtype, caps[j][1]._shape,
                                         "capture_grad") for j in j_idx]
         gbody.inputs = [cnt, *gvars, *gcaps]
-        res = gradients_lib.gradients([body_fg.outputs[i] for i in d_idx],
-                                      [body_fg.inputs[i] for i in d_idx]
-                                      + [caps[j][1] for j in j_idx], grad_ys=gvars)
+        with gradients_lib.seed_identities_off():
+            res = gradients_lib.gradients([body_fg.outputs[i] for i in d_idx],
+                                          [body_fg.inputs[i] for i in d_idx]
+                                          + [caps[j][1] for j in j_idx], grad_ys=gvars)
         outs = [cnt - 1]
         for k, _ in enumerate(d_idx):
             r = res[k]

@@ -14,7 +14,7 @@ from tideflow.framework.indexed_slices import IndexedSlices
 
 
 class AggregationMethod:
-    """How tf.gradients sums partial gradients (tideflow always uses AddN)."""
+    """How tf.gradients sums partial gradients: AddN, pairwise AddNs, or AccumulateNV2."""
 
     ADD_N = 0
     DEFAULT = ADD_N
@@ -58,6 +58,19 @@ _GATE = threading.local()
 def gating_active():
     """True while a gradient function runs for a gated ``tf.gradients`` (GATE_OP)."""
     return getattr(_GATE, "active", False)
+
+
+class seed_identities_off:
+    """Within: the next ``tf.gradients`` call makes no ``grad_ys_<i>`` Identity of its given
+    grad_ys (a control-flow gradient's inner walk over a branch or body, which TF's gradient
+    does within its own walk)."""
+
+    def __enter__(self):
+        self._outer, _GATE.no_seed = getattr(_GATE, "no_seed", False), True
+
+    def __exit__(self, *a):
+        _GATE.no_seed = self._outer
+        return False
 
 
 def between_active():
@@ -161,10 +174,13 @@ def _gradient_fn(op):
 _NONE_GRADS_OK = frozenset({"If", "While", "StatelessIf", "StatelessWhile"})
 
 
-def _aggregate(grads, name, colocate_op=None):
+def _aggregate(grads, name, colocate_op=None, method=None, op=None):
     """Sums the partial gradients of one tensor (dense AddN, or concatenated IndexedSlices).
     With ``colocate_op`` (``colocate_gradients_with_ops``), dense partials are summed as TF
-    does: per device next to the first partial there, then across devices next to the op."""
+    does: per device next to the first partial there, then across devices next to the op.
+    ``method`` (an AggregationMethod) picks TF's ops for dense partials of ``op``'s output:
+    EXPERIMENTAL_TREE adds them pairwise under ``<op>_gradient_sum``, EXPERIMENTAL_ACCUMULATE_N
+    makes one AccumulateNV2 of more than two partials of a fully known shape (else as TREE)."""
     grads = [g for g in grads if g is not None]
     if not grads:
         return None
@@ -178,6 +194,21 @@ def _aggregate(grads, name, colocate_op=None):
         return list_ops.add_n(grads, name=name)
 
     if all(isinstance(g, ops.Tensor) for g in grads):
+        if method == AggregationMethod.EXPERIMENTAL_ACCUMULATE_N and len(grads) > 2:
+            shape = grads[0].get_shape()
+            for g in grads[1:]:
+                shape = shape.merge_with(g.get_shape())
+            if shape.is_fully_defined():
+                from tideflow.ops import extra_array_ops
+
+                return extra_array_ops.accumulate_n(grads)
+        if method in (AggregationMethod.EXPERIMENTAL_TREE,
+                      AggregationMethod.EXPERIMENTAL_ACCUMULATE_N) and op is not None:
+            with ops.name_scope(op.name + "_gradient_sum"):
+                total = grads[0]
+                for g in grads[1:]:
+                    total = math_ops.add_n([total, g])
+                return total
         if colocate_op is not None:
             return _multi_device_add_n(grads, colocate_op)
         return math_ops.add_n(grads, name=name)
@@ -296,6 +327,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 if t._op in between:
                     pending[t._op] += 1
         grads = collections.defaultdict(list)  # tensor -> partial grads
+        # as TF: the given grad_ys converted first (grad_y_<i>), then each y's seed: ones, or
+        # an Identity of the given one (grad_ys_<i>)
+        seed_identities = not getattr(_GATE, "no_seed", False)
+        _GATE.no_seed = False
+        grad_ys = [gy if gy is None or isinstance(gy, (ops.Tensor, IndexedSlices))
+                   else ops.convert_to_tensor(gy, name=f"grad_y_{i}")
+                   for i, gy in enumerate(grad_ys)]
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
             if gy is None:  # integer ys are allowed: nothing flows back through them
                 if y.dtype.is_complex:  # TF: a complex y has no obvious seed of ones
@@ -308,8 +346,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                    constant_op.constant(1, dtype=y.dtype.base_dtype,
                                                         name=f"grad_ys_{i}"))
             else:
-                gy = _to_tensor(gy)
                 _check_grad_y(y, gy)
+                if seed_identities:
+                    gy = _seed_identity(gy, i)
             grads[y].append(gy)
         # ops are visited first in, first out from the ys' ops, as TF's queue does, so that the
         # gradient ops are created (and numbered: AddN, AddN_1, ...) in TF's order
@@ -325,7 +364,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             out_grads = []
             for t in op._outputs:
                 g = grads.get(t)
-                out_grads.append(_aggregate(g, None, colocate_op) if g else None)
+                out_grads.append(_aggregate(g, None, colocate_op, aggregation_method, op)
+                                 if g else None)
                 if g:
                     grads[t] = [out_grads[-1]]
             if bridge and op in bridge:  # a capture: its gradient is the captured tensor's
@@ -345,11 +385,25 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         result = []
         for x in xs:
             g = grads.get(x)
-            g = _aggregate(g, None) if g else None
+            g = _aggregate(g, None, None, aggregation_method, x.op) if g else None
             if g is None and unconnected is UnconnectedGradients.ZERO:
                 g = array_ops.zeros_like(x)
             result.append(g)
     return result
+
+
+def _seed_identity(gy, i):
+    from tideflow.ops import array_ops
+
+    if isinstance(gy, IndexedSlices):
+        def ident(t, part):
+            return (array_ops.identity(t, name=f"grad_ys_{i}_{part}")
+                    if isinstance(t, ops.Tensor) else t)
+
+        return IndexedSlices(indices=ident(gy.indices, "indices"),
+                             values=ident(gy.values, "values"),
+                             dense_shape=ident(gy.dense_shape, "shape"))
+    return array_ops.identity(gy, name=f"grad_ys_{i}")
 
 
 def _check_grad_y(y, gy):
