@@ -344,3 +344,10 @@ def test_graph_create_op_takes_registered_types_and_tensors_only():
         g.create_op("NoSuchOp", [a], [tf.float32])
     with pytest.raises(TypeError, match="^Input #0 is not a tensor: 5$"):
         g.create_op("Identity", [5], [tf.float32])
+
+
+def test_truth_of_a_resource_variable_is_its_value():
+    assert bool(tf.Variable([1.0, 2.0]))  # a ref variable is a plain object
+    r = tf.Variable([1.0, 2.0], use_resource=True)
+    with pytest.raises(TypeError, match="using a `tf.Tensor` as a Python `bool` is not allowed"):
+        bool(r)

@@ -401,6 +401,13 @@ class Variable(metaclass=_VariableMeta):
     def op(self):
         return self._variable.op
 
+    def __bool__(self):
+        # TF 1.15: a resource variable's truth is its value's (an error in a graph); a ref
+        # variable is a plain object (true)
+        if getattr(self, "_resource", False):
+            return bool(self.read_value())
+        return True
+
     @property
     def handle(self):
         """A resource variable's handle: here the variable's own tensor, named as TF's
