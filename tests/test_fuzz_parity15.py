@@ -169,3 +169,57 @@ def test_where_v2_broadcasts_then_and_else_before_the_condition():
     assert t.shape.ndims is None
     with pytest.raises(tf.errors.InvalidArgumentError):
         _run(t, {e: np.zeros([0, 2], np.int32)})
+
+
+def test_max_and_min_skip_nan_as_tf_cpu_reducer():
+    n = np.nan
+    x = tf.constant([[n, 1.0], [n, n]])
+    assert _run(tf.reduce_max(x)) == 1.0
+    assert _run(tf.reduce_max(x, 0)).tolist() == [-np.inf, 1.0]  # all NaN: the identity
+    assert _run(tf.reduce_min(x, 1)).tolist() == [1.0, np.inf]
+    assert np.isnan(_run(tf.reduce_max(tf.constant([n]))))  # one element is copied
+    assert _run(tf.argmax(tf.constant([1.0, n, 2.0]))) == 2
+
+
+def test_constant_with_a_shape_of_no_elements_or_from_no_values():
+    assert _run(tf.constant([1, 2], tf.float64, shape=[0, 3])).shape == (0, 3)
+    assert _run(tf.constant([], tf.int64, shape=[1, 3])).tolist() == [[0, 0, 0]]
+    assert _run(tf.constant([], shape=[2])).tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="Too many elements provided"):
+        tf.constant([1, 2, 3], shape=[2])
+
+
+def test_unconvertible_python_inputs_are_value_errors():
+    x = tf.constant([1.0, 2.0])
+    with pytest.raises(ValueError, match="Tried to convert 'y' to a tensor and failed"):
+        tf.add(x, None)
+    with pytest.raises(ValueError, match="Tried to convert 'y' to a tensor and failed"):
+        tf.maximum(x, [[1.0], [2.0, 3.0]])
+    with pytest.raises(TypeError, match="Expected float32 passed to parameter 'y'"):
+        tf.add(x, "a")
+
+
+def test_embedding_lookup_max_norm_of_unknown_ranks():
+    p, i = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    e = tf.nn.embedding_lookup(p, i, max_norm=1.0)
+    got = _run(e, {p: [[3.0, 4.0], [0.3, 0.4]], i: [[0, 1]]})
+    np.testing.assert_allclose(got, [[[0.6, 0.8], [0.3, 0.4]]], rtol=1e-6)
+
+
+def test_shapes_with_an_axis_known_only_when_run():
+    ax = tf.placeholder_with_default(0, [])
+    assert tf.expand_dims(tf.zeros([2, 1]), ax).shape.ndims is None
+    with pytest.raises(ValueError, match="at least rank 1 but is rank 0"):
+        tf.gather(tf.constant(1.5), [0], axis=ax)
+
+
+def test_strided_slice_shrinks_only_with_a_positive_stride():
+    x = np.arange(12.0).reshape(3, 4)
+    t = tf.strided_slice(x, [1, 0], [2, 4], [2, 1], shrink_axis_mask=1)
+    assert _run(t).tolist() == [4.0, 5.0, 6.0, 7.0]
+    with pytest.raises(ValueError, match="only stride 1 allowed on non-range indexing"):
+        tf.strided_slice(x, [1, 0], [2, 4], [-1, 1], shrink_axis_mask=1)
+    p = tf.placeholder(tf.float64)
+    t = tf.strided_slice(p, [1, 0], [2, 4], [-1, 1], shrink_axis_mask=1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="only stride 1 allowed"):
+        _run(t, {p: x})

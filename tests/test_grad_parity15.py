@@ -255,3 +255,25 @@ def test_given_grad_ys_are_converted_then_seeded_by_identities_as_tf115():
         == ["gradients/grad_y_0", "gradients/grad_ys_0", "gg/grad_ys_0"]
     with tf.Session() as s:
         np.testing.assert_allclose(s.run([g, g2]), [[6.0, 8.0], [5.0, 6.0]])
+
+
+def test_broadcast_to_and_atan2_gradients_as_tf115():
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([3, 1]))
+    w = tf.constant(np.arange(24.0).reshape(2, 3, 4), tf.float32)
+    g = tf.gradients(tf.broadcast_to(a, [2, 3, 4]) * w, a)[0]
+    y = tf.constant([0.0, 1.0, -1.0])
+    x = tf.constant([0.0, 2.0, 0.5])
+    gy, gx = tf.gradients(tf.atan2(y, x), [y, x])
+    tf.random_normal([2])
+    assert _seeds() == [3, 38]
+    assert [op.name for op in tf.get_default_graph().get_operations()
+            if "BroadcastTo_grad" in op.name] == [
+        "gradients/BroadcastTo_grad/Shape", "gradients/BroadcastTo_grad/BroadcastGradientArgs",
+        "gradients/BroadcastTo_grad/Sum", "gradients/BroadcastTo_grad/Reshape"]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(g).ravel(), [60, 92, 124])
+        # TF 1.15 divides by x^2 + y^2: NaN where both are 0
+        np.testing.assert_allclose(s.run(gy), [np.nan, 0.4, 0.4], rtol=1e-6)
+        np.testing.assert_allclose(s.run(gx), [np.nan, -0.2, 0.8], rtol=1e-6)

@@ -1850,6 +1850,15 @@ def _convert_input(op_type, arg, value, dtype, name, index=None):
             t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=cname)
     except (TypeError, ValueError) as e:
         if dtype is not None:
+            if isinstance(e, ValueError) and (value is None or isinstance(value, (list, tuple))):
+                # as TF: a value no dtype converts (None, ragged nesting) is a ValueError
+                try:
+                    convert_to_tensor(value, as_ref=arg.is_ref)
+                except ValueError as e2:
+                    raise ValueError(f"Tried to convert '{arg.name}' to a tensor and failed. "
+                                     f"Error: {e2}") from None
+                except TypeError:
+                    pass
             raise TypeError(
                 f"Expected {dtype.name} passed to parameter '{arg.name}' of op '{op_type}', got "
                 f"{value!r} of type '{type(value).__name__}' instead. Error: {e}"

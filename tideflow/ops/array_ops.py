@@ -765,8 +765,8 @@ def _expand_dims_shape(op):
     if d is not None and np.size(d) != 1:
         raise ValueError(f"'dim' input must be a tensor with a single value, got "
                          f"{np.size(d)} values")
-    if d is None:
-        return [None if s.ndims is None else [None] * (s.ndims + 1)]
+    if d is None:  # as TF: an axis known only when run says nothing of the shape
+        return [None]
     d = int(np.reshape(d, -1)[0])
     if s.ndims is None:
         return [None]

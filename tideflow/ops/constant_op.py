@@ -149,6 +149,12 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
     is_np = isinstance(values, (np.ndarray, np.generic))
+    if shape is not None and not is_np:
+        want = as_shape(shape)
+        if want.is_fully_defined() and want.num_elements() == 0:
+            # as TF: a Python value for a shape with no elements is not even read
+            return np.empty(want.as_list(), object if dtype == dtypes.string else
+                            (dtype._np if dtype is not None else np.float32))
     if dtype is not None:
         _check_compatible(values, dtype)
         if dtype == dtypes.string:
@@ -214,8 +220,9 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                 )
             elif n == 0:  # an empty value fits any shape with no elements ([0, 2, 3])
                 arr = arr.reshape(want)
-            elif arr.size == 0:
-                raise ValueError(f"Cannot create a tensor of shape {want} from an empty value")
+            elif arr.size == 0:  # as TF: a Const holding no values reads as zeros
+                arr = np.full(want, b"", object) if arr.dtype == object else np.zeros(
+                    want, arr.dtype)
             else:
                 flat = arr.reshape(-1)
                 arr = np.concatenate([flat, np.repeat(flat[-1:], n - flat.size)]).reshape(want)

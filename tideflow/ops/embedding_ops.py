@@ -199,7 +199,11 @@ def _clip_rows(x, ids, max_norm):
     if max_norm is None:
         return x
     if rank_ids is None or rank_x is None:
-        raise ValueError("embedding_lookup with max_norm needs ids and params of known rank")
+        # as TF: the embedding's axes as a Range between the ranks known only when run
+        from tideflow.ops import array_ops, clip_ops, range_ops
+
+        return clip_ops.clip_by_norm(x, max_norm, axes=range_ops.range(
+            array_ops.rank(ids), array_ops.rank(x)))
     axes = list(range(rank_ids, rank_x))
     if axes:
         # TF 1.15's ops: clip_by_norm over the embedding's axes

@@ -172,7 +172,14 @@ def _sum_to(grad, x):
 
 
 def _broadcast_to_grad(op, grad):
-    return [_sum_to(grad, op._inputs[0]), None]
+    """TF 1.15's: the gradient summed (keepdims) over the axes BroadcastGradientArgs finds
+    between the target shape and the input's, reshaped to the input's shape."""
+    from tideflow.ops import reduction_ops
+
+    x, target = op._inputs
+    in_shape = shape(x, out_type=target.dtype.base_dtype)
+    _, axes = ops.apply_op("BroadcastGradientArgs", [target, in_shape])._outputs
+    return [reshape(reduction_ops.reduce_sum(dense(grad), axes, keepdims=True), in_shape), None]
 
 
 op_registry.declare(

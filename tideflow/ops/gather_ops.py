@@ -61,6 +61,8 @@ def _gather(params, indices, axis):
 
 def _gather_shape_for(p, ix, axis):
     if axis is None:
+        if p.ndims == 0:
+            raise ValueError("Shape must be at least rank 1 but is rank 0")
         if p.ndims is None or ix.ndims is None:
             return None
         return [None] * (p.ndims + ix.ndims - 1)

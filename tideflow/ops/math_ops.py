@@ -431,7 +431,8 @@ def _maximum_minimum_grad(select_x):
 
 def _atan2_grad(op, grad):
     y, x = op.inputs
-    scaled = _xdivy(_dense(grad), square(x) + square(y))
+    # (TF 1.15 divides: at x = y = 0 the gradient is NaN there)
+    scaled = _dense(grad) / (square(x) + square(y))
     return reduce_to_inputs(y, x, x * scaled, -y * scaled)
 
 

@@ -135,11 +135,20 @@ def _mean(x, indices, *, keep_dims):
     return q.astype(x.dtype, copy=False)
 
 
-def _extreme(fn, limit):
+def _extreme(fn, nan_skipping, limit):
     def kernel(x, indices, *, keep_dims):
         axis = _axes(x, indices)
         if np.size(x) == 0:  # TF's identity for an empty max/min: the type's extreme
             return fn(x, axis=axis, keepdims=keep_dims, initial=limit(x.dtype))
+        if x.dtype.kind == "f" or x.dtype in _HALF_TYPES:
+            n = 1
+            for a in axis:
+                n *= x.shape[a]
+            if n > 1:
+                # TF's CPU reducer folds from the type's extreme and skips NaN (all NaN: the
+                # extreme); a reduction over one element copies it, NaN included
+                return nan_skipping.reduce(x, axis=axis, keepdims=keep_dims,
+                                           initial=limit(x.dtype))
         return fn(x, axis=axis, keepdims=keep_dims)
 
     return kernel
@@ -388,8 +397,8 @@ def _min_or_max_grad(op, grad):
 
 for _name, _kernel, _grad in (("Sum", _sum, _sum_grad), ("Mean", _mean, _mean_grad),
                               ("Prod", _prod, _prod_grad),
-                              ("Max", _extreme(np.max, _lowest), _min_or_max_grad),
-                              ("Min", _extreme(np.min, _highest), _min_or_max_grad)):
+                              ("Max", _extreme(np.max, np.fmax, _lowest), _min_or_max_grad),
+                              ("Min", _extreme(np.min, np.fmin, _highest), _min_or_max_grad)):
     op_registry.declare(_name, inputs=["input: T", "reduction_indices: Tidx"],
                         outputs=["output: T"], attrs=_REDUCE_ATTRS, shape=_reduction_shape,
                         kernel=_kernel, grad=_grad)

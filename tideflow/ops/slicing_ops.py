@@ -181,6 +181,8 @@ def _strided_slice_shape(op):
         full += 1
         b, e, st = begin[i], end[i], strides[i]
         if sm >> i & 1:
+            if st <= 0:
+                raise ValueError("only stride 1 allowed on non-range indexing.")
             if b is not None and d is not None and not -d <= b < d:
                 raise ValueError(f"slice index {b} of dimension {full - 1} out of bounds.")
             continue
@@ -246,6 +248,8 @@ def _build_strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mas
         elif new_axis_mask & bit:
             idx.append(None)
         elif shrink_axis_mask & bit:
+            if s[i] <= 0:  # TF's words; a positive stride is allowed too
+                raise _invalid("only stride 1 allowed on non-range indexing.")
             idx.append(b[i])
         else:
             if s[i] == 0:
