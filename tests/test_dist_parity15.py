@@ -294,3 +294,75 @@ def test_sync_replicas_between_graph_processes():
             "no_init_tokens"]
         assert out["steps"] == [0, 1, 2, 3, 4, 5]
     np.testing.assert_equal(len(outs), 2)
+
+
+# -- graph structure ----------------------------------------------------------------------
+
+
+def test_sync_replicas_tokens_read_the_global_step_as_tf():
+    cluster = {"ps": ["a:1", "b:1"], "worker": ["w:1", "w:2", "w:3"]}
+    with tf.device(tf.train.replica_device_setter(cluster=cluster,
+                                                  worker_device="/job:worker/task:1")):
+        gs = tf.train.get_or_create_global_step()
+        w = tf.get_variable("w", [3, 2])
+        x = tf.placeholder(tf.float32, [None, 3])
+        loss = tf.reduce_mean(tf.matmul(x, w))
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, 3,
+                                             name="sync")
+        gv = opt.compute_gradients(loss)
+        opt.apply_gradients(gv, global_step=gs)
+        opt.apply_gradients(gv, global_step=gs)
+    g = tf.get_default_graph()
+    # the tokens are a Fill of the global step's own read (no extra read op)
+    assert [t.name for t in g.get_operation_by_name("Fill").inputs] == [
+        "Fill/dims:0", "global_step/read:0"]
+    assert "read" not in [op.name for op in g.get_operations()]
+    # the chief sets the global step of every accumulator made so far
+    ctl = [c.name for op in opt.chief_init_op.control_inputs for c in op.control_inputs]
+    assert sorted(n for n in ctl if "SetGlobalStep" in n) == [
+        "sync_1/SetGlobalStep", "sync_1/SetGlobalStep_1"]
+
+
+def test_boolean_mask_builds_tf_ops():
+    tf.boolean_mask(tf.constant(["a", "b", "c"]), tf.constant([True, False, True]))
+    assert [(op.name, op.type) for op in tf.get_default_graph().get_operations()][2:] == [
+        ("boolean_mask/Shape", "Const"), ("boolean_mask/strided_slice/stack", "Const"),
+        ("boolean_mask/strided_slice/stack_1", "Const"),
+        ("boolean_mask/strided_slice/stack_2", "Const"),
+        ("boolean_mask/strided_slice", "StridedSlice"),
+        ("boolean_mask/Prod/reduction_indices", "Const"), ("boolean_mask/Prod", "Prod"),
+        ("boolean_mask/Shape_1", "Const"), ("boolean_mask/strided_slice_1/stack", "Const"),
+        ("boolean_mask/strided_slice_1/stack_1", "Const"),
+        ("boolean_mask/strided_slice_1/stack_2", "Const"),
+        ("boolean_mask/strided_slice_1", "StridedSlice"), ("boolean_mask/Shape_2", "Const"),
+        ("boolean_mask/strided_slice_2/stack", "Const"),
+        ("boolean_mask/strided_slice_2/stack_1", "Const"),
+        ("boolean_mask/strided_slice_2/stack_2", "Const"),
+        ("boolean_mask/strided_slice_2", "StridedSlice"), ("boolean_mask/concat/values_1", "Pack"),
+        ("boolean_mask/concat/axis", "Const"), ("boolean_mask/concat", "ConcatV2"),
+        ("boolean_mask/Reshape", "Reshape"), ("boolean_mask/Reshape_1/shape", "Const"),
+        ("boolean_mask/Reshape_1", "Reshape"), ("boolean_mask/Where", "Where"),
+        ("boolean_mask/Squeeze", "Squeeze"), ("boolean_mask/GatherV2/axis", "Const"),
+        ("boolean_mask/GatherV2", "GatherV2")]
+    x = tf.placeholder(tf.float32, [None, 3, 4])
+    m = tf.placeholder(tf.bool, [3, 4])
+    r = tf.boolean_mask(x, m, axis=1)
+    assert r.shape.as_list() == [None, None]
+    xx = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    mm = (np.arange(12).reshape(3, 4) % 3) == 0
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(r, {x: xx, m: mm}), xx[:, mm])
+
+
+def test_merge_device_function_gives_a_device_spec():
+    from tideflow.framework import device as pydev
+
+    class _Node:
+        device = "/cpu:0"
+
+    spec = pydev.merge_device("/job:ps/task:1")(_Node())
+    assert spec.to_string() == "/job:ps/task:1/device:CPU:0"
+    with tf.device(pydev.merge_device("/job:ps/task:1")), tf.device(
+            pydev.merge_device("/gpu:0")):
+        c = tf.constant(1.0)
+    assert c.device == "/job:ps/task:1/device:GPU:0"

@@ -150,7 +150,8 @@ def merge_device(outer, inner=_FUNCTION):
         spec = outer.to_string() if isinstance(outer, DeviceSpec) else (outer or "")
 
         def _device_function(node_def):
-            return merge_device(spec, node_def.device or "")
+            # as TF's MergeDevice: the merged DeviceSpec (tf.device takes it as its string)
+            return DeviceSpec.from_string(merge_device(spec, node_def.device or ""))
 
         return _device_function
     if not outer:

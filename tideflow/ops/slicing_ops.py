@@ -577,13 +577,15 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
             )
         axis = 0 if axis is None else axis
         shape_tensor[axis:axis + ndims_mask].assert_is_compatible_with(shape_mask)
-        # as TF, always through a Reshape (also for a 1-D mask): the gradient of ``tensor``
-        # is then a dense tensor, as TF's, not the gather's IndexedSlices
-        full = array_ops.shape(tensor)
-        leading = array_ops.size(mask)
-        tensor = array_ops.reshape(
-            tensor, _concat_shapes(full[:axis], leading, full[axis + ndims_mask:])
-        )
+        # as TF 1.15, always through a Reshape (also for a 1-D mask): the gradient of
+        # ``tensor`` is then a dense tensor, as TF's, not the gather's IndexedSlices. TF's ops
+        # in its order: the product of the masked dims of one shape, the head and tail of two
+        # more, and [leading] packed inside the concat
+        leading = ops.apply_op("Prod", [array_ops.shape(tensor)[axis:axis + ndims_mask], [0]],
+                               {"keep_dims": False}).outputs[0]
+        tensor = array_ops.reshape(tensor, concat_ops.concat(
+            [array_ops.shape(tensor)[:axis], [leading],
+             array_ops.shape(tensor)[axis + ndims_mask:]], 0))
         if shape_tensor.ndims is not None:
             first = shape_tensor[axis:axis + ndims_mask].num_elements()
             tensor.set_shape(
@@ -594,7 +596,3 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         mask = array_ops.reshape(mask, [-1])
         indices = array_ops.squeeze(gather_ops.where(mask), axis=[1])
         return gather_ops.gather(tensor, indices, axis=axis)
-
-
-def _concat_shapes(head, leading, tail):
-    return concat_ops.concat([head, array_ops.reshape(leading, [1]), tail], 0)

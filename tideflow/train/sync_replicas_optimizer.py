@@ -81,7 +81,6 @@ class SyncReplicasOptimizer(Optimizer):
         train_ops = []
         aggregated_grad = []
         var_list = []
-        self._accumulator_list = []
 
         # the local step lives on this replica's worker, not on a parameter server
         local_anchor = control_flow_ops.no_op()
@@ -138,9 +137,9 @@ class SyncReplicasOptimizer(Optimizer):
                 train_op = state_ops.assign(self._local_step, token)
 
                 with ops.control_dependencies([update_op]):
-                    # a read after the update: the tokens carry the new global step
-                    new_step = global_step.read_value()
-                    tokens = fill_ops.fill([self._tokens_per_step], new_step)
+                    # as TF: the global step itself (a ref variable's read shows the update
+                    # made before the fill; a resource variable's is a fresh read after it)
+                    tokens = fill_ops.fill([self._tokens_per_step], global_step)
                     sync_op = sync_token_queue.enqueue_many((tokens,))
                 if self._variable_averages is not None:
                     with ops.control_dependencies([sync_op]), ops.name_scope(""):
