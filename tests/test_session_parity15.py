@@ -351,3 +351,15 @@ def test_truth_of_a_resource_variable_is_its_value():
     r = tf.Variable([1.0, 2.0], use_resource=True)
     with pytest.raises(TypeError, match="using a `tf.Tensor` as a Python `bool` is not allowed"):
         bool(r)
+
+
+def test_op_names_are_checked_as_tf_115_scope_names():
+    c = tf.constant(1, name="c")
+    for bad in ("_under", "-dash", "a b", "x.y-z>w"):  # '>' is TF 2's
+        with pytest.raises(ValueError, match=f"^'{bad}' is not a valid scope name$"):
+            tf.identity(c, name=bad)
+    with pytest.raises(ValueError, match="^'-dash' is not a valid scope name$"):
+        tf.constant(2, name="-dash")  # the failed attempt took no name
+    assert tf.identity(c, name=".dot").name == ".dot:0"
+    with tf.name_scope("s"):
+        assert tf.identity(c, name="_under").name == "s/_under:0"

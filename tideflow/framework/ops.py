@@ -17,8 +17,9 @@ from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # as TF's node-name check, but also allowing a leading "_" (our internal ops' type names)
 _VALID_NODE_NAME = re.compile(r"^[A-Za-z0-9._][A-Za-z0-9_.\\/>-]*$")
-_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
-_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+# TF 1.15's name scope rules (TF 2 allows '>' too)
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/-]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/-]*$")
 
 
 class GraphKeys:
@@ -2262,11 +2263,16 @@ def _checked_graph(t, default):
 def _create_op(graph, op_def, inputs, attrs, output_types, name):
     if graph._finalized:
         graph._check_not_finalized()  # before the name is taken, as TF
-    name = graph.unique_name(name or op_def.name) if not (name and name.endswith("/")) else (
-        name[:-1]
-    )
-    if not _VALID_NODE_NAME.match(name):
-        raise ValueError(f"'{name}' is not a valid node name")
+    if name and name[-1] != "/":
+        # as TF's op constructors: the name given is checked as a name scope (a root one may
+        # not start with '_' or '-') before a unique name is taken
+        if not (_VALID_SCOPE_NAME if graph._name_stack else _VALID_OP_NAME).match(name):
+            raise ValueError(f"'{name}' is not a valid scope name")
+        name = graph.unique_name(name)
+    else:
+        name = graph.unique_name(op_def.name) if not name else name[:-1]
+        if not _VALID_NODE_NAME.match(name):
+            raise ValueError(f"'{name}' is not a valid node name")
     if name in graph._nodes_by_name:  # an absolute name ("train/") taken twice, as TF
         raise ValueError(f"Duplicate node name in graph: '{name}'")
     input_ops = [t._op for t in inputs]
