@@ -344,3 +344,29 @@ def test_seeded_mixture_draws_as_tf():
                                         0.2676672, 3.3465545], rtol=1e-5)
     np.testing.assert_allclose(got[1], [-2.1380084, -1.6842866], rtol=1e-5)
     np.testing.assert_allclose(got[2], [-1.0748723, 0.12731], rtol=1e-5)
+
+
+def test_str_repr_and_missing_methods_as_tf():
+    d = tfd.Normal(0.0, 1.0)
+    assert str(d) == ('tfp.distributions.Normal("Normal/", batch_shape=(), event_shape=(), '
+                      'dtype=float32)')
+    assert repr(d) == ("<tfp.distributions.Normal 'Normal/' batch_shape=() event_shape=() "
+                       "dtype=float32>")
+    # an unknown-rank batch shape is left out of str (not of repr)
+    u = tfd.Normal(tf.placeholder(tf.float32, None), 1.0)
+    assert str(u) == 'tfp.distributions.Normal("Normal_1/", event_shape=(), dtype=float32)'
+    assert repr(u).startswith("<tfp.distributions.Normal 'Normal_1/' batch_shape=<unknown>")
+    with pytest.raises(NotImplementedError, match="^covariance is not implemented: Normal$"):
+        d.covariance()
+    with pytest.raises(NotImplementedError, match="^mean is not implemented: Categorical$"):
+        tfd.Categorical(logits=[0.0, 1.0]).mean()
+
+
+def test_multivariate_normals_take_tf_names_in_the_callers_scope():
+    # TF 1.15 builds a standard Normal (with zeros/ones) and an affine_linear_operator beside
+    # the distribution, so the next Normal is Normal_1
+    tf.contrib.distributions.MultivariateNormalDiag(loc=[0.0, 1.0], scale_diag=[1.0, 2.0])
+    assert tfd.Normal(0.0, 1.0).loc.name == "Normal_1/loc:0"
+    assert tf.zeros([2]).name == "zeros_1:0"
+    tf.contrib.distributions.MultivariateNormalTriL(loc=[0.0, 0.0], scale_tril=tf.eye(2))
+    assert tfd.Normal(0.0, 1.0).loc.name == "Normal_3/loc:0"

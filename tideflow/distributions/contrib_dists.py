@@ -41,6 +41,15 @@ class _VectorEvent:
         return tf.shape(self._loc_b)[-1:]
 
 
+def _reserve_tf_names():
+    """Marks used the names TF 1.15's multivariate normals give ops in the caller's scope (the
+    standard ``Normal`` they transform, its ``zeros``/``ones`` parameters and the
+    ``affine_linear_operator`` bijector), so later ops are named as in TF (``Normal_1``)."""
+    graph = tf.get_default_graph()
+    for name in ("zeros", "ones", "Normal", "affine_linear_operator"):
+        graph.unique_name(name)
+
+
 class MultivariateNormalDiag(_VectorEvent, Distribution):
     """A normal distribution over vectors (the last axis) with mean ``loc`` and a diagonal
     covariance ``diag(scale_diag)**2`` (``scale_identity_multiplier`` adds to the diagonal, as
@@ -90,6 +99,8 @@ class MultivariateNormalDiag(_VectorEvent, Distribution):
             self._loc_b = loc + tf.zeros_like(scale)
         super().__init__(dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
                          parameters, [self._loc, self._scale_diag], scope)
+        if type(self) is MultivariateNormalDiag:
+            _reserve_tf_names()
 
     @property
     def loc(self):

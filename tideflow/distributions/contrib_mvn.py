@@ -7,7 +7,11 @@ each other and to ``MultivariateNormalDiag``."""
 import math
 
 import tideflow as tf
-from tideflow.distributions.contrib_dists import MultivariateNormalDiag, _VectorEvent
+from tideflow.distributions.contrib_dists import (
+    MultivariateNormalDiag,
+    _reserve_tf_names,
+    _VectorEvent,
+)
 from tideflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution, RegisterKL
 from tideflow.ops.linear_operator import (
     LinearOperatorDiag,
@@ -146,6 +150,8 @@ class MultivariateNormalTriL(MultivariateNormalLinearOperator):
                 scale = LinearOperatorLowerTriangular(tril, is_non_singular=True)
         super().__init__(loc, scale, validate_args, allow_nan_stats, name=scope)
         self._parameters = _own(parameters)
+        if type(self) is MultivariateNormalTriL:
+            _reserve_tf_names()
 
 
 class MultivariateNormalFullCovariance(MultivariateNormalTriL):

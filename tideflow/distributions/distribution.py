@@ -229,7 +229,7 @@ class Distribution:
         return x
 
     def _sample_n(self, n, seed):
-        raise NotImplementedError(f"sample is not implemented for {type(self).__name__}")
+        raise NotImplementedError(f"sample_n is not implemented: {type(self).__name__}")
 
     # -- statistics ---------------------------------------------------------------------------------
     def _call(self, method, name, value=None):
@@ -245,7 +245,7 @@ class Distribution:
             return self._call(self._log_prob, name, value)
         if _overrides(self, "_prob"):
             return self._call(lambda v: tf.log(self._prob(v)), name, value)
-        raise NotImplementedError(f"log_prob is not implemented for {type(self).__name__}")
+        raise NotImplementedError(f"log_prob is not implemented: {type(self).__name__}")
 
     def prob(self, value, name="prob"):
         """The probability (density or mass) of ``value``."""
@@ -253,7 +253,7 @@ class Distribution:
             return self._call(self._prob, name, value)
         if _overrides(self, "_log_prob"):
             return self._call(lambda v: tf.exp(self._log_prob(v)), name, value)
-        raise NotImplementedError(f"prob is not implemented for {type(self).__name__}")
+        raise NotImplementedError(f"prob is not implemented: {type(self).__name__}")
 
     def cdf(self, value, name="cdf"):
         """``P[X <= value]``."""
@@ -261,14 +261,14 @@ class Distribution:
             return self._call(self._cdf, name, value)
         if _overrides(self, "_log_cdf"):
             return self._call(lambda v: tf.exp(self._log_cdf(v)), name, value)
-        raise NotImplementedError(f"cdf is not implemented for {type(self).__name__}")
+        raise NotImplementedError(f"cdf is not implemented: {type(self).__name__}")
 
     def log_cdf(self, value, name="log_cdf"):
         if _overrides(self, "_log_cdf"):
             return self._call(self._log_cdf, name, value)
         if _overrides(self, "_cdf"):
             return self._call(lambda v: tf.log(self._cdf(v)), name, value)
-        raise NotImplementedError(f"log_cdf is not implemented for {type(self).__name__}")
+        raise NotImplementedError(f"log_cdf is not implemented: {type(self).__name__}")
 
     def survival_function(self, value, name="survival_function"):
         """``P[X > value] = 1 - cdf(value)``."""
@@ -276,7 +276,7 @@ class Distribution:
             return self._call(self._survival_function, name, value)
         if _overrides(self, "_cdf") or _overrides(self, "_log_cdf"):
             return self._call(lambda v: 1.0 - self.cdf(v), name, value)
-        raise NotImplementedError(f"survival_function is not implemented for "
+        raise NotImplementedError(f"survival_function is not implemented: "
                                   f"{type(self).__name__}")
 
     def log_survival_function(self, value, name="log_survival_function"):
@@ -285,13 +285,13 @@ class Distribution:
             return self._call(self._log_survival_function, name, value)
         if _overrides(self, "_cdf") or _overrides(self, "_log_cdf"):
             return self._call(lambda v: tf.log1p(-self.cdf(v)), name, value)
-        raise NotImplementedError(f"log_survival_function is not implemented for "
+        raise NotImplementedError(f"log_survival_function is not implemented: "
                                   f"{type(self).__name__}")
 
     def quantile(self, value, name="quantile"):
         if _overrides(self, "_quantile"):
             return self._call(self._quantile, name, value)
-        raise NotImplementedError(f"quantile is not implemented for {type(self).__name__}")
+        raise NotImplementedError(f"quantile is not implemented: {type(self).__name__}")
 
     def entropy(self, name="entropy"):
         """The Shannon entropy (nats)."""
@@ -309,7 +309,7 @@ class Distribution:
         if _overrides(self, "_stddev"):
             with self._name_scope(name):
                 return tf.square(self._stddev())
-        raise NotImplementedError(f"variance is not implemented for {type(self).__name__}")
+        raise NotImplementedError(f"variance is not implemented: {type(self).__name__}")
 
     def stddev(self, name="stddev"):
         if _overrides(self, "_stddev"):
@@ -317,14 +317,14 @@ class Distribution:
         if _overrides(self, "_variance"):
             with self._name_scope(name):
                 return tf.sqrt(self._variance())
-        raise NotImplementedError(f"stddev is not implemented for {type(self).__name__}")
+        raise NotImplementedError(f"stddev is not implemented: {type(self).__name__}")
 
     def covariance(self, name="covariance"):
         return self._stat("_covariance", name)
 
     def _stat(self, method, name):
         if not _overrides(self, method):
-            raise NotImplementedError(f"{method[1:]} is not implemented for "
+            raise NotImplementedError(f"{method[1:]} is not implemented: "
                                       f"{type(self).__name__}")
         with self._name_scope(name):
             return getattr(self, method)()
@@ -339,12 +339,15 @@ class Distribution:
             return kl_divergence(self, other, allow_nan_stats=self.allow_nan_stats)
 
     def __str__(self):
-        return (f"tf.distributions.{type(self).__name__}(\"{self.name}\", batch_shape="
-                f"{self.batch_shape}, event_shape={self.event_shape}, dtype="
-                f"{self.dtype.name})")
+        batch = (f", batch_shape={self.batch_shape}" if self.batch_shape.ndims is not None
+                 else "")
+        event = (f", event_shape={self.event_shape}" if self.event_shape.ndims is not None
+                 else "")
+        return (f"tfp.distributions.{type(self).__name__}(\"{self.name}\"{batch}{event}, "
+                f"dtype={self.dtype.name})")
 
     def __repr__(self):
-        return (f"<tf.distributions.{type(self).__name__} '{self.name}' batch_shape="
+        return (f"<tfp.distributions.{type(self).__name__} '{self.name}' batch_shape="
                 f"{self.batch_shape} event_shape={self.event_shape} dtype={self.dtype.name}>")
 
     # -- helpers for subclasses ---------------------------------------------------------------------
