@@ -363,3 +363,17 @@ def test_op_names_are_checked_as_tf_115_scope_names():
     assert tf.identity(c, name=".dot").name == ".dot:0"
     with tf.name_scope("s"):
         assert tf.identity(c, name="_under").name == "s/_under:0"
+
+
+def test_loop_body_tensors_are_not_fetchable():
+    seen = []
+
+    def body(i):
+        seen.append(i * 2)
+        return i + 1
+
+    tf.while_loop(lambda i: i < 3, body, [0])
+    g = tf.get_default_graph()
+    assert not g.is_fetchable(seen[0]) and not g.is_fetchable(seen[0].op)
+    assert not g.is_feedable(seen[0])
+    assert g.is_fetchable(tf.constant(1)) and g.is_feedable(tf.constant(2))

@@ -1206,14 +1206,20 @@ class Graph:
         self._unfeedable_tensors.add(tensor)
 
     def is_feedable(self, tensor):
-        return tensor not in self._unfeedable_tensors
+        return tensor not in self._unfeedable_tensors and not self._in_body(tensor)
 
     def prevent_fetching(self, op):
         self._unfetchable_ops.add(op)
 
     def is_fetchable(self, tensor_or_op):
         op = tensor_or_op._op if isinstance(tensor_or_op, Tensor) else tensor_or_op
-        return op not in self._unfetchable_ops
+        return op not in self._unfetchable_ops and not self._in_body(op)
+
+    def _in_body(self, el):
+        """Whether ``el`` lives in a loop or branch body built in this graph (TF marks those
+        not fetchable; ours, function bodies, cannot be fed either)."""
+        g = getattr(el, "graph", None)
+        return g is not None and g is not self and getattr(g, "_root", None) is self
 
     # -- default graph ----------------------------------------------------------------------
     def as_default(self):
