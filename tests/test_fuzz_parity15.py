@@ -223,3 +223,17 @@ def test_strided_slice_shrinks_only_with_a_positive_stride():
     t = tf.strided_slice(p, [1, 0], [2, 4], [-1, 1], shrink_axis_mask=1)
     with pytest.raises(tf.errors.InvalidArgumentError, match="only stride 1 allowed"):
         _run(t, {p: x})
+
+
+def test_weighted_moments_builds_tf_ops():
+    x = tf.constant([[1.0, 2.0], [3.0, 5.0]])
+    m, v = tf.nn.weighted_moments(x, [0], tf.constant([[1.0], [2.0]]))
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    for n in ("weighted_moments/weighted_input_sum", "weighted_moments/sum_of_weights",
+              "weighted_moments/inv_weight_sum", "weighted_moments/Mul_1",
+              "weighted_moments/weighted_distsq", "weighted_moments/Mul_3"):
+        assert n in names
+    assert "StopGradient" not in [op.type for op in tf.get_default_graph().get_operations()]
+    got = _run([m, v, tf.gradients(v, x)[0]])
+    np.testing.assert_allclose(got[0], [7 / 3, 4.0], rtol=1e-6)
+    np.testing.assert_allclose(got[1], [8 / 9, 2.0], rtol=1e-6)

@@ -53,14 +53,17 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
             x = cast_ops.cast(x, dtypes.float32)
         if w.dtype != x.dtype:
             w = cast_ops.cast(w, x.dtype)
-        weighted_sum = reduction_ops.reduce_sum(w * x, axes, keepdims=True)
+        # TF 1.15's ops and names (the mean is not a stop_gradient here, unlike moments)
+        weighted_sum = reduction_ops.reduce_sum(w * x, axes, name="weighted_input_sum",
+                                                keepdims=True)
         broadcast_w = w + array_ops.zeros_like(x)
-        sum_w = reduction_ops.reduce_sum(broadcast_w, axes, keepdims=True)
-        divisor = unary_ops.reciprocal(sum_w)
-        mean = weighted_sum * divisor
-        var = reduction_ops.reduce_sum(
-            w * math_ops.squared_difference(x, array_ops.stop_gradient(mean)), axes,
-            keepdims=True) * divisor
+        sum_w = reduction_ops.reduce_sum(broadcast_w, axes, name="sum_of_weights",
+                                         keepdims=True)
+        divisor = unary_ops.reciprocal(sum_w, name="inv_weight_sum")
+        mean = math_ops.multiply(weighted_sum, divisor)
+        var = math_ops.multiply(reduction_ops.reduce_sum(
+            w * math_ops.squared_difference(x, mean), axes, name="weighted_distsq",
+            keepdims=True), divisor)
         if not keep_dims:
             mean = array_ops.squeeze(mean, axes)
             var = array_ops.squeeze(var, axes)
