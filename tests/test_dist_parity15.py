@@ -366,3 +366,33 @@ def test_merge_device_function_gives_a_device_spec():
             pydev.merge_device("/gpu:0")):
         c = tf.constant(1.0)
     assert c.device == "/job:ps/task:1/device:GPU:0"
+
+
+def test_conditional_accumulator_is_tf_115s_resource_form():
+    acc = tf.ConditionalAccumulator(tf.float32, shape=[2], shared_name="sh", name="acc")
+    ref = acc.accumulator_ref
+    assert (ref.name, ref.op.type, ref.dtype, ref.shape.as_list()) == (
+        "acc:0", "ResourceConditionalAccumulator", tf.resource, [2])
+    num = acc.num_accumulated()
+    assert (num.name, num.op.type) == ("acc_NumAccumulated:0",
+                                       "ResourceAccumulatorNumAccumulated")
+    set_step = acc.set_global_step(3)
+    apply = acc.apply_grad([1.0, 2.0], local_step=3)
+    take = acc.take_grad(1)
+    assert [set_step.type, apply.type, take.op.type] == [
+        "ResourceAccumulatorSetGlobalStep", "ResourceAccumulatorApplyGradient",
+        "ResourceAccumulatorTakeGradient"]
+    assert take.shape.as_list() == [2]
+    sparse = tf.SparseConditionalAccumulator(tf.float32, shape=[4, 2], name="sp")
+    assert sparse.accumulator_ref.dtype == tf.string._as_ref
+    assert sparse.set_global_step(1).type == "AccumulatorSetGlobalStep"
+    with tf.Session() as sess:
+        sess.run(set_step)
+        sess.run(apply)
+        sess.run(acc.apply_grad([3.0, 4.0], local_step=3))
+        sess.run(acc.apply_grad([9.0, 9.0], local_step=1))  # stale: dropped
+        assert sess.run(num) == 2
+        assert sess.run(take).tolist() == [2.0, 3.0]
+        assert sess.run(num) == 0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="num_required must be"):
+            sess.run(acc.take_grad(0))

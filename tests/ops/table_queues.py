@@ -64,10 +64,20 @@ def _check_count_up_to():
                 raise AssertionError("CountUpTo did not stop at its limit")
 
 
-def _check_dense_accumulator():
+def _check_dense_accumulator(resource):
+    from tideflow.ops import accumulator_ops
+
     with tf.Graph().as_default():
-        acc = dfo.ConditionalAccumulator(tf.float64, shape=[2])
-        assert acc.accumulator_ref.dtype == tf.string._as_ref
+        if resource:  # TF 1.15's tf.ConditionalAccumulator
+            acc = dfo.ConditionalAccumulator(tf.float64, shape=[2])
+            assert acc.accumulator_ref.dtype == tf.resource
+            assert acc.accumulator_ref.op.type == "ResourceConditionalAccumulator"
+        else:  # the ref form (an imported older graph's)
+            ref = accumulator_ops._accumulator_op("ConditionalAccumulator", tf.float64, [2],
+                                                  None, "acc", "MEAN")
+            acc = object.__new__(dfo.ConditionalAccumulator)
+            accumulator_ops.ConditionalAccumulatorBase.__init__(acc, tf.float64, [2], ref)
+            assert acc.accumulator_ref.dtype == tf.string._as_ref
         apply = acc.apply_grad(np.array([1.0, 3.0]))
         num = acc.num_accumulated()
         take = acc.take_grad(2)
@@ -180,7 +190,11 @@ CASES = [
     Case("CountUpTo", check=_check_count_up_to),
     Case(("ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorTakeGradient",
           "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep"),
-         name="ConditionalAccumulator", check=_check_dense_accumulator),
+         name="ConditionalAccumulator", check=lambda: _check_dense_accumulator(False)),
+    Case(("ResourceConditionalAccumulator", "ResourceAccumulatorApplyGradient",
+          "ResourceAccumulatorTakeGradient", "ResourceAccumulatorNumAccumulated",
+          "ResourceAccumulatorSetGlobalStep"),
+         name="ResourceConditionalAccumulator", check=lambda: _check_dense_accumulator(True)),
     Case(("SparseConditionalAccumulator", "SparseAccumulatorApplyGradient",
           "SparseAccumulatorTakeGradient"),
          name="SparseConditionalAccumulator", check=_check_sparse_accumulator),

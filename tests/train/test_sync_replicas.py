@@ -243,7 +243,7 @@ def test_errors_and_delegation():
         local = tf.local_variables()
         assert [v.op.name for v in local] == ["sync_rep_local_step"]
         accum = [op for op in tf.get_default_graph().get_operations()
-                 if op.type == "ConditionalAccumulator"]
+                 if op.type == "ResourceConditionalAccumulator"]  # TF 1.15's
         assert [op.get_attr("shared_name") for op in accum] == [b"w:0/grad_accum"]
         assert opt.get_chief_queue_runner().queue.name == "dummy_queue"
         hook = opt.make_session_run_hook(is_chief=True)

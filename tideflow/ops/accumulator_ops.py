@@ -242,11 +242,15 @@ def _accumulator_factory(cls):
 _ACC_ATTRS = ["dtype: numbertype", "shape: shape", "container: string = ''",
               "shared_name: string = ''", "reduction_type: {'MEAN', 'SUM'} = 'MEAN'"]
 
-for _type, _cls in (("ConditionalAccumulator", DenseAccumulatorResource),
-                    ("SparseConditionalAccumulator", SparseAccumulatorResource)):
+# TF 1.15's tf.ConditionalAccumulator makes the Resource* form (a resource handle, its static
+# shape [2] as the string handle's); SparseConditionalAccumulator keeps the ref one
+for _type, _cls, _handle in (
+        ("ConditionalAccumulator", DenseAccumulatorResource, "Ref(string)"),
+        ("ResourceConditionalAccumulator", DenseAccumulatorResource, "resource"),
+        ("SparseConditionalAccumulator", SparseAccumulatorResource, "Ref(string)")):
     op_registry.declare(
         _type,
-        outputs=["handle: Ref(string)"],
+        outputs=[f"handle: {_handle}"],
         attrs=_ACC_ATTRS,
         shape=lambda op: [TensorShape([2])],
         kernel_factory=_accumulator_factory(_cls),
@@ -288,42 +292,40 @@ def _sparse_take_kernel(handle, num_required, *, step):
     return _acc(handle, SparseAccumulatorResource).take_grad(int(num_required), step)
 
 
-op_registry.declare(
-    "AccumulatorNumAccumulated",
-    inputs=["handle: Ref(string)"],
-    outputs=["num_accumulated: int32"],
-    shape=lambda op: [scalar()],
-    kernel=_num_accumulated_kernel,
-    differentiable=False,
-    stateful=True,
-)
-
-op_registry.declare(
-    "AccumulatorSetGlobalStep",
-    inputs=["handle: Ref(string)", "new_global_step: int64"],
-    kernel=_set_global_step_kernel,
-    differentiable=False,
-    stateful=True,
-)
-
-op_registry.declare(
-    "AccumulatorApplyGradient",
-    inputs=["handle: Ref(string)", "local_step: int64", "gradient: dtype"],
-    attrs=["dtype: numbertype"],
-    kernel=_apply_gradient_kernel,
-    differentiable=False,
-    stateful=True,
-)
-
-op_registry.declare(
-    "AccumulatorTakeGradient",
-    inputs=["handle: Ref(string)", "num_required: int32"],
-    outputs=["average: dtype"],
-    attrs=["dtype: numbertype"],
-    kernel=_take_gradient_kernel,
-    differentiable=False,
-    stateful=True,
-)
+for _prefix, _handle in (("", "Ref(string)"), ("Resource", "resource")):
+    op_registry.declare(
+        f"{_prefix}AccumulatorNumAccumulated",
+        inputs=[f"handle: {_handle}"],
+        outputs=["num_accumulated: int32"],
+        shape=lambda op: [scalar()],
+        kernel=_num_accumulated_kernel,
+        differentiable=False,
+        stateful=True,
+    )
+    op_registry.declare(
+        f"{_prefix}AccumulatorSetGlobalStep",
+        inputs=[f"handle: {_handle}", "new_global_step: int64"],
+        kernel=_set_global_step_kernel,
+        differentiable=False,
+        stateful=True,
+    )
+    op_registry.declare(
+        f"{_prefix}AccumulatorApplyGradient",
+        inputs=[f"handle: {_handle}", "local_step: int64", "gradient: dtype"],
+        attrs=["dtype: numbertype"],
+        kernel=_apply_gradient_kernel,
+        differentiable=False,
+        stateful=True,
+    )
+    op_registry.declare(
+        f"{_prefix}AccumulatorTakeGradient",
+        inputs=[f"handle: {_handle}", "num_required: int32"],
+        outputs=["average: dtype"],
+        attrs=["dtype: numbertype"],
+        kernel=_take_gradient_kernel,
+        differentiable=False,
+        stateful=True,
+    )
 
 op_registry.declare(
     "SparseAccumulatorApplyGradient",
@@ -380,17 +382,23 @@ class ConditionalAccumulatorBase:
     def dtype(self):
         return self._dtype
 
+    @property
+    def _prefix(self):
+        # the ops of a resource handle (TF 1.15's dense accumulator) are the Resource* ones
+        return "Resource" if self._accumulator_ref.dtype == _dtypes.resource else ""
+
     def num_accumulated(self, name=None):
         """An int32 tensor: how many gradients have been accumulated since the last take."""
         if name is None:
             name = f"{self._name}_NumAccumulated"
-        return ops.apply_op("AccumulatorNumAccumulated", [self._accumulator_ref],
+        return ops.apply_op(f"{self._prefix}AccumulatorNumAccumulated", [self._accumulator_ref],
                             name=name).outputs[0]
 
     def set_global_step(self, new_global_step, name=None):
         """Sets the accumulator's global step (gradients older than it are dropped)."""
         step = cast(ops.convert_to_tensor(new_global_step), _dtypes.int64)
-        return ops.apply_op("AccumulatorSetGlobalStep", [self._accumulator_ref, step], name=name)
+        return ops.apply_op(f"{self._prefix}AccumulatorSetGlobalStep",
+                            [self._accumulator_ref, step], name=name)
 
 
 def _accumulator_op(op_type, dtype, shape, shared_name, name, reduction_type):
@@ -406,8 +414,8 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
     def __init__(self, dtype, shape=None, shared_name=None, name="conditional_accumulator",
                  reduction_type="MEAN"):
         dtype = _dtypes.as_dtype(dtype)
-        ref = _accumulator_op("ConditionalAccumulator", dtype, shape, shared_name, name,
-                              reduction_type)
+        ref = _accumulator_op("ResourceConditionalAccumulator", dtype, shape, shared_name,
+                              name, reduction_type)
         super().__init__(dtype, shape, ref)
 
     def apply_grad(self, grad, local_step=0, name=None):
@@ -415,13 +423,14 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
         grad = ops.convert_to_tensor(grad, self._dtype)
         grad.get_shape().assert_is_compatible_with(self._shape)
         local_step = cast(ops.convert_to_tensor(local_step), _dtypes.int64)
-        return ops.apply_op("AccumulatorApplyGradient",
+        return ops.apply_op(f"{self._prefix}AccumulatorApplyGradient",
                             [self._accumulator_ref, local_step, grad], name=name)
 
     def take_grad(self, num_required, name=None):
         """Blocks until ``num_required`` gradients arrived; returns their average."""
-        out = ops.apply_op("AccumulatorTakeGradient", [self._accumulator_ref, num_required],
-                           {"dtype": self._dtype}, name=name).outputs[0]
+        out = ops.apply_op(f"{self._prefix}AccumulatorTakeGradient",
+                           [self._accumulator_ref, num_required], {"dtype": self._dtype},
+                           name=name).outputs[0]
         out.set_shape(self._shape)
         return out
 
