@@ -277,3 +277,19 @@ def test_broadcast_to_and_atan2_gradients_as_tf115():
         # TF 1.15 divides by x^2 + y^2: NaN where both are 0
         np.testing.assert_allclose(s.run(gy), [np.nan, 0.4, 0.4], rtol=1e-6)
         np.testing.assert_allclose(s.run(gx), [np.nan, -0.2, 0.8], rtol=1e-6)
+
+
+def test_gather_gradient_off_axis_0_is_dense_from_tf115_ops():
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([2, 3, 4]))
+    g = tf.gradients(tf.gather(a, [0, 2], axis=1), a)[0]
+    # a negative axis equal to 0 takes the general path too, as TF's (a dense Tensor)
+    g2 = tf.gradients(tf.gather(a, [1, 1], axis=-3), a)[0]
+    tf.random_normal([2])
+    assert _seeds() == [3, 134]
+    assert isinstance(g2, tf.Tensor) and g.op.name == "gradients/GatherV2_grad/transpose_1"
+    assert g.get_shape().as_list() == g2.get_shape().as_list() == [2, 3, 4]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(s.run(g).sum(axis=(0, 2)), [8, 0, 8])
+        np.testing.assert_array_equal(s.run(g2).sum(axis=(1, 2)), [0, 24])

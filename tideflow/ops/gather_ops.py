@@ -99,34 +99,34 @@ def _gather_grad(op, grad):
 
 
 def _gather_v2_grad(op, grad):
-    from tideflow.ops import cast_ops, concat_ops, math_ops, range_ops, reduction_ops
+    """TF 1.15's: for a constant axis 0, the rows of ``grad`` as IndexedSlices; for any other
+    axis (negative ones too, as there) a dense gradient from TF's ops (those of its
+    batch_dims=0 case): the axis moved to the front, rows summed by index, and moved back."""
+    from tideflow.ops import cast_ops, concat_ops, range_ops, reduction_ops
 
     params, indices, axis_t = op._inputs
-    r = params.get_shape().ndims
     a = ops.constant_value(axis_t)
-    if a is not None and int(a) < 0:
-        a = None if r is None else int(a) % r
     if a is not None and int(a) == 0:
         return [_rows_grad(params, indices, grad, v2=True), None, None]
-    # any other axis: move it to the front, sum rows by index, and move it back
-    params_shape = shape(params)
-    if a is not None and r is not None:
-        a = int(a)
-        perm = [a] + list(range(a)) + list(range(a + 1, r))
-        inverse = list(range(1, a + 1)) + [0] + list(range(a + 1, r))
-        ps = params.get_shape()
-        num = ps.dims[a].value if ps.dims[a].value is not None else params_shape[a]
-    else:
-        r = array_ops.rank(params)
-        a = math_ops.floormod(cast_ops.cast(axis_t, dtypes.int32), r)
-        after = range_ops.range(a + 1, r)
-        perm = concat_ops.concat([reshape(a, [1]), range_ops.range(0, a), after], 0)
-        inverse = concat_ops.concat([range_ops.range(1, a + 1), [0], after], 0)
-        num = array_ops.gather(params_shape, a)
-    values_shape = concat_ops.concat([params_shape[:a], [-1], params_shape[a + 1:]], 0)
-    values = transpose(reshape(dense(grad), values_shape), perm)
-    summed = reduction_ops.unsorted_segment_sum(values, reshape(indices, [-1]), num)
-    return [reshape(transpose(summed, inverse), params_shape), None, None]
+    with ops.colocate_with(params):
+        params_shape = cast_ops.cast(shape(params, out_type=dtypes.int64), dtypes.int32)
+    array_ops.expand_dims(array_ops.size(indices), 0)  # (made by TF, used by its axis-0 case)
+    outer_shape = params_shape[:axis_t]
+    inner_shape = params_shape[axis_t:][1:]
+    values_shape = concat_ops.concat([outer_shape, [-1], inner_shape], 0)
+    values_dims = array_ops.size(values_shape)
+    axis_dims = array_ops.size(outer_shape)
+    outer_batches = range_ops.range(0)
+    batch_axes = range_ops.range(0, axis_dims)
+    inner_axes = range_ops.range(axis_dims + 1, values_dims)
+    values = reshape(dense(grad), values_shape)
+    perm = concat_ops.concat([outer_batches, [axis_dims], batch_axes, inner_axes], 0)
+    values = transpose(values, perm)
+    num = params_shape[axis_t]
+    flat = reshape(indices, array_ops.expand_dims(array_ops.size(indices), 0))
+    summed = reduction_ops.unsorted_segment_sum(values, flat, num)
+    inverse = concat_ops.concat([outer_batches, batch_axes + 1, [0], inner_axes], 0)
+    return [transpose(summed, inverse), None, None]
 
 
 op_registry.declare(
