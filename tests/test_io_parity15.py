@@ -314,3 +314,22 @@ def test_dataset_reprs_and_pad_error_are_tfs():
         with pytest.raises(tf.errors.DataLossError,
                            match=r"^Attempted to pad to a smaller size than the input element\.\n"):
             s.run(nxt.get_next())
+
+
+def test_queue_argument_and_timeout_errors_are_tfs():
+    q = tf.FIFOQueue(1, tf.int32, shapes=[[]])
+    with pytest.raises(ValueError, match=r"^Input 'n' must be >= 0, but is -1 for "
+                                         r"'fifo_queue_DequeueMany' \(op: 'QueueDequeueManyV2'\)"):
+        q.dequeue_many(-1)
+    with pytest.raises(TypeError, match=r"^Expected list for 'shapes' argument to "
+                                        r"'priority_queue_v2' Op, not None\.$"):
+        tf.PriorityQueue(10, [tf.int32])
+    up_to = q.dequeue_up_to(-1)
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^DequeueUpToOp requested -1 < 0 elements"):
+            s.run(up_to)
+        s.run(q.enqueue(1))
+        with pytest.raises(tf.errors.DeadlineExceededError,
+                           match=r"^Timed out waiting for notification\n"):
+            s.run(q.enqueue(2), options=tf.RunOptions(timeout_in_ms=50))

@@ -324,6 +324,9 @@ class PriorityQueue(QueueBase):
                  name="priority_queue"):
         types = _as_type_list(types)
         shapes = _as_shape_list(shapes, types)
+        if shapes is None:  # the op's shapes attr has no default
+            raise TypeError("Expected list for 'shapes' argument to 'priority_queue_v2' Op, "
+                            "not None.")
         ref = _queue_op("PriorityQueueV2", {"component_types": types, "shapes": shapes or [],
                                             "capacity": capacity, "shared_name": shared_name},
                         name)

@@ -75,7 +75,7 @@ class ReaderResource:
                     raise errors.CancelledError(None, None, "Read operation was cancelled")
                 if step.deadline is not None and time.monotonic() >= step.deadline:
                     raise errors.DeadlineExceededError(
-                        None, None, "Timed out waiting for notification (Read operation)")
+                        None, None, "Timed out waiting for notification")
 
     def _next_work(self, queue, step):
         if not isinstance(queue, QueueResource):

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from tideflow.framework import dtypes, errors, op_registry
+from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape, scalar
 
 NO_PROGRESS, PROGRESS, COMPLETE = 0, 1, 2
@@ -57,7 +57,7 @@ def step_error(step, what):
         return errors.CancelledError(None, None, f"{what} operation was cancelled")
     if step.deadline is not None and time.monotonic() >= step.deadline:
         return errors.DeadlineExceededError(
-            None, None, f"Timed out waiting for notification ({what} operation)")
+            None, None, "Timed out waiting for notification")
     return None
 
 
@@ -209,7 +209,7 @@ def wait_for(cond, attempt, step, what, abort):
                 left = step.deadline - time.monotonic()
                 if left <= 0:
                     abort(errors.DeadlineExceededError(
-                        None, None, f"Timed out waiting for notification ({what} operation)"))
+                        None, None, "Timed out waiting for notification"))
                     return
                 timeout = min(timeout, left)
         cond.wait(timeout)
@@ -439,13 +439,14 @@ class QueueResource(BlockingResource):
         return self._submit(self._deq, Attempt(1, run), step, "Dequeue")
 
     def dequeue_many(self, n, step, allow_small_batch=False):
+        if n < 0:  # the kernel's check, before the queue's
+            raise errors.InvalidArgumentError(
+                None, None, f"{'DequeueUpToOp' if allow_small_batch else 'DequeueManyOp'} "
+                f"requested {n} < 0 elements")
         if not self.shapes:
             raise errors.InvalidArgumentError(
                 None, None, f"{self.kind}'s DequeueMany and DequeueUpTo require the components "
                 "to have specified shapes.")
-        if n < 0:
-            raise errors.InvalidArgumentError(
-                None, None, f"DequeueManyOp requested {n} < 0 elements")
         if n == 0:
             return self._stack([])
 
@@ -778,6 +779,13 @@ def _unknown_outputs(op):
     return [TensorShape(None) for _ in op._outputs]
 
 
+def _dequeue_many_shape(op):
+    n = ops.constant_value(op._inputs[1])
+    if n is not None and np.ndim(n) == 0 and int(n) < 0:
+        raise ValueError(f"Input 'n' must be >= 0, but is {int(n)}")  # TF's shape function
+    return _unknown_outputs(op)
+
+
 for _type, _kernel in (("QueueEnqueueV2", _enqueue_kernel),
                        ("QueueEnqueueManyV2", _enqueue_many_kernel)):
     op_registry.declare(
@@ -807,7 +815,7 @@ for _type, _kernel in (("QueueDequeueManyV2", _dequeue_many_kernel),
         inputs=["handle: resource", "n: int32"],
         outputs=["components: component_types"],
         attrs=["component_types: list(type) >= 1", "timeout_ms: int = -1"],
-        shape=_unknown_outputs,
+        shape=_dequeue_many_shape if _type == "QueueDequeueManyV2" else _unknown_outputs,
         kernel=_kernel,
         differentiable=False,
         stateful=True,
