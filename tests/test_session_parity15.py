@@ -377,3 +377,18 @@ def test_loop_body_tensors_are_not_fetchable():
     assert not g.is_fetchable(seen[0]) and not g.is_fetchable(seen[0].op)
     assert not g.is_feedable(seen[0])
     assert g.is_fetchable(tf.constant(1)) and g.is_feedable(tf.constant(2))
+
+
+def test_variable_creators_see_tfs_resolved_arguments():
+    seen = []
+
+    def creator(next_creator, **kwargs):
+        seen.append({k: kwargs[k] for k in ("synchronization", "aggregation", "use_resource")})
+        return next_creator(**kwargs)
+
+    with tf.variable_creator_scope(creator):
+        tf.Variable(1.0)
+        tf.get_variable("c", [2])
+    assert seen[0] == {"synchronization": tf.VariableSynchronization.AUTO,
+                       "aggregation": tf.VariableAggregation.NONE, "use_resource": None}
+    assert seen[1]["use_resource"] is False

@@ -178,6 +178,8 @@ class _VariableStore:
                     return initializer(dims, **kwargs)
 
                 variable_dtype = dtype.base_dtype
+        if use_resource is None:  # as TF: resolved (a bool) before the variable is made
+            use_resource = variables._default_use_resource()
         v = variables.Variable(
             initial_value=init_val, name=name, trainable=trainable, collections=collections,
             caching_device=caching_device, dtype=variable_dtype, validate_shape=validate_shape,

@@ -61,6 +61,12 @@ class _VariableMeta(type):
         bound.apply_defaults()  # as TF, a creator sees every argument
         kwargs = dict(bound.arguments)
         kwargs.pop("self")
+        # as TF's VariableV1 call: the creators see the enum defaults, not None
+        sync_cls, agg_cls = _sync_agg()
+        if kwargs["synchronization"] is None:
+            kwargs["synchronization"] = sync_cls.AUTO
+        if kwargs["aggregation"] is None:
+            kwargs["aggregation"] = agg_cls.NONE
         make = super().__call__
 
         def creator_at(i):
