@@ -293,3 +293,19 @@ def test_gather_gradient_off_axis_0_is_dense_from_tf115_ops():
         s.run(tf.global_variables_initializer())
         np.testing.assert_array_equal(s.run(g).sum(axis=(0, 2)), [8, 0, 8])
         np.testing.assert_array_equal(s.run(g2).sum(axis=(1, 2)), [0, 24])
+
+
+def test_top_k_gradient_from_tf115_ops():
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([2, 3, 4]))
+    v, _ = tf.nn.top_k(a, 2)
+    g = tf.gradients(v * v, a)[0]
+    tf.random_normal([2])
+    assert _seeds() == [3, 64]
+    assert g.op.name == "gradients/TopKV2_grad/Reshape_3"
+    assert g.get_shape().as_list() == [2, 3, 4]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(g).sum(axis=2),
+                                   [[2.0417, 3.2694, 3.1543], [2.949, 0.5922, 3.3508]],
+                                   rtol=1e-4)

@@ -710,21 +710,37 @@ def _top_k_shape(op):
 
 
 def _top_k_grad(op, grad_values, grad_indices):
-    """Scatters the values' gradient back to the positions top_k picked them from."""
-    from tideflow.ops import array_ops, cast_ops, range_ops, reduction_ops
+    """Scatters the values' gradient back to the positions top_k picked them from, with TF
+    1.15's ops (int64 sizes, a ScatterNd into the flattened input; a zeros for k)."""
+    from tideflow.ops import (
+        array_ops,
+        cast_ops,
+        concat_ops,
+        constant_op,
+        gather_ops,
+        range_ops,
+        reduction_ops,
+    )
 
-    x, idx = op.inputs[0], op.outputs[1]
-    x_shape = array_ops.shape(x)
-    n = x_shape[-1]
-    k = array_ops.shape(idx)[-1]
-    idx = cast_ops.cast(array_ops.reshape(idx, [-1, k]), dtypes.int32)
-    rows = array_ops.shape(idx)[0]
-    flat = idx + array_ops.expand_dims(range_ops.range(rows) * n, -1)
-    total = reduction_ops.reduce_prod(x_shape)
-    dx = reduction_ops.unsorted_segment_sum(array_ops.reshape(grad_values, [-1]),
-                                            array_ops.reshape(flat, [-1]), total)
-    grads = [array_ops.reshape(dx, x_shape)]
-    return grads + [None] * (len(op.inputs) - 1)
+    in_shape = array_ops.shape(op.inputs[0])
+    ind_shape = array_ops.shape(op.outputs[1])
+    ind_lastdim = gather_ops.gather(cast_ops.cast(ind_shape, dtypes.int64),
+                                    array_ops.size(ind_shape) - 1)
+    ind_2d = array_ops.reshape(op.outputs[1], concat_ops.stack([-1, ind_lastdim]))
+    in_lastdim = gather_ops.gather(cast_ops.cast(in_shape, dtypes.int64),
+                                   array_ops.size(in_shape) - 1)
+    outerdim = array_ops.shape(ind_2d)[0]
+    offsets = range_ops.range(0, cast_ops.cast(outerdim, dtypes.int64) * in_lastdim,
+                              in_lastdim)
+    ind = array_ops.reshape(
+        ind_2d + cast_ops.cast(array_ops.expand_dims(offsets, -1), dtypes.int32), [-1])
+    dx = array_ops.reshape(
+        gather_ops.scatter_nd(array_ops.expand_dims(ind, -1),
+                              array_ops.reshape(grad_values, [-1]),
+                              [reduction_ops.reduce_prod(in_shape)]), in_shape)
+    if len(op.inputs) == 1:  # TopK (k an attr)
+        return [dx]
+    return [dx, constant_op.constant(0, dtype=dtypes.int32, shape=[], name="zeros")]
 
 
 op_registry.declare("TopKV2", inputs=["input: T", "k: int32"],
