@@ -396,3 +396,46 @@ def test_conditional_accumulator_is_tf_115s_resource_form():
         assert sess.run(num) == 0
         with pytest.raises(tf.errors.InvalidArgumentError, match="num_required must be"):
             sess.run(acc.take_grad(0))
+
+
+# -- cluster resolvers ----------------------------------------------------------------------
+
+
+def test_cluster_resolvers_master_and_union(monkeypatch):
+    R = tf.distribute.cluster_resolver
+    a = R.SimpleClusterResolver(tf.train.ClusterSpec({"worker": ["a:1", "a:2"], "ps": ["p:1"]}),
+                                master="a:1", task_type="worker", task_id=1, rpc_layer="grpc")
+    b = R.SimpleClusterResolver(tf.train.ClusterSpec({"worker": ["b:1"], "eval": ["e:1"]}),
+                                task_type="ps", task_id=0)
+    c = R.SimpleClusterResolver(tf.train.ClusterSpec({"worker": {5: "c:5"}}))
+    d = R.SimpleClusterResolver(tf.train.ClusterSpec({"worker": {1: "d:1"}}))
+    assert (a.master(), a.master("ps", 0), a.master("ps", 0, rpc_layer="http")) == (
+        "grpc://a:1", "grpc://p:1", "http://p:1")
+    assert _raises(ValueError, lambda: a.master("chief", 0)) == "No such job in cluster: 'chief'"
+    assert str(R.UnionResolver(a, b).cluster_spec()) == (
+        "ClusterSpec({'eval': ['e:1'], 'ps': ['p:1'], 'worker': ['a:1', 'a:2', 'b:1']})")
+    assert str(R.UnionResolver(a, c).cluster_spec()) == (
+        "ClusterSpec({'ps': ['p:1'], 'worker': {0: 'a:1', 1: 'a:2', 5: 'c:5'}})")
+    assert _raises(KeyError, lambda: R.UnionResolver(a, d).cluster_spec()) == (
+        "'Duplicate keys detected when merging two ClusterSpecs: {1}'")
+    u = R.UnionResolver(a, b)
+    assert (u.task_type, u.task_id, u.rpc_layer, u.master(), u.master("eval", 0)) == (
+        "worker", 1, "grpc", "grpc://a:1", "e:1")  # the union's own (unset) RPC layer
+    assert _raises(ValueError, R.UnionResolver) == "At least one ClusterResolver is required."
+    assert _raises(TypeError, lambda: R.UnionResolver(3)) == (
+        "All arguments must be a sub-class of `ClusterResolver.`")
+    cfg = {"cluster": {"worker": ["w:1", "w:2"]}, "task": {"type": "worker", "index": 1},
+           "rpc_layer": "grpc"}
+    monkeypatch.setenv("TF_CONFIG", json.dumps(cfg))
+    r = R.TFConfigClusterResolver()
+    # TF 1.15 formats with the resolver's own RPC layer, not the argument
+    assert (r.master(), r.master(rpc_layer="http"), r.master("worker", 0)) == (
+        "grpc://w:2", "grpc://w:2", "grpc://w:1")
+    monkeypatch.setenv("TF_CONFIG", json.dumps(dict(cfg, session_master="sm:9")))
+    assert R.TFConfigClusterResolver().master() == "sm:9"
+    monkeypatch.setenv("TF_CONFIG", json.dumps(
+        {"cluster": {"worker": ["w:1"]}, "task": {"type": "worker", "index": 0}}))
+    assert R.TFConfigClusterResolver().master() == ""  # a single task
+    monkeypatch.setenv("TF_CONFIG", "{bad")
+    with pytest.raises(json.JSONDecodeError, match="Expecting property name enclosed"):
+        tf.estimator.RunConfig()

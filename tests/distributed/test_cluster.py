@@ -111,7 +111,7 @@ def test_parse_tf_config():
         {"cluster": with_chief, "task": {"type": "worker", "index": 0}}).is_chief
     bare = parse_tf_config("{}")
     assert not bare.cluster and bare.task_type is None and bare.master == ""
-    with pytest.raises(ValueError, match="not valid JSON"):
+    with pytest.raises(json.JSONDecodeError, match="Expecting property name"):
         parse_tf_config("{cluster")
     with pytest.raises(ValueError, match="No task with index 9"):
         parse_tf_config({"cluster": SPEC, "task": {"type": "ps", "index": 9}})

@@ -223,10 +223,7 @@ def parse_tf_config(value):
     """Parses a ``TF_CONFIG`` value (JSON text or an already decoded dict):
     ``{"cluster": {job: [addresses]}, "task": {"type": job, "index": i}}``."""
     if isinstance(value, (bytes, str)):
-        try:
-            value = json.loads(value)
-        except ValueError as e:
-            raise ValueError(f"TF_CONFIG is not valid JSON: {e}") from None
+        value = json.loads(value)  # as TF: bad JSON is json's own error (a ValueError)
     if not isinstance(value, dict):
         raise ValueError(  # noqa: TRY004 - a bad setting, not a bad argument
             f"TF_CONFIG must be a JSON object, got {type(value).__name__}")

@@ -29,10 +29,7 @@ def _tf_config():
     value = env.tf_config()
     if value is None:
         return {}
-    try:
-        value = json.loads(value)
-    except ValueError as e:
-        raise ValueError(f"TF_CONFIG is not valid JSON: {e}") from None
+    value = json.loads(value)  # as TF: bad JSON is json's own error (a ValueError)
     if not isinstance(value, dict):
         raise ValueError(  # noqa: TRY004 - a bad setting, not a bad argument
             f"TF_CONFIG must be a JSON object, got {type(value).__name__}")
