@@ -166,6 +166,54 @@ _TF_LOGSUMEXP = [
     "ReduceLogSumExp/Shape", "ReduceLogSumExp/Reshape", "ReduceLogSumExp/Add"
 ]
 
+_TF_TD_EXP = [
+    "Normal/loc/input", "Normal/loc", "Normal/scale/input", "Normal/scale", "exp/init/power",
+    "expNormal/zero", "expNormal/empty", "Normal/is_scalar_batch/is_scalar_batch",
+    "expNormal/batch_shape", "expNormal/Const", "expNormal/Const_1", "expNormal/Const_2",
+    "expNormal/Const_3", "expNormal/Const_4", "expNormal/Const_5",
+    "Normal/is_scalar_event/is_scalar_event", "expNormal/event_shape", "expNormal/Const_6",
+    "expNormal/Const_7", "expNormal/Const_8", "expNormal/Const_9", "expNormal/Const_10",
+    "expNormal/Const_11", "expNormal/Const_12", "Normal/is_scalar_batch_1/is_scalar_batch",
+    "expNormal/Const_13", "expNormal/Const_14", "expNormal/Const_15", "expNormal/sub/x",
+    "expNormal/sub", "expNormal/range/limit", "expNormal/range/delta", "expNormal/range",
+    "expNormal/sample/sample_shape", "expNormal/sample/sample_shape_1", "expNormal/sample/Const",
+    "expNormal/sample/Const_1", "Normal/batch_shape_tensor/batch_shape",
+    "Normal/sample/concat/values_0", "Normal/sample/concat/axis", "Normal/sample/concat",
+    "Normal/sample/random_normal/mean", "Normal/sample/random_normal/stddev",
+    "Normal/sample/random_normal/RandomStandardNormal", "Normal/sample/random_normal/mul",
+    "Normal/sample/random_normal", "Normal/sample/mul", "Normal/sample/add",
+    "Normal/sample/Shape", "Normal/sample/strided_slice/stack",
+    "Normal/sample/strided_slice/stack_1", "Normal/sample/strided_slice/stack_2",
+    "Normal/sample/strided_slice", "Normal/sample/concat_1/axis", "Normal/sample/concat_1",
+    "Normal/sample/Reshape", "expNormal/sample/Shape", "expNormal/sample/strided_slice/stack",
+    "expNormal/sample/strided_slice/stack_1", "expNormal/sample/strided_slice/stack_2",
+    "expNormal/sample/strided_slice", "expNormal/sample/concat/axis", "expNormal/sample/concat",
+    "expNormal/sample/Reshape", "expNormal/sample/exp/forward/Exp", "expNormal/log_prob/value",
+    "expNormal/log_prob/exp/inverse/Log",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/event_ndims",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/Log",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/mul/x",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/mul",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/Rank",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/Shape",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/sub/y",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/sub",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/sub_1/y",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/sub_1",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/strided_slice/stack",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/strided_slice/stack_1",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/strided_slice/stack_2",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/strided_slice",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/ones/Const",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/ones",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/mul_1",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/Sum/reduction_indices",
+    "expNormal/log_prob/exp_1/inverse_log_det_jacobian/Sum", "Normal/log_prob/standardize/sub",
+    "Normal/log_prob/standardize/truediv", "Normal/log_prob/Square", "Normal/log_prob/mul/x",
+    "Normal/log_prob/mul", "Normal/log_prob/Log", "Normal/log_prob/add/x", "Normal/log_prob/add",
+    "Normal/log_prob/sub", "expNormal/log_prob/add"
+]
+
 _TF_EXPONENTIAL = ["Exponential/rate", "ones", "Exponential/concentration", "Exponential/rate_1"]
 
 
@@ -370,3 +418,20 @@ def test_multivariate_normals_take_tf_names_in_the_callers_scope():
     assert tf.zeros([2]).name == "zeros_1:0"
     tf.contrib.distributions.MultivariateNormalTriL(loc=[0.0, 0.0], scale_tril=tf.eye(2))
     assert tfd.Normal(0.0, 1.0).loc.name == "Normal_3/loc:0"
+
+
+def test_transformed_distribution_ops_and_draws():
+    # TF 1.15's constants of the (absent) shape overrides, the bijector's init constant and
+    # the log det Jacobian summed over the event dims even when there are none
+    tfc = tf.contrib.distributions
+    d = tfc.TransformedDistribution(distribution=tfd.Normal(0.0, 1.0),
+                                    bijector=tfc.bijectors.Exp())
+    s = d.sample(3)
+    lp = d.log_prob(1.5)
+    assert op_names() == _TF_TD_EXP
+    w = tf.random_normal([2])
+    with tf.Session() as sess:
+        got = sess.run([s, lp, w])
+    np.testing.assert_allclose(got[0], [0.6699106, 1.4022737, 4.234604], rtol=1e-5)
+    assert got[1] == pytest.approx(-1.4066046, rel=1e-5)
+    np.testing.assert_allclose(got[2], [0.4185382, -0.8120263], rtol=1e-5)

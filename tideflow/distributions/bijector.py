@@ -199,55 +199,138 @@ class Bijector(metaclass=abc.ABCMeta):
         ones = tf.ones(shape, ildj.dtype)
         return tf.reduce_sum(ones * ildj, tf.range(-extra, 0))
 
+    # -- TF 1.15's log det Jacobians: the ops it builds (the event_ndims constant, a sum over the
+    # event dims even when there are none beyond the minimum), and its caches ----------------------
+    def _constant_ildj_map(self):
+        """The log det Jacobians of a constant-Jacobian bijector by event_ndims (TF reuses
+        the first one made for every later point)."""
+        return self.__dict__.setdefault("_constant_ildj", {})
+
+    def _event_ndims_checks(self, min_event_ndims, event_ndims):
+        """TF's checks of ``event_ndims`` (made a tensor, ``event_ndims``): static errors, or
+        assertions to depend on when validating a dynamic one."""
+        event_ndims = tf.convert_to_tensor(event_ndims, name="event_ndims")
+        static = ops.constant_value(event_ndims)
+        checks = []
+        if not event_ndims.dtype.is_integer:
+            raise ValueError(f"Expected integer dtype, got dtype {event_ndims.dtype}")
+        if static is not None:
+            if event_ndims.get_shape().ndims != 0:
+                raise ValueError(f"Expected scalar event_ndims, got shape "
+                                 f"{event_ndims.get_shape()}")
+            if min_event_ndims > static:
+                raise ValueError(f"event_ndims ({static}) must be larger than min_event_ndims "
+                                 f"({min_event_ndims})")
+        elif self._validate_args:
+            checks.append(tf.assert_greater_equal(event_ndims, min_event_ndims))
+        if event_ndims.get_shape().is_fully_defined():
+            if event_ndims.get_shape().ndims != 0:
+                raise ValueError(f"Expected scalar shape, got ndims "
+                                 f"{event_ndims.get_shape().ndims}")
+        elif self._validate_args:
+            checks.append(tf.assert_rank(event_ndims, 0, message="Expected scalar."))
+        return checks
+
+    @staticmethod
+    def _static_event_ndims(event_ndims):
+        if isinstance(event_ndims, (tf.Tensor, tf.Variable)):
+            value = ops.constant_value(event_ndims)
+        else:
+            value = event_ndims
+        if isinstance(value, (np.generic, np.ndarray)):
+            if value.dtype not in (np.int32, np.int64):
+                raise ValueError(f"Expected integer dtype, got dtype {value.dtype}")
+            if isinstance(value, np.ndarray) and value.shape:
+                raise ValueError(f"Expected a scalar integer, got {value}")
+            value = int(value)
+        return value
+
+    def _reduce_over_event(self, point, ildj, min_event_ndims, event_ndims):
+        """``ildj`` tiled over and summed across the event dims of ``point`` beyond
+        ``min_event_ndims`` (TF builds the sum even when there are none)."""
+        rank = tf.rank(point)
+        shape = tf.shape(point)[rank - event_ndims:rank - min_event_ndims]
+        ones = tf.ones(shape, ildj.dtype)
+        static = self._static_event_ndims(event_ndims)
+        if static is not None:
+            dims = [-i for i in range(1, static - min_event_ndims + 1)]
+        else:
+            dims = tf.range(-(event_ndims - min_event_ndims), 0)
+        reduced = tf.reduce_sum(ones * ildj, axis=dims)
+        if (static is not None and point.get_shape().ndims is not None
+                and ildj.get_shape().ndims is not None):
+            ndims = point.get_shape().ndims
+            point_shape = point.get_shape()[ndims - static:ndims - min_event_ndims]
+            both = tf.broadcast_static_shape(ildj.get_shape(), point_shape)
+            reduced.set_shape(both[:both.ndims - (static - min_event_ndims)])
+        return reduced
+
     def inverse_log_det_jacobian(self, y, event_ndims, name="inverse_log_det_jacobian"):
         """``log |det d f^{-1}(y) / dy|`` summed over ``event_ndims`` event dimensions."""
         with tf.name_scope(self._name), tf.name_scope(name, values=[y]):
-            event_ndims = self._check_event_ndims(event_ndims, self._inverse_min_event_ndims)
-            y = self._convert(y, "y")
-            pair = self._lookup(self._by_y, y) or _Pair(y=y)
             key = _ndims_key(event_ndims)
-            if key in pair.ildj:
-                return pair.ildj[key]
-            if _overrides(self, "_inverse_log_det_jacobian"):
-                ildj = tf.convert_to_tensor(self._inverse_log_det_jacobian(y))
-                ildj = self._reduce(y, ildj, self._inverse_min_event_ndims, event_ndims)
-            elif _overrides(self, "_forward_log_det_jacobian"):
-                x = pair.x if pair.x is not None else self.inverse(y)
-                pair.x = x
-                fldj = tf.convert_to_tensor(self._forward_log_det_jacobian(x))
-                ndims = event_ndims - self._inverse_min_event_ndims + \
-                    self._forward_min_event_ndims
-                ildj = -self._reduce(x, fldj, self._forward_min_event_ndims, ndims)
-            else:
-                raise NotImplementedError("inverse_log_det_jacobian not implemented.")
-            pair.ildj[key] = ildj
-            self._remember(pair)
-            return ildj
+            if key in self._constant_ildj_map():
+                return self._constant_ildj_map()[key]
+            y = self._convert(y, "y")
+            checks = self._event_ndims_checks(self._inverse_min_event_ndims, event_ndims)
+            with tf.control_dependencies(checks):
+                pair = self._lookup(self._by_y, y) or _Pair(y=y)
+                if key in pair.ildj:
+                    return pair.ildj[key]
+                x = None
+                if _overrides(self, "_inverse_log_det_jacobian"):
+                    ildj = tf.convert_to_tensor(self._inverse_log_det_jacobian(y))
+                    ildj = self._reduce_over_event(y, ildj, self._inverse_min_event_ndims,
+                                                   event_ndims)
+                elif _overrides(self, "_forward_log_det_jacobian"):
+                    x = pair.x if pair.x is not None else self._inverse(y)
+                    ildj = -tf.convert_to_tensor(self._forward_log_det_jacobian(x))
+                    ildj = self._reduce_over_event(x, ildj, self._forward_min_event_ndims,
+                                                   event_ndims)
+                else:
+                    raise NotImplementedError("inverse_log_det_jacobian not implemented.")
+                if x is not None:
+                    pair.x = x
+                pair.ildj[key] = ildj
+                self._remember(pair)
+                if self._is_constant_jacobian:
+                    self._constant_ildj_map()[key] = ildj
+                return ildj
 
     def forward_log_det_jacobian(self, x, event_ndims, name="forward_log_det_jacobian"):
         """``log |det d f(x) / dx|`` summed over ``event_ndims`` event dimensions."""
+        if not self._is_injective:
+            raise NotImplementedError("forward_log_det_jacobian cannot be implemented for "
+                                      "non-injective transforms.")
         with tf.name_scope(self._name), tf.name_scope(name, values=[x]):
-            event_ndims = self._check_event_ndims(event_ndims, self._forward_min_event_ndims)
-            x = self._convert(x, "x")
-            pair = self._lookup(self._by_x, x) or _Pair(x=x)
-            key = _ndims_key(event_ndims)
-            if key in pair.ildj:
-                return -pair.ildj[key]
-            if _overrides(self, "_forward_log_det_jacobian"):
-                fldj = tf.convert_to_tensor(self._forward_log_det_jacobian(x))
-                fldj = self._reduce(x, fldj, self._forward_min_event_ndims, event_ndims)
-            elif _overrides(self, "_inverse_log_det_jacobian"):
-                y = pair.y if pair.y is not None else self.forward(x)
-                pair.y = y
-                ildj = tf.convert_to_tensor(self._inverse_log_det_jacobian(y))
-                ndims = event_ndims - self._forward_min_event_ndims + \
-                    self._inverse_min_event_ndims
-                fldj = -self._reduce(y, ildj, self._inverse_min_event_ndims, ndims)
-            else:
-                raise NotImplementedError("forward_log_det_jacobian not implemented.")
-            pair.ildj[key] = -fldj
-            self._remember(pair)
-            return fldj
+            checks = self._event_ndims_checks(self._forward_min_event_ndims, event_ndims)
+            with tf.control_dependencies(checks):
+                key = _ndims_key(event_ndims)
+                if key in self._constant_ildj_map():
+                    return -1.0 * self._constant_ildj_map()[key]
+                x = self._convert(x, "x")
+                pair = self._lookup(self._by_x, x) or _Pair(x=x)
+                if key in pair.ildj:
+                    return -pair.ildj[key]
+                y = None
+                if _overrides(self, "_forward_log_det_jacobian"):
+                    ildj = -tf.convert_to_tensor(self._forward_log_det_jacobian(x))
+                    ildj = self._reduce_over_event(x, ildj, self._forward_min_event_ndims,
+                                                   event_ndims)
+                elif _overrides(self, "_inverse_log_det_jacobian"):
+                    y = pair.y if pair.y is not None else self._forward(x)
+                    ildj = tf.convert_to_tensor(self._inverse_log_det_jacobian(y))
+                    ildj = self._reduce_over_event(y, ildj, self._inverse_min_event_ndims,
+                                                   event_ndims)
+                else:
+                    raise NotImplementedError("forward_log_det_jacobian not implemented.")
+                if y is not None:
+                    pair.y = y
+                pair.ildj[key] = ildj
+                self._remember(pair)
+                if self._is_constant_jacobian:
+                    self._constant_ildj_map()[key] = ildj
+                return -ildj
 
 
 def _overrides(obj, method):

@@ -9,6 +9,7 @@ import numpy as np
 
 import tideflow as tf
 from tideflow.distributions.bijector import Bijector, Identity
+from tideflow.framework import ops
 
 __all__ = ["Affine", "AffineScalar", "Bijector", "Chain", "Exp", "Gumbel", "Identity",
            "Inline", "Invert", "Kumaraswamy", "Ordered", "Permute", "PowerTransform",
@@ -35,8 +36,11 @@ class PowerTransform(Bijector):
     """``y = (1 + x * c)**(1 / c)`` for ``power = c > 0``; ``y = exp(x)`` for ``c = 0``."""
 
     def __init__(self, power=0.0, validate_args=False, name="power_transform"):
-        power_value = np.asarray(power)
-        if power_value.ndim != 0 or not np.isfinite(power_value) or power_value < 0:
+        # as TF 1.15: the power is read from a constant made in the bijector's "init" scope
+        with tf.name_scope(name), tf.name_scope("init", values=[power]):
+            power_value = ops.constant_value(tf.convert_to_tensor(power, name="power"))
+        if (power_value is None or np.ndim(power_value) != 0 or not np.isfinite(power_value)
+                or power_value < 0):
             raise ValueError("`power` must be a non-negative TF constant.")
         self._power = float(power_value)
         super().__init__(forward_min_event_ndims=0, validate_args=validate_args, name=name)
@@ -60,7 +64,7 @@ class PowerTransform(Bijector):
 
     def _forward_log_det_jacobian(self, x):
         if self._power == 0.0:
-            return tf.identity(x)
+            return x
         return (1.0 / self._power - 1.0) * tf.log1p(x * self._power)
 
 

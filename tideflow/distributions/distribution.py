@@ -158,11 +158,26 @@ class Distribution:
 
     def is_scalar_event(self, name="is_scalar_event"):
         with self._name_scope(name):
-            return tf.constant(self.event_shape.ndims == 0, name="is_scalar_event")
+            return tf.convert_to_tensor(
+                self._is_scalar(self.event_shape, self.event_shape_tensor),
+                name="is_scalar_event")
 
     def is_scalar_batch(self, name="is_scalar_batch"):
         with self._name_scope(name):
-            return tf.constant(self.batch_shape.ndims == 0, name="is_scalar_batch")
+            return tf.convert_to_tensor(
+                self._is_scalar(self.batch_shape, self.batch_shape_tensor),
+                name="is_scalar_batch")
+
+    @staticmethod
+    def _is_scalar(static_shape, shape_fn):
+        """Whether a shape is scalar: a Python bool when its rank (or the length of its shape
+        tensor) is known, else the graph's test of the length."""
+        if static_shape.ndims is not None:
+            return static_shape.ndims == 0
+        shape = shape_fn()
+        if shape.get_shape().ndims is not None and shape.get_shape()[0].value is not None:
+            return shape.get_shape()[0].value == 0
+        return tf.equal(tf.shape(shape)[0], 0)
 
     def _event_shape(self):
         return tf.TensorShape([])

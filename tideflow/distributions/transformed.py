@@ -17,61 +17,161 @@ from tideflow.distributions.distribution import (
     kl_divergence,
 )
 from tideflow.distributions.dists import Categorical, Uniform, _logits_probs
-from tideflow.distributions.util import gen_new_seed
+from tideflow.distributions.util import gen_new_seed, pick_vector
 from tideflow.framework import ops
+from tideflow.ops.control_flow_ops import with_dependencies
 
 __all__ = ["ConditionalDistribution", "ConditionalTransformedDistribution", "Independent",
            "Kumaraswamy", "Mixture", "RelaxedBernoulli", "TransformedDistribution"]
 
 
-def _static_shape(shape, name):
-    """``shape`` (None, a list or a tensor) as an int32 tensor and its static TensorShape."""
-    if shape is None:
-        return None, None
-    t = tf.convert_to_tensor(shape, dtype=tf.int32, name=name)
-    if t.get_shape().ndims not in (None, 1):
-        raise ValueError(f"{name} must be a vector (rank 1), saw rank "
-                         f"{t.get_shape().ndims}.")
-    value = ops.constant_value(t)
-    static = tf.TensorShape(None if value is None else [int(d) for d in value])
-    return t, static
+# TF 1.15's helpers of TransformedDistribution: each folds what is known statically into a
+# new constant (so a graph gets TF's constants, names and op count), else builds the op
+
+
+def _static_value(x):
+    return ops.constant_value(tf.convert_to_tensor(x))
+
+
+def _logical_and(*args):
+    values = [_static_value(x) for x in args]
+    if any(v is not None and not bool(v) for v in values):
+        return tf.constant(False)
+    if all(v is not None and bool(v) for v in values):
+        return tf.constant(True)
+    if len(args) == 2:
+        return tf.logical_and(*args)
+    return tf.reduce_all(args)
+
+
+def _logical_equal(x, y):
+    x_, y_ = _static_value(x), _static_value(y)
+    if x_ is None or y_ is None:
+        return tf.equal(x, y)
+    return tf.constant(np.array_equal(x_, y_))
+
+
+def _logical_not(x):
+    x_ = _static_value(x)
+    if x_ is None:
+        return tf.logical_not(x)
+    return tf.constant(np.logical_not(x_))
+
+
+def _concat_vectors(*args):
+    values = [_static_value(x) for x in args]
+    if any(v is None for v in values):
+        return tf.concat(args, 0)
+    return tf.constant([v for vec in values for v in vec])
+
+
+def _pick_scalar_condition(pred, cond_true, cond_false):
+    pred_ = _static_value(pred)
+    if pred_ is None:
+        return tf.where_v2(pred, cond_true, cond_false)
+    return cond_true if pred_ else cond_false
+
+
+def _ones_like(x):
+    if x.get_shape().is_fully_defined():
+        return tf.ones(x.get_shape().as_list(), dtype=x.dtype)
+    return tf.ones_like(x)
+
+
+def _ndims_from_shape(shape):
+    if shape.get_shape().ndims not in (None, 1):
+        raise ValueError("input is not a valid shape: not 1D")
+    if not shape.dtype.is_integer:
+        raise TypeError("input is not a valid shape: wrong dtype")
+    if shape.get_shape().is_fully_defined():
+        return tf.constant(shape.get_shape().as_list()[0])
+    return tf.shape(shape)[0]
+
+
+def _is_scalar_from_shape(shape):
+    return _logical_equal(_ndims_from_shape(shape), 0)
 
 
 class TransformedDistribution(Distribution):
     """The distribution of ``bijector.forward(X)`` for ``X ~ distribution``; its density is
-    ``p(bijector.inverse(y)) * |det J(bijector.inverse)(y)|``."""
+    ``p(bijector.inverse(y)) * |det J(bijector.inverse)(y)|``. A ``batch_shape`` or
+    ``event_shape`` override draws iid base members (an event override over a batch of base
+    distributions draws its dims first and rotates them behind the batch, as TF 1.15)."""
 
     def __init__(self, distribution, bijector=None, batch_shape=None, event_shape=None,
                  validate_args=False, name=None):
         parameters = dict(locals())
         name = name or (("" if bijector is None else bijector.name) + distribution.name)
         with tf.name_scope(name, values=[event_shape, batch_shape]) as scope:
+            self._zero = tf.constant(0, dtype=tf.int32, name="zero")
+            self._empty = tf.constant([], dtype=tf.int32, name="empty")
             if bijector is None:
                 bijector = bijectors.Identity(validate_args=validate_args)
-            self._distribution = distribution
-            self._bijector = bijector
-            self._batch_override, self._static_batch_override = _static_shape(
-                batch_shape, "batch_shape")
-            self._event_override, self._static_event_override = _static_shape(
-                event_shape, "event_shape")
-            base_batch, base_event = distribution.batch_shape, distribution.event_shape
-            if self._batch_override is not None and base_batch.ndims != 0:
-                raise ValueError("Base distribution needs to have scalar batch shape to "
-                                 "override it.")
-            if self._event_override is not None and base_event.ndims != 0:
-                raise ValueError("Base distribution needs to have scalar event shape to "
-                                 "override it.")
+            self._override_batch_shape = self._validated_override(
+                batch_shape, distribution.is_scalar_batch(), validate_args, "batch_shape")
+            self._is_batch_override = _logical_not(_logical_equal(
+                _ndims_from_shape(self._override_batch_shape), self._zero))
+            value = ops.constant_value(self._override_batch_shape)
+            self._is_maybe_batch_override = bool(value is None or value.size != 0)
+            self._override_event_shape = self._validated_override(
+                event_shape, distribution.is_scalar_event(), validate_args, "event_shape")
+            self._is_event_override = _logical_not(_logical_equal(
+                _ndims_from_shape(self._override_event_shape), self._zero))
+            value = ops.constant_value(self._override_event_shape)
+            self._is_maybe_event_override = bool(value is None or value.size != 0)
             # an event override over a batch of base distributions draws the event dims as
-            # leading sample dims, then rotates them behind the batch dims (as TF)
-            self._rotate = (self._event_override is not None and self._batch_override is None
-                            and base_batch.ndims != 0)
-            if self._rotate and base_batch.ndims is None:
-                raise NotImplementedError("TransformedDistribution: an event_shape override "
-                                          "over a base of unknown batch rank")
+            # leading sample dims, then rotates them behind the batch dims
+            self._needs_rotation = _logical_and(
+                self._is_event_override, _logical_not(self._is_batch_override),
+                _logical_not(distribution.is_scalar_batch()))
+            override_event_ndims = _ndims_from_shape(self._override_event_shape)
+            self._rotate_ndims = _pick_scalar_condition(self._needs_rotation,
+                                                        override_event_ndims, 0)
+            self._reduce_event_indices = tf.range(self._rotate_ndims - override_event_ndims,
+                                                  self._rotate_ndims)
+        self._distribution = distribution
+        self._bijector = bijector
         super().__init__(distribution.dtype, distribution.reparameterization_type,
                          validate_args, distribution.allow_nan_stats, parameters,
                          list(distribution.graph_parents) + list(bijector.graph_parents),
                          scope)
+
+    def _validated_override(self, override, base_is_scalar, validate_args, name):
+        """The override shape as an int32 vector (``empty`` when there is none), checked."""
+        if override is None:
+            override = []
+        override = tf.convert_to_tensor(override, dtype=tf.int32, name=name)
+        if not override.dtype.is_integer:
+            raise TypeError("shape override must be an integer")
+        override_is_scalar = _is_scalar_from_shape(override)
+        if ops.constant_value(override_is_scalar):
+            return self._empty
+        checks = []
+        if override.get_shape().ndims is not None:
+            if override.get_shape().ndims != 1:
+                raise ValueError("shape override must be a vector")
+        elif validate_args:
+            checks.append(tf.assert_rank(override, 1, message="shape override must be a "
+                                         "vector"))
+        value = ops.constant_value(override)
+        if value is not None:
+            if any(d <= 0 for d in value):
+                raise ValueError("shape override must have positive elements")
+        elif validate_args:
+            checks.append(tf.assert_positive(override, message="shape override must have "
+                                             "positive elements"))
+        both_nonscalar = _logical_and(_logical_not(base_is_scalar),
+                                      _logical_not(override_is_scalar))
+        both = ops.constant_value(both_nonscalar)
+        if both is not None:
+            if both:
+                raise ValueError("base distribution not scalar")
+        elif validate_args:
+            checks.append(tf.assert_equal(both_nonscalar, False,
+                                          message="base distribution not scalar"))
+        if not checks:
+            return override
+        return with_dependencies(checks, override)
 
     @property
     def distribution(self):
@@ -85,90 +185,103 @@ class TransformedDistribution(Distribution):
     _bk = _dk = MappingProxyType({})
 
     # -- shapes ------------------------------------------------------------------------------
-    def _base_event_shape(self):
-        if self._event_override is not None:
-            return self._static_event_override
-        return self._distribution.event_shape
-
-    def _base_event_shape_tensor(self):
-        if self._event_override is not None:
-            return self._event_override
-        return self._distribution.event_shape_tensor()
-
-    def _batch_shape(self):
-        if self._batch_override is not None:
-            return self._static_batch_override
-        return self._distribution.batch_shape
-
-    def _batch_shape_tensor(self):
-        if self._batch_override is not None:
-            return self._batch_override
-        return self._distribution.batch_shape_tensor()
+    def _event_shape_tensor(self):
+        return self._bijector.forward_event_shape_tensor(pick_vector(
+            self._is_event_override, self._override_event_shape,
+            self._distribution.event_shape_tensor()))
 
     def _event_shape(self):
-        return self._bijector.forward_event_shape(self._base_event_shape())
+        override = tf.TensorShape(_shape_value(self._override_event_shape))
+        return self._bijector.forward_event_shape(
+            override if self._is_maybe_event_override else self._distribution.event_shape)
 
-    def _event_shape_tensor(self):
-        return self._bijector.forward_event_shape_tensor(self._base_event_shape_tensor())
+    def _batch_shape_tensor(self):
+        return pick_vector(self._is_batch_override, self._override_batch_shape,
+                           self._distribution.batch_shape_tensor())
 
-    def _event_ndims(self):
-        static = self._base_event_shape().ndims
-        if static is not None:
-            return static
-        return tf.size(self._base_event_shape_tensor())
+    def _batch_shape(self):
+        override = tf.TensorShape(_shape_value(self._override_batch_shape))
+        return override if self._is_maybe_batch_override else self._distribution.batch_shape
 
-    def _overridden(self):
-        return self._event_override is not None or self._batch_override is not None
+    def _static_event_ndims(self):
+        if self.event_shape.ndims is not None:
+            return self.event_shape.ndims
+        event_ndims = tf.size(self.event_shape_tensor())
+        value = ops.constant_value(event_ndims)
+        return int(value) if value is not None else event_ndims
+
+    def _rotated(self, x, rotate_right=False):
+        needs = ops.constant_value(self._needs_rotation)
+        if needs is not None and not needs:
+            return x
+        ndims = tf.rank(x)
+        n = ndims - self._rotate_ndims if rotate_right else self._rotate_ndims
+        return tf.transpose(x, _concat_vectors(tf.range(n, ndims), tf.range(0, n)))
 
     # -- sampling and densities -------------------------------------------------------------------
-    def _rotated(self, x, left):
-        """``x`` with its first (``left``) or last event-override dims moved to the other
-        end."""
-        e = self._event_ndims()
-        rank = tf.rank(x)
-        perm = tf.concat([tf.range(e, rank), tf.range(e)], 0) if left else \
-            tf.concat([tf.range(rank - e, rank), tf.range(rank - e)], 0)
-        return tf.transpose(x, perm)
+    def sample(self, sample_shape=(), seed=None, name="sample"):
+        # as TF 1.15: the base draws are reshaped to the sample shape, then mapped
+        with self._name_scope(name, values=[sample_shape]):
+            shape_t = tf.convert_to_tensor(sample_shape, dtype=tf.int32, name="sample_shape")
+            shape_t, n = self._sample_shape_vector(shape_t, "sample_shape")
+            x = self._sample_n(n, seed)
+            x = tf.reshape(x, tf.concat([shape_t, tf.shape(x)[1:]], 0))
+            y = self._bijector.forward(x, **self._bk)
+            return self._set_sample_static_shape(y, shape_t)
 
     def _sample_n(self, n, seed):
-        if self._rotate:
-            x = self._distribution.sample(tf.concat([self._event_override, [n]], 0), seed=seed,
-                                         **self._dk)
-            x = self._rotated(x, left=True)
-        elif self._overridden():
-            shape = tf.concat([[n], self.batch_shape_tensor(), self._base_event_shape_tensor()],
-                              0)
-            x = self._distribution.sample(shape, seed=seed, **self._dk)
-            x = tf.reshape(x, shape)
-        else:
-            x = self._distribution.sample(n, seed=seed, **self._dk)
-        return self._bijector.forward(x, **self._bk)
+        shape = _concat_vectors(pick_vector(self._needs_rotation, self._empty, [n]),
+                                self._override_batch_shape, self._override_event_shape,
+                                pick_vector(self._needs_rotation, [n], self._empty))
+        x = self._distribution.sample(sample_shape=shape, seed=seed, **self._dk)
+        return self._rotated(x)
 
-    def _base_log_prob(self, x):
-        if self._rotate:
-            lp = self._distribution.log_prob(self._rotated(x, left=False), **self._dk)
-            return tf.reduce_sum(lp, tf.range(self._event_ndims()))
+    def _fiber_log_prob(self, y, x, ildj, event_ndims):
+        x = self._rotated(x, rotate_right=True)
         lp = self._distribution.log_prob(x, **self._dk)
-        if self._event_override is not None:
-            ndims = self._event_ndims()
-            lp = tf.reduce_sum(lp, tf.range(-ndims, 0))
+        if self._is_maybe_event_override:
+            lp = tf.reduce_sum(lp, self._reduce_event_indices)
+        lp += tf.cast(ildj, lp.dtype)
+        if self._is_maybe_event_override and isinstance(event_ndims, int):
+            lp.set_shape(tf.broadcast_static_shape(
+                y.get_shape().with_rank_at_least(1)[:-event_ndims], self.batch_shape))
         return lp
+
+    def _fiber_prob(self, y, x, ildj, event_ndims):
+        x = self._rotated(x, rotate_right=True)
+        prob = self._distribution.prob(x, **self._dk)
+        if self._is_maybe_event_override:
+            prob = tf.reduce_prod(prob, self._reduce_event_indices)
+        prob *= tf.exp(tf.cast(ildj, prob.dtype))
+        if self._is_maybe_event_override and isinstance(event_ndims, int):
+            prob.set_shape(tf.broadcast_static_shape(
+                y.get_shape().with_rank_at_least(1)[:-event_ndims], self.batch_shape))
+        return prob
 
     def _log_prob(self, y):
         x = self._bijector.inverse(y, **self._bk)
-        ildj = self._bijector.inverse_log_det_jacobian(y, event_ndims=self._event_ndims(),
+        event_ndims = self._static_event_ndims()
+        ildj = self._bijector.inverse_log_det_jacobian(y, event_ndims=event_ndims,
                                                       **self._bk)
         if self._bijector._is_injective:
-            return self._base_log_prob(x) + ildj
+            return self._fiber_log_prob(y, x, ildj, event_ndims)
         # a non-injective bijector: the density sums over the preimages
-        return tf.reduce_logsumexp(
-            tf.stack([self._base_log_prob(x_i) + ildj_i for x_i, ildj_i in zip(x, ildj)]), 0)
+        lps = [self._fiber_log_prob(y, x_i, ildj_i, event_ndims)
+               for x_i, ildj_i in zip(x, ildj)]
+        return tf.reduce_logsumexp(tf.stack(lps), axis=0)
 
     def _prob(self, y):
-        return tf.exp(self._log_prob(y))
+        x = self._bijector.inverse(y, **self._bk)
+        event_ndims = self._static_event_ndims()
+        ildj = self._bijector.inverse_log_det_jacobian(y, event_ndims=event_ndims,
+                                                      **self._bk)
+        if self._bijector._is_injective:
+            return self._fiber_prob(y, x, ildj, event_ndims)
+        return sum(self._fiber_prob(y, x_i, ildj_i, event_ndims)
+                   for x_i, ildj_i in zip(x, ildj))
 
     def _scalar_only(self, what):
-        if self._overridden():
+        if self._is_maybe_event_override:
             raise NotImplementedError(f"{what} is not implemented when overriding "
                                       f"event_shape")
         if not self._bijector._is_injective:
@@ -205,14 +318,34 @@ class TransformedDistribution(Distribution):
             raise NotImplementedError("entropy is not implemented when bijector is not "
                                       "injective.")
         entropy = self._distribution.entropy()
-        shape = tf.concat([self.batch_shape_tensor(), self._base_event_shape_tensor()], 0)
-        if self._event_override is not None:
-            entropy = entropy * tf.cast(tf.reduce_prod(self._event_override), entropy.dtype)
-        if self._overridden():
-            entropy = entropy + tf.zeros(self.batch_shape_tensor(), entropy.dtype)
-        dummy = tf.zeros(shape, self.dtype)
-        fldj = self._bijector.forward_log_det_jacobian(dummy, event_ndims=self._event_ndims())
-        return entropy + fldj
+        if self._is_maybe_event_override:
+            entropy *= tf.cast(tf.reduce_prod(self._override_event_shape),
+                               dtype=entropy.dtype.base_dtype)
+        if self._is_maybe_batch_override:
+            new_shape = tf.concat([_ones_like(self._override_batch_shape),
+                                   self._distribution.batch_shape_tensor()], 0)
+            entropy = tf.reshape(entropy, new_shape)
+            multiples = tf.concat([self._override_batch_shape,
+                                   _ones_like(self._distribution.batch_shape_tensor())], 0)
+            entropy = tf.tile(entropy, multiples)
+        dummy = tf.zeros(shape=tf.concat([self.batch_shape_tensor(), self.event_shape_tensor()],
+                                         0), dtype=self.dtype)
+        event_ndims = (self.event_shape.ndims if self.event_shape.ndims is not None
+                       else tf.size(self.event_shape_tensor()))
+        ildj = self._bijector.inverse_log_det_jacobian(dummy, event_ndims=event_ndims)
+        entropy -= tf.cast(ildj, entropy.dtype)
+        entropy.set_shape(self.batch_shape)
+        return entropy
+
+
+def _shape_value(shape_t):
+    """The static value of a shape vector as a list (None entries unknown; None if its rank
+    is unknown)."""
+    value = ops.constant_value(shape_t)
+    if value is not None:
+        return [int(d) for d in np.reshape(value, -1)]
+    from tideflow.ops.array_ops import partial_vector
+    return partial_vector(shape_t)
 
 
 class ConditionalDistribution(Distribution):
