@@ -183,7 +183,7 @@ def test_feed_dict_key_may_be_a_nested_tuple_of_tensors():
         value = sess.run(state)
         value = tuple(type(s)(s.c + 1.0, s.h + 2.0) for s in value)
         assert sess.run(total, {state: value}) == pytest.approx(2 * 2 * (1.0 + 2.0))
-        with pytest.raises(ValueError, match="Key had 2 elements, but value had 1"):
+        with pytest.raises(ValueError, match="Key had 4 elements, but value had 2"):
             sess.run(total, {state: [value[0]]})
 
 

@@ -230,6 +230,7 @@ class Variable(metaclass=_VariableMeta):
     __array_priority__ = 100
     # TF's distribution-strategy hook: a plain graph variable belongs to no strategy
     _distribute_strategy = None
+    _any_shape = False  # made with a partly unknown ``shape=``: assigns take other shapes
 
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
@@ -322,6 +323,7 @@ class Variable(metaclass=_VariableMeta):
                     )
                 # the variable's shape is the one given (TF: an unknown shape lets later
                 # assigns change it), not the initial value's
+                self._any_shape = not shape.is_fully_defined()
             else:  # (TF 1.15's resource variables ignore validate_shape)
                 shape = init_shape if validate_shape or self._resource else unknown_shape()
             if (validate_shape and not init_shape.is_fully_defined()
@@ -574,7 +576,10 @@ class Variable(metaclass=_VariableMeta):
                                  name=name or "AssignVariableOp",
                                  validate_shape=shape.is_fully_defined()),
                 read_value)
-        t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        # (a ref variable made with a partly unknown shape= takes other shapes, as TF 2
+        # documents; TF 1.15's fails to initialize one)
+        t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name,
+                             validate_shape=not self._any_shape)
         return t if read_value else t.op
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
