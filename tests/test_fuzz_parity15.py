@@ -237,3 +237,59 @@ def test_weighted_moments_builds_tf_ops():
     got = _run([m, v, tf.gradients(v, x)[0]])
     np.testing.assert_allclose(got[0], [7 / 3, 4.0], rtol=1e-6)
     np.testing.assert_allclose(got[1], [8 / 9, 2.0], rtol=1e-6)
+
+
+def _ops():
+    return [op.name + ":" + op.type for op in tf.get_default_graph().get_operations()]
+
+
+def test_sort_along_a_middle_axis_builds_tf_ops():
+    x = tf.constant(np.arange(24.0).reshape(2, 3, 4))
+    s = tf.argsort(x, axis=1)
+    assert _ops()[1:] == [
+        "argsort/axis:Const", "argsort/Neg:Neg", "argsort/Shape:Const",
+        "argsort/strided_slice/stack:Const", "argsort/strided_slice/stack_1:Const",
+        "argsort/strided_slice/stack_2:Const", "argsort/strided_slice:StridedSlice",
+        "argsort/Rank:Const", "argsort/transposition:Const", "argsort/transpose:Transpose",
+        "argsort/TopKV2:TopKV2", "argsort/transpose_1:Transpose"]
+    assert _run(s)[0, :, 0].tolist() == [0, 1, 2]
+
+
+def test_transpose_of_unknown_rank_or_scalar_builds_tf_ops():
+    tf.transpose(tf.constant(1.0))
+    assert _ops()[1:] == [
+        "transpose/Rank:Rank", "transpose/sub/y:Const", "transpose/sub:Sub",
+        "transpose/Range/start:Const", "transpose/Range/delta:Const", "transpose/Range:Range",
+        "transpose/sub_1:Sub", "transpose:Transpose"]
+    tf.linalg.matrix_transpose(tf.placeholder(tf.float32))
+    assert "matrix_transpose/Range:Range" in _ops()
+
+
+def test_crelu_histogram_count_nonzero_names():
+    x = tf.constant([[1.0, -2.0]])
+    assert tf.nn.crelu(x).name == "CRelu/Relu:0"
+    assert "CRelu:ConcatV2" in _ops()
+    h = tf.histogram_fixed_width(x, [0.0, 5.0], nbins=3)
+    assert h.name == "histogram_fixed_width:0"
+    tf.count_nonzero(x)
+    assert "count_nonzero/zeros:Const" in _ops()
+    c = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[0], logits=tf.cast(x, tf.float16))
+    assert c.name == "SparseSoftmaxCrossEntropyWithLogits/Cast_1:0"
+
+
+def test_bincount_builds_tf_ops():
+    b = tf.math.bincount(tf.constant([1, 3, 3, 0]), minlength=7)
+    names = [n.split(":")[0] for n in _ops()]
+    for n in ("bincount/Prod", "bincount/Greater", "bincount/Cast", "bincount/Max",
+              "bincount/mul", "bincount/minlength", "bincount/Maximum", "bincount/Bincount"):
+        assert n in names
+    assert b.shape.as_list() == [7] and _run(b).tolist() == [1, 1, 0, 2, 0, 0, 0]
+    assert _run(tf.math.bincount(tf.zeros([0], tf.int32))).tolist() == []
+
+
+def test_div_partitioned_embedding_lookup_counts_rows_as_tf():
+    p0 = tf.placeholder(tf.float32, [None, 2])
+    e = tf.nn.embedding_lookup([p0, tf.constant([[5.0, 6.0]])], tf.constant([0, 2]),
+                               partition_strategy="div")
+    assert "embedding_lookup/stack:Pack" in _ops() and "embedding_lookup/Sum:Sum" in _ops()
+    assert _run(e, {p0: [[1.0, 2.0], [3.0, 4.0]]}).tolist() == [[1.0, 2.0], [5.0, 6.0]]

@@ -934,10 +934,11 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
         op_type = "ConjugateTranspose" if conjugate and a.dtype.is_complex else "Transpose"
         if perm is None:
             r = a.get_shape().ndims
-            if r is None:
-                from tideflow.ops import pad_ops, range_ops
+            if not r:  # as TF, also for a scalar: (rank - 1) - Range(0, rank, 1)
+                from tideflow.ops import range_ops
 
-                perm = pad_ops.reverse(range_ops.range(rank(a)), [0])
+                n = ops.apply_op("Rank", [a], name="Rank")._outputs[0]  # a Rank op, unfolded
+                perm = (n - 1) - range_ops.range(0, n, 1, name="Range")
             else:
                 perm = np.arange(r - 1, -1, -1, dtype=np.int32)
         return ops.apply_op(op_type, [a, perm], name=scope)._outputs[0]

@@ -239,22 +239,22 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     """Counts the occurrences of each value of the non-negative int32 ``arr`` (summing
     ``weights`` instead, if given); the result has ``max(arr) + 1`` entries, at least
     ``minlength`` and at most ``maxlength``."""
-    from tideflow.ops import math_ops, reduction_ops
+    from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops
 
-    with ops.name_scope(name, "bincount", [arr, weights, minlength, maxlength]):
+    with ops.name_scope(name or "bincount"):
         arr = ops.convert_to_tensor(arr, name="arr", dtype=dtypes.int32)
-        # max(arr) + 1, and 0 for an empty arr (whose max is the lowest int32): arithmetic
-        # only, so a constant arr gives the result a static length, as in TF
-        output_size = math_ops.maximum(reduction_ops.reduce_max(arr) + 1, 0)
+        # TF 1.15's ops: max(arr) + 1, times 0 for an empty arr
+        nonempty = math_ops.greater(reduction_ops.reduce_prod(array_ops.shape(arr)), 0)
+        output_size = cast_ops.cast(nonempty, dtypes.int32) * (reduction_ops.reduce_max(arr) + 1)
         if minlength is not None:
             minlength = ops.convert_to_tensor(minlength, name="minlength", dtype=dtypes.int32)
-            output_size = math_ops.maximum(minlength, output_size)
+            output_size = ops.apply_op("Maximum", [minlength, output_size])._outputs[0]
         if maxlength is not None:
             maxlength = ops.convert_to_tensor(maxlength, name="maxlength", dtype=dtypes.int32)
-            output_size = math_ops.minimum(maxlength, output_size)
+            output_size = ops.apply_op("Minimum", [maxlength, output_size])._outputs[0]
         if weights is not None:
             weights = ops.convert_to_tensor(weights, name="weights")
-            return reduction_ops.unsorted_segment_sum(weights, arr, output_size)
+            return ops.apply_op("UnsortedSegmentSum", [weights, arr, output_size])._outputs[0]
         weights = ops.convert_to_tensor(np.zeros([0], dtypes.as_dtype(dtype).as_numpy_dtype))
         return ops.apply_op("Bincount", [arr, output_size, weights])._outputs[0]
 
@@ -348,13 +348,13 @@ op_registry.declare(
 def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
     """Counts ``values`` into ``nbins`` equal-width bins over ``value_range`` ([lo, hi]);
     values below ``lo`` count in the first bin, values at or above ``hi`` in the last."""
-    with ops.name_scope(name, "histogram_fixed_width", [values, value_range, nbins]):
+    with ops.name_scope(name, "histogram_fixed_width", [values, value_range, nbins]) as scope:
         values = ops.convert_to_tensor(values, name="values")
         value_range = ops.convert_to_tensor(value_range, name="value_range",
                                             dtype=values.dtype)
         nbins = ops.convert_to_tensor(nbins, name="nbins", dtype=dtypes.int32)
         return ops.apply_op("HistogramFixedWidth", [values, value_range, nbins],
-                            {"dtype": dtypes.as_dtype(dtype)})._outputs[0]
+                            {"dtype": dtypes.as_dtype(dtype)}, name=scope)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------

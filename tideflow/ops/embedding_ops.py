@@ -216,20 +216,6 @@ def _clip_rows(x, ids, max_norm):
         return x * max_norm / math_ops.maximum(norm, max_norm)
 
 
-def _shard_rows(params):
-    """The total number of rows over the shards (a Python int when statically known)."""
-    from tideflow.ops import array_ops, math_ops
-
-    dims = [p.get_shape()[0].value if p.get_shape().ndims else None for p in params]
-    if all(d is not None for d in dims):
-        return sum(dims)
-    sizes = []
-    for p, d in zip(params, dims):
-        with ops.colocate_with(p):
-            sizes.append(d if d is not None else array_ops.shape(p)[0])
-    return math_ops.add_n([ops.convert_to_tensor(s, dtype=dtypes.int32) for s in sizes])
-
-
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
                      max_norm=None):
     """Looks up rows ``ids`` of ``params`` (one tensor, a list of shards partitioned by
@@ -273,9 +259,18 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                 from tideflow.ops import constant_op
 
                 total = constant_op.constant(sum(rows), flat_ids.dtype)
-            else:
-                total = _shard_rows(params)
-                total = cast_ops.cast(total, flat_ids.dtype)  # int32 when shapes are dynamic
+            else:  # TF's ops: the rows stacked (known ones as numbers), cast, summed
+                from tideflow.ops import array_ops, reduction_ops
+
+                sizes = []
+                for p, d in zip(params, rows):
+                    if d is not None:
+                        sizes.append(d)
+                    else:
+                        with ops.colocate_with(p):
+                            sizes.append(array_ops.shape(p)[0])
+                total = reduction_ops.reduce_sum(
+                    cast_ops.cast(array_ops.stack(sizes), flat_ids.dtype))
             per = total // np_
             extras = total % np_
             p_assignments = math_ops.maximum(flat_ids // (per + 1), (flat_ids - extras) // per)

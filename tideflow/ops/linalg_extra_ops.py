@@ -68,7 +68,8 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
             perm = list(range(ndims - 2)) + [ndims - 1, ndims - 2]
         else:
             r = array_ops.rank(a)
-            perm = concat_ops.concat([range_ops.range(0, r - 2, 1), [r - 1, r - 2]], 0)
+            perm = concat_ops.concat([range_ops.range(0, r - 2, 1, name="Range"), [r - 1, r - 2]],
+                                     0)
         return array_ops.transpose(a, perm=perm, conjugate=conjugate)
 
 

@@ -85,8 +85,9 @@ def crelu(features, name=None, axis=-1):
     """Concatenated ReLU: relu of [features, -features] along ``axis`` (twice the depth)."""
     with ops.name_scope(name, "CRelu", [features]) as scope:
         features = ops.convert_to_tensor(features, name="features")
-        c = concat_ops.concat([features, -features], axis, name="concat")
-        return relu(c, name=scope)
+        # TF's names: the concat is the scope's op ("CRelu"), the Relu inside it
+        c = concat_ops.concat([features, -features], axis, name=scope)
+        return relu(c)
 
 
 def relu_layer(x, weights, biases, name=None):
@@ -355,7 +356,7 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     softmax(``logits``) (also callable as 0.x's ``(logits, labels)``)."""
     labels, logits, name = _xent_args("sparse_softmax_cross_entropy_with_logits", _sentinel,
                                       labels, logits, name)
-    with ops.name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]) as scope:
+    with ops.name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
         labels = ops.convert_to_tensor(labels)
         logits = ops.convert_to_tensor(logits)
         precise = _widen(logits)
@@ -392,7 +393,7 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
                 cost = array_ops.reshape(cost, labels_shape)
                 cost.set_shape(ls)
         if cost.dtype != logits.dtype:
-            return cast_ops.cast(cost, logits.dtype, name=scope)
+            return cast_ops.cast(cost, logits.dtype)  # TF's plain Cast (.../Cast_1)
         # as TF: the op's own output (SparseSoftmaxCrossEntropyWithLogits/<op>:0 for 2-D logits)
         return cost
 

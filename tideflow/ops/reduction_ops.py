@@ -942,7 +942,7 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
         # strings count the non-empty ones
         zero = ops.convert_to_tensor("" if x.dtype.base_dtype == dtypes.string
                                      else np.zeros((), x.dtype.as_numpy_dtype),
-                                     dtype=x.dtype.base_dtype)
+                                     dtype=x.dtype.base_dtype, name="zeros")
         nonzero = math_ops._cast(math_ops.not_equal(x, zero), dtypes.int64)
         return math_ops._cast(reduce_sum(nonzero, axis=axis, keepdims=keepdims), dtype)
 

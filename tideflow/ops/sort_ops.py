@@ -15,26 +15,27 @@ _DIRECTIONS = ("ASCENDING", "DESCENDING")
 
 
 def _descending(values, axis, return_argsort):
-    from tideflow.ops import array_ops, concat_ops, nn_impl, range_ops
+    from tideflow.ops import array_ops, concat_ops, constant_op, nn_impl, range_ops
 
     static_rank = values.get_shape().ndims
     if static_rank is not None and not -static_rank <= axis < static_rank:
         raise ValueError(f"sort: axis {axis} is out of range for a tensor of rank {static_rank} "
                          f"(shape {_shape_str(values.get_shape())})")
+    # TF 1.15's ops in its order: the size along axis, a Rank, one 'transposition' used twice
     k = array_ops.shape(values)[axis]
+    rank = array_ops.rank(values)
     if axis == -1 or (static_rank is not None and axis + 1 == static_rank):
         top_k_input, perm = values, None
     else:
+        if axis < 0:
+            axis += static_rank or rank
         if static_rank is not None:
-            axis %= static_rank
-            perm = np.r_[np.arange(axis), [static_rank - 1], np.arange(axis + 1, static_rank - 1),
-                         [axis]].astype(np.int32)
+            perm = constant_op.constant(
+                np.r_[np.arange(axis), [static_rank - 1], np.arange(axis + 1, static_rank - 1),
+                      [axis]].astype(np.int32), name="transposition")
         else:
-            r = array_ops.rank(values)
-            if axis < 0:
-                axis = axis + r
-            perm = concat_ops.concat([range_ops.range(axis), [r - 1],
-                                      range_ops.range(axis + 1, r - 1), [axis]], 0)
+            perm = concat_ops.concat([range_ops.range(axis), [rank - 1],
+                                      range_ops.range(axis + 1, rank - 1), [axis]], 0)
         top_k_input = array_ops.transpose(values, perm)
     vals, idx = nn_impl.top_k(top_k_input, k)
     out = idx if return_argsort else vals
