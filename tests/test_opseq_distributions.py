@@ -435,3 +435,28 @@ def test_transformed_distribution_ops_and_draws():
     np.testing.assert_allclose(got[0], [0.6699106, 1.4022737, 4.234604], rtol=1e-5)
     assert got[1] == pytest.approx(-1.4066046, rel=1e-5)
     np.testing.assert_allclose(got[2], [0.4185382, -0.8120263], rtol=1e-5)
+
+
+def test_relaxed_categoricals_are_transformed_distributions_drawing_as_tf():
+    tf.set_random_seed(7)
+    tfc = tf.contrib.distributions
+    r = tfc.RelaxedOneHotCategorical(0.5, logits=[0.0, 1.0, 2.0])
+    s = r.sample(2)
+    lp = r.log_prob([0.2, 0.3, 0.5])
+    b = tfc.RelaxedBernoulli(0.5, logits=[0.0, 1.0])
+    sb = b.sample()
+    lb = b.log_prob([0.3, 0.6])
+    w = tf.random_normal([2])
+    assert (s.name, lp.name) == ("RelaxedOneHotCategorical/sample/exp/forward/Exp:0",
+                                 "RelaxedOneHotCategorical/log_prob/add:0")
+    assert (sb.name, lb.name) == ("RelaxedBernoulli/sample/sigmoid/forward/Sigmoid:0",
+                                  "RelaxedBernoulli/log_prob/add:0")
+    with tf.Session() as sess:
+        got = sess.run([s, lp, sb, lb, w])
+    np.testing.assert_allclose(got[0], [[3.38845e-03, 1.2328265e-03, 9.9537873e-01],
+                                        [1.1784339e-04, 1.4265452e-01, 8.5722768e-01]],
+                               rtol=1e-5)
+    assert got[1] == pytest.approx(-1.0452886, rel=1e-5)
+    np.testing.assert_allclose(got[2], [0.2068211, 0.7045079], rtol=1e-5)
+    np.testing.assert_allclose(got[3], [-0.5633318, -0.8071954], rtol=1e-5)
+    np.testing.assert_allclose(got[4], [-1.1357508, -2.1730566], rtol=1e-5)

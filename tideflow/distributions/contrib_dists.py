@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 import tideflow as tf
+from tideflow.distributions import bijectors
 from tideflow.distributions.distribution import (
     FULLY_REPARAMETERIZED,
     NOT_REPARAMETERIZED,
@@ -17,6 +18,7 @@ from tideflow.distributions.distribution import (
     kl_divergence,
 )
 from tideflow.distributions.dists import NormalWithSoftplusScale
+from tideflow.distributions.transformed import TransformedDistribution
 from tideflow.distributions.util import get_logits_and_probs
 from tideflow.ops.control_flow_ops import with_dependencies
 
@@ -255,44 +257,47 @@ class OneHotCategorical(Distribution):
 class ExpRelaxedOneHotCategorical(Distribution):
     """The Concrete (Gumbel-softmax) relaxation of a one-hot categorical, in log space: a draw
     is ``log_softmax((logits + gumbel_noise) / temperature)``; lower temperatures give draws
-    nearer a one-hot vector's log."""
+    nearer a one-hot vector's log. Its ops are TF 1.15's."""
 
     def __init__(self, temperature, logits=None, probs=None, dtype=None, validate_args=False,
                  allow_nan_stats=True, name="ExpRelaxedOneHotCategorical"):
         parameters = dict(locals())
-        if (logits is None) == (probs is None):
-            raise ValueError("Must pass probs or logits, but not both.")
         with tf.name_scope(name, values=[logits, probs, temperature]) as scope:
-            if logits is not None:
-                self._logits = tf.convert_to_tensor(logits, name="logits", dtype=dtype)
-                self._probs = tf.nn.softmax(self._logits, name="probs")
+            self._logits, self._probs = get_logits_and_probs(
+                name=scope, logits=logits, probs=probs, validate_args=validate_args,
+                multidimensional=True)
+            if dtype is None:
+                dtype = self._logits.dtype
+                if not validate_args:
+                    temperature = tf.cast(temperature, dtype)
+            with tf.control_dependencies([tf.assert_positive(temperature)] if validate_args
+                                         else []):
+                self._temperature = tf.identity(temperature, name="temperature")
+                self._temperature_2d = tf.reshape(temperature, [-1, 1],
+                                                  name="temperature_2d")
+            static = self._logits.get_shape().with_rank_at_least(1)
+            if static.ndims is not None:
+                self._batch_rank = tf.convert_to_tensor(static.ndims - 1, dtype=tf.int32,
+                                                        name="batch_rank")
             else:
-                self._probs = tf.convert_to_tensor(probs, name="probs", dtype=dtype)
-                self._logits = tf.log(self._probs, name="logits")
-            dtype = self._logits.dtype.base_dtype
-            self._temperature = tf.convert_to_tensor(temperature, name="temperature",
-                                                     dtype=dtype)
-        super().__init__(dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
-                         parameters, [self._logits, self._probs, self._temperature], scope)
+                with tf.name_scope("batch_rank"):
+                    self._batch_rank = tf.rank(self._logits) - 1
+            with tf.name_scope("event_size"):
+                self._event_size = tf.shape(self._logits)[-1]
+        super().__init__(tf.as_dtype(dtype), FULLY_REPARAMETERIZED, validate_args,
+                         allow_nan_stats, parameters,
+                         [self._logits, self._probs, self._temperature], scope)
 
     logits = property(lambda self: self._logits)
     probs = property(lambda self: self._probs)
     temperature = property(lambda self: self._temperature)
-
-    @property
-    def event_size(self):
-        """The number of classes (a scalar int32 tensor)."""
-        return tf.shape(self._logits)[-1]
+    event_size = property(lambda self: self._event_size)
 
     def _batch_shape(self):
-        s = self._logits.get_shape()
-        if s.ndims is None:
-            return tf.TensorShape(None)
-        return tf.broadcast_static_shape(s[:-1], self._temperature.get_shape())
+        return self._logits.get_shape()[:-1]
 
     def _batch_shape_tensor(self):
-        return tf.broadcast_dynamic_shape(tf.shape(self._logits)[:-1],
-                                          tf.shape(self._temperature))
+        return tf.shape(self._logits)[:-1]
 
     def _event_shape(self):
         return self._logits.get_shape().with_rank_at_least(1)[-1:]
@@ -300,66 +305,55 @@ class ExpRelaxedOneHotCategorical(Distribution):
     def _event_shape_tensor(self):
         return tf.shape(self._logits)[-1:]
 
-    def _scaled(self, z):
-        # z / temperature, the temperature broadcast over the event axis
-        return z / tf.expand_dims(self._temperature, -1)
-
     def _sample_n(self, n, seed):
-        logits = self._logits * tf.ones_like(tf.expand_dims(self._temperature, -1))
-        shape = tf.concat([[n], tf.shape(logits)], 0)
+        sample_shape = tf.concat([[n], tf.shape(self._logits)], 0)
+        logits = self._logits * tf.ones(sample_shape, dtype=self.dtype)
+        logits_2d = tf.reshape(logits, [-1, self._event_size])
         tiny = np.finfo(self.dtype.as_numpy_dtype).tiny
-        u = tf.random_uniform(shape, minval=tiny, maxval=1.0, dtype=self.dtype, seed=seed)
+        u = tf.random_uniform(shape=tf.shape(logits_2d), minval=tiny, maxval=1.0,
+                              dtype=self.dtype, seed=seed)
         gumbel = -tf.log(-tf.log(u))
-        return tf.nn.log_softmax(self._scaled(gumbel + logits))
+        noisy = tf.div(gumbel + logits_2d, self._temperature_2d)
+        return tf.reshape(tf.nn.log_softmax(noisy), sample_shape)
 
     def _log_prob(self, x):
-        k = tf.cast(self.event_size, x.dtype)
-        t = self._temperature
-        log_norm = tf.lgamma(k) + (k - 1.0) * tf.log(t)
-        scaled = self._logits - x * tf.expand_dims(t, -1)
-        return log_norm + tf.reduce_sum(tf.nn.log_softmax(scaled), -1)
+        if self.validate_args:
+            x = with_dependencies(
+                [tf.assert_non_positive(x),
+                 tf.assert_near(tf.zeros([], dtype=self.dtype),
+                                tf.reduce_logsumexp(x, axis=[-1]))], x)
+        logits = self._logits
+        xs, ls = x.get_shape(), logits.get_shape()
+        if not xs.is_fully_defined() or not ls.is_fully_defined() or xs != ls:
+            logits = tf.ones_like(x, dtype=logits.dtype) * logits
+            x = tf.ones_like(logits, dtype=x.dtype) * x
+        shape = tf.shape(tf.reduce_sum(logits, axis=[-1]))
+        logits_2d = tf.reshape(logits, [-1, self._event_size])
+        x_2d = tf.reshape(x, [-1, self._event_size])
+        k = tf.cast(self._event_size, x.dtype)
+        log_norm = tf.lgamma(k) + (k - 1.0) * tf.log(self._temperature)
+        log_softmax = tf.nn.log_softmax(logits_2d - x_2d * self._temperature_2d)
+        log_unnorm = tf.reduce_sum(log_softmax, [-1], keepdims=False)
+        return tf.reshape(log_norm + log_unnorm, shape)
 
 
-class RelaxedOneHotCategorical(Distribution):
+class RelaxedOneHotCategorical(TransformedDistribution):
     """The Concrete (Gumbel-softmax) relaxation of a one-hot categorical: draws are points of
     the simplex, ``softmax((logits + gumbel_noise) / temperature)``, reparameterized (gradients
-    flow to ``logits``); the exp of an ``ExpRelaxedOneHotCategorical`` draw."""
+    flow to ``logits``); as TF 1.15, the ``Exp`` of an ``ExpRelaxedOneHotCategorical`` (made
+    in the caller's scope)."""
 
     def __init__(self, temperature, logits=None, probs=None, dtype=None, validate_args=False,
                  allow_nan_stats=True, name="RelaxedOneHotCategorical"):
-        parameters = dict(locals())
-        with tf.name_scope(name, values=[logits, probs, temperature]) as scope:
-            self._distribution = ExpRelaxedOneHotCategorical(
-                temperature, logits=logits, probs=probs, dtype=dtype,
-                validate_args=validate_args, allow_nan_stats=allow_nan_stats)
-        d = self._distribution
-        super().__init__(d.dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
-                         parameters, [d.logits, d.probs, d.temperature], scope)
+        dist = ExpRelaxedOneHotCategorical(temperature, logits=logits, probs=probs, dtype=dtype,
+                                           validate_args=validate_args,
+                                           allow_nan_stats=allow_nan_stats)
+        super().__init__(dist, bijectors.Exp(), name=name)
 
-    distribution = property(lambda self: self._distribution)
-    logits = property(lambda self: self._distribution.logits)
-    probs = property(lambda self: self._distribution.probs)
-    temperature = property(lambda self: self._distribution.temperature)
-    event_size = property(lambda self: self._distribution.event_size)
-
-    def _batch_shape(self):
-        return self._distribution.batch_shape
-
-    def _batch_shape_tensor(self):
-        return self._distribution.batch_shape_tensor()
-
-    def _event_shape(self):
-        return self._distribution.event_shape
-
-    def _event_shape_tensor(self):
-        return self._distribution.event_shape_tensor()
-
-    def _sample_n(self, n, seed):
-        return tf.exp(self._distribution._sample_n(n, seed))
-
-    def _log_prob(self, x):
-        log_x = tf.log(x)
-        return self._distribution._log_prob(log_x) - tf.reduce_sum(log_x, -1)
+    logits = property(lambda self: self.distribution.logits)
+    probs = property(lambda self: self.distribution.probs)
+    temperature = property(lambda self: self.distribution.temperature)
+    event_size = property(lambda self: self.distribution.event_size)
 
 
 @RegisterKL(MultivariateNormalDiag, MultivariateNormalDiag)
@@ -461,3 +455,4 @@ def kl(distribution_a, distribution_b, allow_nan_stats=True, name=None):
 __all__ = ["ExpRelaxedOneHotCategorical", "MultivariateNormalDiag",
            "MultivariateNormalDiagWithSoftplusScale", "NormalWithSoftplusScale",
            "OneHotCategorical", "RelaxedOneHotCategorical", "kl"]
+

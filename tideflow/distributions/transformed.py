@@ -16,8 +16,8 @@ from tideflow.distributions.distribution import (
     RegisterKL,
     kl_divergence,
 )
-from tideflow.distributions.dists import Categorical, Uniform, _logits_probs
-from tideflow.distributions.util import gen_new_seed, pick_vector
+from tideflow.distributions.dists import Categorical, Uniform
+from tideflow.distributions.util import gen_new_seed, get_logits_and_probs, pick_vector
 from tideflow.framework import ops
 from tideflow.ops.control_flow_ops import with_dependencies
 
@@ -767,15 +767,16 @@ class RelaxedBernoulli(TransformedDistribution):
                  allow_nan_stats=True, name="RelaxedBernoulli"):
         parameters = dict(locals())
         with tf.name_scope(name, values=[logits, probs, temperature]) as scope:
-            self._logits, self._probs = _logits_probs(logits, probs, False, validate_args)
-            self._temperature = tf.convert_to_tensor(temperature, name="temperature",
-                                                     dtype=self._logits.dtype)
-            if validate_args:
-                with tf.control_dependencies([tf.assert_positive(self._temperature)]):
-                    self._temperature = tf.identity(self._temperature)
+            # TF 1.15's ops and names: the temperature's identity first, the logits in a
+            # get_logits_and_probs scope, the Logistic named "<scope>/Logistic"
+            with tf.control_dependencies([tf.assert_positive(temperature)] if validate_args
+                                         else []):
+                self._temperature = tf.identity(temperature, name="temperature")
+            self._logits, self._probs = get_logits_and_probs(
+                logits=logits, probs=probs, validate_args=validate_args)
             logistic = Logistic(self._logits / self._temperature, 1.0 / self._temperature,
                                 validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                                name=scope + "Logistic")
+                                name=scope + "/Logistic")
             super().__init__(logistic, bijectors.Sigmoid(validate_args=validate_args),
                              validate_args=validate_args, name=scope)
         self._parameters = {k: v for k, v in parameters.items()
