@@ -309,3 +309,33 @@ def test_top_k_gradient_from_tf115_ops():
         np.testing.assert_allclose(s.run(g).sum(axis=2),
                                    [[2.0417, 3.2694, 3.1543], [2.949, 0.5922, 3.3508]],
                                    rtol=1e-4)
+
+
+# ------------------------------------------------------------------------------------------
+# a plain tf.while_loop's gradient (no conds, loops or TensorArrays inside) counts the ops of
+# TF 1.15's frame-based gradient (counters, stacks, accumulators); TF 1.15's numbers below
+# ------------------------------------------------------------------------------------------
+
+
+def test_plain_while_loop_gradients_leave_tf115_seeds():
+    tf.set_random_seed(1)
+    w = tf.Variable(tf.random_normal([2]))
+    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.tanh(v * w)),
+                         [0, tf.ones([2])])
+    train = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(y))  # gated (GATE_OP)
+    r = tf.random_normal([2])
+    a = tf.Variable(tf.random_normal([3]))
+    b = tf.Variable(tf.random_normal([3]))
+    _, u, v = tf.while_loop(lambda i, u, v: i < 3, lambda i, u, v: (i + 1, u * a + v, v * b),
+                            [0, tf.ones([3]), tf.ones([3])])
+    ga, gb = tf.gradients(tf.reduce_sum(u) + tf.reduce_sum(v), [a, b])
+    r2 = tf.random_normal([2])
+    assert _seeds() == [3, 122, 128, 137, 255]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(train)
+        np.testing.assert_allclose(s.run(w), [-0.77086, 0.12357], atol=1e-5)
+        np.testing.assert_allclose(s.run(r), [0.53045, 0.60726], atol=1e-5)
+        np.testing.assert_allclose(s.run(r2), [-0.29406, 0.53372], atol=1e-5)
+        np.testing.assert_allclose(s.run(ga), [5.713, 0.9767, 0.3914], atol=1e-3)
+        np.testing.assert_allclose(s.run(gb), [2.4156, 6.5367, 1.2735], atol=1e-3)

@@ -277,8 +277,9 @@ def _ensure_accumulator(op, cond_fg, body_fg, t):
     return idx
 
 
-def _while_resolver(op, cond_fg, body_fg, gbody, pops):
-    """Maps forward body tensors to the backward body: invariants directly, others popped."""
+def _while_resolver(op, cond_fg, body_fg, gbody, pops, reads=None):
+    """Maps forward body tensors to the backward body: invariants directly (``reads`` collects
+    which), others popped."""
     captures = {ph: j for j, (_, ph) in enumerate(body_fg.captures)}
     n_loop = len(body_fg.inputs)
     copies = {}
@@ -288,6 +289,8 @@ def _while_resolver(op, cond_fg, body_fg, gbody, pops):
             return t
         j = captures.get(t)
         if j is not None:
+            if reads is not None:
+                reads.add(j)
             return op._inputs[n_loop + j]
         if t._op._type == "Const":
             # a constant is copied into the backward body, not accumulated (as TF's while_v2
@@ -303,13 +306,51 @@ def _while_resolver(op, cond_fg, body_fg, gbody, pops):
             ph = gbody.add_extra_arg(dtypes.variant, [], "accumulator")
             rest, value = list_ops.pop_back(ph, t._dtype.base_dtype, t._shape)
         value.set_shape(t._shape)
-        pops.append((op._outputs[idx], ph, rest))
+        pops.append((op._outputs[idx], ph, rest, value))
         return value
 
     return resolve
 
 
+def _plain_loop(cond_fg, body_fg):
+    """Whether a loop's body and condition hold no control flow and no TensorLists (its TF
+    1.15 gradient's op count is then known: see _while_grad)."""
+    for fg in (cond_fg, body_fg):
+        for o in fg._ops:
+            if o._type in _NESTED_FLOW or any(t._dtype.base_dtype == dtypes.variant
+                                              for t in o._outputs):
+                return False
+    return True
+
+
+_NESTED_FLOW = frozenset({"If", "While", "StatelessIf", "StatelessWhile"})
+_SHAPE_OPS = frozenset({"Shape", "Size", "Rank"})
+
+
 def _while_grad(op, *grads):
+    """The gradient While. For a plain loop (see _plain_loop) its ops take ids set aside and
+    the graph's count skips as many ids as TF 1.15's frame-based gradient makes: the forward
+    and backward counters (8 + 10), per loop variable with a gradient its exit/merge/switch/
+    enter/next-iteration chain (5), per forward value the gradient reads a stack (6, and one
+    ControlTrigger in all), per loop invariant it reads an Enter, per invariant with a
+    gradient an accumulator loop (7, or 9 for a shape not fully known), and the body's
+    gradient ops."""
+    graph = op._graph
+    cond_fg = func_graph.lookup_function(graph, op._attrs["cond"])
+    body_fg = func_graph.lookup_function(graph, op._attrs["body"])
+    if (graph._next_id >= ops.Graph.ASIDE_IDS or isinstance(graph, func_graph.FuncGraph)
+            or not _plain_loop(cond_fg, body_fg)):
+        return _build_while_grad(op, grads)[0]
+    first = graph._next_id
+    with graph.aside_ids():
+        # (gated as TF's GATE_OP gradient gates the body's ops: their tuples are counted)
+        result, n_tf = _build_while_grad(op, grads, gradients_lib.gating_active())
+    if n_tf is not None:
+        graph._skip_op_ids(to=first + n_tf)
+    return result
+
+
+def _build_while_grad(op, grads, gate=False):
     graph = op._graph
     cond_fg = func_graph.lookup_function(graph, op._attrs["cond"])
     body_fg = func_graph.lookup_function(graph, op._attrs["body"])
@@ -320,7 +361,7 @@ def _while_grad(op, *grads):
         op._outputs[i]._dtype.base_dtype == dtypes.variant and grads[i] is None)]
     j_idx = [j for j in range(len(caps)) if _differentiable(op._inputs[n_loop + j])]
     if not d_idx or all(grads[i] is None for i in d_idx):
-        return [None] * n_in_before
+        return [None] * n_in_before, None
     if getattr(body_fg, "_pops_accumulators", False):
         # a gradient loop reached through a tensor it reads besides its accumulators (a loop
         # invariant, an upstream gradient): the terms through the forward values it pops
@@ -334,7 +375,8 @@ def _while_grad(op, *grads):
     gbody = func_graph.FuncGraph(func_graph.unique_function_name(graph, base + "_body_grad"),
                                  outer)
     pops = []
-    gbody._resolver = _while_resolver(op, cond_fg, body_fg, gbody, pops)
+    reads = set()
+    gbody._resolver = _while_resolver(op, cond_fg, body_fg, gbody, pops, reads)
     with gbody.as_default():
         cnt = gbody.make_placeholder(dtypes.int32, [], "counter")
         gvars = [gbody.make_placeholder(op._outputs[i]._dtype.base_dtype,
@@ -342,10 +384,14 @@ def _while_grad(op, *grads):
         gcaps = [gbody.make_placeholder(caps[j][1]._dtype.base_dtype, caps[j][1]._shape,
                                         "capture_grad") for j in j_idx]
         gbody.inputs = [cnt, *gvars, *gcaps]
+        n0 = len(gbody._ops)
         with gradients_lib.seed_identities_off():
             res = gradients_lib.gradients([body_fg.outputs[i] for i in d_idx],
                                           [body_fg.inputs[i] for i in d_idx]
-                                          + [caps[j][1] for j in j_idx], grad_ys=gvars)
+                                          + [caps[j][1] for j in j_idx], grad_ys=gvars,
+                                          gate_gradients=gate)
+        # (a pop: its TensorListPopBack and element shape Const, counted in TF's stack ops)
+        n_body = sum(1 for o in gbody._ops[n0:] if o._type != "Placeholder") - 2 * len(pops)
         outs = [cnt - 1]
         for k, _ in enumerate(d_idx):
             r = res[k]
@@ -362,7 +408,7 @@ def _while_grad(op, *grads):
                 outs.append(list_ops.add_n([g, gbody.capture(r)]))
             else:
                 outs.append(math_ops.add(g, gbody.capture(dense(r))))
-    gbody.outputs = outs + [ph for _, ph in gbody.captures] + [rest for _, _, rest in pops]
+    gbody.outputs = outs + [ph for _, ph in gbody.captures] + [rest for _, _, rest, _ in pops]
     gbody._pops_accumulators = bool(pops)
     gbody.structured_outputs = gbody.outputs
 
@@ -390,7 +436,7 @@ def _while_grad(op, *grads):
         inits.append(list_ops.zeros_like(x) if x._dtype.base_dtype == dtypes.variant
                      else array_ops.zeros_like(x))
     inits += [t for t, _ in gbody.captures]
-    inits += [init for init, _, _ in pops]
+    inits += [init for init, _, _, _ in pops]
     shapes = [t._shape for t in gbody.args]
     gop = ops.apply_op(
         "While", [inits],
@@ -405,7 +451,17 @@ def _while_grad(op, *grads):
     for m, j in enumerate(j_idx):
         if m not in unconnected:  # as TF: None, not zeros, for a tensor the loop ignores
             result[n_loop + j] = gop._outputs[1 + len(d_idx) + m]
-    return result
+    # TF moves a Shape, Size or Rank of a forward value into the forward loop and stacks its
+    # result instead (and the value itself only when something else reads it)
+    popped = {value for _, _, _, value in pops}
+    sizes = [o for o in gbody._ops if o._type in _SHAPE_OPS and o._inputs[0] in popped]
+    stacks = len(sizes) + sum(1 for v in popped
+                              if any(c._type not in _SHAPE_OPS for c in v.consumers()))
+    n_tf = 8 + 10 + 5 * len(d_idx) + 6 * stacks + bool(stacks) + len(reads) + n_body
+    for m, j in enumerate(j_idx):
+        if m not in unconnected:
+            n_tf += 7 if caps[j][1]._shape.is_fully_defined() else 9
+    return result, n_tf
 
 
 gradients_lib.RegisterGradient("If")(_if_grad)
