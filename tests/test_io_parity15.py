@@ -333,3 +333,24 @@ def test_queue_argument_and_timeout_errors_are_tfs():
         with pytest.raises(tf.errors.DeadlineExceededError,
                            match=r"^Timed out waiting for notification\n"):
             s.run(q.enqueue(2), options=tf.RunOptions(timeout_in_ms=50))
+
+
+def test_number_parsing_and_decode_csv_checks_are_tfs():
+    with tf.Session() as s:
+        # double-conversion's reading: hex integers, blanks alone are 0; no 'infinity'
+        got = s.run(tf.string_to_number(["0x10", "-0x1F", "  ", "+inf", " 1.5 "]))
+        assert got[:3].tolist() == [16.0, -31.0, 0.0] and got[3] == np.inf and got[4] == 1.5
+        assert s.run(tf.decode_csv(["0x10,2"], [[0.0], [0]]))[0].tolist() == [16.0]
+        for text, out_type in (("infinity", tf.float32), ("+1", tf.int32), ("", tf.float32)):
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                s.run(tf.string_to_number(text, out_type))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^Field 0 in record 0 is not a valid int32: \\+1"):
+            s.run(tf.decode_csv(["+1"], [[0]]))
+    with pytest.raises(ValueError, match=r"^Attr 'OUT_TYPE' of 'DecodeCSV' Op passed list of "
+                                         r"length 0 less than minimum 1\.$"):
+        tf.decode_csv(["1"], [])
+    with pytest.raises(TypeError, match=r"^Value passed to parameter 'record_defaults' has "
+                                        r"DataType bool not in list of allowed values: "
+                                        r"float32, float64, int32, int64, string$"):
+        tf.decode_csv(["1"], [tf.constant([], tf.bool)])

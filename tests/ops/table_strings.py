@@ -107,7 +107,7 @@ CASES = [
          [_s("1.5", "-2e3", "0.1")], lambda s: _map(float, s, np.float64), dtypes=(tf.string,),
          grad=False, name="StringToNumber_float64"),
     Case("StringToNumber", lambda s: tf.string_to_number(s, out_type=tf.int32),
-         [_s("12", " -7", "+3", "2147483647")], lambda s: _map(int, s, np.int32),
+         [_s("12", " -7", "03", "2147483647")], lambda s: _map(int, s, np.int32),
          dtypes=(tf.string,), grad=False, name="StringToNumber_int32"),
     Case("StringToNumber", lambda s: tf.string_to_number(s, tf.int64),
          [_s("9007199254740993", "-1")], lambda s: _map(int, s, np.int64),

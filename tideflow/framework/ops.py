@@ -1975,6 +1975,13 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
                 else:
                     ts = [_convert_input(op_type, arg, v, None, name, i)
                           for i, v in enumerate(value)]
+                    spec = op_def.attrs[arg.type_list_attr]
+                    for t in ts:  # as TF, each inferred type checked, naming the input
+                        if spec.allowed is not None and t._dtype.base_dtype not in spec.allowed:
+                            raise TypeError(
+                                f"Value passed to parameter '{arg.name}' has DataType "
+                                f"{t._dtype.base_dtype.name} not in list of allowed values: "
+                                f"{_type_name_list(spec.allowed)}")
                     attrs[arg.type_list_attr] = [t._dtype.base_dtype for t in ts]
             flat_inputs.extend(ts)
             input_types.extend(t._dtype for t in ts)
@@ -2185,6 +2192,10 @@ def _coerce_attr(op_def, spec, value):
         if typ == "list(float)":
             return [float(np.float32(v)) for v in value]
         if typ == "list(type)":
+            if spec.minimum is not None and len(value) < spec.minimum:
+                raise ValueError(
+                    f"Attr '{spec.name}' of '{op_def.name}' Op passed list of length "
+                    f"{len(value)} less than minimum {spec.minimum}.")
             return [dtypes.as_dtype(v) for v in value]
         if typ == "list(string)":
             return [v.decode() if isinstance(v, bytes) else str(v) for v in value]

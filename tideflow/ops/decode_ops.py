@@ -170,7 +170,7 @@ def _split_record(rec, delim, use_quote):
 
 
 def _parse_number(text, dtype, col, row):
-    from tideflow.ops.string_ops import _FLOAT_RE, _INT_RE
+    from tideflow.ops.string_ops import _FLOAT_RE, _INT_RE, parse_float
 
     is_int = dtype.is_integer
     ok = (_INT_RE if is_int else _FLOAT_RE).fullmatch(text) is not None
@@ -181,7 +181,7 @@ def _parse_number(text, dtype, col, row):
     if not ok:
         raise _invalid(f"Field {col} in record {row} is not a valid {_type_name(dtype)}: "
                        f"{text.decode('utf-8', 'replace')}")
-    return v if is_int else float(text)
+    return v if is_int else parse_float(text)
 
 
 def _type_name(dtype):
@@ -238,7 +238,7 @@ op_registry.declare(
     "DecodeCSV",
     inputs=["records: string", "record_defaults: OUT_TYPE"],
     outputs=["output: OUT_TYPE"],
-    attrs=["OUT_TYPE: list({float, double, int32, int64, string})",
+    attrs=["OUT_TYPE: list({float, double, int32, int64, string}) >= 1",
            "field_delim: string = ','", "use_quote_delim: bool = true",
            "na_value: string = ''", "select_cols: list(int) = []"],
     shape=_decode_csv_shape,

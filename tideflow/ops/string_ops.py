@@ -267,10 +267,25 @@ def string_split_v2(source, sep=None, maxsplit=-1):
 # StringToNumber
 # ------------------------------------------------------------------------------------------
 
+# TF's safe_strtof/strtod (double-conversion: surrounding spaces, hex integers, inf and nan,
+# blanks alone read as 0) and safe_strto32/64 (no '+' sign)
 _FLOAT_RE = re.compile(
-    rb"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*", re.IGNORECASE
-)
-_INT_RE = re.compile(rb"\s*[+-]?\d+\s*")
+    rb"\s*(?:[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|0x[0-9a-f]+|inf|nan))?\s*",
+    re.IGNORECASE)
+_INT_RE = re.compile(rb"\s*-?\d+\s*")
+
+
+def parse_float(text):
+    """A float as TF's string_to_number and decode_csv read ``text`` (bytes matching
+    ``_FLOAT_RE``, not empty)."""
+    t = text.strip()
+    if not t:
+        return 0.0
+    body = t.lstrip(b"+-")
+    if body[:2].lower() == b"0x":
+        v = float(int(body, 16))
+        return -v if t[:1] == b"-" else v
+    return float(t)
 
 
 def _string_to_number_kernel(string_tensor, *, out_type):
@@ -281,13 +296,13 @@ def _string_to_number_kernel(string_tensor, *, out_type):
     out = np.empty(x.shape, dtype=np_type)
     flat = out.reshape(-1)
     for i, s in enumerate(x.reshape(-1)):
-        ok = (_INT_RE if is_int else _FLOAT_RE).fullmatch(s) is not None
+        ok = bool(s) and (_INT_RE if is_int else _FLOAT_RE).fullmatch(s) is not None
         if ok and is_int:
             v = int(s)
             ok = info.min <= v <= info.max
         elif ok:
             with np.errstate(over="ignore"):
-                v = np_type(float(s))
+                v = np_type(parse_float(s))
         if not ok:
             raise _invalid(
                 "StringToNumberOp could not correctly convert string: "
