@@ -339,3 +339,26 @@ def test_plain_while_loop_gradients_leave_tf115_seeds():
         np.testing.assert_allclose(s.run(r2), [-0.29406, 0.53372], atol=1e-5)
         np.testing.assert_allclose(s.run(ga), [5.713, 0.9767, 0.3914], atol=1e-3)
         np.testing.assert_allclose(s.run(gb), [2.4156, 6.5367, 1.2735], atol=1e-3)
+
+
+def test_while_loop_gradients_twice_and_of_unknown_shapes_leave_tf115_seeds():
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([3]))
+    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) * 2.0 + a),
+                         (0, tf.ones([3])))
+    # a second gradient of the same loop: new counters and stacks in TF
+    g = tf.gradients(tf.reduce_sum(y), a)[0]
+    g2 = tf.gradients(tf.reduce_sum(y * y), a)[0]
+    # shapes known only when run: TF stacks the Shapes it moves into the forward loop
+    x = tf.placeholder(tf.float32, [None, 3])
+    _, z = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v + a), (0, x))
+    g3 = tf.gradients(tf.reduce_sum(z), a)[0]
+    r = tf.random_normal([2])
+    assert _seeds() == [3, 245]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        out = s.run([g, g2, g3, r], {x: np.ones((2, 3))})
+    np.testing.assert_allclose(out[0], [3.1388, 0.6486, 1.5082], atol=1e-3)
+    np.testing.assert_allclose(out[1], [6.5199, 2.5137, 7.824], atol=1e-3)
+    np.testing.assert_allclose(out[2], [6, 6, 6])
+    np.testing.assert_allclose(out[3], [0.0856, -0.4328], atol=1e-4)

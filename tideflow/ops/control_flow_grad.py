@@ -316,7 +316,11 @@ def _plain_loop(cond_fg, body_fg):
     """Whether a loop's body and condition hold no control flow and no TensorLists (its TF
     1.15 gradient's op count is then known: see _while_grad)."""
     for fg in (cond_fg, body_fg):
+        extra = set(fg.extra_args)  # (the accumulators an earlier gradient added)
         for o in fg._ops:
+            if (o._outputs and o._outputs[0] in extra) or (
+                    o._type == "TensorListPushBack" and o._inputs[0] in extra):
+                continue
             if o._type in _NESTED_FLOW or any(t._dtype.base_dtype == dtypes.variant
                                               for t in o._outputs):
                 return False
@@ -453,11 +457,19 @@ def _build_while_grad(op, grads, gate=False):
             result[n_loop + j] = gop._outputs[1 + len(d_idx) + m]
     # TF moves a Shape, Size or Rank of a forward value into the forward loop and stacks its
     # result instead (and the value itself only when something else reads it)
+    # (a loop invariant's too: it is a forward value, read in the gradient loop by an Enter)
     popped = {value for _, _, _, value in pops}
-    sizes = [o for o in gbody._ops if o._type in _SHAPE_OPS and o._inputs[0] in popped]
-    stacks = len(sizes) + sum(1 for v in popped
-                              if any(c._type not in _SHAPE_OPS for c in v.consumers()))
-    n_tf = 8 + 10 + 5 * len(d_idx) + 6 * stacks + bool(stacks) + len(reads) + n_body
+    read = {op._inputs[n_loop + j] for j in reads}
+    invariants = [ph for src, ph in gbody.captures if src in read]
+    forward = popped | set(invariants)
+    sizes = [o for o in gbody._ops if o._type in _SHAPE_OPS and o._inputs[0] in forward]
+
+    def read_otherwise(v):
+        return any(c._type not in _SHAPE_OPS for c in v.consumers())
+
+    stacks = len(sizes) + sum(1 for v in popped if read_otherwise(v))
+    enters = sum(1 for v in invariants if read_otherwise(v))
+    n_tf = 8 + 10 + 5 * len(d_idx) + 6 * stacks + bool(stacks) + enters + n_body
     for m, j in enumerate(j_idx):
         if m not in unconnected:
             n_tf += 7 if caps[j][1]._shape.is_fully_defined() else 9
