@@ -439,3 +439,21 @@ def test_cluster_resolvers_master_and_union(monkeypatch):
     monkeypatch.setenv("TF_CONFIG", "{bad")
     with pytest.raises(json.JSONDecodeError, match="Expecting property name enclosed"):
         tf.estimator.RunConfig()
+
+
+def test_accumulators_count_as_ps_ops():
+    """TF 1.15's STANDARD_PS_OPS holds ResourceConditionalAccumulator: one goes to a ps task
+    and takes its turn in the round robin (also when its device was given)."""
+    with tf.device(tf.train.replica_device_setter(ps_tasks=3)):
+        gs = tf.train.get_or_create_global_step()
+        w = tf.get_variable("w", [2])
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 1)
+        opt.minimize(tf.reduce_sum(w), global_step=gs)
+        acc = tf.ConditionalAccumulator(tf.float32, [2], name="myacc")
+        after = [tf.get_variable(f"after{i}", [1]) for i in range(4)]
+    ops = {op.name: op.device for op in tf.get_default_graph().get_operations()}
+    assert ops["sync_rep_local_step"] == "/job:worker"
+    assert ops["sync_replicas/conditional_accumulator"] == "/job:ps/task:1"
+    assert acc.accumulator_ref.device == "/job:ps/task:0"
+    assert [v.device for v in after] == [
+        "/job:ps/task:1", "/job:ps/task:2", "/job:ps/task:0", "/job:ps/task:1"]

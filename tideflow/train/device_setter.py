@@ -15,7 +15,7 @@ STANDARD_PS_OPS = (
     "Variable", "VariableV2", "AutoReloadVariable", "MutableHashTable", "MutableHashTableV2",
     "MutableHashTableOfTensors", "MutableHashTableOfTensorsV2", "MutableDenseHashTable",
     "MutableDenseHashTableV2", "VarHandleOp", "BoostedTreesEnsembleResourceHandleOp",
-    "BoostedTreesQuantileStreamResourceHandleOp",
+    "BoostedTreesQuantileStreamResourceHandleOp", "ResourceConditionalAccumulator",
 )
 
 
