@@ -354,3 +354,33 @@ def test_number_parsing_and_decode_csv_checks_are_tfs():
                                         r"DataType bool not in list of allowed values: "
                                         r"float32, float64, int32, int64, string$"):
         tf.decode_csv(["1"], [tf.constant([], tf.bool)])
+
+
+def test_reader_failures_leave_the_work_as_tf(tmp_path):
+    short = _record_file(tmp_path, "g.bin", bytes(range(10)))
+    longer = _record_file(tmp_path, "h.bin", bytes(range(30)))
+    missing = str(tmp_path / "missing")
+    q = tf.FIFOQueue(10, tf.string)
+    r = tf.FixedLengthRecordReader(4, header_bytes=20)
+    _, v = r.read(q)
+    with tf.Session() as s:
+        s.run(q.enqueue_many([[short, missing, longer]]))
+        s.run(q.close())
+        # a header longer than the file: TF's skip fails; the unit is not counted
+        with pytest.raises(tf.errors.OutOfRangeError, match="^reached end of file"):
+            s.run(v)
+        with pytest.raises(tf.errors.NotFoundError, match="missing; No such file or directory"):
+            s.run(v)
+        assert s.run(v) == b"\x14\x15\x16\x17"
+        assert s.run([r.num_records_produced(), r.num_work_units_completed()]) == [1, 0]
+    q2 = tf.FIFOQueue(10, tf.string)
+    r2 = tf.TFRecordReader()
+    _, v2 = r2.read(q2)
+    with tf.Session() as s:
+        s.run(q2.enqueue_many([[short, longer]]))
+        s.run(q2.close())
+        # a damaged record stays the work in progress: every read fails on it again
+        for _ in range(3):
+            with pytest.raises(tf.errors.DataLossError, match="^corrupted record at 0"):
+                s.run(v2)
+        assert s.run(r2.num_work_units_completed()) == 1

@@ -89,7 +89,12 @@ class ReaderResource:
                 "work queue")
         w = np.asarray(comps[0]).reshape(())[()]
         self.work = w.decode() if isinstance(w, bytes) else str(w)
-        self.on_work_started()
+        try:
+            self.on_work_started()
+        except Exception:
+            # as TF: the failed unit is not counted and the next read takes the next one
+            self.last_work, self.work = self.work, None
+            raise
         self.work_started += 1
 
     def _finish_work(self):
@@ -326,6 +331,9 @@ class FixedLengthRecordReaderResource(ReaderResource):
             size = os.fstat(self._file.fileno()).st_size
         self._limit = size - self.footer_bytes
         self._record = 0
+        if size < self.header_bytes:  # TF's skip of the header fails
+            self.on_work_finished()
+            raise errors.OutOfRangeError(None, None, "reached end of file")
 
     def on_work_finished(self):
         if self._file is not None:
@@ -358,6 +366,7 @@ class TFRecordReaderResource(ReaderResource):
         if not os.path.exists(self.work):
             raise _not_found(self.work, FileNotFoundError(2, "No such file or directory"))
         self._records = record_io.read_records(self.work, self.options)
+        self._next = 0  # the offset of the next record
 
     def on_work_finished(self):
         if self._records is not None:
@@ -365,10 +374,16 @@ class TFRecordReaderResource(ReaderResource):
             self._records = None
 
     def read_locked(self):
+        if self._records is None:  # a damaged record failed: as TF, each read tries it again
+            self._records = record_io.read_records(self.work, self.options, offset=self._next)
         try:
             offset, data = next(self._records)
         except StopIteration:
             return None, None, True
+        except errors.DataLossError:
+            self._records = None
+            raise
+        self._next = offset + 16 + len(data)
         return self._key(offset), data, False
 
 
