@@ -362,3 +362,20 @@ def test_while_loop_gradients_twice_and_of_unknown_shapes_leave_tf115_seeds():
     np.testing.assert_allclose(out[1], [6.5199, 2.5137, 7.824], atol=1e-3)
     np.testing.assert_allclose(out[2], [6, 6, 6])
     np.testing.assert_allclose(out[3], [0.0856, -0.4328], atol=1e-4)
+
+
+def test_data_dependent_loop_with_constants_minimized_leaves_tf115_seed():
+    tf.set_random_seed(1)
+    p = tf.placeholder(tf.float32, [None])
+    a = tf.Variable(1.5)
+    _, y = tf.while_loop(lambda i, v: tf.reduce_sum(v) < 50.0,
+                         lambda i, v: (i + 1, v * a + 1.0), [0, p])
+    train = tf.train.AdamOptimizer().minimize(tf.reduce_sum(y))
+    r = tf.random_normal([2])
+    # (the Shape of the body's constant 1.0 is stacked by TF, the constant not copied)
+    assert _seeds() == [154]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(train, {p: [1.0, 2.0]})
+        np.testing.assert_allclose(s.run(a), 1.499, atol=1e-5)
+        np.testing.assert_allclose(s.run(r), [-0.95026, 0.43706], atol=1e-5)

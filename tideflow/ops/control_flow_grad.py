@@ -277,7 +277,7 @@ def _ensure_accumulator(op, cond_fg, body_fg, t):
     return idx
 
 
-def _while_resolver(op, cond_fg, body_fg, gbody, pops, reads=None):
+def _while_resolver(op, cond_fg, body_fg, gbody, pops, reads=None, consts=None):
     """Maps forward body tensors to the backward body: invariants directly (``reads`` collects
     which), others popped."""
     captures = {ph: j for j, (_, ph) in enumerate(body_fg.captures)}
@@ -300,6 +300,8 @@ def _while_resolver(op, cond_fg, body_fg, gbody, pops, reads=None):
                 with _in_graph(gbody):
                     c = copies[t] = constant_op.constant(t._op._attrs["value"],
                                                          dtype=t._dtype.base_dtype)
+                if consts is not None:
+                    consts.append(c)
             return c
         idx = _ensure_accumulator(op, cond_fg, body_fg, t)
         with _in_graph(gbody):
@@ -380,7 +382,8 @@ def _build_while_grad(op, grads, gate=False):
                                  outer)
     pops = []
     reads = set()
-    gbody._resolver = _while_resolver(op, cond_fg, body_fg, gbody, pops, reads)
+    consts = []
+    gbody._resolver = _while_resolver(op, cond_fg, body_fg, gbody, pops, reads, consts)
     with gbody.as_default():
         cnt = gbody.make_placeholder(dtypes.int32, [], "counter")
         gvars = [gbody.make_placeholder(op._outputs[i]._dtype.base_dtype,
@@ -469,6 +472,11 @@ def _build_while_grad(op, grads, gate=False):
 
     stacks = len(sizes) + sum(1 for v in popped if read_otherwise(v))
     enters = sum(1 for v in invariants if read_otherwise(v))
+    # a forward constant: copied into the gradient loop (counted in n_body) only where read
+    # otherwise; TF stacks the Shape of it it moves into the forward loop
+    sizes_of_consts = [o for o in gbody._ops if o._type in _SHAPE_OPS and o._inputs[0] in consts]
+    n_body -= sum(1 for c in consts if not read_otherwise(c))
+    stacks += len(sizes_of_consts)
     n_tf = 8 + 10 + 5 * len(d_idx) + 6 * stacks + bool(stacks) + enters + n_body
     for m, j in enumerate(j_idx):
         if m not in unconnected:
