@@ -392,3 +392,10 @@ def test_variable_creators_see_tfs_resolved_arguments():
     assert seen[0] == {"synchronization": tf.VariableSynchronization.AUTO,
                        "aggregation": tf.VariableAggregation.NONE, "use_resource": None}
     assert seen[1]["use_resource"] is False
+
+
+def test_tf_function_of_a_lambda_builds_under_a_valid_scope():
+    f = tf.function(lambda a: a * 3)
+    out = f(tf.constant([1.0, 2.0]))
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(out), [3.0, 6.0])

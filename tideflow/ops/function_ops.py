@@ -139,8 +139,8 @@ def _conform(func, arg, spec):
 def _scope_name(func):
     """The name scope a call builds its ops under: the function's name made a valid root
     scope name (``_helper`` and ``<lambda>`` are not)."""
-    name = re.sub(r"[^A-Za-z0-9_.\\/>-]", "_", getattr(func, "__name__", "function"))
-    return name.lstrip("_/>-\\") or "function"
+    name = re.sub(r"[^A-Za-z0-9_.\\/-]", "_", getattr(func, "__name__", "function"))
+    return name.lstrip("_/-\\") or "function"
 
 
 class ConcreteFunction:
