@@ -379,3 +379,20 @@ def test_data_dependent_loop_with_constants_minimized_leaves_tf115_seed():
         s.run(train, {p: [1.0, 2.0]})
         np.testing.assert_allclose(s.run(a), 1.499, atol=1e-5)
         np.testing.assert_allclose(s.run(r), [-0.95026, 0.43706], atol=1e-5)
+
+
+def test_loop_variable_that_reaches_no_gradient_gets_none_as_tf115():
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([3]))
+    b = tf.Variable(tf.random_normal([3]))
+    v0 = tf.ones([3])
+    _, u, _ = tf.while_loop(lambda i, u, v: i < 3, lambda i, u, v: (i + 1, u * a, v + b),
+                            [0, tf.ones([3]), v0])
+    ga, gb, gv = tf.gradients(tf.reduce_sum(u), [a, b, v0])
+    r = tf.random_normal([2])
+    assert (gb, gv) == (None, None)
+    assert _seeds() == [3, 12, 102]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(ga), [1.3502, 0.15, 1.9069], atol=1e-4)
+        np.testing.assert_allclose(s.run(r), [0.08955, 1.06382], atol=1e-5)

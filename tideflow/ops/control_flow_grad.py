@@ -350,13 +350,41 @@ def _while_grad(op, *grads):
     first = graph._next_id
     with graph.aside_ids():
         # (gated as TF's GATE_OP gradient gates the body's ops: their tuples are counted)
-        result, n_tf = _build_while_grad(op, grads, gradients_lib.gating_active())
+        result, n_tf = _build_while_grad(op, grads, bool(gradients_lib.gating_active()))
     if n_tf is not None:
         graph._skip_op_ids(to=first + n_tf)
     return result
 
 
-def _build_while_grad(op, grads, gate=False):
+def _live_loop_vars(body_fg, seeds):
+    """The loop variables whose values reach (over iterations) those in ``seeds``."""
+    index = {t: i for i, t in enumerate(body_fg.inputs)}
+    deps = {}
+    for k, out in enumerate(body_fg.outputs[:len(body_fg.inputs)]):
+        found, stack, seen = set(), [out._op], set()
+        while stack:
+            o = stack.pop()
+            if o in seen:
+                continue
+            seen.add(o)
+            for t in o._inputs:
+                if t in index:
+                    found.add(index[t])
+                elif t._op._graph is body_fg:
+                    stack.append(t._op)
+        if out in index:
+            found.add(index[out])
+        deps[k] = found
+    live, todo = set(seeds), list(seeds)
+    while todo:
+        for j in deps.get(todo.pop(), ()):
+            if j not in live:
+                live.add(j)
+                todo.append(j)
+    return live
+
+
+def _build_while_grad(op, grads, gate=None):
     graph = op._graph
     cond_fg = func_graph.lookup_function(graph, op._attrs["cond"])
     body_fg = func_graph.lookup_function(graph, op._attrs["body"])
@@ -368,6 +396,13 @@ def _build_while_grad(op, grads, gate=False):
     j_idx = [j for j in range(len(caps)) if _differentiable(op._inputs[n_loop + j])]
     if not d_idx or all(grads[i] is None for i in d_idx):
         return [None] * n_in_before, None
+    unused = []
+    if gate is not None:  # (counted: see _while_grad)
+        # as TF's walk: a loop variable without a gradient whose value never reaches one with
+        # a gradient gets none (TF makes its zeros and an Enter, nothing more)
+        live = _live_loop_vars(body_fg, {i for i in d_idx if grads[i] is not None})
+        unused = [i for i in d_idx if i not in live]
+        d_idx = [i for i in d_idx if i in live]
     if getattr(body_fg, "_pops_accumulators", False):
         # a gradient loop reached through a tensor it reads besides its accumulators (a loop
         # invariant, an upstream gradient): the terms through the forward values it pops
@@ -396,7 +431,7 @@ def _build_while_grad(op, grads, gate=False):
             res = gradients_lib.gradients([body_fg.outputs[i] for i in d_idx],
                                           [body_fg.inputs[i] for i in d_idx]
                                           + [caps[j][1] for j in j_idx], grad_ys=gvars,
-                                          gate_gradients=gate)
+                                          gate_gradients=bool(gate))
         # (a pop: its TensorListPopBack and element shape Const, counted in TF's stack ops)
         n_body = sum(1 for o in gbody._ops[n0:] if o._type != "Placeholder") - 2 * len(pops)
         outs = [cnt - 1]
@@ -477,7 +512,8 @@ def _build_while_grad(op, grads, gate=False):
     sizes_of_consts = [o for o in gbody._ops if o._type in _SHAPE_OPS and o._inputs[0] in consts]
     n_body -= sum(1 for c in consts if not read_otherwise(c))
     stacks += len(sizes_of_consts)
-    n_tf = 8 + 10 + 5 * len(d_idx) + 6 * stacks + bool(stacks) + enters + n_body
+    n_tf = 8 + 10 + 5 * len(d_idx) + 2 * len(unused) + 6 * stacks + bool(stacks) + enters \
+        + n_body
     for m, j in enumerate(j_idx):
         if m not in unconnected:
             n_tf += 7 if caps[j][1]._shape.is_fully_defined() else 9
