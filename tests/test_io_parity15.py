@@ -384,3 +384,29 @@ def test_reader_failures_leave_the_work_as_tf(tmp_path):
             with pytest.raises(tf.errors.DataLossError, match="^corrupted record at 0"):
                 s.run(v2)
         assert s.run(r2.num_work_units_completed()) == 1
+
+
+def test_tfrecord_writer_is_tfs(tmp_path):
+    gz = str(tmp_path / "d.gz")
+    with tf.io.TFRecordWriter(gz, "GZIP") as w:
+        w.write(b"hello")
+    with open(gz, "rb") as f:
+        raw = f.read()
+    # zlib's own gzip wrapper (no file name, OS byte 3) around TF's zlib settings
+    assert len(raw) == 37 and raw[:4] == b"\x1f\x8b\x08\x00" and raw[8:10] == b"\x00\x03"
+    with pytest.raises(tf.errors.FailedPreconditionError,
+                       match="^Writer not initialized or previously closed$"):
+        w.write(b"x")
+    with pytest.raises(TypeError, match="^expected bytes, str found$"):
+        tf.io.TFRecordWriter(str(tmp_path / "s")).write("text")
+    with pytest.raises(tf.errors.NotFoundError, match="nodir/x; No such file or directory$"):
+        tf.io.TFRecordWriter(str(tmp_path / "nodir" / "x"))
+    opts = tf.io.TFRecordOptions(compression_type="ZLIB", compression_level=9)
+    zl = str(tmp_path / "b.zl")
+    with tf.io.TFRecordWriter(zl, opts) as w:
+        w.write(b"x" * 100)
+    assert list(tf.io.tf_record_iterator(zl, opts)) == [b"x" * 100]
+    for path, wrong in ((gz, "ZLIB"), (zl, "GZIP")):
+        with pytest.raises(tf.errors.DataLossError,
+                           match=r"^inflate\(\) failed with error -3: incorrect header check$"):
+            list(tf.io.tf_record_iterator(path, options=wrong))

@@ -8,6 +8,7 @@ import gzip
 import io
 import operator
 import os
+import re
 import struct
 import types
 import zlib
@@ -49,7 +50,18 @@ class TFRecordOptions:
         TFRecordCompressionType.NONE: "",
     })
 
-    def __init__(self, compression_type=None):
+    def __init__(self, compression_type=None, flush_mode=None, input_buffer_size=None,
+                 output_buffer_size=None, window_bits=None, compression_level=None,
+                 compression_method=None, mem_level=None, compression_strategy=None):
+        # the zlib settings (None: TF's defaults, taken by the writer)
+        self.flush_mode = flush_mode
+        self.input_buffer_size = input_buffer_size
+        self.output_buffer_size = output_buffer_size
+        self.window_bits = window_bits
+        self.compression_level = compression_level
+        self.compression_method = compression_method
+        self.mem_level = mem_level
+        self.compression_strategy = compression_strategy
         if isinstance(compression_type, str) or compression_type is None:
             original = compression_type
             compression_type = {"": 0, None: 0, "NONE": 0, "ZLIB": 1, "GZIP": 2}.get(
@@ -82,41 +94,50 @@ class TFRecordWriter:
     def __init__(self, path, options=None):
         self._path = path
         kind = _compression(options)
-        raw = open(path, "wb")  # noqa: SIM115 - closed in close()
+        try:
+            raw = open(path, "wb")  # noqa: SIM115 - closed in close()
+        except FileNotFoundError:
+            raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
         self._raw = raw
-        if kind == TFRecordCompressionType.GZIP:
-            self._f = gzip.GzipFile(fileobj=raw, mode="wb")
-            self._z = None
-        elif kind == TFRecordCompressionType.ZLIB:
-            self._f = raw
-            self._z = zlib.compressobj()
-        else:
-            self._f = raw
-            self._z = None
+        self._f = raw
+        self._z = None
+        if kind != TFRecordCompressionType.NONE:
+            # TF's zlib stream: its defaults (memLevel 9), the gzip wrapper zlib writes for GZIP
+            o = options if isinstance(options, TFRecordOptions) else TFRecordOptions()
+            bits = 15 if o.window_bits is None else o.window_bits
+            self._z = zlib.compressobj(
+                -1 if o.compression_level is None else o.compression_level,
+                zlib.DEFLATED if o.compression_method is None else o.compression_method,
+                bits + 16 if kind == TFRecordCompressionType.GZIP else bits,
+                9 if o.mem_level is None else o.mem_level,
+                zlib.Z_DEFAULT_STRATEGY if o.compression_strategy is None
+                else o.compression_strategy)
+            self._flush_mode = zlib.Z_NO_FLUSH if o.flush_mode is None else o.flush_mode
         self._closed = False
 
-    def write(self, record):
+    def _check_open(self):
         if self._closed:
-            raise errors.FailedPreconditionError(None, None, f"{self._path} is closed")
-        if isinstance(record, str):
-            record = record.encode()
+            raise errors.FailedPreconditionError(
+                None, None, "Writer not initialized or previously closed")
+
+    def write(self, record):
+        if not isinstance(record, (bytes, bytearray, memoryview)):  # TF's binding's words
+            raise TypeError(f"expected bytes, {type(record).__name__} found")
+        self._check_open()
         data = encode_record(bytes(record))
         self._f.write(self._z.compress(data) if self._z is not None else data)
 
     def flush(self):
-        if self._z is not None:
-            self._f.write(self._z.flush(zlib.Z_SYNC_FLUSH))
+        self._check_open()
+        if self._z is not None and self._flush_mode != zlib.Z_NO_FLUSH:
+            self._f.write(self._z.flush(self._flush_mode))
         self._f.flush()
-        if self._f is not self._raw:
-            self._raw.flush()
 
     def close(self):
         if self._closed:
             return
         if self._z is not None:
             self._f.write(self._z.flush())
-        if self._f is not self._raw:
-            self._f.close()
         self._raw.flush()
         os.fsync(self._raw.fileno())
         self._raw.close()
@@ -269,6 +290,12 @@ def read_records(path, options=None, offset=0, buffer_size=0):
                 footer = f.read(4)
                 if len(data) < length or len(footer) < 4:
                     raise _data_loss(path, start, "truncated record")
+    except (zlib.error, gzip.BadGzipFile, EOFError) as e:
+        # a stream of the wrong compression (or a damaged one), in TF's words
+        m = re.match(r"Error (-?\d+) while decompressing data: (.*)", str(e))
+        code, what = (m.group(1), m.group(2)) if m else ("-3", "incorrect header check")
+        raise errors.DataLossError(
+            None, None, f"inflate() failed with error {code}: {what}") from None
     finally:
         f.close()
 
