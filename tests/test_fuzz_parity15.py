@@ -293,3 +293,30 @@ def test_div_partitioned_embedding_lookup_counts_rows_as_tf():
                                partition_strategy="div")
     assert "embedding_lookup/stack:Pack" in _ops() and "embedding_lookup/Sum:Sum" in _ops()
     assert _run(e, {p0: [[1.0, 2.0], [3.0, 4.0]]}).tolist() == [[1.0, 2.0], [5.0, 6.0]]
+
+
+def test_parallel_stack_is_one_parallel_concat_as_tf():
+    t = tf.parallel_stack([[1, 2], [3, 4]])
+    assert t.op.type == "ParallelConcat" and t.name == "parallel_stack/ParallelConcat:0"
+    assert _run(t).tolist() == [[1, 2], [3, 4]]
+    with pytest.raises(ValueError, match="shape attr must be fully defined"):
+        tf.parallel_stack([tf.placeholder(tf.float32, [None]), tf.constant([1.0])])
+    with pytest.raises(LookupError, match="No gradient defined"):
+        x = tf.constant([1.0])
+        tf.gradients(tf.parallel_stack([x, x]), x)
+
+
+def test_log_poisson_loss_and_batch_gather_build_tf_ops():
+    loss = tf.nn.log_poisson_loss(tf.constant([0.5, 2.0]), tf.constant([0.1, -1.0]),
+                                  compute_full_loss=True)
+    assert loss.name == "log_poisson_loss/add_1:0"
+    assert "log_poisson_loss/Const_1:Const" in _ops()
+    np.testing.assert_allclose(_run(loss), [1.055171, 3.0196857], rtol=1e-5)
+    b = tf.batch_gather(tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), tf.constant([[2], [0]]))
+    for n in ("BatchGather/ones:Const", "BatchGather/Cast:Cast", "BatchGather/Range:Range",
+              "BatchGather/Prod:Prod", "BatchGather/GatherV2:GatherV2"):
+        assert n in _ops()
+    assert b.shape.as_list() == [2, 1] and _run(b).tolist() == [[3.0], [4.0]]
+    assert tf.math.polyval([], tf.constant([1.0])).name == "polyval:0"
+    tf.sequence_mask(tf.placeholder(tf.int32))
+    assert "SequenceMask/Range:Range" in _ops()

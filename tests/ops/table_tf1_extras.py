@@ -142,8 +142,9 @@ CASES = [
          grad_inputs=[0], name="repeat_axis"),
     Case("GatherV2", lambda x: tf.repeat(x, 2), [_x34], lambda x: np.repeat(x, 2),
          name="repeat_flat"),
-    Case("Pack", lambda a, b: tf.parallel_stack([a, b]), [_x34, _x34 * 2],
-         lambda a, b: np.stack([a, b]), name="parallel_stack"),
+    # as TF 1.15: one ParallelConcat, shapes fully known, no gradient
+    Case("ParallelConcat", lambda a, b: tf.parallel_stack([a, b]), [_x34, _x34 * 2],
+         lambda a, b: np.stack([a, b]), grad=False, unknown_shape=False, name="parallel_stack"),
     Case("AddN", lambda a, b, c: tf.accumulate_n([a, b, c]), [_x34, _x34 * 2, -_x34],
          lambda a, b, c: a + b + c, name="accumulate_n"),
     Case("If", check=_check_switch_case, name="switch_case"),

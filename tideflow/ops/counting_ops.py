@@ -487,11 +487,11 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
 def batch_gather(params, indices, name=None):
     """``params[b..., indices[b..., i], ...]``: a gather along ``indices``' last axis with
     the leading (batch) dimensions of ``params`` and ``indices`` matched up."""
-    from tideflow.ops import array_ops, cast_ops, concat_ops, gather_ops, range_ops, reduction_ops
+    from tideflow.ops import array_ops, concat_ops, fill_ops, gather_ops
 
     with ops.name_scope(name, "BatchGather", [params, indices]):
-        params = ops.convert_to_tensor(params, name="params")
         indices = ops.convert_to_tensor(indices, name="indices")
+        params = ops.convert_to_tensor(params, name="params")
         ndims = indices.get_shape().ndims
         if ndims is None:
             raise ValueError("batch_gather does not allow indices with unknown shape.")
@@ -500,35 +500,41 @@ def batch_gather(params, indices, name=None):
             raise ValueError(f"batch_gather: params {_shape_str(pshape)} must have at least the "
                              f"rank of indices {_shape_str(indices.get_shape())}")
         ishape = indices.get_shape()
-        final = None
-        if pshape.ndims is not None:
-            try:
-                final = ishape[:ndims - 1].merge_with(pshape[:ndims - 1])
-            except ValueError:
-                raise ValueError(f"batch_gather: batch dimensions of params {_shape_str(pshape)} "
-                                 f"and indices {_shape_str(ishape)} differ") from None
-            final = final.concatenate(ishape[ndims - 1:]).concatenate(pshape[ndims:])
+        batch_dims = ndims - 1
+        try:
+            final = ishape[:batch_dims].merge_with(pshape[:batch_dims])
+        except ValueError:
+            raise ValueError(f"batch_gather: batch dimensions of params {_shape_str(pshape)} "
+                             f"and indices {_shape_str(ishape)} differ") from None
+        final = final.concatenate(ishape.dims[batch_dims:])
+        final = final.concatenate(pshape[batch_dims + 1:])
+        # TF 1.15's _batch_gather, op for op: each batch's row offset added to the indices,
+        # then one gather from params flattened over the batch dims
         idx_dt = indices.dtype.base_dtype
         indices_shape = array_ops.shape(indices)
         params_shape = array_ops.shape(params)
         batch_indices = indices
-        accum = ops.convert_to_tensor(1, dtype=idx_dt)
-        cast_shape = cast_ops.cast(params_shape, idx_dt)
-        for dim in range(ndims - 1, 0, -1):
+        accum = fill_ops.ones((), dtype=idx_dt)
+        cast_shape = ops.apply_op("Cast", [params_shape], {"DstT": idx_dt})._outputs[0]
+        for dim in range(batch_dims, 0, -1):
             dim_value = cast_shape[dim - 1]
-            accum = accum * cast_shape[dim]
-            dim_indices = range_ops.range(ops.convert_to_tensor(0, dtype=idx_dt), dim_value,
-                                          ops.convert_to_tensor(1, dtype=idx_dt)) * accum
-            dim_shape = concat_ops.stack([1] * (dim - 1) + [dim_value] + [1] * (ndims - dim))
-            batch_indices = batch_indices + array_ops.reshape(dim_indices, dim_shape)
+            accum *= cast_shape[dim]
+            start = fill_ops.zeros((), dtype=idx_dt)
+            step = fill_ops.ones((), dtype=idx_dt)
+            dim_indices = ops.apply_op("Range", [start, dim_value, step])._outputs[0]
+            dim_indices *= accum
+            dim_shape = concat_ops.stack([1] * (dim - 1) + [dim_value] + [1] * (ndims - dim),
+                                         axis=0)
+            batch_indices += array_ops.reshape(dim_indices, dim_shape)
         flat_indices = array_ops.reshape(batch_indices, [-1])
-        outer_shape = params_shape[ndims:]
-        flat_inner = reduction_ops.reduce_prod(params_shape[:ndims], [0], keepdims=True)
-        flat_params = array_ops.reshape(params, concat_ops.concat([flat_inner, outer_shape], 0))
+        outer_shape = params_shape[batch_dims + 1:]
+        flat_inner = ops.apply_op("Prod", [params_shape[:batch_dims + 1], [0]],
+                                  {"keep_dims": False})._outputs[0]
+        flat_params = array_ops.reshape(params, concat_ops.concat([[flat_inner], outer_shape],
+                                                                  axis=0))
         result = array_ops.reshape(gather_ops.gather(flat_params, flat_indices),
-                                   concat_ops.concat([indices_shape, outer_shape], 0))
-        if final is not None:
-            result.set_shape(final)
+                                   concat_ops.concat([indices_shape, outer_shape], axis=0))
+        result.set_shape(final)
         return result
 
 

@@ -331,16 +331,16 @@ def repeat(input, repeats, axis=None, name=None):
 
 
 def parallel_stack(values, name="parallel_stack"):
-    """Stacks same-shaped tensors along a new first axis (``tf.stack(values)``; TF copies them
-    in parallel, which one NumPy copy already does)."""
-    from tideflow.ops.concat_ops import stack
+    """Stacks same-shaped tensors along a new first axis: as TF, one ParallelConcat of the
+    values each expanded to a leading 1 (their shape must be fully known; no gradient)."""
+    from tideflow.framework.tensor_shape import TensorShape
+    from tideflow.ops import array_ops, inplace_ops  # noqa: F401  (declares ParallelConcat)
 
     with ops.name_scope(name):
-        values = [ops.convert_to_tensor(v) for v in values]
-        shape = values[0].get_shape()
-        for v in values[1:]:
-            shape = shape.merge_with(v.get_shape())  # ValueError if they differ
-        return stack(values)
+        value_t = ops.convert_to_tensor(values[0])
+        shape = TensorShape([len(values)]).concatenate(value_t.get_shape())
+        return ops.apply_op("ParallelConcat", [[array_ops.expand_dims(v, 0) for v in values]],
+                            {"shape": shape})._outputs[0]
 
 
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):

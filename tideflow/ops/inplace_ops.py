@@ -179,12 +179,19 @@ def _parallel_concat_kernel(values, *, shape):
 
 def _parallel_concat_shape(op):
     shape = op._attrs["shape"]
+    if not TensorShape(shape).is_fully_defined():
+        raise ValueError("shape attr must be fully defined.")
+    shape = TensorShape(shape)
+    # as TF: each input is shaped [1] + shape[1:]
+    want = TensorShape([1]).concatenate(shape[1:]) if shape.ndims else TensorShape([1])
     for t in op._inputs:
         s = t._shape
         if s.ndims is not None and s.ndims >= 1 and s.dims[0].value not in (None, 1):
             raise ValueError(f"ParallelConcat: each input must have a leading dimension of 1, "
                              f"got {_shape_str(s)}")
-    return [shape if isinstance(shape, TensorShape) else TensorShape(shape)]
+        if not want.is_compatible_with(s):
+            raise ValueError(f"Shapes must be equal: {_shape_str(s)} and {_shape_str(want)}")
+    return [shape]
 
 
 op_registry.declare(

@@ -448,21 +448,30 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
 
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """exp(log_input) - log_input * targets, plus Stirling's term when ``compute_full_loss``."""
-    with ops.name_scope(name, "log_poisson_loss", [log_input, targets]) as scope:
+    from tideflow.ops import constant_op
+
+    # TF 1.15's ops in its order (the loss is the last op built, not renamed)
+    with ops.name_scope(name, "log_poisson_loss", [log_input, targets]):
         log_input = ops.convert_to_tensor(log_input, name="log_input")
-        targets = ops.convert_to_tensor(targets, dtype=log_input.dtype, name="targets")
-        _same_shape(targets, log_input)
+        targets = ops.convert_to_tensor(targets, name="targets")
+        try:
+            targets.get_shape().merge_with(log_input.get_shape())
+        except ValueError:
+            raise ValueError(
+                f"log_input and targets must have the same shape ({log_input.get_shape()} vs "
+                f"{targets.get_shape()})") from None
         result = math_ops.exp(log_input) - log_input * targets
-        if not compute_full_loss:
-            return array_ops.identity(result, name=scope)
-        stirling = (targets * math_ops.log(targets) - targets
-                    + 0.5 * math_ops.log(2 * np.pi * targets))
-        zeros = fill_ops.zeros_like(targets)
-        # Stirling's approximation is only meant for targets > 1
-        small = math_ops.logical_and(math_ops.greater_equal(targets, zeros),
-                                     math_ops.less_equal(targets, fill_ops.ones_like(targets)))
-        stirling = gather_ops.where(small, zeros, stirling)
-        return math_ops.add(result, stirling, name=scope)
+        if compute_full_loss:
+            point_five = constant_op.constant(0.5, dtype=targets.dtype)
+            two_pi = constant_op.constant(2 * np.pi, dtype=targets.dtype)
+            stirling = (targets * math_ops.log(targets)) - targets + (
+                point_five * math_ops.log(two_pi * targets))
+            zeros = fill_ops.zeros_like(targets, dtype=targets.dtype)
+            ones = fill_ops.ones_like(targets, dtype=targets.dtype)
+            # Stirling's approximation is only meant for targets > 1
+            cond = math_ops.logical_and(targets >= zeros, targets <= ones)
+            result += gather_ops.where(cond, zeros, stirling)
+        return result
 
 
 def l2_loss(t, name=None):

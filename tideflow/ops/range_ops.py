@@ -337,7 +337,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
             if r is not None:
                 axes = ops.convert_to_tensor(np.arange(r, dtype=np.int32))
             else:
-                axes = range(array_ops.rank(lengths))
+                axes = range(array_ops.rank(lengths), name="Range")  # TF: math_ops.range
             maxlen = apply("Max", [lengths, axes], {"keep_dims": False})
             zero = ops.convert_to_tensor(0, dtype=maxlen.dtype)
             maxlen = apply("Maximum", [zero, maxlen])  # no negative length for an empty batch

@@ -822,10 +822,10 @@ def polyval(coeffs, x, name=None):
 
     if not isinstance(coeffs, (list, tuple)):
         raise ValueError(f"Argument coeffs must be list type found {type(coeffs)}.")  # noqa: TRY004 - as TF
-    with ops.name_scope(name, "polyval", list(coeffs) + [x]):
+    with ops.name_scope(name, "polyval", list(coeffs) + [x]) as scope:
         x = ops.convert_to_tensor(x, name="x")
         if not coeffs:
-            return zeros_like(x, name=name)
+            return zeros_like(x, name=scope)  # as TF: the op is named by the scope
         coeffs = [ops.convert_to_tensor(c, dtype=x.dtype.base_dtype, name=f"coeff_{i}")
                   for i, c in enumerate(coeffs)]
         p = coeffs[0]
