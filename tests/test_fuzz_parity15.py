@@ -320,3 +320,14 @@ def test_log_poisson_loss_and_batch_gather_build_tf_ops():
     assert tf.math.polyval([], tf.constant([1.0])).name == "polyval:0"
     tf.sequence_mask(tf.placeholder(tf.int32))
     assert "SequenceMask/Range:Range" in _ops()
+
+
+def test_swish_is_tf_1_15s_custom_gradient_function():
+    x = tf.constant([1.0, -2.0])
+    s = tf.nn.swish(x)
+    assert s.name == "IdentityN:0"
+    assert _ops() == ["Const:Const", "Sigmoid:Sigmoid", "mul:Mul", "Identity:Identity",
+                      "IdentityN:IdentityN"]
+    got = _run([s, tf.gradients(s, x)[0]])
+    np.testing.assert_allclose(got[0], [0.7310586, -0.23840584], rtol=1e-6)
+    np.testing.assert_allclose(got[1], [0.92767054, -0.09078425], rtol=1e-5)

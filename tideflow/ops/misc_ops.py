@@ -261,6 +261,8 @@ def custom_gradient(f=None):
         first_id = graph._next_id
         result, grad_fn = f(*args)
         new_vars = _variables_used(graph, first_id, args)
+        for r in nest.flatten(result):  # TF's get_dependent_variables: one Identity per result
+            ops.apply_op("Identity", [r], name="Identity")
         takes_vars = "variables" in inspect.signature(grad_fn).parameters or any(
             p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
         if new_vars and not takes_vars:

@@ -27,15 +27,39 @@ from tideflow.ops.array_ops import _invalid, _np
 # ------------------------------------------------------------------------------------------
 
 
-def swish(features, beta=1.0, name=None):
-    """``features * sigmoid(beta * features)`` (SiLU when beta is 1)."""
+def silu(features, beta=1.0, name=None):
+    """``features * sigmoid(beta * features)`` (TF 2's swish/silu, with ``beta``)."""
     with ops.name_scope(name, "swish", [features]):
         features = ops.convert_to_tensor(features, name="features")
         beta = ops.convert_to_tensor(beta, features.dtype, name="beta")
         return features * math_ops.sigmoid(beta * features)
 
 
-silu = swish
+def _swish_1(features):
+    from tideflow.ops import misc_ops
+
+    @misc_ops.custom_gradient
+    def swish(features):
+        features = ops.convert_to_tensor(features, name="features")
+
+        def grad(dy):
+            with ops.control_dependencies([dy]):
+                sigmoid_features = math_ops.sigmoid(features)
+            activation_grad = sigmoid_features * (1.0 + features * (1.0 - sigmoid_features))
+            return dy * activation_grad
+
+        return features * math_ops.sigmoid(features), grad
+
+    return swish(features)
+
+
+def swish(features, beta=1.0, name=None):
+    """``features * sigmoid(features)``: as TF 1.15, a custom_gradient function (its ops
+    Sigmoid, mul, Identity, IdentityN unscoped, its own gradient); with ``beta`` or ``name``
+    (TF 2's arguments), ``silu``."""
+    if name is None and isinstance(beta, (int, float)) and beta == 1.0:
+        return _swish_1(features)
+    return silu(features, beta, name)
 
 
 def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
