@@ -297,6 +297,9 @@ def test_shape_mismatch_is_invalid_argument(tmp_path):
     msg = str(e.value)  # TF 1.15's words: the Assign's
     assert "Assign requires shapes of both tensors to match. lhs shape= [3,3] rhs shape= [2,3]" \
         in msg
+    # then the variable, both shapes and the checkpoint, named on a line of their own
+    assert msg.endswith(f"(variable 'w', checkpoint key 'w': shape [3,3] in the graph, [2,3] "
+                        f"in checkpoint {path})")
 
 
 def test_dtype_mismatch_is_invalid_argument(tmp_path):
@@ -306,6 +309,9 @@ def test_dtype_mismatch_is_invalid_argument(tmp_path):
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
                                                  match="w; expected dtype double does not equal original dtype float"):
             Saver().restore(sess, path)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as e:
+            Saver().restore(sess, path)
+        assert str(e.value).endswith(f"(checkpoint {path})")  # the file named too
 
 
 def test_missing_variable_is_not_found(tmp_path):

@@ -19,12 +19,40 @@ class CheckpointNotFoundError(errors.NotFoundError, ValueError):
     """A checkpoint prefix with no checkpoint (TF 1.x raised NotFoundError, later ValueError)."""
 
 
-def _wrap_restore_error(err, reason):
-    # TF 1.15's words exactly (the original error names the tensor and both shapes)
+def _wrap_restore_error(err, reason, prefix):
+    # TF 1.15's words first; then, on a line of its own, which checkpoint and (for a failed
+    # Assign) which variable with both shapes: TF's text names only the restore's node
     msg = (f"Restoring from checkpoint failed. This is most likely due to {reason} from the "
            "checkpoint. Please ensure that you have not altered the graph expected based on the "
-           f"checkpoint. Original error:\n\n{err.message}")
+           f"checkpoint. Original error:\n\n{err.message}\n\n{_restore_detail(err, prefix)}")
     return type(err)(err.node_def, err.op, msg)
+
+
+def _restore_detail(err, prefix):
+    """Names the checkpoint, and for a failed Assign the variable with both shapes."""
+    op = err.op
+    if op is None or op.type != "Assign":
+        return f"(checkpoint {prefix})"
+    var, restored = op.inputs[0], op.inputs[1]
+    key = None
+    if restored.op.type == "RestoreV2":
+        names = ops.constant_value(restored.op.inputs[1])
+        if names is not None:
+            key = np.asarray(names, dtype=object).reshape(-1)[restored.value_index]
+            key = key.decode() if isinstance(key, bytes) else str(key)
+    ckpt_shape = None
+    if key is not None:
+        from tideflow.ops import checkpoint_ops
+
+        try:
+            ckpt_shape = checkpoint_ops.open_reader(prefix).shape(key)
+        except errors.OpError:
+            pass
+    graph_shape = var.get_shape()
+    graph_str = "?" if graph_shape.ndims is None else _shape_str(graph_shape.as_list())
+    ckpt_str = "?" if ckpt_shape is None else _shape_str(ckpt_shape)
+    return (f"(variable '{var.op.name}', checkpoint key '{key}': shape {graph_str} in the "
+            f"graph, {ckpt_str} in checkpoint {prefix})")
 
 
 def _shape_str(shape):
@@ -300,10 +328,10 @@ class Saver:
                      {self.saver_def.filename_tensor_name: prefix})
         except errors.NotFoundError as err:
             raise _wrap_restore_error(
-                err, "a Variable name or other graph key that is missing") from None
+                err, "a Variable name or other graph key that is missing", prefix) from None
         except errors.InvalidArgumentError as err:
             raise _wrap_restore_error(
-                err, "a mismatch between the current graph and the graph") from None
+                err, "a mismatch between the current graph and the graph", prefix) from None
 
     @staticmethod
     def _add_collection_def(meta_graph_def, key, export_scope=None):
