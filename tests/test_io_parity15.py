@@ -410,3 +410,25 @@ def test_tfrecord_writer_is_tfs(tmp_path):
         with pytest.raises(tf.errors.DataLossError,
                            match=r"^inflate\(\) failed with error -3: incorrect header check$"):
             list(tf.io.tf_record_iterator(path, options=wrong))
+
+
+def test_cond_returning_operations_counts_tfs_op_ids():
+    # TF 1.x returns each branch's Operation through a control_dependency Identity: a scalar
+    # keep_input's enqueue cond (maybe_*) and a plain op cond leave TF's ids for later seeds
+    tf.set_random_seed(5)
+    a = tf.train.range_input_producer(10, num_epochs=1, shuffle=False).dequeue()
+    tf.train.maybe_shuffle_batch_join([[a], [a + 100]], 3, 20, 2, tf.equal(a % 2, 0), seed=1,
+                                      allow_smaller_final_batch=True)
+    v = tf.get_variable("v", [2], initializer=tf.random_normal_initializer())
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        p = tf.placeholder(tf.bool, [])
+        v0 = tf.Variable(1.0)
+        tf.cond(p, lambda: tf.assign(v0, 2.0).op, lambda: tf.no_op())
+        r = tf.random_normal([2])
+        assert r.op.inputs[0].op.graph.get_operation_by_name(
+            "random_normal/RandomStandardNormal").get_attr("seed2") == 19
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(v), [-2.7718000411987305, 0.10010000318288803],
+                                   atol=1e-4)

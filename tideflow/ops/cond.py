@@ -300,10 +300,14 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             _hiding(_returning(true_fn, "true_fn", returned), known is None or not known),
             [], func_graph.unique_function_name(graph, base + "_true"),
             allow_operations=True, control_flow=True)
+        # TF 1.x returns each Operation a branch gives through a control_dependency Identity
+        # of the branch's pivot, made at the branch's end: its id is skipped
+        graph._skip_op_ids(_operation_leaves(returned["true_fn"]))
         else_fg = func_graph.trace(
             _hiding(_returning(false_fn, "false_fn", returned), known is None or bool(known)),
             [], func_graph.unique_function_name(graph, base + "_false"),
             allow_operations=True, control_flow=True)
+        graph._skip_op_ids(_operation_leaves(returned["false_fn"]))
         then_out, else_out = then_fg.structured_outputs, else_fg.structured_outputs
         template = returned["true_fn"]
         if not strict:
@@ -359,6 +363,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             else:
                 flat.append(array_ops.identity(next(outs), name=merge_name))
         return _rebuild_composites(template, nest.pack_sequence_as(then_out, flat))
+
+
+def _operation_leaves(result):
+    return sum(isinstance(x, ops.Operation) for x in nest.flatten(result))
 
 
 def _frames_crossed(graph, tensor):
