@@ -457,3 +457,11 @@ def test_accumulators_count_as_ps_ops():
     assert acc.accumulator_ref.device == "/job:ps/task:0"
     assert [v.device for v in after] == [
         "/job:ps/task:1", "/job:ps/task:2", "/job:ps/task:0", "/job:ps/task:1"]
+
+
+def test_contrib_cluster_resolver_names():
+    cr = tf.contrib.cluster_resolver
+    assert cr.UnionClusterResolver is tf.distribute.cluster_resolver.UnionResolver
+    assert cr.UnionClusterResolver.__name__ == "UnionClusterResolver"
+    assert cr.TFConfigClusterResolver is tf.distribute.cluster_resolver.TFConfigClusterResolver
+    assert cr.SimpleClusterResolver is tf.distribute.cluster_resolver.SimpleClusterResolver

@@ -708,6 +708,8 @@ _LAZY_ALIASES = {
     "integrate": lambda: _contrib_module("contrib_integrate", "integrate",
                                          "``tf.contrib.integrate``: odeint, odeint_fixed."),
     "distribute": lambda: __import__("tideflow.distribute.contrib", fromlist=["contrib"]),
+    "cluster_resolver": lambda: __import__("tideflow.distribute.cluster_resolver",
+                                           fromlist=["cluster_resolver"]),
     "tensor_forest": lambda: __import__("tideflow.contrib_tensor_forest",
                                         fromlist=["_namespace"])._namespace(),
     "boosted_trees": lambda: __import__("tideflow.contrib_boosted_trees",

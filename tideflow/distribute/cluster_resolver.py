@@ -99,7 +99,7 @@ class TFConfigClusterResolver(ClusterResolver):
         return _format_master(spec.task_address(task_type, task_id), self.rpc_layer)
 
 
-class UnionResolver(ClusterResolver):
+class UnionClusterResolver(ClusterResolver):
     """The union of several resolvers' clusters (``UnionResolver(r1, r2, ...)``); the task,
     RPC layer, environment and master are the first resolver's unless given here."""
 
@@ -194,7 +194,7 @@ class TPUClusterResolver(ClusterResolver):
                          "TPU (use_tpu=False), TPUEstimator then trains on the CPU")
 
 
-UnionClusterResolver = UnionResolver
+UnionResolver = UnionClusterResolver  # tf.distribute.cluster_resolver's name for it
 
 __all__ = ["ClusterResolver", "SimpleClusterResolver", "TFConfigClusterResolver",
            "TPUClusterResolver", "UnionClusterResolver", "UnionResolver"]
