@@ -331,3 +331,12 @@ def test_swish_is_tf_1_15s_custom_gradient_function():
     got = _run([s, tf.gradients(s, x)[0]])
     np.testing.assert_allclose(got[0], [0.7310586, -0.23840584], rtol=1e-6)
     np.testing.assert_allclose(got[1], [0.92767054, -0.09078425], rtol=1e-5)
+
+
+def test_embedding_lookup_max_norm_clips_as_tf():
+    params = tf.constant([[3.0, 4.0], [0.3, 0.4]])
+    e = tf.nn.embedding_lookup(params, tf.constant(0), max_norm=1.0)  # scalar id: dynamic ranks
+    assert "embedding_lookup/range:Range" in _ops()
+    np.testing.assert_allclose(_run(e), [0.6, 0.8], rtol=1e-6)
+    v = tf.nn.embedding_lookup(tf.constant([3.0, -0.5]), tf.constant([0, 1]), max_norm=1.0)
+    np.testing.assert_allclose(_run(v), [1.0, -0.5], rtol=1e-6)

@@ -192,28 +192,23 @@ def parallel_dynamic_stitch(indices, data, name=None):
 
 
 def _clip_rows(x, ids, max_norm):
-    """Rescales each looked-up embedding whose L2 norm exceeds ``max_norm``."""
-    from tideflow.ops import math_ops
+    """Rescales each looked-up embedding whose L2 norm exceeds ``max_norm``: TF 1.15's _clip,
+    a clip_by_norm over the embedding's axes (a Range between the ranks when either is not
+    a known positive number)."""
+    from tideflow.ops import array_ops, clip_ops, range_ops
 
-    rank_ids, rank_x = ids.get_shape().ndims, x.get_shape().ndims
     if max_norm is None:
         return x
-    if rank_ids is None or rank_x is None:
-        # as TF: the embedding's axes as a Range between the ranks known only when run
-        from tideflow.ops import array_ops, clip_ops, range_ops
 
-        return clip_ops.clip_by_norm(x, max_norm, axes=range_ops.range(
-            array_ops.rank(ids), array_ops.rank(x)))
-    axes = list(range(rank_ids, rank_x))
-    if axes:
-        # TF 1.15's ops: clip_by_norm over the embedding's axes
-        from tideflow.ops import clip_ops
+    def rank(t):
+        r = t.get_shape().ndims
+        return (r, True) if r else (array_ops.rank(t), False)
 
-        return clip_ops.clip_by_norm(x, max_norm, axes=axes)
-    else:  # scalar embeddings (params of rank 1): each one's norm is its magnitude, as in TF
-        norm = math_ops.abs(x)
-        max_norm = ops.convert_to_tensor(max_norm, dtype=x.dtype)
-        return x * max_norm / math_ops.maximum(norm, max_norm)
+    ids_rank, ids_static = rank(ids)
+    x_rank, x_static = rank(x)
+    axes = (list(range(ids_rank, x_rank)) if ids_static and x_static
+            else range_ops.range(ids_rank, x_rank))
+    return clip_ops.clip_by_norm(x, max_norm, axes=axes)
 
 
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
@@ -289,10 +284,11 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
             ps = p.get_shape()
             element_shape = element_shape.merge_with(ps[1:] if ps.ndims else TensorShape(None))
         if element_shape.is_fully_defined():
-            out_shape = concat_ops.concat([array_ops.shape(ids), element_shape.as_list()], 0)
-        else:
-            out_shape = concat_ops.concat([array_ops.shape(ids), array_ops.shape(ret)[1:]], 0)
-        ret = array_ops.reshape(ret, out_shape)
+            element_d = element_shape.as_list()
+        else:  # as TF: the first shard's shape (taken on its device), before the ids' shape
+            with ops.colocate_with(params[0]):
+                element_d = array_ops.shape(params[0])[1:]
+        ret = array_ops.reshape(ret, concat_ops.concat([array_ops.shape(ids), element_d], 0))
         ret.set_shape(ids.get_shape().concatenate(element_shape))
         return _clip_rows(ret, ids, max_norm)
 
