@@ -396,3 +396,17 @@ def test_loop_variable_that_reaches_no_gradient_gets_none_as_tf115():
         s.run(tf.global_variables_initializer())
         np.testing.assert_allclose(s.run(ga), [1.3502, 0.15, 1.9069], atol=1e-4)
         np.testing.assert_allclose(s.run(r), [0.08955, 1.06382], atol=1e-5)
+
+
+def test_xlogy_xdivy_floormod_gradients_from_tf115_ops():
+    tf.set_random_seed(1)
+    a = tf.Variable(tf.random_normal([2, 3]))
+    b = tf.constant([[0.5], [2.0]])
+    y = tf.math.xlogy(tf.abs(a), b) + tf.math.xdivy(a, b + 1.0) + tf.floormod(a, b)
+    g = tf.gradients(y, a)[0]
+    tf.random_normal([2])
+    assert _seeds() == [3, 68]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(g), [[2.3598, 0.9735, 0.9735], [2.0265, 2.0265, 2.0265]],
+                                   atol=1e-4)

@@ -375,8 +375,17 @@ def _div_grad(op, grad):
 
 
 def _floor_mod_grad(op, grad):
+    # TF 1.15's ops in its order: the shapes and BroadcastGradientArgs, FloorDiv, then each
+    # partial summed and reshaped back to its input's shape
+    from tideflow.ops import array_ops, reduction_ops
+
     x, y = op.inputs
-    return grad, grad * -floordiv(x, y)
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    rx, ry = ops.apply_op("BroadcastGradientArgs", [sx, sy])._outputs
+    floor_xy = ops.apply_op("FloorDiv", [x, y])._outputs[0]
+    gx = array_ops.reshape(reduction_ops.reduce_sum(grad, rx), sx)
+    gy = array_ops.reshape(reduction_ops.reduce_sum(grad * negative(floor_xy), ry), sy)
+    return gx, gy
 
 
 def _truncate_mod_grad(op, grad):
@@ -496,7 +505,7 @@ declare_binary("Div", _div, _BINARY_MORE, grad=_div_grad)
 declare_binary("RealDiv", _real_div, _BINARY_MORE, grad=_real_div_grad, reduces=True)
 declare_binary("FloorDiv", _floor_div, _BINARY_MORE, differentiable=False)
 declare_binary("TruncateDiv", _truncate_div, _BINARY_MORE, differentiable=False)
-declare_binary("FloorMod", _floor_mod, _MOD, grad=_floor_mod_grad)
+declare_binary("FloorMod", _floor_mod, _MOD, grad=_floor_mod_grad, reduces=True)
 declare_binary("TruncateMod", _truncate_mod, _MOD, grad=_truncate_mod_grad)
 declare_binary("Pow", _pow, _BINARY_FEWER, grad=_pow_grad, inplace=0, reduces=True)
 declare_binary("Maximum", "maximum", _MINMAX,

@@ -176,14 +176,30 @@ def _mul_no_nan_grad(op, grad):
     return mul_no_nan(grad, y), mul_no_nan(x, grad)
 
 
-def _xlogy_grad(op, grad):
-    x, y = op._inputs
-    return xlogy(_nonzero(x, grad.dtype), y) * grad, xdivy(x, y) * grad
+def _x_partials_grad(partials):
+    """TF 1.15's Xlogy/Xdivy gradients, op for op: the inputs' shapes and their
+    BroadcastGradientArgs first, then where x is nonzero, the partials, and each product with
+    the gradient summed and reshaped back to its input's shape."""
+
+    def grad_fn(op, grad):
+        from tideflow.ops import array_ops, reduction_ops
+        from tideflow.ops.cast_ops import cast
+
+        x, y = op._inputs
+        sx, sy = array_ops.shape(x), array_ops.shape(y)
+        rx, ry = ops.apply_op("BroadcastGradientArgs", [sx, sy])._outputs
+        with ops.control_dependencies([grad]):
+            nonzero = cast(_m().not_equal(x, cast(0.0, x.dtype.base_dtype)), x.dtype.base_dtype)
+            px, py = partials(nonzero, x, y)
+            return (array_ops.reshape(reduction_ops.reduce_sum(px * grad, rx), sx),
+                    array_ops.reshape(reduction_ops.reduce_sum(py * grad, ry), sy))
+
+    return grad_fn
 
 
-def _xdivy_grad(op, grad):
-    x, y = op._inputs
-    return xdivy(_nonzero(x, grad.dtype), y) * grad, xdivy(-x, _m().square(y)) * grad
+_xlogy_grad = _x_partials_grad(lambda nz, x, y: (xlogy(nz, y), xdivy(x, y)))
+_xdivy_grad = _x_partials_grad(
+    lambda nz, x, y: (xdivy(nz, y), xdivy(_m().negative(x), y ** 2)))
 
 
 def _xlog1py_grad(op, grad):
@@ -195,8 +211,8 @@ _NO_NAN = "T: {half, float, double, complex64, complex128}"
 declare_binary("DivNoNan", _div_no_nan_kernel, _NO_NAN, grad=_div_no_nan_grad, inplace=0,
                reduces=True)
 declare_binary("MulNoNan", _mul_no_nan_kernel, _NO_NAN, grad=_mul_no_nan_grad, inplace=0)
-declare_binary("Xlogy", _x_zero(_xlogy), _NO_NAN, grad=_xlogy_grad)
-declare_binary("Xdivy", _xdivy_kernel, _NO_NAN, grad=_xdivy_grad, inplace=0)
+declare_binary("Xlogy", _x_zero(_xlogy), _NO_NAN, grad=_xlogy_grad, reduces=True)
+declare_binary("Xdivy", _xdivy_kernel, _NO_NAN, grad=_xdivy_grad, inplace=0, reduces=True)
 declare_binary("Xlog1py", _x_zero(_xlog1py), _NO_NAN, grad=_xlog1py_grad)
 op_registry.declare(
     "NextAfter", inputs=["x1: T", "x2: T"], outputs=["output: T"],
