@@ -340,3 +340,10 @@ def test_embedding_lookup_max_norm_clips_as_tf():
     np.testing.assert_allclose(_run(e), [0.6, 0.8], rtol=1e-6)
     v = tf.nn.embedding_lookup(tf.constant([3.0, -0.5]), tf.constant([0, 1]), max_norm=1.0)
     np.testing.assert_allclose(_run(v), [1.0, -0.5], rtol=1e-6)
+
+
+def test_gather_negative_batch_dims_defaults_axis_to_it_unnormalised():
+    p = tf.constant(np.arange(12).reshape(2, 3, 2))
+    t = tf.gather(p, tf.constant([[1, 0], [0, 1]]), batch_dims=-1)  # axis -1: params' last
+    assert t.shape.as_list() == [2, 3, 2]
+    assert _run(t).tolist() == [[[1, 0], [3, 2], [5, 4]], [[6, 7], [8, 9], [10, 11]]]

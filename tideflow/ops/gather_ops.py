@@ -182,10 +182,10 @@ def _batched_gather(params, indices, axis, batch_dims, name):
         irank = indices.get_shape().ndims
         if irank is None:
             raise ValueError("gather with batch_dims needs indices of known rank")
+        if axis is None:  # as TF 1.15: batch_dims as given, so -1 means params' last axis
+            axis = batch_dims
         if batch_dims < 0:
             batch_dims += irank
-        if axis is None:
-            axis = batch_dims
         prank = params.get_shape().ndims
         if axis < 0 and prank is not None:
             axis += prank
