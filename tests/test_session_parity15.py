@@ -399,3 +399,26 @@ def test_tf_function_of_a_lambda_builds_under_a_valid_scope():
     out = f(tf.constant([1.0, 2.0]))
     with tf.Session() as s:
         np.testing.assert_allclose(s.run(out), [3.0, 6.0])
+
+
+def test_import_reports_an_unknown_input_before_checking_attrs():
+    gd = tf.GraphDef()
+    node = gd.node.add()
+    node.name, node.op = "n1", "Identity"  # no T attr either
+    node.input.append("missing:0")
+    with pytest.raises(ValueError, match="^Node 'n1': Unknown input node 'missing:0'$"):
+        tf.import_graph_def(gd)
+    x = tf.constant([1.0], name="x")
+    out, = tf.import_graph_def(_identity_graph_def(), input_map={"missing:0": x},
+                               return_elements=["n1:0"], name="mapped")
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(out), [1.0])
+
+
+def _identity_graph_def():
+    gd = tf.GraphDef()
+    node = gd.node.add()
+    node.name, node.op = "n1", "Identity"
+    node.attr["T"].type = tf.float32.as_datatype_enum
+    node.input.append("missing:0")
+    return gd

@@ -312,6 +312,7 @@ def _parse(graph_def, input_map, producer_op_list, validate_colocation=True, pre
     producer_ops = {}
     if producer_op_list is not None:
         producer_ops = {op.name: op for op in producer_op_list.op}
+    _check_input_nodes(graph_def, input_map)
     nodes = {}
     for i, nd in enumerate(graph_def.node):
         if nd.name in nodes:
@@ -345,6 +346,18 @@ def _parse(graph_def, input_map, producer_op_list, validate_colocation=True, pre
                                  f"'{other}'")
     missing = [k for k in input_map if k not in used_keys and not _names_output(k, nodes)]
     return nodes, missing
+
+
+def _check_input_nodes(graph_def, input_map):
+    """As TF's importer, before any node's op or attrs are checked: every input names a node
+    of the GraphDef or an ``input_map`` key."""
+    names = {nd.name for nd in graph_def.node}
+    for nd in graph_def.node:
+        for inp in nd.input:
+            src = inp[1:] if inp[:1] == "^" else inp.partition(":")[0]
+            if src not in names and inp not in input_map and (
+                    inp[:1] == "^" or f"{src}:{inp.partition(':')[2] or 0}" not in input_map):
+                raise ValueError(f"Node '{nd.name}': Unknown input node '{inp}'")
 
 
 def _names_output(key, nodes):
