@@ -140,6 +140,10 @@ def test_local_server_def_target_and_errors():
         {"a": [f"127.0.0.1:{_free()}"]}, protocol="foo"))
     assert msg.startswith("No server factory registered for the given ServerDef: cluster {")
     assert msg.endswith("The available server factories are: [ GRPC_SERVER ]")
+    # a ServerDef without a protocol is no gRPC server's either
+    bare = tf.train.ServerDef(cluster=tf.train.ClusterSpec(
+        {"a": [f"127.0.0.1:{_free()}"]}).as_cluster_def(), job_name="a", task_index=0)
+    _raises(tf.errors.NotFoundError, lambda: tf.train.Server(bare))
 
 
 def test_reset_clears_each_task_default_container_named_after_its_job():

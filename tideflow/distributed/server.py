@@ -78,12 +78,12 @@ class Server:
         import grpc
 
         sd = make_server_def(server_or_cluster_def, job_name, task_index, protocol, config)
-        if sd.protocol not in ("", "grpc"):
-            # as TF 1.15's NewServer: no factory takes the ServerDef
+        if sd.protocol != "grpc":
+            # as TF 1.15's NewServer: no factory takes the ServerDef (a ServerDef given
+            # without a protocol included; one made from a cluster gets "grpc")
             raise errors.NotFoundError(
                 None, None, "No server factory registered for the given ServerDef: "
                 f"{sd}\nThe available server factories are: [ GRPC_SERVER ]")
-        sd.protocol = "grpc"
         self._server_def = sd  # as given: an ephemeral port stays 0 here, as TF
         sd = ServerDef()
         sd.CopyFrom(self._server_def)
