@@ -301,6 +301,8 @@ def test_parallel_stack_is_one_parallel_concat_as_tf():
     assert _run(t).tolist() == [[1, 2], [3, 4]]
     with pytest.raises(ValueError, match="shape attr must be fully defined"):
         tf.parallel_stack([tf.placeholder(tf.float32, [None]), tf.constant([1.0])])
+    with pytest.raises(ValueError, match="All input shapes must be fully defined"):
+        tf.parallel_stack([tf.constant([1.0]), tf.placeholder(tf.float32)])
     with pytest.raises(LookupError, match="No gradient defined"):
         x = tf.constant([1.0])
         tf.gradients(tf.parallel_stack([x, x]), x)

@@ -354,7 +354,7 @@ CASES = [
     Case("ParallelConcat",
          lambda x, y: tf.raw_ops.ParallelConcat(values=[x, y], shape=[2, 3]),
          [_data((1, 3)), _data((1, 3), 10)], lambda x, y: [np.concatenate([x, y])],
-         dtypes=_ALLS, grad=False),
+         dtypes=_ALLS, grad=False, unknown_shape=False),  # TF: inputs of fully known shape
     # range_ops
     Case("Range", lambda s, lim, d: tf.range(s, lim, d, dtype=s.dtype),
          [np.array(1), np.array(10), np.array(2)],

@@ -186,6 +186,8 @@ def _parallel_concat_shape(op):
     want = TensorShape([1]).concatenate(shape[1:]) if shape.ndims else TensorShape([1])
     for t in op._inputs:
         s = t._shape
+        if not s.is_fully_defined():
+            raise ValueError("All input shapes must be fully defined.")
         if s.ndims is not None and s.ndims >= 1 and s.dims[0].value not in (None, 1):
             raise ValueError(f"ParallelConcat: each input must have a leading dimension of 1, "
                              f"got {_shape_str(s)}")
