@@ -22,6 +22,7 @@ from tideflow.ops import (
     reduction_ops,
 )
 from tideflow.ops.cond import cond
+from tideflow.ops.layers_base import smart_cond
 from tideflow.train import input as _input
 from tideflow.train import queue_runner
 
@@ -55,11 +56,7 @@ def bucket(tensors, which_bucket, batch_size, num_buckets, num_threads=1, capaci
                        for t in tensor_list]
         if not tensor_list:
             raise ValueError("Expected at least one tensor in bucket().")
-        keep = keep_input
-        if not isinstance(keep, bool):
-            keep = ops.convert_to_tensor(keep, dtype=dtypes.bool)
-            if keep.get_shape().ndims not in (None, 0):
-                raise ValueError("keep_input must be a scalar (a bool or a bool tensor)")
+        keep = _input._validate_keep_input(keep_input, enqueue_many=False)  # a tensor, as TF
         tensor_list, sparse_info = _input._store_sparse(tensor_list, False, keep_input=keep)
         static_batch_size = None
         for i, size in enumerate(batch_size):
@@ -95,12 +92,7 @@ def bucket(tensors, which_bucket, batch_size, num_buckets, num_threads=1, capaci
                         for i in range(num_buckets)]
             return control_flow_ops.group(*enqueues, name="group_enqueues")
 
-        if keep is True:
-            maybe_enqueue = enqueue_which()
-        elif keep is False:
-            maybe_enqueue = control_flow_ops.no_op()
-        else:
-            maybe_enqueue = cond(keep, enqueue_which, control_flow_ops.no_op)
+        maybe_enqueue = smart_cond(keep, enqueue_which, control_flow_ops.no_op)
 
         def read(q, size, i):
             fn = q.dequeue_up_to if allow_smaller_final_batch else q.dequeue_many
