@@ -23,6 +23,7 @@ cheaper (see ``worthwhile``). Its results differ from the direct path's by float
 
 import functools
 import math
+import threading
 
 import numpy as np
 
@@ -42,6 +43,11 @@ MIN_RATIO = 4.5
 MAX_FRAME = 28
 MIN_POSITIONS = 4096
 MIN_CHANNELS = 3
+# images per piece of the batch: each piece's transforms and products live only while it runs,
+# so the pieces bound the kernels' transient memory (two running at once on two cores: a few
+# MB for the CNN benchmark's 14x14x32 layer, where the whole batch at once took ~20 MB more
+# than im2col's pieces); below this the thin per-frequency products lose speed
+PIECE_IMAGES = 16
 
 
 def _angles(positions, freqs, frame):
@@ -181,6 +187,18 @@ def _images(y, dst, outs, chans):
     dst[...] = t.transpose(2, 1, 0, 3)
 
 
+def _over_pieces(n, fn, item_bytes):
+    """``fn(i, j)`` over pieces of at most PIECE_IMAGES of the ``n`` images: on the intra-op
+    pool when it is active (the pieces taken in order by its threads), else one after
+    another."""
+    k = max(threads.pieces(n, item_bytes), -(-n // PIECE_IMAGES))
+    if k > 1 and threads.active():
+        threads.parallel_for(n, fn, k=k)
+        return
+    for p in range(k):
+        fn(n * p // k, n * (p + 1) // k)
+
+
 def conv(x, w, pads, outs, out):
     """Forward correlation into ``out`` [N, oh, ow, O] (x [N, H, W, C] float32)."""
     frames = frames_of(x.shape[1:3], pads)
@@ -191,11 +209,15 @@ def conv(x, w, pads, outs, out):
     def images(i, j):
         xl = _lines(x, i, j)
         xf = transform(xl.reshape(xl.shape[0], xl.shape[1], -1), offs, frames)
+        del xl
         yf = np.matmul(blk, xf.reshape(blk.shape[0], 2 * c, j - i))
-        y = inverse(yf.reshape(xf.shape[:3] + (o * (j - i),)), frames, (0, 0), outs)
+        head = xf.shape[:3]
+        del xf
+        y = inverse(yf.reshape(head + (o * (j - i),)), frames, (0, 0), outs)
+        del yf
         _images(y, out[i:j], outs, o)
 
-    threads.parallel_for(x.shape[0], images, _piece_bytes(x, frames, o))
+    _over_pieces(x.shape[0], images, _piece_bytes(x, frames, o))
     return out
 
 
@@ -210,12 +232,15 @@ def conv_backprop_input(input_shape, w, dy, pads):
     def images(i, j):
         yl = _lines(dy, i, j)
         yf = transform(yl.reshape(yl.shape[0], yl.shape[1], -1), (0, 0), frames)
+        del yl
         xf = np.matmul(blk, yf.reshape(blk.shape[0], 2 * o, j - i))
-        y = inverse(xf.reshape(yf.shape[:3] + (c * (j - i),)), frames, offs,
-                    input_shape[1:3])
+        head = yf.shape[:3]
+        del yf
+        y = inverse(xf.reshape(head + (c * (j - i),)), frames, offs, input_shape[1:3])
+        del xf
         _images(y, dx[i:j], input_shape[1:3], c)
 
-    threads.parallel_for(dy.shape[0], images, _piece_bytes(dy, frames, c))
+    _over_pieces(dy.shape[0], images, _piece_bytes(dy, frames, c))
     return dx
 
 
@@ -224,23 +249,34 @@ def conv_backprop_filter(x, filter_shape, dy, pads):
     frames = frames_of(x.shape[1:3], pads)
     offs = (pads[0][0], pads[1][0])
     c, o = filter_shape[2], filter_shape[3]
-    sums = {}
+    # the pieces' sums folded in batch order as they arrive (the same sum whatever thread
+    # finishes first), so at most the pieces still running and waiting hold one
+    fold = {"next": 0, "pending": {}, "total": None}
+    lock = threading.Lock()
 
     def images(i, j):
         xl = _lines(x, i, j)
         xf = transform(xl.reshape(xl.shape[0], xl.shape[1], -1), offs, frames)
+        del xl
         yl = _lines(dy, i, j)
         yf = transform(yl.reshape(yl.shape[0], yl.shape[1], -1), (0, 0), frames)
+        del yl
         f = xf.shape[0] * xf.shape[1]
         # [F, 2C, 2O]: blocks X_p DY_q^T over the batch, p, q in (re, im)
-        sums[i] = np.matmul(xf.reshape(f, 2 * c, j - i),
-                            yf.reshape(f, 2 * o, j - i).transpose(0, 2, 1))
+        part = np.matmul(xf.reshape(f, 2 * c, j - i),
+                         yf.reshape(f, 2 * o, j - i).transpose(0, 2, 1))
+        del xf, yf
+        with lock:
+            fold["pending"][i] = (j, part)
+            while fold["next"] in fold["pending"]:
+                fold["next"], ready = fold["pending"].pop(fold["next"])
+                if fold["total"] is None:
+                    fold["total"] = ready
+                else:
+                    fold["total"] += ready
 
-    threads.parallel_for(x.shape[0], images, _piece_bytes(x, frames, o))
-    order = sorted(sums)
-    g = sums[order[0]]
-    for i in order[1:]:
-        g += sums[i]
+    _over_pieces(x.shape[0], images, _piece_bytes(x, frames, o))
+    g = fold["total"]
     q, lh = frames[1] // 2 + 1, frames[0]
     g = g.reshape(q * lh, 2, c, 2, o)
     # sum over the batch of X conj(DY): re = Xr DYr + Xi DYi, im = Xi DYr - Xr DYi
