@@ -17,7 +17,7 @@ from tideflow.distributions.distribution import (
     RegisterKL,
     kl_divergence,
 )
-from tideflow.distributions.dists import NormalWithSoftplusScale
+from tideflow.distributions.dists import NormalWithSoftplusScale, batch_rank_of
 from tideflow.distributions.transformed import TransformedDistribution
 from tideflow.distributions.util import get_logits_and_probs
 from tideflow.ops.control_flow_ops import with_dependencies
@@ -180,13 +180,7 @@ class OneHotCategorical(Distribution):
             self._logits, self._probs = get_logits_and_probs(
                 name=scope, logits=logits, probs=probs, validate_args=validate_args,
                 multidimensional=True)
-            static = self._logits.get_shape().with_rank_at_least(1)
-            if static.ndims is not None:
-                self._batch_rank = tf.convert_to_tensor(static.ndims - 1, dtype=tf.int32,
-                                                        name="batch_rank")
-            else:
-                with tf.name_scope("batch_rank"):
-                    self._batch_rank = tf.rank(self._logits) - 1
+            self._batch_rank = batch_rank_of(self._logits)
             with tf.name_scope("event_size"):
                 self._event_size = tf.shape(self._logits)[-1]
         super().__init__(tf.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args,
@@ -218,19 +212,7 @@ class OneHotCategorical(Distribution):
         return tf.reshape(onehot, sample_shape)
 
     def _log_prob(self, x):
-        if self.validate_args:
-            x = with_dependencies(
-                [tf.assert_non_positive(x),
-                 tf.assert_near(tf.zeros([], dtype=self.dtype),
-                                tf.reduce_logsumexp(x, axis=[-1]))], x)
-        logits = self._logits
-        xs, ls = x.get_shape(), logits.get_shape()
-        if not xs.is_fully_defined() or not ls.is_fully_defined() or xs != ls:
-            logits = tf.ones_like(x, dtype=logits.dtype) * logits
-            x = tf.ones_like(logits, dtype=x.dtype) * x
-        shape = tf.shape(tf.reduce_sum(logits, -1))
-        logits_2d = tf.reshape(logits, [-1, self._event_size])
-        x_2d = tf.reshape(x, [-1, self._event_size])
+        x, shape, logits_2d, x_2d = _flat_event_pair(self, x, -1)
         out = -tf.nn.softmax_cross_entropy_with_logits(labels=x_2d, logits=logits_2d)
         return tf.reshape(out, shape)
 
@@ -275,13 +257,7 @@ class ExpRelaxedOneHotCategorical(Distribution):
                 self._temperature = tf.identity(temperature, name="temperature")
                 self._temperature_2d = tf.reshape(temperature, [-1, 1],
                                                   name="temperature_2d")
-            static = self._logits.get_shape().with_rank_at_least(1)
-            if static.ndims is not None:
-                self._batch_rank = tf.convert_to_tensor(static.ndims - 1, dtype=tf.int32,
-                                                        name="batch_rank")
-            else:
-                with tf.name_scope("batch_rank"):
-                    self._batch_rank = tf.rank(self._logits) - 1
+            self._batch_rank = batch_rank_of(self._logits)
             with tf.name_scope("event_size"):
                 self._event_size = tf.shape(self._logits)[-1]
         super().__init__(tf.as_dtype(dtype), FULLY_REPARAMETERIZED, validate_args,
@@ -317,19 +293,7 @@ class ExpRelaxedOneHotCategorical(Distribution):
         return tf.reshape(tf.nn.log_softmax(noisy), sample_shape)
 
     def _log_prob(self, x):
-        if self.validate_args:
-            x = with_dependencies(
-                [tf.assert_non_positive(x),
-                 tf.assert_near(tf.zeros([], dtype=self.dtype),
-                                tf.reduce_logsumexp(x, axis=[-1]))], x)
-        logits = self._logits
-        xs, ls = x.get_shape(), logits.get_shape()
-        if not xs.is_fully_defined() or not ls.is_fully_defined() or xs != ls:
-            logits = tf.ones_like(x, dtype=logits.dtype) * logits
-            x = tf.ones_like(logits, dtype=x.dtype) * x
-        shape = tf.shape(tf.reduce_sum(logits, axis=[-1]))
-        logits_2d = tf.reshape(logits, [-1, self._event_size])
-        x_2d = tf.reshape(x, [-1, self._event_size])
+        x, shape, logits_2d, x_2d = _flat_event_pair(self, x, [-1])
         k = tf.cast(self._event_size, x.dtype)
         log_norm = tf.lgamma(k) + (k - 1.0) * tf.log(self._temperature)
         log_softmax = tf.nn.log_softmax(logits_2d - x_2d * self._temperature_2d)
@@ -456,3 +420,22 @@ __all__ = ["ExpRelaxedOneHotCategorical", "MultivariateNormalDiag",
            "MultivariateNormalDiagWithSoftplusScale", "NormalWithSoftplusScale",
            "OneHotCategorical", "RelaxedOneHotCategorical", "kl"]
 
+
+def _flat_event_pair(dist, x, sum_axis):
+    """TF 1.15's prologue of a one-hot distribution's log_prob: ``x`` checked (validate_args),
+    ``x`` and the logits broadcast against each other unless their static shapes agree, the
+    batch shape (the logits summed over ``sum_axis``, written as TF's class writes it) and both
+    flattened to [-1, event_size]. Returns (x, shape, logits_2d, x_2d)."""
+    if dist.validate_args:
+        x = with_dependencies(
+            [tf.assert_non_positive(x),
+             tf.assert_near(tf.zeros([], dtype=dist.dtype),
+                            tf.reduce_logsumexp(x, axis=[-1]))], x)
+    logits = dist._logits
+    xs, ls = x.get_shape(), logits.get_shape()
+    if not xs.is_fully_defined() or not ls.is_fully_defined() or xs != ls:
+        logits = tf.ones_like(x, dtype=logits.dtype) * logits
+        x = tf.ones_like(logits, dtype=x.dtype) * x
+    shape = tf.shape(tf.reduce_sum(logits, axis=sum_axis))
+    return (x, shape, tf.reshape(logits, [-1, dist._event_size]),
+            tf.reshape(x, [-1, dist._event_size]))

@@ -744,6 +744,16 @@ def _broadcast_event_and_params(event, params):
     return event, params
 
 
+def batch_rank_of(logits):
+    """The batch rank of ``logits`` [..., classes] as TF 1.15's Categorical makes it: a
+    ``batch_rank`` constant when the rank is static, else ``rank - 1`` under that scope."""
+    static = logits.get_shape().with_rank_at_least(1)
+    if static.ndims is not None:
+        return tf.convert_to_tensor(static.ndims - 1, dtype=tf.int32, name="batch_rank")
+    with tf.name_scope("batch_rank"):
+        return tf.rank(logits) - 1
+
+
 class Categorical(_LogitsProbs, Distribution):
     """A distribution over ``{0, ..., K-1}`` with ``logits`` or ``probs`` along the last
     axis."""
@@ -759,12 +769,7 @@ class Categorical(_LogitsProbs, Distribution):
                 self._logits = embed_check_categorical_event_shape(self._logits)
             static = self._logits.get_shape().with_rank_at_least(1)
             # TF 1.x makes the batch rank, logits' shape, event size and batch shape here
-            if static.ndims is not None:
-                self._batch_rank = tf.convert_to_tensor(static.ndims - 1, dtype=tf.int32,
-                                                        name="batch_rank")
-            else:
-                with tf.name_scope("batch_rank"):
-                    self._batch_rank = tf.rank(self._logits) - 1
+            self._batch_rank = batch_rank_of(self._logits)
             logits_shape = tf.shape(self._logits, name="logits_shape")
             if static[-1].value is not None:
                 self._event_size = tf.convert_to_tensor(static[-1].value, dtype=tf.int32,
