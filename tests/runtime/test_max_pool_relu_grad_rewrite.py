@@ -43,6 +43,7 @@ def test_gradient_equals_the_plain_ops(monkeypatch, ksize, stride, padding, fmt)
             got, ran = _traced_ops(sess, gx, {x: xv})
         assert not any(n.endswith("Relu_grad/ReluGrad") for n in ran)  # rewritten
         assert any(n.endswith("MaxPool_grad/MaxPoolGrad") for n in ran)
+        assert "Relu" not in ran  # read by nothing else: the pool applies the ReLU itself
         want = _plain(monkeypatch, gx, {x: xv})
         np.testing.assert_array_equal(got, want)
         # the NumPy reference: the pooled gradient lands on each window's first maximum of
@@ -80,6 +81,18 @@ def test_a_fetched_or_shared_max_pool_gradient_keeps_the_plain_ops(monkeypatch):
             (g2, _), ran = _traced_ops(sess, [gx, other], feed)
         assert any(n.endswith("Relu_grad/ReluGrad") for n in ran)
         np.testing.assert_array_equal(g2, g1)
+        # the ReLU's output fetched too: the backward rewrite holds, the Relu still runs
+        with tf.Session() as sess:
+            (g3, rv, yv), ran = _traced_ops(sess, [gx, r, y], feed)
+        assert not any(n.endswith("Relu_grad/ReluGrad") for n in ran) and "Relu" in ran
+        np.testing.assert_array_equal(g3, g1)
+        np.testing.assert_array_equal(yv, _plain(monkeypatch, y, feed))
+        # the pooled output fetched beside the gradient: the pool applies the ReLU itself
+        with tf.Session() as sess:
+            (g4, yv4), ran = _traced_ops(sess, [gx, y], feed)
+        assert "Relu" not in ran
+        np.testing.assert_array_equal(g4, g1)
+        np.testing.assert_array_equal(yv4, yv)
 
 
 def test_a_training_step_through_the_rewrite_matches_the_plain_ops(monkeypatch):
@@ -101,4 +114,5 @@ def test_a_training_step_through_the_rewrite_matches_the_plain_ops(monkeypatch):
                 results.append([sess.run([loss, train])[0] for _ in range(5)])
                 _, ran = _traced_ops(sess, train)
                 assert any(n.endswith("Relu_grad/ReluGrad") for n in ran) is not rewrite
+                assert ("conv2d/Relu" in ran) is not rewrite
     np.testing.assert_array_equal(results[0], results[1])

@@ -151,6 +151,7 @@ def _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts):
     uses = _uses(order, replace, consts, pairs)
     keep = {replace.get(t, t) for t in fetches}
     fused_def = None
+    rewritten = []
     for d, relu_grad in pairs.items():
         out = relu_grad._outputs[0]
         if uses[d] != 1 or d in keep:
@@ -160,6 +161,49 @@ def _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts):
             fused_def.kernel = _masked_max_pool_grad(fused_def.kernel)
         replace.kernels[d._op] = fused_def
         _read_from(replace, out, d)
+        rewritten.append(d._op)
+    _relu_into_max_pool(rewritten, fed, fetches, replace, consts, order)
+
+
+def _relu_into_max_pool(grads, fed, fetches, replace, consts, order):
+    """The forward half, for a MaxPoolGrad rewritten above: when ``r = Relu(x)`` is read by
+    nothing else in the step than its MaxPool and that MaxPoolGrad, the MaxPool runs as
+    ``relu(max_pool(x))`` (ReLU is monotone, so the same values, on a quarter of them) and
+    the MaxPoolGrad reads ``x``: its window maxima are those of ``r`` wherever the mask
+    ``p > 0`` lets a gradient through. The full-size Relu then does not run."""
+    import copy
+
+    from tideflow.framework import op_registry
+
+    relus = {}
+    for mpg in grads:
+        r = replace.get(mpg._inputs[0], mpg._inputs[0])
+        relu = r._op
+        if (relu._type == "Relu" and not relu._control_inputs and r not in fed
+                and r not in consts and relu._device == mpg._device
+                and r.dtype.base_dtype.is_floating):
+            relus.setdefault(r, []).append(mpg)
+    if not relus:
+        return
+    uses = _uses(order, replace, consts, relus)
+    keep = {replace.get(t, t) for t in fetches}
+    pool_def = None
+    for r, mpgs in relus.items():
+        pool = replace.get(mpgs[0]._inputs[1], mpgs[0]._inputs[1])._op
+        if len(mpgs) != 1 or uses[r] != 2 or r in keep or pool._device != mpgs[0]._device:
+            continue
+        if pool_def is None:
+            pool_def = copy.copy(op_registry.get("MaxPool"))
+            pool_def.kernel = _relu_after(pool_def.kernel, op_registry.get("Relu").kernel)
+        replace.kernels[pool] = pool_def
+        _read_from(replace, r, replace.get(r._op._inputs[0], r._op._inputs[0]))
+
+
+def _relu_after(pool_kernel, relu_kernel):
+    def fused(input, **attrs):
+        return relu_kernel(pool_kernel(input, **attrs))
+
+    return fused
 
 
 def optimize(order, fed, device, session_state, session, fetches=()):
