@@ -86,6 +86,7 @@ def test_a_fetched_or_shared_max_pool_gradient_keeps_the_plain_ops(monkeypatch):
             (g3, rv, yv), ran = _traced_ops(sess, [gx, r, y], feed)
         assert not any(n.endswith("Relu_grad/ReluGrad") for n in ran) and "Relu" in ran
         np.testing.assert_array_equal(g3, g1)
+        np.testing.assert_array_equal(rv, np.maximum(feed[x], 0))
         np.testing.assert_array_equal(yv, _plain(monkeypatch, y, feed))
         # the pooled output fetched beside the gradient: the pool applies the ReLU itself
         with tf.Session() as sess:
