@@ -277,25 +277,7 @@ class Bijector(metaclass=abc.ABCMeta):
                 pair = self._lookup(self._by_y, y) or _Pair(y=y)
                 if key in pair.ildj:
                     return pair.ildj[key]
-                x = None
-                if _overrides(self, "_inverse_log_det_jacobian"):
-                    ildj = tf.convert_to_tensor(self._inverse_log_det_jacobian(y))
-                    ildj = self._reduce_over_event(y, ildj, self._inverse_min_event_ndims,
-                                                   event_ndims)
-                elif _overrides(self, "_forward_log_det_jacobian"):
-                    x = pair.x if pair.x is not None else self._inverse(y)
-                    ildj = -tf.convert_to_tensor(self._forward_log_det_jacobian(x))
-                    ildj = self._reduce_over_event(x, ildj, self._forward_min_event_ndims,
-                                                   event_ndims)
-                else:
-                    raise NotImplementedError("inverse_log_det_jacobian not implemented.")
-                if x is not None:
-                    pair.x = x
-                pair.ildj[key] = ildj
-                self._remember(pair)
-                if self._is_constant_jacobian:
-                    self._constant_ildj_map()[key] = ildj
-                return ildj
+                return self._new_ildj(pair, key, event_ndims, y, from_y=True)
 
     def forward_log_det_jacobian(self, x, event_ndims, name="forward_log_det_jacobian"):
         """``log |det d f(x) / dx|`` summed over ``event_ndims`` event dimensions."""
@@ -312,25 +294,40 @@ class Bijector(metaclass=abc.ABCMeta):
                 pair = self._lookup(self._by_x, x) or _Pair(x=x)
                 if key in pair.ildj:
                     return -pair.ildj[key]
-                y = None
-                if _overrides(self, "_forward_log_det_jacobian"):
-                    ildj = -tf.convert_to_tensor(self._forward_log_det_jacobian(x))
-                    ildj = self._reduce_over_event(x, ildj, self._forward_min_event_ndims,
-                                                   event_ndims)
-                elif _overrides(self, "_inverse_log_det_jacobian"):
-                    y = pair.y if pair.y is not None else self._forward(x)
-                    ildj = tf.convert_to_tensor(self._inverse_log_det_jacobian(y))
-                    ildj = self._reduce_over_event(y, ildj, self._inverse_min_event_ndims,
-                                                   event_ndims)
-                else:
-                    raise NotImplementedError("forward_log_det_jacobian not implemented.")
-                if y is not None:
-                    pair.y = y
-                pair.ildj[key] = ildj
-                self._remember(pair)
-                if self._is_constant_jacobian:
-                    self._constant_ildj_map()[key] = ildj
-                return -ildj
+                return -self._new_ildj(pair, key, event_ndims, x, from_y=False)
+
+    def _new_ildj(self, pair, key, event_ndims, point, from_y):
+        """The inverse log det Jacobian at ``pair`` (``point`` its y when ``from_y``, else its
+        x), from the subclass's method for that side when it has one, else from the other
+        side's at the other point (computed and kept in the pair); cached as TF does."""
+        def at_y(y):
+            ildj = tf.convert_to_tensor(self._inverse_log_det_jacobian(y))
+            return self._reduce_over_event(y, ildj, self._inverse_min_event_ndims, event_ndims)
+
+        def at_x(x):
+            ildj = -tf.convert_to_tensor(self._forward_log_det_jacobian(x))
+            return self._reduce_over_event(x, ildj, self._forward_min_event_ndims, event_ndims)
+
+        sides = [("_inverse_log_det_jacobian", at_y, "y", self._forward),
+                 ("_forward_log_det_jacobian", at_x, "x", self._inverse)]
+        (own, own_at, _, _), (other, other_at, other_name, to_other) = \
+            sides if from_y else sides[::-1]
+        if _overrides(self, own):
+            ildj = own_at(point)
+        elif _overrides(self, other):
+            at = getattr(pair, other_name)
+            if at is None:
+                at = to_other(point)
+                setattr(pair, other_name, at)
+            ildj = other_at(at)
+        else:
+            raise NotImplementedError(f"{'inverse' if from_y else 'forward'}_log_det_jacobian "
+                                      "not implemented.")
+        pair.ildj[key] = ildj
+        self._remember(pair)
+        if self._is_constant_jacobian:
+            self._constant_ildj_map()[key] = ildj
+        return ildj
 
 
 def _overrides(obj, method):
