@@ -617,14 +617,8 @@ def precision_at_k(labels, predictions, k, class_id=None, weights=None,
     ``[0, num_classes)`` are ignored); ``predictions``: ``[D1, ... DN, num_classes]`` scores.
     With ``class_id`` only that class counts.  ``weights``: a scalar or one weight per row.
     """
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"precision_at_k: invalid k={k!r} (expected an int >= 1)")
-    # as TF: through the top-k indices and set operations
-    with ops.name_scope(name, _at_k_name("precision", k, class_id),
-                        (predictions, labels, weights)) as scope:
-        _, top_idx = nn_impl.top_k(ops.convert_to_tensor(predictions), int(k))
-        return _at_top_k_metric("precision", "fp", labels, top_idx, int(k), class_id, weights,
-                                metrics_collections, updates_collections, scope)
+    return _metric_at_k("precision", "fp", labels, predictions, k, class_id, weights,
+                        metrics_collections, updates_collections, name)
 
 
 def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
@@ -632,13 +626,20 @@ def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_col
     """Recall of the ``k`` highest-scored classes against the labels (float64); see
     ``precision_at_k`` for the argument shapes. Each distinct label value counts once, and
     labels outside ``[0, num_classes)`` always count as false negatives (as in TF)."""
+    return _metric_at_k("recall", "fn", labels, predictions, k, class_id, weights,
+                        metrics_collections, updates_collections, name)
+
+
+def _metric_at_k(kind, missed, labels, predictions, k, class_id, weights, metrics_collections,
+                 updates_collections, name):
+    """precision_at_k / recall_at_k (``missed``: their false "fp" or "fn"): as TF, through
+    the top-k indices and set operations (so labels that are no class count as missed)."""
     if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"recall_at_k: invalid k={k!r} (expected an int >= 1)")
-    # as TF: through the top-k indices, so labels that are no class count as false negatives
-    with ops.name_scope(name, _at_k_name("recall", k, class_id),
+        raise ValueError(f"{kind}_at_k: invalid k={k!r} (expected an int >= 1)")
+    with ops.name_scope(name, _at_k_name(kind, k, class_id),
                         (predictions, labels, weights)) as scope:
         _, top_idx = nn_impl.top_k(ops.convert_to_tensor(predictions), int(k))
-        return _at_top_k_metric("recall", "fn", labels, top_idx, int(k), class_id, weights,
+        return _at_top_k_metric(kind, missed, labels, top_idx, int(k), class_id, weights,
                                 metrics_collections, updates_collections, scope)
 
 
