@@ -260,7 +260,7 @@ class MasterSession:
         feeds = [self._element(n, True) for n in feed_names]
         targets = [self._element(n, False) for n in target_names]
         fed = {t: i for i, t in enumerate(feeds)}
-        order = topo_order(prune(fetches, targets, fed), fed)
+        order = topo_order(prune(fetches, targets, fed), fed, fetches)
         if not self.devices:
             raise errors.UnavailableError(None, None, "The session sees no devices")
         placement = placer.place(order, self.devices, self.allow_soft,

@@ -654,7 +654,7 @@ class BaseSession:
     def _build_plan(self, fetches, feeds, targets):
         fetches, feeds, targets = list(fetches), list(feeds), list(targets)
         fed = {t: i for i, t in enumerate(feeds)}
-        order = topo_order(prune(fetches, targets, fed), fed)
+        order = topo_order(prune(fetches, targets, fed), fed, fetches)
         chooser = None
         if placer.cost_model_enabled(self) and len(self._devices) > 1:
             chooser = cost_model.CostChooser(order, self._measured)
