@@ -17,9 +17,11 @@ def _traced_ops(sess, fetches, feed=None):
 
 
 def _plain(monkeypatch, fetches, feed=None):
-    """The same fetches in a new session with the rewrite turned off."""
+    """The same fetches in a new session with the rewrites turned off (this one and the
+    MaxPoolGrad given its maxima, which it composes with)."""
     with monkeypatch.context() as m:
         m.setattr(graph_passes, "_max_pool_relu_grad_rewrites", lambda *a: None)
+        m.setattr(graph_passes, "_max_pool_grad_at_max_rewrites", lambda *a: None)
         with tf.Session() as s:
             return s.run(fetches, feed)
 

@@ -16,7 +16,7 @@ from tideflow.kernels import spectral, threads
 # the patch matrix of one chunk stays under this many bytes (cache-friendly, bounded memory)
 CHUNK_BYTES = 8 << 20
 # max_pool_grad's fast path makes several passes over blocks of the input of about this size
-POOL_BLOCK_BYTES = 512 << 10
+POOL_BLOCK_BYTES = 2048 << 10
 # a convolution with at most this many output channels (a thin, less efficient matmul) and
 # stride 1 along its last spatial dim computes WIDTH_GROUP adjacent output columns per matmul
 # row when the extra (zero) filter taps cost little; the input gradient of a convolution with
@@ -590,6 +590,53 @@ def max_pool_grad(x, dy, ksize, strides, padding):
             else:
                 np.add(dst, dy, out=dst, where=idx == t)
     return _crop(dxp, x.shape, pads).astype(out_dtype, copy=False)
+
+
+def _first_hits(mask, ksize):
+    """Keeps, in each window of ``mask`` [N, O1, k1, O2, k2, ..., C], only the first True in
+    row-major window order (TF's tie rule): each tap's mask loses what earlier taps took."""
+    taps = [mask[(slice(None),) + tuple(x for t in tap for x in (slice(None), t)) + (Ellipsis,)]
+            for tap in np.ndindex(*ksize)]
+    seen = taps[0].copy()
+    for i, t in enumerate(taps[1:], 1):
+        np.greater(t, seen, out=t)  # t and not seen
+        if i < len(taps) - 1:
+            seen |= t
+
+
+def max_pool_grad_at(x, p, dy, ksize, strides, padding):
+    """max_pool_grad given the window maxima ``p``: max_pool(x), or relu(max_pool(x)) with
+    ``dy`` zero wherever ``p <= 0`` (the plan's rewrite of a ReLU before the pool). For windows
+    that tile ``x``, each window's gradient goes where ``x == p`` (first such tap on ties): one
+    comparison and one product over ``x``, against the running-maximum recurrence's dozen
+    passes over strided taps. Other geometries, other dtypes and a NaN among the maxima (the
+    recurrence's routing differs there) take max_pool_grad."""
+    tiled = _tiles(x, ksize, strides, padding) if x.size and len(ksize) > 0 else None
+    if (tiled is None or math.prod(ksize) < 2 or x.dtype not in (np.float32, np.float64)
+            or dy.dtype != x.dtype or p.dtype != x.dtype or p.shape != dy.shape
+            or any(o * k != n for o, k, n in zip(tiled, ksize, x.shape[1:-1]))):
+        return max_pool_grad(x, dy, ksize, strides, padding)
+    flat = p.reshape(-1)
+    if np.isnan(np.dot(flat, flat)):  # a sum of squares is NaN only through a NaN
+        return max_pool_grad(x, dy, ksize, strides, padding)
+    n = x.shape[0]
+    split = (n,) + tuple(d for o, k in zip(tiled, ksize) for d in (o, k)) + (x.shape[-1],)
+    whole = (n,) + tuple(d for o in tiled for d in (o, 1)) + (x.shape[-1],)
+    xr = np.ascontiguousarray(x).reshape(split)
+    pr, dyr = p.reshape(whole), dy.reshape(whole)
+    dx = np.empty(x.shape, x.dtype)
+    dxr = dx.reshape(split)
+    step = max(1, POOL_BLOCK_BYTES // max(x[0].nbytes, 1))
+
+    def blocks(i, j):
+        for b in range(i * step, min(j * step, n), step):
+            e = b + step
+            mask = np.equal(xr[b:e], pr[b:e])
+            _first_hits(mask, ksize)
+            np.multiply(mask, dyr[b:e], out=dxr[b:e])
+
+    threads.parallel_for(-(-n // step), blocks, step * 3 * x[0].nbytes)
+    return dx
 
 
 def max_pool_grad_grad(x, g, ksize, strides, padding):

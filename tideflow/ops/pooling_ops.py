@@ -134,7 +134,10 @@ def _v2_kernel(kernel, n_data, nd=4):
     return v2
 
 
-def _max_pool_grad_kernel(fn, nd):
+def _max_pool_grad_kernel(fn, nd, at_max=False):
+    """A MaxPool*Grad (or GradGrad) kernel over ``fn``; ``at_max``: the plan knows that
+    ``orig_output`` is the MaxPool of ``orig_input`` (see kconv.max_pool_grad_at)."""
+
     def kernel(orig_input, orig_output, grad, *, ksize, strides, padding, data_format):
         _check_rank(orig_input, nd, "orig_input")
         _check_rank(grad, nd, "grad")
@@ -147,6 +150,10 @@ def _max_pool_grad_kernel(fn, nd):
             if g.shape != want:
                 raise _invalid(f"Expected grad shape to be {list(want)}, but got "
                                f"{list(g.shape)}")
+            if at_max:
+                p = to_channels_last(orig_output, data_format)
+                return from_channels_last(kconv.max_pool_grad_at(x, p, g, k, s, padding),
+                                          data_format)
         elif g.shape != x.shape:
             raise _invalid(f"grad must have the shape of orig_input: {list(g.shape)} vs "
                            f"{list(x.shape)}")
@@ -393,6 +400,10 @@ for _nd, _sfx, _pool, _fmt, _max_t, _grad_t, _in_t in (
         grad=_avg_pool_grad_grad_fn(f"AvgPool{_sfx}"),
         check_attrs=_check_batch_window,
     )
+
+# MaxPoolGrad's kernel when the plan knows its orig_output is the MaxPool of its orig_input
+# (runtime/graph_passes.py)
+max_pool_grad_at_max = _max_pool_grad_kernel(kconv.max_pool_grad, 4, at_max=True)
 
 # MaxPool and its gradients with the window given as int32 inputs (TF's *V2 ops)
 _V2_WINDOW = ["ksize: int32", "strides: int32"]

@@ -114,6 +114,48 @@ def _masked_max_pool_grad(kernel):
     return fused
 
 
+_POOL_ATTRS = ("ksize", "strides", "padding", "data_format")
+
+
+def _pool_of(replace, x, p):
+    """The MaxPool op whose output ``p`` is, with ``x`` its input; else None."""
+    pool = p._op
+    if pool._type != "MaxPool" or replace.get(pool._inputs[0], pool._inputs[0]) is not x:
+        return None
+    return pool
+
+
+def _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device):
+    """A MaxPoolGrad whose ``orig_output`` is the MaxPool of its ``orig_input`` (as every
+    gradient of max_pool is) runs a kernel that takes those maxima as given: a window's
+    gradient goes where the input equals its max (kconv.max_pool_grad_at), instead of the
+    maxima being found again. Not when the pooled value is fed (then it need not be that
+    MaxPool's), nor where the device has a kernel of its own."""
+    import copy
+
+    from tideflow.framework import op_registry
+    from tideflow.ops import pooling_ops
+
+    if op_registry.device_kernel("MaxPoolGrad", device.device_type) is not None:
+        return
+    at_def = None
+    for op in order:
+        if op._type != "MaxPoolGrad" or op in replace.kernels or any(
+                t in consts or replace.get(t, t) is not t for t in op._outputs):
+            continue
+        x, p = (replace.get(t, t) for t in op._inputs[:2])
+        if p in fed or p in consts:
+            continue
+        pool = _pool_of(replace, x, p)
+        if pool is None or pool._device != op._device or any(
+                pool._attrs.get(k) != op._attrs.get(k) for k in _POOL_ATTRS):
+            continue
+        if at_def is None:
+            at_def = copy.copy(op_registry.get("MaxPoolGrad"))
+            at_def.kernel = pooling_ops.max_pool_grad_at_max
+        replace.kernels[op] = at_def
+
+
 def _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts):
     """``ReluGrad(MaxPoolGrad(r, p, g), r)`` runs as ``MaxPoolGrad(r, p, g * (p > 0))`` when
     ``p`` is ``MaxPool(r)`` with the same window: the backward pass of ``max_pool(relu(x))``.
@@ -140,26 +182,25 @@ def _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts):
         x, p = (replace.get(t, t) for t in mpg._inputs[:2])
         if x is not r or p in fed or p._op._type != "MaxPool" or mpg._device != op._device:
             continue
-        pool = p._op
-        if replace.get(pool._inputs[0], pool._inputs[0]) is not r or any(
-                pool._attrs.get(k) != mpg._attrs.get(k)
-                for k in ("ksize", "strides", "padding", "data_format")):
+        pool = _pool_of(replace, r, p)
+        if pool is None or any(pool._attrs.get(k) != mpg._attrs.get(k) for k in _POOL_ATTRS):
             continue
         pairs[d] = op
     if not pairs:
         return
     uses = _uses(order, replace, consts, pairs)
     keep = {replace.get(t, t) for t in fetches}
-    fused_def = None
+    fused = {}  # the MaxPoolGrad declaration it runs (maybe a rewrite's) -> the masked one
     rewritten = []
     for d, relu_grad in pairs.items():
         out = relu_grad._outputs[0]
         if uses[d] != 1 or d in keep:
             continue
-        if fused_def is None:
-            fused_def = copy.copy(op_registry.get("MaxPoolGrad"))
-            fused_def.kernel = _masked_max_pool_grad(fused_def.kernel)
-        replace.kernels[d._op] = fused_def
+        base = replace.kernels.get(d._op) or op_registry.get("MaxPoolGrad")
+        if base not in fused:
+            fused[base] = copy.copy(base)
+            fused[base].kernel = _masked_max_pool_grad(base.kernel)
+        replace.kernels[d._op] = fused[base]
         _read_from(replace, out, d)
         rewritten.append(d._op)
     _relu_into_max_pool(rewritten, fed, fetches, replace, consts, order)
@@ -255,6 +296,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             for a, b in zip(op._outputs, first._outputs):
                 replace[a] = replace.get(b, b)
     _log_softmax_rewrites(order, fed, fetches, replace, consts)
+    _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
     return replace, consts
 
