@@ -23,7 +23,6 @@ cheaper (see ``worthwhile``). Its results differ from the direct path's by float
 
 import functools
 import math
-import threading
 
 import numpy as np
 
@@ -245,44 +244,42 @@ def conv_backprop_input(input_shape, w, dy, pads):
 
 
 def conv_backprop_filter(x, filter_shape, dy, pads):
-    """Filter gradient [kh, kw, C, O] of the stride-1 correlation."""
+    """Filter gradient [kh, kw, C, O] of the stride-1 correlation: per frequency, the sum
+    over the batch of X conj(DY), re = Xr DYr + Xi DYi and im = Xi DYr - Xr DYi.
+
+    The pieces of the batch transform into whole-batch operands laid out so that one real
+    product per frequency gives re and im at once: [[Xr^T, Xi^T], [Xi^T, -Xr^T]] [2C, 2B]
+    times [DYr; DYi] [2B, O]. Products over pieces of 16 images, their [F, 2C, 2O] parts
+    summed and the re/im blocks combined after, took 1.5x as long."""
     frames = frames_of(x.shape[1:3], pads)
     offs = (pads[0][0], pads[1][0])
     c, o = filter_shape[2], filter_shape[3]
-    # the pieces' sums folded in batch order as they arrive (the same sum whatever thread
-    # finishes first), so at most the pieces still running and waiting hold one
-    fold = {"next": 0, "pending": {}, "total": None}
-    lock = threading.Lock()
+    n = x.shape[0]
+    q, lh = frames[1] // 2 + 1, frames[0]
+    f = q * lh
+    xs = np.empty((f, 2, c, 2, n), x.dtype)
+    ys = np.empty((f, 2, n, o), x.dtype)
 
     def images(i, j):
         xl = _lines(x, i, j)
         xf = transform(xl.reshape(xl.shape[0], xl.shape[1], -1), offs, frames)
         del xl
+        xf = xf.reshape(f, 2, c, j - i)
+        xs[:, 0, :, 0, i:j] = xf[:, 0]
+        xs[:, 0, :, 1, i:j] = xf[:, 1]
+        xs[:, 1, :, 0, i:j] = xf[:, 1]
+        np.negative(xf[:, 0], out=xs[:, 1, :, 1, i:j])
+        del xf
         yl = _lines(dy, i, j)
         yf = transform(yl.reshape(yl.shape[0], yl.shape[1], -1), (0, 0), frames)
         del yl
-        f = xf.shape[0] * xf.shape[1]
-        # [F, 2C, 2O]: blocks X_p DY_q^T over the batch, p, q in (re, im)
-        part = np.matmul(xf.reshape(f, 2 * c, j - i),
-                         yf.reshape(f, 2 * o, j - i).transpose(0, 2, 1))
-        del xf, yf
-        with lock:
-            fold["pending"][i] = (j, part)
-            while fold["next"] in fold["pending"]:
-                fold["next"], ready = fold["pending"].pop(fold["next"])
-                if fold["total"] is None:
-                    fold["total"] = ready
-                else:
-                    fold["total"] += ready
+        ys[:, :, i:j] = yf.reshape(f, 2, o, j - i).transpose(0, 1, 3, 2)
 
-    _over_pieces(x.shape[0], images, _piece_bytes(x, frames, o))
-    g = fold["total"]
-    q, lh = frames[1] // 2 + 1, frames[0]
-    g = g.reshape(q * lh, 2, c, 2, o)
-    # sum over the batch of X conj(DY): re = Xr DYr + Xi DYi, im = Xi DYr - Xr DYi
-    dwf = np.empty((q * lh, 2, c, o), g.dtype)
-    np.add(g[:, 0, :, 0], g[:, 1, :, 1], out=dwf[:, 0])
-    np.subtract(g[:, 1, :, 0], g[:, 0, :, 1], out=dwf[:, 1])
+    _over_pieces(n, images, _piece_bytes(x, frames, o))
+    dwf = np.empty((f, 2 * c, o), x.dtype)
+    lhs, rhs = xs.reshape(f, 2 * c, 2 * n), ys.reshape(f, 2 * n, o)
+    threads.parallel_for(f, lambda a, b: np.matmul(lhs[a:b], rhs[a:b], out=dwf[a:b]),
+                         k=min(f, threads.pieces(f, dwf[0].nbytes)))
     dw = inverse(dwf.reshape(q, lh, 2, c * o), frames, (0, 0), filter_shape[:2])
     return np.ascontiguousarray(dw.reshape(filter_shape[1], filter_shape[0], c, o)
                                 .transpose(1, 0, 2, 3))
