@@ -161,6 +161,9 @@ CASES = [
          lambda: D.range(1, 4).map(lambda x: tf.fill([x], x)).padded_batch(3, [None])
          .unbatch(), [[1, 0, 0], [2, 2, 0], [3, 3, 3]]),
     _row(("ShuffleDataset",), lambda: D.range(1).shuffle(4, seed=3), [0]),
+    _row(("ShuffleAndRepeatDataset",),
+         lambda: D.range(1).apply(tf.data.experimental.shuffle_and_repeat(4, 2, seed=3)),
+         [0, 0]),
     _row(("IgnoreErrorsDataset",),
          lambda: D.from_tensor_slices(np.array([1.0, np.inf])).map(
              lambda x: tf.check_numerics(x, "x")).ignore_errors(), [1.0]),

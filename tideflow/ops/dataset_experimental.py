@@ -120,8 +120,17 @@ __all__ = [
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):
-    """``dataset.shuffle(buffer_size, seed).repeat(count)`` as one transformation."""
-    return lambda dataset: dataset.shuffle(buffer_size, seed).repeat(count)
+    """``dataset.shuffle(buffer_size, seed).repeat(count)`` as one transformation: TF 1.15's
+    one ShuffleAndRepeatDataset op, its count made before its seeds (the op seed is the op
+    count then)."""
+    def apply(dataset):
+        from tideflow.ops.dataset_ops import _data_seeds, _i64, _OpDataset
+
+        n = _i64(buffer_size, "buffer_size")
+        c = _i64(-1 if count is None else count, "count")
+        s, s2 = _data_seeds(seed)
+        return _OpDataset("ShuffleAndRepeatDataset", [dataset, n, s, s2, c], dataset._specs)
+    return apply
 
 
 def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,

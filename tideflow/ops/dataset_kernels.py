@@ -322,6 +322,11 @@ def _repeat(ctx, d, n):
 
 
 _declare("RepeatDataset", ["input_dataset: variant", "count: int64"], _repeat, _OUT)
+_declare("ShuffleAndRepeatDataset",
+         ["input_dataset: variant", "buffer_size: int64", "seed: int64", "seed2: int64",
+          "count: int64"],
+         lambda ctx, d, n, s, s2, c: dv.ShuffleAndRepeat(
+             dv.Shuffle(d, _int(n), _int(s), _int(s2), True), _int(c)), _OUT)
 _declare("TakeDataset", ["input_dataset: variant", "count: int64"],
          lambda ctx, d, n: dv.Take(d, _int(n)), _OUT)
 _declare("SkipDataset", ["input_dataset: variant", "count: int64"],

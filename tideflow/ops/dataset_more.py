@@ -886,13 +886,9 @@ class RandomDataset(_OpDataset):
     """An infinite dataset of random int64 scalars (``tf.data.experimental.RandomDataset``)."""
 
     def __init__(self, seed=None):
-        from tideflow.framework.random_seed import get_seed
+        from tideflow.ops.dataset_ops import _data_seeds
 
-        s, s2 = get_seed(seed)
-        if s is None:
-            s, s2 = 0, 0
-        super().__init__("RandomDataset", [_i64(s, "seed"), _i64(s2, "seed2")],
-                         ds.Spec(dtypes.int64, []))
+        super().__init__("RandomDataset", list(_data_seeds(seed)), ds.Spec(dtypes.int64, []))
 
 
 def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
@@ -912,7 +908,15 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
         selector = Dataset.zip((logits, RandomDataset(seed).batch(2))).map(select_varying)
         return _directed(selector, datasets, stop_on_empty_dataset)
     if weights is None:
-        weights = np.ones(n, np.float32) / n
+        # TF 1.15: equal logits, made in the selector function (no op in the graph)
+        if n == 1:
+            return datasets[0]
+
+        def select_uniform(seeds):
+            return array_ops.reshape(stateless_multinomial([[1.0] * n], 1, seed=seeds), [])
+
+        selector = RandomDataset(seed).batch(2).map(select_uniform)
+        return _directed(selector, datasets, stop_on_empty_dataset)
     w = ops.convert_to_tensor(weights, name="weights")
     if w.dtype not in (dtypes.float32, dtypes.float64):
         raise TypeError("`weights` must be convertible to a tensor of `tf.float32` or "

@@ -149,8 +149,8 @@ class Generator(DatasetValue):
         if flat is None or len(flat) != len(self.dtypes):
             raise errors.InvalidArgumentError(
                 None, None, f"TypeError: `generator` yielded an element that did not match the "
-                f"expected structure. The expected structure was {self.structure!r}, but "
-                f"the yielded element was {value!r}.")
+                f"expected structure. The expected structure was {self.structure}, but "
+                f"the yielded element was {value}.")
         out = []
         for v, d, s in zip(flat, self.dtypes, self.shapes):
             try:
@@ -161,7 +161,7 @@ class Generator(DatasetValue):
                 raise errors.InvalidArgumentError(
                     None, None, f"TypeError: `generator` yielded an element that could not "
                     f"be converted to the expected type. The expected type was {d.name}, "
-                    f"but the yielded element was {v!r}.") from e
+                    f"but the yielded element was {v}.") from e
             if s.ndims is not None and not s.is_compatible_with(np.shape(a)):
                 raise errors.InvalidArgumentError(
                     None, None, f"ValueError: `generator` yielded an element of shape "

@@ -349,7 +349,22 @@ op_registry.declare(
 # one-shot iterators: the dataset is rebuilt inside a function, capturing values by value
 # ------------------------------------------------------------------------------------------
 
-_PLACEHOLDERS = ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault")
+# TF copies a PlaceholderWithDefault (and its default) into the function
+_PLACEHOLDERS = ("Placeholder", "PlaceholderV2")
+# where TF's OpDef says stateful (what it refuses to copy) but tideflow's declaration does not,
+# and the other way round (tideflow keeps these from CSE and constant folding)
+_STATEFUL_IN_TF = frozenset({"CheckNumerics", "GuaranteeConst", "DeepCopy"})
+_STATELESS_IN_TF = frozenset({"MatchingFiles", "ReadFile", "ExtractGlimpse", "FakeParam",
+                              "FractionalAvgPool", "FractionalMaxPool", "Merge", "Switch"})
+
+
+def _stateful_in_tf(op):
+    if op.type in _STATEFUL_IN_TF:
+        return True
+    if op.type in _STATELESS_IN_TF:
+        return False
+    op_def = op_registry.lookup(op.type)
+    return op_def is not None and op_def.is_stateful
 
 
 class _ByValueGraph(func_graph.FuncGraph):
@@ -369,8 +384,9 @@ class _ByValueGraph(func_graph.FuncGraph):
         if op.type in _PLACEHOLDERS:
             raise ValueError(f"Cannot capture a placeholder (name:{op.name}, type:{op.type}) "
                              "by value.")
-        if any(t._dtype._is_ref_dtype or t._dtype.base_dtype.name == "resource"
-               for t in op._outputs):
+        if _stateful_in_tf(op) or any(
+                t._dtype._is_ref_dtype or t._dtype.base_dtype.name == "resource"
+                for t in op._outputs):
             raise ValueError(f"Cannot capture a stateful node (name:{op.name}, type:{op.type}) "
                              "by value.")
         inputs = [self.capture(t) for t in op._inputs]

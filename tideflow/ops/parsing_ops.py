@@ -615,7 +615,7 @@ def _parse_sequence(serialized, missing_assumed_empty, context_sparse_keys, cont
     if serialized.ndim != 0:
         raise _invalid(f"Expected serialized to be a scalar, got shape: "
                        f"{_shape_str(serialized.shape)}")
-    name = _as_str(debug_name) if np.size(debug_name) and _as_str(debug_name) else "<unknown>"
+    name = _as_str(debug_name) if np.size(debug_name) else "<unknown>"
     if seq is None:
         seq = _decode(_example_pb2().SequenceExample, serialized[()], name)
     c_sparse_keys = [_as_str(k) for k in context_sparse_keys]
