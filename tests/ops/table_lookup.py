@@ -24,7 +24,12 @@ def _check_hash_table():
             np.array([3, 7, 9], np.int64), np.array([0.5, 1.5, 2.5], np.float32))
         table = lookup_ops.HashTable(init, -1.0)
         assert table.table_ref.op.type == "HashTableV2"
-        assert table.init.type == "InitializeTableV2"
+        # as TF 1.15, the initializer imports its entries
+        assert table.init.type == "LookupTableImportV2"
+        raw = lookup_ops.HashTable(init, -1.0)
+        raw_init = tf.raw_ops.InitializeTableV2(table_handle=raw.resource_handle,
+                                                keys=init._keys, values=init._values)
+        assert raw_init.type == "InitializeTableV2"
         keys = tf.placeholder(tf.int64, [2, 2])
         found, size = table.lookup(keys), table.size()
         assert found.op.type == "LookupTableFindV2" and size.op.type == "LookupTableSizeV2"
@@ -36,6 +41,8 @@ def _check_hash_table():
             _check_static(size, got[1])
             np.testing.assert_array_equal(got[0], [[0.5, -1.0], [2.5, 1.5]])
             assert got[1] == 3
+            s.run(raw_init)
+            assert s.run(raw.lookup(tf.constant([9], tf.int64))).tolist() == [2.5]
 
 
 def _check_text_file_table():

@@ -73,8 +73,9 @@ class HashTableResource:
                         f"{_show(old)} and trying to add value {_show(v)}")
                 m[k] = v
             if self._map is not None:
-                # as TF 1.14+: running an initializer again with the same entries is a no-op
-                if self._map != m:
+                # as TF 1.14+: running an initializer again is a no-op when it brings as
+                # many entries (TF 1.15 compares the sizes only; the first entries stay)
+                if len(self._map) != len(m):
                     raise errors.FailedPreconditionError(
                         None, None, "Table was already initialized with different data.")
                 return
@@ -493,7 +494,13 @@ def _import_kernel(handle, keys, values, *, Tin, Tout):
     if isinstance(handle, HashTableResource) and not isinstance(handle, MutableHashTableResource):
         # TF 2.x's KeyValueTensorInitializer fills a HashTable with LookupTableImportV2 (a
         # SavedModel or MetaGraph TF 2.x writes for tf.lookup.StaticHashTable): as TF, an
-        # initializable table takes the import as its initialization.
+        # initializable table takes the import as its initialization (TF 1.15's
+        # KeyValueTensorInitializer runs it too).
+        keys, values = np.asarray(keys), np.asarray(values)
+        if keys.shape != values.shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected shape {list(keys.shape)} for value, got "
+                f"{list(values.shape)}")
         return _init_kernel(handle, keys, values, Tkey=Tin, Tval=Tout)
     t = _mutable(handle, "LookupTableImport")
     _check_kv_dtypes(t, Tin, Tout, "LookupTableImport")
@@ -540,7 +547,8 @@ op_registry.declare(
 op_registry.declare(
     "LookupTableImportV2", inputs=["table_handle: resource", "keys: Tin", "values: Tout"],
     attrs=["Tin: type", "Tout: type"], kernel=_import_kernel, differentiable=False,
-    stateful=True)
+    stateful=True, shape=lambda op: _init_shape(op) if op._inputs[0].op.type == "HashTableV2"
+    else [])
 
 
 # ------------------------------------------------------------------------------------------
@@ -827,7 +835,8 @@ class KeyValueTensorInitializer(TableInitializerBase):
     def initialize(self, table):
         table.check_table_dtypes(self._keys.dtype, self._values.dtype)
         with ops.name_scope(self._name, values=[table.table_ref, self._keys, self._values]):
-            init_op = ops.apply_op("InitializeTableV2",
+            # TF 1.15 fills the table by importing the entries (LookupTableImportV2)
+            init_op = ops.apply_op("LookupTableImportV2",
                                    [table.table_ref, self._keys, self._values])
         ops.add_to_collection(ops.GraphKeys.TABLE_INITIALIZERS, init_op)
         return init_op
@@ -1028,7 +1037,7 @@ class IdTableWithHashBuckets(LookupInterface):
 
     def lookup(self, keys, name=None):
         """Ids of ``keys`` (Tensor or SparseTensor); unknown keys go to their hash bucket."""
-        from tideflow.ops.gather_ops import where
+        from tideflow.ops.gather_ops import where_v2
         from tideflow.ops.math_ops import add, not_equal
         from tideflow.ops.string_ops import as_string
 
@@ -1048,7 +1057,7 @@ class IdTableWithHashBuckets(LookupInterface):
                 ids = self._table.lookup(values)
                 if self._num_oov_buckets:
                     buckets = add(buckets, self._table.size())
-                    ids = where(not_equal(ids, self._table.default_value), ids, buckets)
+                    ids = where_v2(not_equal(ids, self._table.default_value), ids, buckets)
         ids.set_shape(values.get_shape())
         if isinstance(keys, SparseTensor):
             return SparseTensor(keys.indices, ids, keys.dense_shape)
@@ -1087,9 +1096,10 @@ class StaticVocabularyTable(IdTableWithHashBuckets):
         if initializer.value_dtype != _dtypes.int64:
             raise TypeError(f"Invalid value dtype, expected {_dtypes.int64} but got "
                             f"{initializer.value_dtype}.")
-        with ops.name_scope(name, "vocabulary_table"):
-            table = _IdTable(initializer, -1, name="hash_table")
-        super().__init__(table, num_oov_buckets, key_dtype=lookup_key_dtype or table.key_dtype)
+        # as TF 1.15: the table where the StaticVocabularyTable is made, named "hash_table"
+        table = _IdTable(initializer, -1, name="hash_table")
+        super().__init__(table, num_oov_buckets, key_dtype=lookup_key_dtype or table.key_dtype,
+                         name=name.rstrip("/") if name else None)
 
 
 StaticVocabularyTableV1 = StaticVocabularyTable
