@@ -214,6 +214,8 @@ def _write_checkpoint_path_to_summary(output_dir, checkpoint_path, current_globa
     """Records which checkpoint an evaluation read, as a string tensor summary."""
     from tideflow.framework import dtypes, tensor_util
 
+    logging.info("Saving 'checkpoint_path' summary for global step %d: %s", current_global_step,
+                 checkpoint_path)
     proto = summary_pb2.Summary()
     proto.value.add(tag="checkpoint_path", tensor=tensor_util.make_tensor_proto(
         as_bytes(checkpoint_path), dtype=dtypes.string))
@@ -643,7 +645,7 @@ class Estimator:
                              "predictions.")
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]
-        existing = list(predictions)
+        existing = predictions.keys()
         picked = {k: v for k, v in predictions.items() if k in predict_keys}
         if not picked:
             raise ValueError(f"Expected to run at least one output from {existing}, provided "

@@ -194,6 +194,17 @@ class RunConfig:
         self._service = service  # after the settings, where TF 1.15's logged config shows it
         _validate(self)
         self._init_cluster(tf_config)
+        # the cluster attributes in TF 1.15's order (its config log line and vars() show it)
+        cluster = tf_config.get("cluster") or {}
+        if not cluster or TaskType.MASTER in cluster:
+            order = ("_global_id_in_cluster", "_master", "_evaluation_master")
+            order += ("_num_ps_replicas", "_num_worker_replicas", "_is_chief") if cluster else (
+                "_is_chief", "_num_ps_replicas", "_num_worker_replicas")
+        else:
+            order = ("_evaluation_master", "_master", "_num_ps_replicas",
+                     "_num_worker_replicas", "_global_id_in_cluster", "_is_chief")
+        for name in order:
+            self.__dict__[name] = self.__dict__.pop(name)
 
     def _init_cluster(self, tf_config):
         from tideflow.distributed.cluster import ClusterSpec

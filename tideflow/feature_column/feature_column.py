@@ -359,7 +359,7 @@ def bucketized_column(source_column, boundaries):
     for i in range(len(boundaries) - 1):
         if boundaries[i] >= boundaries[i + 1]:
             raise ValueError("boundaries must be a sorted list.")
-    return _BucketizedColumn(source_column, tuple(float(b) for b in boundaries))
+    return _BucketizedColumn(source_column, tuple(boundaries))
 
 
 # ----------------------------------------------------------------------------------------

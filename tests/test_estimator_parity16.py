@@ -1,0 +1,149 @@
+"""TF 1.15 parity of tf.estimator and feature columns as TF 1.x programs use them: each
+expected value below is what the same program printed under real TF 1.15."""
+
+import json
+import logging
+import os
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_run_config_attributes_in_tf_order(monkeypatch):
+    tail = ["_cluster_spec", "_task_type", "_task_id"]
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    keys = list(vars(tf.estimator.RunConfig()))
+    assert keys[keys.index("_cluster_spec"):] == tail + [
+        "_global_id_in_cluster", "_master", "_evaluation_master", "_is_chief",
+        "_num_ps_replicas", "_num_worker_replicas"]
+    assert list(vars(tf.estimator.RunConfig().replace(tf_random_seed=4))) == keys
+    cluster = {"chief": ["a:1"], "worker": ["b:1", "c:1"], "ps": ["d:1"]}
+    for task in ({"type": "worker", "index": 1}, {"type": "evaluator", "index": 0}):
+        monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": task}))
+        keys = list(vars(tf.estimator.RunConfig()))
+        assert keys[keys.index("_cluster_spec"):] == tail + [
+            "_evaluation_master", "_master", "_num_ps_replicas", "_num_worker_replicas",
+            "_global_id_in_cluster", "_is_chief"]
+    monkeypatch.setenv("TF_CONFIG", json.dumps({
+        "cluster": {"master": ["a:1"], "worker": ["b:1"]}, "task": {"type": "master",
+                                                                    "index": 0}}))
+    keys = list(vars(tf.estimator.RunConfig()))
+    assert keys[keys.index("_cluster_spec"):] == tail + [
+        "_global_id_in_cluster", "_master", "_evaluation_master", "_num_ps_replicas",
+        "_num_worker_replicas", "_is_chief"]
+
+
+def _model_fn(features, labels, mode):
+    w = tf.get_variable("w", [2, 3], initializer=tf.zeros_initializer())
+    logits = tf.matmul(features["x"], w)
+    pred = tf.argmax(logits, 1)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"cls": pred, "logits": logits})
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                      eval_metric_ops={"acc": tf.metrics.accuracy(labels, pred)})
+
+
+def test_evaluate_logs_the_checkpoint_path_summary_and_predict_keys_error(tmp_path):
+    x = np.array([[1., 0.], [0., 1.], [1., 1.]], np.float32)
+    y = np.array([0, 1, 2], np.int64)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(3)
+
+    est = tf.estimator.Estimator(_model_fn, model_dir=str(tmp_path))
+    est.train(lambda: input_fn().repeat(), steps=2)
+    seen = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    h = _Keep()
+    logger = logging.getLogger("tensorflow")
+    logger.addHandler(h)
+    old = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        est.evaluate(input_fn)
+    finally:
+        logger.removeHandler(h)
+        logger.setLevel(old)
+    ckpt = os.path.join(str(tmp_path), "model.ckpt-2")
+    assert f"Saving 'checkpoint_path' summary for global step 2: {ckpt}" in seen
+    i = seen.index(f"Saving 'checkpoint_path' summary for global step 2: {ckpt}")
+    assert seen[i - 1].startswith("Saving dict for global step 2: acc = ")
+    with pytest.raises(ValueError, match=r"^Expected to run at least one output from "
+                       r"dict_keys\(\['cls', 'logits'\]\), provided \['nope'\]\.$"):
+        list(est.predict(input_fn, predict_keys=["nope"]))
+
+
+def test_bucketized_column_keeps_the_boundaries_as_given():
+    fc = tf.feature_column
+    b = fc.bucketized_column(fc.numeric_column("age"), [18, 30, 50])
+    assert b.boundaries == (18, 30, 50)
+    assert repr(b) == (
+        "BucketizedColumn(source_column=NumericColumn(key='age', shape=(1,), "
+        "default_value=None, dtype=tf.float32, normalizer_fn=None), boundaries=(18, 30, 50))")
+    out = fc.input_layer({"age": tf.constant([[10.], [30.], [60.]])}, [b])
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(out), [[1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+
+
+def test_key_value_initializer_imports_and_vocabulary_lookups_select_v2():
+    fc = tf.feature_column
+    col = fc.categorical_column_with_vocabulary_list("c", ["a", "b", "c"], num_oov_buckets=1)
+    out = fc.input_layer({"c": tf.constant([["a"], ["z"], ["c"]])}, [fc.indicator_column(col)])
+    names = [(o.name, o.type) for o in tf.get_default_graph().get_operations()]
+    assert ("input_layer/c_indicator/c_lookup/hash_table/table_init/LookupTableImportV2",
+            "LookupTableImportV2") in names
+    assert ("input_layer/c_indicator/hash_table_Lookup/SelectV2", "SelectV2") in names
+    with tf.Session() as s:
+        s.run(tf.tables_initializer())
+        np.testing.assert_array_equal(
+            s.run(out), [[1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]])
+
+
+def test_static_vocabulary_table_op_names():
+    t = tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(
+        ["a", "b"], [0, 1], value_dtype=tf.int64), 2, name="voc")
+    r = t.lookup(tf.constant(["a", "q"]))
+    assert [(o.name, o.type) for o in tf.get_default_graph().get_operations()] == [
+        ("keys", "Const"), ("values", "Const"), ("Const", "Const"),
+        ("hash_table", "HashTableV2"),
+        ("key_value_init/LookupTableImportV2", "LookupTableImportV2"), ("Const_1", "Const"),
+        ("voc_Lookup/hash_bucket", "StringToHashBucketFast"),
+        ("voc_Lookup/hash_table_Lookup/LookupTableFindV2", "LookupTableFindV2"),
+        ("voc_Lookup/hash_table_Size/LookupTableSizeV2", "LookupTableSizeV2"),
+        ("voc_Lookup/Add", "Add"), ("voc_Lookup/NotEqual", "NotEqual"),
+        ("voc_Lookup/SelectV2", "SelectV2")]
+    with tf.Session() as s:
+        s.run(tf.tables_initializer())
+        assert s.run(r).tolist() == [0, 3]
+
+
+def test_table_initialized_again_compares_only_the_entry_count():
+    k = tf.placeholder(tf.string, [None])
+    v = tf.placeholder(tf.int64, [None])
+    t = tf.contrib.lookup.HashTable(tf.contrib.lookup.KeyValueTensorInitializer(k, v), -1)
+    found = t.lookup(tf.constant(["a", "b", "c"]))
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Expected shape \[1\] for value, got \[2\]"):
+            s.run(t.init, {k: ["a"], v: [1, 2]})
+        s.run(t.init, {k: ["a", "b"], v: [1, 2]})
+        s.run(t.init, {k: ["a", "c"], v: [1, 3]})
+        assert s.run(found).tolist() == [1, 2, -1]
+        with pytest.raises(tf.errors.FailedPreconditionError,
+                           match="Table was already initialized with different data"):
+            s.run(t.init, {k: ["q"], v: [1]})
