@@ -424,3 +424,29 @@ def test_linalg_ops_and_namespace():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Cholesky decomposition"):
         run(tf.cholesky(tf.constant([[1.0, 2.0], [2.0, 1.0]])))
     assert run(tf.linalg.matmul(x, x)).tolist() == (m @ m).tolist()
+
+
+def test_floor_div_of_single_values_matches_numpy():
+    # the size-1 fast path (a gradient's shape arithmetic) against NumPy's floor division
+    from tideflow.ops import math_ops
+
+    for dt in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32):
+        info = np.iinfo(dt)
+        vals = [v for v in (0, 1, 2, 3, 7, -1, -2, -7, info.max // 2, info.min // 2 + 1)
+                if info.min <= v <= info.max]
+        for a in vals:
+            for b in vals:
+                if b == 0:
+                    continue
+                for sa, sb in (((), ()), ((1,), ()), ((1, 1), (1,))):
+                    x, y = np.full(sa, a, dt), np.full(sb, b, dt)
+                    got = math_ops._floor_div(x, y)
+                    want = np.floor_divide(x, y)
+                    assert type(got) is type(want) and got.dtype == want.dtype
+                    assert np.shape(got) == np.shape(want) and np.array_equal(got, want)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="division by zero"):
+        math_ops._floor_div(np.array(3, np.int32), np.array(0, np.int32))
+    # beyond half the type's range: TF's wrapping cross-sign rule, as for larger arrays
+    big = np.array(-2 ** 31, np.int32)
+    assert math_ops._floor_div(big, np.array(3, np.int32)) == \
+        math_ops._floor_div(np.full(4, -2 ** 31, np.int32), np.full(4, 3, np.int32))[0]

@@ -96,13 +96,24 @@ def _real_div(x, y):
     return np.true_divide(x, y)
 
 
+# half the largest value of each signed integer type: operands beyond it may overflow TF's
+# cross-sign floor division (see _wrapping_floor_div)
+_HALF_MAX = {np.dtype(t): np.iinfo(t).max // 2 for t in (np.int8, np.int16, np.int32, np.int64)}
+
+
 def _floor_div(x, y):
     if x.dtype.kind in "iu":
+        if x.size == 1 == y.size and x.dtype == y.dtype:
+            # one value each (the shape arithmetic of a gradient, every step): Python's ints
+            a, b = int(x.reshape(-1)[0]), int(y.reshape(-1)[0])
+            h = _HALF_MAX.get(x.dtype)
+            if b and (h is None or (-h <= a <= h and -h <= b <= h)):
+                shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+                return np.full(shape, a // b, x.dtype) if shape else x.dtype.type(a // b)
         check_divisor(y, x)
         q = np.floor_divide(x, y)
         if q.dtype.kind == "i":
-            info = np.iinfo(q.dtype)
-            h = info.max // 2
+            h = _HALF_MAX[q.dtype]
             near = (x > h) | (x < -h) | (y > h) | (y < -h)
             if np.any(near):
                 q = np.where(near, _wrapping_floor_div(x, y, q.dtype), q)
