@@ -105,11 +105,11 @@ def _floor_div(x, y):
     if x.dtype.kind in "iu":
         if x.size == 1 == y.size and x.dtype == y.dtype:
             # one value each (the shape arithmetic of a gradient, every step): Python's ints
-            a, b = int(x.reshape(-1)[0]), int(y.reshape(-1)[0])
+            a, b = int(x.item()), int(y.item())
             h = _HALF_MAX.get(x.dtype)
             if b and (h is None or (-h <= a <= h and -h <= b <= h)):
-                shape = np.broadcast_shapes(np.shape(x), np.shape(y))
-                return np.full(shape, a // b, x.dtype) if shape else x.dtype.type(a // b)
+                rank = max(x.ndim, y.ndim)
+                return np.full((1,) * rank, a // b, x.dtype) if rank else x.dtype.type(a // b)
         check_divisor(y, x)
         q = np.floor_divide(x, y)
         if q.dtype.kind == "i":

@@ -306,12 +306,23 @@ def _check_softmax_rank(x):
         )
 
 
+def _row_max(x):
+    """``np.max(x, axis=-1, keepdims=True)``: for many short rows (a classifier's logits) the
+    max down the columns of a transposed copy, which NumPy vectorizes (128 x 10: 20 -> 3 us,
+    per step of every classifier); the same values (a max is exact in any order, NaN too)."""
+    n = x.shape[-1]
+    if x.ndim >= 2 and 1 < n <= 64 and x.size >= 256:
+        cols = np.ascontiguousarray(x.reshape(-1, n).T)
+        return np.maximum.reduce(cols, axis=0).reshape(x.shape[:-1] + (1,))
+    return np.max(x, axis=-1, keepdims=True)
+
+
 @_widened
 def _softmax(x):
     _check_softmax_rank(x)
     if not x.size:
         return x.copy()
-    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    e = np.exp(x - _row_max(x))
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
@@ -320,7 +331,7 @@ def _log_softmax(x):
     _check_softmax_rank(x)
     if not x.size:
         return x.copy()
-    shifted = x - np.max(x, axis=-1, keepdims=True)
+    shifted = x - _row_max(x)
     return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
 
 
@@ -491,7 +502,7 @@ def _softmax_xent(features, labels):
             f"logits and labels must be broadcastable: logits_size={_dims(features.shape)} "
             f"labels_size={_dims(labels.shape)}",
         ) from None
-    shifted = features - np.max(features, axis=1, keepdims=True)
+    shifted = features - _row_max(features)
     log_sm = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
     loss = -np.sum(labels * log_sm, axis=1)
     return loss, np.exp(log_sm) - labels
@@ -571,8 +582,7 @@ def _sparse_softmax_xent(features, labels):
         )
     # C order whatever the input's layout (an einsum or transpose result may be strided): the
     # label entries below are written through a flat view of this array
-    shifted = np.subtract(features, np.maximum.reduce(features, axis=1, keepdims=True),
-                          order="C")
+    shifted = np.subtract(features, _row_max(features), order="C")
     # each row's label entry in the flattened (C-contiguous) array: 1-D takes are cheaper
     # than a (rows, labels) pair of fancy indices
     at = np.arange(0, shifted.size, n) if n else np.zeros(labels.shape, np.intp)
