@@ -147,3 +147,47 @@ def test_table_initialized_again_compares_only_the_entry_count():
         with pytest.raises(tf.errors.FailedPreconditionError,
                            match="Table was already initialized with different data"):
             s.run(t.init, {k: ["q"], v: [1]})
+
+
+def _numpy_input(x, y, epochs=None):
+    return tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=4, num_epochs=epochs,
+                                              shuffle=False)
+
+
+def test_canned_slot_names_and_checkpoint_shards(tmp_path):
+    x = np.array([[0.1, 0.2], [0.5, -0.3], [-1., 2.], [0.3, 0.3]], np.float32)
+    y = np.array([0, 1, 1, 0], np.int32)
+    cols = [tf.feature_column.numeric_column("x", shape=(2,))]
+    lin = tf.estimator.LinearClassifier(cols, model_dir=str(tmp_path / "l"))
+    lin.train(_numpy_input(x, y), steps=2)
+    # TF 1.15 builds the optimizer inside the "linear" variable scope: the slot of the part
+    # "linear/linear_model/x/weights/part_0" is saved as ".../weights/part_0/Ftrl"
+    assert lin.get_variable_names() == [
+        "global_step", "linear/linear_model/bias_weights",
+        "linear/linear_model/bias_weights/part_0/Ftrl",
+        "linear/linear_model/bias_weights/part_0/Ftrl_1", "linear/linear_model/x/weights",
+        "linear/linear_model/x/weights/part_0/Ftrl", "linear/linear_model/x/weights/part_0/Ftrl_1"]
+    # the ref global_step and the resource weights are saved in two shards, as TF 1.15
+    assert sorted(f for f in os.listdir(str(tmp_path / "l")) if f.startswith("model.ckpt-2")) == [
+        "model.ckpt-2.data-00000-of-00002", "model.ckpt-2.data-00001-of-00002",
+        "model.ckpt-2.index", "model.ckpt-2.meta"]
+    dnn = tf.estimator.DNNClassifier([3], cols, model_dir=str(tmp_path / "d"))
+    dnn.train(_numpy_input(x, y), steps=1)
+    # ... and the DNN's inside "dnn": TF's slot name keeps what is left after cutting the
+    # primary's name length from "dnn/<primary>/Adagrad"
+    assert [n for n in dnn.get_variable_names() if "Adagrad" in n] == [
+        "dnn/hiddenlayer_0/bias/t_0/Adagrad", "dnn/hiddenlayer_0/kernel/t_0/Adagrad",
+        "dnn/logits/bias/t_0/Adagrad", "dnn/logits/kernel/t_0/Adagrad"]
+    assert dnn.evaluate(_numpy_input(x, y, 1))["global_step"] == 1
+
+
+def test_sharded_saver_puts_resource_variables_in_the_cpu_shard(tmp_path):
+    tf.get_variable("a", [2])
+    tf.get_variable("b", [2], use_resource=True)
+    saver = tf.train.Saver(sharded=True)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        saver.save(s, str(tmp_path / "m"))
+    assert sorted(os.listdir(str(tmp_path))) == [
+        "checkpoint", "m.data-00000-of-00002", "m.data-00001-of-00002", "m.index", "m.meta"]
+    assert tf.train.list_variables(str(tmp_path / "m")) == [("a", [2]), ("b", [2])]

@@ -55,8 +55,12 @@ class ReferenceVariableSaveable(SaveableObject):
     AssignVariableOp does (only a statically known mismatch is an error)."""
 
     def __init__(self, var, slice_spec, name, resource=False):
-        super().__init__(var, [SaveSpec(var, slice_spec, name)], name)
+        # as TF, a resource variable is saved from a copy on its task's CPU, so a sharded
+        # Saver writes it in that device's shard (ref variables in their own device's)
+        device = set_cpu0(var.device) if resource else None
+        super().__init__(var, [SaveSpec(var, slice_spec, name, device=device)], name)
         self._resource = resource
+        self._var_device = var.device
 
     def restore(self, restored_tensors, restored_shapes):
         restored = restored_tensors[0]
@@ -150,7 +154,8 @@ def saveable_objects_for_op(op, name):
             elif full_name != info.full_name:
                 raise ValueError(
                     f"Slices must all be from the same tensor: {full_name} != {info.full_name}")
-            saveables.append(ReferenceVariableSaveable(v._ref(), info.spec, name))
+            saveables.append(ReferenceVariableSaveable(v._ref(), info.spec, name,
+                                                       resource=getattr(v, "_resource", False)))
         return saveables
     if _is_variable(op):
         return [ReferenceVariableSaveable(op._ref(), "", name,
@@ -262,7 +267,7 @@ class BaseSaverBuilder:
                           else array_ops.shape(spec.tensor) for spec in s.specs]
             tensors = all_tensors[idx:idx + len(s.specs)]
             idx += len(s.specs)
-            dev = s.device
+            dev = getattr(s, "_var_device", s.device)
             with ops.device(set_cpu0(dev) if dev else None):
                 assign_ops.append(s.restore(tensors, shapes))
         return control_flow_ops.group(*assign_ops, name=name)

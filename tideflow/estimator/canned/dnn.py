@@ -45,14 +45,17 @@ def _layer_summaries(tag, value):
 
 def dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
                activation_fn, dropout, batch_norm=False, scope="dnn", return_name_scope=False,
-               partitioner=None, input_layer_partitioner=None):
+               partitioner=None, input_layer_partitioner=None, head_fn=None):
     """The network's logits, built under variable scope ``scope`` (variables split by
     ``partitioner``, the input layer's by ``input_layer_partitioner``); with
     ``return_name_scope`` also the name scope that opened (``"dnn/"``), where TF 1.x builds
-    the head."""
-    # resource variables, as TF 1.15's Keras-built network (its ops and op count)
+    the head. With ``head_fn``, what ``head_fn(logits)`` returns, called in that scope (as
+    TF 1.x's DNN model builds its head and the optimizer's slots there)."""
     with variable_scope.variable_scope(scope, values=list(features.values()),
-                                       partitioner=partitioner, use_resource=True):
+                                       partitioner=partitioner) as vs:
+        use_resource = vs.use_resource
+        # resource variables, as TF 1.15's Keras-built network (its ops and op count)
+        vs.set_use_resource(True)
         name_scope = ops.get_default_graph().get_name_scope() + "/"
         with variable_scope.variable_scope("input_from_feature_columns",
                                            partitioner=input_layer_partitioner):
@@ -74,6 +77,9 @@ def dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
                                    kernel_initializer=init_ops.glorot_uniform_initializer(),
                                    name="logits")
         _layer_summaries(f"{scope}/logits", logits)
+        vs.set_use_resource(use_resource)
+        if head_fn is not None:
+            return head_fn(logits)
     return (logits, name_scope) if return_name_scope else logits
 
 
@@ -91,10 +97,6 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
                          f"{type(features)}")
     partitioner, input_layer_partitioner = default_partitioners(config,
                                                                 input_layer_partitioner)
-    logits, name_scope = dnn_logits(features, mode, hidden_units, head.logits_dimension,
-                                    feature_columns, activation_fn, dropout, batch_norm,
-                                    return_name_scope=True, partitioner=partitioner,
-                                    input_layer_partitioner=input_layer_partitioner)
     opt = None
     if mode == ModeKeys.TRAIN:
         opt = head_lib.get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
@@ -104,10 +106,14 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
 
         return minimize_op(opt, loss, None, training_util.get_global_step())
 
-    with ops.name_scope(name_scope):  # TF 1.x: the head's ops are dnn/head/...
+    def head_fn(logits):  # TF 1.x: the head's ops are dnn/head/...
         return head.create_estimator_spec(features=features, mode=mode, logits=logits,
                                           labels=labels,
                                           train_op_fn=train_op_fn if opt is not None else None)
+
+    return dnn_logits(features, mode, hidden_units, head.logits_dimension, feature_columns,
+                      activation_fn, dropout, batch_norm, partitioner=partitioner,
+                      input_layer_partitioner=input_layer_partitioner, head_fn=head_fn)
 
 
 def _check_dropout(dropout):

@@ -78,18 +78,20 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "  # noqa: TRY004 - as TF
                          f"{type(features)}")
-    logits, name_scope = linear_logits(features, feature_columns, head.logits_dimension,
-                                       sparse_combiner, return_name_scope=True,
-                                       partitioner=partitioner)
-    opt = None
-    if mode == ModeKeys.TRAIN:
-        opt = head_lib.get_optimizer_instance(
-            optimizer, learning_rate=linear_learning_rate(len(feature_columns)))
+    # as TF 1.x, the head (its ops linear/head/...) and the optimizer's slots
+    # (linear/<variable>/<slot>) are built inside the model's variable scope
+    with variable_scope.variable_scope("linear", values=list(features.values()),
+                                       partitioner=partitioner):
+        logits = linear_logit_fn_builder(head.logits_dimension, feature_columns,
+                                         sparse_combiner)(features)
+        opt = None
+        if mode == ModeKeys.TRAIN:
+            opt = head_lib.get_optimizer_instance(
+                optimizer, learning_rate=linear_learning_rate(len(feature_columns)))
 
-    def train_op_fn(loss):
-        return opt.minimize(loss, global_step=training_util.get_global_step())
+        def train_op_fn(loss):
+            return opt.minimize(loss, global_step=training_util.get_global_step())
 
-    with ops.name_scope(name_scope):  # TF 1.x: the head's ops are linear/head/...
         return head.create_estimator_spec(features=features, mode=mode, logits=logits,
                                           labels=labels,
                                           train_op_fn=train_op_fn if opt is not None else None)
