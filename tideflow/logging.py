@@ -1,6 +1,7 @@
 """``tf.logging``: TF 1.x's logging functions on top of Python's ``logging`` ("tensorflow")."""
 
 import logging as _logging
+import sys as _sys
 
 DEBUG = _logging.DEBUG
 INFO = _logging.INFO
@@ -47,8 +48,10 @@ def get_verbosity():
 
 
 def vlog(level, msg, *args, **kwargs):
-    """Verbose logging: shown at DEBUG verbosity."""
-    _logger.log(_logging.DEBUG, msg, *args, **kwargs)
+    """Logs at the numeric ``level`` itself, as TF's (``vlog(1, ...)`` shows only at verbosity
+    1 or below, as "Level 1:tensorflow:...")."""
+    kwargs.setdefault("stacklevel", 2)
+    _logger.log(level, msg, *args, **kwargs)
 
 
 def flush():
@@ -95,21 +98,30 @@ def fatal(msg, *args, **kwargs):
     _logger.fatal(msg, *args, **kwargs)
 
 
+def _next_count():
+    # TF keys its counters by the first frame outside the file of log_every_n's caller, so
+    # every call made from one single-file script shares the key ("<unknown>", 0)
+    f = _sys._getframe(2)
+    own = f.f_code.co_filename
+    f = f.f_back
+    while f is not None and f.f_code.co_filename == own:
+        f = f.f_back
+    key = ("<unknown>", 0) if f is None else (f.f_code.co_filename, f.f_lineno)
+    count = _log_counts.get(key, -1) + 1
+    _log_counts[key] = count
+    return count
+
+
 def log_every_n(level, msg, n, *args):
-    """Logs the first call and then every n-th call from the same place."""
-    key = (msg, level)
-    count = _log_counts.get(key, 0)
-    _log_counts[key] = count + 1
-    if count % n == 0:
-        _logger.log(level, msg, *args)
+    """Logs the 1st, (n+1)-th, (2n+1)-th ... call (TF's counting, shared per call site)."""
+    if not _next_count() % n:
+        _logger.log(level, msg, *args, stacklevel=2)
 
 
 def log_first_n(level, msg, n, *args):
-    key = (msg, level, "first")
-    count = _log_counts.get(key, 0)
-    _log_counts[key] = count + 1
-    if count < n:
-        _logger.log(level, msg, *args)
+    """Logs the first n calls (TF's counting, shared per call site)."""
+    if _next_count() < n:
+        _logger.log(level, msg, *args, stacklevel=2)
 
 
 def log_if(level, msg, condition, *args):

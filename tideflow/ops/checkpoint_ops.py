@@ -389,6 +389,7 @@ def save_v2(prefix, tensor_names, shape_and_slices, tensors, name=None):
     """Creates a SaveV2 op; returns it."""
     # as TF, the name lists are constants inside the op's scope ("save/SaveV2/tensor_names")
     with ops.name_scope(name, "SaveV2") as scope:
+        prefix = ops.convert_to_tensor(prefix, dtypes.string, name="prefix")  # first, as TF
         return ops.apply_op(
             "SaveV2",
             [prefix, _strings(tensor_names, "tensor_names"),
@@ -402,6 +403,7 @@ def restore_v2(prefix, tensor_names, shape_and_slices, dtypes, name=None):
     from tideflow.framework import dtypes as _dt
 
     with ops.name_scope(name, "RestoreV2") as scope:
+        prefix = ops.convert_to_tensor(prefix, _dt.string, name="prefix")  # first, as TF
         op = ops.apply_op(
             "RestoreV2",
             [prefix, _strings(tensor_names, "tensor_names"),

@@ -377,7 +377,7 @@ class CheckpointSaverHook(SessionRunHook):
             listener.begin()
 
     def after_create_session(self, session, coord):
-        global_step = int(session.run(self._global_step_tensor))
+        global_step = session.run(self._global_step_tensor)
         if self._save_graph_def:
             # written here, not in begin: other hooks may still add ops in their begin
             graph = ops.get_default_graph()
@@ -398,14 +398,14 @@ class CheckpointSaverHook(SessionRunHook):
     def after_run(self, run_context, run_values):
         stale_global_step = run_values.results
         if self._timer.should_trigger_for_step(stale_global_step + self._steps_per_run):
-            global_step = int(run_context.session.run(self._global_step_tensor))
+            global_step = run_context.session.run(self._global_step_tensor)
             if self._timer.should_trigger_for_step(global_step):
                 self._timer.update_last_triggered_step(global_step)
                 if self._save(run_context.session, global_step):
                     run_context.request_stop()
 
     def end(self, session):
-        last_step = int(session.run(self._global_step_tensor))
+        last_step = session.run(self._global_step_tensor)
         if last_step != self._timer.last_triggered_step():
             self._save(session, last_step)
         for listener in self._listeners:

@@ -69,7 +69,10 @@ class Coordinator:
                                 f"exception: {info}")
                         except ValueError:
                             info = sys.exc_info()
-                    logging.info("Error reported to Coordinator: %s", info[1])
+                    if isinstance(ex, tuple):  # TF's two lines: with the traceback, or the type
+                        logging.info("Error reported to Coordinator: %s", info[1], exc_info=info)
+                    else:
+                        logging.info("Error reported to Coordinator: %s, %s", type(ex), ex)
                     self._exc_info_to_raise = info
                 self._stop_event.set()
 

@@ -451,9 +451,7 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,
                 save_secs=save_summaries_secs, output_dir=summary_dir))
     if checkpoint_dir and ((save_checkpoint_secs and save_checkpoint_secs > 0) or (
             save_checkpoint_steps and save_checkpoint_steps > 0)):
-        # with both given, TF uses the seconds
-        if save_checkpoint_secs and save_checkpoint_secs > 0:
-            save_checkpoint_steps = None
+        # both given: TF 1.15's hook raises (its docstring's "secs win" is not what it does)
         all_hooks.append(basic_hooks.CheckpointSaverHook(
             checkpoint_dir, save_steps=save_checkpoint_steps, save_secs=save_checkpoint_secs,
             scaffold=scaffold))

@@ -1,0 +1,181 @@
+"""Training-loop machinery against TF 1.15, sixteenth session: MonitoredSession and hooks,
+Saver and checkpoint files, summaries and event files, tf.logging.
+
+Each expected value, log line and message below was printed by the same program under real
+TensorFlow 1.15 (tensorflow-cpu 1.15.0); the tests need only tideflow.
+"""
+
+import sys
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow import logging as tf_logging
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+@pytest.fixture
+def tf_records(caplog):
+    caplog.set_level(1, logger="tensorflow")
+    old = tf.logging.get_verbosity()
+    yield caplog
+    tf.logging.set_verbosity(old)
+
+
+def _lines(caplog):
+    return [f"{r.levelname}:{r.getMessage()}" for r in caplog.records if r.name == "tensorflow"]
+
+
+# -- tf.logging ------------------------------------------------------------------------------
+
+
+def test_vlog_logs_at_its_own_numeric_level(tf_records):
+    tf.logging.set_verbosity(tf.logging.DEBUG)
+    tf.logging.vlog(1, "vlog1 %s", "a")  # below DEBUG: hidden
+    tf.logging.vlog(10, "vlog10 %s", "a")
+    tf.logging.vlog(20, "vlog20")
+    tf.logging.set_verbosity(1)
+    tf.logging.vlog(1, "vlog1 again")
+    assert _lines(tf_records) == ["DEBUG:vlog10 a", "INFO:vlog20", "Level 1:vlog1 again"]
+
+
+def _every(level, msg, n, *args):
+    tf.logging.log_every_n(level, msg, n, *args)
+
+
+def _first(level, msg, n, *args):
+    tf.logging.log_first_n(level, msg, n, *args)
+
+
+def test_log_every_n_and_first_n_count_per_call_site_outside_the_callers_file(tf_records):
+    # TF keys the counters by the first frame outside the calling file: every call made from
+    # this file (through the helpers above) shares one counter, whatever the message
+    tf_logging._log_counts.clear()
+    tf.logging.set_verbosity(tf.logging.INFO)
+    for i in range(7):
+        _every(tf.logging.INFO, "every3 %d", 3, i)
+    for i in range(7):
+        _every(tf.logging.INFO, "every3 %d", 3, i)
+    for i in range(5):
+        _first(tf.logging.WARN, "first2 %d", 2, i)  # the shared count is past 2 already
+    assert _lines(tf_records) == ["INFO:every3 0", "INFO:every3 3", "INFO:every3 6",
+                                  "INFO:every3 2", "INFO:every3 5"]
+    tf_logging._log_counts.clear()
+    for i in range(5):
+        _first(tf.logging.WARN, "first2 %d", 2, i)
+    assert _lines(tf_records)[-2:] == ["WARNING:first2 0", "WARNING:first2 1"]
+
+
+# -- Coordinator -----------------------------------------------------------------------------
+
+
+def test_coordinator_logs_an_exception_with_its_type_and_a_tuple_with_its_traceback(
+        tf_records):
+    tf.logging.set_verbosity(tf.logging.INFO)
+    coord = tf.train.Coordinator()
+    try:
+        raise ValueError("boom")
+    except ValueError as e:
+        coord.request_stop(e)
+    assert _lines(tf_records) == [
+        "INFO:Error reported to Coordinator: <class 'ValueError'>, boom"]
+    coord = tf.train.Coordinator()
+    try:
+        raise ValueError("tuple")
+    except ValueError:
+        coord.request_stop(sys.exc_info())
+    rec = tf_records.records[-1]
+    assert rec.getMessage() == "Error reported to Coordinator: tuple"
+    assert rec.exc_info is not None and rec.exc_info[0] is ValueError
+    with pytest.raises(ValueError, match="^tuple$"):
+        coord.raise_requested_exception()
+
+
+def test_supervisor_managed_session_reports_the_body_exception_with_its_type(
+        tf_records, tmp_path):
+    tf.logging.set_verbosity(tf.logging.INFO)
+    tf.Variable(1.0, name="v")
+    sv = tf.train.Supervisor(logdir=None)
+    with pytest.raises(ValueError, match="^boom$"), sv.managed_session():
+        raise ValueError("boom")
+    assert "INFO:Error reported to Coordinator: <class 'ValueError'>, boom" in _lines(
+        tf_records)
+
+
+# -- hooks -----------------------------------------------------------------------------------
+
+
+def test_checkpoint_saver_listener_gets_the_global_step_as_numpy_int64(tmp_path):
+    gs = tf.train.get_or_create_global_step()
+    v = tf.Variable(1.0, name="v")
+    train = tf.group(tf.assign_add(v, 1.0), tf.assign_add(gs, 1))
+    seen = []
+
+    class Listener(tf.train.CheckpointSaverListener):
+        def before_save(self, session, global_step_value):
+            seen.append(("before", global_step_value))
+
+        def after_save(self, session, global_step_value):
+            seen.append(("after", global_step_value))
+            return global_step_value >= 4
+
+        def end(self, session, global_step_value):
+            seen.append(("end", global_step_value))
+
+    hook = tf.train.CheckpointSaverHook(str(tmp_path), save_steps=2, listeners=[Listener()])
+    runs = 0
+    with tf.train.MonitoredSession(hooks=[hook]) as s:
+        while not s.should_stop() and runs < 10:
+            s.run(train)
+            runs += 1
+    assert runs == 4
+    assert [(k, int(x)) for k, x in seen] == [
+        ("before", 0), ("after", 0), ("before", 2), ("after", 2), ("before", 4), ("after", 4),
+        ("end", 4)]
+    assert all(type(x) is np.int64 for _, x in seen)
+
+
+def test_monitored_training_session_with_steps_and_secs_for_checkpoints_raises(tmp_path):
+    tf.train.get_or_create_global_step()
+    with pytest.raises(ValueError, match=r"^Can not provide both every_secs and every_steps\.$"):
+        tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), save_checkpoint_steps=2,
+                                          save_checkpoint_secs=5)
+
+
+# -- checkpoints -----------------------------------------------------------------------------
+
+
+def test_init_from_checkpoint_builds_the_prefix_constant_first(tmp_path):
+    with tf.Graph().as_default():
+        tf.get_variable("a", [2])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            tf.train.Saver().save(s, str(tmp_path / "m"))
+    g = tf.get_default_graph()
+    tf.get_variable("a", [2], initializer=tf.zeros_initializer())
+    n0 = len(g.get_operations())
+    tf.train.init_from_checkpoint(str(tmp_path), {"a": "a"})
+    assert [(o.name, o.type) for o in g.get_operations()[n0:]] == [
+        ("checkpoint_initializer/prefix", "Const"),
+        ("checkpoint_initializer/tensor_names", "Const"),
+        ("checkpoint_initializer/shape_and_slices", "Const"),
+        ("checkpoint_initializer", "RestoreV2"),
+        ("Assign", "Assign")]
+
+
+def test_saver_ops_keep_tf_names_and_order():
+    tf.Variable(1.0, name="v")
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations())
+    tf.train.Saver()
+    assert [o.name for o in g.get_operations()[n0:]] == [
+        "save/filename/input", "save/filename", "save/Const", "save/SaveV2/tensor_names",
+        "save/SaveV2/shape_and_slices", "save/SaveV2", "save/control_dependency",
+        "save/RestoreV2/tensor_names", "save/RestoreV2/shape_and_slices", "save/RestoreV2",
+        "save/Assign", "save/restore_all"]
