@@ -84,7 +84,7 @@ def test_lstm_block_fused_cell_matches_step_cell_with_lengths():
     np.testing.assert_allclose(got_c, c, rtol=1e-10)
     np.testing.assert_allclose(got_h, h, rtol=1e-10)
     np.testing.assert_allclose(got2, got)
-    with pytest.raises(ValueError, match="time-major"):
+    with pytest.raises(ValueError, match="expected ndim=3, found ndim=2"):
         fused(tf.zeros([3, 4]))
     tf.reset_default_graph()
 

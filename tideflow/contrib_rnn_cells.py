@@ -41,21 +41,28 @@ def _depth(what, tensor):
     return shape[1].value
 
 
-def _linear(args, output_size, bias, kernel_initializer=None, bias_initializer=None):
-    """TF's ``core_rnn_cell._Linear``: ``concat(args) @ kernel (+ bias)`` with variables
-    ``kernel`` [sum of depths, output_size] and ``bias`` (zeros) in the current scope."""
+def _linear(args, output_size, bias, kernel_initializer=None, bias_initializer=None,
+            vars_first=False):
+    """TF's ``core_rnn_cell._linear``: ``concat(args) @ kernel (+ bias)`` with variables
+    ``kernel`` [sum of depths, output_size] and ``bias`` (zeros) in the current scope. With
+    ``vars_first``, its ``_Linear`` class (both variables made before the product)."""
     args = list(args) if isinstance(args, (list, tuple)) else [args]
     total = sum(_depth("linear", a) for a in args)
     dtype = args[0].dtype
+
+    def make_bias():
+        return vs.get_variable("bias", [output_size], dtype=dtype,
+                               initializer=bias_initializer or init_ops.constant_initializer(
+                                   0.0, dtype=dtype))
+
     kernel = vs.get_variable("kernel", [total, output_size], dtype=dtype,
                              initializer=kernel_initializer)
+    biases = make_bias() if bias and vars_first else None
     x = args[0] if len(args) == 1 else concat_ops.concat(args, 1)
     res = linalg_ops.matmul(x, kernel)
     if not bias:
         return res
-    biases = vs.get_variable("bias", [output_size], dtype=dtype,
-                             initializer=bias_initializer or init_ops.zeros_initializer())
-    return nn_impl.bias_add(res, biases)
+    return nn_impl.bias_add(res, biases if biases is not None else make_bias())
 
 
 def _norm(gain, shift, inp, scope):
@@ -261,7 +268,8 @@ class UGRNNCell(_UnitsCell):
     def call(self, inputs, state):
         _depth(type(self).__name__, inputs)
         with vs.variable_scope(vs.get_variable_scope(), initializer=self._initializer):
-            matrix = _linear([inputs, state], 2 * self._num_units, True)
+            cell_inputs = concat_ops.concat([inputs, state], 1)
+            matrix = _linear(cell_inputs, 2 * self._num_units, True, vars_first=True)
             g_act, c_act = concat_ops.split(matrix, 2, 1)
             c = self._activation(c_act)
             g = math_ops.sigmoid(g_act + self._forget_bias)
@@ -292,9 +300,12 @@ class IntersectionRNNCell(_UnitsCell):
                                      "RNN. To fix, num_in_proj should be set to num_units at "
                                      f"cell init (input size {depth}, num_units {n}).")
                 with vs.variable_scope("in_projection"):
-                    inputs = _linear(inputs, n, True)
-            matrix = _linear([inputs, state], 4 * n, True)
-            gh_act, h_act, gy_act, y_act = concat_ops.split(matrix, 4, 1)
+                    inputs = _linear(inputs, n, True, vars_first=True)
+            cell_inputs = concat_ops.concat([inputs, state], 1)
+            matrix = _linear(cell_inputs, 4 * n, True, vars_first=True)
+            # (sliced as TF 1.15 slices it)
+            gh_act, h_act, gy_act, y_act = (matrix[:, :n], matrix[:, n:2 * n],
+                                            matrix[:, 2 * n:3 * n], matrix[:, 3 * n:4 * n])
             h = math_ops.tanh(h_act)
             y = self._y_activation(y_act)
             gh = math_ops.sigmoid(gh_act + self._forget_bias)
@@ -494,13 +505,13 @@ class PhasedLSTMCell(_UnitsLSTMCell):
         with vs.variable_scope("mask_gates"):
             gates_in = [x, h_prev] + ([c_prev] if self._use_peepholes else [])
             input_gate, forget_gate = concat_ops.split(
-                math_ops.sigmoid(_linear(gates_in, 2 * n, True)), 2, 1)
+                math_ops.sigmoid(_linear(gates_in, 2 * n, True, vars_first=True)), 2, 1)
         with vs.variable_scope("new_input"):
-            new_input = math_ops.tanh(_linear([x, h_prev], n, True))
+            new_input = math_ops.tanh(_linear([x, h_prev], n, True, vars_first=True))
         new_c = c_prev * forget_gate + input_gate * new_input
         with vs.variable_scope("output_gate"):
             out_in = [x, h_prev] + ([new_c] if self._use_peepholes else [])
-            output_gate = math_ops.sigmoid(_linear(out_in, n, True))
+            output_gate = math_ops.sigmoid(_linear(out_in, n, True, vars_first=True))
         new_h = math_ops.tanh(new_c) * output_gate
         period = vs.get_variable("period", [n], initializer=_random_exp_initializer(
             self._period_init_min, self._period_init_max))

@@ -135,14 +135,17 @@ class LSTMBlockWrapper(Layer):
         if sequence_length is not None:
             mask = array_ops.transpose(range_ops.sequence_mask(sequence_length, time_len,
                                                                dtype=dtype), [1, 0])
-            outputs *= pad_ops.tile(array_ops.expand_dims(mask, -1), [1, 1, self.num_units])
+            outputs *= pad_ops.tile(array_ops.expand_dims(mask, [-1]), [1, 1, self.num_units])
             # index 0 is the initial state, so a length of 0 picks it
-            rows = concat_ops.stack([cast_ops.cast(sequence_length, "int32"),
-                                     range_ops.range(batch_size)], 1)
-            final_c = gather_ops.gather_nd(concat_ops.concat(
-                [array_ops.expand_dims(c0, 0), cell_states], 0), rows)
-            final_h = gather_ops.gather_nd(concat_ops.concat(
-                [array_ops.expand_dims(h0, 0), outputs], 0), rows)
+            all_c = concat_ops.concat([array_ops.expand_dims(c0, [0]), cell_states], 0)
+            all_h = concat_ops.concat([array_ops.expand_dims(h0, [0]), outputs], 0)
+
+            def final(steps):  # (each with its own rows, as TF 1.15 builds them)
+                rows = concat_ops.stack([cast_ops.cast(sequence_length, "int32"),
+                                         range_ops.range(batch_size)], axis=1)
+                return gather_ops.gather_nd(steps, rows)
+
+            final_c, final_h = final(all_c), final(all_h)
         else:
             final_c, final_h = cell_states[-1], outputs[-1]
         if is_list:

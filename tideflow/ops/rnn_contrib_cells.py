@@ -6,13 +6,16 @@ The block cells compute what the fused kernels of TF compute, from the same vari
 (``lstm_cell/kernel``, ``lstm_cell/bias``, ``gru_cell/w_ru``, ...), so checkpoints of
 TF programs using them load here."""
 
-from tideflow.framework import nest, ops
+from tideflow.contrib_rnn_fused import LSTMBlockWrapper
+from tideflow.framework import dtypes, nest, ops
+from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
     array_ops,
     cast_ops,
     concat_ops,
     conv_ops,
     embedding_ops,
+    fill_ops,
     init_ops,
     linalg_ops,
     math_ops,
@@ -22,6 +25,7 @@ from tideflow.ops import (
 from tideflow.ops import rnn as rnn_ops
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.clip_ops import clip_by_value
+from tideflow.ops.layers_base import InputSpec
 from tideflow.ops.rnn_cell_impl import (
     GRUCell,
     LSTMStateTuple,
@@ -32,6 +36,20 @@ from tideflow.ops.rnn_cell_impl import (
     _UnitsCell,
     _WrapperCell,
 )
+
+
+def _as_fused_op(tf_ops, step, *args):
+    """``step(*args)``, tideflow's composite of what TF 1.15 runs as one fused kernel: its
+    ops take ids set aside and the graph's count moves on by ``tf_ops`` (TF's ops: the kernel
+    and any constant it is given), so later random ops draw TF's seeds. In a loop's body the
+    tensors it captures count too (TF's Enter ops)."""
+    graph = ops.get_default_graph()
+    captures = getattr(graph, "captures", ())
+    n0 = len(captures)
+    with graph.aside_ids():
+        result = step(*args)
+    graph._skip_op_ids(tf_ops + len(captures) - n0)
+    return result
 
 
 def _block_lstm_step(inputs, state, kernel, bias, peepholes, forget_bias, cell_clip):
@@ -134,7 +152,7 @@ class LSTMBlockCell(_TupleLSTM):
     def build(self, inputs_shape):
         n = self._add_kernel(inputs_shape)
         self._bias = self.add_weight("bias", shape=[4 * n],
-                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+                                     initializer=init_ops.constant_initializer(0.0))
         self._peepholes = None
         if self._use_peephole:
             self._peepholes = tuple(self.add_weight(name, shape=[n])
@@ -142,13 +160,15 @@ class LSTMBlockCell(_TupleLSTM):
         self.built = True
 
     def call(self, inputs, state):
-        return _block_lstm_step(inputs, state, self._kernel, self._bias, self._peepholes,
-                                self._forget_bias, self._cell_clip)
+        # (TF: an LSTMBlockCell op, and before it a zeros Const for the absent peepholes)
+        return _as_fused_op(1 if self._use_peephole else 2, _block_lstm_step, inputs, state,
+                            self._kernel, self._bias, self._peepholes, self._forget_bias,
+                            self._cell_clip)
 
 
 class _FixedWeightsLSTM(RNNCell):
     """One step of ``LSTMBlockFusedCell`` inside ``dynamic_rnn``, over the fused cell's
-    variables (it has none of its own)."""
+    variables (it has none of its own): its output is the step's ``(c, h)``."""
 
     def __init__(self, fused):
         super().__init__(name="step")
@@ -160,64 +180,67 @@ class _FixedWeightsLSTM(RNNCell):
 
     @property
     def output_size(self):
-        return self._fused.num_units
+        return (self._fused.num_units, self._fused.num_units)
 
     def call(self, inputs, state):
         f = self._fused
-        return _block_lstm_step(inputs, state, f.kernel, f.bias, f.peepholes, f.forget_bias,
-                                f.cell_clip)
+        h, new_state = _block_lstm_step(inputs, state, f.kernel, f.bias, f.peepholes,
+                                        f.forget_bias, f.cell_clip)
+        return (new_state.c, h), new_state
 
 
-class LSTMBlockFusedCell:
-    """``LSTMBlockCell`` over a whole time-major sequence:
+class LSTMBlockFusedCell(LSTMBlockWrapper):
+    """``LSTMBlockCell`` over a whole time-major sequence, a layer:
     ``outputs, (c, h) = cell(inputs [time, batch, depth], initial_state, dtype,
     sequence_length)``; variables ``<name>/kernel`` and ``<name>/bias`` (+ peepholes), made
-    on the first call and reused after. Past a row's length outputs are zero and its state
-    is kept."""
+    on the first call and reused after. Past a row's length outputs are zero and its final
+    state is the one at its length. TF 1.15 runs the steps as one BlockLSTM op: tideflow's
+    loop takes ids set aside, so the ops around it (and later seeds) number as TF's."""
 
     def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
                  reuse=None, dtype=None, name="lstm_fused_cell"):
-        self.num_units = num_units
+        super().__init__(_reuse=reuse, name=name, dtype=dtype)
+        self.input_spec = InputSpec(ndim=3)
+        self._num_units = num_units
         self.forget_bias = forget_bias
         self.cell_clip = _clip(cell_clip)
         self._use_peephole = use_peephole
-        self._reuse = reuse
-        self._dtype = dtype
-        self.name = name
         self.kernel = self.bias = self.peepholes = None
 
     @property
-    def trainable_variables(self):
-        if self.kernel is None:
-            return []
-        return [self.kernel, self.bias, *(self.peepholes or ())]
+    def num_units(self):
+        return self._num_units
 
-    trainable_weights = weights = variables = trainable_variables
+    def build(self, input_shape):
+        depth = _input_depth(self.name, TensorShape(input_shape).with_rank(3))
+        n = self._num_units
+        self.kernel = self.add_weight("kernel", [depth + n, 4 * n])
+        self.bias = self.add_weight("bias", [4 * n],
+                                    initializer=init_ops.constant_initializer(0.0))
+        if self._use_peephole:
+            self.peepholes = tuple(self.add_weight(name, [n])
+                                   for name in ("w_i_diag", "w_f_diag", "w_o_diag"))
+        self.built = True
 
-    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
-                 scope=None):
-        inputs = ops.convert_to_tensor(inputs)
-        shape = inputs.get_shape()
-        if shape.ndims is not None and shape.ndims != 3:
-            raise ValueError(f"LSTMBlockFusedCell expects time-major inputs [time, batch, "
-                             f"depth], got shape {shape}")
-        dtype = dtype or self._dtype or inputs.dtype
-        reuse = True if self.kernel is not None else self._reuse
-        with vs.variable_scope(scope or self.name, reuse=reuse):
-            depth = _input_depth(self.name, shape)
-            n = self.num_units
-            self.kernel = vs.get_variable("kernel", [depth + n, 4 * n], dtype=dtype)
-            self.bias = vs.get_variable("bias", [4 * n], dtype=dtype,
-                                        initializer=init_ops.zeros_initializer())
-            if self._use_peephole:
-                self.peepholes = tuple(vs.get_variable(name, [n], dtype=dtype)
-                                       for name in ("w_i_diag", "w_f_diag", "w_o_diag"))
-            if initial_state is not None and not isinstance(initial_state, LSTMStateTuple):
-                initial_state = LSTMStateTuple(*initial_state)
-            outputs, state = rnn_ops.dynamic_rnn(
-                _FixedWeightsLSTM(self), inputs, sequence_length=sequence_length,
-                initial_state=initial_state, dtype=dtype, time_major=True)
-        return outputs, state
+    def _call_cell(self, inputs, initial_cell_state, initial_output, dtype, sequence_length):
+        time_len = inputs.get_shape()[0].value
+        if time_len is None:
+            time_len = array_ops.shape(inputs)[0]
+        if not self._use_peephole:
+            fill_ops.zeros([self._num_units], dtype=dtype)  # (TF's zero peepholes)
+        if sequence_length is None:
+            cast_ops.cast(time_len, dtypes.int64)  # (TF's seq_len_max)
+        else:
+            cast_ops.cast(reduction_ops.reduce_max(sequence_length), dtypes.int64)
+
+        def steps():  # (TF: every step's c and h from one BlockLSTM op)
+            (cs, h), _ = rnn_ops.dynamic_rnn(
+                _FixedWeightsLSTM(self), inputs,
+                initial_state=LSTMStateTuple(initial_cell_state, initial_output),
+                dtype=dtype, time_major=True)
+            return cs, h
+
+        return _as_fused_op(1, steps)
 
 
 class GRUBlockCell(GRUCell):
@@ -251,8 +274,12 @@ class GRUBlockCell(GRUCell):
         self._candidate_kernel = self.add_weight(w_c, shape=[depth + n, n],
                                                  initializer=self._cand_kernel_init)
         self._candidate_bias = self.add_weight(
-            b_c, shape=[n], initializer=self._cand_bias_init or init_ops.zeros_initializer())
+            b_c, shape=[n],
+            initializer=self._cand_bias_init or init_ops.constant_initializer(0.0))
         self.built = True
+
+    def call(self, inputs, state):
+        return _as_fused_op(1, super().call, inputs, state)  # (TF: one GRUBlockCell op)
 
 
 class GRUBlockCellV2(GRUBlockCell):
@@ -374,7 +401,7 @@ class _ProjectingWrapper(_OwnScopeWrapper):
         if not hasattr(self, "_proj_kernel"):
             self._proj_kernel = self.add_weight("kernel", shape=[depth, self._units])
             self._proj_bias = self.add_weight("bias", shape=[self._units],
-                                              initializer=init_ops.zeros_initializer())
+                                              initializer=init_ops.constant_initializer(0.0))
         out = nn_impl.bias_add(linalg_ops.matmul(x, self._proj_kernel), self._proj_bias)
         return self._proj_activation(out) if self._proj_activation is not None else out
 
@@ -493,7 +520,7 @@ def _linear(args, output_size):
     total = sum(_input_depth("linear", a.get_shape()) for a in args)
     kernel = vs.get_variable("kernel", [total, output_size], dtype=args[0].dtype)
     bias = vs.get_variable("bias", [output_size], dtype=args[0].dtype,
-                           initializer=init_ops.zeros_initializer())
+                           initializer=init_ops.constant_initializer(0.0))
     x = args[0] if len(args) == 1 else concat_ops.concat(args, 1)
     return nn_impl.bias_add(linalg_ops.matmul(x, kernel), bias)
 

@@ -284,13 +284,15 @@ def monotonic_attention(p_choose_i, previous_attention, mode):
     p_choose_i = tf.convert_to_tensor(p_choose_i, name="p_choose_i")
     previous_attention = tf.convert_to_tensor(previous_attention, name="previous_attention")
     if mode == "recursive":
-        batch_size = tf.shape(p_choose_i)[0]
-        shifted = tf.concat([tf.ones([batch_size, 1], dtype=p_choose_i.dtype),
+        # (TF 1.15's ops: a known batch size stays a Python int, so the ones and zeros are
+        # constants; the step reshapes its result to [batch])
+        batch_size = p_choose_i.shape[0].value or tf.shape(p_choose_i)[0]
+        shifted = tf.concat([tf.ones((batch_size, 1), dtype=p_choose_i.dtype),
                              1 - p_choose_i[:, :-1]], 1)
         # q_i = (1 - p_{i-1}) q_{i-1} + a_prev_i, attention_i = p_i q_i
-        q = tf.scan(lambda acc, yz: yz[0] * acc + yz[1],
+        q = tf.scan(lambda acc, yz: tf.reshape(yz[0] * acc + yz[1], (batch_size,)),
                     [tf.transpose(shifted), tf.transpose(previous_attention)],
-                    initializer=tf.zeros([batch_size], dtype=p_choose_i.dtype))
+                    initializer=tf.zeros((batch_size,), dtype=p_choose_i.dtype))
         return p_choose_i * tf.transpose(q)
     if mode == "parallel":
         cumprod_1mp = safe_cumprod(1 - p_choose_i, axis=1, exclusive=True)

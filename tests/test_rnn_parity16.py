@@ -1,0 +1,122 @@
+"""Recurrent models built as TF 1.15 programs build them: the contrib block cells, the fused
+LSTM and the contrib cells count TF 1.15's ops (so later random ops draw TF's op seeds) and
+name their variables' initializers as TF; seeded programs print TF's numbers. Expected values
+are what real TF 1.15 printed for the same programs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tests.opseq_util import op_names
+from tests.opseq_util import seed2 as _seed2
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _one_step(cell, depth=4):
+    x = tf.placeholder(tf.float32, [2, depth])
+    return cell(x, cell.zero_state(2, tf.float32))
+
+
+@pytest.mark.parametrize("make, want", [
+    (lambda: tf.contrib.rnn.GRUBlockCell(3), 41),
+    (lambda: tf.contrib.rnn.GRUBlockCellV2(3), 41),
+    (lambda: tf.contrib.rnn.LSTMBlockCell(3), 36),
+    (lambda: tf.contrib.rnn.LSTMBlockCell(3, use_peephole=True, cell_clip=0.5), 65),
+    (lambda: tf.contrib.rnn.UGRNNCell(3), 42),
+    (lambda: tf.contrib.rnn.IntersectionRNNCell(4), 64),
+    (lambda: tf.contrib.rnn.IntersectionRNNCell(3, num_in_proj=3), 80),
+])
+def test_a_block_cell_step_counts_tf_1_15s_ops(make, want):
+    tf.set_random_seed(1)
+    _one_step(make())
+    tf.random_normal([2])
+    assert _seed2("RandomStandardNormal") == [want]
+
+
+def test_block_cells_zero_biases_are_constant_initialized_as_tf():
+    _one_step(tf.contrib.rnn.GRUBlockCell(3))
+    with tf.variable_scope("l"):
+        _one_step(tf.contrib.rnn.LSTMBlockCell(3))
+    with tf.variable_scope("p"):
+        _one_step(tf.contrib.rnn.OutputProjectionWrapper(tf.nn.rnn_cell.GRUCell(3), 5))
+    names = set(op_names())
+    for name in ["gru_cell/b_c/Initializer/Const", "l/lstm_cell/bias/Initializer/Const",
+                 "p/output_projection_wrapper/bias/Initializer/Const"]:
+        assert name in names
+
+
+def test_dynamic_rnn_over_a_gru_block_cell_counts_tf_1_15s_ops():
+    # (in the loop TF's fused op also reads each variable through an Enter)
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [2, 3, 4])
+    tf.nn.dynamic_rnn(tf.contrib.rnn.GRUBlockCell(3), x, dtype=tf.float32)
+    tf.random_normal([2])
+    assert _seed2("RandomStandardNormal") == [134]
+
+
+@pytest.mark.parametrize("seq, want", [([3, 2], 63), (None, 33)])
+def test_fused_lstm_builds_tf_1_15s_ops_around_its_steps(seq, want):
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [3, 2, 4])
+    tf.contrib.rnn.LSTMBlockFusedCell(3)(x, dtype=tf.float32, sequence_length=seq)
+    tf.random_normal([2])
+    assert _seed2("RandomStandardNormal") == [want]
+    names = [n for n in op_names() if "/rnn/" not in n]  # (tideflow's steps)
+    tail = ["lstm_fused_cell/GatherNd_1"] if seq else ["lstm_fused_cell/strided_slice_1"]
+    assert names[names.index("random_normal/shape") - 1:][:1] == tail
+
+
+def test_seeded_fused_and_block_cells_give_tf_1_15s_numbers():
+    tf.set_random_seed(3)
+    x = tf.constant(np.linspace(-1, 1, 24, dtype=np.float32).reshape(3, 2, 4))
+    with tf.variable_scope("a"):
+        fo, (fc, fh) = tf.contrib.rnn.LSTMBlockFusedCell(3)(x, dtype=tf.float32,
+                                                            sequence_length=[3, 1])
+    with tf.variable_scope("b"):  # (a second fused cell: its own layer, its own name)
+        ro, rs = tf.contrib.rnn.TimeReversedFusedRNN(tf.contrib.rnn.LSTMBlockFusedCell(2))(
+            x, dtype=tf.float32, sequence_length=[2, 3])
+    go, _ = tf.nn.dynamic_rnn(tf.contrib.rnn.GRUBlockCell(2), x, dtype=tf.float32,
+                              time_major=True)
+    w = tf.Variable(tf.random_normal([3]))
+    assert [v.name for v in tf.global_variables()] == [
+        "a/lstm_fused_cell/kernel:0", "a/lstm_fused_cell/bias:0", "b/lstm_fused_cell/kernel:0",
+        "b/lstm_fused_cell/bias:0", "rnn/gru_cell/w_ru:0", "rnn/gru_cell/b_ru:0",
+        "rnn/gru_cell/w_c:0", "rnn/gru_cell/b_c:0", "Variable:0"]
+    assert (fo.name, fc.name, fh.name) == ("a/lstm_fused_cell/mul:0",
+                                           "a/lstm_fused_cell/GatherNd:0",
+                                           "a/lstm_fused_cell/GatherNd_1:0")
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got = s.run([fo, fc, fh, ro, rs.h, go, w])
+    want = [
+        [0.0457122, 0.0419638, 0.0163626, 0.0383397, 0.0253826, 0.0080243, 0.0473685,
+         0.0419431, -0.0059738, 0, 0, 0, -0.0495184, 0.0071717, -0.0876672, 0, 0, 0],
+        [-0.1103827, 0.0132311, -0.1839319, 0.0734656, 0.0544116, 0.0161206],
+        [-0.0495184, 0.0071717, -0.0876672, 0.0383397, 0.0253826, 0.0080243],
+        [-0.1248496, 0.1965273, -0.0222217, 0.0309968, -0.0288192, 0.0725562, 0.0630877,
+         -0.1790406, 0, 0, 0.0753978, -0.1985168],
+        [-0.1248496, 0.1965273, -0.0222217, 0.0309968],
+        [0.0476437, -0.0254824, 0.0209173, -0.0163622, 0.0143989, -0.0270719, -0.0679527,
+         -0.0146232, -0.150214, -0.0179674, -0.2892275, -0.0028383],
+        [1.4749306, -0.8501991, 0.7751837]]
+    for g, v in zip(got, want):
+        np.testing.assert_allclose(g.ravel(), v, atol=2e-6)
+
+
+def test_recursive_monotonic_attention_counts_tf_1_15s_ops():
+    # a known batch size makes the ones and zeros of its scan constants, as in TF
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [2, 4, 3])
+    mem = tf.placeholder(tf.float32, [2, 4, 5])
+    am = tf.contrib.seq2seq.LuongMonotonicAttention(5, mem, [4, 3], sigmoid_noise=0.0,
+                                                    mode="recursive")
+    cell = tf.contrib.seq2seq.AttentionWrapper(tf.nn.rnn_cell.GRUCell(5), am)
+    cell(x[:, 0], cell.zero_state(2, tf.float32))
+    tf.random_normal([2])
+    assert _seed2("RandomStandardNormal") == [277]
+    assert "attention_wrapper/ones" in op_names()
