@@ -84,3 +84,64 @@ def test_parse_single_sequence_example_unnamed_error_names_empty():
     assert str(e.value).startswith(
         "Name: , Key: tok, Index: 0.  Number of int64 values != expected.  values size: 2 "
         "but output shape: [3]")
+
+
+def test_op_counts_of_readers_and_transformations_as_tf(tmp_path):
+    # the op count after each pipeline, its one-shot iterator and an unseeded random op
+    # (whose op seed is the op count before it), and that op's value, as TF 1.15 printed them
+    (tmp_path / "a.txt").write_text("x\ny\n")
+    d = str(tmp_path)
+    cases = [
+        lambda: tf.data.TextLineDataset(d + "/a.txt"),
+        lambda: tf.data.TFRecordDataset([d + "/a.txt"], num_parallel_reads=2),
+        lambda: tf.data.FixedLengthRecordDataset(d + "/a.txt", 2),
+        lambda: tf.data.Dataset.list_files(d + "/*.txt"),
+        lambda: tf.data.Dataset.from_generator(lambda: iter([1, 2]), tf.int64),
+        lambda: tf.data.experimental.Counter(),
+        lambda: tf.data.Dataset.range(4).batch(2).apply(tf.data.experimental.unbatch()),
+        lambda: tf.data.Dataset.range(5).apply(tf.contrib.data.map_and_batch(
+            lambda x: x, 2, num_parallel_batches=2)),
+        lambda: tf.data.Dataset.range(5).apply(tf.data.experimental.group_by_window(
+            lambda x: x % 2, lambda k, w: w.batch(2), 2)),
+        lambda: tf.data.Dataset.range(1, 5).map(lambda x: tf.fill([x], x)).apply(
+            tf.data.experimental.bucket_by_sequence_length(lambda x: tf.shape(x)[0], [2],
+                                                           [2, 2])),
+        lambda: tf.data.Dataset.range(3).map(lambda x: tf.fill([x], 1.0)).padded_batch(
+            2, [None], padding_values=2.0),
+    ]
+    out = []
+    for f in cases:
+        with tf.Graph().as_default() as g:
+            tf.set_random_seed(1)
+            f().make_one_shot_iterator().get_next()
+            w = tf.random_uniform([], seed=None)
+            last = g._last_id
+            with tf.Session() as sess:
+                out.append((last, round(float(sess.run(w)), 6)))
+    assert out == [(15, 0.086219), (20, 0.269777), (15, 0.086219), (43, 0.960112),
+                   (13, 0.30954), (17, 0.771729), (19, 0.874357), (18, 0.860169),
+                   (15, 0.086219), (17, 0.771729), (20, 0.269777)]
+
+
+def test_names_of_reduce_join_and_dataset_constants_as_tf():
+    g = tf.get_default_graph()
+    tf.strings.reduce_join(["a", "b"])
+    tf.strings.reduce_join(tf.constant(["a"]), name="foo")
+    tf.data.Dataset.from_tensors((1, "a"))
+    tf.data.Dataset.range(3).apply(tf.data.experimental.scan(0, lambda s, x: (s, x)))
+    tf.data.Dataset.range(3).padded_batch(2, [])
+    assert [o.name for o in g.get_operations() if not o.type.endswith("Dataset")] == [
+        "ReduceJoin/Const", "ReduceJoin/Const_1", "ReduceJoin/ReduceJoin", "Const",
+        "ReduceJoin_1/Const", "ReduceJoin_1/foo", "normalize_element/component_0",
+        "normalize_element/component_1", "start", "stop", "step",
+        "normalize_element_1/component_0", "start_1", "stop_1", "step_1", "batch_size",
+        "Const_1", "padding_value", "drop_remainder"]
+
+
+def test_list_files_empty_match_message():
+    d = tf.data.Dataset.list_files("/nonexistent_h201/*.zz", shuffle=False)
+    it = d.make_initializable_iterator()
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                             match="No files matched pattern: "
+                                                   "/nonexistent_h201/\\*.zz"):
+        sess.run(it.initializer)

@@ -150,12 +150,16 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
         )
 
         fn = StructuredFunction(map_func, "map_and_batch", dataset._specs)
-        n = _i64(batch_size, "batch_size")
-        if num_parallel_batches is not None:  # TF: as many calls as batches times their size
-            npc = n * _i64(num_parallel_batches, "num_parallel_batches")
+        # as TF 1.15: calls as many as a batch's size (times ``num_parallel_batches``),
+        # worked out before the op's inputs are made
+        if num_parallel_calls is not None:
+            calls = num_parallel_calls
+        elif num_parallel_batches is not None:
+            calls = batch_size * num_parallel_batches
         else:
-            npc = _i64(1 if num_parallel_calls is None else num_parallel_calls,
-                       "num_parallel_calls")
+            calls = batch_size
+        n = _i64(batch_size, "batch_size")
+        npc = _i64(calls, "num_parallel_calls")
         drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
         specs = ds.batched(fn.output_specs, _infer_batch_dim(fn.output_specs, drop_remainder, n))
         attrs = {"f": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured],
@@ -235,16 +239,16 @@ def prefetch_to_device(device, buffer_size=None):
 
 
 def Counter(start=0, step=1, dtype=dtypes.int64):
-    """An infinite dataset counting from ``start`` by ``step``."""
-    import numpy as np
+    """An infinite dataset counting from ``start`` by ``step``: as TF 1.15 builds it, a scan
+    over ``from_tensors(0).repeat()`` (so the graph holds TF's ops)."""
+    from tideflow.framework import ops
+    from tideflow.ops.dataset_more import scan
 
-    d = Dataset.range(start, np.iinfo(np.int64).max if step > 0 else np.iinfo(np.int64).min,
-                      step)
-    if dtypes.as_dtype(dtype) != dtypes.int64:
-        from tideflow.ops.cast_ops import cast
-
-        d = d.map(lambda x: cast(x, dtype))
-    return d
+    with ops.name_scope("counter"):
+        start = ops.convert_to_tensor(start, dtype=dtype, name="start")
+        step = ops.convert_to_tensor(step, dtype=dtype, name="step")
+        return Dataset.from_tensors(0).repeat(None).apply(
+            scan(start, lambda state, _: (state + step, state)))
 
 
 def copy_to_device(target_device, source_device="/cpu:0"):

@@ -204,7 +204,8 @@ def scan(initial_state, scan_func):
     """A transformation carrying a state across elements: ``scan_func(state, element)``
     returns ``(new_state, output_element)``; the outputs make the new dataset."""
     def apply(dataset):
-        state = ds.to_tensors(initial_state, name="initial_state")
+        with ops.name_scope("normalize_element"):  # TF 1.15's names for them
+            state = ds.to_tensors(initial_state)
         state_specs = ds.specs_of(state)
         for _ in range(3):
             fn = StructuredFunction(scan_func, "scan", (state_specs, dataset._specs))
@@ -559,8 +560,11 @@ def _trace_window_reduce(reduce_func, elem_specs):
         holder["specs"] = ret._specs
         return [ret._as_variant_tensor()]
 
+    n_outer, first_id = len(graph._ops), graph._next_id
     fg = func_graph.trace(body, [(dtypes.int64, TensorShape([])),
                                  (dtypes.variant, TensorShape([]))], name)
+    # (ids of the function's own ops are given back: TF's outer graph does not count them)
+    func_graph.give_back_ids(graph, first_id, n_outer)
     func_graph.add_function(graph, fg)
     return name, fg, [outer for outer, _ in fg.captures], holder["specs"]
 
@@ -642,7 +646,10 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
         raise ValueError(f"bucket_boundaries must be sorted, got {list(bucket_boundaries)}")
     from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops
 
-    batch_sizes = np.asarray(bucket_batch_sizes, np.int64)
+    # as TF 1.15: the batch sizes are a constant of the graph (made now, captured by the
+    # window functions)
+    with ops.name_scope("bucket_by_seq_length"):
+        batch_sizes = ops.convert_to_tensor(np.asarray(bucket_batch_sizes, np.int64))
     lows = np.asarray([np.iinfo(np.int32).min] + list(bucket_boundaries), np.int64)
     highs = np.asarray(list(bucket_boundaries) + [np.iinfo(np.int32).max], np.int64)
 
@@ -656,7 +663,7 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
     def window_size_fn(bucket_id):
         from tideflow.ops.gather_ops import gather
 
-        return gather(ops.convert_to_tensor(batch_sizes), bucket_id)
+        return gather(batch_sizes, bucket_id)
 
     def batching_fn(bucket_id, grouped):
         from tideflow.ops.gather_ops import gather

@@ -220,7 +220,7 @@ class Dataset(ds.Structured):
     @staticmethod
     def from_tensors(tensors):
         """A dataset of one element: ``tensors``."""
-        with ops.name_scope("tensors"):
+        with ops.name_scope("normalize_element"):  # TF 1.15's scope for them
             t = ds.to_tensors(tensors)
         return _OpDataset("TensorDataset", [ds.to_wire(t)], ds.specs_of(t), types_attr=True)
 
@@ -301,8 +301,11 @@ class Dataset(ds.Structured):
             root._py_generators = {}
         token = f"pygen_{len(root._py_generators)}"
         root._py_generators[token] = (generator, output_types)
-        arg_tensors = [ops.convert_to_tensor(a, name=f"arg{i}")
+        arg_tensors = [ops.convert_to_tensor(a, name=f"args_{i}")
                        for i, a in enumerate(args or ())]
+        # TF 1.15 builds it as a flat_map over from_tensors(0): the ids of that Const and
+        # TensorDataset are skipped (the FlatMapDataset's is this op's)
+        graph._skip_op_ids(2)
         return _OpDataset("PyGeneratorDataset", [arg_tensors], specs,
                           attrs={"token": token,
                                  "Targuments": [t.dtype.base_dtype for t in arg_tensors]})
@@ -313,20 +316,24 @@ class Dataset(ds.Structured):
         from tideflow.ops import array_ops, control_flow_ops, io_ops, math_ops, string_ops
 
         with ops.name_scope("list_files"):
+            # TF 1.15's ops, in its order
+            file_pattern = ops.convert_to_tensor(file_pattern, dtype=dtypes.string,
+                                                 name="file_pattern")
             names = io_ops.matching_files(file_pattern)
             # as TF: an Assert that something matched, as a control dependency (which a
             # one-shot iterator's copy of the graph drops: there an empty match is an empty
             # dataset, an initializable iterator's initializer fails)
-            n = array_ops.shape(names, out_type=dtypes.int64)[0]
-            message = string_ops.string_join(
-                ["No files matched pattern: ",
-                 string_ops.reduce_join(file_pattern, separator=", ")], name="message")
-            check = control_flow_ops.Assert(math_ops.greater(n, 0, name="match_not_empty"),
-                                            [message], summarize=1, name="assert_not_empty")
+            matched = math_ops.greater(array_ops.shape(names)[0], 0, name="match_not_empty")
+            message = math_ops.add("No files matched pattern: ",
+                                   string_ops.reduce_join(file_pattern, separator=", "),
+                                   name="message")
+            check = control_flow_ops.Assert(matched, [message], summarize=1,
+                                            name="assert_not_empty")
             with ops.control_dependencies([check]):
                 names = array_ops.identity(names)
             d = Dataset.from_tensor_slices(names)
             if shuffle is None or shuffle:
+                n = array_ops.shape(names, out_type=dtypes.int64)[0]
                 d = d.shuffle(math_ops.maximum(n, 1), seed=seed)
         return d
 
@@ -392,15 +399,15 @@ class Dataset(ds.Structured):
                       for s in flat]
         else:
             values = _broadcast_like(specs, padding_values)
-        out_specs, shape_tensors, value_tensors = [], [], []
-        with ops.name_scope("padded_batch"):
-            for s, shp, val in zip(flat, shapes, values):
-                static, t = _padded_shape(shp, s.shape)
-                out_specs.append(ds.Spec(s.dtype, static))
-                shape_tensors.append(t)
-                value_tensors.append(_padding_value(val, s.dtype,
-                                                    user_given=padding_values is not None))
+        # TF 1.15's order: the batch size, every padded shape, every padding value
         n = _i64(batch_size, "batch_size")
+        out_specs, shape_tensors = [], []
+        for s, shp in zip(flat, shapes):
+            static, t = _padded_shape(shp, s.shape)
+            out_specs.append(ds.Spec(s.dtype, static))
+            shape_tensors.append(t)
+        value_tensors = [_padding_value(val, s.dtype, user_given=padding_values is not None)
+                         for s, val in zip(flat, values)]
         drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
         dim = _infer_batch_dim(specs, drop_remainder, n)
         new = ds.batched(ds.pack(specs, out_specs), dim)
@@ -409,6 +416,9 @@ class Dataset(ds.Structured):
 
     def unbatch(self):
         """The rows of each element's components (the inverse of ``batch``)."""
+        # TF 1.15 first maps the elements to their dense form (a MapDataset tideflow needs
+        # not): its id is skipped
+        ops.get_default_graph()._skip_op_ids(1)
         return _OpDataset("UnbatchDataset", [self], ds.unbatched(self._specs))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
@@ -634,15 +644,15 @@ def _padded_shape(shape, component):
         if static.ndims is None:
             raise ValueError("Padded shape must have a known rank.")
         t = ops.convert_to_tensor(np.array([-1 if d is None else d for d in static.as_list()],
-                                           np.int64), name="padded_shape")
+                                           np.int64))
     except (TypeError, ValueError):
         if isinstance(shape, ops.Tensor):
             t = shape
         else:
             try:
-                t = ops.convert_to_tensor(shape, dtype=dtypes.int64, name="padded_shape")
+                t = ops.convert_to_tensor(shape, dtype=dtypes.int64)
             except (TypeError, ValueError):
-                t = ops.convert_to_tensor(shape, name="padded_shape")
+                t = ops.convert_to_tensor(shape)
         if t.get_shape().ndims is not None and t.get_shape().ndims != 1:
             raise ValueError(f"Padded shape {shape} must be a 1-D tensor of tf.int64 values, "
                              f"but its shape was {t.get_shape()}.") from None

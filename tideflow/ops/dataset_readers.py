@@ -158,14 +158,19 @@ _declare("FixedLengthRecordDatasetV2",
 
 
 def _filenames(filenames):
+    """TF 1.15's dataset of file names: a dataset of strings as given, else the slices of the
+    names as one flat vector (a Const, flat_filenames, a TensorSliceDataset)."""
     if isinstance(filenames, Dataset):
         if filenames.output_types != dtypes.string:
             raise TypeError("`filenames` must be a `tf.data.Dataset` of `tf.string` elements.")
+        if not filenames.output_shapes.is_compatible_with(scalar()):
+            raise TypeError("`filenames` must be a `tf.data.Dataset` of scalar `tf.string` "
+                            "elements.")
         return filenames
-    t = ops.convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
-    if t.get_shape().ndims not in (None, 0, 1):
-        raise ValueError("`filenames` must be a scalar or vector `tf.string` tensor.")
-    return t
+    from tideflow.ops.array_ops import reshape
+
+    t = ops.convert_to_tensor(filenames, dtype=dtypes.string)
+    return Dataset.from_tensor_slices(reshape(t, [-1], name="flat_filenames"))
 
 
 def _str_tensor(x, name):
@@ -177,36 +182,32 @@ def _i64(x, name):
 
 
 class _FileDataset(DatasetSource):
-    """A reader over a vector of file names, or over a dataset of them (interleaved)."""
+    """A reader of each file named by a dataset of file names, as TF 1.15 builds it: a
+    flat_map of a function that makes the one-file reader (its arguments' constants made in
+    that function), or TF's interleaves with ``num_parallel_reads``."""
 
     def __init__(self, filenames, num_parallel_reads, one_file):
+        from tideflow.ops.dataset_experimental import parallel_interleave
+        from tideflow.ops.dataset_ops import AUTOTUNE
+
         self._specs = Spec(dtypes.string, [])
         filenames = _filenames(filenames)
-        if isinstance(filenames, Dataset) or num_parallel_reads is not None:
-            if not isinstance(filenames, Dataset):
-                # as TF: a scalar file name is a vector of one
-                from tideflow.ops.array_ops import reshape
-
-                filenames = Dataset.from_tensor_slices(
-                    reshape(filenames, [-1], name="flat_filenames"))
-            if num_parallel_reads is None:
-                self._impl = filenames.flat_map(one_file)
-            else:
-                self._impl = filenames.interleave(one_file, cycle_length=num_parallel_reads,
-                                                  block_length=1,
-                                                  num_parallel_calls=num_parallel_reads)
+        if num_parallel_reads is None:
+            self._impl = filenames.flat_map(one_file)
+        elif isinstance(num_parallel_reads, int) and num_parallel_reads == AUTOTUNE:
+            self._impl = filenames.interleave(one_file, num_parallel_calls=AUTOTUNE)
         else:
-            self._impl = None
-            self._direct = one_file(filenames)
+            self._impl = filenames.apply(parallel_interleave(
+                one_file, cycle_length=num_parallel_reads, block_length=1, sloppy=False))
 
     def _input_datasets(self):
-        # (a reader over file names given as a tensor is a source: no input datasets)
-        return [] if self._impl is None else [self._impl]
+        return [self._impl]
+
+    def _inputs(self):
+        return []  # TF's: a reader is a source
 
     def _as_variant_tensor(self):
-        if self._impl is not None:
-            return self._impl._as_variant_tensor()
-        return self._direct._as_variant_tensor()
+        return self._impl._as_variant_tensor()
 
 
 class _OneFile(DatasetSource):
@@ -224,10 +225,12 @@ class TFRecordDataset(_FileDataset):
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None):
-        comp = _str_tensor(compression_type, "compression_type")
-        size = _i64(_DEFAULT_BUFFER if buffer_size is None else buffer_size, "buffer_size")
-        super().__init__(filenames, num_parallel_reads,
-                         lambda f: _OneFile("TFRecordDataset", [f, comp, size]))
+        def one_file(f):
+            comp = _str_tensor(compression_type, "compression_type")
+            size = _i64(_DEFAULT_BUFFER if buffer_size is None else buffer_size, "buffer_size")
+            return _OneFile("TFRecordDataset", [f, comp, size])
+
+        super().__init__(filenames, num_parallel_reads, one_file)
 
 
 class TextLineDataset(_FileDataset):
@@ -237,10 +240,12 @@ class TextLineDataset(_FileDataset):
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None):
-        comp = _str_tensor(compression_type, "compression_type")
-        size = _i64(_DEFAULT_BUFFER if buffer_size is None else buffer_size, "buffer_size")
-        super().__init__(filenames, num_parallel_reads,
-                         lambda f: _OneFile("TextLineDataset", [f, comp, size]))
+        def one_file(f):
+            comp = _str_tensor(compression_type, "compression_type")
+            size = _i64(_DEFAULT_BUFFER if buffer_size is None else buffer_size, "buffer_size")
+            return _OneFile("TextLineDataset", [f, comp, size])
+
+        super().__init__(filenames, num_parallel_reads, one_file)
 
 
 class FixedLengthRecordDataset(_FileDataset):
@@ -250,9 +255,12 @@ class FixedLengthRecordDataset(_FileDataset):
 
     def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
                  buffer_size=None, compression_type=None, num_parallel_reads=None):
-        ins = [_i64(header_bytes or 0, "header_bytes"), _i64(record_bytes, "record_bytes"),
-               _i64(footer_bytes or 0, "footer_bytes"),
-               _i64(_DEFAULT_BUFFER if buffer_size is None else buffer_size, "buffer_size"),
-               _str_tensor(compression_type, "compression_type")]
-        super().__init__(filenames, num_parallel_reads,
-                         lambda f: _OneFile("FixedLengthRecordDatasetV2", [f, *ins]))
+        def one_file(f):
+            ins = [_i64(header_bytes or 0, "header_bytes"), _i64(record_bytes, "record_bytes"),
+                   _i64(footer_bytes or 0, "footer_bytes"),
+                   _i64(_DEFAULT_BUFFER if buffer_size is None else buffer_size,
+                        "buffer_size"),
+                   _str_tensor(compression_type, "compression_type")]
+            return _OneFile("FixedLengthRecordDatasetV2", [f, *ins])
+
+        super().__init__(filenames, num_parallel_reads, one_file)

@@ -59,7 +59,8 @@ def _c_escape(b):
 
 def summarize_value(value, max_entries=3):
     """``value`` as TF's ``SummarizeValue(max_entries)`` prints it (negative: every entry)."""
-    arr = np.asarray(value)
+    # (a scalar string a kernel gave as bytes, e.g. string Add's, is a string tensor)
+    arr = np.asarray(value, dtype=object) if isinstance(value, bytes) else np.asarray(value)
     n = arr.size
     limit = n if max_entries < 0 else min(max_entries, n)
     fmt = _element_formatter(arr)

@@ -415,19 +415,21 @@ def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
         raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
     axis = axis if axis is not None else reduction_indices
     keep_dims = bool(keepdims if keepdims is not None else keep_dims)
-    with ops.name_scope(name, "ReduceJoin", [inputs]) as scope:
+    # TF 1.15's names: the op (``name`` or ReduceJoin) inside a ReduceJoin scope, the
+    # all-axes constant a plain Const
+    with ops.name_scope(None, "ReduceJoin", [inputs]):
         inputs = ops.convert_to_tensor(inputs, dtype=dtypes.string)
         if axis is None:
             ndims = inputs.get_shape().ndims
             if ndims is not None:
-                axis = np.arange(ndims - 1, -1, -1, dtype=np.int32)
+                axis = ops.convert_to_tensor(np.arange(ndims - 1, -1, -1, dtype=np.int32))
             else:
                 from tideflow.ops import array_ops, range_ops
 
                 axis = range_ops.range(array_ops.rank(inputs) - 1, -1, -1)
         return ops.apply_op(
             "ReduceJoin", [inputs, axis], {"keep_dims": keep_dims, "separator": separator},
-            name=scope,
+            name=name or "ReduceJoin",
         )._outputs[0]
 
 
