@@ -7,7 +7,6 @@ import csv
 import os
 import re
 import sys
-import time
 
 import numpy as np
 
@@ -186,8 +185,9 @@ class History(Callback):
 
 
 class ProgbarLogger(Callback):
-    """Prints ``Epoch i/n`` and a progress line per epoch (verbose=1: a bar; 2: one line),
-    counting samples, or steps (``count_mode="steps"``: fed by generators or datasets)."""
+    """Prints ``Epoch i/n`` and a progress bar per epoch (``utils.Progbar``: verbose=1 a
+    redrawn bar, 2 one line per epoch), counting samples, or steps (``count_mode="steps"``:
+    fed by generators or datasets)."""
 
     def __init__(self, count_mode="samples", stateful_metrics=None):
         super().__init__()
@@ -195,59 +195,48 @@ class ProgbarLogger(Callback):
             raise ValueError(f"Unknown `count_mode`: {count_mode}")
         self.use_steps = count_mode == "steps"
         self.stateful_metrics = set(stateful_metrics or ())
+        self._fix_unknown_target = True  # (fit: a dataset of unknown length, once counted)
 
     def on_train_begin(self, logs=None):
         self.verbose = self.params.get("verbose", 1)
         self.epochs = self.params.get("epochs", 1)
 
     def on_epoch_begin(self, epoch, logs=None):
-        if self.epochs > 1:  # as TF 1.15: no "Epoch 1/1" line
-            print(f"Epoch {epoch + 1}/{self.epochs}")
-        self.start = time.time()
+        from tideflow.keras.utils import Progbar
+
         self.seen = 0
-        self.target = self.params.get("samples") or self.params.get("steps")
+        self.target = self.params.get("steps" if self.use_steps else "samples")
+        if self.verbose and self.epochs > 1:  # as TF 1.15: no "Epoch 1/1" line
+            print(f"Epoch {epoch + 1}/{self.epochs}")
+        self.progbar = Progbar(target=self.target, verbose=self.verbose,
+                               stateful_metrics=self.stateful_metrics,
+                               unit_name="step" if self.use_steps else "sample")
+
+    def on_batch_begin(self, batch, logs=None):
+        self.log_values = []
 
     def on_batch_end(self, batch, logs=None):
         logs = logs or {}
-        self.seen += 1 if self.use_steps or not self.params.get("samples") else logs.get(
-            "size", 1)
-        if self.verbose == 1 and self.target and sys.stdout.isatty():
-            width = 30
-            done = int(width * self.seen / self.target)
-            bar = "=" * max(done - 1, 0) + (">" if done < width else "=") + "." * (width - done)
-            values = " - ".join(f"{k}: {logs[k]:.4f}" for k in self.params.get("metrics", [])
-                                if k in logs)
-            sys.stdout.write(f"\r{self.seen}/{self.target} [{bar}] - {values}")
-            sys.stdout.flush()
+        self.seen += logs.get("num_steps", 1) * (1 if self.use_steps else logs.get("size", 0))
+        self.log_values = getattr(self, "log_values", [])
+        for k in self.params.get("metrics", []):
+            if k in logs:
+                self.log_values.append((k, logs[k]))
+        if self.verbose and (self.target is None or self.seen < self.target):
+            self.progbar.update(self.seen, self.log_values)
 
     def on_epoch_end(self, epoch, logs=None):
         logs = logs or {}
-        if self.target is None and self.seen:
+        if self.target is None and self.seen and self._fix_unknown_target:
             # as TF: a dataset of unknown length counted its steps in this epoch
-            self.target = self.seen
-            if self.use_steps or not self.params.get("samples"):
-                self.params["steps"] = self.seen
-        elapsed = time.time() - self.start
-        values = " - ".join(f"{k}: {logs[k]:.4f}" for k in self.params.get("metrics", [])
-                            if k in logs)
-        per = _per_unit(elapsed, self.seen, "step" if self.use_steps or not
-                        self.params.get("samples") else "sample")
-        if self.verbose == 1:
-            if sys.stdout.isatty():
-                sys.stdout.write("\r")
-            print(f"{self.seen}/{self.target} [{'=' * 30}] - {elapsed:.0f}s {per} - {values}")
-        else:
-            print(f"{self.seen}/{self.target} - {elapsed:.0f}s - {values}")
-
-
-def _per_unit(elapsed, count, unit):
-    """Keras's time per sample or step: ``50us/sample``, ``3ms/step``."""
-    per = elapsed / max(count, 1)
-    if per >= 1:
-        return f"{per:.0f}s/{unit}"
-    if per >= 1e-3:
-        return f"{per * 1e3:.0f}ms/{unit}"
-    return f"{per * 1e6:.0f}us/{unit}"
+            self.target = self.progbar.target = self.seen
+            self.params["steps"] = self.seen
+        self.log_values = getattr(self, "log_values", [])
+        for k in self.params.get("metrics", []):
+            if k in logs:
+                self.log_values.append((k, logs[k]))
+        if self.verbose:
+            self.progbar.update(self.seen, self.log_values)
 
 
 def _monitor_op(mode, monitor):

@@ -69,32 +69,99 @@ def normalize(x, axis=-1, order=2):
 
 
 class Progbar:
-    """A text progress bar: ``update(current, values)``, ``add(n, values)``."""
+    """A text progress bar: ``update(current, values)``, ``add(n, values)``.
+
+    Writes what TF 1.15's does: verbose=1 redraws one line (backspaces and a carriage
+    return before each draw, as TF does on any POSIX system, a terminal or not) at most
+    every ``interval`` seconds and always at the target; verbose=2 writes one line at the
+    target. Values are averaged over the steps (weighted by how far each update advanced),
+    except ``stateful_metrics``, shown as given."""
 
     def __init__(self, target, width=30, verbose=1, interval=0.05, stateful_metrics=None,
                  unit_name="step"):
         self.target, self.width, self.verbose = target, width, verbose
+        self.interval, self.unit_name = interval, unit_name
+        self.stateful_metrics = set(stateful_metrics or ())
+        self._total_width = 0
+        self._seen_so_far = 0
         self._values = {}
-        self._seen = 0
+        self._values_order = []
         self._start = time.time()
+        self._last_update = 0
+
+    def _value_text(self, k, ok):
+        avg = np.mean(self._values[k][0] / max(1, self._values[k][1]))
+        return f" - {k}: {avg:.4f}" if ok(avg) else f" - {k}: {avg:.4e}"
 
     def update(self, current, values=None):
         for k, v in values or []:
-            self._values[k] = v
-        self._seen = current
-        if self.verbose:
-            line = f"{current}/{self.target}"
-            if self.target:
-                done = int(self.width * current / self.target)
-                line += " [" + "=" * done + "." * (self.width - done) + "]"
-            line += "".join(f" - {k}: {np.mean(v):.4f}" for k, v in self._values.items())
-            sys.stdout.write("\r" + line)
-            if self.target and current >= self.target:
-                sys.stdout.write("\n")
+            if k not in self._values_order:
+                self._values_order.append(k)
+            step = current - self._seen_so_far
+            if k in self.stateful_metrics:
+                self._values[k] = [v, 1]
+            elif k in self._values:
+                self._values[k][0] += v * step
+                self._values[k][1] += step
+            else:
+                self._values[k] = [v * step, step]
+        self._seen_so_far = current
+        now = time.time()
+        info = f" - {now - self._start:.0f}s"
+        done = self.target is not None and current >= self.target
+        if self.verbose == 1:
+            if now - self._last_update < self.interval and self.target is not None \
+                    and not done:
+                return
+            prev_total_width = self._total_width
+            sys.stdout.write("\b" * prev_total_width + "\r")
+            if self.target is not None:
+                digits = int(np.log10(self.target)) + 1
+                bar = f"{current:{digits}d}/{self.target} ["
+                filled = int(self.width * float(current) / self.target)
+                if filled > 0:
+                    bar += "=" * (filled - 1) + ("=" if done else ">")
+                bar += "." * (self.width - filled) + "]"
+            else:
+                bar = f"{current:7d}/Unknown"
+            self._total_width = len(bar)
+            sys.stdout.write(bar)
+            per = (now - self._start) / current if current else 0
+            if self.target is not None and not done:
+                eta = per * (self.target - current)
+                if eta > 3600:
+                    eta_text = f"{int(eta // 3600)}:{int(eta % 3600 // 60):02d}:{int(eta % 60):02d}"
+                elif eta > 60:
+                    eta_text = f"{int(eta // 60)}:{int(eta % 60):02d}"
+                else:
+                    eta_text = f"{int(eta)}s"
+                info = " - ETA: " + eta_text
+            elif per >= 1 or per == 0:
+                info += f" {per:.0f}s/{self.unit_name}"
+            elif per >= 1e-3:
+                info += f" {per * 1e3:.0f}ms/{self.unit_name}"
+            else:
+                info += f" {per * 1e6:.0f}us/{self.unit_name}"
+            for k in self._values_order:
+                info += self._value_text(k, lambda a: abs(a) > 1e-3)
+            self._total_width += len(info)
+            if prev_total_width > self._total_width:
+                info += " " * (prev_total_width - self._total_width)
+            if done:
+                info += "\n"
+            sys.stdout.write(info)
             sys.stdout.flush()
+        elif self.verbose == 2 and done:
+            digits = int(np.log10(self.target)) + 1
+            info = f"{current:{digits}d}/{self.target}" + info
+            for k in self._values_order:
+                info += self._value_text(k, lambda a: a > 1e-3)
+            sys.stdout.write(info + "\n")
+            sys.stdout.flush()
+        self._last_update = now
 
     def add(self, n, values=None):
-        self.update(self._seen + n, values)
+        self.update(self._seen_so_far + n, values)
 
 
 def _shape_str(layer, model=None):

@@ -10,7 +10,6 @@ epoch's samples.
 
 import contextlib
 import sys
-import time
 
 import numpy as np
 
@@ -902,11 +901,12 @@ class Model(Network):
                 raise ValueError("`y` argument is not supported when using dataset as input.")
             if y is not None:  # symbolic inputs and targets
                 x = (x, y)
-            source = _DatasetSource(self, x, steps_per_epoch)
+            source = _DatasetSource(self, x, steps_per_epoch, steps_name="steps_per_epoch")
             source.peek()
             val = None
             if validation_data is not None:
-                val = (_DatasetSource(self, validation_data, validation_steps)
+                val = (_DatasetSource(self, validation_data, validation_steps, restart=True,
+                                      steps_name="validation_steps")
                        if _is_dataset(validation_data) else
                        self._array_val_source(validation_data, batch_size))
         else:
@@ -914,7 +914,8 @@ class Model(Network):
             sws = self._standardize_weights(ys, sample_weight, class_weight)
             val = None
             if validation_data is not None:
-                val = (_DatasetSource(self, validation_data, validation_steps)
+                val = (_DatasetSource(self, validation_data, validation_steps, restart=True,
+                                      steps_name="validation_steps")
                        if _is_dataset(validation_data) else
                        self._array_val_source(validation_data, batch_size))
             elif validation_split and 0.0 < validation_split < 1.0:
@@ -939,9 +940,13 @@ class Model(Network):
         self.history = cbks.History()
         # as TF 1.15: the bar counts steps when fed by steps (datasets, generators)
         count_mode = "steps" if source.samples is None else "samples"
+        stateful = out_labels[1:]  # (as TF 1.15: the bar averages only the loss)
+        for c in callbacks or []:
+            if isinstance(c, cbks.ProgbarLogger):
+                c.stateful_metrics = set(stateful)
         callbacks = cbks.CallbackList(
             list(callbacks or []) + [self.history]
-            + ([cbks.ProgbarLogger(count_mode)] if verbose else []))
+            + ([cbks.ProgbarLogger(count_mode, stateful)] if verbose else []))
         callbacks.set_model(self)
         if isinstance(val, _ArraySource):
             # as TF 1.x: callbacks see the validation arrays (inputs, targets, sample weights)
@@ -953,16 +958,19 @@ class Model(Network):
         # as TF 1.15: fed by steps (datasets, generators), batch_size is None and samples
         # holds the steps
         by_steps = source.samples is None
-        callbacks.set_params({"batch_size": None if by_steps else batch_size, "epochs": epochs,
-                              "steps": source.steps,
-                              "samples": source.steps if by_steps else source.samples,
-                              "verbose": verbose, "do_validation": bool(val),
-                              "metrics": callback_metrics})
-        if verbose and source.samples is not None:
-            if val is not None and val.samples is not None:
-                print(f"Train on {source.samples} samples, validate on {val.samples} samples")
-            else:
-                print(f"Train on {source.samples} samples")
+        params = {"batch_size": None if by_steps else batch_size, "epochs": epochs,
+                  "steps": source.steps, "samples": source.steps if by_steps else source.samples,
+                  "verbose": verbose, "do_validation": bool(val), "metrics": callback_metrics}
+        callbacks.set_params(params)
+        generator = isinstance(source, _GeneratorSource)
+        if verbose and not generator:  # (TF 1.15's generator loop prints no such line)
+            unit = "steps" if getattr(source, "is_dataset", False) else "samples"
+            line = f"Train on {source.steps if by_steps else source.samples} {unit}"
+            val_count = getattr(val, "steps" if isinstance(val, _DatasetSource) else "samples",
+                                None)
+            if val_count:
+                line += f", validate on {val_count} {unit}"
+            print(line)
         self.stop_training = False
         self._fit_epochs = epochs
         callbacks.on_train_begin()
@@ -974,16 +982,21 @@ class Model(Network):
             seen, steps, last = 0, 0, None
             for batch_index, (bx, by, bw) in enumerate(source.epoch()):
                 size = len(bx[0]) if bx else 1
-                batch_logs = {"batch": batch_index, "size": size}
+                # (TF 1.15's loop over steps of a dataset or tensors logs size 1)
+                batch_logs = {"batch": batch_index,
+                              "size": 1 if by_steps and not generator else size}
                 callbacks.on_batch_begin(batch_index, batch_logs)
                 outs = self._train_step(bx, by, bw)
-                for label, value in zip(out_labels, outs):
-                    batch_logs[label] = float(value)
                 totals += np.asarray(outs, dtype=np.float64) * size
                 step_totals += np.asarray(outs, dtype=np.float64)
                 seen += size
                 steps += 1
                 last = outs
+                # as TF 1.15: the batch's loss, and the metrics so far in the epoch (TF's
+                # metrics are running means)
+                running = self._combine(totals, seen, last, step_totals, steps, by_steps)
+                for label, value in zip(out_labels, [outs[0]] + running[1:]):
+                    batch_logs[label] = float(value)
                 callbacks.on_batch_end(batch_index, batch_logs)
                 if self.stop_training:
                     break
@@ -994,8 +1007,23 @@ class Model(Network):
                     # arrays validating a generator's training: batches of the training size
                     val.batch_size = size if seen else 32
                 self._note_function("evaluation")  # (TF 1.15's test function, made here)
-                for label, value in zip(out_labels, self._evaluate_source(val, callbacks)):
+                val_bar = None
+                if generator and verbose:
+                    # TF 1.15's generator loop validates with a bar of its own on the fit's
+                    # params (its epochs and steps: an "Epoch 1/n" line, the fit's target)
+                    val_bar = cbks.ProgbarLogger(
+                        "samples" if isinstance(val, _ArraySource) else "steps", stateful)
+                    val_bar._fix_unknown_target = False
+                    val_bar.set_params(params)
+                    val_bar.on_train_begin()
+                    val_bar.on_epoch_begin(0)
+                for label, value in zip(out_labels,
+                                        self._evaluate_source(val, callbacks, val_bar)):
                     epoch_logs["val_" + label] = value
+                if not generator:
+                    # TF 1.15's validation pass shares the callbacks' params and sets their
+                    # verbose to its own (0)
+                    params["verbose"] = 0
             callbacks.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
@@ -1021,40 +1049,66 @@ class Model(Network):
             vy, validation_data[2] if len(validation_data) == 3 else None, None)
         return _ArraySource(vx, vy, vw, batch_size, False)
 
-    def _evaluate_source(self, source, callbacks=None):
+    def _progbar(self, verbose, source, metrics=True, batch_size=None):
+        """TF 1.15's progress bar of evaluate/predict (one epoch), or None (verbose=0)."""
+        if not verbose:
+            return None
+        by_steps = getattr(source, "samples", None) is None
+        names = list(getattr(self, "metrics_names", [])) if metrics else []
+        bar = cbks.ProgbarLogger("steps" if by_steps else "samples", names[1:])
+        bar._fix_unknown_target = False
+        bar.set_params({"batch_size": batch_size, "epochs": 1, "steps": source.steps,
+                        "samples": source.steps if by_steps else source.samples,
+                        "verbose": verbose, "do_validation": False, "metrics": names})
+        bar.on_train_begin()
+        bar.on_epoch_begin(0)
+        return bar
+
+    def _evaluate_source(self, source, callbacks=None, progbar=None):
         fetches = totals = step_totals = None
         seen, steps, last = 0, 0, None
         self.reset_metrics()
         if callbacks is not None:
             callbacks.on_test_begin()
+        by_steps = getattr(source, "samples", None) is None
         for batch_index, (bx, by, bw) in enumerate(source.epoch()):
             if fetches is None:  # (after the first batch: it builds a subclassed model)
                 fetches = [self._reported_loss] + self._metric_tensors
                 totals, step_totals = np.zeros(len(fetches)), np.zeros(len(fetches))
             size = len(bx[0]) if bx else 1
+            logged = 1 if by_steps and not isinstance(source, _GeneratorSource) else size
             if callbacks is not None:
                 callbacks.on_test_batch_begin(batch_index, {"batch": batch_index,
-                                                            "size": size})
+                                                            "size": logged})
+            if progbar is not None:
+                progbar.on_batch_begin(batch_index)
             outs = self._run(fetches, self._feeds(bx, by, False, bw))
-            if callbacks is not None:
-                batch_logs = {"batch": batch_index, "size": size}
-                batch_logs.update(zip(self.metrics_names, (float(o) for o in outs)))
-                callbacks.on_test_batch_end(batch_index, batch_logs)
             totals += np.asarray(outs, dtype=np.float64) * size
             step_totals += np.asarray(outs, dtype=np.float64)
             seen += size
             steps += 1
             last = outs
+            if callbacks is not None or progbar is not None:
+                running = self._combine(totals, seen, last, step_totals, steps, by_steps)
+                batch_logs = {"batch": batch_index, "size": logged}
+                batch_logs.update(zip(self.metrics_names, [float(outs[0])] + running[1:]))
+            if callbacks is not None:
+                callbacks.on_test_batch_end(batch_index, batch_logs)
+            if progbar is not None:
+                progbar.on_batch_end(batch_index, batch_logs)
         if callbacks is not None:
             callbacks.on_test_end()
         if fetches is None:
             totals = step_totals = np.zeros(1 + len(getattr(self, "_metric_tensors", [])))
-        return self._combine(totals, seen, last, step_totals, steps,
-                             by_steps=getattr(source, "samples", None) is None)
+        result = self._combine(totals, seen, last, step_totals, steps, by_steps=by_steps)
+        if progbar is not None:
+            progbar.on_epoch_end(0, dict(zip(self.metrics_names, result)))
+        return result
 
-    def _evaluate_arrays(self, xs, ys, batch_size, sws=None, callbacks=None):
-        return self._evaluate_source(_ArraySource(xs, ys, sws or [None] * len(ys), batch_size,
-                                                  False), callbacks)
+    def _evaluate_arrays(self, xs, ys, batch_size, sws=None, callbacks=None, verbose=0):
+        source = _ArraySource(xs, ys, sws or [None] * len(ys), batch_size, False)
+        return self._evaluate_source(source, callbacks,
+                                     self._progbar(verbose, source, batch_size=batch_size))
 
     def _mode_callbacks(self, callbacks, verbose, steps):
         """evaluate/predict's CallbackList (None when no callbacks were given)."""
@@ -1075,27 +1129,20 @@ class Model(Network):
         if _is_generator_or_sequence(x):
             return self.evaluate_generator(x, steps=steps, verbose=verbose,
                                            callbacks=callbacks, **_pool_args(kwargs))
-        start = time.time()
         cb_list = self._mode_callbacks(callbacks, verbose, steps)
         if x is None and y is None and steps and self._fed_by_tensors():
-            outs = self._evaluate_source(_NoFeedSource(steps), cb_list)
-            n, unit = steps, "step"
+            source = _NoFeedSource(steps)
+            outs = self._evaluate_source(source, cb_list, self._progbar(verbose, source))
         elif _is_dataset(x):
             source = _DatasetSource(self, x if y is None else (x, y), steps)
             source.peek()
-            outs = self._evaluate_source(source, cb_list)
-            n, unit = steps or 0, "step"
+            outs = self._evaluate_source(source, cb_list, self._progbar(verbose, source))
         else:
             xs, ys = self._standardize_xy(x, y)
             sws = self._standardize_weights(ys, sample_weight, None)
             outs = self._evaluate_arrays(
-                xs, ys, self._validate_or_infer_batch_size(batch_size) or 32, sws, cb_list)
-            n, unit = len(xs[0]), "sample"
-        if verbose:
-            elapsed = time.time() - start
-            print(f"{n}/{n} [{'=' * 30}] - {elapsed:.0f}s "
-                  f"{cbks._per_unit(elapsed, n, unit)} - " + " - ".join(
-                f"{k}: {v:.4f}" for k, v in zip(self.metrics_names, outs)))
+                xs, ys, self._validate_or_infer_batch_size(batch_size) or 32, sws, cb_list,
+                verbose)
         return _unlist(outs)
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
@@ -1107,10 +1154,17 @@ class Model(Network):
         if _is_dataset(x):
             source = _DatasetSource(self, x, steps, need_y=False)
             source.peek()
+            bar = self._progbar(verbose, source, metrics=False)
             parts = [[] for _ in self.outputs]
-            for bx, _, _ in source.epoch():
+            for index, (bx, _, _) in enumerate(source.epoch()):
+                if bar is not None:
+                    bar.on_batch_begin(index)
                 for p, o in zip(parts, self._run(self.outputs, self._feeds(bx, None, False))):
                     p.append(o)
+                if bar is not None:
+                    bar.on_batch_end(index, {"batch": index, "size": 1})
+            if bar is not None:
+                bar.on_epoch_end(0)
             results = [np.concatenate(p) for p in parts]
             return results[0] if len(results) == 1 else results
         xs, _ = self._standardize_xy(x, need_y=False)
@@ -1118,6 +1172,8 @@ class Model(Network):
         n = len(xs[0])
         parts = [[] for _ in self.outputs]
         cb_list = self._mode_callbacks(callbacks, verbose, steps)
+        bar = self._progbar(verbose, _ArraySource(xs, [], [], batch_size, False),
+                            metrics=False, batch_size=batch_size)
         if cb_list is not None:
             cb_list.on_predict_begin()
         for index, start in enumerate(range(0, n, batch_size)):
@@ -1125,14 +1181,20 @@ class Model(Network):
             size = min(n, start + batch_size) - start
             if cb_list is not None:
                 cb_list.on_predict_batch_begin(index, {"batch": index, "size": size})
+            if bar is not None:
+                bar.on_batch_begin(index)
             outs = self._run(self.outputs, self._feeds([a[sl] for a in xs], None, False))
             for p, o in zip(parts, outs):
                 p.append(o)
             if cb_list is not None:
                 cb_list.on_predict_batch_end(index, {"batch": index, "size": size,
                                                      "outputs": outs})
+            if bar is not None:
+                bar.on_batch_end(index, {"batch": index, "size": size})
         if cb_list is not None:
             cb_list.on_predict_end()
+        if bar is not None:
+            bar.on_epoch_end(0)
         results = [np.concatenate(p) if p else np.zeros((0,)) for p in parts]
         return results[0] if len(results) == 1 else results
 
@@ -1174,6 +1236,7 @@ class Model(Network):
                                   use_multiprocessing=use_multiprocessing)
         parts = [[] for _ in self.outputs] if self.outputs else None
         cb_list = self._mode_callbacks(callbacks, verbose, steps)
+        bar = self._progbar(verbose, source, metrics=False)
         if cb_list is not None:
             cb_list.on_predict_begin()
         try:
@@ -1181,7 +1244,11 @@ class Model(Network):
                 size = len(bx[0]) if bx else 1
                 if cb_list is not None:
                     cb_list.on_predict_batch_begin(index, {"batch": index, "size": size})
+                if bar is not None:
+                    bar.on_batch_begin(index)
                 outs = self._run(self.outputs, self._feeds(bx, None, False))
+                if bar is not None:
+                    bar.on_batch_end(index, {"batch": index, "size": size})
                 if parts is None:
                     parts = [[] for _ in self.outputs]
                 for p, o in zip(parts, outs):
@@ -1193,6 +1260,8 @@ class Model(Network):
             source.close()
         if cb_list is not None:
             cb_list.on_predict_end()
+        if bar is not None:
+            bar.on_epoch_end(0)
         self._note_function("predict")  # (TF 1.15's predict function)
         results = [np.concatenate(p) for p in parts]
         return results[0] if len(results) == 1 else results
@@ -1204,7 +1273,8 @@ class Model(Network):
                                   workers=workers, use_multiprocessing=use_multiprocessing)
         try:
             out = _unlist(self._evaluate_source(
-                source, self._mode_callbacks(callbacks, verbose, steps)))
+                source, self._mode_callbacks(callbacks, verbose, steps),
+                self._progbar(verbose, source)))
         finally:
             source.close()
         self._note_function("evaluation")  # (TF 1.15's test function)
@@ -1504,14 +1574,17 @@ class _DatasetSource:
     elements: ``steps`` batches per epoch from one iterator, or (``steps=None``) the whole
     dataset each epoch from a re-initialized iterator."""
 
-    def __init__(self, model, dataset, steps, need_y=True):
+    def __init__(self, model, dataset, steps, need_y=True, restart=None, steps_name="steps"):
         self.model, self.steps, self.need_y = model, steps, need_y
         self.samples = None
-        if hasattr(dataset, "make_one_shot_iterator"):
+        self.is_dataset = hasattr(dataset, "make_one_shot_iterator")
+        # as TF 1.15: a dataset without steps restarts each epoch (validation: each pass)
+        self.restart = steps is None if restart is None else restart
+        self._started = False
+        if self.is_dataset:
             if steps is None:
-                self.iterator = dataset.make_initializable_iterator()
-            else:
-                self.iterator = dataset.make_one_shot_iterator()
+                self.steps = _infer_dataset_steps(dataset, steps_name)
+            self.iterator = dataset.make_initializable_iterator()
             self.next = self.iterator.get_next()
         else:  # an iterator the program runs itself, or tensors
             if steps is None:
@@ -1527,9 +1600,9 @@ class _DatasetSource:
         return K.get_session().run(self.next)
 
     def _init(self):
-        if self.steps is None and self.iterator is not None:
+        if self.iterator is not None and (self.restart or not self._started):
             K.get_session().run(self.iterator.initializer)
-        self._initialized = True
+        self._started = self._initialized = True
 
     def peek(self):
         """Pulls the first element now (a subclassed model builds from it)."""
@@ -1576,6 +1649,18 @@ class _DatasetSource:
             yield self._split(element)
             step += 1
         self._initialized = False
+
+
+def _infer_dataset_steps(dataset, steps_name):
+    """As TF 1.15's fit/evaluate/predict: the number of batches of a dataset given without
+    steps (its cardinality, read through a DatasetCardinality op), or None when unknown."""
+    from tideflow.ops.dataset_more import cardinality
+
+    size = int(K.get_value(cardinality(dataset)))
+    if size == -1:
+        raise ValueError("When passing an infinitely repeating dataset, you must specify the "
+                         f"`{steps_name}` argument.")
+    return size if size >= 0 else None
 
 
 def _is_generator_or_sequence(x):

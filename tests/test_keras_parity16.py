@@ -1,0 +1,158 @@
+"""tf.keras as TF 1.15 ships it, against TF 1.15's printed outputs: fit/evaluate/predict
+progress bars (verbose=1 and 2), the History's params, callback logs, datasets without
+steps. Expected strings and values are what TF 1.15 printed for the same programs."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default() as g:
+        yield g
+    tf.keras.backend.clear_session()
+
+
+X = np.arange(20, dtype=np.float32).reshape(10, 2) / 10.0
+Y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 1, 1], np.float32)
+
+
+def _model():
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,), activation="sigmoid",
+                                                   kernel_initializer="ones")])
+    m.compile("sgd", "binary_crossentropy", metrics=["acc"])
+    return m
+
+
+class _Log(tf.keras.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.lines = []
+
+    def on_batch_end(self, batch, logs=None):
+        self.lines.append(f"b {batch} {logs['size']} {round(float(logs['acc']), 4)}")
+
+    def on_epoch_end(self, epoch, logs=None):
+        p = self.params
+        self.lines.append(f"e {epoch} {p['verbose']} {p['steps']} {p['samples']}")
+
+
+def _untimed(text):
+    text = re.sub(r"\d+(us|ms|s)/(sample|step)", "T", text)
+    return re.sub(r" - \d+s", " - Ts", text)
+
+
+def test_dataset_fit_without_steps_counts_its_batches_and_restarts_validation(capsys):
+    m = _model()
+    ds = tf.data.Dataset.from_tensor_slices((X, Y)).batch(4)
+    log = _Log()
+    h = m.fit(ds, epochs=2, verbose=2, validation_data=ds, callbacks=[log])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Train on 3 steps, validate on 3 steps"
+    assert out[1] == "Epoch 1/2"
+    assert _untimed(out[2]) == ("3/3 - Ts - loss: 0.9552 - acc: 0.6000 - val_loss: 0.9468 - "
+                                "val_acc: 0.6000")
+    # the validation pass starts again from the dataset's first batch each epoch
+    assert _untimed(out[4]) == ("3/3 - Ts - loss: 0.9490 - acc: 0.6000 - val_loss: 0.9406 - "
+                                "val_acc: 0.6000")
+    # batch logs: size 1 per step, the accuracy so far in the epoch; the validation pass
+    # sets the shared params' verbose to 0
+    assert log.lines == ["b 0 1 1.0", "b 1 1 0.5", "b 2 1 0.6", "e 0 0 3 3",
+                         "b 0 1 1.0", "b 1 1 0.5", "b 2 1 0.6", "e 1 0 3 3"]
+    assert h.params == {"batch_size": None, "epochs": 2, "steps": 3, "samples": 3,
+                        "verbose": 0, "do_validation": True,
+                        "metrics": ["loss", "acc", "val_loss", "val_acc"]}
+    np.testing.assert_allclose(h.history["val_loss"], [0.9468, 0.9406], atol=1e-4)
+
+
+def test_array_fit_batch_logs_and_evaluate_predict_lines(capsys):
+    m = _model()
+    log = _Log()
+    m.fit(X, Y, epochs=1, batch_size=4, verbose=0, callbacks=[log], shuffle=False)
+    assert log.lines == ["b 0 4 1.0", "b 1 4 0.5", "b 2 2 0.6", "e 0 0 None 10"]
+    capsys.readouterr()
+    np.testing.assert_allclose(m.evaluate(X, Y, batch_size=4, verbose=2),
+                               [1.1299327738583087, 0.6], rtol=1e-5)
+    assert m.predict(X, batch_size=4, verbose=2).shape == (10, 1)
+    out = capsys.readouterr().out.splitlines()
+    assert [_untimed(s) for s in out] == ["10/10 - Ts - loss: 1.1299 - acc: 0.6000",
+                                          "10/10 - Ts"]
+
+
+def test_verbose_one_redraws_the_bar_as_tf_does_on_posix(capsys):
+    m = _model()
+    m.fit(X, Y, epochs=1, batch_size=4, verbose=1, shuffle=False)
+    m.evaluate(X, Y, batch_size=4)
+    m.predict(X, batch_size=4, verbose=1)
+    out = _untimed(capsys.readouterr().out)
+    back = "\b" * 77
+    # (a middle redraw appears only when 50 ms passed since the last one)
+    out = re.sub(r"\r 8/10 \[[^\b]*" + back, "", out)
+    assert out == (
+        "Train on 10 samples\n"
+        "\r 4/10 [===========>..................] - ETA: 0s - loss: 0.4252 - acc: 1.0000"
+        + back + "\r10/10 [==============================] - Ts T - loss: 1.1400 - acc: 0.6000\n"
+        "\r 4/10 [===========>..................] - ETA: 0s - loss: 0.4287 - acc: 1.0000"
+        + back + "\r10/10 [==============================] - Ts T - loss: 1.1299 - acc: 0.6000\n"
+        "\r 4/10 [===========>..................] - ETA: 0s" + "\b" * 48
+        + "\r10/10 [==============================] - Ts T\n")
+
+
+def test_progbar_formats_small_values_in_e_notation(capsys):
+    pb = tf.keras.utils.Progbar(3, interval=0)
+    for i in range(3):
+        pb.update(i + 1, [("a", 1e-5 * (i + 1)), ("b", -2.0)])
+    pb = tf.keras.utils.Progbar(4, verbose=2, stateful_metrics=["s"])
+    pb.update(2, [("s", 3.0), ("t", 1.0)])
+    pb.update(4, [("s", 5.0), ("t", -3.0)])
+    out = _untimed(capsys.readouterr().out)
+    assert out == (
+        "\r1/3 [=========>....................] - ETA: 0s - a: 1.0000e-05 - b: -2.0000"
+        + "\b" * 75
+        + "\r2/3 [===================>..........] - ETA: 0s - a: 1.5000e-05 - b: -2.0000"
+        + "\b" * 75
+        + "\r3/3 [==============================] - Ts T - a: 2.0000e-05 - b: -2.0000\n"
+        # verbose=2 tests the value itself (no abs): a negative mean is in e notation
+        "4/4 - Ts - s: 5.0000 - t: -1.0000e+00\n")
+
+
+def test_fit_generator_validation_draws_a_bar_on_the_fits_params(capsys):
+    m = _model()
+
+    def gen():
+        while True:
+            yield X[:4], Y[:4]
+
+    m.fit_generator(gen(), steps_per_epoch=2, epochs=2, verbose=2, validation_data=gen(),
+                    validation_steps=3)
+    out = [_untimed(s) for s in capsys.readouterr().out.splitlines()]
+    assert out == [
+        "Epoch 1/2", "Epoch 1/2", "3/2 - Ts - loss: 0.4225 - acc: 1.0000",
+        "2/2 - Ts - loss: 0.4245 - acc: 1.0000 - val_loss: 0.4225 - val_acc: 1.0000",
+        "Epoch 2/2", "Epoch 1/2", "3/2 - Ts - loss: 0.4198 - acc: 1.0000",
+        "2/2 - Ts - loss: 0.4218 - acc: 1.0000 - val_loss: 0.4198 - val_acc: 1.0000"]
+
+
+def test_generator_evaluate_and_predict_draw_bars(capsys):
+    m = _model()
+
+    def gen():
+        while True:
+            yield X[:4], Y[:4]
+
+    m.evaluate_generator(gen(), steps=2, verbose=2)
+    m.predict_generator((a for a, _ in gen()), steps=3, verbose=2)
+    out = [_untimed(s) for s in capsys.readouterr().out.splitlines()]
+    assert out == ["2/2 - Ts - loss: 0.4252 - acc: 1.0000", "3/3 - Ts"]
+
+
+def test_infinite_dataset_without_steps_is_refused():
+    m = _model()
+    ds = tf.data.Dataset.from_tensor_slices((X, Y)).batch(4).repeat()
+    with pytest.raises(ValueError, match="infinitely repeating dataset, you must specify the "
+                                         "`steps_per_epoch` argument"):
+        m.fit(ds, epochs=1, verbose=0)
