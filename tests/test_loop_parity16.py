@@ -179,3 +179,22 @@ def test_saver_ops_keep_tf_names_and_order():
         "save/SaveV2/shape_and_slices", "save/SaveV2", "save/control_dependency",
         "save/RestoreV2/tensor_names", "save/RestoreV2/shape_and_slices", "save/RestoreV2",
         "save/Assign", "save/restore_all"]
+
+
+def test_checkpoint_state_proto_logs_the_path_it_adds(tf_records):
+    tf.logging.set_verbosity(tf.logging.INFO)
+    st = tf.train.generate_checkpoint_state_proto("/a/b", "m-3")
+    assert str(st) == ('model_checkpoint_path: "m-3"\n'
+                       'all_model_checkpoint_paths: "m-3"\n')
+    tf.train.generate_checkpoint_state_proto("/a/b", "/a/b/m-3", ["/a/b/m-1", "/a/b/m-3"])
+    assert _lines(tf_records) == [
+        "INFO:m-3 is not in all_model_checkpoint_paths. Manually adding it."]
+
+
+def test_unparsable_checkpoint_state_warns_with_tf_proto_name(tf_records, tmp_path):
+    (tmp_path / "checkpoint").write_text("garbage here")
+    assert tf.train.get_checkpoint_state(str(tmp_path)) is None
+    assert _lines(tf_records) == [
+        ('WARNING:ParseError: 1:1 : Message type "tensorflow.CheckpointState" has no field '
+         'named "garbage".'),
+        f"WARNING:{tmp_path}/checkpoint: Checkpoint ignored"]

@@ -29,6 +29,9 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
     paths = all_model_checkpoint_paths if isinstance(all_model_checkpoint_paths, list) else list(
         all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
+        from tideflow import logging
+        logging.info("%s is not in all_model_checkpoint_paths. Manually adding it.",
+                     model_checkpoint_path)
         paths.append(model_checkpoint_path)
     if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
         raise ValueError(
@@ -103,7 +106,10 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     try:
         text_format.Merge(content, state)
     except text_format.ParseError as e:
-        logging.warning("%s: %s", type(e).__name__, e)
+        # the message names the proto as TF's package does ("tensorflow.CheckpointState")
+        logging.warning("%s: %s", type(e).__name__,
+                        str(e).replace('"tideflow.CheckpointState"',
+                                       '"tensorflow.CheckpointState"'))
         logging.warning("%s: Checkpoint ignored", path)
         return None
     if not state.model_checkpoint_path:
