@@ -145,3 +145,53 @@ def test_list_files_empty_match_message():
                                              match="No files matched pattern: "
                                                    "/nonexistent_h201/\\*.zz"):
         sess.run(it.initializer)
+
+
+def test_string_handle_structure_errors_read_as_tf():
+    h = tf.placeholder(tf.string, [])
+    src = tf.data.Dataset.from_tensors([[1.0, 2.0]]).repeat().make_one_shot_iterator()
+    with tf.Session() as sess:
+        handle = sess.run(src.string_handle())
+        for types, shapes, msg in [
+                (tf.float32, tf.TensorShape([None, 3]),
+                 "Incompatible shapes at component 0: expected [?,3] but got [1,2]."),
+                ((tf.float32, tf.float32), None,
+                 "Number of components does not match: expected 2 types but got 1."),
+                (tf.int32, None,
+                 "Data type mismatch at component 0: expected int32 but got float.")]:
+            n = tf.data.Iterator.from_string_handle(h, types, shapes).get_next()
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(n, {h: handle})
+            assert str(e.value).splitlines()[0] == msg
+
+
+def test_static_batch_dim_from_a_constant_drop_remainder_tensor():
+    d = tf.data.Dataset.range(4).batch(2, drop_remainder=tf.constant(True))
+    assert d.output_shapes.as_list() == [2]
+    d = tf.data.Dataset.range(4).batch(2, drop_remainder=tf.placeholder(tf.bool, []))
+    assert d.output_shapes.as_list() == [None]
+
+
+def test_zip_and_slices_argument_errors_read_as_tf():
+    with pytest.raises(TypeError) as e:
+        tf.data.Dataset.zip([tf.data.Dataset.range(2), tf.data.Dataset.range(2)])
+    assert str(e.value) == (
+        "The argument to `Dataset.zip()` must be a nested structure of `Dataset` objects. "
+        "Nested structures do not support Python lists; please use a tuple instead.")
+    with pytest.raises(TypeError) as e:
+        tf.data.Dataset.zip((tf.data.Dataset.range(2), 1))
+    assert str(e.value) == ("The argument to `Dataset.zip()` must be a nested structure of "
+                            "`Dataset` objects.")
+    with pytest.raises(ValueError, match=r'^Value Tensor\("normalize_element/component_0:0", '
+                                         r'shape=\(\), dtype=int32\) has insufficient rank '
+                                         r'for batching\.$'):
+        tf.data.Dataset.from_tensor_slices(1)
+
+
+def test_read_up_to_count_constant_named_by_the_op():
+    r = tf.FixedLengthRecordReader(4, header_bytes=1)
+    q = tf.FIFOQueue(3, tf.string)
+    r.read_up_to(q, 3)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names == ["FixedLengthRecordReaderV2", "fifo_queue",
+                     "ReaderReadUpToV2/num_records", "ReaderReadUpToV2"]

@@ -174,7 +174,9 @@ def _data_seeds(seed):
 
 def _infer_batch_dim(specs, drop_remainder, batch_size):
     n = None
-    if drop_remainder is True or ops.constant_value(drop_remainder) is True:
+    # (TF's smart_constant_value: a constant tensor's value counts as well)
+    if drop_remainder is True or (isinstance(drop_remainder, ops.Tensor)
+                                  and ops.constant_value(drop_remainder) == True):
         n = ops.constant_value(batch_size)
         n = None if n is None else int(n)
     return n
@@ -236,7 +238,7 @@ class Dataset(ds.Structured):
         for x in flat:
             shape = x.get_shape() if not isinstance(x, SparseTensor) else ds.spec_of(x).shape
             if shape.ndims == 0:
-                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+                raise ValueError(f"Value {x} has insufficient rank for batching.")
             if shape.ndims is not None:  # TF: "Dimensions 2 and 3 are not compatible"
                 dim = TensorShape([dim[0].merge_with(shape[0])])
         specs = ds.unbatched(ds.specs_of(t))
@@ -281,8 +283,12 @@ class Dataset(ds.Structured):
         flat = ds.flatten(datasets)
         for d in flat:
             if not isinstance(d, Dataset):
-                raise TypeError(f"The argument to `Dataset.zip()` must be a nested structure "
-                                f"of `Dataset` objects, got {type(d).__name__}.")
+                message = ("The argument to `Dataset.zip()` must be a nested structure of "
+                           "`Dataset` objects.")
+                if isinstance(d, list):  # (a list is one value in tf.data's structures)
+                    message += (" Nested structures do not support Python lists; please use "
+                                "a tuple instead.")
+                raise TypeError(message)
         specs = ds.pack(datasets, [d._specs for d in flat])
         return _OpDataset("ZipDataset", [flat], specs)
 

@@ -551,9 +551,9 @@ class ReaderBase:
 
     def read_up_to(self, queue, num_records, name=None):
         """Returns up to ``num_records`` (keys, values) from one file (at least one)."""
-        n = ops.convert_to_tensor(num_records, dtype=dtypes.int64)
-        op = ops.apply_op("ReaderReadUpToV2", [self._reader_ref, self._queue_ref(queue), n],
-                          name=name)
+        # (converted by the op, as TF's: a number is "ReaderReadUpToV2/num_records")
+        op = ops.apply_op("ReaderReadUpToV2",
+                          [self._reader_ref, self._queue_ref(queue), num_records], name=name)
         return op.outputs[0], op.outputs[1]
 
     def num_records_produced(self, name=None):

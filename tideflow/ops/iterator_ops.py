@@ -288,21 +288,46 @@ def _from_string_handle_factory(ctx):
             except errors.NotFoundError:
                 continue
             if id(res) == info.get("id"):
-                if want_types and list(res.output_types) != want_types:
-                    raise errors.InvalidArgumentError(
-                        None, None, "The iterator of the handle has output types "
-                        f"{[t.name for t in res.output_types]}, but the handle was created "
-                        f"for {[t.name for t in want_types]}.")
-                for i, (want, have) in enumerate(zip(want_shapes, res.output_shapes)):
-                    if not want.is_compatible_with(have):
-                        raise errors.InvalidArgumentError(
-                            None, None, f"The iterator of the handle has output shape {have} "
-                            f"for component {i}, which is not compatible with the shape "
-                            f"{want} the handle was created for.")
+                _check_handle_structure(want_types, want_shapes, res)
                 return res
         raise errors.NotFoundError(None, None, f"Resource {name} does not exist.")
 
     return run
+
+
+def _shape_str(shape):
+    if shape.ndims is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def _check_handle_structure(want_types, want_shapes, res):
+    """TF's checks (and messages) of a handle's iterator against the types and shapes the
+    IteratorFromStringHandle op was made for."""
+    from tideflow.framework.importer import _type_string
+
+    have_types = list(res.output_types)
+    if want_types:
+        if len(want_types) != len(have_types):
+            raise errors.InvalidArgumentError(
+                None, None, f"Number of components does not match: expected "
+                f"{len(want_types)} types but got {len(have_types)}.")
+        for i, (want, have) in enumerate(zip(want_types, have_types)):
+            if want != have:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Data type mismatch at component {i}: expected "
+                    f"{_type_string(want)} but got {_type_string(have)}.")
+    if want_shapes:
+        have_shapes = list(res.output_shapes)
+        if len(want_shapes) != len(have_shapes):
+            raise errors.InvalidArgumentError(
+                None, None, f"Number of components does not match: expected "
+                f"{len(want_shapes)} shapes but got {len(have_shapes)}.")
+        for i, (want, have) in enumerate(zip(want_shapes, have_shapes)):
+            if not want.is_compatible_with(have):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Incompatible shapes at component {i}: expected "
+                    f"{_shape_str(want)} but got {_shape_str(have)}.")
 
 
 op_registry.declare(
