@@ -120,3 +120,54 @@ def test_recursive_monotonic_attention_counts_tf_1_15s_ops():
     tf.random_normal([2])
     assert _seed2("RandomStandardNormal") == [277]
     assert "attention_wrapper/ones" in op_names()
+
+
+def test_raw_rnn_builds_tf_1_15s_loop_and_seeded_numbers():
+    # loop variables (time, finished, input, emit arrays, state, loop state) as TF orders
+    # them; its emit arrays count their ops as a program's, stack() included
+    tf.set_random_seed(5)
+    x = tf.constant(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 2, 3))
+    sl = tf.constant([4, 2])
+    cell = tf.nn.rnn_cell.GRUCell(2)
+
+    def loop_fn(time, cell_output, cell_state, loop_state):
+        if cell_output is None:
+            return time >= sl, x[0], cell.zero_state(2, tf.float32), None, tf.constant(0.0)
+        nxt = x[tf.minimum(time, 3)]
+        return time >= sl, nxt, cell_state, cell_output, loop_state + tf.reduce_sum(cell_output)
+
+    o_ta, fs, ls = tf.nn.raw_rnn(cell, loop_fn)
+    o = o_ta.stack()
+    w = tf.Variable(tf.random_normal([2]))
+    assert (fs.name, ls.name) == ("rnn/while/Exit_4:0", "rnn/while/Exit_5:0")
+    assert o.shape.as_list() == [None, 2, 2]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        ov, fv, lv, wv = s.run([o, fs, ls, w])
+    np.testing.assert_allclose(ov.ravel(), [
+        -0.148443, -0.0876061, -0.1006386, -0.1040193, -0.1567403, -0.1689802, -0.0937754,
+        -0.1438497, -0.1108855, -0.1043099, 0, 0, -0.0470847, 0.2383084, 0, 0], atol=2e-6)
+    np.testing.assert_allclose(fv.ravel(), [-0.0470847, 0.2383084, -0.0937754, -0.1438497],
+                               atol=2e-6)
+    np.testing.assert_allclose(lv, -0.6750512, atol=2e-6)
+    np.testing.assert_allclose(wv, [1.3035733, 0.5438075], atol=1e-6)
+
+
+@pytest.mark.parametrize("batch, want", [(2, 139), (None, 152)])
+def test_raw_rnn_later_random_ops_get_tf_1_15s_seeds(batch, want):
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [4, batch, 3])
+    sl = tf.placeholder(tf.int32, [batch])
+    cell = tf.nn.rnn_cell.GRUCell(3)
+
+    def loop_fn(time, cell_output, cell_state, loop_state):
+        if cell_output is None:
+            n = batch or tf.shape(x)[1]
+            return time >= sl, x[0], cell.zero_state(n, tf.float32), None, None
+        return time >= sl, x[0], cell_state, cell_output, None
+
+    o_ta, _, ls = tf.nn.raw_rnn(cell, loop_fn)
+    assert ls is None
+    o_ta.stack()
+    tf.random_normal([2])
+    assert _seed2("RandomStandardNormal") == [want]

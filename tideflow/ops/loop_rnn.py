@@ -1,12 +1,12 @@
 """RNN drivers steered from outside: ``raw_rnn`` (a loop function decides inputs, stopping
 and emits) and ``static_state_saving_rnn`` (state kept by a state saver between runs)."""
 
-import numpy as np
 
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
     array_ops,
+    fill_ops,
     gather_ops,
     math_ops,
     reduction_ops,
@@ -25,79 +25,83 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
     their state."""
     from tideflow.framework import nest
     from tideflow.ops import variable_scope as vs
+    from tideflow.ops.array_ops import constant_value_as_shape
     from tideflow.ops.rnn import _check_cell
-    from tideflow.ops.tensor_array import TensorArray
+    from tideflow.ops.rnn_cell_impl import _concat_shape
+    from tideflow.ops.tensor_array import ProgramTensorArray
     from tideflow.ops.while_loop import while_loop
 
     _check_cell(cell)
     if not callable(loop_fn):
         raise TypeError("loop_fn must be a callable")
+    # (TF 1.15's ops, in its order: the loop variables are time, finished, inputs, the emit
+    # arrays, the state and the loop state, a Const 0 where loop_fn gives none)
     with vs.variable_scope(scope or "rnn"):
-        time = ops.convert_to_tensor(0, dtype=dtypes.int32, name="time")
-        finished, next_input, initial_state, emit_structure, loop_state = loop_fn(
+        time = ops.convert_to_tensor(0, dtype=dtypes.int32)
+        finished, next_input, initial_state, emit_structure, init_loop_state = loop_fn(
             time, None, None, None)
-        finished = ops.convert_to_tensor(finished, dtype=dtypes.bool)
         if initial_state is None:
             raise ValueError("loop_fn must return an initial cell state at time 0")
-        state = initial_state
         flat_input = nest.flatten(next_input)
-        batch = flat_input[0].get_shape()[0].value if flat_input[0].get_shape().ndims else None
-        if batch is None:
-            batch_t = array_ops.shape(flat_input[0])[0]
+        loop_state = (init_loop_state if init_loop_state is not None else
+                      ops.convert_to_tensor(0, dtype=dtypes.int32))
+        const_batch = flat_input[0].get_shape().with_rank_at_least(1)[0].value
+        batch = const_batch if const_batch is not None else array_ops.shape(flat_input[0])[0]
+        state = nest.map_structure(ops.convert_to_tensor, initial_state)
         if emit_structure is not None:
             flat_emit = [ops.convert_to_tensor(e) for e in nest.flatten(emit_structure)]
+            emit_sizes = [e.get_shape() if e.get_shape().is_fully_defined()
+                          else array_ops.shape(e) for e in flat_emit]
             emit_dtypes = [e.dtype for e in flat_emit]
-            emit_shapes = [e.get_shape() for e in flat_emit]
         else:
-            sizes = nest.flatten(cell.output_size)
-            dt = nest.flatten(state)[0].dtype
-            emit_dtypes = [dt] * len(sizes)
-            emit_shapes = [TensorShape([batch] + ([s] if isinstance(s, int) else
-                                                  TensorShape(s).as_list())) for s in sizes]
+            emit_structure = cell.output_size
+            emit_sizes = nest.flatten(emit_structure)
+            emit_dtypes = [nest.flatten(state)[0].dtype] * len(emit_sizes)
+        static = [TensorShape([const_batch]).concatenate(
+            constant_value_as_shape(size) if isinstance(size, ops.Tensor) else size)
+            for size in emit_sizes]
+        emit_tas = [ProgramTensorArray(dtype=dt, size=0, dynamic_size=True, name=f"rnn_output_{i}",
+                                element_shape=shape)
+                    for i, (dt, shape) in enumerate(zip(emit_dtypes, static))]
         zeros = []
-        for dt, shape in zip(emit_dtypes, emit_shapes):
-            inner = shape[1:].as_list() if shape.ndims is not None else []
-            if batch is not None:
-                z = array_ops.zeros([batch] + inner, dt)
-            else:
-                from tideflow.ops.concat_ops import concat
-
-                z = array_ops.zeros(concat([array_ops.reshape(batch_t, [1]),
-                                            np.array(inner, np.int32)], 0), dt)
-            z.set_shape([batch] + inner)
+        for dt, size, shape in zip(emit_dtypes, emit_sizes, static):
+            z = fill_ops.zeros(_concat_shape(batch, size), dt)
+            z.set_shape(shape)
             zeros.append(z)
-        emit_tas = tuple(TensorArray(dtype=dt, size=0, dynamic_size=True,
-                                     element_shape=shape)
-                         for dt, shape in zip(emit_dtypes, emit_shapes))
-        has_loop_state = loop_state is not None
-        loop_vars = (time, finished, next_input, state, emit_tas,
-                     loop_state if has_loop_state else ops.convert_to_tensor(0))
 
         def cond(time, finished, *_):
             return math_ops.logical_not(reduction_ops.reduce_all(finished))
 
-        def body(time, finished, current_input, state, emit_tas, loop_state):
+        def body(time, finished, current_input, emit_tas, state, loop_state):
             output, cell_state = cell(current_input, state)
             nest.assert_same_structure(state, cell_state)
-            nxt = loop_fn(time + 1, output, cell_state, loop_state if has_loop_state else None)
-            next_finished, next_input, next_state, emit, next_loop_state = nxt
+            next_time = time + 1
+            next_finished, next_input, next_state, emit, next_loop_state = loop_fn(
+                next_time, output, cell_state, loop_state)
             nest.assert_same_structure(state, next_state)
-            emit = output if emit is None else emit
-            flat_emit = nest.flatten(emit)
-            flat_emit = [gather_ops.where(finished, z, e) for z, e in zip(zeros, flat_emit)]
-            state = nest.map_structure(lambda s, n: gather_ops.where(finished, s, n), state,
-                                       next_state)
-            emit_tas = tuple(ta.write(time, e) for ta, e in zip(emit_tas, flat_emit))
-            finished = math_ops.logical_or(finished, ops.convert_to_tensor(next_finished))
-            return (time + 1, finished, next_input, state, emit_tas,
-                    next_loop_state if has_loop_state else loop_state)
+            if next_loop_state is not None:
+                loop_state = next_loop_state
 
-        out = while_loop(cond, body, loop_vars, parallel_iterations=parallel_iterations or 32,
+            def keep_finished(current, candidate):
+                # (a scalar, as a TensorArray, is taken as given)
+                candidate = ops.convert_to_tensor(candidate)
+                if current.get_shape().ndims == 0:
+                    return candidate
+                return gather_ops.where(finished, current, candidate)
+
+            emit = output if emit is None else emit
+            flat_emit = [keep_finished(z, e) for z, e in zip(zeros, nest.flatten(emit))]
+            next_state = nest.map_structure(keep_finished, state, next_state)
+            emit_tas = [ta.write(time, e) for ta, e in zip(emit_tas, flat_emit)]
+            finished = math_ops.logical_or(finished, next_finished)
+            return (next_time, finished, next_input, emit_tas, next_state, loop_state)
+
+        out = while_loop(cond, body, [time, finished, next_input, emit_tas, state, loop_state],
+                         parallel_iterations=parallel_iterations or 32,
                          swap_memory=swap_memory)
-        _, _, _, final_state, final_tas, final_loop_state = out
-        structure = emit_structure if emit_structure is not None else cell.output_size
-        emit_ta = nest.pack_sequence_as(structure, list(final_tas))
-        return emit_ta, final_state, final_loop_state if has_loop_state else None
+        final_tas, final_state, final_loop_state = out[-3:]
+        emit_ta = nest.pack_sequence_as(emit_structure, list(final_tas))
+        return emit_ta, final_state, final_loop_state if init_loop_state is not None else None
 
 
 # ------------------------------------------------------------------------------------------

@@ -94,7 +94,8 @@ class TensorArray:
             self._list = flow
             return
         graph = ops.get_default_graph()
-        counted = size is not None and _v1_rules(graph) and not _internal_caller()
+        counted = size is not None and _v1_rules(graph) and (
+            isinstance(self, ProgramTensorArray) or not _internal_caller())
         first, extra = graph._next_id, 0
         if size is not None and not self._dynamic_size:
             v = ops.constant_value(size) if isinstance(size, ops.Tensor) else size
@@ -362,6 +363,11 @@ class TensorArray:
 
     def __repr__(self):
         return f"<tf.TensorArray dtype={self._dtype.name} list={self._list.name}>"
+
+
+class ProgramTensorArray(TensorArray):
+    """A TensorArray tideflow's own code makes and hands to the program (raw_rnn's emit
+    arrays): it counts its ops as TF 1.15's, as an array the program made itself does."""
 
 
 class TensorArraySpec:
