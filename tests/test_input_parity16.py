@@ -195,3 +195,13 @@ def test_read_up_to_count_constant_named_by_the_op():
     names = [op.name for op in tf.get_default_graph().get_operations()]
     assert names == ["FixedLengthRecordReaderV2", "fifo_queue",
                      "ReaderReadUpToV2/num_records", "ReaderReadUpToV2"]
+
+
+def test_padding_fifo_queue_dequeue_many_of_scalar_strings():
+    q = tf.PaddingFIFOQueue(3, [tf.int32, tf.string], shapes=[[None, 2], []])
+    with tf.Session() as sess:
+        sess.run(q.enqueue(([[1, 2]], "a")))
+        sess.run(q.enqueue(([[1, 2], [3, 4], [5, 6]], "b")))
+        nums, strs = sess.run(q.dequeue_many(2))
+    assert nums.tolist() == [[[1, 2], [0, 0], [0, 0]], [[1, 2], [3, 4], [5, 6]]]
+    assert strs.dtype == object and strs.tolist() == [b"a", b"b"]

@@ -530,7 +530,8 @@ class PaddingFIFOQueueResource(QueueResource):
             arr = np.full((len(elems), *dims), fill, dtype=object if d == dtypes.string
                           else d.as_numpy_dtype)
             for j, e in enumerate(elems):
-                arr[(j, *(slice(0, s) for s in e[i].shape))] = e[i]
+                # (a scalar's value itself: an object slot would hold a 0-d array)
+                arr[(j, *(slice(0, s) for s in e[i].shape))] = e[i] if e[i].ndim else e[i][()]
             out.append(arr)
         return out
 
