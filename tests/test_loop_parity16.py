@@ -5,6 +5,7 @@ Each expected value, log line and message below was printed by the same program 
 TensorFlow 1.15 (tensorflow-cpu 1.15.0); the tests need only tideflow.
 """
 
+import os
 import sys
 
 import numpy as np
@@ -198,3 +199,27 @@ def test_unparsable_checkpoint_state_warns_with_tf_proto_name(tf_records, tmp_pa
         ('WARNING:ParseError: 1:1 : Message type "tensorflow.CheckpointState" has no field '
          'named "garbage".'),
         f"WARNING:{tmp_path}/checkpoint: Checkpoint ignored"]
+
+
+# -- summaries -------------------------------------------------------------------------------
+
+
+def test_tf_summary_has_all_v2_summary_ops_and_initialize(tmp_path):
+    assert tf.summary.all_v2_summary_ops() == []
+    w = tf.contrib.summary.create_file_writer(str(tmp_path))
+    with w.as_default(), tf.contrib.summary.always_record_summaries():
+        op = tf.contrib.summary.scalar("x", 1.0, step=3)
+    # TF's recording op is a constant True behind the write
+    assert op.op.type == "Const"
+    assert tf.summary.all_v2_summary_ops() == [op]
+    with tf.Session() as sess, w.as_default():
+        tf.summary.initialize(graph=tf.get_default_graph(), session=sess)
+        assert sess.run(tf.summary.all_v2_summary_ops()) == [True]
+        sess.run(w.flush())
+    events = [e for f in sorted(os.listdir(tmp_path))
+              for e in tf.train.summary_iterator(str(tmp_path / f))]
+    assert [(e.step, e.WhichOneof("what"), [v.tag for v in e.summary.value]) for e in events] == [
+        (0, "file_version", []), (0, "graph_def", []), (3, "summary", ["x"])]
+    with tf.Graph().as_default(), pytest.raises(
+            RuntimeError, match="^No default tf.contrib.summary.SummaryWriter found$"):
+        tf.summary.initialize()

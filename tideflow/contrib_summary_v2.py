@@ -394,7 +394,6 @@ def _choose_step(step):
 def summary_writer_function(name, tensor, function, family=None):
     """Builds ``function(tag, scope)`` under ``should_record_summaries()``; returns the op
     (True when it wrote), or a no-op without a default writer."""
-    from tideflow.ops import array_ops
     from tideflow.ops.layers_base import smart_cond
 
     outer = ops.get_name_scope()
@@ -404,7 +403,7 @@ def summary_writer_function(name, tensor, function, family=None):
         with ops.name_scope(outer or None), _SummaryScope(name, family,
                                                            values=[tensor]) as (tag, scope), \
                 ops.control_dependencies([function(tag, scope)]):
-            return array_ops.identity(_const(True, dtypes.bool))
+            return _const(True, dtypes.bool)
 
     def nothing():
         return _const(False, dtypes.bool)

@@ -3,10 +3,12 @@
 from tideflow.protos.event_pb2 import Event, SessionLog, TaggedRunMetadata
 from tideflow.protos.summary_pb2 import Summary, SummaryDescription, SummaryMetadata
 from tideflow.summary.summary import (
+    all_v2_summary_ops,
     audio,
     get_summary_description,
     histogram,
     image,
+    initialize,
     merge,
     merge_all,
     scalar,
@@ -25,10 +27,12 @@ __all__ = [
     "SummaryDescription",
     "SummaryMetadata",
     "TaggedRunMetadata",
+    "all_v2_summary_ops",
     "audio",
     "get_summary_description",
     "histogram",
     "image",
+    "initialize",
     "merge",
     "merge_all",
     "scalar",

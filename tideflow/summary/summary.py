@@ -151,6 +151,20 @@ def merge_all(key=ops.GraphKeys.SUMMARIES, scope=None, name=None):
     return merge(summary_ops_, name=name)
 
 
+def all_v2_summary_ops():
+    """The ops of ``tf.contrib.summary`` (the "v2" summaries) in the default graph."""
+    from tideflow import contrib_summary_v2
+
+    return contrib_summary_v2.all_summary_ops()
+
+
+def initialize(graph=None, session=None):
+    """Runs the ``tf.contrib.summary`` writers' initializers (``tf.summary.initialize``)."""
+    from tideflow import contrib_summary_v2
+
+    contrib_summary_v2.initialize(graph=graph, session=session)
+
+
 def get_summary_description(node_def):
     """The ``SummaryDescription`` in a ``TensorSummary`` NodeDef's ``description`` attr."""
     if node_def.op != "TensorSummary":
