@@ -191,3 +191,59 @@ def test_sharded_saver_puts_resource_variables_in_the_cpu_shard(tmp_path):
     assert sorted(os.listdir(str(tmp_path))) == [
         "checkpoint", "m.data-00000-of-00002", "m.data-00001-of-00002", "m.index", "m.meta"]
     assert tf.train.list_variables(str(tmp_path / "m")) == [("a", [2]), ("b", [2])]
+
+
+def test_parse_example_orders_sparse_then_dense_results():
+    d = tf.parse_example(tf.placeholder(tf.string, [None]), {
+        "x": tf.FixedLenFeature([2], tf.float32), "sf": tf.SparseFeature("ix", "vv", tf.float32, 4),
+        "b": tf.VarLenFeature(tf.string), "vv": tf.VarLenFeature(tf.float32),
+        "a": tf.SparseFeature("i2", "v2", tf.float32, 4)})
+    assert list(d) == ["b", "vv", "x", "a", "sf"]
+    d = tf.parse_single_example(tf.placeholder(tf.string, []), {
+        "x": tf.FixedLenFeature([2], tf.float32), "c": tf.VarLenFeature(tf.string),
+        "a": tf.FixedLenFeature([1], tf.int64)})
+    assert list(d) == ["c", "a", "x"]
+
+
+def test_sparse_tensor_repr_is_objects():
+    sp = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
+    assert repr(sp).startswith("<") and repr(sp).endswith(">") and " object at 0x" in repr(sp)
+    assert str([sp]) == f"[{sp!r}]"
+    assert str(sp).startswith('SparseTensor(indices=Tensor("SparseTensor/indices:0"')
+
+
+def test_regressor_exports_regression_signatures_for_any_label_dimension(tmp_path):
+    x = np.array([[0.1, 0.2], [0.5, -0.3]], np.float32)
+    y = np.array([[0, 1], [1, 1]], np.float32)
+    cols = [tf.feature_column.numeric_column("x", shape=(2,))]
+    est = tf.estimator.LinearRegressor(cols, label_dimension=2, model_dir=str(tmp_path))
+    est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=2, num_epochs=None,
+                                                 shuffle=False), steps=1)
+    seen = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    h = _Keep()
+    logger = logging.getLogger("tensorflow")
+    logger.addHandler(h)
+    old = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        exp = est.export_saved_model(
+            str(tmp_path / "export"), tf.estimator.export.build_parsing_serving_input_receiver_fn(
+                tf.feature_column.make_parse_example_spec(cols)))
+    finally:
+        logger.removeHandler(h)
+        logger.setLevel(old)
+    assert isinstance(exp, bytes)
+    # TF 1.15's builder logs, and its temporary directory named from the bytes basename
+    stamp = os.path.basename(exp).decode()
+    assert seen[-3:] == [
+        "Assets added to graph.", "No assets to write.",
+        f"SavedModel written to: {tmp_path}/export/temp-b'{stamp}'/saved_model.pb"]
+    with tf.Session(graph=tf.Graph()) as s:
+        mg = tf.saved_model.loader.load(s, ["serve"], exp.decode())
+        assert sorted(mg.signature_def) == ["predict", "regression", "serving_default"]
+        assert mg.signature_def["serving_default"].method_name == "tensorflow/serving/regress"

@@ -703,8 +703,9 @@ class Estimator:
         if not checkpoint_path:
             raise ValueError(f"Couldn't find trained model at {self._model_dir}.")
         export_dir = _get_timestamped_export_dir(export_dir_base)
+        # TF 1.15 formats the bytes basename into the name: "temp-b'1700000000'"
         temp_dir = os.path.join(os.path.dirname(export_dir),
-                                b"temp-" + os.path.basename(export_dir))
+                                f"temp-{os.path.basename(export_dir)!r}".encode())
         builder = sm.SavedModelBuilder(as_text_path(temp_dir))
         # TF's order: TRAIN, EVAL, then PREDICT; the first saves the variables
         modes = [m for m in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT)

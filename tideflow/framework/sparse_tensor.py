@@ -100,9 +100,7 @@ class SparseTensor:
         return (f"SparseTensor(indices={self._indices}, values={self._values}, "
                 f"dense_shape={self._dense_shape})")
 
-    def __repr__(self):
-        return (f"SparseTensor(indices={self._indices}, values={self._values}, "
-                f"dense_shape={self._dense_shape})")
+    # repr: TF 1.15's SparseTensor has none of its own (<...SparseTensor object at 0x...>)
 
     # Session.run protocol: one fetch made of three tensors
     def _tf_fetch_components(self):

@@ -535,7 +535,11 @@ def _assemble(features, sparse_keys, sparse, dense_keys, dense):
                 [parsed[k] for k in f.index_key]
             parsed[key] = sparse_merge(ids, parsed[f.value_key], vocab_size=f.size,
                                        already_sorted=f.already_sorted)
-    return {key: parsed[key] for key in features}
+    # as TF 1.15: the sparse results first, then the dense ones (each in key order), then the
+    # SparseFeatures; the index and value features only a SparseFeature asked for dropped
+    for key in set(parsed) - set(features):
+        del parsed[key]
+    return parsed
 
 
 def parse_example(serialized, features, name=None, example_names=None):

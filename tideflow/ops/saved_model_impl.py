@@ -297,13 +297,22 @@ class SavedModelBuilder:
     def _copy_assets(self, assets):
         """Copies each asset file under assets/ by its basename; a basename already taken by a
         different file (other path, other contents) gets a ``_1``, ``_2``... suffix, as TF's
-        builder names them. Yields (filename, tensor) pairs."""
+        builder names them. Returns the (filename, tensor) pairs; logs as TF's builder."""
         import filecmp
 
+        from tideflow import logging
+
+        if assets is None:
+            logging.info("No assets to save.")
+            logging.info("No assets to write.")
+            return []
+        logging.info("Assets added to graph.")
         if not assets:
-            return
+            logging.info("No assets to write.")
+            return []
         dest = get_assets_dir(self._export_dir)
         taken = {}  # filename in assets/ -> source path
+        out = []
         for tensor in assets:
             src = _asset_path(tensor)
             name = base = os.path.basename(src)
@@ -318,7 +327,9 @@ class SavedModelBuilder:
             target = os.path.join(dest, name)
             if not os.path.exists(target):
                 shutil.copyfile(src, target)
-            yield name, tensor
+            out.append((name, tensor))
+        logging.info("Assets written to: %s", dest)
+        return out
 
     def _save_assets(self, assets_collection):
         from google.protobuf import any_pb2

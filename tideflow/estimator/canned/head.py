@@ -378,14 +378,10 @@ class RegressionHead(_Head):
 
     def _export_outputs(self, predictions):
         value = predictions[PredictionKeys.PREDICTIONS]
-        outputs = {_PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions)}
-        if self._label_dimension == 1:
-            reg = export_lib.RegressionOutput(value=value)
-            outputs[_DEFAULT_SERVING_KEY] = reg
-            outputs[_REGRESS_SERVING_KEY] = reg
-        else:
-            outputs[_DEFAULT_SERVING_KEY] = outputs[_PREDICT_SERVING_KEY]
-        return outputs
+        # as TF 1.15, whatever the label dimension
+        reg = export_lib.RegressionOutput(value=value)
+        return {_DEFAULT_SERVING_KEY: reg, _REGRESS_SERVING_KEY: reg,
+                _PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions)}
 
     def _labels(self, labels):
         labels = _check_dense_labels(labels, self._label_dimension)
