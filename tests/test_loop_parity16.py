@@ -223,3 +223,27 @@ def test_tf_summary_has_all_v2_summary_ops_and_initialize(tmp_path):
     with tf.Graph().as_default(), pytest.raises(
             RuntimeError, match="^No default tf.contrib.summary.SummaryWriter found$"):
         tf.summary.initialize()
+
+
+def test_checkpoint_reader_in_a_missing_directory_fails_listing_it(tmp_path):
+    missing = str(tmp_path / "nodir" / "x")
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        tf.train.NewCheckpointReader(missing)
+    assert str(e.value) == (
+        f"Unsuccessful TensorSliceReader constructor: Failed to get matching files on {missing}: "
+        f"Not found: {tmp_path / 'nodir'}; No such file or directory")
+    (tmp_path / "f").write_text("")
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r": Failed precondition: .*/f; "
+                                                             r"Not a directory$"):
+        tf.train.list_variables(str(tmp_path / "f" / "x"))
+    with pytest.raises(tf.errors.NotFoundError, match="Failed to find any matching files for"):
+        tf.train.NewCheckpointReader(str(tmp_path / "x"))
+
+
+def test_checkpoint_reader_takes_bytes_names(tmp_path):
+    tf.Variable(np.float64(np.pi), name="d")
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        p = tf.train.Saver().save(s, str(tmp_path / "m"))
+    r = tf.train.NewCheckpointReader(p)
+    assert r.has_tensor(b"d") and r.get_tensor(b"d") == np.pi

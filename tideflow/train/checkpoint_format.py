@@ -489,6 +489,15 @@ def save(prefix, names, values, value_dtypes=None, specs=None):
 
 
 def not_found(prefix):
+    # TF lists the prefix's directory first: a missing one (or a file in its place) fails
+    # that listing, an InvalidArgumentError quoting the file system's words
+    d = os.path.dirname(prefix)
+    if d and not os.path.isdir(d):
+        why = ("Failed precondition: {}; Not a directory" if os.path.exists(d)
+               else "Not found: {}; No such file or directory").format(d)
+        return errors.InvalidArgumentError(
+            None, None, "Unsuccessful TensorSliceReader constructor: Failed to get matching "
+            f"files on {prefix}: {why}")
     return errors.NotFoundError(
         None, None,
         f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for "

@@ -10,6 +10,10 @@ from tideflow.train import checkpoint_format, checkpoint_management
 from tideflow.train.train_extras import checkpoints_iterator, wait_for_new_checkpoint
 
 
+def _as_str(name):
+    return name.decode() if isinstance(name, bytes) else name  # TF takes bytes keys too
+
+
 class CheckpointReader:
     """Reads the tensors of one checkpoint (``tf.train.NewCheckpointReader``)."""
 
@@ -35,12 +39,12 @@ class CheckpointReader:
         return {n: dtypes.as_dtype(e["dtype"]) for n, e in self._reader.tensors.items()}
 
     def has_tensor(self, tensor_str):
-        return self._reader.has(tensor_str)
+        return self._reader.has(_as_str(tensor_str))
 
     def get_tensor(self, tensor_str):
         """The value of ``tensor_str``; NotFoundError when the checkpoint lacks it. A scalar
         comes back as a NumPy scalar (``np.int64(3)``; bytes for a string), as TF's reader."""
-        value = self._reader.read(tensor_str)
+        value = self._reader.read(_as_str(tensor_str))
         return value[()] if getattr(value, "ndim", None) == 0 else value
 
     def debug_string(self):
