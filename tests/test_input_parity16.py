@@ -205,3 +205,53 @@ def test_padding_fifo_queue_dequeue_many_of_scalar_strings():
         nums, strs = sess.run(q.dequeue_many(2))
     assert nums.tolist() == [[[1, 2], [0, 0], [0, 0]], [[1, 2], [3, 4], [5, 6]]]
     assert strs.dtype == object and strs.tolist() == [b"a", b"b"]
+
+
+def test_csv_dataset_bad_records_raise_in_turn_with_tf_messages(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('x,1.5\n2,y\n99999999999,1\n3,4\n1,\n5,6,7\n"a,2\n')
+    d = tf.data.experimental.CsvDataset(str(path), [[0], tf.constant([], tf.float32)])
+    n = d.make_one_shot_iterator().get_next()
+    got = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                got.append([float(v) for v in sess.run(n)])
+            except tf.errors.OutOfRangeError:
+                break
+            except tf.errors.InvalidArgumentError as e:
+                got.append(str(e).splitlines()[0])
+    assert got == ["Field 0 in record is not a valid int32: x",
+                   "Field 1 in record is not a valid float: y",
+                   "Field 0 in record is not a valid int32: 99999999999",
+                   [3.0, 4.0],
+                   "Field 1 is required but missing in record!",
+                   "Expect 2 fields but have more in record",
+                   "Reached end of file without closing quoted field in record"]
+
+
+def test_parse_example_dataset_keys_dense_then_sparse():
+    d = tf.data.Dataset.from_tensors([tf.train.Example().SerializeToString()]).apply(
+        tf.data.experimental.parse_example_dataset(
+            {"v": tf.VarLenFeature(tf.float32), "z": tf.FixedLenFeature([], tf.int64, 0),
+             "a": tf.VarLenFeature(tf.int64), "i": tf.FixedLenFeature([], tf.int64, 0)}))
+    assert list(d.output_types) == ["i", "z", "a", "v"]
+
+
+def test_contrib_sliding_window_batch_and_assert_element_shape():
+    def drain(d):
+        return [x.tolist() for x in _drain(sess, d.make_one_shot_iterator().get_next())]
+
+    with tf.Session() as sess:
+        for args, want in [((3, 2), [[0, 1, 2], [2, 3, 4], [4, 5, 6], [6, 7, 8]]),
+                           ((2, None, 3), [[0, 1], [3, 4], [6, 7]]),
+                           ((2, None, 1, 2), [[0, 2], [1, 3], [2, 4], [3, 5], [4, 6],
+                                              [5, 7], [6, 8]]),
+                           ((4, None, 5), [[0, 1, 2, 3], [5, 6, 7, 8]])]:
+            d = tf.data.Dataset.range(9).apply(tf.contrib.data.sliding_window_batch(*args))
+            assert d.output_shapes.as_list() == [None]
+            assert drain(d) == want
+        d = tf.data.Dataset.range(3).map(lambda x: tf.reshape(x, [-1])).apply(
+            tf.contrib.data.assert_element_shape(tf.TensorShape([1])))
+        assert d.output_shapes.as_list() == [1]
+        assert drain(d) == [[0], [1], [2]]

@@ -401,13 +401,18 @@ def _contrib_data():
                         "transformations.", experimental, names)
     module.batch_and_drop_remainder = _batch_and_drop_remainder
     module.padded_batch_and_drop_remainder = _padded_batch_and_drop_remainder
+    from tideflow.ops.dataset_more import assert_element_shape, sliding_window_batch
+
+    module.sliding_window_batch = sliding_window_batch
+    module.assert_element_shape = assert_element_shape
     # TF 1.2-1.5 programs build their pipelines from tf.contrib.data's own dataset classes
     legacy = ("Dataset", "Iterator", "TextLineDataset", "TFRecordDataset",
               "FixedLengthRecordDataset")
     for name in legacy:
         setattr(module, name, getattr(data, name))
     module.__all__ = sorted([*names, *legacy, "batch_and_drop_remainder",
-                             "padded_batch_and_drop_remainder"])
+                             "padded_batch_and_drop_remainder", "sliding_window_batch",
+                             "assert_element_shape"])
     return module
 
 

@@ -161,6 +161,9 @@ CASES = [
          lambda: D.range(1, 4).map(lambda x: tf.fill([x], x)).padded_batch(3, [None])
          .unbatch(), [[1, 0, 0], [2, 2, 0], [3, 3, 3]]),
     _row(("ShuffleDataset",), lambda: D.range(1).shuffle(4, seed=3), [0]),
+    _row(("SlidingWindowDataset",),
+         lambda: D.range(6).apply(tf.contrib.data.sliding_window_batch(3, 2)),
+         [[0, 1, 2], [2, 3, 4]]),
     _row(("ShuffleAndRepeatDataset",),
          lambda: D.range(1).apply(tf.data.experimental.shuffle_and_repeat(4, 2, seed=3)),
          [0, 0]),

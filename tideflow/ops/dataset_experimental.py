@@ -300,7 +300,17 @@ def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
                 shape = spec_of(value).shape
                 if shape.ndims is not None:
                     value._static_shape = batch.concatenate(shape[1:])
-        return out
+        # TF 1.15's key order: the dense features (sorted), the VarLen ones (sorted), then
+        # the SparseFeatures (as given)
+        from tideflow.ops.parsing_ops import SparseFeature, VarLenFeature
+
+        def rank(item):
+            f = features[item[0]]
+            return (2, 0) if isinstance(f, SparseFeature) else (
+                (1, item[0]) if isinstance(f, VarLenFeature) else (0, item[0]))
+
+        order = {k: i for i, k in enumerate(features)}
+        return dict(sorted(out.items(), key=lambda kv: (rank(kv), order.get(kv[0], 0))))
 
     return lambda dataset: dataset.map(parse, num_parallel_calls=num_parallel_calls)
 

@@ -491,6 +491,86 @@ def window(dataset, size, shift=None, stride=1, drop_remainder=False):
     return _OpDataset("WindowDataset", ins, specs)
 
 
+class _Slide(dv.DatasetValue):
+    """tf.contrib.data's SlidingWindowDataset: each element a batch of ``size`` input
+    elements (every ``stride``-th), one starting every ``shift`` elements; the windows that
+    would run past the input's end are dropped."""
+
+    def __init__(self, input_, size, shift, stride):
+        for what, v in (("size", size), ("shift", shift), ("stride", stride)):
+            if v <= 0:
+                raise _invalid(f"Window {what} must be greater than zero.")
+        self.input, self.size, self.shift, self.stride = input_, size, shift, stride
+
+    @dv.resumable
+    def iterate(self, rt):
+        span = (self.size - 1) * self.stride + 1
+        buf = []
+        src = dv._tap(self.input.iterate(rt))
+        skip = 0  # input elements to pass over before the next window starts
+        for elem in src:
+            if type(elem) is dv._Fail:
+                yield elem
+                continue
+            if skip:
+                skip -= 1
+                continue
+            buf.append(elem)
+            if len(buf) < span:
+                continue
+            window = buf[::self.stride]
+            yield [np.stack([e[c] for e in window]) for c in range(len(window[0]))]
+            if self.shift < len(buf):
+                del buf[:self.shift]
+            else:
+                skip, buf = self.shift - len(buf), []
+
+
+_declare("SlidingWindowDataset", ["input_dataset: variant", "window_size: int64",
+                                  "window_shift: int64", "window_stride: int64"],
+         lambda ctx, d, size, shift, stride: _Slide(d, _int(size), _int(shift), _int(stride)),
+         _OUT)
+
+
+def sliding_window_batch(window_size, stride=None, window_shift=None, window_stride=1):
+    """``tf.contrib.data.sliding_window_batch``: batches of ``window_size`` elements (every
+    ``window_stride``-th), one starting every ``window_shift`` (``stride``, default 1)."""
+    if stride is None and window_shift is None:
+        window_shift = 1
+    elif stride is not None and window_shift is None:
+        window_shift = stride
+    elif stride is not None and window_shift is not None:
+        raise ValueError("Cannot specify both `stride` and `window_shift`")
+
+    def apply(dataset):
+        # TF 1.15's constant names (the size's is "window_stride" there too)
+        size = _i64(window_size, "window_stride")
+        stride_t = _i64(window_stride, "window_stride")
+        shift = _i64(window_shift, "window_shift")
+        ins = [dataset, size, shift, stride_t]
+        return _OpDataset("SlidingWindowDataset", ins, ds.batched(dataset._specs, None))
+
+    return apply
+
+
+def assert_element_shape(expected_shapes):
+    """``tf.contrib.data.assert_element_shape``: each component checked (at run time) and
+    given the static shape ``expected_shapes`` (merged with its own)."""
+    from tideflow.contrib_framework_extra import with_shape
+
+    def apply(dataset):
+        def check(*elements):
+            elements = elements[0] if len(elements) == 1 else elements
+            flat = ds.flatten(elements)
+            shapes = ds.flatten_up_to(elements, expected_shapes)
+            return ds.pack(elements, [with_shape(s, t) if TensorShape(s).ndims is not None
+                                      else t for s, t in zip(shapes, flat)])
+
+        return dataset.map(check)
+
+    return apply
+
+
 def _scalar_key(v, what):
     a = np.asarray(v)
     if a.shape != () or a.dtype != np.int64:
@@ -1043,12 +1123,12 @@ class _Csv(dv.DatasetValue):
         self.delim, self.quote, self.na = delim, quote, na
         self.cols, self.defaults, self.types = cols, defaults, types
 
-    def _convert(self, text, k, path, line):
+    def _convert(self, text, k):
+        # TF 1.15's messages (they name no record number or file)
         d, default = self.types[k], self.defaults[k]
         if text == self.na or text == "":
             if default.size == 0:
-                raise _invalid(f"Field {k} is required but missing in record {line} of file "
-                               f"{path}")
+                raise _invalid(f"Field {k} is required but missing in record!")
             return default.reshape(())
         try:
             if d == dtypes.string:
@@ -1057,27 +1137,54 @@ class _Csv(dv.DatasetValue):
                 return np.asarray(int(text), dtype=d.as_numpy_dtype)
             return np.asarray(float(text), dtype=d.as_numpy_dtype)
         except (ValueError, OverflowError):  # an integer out of the column type's range too
-            raise _invalid(f"Field {k} in record {line} of file {path} is not a valid "
-                           f"{d.name}: {text!r}") from None
+            from tideflow.framework.importer import _type_string
 
+            raise _invalid(f"Field {k} in record is not a valid {_type_string(d)}: "
+                           f"{text}") from None
+
+    def _record(self, fields):
+        n = len(self.types)
+        if self.cols:
+            if max(self.cols) >= len(fields):
+                raise _invalid(f"Expect {n} fields but have {len(fields)} in record")
+            cols = self.cols
+        else:
+            if len(fields) < n:
+                raise _invalid(f"Expect {n} fields but have {len(fields)} in record")
+            if len(fields) > n:
+                raise _invalid(f"Expect {n} fields but have more in record")
+            cols = range(n)
+        return [self._convert(fields[c], k) for k, c in enumerate(cols)]
+
+    @dv.resumable
     def iterate(self, rt):
+        # as TF: a bad record raises its error in its turn and the records after it follow
         for path in self.paths:
             lines = dataset_readers.text_lines(path, self.compression)
             if self.header:
                 next(lines, None)
             text = io.StringIO("\n".join(b.decode("utf-8") for b in lines))
-            reader = csv.reader(text, delimiter=self.delim,
+            reader = csv.reader(text, delimiter=self.delim, strict=bool(self.quote),
                                 quoting=csv.QUOTE_MINIMAL if self.quote else csv.QUOTE_NONE,
                                 quotechar='"' if self.quote else None)
-            for line, fields in enumerate(reader, 1 + int(self.header)):
+            while True:
+                try:
+                    fields = next(reader)
+                except StopIteration:
+                    break
+                except csv.Error as e:
+                    if "unexpected end of data" in str(e):
+                        yield dv._Fail(_invalid("Reached end of file without closing quoted "
+                                                "field in record"))
+                        break
+                    yield dv._Fail(_invalid(f"{e} in record"))
+                    continue
                 if not fields:
                     continue
-                cols = self.cols if self.cols else range(len(fields))
-                if self.cols and max(self.cols) >= len(fields) or (
-                        not self.cols and len(fields) != len(self.types)):
-                    raise _invalid(f"Expect {len(self.types)} fields but have {len(fields)} in "
-                                   f"record {line} of file {path}")
-                yield [self._convert(fields[c], k, path, line) for k, c in enumerate(cols)]
+                try:
+                    yield self._record(fields)
+                except errors.InvalidArgumentError as e:
+                    yield dv._Fail(e.with_traceback(None))
 
 
 def _csv_kernel(ctx, filenames, compression, buffer_size, header, field_delim, use_quote_delim,
