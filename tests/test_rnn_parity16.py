@@ -171,3 +171,22 @@ def test_raw_rnn_later_random_ops_get_tf_1_15s_seeds(batch, want):
     o_ta.stack()
     tf.random_normal([2])
     assert _seed2("RandomStandardNormal") == [want]
+
+
+def test_attention_wrapper_checks_initial_cell_state_in_its_init_scope():
+    # TF: the batch size checks and identities under AttentionWrapperInit; a single step
+    # with an alignment history counts TF's ops (the history's array: a Const and the array)
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [2, 3])
+    mem = tf.placeholder(tf.float32, [2, 4, 5])
+    am = tf.contrib.seq2seq.LuongAttention(5, mem, tf.constant([4, 3]))
+    cell = tf.contrib.seq2seq.AttentionWrapper(
+        tf.nn.rnn_cell.GRUCell(5), am, initial_cell_state=mem[:, 0], alignment_history=True,
+        cell_input_fn=lambda i, a: tf.concat([i, a], -1) * 0.5)
+    names = op_names()
+    assert names[-2:] == ["AttentionWrapperInit/assert_equal/NoOp",
+                          "AttentionWrapperInit/check_initial_cell_state"]
+    cell(x, cell.zero_state(2, tf.float32))
+    tf.random_normal([2])
+    assert _seed2("RandomUniform") == [27, 87, 101]
+    assert _seed2("RandomStandardNormal") == [179]

@@ -435,12 +435,15 @@ def _history_array(dtype, element_shape):
     from tideflow.ops import tensor_array
 
     graph = tf.get_default_graph()
-    first = graph._next_id
-    ta = TensorArray(dtype, size=0, dynamic_size=True, element_shape=element_shape)
-    if tensor_array._v1_rules(graph):
-        op = ta._list.op
-        ta._counted = (graph, op, {graph: op.inputs[0]})
-        tensor_array._settle(graph, first, 2)
+    if not tensor_array._v1_rules(graph):
+        return TensorArray(dtype, size=0, dynamic_size=True, element_shape=element_shape)
+    # (its ops take ids set aside: none is owed to a later loop, which a single step of the
+    # cell may never build)
+    with graph.aside_ids():
+        ta = TensorArray(dtype, size=0, dynamic_size=True, element_shape=element_shape)
+    op = ta._list.op
+    ta._counted = (graph, op, {graph: op.inputs[0]})
+    graph._skip_op_ids(2)
     return ta
 
 
@@ -517,8 +520,20 @@ class AttentionWrapper(RNNCell):
         self._alignment_history = alignment_history
         self._initial_cell_state = None
         if initial_cell_state is not None:
-            self._initial_cell_state = nest.map_structure(
-                lambda s: tf.identity(s, name="check_initial_cell_state"), initial_cell_state)
+            # (as TF: checked against each memory's batch size, in AttentionWrapperInit)
+            with tf.name_scope(name, "AttentionWrapperInit"):
+                last = nest.flatten(initial_cell_state)[-1]
+                state_batch = last.shape[0].value or tf.shape(last)[0]
+                message = (f"When constructing AttentionWrapper {self._base_name}: "
+                           "Non-matching batch sizes between the memory (encoder output) and "
+                           "initial_cell_state.  Are you using the BeamSearchDecoder?  You may "
+                           "need to tile your initial state via the "
+                           "tf.contrib.seq2seq.tile_batch function with argument "
+                           "multiple=beam_width.")
+                with tf.control_dependencies(self._batch_size_checks(state_batch, message)):
+                    self._initial_cell_state = nest.map_structure(
+                        lambda s: tf.identity(s, name="check_initial_cell_state"),
+                        initial_cell_state)
 
     def _batch_size_checks(self, batch_size, error_message):
         """TF's assertions that ``batch_size`` equals each memory's batch size (a static
