@@ -156,3 +156,32 @@ def test_infinite_dataset_without_steps_is_refused():
     with pytest.raises(ValueError, match="infinitely repeating dataset, you must specify the "
                                          "`steps_per_epoch` argument"):
         m.fit(ds, epochs=1, verbose=0)
+
+
+def test_sequential_without_input_shape_runs_its_layers_on_the_tensor_it_is_called_on():
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2), tf.keras.layers.Dense(3)])
+    x = tf.placeholder(tf.float32, [None, 4])
+    y = m(x)
+    # as TF 1.15: no Input of its own and one pass of its layers, in its name scope
+    assert y.name == "sequential/dense_1/BiasAdd:0"
+    assert len(tf.get_default_graph().get_operations()) == 41
+    assert m.inputs == [x] and m.outputs == [y]
+    w = tf.Variable(tf.random_normal([3]))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(w), [-1.711882, 0.12859929, -0.34886026], rtol=1e-5)
+        np.testing.assert_allclose(s.run(y, {x: np.ones((1, 4))}),
+                                   [[0.8141929, -0.28918105, 0.09258594]], rtol=1e-5)
+
+
+def test_nested_sequential_without_input_shape_shows_its_shapes(capsys):
+    inner = tf.keras.Sequential([tf.keras.layers.Dense(8), tf.keras.layers.Dense(4)])
+    outer = tf.keras.Sequential([tf.keras.layers.Dense(6, input_shape=(3,)), inner,
+                                 tf.keras.layers.Dense(1)])
+    assert inner.output_shape == (None, 4)
+    assert inner.outputs[0].name == "sequential/dense_1/BiasAdd:0"
+    assert outer.layers[1] is inner
+    inner.summary()
+    rows = [r for r in capsys.readouterr().out.splitlines() if "(Dense)" in r]
+    assert [r.split()[2:4] for r in rows] == [["(None,", "8)"], ["(None,", "4)"]]

@@ -170,7 +170,10 @@ def _shape_str(layer, model=None):
     list (its node's outputs are a list), else the layer's output shape."""
     from tideflow.keras.engine.input_layer import InputLayer
 
-    if model is not None and not getattr(model, "_is_graph_network", True):
+    if model is not None and not getattr(model, "_is_graph_network", True) and getattr(
+            model, "_deferred_call", None) != "keras":
+        # (a Sequential with no input shape first called on Keras tensors: its layers have
+        # nodes, as in TF 1.15)
         return "multiple"
     try:
         shape = layer.output_shape

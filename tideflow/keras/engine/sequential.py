@@ -193,11 +193,14 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         if not (self._is_graph_network and self.outputs) and self._stack and isinstance(
                 inputs, ops.Tensor) and inputs.get_shape().ndims is not None:
-            # first call of a Sequential with no input shape: build it for this shape
-            with ops.name_scope(None):
-                x = Input(batch_shape=tuple(inputs.get_shape().as_list()),
-                          dtype=inputs.dtype.base_dtype.name)
-            self._build_on(x)
+            # as TF 1.15: a Sequential with no input shape runs its layers on what it is
+            # called with (in its name scope), and stays a model of no graph of its own
+            from tideflow.keras import backend as K
+
+            self._build_input_shape = tuple(inputs.get_shape().as_list())
+            if not getattr(self, "_deferred_call", None):
+                keras = K._state(inputs.graph).history.get(inputs) is not None
+                self._deferred_call = "keras" if keras else "plain"
         if self._is_graph_network and self.outputs and self.inputs:
             return self._run_internal_graph(inputs, training=training)
         x = inputs
@@ -206,6 +209,9 @@ class Sequential(Model):
             if training is not None and "training" in layer._call_arg_names():
                 kwargs["training"] = training
             x = layer(x, **kwargs)
+        if getattr(self, "_deferred_call", None) and not self.outputs:
+            # as TF 1.15: the first call's tensors are the model's inputs and outputs
+            self.inputs, self.outputs = [inputs], [x]
         return x
 
     def get_config(self):
