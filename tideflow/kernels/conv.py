@@ -272,8 +272,12 @@ def conv(x, w, strides, dilations, padding, explicit=None):
     return out.astype(out_dtype, copy=False)
 
 
-def conv_backprop_filter(x, filter_shape, dy, strides, dilations, padding, explicit=None):
-    """Gradient of :func:`conv` with respect to its filter, of shape ``filter_shape``."""
+def conv_backprop_filter(x, filter_shape, dy, strides, dilations, padding, explicit=None,
+                         dy_spectrum=None):
+    """Gradient of :func:`conv` with respect to its filter, of shape ``filter_shape``.
+
+    ``dy_spectrum``: dy's spectrum as the input gradient of the same step kept it (see
+    spectral.conv_backprop_filter), or None."""
     nsp = x.ndim - 2
     filter_shape = tuple(int(d) for d in filter_shape)
     ksize = filter_shape[:nsp]
@@ -293,7 +297,8 @@ def conv_backprop_filter(x, filter_shape, dy, strides, dilations, padding, expli
         return dw.reshape(filter_shape).astype(out_dtype, copy=False)
     if spectral.worthwhile(dt, x.shape[1:-1], ksize, outs, pads, strides, dilations, n_batch,
                            x.shape[-1], n_out):
-        dw = spectral.conv_backprop_filter(x, filter_shape, dy2.reshape(dy.shape), pads)
+        dw = spectral.conv_backprop_filter(x, filter_shape, dy2.reshape(dy.shape), pads,
+                                           dy_spectrum)
         return dw.astype(out_dtype, copy=False)
     xp = _pad(x, pads)
     sums = {}  # first image of a piece -> that piece's sum (added in image order below)
@@ -318,8 +323,11 @@ def conv_backprop_filter(x, filter_shape, dy, strides, dilations, padding, expli
     return dw.reshape(filter_shape).astype(out_dtype, copy=False)
 
 
-def conv_backprop_input(input_shape, w, dy, strides, dilations, padding, explicit=None):
-    """Gradient of :func:`conv` with respect to its input, of shape ``input_shape``."""
+def conv_backprop_input(input_shape, w, dy, strides, dilations, padding, explicit=None,
+                        keep=None):
+    """Gradient of :func:`conv` with respect to its input, of shape ``input_shape``.
+
+    ``keep``: see spectral.conv_backprop_input (filled only when the spectral path runs)."""
     nsp = w.ndim - 2
     input_shape = tuple(int(d) for d in input_shape)
     ksize = w.shape[:nsp]
@@ -339,7 +347,7 @@ def conv_backprop_input(input_shape, w, dy, strides, dilations, padding, explici
         return dx.reshape(input_shape).astype(out_dtype, copy=False)
     if spectral.worthwhile(dt, input_shape[1:-1], ksize, outs, pads, strides, dilations, n_batch,
                            chans, n_out):
-        dx = spectral.conv_backprop_input(input_shape, w, dy2.reshape(dy.shape), pads)
+        dx = spectral.conv_backprop_input(input_shape, w, dy2.reshape(dy.shape), pads, keep)
         return dx.astype(out_dtype, copy=False)
     if all(s == 1 for s in strides) and chans >= TRANSPOSED_MIN_CHANNELS:
         # stride 1: the input gradient is a VALID convolution of the padded output gradient

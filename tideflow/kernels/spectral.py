@@ -198,6 +198,16 @@ def _over_pieces(n, fn, item_bytes):
         fn(n * p // k, n * (p + 1) // k)
 
 
+def _dy_operand(f, o, n, dtype):
+    """The filter gradient's dy operand [F, 2, N, O] (see conv_backprop_filter)."""
+    return np.empty((f, 2, n, o), dtype)
+
+
+def _put_dy(ys, yf, i, j):
+    """Writes the spectrum ``yf`` [F, 2, O, j - i] of images i:j into [DYr; DYi] [F, 2, N, O]."""
+    ys[:, :, i:j] = yf.transpose(0, 1, 3, 2)
+
+
 def conv(x, w, pads, outs, out):
     """Forward correlation into ``out`` [N, oh, ow, O] (x [N, H, W, C] float32)."""
     frames = frames_of(x.shape[1:3], pads)
@@ -220,19 +230,27 @@ def conv(x, w, pads, outs, out):
     return out
 
 
-def conv_backprop_input(input_shape, w, dy, pads):
-    """Input gradient [N, H, W, C] of the stride-1 correlation (dy [N, oh, ow, O] float32)."""
+def conv_backprop_input(input_shape, w, dy, pads, keep=None):
+    """Input gradient [N, H, W, C] of the stride-1 correlation (dy [N, oh, ow, O] float32).
+
+    ``keep``: a dict that receives, as ``"ys"``, dy's spectrum laid out as the filter
+    gradient's operand, so that the filter gradient of the same step need not transform dy
+    again."""
     frames = frames_of(input_shape[1:3], pads)
     blk = _filter_blocks(w, frames, False)
     offs = (pads[0][0], pads[1][0])
     c, o = input_shape[-1], dy.shape[-1]
+    f = blk.shape[0]
     dx = np.empty(input_shape, dy.dtype)
+    ys = None if keep is None else _dy_operand(f, o, dy.shape[0], dy.dtype)
 
     def images(i, j):
         yl = _lines(dy, i, j)
         yf = transform(yl.reshape(yl.shape[0], yl.shape[1], -1), (0, 0), frames)
         del yl
-        xf = np.matmul(blk, yf.reshape(blk.shape[0], 2 * o, j - i))
+        if ys is not None:
+            _put_dy(ys, yf.reshape(f, 2, o, j - i), i, j)
+        xf = np.matmul(blk, yf.reshape(f, 2 * o, j - i))
         head = yf.shape[:3]
         del yf
         y = inverse(xf.reshape(head + (c * (j - i),)), frames, offs, input_shape[1:3])
@@ -240,10 +258,12 @@ def conv_backprop_input(input_shape, w, dy, pads):
         _images(y, dx[i:j], input_shape[1:3], c)
 
     _over_pieces(dy.shape[0], images, _piece_bytes(dy, frames, c))
+    if ys is not None:
+        keep["ys"] = ys
     return dx
 
 
-def conv_backprop_filter(x, filter_shape, dy, pads):
+def conv_backprop_filter(x, filter_shape, dy, pads, ys=None):
     """Filter gradient [kh, kw, C, O] of the stride-1 correlation: per frequency, the sum
     over the batch of X conj(DY), re = Xr DYr + Xi DYi and im = Xi DYr - Xr DYi.
 
@@ -251,15 +271,20 @@ def conv_backprop_filter(x, filter_shape, dy, pads):
     products per frequency give re and im directly: with Z = [Xr^T, Xi^T, -Xr^T] [C, 3B],
     re = Z[:, :2B] @ [DYr; DYi] and im = Z[:, B:] @ [DYr; DYi]. Products over pieces of 16
     images, their [F, 2C, 2O] parts summed and the re/im blocks combined after, took 1.5x as
-    long."""
+    long. ``ys``: dy's operand as the input gradient of the same step left it (``keep``), when
+    it did; else it is computed here."""
     frames = frames_of(x.shape[1:3], pads)
     offs = (pads[0][0], pads[1][0])
     c, o = filter_shape[2], filter_shape[3]
     n = x.shape[0]
     q, lh = frames[1] // 2 + 1, frames[0]
     f = q * lh
+    if ys is not None and ys.shape != (f, 2, n, o):
+        ys = None
+    need_dy = ys is None
     z = np.empty((f, c, 3, n), x.dtype)
-    ys = np.empty((f, 2, n, o), x.dtype)
+    if need_dy:
+        ys = _dy_operand(f, o, n, x.dtype)
 
     def images(i, j):
         xl = _lines(x, i, j)
@@ -270,10 +295,11 @@ def conv_backprop_filter(x, filter_shape, dy, pads):
         z[:, :, 1, i:j] = xf[:, 1]
         np.negative(xf[:, 0], out=z[:, :, 2, i:j])
         del xf
-        yl = _lines(dy, i, j)
-        yf = transform(yl.reshape(yl.shape[0], yl.shape[1], -1), (0, 0), frames)
-        del yl
-        ys[:, :, i:j] = yf.reshape(f, 2, o, j - i).transpose(0, 1, 3, 2)
+        if need_dy:
+            yl = _lines(dy, i, j)
+            yf = transform(yl.reshape(yl.shape[0], yl.shape[1], -1), (0, 0), frames)
+            del yl
+            _put_dy(ys, yf.reshape(f, 2, o, j - i), i, j)
 
     _over_pieces(n, images, _piece_bytes(x, frames, o))
     dwf = np.empty((f, 2, c, o), x.dtype)

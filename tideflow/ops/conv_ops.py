@@ -285,6 +285,19 @@ def _bind(run, nd, n_inputs=2):
     return kernel
 
 
+class SpectrumShare:
+    """What a convolution's input gradient hands on to its filter gradient within a step,
+    when a plan runs both (runtime/graph_passes.py): (out_backprop, the channels-last input
+    and filter shapes, dy's spectrum). It is taken only by a filter gradient that reads the
+    very same out_backprop array with the same shapes (an identity check, so concurrent steps
+    of one plan at worst recompute) and dropped as it is taken."""
+
+    __slots__ = ("dy",)
+
+    def __init__(self):
+        self.dy = None
+
+
 def _forward_kernel(nd, depthwise=False):
     fn = kconv.depthwise if depthwise else kconv.conv
     label = "DepthwiseConv2dNative" if depthwise else f"Conv{nd - 2}D"
@@ -309,7 +322,7 @@ def _forward_kernel(nd, depthwise=False):
     return _bind(run, nd)
 
 
-def _backprop_input_kernel(nd, depthwise=False):
+def _backprop_input_kernel(nd, depthwise=False, share=None):
     fn = kconv.depthwise_backprop_input if depthwise else kconv.conv_backprop_input
     label = ("DepthwiseConv2dNativeBackpropInput" if depthwise
              else f"Conv{nd - 2}DBackpropInput")
@@ -323,12 +336,17 @@ def _backprop_input_kernel(nd, depthwise=False):
         in_shape = shape_to_channels_last(sizes, data_format)
         dy = to_channels_last(out_backprop, data_format)
         _check_backprop(label, in_shape, filter.shape, dy.shape, s, d, padding, pads, depthwise)
-        return from_channels_last(fn(in_shape, filter, dy, s, d, padding, pads), data_format)
+        if share is None:
+            return from_channels_last(fn(in_shape, filter, dy, s, d, padding, pads), data_format)
+        keep = {}
+        dx = fn(in_shape, filter, dy, s, d, padding, pads, keep=keep)
+        share.dy = (out_backprop, in_shape, filter.shape, keep["ys"]) if keep else None
+        return from_channels_last(dx, data_format)
 
     return _bind(run, nd, 3)
 
 
-def _backprop_filter_kernel(nd, depthwise=False):
+def _backprop_filter_kernel(nd, depthwise=False, share=None):
     fn = kconv.depthwise_backprop_filter if depthwise else kconv.conv_backprop_filter
     label = ("DepthwiseConv2dNativeBackpropFilter" if depthwise
              else f"Conv{nd - 2}DBackpropFilter")
@@ -342,9 +360,22 @@ def _backprop_filter_kernel(nd, depthwise=False):
         x = to_channels_last(input, data_format)
         dy = to_channels_last(out_backprop, data_format)
         _check_backprop(label, x.shape, sizes, dy.shape, s, d, padding, pads, depthwise)
-        return fn(x, sizes, dy, s, d, padding, pads)
+        if share is None:
+            return fn(x, sizes, dy, s, d, padding, pads)
+        kept, share.dy = share.dy, None
+        spectrum = kept[3] if kept is not None and kept[0] is out_backprop and (
+            kept[1] == x.shape and kept[2] == sizes) else None
+        return fn(x, sizes, dy, s, d, padding, pads, dy_spectrum=spectrum)
 
     return _bind(run, nd, 3)
+
+
+def sharing_kernels():
+    """Conv2DBackpropInput's and Conv2DBackpropFilter's kernels for a plan that runs both for
+    one convolution: the filter gradient takes dy's spectrum from the input gradient
+    (SpectrumShare)."""
+    share = SpectrumShare()
+    return _backprop_input_kernel(4, share=share), _backprop_filter_kernel(4, share=share)
 
 
 # ------------------------------------------------------------------------------------------

@@ -156,6 +156,43 @@ def _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device):
         replace.kernels[op] = at_def
 
 
+_CONV_ATTRS = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
+
+
+def _conv_spectrum_sharing(order, fed, replace, consts, device):
+    """A Conv2DBackpropInput and a Conv2DBackpropFilter of one convolution (the same
+    out_backprop, attrs and device, the input gradient first) share dy's spectrum: the input
+    gradient keeps the one it computes (spectral path only) for the filter gradient, which then
+    does not transform dy again (conv_ops.SpectrumShare)."""
+    import copy
+
+    from tideflow.framework import op_registry
+    from tideflow.ops import conv_ops
+
+    if any(op_registry.device_kernel(t, device.device_type) is not None for t in (
+            "Conv2DBackpropInput", "Conv2DBackpropFilter")):
+        return
+
+    def runs(op):
+        return op not in replace.kernels and not any(
+            t in consts or t in fed or replace.get(t, t) is not t for t in op._outputs)
+
+    inputs = {}
+    for op in order:
+        if op._type == "Conv2DBackpropInput" and runs(op):
+            inputs.setdefault(replace.get(op._inputs[2], op._inputs[2]), []).append(op)
+        elif op._type == "Conv2DBackpropFilter" and runs(op):
+            dy = replace.get(op._inputs[2], op._inputs[2])
+            bins = [b for b in inputs.pop(dy, ()) if b._device == op._device and all(
+                b._attrs.get(k) == op._attrs.get(k) for k in _CONV_ATTRS)]
+            if len(bins) != 1:
+                continue
+            for o, kernel in zip((bins[0], op), conv_ops.sharing_kernels()):
+                od = copy.copy(o._op_def)
+                od.kernel = kernel
+                replace.kernels[o] = od
+
+
 def _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts):
     """``ReluGrad(MaxPoolGrad(r, p, g), r)`` runs as ``MaxPoolGrad(r, p, g * (p > 0))`` when
     ``p`` is ``MaxPool(r)`` with the same window: the backward pass of ``max_pool(relu(x))``.
@@ -297,6 +334,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
                 replace[a] = replace.get(b, b)
     _log_softmax_rewrites(order, fed, fetches, replace, consts)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
+    _conv_spectrum_sharing(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
     return replace, consts
 
