@@ -247,3 +247,75 @@ def test_regressor_exports_regression_signatures_for_any_label_dimension(tmp_pat
         mg = tf.saved_model.loader.load(s, ["serve"], exp.decode())
         assert sorted(mg.signature_def) == ["predict", "regression", "serving_default"]
         assert mg.signature_def["serving_default"].method_name == "tensorflow/serving/regress"
+
+
+class _Logs(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.lines = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+    def __enter__(self):
+        logger = logging.getLogger("tensorflow")
+        self._old = logger.level
+        logger.addHandler(self)
+        logger.setLevel(logging.INFO)
+        return self
+
+    def __exit__(self, *exc):
+        logger = logging.getLogger("tensorflow")
+        logger.removeHandler(self)
+        logger.setLevel(self._old)
+
+
+def test_train_and_evaluate_runs_tf_115s_local_loop(tmp_path):
+    x = np.random.RandomState(0).randn(16, 2).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int32)
+    cols = [tf.feature_column.numeric_column("x", shape=(2,))]
+    est = tf.estimator.LinearClassifier(cols, model_dir=str(tmp_path), config=tf.estimator.RunConfig(
+        save_checkpoints_steps=3))
+    train = tf.estimator.TrainSpec(tf.estimator.inputs.numpy_input_fn(
+        {"x": x}, y, batch_size=4, num_epochs=None, shuffle=False), max_steps=7)
+    assert "input_fn=<function numpy_input_fn.<locals>.input_fn at 0x" in repr(train)
+    # throttle_secs=0 is allowed (every checkpoint but the first is evaluated)
+    evals = tf.estimator.EvalSpec(tf.estimator.inputs.numpy_input_fn(
+        {"x": x}, y, batch_size=8, shuffle=False), throttle_secs=0)
+    with _Logs() as logs:
+        metrics, exports = tf.estimator.train_and_evaluate(est, train, evals)
+    assert logs.lines[:3] == [
+        "Not using Distribute Coordinator.",
+        "Running training and evaluation locally (non-distributed).",
+        ("Start train and evaluate loop. The evaluate will happen after every checkpoint. "
+         "Checkpoint frequency is determined based on RunConfig arguments: "
+         "save_checkpoints_steps 3 or save_checkpoints_secs None.")]
+    steps = [line.split()[-1] for line in logs.lines
+             if line.startswith("Saving 'checkpoint_path' summary")]
+    assert [s.rsplit("-", 1)[1] for s in steps] == ["3", "6", "7"]
+    assert metrics["global_step"] == 7 and exports == []
+
+
+def test_warm_start_settings_and_logs(tmp_path):
+    ws = tf.estimator.WarmStartSettings(str(tmp_path), vars_to_warm_start=".*bias.*")
+    assert repr(ws) == (f"WarmStartSettings(ckpt_to_initialize_from='{tmp_path}', "
+                        "vars_to_warm_start='.*bias.*', var_name_to_vocab_info={}, "
+                        "var_name_to_prev_var_name={})")
+    with pytest.raises(ValueError, match="`ckpt_to_initialize_from` MUST be set"):
+        tf.estimator.WarmStartSettings("")
+    with tf.Session() as s:
+        tf.get_variable("a", [2], initializer=tf.constant_initializer(3.0))
+        tf.get_variable("a_bias", [1], initializer=tf.constant_initializer(4.0))
+        s.run(tf.global_variables_initializer())
+        tf.train.Saver().save(s, str(tmp_path / "m"))
+    with tf.Graph().as_default():
+        a = tf.get_variable("a", [2])
+        b = tf.get_variable("a_bias", [1])
+        with _Logs() as logs:
+            tf.train.warm_start(str(tmp_path), vars_to_warm_start=".*bias.*")
+        assert logs.lines == [f"Warm-starting from: {tmp_path}",
+                              "Warm-starting variables only in TRAINABLE_VARIABLES.",
+                              "Warm-started 1 variables."]
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            assert s.run(b).tolist() == [4.0] and s.run(a).tolist() != [3.0, 3.0]

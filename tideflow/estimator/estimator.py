@@ -126,10 +126,19 @@ def _load_global_step_from_checkpoint_dir(checkpoint_dir):
         return 0
 
 
-WarmStartSettings = collections.namedtuple(
-    "WarmStartSettings", ["ckpt_to_initialize_from", "vars_to_warm_start",
-                          "var_name_to_vocab_info", "var_name_to_prev_var_name"])
-WarmStartSettings.__new__.__defaults__ = (".*", None, None)
+class WarmStartSettings(collections.namedtuple(
+        "WarmStartSettings", ["ckpt_to_initialize_from", "vars_to_warm_start",
+                              "var_name_to_vocab_info", "var_name_to_prev_var_name"])):
+    """Where and what to warm-start from (as TF 1.15: the maps default to {})."""
+
+    __slots__ = ()
+
+    def __new__(cls, ckpt_to_initialize_from, vars_to_warm_start=".*",
+                var_name_to_vocab_info=None, var_name_to_prev_var_name=None):
+        if not ckpt_to_initialize_from:
+            raise ValueError("`ckpt_to_initialize_from` MUST be set in WarmStartSettings")
+        return super().__new__(cls, ckpt_to_initialize_from, vars_to_warm_start,
+                               var_name_to_vocab_info or {}, var_name_to_prev_var_name or {})
 
 
 

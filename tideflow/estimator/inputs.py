@@ -131,6 +131,7 @@ def _numpy_input_fn(x, y, batch_size, num_epochs, shuffle, queue_capacity, num_t
             return features, batch[_TARGET_KEY]
         return features, {k: batch[k] for k in target_keys}
 
+    input_fn.__qualname__ = "numpy_input_fn.<locals>.input_fn"  # as TF's (a spec's repr)
     return input_fn
 
 

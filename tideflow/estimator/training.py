@@ -235,27 +235,42 @@ class _Evaluator:
 
 
 class _EvaluateOnSaveListener(basic_hooks.CheckpointSaverListener):
-    """Evaluates after a checkpoint is saved, at most every ``throttle_secs``."""
+    """As TF 1.15's: evaluates after each checkpoint but the first (the untrained model's),
+    at most every ``throttle_secs``, and at the end when the last step was not evaluated."""
 
     def __init__(self, evaluator, throttle_secs):
         self._evaluator = evaluator
         self._throttle = throttle_secs
-        self._first = True
-        self._last_time = None
         self.result = None
+        self.export_results = None
+
+    def begin(self):
+        self._timer = basic_hooks.SecondOrStepTimer(every_secs=self._throttle)
+        self._first = True
 
     def after_save(self, session, global_step_value):
         del session
-        if self._first:  # the checkpoint of the untrained model
+        if self._first:
             self._first = False
             return
-        now = time.time()
-        if self._last_time is not None and now - self._last_time < self._throttle:
-            return
-        self._last_time = now
-        metrics, exports = self._evaluator.evaluate_and_export()
-        if metrics is not None:
-            self.result = (metrics, exports)
+        if self._timer.should_trigger_for_step(global_step_value):
+            self._evaluate(global_step_value)
+        else:
+            logging.info(f"Skip the current checkpoint eval due to throttle secs "
+                         f"({self._throttle} secs).")
+
+    def end(self, session, global_step_value):
+        del session
+        if global_step_value != self._timer.last_triggered_step():
+            self._evaluate(global_step_value)
+
+    def _evaluate(self, global_step_value):
+        self._timer.update_last_triggered_step(global_step_value)
+        metrics, self.export_results = self._evaluator.evaluate_and_export()
+        if metrics is None:
+            raise RuntimeError("There was no new checkpoint after the training. Eval status: "
+                               "missing checkpoint")
+        self.result = metrics
 
 
 def train_and_evaluate(estimator, train_spec, eval_spec):
@@ -272,11 +287,8 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     if not isinstance(eval_spec, EvalSpec):
         raise TypeError(f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: "
                         f"{type(eval_spec)}")
-    if eval_spec.throttle_secs <= 0:
-        raise ValueError(f"eval_spec.throttle_secs should be positive, given: "
-                         f"{eval_spec.throttle_secs}. It is used do determine how long each "
-                         "training iteration should go when train and evaluate locally.")
     config = estimator.config
+    logging.info("Not using Distribute Coordinator.")
     if config.task_type == "evaluator" and config.task_id > 0:
         raise ValueError(f"For distributed training, there can only be one `evaluator` task "
                          f"(with task id 0).  Given task id {config.task_id}")
@@ -361,19 +373,22 @@ def _run_evaluator(estimator, train_spec, eval_spec):
 
 def _run_local(estimator, train_spec, eval_spec):
     logging.info("Running training and evaluation locally (non-distributed).")
+    config = estimator.config
+    logging.info(f"Start train and evaluate loop. The evaluate will happen after every "
+                 f"checkpoint. Checkpoint frequency is determined based on RunConfig "
+                 f"arguments: save_checkpoints_steps {config.save_checkpoints_steps} or "
+                 f"save_checkpoints_secs {config.save_checkpoints_secs}.")
     return _train_evaluating_checkpoints(estimator, train_spec, eval_spec)
 
 
 def _train_evaluating_checkpoints(estimator, train_spec, eval_spec):
+    """TF 1.15's local loop: the listener's last evaluation and export results (None, None
+    when nothing was evaluated)."""
     evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
     listener = _EvaluateOnSaveListener(evaluator, eval_spec.throttle_secs)
     estimator.train(input_fn=train_spec.input_fn, max_steps=train_spec.max_steps,
                     hooks=list(train_spec.hooks), saving_listeners=[listener])
-    if evaluator.last_checkpoint != estimator.latest_checkpoint() or listener.result is None:
-        metrics, exports = evaluator.evaluate_and_export()
-        if metrics is not None:
-            return metrics, exports
-    return listener.result if listener.result is not None else (None, [])
+    return listener.result, listener.export_results
 
 
 __all__ = ["BestExporter", "EvalSpec", "Exporter", "FinalExporter", "LatestExporter", "TrainSpec",

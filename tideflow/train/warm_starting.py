@@ -54,6 +54,7 @@ def _read_vocab(path, size, what):
 def _variables_to_warm_start(vars_to_warm_start):
     # a regex, or None (which matches as every name does), looks at the trainable variables
     if vars_to_warm_start is None or isinstance(vars_to_warm_start, str):
+        tf_logging.info("Warm-starting variables only in TRAINABLE_VARIABLES.")
         return ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES, scope=vars_to_warm_start)
     if isinstance(vars_to_warm_start, list):
         if all(isinstance(v, str) for v in vars_to_warm_start):
@@ -141,6 +142,7 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
     ``var_name_to_vocab_info`` remaps vocabulary axes (:class:`VocabInfo`). Run the variables'
     initializers (``global_variables_initializer``) afterwards.
     """
+    tf_logging.info(f"Warm-starting from: {ckpt_to_initialize_from}")
     vocab = dict(var_name_to_vocab_info or {})
     prev = dict(var_name_to_prev_var_name or {})
     found = _variables_to_warm_start(vars_to_warm_start)
@@ -174,6 +176,8 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
         target = parts if len(parts) > 1 or parts[0]._get_save_slice_info() is not None \
             else parts[0]
         checkpoint_utils.init_from_checkpoint(ckpt_to_initialize_from, {prev_name: target})
+    count = len(groups) if vars_to_warm_start else len(used_vocab)
+    tf_logging.info("Warm-started %d variables.", count)
     unused = set(prev) - used_prev
     if unused:
         raise ValueError(f"You provided the following variables in var_name_to_prev_var_name "
