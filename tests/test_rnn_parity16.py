@@ -190,3 +190,36 @@ def test_attention_wrapper_checks_initial_cell_state_in_its_init_scope():
     tf.random_normal([2])
     assert _seed2("RandomUniform") == [27, 87, 101]
     assert _seed2("RandomStandardNormal") == [179]
+
+
+class _NoZeroState:
+    output_size = 2
+    state_size = 2
+
+    def __call__(self, inputs, state):
+        return inputs, state
+
+
+@pytest.mark.parametrize("call, kind, message", [
+    (lambda: tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(3), tf.placeholder(tf.float32, [None, 3]),
+                               dtype=tf.float32),
+     ValueError, r"^Shape \(3, \?\) must have rank at least 3"),
+    (lambda: tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(3), tf.placeholder(tf.float32, [3]),
+                               dtype=tf.float32, time_major=True),
+     ValueError, r"^Expected input tensor .* to have rank at least 2"),
+    (lambda: tf.nn.static_rnn(tf.nn.rnn_cell.GRUCell(2), [tf.placeholder(tf.float32, [None, 2,
+                                                                                      None])],
+                              dtype=tf.float32),
+     ValueError, (r"^Input size \(dimension 1 of inputs\) must be accessible via shape "
+                 r"inference, but saw value None")),
+    (lambda: tf.nn.dynamic_rnn(_NoZeroState(), tf.zeros([2, 3, 1]), dtype=tf.float32),
+     TypeError, (r"is not an RNNCell: either 'zero_state' or 'get_initial_state' method is "
+                r"required\.$")),
+    (lambda: tf.nn.static_rnn(3, [tf.zeros([2, 1])], dtype=tf.float32),
+     TypeError, (r"^The argument 'cell' \(3\) is not an RNNCell: 'output_size' property is "
+                r"missing, 'state_size' property is missing, either 'zero_state' or "
+                r"'get_initial_state' method is required, is not callable\.$")),
+])
+def test_rnn_argument_errors_read_as_tf_1_15s(call, kind, message):
+    with pytest.raises(kind, match=message):
+        call()

@@ -26,11 +26,18 @@ from tideflow.ops.while_loop import while_loop
 
 
 def _check_cell(cell, name="cell"):
-    if not (isinstance(cell, RNNCell) or (
-            hasattr(cell, "output_size") and hasattr(cell, "state_size") and callable(cell))):
-        raise TypeError(f"The argument {name!r} ({cell}) is not an RNNCell: 'output_size' "
-                        "property is missing, 'state_size' property is missing, or it is not "
-                        "callable.")
+    """TF's assert_like_rnncell: a TypeError naming each missing part."""
+    if isinstance(cell, RNNCell):
+        return
+    missing = [why for why, ok in (
+        ("'output_size' property is missing", hasattr(cell, "output_size")),
+        ("'state_size' property is missing", hasattr(cell, "state_size")),
+        ("either 'zero_state' or 'get_initial_state' method is required",
+         hasattr(cell, "zero_state") or hasattr(cell, "get_initial_state")),
+        ("is not callable", callable(cell))) if not ok]
+    if missing:
+        raise TypeError(f"The argument {name!r} ({cell}) is not an RNNCell: "
+                        f"{', '.join(missing)}.")
 
 
 def _initial_state(cell, batch_size, dtype):
@@ -182,10 +189,11 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         for x in flat_input:
             shape = x.get_shape()
             if shape.ndims is not None and shape.ndims < 3:
-                raise ValueError(
-                    f"dynamic_rnn: input {x.name} must have rank at least 3 "
-                    f"([{'time, batch' if time_major else 'batch, time'}, depth]), but saw "
-                    f"shape: {shape}")
+                if shape.ndims < 2:
+                    _transpose_batch_time(x)  # (TF's error for a rank below 2)
+                # (TF checks the rank after swapping batch and time)
+                seen = shape if time_major else TensorShape([shape[1], shape[0]])
+                raise ValueError(f"Shape {seen} must have rank at least 3")
         if not time_major:
             flat_input = [_transpose_batch_time(x) for x in flat_input]
         parallel_iterations = parallel_iterations or 32
@@ -332,10 +340,12 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
             if shape.ndims is not None and shape.ndims < 2:
                 raise ValueError(f"static_rnn: input {x.name} must have rank at least 1 "
                                  f"([batch] ids or [batch, depth]), but saw shape: {shape}")
-            if shape.ndims is not None and shape[1:].ndims and \
-                    not TensorShape(shape[1:]).is_fully_defined():
-                raise ValueError("Input size (dimension 1 of inputs) must be accessible via "
-                                 f"shape inference, but saw value None (input {x.name}).")
+            unknown = [i for i, d in enumerate(shape[1:].as_list() if shape.ndims else [])
+                       if d is None]
+            if unknown:  # (TF counts the dimensions after the batch's from 0)
+                raise ValueError(f"Input size (dimension {unknown[0]} of inputs) must be "
+                                 "accessible via shape inference, but saw value None (input "
+                                 f"{x.name}).")
         batch_size = _batch_size(flat_first, 0)
         if initial_state is not None:
             state = initial_state
