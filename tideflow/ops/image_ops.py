@@ -10,6 +10,7 @@ import collections
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
     array_ops,
     cast_ops,
@@ -383,11 +384,13 @@ def rot90(image, k=1, name=None):
         else:
             out = array_ops.identity(_rot90_static(image, int(kv), off), name="cond/Merge")
         graph._skip_op_ids(to=first + 53)
-        shape = out.get_shape()
-        if off:
-            out.set_shape([shape[0], None, None, shape[3]])
-        else:
-            out.set_shape([None, None, image.get_shape().with_rank(3)[2]])
+        # TF's case merges the shapes of all four rotations whatever k is: the sizes stay
+        # known only for a square image (a constant k's rotation alone would know them)
+        shape = image.get_shape()
+        if shape.ndims is not None:
+            h, w = shape[off], shape[off + 1]
+            side = h if h.value is not None and h.value == w.value else None
+            out._shape = TensorShape(list(shape[:off]) + [side, side, shape[off + 2]])
         return out
 
 

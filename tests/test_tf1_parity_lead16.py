@@ -1,0 +1,27 @@
+"""TF 1.15 parity fixes of the sixteenth session (the lead's), each pinned with what TF 1.15
+printed for the same program."""
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_rot90_static_shape_is_the_merge_of_all_four_rotations():
+    # TF 1.15 selects the rotation with a case, whose output merges the four branches' shapes
+    # (for any k, constant or not): sizes known only for square images
+    want = {(6, 8, 3): "(?, ?, 3)", (8, 8, 3): "(8, 8, 3)", (None, 8, 8, 3): "(?, 8, 8, 3)",
+            (2, 6, 8, 1): "(2, ?, ?, 1)", (None, None, 3): "(?, ?, 3)"}
+    for shape, text in want.items():
+        for k in (0, 1, 2, 3, tf.placeholder(tf.int32, [])):
+            out = tf.image.rot90(tf.placeholder(tf.float32, shape), k)
+            assert str(out.shape) == text, (shape, k)
+    img = np.arange(24, dtype=np.float32).reshape(2, 4, 3)
+    with tf.Session() as sess:
+        for k in range(4):
+            np.testing.assert_array_equal(sess.run(tf.image.rot90(img, k)), np.rot90(img, k))
