@@ -247,3 +247,44 @@ def test_checkpoint_reader_takes_bytes_names(tmp_path):
         p = tf.train.Saver().save(s, str(tmp_path / "m"))
     r = tf.train.NewCheckpointReader(p)
     assert r.has_tensor(b"d") and r.get_tensor(b"d") == np.pi
+
+
+# -- op names of the savers and the scaffold (TF 1.15's lists) --------------------------------
+
+
+def test_resource_variable_restores_through_identity_and_assign_variable_op():
+    a = tf.get_variable("a", [2])
+    b = tf.get_variable("b", [3], use_resource=True)
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations())
+    tf.train.Saver({"x": a, "y": b})
+    assert [o.name for o in g.get_operations()[n0:]
+            if any(k in o.name for k in ("Restore", "Assign", "Identity", "restore_all"))] == [
+        "save/RestoreV2/tensor_names", "save/RestoreV2/shape_and_slices", "save/RestoreV2",
+        "save/Assign", "save/Identity", "save/AssignVariableOp", "save/restore_all"]
+
+
+def test_sharded_saver_names_the_temp_suffix_and_packed_prefixes_as_tf():
+    tf.get_variable("a", [2])
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations())
+    tf.train.Saver(sharded=True)
+    names = [o.name for o in g.get_operations()[n0:]]
+    assert names[:12] == [
+        "save/filename/input", "save/filename", "save/Const", "save/StringJoin/inputs_1",
+        "save/StringJoin", "save/num_shards", "save/ShardedFilename/shard",
+        "save/ShardedFilename", "save/SaveV2/tensor_names", "save/SaveV2/shape_and_slices",
+        "save/SaveV2", "save/control_dependency"]
+    assert "save/MergeV2Checkpoints/checkpoint_prefixes" in names
+
+
+def test_scaffold_default_init_op_groups_variables_and_resources_initializers():
+    tf.get_variable("a", [2])
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations())
+    sc = tf.train.Scaffold()
+    sc.finalize()
+    assert [o.name for o in g.get_operations()[n0:]][:4] == [
+        "init", "init_1", "group_deps", "report_uninitialized_variables/IsVariableInitialized"]
+    assert sc.init_op.name == "group_deps"
+    assert [i.name for i in sc.init_op.control_inputs] == ["init", "init_1"]

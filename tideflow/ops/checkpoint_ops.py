@@ -417,12 +417,15 @@ def restore_v2(prefix, tensor_names, shape_and_slices, dtypes, name=None):
 def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dirs=True,
                          name=None):
     """Creates a MergeV2Checkpoints op; returns it."""
-    if not isinstance(checkpoint_prefixes, ops.Tensor):
-        from tideflow.ops import array_ops
+    with ops.name_scope(name, "MergeV2Checkpoints") as scope:
+        if not isinstance(checkpoint_prefixes, ops.Tensor):
+            from tideflow.ops import array_ops
 
-        checkpoint_prefixes = array_ops.stack(list(checkpoint_prefixes))
-    return ops.apply_op("MergeV2Checkpoints", [checkpoint_prefixes, destination_prefix],
-                        {"delete_old_dirs": delete_old_dirs}, name=name)
+            # packed inside the op's scope, as TF's ("save/MergeV2Checkpoints/checkpoint_prefixes")
+            checkpoint_prefixes = array_ops.stack(list(checkpoint_prefixes),
+                                                  name="checkpoint_prefixes")
+        return ops.apply_op("MergeV2Checkpoints", [checkpoint_prefixes, destination_prefix],
+                            {"delete_old_dirs": delete_old_dirs}, name=scope)
 
 
 def sharded_filename(basename, shard, num_shards, name=None):

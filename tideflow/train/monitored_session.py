@@ -86,12 +86,17 @@ class Scaffold:
 
     def finalize(self):
         """Creates the missing pieces, then finalizes the default graph."""
-        if self._init_op is None:
-            self._init_op = Scaffold.get_or_default(
-                "init_op", ops.GraphKeys.INIT_OP,
-                lambda: control_flow_ops.group(variables_lib.global_variables_initializer()))
         from tideflow.ops import concat_ops
         from tideflow.python.ops import resources
+
+        if self._init_op is None:
+            # as TF: the variables' initializer and the shared resources' ("init_1", a no-op
+            # when there are none)
+            self._init_op = Scaffold.get_or_default(
+                "init_op", ops.GraphKeys.INIT_OP,
+                lambda: control_flow_ops.group(
+                    variables_lib.global_variables_initializer(),
+                    resources.initialize_resources(resources.shared_resources())))
 
         if self._ready_op is None:
             # as TF: uninitialized variables and resources, one string vector ("concat")

@@ -67,8 +67,12 @@ class ReferenceVariableSaveable(SaveableObject):
         if restored_shapes is not None:
             restored = array_ops.reshape(restored, restored_shapes[0])
         if self._resource:
-            self.op.get_shape().assert_is_compatible_with(restored.get_shape())
-            return state_ops.assign(self.op, restored, validate_shape=False)
+            # TF's ops and names: a copy onto the variable's device, then "AssignVariableOp"
+            with ops.device(self._var_device):
+                restored = array_ops.identity(restored)
+                self.op.get_shape().assert_is_compatible_with(restored.get_shape())
+                return state_ops.assign(self.op, restored, validate_shape=False,
+                                        name="AssignVariableOp")
         return state_ops.assign(
             self.op, restored,
             validate_shape=restored_shapes is None and self.op.get_shape().is_fully_defined(),
@@ -227,8 +231,9 @@ class BaseSaverBuilder:
         return control_flow_ops.with_dependencies([save], filename_tensor)
 
     def _AddShardedSaveOps(self, checkpoint_prefix, per_device):
-        suffix = constant_op.constant(f"_temp_{uuid.uuid4().hex}/part")
-        tmp_prefix = string_ops.string_join([checkpoint_prefix, suffix])
+        # the suffix converted by StringJoin itself, as TF's ("save/StringJoin/inputs_1")
+        tmp_prefix = string_ops.string_join([checkpoint_prefix,
+                                             f"_temp_{uuid.uuid4().hex}/part"])
         num_shards = len(per_device)
         num_shards_tensor = constant_op.constant(num_shards, name="num_shards")
         saves, prefixes = [], []
