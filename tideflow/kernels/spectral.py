@@ -145,27 +145,38 @@ def worthwhile(dtype, in_spatial, ksize, outs, pads, strides, dilations, n_batch
 
 
 def _filter_blocks(w, frames, correlate):
-    """[F, 2A, 2B] real blocks of the filter's spectrum W[f] [C, O] acting on planar
-    [re; im] channel columns: for ``correlate``, [[Wr^T, Wi^T], [-Wi^T, Wr^T]] (conj(W)^T,
-    taking input channels to output channels); else [[Wr, -Wi], [Wi, Wr]] (W, taking output
-    channels back to input channels)."""
+    """[F, A, 3B]: the filter's spectrum W[f] [C, O] acting on planar [re; im] channel
+    columns v [2B, n], as [P | Q | R] with re = [Q | R] @ v and im = [P | Q] @ v (see
+    _apply_blocks): for ``correlate``, conj(W)^T (input channels to output channels),
+    [-Wi^T | Wr^T | Wi^T]; else W (output channels back to input channels), [Wi | Wr | -Wi].
+    Three quarters of the [[Wr, -Wi], [Wi, Wr]] block form's memory and copies."""
     kh, kw = w.shape[:2]
     wt = w.transpose(1, 0, 3, 2) if correlate else w.transpose(1, 0, 2, 3)
     rows, cols = wt.shape[2:]
     f = frames[0] * (frames[1] // 2 + 1)
-    blk = np.empty((f, 2, rows, 2, cols), w.dtype)
-    im_sign = (1, 0) if correlate else (0, 1)  # the block holding -Wi
+    blk = np.empty((f, rows, 3, cols), w.dtype)
+    neg = 0 if correlate else 2  # the third holding -Wi
 
-    def part(i, j):  # the rows i:j of every block, from their own transform
+    def part(i, j):  # the rows i:j, from their own transform
         piece = np.ascontiguousarray(wt[:, :, i:j]).reshape(kw, kh, (j - i) * cols)
         z = transform(piece, (0, 0), frames).reshape(f, 2, j - i, cols)
-        blk[:, 0, i:j, 0] = z[:, 0]
-        blk[:, 1, i:j, 1] = z[:, 0]
-        np.negative(z[:, 1], out=blk[:, im_sign[0], i:j, im_sign[1]])
-        blk[:, im_sign[1], i:j, im_sign[0]] = z[:, 1]
+        blk[:, i:j, 1] = z[:, 0]
+        np.negative(z[:, 1], out=blk[:, i:j, neg])
+        blk[:, i:j, 2 - neg] = z[:, 1]
 
-    threads.parallel_for(rows, part, 16 * f * cols)
-    return blk.reshape(f, 2 * rows, 2 * cols)
+    threads.parallel_for(rows, part, 12 * f * cols)
+    return blk.reshape(f, rows, 3 * cols)
+
+
+def _apply_blocks(blk, v):
+    """[F, 2A, n]: the complex product of _filter_blocks' ``blk`` [F, A, 3B] with the planar
+    columns ``v`` [F, 2B, n]: re = [Q | R] @ v, im = [P | Q] @ v."""
+    f, rows, b3 = blk.shape
+    b = b3 // 3
+    out = np.empty((f, 2, rows, v.shape[-1]), v.dtype)
+    np.matmul(blk[:, :, b:], v, out=out[:, 0])
+    np.matmul(blk[:, :, :2 * b], v, out=out[:, 1])
+    return out.reshape(f, 2 * rows, v.shape[-1])
 
 
 def _lines(a, i, j):
@@ -219,7 +230,7 @@ def conv(x, w, pads, outs, out):
         xl = _lines(x, i, j)
         xf = transform(xl.reshape(xl.shape[0], xl.shape[1], -1), offs, frames)
         del xl
-        yf = np.matmul(blk, xf.reshape(blk.shape[0], 2 * c, j - i))
+        yf = _apply_blocks(blk, xf.reshape(blk.shape[0], 2 * c, j - i))
         head = xf.shape[:3]
         del xf
         y = inverse(yf.reshape(head + (o * (j - i),)), frames, (0, 0), outs)
@@ -250,7 +261,7 @@ def conv_backprop_input(input_shape, w, dy, pads, keep=None):
         del yl
         if ys is not None:
             _put_dy(ys, yf.reshape(f, 2, o, j - i), i, j)
-        xf = np.matmul(blk, yf.reshape(f, 2 * o, j - i))
+        xf = _apply_blocks(blk, yf.reshape(f, 2 * o, j - i))
         head = yf.shape[:3]
         del yf
         y = inverse(xf.reshape(head + (c * (j - i),)), frames, offs, input_shape[1:3])
