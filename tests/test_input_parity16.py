@@ -255,3 +255,68 @@ def test_contrib_sliding_window_batch_and_assert_element_shape():
             tf.contrib.data.assert_element_shape(tf.TensorShape([1])))
         assert d.output_shapes.as_list() == [1]
         assert drain(d) == [[0], [1], [2]]
+
+
+def _feature_example(**kw):
+    feats = {}
+    for k, v in kw.items():
+        if isinstance(v[0], bytes):
+            feats[k] = tf.train.Feature(bytes_list=tf.train.BytesList(value=v))
+        elif isinstance(v[0], float):
+            feats[k] = tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        else:
+            feats[k] = tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+    return tf.train.Features(feature=feats)
+
+
+@pytest.mark.parametrize("build, msg", [
+    (lambda e, s: tf.parse_example([e], {"a": tf.VarLenFeature(tf.float32)}),
+     ("Name: <unknown>, Key: a, Index: 0.  Data types don't match. Expected type: float, "
+     "Actual type: string")),
+    (lambda e, s: tf.parse_single_example(e, {"a": tf.FixedLenFeature([1], tf.int64)}),
+     "Key: a.  Data types don't match. Data type: string but expected type: int64"),
+    (lambda e, s: tf.parse_single_example(e, {"a": tf.VarLenFeature(tf.int64)}),
+     "Key: a.  Data types don't match. Expected type: int64, Actual type: string"),
+    (lambda e, s: tf.parse_single_example(e, {"a": tf.FixedLenFeature([3], tf.string)}),
+     "Key: a.  Can't parse serialized Example."),
+    (lambda e, s: tf.parse_single_example(e, {"b": tf.FixedLenFeature([2], tf.int64)}),
+     "Feature: b (data type: int64) is required but could not be found."),
+    (lambda e, s: tf.parse_single_sequence_example(s, {"a": tf.FixedLenFeature([1], tf.int64)}),
+     ("Name: , Context feature: a.  Data types don't match. Expected type: int64  Feature is: "
+     'bytes_list {\n  value: "s"\n  value: "t"\n}\n')),
+    (lambda e, s: tf.parse_single_sequence_example(s, {"b": tf.FixedLenFeature([], tf.int64)}),
+     "Name: , Context feature 'b' is required but could not be found."),
+    (lambda e, s: tf.parse_single_sequence_example(
+        s, sequence_features={"f": tf.VarLenFeature(tf.int64)}),
+     ("Name: , Feature List: f, Index: 0.  Data types don't match. Expected type: int64  "
+     "Feature is: float_list {\n  value: 1.5\n  value: 2\n}\n")),
+])
+def test_parse_errors_in_the_words_of_each_tf_parser(build, msg):
+    ctx = _feature_example(a=[b"s", b"t"])
+    e = tf.train.Example(features=ctx).SerializeToString()
+    s = tf.train.SequenceExample(context=ctx, feature_lists=tf.train.FeatureLists(
+        feature_list={"f": tf.train.FeatureList(feature=[tf.train.Feature(
+            float_list=tf.train.FloatList(value=[1.5, 2.0]))])})).SerializeToString()
+    out = build(e, s)
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as err:
+        sess.run(out)
+    assert str(err.value).split("\n\t [[")[0] == msg
+
+
+def test_decode_raw_parse_tensor_and_parse_example_rank_errors():
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^DecodeRaw requires input strings to all be the same size, "
+                                 r"but element 1 has size 3 != 2"):
+            sess.run(tf.decode_raw(["abc", "ab"], tf.int16))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^Input to DecodeRaw has length 3 that is not a multiple of "
+                                 r"4, the size of float"):
+            sess.run(tf.decode_raw(["abc"], tf.float32))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^Type mismatch between parsed tensor \(int32\) and dtype "
+                                 r"\(float\)"):
+            sess.run(tf.parse_tensor(tf.serialize_tensor(tf.constant([1, 2])), tf.float32))
+    with pytest.raises(ValueError, match=r"^Shape must be rank 1 but is rank 2 for "
+                                         r"'ParseExample/ParseExample'"):
+        tf.parse_example([["x"]], {"a": tf.FixedLenFeature([2], tf.int64)})

@@ -31,14 +31,16 @@ def _decode_raw_kernel(bytes, *, out_type, little_endian):
     if flat.size == 0:
         return np.zeros(x.shape + (0,), dtype=out_type.as_numpy_dtype)
     size = len(flat[0])
-    if size % dt.itemsize:
-        raise _invalid(f"Input to DecodeRaw has length {size} that is not a multiple of "
-                       f"{dt.itemsize}, the size of {out_type.name}")
     for i, s in enumerate(flat.tolist()):
         if len(s) != size:
             # TF's order: the first string's size, then this one's
             raise _invalid(f"DecodeRaw requires input strings to all be the same size, but "
                            f"element {i} has size {size} != {len(s)}")
+    if size % dt.itemsize:  # (checked after the sizes, as TF does)
+        from tideflow.framework.importer import _type_string
+
+        raise _invalid(f"Input to DecodeRaw has length {size} that is not a multiple of "
+                       f"{dt.itemsize}, the size of {_type_string(out_type)}")
     data = np.frombuffer(b"".join(flat.tolist()), dtype=dt)
     out = data.astype(out_type.as_numpy_dtype)  # native byte order, owns its memory
     return out.reshape(x.shape + (size // dt.itemsize,))
@@ -312,8 +314,10 @@ def _parse_tensor_kernel(serialized, *, out_type):
                        f"'{bytes(s[()])[:64]!r}'") from None
     parsed = dtypes.as_dtype(proto.dtype)
     if parsed != out_type:
-        raise _invalid(f"Type mismatch between parsed tensor ({parsed.name}) and dtype "
-                       f"({out_type.name})")
+        from tideflow.framework.importer import _type_string
+
+        raise _invalid(f"Type mismatch between parsed tensor ({_type_string(parsed)}) and "
+                       f"dtype ({_type_string(out_type)})")
     return np.array(tensor_util.make_ndarray(proto), copy=True)
 
 

@@ -93,13 +93,37 @@ def _decode(cls, data, name):
     return msg
 
 
-def _values(feature, dtype, where):
-    """The values of a Feature proto as a NumPy array of ``dtype``; a type mismatch is an error."""
+def _debug_string(feature):
+    """A Feature as TF's DebugString prints it (multi-line; floats as C++'s SimpleFtoa)."""
+    from tideflow.ops.logging_ops import _c_escape, _format_float
+
+    kind = feature.WhichOneof("kind")
+    if kind is None:
+        return ""
+    vals = getattr(feature, kind).value
+    if kind == "bytes_list":
+        shown = [f'"{_c_escape(bytes(v))}"' for v in vals]
+    elif kind == "float_list":
+        shown = [_format_float(float(v), 32) for v in vals]
+    else:
+        shown = [str(int(v)) for v in vals]
+    return f"{kind} {{\n" + "".join(f"  value: {v}\n" for v in shown) + "}\n"
+
+
+def _values(feature, dtype, where, sparse=False, context=False):
+    """The values of a Feature proto as a NumPy array of ``dtype``; a type mismatch is an error
+    in the words of TF's parser of that kind of feature."""
     want = _KINDS[dtype]
     kind = feature.WhichOneof("kind")
     if kind is None:
         return np.zeros(0, dtype=_NP[dtype])
     if kind != want:
+        if context:
+            raise _invalid(f"{where}.  Data types don't match. Expected type: {dtype.name}  "
+                           f"Feature is: {_debug_string(feature)}")
+        if sparse:
+            raise _invalid(f"{where}.  Data types don't match. Expected type: "
+                           f"{_TYPE_NAME[want]}, Actual type: {_TYPE_NAME[kind]}")
         raise _invalid(f"{where}.  Data types don't match. Data type: {_TYPE_NAME[kind]} but "
                        f"expected type: {_TYPE_NAME[want]}")
     vals = getattr(feature, kind).value
@@ -122,16 +146,15 @@ def _dense_values(vals, dtype, shape, where, size_word="Values"):
     return vals.reshape(shape)
 
 
-def _list_values(feature, dtype, name, key, step):
+def _list_values(feature, dtype, name, key, step, sparse=False):
     """The values of step ``step`` of feature list ``key``; a step of another type is TF's
     sequence-parser error, which shows the offending Feature."""
     kind = feature.WhichOneof("kind")
     if kind is not None and kind != _KINDS[dtype]:
-        from google.protobuf import text_format
-
-        raise _invalid(f"Name: {name}, Feature list: {key}, Index: {step}.  Data types don't "
-                       f"match. Expected type: {dtype.name}  Feature is: "
-                       f"{text_format.MessageToString(feature, as_one_line=True)}")
+        # (TF spells it "Feature List" for a VarLen feature list)
+        raise _invalid(f"Name: {name}, Feature {'List' if sparse else 'list'}: {key}, Index: "
+                       f"{step}.  Data types don't match. Expected type: {dtype.name}  "
+                       f"Feature is: {_debug_string(feature)}")
     return _values(feature, dtype, f"Name: {name}, Feature list: {key}, Index: {step}")
 
 
@@ -161,41 +184,67 @@ def _dense_specs(dense_shapes):
 
 
 def _parse_features(fmap, name, sparse_keys, sparse_types, dense_keys, dense_types,
-                    dense_shapes, dense_defaults, specs=None, index=0):
+                    dense_shapes, dense_defaults, specs=None, index=0, style="batch"):
     """One Features map: the sparse value vectors and the dense arrays (var-len: rows).
     ``specs`` is ``_dense_specs(dense_shapes)``, computed once for a batch; ``index`` is the
     example's place in its batch (TF's errors name it). A Feature with no list set counts as
-    missing."""
+    missing. ``style`` picks the error words of TF's parser: "batch" (ParseExample), "single"
+    (ParseSingleExample) or "context" (a SequenceExample's context)."""
     if specs is None:
         specs = _dense_specs(dense_shapes)
+    context = style == "context"
     sparse = []
     for key, dtype in zip(sparse_keys, sparse_types):
         feature = fmap.get(key)
-        where = f"Name: {name}, Key: {key}, Index: {index}"
-        sparse.append(_values(feature, dtype, where) if feature is not None else
-                      np.zeros(0, dtype=_NP[dtype]))
+        sparse.append(np.zeros(0, dtype=_NP[dtype]) if feature is None else _values(
+            feature, dtype, _where(style, name, key, index, dtype=True), sparse=True,
+            context=context))
     dense = []
     for key, dtype, (var_len, dims), default in zip(dense_keys, dense_types, specs,
                                                     dense_defaults):
         feature = fmap.get(key)
         if feature is not None and feature.WhichOneof("kind") is None:
             feature = None
-        where = f"Name: {name}, Key: {key}, Index: {index}"
+        where = _where(style, name, key, index)
         if var_len:
             if feature is None:
                 dense.append(np.zeros([0] + dims, dtype=_NP[dtype]))
             else:
-                dense.append(_seq_values(_values(feature, dtype, where), dtype, dims, where))
+                vals = _values(feature, dtype, _where(style, name, key, index, dtype=True),
+                               context=context)
+                if style == "single":
+                    stride = math.prod(dims)
+                    if stride == 0 or vals.size % stride:
+                        raise _invalid(f"Key: {key}.  Can't parse serialized Example.")
+                dense.append(_seq_values(vals, dtype, dims, where))
             continue
         if feature is None:
             default = np.asarray(default)
             if default.size == 0:
-                raise _invalid(f"Name: {name}, Feature: {key} (data type: {_type_name(dtype)}) is "
+                if context:
+                    raise _invalid(f"Name: {name}, Context feature '{key}' is required but "
+                                   "could not be found.")
+                named = "" if style == "single" else f"Name: {name}, "
+                raise _invalid(f"{named}Feature: {key} (data type: {_type_name(dtype)}) is "
                                "required but could not be found.")
             dense.append(default.reshape(dims))
         else:
-            dense.append(_dense_values(_values(feature, dtype, where), dtype, dims, where))
+            vals = _values(feature, dtype, _where(style, name, key, index, dtype=True),
+                           context=context)
+            if style == "single" and vals.size != math.prod(dims):
+                raise _invalid(f"Key: {key}.  Can't parse serialized Example.")
+            dense.append(_dense_values(vals, dtype, dims, where,
+                                       "values" if context else "Values"))
     return sparse, dense
+
+
+def _where(style, name, key, index, dtype=False):
+    """Where TF's parser says an error is (``dtype``: for a data-type mismatch)."""
+    if style == "single":
+        return f"Key: {key}"
+    if style == "context" and dtype:
+        return f"Name: {name}, Context feature: {key}"
+    return f"Name: {name}, Key: {key}, Index: {index}"
 
 
 def _pad_rows(rows, dtype, inner, default):
@@ -303,7 +352,10 @@ def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, dense_defa
 
 
 def _parse_example_shape(op):
-    batch = op._inputs[0]._shape.merge_with(unknown_shape(1))
+    shape = op._inputs[0]._shape
+    if shape.ndims is not None and shape.ndims != 1:  # (TF's shape-function words)
+        raise ValueError(f"Shape must be rank 1 but is rank {shape.ndims}")
+    batch = shape.merge_with(unknown_shape(1))
     n = len(op._attrs["sparse_types"])
     return ([matrix(None, 2)] * n + [vector(None)] * n + [vector(2)] * n
             + [batch.concatenate(as_shape(s)) for s in op._attrs["dense_shapes"]])
@@ -357,7 +409,8 @@ def _parse_single_example_factory(ctx):
                     dense.append(out.reshape(dims))
                     continue
             _, (v,) = _parse_features(fmap, "<unknown>", [], [], [key], [dense_types[j]],
-                                      [shapes[j]], [dense_defaults[j]], [specs[j]])
+                                      [shapes[j]], [dense_defaults[j]], [specs[j]],
+                                      style="single")
             dense.append(v.astype(np_t, copy=False))
         return dense
 
@@ -370,7 +423,8 @@ def _parse_single_example_factory(ctx):
         if fixed is not None:
             return run_fixed(fmap, dense_defaults)
         sparse, dense = _parse_features(fmap, "<unknown>", sparse_keys, sparse_types, dense_keys,
-                                        dense_types, shapes, dense_defaults, specs)
+                                        dense_types, shapes, dense_defaults, specs,
+                                        style="single")
         idx = [np.arange(v.size, dtype=np.int64).reshape(-1, 1) for v in sparse]
         sizes = [np.asarray([v.size], np.int64) for v in sparse]
         dense = [d.astype(t, copy=False) for d, t in zip(dense, out_types)]
@@ -626,14 +680,16 @@ def _parse_sequence(serialized, missing_assumed_empty, context_sparse_keys, cont
     c_dense_keys = [_as_str(k) for k in context_dense_keys]
     c_sparse, c_dense = _parse_features(
         seq.context.feature, name, c_sparse_keys, context_sparse_types, c_dense_keys,
-        Tcontext_dense, [as_shape(s) for s in context_dense_shapes], context_dense_defaults)
+        Tcontext_dense, [as_shape(s) for s in context_dense_shapes], context_dense_defaults,
+        style="context")
     c_dense = [d.astype(_NP[t]) for d, t in zip(c_dense, Tcontext_dense)]
     lists = seq.feature_lists.feature_list
     fl_sparse = []
     for key, dtype in zip((_as_str(k) for k in feature_list_sparse_keys),
                           feature_list_sparse_types):
         steps = lists[key].feature if key in lists else []
-        per_step = [_list_values(f, dtype, name, key, t) for t, f in enumerate(steps)]
+        per_step = [_list_values(f, dtype, name, key, t, sparse=True)
+                    for t, f in enumerate(steps)]
         idx = [(t, i) for t, v in enumerate(per_step) for i in range(v.size)]
         vals = (np.concatenate(per_step) if per_step else np.zeros(0)).astype(_NP[dtype])
         fl_sparse.append((np.asarray(idx, np.int64).reshape(-1, 2), vals,
