@@ -319,3 +319,34 @@ def test_warm_start_settings_and_logs(tmp_path):
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
             assert s.run(b).tolist() == [4.0] and s.run(a).tolist() != [3.0, 3.0]
+
+
+def test_estimator_config_logs_first_and_evaluate_dict_in_name_order(tmp_path):
+    with _Logs() as logs, pytest.raises(ValueError, match="has following not expected args"):
+        tf.estimator.Estimator(lambda features, labels, mode, foo: None, model_dir=str(tmp_path))
+    assert logs.lines[0] == "Using default config."
+    assert logs.lines[1].startswith(f"Using config: {{'_model_dir': '{tmp_path}'")
+    cfg = tf.estimator.RunConfig()
+    assert repr(cfg).startswith("<") and " object at 0x" in repr(cfg)
+    with pytest.raises(ValueError, match=r"^Replacing foo is not supported\. Allowed properties "
+                       r"are \['model_dir', 'tf_random_seed', 'save_summary_steps', "):
+        cfg.replace(foo=1)
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [2, 1], initializer=tf.ones_initializer())
+        out = tf.matmul(features["x"], w)
+        loss = tf.reduce_mean(tf.square(out - labels))
+        with tf.control_dependencies([loss]):
+            op = tf.assign_add(tf.train.get_global_step(), 1)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=op, eval_metric_ops={
+            "zz": tf.metrics.mean(out), "a": tf.metrics.mean(labels)})
+
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    y = np.array([[0.], [1.], [0.], [1.]], np.float32)
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=2, num_epochs=1,
+                                                 shuffle=False))
+    ev = est.evaluate(tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=4,
+                                                         shuffle=False))
+    assert list(ev) == ["a", "loss", "zz", "global_step"]
+    assert ev["global_step"] == 2 and ev["zz"] == 7.0

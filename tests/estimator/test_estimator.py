@@ -57,7 +57,7 @@ def test_mode_keys_and_run_config_defaults():
     assert cfg.save_checkpoints_secs == 600  # replace makes a copy
     with pytest.raises(ValueError, match="cannot be both set"):
         tf.estimator.RunConfig(save_checkpoints_steps=1, save_checkpoints_secs=1)
-    with pytest.raises(ValueError, match="not allowed to be replaced"):
+    with pytest.raises(ValueError, match="Replacing is_chief is not supported"):
         cfg.replace(is_chief=False)
     assert tf.estimator.SessionRunHook is tf.train.SessionRunHook
     assert tf.estimator.LoggingTensorHook is tf.train.LoggingTensorHook

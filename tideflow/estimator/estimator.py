@@ -295,6 +295,9 @@ class Estimator:
         self._config = config
         self._model_dir = config.model_dir
         self._session_config = config.session_config
+        # TF prints the config's attribute dict: {'_model_dir': ..., '_tf_random_seed': ...},
+        # before it checks model_fn
+        logging.info("Using config: %s", str(vars(self._config)))
         if not callable(model_fn):
             raise ValueError(f"model_fn must be callable, given: {model_fn}")  # noqa: TRY004 - as TF
         _verify_model_fn_args(model_fn, params)
@@ -315,8 +318,6 @@ class Estimator:
                 warm_start_from = warm_start_from._replace(ckpt_to_initialize_from=saved_vars)
         self._warm_start_settings = warm_start_from
         self._device_fn = self._config.device_fn or _replica_device_setter(self._config)
-        # TF prints the config's attribute dict: {'_model_dir': ..., '_tf_random_seed': ...}
-        logging.info("Using config: %s", str(vars(self._config)))
 
     # --- properties -----------------------------------------------------------------------
 
@@ -563,8 +564,9 @@ class Estimator:
         if GLOBAL_STEP in metric_ops:
             raise ValueError("Metric with name `global_step` is not allowed, because Estimator "
                              "already defines a default metric with the same name.")
-        update_op = control_flow_ops.group(*[metric_ops[k][1] for k in metric_ops])
-        eval_dict = {k: metric_ops[k][0] for k in metric_ops}
+        # as TF, the metrics in name order (the dict evaluate returns), then the global step
+        update_op = control_flow_ops.group(*[metric_ops[k][1] for k in sorted(metric_ops)])
+        eval_dict = {k: metric_ops[k][0] for k in sorted(metric_ops)}
         eval_dict[GLOBAL_STEP] = global_step_tensor
         all_hooks = list(input_hooks) + list(hooks) + list(spec.evaluation_hooks)
         scaffold = spec.scaffold

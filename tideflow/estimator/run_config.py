@@ -7,12 +7,12 @@ import os
 
 _USE_DEFAULT = object()
 
-_REPLACEABLE = frozenset([
+_REPLACEABLE = [  # TF 1.15's order (its error message lists them)
     "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps",
     "save_checkpoints_secs", "session_config", "keep_checkpoint_max",
     "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute", "device_fn",
     "protocol", "eval_distribute", "experimental_distribute",
-    "experimental_max_worker_delay_secs", "session_creation_timeout_secs"])
+    "experimental_max_worker_delay_secs", "session_creation_timeout_secs"]
 
 
 class TaskType:
@@ -277,7 +277,8 @@ class RunConfig:
         """A copy with the given properties replaced."""
         for key in kwargs:
             if key not in _REPLACEABLE:
-                raise ValueError(f"{key} is not allowed to be replaced in the RunConfig.")
+                raise ValueError(f"Replacing {key} is not supported. Allowed properties are "
+                                 f"{_REPLACEABLE}.")
         new = copy.copy(self)
         steps = kwargs.get("save_checkpoints_steps", self._save_checkpoints_steps)
         secs = kwargs.get("save_checkpoints_secs", self._save_checkpoints_secs)
@@ -298,9 +299,7 @@ class RunConfig:
         _validate(new)
         return new
 
-    def __repr__(self):
-        keys = sorted(_REPLACEABLE)
-        return "RunConfig(" + ", ".join(f"{k}={getattr(self, '_' + k)!r}" for k in keys) + ")"
+    # repr: TF 1.15's RunConfig has none of its own (<...RunConfig object at 0x...>)
 
     # the settings
     model_dir = property(lambda self: self._model_dir)
