@@ -288,3 +288,15 @@ def test_scaffold_default_init_op_groups_variables_and_resources_initializers():
         "init", "init_1", "group_deps", "report_uninitialized_variables/IsVariableInitialized"]
     assert sc.init_op.name == "group_deps"
     assert [i.name for i in sc.init_op.control_inputs] == ["init", "init_1"]
+
+
+def test_closed_file_writer_warns_from_one_place(tmp_path):
+    w = tf.summary.FileWriter(str(tmp_path))
+    w.close()
+    with pytest.warns(UserWarning) as rec:
+        w.add_summary(tf.Summary(value=[tf.Summary.Value(tag="late", simple_value=1.0)]), 9)
+        w.flush()
+    msgs = [(str(r.message), r.filename, r.lineno) for r in rec]
+    assert len(msgs) == 2 and msgs[0] == msgs[1]
+    assert msgs[0][0] == ("Attempting to use a closed FileWriter. The operation will be a noop "
+                          "unless the FileWriter is explicitly reopened.")

@@ -262,6 +262,11 @@ _CLOSED_WARNING = ("Attempting to use a closed FileWriter. The operation will be
                    "the FileWriter is explicitly reopened.")
 
 
+def _warn_closed():
+    # one place of issue, as TF's: Python shows the UserWarning once per process
+    warnings.warn(_CLOSED_WARNING)
+
+
 class FileWriter:
     """``tf.summary.FileWriter``: writes summaries, graphs, run metadata and session logs to an
     event file in ``logdir`` for TensorBoard.
@@ -309,7 +314,7 @@ class FileWriter:
     def add_event(self, event):
         """Writes an ``Event`` proto as is (a closed writer drops it with a warning)."""
         if self._closed:
-            warnings.warn(_CLOSED_WARNING, stacklevel=3)  # TF's UserWarning
+            _warn_closed()
             return
         self.event_writer.add_event(event)
 
@@ -400,7 +405,7 @@ class FileWriter:
     def flush(self):
         """Writes every pending event to disk."""
         if self._closed:
-            warnings.warn(_CLOSED_WARNING, stacklevel=2)
+            _warn_closed()
             return
         self.event_writer.flush()
 
