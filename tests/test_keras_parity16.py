@@ -185,3 +185,32 @@ def test_nested_sequential_without_input_shape_shows_its_shapes(capsys):
     inner.summary()
     rows = [r for r in capsys.readouterr().out.splitlines() if "(Dense)" in r]
     assert [r.split()[2:4] for r in rows] == [["(None,", "8)"], ["(None,", "4)"]]
+
+
+def test_layer_configs_keep_tf_keys_order_and_dtype():
+    L = tf.keras.layers
+    assert list(L.LSTM(3).get_config())[:11] == [
+        "name", "trainable", "dtype", "return_sequences", "return_state", "go_backwards",
+        "stateful", "unroll", "time_major", "units", "activation"]
+    assert list(L.GRU(2).get_config())[-3:] == ["recurrent_dropout", "implementation",
+                                                "reset_after"]
+    assert list(L.SimpleRNN(2).get_config())[9:12] == ["units", "activation", "use_bias"]
+    # a layer given no dtype has none until its first call
+    assert L.Dropout(0.3).get_config() == {"name": "dropout", "trainable": True, "dtype": None,
+                                           "rate": 0.3, "noise_shape": None, "seed": None}
+    assert list(L.MaxPooling2D().get_config()) == ["name", "trainable", "dtype", "pool_size",
+                                                   "padding", "strides", "data_format"]
+    assert list(L.MaxPooling1D().get_config())[3:] == ["strides", "pool_size", "padding",
+                                                       "data_format"]
+    emb = L.Embedding(5, 2).get_config()
+    assert list(emb)[:4] == ["name", "trainable", "batch_input_shape", "dtype"]
+    assert emb["batch_input_shape"] == (None, None) and emb["dtype"] == "float32"
+    assert list(L.Lambda(lambda t: t).get_config())[3:] == [
+        "function", "function_type", "module", "output_shape", "output_shape_type",
+        "output_shape_module", "arguments"]
+    bn = L.BatchNormalization()
+    assert bn.get_config()["axis"] == -1
+    d = L.Dense(2)
+    d(tf.keras.Input((3,)))
+    bn(tf.keras.Input((4,)))
+    assert bn.get_config()["axis"] == [1] and d.get_config()["dtype"] == "float32"

@@ -797,9 +797,12 @@ class Layer:
 
     # -- configuration -------------------------------------------------------------------------
     def get_config(self):
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        # as TF 1.15: the dtype the layer was given or took from its first input (None
+        # before), after the input shape it was given
+        config = {"name": self.name, "trainable": self.trainable}
         if hasattr(self, "_batch_input_shape"):
             config["batch_input_shape"] = self._batch_input_shape
+        config["dtype"] = self._dtype
         return config
 
     @classmethod

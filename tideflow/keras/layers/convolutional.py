@@ -477,8 +477,11 @@ class _Pooling(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(pool_size=self.pool_size, strides=self.strides, padding=self.padding,
-                      data_format=self.data_format)
+        if self.rank == 1:  # (TF 1.15's key orders)
+            config.update(strides=self.strides, pool_size=self.pool_size)
+        else:
+            config.update(pool_size=self.pool_size, padding=self.padding, strides=self.strides)
+        config.update(padding=self.padding, data_format=self.data_format)
         return config
 
 

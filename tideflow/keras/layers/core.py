@@ -529,14 +529,20 @@ class Lambda(Layer):
                 return "lambda" if getattr(obj, "__name__", "") == "<lambda>" else \
                     callable_kind
             return "raw"
+        def module(obj):
+            return getattr(obj, "__module__", None) if callable(obj) else None
+
+        # (TF 1.15's keys and order: the mask's only when there is one)
         config.update(function=self.function,
                       function_type=kind(self.function, "function"),
-                      module=getattr(self.function, "__module__", None),
+                      module=module(self.function),
                       output_shape=self._output_shape,
-                      output_shape_type="lambda" if callable(self._output_shape) else "raw",
-                      mask=self.mask,
-                      mask_type="lambda" if callable(self.mask) else "raw",
-                      arguments=self.arguments)
+                      output_shape_type=kind(self._output_shape, "function"),
+                      output_shape_module=module(self._output_shape))
+        if self.mask is not None:
+            config.update(mask=self.mask, mask_type=kind(self.mask, "function"),
+                          mask_module=module(self.mask))
+        config["arguments"] = self.arguments
         return config
 
 

@@ -225,7 +225,9 @@ class BatchNormalization(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(axis=self._given_axis, momentum=self.momentum, epsilon=self.epsilon,
+        # as TF 1.15: once built, the axes as build resolved them ([1] for -1 on 2-D inputs)
+        axis = self._given_axis if self.virtual_batch_size is not None else self.axis
+        config.update(axis=axis, momentum=self.momentum, epsilon=self.epsilon,
                       center=self.center, scale=self.scale,
                       beta_initializer=_ser(initializers, self.beta_initializer),
                       gamma_initializer=_ser(initializers, self.gamma_initializer),
@@ -369,7 +371,6 @@ class Embedding(Layer):
                       **_ser_attrs(self, "embeddings_regularizer", "activity_regularizer",
                                    "embeddings_constraint"),
                       mask_zero=self.mask_zero, input_length=self.input_length)
-        config.pop("batch_input_shape", None)
         return config
 
 

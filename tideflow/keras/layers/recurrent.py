@@ -1095,12 +1095,19 @@ class _RNNLayer(RNN):
         return getattr(self.cell, name)
 
     def get_config(self):
-        config = self.cell.get_config()
+        cell = self.cell.get_config()
         for k in ("name", "trainable", "dtype"):
-            config.pop(k, None)
-        config.update(super().get_config())
+            cell.pop(k, None)
+        cell.update(_ser_attrs(self, "activity_regularizer"))
+        config = super().get_config()
         config.pop("cell", None)  # LSTM/GRU/SimpleRNN rebuild their own cell
-        config.update(_ser_attrs(self, "activity_regularizer"))
+        # as TF 1.15's order: the layer's and the RNN's keys, then the cell's arguments in
+        # the order of the constructor
+        for k in ("units",) + self._POSITIONAL:
+            if k in cell and k not in config:
+                config[k] = cell.pop(k)
+        for k, v in cell.items():
+            config.setdefault(k, v)
         return config
 
     @classmethod
