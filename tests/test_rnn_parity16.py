@@ -30,6 +30,8 @@ def _one_step(cell, depth=4):
     (lambda: tf.contrib.rnn.UGRNNCell(3), 42),
     (lambda: tf.contrib.rnn.IntersectionRNNCell(4), 64),
     (lambda: tf.contrib.rnn.IntersectionRNNCell(3, num_in_proj=3), 80),
+    (lambda: tf.contrib.rnn.GLSTMCell(4, number_of_groups=2), 103),
+    (lambda: tf.contrib.rnn.TimeFreqLSTMCell(3, feature_size=2, frequency_skip=1), 118),
 ])
 def test_a_block_cell_step_counts_tf_1_15s_ops(make, want):
     tf.set_random_seed(1)

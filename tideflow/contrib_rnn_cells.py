@@ -18,6 +18,7 @@ from tideflow.ops import (
     nn_impl,
     pad_ops,
     random_ops,
+    slicing_ops,
     unary_ops,
 )
 from tideflow.ops import variable_scope as vs
@@ -368,6 +369,7 @@ class GLSTMCell(_SizedCell):
 
     def call(self, inputs, state):
         c_prev, m_prev = state
+        batch = inputs.get_shape()[0].value or array_ops.shape(inputs)[0]
         if inputs.get_shape().ndims == 2 and inputs.get_shape()[1].value is None:
             raise ValueError("input size must be statically known")  # TF's words
         depth = _depth(type(self).__name__, inputs)
@@ -378,18 +380,24 @@ class GLSTMCell(_SizedCell):
         dtype = inputs.dtype
         parts = ([], [], [], [])
         with vs.variable_scope(vs.get_variable_scope(), initializer=self._initializer):
+            def group_part(t, g, size):  # (TF's named Slice)
+                return slicing_ops.slice(t, [0, g * size], [batch, size],
+                                         name=f"GLSTM_group{g}_input_generation")
+
             for g in range(self._groups):
                 with vs.variable_scope(f"group{g}"):
-                    x = concat_ops.concat([inputs[:, g * in_size:(g + 1) * in_size],
-                                           m_prev[:, g * m_size:(g + 1) * m_size]], 1)
+                    x = concat_ops.concat([group_part(inputs, g, in_size),
+                                           group_part(m_prev, g, m_size)], 1)
                     for part, piece in zip(parts, concat_ops.split(
                             _linear(x, 4 * unit_size, False), 4, 1), strict=True):
                         part.append(piece)
-            gates = []
-            for gate, part in zip("ijfo", parts, strict=True):
-                bias = vs.get_variable(f"bias_{gate}", shape=[self._num_units], dtype=dtype,
-                                       initializer=init_ops.zeros_initializer())
-                gates.append(nn_impl.bias_add(concat_ops.concat(part, 1), bias))
+            # (TF makes the four biases, then adds each)
+            biases = [vs.get_variable(f"bias_{gate}", shape=[self._num_units], dtype=dtype,
+                                      initializer=init_ops.constant_initializer(0.0,
+                                                                                dtype=dtype))
+                      for gate in "ijfo"]
+            gates = [nn_impl.bias_add(concat_ops.concat(part, 1), bias)
+                     for part, bias in zip(parts, biases, strict=True)]
         i, j, f, o = gates
         c = (math_ops.sigmoid(f + self._forget_bias) * c_prev
              + math_ops.sigmoid(i) * math_ops.tanh(j))

@@ -177,8 +177,9 @@ class TimeFreqLSTMCell(_SizedCell):
         if self._use_peepholes:
             w_f, w_i, w_o = (_diag(name, n, dtype)
                              for name in ("W_F_diag", "W_I_diag", "W_O_diag"))
-        m_prev_freq = fill_ops.zeros(concat_ops.stack([_batch_size(inputs), n]), dtype)
-        states, outs = [], []
+        batch = inputs.get_shape()[0].value
+        m_prev_freq = (fill_ops.zeros([batch, n], dtype) if batch is not None else
+                       fill_ops.zeros(concat_ops.stack([_batch_size(inputs), n]), dtype))
         for fq, feat in enumerate(freq_inputs):
             c_prev = slicing_ops.slice(state, [0, 2 * fq * n], [-1, n])
             m_prev = slicing_ops.slice(state, [0, (2 * fq + 1) * n], [-1, n])
@@ -195,9 +196,13 @@ class TimeFreqLSTMCell(_SizedCell):
             o_pre = o + w_o * c if self._use_peepholes else o
             m = sigmoid(o_pre) * tanh(c)
             m_prev_freq = m
-            states += [c, m]
-            outs.append(m)
-        return concat_ops.concat(outs, 1), concat_ops.concat(states, 1)
+            # (TF's running concatenations, one window at a time)
+            if fq == 0:
+                state_out, m_out = concat_ops.concat([c, m], 1), m
+            else:
+                state_out = concat_ops.concat([state_out, c, m], 1)
+                m_out = concat_ops.concat([m_out, m], 1)
+        return m_out, state_out
 
 
 class GridLSTMCell(_SizedCell):

@@ -29,11 +29,13 @@ def _check_cell(cell, name="cell"):
     """TF's assert_like_rnncell: a TypeError naming each missing part."""
     if isinstance(cell, RNNCell):
         return
+    # (tideflow's own step adapters, Keras's, are always given their initial state)
+    internal = type(cell).__module__.startswith("tideflow.")
     missing = [why for why, ok in (
         ("'output_size' property is missing", hasattr(cell, "output_size")),
         ("'state_size' property is missing", hasattr(cell, "state_size")),
         ("either 'zero_state' or 'get_initial_state' method is required",
-         hasattr(cell, "zero_state") or hasattr(cell, "get_initial_state")),
+         internal or hasattr(cell, "zero_state") or hasattr(cell, "get_initial_state")),
         ("is not callable", callable(cell))) if not ok]
     if missing:
         raise TypeError(f"The argument {name!r} ({cell}) is not an RNNCell: "
