@@ -320,3 +320,23 @@ def test_decode_raw_parse_tensor_and_parse_example_rank_errors():
     with pytest.raises(ValueError, match=r"^Shape must be rank 1 but is rank 2 for "
                                          r"'ParseExample/ParseExample'"):
         tf.parse_example([["x"]], {"a": tf.FixedLenFeature([2], tf.int64)})
+
+
+def test_options_errors_legacy_functions_and_single_element_type():
+    o = tf.data.Options()
+    with pytest.raises(TypeError) as e:
+        o.experimental_deterministic = 3
+    assert str(e.value) == ("Property \"experimental_deterministic\" must be of type "
+                            "<class 'bool'>, got: 3 (type: <class 'int'>)")
+    o.experimental_deterministic = False
+    o2 = tf.data.Options()
+    o2.experimental_deterministic = True
+    with pytest.raises(ValueError, match=r"^Cannot merge incompatible values \(False and "
+                                         r"True\) of option: experimental_deterministic$"):
+        tf.data.Dataset.range(3).with_options(o).with_options(o2)
+    d = tf.data.Dataset.range(4).map_with_legacy_function(lambda x: x * 2)
+    with tf.Session() as sess:
+        assert [int(v) for v in _drain(sess, d.make_one_shot_iterator().get_next())] == [
+            0, 2, 4, 6]
+    with pytest.raises(TypeError, match=r"^`dataset` must be a `tf.data.Dataset` object\.$"):
+        tf.data.experimental.get_single_element([1])

@@ -355,6 +355,14 @@ class Dataset(ds.Structured):
         return _OpDataset("ParallelMapDataset", [self, fn.captured, n], fn.output_specs,
                           attrs, fn)
 
+    def map_with_legacy_function(self, map_func, num_parallel_calls=None):
+        """TF 1.15's deprecated ``map`` with a legacy (Defun) function: ``map`` here."""
+        return self.map(map_func, num_parallel_calls)
+
+    def filter_with_legacy_function(self, predicate):
+        """TF 1.15's deprecated ``filter`` with a legacy (Defun) function: ``filter`` here."""
+        return self.filter(predicate)
+
     def filter(self, predicate):
         """The elements for which ``predicate`` returns True."""
         fn = StructuredFunction(predicate, "filter", self._specs)

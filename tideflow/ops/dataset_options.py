@@ -59,14 +59,15 @@ class _OptionsBase:
         return values[name]
 
     def __setattr__(self, name, value):
+        spelled = name
         name = self._ALIASES.get(name, name)
         fields = type(self)._FIELDS
         if name not in fields:
             raise AttributeError(f"Cannot set the property {name} on {type(self).__name__}.")
         kind = fields[name][1]
         if value is not None and kind is not None and not isinstance(value, kind):
-            raise TypeError(f"{type(self).__name__}.{name}: expected "
-                            f"{getattr(kind, '__name__', kind)}, got {type(value).__name__}")
+            raise TypeError(f'Property "{spelled}" must be of type {kind}, got: {value!r} '
+                            f"(type: {type(value)!r})")  # (TF 1.15's words)
         self._values[name] = value
 
     def __eq__(self, other):
@@ -88,8 +89,10 @@ class _OptionsBase:
             elif v is not None:
                 mine = self._values.get(k)
                 if mine is not None and mine != v:  # as TF 1.15's merge_options
+                    # (named as TF 1.15 spells the option)
+                    spelled = next((a for a, c in self._ALIASES.items() if c == k), k)
                     raise ValueError(f"Cannot merge incompatible values ({mine!r} and {v!r}) "
-                                     f"of option: {k}")
+                                     f"of option: {spelled}")
                 self._values[k] = v
 
 

@@ -595,6 +595,10 @@ class Iterator(ds.Structured):
 
 def get_single_element(dataset):
     """``tf.data.experimental.get_single_element``: the only element of ``dataset``."""
+    from tideflow.ops.dataset_ops import Dataset
+
+    if not isinstance(dataset, Dataset):
+        raise TypeError("`dataset` must be a `tf.data.Dataset` object.")
     return ds.apply_structured("DatasetToSingleElement", [dataset._as_variant_tensor()],
                                dataset._specs, "DatasetToSingleElement")
 
