@@ -75,7 +75,8 @@ def test_ngrams_options_and_errors():
             [b"# # a b # #"], [b"# # c d # #"]]
         assert _run(tf.strings.ngrams(d, (1, 2))).tolist() == [
             [b"a", b"b", b"a b"], [b"c", b"d", b"c d"]]
-        assert tf.strings.ngrams(d, (1, 2)).get_shape().as_list() == [2, 3]
+        # TF 1.15 goes through a ragged tensor: the n-gram count is not static
+        assert tf.strings.ngrams(d, (1, 2)).get_shape().as_list() == [2, None]
         with pytest.raises(ValueError, match="greater than 0"):
             tf.strings.ngrams(d, 0)
         with pytest.raises(ValueError, match="pad_values"):

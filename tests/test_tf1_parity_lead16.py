@@ -25,3 +25,21 @@ def test_rot90_static_shape_is_the_merge_of_all_four_rotations():
     with tf.Session() as sess:
         for k in range(4):
             np.testing.assert_array_equal(sess.run(tf.image.rot90(img, k)), np.rot90(img, k))
+
+
+def test_ngrams_count_is_not_static_and_substr_errors_read_as_tf():
+    # TF 1.15 printed these shapes and messages
+    for shape, want in [([4], "(?,)"), ([2, 4], "(2, ?)"), ([None, 4], "(?, ?)")]:
+        d = tf.placeholder(tf.string, shape)
+        assert str(tf.strings.ngrams(d, 2).shape) == want
+        assert str(tf.strings.ngrams(d, 2, pad_values="#").shape) == want
+    cases = [(("ab", -5, 1), "pos -5 out of range for string b'ab' at index 0"),
+             ((["x", ""], [0, 1], [1, 1]), "pos 1 out of range for string b'' at index 1"),
+             (("ab", 3, 1, "UTF8_CHAR"), "pos 3 out of range for string at index 0"),
+             (("ab", -5, 1, "UTF8_CHAR"), "pos -5 out of range for string at index 0")]
+    with tf.Session() as sess:
+        for args, msg in cases:
+            kw = {"unit": args[3]} if len(args) > 3 else {}
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(tf.strings.substr(*args[:3], **kw))
+            assert e.value.message.splitlines()[0] == msg

@@ -512,15 +512,9 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
         out, _ = ops.apply_op("StringNGrams", [flat, splits], attrs).outputs
         out_shape = concat([shape[:-1], np.array([-1], np.int64)], axis=0)
         result = array_ops.reshape(out, out_shape)
+        # TF 1.15 goes through a ragged tensor and back: the n-gram count stays unknown
         static = data.get_shape()
-        last = static[-1].value
-        n_out = None
-        if last is not None and not preserve_short_sequences:
-            n_out = 0
-            for w in widths:
-                pad = w - 1 if padding_width < 0 else min(padding_width, w - 1)
-                n_out += max(last + 2 * pad - w + 1, 0)
-        result.set_shape(TensorShape(static.as_list()[:-1] + [n_out]))
+        result.set_shape(TensorShape(static.as_list()[:-1] + [None]))
         return result
 
 

@@ -454,13 +454,13 @@ def _substr_kernel(input, pos, len_, *, unit="BYTE"):
         ) from None
     out = []
     for i, (si, pi, ni) in enumerate(zip(s.reshape(-1), p.reshape(-1), n.reshape(-1))):
-        pi, ni = int(pi), int(ni)
+        given, ni = int(pi), int(ni)
         text = si.decode("utf-8", "replace") if unit == "UTF8_CHAR" else si
-        if pi < 0:  # as TF: a negative position counts from the end
-            pi += len(text)
+        pi = given + len(text) if given < 0 else given  # as TF: negative counts from the end
         if not 0 <= pi <= len(text):
-            raise _invalid(f"pos {int(pi)} out of range for string "
-                           f"b'{si.decode('utf-8', 'replace')}' at index {i}")
+            # TF 1.15's words: the position as given; the bytes shown for BYTE only
+            shown = "" if unit == "UTF8_CHAR" else f"b'{si.decode('utf-8', 'replace')}' "
+            raise _invalid(f"pos {given} out of range for string {shown}at index {i}")
         piece = text[pi:] if ni < 0 else text[pi:pi + ni]
         out.append(piece.encode("utf-8") if unit == "UTF8_CHAR" else piece)
     return _string_array(out, s.shape)
