@@ -350,3 +350,23 @@ def test_estimator_config_logs_first_and_evaluate_dict_in_name_order(tmp_path):
                                                          shuffle=False))
     assert list(ev) == ["a", "loss", "zz", "global_step"]
     assert ev["global_step"] == 2 and ev["zz"] == 7.0
+
+
+def test_feature_column_messages_as_tf_115():
+    fc = tf.feature_column
+    with pytest.raises(TypeError, match=r"^default_value must be compatible with dtype\. "
+                       r"default_value: x, dtype: <dtype: 'float32'>, key: a$"):
+        fc.numeric_column("a", default_value="x")
+    with pytest.raises(ValueError, match=r"^column_name: h dtype must be string or integer\. "
+                       r"dtype: <dtype: 'float32'>\.$"):
+        fc.categorical_column_with_hash_bucket("h", 3, dtype=tf.float32)
+    with pytest.raises(ValueError, match="except HashedCategoricalColumn. Given: NumericColumn"):
+        fc.crossed_column(["a", fc.numeric_column("n")], 4)
+    with pytest.raises(ValueError, match="with buckets: 3 does  not match column: "):
+        fc.shared_embedding_columns([fc.categorical_column_with_identity("i", 3),
+                                     fc.categorical_column_with_identity("j", 4)], 2)
+    # TF 1.15 makes an indicator column of anything; using it fails
+    col = fc.indicator_column("x")
+    assert repr(col) == "IndicatorColumn(categorical_column='x')"
+    with pytest.raises(AttributeError):
+        fc.input_layer({"x": tf.constant([[1]])}, [col])

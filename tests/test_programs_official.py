@@ -190,9 +190,10 @@ def test_export_logs_tf_signature_report(tmp_path, caplog):
     assert "'serving_default' : Regression input must be a single string Tensor" in text, text
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warnings == ["Export includes no default signature!"], warnings
-    # written into a temp-<timestamp> folder, then renamed to the returned path (as TF)
+    # written into a temp-b'<timestamp>' folder (TF 1.15 formats the bytes name), then
+    # renamed to the returned path (as TF)
     stamp = path.decode().rsplit("/", 1)[-1]
-    assert f"temp-{stamp}/saved_model.pb" in text.split("SavedModel written to: ")[1], text
+    assert f"temp-b'{stamp}'/saved_model.pb" in text.split("SavedModel written to: ")[1], text
     with tf.Session(graph=tf.Graph()) as sess:
         meta = tf.saved_model.loader.load(sess, ["serve"], path)
     assert sorted(meta.signature_def) == ["predict"]

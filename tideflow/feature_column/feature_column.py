@@ -271,9 +271,8 @@ def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32,
     if default_value is not None:
         kind = np.asarray(default_value).dtype.kind
         if kind not in ("iu" if dtype.is_integer else "iuf"):
-            raise TypeError(f"The data type of default_value must be compatible with dtype "
-                            f"(int or float for a float column, int for an integer one). "
-                            f"default_value: {default_value}, dtype: {dtype}, key: {key}")
+            raise TypeError(f"default_value must be compatible with dtype. default_value: "
+                            f"{default_value}, dtype: {dtype}, key: {key}")
         arr = np.asarray(default_value, dtype=dtype.as_numpy_dtype)
         if arr.ndim == 0:
             default_value = tuple([arr.item()] * int(np.prod(shape)))
@@ -601,8 +600,7 @@ def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.stri
     _assert_key_is_string(key)
     dtype = dtypes.as_dtype(dtype)
     if dtype != dtypes.string and not dtype.is_integer:
-        raise ValueError(f"dtype must be string or integer. dtype: {dtype}, "
-                         f"column_name: {key}")
+        raise ValueError(f"column_name: {key} dtype must be string or integer. dtype: {dtype}.")
     return _HashedCategoricalColumn(key, int(hash_bucket_size), dtype)
 
 
@@ -726,7 +724,7 @@ def crossed_column(keys, hash_bucket_size, hash_key=None):
     for key in keys:
         if not isinstance(key, (str, _CategoricalColumn)):
             raise ValueError(f"Unsupported key type. All keys must be either string, or "  # noqa: TRY004 - as TF
-                             f"categorical column except _HashedCategoricalColumn. Given: {key}")
+                             f"categorical column except HashedCategoricalColumn. Given: {key}")
         if isinstance(key, _HashedCategoricalColumn):
             raise ValueError("categorical_column_with_hash_bucket is not supported for "  # noqa: TRY004 - as TF
                              "crossing. Hashing before crossing will increase probability of "
@@ -786,9 +784,7 @@ class _IndicatorColumn(_DenseColumn, collections.namedtuple(
 
 def indicator_column(categorical_column):
     """A multi-hot representation of ``categorical_column`` (counts of repeated ids)."""
-    if not isinstance(categorical_column, _CategoricalColumn):
-        raise ValueError(f"Unsupported input type. Input must be a CategoricalColumn. Given: "  # noqa: TRY004 - as TF
-                         f"{categorical_column}")
+    # as TF 1.15, not checked here (an error when the column is used)
     return _IndicatorColumn(categorical_column)
 
 
@@ -1056,7 +1052,7 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
         if num_buckets != inner._num_buckets:
             raise ValueError(f"To use shared_embedding_column, all categorical_columns must "
                              f"have the same number of buckets. Given column: {first} with "
-                             f"buckets: {num_buckets} does not match column: {inner} with "
+                             f"buckets: {num_buckets} does  not match column: {inner} with "
                              f"buckets: {inner._num_buckets}")
     if not shared_embedding_collection_name:
         names = sorted(c.name for c in columns)
