@@ -43,3 +43,14 @@ def test_ngrams_count_is_not_static_and_substr_errors_read_as_tf():
             with pytest.raises(tf.errors.InvalidArgumentError) as e:
                 sess.run(tf.strings.substr(*args[:3], **kw))
             assert e.value.message.splitlines()[0] == msg
+
+
+def test_round_of_small_negatives_is_positive_zero():
+    # TF 1.15 printed [ 0.  0. -0. -2. -2.  0.  2.]: rounding from the floor up
+    x = np.array([-0.4, -0.5, -0.0, -1.5, -2.5, 0.5, 1.5], np.float32)
+    with tf.Session() as sess:
+        got = sess.run(tf.round(x))
+        one = sess.run(tf.round(tf.constant(-0.3, tf.float64)))
+    np.testing.assert_array_equal(got, [0, 0, 0, -2, -2, 0, 2])
+    assert np.signbit(got).tolist() == [False, False, True, True, True, False, False]
+    assert one == 0 and not np.signbit(one)

@@ -302,7 +302,18 @@ declare_unary("Digamma", _in_float64(special_functions.digamma), _UNARY_REAL,
 declare_unary("Floor", "floor", _UNARY_REAL, differentiable=False)
 declare_unary("Ceil", "ceil", _UNARY_REAL, differentiable=False)
 declare_unary("Rint", "rint", _UNARY_REAL, differentiable=False)
-declare_unary("Round", "round", _UNARY, differentiable=False)
+def _round(x):
+    """Halves to even, as NumPy, but a negative value that rounds to zero gives +0 (TF's
+    kernel rounds from the floor up; NumPy keeps the sign: -0.4 -> -0.0)."""
+    r = np.round(x)
+    if r.dtype.kind == "f":
+        if np.ndim(r) == 0:
+            return r.dtype.type(0.0) if r == 0 and x < 0 else r
+        np.copyto(r, 0.0, where=(r == 0) & (x < 0))
+    return r
+
+
+declare_unary("Round", _round, _UNARY, differentiable=False)
 declare_unary("IsNan", "isnan", _UNARY_REAL, out="bool", differentiable=False)
 declare_unary("IsInf", "isinf", _UNARY_REAL, out="bool", differentiable=False)
 declare_unary("IsFinite", "isfinite", _UNARY_REAL, out="bool", differentiable=False)
