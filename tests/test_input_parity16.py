@@ -1,6 +1,7 @@
 """Input pipelines (tf.data, queues, parsing) as TF 1.x programs write them, against values
 and messages real TF 1.15 printed for the same programs."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -340,3 +341,28 @@ def test_options_errors_legacy_functions_and_single_element_type():
             0, 2, 4, 6]
     with pytest.raises(TypeError, match=r"^`dataset` must be a `tf.data.Dataset` object\.$"):
         tf.data.experimental.get_single_element([1])
+
+
+def test_contrib_data_read_batch_features_reduce_dataset_sloppy_interleave(tmp_path):
+    path = str(tmp_path / "a.tfr")
+    with tf.python_io.TFRecordWriter(path) as w:
+        for i in range(5):
+            w.write(tf.train.Example(features=tf.train.Features(feature={
+                "i": tf.train.Feature(int64_list=tf.train.Int64List(value=[i]))}))
+                .SerializeToString())
+    f = tf.contrib.data.read_batch_features(path, 2, {"i": tf.FixedLenFeature([], tf.int64)},
+                                            randomize_input=False, num_epochs=1)
+    assert sorted(f) == ["i"] and f["i"].shape.as_list() == [None]
+    r = tf.contrib.data.reduce_dataset(tf.data.Dataset.range(5), tf.contrib.data.Reducer(
+        lambda k: np.int64(0), lambda st, x: st + x, lambda st: st))
+    d = tf.data.Dataset.range(3).apply(tf.contrib.data.sloppy_interleave(
+        lambda x: tf.data.Dataset.range(x), 2))
+    with tf.Session() as sess:
+        assert sess.run(f)["i"].tolist() == [0, 1]
+        assert sess.run(r) == 10
+        assert sorted(int(v) for v in _drain(sess, d.make_one_shot_iterator().get_next())) \
+            == [0, 0, 1]
+    with pytest.raises(ValueError, match=r"^1 duplicate keys are found in both x and y: "
+                                         r"\{'a'\}$"):
+        tf.estimator.inputs.numpy_input_fn({"a": np.arange(3)}, {"a": np.arange(3)},
+                                           shuffle=False)()

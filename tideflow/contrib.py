@@ -391,6 +391,40 @@ def _padded_batch_and_drop_remainder(batch_size, padded_shapes, padding_values=N
                                                 drop_remainder=True)
 
 
+def _read_batch_features(file_pattern, batch_size, features, reader=None, reader_args=None,
+                         randomize_input=True, num_epochs=None, capacity=10000):
+    """``tf.contrib.data.read_batch_features``: the next batch (a dict of features) of
+    ``make_batched_features_dataset`` over the files, through a one-shot iterator."""
+    from tideflow import data
+
+    dataset = data.experimental.make_batched_features_dataset(
+        file_pattern, batch_size=batch_size, features=features,
+        reader=reader or data.TFRecordDataset, reader_args=reader_args,
+        shuffle=randomize_input, num_epochs=num_epochs, shuffle_buffer_size=capacity)
+    return dataset.make_one_shot_iterator().get_next()
+
+
+def _reduce_dataset(dataset, reducer):
+    """``tf.contrib.data.reduce_dataset``: ``reducer`` (a ``Reducer``) over every element,
+    the single result."""
+    from tideflow import data
+
+    if not isinstance(dataset, data.Dataset):
+        raise TypeError("`dataset` must be a `tf.data.Dataset` object.")
+    import numpy as np
+
+    return data.experimental.get_single_element(
+        dataset.apply(data.experimental.group_by_reducer(lambda x: np.int64(0), reducer)))
+
+
+def _sloppy_interleave(map_func, cycle_length, block_length=1):
+    """``tf.contrib.data.sloppy_interleave``: ``parallel_interleave(..., sloppy=True)``."""
+    from tideflow import data
+
+    return data.experimental.parallel_interleave(map_func, cycle_length, block_length,
+                                                 sloppy=True)
+
+
 def _contrib_data():
     from tideflow import data
 
@@ -405,6 +439,10 @@ def _contrib_data():
 
     module.sliding_window_batch = sliding_window_batch
     module.assert_element_shape = assert_element_shape
+    module.read_batch_features = _read_batch_features
+    module.reduce_dataset = _reduce_dataset
+    module.sloppy_interleave = _sloppy_interleave
+    module.CheckpointInputPipelineHook = experimental.CheckpointInputPipelineHook
     # TF 1.2-1.5 programs build their pipelines from tf.contrib.data's own dataset classes
     legacy = ("Dataset", "Iterator", "TextLineDataset", "TFRecordDataset",
               "FixedLengthRecordDataset")
@@ -412,7 +450,8 @@ def _contrib_data():
         setattr(module, name, getattr(data, name))
     module.__all__ = sorted([*names, *legacy, "batch_and_drop_remainder",
                              "padded_batch_and_drop_remainder", "sliding_window_batch",
-                             "assert_element_shape"])
+                             "assert_element_shape", "read_batch_features", "reduce_dataset",
+                             "sloppy_interleave", "CheckpointInputPipelineHook"])
     return module
 
 

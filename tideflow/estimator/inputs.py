@@ -106,8 +106,9 @@ def _numpy_input_fn(x, y, batch_size, num_epochs, shuffle, queue_capacity, num_t
                     raise ValueError("y cannot be empty dict, use None instead.")
                 dup = set(y) & set(data)
                 if dup:
+                    # (TF prints the set)
                     raise ValueError(f"{len(dup)} duplicate keys are found in both x and y: "
-                                     f"{sorted(dup)}")
+                                     f"{dup}")
                 for k in sorted(y):
                     data[k] = np.asarray(y[k])
                 target_keys = sorted(y)
