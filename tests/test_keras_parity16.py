@@ -214,3 +214,20 @@ def test_layer_configs_keep_tf_keys_order_and_dtype():
     d(tf.keras.Input((3,)))
     bn(tf.keras.Input((4,)))
     assert bn.get_config()["axis"] == [1] and d.get_config()["dtype"] == "float32"
+
+
+def test_one_batch_epoch_is_fed_in_order_after_the_shuffle_draw():
+    # TF 1.15 shuffles the index (drawing from NumPy's generator) but feeds a single batch
+    # as given: the seeded dropout masks meet the same rows
+    tf.set_random_seed(3)
+    np.random.seed(3)
+    x = np.random.rand(6, 3).astype("float32")
+    y = np.random.rand(6, 1).astype("float32")
+    m = tf.keras.Sequential([tf.keras.layers.Dropout(0.5, input_shape=(3,)),
+                             tf.keras.layers.Dense(1, kernel_initializer="ones")])
+    m.compile("sgd", "mse")
+    h = m.fit(x, y, epochs=2, verbose=0)
+    np.testing.assert_allclose(h.history["loss"], [4.114698886871338, 1.9193586111068726],
+                               rtol=1e-5)
+    np.testing.assert_allclose(m.get_weights()[0].ravel(), [0.9672604, 0.94600576, 0.9456261],
+                               rtol=1e-5)

@@ -1552,6 +1552,10 @@ class _ArraySource:
         n = self.samples
         index = np.random.permutation(n) if self.shuffle and self.shuffle != "batch" else \
             np.arange(n)
+        if 0 < n <= self.batch_size:
+            # as TF 1.15: one batch is fed as given, in order (the shuffle drew all the same)
+            yield list(self.xs), list(self.ys), list(self.sws)
+            return
         for start in range(0, n, self.batch_size):
             ids = index[start:start + self.batch_size]
             yield ([a[ids] for a in self.xs], [a[ids] for a in self.ys],
