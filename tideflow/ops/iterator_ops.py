@@ -6,7 +6,6 @@ and raises OutOfRangeError at the end. Dropping the resource (re-initialization,
 stops the chain's background threads.
 """
 
-import itertools
 import json
 import threading
 import warnings
@@ -17,7 +16,6 @@ from tideflow.ops import dataset_kernels
 from tideflow.ops import dataset_structure as ds
 from tideflow.ops import dataset_values as dv
 
-_unique_ids = itertools.count()
 _END = object()
 
 
@@ -100,11 +98,11 @@ class IteratorResource:
 
 
 def _resource_name(ctx):
-    op = ctx.op
-    shared = op._attrs.get("shared_name") or ""
-    if shared:
-        return shared
-    return ctx.node_state("resource_name", lambda: f"_{next(_unique_ids)}_{op.name}")
+    # one counter with the queues', readers' and tables' (TF's ContainerInfo counter is one
+    # for every private resource): a queue made after an iterator is "_1_..." as in TF
+    from tideflow.ops.queue_ops import resource_name
+
+    return resource_name(ctx)
 
 
 def _lookup_or_create(ctx):
