@@ -370,3 +370,32 @@ def test_feature_column_messages_as_tf_115():
     assert repr(col) == "IndicatorColumn(categorical_column='x')"
     with pytest.raises(AttributeError):
         fc.input_layer({"x": tf.constant([[1]])}, [col])
+
+
+def test_dnn_batch_norm_gamma_beta_partitioned_as_tf_seeds_follow():
+    # TF 1.15's BatchNormalization turns the scope's partitioner off only for its moving
+    # statistics: gamma and beta are "<name>/part_0" parts, read through "beta" and "gamma"
+    # Identities, so the logits' seeded initial values are TF's
+    fc = tf.feature_column
+    x = np.random.RandomState(3).randn(8, 3).astype(np.float32)
+    y = (x[:, 0] > 0.3).astype(np.int64).reshape(8, 1)
+    est = tf.estimator.DNNClassifier([4], [fc.numeric_column("x", shape=(3,))], batch_norm=True,
+                                     model_dir="/tmp/_unused_h202_bn")
+    tf.set_random_seed(42)
+    tf.train.create_global_step()
+    spec = est.model_fn({"x": tf.constant(x)}, tf.constant(y), "train", est.config)
+    names = [v.name for v in tf.trainable_variables()]
+    assert names == [
+        "dnn/hiddenlayer_0/kernel/part_0:0", "dnn/hiddenlayer_0/bias/part_0:0",
+        "dnn/hiddenlayer_0/batchnorm_0/gamma/part_0:0",
+        "dnn/hiddenlayer_0/batchnorm_0/beta/part_0:0", "dnn/logits/kernel/part_0:0",
+        "dnn/logits/bias/part_0:0"]
+    moving = [v.name for v in tf.global_variables() if "moving" in v.name]
+    assert moving == ["dnn/hiddenlayer_0/batchnorm_0/moving_mean:0",
+                      "dnn/hiddenlayer_0/batchnorm_0/moving_variance:0"]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        logits_kernel = tf.trainable_variables()[4]
+        np.testing.assert_allclose(s.run(logits_kernel).ravel(),
+                                   [0.6756, 0.9381, 0.1253, 0.6118], atol=1e-4)
+        np.testing.assert_allclose(s.run(spec.loss), 3.90027, rtol=1e-5)

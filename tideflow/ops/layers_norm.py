@@ -123,17 +123,7 @@ class BatchNormalization(Layer):
         self._param_shape = param_shape
         dtype = dtypes.as_dtype(self.dtype or dtypes.float32)
         self._param_dtype = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
-        # as TF, the statistics and the affine parameters are never partitioned, even under a
-        # scope with a partitioner (canned DNN estimators build under one)
-        scope = getattr(self, "_scope", None)
-        partitioner = scope.partitioner if scope is not None else None
-        if partitioner is not None:
-            scope.set_partitioner(None)
-        try:
-            self._build_weights(param_shape)
-        finally:
-            if partitioner is not None:
-                scope.set_partitioner(partitioner)
+        self._build_weights(param_shape)
         self.built = True
 
     def _build_weights(self, param_shape):
@@ -156,6 +146,19 @@ class BatchNormalization(Layer):
         elif self.fused:
             self._beta_const = constant_op.constant(0.0, dtype=self._param_dtype,
                                                     shape=param_shape)
+        # as TF 1.15, the statistics are never partitioned, even under a scope with a
+        # partitioner (canned DNN estimators build under one); gamma and beta are
+        scope = getattr(self, "_scope", None)
+        partitioner = scope.partitioner if scope is not None else None
+        if partitioner is not None:
+            scope.set_partitioner(None)
+        try:
+            self._build_statistics(param_shape)
+        finally:
+            if partitioner is not None:
+                scope.set_partitioner(partitioner)
+
+    def _build_statistics(self, param_shape):
         self.moving_mean = self.add_weight(
             "moving_mean", shape=param_shape, dtype=self._param_dtype,
             initializer=self.moving_mean_initializer, trainable=False)
