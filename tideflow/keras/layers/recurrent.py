@@ -666,8 +666,8 @@ def _tf_rnn_op_count(layer, masked=False, made_learning_phase=False):
     states = 2 if type(cell) is LSTMCell else 1
     weights = 2 + bool(cell.use_bias)
     count = 2 * step + 14 * states + weights + 61 + 2 * bool(layer.go_backwards)
-    if masked:
-        count += 27 + 3 * states
+    if masked:  # (going backwards, the mask is reversed too)
+        count += 27 + 3 * states + 2 * bool(layer.go_backwards)
     drops = [r for r in (cell.dropout, cell.recurrent_dropout) if 0 < r < 1]
     if drops:
         per = _tf_dropout_mask_ops(cell)
