@@ -302,3 +302,32 @@ def test_closed_file_writer_warns_from_one_place(tmp_path):
     assert len(msgs) == 2 and msgs[0] == msgs[1]
     assert msgs[0][0] == ("Attempting to use a closed FileWriter. The operation will be a noop "
                           "unless the FileWriter is explicitly reopened.")
+
+
+def test_contrib_summary_builds_tf_ops_in_tf_order(tmp_path):
+    w = tf.contrib.summary.create_file_writer(str(tmp_path))
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations())
+    with w.as_default(), tf.contrib.summary.always_record_summaries():
+        s = tf.contrib.summary.scalar("x", 1.0, step=3)
+        tf.contrib.summary.image("i", tf.zeros([1, 2, 2, 3]), step=1)
+    assert [(o.name, o.type) for o in g.get_operations()[n0:]] == [
+        ("LogicalAnd/x", "Const"), ("LogicalAnd/y", "Const"), ("LogicalAnd", "LogicalAnd"),
+        ("x/Const", "Const"), ("x/Identity/input", "Const"), ("x/Identity", "Identity"),
+        ("x/tag", "Const"), ("x", "WriteScalarSummary"), ("x/Const_1", "Const"),
+        ("zeros", "Const"), ("LogicalAnd_1/x", "Const"), ("LogicalAnd_1/y", "Const"),
+        ("LogicalAnd_1", "LogicalAnd"), ("i/Const", "Const"), ("i/Const_1", "Const"),
+        ("i/Identity", "Identity"), ("i/tag", "Const"), ("i", "WriteImageSummary"),
+        ("i/Const_2", "Const"), ("FlushSummaryWriter", "FlushSummaryWriter")]
+    assert s.name == "x/Const_1:0"
+
+
+def test_contrib_summary_every_n_steps_keeps_tf_seeds_after_it(tmp_path):
+    tf.set_random_seed(1)
+    tf.train.get_or_create_global_step()
+    w = tf.contrib.summary.create_file_writer(str(tmp_path))
+    with w.as_default(), tf.contrib.summary.record_summaries_every_n_global_steps(2):
+        s = tf.contrib.summary.scalar("x", 1.0, step=3)
+    r = tf.random_normal([3])
+    assert s.name == "Merge:0"
+    assert r.op.inputs[0].op.inputs[0].op.get_attr("seed2") == 33

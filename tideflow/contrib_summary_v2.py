@@ -246,6 +246,9 @@ class SummaryWriter:
         try:
             _state.writer = self
             yield self
+            # as TF's, a normal exit builds a flush op (unrun in graph mode, but counted)
+            if self._resource is not None:
+                self.flush()
         finally:
             _state.writer = old
 
@@ -289,17 +292,18 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
     if logdir is None:
         return SummaryWriter(None)
     logdir = str(logdir)
+    # TF's ops and order: the defaults as constants, the writer, then the initializer, which
+    # converts the given values itself ("CreateSummaryFileWriter/logdir")
     with ops.device("cpu:0"):
-        max_queue = _const(10 if max_queue is None else max_queue, dtypes.int32)
-        flush_millis = _const(120000 if flush_millis is None else flush_millis, dtypes.int32)
-        suffix = _const(".v2" if filename_suffix is None else filename_suffix, dtypes.string)
-        logdir_t = _const(logdir, dtypes.string)
+        max_queue = _const(10, dtypes.int32) if max_queue is None else max_queue
+        flush_millis = _const(120000, dtypes.int32) if flush_millis is None else flush_millis
+        suffix = _const(".v2", dtypes.string) if filename_suffix is None else filename_suffix
         resource = _op("SummaryWriter", [], {"shared_name": name or "logdir:" + logdir,
                                              "container": ""}).outputs[0]
 
         def init_op_fn():
             return _op("CreateSummaryFileWriter",
-                       [resource, logdir_t, max_queue, flush_millis, suffix])
+                       [resource, logdir, max_queue, flush_millis, suffix])
 
         init = init_op_fn()
     ops.add_to_collection(_SUMMARY_WRITER_INIT_COLLECTION_NAME, init)
@@ -361,16 +365,23 @@ def record_summaries_every_n_global_steps(n, global_step=None):
     return record_summaries_if(should)
 
 
-def should_record_summaries():
-    """A bool tensor: whether summaries record here (False without a default writer)."""
-    if _state.writer is None:
-        return _const(False, dtypes.bool)
+def _should_record():
+    """(bool tensor, its value when known): TF's ``logical_and(True, condition)`` (the
+    distribution strategy's condition and the recording one), the ops TF builds."""
+    from tideflow.ops import math_ops
+
     should = _state.is_recording
     if should is None:
         should = False
     if callable(should):
         should = should()
-    return ops.convert_to_tensor(should, dtype=dtypes.bool)
+    known = should if isinstance(should, bool) else None
+    return math_ops.logical_and(True, should), known
+
+
+def should_record_summaries():
+    """A bool tensor: whether summaries record here."""
+    return _should_record()[0]
 
 
 def eval_dir(model_dir, name=None):
@@ -411,7 +422,11 @@ def summary_writer_function(name, tensor, function, family=None):
     if _state.writer is None or _state.writer._resource is None:
         return _no_op()
     with ops.device("cpu:0"):
-        op = smart_cond(should_record_summaries(), record, nothing, name="")
+        pred, known = _should_record()
+        if known is not None:  # TF's smart_cond evaluates the constant condition
+            op = record() if known else nothing()
+        else:
+            op = smart_cond(pred, record, nothing, name="")
         ops.add_to_collection(_SUMMARY_COLLECTION, op)
     return op
 
@@ -430,7 +445,7 @@ def scalar(name, tensor, family=None, step=None):
     """Records a scalar under ``name`` at ``step`` (default: the global step)."""
     def function(tag, scope):
         return _op("WriteScalarSummary", [_writer_resource(), _choose_step(step),
-                                          _const(tag, dtypes.string), _identity(tensor)],
+                                          tag, _identity(tensor)],
                    name=scope)
     return summary_writer_function(name, tensor, function, family=family)
 
@@ -439,7 +454,7 @@ def histogram(name, tensor, family=None, step=None):
     """Records a histogram of ``tensor``'s values."""
     def function(tag, scope):
         return _op("WriteHistogramSummary", [_writer_resource(), _choose_step(step),
-                                             _const(tag, dtypes.string), _identity(tensor)],
+                                             tag, _identity(tensor)],
                    name=scope)
     return summary_writer_function(name, tensor, function, family=family)
 
@@ -450,7 +465,7 @@ def image(name, tensor, bad_color=None, max_images=3, family=None, step=None):
         bad = (_const([255, 0, 0, 255], dtypes.uint8) if bad_color is None
                else ops.convert_to_tensor(bad_color, dtype=dtypes.uint8))
         return _op("WriteImageSummary", [_writer_resource(), _choose_step(step),
-                                         _const(tag, dtypes.string), _identity(tensor), bad],
+                                         tag, _identity(tensor), bad],
                    {"max_images": max_images}, name=scope)
     return summary_writer_function(name, tensor, function, family=family)
 
@@ -458,9 +473,8 @@ def image(name, tensor, bad_color=None, max_images=3, family=None, step=None):
 def audio(name, tensor, sample_rate, max_outputs, family=None, step=None):
     """Records up to ``max_outputs`` clips of a [batch, frames(, channels)] float tensor."""
     def function(tag, scope):
-        rate = ops.convert_to_tensor(sample_rate, dtype=dtypes.float32)
-        return _op("WriteAudioSummary", [_writer_resource(), _choose_step(step),
-                                         _const(tag, dtypes.string), _identity(tensor), rate],
+        return _op("WriteAudioSummary", [_writer_resource(), _choose_step(step), tag,
+                                         _identity(tensor), sample_rate],
                    {"max_outputs": max_outputs}, name=scope)
     return summary_writer_function(name, tensor, function, family=family)
 
@@ -475,7 +489,7 @@ def generic(name, tensor, metadata=None, family=None, step=None):
         else:
             meta = ops.convert_to_tensor(metadata, dtype=dtypes.string)
         return _op("WriteSummary", [_writer_resource(), _choose_step(step), _identity(tensor),
-                                    _const(tag, dtypes.string), meta], name=scope)
+                                    tag, meta], name=scope)
     return summary_writer_function(name, tensor, function, family=family)
 
 
