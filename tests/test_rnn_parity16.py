@@ -225,3 +225,39 @@ class _NoZeroState:
 def test_rnn_argument_errors_read_as_tf_1_15s(call, kind, message):
     with pytest.raises(kind, match=message):
         call()
+
+
+def test_beam_search_with_attention_history_and_coverage_as_tf_1_15():
+    # the alignment history stays a TensorArray (TF's static check: a known dimension 1, the
+    # memory length, must be the beam width); seeded values are TF 1.15's
+    tf.set_random_seed(47)
+    b, t, d, v, h, w = 2, 4, 3, 7, 5, 2
+    x = tf.placeholder(tf.float32, [b, t, d])
+    sl = tf.constant([4, 2])
+    with tf.variable_scope("enc"):
+        mem, es = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(h), x, sequence_length=sl,
+                                    dtype=tf.float32)
+    emb = tf.get_variable("emb", [v, d])
+    s2s = tf.contrib.seq2seq
+    tm, ts, tl = s2s.tile_batch(mem, w), s2s.tile_batch(es, w), s2s.tile_batch(sl, w)
+    am = s2s.LuongAttention(h, tm, tl, scale=True, score_mask_value=-1e4)
+    cell = s2s.AttentionWrapper(tf.nn.rnn_cell.LSTMCell(h), am, attention_layer_size=4,
+                                alignment_history=True)
+    init = cell.zero_state(b * w, tf.float32).clone(cell_state=ts)
+    dec = s2s.BeamSearchDecoder(cell, lambda ids: tf.nn.embedding_lookup(emb, ids),
+                                tf.fill([b], 1), 2, init, w,
+                                output_layer=tf.layers.Dense(v, use_bias=False),
+                                length_penalty_weight=0.5, coverage_penalty_weight=0.2)
+    out, st, _ = s2s.dynamic_decode(dec, maximum_iterations=tf.placeholder_with_default(4, []),
+                                    output_time_major=True)
+    assert isinstance(st.cell_state.alignment_history, tf.TensorArray)
+    ah = st.cell_state.alignment_history.stack()
+    wv = tf.Variable(tf.random_normal([3]))
+    xv = np.sin(np.arange(b * t * d).reshape(b, t, d)).astype(np.float32)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        pred, lp, al, wval = s.run([out.predicted_ids, st.log_probs, ah, wv], {x: xv})
+    np.testing.assert_array_equal(pred.ravel(), [1, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 6])
+    np.testing.assert_allclose(lp.ravel(), [-7.14118, -7.25077, -7.29851, -7.38273], atol=1e-4)
+    np.testing.assert_allclose(al[0, 0], [0.24943, 0.25053, 0.24967, 0.25037], atol=1e-4)
+    np.testing.assert_allclose(wval, [0.84207, 0.27629, -0.45493], atol=1e-4)

@@ -567,9 +567,16 @@ class BeamSearchDecoder(Decoder):
         if not isinstance(t, TensorArray):
             return t
         shape = t.element_shape
-        static_batch = _static_int(self._batch_size)
-        if (shape.ndims is None or shape.ndims < 1 or shape[0].value is None
-                or static_batch is None or shape[0].value != static_batch * self._beam_width):
+        if shape.ndims is None or shape.ndims < 1:
+            return t
+        # TF 1.15's static check, as it reads: a known size-1 dimension (an alignment history's
+        # memory length) must equal the beam width, the first the batch size, or the array is
+        # left as it is
+        batch, beam = _static_int(self._batch_size), self._beam_width
+        if batch is not None and shape[0].value is not None and (
+                shape[0].value != batch * beam or (
+                    shape.ndims >= 2 and shape[1].value is not None
+                    and (shape[0].value != batch or shape[1].value != beam))):
             return t
         t = t.stack()
         with tf.control_dependencies([_check_batch_beam(t, self._batch_size, self._beam_width)]):
