@@ -244,3 +244,18 @@ def test_backward_rnn_over_a_mask_takes_tf_op_count(layer, seed2):
     tf.random_normal([3])
     op = tf.get_default_graph().get_operation_by_name("random_normal/RandomStandardNormal")
     assert op.get_attr("seed2") == seed2
+
+
+def test_array_validation_draws_a_shuffle_each_pass():
+    # TF 1.15's validation loop shuffles (its default) even when the fit does not: what
+    # NumPy's generator gives afterwards is TF's
+    np.random.seed(1)
+    x = np.arange(12, dtype=np.float32).reshape(6, 2) / 10
+    y = np.ones((6, 1), np.float32)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,),
+                                                   kernel_initializer="ones")])
+    m.compile("sgd", "mse")
+    m.fit(x, y, epochs=2, batch_size=2, verbose=0, shuffle=False, validation_data=(x, y))
+    assert np.random.rand() == pytest.approx(0.3965807272960261, abs=1e-15)
+    m.fit(x, y, epochs=1, batch_size=2, verbose=0, shuffle=False, validation_split=0.5)
+    assert np.random.rand() == pytest.approx(0.39676747423066994, abs=1e-15)

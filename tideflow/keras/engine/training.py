@@ -963,6 +963,10 @@ class Model(Network):
                   "verbose": verbose, "do_validation": bool(val), "metrics": callback_metrics}
         callbacks.set_params(params)
         generator = isinstance(source, _GeneratorSource)
+        if isinstance(val, _ArraySource) and not generator:
+            # TF 1.15's array loop validates with its default shuffle=True: each pass draws a
+            # permutation from NumPy's generator (whatever the fit's shuffle)
+            val.shuffle = True
         if verbose and not generator:  # (TF 1.15's generator loop prints no such line)
             unit = "steps" if getattr(source, "is_dataset", False) else "samples"
             line = f"Train on {source.steps if by_steps else source.samples} {unit}"
