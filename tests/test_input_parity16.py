@@ -390,3 +390,19 @@ def test_iterators_and_queues_share_tf_private_resource_counter():
             with pytest.raises(tf.errors.OutOfRangeError) as e:
                 sess.run(deq)
     assert str(e.value).startswith(f"FIFOQueue '_{first + 2}_fifo_queue' is closed")
+
+
+def test_batch_of_unequal_elements_errors_as_tf():
+    def first_error(d):
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as e:
+            sess.run(d.make_one_shot_iterator().get_next())
+        return str(e.value).splitlines()[0]
+
+    # a different number of elements, then the same number in another shape
+    d = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x, 1], x)).batch(2)
+    assert first_error(d) == ("Cannot add tensor to the batch: number of elements does not "
+                              "match. Shapes are: [tensor]: [2,1], [batch]: [1,1]")
+    d = tf.data.Dataset.from_tensors(tf.zeros([2, 3])).concatenate(
+        tf.data.Dataset.from_tensors(tf.ones([3, 2]))).batch(2)
+    assert first_error(d) == ("Cannot batch tensors with different shapes in component 0. "
+                              "First element had shape [2,3] and element 1 had shape [3,2].")

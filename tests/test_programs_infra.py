@@ -265,14 +265,15 @@ def test_eval_and_run_with_a_session_of_another_graph():
 
 
 def test_batch_of_differently_shaped_elements_names_the_component():
-    # TF: "Cannot batch tensors with different shapes in component 1. First element had shape
-    # [0] and element 1 had shape [1]." (was an internal numpy error for empty arrays)
+    # TF 1.15 (sizes differ): "Cannot add tensor to the batch: number of elements does not
+    # match. Shapes are: [tensor]: [1], [batch]: [0]" (was an internal numpy error for empty
+    # arrays)
     d = tf.data.Dataset.range(3).map(lambda x: (x, tf.fill([x], x))).batch(2)
     nxt = d.make_one_shot_iterator().get_next()
     with tf.Session() as s, pytest.raises(
             tf.errors.InvalidArgumentError,
-            match=r"^Cannot batch tensors with different shapes in component 1\. First element "
-                  r"had shape \[0\] and element 1 had shape \[1\]\."):
+            match=r"^Cannot add tensor to the batch: number of elements does not match\. "
+                  r"Shapes are: \[tensor\]: \[1\], \[batch\]: \[0\]"):
         s.run(nxt)
 
 

@@ -550,8 +550,14 @@ def stack(values, dtype, component=0):
             out = None
         if out is not None and out.dtype == dt and out.shape == (len(values), *shape):
             return out
+    size = int(np.prod(shape))
     for i, v in enumerate(values):
         if np.shape(v) != shape:
+            if int(np.prod(np.shape(v))) != size:  # (TF 1.15 checks the size first)
+                raise errors.InvalidArgumentError(
+                    None, None, "Cannot add tensor to the batch: number of elements does not "
+                    f"match. Shapes are: [tensor]: {_shape_str(np.shape(v))}, [batch]: "
+                    f"{_shape_str(shape)}")
             raise errors.InvalidArgumentError(
                 None, None, f"Cannot batch tensors with different shapes in component "
                 f"{component}. First element had shape {_shape_str(shape)} and element {i} had "
