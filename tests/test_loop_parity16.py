@@ -331,3 +331,26 @@ def test_contrib_summary_every_n_steps_keeps_tf_seeds_after_it(tmp_path):
     r = tf.random_normal([3])
     assert s.name == "Merge:0"
     assert r.op.inputs[0].op.inputs[0].op.get_attr("seed2") == 33
+
+
+def test_monitored_session_recovery_logs_tf_message(tf_records):
+    tf.logging.set_verbosity(tf.logging.INFO)
+    gs = tf.train.get_or_create_global_step()
+    inc = tf.assign_add(gs, 1)
+    calls = []
+
+    class Abort(tf.train.SessionRunHook):
+        def before_run(self, run_context):
+            calls.append(1)
+            if len(calls) == 2:
+                raise tf.errors.AbortedError(None, None, "simulated abort")
+
+    with tf.train.MonitoredSession(hooks=[Abort()]) as s:
+        assert [int(s.run(inc)) for _ in range(3)] == [1, 1, 2]
+    assert (
+        "INFO:An error was raised. This may be due to a preemption in a connected worker or "
+        "parameter server. The current session will be closed and a new session will be "
+        "created. This error may also occur due to a gRPC failure caused by high memory or "
+        "network bandwidth usage in the parameter servers. If this error occurs repeatedly, try "
+        "increasing the number of parameter servers assigned to the job. Error: simulated abort"
+    ) in _lines(tf_records)

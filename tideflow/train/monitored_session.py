@@ -516,9 +516,22 @@ class _WrappedSession:
         return step_fn(_MonitoredSession.StepContext(raw_session, run_with_hooks))
 
 
+# TF 1.15's log lines (word for word: programs' logs are compared)
+_GRPC_HINT = (
+    "This error may also occur due to a gRPC failure caused by high memory or network "
+    "bandwidth usage in the parameter servers. If this error occurs repeatedly, try increasing "
+    "the number of parameter servers assigned to the job. Error: %s")
 _RECOVERY_MESSAGE = (
     "An error was raised. This may be due to a preemption in a connected worker or parameter "
-    "server. The current session will be closed and a new session will be created. Error: %s")
+    "server. The current session will be closed and a new session will be created. "
+    + _GRPC_HINT)
+_CHECK_STOP_RECOVERY_MESSAGE = (
+    "An error was raised while considering whether the session is complete. This may be due "
+    "to a preemption in a connected worker or parameter server. The current session will be "
+    "closed and a new session will be created. " + _GRPC_HINT)
+_CREATE_RECOVERY_MESSAGE = (
+    "An error was raised while a session was being created. This may be due to a preemption "
+    "of a connected worker or parameter server. A new session will be created. " + _GRPC_HINT)
 
 
 class _RecoverableSession(_WrappedSession):
@@ -533,9 +546,7 @@ class _RecoverableSession(_WrappedSession):
             try:
                 return self._sess_creator.create_session()
             except _PREEMPTION_ERRORS as e:
-                logging.info("An error was raised while a session was being created. This may "
-                             "be due to a preemption of a connected worker or parameter "
-                             "server. A new session will be created. Error: %s", e)
+                logging.info(_CREATE_RECOVERY_MESSAGE, e)
 
     def _check_stop(self):
         try:
@@ -543,7 +554,7 @@ class _RecoverableSession(_WrappedSession):
                 return self._sess._check_stop()
             return True
         except _PREEMPTION_ERRORS as e:
-            logging.info(_RECOVERY_MESSAGE, e)
+            logging.info(_CHECK_STOP_RECOVERY_MESSAGE, e)
             self.close()
             self._sess = self._create_session()
             # a fresh session: the computation goes on
