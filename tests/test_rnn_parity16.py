@@ -261,3 +261,47 @@ def test_beam_search_with_attention_history_and_coverage_as_tf_1_15():
     np.testing.assert_allclose(lp.ravel(), [-7.14118, -7.25077, -7.29851, -7.38273], atol=1e-4)
     np.testing.assert_allclose(al[0, 0], [0.24943, 0.25053, 0.24967, 0.25037], atol=1e-4)
     np.testing.assert_allclose(wval, [0.84207, 0.27629, -0.45493], atol=1e-4)
+
+
+def test_dropout_state_filter_and_stacked_static_bidirectional_scopes_as_tf_1_15():
+    # the filter visits the state from the top (TF's get_traverse_shallow_structure): a
+    # subtree it leaves out is kept whole and counts as one for the dropout seeds
+    tf.set_random_seed(53)
+    x = tf.constant(np.cos(np.arange(24).reshape(2, 4, 3) * 0.3).astype(np.float32))
+    lstm = tf.nn.rnn_cell.LSTMStateTuple
+
+    def multi():
+        return tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(2),
+                                            tf.nn.rnn_cell.BasicLSTMCell(2)])
+
+    dw = tf.nn.rnn_cell.DropoutWrapper(
+        multi(), state_keep_prob=0.5, seed=9,
+        dropout_state_filter_visitor=lambda s: lstm(c=False, h=True)
+        if isinstance(s, lstm) else True)
+    o, s = tf.nn.dynamic_rnn(dw, x, dtype=tf.float32)
+    dw2 = tf.nn.rnn_cell.DropoutWrapper(
+        multi(), state_keep_prob=0.5, seed=9,
+        dropout_state_filter_visitor=lambda s: (False, True)
+        if isinstance(s, tuple) and not isinstance(s, lstm) else True)
+    o2, s2 = tf.nn.dynamic_rnn(dw2, x, dtype=tf.float32, scope="r2")
+    tf.contrib.rnn.stack_bidirectional_rnn([tf.nn.rnn_cell.GRUCell(2)],
+                                           [tf.nn.rnn_cell.GRUCell(2)], tf.unstack(x, axis=1),
+                                           sequence_length=[4, 2], dtype=tf.float32)
+    names = [v.name for v in tf.global_variables()]
+    assert names[-8:-4] == ["stack_bidirectional_rnn/cell_0/fw/gru_cell/gates/kernel:0",
+                            "stack_bidirectional_rnn/cell_0/fw/gru_cell/gates/bias:0",
+                            "stack_bidirectional_rnn/cell_0/fw/gru_cell/candidate/kernel:0",
+                            "stack_bidirectional_rnn/cell_0/fw/gru_cell/candidate/bias:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run([o, s[1].h, o2, s2[1].h])
+    want = [[-0.011915, -0.008031, -0.029859, -0.01439, -0.035866, -0.012176, -0.017586,
+             -0.003801, 0.009722, 0.004438, 0.020478, 0.007189, 0.012775, -0.000689,
+             -0.005641, -0.012066],
+            [0, -0.007602, 0, 0],
+            [-0.020585, 0.002081, -0.023423, -0.010028, 0.005131, -0.014584, 0.024435,
+             -0.010028, 0.01804, 0.000851, 0.038776, 0.011511, -0.003453, 0.021672,
+             -0.028484, 0.009966],
+            [0, 0, -0.056969, 0]]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.ravel(), w, atol=2e-6)

@@ -694,12 +694,15 @@ class DropoutWrapper(_WrapperCell):
     def _dropout(self, values, keep_prob, salt, keep_mask=None):
         if self._is_one(keep_prob):
             return values
-        flat = nest.flatten(values)
-        masks = nest.flatten(keep_mask) if keep_mask is not None else [True] * len(flat)
+        # (as TF: over the leaves of the state filter's shallow structure, a subtree it
+        # leaves out counting as one leaf for the seeds)
+        shallow = values if keep_mask is None else keep_mask
+        flat = nest.flatten_up_to(shallow, values)
+        masks = nest.flatten(shallow)
         noise = self._noise.get(salt)
         out = []
         for k, (v, m) in enumerate(zip(flat, masks)):
-            if not m:
+            if isinstance(m, bool) and not m:
                 out.append(v)
             elif noise is not None:  # TF's ops, in its order
                 binary = unary_ops.floor(keep_prob + noise[k])
@@ -707,19 +710,18 @@ class DropoutWrapper(_WrapperCell):
             else:
                 out.append(nn_impl.dropout(v, keep_prob=keep_prob,
                                            seed=self._gen_seed(self._SALTS[salt // 1000], k)))
-        return nest.pack_sequence_as(values, out)
+        return nest.pack_sequence_as(shallow, out)
 
     def _state_mask(self, state):
-        if self._state_filter is not None:
-            return self._state_filter(state)
+        """TF's shallow structure of the state: the filter (TF's default keeps an
+        LSTMStateTuple's ``c`` and a TensorArray) visits each substructure from the top."""
+        from tideflow.ops.tensor_array import TensorArray
 
-        def visit(s):
+        def default(s):
             if isinstance(s, LSTMStateTuple):
-                return LSTMStateTuple(False, True)
-            if isinstance(s, tuple) and not hasattr(s, "_fields"):
-                return tuple(visit(x) for x in s)
-            return True
-        return visit(state)
+                return LSTMStateTuple(c=False, h=True)
+            return not isinstance(s, TensorArray)
+        return nest.get_traverse_shallow_structure(self._state_filter or default, state)
 
     def __call__(self, inputs, state, scope=None):
         inputs = self._dropout(inputs, self._input_keep_prob, 0)

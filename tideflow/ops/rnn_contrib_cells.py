@@ -694,10 +694,10 @@ def stack_bidirectional_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None,
         for i, (cell_fw, cell_bw) in enumerate(zip(cells_fw, cells_bw, strict=True)):
             init_fw = initial_states_fw[i] if initial_states_fw else None
             init_bw = initial_states_bw[i] if initial_states_bw else None
-            with vs.variable_scope(f"cell_{i}"):
+            with vs.variable_scope(f"cell_{i}") as cell_scope:  # (TF: fw, bw right under it)
                 prev, st_fw, st_bw = rnn_ops.static_bidirectional_rnn(
                     cell_fw, cell_bw, prev, initial_state_fw=init_fw, initial_state_bw=init_bw,
-                    sequence_length=sequence_length, dtype=dtype)
+                    sequence_length=sequence_length, dtype=dtype, scope=cell_scope)
             states_fw.append(st_fw)
             states_bw.append(st_bw)
     return prev, tuple(states_fw), tuple(states_bw)
