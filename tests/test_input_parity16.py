@@ -406,3 +406,13 @@ def test_batch_of_unequal_elements_errors_as_tf():
         tf.data.Dataset.from_tensors(tf.ones([3, 2]))).batch(2)
     assert first_error(d) == ("Cannot batch tensors with different shapes in component 0. "
                               "First element had shape [2,3] and element 1 had shape [3,2].")
+
+
+def test_filter_predicate_error_names_the_returned_spec():
+    for f, was in [(lambda x: x, "TensorSpec(shape=(), dtype=tf.int64, name=None)"),
+                   (lambda x: tf.fill([1], True),
+                    "TensorSpec(shape=(1,), dtype=tf.bool, name=None)")]:
+        with pytest.raises(ValueError) as e:
+            tf.data.Dataset.range(3).filter(f)
+        assert str(e.value) == ("`predicate` return type must be convertible to a scalar "
+                                f"boolean tensor. Was {was}.")

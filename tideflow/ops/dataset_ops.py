@@ -369,8 +369,14 @@ class Dataset(ds.Structured):
         out = ds.flatten(fn.output_specs)
         if (len(out) != 1 or is_seq_spec(fn.output_specs) or out[0].dtype != dtypes.bool
                 or not out[0].shape.is_compatible_with([])):
+            from tideflow.ops.function_ops import TensorSpec
+
+            was = ""
+            if not any(x.is_sparse or x.is_ragged for x in out):  # (TF names the structure)
+                was = " Was {}.".format(ds.map_structure(
+                    lambda x: TensorSpec(x.shape, x.dtype), fn.output_specs))
             raise ValueError("`predicate` return type must be convertible to a scalar boolean "
-                             "tensor.")
+                             f"tensor.{was}")
         attrs = {"predicate": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured]}
         return _OpDataset("FilterDataset", [self, fn.captured], self._specs, attrs, fn)
 
