@@ -354,3 +354,26 @@ def test_monitored_session_recovery_logs_tf_message(tf_records):
         "network bandwidth usage in the parameter servers. If this error occurs repeatedly, try "
         "increasing the number of parameter servers assigned to the job. Error: simulated abort"
     ) in _lines(tf_records)
+
+
+def test_final_ops_hook_reading_an_exhausted_input_warns_as_tf(tf_records):
+    x = tf.data.Dataset.range(2).make_one_shot_iterator().get_next()
+    hook = tf.train.FinalOpsHook(x)
+    seen = []
+    with pytest.raises(tf.errors.OutOfRangeError), \
+            tf.train.MonitoredSession(hooks=[hook]) as s:
+        while not s.should_stop():
+            seen.append(int(s.run(x)))
+    assert seen == [0, 1] and hook.final_ops_values is None
+    warning = [line for line in _lines(tf_records) if line.startswith("WARNING:")]
+    assert warning == [(
+        "WARNING:An OutOfRangeError or StopIteration exception is raised by the code in "
+        "FinalOpsHook. This typically means the Ops running by the FinalOpsHook have a "
+        "dependency back to some input source, which should not happen. For example, for "
+        "metrics in tf.estimator.Estimator, all metrics functions return two Ops: `value_op` "
+        "and  `update_op`. Estimator.evaluate calls the `update_op` for each batch of the data "
+        "in input source and, once it is exhausted, it call the `value_op` to get the metric "
+        "values. The `value_op` here should have dependency back to variables reading only, "
+        "rather than reading another batch from input. Otherwise, the `value_op`, executed by "
+        "`FinalOpsHook`, triggers another data reading, which ends OutOfRangeError/"
+        "StopIteration. Please fix that.")]
