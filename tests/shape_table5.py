@@ -1056,7 +1056,9 @@ EXPECTED = {
     'clip': [[None, 3], "float32"],
     'clip_norm': [[2, None, 5], "float32"],
     'clip_global': [[[[None, 3], "float32"], [[2, None, 5], "float32"]], [[], "float32"]],
-    'einsum_trace': [[], "float32"],
+    # TF 2.21's Einsum op takes 'ii->'; TF 1.15's einsum (the authority) refuses a repeated
+    # label unless the equation is 'ii' with no output
+    'einsum_trace': "ERR ValueError",
     'histogram': [[7], "int32"],
     'bincount': [[None], "int32"],
     'string_join': [[None], "string"],

@@ -54,3 +54,50 @@ def test_round_of_small_negatives_is_positive_zero():
     np.testing.assert_array_equal(got, [0, 0, 0, -2, -2, 0, 2])
     assert np.signbit(got).tolist() == [False, False, True, True, True, False, False]
     assert one == 0 and not np.signbit(one)
+
+
+def test_einsum_builds_tf_1_15s_composition():
+    # TF 1.15's tf.einsum is transposes, reshapes and MatMul/BatchMatMulV2 (or a broadcast Mul
+    # when nothing is summed) under an 'einsum' scope: names, op types and counts as printed
+    P = tf.placeholder
+    g = tf.get_default_graph()
+    bm = P(tf.float32, [None, 4, 5])
+    cases = [
+        ("ij,jk->ik", [P(tf.float32, [3, 4]), P(tf.float32, [4, 5])], "einsum/MatMul:0",
+         "(3, 5)", ["MatMul"]),
+        ("ij->ji", [P(tf.float32, [3, 4])], "einsum_1/transpose:0", "(4, 3)",
+         ["Const", "Transpose"]),
+        ("ii", [P(tf.float32, [3, 3])], "einsum_2/Trace:0", "()",
+         ["MatrixDiagPart", "Const", "Sum"]),
+        ("...ij,...jk->...ik", [bm, P(tf.float32, [None, 5, 2])], "einsum_3/Reshape_2:0",
+         "(?, 4, 2)",
+         ["Shape", "Const", "Const", "Const", "StridedSlice", "Const", "Const", "Pack",
+          "Reshape", "Shape", "Const", "Const", "Const", "StridedSlice", "Const", "Const",
+          "Pack", "Reshape", "BatchMatMulV2", "Const", "Const", "Pack", "Reshape"]),
+        ("...,d->...d", [P(tf.float32, [None, 7]), P(tf.float32, [8])], "einsum_4/Mul:0",
+         "(?, 7, 8)",
+         ["Const", "ExpandDims", "Const", "ExpandDims", "Const", "ExpandDims", "Mul"]),
+        ("bij,jk->bik", [bm, P(tf.float32, [5, 6])], "einsum_5/Reshape_1:0", "(?, 4, 6)",
+         ["Shape", "Const", "Const", "Const", "StridedSlice", "Const", "Mul", "Const", "Mul",
+          "Const", "Pack", "Reshape", "MatMul", "Const", "Const", "Pack", "Reshape"]),
+        ("ij,jk,kl->il", [P(tf.float32, [2, 3]), P(tf.float32, [3, 4]), P(tf.float32, [4, 5])],
+         "einsum_6/MatMul_1:0", "(2, 5)", ["MatMul", "MatMul"]),
+        ("bij->bj", [P(tf.float32, [2, 3, 4])], "einsum_7/Sum:0", "(2, 4)", ["Const", "Sum"]),
+    ]
+    for eq, args, name, shape, types in cases:
+        before = len(g.get_operations())
+        out = tf.einsum(eq, *args)
+        assert (out.name, str(out.shape)) == (name, shape), eq
+        assert [op.type for op in g.get_operations()[before:]] == types, eq
+    with pytest.raises(ValueError, match="an axis appears more than once: ii"):
+        tf.einsum("ii->", P(tf.float32, [3, 3]))
+    with pytest.raises(ValueError, match="Invalid equation: ij->k"):
+        tf.einsum("ij->k", P(tf.float32, [3, 3]))
+    rng = np.random.RandomState(0)
+    a, b, c = rng.randn(2, 3, 4), rng.randn(4, 5), rng.randn(2, 5)
+    with tf.Session() as sess:
+        got = sess.run([tf.einsum("bij,jk->bik", a, b), tf.einsum("bij,jk,bk->bi", a, b, c),
+                        tf.einsum("bij->jb", a)])
+    np.testing.assert_allclose(got[0], np.einsum("bij,jk->bik", a, b), rtol=1e-12)
+    np.testing.assert_allclose(got[1], np.einsum("bij,jk,bk->bi", a, b, c), rtol=1e-12)
+    np.testing.assert_allclose(got[2], np.einsum("bij->jb", a), rtol=1e-12)

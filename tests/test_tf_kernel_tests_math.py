@@ -427,10 +427,10 @@ def test_einsum_equation_errors_at_graph_construction(sess):
     a = np.ones((2, 3))
     with pytest.raises(ValueError, match='Got 1 arguments for equation "ij,jk->ik", expecting 2'):
         tf.einsum("ij,jk->ik", a)
-    with pytest.raises(ValueError, match="Output subscripts contain the label k not present in "
-                                         "the input subscripts"):
+    # TF 1.15's words (its einsum checks the labels it ends with against the output's)
+    with pytest.raises(ValueError, match="Invalid equation: ij->k"):
         tf.einsum("ij->k", a)
-    with pytest.raises(ValueError, match="repeat a label"):
+    with pytest.raises(ValueError, match="Invalid equation: ij->iij"):
         tf.einsum("ij->iij", a)
     assert sess.run(tf.einsum("ij->", a)) == 6.0
 

@@ -14,6 +14,13 @@ LINALG = (tf.float16, tf.float32, tf.float64) + C
 _rng = np.random.RandomState(42)
 
 
+def _einsum_op(equation, *xs):
+    """The Einsum op (TF 2's kernel, which tf.raw_ops and gen_linalg_ops build)."""
+    from tideflow.python.ops import gen_linalg_ops
+
+    return gen_linalg_ops.einsum(list(xs), equation)
+
+
 def _arr(shape, lo=-1.0, hi=1.0):
     """A fixed random input; complex dtypes get an imaginary part as well."""
     re = _rng.uniform(lo, hi, size=shape).round(2)
@@ -83,15 +90,16 @@ CASES = [
          [_arr((2, 3, 2)), _arr((4, 3))],
          lambda a, b: _ref_matmul(np.swapaxes(a, -1, -2), _conj_t(b)),
          dtypes=(tf.float64,) + C, name="BatchMatMulV2_adjoint"),
+    # the Einsum op itself (tf.einsum builds TF 1.15's MatMul/transpose composition instead)
     Case("Einsum",
-         lambda a, b: [tf.einsum("ij,jk->ik", a, b), tf.einsum("ij,kj", a, a),
-                       tf.einsum("...j->...", a), tf.einsum("ij->ji", b),
-                       tf.einsum("ii", tf.einsum("ij,kj->ik", b, b))],
+         lambda a, b: [_einsum_op("ij,jk->ik", a, b), _einsum_op("ij,kj", a, a),
+                       _einsum_op("...j->...", a), _einsum_op("ij->ji", b),
+                       _einsum_op("ii", _einsum_op("ij,kj->ik", b, b))],
          [_arr((2, 3)), _arr((3, 4))],
          lambda a, b: [_ref_matmul(a, b), _ref_matmul(a, a.T), _wide(a)[0].sum(-1),
                        _wide(b)[0].T, np.trace(_ref_matmul(b, b.T))],
          dtypes=F + I + C),
-    Case("Einsum", lambda a, b: tf.einsum("bij,bjk->bik", a, b),
+    Case("Einsum", lambda a, b: _einsum_op("bij,bjk->bik", a, b),
          [_arr((2, 2, 3)), _arr((2, 3, 4))], _ref_matmul, dtypes=(tf.float32, tf.float64),
          name="Einsum_batch"),
     Case("Einsum", lambda a, b: [tf.tensordot(a, b, 1), tf.tensordot(a, b, [[0, 1], [1, 0]]),

@@ -688,15 +688,232 @@ def batch_matmul(x, y, adj_x=None, adj_y=None, name=None):
 
 
 def einsum(equation, *inputs, **kwargs):
-    """Tensor contraction by Einstein summation, e.g. ``einsum('ij,jk->ik', a, b)``."""
+    """Tensor contraction by Einstein summation, e.g. ``einsum('ij,jk->ik', a, b)``, built as
+    TF 1.15 builds it: pairwise contractions as transposes, reshapes and a MatMul (or
+    BatchMatMulV2, or a broadcast Mul when nothing is summed), a Sum for labels left out of the
+    output and a final transpose, under an ``einsum`` name scope; so a program's op names and
+    counts (and the seeds of its later random ops) are TF 1.15's. A label repeated within an
+    input is refused (but ``'ii'``, a trace); one summed over three or more inputs takes the
+    broadcast-and-sum form."""
     name = kwargs.pop("name", None)
     if kwargs:
         raise TypeError(f"invalid keyword arguments for this function: "
                         f"{', '.join(sorted(kwargs))}")
-    if not inputs:
-        raise ValueError("einsum needs at least one input tensor")
-    _parse_equation(equation, len(inputs), repeated_output=False)
-    return _apply("Einsum", [list(inputs)], name, {"equation": equation})
+    from tideflow.ops import reduction_ops
+    from tideflow.ops.matrix_diag_ops import trace
+
+    with ops.name_scope(name, "einsum", []):
+        inputs = [t if isinstance(t, ops.Tensor) else ops.convert_to_tensor(t) for t in inputs]
+        in_labels, out_labels = _einsum_labels(equation, [t.get_shape() for t in inputs])
+        labels = set("".join(in_labels) + out_labels)
+        for a in labels:
+            for lab in in_labels:
+                if (len(in_labels) == 1 and lab.count(a) == 2 and lab == lab[::-1]
+                        and "->" not in equation):
+                    return trace(inputs[0])
+                if lab.count(a) > 1:
+                    raise ValueError(
+                        f"Subscript not supported: an axis appears more than once: {lab}")
+        for a in labels:
+            if sum(a in lab for lab in in_labels) > 2 and a not in out_labels:
+                from tideflow import logging
+
+                logging.warn("Falling back to exponential-space implementation of einsum() "
+                             f'because index "{a}" is summed over more than two inputs.')
+                return _einsum_broadcast_sum(inputs, in_labels, out_labels)
+        temp, temp_labels = inputs[0], in_labels[0]
+        for t, lab in zip(inputs[1:], in_labels[1:]):
+            summed = set(temp_labels) & set(lab) - set(out_labels)
+            temp, temp_labels = _einsum_pair(temp, temp_labels, t, lab, summed)
+        if set(temp_labels) - set(out_labels):
+            axis = [i for i, a in enumerate(temp_labels) if a not in out_labels]
+            temp = reduction_ops.reduce_sum(temp, axis=axis)
+            temp_labels = "".join(a for a in temp_labels if a in out_labels)
+        if sorted(temp_labels) != sorted(out_labels):
+            raise ValueError(f"Invalid equation: {equation}")
+        return _einsum_transpose(temp, [temp_labels.index(a) for a in out_labels])
+
+
+def _einsum_labels(equation, shapes):
+    """(each input's axis labels, the output's), with ``...`` resolved to unused letters
+    (from the end of the alphabet) and a missing output the labels seen once, sorted."""
+    import re
+    import string
+
+    equation = equation.replace(" ", "")
+    match = re.match(r"^([a-zA-Z,.]+)(->[a-zA-Z.]*)?$", equation)
+    if not match:
+        raise ValueError(f"Indices have incorrect format: {equation}")
+    in_labels = match.group(1).split(",")
+    out_labels = match.group(2)[2:] if match.group(2) else None
+    if len(shapes) != len(in_labels):
+        raise ValueError(f'Got {len(shapes)} arguments for equation "{equation}", expecting '
+                         f"{len(in_labels)}")
+    ellipsis = ""
+    if "..." in equation:
+        unused = "".join(c for c in string.ascii_letters if c not in "".join(in_labels))
+        for i, lab in enumerate(in_labels):
+            if "..." not in lab:
+                continue
+            parts = lab.split("...")
+            if len(parts) != 2:
+                raise ValueError("Unable to resolve ellipsis. Excess number found.")
+            if shapes[i].ndims is None:
+                raise ValueError("Unable to statically infer ellipsis axes.")
+            n = shapes[i].ndims - len("".join(parts))
+            if n < 0:
+                raise ValueError("Ellipses lengths do not match.")
+            if len(unused) < n:
+                raise ValueError("Unable to resolve ellipsis, too many distinct labels.")
+            fill = unused[-n:] if n > 0 else ""
+            in_labels[i] = lab.replace("...", fill)
+            if len(fill) > len(ellipsis):
+                ellipsis = fill
+        if any("." in lab for lab in in_labels):
+            raise ValueError('period "." found outside of ellipsis')
+        if out_labels is not None:
+            out_labels = out_labels.replace("...", ellipsis)
+            if "." in out_labels:
+                raise ValueError('period "." found outside of ellipsis')
+    if out_labels is None:
+        seen = set("".join(in_labels)) - set(ellipsis)
+        counts = dict.fromkeys(seen, 0)
+        for lab in in_labels:
+            for a in lab:
+                if a not in ellipsis:
+                    counts[a] += 1
+        out_labels = ellipsis + "".join(sorted(a for a in seen if counts[a] == 1))
+    return in_labels, out_labels
+
+
+def _einsum_transpose(t, perm):
+    from tideflow.ops import array_ops
+
+    return t if perm == list(range(len(perm))) else array_ops.transpose(t, perm=perm)
+
+
+def _einsum_reshape(t, shape):
+    """``reshape`` unless ``t`` has that static shape already (a tensor in ``shape`` always
+    reshapes, the list packed as TF packs it)."""
+    from tideflow.ops import array_ops
+
+    shape = tuple(-1 if d is None else d for d in shape)
+    cur = tuple(d.value for d in t.get_shape().dims)
+    if len(shape) == len(cur) and all(
+            not isinstance(b, ops.Tensor) and (a == b or b == -1) for a, b in zip(cur, shape)):
+        return t
+    return array_ops.reshape(t, shape)
+
+
+def _einsum_dims(t):
+    """t's static dims, each unknown one read from one Shape of t (a slice of it)."""
+    from tideflow.ops import array_ops
+
+    dims = t.get_shape().as_list()
+    unknown = [i for i, d in enumerate(dims) if d is None]
+    if unknown:
+        whole = array_ops.shape(t)
+        for i in unknown:
+            dims[i] = whole[i]
+    return dims
+
+
+def _einsum_size(dims):
+    size = 1
+    for d in dims:
+        size *= d  # a tensor among them makes the product a tensor (TF's Mul ops)
+    return size
+
+
+def _einsum_pair(t0, lab0, t1, lab1, summed):
+    """The contraction of two operands over the labels ``summed``: (result, its labels)."""
+    from tideflow.ops import array_ops, math_ops
+
+    for t, lab, which in ((t0, lab0, "t0"), (t1, lab1, "t1")):
+        if len(lab) != len(t.get_shape()):
+            raise ValueError(f"Tensor {which} of rank {len(t.get_shape())} does not match "
+                             f"einsum reduction of length {len(lab)}")
+    kept = (set(lab0) & set(lab1)) - summed
+    spread = [set(lab0) - kept - summed, set(lab1) - kept - summed]
+
+    def order(i, a):
+        if a in kept:
+            return (-1, a)
+        if (i == 0 and a in spread[0]) or (i == 1 and a in summed):
+            return (0, a)
+        return (1, a)
+
+    sorted_labels = [sorted(lab, key=lambda a, i=i: order(i, a))
+                     for i, lab in enumerate((lab0, lab1))]
+    t0 = _einsum_transpose(t0, [lab0.find(a) for a in sorted_labels[0]])
+    t1 = _einsum_transpose(t1, [lab1.find(a) for a in sorted_labels[1]])
+    nk = len(kept)
+    if not summed:
+        for _ in spread[1]:
+            t0 = array_ops.expand_dims(t0, -1)
+        for _ in spread[0]:
+            t1 = array_ops.expand_dims(t1, nk)
+        product = math_ops.multiply(t0, t1)
+        return product, "".join(sorted_labels[0] + sorted_labels[1][nk:])
+    ns = len(summed)
+    dims0 = _einsum_dims(t0)
+    rows = _einsum_size(dims0[nk:-ns])
+    inner = _einsum_size(dims0[-ns:])
+    t0 = _einsum_reshape(t0, dims0[:nk] + [rows, inner])
+    dims1 = _einsum_dims(t1)
+    cols = _einsum_size(dims1[nk + ns:])
+    t1 = _einsum_reshape(t1, dims1[:nk] + [inner, cols])
+    product = matmul(t0, t1)
+    n0, n1 = len(spread[0]), len(spread[1])
+    product = _einsum_reshape(product, dims0[:nk + n0] + dims1[len(dims1) - n1:])
+    out = sorted_labels[0][:nk + n0] + sorted_labels[1][len(sorted_labels[1]) - n1:]
+    return product, "".join(out)
+
+
+def _einsum_broadcast_sum(inputs, in_labels, out_labels):
+    """TF 1.15's fallback for a label summed over three or more inputs: every input
+    transposed and reshaped onto all the labels (summed ones first), multiplied, summed."""
+    from tideflow.ops import array_ops, reduction_ops
+
+    inputs, in_labels = list(inputs), list(in_labels)
+    every = set("".join(in_labels) + out_labels)
+    missing = set(out_labels) - every
+    if missing:
+        raise ValueError(f"Unknown output axes: {missing}")
+    rank = {}
+    for a in "".join(sorted(every)):
+        if a not in out_labels:
+            rank[a] = len(rank)
+    for a in out_labels:
+        rank[a] = len(rank)
+    for i, (t, lab) in enumerate(zip(inputs, in_labels)):
+        if t.get_shape().ndims != len(lab):
+            raise ValueError(f"Input {i} with axes {lab} has incorrect number of dimensions "
+                             f"(expected {len(lab)}, got {t.get_shape().ndims})")
+        ordered = sorted(lab, key=rank.get)
+        if len(set(lab)) != len(lab):
+            raise ValueError(f"Subscript not supported: an axis appears more than once: {lab}")
+        if list(lab) != ordered:
+            inputs[i] = array_ops.transpose(t, [lab.find(a) for a in ordered])
+            in_labels[i] = ordered
+    summed_at = []
+    shapes = [[d if d else -1 for d in t.get_shape().as_list()] for t in inputs]
+    for j, a in enumerate(sorted(every, key=rank.get)):
+        sizes = []
+        for i, lab in enumerate(in_labels):
+            if a not in lab:
+                shapes[i].insert(j, 1)
+            elif isinstance(shapes[i][j], int) and shapes[i][j] > 1:
+                sizes.append(shapes[i][j])
+        if len(set(sizes)) > 1:
+            raise ValueError(f"Dimension mismatch on axis: {a}")
+        if a not in out_labels:
+            summed_at.append(j)
+    expanded = [array_ops.reshape(t, shape) for t, shape in zip(inputs, shapes)]
+    product = 1
+    for t in expanded:
+        product *= t
+    return reduction_ops.reduce_sum(product, summed_at)
 
 
 def _tensordot_axes(axes, rank_a, rank_b):
