@@ -259,3 +259,30 @@ def test_array_validation_draws_a_shuffle_each_pass():
     assert np.random.rand() == pytest.approx(0.3965807272960261, abs=1e-15)
     m.fit(x, y, epochs=1, batch_size=2, verbose=0, shuffle=False, validation_split=0.5)
     assert np.random.rand() == pytest.approx(0.39676747423066994, abs=1e-15)
+
+
+def test_on_batch_metrics_carry_the_state_left_by_the_last_loop():
+    # TF 1.15's metric states (per-output losses and metrics by name) are means since their
+    # last reset: evaluate leaves its state, train/test_on_batch reset after their batch
+    # unless reset_metrics=False
+    x = np.arange(16, dtype=np.float32).reshape(8, 2) / 10
+    y = np.array([0, 1, 1, 0, 1, 1, 1, 0], np.float32)
+    inp = tf.keras.Input((2,))
+    o1 = tf.keras.layers.Dense(1, activation="sigmoid", kernel_initializer="ones", name="a")(inp)
+    o2 = tf.keras.layers.Dense(1, kernel_initializer="ones", name="b")(inp)
+    m = tf.keras.Model(inp, [o1, o2])
+    m.compile("sgd", ["binary_crossentropy", "mse"], metrics=["acc"])
+    got = [m.evaluate(x, [y, y], batch_size=4, verbose=0),
+           m.train_on_batch(x[:3], [y[:3], y[:3]]),
+           m.train_on_batch(x[:3], [y[:3], y[:3]], reset_metrics=False),
+           m.train_on_batch(x[3:], [y[3:], y[3:]], reset_metrics=False),
+           m.test_on_batch(x[:2], [y[:2], y[:2]]),
+           m.test_on_batch(x[:2], [y[:2], y[:2]])]
+    expected = [[2.592049241065979, 0.8020493, 1.7900001, 0.625, 0.625],
+                [0.6098758, 0.7079914, 1.2233334, 0.6363636, 0.6363636],
+                [0.6084229, 0.5197662, 0.08865667, 0.6666667, 1.0],
+                [3.8175504, 0.7461001, 1.4668865, 0.625, 0.75],
+                [0.75775635, 0.7004738, 1.0274361, 0.6, 0.7],
+                [0.75775635, 0.60922116, 0.14853519, 0.5, 0.5]]
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-5)

@@ -819,11 +819,23 @@ class Model(Network):
         xs, ys = self._standardize_xy(x, y)
         sws = self._standardize_weights(ys, sample_weight, class_weight)
         self._make_train_function()
-        out = self._train_step(xs, ys, sws)
+        out = self._carried(self._train_step(xs, ys, sws), len(xs[0]) if xs else 1)
         if reset_metrics:
             self.reset_metrics()
         # the fetched numpy scalars, as TF (print(loss) shows float32's short form)
         return _unlist([np.float32(v) for v in out])
+
+    def _carried(self, outs, size):
+        """A batch's loss and its metrics as TF 1.15's metric states give them: the means
+        over every batch since their last reset (the previous fit epoch or evaluation left
+        theirs; train/test_on_batch reset after their batch unless told not to)."""
+        c = self.__dict__.get("_metric_carry")
+        if c is None or len(c[0]) != len(outs):
+            c = [np.zeros(len(outs)), 0, np.zeros(len(outs)), 0]
+        values = np.asarray(outs, dtype=np.float64)
+        c = [c[0] + values * size, c[1] + size, c[2] + values, c[3] + 1]
+        self.__dict__["_metric_carry"] = c
+        return [outs[0]] + self._combine(c[0], c[1], outs, c[2], c[3])[1:]
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
         x, y = _symbolic_values(x), _symbolic_values(y)
@@ -832,6 +844,7 @@ class Model(Network):
         self._note_function("evaluation")
         out = self._run([self._reported_loss] + self._metric_tensors,
                         self._feeds(xs, ys, False, sws))
+        out = self._carried(out, len(xs[0]) if xs else 1)
         if reset_metrics:
             self.reset_metrics()
         return _unlist([np.float32(v) for v in out])
@@ -1006,6 +1019,7 @@ class Model(Network):
                     break
             epoch_logs = dict(zip(out_labels, self._combine(
                 totals, seen, last, step_totals, steps, by_steps=source.samples is None)))
+            self.__dict__["_metric_carry"] = [totals, seen, step_totals, steps]
             if val is not None and _should_run_validation(validation_freq, epoch):
                 if isinstance(val, _ArraySource) and val.batch_size is None:
                     # arrays validating a generator's training: batches of the training size
@@ -1105,6 +1119,8 @@ class Model(Network):
         if fetches is None:
             totals = step_totals = np.zeros(1 + len(getattr(self, "_metric_tensors", [])))
         result = self._combine(totals, seen, last, step_totals, steps, by_steps=by_steps)
+        if fetches is not None:  # (the metrics keep their state, as TF's)
+            self.__dict__["_metric_carry"] = [totals, seen, step_totals, steps]
         if progbar is not None:
             progbar.on_epoch_end(0, dict(zip(self.metrics_names, result)))
         return result
@@ -1286,6 +1302,7 @@ class Model(Network):
 
     def reset_metrics(self):
         """Zeroes the state of the stateful metrics (metric objects given to compile)."""
+        self.__dict__.pop("_metric_carry", None)
         for metric in getattr(self, "_stateful_metrics", []):
             metric.reset_states()
         if self._compiled and self.outputs and not self.__dict__.get("_tf_metric_resets"):
