@@ -416,3 +416,28 @@ def test_filter_predicate_error_names_the_returned_spec():
             tf.data.Dataset.range(3).filter(f)
         assert str(e.value) == ("`predicate` return type must be convertible to a scalar "
                                 f"boolean tensor. Was {was}.")
+
+
+def test_from_generator_conversions_as_tf():
+    def outcomes(gen, types):
+        n = tf.data.Dataset.from_generator(gen, types).make_one_shot_iterator().get_next()
+        out = []
+        with tf.Session() as sess:
+            while True:
+                try:
+                    v = sess.run(n)
+                    out.append(tuple(x.item() for x in v) if isinstance(v, tuple) else v)
+                except tf.errors.OutOfRangeError:
+                    return out
+                except tf.errors.OpError as e:
+                    out.append(f"{type(e).__name__}: {str(e).splitlines()[0]}")
+
+    # a non-string yielded for a string is TF's InternalError (not bytes(3), three NULs)
+    assert outcomes(lambda: iter(["a", 3]), tf.string) == [
+        b"a", "InternalError: Unsupported object type int"]
+    # a list where a tuple is declared does not match the structure; an int beyond int32 wraps
+    assert outcomes(lambda: iter([[1, 2], (3, 4)]), (tf.int32, tf.int32)) == [
+        ("InvalidArgumentError: TypeError: `generator` yielded an element that did not match "
+        "the expected structure. The expected structure was (tf.int32, tf.int32), but the "
+        "yielded element was [1, 2]."), (3, 4)]
+    assert [int(v) for v in outcomes(lambda: iter([3, 2**40 + 5]), tf.int32)] == [3, 5]

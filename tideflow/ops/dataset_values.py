@@ -138,8 +138,6 @@ class Generator(DatasetValue):
         """The flat arrays of one yielded ``value``, or the error TF raises for it."""
         from tideflow.ops.dataset_structure import flatten_up_to
 
-        if isinstance(value, list) and len(self.dtypes) > 1:
-            value = tuple(value)
         try:
             # as TF: the value is split only as deep as the declared structure goes (a tuple
             # where a tensor is expected is that tensor's value)
@@ -154,7 +152,12 @@ class Generator(DatasetValue):
         out = []
         for v, d, s in zip(flat, self.dtypes, self.shapes):
             try:
-                a = np.asarray(v, dtype=object if d.name == "string" else d.as_numpy_dtype)
+                try:
+                    a = np.asarray(v, dtype=object if d.name == "string" else d.as_numpy_dtype)
+                except OverflowError:
+                    # a Python int beyond the type wraps, as NumPy 1.x (TF 1.15's) converts
+                    # it; one beyond int64 stays an error
+                    a = np.asarray(v, dtype=np.int64).astype(d.as_numpy_dtype)
                 if d.name == "string":
                     a = np.vectorize(_as_bytes, otypes=[object])(a) if a.size else a
             except (TypeError, ValueError) as e:
@@ -216,7 +219,12 @@ class _GeneratorIter:
 
 
 def _as_bytes(x):
-    return x.encode() if isinstance(x, str) else bytes(x)
+    if isinstance(x, str):
+        return x.encode()
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        return bytes(x)
+    # as TF's py_func conversion of a string output (bytes(3) would be three NUL bytes)
+    raise errors.InternalError(None, None, f"Unsupported object type {type(x).__name__}")
 
 
 # ------------------------------------------------------------------------------------------
