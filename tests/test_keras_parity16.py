@@ -286,3 +286,12 @@ def test_on_batch_metrics_carry_the_state_left_by_the_last_loop():
                 [0.75775635, 0.60922116, 0.14853519, 0.5, 0.5]]
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-5)
+
+
+def test_concatenate_refuses_a_known_batch_beside_an_unknown_one():
+    a = tf.keras.Input((4,), batch_size=4)
+    b = tf.keras.Input((10,))
+    with pytest.raises(ValueError, match="A `Concatenate` layer requires inputs with matching "
+                                         "shapes except for the concat axis"):
+        tf.keras.layers.concatenate([a, b])
+    assert tf.keras.layers.concatenate([tf.keras.Input((4,)), b]).shape.as_list() == [None, 14]

@@ -544,9 +544,9 @@ class Concatenate(_Merge):
         shapes = [TensorShape(s).as_list() for s in input_shape]
         rank = len(shapes[0])
         axis = self.axis % rank
+        # as TF 1.15: the other axes must be equal as shapes (None differs from a size)
         for s in shapes[1:]:
-            if len(s) != rank or any(a is not None and b is not None and a != b
-                                     for i, (a, b) in enumerate(zip(s, shapes[0]))
+            if len(s) != rank or any(a != b for i, (a, b) in enumerate(zip(s, shapes[0]))
                                      if i != axis):
                 raise ValueError("A `Concatenate` layer requires inputs with matching shapes "
                                  "except for the concat axis. Got inputs shapes: "
