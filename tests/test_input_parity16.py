@@ -441,3 +441,28 @@ def test_from_generator_conversions_as_tf():
         "the expected structure. The expected structure was (tf.int32, tf.int32), but the "
         "yielded element was [1, 2]."), (3, 4)]
     assert [int(v) for v in outcomes(lambda: iter([3, 2**40 + 5]), tf.int32)] == [3, 5]
+
+
+def test_reader_compression_names_as_each_tf_kernel(tmp_path):
+    d = str(tmp_path)
+    with tf.io.TFRecordWriter(d + "/p.tfr") as w:
+        w.write(b"p")
+    with tf.io.TFRecordWriter(d + "/g.tfr", tf.io.TFRecordOptions("GZIP")) as w:
+        w.write(b"g")
+    (tmp_path / "t.txt").write_text("1\n")
+
+    def first(dataset):
+        n = dataset.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            try:
+                return sess.run(n)
+            except tf.errors.OpError as e:
+                return f"{type(e).__name__}: {str(e).splitlines()[0]}"
+
+    # TFRecord: an unknown name (names are case-sensitive) reads without compression
+    assert first(tf.data.TFRecordDataset(d + "/p.tfr", "LZ4")) == b"p"
+    assert first(tf.data.TFRecordDataset(d + "/g.tfr", "gzip")).startswith("DataLossError")
+    assert first(tf.data.TextLineDataset(d + "/t.txt", "gzip")) == (
+        "InvalidArgumentError:  Unsupported compression_type.")
+    assert first(tf.data.experimental.CsvDataset(d + "/t.txt", [[0]], compression_type="LZ4")) \
+        == "InvalidArgumentError: Unsupported compression_type: LZ4."

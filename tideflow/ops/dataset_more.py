@@ -1205,7 +1205,8 @@ def _csv_kernel(ctx, filenames, compression, buffer_size, header, field_delim, u
     if cols and len(cols) != len(types):
         raise _invalid(f"select_cols should match output size, got {len(cols)} columns and "
                        f"{len(types)} outputs")
-    return _Csv(dataset_readers._paths(filenames), dataset_readers._compression(compression),
+    return _Csv(dataset_readers._paths(filenames),
+                dataset_readers._compression(compression, "named"),
                 bool(np.asarray(header)), delim, bool(np.asarray(use_quote_delim)),
                 _str(na_value), cols, defaults, list(types))
 
@@ -1260,7 +1261,7 @@ class CsvDataset(_OpDataset):
 def _dataset_to_tfrecord_kernel(input_dataset, filename, compression_type):
     from tideflow.framework.record_io import TFRecordWriter as Writer
 
-    comp = dataset_readers._compression(compression_type)
+    comp = dataset_readers._compression(compression_type, "none")
     writer = Writer(_str(filename), comp or None)
     rt = dv.IterRuntime()
     try:

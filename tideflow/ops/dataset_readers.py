@@ -24,11 +24,18 @@ def _paths(filenames):
     return out
 
 
-def _compression(value):
+def _compression(value, unknown="error"):
+    """TF 1.15's compression names (exactly "GZIP" or "ZLIB"). Another one is, as each TF
+    kernel has it: an error ("error": the text and fixed-length readers; "named": the CSV
+    reader's words), or no compression ("none": the TFRecord reader and writer)."""
     c = np.asarray(value, dtype=object).reshape(())[()]
-    c = (c.decode() if isinstance(c, bytes) else str(c)).upper()
+    c = c.decode() if isinstance(c, bytes) else str(c)
     if c not in ("", "GZIP", "ZLIB"):
-        raise errors.InvalidArgumentError(None, None, f"Unsupported compression_type: {c}.")
+        if unknown == "none":
+            return ""
+        raise errors.InvalidArgumentError(None, None, f"Unsupported compression_type: {c}."
+                                          if unknown == "named"
+                                          else " Unsupported compression_type.")
     return c
 
 
@@ -141,7 +148,7 @@ def _declare(name, inputs, make):
 
 _declare("TFRecordDataset", ["filenames: string", "compression_type: string",
                              "buffer_size: int64"],
-         lambda f, c, b: _Records(tfrecords, _paths(f), _compression(c), int(b)))
+         lambda f, c, b: _Records(tfrecords, _paths(f), _compression(c, "none"), int(b)))
 _declare("TextLineDataset", ["filenames: string", "compression_type: string",
                              "buffer_size: int64"],
          lambda f, c, b: _Records(text_lines, _paths(f), _compression(c), int(b)))
