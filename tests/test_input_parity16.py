@@ -466,3 +466,12 @@ def test_reader_compression_names_as_each_tf_kernel(tmp_path):
         "InvalidArgumentError:  Unsupported compression_type.")
     assert first(tf.data.experimental.CsvDataset(d + "/t.txt", [[0]], compression_type="LZ4")) \
         == "InvalidArgumentError: Unsupported compression_type: LZ4."
+
+
+def test_make_initializer_checks_classes_first_in_tf_words():
+    it = tf.data.Iterator.from_structure(tf.float32, tf.TensorShape([3]),
+                                         output_classes=tf.SparseTensor)
+    # (a dense dataset of another dtype and shape: the class is named first)
+    with pytest.raises(TypeError, match=r"^Expected output classes .*SparseTensor'> but got "
+                                        r"dataset with output class .*Tensor'>\.$"):
+        it.make_initializer(tf.data.Dataset.from_tensors(tf.zeros([2], tf.int32)))

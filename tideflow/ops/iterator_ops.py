@@ -554,6 +554,11 @@ class Iterator(ds.Structured):
             # type) before any dtype/class/shape comparison
             nest.assert_same_structure(self.output_types, dataset.output_types)
             nest.assert_same_structure(self.output_shapes, dataset.output_shapes)
+            # TF 1.15's order: classes, then types, then shapes
+            if ds.flatten(self.output_classes) != ds.flatten(dataset.output_classes):
+                raise TypeError(f"Expected output classes {_fmt(self.output_classes)} but got "
+                                f"dataset with output class "
+                                f"{_fmt(dataset.output_classes)}.")
             try:
                 ds.assert_same_structure(mine, theirs)
             except (TypeError, ValueError) as e:
@@ -562,10 +567,6 @@ class Iterator(ds.Structured):
             if ds.flatten(self.output_types) != ds.flatten(dataset.output_types):
                 raise TypeError(f"Expected output types {_fmt(self.output_types)} but got "
                                 f"dataset with output types {_fmt(dataset.output_types)}.")
-            if ds.flatten(self.output_classes) != ds.flatten(dataset.output_classes):
-                raise TypeError(f"Expected output classes {_fmt(self.output_classes)} but got "
-                                f"dataset with output classes "
-                                f"{_fmt(dataset.output_classes)}.")
             for a, b in zip(ds.flatten(self.output_shapes), ds.flatten(dataset.output_shapes)):
                 if not a.is_compatible_with(b):
                     raise TypeError(f"Expected output shapes compatible with "
