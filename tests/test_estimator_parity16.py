@@ -399,3 +399,13 @@ def test_dnn_batch_norm_gamma_beta_partitioned_as_tf_seeds_follow():
         np.testing.assert_allclose(s.run(logits_kernel).ravel(),
                                    [0.6756, 0.9381, 0.1253, 0.6118], atol=1e-4)
         np.testing.assert_allclose(s.run(spec.loss), 3.90027, rtol=1e-5)
+
+
+def test_receiver_and_numpy_input_messages_as_tf_115():
+    s = tf.placeholder(tf.string, [None])
+    with pytest.raises(ValueError, match=r"^feature a must be a Tensor or SparseTensor\.$"):
+        tf.estimator.export.ServingInputReceiver({"a": 3}, s)
+    with pytest.raises(ValueError, match=r"^feature must be a Tensor or SparseTensor\.$"):
+        tf.estimator.export.TensorServingInputReceiver(3, s)
+    with pytest.raises(ValueError, match=r"Shapes in x: \{'a': \(3,\)\}\nShapes in y: \(4,\)\n$"):
+        tf.estimator.inputs.numpy_input_fn({"a": np.zeros(3)}, np.zeros(4), shuffle=False)()

@@ -25,8 +25,9 @@ def _check_tensor(tensor, name, error_label="feature"):
 
     if isinstance(tensor, (ops.Tensor, sparse_tensor.SparseTensor, RaggedTensor)):
         return
-    label = f"{error_label} {name}" if name is not None else error_label
-    error = ValueError(f"{label} must be a Tensor, SparseTensor, or RaggedTensor.")
+    label = f"{error_label} {name}" if name else error_label
+    # TF 1.15's words (a RaggedTensor is accepted as well)
+    error = ValueError(f"{label} must be a Tensor or SparseTensor.")
     if hasattr(tensor, "tensor"):
         try:
             ops.convert_to_tensor(tensor)
@@ -39,7 +40,7 @@ def _check_tensor(tensor, name, error_label="feature"):
 def _wrap_and_check_tensors(tensors, field_name, allow_int_keys=False):
     """``tensors`` as a dict (a single value named by its field), each key and value checked
     with TF's messages (``features must be defined``, ``feature keys must be strings or
-    ints``, ``receiver_tensor x must be a Tensor, SparseTensor, or RaggedTensor.``)."""
+    ints``, ``receiver_tensor x must be a Tensor or SparseTensor.``)."""
     if tensors is None:
         raise ValueError(f"{field_name}s must be defined.")
     if not isinstance(tensors, dict):
