@@ -475,3 +475,21 @@ def test_make_initializer_checks_classes_first_in_tf_words():
     with pytest.raises(TypeError, match=r"^Expected output classes .*SparseTensor'> but got "
                                         r"dataset with output class .*Tensor'>\.$"):
         it.make_initializer(tf.data.Dataset.from_tensors(tf.zeros([2], tf.int32)))
+
+
+def test_rejection_resample_op_count_and_draws_as_tf():
+    res = []
+    for init in [None, [0.5, 0.5], [0.25, 0.75]]:
+        with tf.Graph().as_default() as g:
+            tf.set_random_seed(3)
+            d = tf.data.Dataset.range(40).map(lambda x: tf.cast(x % 2, tf.int32)).apply(
+                tf.data.experimental.rejection_resample(lambda x: x, [0.5, 0.5],
+                                                        initial_dist=init, seed=7))
+            n = d.make_one_shot_iterator().get_next()
+            last = g._last_id
+            w = tf.random_uniform([])
+            with tf.Session() as sess:
+                vals = [int(sess.run(n)[0]) for _ in range(12)]
+                res.append((last, vals, round(float(sess.run(w)), 5)))
+    assert res == [(49, [0, 1] * 6, 0.7118), (39, [0, 1] * 6, 0.69064),
+                   (57, [0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1], 0.20692)]

@@ -357,17 +357,19 @@ def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
     def apply(dataset):
         target = ops.convert_to_tensor(target_dist, name="target_dist")
         classes = dataset.map(class_func)
+        # (TF 1.15's datasets, in its order: the op count before a later seeded op is TF's)
         if initial_dist is not None:
             initial = ops.convert_to_tensor(initial_dist, name="initial_dist")
             accept, p_original = _acceptance_with_mixing(initial, target)
+            initial_ds = Dataset.from_tensors(initial).repeat()
             accept_ds = Dataset.from_tensors(accept).repeat()
             p_original_ds = Dataset.from_tensors(p_original).repeat()
             t, i = np.asarray(target_dist), np.asarray(initial_dist)
             static = float(np.min(t / (i + np.finfo(i.dtype).tiny))) if (
                 t.dtype.kind == "f" and i.dtype.kind == "f") else None
         else:
-            mixing = _estimated_initial_dist(target, classes).map(
-                lambda d: _acceptance_with_mixing(d, target))
+            initial_ds = _estimated_initial_dist(target, classes)
+            mixing = initial_ds.map(lambda d: _acceptance_with_mixing(d, target))
             accept_ds = mixing.map(lambda a, _: a)
             p_original_ds = mixing.map(lambda _, p: p)
             static = None
@@ -375,6 +377,8 @@ def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
         def with_accept(c, a, elem):
             return c, gather_ops.gather(a, c), elem
 
+        # (TF pairs each acceptance with the input distribution to warn of high rejection)
+        accept_ds = Dataset.zip((accept_ds, initial_ds)).map(lambda a, _: a)
         filtered = Dataset.zip((classes, accept_ds, dataset)).map(with_accept).filter(
             lambda c, p, e: math_ops.less(random_ops.random_uniform([], seed=seed), p)
         ).map(lambda c, p, e: (c, e)).prefetch(3)
