@@ -101,3 +101,33 @@ def test_einsum_builds_tf_1_15s_composition():
     np.testing.assert_allclose(got[0], np.einsum("bij,jk->bik", a, b), rtol=1e-12)
     np.testing.assert_allclose(got[1], np.einsum("bij,jk,bk->bi", a, b, c), rtol=1e-12)
     np.testing.assert_allclose(got[2], np.einsum("bij->jb", a), rtol=1e-12)
+
+
+def test_contrib_optimizers_build_tf_1_15s_op_count():
+    # g._last_id after minimize (so the seeds of later random ops) as TF 1.15 printed them,
+    # dense and with an embedding's sparse gradient
+    want = {("LazyAdamOptimizer", False): 63, ("LazyAdamOptimizer", True): 173,
+            ("PowerSignOptimizer", False): 47, ("PowerSignOptimizer", True): 143,
+            ("AddSignOptimizer", False): 47, ("AddSignOptimizer", True): 141,
+            ("NadamOptimizer", False): 63, ("NadamOptimizer", True): 172,
+            ("AdamWOptimizer", False): 67, ("AdamWOptimizer", True): 174}
+    for (name, sparse), count in want.items():
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32, [None, 3])
+            w = tf.get_variable("w", [3, 1])
+            if sparse:
+                emb = tf.get_variable("emb", [5, 3])
+                x = x + tf.reduce_sum(tf.nn.embedding_lookup(emb, [0, 2]), 0)
+            loss = tf.reduce_mean(tf.matmul(x, w))
+            cls = getattr(tf.contrib.opt, name)
+            o = cls(0.01, learning_rate=0.01) if name == "AdamWOptimizer" else cls(0.01)
+            o.minimize(loss)
+            assert g._last_id == count, (name, sparse)
+    # TF 1.15's PowerSign/AddSign constants
+    with tf.Graph().as_default() as g:
+        w = tf.get_variable("w", [2])
+        tf.contrib.opt.AddSignOptimizer(0.1).minimize(tf.reduce_sum(w))
+        names = {op.name for op in g.get_operations()}
+        assert {"AddSignOptimizer/learning_rate", "AddSignOptimizer/beta",
+                "AddSignOptimizer/alpha", "AddSignOptimizer/sign_decay"} <= names

@@ -43,8 +43,11 @@ def lazy_adam_rows(opt, grad, var, lr, beta1_t, beta2_t, epsilon_t):
     v_rows = (beta2_t * gather_ops.gather(v, grad.indices)
               + (1 - beta2_t) * math_ops.square(grad.values))
     v_update = state_ops.scatter_update(v, grad.indices, v_rows, use_locking=opt._use_locking)
-    var_update = state_ops.scatter_sub(var, grad.indices,
-                                       lr * m_rows / (math_ops.sqrt(v_rows) + epsilon_t),
+    # the updated rows read back from the slots, as TF 1.15 does (its op count)
+    m_t = gather_ops.gather(m_update, grad.indices)
+    v_t = gather_ops.gather(v_update, grad.indices)
+    denominator = math_ops.sqrt(v_t) + epsilon_t
+    var_update = state_ops.scatter_sub(var, grad.indices, lr * m_t / denominator,
                                        use_locking=opt._use_locking)
     return control_flow_ops.group(var_update, m_update, v_update)
 
@@ -57,14 +60,25 @@ class NadamOptimizer(AdamOptimizer):
     _use_nesterov = True  # the dense step is ApplyAdam's Nesterov form
 
     def _apply_sparse(self, grad, var):
+        # TF 1.15's ops in its order (its seeds after minimize)
         lr, beta1_t, beta2_t, epsilon_t = self._sparse_hyper(var)
-        m_t, v_t = self._sparse_moments(grad, beta1_t, beta2_t, var)
-        # the Nesterov look-ahead (1 - beta1) g + beta1 m_t on the gradient's rows
-        m_bar = grad.values * (1 - beta1_t) + beta1_t * gather_ops.gather(m_t, grad.indices)
-        step = lr * m_bar / (math_ops.sqrt(gather_ops.gather(v_t, grad.indices)) + epsilon_t)
-        var_update = state_ops.scatter_sub(var, grad.indices, step,
+        indices, values = grad.indices, grad.values
+        m = self.get_slot(var, "m")
+        m_scaled = values * (1 - beta1_t)
+        m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
+        with ops.control_dependencies([m_t]):
+            m_t = state_ops.scatter_add(m, indices, m_scaled, use_locking=self._use_locking)
+            # the Nesterov look-ahead (1 - beta1) g + beta1 m_t on the gradient's rows
+            m_bar = m_scaled + beta1_t * gather_ops.gather(m_t, indices)
+        v = self.get_slot(var, "v")
+        v_scaled = (values * values) * (1 - beta2_t)
+        v_t = state_ops.assign(v, v * beta2_t, use_locking=self._use_locking)
+        with ops.control_dependencies([v_t]):
+            v_t = state_ops.scatter_add(v, indices, v_scaled, use_locking=self._use_locking)
+        v_sqrt = math_ops.sqrt(gather_ops.gather(v_t, indices))
+        var_update = state_ops.scatter_add(var, indices, -lr * m_bar / (v_sqrt + epsilon_t),
                                            use_locking=self._use_locking)
-        return control_flow_ops.group(var_update, m_t, v_t)
+        return control_flow_ops.group(var_update, m_bar, v_t)
 
 
 class DecoupledWeightDecayExtension:
@@ -73,7 +87,7 @@ class DecoupledWeightDecayExtension:
     when it is None). The decay is not scaled by the learning rate, as in the paper."""
 
     def __init__(self, weight_decay, **kwargs):
-        self._decay_var_list = None
+        self._decay_var_list = False
         self._weight_decay = weight_decay
         self._weight_decay_tensor = None
         super().__init__(**kwargs)
@@ -82,7 +96,8 @@ class DecoupledWeightDecayExtension:
                  aggregation_method=None, colocate_gradients_with_ops=False, name=None,
                  grad_loss=None, decay_var_list=None):
         """``Optimizer.minimize`` that decays only ``decay_var_list`` (all when None)."""
-        self._decay_var_list = set(decay_var_list) if decay_var_list is not None else None
+        # as TF 1.15: an empty (or no) list decays every variable
+        self._decay_var_list = set(decay_var_list) if decay_var_list else False
         return super().minimize(loss, global_step=global_step, var_list=var_list,
                                 gate_gradients=gate_gradients,
                                 aggregation_method=aggregation_method,
@@ -91,8 +106,7 @@ class DecoupledWeightDecayExtension:
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None, decay_var_list=None):
         """``Optimizer.apply_gradients`` that decays only ``decay_var_list`` (all when None)."""
-        if decay_var_list is not None:
-            self._decay_var_list = set(decay_var_list)
+        self._decay_var_list = set(decay_var_list) if decay_var_list else False
         return super().apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
     def _prepare(self):
@@ -103,19 +117,26 @@ class DecoupledWeightDecayExtension:
         super()._prepare()
 
     def _decays(self, var):
-        return self._decay_var_list is None or var in self._decay_var_list
+        return not self._decay_var_list or var in self._decay_var_list
+
+    def _decay(self, var):
+        """The weight decay as TF 1.15 multiplies with it: the value given (a Python number
+        becomes the Mul's constant), or the tensor a callable gave."""
+        wd = self._weight_decay
+        if callable(wd):
+            wd = cast_ops.cast(self._weight_decay_tensor, var.dtype.base_dtype)
+        return wd
 
     def _decay_weights_op(self, var):
         if not self._decays(var):
             return control_flow_ops.no_op()
-        wd = cast_ops.cast(self._weight_decay_tensor, var.dtype.base_dtype)
-        return state_ops.assign_sub(var, wd * var, use_locking=self._use_locking)
+        return state_ops.assign_sub(var, self._decay(var) * var, use_locking=self._use_locking)
 
     def _decay_weights_sparse_op(self, var, indices):
         if not self._decays(var):
             return control_flow_ops.no_op()
-        wd = cast_ops.cast(self._weight_decay_tensor, var.dtype.base_dtype)
-        return state_ops.scatter_add(var, indices, -wd * gather_ops.gather(var, indices),
+        return state_ops.scatter_add(var, indices,
+                                     -self._decay(var) * gather_ops.gather(var, indices),
                                      use_locking=self._use_locking)
 
     def _apply_dense(self, grad, var):
@@ -237,11 +258,13 @@ class _SignOptimizer(Optimizer):
             self._zeros_slot(v, "m", self._name)
 
     def _prepare(self):
-        self._lr_t = ops.convert_to_tensor(self._call_if_callable(self._lr), name="lr_t")
-        self._beta_t = ops.convert_to_tensor(self._beta, name="beta_t")
+        # TF 1.15's names
+        self._lr_t = ops.convert_to_tensor(self._call_if_callable(self._lr),
+                                           name="learning_rate")
+        self._beta_t = ops.convert_to_tensor(self._beta, name="beta")
         self._base_t = ops.convert_to_tensor(self._base_value(), name=self._base_name)
-        if self._sign_decay_t is None:
-            self._sign_decay_t = ops.convert_to_tensor(1.0, name="sign_decay_t")
+        if self._sign_decay_fn is None:
+            self._sign_decay_t = ops.convert_to_tensor(1.0, name="sign_decay")
 
     def _hyper(self, var):
         dt = var.dtype.base_dtype
@@ -254,16 +277,18 @@ class _SignOptimizer(Optimizer):
                                  grad, use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        lr, base, sign_decay, beta = self._hyper(var)
+        # TF 1.15's ops in its order: the whole slot decayed and the gradient added densely
+        dt = var.dtype.base_dtype
+        lr = cast_ops.cast(self._lr_t, dt)
+        beta, base, e = self._sparse_consts(dt)
         m = self.get_slot(var, "m")
-        m_t = state_ops.assign(m, m * beta, use_locking=self._use_locking)
-        with ops.control_dependencies([m_t]):
-            m_t = state_ops.scatter_add(m, grad.indices, grad.values * (1 - beta),
-                                        use_locking=self._use_locking)
-        agree = sign_decay * math_ops.sign(grad.values) * math_ops.sign(
-            gather_ops.gather(m_t, grad.indices))
-        var_update = state_ops.scatter_sub(var, grad.indices,
-                                           lr * self._scale(base, agree) * grad.values,
+        m_t = state_ops.assign(m, (m * beta) + (grad * (1 - beta)),
+                               use_locking=self._use_locking)
+        sign_g = math_ops.sign(grad.values)
+        sign_gm = gather_ops.gather(math_ops.sign(m_t), grad.indices) * sign_g
+        sign_decay = cast_ops.cast(self._sign_decay_t, dt)
+        scale = self._sparse_scale(base, sign_decay, sign_gm, e)
+        var_update = state_ops.scatter_sub(var, grad.indices, lr * scale * grad.values,
                                            use_locking=self._use_locking)
         return control_flow_ops.group(var_update, m_t)
 
@@ -272,7 +297,7 @@ class AddSignOptimizer(_SignOptimizer):
     """AddSign: ``var -= lr (alpha + sign_decay sign(g) sign(m)) g`` (fused: ApplyAddSign)."""
 
     _fused = staticmethod(training_ops.apply_add_sign)
-    _base_name = "alpha_t"
+    _base_name = "alpha"
 
     def __init__(self, learning_rate=0.1, alpha=1.0, beta=0.9, sign_decay_fn=None,
                  use_locking=False, name="AddSignOptimizer"):
@@ -286,13 +311,21 @@ class AddSignOptimizer(_SignOptimizer):
     def _scale(alpha, agree):
         return alpha + agree
 
+    def _sparse_consts(self, dt):
+        alpha = cast_ops.cast(self._base_t, dt)  # (TF 1.15's order: alpha, then beta)
+        return cast_ops.cast(self._beta_t, dt), alpha, None
+
+    @staticmethod
+    def _sparse_scale(alpha, sign_decay, sign_gm, _):
+        return alpha + sign_decay * sign_gm
+
 
 class PowerSignOptimizer(_SignOptimizer):
     """PowerSign: ``var -= lr base^(sign_decay sign(g) sign(m)) g`` (fused: ApplyPowerSign
     with ``logbase = ln(base)``)."""
 
     _fused = staticmethod(training_ops.apply_power_sign)
-    _base_name = "logbase_t"
+    _base_name = "logbase"
 
     def __init__(self, learning_rate=0.1, base=math.e, beta=0.9, sign_decay_fn=None,
                  use_locking=False, name="PowerSignOptimizer"):
@@ -305,6 +338,15 @@ class PowerSignOptimizer(_SignOptimizer):
     @staticmethod
     def _scale(logbase, agree):
         return math_ops.exp(logbase * agree)
+
+    def _sparse_consts(self, dt):
+        beta = cast_ops.cast(self._beta_t, dt)
+        logbase = cast_ops.cast(self._base_t, dt)
+        return beta, logbase, cast_ops.cast(math.e, dt)
+
+    @staticmethod
+    def _sparse_scale(logbase, sign_decay, sign_gm, e):
+        return math_ops.pow(e, logbase * sign_decay * sign_gm)
 
 
 def _capped_step(global_step, decay_steps):
