@@ -295,3 +295,26 @@ def test_concatenate_refuses_a_known_batch_beside_an_unknown_one():
                                          "shapes except for the concat axis"):
         tf.keras.layers.concatenate([a, b])
     assert tf.keras.layers.concatenate([tf.keras.Input((4,)), b]).shape.as_list() == [None, 14]
+
+
+@pytest.mark.parametrize("call", ["predict", "evaluate"])
+def test_refused_inputs_make_no_function_ops(call):
+    # TF 1.15 checks the arrays before it makes the predict/test function: a refused call
+    # leaves the op count (the next random op's seed) as it was
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid", input_shape=(3,))])
+    m.compile("adam", "binary_crossentropy")
+    args = [np.ones((12, 2), np.float32)] + ([np.ones((12, 1), np.float32)]
+                                             if call == "evaluate" else [])
+    with pytest.raises(ValueError, match="expected dense_input to have shape"):
+        getattr(m, call)(*args)
+    tf.random_normal([3])
+    op = tf.get_default_graph().get_operation_by_name("random_normal/RandomStandardNormal")
+    assert op.get_attr("seed2") == 59
+
+
+def test_tf_optimizer_wrapper_has_no_variables_method():
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    m.compile(optimizer=tf.train.AdamOptimizer(0.01), loss="mse")
+    assert type(m.optimizer).__name__ == "TFOptimizer"
+    assert not hasattr(m.optimizer, "variables")

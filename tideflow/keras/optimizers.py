@@ -1020,6 +1020,11 @@ class TFOptimizer(Optimizer):
     def weights(self):
         raise NotImplementedError
 
+    @property
+    def variables(self):
+        # (TF 1.15's TFOptimizer is Keras's old Optimizer: no ``variables`` at all)
+        raise AttributeError("'TFOptimizer' object has no attribute 'variables'")
+
     def get_config(self):
         raise NotImplementedError
 

@@ -1145,7 +1145,8 @@ class Model(Network):
                  steps=None, callbacks=None, **kwargs):
         """The loss (and metrics) averaged over the samples: a scalar, or a list when the
         model has metrics."""
-        self._note_function("evaluation")
+        if _is_generator_or_sequence(x) or _is_dataset(x) or (x is None and y is None):
+            self._note_function("evaluation")
         if _is_generator_or_sequence(x):
             return self.evaluate_generator(x, steps=steps, verbose=verbose,
                                            callbacks=callbacks, **_pool_args(kwargs))
@@ -1160,6 +1161,7 @@ class Model(Network):
         else:
             xs, ys = self._standardize_xy(x, y)
             sws = self._standardize_weights(ys, sample_weight, None)
+            self._note_function("evaluation")  # (as TF 1.15: after the data are checked)
             outs = self._evaluate_arrays(
                 xs, ys, self._validate_or_infer_batch_size(batch_size) or 32, sws, cb_list,
                 verbose)
@@ -1167,7 +1169,9 @@ class Model(Network):
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         """The outputs for ``x``, batch by batch (``batch_size`` 32), concatenated."""
-        self._note_function("predict")
+        arrays = not (_is_generator_or_sequence(x) or _is_dataset(x))
+        if not arrays:
+            self._note_function("predict")
         if _is_generator_or_sequence(x):
             return self.predict_generator(x, steps=steps, verbose=verbose, callbacks=callbacks,
                                           **_pool_args(kwargs))
@@ -1188,6 +1192,7 @@ class Model(Network):
             results = [np.concatenate(p) for p in parts]
             return results[0] if len(results) == 1 else results
         xs, _ = self._standardize_xy(x, need_y=False)
+        self._note_function("predict")  # (as TF 1.15: after the inputs are checked)
         batch_size = self._validate_or_infer_batch_size(batch_size) or 32
         n = len(xs[0])
         parts = [[] for _ in self.outputs]
