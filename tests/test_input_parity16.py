@@ -493,3 +493,20 @@ def test_rejection_resample_op_count_and_draws_as_tf():
                 res.append((last, vals, round(float(sess.run(w)), 5)))
     assert res == [(49, [0, 1] * 6, 0.7118), (39, [0, 1] * 6, 0.69064),
                    (57, [0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1], 0.20692)]
+
+
+def test_dataset_class_names_as_tf(tmp_path):
+    path = str(tmp_path / "a.txt")
+    (tmp_path / "a.txt").write_text("1\n")
+    d = tf.data.Dataset
+    names = [type(x).__name__ for x in (
+        d.range(2), d.range(2).prefetch(1), d.range(2).with_options(tf.data.Options()),
+        tf.data.TFRecordDataset(path), tf.data.TextLineDataset(path),
+        tf.data.FixedLengthRecordDataset(path, 1), tf.data.experimental.CsvDataset(path, [[0]]),
+        tf.data.experimental.RandomDataset())]
+    assert names == ["DatasetV1Adapter"] * 3 + [
+        "TFRecordDatasetV1", "TextLineDatasetV1", "FixedLengthRecordDatasetV1", "CsvDatasetV1",
+        "RandomDatasetV1"]
+    with pytest.raises(AttributeError, match="^'DatasetV1Adapter' object has no attribute "
+                                             "'nope'$"):
+        d.range(1).nope  # noqa: B018

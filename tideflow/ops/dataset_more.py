@@ -19,7 +19,14 @@ from tideflow.ops import dataset_readers
 from tideflow.ops import dataset_structure as ds
 from tideflow.ops import dataset_values as dv
 from tideflow.ops.dataset_kernels import _FN, _OUT, _declare, _int, _str
-from tideflow.ops.dataset_ops import Dataset, StructuredFunction, _fn_name, _i64, _OpDataset
+from tideflow.ops.dataset_ops import (
+    Dataset,
+    StructuredFunction,
+    _fn_name,
+    _i64,
+    _OpDataset,
+    _tf_class_name,
+)
 
 INFINITE = -1
 UNKNOWN = -2
@@ -1768,3 +1775,8 @@ class NumpyIterator:
 
     def __repr__(self):
         return f"<NumpyIterator of {self._next!r}>"
+
+
+for _cls in (RandomDataset, CsvDataset):
+    _tf_class_name(_cls, _cls.__name__ + "V1")  # TF 1.15's names of these V1 classes
+del _cls

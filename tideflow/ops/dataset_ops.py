@@ -813,6 +813,16 @@ class PrefetchDataset(_OpDataset):
 DatasetV1 = DatasetV2 = Dataset
 
 
+def _tf_class_name(cls, name):
+    """Names ``cls`` as TF 1.15's class of such datasets (``type(d).__name__`` and the
+    "'DatasetV1Adapter' object has no attribute ..." of an AttributeError)."""
+    cls.__name__ = cls.__qualname__ = name
+
+
+_tf_class_name(_OpDataset, "DatasetV1Adapter")
+_tf_class_name(_WithOptions, "DatasetV1Adapter")
+
+
 def get_legacy_output_types(dataset_or_iterator):
     """The ``output_types`` of a dataset or iterator."""
     return dataset_or_iterator.output_types

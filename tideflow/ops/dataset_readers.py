@@ -11,7 +11,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops, record_io
 from tideflow.framework.tensor_shape import scalar
 from tideflow.ops import dataset_values as dv
-from tideflow.ops.dataset_ops import Dataset, DatasetSource
+from tideflow.ops.dataset_ops import Dataset, DatasetSource, _tf_class_name
 from tideflow.ops.dataset_structure import Spec
 
 _DEFAULT_BUFFER = 256 * 1024
@@ -271,3 +271,8 @@ class FixedLengthRecordDataset(_FileDataset):
             return _OneFile("FixedLengthRecordDatasetV2", [f, *ins])
 
         super().__init__(filenames, num_parallel_reads, one_file)
+
+
+for _cls in (TFRecordDataset, TextLineDataset, FixedLengthRecordDataset):
+    _tf_class_name(_cls, _cls.__name__ + "V1")  # TF 1.15's names of its V1 readers
+del _cls
