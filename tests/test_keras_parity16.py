@@ -318,3 +318,18 @@ def test_tf_optimizer_wrapper_has_no_variables_method():
     m.compile(optimizer=tf.train.AdamOptimizer(0.01), loss="mse")
     assert type(m.optimizer).__name__ == "TFOptimizer"
     assert not hasattr(m.optimizer, "variables")
+
+
+def test_resource_global_step_increment_is_one_op_as_tf():
+    # tf.train optimizers wrapped by Keras step its resource ``iterations``: TF 1.15 makes
+    # the increment a Const and the update op named after the scope, and no read
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    m.compile(optimizer=tf.train.AdamOptimizer(0.01), loss="mse", metrics=["mse", "mae"])
+    m.fit(np.ones((12, 3), np.float32), np.ones((12, 1), np.float32), verbose=0,
+          batch_size=12)
+    g = tf.get_default_graph()
+    assert g.get_operation_by_name("training/Adam").inputs[1].op.name == "training/Adam/Const"
+    tf.random_normal([3])
+    assert g.get_operation_by_name("random_normal/RandomStandardNormal").get_attr(
+        "seed2") == 278

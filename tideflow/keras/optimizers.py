@@ -378,6 +378,7 @@ class _KerasSlots:
 
     _keras_scope = ""
     _keras_iterations = None
+    _STEP_READ = True  # (OptimizerV2's iterations.assign_add reads the step after it)
 
     def _slot_table(self):
         """``(tf.train slot name, Keras slot name, initial value)`` in Keras's order."""

@@ -127,6 +127,9 @@ class Optimizer:
     GATE_NONE = 0
     GATE_OP = 1
     GATE_GRAPH = 2
+    # a resource global step's increment is read after it (Keras's OptimizerV2 iterations,
+    # which the Keras optimizers built on these emulate); tf.train's own is the bare op
+    _STEP_READ = False
 
     def __init__(self, use_locking, name):
         if not name:
@@ -246,7 +249,14 @@ class Optimizer:
             else:
                 with ops.control_dependencies([self._finish(update_ops, "update")]), \
                         ops.colocate_with(global_step):
-                    apply_updates = state_ops.assign_add(global_step, 1, name=scope)
+                    if getattr(global_step, "_resource", False) and not self._STEP_READ:
+                        # as TF 1.15: a resource step's increment is the op itself (named
+                        # after the scope, its 1 a Const beside it), with no read after it
+                        one = ops.convert_to_tensor(1, dtype=global_step.dtype.base_dtype)
+                        apply_updates = global_step.assign_add(one, name=scope,
+                                                               read_value=False)
+                    else:
+                        apply_updates = state_ops.assign_add(global_step, 1, name=scope)
         if isinstance(apply_updates, ops.Tensor):
             apply_updates = apply_updates.op
         train_op = ops.get_collection_ref(ops.GraphKeys.TRAIN_OP)
