@@ -305,3 +305,15 @@ def test_dropout_state_filter_and_stacked_static_bidirectional_scopes_as_tf_1_15
             [0, 0, -0.056969, 0]]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.ravel(), w, atol=2e-6)
+
+
+@pytest.mark.parametrize("make", [lambda: tf.nn.rnn_cell.GRUCell(2),
+                                  lambda: tf.nn.rnn_cell.BasicLSTMCell(2),
+                                  lambda: tf.nn.rnn_cell.LSTMCell(2),
+                                  lambda: tf.nn.rnn_cell.BasicRNNCell(2)])
+def test_core_cells_take_a_rank_2_input_as_tf_layers(make):
+    cell = make()
+    with pytest.raises(ValueError, match=r"^Input 0 of layer .* is incompatible with the "
+                                         r"layer: expected ndim=2, found ndim=1\. Full shape "
+                                         r"received: \[2\]"):
+        cell(tf.zeros([2]), cell.zero_state(2, tf.float32))

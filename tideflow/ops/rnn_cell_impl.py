@@ -27,7 +27,7 @@ from tideflow.ops import (
 )
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.clip_ops import clip_by_value
-from tideflow.ops.layers_base import Layer
+from tideflow.ops.layers_base import InputSpec, Layer
 
 
 def _size_list(size):
@@ -236,6 +236,7 @@ class BasicRNNCell(_UnitsCell):
 
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self.input_spec = InputSpec(ndim=2)  # (TF: a [batch, depth] input)
         _check_supported_dtypes(self.dtype)
         self._num_units = num_units
         self._activation = _activation(activation)
@@ -281,6 +282,7 @@ class BasicLSTMCell(_UnitsCell):
     def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
                  reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self.input_spec = InputSpec(ndim=2)  # (TF: a [batch, depth] input)
         _check_supported_dtypes(self.dtype)
         self._num_units = num_units
         self._forget_bias = forget_bias
@@ -349,6 +351,7 @@ class LSTMCell(RNNCell):
                  forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
                  dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self.input_spec = InputSpec(ndim=2)  # (TF: a [batch, depth] input)
         _check_supported_dtypes(self.dtype)
         # TF 1.x: the kernels split into this many row shards (kernel/part_0, ...)
         self._num_unit_shards = num_unit_shards
@@ -443,6 +446,7 @@ class GRUCell(_UnitsCell):
     def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
                  bias_initializer=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self.input_spec = InputSpec(ndim=2)  # (TF: a [batch, depth] input)
         _check_supported_dtypes(self.dtype)
         self._num_units = num_units
         self._activation = _activation(activation)
