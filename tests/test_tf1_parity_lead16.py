@@ -131,3 +131,10 @@ def test_contrib_optimizers_build_tf_1_15s_op_count():
         names = {op.name for op in g.get_operations()}
         assert {"AddSignOptimizer/learning_rate", "AddSignOptimizer/beta",
                 "AddSignOptimizer/alpha", "AddSignOptimizer/sign_decay"} <= names
+
+
+def test_fetched_scalars_print_as_tf_1_x_programs_show_them():
+    # TF 1.15 (NumPy 1.x) printed "[1.0, 3, array([1.5], dtype=float32)]"
+    with tf.Session() as sess:
+        got = sess.run([tf.constant(1.0), tf.constant(3), tf.constant([1.5])])
+    assert repr(got) == "[1.0, 3, array([1.5], dtype=float32)]"

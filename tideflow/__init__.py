@@ -1,5 +1,25 @@
 """tideflow: stateful dataflow graphs with the TensorFlow 1.x API (``import tideflow as tf``)."""
 
+
+def _tf1_scalar_printing():
+    """Fetched scalars print as TF 1.x programs show them: ``[1.0, 0.5]``, not NumPy 2's
+    ``[np.float32(1.0), np.float32(0.5)]`` (TF 1.15 ran on NumPy 1.x, and programs print lists
+    of fetched values). Only scalars' repr changes (NumPy's ``legacy='1.25'`` printing), only
+    when the program has not chosen a legacy mode itself; ``TIDEFLOW_NUMPY_PRINTING=numpy``
+    keeps NumPy's own."""
+    import os
+
+    import numpy as np
+
+    if os.environ.get("TIDEFLOW_NUMPY_PRINTING") == "numpy" or int(
+            np.__version__.split(".")[0]) < 2:
+        return
+    if np.get_printoptions().get("legacy") is False:
+        np.set_printoptions(legacy="1.25")
+
+
+_tf1_scalar_printing()
+
 from tideflow import compat, initializers, linalg, logging, nn, strings
 from tideflow.framework import dtypes as _dtypes
 from tideflow.framework import errors
