@@ -7,12 +7,11 @@ def _tf1_scalar_printing():
     of fetched values). Only scalars' repr changes (NumPy's ``legacy='1.25'`` printing), only
     when the program has not chosen a legacy mode itself; ``TIDEFLOW_NUMPY_PRINTING=numpy``
     keeps NumPy's own."""
-    import os
-
     import numpy as np
 
-    if os.environ.get("TIDEFLOW_NUMPY_PRINTING") == "numpy" or int(
-            np.__version__.split(".")[0]) < 2:
+    from tideflow import env
+
+    if env.numpy_printing() == "numpy" or int(np.__version__.split(".")[0]) < 2:
         return
     if np.get_printoptions().get("legacy") is False:
         np.set_printoptions(legacy="1.25")

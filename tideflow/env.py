@@ -8,6 +8,12 @@ def malloc_tuning():
     return os.environ.get("TIDEFLOW_MALLOC_TUNING", "1") not in ("0", "false", "no")
 
 
+def numpy_printing():
+    """TIDEFLOW_NUMPY_PRINTING=numpy keeps NumPy 2's scalar reprs (default "tf1": scalars print
+    as TF 1.x programs show them, see tideflow/__init__.py)."""
+    return os.environ.get("TIDEFLOW_NUMPY_PRINTING", "tf1").strip().lower()
+
+
 def tf_config():
     """The raw ``TF_CONFIG`` value (a JSON cluster/task description), or None when unset."""
     value = os.environ.get("TF_CONFIG")
