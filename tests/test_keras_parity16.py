@@ -333,3 +333,20 @@ def test_resource_global_step_increment_is_one_op_as_tf():
     tf.random_normal([3])
     assert g.get_operation_by_name("random_normal/RandomStandardNormal").get_attr(
         "seed2") == 278
+
+
+def test_predict_resets_the_metric_states_as_tf_loops_do():
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid", input_shape=(3,))])
+    m.compile("adam", "binary_crossentropy", metrics=["acc"])
+    m.predict(np.ones((12, 3), np.float32))
+    tf.random_normal([3])
+    op = tf.get_default_graph().get_operation_by_name("random_normal/RandomStandardNormal")
+    assert op.get_attr("seed2") == 100  # (TF 1.15's metric reset ops made by predict)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+    y = np.array([[1], [0], [0], [0]], np.float32)
+    m.evaluate(x, np.ones((4, 1), np.float32), verbose=0)
+    m.predict(x)
+    # the evaluation's accuracy state is gone: the batch's own accuracy
+    assert m.test_on_batch(x, y)[1] == pytest.approx(
+        np.mean((m.predict(x) > 0.5) == (y > 0.5)))

@@ -1172,6 +1172,8 @@ class Model(Network):
         arrays = not (_is_generator_or_sequence(x) or _is_dataset(x))
         if not arrays:
             self._note_function("predict")
+        if _is_dataset(x) and not _is_generator_or_sequence(x):
+            self.reset_metrics()  # (as TF 1.15's loops, predict's too)
         if _is_generator_or_sequence(x):
             return self.predict_generator(x, steps=steps, verbose=verbose, callbacks=callbacks,
                                           **_pool_args(kwargs))
@@ -1193,6 +1195,7 @@ class Model(Network):
             return results[0] if len(results) == 1 else results
         xs, _ = self._standardize_xy(x, need_y=False)
         self._note_function("predict")  # (as TF 1.15: after the inputs are checked)
+        self.reset_metrics()  # (as TF 1.15's loops, predict's too)
         batch_size = self._validate_or_infer_batch_size(batch_size) or 32
         n = len(xs[0])
         parts = [[] for _ in self.outputs]
@@ -1287,6 +1290,7 @@ class Model(Network):
             cb_list.on_predict_end()
         if bar is not None:
             bar.on_epoch_end(0)
+        self.reset_metrics()  # (as TF 1.15's loops, predict's too)
         self._note_function("predict")  # (TF 1.15's predict function)
         results = [np.concatenate(p) for p in parts]
         return results[0] if len(results) == 1 else results
