@@ -62,6 +62,9 @@ class BatchNormalization(Layer):
         # (the general path builds with tf.layers' algorithm, which makes its weights here)
         _tf_layers_bn()._build_weights(self, param_shape)
 
+    def _build_statistics(self, param_shape):
+        _tf_layers_bn()._build_statistics(self, param_shape)
+
     def build(self, input_shape):
         if self._general:
             _tf_layers_bn().build(self, input_shape)
