@@ -743,14 +743,17 @@ def test_fit_generator_default_worker_shuffles_sequence_batches_per_epoch():
     random.seed(0)
     # as TF 1.15: workers=1 (the default) draws through an OrderedEnqueuer that shuffles
     # the batch order each epoch (shuffle=True, the default); workers=0 or shuffle=False
-    # keeps the order; every batch once per epoch
+    # keeps the order; every batch once per epoch. (The enqueuer's thread, as TF's, may have
+    # fetched a batch or an epoch's end ahead when fit stops it: only the 18 used are checked)
     orders = {}
     for kw in ({}, {"shuffle": False}, {"workers": 0}):
         s = Seen()
         m.fit_generator(s, epochs=3, verbose=0, **kw)
         assert [sorted(s.seen[k * 6:(k + 1) * 6]) for k in range(3)] == [list(range(6))] * 3
-        assert len(s.seen) == 18 and s.ends == 3
-        orders[str(kw)] = s.seen
+        assert len(s.seen) >= 18 and s.ends >= 3
+        if kw:
+            assert len(s.seen) == 18 or kw == {"shuffle": False}
+        orders[str(kw)] = s.seen[:18]
     assert orders["{}"] != list(range(6)) * 3
     assert orders["{'shuffle': False}"] == orders["{'workers': 0}"] == list(range(6)) * 3
     s = Seen()
