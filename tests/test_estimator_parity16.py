@@ -1,6 +1,7 @@
 """TF 1.15 parity of tf.estimator and feature columns as TF 1.x programs use them: each
 expected value below is what the same program printed under real TF 1.15."""
 
+import contextlib
 import json
 import logging
 import os
@@ -41,6 +42,27 @@ def test_run_config_attributes_in_tf_order(monkeypatch):
         "_num_worker_replicas", "_is_chief"]
 
 
+@contextlib.contextmanager
+def _tf_log_messages():
+    """The messages the "tensorflow" logger emits at INFO and above inside the block."""
+    seen = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    h = _Keep()
+    logger = logging.getLogger("tensorflow")
+    logger.addHandler(h)
+    old = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        yield seen
+    finally:
+        logger.removeHandler(h)
+        logger.setLevel(old)
+
+
 def _model_fn(features, labels, mode):
     w = tf.get_variable("w", [2, 3], initializer=tf.zeros_initializer())
     logits = tf.matmul(features["x"], w)
@@ -63,22 +85,8 @@ def test_evaluate_logs_the_checkpoint_path_summary_and_predict_keys_error(tmp_pa
 
     est = tf.estimator.Estimator(_model_fn, model_dir=str(tmp_path))
     est.train(lambda: input_fn().repeat(), steps=2)
-    seen = []
-
-    class _Keep(logging.Handler):
-        def emit(self, record):
-            seen.append(record.getMessage())
-
-    h = _Keep()
-    logger = logging.getLogger("tensorflow")
-    logger.addHandler(h)
-    old = logger.level
-    logger.setLevel(logging.INFO)
-    try:
+    with _tf_log_messages() as seen:
         est.evaluate(input_fn)
-    finally:
-        logger.removeHandler(h)
-        logger.setLevel(old)
     ckpt = os.path.join(str(tmp_path), "model.ckpt-2")
     assert f"Saving 'checkpoint_path' summary for global step 2: {ckpt}" in seen
     i = seen.index(f"Saving 'checkpoint_path' summary for global step 2: {ckpt}")
@@ -219,24 +227,10 @@ def test_regressor_exports_regression_signatures_for_any_label_dimension(tmp_pat
     est = tf.estimator.LinearRegressor(cols, label_dimension=2, model_dir=str(tmp_path))
     est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=2, num_epochs=None,
                                                  shuffle=False), steps=1)
-    seen = []
-
-    class _Keep(logging.Handler):
-        def emit(self, record):
-            seen.append(record.getMessage())
-
-    h = _Keep()
-    logger = logging.getLogger("tensorflow")
-    logger.addHandler(h)
-    old = logger.level
-    logger.setLevel(logging.INFO)
-    try:
+    with _tf_log_messages() as seen:
         exp = est.export_saved_model(
             str(tmp_path / "export"), tf.estimator.export.build_parsing_serving_input_receiver_fn(
                 tf.feature_column.make_parse_example_spec(cols)))
-    finally:
-        logger.removeHandler(h)
-        logger.setLevel(old)
     assert isinstance(exp, bytes)
     # TF 1.15's builder logs, and its temporary directory named from the bytes basename
     stamp = os.path.basename(exp).decode()

@@ -371,16 +371,7 @@ def test_contrib_data_read_batch_features_reduce_dataset_sloppy_interleave(tmp_p
 def test_iterators_and_queues_share_tf_private_resource_counter():
     # TF numbers every private resource from one counter: a queue used after an iterator
     # was made names the next number
-    n = tf.data.Dataset.range(1).make_one_shot_iterator().get_next()
-    q = tf.FIFOQueue(2, tf.int32)
-    close, deq = q.close(), q.dequeue()
-    with tf.Session() as sess:
-        sess.run(n)
-        sess.run(close)
-        with pytest.raises(tf.errors.OutOfRangeError) as e:
-            sess.run(deq)
-    first = int(str(e.value).split("'")[1].split("_")[1])
-    with tf.Graph().as_default():
+    def closed_queue_error():
         n = tf.data.Dataset.range(1).make_one_shot_iterator().get_next()
         q = tf.FIFOQueue(2, tf.int32)
         close, deq = q.close(), q.dequeue()
@@ -389,7 +380,12 @@ def test_iterators_and_queues_share_tf_private_resource_counter():
             sess.run(close)
             with pytest.raises(tf.errors.OutOfRangeError) as e:
                 sess.run(deq)
-    assert str(e.value).startswith(f"FIFOQueue '_{first + 2}_fifo_queue' is closed")
+        return str(e.value)
+
+    first = int(closed_queue_error().split("'")[1].split("_")[1])
+    with tf.Graph().as_default():
+        again = closed_queue_error()
+    assert again.startswith(f"FIFOQueue '_{first + 2}_fifo_queue' is closed")
 
 
 def test_batch_of_unequal_elements_errors_as_tf():
