@@ -293,7 +293,9 @@ def test_linear_regressor_uses_the_given_partitioner(tmp_path):
     assert est.get_variable_value("linear/linear_model/word/weights").shape == (8, 1)
 
 
-def test_dnn_variables_are_single_parts_but_batch_norm_is_not_partitioned(tmp_path):
+def test_dnn_variables_and_batch_norm_parameters_are_single_parts(tmp_path):
+    # as TF 1.15 printed: gamma and beta keep the scope's partitioner (part_0), only the
+    # moving statistics are built without it
     hook = _VarNames()
     est = tf.estimator.DNNRegressor([2], [fc.numeric_column("x")], model_dir=str(tmp_path),
                                     batch_norm=True)
@@ -301,7 +303,8 @@ def test_dnn_variables_are_single_parts_but_batch_norm_is_not_partitioned(tmp_pa
               steps=1, hooks=[hook])
     assert hook.trainable == sorted([
         "dnn/hiddenlayer_0/kernel/part_0:0", "dnn/hiddenlayer_0/bias/part_0:0",
-        "dnn/hiddenlayer_0/batchnorm_0/gamma:0", "dnn/hiddenlayer_0/batchnorm_0/beta:0",
+        "dnn/hiddenlayer_0/batchnorm_0/gamma/part_0:0",
+        "dnn/hiddenlayer_0/batchnorm_0/beta/part_0:0",
         "dnn/logits/kernel/part_0:0", "dnn/logits/bias/part_0:0"])
     # the checkpoint keeps the whole names
     assert "dnn/hiddenlayer_0/kernel" in est.get_variable_names()

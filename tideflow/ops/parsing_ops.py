@@ -943,7 +943,7 @@ def _parse_sequence_batch_kernel(serialized, debug_name, context_dense_defaults,
                           feature_list_dense_shapes)
     each = [_parse_sequence(
         serialized[b], np.asarray(feature_list_dense_missing_assumed_empty, object), *keys,
-        context_dense_defaults, names[b] if names.size else b"", context_sparse_types,
+        context_dense_defaults, shown[b], context_sparse_types,
         Tcontext_dense, feature_list_dense_types, context_dense_shapes,
         feature_list_sparse_types, feature_list_dense_shapes, batched=True, seq=seqs[b])
         for b in range(serialized.size)]
