@@ -398,12 +398,14 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         return cost
 
 
-def _same_shape(labels, logits):
+def _same_shape(labels, logits, names=("logits", "labels")):
+    """TF's check that two loss operands have compatible static shapes (``names``: how its
+    message calls ``logits`` and ``labels``, in that order)."""
     try:
         labels.get_shape().merge_with(logits.get_shape())
     except ValueError:
         raise ValueError(
-            f"logits and labels must have the same shape ({logits.get_shape()} vs "
+            f"{names[0]} and {names[1]} must have the same shape ({logits.get_shape()} vs "
             f"{labels.get_shape()})") from None
 
 
@@ -454,12 +456,7 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     with ops.name_scope(name, "log_poisson_loss", [log_input, targets]):
         log_input = ops.convert_to_tensor(log_input, name="log_input")
         targets = ops.convert_to_tensor(targets, name="targets")
-        try:
-            targets.get_shape().merge_with(log_input.get_shape())
-        except ValueError:
-            raise ValueError(
-                f"log_input and targets must have the same shape ({log_input.get_shape()} vs "
-                f"{targets.get_shape()})") from None
+        _same_shape(targets, log_input, ("log_input", "targets"))
         result = math_ops.exp(log_input) - log_input * targets
         if compute_full_loss:
             point_five = constant_op.constant(0.5, dtype=targets.dtype)

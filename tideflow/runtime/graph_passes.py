@@ -156,9 +156,6 @@ def _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device):
         replace.kernels[op] = at_def
 
 
-_CONV_ATTRS = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
-
-
 def _conv_spectrum_sharing(order, fed, replace, consts, device):
     """A Conv2DBackpropInput and a Conv2DBackpropFilter of one convolution (the same
     out_backprop, attrs and device, the input gradient first) share dy's spectrum: the input
@@ -183,8 +180,8 @@ def _conv_spectrum_sharing(order, fed, replace, consts, device):
             inputs.setdefault(replace.get(op._inputs[2], op._inputs[2]), []).append(op)
         elif op._type == "Conv2DBackpropFilter" and runs(op):
             dy = replace.get(op._inputs[2], op._inputs[2])
-            bins = [b for b in inputs.pop(dy, ()) if b._device == op._device and all(
-                b._attrs.get(k) == op._attrs.get(k) for k in _CONV_ATTRS)]
+            bins = [b for b in inputs.pop(dy, ()) if b._device == op._device
+                    and conv_ops._attrs_of(b) == conv_ops._attrs_of(op)]
             if len(bins) != 1:
                 continue
             for o, kernel in zip((bins[0], op), conv_ops.sharing_kernels()):
