@@ -1,0 +1,53 @@
+"""TF 1.15 parity fixes of the seventeenth session (the lead's), each pinned with what TF 1.15
+printed for the same program."""
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_protos_print_as_tf1_programs_show_them():
+    # TF 1.15's printed protos: float fields at double precision with '.0', maps sorted by
+    # key, non-ASCII octal-escaped; repr is the same text
+    v = tf.Summary.Value(tag="a", simple_value=4.0)
+    assert str(v) == repr(v) == 'tag: "a"\nsimple_value: 4.0\n'
+    assert str(tf.Summary(value=[tf.Summary.Value(tag="x", simple_value=0.3)])) == (
+        'value {\n  tag: "x"\n  simple_value: 0.30000001192092896\n}\n')
+    fl = tf.train.FloatList(value=[float("inf"), -float("inf"), float("nan"), -0.0, 1e16,
+                                   123456789.0, 1.5e-45, 3.4028234663852886e+38, 1e-8])
+    assert str(fl) == (
+        "value: inf\nvalue: -inf\nvalue: nan\nvalue: -0.0\nvalue: 1.0000000272564224e+16\n"
+        "value: 123456792.0\nvalue: 1.401298464324817e-45\nvalue: 3.4028234663852886e+38\n"
+        "value: 9.99999993922529e-09\n")
+    hp = tf.HistogramProto(min=1e100, max=-0.0, sum=float("nan"), num=1e16, sum_squares=0.1,
+                           bucket_limit=[1e-300, 2.0 ** 70])
+    assert str(hp) == ("min: 1e+100\nmax: -0.0\nnum: 1e+16\nsum: nan\nsum_squares: 0.1\n"
+                       "bucket_limit: 1e-300\nbucket_limit: 1.1805916207174113e+21\n")
+    assert str(tf.train.BytesList(value=["h\u00e9llo".encode(), b"\t\n\"'\\"])) == (
+        'value: "h\\303\\251llo"\nvalue: "\\t\\n\\"\\\'\\\\"\n')
+    assert str(tf.Summary.Value(tag="\u00e9")) == 'tag: "\\303\\251"\n'
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "i": tf.train.Feature(int64_list=tf.train.Int64List(value=[1])),
+        "b": tf.train.Feature(float_list=tf.train.FloatList(value=[2.0]))}))
+    assert str(ex) == (
+        'features {\n  feature {\n    key: "b"\n    value {\n      float_list {\n'
+        '        value: 2.0\n      }\n    }\n  }\n  feature {\n    key: "i"\n    value {\n'
+        '      int64_list {\n        value: 1\n      }\n    }\n  }\n}\n')
+    # attrs in key order ('T' before 'alpha'), a float attr at double precision
+    node = tf.nn.leaky_relu(tf.constant([[1.0]]), alpha=0.1).op.node_def
+    text = str(node)
+    assert text.index('key: "T"') < text.index('key: "alpha"')
+    assert "f: 0.10000000149011612" in text
+    assert "float_val: 3.0" in str(tf.make_tensor_proto(3.0))
+    assert str(tf.AttrValue(list=tf.AttrValue.ListValue(f=[1.0, 0.5]))) == (
+        "list {\n  f: 1.0\n  f: 0.5\n}\n")
+    # the text parses back to the same message
+    from google.protobuf import text_format
+    assert text_format.Parse(str(ex), tf.train.Example()) == ex
+    assert np.isnan(text_format.Parse(str(fl), tf.train.FloatList()).value[2])
