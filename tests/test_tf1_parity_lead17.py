@@ -47,6 +47,12 @@ def test_protos_print_as_tf1_programs_show_them():
     assert "float_val: 3.0" in str(tf.make_tensor_proto(3.0))
     assert str(tf.AttrValue(list=tf.AttrValue.ListValue(f=[1.0, 0.5]))) == (
         "list {\n  f: 1.0\n  f: 0.5\n}\n")
+    # map entries print key and value even when 0 or empty (TF 1.15's C++ printer)
+    cd = tf.train.ClusterSpec({"w": ["", "b"]}).as_cluster_def()
+    assert str(cd) == ('job {\n  name: "w"\n  tasks {\n    key: 0\n    value: ""\n  }\n'
+                       '  tasks {\n    key: 1\n    value: "b"\n  }\n}\n')
+    assert str(tf.HistogramProto(min=1 / 3)) == "min: 0.3333333333333333\n"
+    assert str(tf.train.FloatList(value=[1 / 3])) == "value: 0.3333333432674408\n"
     # the text parses back to the same message
     from google.protobuf import text_format
     assert text_format.Parse(str(ex), tf.train.Example()) == ex

@@ -1,11 +1,12 @@
 """TensorFlow-wire-compatible protocol buffers (package ``tideflow``) and their generated modules.
 
 ``str()``/``repr()`` of every message here prints as TF 1.x programs show a proto: protobuf's text
-format with map entries sorted by key, non-ASCII bytes of strings octal-escaped and float fields
-at double precision (``value: 0.10000000149011612``, ``simple_value: 4.0``), where the C printer
-of the installed protobuf would write ``0.1``, ``4``, raw UTF-8 and maps in insertion order. The
-generated modules are patched as they are imported (a finder of this package's ``*_pb2`` names),
-so they stay exactly what the pinned generator writes.
+format with map entries sorted by key (key and value always printed), non-ASCII bytes of strings
+octal-escaped, float and double fields as Python's repr of the value (``0.10000000149011612``,
+``simple_value: 4.0``), where the C printer of the installed protobuf writes ``0.1``, ``4``, raw
+UTF-8, maps in insertion order and no map key of 0. The generated modules are patched as they
+are imported (a finder of this package's ``*_pb2`` names), so they stay exactly what the pinned
+generator writes.
 """
 
 import importlib.abc
@@ -20,6 +21,14 @@ def _text(message):
     from google.protobuf import descriptor, text_format
 
     class Printer(text_format._Printer):
+        def PrintMessage(self, message):
+            d = message.DESCRIPTOR
+            if d.has_options and d.GetOptions().map_entry:
+                for field in d.fields:  # key and value both, even when 0 or empty
+                    self.PrintField(field, getattr(message, field.name))
+            else:
+                super().PrintMessage(message)
+
         def PrintFieldValue(self, field, value):
             if field.cpp_type == descriptor.FieldDescriptor.CPPTYPE_FLOAT:
                 self.out.write(str(float(value)))  # the float32 value as a Python float prints
