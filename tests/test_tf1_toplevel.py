@@ -207,7 +207,7 @@ def test_switch_case():
     with tf.Session() as sess:
         assert [sess.run(r, {i: k}) for k in (0, 1, 2, 5, -1)] == [10, 20, 30, 30, 30]
         assert [sess.run(d, {i: k}) for k in (1, 0, 4, -1)] == [1, 0, -1, -1]
-    with pytest.raises(TypeError, match="'branch_index' must be an integer Tensor"):
+    with pytest.raises(TypeError, match="branch_index must an integer Tensor"):
         tf.switch_case(tf.constant(1.0), [branch(1)])
     with pytest.raises(ValueError, match="must form contiguous range of"):  # as TF
         tf.switch_case(i, {1: branch(1), 4: branch(4)})

@@ -5,6 +5,8 @@ predicate selects runs, with all its stateful ops. Both branches take the same i
 union of the tensors they capture.
 """
 
+import collections
+
 from tideflow.framework import dtypes, func_graph, nest, op_registry, ops
 from tideflow.framework.tensor_shape import unknown_shape
 
@@ -247,6 +249,13 @@ def _check_composites(then_out, else_out):
     then_kinds = [_composite_kind(x) for x in nest.flatten(then_out)]
     else_kinds = [_composite_kind(x) for x in nest.flatten(else_out)]
     for i, (a, b) in enumerate(zip(then_kinds, else_kinds)):
+        if a != b and "IndexedSlices" not in (a and a[0], b and b[0]):
+            # TF 1.x's nest check, made with composites expanded
+            raise ValueError(
+                "Incompatible return values of true_fn and false_fn: The two structures don't "
+                f"have the same nested structure.\n\nFirst structure: {then_out}\n\nSecond "
+                f"structure: {else_out}\n\nMore specifically: {i}-th outputs: true_fn returned "
+                f"{a[0] if a else 'Tensor'}, false_fn returned {b[0] if b else 'Tensor'}")
         if a != b:
             raise TypeError(
                 f"Cannot reconcile tf.cond {i}-th outputs:\n  true_fn returned: "
@@ -267,10 +276,14 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         if true_fn is not None:
             raise TypeError("cond(): true_fn and fn1 may not be set simultaneously.")
         true_fn = fn1
+    elif true_fn is None:
+        raise TypeError("cond(): true_fn argument required")
     if fn2 is not None:
         if false_fn is not None:
             raise TypeError("cond(): false_fn and fn2 may not be set simultaneously.")
         false_fn = fn2
+    elif false_fn is None:
+        raise TypeError("cond(): false_fn argument required")
     if not callable(true_fn):
         raise TypeError("true_fn must be callable.")
     if not callable(false_fn):
@@ -280,10 +293,15 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     with ops.name_scope(name, "cond", [pred]) as scope:
         pred = ops.convert_to_tensor(pred, name="pred")
         if pred.dtype.base_dtype != dtypes.bool:
-            raise TypeError(f"pred must be a bool tensor, got {pred.dtype.base_dtype.name}")
+            # TF 1.x's Switch op checks it
+            raise TypeError(f"Input 'pred' of 'Switch' Op has type "
+                            f"{pred.dtype.base_dtype.name} that does not match expected type "
+                            f"of bool.")
         if pred.get_shape().ndims not in (None, 0):
-            raise ValueError(f"Shape must be rank 0 but is rank {pred.get_shape().ndims} for "
-                             f"'{scope}pred' (pred: {pred.get_shape()})")
+            dims = pred.get_shape().as_list()
+            shape = "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+            raise ValueError(f"Shape must be rank 0 but is rank {len(dims)} for '{scope}Switch' "
+                             f"(op: 'Switch') with input shapes: {shape}, {shape}.")
         graph = ops.get_default_graph()
         base = _function_base(scope)
         returned = {}
@@ -464,69 +482,83 @@ def _hiding(fn, hide):
 
 
 def _assert_at_most_n_true(preds, n, msg):
-    from tideflow.ops import array_ops, cast_ops, logging_ops, math_ops, reduction_ops
+    """TF 1.x's check that at most ``n`` of ``preds`` hold (its ops and names, in its order)."""
+    from tideflow.ops import array_ops, cast_ops, constant_op, logging_ops, math_ops, reduction_ops
 
     stacked = array_ops.stack(preds, name="preds_c")
-    count = reduction_ops.reduce_sum(cast_ops.cast(stacked, dtypes.int32))
-    return logging_ops.Assert(math_ops.less_equal(count, n), [msg, stacked])
+    count = reduction_ops.reduce_sum(cast_ops.cast(stacked, dtypes.int32), name="num_true_conds")
+    ok = math_ops.less_equal(count, constant_op.constant(n, name="n_true_conds"))
+    names = ", ".join(getattr(p, "name", "?") for p in preds)
+    return logging_ops.Assert(
+        ok, [f"{msg}: more than {n} conditions ({names}) evaluated as True:", stacked],
+        summarize=len(preds))
+
+
+def _case_default(preds, fns):
+    """Without a default, the last pair's fn is run as one, after checking that its predicate
+    holds and no other does; returns it with the pairs left."""
+    from tideflow.ops import array_ops, logging_ops
+
+    k = len(preds) - 1
+    last_pred, last_fn, others = preds[k], fns[k], preds[:k]
+
+    def default():
+        others_msg = (f"Implementation error: selected default action #{k} was called, but "
+                      f"some of other predicates are True: ")
+        checks = [_assert_at_most_n_true(others, 0, others_msg)]
+        checks.append(logging_ops.Assert(last_pred, [
+            "Input error: None of conditions evaluated as True:",
+            array_ops.stack(preds, name="preds_c")]))
+        with ops.control_dependencies(checks):
+            return last_fn()
+
+    return default, others, fns[:k]
 
 
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
     """The value of the first ``fn`` whose ``pred`` holds, else of ``default()``.
 
-    ``pred_fn_pairs`` is a list of (pred, fn) pairs or a dict. Without ``default`` the last
-    pair's fn is the default and one of the predicates must hold. ``exclusive`` asserts
-    that at most one predicate holds.
+    ``pred_fn_pairs`` is a list of (pred, fn) pairs or a dict (taken in the order of the
+    predicates' names). Without ``default`` the last pair's fn is the default and one of the
+    predicates must hold. ``exclusive`` asserts that at most one predicate holds.
     """
-    if isinstance(pred_fn_pairs, dict):
-        pred_fn_pairs = list(pred_fn_pairs.items())
-    if not isinstance(pred_fn_pairs, (list, tuple)):
+    if not isinstance(pred_fn_pairs, (list, tuple, dict)):
         raise TypeError("fns must be a list, tuple, or dict")
+    if isinstance(pred_fn_pairs, dict):
+        if isinstance(pred_fn_pairs, collections.OrderedDict):
+            pred_fn_pairs = list(pred_fn_pairs.items())
+        else:
+            pred_fn_pairs = sorted(pred_fn_pairs.items(), key=lambda item: item[0].name)
+            if not exclusive:
+                from tideflow import logging as tf_logging
+
+                tf_logging.warn(
+                    "%s: An unordered dictionary of predicate/fn pairs was provided, but "
+                    "exclusive=False. The order of conditional tests is deterministic but not "
+                    "guaranteed.", name)
     for pair in pred_fn_pairs:
         if not isinstance(pair, tuple) or len(pair) != 2:
             raise TypeError("Each entry in pred_fn_pairs must be a 2-tuple")
         pred, fn = pair
-        if isinstance(pred, ops.Tensor):
-            if pred.dtype.base_dtype != dtypes.bool:
-                raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
-        elif not isinstance(pred, bool):
-            raise TypeError(f"pred must be a Tensor or bool, got {pred!r}")
+        if not isinstance(pred, ops.Tensor):
+            raise TypeError(f"pred must be a Tensor, got: {pred}")
+        if pred.dtype != dtypes.bool:
+            raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
         if not callable(fn):
-            raise TypeError(f"fn for pred {pred!r} must be callable.")
-    if not pred_fn_pairs and default is None:
-        raise ValueError("pred_fn_pairs and default may not both be empty")
-    from tideflow.ops import array_ops, logging_ops
-
-    preds = [ops.convert_to_tensor(p) for p, _ in pred_fn_pairs]
+            raise TypeError(f"fn for pred {pred.name} must be callable.")
+    if not pred_fn_pairs:
+        raise ValueError("not enough values to unpack (expected 2, got 0)")  # TF 1.x's
+    preds = [p for p, _ in pred_fn_pairs]
     fns = [f for _, f in pred_fn_pairs]
     with ops.name_scope(name, "case", preds):
         if default is None:
-            if not fns:
-                raise ValueError("case needs a default when pred_fn_pairs is empty")
-            last_pred, last_fn = preds[-1], fns[-1]
-            others = preds[:-1]
-
-            def default(last_pred=last_pred, last_fn=last_fn, others=others):
-                checks = [logging_ops.Assert(last_pred, [
-                    "Input error: None of conditions evaluated as True:",
-                    array_ops.stack(preds, name="preds_c")])]
-                if others:
-                    checks.append(_assert_at_most_n_true(
-                        others, 0, "Implementation error: selected default branch although "
-                        "preds of other branches evaluated as True"))
-                with ops.control_dependencies(checks):
-                    out = last_fn()
-                    return nest.map_structure(
-                        lambda t: array_ops.identity(t) if isinstance(t, ops.Tensor) else t, out)
-
-            preds, fns = others, fns[:-1]
+            default, preds, fns = _case_default(preds, fns)
         fn = default
         for p, f in reversed(list(zip(preds, fns))):
             fn = (lambda p=p, f=f, rest=fn: cond(p, f, rest, strict=strict))
-        if exclusive and len(preds) > 1:
-            # as TF: without a default, the last pair became the default and its predicate
-            # is not part of the exclusivity check; the conds run after the check, so the
-            # result is still case/cond/Merge
+        if exclusive:
+            # without a default, the last pair became the default and its predicate is not
+            # part of the check; the conds run after it
             check = _assert_at_most_n_true(preds, 1, "Input error: exclusive=True")
             with ops.control_dependencies([check]):
                 return fn()

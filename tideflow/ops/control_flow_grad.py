@@ -114,10 +114,10 @@ def _capture_grad_ops(g):
 
 
 def _gradient_terms(t, between):
-    """How many gradients ``t`` gets in this gradient walk (its uses by ops in between)."""
-    if between is None:
-        return len(t.consumers())
-    return sum(1 for c in t.consumers() if c in between for u in c._inputs if u is t)
+    """How many gradients ``t`` gets in this gradient walk (its uses by ops in between with a
+    differentiable output: a comparison's gets none)."""
+    return sum(1 for c in t.consumers() if (between is None or c in between)
+               and any(_differentiable(o) for o in c._outputs) for u in c._inputs if u is t)
 
 
 def _if_grad(op, *grads):
@@ -126,12 +126,13 @@ def _if_grad(op, *grads):
     seeds: a Switch per output gradient (and a tuple gate of 3 under GATE_OP), the branches'
     gradient ops, for each branch that captured an input with a gradient 6 ops (the zeros of
     the other side of its Switch: Switch, Identity, Shape, Const, Fill; and a Merge), and an
-    AddN where both branches' gradients of one input are all it gets."""
+    AddN where both branches' gradients of one input are all it gets (skipped when tf.gradients
+    sums that input's gradients: gradients_lib.count_tf_sum)."""
     graph = op._graph
     nested = graph._next_id >= ops.Graph.ASIDE_IDS  # inside another If's gradient
     first = graph._next_id
     with _null_ctx() if nested else graph.aside_ids():
-        gop, out, n_tf = _build_if_grad(op, grads)
+        gop, out, n_tf = _build_if_grad(op, grads, nested)
     if gop is None:
         return out
     if nested:
@@ -149,7 +150,7 @@ class _null_ctx:
         return False
 
 
-def _build_if_grad(op, grads):
+def _build_if_grad(op, grads, nested=True):
     graph = op._graph
     then_fg = func_graph.lookup_function(graph, op._attrs["then_branch"])
     else_fg = func_graph.lookup_function(graph, op._attrs["else_branch"])
@@ -176,12 +177,16 @@ def _build_if_grad(op, grads):
         branches.append(_branch_grad(op, fg, other, grad_idx, grads, x_idx, name))
     (gthen, rthen, nthen, rthen_raw), (gelse, relse, nelse, relse_raw) = branches
     n_tf += nthen + nelse
+    summed = {}  # TF sums the two Switches' gradients: an AddN, or two concats of slices
     for m, k in enumerate(x_idx):
         sides = [r for r in (rthen_raw[m], relse_raw[m]) if r is not None]
         n_tf += sum(_capture_grad_ops(r) for r in sides)
-        if len(sides) == 2 and _gradient_terms(op._inputs[1 + k], between) == 1:
-            # TF sums the two Switches' gradients: an AddN, or two concats of IndexedSlices
-            n_tf += 4 if all(_sparse(r) for r in sides) else 1
+        if len(sides) == 2:
+            extra = 4 if all(_sparse(r) for r in sides) else 1
+            if not nested:
+                summed[m] = extra  # counted where the input's gradients are summed
+            elif _gradient_terms(op._inputs[1 + k], between) == 1:
+                n_tf += extra
     keep = [m for m in range(len(x_idx)) if rthen[m] is not None or relse[m] is not None]
     for gfg, res, fg in ((gthen, rthen, then_fg), (gelse, relse, else_fg)):
         with gfg.as_default():
@@ -200,6 +205,8 @@ def _build_if_grad(op, grads):
     out = [None] * n_in
     for pos, m in enumerate(keep):
         out[1 + x_idx[m]] = gop._outputs[pos]
+        if m in summed:
+            gop._outputs[pos]._tf_sum_ids = summed[m]  # see gradients_lib.count_tf_sum
     return gop, out, n_tf
 
 

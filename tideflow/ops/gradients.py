@@ -226,6 +226,17 @@ def _aggregate(grads, name, colocate_op=None, method=None, op=None):
     return math_ops.add_n([dense(g) for g in grads], name=name)
 
 
+def count_tf_sum(grads):
+    """Where a tensor's only partial gradient is one TF 1.x gets as two (the gradient of an
+    input both branches of a cond take: a Switch each), skips the ids (and the name) of the
+    AddN TF sums them with, so later ops number as TF's."""
+    if grads and len(grads) == 1 and getattr(grads[0], "_tf_sum_ids", 0):
+        graph = ops.get_default_graph()
+        graph._skip_op_ids(grads[0]._tf_sum_ids)
+        graph.unique_name("AddN")
+        grads[0]._tf_sum_ids = 0  # summed once (a tensor of xs is met again at the end)
+
+
 def _multi_device_add_n(grads, op):
     from tideflow.ops import math_ops
 
@@ -364,6 +375,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             out_grads = []
             for t in op._outputs:
                 g = grads.get(t)
+                count_tf_sum(g)
                 out_grads.append(_aggregate(g, None, colocate_op, aggregation_method, op)
                                  if g else None)
                 if g:
@@ -385,6 +397,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         result = []
         for x in xs:
             g = grads.get(x)
+            count_tf_sum(g)
             g = _aggregate(g, None, None, aggregation_method, x.op) if g else None
             if g is None and unconnected is UnconnectedGradients.ZERO:
                 g = array_ops.zeros_like(x)

@@ -524,13 +524,13 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     from tideflow.ops import math_ops
     from tideflow.ops.cond import cond
 
-    # TF's argument checks (_indexed_case_verify_and_canonicalize_args), in its order
+    # TF 1.15's argument checks, in its order and words
     if not isinstance(branch_index, ops.Tensor):
-        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
+        raise TypeError(f"branch_index must a Tensor, got {type(branch_index)}")
     if not branch_index.dtype.is_integer:
-        raise TypeError(f"'branch_index' must be an integer Tensor, got {branch_index.dtype}")
+        raise TypeError(f"branch_index must an integer Tensor, got {branch_index.dtype}")
     if not branch_fns:
-        raise ValueError("Must provide at least one item in 'branch_fns'")
+        raise ValueError("Must provide at least one item in branch_fns")
     if not isinstance(branch_fns, (list, tuple, dict)):
         raise TypeError("branch_fns must be a list, tuple, or dict")
     pairs = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)

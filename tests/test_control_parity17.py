@@ -1,0 +1,132 @@
+"""Control flow against TF 1.15, seventeenth session: tf.cond, tf.case, tf.switch_case,
+tf.while_loop, map_fn/scan/fold, TensorArray and their gradients.
+
+Each expected value, name and message below was printed by the same program under real
+TensorFlow 1.15 (tensorflow-cpu 1.15.0); the tests need only tideflow.
+"""
+
+import pytest
+
+import tideflow as tf
+from tideflow.python.framework import errors
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+def _run(fetch, feed=None):
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        return s.run(fetch, feed)
+
+
+def _seed2(t):
+    return t.graph.get_operation_by_name(t.op.name + "/RandomStandardNormal").get_attr("seed2")
+
+
+# -- tf.cond ----------------------------------------------------------------------------------
+
+
+def test_cond_argument_errors_are_tf_messages():
+    t = tf.constant(True)
+    with pytest.raises(TypeError, match=r"^cond\(\): false_fn argument required$"):
+        tf.cond(t, lambda: tf.constant(1))
+    with pytest.raises(TypeError, match=r"^cond\(\): true_fn argument required$"):
+        tf.cond(t, false_fn=lambda: tf.constant(1))
+    with pytest.raises(TypeError, match="Input 'pred' of 'Switch' Op has type int32 that does "
+                                        "not match expected type of bool."):
+        tf.cond(tf.constant(1), lambda: tf.constant(1), lambda: tf.constant(2))
+    with pytest.raises(ValueError, match=r"Shape must be rank 0 but is rank 1 for "
+                                         r"'cond_1/Switch' \(op: 'Switch'\) with input shapes: "
+                                         r"\[1\], \[1\]\."):
+        tf.cond(tf.constant([True]), lambda: tf.constant(1), lambda: tf.constant(2))
+
+
+def test_cond_sparse_against_dense_is_an_incompatible_structure():
+    sp = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
+    with pytest.raises(ValueError, match="^Incompatible return values of true_fn and false_fn: "
+                                         "The two structures don't have the same nested"):
+        tf.cond(tf.constant(True), lambda: sp, lambda: tf.zeros([2, 2]))
+
+
+def test_cond_gradient_sums_both_branches_captures_as_tf_counts():
+    # TF 1.15: each branch's Switch of x gets a gradient and an AddN sums them: the random op
+    # made after tf.gradients has op seed 38 (39 under a control dependency)
+    tf.set_random_seed(1)
+    x = tf.constant(3.0)
+    r = tf.cond(x < 2, lambda: x * 2, lambda: x * 4)
+    g = tf.gradients(r, x)
+    n = tf.random_normal([2])
+    assert _seed2(n) == 38
+    assert _run(g) == [4.0]
+
+
+def test_nested_cond_gradient_keeps_tf_seeds():
+    tf.set_random_seed(1)
+    x = tf.constant(3.0)
+    r = tf.cond(x < 2, lambda: x * 2, lambda: tf.cond(x < 5, lambda: x * 3, lambda: x * 4))
+    tf.gradients(r, x)
+    assert _seed2(tf.random_normal([2])) == 65
+
+
+# -- tf.case ----------------------------------------------------------------------------------
+
+
+def test_case_exclusive_failure_names_the_predicates():
+    x = tf.constant(3)
+    r = tf.case([(x > 2, lambda: tf.constant(1)), (x > 1, lambda: tf.constant(2))],
+                default=lambda: tf.constant(3), exclusive=True)
+    assert r.name == "case/cond/Merge:0"
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"assertion failed: \[Input error: exclusive=True: more than 1 "
+                             r"conditions \(Greater:0, Greater_1:0\) evaluated as True:\] "
+                             r"\[1 1\]"):
+        _run(r)
+
+
+def test_case_without_default_checks_all_predicates():
+    x = tf.constant(3)
+    r = tf.case([(x > 2, lambda: tf.constant(1))])
+    assert r.name == "case/Const_1:0" and _run(r) == 1
+    r = tf.case([(x > 5, lambda: tf.constant(1))])
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"\[Input error: None of conditions evaluated as True:\] \[0\]"):
+        _run(r)
+    r = tf.case([(x > 5, lambda: tf.constant(1)), (x > 6, lambda: tf.constant(2))])
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"\[Input error: None of conditions evaluated as True:\] \[0 0\]"):
+        _run(r)
+
+
+def test_case_argument_errors_are_tf_messages():
+    x = tf.constant(3)
+    with pytest.raises(ValueError, match=r"not enough values to unpack \(expected 2, got 0\)"):
+        tf.case([], default=lambda: tf.constant(7))
+    with pytest.raises(TypeError, match="^fn for pred Greater:0 must be callable.$"):
+        tf.case([(x > 2, tf.constant(1))])
+    with pytest.raises(TypeError, match="^pred must be a Tensor, got: True$"):
+        tf.case([(True, lambda: tf.constant(1))])
+    with pytest.raises(TypeError, match="^pred must be Tensor of type bool: Const:0$"):
+        tf.case([(x, lambda: tf.constant(1))])
+
+
+def test_case_dict_is_taken_in_predicate_name_order():
+    x = tf.constant(3)
+    b = x < 5  # Less:0
+    a = x > 1  # Greater:0: first by name
+    r = tf.case({b: lambda: tf.constant(1), a: lambda: tf.constant(2)},
+                default=lambda: tf.constant(3))
+    assert _run(r) == 2
+
+
+def test_case_gradient_keeps_tf_seeds():
+    tf.set_random_seed(1)
+    x = tf.constant(3.0)
+    r = tf.case([(x < 2, lambda: x * 2), (x < 5, lambda: x * 3)], default=lambda: x * 4,
+                exclusive=True)
+    g = tf.gradients(r, x)
+    assert _seed2(tf.random_normal([2])) == 85
+    assert _run(g) == [3.0]
