@@ -57,3 +57,17 @@ def test_protos_print_as_tf1_programs_show_them():
     from google.protobuf import text_format
     assert text_format.Parse(str(ex), tf.train.Example()) == ex
     assert np.isnan(text_format.Parse(str(fl), tf.train.FloatList()).value[2])
+
+
+def test_op_error_has_no_args_as_in_tf():
+    # TF 1.15: OpError passes nothing to Exception, so repr shows no message (str does)
+    e = tf.errors.InvalidArgumentError(None, None, "boom")
+    assert (str(e), repr(e), e.args, e.message, e.error_code) == (
+        "boom", "InvalidArgumentError()", (), "boom", 3)
+    import pickle
+    back = pickle.loads(pickle.dumps(tf.errors.OutOfRangeError(None, None, "done")))
+    assert type(back) is tf.errors.OutOfRangeError and str(back) == "done"
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(tf.placeholder(tf.float32, name="p"))
+        assert info.value.args == () and "p" in str(info.value)

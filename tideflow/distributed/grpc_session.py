@@ -319,7 +319,6 @@ class RemoteSession:
         e._message = (e._message[:m.start()]
                       + f"[[node {op.name} ({op.type}) defined at {op._user_location}]]"
                       + e._message[m.end():])
-        e.args = (e._message,)
 
     @staticmethod
     def _timeout(req, options):

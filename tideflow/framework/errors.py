@@ -23,7 +23,7 @@ class OpError(Exception):
     """A failure while running an op: carries the op (if known), a message and a code."""
 
     def __init__(self, node_def, op, message, error_code=UNKNOWN, *args):
-        super().__init__(message)
+        super().__init__()  # no args, as in TF: repr(e) reads "InvalidArgumentError()"
         self._node_def = node_def
         self._op = op
         self._message = message

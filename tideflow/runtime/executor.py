@@ -827,7 +827,6 @@ def op_error_for(e, op):
         if op is not None and "[[node " not in e._message:
             e._op = e._op or op
             e._message = e._message + where
-            e.args = (e._message,)
         return e
     prefix = f"{op.type} op '{op.name}': " if op is not None else ""
     msg = f"{prefix}{_tf_wording(e)}{where}"
