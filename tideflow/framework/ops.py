@@ -2115,8 +2115,7 @@ def _check_allowed(op_def, arg, dtype):
     if spec.allowed is not None and dtype not in spec.allowed:
         raise TypeError(
             f"Value passed to parameter '{arg.name}' has DataType {dtype.name} not in list of "
-            f"allowed values: {_type_name_list(spec.allowed)} (op '{op_def.name}')"
-        )
+            f"allowed values: {_type_name_list(spec.allowed)}")  # TF 1.15's words, exactly
 
 
 def _complete_attrs(op_def, attrs):

@@ -1,8 +1,6 @@
 """``tf.keras.initializers``: the initializer classes with Keras's defaults (the random ones
 draw with stddev / range 0.05), their lower-case aliases, and ``get``."""
 
-import numpy as np
-
 from tideflow.framework import dtypes
 from tideflow.keras._utils import deserialize as _deserialize
 from tideflow.keras._utils import snake_case
@@ -16,6 +14,7 @@ VarianceScaling = init_ops.VarianceScaling
 Orthogonal = init_ops.Orthogonal
 GlorotUniform = init_ops.GlorotUniform
 GlorotNormal = init_ops.GlorotNormal
+Identity = init_ops.Identity  # TF 1.15's keras takes init_ops' own (gain * eye, a Mul)
 
 
 class RandomNormal(init_ops.RandomNormal):
@@ -31,25 +30,6 @@ class RandomUniform(init_ops.RandomUniform):
 class TruncatedNormal(init_ops.TruncatedNormal):
     def __init__(self, mean=0.0, stddev=0.05, seed=None, dtype=dtypes.float32):
         super().__init__(mean=mean, stddev=stddev, seed=seed, dtype=dtype)
-
-
-class Identity(Initializer):
-    """The identity matrix times ``gain`` (2-D shapes only)."""
-
-    def __init__(self, gain=1.0, dtype=dtypes.float32):
-        self.gain = gain
-        self.dtype = dtypes.as_dtype(dtype)
-
-    def __call__(self, shape, dtype=None, partition_info=None):
-        from tideflow.ops import constant_op
-
-        if len(shape) != 2:
-            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
-        dtype = dtypes.as_dtype(dtype or self.dtype)
-        return constant_op.constant(self.gain * np.eye(*shape), dtype=dtype)
-
-    def get_config(self):
-        return {"gain": self.gain}
 
 
 def lecun_normal(seed=None):
@@ -68,14 +48,6 @@ def he_uniform(seed=None):
     return VarianceScaling(2.0, "fan_in", "uniform", seed=seed)
 
 
-def glorot_uniform(seed=None):
-    return GlorotUniform(seed=seed)
-
-
-def glorot_normal(seed=None):
-    return GlorotNormal(seed=seed)
-
-
 zeros = zero = Zeros
 ones = one = Ones
 constant = Constant
@@ -85,6 +57,8 @@ truncated_normal = TruncatedNormal
 variance_scaling = VarianceScaling
 orthogonal = Orthogonal
 identity = Identity
+glorot_uniform = GlorotUniform  # the classes themselves, as TF 1.15 (not factories)
+glorot_normal = GlorotNormal
 
 _TABLE = {
     "Zeros": Zeros, "Ones": Ones, "Constant": Constant, "RandomNormal": RandomNormal,
@@ -95,7 +69,7 @@ _TABLE = {
     "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
     "variance_scaling": VarianceScaling, "orthogonal": Orthogonal, "identity": Identity,
     "uniform": RandomUniform, "normal": RandomNormal,
-    "glorot_uniform": glorot_uniform, "glorot_normal": glorot_normal,
+    "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
     "he_normal": he_normal, "he_uniform": he_uniform, "lecun_normal": lecun_normal,
     "lecun_uniform": lecun_uniform,
 }

@@ -361,6 +361,12 @@ def _count_up_to_kernel(ctx):
     return run
 
 
+def _scalar_ref_shape(shape):
+    if shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {shape.ndims}")
+    return TensorShape([])
+
+
 class _NoLock:
     def __enter__(self):
         return self
@@ -374,7 +380,7 @@ op_registry.declare(
     inputs=["ref: Ref(T)"],
     outputs=["output: T"],
     attrs=["limit: int", "T: {int32, int64}"],
-    shape=lambda op: [op._inputs[0]._shape.merge_with(TensorShape([]))],
+    shape=lambda op: [_scalar_ref_shape(op._inputs[0]._shape)],
     kernel_factory=_count_up_to_kernel,
     differentiable=False,
     stateful=True,

@@ -629,6 +629,16 @@ def _ref_of(ref):
     return ops.convert_to_tensor(ref, as_ref=True)
 
 
+def _own_method(ref, method):
+    """``ref``'s own ``assign...`` method: TF 1.15 hands a value that is not a ref to it (and so
+    a plain Tensor fails with AttributeError)."""
+    try:
+        return getattr(ref, method)
+    except AttributeError:
+        raise AttributeError(
+            f"'{type(ref).__name__}' object has no attribute '{method}'") from None
+
+
 def _attrs(**kw):
     return {k: v for k, v in kw.items() if v is not None}
 
@@ -641,9 +651,7 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
         return ref.assign(value, name=name)  # as TF 1.15: a resource variable's own assign
     ref = _ref_of(ref)
     if not ref.dtype._is_ref_dtype:
-        if hasattr(ref, "assign"):
-            return ref.assign(value, name=name)
-        raise TypeError(f"'{ref.name}' is not a variable: assign requires an l-value (ref) input")
+        return _own_method(ref, "assign")(value, name=name)
     return ops.apply_op(
         "Assign", [ref, value],
         _attrs(validate_shape=validate_shape, use_locking=use_locking), name=name,
@@ -656,8 +664,11 @@ def assign_add(ref, value, use_locking=None, name=None):
         return ref.assign_add(value, use_locking=bool(use_locking), name=name)
     if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
         return ref.assign_add(value)  # as TF 1.15 (which drops ``name`` here)
+    ref = _ref_of(ref)
+    if not ref.dtype._is_ref_dtype:
+        return _own_method(ref, "assign_add")(value)
     return ops.apply_op(
-        "AssignAdd", [_ref_of(ref), value], _attrs(use_locking=use_locking), name=name
+        "AssignAdd", [ref, value], _attrs(use_locking=use_locking), name=name
     )._outputs[0]
 
 
@@ -667,8 +678,11 @@ def assign_sub(ref, value, use_locking=None, name=None):
         return ref.assign_sub(value, use_locking=bool(use_locking), name=name)
     if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
         return ref.assign_sub(value)  # as TF 1.15 (which drops ``name`` here)
+    ref = _ref_of(ref)
+    if not ref.dtype._is_ref_dtype:
+        return _own_method(ref, "assign_sub")(value)
     return ops.apply_op(
-        "AssignSub", [_ref_of(ref), value], _attrs(use_locking=use_locking), name=name
+        "AssignSub", [ref, value], _attrs(use_locking=use_locking), name=name
     )._outputs[0]
 
 

@@ -383,6 +383,9 @@ class Variable(metaclass=_VariableMeta):
         else:
             self._initial_value = self._initializer_op.inputs[1]
         self._snapshot = g.as_graph_element(scoped(variable_def.snapshot_name))
+        # as TF 1.15's from_proto: a resource variable's def makes a resource variable
+        self._resource = self._resource or bool(variable_def.is_resource) or (
+            state_ops.is_resource(self._variable.op))
         self._caching_device = None
         self._save_slice_info = None
         if variable_def.HasField("save_slice_info_def"):
@@ -711,6 +714,8 @@ class Variable(metaclass=_VariableMeta):
         vd.initializer_name = strip(self._initializer_op.name)
         vd.snapshot_name = strip(self._snapshot.name)
         vd.trainable = bool(self._trainable)
+        if getattr(self, "_resource", False):
+            vd.is_resource = True
         vd.synchronization = self.synchronization.value
         vd.aggregation = self.aggregation.value
         if self._save_slice_info is not None:
