@@ -122,6 +122,8 @@ class IndRNNCell(_UnitsCell):
     """IndRNN (Li et al. 2018): ``h = act(x W + u * h_prev + b)``; variables ``kernel_w``
     [depth, n], ``kernel_u`` [1, n] (uniform in [-1, 1]) and ``bias``."""
 
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
+
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None):
         super().__init__(_reuse=reuse, name=name, dtype=dtype)
         self._num_units = num_units
@@ -142,6 +144,8 @@ class IndyGRUCell(_UnitsCell):
     """A GRU whose recurrent matrices are diagonal: variables ``gates/kernel_w``,
     ``gates/kernel_u``, ``gates/bias`` (ones), ``candidate/kernel``, ``candidate/kernel_u`` and
     ``candidate/bias`` (zeros), as TF 1.15 names them."""
+
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
 
     def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
                  bias_initializer=None, name=None, dtype=None):
@@ -176,6 +180,8 @@ class IndyLSTMCell(_UnitsLSTMCell):
     """An LSTM whose recurrent matrices are diagonal: ``kernel_w`` [depth, 4n], ``kernel_u``
     [1, 4n] (uniform in [-1, 1]) and ``bias``; gates ``i, j, f, o``."""
 
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
+
     def __init__(self, num_units, forget_bias=1.0, activation=None, reuse=None,
                  kernel_initializer=None, bias_initializer=None, name=None, dtype=None):
         super().__init__(_reuse=reuse, name=name, dtype=dtype)
@@ -207,6 +213,8 @@ class NASCell(_SizedCell):
     """The recurrent cell found by Neural Architecture Search (Zoph & Le 2017): variables
     ``recurrent_kernel`` [num_proj or n, 8n], ``kernel`` [depth, 8n], optional ``bias`` and
     ``projection_weights`` [n, num_proj]."""
+
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
 
     _NAS_BASE = 8
 
@@ -320,6 +328,8 @@ class SRUCell(_UnitsCell):
     """Simple Recurrent Unit (Lei et al. 2017): ``kernel`` [depth, 4n] and ``bias`` [2n];
     the state only meets the input elementwise. Inputs must be as wide as ``num_units``
     (the highway term adds them to the output's width)."""
+
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
 
     def __init__(self, num_units, activation=None, reuse=None, name=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, **kwargs)

@@ -44,6 +44,8 @@ class MinimalRNNCell(_GatedCell):
     ``h' = u * h + (1 - u) * z``. Variables: ``kernel`` [depth + 2 units, units] (rows: W_x,
     then W_g) and ``bias`` [units] (ones by default, so the gate starts mostly shut)."""
 
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
+
     def build(self, inputs_shape):
         depth = _known_depth(inputs_shape)
         self.kernel = self.add_weight("kernel", shape=[depth + 2 * self.units, self.units],
@@ -67,6 +69,8 @@ class CFNCell(_GatedCell):
     ``h' = theta * activation(h) + (1 - eta) * activation(x W)``. Variables: ``kernel``
     [depth, 3 units] (columns: V, then W), ``recurrent_kernel`` [units, 2 units] (U) and
     ``bias`` [2 units] (ones)."""
+
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
 
     def build(self, inputs_shape):
         depth = _known_depth(inputs_shape)

@@ -107,6 +107,8 @@ class RNNCell(Layer):
     # the cells whose weights follow their inputs' dtype (not wrappers of other cells, not
     # cells that embed integer ids)
     _weights_take_input_dtype = False
+    # a cell TF 1.15 derives from LayerRNNCell (its ops named from its own scope only)
+    _is_layer_cell = False
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         # 0.x-1.0 cells took (and ignored) their input depth
@@ -124,6 +126,14 @@ class RNNCell(Layer):
         if scope is not None:
             with vs.variable_scope(scope) as sc:
                 return super().__call__(inputs, state, scope=sc)
+        if self._scope is None and not self._is_layer_cell:
+            # TF 1.15's plain RNNCell (not a LayerRNNCell) re-enters the variable scope it is
+            # first called in, which opens a name scope of that scope's last name: its ops sit
+            # one level deeper than its variables ("rnn/rnn/multi_rnn_cell/..." in static_rnn)
+            last = vs.get_variable_scope().name.rpartition("/")[2]
+            if last:
+                with ops.name_scope(last):
+                    return super().__call__(inputs, state)
         return super().__call__(inputs, state)
 
     def _adopt_graph(self, inputs):
@@ -177,7 +187,11 @@ class RNNCell(Layer):
         return self.zero_state(batch_size, dtype)
 
 
-LayerRNNCell = RNNCell
+class LayerRNNCell(RNNCell):
+    """A cell that makes its variables in ``build`` (TF's LayerRNNCell): called, it opens
+    only its own scopes."""
+
+    _is_layer_cell = True
 
 
 def _input_depth(cell_name, inputs_shape):
@@ -234,6 +248,8 @@ class BasicRNNCell(_UnitsCell):
     """``output = new_state = activation(W [inputs, state] + b)``; variables ``kernel``
     [depth + num_units, num_units] and ``bias`` [num_units] (zeros)."""
 
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
+
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         self.input_spec = InputSpec(ndim=2)  # (TF: a [batch, depth] input)
@@ -278,6 +294,8 @@ class BasicLSTMCell(_UnitsCell):
     [depth + num_units, 4 * num_units] and ``bias`` [4 * num_units];
     ``new_c = c * sigmoid(f + forget_bias) + sigmoid(i) * act(j)``,
     ``new_h = act(new_c) * sigmoid(o)``."""
+
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
 
     def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
                  reuse=None, name=None, dtype=None, **kwargs):
@@ -343,6 +361,8 @@ def _shards(num_shards):
 class LSTMCell(RNNCell):
     """LSTM with optional peepholes (``w_f_diag``, ``w_i_diag``, ``w_o_diag``), cell clipping
     and an output projection (``projection/kernel`` [num_units, num_proj])."""
+
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
 
     _weights_take_input_dtype = True
 
@@ -442,6 +462,8 @@ class GRUCell(_UnitsCell):
     """Gated recurrent unit: ``r, u = sigmoid(gates/kernel [x, h] + gates/bias)`` (bias
     initialised to 1.0), ``c = act(candidate/kernel [x, r * h] + candidate/bias)``,
     ``new_h = u * h + (1 - u) * c``."""
+
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
 
     def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
                  bias_initializer=None, name=None, dtype=None, **kwargs):

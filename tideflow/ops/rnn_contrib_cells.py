@@ -13,6 +13,7 @@ from tideflow.ops import (
     array_ops,
     cast_ops,
     concat_ops,
+    constant_op,
     conv_ops,
     embedding_ops,
     fill_ops,
@@ -140,6 +141,8 @@ class LSTMBlockCell(_TupleLSTM):
     """The LSTM of TF's fused LSTMBlock kernel: gates ``i, ci, f, o`` from ``kernel``
     [depth + num_units, 4 * num_units] and ``bias``, optional peepholes (``w_i_diag``,
     ``w_f_diag``, ``w_o_diag``) and ``cell_clip``; the state is an ``LSTMStateTuple``."""
+
+    _is_layer_cell = True  # (TF: a LayerRNNCell)
 
     def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
                  dtype=None, reuse=None, name="lstm_cell"):
@@ -521,7 +524,10 @@ def _linear(args, output_size):
     kernel = vs.get_variable("kernel", [total, output_size], dtype=args[0].dtype)
     bias = vs.get_variable("bias", [output_size], dtype=args[0].dtype,
                            initializer=init_ops.constant_initializer(0.0))
-    x = args[0] if len(args) == 1 else concat_ops.concat(args, 1)
+    if len(args) == 1:
+        x = args[0]
+    else:  # (TF's _Linear concatenates along a Const of its own, named "Const")
+        x = concat_ops.concat(args, constant_op.constant(1, dtype=dtypes.int32))
     return nn_impl.bias_add(linalg_ops.matmul(x, kernel), bias)
 
 

@@ -1,0 +1,98 @@
+"""Differential parity of TF 0.8-1.4-era programs with TF 1.15 (seventeenth session): the names,
+values and errors such programs print, as TF 1.15 printed them (literals below are TF's)."""
+
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+class MyCell(tf.nn.rnn_cell.RNNCell):
+    # a 2017-style custom cell: a plain RNNCell that implements call
+    @property
+    def state_size(self):
+        return 4
+
+    @property
+    def output_size(self):
+        return 4
+
+    def call(self, inputs, state):
+        w = tf.get_variable("w", [inputs.get_shape()[1] + 4, 4])
+        out = tf.tanh(tf.matmul(tf.concat([inputs, state], 1), w))
+        return out, out
+
+
+class MyLayerCell(tf.contrib.rnn.LayerRNNCell):
+    @property
+    def state_size(self):
+        return 4
+
+    @property
+    def output_size(self):
+        return 4
+
+    def build(self, shape):
+        self.w = self.add_variable("w", [shape[1].value + 4, 4])
+        self.built = True
+
+    def call(self, inputs, state):
+        out = tf.tanh(tf.matmul(tf.concat([inputs, state], 1), self.w))
+        return out, out
+
+
+def test_plain_rnn_cells_name_their_ops_one_scope_deeper_than_their_variables():
+    # TF 1.15: an RNNCell that is not a LayerRNNCell re-enters the variable scope it is first
+    # called in, so its ops sit under "<scope>/<scope>/..." while its variables do not
+    x = [tf.placeholder(tf.float32, [2, 3]) for _ in range(2)]
+    o, s = tf.contrib.rnn.static_rnn(MyCell(), x, dtype=tf.float32)
+    assert [t.name for t in o] == ["rnn/rnn/my_cell/Tanh:0", "rnn/rnn/my_cell/Tanh_1:0"]
+    o, s = tf.contrib.rnn.static_rnn(MyLayerCell(), x, dtype=tf.float32, scope="lay")
+    assert [t.name for t in o] == ["lay/my_layer_cell/Tanh:0", "lay/my_layer_cell/Tanh_1:0"]
+    cell = tf.nn.rnn_cell.MultiRNNCell(
+        [tf.nn.rnn_cell.BasicLSTMCell(4, state_is_tuple=False) for _ in range(2)],
+        state_is_tuple=False)
+    o, s = tf.contrib.rnn.static_rnn(cell, x, dtype=tf.float32, scope="multi")
+    assert [t.name for t in o] == ["multi/multi/multi_rnn_cell/cell_1/basic_lstm_cell/Mul_2:0",
+                                   "multi/multi/multi_rnn_cell/cell_1/basic_lstm_cell/Mul_5:0"]
+    assert s.name == "multi/multi/multi_rnn_cell/concat_1:0"
+    names = sorted(v.name for v in tf.global_variables())
+    assert names[:2] == ["lay/my_layer_cell/w:0",
+                         "multi/multi_rnn_cell/cell_0/basic_lstm_cell/bias:0"]
+    assert "rnn/my_cell/w:0" in names
+
+
+def test_wrapper_cells_called_in_a_scope_twice():
+    x = [tf.placeholder(tf.float32, [2, 3]) for _ in range(2)]
+    with tf.variable_scope("dec"):
+        c = tf.contrib.rnn.OutputProjectionWrapper(tf.nn.rnn_cell.GRUCell(3), 5)
+        o, s = c(x[0], c.zero_state(2, tf.float32))
+    assert (o.name, s.name) == ("dec/dec/output_projection_wrapper/BiasAdd:0",
+                                "dec/dec/output_projection_wrapper/gru_cell/add:0")
+    with tf.variable_scope("dec", reuse=True):
+        o, s = c(x[1], s)
+    assert (o.name, s.name) == ("dec/dec/output_projection_wrapper/BiasAdd_1:0",
+                                "dec/dec/output_projection_wrapper/gru_cell/add_1:0")
+    # a cell called at the top level opens no extra scope
+    c2 = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(3)])
+    o, _ = c2(x[0], c2.zero_state(2, tf.float32))
+    assert o.name == "multi_rnn_cell/cell_0/gru_cell/add:0"
+
+
+def test_attention_cell_wrapper_concatenates_along_a_const_of_its_own():
+    x = [tf.placeholder(tf.float32, [2, 3]) for _ in range(2)]
+    c = tf.contrib.rnn.AttentionCellWrapper(tf.nn.rnn_cell.GRUCell(3), 2, state_is_tuple=True)
+    o, _ = tf.contrib.rnn.static_rnn(c, x, dtype=tf.float32, scope="att")
+    assert o[0].name == "att/att/attention_cell_wrapper/attn_output_projection/BiasAdd:0"
+    ops = [n.name for n in tf.get_default_graph().get_operations()
+           if n.name.startswith("att/att/attention_cell_wrapper/")
+           and n.type in ("Const", "ConcatV2")]
+    assert ops[:4] == ["att/att/attention_cell_wrapper/Reshape/shape",
+                       "att/att/attention_cell_wrapper/Const",
+                       "att/att/attention_cell_wrapper/concat",
+                       "att/att/attention_cell_wrapper/gru_cell/concat/axis"]
