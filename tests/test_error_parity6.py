@@ -237,14 +237,14 @@ def test_constant_of_tensors_is_a_type_error():
 
 def test_zeros_of_a_shape_list_with_none():
     # TF 2.21: TypeError "Expected int32, but got None of type 'NoneType'." for a list with
-    # None; ValueError "Cannot convert a partially known TensorShape (?, 3) to a Tensor." for a
-    # partially known TensorShape.
+    # None; ValueError "Cannot convert a partially known TensorShape to a Tensor: (?, 3)" for a
+    # partially known TensorShape (TF 1.15's words).
     with pytest.raises(TypeError, match=r"^Expected int32, but got None of type 'NoneType'\."):
         tf.zeros([None, 3])
     with pytest.raises(TypeError, match=r"^Expected int32, but got None"):
         tf.ones((None,))
     t = tf.placeholder(tf.float32, [None, 3])
-    with pytest.raises(ValueError, match=r"Cannot convert a partially known TensorShape \(\?, 3\)"):
+    with pytest.raises(ValueError, match=r"partially known TensorShape to a Tensor: \(\?, 3\)"):
         tf.zeros(t.shape)
     with tf.Session() as sess:
         assert sess.run(tf.zeros(tf.shape(t)), {t: np.ones((2, 3))}).shape == (2, 3)

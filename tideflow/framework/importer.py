@@ -156,11 +156,11 @@ def _check_versions(versions):
 # ------------------------------------------------------------------------------------------
 
 
-def _op_summary(op_def, nd):
-    return f"Op<name={op_def.name}>; NodeDef: {{node {nd.name}}}"
+def _op_summary(op_def, nd, prefix=""):
+    return f"Op<name={op_def.name}>; NodeDef: {{{{node {_prefixed(prefix, nd.name)}}}}}"
 
 
-def _convert_attrs(node, producer_op_def):
+def _convert_attrs(node, producer_op_def, prefix=""):
     nd, op_def = node.nd, node.op_def
     attrs = node.attrs
     for key in sorted(nd.attr):
@@ -177,7 +177,10 @@ def _convert_attrs(node, producer_op_def):
                 attrs[key] = copy
             elif not (_is_producer_default(producer_op_def, key, av) or _is_empty_value(av)
                       or (nd.op, key) in _HINT_ATTRS):
-                raise ValueError(f"NodeDef mentions attr '{key}' not in {_op_summary(op_def, nd)}")
+                raise ValueError(
+                    f"NodeDef mentions attr '{key}' not in {_op_summary(op_def, nd, prefix)}. "
+                    "(Check whether your GraphDef-interpreting binary is up to date with your "
+                    "GraphDef-generating binary.).")
             continue
         if av.WhichOneof("value") is None:
             continue  # an unset AttrValue takes the declared default, as in TF
@@ -194,7 +197,12 @@ def _convert_attrs(node, producer_op_def):
         if key in attrs:
             continue
         if not spec.has_default:
-            raise ValueError(f"NodeDef missing attr '{key}' from {_op_summary(op_def, nd)}")
+            # TF names every missing attr, sorted
+            missing = sorted(k for k, sp in op_def.attrs.items()
+                             if k not in attrs and not sp.has_default)
+            raise ValueError(
+                f"NodeDef missing attr{'s' if len(missing) > 1 else ''} "
+                f"{', '.join(repr(k) for k in missing)} from {_op_summary(op_def, nd, prefix)}")
         d = spec.default
         attrs[key] = (
             list(d) if isinstance(d, list) else (as_shape(d) if spec.type == "shape" else d)
@@ -252,7 +260,7 @@ def _arg_types(args, attrs, inputs):
     return out
 
 
-def _parse_node(index, nd, producer_ops):
+def _parse_node(index, nd, producer_ops, prefix=""):
     if not ops._VALID_OP_NAME.match(nd.name):
         raise ValueError(f"Node '{nd.name}': Node name contains invalid characters")
     op_def = op_registry.lookup_or_load(nd.op)
@@ -265,7 +273,7 @@ def _parse_node(index, nd, producer_ops):
             f"(while importing node '{nd.name}')",
         )
     node = _Node(index, nd, op_def)
-    _convert_attrs(node, producer_ops.get(nd.op))
+    _convert_attrs(node, producer_ops.get(nd.op), prefix)
     try:
         node.in_types = _arg_types(op_def.inputs, node.attrs, True)
         node.out_types = _arg_types(op_def.outputs, node.attrs, False)
@@ -287,10 +295,10 @@ def _parse_node(index, nd, producer_ops):
             raise ValueError(f"Node '{nd.name}': Unknown input node '{inp}'") from None
         node.data.append((src, idx, f"{src}:{idx}"))
     if len(node.data) != len(node.in_types):
-        expected = ", ".join(t.name for t in node.in_types)
+        expected = ", ".join(_type_string(t) for t in node.in_types)
         raise ValueError(
             f"NodeDef expected inputs '{expected}' do not match {len(node.data)} inputs "
-            f"specified; {_op_summary(op_def, nd)}"
+            f"specified; {_op_summary(op_def, nd, prefix)}"
         )
     if node.output_shapes is not None and len(node.output_shapes) < len(node.out_types):
         raise ValueError(
@@ -317,7 +325,7 @@ def _parse(graph_def, input_map, producer_op_list, validate_colocation=True, pre
     for i, nd in enumerate(graph_def.node):
         if nd.name in nodes:
             raise ValueError(f"Node '{nd.name}' is not unique")
-        nodes[nd.name] = _parse_node(i, nd, producer_ops)
+        nodes[nd.name] = _parse_node(i, nd, producer_ops, prefix)
 
     used_keys = set()
     for node in nodes.values():

@@ -1081,6 +1081,9 @@ class Graph:
     def colocate_with(self, op, ignore_existing=False):
         """Ops created inside are placed with ``op`` (its colocation group and device)."""
         if op is None:
+            if not ignore_existing:
+                raise ValueError(
+                    "Trying to reset colocation (op is None) but ignore_existing is not True")
             old = self._colocation_stack
             self._colocation_stack = []
             try:
@@ -1255,7 +1258,8 @@ class Graph:
     def as_graph_def(self, from_version=None, add_shapes=False):
         from tideflow.framework import graph_io
 
-        return graph_io.graph_to_graph_def(self, from_version=from_version, add_shapes=add_shapes)
+        # TF 1.15 (its C API graph) accepts from_version and always returns the whole graph
+        return graph_io.graph_to_graph_def(self, add_shapes=add_shapes)
 
     def _as_graph_def(self, from_version=None, add_shapes=False):
         return self.as_graph_def(from_version, add_shapes), self._version
@@ -1673,7 +1677,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
     if value is None:
         raise ValueError("None values not supported.")  # TF's class and message
     raise TypeError(
-        f"Failed to convert object of type {type(value)} to Tensor. Contents: {value!r}. "
+        f"Failed to convert object of type {type(value)} to Tensor. Contents: {value}. "
         "Consider casting elements to a supported type."
     )
 

@@ -1,6 +1,7 @@
 """Constants and placeholders: ``tf.constant``, ``tf.placeholder`` and value-to-tensor conversion."""
 
 import numbers
+import re
 
 import numpy as np
 from google.protobuf import message as _message
@@ -104,6 +105,17 @@ op_registry.declare(
 # ------------------------------------------------------------------------------------------
 
 
+def _dense_dims(values):
+    """The shape a nested list would have if every row were as its first (TF's message)."""
+    dims = []
+    while isinstance(values, (list, tuple)):
+        dims.append(len(values))
+        if not values:
+            break
+        values = values[0]
+    return dims
+
+
 def _flat_values(values):
     if isinstance(values, (list, tuple)):
         for v in values:
@@ -115,8 +127,16 @@ def _flat_values(values):
 def _check_compatible(values, dtype):
     """Raises TypeError when a Python value cannot be represented exactly as ``dtype``."""
     if isinstance(values, (np.ndarray, np.generic)):
-        return  # as TF: NumPy values are cast to the requested dtype (np.float32(2.5) -> 2)
+        # as TF: NumPy values are cast to the requested dtype (np.float32(2.5) -> 2), but
+        # never from numbers to strings
+        if dtype == dtypes.string and np.size(values) and np.asarray(values).dtype.kind not in (
+                "SUO"):
+            raise TypeError(f"Expected binary or unicode string, got "
+                            f"{np.asarray(values).reshape(-1)[0].item()!r}")
+        return
     for v in _flat_values(values):
+        if v is None and dtype != dtypes.string and dtype != dtypes.bool:
+            raise TypeError(f"Expected {dtype.name}, got None of type 'NoneType' instead.")
         if isinstance(v, ops.Tensor):
             raise TypeError(f"Expected {dtype.name}, got {v!r} of type 'Tensor' instead.")
         if dtype == dtypes.string:
@@ -164,7 +184,15 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                 arr = np.array(values, dtype=dtype._np)
             except OverflowError:
                 # as TF (and NumPy 1.x): a Python int out of the dtype's range wraps around
-                # (tf.constant(0xFFFFFFFF, tf.int32) is -1); past int64 it is NumPy's error
+                # (tf.constant(0xFFFFFFFF, tf.int32) is -1) when it fits C's long (unsigned
+                # long for uint32 and uint64); past that it is NumPy 1.x's error
+                if dtype.is_integer:
+                    wide = dtype in (dtypes.uint32, dtypes.uint64)
+                    lo, hi = (-(1 << 63), 1 << (64 if wide else 63))
+                    if any(isinstance(v, int) and not lo <= v < hi for v in _flat_values(
+                            values)):
+                        raise OverflowError("Python int too large to convert to C long"
+                                            ) from None
                 arr = np.array(values).astype(dtype._np)
             except ValueError as e:
                 if "sequence" in str(e):  # ragged nesting: NumPy's ValueError, as in TF
@@ -183,8 +211,12 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
             try:
                 arr = np.array(values)
             except ValueError as e:
-                raise ValueError(f"Argument must be a dense tensor: {values!r} - got shape error "
-                                 f"({e}).") from None
+                # TF's words: the shape NumPy made of the ragged list vs its first-row path
+                got = re.search(r"detected shape was \(([\d, ]*)\)", str(e))
+                got = (f"error ({e})" if got is None else
+                       str([int(d) for d in got.group(1).split(",") if d.strip()]))
+                raise ValueError(f"Argument must be a dense tensor: {values} - got shape {got}, "
+                                 f"but wanted {_dense_dims(values)}.") from None
             if arr.dtype == object or arr.dtype.kind in "SU":
                 if all(isinstance(v, (str, bytes, np.bytes_, np.str_)) for v in _flat_values(
                         values)):
@@ -267,6 +299,11 @@ constant_v1 = constant
 
 
 def _const(arr, name="Const"):
+    if type(name) is str and name[-1:] != "/" and not ops._VALID_OP_NAME.match(name):
+        # TF builds Const with Graph.create_op: the scoped name is checked as a node name
+        full = ops.get_default_graph().unique_name(name, mark_as_used=False)
+        if not ops._VALID_OP_NAME.match(full):
+            raise ValueError(f"'{full}' is not a valid node name")
     dtype = dtypes.dtype_of_numpy(arr)
     if arr.flags.writeable:
         arr = arr.copy() if arr.base is not None else arr
@@ -316,16 +353,17 @@ def _shape_dtype(what, dims, dtype):
 
 def _shape_conversion(value, dtype=None, name=None, as_ref=False):
     if not value.is_fully_defined():
-        raise ValueError(f"Cannot convert a partially known TensorShape {value} to a Tensor.")
+        raise ValueError(f"Cannot convert a partially known TensorShape to a Tensor: {value}")
     dims = value.as_list()
-    return constant(dims, dtype=_shape_dtype("TensorShape", dims, dtype), name=name or "Const")
+    return constant(dims, dtype=_shape_dtype("TensorShape", dims, dtype),
+                    name=name or "shape_as_tensor")
 
 
 def _dim_conversion(value, dtype=None, name=None, as_ref=False):
     if value.value is None:
-        raise ValueError("Cannot convert an unknown Dimension to a Tensor.")
+        raise ValueError(f"Cannot convert an unknown Dimension to a Tensor: {value}")
     return constant(value.value, dtype=_shape_dtype("Dimension", [value.value], dtype),
-                    name=name or "Const")
+                    name=name or "shape_as_tensor")
 
 
 def _register_shape_conversions():

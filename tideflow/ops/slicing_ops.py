@@ -184,7 +184,8 @@ def _strided_slice_shape(op):
             if st <= 0:
                 raise ValueError("only stride 1 allowed on non-range indexing.")
             if b is not None and d is not None and not -d <= b < d:
-                raise ValueError(f"slice index {b} of dimension {full - 1} out of bounds.")
+                raise ValueError(  # TF names the index counted from the front
+                    f"slice index {b + d if b < 0 else b} of dimension {full - 1} out of bounds.")
             continue
         if st == 0:
             raise ValueError(f"strides[{i}] must be non-zero")
@@ -262,7 +263,7 @@ def _build_strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mas
 def _out_of_bounds(exc):
     """TF's words for a shrunk index past the end: "slice index 5 of dimension 0 out of
     bounds." (from NumPy's "index 5 is out of bounds for axis 0 with size 2")."""
-    m = re.search(r"index (-?\d+) is out of bounds for axis (\d+)", str(exc))
+    m = re.search(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", str(exc))
     rank = re.search(r"array is (\d+)-dimensional", str(exc))
     if m is None and rank is not None:
         # more dense indices than the input has dimensions
@@ -270,7 +271,9 @@ def _out_of_bounds(exc):
                 f"{rank.group(1)} dims")
     if m is None:
         return f"slice index out of bounds: {exc}"
-    return f"slice index {m.group(1)} of dimension {m.group(2)} out of bounds."
+    b = int(m.group(1))
+    b = b + int(m.group(3)) if b < 0 else b  # TF names the index counted from the front
+    return f"slice index {b} of dimension {m.group(2)} out of bounds."
 
 
 def _strided_slice_kernel(x, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
@@ -478,7 +481,7 @@ def strided_slice_assign(ref, begin, end, strides, value, begin_mask=0, end_mask
 def _slice_helper(tensor, slice_spec, var=None):
     """``tensor[slice_spec]``: NumPy-style basic indexing as one StridedSlice; a boolean
     mask (a bool, bool ndarray or bool tensor) is ``boolean_mask(tensor, mask)``, as TF 1.x."""
-    if (isinstance(slice_spec, (bool, np.bool_))
+    if (isinstance(slice_spec, bool)  # as TF: a NumPy bool scalar is a bad index, not a mask
             or (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == bool)
             or (isinstance(slice_spec, ops.Tensor) and slice_spec.dtype.base_dtype == dtypes.bool)):
         return boolean_mask(tensor, slice_spec)
