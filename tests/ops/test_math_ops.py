@@ -80,8 +80,11 @@ def test_integer_division_flavours():
 def test_integer_division_by_zero_is_an_invalid_argument():
     a = tf.constant([1, 2])
     z = tf.placeholder(tf.int32, [2])
-    for t in (a // z, a % z, tf.truncatediv(a, z), tf.truncatemod(a, z)):
+    for t in (a // z, a % z):
         with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+            run(t, {z: [1, 0]})
+    for t in (tf.truncatediv(a, z), tf.truncatemod(a, z)):  # TF 1.15's InternalError for these
+        with pytest.raises(tf.errors.InternalError, match="Unexpected error in binary operator"):
             run(t, {z: [1, 0]})
     # floats divide by zero to inf, as in TF
     with np.errstate(divide="ignore"):

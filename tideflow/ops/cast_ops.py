@@ -34,6 +34,10 @@ def _cast_kernel(x, *, SrcT, DstT, Truncate):
         bits = x.astype(np.float32).view(np.uint32) & np.uint32(0xFFFF0000)
         return bits.view(np.float32).astype(dst)
     with np.errstate(invalid="ignore", over="ignore"):
+        if dst == np.uint32 and x.dtype.kind in "fV":
+            # as TF's CPU kernel (x86): through int64, keeping the low 32 bits (-1.0 is
+            # 4294967295; NaN and values past int64 are 0)
+            return x.astype(np.int64).astype(dst)
         return x.astype(dst)
 
 
@@ -86,13 +90,13 @@ def saturate_cast(value, dtype, name=None):
         value = ops.convert_to_tensor(value, name="value")
         dtype = dtypes.as_dtype(dtype).base_dtype
         src = value.dtype.base_dtype
-        if not src.is_complex and not src.is_bool and not dtype.is_bool and not dtype.is_complex:
-            if src.min < dtype.min:
-                lo = ops.convert_to_tensor(dtype.min, dtype=src, name="min")
-                value = ops.apply_op("Maximum", [value, lo])._outputs[0]
-            if src.max > dtype.max:
-                hi = ops.convert_to_tensor(dtype.max, dtype=src, name="max")
-                value = ops.apply_op("Minimum", [value, hi])._outputs[0]
+        # as TF 1.15: a bool or complex end has no range (DType.min's TypeError)
+        if src.min < dtype.min:
+            lo = ops.convert_to_tensor(dtype.min, dtype=src, name="min")
+            value = ops.apply_op("Maximum", [value, lo])._outputs[0]
+        if src.max > dtype.max:
+            hi = ops.convert_to_tensor(dtype.max, dtype=src, name="max")
+            value = ops.apply_op("Minimum", [value, hi])._outputs[0]
         return cast(value, dtype, name=scope)
 
 

@@ -138,6 +138,7 @@ def _wrapping_floor_div(x, y, dt):
 
 def _truncate_div(x, y):
     if x.dtype.kind in "iu":
+        check_divisor(y, x, truncating=True)
         return _trunc_div_int(x, y)
     return np.trunc(np.true_divide(x, y))
 
@@ -157,8 +158,24 @@ def _floor_mod(x, y):
 
 def _truncate_mod(x, y):
     if x.dtype.kind in "iu":
-        check_divisor(y, x)
+        check_divisor(y, x, truncating=True)
     return np.fmod(x, y)
+
+
+def _extreme_of_two(ufunc):
+    """Maximum/Minimum as TF's CPU kernels (std::max / std::min): x unless y is strictly
+    greater (smaller), so a NaN in x is kept and a NaN in y is not (``tf.maximum(0., nan)`` is
+    0, ``tf.maximum(nan, 0.)`` NaN); NumPy's ufunc gives NaN for both."""
+
+    def kernel(x, y, out=None):
+        z = ufunc(x, y, out=out)
+        if x.dtype.kind in "fV" and z.dtype.kind in "fV":
+            nan = np.isnan(z)
+            if nan.any():  # a NaN from y alone gives way to x
+                z = np.where(nan, x, z).astype(z.dtype, copy=False)
+        return z
+
+    return kernel
 
 
 def _pow(x, y, out=None):
@@ -518,10 +535,11 @@ declare_binary("FloorDiv", _floor_div, _BINARY_MORE, differentiable=False)
 declare_binary("TruncateDiv", _truncate_div, _BINARY_MORE, differentiable=False)
 declare_binary("FloorMod", _floor_mod, _MOD, grad=_floor_mod_grad, reduces=True)
 declare_binary("TruncateMod", _truncate_mod, _MOD, grad=_truncate_mod_grad)
-declare_binary("Pow", _pow, _BINARY_FEWER, grad=_pow_grad, inplace=0, reduces=True)
-declare_binary("Maximum", "maximum", _MINMAX,
+# (Pow's op def lists float before half)
+declare_binary("Pow", _pow, _BINARY_FEWER.replace("half, float", "float, half"), grad=_pow_grad, inplace=0, reduces=True)
+declare_binary("Maximum", _extreme_of_two(np.maximum), _MINMAX, inplace=0,
                grad=_maximum_minimum_grad(lambda x, y: greater_equal(x, y)), reduces=True)
-declare_binary("Minimum", "minimum", _MINMAX,
+declare_binary("Minimum", _extreme_of_two(np.minimum), _MINMAX, inplace=0,
                grad=_maximum_minimum_grad(lambda x, y: less_equal(x, y)), reduces=True)
 declare_binary("SquaredDifference", _squared_difference, _BINARY_FEWER,
                grad=_squared_difference_grad, reduces=True)
@@ -867,15 +885,12 @@ def complex(real, imag, name=None):
     real = ops.convert_to_tensor(real, name="real")
     imag = ops.convert_to_tensor(imag, name="imag")
     in_type = real.dtype.base_dtype
-    if in_type != imag.dtype.base_dtype:
-        raise TypeError(f"real and imag must have the same dtype, got {in_type.name} and "
-                        f"{imag.dtype.base_dtype.name}")
-    if in_type == dtypes.float32:
+    if in_type == dtypes.float32 == imag.dtype.base_dtype:
         tout = dtypes.complex64
-    elif in_type == dtypes.float64:
+    elif in_type == dtypes.float64 == imag.dtype.base_dtype:
         tout = dtypes.complex128
-    else:
-        raise TypeError(f"Types of real and imag don't match: {in_type.name} "
+    else:  # TF 1.15's words for mismatched parts too
+        raise TypeError(f"real and imag have incorrect types: {in_type.name} "
                         f"{imag.dtype.base_dtype.name}")
     return _apply("Complex", [real, imag], name, {"Tout": tout})
 

@@ -117,6 +117,11 @@ def _mean(x, indices, *, keep_dims):
         return np.true_divide(total, np.intp(n), out=total, casting="unsafe")
     axis = _axes(x, indices)
     if x.dtype.kind not in "iu":
+        if x.size == 0:
+            # as TF: a mean over nothing is NaN for half, float and double only; bfloat16
+            # and the complex types fill it with the sum's identity, 0
+            return np.full(np.sum(x, axis=axis, keepdims=keep_dims).shape,
+                           np.nan if x.dtype.kind == "f" else 0, x.dtype)
         return np.mean(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
             x.dtype, copy=False)
     total = np.sum(x, axis=axis, dtype=x.dtype, keepdims=keep_dims)
@@ -187,7 +192,7 @@ def _reduction_shape(op):
     reduced = set()
     for a in np.ravel(axes).tolist():
         if not -rank <= a < rank:
-            raise ValueError(f"Invalid reduction dimension {a} for input with {rank} dimensions")
+            raise ValueError(f"Invalid reduction dimension {a} for input with {rank} dimensions.")
         reduced.add(a % rank)
     dims = inp.dims
     if keep:
@@ -406,14 +411,19 @@ def _euclidean_norm(x, indices, *, keep_dims):
     axis = _axes(x, indices)
     if not axis:  # TF's reductions hand their input on unchanged when nothing is reduced
         return x
+    if all(x.shape[a] == 1 for a in axis):
+        # so do they when every reduced axis has one element: the values keep their signs
+        return _unreduced(x, axis, keep_dims)
     if x.dtype.kind == "c":
         return np.sqrt(np.add.reduce((x * np.conj(x)).real, axis=axis, keepdims=keep_dims)
                        ).astype(x.dtype)
-    wide = np.float64 if x.dtype.kind in "iu" else _acc_dtype(x)
-    xs = x.astype(wide, copy=False)
-    out = np.sqrt(np.add.reduce(xs * xs, axis=axis, keepdims=keep_dims))
     if x.dtype.kind in "iu":
-        out = np.floor(out)
+        # as TF: the squares and their sum wrap in x's own type; the root truncates
+        squares = np.add.reduce(x * x, axis=axis, dtype=x.dtype, keepdims=keep_dims)
+        with np.errstate(invalid="ignore"):
+            return np.sqrt(np.asarray(squares, np.float64)).astype(x.dtype)
+    xs = x.astype(_acc_dtype(x), copy=False)
+    out = np.sqrt(np.add.reduce(xs * xs, axis=axis, keepdims=keep_dims))
     return out.astype(x.dtype, copy=False)
 
 
@@ -456,7 +466,9 @@ def _arg(fn):
 
 def _arg_shape(op):
     inp = op._inputs[0]._shape
-    op._inputs[1]._shape.with_rank(0)
+    axis_rank = op._inputs[1]._shape.ndims
+    if axis_rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {axis_rank}")
     if inp.ndims is None:
         return [unknown_shape()]
     rank = inp.ndims

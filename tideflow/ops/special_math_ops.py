@@ -535,7 +535,10 @@ def _igamma_pq(a, x):
 
 
 def _igamma(a, x):
-    return _igamma_pq(a, x)[0]
+    p = _igamma_pq(a, x)[0]
+    # TF 1.15 (Eigen) answers 0 for x = 0 before it looks at a: igamma(0, 0) is 0
+    p[np.broadcast_to(np.asarray(x) == 0, p.shape)] = 0.0
+    return p
 
 
 def _igammac(a, x):

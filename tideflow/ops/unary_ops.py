@@ -69,19 +69,28 @@ def logistic(x):
     return np.divide(num, e + 1, out=num) if num.ndim else num / (e + 1)
 
 
-def check_divisor(y, x=None):
+def check_divisor(y, x=None, truncating=False):
     """Raises InvalidArgumentError when an integer divisor holds a zero.
 
     With the dividend ``x`` given, an empty broadcast result divides nothing and never raises
-    (TF's binary kernels return before computing an empty output)."""
+    (TF's binary kernels return before computing an empty output). TF 1.15 names the zero
+    for Div, Mod, FloorDiv and FloorMod only: TruncateDiv and TruncateMod (``truncating``)
+    fail with its InternalError for an error it did not expect."""
     if isinstance(y, np.generic) and (x is None or isinstance(x, np.generic)):
         if not y:  # two scalars (shape arithmetic): no broadcast to look at
-            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+            _divided_by_zero(truncating)
         return
     if x is not None and np.broadcast(x, y).size == 0:
         return
     if not np.all(y):
-        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+        _divided_by_zero(truncating)
+
+
+def _divided_by_zero(truncating):
+    if truncating:
+        raise errors.InternalError(None, None, "Unexpected error in binary operator (only "
+                                   "integer div and mod should have errors)")
+    raise errors.InvalidArgumentError(None, None, "Integer division by zero")
 
 
 def _reciprocal(x):

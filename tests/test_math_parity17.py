@@ -1,0 +1,127 @@
+"""Math and array op corners found by generated differential programs against TF 1.15
+(unusual dtypes, empty tensors, NaN/inf, overflow, casts, literal inference); expected values
+are TF 1.15's printed outputs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run(t, feed=None):
+    with tf.Session() as s:
+        return s.run(t, feed)
+
+
+def _same(got, want):
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_maximum_and_minimum_keep_x_unless_y_wins_strictly():
+    x = tf.placeholder(tf.float32, [None])
+    feed = {x: [np.nan, -1.0, 2.0]}
+    got = _run([tf.maximum(x, 0.0), tf.maximum(0.0, x), tf.minimum(x, 1.0), tf.minimum(1.0, x)],
+               feed)
+    _same(got[0], [np.nan, 0, 2])
+    _same(got[1], [0, 0, 2])  # a NaN in y gives way to x
+    _same(got[2], [np.nan, -1, 1])
+    _same(got[3], [1, -1, 1])
+    h = tf.constant([3.0, np.nan], tf.bfloat16)
+    _same(_run(tf.maximum(h, tf.constant([np.nan, 1.0], tf.bfloat16))).astype(np.float32),
+          [3, np.nan])
+
+
+def test_truncating_integer_division_by_zero_is_an_internal_error():
+    a = tf.constant([7, -7])
+    z = tf.placeholder(tf.int32, [2])
+    for t in (tf.truncatediv(a, z), tf.truncatemod(a, z)):
+        with pytest.raises(tf.errors.InternalError, match="only integer div and mod should"):
+            _run(t, {z: [2, 0]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+        _run(tf.floormod(a, z), {z: [2, 0]})
+
+
+def test_igamma_of_zero_x_is_zero_whatever_a():
+    a = tf.constant([0.0, -0.0, 2.0, np.nan, -1.0])
+    x = tf.constant([0.0, 0.0, 0.0, 0.0, 0.0])
+    _same(_run(tf.math.igamma(a, x)), [0, 0, 0, 0, 0])
+    _same(_run(tf.math.igammac(a, x)), [np.nan, np.nan, 1, np.nan, np.nan])
+
+
+def test_complex_of_parts_that_are_not_float_pairs():
+    for re, im in ((tf.int32, tf.int32), (tf.float32, tf.float64)):
+        with pytest.raises(TypeError, match=f"real and imag have incorrect types: {re.name} "
+                                            f"{im.name}"):
+            tf.complex(tf.constant(1, re), tf.constant(1, im))
+
+
+def test_pow_lists_float_before_half():
+    with pytest.raises(TypeError, match="allowed values: bfloat16, float32, float16, float64, "
+                                        "int32, int64, complex64, complex128"):
+        tf.pow(tf.constant([1], tf.int8), tf.constant([1], tf.int8))
+
+
+def test_euclidean_norm_of_integers_wraps_and_of_one_element_keeps_signs():
+    _same(_run(tf.math.reduce_euclidean_norm(tf.constant([0, 1, -1, 5, -7, 100], tf.int8))), 9)
+    _same(_run(tf.math.reduce_euclidean_norm(tf.constant([[120, 60, 0], [60, 120, 120]], tf.uint8),
+                                        1)), [8, 12])
+    x = tf.constant([[[-2.0, -1.0, 0.0]], [[1.0, 2.0, -2.0]]])
+    _same(_run(tf.math.reduce_euclidean_norm(x, 1)), [[-2, -1, 0], [1, 2, -2]])
+    _same(_run(tf.math.reduce_euclidean_norm(tf.constant([-3]), 0, keepdims=True)), [-3])
+
+
+def test_mean_of_nothing_is_nan_for_half_float_double_only():
+    assert np.isnan(_run(tf.reduce_mean(tf.zeros([0, 3], tf.float16))))
+    _same(_run(tf.reduce_mean(tf.zeros([0, 3], tf.bfloat16), 0)).astype(np.float32), [0, 0, 0])
+    _same(_run(tf.reduce_mean(tf.zeros([2, 0], tf.complex64), -1)), [0, 0])
+    _same(_run(tf.math.reduce_variance(tf.zeros([0], tf.complex128))), 0)
+
+
+def test_reduction_dimension_messages():
+    with pytest.raises(ValueError, match=r"Invalid reduction dimension 3 for input with 2 "
+                                         r"dimensions\. for 'Sum'"):
+        tf.reduce_sum(tf.zeros([2, 3]), 3)
+    with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1 for 'ArgMax'"):
+        tf.argmax(tf.zeros([2, 3]), [])
+
+
+def test_float_to_uint32_goes_through_int64():
+    x = tf.constant([-1.0, -3e9, 3e9, 1e20, np.nan, np.inf, -1.7])
+    _same(_run(tf.cast(x, tf.uint32)),
+          [4294967295, 1294967296, 3000000000, 0, 0, 0, 4294967295])
+    d = tf.constant([-2147483649.0, 2147483648.0, 9.3e18], tf.float64)
+    _same(_run(tf.cast(d, tf.uint32)), [2147483647, 2147483648, 0])
+    _same(_run(tf.saturate_cast(x, tf.uint32)), [0, 0, 3000000000, 0, 0, 0, 0])
+
+
+def test_saturate_cast_to_or_from_bool_or_complex_has_no_range():
+    for src, dst in ((tf.float32, tf.bool), (tf.int32, tf.complex64), (tf.bool, tf.int32)):
+        name = (dst if src.is_floating or src.is_integer else src).name
+        with pytest.raises(TypeError, match=f"Cannot find minimum value of <dtype: '{name}'>"):
+            tf.saturate_cast(tf.zeros([2], src), dst)
+
+
+def test_python_and_numpy_values_that_do_not_fit_the_dtype():
+    for dt in (tf.int8, tf.uint8, tf.int32, tf.int64):
+        with pytest.raises(OverflowError, match="Python int too large to convert to C long"):
+            tf.constant(2 ** 63, dt)
+    assert _run(tf.constant(2 ** 63, tf.uint32)) == 0  # C's unsigned long: it wraps
+    with pytest.raises(OverflowError):
+        tf.constant(2 ** 64, tf.uint32)
+    assert tf.constant(2 ** 63).dtype == tf.uint64
+    for v, shown in ((np.int8(3), "3"), (np.array([1, 2], np.uint32), "1"),
+                     (np.float64(2.5), "2.5")):
+        with pytest.raises(TypeError, match=f"^Expected binary or unicode string, got {shown}$"):
+            tf.constant(v, tf.string)
+    for dt in (tf.float16, tf.float32, tf.complex64, tf.int32):
+        with pytest.raises(TypeError, match=f"Expected {dt.name}, got None of type 'NoneType'"):
+            tf.convert_to_tensor([1, None], dt)
+    with pytest.raises(TypeError, match=r"Failed to convert object of type <class 'list'> to "
+                                        r"Tensor. Contents: \[1, None\]"):
+        tf.constant([1.0, 2.0]) + [1, None]
