@@ -71,3 +71,34 @@ def test_op_error_has_no_args_as_in_tf():
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.run(tf.placeholder(tf.float32, name="p"))
         assert info.value.args == () and "p" in str(info.value)
+
+
+def test_numpy1_names_are_back_for_tf1_programs():
+    # TF 1.x programs ran on NumPy 1.x: its removed names keep their 1.x meaning here
+    assert np.float is float and np.int is int and np.object is object and np.str is str
+    assert np.zeros(2, dtype=np.float).dtype == np.float64
+    assert np.zeros(2, dtype=np.int).dtype == np.dtype(int)
+    assert np.float_ is np.float64 and np.string_ is np.bytes_ and np.bool8 is np.bool_
+    assert np.isnan(np.NaN) and np.Inf == np.inf and np.NINF == -np.inf
+    assert np.asscalar(np.array([3.5])) == 3.5 and np.product([2, 3]) == 6
+    np.testing.assert_array_equal(np.in1d([[1, 2], [3, 2]], [2]), [False, True, False, True])
+    assert np.cast[np.float32]([1, 2]).dtype == np.float32
+    assert np.asfarray([1, 2]).dtype == np.float64 and np.trapz([1, 2, 3]) == 4.0
+    assert np.alltrue([True, True]) and np.sometrue([False, True])
+    # a fetched value used the way such a program does
+    with tf.Session() as sess:
+        v = sess.run(tf.constant([1.5, 2.5]))
+    assert v.astype(np.float).dtype == np.float64 and np.asscalar(v[:1]) == 1.5
+
+
+def test_numpy1_names_can_be_left_out():
+    import os
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, tideflow; "
+            "print(hasattr(np, 'asscalar'), 'float' in vars(np))")
+    env = dict(os.environ, TIDEFLOW_NUMPY_ALIASES="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "False"]

@@ -1,23 +1,8 @@
 """tideflow: stateful dataflow graphs with the TensorFlow 1.x API (``import tideflow as tf``)."""
 
+from tideflow import numpy1 as _numpy1
 
-def _tf1_scalar_printing():
-    """Fetched scalars print as TF 1.x programs show them: ``[1.0, 0.5]``, not NumPy 2's
-    ``[np.float32(1.0), np.float32(0.5)]`` (TF 1.15 ran on NumPy 1.x, and programs print lists
-    of fetched values). Only scalars' repr changes (NumPy's ``legacy='1.25'`` printing), only
-    when the program has not chosen a legacy mode itself; ``TIDEFLOW_NUMPY_PRINTING=numpy``
-    keeps NumPy's own."""
-    import numpy as np
-
-    from tideflow import env
-
-    if env.numpy_printing() == "numpy" or int(np.__version__.split(".")[0]) < 2:
-        return
-    if np.get_printoptions().get("legacy") is False:
-        np.set_printoptions(legacy="1.25")
-
-
-_tf1_scalar_printing()
+_numpy1.install()  # NumPy 1.x's scalar reprs and removed names, as TF 1.x programs expect
 
 from tideflow import compat, initializers, linalg, logging, nn, strings
 from tideflow.framework import dtypes as _dtypes
@@ -764,7 +749,8 @@ _LAZY = {
 
 
 # tideflow's own layers (submodules, not TF API names): kept out of a star import
-_INTERNAL = frozenset({"kernels", "runtime", "protos", "distributed", "env", "ops", "framework"})
+_INTERNAL = frozenset({"kernels", "runtime", "protos", "distributed", "env", "ops", "framework",
+                       "numpy1"})
 
 
 def __getattr__(name):

@@ -10,8 +10,14 @@ def malloc_tuning():
 
 def numpy_printing():
     """TIDEFLOW_NUMPY_PRINTING=numpy keeps NumPy 2's scalar reprs (default "tf1": scalars print
-    as TF 1.x programs show them, see tideflow/__init__.py)."""
+    as TF 1.x programs show them, see tideflow/numpy1.py)."""
     return os.environ.get("TIDEFLOW_NUMPY_PRINTING", "tf1").strip().lower()
+
+
+def numpy_aliases():
+    """TIDEFLOW_NUMPY_ALIASES=0 leaves out the NumPy 1.x names NumPy 2 removed (``np.float``,
+    ``np.asscalar``, ...; default: defined, see tideflow/numpy1.py)."""
+    return os.environ.get("TIDEFLOW_NUMPY_ALIASES", "1").strip().lower() not in ("0", "false", "no")
 
 
 def tf_config():

@@ -1,0 +1,91 @@
+"""NumPy 1.x as TF 1.x programs knew it, on NumPy 2: scalar reprs and the names NumPy 2 removed.
+
+TF 1.15 ran on NumPy 1.x, and its programs print lists of fetched scalars and spell dtypes
+``np.float``, ``np.int``, ``np.float_``, ``np.string_``, constants ``np.NaN``, ``np.Inf`` and
+helpers ``np.asscalar``, ``np.product``, ``np.in1d``. ``import tideflow`` puts these back (only
+names NumPy does not define, each with its NumPy 1.x meaning) and prints scalars as NumPy 1.x did;
+``TIDEFLOW_NUMPY_PRINTING=numpy`` and ``TIDEFLOW_NUMPY_ALIASES=0`` leave NumPy as it is.
+"""
+
+import builtins
+
+import numpy as np
+
+from tideflow import env
+
+
+def _scalar_printing():
+    """Fetched scalars print as ``[1.0, 0.5]``, not NumPy 2's ``[np.float32(1.0), ...]``: only
+    scalars' repr changes (NumPy's ``legacy='1.25'``), only when the program has not chosen a
+    legacy mode itself."""
+    if env.numpy_printing() == "numpy":
+        return
+    if np.get_printoptions().get("legacy") is False:
+        np.set_printoptions(legacy="1.25")
+
+
+def _asscalar(a):
+    return a.item()
+
+
+def _msort(a):
+    return np.sort(a, axis=0)
+
+
+def _in1d(ar1, ar2, assume_unique=False, invert=False):
+    return np.isin(np.asarray(ar1).ravel(), ar2, assume_unique=assume_unique, invert=invert)
+
+
+def _asfarray(a, dtype=np.float64):
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.float64
+    return np.asarray(a, dtype=dtype)
+
+
+class _Cast(dict):
+    """``np.cast[np.float32](x)``: ``x`` as an array of that type."""
+
+    def __missing__(self, key):
+        t = np.dtype(key).type
+
+        def cast(x):
+            return np.asarray(x).astype(t)
+
+        self[key] = cast
+        return cast
+
+
+def _removed_names():
+    return {
+        # the builtin types NumPy 1.x re-exported
+        "float": builtins.float, "int": builtins.int, "object": builtins.object,
+        "str": builtins.str, "unicode": builtins.str, "complex": builtins.complex,
+        # scalar type aliases
+        "float_": np.float64, "complex_": np.complex128, "cfloat": np.complex128,
+        "singlecomplex": np.complex64, "longfloat": np.longdouble,
+        "clongfloat": np.clongdouble, "longcomplex": np.clongdouble,
+        "string_": np.bytes_, "unicode_": np.str_, "str0": np.str_, "bytes0": np.bytes_,
+        "bool8": np.bool_, "object0": np.object_, "void0": np.void,
+        "int0": np.intp, "uint0": np.uintp,
+        # constants
+        "NaN": np.nan, "NAN": np.nan, "Inf": np.inf, "Infinity": np.inf, "PINF": np.inf,
+        "infty": np.inf, "NINF": -np.inf, "PZERO": 0.0, "NZERO": -0.0,
+        # functions
+        "asscalar": _asscalar, "alltrue": np.all, "sometrue": np.any, "product": np.prod,
+        "cumproduct": np.cumprod, "round_": np.round, "msort": _msort, "in1d": _in1d,
+        "asfarray": _asfarray, "trapz": getattr(np, "trapezoid", None), "mat": np.asmatrix,
+        "cast": _Cast(), "typeDict": np.sctypeDict,
+    }
+
+
+def install():
+    """Sets NumPy's 1.x scalar printing and names on NumPy 2 (see the module's docstring)."""
+    if int(np.__version__.split(".")[0]) < 2:
+        return
+    _scalar_printing()
+    if not env.numpy_aliases():
+        return
+    present = vars(np)
+    for name, value in _removed_names().items():
+        if name not in present and value is not None:
+            setattr(np, name, value)
