@@ -97,8 +97,29 @@ def test_numpy1_names_can_be_left_out():
     import sys
 
     code = ("import numpy as np, tideflow; "
-            "print(hasattr(np, 'asscalar'), 'float' in vars(np))")
+            "print(hasattr(np, 'asscalar'), 'float' in vars(np), hasattr(np.ndarray, 'tostring'))")
     env = dict(os.environ, TIDEFLOW_NUMPY_ALIASES="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
-    assert out == ["False", "False"]
+    assert out == ["False", "False", "False"]
+
+
+def test_numpy1_tostring_and_binary_fromstring_for_tfrecord_programs():
+    # TF 1.x's convert_to_records-style programs: features from arr.tostring(), read back
+    # with np.fromstring(bytes, dtype)
+    img = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    raw = img.tostring()
+    assert raw == img.tobytes() and img.tostring(order="F") == img.tobytes(order="F")
+    assert np.float32(1.5).tostring() == np.float32(1.5).tobytes()
+    assert img.ptp() == 11 and list(img.ptp(axis=0)) == [8, 8, 8, 8]
+    back = np.fromstring(raw, dtype=np.uint8)
+    assert back.flags.writeable and list(back) == list(range(12))
+    assert list(np.fromstring(raw, dtype=np.uint8, count=3)) == [0, 1, 2]
+    assert list(np.fromstring("1 2 3", dtype=int, sep=" ")) == [1, 2, 3]  # text mode as before
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "img": tf.train.Feature(bytes_list=tf.train.BytesList(value=[raw]))}))
+    parsed = tf.parse_single_example(ex.SerializeToString(),
+                                     {"img": tf.FixedLenFeature([], tf.string)})
+    with tf.Session() as sess:
+        got = sess.run(tf.decode_raw(parsed["img"], tf.uint8))
+    np.testing.assert_array_equal(got, img.ravel())

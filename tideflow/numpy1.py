@@ -1,9 +1,11 @@
 """NumPy 1.x as TF 1.x programs knew it, on NumPy 2: scalar reprs and the names NumPy 2 removed.
 
 TF 1.15 ran on NumPy 1.x, and its programs print lists of fetched scalars and spell dtypes
-``np.float``, ``np.int``, ``np.float_``, ``np.string_``, constants ``np.NaN``, ``np.Inf`` and
-helpers ``np.asscalar``, ``np.product``, ``np.in1d``. ``import tideflow`` puts these back (only
-names NumPy does not define, each with its NumPy 1.x meaning) and prints scalars as NumPy 1.x did;
+``np.float``, ``np.int``, ``np.float_``, ``np.string_``, constants ``np.NaN``, ``np.Inf``, helpers
+``np.asscalar``, ``np.product``, ``np.in1d``, write TFRecord features with ``array.tostring()``
+and read them back with ``np.fromstring(data, dtype)``. ``import tideflow`` puts these back (only
+names NumPy does not define, each with its NumPy 1.x meaning; ``np.fromstring`` keeps NumPy 2's
+behaviour wherever NumPy 2 gives one) and prints scalars as NumPy 1.x did;
 ``TIDEFLOW_NUMPY_PRINTING=numpy`` and ``TIDEFLOW_NUMPY_ALIASES=0`` leave NumPy as it is.
 """
 
@@ -55,6 +57,37 @@ class _Cast(dict):
         return cast
 
 
+def _fromstring_of(numpy_fromstring):
+    def fromstring(string, dtype=float, count=-1, *, sep="", **kwargs):
+        """NumPy 1.x's binary mode (``sep=''``) too: a copy of the bytes read as ``dtype``."""
+        if sep == "" and not isinstance(string, str) and not kwargs:
+            return np.frombuffer(string, dtype=dtype, count=count).copy()
+        return numpy_fromstring(string, dtype=dtype, count=count, sep=sep, **kwargs)
+
+    fromstring.__wrapped__ = numpy_fromstring
+    return fromstring
+
+
+def _ptp(self, axis=None, out=None, keepdims=False):
+    return np.ptp(self, axis=axis, out=out, keepdims=keepdims)
+
+
+def _add_methods(cls, methods):
+    """Adds the methods ``cls`` lacks to a built-in type's own dict (it refuses setattr): the
+    methods NumPy 2 removed from arrays and scalars. CPython only; elsewhere nothing happens."""
+    import ctypes
+    import gc
+
+    missing = {k: v for k, v in methods.items() if not hasattr(cls, k)}
+    if not missing:
+        return
+    refs = gc.get_referents(cls.__dict__)
+    if len(refs) != 1 or not isinstance(refs[0], dict) or not hasattr(ctypes, "pythonapi"):
+        return
+    refs[0].update(missing)
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
+
+
 def _removed_names():
     return {
         # the builtin types NumPy 1.x re-exported
@@ -89,3 +122,7 @@ def install():
     for name, value in _removed_names().items():
         if name not in present and value is not None:
             setattr(np, name, value)
+    if getattr(np.fromstring, "__wrapped__", None) is None:
+        np.fromstring = _fromstring_of(np.fromstring)
+    _add_methods(np.ndarray, {"tostring": np.ndarray.tobytes, "ptp": _ptp})
+    _add_methods(np.generic, {"tostring": np.generic.tobytes})
