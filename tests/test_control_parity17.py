@@ -130,3 +130,88 @@ def test_case_gradient_keeps_tf_seeds():
     g = tf.gradients(r, x)
     assert _seed2(tf.random_normal([2])) == 85
     assert _run(g) == [3.0]
+
+
+# -- tf.while_loop ----------------------------------------------------------------------------
+
+
+def test_while_loop_condition_errors_are_loop_conds():
+    with pytest.raises(TypeError, match="^Input 'input' of 'LoopCond' Op has type int32 that "
+                                        "does not match expected type of bool.$"):
+        tf.while_loop(lambda i: i, lambda i: i - 1, [tf.constant(3)])
+    with pytest.raises(ValueError, match=r"^Shape must be rank 0 but is rank 1 for "
+                                         r"'while_1/LoopCond' \(op: 'LoopCond'\) with input "
+                                         r"shapes: \[1\]\.$"):
+        tf.while_loop(lambda i: tf.constant([True]), lambda i: i - 1, [tf.constant(3)])
+
+
+def test_while_loop_body_and_invariant_structure_errors_start_with_nests_text():
+    i = tf.constant(0)
+    with pytest.raises(ValueError, match="^The two structures don't have the same nested"):
+        tf.while_loop(lambda i: i < 3, lambda i: (i + 1, i), [i])
+    with pytest.raises(ValueError, match="^The two structures don't have the same nested"):
+        tf.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x), [i, tf.ones([1])],
+                      shape_invariants=[i.get_shape()])
+
+
+def test_while_loop_vars_may_not_be_a_bare_tensor():
+    # TF 1.15 tests `not loop_vars`: a Tensor's truth value raises
+    with pytest.raises(TypeError, match="using a `tf.Tensor` as a Python `bool` is not allowed"):
+        tf.while_loop(lambda i: i < 10, lambda i: i + 1, tf.constant(0))
+
+
+# -- map_fn / scan ----------------------------------------------------------------------------
+
+
+def test_map_fn_and_scan_check_the_elems_rows_agree():
+    x = tf.constant([1.0, 2.0, 3.0])
+    y = tf.constant([1.0, 2.0])
+    with pytest.raises(ValueError, match="^Dimensions 3 and 2 are not compatible$"):
+        tf.map_fn(lambda a: a[0] + a[1], (x, y), dtype=tf.float32)
+    with pytest.raises(ValueError, match="^Dimensions 3 and 2 are not compatible$"):
+        tf.scan(lambda a, b: a + b[0] * b[1], (x, y), initializer=tf.constant(0.0))
+
+
+# -- TensorArray ------------------------------------------------------------------------------
+
+
+def test_tensor_array_op_names_are_tf_1x():
+    ta = tf.TensorArray(tf.float32, size=3)
+    tb = tf.TensorArray(tf.float32, size=3, tensor_array_name="foo")
+    tc = tf.TensorArray(tf.float32, size=3, name="bar")
+    assert [t.flow.op.name for t in (ta, tb, tc)] == ["TensorArray", "TensorArray_1", "bar"]
+    assert ta.flow.op.inputs[1].op.name == "TensorArray/size"
+
+
+def test_tensor_array_without_a_loop_keeps_tf_seeds():
+    tf.set_random_seed(1)
+    ta = tf.TensorArray(tf.float32, size=3)
+    ta = ta.write(0, 1.0)
+    tf.TensorArray(tf.float32, size=3, tensor_array_name="foo")
+    tf.TensorArray(tf.float32, size=3, name="bar")
+    ta.read(0)
+    assert _seed2(tf.random_normal([2])) == 14  # TF 1.15's
+
+
+def test_tensor_array_inconsistent_shape_message():
+    ta = tf.TensorArray(tf.float32, size=2)
+    with pytest.raises(ValueError, match=r"^Inconsistent shapes: saw \(1,\) but expected \(\) $"):
+        ta.write(0, 1.0).write(1, [2.0])
+    ta = tf.TensorArray(tf.float32, size=2, element_shape=[3], infer_shape=False)
+    with pytest.raises(ValueError, match=r"^Inconsistent shapes: saw \(2,\) but expected "
+                                         r"\(3,\) $"):
+        ta.write(0, [1.0, 2.0])
+
+
+def test_tensor_array_grad_is_an_array_of_the_same_size():
+    ta = tf.TensorArray(tf.float32, size=2).unstack([[1.0, 2.0], [3.0, 4.0]])
+    g = ta.grad("src")
+    assert isinstance(g, tf.TensorArray) and g.dtype == tf.float32
+    assert g.element_shape.as_list() == [2]
+    g = g.write(0, [5.0, 6.0]).write(1, [7.0, 8.0])
+    stacked, size = _run([g.stack(), g.size()])
+    assert stacked.tolist() == [[5.0, 6.0], [7.0, 8.0]] and size == 2
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True).write(2, 1.0)
+    g = ta.grad("src").write(0, 1.0).write(1, 2.0).write(2, 3.0)
+    stacked, size = _run([g.stack(), g.size()])
+    assert stacked.tolist() == [1.0, 2.0, 3.0] and size == 3

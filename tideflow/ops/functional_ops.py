@@ -77,6 +77,15 @@ def _check_rank(flat):
         raise ValueError("elements in elems must be 1+ dimensional Tensors, not scalars")
 
 
+def _rows_static(flat):
+    """The static row count of ``flat``'s tensors (TF 1.x checks they agree, after the loop:
+    "Dimensions 3 and 2 are not compatible")."""
+    n = flat[0].get_shape().with_rank_at_least(1)[0]
+    for e in flat[1:]:
+        n = n.merge_with(e.get_shape().with_rank_at_least(1)[0])
+    return n.value
+
+
 def _stacked(graph, tas, n_static):
     first = graph._next_id
     outs = []
@@ -132,7 +141,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         _, res = while_loop(lambda i, _: i < n, compute, (i, accs),
                             parallel_iterations=parallel_iterations, back_prop=back_prop,
                             swap_memory=swap_memory, maximum_iterations=n)
-        n_static = flat[0].get_shape().with_rank_at_least(1)[0].value
+        n_static = _rows_static(flat)
         outs = _stacked(graph, res, n_static)
         return nest.pack_sequence_as(out_struct, outs) if out_seq else outs[0]
 
@@ -209,7 +218,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         _, _, res = while_loop(condition, compute, (initial_i, a_flat, accs),
                                parallel_iterations=parallel_iterations, back_prop=back_prop,
                                swap_memory=swap_memory, maximum_iterations=n)
-        n_static = flat[0].get_shape().with_rank_at_least(1)[0].value
+        n_static = _rows_static(flat)
         outs = _stacked(graph, res, n_static)
         return nest.pack_sequence_as(out_struct, outs) if out_seq else outs[0]
 

@@ -62,6 +62,13 @@ def pay_owed_ids(graph, most):
     return owed
 
 
+def _shape_array(shape):
+    """A static element shape as list ops take it (-1 for an unknown dimension or rank)."""
+    if shape.ndims is None:
+        return np.int32(-1)
+    return np.array([-1 if d is None else d for d in shape.as_list()], np.int32)
+
+
 def _shape_key(shape):
     return None if shape.ndims is None else tuple(shape.as_list())
 
@@ -96,15 +103,18 @@ class TensorArray:
         graph = ops.get_default_graph()
         counted = size is not None and _v1_rules(graph) and (
             isinstance(self, ProgramTensorArray) or not _internal_caller())
-        first, extra = graph._next_id, 0
+        first = graph._next_id
         if size is not None and not self._dynamic_size:
             v = ops.constant_value(size) if isinstance(size, ops.Tensor) else size
             if v is not None:
                 self._static_size = int(v)
         if size is None and not self._dynamic_size:
             raise ValueError("Size must be provided if handle is not provided")
-        with ops.name_scope(name, "TensorArrayV2", [size]) as scope:
-            scope = tensor_array_name or scope
+        # TF 1.x's names: the array op is the scope ("TensorArray", "TensorArray_1", ...),
+        # its size Const "<scope>/size"; tensor_array_name only names the array in messages
+        with ops.name_scope(name, "TensorArray", [size]) as scope:
+            if size is not None and not isinstance(size, ops.Tensor):
+                size = ops.convert_to_tensor(size, dtype=dtypes.int32, name="size")
             if size is None:
                 self._list = list_ops.empty_tensor_list(self._element_shape, self._dtype,
                                                         name=scope)
@@ -115,19 +125,21 @@ class TensorArray:
                         "_tensor_array_shape_consts", {})
                     key = (graph, _shape_key(shape))
                     shape = shapes.get(key, shape)
+                    if not isinstance(shape, ops.Tensor):
+                        with graph.aside_ids():  # (an id of its own: TF makes no such Const)
+                            shape = ops.convert_to_tensor(_shape_array(shape),
+                                                          name="element_shape")
+                        shapes[key] = shape
                 self._list = list_ops.reserve(shape, size, self._dtype, name=scope)
-                if counted and not isinstance(shape, ops.Tensor):
-                    shapes[key] = self._list.op.inputs[0]
-                    extra = 1  # (owed: TF makes no element shape Const)
             op = self._list.op
             if _v1_rules(op.graph):
                 op._set_attr("_tensor_array", [int(self._dynamic_size),
                                                int(self._clear_after_read),
                                                int(bool(infer_shape))])
-                op._set_attr("_tensor_array_name", op.name)
+                op._set_attr("_tensor_array_name", tensor_array_name or op.name)
         if counted:  # TF: the size's Const and the array
             self._counted = (graph, op, {graph: op.inputs[0]})
-            _settle(graph, first, graph._next_id - first - extra)
+            _settle(graph, first, graph._next_id - first)
 
     def _with_list(self, lst, element_shape=None):
         ta = TensorArray.__new__(TensorArray)
@@ -172,19 +184,13 @@ class TensorArray:
         _settle(graph, first, tf_ops)
 
     def _merge_shape(self, shape):
-        if not self._infer_shape:
-            # TF checks a value against the declared element shape even without inference
-            if not shape.is_compatible_with(self._element_shape):
-                raise ValueError(
-                    f"Inconsistent shapes: saw {shape} but expected {self._element_shape}")
-            return self._element_shape
-        try:
-            return self._element_shape.merge_with(shape)
-        except ValueError:
+        # TF checks a value against the element shape, then (inferring) narrows it
+        if not shape.is_compatible_with(self._element_shape):
             raise ValueError(
-                f"Inconsistent shapes: saw {shape} but expected {self._element_shape} "
-                "(and infer_shape=True)"
-            ) from None
+                f"Inconsistent shapes: saw {shape} but expected {self._element_shape} ")
+        if not self._infer_shape:
+            return self._element_shape
+        return self._element_shape.merge_with(shape)
 
     @staticmethod
     def _own(t):
@@ -352,6 +358,17 @@ class TensorArray:
         from tideflow.ops import array_ops
 
         return self._with_list(array_ops.identity(self._list))
+
+    def grad(self, source, flow=None, name=None):
+        """A TensorArray for the gradients of this one's elements (TF's ``TensorArrayGrad``):
+        as many elements, the same dtype and element shape, none written yet. ``source``
+        names the gradient in TF (one array per source); here each call makes a new one."""
+        del source, flow
+        with ops.name_scope(name, "TensorArrayGrad", [self._list]):
+            size = (self._static_size if self._static_size is not None
+                    else list_ops.length(self._list))
+            return TensorArray(self._dtype, size=size, element_shape=self._element_shape,
+                               infer_shape=self._infer_shape)
 
     def close(self, name=None):
         from tideflow.ops import control_flow_ops

@@ -201,8 +201,9 @@ def _flatten_result(flat, result, name):
         detail = str(e)
         if "don't have the same nested structure" not in detail:
             detail = f"The two structures don't have the same nested structure. {detail}"
-        raise ValueError(f"The body of {name} must return the structure of its loop variables: "
-                         f"{detail}") from None
+        # TF 1.x's text is nest's (the body's result against the loop variables)
+        raise ValueError(f"{detail}\n(the body of {name} must return the structure of its "
+                         f"loop variables)") from None
     out = []
     for leaf, kind, x in zip(flat.leaves, flat.kinds, nest.flatten(result)):
         if isinstance(x, tensor_array.TensorArray):
@@ -238,6 +239,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("body must be callable.")
     if parallel_iterations < 1:
         raise TypeError("parallel_iterations must be a positive integer.")
+    if isinstance(loop_vars, ops.Tensor):
+        bool(loop_vars)  # TF 1.x tests "not loop_vars": a Tensor's truth value raises
     if loop_vars is None or (isinstance(loop_vars, (list, tuple)) and not loop_vars):
         raise ValueError("No loop variables provided")
     packed = not isinstance(loop_vars, (list, tuple))
@@ -256,7 +259,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 leaf_invariants = list(
                     inv_struct if len(inv_struct) == len(flat.leaves) else [inv_struct])
             if len(leaf_invariants) != len(flat.leaves):
-                raise ValueError("shape_invariants must have the structure of loop_vars")
+                raise ValueError("The two structures don't have the same nested structure: "
+                                 "shape_invariants must have the structure of loop_vars")
             invariants = flat.invariants(leaf_invariants)
         else:
             invariants = flat.default_invariants()
@@ -311,12 +315,16 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 below = math_ops.less(args[0], max_iter)
             c = cond(*flat.pack(args[start:]))
             c = ops.convert_to_tensor(c)
+            # TF 1.x's LoopCond op checks the condition
             if c.dtype.base_dtype != dtypes.bool:
-                raise TypeError(f"The condition of a while_loop must be a bool tensor, got "
-                                f"{c.dtype.base_dtype.name}")
+                raise TypeError(f"Input 'input' of 'LoopCond' Op has type "
+                                f"{c.dtype.base_dtype.name} that does not match expected type "
+                                f"of bool.")
             if c.get_shape().ndims not in (None, 0):
-                raise ValueError(f"The condition of a while_loop must be a scalar, got shape "
-                                 f"{c.get_shape()}")
+                dims = ",".join("?" if d is None else str(d) for d in c.get_shape().as_list())
+                raise ValueError(f"Shape must be rank 0 but is rank {c.get_shape().ndims} for "
+                                 f"'{scope}LoopCond' (op: 'LoopCond') with input shapes: "
+                                 f"[{dims}].")
             if max_iter is not None:
                 from tideflow.ops import math_ops
 
