@@ -85,6 +85,7 @@ def test_numpy1_names_are_back_for_tf1_programs():
     assert np.cast[np.float32]([1, 2]).dtype == np.float32
     assert np.asfarray([1, 2]).dtype == np.float64 and np.trapz([1, 2, 3]) == 4.0
     assert np.alltrue([True, True]) and np.sometrue([False, True])
+    assert np.math.sqrt(4.0) == 2.0
     # a fetched value used the way such a program does
     with tf.Session() as sess:
         v = sess.run(tf.constant([1.5, 2.5]))

@@ -10,6 +10,8 @@ behaviour wherever NumPy 2 gives one) and prints scalars as NumPy 1.x did;
 """
 
 import builtins
+import math
+import warnings
 
 import numpy as np
 
@@ -108,6 +110,8 @@ def _removed_names():
         "cumproduct": np.cumprod, "round_": np.round, "msort": _msort, "in1d": _in1d,
         "asfarray": _asfarray, "trapz": getattr(np, "trapezoid", None), "mat": np.asmatrix,
         "cast": _Cast(), "typeDict": np.sctypeDict,
+        # the standard modules NumPy 1.x re-exported
+        "math": math, "warnings": warnings,
     }
 
 
