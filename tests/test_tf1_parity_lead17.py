@@ -98,11 +98,12 @@ def test_numpy1_names_can_be_left_out():
     import sys
 
     code = ("import numpy as np, tideflow; "
-            "print(hasattr(np, 'asscalar'), 'float' in vars(np), hasattr(np.ndarray, 'tostring'))")
-    env = dict(os.environ, TIDEFLOW_NUMPY_ALIASES="0")
+            "import time; print(hasattr(np, 'asscalar'), 'float' in vars(np), "
+            "hasattr(np.ndarray, 'tostring'), hasattr(time, 'clock'))")
+    env = dict(os.environ, TIDEFLOW_LEGACY_NAMES="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
-    assert out == ["False", "False", "False"]
+    assert out == ["False", "False", "False", "False"]
 
 
 def test_numpy1_tostring_and_binary_fromstring_for_tfrecord_programs():
@@ -124,3 +125,27 @@ def test_numpy1_tostring_and_binary_fromstring_for_tfrecord_programs():
     with tf.Session() as sess:
         got = sess.run(tf.decode_raw(parsed["img"], tf.uint8))
     np.testing.assert_array_equal(got, img.ravel())
+
+
+def test_python37_names_are_back_for_tf1_programs():
+    # TF 1.15 ran on Python 3.5-3.7; its programs time steps with time.clock and test
+    # collections.Iterable
+    import base64
+    import collections
+    import fractions
+    import inspect
+    import threading
+    import time
+
+    t0 = time.clock()
+    assert time.clock() >= t0
+    assert isinstance([1], collections.Iterable) and issubclass(dict, collections.Mapping)
+    assert not isinstance(3, collections.Sequence) and collections.Callable is not None
+    t = threading.Thread(target=lambda: None)
+    assert t.isAlive() is False
+    spec = inspect.getargspec(lambda a, b=2, *c, **d: None)
+    assert (spec.args, spec.varargs, spec.keywords, spec.defaults) == (["a", "b"], "c", "d", (2,))
+    with pytest.raises(ValueError):
+        inspect.getargspec(lambda *, k: None)
+    assert base64.decodestring(base64.encodestring(b"ab")) == b"ab"
+    assert fractions.gcd(12, 18) == 6

@@ -1,8 +1,8 @@
 """tideflow: stateful dataflow graphs with the TensorFlow 1.x API (``import tideflow as tf``)."""
 
-from tideflow import numpy1 as _numpy1
+from tideflow import legacy_names as _legacy_names
 
-_numpy1.install()  # NumPy 1.x's scalar reprs and removed names, as TF 1.x programs expect
+_legacy_names.install()  # NumPy 1.x's scalar reprs, names NumPy 2 and Python 3.8+ removed
 
 from tideflow import compat, initializers, linalg, logging, nn, strings
 from tideflow.framework import dtypes as _dtypes
@@ -750,7 +750,7 @@ _LAZY = {
 
 # tideflow's own layers (submodules, not TF API names): kept out of a star import
 _INTERNAL = frozenset({"kernels", "runtime", "protos", "distributed", "env", "ops", "framework",
-                       "numpy1"})
+                       "legacy_names"})
 
 
 def __getattr__(name):

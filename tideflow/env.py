@@ -10,14 +10,14 @@ def malloc_tuning():
 
 def numpy_printing():
     """TIDEFLOW_NUMPY_PRINTING=numpy keeps NumPy 2's scalar reprs (default "tf1": scalars print
-    as TF 1.x programs show them, see tideflow/numpy1.py)."""
+    as TF 1.x programs show them, see tideflow/legacy_names.py)."""
     return os.environ.get("TIDEFLOW_NUMPY_PRINTING", "tf1").strip().lower()
 
 
-def numpy_aliases():
-    """TIDEFLOW_NUMPY_ALIASES=0 leaves out the NumPy 1.x names NumPy 2 removed (``np.float``,
-    ``np.asscalar``, ...; default: defined, see tideflow/numpy1.py)."""
-    return os.environ.get("TIDEFLOW_NUMPY_ALIASES", "1").strip().lower() not in ("0", "false", "no")
+def legacy_names():
+    """TIDEFLOW_LEGACY_NAMES=0 leaves out the NumPy 1.x and Python 3.7 names later versions
+    removed (``np.float``, ``time.clock``, ...; default: defined, see tideflow/legacy_names.py)."""
+    return os.environ.get("TIDEFLOW_LEGACY_NAMES", "1").strip().lower() not in ("0", "false", "no")
 
 
 def tf_config():

@@ -1,15 +1,20 @@
-"""NumPy 1.x as TF 1.x programs knew it, on NumPy 2: scalar reprs and the names NumPy 2 removed.
+"""NumPy 1.x and Python 3.7 as TF 1.x programs knew them: the names NumPy 2 and Python 3.8-3.11
+removed, and NumPy 1.x's scalar reprs.
 
 TF 1.15 ran on NumPy 1.x, and its programs print lists of fetched scalars and spell dtypes
 ``np.float``, ``np.int``, ``np.float_``, ``np.string_``, constants ``np.NaN``, ``np.Inf``, helpers
 ``np.asscalar``, ``np.product``, ``np.in1d``, write TFRecord features with ``array.tostring()``
 and read them back with ``np.fromstring(data, dtype)``. ``import tideflow`` puts these back (only
 names NumPy does not define, each with its NumPy 1.x meaning; ``np.fromstring`` keeps NumPy 2's
-behaviour wherever NumPy 2 gives one) and prints scalars as NumPy 1.x did;
-``TIDEFLOW_NUMPY_PRINTING=numpy`` and ``TIDEFLOW_NUMPY_ALIASES=0`` leave NumPy as it is.
+behaviour wherever NumPy 2 gives one) and prints scalars as NumPy 1.x did. TF 1.15 ran on
+Python 3.5-3.7 too, whose ``time.clock``, ``collections.Iterable`` (and the other ABCs),
+``Thread.isAlive``, ``inspect.getargspec``, ``base64.encodestring`` and ``fractions.gcd`` later
+versions removed: put back the same way. ``TIDEFLOW_NUMPY_PRINTING=numpy`` keeps NumPy's
+printing and ``TIDEFLOW_LEGACY_NAMES=0`` leaves every name out.
 """
 
 import builtins
+import collections
 import math
 import warnings
 
@@ -115,12 +120,54 @@ def _removed_names():
     }
 
 
+_ArgSpec = collections.namedtuple("ArgSpec", "args varargs keywords defaults")
+
+
+def _getargspec(func):
+    """Python 3.7's ``inspect.getargspec``: refuses keyword-only arguments and annotations."""
+    import inspect
+
+    spec = inspect.getfullargspec(func)
+    if spec.kwonlyargs or spec.annotations:
+        raise ValueError("Function has keyword-only parameters or annotations, use "
+                         "inspect.signature() API which can support them")
+    return _ArgSpec(spec.args, spec.varargs, spec.varkw, spec.defaults)
+
+
+def _python_names():
+    """(module, name, value) of what Python 3.8-3.11 removed and TF 1.x programs still call."""
+    import base64
+    import collections.abc
+    import fractions
+    import inspect
+    import threading
+    import time
+
+    out = [(time, "clock", time.perf_counter),
+           (threading.Thread, "isAlive", threading.Thread.is_alive),
+           (inspect, "getargspec", _getargspec),
+           (base64, "encodestring", base64.encodebytes),
+           (base64, "decodestring", base64.decodebytes),
+           (fractions, "gcd", math.gcd)]
+    out += [(collections, name, getattr(collections.abc, name))
+            for name in collections.abc.__all__ if not name.startswith("_")]
+    return out
+
+
+def _python_legacy():
+    for owner, name, value in _python_names():
+        if name not in vars(owner):
+            setattr(owner, name, value)
+
+
 def install():
-    """Sets NumPy's 1.x scalar printing and names on NumPy 2 (see the module's docstring)."""
+    """NumPy 1.x's scalar printing and the removed names (see the module's docstring)."""
+    if env.legacy_names():
+        _python_legacy()
     if int(np.__version__.split(".")[0]) < 2:
         return
     _scalar_printing()
-    if not env.numpy_aliases():
+    if not env.legacy_names():
         return
     present = vars(np)
     for name, value in _removed_names().items():
