@@ -1,6 +1,7 @@
 """Differential parity of TF 0.8-1.4-era programs with TF 1.15 (seventeenth session): the names,
 values and errors such programs print, as TF 1.15 printed them (literals below are TF's)."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -96,3 +97,60 @@ def test_attention_cell_wrapper_concatenates_along_a_const_of_its_own():
                        "att/att/attention_cell_wrapper/Const",
                        "att/att/attention_cell_wrapper/concat",
                        "att/att/attention_cell_wrapper/gru_cell/concat/axis"]
+
+
+def test_embedding_attention_seq2seq_op_names_and_devices():
+    enc = [tf.placeholder(tf.int32, [None], name=f"e{i}") for i in range(2)]
+    dec = [tf.placeholder(tf.int32, [None], name=f"d{i}") for i in range(2)]
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(4)])
+    outs, _ = tf.contrib.legacy_seq2seq.embedding_attention_seq2seq(enc, dec, cell, 5, 6, 3)
+    g = tf.get_default_graph()
+    names = [o.name for o in g.get_operations()]
+    assert len(names) == 339
+    pre = "embedding_attention_seq2seq/embedding_attention_decoder/attention_decoder/"
+    assert [n[len(pre):] for n in names if n.startswith(pre) and (
+        "Initializer/Const" in n
+        or n.endswith(("attention_decoder/Const", "/cell_0/gru_cell/MatMul")))] == [
+        "bias/Initializer/Const", "Const",
+        "output_projection_wrapper/multi_rnn_cell/cell_0/gru_cell/gates/bias/Initializer/Const",
+        ("attention_decoder_1/output_projection_wrapper/output_projection_wrapper/"
+         "multi_rnn_cell/cell_0/gru_cell/MatMul"),
+        "output_projection_wrapper/bias/Initializer/Const", "Attention_0/bias/Initializer/Const",
+        "AttnOutputProjection/bias/Initializer/Const"]
+    # the embedding wrapper's lookup and the wrapped cell (its variables too) sit on the CPU
+    assert {v.device for v in tf.global_variables() if "embedding_wrapper" in v.name} == {
+        "/device:CPU:0"}
+    tf.contrib.legacy_seq2seq.sequence_loss_by_example(
+        outs, dec, [tf.ones([2])] * 2,
+        softmax_loss_function=lambda labels, logits:
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    # a given loss function takes the targets unflattened (no Reshape)
+    assert [o.type for o in g.get_operations() if o.name.startswith(
+        "sequence_loss_by_example/")] == [
+        "Shape", "SparseSoftmaxCrossEntropyWithLogits", "Mul", "Shape",
+        "SparseSoftmaxCrossEntropyWithLogits", "Mul", "AddN", "AddN", "Const", "AddV2",
+        "RealDiv"]
+
+
+def test_0x_translate_model_shares_one_cell_across_buckets():
+    # TF 0.12's seq2seq_model.py: one cell object built outside seq2seq_f, used by every
+    # bucket (0.x cells held no variables). The buckets share the encoder's and decoder's
+    # variables by name, as with a cell made per bucket in TF 1.15.
+    buckets = [(2, 2), (3, 3)]
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(4), tf.nn.rnn_cell.GRUCell(4)])
+    enc = [tf.placeholder(tf.int32, [None]) for _ in range(3)]
+    dec = [tf.placeholder(tf.int32, [None]) for _ in range(4)]
+    wts = [tf.ones([2]) for _ in range(4)]
+    _, losses = tf.nn.seq2seq.model_with_buckets(
+        enc, dec, dec[1:], wts, buckets,
+        lambda x, y: tf.nn.seq2seq.embedding_attention_seq2seq(x, y, cell, 5, 6, 3))
+    names = sorted(v.name for v in tf.trainable_variables())
+    assert len(names) == 28 and len(losses) == 2  # (TF 1.15 with a cell made per bucket)
+    assert "embedding_attention_seq2seq/rnn/embedding_wrapper/multi_rnn_cell/cell_1/gru_cell/" \
+           "gates/kernel:0" in names
+    rng = np.random.RandomState(0)
+    feed = {p: rng.randint(0, 5, 2) for p in enc + dec}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(losses, feed)
+    assert np.all(np.isfinite(got))

@@ -16,6 +16,61 @@ __all__ = ["attention_decoder", "basic_rnn_seq2seq", "embedding_attention_decode
            "rnn_decoder", "tied_rnn_seq2seq"]
 
 
+def _copy_cell(cell):
+    """``copy.deepcopy(cell)``: the encoder's copy of the decoder's cell, as TF 1.x takes it.
+    A cell already called (a 0.x program's one cell shared by its buckets: 0.x's cells held
+    no variables and were never copied) is copied unbuilt, so the copy makes, or under reuse
+    finds, its variables by name where it runs, as 0.x's encoder did."""
+    if not _was_called(cell, set()):
+        return copy.deepcopy(cell)
+    return _unbuilt_copy(cell, {})
+
+
+def _cell_parts(obj):
+    from tideflow.ops.layers_base import Layer
+
+    for key, value in vars(obj).items():
+        if isinstance(value, Layer) or (isinstance(value, (list, tuple)) and value and all(
+                isinstance(c, Layer) for c in value)):
+            yield key, value
+
+
+def _was_called(obj, seen):
+    if id(obj) in seen:
+        return False
+    seen.add(id(obj))
+    if getattr(obj, "built", False) or getattr(obj, "_called", False):
+        return True
+    return any(_was_called(c, seen) for _, v in _cell_parts(obj)
+               for c in (v if isinstance(v, (list, tuple)) else [v]))
+
+
+def _unbuilt_copy(obj, memo):
+    from tideflow.ops import variables
+
+    if id(obj) in memo:
+        return memo[id(obj)]
+    new = copy.copy(obj)
+    memo[id(obj)] = new
+    state = vars(new)
+    for key in [k for k, v in state.items() if isinstance(v, variables.Variable)]:
+        del state[key]  # (the weights a cell keeps from its build are made anew)
+    for key in ("_trainable_weights", "_non_trainable_weights", "_losses", "_updates",
+                "_call_inputs"):
+        if key in state:
+            state[key] = []
+    state.pop("_built_depths", None)
+    new.built = False
+    new._called = False
+    new._scope = None
+    new._current_scope = None
+    new._graph = None
+    for key, value in list(_cell_parts(new)):
+        state[key] = (type(value)(_unbuilt_copy(c, memo) for c in value)
+                      if isinstance(value, (list, tuple)) else _unbuilt_copy(value, memo))
+    return new
+
+
 def rnn_decoder(decoder_inputs, initial_state, cell, loop_function=None, scope=None):
     """Runs ``cell`` over ``decoder_inputs`` from ``initial_state``; returns (outputs, state).
 
@@ -41,7 +96,7 @@ def rnn_decoder(decoder_inputs, initial_state, cell, loop_function=None, scope=N
 def basic_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, dtype=dtypes.float32, scope=None):
     """Encodes with a copy of ``cell``, decodes from its final state with ``cell``."""
     with variable_scope.variable_scope(scope or "basic_rnn_seq2seq"):
-        enc_cell = copy.deepcopy(cell)
+        enc_cell = _copy_cell(cell)
         _, enc_state = rnn.static_rnn(enc_cell, encoder_inputs, dtype=dtype)
         return rnn_decoder(decoder_inputs, enc_state, cell)
 
@@ -107,7 +162,7 @@ def embedding_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, num_encoder_symb
             vs.set_dtype(dtype)
         else:
             dtype = vs.dtype
-        encoder_cell = EmbeddingWrapper(copy.deepcopy(cell),
+        encoder_cell = EmbeddingWrapper(_copy_cell(cell),
                                         embedding_classes=num_encoder_symbols,
                                         embedding_size=embedding_size)
         _, encoder_state = rnn.static_rnn(encoder_cell, encoder_inputs, dtype=dtype)
@@ -274,10 +329,19 @@ def _linear(args, output_size, dtype):
     import tideflow as tf_api
 
     total = sum(a.get_shape()[1].value for a in args)
-    kernel = variable_scope.get_variable("kernel", [total, output_size], dtype=dtype)
-    bias = variable_scope.get_variable("bias", [output_size], dtype=dtype,
-                                       initializer=tf_api.zeros_initializer())
-    x = args[0] if len(args) == 1 else tf_api.concat(args, 1)
+    # TF re-enters the current variable scope for the kernel and again for the bias (each
+    # opening a name scope of its own, which later names count past), the bias unpartitioned
+    with variable_scope.variable_scope(variable_scope.get_variable_scope()) as outer:
+        kernel = variable_scope.get_variable("kernel", [total, output_size], dtype=dtype)
+        with variable_scope.variable_scope(outer) as inner:
+            inner.set_partitioner(None)
+            bias = variable_scope.get_variable(
+                "bias", [output_size], dtype=dtype,
+                initializer=tf_api.constant_initializer(0.0, dtype=dtype))
+    if len(args) == 1:
+        x = args[0]
+    else:  # along a Const of its own, named "Const"
+        x = tf_api.concat(args, tf_api.constant(1, dtype=dtypes.int32))
     return tf_api.nn.bias_add(tf_api.matmul(x, kernel), bias)
 
 
@@ -404,7 +468,7 @@ def embedding_attention_seq2seq(encoder_inputs, decoder_inputs, cell, num_encode
     with variable_scope.variable_scope(scope or "embedding_attention_seq2seq",
                                        dtype=dtype) as vs:
         dtype = vs.dtype
-        encoder_cell = EmbeddingWrapper(copy.deepcopy(cell),
+        encoder_cell = EmbeddingWrapper(_copy_cell(cell),
                                         embedding_classes=num_encoder_symbols,
                                         embedding_size=embedding_size)
         encoder_outputs, encoder_state = rnn.static_rnn(encoder_cell, encoder_inputs,

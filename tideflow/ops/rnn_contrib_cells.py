@@ -452,14 +452,17 @@ class EmbeddingWrapper(_OwnScopeWrapper):
         init = self._initializer or vs.get_variable_scope().initializer
         if init is None:
             init = init_ops.random_uniform_initializer(-3 ** 0.5, 3 ** 0.5)
-        self._embedding = self.add_weight("embedding", shape=[self._classes, self._size],
-                                          initializer=init)
+        with ops.device("/cpu:0"):
+            self._embedding = self.add_weight("embedding", shape=[self._classes, self._size],
+                                              initializer=init)
         self.built = True
 
     def call(self, inputs, state):
-        ids = array_ops.reshape(inputs, [-1])
-        embedded = embedding_ops.embedding_lookup(self._embedding, ids)
-        return self._cell(embedded, state)
+        # TF runs the lookup and the wrapped cell (its variables too) on the CPU
+        with ops.device("/cpu:0"):
+            ids = array_ops.reshape(inputs, [-1])
+            embedded = embedding_ops.embedding_lookup(self._embedding, ids)
+            return self._cell(embedded, state)
 
 
 class CudnnCompatibleLSTMCell(LSTMBlockCell):

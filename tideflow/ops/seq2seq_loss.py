@@ -121,7 +121,9 @@ def sequence_loss_by_example(logits, targets, weights, average_across_timesteps=
         raise ValueError("Lengths of logits, weights, and targets must be the same "
                          f"{len(logits)}, {len(weights)}, {len(targets)}.")
     with ops.name_scope(name, "sequence_loss_by_example", [*logits, *targets, *weights]):
-        terms = [_xent(array_ops.reshape(t, [-1]), lg, softmax_loss_function) * w
+        # (a given softmax_loss_function takes the targets as they are, not flattened)
+        terms = [_xent(t if softmax_loss_function else array_ops.reshape(t, [-1]), lg,
+                       softmax_loss_function) * w
                  for lg, t, w in zip(logits, targets, weights, strict=True)]
         log_perps = math_ops.add_n(terms)
         if average_across_timesteps:
