@@ -154,3 +154,19 @@ def test_0x_translate_model_shares_one_cell_across_buckets():
         sess.run(tf.global_variables_initializer())
         got = sess.run(losses, feed)
     assert np.all(np.isfinite(got))
+
+
+def test_contrib_unit_norm_tiles_and_divides_as_tf():
+    x = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 5)
+    rows = {0: [0.9806, 0.9701, 0.9594, 0.9487], 1: [0.7547, 0.7428, 0.7322, 0.7229],
+            2: [0.4535, 0.4837, 0.514, 0.5442]}  # TF 1.15's [1, 2] rows
+    outs = [tf.contrib.layers.unit_norm(x, d) for d in rows]
+    assert [u.name for u in outs] == ["UnitNorm/div:0", "UnitNorm_1/div:0", "UnitNorm_2/div:0"]
+    for d in (-1, 3):
+        with pytest.raises(ValueError, match="dim must be positive but smaller than the input"):
+            tf.contrib.layers.unit_norm(x, d)
+    assert len(tf.get_default_graph().get_operations()) == 59
+    with tf.Session() as sess:
+        got = sess.run(outs)
+    for d, want in rows.items():
+        np.testing.assert_allclose(got[d][1, 2], want, atol=1e-4)

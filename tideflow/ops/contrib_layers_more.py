@@ -212,15 +212,25 @@ def stack(inputs, layer, stack_args, **kwargs):
 def unit_norm(inputs, dim, epsilon=1e-7, scope=None):
     """``inputs / sqrt(epsilon + sum(inputs ** 2, dim))``: unit length along ``dim``."""
     with vs.variable_scope(scope, "UnitNorm", [inputs]):
+        from tideflow.ops import fill_ops, math_ops, pad_ops, slicing_ops
+
         inputs = ops.convert_to_tensor(inputs)
         rank = inputs.get_shape().ndims
         if rank is None:
             raise ValueError("The input rank must be known.")
-        if not -rank <= dim < rank:
-            raise ValueError(f"dim must be in [{-rank}, {rank}), got {dim}.")
+        if dim < 0 or dim >= rank:
+            raise ValueError("dim must be positive but smaller than the input rank.")
         lengths = unary_ops.sqrt(epsilon + reduction_ops.reduce_sum(unary_ops.square(inputs), dim,
                                                                     keepdims=True))
-        return inputs / lengths
+        # TF 1.15's ops: the lengths tiled back to the inputs' shape, then divided
+        multiples = []
+        if dim > 0:
+            multiples.append(fill_ops.ones([dim], dtypes.int32))
+        multiples.append(slicing_ops.strided_slice(array_ops.shape(inputs), [dim], [dim + 1]))
+        if dim < rank - 1:
+            multiples.append(fill_ops.ones([rank - 1 - dim], dtypes.int32))
+        multiples = concat_ops.concat(multiples, 0)
+        return math_ops.div(inputs, pad_ops.tile(lengths, multiples))
 
 
 def softmax(logits, scope=None):
