@@ -77,3 +77,63 @@ def test_resource_variable_def_says_is_resource_and_round_trips():
          "Identity:0"),
         ("<tf.Variable 'r:0' shape=(1,) dtype=float32_ref>", tf.float32_ref, "r/read:0",
          "read_1:0")]
+
+
+def test_resource_sparse_read_is_a_named_gather_then_identity():
+    v = tf.get_variable("v", initializer=np.arange(12.0, dtype=np.float32).reshape(4, 3),
+                        use_resource=True)
+    s = v.sparse_read([0, 2])
+    assert (s.name, s.op.type, s.shape.as_list()) == ("Identity:0", "Identity", [2, 3])
+    assert s.op.inputs[0].op.name == "Gather"
+    assert v.sparse_read([0, 2], name="foo").op.inputs[0].op.name == "foo"
+    assert tf.gather(v, [1]).name == "Identity_2:0"
+    assert tf.nn.embedding_lookup(v, [3]).name == "embedding_lookup/Identity_1:0"
+    r = tf.gather(tf.Variable([[1.0]], name="r"), [0])  # a ref variable: TF's GatherV2
+    assert (r.name, r.op.inputs[0].name) == ("GatherV2:0", "r/read:0")
+    loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(v, [0, 2, 0])))
+    g = tf.gradients(loss, v)[0]
+    assert type(g).__name__ == "IndexedSlices"
+    train = tf.train.AdamOptimizer(0.1).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train)
+        np.testing.assert_allclose(sess.run(v), [  # TF 1.15's
+            [0.0, 0.7015873, 1.7006245], [3.0, 4.0, 5.0], [5.7001758, 6.7001491, 7.7001290],
+            [9.0, 10.0, 11.0]], rtol=1e-6, atol=1e-6)
+
+
+def test_template_names_the_new_trainable_variables():
+    t = tf.make_template("t3", lambda x: x * tf.Variable(1.0, name="direct"))
+    assert t(1.0).name == "t3/mul:0"
+    with pytest.raises(ValueError) as e:
+        t(1.0)
+    assert str(e.value) == (
+        "Trainable variable created when calling a template after the first time, perhaps you "
+        "used tf.Variable when you meant tf.get_variable: [<tf.Variable 't3_1/direct:0' "
+        "shape=() dtype=float32_ref>]")
+
+
+def test_cast_returns_a_resource_variable_of_that_dtype_itself():
+    r = tf.get_variable("r", [2], use_resource=True)
+    assert tf.cast(r, tf.float32) is r
+    assert tf.cast(r, tf.float64).name == "Cast:0"
+    v = tf.Variable([1.0], name="v")
+    assert tf.cast(v, tf.float32).name == "v/read:0"
+
+
+def test_sparse_adam_on_a_resource_variable_builds_tf_ops():
+    v = tf.get_variable("v", [10, 3], use_resource=True)
+    loss = tf.reduce_sum(tf.nn.embedding_lookup(v, [1, 2]))
+    tf.train.AdamOptimizer().minimize(loss)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert len(names) == 111  # TF 1.15's
+    grad = [n for n in names if n.startswith("gradients/embedding_lookup_grad/")]
+    assert grad[:2] == ["gradients/embedding_lookup_grad/Const",
+                        "gradients/embedding_lookup_grad/Size"]
+    update = [n[len("Adam/update_v/"):] for n in names if n.startswith("Adam/update_v/")]
+    assert update[update.index("mul_2"):] == [  # TF 1.15's (Resource* ops under our types)
+        "mul_2", "AssignVariableOp", "ReadVariableOp_3", "ScatterAdd", "ReadVariableOp_4",
+        "mul_3", "sub_3/x", "sub_3", "mul_4", "ReadVariableOp_5", "mul_5", "AssignVariableOp_1",
+        "ReadVariableOp_6", "ScatterAdd_1", "ReadVariableOp_7", "Sqrt_1", "mul_6", "add",
+        "truediv_1", "AssignSubVariableOp", "ReadVariableOp_8", "group_deps"]

@@ -70,6 +70,8 @@ def cast(x, dtype, name=None):
     base = dtypes.as_dtype(dtype).base_dtype
     if isinstance(x, ops.Tensor) and x.dtype.base_dtype == base:
         return x
+    if getattr(x, "_resource", False) is True and hasattr(x, "_ref") and x.dtype == base:
+        return x  # as TF 1.15: a resource variable of that dtype is returned itself (unread)
     with ops.name_scope(name, "Cast", [x]) as scope:
         if isinstance(x, sparse_tensor.SparseTensor):
             # as TF: the values are cast, indices and dense shape pass through

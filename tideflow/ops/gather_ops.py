@@ -9,6 +9,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.indexed_slices import IndexedSlices
+from tideflow.framework.resource_import import is_resource
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import array_ops, constant_op
 from tideflow.ops.array_ops import (
@@ -83,11 +84,21 @@ def _rows_grad(params, indices, grad, v2=False):
     built from TF 1.15's ops (GatherV2's takes the params' shape as int64, then casts it)."""
     from tideflow.ops import cast_ops, concat_ops
 
-    with ops.colocate_with(params):
-        if v2:
-            params_shape = cast_ops.cast(shape(params, out_type=dtypes.int64), dtypes.int32)
+    if not v2 and params._op._type == "VariableV2" and is_resource(params._op):
+        # a resource variable's sparse_read (TF's ResourceGather): its static shape as a
+        # Const when known (TF's variable_shape), no colocation
+        known = params.get_shape()
+        if known.is_fully_defined():
+            params_shape = constant_op.constant(known.as_list(), dtypes.int32)
         else:
             params_shape = shape(params)
+    else:
+        with ops.colocate_with(params):
+            if v2:
+                params_shape = cast_ops.cast(shape(params, out_type=dtypes.int64),
+                                             dtypes.int32)
+            else:
+                params_shape = shape(params)
     size = array_ops.expand_dims(array_ops.size(indices), 0)
     values_shape = concat_ops.concat([size, params_shape[1:]], 0)
     values = reshape(dense(grad), values_shape)

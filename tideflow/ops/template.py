@@ -33,13 +33,13 @@ class Template:
         trainable_at_start = len(ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES))
         result = self._func(*args, **kwargs)
         if self._variables_created:
-            trainable_now = len(ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES))
-            if trainable_now != trainable_at_start:
+            trainable_now = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+            if len(trainable_now) != trainable_at_start:
+                # TF 1.15's words: the list of the new variables
                 raise ValueError(
                     f"Trainable variable created when calling a template after the first time, "
-                    f"perhaps you used tf.Variable when you meant tf.get_variable: template "
-                    f"{self._name!r} went from {trainable_at_start} to {trainable_now} "
-                    f"trainable variables")
+                    f"perhaps you used tf.Variable when you meant tf.get_variable: "
+                    f"{trainable_now[trainable_at_start:]}")
         self._variables_created = True
         return result
 

@@ -675,6 +675,15 @@ class Variable(metaclass=_VariableMeta):
         whose gradient is IndexedSlices)."""
         from tideflow.ops import gather_ops
 
+        if getattr(self, "_resource", False):
+            # TF 1.15's two ops: a gather of the variable itself named "Gather" (or ``name``),
+            # then an Identity of it
+            g = ops.get_default_graph()
+            # (in a cond branch or loop body, the read made outside, as ``value``)
+            params = self.value() if g.building_function else self._variable
+            with ops.name_scope("Gather" if name is None else name) as scope:
+                value = ops.apply_op("Gather", [params, indices], name=scope)._outputs[0]
+            return array_ops.identity(value)
         return gather_ops.gather(self._snapshot, indices, name=name)
 
     def count_up_to(self, limit):

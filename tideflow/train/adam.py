@@ -99,13 +99,19 @@ class AdamOptimizer(Optimizer):
         return control_flow_ops.group(var_update, m_t, v_t)
 
     def _apply_sparse(self, grad, var):
+        if getattr(var, "_resource", False) is True:
+            # TF 1.15's resource form: each scatter then a read of the moment (one op more)
+            return self._apply_sparse_shared(grad.values, var, grad.indices,
+                                             self._resource_scatter_add)
         return self._apply_sparse_shared(
             grad.values, var, grad.indices,
             lambda x, i, v: state_ops.scatter_add(x, i, v, use_locking=self._use_locking))
 
     def _resource_scatter_add(self, x, i, v):
         with ops.control_dependencies([state_ops.scatter_add(x, i, v)]):
-            return x.read_value()
+            if getattr(x, "_resource", False) is True:
+                return x.value()  # a fresh read after the scatter (TF's one ReadVariableOp)
+            return x.read_value()  # (a ref variable's value() is the step's snapshot)
 
     def _finish(self, update_ops, name_scope):
         # the beta powers advance once per step, after every variable's update
