@@ -110,3 +110,93 @@ def test_numpy_bool_scalar_is_not_a_mask():
         t[np.bool_(True)]
     with pytest.raises(ValueError, match=r"^mask cannot be scalar\.$"):
         t[True]
+
+
+def test_bool_and_16_bit_constants_list_their_values():
+    # TF 1.15's make_tensor_proto writes these types to their value fields, never as content
+    b = tf.constant([True, False]).op.get_attr("value")
+    assert list(b.bool_val) == [True, False] and not b.tensor_content
+    h = tf.constant(np.array([1.0, 2.0], np.float16)).op.get_attr("value")
+    assert list(h.half_val) == [15360, 16384] and not h.tensor_content
+    u = tf.constant(np.array([1, 2], np.uint16)).op.get_attr("value")
+    assert list(u.int_val) == [1, 2]
+    f = tf.constant([1.0, 2.0]).op.get_attr("value")
+    assert f.tensor_content == b"\x00\x00\x80?\x00\x00\x00@"
+    with tf.Session() as s:
+        assert s.run(tf.constant([True, False])).tolist() == [True, False]
+        assert s.run(tf.constant(np.array([1.0, 2.0], np.float16))).tolist() == [1.0, 2.0]
+
+
+def test_graph_def_sorts_control_inputs_by_name():
+    x = tf.constant(2, name="x")
+    z, b, a = (tf.constant(1, name=n) for n in "zba")
+    with tf.control_dependencies([z, b, a]):
+        c = tf.identity(x, name="c")
+    assert [o.name for o in c.op.control_inputs] == ["z", "b", "a"]
+    assert list(c.op.node_def.input) == ["x", "^z", "^b", "^a"]
+    gd = tf.get_default_graph().as_graph_def()
+    assert list(gd.node[-1].input) == ["x", "^a", "^b", "^z"]
+
+
+def test_node_defs_carry_tf_115_attrs_only():
+    x = tf.placeholder(tf.float32, [1, 4, 4, 2], name="x")
+    g = tf.gather(x, [0], axis=1, name="g")
+    assert g.op.node_def.attr["batch_dims"].i == 0
+    dw = tf.nn.depthwise_conv2d(x, tf.ones([2, 2, 2, 1]), [1, 1, 1, 1], "SAME", name="dw")
+    assert sorted(dw.op.node_def.attr) == ["T", "data_format", "dilations", "padding", "strides"]
+    dec = tf.nn.ctc_greedy_decoder(tf.ones([3, 1, 4]), [3])
+    assert "blank_index" not in dec[0][0].indices.op.node_def.attr
+    grads = tf.gradients(tf.concat([x, x], 1), x)
+    off = [op for op in tf.get_default_graph().get_operations() if op.type == "ConcatOffset"]
+    assert grads[0] is not None and "shape_type" not in off[0].node_def.attr
+
+
+def test_gather_v2_with_batch_dims_from_a_tf_graph_def():
+    gd = tf.GraphDef()
+    p = np.arange(24.0).reshape(2, 3, 4)
+    i = np.array([[0, 2], [1, 1]], np.int32)
+    for name, value in (("p", p), ("i", i), ("axis", np.int32(2))):
+        n = gd.node.add()
+        n.name, n.op = name, "Const"
+        n.attr["dtype"].type = tf.as_dtype(value.dtype).as_datatype_enum
+        n.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(value))
+    n = gd.node.add()
+    n.name, n.op = "g", "GatherV2"
+    n.input.extend(["p", "i", "axis"])
+    n.attr["batch_dims"].i = 1
+    n.attr["Tparams"].type = tf.float64.as_datatype_enum
+    n.attr["Tindices"].type = n.attr["Taxis"].type = tf.int32.as_datatype_enum
+    (g,) = tf.import_graph_def(gd, return_elements=["g:0"], name="")
+    with tf.Session() as s:  # TF 1.15's values
+        assert s.run(g).tolist() == [[[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]],
+                                     [[13.0, 13.0], [17.0, 17.0], [21.0, 21.0]]]
+
+
+def test_converted_input_names_as_tf():
+    sp = tf.strings.split(["a b"], name="sp")
+    assert [t.name for t in sp.values.op.inputs] == ["sp/input:0", "sp/Const:0"]
+    assert tf.get_default_graph().get_operations()[0].name == "sp/input"
+    w = tf.nn.weighted_cross_entropy_with_logits(targets=[1.0], logits=[1.0], pos_weight=2.0)
+    assert w.name == "logistic_loss:0"
+    tf.get_default_graph().get_operation_by_name("logistic_loss/labels")
+    x = tf.placeholder(tf.float32, [1, 4, 4, 2])
+    tf.nn.atrous_conv2d(x, tf.ones([2, 2, 2, 3]), 2, "SAME")
+    fs = tf.get_default_graph().get_operation_by_name("convolution/filter_shape")
+    assert tf.make_ndarray(fs.get_attr("value")).tolist() == [2, 2, 2, 3]
+
+
+def test_colocation_attrs_of_variables_and_summed_gradients():
+    def classes(name):
+        nd = tf.get_default_graph().get_operation_by_name(name).node_def
+        return list(nd.attr["_class"].list.s) if "_class" in nd.attr else None
+
+    tf.Variable(1.0, name="a")
+    tf.get_variable("c", [2])
+    tf.Variable(lambda: tf.ones([2]), name="b")
+    assert classes("a") is None  # made from a value: no attr
+    assert classes("c") == [b"loc:@c"] and classes("b") == [b"loc:@b"]
+    v = tf.Variable([1.0, 2.0], name="v")
+    tf.gradients(tf.reduce_sum(v * v), v)
+    add = [op for op in tf.get_default_graph().get_operations() if op.type == "AddN"]
+    assert [op.name for op in add] == ["gradients/AddN"]
+    assert classes("gradients/AddN") == [b"loc:@gradients/mul_grad/Mul"]

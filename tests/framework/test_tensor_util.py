@@ -61,6 +61,10 @@ def test_every_dtype_round_trips_as_little_endian_content(dtype, np_type):
         pairs = np.stack([value.real, value.imag], axis=-1).ravel().tolist()
         field = proto.scomplex_val if value.dtype == np.complex64 else proto.dcomplex_val
         assert not proto.tensor_content and list(field) == pairs
+    elif dtype in (dtypes.bool, dtypes.float16, dtypes.bfloat16, dtypes.uint16):
+        # as TF 1.15's make_tensor_proto: these go to their value field, never content
+        assert not proto.tensor_content and proto.ListFields()[-1][0].name in (
+            "bool_val", "half_val", "int_val")
     else:
         assert proto.tensor_content == _bits(expected)
     back = make_ndarray(proto)
@@ -104,7 +108,8 @@ def test_16_bit_floats_are_bit_exact(np_type, patterns):
     bits = np.array(patterns, dtype=np.uint16)
     value = bits.view(np_type)
     proto = make_tensor_proto(value)
-    assert proto.tensor_content == bits.astype("<u2").tobytes()
+    # as TF 1.15: 16-bit floats travel in half_val as their bit patterns, never as content
+    assert not proto.tensor_content and list(proto.half_val) == patterns
     assert make_ndarray(proto).view(np.uint16).tolist() == patterns
     for pattern in patterns:  # scalars travel in half_val as the 16-bit pattern
         scalar = make_tensor_proto(np.array(pattern, np.uint16).view(np_type))

@@ -325,6 +325,13 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False):
     for op in ops:
         nd = gd.node.add()
         nd.CopyFrom(_cached_node_def(op))
+        if len(op._control_inputs) > 1:
+            # as TF's GraphDef writer: control inputs sorted by name (op.node_def keeps the
+            # order they were added in)
+            n = len(op._inputs)
+            control = sorted(nd.input[n:])
+            del nd.input[n:]
+            nd.input.extend(control)
         if add_shapes and op._outputs:
             nd.attr["_output_shapes"].list.shape.extend(t._shape.as_proto() for t in op._outputs)
     if graph._functions:  # control-flow bodies: the GraphDef's function library

@@ -45,6 +45,11 @@ _VALUE_FIELD = {
     dtypes.complex128: "dcomplex_val",
 }
 
+# Types TF 1.15 always writes in their value field, never as tensor_content (as its
+# make_tensor_proto: a bool Const prints ``bool_val: true``, a float16 one ``half_val: 15360``).
+_LISTED_TYPES = frozenset({dtypes.bool, dtypes.float16, dtypes.bfloat16, dtypes.uint16,
+                           dtypes.complex64, dtypes.complex128})
+
 _MAX_CONTENT_BYTES = 1 << 31
 
 
@@ -292,7 +297,7 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
     if field is None:
         raise TypeError(f"Element type not supported in TensorProto: {value_dtype.name}")
 
-    if is_same_size and shape_size > 1 and field not in ("scomplex_val", "dcomplex_val"):
+    if is_same_size and shape_size > 1 and value_dtype not in _LISTED_TYPES:
         nbytes = nparray.size * nparray.itemsize
         if nbytes >= _MAX_CONTENT_BYTES:
             raise ValueError("Cannot create a tensor proto whose content is larger than 2GB.")

@@ -469,6 +469,7 @@ op_registry.declare(
     inputs=["concat_dim: int32", "shape: N * shape_type"],
     outputs=["offset: N * shape_type"],
     attrs=["N: int >= 2", "shape_type: {int32, int64} = DT_INT32"],
+    newer_attrs=["shape_type"],  # TF 2.x's
     shape=lambda op: [t._shape for t in op._inputs[1:]],
     kernel=_concat_offset_kernel,
     differentiable=False,

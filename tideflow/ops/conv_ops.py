@@ -440,7 +440,7 @@ def _backprop_filter_grad(forward, backprop_input):
 
 
 def _declare_family(forward, backprop_input, backprop_filter, nd, attrs, depthwise=False,
-                    sizes_type="int32"):
+                    sizes_type="int32", newer_attrs=()):
     op_registry.declare(
         forward,
         inputs=["input: T", "filter: T"],
@@ -450,6 +450,7 @@ def _declare_family(forward, backprop_input, backprop_filter, nd, attrs, depthwi
         kernel=_forward_kernel(nd, depthwise),
         grad=_forward_grad(forward, backprop_input, backprop_filter),
         check_attrs=_attr_check(nd),
+        newer_attrs=newer_attrs,
     )
     op_registry.declare(
         backprop_input,
@@ -460,6 +461,7 @@ def _declare_family(forward, backprop_input, backprop_filter, nd, attrs, depthwi
         kernel=_backprop_input_kernel(nd, depthwise),
         grad=_backprop_input_grad(forward, backprop_filter),
         check_attrs=_attr_check(nd),
+        newer_attrs=newer_attrs,
     )
     op_registry.declare(
         backprop_filter,
@@ -470,6 +472,7 @@ def _declare_family(forward, backprop_input, backprop_filter, nd, attrs, depthwi
         kernel=_backprop_filter_kernel(nd, depthwise),
         grad=_backprop_filter_grad(forward, backprop_input),
         check_attrs=_attr_check(nd),
+        newer_attrs=newer_attrs,
     )
 
 
@@ -484,6 +487,7 @@ _declare_family(
     [_FLOATS, "strides: list(int)", _PADDING, _EXPLICIT, _FORMAT_2D,
      "dilations: list(int) = [1, 1, 1, 1]"],
     depthwise=True,
+    newer_attrs=["explicit_paddings"],  # TF 2.1's (TF 1.15's depthwise ops lack it)
 )
 _declare_family(
     "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", 5,
@@ -845,7 +849,9 @@ def space_to_batch_convolution(input, filter, padding, rate, name=None, _tf_cons
         return _apply("Conv2D" if nsp == 2 else "Conv3D", [converted, filter], attrs, name)
 
     return with_space_to_batch(input, list(rate), padding.upper(), plain,
-                               filter_shape=f[:nsp].as_list(), _tf_constants=_tf_constants,
+                               # TF converts the whole filter's shape ("filter_shape")
+                               filter_shape=(f if f.is_fully_defined() else f[:nsp]).as_list(),
+                               _tf_constants=_tf_constants,
                                _rate_tensor=_rate_tensor)
 
 

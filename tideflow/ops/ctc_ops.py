@@ -295,6 +295,7 @@ op_registry.declare(
              "log_probability: T"],
     attrs=["merge_repeated: bool = false", "blank_index: int = -1",
            "T: {float, double} = DT_FLOAT"],
+    newer_attrs=["blank_index"],  # TF 2.3's
     shape=lambda op: _decoder_shape(op, 1),
     kernel=_greedy_kernel,
     differentiable=False,

@@ -60,6 +60,28 @@ def _gather(params, indices, axis):
     return out if type(out) is np.ndarray else np.asarray(out, dtype=params.dtype)
 
 
+def _gather_v2_kernel(params, indices, axis, *, batch_dims=0):
+    if not batch_dims:
+        return _gather(params, indices, int(axis))
+    # a TF 1.15 GraphDef's GatherV2 with batch_dims (tf.gather builds it otherwise): one
+    # gather per batch entry
+    params, indices = _np(params), np.asarray(indices)
+    b = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+    axis = int(axis)
+    axis = axis + params.ndim if axis < 0 else axis
+    if not 0 <= b <= min(indices.ndim, params.ndim - 1) or not b <= axis < params.ndim or (
+            params.shape[:b] != indices.shape[:b]):
+        raise _invalid(f"GatherV2: bad batch_dims {batch_dims} or axis {axis} for params "
+                       f"{list(params.shape)} and indices {list(indices.shape)}")
+    n = int(np.prod(indices.shape[:b], dtype=np.int64))
+    p = params.reshape((n,) + params.shape[b:])
+    ix = indices.reshape((n,) + indices.shape[b:])
+    out_shape = params.shape[:axis] + indices.shape[b:] + params.shape[axis + 1:]
+    if n == 0:
+        return np.zeros(out_shape, params.dtype)
+    return np.stack([_gather(p[k], ix[k], axis - b) for k in range(n)]).reshape(out_shape)
+
+
 def _gather_shape_for(p, ix, axis):
     if axis is None:
         if p.ndims == 0:
@@ -116,6 +138,9 @@ def _gather_v2_grad(op, grad):
     from tideflow.ops import cast_ops, concat_ops, range_ops, reduction_ops
 
     params, indices, axis_t = op._inputs
+    if op._attrs.get("batch_dims"):
+        raise NotImplementedError("the gradient of GatherV2 with batch_dims != 0 (tf.gather "
+                                  "with batch_dims builds other ops)")
     a = ops.constant_value(axis_t)
     if a is not None and int(a) == 0:
         return [_rows_grad(params, indices, grad, v2=True), None, None]
@@ -153,6 +178,8 @@ op_registry.declare(
 
 def _gather_v2_shape(op):
     _check_rank(_in(op, 2), 0)
+    if op._attrs.get("batch_dims"):
+        return [TensorShape(None)]
     axis = ops.constant_value(op._inputs[2])
     return [_gather_shape_for(_in(op, 0), _in(op, 1), None if axis is None else int(axis))]
 
@@ -161,9 +188,9 @@ op_registry.declare(
     "GatherV2",
     inputs=["params: Tparams", "indices: Tindices", "axis: Taxis"],
     outputs=["output: Tparams"],
-    attrs=["Tparams: type", _INDEX, "Taxis: {int32, int64}"],
+    attrs=["batch_dims: int = 0", "Tparams: type", _INDEX, "Taxis: {int32, int64}"],
     shape=_gather_v2_shape,
-    kernel=lambda params, indices, axis: _gather(params, indices, int(axis)),
+    kernel=_gather_v2_kernel,
     grad=_gather_v2_grad,
 )
 

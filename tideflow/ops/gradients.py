@@ -209,7 +209,7 @@ def _aggregate(grads, name, colocate_op=None, method=None, op=None):
                 for g in grads[1:]:
                     total = math_ops.add_n([total, g])
                 return total
-        if colocate_op is not None:
+        if name is None:  # as TF's _MultiDeviceAddN (whatever colocate_gradients_with_ops)
             return _multi_device_add_n(grads, colocate_op)
         return math_ops.add_n(grads, name=name)
     if all(isinstance(g, IndexedSlices) for g in grads):
@@ -238,6 +238,8 @@ def count_tf_sum(grads):
 
 
 def _multi_device_add_n(grads, op):
+    """Sums per device, each next to its first partial (so the AddN carries that op's
+    colocation attr, as TF's), then across devices next to ``op`` when one is given."""
     from tideflow.ops import math_ops
 
     by_device = {}
@@ -246,10 +248,12 @@ def _multi_device_add_n(grads, op):
     summands = []
     for device in sorted(by_device):
         group = by_device[device]
-        with op._graph.colocate_with(group[0]._op, ignore_existing=True):
+        with group[0]._op._graph.colocate_with(group[0]._op, ignore_existing=True):
             summands.append(group[0] if len(group) == 1 else math_ops.add_n(group))
     if len(summands) == 1:
         return summands[0]
+    if op is None:
+        return math_ops.add_n(summands)
     with op._graph.colocate_with(op):
         return math_ops.add_n(summands)
 
@@ -483,8 +487,9 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
                 f"Num gradients {len(res)} generated for op {op.name} "
                 f"do not match num inputs {len(op._inputs)}"
             )
-        # (an If's gradient gates inside its branches, as TF's cond gradient does op by op)
-        if gate and op._type != "If" and sum(g is not None for g in res) > 1:
+        # (an If's gradient gates inside its branches, as TF's cond gradient does op by op; a
+        # While's are its one op's outputs: its count has TF's gates, control_flow_grad)
+        if gate and op._type not in ("If", "While") and sum(g is not None for g in res) > 1:
             # inside the op's gradient scope, as TF: gradients/MatMul_grad/tuple/...; TF gates
             # every input's gradient (the op count later seeds depend on), but the gate waits
             # only for those of inputs some x depends on, so the others are never computed

@@ -440,7 +440,7 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
         labels = targets
     with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits = ops.convert_to_tensor(logits, name="logits")
-        labels = ops.convert_to_tensor(labels, dtype=logits.dtype, name="targets")
+        labels = ops.convert_to_tensor(labels, dtype=logits.dtype, name="labels")
         _same_shape(labels, logits)
         log_weight = 1 + (pos_weight - 1) * labels
         linear = (1 - labels) * logits  # first, as TF 1.15 builds it

@@ -296,6 +296,7 @@ op_registry.declare(
     attrs=["signed_input: bool = true", "num_bits: int = 8", "range_given: bool = false",
            "T: {bfloat16, half, float, double}", ("round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = "
            "'HALF_TO_EVEN'"), "narrow_range: bool = false", "axis: int = -1"],
+    newer_attrs=["axis"],  # TF 2.x's
     shape=lambda op: [op._inputs[0]._shape],
     kernel=_qdq_kernel,
     # straight-through, as TF 1.x's gradient of QuantizeAndDequantizeV2

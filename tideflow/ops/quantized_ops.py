@@ -187,6 +187,7 @@ op_registry.declare(
            "round_mode: {'HALF_AWAY_FROM_ZERO', 'HALF_TO_EVEN'} = 'HALF_AWAY_FROM_ZERO'",
            "narrow_range: bool = false", "axis: int = -1",
            "ensure_minimum_range: float = 0.01"],
+    newer_attrs=["narrow_range", "axis", "ensure_minimum_range"],  # TF 2.x's
     shape=_range_shape_fn(3),
     kernel=_quantize_v2_kernel,
     # as TF: no gradient is registered for QuantizeV2 (tf.gradients raises LookupError)
@@ -242,6 +243,7 @@ op_registry.declare(
     attrs=["T: quantizedtype", "mode: {'MIN_COMBINED', 'MIN_FIRST', 'SCALED'} = 'MIN_COMBINED'",
            "narrow_range: bool = false", "axis: int = -1",
            "dtype: {bfloat16, float} = DT_FLOAT"],
+    newer_attrs=["narrow_range", "axis", "dtype"],  # TF 2.x's
     shape=lambda op: _range_shape_fn(1)(op),
     kernel=_dequantize_kernel,
     # as TF: no gradient is registered for Dequantize

@@ -377,7 +377,10 @@ def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=
         with ops.name_scope(name, "StringSplit", [input]):
             rt = input.with_flat_values(split(input.flat_values, sep, maxsplit, "RaggedTensor"))
             return rt if result_type == "RaggedTensor" else rt.to_sparse()
-    rank = ops.convert_to_tensor(input, dtype=dtypes.string).get_shape().ndims
+    try:  # the rank without making an op (TF converts the input inside the scope, as "input")
+        rank = input.get_shape().ndims if isinstance(input, ops.Tensor) else np.ndim(input)
+    except ValueError:
+        rank = ops.convert_to_tensor(input, dtype=dtypes.string).get_shape().ndims
     if result_type == "RaggedTensor" or (rank is not None and rank >= 2):
         # a RaggedTensor with a row per string (a scalar is one row; leading dims stay as
         # uniform ragged dims); the sparse result of a matrix is its to_sparse(), as TF 1.15
@@ -392,7 +395,7 @@ def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=
             rt = _ragged_rows(input, rows)
             return rt if result_type == "RaggedTensor" else rt.to_sparse()
     with ops.name_scope(name, "StringSplit", [input]):
-        input = ops.convert_to_tensor(input, dtype=dtypes.string)
+        input = ops.convert_to_tensor(input, dtype=dtypes.string, name="input")
         if rank == 0:  # as TF 1.15: a scalar is split as a vector of one string
             from tideflow.ops import array_ops
 

@@ -294,8 +294,9 @@ class Variable(metaclass=_VariableMeta):
                         initial_value(), name="initial_value", dtype=dtype
                     )
             elif self._resource:
-                # TF 1.15's ResourceVariable converts it under "Initializer" too
-                with ops.name_scope("Initializer"), g.device(None):
+                # TF 1.15's ResourceVariable converts it under "Initializer" too, colocated
+                with g._attr_scope({"_class": [f"loc:@{n[:-1]}"]}), ops.name_scope(
+                        "Initializer"), g.device(None):
                     self._initial_value = ops.convert_to_tensor(
                         initial_value, name="initial_value", dtype=dtype
                     )
@@ -331,9 +332,13 @@ class Variable(metaclass=_VariableMeta):
                 raise ValueError(
                     f"initial_value must have a shape specified: {self._initial_value}"
                 )
-            self._variable = state_ops.variable_op_v2(
-                shape, self._initial_value.dtype.base_dtype, name=n
-            )
+            # as TF 1.15: a variable made from a function (and any resource variable) carries
+            # its own colocation attr, "_class: loc:@<name>"
+            with g._attr_scope({"_class": [f"loc:@{n[:-1]}"]} if (
+                    init_from_fn or self._resource) else {}):
+                self._variable = state_ops.variable_op_v2(
+                    shape, self._initial_value.dtype.base_dtype, name=n
+                )
             if self._resource:
                 state_ops.mark_resource(self._variable.op)
                 # TF 1.15's ops of a resource variable, with its names: <v>/IsInitialized/
