@@ -170,3 +170,31 @@ def test_contrib_unit_norm_tiles_and_divides_as_tf():
         got = sess.run(outs)
     for d, want in rows.items():
         np.testing.assert_allclose(got[d][1, 2], want, atol=1e-4)
+
+
+def test_contrib_learn_canned_models_answer_contrib_variable_names(tmp_path):
+    learn = tf.contrib.learn
+    fcs = [tf.contrib.layers.real_valued_column("a", dimension=2),
+           tf.contrib.layers.sparse_column_with_keys("k", ["x", "y"])]
+
+    def input_fn():
+        return ({"a": tf.constant([[1., 2.], [3., 4.]]),
+                 "k": tf.SparseTensor([[0, 0], [1, 0]], ["x", "y"], [2, 1])},
+                tf.constant([[1.], [2.]]))
+
+    lr = learn.LinearRegressor(feature_columns=fcs, model_dir=str(tmp_path / "lin"))
+    lr.fit(input_fn=input_fn, steps=2)
+    assert lr.get_variable_value("linear/a/weight").shape == (2, 1)
+    assert lr.get_variable_value("linear/k/weights").shape == (2, 1)
+    np.testing.assert_allclose(lr.get_variable_value("linear/bias_weight"), [0.21314135],
+                               rtol=1e-5)  # TF 1.15's
+    x = np.random.RandomState(0).rand(60, 4).astype(np.float32)
+    y = (x[:, 0] > 0.5).astype(np.int64)
+    cols = learn.infer_real_valued_columns_from_input(x)
+    d = learn.DNNLinearCombinedClassifier(linear_feature_columns=cols, dnn_feature_columns=cols,
+                                          dnn_hidden_units=[3], model_dir=str(tmp_path / "dl"))
+    d.fit(x=x, y=y, steps=2)
+    assert d.get_variable_value("dnn/hiddenlayer_0/weights").shape == (4, 3)
+    assert d.get_variable_value("dnn/logits/biases").shape == (1,)
+    with pytest.raises(tf.errors.NotFoundError):
+        d.get_variable_value("dnn/nope/weights")

@@ -6,6 +6,7 @@ SKCompat, MetricSpec, monitors and the small datasets helpers, built on ``tf.est
 import collections
 import csv
 import os
+import re
 import time
 import types
 
@@ -535,6 +536,28 @@ class _Canned(Estimator):
             key = name[0] if isinstance(name, tuple) else name
             out[key] = core[key]
         return {k: v for k, v in out.items() if v is not None}
+
+    # contrib.learn's names for the canned models' variables (TF 1.15's layers.fully_connected
+    # and linear model) -> the core models' names they are kept under here
+    _CONTRIB_NAMES = (
+        (re.compile(r"^(dnn/(?:hiddenlayer_\d+|logits))/weights$"), r"\1/kernel"),
+        (re.compile(r"^(dnn/(?:hiddenlayer_\d+|logits))/biases$"), r"\1/bias"),
+        (re.compile(r"^linear/bias_weight$"), "linear/linear_model/bias_weights"),
+        (re.compile(r"^linear/(.*)/weights?$"), r"linear/linear_model/\1/weights"),
+    )
+
+    def get_variable_value(self, name):
+        """The value of variable ``name`` in the latest checkpoint; contrib.learn's names of
+        the model's weights (``dnn/hiddenlayer_0/weights``, ``linear/bias_weight``, ...) are
+        found too."""
+        if name not in self.get_variable_names():
+            for pattern, repl in self._CONTRIB_NAMES:
+                core = pattern.sub(repl, name)
+                if core != name:
+                    if core in self.get_variable_names():
+                        return super().get_variable_value(core)
+                    break
+        return super().get_variable_value(name)
 
     def predict(self, x=None, input_fn=None, batch_size=None, outputs=None, as_iterable=True):
         if outputs:
