@@ -125,3 +125,84 @@ def test_python_and_numpy_values_that_do_not_fit_the_dtype():
     with pytest.raises(TypeError, match=r"Failed to convert object of type <class 'list'> to "
                                         r"Tensor. Contents: \[1, None\]"):
         tf.constant([1.0, 2.0]) + [1, None]
+
+
+def test_tile_by_minus_one_is_unknown_until_run():
+    t = tf.tile(tf.ones([2, 3]), [-1, 1])
+    assert t.get_shape().as_list() == [None, 3]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected multiples\[0\] >= 0, "
+                                                             r"but got -1"):
+        _run(t)
+    with pytest.raises(ValueError, match="Invalid value in tensor used for shape: -2"):
+        tf.tile(tf.ones([2, 3]), [-2, 1])
+
+
+def test_searchsorted_places_nan_as_tfs_bounds():
+    nan = float("nan")
+    _same(_run(tf.searchsorted([[1.0, 3.0]], [[nan, 2.0]])), [[0, 1]])
+    _same(_run(tf.searchsorted([[1.0, 3.0]], [[nan, 2.0]], side="right")), [[2, 1]])
+
+
+def test_both_spellings_of_an_argument_name_the_old_one_first():
+    x = tf.ones([2, 3])
+    for fn, words in (
+            (lambda: tf.reduce_sum(x, axis=0, reduction_indices=0), "'reduction_indices' and 'axis'"),
+            (lambda: tf.reduce_mean(x, 0, keepdims=True, keep_dims=True), "'keep_dims' and 'keepdims'"),
+            (lambda: tf.argmax(x, 0, dimension=0), "'dimension' and 'axis'"),
+            (lambda: tf.count_nonzero(input_tensor=x, input=x), "'input_tensor' and 'input'"),
+            (lambda: tf.expand_dims(x, axis=0, dim=0), "'dim' and 'axis'"),
+            (lambda: tf.nn.l2_normalize(x, axis=0, dim=0), "'dim' and 'axis'"),
+            (lambda: tf.nn.softmax(x, axis=0, dim=0), "'dim' and 'axis'"),
+            (lambda: tf.norm(x, axis=0, keepdims=True, keep_dims=True), "'keep_dims' and 'keepdims'"),
+            (lambda: tf.reverse_sequence(x, [1, 1], seq_axis=1, seq_dim=1), "'seq_dim' and 'seq_axis'"),
+            (lambda: tf.reduce_join(["a"], axis=0, reduction_indices=0), "'reduction_indices' and 'axis'"),
+            (lambda: tf.string_split(["a b"], sep=" ", delimiter=" "), "'delimiter' and 'sep'"),
+            (lambda: tf.losses.cosine_distance(x, x, axis=0, dim=0), "'dim' and 'axis'")):
+        with pytest.raises(ValueError, match=f"^Cannot specify both {words}$"):
+            fn()
+    sp = tf.SparseTensor([[0, 0]], [1.0], [2, 3])
+    with pytest.raises(ValueError, match="^Can't specify both axis' and 'reduction_indices'.$"):
+        tf.sparse_reduce_sum(sp, axis=0, reduction_axes=0)
+    with pytest.raises(ValueError, match="^Cannot specify both 'concat_dim' and 'axis'$"):
+        tf.sparse_concat(axis=0, sp_inputs=[sp], concat_dim=0)
+
+
+def test_nd_index_errors_are_tf_1_15s():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^indices\[0,1\] = \[1, 0\] does not index into param shape \[1,3\]\n"):
+        _run(tf.gather_nd(tf.constant([[0, 1, 2]]), tf.constant([[[0, 1], [1, 0]]])))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^indices = \[7\] does not index into param shape \[3\]\n"):
+        _run(tf.gather_nd(tf.constant([0, 1, 2]), tf.constant([7])))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^indices\[0\] = \[5\] does not index into shape \[4\]\n"):
+        _run(tf.scatter_nd([[5]], [1], [4]))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^indices\[0\] = \[3\] does not index into shape \[2,3\]\n"):
+        _run(tf.tensor_scatter_update(tf.zeros([2, 3]), [[3]], [[1.0, 1.0, 1.0]]))
+
+
+def test_shape_function_and_kernel_messages_are_tf_1_15s():
+    a = tf.constant([[1, 2, 3], [4, 5, 6]])
+    for fn, pattern in (
+            (lambda: tf.squeeze(tf.zeros([1, 2]), [2]), r"^squeeze_dims\[0\] not in \[-2,2\)\. for"),
+            (lambda: tf.expand_dims(a, 3), r"^dim 3 not in the interval \[-3, 2\]\. for"),
+            (lambda: tf.expand_dims(a, [1, 2]), r"^'dim' input must be a tensor with a single value for"),
+            (lambda: tf.pad(a, [[-1, 0], [0, 0]]), r"^Paddings must be non-negative for 'Pad'"),
+            (lambda: tf.range(0, 3, 0), r"^Requires delta != 0 for 'range'"),
+            (lambda: tf.histogram_fixed_width([1.0], [0.0, 3.0], nbins=0), r"^Requires nbins > 0: 0 for"),
+            (lambda: tf.cross([1.0, 0.0], [0.0, 1.0]), r"^Dimension must be 3 but is 2 for 'Cross'"),
+            (lambda: tf.add_n([]), r"^inputs must be a list of at least one Tensor/IndexedSlices with")):
+        with pytest.raises(ValueError, match=pattern):
+            fn()
+    for t, pattern in (
+            (tf.pad(a, [[2, 2], [0, 0]], "REFLECT"),
+             r"^paddings must be less than the dimension size: 2, 2 not less than 2\n"),
+            (tf.pad(a, [[3, 0], [0, 0]], "SYMMETRIC"),
+             r"^paddings must be no greater than the dimension size: 3, 0 greater than 2\n"),
+            (tf.reverse_sequence(a, [2, 4], seq_axis=1, batch_axis=0),
+             r"^seq_lens\(1\) > input.dims\(1\)\n"),
+            (tf.histogram_fixed_width([1.0, 2.0], [3.0, 0.0], nbins=3),
+             r"^value_range should satisfy value_range\[0\] < value_range\[1\], but got '\[3, 0\]'")):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=pattern):
+            _run(t)

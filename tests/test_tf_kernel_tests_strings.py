@@ -527,7 +527,7 @@ def test_reduce_join_keepdims_spelling():
         b = tf.strings.reduce_join([["x", "y"], ["z", "w"]], 1, keepdims=True, separator="-")
         assert a.get_shape().as_list() == [1] and b.get_shape().as_list() == [2, 1]
         got_a, got_b = _run([a, b])
-        with pytest.raises(ValueError, match="Cannot specify both 'keepdims' and 'keep_dims'"):
+        with pytest.raises(ValueError, match="Cannot specify both 'keep_dims' and 'keepdims'"):
             tf.reduce_join(["a"], 0, keep_dims=True, keepdims=True)
     assert got_a.tolist() == [b"foobar"] and got_b.tolist() == [[b"x-y"], [b"z-w"]]
 

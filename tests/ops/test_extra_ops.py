@@ -39,7 +39,7 @@ def test_reverse_sequence_bad_static_input_is_a_value_error():
         tf.reverse_sequence(x, [1, 2], seq_axis=0, batch_axis=0)
     with pytest.raises(ValueError, match="seq_dim must be < input rank: 3 vs. 3"):
         tf.reverse_sequence(x, [1, 2], seq_axis=3)
-    with pytest.raises(ValueError, match="Cannot specify both 'seq_axis' and 'seq_dim'"):
+    with pytest.raises(ValueError, match="Cannot specify both 'seq_dim' and 'seq_axis'"):
         tf.reverse_sequence(x, [1, 2], seq_axis=1, seq_dim=1)
 
 
@@ -49,7 +49,7 @@ def test_reverse_sequence_bad_lengths_at_run_time():
     y = tf.reverse_sequence(x, n, seq_axis=1)
     data = np.zeros((2, 4), np.float32)
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"seq_lens\(1\) > input.dims\(1\) \(seq_lengths\[1\] = 5"):
+                       match=r"^seq_lens\(1\) > input.dims\(1\)\n"):  # TF 1.15's words
         _run(y, feed={x: data, n: [1, 5]})
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"\(3 vs. 2\)"):
         _run(y, feed={x: data, n: [1, 2, 3]})
@@ -233,7 +233,7 @@ def test_tensor_scatter_run_time_errors():
     y = tf.tensor_scatter_update(t, ix, up)
     assert y.get_shape().ndims is None
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"TensorScatterUpdate: indices\[1\] = \[4, 0\] does not index into "
+                       match=r"^indices\[1\] = \[4, 0\] does not index into "
                              r"shape \[4,3\]"):
         _run(y, feed={t: np.zeros((4, 3)), ix: [[0, 0], [4, 0]], up: [1, 2]})
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"must have updates.shape"):
@@ -262,7 +262,8 @@ def test_scatter_nd_update_on_variable_and_bad_index():
     with tf.Session() as s:
         s.run(v.initializer)
         np.testing.assert_array_equal(s.run(up, {ix: [[1, 0]]}), [[0, 0], [7, 0]])
-        with pytest.raises(tf.errors.InvalidArgumentError, match="ScatterNdUpdate: indices"):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^indices\[0\] = \[2, 0\] does not index into shape \[2,2\]"):
             s.run(up, {ix: [[2, 0]]})
     assert tf.scatter_nd_update(v, [[0, 0]], [1.0]).op.get_attr("use_locking") is True
     assert tf.scatter_nd_add(v, [[0, 0]], [1.0], use_locking=True).op.get_attr("use_locking")

@@ -138,7 +138,8 @@ def test_histogram_fixed_width_errors():
         assert h.get_shape().as_list() == [4]
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"value_range\[0\] < "):
             _run(h, {r: [3.0, 1.0]})
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"HistogramFixedWidth.*\[3\]"):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"value_range should be a vector of 2 elements, got shape \[3\]"):
             _run(h, {r: [0.0, 1.0, 2.0]})
         n = tf.placeholder(tf.int32)
         with pytest.raises(tf.errors.InvalidArgumentError, match="positive number, but got '0'"):

@@ -250,9 +250,9 @@ def test_reduction_arguments():
     k = tf.reduce_sum(x, 1, keep_dims=True)
     assert k.get_shape().as_list() == [2, 1] and run(k).tolist() == [[6], [15]]
     assert tf.reduce_max(x, [0, 1], keepdims=True).get_shape().as_list() == [1, 1]
-    with pytest.raises(ValueError, match="Cannot specify both 'axis' and 'reduction_indices'"):
+    with pytest.raises(ValueError, match="Cannot specify both 'reduction_indices' and 'axis'"):
         tf.reduce_sum(x, 0, reduction_indices=0)
-    with pytest.raises(ValueError, match="Cannot specify both 'keepdims' and 'keep_dims'"):
+    with pytest.raises(ValueError, match="Cannot specify both 'keep_dims' and 'keepdims'"):
         tf.reduce_sum(x, 0, keepdims=True, keep_dims=True)
     with pytest.raises(ValueError, match="Invalid reduction dimension 2"):
         tf.reduce_sum(x, 2)
@@ -313,7 +313,7 @@ def test_argmax_argmin():
     assert run(tf.argmin(x, dimension=1)).tolist() == [1, 0]
     assert tf.argmin(x, 0, output_type=tf.int32).dtype == tf.int32
     assert run(tf.arg_max(x, 1)).tolist() == [2, 2]
-    with pytest.raises(ValueError, match="Cannot specify both 'axis' and 'dimension'"):
+    with pytest.raises(ValueError, match="Cannot specify both 'dimension' and 'axis'"):
         tf.argmax(x, 0, dimension=0)
     with pytest.raises(ValueError, match="must be in the range"):
         tf.argmax(x, 2)

@@ -708,9 +708,9 @@ def _squeeze_shape(op):
         return [None]
     r = s.ndims
     canon = set()
-    for a in axes:
-        if not -r <= a < r:
-            raise ValueError(f"Tried to squeeze dim index {a} for tensor with {r} dimensions.")
+    for i, a in enumerate(axes):
+        if not -r <= a < r:  # TF 1.15's shape function's words (the kernel's differ)
+            raise ValueError(f"squeeze_dims[{i}] not in [{-r},{r}).")
         canon.add(a % r)
     out = []
     for i, d in enumerate(s.dims):
@@ -763,8 +763,7 @@ def _expand_dims_shape(op):
     s = _in(op, 0)
     d = ops.constant_value(op._inputs[1])
     if d is not None and np.size(d) != 1:
-        raise ValueError(f"'dim' input must be a tensor with a single value, got "
-                         f"{np.size(d)} values")
+        raise ValueError("'dim' input must be a tensor with a single value")
     if d is None:  # as TF: an axis known only when run says nothing of the shape
         return [None]
     d = int(np.reshape(d, -1)[0])
@@ -772,7 +771,7 @@ def _expand_dims_shape(op):
         return [None]
     r = s.ndims
     if not -r - 1 <= d <= r:
-        raise ValueError(f"Tried to expand dim index {d} for tensor with {r} dimensions.")
+        raise ValueError(f"dim {d} not in the interval [{-r - 1}, {r}].")
     d = d % (r + 1)
     dims = s.dims
     return [dims[:d] + [Dimension(1)] + dims[d:]]
@@ -902,7 +901,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):
     """Removes dimensions of size 1 (those in ``axis``, or all)."""
     if squeeze_dims is not None:
         if axis is not None:
-            raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'.")
+            raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'")
         axis = squeeze_dims
     if axis is None:
         axis = []
@@ -919,7 +918,7 @@ def expand_dims(input, axis=None, name=None, dim=None):
     """Inserts a dimension of size 1 at index ``axis``."""
     if dim is not None:
         if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dim'.")
+            raise ValueError("Cannot specify both 'dim' and 'axis'")
         axis = dim
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")

@@ -183,7 +183,7 @@ def cosine_distance(predictions, labels=None, axis=None, weights=1.0, scope=None
     """Weighted mean of ``1 - sum(predictions * labels, axis)`` (unit-norm inputs)."""
     if dim is not None:
         if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dim'")
+            raise ValueError("Cannot specify both 'dim' and 'axis'")
         axis = dim
     if axis is None:
         raise ValueError("You must specify 'axis'.")

@@ -305,26 +305,24 @@ def _histogram_shape(op):
                          f"for value_range (shape {_shape_str(rng)}): it is [lo, hi]")
     nbins = ops.constant_value(op._inputs[2])
     if nbins is not None and int(nbins) <= 0:
-        raise ValueError(f"HistogramFixedWidth: Requires nbins > 0: {int(nbins)}")
+        raise ValueError(f"Requires nbins > 0: {int(nbins)}")  # TF 1.15's words
     return [TensorShape([None if nbins is None else int(nbins)])]
 
 
 def _histogram_kernel(values, value_range, nbins, *, dtype):
     values, value_range, nbins = _np(values), _np(value_range), _np(nbins)
     if value_range.shape != (2,):
-        raise _invalid(f"HistogramFixedWidth: value_range should be a vector of 2 elements, "
-                       f"got shape {_shape_str(value_range.shape)}")
+        raise _invalid(f"value_range should be a vector of 2 elements, got shape "
+                       f"{_shape_str(value_range.shape)}")
     if nbins.ndim != 0:
-        raise _invalid(f"HistogramFixedWidth: nbins should be a scalar, got shape "
-                       f"{_shape_str(nbins.shape)}")
+        raise _invalid(f"nbins should be a scalar, got shape {_shape_str(nbins.shape)}")
     nbins = int(nbins)
     if nbins <= 0:
-        raise _invalid(f"HistogramFixedWidth: nbins should be a positive number, but got "
-                       f"'{nbins}'")
+        raise _invalid(f"nbins should be a positive number, but got '{nbins}'")
     lo, hi = value_range
     if not lo < hi:
-        raise _invalid(f"HistogramFixedWidth: value_range should satisfy value_range[0] < "
-                       f"value_range[1], but got '[{lo}, {hi}]'")
+        raise _invalid(f"value_range should satisfy value_range[0] < value_range[1], but got "
+                       f"'[{lo:g}, {hi:g}]'")
     if values.dtype.kind == "f" and np.isnan(values).any():
         raise _invalid("HistogramFixedWidth: values contain NaN, which falls in no bin")
     step = (float(hi) - float(lo)) / nbins

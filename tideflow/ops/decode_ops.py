@@ -116,7 +116,7 @@ def decode_raw(bytes=None, out_type=None, little_endian=True, name=None, input_b
     to that many bytes, so strings of different lengths decode (DecodePaddedRaw)."""
     if input_bytes is not None:
         if bytes is not None:
-            raise ValueError("Cannot specify both 'bytes' and 'input_bytes'.")
+            raise ValueError("Cannot specify both 'bytes' and 'input_bytes'")
         bytes = input_bytes
     attrs = {"out_type": dtypes.as_dtype(out_type), "little_endian": little_endian}
     if fixed_length is not None:

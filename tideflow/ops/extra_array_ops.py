@@ -97,7 +97,7 @@ def _cross_shape(op):
             raise ValueError("Cross: a and b must be at least 1-D")
         last = s.dims[-1].value
         if last is not None and last != 3:
-            raise ValueError(f"Cross: the last dimension of a and b must be 3, got {last}")
+            raise ValueError(f"Dimension must be 3 but is {last}")  # TF 1.15's words
     return [s]
 
 

@@ -288,6 +288,16 @@ def _gather_nd_shape(op):
     return [ix.dims[:-1] + p.dims[k:]]
 
 
+def _slice_str(i, shape):
+    """TF's SliceDebugString: flat position ``i`` in ``shape`` as [a,b] ([i] for a vector, ''
+    for a scalar)."""
+    if not len(shape):
+        return ""
+    if len(shape) == 1:
+        return f"[{i}]"
+    return "[" + ",".join(str(int(j)) for j in np.unravel_index(i, shape)) + "]"
+
+
 def _nd_index(indices, shape, what):
     k = indices.shape[-1]
     flat = indices.reshape(-1, k)
@@ -295,10 +305,9 @@ def _nd_index(indices, shape, what):
     bad = np.any((flat < 0) | (flat >= limit), axis=1)
     if bad.any():
         i = int(np.argmax(bad))
-        pos = np.unravel_index(i, indices.shape[:-1])
         raise _invalid(
-            f"indices{[int(p) for p in pos]} = {flat[i].tolist()} does not index into "
-            f"{what} shape {_shape_str(list(shape))}"
+            f"indices{_slice_str(i, indices.shape[:-1])} = {flat[i].tolist()} does not index "
+            f"into {what}shape {_shape_str(list(shape))}"
         )
     return tuple(np.moveaxis(indices, -1, 0))
 
@@ -322,10 +331,11 @@ def _gather_nd_kernel(params, indices):
     else:
         flat = indices.reshape(-1, k)
         bad = np.any((flat < 0) | (flat >= np.asarray(params.shape[:k])), axis=1)
-        if bad.any():  # TF 1.x's words: the row of the flattened indices
+        if bad.any():  # TF 1.15's words: the bad index vector's position among them
             i = int(np.argmax(bad))
-            raise _invalid(f"flat indices[{i}, :] = [{', '.join(map(str, flat[i].tolist()))}] "
-                           f"does not index into param (shape: {_shape_str(params.shape)}).")
+            at = _slice_str(i, indices.shape[:-1])
+            raise _invalid(f"indices{at} = [{', '.join(map(str, flat[i].tolist()))}] does not "
+                           f"index into param shape {_shape_str(params.shape)}")
         out = params[tuple(np.moveaxis(indices, -1, 0))]
     return out if type(out) is np.ndarray else np.asarray(out, dtype=params.dtype)
 

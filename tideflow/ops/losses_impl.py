@@ -259,7 +259,7 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
     axis is kept with size 1). ``dim`` is the deprecated name of ``axis``."""
     if dim is not None:
         if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dim'")
+            raise ValueError("Cannot specify both 'dim' and 'axis'")
         axis = dim
     if axis is None:
         raise ValueError("You must specify 'axis'.")

@@ -232,7 +232,7 @@ def _softmax(logits, op_type, axis, name):
 def _axis_arg(axis, dim):
     if dim is not None:
         if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dim'")
+            raise ValueError("Cannot specify both 'dim' and 'axis'")
         return dim
     return axis
 
@@ -515,7 +515,7 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     del shift  # unused, as in TF
     if keepdims is not None:
         if keep_dims is not None:
-            raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'.")
+            raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
         keep_dims = keepdims
     keep_dims = bool(keep_dims)
     with ops.name_scope(name, "moments", [x, axes]):
@@ -537,7 +537,7 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
     """(count, sum of (x - shift), sum of (x - shift) ** 2, shift) over ``axes``
     (``keepdims`` is ``keep_dims``' later spelling)."""
     if keep_dims is not None and keepdims is not None:
-        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'.")
+        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
     keep_dims = bool(keepdims if keepdims is not None else keep_dims)
     axes = list(axes)
     with ops.name_scope(name, "sufficient_statistics", [x, shift]):

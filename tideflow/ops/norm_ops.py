@@ -18,7 +18,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
     from tideflow.ops import array_ops, math_ops, reduction_ops, unary_ops
 
     if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
     keepdims = bool(keep_dims if keepdims is None else keepdims)
     is_matrix_norm = isinstance(axis, (tuple, list)) and len(axis) == 2
     if is_matrix_norm:

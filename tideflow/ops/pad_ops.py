@@ -29,6 +29,11 @@ def _tile_shape(op):
     s = _in(op, 0)
     _check_rank(_in(op, 1), 1)
     m = partial_vector(op._inputs[1])
+    if m is not None:  # as TF reads a shape: -1 is an unknown multiple (an error when run)
+        for k in m:
+            if k is not None and k < -1:
+                raise ValueError(f"Invalid value in tensor used for shape: {k}")
+        m = [None if k == -1 else k for k in m]
     if s.ndims is None:
         return [None if m is None else [_dim_times(None, k) for k in m]]
     if m is None:
@@ -125,7 +130,7 @@ def _pad_shape(op):
     out = []
     for d, row in zip(s.dims, rows):
         if row is not None and any(v is not None and v < 0 for v in row):
-            raise ValueError(f"Paddings must be non-negative: {row[0]} {row[1]}")
+            raise ValueError("Paddings must be non-negative")  # (the kernel names them)
         if d.value is None or row is None or None in row:
             out.append(None)  # TF's wrapper: a dimension whose paddings are partly unknown
         else:
@@ -187,14 +192,14 @@ def _mirror_pad_kernel(x, paddings, *, mode):
     p = _check_paddings(x, paddings)
     # TF checks the limit here, at run time (REFLECT pads less than the dimension size,
     # SYMMETRIC no more than it), not when the graph is built
-    limit_off = 1 if mode == "SYMMETRIC" else 0
     for i, (a, b) in enumerate(p):
-        limit = x.shape[i] + limit_off
-        if a >= limit or b >= limit:
-            raise _invalid(
-                f"paddings must be less than the dimension size: {a}, {b} greater than or "
-                f"equal to {limit} in input dimension {i}"
-            )
+        n = x.shape[i]
+        if mode == "SYMMETRIC" and (a > n or b > n):  # TF 1.15's words
+            raise _invalid(f"paddings must be no greater than the dimension size: {a}, {b} "
+                           f"greater than {n}")
+        if mode == "REFLECT" and (a >= n or b >= n):
+            raise _invalid(f"paddings must be less than the dimension size: {a}, {b} not less "
+                           f"than {n}")
     return _np_pad(x, p, mode=mode.lower())
 
 

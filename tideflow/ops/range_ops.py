@@ -24,8 +24,9 @@ def _num(v):
 
 
 def _range_size(start, limit, delta, err):
-    if delta == 0:
-        raise err(f"Requires delta != 0: {_num(delta)}")
+    if delta == 0:  # (TF's shape function names no value; its kernel does)
+        raise err("Requires delta != 0" if err is ValueError else
+                  f"Requires delta != 0: {_num(delta)}")
     if delta > 0 and start > limit:
         raise err(f"Requires start <= limit when delta > 0: {_num(start)}/{_num(limit)}")
     if delta < 0 and start < limit:

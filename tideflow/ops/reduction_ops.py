@@ -810,7 +810,7 @@ for _kind, _types in (("Sum", "numbertype"), ("Mean", "realnumbertype"), ("Prod"
 def _deprecated(new_name, new_value, old_name, old_value):
     if old_value is not None:
         if new_value is not None:
-            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
+            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'")  # TF's order
         return old_value
     return new_value
 
@@ -943,7 +943,7 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
     deprecated name of ``input_tensor``)."""
     from tideflow.ops import math_ops
 
-    input_tensor = _deprecated("input_tensor", input_tensor, "input", input)
+    input_tensor = _deprecated("input", input, "input_tensor", input_tensor)
     if input_tensor is None:
         raise ValueError("count_nonzero needs input_tensor")
 

@@ -51,12 +51,11 @@ def _reverse_sequence_kernel(input, seq_lengths, *, seq_dim, batch_dim):
             f"{x.shape[b]}); input shape {_shape_str(x.shape)}")
     out = x.copy()
     for i, n in enumerate(lens.tolist()):
-        # TF's words, with the offending length
+        # TF 1.15's words
         if n < 0:
-            raise _invalid(f"ReverseSequence: seq_lens({i}) < 0 (seq_lengths[{i}] = {n})")
+            raise _invalid(f"seq_lens({i}) < 0")
         if n > x.shape[s]:
-            raise _invalid(f"ReverseSequence: seq_lens({i}) > input.dims({s}) "
-                           f"(seq_lengths[{i}] = {n}, input.dims({s}) = {x.shape[s]})")
+            raise _invalid(f"seq_lens({i}) > input.dims({s})")
         if n > 1:
             src = [slice(None)] * x.ndim
             src[b] = i
@@ -91,9 +90,9 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     """Reverses ``input[b, :seq_lengths[b]]`` along ``seq_axis`` for each ``b`` on
     ``batch_axis`` (``seq_dim``/``batch_dim`` are the deprecated spellings)."""
     if seq_axis is not None and seq_dim is not None:
-        raise ValueError("Cannot specify both 'seq_axis' and 'seq_dim'")
+        raise ValueError("Cannot specify both 'seq_dim' and 'seq_axis'")
     if batch_axis is not None and batch_dim is not None:
-        raise ValueError("Cannot specify both 'batch_axis' and 'batch_dim'")
+        raise ValueError("Cannot specify both 'batch_dim' and 'batch_axis'")
     seq_axis = seq_dim if seq_axis is None else seq_axis
     batch_axis = batch_dim if batch_axis is None else batch_axis
     if seq_axis is None:

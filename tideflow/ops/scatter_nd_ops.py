@@ -41,8 +41,8 @@ def _scatter_into(op_type, out, indices, updates, mode, op=None):
     indices = np.asarray(indices)
     updates = _np(updates)
 
-    def invalid(msg):
-        return errors.InvalidArgumentError(None, op, f"{op_type}: {msg}")
+    def invalid(msg):  # (TF 1.15's kernels name no op in these)
+        return errors.InvalidArgumentError(None, op, msg)
 
     if out.ndim == 0:
         raise invalid("Output must be at least 1-D, got shape: []")
@@ -65,9 +65,10 @@ def _scatter_into(op_type, out, indices, updates, mode, op=None):
     bad = np.any((flat < 0) | (flat >= np.asarray(out.shape[:k], dtype=np.int64)), axis=1)
     if bad.any():
         i = int(np.argmax(bad))
-        pos = [int(p) for p in np.unravel_index(i, indices.shape[:-1])]
-        raise invalid(f"indices{pos} = {flat[i].tolist()} does not index into shape "
-                      f"{_shape_str(out.shape)}")
+        from tideflow.ops.gather_ops import _slice_str
+
+        raise invalid(f"indices{_slice_str(i, indices.shape[:-1])} = {flat[i].tolist()} "
+                      f"does not index into shape {_shape_str(out.shape)}")
     if k == 0:
         rows = updates.reshape((int(np.prod(indices.shape[:-1])),) + out.shape)
         if mode == "update":

@@ -108,6 +108,12 @@ def _bound_kernel(side, op_type):
         out = np.empty(vals.shape, dtype=out_type.as_numpy_dtype)
         for i in range(seq.shape[0]):
             out[i] = np.searchsorted(seq[i], vals[i], side=side)
+        if vals.dtype.kind in "fc" and seq.shape[1]:
+            # TF's std::lower_bound/upper_bound compare with <, which a NaN value never
+            # satisfies: it lands at 0 (left) or past the end (right); NumPy sorts NaN last
+            nan = np.isnan(vals)
+            if nan.any():
+                out[nan] = 0 if side == "left" else seq.shape[1]
         return out
 
     return kernel

@@ -372,7 +372,7 @@ def sparse_add(a, b, threshold=None, thresh=None):
     deprecated name, as the third positional argument of TF 1.x) are dropped.
     """
     if threshold is not None and thresh is not None:
-        raise ValueError("Cannot specify both 'threshold' and 'thresh'")
+        raise ValueError("Cannot specify both 'thresh' and 'threshold'")
     threshold = thresh if threshold is None else threshold
     threshold = 0 if threshold is None else threshold
     a_sparse = isinstance(a, (SparseTensor, SparseTensorValue))
@@ -504,9 +504,9 @@ def _sparse_reduce_wrapper(op_type, sp_input, axis, keepdims, reduction_axes, ke
     from tideflow.ops import range_ops
 
     if axis is not None and reduction_axes is not None:
-        raise ValueError("Cannot specify both 'axis' and 'reduction_axes'.")
+        raise ValueError("Can't specify both axis' and 'reduction_indices'.")  # (sic) TF 1.15's
     if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
+        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
     axis = axis if axis is not None else reduction_axes
     keepdims = bool(keepdims if keepdims is not None else keep_dims)
     sp_input = _as_sparse(sp_input)
@@ -695,8 +695,8 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
     from tideflow.ops import array_ops, math_ops, range_ops, reduction_ops
 
     if concat_dim is not None:
-        if axis is not None and axis != concat_dim:
-            raise ValueError("Cannot specify both 'axis' and 'concat_dim'.")
+        if axis is not None:
+            raise ValueError("Cannot specify both 'concat_dim' and 'axis'")
         axis = concat_dim
     if not isinstance(sp_inputs, (list, tuple)):
         raise TypeError("Inputs must be a list")

@@ -231,7 +231,7 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type=
     ``[len(source), max tokens]`` whose entry ``[i, j]`` is token ``j`` of string ``i``.
     """
     if sep is not None and delimiter is not None:
-        raise ValueError("Cannot specify both 'sep' and 'delimiter'.")
+        raise ValueError("Cannot specify both 'delimiter' and 'sep'")
     delimiter = sep if sep is not None else delimiter
     if delimiter is None:
         delimiter = " "
@@ -410,9 +410,9 @@ def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
     """Joins the strings of ``inputs`` across ``axis`` (default: all, in row-major order).
     ``keepdims`` is the newer name of ``keep_dims``, ``axis`` of ``reduction_indices``."""
     if axis is not None and reduction_indices is not None:
-        raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
+        raise ValueError("Cannot specify both 'reduction_indices' and 'axis'")
     if keep_dims is not None and keepdims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
+        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
     axis = axis if axis is not None else reduction_indices
     keep_dims = bool(keepdims if keepdims is not None else keep_dims)
     # TF 1.15's names: the op (``name`` or ReduceJoin) inside a ReduceJoin scope, the
