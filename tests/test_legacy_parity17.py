@@ -198,3 +198,8 @@ def test_contrib_learn_canned_models_answer_contrib_variable_names(tmp_path):
     assert d.get_variable_value("dnn/logits/biases").shape == (1,)
     with pytest.raises(tf.errors.NotFoundError):
         d.get_variable_value("dnn/nope/weights")
+
+
+def test_contrib_learn_load_dataset_unknown_name():
+    with pytest.raises(ValueError, match="^Name of dataset is not found: nope$"):
+        tf.contrib.learn.datasets.load_dataset("nope")

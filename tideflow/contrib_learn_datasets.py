@@ -247,7 +247,7 @@ DATASETS = _LOADERS  # TF's public name for the loader table
 def load_dataset(name, size="small", test_with_fake_data=False):
     """The data set called ``name`` ('iris', 'mnist'; 'boston' needs its CSV)."""
     if name not in _LOADERS:
-        raise ValueError(f"Name of dataset is unknown {name}")
+        raise ValueError(f"Name of dataset is not found: {name}")
     if name == "mnist" and test_with_fake_data:
         return read_data_sets("MNIST-data", fake_data=True)
     return _LOADERS[name]()
