@@ -200,3 +200,25 @@ def test_colocation_attrs_of_variables_and_summed_gradients():
     add = [op for op in tf.get_default_graph().get_operations() if op.type == "AddN"]
     assert [op.name for op in add] == ["gradients/AddN"]
     assert classes("gradients/AddN") == [b"loc:@gradients/mul_grad/Mul"]
+
+
+def test_text_graph_files_print_floats_as_tf(tmp_path):
+    tf.constant(0.1, name="c")
+    path = tf.train.write_graph(tf.get_default_graph(), str(tmp_path), "g.pbtxt")
+    with open(path) as f:
+        text = f.read()
+    assert "float_val: 0.10000000149011612" in text  # TF 1.15's file
+    assert text == str(tf.get_default_graph().as_graph_def())
+    assert 'float_val: 0.10000000149011612' in str(tf.get_default_graph().get_operation_by_name("c"))
+
+
+def test_stripped_op_list_is_tf_115s():
+    v = tf.Variable([1.0], name="v")
+    tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(v * v))
+    ops_ = {o.name: o for o in tf.train.export_meta_graph().meta_info_def.stripped_op_list.op}
+    add = next(a for a in ops_["Mul"].attr if a.name == "T")
+    assert [tf.as_dtype(t).name for t in add.allowed_values.list.type][:4] == [
+        "bfloat16", "float16", "float32", "float64"]
+    assert not ops_["ApplyGradientDescent"].is_stateful  # its ref input is the state
+    assert ops_["VariableV2"].is_stateful
+    assert ops_["Assign"].allows_uninitialized_input

@@ -361,10 +361,9 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
     if as_text:
-        from google.protobuf import text_format
-
-        # protobuf's default float format is the shortest that parses back to the same value
-        data = text_format.MessageToString(graph_def).encode("utf-8")
+        # our messages' str() is TF 1.15's text format (maps sorted by key, float fields at
+        # double precision: "float_val: 0.10000000149011612"), as its files hold
+        data = str(graph_def).encode("utf-8")
     else:
         data = graph_def.SerializeToString(deterministic=True)
     tmp = f"{path}.tmp{uuid.uuid4().hex}"

@@ -128,9 +128,20 @@ def strip_name_scope(name, export_scope):
 # ------------------------------------------------------------------------------------------
 
 
+# The ops whose ref input may be an uninitialized variable (TF's allows_uninitialized_input)
+_UNINITIALIZED_INPUT_OPS = frozenset({
+    "Assign", "IsVariableInitialized", "RefIdentity", "RefSwitch", "Copy", "CopyHost",
+    "DebugGradientIdentity", "DebugGradientRefIdentity", "DebugIdentity", "DebugNanCount",
+    "DebugNumericSummary"})
+
+
 def op_def_proto(op_def):
     """The OpDef proto of a registered op declaration."""
-    p = op_def_pb2.OpDef(name=op_def.name, is_stateful=bool(op_def.is_stateful))
+    # TF marks an op that updates a ref input (Assign, ApplyAdam) not stateful: the ref is
+    # the state; tideflow's executor treats them as stateful
+    stateful = bool(op_def.is_stateful) and not any(a.is_ref for a in op_def.inputs)
+    p = op_def_pb2.OpDef(name=op_def.name, is_stateful=stateful,
+                         allows_uninitialized_input=op_def.name in _UNINITIALIZED_INPUT_OPS)
     for args, field in ((op_def.inputs, p.input_arg), (op_def.outputs, p.output_arg)):
         for a in args:
             arg = field.add(name=a.name, is_ref=a.is_ref)
@@ -143,7 +154,14 @@ def op_def_proto(op_def):
             if a.type_list_attr:
                 arg.type_list_attr = a.type_list_attr
     for spec in op_def.attrs.values():
+        if spec.name in op_def.newer_attrs:  # TF 1.15's op lacks it
+            continue
         attr = p.attr.add(name=spec.name, type=spec.type)
+        if spec.allowed:  # TF's allowed_values, in the order declared
+            if spec.type == "string":
+                attr.allowed_values.list.s.extend(str(v).encode() for v in spec.allowed)
+            else:
+                attr.allowed_values.list.type.extend(d.as_datatype_enum for d in spec.allowed)
         if spec.minimum is not None:
             attr.has_minimum = True
             attr.minimum = spec.minimum

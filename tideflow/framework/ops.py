@@ -629,10 +629,7 @@ class Operation:
         return f"<tf.Operation '{self._name}' type={self._type}>"
 
     def __str__(self):
-        from google.protobuf import text_format
-
-        # text_format lists the attrs by name, as TF's str(op) does (the upb str() does not)
-        return text_format.MessageToString(self.node_def)
+        return str(self.node_def)  # TF 1.15's text format (tideflow.protos)
 
 
 # ------------------------------------------------------------------------------------------
