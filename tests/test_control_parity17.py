@@ -5,6 +5,7 @@ Each expected value, name and message below was printed by the same program unde
 TensorFlow 1.15 (tensorflow-cpu 1.15.0); the tests need only tideflow.
 """
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -215,3 +216,107 @@ def test_tensor_array_grad_is_an_array_of_the_same_size():
     g = ta.grad("src").write(0, 1.0).write(1, 2.0).write(2, 3.0)
     stacked, size = _run([g.stack(), g.size()])
     assert stacked.tolist() == [1.0, 2.0, 3.0] and size == 3
+
+
+# -- the op count of loop gradients holding TensorArrays (TF 1.15's seeds after them) --------
+
+
+def _seed_after(build):
+    tf.set_random_seed(1)
+    build()
+    return _seed2(tf.random_normal([2]))
+
+
+def _map_fn_grad():
+    x = tf.constant([1.0, 2.0, 3.0])
+    tf.gradients(tf.map_fn(lambda a: a * a, x), x)
+
+
+def _map_fn_minimize():
+    v = tf.Variable([1.0, 2.0, 3.0])
+    r = tf.map_fn(lambda a: a * a, v.read_value())
+    tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(r))
+
+
+def _scan_grad(init):
+    def build():
+        x = tf.constant([1.0, 2.0, 3.0])
+        w = tf.constant(2.0)
+        r = tf.scan(lambda a, b: a * w + b, x,
+                    initializer=tf.constant(0.0) if init else None)
+        tf.gradients(tf.reduce_sum(r), [x, w])
+    return build
+
+
+def _foldl_grad():
+    x = tf.constant([1.0, 2.0, 3.0])
+    w = tf.constant(2.0)
+    tf.gradients(tf.foldl(lambda a, b: a * w + b, x), [x, w])
+
+
+def _rnn_minimize(cell):
+    def build():
+        x = tf.placeholder(tf.float32, [None, 5, 4])
+        o, _ = tf.nn.dynamic_rnn(cell(3), x, dtype=tf.float32)
+        tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(o))
+    return build
+
+
+def _array_in_loop_grad():
+    x = tf.constant(2.0)
+
+    def body(i, ta):
+        return i + 1, ta.write(i, x * tf.cast(i, tf.float32))
+
+    _, ta = tf.while_loop(lambda i, ta: i < 3, body, [0, tf.TensorArray(tf.float32, size=3)])
+    tf.gradients(tf.reduce_sum(ta.stack()), x)
+
+
+def _gated_two_var_loop():
+    x = tf.constant(2.0)
+    r = tf.while_loop(lambda i, y, z: i < 3, lambda i, y, z: (i + 1, y * x, z + y),
+                      [0, tf.constant(1.0), tf.constant(1.0)])
+    tf.gradients(r[2], x, gate_gradients=True)
+
+
+def _array_reads_grad():
+    x = tf.constant([1.0, 2.0, 3.0])
+    ta = tf.TensorArray(tf.float32, size=3).unstack(x)
+    tf.gradients(ta.read(0) * 2 + ta.read(2) * 3, x)
+
+
+def _array_scatter_gather_grad():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    ta = tf.TensorArray(tf.float32, size=2).scatter([1, 0], x)
+    tf.gradients(tf.reduce_sum(ta.gather([1]) * 3), x)
+
+
+@pytest.mark.parametrize("build,seed", [
+    (_map_fn_grad, 123), (_map_fn_minimize, 148), (_scan_grad(True), 153),
+    (_scan_grad(False), 164), (_foldl_grad, 123),
+    (_rnn_minimize(tf.nn.rnn_cell.BasicRNNCell), 262),
+    (_rnn_minimize(tf.nn.rnn_cell.BasicLSTMCell), 453),
+    (_array_in_loop_grad, 96), (_gated_two_var_loop, 95), (_array_reads_grad, 41),
+    (_array_scatter_gather_grad, 36)])
+def test_loop_and_array_gradients_keep_tf_seeds(build, seed):
+    # the op seed TF 1.15 gave the first random op made after each gradient
+    assert _seed_after(build) == seed
+
+
+def test_dynamic_rnn_gradient_values_after_counting():
+    # (the counted gradient builds the same loop: its values are the finite differences')
+    xv = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 10
+    x = tf.placeholder(tf.float32, [2, 3, 4])
+    o, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(2), x, dtype=tf.float32)
+    loss = tf.reduce_sum(o)
+    g = tf.gradients(loss, x)[0]
+    eps = 1e-3
+    xp, xm = xv.copy(), xv.copy()
+    xp[1, 2, 3] += eps
+    xm[1, 2, 3] -= eps
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got = s.run(g, {x: xv})
+        num = (s.run(loss, {x: xp}) - s.run(loss, {x: xm})) / (2 * eps)
+    assert got.shape == (2, 3, 4)
+    np.testing.assert_allclose(got[1, 2, 3], num, rtol=1e-2)

@@ -330,10 +330,40 @@ def _plain_loop(cond_fg, body_fg):
             if (o._outputs and o._outputs[0] in extra) or (
                     o._type == "TensorListPushBack" and o._inputs[0] in extra):
                 continue
+            if o._type in _TA_BODY_OPS or o._type == "Placeholder":
+                continue  # a TensorArray's read or write (TF's counts: _TA_GRAD_OPS)
             if o._type in _NESTED_FLOW or any(t._dtype.base_dtype == dtypes.variant
                                               for t in o._outputs):
                 return False
     return True
+
+
+# TF 1.15's ops for the gradient of a TensorArray read or write in a loop body (besides the
+# stack of its index and the Enters of outside tensors, counted as any op's): a write's
+# TensorArrayGradV3, the Enter of its handle, gradient_flow and TensorArrayReadV3; a read's
+# the same with TensorArrayWriteV3 (the Enter of the array's flow: its invariant's)
+_TA_GRAD_OPS = {"TensorListSetItem": 4, "TensorListGetItem": 4}
+_TA_BODY_OPS = frozenset(_TA_GRAD_OPS)
+
+
+def _ta_grad_counts(body_fg, gbody_ops):
+    """The ops in ``gbody_ops`` not to count (made by the gradients of the TensorArray reads
+    and writes of ``body_fg``, but for the pops of forward values and the gates of GATE_OP,
+    TF's as well) and TF's count for them."""
+    scopes = {f"/{o._name}_grad/": _TA_GRAD_OPS[o._type] for o in body_fg._ops
+              if o._type in _TA_BODY_OPS}
+    skip, n_tf, seen = set(), 0, set()
+    for o in gbody_ops:
+        scope = next((sc for sc in scopes if sc in o._name), None)
+        if scope is None or o._type == "TensorListPopBack" or scope + "tuple/" in o._name or (
+                o._type == "Const" and o._outputs[0].consumers()
+                and all(c._type == "TensorListPopBack" for c in o._outputs[0].consumers())):
+            continue
+        skip.add(o)
+        if scope not in seen:
+            seen.add(scope)
+            n_tf += scopes[scope]
+    return skip, n_tf
 
 
 _NESTED_FLOW = frozenset({"If", "While", "StatelessIf", "StatelessWhile"})
@@ -347,7 +377,7 @@ def _while_grad(op, *grads):
     enter/next-iteration chain (5), per forward value the gradient reads a stack (6, and one
     ControlTrigger in all), per loop invariant it reads an Enter, per invariant with a
     gradient an accumulator loop (7, or 9 for a shape not fully known), and the body's
-    gradient ops."""
+    gradient ops; under GATE_OP a tuple of 3 per loop variable with a gradient."""
     graph = op._graph
     cond_fg = func_graph.lookup_function(graph, op._attrs["cond"])
     body_fg = func_graph.lookup_function(graph, op._attrs["body"])
@@ -400,7 +430,11 @@ def _build_while_grad(op, grads, gate=None):
     n_in_before = len(op._inputs)
     d_idx = [i for i in range(n_loop) if _differentiable(op._outputs[i]) and not (
         op._outputs[i]._dtype.base_dtype == dtypes.variant and grads[i] is None)]
-    j_idx = [j for j in range(len(caps)) if _differentiable(op._inputs[n_loop + j])]
+    # (as TF's walk: no gradient for an outside tensor no x depends on, such as the array a
+    # loop reads its input from)
+    between = gradients_lib.between_active()
+    j_idx = [j for j in range(len(caps)) if _differentiable(op._inputs[n_loop + j])
+             and (between is None or op._inputs[n_loop + j]._op in between)]
     if not d_idx or all(grads[i] is None for i in d_idx):
         return [None] * n_in_before, None
     unused = []
@@ -440,7 +474,9 @@ def _build_while_grad(op, grads, gate=None):
                                           + [caps[j][1] for j in j_idx], grad_ys=gvars,
                                           gate_gradients=bool(gate))
         # (a pop: its TensorListPopBack and element shape Const, counted in TF's stack ops)
-        n_body = sum(1 for o in gbody._ops[n0:] if o._type != "Placeholder") - 2 * len(pops)
+        ta_ops, n_ta = _ta_grad_counts(body_fg, gbody._ops[n0:])
+        n_body = sum(1 for o in gbody._ops[n0:] if o._type != "Placeholder"
+                     and o not in ta_ops) - 2 * len(pops) + n_ta
         outs = [cnt - 1]
         for k, _ in enumerate(d_idx):
             r = res[k]
@@ -507,7 +543,9 @@ def _build_while_grad(op, grads, gate=None):
     read = {op._inputs[n_loop + j] for j in reads}
     invariants = [ph for src, ph in gbody.captures if src in read]
     forward = popped | set(invariants)
-    sizes = [o for o in gbody._ops if o._type in _SHAPE_OPS and o._inputs[0] in forward]
+    # (one whose result nothing reads is not stacked: concat's gradient makes such a Shape)
+    sizes = [o for o in gbody._ops if o._type in _SHAPE_OPS and o._inputs[0] in forward
+             and o._outputs[0].consumers()]
 
     def read_otherwise(v):
         return any(c._type not in _SHAPE_OPS for c in v.consumers())
@@ -519,8 +557,12 @@ def _build_while_grad(op, grads, gate=None):
     sizes_of_consts = [o for o in gbody._ops if o._type in _SHAPE_OPS and o._inputs[0] in consts]
     n_body -= sum(1 for c in consts if not read_otherwise(c))
     stacks += len(sizes_of_consts)
-    n_tf = 8 + 10 + 5 * len(d_idx) + 2 * len(unused) + 6 * stacks + bool(stacks) + enters \
+    # (TF's zeros for a loop variable whose output gets no gradient: a ZerosLike)
+    n_tf = 8 + 10 + 5 * len(d_idx) + sum(grads[i] is None for i in d_idx) + 2 * len(unused) \
+        + 6 * stacks + bool(stacks) + enters \
         + n_body
+    if gate:
+        n_tf += 3 * len(d_idx)  # GATE_OP: each Merge's gradient is gated (a tuple of 3)
     for m, j in enumerate(j_idx):
         if m not in unconnected:
             n_tf += 7 if caps[j][1]._shape.is_fully_defined() else 9

@@ -625,6 +625,26 @@ def _zeros_like_kernel(lst):
 # ------------------------------------------------------------------------------------------
 
 
+def _counted_as_tf(fn):
+    """A TensorArray op's gradient (its op carries ``_tensor_array_op``) made outside loops and
+    conds counts as TF 1.15's three ops (TensorArrayGradV3, gradient_flow and the read, write,
+    gather, scatter, split or concat): its own ops take ids set aside, then the graph's count
+    skips three, so later random ops draw TF's seeds. (In a loop body, the loop's gradient
+    counts them: control_flow_grad._TA_GRAD_OPS.)"""
+    def grad(op, *grads):
+        graph = op._graph
+        if ("_tensor_array_op" not in op._attrs or graph.building_function
+                or graph._next_id >= ops.Graph.ASIDE_IDS):
+            return fn(op, *grads)
+        first = graph._next_id
+        with graph.aside_ids():
+            out = fn(op, *grads)
+        graph._skip_op_ids(to=first + 3)
+        return out
+
+    return grad
+
+
 def _set_item_grad(op, grad):
     if grad is None:
         return None, None, None
@@ -632,7 +652,8 @@ def _set_item_grad(op, grad):
     item_grad = get_item(grad, index, _elem(op), element_shape=-1)
     from tideflow.ops import array_ops
 
-    list_grad = set_item(grad, index, array_ops.zeros_like(op._inputs[2]))
+    # (zeros shaped as the item's gradient: no forward value is read, as TF's write)
+    list_grad = set_item(grad, index, array_ops.zeros_like(item_grad))
     return list_grad, None, item_grad
 
 
@@ -745,16 +766,16 @@ op_registry.declare("TensorListGetItem", inputs=["input_handle: variant", "index
                                                  "element_shape: int32"],
                     outputs=["item: element_dtype"], attrs=["element_dtype: type"],
                     shape=lambda op: [_shape_of_input(op._inputs[2])],
-                    kernel_factory=_get_item_factory, grad=_get_item_grad)
+                    kernel_factory=_get_item_factory, grad=_counted_as_tf(_get_item_grad))
 op_registry.declare("TensorListSetItem", inputs=["input_handle: variant", "index: int32",
                                                  "item: element_dtype"],
                     outputs=["output_handle: variant"],
                     attrs=["element_dtype: type", "resize_if_index_out_of_bounds: bool = false"],
-                    shape=_scalar_variant, kernel=_set_item_kernel, grad=_set_item_grad)
+                    shape=_scalar_variant, kernel=_set_item_kernel, grad=_counted_as_tf(_set_item_grad))
 op_registry.declare("TensorListStack", inputs=["input_handle: variant", "element_shape: int32"],
                     outputs=["tensor: element_dtype"],
                     attrs=["element_dtype: type", "num_elements: int = -1"],
-                    shape=_stack_shape, kernel_factory=_stack_factory, grad=_stack_grad)
+                    shape=_stack_shape, kernel_factory=_stack_factory, grad=_counted_as_tf(_stack_grad))
 op_registry.declare("TensorListFromTensor", inputs=["tensor: element_dtype",
                                                     "element_shape: shape_type"],
                     outputs=["output_handle: variant"], attrs=["element_dtype: type", _SHAPE_TYPE],
@@ -764,11 +785,11 @@ op_registry.declare("TensorListGather", inputs=["input_handle: variant", "indice
                     outputs=["values: element_dtype"], attrs=["element_dtype: type"],
                     shape=lambda op: [op._inputs[1]._shape.concatenate(
                         _shape_of_input(op._inputs[2]))],
-                    kernel_factory=_gather_factory, grad=_gather_grad)
+                    kernel_factory=_gather_factory, grad=_counted_as_tf(_gather_grad))
 op_registry.declare("TensorListScatterIntoExistingList",
                     inputs=["input_handle: variant", "tensor: element_dtype", "indices: int32"],
                     outputs=["output_handle: variant"], attrs=["element_dtype: type"],
-                    shape=_scalar_variant, kernel=_scatter_kernel, grad=_scatter_grad)
+                    shape=_scalar_variant, kernel=_scatter_kernel, grad=_counted_as_tf(_scatter_grad))
 op_registry.declare("TensorListConcatV2", inputs=["input_handle: variant",
                                                   "element_shape: shape_type",
                                                   "leading_dims: int64"],
@@ -777,12 +798,12 @@ op_registry.declare("TensorListConcatV2", inputs=["input_handle: variant",
                     shape=lambda op: [TensorShape([None]).concatenate(
                         _shape_of_input(op._inputs[1])[1:] if _shape_of_input(
                             op._inputs[1]).ndims else unknown_shape()), TensorShape([None])],
-                    kernel_factory=_concat_factory, grad=_concat_grad)
+                    kernel_factory=_concat_factory, grad=_counted_as_tf(_concat_grad))
 op_registry.declare("TensorListSplit", inputs=["tensor: element_dtype",
                                                "element_shape: shape_type", "lengths: int64"],
                     outputs=["output_handle: variant"],
                     attrs=["element_dtype: type", "shape_type: {int32, int64}"],
-                    shape=_scalar_variant, kernel_factory=_split_factory, grad=_split_grad)
+                    shape=_scalar_variant, kernel_factory=_split_factory, grad=_counted_as_tf(_split_grad))
 # the sum of gradient lists (TF sums them with a variant AddN); None items count as zeros
 op_registry.declare("_TensorListAddN", inputs=["inputs: N * variant"],
                     outputs=["sum: variant"], attrs=["N: int >= 1"],
