@@ -206,3 +206,19 @@ def test_shape_function_and_kernel_messages_are_tf_1_15s():
              r"^value_range should satisfy value_range\[0\] < value_range\[1\], but got '\[3, 0\]'")):
         with pytest.raises(tf.errors.InvalidArgumentError, match=pattern):
             _run(t)
+
+
+def test_unsorted_segment_mean_builds_tf_1_15s_ops_for_known_ranks():
+    x = tf.placeholder(tf.float32, [None, 3])
+    i = tf.placeholder(tf.int32, [None])
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations())
+    m = tf.unsorted_segment_mean(x, i, 4)
+    assert m.name == "UnsortedSegmentMean/truediv:0"
+    assert [o.type for o in g.get_operations()[n0:]] == [
+        "Shape", "Const", "Fill", "Const", "UnsortedSegmentSum", "Const", "Reshape", "Const",
+        "Maximum", "Const", "UnsortedSegmentSum", "RealDiv"]
+    got = _run([m, tf.unsorted_segment_sqrt_n(x, i, 4)],
+               {x: [[1, 2, 3], [3, 4, 5], [1, 1, 1]], i: [0, 0, 2]})
+    _same(got[0], [[2, 3, 4], [0, 0, 0], [1, 1, 1], [0, 0, 0]])
+    np.testing.assert_allclose(got[1][0], np.array([4, 6, 8]) / np.sqrt(2))

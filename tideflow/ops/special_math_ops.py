@@ -860,7 +860,10 @@ def _unsorted_segment_n(data, segment_ids, num_segments):
 
     ones_t = ones(array_ops.shape(segment_ids), dtype=data.dtype.base_dtype)
     n = reduction_ops.unsorted_segment_sum(ones_t, segment_ids, num_segments)
-    num = ops.convert_to_tensor(num_segments)
+    nd, ns = data.get_shape().ndims, segment_ids.get_shape().ndims
+    if nd is not None and ns is not None:  # TF 1.15's: one static broadcast shape
+        return _m().maximum(array_ops.reshape(n, [num_segments] + [1] * (nd - ns)), 1)
+    num = ops.convert_to_tensor(num_segments)  # (unknown ranks, which TF cannot take)
     extra = array_ops.rank(data) - array_ops.rank(segment_ids)
     shape = concat([array_ops.reshape(num, [1]),
                     ones(array_ops.reshape(extra, [1]), dtype=num.dtype.base_dtype)], 0)
