@@ -254,11 +254,11 @@ def _foldl_grad():
     tf.gradients(tf.foldl(lambda a, b: a * w + b, x), [x, w])
 
 
-def _rnn_minimize(cell):
+def _rnn_minimize(cell, optimizer=lambda: tf.train.GradientDescentOptimizer(0.1)):
     def build():
         x = tf.placeholder(tf.float32, [None, 5, 4])
         o, _ = tf.nn.dynamic_rnn(cell(3), x, dtype=tf.float32)
-        tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(o))
+        optimizer().minimize(tf.reduce_sum(o))
     return build
 
 
@@ -291,7 +291,17 @@ def _array_scatter_gather_grad():
     tf.gradients(tf.reduce_sum(ta.gather([1]) * 3), x)
 
 
+def _rnn_lengths_grad():
+    x = tf.placeholder(tf.float32, [None, 5, 4])
+    lengths = tf.placeholder(tf.int32, [None])
+    o, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(3), x, sequence_length=lengths,
+                             dtype=tf.float32)
+    tf.random_normal([2])
+    tf.gradients(tf.reduce_sum(o), tf.trainable_variables())
+
+
 @pytest.mark.parametrize("build,seed", [
+    (_rnn_lengths_grad, 282), (_rnn_minimize(tf.nn.rnn_cell.GRUCell, lambda: tf.train.AdamOptimizer(0.1)), 534),
     (_map_fn_grad, 123), (_map_fn_minimize, 148), (_scan_grad(True), 153),
     (_scan_grad(False), 164), (_foldl_grad, 123),
     (_rnn_minimize(tf.nn.rnn_cell.BasicRNNCell), 262),

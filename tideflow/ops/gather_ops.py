@@ -597,7 +597,7 @@ def _select_kernel(condition, t, e, *, ctx):
 def _select_grad(op, grad):
     grad = dense(grad)
     c = op._inputs[0]
-    zeros = zeros_like(grad)
+    zeros = zeros_like(op._inputs[1])  # TF's: of the selected-from input (in a loop, it reads it)
     return [None, select(c, grad, zeros), select(c, zeros, grad)]
 
 
