@@ -137,3 +137,43 @@ def test_sparse_adam_on_a_resource_variable_builds_tf_ops():
         "mul_3", "sub_3/x", "sub_3", "mul_4", "ReadVariableOp_5", "mul_5", "AssignVariableOp_1",
         "ReadVariableOp_6", "ScatterAdd_1", "ReadVariableOp_7", "Sqrt_1", "mul_6", "add",
         "truediv_1", "AssignSubVariableOp", "ReadVariableOp_8", "group_deps"]
+
+
+def test_contrib_variance_scaling_fans_are_the_partition_shape():
+    tf.set_random_seed(5)
+    v = tf.get_variable("xav", [6, 2], partitioner=tf.fixed_size_partitioner(2),
+                        initializer=tf.contrib.layers.xavier_initializer(seed=5))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(v.as_tensor())
+    part = [-0.756405, 0.781141, 0.749765, -0.08736, -0.801909, 0.98937]  # TF 1.15's
+    np.testing.assert_allclose(got.ravel(), part + part, atol=2e-6)
+    with pytest.raises(TypeError) as e:
+        tf.contrib.layers.variance_scaling_initializer(mode="bad")
+    assert str(e.value) == "('Unknown mode %s [FAN_IN, FAN_OUT, FAN_AVG]', 'bad')"
+
+
+def test_glorot_initializers_drop_their_dtype_as_tf():
+    for make in (tf.glorot_uniform_initializer, tf.glorot_normal_initializer,
+                 tf.keras.initializers.glorot_uniform):
+        init = make(dtype=tf.float64)
+        assert init([2, 2]).dtype == tf.float32
+        assert init.get_config() == {"seed": None, "dtype": "float32"}
+        make(dtype=tf.int32)  # no error at construction
+
+
+def test_keras_unknown_name_messages():
+    cases = [
+        (lambda: tf.keras.activations.get("nope"), "Unknown activation function:nope"),
+        (lambda: tf.keras.losses.get("nope"), "Unknown loss function:nope"),
+        (lambda: tf.keras.regularizers.get("nope"), "Unknown regularizer:nope"),
+        (lambda: tf.keras.initializers.get("nope"), "Unknown initializer:nope"),
+        (lambda: tf.keras.constraints.get("nope"), "Unknown constraint: nope"),
+        (lambda: tf.keras.initializers.get({"class_name": "nope", "config": {}}),
+         "Unknown initializer: nope"),
+    ]
+    for fn, message in cases:
+        with pytest.raises(ValueError) as e:
+            fn()
+        assert str(e.value) == message
+    assert type(tf.keras.constraints.get("non_neg")).__name__ == "NonNeg"

@@ -716,7 +716,7 @@ def test_metric_objects_deserialize_by_class_name_and_config():
     assert again.num_classes == 4
     assert isinstance(M.get("Hinge"), M.Hinge)
     assert M.get("mse") is M.mean_squared_error
-    with pytest.raises(ValueError, match="Unknown metric function: Nope"):
+    with pytest.raises(ValueError, match="Unknown metric function:Nope"):
         M.deserialize("Nope")
 
 

@@ -40,7 +40,7 @@ def test_activations_initializers_regularizers_get():
     x = np.array([[-1.0, 0.5]], np.float32)
     np.testing.assert_allclose(K.eval(A.get("sigmoid")(K.constant(x))), 1 / (1 + np.exp(-x)),
                                rtol=1e-6)
-    with pytest.raises(ValueError, match="Unknown activation function: nope"):
+    with pytest.raises(ValueError, match="Unknown activation function:nope"):
         A.get("nope")
     init = tf.keras.initializers.get("he_normal")
     vals = K.eval(init((400, 100)))

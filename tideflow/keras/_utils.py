@@ -26,8 +26,8 @@ def deserialize(identifier, table, kind, custom_objects=None, instantiate=True):
         if custom is not None:  # a user's function is itself; a class is instantiated
             return custom() if instantiate and isinstance(custom, type) else custom
         obj = table.get(identifier)
-        if obj is None:
-            raise ValueError(f"Unknown {kind}: {identifier}")
+        if obj is None:  # (TF 1.15's words: no space after the colon for a name)
+            raise ValueError(f"Unknown {kind}:{identifier}")
         return obj() if instantiate else obj
     if callable(identifier):
         return identifier

@@ -86,4 +86,6 @@ def deserialize(config, custom_objects=None):
 
 
 def get(identifier):
+    if isinstance(identifier, str):  # as TF 1.15: a name is looked up as a config
+        identifier = {"class_name": identifier, "config": {}}
     return deserialize(identifier)

@@ -436,7 +436,10 @@ class GlorotUniform(VarianceScaling):
     """Uniform in ``±sqrt(6 / (fan_in + fan_out))`` (Glorot and Bengio, 2010)."""
 
     def __init__(self, seed=None, dtype=dtypes.float32):
-        super().__init__(scale=1.0, mode="fan_avg", distribution="uniform", seed=seed, dtype=dtype)
+        # TF 1.15 drops ``dtype`` here (and in GlorotNormal): called without one, it makes
+        # float32 whatever the constructor was given
+        del dtype
+        super().__init__(scale=1.0, mode="fan_avg", distribution="uniform", seed=seed)
 
     def get_config(self):
         return {"seed": self.seed, "dtype": self.dtype.name}
@@ -446,8 +449,8 @@ class GlorotNormal(VarianceScaling):
     """Truncated normal with stddev ``sqrt(2 / (fan_in + fan_out))``."""
 
     def __init__(self, seed=None, dtype=dtypes.float32):
-        super().__init__(scale=1.0, mode="fan_avg", distribution="truncated_normal", seed=seed,
-                         dtype=dtype)
+        del dtype  # (as GlorotUniform)
+        super().__init__(scale=1.0, mode="fan_avg", distribution="truncated_normal", seed=seed)
 
     def get_config(self):
         return {"seed": self.seed, "dtype": self.dtype.name}

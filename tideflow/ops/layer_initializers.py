@@ -19,8 +19,8 @@ class _ContribVarianceScaling(init_ops.Initializer):
         dtype = dtypes.as_dtype(dtype or self.dtype)
         if not dtype.is_floating:
             raise TypeError("Cannot create initializer for non-floating point type.")
-        full = partition_info.full_shape if partition_info is not None else shape
-        dims = [int(d) for d in full]
+        del partition_info  # TF 1.15's fans are the given (partition's) shape's
+        dims = [int(d) for d in shape]
         if dims:
             fan_in = float(dims[-2]) if len(dims) > 1 else float(dims[-1])
             fan_out = float(dims[-1])
@@ -47,7 +47,8 @@ def variance_scaling_initializer(factor=2.0, mode="FAN_IN", uniform=False, seed=
     if not dtypes.as_dtype(dtype).is_floating:
         raise TypeError("Cannot create initializer for non-floating point type.")
     if mode not in ("FAN_IN", "FAN_OUT", "FAN_AVG"):
-        raise TypeError(f"Unknown mode {mode} [FAN_IN, FAN_OUT, FAN_AVG]")
+        # (TF 1.15 passes the format and the mode as two arguments)
+        raise TypeError("Unknown mode %s [FAN_IN, FAN_OUT, FAN_AVG]", mode)
     return _ContribVarianceScaling(factor, mode, uniform, seed, dtype)
 
 
