@@ -203,3 +203,49 @@ def test_contrib_learn_canned_models_answer_contrib_variable_names(tmp_path):
 def test_contrib_learn_load_dataset_unknown_name():
     with pytest.raises(ValueError, match="^Name of dataset is not found: nope$"):
         tf.contrib.learn.datasets.load_dataset("nope")
+
+
+def test_contrib_learn_estimator_feeds_arrays_as_tfs_data_feeder(tmp_path):
+    # fit/evaluate/predict on arrays: "input"/"output" placeholders (a vector x as a column,
+    # y [n, 1] as [batch]) fed in RandomState(42)'s order; the model's seeded weights, the
+    # batches and the results are TF 1.15's
+    learn = tf.contrib.learn
+    rng = np.random.RandomState(0)
+    rng.rand(10, 3), rng.rand(10)
+    x = rng.rand(7).astype(np.float32)
+    y = rng.rand(7, 1).astype(np.float32)
+    seen, sigs = [], []
+
+    def model_fn(features, targets, mode):
+        sigs.append((features.name, str(features.get_shape()),
+                     None if targets is None else (targets.name, str(targets.get_shape()))))
+        w = tf.get_variable("w", [1, 1])
+        pred = tf.squeeze(tf.matmul(features, w), [1])
+        loss = tf.reduce_mean(tf.square(pred - targets)) if targets is not None else None
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.train.get_global_step()) if mode == "train" else None
+        return {"p": pred, "seen": tf.reduce_sum(features, 1)}, loss, train
+
+    class Seen(tf.train.SessionRunHook):
+        def before_run(self, ctx):
+            return tf.train.SessionRunArgs(tf.get_default_graph().get_tensor_by_name("Sum:0"))
+
+        def after_run(self, ctx, vals):
+            seen.append(vals.results.tolist())
+
+    est = learn.Estimator(model_fn=model_fn, model_dir=str(tmp_path),
+                          config=learn.RunConfig(tf_random_seed=4))
+    est.fit(x=x, y=y, steps=5, batch_size=3, monitors=[Seen()])
+    want = [[0.3595, 0.437, 0.6706], [0.6976, 0.6668, 0.0602], [0.2104],
+            [0.6706, 0.3595, 0.0602], [0.6976, 0.437, 0.2104]]
+    assert [len(b) for b in seen] == [len(b) for b in want]
+    for b, w in zip(seen, want):
+        np.testing.assert_allclose(b, w, atol=1e-4)
+    ev = est.evaluate(x=x, y=y, batch_size=3)
+    np.testing.assert_allclose(ev["loss"], 0.1324, atol=1e-4)
+    assert ev["global_step"] == 5
+    np.testing.assert_allclose(est.get_variable_value("w"), [[0.2269]], atol=1e-4)
+    got = [p["seen"] for p in est.predict(x=x, batch_size=3)]
+    np.testing.assert_allclose(got, x, rtol=1e-6)
+    assert sigs[0] == ("input:0", "(?, 1)", ("output:0", "(?,)"))
+    assert sigs[1] == ("input:0", "(?, 1)", ("output:0", "(?,)"))

@@ -30,6 +30,7 @@ from tideflow.framework import ops as _ops
 from tideflow.ops import constant_op as _constant_op
 from tideflow.ops import losses_impl as _losses_impl
 from tideflow.ops import nn_impl as _nn_impl
+from tideflow.train import basic_hooks as _basic_hooks
 from tideflow.train import session_run_hook as _hook_lib
 
 # contrib.learn's heads train on the mean loss per example (core's canned estimators: the sum)
@@ -206,6 +207,75 @@ def _array_input_fn(x, y, batch_size, shuffle, num_epochs):
                                        as_queue=False)
 
 
+class _DataFeeder:
+    """TF 1.x's data feeder for in-memory ``x, y`` (arrays or dicts of arrays): placeholders
+    named "input" and "output" ("input_<key>" for a dict), their dtypes the arrays' own, fed
+    ``batch_size`` rows at a time in the order of a permutation drawn from RandomState(42)
+    (drawn again after each pass; in order without ``shuffle``). A vector ``x`` is fed as a
+    column; ``y`` of shape [n] or [n, 1] is fed as [batch]."""
+
+    def __init__(self, x, y, batch_size, shuffle, epochs):
+        self._x = {k: np.asarray(v) for k, v in x.items()} if isinstance(x, dict) \
+            else np.asarray(x)
+        self._y = None if y is None else (
+            {k: np.asarray(v) for k, v in y.items()} if isinstance(y, dict) else np.asarray(y))
+        self._n = _num_rows(self._x)
+        if batch_size is None:
+            batch_size = self._n
+        elif batch_size <= 0:
+            raise ValueError(f"Invalid batch_size {batch_size}.")
+        self._batch = batch_size
+        self._shuffle, self._epochs = shuffle, epochs
+        self._rng = np.random.RandomState(42)
+        self._indices = self._order()
+        self._offset = self._epoch = 0
+        self._inputs = self._outputs = None
+
+    def _order(self):
+        return self._rng.permutation(self._n) if self._shuffle else np.arange(self._n)
+
+    @staticmethod
+    def _x_shape(a):
+        return list(a.shape[1:]) if a.ndim > 1 else [1]
+
+    @staticmethod
+    def _y_shape(a):
+        shape = list(a.shape[1:])
+        return shape[1:] if shape and shape[0] == 1 else shape
+
+    def _placeholders(self, data, shape_of, name):
+        if isinstance(data, dict):
+            return {k: _constant_op.placeholder(v.dtype, [None] + shape_of(v),
+                                                name=f"{name}_{k}") for k, v in data.items()}
+        return _constant_op.placeholder(data.dtype, [None] + shape_of(data), name=name)
+
+    def input_fn(self):
+        self._inputs = self._placeholders(self._x, self._x_shape, "input")
+        self._outputs = None if self._y is None else self._placeholders(
+            self._y, self._y_shape, "output")
+        return self._inputs, self._outputs
+
+    def feed_fn(self):
+        if self._epochs is not None and self._epoch + 1 > self._epochs:
+            raise StopIteration
+        rows = self._indices[self._offset:min(self._n, self._offset + self._batch)]
+        self._offset += self._batch
+        if self._offset >= self._n:
+            self._indices = self._order()
+            self._offset = 0
+            self._epoch += 1
+
+        def feed(phs, data, shape_of):
+            pairs = phs.items() if isinstance(phs, dict) else [(None, phs)]
+            return {ph: (data if k is None else data[k])[rows].reshape(
+                [len(rows)] + shape_of(data if k is None else data[k])) for k, ph in pairs}
+
+        out = feed(self._inputs, self._x, self._x_shape)
+        if self._outputs is not None:
+            out.update(feed(self._outputs, self._y, self._y_shape))
+        return out
+
+
 def _check_input(x, y, input_fn):
     if input_fn is None and x is None:
         raise ValueError("Either x or input_fn must be provided.")
@@ -273,6 +343,9 @@ class Estimator:
     """``tf.contrib.learn.Estimator``: a ``model_fn(features, labels, mode, params, config)``
     returning :class:`ModelFnOps` or ``(predictions, loss, train_op)``, trained with
     ``fit(x, y)`` or ``fit(input_fn=...)``."""
+
+    # fit(x, y) feeds placeholders as TF's data feeder (a canned model takes a data set)
+    _feeds_arrays = True
 
     def __init__(self, model_fn=None, model_dir=None, config=None, params=None,
                  feature_engineering_fn=None):
@@ -394,9 +467,16 @@ class Estimator:
         _check_input(x, y, input_fn)
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
-        if x is not None:
+        hooks = _to_hooks(monitors, self)
+        if x is not None and self._feeds_arrays:
+            # TF's graph: "input"/"output" placeholders fed step by step (the op count, hence
+            # the seeds of the model's initializers, and the batches are TF's)
+            feeder = _DataFeeder(x, y, batch_size, shuffle=True, epochs=None)
+            input_fn = feeder.input_fn
+            hooks.append(_basic_hooks.FeedFnHook(feeder.feed_fn))
+        elif x is not None:
             input_fn = _array_input_fn(x, y, batch_size, shuffle=True, num_epochs=None)
-        self._core.train(_tensor_input_fn(input_fn), hooks=_to_hooks(monitors, self), steps=steps,
+        self._core.train(_tensor_input_fn(input_fn), hooks=hooks, steps=steps,
                          max_steps=max_steps)
         return self
 
@@ -415,7 +495,11 @@ class Estimator:
             raise ValueError("feed_fn is not supported; use an input_fn")
         if metrics is not None and not isinstance(metrics, dict):
             raise ValueError(f"Metrics argument should be a dict, got {metrics!r}")
-        if x is not None:
+        if x is not None and self._feeds_arrays:
+            feeder = _DataFeeder(x, y, batch_size, shuffle=False, epochs=1)
+            input_fn = feeder.input_fn
+            hooks = [*(hooks or []), _basic_hooks.FeedFnHook(feeder.feed_fn)]
+        elif x is not None:
             input_fn = _array_input_fn(x, y, batch_size, shuffle=False, num_epochs=1)
         self._eval_metrics = metrics
         try:
@@ -435,12 +519,16 @@ class Estimator:
 
     def _predict(self, x, input_fn, batch_size, outputs, as_iterable, transform=None):
         _check_input(x, None, input_fn)
-        if x is not None:
+        hooks = [_OneBatchIfConstantHook()]
+        if x is not None and self._feeds_arrays:
+            feeder = _DataFeeder(x, None, batch_size, shuffle=False, epochs=1)
+            input_fn = feeder.input_fn
+            hooks = [_basic_hooks.FeedFnHook(feeder.feed_fn)]
+        elif x is not None:
             input_fn = _array_input_fn(x, None, batch_size, shuffle=False, num_epochs=1)
         if isinstance(outputs, str):
             outputs = [outputs]
-        it = self._core.predict(_tensor_input_fn(input_fn), predict_keys=outputs,
-                                hooks=[_OneBatchIfConstantHook()])
+        it = self._core.predict(_tensor_input_fn(input_fn), predict_keys=outputs, hooks=hooks)
         if transform is not None:
             it = (transform(p) for p in it)
         if as_iterable:
@@ -479,6 +567,7 @@ class _Canned(Estimator):
     regressors give ``scores``), and the reported ``loss`` is the mean loss per example."""
 
     _classifier = False
+    _feeds_arrays = False
 
     def __init__(self, core, model_dir, config):
         self._user_model_fn = None
@@ -743,6 +832,7 @@ class KMeansClustering(Estimator):
     CLUSTERS = "clusters"
     ALL_SCORES = "all_scores"
     LOSS_OP_NAME = "kmeans_loss"
+    _feeds_arrays = False  # (its core takes the points as a data set)
 
     def __init__(self, num_clusters, model_dir=None, initial_clusters=RANDOM_INIT,
                  distance_metric=SQUARED_EUCLIDEAN_DISTANCE, random_seed=0,
