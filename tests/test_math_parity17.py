@@ -222,3 +222,22 @@ def test_unsorted_segment_mean_builds_tf_1_15s_ops_for_known_ranks():
                {x: [[1, 2, 3], [3, 4, 5], [1, 1, 1]], i: [0, 0, 2]})
     _same(got[0], [[2, 3, 4], [0, 0, 0], [1, 1, 1], [0, 0, 0]])
     np.testing.assert_allclose(got[1][0], np.array([4, 6, 8]) / np.sqrt(2))
+
+
+def test_string_ops_given_other_tensors_raise_the_ops_type_errors():
+    x = tf.constant([1, 2])
+    with pytest.raises(TypeError, match=r"^Input 'inputs' of 'ReduceJoin' Op has type int32 that "
+                                        r"does not match expected type of string\.$"):
+        tf.reduce_join(x)
+    with pytest.raises(TypeError, match=r"^Input 'input' of 'StringUpper' Op has type int32"):
+        tf.strings.upper(x)
+    with pytest.raises(TypeError, match=r"^Tensors in list passed to 'inputs' of 'StringJoin' Op "
+                                        r"have types \[int32, int32\] that do not match expected "
+                                        r"type string\.$"):
+        tf.strings.join([x, x])
+    with pytest.raises(TypeError, match="DataType uint8 not in list of allowed values: int8, "
+                                        "int16, int32, int64, complex64, complex128, float32, "
+                                        "float64, bool$"):
+        tf.as_string(tf.constant([1], tf.uint8))
+    assert _run(tf.reduce_join(["a", "b"])) == b"ab"
+    assert _run(tf.strings.upper(["a"])).tolist() == [b"A"]

@@ -1964,8 +1964,9 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
                     if t._dtype.base_dtype != dtype:
                         raise TypeError(
                             f"Tensors in list passed to '{arg.name}' of '{op_type}' Op have "
-                            f"types [{', '.join(x._dtype.name for x in ts)}] that don't all match."
-                        )
+                            f"types [{', '.join(x._dtype.name for x in ts)}] that "
+                            + (f"do not match expected type {dtype.name}." if arg.fixed_type
+                               else "don't all match."))
                 if arg.type_attr is not None:
                     _check_allowed(op_def, arg, dtype)
             else:

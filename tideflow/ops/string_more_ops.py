@@ -280,14 +280,14 @@ op_registry.declare(
 @add_dispatch_support(elementwise=1)
 def lower(input, encoding="", name=None):
     """Lower-cases each string (ASCII only unless ``encoding='utf-8'``)."""
-    return ops.apply_op("StringLower", [ops.convert_to_tensor(input, dtype=dtypes.string)],
+    return ops.apply_op("StringLower", [input],  # (another dtype: the op's TypeError, as TF)
                         {"encoding": encoding}, name=name).outputs[0]
 
 
 @add_dispatch_support(elementwise=1)
 def upper(input, encoding="", name=None):
     """Upper-cases each string (ASCII only unless ``encoding='utf-8'``)."""
-    return ops.apply_op("StringUpper", [ops.convert_to_tensor(input, dtype=dtypes.string)],
+    return ops.apply_op("StringUpper", [input],  # (another dtype: the op's TypeError, as TF)
                         {"encoding": encoding}, name=name).outputs[0]
 
 

@@ -99,8 +99,8 @@ op_registry.declare(
     "AsString",
     inputs=["input: T"],
     outputs=["output: string"],
-    attrs=[("T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, "
-            "complex128, half, bfloat16, float, double, bool}"),
+    # TF 1.15's list (no unsigned or 16-bit float types: later releases added them)
+    attrs=["T: {int8, int16, int32, int64, complex64, complex128, float, double, bool}",
            "precision: int = -1", "scientific: bool = false", "shortest: bool = false",
            "width: int = -1", "fill: string = ''"],
     shape=lambda op: [op._inputs[0]._shape],
@@ -418,7 +418,9 @@ def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
     # TF 1.15's names: the op (``name`` or ReduceJoin) inside a ReduceJoin scope, the
     # all-axes constant a plain Const
     with ops.name_scope(None, "ReduceJoin", [inputs]):
-        inputs = ops.convert_to_tensor(inputs, dtype=dtypes.string)
+        # (a Tensor of another dtype is the op's TypeError, as in TF)
+        inputs = ops.convert_to_tensor(
+            inputs, dtype=None if isinstance(inputs, ops.Tensor) else dtypes.string)
         if axis is None:
             ndims = inputs.get_shape().ndims
             if ndims is not None:
