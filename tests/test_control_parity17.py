@@ -330,3 +330,16 @@ def test_dynamic_rnn_gradient_values_after_counting():
         num = (s.run(loss, {x: xp}) - s.run(loss, {x: xm})) / (2 * eps)
     assert got.shape == (2, 3, 4)
     np.testing.assert_allclose(got[1, 2, 3], num, rtol=1e-2)
+
+
+def test_tensor_array_split_concat_and_their_gradients_keep_tf_seeds():
+    tf.set_random_seed(1)
+    x = tf.constant([1.0, 2.0, 3.0])
+    ta = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(x, [1, 2])
+    assert ta.flow.op.inputs[2].op.inputs[0].op.name == "TensorArraySplit/Cast/x"
+    assert _seed2(tf.random_normal([2])) == 9
+    c = ta.concat()
+    assert _seed2(tf.random_normal([2])) == 16
+    g = tf.gradients(tf.reduce_sum(c * tf.constant([1.0, 2.0, 3.0])), x)
+    assert _seed2(tf.random_normal([2])) == 63  # TF 1.15's seeds
+    assert _run(g)[0].tolist() == [1.0, 2.0, 3.0]

@@ -227,23 +227,32 @@ class TensorArray:
         shape = self._shape_input(began, self._element_shape)
         out = self._own(list_ops.get_item(self._list, index, self._dtype, shape, name=name))
         out.set_shape(self._element_shape)
-        self._end(began, self._shape_made(began, shape, out.op.inputs[2]))
+        self._end(began)
         return out
 
     def _shape_input(self, began, shape):
         """The element shape input of a read, gather or concat of a counted array: TF 1.x's
         ops have none (they use it only for an empty array, then the list's known shape
-        serves), so one Const per graph serves them all (the array's own in its graph)."""
+        serves), so one Const per graph serves them all (the array's own in its graph), made
+        with an id set aside."""
         if began is None:
             return shape
-        return self._counted[2].get(began[0], shape)
+        graph = began[0]
+        made = self._counted[2].get(graph)
+        if made is None:
+            value = np.int32(shape) if isinstance(shape, int) else _shape_array(shape)
+            with graph.aside_ids():
+                made = self._counted[2][graph] = ops.convert_to_tensor(value,
+                                                                       name="element_shape")
+        return made
 
-    def _shape_made(self, began, shape, tensor):
-        """-1 where the op made its element shape Const (TF makes none), else 0."""
-        if began is None or isinstance(shape, ops.Tensor):
-            return 0
-        self._counted[2][began[0]] = tensor
-        return -1
+    @staticmethod
+    def _aside_const(began, value, name):
+        """A Const TF 1.x's op has no input for, with an id set aside in a counted array."""
+        if began is None:
+            return value
+        with began[0].aside_ids():
+            return ops.convert_to_tensor(value, name=name)
 
     def stack(self, name=None):
         """The items stacked along a new first dimension."""
@@ -262,18 +271,19 @@ class TensorArray:
         rows = out.op.inputs[1].get_shape()
         out.set_shape(TensorShape([rows[0].value if rows.ndims == 1 else None]).concatenate(
             self._element_shape))
-        self._end(began, self._shape_made(began, shape, out.op.inputs[2]))
+        self._end(began)
         return out
 
     def concat(self, name=None):
         shape = self._element_shape
         began = self._begin()
         shape = self._shape_input(began, shape if shape.ndims else -1)
-        out = self._own(list_ops.concat(self._list, self._dtype, shape, name=name)[0])
+        leading = self._aside_const(began, np.int64(0), "leading_dims")
+        out = self._own(list_ops.concat(self._list, self._dtype, shape, name=name,
+                                         leading_dims=leading)[0])
         if self._element_shape.ndims:
             out.set_shape(TensorShape([None]).concatenate(self._element_shape[1:]))
-        # (TF: no leading dims Const)
-        self._end(began, self._shape_made(began, shape, out.op.inputs[1]) - 1)
+        self._end(began)
         return out
 
     def size(self, name=None):
@@ -330,10 +340,10 @@ class TensorArray:
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             from tideflow.ops import cast_ops
 
-            lengths = ops.convert_to_tensor(lengths)
             # as TF: equal constant lengths give the pieces' shape, which joins the array's
             element_shape = unknown_shape()
-            known = ops.constant_value(lengths)
+            known = (ops.constant_value(lengths) if isinstance(lengths, ops.Tensor)
+                     else np.asarray(lengths))
             if value.get_shape().ndims and known is not None and np.size(known) and (
                     np.max(known) == np.min(known)):
                 element_shape = TensorShape([int(np.ravel(known)[0])]).concatenate(
@@ -342,14 +352,15 @@ class TensorArray:
             lengths = cast_ops.cast(lengths, dtypes.int64)
             shape = TensorShape([None]).concatenate(value.get_shape()[1:]) if (
                 value.get_shape().ndims) else unknown_shape()
-            lst = list_ops.split(value, lengths, shape)
+            lst = self._own(list_ops.split(value, lengths, self._aside_const(
+                began, _shape_array(shape), "element_shape")))
             op = lst.op
             src = self._list.op._attrs.get("_tensor_array_name")
             op._set_attr("_tensor_array", [
                 int(self._dynamic_size), int(self._clear_after_read), int(bool(self._infer_shape)),
                 -1 if self._static_size is None else self._static_size])
             op._set_attr("_tensor_array_name", src if isinstance(src, str) else op.name)
-        self._end(began, -1)  # (TF: no element shape Const)
+        self._end(began)
         return self._with_list(lst, merged)
 
     def identity(self):
