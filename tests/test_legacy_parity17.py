@@ -249,3 +249,29 @@ def test_contrib_learn_estimator_feeds_arrays_as_tfs_data_feeder(tmp_path):
     np.testing.assert_allclose(got, x, rtol=1e-6)
     assert sigs[0] == ("input:0", "(?, 1)", ("output:0", "(?,)"))
     assert sigs[1] == ("input:0", "(?, 1)", ("output:0", "(?,)"))
+
+
+def test_contrib_losses_weighted_mean_builds_tfs_ops():
+    lg = tf.placeholder(tf.float32, [None, 4])
+    lb = tf.placeholder(tf.float32, [None, 4])
+    tf.contrib.losses.mean_squared_error(lg, lb, tf.ones([2, 1]))
+    assert [o.name[len("mean_squared_error/"):] for o in tf.get_default_graph().get_operations()
+            if o.name.startswith("mean_squared_error/")] == [
+        "SquaredDifference", "Squeeze", "Sum/reduction_indices", "Sum", "Mul", "Const", "Sum_1",
+        "NotEqual/y", "NotEqual", "Cast", "Sum_2/reduction_indices", "Sum_2", "Shape",
+        "Slice/begin", "Slice/size", "Slice", "Const_1", "Prod", "Cast_1", "Mul_1", "Const_2",
+        "Sum_3", "Const_3", "Sum_4", "value"]
+    p = tf.placeholder(tf.float32, [None, 3, 4])
+    q = tf.placeholder(tf.float32, [None, 3, 4])
+    tf.contrib.losses.mean_pairwise_squared_error(p, q, tf.ones([2]))
+    assert [o.type for o in tf.get_default_graph().get_operations()
+            if o.name.startswith("mean_pairwise_squared_error/")] == [
+        "Sub", "Square", "Const", "Sum", "Const", "NotEqual", "Cast", "Const", "Sum", "Shape",
+        "Const", "Const", "Slice", "Const", "Prod", "Cast", "Mul", "DivNoNan", "Const", "Mul",
+        "Const", "Sum", "Square", "Square", "DivNoNan", "Const", "Mul", "Sub", "Const", "Sum",
+        "Mul", "Const", "Sum", "Const", "Sum", "Const", "Greater", "Const", "Select"]
+    # no weight present: 0, not NaN (TF's div_no_nan)
+    with tf.Session() as sess:
+        got = sess.run(tf.contrib.losses.mean_squared_error(tf.ones([2, 3]), tf.zeros([2, 3]),
+                                                            0.0))
+    assert got == 0.0

@@ -56,34 +56,39 @@ def _scale_losses(losses, weights):
     """``sum(reduce_sum(losses over the dims weights lacks) * weights)``."""
     start = max(0, weights.get_shape().ndims)
     axes = list(range(start, losses.get_shape().ndims))
-    reduced = reduction_ops.reduce_sum(losses, axis=axes) if axes else losses
+    reduced = reduction_ops.reduce_sum(losses, axis=axes)  # (TF's op even over no axis)
     return reduction_ops.reduce_sum(math_ops.multiply(reduced, weights))
 
 
 def _safe_div(numerator, denominator, name="value"):
-    """``numerator / denominator`` where ``denominator > 0``, else 0."""
-    safe = gather_ops.where(math_ops.equal(denominator, 0), fill_ops.ones_like(denominator),
-                            denominator)
-    return gather_ops.where(math_ops.greater(denominator, 0), math_ops.div(numerator, safe),
-                            fill_ops.zeros_like(numerator), name=name)
+    """``numerator / denominator``, 0 where ``denominator`` is 0 (TF 1.15's div_no_nan)."""
+    from tideflow.ops.special_math_ops import div_no_nan
+
+    return div_no_nan(numerator, denominator, name=name)
+
+
+def _safe_mean(losses, num_present):
+    """The summed ``losses`` over ``num_present``, 0 when none is (TF 1.15's ops: a sum
+    again, of the scalar total, then div_no_nan)."""
+    return _safe_div(reduction_ops.reduce_sum(losses), num_present)
 
 
 def _num_present(losses, weights, per_batch=False):
     """The number of loss elements under a non-zero weight (per example if ``per_batch``)."""
-    shape = array_ops.shape(losses)
     if weights.get_shape().ndims == 0:
-        batch = array_ops.reshape(slicing_ops.slice(shape, [0], [1]), [])
+        batch = array_ops.reshape(slicing_ops.slice(array_ops.shape(losses), [0], [1]), [])
         per = math_ops.div(cast_ops.cast(array_ops.size(losses), dtypes.float32),
                            cast_ops.cast(batch, dtypes.float32))
         per = gather_ops.where(math_ops.equal(weights, 0), 0.0, per)
         per = math_ops.multiply(fill_ops.ones(array_ops.reshape(batch, [1])), per)
         return per if per_batch else reduction_ops.reduce_sum(per)
     rank = weights.get_shape().ndims
-    nonzero = cast_ops.cast(math_ops.not_equal(weights, 0), dtypes.float32)
-    if rank > 1:
-        nonzero = reduction_ops.reduce_sum(nonzero, axis=list(range(1, rank)))
-    broadcast = cast_ops.cast(
-        reduction_ops.reduce_prod(slicing_ops.slice(shape, [rank], [-1])), dtypes.float32)
+    # (TF 1.15's ops: the sum over no axis too when the weights are a vector)
+    nonzero = reduction_ops.reduce_sum(
+        cast_ops.cast(math_ops.not_equal(weights, 0), dtypes.float32),
+        axis=list(range(1, rank)))
+    broadcast = cast_ops.cast(reduction_ops.reduce_prod(
+        slicing_ops.slice(array_ops.shape(losses), [rank], [-1])), dtypes.float32)
     per = math_ops.multiply(nonzero, broadcast)
     return per if per_batch else reduction_ops.reduce_sum(per)
 
@@ -103,7 +108,8 @@ def compute_weighted_loss(losses, weights=1.0, scope=None):
             raise ValueError("weights.get_shape().ndims cannot be None")
         if weights_shape.ndims > 1 and weights_shape.dims[-1].is_compatible_with(1):
             weights = array_ops.squeeze(weights, [-1])
-        mean_loss = _safe_div(_scale_losses(losses, weights), _num_present(losses, weights))
+        total_loss = _scale_losses(losses, weights)
+        mean_loss = _safe_mean(total_loss, _num_present(losses, weights))
         if input_dtype != dtypes.float32:
             mean_loss = cast_ops.cast(mean_loss, input_dtype)
         add_loss(mean_loss)
@@ -129,7 +135,7 @@ def mean_squared_error(predictions, labels=None, weights=1.0, scope=None):
     """Weighted mean of ``(predictions - labels)^2``."""
     with ops.name_scope(scope, "mean_squared_error", [predictions, labels, weights]) as name_scope:
         predictions, labels = _pair(predictions, labels)
-        losses = math_ops.square(math_ops.subtract(predictions, labels))
+        losses = math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, scope=name_scope)
 
 
@@ -167,9 +173,9 @@ def mean_pairwise_squared_error(predictions, labels=None, weights=1.0, scope=Non
         if weights.get_shape().ndims is None:
             raise ValueError("weights.get_shape().ndims cannot be None")
         axes = list(range(1, diffs.get_shape().ndims))
+        sum_squares = reduction_ops.reduce_sum(math_ops.square(diffs), axis=axes)
         num_present = _num_present(diffs, weights, per_batch=True)
-        term1 = 2.0 * _safe_div(reduction_ops.reduce_sum(math_ops.square(diffs), axis=axes),
-                                num_present)
+        term1 = 2.0 * _safe_div(sum_squares, num_present)
         term2 = 2.0 * _safe_div(math_ops.square(reduction_ops.reduce_sum(diffs, axis=axes)),
                                 math_ops.square(num_present))
         loss = _scale_losses(term1 - term2, weights)
