@@ -177,3 +177,21 @@ def test_keras_unknown_name_messages():
             fn()
         assert str(e.value) == message
     assert type(tf.keras.constraints.get("non_neg")).__name__ == "NonNeg"
+
+
+def test_resource_assign_converts_the_value_to_the_variable_dtype():
+    v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+    with pytest.raises(ValueError) as e:
+        v.assign(tf.constant([1.0, 2.0], tf.float64, name="d"))
+    assert str(e.value) == ("Tensor conversion requested dtype float32 for Tensor with dtype "
+                            "float64: <tf.Tensor 'd:0' shape=(2,) dtype=float64>")
+    with pytest.raises(ValueError, match="requested dtype float32 for Tensor with dtype int32"):
+        v.assign_add(tf.constant([1, 2]))
+    with pytest.raises(ValueError, match="requested dtype float32 for Tensor with dtype int32"):
+        v.assign_sub(tf.constant([1, 2]))
+    add = v.assign_add([1.0, 1.0], read_value=False)
+    assert add.inputs[1].name == "Const_2:0"  # converted first, as TF's
+    with pytest.raises(ValueError) as e:
+        tf.Variable([1.0, 2.0], shape=[3], use_resource=True)
+    assert str(e.value) == ("The initial value's shape ((2,)) is not compatible with the "
+                            "explicitly supplied `shape` argument ([3]).")

@@ -315,12 +315,12 @@ class Variable(metaclass=_VariableMeta):
             init_shape = self._initial_value.get_shape()
             del expected_shape  # TF 1.15 ignores it
             if shape is not None:  # TF 1.15's shape=: the variable's static shape
-                shape = as_shape(shape)
+                given, shape = shape, as_shape(shape)
                 # (a ref variable's initializer Assign reports a mismatch, as TF's)
                 if self._resource and not shape.is_compatible_with(init_shape):
-                    raise ValueError(
+                    raise ValueError(  # (the argument as given, as TF prints it)
                         f"The initial value's shape ({init_shape}) is not compatible with the "
-                        f"explicitly supplied `shape` argument ({shape})."
+                        f"explicitly supplied `shape` argument ({given})."
                     )
                 # the variable's shape is the one given (TF: an unknown shape lets later
                 # assigns change it), not the initial value's
@@ -576,8 +576,8 @@ class Variable(metaclass=_VariableMeta):
         the shapes when it runs."""
         if getattr(self, "_resource", False):
             shape = self._variable.get_shape()
-            if not isinstance(value, ops.Tensor):
-                value = ops.convert_to_tensor(value, dtype=self.dtype)
+            # (a tensor of another dtype: TF's ValueError from the conversion)
+            value = ops.convert_to_tensor(value, dtype=self.dtype)
             shape.assert_is_compatible_with(value.get_shape())
             return self._resource_update(
                 state_ops.assign(self._variable, value, use_locking=use_locking,
@@ -592,6 +592,7 @@ class Variable(metaclass=_VariableMeta):
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         if getattr(self, "_resource", False):
+            delta = ops.convert_to_tensor(delta, dtype=self.dtype)  # (as TF's: a "Const")
             return self._resource_update(
                 state_ops.assign_add(self._variable, delta, use_locking=use_locking,
                                      name=name or "AssignAddVariableOp"), read_value)
@@ -600,6 +601,7 @@ class Variable(metaclass=_VariableMeta):
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         if getattr(self, "_resource", False):
+            delta = ops.convert_to_tensor(delta, dtype=self.dtype)  # (as TF's: a "Const")
             return self._resource_update(
                 state_ops.assign_sub(self._variable, delta, use_locking=use_locking,
                                      name=name or "AssignSubVariableOp"), read_value)
