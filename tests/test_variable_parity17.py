@@ -195,3 +195,20 @@ def test_resource_assign_converts_the_value_to_the_variable_dtype():
         tf.Variable([1.0, 2.0], shape=[3], use_resource=True)
     assert str(e.value) == ("The initial value's shape ((2,)) is not compatible with the "
                             "explicitly supplied `shape` argument ([3]).")
+
+
+def test_a_scope_constraint_is_not_inherited():
+    def cons(x):
+        return x
+
+    with tf.variable_scope("a", constraint=cons) as a:
+        v = tf.get_variable("v", [1])
+        with tf.variable_scope("b") as b:
+            w = tf.get_variable("w", [1])
+    with tf.variable_scope(a) as a2:
+        u = tf.get_variable("u", [1])
+    with tf.variable_scope(a, constraint=cons) as a3:
+        z = tf.get_variable("z", [1])
+    # TF 1.15 printed: True None None True / True None None True
+    assert (a.constraint, b.constraint, a2.constraint, a3.constraint) == (cons, None, None, cons)
+    assert (v.constraint, w.constraint, u.constraint, z.constraint) == (cons, None, None, cons)

@@ -524,7 +524,9 @@ class _pure_variable_scope:
                 caching_device=name_or_scope.caching_device, partitioner=name_or_scope.partitioner,
                 dtype=name_or_scope.dtype, custom_getter=name_or_scope.custom_getter,
                 name_scope=name_or_scope.original_name_scope,
-                use_resource=name_or_scope.use_resource, constraint=name_or_scope.constraint,
+                # as TF 1.15: a scope's constraint is only the one given to this call (never
+                # the re-entered scope's or the enclosing scope's)
+                use_resource=name_or_scope.use_resource, constraint=constraint,
             )
             self._apply_overrides(scope)
             self._cached_scope = scope
@@ -568,7 +570,7 @@ class _pure_variable_scope:
                 regularizer=old.regularizer, caching_device=old.caching_device,
                 partitioner=old.partitioner, dtype=old.dtype, use_resource=old.use_resource,
                 custom_getter=old.custom_getter, name_scope=name_scope,
-                constraint=old.constraint,
+                constraint=self._constraint,  # (not inherited, as TF 1.15)
             )
             self._apply_overrides(scope)
             store.open_variable_scope(self._new_name)
