@@ -149,3 +149,49 @@ def test_python37_names_are_back_for_tf1_programs():
         inspect.getargspec(lambda *, k: None)
     assert base64.decodestring(base64.encodestring(b"ab")) == b"ab"
     assert fractions.gcd(12, 18) == 6
+
+
+def test_batch_renorm_with_a_tensor_training_flag_is_tf1_graph():
+    # TF 1.15: each moving-statistics update in a cond of its own (cond_6, cond_7), the
+    # variance set under AssignNewValue; the op count after the layer is TF's, so a later
+    # random op draws TF's numbers (printed by TF 1.15 for this program)
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, 4, 4, 2])
+    training = tf.placeholder_with_default(True, [])
+    tf.layers.batch_normalization(x, training=training, momentum=0.9, renorm=True)
+    assert [o.name for o in tf.get_collection(tf.GraphKeys.UPDATE_OPS)] == [
+        "batch_normalization/cond_6/Merge", "batch_normalization/cond_7/Merge"]
+    r = tf.random_normal([3])
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(r), [-1.6522181, 0.5509488, -0.8257483], rtol=1e-6)
+
+
+def test_batch_renorm_values_and_stddev_floor():
+    # the renorm stddev is at least sqrt(epsilon) in the corrections (TF 1.15)
+    x = tf.placeholder(tf.float32, [None, 2])
+    training = tf.placeholder_with_default(True, [])
+    layer = tf.layers.BatchNormalization(momentum=0.5, renorm=True, renorm_momentum=0.5,
+                                         epsilon=0.01, renorm_clipping={"rmax": 100.0})
+    y = layer(x, training=training)
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        y = tf.identity(y)
+    xs = np.array([[1.0, 2.0], [3.0, 6.0]], np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(layer.renorm_stddev.assign([1e-4, 1e-4]))
+        got = sess.run(y, {x: xs})
+        mean, var = xs.mean(0), xs.var(0)
+        std = np.sqrt(var + 0.01)
+        floor = np.maximum(1e-4, np.sqrt(0.01))
+        r = np.minimum(std / floor, 100.0)
+        d = mean / floor
+        want = (xs - mean) / std * r + d
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+        # the moving variance comes from the moving stddev (relu of stddev^2 - epsilon)
+        mv, ms = sess.run([layer.moving_variance, layer.moving_stddev])
+        np.testing.assert_allclose(ms, 0.5 * 1.0 + 0.5 * std, rtol=1e-5)  # from sqrt(1)
+        np.testing.assert_allclose(mv, np.maximum(ms * ms - 0.01, 0), rtol=1e-5)
+        # inference: the moving statistics, no correction
+        got = sess.run(y, {x: xs, training: False})
+        np.testing.assert_allclose(got, (xs - sess.run(layer.moving_mean)) / np.sqrt(mv + 0.01),
+                                   rtol=1e-5)

@@ -404,12 +404,14 @@ def _if_counted_as_merges(graph, pred, then_fg, else_fg, scope, first, reserved)
     and the predicate's capture into an enclosing body taking the ``reserved`` ids skipped for
     TF 1.x's Switch ops (from ``first``; they may be lower than ids the branches took), so
     that the outputs' Merge identities and the ops made after the cond get TF's op count (and
-    op seeds); where they do not fit there, they take new ids."""
+    op seeds); where the placeholders do not fit there, they take ids set aside."""
     nxt = graph._next_id
     captured = {t for fg in (then_fg, else_fg) for t, _ in fg.captures}
     missing = sum(t not in fg._capture_map for fg in (then_fg, else_fg) for t in captured)
     if 1 + missing + _frames_crossed(graph, pred) > reserved:
-        return build_if(pred, then_fg, else_fg, scope)
+        # the placeholders have no TF counterpart: ids of their own, so the If still fits
+        with graph.aside_ids():
+            unify_captures([then_fg, else_fg])
     graph._next_id = first
     op = build_if(pred, then_fg, else_fg, scope)
     graph._next_id = nxt

@@ -310,19 +310,21 @@ class BatchNormalization(Layer):
                 scale, offset = compose(r, d, scale, offset)
             # with a dynamic `training` that is false, mean and variance are the moving ones,
             # so these updates change nothing (TF 1.15 makes each inside a cond)
-            dynamic = training_value is None and not self.renorm
-            self.add_update(self._assign_moving_average(moving_mean, new_mean, self.momentum,
-                                                        in_tf_cond=dynamic))
             if self.renorm:
-                stddev = self._assign_moving_average(
-                    self.moving_stddev, math_ops.sqrt(new_variance + self.epsilon),
-                    self.momentum)
-                self.add_update(state_ops.assign(
-                    moving_variance,
-                    _nn().relu(stddev * stddev - self.epsilon)))
+                # as TF 1.15: each update in a cond of its own (names and op ids as TF's)
+                self.add_update(smart_cond(
+                    training,
+                    lambda: self._assign_moving_average(moving_mean, new_mean, self.momentum),
+                    lambda: moving_mean))
+                self.add_update(smart_cond(
+                    training, lambda: self._renorm_variance_update(new_variance),
+                    lambda: moving_variance))
             else:
-                self.add_update(self._assign_moving_average(moving_variance, new_variance,
-                                                            self.momentum, in_tf_cond=dynamic))
+                dynamic = training_value is None
+                self.add_update(self._assign_moving_average(
+                    moving_mean, new_mean, self.momentum, in_tf_cond=dynamic))
+                self.add_update(self._assign_moving_average(
+                    moving_variance, new_variance, self.momentum, in_tf_cond=dynamic))
         dtype = inputs.dtype.base_dtype
         mean = cast_ops.cast(mean, dtype)
         variance = cast_ops.cast(variance, dtype)
@@ -337,12 +339,24 @@ class BatchNormalization(Layer):
             outputs = array_ops.reshape(outputs, original_shape)
         return outputs
 
+    def _renorm_variance_update(self, new_variance):
+        """The moving stddev moved towards the batch's (epsilon included, as in training), the
+        moving variance set from it (a relu keeps rounding from making it negative)."""
+        stddev = self._assign_moving_average(
+            self.moving_stddev, math_ops.sqrt(new_variance + self.epsilon), self.momentum)
+        with ops.name_scope(None, "AssignNewValue") as scope, \
+                ops.colocate_with(self.moving_variance.op):
+            return state_ops.assign(self.moving_variance,
+                                    _nn().relu(stddev * stddev - self.epsilon), name=scope)
+
     def _renorm_correction_and_moments(self, mean, variance, training):
         """Batch renormalization's corrections ``r`` and ``d`` from the pre-update renorm
-        averages, which are then moved towards the batch's mean and stddev."""
+        averages (a stddev of at least sqrt(epsilon) early on), which are then moved towards
+        the batch's mean and stddev."""
         stddev = math_ops.sqrt(variance + self.epsilon)
-        r = stddev / self.renorm_stddev
-        d = (mean - self.renorm_mean) / self.renorm_stddev
+        renorm_stddev = math_ops.maximum(self.renorm_stddev, math_ops.sqrt(self.epsilon))
+        r = stddev / renorm_stddev
+        d = (mean - self.renorm_mean) / renorm_stddev
         with ops.control_dependencies([r, d]):
             mean = array_ops.identity(mean)
             stddev = array_ops.identity(stddev)
