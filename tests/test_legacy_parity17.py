@@ -275,3 +275,25 @@ def test_contrib_losses_weighted_mean_builds_tfs_ops():
         got = sess.run(tf.contrib.losses.mean_squared_error(tf.ones([2, 3]), tf.zeros([2, 3]),
                                                             0.0))
     assert got == 0.0
+
+
+def test_contrib_input_from_real_valued_columns_builds_tfs_ops():
+    layers = tf.contrib.layers
+    tf.set_random_seed(2)
+    f = {"a": tf.constant([1., 2.]), "b": tf.constant([[1., 2., 3.], [4., 5., 6.]], tf.float64),
+         "c": tf.constant([[7], [8]])}
+    cols = [layers.real_valued_column("b", dimension=3), layers.real_valued_column("a"),
+            layers.real_valued_column("c", normalizer=lambda t: t * 2)]
+    outs = {}
+    net = layers.input_from_feature_columns(f, cols, cols_to_outs=outs)
+    assert net.name == "input_from_feature_columns/concat:0"
+    assert sorted((k.name, v.name) for k, v in outs.items()) == [
+        ("a", "input_from_feature_columns/a/expand_dims:0"),
+        ("b", "input_from_feature_columns/b/Cast:0"),
+        ("c", "input_from_feature_columns/c/Cast:0")]
+    h = layers.fully_connected(net, 3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_net, got_h = sess.run([net, h])
+    np.testing.assert_allclose(got_net, [[1, 1, 2, 3, 14], [2, 4, 5, 6, 16]])
+    np.testing.assert_allclose(got_h, [[0, 3.5223, 0], [0, 5.343, 0]], atol=1e-4)  # TF 1.15

@@ -99,8 +99,52 @@ def input_from_feature_columns(columns_to_tensors, feature_columns, weight_colle
                                trainable=True, scope=None, cols_to_outs=None):
     """The dense input layer of ``feature_columns`` (``tf.feature_column.input_layer``)."""
     with _variable_scope(scope, "input_from_feature_columns", columns_to_tensors):
+        if _real_valued_only(columns_to_tensors, feature_columns):
+            return _real_valued_input_layer(columns_to_tensors, feature_columns, cols_to_outs)
         return _fc.input_layer(columns_to_tensors, list(feature_columns),
                                weight_collections=weight_collections, trainable=trainable)
+
+
+def _real_valued_only(columns_to_tensors, feature_columns):
+    """True for real-valued columns of dense [batch] or [batch, dimension] tensors: the input
+    layer is then built with TF 1.15's contrib ops (its op count, hence later seeds)."""
+    if not isinstance(columns_to_tensors, dict) or not feature_columns:
+        return False
+    for col in feature_columns:
+        if not isinstance(col, _fc._NumericColumn) or len(col.shape) != 1:
+            return False
+        t = columns_to_tensors.get(col.key)
+        if not isinstance(t, _ops.Tensor):
+            return False
+        shape = t.get_shape()
+        if shape.ndims == 1 and col.shape[0] == 1:
+            continue
+        if shape.ndims != 2 or shape[1].value != col.shape[0]:
+            return False
+    return True
+
+
+def _real_valued_input_layer(columns_to_tensors, feature_columns, cols_to_outs):
+    """TF 1.15's contrib input layer of real-valued columns: per column (by key, each in a
+    scope of its name) the normalizer, a cast to float32 and, for a [batch] tensor, an
+    expand_dims; then one concat."""
+    from tideflow.ops import array_ops, cast_ops, concat_ops
+    from tideflow.ops import variable_scope as vs
+
+    outs = []
+    for col in sorted(set(feature_columns), key=lambda c: c.key):
+        with vs.variable_scope(None, default_name=col.name,
+                               values=list(columns_to_tensors.values())):
+            t = columns_to_tensors[col.key]
+            if col.normalizer_fn is not None:
+                t = col.normalizer_fn(t)
+            t = cast_ops.cast(t, dtypes.float32)
+            if t.get_shape().ndims == 1:
+                t = array_ops.expand_dims(t, -1, name="expand_dims")
+            outs.append(t)
+        if cols_to_outs is not None:
+            cols_to_outs[col] = outs[-1]
+    return concat_ops.concat(outs, 1)
 
 
 def weighted_sum_from_feature_columns(columns_to_tensors, feature_columns, num_outputs,
