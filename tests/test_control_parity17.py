@@ -343,3 +343,30 @@ def test_tensor_array_split_concat_and_their_gradients_keep_tf_seeds():
     g = tf.gradients(tf.reduce_sum(c * tf.constant([1.0, 2.0, 3.0])), x)
     assert _seed2(tf.random_normal([2])) == 63  # TF 1.15's seeds
     assert _run(g)[0].tolist() == [1.0, 2.0, 3.0]
+
+
+def test_cond_gradient_of_a_gather_is_indexed_slices_as_tf():
+    v = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2))
+    p = tf.placeholder(tf.bool, [])
+    r = tf.cond(p, lambda: tf.gather(v, [0, 2]) * 2.0, lambda: tf.ones([2, 2]))
+    g = tf.gradients(tf.reduce_sum(r), v)[0]
+    assert isinstance(g, tf.IndexedSlices) and g.indices.dtype == tf.int32
+    r2 = tf.cond(p, lambda: tf.gather(v, [0]) * 2.0,
+                 lambda: tf.gather(v, tf.constant([1], tf.int64)))
+    assert tf.gradients(tf.reduce_sum(r2), v)[0].indices.dtype == tf.int64
+    r3 = tf.cond(p, lambda: tf.gather(v, [0]), lambda: v[:1] * 3)
+    assert isinstance(tf.gradients(tf.reduce_sum(r3), v)[0], tf.Tensor)  # slices + dense
+    opt = tf.train.MomentumOptimizer(0.1, 0.9).minimize(tf.reduce_sum(r))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        taken = s.run(g, {p: True})
+        assert taken.values.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+        assert taken.indices.tolist() == [0, 2] and taken.dense_shape.tolist() == [3, 2]
+        # not taken: TF's zeros for every row (a sparse update then touches them all)
+        other = s.run(g, {p: False})
+        assert other.values.tolist() == [[0.0, 0.0]] * 3 and other.indices.tolist() == [0, 1, 2]
+        for feed in (True, True, False, True):
+            s.run(opt, {p: feed})
+        # TF 1.15's values after the four steps
+        np.testing.assert_allclose(s.run(v), [[-1.4298, -0.4298], [2.0, 3.0], [2.5702, 3.5702]],
+                                   atol=1e-4)

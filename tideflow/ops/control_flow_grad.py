@@ -81,8 +81,56 @@ def _branch_grad(op, fg, other, grad_idx, grads, x_idx, name):
         counts = _tf_op_counts(gfg)
         n_tf = sum(counts.get(o, 1) for o in gfg._ops[n0:] if o._type != "Placeholder")
         raw = res
-        res = [None if r is None else gfg.capture(dense(r)) for r in res]
+        # (IndexedSlices stay sparse: _build_if_grad returns them as such where both branches'
+        # are, and densifies them otherwise)
+        res = [None if r is None or _sparse(r) else gfg.capture(dense(r)) for r in res]
     return gfg, res, n_tf, raw
+
+
+def _sparse_kind(a, b):
+    """Where the branches' gradients of an input are IndexedSlices (or one has none): the
+    dtypes of their indices and dense shape (None: without one), as the If returns them (TF's
+    cond merges slices as slices); else None."""
+    sides = [r for r in (a, b) if r is not None]
+    if not sides or not all(_sparse(r) for r in sides):
+        return None
+    kinds = {r.indices._dtype.base_dtype for r in sides}
+    index_dtype = kinds.pop() if len(kinds) == 1 else dtypes.int64
+    shape_dtype = None
+    if all(r.dense_shape is not None for r in sides):
+        kinds = {r.dense_shape._dtype.base_dtype for r in sides}
+        shape_dtype = kinds.pop() if len(kinds) == 1 else dtypes.int64
+    return index_dtype, shape_dtype
+
+
+def _sparse_parts(r, other, arg, index_dtype, shape_dtype):
+    """A branch's IndexedSlices gradient of ``arg`` as the If's outputs (values, indices and
+    maybe dense shape), as TF 1.x's cond merges them: each branch that gave slices (``r``
+    here, ``other`` in the other branch) has a Switch whose gradient, when that branch is
+    not taken, is zeros for all of ``arg``'s rows (indices 0..n-1); the input's gradient is
+    the slices of them all (so an optimizer's sparse update touches every row)."""
+    from tideflow.ops import cast_ops, range_ops
+
+    def as_dtype(t, dtype):
+        return t if t._dtype.base_dtype == dtype else cast_ops.cast(t, dtype)
+
+    shape = array_ops.shape(arg)
+    pieces = []
+    if r is not None:
+        pieces.append((r.values, as_dtype(r.indices, index_dtype), r.dense_shape))
+    if other is not None:
+        rows = as_dtype(range_ops.range(shape[0]), index_dtype)
+        pieces.append((array_ops.zeros_like(arg), rows, shape))
+    if len(pieces) == 1:
+        values, indices, dense_shape = pieces[0]
+    else:
+        values = array_ops.concat([p[0] for p in pieces], 0)
+        indices = array_ops.concat([p[1] for p in pieces], 0)
+        dense_shape = pieces[0][2]
+    parts = [values, indices]
+    if shape_dtype is not None:
+        parts.append(as_dtype(shape if dense_shape is None else dense_shape, shape_dtype))
+    return parts
 
 
 def _tf_op_counts(graph):
@@ -187,14 +235,24 @@ def _build_if_grad(op, grads, nested=True):
                 summed[m] = extra  # counted where the input's gradients are summed
             elif _gradient_terms(op._inputs[1 + k], between) == 1:
                 n_tf += extra
-    keep = [m for m in range(len(x_idx)) if rthen[m] is not None or relse[m] is not None]
-    for gfg, res, fg in ((gthen, rthen, then_fg), (gelse, relse, else_fg)):
+    keep = [m for m in range(len(x_idx))
+            if rthen_raw[m] is not None or relse_raw[m] is not None]
+    sparse = {m: _sparse_kind(rthen_raw[m], relse_raw[m]) for m in keep}
+    sparse = {m: kind for m, kind in sparse.items() if kind is not None}
+    for gfg, res, raw, other, fg in ((gthen, rthen, rthen_raw, relse_raw, then_fg),
+                                     (gelse, relse, relse_raw, rthen_raw, else_fg)):
         with gfg.as_default():
             outs = []
             for m in keep:
+                arg = fg.args[x_idx[m]]
+                if m in sparse:
+                    outs += [gfg.capture(t)
+                             for t in _sparse_parts(raw[m], other[m], arg, *sparse[m])]
+                    continue
                 r = res[m]
+                if r is None and raw[m] is not None:  # slices, the other branch's dense
+                    r = gfg.capture(dense(raw[m]))
                 if r is None:
-                    arg = fg.args[x_idx[m]]
                     r = (list_ops.zeros_like(arg) if arg._dtype.base_dtype == dtypes.variant
                          else array_ops.zeros_like(arg))
                 outs.append(gfg.capture(r))
@@ -203,10 +261,19 @@ def _build_if_grad(op, grads, nested=True):
     gop = cond_lib.build_if(op._inputs[0], gthen, gelse, "If",
                             inputs=[grads[i] for i in grad_idx])
     out = [None] * n_in
-    for pos, m in enumerate(keep):
-        out[1 + x_idx[m]] = gop._outputs[pos]
+    pos = 0
+    for m in keep:
+        if m in sparse:
+            n = 2 + (sparse[m][1] is not None)
+            parts = gop._outputs[pos:pos + n]
+            g = gradients_lib.IndexedSlices(parts[0], parts[1], parts[2] if n == 3 else None)
+            pos += n
+        else:
+            g = gop._outputs[pos]
+            pos += 1
+        out[1 + x_idx[m]] = g
         if m in summed:
-            gop._outputs[pos]._tf_sum_ids = summed[m]  # see gradients_lib.count_tf_sum
+            g._tf_sum_ids = summed[m]  # see gradients_lib.count_tf_sum
     return gop, out, n_tf
 
 
