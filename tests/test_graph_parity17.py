@@ -222,3 +222,27 @@ def test_stripped_op_list_is_tf_115s():
     assert not ops_["ApplyGradientDescent"].is_stateful  # its ref input is the state
     assert ops_["VariableV2"].is_stateful
     assert ops_["Assign"].allows_uninitialized_input
+
+
+def test_shape_equality_with_unknown_dims_is_tf_115s():
+    a = tf.placeholder(tf.float32, [None, 3])
+    s = a.shape
+    same = a.get_shape()
+    assert a.shape == same and tf.TensorShape(s.dims) == s  # the same dimensions
+    assert (s == tf.TensorShape([None, 3])) is False and (s == [None, 3]) is False
+    assert s != [None, 3] and tf.TensorShape([None]) != tf.TensorShape([None])
+    assert tf.TensorShape([2, 3]) == [2, 3] and (tf.TensorShape([2, 3]) != (2, 3)) is False
+    assert tf.TensorShape(None) == tf.TensorShape(None)
+    assert (tf.TensorShape([1, 2]) == tf.TensorShape([1])) is False
+
+
+def test_dtype_and_dimension_corners():
+    assert tf.string.size == 8 and tf.resource.size == 1 and tf.float64.size == 8
+    with pytest.raises(TypeError, match=r"^type_enum is not a valid types_pb2.DataType: 1000$"):
+        tf.DType(1000)
+    with pytest.raises(TypeError, match=r"^unsupported operand type\(s\) for /: 'Dimension' and "
+                                        r"'int', please use // instead$"):
+        tf.Dimension(3) / 2
+    with pytest.raises(TypeError, match=r"for /: 'int' and 'Dimension', please use // instead"):
+        6 / tf.Dimension(3)
+    assert tf.Dimension(7) // 2 == 3

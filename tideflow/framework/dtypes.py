@@ -62,7 +62,7 @@ class DType:
         type_enum = int(type_enum)
         base = type_enum - _REF_OFFSET if type_enum > _REF_OFFSET else type_enum
         if base not in _TYPES:
-            raise TypeError(f"type_enum {type_enum} is not a valid types_pb2.DataType")
+            raise TypeError(f"type_enum is not a valid types_pb2.DataType: {type_enum}")
         self._type_enum = type_enum
         name, self._np = _TYPES[base]
         self._name = name + "_ref" if type_enum > _REF_OFFSET else name
@@ -137,8 +137,10 @@ class DType:
 
     @property
     def size(self):
-        if self.base_dtype._type_enum in (DT_STRING, DT_RESOURCE, DT_VARIANT):
+        if self.base_dtype._type_enum in (DT_RESOURCE, DT_VARIANT):
             return 1
+        if self.base_dtype._type_enum == DT_STRING:
+            return 8  # TF's: the itemsize of NumPy's object dtype
         return self._np.itemsize
 
     @property

@@ -110,6 +110,14 @@ class Dimension:
     def __rfloordiv__(self, other):
         return as_dimension(other).__floordiv__(self)
 
+    def __truediv__(self, other):  # TF 1.15's TypeError (a Dimension divides with //)
+        raise TypeError(f"unsupported operand type(s) for /: 'Dimension' and "
+                        f"'{type(other).__name__}', please use // instead")
+
+    def __rtruediv__(self, other):
+        raise TypeError(f"unsupported operand type(s) for /: '{type(other).__name__}' and "
+                        "'Dimension', please use // instead")
+
     def __mod__(self, other):
         return self._arith(other, lambda a, b: a % b)
 
@@ -325,11 +333,13 @@ class TensorShape:
             other = as_shape(other)
         except (TypeError, ValueError):
             return NotImplemented
-        if self._dims is None or other._dims is None:
-            return self._dims is None and other._dims is None
-        return [d._value for d in self._dims] == [d._value for d in other._dims]
+        # as TF 1.15, the Dimension lists compared: an unknown dimension equals only itself
+        # (the same Dimension object), so (?, 3) == [None, 3] is False
+        return self._dims == other._dims
 
     def __ne__(self, other):
+        # (TF 1.15 raises ValueError for an unknown rank; tideflow's own code relies on the
+        # plain negation there)
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
 
