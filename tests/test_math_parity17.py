@@ -241,3 +241,33 @@ def test_string_ops_given_other_tensors_raise_the_ops_type_errors():
         tf.as_string(tf.constant([1], tf.uint8))
     assert _run(tf.reduce_join(["a", "b"])) == b"ab"
     assert _run(tf.strings.upper(["a"])).tolist() == [b"A"]
+
+
+def test_lgamma_and_digamma_at_exact_and_tiny_negative_points():
+    x = tf.constant([1.0, 2.0, -1e-40, -1e-10], tf.float64)
+    got = _run([tf.lgamma(x), tf.digamma(x)])
+    _same(got[0][:2], [0, 0])  # libm's lgamma is exactly 0 there
+    np.testing.assert_allclose(got[0][2:], [92.10340371976183, 23.025850929998178])
+    np.testing.assert_allclose(got[1][2:], [1e40, 1e10], rtol=1e-9)
+
+
+def test_pow_by_a_half_of_minus_inf_and_minus_zero_is_cs_pow():
+    for dt in (tf.float32, tf.float64):
+        x = tf.constant([-np.inf, -0.0, 4.0, -4.0], dt)
+        got = _run([tf.pow(x, 0.5), tf.pow(x, -0.5)])
+        _same(got[0], [np.inf, 0, 2, np.nan])
+        assert not np.signbit(got[0][1])
+        _same(got[1], [0, np.inf, 0.5, np.nan])
+
+
+def test_cumulative_logsumexp_of_non_finite_values_scans_as_tf():
+    inf, nan = np.inf, np.nan
+    x = tf.constant([[-inf, -inf, -inf], [nan, 1.0, 2.0], [inf, inf, 1.0], [1.0, 2.0, 3.0]])
+    got = _run(tf.math.cumulative_logsumexp(x, 1))
+    low = np.finfo(np.float32).min
+    np.testing.assert_allclose(got, [[low, low, low], [low, 1, 2.3132617], [inf, nan, nan],
+                                     [1, 2.3132617, 3.407606]], rtol=1e-6)
+    ex = _run([tf.math.cumulative_logsumexp(x[2:3], 1, exclusive=True, reverse=True),
+               tf.math.cumulative_logsumexp(x[2:3], 1, reverse=True)])
+    _same(ex[0], [[inf, 1, low]])
+    _same(ex[1], [[nan, inf, 1]])

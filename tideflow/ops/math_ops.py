@@ -184,15 +184,23 @@ def _pow(x, y, out=None):
     as libm's powf (which TF's CPU kernel calls per element), where NumPy's vectorised pow is
     a unit off in the last place one time in ten, and it skips libm's slow path for a
     negative base (~10x)."""
-    if (x.dtype.kind == "f" and x.dtype.itemsize < 8 and np.size(y) == 1
-            and np.ndim(y) <= np.ndim(x) > 0):
+    if x.dtype.kind == "f" and np.size(y) == 1 and np.ndim(y) <= np.ndim(x) > 0:
         e = float(np.reshape(y, -1)[0])
-        if e.is_integer():
+        if e.is_integer() and x.dtype.itemsize < 8:
             r = np.abs(x, dtype=np.float64)
             np.power(r, e, out=r)
             if e % 2:
                 np.negative(r, out=r, where=np.signbit(x))
             return r.astype(x.dtype)
+        if e in (0.5, -0.5):
+            # NumPy takes these as a square root, NaN for -inf (and -0 for -0); TF's kernel
+            # calls C's pow, whose answer there is that of |x|
+            bad = np.isneginf(x) | ((x == 0) & np.signbit(x))
+            if bad.any():
+                fix = np.power(np.abs(x[bad]), e)
+                r = np.power(x, y, out=out)
+                r[bad] = fix
+                return r
     return np.power(x, y, out=out)
 
 

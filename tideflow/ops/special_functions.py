@@ -96,11 +96,13 @@ def lgamma(x):
     with np.errstate(all="ignore"):
         right = x >= 0.5
         out[right] = _lgamma_positive(x[right])
+        out[(x == 1.0) | (x == 2.0)] = 0.0  # exactly, as libm's lgamma (TF's kernel) gives
         left = ~right & ~np.isnan(x)
         if left.any():
             xl = x[left]
-            # reflection: Gamma(x) Gamma(1-x) = pi / sin(pi x); sin via the fractional part
-            frac = xl - np.floor(xl)
+            # reflection: Gamma(x) Gamma(1-x) = pi / sin(pi x); sin via the distance to the
+            # nearest integer (it keeps a tiny x's digits: lgamma(-1e-40) is log(1e40))
+            frac = xl - np.round(xl)
             s = np.abs(np.sin(np.pi * frac))
             vals = np.log(np.pi / s) - _lgamma_positive(1.0 - xl)
             vals[frac == 0] = np.inf
@@ -123,7 +125,7 @@ def digamma(x):
         reflect = x < 0.5
         pole = reflect & (x == np.floor(x))
         # psi(x) = psi(1 - x) - pi / tan(pi x) for x < 0.5
-        frac = x - np.floor(x)
+        frac = x - np.round(x)  # (tan has period 1; this keeps a tiny x's digits)
         correction = np.where(reflect, np.pi / np.tan(np.pi * frac), 0.0)
         z = np.where(reflect, 1.0 - x, x)
         acc = np.zeros_like(z)

@@ -741,6 +741,26 @@ def betainc(a, b, x, name=None):
 # ------------------------------------------------------------------------------------------
 
 
+def _cumlse_scan(a, axis, exclusive, lowest):
+    """TF's scan step by step, for values that are not all finite: the sum starts at the
+    dtype's lowest value and takes each x as ``max + log1p(exp(min - max))`` with C++'s
+    std::max/min of (sum, x), so a NaN x leaves the sum alone and inf + inf is NaN."""
+    a = np.moveaxis(a, axis, 0)
+    out = np.empty_like(a)
+    acc = np.full(a.shape[1:], lowest)
+    with np.errstate(all="ignore"):
+        for i in range(a.shape[0]):
+            if exclusive:
+                out[i] = acc
+            t = a[i]
+            lo = np.where(t < acc, t, acc)
+            hi = np.where(acc < t, t, acc)
+            acc = hi + np.log1p(np.exp(lo - hi))
+            if not exclusive:
+                out[i] = acc
+    return np.moveaxis(out, 0, axis)
+
+
 def _cumlse_kernel(x, axis, *, exclusive, reverse):
     axis = int(axis)
     if not -x.ndim <= axis < max(x.ndim, 1):
@@ -751,6 +771,9 @@ def _cumlse_kernel(x, axis, *, exclusive, reverse):
     a = np.asarray(x, np.float64)
     if reverse:
         a = np.flip(a, axis)
+    if a.size and not np.isfinite(a).all():
+        out = _cumlse_scan(a, axis % a.ndim, exclusive, np.finfo(x.dtype).min)
+        return (np.flip(out, axis) if reverse else out).astype(x.dtype, copy=False)
     if exclusive:
         pad = np.full_like(np.take(a, [0], axis=axis), -np.inf)
         a = np.concatenate([pad, np.take(a, range(a.shape[axis] - 1), axis=axis)], axis)
