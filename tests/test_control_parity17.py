@@ -370,3 +370,20 @@ def test_cond_gradient_of_a_gather_is_indexed_slices_as_tf():
         # TF 1.15's values after the four steps
         np.testing.assert_allclose(s.run(v), [[-1.4298, -0.4298], [2.0, 3.0], [2.5702, 3.5702]],
                                    atol=1e-4)
+
+
+def test_variable_read_value_inside_a_loop_or_one_branch_gets_its_gradient():
+    x = tf.Variable(1.0)
+    v = tf.get_variable("v", [], use_resource=True, initializer=tf.ones_initializer())
+    r = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + x.read_value()), [0, 0.0])
+    rv = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + v.read_value() * 2),
+                       [0, 0.0])
+    c = tf.cond(tf.constant(True), lambda: x.read_value() * 2, lambda: tf.constant(1.0))
+    g = tf.gradients([r[1], rv[1], c], [x, v])
+    assert _run(g) == [5.0, 6.0]
+    train = tf.train.AdamOptimizer(0.1).minimize(r[1])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for _ in range(3):
+            s.run(train)
+        assert abs(s.run(x) - 0.700001) < 1e-5  # TF 1.15's

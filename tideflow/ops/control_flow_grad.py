@@ -20,10 +20,9 @@ from tideflow.ops.gradients import dense
 
 
 def _differentiable(t):
-    d = t._dtype
-    if d._is_ref_dtype:
-        return False
-    d = d.base_dtype
+    # (a variable a body reads with read_value() is captured by its ref: its gradient is the
+    # variable's)
+    d = t._dtype.base_dtype
     return d.is_floating or d.is_complex or d == dtypes.variant
 
 
