@@ -212,3 +212,41 @@ def test_a_scope_constraint_is_not_inherited():
     # TF 1.15 printed: True None None True / True None None True
     assert (a.constraint, b.constraint, a2.constraint, a3.constraint) == (cons, None, None, cons)
     assert (v.constraint, w.constraint, u.constraint, z.constraint) == (cons, None, None, cons)
+
+
+def test_resource_updates_named_as_tf():
+    tf.enable_resource_variables()
+    try:
+        x = tf.placeholder(tf.float32, [None, 4])
+        loss = tf.reduce_mean(tf.square(tf.layers.dense(x, 3)))
+        tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+    finally:
+        tf.disable_resource_variables()
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[-3:] == ["Momentum/update_dense/kernel/ResourceApplyMomentum",  # TF 1.15's
+                          "Momentum/update_dense/bias/ResourceApplyMomentum", "Momentum"]
+
+
+def test_sparse_gradient_descent_on_a_resource_variable_as_tf():
+    tf.set_random_seed(1)
+    v = tf.get_variable("v", [10, 3], use_resource=True)
+    loss = tf.reduce_sum(tf.nn.embedding_lookup(v, [1, 2, 1]))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    d = tf.random_uniform([2])
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[names.index("GradientDescent/learning_rate"):names.index("GradientDescent")] == [
+        "GradientDescent/learning_rate", "GradientDescent/update_v/Neg",
+        "GradientDescent/update_v/mul/y", "GradientDescent/update_v/mul",
+        "GradientDescent/update_v/ResourceScatterAdd"]  # TF 1.15's
+    rnd = tf.get_default_graph().get_operation_by_name("random_uniform/RandomUniform")
+    assert rnd.get_attr("seed2") == 45  # TF 1.15's (the op count before it is TF's)
+    assert d.name == "random_uniform:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        before = sess.run(v)
+        sess.run(train)
+        after = sess.run(v)
+    want = before.copy()
+    want[1] -= 0.2
+    want[2] -= 0.1
+    np.testing.assert_allclose(after, want, rtol=1e-6)

@@ -10,6 +10,7 @@ import inspect
 import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.resource_import import is_resource
 from tideflow.framework.tensor_shape import unknown_shape
 from tideflow.kernels import threads
 from tideflow.ops import state_ops
@@ -540,7 +541,15 @@ def _snake(op_type):
     return "".join(out)
 
 
+def _is_resource_variable(var):
+    if getattr(var, "_resource", False) is True:
+        return True
+    op = getattr(var, "_op", None)
+    return op is not None and op._type == "VariableV2" and is_resource(op)
+
+
 def _wrapper(op_type):
+    resource_name = "Resource" + op_type
     od = op_registry.get(op_type)
     in_names = [a.name for a in od.inputs]
     attr_defaults = {n: a.default for n, a in od.attrs.items() if a.has_default}
@@ -557,7 +566,10 @@ def _wrapper(op_type):
         a = bound.arguments
         inputs = [a[n] for n in in_names]
         attrs = {n: a[n] for n in attr_defaults}
-        return ops.apply_op(op_type, inputs, attrs, name=a["name"])._outputs[0]
+        name = a["name"]
+        if name is None and _is_resource_variable(inputs[0]):
+            name = resource_name  # a resource variable's update, named as TF's op
+        return ops.apply_op(op_type, inputs, attrs, name=name)._outputs[0]
 
     fn.__name__ = fn.__qualname__ = _snake(op_type)
     fn.__signature__ = sig

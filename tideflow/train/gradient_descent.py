@@ -2,7 +2,7 @@
 
 from tideflow.framework import ops
 from tideflow.framework.indexed_slices import IndexedSlices
-from tideflow.ops import cast_ops, training_ops
+from tideflow.ops import cast_ops, state_ops, training_ops
 from tideflow.train.optimizer import Optimizer
 
 
@@ -26,6 +26,10 @@ class GradientDescentOptimizer(Optimizer):
             var, self._lr(var), grad, use_locking=self._use_locking).op
 
     def _apply_sparse_duplicate_indices(self, grad, var):
+        if getattr(var, "_resource", False) is True:
+            # TF 1.15's resource form: a scatter-add of -grad times the learning rate as given
+            return state_ops.scatter_add(var, grad.indices, -grad.values * self._learning_rate,
+                                         name="ResourceScatterAdd")
         # ScatterSub adds up repeated indices itself
         delta = IndexedSlices(grad.values * self._lr(var), grad.indices, grad.dense_shape)
         return var.scatter_sub(delta, use_locking=self._use_locking)
