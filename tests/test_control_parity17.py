@@ -387,3 +387,13 @@ def test_variable_read_value_inside_a_loop_or_one_branch_gets_its_gradient():
         for _ in range(3):
             s.run(train)
         assert abs(s.run(x) - 0.700001) < 1e-5  # TF 1.15's
+
+
+def test_unconnected_zero_gradients_are_made_outside_the_gradients_scope():
+    x = tf.constant(2.0)
+    y = tf.constant(3.0)
+    r = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, tf.constant(1.0)])
+    g = tf.gradients(r[1], [x, y], unconnected_gradients="zero")
+    g2 = tf.gradients(r[0], [x], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    assert [g[1].name, g2[0].name] == ["zeros_like:0", "zeros_like_1:0"]  # TF 1.15's
+    assert _run(g + g2) == [12.0, 0.0, 0.0]

@@ -403,9 +403,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             g = grads.get(x)
             count_tf_sum(g)
             g = _aggregate(g, None, None, aggregation_method, x.op) if g else None
-            if g is None and unconnected is UnconnectedGradients.ZERO:
-                g = array_ops.zeros_like(x)
             result.append(g)
+    if unconnected is UnconnectedGradients.ZERO:
+        # made after the gradients scope closes, as TF 1.x's (zeros_like, zeros_like_1, ...)
+        with graph.as_default():
+            result = [array_ops.zeros_like(x) if g is None else g for x, g in zip(xs, result)]
     return result
 
 
