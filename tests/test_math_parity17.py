@@ -271,3 +271,16 @@ def test_cumulative_logsumexp_of_non_finite_values_scans_as_tf():
                tf.math.cumulative_logsumexp(x[2:3], 1, reverse=True)])
     _same(ex[0], [[inf, 1, low]])
     _same(ex[1], [[nan, inf, 1]])
+
+
+def test_verify_tensor_all_finite_and_sparse_concat_take_tf_1_15s_newer_names():
+    assert tf.verify_tensor_all_finite(x=tf.ones([2]), message="m").name == (
+        "VerifyFinite/control_dependency:0")
+    with pytest.raises(ValueError, match="^Cannot specify both 't' and 'x'$"):
+        tf.verify_tensor_all_finite(tf.ones([2]), "m", x=tf.ones([2]))
+    with pytest.raises(TypeError, match="Expected string for argument 'message' not None"):
+        tf.verify_tensor_all_finite(tf.ones([2]))
+    sp = tf.SparseTensor([[0, 0]], [1.0], [2, 3])
+    with pytest.raises(ValueError, match="^Cannot specify both 'expand_nonconcat_dim' and "
+                                         "'expand_nonconcat_dims'$"):
+        tf.sparse_concat(0, [sp, sp], expand_nonconcat_dims=True)

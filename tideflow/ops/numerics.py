@@ -43,9 +43,16 @@ def check_numerics(tensor, message, name=None):
     return ops.apply_op("CheckNumerics", [tensor], {"message": message}, name=name)._outputs[0]
 
 
-def verify_tensor_all_finite(t, msg, name=None):
-    """``t``, gated on a check that it has no NaN or Inf (``msg`` prefixes the error)."""
+def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):
+    """``t``, gated on a check that it has no NaN or Inf (``msg`` prefixes the error);
+    ``x`` and ``message`` are the newer names of ``t`` and ``msg``."""
     from tideflow.ops import control_flow_ops
+
+    for new_name, new, old_name, old in (("x", x, "t", t), ("message", message, "msg", msg)):
+        if old is not None and new is not None:  # TF 1.15's words
+            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'")
+    t = t if t is not None else x
+    msg = msg if msg is not None else message
 
     with ops.name_scope(name, "VerifyFinite", [t]):
         t = ops.convert_to_tensor(t, name="t")

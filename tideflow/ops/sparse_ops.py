@@ -686,7 +686,8 @@ op_registry.declare(
 )
 
 
-def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat_dim=None):
+def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat_dim=None,
+                  expand_nonconcat_dims=None):
     """Concatenates SparseTensors along ``axis``.
 
     With ``expand_nonconcat_dim`` the other dimensions of each input grow to the largest
@@ -698,6 +699,11 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
         if axis is not None:
             raise ValueError("Cannot specify both 'concat_dim' and 'axis'")
         axis = concat_dim
+    if expand_nonconcat_dims is not None:
+        # as TF 1.15, whose lookup sees the older name's default False as given: the newer
+        # name is never accepted
+        raise ValueError("Cannot specify both 'expand_nonconcat_dim' and "
+                         "'expand_nonconcat_dims'")
     if not isinstance(sp_inputs, (list, tuple)):
         raise TypeError("Inputs must be a list")
     sp_inputs = [_as_sparse(s) for s in sp_inputs]
