@@ -297,3 +297,36 @@ def test_contrib_input_from_real_valued_columns_builds_tfs_ops():
         got_net, got_h = sess.run([net, h])
     np.testing.assert_allclose(got_net, [[1, 1, 2, 3, 14], [2, 4, 5, 6, 16]])
     np.testing.assert_allclose(got_h, [[0, 3.5223, 0], [0, 5.343, 0]], atol=1e-4)  # TF 1.15
+
+
+@pytest.mark.parametrize("shapes,axis,want", [
+    ([[2, 3], [3]], 0, "Shape must be rank 2 but is rank 1 for 'concat' (op: 'ConcatV2')"),
+    ([[3], [2, 3], [2]], 0, "Shape must be rank 1 but is rank 2 for 'concat'"),
+    ([[2, 3], [2, 3], [4, 5]], 0, ("Dimension 0 in both shapes must be equal, but are 3 and 5. "
+                                  "Shapes are [3] and [5]. for 'concat'")),
+    ([[2, 3], [2, 3], [4, 5]], -1, ("Dimension 0 in both shapes must be equal, but are 2 and 4. "
+                                   "Shapes are [2] and [4]. for 'concat'")),
+    ([[2, 3, 4], [2, 5, 6]], 1, ("Dimension 0 in both shapes must be equal, but are 4 and 6. "
+                                "Shapes are [4] and [6]. for 'concat'")),
+    ([[2, 3], [3, 2]], 2, "Shape must be at least rank 3 but is rank 2 for 'concat'"),
+])
+def test_concat_shape_errors_read_as_tfs(shapes, axis, want):
+    # TF 1.15's words (the old concat(dim, values) order gives the same op; TF's stack names
+    # the op after its failed auto-packing attempt: 'stack_1')
+    with pytest.raises(ValueError) as e:
+        tf.concat(axis, [tf.zeros(s) for s in shapes])
+    assert str(e.value).startswith(want)
+
+
+def test_stack_shape_errors_name_the_input_merged_from_the_last():
+    with pytest.raises(ValueError) as e:
+        tf.pack([tf.zeros([2, 3]), tf.zeros([2, 3]), tf.zeros([2, 4])])
+    assert str(e.value) == (
+        "Dimension 1 in both shapes must be equal, but are 3 and 4. Shapes are [2,3] and "
+        "[2,4].\n\tFrom merging shape 1 with other shapes. for 'pack_1' (op: 'Pack') with input "
+        "shapes: [2,3], [2,3], [2,4].")
+    with pytest.raises(ValueError, match=r"^Shapes must be equal rank, but are 1 and 2\n\tFrom "
+                                         r"merging shape 0 with other shapes\. for 'stack_1'"):
+        tf.stack([tf.zeros([3]), tf.zeros([2, 3]), tf.zeros([2, 3])])
+    assert tf.concat(0, [tf.placeholder(tf.float32), tf.zeros([2, 3])]).get_shape().as_list() \
+        == [None, 3]

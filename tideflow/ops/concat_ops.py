@@ -14,7 +14,6 @@ from tideflow.ops.array_ops import (
     _check_rank,
     _in,
     _invalid,
-    _merge_all,
     _np,
     _register_fold,
     _shape_str,
@@ -32,8 +31,28 @@ from tideflow.ops.gradients import dense
 # ------------------------------------------------------------------------------------------
 
 
+def _merge_error(a, b):
+    """TF's message when shapes ``a`` and ``b`` do not merge (None when they do)."""
+    if a.ndims is None or b.ndims is None:
+        return None
+    if a.ndims != b.ndims:
+        return f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}"
+    for k, (x, y) in enumerate(zip(a.dims, b.dims)):
+        if x.value is not None and y.value is not None and x.value != y.value:
+            return (f"Dimension {k} in both shapes must be equal, but are {x.value} and "
+                    f"{y.value}. Shapes are {_shape_str(a)} and {_shape_str(b)}.")
+    return None
+
+
 def _pack_shape(op):
-    s = _merge_all([t._shape for t in op._inputs])
+    # TF merges from the last input to the first, naming the one that disagrees
+    shapes = [t._shape for t in op._inputs]
+    s = shapes[-1]
+    for i in range(len(shapes) - 2, -1, -1):
+        err = _merge_error(shapes[i], s)
+        if err is not None:
+            raise ValueError(f"{err}\n\tFrom merging shape {i} with other shapes.")
+        s = shapes[i].merge_with(s)
     axis = op._attrs["axis"]
     if s.ndims is None:
         return [None]
@@ -259,47 +278,47 @@ def _concat_v1_shape(op):
 
 
 def _concat_static(values, axis_t):
+    from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+
     _check_rank(axis_t._shape, 0)
-    axis = ops.constant_value(axis_t)
     shapes = [t._shape for t in values]
     r = next((s.ndims for s in shapes if s.ndims is not None), None)
+    # as TF: every input's rank is checked against the first known one, then (the axis
+    # known) the last input's rank against the axis, then the inputs are merged from the
+    # last to the first without the axis' dimension, whose sizes add up
+    for s in shapes:
+        if s.ndims is not None and s.ndims != r:
+            raise ValueError(f"Shape must be rank {r} but is rank {s.ndims}")
     if r is None:
         return [None]
-    for i, s in enumerate(shapes):
-        if s.ndims is not None and s.ndims != r:
-            raise ValueError(
-                f"Shape must be rank {r} but is rank {s.ndims}; From merging shape {i} with "
-                "other shapes."
-            )
     if r == 0:
         raise ValueError("Can't concatenate scalars (use tf.stack instead)")
+    axis = ops.constant_value(axis_t)
     if axis is None:
         return [[None] * r]
     axis = int(axis)
-    if not -r <= axis < r:
-        raise ValueError(f"Expected concat_dim in the range [{-r}, {r}), but got {axis}")
+    min_rank = -axis if axis < 0 else axis + 1
+    if r < min_rank:
+        raise ValueError(f"Shape must be at least rank {min_rank} but is rank {r}")
     axis %= r
-    out = [Dimension(None)] * r
-    total = 0
-    for i, s in enumerate(shapes):
+
+    def parts(s):
         if s.ndims is None:
-            total = None
-            continue
-        for k, d in enumerate(s.dims):
-            if k == axis:
-                continue
-            try:
-                out[k] = out[k].merge_with(d)
-            except ValueError:
-                raise ValueError(
-                    f"Dimension {k} in both shapes must be equal, but are {out[k].value} and "
-                    f"{d.value}. Shapes are {_shape_str(shapes[0])} and {_shape_str(s)}. From "
-                    f"merging shape {i} with other shapes."
-                ) from None
-        d = s.dims[axis].value
-        total = None if total is None or d is None else total + d
-    out[axis] = Dimension(total)
-    return [out]
+            return unknown_shape(), None, unknown_shape()
+        return TensorShape(s.dims[:axis]), s.dims[axis].value, TensorShape(s.dims[axis + 1:])
+
+    before, total, after = parts(shapes[-1])
+    for s in reversed(shapes[:-1]):
+        b, middle, a = parts(s)
+        for mine, merged in ((b, before), (a, after)):
+            err = _merge_error(mine, merged)
+            if err is not None:
+                raise ValueError(err)
+        before, after = b.merge_with(before), a.merge_with(after)
+        total = None if total is None or middle is None else total + middle
+    if before.ndims is None or after.ndims is None:
+        return [[None] * r]
+    return [before.dims + [Dimension(total)] + after.dims]
 
 
 def _concat_kernel(values, axis):
