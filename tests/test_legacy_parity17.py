@@ -330,3 +330,12 @@ def test_stack_shape_errors_name_the_input_merged_from_the_last():
         tf.stack([tf.zeros([3]), tf.zeros([2, 3]), tf.zeros([2, 3])])
     assert tf.concat(0, [tf.placeholder(tf.float32), tf.zeros([2, 3])]).get_shape().as_list() \
         == [None, 3]
+
+
+def test_add_n_shape_error_reads_as_tfs():
+    with pytest.raises(ValueError) as e:
+        tf.add_n([tf.zeros([2, 3]), tf.zeros([2, 3]), tf.zeros([2, 4])])
+    assert str(e.value) == (
+        "Dimension 1 in both shapes must be equal, but are 3 and 4. Shapes are [2,3] and "
+        "[2,4].\n\tFrom merging shape 1 with other shapes. for 'AddN' (op: 'AddN') with input "
+        "shapes: [2,3], [2,3], [2,4].")

@@ -585,12 +585,14 @@ for _name, _fn in (("LogicalAnd", "logical_and"), ("LogicalOr", "logical_or")):
 
 
 def _add_n_shape(op):
+    from tideflow.ops.concat_ops import _merge_error
+
     shape = op._inputs[-1]._shape
     for i in range(len(op._inputs) - 2, -1, -1):
-        try:
-            shape = op._inputs[i]._shape.merge_with(shape)
-        except ValueError as e:
-            raise ValueError(f"{e}. From merging shape {i} with other shapes.") from None
+        err = _merge_error(op._inputs[i]._shape, shape)  # (TF's words)
+        if err is not None:
+            raise ValueError(f"{err}\n\tFrom merging shape {i} with other shapes.")
+        shape = op._inputs[i]._shape.merge_with(shape)
     return [shape]
 
 
