@@ -284,3 +284,9 @@ def test_verify_tensor_all_finite_and_sparse_concat_take_tf_1_15s_newer_names():
     with pytest.raises(ValueError, match="^Cannot specify both 'expand_nonconcat_dim' and "
                                          "'expand_nonconcat_dims'$"):
         tf.sparse_concat(0, [sp, sp], expand_nonconcat_dims=True)
+
+
+def test_membership_in_a_tensor_is_tf_1_15s_iteration_error():
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError,
+                       match="^iterating over `tf.Tensor` is not allowed in Graph execution"):
+        1 in tf.constant([1, 2])  # noqa: B015

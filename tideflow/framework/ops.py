@@ -356,6 +356,11 @@ class Tensor:
             f"tf.map_fn or tf.unstack iterate in a graph)"
         )
 
+    def __contains__(self, value):
+        # ``v in t`` iterates, as it did where TF 1.15 ran (Python 3.7): its error, not the
+        # "argument of type 'Tensor' is not iterable" later Pythons put in its place
+        return self.__iter__()
+
     def __len__(self):
         raise TypeError(
             f"len is not well defined for symbolic Tensors. ({self.name}) Please call "
