@@ -397,3 +397,39 @@ def test_unconnected_zero_gradients_are_made_outside_the_gradients_scope():
     g2 = tf.gradients(r[0], [x], unconnected_gradients=tf.UnconnectedGradients.ZERO)
     assert [g[1].name, g2[0].name] == ["zeros_like:0", "zeros_like_1:0"]  # TF 1.15's
     assert _run(g + g2) == [12.0, 0.0, 0.0]
+
+
+# -- tf.switch_case ---------------------------------------------------------------------------
+
+
+def test_switch_case_outputs_and_seeds_are_tf_case_ops():
+    tf.set_random_seed(1)
+    x = tf.constant(2.0)
+    r = tf.switch_case(tf.constant(1), [lambda: (x * 2, x), lambda: (x * x, x + 1)], name="sw")
+    assert [t.name for t in r] == ["sw/indexed_case/Identity:0", "sw/indexed_case/Identity_1:0"]
+    assert _seed2(tf.random_normal([2])) == 8  # TF 1.15's: a Case op and two Identities
+    assert _run(list(r)) == [4.0, 3.0]
+
+
+def test_switch_case_gradient_counts_as_tfs_case_gradient():
+    tf.set_random_seed(1)
+    x = tf.constant(2.0)
+    r = tf.switch_case(tf.constant(1), [lambda: x * 2, lambda: x * x, lambda: tf.constant(1.0)])
+    g = tf.gradients(r, x)
+    assert _seed2(tf.random_normal([2])) == 12
+    assert _run(g) == [4.0]
+
+
+def test_switch_case_argument_errors_are_tf_messages():
+    with pytest.raises(TypeError, match="^branch_index must an integer Tensor, got <dtype: "
+                                        "'float32'>$"):
+        tf.switch_case(tf.constant(1.0), [lambda: tf.constant(1)])
+    with pytest.raises(ValueError, match="^Must provide at least one item in branch_fns$"):
+        tf.switch_case(tf.constant(1), [])
+    with pytest.raises(TypeError, match="Input 'branch_index' of 'Case' Op has type int64 that "
+                                        "does not match expected type of int32."):
+        tf.switch_case(tf.constant(1, tf.int64), [lambda: tf.constant(1)])
+    with pytest.raises(TypeError, match=r"^branches\[0\] and branches\[1\] arguments to "
+                                        r"tf.switch_case must have the same number, type, and "
+                                        r"overall structure of return values."):
+        tf.switch_case(tf.constant(0), [lambda: tf.constant(1), lambda: tf.constant(1.0)])

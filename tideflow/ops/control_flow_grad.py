@@ -182,6 +182,13 @@ def _if_grad(op, *grads):
         gop, out, n_tf = _build_if_grad(op, grads, nested)
     if gop is None:
         return out
+    if op in graph.__dict__.get("_tf_case_ifs", ()):
+        # tf.switch_case's conds: TF 1.15's gradient is one Case op and an Identity per input
+        # gradient
+        n_tf = 1 + sum(g is not None for g in out)
+        for g in out:
+            if g is not None:
+                g._tf_sum_ids = 0
     if nested:
         _tf_op_counts(graph)[gop] = n_tf
     else:

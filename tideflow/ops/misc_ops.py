@@ -521,7 +521,7 @@ def timestamp(name=None):
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     """Runs ``branch_fns[branch_index]`` (``default``, or the last branch, when the index is out
     of range), built with nested ``tf.cond``s so only the chosen branch runs."""
-    from tideflow.ops import math_ops
+    from tideflow.ops import array_ops, math_ops
     from tideflow.ops.cond import cond
 
     # TF 1.15's argument checks, in its order and words
@@ -554,13 +554,48 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     keys = list(range(len(fns)))
     if default is None:
         default = fns[-1]  # an index out of range runs the last branch, as TF's Case op
+    from tideflow.framework import nest
+
     with ops.name_scope(name, "switch_case", [branch_index]):
         idx = branch_index
+        if idx.dtype.base_dtype != dtypes.int32:
+            raise TypeError(f"Input 'branch_index' of 'Case' Op has type "
+                            f"{idx.dtype.base_dtype.name} that does not match expected type "
+                            f"of int32.")
+        failed = []
 
         def build(i):
             if i == len(fns):
                 return default()
-            return cond(math_ops.equal(idx, keys[i]), fns[i], lambda: build(i + 1))
+            try:
+                return cond(math_ops.equal(idx, keys[i]), fns[i], lambda: build(i + 1))
+            except (TypeError, ValueError):
+                failed.append(i)
+                raise
 
-        return build(0)
+        graph = ops.get_default_graph()
+        with ops.name_scope("indexed_case"):
+            # TF 1.15 builds one Case op whose branches are functions of their own: the graph
+            # counts the Case and an Identity per output (the conds here take ids set aside,
+            # so later random ops draw TF's seeds; the gradient counts as TF's Case gradient)
+            with graph.aside_ids():
+                try:
+                    out = build(0)
+                except (TypeError, ValueError) as e:
+                    if not str(e).startswith(("Outputs of true_fn", "true_fn and false_fn",
+                                              "Incompatible return", "The two structures")):
+                        raise
+                    raise TypeError(
+                        f"branches[0] and branches[{failed[0] + 1}] arguments to "
+                        f"tf.switch_case must have the same number, type, and overall "
+                        f"structure of return values.\n\nError details:\n{e}") from None
+            graph._skip_op_ids(1)  # (TF's Case op)
+            for t in nest.flatten(out):
+                if isinstance(t, ops.Tensor) and t.op.inputs and t.op.inputs[0].op.type == "If":
+                    # (its gradient counts as TF's Case gradient: control_flow_grad._if_grad)
+                    graph.__dict__.setdefault("_tf_case_ifs", set()).add(t.op.inputs[0].op)
+                    break
+            return nest.map_structure(
+                lambda t: array_ops.identity(t, name="Identity") if isinstance(t, ops.Tensor)
+                else t, out)
 
