@@ -290,3 +290,10 @@ def test_membership_in_a_tensor_is_tf_1_15s_iteration_error():
     with pytest.raises(tf.errors.OperatorNotAllowedInGraphError,
                        match="^iterating over `tf.Tensor` is not allowed in Graph execution"):
         1 in tf.constant([1, 2])  # noqa: B015
+
+
+def test_integer_pow_by_a_negative_exponent_in_tf_1_15s_words():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="^Integers to negative integer powers are not allowed\n"):
+        _run(tf.constant([2, 3]) ** tf.constant([1, -1]))
+    _same(_run(tf.pow(tf.zeros([0], tf.int32), -1)), np.zeros([0]))

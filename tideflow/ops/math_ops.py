@@ -184,6 +184,9 @@ def _pow(x, y, out=None):
     as libm's powf (which TF's CPU kernel calls per element), where NumPy's vectorised pow is
     a unit off in the last place one time in ten, and it skips libm's slow path for a
     negative base (~10x)."""
+    if x.dtype.kind == "i" and np.any(np.less(y, 0)) and np.broadcast(x, y).size:
+        raise errors.InvalidArgumentError(  # TF 1.15's words (NumPy's add a period)
+            None, None, "Integers to negative integer powers are not allowed")
     if x.dtype.kind == "f" and np.size(y) == 1 and np.ndim(y) <= np.ndim(x) > 0:
         e = float(np.reshape(y, -1)[0])
         if e.is_integer() and x.dtype.itemsize < 8:
