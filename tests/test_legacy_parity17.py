@@ -339,3 +339,27 @@ def test_add_n_shape_error_reads_as_tfs():
         "Dimension 1 in both shapes must be equal, but are 3 and 4. Shapes are [2,3] and "
         "[2,4].\n\tFrom merging shape 1 with other shapes. for 'AddN' (op: 'AddN') with input "
         "shapes: [2,3], [2,3], [2,4].")
+
+
+@pytest.mark.parametrize("paddings,kw,want", [
+    ([[1, 1]], {}, "Shape must be rank 1 but is rank 2 for 'Pad' (op: 'Pad')"),
+    ([[1, 2, 3], [1, 2, 3]], {}, "Dimension must be 2 but is 3 for 'Pad' (op: 'Pad')"),
+    ([[1, 1], [1, 1], [0, 0]], {}, "Shape must be rank 3 but is rank 2 for 'Pad'"),
+    ([[1, 1]], {"mode": "REFLECT"}, "Shape must be rank 1 but is rank 2 for 'MirrorPad'"),
+    ([[1, 1]], {"constant_values": 1}, "Shape must be rank 1 but is rank 2 for 'PadV2'"),
+])
+def test_pad_shape_errors_read_as_tfs(paddings, kw, want):
+    with pytest.raises(ValueError) as e:
+        tf.pad(tf.zeros([2, 3]), paddings, **kw)
+    assert str(e.value).startswith(want)
+
+
+def test_reshape_with_two_minus_ones_fails_when_run_not_built():
+    # TF 1.15: static shape (?, ?); the kernel refuses it
+    r = tf.reshape(tf.placeholder(tf.float32), [-1, 2, -1])
+    assert r.get_shape().as_list() == [None, 2, None]
+    r2 = tf.reshape(tf.placeholder(tf.float32, name="p"), [-1, -1])
+    assert r2.get_shape().as_list() == [None, None]
+    with tf.Session() as sess, pytest.raises(
+            tf.errors.InvalidArgumentError, match="Only one input size may be -1, not both 0 and 1"):
+        sess.run(r2, {"p:0": [1., 2.]})

@@ -584,9 +584,7 @@ def rank(input, name=None):
 def _reshape_shape(op):
     in_shape = _in(op, 0)
     target = constant_value_as_shape(op._inputs[1])
-    v = ops.constant_value(op._inputs[1])
-    if v is not None and np.ndim(v) == 1 and int(np.sum(np.asarray(v) == -1)) > 1:
-        raise ValueError(f"Cannot infer multiple unknown dimensions in shape {_shape_str(v)}")
+    # (several -1s are left unknown, as TF's shape function does: the kernel refuses them)
     if target.ndims is None:
         return [target]
     dims = target.as_list()

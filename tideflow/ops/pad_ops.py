@@ -112,13 +112,11 @@ def _pad_shape(op):
     s = _in(op, 0)
     p = _in(op, 1)
     _check_rank(p, 2)
+    # TF's words: the paddings' rows must be pairs, and their count is the input's rank
     if p.ndims == 2 and p.dims[1].value not in (None, 2):
-        raise ValueError(f"Dimension 1 in both shapes must be equal, but are {p.dims[1].value} "
-                         "and 2.")
+        raise ValueError(f"Dimension must be 2 but is {p.dims[1].value}")
     if s.ndims is not None and p.ndims == 2 and p.dims[0].value not in (None, s.ndims):
-        raise ValueError(
-            f"Dimension 0 in both shapes must be equal, but are {p.dims[0].value} and {s.ndims}."
-        )
+        raise ValueError(f"Shape must be rank {p.dims[0].value} but is rank {s.ndims}")
     if len(op._inputs) == 3:
         _check_rank(_in(op, 2), 0)
     r = s.ndims if s.ndims is not None else (p.dims[0].value if p.ndims == 2 else None)
