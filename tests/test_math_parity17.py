@@ -297,3 +297,14 @@ def test_integer_pow_by_a_negative_exponent_in_tf_1_15s_words():
                        match="^Integers to negative integer powers are not allowed\n"):
         _run(tf.constant([2, 3]) ** tf.constant([1, -1]))
     _same(_run(tf.pow(tf.zeros([0], tf.int32), -1)), np.zeros([0]))
+
+
+def test_complex_division_by_zero_is_nan():
+    x = tf.constant([1 + 1j, 0j, 2 - 3j, 1j], tf.complex64)
+    y = tf.constant([0j, 0j, 0j, 2j], tf.complex64)
+    for t in (x / y, tf.div(x, y), tf.math.xdivy(x, y)):
+        got = _run(t).tolist()
+        assert all(np.isnan(v.real) and np.isnan(v.imag) for v in got[:3] if v != 0), got
+        assert got[3] == 0.5
+    assert _run(tf.math.xdivy(x, y)).tolist()[1] == 0
+    assert np.isnan(_run(tf.cast(x, tf.complex128) / tf.cast(y, tf.complex128))[0].imag)

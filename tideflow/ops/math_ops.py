@@ -79,11 +79,22 @@ def _trunc_div_int(x, y):
     return q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
 
 
+def _true_divide(x, y):
+    """x / y; a complex one by exactly zero is NaN + NaN j, as TF's vectorised kernel gives
+    (NumPy follows C99's infinities)."""
+    z = np.true_divide(x, y)
+    if z.dtype.kind == "c":
+        zero = np.equal(y, 0)
+        if zero.any():
+            z = np.where(zero, np.array(np.nan * (1 + 1j), z.dtype), z)
+    return z
+
+
 def _div(x, y):
     """Div/RealDiv: true division for floats, C (truncating) division for integers."""
     if x.dtype.kind in "iu":
         return _trunc_div_int(x, y)
-    return np.true_divide(x, y)
+    return _true_divide(x, y)
 
 
 def _real_div(x, y):
@@ -93,7 +104,7 @@ def _real_div(x, y):
         raise errors.InvalidArgumentError(
             None, None, "No OpKernel was registered to support Op 'RealDiv' with these attrs: "
             f"[T=DT_{dtypes.as_dtype(x.dtype).name.upper()}]")
-    return np.true_divide(x, y)
+    return _true_divide(x, y)
 
 
 # half the largest value of each signed integer type: operands beyond it may overflow TF's

@@ -124,7 +124,13 @@ def _ufunc_no_nan(ufunc, zero_arg):
 
 _div_no_nan_kernel = _ufunc_no_nan(np.divide, 1)
 _mul_no_nan_kernel = _ufunc_no_nan(np.multiply, 1)
-_xdivy_kernel = _ufunc_no_nan(np.divide, 0)
+def _divide(x, y):
+    from tideflow.ops.math_ops import _true_divide  # (a complex x / 0 is NaN, as TF's)
+
+    return _true_divide(x, y)
+
+
+_xdivy_kernel = _ufunc_no_nan(_divide, 0)
 
 
 def _x_zero(fn):
