@@ -195,3 +195,43 @@ def test_batch_renorm_values_and_stddev_floor():
         got = sess.run(y, {x: xs, training: False})
         np.testing.assert_allclose(got, (xs - sess.run(layer.moving_mean)) / np.sqrt(mv + 0.01),
                                    rtol=1e-5)
+
+
+@pytest.mark.parametrize("make", [lambda: tf.keras.optimizers.Adam(0.01, amsgrad=True),
+                                  lambda: tf.keras.optimizers.Nadam(0.01)])
+def test_keras_amsgrad_and_nadam_train_an_embedding(make):
+    # an Embedding's gradient is IndexedSlices: the written-out rules take it as dense rows
+    # (repeated ids summed), as TF's sparse updates do
+    ids = np.array([[1, 2, 2], [0, 1, 3]])
+    y = np.array([0, 1])
+    table = np.arange(8, dtype=np.float32).reshape(4, 2) / 10
+    kernel = np.arange(12, dtype=np.float32).reshape(6, 2) / 20 - 0.2
+
+    def build(opt):
+        model = tf.keras.Sequential([tf.keras.layers.Embedding(4, 2, input_length=3,
+                                                               embeddings_initializer=tf.constant_initializer(table)),
+                                     tf.keras.layers.Flatten(),
+                                     tf.keras.layers.Dense(
+                                         2, activation="softmax",
+                                         kernel_initializer=tf.constant_initializer(kernel))])
+        model.compile(optimizer=opt, loss="sparse_categorical_crossentropy")
+        return model
+
+    model = build(make())
+    model.fit(ids, y, epochs=3, batch_size=2, verbose=0, shuffle=False)
+    emb = tf.keras.backend.get_value(model.layers[0].embeddings)
+    # the same steps on the one-hot (dense-gradient) form of the lookup
+    with tf.Graph().as_default():
+        inp = tf.keras.Input((3,), dtype="int32")
+        hot = tf.keras.layers.Lambda(lambda t: tf.one_hot(t, 4))(inp)
+        h = tf.keras.layers.Dense(2, use_bias=False,
+                                  kernel_initializer=tf.constant_initializer(table))(hot)
+        out = tf.keras.layers.Dense(2, activation="softmax",
+                                    kernel_initializer=tf.constant_initializer(kernel))(
+            tf.keras.layers.Flatten()(h))
+        dense = tf.keras.Model(inp, out)
+        dense.compile(optimizer=make(), loss="sparse_categorical_crossentropy")
+        dense.fit(ids, y, epochs=3, batch_size=2, verbose=0, shuffle=False)
+        want = tf.keras.backend.get_value(dense.layers[2].kernel)
+    assert not np.allclose(emb, table)
+    np.testing.assert_allclose(emb, want, rtol=1e-5, atol=1e-6)

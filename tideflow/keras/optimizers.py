@@ -878,6 +878,8 @@ def _manual_updates(opt, loss, params, rule, slot_names, extra=None):
                                     use_resource=True)))
         t = tf.cast(v["iterations"], K.floatx()) + 1.0
         for i, (p, g) in enumerate(zip(params, grads)):
+            if isinstance(g, tf.IndexedSlices):  # an embedding's: rows summed into a dense one
+                g = ops.convert_to_tensor(g)
             updates += rule(opt, p, g, [table[name][i] for name in slot_names], t, lr)
         with ops.control_dependencies(updates):
             step = tf.assign_add(v["iterations"], 1)
