@@ -246,3 +246,12 @@ def test_dtype_and_dimension_corners():
     with pytest.raises(TypeError, match=r"for /: 'int' and 'Dimension', please use // instead"):
         6 / tf.Dimension(3)
     assert tf.Dimension(7) // 2 == 3
+
+
+def test_each_op_output_has_its_own_unknown_dimensions():
+    x = tf.placeholder(tf.float32, [None, 3])
+    ys = [tf.nn.relu(x), tf.identity(x), x + 1, tf.reshape(x, [-1, 3]), x[:, :]]
+    assert [y.shape == x.shape for y in ys] == [False] * 5  # TF 1.15's
+    assert [y.shape.as_list() for y in ys] == [[None, 3]] * 5
+    b = tf.placeholder(tf.float32, [2, 3])
+    assert tf.nn.relu(b).shape == b.shape  # known dims compare by value

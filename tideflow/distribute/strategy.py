@@ -121,7 +121,7 @@ class StrategyExtended:
 
         sync = kwargs.get("synchronization")
         if len(devices) == 1 and not self._mirrors:
-            with ops.colocate_with(None), ops.device(devices[0]):
+            with ops.colocate_with(None, ignore_existing=True), ops.device(devices[0]):
                 return next_creator(**kwargs)
         collections = kwargs.get("collections")
         collections = list(collections) if collections else [ops.GraphKeys.GLOBAL_VARIABLES]
@@ -142,7 +142,7 @@ class StrategyExtended:
                 # every copy starts from the primary's initial value (one draw per run)
                 kw["initial_value"] = lambda p=primary: array_ops.identity(p._initial_value)
                 kw["dtype"] = primary.dtype.base_dtype
-            with ops.colocate_with(None), ops.device(d):
+            with ops.colocate_with(None, ignore_existing=True), ops.device(d):
                 components.append(next_creator(**kw))
         trainable_coll = ops.get_collection_ref(ops.GraphKeys.TRAINABLE_VARIABLES)
         for v in components:  # the collections hold the mirrored variable, not its copies

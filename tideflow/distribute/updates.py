@@ -95,7 +95,7 @@ def _merge_apply(strategy, optimizer, grads_and_vars, global_step, name, reduce=
 
                     steps = []
                     for c in global_step.values:
-                        with ops.colocate_with(None), ops.device(c.device):
+                        with ops.colocate_with(None, ignore_existing=True), ops.device(c.device):
                             steps.append(array_ops.identity(c.assign_add(1)))
                     train_op = control_flow_ops.group(*steps)
                 else:

@@ -177,7 +177,7 @@ class MirroredVariable(variables_lib.Variable):
         inits = [pending if pending is not None else self._primary.initializer]
         with ops.control_dependencies(None):
             for v in self._components[1:]:
-                with ops.colocate_with(None), ops.device(v.device):
+                with ops.colocate_with(None, ignore_existing=True), ops.device(v.device):
                     inits.append(state_ops.assign(v._ref(), value).op)
         self._init_override = control_flow_ops.group(*inits)
 
@@ -204,7 +204,7 @@ class MirroredVariable(variables_lib.Variable):
             # each copy's update on its device (not with a colocation the caller set for the
             # primary), named as asked only for the primary (a name ending in "/" is absolute)
             kw = dict(kwargs, name=kwargs.get("name") if i == 0 else None)
-            with ops.colocate_with(None), ops.device(v.device):
+            with ops.colocate_with(None, ignore_existing=True), ops.device(v.device):
                 x = value._component(i) if isinstance(value, DistributedValues) else value
                 updates.append(getattr(v, method)(x, read_value=False, **kw))
         if not read_value:
@@ -308,7 +308,7 @@ class SyncOnReadVariable(MirroredVariable):
         updates = []
         for i, v in enumerate(self._components):
             kw = dict(kwargs, name=kwargs.get("name") if i == 0 else None)
-            with ops.colocate_with(None), ops.device(v.device):
+            with ops.colocate_with(None, ignore_existing=True), ops.device(v.device):
                 updates.append(getattr(v, method)(value, read_value=False, **kw))
         if not read_value:
             return control_flow_ops.group(*updates)
