@@ -363,3 +363,11 @@ def test_reshape_with_two_minus_ones_fails_when_run_not_built():
     with tf.Session() as sess, pytest.raises(
             tf.errors.InvalidArgumentError, match="Only one input size may be -1, not both 0 and 1"):
         sess.run(r2, {"p:0": [1., 2.]})
+
+
+def test_select_shape_error_reads_as_tfs():
+    with pytest.raises(ValueError) as e:
+        tf.where(tf.zeros([2], tf.bool), tf.zeros([2, 3]), tf.zeros([3, 3]))
+    assert str(e.value) == (
+        "Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are [2,3] and [3,3]. "
+        "for 'Select' (op: 'Select') with input shapes: [2], [2,3], [3,3].")

@@ -236,29 +236,6 @@ def constant_value_as_shape(tensor):
     return TensorShape([None if d is None or d < 0 else d for d in vec])
 
 
-def _merge_all(shapes, what="shape"):
-    """Merges shapes with TF's message naming the first one that disagrees."""
-    out = unknown_shape()
-    for i, s in enumerate(shapes):
-        try:
-            out = out.merge_with(s)
-        except ValueError:
-            if out.ndims != s.ndims:
-                raise ValueError(
-                    f"Shapes must be equal rank, but are {out.ndims} and {s.ndims}; From merging "
-                    f"{what} {i} with other {what}s."
-                ) from None
-            for k, (a, b) in enumerate(zip(out.dims, s.dims)):
-                if a.value is not None and b.value is not None and a.value != b.value:
-                    raise ValueError(
-                        f"Dimension {k} in both shapes must be equal, but are {a.value} and "
-                        f"{b.value}. Shapes are {_shape_str(out)} and {_shape_str(s)}. From "
-                        f"merging {what} {i} with other {what}s."
-                    ) from None
-            raise
-    return out
-
-
 def _check_rank(shape, rank, what=""):
     if shape.ndims is not None and shape.ndims != rank:
         raise ValueError(f"Shape must be rank {rank} but is rank {shape.ndims}{what}")

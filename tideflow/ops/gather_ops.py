@@ -17,7 +17,6 @@ from tideflow.ops.array_ops import (
     _fold,
     _in,
     _invalid,
-    _merge_all,
     _np,
     _register_fold,
     _shape_str,
@@ -543,7 +542,12 @@ op_registry.declare(
 
 def _select_shape(op):
     c, t, e = _in(op, 0), _in(op, 1), _in(op, 2)
-    out = _merge_all([t, e])
+    from tideflow.ops.concat_ops import _merge_error
+
+    err = _merge_error(t, e)  # (TF's words, without a 'From merging' context)
+    if err is not None:
+        raise ValueError(err)
+    out = t.merge_with(e)
     if c.ndims is None or out.ndims is None or c.ndims == 0:
         return [out]
     if c.ndims == 1 and out.ndims > 1:
