@@ -308,3 +308,12 @@ def test_complex_division_by_zero_is_nan():
         assert got[3] == 0.5
     assert _run(tf.math.xdivy(x, y)).tolist()[1] == 0
     assert np.isnan(_run(tf.cast(x, tf.complex128) / tf.cast(y, tf.complex128))[0].imag)
+
+
+def test_complex_pow_is_cs_cpow():
+    x = tf.constant([0j, 0j, 1 + 1j, 3 + 0j], tf.complex64)
+    y = tf.constant([0j, 1 + 1j, 0j, 3 + 0j], tf.complex64)
+    got = _run(tf.pow(x, y))
+    assert np.isnan(got[0].real) and np.isnan(got[0].imag)  # 0 ** 0 (NumPy says 1)
+    assert got[1] == 0 and got[2] == 1
+    np.testing.assert_allclose(got[3], 27, rtol=1e-6)

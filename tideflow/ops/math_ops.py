@@ -195,6 +195,10 @@ def _pow(x, y, out=None):
     as libm's powf (which TF's CPU kernel calls per element), where NumPy's vectorised pow is
     a unit off in the last place one time in ten, and it skips libm's slow path for a
     negative base (~10x)."""
+    if x.dtype.kind == "c":
+        # C's cpow, which TF's kernel calls: exp(y log x), so 0 ** 0 is NaN (NumPy's is 1)
+        with np.errstate(all="ignore"):
+            return np.exp(y * np.log(x)).astype(x.dtype, copy=False)
     if x.dtype.kind == "i" and np.any(np.less(y, 0)) and np.broadcast(x, y).size:
         raise errors.InvalidArgumentError(  # TF 1.15's words (NumPy's add a period)
             None, None, "Integers to negative integer powers are not allowed")
