@@ -260,17 +260,15 @@ class TensorArray:
         with ops.name_scope(name, "TensorArrayStack", [self._list]):
             out = self._own(list_ops.stack(self._list, self._dtype, self._element_shape))
         self._end(began, tf_ops=5)  # TF: its size, a range and a gather
-        if self._static_size is not None:
-            out.set_shape(TensorShape([self._static_size]).concatenate(self._element_shape))
+        # TF 1.x's: the rows' count is unknown ((?, ...) whatever the array's size)
+        out.set_shape(TensorShape([None]).concatenate(self._element_shape))
         return out
 
     def gather(self, indices, name=None):
         began = self._begin()
         shape = self._shape_input(began, self._element_shape)
         out = self._own(list_ops.gather(self._list, indices, self._dtype, shape, name=name))
-        rows = out.op.inputs[1].get_shape()
-        out.set_shape(TensorShape([rows[0].value if rows.ndims == 1 else None]).concatenate(
-            self._element_shape))
+        out.set_shape(TensorShape([None]).concatenate(self._element_shape))  # (TF 1.x's)
         self._end(began)
         return out
 
