@@ -235,3 +235,29 @@ def test_keras_amsgrad_and_nadam_train_an_embedding(make):
         want = tf.keras.backend.get_value(dense.layers[2].kernel)
     assert not np.allclose(emb, table)
     np.testing.assert_allclose(emb, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind, nesterov, decay, want_pred, want_random", [
+    ("dense", False, 0.0, [1.3242129, 1.1833738], [0.8283584, 0.5654769, 0.41428173]),
+    ("dense", True, 0.0, [1.1497856, 0.93950236], [0.8283584, 0.5654769, 0.41428173]),
+    ("embedding", False, 0.02, [0.49630237, 0.38733107], [0.23422861, 0.36115623, 0.2424885]),
+])
+def test_keras_sgd_momentum_keeps_tf_op_count(kind, nesterov, decay, want_pred, want_random):
+    # TF 1.15 printed these: the fit's values, and a random op made after it (its op seed is
+    # the op count: SGD with momentum makes TF's number of ops, dense and sparse)
+    np.random.seed(0)
+    tf.set_random_seed(4)
+    if kind == "embedding":
+        model = tf.keras.Sequential([tf.keras.layers.Embedding(10, 3, input_length=2),
+                                     tf.keras.layers.Flatten(), tf.keras.layers.Dense(2)])
+        x = np.array([[1, 2], [3, 3], [0, 9], [4, 5]])
+    else:
+        model = tf.keras.Sequential([tf.keras.layers.Dense(4, input_dim=3, activation="relu"),
+                                     tf.keras.layers.Dense(3), tf.keras.layers.Dense(2)])
+        x = np.ones((4, 3))
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.05, momentum=0.9, nesterov=nesterov,
+                                                    decay=decay), loss="mse")
+    model.fit(x, np.ones((4, 2)), epochs=2, batch_size=2, verbose=0)
+    np.testing.assert_allclose(model.predict(x[:2])[0], want_pred, rtol=1e-5)
+    got = tf.keras.backend.get_session().run(tf.random_uniform([3]))
+    np.testing.assert_allclose(got, want_random, rtol=1e-6)

@@ -442,9 +442,16 @@ class _KerasMomentum(_KerasSlots, tf.train.MomentumOptimizer):
         consts = self._keras_consts.get(dt)
         if consts is None:
             lr, momentum = self._hyper(var)
-            consts = self._keras_consts[dt] = (tf.constant(-1.0, dt), -lr, momentum)
+            with ops.get_default_graph().aside_ids():  # TF's fused kernel makes none of these
+                consts = self._keras_consts[dt] = (tf.constant(-1.0, dt), -lr, momentum)
         minus_one, minus_lr, momentum = consts
-        return minus_one, grad * minus_lr, momentum
+        with ops.get_default_graph().aside_ids():
+            step = grad * minus_lr
+        return minus_one, step, momentum
+
+    def _finish(self, update_ops, name_scope):
+        with ops.get_default_graph().aside_ids():  # OptimizerV2 groups nothing here
+            return super()._finish(update_ops, name_scope)
 
     def _apply_dense(self, grad, var):
         minus_one, step, momentum = self._keras_inputs(grad, var)
@@ -506,13 +513,15 @@ class _KerasAdam(_KerasSlots, tf.train.AdamOptimizer):
         m_t = tf.assign(m, m * b1, use_locking=self._use_locking)
         with tf.control_dependencies([m_t]):
             m_t = tf.scatter_add(m, indices, m_scaled, use_locking=self._use_locking)
-        graph._skip_op_ids(1)
+        if not getattr(m, "_resource", False):  # (a resource slot's scatter reads it itself)
+            graph._skip_op_ids(1)
         v = self.get_slot(var, "v")
         v_scaled = (values * values) * one_minus_b2
         v_t = tf.assign(v, v * b2, use_locking=self._use_locking)
         with tf.control_dependencies([v_t]):
             v_t = tf.scatter_add(v, indices, v_scaled, use_locking=self._use_locking)
-        graph._skip_op_ids(1)
+        if not getattr(v, "_resource", False):
+            graph._skip_op_ids(1)
         update = tf.assign_sub(var, lr * m_t / (tf.sqrt(v_t) + eps),
                                use_locking=self._use_locking)
         return tf.group(update, m_t, v_t)
@@ -587,9 +596,9 @@ class SGD(Optimizer):
     _HYPER = ("momentum",)
 
     def _tf_extra_step_ops(self):
-        m = self._values["momentum"]
-        plain = isinstance(m, (int, float)) and m == 0 and not self.nesterov
-        return 2 if plain and not self.initial_decay else 0
+        # TF 1.15 reads lr (and momentum) through an Identity each, unless it decays lr; with
+        # momentum, the ops its fused kernel does not need take ids set aside (_KerasMomentum)
+        return 0 if self.initial_decay else 2
 
     def __init__(self, learning_rate=None, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         self._init(learning_rate, 0.01, name, kwargs, momentum=momentum)
