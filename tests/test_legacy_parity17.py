@@ -371,3 +371,33 @@ def test_select_shape_error_reads_as_tfs():
     assert str(e.value) == (
         "Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are [2,3] and [3,3]. "
         "for 'Select' (op: 'Select') with input shapes: [2], [2,3], [3,3].")
+
+
+def test_shape_errors_list_the_inputs_tf_had_computed():
+    # TF's shape refiner runs a shape function without input values, then with those it
+    # asked for: an error of the second pass lists them, one of the first pass does not
+    z = tf.zeros
+    with pytest.raises(ValueError) as e:
+        tf.concat([z([2, 3]), z([2, 3]), z([4, 5])], -1)
+    assert str(e.value).endswith(
+        "with input shapes: [2,3], [2,3], [4,5], [] and with computed input tensors: "
+        "input[3] = <-1>.")
+    with pytest.raises(ValueError) as e:
+        tf.reduce_sum(z([2, 3]), 2)
+    assert str(e.value) == (
+        "Invalid reduction dimension 2 for input with 2 dimensions. for 'Sum' (op: 'Sum') with "
+        "input shapes: [2,3], [] and with computed input tensors: input[1] = <2>.")
+    with pytest.raises(ValueError) as e:
+        tf.reshape(z([2, 3]), [4, -1])
+    assert str(e.value).endswith(
+        "with input shapes: [2,3], [2] and with input tensors computed as partial shapes: "
+        "input[1] = [4,?].")
+    with pytest.raises(ValueError) as e:
+        tf.split(1, 2, z([2, 3]))
+    assert str(e.value).endswith(
+        "for 'split' (op: 'Split') with input shapes: [], [2,3] and with computed input "
+        "tensors: input[0] = <1>.")
+    for make in (lambda: tf.transpose(z([2, 3]), [1, 0, 2]), lambda: tf.tile(z([2, 3]), [2])):
+        with pytest.raises(ValueError) as e:
+            make()
+        assert "computed" not in str(e.value)  # (failed in the first pass)

@@ -653,6 +653,11 @@ class _GraphThreadLocal(threading.local):
 
     name_stack = ""
     inferring_shapes = 0
+    # while a shape function's error is replayed (see _shape_error): the inputs it asked
+    # the values (or, as shapes, the partial values) of, and (input ids, ids of the inputs
+    # whose values it may see) as TF's shape refiner computes them pass by pass
+    shape_reads = None
+    shape_gate = None
 
 
 def _thread_local_stack(attr):
@@ -1822,6 +1827,12 @@ def constant_value(tensor):
     if not isinstance(tensor, Tensor):
         return None
     op = tensor._op
+    reads = op._graph._thread_local.shape_reads
+    if reads is not None:
+        reads.append((tensor, None))
+        gate = op._graph._thread_local.shape_gate
+        if id(tensor) in gate[0] and id(tensor) not in gate[1]:
+            return None  # (not computed yet in this pass)
     fn = _constant_value_fns.get(op._type)
     if fn is None:
         if not (_shape_constant_value_fns and op._graph._thread_local.inferring_shapes):
@@ -2339,9 +2350,11 @@ def infer_shapes(op):
     try:
         shapes = shape_fn(op)
     except ValueError as e:
+        message, computed = _shape_error(op, shape_fn, local, e)
         shapes_str = ", ".join(_shape_str(t._shape) for t in op._inputs)
         raise ValueError(
-            f"{e} for '{op._name}' (op: '{op._type}') with input shapes: {shapes_str}."
+            f"{message} for '{op._name}' (op: '{op._type}') with input shapes: {shapes_str}"
+            f"{computed}."
         ) from None
     finally:
         local.inferring_shapes -= 1
@@ -2355,6 +2368,56 @@ def infer_shapes(op):
                     # object of its own: relu(x).shape == x.shape is False for x of (?, 3)
                     s = TensorShape([Dimension(d._value) for d in dims])
                 t._shape = s
+
+
+def _shape_error(op, shape_fn, local, error):
+    """The message of a shape function's error and TF's tail naming the inputs it had
+    computed. TF's shape refiner runs the function without input values, then again with
+    the values (or partial shapes) of the inputs it asked for, until no new one is asked
+    for: the error is that of the first failing pass, listing the inputs computed by then."""
+    if local.shape_gate is not None:  # (a shape function run inside another's replay)
+        return str(error), ""
+    inputs = {id(t) for t in op._inputs}
+    available = set()
+    try:
+        for _ in range(len(op._inputs) + 1):
+            reads = local.shape_reads = []
+            local.shape_gate = (inputs, available)
+            try:
+                shape_fn(op)
+            except ValueError as e:
+                return str(e), _computed_inputs(op, reads, available)
+            asked = {id(t) for t, _ in reads if id(t) in inputs} - available
+            if not asked:
+                break
+            available |= asked
+    finally:
+        local.shape_reads = local.shape_gate = None
+    return str(error), ""
+
+
+def _computed_inputs(op, reads, available):
+    """TF's tail of a shape function's error: the inputs computed for it (their values,
+    then those read as partial shapes), by input index."""
+    as_shapes = {id(t): s for t, s in reads if s is not None}
+    values, shapes = [], []
+    for i, t in enumerate(op._inputs):
+        if id(t) not in available:
+            continue
+        if id(t) in as_shapes:
+            shapes.append(f"input[{i}] = {_shape_str(as_shapes[id(t)])}")
+        else:
+            v = constant_value(t)
+            if v is not None:
+                flat = np.asarray(v).reshape(-1)
+                text = " ".join(str(x) for x in flat[:10]) + ("..." if flat.size > 10 else "")
+                values.append(f"input[{i}] = <{text}>")
+    out = ""
+    if values:
+        out += " and with computed input tensors: " + ", ".join(values)
+    if shapes:
+        out += " and with input tensors computed as partial shapes: " + ", ".join(shapes)
+    return out
 
 
 def _shape_str(shape):
