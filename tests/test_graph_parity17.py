@@ -255,3 +255,50 @@ def test_each_op_output_has_its_own_unknown_dimensions():
     assert [y.shape.as_list() for y in ys] == [[None, 3]] * 5
     b = tf.placeholder(tf.float32, [2, 3])
     assert tf.nn.relu(b).shape == b.shape  # known dims compare by value
+
+
+# TF 1.15's GraphDef (gzip, base64) of: x = placeholder [None, 4]; w = Variable(ones [4, 3]);
+# h = relu(x @ w + 0.5); m = reduce_mean(h, 1, keepdims); cnd = cond(reduce_sum(m) > 0,
+# h * 2, h - 1); grads = gradients(reduce_sum(cnd), x): the cond's gradient is a second
+# Switch/Merge cond on the same predicate that reads the first one's branch values
+_COND_GRAD_GRAPH = (
+    "H4sIAAAAAAACA51YbW/cRBA+36szSdNmk0K1KhUqFQoH6JpQKvUopElFI14Sqib0E4rlnLd3pj5fOPtIgpDoF5AQ4m/w"
+    "N2H37PXu2rs+k0jnc847M888M7Mza/gMrAu0/DxwB2Q0CTwy7S5Dy4svzwiq37e6t6EVjVz6z3p/DS3b//I/C9XtJjyC"
+    "5iQkEWo9nYRR3H0HWj+7wYygjT1kW8hma+in0W3Wam92FMXwPVjnCF66U989DcjLbdXsdVgaTMLY9UMyRXVU665zHNAX"
+    "atdgmf44JZ4TumPC1sEA7PPebhT5wxC1k29sneM5TLZ+FhEnmAxe++EQ1Tetbges47nFDWg7g8CNIgRgozZd039yTn9d"
+    "pR75nhsTJ7FPheABtM97U+J6yP7KI2Hsx5fUyAJd8DW0D9z4YBag9BtbFzhVxKDFUzeMziYU4Cm1UhPqlGcuewbb0HI9"
+    "r3fJmVfIu8nDsLIHNAw1Rn9tB+5Bg8qg1q7nvdzGHEOiJzMGb4M1Qs0XJJhhtlw8+BzWxxSrNxvE/iR0/NDzByL0iNtc"
+    "2uvYDVTrW5YMqgH7YI1R84C4NB4jrFPVBWge+94FW84S4DUhZ47njyMlUNCHxKQ26RqIZUb9rk09rln0o4LoQ+NoNkbs"
+    "gq0xTjVkRJcAqMFDWNqnoYrJVNCuZbqmJvqH0EnlEL/BcwBCnXCuBzAIvd7RuR8PRqidfONMjt9wAaACK0wgmi90Yikh"
+    "V4Si/pYQ+FgReCUJSJbF8g9gmf18xorMl/O9COVLWrN06XgWZAThaycyOj1fT1S+HkAnVYMaLEFvcKXcFyzMCOL2YVVd"
+    "l5FHs012obxKR9yLaHZq8OLV4mJ7s0MLtJOqYdl2ile50hSVMFLwQay6qg8PEx8OyHRIUGv+hTkczNllSg5R/VZdAHgM"
+    "nbnDztZViusZtGhaU9kkuzMEmCstrS+B4gEsD6euF/WO5htucYdjG38Ky95rU1hs438M1xMpdnUuI+d+5b2RhusbgET6"
+    "mR8EqMmuWEaB88pFCG4A0A2MXDgZEUdwJxVldDjsvveCzNtHL5J90rNradl9BbdMSlEnvcGSE3gBBuHACrSP095G7TyF"
+    "twqCaSASJkRghYpVsCezWDDwI9wsKDn2A4Ka7IqNnmCDbUbyMc3Z2D8LaM9hKZCly2+c7QxXIkjnB29+l1WRHpOhsjaz"
+    "yroDtxGeV5ZWnvb1WwIArTANZ7m6NhO3D9ikixWlFAF17ygoemPBpkbT3nTiegM3ivfpfz7dynenwwjd1P6MjW7hEpAc"
+    "UgP+tngqqet4A14QNlwZf8UGHmq5LdSQAbOZDVMlPdO6f0iGqEEvi9wXCf6npU8wsdca7OBuVQbFgLCAwxhumzmkcDIW"
+    "jYir5E6eyW9lAug2oKmwwpRQscZUbbkaU2eMBTWWabpqjalQcAlIUWNHco5lyw747PRueY4ZZqnfLa3WrHANJnFlMq5S"
+    "sJnGsoKVsZqpNaXZD9o0o56xOtOPogsJFqz+ZemzWJSx0bpcyOXM9qsOWUoh57k1FLKKuUqC5hmmp5W0h1abb+ETWE0E"
+    "+LlDOoGsyqpkpnfgmjS6iZo2CRQK+ztYS5b+QqaTqCcfN/H1ExVQhaN3DZ7zkXauMJ0vVZC4aLJsxhzCe8o+mnqVH33S"
+    "4b+k8WEZmbDIDwewBQptlM2FQfsUbqgcUSFD2Bxz2La1YXNKwnYE65IvzpYauLWTPKhKx/djjipVqgveNtYZLgufL4dP"
+    "7CiG8KkIcMmuqAngPxY/2+x63iFqsiuukjy4CkRh8GE2MH8EXbQpDcylVgTQR/zQMOIuBTO2tyGb32HJEZp+InW+gI3k"
+    "iet5muEgfddlzpwd3vBUebF15N6SFRTEcC+n4H9NAVr02IBJdP9fAeWX8B6tpxJXQlmxhZwWSCu0Zg08va+mhkFHrI2i"
+    "Dt4wDU6+X8XJyiPviLftvJtyl9SCXBTAvLM/cUtJuqYDgPrK2EB59h655KVx8R2zJUasokm204v31Aa7JfYszTvtuw37"
+    "D+s/GymqvnMYAAA="
+)
+
+
+def test_import_of_a_cond_and_its_gradient_from_tf():
+    import base64
+    import gzip
+
+    gd = tf.GraphDef()
+    gd.ParseFromString(gzip.decompress(base64.b64decode(_COND_GRAD_GRAPH)))
+    tf.import_graph_def(gd, name="")  # was "19 nodes in a cycle"
+    with tf.Session() as s:
+        s.run("w/Assign")
+        fetch = ["cnd/Merge:0", "grads/MatMul_grad/MatMul:0"]
+        c, g = s.run(fetch, {"x:0": [[1.0, 2.0, 3.0, 4.0]]})  # TF 1.15's values
+        assert c.tolist() == [[21.0, 21.0, 21.0]] and g.tolist() == [[6.0, 6.0, 6.0, 6.0]]
+        c, g = s.run(fetch, {"x:0": [[-1.0, -2.0, -3.0, -4.0]]})
+        assert c.tolist() == [[-1.0, -1.0, -1.0]] and g.tolist() == [[0.0, 0.0, 0.0, 0.0]]

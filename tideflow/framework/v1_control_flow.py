@@ -262,11 +262,15 @@ class _Rewriter:
             return out
 
         group_keys = keys(infos[first.name])
+        consumers = self.consumers()
+        # a cond's gradient shares its predicate's pivots and reads its branch values, but
+        # runs after it: a Merge downstream of the group (or upstream) is another cond
+        related = self.downstream(first.name, consumers)
         grew = True
         while grew:
             grew = False
             for nd in self.gd.node:
-                if nd.op not in _MERGE or nd.name in infos:
+                if nd.op not in _MERGE or nd.name in infos or nd.name in related:
                     continue
                 try:
                     info = self.cond_sides(nd)
@@ -274,6 +278,10 @@ class _Rewriter:
                     continue
                 k = keys(info)
                 if k & group_keys:
+                    below = self.downstream(nd.name, consumers)
+                    if below & set(group):
+                        continue
+                    related |= below
                     infos[nd.name] = info
                     group.append(nd.name)
                     group_keys |= k
@@ -293,18 +301,29 @@ class _Rewriter:
         if len(preds) != 1:
             raise _unimplemented(first.name, "Switches on different predicates")
         # the branches may be read only by themselves and their merges
-        consumers = self.consumers()
         inside = branch[0] | branch[1] | set(group)
-        dead_ends = set()
+        all_merges = {m.name for m in self.gd.node if m.op in _MERGE}
+        dead_ends, shared = set(), set()
         for n in branch[0] | branch[1]:
             for c in consumers.get(n, ()):
                 if c not in inside and c not in dead_ends:
                     # what leaves a branch without a Merge never has a value (a tf.tuple's
-                    # unused Identity): dropped with the branch; anything else is unsupported
-                    closure = self.downstream(c)
-                    if closure & (inside | {m.name for m in self.gd.node if m.op in _MERGE}):
+                    # unused Identity): dropped with the branch; what another cond on the
+                    # same predicate reads (its gradient) stays for that cond to copy
+                    closure = self.downstream(c, consumers)
+                    if closure & inside:
                         raise _unimplemented(n, f"a branch node read by '{c}' outside its cond")
-                    dead_ends |= closure
+                    if closure & all_merges:
+                        shared.add(n)
+                    else:
+                        dead_ends |= closure
+        stack = list(shared)
+        while stack:  # with what those kept nodes read in the branch
+            for inp in self.nodes[stack.pop()].input:
+                name = _parse(inp)[0]
+                if name in branch[0] | branch[1] and name not in shared:
+                    shared.add(name)
+                    stack.append(name)
         data_switches = [s for s in switches if self.nodes[s].input[0] != self.nodes[s].input[1]]
         pred = self.nodes[(data_switches or switches)[0]].input[1]
         arg_index = {s: k for k, s in enumerate(switches)}
@@ -380,7 +399,7 @@ class _Rewriter:
                    for i in nd.input]
             del nd.input[:]
             nd.input.extend(new)
-        removed = branch[0] | branch[1] | set(group) | dead_ends
+        removed = (branch[0] | branch[1] | set(group) | dead_ends) - shared
         # the cond's Switches go once nothing else reads them (the predicate's pivot Switch and
         # its switch_t/switch_f Identities are left with no reader)
         self.replace(removed, added)
