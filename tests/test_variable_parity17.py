@@ -132,10 +132,10 @@ def test_sparse_adam_on_a_resource_variable_builds_tf_ops():
     assert grad[:2] == ["gradients/embedding_lookup_grad/Const",
                         "gradients/embedding_lookup_grad/Size"]
     update = [n[len("Adam/update_v/"):] for n in names if n.startswith("Adam/update_v/")]
-    assert update[update.index("mul_2"):] == [  # TF 1.15's (Resource* ops under our types)
-        "mul_2", "AssignVariableOp", "ReadVariableOp_3", "ScatterAdd", "ReadVariableOp_4",
+    assert update[update.index("mul_2"):] == [  # TF 1.15's
+        "mul_2", "AssignVariableOp", "ReadVariableOp_3", "ResourceScatterAdd", "ReadVariableOp_4",
         "mul_3", "sub_3/x", "sub_3", "mul_4", "ReadVariableOp_5", "mul_5", "AssignVariableOp_1",
-        "ReadVariableOp_6", "ScatterAdd_1", "ReadVariableOp_7", "Sqrt_1", "mul_6", "add",
+        "ReadVariableOp_6", "ResourceScatterAdd_1", "ReadVariableOp_7", "Sqrt_1", "mul_6", "add",
         "truediv_1", "AssignSubVariableOp", "ReadVariableOp_8", "group_deps"]
 
 
@@ -250,3 +250,39 @@ def test_sparse_gradient_descent_on_a_resource_variable_as_tf():
     want[1] -= 0.2
     want[2] -= 0.1
     np.testing.assert_allclose(after, want, rtol=1e-6)
+
+
+def test_resource_scatters_and_slice_assigns_build_tf_ops():
+    tf.set_random_seed(1)
+    v = tf.get_variable("v", [4], use_resource=True)
+    i = tf.IndexedSlices(tf.constant([10.0, 20.0]), tf.constant([0, 2]))
+    got = [v.scatter_update(i), v.scatter_add(i), v.scatter_mul(i), v.scatter_max(i)]
+    got.append(v.scatter_nd_update([[1]], [7.0]))
+    got.append(tf.scatter_sub(v, [0], [5.0]))
+    w = tf.get_variable("w", [4, 2], use_resource=True)
+    got.append(w[0].assign([1.0, 2.0]))
+    g = w.gather_nd([[0, 1]])
+    c = tf.get_variable("c", [], dtype=tf.int32, use_resource=True).count_up_to(3)
+    tf.random_uniform([2])
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    first = names.index("Const_1") + 1
+    assert names[first:names.index("w/Initializer/random_uniform/shape")] == [  # TF 1.15's
+        "ResourceScatterUpdate", "ReadVariableOp", "ResourceScatterAdd", "ReadVariableOp_1",
+        "ResourceScatterMul", "ReadVariableOp_2", "ResourceScatterMax", "ReadVariableOp_3",
+        "Const_2", "ResourceScatterNdUpdate/indices", "ResourceScatterNdUpdate",
+        "ReadVariableOp_4", "Const_3", "ResourceScatterSub/indices", "ResourceScatterSub",
+        "ReadVariableOp_5"]
+    assert names[names.index("strided_slice"):names.index("GatherNd/indices")] == [
+        "strided_slice", "Const_4", "strided_slice/_assign", "ReadVariableOp_7"]
+    assert (g.name, g.op.inputs[0].op.name) == ("Identity:0", "GatherNd")
+    assert c.op.name == "ResourceCountUpTo"
+    rnd = tf.get_default_graph().get_operation_by_name("random_uniform/RandomUniform")
+    assert rnd.get_attr("seed2") == len(names) - 4 == 60  # TF 1.15's
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(v.assign([1.0, 2.0, 3.0, 4.0]))
+        np.testing.assert_allclose(sess.run(got[0]), [10.0, 2.0, 20.0, 4.0])
+        np.testing.assert_allclose(sess.run(got[2]), [100.0, 2.0, 400.0, 4.0])
+        np.testing.assert_allclose(sess.run(got[5]), [95.0, 2.0, 400.0, 4.0])
+        np.testing.assert_allclose(sess.run(got[6])[0], [1.0, 2.0])
+        assert sess.run(c) == 0

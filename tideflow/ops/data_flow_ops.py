@@ -393,5 +393,7 @@ def count_up_to(ref, limit, name=None):
     Returns the value before the increment.
     """
     if hasattr(ref, "_ref"):
+        if name is None and getattr(ref, "_resource", False) is True:
+            name = "ResourceCountUpTo"  # (TF 1.15's op for a resource variable)
         ref = ref._ref()
     return ops.apply_op("CountUpTo", [ref], {"limit": int(limit)}, name=name).outputs[0]

@@ -125,18 +125,24 @@ for _name, _mode, _t, _lock in (("ScatterNdUpdate", "update", "type", "true"),
 
 def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
     """``ref[indices[i]] = updates[i]`` for the n-d ``indices``; returns the ref."""
+    if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
+        return ref._resource_scatter(scatter_nd_update, indices, updates, name, "ScatterNdUpdate")
     return ops.apply_op("ScatterNdUpdate", [_ref_of(ref), indices, updates],
                         {"use_locking": use_locking}, name=name)._outputs[0]
 
 
 def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
     """``ref[indices[i]] += updates[i]`` (duplicates add up); returns the ref."""
+    if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
+        return ref._resource_scatter(scatter_nd_add, indices, updates, name, "ScatterNdAdd")
     return ops.apply_op("ScatterNdAdd", [_ref_of(ref), indices, updates],
                         {"use_locking": use_locking}, name=name)._outputs[0]
 
 
 def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
     """``ref[indices[i]] -= updates[i]`` (duplicates add up); returns the ref."""
+    if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
+        return ref._resource_scatter(scatter_nd_sub, indices, updates, name, "ScatterNdSub")
     return ops.apply_op("ScatterNdSub", [_ref_of(ref), indices, updates],
                         {"use_locking": use_locking}, name=name)._outputs[0]
 

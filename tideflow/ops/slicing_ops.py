@@ -541,8 +541,13 @@ def _slice_helper(tensor, slice_spec, var=None):
         def assign(val, name=None):
             if name is None:  # TF's "<slice scope>_assign", taken relative to the current scope
                 name = scope + "_assign"
+            resource = getattr(var, "_resource", False) is True
+            if resource:  # TF 1.15's resource form: the value converted first (a "Const")
+                val = ops.convert_to_tensor(val, dtype=var.dtype)
             with ops.name_scope(name, "strided_slice_assign", [var]) as assign_scope:
-                return strided_slice_assign(var, *parts, val, name=assign_scope, **masks)
+                out = strided_slice_assign(var, *parts, val, name=assign_scope, **masks)
+            # (and a read of the variable after the assignment, the value returned)
+            return var._resource_update(out, True) if resource else out
 
         out._sliced_assign = assign
     else:

@@ -688,6 +688,8 @@ def assign_sub(ref, value, use_locking=None, name=None):
 
 def scatter_update(ref, indices, updates, use_locking=True, name=None):
     """``ref[indices, ...] = updates``; returns the ref."""
+    if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
+        return ref._resource_scatter(scatter_update, indices, updates, name, "ScatterUpdate")
     return ops.apply_op(
         "ScatterUpdate", [_ref_of(ref), indices, updates], {"use_locking": use_locking},
         name=name,
@@ -696,6 +698,8 @@ def scatter_update(ref, indices, updates, use_locking=True, name=None):
 
 def scatter_add(ref, indices, updates, use_locking=False, name=None):
     """``ref[indices, ...] += updates`` (duplicate indices add up); returns the ref."""
+    if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
+        return ref._resource_scatter(scatter_add, indices, updates, name, "ScatterAdd")
     return ops.apply_op(
         "ScatterAdd", [_ref_of(ref), indices, updates], {"use_locking": use_locking},
         name=name,
@@ -704,6 +708,8 @@ def scatter_add(ref, indices, updates, use_locking=False, name=None):
 
 def scatter_sub(ref, indices, updates, use_locking=False, name=None):
     """``ref[indices, ...] -= updates`` (duplicate indices add up); returns the ref."""
+    if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
+        return ref._resource_scatter(scatter_sub, indices, updates, name, "ScatterSub")
     return ops.apply_op(
         "ScatterSub", [_ref_of(ref), indices, updates], {"use_locking": use_locking},
         name=name,

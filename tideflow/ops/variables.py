@@ -617,64 +617,103 @@ class Variable(metaclass=_VariableMeta):
         with ops.control_dependencies([t.op]):
             return array_ops.identity(self._variable, name="ReadVariableOp")
 
-    def _sparse(self, fn, sparse_delta, use_locking, name):
+    def _sparse(self, fn, sparse_delta, use_locking, name, op_type):
         if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):
             raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+        if getattr(self, "_resource", False):
+            return self._resource_scatter(fn, sparse_delta.indices, sparse_delta.values, name,
+                                          op_type)
         return fn(self._variable, sparse_delta.indices, sparse_delta.values,
                   use_locking=use_locking, name=name)
 
+    def _resource_scatter(self, fn, indices, updates, name, op_type):
+        """A resource variable's scatter, as TF 1.15's: the updates converted first (a
+        "Const"), the op named ``Resource<op_type>``, then a read of the variable after it
+        (the value returned)."""
+        updates = ops.convert_to_tensor(updates, dtype=self.dtype)
+        t = fn(self._variable, indices, updates, name=name or "Resource" + op_type)
+        return self._resource_update(t, True)
+
     def scatter_sub(self, sparse_delta, use_locking=False, name=None):
-        return self._sparse(state_ops.scatter_sub, sparse_delta, use_locking, name)
+        return self._sparse(state_ops.scatter_sub, sparse_delta, use_locking, name,
+                            "ScatterSub")
 
     def scatter_add(self, sparse_delta, use_locking=False, name=None):
-        return self._sparse(state_ops.scatter_add, sparse_delta, use_locking, name)
+        return self._sparse(state_ops.scatter_add, sparse_delta, use_locking, name,
+                            "ScatterAdd")
 
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
-        return self._sparse(state_ops.scatter_update, sparse_delta, use_locking, name)
+        return self._sparse(state_ops.scatter_update, sparse_delta, use_locking, name,
+                            "ScatterUpdate")
 
     def scatter_max(self, sparse_delta, use_locking=False, name=None):
         from tideflow.ops import extra_array_ops
 
-        return self._sparse(extra_array_ops.scatter_max, sparse_delta, use_locking, name)
+        return self._sparse(extra_array_ops.scatter_max, sparse_delta, use_locking, name,
+                            "ScatterMax")
 
     def scatter_min(self, sparse_delta, use_locking=False, name=None):
         from tideflow.ops import extra_array_ops
 
-        return self._sparse(extra_array_ops.scatter_min, sparse_delta, use_locking, name)
+        return self._sparse(extra_array_ops.scatter_min, sparse_delta, use_locking, name,
+                            "ScatterMin")
 
     def scatter_mul(self, sparse_delta, use_locking=False, name=None):
         from tideflow.ops import extra_array_ops
 
-        return self._sparse(extra_array_ops.scatter_mul, sparse_delta, use_locking, name)
+        return self._sparse(extra_array_ops.scatter_mul, sparse_delta, use_locking, name,
+                            "ScatterMul")
 
     def scatter_div(self, sparse_delta, use_locking=False, name=None):
         from tideflow.ops import extra_array_ops
 
-        return self._sparse(extra_array_ops.scatter_div, sparse_delta, use_locking, name)
+        return self._sparse(extra_array_ops.scatter_div, sparse_delta, use_locking, name,
+                            "ScatterDiv")
 
     def batch_scatter_update(self, sparse_delta, use_locking=False, name=None):
         from tideflow.ops import tf1_misc_ops
 
-        return self._sparse(tf1_misc_ops.batch_scatter_update, sparse_delta, use_locking, name)
+        if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):
+            raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+        return tf1_misc_ops.batch_scatter_update(self._variable, sparse_delta.indices,
+                                                 sparse_delta.values, use_locking=use_locking,
+                                                 name=name)
 
     def scatter_nd_update(self, indices, updates, name=None):
         from tideflow.ops import scatter_nd_ops
 
+        if getattr(self, "_resource", False):
+            return self._resource_scatter(scatter_nd_ops.scatter_nd_update, indices, updates,
+                                          name, "ScatterNdUpdate")
         return scatter_nd_ops.scatter_nd_update(self._variable, indices, updates, name=name)
 
     def scatter_nd_add(self, indices, updates, name=None):
         from tideflow.ops import scatter_nd_ops
 
+        if getattr(self, "_resource", False):
+            return self._resource_scatter(scatter_nd_ops.scatter_nd_add, indices, updates,
+                                          name, "ScatterNdAdd")
         return scatter_nd_ops.scatter_nd_add(self._variable, indices, updates, name=name)
 
     def scatter_nd_sub(self, indices, updates, name=None):
         from tideflow.ops import scatter_nd_ops
 
+        if getattr(self, "_resource", False):
+            return self._resource_scatter(scatter_nd_ops.scatter_nd_sub, indices, updates,
+                                          name, "ScatterNdSub")
         return scatter_nd_ops.scatter_nd_sub(self._variable, indices, updates, name=name)
 
     def gather_nd(self, indices, name=None):
         from tideflow.ops import gather_ops
 
+        if getattr(self, "_resource", False):
+            # TF 1.15's: a GatherNd of the variable named "GatherNd" (or ``name``), then an
+            # Identity of it (as sparse_read)
+            params = self.value() if ops.get_default_graph().building_function else (
+                self._variable)
+            with ops.name_scope("GatherNd" if name is None else name) as scope:
+                value = ops.apply_op("GatherNd", [params, indices], name=scope)._outputs[0]
+            return array_ops.identity(value)
         return gather_ops.gather_nd(self._snapshot, indices, name=name)
 
     def sparse_read(self, indices, name=None):
@@ -698,7 +737,7 @@ class Variable(metaclass=_VariableMeta):
         returns the value before the increment."""
         from tideflow.ops import data_flow_ops
 
-        return data_flow_ops.count_up_to(self._variable, limit)
+        return data_flow_ops.count_up_to(self, limit)
 
     def load(self, value, session=None):
         """Writes ``value`` into the variable by running its initializer with the value fed."""

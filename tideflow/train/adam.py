@@ -108,9 +108,12 @@ class AdamOptimizer(Optimizer):
             lambda x, i, v: state_ops.scatter_add(x, i, v, use_locking=self._use_locking))
 
     def _resource_scatter_add(self, x, i, v):
+        if getattr(x, "_resource", False) is True:
+            # TF 1.15's raw ResourceScatterAdd (no read of its own), then a read after it
+            with ops.control_dependencies([state_ops.scatter_add(x._ref(), i, v,
+                                                                 name="ResourceScatterAdd")]):
+                return x.value()
         with ops.control_dependencies([state_ops.scatter_add(x, i, v)]):
-            if getattr(x, "_resource", False) is True:
-                return x.value()  # a fresh read after the scatter (TF's one ReadVariableOp)
             return x.read_value()  # (a ref variable's value() is the step's snapshot)
 
     def _finish(self, update_ops, name_scope):

@@ -28,7 +28,8 @@ class GradientDescentOptimizer(Optimizer):
     def _apply_sparse_duplicate_indices(self, grad, var):
         if getattr(var, "_resource", False) is True:
             # TF 1.15's resource form: a scatter-add of -grad times the learning rate as given
-            return state_ops.scatter_add(var, grad.indices, -grad.values * self._learning_rate,
+            return state_ops.scatter_add(var._ref(), grad.indices,
+                                         -grad.values * self._learning_rate,
                                          name="ResourceScatterAdd")
         # ScatterSub adds up repeated indices itself
         delta = IndexedSlices(grad.values * self._lr(var), grad.indices, grad.dense_shape)
