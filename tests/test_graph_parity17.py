@@ -302,3 +302,11 @@ def test_import_of_a_cond_and_its_gradient_from_tf():
         assert c.tolist() == [[21.0, 21.0, 21.0]] and g.tolist() == [[6.0, 6.0, 6.0, 6.0]]
         c, g = s.run(fetch, {"x:0": [[-1.0, -2.0, -3.0, -4.0]]})
         assert c.tolist() == [[-1.0, -1.0, -1.0]] and g.tolist() == [[0.0, 0.0, 0.0, 0.0]]
+
+
+def test_create_op_checks_the_name_as_a_node_name():
+    a = tf.constant([1.0], name="a")
+    g = tf.get_default_graph()
+    with pytest.raises(ValueError, match=r"^'bad name' is not a valid node name$"):
+        g.create_op("Identity", [a], [tf.float32], name="bad name")
+    assert g.create_op("Identity", [a], [tf.float32], name="idn").name == "idn"

@@ -1276,6 +1276,7 @@ class Graph:
         """TF's low-level op constructor: inputs are Tensors, attrs Python values or (as TF
         takes them) ``AttrValue`` protos (a copied ``node_def.attr``)."""
         del dtypes, input_types, op_def, compute_shapes, compute_device
+        check_node_name(self, name)
         if op_registry.lookup(op_type) is None:
             import socket
 
@@ -2284,6 +2285,14 @@ def _graph_from_inputs(inputs):
         elif isinstance(v, Tensor):
             return _checked_graph(v, default)
     return default
+
+
+def check_node_name(graph, name):
+    """TF's check of a name given to ``Graph.create_op`` (tf.constant's too): taken as the
+    scoped unique name, then refused as a node name (a second try says 'x_1')."""
+    if type(name) is str and name[-1:] != "/" and not _VALID_OP_NAME.match(name) and (
+            not _VALID_OP_NAME.match(graph.unique_name(name, mark_as_used=False))):
+        raise ValueError(f"'{graph.unique_name(name)}' is not a valid node name")
 
 
 def _checked_graph(t, default):

@@ -299,12 +299,8 @@ constant_v1 = constant
 
 
 def _const(arr, name="Const"):
-    if type(name) is str and name[-1:] != "/" and not ops._VALID_OP_NAME.match(name):
-        # TF builds Const with Graph.create_op: the scoped name is checked as a node name
-        # (after it was taken: a second try says '-x_1')
-        g = ops.get_default_graph()
-        if not ops._VALID_OP_NAME.match(g.unique_name(name, mark_as_used=False)):
-            raise ValueError(f"'{g.unique_name(name)}' is not a valid node name")
+    # TF builds Const with Graph.create_op: the name is checked as a node name
+    ops.check_node_name(ops.get_default_graph(), name)
     dtype = dtypes.dtype_of_numpy(arr)
     if arr.flags.writeable:
         arr = arr.copy() if arr.base is not None else arr
