@@ -82,11 +82,13 @@ class ReaderResource:
             raise errors.InvalidArgumentError(
                 None, None, f"Expected a queue handle for the reader, got {queue!r}")
         comps = queue.dequeue(step)
-        if len(comps) != 1 or np.asarray(comps[0]).size != 1 or (
-                queue.dtypes[0] != dtypes.string):
-            raise errors.InvalidArgumentError(
-                None, None, "Expected to dequeue a one-element string tensor for the reader's "
-                "work queue")
+        problem = ("Expected single component queue" if len(comps) != 1 else
+                   "Expected queue with single string component"
+                   if queue.dtypes[0] != dtypes.string else
+                   "Expected to dequeue a one-element string tensor"
+                   if np.asarray(comps[0]).size != 1 else None)
+        if problem is not None:
+            raise errors.InvalidArgumentError(None, None, problem)
         w = np.asarray(comps[0]).reshape(())[()]
         self.work = w.decode() if isinstance(w, bytes) else str(w)
         try:

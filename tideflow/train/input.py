@@ -258,9 +258,11 @@ def _store_sparse_join(tensor_list_list, enqueue_many, keep_input):
     first, infos = _store_sparse(tensor_list_list[0], enqueue_many, keep_input)
     out = [first]
     for tl in tensor_list_list[1:]:
+        # (as TF, a later list is cut to the first's length: its extra tensors are dropped)
+        given, tl = list(tl), list(tl)[:len(infos)]
         if [isinstance(t, SparseTensor) for t in tl] != [i is not None for i in infos]:
-            raise TypeError("The sparse and dense inputs of the lists to join must be at the "
-                            "same places.")
+            raise ValueError(f"Inconsistent SparseTensors list: {list(tensor_list_list[0])} vs. "
+                             f"{given}")
         out.append(_store_sparse(tl, enqueue_many, keep_input, maps=infos)[0])
     return out, infos
 
