@@ -1926,7 +1926,17 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
         # a list of tensors given for one tensor too (packed as "Slice/begin")
         with graph.name_scope(name or op_type) as scope:
             return _apply_op(op_def, op_type, inputs, attrs, scope, graph, not _flat)
-    return _apply_op(op_def, op_type, inputs, attrs, name, graph, not _flat)
+    used = len(graph._names_in_use)  # grows with every name taken
+    try:
+        return _apply_op(op_def, op_type, inputs, attrs, name, graph, not _flat)
+    except (TypeError, ValueError):
+        # as TF, whose op constructors enter the op's name scope first: an op refused for its
+        # inputs' or attrs' types still takes its name ("DecodeRaw" then "DecodeRaw_1")
+        if len(graph._names_in_use) == used and (not name or (
+                name[-1] != "/" and (_VALID_SCOPE_NAME if graph._name_stack
+                                     else _VALID_OP_NAME).match(name))):
+            graph.unique_name(name or op_type)
+        raise
 
 
 def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
@@ -1950,7 +1960,7 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
         if arg.number_attr is not None or arg.type_list_attr is not None:
             if not isinstance(value, (list, tuple)):
                 raise TypeError(
-                    f"Expected list for '{arg.name}' argument to '{op_type}' Op, not {value!r}."
+                    f"Expected list for '{arg.name}' argument to '{op_type}' Op, not {value}."
                 )
             if arg.number_attr is not None:
                 n = len(value)
