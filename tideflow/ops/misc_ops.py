@@ -433,7 +433,37 @@ def _run_symbolic(graph, outs):
 eager_py_func = py_function
 
 
+def _python_items(v):
+    if isinstance(v, (list, tuple)):
+        for x in v:
+            yield from _python_items(x)
+    else:
+        yield v
+
+
+def _fits(x, dtype):
+    """Whether the Python scalar ``x`` converts to ``dtype`` (TF's rules for Python values: a
+    bool is an integer, no float is, no number is a string)."""
+    if isinstance(x, (str, bytes)):
+        return dtype == dtypes.string
+    if dtype == dtypes.string or not isinstance(x, (bool, int, float, complex)):
+        return dtype != dtypes.string
+    if dtype.is_bool:
+        return isinstance(x, bool)
+    if dtype.is_integer:
+        return isinstance(x, int)
+    return dtype.is_complex or not isinstance(x, complex)
+
+
 def _as_type(v, dtype):
+    if not isinstance(v, (np.ndarray, np.generic)):
+        # as TF's conversion of the Python values returned: the first that does not fit is named
+        bad = next((x for x in _python_items(v) if not _fits(x, dtype)), None)
+        if bad is not None:
+            from tideflow.ops.script_ops import _type_name
+
+            raise TypeError(f"Cannot convert {bad!r} to EagerTensor of dtype "
+                            f"{_type_name(dtype)}")
     if dtype == dtypes.string:
         return v
     a = np.asarray(v)

@@ -57,35 +57,36 @@ def _as_arg(value):
     return value
 
 
-def _convert(value, i, token, expected):
+def _to_array(value):
+    """One returned value as TF converts it: an array, strings as bytes objects; a structured
+    array, or an object that is not a string, has no tensor type (TF's InternalError)."""
     if isinstance(value, np.ndarray):
         result = value
-    elif expected == dtypes.string:
-        # dtype=object: NumPy's fixed-width 'S' would drop the bytes' trailing NULs
-        result = np.array(value, dtype=object)
     else:
         result = np.asarray(value)
-    # TF's numpy-to-tensor conversion (an InternalError there): structured arrays and non-string
-    # Python objects have no tensor type
+        if result.dtype.kind in "SU":
+            # dtype=object: NumPy's fixed-width 'S' would drop the bytes' trailing NULs
+            result = np.array(value, dtype=object)
     if result.dtype.kind == "V":
-        raise errors.InternalError(
-            None, None, f"Unsupported numpy data type {result.dtype} (the {i}-th value returned "
-            f"by {token})")
-    if result.dtype == object and expected != dtypes.string and not all(
-            isinstance(v, (bytes, str)) for v in result.ravel()):
-        kinds = sorted({type(v).__name__ for v in result.ravel()
-                        if not isinstance(v, (bytes, str))})
-        raise errors.InternalError(
-            None, None, f"Unsupported object type {', '.join(kinds)} (the {i}-th value returned "
-            f"by {token})")
-    if result.dtype.kind in "SU" or (result.dtype == object and expected == dtypes.string):
+        raise errors.InternalError(None, None, "Unsupported numpy data type")
+    if result.dtype.kind in "SUO":
+        flat = result.ravel()
+        bad = [v for v in flat if not isinstance(v, (bytes, str))][:1]
+        if bad:
+            raise errors.InternalError(None, None,
+                                       f"Unsupported object type {type(bad[0]).__name__}")
         # strings travel as bytes objects (str encoded as UTF-8), as TF converts them
-        flat = [v.encode("utf-8") if isinstance(v, str) else v for v in result.ravel()]
+        flat = [v.encode("utf-8") if isinstance(v, str) else v for v in flat]
         result = np.array(flat + [None], dtype=object)[:-1].reshape(result.shape)
-    if expected == dtypes.string:
-        if result.dtype == object and all(isinstance(v, bytes) for v in result.ravel()):
+    return result
+
+
+def _checked(result, i, token, expected):
+    """``result`` (from _to_array) if its type is ``expected``, else TF's InvalidArgumentError."""
+    if result.dtype == object:
+        if expected == dtypes.string:
             return result
-        got = "string" if result.dtype == object else _type_name(dtypes.as_dtype(result.dtype))
+        got = "string"
     else:
         try:
             got_dt = dtypes.as_dtype(result.dtype)
@@ -120,24 +121,19 @@ def _py_func_kernel_factory(ctx):
                 "process (a py_func runs only in the process that created it)")
         try:
             ret = func(*[_as_arg(v) for v in inputs])
-        except errors.OpError:
-            raise
-        except Exception as e:
+        except Exception as e:  # a TF error raised in func too: TF maps it by its Python class
             cls = next((c for kinds, c in _EXCEPTIONS if isinstance(e, kinds)),
                        errors.UnknownError)
             tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
             raise cls(None, None, f"{type(e).__name__}: {e}\n{tb}") from e
-        if not tout:
-            return []
-        if isinstance(ret, (list, tuple)):
-            values = list(ret)
-        else:
-            values = [ret]
+        # as TF: the values are converted, then counted, then their types checked
+        values = [] if ret is None else [_to_array(v) for v in (
+            ret if isinstance(ret, (list, tuple)) else [ret])]
         if len(values) != len(tout):
             raise errors.InvalidArgumentError(
                 None, None, f"{token} returns {len(values)} values, but expects to see "
                 f"{len(tout)} values.")
-        return [_convert(v, i, token, dt) for i, (v, dt) in enumerate(zip(values, tout))]
+        return [_checked(v, i, token, dt) for i, (v, dt) in enumerate(zip(values, tout))]
 
     return run
 
@@ -192,12 +188,12 @@ def py_func(func, inp, Tout, stateful=True, name=None):
 def _py_op(op_type, func, inp, Tout, name):
     single = not isinstance(Tout, (list, tuple))
     tout = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
-    inp = [ops.convert_to_tensor(x) for x in (inp if isinstance(inp, (list, tuple)) else [inp])]
-    graph = inp[0].graph if inp else ops.get_default_graph()
+    # (as TF, ``inp`` is the op's list input: its Python values become the constants
+    # "PyFunc/input_0"...; a lone Tensor is refused)
+    graph = ops._graph_from_inputs([inp]) if isinstance(inp, (list, tuple)) else \
+        ops.get_default_graph()
     token = _register(func, graph)
-    op = ops.apply_op(op_type, [inp],
-                      {"token": token, "Tin": [t.dtype.base_dtype for t in inp], "Tout": tout},
-                      name=name)
+    op = ops.apply_op(op_type, [inp], {"token": token, "Tout": tout}, name=name)
     if single:
         return op._outputs[0]
     if not tout:
