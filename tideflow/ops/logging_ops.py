@@ -30,12 +30,9 @@ def _element_formatter(arr):
         return lambda v: "1" if v else "0"
     if kind in "iu":
         return lambda v: str(int(v))
-    if kind == "f" or (kind == "V" and arr.dtype.itemsize == 2):  # V: ml_dtypes bfloat16
+    if kind == "f":
         bits = 64 if arr.dtype == np.float64 else 32
         return lambda v: _format_float(float(v), bits)
-    if kind == "c":
-        bits = 64 if arr.dtype == np.complex128 else 32
-        return lambda v: f"({_format_float(v.real, bits)},{_format_float(v.imag, bits)})"
     return lambda v: "?"
 
 
@@ -57,12 +54,23 @@ def _c_escape(b):
     return "".join(out)
 
 
+def _unprintable(arr, limit):
+    """TF 1.15's SummarizeValue for the types it cannot print (complex, bfloat16): a flat '?'
+    per entry shown; None for the others."""
+    if arr.dtype.kind not in "cV":
+        return None
+    return " ".join(["?"] * limit) + ("..." if limit < arr.size else "")
+
+
 def summarize_value(value, max_entries=3):
     """``value`` as TF's ``SummarizeValue(max_entries)`` prints it (negative: every entry)."""
     # (a scalar string a kernel gave as bytes, e.g. string Add's, is a string tensor)
     arr = np.asarray(value, dtype=object) if isinstance(value, bytes) else np.asarray(value)
     n = arr.size
     limit = n if max_entries < 0 else min(max_entries, n)
+    text = _unprintable(arr, limit)
+    if text is not None:
+        return text
     fmt = _element_formatter(arr)
     flat = arr.reshape(-1)
     if arr.dtype == object or arr.ndim <= 1:
@@ -242,6 +250,9 @@ def summarize_value_v2(value, max_entries=3):
     arr = np.asarray(value)
     n = arr.size
     limit = n if max_entries < 0 else min(max_entries, n)
+    text = _unprintable(arr, limit)
+    if text is not None:
+        return f"[{text}]"
     if arr.dtype == object:
         def fmt(v):
             return '"' + _c_escape(v if isinstance(v, bytes) else str(v).encode()) + '"'
@@ -393,11 +404,10 @@ def _stream_name(output_stream):
         if output_stream is target or (isinstance(target, int) and output_stream == target
                                        and type(output_stream) is int):
             return f"log({level})"
-    raise ValueError(
-        f"Unsupported output stream or logging level {output_stream!r}: expected sys.stdout, "
-        "sys.stderr, tf.logging.INFO/WARN/ERROR, tf.logging.info/warning/error or a "
-        "'file://' path"
-    )
+    raise ValueError(  # TF 1.15's words, the stream glued to them
+        f"Unsupported output stream, logging level, or file.{output_stream}. Supported streams "
+        "are sys.stdout, sys.stderr, tf.logging.info, tf.logging.warning, tf.logging.error. "
+        "File needs to be in the form of 'file://<filepath>'.")
 
 
 def _placeholder_for(text, default="{}"):
