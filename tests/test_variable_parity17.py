@@ -286,3 +286,21 @@ def test_resource_scatters_and_slice_assigns_build_tf_ops():
         np.testing.assert_allclose(sess.run(got[5]), [95.0, 2.0, 400.0, 4.0])
         np.testing.assert_allclose(sess.run(got[6])[0], [1.0, 2.0])
         assert sess.run(c) == 0
+
+
+def test_resource_initialization_checks_are_named_as_tf():
+    a = tf.get_variable("a", [1], use_resource=True)
+    tf.Variable(1.0, name="b")
+    assert tf.is_variable_initialized(a).name == "VarIsInitializedOp:0"
+    assert a.is_initialized().name == "VarIsInitializedOp_1:0"
+    assert not hasattr(tf.Variable(1.0), "is_initialized")  # a ref variable has none in TF
+    r = tf.report_uninitialized_variables()
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert [n for n in names if n.startswith("report_")][:3] == [
+        "report_uninitialized_variables/VarIsInitializedOp",
+        "report_uninitialized_variables/IsVariableInitialized",
+        "report_uninitialized_variables/IsVariableInitialized_1"]
+    with tf.Session() as sess:
+        assert list(sess.run(r)) == [b"a", b"b", b"Variable"]
+        sess.run(a.initializer)
+        assert list(sess.run(r)) == [b"b", b"Variable"]

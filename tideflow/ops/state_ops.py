@@ -718,6 +718,8 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
 
 def is_variable_initialized(ref, name=None):
     """A bool scalar: whether the variable ``ref`` has been initialized."""
+    if name is None and getattr(ref, "_resource", False) is True:
+        name = "VarIsInitializedOp"  # (TF 1.15's op for a resource variable)
     return ops.apply_op("IsVariableInitialized", [_ref_of(ref)], name=name)._outputs[0]
 
 

@@ -3,6 +3,7 @@ the variable collections and the ``*_initializer`` helpers.
 """
 
 import contextlib
+import functools
 import inspect
 import threading
 
@@ -541,6 +542,15 @@ class Variable(metaclass=_VariableMeta):
     def eval(self, session=None):
         """The variable's value in ``session`` (or the default session)."""
         return self._variable.eval(session=session)
+
+    @property
+    def is_initialized(self):
+        """A resource variable's ``is_initialized(name=None)``: a bool scalar op (TF's
+        VarIsInitializedOp); a ref variable has none (AttributeError, as TF's RefVariable)."""
+        if not getattr(self, "_resource", False):
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute 'is_initialized'")
+        return functools.partial(state_ops.is_variable_initialized, self)
 
     def initialized_value(self):
         """The variable's value once initialized: its value if it is, else its initial value.
