@@ -449,3 +449,44 @@ def test_tensor_array_stack_and_gather_have_an_unknown_first_dimension():
     assert unstacked.read(1).shape.as_list() == [5]
     # map_fn and scan still know their rows
     assert tf.map_fn(lambda r: r * 2, m).shape.as_list() == [4, 5]
+
+
+def test_loop_gradient_of_a_gather_is_indexed_slices_as_tf():
+    v = tf.Variable(np.arange(8, dtype=np.float32).reshape(4, 2))
+
+    def body(i, acc):
+        return i + 1, acc + tf.reduce_sum(tf.gather(v, i + 1) * 2.0)
+
+    r = tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])
+    tf.set_random_seed(1)
+    g = tf.gradients(r[1], v)[0]
+    assert isinstance(g, tf.IndexedSlices)
+    assert _seed2(tf.random_normal([2])) == 131  # TF 1.15's accumulator of slices
+    got = _run(g)
+    # TF's: one zero row at index 0, then the iterations' rows from the last
+    assert got.values.tolist() == [[0.0, 0.0], [2.0, 2.0], [2.0, 2.0]]
+    assert got.indices.tolist() == [0, 2, 1] and got.dense_shape.tolist() == [4, 2]
+
+
+def test_momentum_on_an_embedding_read_in_a_loop_trains_as_tf():
+    tf.set_random_seed(1)
+    emb = tf.get_variable("emb", [5, 3])
+    ids = tf.placeholder(tf.int32, [None])
+
+    def body(i, acc):
+        e = tf.nn.embedding_lookup(emb, tf.gather(ids, i))
+        return i + 1, acc + tf.reduce_sum(tf.tanh(e))
+
+    r = tf.while_loop(lambda i, acc: i < tf.size(ids), body, [0, 0.0])
+    train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(r[1])
+    w = tf.Variable(tf.random_normal([2]))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for feed in ([0, 1], [1, 1], [3], [2, 0]):
+            s.run(train, {ids: feed})
+        # TF 1.15's values (row 4, never read, keeps its initial value)
+        np.testing.assert_allclose(s.run(emb), [
+            [0.11493, 0.16588, -0.00579], [-0.77046, 0.04781, -0.83345],
+            [-0.09023, 0.61485, -0.01948], [0.67237, -0.77992, 0.43084],
+            [0.27554, 0.09617, -0.58954]], atol=1e-5)
+        np.testing.assert_allclose(s.run(w), [-0.23085, 1.60783], atol=1e-5)

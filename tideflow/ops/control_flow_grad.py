@@ -12,7 +12,8 @@ forward op in place; the backward loop pops them. Loop-invariant captures are re
 and their gradients are summed over the iterations.
 """
 
-from tideflow.framework import dtypes, func_graph, ops
+from tideflow.framework import dtypes, func_graph, nest, ops
+from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import array_ops, constant_op, list_ops, math_ops
 from tideflow.ops import cond as cond_lib
 from tideflow.ops import gradients as gradients_lib
@@ -494,7 +495,11 @@ def _live_loop_vars(body_fg, seeds):
     return live
 
 
-def _build_while_grad(op, grads, gate=None):
+def _build_while_grad(op, grads, gate=None, sparse=None):
+    """(The gradients of ``op``'s inputs, TF 1.15's op count or None.) ``sparse``: the loop
+    invariants (positions in ``j_idx``) whose body gradients are IndexedSlices, accumulated as
+    TF's are (values and indices concatenated over the iterations, from one zero row at index
+    0); found by a first build, then built again with them."""
     graph = op._graph
     cond_fg = func_graph.lookup_function(graph, op._attrs["cond"])
     body_fg = func_graph.lookup_function(graph, op._attrs["body"])
@@ -526,6 +531,11 @@ def _build_while_grad(op, grads, gate=None):
             "loop of a tf.while_loop, whose forward values it reads are not differentiable)")
     counter = _ensure_counter(op, cond_fg, body_fg)
     outer = ops.get_default_graph()
+    if sparse is None:  # (the shapes' BroadcastGradientArgs a first build made, forgotten)
+        from tideflow.ops import elementwise
+
+        bga_cache = dict(elementwise._SMART_BGA_CACHE.get(
+            getattr(outer, "_root", None) or outer, {}))
     base = op._name.replace("/", "_")
     gbody = func_graph.FuncGraph(func_graph.unique_function_name(graph, base + "_body_grad"),
                                  outer)
@@ -537,15 +547,34 @@ def _build_while_grad(op, grads, gate=None):
         cnt = gbody.make_placeholder(dtypes.int32, [], "counter")
         gvars = [gbody.make_placeholder(op._outputs[i]._dtype.base_dtype,
                                         body_fg.inputs[i]._shape, "grad") for i in d_idx]
-        gcaps = [gbody.make_placeholder(caps[j][1]._dtype.base_dtype, caps[j][1]._shape,
-                                        "capture_grad") for j in j_idx]
-        gbody.inputs = [cnt, *gvars, *gcaps]
+        gcaps = []
+        for m, j in enumerate(j_idx):
+            dtype, shape = caps[j][1]._dtype.base_dtype, caps[j][1]._shape
+            if sparse and m in sparse:
+                rows = TensorShape([None]).concatenate(shape[1:]) if shape.ndims else shape
+                gcaps.append((gbody.make_placeholder(dtype, rows, "capture_grad_values"),
+                              gbody.make_placeholder(sparse[m][0], [None],
+                                                     "capture_grad_indices")))
+            else:
+                gcaps.append(gbody.make_placeholder(dtype, shape, "capture_grad"))
+        gbody.inputs = [cnt, *gvars, *nest.flatten(gcaps)]
         n0 = len(gbody._ops)
         with gradients_lib.seed_identities_off():
             res = gradients_lib.gradients([body_fg.outputs[i] for i in d_idx],
                                           [body_fg.inputs[i] for i in d_idx]
                                           + [caps[j][1] for j in j_idx], grad_ys=gvars,
                                           gate_gradients=bool(gate))
+        found = None if sparse is not None else {
+            m: (r.indices._dtype.base_dtype, r.dense_shape)
+            for m, r in enumerate(res[len(d_idx):]) if _sparse(r)
+            and op._inputs[n_loop + j_idx[m]]._dtype.base_dtype != dtypes.variant}
+    if found:  # (built again, from the graph it was called in, as if the first was not)
+        from tideflow.ops import elementwise
+
+        root = getattr(outer, "_root", None) or outer
+        elementwise._SMART_BGA_CACHE[root] = bga_cache
+        return _build_while_grad(op, grads, gate, found)
+    with gbody.as_default():
         # (a pop: its TensorListPopBack and element shape Const, counted in TF's stack ops)
         ta_ops, n_ta = _ta_grad_counts(body_fg, gbody._ops[n0:])
         n_body = sum(1 for o in gbody._ops[n0:] if o._type != "Placeholder"
@@ -559,7 +588,20 @@ def _build_while_grad(op, grads, gate=None):
         unconnected = set()  # captures the body's outputs do not depend on: no gradient
         for m, g in enumerate(gcaps):
             r = res[len(d_idx) + m]
-            if r is None:
+            if isinstance(g, tuple):  # slices: the rows of every iteration, concatenated
+                from tideflow.ops import cast_ops, range_ops
+
+                if r is None:
+                    outs.extend(g)
+                    continue
+                r = r if _sparse(r) else gradients_lib.IndexedSlices(
+                    dense(r), range_ops.range(array_ops.shape(dense(r))[0]))
+                indices = r.indices
+                if indices._dtype.base_dtype != g[1]._dtype.base_dtype:
+                    indices = cast_ops.cast(indices, g[1]._dtype.base_dtype)
+                outs.append(array_ops.concat([g[0], gbody.capture(r.values)], 0))
+                outs.append(array_ops.concat([g[1], gbody.capture(indices)], 0))
+            elif r is None:
                 unconnected.add(m)
                 outs.append(g)
             elif g._dtype == dtypes.variant:
@@ -589,8 +631,13 @@ def _build_while_grad(op, grads, gate=None):
         if g is None:
             g = array_ops.zeros_like(op._outputs[i])
         inits.append(dense(g))
-    for j in j_idx:
+    for m, j in enumerate(j_idx):
         x = op._inputs[n_loop + j]
+        if sparse and m in sparse:
+            inits.append(array_ops.zeros(
+                array_ops.concat([[1], array_ops.shape(x)[1:]], 0), dtype=x._dtype.base_dtype))
+            inits.append(constant_op.constant([0], dtype=sparse[m][0]))
+            continue
         inits.append(list_ops.zeros_like(x) if x._dtype.base_dtype == dtypes.variant
                      else array_ops.zeros_like(x))
     inits += [t for t, _ in gbody.captures]
@@ -606,9 +653,20 @@ def _build_while_grad(op, grads, gate=None):
     result = [None] * len(op._inputs)
     for k, i in enumerate(d_idx):
         result[i] = gop._outputs[1 + k]
+    pos = 1 + len(d_idx)
     for m, j in enumerate(j_idx):
+        if sparse and m in sparse:
+            x = op._inputs[n_loop + j]
+            shape = sparse[m][1]
+            if shape is not None:
+                shape = array_ops.shape(x, out_type=shape._dtype.base_dtype)
+            result[n_loop + j] = gradients_lib.IndexedSlices(
+                gop._outputs[pos], gop._outputs[pos + 1], shape)
+            pos += 2
+            continue
         if m not in unconnected:  # as TF: None, not zeros, for a tensor the loop ignores
-            result[n_loop + j] = gop._outputs[1 + len(d_idx) + m]
+            result[n_loop + j] = gop._outputs[pos]
+        pos += 1
     # TF moves a Shape, Size or Rank of a forward value into the forward loop and stacks its
     # result instead (and the value itself only when something else reads it)
     # (a loop invariant's too: it is a forward value, read in the gradient loop by an Enter)
@@ -637,7 +695,9 @@ def _build_while_grad(op, grads, gate=None):
     if gate:
         n_tf += 3 * len(d_idx)  # GATE_OP: each Merge's gradient is gated (a tuple of 3)
     for m, j in enumerate(j_idx):
-        if m not in unconnected:
+        if sparse and m in sparse:
+            n_tf += 23  # TF's accumulator of slices: values, indices and dense shape
+        elif m not in unconnected:
             n_tf += 7 if caps[j][1]._shape.is_fully_defined() else 9
     return result, n_tf
 
