@@ -401,3 +401,28 @@ def test_shape_errors_list_the_inputs_tf_had_computed():
         with pytest.raises(ValueError) as e:
             make()
         assert "computed" not in str(e.value)  # (failed in the first pass)
+
+
+def test_seq2seq_decoder_lookups_and_attention_sizes_as_tfs():
+    enc = [tf.placeholder(tf.int32, [None]) for _ in range(2)]
+    dec = [tf.placeholder(tf.int32, [None]) for _ in range(3)]
+    tf.contrib.legacy_seq2seq.embedding_rnn_seq2seq(enc, dec, tf.nn.rnn_cell.GRUCell(4), 5, 6, 3,
+                                                    feed_previous=True)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    # each decoder step's lookup is made in rnn_decoder's scope as the step runs
+    assert len(names) == 240
+    assert [n for n in names if n.endswith("embedding_lookup")] == [
+        "embedding_rnn_seq2seq/rnn/rnn/embedding_wrapper/embedding_lookup",
+        "embedding_rnn_seq2seq/embedding_rnn_decoder/rnn_decoder/embedding_lookup",
+        "embedding_rnn_seq2seq/embedding_rnn_decoder/rnn_decoder/loop_function/embedding_lookup",
+        ("embedding_rnn_seq2seq/embedding_rnn_decoder/rnn_decoder/loop_function_1/"
+        "embedding_lookup")]
+    with tf.Graph().as_default() as g:
+        x = [tf.placeholder(tf.float32, [2, 3]) for _ in range(2)]
+        att = tf.placeholder(tf.float32, [2, 4, 5])
+        tf.contrib.legacy_seq2seq.attention_decoder(x, tf.zeros([2, 4]), att,
+                                                    tf.nn.rnn_cell.GRUCell(4), num_heads=2,
+                                                    initial_state_attention=True)
+        assert len(g.get_operations()) == 299
+        assert [op.name for op in g.get_operations() if op.type == "Pack"] == [
+            "attention_decoder/stack"]

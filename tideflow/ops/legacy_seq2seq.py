@@ -145,7 +145,8 @@ def embedding_rnn_decoder(decoder_inputs, initial_state, cell, num_symbols, embe
         loop_function = (_extract_argmax_and_embed(embedding, output_projection,
                                                    update_embedding_for_previous)
                          if feed_previous else None)
-        emb_inp = [embedding_ops.embedding_lookup(embedding, i) for i in decoder_inputs]
+        # (a generator, as TF's: each step's lookup is made in the decoder's scope as it runs)
+        emb_inp = (embedding_ops.embedding_lookup(embedding, i) for i in decoder_inputs)
         return rnn_decoder(emb_inp, initial_state, cell, loop_function=loop_function)
 
 
@@ -399,8 +400,8 @@ def attention_decoder(decoder_inputs, initial_state, attention_states, cell, out
 
         outputs = []
         prev = None
-        attns = [tf_api.zeros(tf_api.stack([batch_size, attn_size]), dtype=dtype)
-                 for _ in range(num_heads)]
+        batch_attn_size = tf_api.stack([batch_size, attn_size])
+        attns = [tf_api.zeros(batch_attn_size, dtype=dtype) for _ in range(num_heads)]
         for a in attns:
             a.set_shape([None, attn_size])
         if initial_state_attention:
