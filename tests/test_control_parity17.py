@@ -457,8 +457,9 @@ def test_loop_gradient_of_a_gather_is_indexed_slices_as_tf():
     def body(i, acc):
         return i + 1, acc + tf.reduce_sum(tf.gather(v, i + 1) * 2.0)
 
-    r = tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])
     tf.set_random_seed(1)
+    r = tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])
+    tf.random_normal([2])
     g = tf.gradients(r[1], v)[0]
     assert isinstance(g, tf.IndexedSlices)
     assert _seed2(tf.random_normal([2])) == 131  # TF 1.15's accumulator of slices
@@ -478,6 +479,7 @@ def test_momentum_on_an_embedding_read_in_a_loop_trains_as_tf():
         return i + 1, acc + tf.reduce_sum(tf.tanh(e))
 
     r = tf.while_loop(lambda i, acc: i < tf.size(ids), body, [0, 0.0])
+    assert isinstance(tf.gradients(r[1], emb)[0], tf.IndexedSlices)
     train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(r[1])
     w = tf.Variable(tf.random_normal([2]))
     with tf.Session() as s:
