@@ -188,3 +188,32 @@ def test_print_names_an_unsupported_output_stream_in_tf_words():
         "Unsupported output stream, logging level, or file.bad. Supported streams are "
         "sys.stdout, sys.stderr, tf.logging.info, tf.logging.warning, tf.logging.error. File "
         "needs to be in the form of 'file://<filepath>'.")
+
+
+def test_py_function_gradient_is_one_eager_py_func_after_the_op():
+    x = tf.constant(1.5)
+    y = tf.constant(-2.0)
+    p, q = tf.py_function(lambda a, b: (a * a * b, a - 3.0 * b), [x, y],
+                          [tf.float32, tf.float32])
+    dx, dy = tf.gradients(p + 2.0 * q, [x, y])
+    assert (dx.name, dy.name) == ("gradients/EagerPyFunc_grad/EagerPyFunc:0",
+                                  "gradients/EagerPyFunc_grad/EagerPyFunc:1")
+    assert [t.name for t in dx.op.inputs] == ["gradients/add_grad/Reshape:0",
+                                              "gradients/mul_grad/Reshape_1:0"]
+    assert [c.name for c in dx.op.control_inputs] == ["EagerPyFunc"]
+    assert sorted(dx.op.node_def.attr) == ["Tin", "Tout", "is_async", "token"]
+    z = tf.py_function(lambda a: np.float32(np.sin(a.numpy())), [x], tf.float32)
+    gz = tf.gradients(z, x)
+    w = tf.py_function(lambda a: a * 2., [tf.constant([1., 2.])], tf.float32)
+    gw = tf.gradients(w, w.op.inputs[0])
+    # (TF 1.15's op list: no op of the traced function enters the graph)
+    assert [op.name for op in tf.get_default_graph().get_operations()][-12:] == [
+        "gradients/EagerPyFunc_grad/EagerPyFunc", "EagerPyFunc_1", "gradients_1/Shape",
+        "gradients_1/grad_ys_0", "gradients_1/Fill", "gradients_1/EagerPyFunc_1_grad/EagerPyFunc",
+        "Const_2", "EagerPyFunc_2", "gradients_2/Shape", "gradients_2/grad_ys_0",
+        "gradients_2/Fill", "gradients_2/EagerPyFunc_2_grad/EagerPyFunc"]
+    assert gw[0].shape.as_list() == [2]
+    with tf.Session() as sess:
+        assert sess.run([dx, dy]) == [pytest.approx(-4.0), pytest.approx(-3.75)]
+        assert sess.run(gz) == [0.0]
+        assert sess.run(gw)[0].tolist() == [2.0, 2.0]

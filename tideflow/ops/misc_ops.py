@@ -378,8 +378,10 @@ def py_function(func, inp, Tout, name=None):
     Operation.
 
     TF runs ``func`` eagerly; here the tideflow ops it builds go into a graph of their own, and
-    the Tensors it returns are evaluated there. Its gradient traces ``func`` over the op's
-    inputs in the graph being differentiated (None where ``func`` cannot be traced).
+    the Tensors it returns are evaluated there. Its gradient is, as TF's, one more EagerPyFunc
+    (on the output gradients, after the op): it traces ``func`` over the values the op last
+    ran on, in a graph of its own (zeros where ``func`` cannot be traced, as a tape that saw
+    only NumPy).
     """
     from tideflow.ops import script_ops
 
@@ -390,6 +392,7 @@ def py_function(func, inp, Tout, name=None):
     touts = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
 
     def call(*values):
+        call.tape = values  # (TF's tape_cache: what the gradient differentiates at)
         args = [_EagerBytes(v) if isinstance(v, bytes) else np.asarray(v).view(_EagerValue)
                 for v in values]
         # the ops func builds are run at once, in a graph of their own (not the caller's)
@@ -403,7 +406,7 @@ def py_function(func, inp, Tout, name=None):
         return [_as_type(_plain(o), t) for o, t in zip(outs, touts)] + outs[len(touts):]
 
     call.__name__ = getattr(func, "__name__", "py_function")
-    call.traceable = func
+    call.gradient = lambda dy, types: _eager_gradient(func, call.__dict__.pop("tape"), dy, types)
     return script_ops._py_op("EagerPyFunc", call, inp if inp is not None else [], Tout, name)
 
 
@@ -431,6 +434,36 @@ def _run_symbolic(graph, outs):
 
 
 eager_py_func = py_function
+
+
+def _eager_gradient(func, values, dy, types):
+    """The gradients of ``func``'s outputs at ``values`` (its inputs' values) weighted by
+    ``dy``, as arrays of ``types``: ``func`` traced in a graph of its own over constants of the
+    values, its floating inputs watched (zeros for the others and where nothing is traced)."""
+    from tideflow.ops import constant_op
+    from tideflow.ops.gradients import gradients
+
+    grads = [None] * len(values)
+    with ops.Graph().as_default() as g:
+        xs = [constant_op.constant(v) for v in values]
+        try:
+            ys = func(*xs)
+        except Exception:  # noqa: BLE001 - untraceable (NumPy code): a tape would see nothing
+            ys = None
+        ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+        pairs = [(y, d) for y, d in zip(ys, dy) if isinstance(y, ops.Tensor)]
+        watched = [i for i, x in enumerate(xs) if x.dtype.is_floating]
+        if pairs and watched:
+            found = gradients([y for y, _ in pairs], [xs[i] for i in watched],
+                              grad_ys=[constant_op.constant(d, dtype=y.dtype) for y, d in pairs])
+            for i, gr in zip(watched, found):
+                grads[i] = gr
+        at = [i for i, gr in enumerate(grads) if gr is not None]
+        got = _run_symbolic(g, [grads[i] for i in at])
+    for i, v in zip(at, got):
+        grads[i] = v
+    return [np.zeros((), t.as_numpy_dtype) if v is None else np.asarray(v, t.as_numpy_dtype)
+            for v, t in zip(grads, types)]
 
 
 def _python_items(v):

@@ -139,24 +139,21 @@ def _py_func_kernel_factory(ctx):
 
 
 def _eager_py_func_grad(op, *grads):
-    # TF differentiates the eager function with a tape; here it is traced over the op's inputs
-    # in this graph (a function tideflow ops cannot trace has no gradient, as a tape that saw
-    # only NumPy would give none)
-    from tideflow.ops.gradients import gradients
+    # as TF: one more EagerPyFunc, on the output gradients and after the op, that
+    # differentiates the function at the values the op last ran on (py_function's gradient)
+    from tideflow.ops import array_ops
 
-    func = getattr(_FUNCS.get(op._attrs["token"]), "traceable", None)
-    xs = list(op._inputs)
-    if func is None or not xs:
-        return [None] * len(xs)
-    try:
-        ys = func(*xs)
-    except Exception:  # noqa: BLE001 - untraceable (NumPy code, Python control flow on values)
-        return [None] * len(xs)
-    ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
-    pairs = [(y, g) for y, g in zip(ys, grads) if isinstance(y, ops.Tensor) and g is not None]
-    if not pairs:
-        return [None] * len(xs)
-    return gradients([y for y, _ in pairs], xs, grad_ys=[g for _, g in pairs])
+    forward = _FUNCS.get(op._attrs["token"])
+    types = [t.dtype.base_dtype for t in op._inputs]
+    if not types:
+        return []
+    dy = [g if g is not None else array_ops.zeros_like(y) for g, y in zip(grads, op._outputs)]
+
+    def gradient(*dy_values):
+        return forward.gradient(dy_values, types)
+
+    with ops.control_dependencies(op._outputs):
+        return list(_py_op("EagerPyFunc", gradient, dy, list(types), None))
 
 
 for _name, _stateful, _grad in (("PyFunc", True, None), ("PyFuncStateless", False, None),
@@ -165,7 +162,8 @@ for _name, _stateful, _grad in (("PyFunc", True, None), ("PyFuncStateless", Fals
         _name,
         inputs=["input: Tin"],
         outputs=["output: Tout"],
-        attrs=["token: string", "Tin: list(type) >= 0", "Tout: list(type) >= 0"],
+        attrs=["token: string"] + (["is_async: bool = false"] if _grad else []) + [
+            "Tin: list(type) >= 0", "Tout: list(type) >= 0"],
         shape=lambda op: [TensorShape(None) for _ in op._outputs],
         kernel_factory=_py_func_kernel_factory,
         grad=_grad,
