@@ -304,3 +304,25 @@ def test_resource_initialization_checks_are_named_as_tf():
         assert list(sess.run(r)) == [b"a", b"b", b"Variable"]
         sess.run(a.initializer)
         assert list(sess.run(r)) == [b"b", b"Variable"]
+
+
+def test_batch_scatter_update_builds_tf_ops():
+    tf.set_random_seed(1)
+    v = tf.Variable(np.arange(12.0, dtype=np.float32).reshape(4, 3))
+    u = tf.batch_scatter_update(v, [[0], [1], [2], [0]], [[1.0], [2.0], [3.0], [4.0]])
+    d = tf.random_uniform([2])
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[names.index("indices"):names.index("random_uniform/shape")] == [  # TF 1.15's
+        "indices", "Shape", "ExpandDims/dim", "ExpandDims", "strided_slice/stack",
+        "strided_slice/stack_1", "strided_slice/stack_2", "strided_slice", "Range/start",
+        "Range/delta", "Range", "Reshape/shape/1", "Reshape/shape/2", "Reshape/shape", "Reshape",
+        "ones_like/Shape", "ones_like/Const", "ones_like", "mul", "concat/axis", "concat",
+        "ScatterNdUpdate/updates", "ScatterNdUpdate"]
+    assert d.op.inputs[0].op.inputs[0].op.get_attr("seed2") == 30
+    w = tf.Variable([1.0, 2.0, 3.0], name="w")
+    u1 = tf.batch_scatter_update(w, [2, 0], [9.0, 8.0], name="bsu")
+    assert u1.name == "bsu/ScatterNdUpdate:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(u), [[1, 1, 2], [3, 2, 5], [6, 7, 3], [4, 10, 11]])
+        np.testing.assert_array_equal(sess.run(u1), [8.0, 2.0, 9.0])

@@ -231,28 +231,32 @@ def my_fact():
 
 def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
     """``ref[i..., indices[i..., j]] = updates[i..., j]`` for the batch dimensions i... of
-    ``indices`` (a scatter_nd_update with the batch coordinates added)."""
-    from tideflow.ops import array_ops, range_ops
+    ``indices`` (a scatter_nd_update with the batch coordinates added), built from TF 1.15's
+    ops: per batch dimension a Range reshaped to broadcast, times ones like the indices."""
+    from tideflow.ops import array_ops
     from tideflow.ops.cast_ops import cast
     from tideflow.ops.concat_ops import concat
-    from tideflow.ops.fill_ops import broadcast_to
+    from tideflow.ops.fill_ops import ones_like
     from tideflow.ops.scatter_nd_ops import scatter_nd_update
 
-    with ops.name_scope(name, "BatchScatterUpdate", [ref, indices, updates]):
+    with ops.name_scope(name):  # (no default: TF's ops sit in the current scope)
         indices = ops.convert_to_tensor(indices, name="indices")
+        indices_shape = array_ops.shape(indices)
         rank = indices.get_shape().ndims
         if rank is None:
             raise ValueError("batch_gather does not allow indices with unknown shape.")
-        shape = array_ops.shape(indices)
-        nd = array_ops.expand_dims(indices, -1)
-        target = concat([shape, [1]], 0)
+        nd = array_ops.expand_dims(indices, axis=-1)
         parts = []
         for d in range(rank - 1):
+            size = indices_shape[d]
             bshape = [1] * (rank + 1)
-            bshape[d] = -1
-            r = array_ops.reshape(range_ops.range(shape[d]), bshape)
-            parts.append(broadcast_to(cast(r, indices.dtype), target))
-        final = concat(parts + [nd], -1) if parts else nd
+            bshape[d] = size
+            r = array_ops.reshape(ops.apply_op("Range", [0, size, 1])._outputs[0], bshape)
+            if r.dtype.base_dtype != nd.dtype.base_dtype:
+                r = cast(r, nd.dtype)
+            parts.append(r * ones_like(nd))
+        parts.append(nd)
+        final = concat(parts, axis=-1)
         return scatter_nd_update(ref, final, updates, use_locking=use_locking)
 
 
