@@ -310,3 +310,10 @@ def test_create_op_checks_the_name_as_a_node_name():
     with pytest.raises(ValueError, match=r"^'bad name' is not a valid node name$"):
         g.create_op("Identity", [a], [tf.float32], name="bad name")
     assert g.create_op("Identity", [a], [tf.float32], name="idn").name == "idn"
+
+
+def test_enable_tensor_equality_changes_nothing_in_graph_mode():
+    a, b = tf.constant([1, 2]), tf.constant([1, 3])
+    assert tf.compat.v1.enable_tensor_equality() is None
+    assert (a == b) is False and (a != b) is True and {a: 1}[a] == 1  # TF 1.15's
+    tf.compat.v1.disable_tensor_equality()

@@ -203,7 +203,10 @@ def disable_resource_variables():
 
 enable_control_flow_v2 = _unsupported("enable_control_flow_v2", "control flow v2")
 enable_v2_tensorshape = _unsupported("enable_v2_tensorshape", "v2 TensorShape semantics")
-enable_tensor_equality = _unsupported("enable_tensor_equality", "elementwise Tensor ==")
+# TF 1.15's switch only matters when executing eagerly: graph Tensors keep comparing by identity
+enable_tensor_equality = _noop_switch(
+    "enable_tensor_equality", "Does nothing in graph mode (as in TF 1.x): Tensors compare by "
+    "identity and stay hashable.")
 
 
 def resource_variables_enabled():
