@@ -492,3 +492,21 @@ def test_momentum_on_an_embedding_read_in_a_loop_trains_as_tf():
             [-0.09023, 0.61485, -0.01948], [0.67237, -0.77992, 0.43084],
             [0.27554, 0.09617, -0.58954]], atol=1e-5)
         np.testing.assert_allclose(s.run(w), [-0.23085, 1.60783], atol=1e-5)
+
+
+def test_tensor_arrays_of_one_array_share_their_element_shape():
+    ta = tf.TensorArray(tf.float32, size=3)
+
+    def body(i, t):
+        return i + 1, t.write(i, tf.ones([2, 4]) * tf.cast(i, tf.float32))
+
+    _, out = tf.while_loop(lambda i, t: i < 3, body, [0, ta])
+    # TF 1.15: the loop's writes refine the array it started from too
+    assert ta.element_shape.as_list() == [2, 4] and out.element_shape.as_list() == [2, 4]
+    assert ta.stack().shape.as_list() == [None, 2, 4]
+    first = tf.TensorArray(tf.float32, size=2)
+    written = first.write(0, [1.0, 2.0])
+    assert first.element_shape.as_list() == [2]
+    with pytest.raises(ValueError, match="Inconsistent shapes"):
+        first.write(1, [1.0])
+    del written

@@ -91,8 +91,10 @@ class TensorArray:
         self._dynamic_size = bool(dynamic_size)
         self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
         self._infer_shape = infer_shape
-        self._element_shape = unknown_shape() if element_shape is None else as_shape(
-            element_shape)
+        # one element shape for every array made from this one (writes, loop variables,
+        # branch results), refined by any of them, as TF 1.x's shared list
+        self._shape_box = [unknown_shape() if element_shape is None else as_shape(
+            element_shape)]
         self._static_size = None  # a constant size (no dynamic_size): stack()'s first dimension
         # where it counts its ops as TF's: (the graph it was made in, its handle, the element
         # shape tensor its reads use per graph)
@@ -148,7 +150,9 @@ class TensorArray:
         ta._clear_after_read = self._clear_after_read
         ta._infer_shape = self._infer_shape
         ta._static_size = self._static_size
-        ta._element_shape = self._element_shape if element_shape is None else element_shape
+        ta._shape_box = self._shape_box
+        if element_shape is not None:
+            self._shape_box[0] = element_shape
         ta._list = lst
         ta._counted = self._counted
         return ta
@@ -214,7 +218,11 @@ class TensorArray:
 
     @property
     def element_shape(self):
-        return self._element_shape
+        return self._shape_box[0]
+
+    @property
+    def _element_shape(self):
+        return self._shape_box[0]
 
     @property
     def dynamic_size(self):
