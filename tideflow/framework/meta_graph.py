@@ -135,13 +135,22 @@ _UNINITIALIZED_INPUT_OPS = frozenset({
     "DebugNumericSummary"})
 
 
+# TF 1.15's commutative and aggregate ops (OpDef flags a graph rewriter may read)
+_COMMUTATIVE_OPS = frozenset({
+    "AccumulateNV2", "AddN", "AddV2", "ApproximateEqual", "BitwiseAnd", "BitwiseOr",
+    "BitwiseXor", "Equal", "LogicalAnd", "LogicalOr", "Mul", "NotEqual", "SquaredDifference"})
+_AGGREGATE_OPS = frozenset({"AccumulateNV2", "AddN", "AddV2"})
+
+
 def op_def_proto(op_def):
     """The OpDef proto of a registered op declaration."""
     # TF marks an op that updates a ref input (Assign, ApplyAdam) not stateful: the ref is
     # the state; tideflow's executor treats them as stateful
     stateful = bool(op_def.is_stateful) and not any(a.is_ref for a in op_def.inputs)
     p = op_def_pb2.OpDef(name=op_def.name, is_stateful=stateful,
-                         allows_uninitialized_input=op_def.name in _UNINITIALIZED_INPUT_OPS)
+                         allows_uninitialized_input=op_def.name in _UNINITIALIZED_INPUT_OPS,
+                         is_commutative=op_def.name in _COMMUTATIVE_OPS,
+                         is_aggregate=op_def.name in _AGGREGATE_OPS)
     for args, field in ((op_def.inputs, p.input_arg), (op_def.outputs, p.output_arg)):
         for a in args:
             arg = field.add(name=a.name, is_ref=a.is_ref)
@@ -165,7 +174,9 @@ def op_def_proto(op_def):
         if spec.minimum is not None:
             attr.has_minimum = True
             attr.minimum = spec.minimum
-        if spec.has_default and spec.default is not None:
+        if spec.has_default and spec.default is None and spec.type == "shape":
+            attr.default_value.shape.unknown_rank = True  # TF's default: any shape
+        elif spec.has_default and spec.default is not None:
             try:
                 attr.default_value.CopyFrom(graph_io.attr_value_of(spec.default, spec.type))
             except (TypeError, ValueError):
