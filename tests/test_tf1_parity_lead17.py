@@ -261,3 +261,19 @@ def test_keras_sgd_momentum_keeps_tf_op_count(kind, nesterov, decay, want_pred, 
     np.testing.assert_allclose(model.predict(x[:2])[0], want_pred, rtol=1e-5)
     got = tf.keras.backend.get_session().run(tf.random_uniform([3]))
     np.testing.assert_allclose(got, want_random, rtol=1e-6)
+
+
+def test_keras_metrics_come_back_as_float32_as_in_tf():
+    # TF 1.15: evaluate's list and the history hold the loss as a Python float and each
+    # metric as its Mean's float32 scalar (printed as 0.50186664, not 0.5018666386604309)
+    np.random.seed(0)
+    x = np.random.rand(8, 3).astype(np.float32)
+    y = np.random.rand(8, 1).astype(np.float32)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_dim=3)])
+    model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    h = model.fit(x, y, epochs=2, batch_size=4, verbose=0)
+    loss, mae = model.evaluate(x, y, verbose=0)
+    assert isinstance(loss, float) and type(mae) is np.float32
+    assert all(isinstance(v, float) for v in h.history["loss"])
+    assert all(type(v) is np.float32 for v in h.history["mean_absolute_error"])
+    np.testing.assert_allclose(mae, np.abs(model.predict(x) - y).mean(), rtol=1e-5)

@@ -360,7 +360,8 @@ def _sig_data():
 # epoch values tf_keras printed for these programs (same data, ones kernel, no shuffling)
 def test_fit_validation_split_class_and_sample_weights_match_tf():
     x, y = _sig_data()
-    r = lambda h: {k: np.round(v, 5).tolist() for k, v in h.history.items()}
+    r = lambda h: {k: np.round(np.asarray(v, np.float64), 5).tolist()
+                   for k, v in h.history.items()}
     h = _sigmoid_model().fit(x, y, epochs=2, batch_size=10, shuffle=False,
                              validation_split=0.2, verbose=0)
     assert r(h) == {"acc": [0.96875, 1.0], "loss": [0.23038, 0.22159],

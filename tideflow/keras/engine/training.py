@@ -1330,18 +1330,22 @@ class Model(Network):
     def _combine(self, totals, seen, last, step_totals=None, steps=0, by_steps=False):
         """Epoch values as TF 1.15's: stateful metrics' last value (it covers the epoch);
         means over the batches for the per-output losses, and for the loss when fed by steps
-        (datasets, generators); else sample-weighted means of the batch values."""
+        (datasets, generators); else sample-weighted means of the batch values. The loss is
+        a Python float, the rest float32 scalars as TF's Mean metrics give them (they print
+        as 0.50186664 in evaluate's list and the history)."""
         out = []
         batch_means = set(getattr(self, "_batch_mean_positions", ()))
         if by_steps:
             batch_means.add(0)
         for i, total in enumerate(totals):
             if i in self._stateful_positions and last is not None:
-                out.append(float(last[i]))
-            elif i in batch_means and step_totals is not None and steps:
-                out.append(float(step_totals[i] / steps))
+                out.append(np.asarray(last[i])[()])
+                continue
+            if i in batch_means and step_totals is not None and steps:
+                value = float(step_totals[i] / steps)
             else:
-                out.append(float(total / max(seen, 1)))
+                value = float(total / max(seen, 1))
+            out.append(np.float32(value) if i else value)
         return out
 
     # -- saving ------------------------------------------------------------------------------------
