@@ -326,3 +326,11 @@ def test_batch_scatter_update_builds_tf_ops():
         sess.run(tf.global_variables_initializer())
         np.testing.assert_array_equal(sess.run(u), [[1, 1, 2], [3, 2, 5], [6, 7, 3], [4, 10, 11]])
         np.testing.assert_array_equal(sess.run(u1), [8.0, 2.0, 9.0])
+
+
+def test_top_level_is_variable_initialized_takes_variable():
+    import inspect
+
+    assert str(inspect.signature(tf.is_variable_initialized)) == "(variable)"  # TF 1.15's
+    v = tf.Variable(1.0, name="v")
+    assert tf.is_variable_initialized(variable=v).name == "IsVariableInitialized:0"

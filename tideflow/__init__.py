@@ -485,7 +485,6 @@ from tideflow.ops.state_ops import (
     assign,
     assign_add,
     assign_sub,
-    is_variable_initialized,
     scatter_add,
     scatter_sub,
     scatter_update,
@@ -521,6 +520,7 @@ from tideflow.ops.variables import (
     initialize_all_variables,
     initialize_local_variables,
     initialize_variables,
+    is_variable_initialized,  # (TF 1.15's: one argument, ``variable``)
     local_variables,
     local_variables_initializer,
     model_variables,
