@@ -317,3 +317,14 @@ def test_enable_tensor_equality_changes_nothing_in_graph_mode():
     assert tf.compat.v1.enable_tensor_equality() is None
     assert (a == b) is False and (a != b) is True and {a: 1}[a] == 1  # TF 1.15's
     tf.compat.v1.disable_tensor_equality()
+
+
+def test_strip_default_attrs_drops_an_unknown_placeholder_shape():
+    tf.placeholder(tf.float32, name="a")
+    tf.placeholder(tf.float32, [2], name="b")
+    mg = tf.train.export_meta_graph(strip_default_attrs=True)
+    attrs = {n.name: sorted(n.attr) for n in mg.graph_def.node}
+    assert attrs == {"a": ["_output_shapes", "dtype"], "b": ["_output_shapes", "dtype", "shape"]}
+    ops_ = {o.name: o for o in mg.meta_info_def.stripped_op_list.op}
+    assert ops_["Placeholder"].attr[1].default_value.shape.unknown_rank
+    assert tf.train.export_meta_graph().meta_info_def.stripped_op_list.op[0].name == "Placeholder"

@@ -229,7 +229,11 @@ def _strip_default_attrs(graph_def):
         if d is None:
             continue
         for key, spec in d.attrs.items():
-            if key in node.attr and spec.has_default and spec.default is not None:
+            if key in node.attr and spec.has_default:
+                if spec.default is None:  # a shape attr's default: any shape, as TF's
+                    if spec.type == "shape" and node.attr[key].shape.unknown_rank:
+                        del node.attr[key]
+                    continue
                 try:
                     default = graph_io.attr_value_of(spec.default, spec.type)
                 except (TypeError, ValueError):
