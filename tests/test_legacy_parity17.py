@@ -426,3 +426,23 @@ def test_seq2seq_decoder_lookups_and_attention_sizes_as_tfs():
         assert len(g.get_operations()) == 299
         assert [op.name for op in g.get_operations() if op.type == "Pack"] == [
             "attention_decoder/stack"]
+
+
+def test_contrib_layers_given_a_scope_object_name_their_ops_as_tf():
+    # TF's core layer makes its ops in the scope's first name scope ("h/"); the activation
+    # goes to the name scope that entering the scope object opens ("h/h/")
+    x = tf.placeholder(tf.float32, [None, 4])
+    with tf.variable_scope("h", partitioner=tf.min_max_variable_partitioner(max_partitions=0)) \
+            as sc:
+        y = tf.contrib.layers.fully_connected(x, 3, scope=sc)
+    assert [o.name for o in tf.get_default_graph().get_operations()
+            if o.type in ("MatMul", "BiasAdd", "Relu")] == ["h/MatMul", "h/BiasAdd", "h/h/Relu"]
+    assert y.name == "h/h/Relu:0"
+    assert [v.name for v in tf.global_variables()] == ["h/weights/part_0:0", "h/biases/part_0:0"]
+    img = tf.placeholder(tf.float32, [None, 4, 4, 2])
+    with tf.variable_scope("c") as sc:
+        c = tf.contrib.layers.conv2d(img, 3, 3, scope=sc)
+    assert [o.name for o in tf.get_default_graph().get_operations() if o.name.startswith(
+        "c/") and "/weights" not in o.name and "/biases" not in o.name] == [
+        "c/dilation_rate", "c/Conv2D", "c/BiasAdd", "c/c/Relu"]
+    assert c.name == "c/c/Relu:0"

@@ -146,9 +146,13 @@ def _make_biases(normalizer_fn, biases_initializer, biases_regularizer, num_outp
                            regularizer=biases_regularizer, trainable=trainable)
 
 
-def _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn, data_format):
+def _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn, data_format,
+            layer_scope=None):
     if normalizer_fn is not None:
         outputs = normalizer_fn(outputs, **(normalizer_params or {}))
+    elif biases is not None and layer_scope is not None:
+        with ops.name_scope(layer_scope):
+            outputs = _nn().bias_add(outputs, biases, data_format=data_format)
     elif biases is not None:
         outputs = _nn().bias_add(outputs, biases, data_format=data_format)
     if activation_fn is not None:
@@ -186,16 +190,20 @@ def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None
                                   trainable=trainable)
         biases = _make_biases(normalizer_fn, biases_initializer, biases_regularizer,
                               num_outputs, dtype, variables_collections, trainable)
-        if shape.ndims == 2:
-            outputs = linalg_ops.matmul(inputs, weights)
-        else:
-            flat = array_ops.reshape(inputs, [-1, in_dim])
-            outputs = linalg_ops.matmul(flat, weights)
-            out_shape = concat_ops.concat([array_ops.shape(inputs)[:-1], [num_outputs]], 0)
-            outputs = array_ops.reshape(outputs, out_shape)
-            outputs.set_shape(shape[:-1].concatenate([num_outputs]))
+        # TF's core layer makes its ops in its scope's first name scope: that of a scope
+        # given as an object ("h/"), not the one entering it opens ("h/h/"), where the
+        # normalizer and the activation go
+        with ops.name_scope(sc.original_name_scope):
+            if shape.ndims == 2:
+                outputs = linalg_ops.matmul(inputs, weights)
+            else:
+                flat = array_ops.reshape(inputs, [-1, in_dim])
+                outputs = linalg_ops.matmul(flat, weights)
+                out_shape = concat_ops.concat([array_ops.shape(inputs)[:-1], [num_outputs]], 0)
+                outputs = array_ops.reshape(outputs, out_shape)
+                outputs.set_shape(shape[:-1].concatenate([num_outputs]))
         outputs = _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
-                          None)
+                          None, sc.original_name_scope)
         return _collect_outputs(outputs_collections, sc.name, outputs)
 
 
@@ -244,16 +252,18 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
                                   trainable=trainable)
         biases = _make_biases(normalizer_fn, biases_initializer, biases_regularizer,
                               num_outputs, dtype, variables_collections, trainable)
-        # TF 1.15 runs the core Conv2D layer, whose build makes this constant
-        ops.convert_to_tensor(np.array([rh, rw], np.int32), name="dilation_rate")
-        if data_format == "NCHW":
-            strides, dilations = [1, 1, sh, sw], [1, 1, rh, rw]
-        else:
-            strides, dilations = [1, sh, sw, 1], [1, rh, rw, 1]
-        outputs = _nn().conv2d(inputs, weights, strides=strides, padding=padding,
-                               data_format=data_format, dilations=dilations)
+        # TF 1.15 runs the core Conv2D layer, whose build makes this constant (its ops in
+        # its scope's first name scope, as fully_connected's)
+        with ops.name_scope(sc.original_name_scope):
+            ops.convert_to_tensor(np.array([rh, rw], np.int32), name="dilation_rate")
+            if data_format == "NCHW":
+                strides, dilations = [1, 1, sh, sw], [1, 1, rh, rw]
+            else:
+                strides, dilations = [1, sh, sw, 1], [1, rh, rw, 1]
+            outputs = _nn().conv2d(inputs, weights, strides=strides, padding=padding,
+                                   data_format=data_format, dilations=dilations)
         outputs = _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
-                          data_format)
+                          data_format, sc.original_name_scope)
         return _collect_outputs(outputs_collections, sc.name, outputs)
 
 
