@@ -217,3 +217,24 @@ def test_py_function_gradient_is_one_eager_py_func_after_the_op():
         assert sess.run([dx, dy]) == [pytest.approx(-4.0), pytest.approx(-3.75)]
         assert sess.run(gz) == [0.0]
         assert sess.run(gw)[0].tolist() == [2.0, 2.0]
+
+
+def test_dequeue_many_takes_a_one_element_vector_count():
+    q = tf.FIFOQueue(3, tf.int32, shapes=[[2]])
+    d = q.dequeue_many(tf.constant([2]))
+    assert d.shape.as_list() == [2, 2]
+    assert q.dequeue_up_to(tf.constant([2])).shape.as_list() == [None, 2]
+    with tf.Session() as sess:
+        sess.run(q.enqueue_many([[[1, 2], [3, 4]]]))
+        assert sess.run(d).tolist() == [[1, 2], [3, 4]]
+
+
+def test_reader_read_wants_a_queue_or_its_handle():
+    q = tf.FIFOQueue(5, tf.string)
+    reader = tf.IdentityReader()
+    key, value = reader.read(q.queue_ref)
+    with pytest.raises(AttributeError, match="'str' object has no attribute 'queue_ref'"):
+        reader.read("notaqueue")
+    with tf.Session() as sess:
+        sess.run(q.enqueue("z"))
+        assert sess.run([key, value]) == [b"z", b"z"]

@@ -220,7 +220,8 @@ class QueueBase:
         batch = None
         if known_batch:
             v = ops.constant_value(op.inputs[1])
-            batch = None if v is None else int(v)
+            # (as TF's Dimension of the value: a one-element vector counts too)
+            batch = None if v is None or np.size(v) != 1 else int(np.reshape(v, -1)[0])
         for output, shape in zip(op.outputs, self._shapes):
             output.set_shape(TensorShape([batch]).concatenate(shape))
         return self._dequeue_return_value(list(op.outputs))

@@ -544,7 +544,8 @@ class ReaderBase:
 
     @staticmethod
     def _queue_ref(queue):
-        return queue.queue_ref if hasattr(queue, "queue_ref") else queue
+        # as TF: a Tensor is the queue's handle, anything else must be a queue
+        return queue if isinstance(queue, ops.Tensor) else queue.queue_ref
 
     def read(self, queue, name=None):
         """Returns (key, value), the next record; dequeues a new file from ``queue`` as needed."""

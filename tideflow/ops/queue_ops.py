@@ -751,12 +751,17 @@ def _dequeue_kernel(handle, *, component_types, step):
     return _check_handle(handle, component_types).dequeue(step)
 
 
+def _count(n):
+    # (as TF's scalar read of ``n``: any one-element tensor)
+    return int(np.reshape(n, -1)[0]) if np.size(n) == 1 else int(n)
+
+
 def _dequeue_many_kernel(handle, n, *, component_types, step):
-    return _check_handle(handle, component_types).dequeue_many(int(n), step)
+    return _check_handle(handle, component_types).dequeue_many(_count(n), step)
 
 
 def _dequeue_up_to_kernel(handle, n, *, component_types, step):
-    return _check_handle(handle, component_types).dequeue_many(int(n), step,
+    return _check_handle(handle, component_types).dequeue_many(_count(n), step,
                                                               allow_small_batch=True)
 
 
