@@ -446,3 +446,32 @@ def test_contrib_layers_given_a_scope_object_name_their_ops_as_tf():
         "c/") and "/weights" not in o.name and "/biases" not in o.name] == [
         "c/dilation_rate", "c/Conv2D", "c/BiasAdd", "c/c/Relu"]
     assert c.name == "c/c/Relu:0"
+
+
+def test_contrib_learn_dnn_classifier_seeded_matches_tf(tmp_path):
+    # the 2016 getting-started estimator on arrays, seeded: TF 1.15's network (partitioned
+    # dnn/hiddenlayer_N/weights), data feeder and so its numbers
+    learn = tf.contrib.learn
+    rng = np.random.RandomState(0)
+    x = rng.rand(60, 4).astype(np.float32)
+    y = (x[:, 0] + x[:, 1] > 1).astype(np.int64) + (x[:, 2] > 0.7)
+    cols = learn.infer_real_valued_columns_from_input(x)
+    clf = learn.DNNClassifier(feature_columns=cols, hidden_units=[10, 8], n_classes=3,
+                              model_dir=str(tmp_path / "dnn"),
+                              config=learn.RunConfig(tf_random_seed=1))
+    clf.fit(x=x, y=y, steps=20, batch_size=60)
+    ev = clf.evaluate(x=x, y=y, steps=1)
+    np.testing.assert_allclose([ev["accuracy"], ev["loss"]], [0.5167, 0.921], atol=2e-4)
+    assert ev["global_step"] == 20
+    assert list(clf.predict(x=x[:5], as_iterable=True)) == [1, 1, 1, 1, 1]
+    np.testing.assert_allclose(list(clf.predict_proba(x=x[:3], as_iterable=True)),
+                               [[0.271, 0.4931, 0.2358], [0.3053, 0.4587, 0.2359],
+                                [0.2978, 0.4715, 0.2307]], atol=2e-4)
+    np.testing.assert_allclose(clf.get_variable_value("dnn/hiddenlayer_0/weights")[0, :4],
+                               [-0.2209, -0.262, 0.5947, 0.2667], atol=2e-4)
+    assert {"dnn/hiddenlayer_0/weights", "dnn/logits/biases"} <= set(clf.get_variable_names())
+    reg = learn.SKCompat(learn.DNNRegressor(feature_columns=cols, hidden_units=[5],
+                                            model_dir=str(tmp_path / "reg"),
+                                            config=learn.RunConfig(tf_random_seed=2)))
+    reg.fit(x, x[:, 0] * 2.0, steps=10, batch_size=60)
+    np.testing.assert_allclose(reg.score(x, x[:, 0] * 2.0, steps=1)["loss"], 0.2155, atol=2e-4)

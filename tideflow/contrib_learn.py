@@ -711,37 +711,108 @@ def _weight(weight_column_name):
     return weight_column_name
 
 
+def _contrib_dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
+                        activation_fn, dropout, config, min_slice_size=None):
+    """TF 1.15's contrib.learn DNN network (layers.fully_connected under dnn/hiddenlayer_N
+    with partitioned ``weights``/``biases``, the contrib input layer, TF's summaries): its
+    variables, op count and so its seeded initial weights are TF's."""
+    from tideflow import contrib_feature_columns as cfc
+    from tideflow.ops import contrib_layers as cl
+    from tideflow.ops import partitioned_variables
+    from tideflow.ops import variable_scope as vs
+
+    num_ps = config.num_ps_replicas if config else 0
+    values = tuple(features.values())
+    with vs.variable_scope("dnn", values=values,
+                           partitioner=partitioned_variables.min_max_variable_partitioner(
+                               max_partitions=num_ps)):
+        with vs.variable_scope(
+                "input_from_feature_columns", values=values,
+                partitioner=partitioned_variables.min_max_variable_partitioner(
+                    max_partitions=num_ps, min_slice_size=min_slice_size or 64 << 20)) as scope:
+            net = cfc.input_from_feature_columns(features, feature_columns,
+                                                 weight_collections=["dnn"], scope=scope)
+        for i, units in enumerate(hidden_units):
+            with vs.variable_scope(f"hiddenlayer_{i}", values=(net,)) as scope:
+                net = cl.fully_connected(net, units, activation_fn=activation_fn,
+                                         variables_collections=["dnn"], scope=scope)
+                if dropout is not None and mode == ModeKeys.TRAIN:
+                    net = cl.dropout(net, keep_prob=1.0 - dropout)
+            _dnn._layer_summaries(scope.name, net)
+        with vs.variable_scope("logits", values=(net,)) as scope:
+            logits = cl.fully_connected(net, logits_dimension, activation_fn=None,
+                                        variables_collections=["dnn"], scope=scope)
+        _dnn._layer_summaries(scope.name, logits)
+    return logits
+
+
+def _contrib_dnn(head, hidden_units, feature_columns, model_dir, optimizer, activation_fn,
+                 dropout, gradient_clip_norm, config, min_slice_size):
+    """A core Estimator running contrib.learn's DNN network with ``head`` (the mean loss,
+    Adagrad at 0.05 unless ``optimizer`` says otherwise)."""
+    from tideflow.estimator.canned import head as head_lib
+    from tideflow.train import training_util
+
+    columns = list(feature_columns)
+    optimizer = _optimizer(optimizer or "Adagrad", gradient_clip_norm)
+
+    def model_fn(features, labels, mode, config):
+        logits = _contrib_dnn_logits(features, mode, hidden_units, head.logits_dimension,
+                                     columns, activation_fn, dropout, config, min_slice_size)
+        opt = (head_lib.get_optimizer_instance(optimizer, learning_rate=0.05)
+               if mode == ModeKeys.TRAIN else None)
+
+        def train_op_fn(loss):
+            return _dnn.minimize_op(opt, loss, None, training_util.get_global_step())
+
+        return head.create_estimator_spec(features=features, mode=mode, logits=logits,
+                                          labels=labels,
+                                          train_op_fn=train_op_fn if opt is not None else None)
+
+    return _est.Estimator(model_fn=model_fn, model_dir=model_dir, config=config)
+
+
 class DNNClassifier(_Canned):
-    """``tf.contrib.learn.DNNClassifier``."""
+    """``tf.contrib.learn.DNNClassifier``: TF 1.15's contrib network (its variable names and
+    seeded weights), fed as TF's data feeder."""
 
     _classifier = True
+    _feeds_arrays = True
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
                  weight_column_name=None, optimizer=None, activation_fn=_nn_impl.relu,
                  dropout=None, gradient_clip_norm=None, enable_centered_bias=False,
                  config=None, feature_engineering_fn=None, embedding_lr_multipliers=None,
                  input_layer_min_slice_size=None, label_keys=None):
+        from tideflow.estimator.canned import head as head_lib
+
         self._fe_fn = feature_engineering_fn
-        core = _dnn.DNNClassifier(hidden_units, list(feature_columns), model_dir, n_classes,
-                                  _weight(weight_column_name), label_keys,
-                                  _optimizer(optimizer or "Adagrad", gradient_clip_norm),
-                                  activation_fn, dropout, config=config, loss_reduction=_MEAN)
+        head = head_lib.classification_head(n_classes, _weight(weight_column_name),
+                                            label_keys, _MEAN)
+        core = _contrib_dnn(head, hidden_units, feature_columns, model_dir, optimizer,
+                            activation_fn, dropout, gradient_clip_norm, config,
+                            input_layer_min_slice_size)
         super().__init__(core, model_dir, config)
 
 
 class DNNRegressor(_Canned):
-    """``tf.contrib.learn.DNNRegressor``."""
+    """``tf.contrib.learn.DNNRegressor``: TF 1.15's contrib network, fed as TF's data
+    feeder."""
+
+    _feeds_arrays = True
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, weight_column_name=None,
                  optimizer=None, activation_fn=_nn_impl.relu, dropout=None,
                  gradient_clip_norm=None, enable_centered_bias=False, config=None,
                  feature_engineering_fn=None, label_dimension=1,
                  embedding_lr_multipliers=None, input_layer_min_slice_size=None):
+        from tideflow.estimator.canned import head as head_lib
+
         self._fe_fn = feature_engineering_fn
-        core = _dnn.DNNRegressor(hidden_units, list(feature_columns), model_dir,
-                                 label_dimension, _weight(weight_column_name),
-                                 _optimizer(optimizer or "Adagrad", gradient_clip_norm),
-                                 activation_fn, dropout, config=config, loss_reduction=_MEAN)
+        head = head_lib.RegressionHead(label_dimension, _weight(weight_column_name), _MEAN)
+        core = _contrib_dnn(head, hidden_units, feature_columns, model_dir, optimizer,
+                            activation_fn, dropout, gradient_clip_norm, config,
+                            input_layer_min_slice_size)
         super().__init__(core, model_dir, config)
 
 
