@@ -334,3 +334,22 @@ def test_top_level_is_variable_initialized_takes_variable():
     assert str(inspect.signature(tf.is_variable_initialized)) == "(variable)"  # TF 1.15's
     v = tf.Variable(1.0, name="v")
     assert tf.is_variable_initialized(variable=v).name == "IsVariableInitialized:0"
+
+
+def test_reading_an_unset_resource_variable_says_tf_words():
+    a = tf.get_variable("a", [1], use_resource=True)
+    w = tf.get_variable("w", [1], use_resource=True)
+    head = ("Error while reading resource variable w from Container: localhost. This could mean "
+            "that the variable was uninitialized. Not found: ")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError) as e:
+            sess.run(w)
+        assert e.value.message.split("\n")[0] == head + ("Container localhost does not exist. (Could not find "
+                                          "resource: localhost/w)")
+        sess.run(a.initializer)
+        with pytest.raises(tf.errors.FailedPreconditionError) as e:
+            sess.run(w + 1)
+        assert e.value.message.split("\n")[0] == head + "Resource localhost/w/N10tensorflow3VarE does not exist."
+    with tf.Session() as sess, pytest.raises(tf.errors.FailedPreconditionError) as e:
+        sess.run(tf.Variable(1.0, name="r"))
+    assert e.value.message.split("\n")[0] == "Attempting to use uninitialized value r"

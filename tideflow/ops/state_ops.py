@@ -214,18 +214,45 @@ def _accepts_uninitialized(ctx, var_op):
 # ------------------------------------------------------------------------------------------
 
 
+def _resource_read_error(op, mgr):
+    """TF 1.15's words for reading a resource variable never assigned: its container
+    ("localhost") does not exist until some resource variable of the session is."""
+    container = op._attrs.get("container") or "localhost"
+    name = op._attrs.get("shared_name") or op._name
+    g = op._graph
+    exists = False
+    for other in g.__dict__.get("_resource_variables", ()):
+        try:
+            other_op = g.get_operation_by_name(other)
+            r = mgr.lookup(*_resource_key(other_op))
+        except (KeyError, ValueError, errors.NotFoundError):
+            continue
+        if r.buf is not None:
+            exists = True
+            break
+    missing = (f"Resource {container}/{name}/N10tensorflow3VarE does not exist." if exists else
+               f"Container {container} does not exist. (Could not find resource: "
+               f"{container}/{name})")
+    return errors.FailedPreconditionError(
+        None, op, f"Error while reading resource variable {name} from Container: {container}. "
+                  f"This could mean that the variable was uninitialized. Not found: {missing}")
+
+
 def _variable_kernel(ctx):
     op = ctx.op
     res = resource_for(ctx, op)
     flag = [False]
     ctx.session_state[_binding_key(op)] = flag
     uninit = UninitializedValue(op._name, res)
+    mgr = ctx.resource_mgr
 
     def run():
         buf = res.buf
         if buf is None:
             if flag[0]:
                 return uninit
+            if is_resource(op):
+                raise _resource_read_error(op, mgr)
             raise _uninitialized_error(op._name, op)
         return buf
 
