@@ -328,3 +328,17 @@ def test_strip_default_attrs_drops_an_unknown_placeholder_shape():
     ops_ = {o.name: o for o in mg.meta_info_def.stripped_op_list.op}
     assert ops_["Placeholder"].attr[1].default_value.shape.unknown_rank
     assert tf.train.export_meta_graph().meta_info_def.stripped_op_list.op[0].name == "Placeholder"
+
+
+def test_gradient_registry_errors_in_tf_words():
+    with pytest.raises(TypeError, match=r"^op_type must be a string$"):
+        tf.NotDifferentiable(3)
+    from tideflow.framework import op_registry
+
+    tf.NotDifferentiable("GraphParity17NoGrad")
+    try:
+        with pytest.raises(KeyError, match=r"Registering two gradient with name 'GraphParity17"
+                                           r"NoGrad'! \(Previous registration was in "):
+            tf.NotDifferentiable("GraphParity17NoGrad")
+    finally:
+        op_registry._GRADIENTS.pop("GraphParity17NoGrad")

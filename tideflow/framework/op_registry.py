@@ -376,9 +376,9 @@ def register_gradient(op_type, fn, where=None):
     where = where or _caller()
     old = _GRADIENTS.get(op_type)
     if old is not None:
-        raise KeyError(
-            f"Registering two gradient with name '{op_type}': at {old['location']} and at "
-            f"{where}"
+        raise KeyError(  # TF's words, with both sites
+            f"Registering two gradient with name '{op_type}'! (Previous registration was in "
+            f"{old['location']}; this one in {where})"
         )
     _GRADIENTS[op_type] = {"type": fn, "location": where}
 

@@ -44,6 +44,8 @@ class RegisterGradient:
 
 def NotDifferentiable(op_type):
     """Declares that ops of type ``op_type`` have no gradient (their inputs get None)."""
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")
     op_registry.register_gradient(op_type, None)
 
 
