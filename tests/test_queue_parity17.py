@@ -238,3 +238,20 @@ def test_reader_read_wants_a_queue_or_its_handle():
     with tf.Session() as sess:
         sess.run(q.enqueue("z"))
         assert sess.run([key, value]) == [b"z", b"z"]
+
+
+def test_print_to_a_log_stream_writes_tf_cpp_log_lines(capfd, monkeypatch):
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "0")
+    x = tf.constant([1, 2])
+    ops = [tf.print("v", x, output_stream=tf.logging.info),
+           tf.print("w", x, output_stream=tf.logging.error),
+           tf.print("z", x, output_stream=tf.compat.v1.logging.warning, end="")]
+    with tf.Session() as sess:
+        for op in ops:
+            sess.run(op)
+    err = capfd.readouterr().err.splitlines()
+    assert [line.split(": ", 1)[1] for line in err if line] == [
+        "I tensorflow/core/kernels/logging_ops.cc:166] v [1 2]",
+        "E tensorflow/core/kernels/logging_ops.cc:170] w [1 2]",
+        "W tensorflow/core/kernels/logging_ops.cc:168] z [1 2]"]
+    assert len(err) == 5  # (each print's '\\n' end, then LOG's own)

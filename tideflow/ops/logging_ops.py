@@ -4,6 +4,8 @@ Both format tensors as TF's ``Tensor::SummarizeValue`` does: the first ``summari
 nested in brackets by dimension, floats in shortest round-tripping ``%g`` form.
 """
 
+import datetime
+import os
 import sys
 import threading
 
@@ -365,17 +367,32 @@ def _print_v2_kernel_factory(ctx):
         value = arr[()]
         text = (value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value))
         if stream.startswith("log("):
-            from tideflow import logging as tf_logging
-
-            level = {"log(info)": tf_logging.INFO, "log(warning)": tf_logging.WARN,
-                     "log(error)": tf_logging.ERROR}[stream]
-            tf_logging.get_logger().log(level, "%s", text + end)
+            _cpp_log(stream, text + end)
             return
         out = sys.stdout if stream == "stdout" else sys.stderr
         out.write(text + end)
         out.flush()
 
     return run
+
+
+# severity letter, TF 1.15's source line and level of each log stream
+_LOG_STREAMS = {"log(info)": ("I", 166, 0), "log(warning)": ("W", 168, 1),
+                "log(error)": ("E", 170, 2)}
+
+
+def _cpp_log(stream, text):
+    """``text`` as TF's C++ LOG writes it to stderr (a line of its own, time and source first),
+    shown as TF shows it: at or above TF_CPP_MIN_LOG_LEVEL, whatever tf.logging's verbosity."""
+    letter, line, severity = _LOG_STREAMS[stream]
+    try:
+        shown = severity >= int(os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0"))
+    except ValueError:
+        shown = True
+    if shown:
+        sys.stderr.write(f"{datetime.datetime.now():%Y-%m-%d %H:%M:%S.%f}: {letter} "
+                         f"tensorflow/core/kernels/logging_ops.cc:{line}] {text}\n")
+        sys.stderr.flush()
 
 
 op_registry.declare(
