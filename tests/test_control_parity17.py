@@ -510,3 +510,32 @@ def test_tensor_arrays_of_one_array_share_their_element_shape():
     with pytest.raises(ValueError, match="Inconsistent shapes"):
         first.write(1, [1.0])
     del written
+
+
+def _cond_in_loop(gate):
+    def build():
+        x = tf.constant(2.0)
+        r = tf.while_loop(lambda i, y: i < 3, lambda i, y: (
+            i + 1, tf.cond(y > 3, lambda: y * x, lambda: y + x)), [0, tf.constant(1.0)])
+        tf.gradients(r[1], x, gate_gradients=gate)
+    return build
+
+
+def _cond_in_map_fn():
+    x = tf.constant([1.0, -1.0, 2.0])
+    r = tf.map_fn(lambda e: tf.cond(e > 0, lambda: e * e, lambda: -e), x)
+    tf.gradients(tf.reduce_sum(r), x)
+
+
+def _cond_on_counter_minimize():
+    v = tf.Variable(2.0)
+    r = tf.while_loop(lambda i, y: i < 3, lambda i, y: (
+        i + 1, tf.cond(i > 1, lambda: y * v, lambda: y)), [0, tf.constant(1.0)])
+    tf.train.GradientDescentOptimizer(0.1).minimize(r[1])
+
+
+@pytest.mark.parametrize("build,seed", [
+    (_cond_in_loop(False), 104), (_cond_in_loop(True), 116), (_cond_in_map_fn, 157),
+    (_cond_on_counter_minimize, 113)])
+def test_gradients_of_loops_holding_conds_keep_tf_seeds(build, seed):
+    assert _seed_after(build) == seed  # TF 1.15's

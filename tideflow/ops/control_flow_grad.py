@@ -235,7 +235,12 @@ def _build_if_grad(op, grads, nested=True):
     summed = {}  # TF sums the two Switches' gradients: an AddN, or two concats of slices
     for m, k in enumerate(x_idx):
         sides = [r for r in (rthen_raw[m], relse_raw[m]) if r is not None]
-        n_tf += sum(_capture_grad_ops(r) for r in sides)
+        if getattr(ops.get_default_graph(), "_tf_loop_grad", False):
+            # in a loop's gradient TF's zeros of the other side are a Const (or ZerosLike), a
+            # Switch and the Merge
+            n_tf += 3 * len(sides)
+        else:
+            n_tf += sum(_capture_grad_ops(r) for r in sides)
         if len(sides) == 2:
             extra = 4 if all(_sparse(r) for r in sides) else 1
             if not nested:
@@ -396,8 +401,9 @@ def _while_resolver(op, cond_fg, body_fg, gbody, pops, reads=None, consts=None):
 
 
 def _plain_loop(cond_fg, body_fg):
-    """Whether a loop's body and condition hold no control flow and no TensorLists (its TF
-    1.15 gradient's op count is then known: see _while_grad)."""
+    """Whether a loop's body and condition hold no control flow but plain conds, and no
+    TensorLists but TensorArray reads and writes (its TF 1.15 gradient's op count is then
+    known: see _while_grad)."""
     for fg in (cond_fg, body_fg):
         extra = set(fg.extra_args)  # (the accumulators an earlier gradient added)
         for o in fg._ops:
@@ -406,9 +412,25 @@ def _plain_loop(cond_fg, body_fg):
                 continue
             if o._type in _TA_BODY_OPS or o._type == "Placeholder":
                 continue  # a TensorArray's read or write (TF's counts: _TA_GRAD_OPS)
+            if o._type == "If" and not _plain_cond(o):
+                return False
             if o._type in _NESTED_FLOW or any(t._dtype.base_dtype == dtypes.variant
                                               for t in o._outputs):
                 return False
+    return True
+
+
+def _plain_cond(op):
+    """A cond in a loop body whose TF 1.15 gradient's count is known: no nested control flow
+    or TensorArrays in its branches, and fully known shapes (TF's zeros of an untaken side
+    are then Consts)."""
+    if any(not t._shape.is_fully_defined() for t in list(op._inputs) + list(op._outputs)):
+        return False
+    for name in ("then_branch", "else_branch"):
+        fg = func_graph.lookup_function(op._graph, op._attrs[name])
+        if any(o._type in ("If", "While") or any(t._dtype.base_dtype == dtypes.variant
+                                                  for t in o._outputs) for o in fg._ops):
+            return False
     return True
 
 
@@ -440,7 +462,7 @@ def _ta_grad_counts(body_fg, gbody_ops):
     return skip, n_tf
 
 
-_NESTED_FLOW = frozenset({"If", "While", "StatelessIf", "StatelessWhile"})
+_NESTED_FLOW = frozenset({"While", "StatelessWhile", "StatelessIf"})
 _SHAPE_OPS = frozenset({"Shape", "Size", "Rank"})
 
 
@@ -543,6 +565,8 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
     reads = set()
     consts = []
     gbody._resolver = _while_resolver(op, cond_fg, body_fg, gbody, pops, reads, consts)
+    # (a counted loop's conds' gradients count TF's in-loop ops)
+    gbody._tf_loop_grad = gate is not None
     with gbody.as_default():
         cnt = gbody.make_placeholder(dtypes.int32, [], "counter")
         gvars = [gbody.make_placeholder(op._outputs[i]._dtype.base_dtype,
@@ -577,7 +601,8 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
     with gbody.as_default():
         # (a pop: its TensorListPopBack and element shape Const, counted in TF's stack ops)
         ta_ops, n_ta = _ta_grad_counts(body_fg, gbody._ops[n0:])
-        n_body = sum(1 for o in gbody._ops[n0:] if o._type != "Placeholder"
+        counts = _tf_op_counts(gbody)  # (a cond's gradient If: TF's count for it)
+        n_body = sum(counts.get(o, 1) for o in gbody._ops[n0:] if o._type != "Placeholder"
                      and o not in ta_ops) - 2 * len(pops) + n_ta
         outs = [cnt - 1]
         for k, _ in enumerate(d_idx):
@@ -682,6 +707,10 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
         return any(c._type not in _SHAPE_OPS for c in v.consumers())
 
     stacks = len(sizes) + sum(1 for v in popped if read_otherwise(v))
+    # a cond in the body: a forward value its branches' gradients read is stacked inside the
+    # branch in TF (3 ops more: a guarded push and pop); its predicate outside
+    in_branch = sum(1 for v in popped if v.consumers() and all(
+        c._type == "If" and c in counts and c._inputs[0] is not v for c in v.consumers()))
     enters = sum(1 for v in invariants if read_otherwise(v))
     # a forward constant: copied into the gradient loop (counted in n_body) only where read
     # otherwise; TF stacks the Shape of it it moves into the forward loop
@@ -690,7 +719,7 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
     stacks += len(sizes_of_consts)
     # (TF's zeros for a loop variable whose output gets no gradient: a ZerosLike)
     n_tf = 8 + 10 + 5 * len(d_idx) + sum(grads[i] is None for i in d_idx) + 2 * len(unused) \
-        + 6 * stacks + bool(stacks) + enters \
+        + 6 * stacks + 3 * in_branch + bool(stacks) + enters \
         + n_body
     if gate:
         n_tf += 3 * len(d_idx)  # GATE_OP: each Merge's gradient is gated (a tuple of 3)
