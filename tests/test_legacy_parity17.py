@@ -475,3 +475,22 @@ def test_contrib_learn_dnn_classifier_seeded_matches_tf(tmp_path):
                                             config=learn.RunConfig(tf_random_seed=2)))
     reg.fit(x, x[:, 0] * 2.0, steps=10, batch_size=60)
     np.testing.assert_allclose(reg.score(x, x[:, 0] * 2.0, steps=1)["loss"], 0.2155, atol=2e-4)
+
+
+def test_contrib_learn_wide_and_deep_rates_and_double_step(tmp_path):
+    # contrib.learn's combined model trains its parts at contrib's rates (Ftrl 0.2, Adagrad
+    # 0.05; the core model's are 0.005 and 0.001) and, without fix_global_step_increment_bug,
+    # counts each step twice: 200 steps asked are ~100 run (TF 1.15: global step 200 or 202,
+    # accuracy 0.935-0.95 here)
+    learn = tf.contrib.learn
+    rng = np.random.RandomState(0)
+    x = rng.rand(200, 3).astype(np.float32)
+    y = (x.sum(1) > 1.5).astype(np.int64)
+    cols = learn.infer_real_valued_columns_from_input(x)
+    m = learn.DNNLinearCombinedClassifier(linear_feature_columns=cols, dnn_feature_columns=cols,
+                                          dnn_hidden_units=[4], model_dir=str(tmp_path),
+                                          config=learn.RunConfig(tf_random_seed=1))
+    m.fit(x=x, y=y, steps=200, batch_size=50)
+    ev = m.evaluate(x=x, y=y, steps=1)
+    assert ev["global_step"] in (200, 202)
+    assert ev["accuracy"] > 0.85

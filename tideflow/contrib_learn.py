@@ -568,6 +568,9 @@ class _Canned(Estimator):
 
     _classifier = False
     _feeds_arrays = False
+    # TF 1.15's wide-and-deep models without fix_global_step_increment_bug count each step
+    # twice (each part's optimizer steps the global step)
+    _steps_twice = False
 
     def __init__(self, core, model_dir, config):
         self._user_model_fn = None
@@ -584,7 +587,10 @@ class _Canned(Estimator):
             metrics = dict(spec.eval_metric_ops or {})
             if mode == ModeKeys.EVAL and self._eval_metrics:
                 metrics.update(self._metric_ops(features, labels, preds))
-            return spec._replace(predictions=preds, eval_metric_ops=metrics)
+            train_op = spec.train_op
+            if train_op is not None and self._steps_twice:
+                train_op = _step_again(train_op)
+            return spec._replace(predictions=preds, eval_metric_ops=metrics, train_op=train_op)
 
         self._init_core(model_fn, model_dir or core.model_dir, config or core.config)
 
@@ -670,6 +676,15 @@ class _Canned(Estimator):
         return self._one(PredictionKey.SCORES, x, input_fn, batch_size, as_iterable)
 
 
+def _step_again(train_op):
+    from tideflow.ops import state_ops
+    from tideflow.train import training_util
+
+    gs = training_util.get_global_step()
+    with _ops.control_dependencies([train_op]):
+        return state_ops.assign_add(gs, 1).op
+
+
 def _nn_impl_squeeze(t):
     from tideflow.ops import array_ops
 
@@ -705,6 +720,19 @@ def _clipped(base, clip_norm):
 
     base.__class__ = Clipped
     return base
+
+
+def _contrib_rate(opt, learning_rate):
+    """An optimizer named by a string (or None: ``default``) at contrib.learn's rate for it
+    (TF 1.15's optimize_loss makes it so), as a callable the core models take."""
+    if not isinstance(opt, str):
+        return opt
+
+    def make():
+        from tideflow.estimator.canned import head
+
+        return head.get_optimizer_instance(opt, learning_rate)
+    return make
 
 
 def _weight(weight_column_name):
@@ -848,6 +876,12 @@ class LinearRegressor(_Canned):
         super().__init__(core, model_dir, config)
 
 
+def _linear_rate(columns):
+    """contrib.learn's rate for the linear part of a combined model: 0.2, less with many
+    columns (1 / sqrt of their count)."""
+    return min(0.2, 1.0 / len(list(columns or [])) ** 0.5) if columns else 0.2
+
+
 class DNNLinearCombinedClassifier(_Canned):
     """``tf.contrib.learn.DNNLinearCombinedClassifier`` (wide and deep)."""
 
@@ -860,11 +894,16 @@ class DNNLinearCombinedClassifier(_Canned):
                  enable_centered_bias=False, config=None, feature_engineering_fn=None,
                  embedding_lr_multipliers=None, input_layer_min_slice_size=None,
                  label_keys=None, fix_global_step_increment_bug=False):
+        self._steps_twice = bool(linear_feature_columns and dnn_feature_columns
+                                 and not fix_global_step_increment_bug)
         self._fe_fn = feature_engineering_fn
         core = _dlc.DNNLinearCombinedClassifier(
             model_dir, linear_feature_columns,
-            _optimizer(linear_optimizer or "Ftrl", gradient_clip_norm), dnn_feature_columns,
-            _optimizer(dnn_optimizer or "Adagrad", gradient_clip_norm), dnn_hidden_units,
+            _optimizer(_contrib_rate(linear_optimizer or "Ftrl",
+                                     _linear_rate(linear_feature_columns)), gradient_clip_norm),
+            dnn_feature_columns,
+            _optimizer(_contrib_rate(dnn_optimizer or "Adagrad", 0.05), gradient_clip_norm),
+            dnn_hidden_units,
             dnn_activation_fn, dnn_dropout, n_classes, _weight(weight_column_name),
             label_keys, config=config, loss_reduction=_MEAN)
         super().__init__(core, model_dir, config)
@@ -880,11 +919,16 @@ class DNNLinearCombinedRegressor(_Canned):
                  label_dimension=1, config=None, feature_engineering_fn=None,
                  embedding_lr_multipliers=None, input_layer_min_slice_size=None,
                  fix_global_step_increment_bug=False):
+        self._steps_twice = bool(linear_feature_columns and dnn_feature_columns
+                                 and not fix_global_step_increment_bug)
         self._fe_fn = feature_engineering_fn
         core = _dlc.DNNLinearCombinedRegressor(
             model_dir, linear_feature_columns,
-            _optimizer(linear_optimizer or "Ftrl", gradient_clip_norm), dnn_feature_columns,
-            _optimizer(dnn_optimizer or "Adagrad", gradient_clip_norm), dnn_hidden_units,
+            _optimizer(_contrib_rate(linear_optimizer or "Ftrl",
+                                     _linear_rate(linear_feature_columns)), gradient_clip_norm),
+            dnn_feature_columns,
+            _optimizer(_contrib_rate(dnn_optimizer or "Adagrad", 0.05), gradient_clip_norm),
+            dnn_hidden_units,
             dnn_activation_fn, dnn_dropout, label_dimension, _weight(weight_column_name),
             config=config, loss_reduction=_MEAN)
         super().__init__(core, model_dir, config)
