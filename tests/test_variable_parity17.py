@@ -353,3 +353,20 @@ def test_reading_an_unset_resource_variable_says_tf_words():
     with tf.Session() as sess, pytest.raises(tf.errors.FailedPreconditionError) as e:
         sess.run(tf.Variable(1.0, name="r"))
     assert e.value.message.split("\n")[0] == "Attempting to use uninitialized value r"
+
+
+def test_resource_gather_in_a_cond_keeps_tf_seeds():
+    tf.set_random_seed(1)
+    v = tf.get_variable("v", [10, 3], use_resource=True)
+    p = tf.placeholder(tf.bool, [])
+    c = tf.cond(p, lambda: tf.reduce_sum(tf.nn.embedding_lookup(v, [1, 2])),
+                lambda: tf.constant(0.0))
+    g = tf.gradients(c, v)[0]
+    tf.random_uniform([2])
+    rnd = tf.get_default_graph().get_operation_by_name("random_uniform/RandomUniform")
+    assert rnd.get_attr("seed2") == 64  # TF 1.15's
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        want = np.zeros((10, 3), np.float32)
+        want[1:3] = 1.0
+        np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(g), {p: True}), want)

@@ -719,7 +719,7 @@ class Variable(metaclass=_VariableMeta):
         if getattr(self, "_resource", False):
             # TF 1.15's: a GatherNd of the variable named "GatherNd" (or ``name``), then an
             # Identity of it (as sparse_read)
-            params = self.value() if ops.get_default_graph().building_function else (
+            params = self._snapshot if ops.get_default_graph().building_function else (
                 self._variable)
             with ops.name_scope("GatherNd" if name is None else name) as scope:
                 value = ops.apply_op("GatherNd", [params, indices], name=scope)._outputs[0]
@@ -735,8 +735,9 @@ class Variable(metaclass=_VariableMeta):
             # TF 1.15's two ops: a gather of the variable itself named "Gather" (or ``name``),
             # then an Identity of it
             g = ops.get_default_graph()
-            # (in a cond branch or loop body, the read made outside, as ``value``)
-            params = self.value() if g.building_function else self._variable
+            # (in a cond branch or loop body, the read made outside, captured: TF's gather
+            # takes the handle there, through its Switch or Enter, and makes no read)
+            params = self._snapshot if g.building_function else self._variable
             with ops.name_scope("Gather" if name is None else name) as scope:
                 value = ops.apply_op("Gather", [params, indices], name=scope)._outputs[0]
             return array_ops.identity(value)
