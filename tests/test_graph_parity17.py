@@ -342,3 +342,16 @@ def test_gradient_registry_errors_in_tf_words():
             tf.NotDifferentiable("GraphParity17NoGrad")
     finally:
         op_registry._GRADIENTS.pop("GraphParity17NoGrad")
+
+
+def test_device_spec_setters_and_merge_from_as_tf_v1():
+    d = tf.DeviceSpec(job="a", device_type="GPU", device_index=1)
+    d.device_type = "cpu"
+    d.task = "3"
+    assert d.to_string() == "/job:a/task:3/device:CPU:1" and d.task == 3
+    assert tf.DeviceSpec(device_index="1", job=3).to_string() == "/job:3"
+    d2 = tf.DeviceSpec.from_string("/gpu:0")
+    assert d2.merge_from(tf.DeviceSpec(job="w")) is None  # TF 1.15 merges in place
+    assert d2.to_string() == "/job:w/device:GPU:0"
+    assert tf.DeviceSpec(job="a").make_merged_spec(tf.DeviceSpec(task=1)).to_string() == (
+        "/job:a/task:1")

@@ -14,10 +14,21 @@ class DeviceSpec:
 
     def __init__(self, job=None, replica=None, task=None, device_type=None, device_index=None):
         self.job = job
-        self.replica = None if replica is None else int(replica)
-        self.task = None if task is None else int(task)
-        self.device_type = None if device_type is None else _canon_type(device_type)
+        self.replica = replica
+        self.task = task
+        self.device_type = device_type
         self.device_index = device_index
+
+    def __setattr__(self, name, value):
+        # as TF's DeviceSpecV1 setters: numbers become ints, the job a str, cpu/gpu upper case
+        if value is not None:
+            if name == "job":
+                value = str(value)
+            elif name == "device_type":
+                value = _canon_type(value)
+            else:
+                value = int(value)
+        object.__setattr__(self, name, value)
 
     def _clear(self):
         self.job = self.replica = self.task = self.device_type = self.device_index = None
@@ -55,15 +66,16 @@ class DeviceSpec:
         return cls().parse_from_string(spec)
 
     def merge_from(self, dev):
-        """Overwrites this spec's fields with those set in ``dev``."""
+        """Overwrites this spec's fields with those set in ``dev`` (returns None, as TF)."""
         for f in DeviceSpec.__slots__:
             v = getattr(dev, f)
             if v is not None:
                 setattr(self, f, v)
-        return self
 
     def make_merged_spec(self, dev):
-        return self.copy().merge_from(dev)
+        merged = self.copy()
+        merged.merge_from(dev)
+        return merged
 
     def replace(self, **kwargs):
         d = self.copy()
@@ -158,4 +170,4 @@ def merge_device(outer, inner=_FUNCTION):
         return canonical_name(inner)
     if not inner:
         return canonical_name(outer)
-    return DeviceSpec.from_string(outer).merge_from(DeviceSpec.from_string(inner)).to_string()
+    return DeviceSpec.from_string(outer).make_merged_spec(DeviceSpec.from_string(inner)).to_string()
