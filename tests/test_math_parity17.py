@@ -317,3 +317,25 @@ def test_complex_pow_is_cs_cpow():
     assert np.isnan(got[0].real) and np.isnan(got[0].imag)  # 0 ** 0 (NumPy says 1)
     assert got[1] == 0 and got[2] == 1
     np.testing.assert_allclose(got[3], 27, rtol=1e-6)
+
+
+def test_no_element_of_a_partly_known_shape_is_a_constant():
+    # TF 1.15's shape inference: tf.shape(x)[i] of an x with an unknown dimension is not
+    # evaluated (TF 2.x evaluates it where x's dimension i is known); slices that stay
+    # vectors are partial shapes
+    x = tf.placeholder(tf.float32, [None, 3])
+    n = tf.shape(x)[1]
+    for t, want in ((tf.range(n), [None]), (tf.one_hot([0], n), [1, None]),
+                    (tf.reshape(x, [n, -1]), [None, None]), (tf.fill([n, 2], 1.0), [None, 2]),
+                    (tf.nn.top_k(x, n)[0], [None, None]), (tf.sort(x), [None, None]),
+                    (tf.tile(x, [1, n]), [None, None]), (tf.eye(n), [None, None]),
+                    (tf.sequence_mask([1], n), [1, None]), (tf.linspace(0.0, 1.0, n), [None]),
+                    (tf.fill(tf.cast(tf.shape(x), tf.int64), 1.0), [None, None]),
+                    (tf.zeros(tf.shape(x)[1:]), [3]), (tf.fill(tf.shape(x), 1.0), [None, 3]),
+                    (tf.reshape(x, tf.concat([tf.shape(x)[:1], [3, 1]], 0)), [None, 3, 1]),
+                    (tf.image.resize_bilinear(tf.zeros([1, 4, 4, 3]), tf.stack([n, 3])),
+                     [1, None, None, 3])):
+        assert t.get_shape().as_list() == want, t.name
+    assert tf.get_static_value(n) is None
+    z = tf.zeros([2, 3])
+    assert tf.range(tf.shape(z)[1]).get_shape().as_list() == [3]

@@ -56,7 +56,7 @@ def test_is_tensor_and_static_values():
     np.testing.assert_array_equal(v, [2, 3, 4])
     assert v.dtype == np.int32
     assert tf.get_static_value(tf.reduce_prod(tf.shape(z))) == 6
-    assert tf.get_static_value(tf.shape(x)[1] + 1) == 4
+    assert tf.get_static_value(tf.shape(x)[1] + 1) is None  # TF 1.15: no constant
     assert tf.get_static_value(3) == 3
 
 

@@ -163,7 +163,8 @@ def test_norm_bad_ord_and_axis_are_value_errors():
 
 def test_sort_static_shapes_and_unknown_rank():
     x = tf.placeholder(tf.float32, [None, 4, 3])
-    assert tf.sort(x, axis=1).get_shape().as_list() == [None, 4, 3]
+    # TF 1.15's: the sort's k is tf.shape(x)[axis], no constant while x's batch is unknown
+    assert tf.sort(x, axis=1).get_shape().as_list() == [None, None, 3]
     assert tf.argsort(x).dtype == tf.int32
     u = tf.placeholder(tf.float32)  # unknown rank: the transposition is built at run time
     data = np.random.RandomState(1).rand(2, 3, 4).astype(np.float32)

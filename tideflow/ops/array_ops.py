@@ -112,7 +112,8 @@ def _register_fold(*op_types):
 
 
 def _scalar(t):
-    """The value of scalar int tensor ``t`` if known statically (also ``tf.shape(x)[i]``)."""
+    """The value of scalar int tensor ``t`` if it is a constant (``tf.shape(x)[i]`` only when
+    x's shape is fully known)."""
     v = ops.constant_value(t)
     if v is not None:
         v = np.asarray(v)
@@ -123,27 +124,9 @@ def _scalar(t):
     if op._type == "Placeholder":
         src = _visible_source(t)
         return None if src is None else _scalar(src)
-    if op._type == "StridedSlice":
-        v = sliced_partial_vector(op)
-        return v if not isinstance(v, list) else None
-    if op._type == "Unpack" and op._attrs["axis"] in (0, -1):  # tf.unstack(tf.shape(x))[i]
-        v = partial_vector(op._inputs[0])
-        return v[t._value_index] if v is not None and t._value_index < len(v) else None
-    arith = _SCALAR_ARITH.get(op._type)
-    if arith is not None and len(op._inputs) == 2:
-        try:
-            a, b = _scalar(op._inputs[0]), _scalar(op._inputs[1])
-        except RecursionError:  # a very long chain: just "not known"
-            return None
-        if a is not None and b is not None and not (op._type == "FloorDiv" and b == 0):
-            return arith(a, b)
+    # (as TF 1.15's shape inference: an element of a partly known shape, or arithmetic on
+    # one, is not a constant, so it is unknown: tf.reshape(x, [tf.shape(x)[1], -1]) is (?, ?))
     return None
-
-
-# integer arithmetic on known dimensions (``tf.shape(x)[1] * 2`` with x's dim 1 known)
-_SCALAR_ARITH = {"Add": lambda a, b: a + b, "AddV2": lambda a, b: a + b,
-                 "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
-                 "FloorDiv": lambda a, b: a // b, "Maximum": max, "Minimum": min}
 
 
 def sliced_partial_vector(op):
@@ -196,9 +179,7 @@ def partial_vector(t, nested=False):
                 out.extend(part)
             else:
                 return out
-    if typ in ("Identity", "Cast", "StopGradient"):
-        return partial_vector(op._inputs[0], nested=True)
-    if typ == "StridedSlice":
+    if typ == "StridedSlice" and not op._attrs["shrink_axis_mask"]:
         v = sliced_partial_vector(op)
         if isinstance(v, list):
             return v

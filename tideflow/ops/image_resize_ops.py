@@ -14,7 +14,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import array_ops, cast_ops, concat_ops, control_flow_ops, math_ops, unary_ops
-from tideflow.ops.array_ops import _check_rank, _in, _np, partial_vector
+from tideflow.ops.array_ops import _check_rank, _in, _np
 from tideflow.ops.gradients import dense
 
 
@@ -237,8 +237,12 @@ def _size_dims(t):
     _check_rank(t._shape, 1)
     if t._shape.ndims == 1 and t._shape[0].value not in (None, 2):
         raise ValueError(f"Dimension must be 2 but is {t._shape[0].value}")
-    v = partial_vector(t)
-    return [None, None] if v is None else [None if d is None or d < 0 else d for d in v]
+    # as TF 1.15's shape function: the size's value only when it is wholly constant (not a
+    # partial shape: [tf.shape(x)[1], 3] says nothing of either dimension)
+    v = ops.constant_value(t)
+    if v is None or np.ndim(v) != 1:
+        return [None, None]
+    return [None if d < 0 else int(d) for d in np.asarray(v).tolist()]
 
 
 def _resize_shape(op):

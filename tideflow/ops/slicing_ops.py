@@ -19,7 +19,6 @@ from tideflow.ops.array_ops import (
     _register_fold,
     constant_value_as_shape,
     partial_vector,
-    sliced_partial_vector,
 )
 from tideflow.ops.gradients import dense
 
@@ -362,14 +361,9 @@ _register_fold("Slice", "StridedSliceGrad")
 
 
 def _strided_slice_value(op, index):
-    v = _fold(op, index)
-    if v is None:
-        # a slice of a partly known shape may itself be fully known: tf.shape(x)[1:]
-        v = sliced_partial_vector(op)
-        if v is None or (isinstance(v, list) and None in v):
-            return None
-        v = np.array(v, dtype=op._attrs["T"].as_numpy_dtype)
-    return v
+    # (only a fully known value: as TF 1.15, a slice of a partly known shape is not a
+    # constant even where its elements are known; shape arguments read it as a partial shape)
+    return _fold(op, index)
 
 
 ops.register_constant_value("StridedSlice", _strided_slice_value)
