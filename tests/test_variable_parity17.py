@@ -370,3 +370,14 @@ def test_resource_gather_in_a_cond_keeps_tf_seeds():
         want = np.zeros((10, 3), np.float32)
         want[1:3] = 1.0
         np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(g), {p: True}), want)
+
+
+def test_zero_initializer_is_tf_op():
+    v = tf.Variable(tf.ones([2]), name="v")
+    z = tf.contrib.framework.zero_initializer(v)
+    assert (z.name, z.op.type) == ("zero_initializer:0", "ZeroInitializer")  # TF 1.15's
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(z), [0.0, 0.0])
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            sess.run(z)
+        assert e.value.message.split("\n")[0] == "input is already initialized"

@@ -1,4 +1,5 @@
-"""Op-table rows for the state ops: variables, Assign*, Scatter*, IsVariableInitialized."""
+"""Op-table rows for the state ops: variables, Assign*, Scatter*, IsVariableInitialized,
+ZeroInitializer."""
 
 import numpy as np
 import pytest
@@ -131,6 +132,26 @@ def _check_is_initialized():
                 assert not s.run(t)
 
 
+def _check_zero_initializer():
+    for dt in (tf.float32, tf.float64, tf.int32, tf.int64, tf.float16):
+        with tf.Graph().as_default():
+            v = state_ops.variable_op_v2([2, 3], dt, name="v")
+            z = tf.contrib.framework.zero_initializer(v)
+            assert (z.op.type, z.name, z.dtype) == ("ZeroInitializer", "zero_initializer:0",
+                                                    dt._as_ref)
+            read = tf.identity(v)
+            with tf.Session() as s:
+                got = s.run(z)
+                _check_static(z, got)
+                np.testing.assert_array_equal(got, np.zeros([2, 3], dt.as_numpy_dtype))
+                np.testing.assert_array_equal(s.run(read), np.zeros([2, 3]))
+                with pytest.raises(tf.errors.InvalidArgumentError,
+                                   match="input is already initialized"):
+                    s.run(z)
+    with tf.Graph().as_default(), pytest.raises(TypeError, match="not in list of allowed"):
+        tf.contrib.framework.zero_initializer(tf.Variable([True]))
+
+
 CASES = [
     Case(("VariableV2", "Variable"), check=_check_variable_ops, grad=False),
     Case("Assign", check=_check_assign, grad=False),
@@ -145,4 +166,5 @@ CASES = [
     Case("ScatterSub", check=_check_scatter("ScatterSub", tf.scatter_sub, np.subtract.at),
          grad=False),
     Case("IsVariableInitialized", check=_check_is_initialized, grad=False),
+    Case("ZeroInitializer", check=_check_zero_initializer, grad=False),
 ]

@@ -403,22 +403,13 @@ def filter_variables(var_list, include_patterns=None, exclude_patterns=None, reg
 
 
 def zero_initializer(ref, use_locking=True, name="zero_initializer"):
-    """An op that initializes the uninitialized variable ``ref`` to zeros; running it on an
-    initialized variable fails with 'input is already initialized'."""
+    """TF 1.15's ZeroInitializer op: zeros into the variable ``ref`` (of its static shape)
+    when it has never been set; running it on an initialized variable fails with 'input is
+    already initialized'."""
     del use_locking
-    from tideflow.ops import control_flow_ops, math_ops
-    from tideflow.ops.variables import is_variable_initialized
-
-    with ops.name_scope(name):
-        shape = ref.get_shape()
-        if not shape.is_fully_defined():
-            raise ValueError(f"zero_initializer: the shape of {ref.name} must be fully "
-                             f"defined, got {shape}")
-        check = control_flow_ops.Assert(math_ops.logical_not(is_variable_initialized(ref)),
-                                        ["input is already initialized"])
-        with ops.control_dependencies([check]):
-            zeros = array_ops.zeros(shape.as_list(), ref.dtype.base_dtype)
-            return state_ops.assign(ref, zeros)
+    if hasattr(ref, "_ref"):
+        ref = ref._ref()
+    return ops.apply_op("ZeroInitializer", [ref], name=name)._outputs[0]
 
 
 def get_variable_full_name(var):

@@ -90,6 +90,7 @@ _REF_FORWARDING = frozenset({
     "Assign", "AssignAdd", "AssignSub", "ScatterUpdate", "ScatterAdd", "ScatterSub",
     "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub", "StridedSliceAssign",
     "RefIdentity", "RefEnter", "RefExit", "RefNextIteration", "RefSwitch", "RefMerge",
+    "ZeroInitializer",
 })
 _VARIABLE_OPS = frozenset({"VariableV2", "Variable"})
 
@@ -397,6 +398,44 @@ op_registry.declare(
     attrs=["T: type", "validate_shape: bool = true", "use_locking: bool = true"],
     shape=_assign_shape,
     kernel_factory=_assign_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+# ZeroInitializer (tf.contrib.framework.zero_initializer): zeros into a variable never set
+
+
+def _zero_initializer_kernel(ctx):
+    op = ctx.op
+    np_dtype = op._attrs["T"].as_numpy_dtype
+    var_op = variable_op_of(op._inputs[0])
+    res = resource_for(ctx, var_op) if var_op is not None else None
+    _accepts_uninitialized(ctx, var_op)
+    declared = var_op._attrs["shape"] if var_op is not None else unknown_shape()
+    shape = tuple(declared.as_list()) if declared.is_fully_defined() else None
+
+    def run(ref):
+        r = ref.resource if isinstance(ref, UninitializedValue) else res
+        with _lock_of(r, True):
+            if r is None or r.buf is not None:
+                raise errors.InvalidArgumentError(None, op, "input is already initialized")
+            if shape is None:
+                raise errors.InvalidArgumentError(
+                    None, op, f"ZeroInitializer needs the fully defined shape of {var_op.name}")
+            return r.set_new(np.zeros(shape, np_dtype), np_dtype)
+
+    return run
+
+
+op_registry.declare(
+    "ZeroInitializer",
+    inputs=["ref: Ref(T)"],
+    outputs=["output_ref: Ref(T)"],
+    attrs=[("T: {float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+            "float16, uint32, uint64}")],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel_factory=_zero_initializer_kernel,
     differentiable=False,
     stateful=True,
 )
