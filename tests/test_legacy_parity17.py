@@ -494,3 +494,18 @@ def test_contrib_learn_wide_and_deep_rates_and_double_step(tmp_path):
     ev = m.evaluate(x=x, y=y, steps=1)
     assert ev["global_step"] in (200, 202)
     assert ev["accuracy"] > 0.85
+
+
+@pytest.mark.parametrize("sizes,axis,want", [
+    ([1, 1], 1, "can't split axis of size 3 into pieces of size [1,1] for 'split' (op: 'SplitV')"),
+    ([4, -1], 1, "can't split axis of size 3 into pieces of size [4,-1] for 'split'"),
+    ([1, -2], 1, "can't split axis of size 3 into pieces of size [1,-2] for 'split'"),
+    ([-1, -1, 1], 1, "size_splits can only have one -1 for 'split'"),
+    ([1, 2], 2, "Dimension size, given by scalar input 2 must be in range [-2, 2) for 'split'"),
+    (4, 1, "Dimension size must be evenly divisible by 4 but is 3"),
+    (3, -3, "Dimension size, given by scalar input -3 must be in range [-2, 2) for 'split'"),
+])
+def test_split_shape_errors_read_as_tfs(sizes, axis, want):
+    with pytest.raises(ValueError) as e:
+        tf.split(tf.zeros([2, 3]), sizes, axis)
+    assert str(e.value).startswith(want)

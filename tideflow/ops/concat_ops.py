@@ -555,7 +555,8 @@ def _split_shape(op):
     r = s.ndims
     axis = int(axis)
     if not -r <= axis < r:
-        raise ValueError(f"Dimension {axis} must be >= {-r} and < {r}")
+        raise ValueError(f"Dimension size, given by scalar input {axis} must be in range "
+                         f"[{-r}, {r})")
     axis %= r
     d = s.dims[axis].value
     if d is not None and d % n:
@@ -614,7 +615,8 @@ def _split_v_shape(op):
         return [[None] * r] * n
     axis = int(axis)
     if not -r <= axis < r:
-        raise ValueError(f"Dimension {axis} must be >= {-r} and < {r}")
+        raise ValueError(f"Dimension size, given by scalar input {axis} must be in range "
+                         f"[{-r}, {r})")
     axis %= r
     if sizes is None:
         sizes = [None] * n
@@ -622,10 +624,17 @@ def _split_v_shape(op):
         raise ValueError(f"Dimension 0 in both shapes must be equal, but are {len(sizes)} and {n}")
     d = s.dims[axis].value
     if sizes.count(-1) > 1:
-        raise ValueError("Only one dimensions can have a value of -1. Second one found at "
-                         f"dimension {[i for i, v in enumerate(sizes) if v == -1][1]}")
+        raise ValueError("size_splits can only have one -1")
     if None not in sizes and d is not None:
-        sizes = _resolve_split_sizes(sizes, d, ValueError)
+        # TF 1.15's shape function: the sizes (one -1 standing for the rest) must fill the axis
+        determined = sum(v for v in sizes if v != -1)
+        if (determined > d) if -1 in sizes else (determined != d):
+            raise ValueError(f"can't split axis of size {d} into pieces of size "
+                             f"[{','.join(str(v) for v in sizes)}]")
+        sizes = [d - determined if v == -1 else v for v in sizes]
+        for i, v in enumerate(sizes):
+            if v < 0:
+                raise ValueError(f"Split size at index {i} must be >= 0. Got: {v}")
     out = []
     for v in sizes:
         dims = s.dims
