@@ -255,3 +255,14 @@ def test_print_to_a_log_stream_writes_tf_cpp_log_lines(capfd, monkeypatch):
         "E tensorflow/core/kernels/logging_ops.cc:170] w [1 2]",
         "W tensorflow/core/kernels/logging_ops.cc:168] z [1 2]"]
     assert len(err) == 5  # (each print's '\\n' end, then LOG's own)
+
+
+def test_py_func_refuses_a_bad_tout_and_a_non_callable_in_tf_words():
+    for f in (tf.py_func, tf.py_function):
+        for tout, shown in [("foo", "'foo'"), ([[tf.float32]], "[tf.float32]"), (None, "None")]:
+            with pytest.raises(TypeError) as e:
+                f(lambda: 1., [], tout)
+            assert str(e.value) == f"Expected DataType for argument 'Tout' not {shown}."
+        with pytest.raises(ValueError, match=r"^Expected func to be callable, got func of type "
+                                             r"<class 'NoneType'>$"):
+            f(None, [], tf.float32)

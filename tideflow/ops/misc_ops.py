@@ -392,7 +392,7 @@ def py_function(func, inp, Tout, name=None):
         raise ValueError(  # noqa: TRY004 - TF raises ValueError here
             f"Expected func to be callable, got func of type {type(func)}")
     single = not isinstance(Tout, (list, tuple))
-    touts = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
+    touts = [script_ops._as_tout(t) for t in ([Tout] if single else Tout)]
 
     def call(*values):
         call.tape = values  # (TF's tape_cache: what the gradient differentiates at)

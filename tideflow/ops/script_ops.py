@@ -183,9 +183,19 @@ def py_func(func, inp, Tout, stateful=True, name=None):
     return _py_op("PyFunc" if stateful else "PyFuncStateless", func, inp, Tout, name)
 
 
+def _as_tout(t):
+    try:
+        return dtypes.as_dtype(t)
+    except TypeError:  # (a list is unhashable: TypeError too)
+        raise TypeError(f"Expected DataType for argument 'Tout' not {t!r}.") from None
+
+
 def _py_op(op_type, func, inp, Tout, name):
+    if not callable(func):
+        raise ValueError(  # noqa: TRY004 - TF raises ValueError here
+            f"Expected func to be callable, got func of type {type(func)}")
     single = not isinstance(Tout, (list, tuple))
-    tout = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
+    tout = [_as_tout(t) for t in ([Tout] if single else Tout)]
     # (as TF, ``inp`` is the op's list input: its Python values become the constants
     # "PyFunc/input_0"...; a lone Tensor is refused)
     graph = ops._graph_from_inputs([inp]) if isinstance(inp, (list, tuple)) else \
