@@ -381,3 +381,16 @@ def test_zero_initializer_is_tf_op():
         with pytest.raises(tf.errors.InvalidArgumentError) as e:
             sess.run(z)
         assert e.value.message.split("\n")[0] == "input is already initialized"
+
+
+def test_keras_moving_average_update_is_zero_debiased():
+    K = tf.keras.backend
+    c = K.zeros((2,))
+    m = K.moving_average_update(c, tf.constant([1.0, 3.0]), 0.9)
+    assert [v.name for v in tf.global_variables()] == [  # TF 1.15's
+        "Variable:0", "Variable/biased:0", "Variable/local_step:0"]
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[-2:] == ["AssignMovingAvg", "AssignMovingAvg/ReadVariableOp"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(m), [1.0, 3.0], rtol=1e-6)  # (debiased: TF's)

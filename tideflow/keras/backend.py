@@ -480,7 +480,11 @@ def update_sub(x, decrement):
 
 
 def moving_average_update(x, value, momentum):
-    return tf.assign_sub(x, (x - tf.cast(value, x.dtype)) * (1 - momentum))
+    """TF 1.15's: ``assign_moving_average`` zero-debiased (its ``biased`` and ``local_step``
+    variables beside ``x``)."""
+    from tideflow.train import moving_averages
+
+    return moving_averages.assign_moving_average(x, value, momentum, zero_debias=True)
 
 
 class Function:
