@@ -509,3 +509,20 @@ def test_split_shape_errors_read_as_tfs(sizes, axis, want):
     with pytest.raises(ValueError) as e:
         tf.split(tf.zeros([2, 3]), sizes, axis)
     assert str(e.value).startswith(want)
+
+
+def test_contrib_dropout_names_and_scope_objects():
+    # TF 1.15: the core Dropout layer, named after the variable scope, takes its snake-case
+    # name in the scope's first name scope; a scope object is taken as other layers take it
+    x = tf.placeholder(tf.float32, [None, 4])
+    names = [tf.contrib.layers.dropout(x, 0.5, scope="dd").name,
+             tf.contrib.layers.dropout(x, 0.5).name, tf.contrib.layers.dropout(x, 0.5).name]
+    with tf.name_scope("outer"):
+        names.append(tf.contrib.layers.dropout(x, 0.5).name)
+    names.append(tf.layers.dropout(x, 0.5, training=True).name)
+    with tf.variable_scope("d") as sc:
+        pass
+    names.append(tf.contrib.layers.dropout(x, 0.5, scope=sc).name)
+    assert names == ["dd/dropout/mul_1:0", "Dropout/dropout_1/mul_1:0",
+                     "Dropout_1/dropout/mul_1:0", "outer/Dropout/dropout/mul_1:0",
+                     "dropout_2/dropout/mul_1:0", "d/dropout/mul_1:0"]

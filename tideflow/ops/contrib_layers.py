@@ -492,12 +492,17 @@ def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC
 def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_collections=None,
             scope=None, seed=None):
     """``tf.nn.dropout`` while ``is_training`` (a Python bool or a bool tensor), else identity."""
-    with ops.name_scope(scope, "Dropout", [inputs]) as sc:
+    from tideflow.ops.layers_base import _to_snake_case
+
+    # TF 1.15 runs the core Dropout layer named after the variable scope: its ops go to the
+    # scope's first name scope ("d/" for a scope object), where the layer takes its snake-case
+    # name first ("Dropout/dropout": tf.nn.dropout's ops are then under "dropout_1")
+    with vs.variable_scope(scope, "Dropout", [inputs]) as vsc, \
+            ops.name_scope(vsc.original_name_scope):
+        sc = vsc.name
         inputs = ops.convert_to_tensor(inputs)
         flag = _training_flag(is_training)
-        # TF 1.15 runs the core Dropout layer here, which takes the name "dropout" in this
-        # scope first: tf.nn.dropout's ops are then under "dropout_1", as TF names them
-        ops.get_default_graph().unique_name("dropout")
+        ops.get_default_graph().unique_name(_to_snake_case(vsc.name))
 
         def drop():
             return _nn().dropout(inputs, keep_prob, noise_shape=noise_shape, seed=seed)
@@ -511,7 +516,7 @@ def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_c
             outputs = keep()
         else:
             outputs = smart_cond(flag, drop, keep)
-        return _collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
+        return _collect_outputs(outputs_collections, sc, outputs)
 
 
 def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
