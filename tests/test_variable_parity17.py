@@ -394,3 +394,20 @@ def test_keras_moving_average_update_is_zero_debiased():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         np.testing.assert_allclose(sess.run(m), [1.0, 3.0], rtol=1e-6)  # (debiased: TF's)
+
+
+def test_keras_random_variables_draw_with_tf_initializers():
+    K = tf.keras.backend
+    np.random.seed(4)
+    a = K.random_uniform_variable((2, 3), -1, 1)
+    b = K.random_normal_variable((3,), 1, 2, dtype="float64", name="rn")
+    c = K.random_uniform_variable((2,), 0, 1, seed=7)
+    assert (repr(a), repr(b)) == ("<tf.Variable 'Variable:0' shape=(2, 3) dtype=float32>",
+                                  "<tf.Variable 'rn:0' shape=(3,) dtype=float64>")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        # TF 1.15's values
+        np.testing.assert_allclose(sess.run(a), [[-0.71818, -0.09654, 0.88853],
+                                                 [-0.46025, 0.9754, 0.48812]], atol=1e-5)
+        np.testing.assert_allclose(sess.run(b), [-0.61712, -0.83252, 0.65414], atol=1e-5)
+        np.testing.assert_allclose(sess.run(c), [0.48394, 0.5062], atol=1e-5)

@@ -357,13 +357,23 @@ def identity(x, name=None):
 
 
 def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
-    rng = np.random.RandomState(seed)
-    return variable(rng.uniform(low, high, size=shape), dtype=dtype, name=name)
+    """As TF 1.15: a variable initialized by TF's uniform initializer (its seed from NumPy's
+    generator when none is given)."""
+    dtype = floatx() if dtype is None else dtype
+    if seed is None:
+        seed = np.random.randint(10e8)
+    value = tf.random_uniform_initializer(low, high, dtype=tf.as_dtype(dtype), seed=seed)(shape)
+    return variable(value, dtype=dtype, name=name)
 
 
 def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
-    rng = np.random.RandomState(seed)
-    return variable(rng.normal(mean, scale, size=shape), dtype=dtype, name=name)
+    """As TF 1.15: a variable initialized by TF's normal initializer (its seed from NumPy's
+    generator when none is given)."""
+    dtype = floatx() if dtype is None else dtype
+    if seed is None:
+        seed = np.random.randint(10e8)
+    value = tf.random_normal_initializer(mean, scale, dtype=tf.as_dtype(dtype), seed=seed)(shape)
+    return variable(value, dtype=dtype, name=name)
 
 
 def _np_seed(seed):
