@@ -76,9 +76,8 @@ def test_random_shape_from_partial_shape_tensor_runs():
 
 def test_conv2d_backprop_input_batch_comes_from_input_sizes_then_out_backprop():
     # TF 1.x reads the result's whole static shape from a constant input_sizes (DCGAN-tensorflow
-    # reshapes conv2d_transpose outputs to that shape); TF 2.x keeps out_backprop's batch. The
-    # batch of input_sizes is checked against out_backprop's, and out_backprop's fills it in
-    # when input_sizes leaves it unknown.
+    # reshapes conv2d_transpose outputs to that shape); TF 2.x keeps out_backprop's batch. TF
+    # 1.15 compares the two batches only when run, and leaves an unknown one unknown.
     with tf.Graph().as_default():
         flt = tf.ones([3, 3, 3, 6])
         g = tf.placeholder(tf.float32, [None, 4, 4, 6])
@@ -90,8 +89,15 @@ def test_conv2d_backprop_input_batch_comes_from_input_sizes_then_out_backprop():
             5, 8, 8, 3]
         with tf.Session() as sess:
             assert sess.run(y, {g: np.ones((2, 4, 4, 6))}).shape == (2, 8, 8, 3)
-        with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 7"):
-            tf.nn.conv2d_transpose(tf.ones([7, 4, 4, 6]), flt, [2, 8, 8, 3], [1, 2, 2, 1], "SAME")
+        bad = tf.nn.conv2d_transpose(tf.ones([7, 4, 4, 6]), flt, [2, 8, 8, 3], [1, 2, 2, 1], "SAME")
+        assert bad.shape.as_list() == [2, 8, 8, 3]
+        img = tf.placeholder(tf.float32, [None, 8, 8, 3])
+        bi = tf.nn.conv2d_backprop_input(tf.shape(img), flt, tf.ones([2, 8, 8, 6]), [1, 1, 1, 1],
+                                         "SAME")
+        assert bi.shape.as_list() == [None, 8, 8, 3]
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                  match="same batch size"):
+            sess.run(bad)
 
 
 def test_dynamic_rnn_input_gradient_keeps_its_shape():

@@ -7,7 +7,7 @@ Kernels live in ``tideflow.kernels.conv`` (channels-last); NCHW runs through tra
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
-from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.kernels import conv as kconv
 from tideflow.ops import array_ops
 
@@ -202,26 +202,13 @@ def _conv_shape(nd, depthwise=False):
     return shape_fn
 
 
-def _sizes_shape(index, nd, batch_from_backprop=False):
-    """Output shape read from a sizes input (input_sizes / filter_sizes / orig_input_shape).
-
-    ``batch_from_backprop``: Conv2DBackpropInput's batch dimension is the one ``input_sizes``
-    names when it is known (TF 1.x's shape function reads the whole shape from that tensor: a
-    constant ``output_shape`` of conv2d_transpose gives a fully defined result), else
-    out_backprop's; the two are checked against each other. (TF 2.x keeps out_backprop's.)"""
+def _sizes_shape(index, nd):
+    """Output shape read from a sizes input (input_sizes / filter_sizes / orig_input_shape),
+    as a partial shape: TF 1.15's shape functions take nothing else (Conv2DBackpropInput's
+    batch is not out_backprop's, as in TF 2.x, and the two are not compared)."""
     def shape_fn(op):
         s = array_ops.constant_value_as_shape(op._inputs[index])
-        s = unknown_shape(ndims=nd) if s.ndims is None else s.with_rank(nd)
-        if batch_from_backprop:
-            g = op._inputs[2]._shape
-            batch = g.dims[0] if g.ndims is not None else Dimension(None)
-            if not batch.is_compatible_with(s.dims[0]):
-                raise ValueError(
-                    f"Dimensions must be equal, but are {s.dims[0].value} and {batch.value} "
-                    "(the batch of input_sizes and of out_backprop)"
-                )
-            s = TensorShape([s.dims[0].merge_with(batch)] + s.dims[1:])
-        return [s]
+        return [unknown_shape(ndims=nd) if s.ndims is None else s.with_rank(nd)]
 
     return shape_fn
 
@@ -457,7 +444,7 @@ def _declare_family(forward, backprop_input, backprop_filter, nd, attrs, depthwi
         inputs=[f"input_sizes: {sizes_type}", "filter: T", "out_backprop: T"],
         outputs=["output: T"],
         attrs=attrs + (["Tshape: {int32, int64} = DT_INT32"] if sizes_type == "Tshape" else []),
-        shape=_sizes_shape(0, nd, batch_from_backprop=backprop_input == "Conv2DBackpropInput"),
+        shape=_sizes_shape(0, nd),
         kernel=_backprop_input_kernel(nd, depthwise),
         grad=_backprop_input_grad(forward, backprop_filter),
         check_attrs=_attr_check(nd),
