@@ -526,3 +526,26 @@ def test_contrib_dropout_names_and_scope_objects():
     assert names == ["dd/dropout/mul_1:0", "Dropout/dropout_1/mul_1:0",
                      "Dropout_1/dropout/mul_1:0", "outer/Dropout/dropout/mul_1:0",
                      "dropout_2/dropout/mul_1:0", "d/dropout/mul_1:0"]
+
+
+def test_contrib_transposed_and_separable_convs_name_their_ops_as_tf():
+    x = tf.placeholder(tf.float32, [None, 4, 4, 3])
+    layers = tf.contrib.layers
+    layers.conv2d_transpose(x, 3, 3)
+    layers.conv2d_transpose(x, 3, 3)
+    layers.conv2d_transpose(x, 3, 3, scope="tt")
+    with tf.variable_scope("t") as sc:
+        layers.conv2d_transpose(x, 3, 3, scope=sc)
+    with tf.variable_scope("s") as sc:
+        layers.separable_conv2d(x, 3, 3, 2, scope=sc)
+    with tf.variable_scope("q") as sc:
+        layers.separable_conv2d(x, None, 3, 2, scope=sc)
+    g = tf.get_default_graph()
+    assert len(g.get_operations()) == 210
+    assert [o.name for o in g.get_operations() if o.type in (
+        "Conv2DBackpropInput", "Conv2D", "DepthwiseConv2dNative", "BiasAdd")] == [
+        "Conv2d_transpose/conv2d_transpose_1", "Conv2d_transpose/BiasAdd",
+        "Conv2d_transpose_1/conv2d_transpose", "Conv2d_transpose_1/BiasAdd",
+        "tt/conv2d_transpose", "tt/BiasAdd", "t/conv2d_transpose", "t/BiasAdd",
+        "s/separable_conv2d/depthwise", "s/separable_conv2d", "s/BiasAdd", "q/q/depthwise",
+        "q/q/BiasAdd"]

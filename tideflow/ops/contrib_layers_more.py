@@ -24,6 +24,7 @@ from tideflow.ops import (
 from tideflow.ops import contrib_layers as cl
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.layer_initializers import xavier_initializer
+from tideflow.ops.layers_base import _to_snake_case
 
 
 def _nn():
@@ -69,38 +70,40 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
             trainable=trainable)
         biases = cl._make_biases(normalizer_fn, biases_initializer, biases_regularizer,
                                  num_outputs, dtype, variables_collections, trainable)
-        h_axis, w_axis = (2, 3) if data_format == "NCHW" else (1, 2)
-        # the output shape with the ops TF 1.15's core Conv2DTranspose layer builds for it
-        dyn = array_ops.shape(inputs)
-        static = inputs.get_shape().as_list()
-        batch, height, width = dyn[0], dyn[h_axis], dyn[w_axis]
+        # the core layer's ops in the scope's first name scope (that of a scope object)
+        with ops.name_scope(sc.original_name_scope):
+            h_axis, w_axis = (2, 3) if data_format == "NCHW" else (1, 2)
+            # the output shape with the ops TF 1.15's core Conv2DTranspose layer builds for it
+            dyn = array_ops.shape(inputs)
+            static = inputs.get_shape().as_list()
+            batch, height, width = dyn[0], dyn[h_axis], dyn[w_axis]
 
-        def out_size(size, k, s):
-            size = size * s
-            return size if padding == "SAME" else size + max(k - s, 0)
+            def out_size(size, k, s):
+                size = size * s
+                return size if padding == "SAME" else size + max(k - s, 0)
 
-        out_h = out_size(height, kh, sh)
-        out_w = out_size(width, kw, sw)
-        if data_format == "NCHW":
-            out_shape = concat_ops.stack([batch, num_outputs, out_h, out_w])
-            strides = [1, 1, sh, sw]
-        else:
-            out_shape = concat_ops.stack([batch, out_h, out_w, num_outputs])
-            strides = [1, sh, sw, 1]
-        out_shape[0]  # TF 1.15's Keras backend looks at it (one op, as TF's)
-        # the core layer took the name "conv2d_transpose" in this scope first (TF's op is
-        # then "conv2d_transpose_1")
-        ops.get_default_graph().unique_name("conv2d_transpose")
-        outputs = _nn().conv2d_transpose(inputs, weights, out_shape, strides=strides,
-                                         padding=padding, data_format=data_format)
-        sh_h = None if static[h_axis] is None else out_size(static[h_axis], kh, sh)
-        sh_w = None if static[w_axis] is None else out_size(static[w_axis], kw, sw)
-        if data_format == "NCHW":
-            outputs.set_shape([static[0], num_outputs, sh_h, sh_w])
-        else:
-            outputs.set_shape([static[0], sh_h, sh_w, num_outputs])
+            out_h = out_size(height, kh, sh)
+            out_w = out_size(width, kw, sw)
+            if data_format == "NCHW":
+                out_shape = concat_ops.stack([batch, num_outputs, out_h, out_w])
+                strides = [1, 1, sh, sw]
+            else:
+                out_shape = concat_ops.stack([batch, out_h, out_w, num_outputs])
+                strides = [1, sh, sw, 1]
+            out_shape[0]  # TF 1.15's Keras backend looks at it (one op, as TF's)
+            # the core layer, named after the variable scope, took its snake-case name in its
+            # name scope first (TF's op is then "conv2d_transpose_1" under the default scope)
+            ops.get_default_graph().unique_name(_to_snake_case(sc.name))
+            outputs = _nn().conv2d_transpose(inputs, weights, out_shape, strides=strides,
+                                             padding=padding, data_format=data_format)
+            sh_h = None if static[h_axis] is None else out_size(static[h_axis], kh, sh)
+            sh_w = None if static[w_axis] is None else out_size(static[w_axis], kw, sw)
+            if data_format == "NCHW":
+                outputs.set_shape([static[0], num_outputs, sh_h, sh_w])
+            else:
+                outputs.set_shape([static[0], sh_h, sh_w, num_outputs])
         outputs = cl._finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
-                             data_format)
+                             data_format, sc.original_name_scope)
         return cl._collect_outputs(outputs_collections, sc.name, outputs)
 
 
@@ -152,9 +155,10 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
             # the core layer makes its bias with its kernels, before the convolution
             biases = cl._make_biases(normalizer_fn, biases_initializer, biases_regularizer,
                                      num_outputs, dtype, variables_collections, trainable)
-            outputs = _nn().separable_conv2d(inputs, depthwise, pointwise, strides=strides,
-                                             padding=padding, rate=[rh, rw],
-                                             data_format=data_format)
+            with ops.name_scope(sc.original_name_scope):  # (the core layer's, as above)
+                outputs = _nn().separable_conv2d(inputs, depthwise, pointwise, strides=strides,
+                                                 padding=padding, rate=[rh, rw],
+                                                 data_format=data_format)
         else:
             outputs = _nn().depthwise_conv2d(inputs, depthwise, strides=strides,
                                              padding=padding, rate=[rh, rw],
@@ -164,7 +168,7 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
                                      in_ch * depth_multiplier, dtype, variables_collections,
                                      trainable, bias_name=None)
         outputs = cl._finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
-                             data_format)
+                             data_format, sc.original_name_scope if core else None)
         return cl._collect_outputs(outputs_collections, sc.name, outputs)
 
 
