@@ -339,3 +339,15 @@ def test_no_element_of_a_partly_known_shape_is_a_constant():
     assert tf.get_static_value(n) is None
     z = tf.zeros([2, 3])
     assert tf.range(tf.shape(z)[1]).get_shape().as_list() == [3]
+
+
+def test_zeta_stops_as_tfs_kernel_does():
+    inf, nan = np.inf, np.nan
+    q = tf.constant([0.5, 1.0, 10.0, 0.0, -1.0])
+    got = _run(tf.zeta(tf.fill([5], inf), q))
+    _same(got, [inf, 1, nan, inf, inf])  # TF 1.15's printed values
+    _same(_run(tf.zeta(tf.constant([nan, 100.0]), tf.constant([0.0, 10.0]))), [inf, nan])
+    _same(_run(tf.polygamma(tf.constant([inf, inf]), tf.constant([0.5, 2.0]))), [inf, nan])
+    np.testing.assert_allclose(_run(tf.zeta(tf.constant([2.0, 4.5], tf.float64),
+                                            tf.constant([1.0, 0.5], tf.float64))),
+                               [np.pi ** 2 / 6, 22.81059915], rtol=1e-8)

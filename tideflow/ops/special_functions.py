@@ -149,47 +149,68 @@ def digamma(x):
 _ZETA_TAIL = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
               7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
               -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
-_ZETA_SHIFT = 9.0
 
 
 def zeta(x, q):
-    """The Hurwitz zeta function sum_{k>=0} (q + k)^-x, elementwise (float64).
-
-    +inf at x == 1 and at the poles q = 0, -1, ...; NaN for x < 1, and for q < 0 with
-    non-integer x.
-    """
-    x, q = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(q, np.float64))
+    """The Hurwitz zeta function sum_{k>=0} (q + k)^-x, elementwise, in the inputs' own float
+    type, step for step as TF's kernel (Cephes' algorithm): +inf at x == 1 and at the poles
+    q = 0, -1, ...; NaN for x < 1 and for q < 0 with non-integer x; a sum that stops as soon as
+    a term no longer counts (so zeta(inf, 0.5) is inf, zeta(inf, 1) is 1), the Euler-Maclaurin
+    tail otherwise."""
+    x, q = np.asarray(x), np.asarray(q)
+    dt = np.result_type(x, q)
+    if dt.kind != "f":
+        dt = np.dtype(np.float64)
+    x, q = (np.array(v, dt) for v in np.broadcast_arrays(x, q))
+    machep = dt.type(np.finfo(dt).eps / 2)
+    out = np.full(x.shape, np.nan, dt)
     with np.errstate(all="ignore"):
-        # sum the first terms directly until q + k passes the shift (and at least 9 of them)
-        steps = np.maximum(9, np.ceil(_ZETA_SHIFT - q) + 1)
-        steps = np.where(np.isfinite(steps), np.minimum(steps, 1e5), 9).astype(np.int64)
-        total = np.power(q, -x)
+        done = x == 1
+        out[done] = np.inf
+        done |= x < 1  # (NaN, already there)
+        neg = ~done & (q <= 0)
+        pole = neg & (q == np.floor(q))
+        out[pole] = np.inf
+        done |= pole | (neg & (x != np.floor(x)))
+        s = np.power(q, -x)
         a = q.copy()
         b = np.zeros_like(q)
-        for i in range(1, int(steps.max(initial=9)) + 1):
-            live = i <= steps
-            a = np.where(live, a + 1.0, a)
-            b = np.where(live, np.power(a, -x), b)
-            total = np.where(live, total + b, total)
-        # the tail: integral, half term and Bernoulli corrections
+
+        def finish(live, stop):
+            hit = live & stop
+            out[hit] = s[hit]
+            return live & ~stop
+
+        live = ~done
+        i = 0
+        # float: nine terms; double: at least nine, and until q + i passes 9
+        while live.any() and i < 100000:
+            more = live & (i < 9) if dt.itemsize < 8 else live & ((i < 9) | (a <= 9))
+            if not more.any():
+                break
+            i += 1
+            a = np.where(more, a + 1, a)
+            b = np.where(more, np.power(a, -x), b)
+            s = np.where(more, s + b, s)
+            live = finish(live, more & (np.abs(b / s) < machep))
         w = a
-        total = total + b * w / (x - 1.0) - 0.5 * b
+        s = np.where(live, s + b * w / (x - 1) - dt.type(0.5) * b, s)
         fac = np.ones_like(x)
-        k = 0.0
+        k = dt.type(0)
         for c in _ZETA_TAIL:
+            if not live.any():
+                break
             fac = fac * (x + k)
             b = b / w
-            total = total + fac * b / c
-            k += 1.0
+            t = fac * b / dt.type(c)
+            s = np.where(live, s + t, s)
+            live = finish(live, np.abs(t / s) < machep)
+            k += 1
             fac = fac * (x + k)
             b = b / w
-            k += 1.0
-        total = np.where(x == 1, np.inf, total)
-        total = np.where(x < 1, np.nan, total)
-        pole = (q <= 0) & (q == np.floor(q))
-        total = np.where(pole & (x >= 1), np.inf, total)
-        total = np.where((q < 0) & (x != np.floor(x)), np.nan, total)
-    return total
+            k += 1
+        out[live] = s[live]
+    return out
 
 
 def polygamma(n, x):

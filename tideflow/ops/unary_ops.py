@@ -344,7 +344,7 @@ op_registry.declare("Polygamma", inputs=["a: T", "x: T"], outputs=["z: T"],
                     kernel=_in_float64_2(special_functions.polygamma), grad=_polygamma_grad)
 op_registry.declare("Zeta", inputs=["x: T", "q: T"], outputs=["z: T"],
                     attrs=["T: {float, double}"], shape=_binary_shape,
-                    kernel=_in_float64_2(special_functions.zeta), grad=_zeta_grad)
+                    kernel=special_functions.zeta, grad=_zeta_grad)  # (in its own dtype)
 
 
 # ------------------------------------------------------------------------------------------
