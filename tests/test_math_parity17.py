@@ -52,6 +52,9 @@ def test_igamma_of_zero_x_is_zero_whatever_a():
     x = tf.constant([0.0, 0.0, 0.0, 0.0, 0.0])
     _same(_run(tf.math.igamma(a, x)), [0, 0, 0, 0, 0])
     _same(_run(tf.math.igammac(a, x)), [np.nan, np.nan, 1, np.nan, np.nan])
+    inf = np.inf
+    _same(_run(tf.math.igamma(tf.constant([inf, 2.0, 0.5]), tf.constant([inf, inf, 2.0])))[:2],
+          [np.nan, 1])
 
 
 def test_complex_of_parts_that_are_not_float_pairs():

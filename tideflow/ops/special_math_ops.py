@@ -542,8 +542,10 @@ def _igamma_pq(a, x):
 
 def _igamma(a, x):
     p = _igamma_pq(a, x)[0]
-    # TF 1.15 (Eigen) answers 0 for x = 0 before it looks at a: igamma(0, 0) is 0
+    # TF 1.15 (Eigen) answers 0 for x = 0 before it looks at a: igamma(0, 0) is 0; and its
+    # series of an infinite a at an infinite x is NaN
     p[np.broadcast_to(np.asarray(x) == 0, p.shape)] = 0.0
+    p[np.broadcast_to(np.isinf(a) & np.isinf(x), p.shape)] = np.nan
     return p
 
 
