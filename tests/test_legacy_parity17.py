@@ -549,3 +549,37 @@ def test_contrib_transposed_and_separable_convs_name_their_ops_as_tf():
         "tt/conv2d_transpose", "tt/BiasAdd", "t/conv2d_transpose", "t/BiasAdd",
         "s/separable_conv2d/depthwise", "s/separable_conv2d", "s/BiasAdd", "q/q/depthwise",
         "q/q/BiasAdd"]
+
+
+def test_contrib_learn_utils_serving_input_fns_and_export(tmp_path):
+    import os
+
+    from tideflow.contrib.learn.python.learn.utils import input_fn_utils
+
+    learn = tf.contrib.learn
+    assert learn.utils.input_fn_utils is input_fn_utils
+    rng = np.random.RandomState(0)
+    x = rng.rand(40, 3).astype(np.float32)
+    y = (x.sum(1) > 1.5).astype(np.int64)
+    cols = [tf.contrib.layers.real_valued_column("x", dimension=3)]
+    m = learn.DNNClassifier(feature_columns=cols, hidden_units=[4],
+                            model_dir=str(tmp_path / "m"))
+    m.fit(input_fn=lambda: ({"x": tf.constant(x)}, tf.constant(y)), steps=2)
+    spec = tf.contrib.layers.create_feature_spec_for_parsing(cols)
+    assert repr(spec["x"]) == ("FixedLenFeature(shape=[3], dtype=tf.float32, "
+                               "default_value=None)")  # TF 1.15's
+    fn = input_fn_utils.build_parsing_serving_input_fn(spec)
+    with tf.Graph().as_default():
+        ops = fn()
+        assert type(ops).__name__ == "InputFnOps" and ops.labels is None
+        assert ops.default_inputs["examples"].name == "input_example_tensor:0"
+        assert ops.features["x"].get_shape().as_list() == [None, 3]
+    path = m.export_savedmodel(str(tmp_path / "export"), fn)
+    path = path.decode() if isinstance(path, bytes) else path
+    assert sorted(os.listdir(path)) == ["saved_model.pb", "variables"]
+    serve = input_fn_utils.build_default_serving_input_fn(
+        {"x": tf.placeholder(tf.float32, [None, 3], name="xin")})
+    with tf.Graph().as_default():
+        feats = serve()
+        assert feats.features["x"].name == "xin:0"
+        assert feats.features["x"].get_shape().as_list() == [None, 3]

@@ -163,8 +163,13 @@ def weighted_sum_from_feature_columns(columns_to_tensors, feature_columns, num_o
 
 
 def create_feature_spec_for_parsing(feature_columns):
-    """The ``parse_example`` spec the columns need."""
-    return _fc.make_parse_example_spec(list(feature_columns))
+    """The ``parse_example`` spec the columns need (a fixed-length feature's shape a list,
+    as TF 1.15's contrib columns give it: ``FixedLenFeature(shape=[3], ...)``)."""
+    from tideflow.ops.parsing_ops import FixedLenFeature
+
+    spec = _fc.make_parse_example_spec(list(feature_columns))
+    return {k: v._replace(shape=list(v.shape)) if isinstance(v, FixedLenFeature) else v
+            for k, v in spec.items()}
 
 
 def parse_feature_columns_from_examples(serialized, feature_columns, name=None,

@@ -544,8 +544,24 @@ class Estimator:
     def get_variable_value(self, name):
         return self._core.get_variable_value(name)
 
-    def export_savedmodel(self, export_dir_base, serving_input_fn, **kwargs):
-        return self._core.export_savedmodel(export_dir_base, serving_input_fn, **kwargs)
+    def export_savedmodel(self, export_dir_base, serving_input_fn,
+                          default_output_alternative_key=None, assets_extra=None,
+                          as_text=False, checkpoint_path=None, graph_rewrite_specs=None,
+                          strip_default_attrs=False):
+        """Exports a SavedModel; ``serving_input_fn`` may return contrib.learn's
+        ``InputFnOps`` (its default inputs are the signature's)."""
+        from tideflow.contrib_learn_utils import InputFnOps
+        from tideflow.estimator.export import ServingInputReceiver
+
+        def receiver_fn():
+            out = serving_input_fn()
+            if isinstance(out, InputFnOps):
+                return ServingInputReceiver(out.features, out.default_inputs)
+            return out
+
+        return self._core.export_savedmodel(export_dir_base, receiver_fn,
+                                            assets_extra=assets_extra, as_text=as_text,
+                                            checkpoint_path=checkpoint_path)
 
     def get_params(self, deep=True):
         return {"params": self.params}
@@ -1749,7 +1765,13 @@ def _register_source_paths():
                                    "``tensorflow.contrib.learn.python.learn.metric_spec``.")
     metric_spec.MetricSpec = MetricSpec
     learn.metric_spec = metric_spec
-    for suffix, module in {"python": python, "python.learn": learn,
+    from tideflow import contrib_learn_utils as utils
+
+    learn.utils = utils
+    for suffix, module in {"utils": utils, "utils.input_fn_utils": utils.input_fn_utils,
+                           "python.learn.utils": utils,
+                           "python.learn.utils.input_fn_utils": utils.input_fn_utils,
+                           "python": python, "python.learn": learn,
                            "python.learn.metric_spec": metric_spec,
                            "python.learn.datasets": datasets,
                            "python.learn.datasets.base": datasets.base,
