@@ -179,12 +179,11 @@ def _extreme_of_two(ufunc):
     0, ``tf.maximum(nan, 0.)`` NaN); NumPy's ufunc gives NaN for both."""
 
     def kernel(x, y, out=None):
-        z = ufunc(x, y, out=out)
-        if x.dtype.kind in "fV" and z.dtype.kind in "fV":
-            nan = np.isnan(z)
-            if nan.any():  # a NaN from y alone gives way to x
-                z = np.where(nan, x, z).astype(z.dtype, copy=False)
-        return z
+        if x.dtype.kind in "fV":
+            nan = np.isnan(y)  # (cheap for the usual scalar y: tf.maximum(x, 0.))
+            if nan.any():  # a NaN in y gives way to x (a NaN x stays)
+                return np.where(nan, x, ufunc(x, y)).astype(x.dtype, copy=False)
+        return ufunc(x, y, out=out)
 
     return kernel
 
