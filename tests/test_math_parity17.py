@@ -354,3 +354,17 @@ def test_zeta_stops_as_tfs_kernel_does():
     np.testing.assert_allclose(_run(tf.zeta(tf.constant([2.0, 4.5], tf.float64),
                                             tf.constant([1.0, 0.5], tf.float64))),
                                [np.pi ** 2 / 6, 22.81059915], rtol=1e-8)
+
+
+def test_space_and_reverse_shape_function_words():
+    for fn, pattern in (
+            (lambda: tf.space_to_depth(tf.zeros([1, 4, 5, 3]), 2), "by 2 but is 5"),
+            (lambda: tf.depth_to_space(tf.zeros([1, 2, 2, 3]), 2), "by 4 but is 3"),
+            (lambda: tf.space_to_batch_nd(tf.zeros([2, 5, 4, 3]), [2, 2], [[0, 0], [0, 0]]),
+             "by 2 but is 5"),
+            (lambda: tf.batch_to_space_nd(tf.zeros([6, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]]),
+             "by 2 but is 3")):
+        with pytest.raises(ValueError, match=f"^Dimension size must be evenly divisible {pattern} "):
+            fn()
+    with pytest.raises(ValueError, match=r"^'axis'\[0\] = 2 is out of valid range \[0, 1 for"):
+        tf.reverse(tf.zeros([2, 3]), [2])

@@ -337,7 +337,8 @@ def _reverse_shape(op):
         seen = set()
         for a in np.reshape(axes, -1).tolist():
             if not -r <= a < r:
-                raise ValueError(f"'axis'[{len(seen)}] = {a} is out of valid range [0, {r - 1}]")
+                # (sic: TF 1.15's shape function leaves the bracket open)
+                raise ValueError(f"'axis'[{len(seen)}] = {a} is out of valid range [0, {r - 1}")
             if a % r in seen:
                 raise ValueError(f"axis {a % r} specified more than once.")
             seen.add(a % r)

@@ -40,11 +40,15 @@ def _space_to_depth_dims(op_type, dims, bs, data_format, err):
     b, h, w, c = _nhwc_dims(dims, data_format)
     if op_type == "SpaceToDepth":
         for what, d in (("height", h), ("width", w)):
+            if d is not None and d % bs and err is ValueError:  # TF 1.15's shape function's
+                raise err(f"Dimension size must be evenly divisible by {bs} but is {d}")
             if d is not None and d % bs:
                 raise err(f"SpaceToDepth: image {what} {d} should be divisible by block_size "
                           f"{bs} (input shape {_shape_str(dims)}, {data_format})")
         return _from_nhwc(b, None if h is None else h // bs, None if w is None else w // bs,
                           _mul(c, bs * bs), data_format)
+    if c is not None and c % (bs * bs) and err is ValueError:
+        raise err(f"Dimension size must be evenly divisible by {bs * bs} but is {c}")
     if c is not None and c % (bs * bs):
         raise err(f"DepthToSpace: input depth {c} should be divisible by block_size * "
                   f"block_size = {bs * bs} (input shape {_shape_str(dims)}, {data_format})")
@@ -161,6 +165,8 @@ def _s2b_dims(x_shape, block, pads, err):
         if d is None:
             continue
         p = d + a + b
+        if p % k and err is ValueError:  # TF 1.15's shape function's words
+            raise err(f"Dimension size must be evenly divisible by {k} but is {p}")
         if p % k:
             raise err(f"SpaceToBatchND: padded dimension {1 + i} of input "
                       f"{_shape_str(x_shape)} is {d} + {a} + {b} = {p}, not divisible by "
@@ -173,6 +179,12 @@ def _b2s_dims(x_shape, block, crops, err):
     out = list(x_shape)
     prod = int(np.prod(block)) if block else 1
     if out[0] is not None:
+        if out[0] % prod and err is ValueError:  # TF 1.15's shape function: block by block
+            batch = out[0]
+            for k in block:
+                if batch % k:
+                    raise err(f"Dimension size must be evenly divisible by {k} but is {batch}")
+                batch //= k
         if out[0] % prod:
             raise err(f"BatchToSpaceND: input batch dimension {out[0]} (input shape "
                       f"{_shape_str(x_shape)}) is not divisible by the product of block sizes "
