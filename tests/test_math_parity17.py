@@ -368,3 +368,12 @@ def test_space_and_reverse_shape_function_words():
             fn()
     with pytest.raises(ValueError, match=r"^'axis'\[0\] = 2 is out of valid range \[0, 1 for"):
         tf.reverse(tf.zeros([2, 3]), [2])
+
+
+def test_diagonal_shape_function_words():
+    with pytest.raises(ValueError, match="^Dimensions must be equal, but are 2 and 3 for 'DiagPart"):
+        tf.diag_part(tf.zeros([2, 3]))
+    with pytest.raises(ValueError, match="^Dimensions must be equal, but are 2 and 3 for 'set_diag"):
+        tf.matrix_set_diag(tf.zeros([2, 3]), [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="^Shape must be rank 1 but is rank 2 for 'set_diag"):
+        tf.matrix_set_diag(tf.zeros([2, 3]), [[1.0, 2.0]])

@@ -72,6 +72,11 @@ def _set_diag_check(x, d, err):
         return x
     xs, ds = x.as_list(), d.as_list()
     want = xs[:-2] + [_min_dim(xs[-2], xs[-1])]
+    if err is ValueError:  # TF 1.15's shape function's words
+        if len(ds) != len(want):
+            raise err(f"Shape must be rank {len(want)} but is rank {len(ds)}")
+        if want[-1] is not None and ds[-1] is not None and want[-1] != ds[-1]:
+            raise err(f"Dimensions must be equal, but are {want[-1]} and {ds[-1]}")
     if len(ds) != len(want) or any(a is not None and b is not None and a != b
                                    for a, b in zip(ds, want)):
         raise err(
@@ -477,12 +482,16 @@ def _diag_kernel(diagonal):
 def _diag_part_check(dims, err):
     if dims is None:
         return None
+    if (len(dims) == 0 or len(dims) % 2) and err is ValueError:  # TF 1.15's words
+        raise err(f"Input must have even and non-zero rank, input rank is {len(dims)}")
     if len(dims) == 0 or len(dims) % 2:
         raise err(f"DiagPart: the rank of the input should be even and positive, got shape "
                   f"{_shape_str(dims)}")
     r = len(dims) // 2
     for i in range(r):
         a, b = dims[i], dims[i + r]
+        if a is not None and b is not None and a != b and err is ValueError:
+            raise err(f"Dimensions must be equal, but are {a} and {b}")  # TF 1.15's
         if a is not None and b is not None and a != b:
             raise err(f"DiagPart: invalid input shape {_shape_str(dims)}: dimensions {i} and "
                       f"{i + r} do not match ({a} vs. {b})")
