@@ -356,7 +356,7 @@ EXPECTED = {
     'k_conv': "conv2d/Relu:0",
     'k_bn': "batch_normalization/batchnorm/add_1:0",
     'k_flatten': "flatten/Reshape:0",
-    'k_embedding': "embedding/embedding_lookup/Identity:0",
+    'k_embedding': "embedding/embedding_lookup/Identity_1:0",  # (TF 1.15)
     'k_concat': "concatenate/concat:0",
     'k_add': "add/add:0",
     'k_act': "activation/Tanh:0",
