@@ -356,24 +356,24 @@ def identity(x, name=None):
     return tf.identity(x, name=name)
 
 
-def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
-    """As TF 1.15: a variable initialized by TF's uniform initializer (its seed from NumPy's
+def _random_variable(initializer, a, b, shape, dtype, name, seed):
+    """As TF 1.15: a variable initialized by TF's ``initializer(a, b)`` (its seed from NumPy's
     generator when none is given)."""
     dtype = floatx() if dtype is None else dtype
     if seed is None:
         seed = np.random.randint(10e8)
-    value = tf.random_uniform_initializer(low, high, dtype=tf.as_dtype(dtype), seed=seed)(shape)
+    value = initializer(a, b, dtype=tf.as_dtype(dtype), seed=seed)(shape)
     return variable(value, dtype=dtype, name=name)
+
+
+def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
+    """A variable of uniform values in [low, high) (TF's uniform initializer)."""
+    return _random_variable(tf.random_uniform_initializer, low, high, shape, dtype, name, seed)
 
 
 def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
-    """As TF 1.15: a variable initialized by TF's normal initializer (its seed from NumPy's
-    generator when none is given)."""
-    dtype = floatx() if dtype is None else dtype
-    if seed is None:
-        seed = np.random.randint(10e8)
-    value = tf.random_normal_initializer(mean, scale, dtype=tf.as_dtype(dtype), seed=seed)(shape)
-    return variable(value, dtype=dtype, name=name)
+    """A variable of normal values (TF's normal initializer)."""
+    return _random_variable(tf.random_normal_initializer, mean, scale, shape, dtype, name, seed)
 
 
 def _np_seed(seed):
