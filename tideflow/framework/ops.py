@@ -12,7 +12,12 @@ import numpy as np
 
 from tideflow.framework import device as device_lib
 from tideflow.framework import dtypes, errors, op_registry
-from tideflow.framework.tensor_shape import Dimension, TensorShape, as_shape, unknown_shape
+from tideflow.framework.tensor_shape import (
+    TensorShape,
+    as_shape,
+    fresh_unknown_dims,
+    unknown_shape,
+)
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # as TF's node-name check, but also allowing a leading "_" (our internal ops' type names)
@@ -2380,13 +2385,9 @@ def infer_shapes(op):
     if shapes is not None:
         for t, s in zip(op._outputs, shapes):
             if s is not None:
-                s = s if isinstance(s, TensorShape) else as_shape(s)
-                dims = s._dims
-                if dims and None in [d._value for d in dims]:
-                    # as TF (each output's shape made afresh), an unknown dimension is an
-                    # object of its own: relu(x).shape == x.shape is False for x of (?, 3)
-                    s = TensorShape([Dimension(d._value) for d in dims])
-                t._shape = s
+                # as TF, each output's shape is made afresh: an unknown dimension is an
+                # object of its own (relu(x).shape == x.shape is False for x of (?, 3))
+                t._shape = fresh_unknown_dims(s if isinstance(s, TensorShape) else as_shape(s))
 
 
 def _shape_error(op, shape_fn, local, error):

@@ -376,6 +376,29 @@ def as_shape(shape):
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
 
+def _new_unknown():
+    d = Dimension.__new__(Dimension)
+    d._value = None
+    return d
+
+
+def fresh_unknown_dims(shape):
+    """``shape`` itself when its rank or every dimension is known; else a copy whose unknown
+    dimensions are new objects. TF 1.15 makes each op output's shape afresh, so an unknown
+    dimension equals only itself (``relu(x).shape == x.shape`` is False for x of (?, 3))."""
+    dims = shape._dims
+    if not dims:
+        return shape
+    for d in dims:
+        if d._value is None:
+            break
+    else:
+        return shape
+    out = TensorShape.__new__(TensorShape)
+    out._dims = [_new_unknown() if d._value is None else d for d in dims]
+    return out
+
+
 def unknown_shape(ndims=None, rank=None):
     if rank is not None:
         ndims = rank
