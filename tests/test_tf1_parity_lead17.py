@@ -277,3 +277,22 @@ def test_keras_metrics_come_back_as_float32_as_in_tf():
     assert all(isinstance(v, float) for v in h.history["loss"])
     assert all(type(v) is np.float32 for v in h.history["mean_absolute_error"])
     np.testing.assert_allclose(mae, np.abs(model.predict(x) - y).mean(), rtol=1e-5)
+
+
+def test_unfed_placeholders_fail_first_and_name_the_last_made():
+    # TF 1.15 names the last-made placeholder a step lacks; no other op of the step runs
+    a = tf.placeholder(tf.float32, name="a")
+    b = tf.placeholder(tf.float32, name="b")
+    c = tf.placeholder(tf.float32, name="c")
+    v = tf.Variable(0.0)
+    with tf.control_dependencies([tf.assign_add(v, 1.0)]):
+        y = a + b * c
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        for fetch, feed, want in [(y, {}, "c"), (y, {c: 1.0}, "b"), (a + b, {}, "b"),
+                                  (b + a, {}, "b"), ([c * 2.0 + a, y], {}, "c")]:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=f"You must feed a value for placeholder tensor '{want}'"):
+                sess.run(fetch, feed)
+        assert sess.run(v) == 0.0  # the assign_add never ran
+        assert sess.run(y, {a: 1.0, b: 2.0, c: 3.0}) == 7.0 and sess.run(v) == 1.0

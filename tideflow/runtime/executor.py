@@ -187,6 +187,13 @@ def topo_order(ops, fed, fetches=()):
     users allow, but an update whose variable no later op can see runs as soon as it may:
     see _early_updates)."""
     ops = sorted(ops, key=lambda o: o._id)
+    # a placeholder nobody feeds fails the step: such ones run first, the last made first, so
+    # the step stops before any other op runs and names the placeholder TF 1.15 names
+    unfed = [op for op in ops if op._type == "Placeholder" and op._outputs[0] not in fed]
+    if unfed:
+        rest = set(ops).difference(unfed)
+        ops = unfed[::-1] + [op for op in ops if op in rest]
+    unfed = set(unfed)
     opset = set(ops)
     late = {op: _late(op) for op in ops}
     ok = not any(late.values())
@@ -232,6 +239,8 @@ def topo_order(ops, fed, fetches=()):
                and not t._op._control_inputs and not late[t._op]}
 
     def key(op):
+        if op in unfed:
+            return (-2, -op._id, op)
         if unread.get(op) == 0 or op in sources:
             return (-1, op._id, op)
         return (late[op], op._id, op)
