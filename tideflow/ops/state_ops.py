@@ -348,15 +348,21 @@ def _lock_of(res, use_locking):
     return res.lock if (use_locking and res is not None) else _NO_LOCK
 
 
+def _written_variable(ctx):
+    """(variable op, its resource, its declared shape as a tuple or None) for a kernel that
+    writes the variable of its first input, which may be uninitialized."""
+    var_op = variable_op_of(ctx.op._inputs[0])
+    res = resource_for(ctx, var_op) if var_op is not None else None
+    _accepts_uninitialized(ctx, var_op)
+    declared = var_op._attrs["shape"] if var_op is not None else unknown_shape()
+    return var_op, res, tuple(declared.as_list()) if declared.is_fully_defined() else None
+
+
 def _assign_kernel(ctx):
     op = ctx.op
     validate = op._attrs["validate_shape"]
     np_dtype = op._attrs["T"].as_numpy_dtype
-    var_op = variable_op_of(op._inputs[0])
-    res = resource_for(ctx, var_op) if var_op is not None else None
-    _accepts_uninitialized(ctx, var_op)
-    declared = var_op._attrs["shape"] if var_op is not None else unknown_shape()
-    declared = tuple(declared.as_list()) if declared.is_fully_defined() else None
+    _, res, declared = _written_variable(ctx)
     use_lock = op._attrs["use_locking"]
     # a producer that can write the value straight into the variable (RestoreV2) offers to
     offer = ctx.session_state.get(("_write_into", op._inputs[1]._op))
@@ -409,11 +415,7 @@ op_registry.declare(
 def _zero_initializer_kernel(ctx):
     op = ctx.op
     np_dtype = op._attrs["T"].as_numpy_dtype
-    var_op = variable_op_of(op._inputs[0])
-    res = resource_for(ctx, var_op) if var_op is not None else None
-    _accepts_uninitialized(ctx, var_op)
-    declared = var_op._attrs["shape"] if var_op is not None else unknown_shape()
-    shape = tuple(declared.as_list()) if declared.is_fully_defined() else None
+    var_op, res, shape = _written_variable(ctx)
 
     def run(ref):
         r = ref.resource if isinstance(ref, UninitializedValue) else res
