@@ -469,14 +469,6 @@ def _eager_gradient(func, values, dy, types):
             for v, t in zip(grads, types)]
 
 
-def _python_items(v):
-    if isinstance(v, (list, tuple)):
-        for x in v:
-            yield from _python_items(x)
-    else:
-        yield v
-
-
 def _fits(x, dtype):
     """Whether the Python scalar ``x`` converts to ``dtype`` (TF's rules for Python values: a
     bool is an integer, no float is, no number is a string)."""
@@ -494,7 +486,9 @@ def _fits(x, dtype):
 def _as_type(v, dtype):
     if not isinstance(v, (np.ndarray, np.generic)):
         # as TF's conversion of the Python values returned: the first that does not fit is named
-        bad = next((x for x in _python_items(v) if not _fits(x, dtype)), None)
+        from tideflow.ops.constant_op import _flat_values
+
+        bad = next((x for x in _flat_values(v) if not _fits(x, dtype)), None)
         if bad is not None:
             from tideflow.ops.script_ops import _type_name
 
