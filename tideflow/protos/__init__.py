@@ -9,6 +9,7 @@ are imported (a finder of this package's ``*_pb2`` names), so they stay exactly 
 generator writes.
 """
 
+import functools
 import importlib.abc
 import importlib.machinery
 import sys
@@ -16,11 +17,17 @@ import sys
 _PB2_PREFIX = __name__ + "."
 
 
-def _text(message):
-    """``message`` in TF 1.x's printed text format."""
+@functools.cache
+def _printer_class():
+    """protobuf's text printer with TF 1.x's map entries and floats; None where the installed
+    protobuf's private printer does not take these hooks (its own format is used then)."""
     from google.protobuf import descriptor, text_format
 
-    class Printer(text_format._Printer):
+    base = getattr(text_format, "_Printer", None)
+    if base is None:
+        return None
+
+    class Printer(base):
         def PrintMessage(self, message):
             d = message.DESCRIPTOR
             if d.has_options and d.GetOptions().map_entry:
@@ -35,23 +42,23 @@ def _text(message):
             else:
                 super().PrintFieldValue(field, value)
 
-    global _text
     try:
-        out = text_format.TextWriter(False)
-        Printer(out, as_utf8=False)
-    except (AttributeError, TypeError):  # another protobuf's private printer: its own format
-        def _text(m):
-            return text_format.MessageToString(m, as_utf8=False)
-    else:
-        def _text(m):
-            out = text_format.TextWriter(False)
-            Printer(out, as_utf8=False).PrintMessage(m)
-            return out.getvalue()
-    return _text(message)
+        Printer(text_format.TextWriter(False), as_utf8=False)
+    except TypeError:
+        return None
+    return Printer
 
 
 def _message_str(self):
-    return _text(self)
+    """``self`` in TF 1.x's printed text format."""
+    from google.protobuf import text_format
+
+    printer = _printer_class()
+    if printer is None:
+        return text_format.MessageToString(self, as_utf8=False)
+    out = text_format.TextWriter(False)
+    printer(out, as_utf8=False).PrintMessage(self)
+    return out.getvalue()
 
 
 def _patch(module):
