@@ -154,25 +154,24 @@ def _python_names():
     return out
 
 
-def _python_legacy():
-    for owner, name, value in _python_names():
-        if name not in vars(owner):
+def _define_missing(names):
+    """Sets each (owner, name, value) whose owner does not define that name itself."""
+    for owner, name, value in names:
+        if value is not None and name not in vars(owner):
             setattr(owner, name, value)
 
 
 def install():
     """NumPy 1.x's scalar printing and the removed names (see the module's docstring)."""
-    if env.legacy_names():
-        _python_legacy()
+    legacy = env.legacy_names()
+    if legacy:
+        _define_missing(_python_names())
     if int(np.__version__.split(".")[0]) < 2:
         return
     _scalar_printing()
-    if not env.legacy_names():
+    if not legacy:
         return
-    present = vars(np)
-    for name, value in _removed_names().items():
-        if name not in present and value is not None:
-            setattr(np, name, value)
+    _define_missing((np, name, value) for name, value in _removed_names().items())
     if getattr(np.fromstring, "__wrapped__", None) is None:
         np.fromstring = _fromstring_of(np.fromstring)
     _add_methods(np.ndarray, {"tostring": np.ndarray.tobytes, "ptp": _ptp})
