@@ -128,25 +128,22 @@ _MASKS = ["begin_mask: int = 0", "end_mask: int = 0", "ellipsis_mask: int = 0",
 
 def _strided_slice_shape(op):
     s = _in(op, 0)
-    lens = []
-    specs = []
-    for i in (1, 2, 3):
+    n = None
+    for i in (1, 2, 3):  # as TF: begin's length merged with end's, then with the strides'
         _check_rank(_in(op, i), 1)
-        v = partial_vector(op._inputs[i])
-        specs.append(v)
-        if v is not None:
-            lens.append(len(v))
-    if not lens:
-        return [None]
-    n = lens[0]
-    if any(k != n for k in lens):
-        raise ValueError(
-            "Expected begin, end, and strides to be 1D equal size tensors, but got lengths "
-            f"{lens} instead."
-        )
-    if specs[2] is None or None in specs[2]:
+        k = _in(op, i).dims[0].value if _in(op, i).dims else None
+        if n is not None and k is not None and k != n:
+            raise ValueError(f"Dimension 0 in both shapes must be equal, but are {n} and {k}. "
+                             f"Shapes are [{n}] and [{k}].")
+        n = k if n is None else n
+    # As TF, the strides' value is asked for first and begin/end's only once it is known,
+    # so an error found then lists only the strides among the computed inputs.
+    strides = partial_vector(op._inputs[3])
+    if strides is None or None in strides:
         return [None]  # as TF: strides not fully known leave the rank unknown too (x[::k])
-    begin, end, strides = (v if v is not None else [None] * n for v in specs)
+    n = len(strides)
+    specs = [partial_vector(op._inputs[1]), partial_vector(op._inputs[2])]
+    begin, end = (v if v is not None else [None] * n for v in specs)
     a = op._attrs
     bm, em, elm, nm, sm = (a["begin_mask"], a["end_mask"], a["ellipsis_mask"],
                            a["new_axis_mask"], a["shrink_axis_mask"])

@@ -546,7 +546,7 @@ class BaseSession:
         if handler_key is not None:
             handler = self._handlers.get(handler_key)
         if handler is None and not self._graph._nodes_by_id:
-            raise RuntimeError("The Session graph is empty. Add operations to the graph "
+            raise RuntimeError("The Session graph is empty.  Add operations to the graph "
                                "before calling run().")
 
         feed_tensors = []
