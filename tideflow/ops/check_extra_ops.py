@@ -9,10 +9,6 @@ from tideflow.ops import control_flow_ops
 from tideflow.ops.logging_ops import Assert
 
 
-def _ranks_text(ranks):
-    return "(" + ", ".join(str(r) for r in ranks) + ("," if len(ranks) == 1 else "") + ")"
-
-
 def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
     """Checks ``x``'s rank is one of ``ranks`` (ints or int32 scalar tensors): ValueError now
     when every rank and ``x``'s rank are known, else an Assert op (which also checks that each
@@ -37,7 +33,8 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
             if known is not None:
                 if known not in values:
                     raise ValueError(
-                        f"{message}Tensor {x.name} must have rank in {_ranks_text(values)}.  "
+                        f"{message}.  Tensor {x.name} must have rank in "
+                        f"{tuple(np.asarray(v, np.int32) for v in static)!r}.  "
                         f"Received rank {known}, shape {x.get_shape()}")
                 return control_flow_ops.no_op(name="static_checks_determined_all_ok")
         r = array_ops.rank(x)
@@ -123,7 +120,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
                 if known is not None and want_static is not None:
                     if known != want_static:
                         raise ValueError(
-                            f"{message}{where}.  Tensor {x.name} dimension {i} must have size "
+                            f"{message}.  {where}.  Tensor {x.name} dimension {i} must have size "
                             f"{want_static}.  Received size {known}, shape {static}")
                     continue
                 got = array_ops.shape(x)[dyn_axis]

@@ -216,8 +216,8 @@ def _assert_rank_common(opname, what, static_condition, dyn_name, x, rank, data,
             return _assert_rank_condition(x, rank, static_condition,
                                           getattr(_math(), dyn_name), data, summarize)
         except _StaticRankFailure as e:
-            raise ValueError(
-                f"{message + '.  ' if message else ''}Tensor {x_name} must have {what} "
+            raise ValueError(  # TF 1.15 keeps the ".  " even with no message
+                f"{message}.  Tensor {x_name} must have {what} "
                 f"{e.given}.  Received rank "
                 f"{e.actual}, shape {x.get_shape()}"
             ) from None
@@ -244,9 +244,8 @@ def assert_type(tensor, tf_type, message=None, name=None):
     with ops.name_scope(name, "assert_type", [tensor]):
         tensor = ops.convert_to_tensor(tensor, name="tensor")
         if tensor.dtype != tf_type:
-            # TF 2.x's wording: names both the expected and the actual dtype.
-            raise TypeError(f"{message + '.  ' if message else ''}{tensor.name} must be of type "
-                            f"tf.{dtypes.as_dtype(tf_type).name}; got tf.{tensor.dtype.name}")
+            # TF 1.15's wording: the expected type as given (str of a DType: <dtype: 'int32'>)
+            raise TypeError(f"{message}  {tensor.name} must be of type {tf_type}")
         return control_flow_ops.no_op("statically_determined_correct_type")
 
 
