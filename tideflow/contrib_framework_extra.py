@@ -9,22 +9,14 @@ import numpy as np
 
 from tideflow.framework import dtypes, ops, tensor_shape
 from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.ops.check_ops import assert_scalar
+from tideflow.train import checkpoint_utils as _checkpoint_utils
 
 
 def _tf():
     import tideflow
 
     return tideflow
-
-
-def assert_scalar(tensor, name=None):
-    """``tensor`` as a tensor, after checking statically that it is a scalar."""
-    with ops.name_scope(name, "assert_scalar", [tensor]) as scope:
-        tensor = ops.convert_to_tensor(tensor, name=scope)
-        shape = tensor.get_shape()
-        if shape.ndims != 0:
-            raise ValueError(f"Expected scalar shape for {tensor.name}, saw shape: {shape}.")
-        return tensor
 
 
 def assert_scalar_int(tensor, name=None):
@@ -266,7 +258,6 @@ def _core_aliases():
         "is_tensor": tf.is_tensor,
         "convert_to_tensor_or_sparse_tensor": tf.convert_to_tensor_or_sparse_tensor,
         "assert_global_step": tf.train.assert_global_step,
-        "init_from_checkpoint": tf.train.init_from_checkpoint,
         "py_func": tf.py_func,
         "TensorSpec": tf.TensorSpec,
         "deprecated": _deprecation.deprecated,
@@ -277,10 +268,29 @@ def _core_aliases():
     }
 
 
+# contrib.framework's checkpoint helpers: tf.train's, under TF 1.15's contrib argument names
+def init_from_checkpoint(checkpoint_dir, assignment_map):
+    return _checkpoint_utils.init_from_checkpoint(checkpoint_dir, assignment_map)
+
+
+def list_variables(checkpoint_dir):
+    return _checkpoint_utils.list_variables(checkpoint_dir)
+
+
+def load_checkpoint(filepattern):
+    return _checkpoint_utils.load_checkpoint(filepattern)
+
+
+def load_variable(checkpoint_dir, name):
+    return _checkpoint_utils.load_variable(checkpoint_dir, name)
+
+
 FUNCTIONS = ("add_model_variable", "assert_or_get_global_step", "assert_scalar",
-             "assert_scalar_int", "get_graph_from_inputs", "get_name_scope", "get_placeholders", "reduce_sum_n",
+             "assert_scalar_int", "get_graph_from_inputs", "get_name_scope", "get_placeholders",
+             "reduce_sum_n",
              "remove_squeezable_dimensions", "smart_cond", "smart_constant_value", "with_shape",
-             "with_same_shape")
+             "with_same_shape", "init_from_checkpoint", "list_variables", "load_checkpoint",
+             "load_variable")
 
 
 def install(framework):

@@ -145,7 +145,8 @@ class RunConfig(_est.RunConfig):
                  gpu_memory_fraction=1, tf_random_seed=None, save_summary_steps=100,
                  save_checkpoints_secs=600, save_checkpoints_steps=None, keep_checkpoint_max=5,
                  keep_checkpoint_every_n_hours=10000, log_step_count_steps=100,
-                 evaluation_master="", model_dir=None, session_config=None):
+                 protocol=None, evaluation_master="", model_dir=None, session_config=None,
+                 session_creation_timeout_secs=7200):
         if save_checkpoints_steps is not None:
             save_checkpoints_secs = None
         if session_config is None and (log_device_placement or num_cores):
@@ -161,7 +162,8 @@ class RunConfig(_est.RunConfig):
                          save_checkpoints_secs=save_checkpoints_secs,
                          session_config=session_config, keep_checkpoint_max=keep_checkpoint_max,
                          keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
-                         log_step_count_steps=log_step_count_steps)
+                         log_step_count_steps=log_step_count_steps, protocol=protocol,
+                         session_creation_timeout_secs=session_creation_timeout_secs)
         self._num_cores = num_cores
         self._gpu_memory_fraction = gpu_memory_fraction
 
@@ -980,12 +982,22 @@ class KMeansClustering(Estimator):
                            kmeans_plus_plus_num_retries=kmeans_plus_plus_num_retries,
                            relative_tolerance=relative_tolerance, config=config)
 
-    def predict_cluster_idx(self, x=None, input_fn=None, batch_size=None, as_iterable=True):
+    # TF 1.15's argument order (input_fn first); the 0.x programs' arrays are taken by keyword
+    # ``x=`` or in input_fn's place
+    @staticmethod
+    def _points(input_fn, x):
+        if input_fn is not None and not callable(input_fn):
+            return None, input_fn
+        return input_fn, x
+
+    def predict_cluster_idx(self, input_fn=None, *, x=None, batch_size=None, as_iterable=True):
         """The index of each point's nearest cluster centre."""
+        input_fn, x = self._points(input_fn, x)
         return self._key(x, input_fn, batch_size, "cluster_index", as_iterable)
 
-    def transform(self, x=None, input_fn=None, batch_size=None, as_iterable=True):
+    def transform(self, input_fn=None, as_iterable=False, *, x=None, batch_size=None):
         """Each point's distances to all centres (squared, for euclidean)."""
+        input_fn, x = self._points(input_fn, x)
         return self._key(x, input_fn, batch_size, "all_distances", as_iterable)
 
     def _key(self, x, input_fn, batch_size, key, as_iterable):
@@ -993,8 +1005,9 @@ class KMeansClustering(Estimator):
                             transform=(lambda p: p[key]) if as_iterable else None)
         return out if as_iterable else out[key]
 
-    def score(self, x=None, input_fn=None, steps=None, batch_size=None):
+    def score(self, input_fn=None, steps=None, *, x=None, batch_size=None):
         """The sum of squared distances of the points to their nearest centres."""
+        input_fn, x = self._points(input_fn, x)
         return self.evaluate(x=x, input_fn=input_fn, steps=steps or 1,
                              batch_size=batch_size)["score"]
 
@@ -1619,7 +1632,8 @@ class Experiment:
                  continuous_eval_throttle_secs=60, min_eval_frequency=None,
                  delay_workers_by_global_step=False, export_strategies=None,
                  train_steps_per_iteration=None, checkpoint_and_export=False,
-                 saving_listeners=None):
+                 saving_listeners=None, check_interval_secs=5):
+        del check_interval_secs  # (the wait between a continuous eval's checkpoint polls)
         self._estimator = estimator
         self._train_input_fn = train_input_fn
         self._eval_input_fn = eval_input_fn

@@ -53,16 +53,16 @@ def summarize_activations(name_filter=None, summarizer=summarize_activation):
     return summarize_collection(ops.GraphKeys.ACTIVATIONS, name_filter, summarizer)
 
 
-def summarize_variables(name_filter=None):
-    return summarize_collection(ops.GraphKeys.GLOBAL_VARIABLES, name_filter)
+def summarize_variables(name_filter=None, summarizer=summarize_tensor):
+    return summarize_collection(ops.GraphKeys.GLOBAL_VARIABLES, name_filter, summarizer)
 
 
-def summarize_weights(name_filter=None):
-    return summarize_collection(ops.GraphKeys.WEIGHTS, name_filter)
+def summarize_weights(name_filter=None, summarizer=summarize_tensor):
+    return summarize_collection(ops.GraphKeys.WEIGHTS, name_filter, summarizer)
 
 
-def summarize_biases(name_filter=None):
-    return summarize_collection(ops.GraphKeys.BIASES, name_filter)
+def summarize_biases(name_filter=None, summarizer=summarize_tensor):
+    return summarize_collection(ops.GraphKeys.BIASES, name_filter, summarizer)
 
 
 SUMMARIZE_NAMES = ["summarize_activation", "summarize_activations", "summarize_biases",

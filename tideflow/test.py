@@ -688,17 +688,17 @@ class TestCase(unittest.TestCase):
         if not np.all(op(a, comparison)):
             raise AssertionError(f"Not all elements are {what} {comparison}: {a}")
 
-    def assertAllGreater(self, a, comparison):
-        self._all_cmp(a, comparison, np.greater, "greater than")
+    def assertAllGreater(self, a, comparison_target):
+        self._all_cmp(a, comparison_target, np.greater, "greater than")
 
-    def assertAllGreaterEqual(self, a, comparison):
-        self._all_cmp(a, comparison, np.greater_equal, "greater than or equal to")
+    def assertAllGreaterEqual(self, a, comparison_target):
+        self._all_cmp(a, comparison_target, np.greater_equal, "greater than or equal to")
 
-    def assertAllLess(self, a, comparison):
-        self._all_cmp(a, comparison, np.less, "less than")
+    def assertAllLess(self, a, comparison_target):
+        self._all_cmp(a, comparison_target, np.less, "less than")
 
-    def assertAllLessEqual(self, a, comparison):
-        self._all_cmp(a, comparison, np.less_equal, "less than or equal to")
+    def assertAllLessEqual(self, a, comparison_target):
+        self._all_cmp(a, comparison_target, np.less_equal, "less than or equal to")
 
     def assertAllInRange(self, target, lower_bound, upper_bound, open_lower_bound=False,
                          open_upper_bound=False):
@@ -759,8 +759,8 @@ class TestCase(unittest.TestCase):
             raise AssertionError(msg or f"Protos differ:\nexpected:\n{expected}\nactual:\n"
                                  f"{message}")
 
-    def assertItemsEqual(self, expected_seq, actual_seq, msg=None):
-        self.assertCountEqual(expected_seq, actual_seq, msg)
+    def assertItemsEqual(self, first, second, msg=None):
+        self.assertCountEqual(first, second, msg)
 
     def assertLen(self, container, expected_len, msg=None):
         if len(container) != expected_len:

@@ -1142,13 +1142,13 @@ class Graph:
         for name in set(names):
             self.add_to_collection(name, value)
 
-    def get_collection_ref(self, key):
+    def get_collection_ref(self, name):  # (TF 1.15's argument names)
         with self._lock:
-            return self._collections.setdefault(key, [])
+            return self._collections.setdefault(name, [])
 
-    def get_collection(self, key, scope=None):
+    def get_collection(self, name, scope=None):
         with self._lock:
-            items = self._collections.get(key)
+            items = self._collections.get(name)
             if items is None:
                 return []
             if scope is None:

@@ -69,9 +69,12 @@ def _collections(variables_collections, name):
 
 def model_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
                    trainable=True, collections=None, caching_device=None, device=None,
-                   partitioner=None, custom_getter=None, use_resource=None):
+                   partitioner=None, custom_getter=None, use_resource=None,
+                   synchronization=None, aggregation=None):
     """``slim.variable`` (on ``device``) that also files the variable in
-    ``MODEL_VARIABLES``."""
+    ``MODEL_VARIABLES`` (``synchronization``/``aggregation`` are accepted and unused: only a
+    distribution strategy's mirrored variables read them)."""
+    del synchronization, aggregation
     from tideflow.ops.contrib_layers_more import variable
 
     colls = [ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.MODEL_VARIABLES]

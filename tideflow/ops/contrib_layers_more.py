@@ -284,9 +284,9 @@ def bias_add(inputs, activation_fn=None, initializer=cl._ZEROS, regularizer=None
 
 def variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=True,
              collections=None, caching_device=None, device=None, partitioner=None,
-             custom_getter=None, use_resource=None):
+             custom_getter=None, use_resource=None, synchronization=None, aggregation=None):
     """``get_variable`` filed in ``collections`` (default GLOBAL_VARIABLES), on ``device``."""
-    del caching_device, use_resource
+    del caching_device, use_resource, synchronization, aggregation
     colls = list(dict.fromkeys(collections or [ops.GraphKeys.GLOBAL_VARIABLES]))
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)

@@ -677,8 +677,15 @@ class HashTable(InitializableLookupTableBase):
         self._value_shape = self._default_value.get_shape()
 
 
-StaticHashTable = HashTable
-StaticHashTableV1 = HashTable  # TF 1.15's name for the graph-mode class
+class StaticHashTable(HashTable):
+    """``tf.lookup.StaticHashTable``: TF 1.15's signature has no ``shared_name`` (a third
+    positional argument is the name)."""
+
+    def __init__(self, initializer, default_value, name=None):
+        super().__init__(initializer, default_value, name=name)
+
+
+StaticHashTableV1 = StaticHashTable  # TF 1.15's name for the graph-mode class
 
 
 class MutableHashTable(LookupInterface):

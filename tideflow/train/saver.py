@@ -221,8 +221,10 @@ class Saver:
     # -- save / restore ----------------------------------------------------------------------
     def save(self, sess, save_path, global_step=None, latest_filename=None,
              meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
-             strip_default_attrs=False):
+             strip_default_attrs=False, save_debug_info=False):
         """Saves the variables; returns the checkpoint prefix (None for an empty saver).
+        ``save_debug_info`` is accepted; the file of op creation stack traces TF writes for it
+        is not written.
 
         Saves through one Saver are serialized (a supervisor's checkpoint thread and the
         training loop's final save), so the state file names the later of two concurrent
@@ -340,8 +342,10 @@ class Saver:
 
     def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
                           export_scope=None, clear_devices=False,
-                          clear_extraneous_savers=False, strip_default_attrs=False):
-        """Writes the MetaGraphDef of the default graph with this saver's SaverDef."""
+                          clear_extraneous_savers=False, strip_default_attrs=False,
+                          save_debug_info=False):
+        """Writes the MetaGraphDef of the default graph with this saver's SaverDef
+        (``save_debug_info``: accepted, no stack-trace file is written)."""
         return export_meta_graph(
             filename=filename,
             graph_def=ops.get_default_graph().as_graph_def(add_shapes=True),

@@ -1,0 +1,111 @@
+"""TF 1.15 parity fixes of the eighteenth session (the lead's): argument names and orders that
+TF 1.x programs pass by keyword or by position, each as TF 1.15's signature has it."""
+import inspect
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _params(fn):
+    return list(inspect.signature(fn).parameters)
+
+
+def test_graph_collection_methods_take_name():
+    g = tf.get_default_graph()
+    g.add_to_collection("c", 1)
+    assert g.get_collection(name="c") == [1]
+    assert g.get_collection_ref(name="c") == [1]
+    assert tf.get_collection(key="c") == [1]  # (the module function keeps ``key``)
+
+
+def test_static_hash_table_third_positional_is_the_name():
+    init = tf.lookup.KeyValueTensorInitializer(tf.constant([1, 2], tf.int64),
+                                               tf.constant([10, 20], tf.int64))
+    table = tf.lookup.StaticHashTable(init, -1, "my_table")
+    assert table.name == "my_table" and table.resource_handle.op.name == "my_table"
+    with tf.Session() as sess:
+        table.initializer.run()
+        assert sess.run(table.lookup(tf.constant([2, 3], tf.int64))).tolist() == [20, -1]
+
+
+def test_contrib_framework_checkpoint_helpers_take_contribs_names(tmp_path):
+    v = tf.get_variable("w", initializer=tf.constant([1.5, 2.5]))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = tf.train.Saver().save(sess, str(tmp_path / "m"))
+    fw = tf.contrib.framework
+    assert fw.list_variables(checkpoint_dir=str(tmp_path)) == [("w", [2])]
+    np.testing.assert_array_equal(fw.load_variable(checkpoint_dir=path, name="w"), [1.5, 2.5])
+    assert fw.load_checkpoint(filepattern=path).has_tensor("w")
+    with tf.Graph().as_default():
+        u = tf.get_variable("u", [2])
+        fw.init_from_checkpoint(checkpoint_dir=str(tmp_path), assignment_map={"w": "u"})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(u), [1.5, 2.5])
+    del v
+
+
+def test_contrib_variables_and_checks_take_tf_1_15_keywords():
+    slim = tf.contrib.slim
+    v = slim.model_variable("mv", shape=[2], synchronization=tf.VariableSynchronization.AUTO,
+                            aggregation=tf.VariableAggregation.NONE)
+    u = slim.variable("sv", shape=[1], aggregation=tf.VariableAggregation.NONE)
+    assert v in tf.model_variables() and u in tf.global_variables()
+    with pytest.raises(ValueError, match="bad: Expected scalar shape"):
+        tf.contrib.framework.assert_scalar(tf.zeros([2]), message="bad: ")
+    tf.add_to_collection(tf.GraphKeys.WEIGHTS, v)
+    out = slim.summarize_weights(summarizer=lambda t: tf.summary.scalar("s", t[0]))
+    assert [o.op.type for o in out] == ["ScalarSummary"]
+
+
+def test_saver_and_test_case_signatures(tmp_path):
+    v = tf.Variable(1.0)
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        p = saver.save(sess, str(tmp_path / "m"), save_debug_info=False)
+    assert tf.train.checkpoint_exists(p)
+    assert "save_debug_info" in _params(tf.train.Saver.export_meta_graph)
+    assert _params(tf.test.TestCase.assertAllGreater) == ["self", "a", "comparison_target"]
+    assert _params(tf.test.TestCase.assertItemsEqual) == ["self", "first", "second", "msg"]
+    tc = tf.test.TestCase()
+    tc.assertAllLessEqual(a=[1, 2], comparison_target=2)
+    tc.assertItemsEqual(first=[1, 2], second=[2, 1])
+
+
+def test_contrib_learn_signatures():
+    learn = tf.contrib.learn
+    cfg = learn.RunConfig(protocol="grpc", session_creation_timeout_secs=60)
+    assert cfg.protocol == "grpc" and cfg.session_creation_timeout_secs == 60
+    assert _params(learn.KMeansClustering.transform)[:3] == ["self", "input_fn", "as_iterable"]
+    assert _params(learn.KMeansClustering.predict_cluster_idx)[:2] == ["self", "input_fn"]
+    assert "check_interval_secs" in _params(learn.Experiment)
+
+
+def test_kmeans_clustering_takes_input_fn_positionally(tmp_path):
+    pts = np.array([[0, 0], [0, 1], [10, 10], [10, 11]], np.float32)
+    km = tf.contrib.learn.KMeansClustering(2, model_dir=str(tmp_path), random_seed=3,
+                                           initial_clusters="kmeans_plus_plus")
+    km.fit(x=pts, steps=5)
+
+    def input_fn():
+        return tf.constant(pts), None
+
+    idx = list(km.predict_cluster_idx(input_fn))
+    assert idx[0] == idx[1] != idx[2] == idx[3]
+    dist = km.transform(input_fn)  # TF 1.15: an array unless as_iterable
+    assert dist.shape == (4, 2)
+    np.testing.assert_allclose(km.transform(pts), dist)  # (an array in input_fn's place)
+    c = km.clusters()
+    want = ((pts[:, None, :] - c[None]) ** 2).sum(-1)
+    np.testing.assert_allclose(dist, want, rtol=1e-5, atol=1e-5)
+    assert km.score(input_fn, 1) == pytest.approx(want.min(1).sum(), rel=1e-5)
