@@ -109,3 +109,22 @@ def test_kmeans_clustering_takes_input_fn_positionally(tmp_path):
     want = ((pts[:, None, :] - c[None]) ** 2).sum(-1)
     np.testing.assert_allclose(dist, want, rtol=1e-5, atol=1e-5)
     assert km.score(input_fn, 1) == pytest.approx(want.min(1).sum(), rel=1e-5)
+
+
+def test_tf_layers_read_as_never_connected_keras_layers():
+    # TF 1.15's tf.layers in graph mode record no inbound nodes: the Keras attributes exist
+    # and say so
+    d = tf.layers.Dense(4)
+    d(tf.placeholder(tf.float32, [None, 3]))
+    assert d.inbound_nodes == [] and d.outbound_nodes == [] and d.metrics == []
+    assert d.dynamic is False
+    with pytest.raises(AttributeError, match=f"Layer {d.name} is not connected, no input"):
+        _ = d.input
+    with pytest.raises(AttributeError, match=f"Layer {d.name} has no inbound nodes"):
+        _ = d.output
+    with pytest.raises(AttributeError, match="never been called and thus has no defined "
+                                             "output shape"):
+        _ = d.output_shape
+    with pytest.raises(RuntimeError, match="never been called and thus has no defined input."):
+        d.get_input_at(0)
+    assert not hasattr(d, "input_shape")

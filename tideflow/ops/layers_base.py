@@ -399,6 +399,47 @@ class Layer:
                              f"`{self.name}.build(batch_input_shape)`.")
         return int(sum(np.prod(v.get_shape().as_list()) for v in self.weights))
 
+    # -- Keras's node bookkeeping: TF 1.15's tf.layers in graph mode never record a call as an
+    # inbound node, so these read as for a layer that was never connected
+    inbound_nodes = outbound_nodes = property(lambda self: [])
+    metrics = property(lambda self: [])
+    dynamic = property(lambda self: False)
+
+    def _not_connected(self, what):
+        if what in ("input", "input_mask"):
+            raise AttributeError(f"Layer {self.name} is not connected, no input to return.")
+        raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+
+    input = property(lambda self: self._not_connected("input"))
+    output = property(lambda self: self._not_connected("output"))
+    input_mask = property(lambda self: self._not_connected("input_mask"))
+    output_mask = property(lambda self: self._not_connected("output_mask"))
+
+    @property
+    def input_shape(self):
+        raise AttributeError("The layer has never been called and thus has no defined input "
+                             "shape.")
+
+    @property
+    def output_shape(self):
+        raise AttributeError("The layer has never been called and thus has no defined output "
+                             "shape.")
+
+    def _node_at(self, node_index, what):
+        raise RuntimeError(f"The layer has never been called and thus has no defined {what}.")
+
+    def get_input_at(self, node_index):
+        return self._node_at(node_index, "input")
+
+    def get_output_at(self, node_index):
+        return self._node_at(node_index, "output")
+
+    def get_input_shape_at(self, node_index):
+        return self._node_at(node_index, "input shape")
+
+    def get_output_shape_at(self, node_index):
+        return self._node_at(node_index, "output shape")
+
     # -- losses and updates ----------------------------------------------------------------------
     def add_loss(self, losses, inputs=None):
         """Adds loss tensors (or callables returning one) to the layer and to
