@@ -269,13 +269,16 @@ def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear
     to ``crop_size``, bilinearly or nearest; samples outside the image get
     ``extrapolation_value``. Returns float32 ``[num_boxes, crop_h, crop_w, depth]``."""
     box_ind = conv_ops._alias(box_ind, box_indices, "box_ind", "box_indices")
-    if method not in ("bilinear", "nearest"):
-        raise ValueError(f"method must be 'bilinear' or 'nearest', got {method!r}")
-    # TF's generated wrapper: the op itself takes ``name`` (its inputs are made in that scope)
+    # TF's generated wrapper: the op itself takes ``name`` (its inputs are made in that scope,
+    # in argument order, before the attrs are checked)
     with ops.name_scope(name, "CropAndResize", [image, boxes, box_ind]) as scope:
+        image = ops.convert_to_tensor(image, name="image")
         boxes = ops.convert_to_tensor(boxes, dtypes.float32, name="boxes")
         box_ind = ops.convert_to_tensor(box_ind, dtypes.int32, name="box_ind")
         crop_size = ops.convert_to_tensor(crop_size, dtypes.int32, name="crop_size")
+        if method not in ("bilinear", "nearest"):
+            raise ValueError(f"Attr 'method' of 'CropAndResize' Op passed string {method!r} "
+                             'not in: "bilinear", "nearest".')
         return ops.apply_op("CropAndResize", [image, boxes, box_ind, crop_size], {
             "method": method, "extrapolation_value": float(extrapolation_value)},
             name=scope)._outputs[0]

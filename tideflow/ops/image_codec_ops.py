@@ -294,6 +294,45 @@ def _decode_png(data, channels, dtype):
     return _set_channels(img, channels)
 
 
+def _fancy_upsample(c, vertical):
+    """libjpeg's "fancy" (triangle filter) 2x chroma upsampling, h2v2 or h2v1, with its
+    rounding biases; edge samples repeat."""
+    c = c.astype(np.int32)
+    bias = (8, 7, 4) if vertical else (1, 2, 2)
+    if vertical:
+        s = np.empty((2 * c.shape[0], c.shape[1]), np.int32)
+        s[0::2] = 3 * c + np.concatenate([c[:1], c[:-1]], 0)
+        s[1::2] = 3 * c + np.concatenate([c[1:], c[-1:]], 0)
+        c = s
+    out = np.empty((c.shape[0], 2 * c.shape[1]), np.int32)
+    out[:, 0::2] = (3 * c + np.concatenate([c[:, :1], c[:, :-1]], 1) + bias[0]) >> bias[2]
+    out[:, 1::2] = (3 * c + np.concatenate([c[:, 1:], c[:, -1:]], 1) + bias[1]) >> bias[2]
+    return out
+
+
+def _ycc_tables():
+    x = np.arange(256, dtype=np.int64) - 128
+    fix = lambda v: int(v * 65536 + 0.5)
+    return ((fix(1.402) * x + 32768) >> 16, (fix(1.772) * x + 32768) >> 16,
+            -fix(0.71414) * x, -fix(0.34414) * x + 32768)
+
+
+def _fancy_ycc_to_rgb(ycc, sampling):
+    """RGB from decoded YCbCr planes whose chroma (4:2:0 or 4:2:2) was repeated: libjpeg's
+    fancy upsampling (none for a chroma width of 2 or less, as libjpeg) and its integer
+    YCbCr->RGB conversion."""
+    h, w = ycc.shape[:2]
+    y = ycc[..., 0].astype(np.int64)
+    if (w + 1) // 2 <= 2:
+        cb, cr = ycc[..., 1], ycc[..., 2]
+    else:
+        rows = slice(None, None, 2 if sampling == 2 else 1)
+        cb, cr = (_fancy_upsample(ycc[rows, ::2, k], sampling == 2)[:h, :w] for k in (1, 2))
+    cr_r, cb_b, cr_g, cb_g = _ycc_tables()
+    rgb = np.stack([y + cr_r[cr], y + ((cb_g[cb] + cr_g[cr]) >> 16), y + cb_b[cb]], -1)
+    return np.clip(rgb, 0, 255).astype(np.uint8)
+
+
 def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method=""):
     if _format(data) != "jpeg":
         raise _invalid("Invalid JPEG data or crop window, data size " + str(len(data)))
@@ -309,11 +348,21 @@ def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method=""):
         # decodes with the accurate one unless in draft mode, which also turns fancy chroma
         # upsampling off: draft where that changes nothing TF would do (no upsampled chroma,
         # or fancy_upscaling=False), so the pixels are TF's bit for bit; a subsampled color
-        # JPEG with TF's fancy upsampling keeps the accurate IDCT (a few levels off TF's)
+        # JPEG with TF's fancy upsampling is upsampled here (below)
         from PIL import JpegImagePlugin
 
         fast = dct_method != "INTEGER_ACCURATE"
-        no_upsampling = im.mode == "L" or JpegImagePlugin.get_sampling(im) in (-1, 0)
+        sampling = JpegImagePlugin.get_sampling(im)
+        no_upsampling = im.mode == "L" or sampling in (-1, 0)
+        if (fast and fancy_upscaling and ratio == 1 and im.mode == "RGB" and sampling in (1, 2)
+                and im.info.get("adobe_transform", 1)):
+            # TF's default: the fast IDCT and libjpeg's fancy chroma upsampling, which Pillow
+            # has no mode for: the planes are decoded (fast IDCT, chroma repeated) and the
+            # upsampling and color conversion are libjpeg's, done here
+            im.draft("YCbCr", None)
+            im.decoderconfig = (1, 1)
+            im.load()
+            return _fancy_ycc_to_rgb(np.asarray(im), sampling)
         if fast and (no_upsampling or not fancy_upscaling):
             scale = im.decoderconfig[0] if getattr(im, "decoderconfig", ()) else 1
             im.decoderconfig = (scale, 1)

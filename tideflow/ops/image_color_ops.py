@@ -63,9 +63,9 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
         return cast_ops.cast(scaled, dtype, name=scope)
 
 
-def _to_float(image):
+def _to_float(image, arg="image"):
     """(float image to work on, original dtype): half and float32 images stay as they are."""
-    image = ops.convert_to_tensor(image, name="image")
+    image = ops.convert_to_tensor(image, name=arg)
     orig = image.dtype.base_dtype
     if orig in (dtypes.float16, dtypes.float32):
         return image, orig
@@ -338,7 +338,7 @@ def adjust_brightness(image, delta):
 def adjust_contrast(images, contrast_factor):
     """Scales each channel's distance from its spatial mean by ``contrast_factor``."""
     with ops.name_scope(None, "adjust_contrast", [images, contrast_factor]) as name:
-        flt, orig = _to_float(images)
+        flt, orig = _to_float(images, "images")
         factor = ops.convert_to_tensor(contrast_factor, dtypes.float32, name="contrast_factor")
         adjusted = ops.apply_op("AdjustContrastv2", [flt, factor], name=name)._outputs[0]
         return convert_image_dtype(adjusted, orig, saturate=True)

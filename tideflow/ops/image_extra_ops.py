@@ -20,7 +20,9 @@ def _encode_jpeg_vq_kernel(images, quality):
     if q.ndim:
         raise _invalid(f"EncodeJpegVariableQuality: quality must be a scalar, got shape "
                        f"{_shape_str(q.shape)}")
-    return _encode_jpeg_kernel(images, format="", quality=int(q), progressive=False,
+    # unlike EncodeJpeg's attr, TF passes this quality to libjpeg unchecked (which clamps it)
+    return _encode_jpeg_kernel(images, format="", quality=min(max(int(q), 1), 100),
+                               progressive=False,
                                optimize_size=False, chroma_downsampling=True, density_unit="in",
                                x_density=300, y_density=300, xmp_metadata="")
 

@@ -1,0 +1,80 @@
+"""tf.image compared with TF 1.15 by differential programs (eighteenth session): the JPEG
+decode of TF's defaults (fast IDCT, fancy chroma upsampling), EncodeJpegVariableQuality's
+clamped quality, the input names and order of CropAndResize and adjust_contrast. Expected
+values are TF 1.15's printed outputs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _image():
+    return (np.arange(6 * 10 * 3).reshape(6, 10, 3) * 37 % 256).astype(np.uint8)
+
+
+# TF 1.15: decode_jpeg(encode_jpeg(_image(), quality=80)) (a 4:2:0 JPEG)
+TF_DECODED = [[[2, 38, 12], [129, 150, 141], [67, 57, 81], [117, 107, 132], [175, 191, 188], [54, 77, 61], [190, 193, 186], [43, 38, 34], [158, 148, 149], [84, 74, 75]], [[94, 122, 108], [184, 199, 196], [102, 89, 109], [198, 184, 201], [48, 62, 49], [148, 165, 146], [81, 80, 76], [131, 120, 128], [207, 195, 205], [98, 86, 96]], [[192, 206, 217], [53, 55, 67], [177, 155, 168], [101, 80, 79], [129, 136, 103], [222, 233, 203], [106, 95, 103], [223, 205, 231], [78, 62, 91], [187, 172, 201]], [[26, 40, 51], [142, 144, 156], [84, 62, 75], [136, 116, 115], [179, 189, 155], [62, 76, 43], [194, 188, 190], [43, 30, 48], [143, 138, 158], [78, 76, 97]], [[85, 116, 100], [183, 199, 196], [101, 92, 113], [191, 182, 199], [31, 52, 37], [149, 175, 146], [92, 104, 84], [111, 122, 105], [212, 235, 219], [73, 101, 86]], [[184, 223, 192], [47, 71, 58], [160, 156, 181], [112, 108, 135], [115, 140, 134], [198, 232, 205], [86, 105, 75], [183, 205, 169], [35, 70, 38], [154, 198, 165]]]
+# TF 1.15: adjust_jpeg_quality(_image()[:2, :4], q) for q = 150 and 100 (libjpeg clamps), -3 (to 1)
+TF_Q100 = [[[4, 43, 14], [109, 148, 119], [89, 65, 99], [115, 91, 125]], [[89, 128, 99], [166, 205, 176], [94, 70, 104], [200, 176, 210]]]
+TF_Q1 = [[[44, 101, 144], [144, 201, 244], [10, 67, 110], [167, 224, 255]], [[44, 101, 144], [144, 201, 244], [10, 67, 110], [167, 224, 255]]]
+
+
+def test_decode_jpeg_default_is_tfs_fast_idct_with_fancy_upsampling():
+    enc = tf.image.encode_jpeg(_image(), quality=80)
+    with tf.Session() as sess:
+        data = sess.run(enc)
+        dec, img = sess.run([tf.image.decode_jpeg(data), tf.image.decode_image(data)])
+    np.testing.assert_array_equal(dec, TF_DECODED)
+    np.testing.assert_array_equal(img, TF_DECODED)
+
+
+def test_fancy_upsampling_is_libjpegs_triangle_filter():
+    from tideflow.ops.image_codec_ops import _fancy_upsample
+
+    c = np.array([[10, 20, 40]], np.uint8)
+    # h2v1: (3 * near + far + 1 or 2) >> 2, edges repeated
+    np.testing.assert_array_equal(_fancy_upsample(c, False), [[10, 13, 17, 25, 35, 40]])
+    # h2v2: (3 * (3 * near + far) + ... + 8 or 7) >> 4 over one row
+    np.testing.assert_array_equal(_fancy_upsample(c, True), [[10, 12, 18, 25, 35, 40]] * 2)
+    small = tf.image.encode_jpeg(_image()[:3, :3])
+    with tf.Session() as sess:
+        out = sess.run(tf.image.decode_jpeg(small))
+    assert out.shape == (3, 3, 3)
+
+
+def test_adjust_jpeg_quality_clamps_the_quality_as_libjpeg():
+    img = _image()[:2, :4]
+    with tf.Session() as sess:
+        hi, full, lo = sess.run([tf.image.adjust_jpeg_quality(img, 150),
+                                 tf.image.adjust_jpeg_quality(img, 100),
+                                 tf.image.adjust_jpeg_quality(img, -3)])
+    np.testing.assert_array_equal(hi, TF_Q100)
+    np.testing.assert_array_equal(full, TF_Q100)
+    np.testing.assert_array_equal(lo, TF_Q1)
+
+
+def test_crop_and_resize_makes_its_inputs_in_argument_order():
+    img = np.zeros((1, 4, 4, 1), np.float32)
+    tf.image.crop_and_resize(img, [[0.0, 0.0, 1.0, 1.0]], [0], [2, 2])
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names == ["CropAndResize/image", "CropAndResize/boxes", "CropAndResize/box_ind",
+                     "CropAndResize/crop_size", "CropAndResize"]
+    with pytest.raises(ValueError, match="Attr 'method' of 'CropAndResize' Op passed string "
+                                         "'bicubic' not in"):
+        tf.image.crop_and_resize(img, [[0.0, 0.0, 1.0, 1.0]], [0], [2, 2], method="bicubic")
+    # TF made the four inputs before checking the attr
+    assert tf.get_default_graph()._last_id == 9
+
+
+def test_adjust_contrast_names_its_input_images():
+    tf.image.adjust_contrast(np.zeros((2, 2, 3), np.float32), 1.5)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names == ["adjust_contrast/images", "adjust_contrast/contrast_factor", "adjust_contrast",
+                     "adjust_contrast/Identity"]
