@@ -764,8 +764,13 @@ class Layer:
                     in_mask = input_masks[0] if len(input_masks) == 1 else input_masks
                     if mask_passed:  # a mask handed to the call itself (TF 1.x)
                         in_mask = explicit_mask
-                    out_masks = self.compute_mask(inputs, in_mask)
                     out_flat = flatten(outputs)
+                    # a call that set every output's _keras_mask itself made its masks (TF 1.15
+                    # then makes none: Masking computes output and mask jointly)
+                    out_masks = ([ops.KERAS_MASKS.get(o) for o in out_flat]
+                                 if all(isinstance(o, ops.Tensor)
+                                        and ops.KERAS_MASKS.get(o) is not None for o in out_flat)
+                                 else self.compute_mask(inputs, in_mask))
                     # (a nested list of masks is flattened as the outputs, as TF's)
                     out_masks = flatten(out_masks) if isinstance(out_masks, (list, tuple)) \
                         else [out_masks] * len(out_flat)

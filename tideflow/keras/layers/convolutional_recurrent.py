@@ -232,12 +232,12 @@ class ConvLSTM2D(Layer):
         in_masks = rec_masks = None
         if self.dropout > 0:
             ones = tf.ones_like(x[:, 0])
-            in_masks = [K.in_train_phase(lambda: tf.nn.dropout(ones, rate=self.dropout),
+            in_masks = [K.in_train_phase(lambda: K.dropout(ones, self.dropout),
                                          lambda: ones, training=training) for _ in range(4)]
         if self.recurrent_dropout > 0:
             ones = tf.ones_like(states[0])
             rec_masks = [K.in_train_phase(
-                lambda: tf.nn.dropout(ones, rate=self.recurrent_dropout), lambda: ones,
+                lambda: K.dropout(ones, self.recurrent_dropout), lambda: ones,
                 training=training) for _ in range(4)]
 
         if mask is None:

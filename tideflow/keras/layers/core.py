@@ -669,7 +669,9 @@ class Masking(Layer):
 
     def call(self, inputs):
         keep = tf.reduce_any(tf.not_equal(inputs, self.mask_value), axis=-1, keepdims=True)
-        return inputs * tf.cast(keep, inputs.dtype.base_dtype)
+        outputs = inputs * tf.cast(keep, inputs.dtype.base_dtype)
+        outputs._keras_mask = tf.squeeze(keep, axis=-1)  # (output and mask made together)
+        return outputs
 
     def compute_output_shape(self, input_shape):
         return input_shape

@@ -23,10 +23,16 @@ from tideflow.keras.engine.base_layer import (
 from tideflow.keras.layers.core import _add_weight, _ser, _ser_attrs, training_flag
 
 
-def _dropout_mask(like, rate, training):
-    ones = tf.ones_like(like)
-    return K.in_train_phase(lambda: tf.nn.dropout(ones, rate=rate), lambda: ones,
-                            training=training)
+def _dropout_masks(ones, rate, training, count):
+    """A cell's dropout masks as TF 1.15's cells make them: ``count`` (one per gate of an
+    LSTM or GRU), each ``K.dropout`` of ``ones`` (its seed from NumPy's generator, so
+    np.random.seed repeats it) in the training phase, ``ones`` else."""
+    return [K.in_train_phase(lambda: K.dropout(ones, rate), ones, training=training)
+            for _ in range(count)]
+
+
+def _masked(t, masks, gate):
+    return t if masks is None else t * masks[gate]
 
 
 def _zero_states(state_size, batch_size, dtype):
@@ -101,12 +107,20 @@ class _Cell(Layer):
         return self.bias_initializer
 
     def _apply_masks(self, inputs, h):
-        in_mask, rec_mask = self._masks
-        if in_mask is not None:
-            inputs = inputs * in_mask
-        if rec_mask is not None:
-            h = h * rec_mask
+        """``inputs`` and ``h`` times their first dropout masks (SimpleRNN's only ones; an
+        LSTM's or GRU's with ``implementation=2``, as TF 1.15)."""
+        in_masks, rec_masks = self._masks
+        if in_masks is not None:
+            inputs = inputs * in_masks[0]
+        if rec_masks is not None:
+            h = h * rec_masks[0]
         return inputs, h
+
+    def _per_gate(self):
+        """The dropout masks one per gate (TF 1.15's implementation 1), or None for none."""
+        if self.implementation != 1 or self._masks == (None, None):
+            return None
+        return self._masks
 
     def get_config(self):
         config = super().get_config()
@@ -195,8 +209,17 @@ class LSTMCell(_GatedCell):
     def _gate_inputs(self, inputs, h):
         """``x @ kernel + h @ recurrent_kernel (+ bias)`` (dropout masks applied): the four
         gates' pre-activations side by side, [batch, 4 * units]."""
-        x, h_in = self._apply_masks(inputs, h)
-        z = tf.matmul(x, self.kernel) + tf.matmul(h_in, self.recurrent_kernel)
+        per_gate = self._per_gate()
+        if per_gate is None:
+            x, h_in = self._apply_masks(inputs, h)
+            z = tf.matmul(x, self.kernel) + tf.matmul(h_in, self.recurrent_kernel)
+        else:  # each gate's own masks on the inputs and on h
+            u = self.units
+            z = tf.concat([
+                tf.matmul(_masked(inputs, per_gate[0], g), self.kernel[:, g * u:(g + 1) * u])
+                + tf.matmul(_masked(h, per_gate[1], g),
+                            self.recurrent_kernel[:, g * u:(g + 1) * u])
+                for g in range(4)], 1)
         if self.bias is not None:
             z = tf.nn.bias_add(z, self.bias)
         return z
@@ -272,25 +295,45 @@ class GRUCell(_GatedCell):
 
     def call(self, inputs, states, training=None):
         h_prev = states[0]
-        x, h_in = self._apply_masks(inputs, h_prev)
+        per_gate = self._per_gate()
+        x, h_in = (inputs, h_prev) if per_gate is not None else \
+            self._apply_masks(inputs, h_prev)
+        in_m, rec_m = per_gate or (None, None)
+        if per_gate is None:
+            # TF 1.15's implementation 2 carries the masked h into the new h too
+            h_prev = h_in
         u = self.units
-        xw = tf.matmul(x, self.kernel)
         bias = self._bias_pair() if self.bias is not None else None
-        if bias is not None:
-            xw = tf.nn.bias_add(xw, bias[0] if self.reset_after else bias)
-        x_z, x_r, x_h = xw[:, :u], xw[:, u:2 * u], xw[:, 2 * u:]
+        in_bias = None if bias is None else (bias[0] if self.reset_after else bias)
+        if in_m is None:
+            xw = tf.matmul(x, self.kernel)
+            if in_bias is not None:
+                xw = tf.nn.bias_add(xw, in_bias)
+            x_z, x_r, x_h = xw[:, :u], xw[:, u:2 * u], xw[:, 2 * u:]
+        else:  # each gate's own input mask (implementation 1)
+            x_z, x_r, x_h = [tf.matmul(_masked(x, in_m, g), self.kernel[:, g * u:(g + 1) * u])
+                             + (0 if in_bias is None else in_bias[g * u:(g + 1) * u])
+                             for g in range(3)]
+        h_z, h_r, h_h = [_masked(h_in, rec_m, g) for g in range(3)]
         if self.reset_after:
-            hu = tf.matmul(h_in, self.recurrent_kernel)
-            if bias is not None:
-                hu = tf.nn.bias_add(hu, bias[1])
-            z = self.recurrent_activation(x_z + hu[:, :u])
-            r = self.recurrent_activation(x_r + hu[:, u:2 * u])
-            hh = self.activation(x_h + r * hu[:, 2 * u:])
+            if rec_m is None:
+                hu = tf.matmul(h_in, self.recurrent_kernel)
+                if bias is not None:
+                    hu = tf.nn.bias_add(hu, bias[1])
+                hu_z, hu_r, hu_h = hu[:, :u], hu[:, u:2 * u], hu[:, 2 * u:]
+            else:
+                hu_z, hu_r, hu_h = [
+                    tf.matmul(hg, self.recurrent_kernel[:, g * u:(g + 1) * u])
+                    + (0 if bias is None else bias[1][g * u:(g + 1) * u])
+                    for g, hg in enumerate((h_z, h_r, h_h))]
+            z = self.recurrent_activation(x_z + hu_z)
+            r = self.recurrent_activation(x_r + hu_r)
+            hh = self.activation(x_h + r * hu_h)
         else:
             rk = self.recurrent_kernel
-            z = self.recurrent_activation(x_z + tf.matmul(h_in, rk[:, :u]))
-            r = self.recurrent_activation(x_r + tf.matmul(h_in, rk[:, u:2 * u]))
-            hh = self.activation(x_h + tf.matmul(r * h_in, rk[:, 2 * u:]))
+            z = self.recurrent_activation(x_z + tf.matmul(h_z, rk[:, :u]))
+            r = self.recurrent_activation(x_r + tf.matmul(h_r, rk[:, u:2 * u]))
+            hh = self.activation(x_h + tf.matmul(r * h_h, rk[:, 2 * u:]))
         h = z * h_prev + (1.0 - z) * hh
         return h, [h]
 
@@ -875,15 +918,30 @@ class RNN(Layer):
                 raise ValueError(f"Layer {self.name} expects {len(adapter.state_size)} "
                                  f"initial state(s), but it received {len(initial_state)}.")
         cell = self.cell
-        in_mask = rec_mask = None
-        if getattr(cell, "dropout", 0) > 0 or getattr(cell, "recurrent_dropout", 0) > 0:
+        cells = cell.cells if isinstance(cell, StackedRNNCells) else [cell]
+        if any(getattr(c, "dropout", 0) > 0 or getattr(c, "recurrent_dropout", 0) > 0
+               for c in cells):
             # (the learning phase only where the cell drops out, as TF's cells ask for it)
             training = training_flag(training)
-        if getattr(cell, "dropout", 0) > 0:
-            in_mask = _dropout_mask(x[:, 0, :], cell.dropout, training)
-        if getattr(cell, "recurrent_dropout", 0) > 0:
-            rec_mask = _dropout_mask(initial_state[0], cell.recurrent_dropout, training)
-        cell._masks = (in_mask, rec_mask)
+        in_size = None  # (the step input's size for the cells after the first)
+
+        def ones(size):
+            return tf.ones(tf.stack([batch, size]), x.dtype.base_dtype)
+
+        for c in cells:  # (in TF 1.15's order: at each cell's first step, inputs first)
+            masks = [None, None]
+            count = getattr(c, "_GATES", 1)
+            if getattr(c, "dropout", 0) > 0:
+                masks[0] = _dropout_masks(tf.ones_like(x[:, 0, :]) if in_size is None
+                                          else ones(in_size), c.dropout, training, count)
+            if getattr(c, "recurrent_dropout", 0) > 0:
+                masks[1] = _dropout_masks(
+                    tf.ones_like(initial_state[0]) if c is cell
+                    else ones(_CellAdapter(c).state_size[0]), c.recurrent_dropout,
+                    training, count)
+            if hasattr(c, "_masks"):
+                c._masks = tuple(masks)
+            in_size = _output_size(c) or _CellAdapter(c).state_size[0]
         rnn_inputs = x
         if mask is not None:
             m = tf.cast(mask, x.dtype.base_dtype)
@@ -899,7 +957,9 @@ class RNN(Layer):
                 outputs, states = tf.nn.dynamic_rnn(adapter, rnn_inputs,
                                                     initial_state=initial_state, scope="rnn")
         finally:
-            cell._masks = (None, None)
+            for c in cells:
+                if hasattr(c, "_masks"):
+                    c._masks = (None, None)
         states = list(states)
         last_output = None
         if mask is not None:

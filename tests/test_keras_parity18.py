@@ -1,0 +1,49 @@
+"""tf.keras parity with TF 1.15 (eighteenth session): recurrent dropout masks, Masking's
+jointly computed mask, and what fit builds. Expected values are TF 1.15's printed outputs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+L = tf.keras.layers
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+_X = np.random.RandomState(0).rand(2, 3, 2).astype("float32")
+
+
+@pytest.mark.parametrize("make,expected", [
+    (lambda: L.LSTM(2, dropout=0.5, recurrent_dropout=0.5, input_shape=(3, 2)),
+     [[0.16506, 0.33726], [-0.04029, 0.03901]]),
+    (lambda: L.GRU(2, dropout=0.5, recurrent_dropout=0.5, implementation=2,
+                   input_shape=(3, 2)),
+     [[-0.16919, 0.22262], [0.08759, 1.24281]]),
+    (lambda: L.SimpleRNN(2, dropout=0.5, recurrent_dropout=0.5, input_shape=(3, 2)),
+     [[-0.16516, -0.8972], [-0.35045, -0.97398]]),
+])
+def test_rnn_dropout_masks_per_gate_seeded_by_numpy(make, expected):
+    # TF 1.15's cells: one mask per gate (implementation 1), each K.dropout with its seed
+    # drawn from NumPy's generator; GRU's implementation 2 carries the masked h into h
+    np.random.seed(3)
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([make()])
+    f = tf.keras.backend.function([m.input, tf.keras.backend.learning_phase()], [m.output])
+    np.testing.assert_allclose(f([_X, 1])[0], expected, atol=2e-5)
+
+
+def test_masking_makes_its_mask_with_its_output():
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([L.Masking(0., input_shape=(3, 2)), L.SimpleRNN(2), L.Dense(1)])
+    names = [o.name for o in tf.get_default_graph().get_operations()
+             if o.name.startswith("masking/")]
+    assert names == ["masking/NotEqual/y", "masking/NotEqual", "masking/Any/reduction_indices",
+                     "masking/Any", "masking/Cast", "masking/mul", "masking/Squeeze"]
+    # (the op count before the Dense kernel as TF's: its seeded initial value)
+    np.testing.assert_allclose(tf.keras.backend.get_session().run(m.weights[-2]),
+                               [[-0.41119], [-0.08262]], atol=1e-5)
