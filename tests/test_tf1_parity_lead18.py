@@ -128,3 +128,21 @@ def test_tf_layers_read_as_never_connected_keras_layers():
     with pytest.raises(RuntimeError, match="never been called and thus has no defined input."):
         d.get_input_at(0)
     assert not hasattr(d, "input_shape")
+
+
+@pytest.mark.parametrize("module, names", [
+    ("io", ["decode_jpeg", "read_file", "write_graph", "PaddingFIFOQueue"]),
+    ("estimator", ["DNNClassifier", "LinearRegressor", "BaselineClassifier"]),
+    ("random", ["fixed_unigram_candidate_sampler"]),
+    ("distribute", ["Server"]),
+    ("contrib", ["slim", "layers", "rnn"]),
+    ("raw_ops", ["MatMul", "Conv2D", "Placeholder"]),
+])
+def test_dir_of_lazy_namespaces_lists_their_names(module, names):
+    # TF 1.15's dir() of these namespaces lists every public name; tideflow binds some on
+    # first use, and dir() lists those too (programs and libraries walk dir(tf.X))
+    mod = getattr(tf, module)
+    listed = dir(mod)
+    assert set(names) <= set(listed)
+    assert all(hasattr(mod, n) for n in listed if not n.startswith("_"))
+    assert set(names) <= set(dir(getattr(tf.compat.v1, module)))

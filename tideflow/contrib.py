@@ -812,3 +812,7 @@ sys.meta_path.append(_AliasFinder())
 
 __all__ = ["crf", "deprecated", "framework", "gan", "image", "layers", "legacy_seq2seq", "lookup", "losses", "metrics",
            "nn", "opt", "resampler", "rnn", "seq2seq", "slim", "sparsemax", "training"]
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_ALIASES))

@@ -89,3 +89,8 @@ __all__ = [
     "serialize_tensor",
     "tf_record_iterator",
 ]
+
+
+def __dir__():
+    # the lazily bound names too (TF's dir(tf.io) lists them)
+    return sorted(set(globals()) | set(_ALIASES) | set(_FROM_IO_OPS))

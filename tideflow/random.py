@@ -100,3 +100,7 @@ def __getattr__(name):
 
         return getattr(nn, name)
     raise AttributeError(f"module 'tideflow.random' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_NN_SAMPLERS))

@@ -104,3 +104,12 @@ def __getattr__(name):
     fn = _make(op_def)
     globals()[name] = fn
     return fn
+
+
+def __dir__():
+    # every op's name, as TF's dir(tf.raw_ops) lists them (loads all op modules)
+    from tideflow.framework import op_registry
+
+    op_registry.load_all_op_modules()
+    ops = (n for n in op_registry.registered_ops() if not n.startswith("_"))
+    return sorted(set(globals()) | set(ops))

@@ -72,3 +72,7 @@ __all__ = [
     "get_cross_replica_context", "get_loss_reduction", "get_replica_context", "get_strategy",
     "has_strategy", "in_cross_replica_context",
 ]
+
+
+def __dir__():
+    return sorted(set(globals()) | {"Server"})

@@ -87,3 +87,7 @@ __all__ = [
     "add_metrics", "classifier_parse_example_spec", "experimental", "export", "inputs",
     "regressor_parse_example_spec", "tpu", "train_and_evaluate",
 ]
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_CANNED))
