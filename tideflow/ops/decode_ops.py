@@ -41,9 +41,18 @@ def _decode_raw_kernel(bytes, *, out_type, little_endian):
 
         raise _invalid(f"Input to DecodeRaw has length {size} that is not a multiple of "
                        f"{dt.itemsize}, the size of {_type_string(out_type)}")
-    data = np.frombuffer(b"".join(flat.tolist()), dtype=dt)
-    out = data.astype(out_type.as_numpy_dtype)  # native byte order, owns its memory
+    out = _from_buffer(b"".join(flat.tolist()), dt, out_type.as_numpy_dtype)
     return out.reshape(x.shape + (size // dt.itemsize,))
+
+
+def _from_buffer(buf, dt, native):
+    """The values in ``buf`` read as ``dt``, as a copy in the native order ``native``."""
+    if dt.kind == "c" and dt.byteorder == ">":
+        # as TF: a big-endian complex swaps all its bytes at once (the imaginary part first)
+        swapped = np.frombuffer(buf, np.uint8).reshape(-1, dt.itemsize)[:, ::-1]
+        return np.ascontiguousarray(swapped).view(np.dtype(native).newbyteorder("<")).astype(
+            native).reshape(-1)
+    return np.frombuffer(buf, dtype=dt).astype(native)  # a copy that owns its memory
 
 
 def _decode_raw_factory(ctx):
@@ -56,7 +65,7 @@ def _decode_raw_factory(ctx):
         if type(data) is np.ndarray and data.ndim == 0:
             s = data[()]
             if type(s) is bytes and len(s) % dt.itemsize == 0:
-                return np.frombuffer(s, dtype=dt).astype(native)  # a copy that owns its memory
+                return _from_buffer(s, dt, native)
         return _decode_raw_kernel(data, out_type=out_type, little_endian=little_endian)
 
     return run

@@ -327,7 +327,9 @@ def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
         inputs = list(inputs)
     else:
         inputs = [inputs]
-    _split_template(template, placeholder, len(inputs), "string_format")
+    if template.count(placeholder) != len(inputs):  # (TF's words)
+        raise ValueError(f"{template.count(placeholder)} placeholder(s) in template does not "
+                         f"match {len(inputs)} tensor(s) provided as input")
     xs = ops.convert_n_to_tensor(inputs)
     return ops.apply_op(
         "StringFormat", [xs],

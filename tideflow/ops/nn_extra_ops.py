@@ -158,7 +158,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
     if combiner is None:
         combiner = "mean"
     if combiner not in ("mean", "sqrtn", "sum"):
-        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
+        raise ValueError("combiner must be one of 'mean', 'sqrtn' or 'sum'")  # (TF's words)
     if not isinstance(sp_ids, SparseTensor):
         raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids).__name__}")
     if sp_weights is not None and not isinstance(sp_weights, SparseTensor):

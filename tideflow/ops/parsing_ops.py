@@ -484,7 +484,9 @@ op_registry.declare(
     kernel_factory=_parse_single_example_factory,
     differentiable=False,
 )
-ops.register_constant_value("ParseSingleExample", _parsed_constant)
+# (only while shapes are inferred: TF's Python constant_value stops at the op, so a parsed
+# VarLenFeature's own get_shape() stays (?,))
+ops.register_constant_value("ParseSingleExample", _parsed_constant, shape_inference_only=True)
 
 
 # ------------------------------------------------------------------------------------------

@@ -76,7 +76,7 @@ op_registry.declare(
     "SparseSoftmax",
     inputs=["sp_indices: int64", "sp_values: T", "sp_shape: int64"],
     outputs=["output: T"],
-    attrs=["T: {half, float, double}"],
+    attrs=["T: {float, double}"],
     shape=lambda op: [op._inputs[1]._shape.merge_with(unknown_shape(1))],
     kernel=_sparse_softmax_kernel,
     grad=_sparse_softmax_grad,
@@ -134,11 +134,11 @@ for _name, _fn in (("SparseSparseMaximum", max), ("SparseSparseMinimum", min)):
 
 def _sparse_sparse(op_type, sp_a, sp_b, name):
     sp_a, sp_b = _as_sparse(sp_a, "sp_a"), _as_sparse(sp_b, "sp_b")
-    with ops.name_scope(name, op_type, [sp_a.indices, sp_b.indices]):
-        idx, vals = ops.apply_op(op_type, [sp_a.indices, sp_a.values, sp_a.dense_shape,
-                                           sp_b.indices, sp_b.values, sp_b.dense_shape]
-                                 )._outputs
-        return SparseTensor(idx, vals, sp_a.dense_shape)
+    # as TF: the op itself takes the name (no scope around it)
+    idx, vals = ops.apply_op(op_type, [sp_a.indices, sp_a.values, sp_a.dense_shape,
+                                       sp_b.indices, sp_b.values, sp_b.dense_shape],
+                             name=name)._outputs
+    return SparseTensor(idx, vals, sp_a.dense_shape)
 
 
 def sparse_maximum(sp_a, sp_b, name=None):
@@ -215,7 +215,9 @@ op_registry.declare(
     kernel=_sparse_split_kernel,
     differentiable=False,
 )
-ops.register_constant_value("SparseSplit", _sparse_split_shape_value)
+# (only while shapes are inferred: TF's Python constant_value leaves the pieces' dense shapes
+# unknown, so a piece's get_shape() is (?, ?) while to_dense of it has a static shape)
+ops.register_constant_value("SparseSplit", _sparse_split_shape_value, shape_inference_only=True)
 
 
 def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None, name=None,

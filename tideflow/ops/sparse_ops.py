@@ -70,9 +70,14 @@ def _check_sparse(indices, values, shape, what="input"):
     if shape.ndim != 1:
         raise _invalid(f"{what} shape should be a vector but received shape {_fmt(shape.shape)}")
     if indices.shape[0] != values.shape[0]:
+        if what == "input":  # TF's SparseTensor validation words
+            raise _invalid(f"indices and values rows (indexing dimension) must match. (indices "
+                           f"= {indices.shape[0]}, values = {values.shape[0]})")
         raise _invalid(f"Number of elements in {what} indices ({indices.shape[0]}) and values "
                        f"({values.shape[0]}) do not match")
     if indices.shape[1] != shape.shape[0]:
+        if what == "input":
+            raise _invalid("Order length must be SparseTensor rank.")
         raise _invalid(f"{what} indices have rank {indices.shape[1]} but shape has "
                        f"{shape.shape[0]} entries")
     return indices.astype(np.int64, copy=False), values, shape.astype(np.int64, copy=False)
@@ -119,8 +124,8 @@ def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default
         raise _invalid(f"default_value should be a scalar, got shape "
                        f"{_fmt(np.shape(default_value))}")
     if idx.shape[1] != shape.shape[0]:
-        raise _invalid(f"sparse_indices[{idx.shape[0]},{idx.shape[1]}] and output_shape "
-                       f"[{shape.shape[0]}] have incompatible number of dimensions")
+        raise _invalid(f"output_shape has incorrect number of elements: {shape.shape[0]} "
+                       f"should be: {idx.shape[1]}")
     if validate_indices:
         _validate_index_order(idx.astype(np.int64), shape)
     elif n and (np.any(idx < 0) or np.any(idx >= shape)):
@@ -332,18 +337,22 @@ op_registry.declare(
 
 def _sparse_dense_add_kernel(a_indices, a_values, a_shape, b):
     b = np.asarray(b)
+    shape = np.asarray(a_shape).reshape(-1)
+    if shape.shape[0] != b.ndim:  # TF's checks and words
+        raise _invalid(f"Two operands have different ranks; received: {shape.shape[0]} and "
+                       f"{b.ndim}")
+    for d in range(b.ndim):
+        if shape[d] != b.shape[d]:
+            raise _invalid(f"Dimension {d} does not equal (no broadcasting is supported): "
+                           f"sparse side {shape[d]} vs dense side {b.shape[d]}")
     idx, vals, shape = _check_sparse(a_indices, a_values, a_shape)
-    if tuple(shape) != b.shape:
-        raise _invalid(f"Dimension mismatch: sparse shape {_fmt(shape)} vs dense shape "
-                       f"{_fmt(b.shape)}")
     out = np.array(b, copy=True)
     if idx.shape[0]:
         bad = (idx < 0) | (idx >= shape)
         if bad.any():
-            i, d = (int(v) for v in np.argwhere(bad)[0])
-            raise _invalid(f"Sparse tensor has an invalid index on dimension {d}: "
-                           f"a_indices({i}, {d}) = {idx[i, d]}, dense tensor shape: "
-                           f"{_fmt(shape)}")
+            d = int(np.nonzero(bad.any(0))[0][0])
+            raise _invalid(f"Sparse tensor has some invalid index on dimension {d}; dense "
+                           f"tensor shape: {_fmt(shape)}")
         np.add.at(out, tuple(idx.T), vals)
     return out
 
@@ -544,10 +553,23 @@ def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint
     vals = np.asarray(a_values)
     shape = np.asarray(a_shape).astype(np.int64)
     b = np.asarray(b)
-    if idx.ndim != 2 or idx.shape[1] != 2 or shape.shape != (2,) or vals.ndim != 1:
-        raise _invalid("Tensor 'a' is not a matrix")
+    # TF's checks, in its order and words
+    if idx.ndim != 2:
+        raise _invalid("Tensor 'a_indices' is not a matrix")
     if b.ndim != 2:
-        raise _invalid(f"Tensor 'b' is not a matrix, got shape {_fmt(b.shape)}")
+        raise _invalid("Tensor 'b' is not a matrix")
+    if vals.ndim != 1:
+        raise _invalid("Tensor 'a_values' is not a vector")
+    if shape.ndim != 1:
+        raise _invalid("Tensor 'a_shape' is not a vector")
+    if shape.shape[0] != 2:
+        raise _invalid("Tensor 'a_shape' must have 2 elements")
+    if idx.shape[0] != vals.shape[0]:
+        raise _invalid("Number of rows of a_indices does not match number of entries in "
+                       "a_values")
+    if idx.shape[1] != 2:
+        raise _invalid("Number of columns of a_indices does not match number of entries in "
+                       "a_shape")
     if adjoint_b:
         b = b.conj().T
     rows, cols = idx[:, 0], idx[:, 1]
@@ -693,7 +715,7 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
     With ``expand_nonconcat_dim`` the other dimensions of each input grow to the largest
     among the inputs; otherwise they must match.
     """
-    from tideflow.ops import array_ops, math_ops, range_ops, reduction_ops
+    from tideflow.ops import array_ops, reduction_ops
 
     if concat_dim is not None:
         if axis is not None:
@@ -710,22 +732,27 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
     if len(sp_inputs) == 1:
         return sp_inputs[0]
     shapes = [s.dense_shape for s in sp_inputs]
-    with ops.name_scope(name, "SparseConcat", [s.values for s in sp_inputs]):
-        if expand_nonconcat_dim:
-            rank = array_ops.size(shapes[0])
-            largest = reduction_ops.reduce_max(array_ops.stack(shapes), 0)
-            hot = range_ops.one_hot(math_ops.floormod(axis, rank), rank, dtype=dtypes.int64)
-            shapes = [s * hot + largest * (1 - hot) for s in shapes]
-        out = ops.apply_op("SparseConcat", [[s.indices for s in sp_inputs],
-                                            [s.values for s in sp_inputs], shapes],
-                           {"concat_dim": int(axis)})._outputs
-        # as TF: shapes known when the graph is built give the result its static shape
-        known = [ops.constant_value(s) for s in shapes]
-        if all(k is not None for k in known):
-            dense_shape = np.array(known[0], dtype=np.int64)
-            dense_shape[int(axis)] = sum(int(k[int(axis)]) for k in known)
-            out = [out[0], out[1], dense_shape]
-        return SparseTensor(*out)
+    axis = int(axis)
+    if expand_nonconcat_dim:
+        # as TF: the elementwise largest shape, with each input's own size along axis (built
+        # outside any name scope, so the op names are TF's: Reshape.., concat, Max, ...)
+        largest = reduction_ops.reduce_max(array_ops.concat(
+            [array_ops.reshape(s, [1, -1]) for s in shapes], 0), 0)
+        shapes = [array_ops.concat([largest[:axis], s[-1:] if axis == -1 else s[axis:axis + 1],
+                                    [] if axis == -1 else largest[axis + 1:]], 0)
+                  for s in shapes]
+    # as TF: the op itself takes the name (no scope around it)
+    out = ops.apply_op("SparseConcat", [[s.indices for s in sp_inputs],
+                                        [s.values for s in sp_inputs], shapes],
+                       {"concat_dim": axis}, name=name)._outputs
+    # as TF: shapes known when the graph is built give the result a constant dense shape
+    # (the expanded shapes are slices, which TF's constant_value does not see through)
+    known = [None if expand_nonconcat_dim else ops.constant_value(s) for s in shapes]
+    if all(k is not None for k in known):
+        dense_shape = np.array(known[0], dtype=np.int64)
+        dense_shape[axis] = sum(int(k[axis]) for k in known)
+        out = [out[0], out[1], ops.convert_to_tensor(dense_shape)]
+    return SparseTensor(*out)
 
 
 def _sparse_reorder_kernel(input_indices, input_values, input_shape):
@@ -930,15 +957,20 @@ op_registry.declare(
 )
 
 
-def _fold_later(*op_types):
-    # array_ops imports this module: register the constant folds on first use of it
-    from tideflow.ops.array_ops import _register_fold
+def _fold_in_shape_inference(op_type):
+    # array_ops imports this module: take its constant fold on first use of it
+    def fold(op, i):
+        from tideflow.ops.array_ops import _fold
 
-    _register_fold(*op_types)
+        return _fold(op, i)
+
+    ops.register_constant_value(op_type, fold, shape_inference_only=True)
 
 
-# as TF's shape refiner: a slice of a constant SparseTensor has its dense shape when built
-_fold_later("SparseSlice")
+# as TF's shape refiner: a slice of a constant SparseTensor has its dense shape while shapes
+# are inferred (to_dense of it is static), but TF's Python constant_value stops at the op, so
+# the slice's own get_shape() is unknown
+_fold_in_shape_inference("SparseSlice")
 
 
 def _sparse_slice_grad_kernel(backprop_val_grad, input_indices, input_start, output_indices):
@@ -969,9 +1001,11 @@ op_registry.declare(
 def sparse_slice(sp_input, start, size, name=None):
     """The entries of ``sp_input`` inside the box [start, start + size), re-based at 0."""
     sp_input = _as_sparse(sp_input)
-    with ops.name_scope(name, "SparseSlice", [sp_input]):
-        start = ops.convert_to_tensor(start, dtype=dtypes.int64, name="start")
-        size = ops.convert_to_tensor(size, dtype=dtypes.int64, name="size")
+    start = ops.convert_to_tensor(start, dtype=dtypes.int64)
+    size = ops.convert_to_tensor(size, dtype=dtypes.int64)
+    with ops.name_scope(name, "SparseSlice", [sp_input]) as scope:
+        # as TF: the op takes the scope's own name
         out = ops.apply_op("SparseSlice", [sp_input.indices, sp_input.values,
-                                           sp_input.dense_shape, start, size])._outputs
+                                           sp_input.dense_shape, start, size],
+                           name=scope)._outputs
         return SparseTensor(*out)

@@ -217,7 +217,8 @@ def _fill_empty_rows_kernel(indices, values, dense_shape, default_value):
     bad = np.nonzero((row < 0) | (row >= rows))[0]
     if bad.size:
         i = int(bad[0])
-        raise _invalid(f"indices({i}, 0) is invalid: {row[i]} is out of range [0, {rows})")
+        why = f"{row[i]} < 0" if row[i] < 0 else f"{row[i]} >= {rows}"  # (TF's words)
+        raise _invalid(f"indices({i}, 0) is invalid: {why}")
     empty = np.bincount(row, minlength=rows) == 0
     fill_rows = np.nonzero(empty)[0]
     fill_idx = np.zeros((fill_rows.size, idx.shape[1]), np.int64)
@@ -306,12 +307,20 @@ def sparse_transpose(sp_input, perm=None, name=None):
     sp_input = _as_sparse(sp_input)
     with ops.name_scope(name, "SparseTranspose", [sp_input]):
         if perm is None:
-            rank = array_ops.size(sp_input.dense_shape)
-            perm = range_ops.range(rank - 1, -1, -1)
-        perm = ops.convert_to_tensor(perm, dtype=dtypes.int32, name="perm")
-        indices = array_ops.gather(sp_input.indices, perm, axis=1)
-        shape = array_ops.gather(sp_input.dense_shape, perm)
-        return sparse_reorder(SparseTensor(indices, sp_input.values, shape))
+            rank = array_ops.size(sp_input.dense_shape, out_type=dtypes.int32, name="Rank")
+            perm = (rank - 1) - range_ops.range(0, rank, 1)
+        indices = array_ops.transpose(array_ops.gather(array_ops.transpose(sp_input.indices),
+                                                       perm))
+        # as TF: a constant perm over a fully known shape gives a constant dense shape;
+        # otherwise it is gathered when run (and the result's static shape is unknown)
+        known_perm = ops.constant_value(ops.convert_to_tensor(perm))
+        shape = sp_input.get_shape()
+        if known_perm is not None and shape.is_fully_defined():
+            old = shape.as_list()
+            dense_shape = [old[int(p)] for p in np.asarray(known_perm).reshape(-1)]
+        else:
+            dense_shape = array_ops.gather(sp_input.dense_shape, perm)
+        return sparse_reorder(SparseTensor(indices, sp_input.values, dense_shape))
 
 
 def sparse_placeholder(dtype, shape=None, name=None):

@@ -75,15 +75,22 @@ def _as_string_factory(ctx):
     else:
         spec += "d"
 
+    # as C's printf: the 0 flag pads nan and inf with spaces (Python's % pads them with 0s)
+    nonfinite_spec = spec.replace("%0", "%", 1)
+
+    def fmt(v):
+        v = float(v)
+        return (spec if np.isfinite(v) else nonfinite_spec) % v
+
     if dtype == dtypes.bool:
         def one(v):
             return b"true" if v else b"false"
     elif dtype.is_complex:
         def one(v):
-            return (f"({spec % v.real},{spec % v.imag})").encode()
+            return (f"({fmt(v.real)},{fmt(v.imag)})").encode()
     elif dtype in _FLOATS:
         def one(v):
-            return (spec % float(v)).encode()
+            return fmt(v).encode()
     else:
         def one(v):
             return (spec % int(v)).encode()
@@ -145,15 +152,15 @@ def _string_join_shape(op):
     shapes = [t._shape for t in op._inputs]
     if all(s.ndims == 0 for s in shapes):
         return [scalar()]
+    from tideflow.ops.concat_ops import _merge_error
+
     out = unknown_shape()
     for s in shapes:
         if s.ndims is not None and s.ndims != 0:
-            try:
-                out = out.merge_with(s)
-            except ValueError:
-                raise ValueError(
-                    f"Dimensions must be equal, but shapes are {out} and {s}"
-                ) from None
+            err = _merge_error(out, s)  # (TF's shape-merge words)
+            if err is not None:
+                raise ValueError(err)
+            out = out.merge_with(s)
     return [out]
 
 
@@ -470,6 +477,9 @@ def _substr_kernel(input, pos, len_, *, unit="BYTE"):
 
 def _substr_shape(op):
     pos, len_ = op._inputs[1]._shape, op._inputs[2]._shape
+    if pos.ndims is not None and len_.ndims is not None and pos.ndims != len_.ndims:
+        # as TF: pos must first have len's rank
+        raise ValueError(f"Shape must be rank {len_.ndims} but is rank {pos.ndims}")
     if not pos.is_compatible_with(len_):
         raise ValueError(f"pos and len shapes must match: {pos} vs. {len_}")
     return [broadcast_shape(op._inputs[0]._shape, pos)]

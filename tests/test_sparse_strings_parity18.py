@@ -1,0 +1,189 @@
+"""SparseTensor and string op corners found by differential programs against TF 1.15 (op
+names, static shapes of sparse results, malformed sparse inputs, printf corners, byte order);
+expected values are TF 1.15's printed outputs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run(t, feed=None):
+    with tf.Session() as s:
+        return s.run(t, feed)
+
+
+def _names(sp):
+    return [sp.indices.name, sp.values.name, sp.dense_shape.name]
+
+
+def _sp(indices, values, shape, dtype=np.float32):
+    return tf.SparseTensor(indices, np.array(values, dtype), shape)
+
+
+def test_sparse_concat_names_its_op_and_makes_a_constant_shape():
+    a = _sp([[0, 0], [1, 1]], [1, 2], [2, 2])
+    b = _sp([[0, 1]], [3], [2, 3])
+    c = tf.sparse_concat(1, [a, b])
+    assert _names(c) == ["SparseConcat:0", "SparseConcat:1", "Const:0"]
+    assert c.get_shape().as_list() == [2, 5]
+    c = tf.sparse_concat(-1, [a, b], name="cat")
+    assert _names(c) == ["cat:0", "cat:1", "Const_1:0"]
+    # expanded shapes come from slices: TF leaves the result's shape to the op
+    c = tf.sparse_concat(0, [a, b], expand_nonconcat_dim=True)
+    assert c.dense_shape.name == "SparseConcat_1:2"
+    assert c.get_shape().as_list() == [None, None]
+    v = _run(c)
+    _same(v.indices, [[0, 0], [1, 1], [2, 1]])
+    _same(v.dense_shape, [4, 3])
+
+
+def test_sparse_slice_and_split_pieces_have_unknown_static_shapes():
+    s = _sp([[0, 0], [1, 2], [3, 3]], [1, 2, 3], [4, 5], np.int32)
+    piece = tf.sparse_slice(s, [0, 0], [2, 3])
+    assert _names(piece) == ["SparseSlice:0", "SparseSlice:1", "SparseSlice:2"]
+    assert piece.get_shape().as_list() == [None, None]
+    assert tf.sparse_slice(s, [0, 0], [2, 2], name="sl").values.name == "sl:1"
+    # ... while to_dense of one still has its static shape (TF's shape inference sees it)
+    assert tf.sparse_tensor_to_dense(piece).get_shape().as_list() == [2, 3]
+    parts = tf.sparse_split(sp_input=s, num_split=2, axis=1)
+    assert [p.get_shape().as_list() for p in parts] == [[None, None]] * 2
+    assert tf.sparse_tensor_to_dense(parts[1]).get_shape().as_list() == [4, 2]
+    _same(_run(parts[1]).dense_shape, [4, 2])
+
+
+def test_sparse_maximum_and_minimum_name_their_op():
+    a = _sp([[0, 0], [1, 1]], [1, -2], [2, 2])
+    b = _sp([[0, 0], [0, 1]], [-1, 3], [2, 2])
+    assert tf.sparse_maximum(a, b).values.name == "SparseSparseMaximum:1"
+    assert tf.sparse_minimum(a, b).indices.name == "SparseSparseMinimum:0"
+    assert tf.sparse_maximum(a, b, name="mx").values.name == "mx:1"
+
+
+def test_sparse_transpose_default_perm_is_computed_when_run():
+    s = _sp([[0, 1], [1, 0]], [1, 2], [2, 3])
+    t = tf.sparse_transpose(s)
+    assert t.values.name == "SparseTranspose/SparseReorder:1"
+    v = _run(t)
+    _same(v.indices, [[0, 1], [1, 0]])
+    _same(v.values, [2, 1])
+    _same(v.dense_shape, [3, 2])
+    assert tf.sparse_transpose(s, [1, 0]).get_shape().as_list() == [3, 2]
+
+
+def test_parse_single_example_var_len_shape_is_unknown():
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "c": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"x"]))}))
+    r = tf.parse_single_example(ex.SerializeToString(), {"c": tf.VarLenFeature(tf.string)})
+    assert r["c"].get_shape().as_list() == [None]
+    assert _run(r["c"]).values.tolist() == [b"x"]
+
+
+def test_malformed_sparse_inputs_fail_with_tf_words():
+    p = tf.sparse_placeholder(tf.float32)
+    nnz = ([[0, 0], [1, 2]], [1.0], [2, 3])
+    rank = ([[0, 0], [1, 2]], [1.0, 2.0], [2, 3, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"indices and values rows \(indexing dimension\) must match\. "
+                             r"\(indices = 2, values = 1\)"):
+        _run(tf.sparse_reorder(p), {p: nnz})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Order length must be SparseTensor rank."):
+        _run(tf.sparse_reduce_sum(p, 1), {p: rank})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="output_shape has incorrect number of elements: 3 should be: 2"):
+        _run(tf.sparse_tensor_to_dense(p), {p: rank})
+    mm = tf.sparse_tensor_dense_matmul(p, tf.ones([3, 1]))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Number of rows of a_indices does not match number of entries "
+                             "in a_values"):
+        _run(mm, {p: nnz})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Tensor 'a_shape' must have 2 elements"):
+        _run(mm, {p: rank})
+    add = tf.sparse_add(p, tf.ones([2, 3]))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Two operands have different ranks; received: 3 and 2"):
+        _run(add, {p: rank})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Dimension 0 does not equal \(no broadcasting is supported\): "
+                             r"sparse side 0 vs dense side 2"):
+        _run(add, {p: (np.zeros((0, 2), np.int64), np.zeros(0, np.float32), [0, 3])})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"some invalid index on dimension 0; dense tensor shape: \[2,3\]"):
+        _run(add, {p: ([[0, 0], [5, 2]], [1.0, 2.0], [2, 3])})
+    filled, _ = tf.sparse_fill_empty_rows(p, 0.0)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"indices\(1, 0\) is invalid: 5 >= 2"):
+        _run(filled, {p: ([[0, 0], [5, 2]], [1.0, 2.0], [2, 3])})
+
+
+def test_sparse_softmax_takes_float_and_double_only():
+    s = tf.SparseTensor([[0, 0]], tf.constant([1.0], tf.float16), [1, 1])
+    with pytest.raises(TypeError, match="not in list of allowed values: float32, float64"):
+        tf.sparse_softmax(s)
+
+
+def test_embedding_lookup_sparse_combiner_error_words():
+    ids = _sp([[0, 0]], [1], [1, 1], np.int64)
+    with pytest.raises(ValueError) as e:
+        tf.nn.embedding_lookup_sparse(tf.ones([3, 2]), ids, None, combiner="max")
+    assert str(e.value) == "combiner must be one of 'mean', 'sqrtn' or 'sum'"
+
+
+def test_as_string_zero_fill_pads_nan_and_inf_with_spaces():
+    f = tf.constant([1.5, float("nan"), float("inf"), -float("inf")])
+    got = _run(tf.as_string(f, width=8, fill="0"))
+    assert got.tolist() == [b"1.500000", b"     nan", b"     inf", b"    -inf"]
+    got = _run(tf.as_string(tf.constant([-2.0]), width=6, fill="0", precision=1))
+    assert got.tolist() == [b"-002.0"]
+
+
+def test_hash_bucket_strong_checks_its_key_when_run():
+    t = tf.string_to_hash_bucket_strong(["a"], 10, key=[1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Key must have 2 elements"):
+        _run(t)
+
+
+def test_string_format_placeholder_count_error_words():
+    with pytest.raises(ValueError) as e:
+        tf.strings.format("{} {}", [tf.constant(1)])
+    assert str(e.value) == ("2 placeholder(s) in template does not match 1 tensor(s) provided "
+                            "as input")
+
+
+def test_unicode_decode_scope_names():
+    r = tf.strings.unicode_decode(tf.constant("h\u00e9"), "UTF-8")
+    assert r.name.startswith("UnicodeDecode/")
+    cps, _ = tf.strings.unicode_decode_with_offsets(tf.constant("ab"), "UTF-8")
+    assert cps.name.startswith("UnicodeDecodeWithOffsets/")
+    _same(_run(r), [104, 233])
+
+
+def test_string_join_and_substr_shape_errors_use_tf_words():
+    with pytest.raises(ValueError, match="Shapes must be equal rank, but are 2 and 1"):
+        tf.string_join([tf.constant([["a"], ["b"]]), tf.constant(["x", "y"])])
+    with pytest.raises(ValueError, match="Dimension 0 in both shapes must be equal, but are 2 "
+                                         "and 3"):
+        tf.string_join([tf.constant(["a", "b"]), tf.constant(["x", "y", "z"])])
+    with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 2"):
+        tf.substr(tf.constant([["ab", "cd"], ["ef", "gh"]]), [[0], [1]], 1)
+
+
+def test_decode_raw_big_endian_complex_swaps_the_whole_element():
+    raw = np.arange(8, dtype=np.uint8).tobytes()
+    got = _run(tf.decode_raw([raw], tf.complex64, little_endian=False))
+    want = np.frombuffer(raw[::-1], np.complex64)
+    _same(got, want.reshape(1, 1))
+    got = _run(tf.decode_raw([raw], tf.float32, little_endian=False))
+    _same(got, np.frombuffer(raw, ">f4").astype(np.float32).reshape(1, 2))
+
+
+def _same(got, want):
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
