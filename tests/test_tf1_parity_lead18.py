@@ -146,3 +146,18 @@ def test_dir_of_lazy_namespaces_lists_their_names(module, names):
     assert set(names) <= set(listed)
     assert all(hasattr(mod, n) for n in listed if not n.startswith("_"))
     assert set(names) <= set(dir(getattr(tf.compat.v1, module)))
+
+
+def test_iterator_element_spec_indexed_slices_consumers_sparse_from_value():
+    ds = tf.data.Dataset.from_tensor_slices(({"a": [1, 2]}, [1.0, 2.0]))
+    it = ds.make_one_shot_iterator()
+    assert it.element_spec == ds.element_spec
+    assert it.element_spec[1] == tf.TensorSpec([], tf.float32)
+    s = tf.IndexedSlices(tf.ones([2, 3]), tf.constant([0, 2]), tf.constant([4, 3]))
+    d = tf.convert_to_tensor(s)
+    want = {op.name for t in (s.values, s.indices, s.dense_shape) for op in t.consumers()}
+    assert d.op.name in want and {op.name for op in s.consumers()} == want
+    sv = tf.SparseTensorValue([[0, 1]], [5.0], [2, 2])
+    st = tf.SparseTensor.from_value(sparse_tensor_value=sv)
+    with tf.Session() as sess:
+        assert sess.run(tf.sparse.to_dense(st)).tolist() == [[0, 5], [0, 0]]

@@ -37,6 +37,19 @@ class IndexedSlices(IndexedSlicesBase):
     def op(self):
         return self._values.op
 
+    def consumers(self):
+        """The ops that read any of this value's tensors (TF 1.15's ``IndexedSlices.consumers``)."""
+        parts = [self._values, self._indices]
+        if self._dense_shape is not None:
+            parts.append(self._dense_shape)
+        seen, out = set(), []
+        for t in parts:
+            for op in t.consumers():
+                if id(op) not in seen:
+                    seen.add(id(op))
+                    out.append(op)
+        return out
+
     @property
     def dtype(self):
         return self._values.dtype

@@ -17,10 +17,11 @@ class SparseTensor:
     """A sparse tensor: the values at ``indices`` of a tensor of shape ``dense_shape``."""
 
     @classmethod
-    def from_value(cls, value):
-        if isinstance(value, SparseTensor):
-            return value
-        return cls(value.indices, value.values, value.dense_shape)
+    def from_value(cls, sparse_tensor_value):
+        if isinstance(sparse_tensor_value, SparseTensor):
+            return sparse_tensor_value
+        return cls(sparse_tensor_value.indices, sparse_tensor_value.values,
+                   sparse_tensor_value.dense_shape)
 
     def __init__(self, indices, values, dense_shape=None, shape=None):
         if shape is not None:  # 0.x's name for dense_shape

@@ -520,6 +520,13 @@ class Iterator(ds.Structured):
         self._string_handle = ops.apply_op("IteratorToStringHandle", [iterator_resource],
                                            name="IteratorToStringHandle")._outputs[0]
 
+    @property
+    def element_spec(self):
+        """The element structure as a nest of ``tf.TensorSpec`` (TF 1.15's, as a dataset's)."""
+        from tideflow.ops.dataset_more import get_structure
+
+        return get_structure(self)
+
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None,
                        output_classes=None):
