@@ -236,12 +236,12 @@ def test_constant_of_tensors_is_a_type_error():
 
 
 def test_zeros_of_a_shape_list_with_none():
-    # TF 2.21: TypeError "Expected int32, but got None of type 'NoneType'." for a list with
+    # TF 1.15: TypeError "Expected int32, got None of type 'NoneType' instead." for a list with
     # None; ValueError "Cannot convert a partially known TensorShape to a Tensor: (?, 3)" for a
-    # partially known TensorShape (TF 1.15's words).
-    with pytest.raises(TypeError, match=r"^Expected int32, but got None of type 'NoneType'\."):
+    # partially known TensorShape.
+    with pytest.raises(TypeError, match=r"^Expected int32, got None of type 'NoneType' instead"):
         tf.zeros([None, 3])
-    with pytest.raises(TypeError, match=r"^Expected int32, but got None"):
+    with pytest.raises(TypeError, match=r"^Expected int32, got None"):
         tf.ones((None,))
     t = tf.placeholder(tf.float32, [None, 3])
     with pytest.raises(ValueError, match=r"partially known TensorShape to a Tensor: \(\?, 3\)"):

@@ -66,3 +66,51 @@ def test_assert_type_message():
     with pytest.raises(TypeError) as e:
         tf.assert_type(tf.zeros([2]), tf.int32, message="tmsg")
     assert str(e.value) == "tmsg  zeros:0 must be of type <dtype: 'int32'>"
+
+
+@pytest.mark.parametrize("make,msg", [
+    (lambda: tf.fill([2, -3], 1.0), "Invalid value in tensor used for shape: -3"),
+    (lambda: tf.zeros([2, -3]), "Invalid value in tensor used for shape: -3"),
+    (lambda: tf.reshape(tf.zeros([2]), [-2]), "Invalid value in tensor used for shape: -2"),
+    (lambda: tf.reshape(tf.zeros([2]), tf.constant([1, -5])),
+     "Invalid value in tensor used for shape: -5"),
+    (lambda: tf.random_normal([2, -3]), "Invalid value in tensor used for shape: -3"),
+    (lambda: tf.broadcast_to(1.0, [2, -2]), "Invalid value in tensor used for shape: -2"),
+    (lambda: tf.tile(tf.ones([2, 3]), [-2, 1]), "Invalid value in tensor used for shape: -2"),
+    (lambda: tf.zeros([2, -1]),
+     ("Fill dimensions must be >= 0 for 'zeros' (op: 'Fill') with input shapes: [2], [] and "
+     "with input tensors computed as partial shapes: input[0] = [2,?].")),
+    (lambda: tf.fill([2, -1], 1.0),
+     ("Fill dimensions must be >= 0 for 'Fill' (op: 'Fill') with input shapes: [2], [] and "
+     "with input tensors computed as partial shapes: input[0] = [2,?].")),
+    (lambda: tf.pad(tf.ones([2, 2]), [[-2, 1], [3, 4]]),
+     ("Paddings must be non-negative for 'Pad' (op: 'Pad') with input shapes: [2,2], [2,2] and "
+     "with computed input tensors: input[1] = <[-2 1][3 4]>.")),
+])
+def test_shape_tensor_values_below_minus_one_fail_as_tfs_refiner(make, msg):
+    # below -1 the refiner fails before the op's shape function: no op named
+    with pytest.raises(ValueError) as e:
+        make()
+    assert str(e.value) == msg
+
+
+def test_zeros_and_ones_of_list_shapes_follow_tfs_paths():
+    assert tf.ones([2.5, 3]).shape.as_list() == [2, 3]  # small: int() of each entry
+    with pytest.raises(TypeError, match=r"^Expected int32, got 2000.0 of type 'float' instead"):
+        tf.zeros([2000.0, 1.5])
+    with pytest.raises(TypeError, match=r"^Expected int32, got None of type 'NoneType' instead"):
+        tf.zeros([2, None])
+
+
+@pytest.mark.parametrize("kw,cls,msg", [
+    ({"dtype": "nope"}, TypeError, "Expected DataType for argument 'dtype' not 'nope'."),
+    ({"dtype": tf.float32, "shape": "abc"}, TypeError,
+     ("Error converting shape to a TensorShape: A string has ambiguous TensorShape, please wrap "
+     "in a list or convert to an int: abc.")),
+    ({"dtype": tf.float32, "shape": [-1, 3]}, ValueError,
+     "Error converting shape to a TensorShape: Dimension -1 must be >= 0."),
+])
+def test_placeholder_attr_errors(kw, cls, msg):
+    with pytest.raises(cls) as e:
+        tf.placeholder(**kw)
+    assert str(e.value) == msg

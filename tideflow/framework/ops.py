@@ -2244,7 +2244,7 @@ def _coerce_attr(op_def, spec, value):
             raise TypeError(f"Expected list for attr {spec.name}") from None
         kind = typ[5:-1] if typ.startswith("list(") else typ
         if kind == "shape":
-            raise ValueError(f"Error converting {spec.name} to a TensorShape: {e}.") from None
+            raise type(e)(f"Error converting {spec.name} to a TensorShape: {e}.") from None
         expected = {"type": "DataType", "int": "int", "float": "float"}.get(kind)
         if expected is not None:
             bad = value
@@ -2364,6 +2364,14 @@ def _create_op(graph, op_def, inputs, attrs, output_types, name):
     return op
 
 
+def shape_tensor_error(message):
+    """The ValueError for a shape tensor's value no shape takes (a dimension below -1): TF's
+    shape refiner reports it before the op's shape function runs, so it names no op."""
+    e = ValueError(message)
+    e._refiner_error = True
+    return e
+
+
 def infer_shapes(op):
     """Sets the static shapes of ``op``'s outputs from its shape function."""
     shape_fn = op._op_def.shape_fn
@@ -2374,6 +2382,8 @@ def infer_shapes(op):
     try:
         shapes = shape_fn(op)
     except ValueError as e:
+        if getattr(e, "_refiner_error", False):
+            raise
         message, computed = _shape_error(op, shape_fn, local, e)
         shapes_str = ", ".join(_shape_str(t._shape) for t in op._inputs)
         raise ValueError(
@@ -2429,9 +2439,10 @@ def _computed_inputs(op, reads, available):
         else:
             v = constant_value(t)
             if v is not None:
-                flat = np.asarray(v).reshape(-1)
-                text = " ".join(str(x) for x in flat[:10]) + ("..." if flat.size > 10 else "")
-                values.append(f"input[{i}] = <{text}>")
+                from tideflow.ops.logging_ops import summarize_value
+
+                # TF's SummarizeValue(256): nested brackets for a matrix ([-2 1][3 4])
+                values.append(f"input[{i}] = <{summarize_value(v, 256)}>")
     out = ""
     if values:
         out += " and with computed input tensors: " + ", ".join(values)

@@ -215,13 +215,21 @@ def constant_value_as_shape(tensor):
     if local.shape_reads is not None:  # a shape function's error replayed (framework/ops)
         hidden = id(tensor) in local.shape_gate[0] and id(tensor) not in local.shape_gate[1]
         vec = None if hidden else partial_vector(tensor)
-        out = unknown_shape() if vec is None else TensorShape(
-            [None if d is None or d < 0 else d for d in vec])
+        out = unknown_shape() if vec is None else _vector_as_shape(vec, local)
         local.shape_reads.append((tensor, out))
         return out
     vec = partial_vector(tensor)
     if vec is None:
         return unknown_shape()
+    return _vector_as_shape(vec, local)
+
+
+def _vector_as_shape(vec, local):
+    # -1 is an unknown dimension; below that TF's shape refiner fails before the op's shape
+    # function runs (so its error names no op)
+    bad = [d for d in vec if d is not None and d < -1]
+    if bad and local.inferring_shapes:
+        raise ops.shape_tensor_error(f"Invalid value in tensor used for shape: {bad[0]}")
     return TensorShape([None if d is None or d < 0 else d for d in vec])
 
 

@@ -375,10 +375,9 @@ _register_shape_conversions()
 
 def placeholder(dtype, shape=None, name=None):
     """A tensor whose value must be fed to ``Session.run``."""
-    shape = unknown_shape() if shape is None else as_shape(shape)
-    return ops.apply_op(
-        "Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": shape}, name=name
-    )._outputs[0]
+    # (the op's attrs convert dtype and shape, with TF's words for a bad one)
+    shape = unknown_shape() if shape is None else shape
+    return ops.apply_op("Placeholder", [], {"dtype": dtype, "shape": shape}, name=name)._outputs[0]
 
 
 def placeholder_with_default(input, shape, name=None):

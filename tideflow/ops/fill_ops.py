@@ -29,10 +29,11 @@ from tideflow.ops.gradients import dense
 def _fill_shape(op):
     _check_rank(_in(op, 1), 0)
     _check_rank(_in(op, 0), 1)
+    out = constant_value_as_shape(op._inputs[0])  # (first, as TF's refiner reads it)
     dims = ops.constant_value(op._inputs[0])
     if dims is not None and np.any(np.asarray(dims) < 0):
         raise ValueError("Fill dimensions must be >= 0")  # TF's words (-1 is not "unknown")
-    return [constant_value_as_shape(op._inputs[0])]
+    return [out]
 
 
 def _fill_kernel(dims, value):
@@ -230,6 +231,18 @@ def fill(dims, value, name=None):
     return ops.apply_op("Fill", [dims, value], name=name)._outputs[0]
 
 
+def _small_float_shape(shape):
+    """TF's small-constant path for a list shape no TensorShape takes: fewer than 1000
+    elements by ``np.prod`` and each entry truncated by ``int`` ([2.5, 3] is (2, 3))."""
+    try:
+        if not isinstance(shape, (list, tuple)) or not np.prod(shape) < 1000:
+            return None
+        dims = [int(d) for d in shape]
+    except (TypeError, ValueError):
+        return None
+    return dims if all(d >= 0 for d in dims) else None
+
+
 def _filled(value, shape, dtype, name, default):
     dtype = dtypes.as_dtype(dtype).base_dtype
     with ops.name_scope(name, default, [shape]) as scope:
@@ -237,19 +250,23 @@ def _filled(value, shape, dtype, name, default):
             if _has_tensor(shape):
                 shape = ops.convert_to_tensor(shape)
             else:
-                if isinstance(shape, (list, tuple)) and any(d is None for d in shape):
-                    # TF converts a list shape as int32 values: None is no int32
-                    raise TypeError("Expected int32, but got None of type 'NoneType'. (the "
-                                    f"shape {list(shape)} of tf.{default} must be fully "
-                                    "known; use tf.shape(x) for a dynamic one)")
-                s = as_shape(shape)
+                try:
+                    s = as_shape(shape)
+                except (TypeError, ValueError):
+                    s = None
                 # (TF's constant path takes a list or tuple: a lone int is its Fill's shape)
-                if s.is_fully_defined() and s.num_elements() < 1000 and not isinstance(
-                        shape, (int, np.integer)):
+                if s is not None and s.is_fully_defined() and s.num_elements() < 1000 and not \
+                        isinstance(shape, (int, np.integer)):
                     return constant_op.constant(value, dtype=dtype, shape=s.as_list(), name=scope)
-                # int64 when a dimension needs it (TF's TensorShape conversion rule, and its
-                # name: zeros/shape_as_tensor)
-                shape = ops.convert_to_tensor(s, name="shape_as_tensor")
+                small = _small_float_shape(shape) if s is None else None
+                if small is not None:
+                    return constant_op.constant(value, dtype=dtype, shape=small, name=scope)
+                if s is not None and s.is_fully_defined():
+                    # int64 when a dimension needs it (TF's TensorShape conversion rule, and
+                    # its name: zeros/shape_as_tensor)
+                    shape = ops.convert_to_tensor(s, name="shape_as_tensor")
+                else:  # as TF: the list itself as int32 (None fails; -1 reaches Fill's check)
+                    shape = ops.convert_to_tensor(shape, dtype=dtypes.int32)
         if shape.get_shape().ndims == 0:
             shape = reshape(shape, [-1])
         return fill(shape, constant_op.constant(value, dtype=dtype), name=scope)

@@ -32,7 +32,7 @@ def _tile_shape(op):
     if m is not None:  # as TF reads a shape: -1 is an unknown multiple (an error when run)
         for k in m:
             if k is not None and k < -1:
-                raise ValueError(f"Invalid value in tensor used for shape: {k}")
+                raise ops.shape_tensor_error(f"Invalid value in tensor used for shape: {k}")
         m = [None if k == -1 else k for k in m]
     if s.ndims is None:
         return [None if m is None else [_dim_times(None, k) for k in m]]
