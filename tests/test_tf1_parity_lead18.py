@@ -161,3 +161,9 @@ def test_iterator_element_spec_indexed_slices_consumers_sparse_from_value():
     st = tf.SparseTensor.from_value(sparse_tensor_value=sv)
     with tf.Session() as sess:
         assert sess.run(tf.sparse.to_dense(st)).tolist() == [[0, 5], [0, 0]]
+
+
+def test_contrib_autograph_is_tf_autograph():
+    from tideflow.contrib import autograph as ag
+
+    assert ag is tf.contrib.autograph is tf.autograph and "autograph" in dir(tf.contrib)

@@ -730,6 +730,7 @@ def _contrib_eager():
 
 # contrib names that are other namespaces of tideflow, bound on first use
 _LAZY_ALIASES = {
+    "autograph": lambda: __import__("tideflow.autograph", fromlist=["autograph"]),
     "eager": _contrib_eager,
     "tpu": lambda: __import__("tideflow.estimator.tpu", fromlist=["tpu"]),
     "estimator": _contrib_estimator,
