@@ -187,3 +187,29 @@ def test_decode_raw_big_endian_complex_swaps_the_whole_element():
 
 def _same(got, want):
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_sparse_to_indicator_keeps_vocab_size_static():
+    p = tf.sparse_placeholder(tf.int64, shape=[None, 5])
+    ind = tf.sparse_to_indicator(p, 7)
+    assert ind.get_shape().as_list() == [None, 7]
+    got = _run(ind, {p: ([[0, 0], [0, 1], [1, 0]], [0, 3, 2], [2, 5])})
+    _same(got, [[True, False, False, True, False, False, False],
+                [False, False, True, False, False, False, False]])
+
+
+def test_sparse_tensor_indices_must_be_a_matrix():
+    with pytest.raises(ValueError, match=r"Shape \(2,\) must have rank 2"):
+        tf.SparseTensor([0, 0], [1.0], [2, 2])
+
+
+def test_no_gradient_through_split_and_sparse_reductions():
+    v = tf.constant([1.0, 2.0])
+    s = tf.SparseTensor([[0, 0], [1, 2]], v * 1.0, [2, 3])
+    for out, op_type in [
+            (tf.sparse_reduce_sum_sparse(s, 1).values, "SparseReduceSumSparse"),
+            (tf.sparse_reduce_max_sparse(s, 1).values, "SparseReduceMaxSparse"),
+            (tf.sparse_split(sp_input=s, num_split=2, axis=1)[0].values, "SparseSplit")]:
+        with pytest.raises(LookupError, match=f"No gradient defined for operation '.*' "
+                                              rf"\(op type: {op_type}\)"):
+            tf.gradients(tf.reduce_sum(out), v)

@@ -35,6 +35,10 @@ class SparseTensor:
             self._values = ops.convert_to_tensor(values, name="values")
             self._dense_shape = ops.convert_to_tensor(dense_shape, dtype=dtypes.int64,
                                                       name="dense_shape")
+        # (TF's words: "Shape (2,) must have rank 2")
+        self._indices.get_shape().with_rank(2)
+        self._values.get_shape().with_rank(1)
+        self._dense_shape.get_shape().with_rank(1)
         self._indices.set_shape(unknown_shape(2))
         self._values.set_shape(unknown_shape(1))
         self._dense_shape.set_shape(unknown_shape(1))

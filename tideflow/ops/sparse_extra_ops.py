@@ -213,7 +213,7 @@ op_registry.declare(
     attrs=["num_split: int >= 1", "T: type"],
     shape=_sparse_split_shape,
     kernel=_sparse_split_kernel,
-    differentiable=False,
+    # (as TF 1.15: no gradient defined, so tf.gradients through it is a LookupError)
 )
 # (only while shapes are inferred: TF's Python constant_value leaves the pieces' dense shapes
 # unknown, so a piece's get_shape() is (?, ?) while to_dense of it has a static shape)
@@ -293,7 +293,7 @@ for _name, _kind in (("SparseReduceSumSparse", "sum"), ("SparseReduceMaxSparse",
                "T: numbertype" if _kind == "sum" else "T: realnumbertype"],
         shape=lambda op: [unknown_shape(2), unknown_shape(1), unknown_shape(1)],
         kernel=_reduce_sparse_kernel(_kind),
-        differentiable=False,
+        # (as TF 1.15: no gradient defined, so tf.gradients through it is a LookupError)
     )
 
 

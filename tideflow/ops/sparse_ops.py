@@ -217,6 +217,8 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
                                    array_ops.reshape(_cast(vocab_size, dtypes.int64), [1])], 0)
         sp = sparse_reorder(SparseTensor(idx, fill_ops.fill(array_ops.reshape(n, [1]), True),
                                          shape))
+        # as TF: the reordered entries keep the built shape (its last dim is vocab_size)
+        sp = SparseTensor(sp.indices, sp.values, shape)
         return sparse_tensor_to_dense(sp, default_value=False, validate_indices=False,
                                       name=scope)
 
