@@ -78,3 +78,59 @@ def test_adjust_contrast_names_its_input_images():
     names = [op.name for op in tf.get_default_graph().get_operations()]
     assert names == ["adjust_contrast/images", "adjust_contrast/contrast_factor", "adjust_contrast",
                      "adjust_contrast/Identity"]
+
+
+# boxes 0 and 2 coincide (IoU 1), 3 overlaps 0 with IoU exactly 1/3 in float32, 1 is apart
+_NMS_BOXES = np.array([[0, 0, 1, 1], [2, 2, 3, 3], [0, 0, 1, 1], [0, 0.5, 1, 1.5]], np.float32)
+_NMS_SCORES = np.array([0.9, 0.8, 0.7, 0.6], np.float32)
+_OVERLAPS = np.array([[1, 0, 1, 0.3], [0, 1, 0, 0], [1, 0, 1, 0.3], [0.3, 0, 0.3, 1]],
+                     np.float32)
+
+
+@pytest.mark.parametrize("threshold, kept, kept_overlaps", [
+    (0.0, [0], [0]), (1 / 3, [0, 1], [0, 1, 3]), (1.0, [0, 1, 3], [0, 1, 3])])
+def test_nms_suppresses_at_a_similarity_equal_to_the_threshold(threshold, kept,
+                                                               kept_overlaps):
+    # TF 1.15's kernels suppress when the IoU (or overlap) is >= the threshold
+    b, s = _NMS_BOXES, _NMS_SCORES
+    outs = [tf.image.non_max_suppression(b, s, 4, threshold),
+            tf.image.non_max_suppression_padded(b, s, 4, threshold)[0],
+            tf.image.non_max_suppression_with_scores(b, s, 4, threshold, soft_nms_sigma=0.5)[0],
+            tf.image.non_max_suppression_overlaps(_OVERLAPS, s, 4, threshold)]
+    with tf.Session() as sess:
+        got = sess.run(outs)
+    assert [g.tolist() for g in got] == [kept, kept, kept, kept_overlaps]
+
+
+def test_nms_padded_makes_its_thresholds_first():
+    tf.image.non_max_suppression_padded(_NMS_BOXES, _NMS_SCORES, 4)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names == ["non_max_suppression_padded/iou_threshold",
+                     "non_max_suppression_padded/score_threshold",
+                     "non_max_suppression_padded/NonMaxSuppressionV4/boxes",
+                     "non_max_suppression_padded/NonMaxSuppressionV4/scores",
+                     "non_max_suppression_padded/NonMaxSuppressionV4/max_output_size",
+                     "non_max_suppression_padded/NonMaxSuppressionV4"]
+
+
+def test_decode_static_shapes_as_tf():
+    p = tf.placeholder(tf.string, [])
+    assert tf.image.decode_and_crop_jpeg(p, [1, 2, 5, 4]).get_shape().as_list() == [5, 4, None]
+    assert tf.image.decode_and_crop_jpeg(p, [1, 2, -1, 4], channels=1).get_shape().as_list() == [
+        None, 4, 1]
+    with pytest.raises(ValueError, match="Dimension must be 4 but is 3"):
+        tf.image.decode_and_crop_jpeg(p, [1, 2, 4])
+    # TF 1.15's BMP branch has no channels, so the merged shape has none either
+    img = tf.image.decode_image(p, channels=3, expand_animations=False)
+    assert img.get_shape().as_list() == [None, None, None]
+
+
+@pytest.mark.parametrize("encode, channels, message", [
+    (tf.image.encode_jpeg, 2, "image must have 1 or 3 channels, got [2,2,2]"),
+    (tf.image.encode_jpeg, 5, "image must have 1 or 3 channels, got [2,2,5]"),
+    (tf.image.encode_png, 5, "image must have 1, 2, 3, or 4 channels, got 5")])
+def test_encode_channel_errors_in_tfs_words(encode, channels, message):
+    t = encode(np.zeros((2, 2, channels), np.uint8))
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+        sess.run(t)
+    assert info.value.message.startswith(message)

@@ -473,7 +473,7 @@ def _check_decode_and_crop_jpeg():
     _, full = _run(lambda: _apply("DecodeJpeg", {"channels": 3})(tf.constant(data)))
     t, crop = _run(lambda: _apply("DecodeAndCropJpeg", {"channels": 3})(
         tf.constant(data), tf.constant([2, 3, 5, 4])))
-    assert t.get_shape().as_list() == [None, None, 3]
+    assert t.get_shape().as_list() == [5, 4, 3]  # TF 1.15 reads a constant window
     np.testing.assert_array_equal(crop, full[2:7, 3:7])
     with pytest.raises(tf.errors.InvalidArgumentError, match="crop window"):
         _run(lambda: _apply("DecodeAndCropJpeg")(tf.constant(data), tf.constant([8, 0, 5, 4])))

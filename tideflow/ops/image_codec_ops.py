@@ -14,7 +14,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops.array_ops import _check_rank, _in, _np
+from tideflow.ops.array_ops import _check_rank, _in, _np, _shape_str
 
 _PNG_SIG = b"\x89PNG\r\n\x1a\n"
 # what Pillow raises on bad or truncated data
@@ -537,7 +537,8 @@ def _decode_image_shape(op):
     _check_rank(_in(op, 0), 0)
     if op._attrs["expand_animations"]:
         return [TensorShape(None)]
-    return [[None, None, op._attrs["channels"] or None]]
+    # TF 1.15's BMP branch decodes without the channels, so the merged shape never has them
+    return [[None, None, None]]
 
 
 _DECODE = {"inputs": ["contents: string"], "outputs": ["image: dtype"], "differentiable": False}
@@ -565,7 +566,16 @@ op_registry.declare(
 def _decode_and_crop_shape(op):
     _check_rank(_in(op, 0), 0)
     _check_rank(_in(op, 1), 1)
-    return [[None, None, op._attrs.get("channels", 0) or None]]
+    n = _in(op, 1).dims[0].value if _in(op, 1).ndims == 1 else None
+    if n is not None and n != 4:
+        raise ValueError(f"Dimension must be 4 but is {n}")
+    h = w = None
+    window = ops.constant_value(op._inputs[1])
+    if window is not None and np.size(window) == 4:
+        # TF's shape function reads a constant crop window's height and width (-1: unknown;
+        # a lower one fails as a dimension)
+        h, w = (None if v == -1 else int(v) for v in np.ravel(window)[2:])
+    return [[h, w, op._attrs.get("channels", 0) or None]]
 
 
 op_registry.declare(
@@ -636,8 +646,10 @@ def _image3(x, allowed):
     if img.ndim != 3:
         raise _invalid(f"image must be 3-dimensional{list(img.shape)}")
     if img.shape[-1] not in allowed:
-        raise _invalid(f"image must have {' or '.join(map(str, allowed))} channels, got "
-                       f"{img.shape[-1]}")
+        # TF's words: EncodeJpeg names the image's shape, EncodePng the channel count
+        if len(allowed) == 2:
+            raise _invalid(f"image must have 1 or 3 channels, got {_shape_str(img.shape)}")
+        raise _invalid(f"image must have 1, 2, 3, or 4 channels, got {img.shape[-1]}")
     return img
 
 

@@ -763,7 +763,8 @@ def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold=-np.inf)
     for i in order:
         if len(keep) >= m:
             break
-        if keep and (_iou_one(b[i], b[keep]) > iou_t).any():
+        # TF suppresses at an IoU equal to the threshold too
+        if keep and (_iou_one(b[i], b[keep]) >= iou_t).any():
             continue
         keep.append(int(i))
     return np.array(keep, np.int32)

@@ -16,7 +16,8 @@ from tideflow.ops.array_ops import _invalid, _np, _shape_str
 
 
 def _iou_matrix(boxes):
-    b = boxes.astype(np.float64)
+    # in the boxes' own float type, as TF's kernel: a tie with the threshold falls as in TF
+    b = boxes if boxes.dtype in (np.float16, np.float32) else boxes.astype(np.float32)
     y0, y1 = np.minimum(b[:, 0], b[:, 2]), np.maximum(b[:, 0], b[:, 2])
     x0, x1 = np.minimum(b[:, 1], b[:, 3]), np.maximum(b[:, 1], b[:, 3])
     area = (y1 - y0) * (x1 - x0)
@@ -41,10 +42,13 @@ def _greedy_nms(sim, scores, max_out, threshold, score_threshold, soft_sigma=0.0
         hard = False
         for j in range(len(selected) - 1, begin - 1, -1):
             s = sim[i, selected[j]]
-            if not is_soft and s > threshold:
+            # TF's order: the soft weight first, then a similarity at or over the threshold
+            # suppresses outright (soft NMS too)
+            if is_soft:
+                score *= float(np.exp(scale * s * s)) if s <= threshold else 0.0
+            if s >= threshold:
                 hard = True
                 break
-            score *= float(np.exp(scale * s * s)) if (is_soft or s <= threshold) else 0.0
             if score <= score_threshold:
                 break
         begin = len(selected)
@@ -279,14 +283,11 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
     ``pad_to_max_output_size`` the indices are zero-padded to ``max_output_size``."""
     del sorted_input, canonicalized_coordinates, tile_size
     with ops.name_scope(name, "non_max_suppression_padded"):
-        b = ops.convert_to_tensor(boxes, name="boxes")
-        if b.get_shape().ndims not in (None, 2):
-            raise ValueError(f"non_max_suppression_padded: only unbatched boxes [num_boxes, 4] "
-                             f"are supported, got shape {b.get_shape()}")
-        idx, n = ops.apply_op("NonMaxSuppressionV4", [
-            b, scores, max_output_size, _f32(iou_threshold, "iou_threshold"),
-            _f32(score_threshold, "score_threshold")],
-            {"pad_to_max_output_size": pad_to_max_output_size})._outputs
+        # as TF: the thresholds first, then the op's own inputs (boxes must be [n, 4])
+        iou = _f32(iou_threshold, "iou_threshold")
+        score = _f32(score_threshold, "score_threshold")
+        idx, n = ops.apply_op("NonMaxSuppressionV4", [boxes, scores, max_output_size, iou, score],
+                              {"pad_to_max_output_size": pad_to_max_output_size})._outputs
         return idx, n
 
 
