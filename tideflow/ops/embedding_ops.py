@@ -230,10 +230,11 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
     with ops.name_scope(name, "embedding_lookup", params + [ids]) as scope:
         np_ = len(params)
+        # variables stay variables, so the gathers read them where they live; the others are
+        # converted before the ids, as params_0, params_1, ... (TF 1.15's order and names)
+        params = [p if hasattr(p, "sparse_read") else ops.convert_to_tensor(p, name=f"params_{i}")
+                  for i, p in enumerate(params)]
         ids = ops.convert_to_tensor(ids, name="ids")
-        # variables stay variables, so the gathers read them where they live
-        params = [p if hasattr(p, "sparse_read") else ops.convert_to_tensor(p, name="params")
-                  for p in params]
         if np_ == 1:
             with ops.colocate_with(params[0]):
                 result = _clip_rows(gather_ops.gather(params[0], ids, name=scope), ids,

@@ -1,5 +1,7 @@
 """Filled tensors: Fill (``zeros``, ``ones``), ZerosLike/OnesLike, BroadcastTo and BroadcastArgs."""
 
+import functools
+
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
@@ -231,6 +233,21 @@ def fill(dims, value, name=None):
     return ops.apply_op("Fill", [dims, value], name=name)._outputs[0]
 
 
+def _small_shape_probe(shape):
+    """The ops TF 1.15 makes before filling a list shape holding tensors: its ``np.prod(shape)
+    < 1000`` test for a small constant multiplies the entries left to right ("mul", "mul_1",
+    ...: a tensor times the others) and compares the product ("Less") before refusing it as a
+    bool. Later ops and random seeds count them."""
+    if not isinstance(shape, (list, tuple)):
+        return
+    try:
+        product = functools.reduce(lambda a, b: a * b, shape) if shape else 1
+        if isinstance(product, ops.Tensor):
+            product < 1000  # noqa: B015 (made for its op, as TF's test)
+    except (TypeError, ValueError):
+        pass
+
+
 def _small_float_shape(shape):
     """TF's small-constant path for a list shape no TensorShape takes: fewer than 1000
     elements by ``np.prod`` and each entry truncated by ``int`` ([2.5, 3] is (2, 3))."""
@@ -248,6 +265,7 @@ def _filled(value, shape, dtype, name, default):
     with ops.name_scope(name, default, [shape]) as scope:
         if not isinstance(shape, ops.Tensor):
             if _has_tensor(shape):
+                _small_shape_probe(shape)
                 shape = ops.convert_to_tensor(shape)
             else:
                 try:
