@@ -538,7 +538,7 @@ def test_tile_batch():
 
 def test_gather_tree_errors():
     with tf.Graph().as_default(), tf.Session() as sess:
-        with pytest.raises(ValueError, match="same shape"):
+        with pytest.raises(ValueError, match="Dimension 2 in both shapes must be equal"):
             s2s.gather_tree(tf.zeros([3, 1, 2], tf.int32), tf.zeros([3, 1, 3], tf.int32),
                             [3], 0)
         bad = s2s.gather_tree([[[1, 2]], [[3, 4]]], [[[0, 0]], [[5, 0]]], [2], 9)

@@ -25,28 +25,28 @@ __all__ = ["BeamSearchDecoder", "BeamSearchDecoderOutput", "BeamSearchDecoderSta
 
 
 def _gather_tree_shape(op):
-    step, parent, lengths, end = (_in(op, i) for i in range(4))
-    for what, s in (("step_ids", step), ("parent_ids", parent)):
-        if s.ndims is not None and s.ndims != 3:
-            raise ValueError(f"GatherTree: {what} must be rank 3 [max_time, batch_size, "
-                             f"beam_width], got shape {_shape_str(s)}")
-    if lengths.ndims is not None and lengths.ndims != 1:
-        raise ValueError("GatherTree: max_sequence_lengths must be rank 1 [batch_size], got "
-                         f"shape {_shape_str(lengths)}")
-    if end.ndims is not None and end.ndims != 0:
-        raise ValueError(f"GatherTree: end_token must be a scalar, got shape {_shape_str(end)}")
-    try:
-        out = step.merge_with(parent)
-    except ValueError:
-        raise ValueError(f"GatherTree: step_ids {_shape_str(step)} and parent_ids "
-                         f"{_shape_str(parent)} must have the same shape") from None
-    if out.ndims == 3 and lengths.ndims == 1:
-        try:
-            out[1].merge_with(lengths[0])
-        except ValueError:
-            raise ValueError(f"GatherTree: max_sequence_lengths {_shape_str(lengths)} must "
-                             f"have batch_size {out[1].value} entries") from None
-    return [out if out.ndims is not None else TensorShape([None, None, None])]
+    # TF 1.15's checks, in its order and words: the ranks (3, 3, 1, 0), then step_ids and
+    # parent_ids merged, then their batch dimension with max_sequence_lengths'
+    ranks = (3, 3, 1, 0)
+    step, parent, lengths, _ = (_in(op, i) for i in range(4))
+    for i, rank in enumerate(ranks):
+        s = _in(op, i)
+        if s.ndims is not None and s.ndims != rank:
+            raise ValueError(f"Shape must be rank {rank} but is rank {s.ndims}")
+    out = step if step.ndims is not None else TensorShape([None, None, None])
+    if parent.ndims is not None:
+        for i, (a, b) in enumerate(zip(out.dims, parent.dims)):
+            if a.value is not None and b.value is not None and a.value != b.value:
+                raise ValueError(
+                    f"Dimension {i} in both shapes must be equal, but are {a.value} and "
+                    f"{b.value}. Shapes are {_shape_str(step)} and {_shape_str(parent)}.")
+        out = out.merge_with(parent)
+    if lengths.ndims == 1:
+        a, b = out.dims[1].value, lengths.dims[0].value
+        if a is not None and b is not None and a != b:
+            raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+        out = TensorShape([out.dims[0], out.dims[1].merge_with(b), out.dims[2]])
+    return [out]
 
 
 def _gather_tree_kernel(step_ids, parent_ids, max_sequence_lengths, end_token):
@@ -106,15 +106,10 @@ def gather_tree(step_ids, parent_ids, max_sequence_lengths, end_token, name=None
     """The full beams ``[max_time, batch_size, beam_width]`` from the per-step ids and parent
     beam ids: each beam is followed back from step ``max_sequence_lengths[b] - 1`` through its
     parents; steps past the length, and steps after an ``end_token``, are ``end_token``."""
-    with tf.name_scope(name, "GatherTree",
-                       [step_ids, parent_ids, max_sequence_lengths, end_token]) as scope:
-        step_ids = tf.convert_to_tensor(step_ids, name="step_ids")
-        parent_ids = tf.convert_to_tensor(parent_ids, dtype=step_ids.dtype, name="parent_ids")
-        lengths = tf.convert_to_tensor(max_sequence_lengths, dtype=tf.int32,
-                                       name="max_sequence_lengths")
-        end_token = tf.convert_to_tensor(end_token, dtype=step_ids.dtype, name="end_token")
-        return ops.apply_op("GatherTree", [step_ids, parent_ids, lengths, end_token],
-                            name=scope)._outputs[0]
+    # as TF's generated wrapper: Python values are converted in the op's scope, named by the
+    # op's arguments, and a wrong type is refused in TF's words
+    return ops.apply_op("GatherTree", [step_ids, parent_ids, max_sequence_lengths, end_token],
+                        name=name)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------
@@ -149,6 +144,7 @@ class FinalBeamSearchDecoderOutput(collections.namedtuple(
 
 def _tile_one(t, multiplier):
     t = tf.convert_to_tensor(t, name="t")
+    dyn = tf.shape(t)  # made first, as TF 1.15 (even when the rank check below fails)
     shape = t.get_shape()
     if shape.ndims is None or shape.ndims == 0:
         # TF 1.15 gives the same message for an unknown rank and for a scalar
@@ -156,7 +152,6 @@ def _tile_one(t, multiplier):
     tiling = [1] * (shape.ndims + 1)
     tiling[1] = multiplier
     tiled = tf.tile(tf.expand_dims(t, 1), tiling)
-    dyn = tf.shape(t)
     tiled = tf.reshape(tiled, tf.concat([[dyn[0] * multiplier], dyn[1:]], 0))
     batch = shape[0].value
     tiled.set_shape(TensorShape([None if batch is None else batch * multiplier])
@@ -328,6 +323,7 @@ def _beam_search_step(time, logits, next_cell_state, beam_state, batch_size, bea
     scores = _get_scores(total_probs, new_prediction_lengths, length_penalty_weight,
                          coverage_penalty_weight, previously_finished,
                          accumulated_attention_probs)
+    time = tf.convert_to_tensor(time, name="time")  # (unused after, but made as TF 1.15)
     scores_flat = tf.reshape(scores, [batch_size, -1])
     next_beam_size = tf.convert_to_tensor(beam_width, dtype=tf.int32, name="beam_width")
     next_beam_scores, word_indices = tf.nn.top_k(scores_flat, k=next_beam_size)
@@ -395,9 +391,8 @@ class BeamSearchDecoder(Decoder):
         self._embedding_is_fn = callable(embedding)
         if callable(embedding):
             self._embedding_fn = embedding
-        else:
-            params = tf.convert_to_tensor(embedding, name="embedding")
-            self._embedding_fn = lambda ids: tf.nn.embedding_lookup(params, ids)
+        else:  # (the embedding as given at each lookup, as TF 1.15)
+            self._embedding_fn = lambda ids: tf.nn.embedding_lookup(embedding, ids)
         self._start_tokens = tf.convert_to_tensor(start_tokens, dtype=tf.int32,
                                                   name="start_tokens")
         if self._start_tokens.get_shape().ndims != 1:
@@ -405,7 +400,7 @@ class BeamSearchDecoder(Decoder):
         self._end_token = tf.convert_to_tensor(end_token, dtype=tf.int32, name="end_token")
         if self._end_token.get_shape().ndims != 0:
             raise ValueError("end_token must be a scalar")
-        self._batch_size = tf.size(self._start_tokens)
+        self._batch_size = tf.size(start_tokens)  # the argument as given, as TF 1.15
         self._beam_width = int(beam_width)
         self._length_penalty_weight = length_penalty_weight
         self._coverage_penalty_weight = coverage_penalty_weight

@@ -117,8 +117,9 @@ def _cond_as_select(all_finished, finished_value, next_fn, tf_ids=None):
 def _embedding_fn(embedding):
     if callable(embedding):
         return embedding
-    params = tf.convert_to_tensor(embedding, name="embedding")
-    return lambda ids: tf.nn.embedding_lookup(params, ids)
+    # as TF 1.15: each lookup takes the embedding as given (a NumPy array is converted there,
+    # as embedding_lookup/params_0)
+    return lambda ids: tf.nn.embedding_lookup(embedding, ids)
 
 
 def _start_tokens(start_tokens):

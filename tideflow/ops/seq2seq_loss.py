@@ -47,14 +47,11 @@ def sequence_loss(logits, targets, weights, average_across_timesteps=True,
     targets = ops.convert_to_tensor(targets)
     weights = ops.convert_to_tensor(weights)
     if logits.get_shape().ndims != 3:
-        raise ValueError("Logits must be a [batch_size x sequence_length x logits] tensor, "
-                         f"got shape {logits.get_shape()}")
+        raise ValueError("Logits must be a [batch_size x sequence_length x logits] tensor")
     if targets.get_shape().ndims != 2:
-        raise ValueError("Targets must be a [batch_size x sequence_length] tensor, got shape "
-                         f"{targets.get_shape()}")
+        raise ValueError("Targets must be a [batch_size x sequence_length] tensor")
     if weights.get_shape().ndims != 2:
-        raise ValueError("Weights must be a [batch_size x sequence_length] tensor, got shape "
-                         f"{weights.get_shape()}")
+        raise ValueError("Weights must be a [batch_size x sequence_length] tensor")
     if average_across_timesteps and sum_over_timesteps:
         raise ValueError("average_across_timesteps and sum_over_timesteps cannot be set to "
                          "True at same time.")

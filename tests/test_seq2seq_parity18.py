@@ -1,0 +1,127 @@
+"""Differential parity of tf.contrib.seq2seq, contrib.rnn and what they build on, against real
+TF 1.15 (with NumPy 1.18): op names, order and counts (a random op without its own seed takes
+the graph's op count as its seed), error classes and words, values. Expected values are what
+TF 1.15 printed."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+s2s = tf.contrib.seq2seq
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _ops():
+    return [(op.name, op.type) for op in tf.get_default_graph().get_operations()]
+
+
+def test_zeros_of_a_list_shape_with_tensors_makes_tf_1_15s_small_shape_test_ops():
+    # TF 1.15 tries np.prod(shape) < 1000 first: tensors in the list are multiplied and the
+    # product compared before the list is packed
+    t = tf.placeholder(tf.int32, [])
+    z = tf.ones([3, t, 2])
+    assert _ops() == [
+        ("Placeholder", "Placeholder"), ("ones/mul/x", "Const"), ("ones/mul", "Mul"),
+        ("ones/mul_1/y", "Const"), ("ones/mul_1", "Mul"), ("ones/Less/y", "Const"),
+        ("ones/Less", "Less"), ("ones/packed/0", "Const"), ("ones/packed/2", "Const"),
+        ("ones/packed", "Pack"), ("ones/Const", "Const"), ("ones", "Fill")]
+    tf.zeros([t])
+    assert [n for n, _ in _ops()[12:]] == ["zeros/Less/y", "zeros/Less", "zeros/packed",
+                                           "zeros/Const", "zeros"]
+    assert z.get_shape().as_list() == [3, None, 2]
+    with tf.Session() as s:
+        assert s.run(z, {t: 2}).shape == (3, 2, 2)
+
+
+def test_embedding_lookup_converts_params_before_ids_as_params_0():
+    a = np.ones([4, 2], np.float32)
+    tf.nn.embedding_lookup([a, a], [1, 2])
+    assert [n for n, _ in _ops()[:3]] == ["embedding_lookup/params_0",
+                                          "embedding_lookup/params_1", "embedding_lookup/ids"]
+
+
+def test_tile_batch_takes_the_shape_first_as_tf_1_15():
+    s2s.tile_batch(tf.constant([[1., 2.], [3., 4.]]), 3)
+    assert [n for n, _ in _ops()[1:4]] == ["tile_batch/Shape", "tile_batch/ExpandDims/dim",
+                                           "tile_batch/ExpandDims"]
+    with pytest.raises(ValueError, match="t must have statically known rank"):
+        s2s.tile_batch(tf.constant(3.0), 2)
+    assert _ops()[-1] == ("tile_batch_1/Shape", "Const")
+
+
+@pytest.mark.parametrize("args, message", [
+    (([3, 2], [3, 2, 3], [2], 1), "Shape must be rank 3 but is rank 2 for 'GatherTree'"),
+    (([3, 2, 3], [2, 2, 3], [2], 1), (r"Dimension 0 in both shapes must be equal, but are 3 "
+                                      r"and 2. Shapes are \[3,2,3\] and \[2,2,3\].")),
+    (([3, 2, 3], [3, 2, 3], [[1, 2]], 1), "Shape must be rank 1 but is rank 2"),
+    (([3, 2, 3], [3, 2, 3], [1, 2, 3], 1), "Dimensions must be equal, but are 2 and 3"),
+    (([3, 2, 3], [3, 2, 3], [1, 2], [1]), "Shape must be rank 0 but is rank 1"),
+])
+def test_gather_tree_shape_errors_read_as_tf_1_15s(args, message):
+    step, parent, lengths, end = args
+    step, parent = tf.zeros(step, tf.int32), tf.zeros(parent, tf.int32)
+    with pytest.raises(ValueError, match=message):
+        s2s.gather_tree(step, parent, lengths, end)
+
+
+def test_gather_tree_refuses_a_float_end_token_in_tf_1_15s_words():
+    z = tf.zeros([3, 2, 3], tf.int32)
+    with pytest.raises(TypeError, match="Expected int32 passed to parameter 'end_token' of op "
+                                        "'GatherTree', got 1.0 of type 'float' instead"):
+        s2s.gather_tree(z, z, [1, 2], 1.0)
+
+
+@pytest.mark.parametrize("shapes, message", [
+    (([2, 3], [2, 3], [2, 3]), (r"^Logits must be a \[batch_size x sequence_length x "
+                                r"logits\] tensor$")),
+    (([2, 3, 5], [2], [2, 3]), r"^Targets must be a \[batch_size x sequence_length\] tensor$"),
+    (([2, 3, 5], [2, 3], [2]), r"^Weights must be a \[batch_size x sequence_length\] tensor$"),
+])
+def test_sequence_loss_rank_errors_are_tf_1_15s_words(shapes, message):
+    logits, targets, weights = shapes
+    with pytest.raises(ValueError, match=message):
+        s2s.sequence_loss(tf.zeros(logits), tf.zeros(targets, tf.int32), tf.zeros(weights))
+
+
+def test_beam_search_decoder_with_list_start_tokens_and_array_embedding_as_tf_1_15():
+    cell = tf.nn.rnn_cell.GRUCell(6)
+    dec = s2s.BeamSearchDecoder(cell, np.ones([7, 3], np.float32), [1, 2], 0,
+                                tf.zeros([8, 6]), 4)
+    names = [n for n, _ in _ops()]
+    # the size of start_tokens as given (converted again, in Size), the embedding looked up as
+    # given (no up-front constant)
+    assert names[names.index("end_token"):][:3] == ["end_token", "Size/Const", "Size"]
+    assert "embedding_lookup/params_0" in names and "embedding" not in names
+    _, i, s = dec.initialize()
+    dec.step(0, i, s)
+    assert "BeamSearchDecoderStep/time" in [n for n, _ in _ops()]
+
+
+def test_seeded_beam_search_prints_tf_1_15s_beams():
+    tf.set_random_seed(7)
+    bw, b = 4, 2
+    cell = tf.nn.rnn_cell.GRUCell(6)
+    emb = tf.get_variable("emb", [7, 3])
+    init = s2s.tile_batch(tf.constant(np.random.RandomState(3).randn(b, 6), tf.float32), bw)
+    dec = s2s.BeamSearchDecoder(cell, lambda i: tf.nn.embedding_lookup(emb, i),
+                                tf.constant([1, 2]), 0, init, bw,
+                                output_layer=tf.layers.Dense(7, use_bias=False),
+                                length_penalty_weight=1.0)
+    assert tf.get_default_graph()._last_id == 61  # TF 1.15's
+    out, st, ln = s2s.dynamic_decode(dec, maximum_iterations=5, output_time_major=True)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        ids, n, lp = s.run([out.predicted_ids, ln, st.log_probs])
+    # TF 1.15's
+    assert ids.tolist() == [[[5, 5, 5, 5], [0, 3, 3, 4]], [[5, 5, 5, 5], [0, 3, 3, 3]],
+                            [[5, 5, 5, 5], [0, 3, 5, 3]], [[5, 5, 2, 5], [0, 5, 5, 3]],
+                            [[5, 2, 5, 1], [0, 5, 5, 5]]]
+    assert n.tolist() == [[5, 5, 5, 5], [1, 5, 5, 5]]
+    np.testing.assert_allclose(lp, [[-5.696159, -5.957129, -6.100625, -6.232922],
+                                    [-1.445463, -9.446071, -9.50251, -9.508853]], atol=1e-5)
