@@ -47,3 +47,30 @@ def test_masking_makes_its_mask_with_its_output():
     # (the op count before the Dense kernel as TF's: its seeded initial value)
     np.testing.assert_allclose(tf.keras.backend.get_session().run(m.weights[-2]),
                                [[-0.41119], [-0.08262]], atol=1e-5)
+
+
+def test_nadam_step_is_tf_optimizer_v2s_op_for_op():
+    rs = np.random.RandomState(0)
+    x, y = rs.rand(4, 3).astype("float32"), rs.rand(4, 2).astype("float32")
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([L.Dense(2, input_shape=(3,))])
+    m.compile(tf.keras.optimizers.Nadam(0.01), "mse")
+    h = m.fit(x, y, epochs=2, batch_size=2, verbose=0, shuffle=False)
+    np.testing.assert_allclose(h.history["loss"], [0.688092, 0.63243], rtol=1e-5)
+    np.testing.assert_allclose(tf.keras.backend.get_session().run(m.weights[1]),
+                               [0.031498, 0.033937], atol=2e-6)
+    assert [w.name for w in m.optimizer.weights] == [
+        "training/Nadam/iter:0", "training/Nadam/momentum_cache:0",
+        "training/Nadam/dense/kernel/m:0", "training/Nadam/dense/bias/m:0",
+        "training/Nadam/dense/kernel/v:0", "training/Nadam/dense/bias/v:0"]
+    graph = tf.get_default_graph()
+    names = sorted(o.name[len("training/Nadam/Nadam/update_dense/bias/"):]
+                   for o in graph.get_operations() if "update_dense/bias" in o.name)
+    assert names == [
+        "AssignVariableOp", "AssignVariableOp_1", "AssignVariableOp_2", "ReadVariableOp",
+        "ReadVariableOp_1", "ReadVariableOp_2", "ReadVariableOp_3", "ReadVariableOp_4",
+        "ReadVariableOp_5", "Sqrt", "Square", "add", "add_1", "add_2", "add_3", "mul",
+        "mul/ReadVariableOp", "mul_1", "mul_2", "mul_2/ReadVariableOp", "mul_3", "mul_4",
+        "mul_5", "mul_6", "sub", "truediv", "truediv_1", "truediv_2", "truediv_3"]
+    tf.random_uniform([1])  # (TF 1.15's op count after the fit: its op seed)
+    assert graph.get_operation_by_name("random_uniform/RandomUniform").get_attr("seed2") == 305

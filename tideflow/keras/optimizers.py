@@ -272,8 +272,11 @@ class Optimizer:
             if isinstance(initializer, (ops.Tensor, tf.Variable)) or not (
                     isinstance(initializer, str) or callable(initializer)):
                 init_value = initializer
-            else:
-                init_value = initializers.get(initializer)(shape, dtype=dtype)
+            else:  # (made by the variable, as TF's: '<var>/<slot>/Initializer/zeros')
+                init = initializers.get(initializer)
+
+                def init_value():
+                    return init(shape, dtype=dtype)
             with ops.colocate_with(var):  # (in the optimizer's scope, as Keras's slots)
                 slot = tf.Variable(init_value, name=f"{var.op.name}/{slot_name}", dtype=dtype,
                                    trainable=False, use_resource=True)  # (TF 1.15's)
@@ -907,27 +910,6 @@ def _amsgrad_rule(opt, p, g, slots, t, lr):
     return [tf.assign(m, m_t), tf.assign(vv, v_t), tf.assign(vhat, vhat_t), tf.assign(p, p_t)]
 
 
-def _nadam_rule(opt, p, g, slots, t, lr):
-    m, vv = slots
-    b1, b2 = opt._values["beta_1"], opt._values["beta_2"]
-    # Keras's momentum schedule
-    decay = opt.initial_decay  # Keras's schedule_decay (0.004)
-    mu_t = b1 * (1.0 - 0.5 * tf.pow(0.96, t * decay))
-    mu_t1 = b1 * (1.0 - 0.5 * tf.pow(0.96, (t + 1.0) * decay))
-    if opt._m_sched_new is None:  # once a step, from the cache before the step's update
-        opt._m_sched_new = opt._m_sched * mu_t
-    m_sched_new = opt._m_sched_new
-    m_sched_next = m_sched_new * mu_t1
-    g_prime = g / (1.0 - m_sched_new)
-    m_t = b1 * m + (1.0 - b1) * g
-    m_prime = m_t / (1.0 - m_sched_next)
-    v_t = b2 * vv + (1.0 - b2) * tf.square(g)
-    v_prime = v_t / (1.0 - tf.pow(b2, t))
-    m_bar = (1.0 - mu_t) * g_prime + mu_t1 * m_prime
-    p_t = p - lr * m_bar / (tf.sqrt(v_prime) + opt.epsilon)
-    return [tf.assign(m, m_t), tf.assign(vv, v_t), tf.assign(p, p_t)]
-
-
 class Adamax(Optimizer):
     """Adamax (``learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7``)."""
 
@@ -976,15 +958,73 @@ class Nadam(Optimizer):
         return config
 
     def get_updates(self, loss, params):
-        def momentum_cache(opt):
-            opt._m_sched = K.variable(1.0, name="momentum_cache")
-            opt._m_sched_new = None
-            return [opt._m_sched]
+        """TF 1.15's OptimizerV2 Nadam step, op for op: the momentum cache and the slots,
+        the step's coefficients once per dtype (the cache advanced first), then each
+        variable's update in ``<name>/update_<variable>``, then ``iterations += 1``."""
+        grads = self.get_gradients(loss, params)
+        with ops.name_scope(self._name):
+            v = self._make_graph_vars()
+            m_cache = K.variable(1.0, name="momentum_cache")
+            slots = {name: [self.add_slot(p, name) for p in params] for name in ("m", "v")}
+            m_cache_read = tf.identity(m_cache)
+            coefficients = {}
+            for p in params:
+                dtype = p.dtype.base_dtype
+                if dtype not in coefficients:
+                    coefficients[dtype] = self._step_coefficients(v, dtype, m_cache,
+                                                                  m_cache_read)
+            updates = []
+            with ops.name_scope(self._name):  # ('training/Nadam/Nadam/update_dense/kernel')
+                for i, (p, g) in enumerate(zip(params, grads)):
+                    with ops.name_scope("update_" + p.op.name):
+                        if isinstance(g, tf.IndexedSlices):  # (an embedding's: rows summed)
+                            g = ops.convert_to_tensor(g)
+                        updates.append(self._update(p, g, slots["m"][i], slots["v"][i],
+                                                    coefficients[p.dtype.base_dtype]))
+                with ops.control_dependencies(updates):
+                    step = tf.assign_add(v["iterations"], 1)
+        self._weights = [v["iterations"], m_cache] + slots["m"] + slots["v"]
+        return [step]
 
-        out = _manual_updates(self, loss, params, _nadam_rule, ("m", "v"), momentum_cache)
-        with ops.control_dependencies(out[:1]):  # the cache advances after every update
-            out.append(tf.assign(self._m_sched, self._m_sched_new))
-        return out
+    def _step_coefficients(self, v, dtype, m_cache, m_cache_read):
+        lr_t = tf.identity(tf.cast(self._lr_t(), dtype))
+        beta_1_t = tf.identity(tf.cast(v["beta_1"], dtype))
+        beta_2_t = tf.identity(tf.cast(v["beta_2"], dtype))
+        local_step = tf.cast(v["iterations"] + 1, dtype)
+        next_step = tf.cast(v["iterations"] + 2, dtype)
+        decay_base = tf.cast(0.96, dtype)
+        m_t = beta_1_t * (1. - 0.5 * tf.pow(decay_base, self.initial_decay * local_step))
+        m_t_1 = beta_1_t * (1. - 0.5 * tf.pow(decay_base, self.initial_decay * next_step))
+        m_schedule_new = tf.cast(m_cache_read, dtype) * m_t
+        if dtype == m_cache.dtype.base_dtype:  # (as TF: a cache of another dtype stays)
+            m_schedule_new = _assigned(m_cache, m_schedule_new, tf.identity)
+        m_schedule_next = m_schedule_new * m_t_1
+        return {
+            "lr_t": lr_t, "neg_lr_t": -lr_t,
+            "epsilon": ops.convert_to_tensor(self.epsilon, dtype),
+            "beta_1_t": beta_1_t, "beta_2_t": beta_2_t, "m_t": m_t, "m_t_1": m_t_1,
+            "one_minus_beta_1_t": 1 - beta_1_t, "one_minus_beta_2_t": 1 - beta_2_t,
+            "one_minus_m_t": 1. - m_t, "one_minus_m_schedule_new": 1. - m_schedule_new,
+            "one_minus_m_schedule_next": 1. - m_schedule_next,
+            "v_t_prime_denominator": 1. - tf.pow(beta_2_t, local_step)}
+
+    def _update(self, var, grad, m, v, c):
+        g_prime = grad / c["one_minus_m_schedule_new"]
+        m_t = _assigned(m, c["beta_1_t"] * m + c["one_minus_beta_1_t"] * grad)
+        m_t_prime = m_t / c["one_minus_m_schedule_next"]
+        v_t = _assigned(v, c["beta_2_t"] * v + c["one_minus_beta_2_t"] * tf.square(grad))
+        v_t_prime = v_t / c["v_t_prime_denominator"]
+        m_t_bar = c["one_minus_m_t"] * g_prime + c["m_t_1"] * m_t_prime
+        var_t = var - c["lr_t"] * m_t_bar / (tf.sqrt(v_t_prime) + c["epsilon"])
+        return tf.assign(var, var_t).op
+
+
+def _assigned(var, value, read=None):
+    """``var = value``, then ``var`` read again after it (by ``read``): what a use of TF
+    1.15's resource ``assign`` result reads (its op ids as TF's)."""
+    assign = tf.assign(var, value)
+    with ops.control_dependencies([assign]):
+        return var.value() if read is None else read(var)
 
 
 class TFOptimizer(Optimizer):
