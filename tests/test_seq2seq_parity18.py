@@ -125,3 +125,25 @@ def test_seeded_beam_search_prints_tf_1_15s_beams():
     assert n.tolist() == [[5, 5, 5, 5], [1, 5, 5, 5]]
     np.testing.assert_allclose(lp, [[-5.696159, -5.957129, -6.100625, -6.232922],
                                     [-1.445463, -9.446071, -9.50251, -9.508853]], atol=1e-5)
+
+
+def test_sparsemax_takes_the_logits_as_given_so_masked_entries_stay_finite():
+    y = tf.contrib.sparsemax.sparsemax(tf.constant([[1., 2., -np.inf], [0.5, 0.1, 0.2]]))
+    assert tf.get_default_graph()._last_id == 60  # TF 1.15's op count
+    with tf.Session() as s:
+        # TF 1.15's
+        np.testing.assert_allclose(s.run(y), [[0, 1, 0], [0.566667, 0.166667, 0.266667]],
+                                   atol=1e-5)
+
+
+def test_a_named_attention_wrapper_reserves_its_name_at_construction():
+    mech = s2s.LuongAttention(5, tf.zeros([2, 4, 6]), [4, 3])
+    w = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(5), mech, output_attention=False, name="aw")
+    out, state = w(tf.zeros([2, 3]), w.zero_state(2, tf.float32))
+    assert out.name == "aw_1/checked_cell_output:0"  # TF 1.15's
+    assert state.attention.name == "aw_1/concat_1/concat:0"
+
+
+def test_monotonic_attention_mode_error_is_tf_1_15s():
+    with pytest.raises(ValueError, match=r"^mode must be 'recursive', 'parallel', or 'hard'\.$"):
+        s2s.monotonic_attention(tf.ones([2, 3]) * 0.5, tf.zeros([2, 3]), "cumsum")

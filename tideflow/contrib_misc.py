@@ -47,8 +47,9 @@ def sparsemax(logits, name=None):
         dtype = logits.dtype
         obs = array_ops.shape(logits)[0]
         dims = array_ops.shape(logits)[1]
-        # shifting by the row mean changes nothing but keeps the sums small
-        z = logits - reduction_ops.reduce_mean(logits, axis=1, keepdims=True)
+        # as TF 1.15: the logits as given (no shift by the row mean, which would turn a row
+        # with -inf entries, an attention mask's, into NaN)
+        z = logits
         z_sorted = nn_impl.top_k(z, k=dims).values
         z_cumsum = reduction_ops.cumsum(z_sorted, axis=1)
         k = range_ops.range(1, _cast(dims, dtype) + 1, dtype=dtype)
@@ -58,9 +59,9 @@ def sparsemax(logits, name=None):
         indices = array_ops.stack([range_ops.range(0, obs), k_z_safe - 1], axis=1)
         tau_sum = gather_ops.gather_nd(z_cumsum, indices)
         tau_z = (tau_sum - 1) / _cast(k_z, dtype)
-        p = math_ops.maximum(constant_op.constant(0, dtype), z - array_ops.expand_dims(tau_z, 1))
+        p = math_ops.maximum(_cast(0, dtype), z - tau_z[:, None])
         bad = math_ops.logical_or(math_ops.equal(k_z, 0), math_ops.is_nan(z_cumsum[:, -1]))
-        nan = fill_ops.fill(array_ops.stack([obs, dims]), constant_op.constant(np.nan, dtype))
+        nan = fill_ops.fill([obs, dims], _cast(float("nan"), dtype))
         return gather_ops.where(bad, nan, p)
 
 
@@ -70,10 +71,10 @@ def sparsemax_loss(logits, sparsemax, labels, name=None):
         logits = ops.convert_to_tensor(logits, name="logits")
         sparsemax = ops.convert_to_tensor(sparsemax, name="sparsemax")
         labels = ops.convert_to_tensor(labels, name="labels")
-        z = logits - reduction_ops.reduce_mean(logits, axis=1, keepdims=True)
-        zeros = array_ops.zeros_like(sparsemax)
+        z = logits  # (as given, as TF 1.15)
         sum_s = gather_ops.where(math_ops.logical_or(sparsemax > 0, math_ops.is_nan(sparsemax)),
-                                 sparsemax * (z - 0.5 * sparsemax), zeros)
+                                 sparsemax * (z - 0.5 * sparsemax),
+                                 array_ops.zeros_like(sparsemax))
         q_part = labels * (0.5 * labels - z)
         q_part_safe = gather_ops.where(
             math_ops.logical_and(math_ops.equal(labels, 0), math_ops.is_inf(z)),

@@ -302,7 +302,7 @@ def monotonic_attention(p_choose_i, previous_attention, mode):
         # drop the entries before the one chosen last step, then all after the first chosen
         p_choose_i *= tf.cumsum(previous_attention, axis=1)
         return p_choose_i * tf.cumprod(1 - p_choose_i, axis=1, exclusive=True)
-    raise ValueError(f"mode must be 'recursive', 'parallel', or 'hard', got {mode!r}.")
+    raise ValueError("mode must be 'recursive', 'parallel', or 'hard'.")  # (TF's words)
 
 
 def _monotonic_probability_fn(score, previous_alignments, sigmoid_noise, mode, seed=None):
@@ -519,9 +519,11 @@ class AttentionWrapper(RNNCell):
         self._output_attention = output_attention
         self._alignment_history = alignment_history
         self._initial_cell_state = None
-        if initial_cell_state is not None:
-            # (as TF: checked against each memory's batch size, in AttentionWrapperInit)
-            with tf.name_scope(name, "AttentionWrapperInit"):
+        # (as TF: the scope is entered even without a state to check, so a named
+        # wrapper's first call runs in "<name>_1")
+        with tf.name_scope(name, "AttentionWrapperInit"):
+            if initial_cell_state is not None:
+                # (checked against each memory's batch size)
                 last = nest.flatten(initial_cell_state)[-1]
                 state_batch = last.shape[0].value or tf.shape(last)[0]
                 message = (f"When constructing AttentionWrapper {self._base_name}: "
