@@ -246,7 +246,8 @@ class NanTensorHook(SessionRunHook):
         return SessionRunArgs(self._loss_tensor)
 
     def after_run(self, run_context, run_values):
-        if np.any(np.isnan(run_values.results)):
+        # TF tests the value's truth as is: a loss of more than one element is a ValueError
+        if np.isnan(run_values.results):
             message = "Model diverged with loss = NaN."
             if self._fail_on_nan_loss:
                 logging.error(message)

@@ -147,10 +147,13 @@ class SessionManager:
         self._target = master
         if max_wait_secs is None:
             max_wait_secs = float("inf")
-        deadline = time.time() + max_wait_secs
+        start = time.time()
+        deadline = start + max_wait_secs
         # poll soon after the first miss (the chief is usually about to finish initializing),
-        # backing off to ``recovery_wait_secs``
+        # backing off to ``recovery_wait_secs``; the "Waiting" line keeps TF's cadence (once
+        # per ``recovery_wait_secs``, none when the deadline leaves no room for one such wait)
         wait = min(_FIRST_WAIT_S, self._recovery_wait_secs)
+        next_log = 0.0
         while True:
             sess = session_lib.Session(self._target, graph=self._graph, config=config)
             not_ready_msg = None
@@ -165,8 +168,11 @@ class SessionManager:
                 raise errors.DeadlineExceededError(
                     None, None,  # TF prints the wait as a whole number of seconds
                     f"Session was not ready after waiting {int(max_wait_secs)} secs.")
-            logging.info("Waiting for model to be ready.  Ready_for_local_init_op:  %s, "
-                         "ready: %s", not_ready_local_msg, not_ready_msg)
+            elapsed = time.time() - start
+            if elapsed >= next_log and remaining >= self._recovery_wait_secs:
+                logging.info("Waiting for model to be ready.  Ready_for_local_init_op:  %s, "
+                             "ready: %s", not_ready_local_msg, not_ready_msg)
+                next_log = elapsed + self._recovery_wait_secs
             time.sleep(wait)
             wait = min(wait * 2, self._recovery_wait_secs)
 
