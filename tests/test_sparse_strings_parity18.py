@@ -213,3 +213,37 @@ def test_no_gradient_through_split_and_sparse_reductions():
         with pytest.raises(LookupError, match=f"No gradient defined for operation '.*' "
                                               rf"\(op type: {op_type}\)"):
             tf.gradients(tf.reduce_sum(out), v)
+
+
+def test_regex_replace_follows_re2():
+    s = tf.constant(["aaa", "abab", "abxd", "h\u00e9llo"])
+    # an empty match right after a match is not replaced
+    assert _run(tf.regex_replace(s[:3], "a*", "X")).tolist() == [b"X", b"XbXbX", b"XbXxXdX"]
+    assert _run(tf.regex_replace(["abxd", "ba"], "x*", "-")).tolist() == [b"-a-b-d-", b"-b-a-"]
+    # '.' is one UTF-8 character; \w is ASCII
+    assert _run(tf.regex_replace(s[3], ".", "x")) == b"xxxxx"
+    assert _run(tf.regex_replace(s[3], r"\w", "_")) == "_\u00e9___".encode()
+    # POSIX classes inside brackets
+    got = _run(tf.strings.regex_full_match(["aaa", "Hello World", ""], "[[:alpha:]]+"))
+    assert got.tolist() == [True, False, False]
+    assert _run(tf.regex_replace("a1 b2", "[[:digit:][:space:]]", "")) == b"ab"
+    # RE2 has no back-references
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Invalid pattern: \(a\)\\1, error: invalid escape sequence: \\1"):
+        _run(tf.strings.regex_full_match(["aa"], r"(a)\1"))
+
+
+def test_utf8_char_unit_counts_lead_bytes():
+    x = tf.constant([b"\x80abc", b"\xc3", b"\xffabc"])
+    _same(_run(tf.strings.length(x, unit="UTF8_CHAR")), [3, 1, 4])
+    got = _run(tf.strings.substr(x, 0, 2, unit="UTF8_CHAR"))
+    assert got.tolist() == [b"\x80a", b"\xc3", b"\xffa"]
+    assert _run(tf.strings.substr(["h\u00e9llo"], -3, 2, unit="UTF8_CHAR")).tolist() == [b"ll"]
+
+
+def test_reduce_join_repeated_axis_fails_when_run():
+    s = tf.constant([["a", "b", "c"], ["d", "e", "f"]])
+    r = tf.reduce_join(s, [0, -2])
+    assert r.get_shape().as_list() == [3]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Duplicate reduction dimension"):
+        _run(r)

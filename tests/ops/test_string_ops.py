@@ -110,8 +110,8 @@ def test_reduce_join_static_shapes_and_errors():
     assert tf.reduce_join(x).get_shape().ndims == 0
     with pytest.raises(ValueError, match="Invalid reduction dimension 3"):
         tf.reduce_join(x, 3)
-    with pytest.raises(ValueError, match="Duplicate reduction dimension"):
-        tf.reduce_join(x, [0, 0])
+    # as TF 1.15: a repeated dimension builds (and fails when run)
+    assert tf.reduce_join(x, [0, 0]).get_shape().as_list() == [3, None]
     with pytest.raises(ValueError, match="Cannot specify both"):
         tf.reduce_join(x, axis=0, reduction_indices=0)
     axis = tf.placeholder(tf.int32)
@@ -148,8 +148,10 @@ def test_regex_replace_errors_and_rewrites():
     assert _run(tf.regex_replace("abc", "(b)", r"[\0|\1]")) == b"a[b|b]c"
     with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid pattern"):
         _run(tf.regex_replace("abc", "(", "x"))
-    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid rewrite pattern"):
-        _run(tf.regex_replace("abc", "(b)", r"\2"))
+    # as TF 1.15 (RE2 unchecked): a missing group is empty; a bad escape stops the rewrite
+    assert _run(tf.regex_replace("abcb", "(b)", r"y\2z")) == b"ayzcyz"
+    assert _run(tf.regex_replace("abcb", "b", r"y\xz")) == b"aycy"
+    assert _run(tf.regex_replace("abcb", "b", r"y\xz", replace_global=False)) == b"abcb"
     with pytest.raises(ValueError, match="must be rank 0"):
         tf.regex_replace("abc", ["a", "b"], "x")
 

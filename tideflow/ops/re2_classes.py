@@ -40,16 +40,35 @@ def uses_unicode_classes(pattern):
     return _CLASS.search(pattern) is not None
 
 
+# RE2's POSIX classes (inside [...]): ASCII, as RE2 defines them
+_POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",
+          "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z",
+          "print": " -~", "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ",
+          "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f"}
+_POSIX_CLASS = re.compile(r"\[:(\w+):\]")
+
+
 def translate(pattern):
-    """``pattern`` (text) with each ``\\p``/``\\P`` class written as code-point ranges; a
-    negated class inside ``[...]`` cannot be written so and is a ValueError."""
+    """``pattern`` (text, RE2 syntax) for Python's ``re``: each ``\\p``/``\\P`` class written
+    as code-point ranges, each POSIX class (``[[:alpha:]]``) as its ASCII ranges; what RE2
+    rejects (a back-reference ``\\1``, a negated Unicode class inside ``[...]``) is a
+    ValueError in RE2's words."""
     out = []
     pos = 0
     in_class = False
     i = 0
     while i < len(pattern):
         c = pattern[i]
+        if c == "[" and in_class:
+            m = _POSIX_CLASS.match(pattern, i)
+            if m and m.group(1) in _POSIX:
+                out.append(pattern[pos:i])
+                out.append(_POSIX[m.group(1)])
+                i = pos = m.end()
+                continue
         if c == "\\":
+            if pattern[i + 1:i + 2] in tuple("123456789"):
+                raise ValueError(f"invalid escape sequence: {pattern[i:i + 2]}")
             m = _CLASS.match(pattern, i)
             if m:
                 out.append(pattern[pos:i])

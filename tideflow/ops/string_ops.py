@@ -346,14 +346,16 @@ def string_to_number(string_tensor=None, out_type=dtypes.float32, name=None, inp
 # ------------------------------------------------------------------------------------------
 
 
-def _reduction_dims(indices, ndims):
+def _reduction_dims(indices, ndims, duplicates_fail=True):
     dims = []
     for d in np.asarray(indices).reshape(-1).tolist():
         dd = d + ndims if d < 0 else d
         if not 0 <= dd < ndims:
             raise ValueError(f"Invalid reduction dimension {d} for input with {ndims} dimensions.")
         if dd in dims:
-            raise ValueError(f"Duplicate reduction dimension {d}")
+            if duplicates_fail:
+                raise ValueError(f"Duplicate reduction dimension {d}")
+            continue
         dims.append(dd)
     return dims
 
@@ -387,7 +389,8 @@ def _reduce_join_shape(op):
         return [unknown_shape()]
     if idx is None:
         return [TensorShape([None] * shape.ndims) if keep_dims else unknown_shape()]
-    dims = _reduction_dims(idx, shape.ndims)
+    # (a repeated dimension fails when run, as TF's kernel checks it)
+    dims = _reduction_dims(idx, shape.ndims, duplicates_fail=False)
     if not dims:
         return [shape]
     out = []
@@ -464,14 +467,17 @@ def _substr_kernel(input, pos, len_, *, unit="BYTE"):
     out = []
     for i, (si, pi, ni) in enumerate(zip(s.reshape(-1), p.reshape(-1), n.reshape(-1))):
         given, ni = int(pi), int(ni)
-        text = si.decode("utf-8", "replace") if unit == "UTF8_CHAR" else si
-        pi = given + len(text) if given < 0 else given  # as TF: negative counts from the end
-        if not 0 <= pi <= len(text):
+        # in characters, as TF: each byte that is not a UTF-8 continuation byte starts one
+        # (invalid bytes are kept as they are)
+        starts = _char_starts(si, True) if unit == "UTF8_CHAR" else None
+        size = len(si) if starts is None else len(starts) - 1
+        pi = given + size if given < 0 else given  # as TF: negative counts from the end
+        if not 0 <= pi <= size:
             # TF 1.15's words: the position as given; the bytes shown for BYTE only
             shown = "" if unit == "UTF8_CHAR" else f"b'{si.decode('utf-8', 'replace')}' "
             raise _invalid(f"pos {given} out of range for string {shown}at index {i}")
-        piece = text[pi:] if ni < 0 else text[pi:pi + ni]
-        out.append(piece.encode("utf-8") if unit == "UTF8_CHAR" else piece)
+        end = size if ni < 0 else min(pi + ni, size)
+        out.append(si[pi:end] if starts is None else si[starts[pi]:starts[end]])
     return _string_array(out, s.shape)
 
 
@@ -504,10 +510,20 @@ def substr(input, pos, len, name=None, unit="BYTE"):
     return ops.apply_op("Substr", [input, pos, len], {"unit": unit}, name=name)._outputs[0]
 
 
+def _char_starts(s, from_zero=False):
+    """Byte offsets where the characters of ``s`` start (as TF counts UTF-8 characters: at
+    every byte but a continuation byte; for substr also at byte 0), then ``len(s)``."""
+    b = np.frombuffer(s, np.uint8)
+    lead = (b & 0xC0) != 0x80
+    if from_zero and lead.size:
+        lead[0] = True
+    return np.append(np.nonzero(lead)[0], len(s)).tolist()
+
+
 def _string_length_kernel(input, *, unit):
     x = _strings(input)
     if unit == "UTF8_CHAR":
-        lengths = [len(s.decode("utf-8", "replace")) for s in x.reshape(-1)]
+        lengths = [len(_char_starts(s)) - 1 for s in x.reshape(-1)]
     else:
         lengths = [len(s) for s in x.reshape(-1)]
     return np.asarray(lengths, dtype=np.int32).reshape(x.shape)
@@ -534,20 +550,30 @@ _REWRITE_TOKEN = re.compile(rb"\\(.)|[^\\]+|\\$", re.DOTALL)
 
 
 def _compile_rewrite(rewrite, groups):
-    """RE2 rewrite strings: ``\\0``..``\\9`` name groups, ``\\\\`` is a backslash."""
+    """RE2 rewrite strings: ``\\0``..``\\9`` name groups, ``\\\\`` is a backslash.
+
+    Returns ``replace(match)``, and whether the rewrite is broken (another escape, or a
+    trailing backslash): as TF 1.15 (RE2 unchecked), a broken rewrite leaves a single
+    replace undone and makes a global one write only the text before the bad escape; a
+    group the pattern lacks is empty."""
     parts = []
+    broken = False
     for m in _REWRITE_TOKEN.finditer(rewrite):
         esc = m.group(1)
         if esc is None:
             if m.group(0) == b"\\":
-                raise _invalid(f"Invalid rewrite pattern: {rewrite.decode('utf-8', 'replace')}")
+                broken = True
+                break
             parts.append(m.group(0))
         elif esc == b"\\":
             parts.append(b"\\")
         elif esc.isdigit() and int(esc) <= groups:
             parts.append(int(esc))
+        elif esc.isdigit():
+            parts.append(b"")
         else:
-            raise _invalid(f"Invalid rewrite pattern: {rewrite.decode('utf-8', 'replace')}")
+            broken = True
+            break
 
     def replace(m):
         groups = (m.group(p) or b"" for p in parts if not isinstance(p, bytes))
@@ -556,22 +582,38 @@ def _compile_rewrite(rewrite, groups):
         it = iter(groups)
         return b"".join(p if isinstance(p, bytes) else next(it) for p in parts)
 
-    return replace
+    return replace, broken
 
 
 def compile_re2(pat):
-    """``(regex, by_code_point)`` for an RE2 pattern (bytes): Python's ``re`` on the bytes,
-    or, when it names Unicode classes (``\\p{L}``), on the decoded text with the classes
-    spelled out. An invalid pattern is TF's InvalidArgumentError."""
+    """``(regex, by_code_point)`` for an RE2 pattern (bytes): Python's ``re`` on the decoded
+    text (RE2 matches UTF-8 by code point: ``.`` is one character), with the pattern's RE2
+    syntax translated (``\\p{L}``, ``[[:alpha:]]``) and ``\\w``/``\\d``/``\\s`` ASCII
+    as in RE2. An invalid pattern is TF's InvalidArgumentError."""
     from tideflow.ops import re2_classes
 
     text = pat.decode("utf-8", "surrogateescape")
     try:
-        if re2_classes.uses_unicode_classes(text):
-            return re.compile(re2_classes.translate(text)), True
-        return re.compile(pat), False
+        return re.compile(re2_classes.translate(text), re.ASCII), True
     except (re.error, ValueError) as e:
         raise _invalid(f"Invalid pattern: {text}, error: {e}") from None
+
+
+def re2_sub(regex, repl, s, count=0):
+    """``regex.sub`` as RE2's replace: an empty match right where the previous match ended
+    is skipped (Python 3.7+ replaces it)."""
+    out, pos, last, n = [], 0, -1, 0
+    for m in regex.finditer(s):
+        if m.start() == m.end() == last:
+            continue
+        out.append(s[pos:m.start()])
+        out.append(repl(m))
+        pos = last = m.end()
+        n += 1
+        if n == count:
+            break
+    out.append(s[pos:])
+    return s[:0].join(out)
 
 
 def _decoded(s):
@@ -587,17 +629,19 @@ def _regex_replace_kernel(input, pattern, rewrite, *, replace_global):
         raise _invalid(f"Replacement rewrite must be scalar, but received "
                        f"{_shape_str(rewrite.shape)}")
     regex, by_code_point = compile_re2(pattern[()])
-    repl = _compile_rewrite(rewrite[()], regex.groups)
+    repl, broken = _compile_rewrite(rewrite[()], regex.groups)
     x = _strings(input)
+    if broken and not replace_global:
+        return x.copy()
     count = 0 if replace_global else 1
     if by_code_point:
         def text_repl(m):
             return _decoded(repl(m))
 
-        out = [regex.sub(text_repl, _decoded(s), count=count).encode("utf-8", "surrogateescape")
+        out = [re2_sub(regex, text_repl, _decoded(s), count).encode("utf-8", "surrogateescape")
                for s in x.reshape(-1)]
     else:
-        out = [regex.sub(repl, s, count=count) for s in x.reshape(-1)]
+        out = [re2_sub(regex, repl, s, count) for s in x.reshape(-1)]
     return _string_array(out, x.shape)
 
 
