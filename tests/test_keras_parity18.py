@@ -74,3 +74,39 @@ def test_nadam_step_is_tf_optimizer_v2s_op_for_op():
         "mul_5", "mul_6", "sub", "truediv", "truediv_1", "truediv_2", "truediv_3"]
     tf.random_uniform([1])  # (TF 1.15's op count after the fit: its op seed)
     assert graph.get_operation_by_name("random_uniform/RandomUniform").get_attr("seed2") == 305
+
+
+def _nested_model():
+    inner = tf.keras.Sequential([L.Dense(3, input_shape=(2,))], name="inner")
+    i = L.Input((2,))
+    return tf.keras.Model(i, L.Dense(1)(inner(i)))
+
+
+def test_summary_of_a_chain_through_a_nested_model_is_sequential_like():
+    lines = []
+    _nested_model().summary(print_fn=lines.append)
+    rule = "_" * 65
+    assert lines == [
+        'Model: "model"', rule,
+        "Layer (type)                 Output Shape              Param #   ", "=" * 65,
+        "input_1 (InputLayer)         [(None, 2)]               0         ", rule,
+        "inner (Sequential)           (None, 3)                 9         ", rule,
+        "dense_1 (Dense)              (None, 1)                 4         ", "=" * 65,
+        "Total params: 13", "Trainable params: 13", "Non-trainable params: 0", rule]
+
+
+def test_config_numbers_a_nested_models_calls_after_its_own_node():
+    m = _nested_model()
+    config = m.get_config()
+    assert config["layers"][0]["config"] == {
+        "batch_input_shape": (None, 2), "dtype": "float32", "sparse": False, "ragged": False,
+        "name": "input_1"}
+    assert config["layers"][2]["inbound_nodes"] == [[["inner", 1, 0, {}]]]
+    again = tf.keras.models.model_from_json(m.to_json())
+    assert [la.name for la in again.layers] == ["input_1", "inner", "dense_1"]
+    assert again.get_config()["layers"][2]["inbound_nodes"] == [[["inner", 1, 0, {}]]]
+
+
+def test_a_layer_built_by_its_wrapper_takes_its_weights_dtype():
+    m = tf.keras.Sequential([L.TimeDistributed(L.Dense(3), input_shape=(5, 2))])
+    assert m.get_config()["layers"][0]["config"]["layer"]["config"]["dtype"] == "float32"

@@ -215,9 +215,12 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
     layers = model.layers
     sequential_like = type(model).__name__ == "Sequential" or not model._is_graph_network
     if not sequential_like:
+        # (as TF: only the model's own calls count; a nested model's first node is not one)
+        in_model = {id(n) for n in model._network_nodes}
         sequential_like = not _branches(model) and all(
-            len(la._inbound_nodes) <= 1 and all(len(n.input_tensors) <= 1
-                                                for n in la._inbound_nodes) for la in layers)
+            len(mine) <= 1 and all(len(n.input_tensors) <= 1 for n in mine)
+            for mine in ([n for n in la._inbound_nodes if id(n) in in_model]
+                         for la in layers))
     if sequential_like:
         line_length = line_length or 65
         positions = positions or [0.45, 0.85, 1.0]

@@ -491,6 +491,8 @@ class Layer:
             shape = (shape,)
         shape = tuple(int(d) for d in shape)
         dtype = dtypes.as_dtype(dtype or self.dtype)
+        if self._dtype is None:  # as TF 1.15: a layer of no dtype yet takes its weights'
+            self._dtype = dtype.base_dtype.name
         if kwargs.get("synchronization") == tf.VariableSynchronization.ON_READ:
             if trainable:  # as TF 1.15: variables synced on read are not trainable
                 raise ValueError(

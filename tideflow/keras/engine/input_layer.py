@@ -10,12 +10,14 @@ class InputLayer(Layer):
     ``input_tensor``."""
 
     def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None,
-                 sparse=False, name=None, **kwargs):
+                 sparse=False, name=None, ragged=False, **kwargs):
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments: {list(kwargs)}")
         if sparse:
             raise NotImplementedError("InputLayer(sparse=True) is not supported.")
+        if ragged:
+            raise NotImplementedError("InputLayer(ragged=True) is not supported.")
         if input_shape is not None and batch_input_shape is not None:
             raise ValueError("Only provide the input_shape OR batch_input_shape argument to "
                              "InputLayer, not both at the same time.")
@@ -26,6 +28,7 @@ class InputLayer(Layer):
         super().__init__(dtype=dtype, name=name)
         self.built = True
         self.sparse = sparse
+        self.ragged = False
         if input_tensor is None:
             if batch_input_shape is None:
                 if input_shape is None:
@@ -63,7 +66,7 @@ class InputLayer(Layer):
 
     def get_config(self):
         return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
-                "sparse": self.sparse, "name": self.name}
+                "sparse": self.sparse, "ragged": self.ragged, "name": self.name}
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tensor=None,

@@ -518,7 +518,8 @@ class Network(Layer):
                 return [layer.name, 0, tensor_index]
             mine = [n for n in layer._inbound_nodes if id(n) in in_model]
             node = layer._inbound_nodes[node_index]
-            return [layer.name, next(i for i, n in enumerate(mine) if n is node), tensor_index]
+            return [layer.name, _first_node(layer) + next(i for i, n in enumerate(mine)
+                                                          if n is node), tensor_index]
 
         layers = []
         for layer in self._layers_list:
@@ -552,7 +553,8 @@ class Network(Layer):
             progress = False
             for spec in pending:
                 layer = made[spec["name"]]
-                for node_index, inbound in enumerate(spec.get("inbound_nodes", [])):
+                for node_index, inbound in enumerate(spec.get("inbound_nodes", []),
+                                                     _first_node(layer)):
                     key = (spec["name"], node_index)
                     if key in outputs_of:
                         continue
@@ -585,6 +587,12 @@ class Network(Layer):
             raise ImportError("Requires yaml module installed (`pip install pyyaml`).") \
                 from None
         return yaml.dump(json.loads(self.to_json()), **kwargs)
+
+
+def _first_node(layer):
+    """As TF 1.15's configs: a nested functional model's calls are numbered after its own
+    first node (its inputs to its outputs), which no config holds."""
+    return int(isinstance(layer, Network) and bool(layer._is_graph_network))
 
 
 def _json_default(obj):
