@@ -147,3 +147,22 @@ def test_a_named_attention_wrapper_reserves_its_name_at_construction():
 def test_monotonic_attention_mode_error_is_tf_1_15s():
     with pytest.raises(ValueError, match=r"^mode must be 'recursive', 'parallel', or 'hard'\.$"):
         s2s.monotonic_attention(tf.ones([2, 3]) * 0.5, tf.zeros([2, 3]), "cumsum")
+
+
+def test_static_rnn_steps_with_lengths_are_named_as_tf_1_15s_cond_merges():
+    x = tf.unstack(tf.zeros([2, 3, 4]), axis=1)
+    cell = tf.contrib.rnn.ResidualWrapper(tf.contrib.rnn.BasicLSTMCell(4))
+    out, st = tf.nn.static_rnn(cell, x, sequence_length=tf.constant([3, 2]), dtype=tf.float32)
+    # TF 1.15's
+    assert [o.name for o in out] == ["rnn/cond/Merge:0", "rnn/cond_1/Merge:0",
+                                     "rnn/cond_2/Merge:0"]
+    assert [st.c.name, st.h.name] == ["rnn/cond_2/Merge_1:0", "rnn/cond_2/Merge_2:0"]
+    assert tf.get_default_graph()._last_id == 234
+
+
+def test_dynamic_rnn_state_dtype_error_is_tf_1_15s():
+    mech = s2s.LuongAttention(5, tf.zeros([2, 4, 6]))
+    w = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(5), mech)
+    with pytest.raises(ValueError, match=r"^State has tensors of different inferred_dtypes\. "
+                                         r"Unable to infer a single representative dtype\.$"):
+        tf.nn.dynamic_rnn(w, tf.zeros([2, 3, 4]), initial_state=w.zero_state(2, tf.float32))

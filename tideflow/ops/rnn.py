@@ -117,11 +117,9 @@ def _state_dtype(dtype, state):
     flat = nest.flatten(state)
     if not flat:
         raise ValueError("Unable to infer dtype from empty state.")
-    kinds = {s.dtype for s in flat}
-    if len(kinds) != 1:
-        names = ", ".join(sorted(k.name for k in kinds))
+    if len({s.dtype for s in flat}) != 1:
         raise ValueError("State has tensors of different inferred_dtypes. Unable to infer a "
-                         f"single representative dtype. (got {names}; pass dtype)")
+                         "single representative dtype.")  # (TF's words)
     return flat[0].dtype
 
 
@@ -133,12 +131,12 @@ def _check_sequence_length(sequence_length):
     return array_ops.identity(sequence_length, name="sequence_length")
 
 
-def _select(copy, old, new):
+def _select(copy, old, new, name=None):
     """Per batch row: ``old`` where ``copy`` (a [batch] bool vector), else ``new``. As TF,
     TensorArrays and scalars (an AttentionWrapperState's ``time``) take the new value."""
     if isinstance(new, TensorArray) or new.get_shape().ndims == 0:
         return new
-    return gather_ops.where(copy, old, new)
+    return gather_ops.where(copy, old, new, name=name)
 
 
 def _rnn_step(time, sequence_length, zero_output, state, call_cell):
@@ -390,6 +388,10 @@ def _static_rnn_step(time, sequence_length, zero_output, state, call_cell):
     g = ops.get_default_graph()
     step_start = g._next_id
     copy = math_ops.less_equal(sequence_length, time)  # TF's (time >= sequence_length)
+    # the step's cond scope, taken where TF takes it: the selects are named as its Merges
+    # ("rnn/cond_1/Merge:0" the output of step 1, Merge_1... the state), as TF's step results
+    with ops.name_scope("cond") as cond_scope:
+        pass
     flat_zero, flat_state = nest.flatten(zero_output), nest.flatten(state)
 
     def distinct(ts):
@@ -436,8 +438,10 @@ def _static_rnn_step(time, sequence_length, zero_output, state, call_cell):
         use(new, False)
         count += 1
     count += 2 * (len(flat_zero) + len(flat_state))
-    output = nest.map_structure(lambda z, o: _select(copy, z, o), zero_output, new_output)
-    state = nest.map_structure(lambda s, n: _select(copy, s, n), state, new_state)
+    with ops.name_scope(cond_scope):
+        output = nest.map_structure(lambda z, o: _select(copy, z, o, "Merge"), zero_output,
+                                    new_output)
+        state = nest.map_structure(lambda s, n: _select(copy, s, n, "Merge"), state, new_state)
     _skip_ids_to(cell_end + count)
     return output, state
 
