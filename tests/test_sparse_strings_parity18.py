@@ -247,3 +247,26 @@ def test_reduce_join_repeated_axis_fails_when_run():
     assert r.get_shape().as_list() == [3]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Duplicate reduction dimension"):
         _run(r)
+
+
+def test_parse_ops_feature_errors_use_tf_words_and_scopes():
+    ex = tf.train.Example().SerializeToString()
+    bad = {"a": tf.FixedLenFeature([1], tf.int32)}
+    good = {"a": tf.FixedLenFeature([1], tf.int64, default_value=[1])}
+    for parse, scope in [(tf.parse_single_example, "ParseSingleExample"),
+                         (lambda s, f: tf.parse_example([s], f), "ParseExample")]:
+        with pytest.raises(TypeError, match="parameter 'dense_defaults' has DataType int32"):
+            parse(ex, bad)
+        # the failed op still took its scope's name, as in TF
+        assert parse(ex, good)["a"].name == f"{scope}_1/{scope}:0"
+    with pytest.raises(ValueError) as e:
+        tf.parse_single_sequence_example(
+            ex, sequence_features={"f": tf.FixedLenFeature([2], tf.float32)})
+    assert str(e.value) == ("Unsupported FixedLenFeature FixedLenFeature(shape=[2], "
+                            "dtype=tf.float32, default_value=None).")
+    with pytest.raises(ValueError, match="^Unsupported FixedLenSequenceFeature "):
+        tf.parse_single_sequence_example(ex, context_features={
+            "c": tf.FixedLenSequenceFeature([], tf.int64, allow_missing=True)})
+    with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 0"):
+        tf.io.parse_sequence_example(
+            ex, sequence_features={"f": tf.FixedLenSequenceFeature([2], tf.float32)})

@@ -605,8 +605,13 @@ def parse_example(serialized, features, name=None, example_names=None):
     ``VarLenFeature`` (a SparseTensor indexed ``[batch, i]``), ``FixedLenSequenceFeature``
     (dense ``[batch, None] + shape``, padded) and ``SparseFeature``.
     """
-    (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
-     dense_defaults) = _split_features(features, True)
+    try:
+        (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
+         dense_defaults) = _split_features(features, True)
+    except TypeError:
+        # a dtype the op does not take fails in TF when the op is made, in its scope
+        with ops.name_scope(name, "ParseExample", [serialized, example_names]):
+            raise
     with ops.name_scope(name, "ParseExample", [serialized, example_names]):
         defaults = _default_tensors(dense_keys, dense_types, dense_shapes, dense_defaults)
         # as TF, the op takes the Python names and keys (made constants in its own scope) and
@@ -630,8 +635,12 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     SparseTensors, FixedLenFeatures with their own shape.
     """
     del example_names  # only used in error messages by TF
-    (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
-     dense_defaults) = _split_features(features, False)
+    try:
+        (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
+         dense_defaults) = _split_features(features, False)
+    except TypeError:
+        with ops.name_scope(name, "ParseSingleExample", [serialized]):  # (as parse_example)
+            raise
     with ops.name_scope(name, "ParseSingleExample", [serialized]):
         serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
         defaults = _default_tensors(dense_keys, dense_types, dense_shapes, dense_defaults)
@@ -792,7 +801,8 @@ def _split_sequence_features(sequence_features):
             if f.allow_missing:
                 missing_ok.append(key)
         else:
-            raise ValueError(f"Invalid sequence feature {key}:{f}.")  # noqa: TRY004 - TF's error class
+            # (TF's words and error class)
+            raise ValueError(f"Unsupported {type(f).__name__} {f}.")  # noqa: TRY004
     return fl_sparse_keys, fl_sparse_types, fl_dense_keys, fl_dense_types, fl_dense_shapes, missing_ok
 
 
@@ -825,9 +835,10 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     (c_sparse_keys, c_sparse_types, c_dense_keys, c_dense_types, c_dense_shapes,
      c_dense_defaults) = ([], [], [], [], [], [])
     if context_features:
-        for key, f in context_features.items():
+        for f in context_features.values():
             if not isinstance(f, (FixedLenFeature, VarLenFeature)):
-                raise ValueError(f"Invalid context feature {key}:{f}.")  # noqa: TRY004 - TF's error class
+                # (TF's words and error class)
+                raise ValueError(f"Unsupported {type(f).__name__} {f}.")  # noqa: TRY004
         (c_sparse_keys, c_sparse_types, c_dense_keys, c_dense_types, c_dense_shapes,
          c_dense_defaults) = _split_features(context_features, False, "context_")
     (fl_sparse_keys, fl_sparse_types, fl_dense_keys, fl_dense_types, fl_dense_shapes,
@@ -984,7 +995,9 @@ def _parse_sequence_batch_kernel(serialized, debug_name, context_dense_defaults,
 
 
 def _parse_sequence_batch_shape(op):
-    op._inputs[0]._shape.merge_with(TensorShape([None]))
+    rank = op._inputs[0]._shape.ndims
+    if rank not in (None, 1):  # (TF's words)
+        raise ValueError(f"Shape must be rank 1 but is rank {rank}")
     a = op._attrs
     nc, nf = len(a["context_sparse_types"]), len(a["feature_list_sparse_types"])
     batch = op._inputs[0]._shape[:1]
