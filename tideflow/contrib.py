@@ -697,6 +697,43 @@ def _contrib_quantize():
     return module
 
 
+def _implementation_paths(module, paths, target=None):
+    """Binds ``target`` (default: ``module``) under TF's implementation module paths below
+    ``module`` (``grid_rnn.python.ops.grid_rnn_cell``), for programs that import from there."""
+    target = module if target is None else target
+    for path in paths:
+        parent = module
+        parts = path.split(".")
+        for depth, part in enumerate(parts):
+            full = f"{module.__name__}.{'.'.join(parts[:depth + 1])}"
+            if depth == len(parts) - 1:
+                child = target
+            else:
+                child = sys.modules.get(full) or types.ModuleType(full, f"``{full}``.")
+                child.__path__ = []
+            setattr(parent, part, child)
+            sys.modules[full] = child
+            parent = child
+    return module
+
+
+def _contrib_grid_rnn():
+    module = _contrib_module("contrib_grid_rnn", "grid_rnn",
+                             "``tf.contrib.grid_rnn``: Grid RNN cells.")
+    return _implementation_paths(module, ["python.ops.grid_rnn_cell"])
+
+
+def _contrib_kernel_methods():
+    module = _contrib_module(
+        "contrib_kernel_methods", "kernel_methods",
+        "``tf.contrib.kernel_methods``: random Fourier features, multiclass hinge loss, "
+        "KernelLinearClassifier.")
+    return _implementation_paths(
+        module, ["python.kernel_estimators", "python.losses",
+                 "python.mappers.random_fourier_features", "python.mappers.dense_kernel_mapper"],
+        importlib.import_module("tideflow.contrib_kernel_methods"))
+
+
 def _contrib_eager():
     import tideflow as tf
     from tideflow.python import _eager_context
@@ -775,6 +812,8 @@ _LAZY_ALIASES = {
         "ops.memory_stats_ops", "memory_stats",
         "``tf.contrib.memory_stats``: BytesInUse, MaxBytesInUse, BytesLimit."),
     "mixed_precision": lambda: _contrib_mixed_precision(),
+    "grid_rnn": lambda: _contrib_grid_rnn(),
+    "kernel_methods": lambda: _contrib_kernel_methods(),
     "periodic_resample": lambda: _contrib_module(
         "ops.periodic_resample_ops", "periodic_resample",
         "``tf.contrib.periodic_resample``: periodic_resample (a sub-pixel shuffle)."),

@@ -1,0 +1,261 @@
+"""tf.contrib.grid_rnn and tf.contrib.kernel_methods against TF 1.15: names, shapes, seeded values
+and errors (expected values are what TF 1.15 printed for the same programs)."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _names(structure):
+    return tf.contrib.framework.nest.map_structure(lambda t: t.name, structure)
+
+
+# ---------------------------------------------------------------- grid_rnn
+
+
+def test_grid_rnn_public_names_and_implementation_path():
+    from tideflow.contrib.grid_rnn.python.ops import grid_rnn_cell
+
+    names = ["Grid1BasicLSTMCell", "Grid1BasicRNNCell", "Grid1LSTMCell", "Grid2BasicLSTMCell",
+             "Grid2BasicRNNCell", "Grid2GRUCell", "Grid2LSTMCell", "Grid3LSTMCell",
+             "GridRNNCell"]
+    for name in names:
+        assert getattr(tf.contrib.grid_rnn, name) is getattr(grid_rnn_cell, name)
+    assert issubclass(tf.contrib.grid_rnn.GridRNNCell, tf.nn.rnn_cell.RNNCell)
+
+
+def test_grid2_gru_tied_names_and_seeded_values():
+    tf.set_random_seed(7)
+    with tf.variable_scope("top"):
+        cell = tf.contrib.grid_rnn.Grid2GRUCell(4, tied=True)
+        assert cell.output_size == (4,) and cell.state_size == (4, 4)
+        x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) / 10.0 - 0.3)
+        out, state = cell(x, cell.zero_state(2, tf.float32))
+        assert _names(out) == ("top/Grid2GRUCell/recurrent/gru_cell/add_1:0",)
+        assert _names(state) == ("top/Grid2GRUCell/recurrent/gru_cell/add_1:0",
+                                 "top/Grid2GRUCell/recurrent/gru_cell/add:0")
+        with tf.variable_scope(tf.get_variable_scope(), reuse=True):
+            out2, _ = cell(x, state)
+    assert [(v.name, v.shape.as_list()) for v in tf.global_variables()] == [
+        ("top/Grid2GRUCell/project_m_0:0", [3, 4]),
+        ("top/Grid2GRUCell/recurrent/gru_cell/gates/kernel:0", [8, 8]),
+        ("top/Grid2GRUCell/recurrent/gru_cell/gates/bias:0", [8]),
+        ("top/Grid2GRUCell/recurrent/gru_cell/candidate/kernel:0", [8, 4]),
+        ("top/Grid2GRUCell/recurrent/gru_cell/candidate/bias:0", [4])]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        project = sess.run(tf.global_variables()[0])
+        value = sess.run(out2[0])
+    np.testing.assert_allclose(project.ravel()[:3], [-0.84852, 0.13955, 0.85869], atol=1e-5)
+    np.testing.assert_allclose(value, [[0.05598, -0.10813, 0.065, 0.01815],
+                                       [0.0589, 0.05411, -0.14459, 0.06268]], atol=1e-5)
+
+
+def test_grid2_lstm_non_recurrent_dimension():
+    tf.set_random_seed(7)
+    with tf.variable_scope("top", initializer=tf.truncated_normal_initializer(stddev=0.3)):
+        cell = tf.contrib.grid_rnn.Grid2LSTMCell(4, non_recurrent_fn=tf.nn.relu,
+                                                 use_peepholes=True)
+        assert len(cell.state_size) == 1  # only dimension 1 is recurrent
+        x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) / 10.0 - 0.3)
+        out, state = cell(x, cell.zero_state(2, tf.float32))
+        with tf.variable_scope(tf.get_variable_scope(), reuse=True):
+            out2, _ = cell(x, state)
+    assert _names(out) == ("top/Grid2LSTMCell/non_recurrent/cell_0/fully_connected/Relu:0",)
+    assert [v.name for v in tf.global_variables()] == [
+        "top/Grid2LSTMCell/project_m_0:0", "top/Grid2LSTMCell/project_c_0:0",
+        "top/Grid2LSTMCell/recurrent/cell_1/lstm_cell/kernel:0",
+        "top/Grid2LSTMCell/recurrent/cell_1/lstm_cell/bias:0",
+        "top/Grid2LSTMCell/recurrent/cell_1/lstm_cell/w_f_diag:0",
+        "top/Grid2LSTMCell/recurrent/cell_1/lstm_cell/w_i_diag:0",
+        "top/Grid2LSTMCell/recurrent/cell_1/lstm_cell/w_o_diag:0",
+        "top/Grid2LSTMCell/non_recurrent/cell_0/fully_connected/weights:0",
+        "top/Grid2LSTMCell/non_recurrent/cell_0/fully_connected/biases:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(out2[0]), [[0.0, 0.03562, 0.03388, 0.0],
+                                                       [0.0, 0.02251, 0.0, 0.01541]], atol=1e-5)
+
+
+def test_grid_rnn_errors_as_tf():
+    grid_rnn = tf.contrib.grid_rnn
+    with pytest.raises(ValueError, match=r"Invalid dims: \[2\]. Must be in \[0, 2\)"):
+        grid_rnn.GridRNNCell(3, num_dims=2, input_dims=[2])
+    with pytest.raises(ValueError, match="dims must be >= 1: 0"):
+        grid_rnn.GridRNNCell(3, num_dims=0)
+    with pytest.raises(TypeError, match="cell_fn must return an RNNCell instance"):
+        grid_rnn.GridRNNCell(3, num_dims=2, cell_fn=lambda n: 5)
+    cell = grid_rnn.Grid2LSTMCell(2)
+    with pytest.raises(ValueError, match="Expected state as a tuple of 2 element"):
+        cell(tf.ones([2, 3]), (tf.nn.rnn_cell.LSTMStateTuple(tf.ones([2, 2]), tf.ones([2, 2])),))
+    # TF 1.15 needs an initializer on the scope for a non-recurrent dimension
+    cell = grid_rnn.Grid2BasicRNNCell(4, non_recurrent_fn=tf.nn.relu)
+    with pytest.raises(AttributeError, match="has no attribute 'initializers'"):
+        cell(tf.ones([2, 3]), cell.zero_state(2, tf.float32))
+    # a concatenated state of single-tensor cells iterates a tensor
+    cell = grid_rnn.Grid2GRUCell(4, state_is_tuple=False, output_is_tuple=False)
+    assert (cell.output_size, cell.state_size) == (4, 8)
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError):
+        cell(tf.ones([2, 3]), cell.zero_state(2, tf.float32))
+
+
+def test_grid_rnn_empty_outputs_and_no_input():
+    cell = tf.contrib.grid_rnn.GridRNNCell(2, num_dims=2, input_dims=0, output_dims=[],
+                                           output_is_tuple=False,
+                                           cell_fn=lambda n: tf.nn.rnn_cell.GRUCell(n))
+    assert (cell.output_size, cell.state_size) == (0, (2, 2))
+    out, _ = cell(tf.ones([2, 3]), cell.zero_state(2, tf.float32))
+    assert out.name == "GridRNNCell/zeros:0" and out.shape.as_list() == [0, 0]
+    with tf.Graph().as_default():
+        cell = tf.contrib.grid_rnn.Grid2GRUCell(2)
+        out, _ = cell(tf.zeros([2, 0]), cell.zero_state(2, tf.float32))
+        names = [v.name for v in tf.global_variables()]
+        assert not any("project" in n for n in names)  # a zero-width input is not projected
+        assert names[0] == "Grid2GRUCell/recurrent/cell_1/gru_cell/gates/kernel:0"
+
+
+def test_grid2_lstm_dynamic_rnn_training_losses():
+    tf.set_random_seed(11)
+    cell = tf.contrib.grid_rnn.Grid2LSTMCell(4)
+    x = tf.placeholder(tf.float32, [None, 5, 3])
+    outs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    assert [v.name for v in tf.trainable_variables()] == [
+        "rnn/Grid2LSTMCell/project_m_0:0", "rnn/Grid2LSTMCell/project_c_0:0",
+        "rnn/Grid2LSTMCell/recurrent/cell_1/lstm_cell/kernel:0",
+        "rnn/Grid2LSTMCell/recurrent/cell_1/lstm_cell/bias:0",
+        "rnn/Grid2LSTMCell/recurrent/cell_0/lstm_cell/kernel:0",
+        "rnn/Grid2LSTMCell/recurrent/cell_0/lstm_cell/bias:0"]
+    y = tf.placeholder(tf.float32, [None, 5, 1])
+    loss = tf.reduce_mean(tf.square(tf.layers.dense(outs[0], 1) - y))
+    train = tf.train.AdamOptimizer(0.05).minimize(loss)
+    rs = np.random.RandomState(0)
+    xv = rs.randn(4, 5, 3)
+    yv = np.sin(xv.sum(-1, keepdims=True))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        losses = [sess.run([loss, train], {x: xv, y: yv})[0] for _ in range(6)]
+    np.testing.assert_allclose(losses, [0.89381, 0.52983, 0.3628, 0.27955, 0.22675, 0.19051],
+                               atol=1e-4)
+
+
+# ---------------------------------------------------------------- kernel_methods
+
+
+def test_random_fourier_features_values_and_names():
+    km = tf.contrib.kernel_methods
+    mapper = km.RandomFourierFeatureMapper(3, 5, stddev=2.0, seed=4, name="m1")
+    assert (mapper.input_dim, mapper.output_dim, mapper.name) == (3, 5, "m1")
+    other = km.RandomFourierFeatureMapper(2, 4)
+    assert other.name == str(id(other))
+    x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) / 4.0)
+    y = mapper.map(x)
+    assert (y.name, y.shape.as_list()) == ("mul:0", [2, 5])
+    assert [op.type for op in tf.get_default_graph().get_operations()] == [
+        "Const", "Const", "Const", "MatMul", "Add", "Cos", "Const", "Mul"]
+    graph = tf.get_default_graph()
+    with tf.Session() as sess:
+        omega, bias, value = sess.run([graph.get_tensor_by_name("Const_1:0"),
+                                       graph.get_tensor_by_name("Const_2:0"), y])
+    np.testing.assert_allclose(omega.ravel()[:4], [0.02528, 0.24998, -0.49795, 0.3468],
+                               atol=1e-5)
+    np.testing.assert_allclose(bias, [4.60796, 2.56633, 3.31695, 5.89094, 3.27791], atol=1e-5)
+    np.testing.assert_allclose(value, [[-0.09316, -0.49249, -0.5927, 0.60994, -0.60489],
+                                       [-0.29826, -0.45553, -0.59037, 0.61408, -0.15862]],
+                               atol=1e-5)
+
+
+def test_random_fourier_features_shape_errors():
+    from tideflow.contrib.kernel_methods.python.mappers import dense_kernel_mapper as dkm
+
+    mapper = tf.contrib.kernel_methods.RandomFourierFeatureMapper(3, 5)
+    assert isinstance(mapper, dkm.DenseKernelMapper)
+    with pytest.raises(dkm.InvalidShapeError, match="expected 3 input features, got 4 instead"):
+        mapper.map(tf.ones([2, 4]))
+    with pytest.raises(dkm.InvalidShapeError, match="should be 2. Got 1 instead"):
+        mapper.map(tf.ones([3]))
+    with pytest.raises(ValueError, match="unknown rank"):
+        mapper.map(tf.placeholder(tf.float32))
+    assert mapper.map(tf.placeholder(tf.float32, [None, None])).shape.as_list() == [None, 5]
+
+
+def test_sparse_multiclass_hinge_loss():
+    km = tf.contrib.kernel_methods
+    logits = tf.constant([[1.2, -0.3, 0.5], [0.1, 0.4, -1.0], [2.0, 2.5, 0.0], [0., 0., 0.]])
+    labels = tf.constant([0, 2, 1, 1])
+    loss = km.sparse_multiclass_hinge_loss(labels, logits)
+    assert loss.name == "sparse_multiclass_hinge_loss/value:0"
+    assert _names(tf.get_collection(tf.GraphKeys.LOSSES)) == [loss.name]
+    unreduced = km.sparse_multiclass_hinge_loss(tf.reshape(labels, [4, 1]), logits,
+                                                weights=[1., 0., 2., 0.5],
+                                                reduction=tf.losses.Reduction.NONE)
+    mean = km.sparse_multiclass_hinge_loss(tf.cast(labels, tf.int64), tf.cast(logits, tf.float64),
+                                           weights=tf.constant([[1.], [2.], [0.], [0.]]),
+                                           scope="myscope", reduction=tf.losses.Reduction.MEAN)
+    assert (unreduced.name, mean.name, mean.dtype) == (
+        "sparse_multiclass_hinge_loss_1/Mul:0", "myscope/value:0", tf.float32)
+    grad = tf.gradients(loss, logits)[0]
+    with tf.Session() as sess:
+        values = sess.run([loss, unreduced, mean, grad])
+    np.testing.assert_allclose(values[0], 1.05, atol=1e-6)
+    np.testing.assert_allclose(values[1], [0.3, 0.0, 1.0, 0.5], atol=1e-6)
+    np.testing.assert_allclose(values[2], 1.7, atol=1e-6)
+    np.testing.assert_allclose(values[3], [[-0.25, 0.0, 0.25], [0.0, 0.25, -0.25],
+                                           [0.25, -0.25, 0.0], [0.125, -0.25, 0.125]])
+    with pytest.raises(ValueError, match="Invalid dtype for labels"):
+        km.sparse_multiclass_hinge_loss(tf.constant([0.]), logits)
+    with pytest.raises(ValueError, match="logits should have rank 2"):
+        km.sparse_multiclass_hinge_loss(labels, tf.ones([4]))
+    with pytest.raises(ValueError, match=r"Shapes \(3,\) and \(4,\) are incompatible"):
+        km.sparse_multiclass_hinge_loss(labels, logits, weights=tf.ones([3]))
+
+
+def _kernel_input_fn():
+    rs = np.random.RandomState(0)
+    x = rs.randn(60, 2).astype(np.float32)
+    y = (np.sum(x ** 2, 1) < 1.2).astype(np.int64)
+    return lambda: ({"x": tf.constant(x)}, tf.constant(y.reshape(60, 1))), x
+
+
+def test_kernel_linear_classifier_matches_tf(tmp_path):
+    km = tf.contrib.kernel_methods
+    input_fn, x = _kernel_input_fn()
+    column = tf.contrib.layers.real_valued_column("x", dimension=2)
+    mapper = km.RandomFourierFeatureMapper(2, 30, stddev=0.8, seed=3, name="rffm")
+    est = km.KernelLinearClassifier(feature_columns=[], model_dir=str(tmp_path),
+                                    kernel_mappers={column: [mapper]},
+                                    optimizer=tf.train.FtrlOptimizer(0.5))
+    assert isinstance(est, tf.contrib.learn.Estimator)
+    est.fit(input_fn=input_fn, steps=20)
+    result = est.evaluate(input_fn=input_fn, steps=1)
+    np.testing.assert_allclose([result["loss"], result["accuracy"]], [0.3647, 0.9667], atol=1e-4)
+    assert result["global_step"] == 20
+    assert est.get_variable_value("linear/x_MAPPED/weight").shape == (30, 1)
+
+    def predict_fn():
+        return {"x": tf.constant(x[:5])}
+
+    assert list(est.predict_classes(input_fn=predict_fn)) == [0, 0, 0, 1, 1]
+    proba = np.array(list(est.predict_proba(input_fn=predict_fn)))
+    np.testing.assert_allclose(proba[:, 1], [0.1969, 0.1405, 0.3715, 0.5683, 0.8092], atol=1e-4)
+    assert sorted(next(iter(est.predict(input_fn=predict_fn)))) == [
+        "classes", "logistic", "logits", "probabilities"]
+
+
+def test_kernel_linear_classifier_argument_errors(tmp_path):
+    km = tf.contrib.kernel_methods
+    column = tf.contrib.layers.real_valued_column("x", dimension=2)
+    mapper = km.RandomFourierFeatureMapper(2, 4)
+    with pytest.raises(ValueError, match="at least one of feature_columns, kernel_mappers"):
+        km.KernelLinearClassifier(model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="Invalid kernel mappers"):
+        km.KernelLinearClassifier(model_dir=str(tmp_path), kernel_mappers={column: [object()]})
+    with pytest.raises(ValueError, match="n_classes must be > 1 for classification: 1"):
+        km.KernelLinearClassifier(model_dir=str(tmp_path), n_classes=1,
+                                  kernel_mappers={column: [mapper]})
