@@ -166,3 +166,22 @@ def test_dynamic_rnn_state_dtype_error_is_tf_1_15s():
     with pytest.raises(ValueError, match=r"^State has tensors of different inferred_dtypes\. "
                                          r"Unable to infer a single representative dtype\.$"):
         tf.nn.dynamic_rnn(w, tf.zeros([2, 3, 4]), initial_state=w.zero_state(2, tf.float32))
+
+
+def test_decoders_check_their_cell_as_tf_1_15s_assert_like_rnncell():
+    h = s2s.TrainingHelper(tf.zeros([2, 3, 4]), [3, 3])
+    with pytest.raises(TypeError, match=r"The argument 'cell' \(3\) is not an RNNCell: "
+                                        "'output_size' property is missing"):
+        s2s.BasicDecoder(3, h, tf.zeros([2, 4]))
+    with pytest.raises(TypeError, match="is not an RNNCell"):
+        s2s.AttentionWrapper(3, s2s.LuongAttention(4, tf.zeros([2, 3, 4])))
+
+
+def test_greedy_helper_checks_its_tokens_in_tf_1_15s_order():
+    emb = tf.zeros([10, 5])
+    with pytest.raises(ValueError, match="^end_token must be a scalar$"):
+        s2s.GreedyEmbeddingHelper(emb, [1, 2], [0])
+    # TF 1.15's: both converted and the batch size taken before the end token is refused
+    assert [n for n, _ in _ops()[1:]] == ["start_tokens", "end_token", "Size/Const", "Size"]
+    with pytest.raises(ValueError, match="^start_tokens must be a vector$"):
+        s2s.GreedyEmbeddingHelper(emb, [[1, 2]], 0)

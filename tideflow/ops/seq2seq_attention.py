@@ -28,6 +28,12 @@ __all__ = [
 ]
 
 
+def _check_cell(cell):
+    from tideflow.ops import rnn  # (TF's assert_like_rnncell)
+
+    rnn._check_cell(cell)
+
+
 class AttentionMechanism:
     """Base class of attention mechanisms (``AttentionWrapper`` accepts its instances)."""
 
@@ -459,9 +465,7 @@ class AttentionWrapper(RNNCell):
                  initial_cell_state=None, name=None, attention_layer=None,
                  attention_fn=None):
         super().__init__(name=name)
-        if not (isinstance(cell, RNNCell) or (
-                hasattr(cell, "output_size") and hasattr(cell, "state_size"))):
-            raise TypeError(f"cell must be an RNNCell, saw type: {type(cell).__name__}")
+        _check_cell(cell)  # (TF's assert_like_rnncell)
         if isinstance(attention_mechanism, (list, tuple)):
             self._is_multi = True
             mechanisms = tuple(attention_mechanism)

@@ -10,9 +10,8 @@ import tideflow as tf
 from tideflow.framework import nest, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops.array_ops import _in, _invalid, _np, _shape_str
-from tideflow.ops.rnn_cell_impl import RNNCell
 from tideflow.ops.seq2seq_attention import AttentionWrapperState
-from tideflow.ops.seq2seq_decoder import Decoder
+from tideflow.ops.seq2seq_decoder import Decoder, _check_cell
 from tideflow.ops.tensor_array import TensorArray
 
 __all__ = ["BeamSearchDecoder", "BeamSearchDecoderOutput", "BeamSearchDecoderState",
@@ -380,9 +379,7 @@ class BeamSearchDecoder(Decoder):
     def __init__(self, cell, embedding, start_tokens, end_token, initial_state, beam_width,
                  output_layer=None, length_penalty_weight=0.0, coverage_penalty_weight=0.0,
                  reorder_tensor_arrays=True):
-        if not (isinstance(cell, RNNCell) or (
-                hasattr(cell, "output_size") and hasattr(cell, "state_size"))):
-            raise TypeError(f"cell must be an RNNCell, received: {type(cell)}")
+        _check_cell(cell)  # (TF's assert_like_rnncell)
         if output_layer is not None and not isinstance(output_layer, tf.layers.Layer):
             raise TypeError(f"output_layer must be a Layer, received: {type(output_layer)}")
         self._cell = cell

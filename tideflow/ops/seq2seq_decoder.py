@@ -8,7 +8,6 @@ import collections
 import tideflow as tf
 from tideflow.framework import nest, ops
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops.rnn_cell_impl import RNNCell
 from tideflow.ops.tensor_array import TensorArray
 
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode"]
@@ -61,9 +60,10 @@ class BasicDecoderOutput(collections.namedtuple("BasicDecoderOutput",
 
 
 def _check_cell(cell):
-    if not (isinstance(cell, RNNCell) or (
-            hasattr(cell, "output_size") and hasattr(cell, "state_size") and callable(cell))):
-        raise TypeError(f"cell must be an RNNCell, received: {type(cell)}")
+    """TF's assert_like_rnncell("cell", cell): a TypeError naming each missing part."""
+    from tideflow.ops import rnn
+
+    rnn._check_cell(cell)
 
 
 class BasicDecoder(Decoder):

@@ -122,20 +122,6 @@ def _embedding_fn(embedding):
     return lambda ids: tf.nn.embedding_lookup(embedding, ids)
 
 
-def _start_tokens(start_tokens):
-    start_tokens = tf.convert_to_tensor(start_tokens, dtype=tf.int32, name="start_tokens")
-    if start_tokens.get_shape().ndims not in (None, 1):
-        raise ValueError(f"start_tokens must be a vector, saw shape: {start_tokens.get_shape()}")
-    return start_tokens
-
-
-def _end_token(end_token):
-    end_token = tf.convert_to_tensor(end_token, dtype=tf.int32, name="end_token")
-    if end_token.get_shape().ndims not in (None, 0):
-        raise ValueError(f"end_token must be a scalar, saw shape: {end_token.get_shape()}")
-    return end_token
-
-
 class Helper(abc.ABC):
     """Drives a ``BasicDecoder``: ``initialize()`` gives ``(finished, first_inputs)``,
     ``sample(time, outputs, state)`` the sample ids, and ``next_inputs(time, outputs, state,
@@ -437,9 +423,15 @@ class GreedyEmbeddingHelper(_ScalarIdsHelper):
     def __init__(self, embedding, start_tokens, end_token):
         self._embedding = embedding
         self._embedding_fn = _embedding_fn(embedding)
-        self._start_tokens = _start_tokens(start_tokens)
-        self._end_token = _end_token(end_token)
+        # TF 1.15's order: both converted, then each checked (the size made between)
+        self._start_tokens = tf.convert_to_tensor(start_tokens, dtype=tf.int32,
+                                                  name="start_tokens")
+        self._end_token = tf.convert_to_tensor(end_token, dtype=tf.int32, name="end_token")
+        if self._start_tokens.get_shape().ndims != 1:
+            raise ValueError("start_tokens must be a vector")
         self._batch_size = tf.size(start_tokens)  # (TF's: of the argument as given)
+        if self._end_token.get_shape().ndims != 0:
+            raise ValueError("end_token must be a scalar")
         self._start_inputs = self._embedding_fn(self._start_tokens)
 
     def initialize(self, name=None):
