@@ -270,3 +270,15 @@ def test_parse_ops_feature_errors_use_tf_words_and_scopes():
     with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 0"):
         tf.io.parse_sequence_example(
             ex, sequence_features={"f": tf.FixedLenSequenceFeature([2], tf.float32)})
+
+
+def test_sparse_split_axis_and_count_checks():
+    sp = _sp([[0, 0], [1, 2]], [1, 2], [2, 3])
+    for axis, n, words in [
+            (-1, 2, r"num_dim must be in the interval \[0, 2\)"),
+            (2, 1, r"Input split_dim should be between 0 and rank \(2\), got 2"),
+            (1, 4, (r"Input num_split should be between 1 and the splitting dimension size "
+                    r"\(3\), got 4"))]:
+        parts = tf.sparse_split(sp_input=sp, num_split=n, axis=axis)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=words):
+            _run(parts[0])

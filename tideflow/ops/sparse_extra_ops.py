@@ -160,12 +160,15 @@ def _sparse_split_kernel(split_dim, indices, values, shape, *, num_split):
     idx, vals, shp = _check_sparse(indices, values, shape)
     rank = shp.shape[0]
     d = int(split_dim)
-    if not -rank <= d < rank:
-        raise _invalid(f"Input split_dim should be between {-rank} and {rank}, got {d}")
-    d %= rank
+    # TF 1.15's checks and words (a negative split_dim is not taken)
+    if d >= rank:
+        raise _invalid(f"Input split_dim should be between 0 and rank ({rank}), got {d}")
+    if d < 0:
+        raise _invalid(f"num_dim must be in the interval [0, {rank})")
     size = int(shp[d])
-    if num_split < 1 or num_split > max(size, 1):
-        raise _invalid(f"Input num_split should be between 1 and {size}, got {num_split}")
+    if not 1 <= num_split <= size:
+        raise _invalid(f"Input num_split should be between 1 and the splitting dimension size "
+                       f"({size}), got {num_split}")
     base, extra = divmod(size, num_split)
     starts = [i * base + min(i, extra) for i in range(num_split + 1)]
     out_i, out_v, out_s = [], [], []
@@ -199,7 +202,9 @@ def _sparse_split_shape_value(op, i):
     if d is None or shp is None:
         return None
     shp = np.array(shp, np.int64).reshape(-1)
-    d = int(d) % shp.shape[0]
+    d = int(d)
+    if not 0 <= d < shp.shape[0]:  # (the op fails when run)
+        return None
     base, extra = divmod(int(shp[d]), n)
     shp[d] = base + (1 if i - 2 * n < extra else 0)
     return shp
