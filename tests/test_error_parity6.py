@@ -227,10 +227,11 @@ def test_sparse_tensor_checks_its_components_shapes():
 
 
 def test_constant_of_tensors_is_a_type_error():
-    # TF 2.21: TypeError "Expected any non-tensor type, but got a tensor instead." for both.
+    # TF 1.15 (the authority; TF 2.x reworded it): TypeError "List of Tensors when single
+    # Tensor expected" for both.
     t = tf.placeholder(tf.float32, [None, 3])
     for value in ([tf.constant(1.0)], t):
-        with pytest.raises(TypeError, match="^Expected any non-tensor type, but got a tensor"):
+        with pytest.raises(TypeError, match="^List of Tensors when single Tensor expected$"):
             tf.constant(value)
     assert tf.convert_to_tensor([tf.constant(1.0), 2.0]).shape.as_list() == [2]
 

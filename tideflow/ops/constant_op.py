@@ -283,12 +283,13 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """Creates a constant tensor holding ``value`` (converted with TF's dtype rules)."""
     try:
         arr = to_ndarray(value, dtype=dtype, shape=shape, verify_shape=verify_shape)
-    except NotImplementedError:  # a symbolic Tensor's __array__, somewhere inside value
-        if isinstance(value, (ops.Tensor, list, tuple)):
-            raise TypeError(
-                "Expected any non-tensor type, but got a tensor instead. (tf.constant takes "
-                "Python or NumPy values; tf.stack or tf.convert_to_tensor builds a tensor from "
-                "a list of tensors)") from None
+    except (NotImplementedError, ValueError):
+        # a symbolic Tensor somewhere inside value (its __array__ raises, or a ragged list
+        # holds it): TF 1.15's make_tensor_proto finds the tensor first and says so in these
+        # words, whatever the nesting
+        if isinstance(value, ops.Tensor) or (isinstance(value, (list, tuple)) and any(
+                isinstance(v, ops.Tensor) for v in _flat_values(value))):
+            raise TypeError("List of Tensors when single Tensor expected") from None
         raise
     return _const(arr, name)
 

@@ -167,8 +167,10 @@ def _ta_error(ta, msg):
     return errors.InvalidArgumentError(None, None, f"TensorArray {ta.name}: {msg}")
 
 
-def _ta_read(lst, items, i, dtype):
-    """Item ``i`` of a TensorArray's list, with TF's checks; clears it if clear_after_read."""
+def _ta_read(lst, items, i, dtype, shape=None):
+    """Item ``i`` of a TensorArray's list, with TF's checks; clears it if clear_after_read.
+    ``shape``: the element shape of the stack/gather reading it (TF's attr, merged into the
+    array's), whose zeros an item never written reads as when it is fully defined."""
     ta = lst.ta
     n = len(items)
     i = int(i)
@@ -180,7 +182,8 @@ def _ta_read(lst, items, i, dtype):
                         "previous read (perhaps try setting clear_after_read = false?).")
     v = items[i]
     if v is None:
-        shape = lst.element_shape
+        if not _fully_defined(shape):
+            shape = lst.element_shape
         if not _fully_defined(shape):
             raise _ta_error(
                 ta, f"Could not read from TensorArray index {i}.  Furthermore, the element "
@@ -279,10 +282,10 @@ def _ta_scatter(lst, tensor, indices):
     return TensorList(tuple(items), es, ta=ta)
 
 
-def _ta_read_many(lst, indices, dtype, concat=False):
+def _ta_read_many(lst, indices, dtype, concat=False, shape=None):
     """The items at ``indices`` for stack/gather/concat, with TF's shape checks."""
     items = lst.items()
-    out = [np.asarray(_ta_read(lst, items, i, dtype), dtype) for i in indices]
+    out = [np.asarray(_ta_read(lst, items, i, dtype, shape), dtype) for i in indices]
     if not out:
         return out
     first = out[0].shape
@@ -429,7 +432,8 @@ def _stack_factory(ctx):
         if lst.ta is not None:
             if not items:
                 return _ta_empty(lst, dtype, _shape_tuple(element_shape))
-            return np.stack(_ta_read_many(lst, range(len(items)), dtype))
+            return np.stack(_ta_read_many(lst, range(len(items)), dtype,
+                                          shape=_shape_tuple(element_shape)))
         shape = _shape_tuple(element_shape) or lst.element_shape
         if not items:
             if shape is None or any(d is None for d in shape):
@@ -462,7 +466,8 @@ def _gather_factory(ctx):
     def run(lst, indices, element_shape):
         if lst.ta is not None:
             idx = np.asarray(indices)
-            out = _ta_read_many(lst, idx.reshape(-1).tolist(), dtype)
+            out = _ta_read_many(lst, idx.reshape(-1).tolist(), dtype,
+                                shape=_shape_tuple(element_shape))
             if not out:
                 return _ta_empty(lst, dtype, _shape_tuple(element_shape))
             return np.stack(out).reshape(idx.shape + out[0].shape)

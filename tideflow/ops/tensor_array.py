@@ -247,8 +247,10 @@ class TensorArray:
             return shape
         graph = began[0]
         made = self._counted[2].get(graph)
+        value = np.int32(shape) if isinstance(shape, int) else _shape_array(shape)
+        if made is not None and not np.array_equal(ops.constant_value(made), value):
+            made = None  # the element shape has been learned since (TF's attr is current)
         if made is None:
-            value = np.int32(shape) if isinstance(shape, int) else _shape_array(shape)
             with graph.aside_ids():
                 made = self._counted[2][graph] = ops.convert_to_tensor(value,
                                                                        name="element_shape")
@@ -276,6 +278,12 @@ class TensorArray:
         began = self._begin()
         shape = self._shape_input(began, self._element_shape)
         out = self._own(list_ops.gather(self._list, indices, self._dtype, shape, name=name))
+        if began is not None:
+            # TF 1.x's static shape: the indices' shape and the element shape the array was
+            # made with (its handle's), refined by the one it has learned since
+            made = list_ops._shape_of_input(self._counted[1].inputs[0])
+            out._shape = out.op.inputs[1].get_shape().concatenate(made).merge_with(
+                TensorShape([None]).concatenate(self._element_shape))
         out.set_shape(TensorShape([None]).concatenate(self._element_shape))  # (TF 1.x's)
         self._end(began)
         return out

@@ -1,0 +1,71 @@
+"""Differential parity with TF 1.15 on the short buggy/fixed programs of the
+TensorFlow-Program-Bugs study (StackOverflow cases): each test reduces one program's
+differing call to plain TF 1.x calls; expected values are TF 1.15's printed outputs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_constant_of_a_tensor_says_list_of_tensors():
+    # APIM-17: tf.constant(x + 5) -> TF 1.15 TypeError "List of Tensors when single Tensor
+    # expected", also for a tensor inside a ragged list; with a dtype it names the dtype
+    x = tf.constant(35, name="x")
+    for value in (x + 5, [x, x], (x, 1), [[x]], [1, [2, x]]):
+        with pytest.raises(TypeError, match="^List of Tensors when single Tensor expected$"):
+            tf.constant(value)
+    with pytest.raises(TypeError, match=r"^Expected float32, got <tf.Tensor 'x:0' shape=\(\) "
+                       r"dtype=int32> of type 'Tensor' instead\.$"):
+        tf.constant([1, [2, x]], dtype=tf.float32)
+    with pytest.raises(ValueError, match="^Argument must be a dense tensor"):
+        tf.constant([1, [2, 3]])
+
+
+def test_tensor_array_stack_of_unwritten_items_with_known_element_shape():
+    # APIM-8 (buggy): the body's write is discarded, so nothing is ever written; the shape the
+    # write taught the (shared) element shape makes TF 1.15's stack return zeros [[0 0] [0 0]]
+    a_in = tf.TensorArray(tf.int32, 2).unstack([[1, 2], [1, 2]])
+    a_out = tf.TensorArray(tf.int32, 2)
+
+    def body(i, a_in, a_out):
+        a_out.write(i, a_in.read(i) + 1)
+        return i + 1, a_in, a_out
+
+    _, _, a_out = tf.while_loop(lambda i, *_: i < 2, body, [0, a_in, a_out])
+    r = a_out.stack()
+    assert r.get_shape().as_list() == [None, 2]
+    b = tf.TensorArray(tf.float32, 3, element_shape=[2])
+    c = tf.TensorArray(tf.float32, 3)
+    c2 = c.write(1, [1.0, 2.0])
+    g = c.gather([2, 0])
+    d = tf.TensorArray(tf.float32, 2)
+    with tf.Session() as sess:
+        assert sess.run(r).tolist() == [[0, 0], [0, 0]]
+        assert sess.run(b.stack()).tolist() == [[0, 0]] * 3
+        assert sess.run(c2.stack()).tolist() == [[0, 0], [1, 2], [0, 0]]
+        assert sess.run(c.stack()).tolist() == [[0, 0]] * 3  # the shape c2's write taught
+        assert sess.run(g).tolist() == [[0, 0]] * 2
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="element shape is not fully defined"):
+            sess.run(d.stack())
+
+
+def test_tensor_array_gather_static_shape_as_tf_1_15():
+    # TF 1.15: the indices' shape + the element shape the array was made with, refined by
+    # [None] + the one learned since: (2, 3) / (?, 3) / unknown
+    x = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
+    learned = tf.TensorArray(tf.float32, size=4, clear_after_read=False).unstack(x)
+    assert learned.gather([3, 0]).shape.as_list() == [None, 3]
+    made = tf.TensorArray(tf.float32, size=4, element_shape=[3])
+    assert made.gather([3, 0]).shape.as_list() == [2, 3]
+    assert made.gather(tf.placeholder(tf.int32)).shape.as_list() == [None, 3]
+    assert tf.TensorArray(tf.float32, size=4).gather([3, 0]).shape.ndims is None
+    with tf.Session() as sess:
+        assert sess.run(learned.gather([3, 0])).tolist() == [[9, 10, 11], [0, 1, 2]]
