@@ -282,3 +282,11 @@ def test_sparse_split_axis_and_count_checks():
         parts = tf.sparse_split(sp_input=sp, num_split=n, axis=axis)
         with pytest.raises(tf.errors.InvalidArgumentError, match=words):
             _run(parts[0])
+
+
+def test_as_string_fill_needs_a_width():
+    i, f = tf.constant([7, -7]), tf.constant([1.5, -1.5])
+    assert _run(tf.as_string(i, fill="+")).tolist() == [b"7", b"-7"]
+    assert _run(tf.as_string(f, fill=" ", precision=1)).tolist() == [b"1.5", b"-1.5"]
+    assert _run(tf.as_string(i, fill="+", width=4)).tolist() == [b"  +7", b"  -7"]
+    assert _run(tf.as_string(f, fill="+", width=0)).tolist() == [b"+1.500000", b"-1.500000"]

@@ -65,9 +65,9 @@ def _as_string_factory(ctx):
         raise _invalid("Fill string must be one or fewer characters")
     if fill and fill not in " +-0#":
         raise _invalid(f'Fill argument not supported: "{fill}"')
-    spec = "%" + fill
-    if width > -1:
-        spec += str(width)
+    spec = "%"
+    if width > -1:  # as TF: the fill flag goes with a width only
+        spec += fill + str(width)
     if dtype in _FLOATS:
         if precision > -1:
             spec += f".{precision}"
