@@ -123,3 +123,17 @@ def test_a_fed_or_foreign_maximum_keeps_the_plain_kernel(monkeypatch):
         ones = np.ones((1, 2, 2, 2), np.float32)
         np.testing.assert_array_equal(fed, _reference(xv, ones, 2))
         np.testing.assert_array_equal(o, _reference(xv, ones, 2))
+
+
+@pytest.mark.parametrize("where", [0, -1])
+def test_a_single_tie_in_one_image_still_takes_the_first_maximum(where):
+    # the tie pass is skipped when each window holds its maximum once: one tie anywhere
+    # (first or last image, so first or last block of the pool's pieces) brings it back
+    rng = np.random.RandomState(3)
+    x = rng.randn(40, 28, 28, 8).astype(np.float32)
+    x[where, 4, 6, 3] = x[where, 5, 7, 3] = 9.0  # one window, two equal maxima
+    p = kconv.max_pool(x, [2, 2], [2, 2], "VALID")
+    dy = rng.randn(*p.shape).astype(np.float32)
+    got = kconv.max_pool_grad_at(x, p, dy, [2, 2], [2, 2], "VALID")
+    np.testing.assert_array_equal(got, _reference(x, dy, 2))
+    assert got[where, 4, 6, 3] == dy[where, 2, 3, 3] and got[where, 5, 7, 3] == 0
