@@ -1,6 +1,8 @@
 """tf.contrib.grid_rnn and tf.contrib.kernel_methods against TF 1.15: names, shapes, seeded values
 and errors (expected values are what TF 1.15 printed for the same programs)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -259,3 +261,30 @@ def test_kernel_linear_classifier_argument_errors(tmp_path):
     with pytest.raises(ValueError, match="n_classes must be > 1 for classification: 1"):
         km.KernelLinearClassifier(model_dir=str(tmp_path), n_classes=1,
                                   kernel_mappers={column: [mapper]})
+
+
+# ---------------------------------------------------------------- list arguments (op creation)
+
+
+def test_list_argument_conversion_errors_in_tf_words():
+    with pytest.raises(TypeError, match=re.escape(
+            "Tensors in list passed to 'values' of 'ConcatV2' Op have types [float64, "
+            "<NOT CONVERTIBLE TO TENSOR>] that don't all match.")):
+        tf.concat([tf.ones([2], tf.float64), None], 0)
+    with pytest.raises(TypeError, match=re.escape(
+            "Tensors in list passed to 'values' of 'Pack' Op have types [float32, "
+            "<NOT CONVERTIBLE TO TENSOR>] that don't all match.")):
+        tf.stack([tf.ones([2]), None])
+    with pytest.raises(TypeError, match=re.escape("have types [float32, string] that don't all "
+                                                  "match.")):
+        tf.concat([tf.ones([2]), "a"], 0)
+    with pytest.raises(ValueError, match="inputs must be a list of at least one Tensor"):
+        tf.add_n([tf.ones([2]), None])
+
+
+def test_list_type_comes_from_its_first_tensor():
+    # a Python value before the list's first tensor takes that tensor's type, as in TF 1.15
+    out = tf.dynamic_stitch([[0], [1]], [[1.], tf.ones([1], tf.float64)])
+    assert out.dtype == tf.float64
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(out), [1.0, 1.0])

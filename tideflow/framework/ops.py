@@ -1944,14 +1944,35 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
         raise
 
 
+def _list_types_error(op_type, arg, values, earlier):
+    """TF's TypeError for a list argument some of whose values do not convert to the list's
+    type: each value's own type (or ``<NOT CONVERTIBLE TO TENSOR>``), and where the type was
+    fixed (by the op, or by an ``earlier`` argument of the same type attr)."""
+    observed = []
+    for value in values:
+        try:
+            observed.append(convert_to_tensor(value, as_ref=arg.is_ref)._dtype.base_dtype.name)
+        except (TypeError, ValueError):
+            observed.append("<NOT CONVERTIBLE TO TENSOR>")
+    prefix = (f"Tensors in list passed to '{arg.name}' of '{op_type}' Op have types "
+              f"[{', '.join(observed)}]")
+    if arg.fixed_type:
+        return TypeError(f"{prefix} that do not match expected type {arg.fixed_type.name}.")
+    if earlier is not None:
+        return TypeError(f"{prefix} that do not match type {earlier.name} inferred from "
+                         "earlier arguments.")
+    return TypeError(f"{prefix} that don't all match.")
+
+
 def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
     in_args = op_def.inputs
     # bind type attrs from inputs that are already tensors, so Python values follow them
     for arg, value in zip(in_args, inputs):
         if arg.type_attr is not None and arg.type_attr not in attrs:
-            v = value[0] if arg.number_attr is not None and isinstance(value, (list, tuple)) and (
-                value
-            ) else value
+            v = value
+            if arg.number_attr is not None and isinstance(value, (list, tuple)):
+                # as TF: a list's type comes from its first tensor, wherever it stands
+                v = next((x for x in value if isinstance(x, Tensor)), value[0] if value else None)
             if isinstance(v, Tensor):
                 attrs[arg.type_attr] = v._dtype.base_dtype
             elif hasattr(v, "_as_graph_element") and hasattr(v, "dtype") and not isinstance(
@@ -1982,16 +2003,21 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
                         f"than minimum length {spec.minimum}."
                     )
                 dtype = arg.fixed_type or attrs.get(arg.type_attr)
-                if dtype is None:
-                    default = op_def.attrs[arg.type_attr].default
-                    ts = convert_n_to_tensor(value, preferred_dtype=default, name=arg.name)
-                    if ts:
-                        dtype = ts[0]._dtype.base_dtype
-                        attrs[arg.type_attr] = dtype
-                    ts = [_convert_input(op_type, arg, v, dtype, name) for v in ts]
-                else:
-                    ts = [_convert_input(op_type, arg, v, dtype, name, i)
-                          for i, v in enumerate(value)]
+                try:
+                    if dtype is None:
+                        default = op_def.attrs[arg.type_attr].default
+                        ts = convert_n_to_tensor(value, preferred_dtype=default, name=arg.name)
+                        if ts:
+                            dtype = ts[0]._dtype.base_dtype
+                            attrs[arg.type_attr] = dtype
+                        ts = [_convert_input(op_type, arg, v, dtype, name) for v in ts]
+                    else:
+                        ts = [_convert_input(op_type, arg, v, dtype, name, i)
+                              for i, v in enumerate(value)]
+                except (TypeError, ValueError):
+                    earlier = next((attrs.get(a.type_attr) for a in in_args[:in_args.index(arg)]
+                                    if a.type_attr == arg.type_attr), None)
+                    raise _list_types_error(op_type, arg, value, earlier) from None
                 for t in ts:
                     if t._dtype.base_dtype != dtype:
                         raise TypeError(

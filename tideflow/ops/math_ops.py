@@ -873,7 +873,8 @@ def scalar_mul(scalar, x, name=None):
 
 def add_n(inputs, name=None):
     """The elementwise sum of a list of tensors of the same shape and dtype."""
-    if not inputs or not isinstance(inputs, (list, tuple)):
+    # (TF passes a None through its conversion, then refuses the list in these words)
+    if not inputs or not isinstance(inputs, (list, tuple)) or any(x is None for x in inputs):
         raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the "
                          "same dtype and shape")
     inputs = ops.convert_n_to_tensor(inputs)
