@@ -110,3 +110,32 @@ def test_config_numbers_a_nested_models_calls_after_its_own_node():
 def test_a_layer_built_by_its_wrapper_takes_its_weights_dtype():
     m = tf.keras.Sequential([L.TimeDistributed(L.Dense(3), input_shape=(5, 2))])
     assert m.get_config()["layers"][0]["config"]["layer"]["config"]["dtype"] == "float32"
+
+
+def test_class_and_sample_weights_and_a_rebuilt_step_keep_tf_values():
+    rs = np.random.RandomState(0)
+    x, y = rs.rand(10, 3).astype("float32"), (rs.rand(10) > 0.5).astype("int64")
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([L.Dense(4, input_shape=(3,), activation="relu"),
+                             L.Dense(2, activation="softmax")])
+    m.compile("adam", "sparse_categorical_crossentropy")
+    with pytest.raises(ValueError, match=r"must contain all classes in the data\. The "
+                                         r"classes \{1\} exist in the data but not in"):
+        m.train_on_batch(x, y, class_weight={0: 2.})
+    seen = []
+    cb = tf.keras.callbacks.LambdaCallback(
+        on_batch_end=lambda b, logs: seen.append(logs["loss"]))
+    m.fit(x, y, epochs=1, batch_size=4, verbose=0, shuffle=False, callbacks=[cb])
+    # (the batch losses are NumPy float32 scalars, printed as TF's)
+    assert repr(seen) == "[0.7821527, 0.5938451, 0.5941528]"
+    # class weights times the sample weights; feeding sample weights remakes the step, which
+    # keeps Adam's slots and step count
+    sw = np.linspace(0.1, 1, 10)
+    np.testing.assert_allclose(m.train_on_batch(x, y, sample_weight=sw,
+                                                class_weight={0: 2., 1: 0.5}), 0.2956423,
+                               rtol=1e-6)
+    h = m.fit(x, y, epochs=1, batch_size=4, verbose=0, sample_weight=sw, shuffle=False)
+    np.testing.assert_allclose(h.history["loss"], [0.338555026], rtol=1e-6)
+    np.testing.assert_allclose(m.get_weights()[3], [-0.00199401, 0.00199401], atol=1e-7)
+    assert len(m.optimizer.weights) == 9
+    assert m.optimizer.weights[1].name == "training/Adam/dense/kernel/m:0"

@@ -232,6 +232,10 @@ class Optimizer:
         with ops.name_scope(self._name) as scope:
             v = self._make_graph_vars()
             opt = self._tf_optimizer(self._lr_t())
+            # (the slots of this graph's earlier steps: a step made again, after sample
+            # weights are first fed, updates the same ones, as TF 1.15's)
+            opt._slots = self.__dict__.setdefault("_tf_slots", {}).setdefault(
+                ops.get_default_graph(), {})
             opt._keras_scope = scope
             opt._keras_iterations = v["iterations"]
             op = opt.apply_gradients(list(zip(grads, params)), global_step=v["iterations"])
@@ -396,18 +400,19 @@ class _KerasSlots:
 
     def _create_slots(self, var_list):
         self._keras_slot_list = []
+        made = []
         for var, tf_name, keras_name, value in self._slots_in_order(var_list):
             named = self._slot_dict(tf_name)
             key = _var_key(var)
-            if key in named:
-                continue
-            with ops.name_scope(self._keras_scope or None), ops.colocate_with(var):
-                slot = tf.Variable(_slot_initial_value(var, keras_name, value),
-                                   name=f"{var.op.name}/{keras_name}", trainable=False,
-                                   dtype=var.dtype.base_dtype, use_resource=True)
-            named[key] = slot
-            self._keras_slot_list.append(slot)
-        for slot in self._keras_slot_list:
+            if key not in named:  # (a step made again keeps the slots, as OptimizerV2's)
+                with ops.name_scope(self._keras_scope or None), ops.colocate_with(var):
+                    named[key] = tf.Variable(
+                        _slot_initial_value(var, keras_name, value),
+                        name=f"{var.op.name}/{keras_name}", trainable=False,
+                        dtype=var.dtype.base_dtype, use_resource=True)
+                made.append(named[key])
+            self._keras_slot_list.append(named[key])
+        for slot in made:
             K._track_variable(slot)
 
 
@@ -880,14 +885,8 @@ def _manual_updates(opt, loss, params, rule, slot_names, extra=None):
         v = opt._make_graph_vars()
         lr = opt._lr_t()
         state = extra(opt) if extra is not None else []
-        table = {name: [] for name in slot_names}
-        for name in slot_names:
-            for p in params:
-                with ops.colocate_with(p):
-                    init = tf.zeros(p.get_shape().as_list(), p.dtype.base_dtype)
-                    table[name].append(K._track_variable(
-                        tf.Variable(init, name=f"{p.op.name}/{name}", trainable=False,
-                                    use_resource=True)))
+        # (kept: a step made again, after sample weights are first fed, updates the same)
+        table = {name: [opt.add_slot(p, name) for p in params] for name in slot_names}
         t = tf.cast(v["iterations"], K.floatx()) + 1.0
         for i, (p, g) in enumerate(zip(params, grads)):
             if isinstance(g, tf.IndexedSlices):  # an embedding's: rows summed into a dense one
@@ -964,7 +963,11 @@ class Nadam(Optimizer):
         grads = self.get_gradients(loss, params)
         with ops.name_scope(self._name):
             v = self._make_graph_vars()
-            m_cache = K.variable(1.0, name="momentum_cache")
+            caches = self.__dict__.setdefault("_m_caches", {})  # (one per graph, kept)
+            m_cache = caches.get(ops.get_default_graph())
+            if m_cache is None:
+                m_cache = caches[ops.get_default_graph()] = K.variable(1.0,
+                                                                       name="momentum_cache")
             slots = {name: [self.add_slot(p, name) for p in params] for name in ("m", "v")}
             m_cache_read = tf.identity(m_cache)
             coefficients = {}

@@ -625,10 +625,12 @@ class Model(Network):
             sws = [sample_weight] * n_live
         out = []
         for i, (w, y) in enumerate(zip(sws, ys)):
-            if w is None and class_weight is not None:
+            if class_weight is not None:
                 cw = class_weight.get(live_names[i], class_weight) if isinstance(
                     next(iter(class_weight), None), str) else class_weight
-                w = _class_weights_to_sample(cw, y)
+                if isinstance(cw, dict):  # (as TF 1.15: times the sample weights, if any)
+                    per_class = _class_weights_to_sample(cw, y)
+                    w = per_class if w is None else per_class * np.asarray(w, np.float32)
             if w is not None:
                 w = np.asarray(w, np.float32)
                 if self._weight_mode(i) == "temporal":
@@ -1012,8 +1014,10 @@ class Model(Network):
                 # as TF 1.15: the batch's loss, and the metrics so far in the epoch (TF's
                 # metrics are running means)
                 running = self._combine(totals, seen, last, step_totals, steps, by_steps)
+                # (NumPy scalars, as TF 1.15's: the loss prints as 0.7821527)
                 for label, value in zip(out_labels, [outs[0]] + running[1:]):
-                    batch_logs[label] = float(value)
+                    batch_logs[label] = value if isinstance(value, np.generic) else \
+                        np.float32(value)
                 callbacks.on_batch_end(batch_index, batch_logs)
                 if self.stop_training:
                     break
@@ -1109,7 +1113,7 @@ class Model(Network):
             if callbacks is not None or progbar is not None:
                 running = self._combine(totals, seen, last, step_totals, steps, by_steps)
                 batch_logs = {"batch": batch_index, "size": logged}
-                batch_logs.update(zip(self.metrics_names, [float(outs[0])] + running[1:]))
+                batch_logs.update(zip(self.metrics_names, [np.float32(outs[0])] + running[1:]))
             if callbacks is not None:
                 callbacks.on_test_batch_end(batch_index, batch_logs)
             if progbar is not None:
@@ -1846,10 +1850,19 @@ def _times_mask(weights, mask):
 
 
 def _class_weights_to_sample(class_weight, y):
+    """Each sample's class weight (its class: the target's argmax, or the target itself);
+    every class in the data must have one, as in TF 1.15."""
     y = np.asarray(y)
-    ids = y.argmax(-1) if y.ndim > 1 and y.shape[-1] > 1 else y.reshape(len(y), -1)[:, 0]
-    ids = np.round(ids).astype(int)
-    return np.array([class_weight.get(int(c), 1.0) for c in ids], np.float32)
+    if y.ndim > 2:
+        raise ValueError("`class_weight` not supported for 3+ dimensional targets.")
+    ids = (y.argmax(1) if y.ndim == 2 and y.shape[1] > 1 else y.reshape(len(y))).tolist()
+    weights = [class_weight[c] for c in ids if c in class_weight]
+    if len(weights) != len(ids):
+        # (named as the labels usually are, integers: the targets here are already cast)
+        missing = {int(c) if float(c).is_integer() else c for c in set(ids) - set(class_weight)}
+        raise ValueError("`class_weight` must contain all classes in the data. The classes "
+                         f"{missing} exist in the data but not in `class_weight`.")
+    return np.asarray(weights, np.float32)
 
 
 def _is_h5(filepath, save_format):
