@@ -185,3 +185,33 @@ def test_greedy_helper_checks_its_tokens_in_tf_1_15s_order():
     assert [n for n, _ in _ops()[1:]] == ["start_tokens", "end_token", "Size/Const", "Size"]
     with pytest.raises(ValueError, match="^start_tokens must be a vector$"):
         s2s.GreedyEmbeddingHelper(emb, [[1, 2]], 0)
+
+
+def test_state_saving_rnn_with_lengths_counts_tf_1_15s_ops():
+    class Saver:
+        batch_size = 2
+
+        def __init__(self):
+            self.vars = {}
+
+        def state(self, name):
+            if name not in self.vars:
+                self.vars[name] = tf.Variable(tf.zeros([2, 5]), name=name, trainable=False)
+            return self.vars[name]
+
+        def save_state(self, name, value):
+            return tf.assign(self.vars[name], value)
+
+    x = tf.unstack(tf.zeros([2, 3, 4]), axis=1)
+    tf.contrib.rnn.static_state_saving_rnn(tf.nn.rnn_cell.LSTMCell(5), x, Saver(), ("c", "h"),
+                                           sequence_length=tf.constant([3, 2]))
+    assert tf.get_default_graph()._last_id == 222  # TF 1.15's
+
+
+def test_grid_lstm_cell_makes_tf_1_15s_two_zeros():
+    x = tf.zeros([2, 4])
+    c = tf.contrib.rnn.GridLSTMCell(3, feature_size=2, frequency_skip=1, num_frequency_blocks=[3])
+    c(x, c.zero_state(2, tf.float32))
+    names = [n for n, _ in _ops()]
+    assert "grid_lstm_cell/zeros" in names and "grid_lstm_cell/zeros_1" in names
+    assert tf.get_default_graph()._last_id == 192  # TF 1.15's

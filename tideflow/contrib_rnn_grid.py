@@ -297,8 +297,9 @@ class GridLSTMCell(_SizedCell):
             total = pre + bias if bias else pre
             return sigmoid(total + d[gate, kind, "f"] * c_f + d[gate, kind, "t"] * c_t)
 
-        zeros = fill_ops.zeros(concat_ops.stack([batch_size, n]), dtype)
-        m_prev_freq, c_prev_freq = zeros, zeros
+        # (TF 1.15's: two zeros of the list shape, an int or a tensor batch size)
+        m_prev_freq = fill_ops.zeros([batch_size, n], dtype)
+        c_prev_freq = fill_ops.zeros([batch_size, n], dtype)
         m_out, state_out = [], []
         for fi, feat in enumerate(freq_inputs):
             if state_is_tuple:

@@ -392,7 +392,11 @@ def _static_rnn_step(time, sequence_length, zero_output, state, call_cell):
     # ("rnn/cond_1/Merge:0" the output of step 1, Merge_1... the state), as TF's step results
     with ops.name_scope("cond") as cond_scope:
         pass
-    flat_zero, flat_state = nest.flatten(zero_output), nest.flatten(state)
+    flat_zero = nest.flatten(zero_output)
+    # (a state held in variables, a state saver's, is read as the tensor TF's ops convert it
+    # to: its Switches are those the cell's reads of it make)
+    flat_state = [s if isinstance(s, (ops.Tensor, TensorArray)) else ops.convert_to_tensor(s)
+                  for s in nest.flatten(state)]
 
     def distinct(ts):
         return len({id(t) for t in ts})
