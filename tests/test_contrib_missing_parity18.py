@@ -288,3 +288,100 @@ def test_list_type_comes_from_its_first_tensor():
     assert out.dtype == tf.float64
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(out), [1.0, 1.0])
+
+
+# ---------------------------------------------------------------- bayesflow.monte_carlo
+
+
+def test_monte_carlo_expectation_values_and_score_gradient():
+    from tideflow.contrib.bayesflow.python.ops import monte_carlo_impl
+
+    mc = tf.contrib.bayesflow.monte_carlo
+    assert mc.expectation is monte_carlo_impl.expectation
+    tf.set_random_seed(3)
+    p = tf.distributions.Normal(loc=0., scale=1.)
+    q = tf.distributions.Normal(loc=1., scale=2.)
+    samples = p.sample(2000, seed=42)
+    kl = mc.expectation(f=lambda x: p.log_prob(x) - q.log_prob(x), samples=samples,
+                        log_prob=p.log_prob, use_reparametrization=False)
+    square = mc.expectation(lambda x: x ** 2, samples, axis=None, keep_dims=True, name="sq")
+    loc = tf.Variable(0.5)
+    r = tf.distributions.Normal(loc=loc, scale=1.)
+    r_samples = r.sample(500, seed=7)
+    score = mc.expectation(lambda x: x ** 2, r_samples, log_prob=r.log_prob,
+                           use_reparametrization=False)
+    reparam = mc.expectation(lambda x: x ** 2, r_samples)
+    assert (kl.name, square.name, square.shape.as_list(), score.name) == (
+        "expectation/Mean:0", "sq/Mean:0", [1], "expectation_1/Mean:0")
+    grads = [tf.gradients(score, loc)[0], tf.gradients(reparam, loc)[0]]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([kl, square, score, reparam] + grads)
+    np.testing.assert_allclose(values[0], 0.4567, atol=1e-4)
+    np.testing.assert_allclose(values[1], [0.9776], atol=1e-4)
+    np.testing.assert_allclose(values[2:], [1.27, 1.27, 1.1876, 1.0551], atol=1e-4)
+    with pytest.raises(ValueError, match="`f` must be a callable function."):
+        mc.expectation(3, samples)
+    with pytest.raises(ValueError, match="`log_prob` must be a callable function."):
+        mc.expectation(lambda x: x, samples, use_reparametrization=False)
+
+
+def test_monte_carlo_importance_sampling():
+    mc = tf.contrib.bayesflow.monte_carlo
+    tf.set_random_seed(3)
+    q = tf.distributions.Normal(loc=tf.constant([0., 1.], tf.float64),
+                                scale=tf.constant([2., 2.], tf.float64))
+    p = tf.distributions.Normal(loc=tf.constant(0.5, tf.float64),
+                                scale=tf.constant(1., tf.float64))
+    plain = mc.expectation_importance_sampler(f=lambda z: z, log_p=p.log_prob,
+                                              sampling_dist_q=q, n=4000, seed=5)
+    logspace = mc.expectation_importance_sampler_logspace(
+        log_f=lambda z: -z ** 2, log_p=p.log_prob, sampling_dist_q=q, n=3000, seed=6)
+    given = mc.expectation_importance_sampler(lambda z: z - 0.5, p.log_prob, q,
+                                              z=q.sample(100, seed=9), name="given_z")
+    assert (plain.name, plain.dtype, logspace.name, given.name) == (
+        "sub:0", tf.float64, "expectation_importance_sampler_logspace/add_1:0", "sub_1:0")
+    with tf.Session() as sess:
+        values = sess.run([plain, logspace, given])
+    np.testing.assert_allclose(values, [[0.525, 0.5026], [-0.6014, -0.6128],
+                                        [-0.2168, -0.1652]], atol=1e-4)
+    with pytest.raises(ValueError, match='Must specify exactly one of arguments "n" and "z"'):
+        mc.expectation_importance_sampler_logspace(lambda z: z, p.log_prob, q)
+
+
+# ---------------------------------------------------------------- copy_graph
+
+
+def test_copy_graph_variables_and_ops():
+    cg = tf.contrib.copy_graph
+    g1 = tf.get_default_graph()
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    w = tf.Variable([[1.], [2.]], name="w")
+    b = tf.Variable(0.5, name="b", trainable=False)
+    tf.add_to_collection("mine", w)
+    with tf.control_dependencies([tf.no_op(name="dep")]):
+        y = tf.add(tf.matmul(x, w), b, name="y")
+    z = tf.nn.relu(y, name="z")
+    tf.add_to_collection("outs", z)
+    g2 = tf.Graph()
+    w2 = cg.copy_variable_to_graph(w, g2, scope="s")
+    b2 = cg.copy_variable_to_graph(b, g2, scope="s")
+    assert (w2.name, b2.name, w2.graph is g2, g1 is not g2) == ("s/w:0", "s/b:0", True, True)
+    assert sorted(g2.get_all_collection_keys()) == ["s/mine", "trainable_variables",
+                                                    "variables"]
+    assert [v.name for v in g2.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)] == ["s/w:0"]
+    z2 = cg.copy_op_to_graph(z, g2, [w2, b2], scope="s")
+    assert (z2.name, z2.op.type) == ("s/z:0", "Relu")
+    assert [c.name for c in g2.get_operation_by_name("s/MatMul").control_inputs] == ["s/dep"]
+    assert [i.name for i in g2.get_operation_by_name("s/y").inputs] == ["s/MatMul:0", "s/b/read:0"]
+    assert _names(g2.get_collection("s/outs")) == ["s/z:0"]
+    assert cg.get_copied_op(y.op, g2, "s").name == "s/y"
+    count = len(g2.get_operations())
+    assert cg.copy_op_to_graph(z, g2, [w2, b2], scope="s").name == "s/z:0"
+    assert len(g2.get_operations()) == count
+    with tf.Session(graph=g2) as sess:
+        sess.run(tf.variables_initializer([w2, b2]))
+        feed = {g2.get_tensor_by_name("s/x:0"): [[1., 1.], [-3., 0.]]}
+        np.testing.assert_allclose(sess.run(z2, feed), [[3.5], [0.0]])
+    with pytest.raises(TypeError, match="is not a Variable"):
+        cg.copy_variable_to_graph(y, g2)

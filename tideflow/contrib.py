@@ -697,9 +697,10 @@ def _contrib_quantize():
     return module
 
 
-def _implementation_paths(module, paths, target=None):
+def _implementation_paths(module, paths, target=None, hidden=True):
     """Binds ``target`` (default: ``module``) under TF's implementation module paths below
-    ``module`` (``grid_rnn.python.ops.grid_rnn_cell``), for programs that import from there."""
+    ``module`` (``grid_rnn.python.ops.grid_rnn_cell``), for programs that import from there;
+    ``hidden``: importable only, not an attribute of ``module`` (TF's remove_undocumented)."""
     target = module if target is None else target
     for path in paths:
         parent = module
@@ -711,7 +712,8 @@ def _implementation_paths(module, paths, target=None):
             else:
                 child = sys.modules.get(full) or types.ModuleType(full, f"``{full}``.")
                 child.__path__ = []
-            setattr(parent, part, child)
+            if depth or not hidden:
+                setattr(parent, part, child)
             sys.modules[full] = child
             parent = child
     return module
@@ -720,7 +722,7 @@ def _implementation_paths(module, paths, target=None):
 def _contrib_grid_rnn():
     module = _contrib_module("contrib_grid_rnn", "grid_rnn",
                              "``tf.contrib.grid_rnn``: Grid RNN cells.")
-    return _implementation_paths(module, ["python.ops.grid_rnn_cell"])
+    return _implementation_paths(module, ["python.ops.grid_rnn_cell"], hidden=False)
 
 
 def _contrib_kernel_methods():
@@ -732,6 +734,24 @@ def _contrib_kernel_methods():
         module, ["python.kernel_estimators", "python.losses",
                  "python.mappers.random_fourier_features", "python.mappers.dense_kernel_mapper"],
         importlib.import_module("tideflow.contrib_kernel_methods"))
+
+
+def _contrib_bayesflow():
+    monte_carlo = _contrib_module("contrib_bayesflow", "bayesflow.monte_carlo",
+                                  "``tf.contrib.bayesflow.monte_carlo``: Monte Carlo "
+                                  "expectations.")
+    module = types.ModuleType(__name__ + ".bayesflow", "``tf.contrib.bayesflow``.")
+    module.monte_carlo = monte_carlo
+    module.__all__ = ["monte_carlo"]
+    sys.modules[module.__name__] = module
+    return _implementation_paths(module, ["python.ops.monte_carlo",
+                                          "python.ops.monte_carlo_impl"], monte_carlo)
+
+
+def _contrib_copy_graph():
+    module = _contrib_module("contrib_copy_graph", "copy_graph",
+                             "``tf.contrib.copy_graph``: copy variables and ops between graphs.")
+    return _implementation_paths(module, ["python.util.copy_elements"])
 
 
 def _contrib_eager():
@@ -814,6 +834,8 @@ _LAZY_ALIASES = {
     "mixed_precision": lambda: _contrib_mixed_precision(),
     "grid_rnn": lambda: _contrib_grid_rnn(),
     "kernel_methods": lambda: _contrib_kernel_methods(),
+    "bayesflow": lambda: _contrib_bayesflow(),
+    "copy_graph": lambda: _contrib_copy_graph(),
     "periodic_resample": lambda: _contrib_module(
         "ops.periodic_resample_ops", "periodic_resample",
         "``tf.contrib.periodic_resample``: periodic_resample (a sub-pixel shuffle)."),
