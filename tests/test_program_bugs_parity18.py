@@ -69,3 +69,36 @@ def test_tensor_array_gather_static_shape_as_tf_1_15():
     assert tf.TensorArray(tf.float32, size=4).gather([3, 0]).shape.ndims is None
     with tf.Session() as sess:
         assert sess.run(learned.gather([3, 0])).tolist() == [[9, 10, 11], [0, 1, 2]]
+
+
+def test_op_outside_a_while_loop_refuses_a_tensor_made_inside_it():
+    # APIM-9 (buggy): tf.losses.add_loss inside the body, get_total_loss outside: TF 1.15's
+    # ValueError "Cannot use 'while/L2Loss' as input to 'total_loss' because 'while/L2Loss' is
+    # in a while loop. See info log for more details." at graph construction, whichever input
+    # position the loop tensor has and however the op is made
+    leaked = []
+
+    def body(i):
+        t = tf.cast(i, tf.float32) * 2.0
+        leaked.append(t)
+        tf.losses.add_loss(tf.nn.l2_loss(t))
+        return i + 1
+
+    tf.while_loop(lambda i: i < 3, body, [0])
+    t = leaked[0]
+    msg = "^Cannot use 'while/{}' as input to '{}' because 'while/{}' is in a while loop. " \
+          "See info log for more details.$"
+    cases = [(tf.losses.get_total_loss, "L2Loss", "total_loss"),
+             (lambda: t + 1.0, "mul", "add"),
+             (lambda: tf.constant(1.0) + t, "mul", "add_1"),
+             (lambda: tf.identity(t), "mul", "Identity"),
+             (lambda: tf.reduce_sum(t), "mul", "Sum")]
+    for make, src, op in cases:
+        with pytest.raises(ValueError, match=msg.format(src, op, src)):
+            make()
+    # inside the loop, the body's own tensors and the enclosing graph's serve as before
+    c = tf.constant(3.0)
+    out = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + c * tf.cast(i, tf.float32)),
+                        [0, 0.0])
+    with tf.Session() as sess:
+        assert sess.run(out) == (3, 9.0)

@@ -29,6 +29,8 @@ class FuncGraph(ops.Graph):
     # a cond branch or while body (``trace(control_flow=True)``), as opposed to a function
     # graph of its own (a tf.data function, a gradient body)
     control_flow_body = False
+    # a while loop's cond or body: TF 1.x lets no op outside the loop take its tensors
+    while_loop_body = False
     # op seeds come from this graph's own op count (a tf.data function's; see _last_id)
     _counts_own_ops = False
     _own_reserved = 0  # ids reserved here for ops not made yet (tf.data datasets)

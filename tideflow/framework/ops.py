@@ -1241,6 +1241,7 @@ class Graph:
         return _default_graph_stack.get_controller(self)
 
     _building_function = False  # a graph a function body is traced into (FuncGraph)
+    while_loop_body = False  # a while loop's cond or body (FuncGraph)
     _default_original_op = None  # set by _original_op(): what the ops made now stand for
 
     @contextlib.contextmanager
@@ -1460,6 +1461,8 @@ def _graph_of(values, default=None):
     found = first = None
     for v in values or ():
         g = _value_graph(v)
+        if g is not None and g.while_loop_body and g is not default and _encloses(default, g):
+            g = default  # TF 1.x's loop body is in the graph (ops refuse it: _check_loop_input)
         if g is None or g is found:
             continue
         if found is None:
@@ -2093,6 +2096,7 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
         flat_inputs = [t if t._op._graph is graph else graph.capture(t) for t in flat_inputs]
     for t in flat_inputs:
         if t._op._graph is not graph:
+            _check_loop_input(t, graph, name, op_type)
             first = next((x for x in flat_inputs if x._op._graph is graph), None)
             if first is not None:  # TF 1.15's words: this input, then the one the graph is of
                 raise ValueError(f"{t} must be from the same graph as {first}.")
@@ -2328,6 +2332,25 @@ def _graph_from_inputs(inputs):
     return default
 
 
+def _encloses(graph, inner):
+    """Whether ``inner`` is a body graph nested (at any depth) in ``graph``."""
+    g = getattr(inner, "outer_graph", None)
+    while g is not None:
+        if g is graph:
+            return True
+        g = getattr(g, "outer_graph", None)
+    return False
+
+
+def _check_loop_input(t, graph, name, op_type):
+    """TF 1.x's ValueError for an op outside a while loop taking a tensor made inside it."""
+    inner = t._op._graph
+    if inner.while_loop_body and _encloses(graph, inner):
+        op = name[:-1] if name and name.endswith("/") else graph.unique_name(name or op_type)
+        raise ValueError(f"Cannot use '{t._op._name}' as input to '{op}' because "
+                         f"'{t._op._name}' is in a while loop. See info log for more details.")
+
+
 def check_node_name(graph, name):
     """TF's check of a name given to ``Graph.create_op`` (tf.constant's too): taken as the
     scoped unique name, then refused as a node name (a second try says 'x_1')."""
@@ -2338,8 +2361,11 @@ def check_node_name(graph, name):
 
 def _checked_graph(t, default):
     g = t._op._graph
-    if g is not default and default.building_function:
-        return default  # the function body captures t (FuncGraph.capture)
+    if g is not default and (default.building_function or (
+            g.while_loop_body and _encloses(default, g))):
+        # the function body captures t (FuncGraph.capture); a tensor of a while loop in the
+        # default graph is refused there (_check_loop_input), as TF 1.x's context check
+        return default
     # as TF's _get_graph_from_inputs: the op goes to its inputs' graph, whatever the default
     return g
 

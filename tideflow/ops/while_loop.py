@@ -350,6 +350,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             graph, base + "_cond"), arg_names=names, control_flow=True)
         body_fg = func_graph.trace(body_fn, specs, func_graph.unique_function_name(
             graph, base + "_body"), arg_names=names, control_flow=True)
+        cond_fg.while_loop_body = body_fg.while_loop_body = True
         # as TF, the shapes are checked first (a body changing both is the shape's ValueError)
         for t, inv, out in zip(tensors, invariants, body_fg.outputs):
             if not shape_less_equal(out._shape, inv):
