@@ -4,6 +4,7 @@ Each expected message below is what real TF 1.15 printed for the same snippet (t
 'Caused by op' / node tail of run-time errors is not compared); the tests need only tideflow.
 """
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -114,3 +115,54 @@ def test_placeholder_attr_errors(kw, cls, msg):
     with pytest.raises(cls) as e:
         tf.placeholder(**kw)
     assert str(e.value) == msg
+
+
+def _run_error(make, a, b):
+    x, f = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    y = make(x, f)
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(y, {x: np.zeros(a), f: np.zeros(b)})
+    return e.value.message.split("\n")[0]
+
+
+@pytest.mark.parametrize("make,a,b,msg", [
+    (lambda x, f: tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), [1, 5, 5, 3], [3, 3, 4, 8],
+     "input depth must be evenly divisible by filter depth: 3 vs 4"),
+    (lambda x, f: tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), [5, 5, 3], [3, 3, 3, 8],
+     "input must be 4-dimensional[5,5,3]"),
+    (lambda x, f: tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), [1, 5, 5, 3], [3, 3, 8],
+     "filter must be 4-dimensional: [3,3,8]"),
+    (lambda x, f: tf.nn.conv3d(x, f, [1] * 5, "SAME"), [1, 5, 5, 5, 3], [3, 3, 3, 4, 8],
+     "Input depth must be evenly divisible by filter depth: 3 vs 4"),
+    (lambda x, f: tf.nn.conv3d(x, f, [1] * 5, "SAME"), [5, 5, 5, 3], [3, 3, 3, 3, 8],
+     "input must be 5-dimensional"),
+    (lambda x, f: tf.nn.depthwise_conv2d_native(x, f, [1, 1, 1, 1], "SAME"), [1, 5, 5, 3],
+     [3, 3, 4, 2], "input and filter must have the same depth: 3 vs 4"),
+    (lambda x, f: tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"), [5, 5, 3], [1],
+     "tensor_in_shape must have 2 spatial dimensions. 3 0"),
+    (lambda x, f: tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"), [5, 5, 3], [1],
+     "tensor_in_shape must have 2 spatial dimensions. 3 0"),
+    (lambda x, f: tf.nn.max_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "SAME"), [5, 5, 3],
+     [1], "tensor_in must be 5-dimensional"),
+    (lambda x, f: tf.matmul(x, f), [3], [3, 2], "In[0] ndims must be >= 2: 1"),
+    (lambda x, f: tf.matmul(x, f), [2, 3], [3], "In[1] ndims must be >= 2: 1"),
+    (lambda x, f: tf.matmul(x, f), [2, 2, 3], [2, 4, 2],
+     "In[0] mismatch In[1] shape: 3 vs. 4: [2,2,3] [2,4,2] 0 0"),
+    (lambda x, f: tf.matmul(x, f, adjoint_b=True), [2, 2, 3], [3, 4, 2],
+     "In[0] and In[1] must have compatible batch dimensions: [2,2,3] vs. [3,4,2]"),
+])
+def test_kernel_shape_errors_use_tf115_words(make, a, b, msg):
+    assert _run_error(make, a, b) == msg
+
+
+@pytest.mark.parametrize("a,b,kw,msg", [
+    ([2, 2, 3], [2, 4, 2], {}, "In[0] mismatch In[1] shape: 3 vs. 4: [2,2,3] [2,4,2] 0 0"),
+    ([2, 2, 3], [2, 4, 2], {"adj_x": True},
+     "In[0] mismatch In[1] shape: 2 vs. 4: [2,2,3] [2,4,2] 1 0"),
+    ([2, 2, 3], [3, 3, 2], {},
+     "In[0].dim(0) and In[1].dim(0) must be the same: [2,2,3] vs [3,3,2]"),
+    ([2, 2, 3], [3, 2], {}, "In[0] and In[1] has different ndims: [2,2,3] vs. [3,2]"),
+    ([3], [3], {}, "In[0] and In[1] ndims must be >= 2: 1"),
+])
+def test_batch_matmul_v1_run_time_words(a, b, kw, msg):
+    assert _run_error(lambda x, f: tf.raw_ops.BatchMatMul(x=x, y=f, **kw), a, b) == msg

@@ -419,7 +419,7 @@ def test_run_time_errors():
     x = tf.placeholder(tf.float32)
     w = tf.placeholder(tf.float32)
     y = nn_conv.conv2d(x, w, [1, 1, 1, 1], "SAME")
-    with pytest.raises(errors.InvalidArgumentError, match="same depth: 3 vs 2"):
+    with pytest.raises(errors.InvalidArgumentError, match="^input depth must be evenly divisible by filter depth: 3 vs 2"):
         _run(y, {x: np.zeros((1, 4, 4, 3)), w: np.zeros((3, 3, 2, 1))})
     with pytest.raises(errors.InvalidArgumentError, match="must be 4-dimensional"):
         _run(y, {x: np.zeros((4, 4, 3)), w: np.zeros((3, 3, 3, 1))})

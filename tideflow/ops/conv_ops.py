@@ -290,20 +290,28 @@ def _forward_kernel(nd, depthwise=False):
     label = "DepthwiseConv2dNative" if depthwise else f"Conv{nd - 2}D"
 
     def run(input, filter, strides, padding, data_format, dilations, explicit_paddings):
-        _check_rank(input, nd, "input")
-        _check_rank(filter, nd, "filter")
+        # TF 1.15's kernels' words: its 2-D kernels show the input's shape without a colon,
+        # Conv3D shows neither shape
+        for what, t in (("input", input), ("filter", filter)):
+            if np.ndim(t) != nd:
+                shown = "" if nd == 5 else ("" if what == "input" else ": ") + _dims_str(
+                    np.shape(t))
+                raise _invalid(f"{what} must be {nd}-dimensional{shown}")
         s, d, pads = _params(nd, strides, dilations, padding, explicit_paddings, data_format)
         x = to_channels_last(input, data_format)
         if x.shape[-1] != filter.shape[-2]:
-            if nd == 4 and not depthwise and filter.shape[-2] and \
-                    x.shape[-1] % filter.shape[-2] == 0:
+            divisible = filter.shape[-2] and x.shape[-1] % filter.shape[-2] == 0
+            if nd == 4 and not depthwise and divisible:
                 raise errors.UnimplementedError(
                     None, None, "The Conv2D op currently does not support grouped convolutions "
                     "on the CPU. A grouped convolution was attempted to be run because the "
                     f"input depth of {x.shape[-1]} does not match the filter input depth of "
                     f"{filter.shape[-2]}")
-            raise _invalid(f"{label}: input and filter must have the same depth: "
-                           f"{x.shape[-1]} vs {filter.shape[-2]}")
+            if depthwise or divisible:
+                raise _invalid(f"{'' if depthwise else label + ': '}input and filter must have "
+                               f"the same depth: {x.shape[-1]} vs {filter.shape[-2]}")
+            raise _invalid(f"{'input' if nd == 4 else 'Input'} depth must be evenly divisible "
+                           f"by filter depth: {x.shape[-1]} vs {filter.shape[-2]}")
         return from_channels_last(fn(x, filter, s, d, padding, pads), data_format)
 
     return _bind(run, nd)

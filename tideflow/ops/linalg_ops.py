@@ -90,17 +90,28 @@ def _batched_macs(a, b):
 
 def _batch_matmul(broadcast):
     def kernel(x, y, *, adj_x, adj_y):
-        if np.ndim(x) < 2 or np.ndim(y) < 2:
-            _fail(f"In[0] and In[1] must be at least rank 2: {_dims(np.shape(x))} vs. "
-                  f"{_dims(np.shape(y))}")
-        if not broadcast and x.shape[:-2] != y.shape[:-2]:
-            _fail(f"In[0] and In[1] must have compatible batch dimensions: "
-                  f"{_dims(x.shape)} vs. {_dims(y.shape)}")
+        # TF 1.15's checks and words, in its order (BatchMatMul's differ from V2's)
+        if broadcast:
+            for i, t in enumerate((x, y)):
+                if np.ndim(t) < 2:
+                    _fail(f"In[{i}] ndims must be >= 2: {np.ndim(t)}")
+        else:
+            if np.ndim(x) != np.ndim(y):
+                _fail(f"In[0] and In[1] has different ndims: {_dims(np.shape(x))} vs. "
+                      f"{_dims(np.shape(y))}")
+            if np.ndim(x) < 2:
+                _fail(f"In[0] and In[1] ndims must be >= 2: {np.ndim(x)}")
+            for i, (p, q) in enumerate(zip(x.shape[:-2], y.shape[:-2])):
+                if p != q:
+                    _fail(f"In[0].dim({i}) and In[1].dim({i}) must be the same: "
+                          f"{_dims(x.shape)} vs {_dims(y.shape)}")
         a = _adjoint(x) if adj_x else x
         b = _adjoint(y) if adj_y else y
-        if a.shape[-1] != b.shape[-2]:
-            _fail(f"Matrix size-incompatible: In[0]: {_dims(x.shape)}, In[1]: {_dims(y.shape)}")
         try:
+            if a.shape[-1] != b.shape[-2]:
+                np.broadcast_shapes(x.shape[:-2], y.shape[:-2])  # (TF checks these first)
+                _fail(f"In[0] mismatch In[1] shape: {a.shape[-1]} vs. {b.shape[-2]}: "
+                      f"{_dims(x.shape)} {_dims(y.shape)} {int(adj_x)} {int(adj_y)}")
             with threads.small_product(_batched_macs(a, b)):
                 out = np.matmul(a, b)
         except ValueError:

@@ -67,6 +67,16 @@ def _check_rank(x, nd, what="input"):
         raise _invalid(f"{what} must be {nd}-dimensional")
 
 
+def _check_pool_input(x, nd, data_format):
+    """TF 1.15's words for a forward pooling input of the wrong rank (its 2-D pooling names
+    the rank and the data format's enum: NHWC 0, NCHW 1)."""
+    if np.ndim(x) != nd:
+        if nd == 4:
+            raise _invalid(f"tensor_in_shape must have 2 spatial dimensions. {np.ndim(x)} "
+                           f"{int(channels_first(data_format))}")
+        raise _invalid(f"tensor_in must be {nd}-dimensional")
+
+
 def _sizes(t, nd):
     v = np.asarray(t)
     if v.ndim != 1 or v.size != nd:
@@ -103,7 +113,7 @@ def _pool_kernel(fn, nd):
     depthwise = fn is kconv.max_pool and nd == 4
 
     def kernel(input, *, ksize, strides, padding, data_format):
-        _check_rank(input, nd)
+        _check_pool_input(input, nd, data_format)
         if depthwise and len(ksize) == 4 and split_dims(ksize, data_format)[2] != 1 and \
                 split_dims(ksize, data_format)[0] == split_dims(strides, data_format)[0] == 1:
             return _depth_max_pool(input, ksize, strides, data_format)
@@ -179,7 +189,7 @@ def _avg_pool_grad_kernel(nd):
 
 def _max_pool_with_argmax_kernel(input, *, ksize, strides, padding, Targmax,
                                  include_batch_in_index):
-    _check_rank(input, 4)
+    _check_pool_input(input, 4, "NHWC")
     k, s = _window(ksize, strides, "NHWC")
     return kconv.max_pool_with_argmax(input, k, s, padding, include_batch_in_index,
                                       Targmax.as_numpy_dtype)
