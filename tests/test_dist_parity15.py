@@ -447,7 +447,9 @@ def test_cluster_resolvers_master_and_union(monkeypatch):
 
 def test_accumulators_count_as_ps_ops():
     """TF 1.15's STANDARD_PS_OPS holds ResourceConditionalAccumulator: one goes to a ps task
-    and takes its turn in the round robin (also when its device was given)."""
+    and takes its turn in the round robin (also when its device was given). Under the
+    fixture's ``Graph().as_default()`` the slot-like variables made under ``colocate_with``
+    take turns too, as TF 1.15 gives it there (tests/test_monitored_parity18.py)."""
     with tf.device(tf.train.replica_device_setter(ps_tasks=3)):
         gs = tf.train.get_or_create_global_step()
         w = tf.get_variable("w", [2])
@@ -458,9 +460,9 @@ def test_accumulators_count_as_ps_ops():
     ops = {op.name: op.device for op in tf.get_default_graph().get_operations()}
     assert ops["sync_rep_local_step"] == "/job:worker"
     assert ops["sync_replicas/conditional_accumulator"] == "/job:ps/task:1"
-    assert acc.accumulator_ref.device == "/job:ps/task:0"
+    assert acc.accumulator_ref.device == "/job:ps/task:1"
     assert [v.device for v in after] == [
-        "/job:ps/task:1", "/job:ps/task:2", "/job:ps/task:0", "/job:ps/task:1"]
+        "/job:ps/task:2", "/job:ps/task:0", "/job:ps/task:1", "/job:ps/task:2"]
 
 
 def test_contrib_cluster_resolver_names():

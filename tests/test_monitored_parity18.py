@@ -71,3 +71,112 @@ def test_nan_tensor_hook_tests_the_truth_of_the_loss_as_is():
     with (pytest.raises(ValueError, match="truth value of an array with more than one element"),
           tf.train.MonitoredSession(hooks=[hook]) as sess):
         sess.run(tf.train.get_global_step())
+
+
+# -- replica_device_setter: device strings as programs print them -----------------------------
+
+
+def test_moving_average_arithmetic_runs_on_the_worker_and_only_the_assign_by_the_variable():
+    from tideflow.train import moving_averages
+
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2, worker_device="/job:worker/task:0")):
+        v = tf.Variable([1.0, 2.0], name="v")
+        tf.train.ExponentialMovingAverage(0.9).apply([v])
+        mv = tf.Variable(0.0, name="mv", trainable=False)
+        moving_averages.assign_moving_average(mv, tf.reduce_sum(v), 0.99, zero_debias=False)
+        moving_averages.assign_moving_average(mv, tf.reduce_sum(v), 0.99, name="zd")
+    g = tf.get_default_graph()
+    got = {n: (g.get_operation_by_name(n).device, g.get_operation_by_name(n).colocation_groups())
+           for n in ["ExponentialMovingAverage/AssignMovingAvg/sub",
+                     "ExponentialMovingAverage/AssignMovingAvg/mul",
+                     "ExponentialMovingAverage/AssignMovingAvg", "AssignMovingAvg/decay",
+                     "AssignMovingAvg/mul", "AssignMovingAvg", "zd/mul", "zd/truediv", "zd"]}
+    assert got == {
+        "ExponentialMovingAverage/AssignMovingAvg/sub": (
+            "/job:worker/task:0", [b"loc:@ExponentialMovingAverage/AssignMovingAvg/sub"]),
+        "ExponentialMovingAverage/AssignMovingAvg/mul": (
+            "/job:worker/task:0", [b"loc:@ExponentialMovingAverage/AssignMovingAvg/mul"]),
+        "ExponentialMovingAverage/AssignMovingAvg": ("/job:ps/task:0", [b"loc:@v"]),
+        "AssignMovingAvg/decay": ("/job:worker/task:0", [b"loc:@AssignMovingAvg/decay"]),
+        "AssignMovingAvg/mul": ("/job:worker/task:0", [b"loc:@AssignMovingAvg/mul"]),
+        "AssignMovingAvg": ("/job:ps/task:0", [b"loc:@mv"]),
+        "zd/mul": ("/job:worker/task:0", [b"loc:@zd/mul"]),
+        "zd/truediv": ("/job:worker/task:0", [b"loc:@zd/truediv"]),
+        "zd": ("/job:ps/task:0", [b"loc:@mv"]),
+    }
+    # the shadow variable took a turn in the round robin before its colocation won
+    assert [(x.op.name, x.device) for x in tf.global_variables()] == [
+        ("v", "/job:ps/task:0"), ("v/ExponentialMovingAverage", "/job:ps/task:0"),
+        ("mv", "/job:ps/task:0"), ("mv/biased", "/job:ps/task:0"),
+        ("mv/local_step", "/job:ps/task:0")]
+
+
+def _setter_calls(ps_tasks=3):
+    calls = []
+    setter = tf.train.replica_device_setter(ps_tasks=ps_tasks)
+
+    def record(op):
+        d = setter(op)
+        calls.append((op.name, d))
+        return d
+
+    return calls, record
+
+
+def test_variable_under_colocate_with_still_calls_the_device_function_of_its_graph():
+    # the fixture entered the graph with as_default(): TF's init_scope brings back the device
+    # functions pushed since, so the colocated variable counts in the round robin
+    calls, record = _setter_calls()
+    with tf.device(record):
+        a = tf.Variable(1.0, name="a")
+        with tf.colocate_with(a):
+            q = tf.Variable(1.0, name="q")
+            tf.constant(1.0, name="c")
+        z = tf.Variable(1.0, name="z")
+    assert calls == [("a/initial_value", "/job:worker"), ("a", "/job:ps/task:0"),
+                     ("q/initial_value", "/job:worker"), ("q", "/job:ps/task:1"),
+                     ("z/initial_value", "/job:worker"), ("z", "/job:ps/task:2")]
+    assert (q.device, z.device) == ("/job:ps/task:0", "/job:ps/task:2")
+
+
+def test_optimizer_slots_take_turns_in_the_round_robin():
+    calls, record = _setter_calls()
+    with tf.device(record):
+        a = tf.get_variable("a", [10])
+        b = tf.get_variable("b", [10])
+        tf.train.AdamOptimizer().minimize(tf.reduce_sum(a * b))
+        z = tf.Variable(1.0, name="z")
+        tf.train.MomentumOptimizer(0.1, 0.9).minimize(tf.reduce_sum(a * z))
+        z2 = tf.Variable(1.0, name="z2")
+    var_calls = [c for c in calls if tf.get_default_graph().get_operation_by_name(c[0]).type
+                 == "VariableV2"]
+    assert var_calls == [
+        ("a", "/job:ps/task:0"), ("b", "/job:ps/task:1"), ("beta1_power", "/job:ps/task:2"),
+        ("beta2_power", "/job:ps/task:0"), ("a/Adam", "/job:ps/task:1"),
+        ("a/Adam_1", "/job:ps/task:2"), ("b/Adam", "/job:ps/task:0"),
+        ("b/Adam_1", "/job:ps/task:1"), ("z", "/job:ps/task:2"), ("a/Momentum", "/job:ps/task:0"),
+        ("z/Momentum", "/job:ps/task:1"), ("z2", "/job:ps/task:2")]
+    assert z2.device == "/job:ps/task:2"
+
+
+def test_colocated_variable_in_the_global_graph_takes_no_turn():
+    # TF's global default graph was never entered with as_default(): nothing to bring back
+    from tideflow.framework import ops as ops_lib
+
+    saved = ops_lib._default_graph_stack.stack, ops_lib._default_graph_stack.device_stacks
+    ops_lib._default_graph_stack.stack, ops_lib._default_graph_stack.device_stacks = [], []
+    old_global = ops_lib._DefaultGraphStack._global_default_graph
+    ops_lib._DefaultGraphStack._global_default_graph = tf.Graph()
+    try:
+        calls, record = _setter_calls()
+        with tf.device(record):
+            a = tf.Variable(1.0, name="a")
+            with tf.colocate_with(a):
+                tf.Variable(1.0, name="q")
+            z = tf.Variable(1.0, name="z")
+        assert [c for c in calls if not c[0].endswith("initial_value")] == [
+            ("a", "/job:ps/task:0"), ("z", "/job:ps/task:1")]
+        assert z.device == "/job:ps/task:1"
+    finally:
+        ops_lib._DefaultGraphStack._global_default_graph = old_global
+        ops_lib._default_graph_stack.stack, ops_lib._default_graph_stack.device_stacks = saved

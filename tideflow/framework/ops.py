@@ -1369,6 +1369,42 @@ class _DefaultStack(threading.local):
 class _DefaultGraphStack(_DefaultStack):
     _global_default_graph = None
 
+    def __init__(self):
+        super().__init__()
+        # as TF's context switches: each as_default() entry keeps the device stack (the list
+        # itself) its graph had then, which init_scope falls back on under colocate_with
+        self.device_stacks = []
+
+    @contextlib.contextmanager
+    def get_controller(self, default):
+        entry = (default, default._device_function_stack)
+        self.device_stacks.append(entry)
+        try:
+            with super().get_controller(default) as g:
+                yield g
+        finally:
+            if self.device_stacks and self.device_stacks[-1] is entry:
+                self.device_stacks.pop()
+            elif entry in self.device_stacks:
+                self.device_stacks.remove(entry)
+
+    def lifted_device_stack(self, g):
+        """TF's init_scope device stack: ``g``'s own when it has devices, else the first
+        non-empty one recorded by the innermost as_default() entries, up to the first graph
+        not building a function (so a variable made under ``colocate_with`` inside
+        ``with graph.as_default(), tf.device(fn)`` still calls ``fn``, as TF 1.15 does)."""
+        devices = g._device_function_stack
+        if devices:
+            return devices
+        for graph, recorded in reversed(self.device_stacks):
+            if getattr(graph, "_stands_for_global", False) or graph not in self.stack:
+                continue  # TF's global graph has no entry (tf.test.TestCase's plays it)
+            if recorded:
+                return recorded
+            if not graph.building_function:
+                break
+        return devices
+
     def get_default(self):
         g = super().get_default()
         if g is not None:
@@ -1379,6 +1415,7 @@ class _DefaultGraphStack(_DefaultStack):
 
     def reset(self):
         self.stack = []
+        self.device_stacks = []
         _DefaultGraphStack._global_default_graph = None
 
 
@@ -1586,18 +1623,25 @@ def init_scope():
             _DefaultGraphStack._global_default_graph = root
     scope = g.get_name_scope()
     # as TF: the innermost non-empty device stack comes along into the outer graph
-    devices = g._device_function_stack
+    devices = _default_graph_stack.lifted_device_stack(g)
     with root.as_default(), root.control_dependencies(None), root.name_scope(
             scope + "/" if scope else None):
-        if root is g or not devices:
+        if not devices or devices is root._device_function_stack:
             yield
             return
         old = root._device_function_stack
-        root._device_function_stack = list(devices)
+        root._device_function_stack = devices if root is g else list(devices)
         try:
             yield
         finally:
             root._device_function_stack = old
+
+
+def _init_scope_lifts_devices():
+    """Whether init_scope would bring back device functions the default graph lacks now
+    (a ``colocate_with`` emptied its stack): TF 1.15 makes every variable in init_scope."""
+    g = get_default_graph()
+    return not g._device_function_stack and bool(_default_graph_stack.lifted_device_stack(g))
 
 
 def device(device_name_or_function):

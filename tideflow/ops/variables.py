@@ -251,8 +251,10 @@ class Variable(metaclass=_VariableMeta):
             if initial_value is not None:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
             self._init_from_proto(variable_def, import_scope=import_scope)
-        elif ops.get_default_graph().building_function:
-            # made inside a cond branch or loop body: the variable lives in the outer graph
+        elif ops.get_default_graph().building_function or ops._init_scope_lifts_devices():
+            # made inside a cond branch or loop body: the variable lives in the outer graph;
+            # under colocate_with, TF's init_scope still runs the device functions in force
+            # when the graph was made default (a replica_device_setter counts the variable)
             with ops.init_scope():
                 self._init_from_args(initial_value, trainable, collections, validate_shape,
                                      caching_device, name, dtype, expected_shape, constraint,
