@@ -239,6 +239,8 @@ def test_kernel_linear_classifier_matches_tf(tmp_path):
     np.testing.assert_allclose([result["loss"], result["accuracy"]], [0.3647, 0.9667], atol=1e-4)
     assert result["global_step"] == 20
     assert est.get_variable_value("linear/x_MAPPED/weight").shape == (30, 1)
+    assert sorted(est.params) == ["feature_columns", "head", "kernel_mappers", "optimizer"]
+    assert [c.name for c in est.params["feature_columns"]] == ["x_MAPPED"]
 
     def predict_fn():
         return {"x": tf.constant(x[:5])}

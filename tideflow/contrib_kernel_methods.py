@@ -201,12 +201,23 @@ class KernelLinearClassifier(_learn.LinearClassifier):
                 raise ValueError("Invalid kernel mappers.")
         if n_classes < 2:
             raise ValueError(f"n_classes must be > 1 for classification: {n_classes}.")
-        mapped, add_features = _mapped_columns(kernel_mappers)
+        mapped, map_features = _mapped_columns(kernel_mappers)
         columns = list(feature_columns or [])
         columns += [c for c in mapped if c not in columns]
+
+        def add_features(features, labels):
+            # as TF's model_fn, which puts the mapped columns into its params
+            self.params["feature_columns"] = set(feature_columns or []) | set(mapped)
+            return map_features(features, labels)
+
         super().__init__(columns, model_dir=model_dir, n_classes=n_classes,
                          weight_column_name=weight_column_name, optimizer=optimizer,
                          config=config, feature_engineering_fn=add_features)
+        from tideflow.estimator.canned import head
+
+        self.params = {"head": head.classification_head(n_classes, weight_column_name),
+                       "feature_columns": feature_columns or [], "optimizer": optimizer,
+                       "kernel_mappers": kernel_mappers}
 
     def predict(self, x=None, input_fn=None, batch_size=None, outputs=None,
                 as_iterable=True):
