@@ -166,3 +166,17 @@ def test_kernel_shape_errors_use_tf115_words(make, a, b, msg):
 ])
 def test_batch_matmul_v1_run_time_words(a, b, kw, msg):
     assert _run_error(lambda x, f: tf.raw_ops.BatchMatMul(x=x, y=f, **kw), a, b) == msg
+
+
+def test_tensor_array_errors_name_the_array_with_tfs_count():
+    # TF's kernel names each array made "<op or tensor_array_name>_<process-wide count>"
+    ta = tf.TensorArray(tf.float32, size=2, tensor_array_name="foo")
+    r = ta.read(0)
+    seen = []
+    with tf.Session() as s:
+        for _ in range(2):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                s.run(r)
+            seen.append(int(e.value.message.split(":")[0].rsplit("_", 1)[1]))
+            assert e.value.message.startswith("TensorArray foo_")
+    assert seen[1] == seen[0] + 1

@@ -36,7 +36,7 @@ def _vec(n):
 def test_tensor_array_write_twice_fails():
     with tf.Graph().as_default():
         ta = tf.TensorArray(tf.float32, 3).write(0, 1.0).write(0, 2.0)
-        _fails(ta.stack(), r"TensorArray TensorArray: Could not write to TensorArray index 0 "
+        _fails(ta.stack(), r"TensorArray TensorArray_[0-9]+: Could not write to TensorArray index 0 "
                r"because it has already been written to\.")
 
 

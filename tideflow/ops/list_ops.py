@@ -5,6 +5,8 @@ A list value is never changed once produced: every "write" returns a new ``Tenso
 (pushes share structure, so accumulating n values costs O(n)).
 """
 
+import itertools
+
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
@@ -139,13 +141,17 @@ def _item_zeros(lst, i, dtype, element_shape):
 # skip all of it.
 
 
+_TENSOR_ARRAY_COUNT = itertools.count()
+
+
 class TensorArrayState:
     """One tf.TensorArray's run-time state within a step."""
 
     __slots__ = ("clear", "cleared", "dynamic", "identical", "name")
 
     def __init__(self, name, dynamic, clear, identical):
-        self.name = name
+        # as TF's kernel: the op's name and a process-wide count of the arrays made
+        self.name = f"{name}_{next(_TENSOR_ARRAY_COUNT)}"
         self.dynamic = dynamic
         self.clear = clear  # clear_after_read
         self.identical = identical  # infer_shape: the first write fixes the element shape
