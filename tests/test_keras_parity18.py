@@ -139,3 +139,11 @@ def test_class_and_sample_weights_and_a_rebuilt_step_keep_tf_values():
     np.testing.assert_allclose(m.get_weights()[3], [-0.00199401, 0.00199401], atol=1e-7)
     assert len(m.optimizer.weights) == 9
     assert m.optimizer.weights[1].name == "training/Adam/dense/kernel/m:0"
+
+
+def test_conv_lstm_2d_takes_tf_op_count_so_later_layers_get_tf_initial_weights():
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([L.ConvLSTM2D(2, 3, input_shape=(None, 4, 4, 1), go_backwards=True),
+                             L.Flatten(), L.Dense(1)])
+    kernel = tf.keras.backend.get_session().run(m.weights[-2])
+    np.testing.assert_allclose(kernel[:3, 0], [-0.79955, 0.22185, 0.50384], atol=1e-5)

@@ -207,11 +207,34 @@ class ConvLSTM2D(Layer):
                 values = [np.transpose(s, (0, 2, 3, 1)) for s in values]
         K.batch_set_value(list(zip(self._state_vars, values)))
 
+    def _tf_op_count(self, inputs, made_learning_phase):
+        """The ops TF 1.15's ConvLSTM2D call builds (zero states from an input convolution,
+        Keras's backend.rnn loop stepping once outside the loop too, and the dropout masks'
+        conds), channels last, without initial state, mask or statefulness; None where
+        unknown."""
+        from tideflow.keras.layers.recurrent import _ACTIVATION_OPS
+
+        act = _ACTIVATION_OPS.get(activations.serialize(self.activation))
+        rec = _ACTIVATION_OPS.get(activations.serialize(self.recurrent_activation))
+        if act is None or rec is None:
+            return None
+        count = 205 + 2 * bool(self.go_backwards) - 17 * (not self.use_bias)
+        count += 2 * (3 * (rec - 8) + 2 * (act - 1))  # (two steps: the first outside the loop)
+        count -= 13 * (inputs.get_shape().as_list()[1] is None)
+        drops = sum(1 for r in (self.dropout, self.recurrent_dropout) if r > 0)
+        return count + 107 * drops + 2 * bool(drops and made_learning_phase)
+
     def call(self, inputs, mask=None, training=None, initial_state=None):
         if isinstance(inputs, list):
             inputs, initial_state = inputs[0], inputs[1:]
         if isinstance(mask, list):
             mask = mask[0]
+        graph = tf.get_default_graph()
+        first_id = graph._next_id
+        countable = (mask is None and not self.stateful and training is None
+                     and (initial_state is None or not len(initial_state))
+                     and self.data_format == "channels_last"
+                     and K._state().learning_phase_value is None)
         channels_first = self.data_format == "channels_first"
         x = tf.transpose(inputs, [0, 1, 3, 4, 2]) if channels_first else inputs
         if self.go_backwards:
@@ -290,6 +313,13 @@ class ConvLSTM2D(Layer):
             out.set_shape([dims[0], dims[1]] + step_shape)
         else:
             out = to_format(h_last)
+        if countable:
+            lp = graph._nodes_by_name.get("keras_learning_phase")
+            tf_ops = self._tf_op_count(inputs, lp is not None and lp._id >= first_id)
+            if tf_ops is not None and graph._next_id < first_id + tf_ops:
+                # TF 1.15 builds this layer from more ops: their ids are skipped, so the
+                # layers made after get TF's op seeds
+                graph._skip_op_ids(to=first_id + tf_ops)
         if self.return_state:
             return [out, to_format(h_last), to_format(c_last)]
         return out
