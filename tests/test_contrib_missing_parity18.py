@@ -101,6 +101,10 @@ def test_grid_rnn_errors_as_tf():
     cell = grid_rnn.Grid2BasicRNNCell(4, non_recurrent_fn=tf.nn.relu)
     with pytest.raises(AttributeError, match="has no attribute 'initializers'"):
         cell(tf.ones([2, 3]), cell.zero_state(2, tf.float32))
+    # an unknown input depth fails TF's comparison with 0
+    cell = grid_rnn.Grid2GRUCell(2)
+    with pytest.raises(TypeError, match="'>' not supported"):
+        cell(tf.placeholder(tf.float32, [2, None]), cell.zero_state(2, tf.float32))
     # a concatenated state of single-tensor cells iterates a tensor
     cell = grid_rnn.Grid2GRUCell(4, state_is_tuple=False, output_is_tuple=False)
     assert (cell.output_size, cell.state_size) == (4, 8)

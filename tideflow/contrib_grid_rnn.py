@@ -211,9 +211,10 @@ class GridRNNCell(_cells.RNNCell):
         """Sets each input dimension's previous ``m`` (and ``c``) to its share of the input
         times the ``project_m_<dim>`` (``project_c_<dim>``) matrix."""
         conf = self._config
-        if inputs is None or not conf.inputs:
-            return
-        if tensor_shape.dimension_value(inputs.shape.with_rank(2)[1]) <= 0:
+        # (in TF's order: an unknown input depth fails the comparison, inputs or not)
+        if not (inputs is not None
+                and tensor_shape.dimension_value(inputs.shape.with_rank(2)[1]) > 0
+                and conf.inputs):
             return
         if isinstance(inputs, tuple):
             if len(conf.inputs) != len(inputs):
