@@ -134,3 +134,19 @@ def test_encode_channel_errors_in_tfs_words(encode, channels, message):
     with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
         sess.run(t)
     assert info.value.message.startswith(message)
+
+
+def test_numpy_arrays_take_the_type_attrs_default_as_tf_1_15():
+    # TF 1.15's op_def_library prefers the attr's default and make_tensor_proto casts a NumPy
+    # array to it: a uint16 (or float) image array becomes an 8-bit PNG (values wrapped or
+    # truncated), int32 one_hot indices int64, an int64 reshape shape int32
+    img = np.array([[[300, 2, 4464]]], np.uint16)
+    png = tf.image.encode_png(img)
+    assert png.op.get_attr("T") == tf.uint8
+    assert tf.one_hot(np.array([1, 2], np.int32), 3).op.get_attr("TI") == tf.int64
+    assert tf.reshape(tf.zeros([6]), np.array([2, 3], np.int64)).op.get_attr("Tshape") == tf.int32
+    assert tf.image.encode_png(np.zeros((1, 1, 1), np.float32)).op.get_attr("T") == tf.uint8
+    with pytest.raises(TypeError, match="has DataType float32 not in list of allowed values"):
+        tf.image.encode_png([[[1.5]]])
+    with tf.Session() as sess:
+        assert sess.run(tf.image.decode_png(png)).ravel().tolist() == [44, 2, 112]

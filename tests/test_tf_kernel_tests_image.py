@@ -376,10 +376,15 @@ def test_yiq_yuv_refuse_integer_images(fn):
         getattr(tf.image, fn)(np.ones((2, 2, 3), np.int32))
 
 
-@pytest.mark.parametrize("fn", ["encode_png", "encode_jpeg"])
-def test_encoders_refuse_float_arrays(fn):
-    with pytest.raises(TypeError, match="DataType float32 not in list of allowed values"):
-        getattr(tf.image, fn)(np.full((2, 2, 3), 0.5, np.float32))
+@pytest.mark.parametrize("fn, message", [
+    ("encode_png", "DataType float32 not in list of allowed values"),
+    ("encode_jpeg", "Expected uint8 passed to parameter 'image' of op 'EncodeJpeg'")])
+def test_encoders_refuse_float_lists(fn, message):
+    # TF 1.15 refuses a float list but casts a float NumPy array to uint8 (astype)
+    with pytest.raises(TypeError, match=message):
+        getattr(tf.image, fn)([[[0.5, 1.5, 2.5]]])
+    data = _run(getattr(tf.image, fn)(np.full((2, 2, 3), 3.7, np.float32)))
+    assert _run(tf.image.decode_image(data)).max() <= 4
     # integer lists still convert to uint8 pixels
     data = _run(getattr(tf.image, fn)([[[10, 20, 30]]]))
     assert _run(tf.image.decode_image(data)).shape == (1, 1, 3)

@@ -2096,17 +2096,10 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
 
         dtype = arg.fixed_type or (attrs.get(arg.type_attr) if arg.type_attr else None)
         if dtype is None and not isinstance(value, Tensor):
-            spec = op_def.attrs[arg.type_attr]
-            default = spec.default
-            if isinstance(value, (np.ndarray, np.generic)) and spec.allowed:
-                # as TF: an array whose own dtype the attr allows keeps it (encode_png of a
-                # uint16 image); the default is only a preference for what infers otherwise
-                try:
-                    own = dtypes.as_dtype(value.dtype)
-                except TypeError:
-                    own = None
-                if own is not None and own in spec.allowed:
-                    default = own
+            # as TF 1.15's op_def_library: the attr's default is the preferred dtype, and a
+            # NumPy array is cast to it (make_tensor_proto's astype: encode_png of a uint16 or
+            # float32 array makes a uint8 image, one_hot of int32 indices int64 ones)
+            default = op_def.attrs[arg.type_attr].default
             t = convert_to_tensor(value, preferred_dtype=default, as_ref=arg.is_ref, name=arg.name)
         else:
             t = _convert_input(op_type, arg, value, dtype, name)

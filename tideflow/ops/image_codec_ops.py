@@ -794,13 +794,14 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
 
 
 def _no_float_array(image, allowed):
-    """TF refuses a float array for an image op that takes integer pixels (TypeError), where
-    converting it to the op's default dtype would silently truncate every value."""
-    if not isinstance(image, ops.Tensor):
+    """TF refuses a float list for an image op that takes integer pixels (TypeError); a NumPy
+    array is cast to the op's default dtype instead (make_tensor_proto's astype, as TF 1.15)."""
+    if not isinstance(image, (ops.Tensor, np.ndarray, np.generic)):
         arr = np.asarray(image)
         if arr.dtype.kind in "fc":
+            kind = dtypes.float32 if arr.dtype == np.float64 else dtypes.as_dtype(arr.dtype)
             raise TypeError(f"Value passed to parameter 'image' has DataType "
-                            f"{dtypes.as_dtype(arr.dtype).name} not in list of allowed values: "
+                            f"{kind.name} not in list of allowed values: "
                             f"{allowed}")
     return image
 
@@ -815,7 +816,6 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
                 chroma_downsampling=True, density_unit="in", x_density=300, y_density=300,
                 xmp_metadata="", name=None):
     """Encodes a uint8 [h, w, 1 or 3] image as JPEG bytes."""
-    image = _no_float_array(image, "uint8")
     return _op("EncodeJpeg", [image], {
         "format": format, "quality": quality, "progressive": progressive,
         "optimize_size": optimize_size, "chroma_downsampling": chroma_downsampling,
