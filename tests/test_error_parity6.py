@@ -79,13 +79,17 @@ def test_restore_from_a_path_that_is_not_a_prefix_is_data_loss(tmp_path, which):
 
 
 def test_restore_from_a_missing_prefix_is_still_a_value_error(tmp_path):
-    # TF 2.21: ValueError "The passed save_path is not a valid checkpoint: <path>".
+    # TF 1.15: ValueError "The passed save_path is not a valid checkpoint: <path>"; when the
+    # prefix's folder is missing, NotFoundError "<folder>; No such file or directory".
     tf.Variable(1.0, name="a")
     saver = tf.train.Saver()
-    missing = str(tmp_path / "nothere" / "m")
+    missing = str(tmp_path / "m")
     with tf.Session() as sess, pytest.raises(
             ValueError, match="The passed save_path is not a valid checkpoint"):
         saver.restore(sess, missing)
+    with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError) as e:
+        saver.restore(sess, str(tmp_path / "nothere" / "m"))
+    assert str(e.value) == f"{tmp_path / 'nothere'}; No such file or directory"
 
 
 @pytest.mark.parametrize("pool,op", [("max_pool", "MaxPool"), ("avg_pool", "AvgPool")])

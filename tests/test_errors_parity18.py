@@ -180,3 +180,22 @@ def test_tensor_array_errors_name_the_array_with_tfs_count():
             seen.append(int(e.value.message.split(":")[0].rsplit("_", 1)[1]))
             assert e.value.message.startswith("TensorArray foo_")
     assert seen[1] == seen[0] + 1
+
+
+def test_saver_var_list_tensors_must_come_from_variables():
+    v = tf.Variable(1.0, name="v")
+    for bad, shown in [(tf.constant(1.0), "Const:0"), (v.value(), "v/read:0"),
+                       (tf.identity(v), "Identity:0")]:
+        with pytest.raises(TypeError) as e:
+            tf.train.Saver([bad])
+        assert str(e.value) == (f'Variable to save is not a Variable: Tensor("{shown}", '
+                                'shape=(), dtype=float32)')
+    tf.train.Saver([v])
+
+
+def test_restore_from_a_missing_folder_is_tfs_not_found(tmp_path):
+    tf.Variable(1.0, name="a")
+    saver = tf.train.Saver()
+    with tf.Session() as s, pytest.raises(tf.errors.NotFoundError) as e:
+        saver.restore(s, str(tmp_path / "gone" / "model.ckpt"))
+    assert str(e.value) == f"{tmp_path / 'gone'}; No such file or directory"

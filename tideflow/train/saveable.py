@@ -125,13 +125,19 @@ def op_list_to_dict(op_list):
             else:
                 raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
             continue
-        if not (_is_variable(var) or isinstance(var, ops.Tensor)):
+        if not (_is_variable(var) or isinstance(var, ops.Tensor)
+                and var.op.type in _VARIABLE_OP_TYPES):
             raise TypeError(f"Variable to save is not a Variable: {var}")
         name = _var_key(var)
         if name in names_to_saveables:
             raise ValueError(f"At least two variables have the same name: {name}")
         names_to_saveables[name] = var
     return names_to_saveables
+
+
+# a tensor in a Saver's var_list must come from one of these (TF's rule)
+_VARIABLE_OP_TYPES = frozenset(
+    ["Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp", "ReadVariableOp"])
 
 
 def saveable_objects_for_op(op, name):

@@ -320,8 +320,12 @@ class Saver:
                 "operator? (save_path must be a checkpoint prefix, such as "
                 "tf.train.latest_checkpoint(checkpoint_dir) returns)")
         if not checkpoint_management.checkpoint_exists(prefix):
+            parent = os.path.dirname(prefix)
+            # TF 1.15's glob for the prefix's files fails first when its folder is missing
             raise CheckpointNotFoundError(
-                None, None, f"The passed save_path is not a valid checkpoint: {prefix}")
+                None, None, f"{parent}; No such file or directory" if parent and not
+                os.path.isdir(parent) else f"The passed save_path is not a valid checkpoint: "
+                f"{prefix}")
         from tideflow import logging
 
         logging.info("Restoring parameters from %s", prefix)
