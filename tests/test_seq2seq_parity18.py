@@ -215,3 +215,55 @@ def test_grid_lstm_cell_makes_tf_1_15s_two_zeros():
     names = [n for n, _ in _ops()]
     assert "grid_lstm_cell/zeros" in names and "grid_lstm_cell/zeros_1" in names
     assert tf.get_default_graph()._last_id == 192  # TF 1.15's
+
+
+def test_nmt_attention_decoder_over_unknown_batch_builds_tf_1_15s_ops_and_values():
+    # the initial alignments are TF's zero state of a tensor max_time, and clone() checks
+    # every tensor field's shape as TF's with_same_shape does (an assertion per unknown shape)
+    tf.set_random_seed(7)
+    src = tf.placeholder(tf.int32, [None, None])
+    src_len = tf.placeholder(tf.int32, [None])
+    emb = tf.get_variable("emb", [12, 6])
+    enc_out, enc_st = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(8),
+                                        tf.nn.embedding_lookup(emb, src),
+                                        sequence_length=src_len, dtype=tf.float32)
+    bs = tf.shape(src)[0]
+    mech = s2s.LuongAttention(8, enc_out, src_len, scale=True)
+    cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(8), mech, attention_layer_size=8,
+                                output_attention=False)
+    init = cell.zero_state(bs, tf.float32).clone(cell_state=enc_st)
+    assert init.cell_state.name == "rnn/while/Exit_3/Identity:0"  # TF 1.15's
+    assert init.attention.name == "AttentionWrapperZeroState/zeros_2/Identity:0"
+    helper = s2s.GreedyEmbeddingHelper(emb, tf.fill([bs], 1), 2)
+    dec = s2s.BasicDecoder(cell, helper, init, output_layer=tf.layers.Dense(12, use_bias=False))
+    out, _, lens = s2s.dynamic_decode(dec, impute_finished=True, maximum_iterations=7)
+    assert tf.get_default_graph()._last_id == 729
+    w = tf.Variable(tf.random_normal([2]))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        ids, n, wv = s.run([out.sample_id, lens, w], {src: [[3, 4, 5], [6, 7, 0]],
+                                                     src_len: [3, 2]})
+    # TF 1.15's
+    assert ids.tolist() == [[8, 8, 8, 9, 8, 9, 8], [8, 8, 8, 8, 8, 8, 8]]
+    assert n.tolist() == [7, 7]
+    np.testing.assert_allclose(wv, [-1.179882, 0.868678], atol=1e-5)
+
+
+def test_with_same_shape_asserts_with_tf_1_15s_ops():
+    a = tf.placeholder(tf.float32, [None, 3])
+    b = tf.placeholder(tf.float32, [None, None])
+    tf.contrib.framework.with_same_shape(a, b)
+    assert [n for n, _ in _ops()[2:]] == [  # TF 1.15's
+        "Placeholder_1/expected_shape", "Placeholder_1/assert_shape/actual",
+        "Placeholder_1/assert_shape/is_shape/Size",
+        "Placeholder_1/assert_shape/is_shape/is_rank/actual",
+        "Placeholder_1/assert_shape/is_shape/is_rank",
+        "Placeholder_1/assert_shape/is_shape/shape_tensor_equal/Equal/y",
+        "Placeholder_1/assert_shape/is_shape/shape_tensor_equal/Equal",
+        "Placeholder_1/assert_shape/is_shape/shape_tensor_equal/equal_1",
+        "Placeholder_1/assert_shape/is_shape/shape_tensor_equal/exclude_partial_shape",
+        "Placeholder_1/assert_shape/is_shape/shape_tensor_equal/Const",
+        "Placeholder_1/assert_shape/is_shape/shape_tensor_equal",
+        "Placeholder_1/assert_shape/is_shape", "Placeholder_1/assert_shape/Const",
+        "Placeholder_1/assert_shape/Assert/data_0", "Placeholder_1/assert_shape/Assert",
+        "Placeholder_1/Identity"]

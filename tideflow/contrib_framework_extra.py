@@ -67,18 +67,24 @@ def remove_squeezable_dimensions(predictions, labels, name=None):
 
 
 def _assert_shape_op(expected_shape, tensor):
+    """TF 1.15's ops: the rank and each dimension (-1 matching any) compared, both always
+    (a rank mismatch fails in the dimensions' Equal, as TF's)."""
     tf = _tf()
     with ops.name_scope("assert_shape", values=[expected_shape, tensor]) as scope:
-        actual = tf.shape(tensor)
-        expected = ops.convert_to_tensor(expected_shape, dtype=dtypes.int32)
-        same_rank = tf.equal(tf.size(expected), tf.size(actual))
-
-        def same_dims():
-            return tf.reduce_all(tf.equal(expected, actual))
-
-        is_shape = tf.cond(same_rank, same_dims, lambda: tf.constant(False))
+        actual = tf.shape(tensor, out_type=dtypes.int32, name="actual")
+        with ops.name_scope("is_shape", values=[tensor]) as is_shape_scope:
+            size = tf.size(expected_shape)
+            with ops.name_scope("is_rank", values=[tensor]) as is_rank_scope:
+                expected_rank = ops.convert_to_tensor(size, name="expected")
+                is_rank = tf.equal(expected_rank, tf.rank(tensor, name="actual"),
+                                   name=is_rank_scope)
+            with ops.name_scope("shape_tensor_equal", values=[expected_shape, actual]) as sc:
+                same = tf.reduce_all(tf.logical_or(tf.equal(expected_shape, -1),
+                                                   tf.equal(expected_shape, actual, "equal"),
+                                                   name="exclude_partial_shape"), name=sc)
+            is_shape = tf.logical_and(is_rank, same, name=is_shape_scope)
         return tf.Assert(is_shape, [f"Wrong shape for {tensor.name} [expected] [actual].",
-                                    expected, actual], name=scope)
+                                    expected_shape, actual], name=scope)
 
 
 def with_shape(expected_shape, tensor):

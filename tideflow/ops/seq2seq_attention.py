@@ -150,10 +150,8 @@ class _BaseAttentionMechanism(AttentionMechanism):
 
     def initial_alignments(self, batch_size, dtype):
         """Zeros ``[batch_size, max_time]``: the alignments before the first step."""
-        max_time = self._alignments_size
-        if isinstance(max_time, tf.Tensor):  # memory of unknown length
-            return tf.zeros(tf.stack([tf.cast(batch_size, tf.int32), max_time]), dtype=dtype)
-        return _zero_state_tensors(max_time, batch_size, dtype)
+        # (TF's zero state ops, a memory of unknown length's max_time a scalar tensor)
+        return _zero_state_tensors(self._alignments_size, batch_size, dtype)
 
     def initial_state(self, batch_size, dtype):
         """The attention state before the first step (the initial alignments)."""
@@ -412,12 +410,14 @@ class AttentionWrapperState(collections.namedtuple(
     __slots__ = ()
 
     def clone(self, **kwargs):
-        """A copy with the given fields replaced; a replacing tensor keeps the static shape
-        of the one it replaces (so it can serve as a ``while_loop`` variable)."""
+        """A copy with the given fields replaced. As TF 1.15, every tensor field (replaced
+        or not) goes through ``with_same_shape`` against the old one: a static check where
+        the old shape is fully known, else a run-time shape assertion and an Identity."""
+        from tideflow.contrib_framework_extra import with_same_shape as checked
+
         def with_same_shape(old, new):
-            if (isinstance(old, tf.Tensor) and isinstance(new, tf.Tensor)
-                    and new.get_shape().is_compatible_with(old.get_shape())):
-                new.set_shape(old.get_shape())
+            if isinstance(old, tf.Tensor) and isinstance(new, tf.Tensor):
+                return checked(old, new)
             return new
 
         return nest.map_structure(with_same_shape, self,
