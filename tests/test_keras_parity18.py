@@ -147,3 +147,45 @@ def test_conv_lstm_2d_takes_tf_op_count_so_later_layers_get_tf_initial_weights()
                              L.Flatten(), L.Dense(1)])
     kernel = tf.keras.backend.get_session().run(m.weights[-2])
     np.testing.assert_allclose(kernel[:3, 0], [-0.79955, 0.22185, 0.50384], atol=1e-5)
+
+
+def _seq_data():
+    rs = np.random.RandomState(0)
+    return rs.rand(12, 3).astype("float32"), (rs.rand(12) > 0.5).astype("int64")
+
+
+def test_fit_generator_epoch_loss_is_weighted_by_batch_size():
+    x, y = _seq_data()
+
+    def gen():
+        while True:
+            for i in range(0, 12, 5):
+                yield x[i:i + 5], y[i:i + 5]
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([L.Dense(4, input_shape=(3,), activation="relu"),
+                             L.Dense(2, activation="softmax")])
+    m.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    h = m.fit_generator(gen(), steps_per_epoch=3, epochs=1, verbose=0)
+    # (batches of 5, 5 and 2: TF 1.15's BaseLogger weighs them so)
+    np.testing.assert_allclose(h.history["loss"], [0.6504907409350077], rtol=1e-6)
+    with pytest.raises(ValueError, match=r"^Please specify the number of steps via the "
+                                         r"`steps_per_epoch` argument\.$"):
+        m.fit_generator(gen(), epochs=1, verbose=0)
+    with pytest.raises(ValueError, match=r"^Please specify the `validation_steps` argument\.$"):
+        m.fit_generator(gen(), steps_per_epoch=1, verbose=0, validation_data=gen())
+    with pytest.raises(ValueError, match=r"via the `steps` argument\.$"):
+        m.evaluate_generator(gen())
+
+
+def test_optimizer_configs_in_tf_order():
+    opt = tf.keras.optimizers.Adam(clipnorm=1.)
+    assert list(opt.get_config()) == ["name", "clipnorm", "learning_rate", "decay", "beta_1",
+                                      "beta_2", "epsilon", "amsgrad"]
+    sched = tf.keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9)
+    config = tf.keras.optimizers.Adam(sched).get_config()
+    assert config["learning_rate"] == {
+        "class_name": "ExponentialDecay",
+        "config": {"initial_learning_rate": 0.1, "decay_steps": 10, "decay_rate": 0.9,
+                   "staircase": False, "name": None}}
+    again = tf.keras.optimizers.Adam.from_config(config)
+    assert type(again._values["lr"]).__name__ == "ExponentialDecay"

@@ -349,21 +349,28 @@ class Optimizer:
 
     def get_config(self):
         config = {"name": self._name}
-        lr = self._values.get("lr")
-        if lr is not None:  # (as TF: a subclass without a learning rate has only its name)
-            config["decay"] = self.initial_decay
-            if not callable(lr) and not isinstance(lr, ops.Tensor):
-                config["learning_rate"] = float(lr)
-        for name in self._HYPER:
-            config[name] = self._values[name]
+        # (TF 1.15's order: the clipping first, then the learning rate and decay)
         if self.clipnorm is not None:
             config["clipnorm"] = self.clipnorm
         if self.clipvalue is not None:
             config["clipvalue"] = self.clipvalue
+        lr = self._values.get("lr")
+        if lr is not None:  # (as TF: a subclass without a learning rate has only its name)
+            if isinstance(lr, schedules.LearningRateSchedule):
+                config["learning_rate"] = self._serialize_hyperparameter("learning_rate")
+            elif not callable(lr) and not isinstance(lr, ops.Tensor):
+                config["learning_rate"] = float(lr)
+            config["decay"] = self.initial_decay
+        for name in self._HYPER:
+            config[name] = self._values[name]
         return config
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):  # (a serialized schedule)
+            config["learning_rate"] = schedules.deserialize(config["learning_rate"],
+                                                            custom_objects=custom_objects)
         return cls(**config)
 
 

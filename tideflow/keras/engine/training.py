@@ -1021,8 +1021,11 @@ class Model(Network):
                 callbacks.on_batch_end(batch_index, batch_logs)
                 if self.stop_training:
                     break
+            # (a generator's epoch loss is weighted by its batches' sizes: TF 1.15's
+            # BaseLogger averages the batch logs so)
             epoch_logs = dict(zip(out_labels, self._combine(
-                totals, seen, last, step_totals, steps, by_steps=source.samples is None)))
+                totals, seen, last, step_totals, steps,
+                by_steps=source.samples is None and not generator)))
             self.__dict__["_metric_carry"] = [totals, seen, step_totals, steps]
             if val is not None and _should_run_validation(validation_freq, epoch):
                 if isinstance(val, _ArraySource) and val.batch_size is None:
@@ -1251,7 +1254,8 @@ class Model(Network):
                         validation_data):
                     val = self._array_val_source(validation_data, None)
                 else:
-                    val = _GeneratorSource(self, validation_data, validation_steps, **pool)
+                    val = _GeneratorSource(self, validation_data, validation_steps,
+                                           steps_name="validation_steps", **pool)
             return self._fit_loop(source, val, epochs=epochs, verbose=verbose,
                                   callbacks=callbacks, initial_epoch=initial_epoch,
                                   validation_freq=validation_freq)
@@ -1263,7 +1267,7 @@ class Model(Network):
     def predict_generator(self, generator, steps=None, callbacks=None, max_queue_size=10,
                           workers=1, use_multiprocessing=False, verbose=0):
         """The outputs for the inputs drawn from a generator or Sequence, concatenated."""
-        source = _GeneratorSource(self, generator, steps, need_y=False,
+        source = _GeneratorSource(self, generator, steps, need_y=False, steps_name="steps",
                                   max_queue_size=max_queue_size, workers=workers,
                                   use_multiprocessing=use_multiprocessing)
         parts = [[] for _ in self.outputs] if self.outputs else None
@@ -1303,7 +1307,8 @@ class Model(Network):
                            workers=1, use_multiprocessing=False, verbose=0):
         """The loss (and metrics) over the batches of a generator or Sequence."""
         source = _GeneratorSource(self, generator, steps, max_queue_size=max_queue_size,
-                                  workers=workers, use_multiprocessing=use_multiprocessing)
+                                  workers=workers, use_multiprocessing=use_multiprocessing,
+                                  steps_name="steps")
         try:
             out = _unlist(self._evaluate_source(
                 source, self._mode_callbacks(callbacks, verbose, steps),
@@ -1736,17 +1741,19 @@ class _GeneratorSource:
     ``workers=0`` draws on the calling thread, in order."""
 
     def __init__(self, model, generator, steps, need_y=True, class_weight=None, workers=1,
-                 use_multiprocessing=False, max_queue_size=10, shuffle=False):
+                 use_multiprocessing=False, max_queue_size=10, shuffle=False,
+                 steps_name="steps_per_epoch"):
         self.model, self.need_y, self.class_weight = model, need_y, class_weight
         self._enqueuer = None
         self._batches_taken = 0
         self._pool = (workers, use_multiprocessing, max_queue_size, shuffle)
         self.is_sequence = hasattr(generator, "__getitem__") and hasattr(generator, "__len__")
         if steps is None:
-            if not self.is_sequence:
-                raise ValueError("`steps_per_epoch=None` is only valid for a generator based "
-                                 "on the `keras.utils.Sequence` class. Please specify "
-                                 "`steps_per_epoch` or use the `keras.utils.Sequence` class.")
+            if not self.is_sequence:  # (TF 1.15's words)
+                if steps_name == "validation_steps":
+                    raise ValueError("Please specify the `validation_steps` argument.")
+                raise ValueError("Please specify the number of steps via the "
+                                 f"`{steps_name}` argument.")
             steps = len(generator)
         # a fractional count (``len(x) / batch_size``) runs its last partial step, as TF's
         # ``while step < steps`` loop
