@@ -3,6 +3,8 @@ decode of TF's defaults (fast IDCT, fancy chroma upsampling), EncodeJpegVariable
 clamped quality, the input names and order of CropAndResize and adjust_contrast. Expected
 values are TF 1.15's printed outputs."""
 
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -150,3 +152,39 @@ def test_numpy_arrays_take_the_type_attrs_default_as_tf_1_15():
         tf.image.encode_png([[[1.5]]])
     with tf.Session() as sess:
         assert sess.run(tf.image.decode_png(png)).ravel().tolist() == [44, 2, 112]
+
+
+def _ramp():
+    yy, xx = np.mgrid[0:8, 0:40]
+    return np.stack([xx * 6, yy * 30, (xx * 7 + yy * 11) % 256], -1).astype(np.uint8)
+
+
+# TF 1.15 (this JPEG is byte for byte TF's encode_jpeg(_ramp(), quality=90), md5 66c90a93601ca1e17220106d63a3e57c)
+TF_CROP_16_4 = [[[94, 61, 130], [99, 63, 135], [106, 63, 145], [111, 62, 151]], [[94, 90, 141], [99, 91, 148], [106, 91, 158], [109, 92, 163]]]
+TF_CROP_16_1 = [[[85, 67, 125]], [[103, 85, 143]]]
+TF_RATIO2_ROWS = [[[2, 15, 8], [13, 16, 21], [27, 15, 35], [39, 15, 51], [49, 16, 63], [62, 16, 78], [73, 15, 92], [85, 16, 105], [94, 18, 118], [109, 14, 140], [125, 14, 142], [137, 15, 152], [147, 16, 184], [155, 17, 188], [166, 17, 197], [180, 14, 238], [197, 17, 228], [206, 16, 178], [217, 14, 78], [229, 16, 10]], [[2, 75, 30], [13, 77, 43], [25, 76, 59], [37, 76, 73], [49, 76, 85], [62, 76, 102], [73, 75, 114], [85, 77, 128], [96, 78, 136], [109, 77, 152], [124, 73, 178], [136, 72, 195], [146, 76, 200], [157, 77, 202], [173, 75, 220], [187, 75, 239], [191, 76, 117], [195, 76, 42], [215, 78, 24], [232, 74, 47]]]
+
+
+def test_decode_and_crop_jpeg_upsamples_the_crop_as_libjpeg():
+    # libjpeg's cropped decode upsamples chroma over the columns from the 16-aligned one to
+    # the crop's right end (their edges repeat); a crop one chroma sample wide is not
+    # upsampled by the filter at all
+    with tf.Session() as sess:
+        data = sess.run(tf.image.encode_jpeg(_ramp(), quality=90))
+        assert hashlib.md5(data).hexdigest() == "66c90a93601ca1e17220106d63a3e57c"
+        a, b, r = sess.run([tf.image.decode_and_crop_jpeg(data, [2, 16, 2, 4]),
+                            tf.image.decode_and_crop_jpeg(data, [2, 16, 2, 1]),
+                            tf.image.decode_jpeg(data, ratio=2)])
+    np.testing.assert_array_equal(a, TF_CROP_16_4)
+    np.testing.assert_array_equal(b, TF_CROP_16_1)
+    np.testing.assert_array_equal(r[:2], TF_RATIO2_ROWS)
+
+
+def test_encode_jpeg_grayscale_sampling_and_cm_density_are_tfs_bytes():
+    with tf.Session() as sess:
+        gray, cm = sess.run([tf.image.encode_jpeg(_ramp()[..., :1]),
+                             tf.image.encode_jpeg(_ramp(), density_unit="cm", x_density=100,
+                                                  y_density=50)])
+    assert hashlib.md5(gray).hexdigest() == "9c7e44b9482ca5638b70f75623a7657d"
+    assert cm[:20].hex() == "ffd8ffe000104a46494600010102006400320000"
+    assert hashlib.md5(cm).hexdigest() == "fad57ac2c11935859d7a039f0456ebae"

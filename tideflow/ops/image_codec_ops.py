@@ -317,31 +317,51 @@ def _ycc_tables():
             -fix(0.71414) * x, -fix(0.34414) * x + 32768)
 
 
-def _fancy_ycc_to_rgb(ycc, sampling):
+def _fancy_ycc_to_rgb(ycc, sampling, cols=None):
     """RGB from decoded YCbCr planes whose chroma (4:2:0 or 4:2:2) was repeated: libjpeg's
     fancy upsampling (none for a chroma width of 2 or less, as libjpeg) and its integer
-    YCbCr->RGB conversion."""
-    h, w = ycc.shape[:2]
-    y = ycc[..., 0].astype(np.int64)
-    if (w + 1) // 2 <= 2:
-        cb, cr = ycc[..., 1], ycc[..., 2]
-    else:
-        rows = slice(None, None, 2 if sampling == 2 else 1)
-        cb, cr = (_fancy_upsample(ycc[rows, ::2, k], sampling == 2)[:h, :w] for k in (1, 2))
-    cr_r, cb_b, cr_g, cb_g = _ycc_tables()
-    rgb = np.stack([y + cr_r[cr], y + ((cb_g[cb] + cr_g[cr]) >> 16), y + cb_b[cb]], -1)
-    return np.clip(rgb, 0, 255).astype(np.uint8)
+    YCbCr->RGB conversion. With ``cols`` (a crop's x, width) those columns are redone as
+    libjpeg's cropped decode makes them: upsampled as an image of their own from the
+    16-aligned column at or left of x to the crop's right end."""
+    def convert(planes, fancy):
+        h, w = planes.shape[:2]
+        y = planes[..., 0].astype(np.int64)
+        if not fancy:
+            cb, cr = planes[..., 1], planes[..., 2]
+        else:
+            rows = slice(None, None, 2 if sampling == 2 else 1)
+            cb, cr = (_fancy_upsample(planes[rows, ::2, k], sampling == 2)[:h, :w]
+                      for k in (1, 2))
+        cr_r, cb_b, cr_g, cb_g = _ycc_tables()
+        rgb = np.stack([y + cr_r[cr], y + ((cb_g[cb] + cr_g[cr]) >> 16), y + cb_b[cb]], -1)
+        return np.clip(rgb, 0, 255).astype(np.uint8)
+
+    fancy = (ycc.shape[1] + 1) // 2 > 2
+    rgb = convert(ycc, fancy)
+    if cols is not None:
+        x, width = cols
+        start, end = x // 16 * 16, x + width
+        if 0 <= x and width > 0 and end <= ycc.shape[1] and (start > 0 or end < ycc.shape[1]):
+            # libjpeg redoes its choice only for a crop one chroma sample wide
+            rgb[:, x:end] = convert(ycc[:, start:end], fancy and end - start > 2)[:, x - start:]
+    return rgb
 
 
-def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method=""):
+def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method="", cols=None):
+    """``cols`` (x, width): the columns a crop window keeps, which libjpeg's cropped decode
+    upsamples as an image of their own (from the 16-pixel column at or left of x)."""
     if _format(data) != "jpeg":
         raise _invalid("Invalid JPEG data or crop window, data size " + str(len(data)))
     image = _pil()
     try:
         im = image.open(io.BytesIO(data))
+        fast = dct_method != "INTEGER_ACCURATE"
         if ratio > 1:
+            # a scaled decode: libjpeg scales subsampled chroma up by its IDCT (no upsampling
+            # is left), so Pillow's draft mode (the fast IDCT) is TF's decode bit for bit
             w, h = im.size
-            im.draft(im.mode, (max(1, w // ratio), max(1, h // ratio)))
+            im.draft("L" if channels == 1 else im.mode, (max(1, w // ratio), max(1, h // ratio)))
+            im.decoderconfig = (im.decoderconfig[0], int(fast))
         if channels == 1 and im.mode != "L":
             im.draft("L", im.size)
         # TF's default dct_method ("" = INTEGER_FAST) is libjpeg's fast integer IDCT; Pillow
@@ -351,7 +371,6 @@ def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method=""):
         # JPEG with TF's fancy upsampling is upsampled here (below)
         from PIL import JpegImagePlugin
 
-        fast = dct_method != "INTEGER_ACCURATE"
         sampling = JpegImagePlugin.get_sampling(im)
         no_upsampling = im.mode == "L" or sampling in (-1, 0)
         if (fast and fancy_upscaling and ratio == 1 and im.mode == "RGB" and sampling in (1, 2)
@@ -362,8 +381,8 @@ def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method=""):
             im.draft("YCbCr", None)
             im.decoderconfig = (1, 1)
             im.load()
-            return _fancy_ycc_to_rgb(np.asarray(im), sampling)
-        if fast and (no_upsampling or not fancy_upscaling):
+            return _fancy_ycc_to_rgb(np.asarray(im), sampling, cols)
+        if fast and ratio == 1 and (no_upsampling or not fancy_upscaling):
             scale = im.decoderconfig[0] if getattr(im, "decoderconfig", ()) else 1
             im.decoderconfig = (scale, 1)
         im.load()
@@ -446,6 +465,10 @@ def _decode_png_kernel(contents, *, channels, dtype):
 
 
 def _decode_jpeg_kernel(contents, *, channels, ratio, fancy_upscaling, dct_method):
+    return _decode_jpeg_contents(contents, channels, ratio, fancy_upscaling, dct_method)
+
+
+def _decode_jpeg_contents(contents, channels, ratio, fancy_upscaling, dct_method, cols=None):
     _check_channels(channels, (0, 1, 3, 4))  # (the kernel's check, shared with DecodePng)
     if ratio not in (1, 2, 4, 8):
         raise _invalid(f"ratio must be 1, 2, 4, or 8, got {ratio}")
@@ -457,17 +480,17 @@ def _decode_jpeg_kernel(contents, *, channels, ratio, fancy_upscaling, dct_metho
         raise _unknown_format(data)
     if channels == 4:
         raise _invalid("channels must be 0, 1, or 3 for JPEG, got 4")
-    return _decode_jpeg(data, channels, ratio, fancy_upscaling, dct_method)
+    return _decode_jpeg(data, channels, ratio, fancy_upscaling, dct_method, cols)
 
 
 def _decode_and_crop_jpeg_kernel(contents, crop_window, *, channels, ratio, fancy_upscaling,
                                  dct_method):
-    image = _decode_jpeg_kernel(contents, channels=channels, ratio=ratio,
-                                fancy_upscaling=fancy_upscaling, dct_method=dct_method)
     window = _np(crop_window).astype(np.int64).reshape(-1)
     if window.shape != (4,):
         raise _invalid(f"crop_window must be 1-D of 4 elements, got shape {list(window.shape)}")
     y, x, h, w = (int(v) for v in window)
+    image = _decode_jpeg_contents(contents, channels, ratio, fancy_upscaling, dct_method,
+                                  cols=(x, w))
     height, width = image.shape[:2]
     if y < 0 or x < 0 or h <= 0 or w <= 0 or y + h > height or x + w > width:
         raise _invalid(f"Invalid JPEG data or crop window, data size {len(_contents(contents))}"
@@ -672,15 +695,19 @@ def _encode_jpeg_kernel(image, *, format, quality, progressive, optimize_size,
         raise _invalid(f"quality must be in [0,100], got {quality}")
     image_mod = _pil()
     im = image_mod.fromarray(img[..., 0] if want == 1 else img, "L" if want == 1 else "RGB")
-    dpi = (x_density, y_density) if density_unit == "in" else (
-        x_density * 2.54, y_density * 2.54)
+    # a grayscale JPEG's one component is sampled 1x1, as TF writes it
     kw = {"quality": quality, "progressive": progressive, "optimize": optimize_size,
-          "dpi": dpi, "subsampling": 2 if chroma_downsampling else 0}
+          "dpi": (x_density, y_density),
+          "subsampling": 2 if chroma_downsampling and want == 3 else 0}
     if xmp_metadata:
         kw["xmp"] = xmp_metadata.encode() if isinstance(xmp_metadata, str) else xmp_metadata
     buf = io.BytesIO()
     im.save(buf, "JPEG", **kw)
-    return np.array(buf.getvalue(), dtype=object)
+    data = bytearray(buf.getvalue())
+    if data[2:4] == b"\xff\xe0" and data[6:11] == b"JFIF\0":
+        # Pillow writes dots per inch: the JFIF density unit is set as TF's (2: per cm)
+        data[13] = 1 if density_unit == "in" else 2
+    return np.array(bytes(data), dtype=object)
 
 
 def _encode_shape(op):
