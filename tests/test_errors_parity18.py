@@ -199,3 +199,32 @@ def test_restore_from_a_missing_folder_is_tfs_not_found(tmp_path):
     with tf.Session() as s, pytest.raises(tf.errors.NotFoundError) as e:
         saver.restore(s, str(tmp_path / "gone" / "model.ckpt"))
     assert str(e.value) == f"{tmp_path / 'gone'}; No such file or directory"
+
+
+@pytest.mark.parametrize("make,msg", [
+    (lambda: tf.bitcast(tf.zeros([3]), tf.float64),
+     ("Cannot bitcast due to shape. 3 does not match 2 for 'Bitcast' (op: 'Bitcast') with "
+     "input shapes: [3].")),
+    (lambda: tf.bitcast(tf.constant(1.0), tf.float64),
+     ("Shape must be at least rank 1 but is rank 0 for 'Bitcast' (op: 'Bitcast') with input "
+     "shapes: [].")),
+    (lambda: tf.multinomial(tf.zeros([3]), 2),
+     ("Shape must be rank 2 but is rank 1 for 'multinomial/Multinomial' (op: 'Multinomial') "
+     "with input shapes: [3], [].")),
+    (lambda: tf.nn.top_k(tf.zeros([3]), -1),
+     ("Dimension size, given by scalar input 1, must be non-negative but is -1 for 'TopKV2' "
+     "(op: 'TopKV2') with input shapes: [3], [] and with computed input tensors: input[1] = "
+     "<-1>.")),
+    (lambda: tf.layers.conv2d(tf.zeros([1, 4, 4, 3]), 4, 3, padding="full"),
+     ('The `padding` argument must be a list/tuple or one of "valid", "same" (or "causal", '
+     "only for `Conv1D). Received: full")),
+])
+def test_construction_messages(make, msg):
+    with pytest.raises(ValueError) as e:
+        make()
+    assert str(e.value) == msg
+
+
+def test_bitcast_run_time_names_the_dtype_enums():
+    assert _run_error(lambda x, f: tf.bitcast(x, tf.float64), [3], [1]) == (
+        "Cannot bitcast from 1 to 2")

@@ -44,7 +44,8 @@ def _layer_padding(padding):
     """``padding`` as the core layers take it (either case; TF's normalize_padding)."""
     value = padding.upper() if isinstance(padding, str) else padding
     if value not in ("SAME", "VALID"):
-        raise ValueError(f'The `padding` argument must be one of "valid", "same". Received: '
+        raise ValueError('The `padding` argument must be a list/tuple or one of "valid", '
+                         '"same" (or "causal", only for `Conv1D). Received: '
                          f"{padding}")
     return value
 

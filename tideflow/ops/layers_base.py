@@ -151,7 +151,8 @@ def normalize_tuple(value, n, name):
 def normalize_padding(value):
     padding = value.lower()
     if padding not in ("valid", "same"):
-        raise ValueError('The `padding` argument must be one of "valid", "same". Received: '
+        raise ValueError('The `padding` argument must be a list/tuple or one of "valid", '
+                         '"same" (or "causal", only for `Conv1D). Received: '
                          f"{value}")
     return padding
 

@@ -708,8 +708,9 @@ def _top_k_shape(op):
         k = None if kv is None else int(kv)
     else:
         k = op._attrs["k"]
-    if k is not None and k < 0:
-        raise ValueError(f"Need k >= 0, got {k}")
+    if k is not None and k < 0:  # (TopK's attr has a minimum: only TopKV2 gets here)
+        raise ValueError("Dimension size, given by scalar input 1, must be non-negative but is "
+                         f"{k}")
     if x.ndims is None:
         return [unknown_shape(), unknown_shape()]
     last = x[-1].value

@@ -268,8 +268,11 @@ def _bitcast_dims(dims, src, dst, err):
     if a > b:
         return list(dims) + [a // b]
     if not dims or (dims[-1] is not None and dims[-1] != b // a):
-        raise err(f"Bitcast: cannot bitcast from {src.name} to {dst.name}: shape "
-                  f"{_shape_str(dims)} must end in {b // a} (= {b} bytes / {a} bytes)")
+        if err is _invalid:  # TF's kernel names the two DataType enums
+            raise err(f"Cannot bitcast from {src.as_datatype_enum} to {dst.as_datatype_enum}")
+        if not dims:
+            raise err("Shape must be at least rank 1 but is rank 0")
+        raise err(f"Cannot bitcast due to shape. {dims[-1]} does not match {b // a}")
     return list(dims[:-1])
 
 

@@ -228,9 +228,11 @@ op_registry.declare(
 
 
 def _multinomial_shape(op):
-    logits = op._inputs[0]._shape.with_rank(2) if op._inputs[0]._shape.ndims is not None else (
-        unknown_shape(ndims=2)
-    )
+    logits = op._inputs[0]._shape
+    if logits.ndims is None:
+        logits = unknown_shape(ndims=2)
+    elif logits.ndims != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {logits.ndims}")
     if op._inputs[1]._shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {op._inputs[1]._shape.ndims}")
     n = ops.constant_value(op._inputs[1])

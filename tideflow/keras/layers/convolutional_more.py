@@ -198,8 +198,9 @@ class _LocallyConnected(Layer):
         self.strides = normalize_tuple(strides, self.rank, "strides")
         self.padding = padding.lower()
         if self.padding not in ("valid", "same"):
-            raise ValueError("The `padding` argument must be one of \"valid\", \"same\". "
-                             f"Received: {padding}")
+            raise ValueError("The `padding` argument must be a list/tuple or one of \"valid\", "
+                             "\"same\" (or \"causal\", only for `Conv1D). Received: "
+                             f"{padding}")
         if self.padding != "valid" and implementation == 1:
             raise ValueError(f"Invalid border mode for LocallyConnected{self.rank}D (only "
                              f'"valid" is supported if implementation is 1): {padding}')
