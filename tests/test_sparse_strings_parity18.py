@@ -290,3 +290,45 @@ def test_as_string_fill_needs_a_width():
     assert _run(tf.as_string(f, fill=" ", precision=1)).tolist() == [b"1.5", b"-1.5"]
     assert _run(tf.as_string(i, fill="+", width=4)).tolist() == [b"  +7", b"  -7"]
     assert _run(tf.as_string(f, fill="+", width=0)).tolist() == [b"+1.500000", b"-1.500000"]
+
+
+def test_sparse_static_shapes_are_what_tf_python_constant_value_finds():
+    s = _sp([[0, 0], [1, 2], [3, 3]], [1, 2, 3], [4, 5], np.int32)
+    # an Identity (retain), a computed perm (transpose) and Slice ops (expand_dims) hide it
+    assert tf.sparse_retain(s, [True, False, True]).get_shape().as_list() == [None, None]
+    t = tf.sparse_transpose(s)
+    assert t.dense_shape.name == "SparseTranspose/Identity:0"
+    assert t.get_shape().as_list() == [None, None]
+    assert tf.sparse.expand_dims(s, -1).get_shape().as_list() == [None, None, 1]
+    _same(_run(tf.sparse.expand_dims(s, 1)).dense_shape, [4, 1, 5])
+    # a Pack of constants, a Cast of a constant and a Concat of them are seen
+    assert tf.sparse.eye(3).get_shape().as_list() == [3, 3]
+    assert tf.sparse.eye(3, name="e").dense_shape.name == "e/SparseTensor/dense_shape:0"
+    assert tf.sparse_reset_shape(s, [6, 7]).get_shape().as_list() == [6, 7]
+
+
+def test_sparse_reset_shape_follows_tf():
+    s = _sp([[0, 1], [2, 0]], [1, 2], [5, 6])
+    r = tf.sparse_reset_shape(s)
+    assert [r.indices.name, r.values.name, r.dense_shape.name] == [
+        "Identity:0", "Identity_1:0", "Maximum:0"]
+    _same(_run(r).dense_shape, [3, 2])
+    p = tf.sparse_placeholder(tf.float32)
+    empty = (np.zeros((0, 2), np.int64), np.zeros(0, np.float32), [3, 3])
+    _same(_run(tf.sparse_reset_shape(p), {p: empty}).dense_shape, [0, 0])
+    with pytest.raises(ValueError) as e:
+        tf.sparse_reset_shape(s, [4, 7])
+    # (TF's words name the shapes the other way round)
+    assert str(e.value) == ("Requested new_shape should have dimension sizes >= sp_input.shape."
+                            "  Found new_shape ([5 6]), sp_input.shape ([4 7]).")
+
+
+def test_sparse_tensor_leaves_its_parts_static_shapes_alone():
+    s = _sp([[0, 0]], [1], [2, 3])
+    r = tf.sparse_reduce_sum_sparse(s, 1)
+    assert r.indices.get_shape().ndims is None and r.values.get_shape().ndims is None
+    assert str(r.values) == ('Tensor("SparseReduceSumSparse:1", dtype=float32)')
+    i = tf.placeholder(tf.int64)
+    sp = tf.SparseTensor(i, tf.placeholder(tf.float32), tf.placeholder(tf.int64))
+    assert i.get_shape().ndims is None
+    assert sp.get_shape().ndims is None

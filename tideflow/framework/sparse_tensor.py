@@ -6,6 +6,8 @@ Fetching one gives a ``SparseTensorValue``; feeding one (as a feed_dict key) tak
 
 import collections
 
+import numpy as np
+
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import as_shape, unknown_shape
 
@@ -35,17 +37,14 @@ class SparseTensor:
             self._values = ops.convert_to_tensor(values, name="values")
             self._dense_shape = ops.convert_to_tensor(dense_shape, dtype=dtypes.int64,
                                                       name="dense_shape")
-        # (TF's words: "Shape (2,) must have rank 2")
-        self._indices.get_shape().with_rank(2)
-        self._values.get_shape().with_rank(1)
-        self._dense_shape.get_shape().with_rank(1)
-        self._indices.set_shape(unknown_shape(2))
-        self._values.set_shape(unknown_shape(1))
-        self._dense_shape.set_shape(unknown_shape(1))
-        # as TF: one index row per value, one index column per dense dimension
-        ind = self._indices.get_shape()
-        ind.dims[0].merge_with(self._values.get_shape().dims[0])
-        ind.dims[1].merge_with(self._dense_shape.get_shape().dims[0])
+        # as TF: the parts' ranks are checked ("Shape (2,) must have rank 2"), then one index
+        # row per value and one index column per dense dimension, leaving the parts' own
+        # static shapes as they are
+        ind = self._indices.get_shape().with_rank(2)
+        vals = self._values.get_shape().with_rank(1)
+        shape = self._dense_shape.get_shape().with_rank(1)
+        ind.dims[0].merge_with(vals.dims[0])
+        ind.dims[1].merge_with(shape.dims[0])
 
     @property
     def indices(self):
@@ -80,18 +79,9 @@ class SparseTensor:
         return self._indices.graph
 
     def get_shape(self):
-        value = ops.constant_value(self._dense_shape)
-        if value is not None:
-            return as_shape([int(d) for d in value])
-        rank = self._dense_shape.get_shape()
-        n = rank[0].value if rank.ndims else None
-        if n is not None:
-            # the known entries of a partly computed shape (concat of a fed prefix and a
-            # constant size), as TF's constant_value_as_shape finds them
-            from tideflow.ops.array_ops import constant_value_as_shape
-
-            return unknown_shape(n).merge_with(constant_value_as_shape(self._dense_shape))
-        return unknown_shape(n)
+        # as TF 1.15: what its Python constant_value_as_shape finds in dense_shape (a shape
+        # TF's C++ shape inference sees, e.g. a slice's, stays unknown here as in TF)
+        return _python_shape_value(self._dense_shape)
 
     @property
     def shape(self):
@@ -139,3 +129,105 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
             raise RuntimeError(f"Sparse dtype: requested = {dtype}, actual = {value.dtype}")
         return value
     return ops.convert_to_tensor(value, dtype=dtype, name=name)
+
+
+# ------------------------------------------------------------------------------------------
+# TF 1.15's Python-side constant evaluation (tensor_util.constant_value and
+# constant_value_as_shape), which SparseTensor.get_shape uses: it sees through fewer ops than
+# tideflow's ops.constant_value (which also serves shape inference)
+# ------------------------------------------------------------------------------------------
+
+
+def _python_value(t):
+    """``t``'s value as TF 1.15's ``tensor_util.constant_value`` finds it, else None."""
+    op = t._op
+    typ = op._type
+    ins = op._inputs
+    if typ == "Const":
+        return ops.constant_value(t)
+    if typ in ("Shape", "Size", "Rank"):
+        s = ins[0]._shape
+        if typ == "Rank":
+            return None if s.ndims is None else np.array(s.ndims, np.int32)
+        if not s.is_fully_defined():
+            return None
+        dims = s.as_list()
+        if typ == "Size":
+            return np.array(np.prod(dims, dtype=np.int64), t.dtype.as_numpy_dtype)
+        return np.array(dims, t.dtype.as_numpy_dtype)
+    if typ == "Range":
+        start, limit, delta = (_python_value(x) for x in ins)
+        if start is None or limit is None or delta is None:
+            return None
+        return np.arange(start, limit, delta, dtype=t.dtype.as_numpy_dtype)
+    if typ == "Cast":
+        v = _python_value(ins[0])
+        return None if v is None else np.asarray(v).astype(t.dtype.as_numpy_dtype)
+    if typ in ("Concat", "ConcatV2"):
+        axis, parts = (ins[0], ins[1:]) if typ == "Concat" else (ins[-1], ins[:-1])
+        axis = _python_value(axis)
+        values = [_python_value(x) for x in parts]
+        if axis is None or any(v is None for v in values):
+            return None
+        return np.concatenate(values, axis=int(axis))
+    if typ == "Pack":
+        if not ins or op._attrs.get("axis", 0) != 0:
+            return None
+        values = [_python_value(x) for x in ins]
+        return None if any(v is None for v in values) else np.array(values)
+    if typ == "Fill":
+        v = _python_value(ins[1])
+        if v is None or not t._shape.is_fully_defined():
+            return None
+        return np.full(t._shape.as_list(), v, dtype=t.dtype.as_numpy_dtype)
+    if typ in ("Equal", "NotEqual"):
+        a, b = _python_value(ins[0]), _python_value(ins[1])
+        if a is None or b is None:
+            return None
+        return np.equal(a, b) if typ == "Equal" else np.not_equal(a, b)
+    return None
+
+
+def _python_shape_value(t):
+    """The TensorShape a 1-D shape tensor ``t`` describes, as TF 1.15's
+    ``tensor_util.constant_value_as_shape`` finds it."""
+    shape = t._shape.with_rank(1)
+    n = shape.dims[0].value
+    if n == 0:
+        return as_shape([])
+    op = t._op
+    typ = op._type
+    if typ == "Shape":
+        return op._inputs[0]._shape
+    if typ == "Pack":
+        dims = []
+        for x in op._inputs:
+            v = _python_value(x)
+            dims.append(None if v is None or int(v) < 0 else int(v))
+        return as_shape(dims)
+    if typ in ("Concat", "ConcatV2"):
+        parts = op._inputs[1:] if typ == "Concat" else op._inputs[:-1]
+        out = as_shape([])
+        for x in parts:
+            out = out.concatenate(_python_shape_value(x))
+        return out
+    if typ == "StridedSlice":
+        a = op._attrs
+        begin, end, strides = (_python_value(x) for x in op._inputs[1:4])
+        masks_ok = (not a["ellipsis_mask"] and not a["new_axis_mask"]
+                    and not a["shrink_axis_mask"] and a["begin_mask"] in (0, 1)
+                    and a["end_mask"] in (0, 1))
+        if begin is not None and end is not None and strides is not None and masks_ok:
+            try:
+                b = None if a["begin_mask"] == 1 else int(np.asarray(begin).reshape(-1)[0])
+                e = None if a["end_mask"] == 1 else int(np.asarray(end).reshape(-1)[0])
+                st = int(np.asarray(strides).reshape(-1)[0])
+                prev = _python_shape_value(op._inputs[0])
+                return as_shape(prev.dims[b:e:st] if prev.ndims is not None else None)
+            except (TypeError, ValueError):
+                pass
+    out = unknown_shape(n)
+    v = _python_value(t)
+    if v is not None:
+        out = out.merge_with(as_shape([int(d) if d >= 0 else None for d in np.asarray(v)]))
+    return out

@@ -296,7 +296,8 @@ for _name, _kind in (("SparseReduceSumSparse", "sum"), ("SparseReduceMaxSparse",
         outputs=["output_indices: int64", "output_values: T", "output_shape: int64"],
         attrs=["keep_dims: bool = false",
                "T: numbertype" if _kind == "sum" else "T: realnumbertype"],
-        shape=lambda op: [unknown_shape(2), unknown_shape(1), unknown_shape(1)],
+        # (as TF: no shape function, so nothing is known of the outputs)
+        shape=lambda op: [unknown_shape(), unknown_shape(), unknown_shape()],
         kernel=_reduce_sparse_kernel(_kind),
         # (as TF 1.15: no gradient defined, so tf.gradients through it is a LookupError)
     )
@@ -641,43 +642,49 @@ def sparse_reset_shape(sp_input, new_shape=None):
     """``sp_input`` with dense_shape ``new_shape`` (checked not to shrink it: statically when
     both shapes are known, else by ``assert_equal`` on the ranks and ``assert_less_equal`` at
     run time), or the tight shape ``max(indices) + 1`` when None."""
-    from tideflow.ops import array_ops, check_ops, control_flow_ops, reduction_ops
+    from tideflow.ops import (
+        array_ops,
+        check_ops,
+        constant_op,
+        control_flow_ops,
+        math_ops,
+        reduction_ops,
+    )
     from tideflow.ops.cast_ops import cast
 
     sp_input = _as_sparse(sp_input)
-    with ops.name_scope(None, "SparseResetShape", [sp_input.indices]):
-        if new_shape is None:
-            rank = array_ops.size(sp_input.dense_shape)
-            # max over the index rows, with a row of -1s so an empty tensor gets shape 0s
-            tight = reduction_ops.reduce_max(_with_minus_one_row(sp_input.indices, rank), 0)
-            return SparseTensor(sp_input.indices, sp_input.values, tight + 1)
-        new_shape = ops.convert_to_tensor(new_shape, name="new_shape")
-        new_shape.get_shape().assert_has_rank(1)
-        new_shape = cast(new_shape, dtypes.int64)
-        in_shape = sp_input.dense_shape
-        if new_shape.get_shape().ndims is not None:
-            new_shape.get_shape()[0].assert_is_compatible_with(in_shape.get_shape()[0])
-        const = ops.constant_value(new_shape)
-        if const is not None and sp_input.get_shape().is_fully_defined():
-            in_const = np.array(sp_input.get_shape().as_list())
-            if not np.all(in_const <= const):
-                raise ValueError(f"Requested new_shape should have dimension sizes >= "
-                                 f"sp_input.shape.  Found new_shape ({const}), sp_input.shape "
-                                 f"({in_const}).")
-            return SparseTensor(sp_input.indices, sp_input.values, new_shape)
-        new_shape = control_flow_ops.with_dependencies(
-            [check_ops.assert_equal(array_ops.shape(in_shape), array_ops.shape(new_shape))],
-            new_shape)
-        new_shape = control_flow_ops.with_dependencies(
-            [check_ops.assert_less_equal(in_shape, new_shape)], new_shape)
-        return SparseTensor(sp_input.indices, sp_input.values, new_shape)
+    # as TF: the parts pass Identity ops, and no name scope is opened
+    in_indices = array_ops.identity(sp_input.indices)
+    in_values = array_ops.identity(sp_input.values)
+    in_shape = array_ops.identity(sp_input.dense_shape)
+    if new_shape is None:
+        # (an empty tensor's max is int64's least value: the maximum with 0 makes it 0)
+        low = reduction_ops.reduce_max(in_indices, axis=0)
+        tight = math_ops.maximum(constant_op.constant(0, dtype=dtypes.int64),
+                                 math_ops.add(low, array_ops.ones_like(in_shape)))
+        return SparseTensor(in_indices, in_values, tight)
+    new_shape = ops.convert_to_tensor(new_shape)
+    new_shape.get_shape().assert_has_rank(1)
+    new_shape = cast(new_shape, dtypes.int64)
+    if new_shape.get_shape().ndims is not None:
+        new_shape.get_shape()[0].assert_is_compatible_with(in_shape.get_shape()[0])
+    from tideflow.framework.sparse_tensor import _python_value
 
-
-def _with_minus_one_row(indices, rank):
-    from tideflow.ops.concat_ops import concat
-    from tideflow.ops.fill_ops import fill
-
-    return concat([indices, fill(_pair(1, rank), np.int64(-1))], 0)
+    const = _python_value(new_shape)  # (what TF's Python constant_value knows)
+    if const is not None and sp_input.get_shape().is_fully_defined():
+        in_const = np.array(sp_input.get_shape().as_list())
+        if not np.all(in_const <= const):
+            # (TF's words, which name the two shapes the other way round)
+            raise ValueError(f"Requested new_shape should have dimension sizes >= "
+                             f"sp_input.shape.  Found new_shape ({in_const}), sp_input.shape "
+                             f"({const}).")
+        return SparseTensor(in_indices, in_values, const)
+    new_shape = control_flow_ops.with_dependencies(
+        [check_ops.assert_equal(array_ops.shape(in_shape), array_ops.shape(new_shape))],
+        new_shape)
+    new_shape = control_flow_ops.with_dependencies(
+        [check_ops.assert_less_equal(in_shape, new_shape)], new_shape)
+    return SparseTensor(in_indices, in_values, new_shape)
 
 
 def _pair(a, b):
@@ -706,8 +713,11 @@ def sparse_expand_dims(sp_input, axis=None, name=None):
         n = array_ops.shape(sp_input.indices)[0]
         col = zeros(_pair(n, 1), dtype=dtypes.int64)
         idx = concat([sp_input.indices[:, :axis], col, sp_input.indices[:, axis:]], 1)
-        shape = concat([sp_input.dense_shape[:axis], np.array([1], np.int64),
-                        sp_input.dense_shape[axis:]], 0)
+        # as TF: the shape is spliced with Slice ops, which TF's Python constant_value does
+        # not see through (the result's static shape has only the new 1)
+        shape = concat([array_ops.slice(sp_input.dense_shape, [0], [axis]),
+                        np.array([1], np.int64),
+                        array_ops.slice(sp_input.dense_shape, [axis], [-1])], 0)
         return SparseTensor(idx, sp_input.values, shape)
 
 
@@ -730,8 +740,8 @@ def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
         known = get_static_value(n)
         if known is not None:
             idx.set_shape([int(known), 2])
-        return SparseTensor(idx, ones(array_ops.reshape(n, [1]), dtype=dtype),
-                            stack([rows, cols]))
+        # (as TF: the shape is given as a list, packed inside SparseTensor's scope)
+        return SparseTensor(idx, ones(array_ops.reshape(n, [1]), dtype=dtype), [rows, cols])
 
 
 def from_dense(tensor, name=None):

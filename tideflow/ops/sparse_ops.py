@@ -747,9 +747,11 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
     out = ops.apply_op("SparseConcat", [[s.indices for s in sp_inputs],
                                         [s.values for s in sp_inputs], shapes],
                        {"concat_dim": axis}, name=name)._outputs
-    # as TF: shapes known when the graph is built give the result a constant dense shape
-    # (the expanded shapes are slices, which TF's constant_value does not see through)
-    known = [None if expand_nonconcat_dim else ops.constant_value(s) for s in shapes]
+    # as TF: shapes its Python constant_value knows give the result a constant dense shape
+    # (the expanded shapes are slices, which it does not see through)
+    from tideflow.framework.sparse_tensor import _python_value
+
+    known = [_python_value(s) for s in shapes]
     if all(k is not None for k in known):
         dense_shape = np.array(known[0], dtype=np.int64)
         dense_shape[axis] = sum(int(k[axis]) for k in known)

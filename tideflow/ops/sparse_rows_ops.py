@@ -313,7 +313,9 @@ def sparse_transpose(sp_input, perm=None, name=None):
                                                        perm))
         # as TF: a constant perm over a fully known shape gives a constant dense shape;
         # otherwise it is gathered when run (and the result's static shape is unknown)
-        known_perm = ops.constant_value(ops.convert_to_tensor(perm))
+        from tideflow.framework.sparse_tensor import _python_value
+
+        known_perm = _python_value(ops.convert_to_tensor(perm))
         shape = sp_input.get_shape()
         if known_perm is not None and shape.is_fully_defined():
             old = shape.as_list()
