@@ -228,3 +228,15 @@ def test_construction_messages(make, msg):
 def test_bitcast_run_time_names_the_dtype_enums():
     assert _run_error(lambda x, f: tf.bitcast(x, tf.float64), [3], [1]) == (
         "Cannot bitcast from 1 to 2")
+
+
+def test_assert_non_positive_runs_tfs_two_strings_together():
+    x = tf.placeholder(tf.float32, [3], name="x")
+    a = tf.assert_non_positive(x)
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(a, {x: [1, 0, 2]})
+    assert e.value.message.split("\n")[0] == (
+        "assertion failed: [] [Condition x <= 0 did not hold element-wise:x (x:0) = ] [1 0 2]")
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        tf.assert_non_positive(tf.constant([1, 0], name="c"))
+    assert str(e.value) == "\nCondition x <= 0 did not hold element-wise:x (c:0) = \n[1 0]"

@@ -118,6 +118,8 @@ def _unary_assert(sym, opname, compare, zero_first, x, data, summarize, message,
         if data is None:
             data = [message, f"Condition x {sym} did not hold element-wise:",
                     f"x ({x.name}) = ", x]
+            if sym == "<= 0":  # TF 1.15 runs these two strings together (a missing comma)
+                data[1:3] = [data[1] + data[2]]
         zero = ops.convert_to_tensor(0, dtype=x.dtype.base_dtype)
         a, b = (zero, x) if zero_first else (x, zero)
         return compare(a, b, data=data, summarize=summarize)
