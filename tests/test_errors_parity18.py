@@ -240,3 +240,12 @@ def test_assert_non_positive_runs_tfs_two_strings_together():
     with pytest.raises(tf.errors.InvalidArgumentError) as e:
         tf.assert_non_positive(tf.constant([1, 0], name="c"))
     assert str(e.value) == "\nCondition x <= 0 did not hold element-wise:x (c:0) = \n[1 0]"
+
+
+def test_concat_missing_arguments_use_pythons_words():
+    with pytest.raises(TypeError) as e:
+        tf.concat([tf.zeros([2])])
+    assert str(e.value) == "concat() missing 1 required positional argument: 'axis'"
+    with pytest.raises(TypeError) as e:
+        tf.concat()
+    assert str(e.value) == "concat() missing 2 required positional arguments: 'values' and 'axis'"

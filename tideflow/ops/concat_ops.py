@@ -516,8 +516,11 @@ def concat(values=None, axis=None, name="concat", concat_dim=None):
         if axis is not None:
             raise ValueError("Cannot specify both 'axis' and 'concat_dim'")
         axis = concat_dim
-    if values is None or axis is None:
-        raise TypeError("concat() needs both 'values' and 'axis'")
+    if values is None or axis is None:  # (Python's words for TF's two required arguments)
+        missing = [n for n, v in (("values", values), ("axis", axis)) if v is None]
+        raise TypeError(f"concat() missing {len(missing)} required positional argument"
+                        f"{'s' if len(missing) > 1 else ''}: "
+                        + " and ".join(f"'{n}'" for n in missing))
     if _is_int_like(values) and not _is_int_like(axis):
         values, axis = axis, values
     if not isinstance(values, (list, tuple)):
