@@ -244,6 +244,9 @@ def test_kernel_linear_classifier_matches_tf(tmp_path):
     assert result["global_step"] == 20
     assert est.get_variable_value("linear/x_MAPPED/weight").shape == (30, 1)
     assert sorted(est.params) == ["feature_columns", "head", "kernel_mappers", "optimizer"]
+    # contrib.learn's names of the linear weights, as TF 1.15 lists them
+    assert {"global_step", "linear/bias_weight", "linear/x_MAPPED/weight"} <= set(
+        est.get_variable_names())
     assert [c.name for c in est.params["feature_columns"]] == ["x_MAPPED"]
 
     def predict_fn():

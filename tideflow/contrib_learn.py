@@ -659,15 +659,32 @@ class _Canned(Estimator):
         (re.compile(r"^linear/(.*)/weights?$"), r"linear/linear_model/\1/weights"),
     )
 
+    # the linear models' weights listed under contrib.learn's names (their optimizer slots
+    # keep the core model's names)
+    _LINEAR_NAMES = (
+        (re.compile(r"^linear/linear_model/bias_weights$"), "linear/bias_weight"),
+        (re.compile(r"^linear/linear_model/([^/]+)/weights$"), r"linear/\1/weight"),
+    )
+    _contrib_linear_names = False
+
+    def get_variable_names(self):
+        names = super().get_variable_names()
+        if not self._contrib_linear_names:
+            return names
+        for pattern, repl in self._LINEAR_NAMES:
+            names = [pattern.sub(repl, n) for n in names]
+        return sorted(names)
+
     def get_variable_value(self, name):
         """The value of variable ``name`` in the latest checkpoint; contrib.learn's names of
         the model's weights (``dnn/hiddenlayer_0/weights``, ``linear/bias_weight``, ...) are
         found too."""
-        if name not in self.get_variable_names():
+        core_names = self._core.get_variable_names()
+        if name not in core_names:
             for pattern, repl in self._CONTRIB_NAMES:
                 core = pattern.sub(repl, name)
                 if core != name:
-                    if core in self.get_variable_names():
+                    if core in core_names:
                         return super().get_variable_value(core)
                     break
         return super().get_variable_value(name)
@@ -866,6 +883,7 @@ class LinearClassifier(_Canned):
     """``tf.contrib.learn.LinearClassifier``."""
 
     _classifier = True
+    _contrib_linear_names = True
 
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column_name=None,
                  optimizer=None, gradient_clip_norm=None, enable_centered_bias=False,
@@ -881,6 +899,8 @@ class LinearClassifier(_Canned):
 
 class LinearRegressor(_Canned):
     """``tf.contrib.learn.LinearRegressor``."""
+
+    _contrib_linear_names = True
 
     def __init__(self, feature_columns, model_dir=None, weight_column_name=None,
                  optimizer=None, gradient_clip_norm=None, enable_centered_bias=False,
@@ -1102,8 +1122,9 @@ class _TensorFlowEstimator:
 
     def _weights(self, biases):
         names = [n for n in self._fitted().get_variable_names()
-                 if n.rsplit("/", 1)[-1] in (("bias", "Bias", "bias_weights") if biases else
-                                             ("weights", "kernel", "Matrix"))
+                 if n.rsplit("/", 1)[-1] in (("bias", "Bias", "bias_weights", "bias_weight")
+                                             if biases else
+                                             ("weights", "kernel", "Matrix", "weight"))
                  and "Adagrad" not in n and "Adam" not in n and "Momentum" not in n
                  and "Ftrl" not in n and "RMSProp" not in n]
         values = [self.get_variable_value(n) for n in names]
