@@ -189,3 +189,13 @@ def test_optimizer_configs_in_tf_order():
                    "staircase": False, "name": None}}
     again = tf.keras.optimizers.Adam.from_config(config)
     assert type(again._values["lr"]).__name__ == "ExponentialDecay"
+
+
+def test_running_accuracy_sums_in_float32_as_tf_mean_metrics():
+    x, y = _seq_data()
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([L.Dense(4, input_shape=(3,), activation="relu"),
+                             L.Dense(2, activation="softmax")])
+    m.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    h = m.fit(x, y, batch_size=5, epochs=1, verbose=0, shuffle=False)
+    assert repr(h.history["acc"]) == "[0.5833333]"  # (7 of 12; not 0.5833334)

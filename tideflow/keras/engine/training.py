@@ -1006,7 +1006,7 @@ class Model(Network):
                               "size": 1 if by_steps and not generator else size}
                 callbacks.on_batch_begin(batch_index, batch_logs)
                 outs = self._train_step(bx, by, bw)
-                totals += np.asarray(outs, dtype=np.float64) * size
+                totals += _batch_sums(outs, size)
                 step_totals += np.asarray(outs, dtype=np.float64)
                 seen += size
                 steps += 1
@@ -1108,7 +1108,7 @@ class Model(Network):
             if progbar is not None:
                 progbar.on_batch_begin(batch_index)
             outs = self._run(fetches, self._feeds(bx, by, False, bw))
-            totals += np.asarray(outs, dtype=np.float64) * size
+            totals += _batch_sums(outs, size)
             step_totals += np.asarray(outs, dtype=np.float64)
             seen += size
             steps += 1
@@ -1854,6 +1854,15 @@ def _times_mask(weights, mask):
         elif mr < wr:
             mask = tf.reshape(mask, tf.concat([tf.shape(mask), [1] * (wr - mr)], 0))
     return weights * mask
+
+
+def _batch_sums(outs, size):
+    """A batch's loss and metric values times its size: the loss in float64, the metrics
+    rounded to float32 as the sums TF 1.15's Mean metrics add (so 7 of 12 correct is
+    0.5833333, not 0.5833334)."""
+    sums = np.asarray(outs, dtype=np.float64) * size
+    sums[1:] = np.asarray(outs[1:], np.float32) * np.float32(size)
+    return sums
 
 
 def _class_weights_to_sample(class_weight, y):
