@@ -249,3 +249,12 @@ def test_concat_missing_arguments_use_pythons_words():
     with pytest.raises(TypeError) as e:
         tf.concat()
     assert str(e.value) == "concat() missing 2 required positional arguments: 'values' and 'axis'"
+
+
+def test_sparse_xent_with_no_classes():
+    xent = tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.zeros([2], tf.int32), logits=tf.zeros([2, 0]))
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(xent)
+    assert e.value.message.split("\n")[0] == (
+        "Must have at least one class, but got logits shape [2,0]")

@@ -569,6 +569,10 @@ def _sparse_softmax_xent(features, labels):
             f"{_dims(features.shape)} and labels shape {_dims(labels.shape)}",
         )
     n = features.shape[1]
+    if n == 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"Must have at least one class, but got logits shape "
+            f"{_dims(features.shape)}")
     # one pass over the labels: seen as unsigned, a negative label is larger than any n
     u = _UNSIGNED.get(labels.dtype)
     if labels.size and (labels.view(u).max() >= n if u is not None else
@@ -585,7 +589,7 @@ def _sparse_softmax_xent(features, labels):
     shifted = np.subtract(features, _row_max(features), order="C")
     # each row's label entry in the flattened (C-contiguous) array: 1-D takes are cheaper
     # than a (rows, labels) pair of fancy indices
-    at = np.arange(0, shifted.size, n) if n else np.zeros(labels.shape, np.intp)
+    at = np.arange(0, shifted.size, n)
     at += labels
     flat = shifted.reshape(-1)
     picked = flat.take(at)
