@@ -394,3 +394,26 @@ def test_copy_graph_variables_and_ops():
         np.testing.assert_allclose(sess.run(z2, feed), [[3.5], [0.0]])
     with pytest.raises(TypeError, match="is not a Variable"):
         cg.copy_variable_to_graph(y, g2)
+
+
+def test_grid_cells_with_constant_initializer_match_tf_values():
+    grid_rnn = tf.contrib.grid_rnn
+    with tf.variable_scope("root", initializer=tf.constant_initializer(0.5)):
+        cell = grid_rnn.Grid3LSTMCell(2, use_peepholes=True, state_is_tuple=False,
+                                      output_is_tuple=False)
+        out, state = cell(tf.constant([[1., 1., 1.]]), tf.constant(
+            [[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, -0.1, -0.2, -0.3, -0.4]]))
+        relu = grid_rnn.GridRNNCell(num_units=2, num_dims=1, input_dims=0, output_dims=0,
+                                    non_recurrent_dims=0, non_recurrent_fn=tf.nn.relu)
+        assert (relu.state_size, relu.output_size) == ((), (2,))
+        relu_out, relu_state = relu(tf.constant([[1., 2.], [3., 4.], [-1., -2.]]), ())
+    assert relu_state == ()
+    assert relu_out[0].name == "root/GridRNNCell/non_recurrent/cell_0/fully_connected/Relu:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([out, state, relu_out[0]])
+    np.testing.assert_allclose(values[0], [[0.96893, 0.96893]], atol=1e-5)
+    np.testing.assert_allclose(values[1], [[2.45228, 2.45228, 0.96893, 0.96893, 1.33593, 1.43735,
+                                            0.80867, 0.83248, 0.73178, 0.63206, 0.56549,
+                                            0.50446]], atol=1e-5)
+    np.testing.assert_allclose(values[2], [[1.5, 1.5], [3.5, 3.5], [0.0, 0.0]])
