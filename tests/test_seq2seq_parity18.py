@@ -267,3 +267,21 @@ def test_with_same_shape_asserts_with_tf_1_15s_ops():
         "Placeholder_1/assert_shape/is_shape", "Placeholder_1/assert_shape/Const",
         "Placeholder_1/assert_shape/Assert/data_0", "Placeholder_1/assert_shape/Assert",
         "Placeholder_1/Identity"]
+
+
+def test_beam_search_reorders_alignment_history_with_tf_1_15s_ops():
+    # gather_tree_from_array takes each size statically where known (the beam width here) and
+    # builds TF's beam ids, gather tree and indices: the decode ends at TF's op count
+    m = tf.placeholder_with_default(np.ones([2, 5, 6], np.float32), [None, None, 6])
+    ml = tf.placeholder_with_default([5, 3], [None])
+    tm, tl = s2s.tile_batch(m, 2), s2s.tile_batch(ml, 2)
+    cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(5), s2s.BahdanauAttention(4, tm, tl),
+                                alignment_history=True)
+    bs = tf.shape(m)[0]
+    dec = s2s.BeamSearchDecoder(cell, tf.get_variable("emb", [7, 3]), tf.fill([bs], 1), 0,
+                                cell.zero_state(bs * 2, tf.float32), 2,
+                                output_layer=tf.layers.Dense(7), coverage_penalty_weight=0.3,
+                                length_penalty_weight=0.2)
+    s2s.dynamic_decode(dec, maximum_iterations=4)
+    assert tf.get_default_graph()._last_id == 1166  # TF 1.15's
+    assert ("decoder/GatherTree_1/end_token", "Const") in _ops()

@@ -597,24 +597,25 @@ def gather_tree_from_array(t, parent_ids, sequence_length):
     """``t`` ``[time, batch, beam, ...]`` or ``[time, batch * beam, ...]`` with each beam's
     steps taken along its ancestry in ``parent_ids`` ``[time, batch, beam]``; steps past a
     beam's ``sequence_length`` (``[batch, beam]``) stay where they are."""
-    max_time = tf.shape(parent_ids)[0]
-    batch_size = tf.shape(parent_ids)[1]
-    beam_width = tf.shape(parent_ids)[2]
-    beam_ids = tf.tile(tf.reshape(tf.range(beam_width), [1, 1, -1]),
-                       tf.stack([max_time, batch_size, 1]))
+    # TF 1.15's ops: each size static where known, else read from the parent ids' shape
+    dims = parent_ids.get_shape().dims or [None] * 3
+    max_time = dims[0].value or tf.shape(parent_ids)[0]
+    batch_size = dims[1].value or tf.shape(parent_ids)[1]
+    beam_width = dims[2].value or tf.shape(parent_ids)[2]
+    beam_ids = tf.expand_dims(tf.expand_dims(tf.range(beam_width), 0), 0)
+    beam_ids = tf.tile(beam_ids, [max_time, batch_size, 1])
     max_lengths = tf.cast(tf.reduce_max(sequence_length, axis=1), tf.int32)
     sorted_beam_ids = gather_tree(beam_ids, parent_ids, max_lengths, beam_width + 1)
-    in_bound = tf.transpose(tf.sequence_mask(sequence_length, maxlen=max_time), [2, 0, 1])
+    in_bound = tf.transpose(tf.sequence_mask(sequence_length, maxlen=max_time), perm=[2, 0, 1])
     sorted_beam_ids = tf.where(in_bound, sorted_beam_ids, beam_ids)
-    time_ind = tf.tile(tf.reshape(tf.range(max_time), [-1, 1, 1]),
-                       tf.stack([1, batch_size, beam_width]))
-    batch_ind = tf.tile(tf.reshape(tf.range(batch_size), [1, -1, 1]),
-                        tf.stack([max_time, 1, beam_width]))
+    time_ind = tf.tile(tf.reshape(tf.range(max_time), [-1, 1, 1]), [1, batch_size, beam_width])
+    batch_ind = tf.tile(tf.reshape(tf.range(batch_size), [-1, 1, 1]), [1, max_time, beam_width])
+    batch_ind = tf.transpose(batch_ind, perm=[1, 0, 2])
     indices = tf.stack([time_ind, batch_ind, sorted_beam_ids], -1)
-    dyn = tf.shape(t)
+    final_shape = tf.shape(t)
     # the trailing dimensions (whether or not batch and beam are merged) collapse into one
-    split = tf.reshape(t, tf.stack([max_time, batch_size, beam_width, -1]))
+    split = tf.reshape(t, [max_time, batch_size, beam_width, -1])
     ordered = tf.gather_nd(split, indices)
-    out = tf.reshape(ordered, dyn)
+    out = tf.reshape(ordered, final_shape)
     out.set_shape(t.get_shape())
     return out
