@@ -190,8 +190,8 @@ def test_variable_with_a_lambda_initializer_inside_a_loop_still_works():
 
 
 def test_gradients_with_respect_to_a_tensor_of_another_graph():
-    # TF 2.21: ValueError 'Tensor("Const:0", ...) must be from the same graph as
-    # Tensor("Const:0", ...) (graphs are ... and ...).'
+    # TF 1.15: ValueError 'Tensor("Const:0", ...) must be from the same graph as
+    # Tensor("mul:0", ...).'
     with tf.Graph().as_default():
         x = tf.constant(1.0)
     y = tf.constant(2.0) * 3.0

@@ -258,3 +258,32 @@ def test_sparse_xent_with_no_classes():
         s.run(xent)
     assert e.value.message.split("\n")[0] == (
         "Must have at least one class, but got logits shape [2,0]")
+
+
+def test_placement_on_a_missing_device_uses_tf115_words():
+    with tf.device("/device:GPU:9"):
+        c = tf.constant(1, name="c")
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(c)
+    msg = e.value.message
+    assert msg.startswith("Cannot assign a device for operation c: node c (defined at ")
+    assert ")  was explicitly assigned to /device:GPU:9 but available devices are [ " in msg
+    assert msg.split("\n")[0].endswith(
+        " ]. Make sure the device specification refers to a valid device. The requested device "
+        "appears to be a GPU, but CUDA is not enabled.")
+    with tf.device("/job:foo/task:0"):
+        d = tf.constant(1, name="d")
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(d)
+    assert e.value.message.split("\n")[0].endswith(
+        "Make sure the device specification refers to a valid device.")
+
+
+def test_gradients_of_another_graph_message():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32)
+    y = tf.placeholder(tf.float32) * 2
+    with pytest.raises(ValueError) as e:
+        tf.gradients(y, x)
+    assert str(e.value) == ('Tensor("Placeholder:0", dtype=float32) must be from the same graph '
+                            'as Tensor("mul:0", dtype=float32).')

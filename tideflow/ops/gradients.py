@@ -318,8 +318,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     if ys and not default.building_function:
         for t in ys + xs:  # TF's name_scope(values=ys + xs) check
             if t.graph is not graph:
-                raise ValueError(f"{t} must be from the same graph as {ys[0]} (graphs are "
-                                 f"{t.graph} and {graph}).")
+                raise ValueError(f"{t} must be from the same graph as {ys[0]}.")
     if default.building_function:
         # inside a function body (a control-flow gradient): the gradient ops go to the body,
         # which captures the forward tensors they use (framework/func_graph.py)

@@ -286,13 +286,16 @@ def _feasible(group, devices, job, allow_soft):
             f"{', '.join(types)} has a kernel for every member.\n{_debug_info(group, devices)}")
     req = op._device or spec.to_string()
     if not matching:
+        # TF 1.15's words (allow_soft_placement=True would place it anyway)
         names = ", ".join(d.name for d in devices)
+        gpu = spec.device_type == "GPU" and not any(d.device_type == "GPU" for d in devices)
         raise errors.InvalidArgumentError(
             None, op,
-            f"Cannot assign a device for operation '{op._name}': Could not satisfy explicit "
-            f"device specification '{req}' because no devices matching that specification are "
-            f"registered in this process; available devices: {names}. Set allow_soft_placement "
-            "to place it anyway.")
+            f"Cannot assign a device for operation {op._name}: node {op._name} (defined at "
+            f"{op._user_location})  was explicitly assigned to {req} but available devices are "
+            f"[ {names} ]. Make sure the device specification refers to a valid device."
+            + (" The requested device appears to be a GPU, but CUDA is not enabled." if gpu
+               else ""))
     want = spec.device_type or matching[0].device_type
     raise errors.InvalidArgumentError(
         None, op,
