@@ -102,3 +102,37 @@ def test_op_outside_a_while_loop_refuses_a_tensor_made_inside_it():
                         [0, 0.0])
     with tf.Session() as sess:
         assert sess.run(out) == (3, 9.0)
+
+
+def test_contrib_learn_linear_regressor_variable_names_and_values(tmp_path):
+    # APIM-26 (fix): TF 1.15 lists the Ftrl slots of contrib.learn's linear weights under its
+    # quirky names and get_variable_value takes them; values as TF 1.15 printed them
+    x1 = [1, 3, 4, 5, 1, 6, -1, -3]
+    x2 = [5, 2, 1, 5, 0, 2, 4, 2]
+    y = [6, 5, 5, 10, 1, 8, 3, -1]
+
+    def train_fn():
+        return {"x1": tf.constant(x1), "x2": tf.constant(x2)}, tf.constant(y)
+
+    features = [tf.contrib.layers.real_valued_column("x1", dimension=1),
+                tf.contrib.layers.real_valued_column("x2", dimension=1)]
+    est = tf.contrib.learn.LinearRegressor(feature_columns=features,
+                                           model_dir=str(tmp_path / "m"))
+    est.fit(input_fn=train_fn, steps=50)
+    want = {
+        "global_step": 50,
+        "linear/bias_weight": [0.65699846],
+        "linear/bias_weight/ear/bias_weight/part_0/Ftrl": [237.7726],
+        "linear/bias_weight/ear/bias_weight/part_0/Ftrl_1": [-50.654175],
+        "linear/x1/weight": [[0.9461691]],
+        "linear/x1/weight/inear/x1/weight/part_0/Ftrl": [[3934.2092]],
+        "linear/x1/weight/inear/x1/weight/part_0/Ftrl_1": [[-296.7341]],
+        "linear/x2/weight": [[0.8481367]],
+        "linear/x2/weight/inear/x2/weight/part_0/Ftrl": [[2693.577]],
+        "linear/x2/weight/inear/x2/weight/part_0/Ftrl_1": [[-220.09013]],
+    }
+    assert est.get_variable_names() == sorted(want)
+    for name, value in want.items():
+        np.testing.assert_allclose(est.get_variable_value(name), value, rtol=1e-5)
+    out = est.evaluate(input_fn=train_fn, steps=1)
+    np.testing.assert_allclose(out["loss"], 0.11544273, rtol=1e-5)

@@ -666,20 +666,38 @@ class _Canned(Estimator):
         (re.compile(r"^linear/linear_model/([^/]+)/weights$"), r"linear/\1/weight"),
     )
     _contrib_linear_names = False
+    # an optimizer slot of a linear weight: TF 1.15 names it after the weight, then the slot
+    # variable's own name less as many leading characters as the column's name has, less one
+    # ("linear/x1/weight/inear/x1/weight/part_0/Ftrl"; the bias counts as "bias")
+    _LINEAR_SLOT = re.compile(r"^linear/linear_model/(?:(bias)_weights|(.+)/weights)/"
+                              r"part_0/([^/]+)$")
+
+    @classmethod
+    def _contrib_linear_name(cls, name):
+        for pattern, repl in cls._LINEAR_NAMES:
+            name = pattern.sub(repl, name)
+        m = cls._LINEAR_SLOT.match(name)
+        if m is None:
+            return name
+        column = m.group(1) or m.group(2)
+        head = "linear/bias_weight" if m.group(1) else f"linear/{column}/weight"
+        return f"{head}/" + f"{head}/part_0/{m.group(3)}"[len(column) - 1:]
 
     def get_variable_names(self):
         names = super().get_variable_names()
         if not self._contrib_linear_names:
             return names
-        for pattern, repl in self._LINEAR_NAMES:
-            names = [pattern.sub(repl, n) for n in names]
-        return sorted(names)
+        return sorted(self._contrib_linear_name(n) for n in names)
 
     def get_variable_value(self, name):
         """The value of variable ``name`` in the latest checkpoint; contrib.learn's names of
         the model's weights (``dnn/hiddenlayer_0/weights``, ``linear/bias_weight``, ...) are
         found too."""
         core_names = self._core.get_variable_names()
+        if name not in core_names and self._contrib_linear_names:
+            for core in core_names:
+                if self._contrib_linear_name(core) == name:
+                    return super().get_variable_value(core)
         if name not in core_names:
             for pattern, repl in self._CONTRIB_NAMES:
                 core = pattern.sub(repl, name)
