@@ -285,3 +285,20 @@ def test_beam_search_reorders_alignment_history_with_tf_1_15s_ops():
     s2s.dynamic_decode(dec, maximum_iterations=4)
     assert tf.get_default_graph()._last_id == 1166  # TF 1.15's
     assert ("decoder/GatherTree_1/end_token", "Const") in _ops()
+
+
+def test_gather_tree_kernel_errors_are_tf_1_15s():
+    ids = tf.placeholder(tf.int32, [None, None, None])
+    par = tf.placeholder(tf.int32, [None, None, None])
+    lens = tf.placeholder(tf.int32, [None])
+    r = s2s.gather_tree(ids, par, lens, 9)
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"batch size dimensions step_ids.shape\[1\] and "
+                                 r"max_sequence_lengths.shape\[0\] must match.  but shapes "
+                                 r"are: \[2,1,2\] and \[2\]"):
+            s.run(r, {ids: np.ones([2, 1, 2]), par: np.zeros([2, 1, 2]), lens: [1, 2]})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"step_ids.shape must match parent_ids.shape.  but shapes "
+                                 r"are: \[2,1,2\] and \[2,1,3\]"):
+            s.run(r, {ids: np.ones([2, 1, 2]), par: np.zeros([2, 1, 3]), lens: [1]})

@@ -51,19 +51,22 @@ def _gather_tree_shape(op):
 def _gather_tree_kernel(step_ids, parent_ids, max_sequence_lengths, end_token):
     step_ids, parent_ids = _np(step_ids), _np(parent_ids)
     lengths, end_token = _np(max_sequence_lengths), _np(end_token)
+    # TF 1.15's kernel checks, in its order and words
     if step_ids.ndim != 3:
-        raise _invalid(f"GatherTree: step_ids must be a 3-tensor, got shape "
-                       f"{_shape_str(step_ids.shape)}")
-    if parent_ids.shape != step_ids.shape:
-        raise _invalid(f"GatherTree: parent_ids.shape must match step_ids.shape: "
-                       f"{_shape_str(parent_ids.shape)} vs. {_shape_str(step_ids.shape)}")
-    max_time, batch, beam_width = step_ids.shape
-    if lengths.ndim != 1 or lengths.shape[0] != batch:
-        raise _invalid(f"GatherTree: max_sequence_lengths must be a vector of batch_size "
-                       f"{batch} entries, got shape {_shape_str(lengths.shape)}")
+        raise _invalid(f"step_ids must be a 3-tensor, saw shape: {_shape_str(step_ids.shape)}")
+    if lengths.ndim != 1:
+        raise _invalid("max_sequence_lengths must be a vector, saw shape: "
+                       f"{_shape_str(lengths.shape)}")
     if end_token.ndim != 0:
-        raise _invalid(f"GatherTree: end_token must be a scalar, got shape "
-                       f"{_shape_str(end_token.shape)}")
+        raise _invalid(f"end_token must be a scalar, saw shape: {_shape_str(end_token.shape)}")
+    if parent_ids.shape != step_ids.shape:
+        raise _invalid("step_ids.shape must match parent_ids.shape.  but shapes are: "
+                       f"{_shape_str(step_ids.shape)} and {_shape_str(parent_ids.shape)}")
+    max_time, batch, beam_width = step_ids.shape
+    if lengths.shape[0] != batch:
+        raise _invalid("batch size dimensions step_ids.shape[1] and max_sequence_lengths."
+                       f"shape[0] must match.  but shapes are: {_shape_str(step_ids.shape)} "
+                       f"and {_shape_str(lengths.shape)}")
     end = step_ids.dtype.type(end_token)
     out = np.full(step_ids.shape, end, step_ids.dtype)
     lengths = np.minimum(lengths.astype(np.int64), max_time)
