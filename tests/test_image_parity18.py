@@ -188,3 +188,28 @@ def test_encode_jpeg_grayscale_sampling_and_cm_density_are_tfs_bytes():
     assert hashlib.md5(gray).hexdigest() == "9c7e44b9482ca5638b70f75623a7657d"
     assert cm[:20].hex() == "ffd8ffe000104a46494600010102006400320000"
     assert hashlib.md5(cm).hexdigest() == "fad57ac2c11935859d7a039f0456ebae"
+
+
+# TF 1.15: tf.gradients(reduce_sum(t * t), img) for t = tf.contrib.image.rotate(img, 0.4, interp)
+TF_ROTATE_GRAD = {"BILINEAR": [[0.05285000056028366, 0.12342999875545502, 0.1904599964618683, 0.21094000339508057, 0.23675000667572021, 0.11076000332832336], [0.35106998682022095, 0.4666700065135956, 0.5333300232887268, 0.6003900170326233, 0.666670024394989, 0.5398499965667725], [0.69309002161026, 0.8666700124740601, 0.9333299994468689, 1.0, 1.0666699409484863, 0.9500799775123596], [0.9617099761962891, 1.2666699886322021, 1.3294099569320679, 1.399999976158142, 1.466670036315918, 1.195180058479309], [0.24067999422550201, 0.8725000023841858, 1.5950599908828735, 1.3363900184631348, 1.4690200090408325, 0.7562699913978577]],
+                  "NEAREST": [[0.0, 0.0666700005531311, 0.13333000242710114, 0.20000000298023224, 0.26666998863220215, 0.0], [0.4000000059604645, 0.4666700065135956, 0.5333300232887268, 0.6000000238418579, 0.26666998863220215, 0.7333300113677979], [0.800000011920929, 0.8666700124740601, 0.9333299994468689, 1.0, 1.0666699409484863, 1.13332998752594], [1.2000000476837158, 1.6666699647903442, 1.3333300352096558, 1.399999976158142, 1.466670036315918, 1.533329963684082], [0.0, 1.6666699647903442, 1.7333300113677979, 1.7999999523162842, 1.86667001247406, 0.0]]}
+
+
+@pytest.mark.parametrize("interp", ["BILINEAR", "NEAREST"])
+def test_projective_transform_gradient_is_tfs_inverse_transform(interp):
+    # TF 1.15 moves the gradient back by the inverse transform (not the exact adjoint)
+    img = tf.constant(np.arange(30, dtype=np.float32).reshape(1, 5, 6, 1) / 30.)
+    t = tf.contrib.image.rotate(img, 0.4, interpolation=interp)
+    g = tf.gradients(tf.reduce_sum(t * t), img)[0]
+    assert g.op.type == "ImageProjectiveTransformV2"
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(g)[0, :, :, 0], TF_ROTATE_GRAD[interp], atol=2e-5)
+
+
+def test_connected_components_are_int32():
+    cc = tf.contrib.image.connected_components(tf.constant([[1, 1, 0], [0, 0, 2]]))
+    assert cc.dtype == tf.int32
+    with tf.Session() as sess:
+        assert sess.run(cc).tolist() == [[1, 1, 0], [0, 0, 2]]
+    with pytest.raises(TypeError, match="rank 2"):
+        tf.contrib.image.connected_components(tf.zeros([2]))

@@ -134,12 +134,14 @@ def connected_components(images):
         elif rank == 3:
             batch = image_or_images
         else:
-            raise ValueError("Images should have rank 2 (HW) or 3 (NHW)")
+            raise TypeError(f"images should have rank 2 (HW) or 3 (NHW). Static shape is "
+                            f"{image_or_images.get_shape()}")
         raw = ops.apply_op("ImageConnectedComponents", [batch], {}).outputs[0]
         flat = array_ops.reshape(raw, [-1])
         unique_ids, index = gather_ops.unique(flat)
-        # consecutive ids by first appearance, keeping 0 for the background
-        is_zero = cast_ops.cast(math_ops.equal(unique_ids, 0), dtypes.int64)
+        # consecutive ids by first appearance, keeping 0 for the background (int32, as TF's
+        # range of new ids)
+        is_zero = cast_ops.cast(math_ops.equal(unique_ids, 0), dtypes.int32)
         from tideflow.ops import reduction_ops
 
         new_ids = (reduction_ops.cumsum(1 - is_zero)) * (1 - is_zero)

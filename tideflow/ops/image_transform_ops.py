@@ -134,9 +134,12 @@ def _transform_grad(op, grad):
     image = op.inputs[0]
     if not image.dtype.base_dtype.is_floating:
         return [None, None, None]
-    g = ops.apply_op("ImageProjectiveTransformV2Grad",
-                     [dense(grad), op.inputs[1], array_ops.shape(image)],
-                     {"interpolation": op.get_attr("interpolation")})._outputs[0]
+    # TF 1.15's gradient (not the exact adjoint, ImageProjectiveTransformV2Grad): the incoming
+    # gradient transformed back by the inverse transforms, onto the image's size
+    inverse = linalg_ops.matrix_inverse(flat_transforms_to_matrices(op.inputs[1]))
+    g = ops.apply_op("ImageProjectiveTransformV2", [
+        dense(grad), matrices_to_flat_transforms(inverse), array_ops.shape(image)[1:3]],
+        {"interpolation": op.get_attr("interpolation")})._outputs[0]
     return [g, None, None]
 
 
