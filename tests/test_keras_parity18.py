@@ -199,3 +199,22 @@ def test_running_accuracy_sums_in_float32_as_tf_mean_metrics():
     m.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
     h = m.fit(x, y, batch_size=5, epochs=1, verbose=0, shuffle=False)
     assert repr(h.history["acc"]) == "[0.5833333]"  # (7 of 12; not 0.5833334)
+
+
+def test_optimizer_config_after_training_reads_its_variables(tmp_path):
+    m = tf.keras.Sequential([L.Dense(1, input_shape=(3,))])
+    m.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    assert type(m.optimizer.get_config()["learning_rate"]) is float
+    m.fit(np.zeros((4, 3), "float32"), np.zeros((4, 1), "float32"), verbose=0)
+    config = m.optimizer.get_config()
+    assert type(config["learning_rate"]) is np.float32 and type(config["decay"]) is np.float32
+    m.save(str(tmp_path / "m.h5"))
+    import json
+
+    import h5py
+    with h5py.File(str(tmp_path / "m.h5"), "r") as f:
+        raw = f.attrs["training_config"]
+    training = json.loads(raw if isinstance(raw, str) else raw.decode())
+    assert list(training) == ["loss", "metrics", "weighted_metrics", "sample_weight_mode",
+                              "loss_weights", "optimizer_config"]
+    assert training["optimizer_config"]["config"]["learning_rate"] == 0.009999999776482582

@@ -354,15 +354,23 @@ class Optimizer:
             config["clipnorm"] = self.clipnorm
         if self.clipvalue is not None:
             config["clipvalue"] = self.clipvalue
+        # (as TF 1.15: once this graph holds the hyperparameters' variables, their values
+        # as read back, float32 scalars)
+        made = self._vars.get(ops.get_default_graph(), {})
+
+        def value(key, given):
+            var = made.get(key)
+            return K.get_value(var) if isinstance(var, tf.Variable) else given
+
         lr = self._values.get("lr")
         if lr is not None:  # (as TF: a subclass without a learning rate has only its name)
             if isinstance(lr, schedules.LearningRateSchedule):
                 config["learning_rate"] = self._serialize_hyperparameter("learning_rate")
             elif not callable(lr) and not isinstance(lr, ops.Tensor):
-                config["learning_rate"] = float(lr)
-            config["decay"] = self.initial_decay
+                config["learning_rate"] = value("lr", float(lr))
+            config["decay"] = value("decay", self.initial_decay)
         for name in self._HYPER:
-            config[name] = self._values[name]
+            config[name] = value(name, self._values[name])
         return config
 
     @classmethod

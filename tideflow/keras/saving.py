@@ -306,14 +306,15 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
                           "will have to compile your model again after loading it. Prefer "
                           "using a Keras optimizer instead (see keras.io/optimizers).")
         else:
-            training_config = json.dumps({
-                "optimizer_config": {"class_name": type(optimizer).__name__,
-                                     "config": optimizer.get_config()},
+            training_config = json.dumps({  # (in TF 1.15's order)
                 "loss": model.loss,
                 "metrics": _compile_metrics_config(model),
                 "weighted_metrics": getattr(model, "_compile_weighted_metrics", None),
                 "sample_weight_mode": model.sample_weight_mode,
-                "loss_weights": model.loss_weights}, default=_json_default)
+                "loss_weights": model.loss_weights,
+                "optimizer_config": {"class_name": type(optimizer).__name__,
+                                     "config": optimizer.get_config()}},
+                default=_json_default)
     if opened:
         _write_model(filepath, model_config, training_config, model, optimizer)
         return
