@@ -287,3 +287,44 @@ def test_gradients_of_another_graph_message():
         tf.gradients(y, x)
     assert str(e.value) == ('Tensor("Placeholder:0", dtype=float32) must be from the same graph '
                             'as Tensor("mul:0", dtype=float32).')
+
+
+def test_cond_structure_mismatch_is_nests_error_as_is():
+    p = tf.placeholder(tf.bool)
+    with pytest.raises(ValueError) as e:
+        tf.cond(p, lambda: (tf.constant(1), tf.constant(2)), lambda: tf.constant(1))
+    assert str(e.value).startswith("The two structures don't have the same nested structure.")
+
+
+def test_map_fn_checks_fns_result_against_the_dtype_structure():
+    with pytest.raises(ValueError) as e:
+        tf.map_fn(lambda x: (x, x), tf.zeros([3]))
+    assert "First structure: type=DType str=<dtype: 'float32'>" in str(e.value)
+
+
+@pytest.mark.parametrize("elems,shape", [(np.zeros([0], np.float32), (0,)),
+                                         (np.zeros([0, 3], np.float32), (0, 3))])
+def test_map_fn_over_no_rows(elems, shape):
+    x = tf.placeholder(tf.float32, [None] + list(elems.shape[1:]))
+    m = tf.map_fn(lambda r: r * 2, x)
+    with tf.Session() as s:
+        assert s.run(m, {x: elems}).shape == shape
+        assert s.run(tf.map_fn(tf.reduce_sum, tf.zeros([0, 3]))).shape == (0,)
+
+
+def test_batch_of_unequal_elements_names_the_shapes():
+    ds = tf.data.Dataset.from_generator(lambda: iter([[1], [1, 2]]), tf.int32).batch(2)
+    n = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(n)
+    assert e.value.message.split("\n")[0] == (
+        "Cannot batch tensors with different shapes in component 0. First element had shape "
+        "[1] and element 1 had shape [2].")
+    # a batch of a map is TF's fused map-and-batch: its copy checks the size
+    ds = tf.data.Dataset.range(2).map(lambda i: tf.range(i + 1)).batch(2)
+    n = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(n)
+    assert e.value.message.split("\n")[0] == (
+        "Cannot add tensor to the batch: number of elements does not match. Shapes are: "
+        "[tensor]: [2], [batch]: [1]")

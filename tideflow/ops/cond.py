@@ -334,17 +334,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             _check_composites(template, _unpack_singleton(returned["false_fn"]))
         else:
             _check_composites(template, returned["false_fn"])
-        try:
-            nest.assert_same_structure(then_out, else_out)
-        except (ValueError, TypeError) as e:
-            # both TF 1.x's text (nest's) and cond_v2's
-            detail = str(e)
-            if "don't have the same nested structure" not in detail:
-                detail = f"The two structures don't have the same nested structure. {detail}"
-            raise type(e)(
-                "true_fn and false_fn arguments to tf.cond must have the same number, type, and "
-                f"overall structure of return values. {detail}"
-            ) from None
+        nest.assert_same_structure(then_out, else_out)  # (TF 1.15 raises nest's error as is)
         flat_then, flat_else = nest.flatten(then_out), nest.flatten(else_out)
         # an Operation a branch returns from outside it (made before the cond) is, in TF 1.x, a
         # control input of the branch's pivot: it runs on every step, whichever branch is taken

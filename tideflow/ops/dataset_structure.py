@@ -517,9 +517,10 @@ def _np_dtype(dtype):
     return object if dtype == dtypes.string else dtype.as_numpy_dtype
 
 
-def stack(values, dtype, component=0):
+def stack(values, dtype, component=0, size_first=True):
     """Stacks equally shaped values of component ``component`` (dense arrays or
-    SparseValues)."""
+    SparseValues). ``size_first``: a value of another size fails with the words of TF's
+    fused map-and-batch (its copy checks the size); else with BatchDataset's."""
     first = values[0]
     if type(first) is bytes:
         # scalar strings, as the file datasets produce them (a string component's elements
@@ -553,7 +554,7 @@ def stack(values, dtype, component=0):
     size = int(np.prod(shape))
     for i, v in enumerate(values):
         if np.shape(v) != shape:
-            if int(np.prod(np.shape(v))) != size:  # (TF 1.15 checks the size first)
+            if size_first and int(np.prod(np.shape(v))) != size:
                 raise errors.InvalidArgumentError(
                     None, None, "Cannot add tensor to the batch: number of elements does not "
                     f"match. Shapes are: [tensor]: {_shape_str(np.shape(v))}, [batch]: "

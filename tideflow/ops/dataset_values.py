@@ -630,17 +630,19 @@ class Batch(DatasetValue):
         self.dtypes = dtypes_
 
     def iterate(self, rt):
-        return _BatchIter(self.input.iterate(rt), self.n, self.drop, self.dtypes)
+        # (TF 1.15 fuses a batch of a map into map_and_batch: its shape errors differ)
+        return _BatchIter(self.input.iterate(rt), self.n, self.drop, self.dtypes,
+                          isinstance(self.input, Map))
 
 
 class _BatchIter:
     """Batch's iterator; an input error drops the batch begun and the next call goes on with
     the following elements (as TF's BatchDataset), instead of ending the iterator."""
 
-    __slots__ = ("drop", "dts", "n", "src")
+    __slots__ = ("drop", "dts", "fused", "n", "src")
 
-    def __init__(self, src, n, drop, dts):
-        self.src, self.n, self.drop, self.dts = src, n, drop, dts
+    def __init__(self, src, n, drop, dts, fused=False):
+        self.src, self.n, self.drop, self.dts, self.fused = src, n, drop, dts, fused
 
     def __iter__(self):
         return self
@@ -650,7 +652,7 @@ class _BatchIter:
         elems = list(itertools.islice(self.src, n))
         if not elems or (self.drop and len(elems) < n):
             raise StopIteration
-        return [stack(list(map(operator.itemgetter(k), elems)), d, k)
+        return [stack(list(map(operator.itemgetter(k), elems)), d, k, self.fused)
                 for k, d in enumerate(self.dts)]
 
 

@@ -123,6 +123,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         else:
             out_dtypes = [dtypes.as_dtype(d) for d in nest.flatten(dtype)]
         accs = [TensorArray(d, size=n, infer_shape=infer_shape) for d in out_dtypes]
+        # (TF checks fn's result against the dtype structure, elems' dtypes by default)
+        dtype_struct = dtype if dtype is not None else (
+            nest.pack_sequence_as(elems, out_dtypes) if in_seq else out_dtypes[0])
         _skip_past(graph, mark, n_ops + len(flat) * (_ta_ops(n) + 9) + 1
                    + len(accs) * _ta_ops(n))
 
@@ -131,7 +134,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
             rows = [ta.read(i) for ta in tas]
             _skip_to(graph, start + 3 * len(tas))
             y = fn(nest.pack_sequence_as(elems, rows) if in_seq else rows[0])
-            nest.assert_same_structure(out_struct, y, check_types=False)
+            nest.assert_same_structure(dtype_struct, y, check_types=False)
             ys = nest.flatten(y) if out_seq else [y]
             start = graph._next_id
             accs_ = [a.write(i, v) for a, v in zip(accs_, ys)]

@@ -121,7 +121,8 @@ def _shape_of_input(t):
 
 
 def _item_zeros(lst, i, dtype, element_shape):
-    shape = element_shape or lst.element_shape
+    # (a scalar's shape () is known: only None falls back to the list's)
+    shape = element_shape if element_shape is not None else lst.element_shape
     if shape is None or any(d is None for d in shape):
         known = [x for x in lst.items() if x is not None]
         if not known:
@@ -314,7 +315,7 @@ def _ta_read_many(lst, indices, dtype, concat=False, shape=None):
 
 
 def _ta_empty(lst, dtype, element_shape, concat=False):
-    shape = element_shape or lst.element_shape
+    shape = element_shape if element_shape is not None else lst.element_shape
     if concat:
         if shape is None or not _fully_defined(shape[1:]):
             raise errors.UnimplementedError(
@@ -440,7 +441,8 @@ def _stack_factory(ctx):
                 return _ta_empty(lst, dtype, _shape_tuple(element_shape))
             return np.stack(_ta_read_many(lst, range(len(items)), dtype,
                                           shape=_shape_tuple(element_shape)))
-        shape = _shape_tuple(element_shape) or lst.element_shape
+        shape = _shape_tuple(element_shape)
+        shape = shape if shape is not None else lst.element_shape
         if not items:
             if shape is None or any(d is None for d in shape):
                 raise errors.InvalidArgumentError(
