@@ -289,6 +289,11 @@ def test_list_argument_conversion_errors_in_tf_words():
         tf.concat([tf.ones([2]), "a"], 0)
     with pytest.raises(ValueError, match="inputs must be a list of at least one Tensor"):
         tf.add_n([tf.ones([2]), None])
+    # a single value of an inferred type that does not convert: TF's words, naming the input
+    with pytest.raises(ValueError, match=re.escape(
+            "Tried to convert 'input' to a tensor and failed. Error: None values not "
+            "supported.")):
+        tf.concat([None], 0)
 
 
 def test_list_type_comes_from_its_first_tensor():

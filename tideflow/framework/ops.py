@@ -2100,7 +2100,12 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
             # NumPy array is cast to it (make_tensor_proto's astype: encode_png of a uint16 or
             # float32 array makes a uint8 image, one_hot of int32 indices int64 ones)
             default = op_def.attrs[arg.type_attr].default
-            t = convert_to_tensor(value, preferred_dtype=default, as_ref=arg.is_ref, name=arg.name)
+            try:
+                t = convert_to_tensor(value, preferred_dtype=default, as_ref=arg.is_ref,
+                                      name=arg.name)
+            except ValueError as e:  # (TF's words; a TypeError passes as it is)
+                raise ValueError(f"Tried to convert '{arg.name}' to a tensor and failed. "
+                                 f"Error: {e}") from None
         else:
             t = _convert_input(op_type, arg, value, dtype, name)
         if arg.is_ref and not t._dtype._is_ref_dtype:
