@@ -213,3 +213,127 @@ def test_connected_components_are_int32():
         assert sess.run(cc).tolist() == [[1, 1, 0], [0, 0, 2]]
     with pytest.raises(TypeError, match="rank 2"):
         tf.contrib.image.connected_components(tf.zeros([2]))
+
+
+# TF 1.15: the ops tf.contrib.image.rotate(img, 0.5) makes for a constant [2, 5, 6, 1] image
+TF_ROTATE_OPS = [
+    'rotate/Shape',
+    'rotate/strided_slice/stack',
+    'rotate/strided_slice/stack_1',
+    'rotate/strided_slice/stack_2',
+    'rotate/strided_slice',
+    'rotate/Cast',
+    'rotate/strided_slice_1/stack',
+    'rotate/strided_slice_1/stack_1',
+    'rotate/strided_slice_1/stack_2',
+    'rotate/strided_slice_1',
+    'rotate/Shape_1',
+    'rotate/strided_slice_2/stack',
+    'rotate/strided_slice_2/stack_1',
+    'rotate/strided_slice_2/stack_2',
+    'rotate/strided_slice_2',
+    'rotate/Cast_1',
+    'rotate/strided_slice_3/stack',
+    'rotate/strided_slice_3/stack_1',
+    'rotate/strided_slice_3/stack_2',
+    'rotate/strided_slice_3',
+    'rotate/angles_to_projective_transforms/angles',
+    'rotate/angles_to_projective_transforms/strided_slice/stack',
+    'rotate/angles_to_projective_transforms/strided_slice/stack_1',
+    'rotate/angles_to_projective_transforms/strided_slice/stack_2',
+    'rotate/angles_to_projective_transforms/strided_slice',
+    'rotate/angles_to_projective_transforms/sub/y',
+    'rotate/angles_to_projective_transforms/sub',
+    'rotate/angles_to_projective_transforms/Cos',
+    'rotate/angles_to_projective_transforms/sub_1/y',
+    'rotate/angles_to_projective_transforms/sub_1',
+    'rotate/angles_to_projective_transforms/mul',
+    'rotate/angles_to_projective_transforms/Sin',
+    'rotate/angles_to_projective_transforms/sub_2/y',
+    'rotate/angles_to_projective_transforms/sub_2',
+    'rotate/angles_to_projective_transforms/mul_1',
+    'rotate/angles_to_projective_transforms/sub_3',
+    'rotate/angles_to_projective_transforms/sub_4',
+    'rotate/angles_to_projective_transforms/truediv/y',
+    'rotate/angles_to_projective_transforms/truediv',
+    'rotate/angles_to_projective_transforms/sub_5/y',
+    'rotate/angles_to_projective_transforms/sub_5',
+    'rotate/angles_to_projective_transforms/Sin_1',
+    'rotate/angles_to_projective_transforms/sub_6/y',
+    'rotate/angles_to_projective_transforms/sub_6',
+    'rotate/angles_to_projective_transforms/mul_2',
+    'rotate/angles_to_projective_transforms/Cos_1',
+    'rotate/angles_to_projective_transforms/sub_7/y',
+    'rotate/angles_to_projective_transforms/sub_7',
+    'rotate/angles_to_projective_transforms/mul_3',
+    'rotate/angles_to_projective_transforms/add',
+    'rotate/angles_to_projective_transforms/sub_8',
+    'rotate/angles_to_projective_transforms/truediv_1/y',
+    'rotate/angles_to_projective_transforms/truediv_1',
+    'rotate/angles_to_projective_transforms/Shape',
+    'rotate/angles_to_projective_transforms/strided_slice_1/stack',
+    'rotate/angles_to_projective_transforms/strided_slice_1/stack_1',
+    'rotate/angles_to_projective_transforms/strided_slice_1/stack_2',
+    'rotate/angles_to_projective_transforms/strided_slice_1',
+    'rotate/angles_to_projective_transforms/Cos_2',
+    'rotate/angles_to_projective_transforms/strided_slice_2/stack',
+    'rotate/angles_to_projective_transforms/strided_slice_2/stack_1',
+    'rotate/angles_to_projective_transforms/strided_slice_2/stack_2',
+    'rotate/angles_to_projective_transforms/strided_slice_2',
+    'rotate/angles_to_projective_transforms/Sin_2',
+    'rotate/angles_to_projective_transforms/strided_slice_3/stack',
+    'rotate/angles_to_projective_transforms/strided_slice_3/stack_1',
+    'rotate/angles_to_projective_transforms/strided_slice_3/stack_2',
+    'rotate/angles_to_projective_transforms/strided_slice_3',
+    'rotate/angles_to_projective_transforms/Neg',
+    'rotate/angles_to_projective_transforms/strided_slice_4/stack',
+    'rotate/angles_to_projective_transforms/strided_slice_4/stack_1',
+    'rotate/angles_to_projective_transforms/strided_slice_4/stack_2',
+    'rotate/angles_to_projective_transforms/strided_slice_4',
+    'rotate/angles_to_projective_transforms/Sin_3',
+    'rotate/angles_to_projective_transforms/strided_slice_5/stack',
+    'rotate/angles_to_projective_transforms/strided_slice_5/stack_1',
+    'rotate/angles_to_projective_transforms/strided_slice_5/stack_2',
+    'rotate/angles_to_projective_transforms/strided_slice_5',
+    'rotate/angles_to_projective_transforms/Cos_3',
+    'rotate/angles_to_projective_transforms/strided_slice_6/stack',
+    'rotate/angles_to_projective_transforms/strided_slice_6/stack_1',
+    'rotate/angles_to_projective_transforms/strided_slice_6/stack_2',
+    'rotate/angles_to_projective_transforms/strided_slice_6',
+    'rotate/angles_to_projective_transforms/strided_slice_7/stack',
+    'rotate/angles_to_projective_transforms/strided_slice_7/stack_1',
+    'rotate/angles_to_projective_transforms/strided_slice_7/stack_2',
+    'rotate/angles_to_projective_transforms/strided_slice_7',
+    'rotate/angles_to_projective_transforms/zeros/mul/y',
+    'rotate/angles_to_projective_transforms/zeros/mul',
+    'rotate/angles_to_projective_transforms/zeros/Less/y',
+    'rotate/angles_to_projective_transforms/zeros/Less',
+    'rotate/angles_to_projective_transforms/zeros/packed/1',
+    'rotate/angles_to_projective_transforms/zeros/packed',
+    'rotate/angles_to_projective_transforms/zeros/Const',
+    'rotate/angles_to_projective_transforms/zeros',
+    'rotate/angles_to_projective_transforms/concat/axis',
+    'rotate/angles_to_projective_transforms/concat',
+    'rotate/transform/Shape',
+    'rotate/transform/strided_slice/stack',
+    'rotate/transform/strided_slice/stack_1',
+    'rotate/transform/strided_slice/stack_2',
+    'rotate/transform/strided_slice',
+    'rotate/transform/ImageProjectiveTransformV2',
+]
+
+
+def test_contrib_image_rotate_translate_transform_make_tfs_ops():
+    img = tf.constant(np.zeros((2, 5, 6, 1), np.float32))
+    r = tf.contrib.image.rotate(img, 0.5)
+    graph = tf.get_default_graph()
+    assert [op.name for op in graph.get_operations()][1:] == TF_ROTATE_OPS
+    assert r.get_shape().as_list() == [2, 5, 6, 1] and graph._last_id == 104
+    t = tf.contrib.image.translate(img, [1.5, -0.5])
+    assert graph._last_id == 172 and t.name == "translate/transform/ImageProjectiveTransformV2:0"
+    u = tf.contrib.image.transform(img[0], [1, 0.1, 0, 0.2, 1, 0, 0.01, 0])
+    assert graph._last_id == 195 and u.name == "transform/strided_slice_3:0"
+    assert u.get_shape().as_list() == [5, 6, 1]
+    # only a fully known size is static (TF's shape function)
+    p = tf.placeholder(tf.float32, [None, 5, None, 1])
+    assert tf.contrib.image.rotate(p, 0.1).get_shape().as_list() == [None, None, None, 1]

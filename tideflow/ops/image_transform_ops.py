@@ -13,7 +13,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops import array_ops, cast_ops, concat_ops, linalg_ops, math_ops
+from tideflow.ops import array_ops, cast_ops, concat_ops, constant_op, linalg_ops, math_ops
 from tideflow.ops.array_ops import _in
 from tideflow.ops.gradients import dense
 
@@ -121,6 +121,8 @@ def _transform_shape(op):
     if t.ndims is not None and t.ndims != 2:
         raise ValueError(f"Shape must be rank 2 but is rank {t.ndims} for transforms of "
                          f"'{op.name}'")
+    # as TF's shape function: only a fully known size (a constant, or tf.shape(images)[1:3]
+    # of a fully known height and width) sets the output's height and width
     size = ops.constant_value(op._inputs[2])
     h = w = None
     if size is not None:
@@ -170,17 +172,23 @@ op_registry.declare(
 # ------------------------------------------------------------------------------------------
 
 
-def _as_4d(images):
-    images = ops.convert_to_tensor(images, name="images")
-    rank = images.get_shape().ndims
+_IMAGE_DTYPES = (dtypes.uint8, dtypes.int32, dtypes.int64, dtypes.float16, dtypes.float32,
+                 dtypes.float64)
+
+
+def _as_4d(image_or_images):
+    """(NHWC images, the input's rank) from HW, HWC or NHWC images, sliced as TF does."""
+    if image_or_images.dtype.base_dtype not in _IMAGE_DTYPES:
+        raise TypeError(f"Invalid dtype {image_or_images.dtype}.")
+    rank = image_or_images.get_shape().ndims
     if rank is None:
-        raise TypeError("Images should have rank between 2 and 4.")
+        raise TypeError("image_or_images rank must be statically known")
     if rank == 2:
-        return images[None, :, :, None], rank
+        return image_or_images[None, :, :, None], rank
     if rank == 3:
-        return images[None, :, :, :], rank
+        return image_or_images[None, :, :, :], rank
     if rank == 4:
-        return images, rank
+        return image_or_images, rank
     raise TypeError("Images should have rank between 2 and 4.")
 
 
@@ -192,21 +200,32 @@ def _from_4d(images, rank):
     return images
 
 
+# (each function below makes TF 1.15's ops in TF's order, so later ops number as in TF)
+
+
 def transform(images, transforms, interpolation="NEAREST", output_shape=None, name=None):
     """Applies projective ``transforms`` ([8] or [batch, 8]) to ``images`` (HW, HWC or
     NHWC); ``interpolation`` "NEAREST" or "BILINEAR"; points outside read 0."""
-    with ops.name_scope(name, "transform", [images, transforms]):
-        images4, rank = _as_4d(images)
+    with ops.name_scope(name, "transform"):
+        image_or_images = ops.convert_to_tensor(images, name="images")
+        transform_or_transforms = ops.convert_to_tensor(transforms, dtypes.float32,
+                                                        name="transforms")
+        images4, rank = _as_4d(image_or_images)
         if output_shape is None:
+            # (TF's constant_value does not fold this slice: the op takes the slice itself)
             output_shape = array_ops.shape(images4)[1:3]
-            static = images4.get_shape()[1:3]
-            if static.is_fully_defined():
-                output_shape = static.as_list()
         output_shape = ops.convert_to_tensor(output_shape, dtypes.int32, name="output_shape")
-        transforms = ops.convert_to_tensor(transforms, dtypes.float32, name="transforms")
-        if transforms.get_shape().ndims == 1:
-            transforms = transforms[None]
-        elif transforms.get_shape().ndims not in (None, 2):
+        if not output_shape.get_shape().is_compatible_with([2]):
+            raise ValueError("output_shape must be a 1-D Tensor of 2 elements: new_height, "
+                             "new_width")
+        t_rank = transform_or_transforms.get_shape().ndims
+        if t_rank == 1:
+            transforms = transform_or_transforms[None]
+        elif t_rank is None:
+            raise TypeError("transform_or_transforms rank must be statically known")
+        elif t_rank == 2:
+            transforms = transform_or_transforms
+        else:
             raise TypeError("Transforms should have rank 1 or 2.")
         interpolation = interpolation.upper()
         if interpolation not in ("NEAREST", "BILINEAR"):
@@ -222,67 +241,87 @@ def angles_to_projective_transforms(angles, image_height, image_width, name=None
     """[batch, 8] transforms rotating by ``angles`` (radians, counterclockwise) about the
     image centre."""
     with ops.name_scope(name, "angles_to_projective_transforms"):
-        angles = ops.convert_to_tensor(angles, dtypes.float32)
-        if angles.get_shape().ndims == 0:
+        angles = ops.convert_to_tensor(angles, dtypes.float32, name="angles")
+        rank = angles.get_shape().ndims
+        if rank == 0:
             angles = angles[None]
-        h = cast_ops.cast(image_height, dtypes.float32)
-        w = cast_ops.cast(image_width, dtypes.float32)
-        cos, sin = math_ops.cos(angles), math_ops.sin(angles)
-        x_offset = ((w - 1) - (cos * (w - 1) - sin * (h - 1))) / 2.0
-        y_offset = ((h - 1) - (sin * (w - 1) + cos * (h - 1))) / 2.0
-        zeros = array_ops.zeros_like(angles)
-        return concat_ops.stack([cos, -sin, x_offset, sin, cos, y_offset, zeros, zeros], axis=1)
+        elif rank != 1:
+            raise TypeError("Angles should have rank 0 or 1.")
+        h, w = image_height, image_width
+        # (the ops in Python's order of evaluation, as TF writes the expressions)
+        x_offset = ((w - 1) - (math_ops.cos(angles) * (w - 1)
+                               - math_ops.sin(angles) * (h - 1))) / 2.0
+        y_offset = ((h - 1) - (math_ops.sin(angles) * (w - 1)
+                               + math_ops.cos(angles) * (h - 1))) / 2.0
+        num_angles = array_ops.shape(angles)[0]
+        return concat_ops.concat([
+            math_ops.cos(angles)[:, None], -math_ops.sin(angles)[:, None], x_offset[:, None],
+            math_ops.sin(angles)[:, None], math_ops.cos(angles)[:, None], y_offset[:, None],
+            array_ops.zeros((num_angles, 2), dtypes.float32)], axis=1)
 
 
 def rotate(images, angles, interpolation="NEAREST", name=None):
     """Rotates ``images`` by ``angles`` (radians, counterclockwise; one per image or one for
     all) about their centres; corners outside read 0."""
-    with ops.name_scope(name, "rotate", [images, angles]):
-        images4, rank = _as_4d(images)
-        shape = array_ops.shape(images4)
-        transforms = angles_to_projective_transforms(angles, shape[1], shape[2])
-        return _from_4d(transform(images4, transforms, interpolation), rank)
+    with ops.name_scope(name, "rotate"):
+        image_or_images = ops.convert_to_tensor(images)
+        images4, rank = _as_4d(image_or_images)
+        height = cast_ops.cast(array_ops.shape(images4)[1], dtypes.float32)[None]
+        width = cast_ops.cast(array_ops.shape(images4)[2], dtypes.float32)[None]
+        out = transform(images4, angles_to_projective_transforms(angles, height, width),
+                        interpolation=interpolation)
+        return _from_4d(out, rank)
 
 
 def translations_to_projective_transforms(translations, name=None):
     """[batch, 8] transforms shifting images by ``translations`` ([dx, dy] or [batch, 2])."""
     with ops.name_scope(name, "translations_to_projective_transforms"):
-        t = ops.convert_to_tensor(translations, dtypes.float32)
-        if t.get_shape().ndims == 1:
+        t = ops.convert_to_tensor(translations, dtypes.float32, name="translations")
+        rank = t.get_shape().ndims
+        if rank is None:
+            raise TypeError("translation_or_translations rank must be statically known")
+        if rank == 1:
             t = t[None]
-        ones = array_ops.ones_like(t[:, 0])
-        zeros = array_ops.zeros_like(t[:, 0])
-        return concat_ops.stack([ones, zeros, -t[:, 0], zeros, ones, -t[:, 1], zeros, zeros],
-                                axis=1)
+        elif rank != 2:
+            raise TypeError("Translations should have rank 1 or 2.")
+        n = array_ops.shape(t)[0]
+        return concat_ops.concat([
+            array_ops.ones((n, 1), dtypes.float32), array_ops.zeros((n, 1), dtypes.float32),
+            -t[:, 0, None], array_ops.zeros((n, 1), dtypes.float32),
+            array_ops.ones((n, 1), dtypes.float32), -t[:, 1, None],
+            array_ops.zeros((n, 2), dtypes.float32)], axis=1)
 
 
 def translate(images, translations, interpolation="NEAREST", name=None):
     """Shifts ``images`` by ``translations`` ([dx, dy] pixels, one per image or one for
     all)."""
-    with ops.name_scope(name, "translate", [images, translations]):
+    with ops.name_scope(name, "translate"):
         return transform(images, translations_to_projective_transforms(translations),
-                         interpolation)
+                         interpolation=interpolation)
 
 
 def flat_transforms_to_matrices(transforms):
     """[batch, 8] transforms as [batch, 3, 3] matrices."""
-    transforms = ops.convert_to_tensor(transforms, dtypes.float32)
-    if transforms.get_shape().ndims not in (1, 2):
-        raise ValueError(f"Transforms should be 1D or 2D, got: {transforms}")
-    if transforms.get_shape().ndims == 1:
-        transforms = transforms[None]
-    ones = array_ops.ones_like(transforms[:, :1])
-    return array_ops.reshape(concat_ops.concat([transforms, ones], axis=1), [-1, 3, 3])
+    with ops.name_scope("flat_transforms_to_matrices"):
+        transforms = ops.convert_to_tensor(transforms, name="transforms")
+        if transforms.get_shape().ndims not in (1, 2):
+            raise ValueError(f"Transforms should be 1D or 2D, got: {transforms}")
+        transforms = array_ops.reshape(transforms, constant_op.constant([-1, 8]))
+        n = array_ops.shape(transforms)[0]
+        return array_ops.reshape(
+            concat_ops.concat([transforms, array_ops.ones([n, 1])], axis=1),
+            constant_op.constant([-1, 3, 3]))
 
 
 def matrices_to_flat_transforms(transform_matrices):
     """[batch, 3, 3] matrices as [batch, 8] transforms (normalized by the last entry)."""
-    m = ops.convert_to_tensor(transform_matrices, dtypes.float32)
-    if m.get_shape().ndims not in (2, 3):
-        raise ValueError(f"Matrices should be 2D or 3D, got: {m}")
-    flat = array_ops.reshape(m, [-1, 9])
-    flat = flat / flat[:, 8:9]
-    return flat[:, :8]
+    with ops.name_scope("matrices_to_flat_transforms"):
+        m = ops.convert_to_tensor(transform_matrices, name="transform_matrices")
+        if m.get_shape().ndims not in (2, 3):
+            raise ValueError(f"Matrices should be 2D or 3D, got: {m}")
+        flat = array_ops.reshape(m, constant_op.constant([-1, 9]))
+        flat = flat / flat[:, 8:9]
+        return flat[:, :8]
 
 
 def compose_transforms(*transforms):
@@ -290,10 +329,11 @@ def compose_transforms(*transforms):
     ``transform`` it is the same as applying each of them in order)."""
     if not transforms:
         raise ValueError("compose_transforms needs at least one transform")
-    composed = flat_transforms_to_matrices(transforms[0])
-    for t in transforms[1:]:
-        composed = linalg_ops.matmul(composed, flat_transforms_to_matrices(t))
-    return matrices_to_flat_transforms(composed)
+    with ops.name_scope("compose_transforms"):
+        composed = flat_transforms_to_matrices(transforms[0])
+        for t in transforms[1:]:
+            composed = linalg_ops.matmul(composed, flat_transforms_to_matrices(t))
+        return matrices_to_flat_transforms(composed)
 
 
 __all__ = ["angles_to_projective_transforms", "compose_transforms",
