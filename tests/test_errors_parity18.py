@@ -328,3 +328,15 @@ def test_batch_of_unequal_elements_names_the_shapes():
     assert e.value.message.split("\n")[0] == (
         "Cannot add tensor to the batch: number of elements does not match. Shapes are: "
         "[tensor]: [2], [batch]: [1]")
+
+
+def test_updates_of_an_uninitialized_resource_variable_are_not_found():
+    v = tf.get_variable("rv", [2], use_resource=True)
+    with tf.Session() as s:
+        for update in [v.assign_add([1.0, 1.0]), tf.scatter_add(v, [0], [1.0])]:
+            with pytest.raises(tf.errors.NotFoundError) as e:
+                s.run(update)
+            assert e.value.message.split("\n")[0] == (
+                "Container localhost does not exist. (Could not find resource: localhost/rv)")
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            s.run(v.read_value())

@@ -220,6 +220,17 @@ def _resource_read_error(op, mgr):
     ("localhost") does not exist until some resource variable of the session is."""
     container = op._attrs.get("container") or "localhost"
     name = op._attrs.get("shared_name") or op._name
+    return errors.FailedPreconditionError(
+        None, op, f"Error while reading resource variable {name} from Container: {container}. "
+                  f"This could mean that the variable was uninitialized. Not found: "
+                  f"{_resource_missing(op, mgr)}")
+
+
+def _resource_missing(op, mgr):
+    """TF's NotFound text for resource variable ``op`` never assigned (as an update of it,
+    AssignAddVariableOp or a scatter, says it)."""
+    container = op._attrs.get("container") or "localhost"
+    name = op._attrs.get("shared_name") or op._name
     g = op._graph
     exists = False
     for other in g.__dict__.get("_resource_variables", ()):
@@ -231,12 +242,20 @@ def _resource_read_error(op, mgr):
         if r.buf is not None:
             exists = True
             break
-    missing = (f"Resource {container}/{name}/N10tensorflow3VarE does not exist." if exists else
-               f"Container {container} does not exist. (Could not find resource: "
-               f"{container}/{name})")
-    return errors.FailedPreconditionError(
-        None, op, f"Error while reading resource variable {name} from Container: {container}. "
-                  f"This could mean that the variable was uninitialized. Not found: {missing}")
+    return (f"Resource {container}/{name}/N10tensorflow3VarE does not exist." if exists else
+            f"Container {container} does not exist. (Could not find resource: "
+            f"{container}/{name})")
+
+
+def _update_of_uninitialized(ctx, var_op):
+    """For an in-place update of ``var_op``: a resource variable lets it see the variable
+    uninitialized (TF's update of one never assigned fails with NotFound, not the read's
+    FailedPrecondition); returns what raises then."""
+    if var_op is None or not is_resource(var_op):
+        return lambda ref, op: _uninitialized_error(ref.name, op)
+    _accepts_uninitialized(ctx, var_op)
+    mgr = ctx.resource_mgr
+    return lambda ref, op: errors.NotFoundError(None, op, _resource_missing(var_op, mgr))
 
 
 def _variable_kernel(ctx):
@@ -449,12 +468,13 @@ def _dense_update_kernel(ufunc):
         var_op = variable_op_of(op._inputs[0])
         res = resource_for(ctx, var_op) if var_op is not None else None
         use_lock = op._attrs["use_locking"]
+        uninitialized = _update_of_uninitialized(ctx, var_op)
 
         def run(ref, value):
             if res is not None and res.buf is not None:
                 ref = res.buf  # as in the scatter ops: the buffer an earlier Assign left
             if isinstance(ref, UninitializedValue):
-                raise _uninitialized_error(ref.name, op)
+                raise uninitialized(ref, op)
             value = np.asarray(value)
             if ref.shape != value.shape:
                 raise errors.InvalidArgumentError(
@@ -514,6 +534,7 @@ def ref_update_factory(body):
         var_op = variable_op_of(op._inputs[0])
         res = resource_for(ctx, var_op) if var_op is not None else None
         use_lock = op._attrs["use_locking"]
+        uninitialized = _update_of_uninitialized(ctx, var_op)
 
         def lock():
             return _lock_of(res, use_lock)
@@ -524,7 +545,7 @@ def ref_update_factory(body):
                 # in this step may have replaced the one the ref carried, as TF's refs follow
                 ref = res.buf
             if isinstance(ref, UninitializedValue):
-                raise _uninitialized_error(ref.name, op)
+                raise uninitialized(ref, op)
             return body(op, lock, ref, indices, updates)
 
         return run
