@@ -332,3 +332,38 @@ def test_sparse_tensor_leaves_its_parts_static_shapes_alone():
     sp = tf.SparseTensor(i, tf.placeholder(tf.float32), tf.placeholder(tf.int64))
     assert i.get_shape().ndims is None
     assert sp.get_shape().ndims is None
+
+
+def test_sparse_and_string_ops_take_tf_op_names():
+    s = _sp([[0, 0]], [1], [2, 3])
+    assert tf.sparse_reduce_max(s).op.inputs[3].name == "Const:0"
+    assert tf.sparse_reduce_sum_sparse(s).values.op.inputs[3].name == "Const_1:0"
+    assert tf.sparse_reduce_sum(s, 1).op.inputs[3].name == "SparseReduceSum/reduction_axes:0"
+    parts = tf.sparse_split(sp_input=s, num_split=2, axis=0)
+    assert parts[0].indices.op.inputs[0].name == "SparseSplit/split_dim:0"
+    ind = tf.sparse.to_indicator(tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64), [2, 3]), 5)
+    assert ind.name == "SparseToIndicator:0"
+    assert ind.op.inputs[0].op.type == "SparseReorder"
+    assert ind.op.inputs[1].name == "SparseToIndicator/concat_1:0"
+    tf.sparse.eye(2)
+    g = tf.get_default_graph()
+    assert g.get_operation_by_name("eye/num_rows").type == "Const"
+    assert g.get_operation_by_name("eye/ones/Reshape").type == "Reshape"
+    x = tf.sparse.expand_dims(s, 0)
+    assert x.dense_shape.op.inputs[1].name == "expand_dims/new_shape:0"
+    assert tf.strings.format("{}", [1]).op.inputs[0].name == "StringFormat/inputs_0:0"
+    cps = tf.strings.unicode_decode(["a"], "UTF-8")
+    assert cps.values.op.inputs[0].op.inputs[0].name == "UnicodeDecode/input:0"
+    assert tf.sparse.from_dense(tf.ones([2, 2])).indices.op.inputs[0].op.inputs[1].name == (
+        "dense_to_sparse/Const:0")
+
+
+def test_sparse_expand_dims_takes_a_tensor_axis():
+    s = _sp([[0, 1], [1, 2]], [1, 2], [2, 3])
+    got = _run(tf.sparse.expand_dims(s, tf.constant(-1)))
+    _same(got.indices, [[0, 1, 0], [1, 2, 0]])
+    _same(got.dense_shape, [2, 3, 1])
+    got = _run(tf.sparse.expand_dims(s, 1))
+    _same(got.indices, [[0, 0, 1], [1, 0, 2]])
+    with pytest.raises(TypeError, match="axis must be an integer value"):
+        tf.sparse.expand_dims(s, 1.5)

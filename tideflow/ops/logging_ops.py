@@ -330,9 +330,9 @@ def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
     if template.count(placeholder) != len(inputs):  # (TF's words)
         raise ValueError(f"{template.count(placeholder)} placeholder(s) in template does not "
                          f"match {len(inputs)} tensor(s) provided as input")
-    xs = ops.convert_n_to_tensor(inputs)
+    # (the inputs are made tensors by the op, in its scope: StringFormat/inputs_0, ...)
     return ops.apply_op(
-        "StringFormat", [xs],
+        "StringFormat", [inputs],
         {"template": template, "placeholder": placeholder, "summarize": summarize}, name=name,
     )._outputs[0]
 

@@ -240,8 +240,9 @@ def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None
     if axis is None:
         raise ValueError("axis is required")
     sp_input = _as_sparse(sp_input)
-    op = ops.apply_op("SparseSplit", [ops.convert_to_tensor(axis, dtype=dtypes.int64),
-                                      sp_input.indices, sp_input.values, sp_input.dense_shape],
+    # (the axis is made a tensor by the op, in its scope: SparseSplit/split_dim)
+    op = ops.apply_op("SparseSplit", [axis, sp_input.indices, sp_input.values,
+                                      sp_input.dense_shape],
                       {"num_split": int(num_split)}, name=name)
     outs = op._outputs
     n = int(num_split)
@@ -304,19 +305,15 @@ for _name, _kind in (("SparseReduceSumSparse", "sum"), ("SparseReduceMaxSparse",
 
 
 def _reduce_sparse(op_type, sp_input, axis, keepdims, reduction_axes, keep_dims):
-    from tideflow.ops import range_ops
+    from tideflow.ops.sparse_ops import _reduction_dims
 
     sp_input = _as_sparse(sp_input)
     if keepdims is None:
         keepdims = bool(keep_dims)
     if axis is None:
         axis = reduction_axes
-    if axis is None:
-        from tideflow.ops import array_ops
-
-        axis = range_ops.range(0, array_ops.size(sp_input.dense_shape))
     out = ops.apply_op(op_type, [sp_input.indices, sp_input.values, sp_input.dense_shape,
-                                 ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                                 _reduction_dims(sp_input, axis)],
                        {"keep_dims": bool(keepdims)})._outputs
     return SparseTensor(*out)
 
@@ -600,11 +597,6 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False)
     with a list ``vocab_size``: each adds one dimension (TF 1.x ``tf.sparse_merge``)."""
     import numbers
 
-    from tideflow.ops import array_ops
-    from tideflow.ops.cast_ops import cast
-    from tideflow.ops.concat_ops import concat
-    from tideflow.ops.sparse_ops import sparse_reorder
-
     if isinstance(sp_ids, (SparseTensor, SparseTensorValue)):
         if not isinstance(vocab_size, (ops.Tensor, numbers.Integral)):
             raise TypeError(f"vocab_size has to be a Tensor or Python int. Found "
@@ -623,6 +615,17 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False)
                                 f"Found {type(dim)}")
     if len(sp_ids) != len(vocab_size):
         raise ValueError("sp_ids and vocab_size have to have equal lengths.")
+    return _sparse_merge_impl(sp_ids, sp_values, vocab_size, name, already_sorted)
+
+
+def _sparse_merge_impl(sp_ids, sp_values, vocab_size, name, already_sorted=False):
+    """sparse_merge past its argument checks (a list of ids, a list of sizes); also
+    sparse_to_indicator's body, as in TF."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.cast_ops import cast
+    from tideflow.ops.concat_ops import concat
+    from tideflow.ops.sparse_ops import sparse_reorder
+
     sp_ids = [_as_sparse(s, "sp_ids") for s in sp_ids]
     sp_values = _as_sparse(sp_values, "sp_values")
     with ops.name_scope(name, "SparseMerge", [sp_values.indices]):
@@ -694,65 +697,76 @@ def _pair(a, b):
 
 
 def sparse_expand_dims(sp_input, axis=None, name=None):
-    """``sp_input`` with a new dimension of size 1 inserted at ``axis``."""
-    from tideflow.ops import array_ops
+    """``sp_input`` with a new dimension of size 1 inserted at ``axis`` (an int or a scalar
+    int32 tensor; negative counts from the end)."""
+    import numbers
+
+    from tideflow.ops import array_ops, constant_op
     from tideflow.ops.concat_ops import concat
     from tideflow.ops.fill_ops import zeros
 
     sp_input = _as_sparse(sp_input)
     rank = _rank_of(sp_input.dense_shape)
-    if axis is None:
-        axis = -1
-    if rank is None:
-        raise ValueError("sparse_expand_dims needs a statically known rank")
-    if not -rank - 1 <= axis <= rank:
-        raise ValueError(f"axis {axis} is out of range for a SparseTensor of rank {rank}")
-    if axis < 0:
-        axis += rank + 1
-    with ops.name_scope(name, "expand_dims", [sp_input.indices]):
+    axis = -1 if axis is None else axis
+    # TF's ops in TF's order: the axis made non-negative by where_v2, the index column and
+    # the shape spliced in with Slice ops
+    with ops.name_scope(name, "expand_dims", [sp_input]):
+        if isinstance(axis, numbers.Integral):
+            axis = ops.convert_to_tensor(axis, name="axis", dtype=dtypes.int32)
+        elif not isinstance(axis, ops.Tensor):
+            raise TypeError("axis must be an integer value in range [-rank(sp_input) - 1, "
+                            "rank(sp_input)]")
+        axis = array_ops.where_v2(axis >= 0, axis, axis + rank + 1)
         n = array_ops.shape(sp_input.indices)[0]
-        col = zeros(_pair(n, 1), dtype=dtypes.int64)
-        idx = concat([sp_input.indices[:, :axis], col, sp_input.indices[:, axis:]], 1)
-        # as TF: the shape is spliced with Slice ops, which TF's Python constant_value does
-        # not see through (the result's static shape has only the new 1)
-        shape = concat([array_ops.slice(sp_input.dense_shape, [0], [axis]),
-                        np.array([1], np.int64),
-                        array_ops.slice(sp_input.dense_shape, [axis], [-1])], 0)
+        col = zeros([n, 1], dtype=dtypes.int64)
+        before = array_ops.slice(sp_input.indices, [0, 0], [-1, axis])
+        after = array_ops.slice(sp_input.indices, [0, axis], [-1, -1])
+        idx = concat([before, col, after], axis=1)
+        shape_before = array_ops.slice(sp_input.dense_shape, [0], [axis])
+        shape_after = array_ops.slice(sp_input.dense_shape, [axis], [-1])
+        one = constant_op.constant([1], dtype=dtypes.int64, name="new_shape")
+        shape = concat([shape_before, one, shape_after], axis=0)
         return SparseTensor(idx, sp_input.values, shape)
 
 
 def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
     """The [num_rows, num_columns] identity as a SparseTensor."""
-    from tideflow.ops import array_ops, math_ops, range_ops
-    from tideflow.ops.cast_ops import cast
+    from tideflow.ops import math_ops, range_ops
     from tideflow.ops.concat_ops import stack
     from tideflow.ops.fill_ops import ones
 
     with ops.name_scope(name, "eye", [num_rows, num_columns]):
-        rows = cast(ops.convert_to_tensor(num_rows), dtypes.int64)
-        cols = rows if num_columns is None else cast(ops.convert_to_tensor(num_columns),
-                                                     dtypes.int64)
+        rows = _int64_tensor(num_rows, "num_rows")
+        cols = rows if num_columns is None else _int64_tensor(num_columns, "num_columns")
         n = math_ops.minimum(rows, cols)
-        diag = range_ops.range(np.int64(0), n, dtype=dtypes.int64)
-        idx = stack([diag, diag], axis=1)
-        from tideflow.ops.misc_ops import get_static_value
-
-        known = get_static_value(n)
-        if known is not None:
-            idx.set_shape([int(known), 2])
+        diag = range_ops.range(n, dtype=dtypes.int64)
         # (as TF: the shape is given as a list, packed inside SparseTensor's scope)
-        return SparseTensor(idx, ones(array_ops.reshape(n, [1]), dtype=dtype), [rows, cols])
+        return SparseTensor(stack([diag, diag], axis=1), ones(n, dtype=dtype), [rows, cols])
+
+
+def _int64_tensor(value, name):
+    """An int as an int64 constant named ``name``, an int64 tensor as it is, another int
+    tensor cast (TF's helper for sparse.eye's sizes)."""
+    import numbers
+
+    from tideflow.ops.cast_ops import cast
+
+    if isinstance(value, numbers.Integral):
+        return ops.convert_to_tensor(value, name=name, dtype=dtypes.int64)
+    if not isinstance(value, ops.Tensor):
+        raise TypeError(f"{name} must be an integer value")
+    return value if value.dtype == dtypes.int64 else cast(value, dtypes.int64)
 
 
 def from_dense(tensor, name=None):
-    """The SparseTensor of the non-zero (non-empty for strings) entries of ``tensor``."""
-    from tideflow.ops import array_ops, math_ops
-    from tideflow.ops.fill_ops import zeros_like
+    """The SparseTensor of the non-zero entries of ``tensor``."""
+    from tideflow.ops import array_ops, constant_op, math_ops
     from tideflow.ops.gather_ops import gather_nd, where
 
     with ops.name_scope(name, "dense_to_sparse", [tensor]):
         tensor = ops.convert_to_tensor(tensor)
-        idx = where(math_ops.not_equal(tensor, zeros_like(tensor)))
+        # as TF: compared with a 0 of the tensor's dtype (so strings are a TypeError)
+        idx = where(math_ops.not_equal(tensor, constant_op.constant(0, tensor.dtype)))
         return SparseTensor(idx, gather_nd(tensor, idx),
                             array_ops.shape(tensor, out_type=dtypes.int64))
 

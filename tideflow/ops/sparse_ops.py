@@ -206,20 +206,18 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
 
 def sparse_to_indicator(sp_input, vocab_size, name=None):
     """A bool tensor with ``True`` at ``[..., id]`` for each id in the last sparse dim."""
-    from tideflow.ops import array_ops, concat_ops, fill_ops
+    from tideflow.ops import array_ops, fill_ops
+    from tideflow.ops.sparse_extra_ops import _sparse_merge_impl
 
     sp_input = _as_sparse(sp_input)
     with ops.name_scope(name, "SparseToIndicator", [sp_input]) as scope:
-        n = array_ops.shape(sp_input.indices, out_type=dtypes.int64)[0]
-        ids = array_ops.expand_dims(_cast(sp_input.values, dtypes.int64), 1)
-        idx = concat_ops.concat([sp_input.indices[:, :-1], ids], 1)
-        shape = concat_ops.concat([sp_input.dense_shape[:-1],
-                                   array_ops.reshape(_cast(vocab_size, dtypes.int64), [1])], 0)
-        sp = sparse_reorder(SparseTensor(idx, fill_ops.fill(array_ops.reshape(n, [1]), True),
-                                         shape))
-        # as TF: the reordered entries keep the built shape (its last dim is vocab_size)
-        sp = SparseTensor(sp.indices, sp.values, shape)
-        return sparse_tensor_to_dense(sp, default_value=False, validate_indices=False,
+        # as TF: a True per entry, merged along the ids (in this scope), then made dense
+        n = array_ops.shape(sp_input.indices)[0]
+        trues = fill_ops.fill(array_ops.expand_dims(n, 0), True)
+        merged = _sparse_merge_impl([sp_input],
+                                    SparseTensor(sp_input.indices, trues, sp_input.dense_shape),
+                                    [vocab_size], scope)
+        return sparse_tensor_to_dense(merged, default_value=False, validate_indices=False,
                                       name=scope)
 
 
@@ -511,9 +509,22 @@ for _name, _kind, _grad in (("SparseReduceSum", "sum", _sparse_reduce_sum_grad),
     )
 
 
-def _sparse_reduce_wrapper(op_type, sp_input, axis, keepdims, reduction_axes, keep_dims):
-    from tideflow.ops import range_ops
+def _reduction_dims(sp_input, axis):
+    """The axes a sparse reduction takes, as TF passes them: as given (made a tensor by the
+    op), or every axis as a plain Const (a range of the rank when it is unknown)."""
+    if axis is not None:
+        return axis
+    rank = _rank_of(sp_input.dense_shape)
+    if rank is not None:
+        from tideflow.ops import constant_op
 
+        return constant_op.constant(np.arange(rank, dtype=np.int32))
+    from tideflow.ops import array_ops, range_ops
+
+    return range_ops.range(0, array_ops.size(sp_input.dense_shape, name="Rank"))
+
+
+def _sparse_reduce_wrapper(op_type, sp_input, axis, keepdims, reduction_axes, keep_dims):
     if axis is not None and reduction_axes is not None:
         raise ValueError("Can't specify both axis' and 'reduction_indices'.")  # (sic) TF 1.15's
     if keepdims is not None and keep_dims is not None:
@@ -521,14 +532,7 @@ def _sparse_reduce_wrapper(op_type, sp_input, axis, keepdims, reduction_axes, ke
     axis = axis if axis is not None else reduction_axes
     keepdims = bool(keepdims if keepdims is not None else keep_dims)
     sp_input = _as_sparse(sp_input)
-    if axis is None:
-        rank = _rank_of(sp_input.dense_shape)
-        if rank is not None:
-            axis = np.arange(rank, dtype=np.int32)
-        else:
-            from tideflow.ops import array_ops
-
-            axis = range_ops.range(0, array_ops.size(sp_input.dense_shape))
+    axis = _reduction_dims(sp_input, axis)
     return ops.apply_op(op_type, [sp_input.indices, sp_input.values, sp_input.dense_shape,
                                   axis], {"keep_dims": keepdims})._outputs[0]
 
@@ -793,12 +797,11 @@ def sparse_reorder(sp_input, name=None):
     idx, vals = ops.apply_op("SparseReorder", [sp_input.indices, sp_input.values,
                                                sp_input.dense_shape], name=name)._outputs
     # as TF: a statically known shape becomes a constant, else the shape passes an Identity
-    from tideflow.ops import array_ops, constant_op
+    from tideflow.ops import array_ops
 
     shape = sp_input.get_shape()
     if shape.is_fully_defined():
-        with ops.name_scope(None, "SparseTensor"):
-            dense_shape = constant_op.constant(shape.as_list(), dtypes.int64, name="dense_shape")
+        dense_shape = shape.as_list()  # (made a constant in SparseTensor's own scope)
     else:
         dense_shape = array_ops.identity(sp_input.dense_shape)
     return SparseTensor(idx, vals, dense_shape)

@@ -877,7 +877,7 @@ def _decode_scalar(fn, input, input_encoding, errors, replacement_char,
                                    with_offsets)
             return [input.with_flat_values(p) for p in parts]
     with ops.name_scope(name, fn, [input]):
-        input = ops.convert_to_tensor(input, dtype=dtypes.string)
+        input = ops.convert_to_tensor(input, dtype=dtypes.string, name="input")
         scalar = input.get_shape().ndims == 0
         op = ops.apply_op("UnicodeDecodeWithOffsets" if with_offsets else "UnicodeDecode",
                           [input if scalar else array_ops.reshape(input, [-1])],
