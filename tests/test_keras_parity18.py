@@ -218,3 +218,28 @@ def test_optimizer_config_after_training_reads_its_variables(tmp_path):
     assert list(training) == ["loss", "metrics", "weighted_metrics", "sample_weight_mode",
                               "loss_weights", "optimizer_config"]
     assert training["optimizer_config"]["config"]["learning_rate"] == 0.009999999776482582
+
+
+def test_metric_and_loss_configs_start_with_the_base_keys():
+    assert list(tf.keras.losses.Huber().get_config()) == ["reduction", "name", "delta"]
+    assert list(tf.keras.metrics.Precision().get_config()) == [
+        "name", "dtype", "thresholds", "top_k", "class_id"]
+    auc = tf.keras.metrics.AUC().get_config()
+    assert list(auc)[:2] == ["name", "dtype"]
+    assert len(auc["thresholds"]) == 198 and auc["thresholds"][0] == 1 / 199
+
+
+def test_data_errors_in_tf_words():
+    a, b = L.Input((3,), name="a"), L.Input((4,), name="b")
+    m = tf.keras.Model([a, b], L.Dense(1)(L.concatenate([a, b])))
+    m.compile("sgd", "mse")
+    x, y = np.zeros((8, 3)), np.zeros((8, 1))
+    with pytest.raises(ValueError, match=r'^No data provided for "b"\. Need data for each key '
+                                         r"in: \['a', 'b'\]$"):
+        m.fit({"a": x, "c": x}, y, verbose=0)
+    with pytest.raises(ValueError, match=r"^All input arrays \(x\) should have the same number "
+                                         r"of samples\. Got array shapes: \[\(8, 3\), \(5, 4\)\]"):
+        m.fit([x, np.zeros((5, 4))], y, verbose=0)
+    with pytest.raises(ValueError, match=r"Expected to see 2 array\(s\), but instead got the "
+                                         r"following list of 1 arrays: \[array\(\[\[0\., 0\., "):
+        m.predict(x)

@@ -243,8 +243,8 @@ class LossFunctionWrapper(Loss):
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self):
-        config = dict(self._fn_kwargs)
-        config.update(super().get_config())
+        config = super().get_config()  # (reduction and name first, as TF 1.15's)
+        config.update(self._fn_kwargs)
         return config
 
 

@@ -271,8 +271,8 @@ class MeanMetricWrapper(Mean):
                                     sample_weight=sample_weight)
 
     def get_config(self):
-        config = dict(self._fn_kwargs)  # TopK's k, BinaryAccuracy's threshold (as TF)
-        config.update(super().get_config())
+        config = super().get_config()  # (name and dtype first, as TF's)
+        config.update(self._fn_kwargs)  # TopK's k, BinaryAccuracy's threshold (as TF)
         return config
 
 
@@ -374,8 +374,8 @@ class MeanRelativeError(Mean):
         return super().update_state(errors, sample_weight=sample_weight)
 
     def get_config(self):
-        config = {"normalizer": K.eval(self.normalizer)}
-        config.update(super().get_config())
+        config = super().get_config()
+        config["normalizer"] = K.eval(self.normalizer)
         return config
 
 
@@ -515,9 +515,9 @@ class Precision(_Confusion):
         self.top_k, self.class_id = top_k, class_id
 
     def get_config(self):
-        config = {"thresholds": self.init_thresholds, "top_k": self.top_k,
-                  "class_id": self.class_id}
-        config.update(_Confusion.get_config(self))  # (Recall shares this method)
+        config = _Confusion.get_config(self)  # (Recall shares this method)
+        config.update(thresholds=self.init_thresholds, top_k=self.top_k,
+                      class_id=self.class_id)
         return config
 
     def result(self):
@@ -630,10 +630,11 @@ class AUC(_Confusion):
         return tf.reduce_sum((x[:n - 1] - x[1:]) * heights)
 
     def get_config(self):
-        config = {"num_thresholds": self.num_thresholds, "curve": self.curve.value,
-                  "summation_method": self.summation_method.value,
-                  "thresholds": self._init_thresholds}
-        config.update(super().get_config())
+        config = super().get_config()
+        # (as TF 1.15: the thresholds in use, less the two end points added to them)
+        config.update(num_thresholds=self.num_thresholds, curve=self.curve.value,
+                      summation_method=self.summation_method.value,
+                      thresholds=self.thresholds[1:-1])
         return config
 
 
@@ -663,8 +664,8 @@ class _ConfusionCount(_Confusion):
         return tf.identity(self.accumulator)
 
     def get_config(self):
-        config = {"thresholds": self.init_thresholds}
-        config.update(super().get_config())
+        config = super().get_config()
+        config["thresholds"] = self.init_thresholds
         return config
 
 
@@ -721,8 +722,8 @@ class SensitivityAtSpecificity(_SensitivitySpecificityBase):
         return self._at_nearest(specificities, self.true_positives, self.false_negatives)
 
     def get_config(self):
-        config = {"num_thresholds": self.num_thresholds, "specificity": self.specificity}
-        config.update(super().get_config())
+        config = super().get_config()
+        config.update(num_thresholds=self.num_thresholds, specificity=self.specificity)
         return config
 
 
@@ -739,8 +740,8 @@ class SpecificityAtSensitivity(_SensitivitySpecificityBase):
         return self._at_nearest(sensitivities, self.true_negatives, self.false_positives)
 
     def get_config(self):
-        config = {"num_thresholds": self.num_thresholds, "sensitivity": self.sensitivity}
-        config.update(super().get_config())
+        config = super().get_config()
+        config.update(num_thresholds=self.num_thresholds, sensitivity=self.sensitivity)
         return config
 
 
@@ -775,8 +776,8 @@ class MeanIoU(Metric):
         return tf.div_no_nan(tf.reduce_sum(iou), num_valid)
 
     def get_config(self):
-        config = {"num_classes": self.num_classes}
-        config.update(super().get_config())
+        config = super().get_config()
+        config["num_classes"] = self.num_classes
         return config
 
 

@@ -539,8 +539,8 @@ class Model(Network):
         if isinstance(data, dict):
             missing = [n for n in names if n not in data]
             if missing:
-                raise ValueError(f"No data provided for {missing}. Need data for each key in: "
-                                 f"{names}")
+                raise ValueError(f'No data provided for "{missing[0]}". Need data for each key '
+                                 f"in: {names}")
             arrays = [data[n] for n in names]
         elif isinstance(data, (list, tuple)) and not (len(refs) == 1 and len(data) > 0 and
                                                     np.isscalar(data[0])):
@@ -549,10 +549,16 @@ class Model(Network):
         else:
             arrays = [data]
         if len(arrays) != len(refs):
+            if arrays and not hasattr(arrays[0], "shape") and len(refs) > 1:
+                raise ValueError(f"Error when checking model {what}: you are passing a list as "
+                                 "input to your model, but the model expects a list of "
+                                 f"{len(refs)} Numpy arrays instead. The list you passed was: "
+                                 f"{str(arrays)[:200]}")
             raise ValueError(f"Error when checking model {what}: the list of Numpy arrays that "
                              f"you are passing to your model is not the size the model "
                              f"expected. Expected to see {len(refs)} array(s), but instead got "
-                             f"{len(arrays)} array(s).")
+                             f"the following list of {len(arrays)} arrays: "
+                             f"{str(arrays)[:200]}...")
         out = []
         for i, (a, ref, name) in enumerate(zip(arrays, refs, names)):
             a = np.asarray(a)
@@ -607,7 +613,9 @@ class Model(Network):
             out.append(a)
         lengths = {len(a) for a in out}
         if len(lengths) > 1:
-            raise ValueError(f"All {what} arrays should have the same number of samples. Got "
+            kind = {"input": "input arrays (x)", "target": "target arrays (y)"}.get(
+                what, f"{what} arrays")
+            raise ValueError(f"All {kind} should have the same number of samples. Got "
                              f"array shapes: {[a.shape for a in out]}")
         return out
 
