@@ -422,3 +422,39 @@ def test_grid_cells_with_constant_initializer_match_tf_values():
                                             0.80867, 0.83248, 0.73178, 0.63206, 0.56549,
                                             0.50446]], atol=1e-5)
     np.testing.assert_allclose(values[2], [[1.5, 1.5], [3.5, 3.5], [0.0, 0.0]])
+
+
+def test_contrib_linear_classifier_slot_names_follow_the_head(tmp_path):
+    # TF 1.15 names a slot after its weight, then cuts the slot variable's name (under
+    # "linear/<head scope>/") by the weight's name length: the head's name shows through
+    x = np.random.RandomState(0).randn(20, 2).astype(np.float32)
+
+    def input_fn():
+        return {"x": tf.constant(x)}, tf.constant((x[:, :1] > 0).astype(np.int64))
+
+    est = tf.contrib.learn.LinearClassifier(
+        [tf.contrib.layers.real_valued_column("x", 2)], model_dir=str(tmp_path / "a"),
+        optimizer=tf.train.AdamOptimizer(0.1))
+    est.fit(input_fn=input_fn, steps=3)
+    assert est.get_variable_names() == [
+        "global_step", "linear/bias_weight", "linear/bias_weight/d/linear/bias_weight/part_0/Adam",
+        "linear/bias_weight/d/linear/bias_weight/part_0/Adam_1",
+        "linear/binary_logistic_head/train_op/beta1_power",
+        "linear/binary_logistic_head/train_op/beta2_power", "linear/x/weight",
+        "linear/x/weight/head/linear/x/weight/part_0/Adam",
+        "linear/x/weight/head/linear/x/weight/part_0/Adam_1"]
+    np.testing.assert_allclose(
+        est.get_variable_value("linear/binary_logistic_head/train_op/beta2_power"), 0.996,
+        atol=1e-4)
+    np.testing.assert_allclose(
+        est.get_variable_value("linear/x/weight/head/linear/x/weight/part_0/Adam")[:, 0],
+        [-0.1151, -0.0197], atol=1e-4)
+    mapper = tf.contrib.kernel_methods.RandomFourierFeatureMapper(2, 4, seed=3)
+    kernel = tf.contrib.kernel_methods.KernelLinearClassifier(
+        model_dir=str(tmp_path / "k"), n_classes=3,
+        kernel_mappers={tf.contrib.layers.real_valued_column("x", 2): [mapper]})
+    kernel.fit(input_fn=lambda: ({"x": tf.constant(x)}, tf.constant(np.arange(20) % 3)),
+               steps=1)
+    assert [n for n in kernel.get_variable_names() if n.endswith("Ftrl")] == [
+        "linear/bias_weight/near/bias_weight/part_0/Ftrl",
+        "linear/x_MAPPED/weight//x_MAPPED/weight/part_0/Ftrl"]

@@ -667,21 +667,27 @@ class _Canned(Estimator):
     )
     _contrib_linear_names = False
     # an optimizer slot of a linear weight: TF 1.15 names it after the weight, then the slot
-    # variable's own name less as many leading characters as the column's name has, less one
-    # ("linear/x1/weight/inear/x1/weight/part_0/Ftrl"; the bias counts as "bias")
+    # variable's name ("linear/<head scope>/<weight>/part_0/<slot>") less as many leading
+    # characters as "<weight>/part_0/" has: "linear/x1/weight/inear/x1/weight/part_0/Ftrl"
+    # under the regression head, "linear/x/weight/head/linear/x/weight/part_0/Adam" under the
+    # binary one; Adam's powers sit in the head's train_op scope
     _LINEAR_SLOT = re.compile(r"^linear/linear_model/(?:(bias)_weights|(.+)/weights)/"
                               r"part_0/([^/]+)$")
+    _LINEAR_POWER = re.compile(r"^linear/head/(beta[12]_power)$")
+    _head_scope = "regression_head"
 
-    @classmethod
-    def _contrib_linear_name(cls, name):
-        for pattern, repl in cls._LINEAR_NAMES:
+    def _contrib_linear_name(self, name):
+        for pattern, repl in self._LINEAR_NAMES:
             name = pattern.sub(repl, name)
-        m = cls._LINEAR_SLOT.match(name)
+        power = self._LINEAR_POWER.match(name)
+        if power is not None:
+            return f"linear/{self._head_scope}/train_op/{power.group(1)}"
+        m = self._LINEAR_SLOT.match(name)
         if m is None:
             return name
-        column = m.group(1) or m.group(2)
-        head = "linear/bias_weight" if m.group(1) else f"linear/{column}/weight"
-        return f"{head}/" + f"{head}/part_0/{m.group(3)}"[len(column) - 1:]
+        weight = "linear/bias_weight" if m.group(1) else f"linear/{m.group(2)}/weight"
+        slot = f"linear/{self._head_scope}/{weight}/part_0/{m.group(3)}"
+        return f"{weight}/" + slot[len(f"{weight}/part_0/"):]
 
     def get_variable_names(self):
         names = super().get_variable_names()
@@ -907,6 +913,7 @@ class LinearClassifier(_Canned):
                  optimizer=None, gradient_clip_norm=None, enable_centered_bias=False,
                  _joint_weight=False, config=None, feature_engineering_fn=None,
                  label_keys=None):
+        self._head_scope = "binary_logistic_head" if n_classes == 2 else "multi_class_head"
         self._fe_fn = feature_engineering_fn
         core = _linear.LinearClassifier(list(feature_columns), model_dir, n_classes,
                                         _weight(weight_column_name), label_keys,
