@@ -337,3 +337,26 @@ def test_contrib_image_rotate_translate_transform_make_tfs_ops():
     # only a fully known size is static (TF's shape function)
     p = tf.placeholder(tf.float32, [None, 5, None, 1])
     assert tf.contrib.image.rotate(p, 0.1).get_shape().as_list() == [None, None, None, 1]
+
+
+# small PNGs written by Pillow: a 4-bit palette image and a 1-bit gray one
+_PNG_PALETTE4 = bytes.fromhex(
+    "89504e470d0a1a0a0000000d494844520000000900000007040300000028b57a5300000018504c5445bad085"
+    "bb989747e47726a36ab55f9e3c5d86b01699311f81e2e0c11a0000003349444154789c6314e163bdabc3f4cf"
+    "5e3ef1034b220be3a64816c63b9f2517302a28b0f0ff65fa22708eef01235be2cf4bf700145a0f07e572bfb6"
+    "0000000049454e44ae426082")
+_PNG_GRAY1 = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000009000000070100000000f2e05acd0000001d49444154789c63"
+    "38cdc0f49981818b81c5d998a18681e13603e39b29003069051d0efae1710000000049454e44ae426082")
+
+
+def test_decode_png_alpha_filler_and_16bit_gray_as_tf():
+    # TF's libpng fills an added alpha with the file's largest sample value, and grays an
+    # 8-bit image before widening it to 16 bits (TF 1.15's outputs)
+    with tf.Session() as sess:
+        p4, p1, g1 = sess.run([tf.image.decode_png(_PNG_PALETTE4, channels=4),
+                               tf.image.decode_png(_PNG_GRAY1, channels=4),
+                               tf.image.decode_png(_PNG_PALETTE4, channels=1, dtype=tf.uint16)])
+    assert p4[0, :2].tolist() == [[187, 152, 151, 15], [181, 95, 158, 15]]
+    assert p1[0, :2].tolist() == [[255, 255, 255, 1], [255, 255, 255, 1]]
+    assert g1[0, :3].tolist() == [[41634], [32639], [43176]]

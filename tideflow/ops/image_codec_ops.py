@@ -281,17 +281,28 @@ def _decode_png(data, channels, dtype):
         img = _decode_png_own(data)
     else:
         img = _pil_array(_pil_open(data, "PNG"))
+    had_alpha = img.shape[-1] in (2, 4)
+
+    def to_gray(img):
+        if channels in (1, 2) and img.shape[-1] >= 3 and img.dtype == np.uint8:
+            # libpng's rgb_to_gray as TF sets it (0.299, 0.587 in 1/32768ths, truncated)
+            rgb = img[..., :3].astype(np.uint32)
+            y = (rgb[..., 0] * 9797 + rgb[..., 1] * 19234 + rgb[..., 2] * 3737) >> 15
+            img = np.concatenate([y.astype(np.uint8)[..., None], img[..., 3:]], -1)
+        return img
+
+    img = to_gray(img)  # (an 8-bit image is grayed before it is widened to 16 bits, as libpng)
     want16 = dtype == dtypes.uint16
     if want16 and img.dtype == np.uint8:
         img = img.astype(np.uint16) * 257
     elif not want16 and img.dtype == np.uint16:
         img = (img >> 8).astype(np.uint8)
-    if channels in (1, 2) and img.shape[-1] >= 3 and img.dtype == np.uint8:
-        # libpng's rgb_to_gray as TF sets it (0.299, 0.587 in 1/32768ths, truncated)
-        rgb = img[..., :3].astype(np.uint32)
-        y = (rgb[..., 0] * 9797 + rgb[..., 1] * 19234 + rgb[..., 2] * 3737) >> 15
-        img = np.concatenate([y.astype(np.uint8)[..., None], img[..., 3:]], -1)
-    return _set_channels(img, channels)
+    img = _set_channels(to_gray(img), channels)
+    if not had_alpha and channels in (2, 4) and depth < 8:
+        # TF's libpng filler for an added alpha is the file's largest sample ((1 << depth) - 1:
+        # 15 for a 4-bit palette, 1 for a 1-bit gray image), not opaque
+        img[..., -1] = ((1 << depth) - 1) * (257 if want16 else 1)
+    return img
 
 
 def _fancy_upsample(c, vertical):
@@ -527,7 +538,8 @@ def _decode_image_kernel(contents, *, channels, dtype, expand_animations):
     data = _contents(contents)
     fmt = _format(data)
     if fmt is None:
-        raise _invalid("Unknown image file format. One of JPEG, PNG, GIF, BMP required.")
+        # TF 1.15's decode_image is a cond of decoders ending in an Assert: its words
+        raise _invalid("assertion failed: [Unable to decode bytes as JPEG, PNG, GIF, or BMP]")
     if fmt == "png":
         _check_channels(channels, (0, 1, 3, 4))
         img = _decode_png(data, channels, dtypes.uint16 if dtype != dtypes.uint8 else
