@@ -340,3 +340,31 @@ def test_updates_of_an_uninitialized_resource_variable_are_not_found():
                 "Container localhost does not exist. (Could not find resource: localhost/rv)")
         with pytest.raises(tf.errors.FailedPreconditionError):
             s.run(v.read_value())
+
+
+def test_glob_needs_the_folder_before_the_first_wildcard(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.txt").write_text("x")
+    assert tf.gfile.Glob(str(tmp_path / "*" / "x.txt")) == [str(tmp_path / "a" / "x.txt")]
+    assert tf.gfile.Glob(str(tmp_path / "a" / "*.csv")) == []
+    assert tf.gfile.Glob(str(tmp_path / "gone" / "x.txt")) == []  # no wildcard: no check
+    with pytest.raises(tf.errors.NotFoundError) as e:
+        tf.gfile.Glob(str(tmp_path / "gone" / "b" / "*.txt"))
+    assert str(e.value) == f"{tmp_path / 'gone' / 'b'}; No such file or directory"
+
+
+def test_copy_and_rename_onto_an_existing_file(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_text("1")
+    b.write_text("2")
+    for move in (tf.gfile.Copy, tf.gfile.Rename):
+        with pytest.raises(tf.errors.AlreadyExistsError) as e:
+            move(str(a), str(b))
+        assert str(e.value) == "file already exists"
+
+
+def test_decode_image_of_unknown_bytes():
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(tf.image.decode_image(tf.constant("abc")))
+    assert e.value.message.split("\n")[0] == (
+        "assertion failed: [Unable to decode bytes as JPEG, PNG, GIF, or BMP]")

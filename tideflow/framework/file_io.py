@@ -228,6 +228,15 @@ def get_matching_files(filename):
             if os.path.exists(p):
                 out.append(p)
             continue
+        # as TF: the folder before the first wildcard must exist
+        fixed = []
+        for part in p.split("/"):
+            if _has_magic(part):
+                break
+            fixed.append(part)
+        folder = "/".join(fixed) or ("/" if p.startswith("/") else "")
+        if folder and not os.path.isdir(folder):
+            raise errors.NotFoundError(None, None, f"{folder}; No such file or directory")
         # TF's '*' and '?' do not cross '/', as glob's do not; hidden files match too
         out.extend(sorted(_glob.glob(p)))
     return out
@@ -260,7 +269,7 @@ def copy(oldpath, newpath, overwrite=False):
     """Copies a file; ``AlreadyExistsError`` when ``newpath`` exists and not ``overwrite``."""
     src, dst = _path(oldpath), _path(newpath)
     if not overwrite and os.path.exists(dst):
-        raise errors.AlreadyExistsError(None, None, f"file already exists: {newpath}")
+        raise errors.AlreadyExistsError(None, None, "file already exists")  # (TF's words)
     if not os.path.exists(src):
         raise errors.NotFoundError(None, None, f"{oldpath}; No such file or directory")
     try:
@@ -275,7 +284,7 @@ def rename(oldname, newname, overwrite=False):
     if not os.path.exists(src):
         raise errors.NotFoundError(None, None, f"{oldname}; No such file or directory")
     if not overwrite and os.path.exists(dst):
-        raise errors.AlreadyExistsError(None, None, f"file already exists: {newname}")
+        raise errors.AlreadyExistsError(None, None, "file already exists")
     try:
         os.replace(src, dst)
     except OSError as e:
