@@ -8,8 +8,9 @@ from tideflow.ops import array_ops, cast_ops, constant_op, gather_ops, math_ops
 
 
 def _require_step(global_step, fn):
+    del fn  # TF 1.15 converts the None step as any tensor: its words
     if global_step is None:
-        raise ValueError(f"global_step is required for {fn}.")
+        raise ValueError("None values not supported.")
 
 
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
