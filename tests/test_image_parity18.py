@@ -360,3 +360,24 @@ def test_decode_png_alpha_filler_and_16bit_gray_as_tf():
     assert p4[0, :2].tolist() == [[187, 152, 151, 15], [181, 95, 158, 15]]
     assert p1[0, :2].tolist() == [[255, 255, 255, 1], [255, 255, 255, 1]]
     assert g1[0, :3].tolist() == [[41634], [32639], [43176]]
+
+
+def test_compat_v2_sample_distorted_bounding_box_takes_the_graph_seed():
+    # TF 2's form passes a non-zero seed through get_seed (TF 1's passes it as it is)
+    tf.set_random_seed(1)
+    b, s, d = tf.compat.v2.image.sample_distorted_bounding_box(
+        tf.constant([40, 50, 3]), tf.zeros([1, 0, 4]), seed=3,
+        use_image_if_no_bounding_boxes=True)
+    assert (b.op.get_attr("seed"), b.op.get_attr("seed2")) == (1, 3)
+    with tf.Session() as sess:
+        got = sess.run([b, s, d])
+    assert got[0].tolist() == [4, 18, 0] and got[1].tolist() == [15, 18, -1]
+    np.testing.assert_allclose(got[2].ravel(), [0.1, 0.36, 0.475, 0.72], rtol=1e-6)
+
+
+def test_decode_gif_decodes_a_png_or_jpeg_as_one_frame():
+    # TF 1.15's DecodeGif picks the decoder by the first bytes
+    png = tf.image.encode_png(np.full((2, 3, 1), 7, np.uint8))
+    with tf.Session() as sess:
+        out = sess.run(tf.image.decode_gif(png))
+    assert out.shape == (1, 2, 3, 3) and (out == 7).all()

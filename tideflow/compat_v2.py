@@ -283,7 +283,14 @@ def _image_resize():
     return resize_images_v2
 
 
-_LAZY = {"image.resize": _image_resize}  # (image ops load on first use)
+def _image_sdbb():
+    from tideflow.ops.image_ops import sample_distorted_bounding_box_v2
+
+    return sample_distorted_bounding_box_v2
+
+
+# (image ops load on first use)
+_LAZY = {"image.resize": _image_resize, "image.sample_distorted_bounding_box": _image_sdbb}
 _VIEWS = {k.rpartition(".")[0] for k in [*_OVERRIDES, *_LAZY] if "." in k}
 
 

@@ -516,8 +516,13 @@ def _decode_bmp_kernel(contents, *, channels):
 
 def _decode_gif_kernel(contents):
     data = _contents(contents)
-    if _format(data) in (None, "bmp"):
+    fmt = _format(data)
+    if fmt in (None, "bmp"):
         raise _unknown_format(data)
+    if fmt == "jpeg":  # TF 1.15 decodes by the first bytes: one RGB frame
+        return _decode_jpeg(data, 3)[None]
+    if fmt == "png":
+        return _decode_png(data, 3, dtypes.uint8)[None]
     return _decode_gif(data)
 
 

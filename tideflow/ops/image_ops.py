@@ -629,6 +629,20 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
         return SampleDistortedBoundingBoxOutput(*op._outputs)  # TF's namedtuple
 
 
+def sample_distorted_bounding_box_v2(image_size, bounding_boxes, seed=0, min_object_covered=0.1,
+                                     aspect_ratio_range=None, area_range=None,
+                                     max_attempts=None, use_image_if_no_bounding_boxes=None,
+                                     name=None):
+    """TF 2's form (``tf.compat.v2.image``): a non-zero ``seed`` goes through the graph-level
+    seed rule (get_seed); 0 leaves the op unseeded."""
+    from tideflow.framework import random_seed
+
+    seed1, seed2 = random_seed.get_seed(seed) if seed else (0, 0)
+    return sample_distorted_bounding_box(image_size, bounding_boxes, seed1, seed2,
+                                         min_object_covered, aspect_ratio_range, area_range,
+                                         max_attempts, use_image_if_no_bounding_boxes, name)
+
+
 # ------------------------------------------------------------------------------------------
 # DrawBoundingBoxes
 # ------------------------------------------------------------------------------------------
