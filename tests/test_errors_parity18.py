@@ -368,3 +368,21 @@ def test_decode_image_of_unknown_bytes():
         s.run(tf.image.decode_image(tf.constant("abc")))
     assert e.value.message.split("\n")[0] == (
         "assertion failed: [Unable to decode bytes as JPEG, PNG, GIF, or BMP]")
+
+
+def test_asserts_decide_statically_only_through_tf115s_folded_ops():
+    c = tf.constant([0, 3])
+    with tf.control_dependencies([tf.no_op()]):
+        ident = tf.identity(c)
+    a = tf.assert_less(ident, 2)  # an Identity stops TF's constant_value: a run-time check
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(a)
+    assert e.value.message.startswith("assertion failed: [Condition x < y did not hold")
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.assert_less(tf.cast(c, tf.float32), 2.0)  # a Cast of a Const is folded
+
+
+def test_learning_rate_decay_of_a_none_step():
+    with pytest.raises(ValueError) as e:
+        tf.train.exponential_decay(0.1, None, 10, 0.9)
+    assert str(e.value) == "None values not supported."

@@ -36,10 +36,33 @@ def _array():
     return array_ops
 
 
+# the ops TF 1.15's tensor_util.constant_value folds (an Identity, e.g. with_dependencies'
+# output, stops it): the asserts decide statically only through these
+_SHAPE_OPS = frozenset({"Shape", "Size", "Rank"})
+_FOLDED_OPS = frozenset({"Const", "Range", "Cast", "Concat", "ConcatV2", "Pack", "Fill",
+                         "Equal", "NotEqual"})
+
+
+def _static_value(t):
+    """``t``'s value as TF 1.15's check_ops knows it statically, else None."""
+    if not isinstance(t, ops.Tensor):
+        return None
+    pending = [t]
+    while pending:
+        x = pending.pop()
+        kind = x.op.type
+        if kind in _SHAPE_OPS:
+            continue
+        if kind not in _FOLDED_OPS:
+            return None
+        pending.extend(x.op.inputs)
+    return ops.constant_value(t)
+
+
 def _maybe_constant_value_string(t):
     if not isinstance(t, ops.Tensor):
         return str(t)
-    value = ops.constant_value(t)
+    value = _static_value(t)
     return str(t) if value is None else str(value)
 
 
@@ -65,8 +88,8 @@ def _binary_assert(sym, opname, op_name, static_func, x, y, data, summarize, mes
             data = [message] + list(data)
         # the comparison op first, as TF: shapes that do not broadcast fail its shape check
         condition = _reduce_all(getattr(_math(), op_name)(x, y))
-        x_static = ops.constant_value(x)
-        y_static = ops.constant_value(y)
+        x_static = _static_value(x)
+        y_static = _static_value(y)
         if x_static is not None and y_static is not None:
             _assert_static(bool(np.all(static_func(x_static, y_static))), data)
         return Assert(condition, data, summarize=summarize)
@@ -184,7 +207,7 @@ class _StaticRankFailure(ValueError):
 
 def _assert_rank_condition(x, rank, static_condition, dynamic_condition, data, summarize):
     assert_type(rank, dtypes.int32)
-    rank_static = ops.constant_value(rank)
+    rank_static = _static_value(rank)
     if rank_static is not None:
         if np.ndim(rank_static) != 0:
             raise ValueError("Rank must be a scalar.")
