@@ -243,3 +243,22 @@ def test_data_errors_in_tf_words():
     with pytest.raises(ValueError, match=r"Expected to see 2 array\(s\), but instead got the "
                                          r"following list of 1 arrays: \[array\(\[\[0\., 0\., "):
         m.predict(x)
+
+
+def test_amsgrad_is_one_fused_update_per_variable_as_tf():
+    rs = np.random.RandomState(0)
+    x, y = rs.rand(4, 3).astype("float32"), rs.rand(4, 2).astype("float32")
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([L.Dense(2, input_shape=(3,))])
+    m.compile(tf.keras.optimizers.Adam(0.01, amsgrad=True), "mse")
+    h = m.fit(x, y, epochs=2, batch_size=2, verbose=0, shuffle=False)
+    np.testing.assert_allclose(h.history["loss"], [0.689261, 0.624144], rtol=1e-5)
+    np.testing.assert_allclose(tf.keras.backend.get_session().run(m.weights[1]),
+                               [0.039632, 0.039328], atol=2e-6)
+    assert [w.name for w in m.optimizer.weights][-2:] == [
+        "training/Adam/dense/kernel/vhat:0", "training/Adam/dense/bias/vhat:0"]
+    graph = tf.get_default_graph()
+    updates = [o for o in graph.get_operations() if "update_dense/bias" in o.name]
+    assert [o.name.rsplit("/", 1)[1] for o in updates] == ["ResourceApplyAdamWithAmsgrad"]
+    tf.random_uniform([1])
+    assert graph.get_operation_by_name("random_uniform/RandomUniform").get_attr("seed2") == 225

@@ -81,6 +81,16 @@ def _ref_adam(r, g, s, a):
     return {"var": r["var"] - alpha * top / (np.sqrt(v) + s["epsilon"]), "m": m, "v": v}
 
 
+def _ref_adam_amsgrad(r, g, s, a):
+    b1, b2 = s["beta1"], s["beta2"]
+    m = b1 * r["m"] + (1 - b1) * g
+    v = b2 * r["v"] + (1 - b2) * g * g
+    vhat = np.maximum(r["vhat"], v)
+    alpha = s["lr"] * np.sqrt(1 - s["beta2_power"]) / (1 - s["beta1_power"])
+    return {"var": r["var"] - alpha * m / (np.sqrt(vhat) + s["epsilon"]), "m": m, "v": v,
+            "vhat": vhat}
+
+
 def _ref_rms_prop(r, g, s, a):
     ms = s["rho"] * r["ms"] + (1 - s["rho"]) * g * g
     mom = s["momentum"] * r["mom"] + s["lr"] * g / np.sqrt(ms + s["epsilon"])
@@ -281,6 +291,7 @@ CASES = [
          name="SparseApplyMomentum_nesterov"),
     _row("ApplyAdam", _ref_adam, _ADAM),
     _row("ApplyAdam", _ref_adam, _ADAM, {"use_nesterov": True}, name="ApplyAdam_nesterov"),
+    _row("ApplyAdamWithAmsgrad", _ref_adam_amsgrad, _ADAM),
     _row("ApplyAdaMax", _ref_ada_max, {"beta1_power": 0.9 ** 2, "lr": 0.01, "beta1": 0.9,
                                        "beta2": 0.999, "epsilon": 1e-4}),
     _row("ApplyAddSign", _ref_sign("add"), {"lr": 0.1, "alpha": 1.0, "sign_decay": 0.5,

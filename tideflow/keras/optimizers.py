@@ -553,6 +553,27 @@ class _KerasAdam(_KerasSlots, tf.train.AdamOptimizer):
         return tf.group(*update_ops, name=name_scope)
 
 
+class _KerasAdamAmsgrad(_KerasAdam):
+    """Adam with ``amsgrad``: the largest second moment so far (slot ``vhat``) divides the
+    step, one fused update per variable as TF 1.15's ResourceApplyAdamWithAmsgrad."""
+
+    def _slot_table(self):
+        return (("m", "m", 0.0), ("v", "v", 0.0), ("vhat", "vhat", 0.0))
+
+    def _apply_dense(self, grad, var):
+        dt = var.dtype.base_dtype
+        p1, p2 = self._keras_powers
+        return training_ops.apply_adam_with_amsgrad(
+            var, self.get_slot(var, "m"), self.get_slot(var, "v"), self.get_slot(var, "vhat"),
+            tf.cast(p1, dt), tf.cast(p2, dt), tf.cast(self._lr_t, dt),
+            tf.cast(self._beta1_t, dt), tf.cast(self._beta2_t, dt),
+            tf.cast(self._epsilon_t, dt), grad, use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        # (the rows summed into a dense gradient: the same step, its zero rows only decaying)
+        return self._apply_dense(ops.convert_to_tensor(grad), var)
+
+
 class _KerasAdamax(_KerasSlots, AdaMaxOptimizer):
     """Adamax with Keras's state: slots ``m`` and ``v``, no ``beta1_power`` variable (the
     power is ``beta_1 ** (iterations + 1)``), the fused ApplyAdaMax step as TF 1.15's."""
@@ -647,7 +668,7 @@ class Adam(Optimizer):
     _HYPER = ("beta_1", "beta_2")
 
     def _tf_extra_step_ops(self):
-        return 0 if self.amsgrad else 11 if self.initial_decay else 13
+        return 11 if self.initial_decay else 13
 
     def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, name="Adam", **kwargs):
@@ -657,13 +678,8 @@ class Adam(Optimizer):
 
     def _tf_optimizer(self, lr):
         v = self._graph_vars()
-        return _KerasAdam(lr, beta1=v["beta_1"], beta2=v["beta_2"], epsilon=self.epsilon,
-                          name=self._name)
-
-    def get_updates(self, loss, params):
-        if not self.amsgrad:
-            return super().get_updates(loss, params)
-        return _manual_updates(self, loss, params, _amsgrad_rule, ("m", "v", "vhat"))
+        return (_KerasAdamAmsgrad if self.amsgrad else _KerasAdam)(
+            lr, beta1=v["beta_1"], beta2=v["beta_2"], epsilon=self.epsilon, name=self._name)
 
     def get_config(self):
         config = super().get_config()
@@ -887,41 +903,6 @@ class Ftrl(Optimizer):
                       l2_shrinkage_regularization_strength=(
                           self.l2_shrinkage_regularization_strength))
         return config
-
-
-def _manual_updates(opt, loss, params, rule, slot_names, extra=None):
-    """A step of an update rule written with assign ops (for rules no tf.train optimizer
-    has): ``rule(opt, p, g, slots, t, lr)`` returns the assignments. The slots are Keras's,
-    ``<scope><variable>/<slot>`` for each of ``slot_names``, each slot for every variable
-    first; ``extra(opt)`` makes non-slot state (Nadam's ``momentum_cache``) before them."""
-    grads = opt.get_gradients(loss, params)
-    updates = []
-    with ops.name_scope(opt._name):
-        v = opt._make_graph_vars()
-        lr = opt._lr_t()
-        state = extra(opt) if extra is not None else []
-        # (kept: a step made again, after sample weights are first fed, updates the same)
-        table = {name: [opt.add_slot(p, name) for p in params] for name in slot_names}
-        t = tf.cast(v["iterations"], K.floatx()) + 1.0
-        for i, (p, g) in enumerate(zip(params, grads)):
-            if isinstance(g, tf.IndexedSlices):  # an embedding's: rows summed into a dense one
-                g = ops.convert_to_tensor(g)
-            updates += rule(opt, p, g, [table[name][i] for name in slot_names], t, lr)
-        with ops.control_dependencies(updates):
-            step = tf.assign_add(v["iterations"], 1)
-    opt._weights = [v["iterations"]] + state + [x for name in slot_names for x in table[name]]
-    return [tf.group(*updates), step]
-
-
-def _amsgrad_rule(opt, p, g, slots, t, lr):
-    m, vv, vhat = slots
-    b1, b2 = opt._values["beta_1"], opt._values["beta_2"]
-    lr_t = lr * tf.sqrt(1.0 - tf.pow(b2, t)) / (1.0 - tf.pow(b1, t))
-    m_t = b1 * m + (1.0 - b1) * g
-    v_t = b2 * vv + (1.0 - b2) * tf.square(g)
-    vhat_t = tf.maximum(vhat, v_t)
-    p_t = p - lr_t * m_t / (tf.sqrt(vhat_t) + opt.epsilon)
-    return [tf.assign(m, m_t), tf.assign(vv, v_t), tf.assign(vhat, vhat_t), tf.assign(p, p_t)]
 
 
 class Adamax(Optimizer):

@@ -102,6 +102,16 @@ def _adam(var, m, v, grad, beta1_power, beta2_power, lr, beta1, beta2, epsilon, 
         var -= m * alpha / (np.sqrt(v) + epsilon)
 
 
+def _adam_with_amsgrad(var, m, v, vhat, grad, beta1_power, beta2_power, lr, beta1, beta2,
+                       epsilon):
+    # (Adam whose denominator is the largest second moment seen so far)
+    alpha = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    m += (grad - m) * (1 - beta1)
+    v += (grad * grad - v) * (1 - beta2)
+    np.maximum(vhat, v, out=vhat)
+    var -= m * alpha / (np.sqrt(vhat) + epsilon)
+
+
 def _ada_max(var, m, v, grad, beta1_power, lr, beta1, beta2, epsilon):
     m += (grad - m) * (1 - beta1)
     np.maximum(v * beta2, np.abs(grad), out=v)
@@ -452,7 +462,7 @@ def _declare(name, inputs, update, attrs=(), types=_FLOATS_AND_COMPLEX):
 
 
 # inputs that are variables (Ref(T)); every other name in _OPS is "name: T" or the indices
-_REFS = frozenset({"var", "accum", "accum_update", "m", "v", "ms", "mg", "mom", "linear",
+_REFS = frozenset({"var", "accum", "accum_update", "m", "v", "vhat", "ms", "mg", "mom", "linear",
                    "gradient_accumulator", "gradient_squared_accumulator"})
 
 
@@ -503,6 +513,10 @@ _OPS = (
      ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
     ("ApplyAdam", "var m v beta1_power beta2_power lr beta1 beta2 epsilon grad", _adam,
      ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
+    # (TF 1.15 has only the resource form, ResourceApplyAdamWithAmsgrad: a resource
+    # variable's update is named so)
+    ("ApplyAdamWithAmsgrad", "var m v vhat beta1_power beta2_power lr beta1 beta2 epsilon grad",
+     _adam_with_amsgrad, (), _FLOATS),
     ("ApplyAdaMax", "var m v beta1_power lr beta1 beta2 epsilon grad", _ada_max, (), _FLOATS),
     ("ApplyAddSign", "var m lr alpha sign_decay beta grad", _add_sign, (), _FLOATS),
     ("ApplyPowerSign", "var m lr logbase sign_decay beta grad", _power_sign, (), _FLOATS),
@@ -594,6 +608,7 @@ sparse_apply_proximal_adagrad = _wrapper("SparseApplyProximalAdagrad")
 apply_momentum = _wrapper("ApplyMomentum")
 sparse_apply_momentum = _wrapper("SparseApplyMomentum")
 apply_adam = _wrapper("ApplyAdam")
+apply_adam_with_amsgrad = _wrapper("ApplyAdamWithAmsgrad")
 apply_ada_max = _wrapper("ApplyAdaMax")
 apply_add_sign = _wrapper("ApplyAddSign")
 apply_power_sign = _wrapper("ApplyPowerSign")
