@@ -381,3 +381,23 @@ def test_decode_gif_decodes_a_png_or_jpeg_as_one_frame():
     with tf.Session() as sess:
         out = sess.run(tf.image.decode_gif(png))
     assert out.shape == (1, 2, 3, 3) and (out == 7).all()
+
+
+def test_nms_orders_tied_scores_as_tfs_priority_queue():
+    # TF keeps candidates in a std::priority_queue (libstdc++'s heap): equal scores come out
+    # in its order, not by index; a selected candidate goes back in the queue, as TF's does
+    boxes = np.array([[2 * i, 0, 2 * i + 1, 1] for i in range(13)], np.float32)
+    rs = np.random.RandomState(0)
+    for n in (3, 5, 8):  # (the draws before, as the program that printed TF's order)
+        rs.rand(n)
+    scores = np.round(rs.rand(13), 1).astype(np.float32)
+    outs = [tf.image.non_max_suppression(boxes, np.full(13, 0.5, np.float32), 13),
+            tf.image.non_max_suppression_padded(boxes, scores, 13)[0],
+            tf.image.non_max_suppression_with_scores(boxes, scores, 13, soft_nms_sigma=0.5)[0],
+            tf.image.non_max_suppression_overlaps(
+                [[0.2, 0.1, 0.0], [0.1, 0.0, 0.9], [0.0, 0.9, 0.3]], [0.9, 0.8, 0.7], 6, 0.15)]
+    with tf.Session() as sess:
+        tied, padded, soft, dup = sess.run(outs)
+    assert tied.tolist() == [0, 2, 6, 12, 11, 10, 9, 8, 5, 7, 4, 1, 3]
+    assert padded.tolist() == soft.tolist() == [4, 11, 3, 2, 5, 1, 7, 9, 6, 12, 10, 8, 0]
+    assert dup.tolist() == [0, 1, 1, 1, 1, 1]  # (TF's: a self-overlap under the threshold)

@@ -773,6 +773,12 @@ def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold=-np.inf)
     score_t = np.float32(_np(score_threshold))
     order = np.argsort(-s, kind="stable")
     order = order[s[order] > score_t]
+    if len(np.unique(s[order])) < len(order):
+        # tied scores: TF's priority queue decides their order
+        from tideflow.ops.nms_ops import _greedy_nms
+
+        keep, _ = _greedy_nms(lambda ij: _iou_one(b[ij[0]], b[ij[1]]), s, m, iou_t, score_t)
+        return np.array(keep, np.int32)
     keep = []
     for i in order:
         if len(keep) >= m:

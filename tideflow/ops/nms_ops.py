@@ -2,7 +2,6 @@
 WithOverlaps and CombinedNonMaxSuppression, on TF's candidate-queue greedy algorithm."""
 
 import collections
-import heapq
 
 import numpy as np
 
@@ -29,19 +28,70 @@ def _iou_matrix(boxes):
     return np.where((area[:, None] <= 0) | (area[None] <= 0), 0.0, iou)
 
 
+class _CandidateQueue:
+    """TF's std::priority_queue of candidates (max score on top), with libstdc++'s heap
+    algorithms, so candidates of equal score come out in TF's order. Entries are
+    [score, index, begin]."""
+
+    def __init__(self):
+        self.c = []
+
+    def _sift_up(self, hole, top, value):
+        c = self.c
+        parent = (hole - 1) // 2
+        while hole > top and c[parent][0] < value[0]:
+            c[hole] = c[parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        c[hole] = value
+
+    def push(self, value):
+        self.c.append(value)
+        self._sift_up(len(self.c) - 1, 0, value)
+
+    def pop(self):
+        c = self.c
+        top = c[0]
+        value = c.pop()
+        n = len(c)
+        if n:
+            # libstdc++'s __adjust_heap: the hole goes down to a leaf, then value sifts up
+            hole = second = 0
+            while second < (n - 1) // 2:
+                second = 2 * (second + 1)
+                if c[second][0] < c[second - 1][0]:
+                    second -= 1
+                c[hole] = c[second]
+                hole = second
+            if n % 2 == 0 and second == (n - 2) // 2:
+                second = 2 * (second + 1)
+                c[hole] = c[second - 1]
+                hole = second - 1
+            self._sift_up(hole, 0, value)
+        return top
+
+    def __bool__(self):
+        return bool(self.c)
+
+
 def _greedy_nms(sim, scores, max_out, threshold, score_threshold, soft_sigma=0.0):
-    """TF's candidate-queue NMS over a similarity matrix; returns (indices, scores)."""
+    """TF's candidate-queue NMS over a similarity matrix (or a function of two indices);
+    returns (indices, scores)."""
+    if not callable(sim):
+        sim = sim.__getitem__
     is_soft = soft_sigma > 0
     scale = -0.5 / soft_sigma if is_soft else 0.0
-    heap = [(-float(s), i, float(s), 0) for i, s in enumerate(scores) if s > score_threshold]
-    heapq.heapify(heap)
+    queue = _CandidateQueue()
+    for i, s in enumerate(scores):
+        if s > score_threshold:
+            queue.push([float(s), i, 0])
     selected, sel_scores = [], []
-    while len(selected) < max_out and heap:
-        _, i, score, begin = heapq.heappop(heap)
+    while len(selected) < max_out and queue:
+        score, i, begin = queue.pop()
         original = score
         hard = False
         for j in range(len(selected) - 1, begin - 1, -1):
-            s = sim[i, selected[j]]
+            s = sim((i, selected[j]))
             # TF's order: the soft weight first, then a similarity at or over the threshold
             # suppresses outright (soft NMS too)
             if is_soft:
@@ -57,8 +107,10 @@ def _greedy_nms(sim, scores, max_out, threshold, score_threshold, soft_sigma=0.0
         if score == original:
             selected.append(i)
             sel_scores.append(score)
-        elif score > score_threshold:
-            heapq.heappush(heap, (-score, i, score, begin))
+        if score > score_threshold:
+            # (TF pushes back a candidate it selected too; it is the smaller score's turn
+            # only after the others, and a selected one compares with itself: IoU 1)
+            queue.push([score, i, begin])
     return selected, sel_scores
 
 
