@@ -180,3 +180,18 @@ def test_colocated_variable_in_the_global_graph_takes_no_turn():
     finally:
         ops_lib._DefaultGraphStack._global_default_graph = old_global
         ops_lib._default_graph_stack.stack, ops_lib._default_graph_stack.device_stacks = saved
+
+
+# -- a closed MonitoredSession ----------------------------------------------------------------
+
+
+def test_closed_monitored_session_fails_as_tf_with_its_wrapped_session_gone():
+    gs = tf.train.get_or_create_global_step()
+    with tf.train.MonitoredSession() as sess:
+        sess.run(gs)
+    assert sess.should_stop()
+    with pytest.raises(AttributeError, match=r"^'NoneType' object has no attribute 'run'$"):
+        sess.run(gs)
+    with pytest.raises(AttributeError,
+                       match=r"^'NoneType' object has no attribute 'run_step_fn'$"):
+        sess.run_step_fn(lambda step_context: None)

@@ -277,9 +277,8 @@ class _MonitoredSession:
         return None if sess is None else sess.graph
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        """Like ``tf.Session.run``, with the hooks run around the step."""
-        if self._sess is None:
-            raise RuntimeError("Attempted to use a closed MonitoredSession.")
+        """Like ``tf.Session.run``, with the hooks run around the step (once closed, TF's
+        AttributeError: its wrapped session is None)."""
         return self._sess.run(fetches, feed_dict=feed_dict, options=options,
                               run_metadata=run_metadata)
 
@@ -295,8 +294,6 @@ class _MonitoredSession:
             raise ValueError("`step_fn` may either have one `step_context` argument, or `self` "
                              "and `step_context` arguments if it's an instance method. Got "
                              f"{params} instead.")
-        if self._sess is None:
-            raise RuntimeError("Attempted to use a closed MonitoredSession.")
         return self._sess.run_step_fn(step_fn, self._tf_sess(), run_with_hooks=None)
 
     class StepContext:
