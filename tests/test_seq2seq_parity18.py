@@ -302,3 +302,20 @@ def test_gather_tree_kernel_errors_are_tf_1_15s():
                            match=r"step_ids.shape must match parent_ids.shape.  but shapes "
                                  r"are: \[2,1,2\] and \[2,1,3\]"):
             s.run(r, {ids: np.ones([2, 1, 2]), par: np.zeros([2, 1, 3]), lens: [1]})
+
+
+@pytest.mark.parametrize("use_outputs, want", [(False, 304), (True, 324)])
+def test_rnn_gradient_counts_tf_1_15s_ops_for_an_unused_output_array(use_outputs, want):
+    # an RNN's output array with no gradient (only the final state used) is, in TF 1.15, a
+    # float flow that gets zeros and an Enter in the gradient loop
+    out, st = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(5), tf.ones([2, 3, 4]), dtype=tf.float32)
+    tf.gradients(tf.reduce_sum(out if use_outputs else st), tf.trainable_variables())
+    assert tf.get_default_graph()._last_id == want  # TF 1.15's
+
+
+def test_attention_alignment_history_gradient_counts_tf_1_15s_ops():
+    mech = s2s.LuongAttention(5, tf.ones([2, 5, 6]))
+    cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(5), mech, alignment_history=True)
+    out, _ = tf.nn.dynamic_rnn(cell, tf.ones([2, 3, 4]), dtype=tf.float32)
+    tf.gradients(tf.reduce_sum(out), tf.trainable_variables())
+    assert tf.get_default_graph()._last_id == 530  # TF 1.15's

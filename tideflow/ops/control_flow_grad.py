@@ -544,6 +544,12 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
         live = _live_loop_vars(body_fg, {i for i in d_idx if grads[i] is not None})
         unused = [i for i in d_idx if i not in live]
         d_idx = [i for i in d_idx if i in live]
+        # a TensorArray without a gradient (its list here; in TF a float flow, trainable):
+        # the same zeros and Enter when it never reaches a variable with a gradient (an RNN's
+        # outputs when only its final state is used, an alignment history)
+        unused += [i for i in range(n_loop) if grads[i] is None and i not in live
+                   and op._outputs[i]._dtype.base_dtype == dtypes.variant
+                   and _differentiable(op._outputs[i])]
     if getattr(body_fg, "_pops_accumulators", False):
         # a gradient loop reached through a tensor it reads besides its accumulators (a loop
         # invariant, an upstream gradient): the terms through the forward values it pops
