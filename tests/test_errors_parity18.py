@@ -386,3 +386,35 @@ def test_learning_rate_decay_of_a_none_step():
     with pytest.raises(ValueError) as e:
         tf.train.exponential_decay(0.1, None, 10, 0.9)
     assert str(e.value) == "None values not supported."
+
+
+def test_linalg_square_checks():
+    with pytest.raises(ValueError) as e:
+        tf.matrix_determinant(tf.zeros([2, 3]))
+    assert str(e.value).startswith("Dimensions must be equal, but are 3 and 2 for")
+    with pytest.raises(ValueError) as e:
+        tf.linalg.slogdet(tf.zeros([2, 3]))
+    assert str(e.value).startswith("Dimensions must be equal, but are 3 and 2 for")
+    assert _run_error(lambda x, f: tf.matrix_inverse(x), [2, 3], [1]) == (
+        "Input matrix must be square.")
+    assert _run_error(lambda x, f: tf.matrix_determinant(x), [3], [1]) == (
+        "Input tensor 0 must have rank >= 2, got 1")
+    assert _run_error(lambda x, f: tf.matrix_solve(x, f), [2, 3], [2, 1]) == (
+        "First input (lhs) must be a square matrix.")
+
+
+def test_sparse_out_of_order_names_the_fix():
+    sp = tf.SparseTensor([[1, 0], [0, 0]], [1.0, 2.0], [2, 2])
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(tf.sparse_tensor_to_dense(sp))
+    assert e.value.message.split("\n\t [[")[0] == (
+        "indices[1] = [0,0] is out of order. Many sparse ops require sorted indices.\n"
+        "    Use `tf.sparse.reorder` to create a correctly ordered copy.")
+
+
+def test_unsorted_segment_sum_of_a_negative_count():
+    with pytest.raises(ValueError) as e:
+        tf.unsorted_segment_sum([1.0, 2.0], [0, 1], -1)
+    assert str(e.value).startswith(
+        "Dimension size, given by scalar input 2, must be non-negative but is -1 for "
+        "'UnsortedSegmentSum'")

@@ -30,6 +30,9 @@ _FLOATS = "{double, float, half, complex64, complex128}"
 
 
 def _square_shape(op_type):
+    # (LogMatrixDeterminant's shape function merges the columns with the rows)
+    columns_first = op_type == "LogMatrixDeterminant"
+
     def shape(op):
         s = op._inputs[0]._shape
         if s.ndims is not None:
@@ -37,6 +40,8 @@ def _square_shape(op_type):
             if s.ndims < 2:
                 raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims}")
             a, b = s.dims[-2].value, s.dims[-1].value
+            if columns_first:
+                a, b = b, a
             if a is not None and b is not None and a != b:
                 raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
         return [s]

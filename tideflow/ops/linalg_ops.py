@@ -493,11 +493,12 @@ def _wide(x):
     return np.asarray(x, np.float32) if x.dtype in _HALF_TYPES else x
 
 
-def _check_square(x):
+def _check_square(x, square="Input matrix must be square."):
+    # TF 1.15's LinearAlgebraOp words
     if np.ndim(x) < 2:
-        _fail(f"Input must have rank >= 2, got {np.ndim(x)}")
+        _fail(f"Input tensor 0 must have rank >= 2, got {np.ndim(x)}")
     if x.shape[-1] != x.shape[-2]:
-        _fail(f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]}")
+        _fail(square)
 
 
 def _matrix_inverse(x, *, adjoint):
@@ -526,7 +527,7 @@ def _cholesky(x):
 
 
 def _matrix_solve(matrix, rhs, *, adjoint):
-    _check_square(matrix)
+    _check_square(matrix, "First input (lhs) must be a square matrix.")
     if np.ndim(rhs) != np.ndim(matrix) or rhs.shape[:-2] != matrix.shape[:-2]:
         _fail(f"Input matrix and right-hand side must have the same batch dimensions: "
               f"{_dims(matrix.shape)} vs. {_dims(np.shape(rhs))}")
@@ -552,8 +553,11 @@ def _square_shape(op):
 
 
 def _determinant_shape(op):
-    s = _square_shape(op)
-    return [unknown_shape() if s.ndims is None else TensorShape(s.dims[:-2])]
+    s = _rank_at_least(op._inputs[0]._shape, 2)
+    if s.ndims is None:
+        return [unknown_shape()]
+    _merge_dim(s.dims[-1], s.dims[-2])  # (TF merges the columns with the rows here)
+    return [TensorShape(s.dims[:-2])]
 
 
 def _solve_shape(op):

@@ -675,6 +675,9 @@ def _unsorted_segment_shape(op):
         raise ValueError(f"Shape {data} must have rank at least {k}")
     TensorShape(data.dims[:k]).merge_with(ids)
     n = ops.constant_value(op._inputs[2])
+    if n is not None and int(n) < 0:
+        raise ValueError("Dimension size, given by scalar input 2, must be non-negative but is "
+                         f"{int(n)}")
     return [TensorShape([None if n is None else int(n)]).concatenate(data[k:])]
 
 

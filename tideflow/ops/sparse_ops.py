@@ -101,7 +101,8 @@ def _validate_index_order(idx, shape):
                 raise _invalid(f"indices[{i}] = {_fmt(row)} is repeated")
             if cur < prev:
                 raise _invalid(f"indices[{i}] = {_fmt(row)} is out of order. Many sparse ops "
-                               "require sorted indices.")
+                               "require sorted indices.\n    Use `tf.sparse.reorder` to create "
+                               "a correctly ordered copy.")
 
 
 def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default_value, *,
