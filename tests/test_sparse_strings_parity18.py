@@ -367,3 +367,37 @@ def test_sparse_expand_dims_takes_a_tensor_axis():
     _same(got.indices, [[0, 0, 1], [1, 0, 2]])
     with pytest.raises(TypeError, match="axis must be an integer value"):
         tf.sparse.expand_dims(s, 1.5)
+
+
+def test_sparse_times_dense_is_tf_op():
+    s = _sp([[0, 1], [1, 2]], [2, 4], [2, 3])
+    r = s * tf.constant([1.0, 2.0, 3.0])
+    assert r.values.name == "mul:0" and r.values.op.type == "SparseDenseCwiseMul"
+    _same(_run(r.values), [4.0, 12.0])
+    r = tf.constant([[1.0], [2.0]]) * s
+    assert r.values.name == "mul_1:0"
+    _same(_run(r.values), [2.0, 8.0])
+    r = s / tf.constant(2.0)
+    assert r.values.name == "truediv:0" and r.values.op.type == "SparseDenseCwiseDiv"
+    si = tf.SparseTensor([[0, 1], [1, 2]], tf.constant([7, -7]), [2, 3])
+    q = si / 2
+    assert q.values.dtype == tf.float64
+    _same(_run(q.values), [3.5, -3.5])
+    with pytest.raises(TypeError, match="Expected float32, got .* of type 'SparseTensor'"):
+        s * s
+    p = tf.placeholder(tf.float32, [None])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"broadcasts dense to sparse only; got incompatible shapes: "
+                             r"\[2,3\] vs\. \[2\]"):
+        _run((s * p).values, {p: [1.0, 2.0]})
+    # the gradient is TF's: a scalar dense side cannot be gathered from
+    v = tf.constant([2.0, 4.0])
+    d = tf.constant([[1.0, 2.0, 3.0]])
+    gv, gd = tf.gradients(tf.reduce_sum((tf.SparseTensor([[0, 1], [1, 2]], v, [2, 3]) * d).values),
+                          [v, d])
+    _same(_run(gv), [2.0, 3.0])
+    _same(_run(gd), [[0.0, 2.0, 4.0]])
+    c = tf.constant(2.0)
+    g = tf.gradients(tf.reduce_sum((tf.SparseTensor([[0, 1]], v[:1], [2, 3]) * c).values), v)[0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="params must be at least a vector"):
+        _run(g)

@@ -236,3 +236,29 @@ CASES = [
          [np.array([[1, 0], [1, 2], [3, 1]], np.int64), np.array([1.0, 2.0, 3.0]),
           np.array([5, 3], np.int64), np.array(-1.0)], _fill_ref, fixed=(0, 2)),
 ]
+
+
+def _cwise_ref(fn, dense_of):
+    def ref(i, v, s, d):
+        full = np.broadcast_to(dense_of(d), tuple(s))
+        return fn(v, full[tuple(i.T)])
+    return ref
+
+
+# SparseDenseCwiseMul/Div/Add: the dense side broadcasts to the sparse shape (a row here)
+_ROW = np.array([1.0, 2.0, -0.5, 4.0])
+CASES += [
+    Case("SparseDenseCwiseMul", lambda i, v, s, d: (_sp(i, v, s) * d).values,
+         [_IDX, _VAL, _SHAPE, _ROW], _cwise_ref(np.multiply, lambda d: d), fixed=(0, 2),
+         grad_inputs=[1, 3]),
+    Case("SparseDenseCwiseMul", lambda i, v, s, d: (d * _sp(i, v, s)).values,
+         [_IDX, _VAL, _SHAPE, _DENSE], _cwise_ref(np.multiply, lambda d: d), fixed=(0, 2),
+         grad_inputs=[1, 3], name="SparseDenseCwiseMul_dense_left"),
+    Case("SparseDenseCwiseDiv", lambda i, v, s, d: (_sp(i, v, s) / d).values,
+         [_IDX, _VAL, _SHAPE, _ROW], _cwise_ref(np.divide, lambda d: d), fixed=(0, 2),
+         grad_inputs=[1, 3]),
+    Case("SparseDenseCwiseAdd",
+         lambda i, v, s, d: ops.apply_op("SparseDenseCwiseAdd", [i, v, s, d])._outputs[0],
+         [_IDX, _VAL, _SHAPE, _ROW], _cwise_ref(np.add, lambda d: d), fixed=(0, 2),
+         grad=False),
+]

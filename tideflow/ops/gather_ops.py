@@ -314,6 +314,8 @@ def _nd_index(indices, shape, what):
 def _gather_nd_kernel(params, indices):
     params = _np(params)
     indices = np.asarray(indices)
+    if params.ndim == 0:  # (TF's kernel check, first)
+        raise _invalid("params must be at least a vector")
     if indices.ndim == 0:
         raise _invalid("indices must be at least a vector")
     k = indices.shape[-1]
