@@ -401,3 +401,30 @@ def test_nms_orders_tied_scores_as_tfs_priority_queue():
     assert tied.tolist() == [0, 2, 6, 12, 11, 10, 9, 8, 5, 7, 4, 1, 3]
     assert padded.tolist() == soft.tolist() == [4, 11, 3, 2, 5, 1, 7, 9, 6, 12, 10, 8, 0]
     assert dup.tolist() == [0, 1, 1, 1, 1, 1]  # (TF's: a self-overlap under the threshold)
+
+
+def _bmp32(pixels_bgra):
+    """An uncompressed 32-bit bottom-up BMP of [h, w, 4] BGRA bytes."""
+    h, w = pixels_bgra.shape[:2]
+    body = pixels_bgra[::-1].tobytes()
+    head = (b"BM" + (54 + len(body)).to_bytes(4, "little") + bytes(4) + (54).to_bytes(4, "little")
+            + (40).to_bytes(4, "little") + w.to_bytes(4, "little") + h.to_bytes(4, "little")
+            + (1).to_bytes(2, "little") + (32).to_bytes(2, "little") + bytes(24))
+    return head + body
+
+
+def test_decode_bmp_as_tf_1_15():
+    # TF's reader keeps the 4th byte, refuses a channels attr other than the file's, and
+    # decode_image decodes a BMP with the file's channels (refusing only channels=1)
+    bgra = np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4)
+    data = _bmp32(bgra)
+    with tf.Session() as sess:
+        out, img = sess.run([tf.image.decode_bmp(data), tf.image.decode_image(data, channels=3)])
+        np.testing.assert_array_equal(out, bgra[..., [2, 1, 0, 3]])
+        np.testing.assert_array_equal(img, out)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="channels attribute 3 does not match bits per pixel from file 4"):
+            sess.run(tf.image.decode_bmp(data, channels=3))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Channels must be in \(None, 0, 3\) when decoding BMP images"):
+            sess.run(tf.image.decode_image(data, channels=1))

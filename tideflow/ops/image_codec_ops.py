@@ -422,9 +422,33 @@ def _decode_gif(data):
 
 
 def _decode_bmp(data, channels):
+    """TF 1.15's BMP reader: uncompressed rows of 1, 3 or 4 bytes a pixel (BGR(A) turned to
+    RGB(A), a 4th byte kept as it is); ``channels``, when set, must be the file's."""
+    if len(data) < 32:
+        raise _invalid(f"Incomplete bmp content, requires at least 32 bytes to find the header "
+                       f"size, width, height, and bpp, got {len(data)} bytes")
     if _format(data) != "bmp":
         raise _invalid("Invalid BMP data, size " + str(len(data)))
-    return _set_channels(_pil_array(_pil_open(data, "BMP")), channels)
+    offset, width, height = (int.from_bytes(data[k:k + 4], "little", signed=True)
+                             for k in (10, 18, 22))
+    depth = int.from_bytes(data[28:32], "little", signed=True) // 8
+    if channels and channels != depth:
+        raise _invalid(f"channels attribute {channels} does not match bits per pixel from file "
+                       f"{depth}")
+    if depth not in (1, 3, 4):
+        raise _invalid(f"Number of channels must be 1, 3 or 4, was {depth}")
+    row = (8 * depth * width + 31) // 32 * 4
+    rows = abs(height)
+    if width <= 0 or rows == 0 or offset + (rows - 1) * row + width * depth > len(data):
+        raise _invalid("Invalid bmp, data size " + str(len(data)))
+    pixels = data[offset:offset + rows * row].ljust(rows * row, b"\0")  # (a short last pad)
+    img = np.frombuffer(pixels, np.uint8).reshape(rows, row)
+    img = img[:, :width * depth].reshape(rows, width, depth)
+    if height > 0:  # bottom-up rows
+        img = img[::-1]
+    if depth >= 3:
+        img = img[..., [2, 1, 0, 3][:depth]]
+    return np.ascontiguousarray(img)
 
 
 # ------------------------------------------------------------------------------------------
@@ -553,8 +577,11 @@ def _decode_image_kernel(contents, *, channels, dtype, expand_animations):
         _check_channels(channels, (0, 1, 3))
         img = _decode_jpeg(data, channels)
     elif fmt == "bmp":
-        _check_channels(channels, (0, 3, 4))
-        img = _decode_bmp(data, channels)
+        # TF 1.15's BMP branch refuses only channels=1 and decodes the file's channels
+        if channels == 1:
+            raise _invalid("assertion failed: [Channels must be in (None, 0, 3) when decoding "
+                           "BMP images]")
+        img = _decode_bmp(data, 0)
     else:
         if channels not in (0, 3):
             raise _invalid("channels must be in (None, 0, 3) when decoding GIF images")
