@@ -319,3 +319,13 @@ def test_attention_alignment_history_gradient_counts_tf_1_15s_ops():
     out, _ = tf.nn.dynamic_rnn(cell, tf.ones([2, 3, 4]), dtype=tf.float32)
     tf.gradients(tf.reduce_sum(out), tf.trainable_variables())
     assert tf.get_default_graph()._last_id == 530  # TF 1.15's
+
+
+def test_attention_wrapper_takes_dtype_and_dynamic_decode_other_keywords_as_tf_1_15():
+    mech = s2s.LuongAttention(4, tf.zeros([2, 3, 4]))
+    cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(4), mech, dtype=tf.float32)
+    assert cell.dtype == "float32"
+    helper = s2s.GreedyEmbeddingHelper(tf.ones([5, 3]), [1, 1], 2)
+    dec = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32))
+    out, _, _ = s2s.dynamic_decode(dec, maximum_iterations=2, decoder_init_kwargs={})
+    assert out.sample_id.get_shape().as_list() == [2, None]

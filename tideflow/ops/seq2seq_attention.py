@@ -463,8 +463,8 @@ class AttentionWrapper(RNNCell):
     def __init__(self, cell, attention_mechanism, attention_layer_size=None,
                  alignment_history=False, cell_input_fn=None, output_attention=True,
                  initial_cell_state=None, name=None, attention_layer=None,
-                 attention_fn=None):
-        super().__init__(name=name)
+                 attention_fn=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
         _check_cell(cell)  # (TF's assert_like_rnncell)
         if isinstance(attention_mechanism, (list, tuple)):
             self._is_multi = True

@@ -159,12 +159,14 @@ def _transpose_batch_time(x):
 
 def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
                    maximum_iterations=None, parallel_iterations=32, swap_memory=False,
-                   scope=None):
+                   scope=None, **kwargs):
     """Runs ``decoder`` step by step until all entries have finished (or for at most
     ``maximum_iterations`` steps); returns ``(final_outputs, final_state,
     final_sequence_lengths)``. Outputs are ``[batch, time, ...]`` (``[time, batch, ...]``
     with ``output_time_major``). With ``impute_finished``, a finished entry's outputs are
-    zeros and its state is carried through unchanged."""
+    zeros and its state is carried through unchanged. Other keyword arguments are taken
+    and left unused, as TF 1.15 does for a ``Decoder`` (they are for a ``BaseDecoder``)."""
+    del kwargs
     if not isinstance(decoder, Decoder):
         raise TypeError(f"Expected decoder to be type Decoder, but saw: {type(decoder)}")
     with tf.variable_scope(scope, "decoder") as varscope:  # a second decode opens decoder_1
