@@ -195,3 +195,16 @@ def test_closed_monitored_session_fails_as_tf_with_its_wrapped_session_gone():
     with pytest.raises(AttributeError,
                        match=r"^'NoneType' object has no attribute 'run_step_fn'$"):
         sess.run_step_fn(lambda step_context: None)
+
+
+def test_graph_stays_finalized_when_the_monitored_session_is_never_made():
+    p = tf.placeholder(tf.int64, [], name="p")
+    it = tf.data.Dataset.range(p).make_initializable_iterator()
+    tf.train.get_or_create_global_step()
+    scaffold = tf.train.Scaffold(local_init_op=it.initializer)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="You must feed a value for placeholder tensor 'p' with dtype int64"):
+        tf.train.MonitoredTrainingSession(scaffold=scaffold)
+    assert tf.get_default_graph().finalized
+    with pytest.raises(RuntimeError, match=r"^Graph is finalized and cannot be modified\.$"):
+        tf.constant(1)

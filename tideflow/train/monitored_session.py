@@ -265,9 +265,9 @@ class _MonitoredSession:
             else:
                 self._sess = self._coordinated_creator.create_session()
         except BaseException:
+            # as TF 1.15: a session that was never made is never closed, so the graph its
+            # scaffold finalized stays finalized
             self._sess = None
-            if not self._graph_was_finalized:
-                ops.get_default_graph()._unsafe_unfinalize()
             raise
 
     @property
