@@ -428,3 +428,33 @@ def test_decode_bmp_as_tf_1_15():
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match=r"Channels must be in \(None, 0, 3\) when decoding BMP images"):
             sess.run(tf.image.decode_image(data, channels=1))
+
+
+# a 7x9 Adobe CMYK JPEG written by Pillow
+_JPEG_CMYK = bytes.fromhex(
+    "ffd8ffee000e41646f626500640000000000ffdb004300080606070605080707070909080a0c140d0c0b0b0c"
+    "1912130f141d1a1f1e1d1a1c1c20242e2720222c231c1c2837292c30313434341f27393d38323c2e333432ff"
+    "c000140800070009044311004d11005911004b1100ffc4001f00000105010101010101000000000000000001"
+    "02030405060708090a0bffc400b5100002010303020403050504040000017d01020300041105122131410613"
+    "516107227114328191a1082342b1c11552d1f02433627282090a161718191a25262728292a3435363738393a"
+    "434445464748494a535455565758595a636465666768696a737475767778797a838485868788898a92939495"
+    "969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3"
+    "e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9faffda000e0443004d0059004b00003f008ed6eed755b9b1b786c585"
+    "a482e218952667174f094915191d80ce154b6e3820b10fbf6e24bc75d334a5d45b48b4d3edeeed52486e8017"
+    "00ae1a658e5c8decbf2c782a15815419017155ac6c5ee6c3fb564d3124d25e549a52eeaab2a8485158c5f361"
+    "8f9ec43020850461582111dadddaeab73636f0d8b0b4905c4312a4cce2e9e12922a323b019c2a96dc7041621"
+    "f7edc75bfda36dff004348ff00c07b8ffe2eb2bc8d03fe81971ff7fee3ff0092ab57fe1635dffcfe59ff00e0"
+    "3b7f8575bfda36dff4348ffc07b8ff00e2ebffd9")
+
+
+def test_decode_cmyk_jpeg_and_uint16_refusal_as_tf():
+    # TF converts libjpeg's CMYK itself (channel * K / 255, truncated, fast IDCT)
+    with tf.Session() as sess:
+        out = sess.run(tf.image.decode_jpeg(_JPEG_CMYK))
+        assert out[0, :2].tolist() == [[53, 32, 42], [43, 63, 47]]
+        assert hashlib.md5(out.tobytes()).hexdigest() == "f1e535f433618eeb7694e2e1c80a46d4"
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid JPEG data"):
+            sess.run(tf.image.decode_jpeg(_JPEG_CMYK, channels=1))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="JPEG does not support uint16 output"):
+            sess.run(tf.image.decode_png(_JPEG_CMYK, dtype=tf.uint16))

@@ -400,6 +400,12 @@ def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method="", c
     except _PIL_ERRORS as e:
         del e  # TF's words, without the decoder's
         raise _invalid(f"Invalid JPEG data or crop window, data size {len(data)}") from None
+    if im.mode == "CMYK":
+        if channels == 1:  # (libjpeg has no CMYK to gray conversion)
+            raise _invalid(f"Invalid JPEG data or crop window, data size {len(data)}")
+        # TF's own conversion of libjpeg's (Adobe-inverted) CMYK: channel * K / 255, truncated
+        inv = 255 - np.asarray(im).astype(np.int32)
+        return (inv[..., :3] * inv[..., 3:] // 255).astype(np.uint8)
     if channels == 1 and im.mode != "L":
         im = im.convert("L")
     elif channels == 3 and im.mode != "RGB":
@@ -464,8 +470,7 @@ def _decode_other_format(data, fmt, channels, dtype):
         _check_channels(channels, (0, 1, 3, 4))
         return _decode_png(data, channels, dtype)
     if dtype != dtypes.uint8:
-        raise _invalid(f"{fmt.upper()} images can only be decoded to uint8, got "
-                       f"{dtype.name}")
+        raise _invalid(f"{fmt.upper()} does not support uint16 output")  # (TF's words)
     if fmt == "jpeg":
         if channels not in (0, 1, 3):
             raise _invalid(f"channels must be 0, 1, or 3 for JPEG, got {channels}")
@@ -574,7 +579,9 @@ def _decode_image_kernel(contents, *, channels, dtype, expand_animations):
         img = _decode_png(data, channels, dtypes.uint16 if dtype != dtypes.uint8 else
                           dtypes.uint8)
     elif fmt == "jpeg":
-        _check_channels(channels, (0, 1, 3))
+        if channels not in (0, 1, 3):  # (TF 1.15's Assert in its JPEG branch)
+            raise _invalid("assertion failed: [Channels must be in (None, 0, 1, 3) when "
+                           "decoding JPEG images]")
         img = _decode_jpeg(data, channels)
     elif fmt == "bmp":
         # TF 1.15's BMP branch refuses only channels=1 and decodes the file's channels
@@ -584,7 +591,8 @@ def _decode_image_kernel(contents, *, channels, dtype, expand_animations):
         img = _decode_bmp(data, 0)
     else:
         if channels not in (0, 3):
-            raise _invalid("channels must be in (None, 0, 3) when decoding GIF images")
+            raise _invalid("assertion failed: [Channels must be in (None, 0, 3) when decoding "
+                           "GIF images]")
         img = _decode_gif(data)
         if not expand_animations:
             img = img[0]
