@@ -458,3 +458,12 @@ def test_decode_cmyk_jpeg_and_uint16_refusal_as_tf():
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match="JPEG does not support uint16 output"):
             sess.run(tf.image.decode_png(_JPEG_CMYK, dtype=tf.uint16))
+
+
+@pytest.mark.parametrize("size, boxes, message", [
+    ([40, 50], [[0.0, 0.0, 1.0]], "Shape must be rank 3 but is rank 2"),
+    ([40, 50], [[[0.0, 0.0, 1.0, 1.0]]], "Dimension must be 3 but is 2"),
+    ([40, 50, 3], [[[0.0, 0.0, 1.0]]], "Dimension must be 4 but is 3")])
+def test_sample_distorted_bounding_box_checks_shapes_in_tfs_order(size, boxes, message):
+    with pytest.raises(ValueError, match=message):
+        tf.image.sample_distorted_bounding_box(size, boxes, seed=1)

@@ -560,13 +560,15 @@ def _sample_box_kernel(ctx):
 
 
 def _sample_box_shape(op):
+    # TF's order: the ranks, then image_size's 3 and the boxes' 4 coordinates
     _check_rank(_in(op, 0), 1)
-    n = _in(op, 0).dims[0].value if _in(op, 0).ndims == 1 else None
-    if n is not None and n != 3:
-        raise ValueError(f"Dimension must be 3 but is {n}")
     _check_rank(_in(op, 1), 3)
     if len(op._inputs) > 2:
         _check_rank(_in(op, 2), 0)
+    for t, pos, want in ((_in(op, 0), 0, 3), (_in(op, 1), 2, 4)):
+        n = t.dims[pos].value if t.ndims is not None else None
+        if n is not None and n != want:
+            raise ValueError(f"Dimension must be {want} but is {n}")
     return [[3], [3], [1, 1, 4]]
 
 
