@@ -262,3 +262,20 @@ def test_amsgrad_is_one_fused_update_per_variable_as_tf():
     assert [o.name.rsplit("/", 1)[1] for o in updates] == ["ResourceApplyAdamWithAmsgrad"]
     tf.random_uniform([1])
     assert graph.get_operation_by_name("random_uniform/RandomUniform").get_attr("seed2") == 225
+
+
+def test_rnn_fit_leaves_tf_op_count_for_the_random_ops_after():
+    rs = np.random.RandomState(0)
+    x, y = rs.rand(4, 5, 3).astype("float32"), rs.rand(4, 1).astype("float32")
+    tf.set_random_seed(1)
+    np.random.seed(0)
+    m = tf.keras.Sequential([
+        L.Bidirectional(L.LSTM(3, return_sequences=True), input_shape=(5, 3)), L.GRU(2),
+        L.Dense(1)])
+    m.compile("adam", "mse")
+    m.fit(x, y, epochs=1, batch_size=2, verbose=0, shuffle=False)
+    r = tf.random_uniform([2])  # (its op seed: TF 1.15's op count after the fit)
+    graph = tf.get_default_graph()
+    assert graph.get_operation_by_name("random_uniform/RandomUniform").get_attr("seed2") == 3119
+    np.testing.assert_allclose(tf.keras.backend.get_session().run(r), [0.67227, 0.02157],
+                               atol=1e-5)

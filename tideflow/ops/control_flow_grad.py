@@ -485,6 +485,8 @@ def _while_grad(op, *grads):
         # (gated as TF's GATE_OP gradient gates the body's ops: their tuples are counted)
         result, n_tf = _build_while_grad(op, grads, bool(gradients_lib.gating_active()))
     if n_tf is not None:
+        # (a Keras RNN layer's loop notes what TF's own loop body adds to its gradient)
+        n_tf += graph.__dict__.get("_tf_loop_grad_extra", {}).get(op, 0)
         graph._skip_op_ids(to=first + n_tf)
     return result
 

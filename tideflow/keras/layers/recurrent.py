@@ -642,7 +642,57 @@ def _keras_loop(adapter, x, initial_state):
                           parallel_iterations=32, swap_memory=True)
     outputs = final[1].stack()
     outputs = tf.transpose(outputs, [1, 0] + list(range(2, outputs.get_shape().ndims)))
+    loop = final[0].op
+    while loop.type == "Identity":  # (the loop's exits)
+        loop = loop.inputs[0].op
+    adapter._loop_op = loop
     return outputs, tuple(final[2:])
+
+
+# TF 1.15's ops for the gradient of a Keras RNN layer's loop beyond the count tideflow's
+# loop gradient takes (the body's different ops), measured per cell with its defaults, by
+# (return_sequences, whether the inputs get a gradient); then less without a bias
+_TF_LOOP_GRAD_EXTRA = {
+    "SimpleRNNCell": ({(False, False): 30, (False, True): 24, (True, False): 10,
+                       (True, True): 10}, 0),
+    "LSTMCell": ({(False, False): 119, (False, True): 114, (True, False): 99,
+                  (True, True): 100}, 5),
+    "GRUCell": ({(False, False): 41, (False, True): 36, (True, False): 21, (True, True): 22},
+                18),
+}
+
+
+def _reaches_variable(t, limit=500):
+    """Whether ``t`` is computed from a variable (so a fit's gradients reach it)."""
+    seen, stack = set(), [t.op]
+    while stack and len(seen) < limit:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op.type in ("VariableV2", "VarHandleOp"):
+            return True
+        stack.extend(i.op for i in op.inputs)
+    return False
+
+
+def _note_tf_loop_grad(layer, loop, x):
+    """Has the gradient of ``loop`` take TF 1.15's op count, for a plain layer of a default
+    SimpleRNN, LSTM or GRU cell (later random ops then draw TF's seeds)."""
+    cell = layer.cell
+    extra = _TF_LOOP_GRAD_EXTRA.get(type(cell).__name__)
+    if extra is None or type(cell) not in (SimpleRNNCell, LSTMCell, GRUCell):
+        return
+    defaults = {"activation": "tanh", "recurrent_activation": "hard_sigmoid"}
+    for name, want in defaults.items():
+        if hasattr(cell, name) and activations.serialize(getattr(cell, name)) != want:
+            return
+    if getattr(cell, "implementation", 1) != 1 or getattr(cell, "reset_after", False):
+        return
+    table, no_bias = extra
+    count = table[(bool(layer.return_sequences), _reaches_variable(x))]
+    count -= 0 if cell.use_bias else no_bias
+    loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
 
 
 # ops TF 1.15 builds for one application of an activation
@@ -953,6 +1003,9 @@ class RNN(Layer):
         try:
             if countable and _tf_rnn_op_count(self, mask is not None) is not None:
                 outputs, states = _keras_loop(adapter, rnn_inputs, initial_state)
+                if mask is None and not self.stateful and not any(
+                        getattr(cell, k, 0) > 0 for k in ("dropout", "recurrent_dropout")):
+                    _note_tf_loop_grad(self, adapter._loop_op, x)
             else:
                 outputs, states = tf.nn.dynamic_rnn(adapter, rnn_inputs,
                                                     initial_state=initial_state, scope="rnn")
