@@ -401,3 +401,26 @@ def test_sparse_times_dense_is_tf_op():
     g = tf.gradients(tf.reduce_sum((tf.SparseTensor([[0, 1]], v[:1], [2, 3]) * c).values), v)[0]
     with pytest.raises(tf.errors.InvalidArgumentError, match="params must be at least a vector"):
         _run(g)
+
+
+def test_sparse_matmul_is_tf_op_with_its_gradient():
+    a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    b = tf.constant([[1.0, 0.0], [2.0, 1.0]])
+    w = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    want = {(False, False): ([[5, 2], [11, 4]], [[1, 4], [3, 10]], [[10, 14], [14, 20]]),
+            (False, True): ([[1, 4], [3, 10]], [[5, 2], [11, 4]], [[10, 14], [14, 20]]),
+            (True, False): ([[7, 3], [10, 4]], [[1, 3], [4, 10]], [[7, 10], [15, 22]]),
+            (True, True): ([[1, 5], [2, 8]], [[5, 11], [2, 4]], [[7, 15], [10, 22]])}
+    for (ta, tb), (prod, ga, gb) in want.items():
+        r = tf.sparse_matmul(a, b, transpose_a=ta, transpose_b=tb, a_is_sparse=True)
+        assert r.op.type == "SparseMatMul" and r.dtype == tf.float32
+        g = tf.gradients(tf.reduce_sum(r * w), [a, b])
+        got = _run([r] + g)
+        for x, y in zip(got, (prod, ga, gb)):
+            _same(x, y)
+    assert tf.sparse_matmul([[1.0, 2.0]], [[1.0], [2.0]], name="sm").name == "sm:0"
+    with pytest.raises(TypeError, match="DataType float64 not in list of allowed values: "
+                                        "float32, bfloat16"):
+        tf.sparse_matmul(tf.constant([[1.0]], tf.float64), [[1.0]])
+    with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 1"):
+        tf.sparse_matmul([1.0], [[1.0]])

@@ -297,3 +297,16 @@ def _check_cross_namespace():
 
 
 CASES += [Case("SparseCross", check=_check_cross_namespace, name="sparse_cross_namespace")]
+
+
+# SparseMatMul (tf.sparse_matmul): float32 or bfloat16 in, float32 out; its gradient (float32
+# only, so not checked here in float64) is pinned in tests/test_sparse_strings_parity18.py
+_MM_A = np.array([[0.0, 2.0, 0.0], [1.5, 0.0, -1.0]])
+_MM_B = np.array([[1.0, 0.5], [-2.0, 0.0], [0.25, 3.0]])
+CASES += [
+    Case("SparseMatMul", lambda a, b: tf.sparse_matmul(a, b, a_is_sparse=True), [_MM_A, _MM_B],
+         lambda a, b: a @ b, dtypes=(tf.float32,), grad=False),
+    Case("SparseMatMul", lambda a, b: tf.sparse_matmul(a, b, transpose_a=True, transpose_b=True),
+         [_MM_A.T, _MM_B.T], lambda a, b: a.T @ b.T, dtypes=(tf.float32,), grad=False,
+         name="SparseMatMul_transposed"),
+]

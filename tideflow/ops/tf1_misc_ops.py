@@ -260,17 +260,70 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
         return scatter_nd_update(ref, final, updates, use_locking=use_locking)
 
 
-def sparse_matmul(a, b, transpose_a=False, transpose_b=False, a_is_sparse=False,
-                  b_is_sparse=False, name=None):
-    """``matmul(a, b)`` as float32 (the sparsity flags are hints; NumPy's dense product is
-    used either way)."""
+def _sparse_matmul_kernel(a, b, *, transpose_a, transpose_b, a_is_sparse, b_is_sparse):
+    a = np.asarray(a, np.float32)
+    b = np.asarray(b, np.float32)
+    return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b).astype(np.float32)
+
+
+def _sparse_matmul_shape(op):
+    for x in op._inputs:  # (TF's words)
+        if x._shape.ndims not in (None, 2):
+            raise ValueError(f"Shape must be rank 2 but is rank {x._shape.ndims}")
+    a = op._inputs[0]._shape.with_rank(2)
+    b = op._inputs[1]._shape.with_rank(2)
+    m, k = (a.dims[1], a.dims[0]) if op._attrs["transpose_a"] else (a.dims[0], a.dims[1])
+    k_b, n = (b.dims[1], b.dims[0]) if op._attrs["transpose_b"] else (b.dims[0], b.dims[1])
+    if k.value is not None and k_b.value is not None and k.value != k_b.value:
+        raise ValueError(f"Dimensions must be equal, but are {k.value} and {k_b.value}")
+    return [TensorShape([m, n])]
+
+
+def _sparse_matmul_grad(op, grad):
+    # as TF: the products of the gradient with the other input (transposed as the op's
+    # flags ask), each cast back to its input's dtype
     from tideflow.ops.cast_ops import cast
     from tideflow.ops.linalg_ops import matmul
 
-    with ops.name_scope(name, "SparseMatMul", [a, b]):
-        a = cast(ops.convert_to_tensor(a, name="a"), dtypes.float32)
-        b = cast(ops.convert_to_tensor(b, name="b"), dtypes.float32)
-        return matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+    a, b = op._inputs
+    t_a, t_b = op._attrs["transpose_a"], op._attrs["transpose_b"]
+
+    def mm(x, y, dtype, ta=False, tb=False):
+        prod = matmul(cast(x, dtypes.float32), cast(y, dtypes.float32), transpose_a=ta,
+                      transpose_b=tb)
+        return prod if dtype == dtypes.float32 else cast(prod, dtype)
+
+    da, db = a.dtype.base_dtype, b.dtype.base_dtype
+    if not t_a and not t_b:
+        return [mm(grad, b, da, tb=True), mm(a, grad, db, ta=True)]
+    if not t_a and t_b:
+        return [mm(grad, b, da), mm(grad, a, db, ta=True)]
+    if t_a and not t_b:
+        return [mm(b, grad, da, tb=True), mm(a, grad, db)]
+    return [mm(b, grad, da, ta=True, tb=True), mm(grad, a, db, ta=True, tb=True)]
+
+
+op_registry.declare(
+    "SparseMatMul",
+    inputs=["a: Ta", "b: Tb"],
+    outputs=["product: float"],
+    attrs=["transpose_a: bool = false", "transpose_b: bool = false",
+           "a_is_sparse: bool = false", "b_is_sparse: bool = false",
+           "Ta: {float, bfloat16} = DT_FLOAT", "Tb: {float, bfloat16} = DT_FLOAT"],
+    shape=_sparse_matmul_shape,
+    kernel=_sparse_matmul_kernel,
+    grad=_sparse_matmul_grad,
+)
+
+
+def sparse_matmul(a, b, transpose_a=False, transpose_b=False, a_is_sparse=False,
+                  b_is_sparse=False, name=None):
+    """``matmul(a, b)`` in float32, as TF's SparseMatMul op (float32 or bfloat16 inputs; the
+    sparsity flags are hints: NumPy's dense product is used either way)."""
+    return ops.apply_op("SparseMatMul", [a, b],
+                        {"transpose_a": transpose_a, "transpose_b": transpose_b,
+                         "a_is_sparse": a_is_sparse, "b_is_sparse": b_is_sparse},
+                        name=name)._outputs[0]
 
 
 def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
