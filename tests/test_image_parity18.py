@@ -467,3 +467,13 @@ def test_decode_cmyk_jpeg_and_uint16_refusal_as_tf():
 def test_sample_distorted_bounding_box_checks_shapes_in_tfs_order(size, boxes, message):
     with pytest.raises(ValueError, match=message):
         tf.image.sample_distorted_bounding_box(size, boxes, seed=1)
+
+
+def test_resize_v2_preserve_aspect_ratio_makes_tfs_ops():
+    img = tf.constant(np.zeros((1, 5, 6, 2), np.float32))
+    r = tf.compat.v2.image.resize(img, [10, 10], preserve_aspect_ratio=True)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[1:4] == ["resize/size", "resize/Cast/x", "resize/Cast"]
+    assert names[-2:] == ["resize/size_1", "resize/ResizeBilinear"]
+    assert tf.get_default_graph()._last_id == 25
+    assert r.get_shape().as_list() == [1, 8, 10, 2]

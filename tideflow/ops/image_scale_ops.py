@@ -11,7 +11,7 @@ positions are computed in float32 as TF's spans are."""
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
-from tideflow.ops import array_ops, cast_ops, concat_ops, unary_ops
+from tideflow.ops import array_ops, cast_ops, unary_ops
 from tideflow.ops.array_ops import _check_rank, _in, _np
 from tideflow.ops.gradients import dense
 from tideflow.ops.image_resize_ops import (
@@ -235,13 +235,17 @@ def resize_images_v2(images, size, method=ResizeMethodV2.BILINEAR, preserve_aspe
         images, is_batch = r._batched(images)
         size = r._size_tensor(size)
         if preserve_aspect_ratio:
+            # as TF: from the size's static values, the new size packed as "size" (the ops
+            # of the v1 path, which TF shares)
+            const = array_ops.constant_value_as_shape(size)
             _, cur_h, cur_w, _ = r.image_dimensions(images, 4)
             f = dtypes.float32
-            ratio = math_ops.minimum(cast_ops.cast(size[0], f) / cast_ops.cast(cur_h, f),
-                                     cast_ops.cast(size[1], f) / cast_ops.cast(cur_w, f))
-            size = concat_ops.stack([
+            ratio = math_ops.minimum(cast_ops.cast(const[0].value, f) / cast_ops.cast(cur_h, f),
+                                     cast_ops.cast(const[1].value, f) / cast_ops.cast(cur_w, f))
+            size = ops.convert_to_tensor([
                 cast_ops.cast(unary_ops.round(ratio * cast_ops.cast(cur_h, f)), dtypes.int32),
-                cast_ops.cast(unary_ops.round(ratio * cast_ops.cast(cur_w, f)), dtypes.int32)])
+                cast_ops.cast(unary_ops.round(ratio * cast_ops.cast(cur_w, f)), dtypes.int32)],
+                dtypes.int32, name="size")
         const = array_ops.constant_value_as_shape(size)
         new_h, new_w = (const[0].value, const[1].value) if const.ndims == 2 else (None, None)
         out = resize_fn(images, size)
