@@ -424,3 +424,18 @@ def test_sparse_matmul_is_tf_op_with_its_gradient():
         tf.sparse_matmul(tf.constant([[1.0]], tf.float64), [[1.0]])
     with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 1"):
         tf.sparse_matmul([1.0], [[1.0]])
+
+
+def test_embedding_lookup_sparse_argument_checks():
+    params = tf.ones([4, 3])
+    ids = tf.SparseTensor([[0, 0], [1, 1]], tf.constant([1, 3], tf.int64), [2, 2])
+    with pytest.raises(ValueError, match=r"Shapes \(2,\) and \(1,\) are incompatible"):
+        tf.nn.embedding_lookup_sparse(params, ids, tf.SparseTensor([[0, 0]], [1.0], [2, 2]))
+    with pytest.raises(TypeError) as e:
+        tf.nn.embedding_lookup_sparse(params, [1, 2], None)
+    assert str(e.value) == "sp_ids must be SparseTensor"
+    with pytest.raises(TypeError) as e:
+        tf.nn.embedding_lookup_sparse(params, ids, [1.0, 2.0])
+    assert str(e.value) == "sp_weights must be either None or SparseTensor"
+    # the failed calls opened no name scope, as in TF
+    assert tf.nn.embedding_lookup_sparse(params, ids, None).name == "embedding_lookup_sparse:0"

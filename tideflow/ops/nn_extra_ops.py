@@ -159,11 +159,15 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         combiner = "mean"
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError("combiner must be one of 'mean', 'sqrtn' or 'sum'")  # (TF's words)
-    if not isinstance(sp_ids, SparseTensor):
-        raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids).__name__}")
-    if sp_weights is not None and not isinstance(sp_weights, SparseTensor):
-        raise TypeError(f"sp_weights must be either None or SparseTensor, got "
-                        f"{type(sp_weights).__name__}")
+    if not isinstance(sp_ids, SparseTensor):  # (TF's words)
+        raise TypeError("sp_ids must be SparseTensor")
+    if sp_weights is not None:
+        if not isinstance(sp_weights, SparseTensor):
+            raise TypeError("sp_weights must be either None or SparseTensor")
+        # as TF: the weights' parts must match the ids' statically
+        for a, b in ((sp_ids.values, sp_weights.values), (sp_ids.indices, sp_weights.indices),
+                     (sp_ids.dense_shape, sp_weights.dense_shape)):
+            a.get_shape().assert_is_compatible_with(b.get_shape())
     if not isinstance(params, (list, tuple)) and not hasattr(params, "_get_variable_list"):
         params = [params]
     with ops.name_scope(name, "embedding_lookup_sparse", [sp_ids]) as scope:
