@@ -418,3 +418,34 @@ def test_unsorted_segment_sum_of_a_negative_count():
     assert str(e.value).startswith(
         "Dimension size, given by scalar input 2, must be non-negative but is -1 for "
         "'UnsortedSegmentSum'")
+
+
+def test_layer_and_metric_construction_messages():
+    with pytest.raises(ValueError) as e:
+        tf.contrib.layers.fully_connected(tf.placeholder(tf.float32, [None, None]), 2)
+    assert str(e.value) == ("The last dimension of the inputs to `Dense` should be defined. "
+                            "Found `None`.")
+    with tf.Graph().as_default(), pytest.raises(ValueError) as e:
+        tf.contrib.layers.fully_connected(tf.zeros([3]), 2)
+    assert str(e.value) == ("Input 0 of layer fully_connected is incompatible with the layer: "
+                            ": expected min_ndim=2, found ndim=1. Full shape received: [3]")
+    with pytest.raises(ValueError) as e:
+        tf.layers.batch_normalization(tf.placeholder(tf.float32, [None, None]))
+    assert str(e.value) == ("('Input has undefined `axis` dimension. Input shape: ', "
+                            "TensorShape([Dimension(None), Dimension(None)]))")
+    with pytest.raises(ValueError) as e:
+        tf.contrib.layers.l2_regularizer(-1.0)
+    assert str(e.value) == "Setting a scale less than 0 on a regularizer: -1."
+    with pytest.raises(ValueError) as e:
+        tf.contrib.layers.l1_regularizer(-1.0)
+    assert str(e.value) == "Setting a scale less than 0 on a regularizer: -1"
+    with pytest.raises(ValueError) as e:
+        tf.metrics.accuracy(tf.zeros([2]), tf.zeros([3]))
+    assert str(e.value) == "Shapes (3,) and (2,) are incompatible"
+    with pytest.raises(ValueError) as e:
+        tf.layers.conv2d(tf.zeros([1, 8, 8, 3]), 2, 3, strides=2, dilation_rate=2)
+    assert str(e.value) == "strides > 1 not supported in conjunction with dilation_rate > 1"
+    with pytest.raises(ValueError) as e:
+        tf.layers.conv2d(tf.zeros([1, 4, 4, 3]), 2, [3, 3, 3])
+    assert str(e.value) == ("The `kernel_size` argument must be a tuple of 2 integers. "
+                            "Received: [3, 3, 3]")

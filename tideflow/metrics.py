@@ -170,8 +170,8 @@ def _remove_squeezable_dimensions(predictions, labels, weights=None):
 def _check_shapes(op_name, predictions, labels):
     ps, ls = predictions.get_shape(), labels.get_shape()
     if not ps.is_compatible_with(ls):
-        raise ValueError(f"{op_name}: shapes of predictions {ps} and labels {ls} are incompatible "
-                         f"(expected the same shape)")
+        del op_name  # (TF's assert_is_compatible_with names only the shapes)
+        raise ValueError(f"Shapes {ps} and {ls} are incompatible")
 
 
 def _broadcast_weights(op_name, weights, values):

@@ -179,13 +179,15 @@ def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None
     with vs.variable_scope(scope, "fully_connected", [inputs], reuse=reuse) as sc:
         inputs = ops.convert_to_tensor(inputs)
         shape = inputs.get_shape()
+        # TF 1.15's words (its core Dense layer, named as the scope, checks the input)
         if shape.ndims is not None and shape.ndims < 2:
-            raise ValueError(f"fully_connected: inputs must have rank at least 2, got shape "
-                             f"{shape}.")
+            raise ValueError(f"Input 0 of layer {sc.name.rsplit('/', 1)[-1]} is incompatible "
+                             f"with the layer: : expected min_ndim=2, found ndim={shape.ndims}. "
+                             f"Full shape received: {shape.as_list()}")
         in_dim = shape[-1].value if shape.ndims is not None else None
         if in_dim is None:
-            raise ValueError(f"fully_connected: the last dimension of the inputs must be known, "
-                             f"got shape {shape}.")
+            raise ValueError("The last dimension of the inputs to `Dense` should be defined. "
+                             "Found `None`.")
         dtype = inputs.dtype.base_dtype
         weights = _layer_variable("weights", variables_collections, "weights",
                                   shape=[in_dim, num_outputs], dtype=dtype,

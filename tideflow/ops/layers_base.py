@@ -132,6 +132,7 @@ def normalize_tuple(value, n, name):
     """An int or an iterable of ``n`` ints as a tuple of ``n`` ints."""
     if isinstance(value, (int, np.integer)):
         return (int(value),) * n
+    given = value  # (TF's message shows the value as given)
     try:
         value = tuple(value)
     except TypeError:
@@ -143,7 +144,7 @@ def normalize_tuple(value, n, name):
     if len(value) != n or not all(isinstance(v, (int, np.integer)) or (
             isinstance(v, Dimension) and v.value is not None) for v in value):
         raise ValueError(
-            f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
+            f"The `{name}` argument must be a tuple of {n} integers. Received: {given}"
         )
     return tuple(int(v) for v in value)
 

@@ -90,7 +90,7 @@ class BatchNormalization(Layer):
     def build(self, input_shape):
         input_shape = input_shape_of(input_shape)
         if not input_shape.ndims:
-            raise ValueError(f"Input has undefined rank: {input_shape}")
+            raise ValueError("Input has undefined rank:", input_shape)  # (TF's two args)
         ndims = input_shape.ndims
         axes = self.axis if isinstance(self.axis, list) else [self.axis]
         axes = [a + ndims if a < 0 else a for a in axes]
@@ -110,7 +110,7 @@ class BatchNormalization(Layer):
         dims = input_shape.as_list()
         axis_to_dim = {a: dims[a] for a in axes}
         if any(d is None for d in axis_to_dim.values()):
-            raise ValueError(f"Input has undefined `axis` dimension. Input shape: {input_shape}")
+            raise ValueError("Input has undefined `axis` dimension. Input shape: ", input_shape)
         self.input_spec = InputSpec(ndim=ndims, axes=axis_to_dim)
         if len(axes) == 1 and self.virtual_batch_size is None:
             param_shape = [axis_to_dim[axes[0]]]

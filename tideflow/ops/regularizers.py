@@ -8,13 +8,14 @@ from tideflow.framework import ops
 from tideflow.ops import constant_op, math_ops, reduction_ops
 
 
-def _check_scale(scale, what="scale"):
-    """Validates a Python scale; True when it is exactly 0 (the regularizer is disabled)."""
+def _check_scale(scale, what="scale", end=""):
+    """Validates a Python scale; True when it is exactly 0 (the regularizer is disabled).
+    ``end``: TF's l2 message ends with a period, its l1 one not."""
     if isinstance(scale, numbers.Integral):
         raise ValueError(f"{what} cannot be an integer: {scale}")  # noqa: TRY004 - TF's type
     if isinstance(scale, numbers.Real):
         if scale < 0.0:
-            raise ValueError(f"Setting a scale less than 0 on a regularizer: {scale:g}")
+            raise ValueError(f"Setting a scale less than 0 on a regularizer: {scale:g}{end}")
         if scale == 0.0:
             logging.info("Scale of 0 disables regularizer.")
             return True
@@ -38,7 +39,7 @@ def l1_regularizer(scale, scope=None):
 def l2_regularizer(scale, scope=None):
     """A regularizer ``scale * sum(w**2) / 2`` (``scale * tf.nn.l2_loss(w)``); scale 0 gives one
     that returns None."""
-    if _check_scale(scale):
+    if _check_scale(scale, end="."):
         return lambda _: None
 
     def l2(weights):
@@ -57,7 +58,7 @@ def l1_l2_regularizer(scale_l1=1.0, scale_l2=1.0, scope=None):
     scope = scope or "l1_l2_regularizer"
     if _check_scale(scale_l1, "scale_l1"):
         return l2_regularizer(scale_l2, scope)
-    if _check_scale(scale_l2, "scale_l2"):
+    if _check_scale(scale_l2, "scale_l2", "."):
         return l1_regularizer(scale_l1, scope)
     return sum_regularizer([l1_regularizer(scale_l1), l2_regularizer(scale_l2)], scope=scope)
 
