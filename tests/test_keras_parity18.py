@@ -279,3 +279,18 @@ def test_rnn_fit_leaves_tf_op_count_for_the_random_ops_after():
     assert graph.get_operation_by_name("random_uniform/RandomUniform").get_attr("seed2") == 3119
     np.testing.assert_allclose(tf.keras.backend.get_session().run(r), [0.67227, 0.02157],
                                atol=1e-5)
+
+
+def test_sgd_on_an_embedding_reads_its_learning_rate_once():
+    rs = np.random.RandomState(0)
+    x, y = rs.randint(1, 6, size=(4, 5)), rs.rand(4, 1).astype("float32")
+    tf.set_random_seed(1)
+    np.random.seed(0)
+    m = tf.keras.Sequential([L.Embedding(6, 3, input_length=5), L.LSTM(3), L.Dense(1)])
+    m.compile("sgd", "mse")
+    m.fit(x, y, epochs=1, batch_size=2, verbose=0, shuffle=False)
+    tf.random_uniform([2])
+    graph = tf.get_default_graph()
+    assert graph.get_operation_by_name("random_uniform/RandomUniform").get_attr("seed2") == 1171
+    names = {o.name for o in graph.get_operations()}
+    assert "training/SGD/SGD/update_embedding/embeddings/mul/ReadVariableOp" not in names

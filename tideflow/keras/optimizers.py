@@ -445,7 +445,14 @@ def _slot_initial_value(var, keras_name, value):
 
 
 class _KerasSGD(_KerasSlots, tf.train.GradientDescentOptimizer):
-    pass
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        if getattr(var, "_resource", False) is True:
+            # as Keras's SGD: -grad times the learning rate read once for the step (no
+            # read of its variable here)
+            return tf.scatter_add(var._ref(), grad.indices,
+                                  -grad.values * self._learning_rate_tensor,
+                                  name="ResourceScatterAdd")
+        return super()._apply_sparse_duplicate_indices(grad, var)
 
 
 class _KerasMomentum(_KerasSlots, tf.train.MomentumOptimizer):
