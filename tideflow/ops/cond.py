@@ -448,6 +448,9 @@ def _returning(fn, which, returned=None):
         out = fn()
         if out is None:
             raise ValueError(f"{which} must have a return value.")
+        if any(x is None for x in nest.flatten(out)):
+            # TF 1.x converts each result to a tensor (an EMA's average() before its apply())
+            raise ValueError("None values not supported.")
         if returned is None:
             return out
         returned[which] = out

@@ -1,0 +1,49 @@
+"""Differences found by running public TF 1.x tutorial programs (golbin, pkmital, instillai)
+under TF 1.15 and tideflow and comparing what they print; expected values are TF 1.15's."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_cond_branch_with_a_none_element_fails_as_tf():
+    # a batch-norm helper that reads an EMA's average() before apply() made it: the false
+    # branch returns (None, None); TF 1.15 converts each result and says so
+    x = tf.placeholder(tf.float32, [None, 3])
+    train = tf.placeholder(tf.bool)
+    mean = tf.reduce_mean(x, 0)
+    ema = tf.train.ExponentialMovingAverage(decay=0.9)
+    avg = ema.average(mean)
+    assert avg is None
+    with pytest.raises(ValueError, match=r"^None values not supported\.$"):
+        tf.cond(train, lambda: (tf.identity(mean), mean), lambda: (avg, mean))
+    with pytest.raises(ValueError, match=r"^None values not supported\.$"):
+        tf.cond(train, lambda: [None], lambda: [mean])
+    with pytest.raises(ValueError, match=r"^false_fn must have a return value\.$"):
+        tf.cond(train, lambda: mean, lambda: None)
+
+
+def test_cond_branch_reading_the_average_lazily_works():
+    x = tf.placeholder(tf.float32, [None, 2])
+    train = tf.placeholder(tf.bool)
+    mean = tf.reduce_mean(x, 0)
+    ema = tf.train.ExponentialMovingAverage(decay=0.9)
+
+    def update():
+        with tf.control_dependencies([ema.apply([mean])]):
+            return tf.identity(mean)
+
+    out = tf.cond(train, update, lambda: ema.average(mean))
+    assert out.name == "cond/Merge:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        feed = np.array([[1.0, 2.0], [3.0, 6.0]], np.float32)
+        np.testing.assert_allclose(sess.run(out, {x: feed, train: True}), [2.0, 4.0])
+        np.testing.assert_allclose(sess.run(out, {x: feed, train: False}), [0.2, 0.4], rtol=1e-6)
