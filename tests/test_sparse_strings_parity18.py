@@ -439,3 +439,17 @@ def test_embedding_lookup_sparse_argument_checks():
     assert str(e.value) == "sp_weights must be either None or SparseTensor"
     # the failed calls opened no name scope, as in TF
     assert tf.nn.embedding_lookup_sparse(params, ids, None).name == "embedding_lookup_sparse:0"
+
+
+def test_unicode_error_words_and_surrogates():
+    bad = tf.constant([b"\xff abc"])
+    for t in (tf.strings.unicode_transcode(bad, "UTF-8", "UTF-16-BE", errors="strict"),
+              tf.strings.unicode_decode(bad, "UTF-8", errors="strict").flat_values):
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            _run(t)
+        assert str(e.value).split("\n")[0] == "Invalid formatting on input string"
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^Code point value out of valid Unicode range\."):
+        _run(tf.strings.unicode_encode([[-5]], "UTF-8", errors="strict"))
+    got = _run(tf.strings.unicode_encode([[0xDFFF], [0x10FFFF]], "UTF-8", errors="strict"))
+    assert got.tolist() == ["\ufffd".encode(), b"\xf4\x8f\xbf\xbf"]

@@ -107,8 +107,12 @@ def test_unicode_errors_and_forms():
         assert _run(starts).tolist() == [0, 1, 3]
         assert _run(tf.strings.unicode_encode([104, -1, 0x110000], "UTF-8",
                                               replacement_char=63)) == b"h??"
-        with pytest.raises(tf.errors.InvalidArgumentError, match="code point"):
-            _run(tf.strings.unicode_encode([0xD800], "UTF-8", errors="strict"))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Code point value out of valid Unicode range"):
+            _run(tf.strings.unicode_encode([0x110000], "UTF-8", errors="strict"))
+        # as TF 1.15: a surrogate is replaced even when strict
+        assert _run(tf.strings.unicode_encode([0xD800], "UTF-8", errors="strict")) == (
+            "\ufffd".encode())
         assert _run(tf.strings.unicode_transcode([b"a\xffb"], "UTF-8", "UTF-8",
                                                  errors="ignore")).tolist() == [b"ab"]
         assert _run(tf.strings.bytes_split("abc")).tolist() == [b"a", b"b", b"c"]

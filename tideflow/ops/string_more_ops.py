@@ -641,7 +641,7 @@ def _decode_codepoints(s, codec, errors_attr, replacement_char, replace_control,
     for ch in text:
         if ch == _MARK:
             if errors_attr == "strict":
-                raise _invalid(f"{what}: Invalid formatting on input string {s!r}")
+                raise _invalid("Invalid formatting on input string")  # (TF's words)
             if errors_attr == "replace":
                 out.append(replacement_char)
             continue
@@ -656,9 +656,11 @@ def _encode_codepoints(cps, codec, errors_attr, replacement_char, what):
     chars = []
     for cp in cps:
         cp = int(cp)
-        if not 0 <= cp <= 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+        if 0xD800 <= cp <= 0xDFFF:  # as TF: a surrogate is replaced, whatever errors says
+            cp = replacement_char
+        elif not 0 <= cp <= 0x10FFFF:
             if errors_attr == "strict":
-                raise _invalid(f"{what}: invalid code point {cp}")
+                raise _invalid("Code point value out of valid Unicode range.")  # (TF's words)
             if errors_attr == "ignore":
                 continue
             cp = replacement_char
@@ -734,7 +736,7 @@ def _decode_with_starts(s, codec, errors_attr, replacement_char, replace_control
         for ch in text:
             if ch == _MARK:
                 if errors_attr == "strict":
-                    raise _invalid(f"{what}: Invalid formatting on input string {s!r}")
+                    raise _invalid("Invalid formatting on input string")  # (TF's words)
                 if errors_attr == "replace":
                     cps.append(replacement_char)
                     starts.append(begin)
