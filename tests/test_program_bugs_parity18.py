@@ -96,6 +96,18 @@ def test_op_outside_a_while_loop_refuses_a_tensor_made_inside_it():
     for make, src, op in cases:
         with pytest.raises(ValueError, match=msg.format(src, op, src)):
             make()
+    # an op in a loop's body taking a tensor of a loop nested in it: TF 1.15's other words
+    nested = []
+
+    def outer_body(i):
+        j = tf.while_loop(lambda k: k < 2, lambda k: (nested.append(k * 2) or k + 1), [0])
+        with pytest.raises(ValueError, match="^Cannot use 'while_1/while/mul' as input to "
+                           "'while_1/add' because they are in different while loops. See info "
+                           "log for more details.$"):
+            nested[-1] + 1
+        return i + j
+
+    tf.while_loop(lambda i: i < 3, outer_body, [0])
     # inside the loop, the body's own tensors and the enclosing graph's serve as before
     c = tf.constant(3.0)
     out = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + c * tf.cast(i, tf.float32)),

@@ -2135,6 +2135,9 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
 
     if graph.building_function:
         # a function body (framework/func_graph.py) captures tensors of enclosing graphs
+        for t in flat_inputs:
+            if t._op._graph is not graph and t._op._graph.while_loop_body:
+                _check_loop_input(t, graph, name, op_type)  # (not of a loop nested in it)
         flat_inputs = [t if t._op._graph is graph else graph.capture(t) for t in flat_inputs]
     for t in flat_inputs:
         if t._op._graph is not graph:
@@ -2389,8 +2392,13 @@ def _check_loop_input(t, graph, name, op_type):
     inner = t._op._graph
     if inner.while_loop_body and _encloses(graph, inner):
         op = name[:-1] if name and name.endswith("/") else graph.unique_name(name or op_type)
-        raise ValueError(f"Cannot use '{t._op._name}' as input to '{op}' because "
-                         f"'{t._op._name}' is in a while loop. See info log for more details.")
+        g = graph
+        while g is not None and not g.while_loop_body:
+            g = getattr(g, "outer_graph", None)
+        why = ("they are in different while loops" if g is not None else
+               f"'{t._op._name}' is in a while loop")
+        raise ValueError(f"Cannot use '{t._op._name}' as input to '{op}' because {why}. "
+                         "See info log for more details.")
 
 
 def check_node_name(graph, name):

@@ -336,6 +336,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             # past TF's LoopCond, Switch and Identity ops
             graph._skip_op_ids(to=ids.get("cond_end", graph._next_id) + 1 + 2 * n_vars)
             ops.get_default_graph()._tf_frame = frame
+            ops.get_default_graph().while_loop_body = True  # (for the loops nested in it)
             counted = args[0] + 1 if max_iter is not None else None  # TF's lambda: first
             result = body(*flat.pack(args[start:]))
             if packed or (len(structure) == 1 and not isinstance(result, (list, tuple))):
