@@ -2,6 +2,7 @@
 WithOverlaps and CombinedNonMaxSuppression, on TF's candidate-queue greedy algorithm."""
 
 import collections
+import heapq
 
 import numpy as np
 
@@ -74,6 +75,23 @@ class _CandidateQueue:
         return bool(self.c)
 
 
+class _UntiedQueue:
+    """The same queue on heapq, for scores that do not repeat (their order is the same)."""
+
+    def __init__(self):
+        self.c = []
+
+    def push(self, value):
+        heapq.heappush(self.c, (-value[0], value[1], value[2]))
+
+    def pop(self):
+        score, i, begin = heapq.heappop(self.c)
+        return [-score, i, begin]
+
+    def __bool__(self):
+        return bool(self.c)
+
+
 def _greedy_nms(sim, scores, max_out, threshold, score_threshold, soft_sigma=0.0):
     """TF's candidate-queue NMS over a similarity matrix (or a function of two indices);
     returns (indices, scores)."""
@@ -81,7 +99,8 @@ def _greedy_nms(sim, scores, max_out, threshold, score_threshold, soft_sigma=0.0
         sim = sim.__getitem__
     is_soft = soft_sigma > 0
     scale = -0.5 / soft_sigma if is_soft else 0.0
-    queue = _CandidateQueue()
+    scores = np.asarray(scores)
+    queue = _UntiedQueue() if len(np.unique(scores)) == len(scores) else _CandidateQueue()
     for i, s in enumerate(scores):
         if s > score_threshold:
             queue.push([float(s), i, 0])
