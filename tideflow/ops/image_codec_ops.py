@@ -6,6 +6,7 @@ Pillow is absent); everything else is decoded with Pillow (the optional ``image`
 imported lazily inside the kernels.
 """
 
+import functools
 import io
 import struct
 import zlib
@@ -307,25 +308,48 @@ def _decode_png(data, channels, dtype):
 
 def _fancy_upsample(c, vertical):
     """libjpeg's "fancy" (triangle filter) 2x chroma upsampling, h2v2 or h2v1, with its
-    rounding biases; edge samples repeat."""
-    c = c.astype(np.int32)
-    bias = (8, 7, 4) if vertical else (1, 2, 2)
+    rounding biases; edge samples repeat. int16 holds every sum (at most 16 * 255 + 8)."""
+    c = c.astype(np.int16)
     if vertical:
-        s = np.empty((2 * c.shape[0], c.shape[1]), np.int32)
-        s[0::2] = 3 * c + np.concatenate([c[:1], c[:-1]], 0)
-        s[1::2] = 3 * c + np.concatenate([c[1:], c[-1:]], 0)
+        s = np.empty((2 * c.shape[0], c.shape[1]), np.int16)
+        near = c * 3
+        up, down = s[0::2], s[1::2]
+        up[...] = near
+        up[1:] += c[:-1]
+        up[0] += c[0]
+        down[...] = near
+        down[:-1] += c[1:]
+        down[-1] += c[-1]
         c = s
-    out = np.empty((c.shape[0], 2 * c.shape[1]), np.int32)
-    out[:, 0::2] = (3 * c + np.concatenate([c[:, :1], c[:, :-1]], 1) + bias[0]) >> bias[2]
-    out[:, 1::2] = (3 * c + np.concatenate([c[:, 1:], c[:, -1:]], 1) + bias[1]) >> bias[2]
+        bias_even, bias_odd, shift = 8, 7, 4
+    else:
+        bias_even, bias_odd, shift = 1, 2, 2
+    out = np.empty((c.shape[0], 2 * c.shape[1]), np.int16)
+    near = c * 3
+    even, odd = out[:, 0::2], out[:, 1::2]
+    np.add(near, bias_even, out=even)
+    even[:, 1:] += c[:, :-1]
+    even[:, 0] += c[:, 0]
+    np.add(near, bias_odd, out=odd)
+    odd[:, :-1] += c[:, 1:]
+    odd[:, -1] += c[:, -1]
+    out >>= shift
     return out
 
 
+@functools.cache
 def _ycc_tables():
+    """libjpeg's integer YCbCr->RGB tables: red and blue offsets by Cr and Cb, and the green
+    offset of each (Cb, Cr) pair (64K int16, so green is one lookup)."""
     x = np.arange(256, dtype=np.int64) - 128
-    fix = lambda v: int(v * 65536 + 0.5)
-    return ((fix(1.402) * x + 32768) >> 16, (fix(1.772) * x + 32768) >> 16,
-            -fix(0.71414) * x, -fix(0.34414) * x + 32768)
+
+    def fix(v):
+        return int(v * 65536 + 0.5)
+
+    cr_r = ((fix(1.402) * x + 32768) >> 16).astype(np.int16)
+    cb_b = ((fix(1.772) * x + 32768) >> 16).astype(np.int16)
+    green = (((-fix(0.34414) * x + 32768)[:, None] + (-fix(0.71414) * x)[None, :]) >> 16)
+    return cr_r, cb_b, green.astype(np.int16)
 
 
 def _fancy_ycc_to_rgb(ycc, sampling, cols=None):
@@ -336,16 +360,21 @@ def _fancy_ycc_to_rgb(ycc, sampling, cols=None):
     16-aligned column at or left of x to the crop's right end."""
     def convert(planes, fancy):
         h, w = planes.shape[:2]
-        y = planes[..., 0].astype(np.int64)
+        y = planes[..., 0].astype(np.int16)
         if not fancy:
             cb, cr = planes[..., 1], planes[..., 2]
         else:
             rows = slice(None, None, 2 if sampling == 2 else 1)
             cb, cr = (_fancy_upsample(planes[rows, ::2, k], sampling == 2)[:h, :w]
                       for k in (1, 2))
-        cr_r, cb_b, cr_g, cb_g = _ycc_tables()
-        rgb = np.stack([y + cr_r[cr], y + ((cb_g[cb] + cr_g[cr]) >> 16), y + cb_b[cb]], -1)
-        return np.clip(rgb, 0, 255).astype(np.uint8)
+        cr_r, cb_b, green = _ycc_tables()
+        rgb = np.empty((h, w, 3), np.uint8)
+        channel = np.empty((h, w), np.int16)
+        for k, offset in enumerate((cr_r[cr], green[cb, cr], cb_b[cb])):
+            np.add(y, offset, out=channel)
+            np.clip(channel, 0, 255, out=channel)
+            rgb[..., k] = channel
+        return rgb
 
     fancy = (ycc.shape[1] + 1) // 2 > 2
     rgb = convert(ycc, fancy)
