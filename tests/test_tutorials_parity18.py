@@ -47,3 +47,17 @@ def test_cond_branch_reading_the_average_lazily_works():
         feed = np.array([[1.0, 2.0], [3.0, 6.0]], np.float32)
         np.testing.assert_allclose(sess.run(out, {x: feed, train: True}), [2.0, 4.0])
         np.testing.assert_allclose(sess.run(out, {x: feed, train: False}), [0.2, 0.4], rtol=1e-6)
+
+
+def test_autopacked_sub_list_constants_take_tf_names():
+    # pkmital's basics print every op name after tf.stack([tf.shape(z), tf.shape(z), [3], [4]]):
+    # TF opens a name scope for each Python sub-list before making its Const
+    t = tf.placeholder(tf.int32, [], name="t")
+    a = tf.stack([[t, 1], [2, 3], (4, 5), np.array([6, 7])])
+    b = tf.stack([[t, t], [1, 2]])
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names == ["t", "stack/0/1", "stack/0", "stack/1_1", "stack/2_1", "stack/3", "stack",
+                     "stack_1/0", "stack_1/1_1", "stack_1"]
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(a, {t: 9}), [[9, 1], [2, 3], [4, 5], [6, 7]])
+        np.testing.assert_array_equal(sess.run(b, {t: 9}), [[9, 9], [1, 2]])

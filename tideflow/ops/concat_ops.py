@@ -185,6 +185,11 @@ def _packed(values, dtype, name):
             elif _has_tensor(v):
                 elems.append(_packed(v, dtype, str(i)))
             else:
+                if isinstance(v, (list, tuple)):
+                    # TF recurses into a sub-list first, opening (so using) the name scope
+                    # str(i): its Const then takes the next name (``stack/2_1``)
+                    with ops.name_scope(str(i)):
+                        pass
                 elems.append(constant_op.constant(v, dtype=dtype, name=str(i)))
         return ops.apply_op("Pack", [elems], {"T": dtype}, name=scope)._outputs[0]
 
