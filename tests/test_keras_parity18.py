@@ -294,3 +294,19 @@ def test_sgd_on_an_embedding_reads_its_learning_rate_once():
     assert graph.get_operation_by_name("random_uniform/RandomUniform").get_attr("seed2") == 1171
     names = {o.name for o in graph.get_operations()}
     assert "training/SGD/SGD/update_embedding/embeddings/mul/ReadVariableOp" not in names
+
+
+def test_stateful_lstm_fit_leaves_tf_op_count():
+    rs = np.random.RandomState(0)
+    x = rs.rand(4, 5, 3).astype("float32")
+    y = rs.rand(4, 2).astype("float32")
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([L.LSTM(2, stateful=True, batch_input_shape=(2, 5, 3)),
+                             L.Dense(2)])
+    m.compile("sgd", "mse")
+    np.random.seed(0)
+    m.fit(x, y, epochs=1, batch_size=2, verbose=0, shuffle=False)
+    with tf.name_scope("probe"):
+        tf.random_uniform([1])
+    op = tf.get_default_graph().get_operation_by_name("probe/random_uniform/RandomUniform")
+    assert op.get_attr("seed2") == 852

@@ -651,14 +651,15 @@ def _keras_loop(adapter, x, initial_state):
 
 # TF 1.15's ops for the gradient of a Keras RNN layer's loop beyond the count tideflow's
 # loop gradient takes (the body's different ops), measured per cell with its defaults, by
-# (return_sequences, whether the inputs get a gradient); then less without a bias
+# (return_sequences, whether the inputs get a gradient); then less without a bias, and
+# what a stateful layer adds
 _TF_LOOP_GRAD_EXTRA = {
     "SimpleRNNCell": ({(False, False): 30, (False, True): 24, (True, False): 10,
-                       (True, True): 10}, 0),
+                       (True, True): 10}, 0, 0),
     "LSTMCell": ({(False, False): 119, (False, True): 114, (True, False): 99,
-                  (True, True): 100}, 5),
+                  (True, True): 100}, 5, -36),
     "GRUCell": ({(False, False): 41, (False, True): 36, (True, False): 21, (True, True): 22},
-                18),
+                18, 18),
 }
 
 
@@ -689,9 +690,9 @@ def _note_tf_loop_grad(layer, loop, x):
             return
     if getattr(cell, "implementation", 1) != 1 or getattr(cell, "reset_after", False):
         return
-    table, no_bias = extra
+    table, no_bias, stateful = extra
     count = table[(bool(layer.return_sequences), _reaches_variable(x))]
-    count -= 0 if cell.use_bias else no_bias
+    count += (0 if cell.use_bias else -no_bias) + (stateful if layer.stateful else 0)
     loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
 
 
@@ -1003,7 +1004,7 @@ class RNN(Layer):
         try:
             if countable and _tf_rnn_op_count(self, mask is not None) is not None:
                 outputs, states = _keras_loop(adapter, rnn_inputs, initial_state)
-                if mask is None and not self.stateful and not any(
+                if mask is None and not any(
                         getattr(cell, k, 0) > 0 for k in ("dropout", "recurrent_dropout")):
                     _note_tf_loop_grad(self, adapter._loop_op, x)
             else:
