@@ -453,3 +453,12 @@ def test_unicode_error_words_and_surrogates():
         _run(tf.strings.unicode_encode([[-5]], "UTF-8", errors="strict"))
     got = _run(tf.strings.unicode_encode([[0xDFFF], [0x10FFFF]], "UTF-8", errors="strict"))
     assert got.tolist() == ["\ufffd".encode(), b"\xf4\x8f\xbf\xbf"]
+
+
+def test_gradient_through_sparse_maximum_fails_as_in_tf():
+    v = tf.constant([1.0, 2.0])
+    s = tf.SparseTensor([[0, 0], [1, 2]], v * 1.0, [2, 3])
+    for fn, name in ((tf.sparse_maximum, "SparseSparseMaximum"),
+                     (tf.sparse_minimum, "SparseSparseMinimum")):
+        with pytest.raises(TypeError, match=rf"_{name}Grad\(\) takes 2 positional arguments"):
+            tf.gradients(tf.reduce_sum(fn(s, s).values), v)

@@ -118,6 +118,15 @@ def _sparse_sparse_kernel(fn):
     return kernel
 
 
+def _sparse_sparse_grad(name):
+    def grad(op, *grads):
+        # as TF 1.15, whose gradient function for these ops takes one gradient too few:
+        # asking for a gradient through them is this TypeError
+        raise TypeError(f"_{name}Grad() takes 2 positional arguments but 3 were given")
+
+    return grad
+
+
 for _name, _fn in (("SparseSparseMaximum", max), ("SparseSparseMinimum", min)):
     op_registry.declare(
         _name,
@@ -128,7 +137,7 @@ for _name, _fn in (("SparseSparseMaximum", max), ("SparseSparseMinimum", min)):
         # TF's shape function leaves both index dimensions unknown
         shape=lambda op: [TensorShape([None, None]), TensorShape([None])],
         kernel=_sparse_sparse_kernel(_fn),
-        differentiable=False,
+        grad=_sparse_sparse_grad(_name),
     )
 
 
