@@ -167,3 +167,14 @@ def test_contrib_autograph_is_tf_autograph():
     from tideflow.contrib import autograph as ag
 
     assert ag is tf.contrib.autograph is tf.autograph and "autograph" in dir(tf.contrib)
+
+
+def test_run_time_broadcast_error_reads_as_tfs_kernel_message():
+    a = tf.placeholder(tf.float32, [None, None])
+    b = tf.placeholder(tf.float32, [None])
+    c = tf.add(a, b, name="plus")
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+        sess.run(c, {a: np.ones([2, 3]), b: np.ones([4])})
+    first, node = info.value.message.split("\n")[:2]
+    assert first == "Incompatible shapes: [2,3] vs. [4]"  # TF 1.15's first line
+    assert "[[node plus" in node and info.value.op is c.op

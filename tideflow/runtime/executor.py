@@ -838,7 +838,9 @@ def op_error_for(e, op):
             e._message = e._message + where
         return e
     prefix = f"{op.type} op '{op.name}': " if op is not None else ""
-    msg = f"{prefix}{_tf_wording(e)}{where}"
+    text = _tf_wording(e)
+    # a message put in TF's words reads as TF's kernel says it (the node line names the op)
+    msg = f"{text}{where}" if text != str(e) else f"{prefix}{text}{where}"
     if isinstance(e, MemoryError):
         return errors.ResourceExhaustedError(None, op, msg)
     if isinstance(e, (ValueError, TypeError, IndexError, ZeroDivisionError, FloatingPointError)):
