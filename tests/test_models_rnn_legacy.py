@@ -67,9 +67,9 @@ def test_ptb_producer_too_short_raises_invalid_argument():
     # (not the floor divisions here): a too-short constant fails in the step, as a fed one
     reader.ptb_producer(list(range(7)), 4, 3)
     short = tf.get_default_graph().get_tensor_by_name("PTBProducer/epoch_size:0")
-    with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="epoch_size == 0"):
-            sess.run(short)
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                             match="epoch_size == 0"):
+        sess.run(short)
     raw = tf.placeholder(tf.int32, [None])
     reader.ptb_producer(raw, 4, 3)
     epoch_size = tf.get_default_graph().get_tensor_by_name("PTBProducer_1/epoch_size:0")
