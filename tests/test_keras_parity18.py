@@ -310,3 +310,14 @@ def test_stateful_lstm_fit_leaves_tf_op_count():
         tf.random_uniform([1])
     op = tf.get_default_graph().get_operation_by_name("probe/random_uniform/RandomUniform")
     assert op.get_attr("seed2") == 838
+
+
+def test_conv_lstm_2d_loop_gradient_takes_tf_op_count():
+    tf.set_random_seed(1)
+    i = L.Input((2, 4, 4, 1))
+    o = L.ConvLSTM2D(2, 3, padding="same")(i)
+    loss = tf.reduce_mean(o)
+    graph = tf.get_default_graph()
+    first = graph._next_id
+    tf.gradients(loss, tf.trainable_variables())
+    assert graph._next_id - first == 680  # (TF 1.15's ids for these gradients)

@@ -224,6 +224,26 @@ class ConvLSTM2D(Layer):
         drops = sum(1 for r in (self.dropout, self.recurrent_dropout) if r > 0)
         return count + 107 * drops + 2 * bool(drops and made_learning_phase)
 
+    def _note_tf_loop_grad(self, hs, inputs):
+        """Has the gradient of the time loop take TF 1.15's op count (its loop body's ops
+        beyond ours, measured: 84, one more when the inputs get a gradient, five fewer
+        without a bias), for the default activations."""
+        from tideflow.keras.layers.recurrent import _reaches_variable
+
+        if (activations.serialize(self.activation) != "tanh"
+                or activations.serialize(self.recurrent_activation) != "hard_sigmoid"):
+            return
+        seen, stack = set(), [hs.op]
+        while stack:  # (the scan's While, a few ops up from its stacked outputs)
+            op = stack.pop()
+            if op.type == "While":
+                extra = 84 + _reaches_variable(inputs) - 5 * (not self.use_bias)
+                op._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[op] = extra
+                return
+            if op not in seen and len(seen) < 20:
+                seen.add(op)
+                stack.extend(i.op for i in op.inputs)
+
     def call(self, inputs, mask=None, training=None, initial_state=None):
         if isinstance(inputs, list):
             inputs, initial_state = inputs[0], inputs[1:]
@@ -292,6 +312,8 @@ class ConvLSTM2D(Layer):
                 m = tf.reverse(m, [1])
             elems = (tf.transpose(x, [1, 0, 2, 3, 4]), tf.transpose(m, [1, 0, 2, 3, 4]))
         hs, cs = tf.scan(step, elems, initializer=(states[0], states[1]))
+        if countable and not (self.dropout or self.recurrent_dropout):
+            self._note_tf_loop_grad(hs, inputs)
         h_last, c_last = hs[-1], cs[-1]
         if self.stateful and self._state_vars is not None and initial_state is None:
             self.add_update([tf.assign(self._state_vars[0], h_last),
