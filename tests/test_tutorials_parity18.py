@@ -61,3 +61,19 @@ def test_autopacked_sub_list_constants_take_tf_names():
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(a, {t: 9}), [[9, 1], [2, 3], [4, 5], [6, 7]])
         np.testing.assert_array_equal(sess.run(b, {t: 9}), [[9, 9], [1, 2]])
+
+
+def test_contrib_batch_norm_2d_forced_updates_reshape_after_identity():
+    # TF 1.15: the fused path's forced-update Identity is on the 4-D tensor, then the Reshape
+    # back (the output a program fetches by name is BatchNorm/Reshape_1:0)
+    x = tf.constant([[1.0, 2.0], [3.0, 6.0]])
+    y = tf.contrib.layers.batch_norm(x, is_training=True, updates_collections=None, decay=0.5)
+    assert y.name == "BatchNorm/Reshape_1:0" and y.shape.as_list() == [2, 2]
+    ident = tf.get_default_graph().get_operation_by_name("BatchNorm/Identity")
+    assert ident.outputs[0].shape.as_list() == [2, 1, 1, 2]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(y), [[-0.9995, -0.99988], [0.9995, 0.99988]],
+                                   atol=1e-5)
+        mean = tf.get_default_graph().get_tensor_by_name("BatchNorm/moving_mean:0")
+        np.testing.assert_allclose(sess.run(mean), [1.0, 2.0])

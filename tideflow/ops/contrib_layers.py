@@ -419,6 +419,9 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
                     updates_collections)
                 for u in updates:
                     ops.add_to_collections(colls, u)
+        if use_fused and rank == 2:
+            # as TF: after the forced updates' Identity ("BatchNorm/Reshape_1" is the output)
+            outputs = array_ops.reshape(outputs, array_ops.shape(inputs))
         outputs.set_shape(shape)
         if activation_fn is not None:
             outputs = activation_fn(outputs)
@@ -692,9 +695,7 @@ def _fused(inputs, rank, data_format, beta, gamma, moving_mean, moving_variance,
                    _update(moving_variance, var, decay)]
         if skip:
             g._skip_op_ids(9 if forced else 10)  # (the forced Identity is made by the caller)
-    if rank == 2:
-        y = array_ops.reshape(y, array_ops.shape(inputs))
-    return y, updates
+    return y, updates  # (a 2-D input's 4-D result: the caller reshapes it back)
 
 
 def _plain(inputs, rank, channel_axis, beta, gamma, moving_mean, moving_variance, epsilon, decay,
