@@ -462,3 +462,40 @@ def test_gradient_through_sparse_maximum_fails_as_in_tf():
                      (tf.sparse_minimum, "SparseSparseMinimum")):
         with pytest.raises(TypeError, match=rf"_{name}Grad\(\) takes 2 positional arguments"):
             tf.gradients(tf.reduce_sum(fn(s, s).values), v)
+
+
+def test_sparse_argument_errors_use_tf_words():
+    s = _sp([[0, 0]], [1], [2, 2])
+    with pytest.raises(ValueError, match="List argument 'inputs' to 'StringJoin' Op with "
+                                         "length 0 shorter than minimum length 1"):
+        tf.string_join([])
+    with pytest.raises(TypeError) as e:
+        tf.sparse_tensor_to_dense([[1, 2]])
+    assert str(e.value) == "Input must be a SparseTensor."
+    with pytest.raises(ValueError, match=r"Shape \(1, 1\) must have rank 1"):
+        tf.sparse_retain(s, [[True]])
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+        tf.sparse_concat(0, [s, _sp([[0, 0, 0]], [1], [2, 2, 1])])
+    with pytest.raises(TypeError, match="Input 'b' of 'SparseTensorDenseMatMul' Op has type "
+                                        "float64 that does not match type float32"):
+        tf.sparse_tensor_dense_matmul(s, tf.ones([2, 2], tf.float64))
+    with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 1"):
+        tf.sparse_tensor_dense_matmul(s, tf.ones([2]))
+    for t, words in [
+            (tf.sparse_slice(s, [0], [2]),
+             r"Expected start to be a vector of length 2 but got length 1"),
+            (tf.sparse_reshape(_sp(np.zeros((0, 2), np.int64), [], [0, 3]), [0, -1]),
+             ("reshape cannot infer the missing input size for an empty tensor unless all "
+              "specified input sizes are non-zero")),
+            (tf.sparse_tensor_to_dense(s, default_value=tf.constant([1.0])),
+             r"^default_value should be a scalar\."),
+            (tf.sparse_softmax(_sp([[0]], [1], [2])),
+             "Input should have rank >= 2, but received shape: 2")]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=words):
+            _run(t)
+
+
+def test_sparse_dense_matmul_adjoint_a_does_not_conjugate():
+    a = tf.SparseTensor([[0, 0]], tf.constant([1 + 1j], tf.complex64), [2, 2])
+    got = _run(tf.sparse_tensor_dense_matmul(a, tf.ones([2, 1], tf.complex64), adjoint_a=True))
+    _same(got, [[1 + 1j], [0]])

@@ -34,7 +34,9 @@ def _groups(idx):
 def _sparse_softmax_kernel(sp_indices, sp_values, sp_shape):
     idx, vals, shape = _check_sparse(sp_indices, sp_values, sp_shape)
     if shape.shape[0] < 2:
-        raise _invalid(f"Input should have rank >= 2, but received shape {shape.tolist()}")
+        # (TF's words, with the shape's values)
+        raise _invalid(f"Input should have rank >= 2, but received shape: "
+                       f"{' '.join(str(int(d)) for d in shape)}")
     out = np.empty_like(vals)
     if vals.size == 0:
         return out

@@ -53,7 +53,7 @@ def _as_sparse(sp_input, name="sp_input"):
     if isinstance(sp_input, SparseTensorValue):
         sp_input = SparseTensor.from_value(sp_input)
     if not isinstance(sp_input, SparseTensor):
-        raise TypeError(f"Input {name} must be a SparseTensor.")
+        raise TypeError("Input must be a SparseTensor.")  # (TF's words, whatever the argument)
     return sp_input
 
 
@@ -122,8 +122,7 @@ def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default
         raise _invalid(f"sparse_values has incorrect shape {_fmt(values.shape)}, should be [] "
                        f"or [{n}]")
     if np.ndim(default_value) != 0:
-        raise _invalid(f"default_value should be a scalar, got shape "
-                       f"{_fmt(np.shape(default_value))}")
+        raise _invalid("default_value should be a scalar.")  # (TF's words)
     if idx.shape[1] != shape.shape[0]:
         raise _invalid(f"output_shape has incorrect number of elements: {shape.shape[0]} "
                        f"should be: {idx.shape[1]}")
@@ -582,8 +581,7 @@ def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint
     rows, cols = idx[:, 0], idx[:, 1]
     m, k = int(shape[0]), int(shape[1])
     if adjoint_a:
-        rows, cols, m, k = cols, rows, k, m
-        vals = vals.conj()
+        rows, cols, m, k = cols, rows, k, m  # (TF 1.15's kernel does not conjugate A)
     if k != b.shape[0]:
         raise _invalid(f"Cannot multiply A and B because inner dimension does not match: {k} vs."
                        f" {b.shape[0]}.  Did you forget a transpose?  Dimensions of A: "
@@ -603,8 +601,12 @@ def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint
 
 
 def _sparse_matmul_shape(op):
-    a = _shape_from(op._inputs[2]).merge_with(unknown_shape(2))
-    b = _in(op, 3).merge_with(unknown_shape(2))
+    a, b = _shape_from(op._inputs[2]), _in(op, 3)
+    for s in (a, b):  # (TF's words)
+        if s.ndims not in (None, 2):
+            raise ValueError(f"Shape must be rank 2 but is rank {s.ndims}")
+    a = a.merge_with(unknown_shape(2))
+    b = b.merge_with(unknown_shape(2))
     m, k = (a.dims[1], a.dims[0]) if op._attrs["adjoint_a"] else (a.dims[0], a.dims[1])
     k_b, n = (b.dims[1], b.dims[0]) if op._attrs["adjoint_b"] else (b.dims[0], b.dims[1])
     if k.value is not None and k_b.value is not None and k.value != k_b.value:
@@ -648,7 +650,8 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
     """The dense product of SparseTensor ``sp_a`` (rank 2) and dense matrix ``b``."""
     sp_a = _as_sparse(sp_a, "sp_a")
     with ops.name_scope(name, "SparseTensorDenseMatMul", [sp_a.indices, sp_a.values, b]):
-        b = ops.convert_to_tensor(b, dtype=sp_a.values.dtype, name="b")
+        # (as TF: b keeps its own dtype, so another one is the op's TypeError)
+        b = ops.convert_to_tensor(b, name="b")
         return ops.apply_op("SparseTensorDenseMatMul",
                             [sp_a.indices, sp_a.values, sp_a.dense_shape, b],
                             {"adjoint_a": adjoint_a, "adjoint_b": adjoint_b})._outputs[0]
@@ -698,6 +701,9 @@ def _sparse_concat_shape(op):
     for i in range(n):
         idx = _in(op, i).merge_with(unknown_shape(2))
         nnz = idx.dims[0].merge_with(_in(op, n + i).merge_with(unknown_shape(1)).dims[0])
+        if cols.value is not None and idx.dims[1].value not in (None, cols.value):
+            raise ValueError(f"Dimensions must be equal, but are {cols.value} and "
+                             f"{idx.dims[1].value}")  # (TF's words)
         cols = cols.merge_with(idx.dims[1])
         shape = shape.merge_with(_in(op, 2 * n + i))
         total = None if total is None or nnz.value is None else total + nnz.value
@@ -822,6 +828,9 @@ def _sparse_reshape_kernel(input_indices, input_shape, new_shape):
     out_shape = target.copy()
     known = int(np.prod([d for d in target if d != -1]))
     if unknown:
+        if known == 0 and total == 0:  # (TF's words)
+            raise _invalid("reshape cannot infer the missing input size for an empty tensor "
+                           "unless all specified input sizes are non-zero")
         if known == 0 or total % known:
             raise _invalid(f"Input to reshape is a SparseTensor with {total} dense values, but "
                            f"the requested shape requires a multiple of {known}")
@@ -937,8 +946,10 @@ def _sparse_slice_kernel(indices, values, shape, start, size):
     idx, vals, shp = _check_sparse(indices, values, shape)
     start = np.asarray(start).astype(np.int64)
     size = np.asarray(size).astype(np.int64)
-    if start.shape != shp.shape or size.shape != shp.shape:
-        raise _invalid("Expected start and size to have the same rank as the input")
+    for what, v in (("start", start), ("size", size)):  # (TF's words)
+        if v.shape != shp.shape:
+            raise _invalid(f"Expected {what} to be a vector of length {shp.shape[0]} but got "
+                           f"length {v.reshape(-1).shape[0]}")
     end = np.minimum(start + size, shp)
     keep = np.all((idx >= start) & (idx < end), axis=1) if idx.shape[0] else np.zeros(0, bool)
     out_shape = np.maximum(end - start, 0)

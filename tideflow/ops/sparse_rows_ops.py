@@ -288,9 +288,7 @@ def sparse_retain(sp_input, to_retain):
 
     sp_input = _as_sparse(sp_input)
     to_retain = ops.convert_to_tensor(to_retain)
-    shape = to_retain.get_shape()
-    if shape.ndims is not None and shape.ndims != 1:
-        raise ValueError(f"Shape must be rank 1 but is rank {shape.ndims}")
+    shape = to_retain.get_shape().with_rank(1)  # (TF's words: "Shape (1, 1) must have rank 1")
     n = sp_input.values.get_shape()
     if n.ndims == 1 and shape.ndims == 1:
         n.dims[0].merge_with(shape.dims[0])

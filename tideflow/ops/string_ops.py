@@ -168,7 +168,7 @@ op_registry.declare(
     "StringJoin",
     inputs=["inputs: N * string"],
     outputs=["output: string"],
-    attrs=["N: int", "separator: string = ''"],
+    attrs=["N: int >= 1", "separator: string = ''"],
     shape=_string_join_shape,
     kernel=_string_join_kernel,
     differentiable=False,
