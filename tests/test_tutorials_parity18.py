@@ -77,3 +77,39 @@ def test_contrib_batch_norm_2d_forced_updates_reshape_after_identity():
                                    atol=1e-5)
         mean = tf.get_default_graph().get_tensor_by_name("BatchNorm/moving_mean:0")
         np.testing.assert_allclose(sess.run(mean), [1.0, 2.0])
+
+
+def _run_error(t):
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+        sess.run(t)
+    return str(info.value).splitlines()[0]
+
+
+def test_conv_backprop_shape_errors_name_tf_cpu_kernels():
+    # a conv autoencoder's conv2d_transpose with an output_shape its strides cannot give
+    msg = _run_error(tf.nn.conv2d_transpose(tf.ones([1, 2, 2, 1]), tf.ones([3, 3, 1, 1]),
+                                            tf.constant([1, 6, 6, 1]), [1, 2, 2, 1], "SAME"))
+    assert msg == ("Conv2DCustomBackpropInput: Size of out_backprop doesn't match computed: "
+                   "actual = 2, computed = 3 spatial_dim: 1 input: 6 filter: 3 output: 2 "
+                   "stride: 2 dilation: 1")
+    msg = _run_error(tf.nn.conv2d_transpose(tf.ones([2, 2, 2, 1]), tf.ones([3, 3, 1, 1]),
+                                            tf.constant([1, 4, 4, 1]), [1, 2, 2, 1], "SAME"))
+    assert msg == ("Conv2DCustomBackpropInput: input and out_backprop must have the same batch "
+                   "sizeinput batch: 1outbackprop batch: 2 batch_dim: 0")
+    msg = _run_error(tf.nn.conv2d_backprop_filter(
+        tf.ones([1, 4, 4, 1]), tf.constant([3, 3, 1, 2]), tf.ones([1, 2, 2, 1]), [1, 2, 2, 1],
+        "SAME"))
+    assert msg == "Conv2DCustomBackpropFilter: filter and out_backprop must have the same out_depth"
+    msg = _run_error(tf.nn.conv3d_backprop_filter_v2(
+        tf.ones([1, 6, 6, 6, 1]), tf.constant([3, 3, 3, 1, 1]), tf.ones([1, 2, 2, 2, 1]),
+        [1, 2, 2, 2, 1], "SAME"))
+    assert msg.startswith("Conv3DBackpropFilterOp: Size of out_backprop doesn't match computed")
+    msg = _run_error(tf.nn.depthwise_conv2d_native_backprop_input(
+        tf.constant([1, 4, 6, 1]), tf.ones([3, 3, 1, 1]), tf.ones([1, 2, 2, 1]), [1, 2, 2, 1],
+        "SAME"))
+    assert msg == ("DepthwiseConv2DBackpropInput: Number of cols of out_backprop doesn't match "
+                   "computed: actual = 2, computed = 3")
+    msg = _run_error(tf.nn.depthwise_conv2d_native_backprop_input(
+        tf.constant([2, 4, 4, 1]), tf.ones([3, 3, 1, 1]), tf.ones([1, 2, 2, 1]), [1, 2, 2, 1],
+        "SAME"))
+    assert msg == "DepthwiseConv2DBackpropInput: input and out_backprop must have the same batch size"

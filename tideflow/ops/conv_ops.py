@@ -231,14 +231,28 @@ def _check_rank(x, nd, what):
         raise _invalid(f"{what} must be {nd}-dimensional: {_dims_str(np.shape(x))}")
 
 
+_CPU_KERNEL_LABELS = {
+    "Conv2DBackpropInput": "Conv2DCustomBackpropInput",
+    "Conv2DBackpropFilter": "Conv2DCustomBackpropFilter",
+    "Conv3DBackpropInput": "Conv3DBackpropInputOp",
+    "Conv3DBackpropFilter": "Conv3DBackpropFilterOp",
+    "DepthwiseConv2dNativeBackpropInput": "DepthwiseConv2DBackpropInput",
+    "DepthwiseConv2dNativeBackpropFilter": "DepthwiseConv2DBackpropFilter",
+}
+
+
 def _check_backprop(label, in_shape, f_shape, dy_shape, strides, dilations, padding, pads,
                     depthwise=False):
     """TF's consistency checks of a backprop's three shapes (all channels-last)."""
     if in_shape[-1] != f_shape[-2]:
         raise _invalid(f"{label}: input and filter must have the same depth: {in_shape[-1]} vs "
                        f"{f_shape[-2]}")
+    # the later checks are TF 1.15's CPU kernels', which name themselves
+    label = _CPU_KERNEL_LABELS.get(label, label)
     if in_shape[0] != dy_shape[0]:
-        raise _invalid(f"{label}: input and out_backprop must have the same batch size")
+        detail = "" if depthwise else (f"input batch: {in_shape[0]}outbackprop batch: "
+                                       f"{dy_shape[0]} batch_dim: 0")
+        raise _invalid(f"{label}: input and out_backprop must have the same batch size{detail}")
     out_c = f_shape[-1] * (f_shape[-2] if depthwise else 1)
     if dy_shape[-1] != out_c:
         raise _invalid(f"{label}: filter and out_backprop must have the same out_depth")
@@ -246,6 +260,9 @@ def _check_backprop(label, in_shape, f_shape, dy_shape, strides, dilations, padd
     for i in range(nsp):
         o, _, _ = kconv.output_size(in_shape[1 + i], f_shape[i], strides[i], dilations[i],
                                     padding, None if pads is None else pads[i])
+        if o != dy_shape[1 + i] and depthwise:
+            raise _invalid(f"{label}: Number of {('rows', 'cols')[i]} of out_backprop doesn't "
+                           f"match computed: actual = {dy_shape[1 + i]}, computed = {o}")
         if o != dy_shape[1 + i]:
             raise _invalid(
                 f"{label}: Size of out_backprop doesn't match computed: actual = "
