@@ -178,3 +178,34 @@ def test_run_time_broadcast_error_reads_as_tfs_kernel_message():
     first, node = info.value.message.split("\n")[:2]
     assert first == "Incompatible shapes: [2,3] vs. [4]"  # TF 1.15's first line
     assert "[[node plus" in node and info.value.op is c.op
+
+
+def test_keras_attributes_programs_read_as_tf_1_15():
+    keras = tf.keras
+    tok = keras.preprocessing.text.Tokenizer(num_words=4, oov_token="<u>")
+    tok.fit_on_texts(["a b c a", "b d e a"])
+    # TF 1.15 (keras-preprocessing): indices past num_words and unknown ones are the OOV token
+    assert tok.sequences_to_texts([[1, 2, 3, 4, 5, 9]]) == ["<u> a b <u> <u> <u>"]
+    assert list(tok.sequences_to_texts_generator([[2, 5]])) == ["a <u>"]
+    seqs = keras.preprocessing.text.Tokenizer()
+    seqs.fit_on_sequences([[1, 2, 2], [3, 1]])
+    assert seqs.document_count == 2 and dict(seqs.index_docs) == {1: 2, 2: 1, 3: 1}
+    assert keras.callbacks.EarlyStopping(monitor="acc").get_monitor_value({"acc": 0.5}) == 0.5
+    plateau = keras.callbacks.ReduceLROnPlateau(cooldown=2)
+    plateau.on_train_begin()
+    assert plateau.in_cooldown() is False
+    logger = keras.callbacks.BaseLogger(stateful_metrics=["x"])
+    logger.params = {"metrics": ["loss", "x"]}
+    logger.on_epoch_begin(0)
+    for loss, x in ((1.0, 5.0), (3.0, 7.0)):
+        logger.on_batch_end(0, {"size": 2, "loss": loss, "x": x})
+    logs = {}
+    logger.on_epoch_end(0, logs)
+    assert logs == {"loss": 2.0, "x": 7.0}  # a stateful metric keeps its last value
+    m = keras.Sequential([keras.layers.Dense(2, input_shape=(3,)), keras.layers.Dense(1)])
+    assert m.metrics_names == ["loss"] and m.run_eagerly is False and m.dynamic is False
+    first, second = m.layers
+    assert len(first.inbound_nodes) == 1 and first.outbound_nodes == second.inbound_nodes
+    assert second.outbound_nodes == []
+    assert [type(x).__name__ for x in m.submodules] == ["InputLayer", "Dense", "Dense"]
+    assert keras.layers.Layer(dynamic=True).dynamic is True

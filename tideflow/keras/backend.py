@@ -281,8 +281,11 @@ def _dtype(dtype):
     return dtypes.as_dtype(dtype or _FLOATX)
 
 
-def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
+def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None, ragged=False):
     """A placeholder of ``shape`` (or of rank ``ndim`` with unknown sizes)."""
+    if ragged:
+        raise NotImplementedError("Ragged placeholders are not supported: feed the ragged "
+                                  "values and row splits as placeholders of their own")
     if sparse:  # TF 1.x: a SparseTensor placeholder (its values, indices and shape fed)
         if shape is None and ndim is not None:
             shape = (None,) * ndim

@@ -147,7 +147,11 @@ class CallbackList:
 
 class BaseLogger(Callback):
     """Averages the batch values of the metrics over each epoch (weighted by batch size) into
-    the epoch's logs."""
+    the epoch's logs; a metric named in ``stateful_metrics`` keeps its last batch value."""
+
+    def __init__(self, stateful_metrics=None):
+        super().__init__()
+        self.stateful_metrics = set(stateful_metrics or [])
 
     def on_epoch_begin(self, epoch, logs=None):
         self.seen = 0
@@ -160,14 +164,18 @@ class BaseLogger(Callback):
         for k, v in logs.items():
             if k in ("batch", "size"):
                 continue
-            self.totals[k] = self.totals.get(k, 0.0) + v * size
+            if k in self.stateful_metrics:
+                self.totals[k] = v
+            else:
+                self.totals[k] = self.totals.get(k, 0.0) + v * size
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is None:
             return
         for k in self.params.get("metrics", []):
             if k in self.totals and self.seen:
-                logs[k] = self.totals[k] / self.seen
+                logs[k] = (self.totals[k] if k in self.stateful_metrics
+                           else self.totals[k] / self.seen)
 
 
 class History(Callback):
@@ -279,12 +287,19 @@ class EarlyStopping(Callback):
         else:
             self.best = np.inf if self.monitor_op == np.less else -np.inf
 
-    def on_epoch_end(self, epoch, logs=None):
-        current = (logs or {}).get(self.monitor)
+    def get_monitor_value(self, logs):
+        """The monitored value of ``logs`` (None, with a warning, when it is missing)."""
+        logs = logs or {}
+        current = logs.get(self.monitor)
         if current is None:
             print(f"Early stopping conditioned on metric `{self.monitor}` which is not "
-                  f"available. Available metrics are: {','.join((logs or {}).keys())}",
+                  f"available. Available metrics are: {','.join(logs.keys())}",
                   file=sys.stderr)
+        return current
+
+    def on_epoch_end(self, epoch, logs=None):
+        current = self.get_monitor_value(logs)
+        if current is None:
             return
         if self.monitor_op(current - self.min_delta, self.best):
             self.best = current
@@ -491,13 +506,13 @@ class ReduceLROnPlateau(Callback):
         current = logs.get(self.monitor)
         if current is None:
             return
-        if self.cooldown_counter > 0:
+        if self.in_cooldown():
             self.cooldown_counter -= 1
             self.wait = 0
         if self.monitor_op(current, self.best):
             self.best = current
             self.wait = 0
-        elif self.cooldown_counter <= 0:
+        elif not self.in_cooldown():
             self.wait += 1
             if self.wait >= self.patience:
                 old = float(K.get_value(self.model.optimizer.lr))
@@ -509,6 +524,10 @@ class ReduceLROnPlateau(Callback):
                               f"rate to {new}.")
                     self.cooldown_counter = self.cooldown
                     self.wait = 0
+
+
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
 
 
 class LambdaCallback(Callback):

@@ -73,6 +73,9 @@ class Node:
                 else None
             if h is not None:
                 self.inbound_layers.append(h[0])
+                outbound = h[0].__dict__.setdefault("_outbound_nodes", [])
+                if not any(n is self for n in outbound):
+                    outbound.append(self)
 
     @property
     def outbound_layer(self):
@@ -187,6 +190,7 @@ class Layer:
         self._losses = []  # not tied to a call (weight regularizers)
         self._call_losses = []  # made by calls (activity regularizers)
         self._inbound_nodes = []
+        self._dynamic = bool(kwargs.get("dynamic", False))
         # a plain Layer may set sublayers before calling Layer.__init__ (TF 1.15 allows it)
         self.__dict__.setdefault("_sublayers", [])
         self.input_spec = None
@@ -204,6 +208,27 @@ class Layer:
                 batch_input_shape = (kwargs.get("batch_size"),) + tuple(input_shape)
         if batch_input_shape is not None:
             self._batch_input_shape = tuple(batch_input_shape)
+
+    # -- TF 1.15's Layer attributes programs read --------------------------------------------
+    inbound_nodes = property(lambda self: self._inbound_nodes)
+    outbound_nodes = property(lambda self: self.__dict__.get("_outbound_nodes", []))
+    dynamic = property(lambda self: self.__dict__.get("_dynamic", False))
+
+    @property
+    def submodules(self):
+        """Every layer reachable through this one's sublayers, depth first (TF's tf.Module
+        walk; weights are not listed here)."""
+        out, seen = [], {id(self)}
+
+        def walk(layer):
+            for sub in layer.__dict__.get("_sublayers", ()):
+                if id(sub) not in seen:
+                    seen.add(id(sub))
+                    out.append(sub)
+                    walk(sub)
+
+        walk(self)
+        return tuple(out)
 
     # -- attribute tracking ------------------------------------------------------------------
     def __setattr__(self, name, value):

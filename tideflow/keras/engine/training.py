@@ -59,10 +59,13 @@ class Model(Network):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._compiled = False
+        self.metrics_names = ["loss"]  # (TF 1.15's before compile)
         self.optimizer = None
         self.stop_training = False
         self.history = None
         self._train_fn = self._test_fn = self._predict_fn = None
+
+    run_eagerly = property(lambda self: False)  # graph mode, always
 
     # -- compile -------------------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,

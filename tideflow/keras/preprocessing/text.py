@@ -87,8 +87,29 @@ class Tokenizer:
             yield out
 
     def sequences_to_texts(self, sequences):
-        return [" ".join(self.index_word[i] for i in seq if i in self.index_word)
-                for seq in sequences]
+        return list(self.sequences_to_texts_generator(sequences))
+
+    def sequences_to_texts_generator(self, sequences):
+        """Each sequence of indices as text: indices at or past ``num_words`` (and unknown
+        ones) become the OOV token when there is one, else are dropped."""
+        oov = self.word_index.get(self.oov_token) if self.oov_token is not None else None
+        for seq in sequences:
+            words = []
+            for i in seq:
+                word = self.index_word.get(i)
+                if word is not None and not (self.num_words and i >= self.num_words):
+                    words.append(word)
+                elif oov is not None:
+                    words.append(self.index_word[oov])
+            yield " ".join(words)
+
+    def fit_on_sequences(self, sequences):
+        """Counts, for ``sequences_to_matrix(mode='tfidf')``, the documents each index occurs
+        in (``index_docs``) and the documents seen."""
+        self.document_count += len(sequences)
+        for seq in sequences:
+            for i in set(seq):
+                self.index_docs[i] += 1
 
     def get_config(self):
         """The settings, and the vocabulary tables as JSON strings (as Keras: integer keys
