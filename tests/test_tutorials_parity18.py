@@ -113,3 +113,12 @@ def test_conv_backprop_shape_errors_name_tf_cpu_kernels():
         tf.constant([2, 4, 4, 1]), tf.ones([3, 3, 1, 1]), tf.ones([1, 2, 2, 1]), [1, 2, 2, 1],
         "SAME"))
     assert msg == "DepthwiseConv2DBackpropInput: input and out_backprop must have the same batch size"
+
+
+def test_get_total_loss_without_losses_fails_as_tf():
+    with pytest.raises(ValueError, match=r"^inputs must be a list of at least one "
+                                         r"Tensor/IndexedSlices with the same dtype and shape$"):
+        tf.losses.get_total_loss()
+    tf.losses.mean_squared_error(tf.constant([1.0, 2.0]), tf.constant([2.0, 2.0]))
+    with tf.Session() as sess:
+        assert sess.run(tf.losses.get_total_loss()) == pytest.approx(0.5)

@@ -87,13 +87,11 @@ def get_regularization_loss(scope=None, name="total_regularization_loss"):
 def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
     """The sum of ``get_losses()`` and, by default, ``get_regularization_losses()``.
 
-    Raises ValueError when there is no loss at all, as TF does.
+    Raises ValueError when there is no loss at all, as TF does (add_n's of an empty list).
     """
     losses = get_losses(scope=scope)
     if add_regularization_losses:
         losses += get_regularization_losses(scope=scope)
-    if not losses:
-        raise ValueError("No losses to sum: get_total_loss() found no loss in the collections.")
     return math_ops.add_n(losses, name=name)
 
 
