@@ -209,3 +209,13 @@ def test_keras_attributes_programs_read_as_tf_1_15():
     assert second.outbound_nodes == []
     assert [type(x).__name__ for x in m.submodules] == ["InputLayer", "Dense", "Dense"]
     assert keras.layers.Layer(dynamic=True).dynamic is True
+
+
+def test_keras_ragged_placeholder_is_ragged_in_its_last_unknown_dimension():
+    p = tf.keras.backend.placeholder(shape=(None, None, 3), ragged=True)
+    assert p.ragged_rank == 1 and p.flat_values.shape.as_list() == [None, 3]
+    rt = tf.ragged.constant([[[1.0, 2.0, 3.0]], [[4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]],
+                            ragged_rank=1)
+    with tf.Session() as sess:
+        got = sess.run(p.flat_values * 2, {p: sess.run(rt)})
+    np.testing.assert_array_equal(got, np.arange(1, 10).reshape(3, 3) * 2)

@@ -283,9 +283,13 @@ def _dtype(dtype):
 
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None, ragged=False):
     """A placeholder of ``shape`` (or of rank ``ndim`` with unknown sizes)."""
-    if ragged:
-        raise NotImplementedError("Ragged placeholders are not supported: feed the ragged "
-                                  "values and row splits as placeholders of their own")
+    if ragged:  # ragged in its last unknown dimension past the batch, as TF 1.15's
+        if shape is None:
+            raise ValueError("A ragged placeholder needs a shape")
+        shape = tuple(shape)
+        unknown = [i for i in range(1, len(shape)) if shape[i] is None]
+        rank = unknown[-1] if unknown else 0
+        return tf.ragged.placeholder(_dtype(dtype), rank, list(shape[rank + 1:]), name=name)
     if sparse:  # TF 1.x: a SparseTensor placeholder (its values, indices and shape fed)
         if shape is None and ndim is not None:
             shape = (None,) * ndim
