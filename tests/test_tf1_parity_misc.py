@@ -9,15 +9,18 @@ import pytest
 import tideflow as tf
 
 
-def test_numpy_array_keeps_an_allowed_dtype_over_the_attr_default():
-    # EncodePng's T defaults to uint8; a uint16 image array stays 16-bit (as TF), so the PNG
-    # round trip keeps its values; a list still takes the default when its own type is refused
+def test_numpy_array_is_cast_to_the_attr_default():
+    # TF 1.15's op_def_library converts a NumPy array to a type attr's default (make_tensor_proto
+    # casts arrays): EncodePng's T defaults to uint8, so a uint16 image array makes an 8-bit
+    # PNG of its values modulo 256 (TF 1.15 prints these; TF 2 keeps the array's dtype)
     img = (np.arange(48).reshape(4, 4, 3) * 1000).astype(np.uint16)
     png = tf.image.encode_png(img)
-    assert png.op.get_attr("T") == tf.uint16
+    assert png.op.get_attr("T") == tf.uint8
     assert tf.image.encode_png([[[1], [2]]]).op.get_attr("T") == tf.uint8
     with tf.Session() as sess:
-        np.testing.assert_array_equal(sess.run(tf.image.decode_png(png, dtype=tf.uint16)), img)
+        got = sess.run(tf.image.decode_png(png, dtype=tf.uint16))
+    np.testing.assert_array_equal(got[0, :2], [[0, 59624, 53456], [47288, 41120, 34952]])
+    np.testing.assert_array_equal(got, (img % 256).astype(np.uint16) * 257)
 
 
 def test_numpy_scalars_are_cast_to_the_requested_dtype():

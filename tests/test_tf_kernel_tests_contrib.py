@@ -982,7 +982,8 @@ def test_layers_built_on_core_layers_take_lower_case_padding():
     assert layers.separable_conv2d(x, 4, 3, 1, padding="valid").shape.as_list() == [1, 3, 3, 4]
     want = x[:, :4, :4].reshape(1, 2, 2, 2, 2, 2).mean(axis=(2, 4))
     np.testing.assert_allclose(_run(valid), want, rtol=1e-6)
-    with pytest.raises(ValueError, match="`padding` argument must be one of"):
+    with pytest.raises(ValueError, match="`padding` argument must be a list/tuple or one of "
+                                         '"valid", "same"'):  # TF 1.15's words
         layers.conv2d(x, 4, 3, padding="full")
 
 
