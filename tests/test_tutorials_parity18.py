@@ -122,3 +122,19 @@ def test_get_total_loss_without_losses_fails_as_tf():
     tf.losses.mean_squared_error(tf.constant([1.0, 2.0]), tf.constant([2.0, 2.0]))
     with tf.Session() as sess:
         assert sess.run(tf.losses.get_total_loss()) == pytest.approx(0.5)
+
+
+def test_python_int_str_bytes_complex_are_no_dtypes_in_tf1():
+    # TF 1.15 maps only float, bool and object (TF 2.x added the others)
+    assert tf.as_dtype(float) == tf.float32 and tf.as_dtype(bool) == tf.bool
+    assert tf.as_dtype(object) == tf.string and tf.as_dtype(np.int64) == tf.int64
+    assert tf.as_dtype(np.dtype("int64")) == tf.int64 and tf.as_dtype(np.str_) == tf.string
+    for t in (int, str, bytes, complex):
+        with pytest.raises(TypeError, match=r"^Cannot convert value <class '\w+'> to a "
+                                            r"TensorFlow DType\.$"):
+            tf.as_dtype(t)
+        with pytest.raises(TypeError, match=r"^Expected DataType for argument 'dtype' not "
+                                            r"<class '\w+'>\.$"):
+            tf.placeholder(t)
+        with pytest.raises(TypeError, match="to a TensorFlow DType"):
+            tf.zeros([2], t)

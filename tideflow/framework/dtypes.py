@@ -269,8 +269,9 @@ for _e, (_n, _npd) in _TYPES.items():
         _BY_NP.setdefault(_npd, _BY_ENUM[_e])
 _BY_NP[np.dtype(object)] = string
 
-_PY_TYPES = {float: float32, int: int32, complex: complex128, bytes: string, str: string}
-_PY_TYPES[builtins.bool] = bool
+# TF 1.15's Python types: float, bool and object only (int, str, bytes and complex are a
+# TypeError there; TF 2.x added them)
+_PY_TYPES = {float: float32, builtins.bool: bool, object: string}
 
 QUANTIZED_DTYPES = frozenset(
     d for e in _QUANTIZED for d in (_BY_ENUM[e], _BY_ENUM[e + _REF_OFFSET])
@@ -297,8 +298,8 @@ def as_dtype(type_value):
         return _PY_TYPES[type_value]
     elif type_value is np.bytes_ or type_value is np.str_:
         return string
-    elif type_value is None:  # (np.dtype(None) would be float64)
-        pass
+    elif type_value is None or any(type_value is t for t in (int, str, bytes, complex)):
+        pass  # (np.dtype would take them: None as float64, int as int64)
     else:
         try:
             d = _BY_NP.get(np.dtype(type_value))
