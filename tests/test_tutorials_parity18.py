@@ -138,3 +138,14 @@ def test_python_int_str_bytes_complex_are_no_dtypes_in_tf1():
             tf.placeholder(t)
         with pytest.raises(TypeError, match="to a TensorFlow DType"):
             tf.zeros([2], t)
+
+
+def test_piecewise_constant_value_is_named_as_tf_case_merge():
+    step = tf.Variable(12, trainable=False)
+    lr = tf.train.piecewise_constant(step, [5, 10], [1.0, 0.5, 0.1])
+    lr2 = tf.train.piecewise_constant(step, [5], [1.0, 0.5], name="lr")
+    assert lr.name == "PiecewiseConstant/case/cond/Merge:0"
+    assert lr2.name == "lr/case/cond/Merge:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run([lr, lr2]) == [pytest.approx(0.1), pytest.approx(0.5)]

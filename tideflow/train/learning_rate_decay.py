@@ -67,7 +67,11 @@ def piecewise_constant(x, boundaries, values, name=None):
         result = vals[-1]
         for b, v in reversed(list(zip(bounds, vals[:-1]))):
             result = gather_ops.where(math_ops.less_equal(x, b), v, result)
-        result = array_ops.identity(result, name=scope)
+        if bounds:  # TF's value is its tf.case's outer cond's Merge
+            with ops.name_scope(f"{scope}case/cond/"):
+                result = array_ops.identity(result, name="Merge")
+        else:
+            result = array_ops.identity(result, name=scope)
         # TF 1.15 picks the value with tf.case (nested Switch/Merge conds and an exclusivity
         # Assert): n * n + 9 * n + 24 ops more than these Selects for n boundaries. Their ids
         # are skipped, so the ops after it (and the seeds of random ones) get TF's op count
