@@ -76,7 +76,11 @@ def test_nan_tensor_hook_tests_the_truth_of_the_loss_as_is():
 # -- replica_device_setter: device strings as programs print them -----------------------------
 
 
-def test_moving_average_arithmetic_runs_on_the_worker_and_only_the_assign_by_the_variable():
+def test_moving_average_arithmetic_sits_by_the_variable():
+    # a deliberate departure (docs/design.md): TF 1.15 puts the arithmetic on the worker, where
+    # its read of a ps variable races with that variable's update in the same step (stale in
+    # practice over gRPC); by the variable, ema.apply under control_dependencies([train]) reads
+    # the updated weights (tests/distributed/test_programs_dist7.py runs it on a cluster)
     from tideflow.train import moving_averages
 
     with tf.device(tf.train.replica_device_setter(ps_tasks=2, worker_device="/job:worker/task:0")):
@@ -88,20 +92,14 @@ def test_moving_average_arithmetic_runs_on_the_worker_and_only_the_assign_by_the
     g = tf.get_default_graph()
     got = {n: (g.get_operation_by_name(n).device, g.get_operation_by_name(n).colocation_groups())
            for n in ["ExponentialMovingAverage/AssignMovingAvg/sub",
-                     "ExponentialMovingAverage/AssignMovingAvg/mul",
-                     "ExponentialMovingAverage/AssignMovingAvg", "AssignMovingAvg/decay",
-                     "AssignMovingAvg/mul", "AssignMovingAvg", "zd/mul", "zd/truediv", "zd"]}
+                     "ExponentialMovingAverage/AssignMovingAvg",
+                     "AssignMovingAvg/mul", "AssignMovingAvg", "zd/truediv", "zd"]}
     assert got == {
-        "ExponentialMovingAverage/AssignMovingAvg/sub": (
-            "/job:worker/task:0", [b"loc:@ExponentialMovingAverage/AssignMovingAvg/sub"]),
-        "ExponentialMovingAverage/AssignMovingAvg/mul": (
-            "/job:worker/task:0", [b"loc:@ExponentialMovingAverage/AssignMovingAvg/mul"]),
+        "ExponentialMovingAverage/AssignMovingAvg/sub": ("/job:ps/task:0", [b"loc:@v"]),
         "ExponentialMovingAverage/AssignMovingAvg": ("/job:ps/task:0", [b"loc:@v"]),
-        "AssignMovingAvg/decay": ("/job:worker/task:0", [b"loc:@AssignMovingAvg/decay"]),
-        "AssignMovingAvg/mul": ("/job:worker/task:0", [b"loc:@AssignMovingAvg/mul"]),
+        "AssignMovingAvg/mul": ("/job:ps/task:0", [b"loc:@mv"]),
         "AssignMovingAvg": ("/job:ps/task:0", [b"loc:@mv"]),
-        "zd/mul": ("/job:worker/task:0", [b"loc:@zd/mul"]),
-        "zd/truediv": ("/job:worker/task:0", [b"loc:@zd/truediv"]),
+        "zd/truediv": ("/job:ps/task:0", [b"loc:@mv"]),
         "zd": ("/job:ps/task:0", [b"loc:@mv"]),
     }
     # the shadow variable took a turn in the round robin before its colocation won

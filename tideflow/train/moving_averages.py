@@ -20,9 +20,11 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
     With ``zero_debias`` the average is corrected for its zero start (Adam's bias correction),
     using two helper variables ``<variable>/biased`` and ``<variable>/local_step``.
     """
-    # no colocation with ``variable``: as TF 1.15, the arithmetic takes the device in scope
-    # (a worker under replica_device_setter); only the ref-taking assigns sit by the variable
-    with ops.name_scope(name, "AssignMovingAvg", [variable, value, decay]) as scope:
+    # the arithmetic sits by ``variable`` (TF 1.15 puts it on the device in scope, a worker
+    # under replica_device_setter, where its read of a ps variable races with that variable's
+    # update in the same step; by the variable, a control dependency on the update holds)
+    with ops.name_scope(name, "AssignMovingAvg", [variable, value, decay]) as scope, \
+            ops.colocate_with(variable):
         decay = ops.convert_to_tensor(1.0 - decay, name="decay")
         if decay.dtype.base_dtype != variable.dtype.base_dtype:
             decay = cast_ops.cast(decay, variable.dtype.base_dtype)
@@ -60,11 +62,12 @@ def _zero_debias(unbiased_var, value, decay, scope):
             local_step = variable_scope.get_variable(
                 unique("local_step"), shape=[], dtype=unbiased_var.dtype.base_dtype,
                 initializer=local_step_initializer, trainable=False)
-    update_biased = state_ops.assign_sub(biased_var, (biased_var - value) * decay)
-    update_local_step = local_step.assign_add(1)
-    # (``decay`` is 1 - decay: the exponent's base is the decay)
-    bias_factor = 1 - math_ops.pow(1.0 - decay, update_local_step)
-    return state_ops.assign(unbiased_var, update_biased / bias_factor, name=scope)
+    with ops.colocate_with(unbiased_var):
+        update_biased = state_ops.assign_sub(biased_var, (biased_var - value) * decay)
+        update_local_step = local_step.assign_add(1)
+        # (``decay`` is 1 - decay: the exponent's base is the decay)
+        bias_factor = 1 - math_ops.pow(1.0 - decay, update_local_step)
+        return state_ops.assign(unbiased_var, update_biased / bias_factor, name=scope)
 
 
 def weighted_moving_average(value, decay, weight, truediv=True, collections=None, name=None):
