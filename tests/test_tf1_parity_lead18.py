@@ -219,3 +219,20 @@ def test_keras_ragged_placeholder_is_ragged_in_its_last_unknown_dimension():
     with tf.Session() as sess:
         got = sess.run(p.flat_values * 2, {p: sess.run(rt)})
     np.testing.assert_array_equal(got, np.arange(1, 10).reshape(3, 3) * 2)
+
+
+def test_an_op_refused_by_its_shape_function_spends_an_op_id():
+    # TF 1.15 numbers the node its shape inference refuses: ops made after a caught error, and
+    # the seeds of later random ops, number as TF's (TF prints these values)
+    tf.set_random_seed(1)
+    a = tf.placeholder(tf.float32, [2, 3])
+    b = tf.placeholder(tf.float32, [4, 5])
+    g = tf.get_default_graph()
+    for bad in (lambda: tf.matmul(a, b), lambda: tf.reshape(a, [7]),
+                lambda: tf.concat([a, b], 0)):
+        with pytest.raises(ValueError):
+            bad()
+    assert g._last_id == 7
+    with tf.Session() as sess:
+        got = sess.run(tf.random_normal([2]))
+    np.testing.assert_allclose(got, [-0.44875857, 1.0096035], rtol=1e-6)

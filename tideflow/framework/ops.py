@@ -2448,7 +2448,13 @@ def _create_op(graph, op_def, inputs, attrs, output_types, name):
                    traceback=_user_frame())
     # as TF: the shapes are known (the C op was finished) when the device functions run, so a
     # placement strategy may weigh them (byte_size_load_fn)
-    infer_shapes(op)
+    try:
+        infer_shapes(op)
+    except Exception:
+        # TF 1.15 spends an op id on a node its shape inference refuses, so ops made after a
+        # caught construction error (and the seeds of later random ops) number as in TF
+        graph._skip_op_ids(1)
+        raise
     if graph._colocation_stack:
         groups = set()
         for c in graph._colocation_stack:
