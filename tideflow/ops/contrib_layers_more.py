@@ -244,12 +244,16 @@ def softmax(logits, scope=None):
         shape = logits.get_shape()
         # TF's utils.last_dimension(shape, min_rank=2) checks
         if shape.ndims is None:
-            raise ValueError(f"Dims of shape must be known but is None: {shape}")
+            raise ValueError("dims of shape must be known but is None")
         if shape.ndims < 2:
             raise ValueError(f"rank of shape must be at least 2 not: {shape.ndims}")
         if shape[-1].value is None:
-            raise ValueError("Last dimension must be known but is None")
-        return _nn().softmax(logits, axis=-1)
+            raise ValueError(f"dimension -1 of shape must be known but is None: {shape}")
+        # as TF 1.15: through a 2-D view and back, so the result is named <scope>/Reshape_1
+        probs = _nn().softmax(array_ops.reshape(logits, [-1, shape[-1].value]))
+        probs = array_ops.reshape(probs, array_ops.shape(logits))
+        probs.set_shape(shape)
+        return probs
 
 
 def bias_add(inputs, activation_fn=None, initializer=cl._ZEROS, regularizer=None, reuse=None,

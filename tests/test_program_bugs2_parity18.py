@@ -1,0 +1,51 @@
+"""Differential parity with TF 1.15 on the GitHub programs of the TensorFlow-Program-Bugs
+study (DCGAN, spatial transformer, slim ResNet feature extractors, seq2seq...): each test
+reduces one program's differing call to plain TF 1.x calls; expected values are TF 1.15's
+printed outputs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_slim_softmax_goes_through_a_2d_view_and_is_named_reshape_1():
+    # APIM-1 (slim resnet_v1 with num_classes): end_points['predictions'] is TF 1.15's
+    # "<scope>/predictions/Reshape_1:0", the 4-D logits softmaxed through a 2-D view
+    slim = tf.contrib.slim
+    x = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7.0)
+    p = slim.softmax(x)
+    p2 = tf.contrib.layers.softmax(tf.constant([[1., 2.], [3., 5.]]), scope="sm2")
+    ph = tf.placeholder(tf.float32, [None, None, 3])
+    p3 = slim.softmax(ph)
+    assert (p.name, p2.name, p3.name) == ("softmax/Reshape_1:0", "sm2/Reshape_1:0",
+                                          "softmax_1/Reshape_1:0")
+    assert p.get_shape().as_list() == [2, 3, 4]
+    assert p3.get_shape().as_list() == [None, None, 3]
+    assert [o.name for o in tf.get_default_graph().get_operations()][1:6] == [
+        "softmax/Reshape/shape", "softmax/Reshape", "softmax/Softmax", "softmax/Shape",
+        "softmax/Reshape_1"]
+    g = tf.gradients(tf.reduce_sum(p * tf.constant(np.arange(4, dtype=np.float32))), x)[0]
+    with pytest.raises(ValueError, match=r"^dimension -1 of shape must be known but is None: "
+                       r"\(2, \?\)$"):
+        slim.softmax(tf.placeholder(tf.float32, [2, None]))
+    with pytest.raises(ValueError, match="^rank of shape must be at least 2 not: 1$"):
+        slim.softmax(tf.constant([1., 2.]))
+    with pytest.raises(ValueError, match="^dims of shape must be known but is None$"):
+        slim.softmax(tf.placeholder(tf.float32))
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(p)[1, 2],
+                                   [0.1992294, 0.22982404, 0.26511693, 0.30582967], rtol=1e-5)
+        np.testing.assert_allclose(sess.run(g)[0][0],
+                                   [-0.33421656, -0.15571651, 0.08548782, 0.40444538], rtol=1e-5)
+        assert sess.run(p3, {ph: np.ones([2, 0, 3])}).shape == (2, 0, 3)
+    with tf.contrib.slim.arg_scope(tf.contrib.slim.nets.resnet_v1.resnet_arg_scope()):
+        _, ends = tf.contrib.slim.nets.resnet_v1.resnet_v1_50(
+            tf.zeros([1, 32, 32, 3]), num_classes=5, scope="r50")
+    assert ends["predictions"].name == "r50/predictions/Reshape_1:0"
