@@ -49,3 +49,21 @@ def test_slim_softmax_goes_through_a_2d_view_and_is_named_reshape_1():
         _, ends = tf.contrib.slim.nets.resnet_v1.resnet_v1_50(
             tf.zeros([1, 32, 32, 3]), num_classes=5, scope="r50")
     assert ends["predictions"].name == "r50/predictions/Reshape_1:0"
+
+
+def test_softmax_cross_entropy_of_zero_classes_is_zero_per_row():
+    # APIC-24 (sequence losses, differential corner): TF 1.15 gives a 0 loss per row and an
+    # empty backprop for logits of shape [batch, 0]; a zero-row batch gives an empty loss
+    x = tf.zeros([2, 0])
+    y = tf.zeros([2, 0])
+    loss = tf.nn.softmax_cross_entropy_with_logits_v2(logits=x, labels=y)
+    gx, gy = tf.gradients(loss, [x, y])
+    empty = tf.nn.softmax_cross_entropy_with_logits_v2(logits=tf.zeros([0, 3]),
+                                                       labels=tf.zeros([0, 3]))
+    mean = tf.losses.softmax_cross_entropy(tf.zeros([2, 0]), tf.zeros([2, 0]))
+    with tf.Session() as sess:
+        lv, gxv, gyv, ev, mv = sess.run([loss, gx, gy, empty, mean])
+    assert lv.tolist() == [0.0, 0.0] and lv.dtype == np.float32
+    assert gxv.shape == (2, 0) and gyv.shape == (2, 0)
+    assert ev.shape == (0,)
+    assert mv == 0.0
