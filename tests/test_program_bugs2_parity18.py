@@ -67,3 +67,24 @@ def test_softmax_cross_entropy_of_zero_classes_is_zero_per_row():
     assert gxv.shape == (2, 0) and gyv.shape == (2, 0)
     assert ev.shape == (0,)
     assert mv == 0.0
+
+
+def test_contrib_conv2d_reads_every_nc_format_as_channels_first():
+    # APIC-16 (adversarial crypto's contrib convolutions): TF 1.15's conv2d takes any of
+    # convolution's formats; one starting "NC" is channels first, the others channels last
+    x = tf.constant(np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5) / 50)
+    shapes = {}
+    for i, df in enumerate([None, "NHWC", "NWC", "NDHWC", "NCW", "NCDHW", "NCHW"]):
+        y = tf.contrib.layers.conv2d(x, 2, 3, data_format=df, scope=f"c{i}",
+                                     weights_initializer=tf.constant_initializer(0.1))
+        shapes[df] = y.get_shape().as_list()
+    assert shapes[None] == shapes["NWC"] == shapes["NDHWC"] == [2, 3, 4, 2]
+    assert shapes["NCW"] == shapes["NCDHW"] == shapes["NCHW"] == [2, 2, 4, 5]
+    for df in ("nhwc", "NHCW", ""):
+        with pytest.raises(ValueError, match=f"^Invalid data_format: '{df}'$"):
+            tf.contrib.layers.conv2d(x, 2, 3, data_format=df)
+    with pytest.raises(ValueError, match="^Convolution expects input with rank 4, got 3$"):
+        tf.contrib.layers.conv2d(tf.zeros([1, 1, 8]), 2, 3, data_format="NCW")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run("c2/Relu:0").sum(), 166.6, rtol=1e-5)

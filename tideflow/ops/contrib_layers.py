@@ -229,9 +229,10 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
                   reuse=None, variables_collections=None, outputs_collections=None,
                   trainable=True, scope=None):
     """A 2-D convolution layer with weights ``[kh, kw, in, num_outputs]`` and biases."""
-    if data_format not in (None, "NHWC", "NCHW"):
+    if data_format not in (None, "NWC", "NCW", "NHWC", "NCHW", "NDHWC", "NCDHW"):
         raise ValueError(f"Invalid data_format: {data_format!r}")
-    data_format = data_format or "NHWC"
+    # TF 1.15 reads any "NC..." format as channels first, the rest as channels last
+    data_format = "NCHW" if data_format and data_format.startswith("NC") else "NHWC"
     if weights_initializer is None:
         weights_initializer = xavier_initializer()
     padding = _layer_padding(padding)  # TF runs the core Conv2D layer: either case
