@@ -371,11 +371,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         ready = collections.deque(dict.fromkeys(
             y._op for y in ys if y._op in between and pending[y._op] == 0))
         done = set()
+        # ops whose TF 1.15 counterpart's gradient makes ops tideflow's does not (an emulated
+        # cond's Switches and Merges): each gives the ids to skip for this walk, gated or not
+        tf_ids = graph.__dict__.get("_tf_grad_ids")
         while ready:
             op = ready.popleft()
             if op in done:
                 continue
             done.add(op)
+            if tf_ids and op in tf_ids:
+                graph._skip_op_ids(tf_ids[op](between, bool(gate_gradients)))
             colocate_op = op if colocate_gradients_with_ops else None
             out_grads = []
             for t in op._outputs:

@@ -360,10 +360,12 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
             if sequence_length.get_shape().ndims not in (None, 1):
                 raise ValueError("sequence_length must be a vector of length batch_size")
             start = ops.get_default_graph()._next_id
-            sequence_length = cast_ops.cast(sequence_length, dtypes.int32)
             zero_output = _zero_output(cell, batch_size, _state_dtype(dtype, state))
-            # TF: per output its zero output (8 ops), the min and max lengths (4)
-            _skip_ids_to(start + 8 * len(nest.flatten(cell.output_size)) + 4)
+            # TF: per output its zero output (8 ops), the lengths' Cast (none for int32), the
+            # min and max lengths (4)
+            _skip_ids_to(start + 8 * len(nest.flatten(cell.output_size)))
+            sequence_length = cast_ops.cast(sequence_length, dtypes.int32)
+            ops.get_default_graph()._skip_op_ids(4)
         for time, input_ in enumerate(inputs):
             if time > 0:
                 varscope.reuse_variables()
@@ -447,7 +449,95 @@ def _static_rnn_step(time, sequence_length, zero_output, state, call_cell):
                                     new_output)
         state = nest.map_structure(lambda s, n: _select(copy, s, n, "Merge"), state, new_state)
     _skip_ids_to(cell_end + count)
+    pairs = [(old, new, sel) for old, new, sel in zip(
+        flat_zero + flat_state, flat_out + flat_new, nest.flatten(output) + nest.flatten(state))
+        if sel is not new]
+    if pairs and not g.building_function:  # (a function body's gradient counts its own)
+        counter = _StepGradIds(pairs, made, outer)
+        registry = g.__dict__.setdefault("_tf_grad_ids", {})
+        for _, _, sel in pairs:
+            registry[sel.op] = counter
     return output, state
+
+
+class _StepGradIds:
+    """How many more ops TF 1.15's gradient of one static_rnn step with sequence lengths
+    makes than tideflow's (counted once per gradient walk, at the first of the step's selects
+    it meets). TF's step is two nested conds; its gradient adds, per Merge that gets a
+    gradient, a Switch (the outer's and the inner's); per Switch of a tensor into a branch
+    whose gradient flows, the zeros of its other side (Switch, Identity, Shape, Const, Fill)
+    and a Merge; an AddN wherever a Switch or tensor gets two or more partial gradients where
+    tideflow's has fewer (or more); and a copy of the axis of each of the cell's concats (TF
+    duplicates a constant axis made in another control-flow context). Gated (GATE_OP), each
+    Merge's gradient Switch has its tuple (a NoOp and two Identities)."""
+
+    def __init__(self, pairs, made, outer):
+        self.pairs, self.made, self.outer = pairs, made, outer
+        self.walk = None
+
+    def __call__(self, between, gate):
+        if self.walk is between:
+            return 0
+        self.walk = between
+        made = [op for op in self.made if op in between]
+
+        def grad(t):
+            return t.op in between
+
+        live = [(o, n, s) for o, n, s in self.pairs if grad(s)]
+        # (gated, as minimize's GATE_OP: each of those Switches' two gradients in a tuple)
+        n = (8 if gate else 2) * len(live)
+        # uses of each tensor by the cell's ops with a gradient (input slots)
+        cell_uses = {}
+        for op in made:
+            for t in op.inputs:
+                cell_uses[t] = cell_uses.get(t, 0) + 1
+            if op.type == "ConcatV2" and len(op.inputs) > 2:
+                axis = op.inputs[-1].op
+                if axis.type == "Const" and axis in self.made:
+                    n += 1
+        sel_ops = {s.op for _, _, s in self.pairs}
+
+        def other_uses(t):  # consumers with a gradient outside this step
+            return sum(1 for c in t.consumers() if c in between and c not in sel_ops
+                       and c not in self.made for u in c.inputs if u is t)
+
+        def addn(k):
+            return 1 if k >= 2 else 0
+
+        olds, news = {}, {}
+        for o, nw, s in live:
+            olds.setdefault(o, []).append(s)
+            news.setdefault(nw, []).append(s)
+        for o, users in olds.items():
+            if not grad(o):
+                continue
+            k = cell_uses.get(o, 0)
+            n += 6 + addn(len(users))  # the outer cond's true branch passes it through
+            n += 6 + addn(len(users))  # the inner cond's false branch selects from it
+            # its Switch into the outer cond's false branch (the cell's and the select's);
+            # out of the cond it has the two Merges' partials
+            n += 6 + addn(k + 1)
+            rest = other_uses(o)
+            n += addn(2 + rest) - addn(k + len(users) + rest)
+        for w, users in news.items():
+            if not grad(w):
+                continue
+            k = cell_uses.get(w, 0)
+            # its Switches into the inner cond's true branch and false branch (the select)
+            n += 2 * (6 + addn(len(users)))
+            rest = other_uses(w)
+            n += addn(2 + k + rest) - addn(len(users) + k + rest)
+        for t in self.outer:
+            if t in olds or not grad(t):
+                continue
+            k = cell_uses.get(t, 0)
+            if k:
+                # its Switch into the outer cond's false branch: the cell's partials summed
+                # there, one out of the cond
+                rest = other_uses(t)
+                n += 6 + addn(k) + addn(1 + rest) - addn(k + rest)
+        return n
 
 
 def _reverse(x, seq_lengths, seq_axis, batch_axis):

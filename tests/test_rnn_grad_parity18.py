@@ -1,0 +1,99 @@
+"""Op-id parity with TF 1.15 of RNN gradients: TF seeds a random op without an op seed from the
+graph's op count, so a seeded op made after ``tf.gradients``/``minimize`` of an RNN draws TF's
+numbers only when the gradient made as many ops as TF's. Expected counts and values are TF
+1.15's printed outputs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _cell(kind):
+    return {"rnn": lambda: tf.nn.rnn_cell.BasicRNNCell(6),
+            "gru": lambda: tf.nn.rnn_cell.GRUCell(6),
+            "lstm": lambda: tf.nn.rnn_cell.BasicLSTMCell(6),
+            "lstmp": lambda: tf.nn.rnn_cell.LSTMCell(6, num_proj=4),
+            "multi": lambda: tf.nn.rnn_cell.MultiRNNCell(
+                [tf.nn.rnn_cell.GRUCell(5), tf.nn.rnn_cell.BasicLSTMCell(4)])}[kind]()
+
+
+def test_static_rnn_with_lengths_minimize_takes_tf_op_ids():
+    # TF's step is two nested conds: its gradient's Switches, zeros and Merges take ids
+    tf.set_random_seed(1)
+    g = tf.get_default_graph()
+    x = tf.placeholder(tf.float32, [4, 5, 3])
+    sl = tf.placeholder(tf.int32, [4])
+    outs, st = tf.nn.static_rnn(tf.nn.rnn_cell.BasicRNNCell(6), tf.unstack(x, axis=1),
+                                sequence_length=sl, dtype=tf.float32)
+    assert g._last_id == 232
+    loss = tf.reduce_sum(tf.square(st)) + tf.reduce_sum(tf.square(outs[-1]))
+    tf.gradients(loss, tf.trainable_variables())
+    assert g._last_id == 547
+    tf.train.GradientDescentOptimizer(0.1).minimize(loss)  # gated: tuples after each Switch
+    assert g._last_id == 958
+    r = tf.random_uniform([3])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(r), [0.01873505, 0.51836705, 0.03096437], rtol=1e-6)
+
+
+@pytest.mark.parametrize("kind,loss_kind,steps,fw,grad", [
+    ("rnn", "state", 4, 195, 229),
+    ("gru", "outputs", 2, 166, 182),   # the last step's state gets no gradient
+    ("lstm", "outputs", 3, 232, 285),
+])
+def test_static_rnn_with_lengths_gradients_count_as_tf(kind, loss_kind, steps, fw, grad):
+    g = tf.get_default_graph()
+    x = tf.placeholder(tf.float32, [4, steps, 3])
+    sl = tf.placeholder(tf.int32, [4])
+    outs, st = tf.nn.static_rnn(_cell(kind), tf.unstack(x, axis=1), sequence_length=sl,
+                                dtype=tf.float32)
+    if loss_kind == "state":
+        loss = tf.add_n([tf.reduce_sum(s) for s in tf.nest.flatten(st)])
+    else:
+        loss = tf.add_n([tf.reduce_sum(o) for o in outs])
+    assert g._last_id == fw
+    tf.gradients(loss, tf.trainable_variables())
+    assert g._last_id - fw == grad
+
+
+@pytest.mark.parametrize("kind,mode,fw,grad,value", [
+    ("gru", "adam", 229, 572, 0.25286),
+    ("lstm", "wrt_x", 243, 403, 0.47525),
+    ("lstmp", "init", 270, 668, 0.93886),
+    ("multi", "min", 376, 1065, 0.18308),
+])
+def test_static_rnn_with_int64_lengths_unknown_batch_seeds_as_tf(kind, mode, fw, grad, value):
+    # int64 lengths: their Cast comes after the zero outputs, as TF's
+    tf.set_random_seed(1)
+    g = tf.get_default_graph()
+    x = tf.placeholder(tf.float32, [None, 3, 3])
+    sl = tf.placeholder(tf.int64, [None])
+    cell = _cell(kind)
+    kw = {"dtype": tf.float32}
+    if mode == "init":  # an initial state with a gradient
+        zero = cell.zero_state(tf.shape(x)[0], tf.float32)
+        w0 = tf.get_variable("w0", [], initializer=tf.ones_initializer())
+        kw = {"initial_state": tf.nest.map_structure(lambda s: s * w0, zero)}
+    outs, st = tf.nn.static_rnn(cell, tf.unstack(x, axis=1), sequence_length=sl, **kw)
+    loss = (tf.add_n([tf.reduce_sum(s) for s in tf.nest.flatten(st)])
+            + tf.reduce_sum(outs[1]))
+    assert g._last_id == fw
+    if mode == "adam":
+        tf.train.AdamOptimizer(0.1).minimize(loss)
+    elif mode == "wrt_x":
+        tf.gradients(loss, [x])
+    else:
+        tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    assert g._last_id - fw == grad
+    r = tf.random_uniform([2])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert abs(s.run(r)[0] - value) < 1e-5
