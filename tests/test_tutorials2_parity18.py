@@ -1,0 +1,121 @@
+"""Tutorial-program patterns (the nlintz, MorvanZhou, easy-tensorflow and sjchoi86 collections)
+run under TF 1.15 and tideflow with their printed output compared; expected values and names
+are what TF 1.15 printed for these same calls."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_gradient_descent_on_a_nested_sine_fits_as_tf():
+    # two scalar variables from Python numbers, a NumPy float32 grid folded into the graph
+    x = np.linspace(-1, 1, 50, dtype=np.float32)
+    y = np.sin(2.5 * np.cos(1.2 * x)) + 0.05 * np.cos(7 * x)
+    a, b = [tf.Variable(initial_value=p, dtype=tf.float32) for p in [2, 4.5]]
+    pred = tf.sin(b * tf.cos(a * x))
+    mse = tf.reduce_mean(tf.square(y - pred))
+    assert repr(a) == "<tf.Variable 'Variable:0' shape=() dtype=float32_ref>"
+    assert str(pred) == 'Tensor("Sin:0", shape=(50,), dtype=float32)'
+    assert str(mse) == 'Tensor("Mean:0", shape=(), dtype=float32)'
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(mse)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for _ in range(60):
+            a_, b_, m_ = s.run([a, b, mse])
+            r, n = s.run([pred, train_op])
+    assert r.dtype == np.float32 and n is None
+    np.testing.assert_allclose([a_, b_, m_], [1.2293715, 2.5907238, 0.0034124744], rtol=1e-5)
+
+
+def test_dataset_of_placeholders_runs_out_after_its_epochs():
+    npx = np.linspace(-1, 1, 80)[:, None]
+    npy = npx ** 2
+    tfx = tf.placeholder(npx.dtype, npx.shape)
+    tfy = tf.placeholder(npy.dtype, npy.shape)
+    ds = tf.data.Dataset.from_tensor_slices((tfx, tfy)).shuffle(100).batch(32).repeat(3)
+    it = ds.make_initializable_iterator()
+    bx, by = it.get_next()
+    loss = tf.losses.mean_squared_error(by, tf.layers.dense(bx, 1))
+    assert str(ds.output_shapes) == ("(TensorShape([Dimension(None), Dimension(1)]), "
+                                     "TensorShape([Dimension(None), Dimension(1)]))")
+    assert ds.output_types == (tf.float64, tf.float64)
+    assert str(bx) == 'Tensor("IteratorGetNext:0", shape=(?, 1), dtype=float64)'
+    # float64 inputs, a float32 loss (the loss collection's weights are float32)
+    assert str(loss) == 'Tensor("mean_squared_error/value:0", shape=(), dtype=float32)'
+    with tf.Session() as s:
+        s.run([it.initializer, tf.global_variables_initializer()], {tfx: npx, tfy: npy})
+        n = 0
+        with pytest.raises(tf.errors.OutOfRangeError, match=r"^End of sequence"):
+            while True:
+                s.run(bx)
+                n += 1
+    assert n == 9  # 3 batches (32, 32, 16) a pass, 3 passes
+
+
+def test_dynamic_rnn_last_output_gathered_by_length_is_the_final_state():
+    tf.set_random_seed(3)
+    x = tf.placeholder(tf.float32, [None, 4, 1])
+    lengths = tf.placeholder(tf.int32, [None])
+    o, st = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(5), x, sequence_length=lengths,
+                              dtype=tf.float32)
+    n = tf.shape(o)[0]
+    idx = tf.range(0, n) * 4 + (lengths - 1)
+    last = tf.gather(tf.reshape(o, [-1, 5]), idx)
+    assert [str(t) for t in (o, st, n, idx, last)] == [
+        'Tensor("rnn/transpose_1:0", shape=(?, 4, 5), dtype=float32)',
+        'Tensor("rnn/while/Exit_3:0", shape=(?, 5), dtype=float32)',
+        'Tensor("strided_slice:0", shape=(), dtype=int32)',
+        'Tensor("add:0", shape=(?,), dtype=int32)',
+        'Tensor("GatherV2:0", shape=(?, 5), dtype=float32)']
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        xs = np.arange(12, dtype=np.float32).reshape(3, 4, 1) / 10
+        lv, sv = s.run([last, st], {x: xs, lengths: [4, 2, 1]})
+    np.testing.assert_array_equal(lv, sv)
+
+
+def test_char_rnn_with_legacy_seq2seq_names_as_tf():
+    # one cell object stacked twice (shared weights, TF 1.x), rnn_decoder under a scope
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(8)] * 2)
+    inp = tf.placeholder(tf.int32, [2, 3])
+    z = cell.zero_state(2, tf.float32)
+    with tf.variable_scope("rnnlm"):
+        w = tf.get_variable("softmax_w", [8, 10])
+        bb = tf.get_variable("softmax_b", [10])
+        emb = tf.get_variable("embedding", [10, 8])
+        ins = [tf.squeeze(t, [1]) for t in tf.split(tf.nn.embedding_lookup(emb, inp), 3, 1)]
+    outs, last = tf.contrib.legacy_seq2seq.rnn_decoder(ins, z, cell, scope="rnnlm")
+    logits = tf.nn.xw_plus_b(tf.reshape(tf.concat(outs, 1), [-1, 8]), w, bb)
+    loss = tf.contrib.legacy_seq2seq.sequence_loss_by_example(
+        [logits], [tf.reshape(inp, [-1])], [tf.ones([6])], 10)
+    g, gn = tf.clip_by_global_norm(tf.gradients(tf.reduce_mean(loss), tf.trainable_variables()),
+                                   5.)
+    cell_scope = "rnnlm_1/rnnlm/multi_rnn_cell/cell_0/basic_lstm_cell/"
+    assert z[0].c.name == "MultiRNNCellZeroState/BasicLSTMCellZeroState/zeros:0"
+    assert str(ins[0]) == 'Tensor("rnnlm/Squeeze:0", shape=(2, 8), dtype=float32)'
+    assert outs[0].name == cell_scope + "Mul_5:0"
+    assert last[1].h.name == cell_scope + "Mul_17:0"
+    assert str(logits) == 'Tensor("xw_plus_b:0", shape=(6, 10), dtype=float32)'
+    assert str(loss) == 'Tensor("sequence_loss_by_example/truediv:0", shape=(6,), dtype=float32)'
+    assert str(gn) == 'Tensor("global_norm/global_norm:0", shape=(), dtype=float32)'
+    assert g[0].name == "clip_by_global_norm/clip_by_global_norm/_0:0"
+    assert [v.name for v in tf.trainable_variables()] == [
+        "rnnlm/softmax_w:0", "rnnlm/softmax_b:0", "rnnlm/embedding:0",
+        "rnnlm/multi_rnn_cell/cell_0/basic_lstm_cell/kernel:0",
+        "rnnlm/multi_rnn_cell/cell_0/basic_lstm_cell/bias:0"]
+
+
+def test_restore_from_a_missing_prefix_is_a_value_error_with_tfs_words(tmp_path):
+    tf.Variable(1.0)
+    saver = tf.train.Saver()
+    prefix = str(tmp_path / "no_such_params")
+    with tf.Session() as s, pytest.raises(ValueError) as info:
+        saver.restore(s, prefix)
+    assert str(info.value) == "The passed save_path is not a valid checkpoint: " + prefix
