@@ -88,3 +88,17 @@ def test_contrib_conv2d_reads_every_nc_format_as_channels_first():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         np.testing.assert_allclose(sess.run("c2/Relu:0").sum(), 166.6, rtol=1e-5)
+
+
+def test_draw_bounding_boxes_of_a_3d_image_says_shape_must_be_rank_4():
+    # APIC-5/APIC-19 (im2txt / inception image processing): drawing the distorted box on the
+    # un-batched image is TF 1.15's C++ rank error
+    image = tf.zeros([10, 12, 3])
+    boxes = tf.constant([[[0.1, 0.2, 0.5, 0.5]]])
+    with pytest.raises(ValueError, match=r"^Shape must be rank 4 but is rank 3 for "
+                       r"'DrawBoundingBoxes' \(op: 'DrawBoundingBoxes'\) with input shapes: "
+                       r"\[10,12,3\], \[1,1,4\]\.$"):
+        tf.image.draw_bounding_boxes(image, boxes)
+    out = tf.image.draw_bounding_boxes(tf.expand_dims(image, 0), boxes)
+    assert out.get_shape().as_list() == [1, 10, 12, 3]
+    assert tf.image.draw_bounding_boxes(tf.placeholder(tf.float32), boxes).get_shape().ndims == 4

@@ -700,7 +700,8 @@ def _draw_boxes_kernel(images, boxes, colors=None):
 
 
 def _draw_boxes_shape(op):
-    return [_in(op, 0).with_rank(4) if _in(op, 0).ndims is not None else [None] * 4]
+    _check_rank(_in(op, 0), 4)
+    return [_in(op, 0) if _in(op, 0).ndims is not None else [None] * 4]
 
 
 op_registry.declare(
