@@ -97,3 +97,39 @@ def test_static_rnn_with_int64_lengths_unknown_batch_seeds_as_tf(kind, mode, fw,
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
         assert abs(s.run(r)[0] - value) < 1e-5
+
+
+@pytest.mark.parametrize("batch,cell,mode,fw,grad,value", [
+    (4, "gru", "grad", 260, 204, 0.47987),
+    (None, "gru", "min", 269, 363, 0.22391),
+    (4, "lstm", "adam", 242, 235, 0.80944),
+    (None, "lstm", "grad", 253, 258, 0.15223),
+])
+def test_decoder_loop_inputs_no_variable_reaches_get_zeros_only(batch, cell, mode, fw, grad,
+                                                                value):
+    # TrainingHelper on a placeholder: the decoder loop's inputs variable depends on no
+    # variable, so TF's gradient gives it only zeros and an Enter (no Exit/Merge/Switch chain)
+    seq2seq = tf.contrib.seq2seq
+    tf.set_random_seed(1)
+    g = tf.get_default_graph()
+    sl = tf.placeholder(tf.int32, [batch])
+    x = tf.placeholder(tf.float32, [batch, 5, 3])
+    c = (tf.nn.rnn_cell.GRUCell(6) if cell == "gru" else tf.nn.rnn_cell.BasicLSTMCell(6))
+    n = 4 if batch else tf.shape(x)[0]
+    d = seq2seq.BasicDecoder(c, seq2seq.TrainingHelper(x, sl), c.zero_state(n, tf.float32),
+                             output_layer=tf.layers.Dense(7) if cell == "gru" else None)
+    out, st, _ = seq2seq.dynamic_decode(d)
+    loss = tf.reduce_sum(out.rnn_output) + tf.add_n(
+        [tf.reduce_sum(s) for s in tf.nest.flatten(st)])
+    assert g._last_id == fw
+    if mode == "grad":
+        tf.gradients(loss, tf.trainable_variables())
+    elif mode == "min":
+        tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    else:
+        tf.train.AdamOptimizer(0.1).minimize(loss)
+    assert g._last_id - fw == grad
+    r = tf.random_uniform([2])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert abs(s.run(r)[0] - value) < 1e-5

@@ -519,6 +519,42 @@ def _live_loop_vars(body_fg, seeds):
     return live
 
 
+def _reached_loop_vars(op, body_fg, between):
+    """The loop variables whose values (over iterations) depend on ops in ``between``: their
+    initial values, the loop invariants the body reads, or other such loop variables."""
+    n_loop = len(body_fg.inputs)
+    index = {t: i for i, t in enumerate(body_fg.inputs)}
+    caps = body_fg.captures
+    reached_caps = {ph._op for j, (_, ph) in enumerate(caps)
+                    if n_loop + j < len(op._inputs) and op._inputs[n_loop + j]._op in between}
+    deps = {}
+    for k, out in enumerate(body_fg.outputs[:n_loop]):
+        found, hit, stack, seen = set(), False, [out._op], set()
+        if out in index:
+            found.add(index[out])
+        while stack:
+            o = stack.pop()
+            if o in seen:
+                continue
+            seen.add(o)
+            hit = hit or o in reached_caps
+            for t in o._inputs:
+                if t in index:
+                    found.add(index[t])
+                elif t._op._graph is body_fg:
+                    stack.append(t._op)
+        deps[k] = (found, hit)
+    reached = {i for i in range(n_loop) if op._inputs[i]._op in between or deps[i][1]}
+    changed = True
+    while changed:
+        changed = False
+        for k, (found, _) in deps.items():
+            if k not in reached and found & reached:
+                reached.add(k)
+                changed = True
+    return reached
+
+
 def _build_while_grad(op, grads, gate=None, sparse=None):
     """(The gradients of ``op``'s inputs, TF 1.15's op count or None.) ``sparse``: the loop
     invariants (positions in ``j_idx``) whose body gradients are IndexedSlices, accumulated as
@@ -544,6 +580,11 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
         # as TF's walk: a loop variable without a gradient whose value never reaches one with
         # a gradient gets none (TF makes its zeros and an Enter, nothing more)
         live = _live_loop_vars(body_fg, {i for i in d_idx if grads[i] is not None})
+        if between is not None:
+            # nor one no x reaches (TF's walk never meets its Switch: a decoder's next inputs
+            # read from a placeholder's array): its zeros and Enter
+            reached = _reached_loop_vars(op, body_fg, between)
+            live = {i for i in live if i in reached or grads[i] is not None}
         unused = [i for i in d_idx if i not in live]
         d_idx = [i for i in d_idx if i in live]
         # a TensorArray without a gradient (its list here; in TF a float flow, trainable):
