@@ -102,3 +102,22 @@ def test_draw_bounding_boxes_of_a_3d_image_says_shape_must_be_rank_4():
     out = tf.image.draw_bounding_boxes(tf.expand_dims(image, 0), boxes)
     assert out.get_shape().as_list() == [1, 10, 12, 3]
     assert tf.image.draw_bounding_boxes(tf.placeholder(tf.float32), boxes).get_shape().ndims == 4
+
+
+def test_metrics_auc_argument_errors_are_tf_1_15s_and_spend_its_scope():
+    # APIC-17 (ptn metrics, differential corner): TF 1.15 checks `curve` inside the "auc"
+    # scope and `summation_method` only after the confusion counts exist
+    fl = tf.constant([0., 1., 1., 0.])
+    fp = tf.constant([0.1, 0.8, 0.4, 0.6])
+    with pytest.raises(ValueError, match="^curve must be either ROC or PR, XX unknown$"):
+        tf.metrics.auc(fl, fp, curve="XX")
+    with pytest.raises(ValueError, match="^Invalid summation_method: xx$"):
+        tf.metrics.auc(fl, fp, curve="PR", summation_method="xx")
+    value, update = tf.metrics.auc(fl, fp, num_thresholds=3)
+    assert value.name == "auc_2/value:0"
+    assert [v.name for v in tf.local_variables()][:4] == [
+        "auc_1/true_positives:0", "auc_1/false_negatives:0", "auc_1/true_negatives:0",
+        "auc_1/false_positives:0"]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        np.testing.assert_allclose(sess.run(update), 0.5, atol=1e-5)

@@ -479,12 +479,9 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     spaced interior points, ``1 + 1e-7``), so it approaches, but does not equal, the exact AUC.
     ``predictions`` must lie in [0, 1]; ``labels`` are cast to bool.
     """
-    if curve not in ("ROC", "PR"):
-        raise ValueError(f"auc: curve must be 'ROC' or 'PR', got {curve!r}")
-    if summation_method not in ("trapezoidal", "careful_interpolation", "minoring", "majoring"):
-        raise ValueError(f"auc: invalid summation_method {summation_method!r} (expected "
-                         f"'trapezoidal', 'careful_interpolation', 'minoring' or 'majoring')")
     with vs.variable_scope(name, "auc", (labels, predictions, weights)):
+        if curve not in ("ROC", "PR"):  # (TF 1.15: inside the scope, which it spends)
+            raise ValueError(f"curve must be either ROC or PR, {curve} unknown")
         if thresholds is not None:
             thresholds = ([0.0 - _KEPSILON] + sorted(float(t) for t in thresholds)
                           + [1.0 + _KEPSILON])
@@ -532,6 +529,9 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
                 x, y = math_ops.div(fp, fp + tn + eps), rec
             else:
                 x, y = rec, math_ops.div(tp + eps, tp + fp + eps)
+            if summation_method not in ("trapezoidal", "careful_interpolation", "minoring",
+                                        "majoring"):
+                raise ValueError(f"Invalid summation_method: {summation_method}")
             dx = x[:n - 1] - x[1:]
             if summation_method == "minoring":
                 height = math_ops.minimum(y[:n - 1], y[1:])
