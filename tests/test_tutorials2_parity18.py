@@ -119,3 +119,37 @@ def test_restore_from_a_missing_prefix_is_a_value_error_with_tfs_words(tmp_path)
     with tf.Session() as s, pytest.raises(ValueError) as info:
         saver.restore(s, prefix)
     assert str(info.value) == "The passed save_path is not a valid checkpoint: " + prefix
+
+
+def test_tensor_array_ops_take_tf_1x_default_names():
+    # TF 1.15 names each TensorArray op after its V3 kernel; a time-major dynamic_rnn's
+    # outputs and map_fn/scan results print those names
+    ta = tf.TensorArray(tf.float32, size=3)
+    assert ta.unstack(tf.zeros([3, 2]), name="u").flow.name == "u/u/u:0"
+    assert ta.write(0, [1., 2.], name="w").flow.name == "w/w:0"
+    ta = ta.unstack(tf.zeros([3, 2]))
+    assert ta.flow.name == "TensorArrayUnstack/TensorArrayScatter/TensorArrayScatterV3:0"
+    assert ta.write(0, [1., 2.]).flow.name == "TensorArrayWrite/TensorArrayWriteV3:0"
+    assert ta.scatter([0], tf.ones([1, 2])).flow.name == "TensorArrayScatter/TensorArrayScatterV3:0"
+    assert tf.TensorArray(tf.float32, size=3).split(
+        tf.ones([3, 2]), [1, 1, 1]).flow.name == "TensorArraySplit/TensorArraySplitV3:0"
+    assert ta.read(1).name == "TensorArrayReadV3:0"
+    assert ta.read(1, name="r").name == "r:0"
+    assert ta.stack().name == "TensorArrayStack/TensorArrayGatherV3:0"
+    assert ta.stack(name="st").name == "st/st:0"
+    assert ta.gather([0, 1]).name == "TensorArrayGatherV3:0"
+    assert ta.concat().name == "TensorArrayConcatV3:0"
+    assert ta.size().name == "TensorArraySizeV3:0"
+    assert ta.close().name == "TensorArrayCloseV3"
+    o, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(2), tf.zeros([4, 3, 1]), time_major=True,
+                             dtype=tf.float32)
+    assert str(o) == ('Tensor("rnn/TensorArrayStack/TensorArrayGatherV3:0", shape=(4, 3, 2), '
+                      'dtype=float32)')
+    m = tf.map_fn(lambda v: (v[0], v[1] * 2), (tf.ones([3]), tf.ones([3])),
+                  dtype=(tf.float32, tf.float32))
+    assert [t.name for t in m] == ["map/TensorArrayStack/TensorArrayGatherV3:0",
+                                   "map/TensorArrayStack_1/TensorArrayGatherV3:0"]
+    s = tf.scan(lambda a, v: a + v, tf.ones([3, 2]), reverse=True)
+    assert str(s) == 'Tensor("scan/TensorArrayStack/TensorArrayGatherV3:0", shape=(3, 2), dtype=float32)'
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(s), [[3, 3], [2, 2], [1, 1]])

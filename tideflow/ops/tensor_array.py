@@ -233,7 +233,8 @@ class TensorArray:
         """The item at ``index``."""
         began = self._begin()
         shape = self._shape_input(began, self._element_shape)
-        out = self._own(list_ops.get_item(self._list, index, self._dtype, shape, name=name))
+        out = self._own(list_ops.get_item(self._list, index, self._dtype, shape,
+                                          name=name or "TensorArrayReadV3"))
         out.set_shape(self._element_shape)
         self._end(began)
         return out
@@ -268,7 +269,8 @@ class TensorArray:
         """The items stacked along a new first dimension."""
         began = self._begin()
         with ops.name_scope(name, "TensorArrayStack", [self._list]):
-            out = self._own(list_ops.stack(self._list, self._dtype, self._element_shape))
+            out = self._own(list_ops.stack(self._list, self._dtype, self._element_shape,
+                                           name=name or "TensorArrayGatherV3"))
         self._end(began, tf_ops=5)  # TF: its size, a range and a gather
         # TF 1.x's: the rows' count is unknown ((?, ...) whatever the array's size)
         out.set_shape(TensorShape([None]).concatenate(self._element_shape))
@@ -277,7 +279,8 @@ class TensorArray:
     def gather(self, indices, name=None):
         began = self._begin()
         shape = self._shape_input(began, self._element_shape)
-        out = self._own(list_ops.gather(self._list, indices, self._dtype, shape, name=name))
+        out = self._own(list_ops.gather(self._list, indices, self._dtype, shape,
+                                        name=name or "TensorArrayGatherV3"))
         if began is not None:
             # TF 1.x's static shape: the indices' shape and the element shape the array was
             # made with (its handle's), refined by the one it has learned since
@@ -293,7 +296,8 @@ class TensorArray:
         began = self._begin()
         shape = self._shape_input(began, shape if shape.ndims else -1)
         leading = self._aside_const(began, np.int64(0), "leading_dims")
-        out = self._own(list_ops.concat(self._list, self._dtype, shape, name=name,
+        out = self._own(list_ops.concat(self._list, self._dtype, shape,
+                                         name=name or "TensorArrayConcatV3",
                                          leading_dims=leading)[0])
         if self._element_shape.ndims:
             out.set_shape(TensorShape([None]).concatenate(self._element_shape[1:]))
@@ -302,7 +306,7 @@ class TensorArray:
 
     def size(self, name=None):
         began = self._begin()
-        out = list_ops.length(self._list, name=name)
+        out = list_ops.length(self._list, name=name or "TensorArraySizeV3")
         self._end(began)
         return out
 
@@ -314,7 +318,8 @@ class TensorArray:
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             shape = self._merge_shape(value.get_shape())
             lst = self._own(list_ops.set_item(self._list, index, value,
-                                              resize_if_index_out_of_bounds=self._dynamic_size))
+                                              resize_if_index_out_of_bounds=self._dynamic_size,
+                                              name=name or "TensorArrayWriteV3"))
         self._end(began)
         return self._with_list(lst, shape)
 
@@ -333,7 +338,10 @@ class TensorArray:
                 from tideflow.ops import array_ops, range_ops
 
                 indices = range_ops.range(array_ops.shape(value)[0])
-            lst = self._own(list_ops.scatter_into(self._list, value, indices))
+            # TF 1.x unstacks through its scatter, in a scope of its own
+            with ops.name_scope(name, "TensorArrayScatter"):
+                lst = self._own(list_ops.scatter_into(self._list, value, indices,
+                                                      name=name or "TensorArrayScatterV3"))
         self._end(began, tf_ops=9)  # TF: the rows' count, a range and the scatter
         return self._with_list(lst, shape)
 
@@ -344,7 +352,8 @@ class TensorArray:
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             shape = self._merge_shape(value.get_shape()[1:] if value.get_shape().ndims else
                                       unknown_shape())
-            lst = self._own(list_ops.scatter_into(self._list, value, indices))
+            lst = self._own(list_ops.scatter_into(self._list, value, indices,
+                                                  name=name or "TensorArrayScatterV3"))
         self._end(began)
         return self._with_list(lst, shape)
 
@@ -367,7 +376,7 @@ class TensorArray:
             shape = TensorShape([None]).concatenate(value.get_shape()[1:]) if (
                 value.get_shape().ndims) else unknown_shape()
             lst = self._own(list_ops.split(value, lengths, self._aside_const(
-                began, _shape_array(shape), "element_shape")))
+                began, _shape_array(shape), "element_shape"), name=name or "TensorArraySplitV3"))
             op = lst.op
             src = self._list.op._attrs.get("_tensor_array_name")
             op._set_attr("_tensor_array", [
@@ -399,7 +408,7 @@ class TensorArray:
         from tideflow.ops import control_flow_ops
 
         began = self._begin()
-        out = control_flow_ops.no_op(name=name)
+        out = control_flow_ops.no_op(name=name or "TensorArrayCloseV3")
         self._end(began)
         return out
 
