@@ -133,3 +133,38 @@ def test_decoder_loop_inputs_no_variable_reaches_get_zeros_only(batch, cell, mod
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
         assert abs(s.run(r)[0] - value) < 1e-5
+
+
+def test_while_loop_factor_fed_in_takes_no_gradient_chain():
+    # k depends on no variable: TF's gradient loop takes only the Enter of the gradient the
+    # loss gives k from outside, no Exit/Merge/Switch chain for it
+    tf.set_random_seed(1)
+    g = tf.get_default_graph()
+    w = tf.get_variable("w", [3, 3])
+    x = tf.placeholder(tf.float32, [4, 3])
+    c = tf.placeholder(tf.float32, [])
+    _, h, k = tf.while_loop(lambda i, h, k: i < 3,
+                            lambda i, h, k: (i + 1, tf.tanh(tf.matmul(h, w)) * k, k * 0.9),
+                            [0, x, c])
+    loss = tf.reduce_sum(h) + k
+    assert g._last_id == 45
+    tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    assert g._last_id == 45 + 85
+    r = tf.random_uniform([2])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert abs(s.run(r)[0] - 0.27129) < 1e-5
+
+
+def test_while_loop_chain_of_fed_factors_count_as_tf():
+    g = tf.get_default_graph()
+    w = tf.get_variable("w", [3])
+    x = tf.placeholder(tf.float32, [3])
+    a0, b0 = tf.placeholder(tf.float32, []), tf.placeholder(tf.float32, [])
+    _, h, a, b = tf.while_loop(lambda i, *r: i < 4,
+                               lambda i, h, a, b: (i + 1, h * w * a, a + b, b * 0.5),
+                               [0, x, a0, b0])
+    loss = tf.reduce_sum(h) + a + b
+    assert g._last_id == 53
+    tf.gradients(loss, [w])
+    assert g._last_id == 53 + 70

@@ -579,12 +579,16 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
     if gate is not None:  # (counted: see _while_grad)
         # as TF's walk: a loop variable without a gradient whose value never reaches one with
         # a gradient gets none (TF makes its zeros and an Enter, nothing more)
-        live = _live_loop_vars(body_fg, {i for i in d_idx if grads[i] is not None})
-        if between is not None:
-            # nor one no x reaches (TF's walk never meets its Switch: a decoder's next inputs
-            # read from a placeholder's array): its zeros and Enter
-            reached = _reached_loop_vars(op, body_fg, between)
-            live = {i for i in live if i in reached or grads[i] is not None}
+        seeds = {i for i in d_idx if grads[i] is not None}
+        reached = None if between is None else _reached_loop_vars(op, body_fg, between)
+        if reached is not None and seeds & reached:
+            # nor one no x reaches (TF's walk never meets its Exit or Switch: a decoder's next
+            # inputs read from a placeholder's array, a factor fed in), even with a gradient
+            # from outside: its zeros and Enter
+            seeds &= reached
+        live = _live_loop_vars(body_fg, seeds)
+        if reached is not None and seeds <= reached:
+            live &= reached
         unused = [i for i in d_idx if i not in live]
         d_idx = [i for i in d_idx if i in live]
         # a TensorArray without a gradient (its list here; in TF a float flow, trainable):
@@ -767,7 +771,9 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
     n_body -= sum(1 for c in consts if not read_otherwise(c))
     stacks += len(sizes_of_consts)
     # (TF's zeros for a loop variable whose output gets no gradient: a ZerosLike)
-    n_tf = 8 + 10 + 5 * len(d_idx) + sum(grads[i] is None for i in d_idx) + 2 * len(unused) \
+    # (an unused one's Enter, of its zeros or of the gradient it got from outside)
+    n_tf = 8 + 10 + 5 * len(d_idx) + sum(grads[i] is None for i in d_idx) \
+        + sum(1 + (grads[i] is None) for i in unused) \
         + 6 * stacks + 3 * in_branch + bool(stacks) + enters \
         + n_body
     if gate:
