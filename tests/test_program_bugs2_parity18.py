@@ -121,3 +121,55 @@ def test_metrics_auc_argument_errors_are_tf_1_15s_and_spend_its_scope():
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
         np.testing.assert_allclose(sess.run(update), 0.5, atol=1e-5)
+
+
+def test_dilated_depthwise_and_separable_conv_go_through_space_to_batch():
+    # APIC-18 (video prediction's CDNA, differential corner): TF 1.15 runs a dilated
+    # depthwise_conv2d / separable_conv2d as with_space_to_batch around the native op, so
+    # the result is <scope>/BatchToSpaceND and the later ops (and op seeds) number as in TF
+    g = tf.get_default_graph()
+    x = tf.reshape(tf.range(2 * 9 * 9 * 3, dtype=tf.float32), [2, 9, 9, 3]) / 100.
+    f = tf.reshape(tf.range(3 * 3 * 3 * 2, dtype=tf.float32), [3, 3, 3, 2]) / 10.
+    n0 = len(g.get_operations())
+    y = tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "VALID", rate=[2, 2])
+    assert y.name == "depthwise/BatchToSpaceND:0"
+    assert [f"{o.name}:{o.type}" for o in g.get_operations()[n0:]] == [
+        "depthwise/Shape:Const", "depthwise/dilation_rate:Const",
+        "depthwise/required_space_to_batch_paddings/input_shape:Const",
+        "depthwise/required_space_to_batch_paddings/base_paddings:Const",
+        "depthwise/required_space_to_batch_paddings/paddings:Const",
+        "depthwise/required_space_to_batch_paddings/crops:Const",
+        "depthwise/SpaceToBatchND/block_shape:Const", "depthwise/SpaceToBatchND/paddings:Const",
+        "depthwise/SpaceToBatchND:SpaceToBatchND", "depthwise:DepthwiseConv2dNative",
+        "depthwise/BatchToSpaceND/block_shape:Const", "depthwise/BatchToSpaceND/crops:Const",
+        "depthwise/BatchToSpaceND:BatchToSpaceND"]
+    y2 = tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "SAME", rate=[2, 2])
+    y3 = tf.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "VALID", rate=[2, 2])
+    assert y3.get_shape().as_list() == [2, 3, 3, 6]
+    ph = tf.placeholder(tf.float32, [None, None, None, 3])
+    y4 = tf.nn.depthwise_conv2d(ph, f, [1, 1, 1, 1], "SAME", rate=[2, 2])
+    assert y4.name == "depthwise_3/BatchToSpaceND:0"
+    n1 = len(g.get_operations())
+    s2 = tf.nn.separable_conv2d(x, f, tf.ones([1, 1, 6, 4]), [1, 1, 1, 1], "SAME", rate=[2, 2])
+    names = [o.name for o in g.get_operations()[n1:]]
+    assert names[:3] == ["ones", "separable_conv2d/Shape", "separable_conv2d/dilation_rate"]
+    assert names[-3:] == ["separable_conv2d/BatchToSpaceND/crops",
+                          "separable_conv2d/BatchToSpaceND", "separable_conv2d"]
+    assert "separable_conv2d/depthwise" in names
+    gx, gf = tf.gradients(tf.reduce_sum(y2 ** 2), [x, f])
+    with tf.Session() as sess:
+        v1, v2, v3, v4, sv = sess.run([y, y2, y3, y4, s2], {ph: np.ones([1, 5, 6, 3])})
+        gxv, gfv = sess.run([gx, gf])
+    np.testing.assert_allclose([v1.sum(), v2.sum(), v3.sum(), v4.sum(), sv.sum()],
+                               [19168.875, 42749.754, 6643.2153, 2448.6, 170999.03], rtol=1e-5)
+    np.testing.assert_allclose([gxv.sum(), gfv.sum()], [1633627.2, 1847278.5], rtol=1e-5)
+
+
+def test_layer_padding_error_names_the_lowercased_padding():
+    # APIC-18: TF 1.15's normalize_padding reports the lowercased value
+    slim = tf.contrib.slim
+    x = tf.zeros([1, 4, 4, 2])
+    with pytest.raises(ValueError, match=r"Received: full$"):
+        slim.conv2d_transpose(x, 2, 3, padding="FULL")
+    with pytest.raises(ValueError, match=r"Received: full$"):
+        tf.layers.conv2d(x, 2, 3, padding="FULL")

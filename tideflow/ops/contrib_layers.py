@@ -46,7 +46,7 @@ def _layer_padding(padding):
     if value not in ("SAME", "VALID"):
         raise ValueError('The `padding` argument must be a list/tuple or one of "valid", '
                          '"same" (or "causal", only for `Conv1D). Received: '
-                         f"{padding}")
+                         f"{padding.lower() if isinstance(padding, str) else padding}")
     return value
 
 

@@ -696,8 +696,9 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
         strides = get_sequence(strides, 2, 4, data_format, "strides")
         _, sp, _ = split_dims(strides, data_format)
         if rate is not None and any(int(r) > 1 for r in np.broadcast_to(rate, (2,))) and \
-                any(int(v) > 1 for v in sp):
-            # TF 1.x takes both: the strided native op runs on the space-to-batch input
+                not data_format.startswith("NC"):
+            # TF 1.15's ops: the native op (strided too) runs on the space-to-batch input,
+            # the result is <scope>/BatchToSpaceND
             from tideflow.ops import array_ops
             from tideflow.ops.nn_extra_ops import with_space_to_batch
 
@@ -709,7 +710,7 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
 
             return with_space_to_batch(input, list(np.broadcast_to(rate, (2,))), padding, op,
                                        filter_shape=array_ops.shape(filter),
-                                       data_format=data_format)
+                                       data_format=data_format, _tf_constants=True)
         _, rate = _strides_and_dilation(sp, rate, 2)
         if all(int(r) == 1 for r in rate):
             # TF 1.15 goes through with_space_to_batch: the filter's shape and the (unit)
@@ -746,6 +747,22 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
             constant_op.constant(np.ones(2, np.int32), name="dilation_rate")
             attrs = _conv_attrs(st, padding, fmt, [1, 1, 1, 1])
             dw = _apply("DepthwiseConv2dNative", [input, depthwise_filter], attrs, "depthwise")
+        elif not (data_format or "NHWC").startswith("NC"):
+            # TF 1.15's ops: with_space_to_batch in this scope around the op 'depthwise'
+            from tideflow.ops import array_ops
+            from tideflow.ops.nn_extra_ops import with_space_to_batch
+
+            fmt = data_format or "NHWC"
+            attrs = _conv_attrs(get_sequence(strides, 2, 4, fmt, "strides"), padding, fmt,
+                                [1, 1, 1, 1])
+
+            def op(converted, _, pad):
+                return _apply("DepthwiseConv2dNative", [converted, depthwise_filter],
+                              dict(attrs, padding=pad), "depthwise")
+
+            dw = with_space_to_batch(input, list(np.broadcast_to(r, (2,))), padding, op,
+                                     filter_shape=array_ops.shape(depthwise_filter),
+                                     data_format=fmt, _tf_constants=True)
         else:
             dw = depthwise_conv2d(input, depthwise_filter, strides, padding, rate=rate,
                                   name="depthwise", data_format=data_format,

@@ -154,7 +154,7 @@ def normalize_padding(value):
     if padding not in ("valid", "same"):
         raise ValueError('The `padding` argument must be a list/tuple or one of "valid", '
                          '"same" (or "causal", only for `Conv1D). Received: '
-                         f"{value}")
+                         f"{padding}")
     return padding
 
 
