@@ -153,3 +153,14 @@ def test_tensor_array_ops_take_tf_1x_default_names():
     assert str(s) == 'Tensor("scan/TensorArrayStack/TensorArrayGatherV3:0", shape=(3, 2), dtype=float32)'
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(s), [[3, 3], [2, 2], [1, 1]])
+
+
+def test_tensor_array_scatter_gradient_is_named_as_tf_gather():
+    # TF 1.15's scatter gradient gathers the gradient array: map_fn/scan inputs' gradients
+    x = tf.placeholder(tf.float32, [None, 3])
+    g = tf.gradients(tf.map_fn(lambda v: v * v, x), x)[0]
+    assert g.name == ("gradients/map/TensorArrayUnstack/TensorArrayScatter/"
+                      "TensorArrayScatterV3_grad/TensorArrayGatherV3:0")
+    assert str(g.shape) == "(?, 3)"
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(g, {x: [[1., 2., 3.]]}), [[2., 4., 6.]])

@@ -658,11 +658,18 @@ def _counted_as_tf(fn):
     return grad
 
 
+def _ta_name(op, tf_name):
+    """The name TF 1.x's gradient of a TensorArray op gives the tensor it returns (a read or
+    gather of the gradient array); None for a plain list's gradient."""
+    return tf_name if "_tensor_array_op" in op._attrs else None
+
+
 def _set_item_grad(op, grad):
     if grad is None:
         return None, None, None
     index = op._inputs[1]
-    item_grad = get_item(grad, index, _elem(op), element_shape=-1)
+    item_grad = get_item(grad, index, _elem(op), element_shape=-1, name=_ta_name(
+        op, "TensorArrayReadV3"))
     from tideflow.ops import array_ops
 
     # (zeros shaped as the item's gradient: no forward value is read, as TF's write)
@@ -705,7 +712,8 @@ def _scatter_grad(op, grad):
     indices = op._inputs[2]
     from tideflow.ops import array_ops
 
-    tensor_grad = gather(grad, indices, _elem(op), element_shape=-1)
+    tensor_grad = gather(grad, indices, _elem(op), element_shape=-1,
+                         name=_ta_name(op, "TensorArrayGatherV3"))
     tensor_grad.set_shape(op._inputs[1]._shape)  # the rows scattered: the tensor's own shape
     list_grad = scatter_into(grad, array_ops.zeros_like(op._inputs[1]), indices)
     return list_grad, tensor_grad, None
