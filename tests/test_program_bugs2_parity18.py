@@ -173,3 +173,5 @@ def test_layer_padding_error_names_the_lowercased_padding():
         slim.conv2d_transpose(x, 2, 3, padding="FULL")
     with pytest.raises(ValueError, match=r"Received: full$"):
         tf.layers.conv2d(x, 2, 3, padding="FULL")
+    with pytest.raises(ValueError, match=r"Received: full$"):
+        tf.keras.layers.LocallyConnected2D(2, 3, padding="FULL")

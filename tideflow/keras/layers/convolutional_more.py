@@ -200,7 +200,7 @@ class _LocallyConnected(Layer):
         if self.padding not in ("valid", "same"):
             raise ValueError("The `padding` argument must be a list/tuple or one of \"valid\", "
                              "\"same\" (or \"causal\", only for `Conv1D). Received: "
-                             f"{padding}")
+                             f"{self.padding}")
         if self.padding != "valid" and implementation == 1:
             raise ValueError(f"Invalid border mode for LocallyConnected{self.rank}D (only "
                              f'"valid" is supported if implementation is 1): {padding}')
