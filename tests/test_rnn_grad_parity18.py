@@ -168,3 +168,60 @@ def test_while_loop_chain_of_fed_factors_count_as_tf():
     assert g._last_id == 53
     tf.gradients(loss, [w])
     assert g._last_id == 53 + 70
+
+
+@pytest.mark.parametrize("batch,time_major,last_id,loss0,loss1,rand", [
+    (4, False, 997, 0.69907, 0.75275, [-1.4368154, -0.07879719]),
+    (None, True, 1259, 0.61894, -1.45897, [0.23287192, 0.79181266]),
+])
+def test_training_helper_on_trainable_embeddings_trains_and_seeds_as_tf(
+        batch, time_major, last_id, loss0, loss1, rand):
+    # the gradient reaches the embeddings through the helper's input arrays (TF's cond and
+    # TensorArray reads in the decoder loop): TF's op count, values after a step of Adam
+    seq2seq = tf.contrib.seq2seq
+    tf.set_random_seed(3)
+    g = tf.get_default_graph()
+    sl = tf.placeholder(tf.int32, [batch])
+    ids = tf.placeholder(tf.int32, [batch, 5])
+    emb = tf.get_variable("E", [11, 3])
+    x = tf.nn.embedding_lookup(emb, ids)
+    if time_major:
+        x = tf.transpose(x, [1, 0, 2])
+    cell = tf.nn.rnn_cell.GRUCell(6)
+    n = 4 if batch else tf.shape(ids)[0]
+    helper = seq2seq.TrainingHelper(x, sl, time_major=time_major)
+    d = seq2seq.BasicDecoder(cell, helper, cell.zero_state(n, tf.float32),
+                             output_layer=tf.layers.Dense(5))
+    out, st, lengths = seq2seq.dynamic_decode(d)
+    loss = tf.reduce_sum(tf.square(out.rnn_output)) + tf.reduce_sum(st)
+    tf.gradients(loss, tf.trainable_variables())
+    opt = tf.train.AdamOptimizer(0.1).minimize(loss)
+    r = tf.random_normal([2])
+    init = tf.global_variables_initializer()
+    assert g._last_id == last_id
+    with tf.Session() as s:
+        s.run(init)
+        fd = {ids: np.arange(20).reshape(4, 5) % 11, sl: [5, 2, 3, 1]}
+        l0, ln = s.run([loss, lengths], fd)
+        s.run(opt, fd)
+        assert list(ln) == [5, 2, 3, 1]
+        np.testing.assert_allclose([l0, s.run(loss, fd)], [loss0, loss1], atol=2e-5)
+        np.testing.assert_allclose(s.run(r), rand, rtol=1e-5)
+
+
+@pytest.mark.parametrize("batch,gate,fw,grad", [
+    (4, False, 252, 242), (4, True, 252, 296), (None, False, 261, 370), (None, True, 261, 424)])
+def test_training_helper_embedding_gradient_counts_as_tf(batch, gate, fw, grad):
+    seq2seq = tf.contrib.seq2seq
+    g = tf.get_default_graph()
+    sl = tf.placeholder(tf.int32, [batch])
+    ids = tf.placeholder(tf.int32, [batch, 5])
+    x = tf.nn.embedding_lookup(tf.get_variable("E", [11, 3]), ids)
+    cell = tf.nn.rnn_cell.GRUCell(6)
+    n = 4 if batch else tf.shape(x)[0]
+    d = seq2seq.BasicDecoder(cell, seq2seq.TrainingHelper(x, sl), cell.zero_state(n, tf.float32))
+    out, _, _ = seq2seq.dynamic_decode(d)
+    loss = tf.reduce_sum(out.rnn_output)
+    assert g._last_id == fw
+    tf.gradients(loss, tf.trainable_variables(), gate_gradients=gate)
+    assert g._last_id - fw == grad

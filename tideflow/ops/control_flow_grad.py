@@ -462,6 +462,36 @@ def _ta_grad_counts(body_fg, gbody_ops):
     return skip, n_tf
 
 
+def emulate_loop_grad(op, n_tf):
+    """Notes that ``op`` (made in a loop body) stands for a TF 1.15 structure whose gradient in
+    the loop's gradient makes ``n_tf`` ops (its stacked forward values included), counted
+    instead of those of ``op``'s own gradient."""
+    graph = op._graph
+    root = getattr(graph, "_root", None) or graph
+    root.__dict__.setdefault("_tf_emulated_loop_grads", {})[op] = n_tf
+
+
+def _emulated_grad_counts(body_fg, gbody_ops, pops):
+    """The gradient ops in ``gbody_ops`` of ops noted by ``emulate_loop_grad`` (not counted),
+    TF's count for them, and the forward values popped for them alone."""
+    root = getattr(body_fg, "_root", None) or body_fg
+    noted = root.__dict__.get("_tf_emulated_loop_grads")
+    if not noted:
+        return set(), 0, set()
+    scopes = {f"/{o._name}_grad/": n for o, n in noted.items() if o._graph is body_fg}
+    skip, n_tf, seen = set(), 0, set()
+    for o in gbody_ops:
+        scope = next((sc for sc in scopes if sc in o._name), None)
+        if scope is None or scope + "tuple/" in o._name:
+            continue
+        skip.add(o)
+        if scope not in seen:
+            seen.add(scope)
+            n_tf += scopes[scope]
+    values = {value for _, _, _, value in pops if value._op in skip}
+    return skip, n_tf, {v for v in values if all(c in skip for c in v.consumers())}
+
+
 _NESTED_FLOW = frozenset({"While", "StatelessWhile", "StatelessIf"})
 _SHAPE_OPS = frozenset({"Shape", "Size", "Rank"})
 
@@ -654,9 +684,13 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
     with gbody.as_default():
         # (a pop: its TensorListPopBack and element shape Const, counted in TF's stack ops)
         ta_ops, n_ta = _ta_grad_counts(body_fg, gbody._ops[n0:])
+        emulated, n_emulated, emulated_pops = _emulated_grad_counts(body_fg, gbody._ops[n0:],
+                                                                    pops)
+        ta_ops |= emulated
         counts = _tf_op_counts(gbody)  # (a cond's gradient If: TF's count for it)
         n_body = sum(counts.get(o, 1) for o in gbody._ops[n0:] if o._type != "Placeholder"
-                     and o not in ta_ops) - 2 * len(pops) + n_ta
+                     and o not in ta_ops) - 2 * (len(pops) - len(emulated_pops)) + n_ta \
+            + n_emulated
         outs = [cnt - 1]
         for k, _ in enumerate(d_idx):
             r = res[k]
@@ -748,12 +782,13 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
     # TF moves a Shape, Size or Rank of a forward value into the forward loop and stacks its
     # result instead (and the value itself only when something else reads it)
     # (a loop invariant's too: it is a forward value, read in the gradient loop by an Enter)
-    popped = {value for _, _, _, value in pops}
+    popped = {value for _, _, _, value in pops if value not in emulated_pops}
     read = {op._inputs[n_loop + j] for j in reads}
     invariants = [ph for src, ph in gbody.captures if src in read]
     forward = popped | set(invariants)
     # (one whose result nothing reads is not stacked: concat's gradient makes such a Shape)
-    sizes = [o for o in gbody._ops if o._type in _SHAPE_OPS and o._inputs[0] in forward
+    sizes = [o for o in gbody._ops if o._type in _SHAPE_OPS and o not in emulated
+             and o._inputs[0] in forward
              and o._outputs[0].consumers()]
 
     def read_otherwise(v):

@@ -166,11 +166,12 @@ def _zero_output(cell, batch_size, dtype):
     return nest.map_structure(one, cell.output_size)
 
 
-def _unstacked(x, time_steps):
+def _unstacked(x, time_steps, clear_after_read=None):
     """A TensorArray of ``x``'s rows. With an unknown number of rows their indices are a
     range up to ``time_steps`` (already made), so the loop's ops stay within TF 1.15's count
     whether or not the time dimension is known."""
-    ta = TensorArray(dtype=x.dtype, size=time_steps, element_shape=x.get_shape()[1:])
+    ta = TensorArray(dtype=x.dtype, size=time_steps, element_shape=x.get_shape()[1:],
+                     clear_after_read=clear_after_read)
     if x.get_shape()[0].value is not None:
         return ta.unstack(x)
     with ops.name_scope(None, "TensorArrayUnstack", [x]):

@@ -76,13 +76,13 @@ def categorical_sample(logits, dtype=tf.int32, sample_shape=(), seed=None):
     return _call_sampler(draw, sample_shape)
 
 
-def _unstack_ta(inp):
+def _unstack_ta(inp, clear_after_read=None):
     from tideflow.framework import ops
     from tideflow.ops import rnn
 
     start = ops.get_default_graph()._next_id
     size = tf.shape(inp)[0]  # TF's Shape and strided_slice
-    ta = rnn._unstacked(inp, size)
+    ta = rnn._unstacked(inp, size, clear_after_read)
     rnn._skip_ids_to(start + 15)  # TF's: those 5, its TensorArrayV3, the unstack's 9 ops
     return ta
 
@@ -226,7 +226,9 @@ class TrainingHelper(_ScalarIdsHelper):
             if not time_major:
                 inputs = nest.map_structure(_transpose_batch_time, inputs)
             self._time_major = inputs
-            self._input_tas = nest.map_structure(_unstack_ta, inputs)
+            # (rows kept after a read: TF's cond reads none once all have finished; the
+            # select that stands for it here reads row 0 again)
+            self._input_tas = nest.map_structure(lambda x: _unstack_ta(x, False), inputs)
             self._sequence_length = tf.convert_to_tensor(sequence_length,
                                                          name="sequence_length")
             if self._sequence_length.get_shape().ndims != 1:
@@ -269,17 +271,24 @@ class TrainingHelper(_ScalarIdsHelper):
             finished = next_time >= self._sequence_length
             all_finished = tf.reduce_all(finished)
             # the inputs' rows at next_time while some entry is unfinished (row 0 after: the
-            # loop stops; a row past the inputs fails as TF's read does), gathered from the
-            # inputs, not read from the array (whose rows TF 1.x clears once read); TF's cond
+            # loop stops; a row past the inputs fails as TF's read does), read from the
+            # arrays as TF's (so the inputs' gradient flows back through them); TF's cond
             # takes, per input, the Enter and Switch of its zeros, its read (5 ops) and Merge,
             # and once the Switch of next_time
             n = len(nest.flatten(self._input_tas))
 
             def rows():
                 at = tf.where_v2(all_finished, 0, next_time)
-                return nest.map_structure(lambda x: tf.gather(x, at), self._time_major)
+                return nest.map_structure(lambda ta: ta.read(at), self._input_tas)
 
             next_inputs = _cond_as_select(all_finished, self._zero_inputs, rows, 5 + 8 * n)
+            from tideflow.ops import control_flow_grad
+
+            for t in nest.flatten(next_inputs):
+                # TF's gradient of its cond there: the Merge's Switch on the stacked predicate
+                # (6 and 6); its zeros of a shape not fully known stack that shape (6 each)
+                control_flow_grad.emulate_loop_grad(
+                    t.op, 12 + (0 if t.get_shape().is_fully_defined() else 12))
             return finished, next_inputs, state
 
 
