@@ -164,3 +164,31 @@ def test_tensor_array_scatter_gradient_is_named_as_tf_gather():
     assert str(g.shape) == "(?, 3)"
     with tf.Session() as s:
         np.testing.assert_allclose(s.run(g, {x: [[1., 2., 3.]]}), [[2., 4., 6.]])
+
+
+def test_an_attr_value_of_the_wrong_kind_takes_no_op_name():
+    # TF 1.15's generated wrappers convert attrs (make_type, make_bool, ...) before entering
+    # the op's name scope: the refused op leaves its name free
+    with pytest.raises(TypeError, match=r"^Expected DataType for argument 'dtype' not 'int'\.$"):
+        tf.placeholder("int")
+    assert tf.placeholder(tf.float32).name == "Placeholder:0"
+    x = tf.ones([1, 4, 4, 1])
+    w = tf.ones([1, 1, 1, 1])
+    with pytest.raises(TypeError, match=r"^Expected string for argument 'padding' not 3\.$"):
+        tf.nn.conv2d(x, w, [1, 1, 1, 1], padding=3)
+    with pytest.raises(TypeError,
+                       match=r"^Expected bool for argument 'use_cudnn_on_gpu' not 'x'\.$"):
+        tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME", use_cudnn_on_gpu="x")
+    assert tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME", use_cudnn_on_gpu=None).name == "Conv2D:0"
+    # a refused input type still takes the name, as TF's
+    with pytest.raises(TypeError):
+        tf.decode_raw(tf.constant(["a"]), tf.string)
+    assert tf.decode_raw(tf.constant(["a"]), tf.uint8).name == "DecodeRaw_1:0"
+
+
+def test_reference_dtype_names_of_the_aliases():
+    # TF 1.x's as_dtype takes "float_ref", "double_ref" and "half_ref" too
+    assert tf.as_dtype("float_ref") == tf.float32_ref
+    assert tf.as_dtype("double_ref") == tf.float64_ref
+    assert tf.as_dtype("half_ref") == tf.float16_ref
+    assert str(tf.placeholder("float_ref")) == 'Tensor("Placeholder:0", dtype=float32)'

@@ -261,6 +261,8 @@ string_ref = _BY_ENUM[DT_STRING + _REF_OFFSET]
 
 _BY_NAME = {d.name: d for d in _BY_ENUM.values()}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
+# (and their reference types' names, as TF 1.x's "float_ref")
+_BY_NAME.update({"half_ref": float16_ref, "double_ref": float64_ref, "float_ref": float32_ref})
 
 # numpy dtype -> DType (object maps to string, as TF does)
 _BY_NP = {}

@@ -1981,14 +1981,21 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
     used = len(graph._names_in_use)  # grows with every name taken
     try:
         return _apply_op(op_def, op_type, inputs, attrs, name, graph, not _flat)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as e:
         # as TF, whose op constructors enter the op's name scope first: an op refused for its
-        # inputs' or attrs' types still takes its name ("DecodeRaw" then "DecodeRaw_1")
-        if len(graph._names_in_use) == used and (not name or (
-                name[-1] != "/" and (_VALID_SCOPE_NAME if graph._name_stack
-                                     else _VALID_OP_NAME).match(name))):
+        # inputs' or attrs' types still takes its name ("DecodeRaw" then "DecodeRaw_1"); an
+        # attr value that is no DataType, int, float, bool, string or shape at all is refused
+        # by TF's generated op wrapper before that (make_type and the like), taking no name
+        if len(graph._names_in_use) == used and not _ATTR_KIND_ERROR.match(str(e)) and (
+                not name or (name[-1] != "/" and (_VALID_SCOPE_NAME if graph._name_stack
+                                                  else _VALID_OP_NAME).match(name))):
             graph.unique_name(name or op_type)
         raise
+
+
+_ATTR_KIND_ERROR = re.compile(
+    r"Expected (DataType|int|float|bool|string) for argument '|Error converting \w+ to a "
+    r"TensorShape")
 
 
 def _list_types_error(op_type, arg, values, earlier):

@@ -578,7 +578,7 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     """2-D cross-correlation of a 4-D ``input`` with a [h, w, in, out] ``filter``."""
     filter = _alias(filter, filters, "filter", "filters")
     attrs = _conv_attrs(strides, padding, data_format, dilations)
-    attrs["use_cudnn_on_gpu"] = bool(use_cudnn_on_gpu)
+    attrs["use_cudnn_on_gpu"] = use_cudnn_on_gpu  # (the attr refuses a non-bool, as TF)
     return _apply("Conv2D", [input, filter], attrs, name)
 
 
@@ -588,7 +588,7 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=N
     """The gradient of conv2d with respect to its input (of shape ``input_sizes``)."""
     filter = _alias(filter, filters, "filter", "filters")
     attrs = _conv_attrs(strides, padding, data_format, dilations)
-    attrs["use_cudnn_on_gpu"] = bool(use_cudnn_on_gpu)
+    attrs["use_cudnn_on_gpu"] = use_cudnn_on_gpu  # (the attr refuses a non-bool, as TF)
     return _apply("Conv2DBackpropInput", [input_sizes, filter, out_backprop], attrs, name)
 
 
@@ -597,7 +597,7 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
                            dilations=[1, 1, 1, 1], name=None):  # noqa: B006
     """The gradient of conv2d with respect to its filter (of shape ``filter_sizes``)."""
     attrs = _conv_attrs(strides, padding, data_format, dilations)
-    attrs["use_cudnn_on_gpu"] = bool(use_cudnn_on_gpu)
+    attrs["use_cudnn_on_gpu"] = use_cudnn_on_gpu  # (the attr refuses a non-bool, as TF)
     return _apply("Conv2DBackpropFilter", [input, filter_sizes, out_backprop], attrs, name)
 
 
