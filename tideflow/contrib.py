@@ -43,7 +43,6 @@ from tideflow.ops import rnn_contrib_cells as _rnn_contrib_cells
 from tideflow.ops import seq2seq_loss as _seq2seq_loss
 from tideflow.ops import sort_ops as _sort_ops
 from tideflow.train import bucket_ops as _bucket_ops
-from tideflow.train import checkpoint_utils as _checkpoint_utils
 from tideflow.train import contrib_checkpoint_ops as _contrib_checkpoint_ops
 from tideflow.train import contrib_evaluation as _contrib_evaluation
 from tideflow.train import contrib_gan as _contrib_gan
@@ -181,9 +180,6 @@ framework.get_global_step = _training_util.get_global_step
 framework.get_or_create_global_step = _training_util.get_or_create_global_step
 framework.create_global_step = _training_util.create_global_step
 framework.nest = _nest
-framework.list_variables = _checkpoint_utils.list_variables
-framework.load_variable = _checkpoint_utils.load_variable
-framework.load_checkpoint = _checkpoint_utils.load_checkpoint
 framework.sort = _sort_ops.sort  # TF 1.x's tf.contrib.framework.sort/argsort (not in slim)
 framework.argsort = _sort_ops.argsort
 _FRAMEWORK_FNS = ("add_arg_scope", "arg_scope", "arg_scope_func_key", "arg_scoped_arguments",
@@ -201,7 +197,7 @@ for _name in _FRAMEWORK_FNS:
 for _name in _VARIABLE_FNS:
     setattr(framework, _name, getattr(_more, _name))
 framework.__all__ = ["create_global_step", "get_global_step", "get_or_create_global_step",
-                     "list_variables", "load_checkpoint", "load_variable", "nest",
+                     "nest",
                      *_FRAMEWORK_FNS, *_VARIABLE_FNS]
 # TF 1.x's tensor checks, helpers and core re-exports
 from tideflow import contrib_framework_extra as _framework_extra
