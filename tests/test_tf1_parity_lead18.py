@@ -210,6 +210,15 @@ def test_keras_attributes_programs_read_as_tf_1_15():
     assert [type(x).__name__ for x in m.submodules] == ["InputLayer", "Dense", "Dense"]
     assert keras.layers.Layer(dynamic=True).dynamic is True
 
+    class Blocks(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.blocks = []
+
+    blocks = Blocks()
+    blocks.blocks.append(keras.layers.Dense(2))  # (a tracked list, appended to later)
+    assert [type(x).__name__ for x in blocks.submodules] == ["Dense"]
+
 
 def test_keras_ragged_placeholder_is_ragged_in_its_last_unknown_dimension():
     p = tf.keras.backend.placeholder(shape=(None, None, 3), ragged=True)

@@ -221,6 +221,8 @@ class Layer:
         out, seen = [], {id(self)}
 
         def walk(layer):
+            if isinstance(layer, Layer):
+                layer._sync_sublayers()  # (layers put into list attributes since)
             for sub in layer.__dict__.get("_sublayers", ()):
                 if id(sub) not in seen:
                     seen.add(id(sub))
