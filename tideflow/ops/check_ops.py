@@ -7,6 +7,7 @@ fails at once; otherwise it becomes an ``Assert`` op that fails the step that ru
 import numpy as np
 
 from tideflow.framework import dtypes, errors, ops
+from tideflow.framework.sparse_tensor import _python_value
 from tideflow.ops import control_flow_ops
 from tideflow.ops.logging_ops import Assert
 from tideflow.ops.misc_ops import ensure_shape  # noqa: F401  (TF's check_ops holds it)
@@ -36,27 +37,12 @@ def _array():
     return array_ops
 
 
-# the ops TF 1.15's tensor_util.constant_value folds (an Identity, e.g. with_dependencies'
-# output, stops it): the asserts decide statically only through these
-_SHAPE_OPS = frozenset({"Shape", "Size", "Rank"})
-_FOLDED_OPS = frozenset({"Const", "Range", "Cast", "Concat", "ConcatV2", "Pack", "Fill",
-                         "Equal", "NotEqual"})
-
-
 def _static_value(t):
-    """``t``'s value as TF 1.15's check_ops knows it statically, else None."""
+    """``t``'s value as TF 1.15's check_ops knows it statically (its Python constant_value,
+    which an Identity such as with_dependencies' output stops), else None."""
     if not isinstance(t, ops.Tensor):
         return None
-    pending = [t]
-    while pending:
-        x = pending.pop()
-        kind = x.op.type
-        if kind in _SHAPE_OPS:
-            continue
-        if kind not in _FOLDED_OPS:
-            return None
-        pending.extend(x.op.inputs)
-    return ops.constant_value(t)
+    return _python_value(t)
 
 
 def _maybe_constant_value_string(t):
