@@ -163,8 +163,8 @@ def test_colocated_variable_in_the_global_graph_takes_no_turn():
 
     saved = ops_lib._default_graph_stack.stack, ops_lib._default_graph_stack.device_stacks
     ops_lib._default_graph_stack.stack, ops_lib._default_graph_stack.device_stacks = [], []
-    old_global = ops_lib._DefaultGraphStack._global_default_graph
-    ops_lib._DefaultGraphStack._global_default_graph = tf.Graph()
+    old_global = ops_lib._default_graph_stack._global_default_graph
+    ops_lib._default_graph_stack._global_default_graph = tf.Graph()
     try:
         calls, record = _setter_calls()
         with tf.device(record):
@@ -176,7 +176,7 @@ def test_colocated_variable_in_the_global_graph_takes_no_turn():
             ("a", "/job:ps/task:0"), ("z", "/job:ps/task:1")]
         assert z.device == "/job:ps/task:1"
     finally:
-        ops_lib._DefaultGraphStack._global_default_graph = old_global
+        ops_lib._default_graph_stack._global_default_graph = old_global
         ops_lib._default_graph_stack.stack, ops_lib._default_graph_stack.device_stacks = saved
 
 

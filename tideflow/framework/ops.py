@@ -1367,10 +1367,11 @@ class _DefaultStack(threading.local):
 
 
 class _DefaultGraphStack(_DefaultStack):
-    _global_default_graph = None
-
     def __init__(self):
         super().__init__()
+        # per thread, as TF 1.x's: a new thread that enters no graph builds into a global
+        # default graph of its own, not the one of the thread that started it
+        self._global_default_graph = None
         # as TF's context switches: each as_default() entry keeps the device stack (the list
         # itself) its graph had then, which init_scope falls back on under colocate_with
         self.device_stacks = []
@@ -1409,14 +1410,14 @@ class _DefaultGraphStack(_DefaultStack):
         g = super().get_default()
         if g is not None:
             return g
-        if _DefaultGraphStack._global_default_graph is None:
-            _DefaultGraphStack._global_default_graph = Graph()
-        return _DefaultGraphStack._global_default_graph
+        if self._global_default_graph is None:
+            self._global_default_graph = Graph()
+        return self._global_default_graph
 
     def reset(self):
         self.stack = []
         self.device_stacks = []
-        _DefaultGraphStack._global_default_graph = None
+        self._global_default_graph = None
 
 
 _default_graph_stack = _DefaultGraphStack()
@@ -1619,8 +1620,8 @@ def init_scope():
         root = next((c for c in reversed(_default_graph_stack.stack)
                      if not c.building_function), None)
         if root is None:
-            root = _DefaultGraphStack._global_default_graph or Graph()
-            _DefaultGraphStack._global_default_graph = root
+            root = _default_graph_stack._global_default_graph or Graph()
+            _default_graph_stack._global_default_graph = root
     scope = g.get_name_scope()
     # as TF: the innermost non-empty device stack comes along into the outer graph
     devices = _default_graph_stack.lifted_device_stack(g)
