@@ -187,10 +187,19 @@ class BatchNormalization(Layer):
         """``variable -= (variable - value) * (1 - momentum)``; ``in_tf_cond``: TF 1.15 makes
         it inside a cond of 13 ops (its Switch, switch_t, switch_f and pred_id first; these 4
         ops; the Switches of the 3 tensors it takes; the false branch's Switch and the Merge),
-        whose other ids are skipped for TF's op count after the layer."""
+        whose other ids are skipped for TF's op count after the layer. The update is then the
+        cond's ``Merge`` (an Identity of that name here), as TF's UPDATE_OPS show it."""
+        if not in_tf_cond:
+            return self._moving_average_update(variable, value, momentum)
         g = ops.get_default_graph()
-        if in_tf_cond:
+        g._skip_op_ids(4)
+        with ops.name_scope(None, "cond"):
+            update = self._moving_average_update(variable, value, momentum)
             g._skip_op_ids(4)
+            return array_ops.identity(update, name="Merge")
+
+    @staticmethod
+    def _moving_average_update(variable, value, momentum):
         with (ops.name_scope(None, "AssignMovingAvg", [variable, value, momentum]) as scope,
               ops.colocate_with(variable.op)):
             base = variable.dtype.base_dtype
@@ -198,10 +207,7 @@ class BatchNormalization(Layer):
             if decay.dtype != base:
                 decay = cast_ops.cast(decay, base)
             delta = (variable - cast_ops.cast(value, base)) * decay
-            update = state_ops.assign_sub(variable, delta, name=scope)
-        if in_tf_cond:
-            g._skip_op_ids(5)
-        return update
+            return state_ops.assign_sub(variable, delta, name=scope)
 
     def _fused_batch_norm(self, inputs, training, training_value):
         nn = _nn()
