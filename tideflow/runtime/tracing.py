@@ -278,6 +278,7 @@ def _fill_description(td, d, dev):
             td.dtype = dtypes.string.as_datatype_enum
     except (TypeError, KeyError, ValueError):
         pass
+    td.shape.SetInParent()  # a scalar's empty shape is still written, as TF's
     for n in shape:
         td.shape.dim.add(size=int(n))
     ad = td.allocation_description

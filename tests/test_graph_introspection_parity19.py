@@ -1,0 +1,121 @@
+"""What TF 1.15 programs print about graphs, sessions and traced steps, found by running the
+same small programs under real TF 1.15 and tideflow; expected values are TF 1.15's outputs."""
+
+import json
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.protos import step_stats_pb2
+from tideflow.python.client import timeline
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _step_stats():
+    """Two devices' hand-made stats: two Consts that overlap in time, a Split, a Recv and an
+    Add reading the Recv, the Split's second output and a control input, and a RecvTensor."""
+    ss = step_stats_pb2.StepStats()
+    d0 = ss.dev_stats.add(device="/cpu:0")
+    d1 = ss.dev_stats.add(device="/cpu:1")
+
+    def node(dev, name, label, start, dur, out_bytes):
+        n = dev.node_stats.add(node_name=name, timeline_label=label, all_start_micros=start,
+                               all_end_rel_micros=dur, thread_id=77)
+        for k, nbytes in enumerate(out_bytes):
+            ad = n.output.add(slot=k).tensor_description.allocation_description
+            ad.requested_bytes = nbytes
+            ad.allocator_name = "cpu"
+
+    node(d0, "x", "x = Const()", 100, 5, [8])
+    node(d0, "y", "y = Const()", 102, 5, [8])
+    node(d0, "sp", "sp = Split(x, y)", 110, 10, [4, 4])
+    node(d1, "x/_2", "x/_2 = _Recv()", 125, 3, [4])
+    node(d1, "z", "z = Add(x/_2, sp:1, ^y)", 130, 4, [4])
+    node(d1, "RecvTensor", "", 131, 1, [])
+    return ss
+
+
+def _op(name, op, pid, tid, ts, dur, *inputs):
+    args = {"name": name, "op": op}
+    args.update((f"input{i}", inp) for i, inp in enumerate(inputs))
+    return {"ph": "X", "cat": "Op", "name": op, "pid": pid, "tid": tid, "ts": ts, "dur": dur,
+            "args": args}
+
+
+def _flow(ph, name, pid, tid, ts, flow_id):
+    return {"ph": ph, "cat": "DataFlow", "name": name, "pid": pid, "tid": tid, "ts": ts,
+            "id": flow_id}
+
+
+_PIDS = [{"name": "process_name", "ph": "M", "pid": pid, "args": {"name": name}}
+         for pid, name in enumerate(["Allocators", "/cpu:0 Compute", "/cpu:0 Tensors",
+                                     "/cpu:1 Compute", "/cpu:1 Tensors"])]
+
+
+def test_chrome_trace_is_tf_client_timeline_json():
+    # TF 1.15: an Allocators process, a Compute and a Tensors process per device, ops on
+    # lanes by time (thread_id rewritten), an op's output 0 named by the op, flows between
+    # lanes or devices numbered from 0, the JSON indented 4
+    ss = _step_stats()
+    text = timeline.Timeline(ss).generate_chrome_trace_format()
+    assert text.startswith('{\n    "traceEvents": [\n        {\n            "name": '
+                           '"process_name",\n            "ph": "M",\n')
+    assert json.loads(text)["traceEvents"] == _PIDS + [
+        _op("x", "Const", 1, 0, 100, 5),
+        _op("y", "Const", 1, 1, 102, 5),
+        _op("sp", "Split", 1, 0, 110, 10, "x", "y"),
+        _flow("s", "y", 1, 1, 107, 0), _flow("t", "y", 1, 0, 110, 0),
+        _op("x/_2", "_Recv", 3, 0, 125, 3),
+        _op("z", "Add", 3, 0, 130, 4, "x/_2", "sp:1", "^y"),
+        _flow("s", "sp:1", 1, 0, 120, 1), _flow("t", "sp:1", 3, 0, 130, 1),
+        _op("RecvTensor", "RecvTensor", 3, 1, 131, 1)]
+    assert [n.thread_id for d in ss.dev_stats for n in d.node_stats] == [0, 1, 0, 0, 0, 1]
+
+
+def test_step_analysis_memory_objects_and_allocator_peak():
+    analysis = timeline.Timeline(_step_stats()).analyze_step_stats(show_dataflow=False)
+    events = json.loads(analysis.chrome_trace.format_to_string())["traceEvents"]
+    assert events[:5] == _PIDS
+    # each output is an object created at its op's start, snapshotted at its end - 1 ...
+    assert [(e["ph"], e["name"], e["pid"], e["tid"], e["ts"], e["id"]) for e in events[5:9]] == [
+        ("N", "x", 2, 0, 100, 0), ("O", "x", 2, 0, 104, 0),
+        ("N", "y", 2, 1, 102, 1), ("O", "y", 2, 1, 106, 1)]
+    assert events[6]["args"] == {"snapshot": {
+        "tensor_description": "allocation_description {\n  requested_bytes: 8\n"
+                              "  allocator_name: cpu\n}\n"}}
+    # ... deleted after its last reader, and counted on the Allocators process
+    deletes = [(e["name"], e["pid"], e["ts"]) for e in events if e["ph"] == "D"]
+    assert deletes == [("x", 2, 119), ("y", 2, 119), ("sp", 2, 120), ("sp:1", 2, 133),
+                       ("x/_2", 4, 133), ("z", 4, 134)]
+    counters = [(e["ts"], e["args"]["cpu"]) for e in events if e["ph"] == "C"]
+    assert counters == [(100, 8), (102, 16), (110, 20), (110, 24), (119, 16), (119, 8),
+                        (120, 4), (125, 8), (130, 12), (133, 8), (133, 4), (134, 0)]
+    assert all(e["pid"] == 0 and e["cat"] == "Memory" for e in events if e["ph"] == "C")
+    peak = analysis.allocator_maximums["cpu"]
+    assert (peak.timestamp, peak.num_bytes, peak.tensors) == (110, 24, {"x", "y", "sp", "sp:1"})
+    no_memory = timeline.Timeline(_step_stats()).analyze_step_stats(show_memory=False)
+    assert no_memory.allocator_maximums == {}
+
+
+def test_traced_session_step_makes_a_tf_shaped_trace():
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    loss = tf.reduce_mean(tf.nn.relu(tf.matmul(x, tf.ones([3, 2]), name="mm")), name="loss")
+    md = tf.RunMetadata()
+    with tf.Session() as sess:
+        sess.run(loss, {x: np.ones((4, 3))}, run_metadata=md,
+                 options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
+    nodes = {n.node_name: n for n in md.step_stats.dev_stats[0].node_stats}
+    # TF 1.15 writes a scalar's empty shape: `shape {\n  }` in the printed description
+    assert nodes["loss"].output[0].tensor_description.HasField("shape")
+    events = json.loads(timeline.Timeline(md.step_stats).generate_chrome_trace_format())
+    mm = [e["args"] for e in events["traceEvents"] if e.get("name") == "MatMul"]
+    assert mm[0]["input1"] == "ones" and ":" not in mm[0]["input0"]
+    assert [e["args"]["name"] for e in events["traceEvents"] if e["ph"] == "M"] == [
+        "Allocators", "/job:localhost/replica:0/task:0/device:CPU:0 Compute",
+        "/job:localhost/replica:0/task:0/device:CPU:0 Tensors"]
