@@ -27,3 +27,17 @@ def test_dynamic_training_batch_norm_update_ops_are_the_conds_merges():
             np.testing.assert_allclose(sess.run(ups[0].outputs[0], feed), [0.01] * 5, rtol=1e-6)
             feed[tr] = False
             np.testing.assert_allclose(sess.run(ups[0].outputs[0], feed), [0.01] * 5, rtol=1e-6)
+
+
+def test_summary_of_a_model_frozen_after_compile_counts_collected_weights():
+    # Keras-GAN's pattern: the discriminator is compiled, then frozen for the combined model.
+    # TF 1.15's summary counts compile's collected weights as trainable and all of them again
+    # as non-trainable: "Total params: 130 / Trainable params: 65 / Non-trainable params: 65"
+    with tf.Graph().as_default():
+        d = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(64,))])
+        d.compile(loss='binary_crossentropy', optimizer='adam')
+        d.trainable = False
+        lines = []
+        d.summary(print_fn=lines.append)
+        assert lines[-4:-1] == ['Total params: 130', 'Trainable params: 65',
+                                'Non-trainable params: 65']

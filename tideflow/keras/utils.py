@@ -271,9 +271,14 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
                 continue
             row(fields)
         print_fn(("=" if i == len(layers) - 1 else "_") * line_length)
-    trainable = sum(int(np.prod(v.get_shape().as_list())) for v in model.trainable_weights)
-    non_trainable = sum(int(np.prod(v.get_shape().as_list()))
-                        for v in model.non_trainable_weights)
+    def count(weights):
+        unique = {id(v): v for v in weights}.values()
+        return sum(int(np.prod(v.get_shape().as_list())) for v in unique)
+
+    # as TF 1.15: a compiled model counts the weights compile collected as trainable, so one
+    # frozen after compile (a GAN's discriminator) shows them under both counts
+    trainable = count(getattr(model, "_collected_trainable_weights", model.trainable_weights))
+    non_trainable = count(model.non_trainable_weights)
     print_fn(f"Total params: {trainable + non_trainable:,}")
     print_fn(f"Trainable params: {trainable:,}")
     print_fn(f"Non-trainable params: {non_trainable:,}")
