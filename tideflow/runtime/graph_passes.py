@@ -85,6 +85,35 @@ def _log_softmax_rewrites(order, fed, fetches, replace, consts):
         _read_from(replace, out, s)
 
 
+def _times_reciprocal(x, y):
+    return x * (1 / y)
+
+
+def _div_by_constant_rewrites(order, fed, replace, consts):
+    """TF's constant folding (ReduceDivToReciprocalMul): a floating-point Div or RealDiv by a
+    constant runs as a multiplication by the constant's reciprocal, ``x / 255.`` as
+    ``x * (1 / 255.)``, so its last bit is TF's (the two differ in rounding for about half of
+    the values). Not for bfloat16, which TF's CPU Reciprocal kernel lacks."""
+    import copy
+
+    from tideflow.framework import op_registry
+
+    decls = {}
+    for op in order:
+        if op._type not in ("Div", "RealDiv") or op in replace.kernels or len(op._inputs) != 2:
+            continue
+        out = op._outputs[0]
+        y = replace.get(op._inputs[1], op._inputs[1])
+        if (out in consts or out in fed or y not in consts or y in fed
+                or not (y.dtype.is_floating or y.dtype.is_complex)
+                or y.dtype.base_dtype == dtypes.bfloat16):  # (TF has no such Reciprocal)
+            continue
+        if op._type not in decls:
+            decls[op._type] = copy.copy(op_registry.get(op._type))
+            decls[op._type].kernel = _times_reciprocal
+        replace.kernels[op] = decls[op._type]
+
+
 def _uses(order, replace, consts, tensors):
     """How many inputs of the ops that run in the step read each of ``tensors``."""
     uses = dict.fromkeys(tensors, 0)
@@ -281,6 +310,23 @@ def _relu_after(pool_kernel, relu_kernel):
     return fused
 
 
+# TF's meta optimizer leaves a graph of fewer nodes than this alone (kDefaultMinGraphNodes)
+_MIN_GRAPH_NODES = 4
+
+
+def _grappler_runs(order):
+    """Whether TF 1.15's grappler rewrites this step: not when the session's whole graph (not
+    just the ops the step runs) holds fewer than 4 ops, so ``sess.run(x / 3.)`` fed alone
+    divides and ``log(softmax(x))`` alone underflows to -inf there. Function bodies are
+    optimized as before."""
+    from tideflow.framework.func_graph import FuncGraph
+
+    if not order:
+        return True
+    graph = order[0]._graph
+    return isinstance(graph, FuncGraph) or len(graph._ops) >= _MIN_GRAPH_NODES
+
+
 def optimize(order, fed, device, session_state, session, fetches=()):
     """Runs CSE and constant folding over the ordered ops; returns (replace, consts)."""
     from tideflow.runtime.executor import bind_kernel
@@ -329,7 +375,9 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         else:
             for a, b in zip(op._outputs, first._outputs):
                 replace[a] = replace.get(b, b)
-    _log_softmax_rewrites(order, fed, fetches, replace, consts)
+    if _grappler_runs(order):
+        _log_softmax_rewrites(order, fed, fetches, replace, consts)
+        _div_by_constant_rewrites(order, fed, replace, consts)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
