@@ -923,9 +923,11 @@ def relu(x, alpha=0.0, max_value=None, threshold=0):
     else:
         x = tf.nn.relu(x)
     if clip_max:
-        x = clip(x, 0, max_value)
+        # (TF 1.15's order: the cap's Const before the zero's)
+        max_value = _constant_to_tensor(max_value, x.dtype.base_dtype)
+        x = tf.clip_by_value(x, _constant_to_tensor(0., x.dtype.base_dtype), max_value)
     if alpha != 0.0:
-        x = x - alpha * negative_part
+        x = x - ops.convert_to_tensor(alpha, x.dtype.base_dtype) * negative_part
     return x
 
 

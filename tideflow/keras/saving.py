@@ -294,8 +294,11 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
     if not opened and not overwrite and os.path.isfile(os.fspath(filepath)) and \
             not ask_to_proceed_with_overwrite(filepath):
         return
+    from tideflow.keras.layers.core import json_ready
+
     model_config = json.dumps({"class_name": type(model).__name__,
-                               "config": model.get_config()}, default=_json_default)
+                               "config": json_ready(model.get_config())},
+                              default=_json_default)
     optimizer = getattr(model, "optimizer", None)
     training_config = None
     if include_optimizer and optimizer is not None:

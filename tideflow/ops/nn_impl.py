@@ -75,6 +75,8 @@ def leaky_relu(features, alpha=0.2, name=None):
         features = ops.convert_to_tensor(features, name="features")
         if features.dtype.is_integer:
             features = cast_ops.cast(features, dtypes.float32)
+        if isinstance(alpha, np.ndarray):
+            alpha = alpha.item()  # as TF 1.15 (Keras' layers hold float32 arrays)
         if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool):
             return _op("LeakyRelu", [features], {"alpha": float(alpha)}, name=scope)[0]
         alpha = ops.convert_to_tensor(alpha, dtype=features.dtype, name="alpha")

@@ -166,9 +166,9 @@ def _session(session, what):
     return sess
 
 
-class _Status:
-    """The result of ``Checkpoint.restore`` in graph mode: run the restore ops, check what
-    matched."""
+class CheckpointLoadStatus:
+    """The result of ``Checkpoint.restore`` (and of a Keras model's ``load_weights`` of TF
+    format weights) in graph mode: run the restore ops, check what matched."""
 
     def __init__(self, checkpoint, save_path, keys, ckpt_keys):
         self._checkpoint = checkpoint
@@ -228,7 +228,7 @@ class _Status:
         return self
 
 
-class _InitializationOnlyStatus(_Status):
+class _InitializationOnlyStatus(CheckpointLoadStatus):
     """``restore(None)``: nothing to restore; ``initialize_or_restore`` initializes."""
 
     def __init__(self, checkpoint, keys):
@@ -376,7 +376,7 @@ class Checkpoint:
                                  f"checkpoint but the variable {v.op.name} has shape "
                                  f"{v.get_shape()}")
         # as in TF's graph mode, nothing runs yet: the status runs the restore ops
-        return _Status(self, save_path, keys, ckpt_keys)
+        return CheckpointLoadStatus(self, save_path, keys, ckpt_keys)
 
 
 class CheckpointManager:

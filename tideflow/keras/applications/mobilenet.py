@@ -79,8 +79,8 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
         x = layers.Reshape(shape, name="reshape_1")(x)
         x = layers.Dropout(dropout, name="dropout")(x)
         x = layers.Conv2D(classes, (1, 1), padding="same", name="conv_preds")(x)
-        x = layers.Activation("softmax", name="act_softmax")(x)
-        return layers.Reshape((classes,), name="reshape_2")(x)
+        x = layers.Reshape((classes,), name="reshape_2")(x)
+        return layers.Activation("softmax", name="act_softmax")(x)
 
     x = _common.pool_or_top(x, include_top, pooling, top)
     model = _common.make_model(img_input, input_tensor, x, f"mobilenet_{alpha:0.2f}_{rows}")

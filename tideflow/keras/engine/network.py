@@ -573,7 +573,10 @@ class Network(Layer):
     def to_json(self, **kwargs):
         import json
 
-        return json.dumps({"class_name": type(self).__name__, "config": self.get_config(),
+        from tideflow.keras.layers.core import json_ready
+
+        return json.dumps({"class_name": type(self).__name__,
+                           "config": json_ready(self.get_config()),
                            "keras_version": "2.2.4-tf", "backend": "tensorflow"},
                           default=_json_default, **kwargs)
 

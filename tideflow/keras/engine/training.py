@@ -1405,6 +1405,10 @@ class Model(Network):
             return
         import os
 
+        if by_name:
+            raise NotImplementedError(
+                "Weights may only be loaded based on topology into Models when loading "
+                "TensorFlow-formatted weights (got by_name=True to load_weights).")
         if os.path.isdir(filepath):
             filepath = tf.train.latest_checkpoint(filepath)
         stored = dict(tf.train.list_variables(filepath))
@@ -1421,6 +1425,11 @@ class Model(Network):
         has_optimizer_state = any(_is_optimizer_key(k) for k in stored)
         made = any(_is_optimizer_key(k) for k, _ in keys)
         self._pending_optimizer_state = filepath if has_optimizer_state and not made else None
+        # as TF 1.15: TF format weights give the status Checkpoint.restore gives (its
+        # assert_consumed, expect_partial...); HDF5 ones give None
+        from tideflow.train.trackable_checkpoint import CheckpointLoadStatus
+
+        return CheckpointLoadStatus(None, filepath, dict(keys), stored)
 
     def _restore_keys(self, filepath, keys):
         if keys:

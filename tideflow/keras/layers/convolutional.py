@@ -420,9 +420,8 @@ class SeparableConv2D(Conv2D):
         self._set_input_spec(channels)
 
     def get_config(self):
+        # (as TF 1.15: the Conv base's unused kernel_* keys stay in)
         config = super().get_config()
-        for k in ("kernel_initializer", "kernel_regularizer", "kernel_constraint"):
-            config.pop(k, None)
         config.update(depth_multiplier=self.depth_multiplier,
                       **_ser_attrs(self, "depthwise_initializer", "pointwise_initializer",
                                    "depthwise_regularizer", "pointwise_regularizer",

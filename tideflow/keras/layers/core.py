@@ -1,6 +1,8 @@
 """Core Keras layers: Dense, Activation, Dropout, Flatten, Reshape, Permute, RepeatVector,
 Lambda, ActivityRegularization, Masking (pass-through) and the advanced activations."""
 
+import types
+
 import numpy as np
 
 import tideflow as tf
@@ -298,7 +300,7 @@ class AlphaDropout(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
+        config["rate"] = self.rate  # (TF 1.15 saves neither noise_shape nor seed)
         return config
 
 
@@ -522,57 +524,77 @@ class Lambda(Layer):
 
     def get_config(self):
         config = super().get_config()
-        # the function itself (Keras marshals its bytecode; a clone only needs the object),
-        # with TF's notes of what each callable was
-        def kind(obj, callable_kind):
+
+        # As TF 1.15: every Python function (a def as much as a lambda: Keras tests for
+        # LambdaType) is saved as its marshalled bytecode, another callable by its name; one
+        # without a name (a partial, an object) stays as it is, where TF's config fails
+        def serialized(obj):
+            if isinstance(obj, types.FunctionType):
+                return dump_lambda(obj), "lambda", obj.__module__
+            if callable(obj) and hasattr(obj, "__name__"):
+                return obj.__name__, "function", getattr(obj, "__module__", None)
             if callable(obj):
-                return "lambda" if getattr(obj, "__name__", "") == "<lambda>" else \
-                    callable_kind
-            return "raw"
-        def module(obj):
-            return getattr(obj, "__module__", None) if callable(obj) else None
+                return obj, "function", getattr(obj, "__module__", None)
+            return obj, "raw", None
 
         # (TF 1.15's keys and order: the mask's only when there is one)
-        config.update(function=self.function,
-                      function_type=kind(self.function, "function"),
-                      module=module(self.function),
-                      output_shape=self._output_shape,
-                      output_shape_type=kind(self._output_shape, "function"),
-                      output_shape_module=module(self._output_shape))
+        config.update(zip(("function", "function_type", "module"), serialized(self.function)))
+        config.update(zip(("output_shape", "output_shape_type", "output_shape_module"),
+                          serialized(self._output_shape)))
         if self.mask is not None:
-            config.update(mask=self.mask, mask_type=kind(self.mask, "function"),
-                          mask_module=module(self.mask))
+            config.update(zip(("mask", "mask_type", "mask_module"), serialized(self.mask)))
         config["arguments"] = self.arguments
         return config
 
 
 def dump_lambda(fn):
-    """A lambda as JSON-able ``[code, defaults, closure]`` (its marshalled bytecode in base64),
-    the form Keras saves a Lambda layer's function in."""
+    """A function as ``(code, defaults, closure)`` (its marshalled bytecode in base64, in lines
+    as Keras' ``func_dump``), the form Keras saves a Lambda layer's function in."""
     import base64
     import marshal
 
-    code = base64.b64encode(marshal.dumps(fn.__code__)).decode("ascii")
-    closure = [c.cell_contents for c in fn.__closure__] if fn.__closure__ else None
-    return [code, fn.__defaults__, closure]
+    code = base64.encodebytes(marshal.dumps(fn.__code__)).decode("ascii")
+    closure = tuple(c.cell_contents for c in fn.__closure__) if fn.__closure__ else None
+    return code, fn.__defaults__, closure
 
 
-def lambda_for_json(fn):
-    """``dump_lambda(fn)`` where JSON can hold its defaults and closure (plain values, NumPy
-    ones); else the name alone (as Keras keeps an activation lambda)."""
+def _jsonable_dump(dumped):
+    """``dump_lambda``'s form where JSON can hold its defaults and closure (plain values,
+    NumPy ones: not a module, a tensor, a layer), else the function's name (as Keras keeps an
+    activation lambda, where TF's ``to_json`` fails)."""
+    import base64
     import json
+    import marshal
 
-    def plain(obj):
-        if isinstance(obj, (np.generic, np.ndarray)):
-            return obj.tolist()
-        raise TypeError(type(obj).__name__)
+    def plain(value):
+        if isinstance(value, (np.generic, np.ndarray)):
+            return value.tolist()
+        raise TypeError(type(value).__name__)
 
-    dumped = dump_lambda(fn)
     try:
         json.dumps(dumped, default=plain)
     except (TypeError, ValueError):
-        return fn.__name__
+        return marshal.loads(base64.b64decode(dumped[0].encode("ascii"))).co_name
     return dumped
+
+
+def json_ready(obj):
+    """``obj`` (a model's config) with each Lambda's dumped functions JSON-able."""
+    if isinstance(obj, dict):
+        obj = {k: json_ready(v) for k, v in obj.items()}
+        for key, kind in (("function", "function_type"), ("output_shape", "output_shape_type"),
+                          ("mask", "mask_type")):
+            if obj.get(kind) == "lambda" and isinstance(obj.get(key), tuple):
+                obj[key] = _jsonable_dump(obj[key])
+        return obj
+    if type(obj) in (list, tuple):
+        return type(obj)(json_ready(v) for v in obj)
+    return obj
+
+
+def lambda_for_json(fn):
+    """``dump_lambda(fn)`` where JSON can hold its defaults and closure, else its name."""
+    return _jsonable_dump(dump_lambda(fn))
 
 
 def _load_callable(value, kind, module, custom_objects=None):
@@ -683,7 +705,7 @@ class Masking(Layer):
 class LeakyReLU(Layer):
     def __init__(self, alpha=0.3, **kwargs):
         super().__init__(**kwargs)
-        self.alpha = alpha
+        self.alpha = K.cast_to_floatx(alpha)
 
     def call(self, inputs):
         return tf.nn.leaky_relu(inputs, alpha=self.alpha)
@@ -706,9 +728,10 @@ class ReLU(Layer):
         if negative_slope < 0.0:
             raise ValueError("negative_slope of Relu layer cannot be negative value: "
                              f"{negative_slope}")
-        self.max_value = max_value
-        self.negative_slope = negative_slope
-        self.threshold = threshold
+        # (as TF 1.15: float32 arrays, which the config then holds)
+        self.max_value = None if max_value is None else K.cast_to_floatx(max_value)
+        self.negative_slope = K.cast_to_floatx(negative_slope)
+        self.threshold = K.cast_to_floatx(threshold)
 
     def call(self, inputs):
         return K.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
@@ -727,7 +750,7 @@ class ReLU(Layer):
 class ELU(Layer):
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
-        self.alpha = alpha
+        self.alpha = K.cast_to_floatx(alpha)
 
     def call(self, inputs):
         return K.elu(inputs, self.alpha)
@@ -744,7 +767,7 @@ class ELU(Layer):
 class ThresholdedReLU(Layer):
     def __init__(self, theta=1.0, **kwargs):
         super().__init__(**kwargs)
-        self.theta = theta
+        self.theta = K.cast_to_floatx(theta)
 
     def get_config(self):
         config = super().get_config()

@@ -1,0 +1,118 @@
+"""tf.keras parity with TF 1.15 (nineteenth session): applications, configs, saving,
+callbacks and training loops. Expected values are TF 1.15's printed outputs."""
+
+import json
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+K = tf.keras.backend
+L = tf.keras.layers
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_mobilenet_top_reshapes_before_the_softmax():
+    # keras_applications 1.0.8: conv_preds, reshape_2, act_softmax (the softmax on (None, 7))
+    m = tf.keras.applications.MobileNet(input_shape=(32, 32, 3), weights=None, alpha=0.25,
+                                        classes=7)
+    assert [la.name for la in m.layers][-3:] == ["conv_preds", "reshape_2", "act_softmax"]
+    assert m.layers[-1].output_shape == (None, 7)
+    assert m.count_params() == 220343
+
+
+def _double(t, k=2.0):
+    return t * k
+
+
+def test_lambda_config_marshals_every_python_function():
+    # TF 1.15 tests for LambdaType (any def): (code, defaults, closure) and 'lambda'
+    cfg = L.Lambda(_double, name="dbl").get_config()
+    assert cfg["function_type"] == "lambda" and cfg["module"] == __name__
+    code, defaults, closure = cfg["function"]
+    assert isinstance(code, str) and defaults == (2.0,) and closure is None
+    json.dumps(cfg)  # a plain-JSON config, as TF's
+    again = L.Lambda.from_config(cfg)
+    assert K.get_session().run(again(tf.constant([1.5]))) == [3.0]
+    cfg = L.Lambda(lambda t: t, mask=lambda i, m: None, output_shape=lambda s: s).get_config()
+    assert [cfg[k] for k in ("function_type", "output_shape_type", "mask_type")] == \
+        ["lambda"] * 3
+    assert [type(cfg[k]).__name__ for k in ("function", "output_shape", "mask")] == \
+        ["tuple"] * 3
+
+
+def test_advanced_activation_configs_hold_float32_values():
+    # TF 1.15 casts them with K.cast_to_floatx: 0.3 saved as 0.30000001192092896, ReLU's as
+    # 0-d float32 arrays
+    assert L.LeakyReLU(0.3).get_config()["alpha"] == 0.30000001192092896
+    assert L.ELU(0.7).get_config()["alpha"] == 0.699999988079071
+    assert L.ThresholdedReLU(0.1).get_config()["theta"] == 0.10000000149011612
+    cfg = L.ReLU(6., 0.1, 0.5).get_config()
+    for k, v in (("max_value", 6.0), ("negative_slope", 0.1), ("threshold", 0.5)):
+        assert isinstance(cfg[k], np.ndarray) and cfg[k].dtype == np.float32
+        assert cfg[k] == np.float32(v)
+    assert L.ReLU().get_config()["max_value"] is None
+
+
+def test_relu_layers_build_tf_ops():
+    x = tf.constant(np.linspace(-3, 8, 12).reshape(2, 6).astype("float32"))
+    L.LeakyReLU(0.3)(x)
+    y = L.ReLU(6., 0.1, 0.5)(x)
+    L.ReLU(negative_slope=0.2)(x)
+    names = [o.name for o in tf.get_default_graph().get_operations()]
+    # TF 1.15: LeakyRelu takes the float32 alpha as its attr; K.relu makes the cap's Const,
+    # the zero's, then alpha's Const_2
+    assert names == [
+        "Const", "leaky_re_lu/LeakyRelu", "re_lu/Neg", "re_lu/add/y", "re_lu/add", "re_lu/Relu",
+        "re_lu/Greater/y", "re_lu/Greater", "re_lu/Cast", "re_lu/mul", "re_lu/Const",
+        "re_lu/Const_1", "re_lu/clip_by_value/Minimum", "re_lu/clip_by_value", "re_lu/Const_2",
+        "re_lu/mul_1", "re_lu/sub", "re_lu_1/LeakyRelu"]
+    g = tf.get_default_graph()
+    assert K.get_session().run([g.get_tensor_by_name("re_lu/Const:0"),
+                                g.get_tensor_by_name("re_lu/Const_1:0")]) == [6.0, 0.0]
+    # (TF 1.15 prints [-0.35 -0.25 -0.15 -0.05 1. 2.])
+    np.testing.assert_allclose(K.get_session().run(y)[0], [-0.35, -0.25, -0.15, -0.05, 1, 2],
+                               atol=1e-6)
+
+
+def test_separable_and_alpha_dropout_config_keys():
+    # TF 1.15: SeparableConv keeps the Conv base's kernel_* keys; AlphaDropout saves only rate
+    keys = set(L.SeparableConv2D(4, 3).get_config())
+    assert {"kernel_initializer", "kernel_regularizer", "kernel_constraint",
+            "depthwise_initializer", "pointwise_initializer"} <= keys
+    assert "kernel_initializer" in L.SeparableConv1D(4, 3).get_config()
+    assert sorted(L.AlphaDropout(0.3).get_config()) == ["dtype", "name", "rate", "trainable"]
+    layer = L.SeparableConv2D.from_config(L.SeparableConv2D(4, 3).get_config())
+    assert layer.filters == 4
+
+
+def test_load_weights_of_tf_format_returns_a_load_status(tmp_path):
+    def make():
+        return tf.keras.Sequential([L.Dense(3, input_shape=(2,)), L.Dense(1)])
+
+    m = make()
+    m.compile("adam", "mse")
+    m.fit(np.ones((4, 2), "float32"), np.ones((4, 1), "float32"), verbose=0)
+    path = str(tmp_path / "w")
+    m.save_weights(path)
+    m2 = make()
+    status = m2.load_weights(path)
+    # TF 1.15: a CheckpointLoadStatus; the optimizer's saved state is not consumed yet
+    assert type(status).__name__ == "CheckpointLoadStatus"
+    assert status.assert_existing_objects_matched() is status
+    assert status.assert_nontrivial_match() is status
+    assert status.expect_partial() is status
+    with pytest.raises(AssertionError, match="Unresolved object in checkpoint"):
+        status.assert_consumed()
+    np.testing.assert_allclose(K.get_value(m2.weights[0]), K.get_value(m.weights[0]))
+    with pytest.raises(NotImplementedError, match="Weights may only be loaded based on "
+                       "topology into Models when loading TensorFlow-formatted weights"):
+        m2.load_weights(path, by_name=True)
+    m2.save_weights(str(tmp_path / "w.h5"))
+    assert m2.load_weights(str(tmp_path / "w.h5")) is None
