@@ -36,3 +36,101 @@ def test_division_by_a_constant_is_a_reciprocal_multiplication():
     # TF 1.15: [0.3333333333333333, 0.6666666666666666, 3.333333333333333]
     assert r4.tolist() == [0.3333333333333333, 0.6666666666666666, 3.333333333333333]
     assert r5.tolist() == [2, 3, -4]  # integer division is left alone
+
+
+def _exported_signatures(tmp_path, n_classes, vocab):
+    x = np.linspace(0., 1., 24, dtype=np.float32).reshape(8, 3)
+    y = (x[:, 0] * n_classes).astype(np.int64).clip(0, n_classes - 1)
+    if vocab:
+        y = np.array(vocab)[y]
+    cols = [tf.feature_column.numeric_column("x", shape=[3])]
+    est = tf.estimator.DNNClassifier([2], cols, model_dir=str(tmp_path / "m"),
+                                     n_classes=n_classes, label_vocabulary=vocab)
+    est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=8, shuffle=False),
+              steps=1)
+    path = est.export_saved_model(str(tmp_path / "e"), (
+        tf.estimator.export.build_parsing_serving_input_receiver_fn(
+            tf.feature_column.make_parse_example_spec(cols))))
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], path)
+        outs = {k: {a: b.name for a, b in v.outputs.items()}
+                for k, v in mg.signature_def.items()}
+        head_ops = [o.name for o in g.get_operations() if "/head/" in o.name]
+        ex = tf.train.Example(features=tf.train.Features(feature={"x": tf.train.Feature(
+            float_list=tf.train.FloatList(value=[0.1, 0.2, 0.3]))})).SerializeToString()
+        served = sess.run(outs["serving_default"]["classes"], {"input_example_tensor:0": [ex]})
+    return outs, head_ops, served
+
+
+def test_canned_classifier_serving_tensors_are_tfs(tmp_path):
+    # TF 1.15's v1 heads: the served classes are a Tile built beside the predictions, right
+    # under the head's scope; class_ids is the ExpandDims of the ArgMax named class_ids
+    outs, head_ops, served = _exported_signatures(tmp_path, 2, None)
+    assert outs["serving_default"] == {"classes": "dnn/head/Tile:0",
+                                       "scores": "dnn/head/predictions/probabilities:0"}
+    assert outs["predict"]["class_ids"] == "dnn/head/predictions/ExpandDims:0"
+    assert outs["predict"]["all_classes"] == "dnn/head/predictions/Tile_1:0"
+    assert served.tolist() == [[b"0", b"1"]]
+    assert head_ops[:13] == [  # TF 1.15's op names, in its order
+        "dnn/head/predictions/logits/Shape",
+        "dnn/head/predictions/logits/assert_rank_at_least/rank",
+        ("dnn/head/predictions/logits/assert_rank_at_least/assert_type/"
+         "statically_determined_correct_type"),
+        "dnn/head/predictions/logits/assert_rank_at_least/static_checks_determined_all_ok",
+        "dnn/head/predictions/logistic", "dnn/head/predictions/zeros_like",
+        "dnn/head/predictions/two_class_logits/axis", "dnn/head/predictions/two_class_logits",
+        "dnn/head/predictions/probabilities", "dnn/head/predictions/class_ids/dimension",
+        "dnn/head/predictions/class_ids", "dnn/head/predictions/ExpandDims/dim",
+        "dnn/head/predictions/ExpandDims"]
+    assert head_ops[-15:] == [
+        "dnn/head/Shape", "dnn/head/strided_slice/stack", "dnn/head/strided_slice/stack_1",
+        "dnn/head/strided_slice/stack_2", "dnn/head/strided_slice", "dnn/head/range/start",
+        "dnn/head/range/limit", "dnn/head/range/delta", "dnn/head/range", "dnn/head/AsString",
+        "dnn/head/ExpandDims/dim", "dnn/head/ExpandDims", "dnn/head/Tile/multiples/1",
+        "dnn/head/Tile/multiples", "dnn/head/Tile"]
+
+
+def test_multi_class_head_with_vocabulary_builds_tfs_prediction_ops(tmp_path):
+    outs, head_ops, served = _exported_signatures(tmp_path, 3, ["x", "y", "z"])
+    assert outs["classification"]["classes"] == "dnn/head/Tile:0"
+    assert outs["predict"]["class_ids"] == "dnn/head/predictions/ExpandDims_2:0"
+    assert outs["predict"]["classes"] == (
+        "dnn/head/predictions/hash_table_Lookup/LookupTableFindV2:0")
+    assert served.tolist() == [[b"x", b"y", b"z"]]
+    # TF 1.15: the logits check under <head>/logits, then all_class_ids, all_classes,
+    # class_ids, the vocabulary lookup (index_to_string's range, then its Cast) and softmax
+    assert head_ops == [
+        "dnn/head/logits/Shape", "dnn/head/logits/assert_rank_at_least/rank",
+        "dnn/head/logits/assert_rank_at_least/assert_type/statically_determined_correct_type",
+        "dnn/head/logits/assert_rank_at_least/static_checks_determined_all_ok",
+        "dnn/head/predictions/Shape", "dnn/head/predictions/strided_slice/stack",
+        "dnn/head/predictions/strided_slice/stack_1",
+        "dnn/head/predictions/strided_slice/stack_2", "dnn/head/predictions/strided_slice",
+        "dnn/head/predictions/range/start", "dnn/head/predictions/range/limit",
+        "dnn/head/predictions/range/delta", "dnn/head/predictions/range",
+        "dnn/head/predictions/ExpandDims/dim", "dnn/head/predictions/ExpandDims",
+        "dnn/head/predictions/Tile/multiples/1", "dnn/head/predictions/Tile/multiples",
+        "dnn/head/predictions/Tile", "dnn/head/predictions/Shape_1",
+        "dnn/head/predictions/strided_slice_1/stack",
+        "dnn/head/predictions/strided_slice_1/stack_1",
+        "dnn/head/predictions/strided_slice_1/stack_2", "dnn/head/predictions/strided_slice_1",
+        "dnn/head/predictions/ExpandDims_1/input", "dnn/head/predictions/ExpandDims_1/dim",
+        "dnn/head/predictions/ExpandDims_1", "dnn/head/predictions/Tile_1/multiples/1",
+        "dnn/head/predictions/Tile_1/multiples", "dnn/head/predictions/Tile_1",
+        "dnn/head/predictions/class_ids/dimension", "dnn/head/predictions/class_ids",
+        "dnn/head/predictions/ExpandDims_2/dim", "dnn/head/predictions/ExpandDims_2",
+        "dnn/head/predictions/class_string_lookup/Const",
+        "dnn/head/predictions/class_string_lookup/Size",
+        "dnn/head/predictions/class_string_lookup/range/start",
+        "dnn/head/predictions/class_string_lookup/range/delta",
+        "dnn/head/predictions/class_string_lookup/range",
+        "dnn/head/predictions/class_string_lookup/Cast",
+        "dnn/head/predictions/class_string_lookup/Const_1",
+        "dnn/head/predictions/class_string_lookup/hash_table",
+        "dnn/head/predictions/class_string_lookup/table_init/LookupTableImportV2",
+        "dnn/head/predictions/hash_table_Lookup/LookupTableFindV2",
+        "dnn/head/predictions/probabilities", "dnn/head/Shape", "dnn/head/strided_slice/stack",
+        "dnn/head/strided_slice/stack_1", "dnn/head/strided_slice/stack_2",
+        "dnn/head/strided_slice", "dnn/head/ExpandDims/input", "dnn/head/ExpandDims/dim",
+        "dnn/head/ExpandDims", "dnn/head/Tile/multiples/1", "dnn/head/Tile/multiples",
+        "dnn/head/Tile"]

@@ -1189,7 +1189,7 @@ def index_to_string_table_from_tensor(vocabulary_list=None, default_value="UNK",
         from tideflow.ops.array_ops import size
         from tideflow.ops.range_ops import range as _range
 
-        keys = _range(cast(size(values), _dtypes.int64), dtype=_dtypes.int64, name="keys")
+        keys = cast(_range(size(values)), _dtypes.int64)
         init = KeyValueTensorInitializer(keys, values, _dtypes.int64, _dtypes.string,
                                          name="table_init")
         return _IdTable(init, default_value, name="hash_table")

@@ -92,6 +92,39 @@ def _weights(features, weight_column):
     return cast_ops.cast(array_ops.reshape(w, [-1, 1]), dtypes.float32)
 
 
+def _check_logits_final_dim(logits, expected_logits_dimension):
+    """TF 1.x's check that ``logits`` is [D0, ..., DN, logits_dimension], op for op (the
+    serving signatures name the ops that follow it)."""
+    with ops.name_scope(None, "logits", (logits,)) as scope:
+        logits = cast_ops.cast(logits, dtypes.float32)
+        logits_shape = array_ops.shape(logits)
+        message = "logits shape must be [D0, D1, ... DN, logits_dimension]"
+        assert_rank = check_ops.assert_rank_at_least(logits, 2, data=[logits_shape],
+                                                     message=message)
+        with ops.control_dependencies([assert_rank]):
+            static_shape = logits.shape
+            if static_shape.ndims is not None and static_shape[-1] is not None:
+                if static_shape[-1] != expected_logits_dimension:
+                    raise ValueError(f"{message}, got {static_shape}.")
+                return logits
+            assert_dimension = check_ops.assert_equal(
+                expected_logits_dimension, logits_shape[-1], data=[logits_shape],
+                message=message)
+            with ops.control_dependencies([assert_dimension]):
+                return array_ops.identity(logits, name=scope)
+
+
+def _tiled_classes(like, n_classes, label_vocabulary):
+    """The class names as a [batch, n_classes] string tensor (TF's ``_all_classes`` and
+    ``_classification_output``), the batch taken from ``like``."""
+    batch_size = array_ops.shape(like)[0]
+    if label_vocabulary:
+        classes_list = list(label_vocabulary)
+    else:
+        classes_list = string_ops.as_string(range_ops.range(n_classes))
+    return array_ops.tile(array_ops.expand_dims(classes_list, 0), [batch_size, 1])
+
+
 def _accuracy_baseline(labels_mean):
     value, update_op = labels_mean
     return (1.0 - unary_ops.abs(1.0 - 2.0 * value)) * -0.5 + 1.0, \
@@ -121,6 +154,9 @@ class _Head:
 
     _loss_fn = None
 
+    def _checked_logits(self, logits):
+        return _check_logits_final_dim(logits, self.logits_dimension)
+
     def _loss(self, features, logits, label_ids, float_labels):
         if self._loss_fn is None:
             return self._unreduced_loss(logits, label_ids, float_labels)
@@ -138,8 +174,9 @@ class _Head:
                               trainable_variables=None, train_op_fn=None, update_ops=None,
                               regularization_losses=None):
         with ops.name_scope(self._name, "head"):
-            logits = ops.convert_to_tensor(logits)
+            logits = self._checked_logits(ops.convert_to_tensor(logits))
             predictions = self._predictions(logits)
+            logits = predictions.get(PredictionKeys.LOGITS, logits)
             if mode == ModeKeys.PREDICT:
                 return EstimatorSpec(mode=mode, predictions=predictions,
                                      export_outputs=self._export_outputs(predictions))
@@ -232,25 +269,18 @@ class _ClassificationHead(_Head):
             return table.lookup(class_ids)
         return string_ops.as_string(class_ids, name="str_classes")
 
-    def _all_class_predictions(self, logits, predictions):
-        batch = array_ops.shape(logits)[0]
-        all_ids = array_ops.tile(array_ops.expand_dims(
-            range_ops.range(self._n_classes), 0), array_ops.stack([batch, 1]))
-        if self._label_vocabulary is not None:
-            names = list(self._label_vocabulary)
-        else:
-            names = [str(i) for i in range(self._n_classes)]
-        all_classes = array_ops.tile(array_ops.expand_dims(
-            ops.convert_to_tensor(np.array([n.encode() if isinstance(n, str) else n
-                                            for n in names], dtype=object),
-                                  dtype=dtypes.string), 0), array_ops.stack([batch, 1]))
-        predictions[PredictionKeys.ALL_CLASS_IDS] = all_ids
-        predictions[PredictionKeys.ALL_CLASSES] = all_classes
+    def _all_class_predictions(self, logits):
+        batch_size = array_ops.shape(logits)[0]
+        all_ids = array_ops.tile(array_ops.expand_dims(range_ops.range(self._n_classes), 0),
+                                 [batch_size, 1])
+        return all_ids, _tiled_classes(logits, self._n_classes, self._label_vocabulary)
 
     def _export_outputs(self, predictions):
+        # TF builds the served classes anew, beside the predictions (``<head>/Tile``)
+        scores = predictions[PredictionKeys.PROBABILITIES]
         cls = export_lib.ClassificationOutput(
-            scores=predictions[PredictionKeys.PROBABILITIES],
-            classes=predictions[PredictionKeys.ALL_CLASSES])
+            scores=scores,
+            classes=_tiled_classes(scores, self._n_classes, self._label_vocabulary))
         return {_DEFAULT_SERVING_KEY: cls, _CLASSIFY_SERVING_KEY: cls,
                 _PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions)}
 
@@ -266,21 +296,28 @@ class BinaryClassHead(_ClassificationHead):
     def logits_dimension(self):
         return 1
 
+    def _checked_logits(self, logits):
+        return logits  # (checked inside the predictions' scope, as TF)
+
     def _predictions(self, logits):
-        with ops.name_scope(None, "predictions"):
+        with ops.name_scope(None, "predictions", (logits,)):
+            logits = _check_logits_final_dim(logits, 1)
             logistic = unary_ops.sigmoid(logits, name="logistic")
-            two = array_ops.concat([array_ops.zeros_like(logits), logits], 1)
+            two = array_ops.concat([array_ops.zeros_like(logits), logits], -1,
+                                   name="two_class_logits")
             probabilities = nn_impl.softmax(two, name="probabilities")
-            class_ids = array_ops.expand_dims(reduction_ops.argmax(two, 1), -1, name="class_ids")
-            predictions = {
+            class_ids = array_ops.expand_dims(
+                reduction_ops.argmax(two, -1, name="class_ids"), -1)
+            all_ids, all_classes = self._all_class_predictions(logits)
+            return {
                 PredictionKeys.LOGITS: logits,
                 PredictionKeys.LOGISTIC: logistic,
                 PredictionKeys.PROBABILITIES: probabilities,
                 PredictionKeys.CLASS_IDS: class_ids,
                 PredictionKeys.CLASSES: self._class_strings(class_ids),
+                PredictionKeys.ALL_CLASS_IDS: all_ids,
+                PredictionKeys.ALL_CLASSES: all_classes,
             }
-            self._all_class_predictions(logits, predictions)
-            return predictions
 
     def _export_outputs(self, predictions):
         outputs = super()._export_outputs(predictions)
@@ -328,17 +365,19 @@ class MultiClassHead(_ClassificationHead):
         return self._n_classes
 
     def _predictions(self, logits):
-        with ops.name_scope(None, "predictions"):
-            class_ids = array_ops.expand_dims(reduction_ops.argmax(logits, 1), -1,
-                                              name="class_ids")
-            predictions = {
+        with ops.name_scope(None, "predictions", (logits,)):
+            all_ids, all_classes = self._all_class_predictions(logits)
+            class_ids = array_ops.expand_dims(
+                reduction_ops.argmax(logits, -1, name="class_ids"), -1)
+            classes = self._class_strings(class_ids)
+            return {
                 PredictionKeys.LOGITS: logits,
                 PredictionKeys.PROBABILITIES: nn_impl.softmax(logits, name="probabilities"),
                 PredictionKeys.CLASS_IDS: class_ids,
-                PredictionKeys.CLASSES: self._class_strings(class_ids),
+                PredictionKeys.CLASSES: classes,
+                PredictionKeys.ALL_CLASS_IDS: all_ids,
+                PredictionKeys.ALL_CLASSES: all_classes,
             }
-            self._all_class_predictions(logits, predictions)
-            return predictions
 
     def _unreduced_loss(self, logits, label_ids, float_labels):
         loss = losses_impl.sparse_softmax_cross_entropy(
