@@ -39,13 +39,7 @@ declare_unary("Invert", "invert", _INT, differentiable=False)
 def _population_count(x):
     # counted on the two's-complement bits (np.bitwise_count alone counts |x| for signed x)
     x = np.asarray(x)
-    bits = x.view(f"u{x.dtype.itemsize}")
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(bits).astype(np.uint8, copy=False)
-    # NumPy 1.x: the set bits of each byte, summed over the element's bytes
-    flat = np.ascontiguousarray(bits).reshape(-1)
-    per_bit = np.unpackbits(flat.view(np.uint8).reshape(flat.size, bits.itemsize), axis=1)
-    return per_bit.sum(axis=1, dtype=np.uint8).reshape(bits.shape)
+    return np.bitwise_count(x.view(f"u{x.dtype.itemsize}")).astype(np.uint8, copy=False)
 
 
 # the number of set bits of each element, as uint8
