@@ -409,7 +409,7 @@ def test_sparse_out_of_order_names_the_fix():
         s.run(tf.sparse_tensor_to_dense(sp))
     assert e.value.message.split("\n\t [[")[0] == (
         "indices[1] = [0,0] is out of order. Many sparse ops require sorted indices.\n"
-        "    Use `tf.sparse.reorder` to create a correctly ordered copy.")
+        "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n")
 
 
 def test_unsorted_segment_sum_of_a_negative_count():

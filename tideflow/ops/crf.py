@@ -87,11 +87,12 @@ def crf_sequence_score(inputs, tag_indices, sequence_lengths, transition_params)
     transition_params = ops.convert_to_tensor(transition_params)
 
     def single():
-        batch = array_ops.shape(inputs)[0]
-        first_tags = cast_ops.cast(
-            array_ops.reshape(slicing_ops.slice(tag_indices, [0, 0], [-1, 1]), [-1]),
-            dtypes.int32)
-        idx = concat_ops.stack([range_ops.range(batch), first_tags], axis=1)
+        # as TF 1.15: the row numbers beside all of tag_indices' columns, so where the time
+        # dimension is unknown the gathered scores (and the cond's result) have no static shape
+        tags = ops.convert_to_tensor(tag_indices)
+        batch = array_ops.shape(inputs, out_type=tags.dtype)[0]
+        rows = array_ops.reshape(range_ops.range(batch, dtype=tags.dtype), [-1, 1])
+        idx = concat_ops.concat([rows, tags], axis=1)
         return _zero_if_empty(gather_ops.gather_nd(_first_step(inputs), idx),
                               sequence_lengths)
 
@@ -196,11 +197,12 @@ def viterbi_decode(score, transition_params):
         v = trellis[t - 1][:, None] + transition_params
         trellis[t] = score[t] + v.max(0)
         backpointers[t] = v.argmax(0)
-    viterbi = [int(trellis[-1].argmax())]
+    # NumPy scalars as TF 1.15's: the score keeps score's dtype (np.float32 prints 1.913296)
+    viterbi = [np.argmax(trellis[-1])]
     for bp in reversed(backpointers[1:]):
-        viterbi.append(int(bp[viterbi[-1]]))
+        viterbi.append(bp[viterbi[-1]])
     viterbi.reverse()
-    return viterbi, float(trellis[-1].max())
+    return viterbi, np.max(trellis[-1])
 
 
 class CrfDecodeForwardRnnCell(_TransitionCell):

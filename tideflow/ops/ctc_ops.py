@@ -7,48 +7,63 @@ import numpy as np
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops.array_ops import _invalid, _np, _register_fold, _shape_str
+from tideflow.ops.array_ops import _check_rank, _invalid, _np, _register_fold, _shape_str
+from tideflow.ops.conv_ops import _merge
 
 _NEG = -np.inf
 
 
-def _check_inputs_shape(op, name):
-    x = op._inputs[0]._shape
-    seq = op._inputs[-1]._shape
-    if x.ndims is not None and x.ndims != 3:
-        raise ValueError(f"{name}: inputs must be 3-D [max_time, batch_size, num_classes], got "
-                         f"shape {_shape_str(x)}")
-    if seq.ndims is not None and seq.ndims != 1:
-        raise ValueError(f"{name}: sequence_length must be 1-D [batch_size], got shape "
-                         f"{_shape_str(seq)}")
-    batch = x[1] if x.ndims is not None else None
-    if x.ndims is not None and seq.ndims is not None:
-        b = x.dims[1].merge_with(seq.dims[0]) if x.dims[1].is_compatible_with(seq.dims[0]) else None
-        if b is None:
-            raise ValueError(f"{name}: inputs has batch size {x.dims[1].value} but "
-                             f"sequence_length has {seq.dims[0].value}")
-        batch = b
+def _check_inputs_shape(op, ranks=(3, 1)):
+    """TF 1.15's shape checks of the CTC ops, in its order and words: each input's rank, then
+    (CTCLoss) the labels' rows, then the batch size of inputs and sequence_length."""
+    shapes = [op._inputs[i]._shape for i in range(len(ranks))]
+    for shape, rank in zip(shapes, ranks):
+        _check_rank(shape, rank)
+    if len(ranks) == 4 and shapes[1].ndims is not None and shapes[2].ndims is not None:
+        _merge(shapes[1][0].value, shapes[2][0].value)
+    x, seq = shapes[0], shapes[-1]
+    batch = _merge(x[1].value if x.ndims is not None else None,
+                   seq[0].value if seq.ndims is not None else None)
     return x, batch
 
 
-def _labels_by_batch(indices, values, batch, op_type):
-    idx = _np(indices).astype(np.int64)
-    vals = _np(values)
-    if idx.ndim != 2 or idx.shape[1] != 2:
-        raise _invalid(f"{op_type}: labels_indices must be a matrix [num_labels, 2], got shape "
-                       f"{_shape_str(idx.shape)}")
-    if vals.shape != (idx.shape[0],):
-        raise _invalid(f"{op_type}: labels_indices and labels_values must contain the same "
-                       f"number of rows, got {idx.shape[0]} and {vals.shape}")
-    for i in range(1, len(idx)):
-        if tuple(idx[i]) <= tuple(idx[i - 1]):
-            raise _invalid(f"{op_type}: label SparseTensor is not valid: indices[{i}] = "
-                           f"{idx[i].tolist()} is out of order. Many sparse ops require sorted "
-                           f"indices.")
-    if len(idx) and (idx[:, 0].min() < 0 or idx[:, 0].max() >= batch):
-        raise _invalid(f"{op_type}: labels batch index must be in [0, {batch}), got "
-                       f"{idx[:, 0].tolist()}")
-    return [vals[idx[:, 0] == b].astype(np.int64) for b in range(batch)]
+def _labels_by_batch(indices, values, batch):
+    """The label rows of a ``[batch, max_label_len]`` SparseTensor, checked as TF 1.15's
+    CTCLoss kernel checks them (in its order, with its words)."""
+    from tideflow.framework.errors import InvalidArgumentError
+    from tideflow.ops.sparse_ops import _validate_index_order
+
+    if indices.shape[1] != 2:
+        raise _invalid("Order length must be SparseTensor rank.")
+    max_len = max(0, int(indices[:, 1].max()) + 1) if len(indices) else 0
+    try:
+        _validate_index_order(indices, np.array([batch, max_len]))
+    except InvalidArgumentError as e:
+        raise _invalid(f"label SparseTensor is not valid: {e.message}") from None
+    return [values[indices[:, 0] == b].astype(np.int64) for b in range(batch)]
+
+
+def _label_sequence(b, label, num_classes, collapse):
+    """TF's PopulateLPrimes for one row: a label of the blank class or above ends the
+    sequence (later ones are dropped), a real label after it is an error."""
+    seen, finished = [], False
+    for i, v in enumerate(label.tolist()):
+        if i and collapse and v == label[i - 1]:
+            continue
+        if v >= num_classes - 1:
+            finished = True
+        elif finished:
+            raise _invalid(
+                f"Saw a non-null label (index >= num_classes - 1) following a null label, "
+                f"batch: {b} num_classes: {num_classes} labels: "
+                f"{','.join(map(str, label.tolist()))} labels seen so far: "
+                f"{','.join(map(str, seen))}")
+        else:
+            seen.append(v)
+    if any(v < 0 for v in seen):
+        raise _invalid(f"All labels must be nonnegative integers, batch: {b} labels: "
+                       f"{','.join(map(str, seen))}")
+    return np.asarray(seen, np.int64)
 
 
 def _log_softmax(x):
@@ -77,7 +92,7 @@ def ctc_forward_backward(logits, seq_len, labels, merge_repeated=True):
     blank = num_classes - 1
     lp = _log_softmax(logits)  # [T, B, C]
     lmax = max((len(lab) for lab in labels), default=0)
-    s_max = 2 * lmax + 1
+    s_max = max(2 * lmax + 1, 3)  # (padded: the recursions below look two labels back)
     ext = np.full((batch, s_max), blank, np.int64)
     s_len = np.zeros(batch, np.int64)
     for b, lab in enumerate(labels):
@@ -154,50 +169,55 @@ def _collapse(lab):
 def _ctc_loss_kernel(inputs, labels_indices, labels_values, sequence_length, *,
                      preprocess_collapse_repeated, ctc_merge_repeated,
                      ignore_longer_outputs_than_inputs):
-    x = _np(inputs)
-    seq = _np(sequence_length).astype(np.int64)
-    if x.ndim != 3:
-        raise _invalid(f"CTCLoss: inputs must be 3-D, got shape {_shape_str(x.shape)}")
+    x, seq = _np(inputs), _np(sequence_length)
+    idx, vals = _np(labels_indices), _np(labels_values)
+    for arr, ndim, what in ((x, 3, "inputs is not a 3-Tensor"),
+                            (seq, 1, "sequence_length is not a vector"),
+                            (idx, 2, "labels_indices is not a matrix"),
+                            (vals, 1, "labels_values is not a vector")):
+        if arr.ndim != ndim:
+            raise _invalid(what)
     t_max, batch, num_classes = x.shape
+    if seq.shape[0] != batch:
+        raise _invalid(f"len(sequence_length) != batch_size.  len(sequence_length):  "
+                       f"{seq.shape[0]} batch_size: {batch}")
+    if idx.shape[0] != vals.shape[0]:
+        raise _invalid(f"labels_indices and labels_values must contain the same number of "
+                       f"rows, but saw shapes: {_shape_str(idx.shape)} vs. "
+                       f"{_shape_str(vals.shape)}")
     if batch == 0:
         raise _invalid("batch_size must not be 0")
-    if seq.shape != (batch,):
-        raise _invalid(f"CTCLoss: len(sequence_length) != batch_size: {seq.shape} vs {batch}")
-    if num_classes < 1:
-        raise _invalid("CTCLoss: num_classes must be positive")
+    raw = _labels_by_batch(idx.astype(np.int64), vals, batch)
+    seq = seq.astype(np.int64)
     for b in range(batch):
-        if not 0 <= seq[b] <= t_max:
-            raise _invalid(f"CTCLoss: sequence_length({b}) <= {t_max}, got {seq[b]}")
-    labels = _labels_by_batch(labels_indices, labels_values, batch, "CTCLoss")
-    ignored = np.zeros(batch, bool)
-    for b, lab in enumerate(labels):
+        if seq[b] > t_max:
+            raise _invalid(f"sequence_length({b}) <= {t_max}")
+    for b in range(batch):
+        if seq[b] < 0:
+            raise _invalid(f"seq_len({b}) < 0")
+    labels = []
+    for b, lab in enumerate(raw):
         if len(lab) == 0:
-            raise _invalid(f"CTCLoss: Labels length is zero in batch {b}")
-        if lab.min() < 0 or lab.max() >= num_classes:
-            raise _invalid(f"CTCLoss: labels in batch {b} must be in [0, {num_classes}), got "
-                           f"{lab.tolist()}")
-        if preprocess_collapse_repeated:
-            labels[b] = lab = _collapse(lab)
-        if seq[b] < len(lab):
-            if not ignore_longer_outputs_than_inputs:
-                raise _invalid(
-                    f"CTCLoss: Not enough time for target transition sequence (required: "
-                    f"{len(lab)}, available: {seq[b]}){b}You can turn this error into a warning "
-                    f"by using the flag ignore_longer_outputs_than_inputs")
-            ignored[b] = True
+            raise _invalid(f"Labels length is zero in batch {b}")
+        labels.append(_label_sequence(b, lab, num_classes, preprocess_collapse_repeated))
+        # TF counts the labels as given (before collapsing and the blank's end)
+        if not ignore_longer_outputs_than_inputs and len(lab) > seq[b]:
+            raise _invalid(
+                f"Not enough time for target transition sequence (required: {len(lab)}, "
+                f"available: {seq[b]}){b}You can turn this error into a warning by using the "
+                f"flag ignore_longer_outputs_than_inputs")
+    skipped = np.array([seq[b] == 0 or (ignore_longer_outputs_than_inputs
+                                        and len(raw[b]) > seq[b]) for b in range(batch)])
     loss, grad = ctc_forward_backward(x.astype(np.float64), seq, labels, ctc_merge_repeated)
-    loss[ignored] = 0.0
-    grad[:, ignored] = 0.0
+    loss[skipped] = 0.0
+    grad[:, skipped] = 0.0
     return loss.astype(x.dtype), grad.astype(x.dtype)
 
 
 def _ctc_loss_shape(op):
-    x, batch = _check_inputs_shape(op, "CTCLoss")
-    for i, r, what in ((1, 2, "labels_indices"), (2, 1, "labels_values")):
-        s = op._inputs[i]._shape
-        if s.ndims is not None and s.ndims != r:
-            raise ValueError(f"CTCLoss: {what} must be rank {r}, got shape {_shape_str(s)}")
-    return [TensorShape([batch]), x if x.ndims is not None else TensorShape([None] * 3)]
+    x, batch = _check_inputs_shape(op, (3, 2, 1, 1))
+    grad = TensorShape([None] * 3) if x.ndims is None else TensorShape([x[0], batch, x[2]])
+    return [TensorShape([batch]), grad]
 
 
 def _ctc_loss_grad(op, grad_loss, _):
@@ -282,7 +302,7 @@ def _greedy_kernel(inputs, sequence_length, *, merge_repeated, blank_index):
 
 
 def _decoder_shape(op, top_paths):
-    _, batch = _check_inputs_shape(op, op.type)
+    _, batch = _check_inputs_shape(op)
     sparse = [TensorShape([None, 2]), TensorShape([None]), TensorShape([2])]
     out = [s for s in sparse for _ in range(top_paths)]
     return out + [TensorShape([batch, top_paths])]
@@ -411,23 +431,21 @@ def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repe
         inputs = logits
     elif logits is not None:
         raise ValueError("ctc_loss: pass inputs or logits, not both")
-    with ops.name_scope(None, "CTCLoss"):
-        inputs = ops.convert_to_tensor(inputs, name="inputs")
-        if not time_major:
-            from tideflow.ops import array_ops
+    # as TF 1.15: no name scope of its own, so the loss is "CTCLoss:0"
+    if not time_major:
+        from tideflow.ops import array_ops
 
-            inputs = array_ops.transpose(inputs, [1, 0, 2])
-        values = labels.values
-        if values.dtype.base_dtype != dtypes.int32:
-            from tideflow.ops import cast_ops
+        inputs = array_ops.transpose(inputs, [1, 0, 2])
+    values = labels.values
+    if values.dtype.base_dtype != dtypes.int32:
+        from tideflow.ops import cast_ops
 
-            values = cast_ops.cast(values, dtypes.int32)
-        seq = ops.convert_to_tensor(sequence_length, dtypes.int32, name="sequence_length")
-        op = ops.apply_op("CTCLoss", [inputs, labels.indices, values, seq], {
-            "preprocess_collapse_repeated": preprocess_collapse_repeated,
-            "ctc_merge_repeated": ctc_merge_repeated,
-            "ignore_longer_outputs_than_inputs": ignore_longer_outputs_than_inputs})
-        return op._outputs[0]
+        values = cast_ops.cast(values, dtypes.int32)
+    op = ops.apply_op("CTCLoss", [inputs, labels.indices, values, sequence_length], {
+        "preprocess_collapse_repeated": preprocess_collapse_repeated,
+        "ctc_merge_repeated": ctc_merge_repeated,
+        "ignore_longer_outputs_than_inputs": ignore_longer_outputs_than_inputs})
+    return op._outputs[0]
 
 
 def _dense_labels_to_sparse(dense, length):
@@ -495,8 +513,7 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
     """Best-path decoding: per time step the most likely class, repeats merged, blanks (class
     ``blank_index``, default the last) dropped. Returns ``([SparseTensor decoded],
     log_probability [batch, 1])``."""
-    op = ops.apply_op("CTCGreedyDecoder", [inputs, ops.convert_to_tensor(
-        sequence_length, dtypes.int32, name="sequence_length")],
+    op = ops.apply_op("CTCGreedyDecoder", [inputs, sequence_length],
         {"merge_repeated": merge_repeated,
          "blank_index": -1 if blank_index is None else int(blank_index)})
     ix, vals, shape, log_prob = op._outputs
@@ -507,8 +524,7 @@ def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1
                             merge_repeated=True):
     """Prefix beam search decoding; returns ``(top_paths SparseTensors, log_probability
     [batch, top_paths])``."""
-    op = ops.apply_op("CTCBeamSearchDecoder", [inputs, ops.convert_to_tensor(
-        sequence_length, dtypes.int32, name="sequence_length")],
+    op = ops.apply_op("CTCBeamSearchDecoder", [inputs, sequence_length],
         {"beam_width": beam_width, "top_paths": top_paths, "merge_repeated": merge_repeated})
     outs = op._outputs
     k = top_paths

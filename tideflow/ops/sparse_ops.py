@@ -102,7 +102,7 @@ def _validate_index_order(idx, shape):
             if cur < prev:
                 raise _invalid(f"indices[{i}] = {_fmt(row)} is out of order. Many sparse ops "
                                "require sorted indices.\n    Use `tf.sparse.reorder` to create "
-                               "a correctly ordered copy.")
+                               "a correctly ordered copy.\n\n")  # (TF's blank line too)
 
 
 def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default_value, *,
