@@ -3,6 +3,9 @@ for several Python threads sharing one graph and session; expected values come f
 
 import threading
 
+import numpy as np
+import pytest
+
 import tideflow as tf
 
 
@@ -55,3 +58,67 @@ def test_reset_default_graph_in_a_thread_leaves_the_main_threads_graph():
     before, after = _in_thread(reset)
     assert before is not main and after is not before
     assert tf.get_default_graph() is main
+
+
+def _agent_model():
+    inp = tf.keras.layers.Input(batch_shape=(None, 4))
+    hidden = tf.keras.layers.Dense(8, activation="relu")(inp)
+    probs = tf.keras.layers.Dense(2, activation="softmax")(hidden)
+    return tf.keras.models.Model(inputs=[inp], outputs=[probs])
+
+
+def test_keras_model_makes_its_predict_function_ahead_of_predict():
+    # TF 1.15: A3C agents call model._make_predict_function() before graph.finalize(); it
+    # adds predict/group_deps once, and predict on the finalized graph then works
+    with tf.Graph().as_default() as g:
+        model = _agent_model()
+        before = len(g.get_operations())
+        model._make_predict_function()
+        model._make_predict_function()
+        assert [op.name for op in g.get_operations()[before:]] == ["predict/group_deps"]
+        tf.keras.backend.manual_variable_initialization(True)
+        try:
+            with tf.Session() as sess:
+                tf.keras.backend.set_session(sess)
+                sess.run(tf.global_variables_initializer())
+                g.finalize()
+                assert model.predict(np.ones((3, 4))).shape == (3, 2)
+        finally:
+            tf.keras.backend.manual_variable_initialization(False)
+
+
+def test_keras_session_is_per_thread():
+    # TF 1.15: Keras keeps its session in a threading.local, so a worker thread that did not
+    # call set_session gets a new session (whose variables Keras already counted as
+    # initialized: FailedPreconditionError), and one that predicts outside the model's graph
+    # gets the callable's InvalidArgumentError naming the input
+    with tf.Graph().as_default() as g:
+        model = _agent_model()
+        model.compile("sgd", "mse")
+        main = tf.keras.backend.get_session()
+        x = np.ones((2, 4), np.float32)
+        model.predict(x)
+
+        def in_graph():
+            with g.as_default():
+                return tf.keras.backend.get_session()
+
+        def set_then_predict():
+            tf.keras.backend.set_session(main)
+            with g.as_default():
+                return model.predict(x)
+
+        assert _in_thread(in_graph) is not main
+        np.testing.assert_allclose(_in_thread(set_then_predict), model.predict(x))
+
+        def predict_in_graph():
+            with g.as_default():
+                return model.predict(x)
+
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            _in_thread(predict_in_graph)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^Tensor input_1:0, specified in either feed_devices or "
+                                 r"fetch_devices was not found in the Graph$"):
+            _in_thread(lambda: model.predict(x))
+        assert tf.keras.backend.get_session() is main

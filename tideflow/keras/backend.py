@@ -8,6 +8,7 @@ they are not yet initialized there, as TF does. The learning phase is a boolean
 
 import json
 import os
+import threading
 import weakref
 
 import numpy as np
@@ -19,7 +20,14 @@ _FLOATX = "float32"
 _EPSILON = 1e-7
 _IMAGE_DATA_FORMAT = "channels_last"
 
-_SESSION = [None]
+
+class _ThreadSession(threading.local):
+    # per thread, as TF 1.x Keras's: a thread that did not set_session (or enter a default
+    # session) gets a session of its own, on its own default graph
+    session = None
+
+
+_SESSION = _ThreadSession()
 _MANUAL_VAR_INIT = [False]
 # per graph (an attribute of the graph, so that it goes with it: the tensors it holds refer to
 # their graph, which a WeakKeyDictionary entry would keep alive forever): the learning phase
@@ -115,10 +123,11 @@ def reset_uids():
 
 
 def unique_object_name(base):
-    """``base``, ``base_1``, ``base_2``... per graph (Keras numbers layer names from 0)."""
+    """``base``, ``base_1``, ``base_2``... per graph (Keras numbers layer names from 0). As
+    TF 1.15 they count under the key ``(None, base)``, apart from ``get_uid(base)``'s."""
     uids = _state().uids
-    n = uids.get(base, 0)
-    uids[base] = n + 1
+    n = uids.get((None, base), 0)
+    uids[(None, base)] = n + 1
     return base if n == 0 else f"{base}_{n}"
 
 
@@ -178,27 +187,40 @@ def get_session(op_input_list=()):
     if default is not None:
         session = default
     else:
-        session = _SESSION[0]
+        session = _SESSION.session
         graph = _graph_of(op_input_list)
         if session is None or session.graph is not graph or getattr(
                 session, "_closed", False):
             session = tf.Session(graph=graph)
-            _SESSION[0] = session
+            _SESSION.session = session
     if not _MANUAL_VAR_INIT[0]:
         _initialize_variables(session)
     return session
 
 
+def _run(session, fetches, feed_dict, **kwargs):
+    """``session.run`` as TF 1.x Keras's callables run: a fed or fetched tensor of another
+    graph than the session's (a thread's own session on its own graph) is the
+    InvalidArgumentError of TF's callable, not a plain run's error."""
+    for t in list(feed_dict) + list(fetches):
+        graph = getattr(t, "graph", None)
+        if isinstance(t, ops.Tensor) and graph is not session.graph:
+            raise tf.errors.InvalidArgumentError(
+                None, None, f"Tensor {t.name}, specified in either feed_devices or "
+                "fetch_devices was not found in the Graph")
+    return session.run(fetches, feed_dict=feed_dict, **kwargs)
+
+
 def set_session(session):
     """Makes ``session`` the one Keras uses."""
-    _SESSION[0] = session
+    _SESSION.session = session
 
 
 def clear_session():
     """Resets the default graph and forgets the Keras session, uids and learning phase."""
-    if _SESSION[0] is not None and not getattr(_SESSION[0], "_closed", False):
-        _SESSION[0].close()
-    _SESSION[0] = None
+    if _SESSION.session is not None and not getattr(_SESSION.session, "_closed", False):
+        _SESSION.session.close()
+    _SESSION.session = None
     tf.reset_default_graph()
 
 
@@ -552,7 +574,7 @@ class Function:
         if self.updates_op is not None:
             fetches.append(self.updates_op)
         fetches += self.fetches
-        out = get_session().run(fetches, feed_dict=feed, **self.session_kwargs)
+        out = _run(get_session(), fetches, feed, **self.session_kwargs)
         out = out[:len(self.outputs)]
         if self._single:
             return out[0]

@@ -808,6 +808,11 @@ class Model(Network):
             tf.no_op(name="group_deps")
         self.__dict__[key] = True
 
+    def _make_predict_function(self):
+        """TF 1.x Keras's predict function made ahead of the first predict (A3C programs call
+        it before finalizing the graph that their agent threads then predict on)."""
+        self._note_function("predict")
+
     @property
     def state_updates(self):
         """The state updates of the stateful layers (run with every predict/test step too,
@@ -822,8 +827,8 @@ class Model(Network):
         session = K.get_session()
         extra = self.state_updates if fetches is not self._train_fn else []
         if extra:
-            return session.run([fetches, extra], feed_dict=feed)[0]
-        return session.run(fetches, feed_dict=feed)
+            return K._run(session, [fetches, extra], feed)[0]
+        return K._run(session, fetches, feed)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        reset_metrics=True):
