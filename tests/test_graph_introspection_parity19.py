@@ -119,3 +119,67 @@ def test_traced_session_step_makes_a_tf_shaped_trace():
     assert [e["args"]["name"] for e in events["traceEvents"] if e["ph"] == "M"] == [
         "Allocators", "/job:localhost/replica:0/task:0/device:CPU:0 Compute",
         "/job:localhost/replica:0/task:0/device:CPU:0 Tensors"]
+
+
+def _grad_ops(fn, nargs=1):
+    """The ops tf.gradients adds for fn of [3, 3] placeholders after its seed, each with its
+    control inputs when it has any (as a printed GraphDef shows them)."""
+    xs = [tf.placeholder(tf.float32, [3, 3], name=f"x{i}") for i in range(nargs)]
+    y = fn(*xs)
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations()) + 3  # gradients/Shape, grad_ys_0, Fill
+    tf.gradients(y, xs)
+    return [(op.name, [c.name for c in op.control_inputs]) if op.control_inputs else op.name
+            for op in g.get_operations()[n0:]]
+
+
+_FILL = ["gradients/Fill"]
+
+
+@pytest.mark.parametrize("fn,nargs,want", [
+    # TF 1.15 (forward-compatibility horizon 2019-08-21) builds these gradients under a control
+    # dependency on the incoming gradient, with Reciprocal/mul and truediv, not Xdivy/MulNoNan
+    (tf.cos, 1, ["gradients/Cos_grad/Neg", ("gradients/Cos_grad/Sin", _FILL),
+                 "gradients/Cos_grad/mul"]),
+    (tf.tan, 1, [("gradients/Tan_grad/Cos", _FILL), "gradients/Tan_grad/Reciprocal",
+                 "gradients/Tan_grad/Square", "gradients/Tan_grad/mul"]),
+    (tf.asin, 1, [("gradients/Asin_grad/Square", _FILL), ("gradients/Asin_grad/Const", _FILL),
+                  "gradients/Asin_grad/Sub", "gradients/Asin_grad/Sqrt",
+                  "gradients/Asin_grad/Reciprocal", "gradients/Asin_grad/mul"]),
+    (tf.acosh, 1, [("gradients/Acosh_grad/Sinh", _FILL), "gradients/Acosh_grad/truediv"]),
+    (tf.erf, 1, ["gradients/Erf_grad/Const", "gradients/Erf_grad/mul",
+                 ("gradients/Erf_grad/Square", _FILL), "gradients/Erf_grad/Neg",
+                 "gradients/Erf_grad/Exp", "gradients/Erf_grad/mul_1"]),
+    (tf.sign, 1, ["gradients/Sign_grad/Shape", "gradients/Sign_grad/zeros/Const",
+                  "gradients/Sign_grad/zeros"]),
+    (tf.atan2, 2, [("gradients/Atan2_grad/Square", _FILL),
+                   ("gradients/Atan2_grad/Square_1", _FILL), "gradients/Atan2_grad/add",
+                   "gradients/Atan2_grad/truediv", "gradients/Atan2_grad/mul",
+                   ("gradients/Atan2_grad/Neg", _FILL), "gradients/Atan2_grad/mul_1"]),
+    (tf.polygamma, 2, ["gradients/Polygamma_grad/Shape", "gradients/Polygamma_grad/Shape_1",
+                       "gradients/Polygamma_grad/BroadcastGradientArgs",
+                       ("gradients/Polygamma_grad/add/y", _FILL), "gradients/Polygamma_grad/add",
+                       "gradients/Polygamma_grad/Polygamma", "gradients/Polygamma_grad/mul",
+                       "gradients/Polygamma_grad/Sum", "gradients/Polygamma_grad/Reshape"]),
+], ids=lambda v: getattr(v, "__name__", "_"))
+def test_math_gradient_ops_as_tf_prints_them(fn, nargs, want):
+    assert _grad_ops(fn, nargs) == want
+
+
+def test_square_gradient_const_waits_for_the_incoming_gradient():
+    # print(graph.as_graph_def()) in TF 1.15: Square_grad/Const has input "^<grad op>"
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    loss = tf.reduce_mean(tf.square(x - 1.0))
+    tf.gradients(loss, x)
+    nodes = {n.name: list(n.input) for n in tf.get_default_graph().as_graph_def().node}
+    assert nodes["gradients/Square_grad/Const"] == ["^gradients/Mean_grad/truediv"]
+    assert nodes["gradients/Square_grad/Mul"] == ["sub", "gradients/Square_grad/Const"]
+
+
+def test_forward_compatible_is_tf_115s_horizon():
+    # TF 1.15.0: horizon 2019-08-21; forward_compatible(d) is True only for d before it
+    assert tf.compat.forward_compatible(2019, 8, 20)
+    assert not tf.compat.forward_compatible(2019, 8, 21)
+    assert not tf.compat.forward_compatible(2019, 9, 14)
+    with tf.compat.forward_compatibility_horizon(2019, 9, 20):
+        assert tf.compat.forward_compatible(2019, 9, 14)

@@ -161,8 +161,6 @@ def test_tanh_and_sigmoid_grad_kernels_do_not_conjugate(sess):
 # -- gradients at singularities ------------------------------------------------------------
 _SINGULAR = [
     (tf.reciprocal, (0.0,)), (tf.rsqrt, (0.0,)), (tf.sqrt, (0.0,)), (tf.tan, (np.pi / 2,)),
-    (tf.acosh, (0.0,)), (tf.asin, (1.0,)),
-    (tf.acos, (1.0,)),
 ]
 # RealDiv (tf.div, tf.realdiv, tf.truediv on floats), Log, Log1p, Pow and Atan2 are not among
 # them: TF 1.15's gradients are grad / y and grad * (-x / y / y), grad * reciprocal(x),
@@ -173,16 +171,23 @@ _SINGULAR = [
 @pytest.mark.parametrize("fn,point", _SINGULAR, ids=[f.__name__ for f, _ in _SINGULAR])
 @pytest.mark.parametrize("dtype", [tf.float16, tf.float32, tf.float64, tf.complex64])
 def test_zero_upstream_gradient_stays_zero_at_singularities(sess, fn, point, dtype):
-    # TF 1.15's gradients use Xdivy / MulNoNan / fused <Op>Grad kernels, so a zero upstream
-    # gradient gives exactly 0 where the derivative is infinite (not 0 * inf = NaN)
-    if dtype.is_complex and fn in (tf.asin, tf.acos, tf.atan2):
-        pytest.skip("real-only op")
-    if dtype == tf.float16 and fn in (tf.acosh, tf.asin, tf.acos, tf.atan2):
-        pytest.skip("no float16 kernel in TF")
+    # TF 1.15's fused <Op>Grad kernels give exactly 0 for a zero upstream gradient where the
+    # derivative is infinite (tan's sec^2 at float pi/2 is finite, but inf in float16)
+    if dtype == tf.float16 and fn is tf.tan:
+        pytest.skip("0 * inf: NaN in TF 1.15")
     args = [tf.constant(v, dtype=dtype) for v in point]
     grads = tf.gradients(fn(*args), args, grad_ys=tf.constant(0, dtype=dtype))
     for g in sess.run(grads):
         assert np.all(np.asarray(g) == 0), g
+
+
+@pytest.mark.parametrize("fn,point", [(tf.acosh, 0.0), (tf.asin, 1.0), (tf.acos, 1.0)])
+def test_zero_upstream_gradient_is_nan_at_inverse_trig_singularities(sess, fn, point):
+    # TF 1.15 (forward-compatibility horizon 2019-08-21) multiplies by the reciprocal or
+    # divides, where later TF uses Xdivy: 0 * inf is NaN (TF 1.15 printed [nan])
+    a = tf.constant(point)
+    g = sess.run(tf.gradients(fn(a), a, grad_ys=tf.constant(0.0)))
+    assert np.isnan(g[0])
 
 
 def test_second_order_sqrt_grad_is_zero_for_zero_upstream(sess):

@@ -61,8 +61,9 @@ def dimension_at_index(shape, index):
     return fn(shape, index)
 
 
-# forward-compatibility window: tideflow produces graphs TF 1.15 reads, whatever the date
-_FORWARD_COMPAT_DATE = [(2019, 10, 1)]
+# TF 1.15.0's forward-compatibility horizon, so code gated on a later date builds the graphs
+# TF 1.15 builds (asin's gradient as grad * reciprocal(...), not Xdivy)
+_FORWARD_COMPAT_DATE = [(2019, 8, 21)]
 
 
 def forward_compatible(year, month, day):

@@ -14,6 +14,7 @@ from tideflow.ops.counting_ops import _bucketize  # noqa: F401 - TF's hidden op 
 from tideflow.ops.elementwise import _binary_shape, _unary_shape, declare_binary, reduce_to_inputs
 from tideflow.ops.reduction_ops import reduced_shape  # noqa: F401 - TF keeps it in math_ops
 from tideflow.ops.unary_ops import (  # noqa: F401
+    _after,
     abs,
     acos,
     asin,
@@ -494,8 +495,10 @@ def _maximum_minimum_grad(select_x):
 def _atan2_grad(op, grad):
     y, x = op.inputs
     # (TF 1.15 divides: at x = y = 0 the gradient is NaN there)
-    scaled = _dense(grad) / (square(x) + square(y))
-    return reduce_to_inputs(y, x, x * scaled, -y * scaled)
+    grad = _dense(grad)
+    with _after(grad):
+        scaled = grad / (square(x) + square(y))
+        return reduce_to_inputs(y, x, x * scaled, -y * scaled)
 
 
 def _add_n_grad(op, grad):

@@ -13,6 +13,7 @@ import numpy as np
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops import special_functions as sf
+from tideflow.ops import unary_ops
 from tideflow.ops.elementwise import _binary_shape, declare_binary, declare_unary
 
 _FLOAT = "T: {bfloat16, half, float, double}"
@@ -59,12 +60,19 @@ def _keep(fn):
     return kernel
 
 
-declare_unary("Asinh", _keep(np.arcsinh), _BF_FLOAT_COMPLEX,
-              grad=lambda op, g: g / _m().cosh(_m().conj(op._outputs[0])))
-declare_unary("Acosh", _keep(np.arccosh), _BF_FLOAT_COMPLEX,
-              grad=lambda op, g: xdivy(g, _m().sinh(_m().conj(op._outputs[0]))))
-declare_unary("Atanh", _keep(np.arctanh), _BF_FLOAT_COMPLEX,
-              grad=lambda op, g: g * _m().reciprocal(1 - _m().square(_m().conj(_t(op, 0)))))
+def _asinh_grad(op, grad):
+    with unary_ops._after(grad):
+        return grad / _m().cosh(_m().conj(op._outputs[0]))
+
+
+def _acosh_grad(op, grad):
+    with unary_ops._after(grad):
+        return grad / _m().sinh(_m().conj(op._outputs[0]))
+
+
+declare_unary("Asinh", _keep(np.arcsinh), _BF_FLOAT_COMPLEX, grad=_asinh_grad)
+declare_unary("Acosh", _keep(np.arccosh), _BF_FLOAT_COMPLEX, grad=_acosh_grad)
+declare_unary("Atanh", _keep(np.arctanh), _BF_FLOAT_COMPLEX, grad=unary_ops._atanh_grad)
 
 
 @add_dispatch_support(elementwise=1)
@@ -328,7 +336,8 @@ def _bessel_i1e(x):
 
 def _i0e_grad(op, grad):
     x, y = op._inputs[0], op._outputs[0]
-    return grad * (bessel_i1e(x) - _m().sign(x) * y)
+    with unary_ops._after(grad):
+        return grad * (bessel_i1e(x) - _m().sign(x) * y)
 
 
 def _i1e_grad(op, grad):

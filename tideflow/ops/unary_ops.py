@@ -7,7 +7,7 @@ import numpy as np
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops import special_functions
-from tideflow.ops.elementwise import _binary_shape, declare_unary, reduce_to_inputs
+from tideflow.ops.elementwise import _binary_shape, declare_unary
 
 # TF's type lists (math_ops.cc)
 _UNARY = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
@@ -126,19 +126,36 @@ def _sign(x):
 
 
 def _sign_grad(op, grad):
-    from tideflow.ops.fill_ops import zeros_like
+    # TF 1.15's ops: Sign_grad/Shape, Sign_grad/zeros/Const, Sign_grad/zeros
+    from tideflow.ops import array_ops
 
-    return zeros_like(op.inputs[0])
+    x = op.inputs[0]
+    return array_ops.zeros(array_ops.shape(x), dtype=x.dtype)
+
+
+def _after(grad):
+    """TF 1.15's math gradients build their ops under a control dependency on ``grad``: the ops
+    none of whose inputs is made under it (a Const, an op on the forward input) wait for it."""
+    return ops.control_dependencies([grad] if isinstance(grad, ops.Tensor) else [])
+
+
+def _one(dtype):
+    from tideflow.ops import constant_op
+
+    return constant_op.constant(1, dtype=dtype)
 
 
 def _square_grad(op, grad):
     # TF's op names: Square_grad/Const, Square_grad/Mul, Square_grad/Mul_1
     from tideflow.ops import constant_op
 
-    x = _conj(op.inputs[0])
-    two = constant_op.constant(2.0, dtype=x.dtype.base_dtype)
-    mul = ops.apply_op("Mul", [x, two], name="Mul")._outputs[0]
-    return ops.apply_op("Mul", [grad, mul], name="Mul")._outputs[0]
+    # under a control dependency on grad, as TF's (only ops with no input made under it take
+    # it: the Const, a complex x's Conj)
+    with ops.control_dependencies([grad]):
+        x = _conj(op.inputs[0])
+        two = constant_op.constant(2.0, dtype=x.dtype.base_dtype)
+        mul = ops.apply_op("Mul", [x, two], name="Mul")._outputs[0]
+        return ops.apply_op("Mul", [grad, mul], name="Mul")._outputs[0]
 
 
 def _xdivy(x, y):
@@ -184,7 +201,8 @@ def _exp_grad(op, grad):
 
 
 def _expm1_grad(op, grad):
-    return grad * exp(_conj(op.inputs[0]))
+    with _after(grad):
+        return grad * exp(_conj(op.inputs[0]))
 
 
 def _log_grad(op, grad):
@@ -200,35 +218,61 @@ def _log1p_grad(op, grad):
 
 
 def _sin_grad(op, grad):
-    return grad * cos(_conj(op.inputs[0]))
+    with _after(grad):
+        return grad * cos(_conj(op.inputs[0]))
 
 
 def _cos_grad(op, grad):
-    return grad * -sin(_conj(op.inputs[0]))
+    with _after(grad):
+        return -grad * sin(_conj(op.inputs[0]))
+
+
+# tan, asin, acos (and acosh) take TF 1.15's products and quotients: their MulNoNan/Xdivy forms
+# came after 1.15's forward-compatibility horizon, so 0 * inf is NaN as there
 
 
 def _tan_grad(op, grad):
-    return _mul_no_nan(square(reciprocal(cos(_conj(op.inputs[0])))), grad)
+    with _after(grad):
+        return square(reciprocal(cos(_conj(op.inputs[0])))) * grad
+
+
+def _inverse_sqrt_one_minus_square(op, grad):
+    x2 = square(_conj(op.inputs[0]))
+    den = sqrt(ops.apply_op("Sub", [_one(grad.dtype), x2])._outputs[0])
+    return reciprocal(den)
 
 
 def _asin_grad(op, grad):
-    return _xdivy(grad, sqrt(1 - square(_conj(op.inputs[0]))))
+    with _after(grad):
+        return grad * _inverse_sqrt_one_minus_square(op, grad)
 
 
 def _acos_grad(op, grad):
-    return -_xdivy(grad, sqrt(1 - square(_conj(op.inputs[0]))))
+    with _after(grad):
+        inv = _inverse_sqrt_one_minus_square(op, grad)
+        return -grad * inv
 
 
 def _atan_grad(op, grad):
-    return grad * reciprocal(1 + square(op.inputs[0]))
+    with _after(grad):
+        x2 = square(_conj(op.inputs[0]))
+        return grad * reciprocal(ops.apply_op("Add", [_one(grad.dtype), x2])._outputs[0])
+
+
+def _atanh_grad(op, grad):
+    with _after(grad):
+        x2 = square(_conj(op.inputs[0]))
+        return grad * reciprocal(ops.apply_op("Sub", [_one(grad.dtype), x2])._outputs[0])
 
 
 def _sinh_grad(op, grad):
-    return grad * cosh(_conj(op.inputs[0]))
+    with _after(grad):
+        return grad * cosh(_conj(op.inputs[0]))
 
 
 def _cosh_grad(op, grad):
-    return grad * sinh(_conj(op.inputs[0]))
+    with _after(grad):
+        return grad * sinh(_conj(op.inputs[0]))
 
 
 def _tanh_grad(op, grad):
@@ -248,32 +292,51 @@ def _sigmoid_grad(op, grad):
     return grad * (y * (1 - y))
 
 
-def _erf_grad(op, grad):
-    return grad * (_TWO_OVER_SQRT_PI * exp(-square(op.inputs[0])))
+def _erf_grad(op, grad, factor=_TWO_OVER_SQRT_PI):
+    # (grad * 2/sqrt(pi)) * exp(-x^2), in TF 1.15's order and rounding
+    from tideflow.ops import constant_op
+
+    c = constant_op.constant(factor, dtype=grad.dtype)
+    with _after(grad):
+        return grad * c * exp(-square(_conj(op.inputs[0])))
 
 
 def _erfc_grad(op, grad):
-    return grad * (-_TWO_OVER_SQRT_PI * exp(-square(op.inputs[0])))
+    return _erf_grad(op, grad, -_TWO_OVER_SQRT_PI)
 
 
 def _lgamma_grad(op, grad):
-    return grad * digamma(op.inputs[0])
+    with _after(grad):
+        return grad * digamma(_conj(op.inputs[0]))
 
 
 def _digamma_grad(op, grad):
     x = op.inputs[0]
-    return grad * polygamma(ops.convert_to_tensor(1, dtype=x.dtype.base_dtype), x)
+    with _after(grad):
+        return grad * polygamma(_one(x.dtype.base_dtype), _conj(x))
+
+
+def _second_arg_grad(op, grad, partial):
+    """TF 1.15's gradient of Polygamma(n, x) and Zeta(x, q) in their second argument (none in
+    the first): ``partial(a, b) * grad`` summed to b's shape through BroadcastGradientArgs."""
+    from tideflow.ops import array_ops, reduction_ops
+
+    a, b = op.inputs
+    sb = array_ops.shape(b)
+    rb = ops.apply_op("BroadcastGradientArgs", [array_ops.shape(a), sb])._outputs[1]
+    with _after(grad):
+        d = partial(_conj(a), _conj(b)) * grad
+        return None, array_ops.reshape(reduction_ops.reduce_sum(d, rb), sb)
 
 
 def _polygamma_grad(op, grad):
-    a, x = op.inputs
-    return reduce_to_inputs(a, x, None, grad * polygamma(a + 1, x))
+    return _second_arg_grad(op, grad, lambda n, x: polygamma(n + 1, x))
 
 
 def _zeta_grad(op, grad):
-    # d/dq zeta(x, q) = -x zeta(x + 1, q); TF defines no derivative in x
-    x, q = op.inputs
-    return reduce_to_inputs(x, q, None, grad * (-x * zeta(x + 1, q)))
+    # d/dq zeta(x, q) = -x zeta(x + 1, q)
+    return _second_arg_grad(op, grad, lambda x, q: -x * zeta(x + 1, q))
+
 
 
 # ------------------------------------------------------------------------------------------
