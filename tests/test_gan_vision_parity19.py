@@ -41,3 +41,44 @@ def test_summary_of_a_model_frozen_after_compile_counts_collected_weights():
         d.summary(print_fn=lines.append)
         assert lines[-4:-1] == ['Total params: 130', 'Trainable params: 65',
                                 'Non-trainable params: 65']
+
+
+def test_contrib_conv2d_with_rate_builds_space_to_batch_as_tf():
+    # TF 1.15's contrib conv2d runs the core Conv2D layer, which dilates through
+    # SpaceToBatchND / Conv2D / BatchToSpaceND (the op count seeds the ops made after it)
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 7, 7, 2])
+        y = tf.contrib.layers.conv2d(x, 3, 3, rate=2,
+                                     weights_initializer=tf.random_normal_initializer(seed=1))
+        conv_ops = [op.name for op in g.get_operations() if op.name.startswith('Conv/')]
+        assert conv_ops[13:] == [
+            'Conv/dilation_rate', 'Conv/filter_shape', 'Conv/stack',
+            'Conv/required_space_to_batch_paddings/input_shape',
+            'Conv/required_space_to_batch_paddings/paddings',
+            'Conv/required_space_to_batch_paddings/crops', 'Conv/SpaceToBatchND/block_shape',
+            'Conv/SpaceToBatchND/paddings', 'Conv/SpaceToBatchND', 'Conv/Conv2D',
+            'Conv/BatchToSpaceND/block_shape', 'Conv/BatchToSpaceND/crops',
+            'Conv/BatchToSpaceND', 'Conv/BiasAdd', 'Conv/Relu']
+        assert y.get_shape().as_list() == [None, 7, 7, 3]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out = sess.run(y, {x: np.arange(196, dtype=np.float32).reshape(2, 7, 7, 2) / 50.})
+        # TF 1.15 printed 146.32819 and this row
+        np.testing.assert_allclose(out.sum(), 146.32819, rtol=1e-5)
+        np.testing.assert_allclose(out[0, 3, :, 1], [0, 0, 0, 0, 0, 1.053287, 1.076377],
+                                   atol=1e-5)
+
+
+def test_variable_shape_from_a_tensor_fails_with_pythons_int_message():
+    # DCGAN's deconv2d given a tf.stack output_shape: get_variable's shape takes
+    # output_shape[-1], a Tensor; TF 1.15's Dimension calls int() on it:
+    # TypeError: int() argument must be a string, a bytes-like object or a number, not 'Tensor'
+    with tf.Graph().as_default():
+        out_shape = tf.stack([tf.shape(tf.placeholder(tf.float32, [None, 2]))[0], 30, 30, 3])
+        try:
+            tf.get_variable('w', [5, 5, out_shape[-1], 4])
+        except TypeError as e:
+            assert str(e) == ("int() argument must be a string, a bytes-like object or a "
+                              "number, not 'Tensor'")
+        else:
+            raise AssertionError('no TypeError')

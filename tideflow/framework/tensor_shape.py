@@ -26,7 +26,10 @@ class Dimension:
                 if not isinstance(value, (str, bytes)) and v != value:
                     raise ValueError(f"Ambiguous dimension: {value}")
             if v is None:
-                raise TypeError(f"Dimension value must be integer or None, got {value!r}")
+                # TF 1.x calls int(value): Python 3.7's words (a shape built from a tensor,
+                # DCGAN's get_variable over a tf.stack output_shape)
+                raise TypeError("int() argument must be a string, a bytes-like object or a "
+                                f"number, not '{type(value).__name__}'")
             if v < 0:
                 raise ValueError(f"Dimension {v} must be >= 0")
             self._value = v
