@@ -262,13 +262,22 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
         # TF 1.15 runs the core Conv2D layer, whose build makes this constant (its ops in
         # its scope's first name scope, as fully_connected's)
         with ops.name_scope(sc.original_name_scope):
-            ops.convert_to_tensor(np.array([rh, rw], np.int32), name="dilation_rate")
-            if data_format == "NCHW":
-                strides, dilations = [1, 1, sh, sw], [1, 1, rh, rw]
-            else:
-                strides, dilations = [1, sh, sw, 1], [1, rh, rw, 1]
-            outputs = _nn().conv2d(inputs, weights, strides=strides, padding=padding,
-                                   data_format=data_format, dilations=dilations)
+            rate_t = ops.convert_to_tensor(np.array([rh, rw], np.int32), name="dilation_rate")
+            outputs = None
+            if (rh, rw) != (1, 1) and data_format == "NHWC":
+                # as that layer: SpaceToBatchND, the plain convolution, BatchToSpaceND
+                from tideflow.ops import conv_ops
+
+                outputs = conv_ops.space_to_batch_convolution(
+                    inputs, weights, padding, [rh, rw], _tf_constants="no_rate",
+                    _rate_tensor=rate_t)
+            if outputs is None:
+                if data_format == "NCHW":
+                    strides, dilations = [1, 1, sh, sw], [1, 1, rh, rw]
+                else:
+                    strides, dilations = [1, sh, sw, 1], [1, rh, rw, 1]
+                outputs = _nn().conv2d(inputs, weights, strides=strides, padding=padding,
+                                       data_format=data_format, dilations=dilations)
         outputs = _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
                           data_format, sc.original_name_scope)
         return _collect_outputs(outputs_collections, sc.name, outputs)
