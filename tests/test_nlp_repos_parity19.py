@@ -188,3 +188,26 @@ def test_ctc_loss_kernel_errors_in_tf_1_15s_order_and_words():
         assert err(seq=[-1, 5]) == "sequence_length(1) <= 4"
         assert err(seq=[-1, 4]) == "seq_len(0) < 0"
         assert err(idx=[[0, 0]], vals=[1]) == "Labels length is zero in batch 1"
+
+
+# -- BERT-style warm starts -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mapping", [{"model/": "new/"}, {"model/w": "new/w"}])
+def test_init_from_checkpoint_maps_onto_resource_variables(tmp_path, mapping):
+    # TF 1.15 looks the mapped names up without testing a variable's truth (which for a
+    # resource variable would read it in the graph)
+    with tf.variable_scope("model"):
+        w = tf.get_variable("w", [2, 3], use_resource=True)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        want = s.run(w)
+        path = tf.train.Saver().save(s, str(tmp_path / "m.ckpt"))
+    with tf.Graph().as_default():
+        with tf.variable_scope("new"):
+            w2 = tf.get_variable("w", [2, 3], use_resource=True,
+                                 initializer=tf.zeros_initializer())
+        tf.train.init_from_checkpoint(path, mapping)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(s.run(w2), want)

@@ -122,6 +122,10 @@ def _store_vars():
 
 
 def _partitioned(name, store):
+    """The variable stored as ``name`` (never tested for truth: a resource variable's truth
+    would read it), else the parts of the partitioned variable of that name, else None."""
+    if store.get(name) is not None:
+        return store[name]
     parts = []
     i = 0
     while f"{name}/part_{i}" in store:
@@ -195,7 +199,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
                                      and all(_is_variable(v) for v in current)):
             var = current
         else:
-            var = store.get(current) or _partitioned(current, store)
+            var = _partitioned(current, store)
         if var is not None:
             if ckpt_name not in shapes:
                 raise ValueError(
@@ -232,7 +236,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
                     f"Tensor {full} ({var_name[len(scopes) + 1:]} in {ckpt_name}) is not found "
                     f"in {ckpt_dir_or_file} checkpoint"
                 )
-            var = store.get(var_name) or _partitioned(var_name, store)
+            var = _partitioned(var_name, store)
             _set_variable_or_list_initializer(var, ckpt_file, full, shapes[full])
 
 
