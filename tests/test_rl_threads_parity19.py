@@ -122,3 +122,12 @@ def test_keras_session_is_per_thread():
                                  r"fetch_devices was not found in the Graph$"):
             _in_thread(lambda: model.predict(x))
         assert tf.keras.backend.get_session() is main
+
+
+def test_categorical_negative_num_samples_is_tf_shape_error():
+    # TF 1.15's Multinomial shape function (MakeDimForScalarInput) words
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"^Dimension size, given by scalar input 1, must "
+                                             r"be non-negative but is -4 for 'multinomial/"
+                                             r"Multinomial' \(op: 'Multinomial'\)"):
+            tf.multinomial(tf.zeros([2, 3]), -4)

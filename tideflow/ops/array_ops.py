@@ -242,6 +242,16 @@ def _in(op, i):
     return op._inputs[i]._shape
 
 
+def dim_for_scalar_input(op, i):
+    """The size input ``i`` of ``op`` gives when it is a known constant, else None (TF's
+    MakeDimForScalarInput, with its words for a negative size)."""
+    n = ops.constant_value(op._inputs[i])
+    if n is not None and int(n) < 0:
+        raise ValueError(f"Dimension size, given by scalar input {i}, must be non-negative but "
+                         f"is {int(n)}")
+    return None if n is None else int(n)
+
+
 def _reshape_to_input(op, grad):
     """``grad`` (dense) reshaped to the shape of ``op``'s first input."""
     return reshape(dense(grad), shape(op._inputs[0]))

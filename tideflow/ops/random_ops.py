@@ -17,6 +17,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops, random_seed
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.ops import philox
+from tideflow.ops.array_ops import dim_for_scalar_input
 
 _MASK64 = (1 << 64) - 1
 
@@ -235,8 +236,7 @@ def _multinomial_shape(op):
         raise ValueError(f"Shape must be rank 2 but is rank {logits.ndims}")
     if op._inputs[1]._shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {op._inputs[1]._shape.ndims}")
-    n = ops.constant_value(op._inputs[1])
-    return [TensorShape([logits[0], None if n is None else int(n)])]
+    return [TensorShape([logits[0], dim_for_scalar_input(op, 1)])]
 
 
 def categorical_rows(logits, u, out):

@@ -142,13 +142,10 @@ def _one_hot_shape(op):
     for i in (1, 2, 3):
         _check_rank(_in(op, i), 0)
     axis = op._attrs["axis"]
-    depth = ops.constant_value(op._inputs[1])
-    # TF's shape function: the axis attr first, then the depth (its MakeDimForScalarInput words)
+    # TF's shape function: the axis attr first, then the depth
     if axis < -1:
         raise ValueError("axis must be >= -1")
-    if depth is not None and int(depth) < 0:
-        raise ValueError("Dimension size, given by scalar input 1, must be non-negative but is "
-                         f"{int(depth)}")
+    depth = array_ops.dim_for_scalar_input(op, 1)
     if ix.ndims is None:
         return [None]
     r = ix.ndims
@@ -156,7 +153,7 @@ def _one_hot_shape(op):
         raise ValueError(f"Expected axis to be -1 or between [0, {r + 1}).  But received: {axis}")
     a = r if axis == -1 else axis
     dims = ix.as_list()
-    return [dims[:a] + [None if depth is None else int(depth)] + dims[a:]]
+    return [dims[:a] + [depth] + dims[a:]]
 
 
 def _one_hot_kernel(indices, depth, on_value, off_value, *, axis):

@@ -674,11 +674,9 @@ def _unsorted_segment_shape(op):
     if data.ndims < k:
         raise ValueError(f"Shape {data} must have rank at least {k}")
     TensorShape(data.dims[:k]).merge_with(ids)
-    n = ops.constant_value(op._inputs[2])
-    if n is not None and int(n) < 0:
-        raise ValueError("Dimension size, given by scalar input 2, must be non-negative but is "
-                         f"{int(n)}")
-    return [TensorShape([None if n is None else int(n)]).concatenate(data[k:])]
+    from tideflow.ops.array_ops import dim_for_scalar_input
+
+    return [TensorShape([dim_for_scalar_input(op, 2)]).concatenate(data[k:])]
 
 
 # segment gradients: each row of data gets its segment's gradient (gathered by id)
