@@ -183,3 +183,13 @@ def test_forward_compatible_is_tf_115s_horizon():
     assert not tf.compat.forward_compatible(2019, 9, 14)
     with tf.compat.forward_compatibility_horizon(2019, 9, 20):
         assert tf.compat.forward_compatible(2019, 9, 14)
+
+
+def test_list_local_devices_prints_the_cpus_empty_locality():
+    # TF 1.15's str() of the CPU's DeviceAttributes has "locality {\n}" after memory_limit
+    from tideflow.python.client import device_lib
+
+    cpu = device_lib.list_local_devices()[0]
+    text = str(cpu)
+    assert text.startswith('name: "/device:CPU:0"\ndevice_type: "CPU"\nmemory_limit: 268435456\n'
+                           'locality {\n}\nincarnation: ')

@@ -16,8 +16,13 @@ def list_local_devices(session_config=None):
     out = []
     for d in devices:
         short = "/device:" + d.name.rsplit("/device:", 1)[-1]
-        out.append(device_attributes_pb2.DeviceAttributes(
+        attrs = device_attributes_pb2.DeviceAttributes(
             name=short, device_type=d.device_type, memory_limit=int(d.memory_limit_bytes or 0),
             incarnation=random.getrandbits(63) | 1,
-            physical_device_desc="" if d.device_type == "CPU" else short))
+            physical_device_desc="" if d.device_type == "CPU" else short)
+        # printed as TF 1.15 prints it: a CPU's locality is there and empty ("locality {\n}")
+        attrs.locality.SetInParent()
+        if d.device_type == "GPU":
+            attrs.locality.bus_id = 1
+        out.append(attrs)
     return out
