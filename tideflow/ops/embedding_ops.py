@@ -6,6 +6,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+from tideflow.ops.array_ops import _fold
 from tideflow.ops.partitioned_variables import PartitionedVariable
 
 
@@ -84,6 +85,9 @@ op_registry.declare(
     kernel=_dynamic_partition,
     grad=_dynamic_partition_grad,
 )
+# as TF's shape inference, which evaluates small constant subgraphs: the DynamicStitch of a
+# partitioned embedding_lookup with constant ids then has a known number of rows
+ops.register_constant_value("DynamicPartition", _fold, shape_inference_only=True)
 
 
 # ------------------------------------------------------------------------------------------
