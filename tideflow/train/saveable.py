@@ -164,8 +164,11 @@ def saveable_objects_for_op(op, name):
             elif full_name != info.full_name:
                 raise ValueError(
                     f"Slices must all be from the same tensor: {full_name} != {info.full_name}")
-            saveables.append(ReferenceVariableSaveable(v._ref(), info.spec, name,
-                                                       resource=getattr(v, "_resource", False)))
+            resource = getattr(v, "_resource", False)
+            # as TF, a ref slice is saved through the Variable itself, so SaveV2 reads its
+            # value ("<part>/read"), where a whole variable is saved from its ref tensor
+            saveables.append(ReferenceVariableSaveable(v._ref() if resource else v, info.spec,
+                                                       name, resource=resource))
         return saveables
     if _is_variable(op):
         return [ReferenceVariableSaveable(op._ref(), "", name,
@@ -186,7 +189,7 @@ def validate_and_slice_inputs(names_to_saveables):
     seen = set()
     for name, op in sorted(names_to_saveables.items(), key=lambda x: x[0]):
         for s in saveable_objects_for_op(op, name):
-            key = s.op if not isinstance(s.op, ops.Tensor) else s.op.op
+            key = s.op.op if isinstance(s.op, (ops.Tensor, variables.Variable)) else s.op
             if key in seen:
                 raise ValueError(f"The same saveable will be restored with two names: {name}")
             seen.add(key)
