@@ -116,3 +116,23 @@ def test_load_weights_of_tf_format_returns_a_load_status(tmp_path):
         m2.load_weights(path, by_name=True)
     m2.save_weights(str(tmp_path / "w.h5"))
     assert m2.load_weights(str(tmp_path / "w.h5")) is None
+
+
+def test_get_uid_counts_apart_from_layer_names():
+    # TF 1.15 numbers layer names under the key (None, 'dense'): get_uid('dense') starts at 1
+    L.Dense(2)
+    L.Dense(2)
+    assert [K.get_uid("dense"), K.get_uid("dense")] == [1, 2]
+    assert L.Dense(1).name == "dense_2"
+
+
+def test_bidirectional_masked_sequences_count_the_zero_output_enter():
+    # TF 1.15's Bidirectional makes its layers output zeros at masked steps (with
+    # return_sequences): each loop takes the zero output in with one Enter more, so the Dense
+    # after it draws these initial values (TF 1.15's printed kernel)
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([L.Embedding(8, 4, mask_zero=True, input_length=5),
+                             L.Bidirectional(L.LSTM(3, return_sequences=True)), L.Dense(2)])
+    np.testing.assert_allclose(K.get_session().run(m.layers[-1].kernel), [
+        [0.399536, -0.560047], [-0.498048, -0.150923], [-0.080195, -0.296075],
+        [0.051112, 0.247513], [0.425044, -0.326503], [0.149312, 0.229994]], atol=1e-6)

@@ -760,8 +760,10 @@ def _tf_rnn_op_count(layer, masked=False, made_learning_phase=False):
     states = 2 if type(cell) is LSTMCell else 1
     weights = 2 + bool(cell.use_bias)
     count = 2 * step + 14 * states + weights + 61 + 2 * bool(layer.go_backwards)
-    if masked:  # (going backwards, the mask is reversed too)
-        count += 27 + 3 * states + 2 * bool(layer.go_backwards)
+    if masked:  # (going backwards, the mask is reversed too; masked steps that output
+        # zeros take the zero output into the loop: one Enter more)
+        count += 27 + 3 * states + 2 * bool(layer.go_backwards) + \
+            bool(layer.zero_output_for_mask)
     drops = [r for r in (cell.dropout, cell.recurrent_dropout) if 0 < r < 1]
     if drops:
         per = _tf_dropout_mask_ops(cell)
