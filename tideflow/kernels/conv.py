@@ -473,8 +473,10 @@ def _pool_setup(x, ksize, strides, padding):
     return geometry(x.shape[1:-1], ksize, strides, ones, padding)
 
 
-def max_pool(x, ksize, strides, padding):
-    """Max over each window of ``x`` [N, *S, C]; padding never wins (it is -inf)."""
+def max_pool(x, ksize, strides, padding, floor=None):
+    """Max over each window of ``x`` [N, *S, C]; padding never wins (it is -inf). With a
+    ``floor``, as TF's CPU kernels: NaNs are passed over (a window starts at the floor and
+    keeps its max against a NaN) and no window gives less than the floor."""
     outs, pads = _pool_setup(x, ksize, strides, padding)
     ones = (1,) * len(ksize)
     if x.size == 0 or math.prod(outs) == 0:
@@ -483,13 +485,19 @@ def max_pool(x, ksize, strides, padding):
     out = np.empty((x.shape[0],) + outs + (x.shape[-1],), x.dtype)
     taps = [_tap(outs, strides, ones, tap) for tap in np.ndindex(*ksize)]
 
-    def images(i, j):
+    def images(i, j, combine=np.maximum):
         part, dst = xp[i:j], out[i:j]
         np.copyto(dst, part[taps[0]])
         for tap in taps[1:]:
-            np.maximum(dst, part[tap], out=dst)
+            combine(dst, part[tap], out=dst)
 
     threads.parallel_for(x.shape[0], images, x[0].nbytes + out[0].nbytes)
+    if floor is not None and out.dtype.kind not in "iu" and not np.isfinite(out.min()):
+        # a NaN or -inf came out (the check costs a pass over the output only): again,
+        # passing NaNs over
+        threads.parallel_for(x.shape[0], lambda i, j: images(i, j, np.fmax),
+                             x[0].nbytes + out[0].nbytes)
+        np.fmax(out, np.asarray(floor, out.dtype), out=out)
     return out
 
 

@@ -46,8 +46,27 @@ def _unary_shape(op):
     return [op._inputs[0]._shape]
 
 
-def declare_unary(name, kernel, types="T: type", out=None, grad=None, differentiable=None):
-    """An op ``y = f(x)`` with y shaped like x. ``out`` fixes the output type (e.g. "bool")."""
+_TIE_TAKES_SECOND = {}
+
+
+def keep_x_on_tie(ufunc, x, y, out=None):
+    """``ufunc(x, y)`` for np.maximum or np.minimum with x kept where the two tie (-0. against
+    0.), as TF's max/min kernels give it. NumPy's vectorised loops return their second
+    argument on a tie and its float16 loop the first; which one is found once per type."""
+    dt = x.dtype
+    if dt.kind not in "fV":
+        return ufunc(x, y, out=out)
+    second = _TIE_TAKES_SECOND.get((ufunc, dt))
+    if second is None:
+        ties = ufunc(np.zeros(64, dt), np.full(64, -0.0, dt)).astype(np.float32)
+        second = _TIE_TAKES_SECOND[ufunc, dt] = bool(np.signbit(ties).all())
+    return ufunc(y, x, out=out) if second else ufunc(x, y, out=out)
+
+
+def declare_unary(name, kernel, types="T: type", out=None, grad=None, differentiable=None,
+                  inplace=None):
+    """An op ``y = f(x)`` with y shaped like x. ``out`` fixes the output type (e.g. "bool").
+    A function kernel declared ``inplace=0`` takes ``out=`` as a ufunc kernel does."""
     return op_registry.declare(
         name,
         inputs=["x: T"],
@@ -57,7 +76,8 @@ def declare_unary(name, kernel, types="T: type", out=None, grad=None, differenti
         kernel=kernel,
         grad=grad,
         differentiable=differentiable,
-        inplace=0 if out is None and isinstance(kernel, str) else None,
+        inplace=inplace if inplace is not None else (
+            0 if out is None and isinstance(kernel, str) else None),
     )
 
 

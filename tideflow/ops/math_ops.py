@@ -11,7 +11,13 @@ from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops.array_ops import _fold, _register_fold
 from tideflow.ops.counting_ops import _bucketize  # noqa: F401 - TF's hidden op wrapper
-from tideflow.ops.elementwise import _binary_shape, _unary_shape, declare_binary, reduce_to_inputs
+from tideflow.ops.elementwise import (
+    _binary_shape,
+    _unary_shape,
+    declare_binary,
+    keep_x_on_tie,
+    reduce_to_inputs,
+)
 from tideflow.ops.reduction_ops import reduced_shape  # noqa: F401 - TF keeps it in math_ops
 from tideflow.ops.unary_ops import (  # noqa: F401
     _after,
@@ -98,10 +104,29 @@ def _div(x, y):
     return _true_divide(x, y)
 
 
+# integer types of TF 1.15's XLA_CPU kernels: an op with no CPU kernel for one of them runs on
+# the XLA_CPU device that TF 1.15 registers beside the CPU
+_XLA_INTS = (np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.uint8))
+
+
+def _xla_int_div(x, y):
+    """Integer division as XLA does it: truncating, with ``x / 0`` all bits set (-1, or the
+    largest unsigned value) and ``MIN / -1`` MIN; no error."""
+    zero = y == 0
+    with np.errstate(over="ignore"):
+        q = _trunc_div_int(x, np.where(zero, y.dtype.type(1), y))
+    if zero.any():
+        q = np.where(zero, np.array(-1).astype(q.dtype), q)
+    return q
+
+
 def _real_div(x, y):
-    """RealDiv: TF registers its kernels for float, half, bfloat16, double and complex types
-    only, so an integer RealDiv builds (the op def allows it) but fails when run."""
+    """RealDiv: TF's CPU kernels take float, half, bfloat16, double and complex types only;
+    an int8, int32, int64 or uint8 one runs on TF 1.15's XLA_CPU device (XLA's division), an
+    int16 or uint16 one builds (the op def allows it) but fails when run."""
     if x.dtype.kind in "iu":
+        if x.dtype in _XLA_INTS:
+            return _xla_int_div(x, y)
         raise errors.InvalidArgumentError(
             None, None, "No OpKernel was registered to support Op 'RealDiv' with these attrs: "
             f"[T=DT_{dtypes.as_dtype(x.dtype).name.upper()}]")
@@ -149,10 +174,15 @@ def _wrapping_floor_div(x, y, dt):
 
 
 def _truncate_div(x, y):
+    """TruncateDiv. TF's CPU kernels take the integer types but int8; the others run on its
+    XLA_CPU device, whose TruncateDiv is XLA's division: int8 as ``_xla_int_div``, and floats
+    and complex numbers not truncated at all (``tf.truncatediv(7., 2.)`` is 3.5)."""
     if x.dtype.kind in "iu":
+        if x.dtype == np.int8:
+            return _xla_int_div(x, y)
         check_divisor(y, x, truncating=True)
         return _trunc_div_int(x, y)
-    return np.trunc(np.true_divide(x, y))
+    return _true_divide(x, y)
 
 
 def _floor_mod(x, y):
@@ -177,14 +207,15 @@ def _truncate_mod(x, y):
 def _extreme_of_two(ufunc):
     """Maximum/Minimum as TF's CPU kernels (std::max / std::min): x unless y is strictly
     greater (smaller), so a NaN in x is kept and a NaN in y is not (``tf.maximum(0., nan)`` is
-    0, ``tf.maximum(nan, 0.)`` NaN); NumPy's ufunc gives NaN for both."""
+    0, ``tf.maximum(nan, 0.)`` NaN); NumPy's ufunc gives NaN for both. A tie keeps x too
+    (``tf.maximum(-0., 0.)`` is -0.)."""
 
     def kernel(x, y, out=None):
         if x.dtype.kind in "fV":
             nan = np.isnan(y)  # (cheap for the usual scalar y: tf.maximum(x, 0.))
             if nan.any():  # a NaN in y gives way to x (a NaN x stays)
-                return np.where(nan, x, ufunc(x, y)).astype(x.dtype, copy=False)
-        return ufunc(x, y, out=out)
+                return np.where(nan, x, keep_x_on_tie(ufunc, x, y)).astype(x.dtype, copy=False)
+        return keep_x_on_tie(ufunc, x, y, out)
 
     return kernel
 

@@ -11,6 +11,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.kernels import sums, threads
+from tideflow.ops.elementwise import keep_x_on_tie
 from tideflow.ops.unary_ops import logistic
 
 _FLOAT = "T: {half, bfloat16, float, double}"
@@ -87,12 +88,15 @@ def _split(arrays, out):
     return np.empty_like(a) if out is None else out
 
 
+# TF's max(x, 0) keeps x on a tie, so -0. stays -0. (relu(-0.) prints -0. there)
+
+
 def _relu(x, *, out=None):
     split = _split((x,), out)
     if split is not None:
-        threads.split_flat([x, split], lambda a, o: np.maximum(a, _zero(a), out=o))
+        threads.split_flat([x, split], lambda a, o: keep_x_on_tie(np.maximum, a, _zero(a), o))
         return split
-    return np.maximum(x, _zero(x), out=out)
+    return keep_x_on_tie(np.maximum, x, _zero(x), out)
 
 
 def _relu_grad(g, f, *, out=None):
@@ -105,7 +109,8 @@ def _relu_grad(g, f, *, out=None):
 
 
 def _relu6(x):
-    return np.minimum(np.maximum(x, _zero(x)), np.asarray(6, x.dtype))
+    return keep_x_on_tie(np.minimum, keep_x_on_tie(np.maximum, x, _zero(x)),
+                         np.asarray(6, x.dtype))
 
 
 def _relu6_grad(g, f):
@@ -119,9 +124,10 @@ def _relu6_grad(g, f):
 
 @_widened
 def _elu(x):
-    # x for x >= 0 (expm1(0) adds zero), expm1(x) below (max(x, 0) adds zero)
-    out = np.expm1(np.minimum(x, 0))
-    out += np.maximum(x, 0)
+    # x for x >= 0 (expm1(0) adds zero), expm1(x) below (max(x, 0) adds zero); -0. gives
+    # -0. + -0., as TF's x < 0 ? expm1(x) : x
+    out = np.expm1(keep_x_on_tie(np.minimum, x, _zero(x)))
+    out += keep_x_on_tie(np.maximum, x, _zero(x))
     return out
 
 
@@ -132,9 +138,9 @@ def _elu_grad(g, y):
 
 @_widened
 def _selu(x):
-    out = np.expm1(np.minimum(x, 0))
+    out = np.expm1(keep_x_on_tie(np.minimum, x, _zero(x)))
     out *= _SELU_SCALE * _SELU_ALPHA
-    out += _SELU_SCALE * np.maximum(x, 0)
+    out += _SELU_SCALE * keep_x_on_tie(np.maximum, x, _zero(x))
     return out.astype(x.dtype, copy=False)
 
 

@@ -109,17 +109,28 @@ def _depth_max_pool(x, ksize, strides, data_format):
     return x.reshape(x.shape[:-1] + (x.shape[-1] // kc, kc)).max(axis=-1)
 
 
+def _max_pool_floor(dtype, nd):
+    """Where TF's CPU max pooling starts a window: MaxPool at the type's lowest finite value
+    (so a window of -inf gives -3.4028235e+38 there), MaxPool3D (an Eigen reduction) at -inf;
+    both pass NaNs over."""
+    return dtypes.as_dtype(dtype).min if nd == 4 else -np.inf
+
+
 def _pool_kernel(fn, nd):
-    depthwise = fn is kconv.max_pool and nd == 4
+    is_max = fn is kconv.max_pool
 
     def kernel(input, *, ksize, strides, padding, data_format):
         _check_pool_input(input, nd, data_format)
-        if depthwise and len(ksize) == 4 and split_dims(ksize, data_format)[2] != 1 and \
-                split_dims(ksize, data_format)[0] == split_dims(strides, data_format)[0] == 1:
+        if is_max and nd == 4 and len(ksize) == 4 and split_dims(ksize, data_format)[2] != 1 \
+                and split_dims(ksize, data_format)[0] == split_dims(strides, data_format)[0] == 1:
             return _depth_max_pool(input, ksize, strides, data_format)
         k, s = _window(ksize, strides, data_format)
         x = to_channels_last(input, data_format)
-        return from_channels_last(fn(x, k, s, padding), data_format)
+        if is_max:
+            out = fn(x, k, s, padding, floor=_max_pool_floor(x.dtype, nd))
+        else:
+            out = fn(x, k, s, padding)
+        return from_channels_last(out, data_format)
 
     return kernel
 

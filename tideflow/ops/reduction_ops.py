@@ -562,13 +562,16 @@ _SEGMENT_KINDS = {
 }
 
 
-def _segment_reduce(kind, data, ids, n, empty_value):
-    """Reduces rows of ``data`` (first axis matching the flat ``ids``) into ``n`` segments."""
-    ufunc, initial = _SEGMENT_KINDS[kind]
+def _segment_reduce(kind, data, ids, n, empty_value, ufunc=None, initial=None):
+    """Reduces rows of ``data`` (first axis matching the flat ``ids``) into ``n`` segments
+    (``ufunc`` and ``initial`` in place of the kind's own)."""
+    kind_ufunc, kind_initial = _SEGMENT_KINDS[kind]
     acc = _acc_dtype(data)
     rows = np.asarray(data, dtype=acc)
-    out = np.full((n,) + rows.shape[1:], initial(np.dtype(acc)), dtype=acc)
-    rows_at(ufunc, out, ids, rows)
+    if initial is None:
+        initial = kind_initial(np.dtype(acc))
+    out = np.full((n,) + rows.shape[1:], initial, dtype=acc)
+    rows_at(ufunc or kind_ufunc, out, ids, rows)
     if kind in ("Mean", "Max", "Min") or empty_value is not None:
         counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (rows.ndim - 1))
         if kind == "Mean":
@@ -619,10 +622,24 @@ def _sorted_segment(kind):
         if np.ndim(data) == 0 or ids.shape[0] != np.shape(data)[0]:
             _fail("segment_ids should be the same size as dimension 0 of input.")
         n = segment_output_rows(ids)
+        if kind in ("Max", "Min") and np.asarray(data).dtype.kind not in "iu":
+            return _sorted_segment_extreme(kind, data, ids, n)
         # an empty segment is 0, or 1 for a product
         return _segment_reduce(kind, data, ids, n, None if kind in ("Sum", "Prod") else 0)
 
     return kernel
+
+
+def _sorted_segment_extreme(kind, data, ids, n):
+    """SegmentMax/Min over floats as TF's kernel: a segment of one row is that row; longer
+    ones are an Eigen reduction, which passes NaNs over (all NaN: -inf for a max); an empty
+    segment is 0."""
+    data = np.asarray(data)
+    out = _segment_reduce(kind, data, ids, n, 0, np.fmax if kind == "Max" else np.fmin)
+    if np.isnan(data).any():
+        single = np.flatnonzero(np.bincount(ids, minlength=n) == 1)
+        out[single] = data[np.searchsorted(ids, single)]
+    return out
 
 
 def _unsorted_segment(kind):
@@ -647,13 +664,31 @@ def _unsorted_segment(kind):
         keep = flat_ids >= 0  # negative ids are dropped
         if not keep.all():
             flat_ids, rows = flat_ids[keep], rows[keep]
-        value = None
-        if empty is not None:  # TF fills empty max/min segments with the type's limits
-            dt = dtypes.as_dtype(np.dtype(data.dtype))
-            value = dt.min if empty == "lowest" else dt.max
-        return _segment_reduce(kind, rows, flat_ids, n, value)
+        if empty is None:
+            return _segment_reduce(kind, rows, flat_ids, n, None)
+        # TF starts each max (min) segment at the type's lowest (highest) finite value, so
+        # an empty segment, or one of -inf (inf), gives that value
+        dt = dtypes.as_dtype(np.dtype(data.dtype))
+        start = dt.min if empty == "lowest" else dt.max
+        if rows.dtype.kind not in "iu" and np.isnan(rows).any():
+            return _unsorted_segment_extreme_nan(kind, rows, flat_ids, n, start)
+        return _segment_reduce(kind, rows, flat_ids, n, None, initial=start)
 
     return kernel
+
+
+def _unsorted_segment_extreme_nan(kind, rows, ids, n, start):
+    """UnsortedSegmentMax/Min where the data holds NaNs, row by row in order as TF's kernel
+    (out = cwiseMax(data, out)): a row takes the place of its segment's value unless it is
+    smaller (larger), so a NaN row sets NaN and the next row replaces that NaN."""
+    dtype = rows.dtype
+    rows = np.asarray(rows, dtype=_acc_dtype(rows))
+    out = np.full((n,) + rows.shape[1:], start, dtype=rows.dtype)
+    beaten = np.less if kind == "Max" else np.greater
+    for i, s in enumerate(ids.tolist()):
+        cur, row = out[s], rows[i]
+        out[s] = np.where(beaten(row, cur), cur, row)
+    return out.astype(dtype, copy=False)
 
 
 def _segment_shape(op):

@@ -338,12 +338,34 @@ def _zeta_grad(op, grad):
     return _second_arg_grad(op, grad, lambda x, q: -x * zeta(x + 1, q))
 
 
+# elements per 32-byte packet of TF's vectorised (AVX) Neg, by type; half and bfloat16 and the
+# integers are negated one by one
+_NEG_PACKET = {np.dtype(t): 32 // np.dtype(t).itemsize
+               for t in (np.float32, np.float64, np.complex64, np.complex128)}
+
+
+def _negate(x, out=None):
+    """Neg as TF's CPU kernel: Eigen negates whole packets as ``0 - x``, so a zero of either
+    sign comes out +0 there (``-tf.zeros([8])`` prints 0., not NumPy's -0.), and the tail
+    past the last whole packet (in flat, row-major order) element by element as ``-x``."""
+    width = _NEG_PACKET.get(x.dtype)
+    if width is None or x.size < width:
+        return np.negative(x, out=out)
+    tail = x.size % width
+    if tail:
+        at = np.unravel_index(np.arange(x.size - tail, x.size), x.shape)
+        last = np.negative(x[at])  # before ``out``, which may be x itself
+    y = np.subtract(x.dtype.type(0), x, out=out)
+    if tail:
+        y[at] = last
+    return y
+
 
 # ------------------------------------------------------------------------------------------
 # declarations
 # ------------------------------------------------------------------------------------------
 
-declare_unary("Neg", "negative", _UNARY_SIGNED, grad=_neg_grad)
+declare_unary("Neg", _negate, _UNARY_SIGNED, grad=_neg_grad, inplace=0)
 declare_unary("Abs", "absolute", "T: {bfloat16, half, float, double, int8, int16, int32, int64}",
               grad=_abs_grad)
 declare_unary("Sign", _sign, _UNARY, grad=_sign_grad)

@@ -1,0 +1,205 @@
+"""Numerical corners of single ops against TF 1.15 (signed zeros, NaN and -inf in pooling and
+segment reductions, integer division on TF's XLA_CPU device, grappler skipping tiny graphs);
+expected values are what TF 1.15 printed for the same programs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _fed(fn, *values):
+    """fn(*placeholders) run with ``values`` fed, so no constant folding is involved."""
+    phs = [tf.placeholder(tf.as_dtype(np.asarray(v).dtype), np.shape(v)) for v in values]
+    out = fn(*phs)
+    with tf.Session() as s:
+        return s.run(out, dict(zip(phs, values)))
+
+
+def _signs(a):
+    return "".join("-" if b else "+" for b in np.signbit(np.asarray(a, np.float64)).ravel())
+
+
+def _same(got, want):
+    np.testing.assert_array_equal(np.asarray(got, np.float64), np.asarray(want, np.float64))
+
+
+NAN, INF = np.nan, np.inf
+
+
+# ------------------------------------------------------------------------------------------
+# grappler leaves a graph of fewer than 4 nodes alone
+# ------------------------------------------------------------------------------------------
+
+
+def test_division_by_a_constant_in_a_three_node_graph_divides():
+    # TF 1.15: x / 3. alone (Placeholder, Const, RealDiv) is not rewritten to x * (1 / 3.);
+    # one more op anywhere in the graph and it is
+    v = np.arange(1, 200, dtype=np.float32) * np.float32(0.37)
+    x = tf.placeholder(tf.float32)
+    y = x / 3.0
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(y, {x: v}), v / np.float32(3))
+    tf.constant(1.0)
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(y, {x: v}), v * (np.float32(1) / np.float32(3)))
+
+
+def test_log_of_softmax_alone_underflows_as_in_tf():
+    # TF 1.15, a fresh graph holding only x, Softmax and Log: [[-5.0067153, -inf, -0.00671532]]
+    x = tf.placeholder(tf.float32, [1, 3])
+    lg = tf.log(tf.nn.softmax(x))
+    with tf.Session() as s:
+        got = s.run(lg, {x: [[0.0, -200.0, 5.0]]})
+    assert got[0, 1] == -INF
+    np.testing.assert_allclose(got[0, [0, 2]], [-5.0067153, -0.00671532], rtol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------
+# signed zeros
+# ------------------------------------------------------------------------------------------
+
+
+def test_neg_gives_positive_zeros_over_whole_packets():
+    # TF 1.15 negates whole 32-byte packets as 0 - x; the tail element by element as -x
+    v = np.zeros((3, 5), np.float32)
+    v[:, ::2] = -0.0
+    assert _signs(_fed(tf.negative, v)) == "++++++++-++-+-+"
+    v = np.zeros(31)
+    v[::2] = -0.0
+    assert _signs(_fed(lambda x: -x, v)) == "+" * 29 + "-+"
+    assert _signs(_fed(tf.negative, np.float32(0.0))) == "-"
+    assert _signs(_fed(tf.negative, np.zeros(8, np.float16))) == "-" * 8
+    c = np.zeros(6, np.complex64)
+    c.real[::2] = -0.0
+    assert _signs(_fed(tf.negative, c).real) == "+++++-"
+    _same(_fed(tf.negative, np.array([0, -3, 2**31 - 1, -2**31] * 3, np.int32)),
+          [0, 3, -(2**31 - 1), -2**31] * 3)
+    _same(_fed(tf.negative, np.array([1.5, -2.0, np.inf] * 3, np.float32)),
+          [-1.5, 2.0, -np.inf] * 3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_relu_and_friends_keep_negative_zero(dtype):
+    # TF 1.15: max(x, 0) keeps x on a tie, and elu/selu take x itself from zero up
+    v = np.zeros(9, dtype)
+    v[::2] = -0.0
+    want = _signs(v)
+    for fn in (tf.nn.relu, tf.nn.relu6, tf.nn.elu, tf.nn.selu,
+               lambda x: tf.maximum(x, 0.0), lambda x: tf.minimum(x, 0.0)):
+        assert _signs(_fed(fn, v)) == want
+    _same(_fed(tf.nn.relu, np.array([NAN, -1, 2], dtype)), [NAN, 0, 2])
+
+
+# ------------------------------------------------------------------------------------------
+# NaN and -inf in max pooling and segment reductions
+# ------------------------------------------------------------------------------------------
+
+
+def test_max_pool_passes_nans_over_and_floors_at_the_lowest_value():
+    # TF 1.15's MaxPool starts each window at the type's lowest finite value
+    lo = np.finfo(np.float32).min
+    x = np.zeros((1, 2, 2, 9), np.float32)
+    x[0, :, :, 0] = [[NAN, 1], [2, 3]]
+    x[0, :, :, 1] = [[1, NAN], [2, 3]]
+    x[0, :, :, 3] = NAN
+    x[0, :, :, 4] = -INF
+    x[0, :, :, 5] = [[NAN, -INF], [-INF, -INF]]
+    x[0, :, :, 6] = [[5, NAN], [-INF, -INF]]
+    x[0, :, :, 8] = [[1, NAN], [2, 3]]
+    got = _fed(lambda p: tf.nn.max_pool(p, [1, 2, 2, 1], [1, 1, 1, 1], "VALID"), x)
+    _same(got.ravel(), [3, 3, 0, lo, lo, lo, 5, 0, 3])
+    same = _fed(lambda p: tf.nn.max_pool(p, [1, 2, 2, 1], [1, 1, 1, 1], "SAME"), x)
+    _same(same[0, 1, 1], [3, 3, 0, lo, lo, lo, lo, 0, 3])
+    row = np.array([NAN, 1.0, -INF, -INF]).reshape(1, 1, 4, 1)
+    for dtype in (np.float64, np.float16):
+        got = _fed(lambda p: tf.nn.max_pool(p, [1, 1, 2, 1], [1, 1, 2, 1], "VALID"),
+                   row.astype(dtype))
+        _same(got.ravel(), [1, np.finfo(dtype).min])
+    got = _fed(lambda p: tf.layers.max_pooling1d(p, 2, 2), row.reshape(1, 4, 1).astype(np.float32))
+    _same(got.ravel(), [1, lo])
+    # MaxPool3D is an Eigen reduction: NaNs passed over, -inf kept
+    got = _fed(lambda p: tf.nn.max_pool3d(p, [1, 1, 1, 2, 1], [1, 1, 1, 2, 1], "VALID"),
+               row.reshape(1, 1, 1, 4, 1).astype(np.float32))
+    _same(got.ravel(), [1, -INF])
+
+
+def test_sorted_segment_max_min_pass_nans_over():
+    # TF 1.15: a one-row segment is that row, longer ones pass NaNs over, gaps are 0
+    v = np.array([-INF, -INF, NAN, NAN, 1.0, NAN, INF, INF], np.float32)
+    ids = [0, 0, 1, 1, 2, 2, 3, 3]
+    _same(_fed(lambda x: tf.segment_max(x, ids), v), [-INF, -INF, 1, INF])
+    _same(_fed(lambda x: tf.segment_min(x, ids), v), [-INF, INF, 1, INF])
+    _same(_fed(lambda x: tf.segment_max(x, [0, 0, 2, 2, 3, 3, 5, 5]), v),
+          [-INF, 0, -INF, 1, 0, INF])
+    _same(_fed(lambda x: tf.segment_max(x, [0, 1, 1, 2]),
+               np.array([NAN, 1, NAN, -INF], np.float32)), [NAN, 1, -INF])
+    rows = np.array([NAN, 1, INF, -INF, 2, 3, 4, 5, 6, 7, 8, NAN,
+                     1, NAN, 5, 5, 5, 5, 5, 5, 5, 5, NAN, 1], np.float32).reshape(2, 12)
+    _same(_fed(lambda x: tf.segment_max(x, [0, 0]), rows),
+          [[1, 1, INF, 5, 5, 5, 5, 5, 6, 7, 8, 1]])
+
+
+def test_unsorted_segment_max_min_start_at_the_type_limits_and_take_nans_in_turn():
+    # TF 1.15: each segment starts at the lowest (highest) finite value; a row replaces it
+    # unless smaller (larger), so a NaN row sets NaN and a later row replaces the NaN
+    lo, hi = np.finfo(np.float32).min, np.finfo(np.float32).max
+    v = np.array([-INF, -INF, NAN, NAN, 1.0, NAN, INF, INF], np.float32)
+    ids = [0, 0, 1, 1, 2, 2, 3, 3]
+    _same(_fed(lambda x: tf.unsorted_segment_max(x, ids, 5), v), [lo, NAN, NAN, INF, lo])
+    _same(_fed(lambda x: tf.unsorted_segment_min(x, ids, 5), v), [-INF, NAN, NAN, hi, hi])
+    rows = np.array([NAN, 1, INF, -INF, 2, 3, 4, 5, 6, 7, 8, NAN,
+                     1, NAN, 5, 5, 5, 5, 5, 5, 5, 5, NAN, 1], np.float32).reshape(2, 12)
+    _same(_fed(lambda x: tf.unsorted_segment_max(x, [0, 0], 1), rows),
+          [[1, NAN, INF, 5, 5, 5, 5, 5, 6, 7, NAN, 1]])
+    _same(_fed(lambda x: tf.unsorted_segment_min(x, [0, 0], 1), rows),
+          [[1, NAN, 5, -INF, 2, 3, 4, 5, 5, 5, NAN, 1]])
+    _same(_fed(lambda x: tf.unsorted_segment_max(x, [1, 0, 1, 1], 2),
+               np.array([[NAN, 1], [0, -INF], [2, NAN], [NAN, 3]], np.float32)),
+          [[0, lo], [NAN, 3]])
+    h = _fed(lambda x: tf.unsorted_segment_max(x, [0, 1, 1], 3),
+             np.array([-INF, 2, NAN], np.float16))
+    assert h.dtype == np.float16
+    _same(h, [-65504, NAN, -65504])
+    _same(_fed(lambda x: tf.unsorted_segment_min(x, [0, 1, 1], 3),
+               np.array([INF, NAN, 2], np.float16)), [65504, 2, 65504])
+
+
+# ------------------------------------------------------------------------------------------
+# divisions TF 1.15 runs on its XLA_CPU device
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8])
+def test_integer_realdiv_runs_as_xla_division(dtype):
+    # TF 1.15 has no CPU RealDiv kernel for these; XLA_CPU truncates and gives -1 for x / 0
+    a = np.array([7, 0, 100, 9, 5], dtype)
+    b = np.array([2, 0, 0, 2, 0], dtype)
+    want = np.array([3, -1, -1, 4, -1]).astype(dtype)
+    got = _fed(tf.realdiv, a, b)
+    assert got.dtype == dtype
+    _same(got, want)
+    if dtype != np.uint8:
+        _same(_fed(tf.realdiv, np.array([-7, 7], dtype), np.array([2, -2], dtype)), [-3, -3])
+    # no XLA kernel for int16 either: TF's error
+    with pytest.raises(tf.errors.InvalidArgumentError, match="No OpKernel was registered"):
+        _fed(tf.realdiv, np.array([1], np.int16), np.array([1], np.int16))
+
+
+def test_truncatediv_of_floats_and_int8_is_xla_division():
+    # TF 1.15: tf.truncatediv(7., 2.) is 3.5 (XLA's division, no truncation); int8 x / 0 is -1
+    a = np.array([7, -7, 1, 10, 100], np.float64)
+    b = np.array([2, 2, 3, 3, 7], np.float64)
+    np.testing.assert_allclose(_fed(tf.truncatediv, a, b), a / b)
+    np.testing.assert_allclose(_fed(tf.truncatediv, a.astype(np.float32), b.astype(np.float32)),
+                               a / b, rtol=1e-6)
+    _same(_fed(tf.truncatediv, np.array([5, 0, 7, -7], np.int8), np.array([0, 0, 1, 2], np.int8)),
+          [-1, -1, 7, -3])
+    with pytest.raises(tf.errors.InternalError):
+        _fed(tf.truncatediv, np.array([5], np.int32), np.array([0], np.int32))
