@@ -131,3 +131,13 @@ def test_categorical_negative_num_samples_is_tf_shape_error():
                                              r"be non-negative but is -4 for 'multinomial/"
                                              r"Multinomial' \(op: 'Multinomial'\)"):
             tf.multinomial(tf.zeros([2, 3]), -4)
+
+
+def test_a_feed_numpy_cannot_convert_raises_numpys_own_error():
+    # TF 1.15's Session.run converts each feed with np.asarray(value, dtype) and lets NumPy's
+    # error through unchanged: "could not convert string to float: 'a'"
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        with tf.Session() as sess:
+            with pytest.raises(ValueError, match=r"^could not convert string to float: 'a'$"):
+                sess.run(x, {x: "a"})

@@ -282,16 +282,12 @@ def _convert_feed(tensor, value):
             except OverflowError:
                 # a Python int out of range inside a list wraps around, as in TF
                 arr = np.asarray(value).astype(np_dtype)
-            except (TypeError, ValueError) as e:
+            except (TypeError, ValueError):
                 stored = _handle_value(value)
                 if stored is not None and stored.dtype == np_dtype:
                     # a TensorHandle feeds the tensor it stands for, as in TF
                     return stored
-                # the class NumPy raised, as TF (a string fed to a float is a ValueError)
-                raise type(e)(
-                    f"Cannot feed value {value!r} to Tensor {tensor.name!r} of dtype "
-                    f"{dtype.name}: {e}"
-                ) from None
+                raise  # NumPy's own error, as TF's np.asarray of the feed raises it
     shape = tensor._shape
     if shape._dims is not None:
         ok = len(shape._dims) == arr.ndim and all(
