@@ -193,3 +193,34 @@ def test_list_local_devices_prints_the_cpus_empty_locality():
     text = str(cpu)
     assert text.startswith('name: "/device:CPU:0"\ndevice_type: "CPU"\nmemory_limit: 268435456\n'
                            'locality {\n}\nincarnation: ')
+
+
+def test_reshape_gradient_of_indexed_slices_names_as_tf():
+    # TF 1.15: Reshape's gradient takes shape(x) first, and the IndexedSlices from the gather
+    # (boolean_mask, or the "last relevant output" gather of a reshaped RNN output) is made
+    # dense inside the Reshape's scope, as its `tensor` input
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    y = tf.boolean_mask(x, [True, False])
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations())
+    tf.gradients(y, x)
+    tail = [op.name for op in g.get_operations()[n0:]][-7:]
+    assert tail == ["gradients/boolean_mask/Reshape_grad/Shape",
+                    "gradients/boolean_mask/Reshape_grad/Reshape/strided_slice/stack",
+                    "gradients/boolean_mask/Reshape_grad/Reshape/strided_slice/stack_1",
+                    "gradients/boolean_mask/Reshape_grad/Reshape/strided_slice/stack_2",
+                    "gradients/boolean_mask/Reshape_grad/Reshape/strided_slice",
+                    "gradients/boolean_mask/Reshape_grad/Reshape/tensor",
+                    "gradients/boolean_mask/Reshape_grad/Reshape"]
+
+
+def test_resize_nearest_gradient_size_is_the_ops_input():
+    # TF 1.15: ResizeNearestNeighbor_grad/ResizeNearestNeighborGrad/size, no separate Const
+    x = tf.placeholder(tf.float32, [1, 2, 2, 1], name="x")
+    y = tf.image.resize_nearest_neighbor(x, [4, 4])
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations()) + 3  # gradients/Shape, grad_ys_0, Fill
+    tf.gradients(y, x)
+    assert [op.name for op in g.get_operations()[n0:]] == [
+        "gradients/ResizeNearestNeighbor_grad/ResizeNearestNeighborGrad/size",
+        "gradients/ResizeNearestNeighbor_grad/ResizeNearestNeighborGrad"]

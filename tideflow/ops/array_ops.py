@@ -253,8 +253,10 @@ def dim_for_scalar_input(op, i):
 
 
 def _reshape_to_input(op, grad):
-    """``grad`` (dense) reshaped to the shape of ``op``'s first input."""
-    return reshape(dense(grad), shape(op._inputs[0]))
+    """``grad`` reshaped to the shape of ``op``'s first input. As TF's, the shape comes first and
+    an IndexedSlices grad is made dense inside the Reshape (``<op>_grad/Reshape/tensor``)."""
+    to = shape(op._inputs[0])
+    return reshape(grad, to)
 
 
 # ------------------------------------------------------------------------------------------

@@ -280,7 +280,8 @@ def _nearest_grad(op, g):
     image = op.inputs[0]
     hw = image.get_shape()[1:3]
     if hw.is_fully_defined():
-        size = ops.convert_to_tensor(np.array(hw.as_list(), np.int32))
+        # converted by the op, as TF's: ResizeNearestNeighbor_grad/ResizeNearestNeighborGrad/size
+        size = np.array(hw.as_list(), np.int32)
     else:
         size = array_ops.shape(image)[1:3]
     return [ops.apply_op("ResizeNearestNeighborGrad", [dense(g), size],
