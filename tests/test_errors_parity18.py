@@ -347,7 +347,9 @@ def test_glob_needs_the_folder_before_the_first_wildcard(tmp_path):
     (tmp_path / "a" / "x.txt").write_text("x")
     assert tf.gfile.Glob(str(tmp_path / "*" / "x.txt")) == [str(tmp_path / "a" / "x.txt")]
     assert tf.gfile.Glob(str(tmp_path / "a" / "*.csv")) == []
-    assert tf.gfile.Glob(str(tmp_path / "gone" / "x.txt")) == []  # no wildcard: no check
+    with pytest.raises(tf.errors.NotFoundError) as e:  # (TF 1.15: without a wildcard too)
+        tf.gfile.Glob(str(tmp_path / "gone" / "x.txt"))
+    assert str(e.value) == f"{tmp_path / 'gone'}; No such file or directory"
     with pytest.raises(tf.errors.NotFoundError) as e:
         tf.gfile.Glob(str(tmp_path / "gone" / "b" / "*.txt"))
     assert str(e.value) == f"{tmp_path / 'gone' / 'b'}; No such file or directory"

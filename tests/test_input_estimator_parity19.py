@@ -134,3 +134,32 @@ def test_multi_class_head_with_vocabulary_builds_tfs_prediction_ops(tmp_path):
         "dnn/head/strided_slice", "dnn/head/ExpandDims/input", "dnn/head/ExpandDims/dim",
         "dnn/head/ExpandDims", "dnn/head/Tile/multiples/1", "dnn/head/Tile/multiples",
         "dnn/head/Tile"]
+
+
+def test_matching_files_walk_from_dot_as_tf(tmp_path, monkeypatch):
+    # TF 1.15's GetMatchingPaths: a pattern whose text before the first wildcard names no
+    # folder is matched under '.', so the matches read './l0.txt'; '*' matches dot files and
+    # never a '/'; a backslash quotes; a folder that cannot be listed is a NotFoundError
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub" / "d2").mkdir(parents=True)
+    (tmp_path / "s[1]").mkdir()
+    for f in ["l0.txt", "l1.txt", ".dot", "sub/a1.txt", "sub/.hid", "sub/d2/a3.txt",
+              "s[1]/q.txt"]:
+        (tmp_path / f).write_text("x")
+    want = {  # what TF 1.15 printed for each pattern
+        "l*.txt": ["./l0.txt", "./l1.txt"], "l0.txt": ["./l0.txt"], ".*": ["./.dot"],
+        "sub/*": ["sub/.hid", "sub/a1.txt", "sub/d2"], "sub/[!a]*": ["sub/.hid", "sub/d2"],
+        "su*/a1.txt": ["./sub/a1.txt"], "sub\\/a1.txt": ["./sub/a1.txt"],
+        "s\\[1\\]/*": ["./s[1]/q.txt"], "sub/d2/../a*.txt": ["sub/d2/../a1.txt"],
+        "sub/": [], "sub": ["./sub"], "sub//a1.txt": [], "sub/*/*": ["sub/d2/a3.txt"],
+        "": []}
+    with tf.Session() as s:
+        for pattern, paths in want.items():
+            assert tf.gfile.Glob(pattern) == paths, pattern
+            assert [p.decode() for p in s.run(tf.matching_files(pattern))] == paths, pattern
+        ds = tf.data.Dataset.list_files("l*.txt", shuffle=False)
+        assert s.run(ds.batch(5).make_one_shot_iterator().get_next()).tolist() == [
+            b"./l0.txt", b"./l1.txt"]
+        for pattern in ("nodir/*.txt", "nodir/x.txt"):
+            with pytest.raises(tf.errors.NotFoundError, match="^nodir; No such file"):
+                s.run(tf.matching_files(pattern))

@@ -5,8 +5,8 @@ raise ``NotFoundError``, occupied targets ``AlreadyExistsError``, as TF's FileSy
 """
 
 import errno
-import glob as _glob
 import os
+import re
 import shutil
 
 from tideflow.framework import errors
@@ -214,31 +214,101 @@ def write_string_to_file(filename, file_content):
         f.write(file_content)
 
 
-def _has_magic(s):
-    return any(c in s for c in "*?[")
+def _join(a, b):
+    """TF's io::JoinPath of two parts (one '/' between them, as TF drops at most one)."""
+    if not a or not b:
+        return a or b
+    if a.endswith("/"):
+        return a + b.removeprefix("/")
+    return a + (b if b.startswith("/") else "/" + b)
+
+
+def _dirname(path):
+    """TF's io::Dirname: the text before the last '/' ('/' itself for a top-level path)."""
+    pos = path.rfind("/")
+    if pos < 0:
+        return ""
+    return path[:1] if pos == 0 else path[:pos]
+
+
+def _pattern_regex(pattern):
+    """``fnmatch(pattern, path, FNM_PATHNAME)`` as a regex: wildcards and bracket
+    expressions never match '/', a backslash quotes the next character, and a leading '.'
+    needs no explicit match (no FNM_PERIOD)."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i < n:
+            out.append(re.escape(pattern[i]))
+            i += 1
+        elif c == "[":
+            j = i + (i < n and pattern[i] in "!^")
+            j += j < n and pattern[j] == "]"
+            j = pattern.find("]", j)
+            if j < 0:
+                out.append("\\[")
+                continue
+            body = pattern[i:j]
+            i = j + 1
+            neg = body[:1] in ("!", "^")
+            body = body[1:] if neg else body
+            body = body.replace("\\", "\\\\").replace("^", "\\^").replace("[", "\\[")
+            out.append(f"(?!/)[{'^' if neg else ''}{body}]")
+        else:
+            out.append(re.escape(c))
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def matching_paths(pattern):
+    """The paths matching one pattern as TF 1.15's GetMatchingPaths finds them: a walk from
+    the folder of the text before the first wildcard ('.' when it has none, so ``l*.txt``
+    gives ``./l0.txt``), each path matched whole by ``fnmatch`` rules; sorted. A folder that
+    cannot be listed raises its error (``nodir; No such file or directory``)."""
+    if not pattern:
+        return []
+    cut = min((k for k in map(pattern.find, "*?[\\") if k >= 0), default=len(pattern))
+    fixed_prefix, eval_pattern = pattern[:cut], pattern
+    folder = _dirname(fixed_prefix)
+    if not folder:
+        folder = "."
+        fixed_prefix, eval_pattern = _join(folder, fixed_prefix), _join(folder, eval_pattern)
+    # (TF walks every folder under the prefix; no path deeper than the pattern can match,
+    # since no wildcard matches a '/', so the walk stops there)
+    depth = eval_pattern.count("/")
+    found, queue, failure = [], [folder], None
+    while queue:
+        current = queue.pop(0)
+        try:
+            with os.scandir(current) as entries:
+                children = [(e.name, e.is_dir()) for e in entries]
+        except OSError as e:
+            failure = failure or _os_error(e, current)
+            continue
+        for child, is_dir in children:
+            path = _join(current, child)
+            if not path.startswith(fixed_prefix):
+                continue
+            if is_dir and path.count("/") < depth:
+                queue.append(path)
+            found.append(path)
+    if failure is not None:
+        raise failure
+    match = _pattern_regex(eval_pattern).match
+    return sorted(f for f in found if match(f))
 
 
 def get_matching_files(filename):
-    """The paths matching a glob pattern (or any of an iterable of patterns), sorted."""
+    """The paths matching a glob pattern (or any of an iterable of patterns), each pattern's
+    sorted (TF's are in the file system's listing order)."""
     patterns = [filename] if isinstance(filename, (str, bytes, os.PathLike)) else list(filename)
     out = []
     for pattern in patterns:
-        p = _path(pattern)
-        if not _has_magic(p):
-            if os.path.exists(p):
-                out.append(p)
-            continue
-        # as TF: the folder before the first wildcard must exist
-        fixed = []
-        for part in p.split("/"):
-            if _has_magic(part):
-                break
-            fixed.append(part)
-        folder = "/".join(fixed) or ("/" if p.startswith("/") else "")
-        if folder and not os.path.isdir(folder):
-            raise errors.NotFoundError(None, None, f"{folder}; No such file or directory")
-        # TF's '*' and '?' do not cross '/', as glob's do not; hidden files match too
-        out.extend(sorted(_glob.glob(p)))
+        out.extend(matching_paths(_path(pattern)))
     return out
 
 

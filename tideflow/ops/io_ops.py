@@ -7,7 +7,6 @@ A reader is a resource that produces (key, value) records from a sequence of *wo
 OutOfRangeError from a closed, empty queue ends the reading.
 """
 
-import glob
 import gzip
 import io
 import os
@@ -17,7 +16,7 @@ import zlib
 
 import numpy as np
 
-from tideflow.framework import dtypes, errors, op_registry, ops, record_io, wire_format
+from tideflow.framework import dtypes, errors, file_io, op_registry, ops, record_io, wire_format
 from tideflow.framework.tensor_shape import TensorShape, scalar
 from tideflow.ops.queue_ops import QueueResource, resource_name
 
@@ -666,8 +665,7 @@ def _matching_files_kernel(pattern):
     pats = np.asarray(pattern).reshape(-1)
     found = []
     for p in pats:
-        p = p.decode() if isinstance(p, bytes) else str(p)
-        found.extend(glob.glob(p))
+        found.extend(file_io.matching_paths(p.decode() if isinstance(p, bytes) else str(p)))
     found.sort()  # as TF: the matches of all patterns sorted together
     out = np.empty(len(found), dtype=object)
     out[:] = [f.encode() for f in found]
