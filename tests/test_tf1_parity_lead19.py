@@ -16,3 +16,38 @@ def test_load_iris_is_the_table_tf_bundles():
     assert iris.data[34].tolist() == [4.9, 3.1, 1.5, 0.1]
     assert iris.data[37].tolist() == [4.9, 3.1, 1.5, 0.1]
     np.testing.assert_allclose(iris.data.sum(axis=0), [876.5, 458.1, 563.8, 179.8], rtol=1e-12)
+
+
+def _iris_inputs(y):
+    x = tf.contrib.learn.datasets.load_iris().data.astype(np.float32)
+    return lambda: (tf.constant(x), tf.constant(y))
+
+
+def test_contrib_learn_evaluate_dict_is_in_tf_order(tmp_path):
+    # TF 1.15 prints evaluate()'s dict as loss, the head's metrics, the caller's metrics and
+    # global_step last (tideflow had global_step second and the binary metrics sorted)
+    tf.logging.set_verbosity(tf.logging.ERROR)
+    target = tf.contrib.learn.datasets.load_iris().target
+    cols = [tf.contrib.layers.real_valued_column("", dimension=4)]
+    cfg = tf.contrib.learn.RunConfig(tf_random_seed=1)
+    mine = {"my_acc": tf.contrib.learn.MetricSpec(
+        metric_fn=tf.contrib.metrics.streaming_accuracy, prediction_key="classes")}
+    binary = tf.contrib.learn.DNNClassifier(hidden_units=[5], feature_columns=cols,
+                                            model_dir=str(tmp_path / "b"), config=cfg)
+    y = (target > 0).astype(np.int64)
+    binary.fit(input_fn=_iris_inputs(y), steps=3)
+    got = binary.evaluate(input_fn=_iris_inputs(y), steps=1, metrics=mine)
+    assert list(got) == [
+        "loss", "accuracy", "labels/prediction_mean", "labels/actual_label_mean",
+        "accuracy/baseline_label_mean", "auc", "auc_precision_recall",
+        "accuracy/threshold_0.500000_mean", "precision/positive_threshold_0.500000_mean",
+        "recall/positive_threshold_0.500000_mean", "my_acc", "global_step"]
+    # TF 1.15: loss 0.368, prediction mean 0.508, actual label mean 0.667
+    np.testing.assert_allclose([got["loss"], got["labels/prediction_mean"]], [0.368, 0.508],
+                               atol=1e-3)
+    linear = tf.contrib.learn.LinearClassifier(feature_columns=cols, n_classes=3,
+                                               model_dir=str(tmp_path / "l"), config=cfg)
+    linear.fit(input_fn=_iris_inputs(target), steps=3)
+    got = linear.evaluate(input_fn=_iris_inputs(target), steps=1, metrics=mine)
+    assert list(got) == ["loss", "accuracy", "my_acc", "global_step"]
+    np.testing.assert_allclose([got["loss"], got["accuracy"]], [1.108, 0.48], atol=1e-3)

@@ -628,26 +628,28 @@ class _Canned(Estimator):
         return {PredictionKey.SCORES: scores}
 
     def _eval_result(self, result, metrics=None):
-        """The metrics under contrib.learn's keys: the mean ``loss``, ``global_step``, and for
-        classifiers ``accuracy`` (binary ones also ``auc`` and the threshold metrics)."""
+        """The metrics under contrib.learn's keys, in the order TF 1.15's dict has them (a
+        program prints it): the mean ``loss``; for classifiers ``accuracy`` (binary ones then
+        the label/prediction means, ``auc`` and the threshold metrics); the caller's
+        ``metrics``; ``global_step`` last."""
         core = dict(result)
-        out = {"loss": core.get("average_loss", core.get("loss")),
-               "global_step": core.get("global_step")}
+        out = {"loss": core.get("average_loss", core.get("loss"))}
         if self._classifier:
             out["accuracy"] = core["accuracy"]
         if "auc" in core:
             out.update({
+                "labels/prediction_mean": core.get("prediction/mean"),
+                "labels/actual_label_mean": core.get("label/mean"),
+                "accuracy/baseline_label_mean": core.get("label/mean"),
                 "auc": core["auc"],
                 "auc_precision_recall": core.get("auc_precision_recall"),
-                "accuracy/baseline_label_mean": core.get("label/mean"),
                 "accuracy/threshold_0.500000_mean": core["accuracy"],
-                "labels/actual_label_mean": core.get("label/mean"),
-                "labels/prediction_mean": core.get("prediction/mean"),
                 "precision/positive_threshold_0.500000_mean": core.get("precision"),
                 "recall/positive_threshold_0.500000_mean": core.get("recall")})
         for name in metrics or {}:
             key = name[0] if isinstance(name, tuple) else name
             out[key] = core[key]
+        out["global_step"] = core.get("global_step")
         return {k: v for k, v in out.items() if v is not None}
 
     # contrib.learn's names for the canned models' variables (TF 1.15's layers.fully_connected
