@@ -203,3 +203,11 @@ def test_truncatediv_of_floats_and_int8_is_xla_division():
           [-1, -1, 7, -3])
     with pytest.raises(tf.errors.InternalError):
         _fed(tf.truncatediv, np.array([5], np.int32), np.array([0], np.int32))
+
+
+def test_softmax_flushes_subnormal_probabilities_to_zero():
+    # TF 1.15 computes with denormals flushed: [[9.999546e-01, 0., 0., 0., 4.539787e-05]]
+    got = _fed(tf.nn.softmax, np.array([[0.0, -100.0, -90.0, -104.0, -10.0]], np.float32))
+    _same(got[0, 1:4], [0, 0, 0])
+    np.testing.assert_allclose(got[0, [0, 4]], [9.999546e-01, 4.539787e-05], rtol=1e-6)
+    _same(_fed(tf.nn.softmax, np.array([[0.0, -720.0, -740.0]])), [[1, 0, 0]])

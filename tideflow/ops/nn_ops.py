@@ -329,7 +329,13 @@ def _softmax(x):
     if not x.size:
         return x.copy()
     e = np.exp(x - _row_max(x))
-    return e / np.sum(e, axis=-1, keepdims=True)
+    out = e / np.sum(e, axis=-1, keepdims=True)
+    # TF's CPU kernels run with denormals flushed to zero: a probability below the smallest
+    # normal number is 0 there (softmax([0., -100.]) prints [1. 0.], not 3.7835059e-44)
+    tiny = np.finfo(out.dtype).tiny
+    if out.min() < tiny:
+        out[out < tiny] = 0
+    return out
 
 
 @_widened
