@@ -136,3 +136,29 @@ def test_bidirectional_masked_sequences_count_the_zero_output_enter():
     np.testing.assert_allclose(K.get_session().run(m.layers[-1].kernel), [
         [0.399536, -0.560047], [-0.498048, -0.150923], [-0.080195, -0.296075],
         [0.051112, 0.247513], [0.425044, -0.326503], [0.149312, 0.229994]], atol=1e-6)
+
+
+def test_model_to_estimator_of_an_uninitialized_model_starts_from_a_seeded_clone(tmp_path):
+    # TF 1.15: with no Keras weight initialized yet, the Estimator starts from a clone made
+    # in a new graph seeded with the RunConfig's tf_random_seed (TF's printed predictions)
+    tf.set_random_seed(6)
+    inp = L.Input((3,), name="feats")
+    out = L.Dense(1, name="pred")(L.Dense(4, activation="relu")(inp))
+    m = tf.keras.Model(inp, out)
+    m.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    x = np.random.RandomState(0).rand(16, 3).astype("float32")
+    y = x.sum(1, keepdims=True)
+    est = tf.keras.estimator.model_to_estimator(
+        keras_model=m, model_dir=str(tmp_path / "est"),
+        config=tf.estimator.RunConfig(tf_random_seed=3))
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"feats": x}, y)).batch(4).repeat(2)
+
+    est.train(input_fn, steps=6)
+    preds = est.predict(lambda: tf.data.Dataset.from_tensor_slices({"feats": x[:3]}).batch(3))
+    np.testing.assert_allclose([p["pred"][0] for p in preds], [1.86904, 1.67553, 1.95296],
+                               atol=2e-5)
+    # (the Keras model keeps its own initial values, drawn in its own graph)
+    np.testing.assert_allclose(m.get_weights()[2].ravel(), [0.87576, 0.8354, 0.49978, 0.33579],
+                               atol=2e-5)

@@ -28,6 +28,23 @@ def _pick(value, names, what):
     return values
 
 
+def _first_weights(keras_model, config):
+    """The weights the Estimator starts from: the Keras model's own once any is initialized;
+    else, as TF 1.15, those of a clone made in a new graph seeded with the RunConfig's
+    ``tf_random_seed`` (after its global step), so the Keras model's session is not touched."""
+    if any(getattr(w, "_keras_initialized", False) for w in keras_model.weights):
+        return keras_model.get_weights()
+    from tideflow.keras.models import clone_model
+
+    with tf.Graph().as_default():
+        tf.set_random_seed(getattr(config, "tf_random_seed", None))
+        tf.train.create_global_step()
+        clone = clone_model(keras_model, clone_function=_same_name_clone)
+        with tf.Session() as sess:
+            sess.run(tf.variables_initializer(clone.weights))
+            return sess.run(clone.weights)
+
+
 def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
                        model_dir=None, config=None, checkpoint_format=None):
     """An ``Estimator`` training and evaluating ``keras_model`` (compiled) on the features and
@@ -55,7 +72,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     if not getattr(keras_model, "_compiled", False) or keras_model.optimizer is None:
         raise ValueError("The given keras model has not been compiled yet. Please compile the "
                          "model with `model.compile()` before calling `model_to_estimator()`.")
-    weights = keras_model.get_weights()
+    weights = _first_weights(keras_model, config)
     opt = keras_model.optimizer
     tf_opt = opt.optimizer if isinstance(opt, optimizers_mod.TFOptimizer) else None
     opt_cls, opt_config = type(opt), (None if tf_opt is not None else opt.get_config())
