@@ -211,3 +211,39 @@ def test_init_from_checkpoint_maps_onto_resource_variables(tmp_path, mapping):
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
             np.testing.assert_array_equal(s.run(w2), want)
+
+
+# -- attention layers over RNN outputs (HAN-style) ------------------------------------------
+
+
+def test_contrib_fully_connected_over_3d_inputs_is_tf_1_15s_tensordot():
+    # TF 1.15's contrib fully_connected applies the core Dense layer: a rank-3 input goes
+    # through tensordot (ops under <scope>/Tensordot), so later seeded ops draw TF's numbers
+    tf.set_random_seed(1)
+    xv = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 10
+    x = tf.placeholder(tf.float32, [None, 3, 4])
+    with tf.variable_scope("att"):
+        h = tf.contrib.layers.fully_connected(x, 2, activation_fn=tf.tanh, scope="proj")
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[names.index("att/proj/biases/read") + 1:] == [
+        "att/proj/Tensordot/axes", "att/proj/Tensordot/free", "att/proj/Tensordot/Shape",
+        "att/proj/Tensordot/GatherV2/axis", "att/proj/Tensordot/GatherV2",
+        "att/proj/Tensordot/GatherV2_1/axis", "att/proj/Tensordot/GatherV2_1",
+        "att/proj/Tensordot/Const", "att/proj/Tensordot/Prod", "att/proj/Tensordot/Const_1",
+        "att/proj/Tensordot/Prod_1", "att/proj/Tensordot/concat/axis",
+        "att/proj/Tensordot/concat", "att/proj/Tensordot/stack",
+        "att/proj/Tensordot/transpose", "att/proj/Tensordot/Reshape",
+        "att/proj/Tensordot/transpose_1/perm", "att/proj/Tensordot/transpose_1",
+        "att/proj/Tensordot/Reshape_1/shape", "att/proj/Tensordot/Reshape_1",
+        "att/proj/Tensordot/MatMul", "att/proj/Tensordot/Const_2",
+        "att/proj/Tensordot/concat_1/axis", "att/proj/Tensordot/concat_1", "att/proj/Tensordot",
+        "att/proj/BiasAdd", "att/proj/Tanh"]
+    assert h.get_shape().as_list() == [None, 3, 2]
+    tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(h))
+    r = tf.random_uniform([3])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(h, {x: xv})[1], [[-0.72163, 0.48938],
+                                                         [-0.82343, 0.55553],
+                                                         [-0.89038, 0.61531]], atol=1e-5)
+        np.testing.assert_allclose(s.run(r), [0.55273, 0.32342, 0.03769], atol=1e-5)

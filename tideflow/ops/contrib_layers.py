@@ -11,7 +11,6 @@ import numpy as np
 from tideflow.framework import dtypes, ops
 from tideflow.ops import (
     array_ops,
-    concat_ops,
     constant_op,
     init_ops,
     layers_core,
@@ -202,11 +201,8 @@ def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None
         with ops.name_scope(sc.original_name_scope):
             if shape.ndims == 2:
                 outputs = linalg_ops.matmul(inputs, weights)
-            else:
-                flat = array_ops.reshape(inputs, [-1, in_dim])
-                outputs = linalg_ops.matmul(flat, weights)
-                out_shape = concat_ops.concat([array_ops.shape(inputs)[:-1], [num_outputs]], 0)
-                outputs = array_ops.reshape(outputs, out_shape)
+            else:  # as that layer: a tensordot over the last axis (its ops named Tensordot)
+                outputs = linalg_ops.tensordot(inputs, weights, [[shape.ndims - 1], [0]])
                 outputs.set_shape(shape[:-1].concatenate([num_outputs]))
         outputs = _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
                           None, sc.original_name_scope)
