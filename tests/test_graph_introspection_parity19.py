@@ -224,3 +224,52 @@ def test_resize_nearest_gradient_size_is_the_ops_input():
     assert [op.name for op in g.get_operations()[n0:]] == [
         "gradients/ResizeNearestNeighbor_grad/ResizeNearestNeighborGrad/size",
         "gradients/ResizeNearestNeighbor_grad/ResizeNearestNeighborGrad"]
+
+
+def _second_order(fn):
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [3], name="x")
+        gr = tf.gradients(fn(x), x)
+        n0 = len(g.get_operations()) + 3  # gradients_1/Shape, grad_ys_0, Fill
+        gg = tf.gradients(gr, x)
+        ops_ = [(op.name, [c.name for c in op.control_inputs]) if op.control_inputs else op.name
+                for op in g.get_operations()[n0:]]
+        with tf.Session() as sess:
+            return ops_, sess.run(gg, {x: [1e-9, 0.5, 2.0]})[0]
+
+
+def test_fused_gradient_ops_gradients_as_tf_115():
+    # TF 1.15's TanhGrad/SigmoidGrad gradients: under a control dependency on the incoming
+    # gradient, the second input's gradient the fused op again
+    p = "gradients_1/gradients/Tanh_grad/TanhGrad_grad/"
+    ops_, val = _second_order(tf.tanh)
+    assert ops_ == [(p + "mul/y", ["gradients_1/Fill"]), p + "mul", p + "mul_1", p + "mul_2",
+                    p + "TanhGrad", "gradients_1/Tanh_grad/TanhGrad"]
+    np.testing.assert_allclose(val, [-0.0, -0.726862, -0.136219], rtol=1e-5, atol=1e-7)
+    p = "gradients_1/gradients/Sigmoid_grad/SigmoidGrad_grad/"
+    ops_, val = _second_order(tf.sigmoid)
+    assert ops_ == [p + "mul", (p + "mul_1/x", ["gradients_1/Fill"]), p + "mul_1", p + "mul_2",
+                    p + "sub", p + "SigmoidGrad", "gradients_1/Sigmoid_grad/SigmoidGrad"]
+    np.testing.assert_allclose(val, [0.0, -0.057557, -0.079963], rtol=1e-5, atol=1e-7)
+    # SqrtGrad's: g / y, then -ga * z and 0.5 * ga (TF printed these values)
+    p = "gradients_1/gradients/Sqrt_grad/SqrtGrad_grad/"
+    ops_, val = _second_order(tf.sqrt)
+    assert ops_ == [p + "truediv", p + "Neg", p + "mul", (p + "mul_1/x", ["gradients_1/Fill"]),
+                    p + "mul_1", "gradients_1/Sqrt_grad/SqrtGrad"]
+    np.testing.assert_allclose(val, [-7.905693e+12, -7.071068e-01, -8.838835e-02], rtol=1e-5)
+
+
+def test_bessel_i1e_gradient_takes_tiny_x_as_eps():
+    # TF 1.15: |x| <= eps gives the slope 1/2; its ops, Select (tf.where v1) and all
+    _, val = _second_order(tf.math.bessel_i1e)
+    np.testing.assert_allclose(val, [0.0, -0.39025, -0.017828], rtol=1e-4, atol=1e-7)
+    x = tf.placeholder(tf.float32, [3], name="x")
+    y = tf.math.bessel_i1e(x)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    n0 = len(names) + 3
+    tf.gradients(y, x)
+    p = "gradients/BesselI1e_grad/"
+    assert [op.name for op in tf.get_default_graph().get_operations()[n0:]] == [
+        p + n for n in ("zeros_like", "Abs", "Greater/y", "Greater", "add/x", "add", "Select",
+                        "BesselI0e", "Sign", "Reciprocal", "add_1", "mul", "sub", "add_2/x",
+                        "add_2", "Select_1", "mul_1")]

@@ -341,14 +341,18 @@ def _i0e_grad(op, grad):
 
 
 def _i1e_grad(op, grad):
-    from tideflow.ops.fill_ops import ones_like, zeros_like
-    from tideflow.ops.gather_ops import where_v2
+    # TF 1.15's: below machine epsilon in magnitude x is taken as eps and the slope as 1/2
+    from tideflow.ops.fill_ops import zeros_like
+    from tideflow.ops.gather_ops import where
 
     x, y = op._inputs[0], op._outputs[0]
-    zero = _m().equal(x, zeros_like(x))
-    safe_x = where_v2(zero, ones_like(x), x)
-    dy = bessel_i0e(x) - y * (_m().sign(x) + _m().reciprocal(safe_x))
-    return grad * where_v2(zero, 0.5 * ones_like(x), dy)
+    with unary_ops._after(grad):
+        eps = np.finfo(x.dtype.as_numpy_dtype).eps
+        zeros = zeros_like(x)
+        not_tiny = _m().greater(_m().abs(x), eps)
+        safe_x = where(not_tiny, x, eps + zeros)
+        dy_dx = bessel_i0e(safe_x) - y * (_m().sign(safe_x) + _m().reciprocal(safe_x))
+        return grad * where(not_tiny, dy_dx, 0.5 + zeros)
 
 
 declare_unary("BesselI0e", _f64(_bessel_i0e), _FLOAT, grad=_i0e_grad)

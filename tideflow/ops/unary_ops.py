@@ -158,14 +158,6 @@ def _square_grad(op, grad):
         return ops.apply_op("Mul", [grad, mul], name="Mul")._outputs[0]
 
 
-def _xdivy(x, y):
-    return ops.apply_op("Xdivy", [x, y])._outputs[0]
-
-
-def _mul_no_nan(x, y):
-    return ops.apply_op("MulNoNan", [x, y])._outputs[0]
-
-
 def _output_grad_op(op_type, fallback):
     # TF's gradient: one fused <Op>Grad(y, dy) op, which is 0 where dy is 0 (so a zero
     # upstream gradient stays 0 at the singularity, e.g. sqrt at 0)
@@ -560,27 +552,51 @@ def _fused_grad_shape(op):
     return [op.inputs[0].get_shape().merge_with(op.inputs[1].get_shape())]
 
 
+# The fused gradient ops' own gradients, built as TF 1.15's math_grad builds them (under a
+# control dependency on g; the second input's gradient is the fused op again where TF's is)
+
+
+def _fused(op_type, y, dy):
+    return ops.apply_op(op_type, [y, dy])._outputs[0]
+
+
+def _tanh_grad_grad(op, g):
+    with _after(g):
+        y, dy = _conj(op.inputs[0]), _conj(op.inputs[1])
+        return [g * -2.0 * dy * y, _fused("TanhGrad", y, g)]
+
+
+def _sigmoid_grad_grad(op, g):
+    with _after(g):
+        y, dy = _conj(op.inputs[0]), _conj(op.inputs[1])
+        gb = g * dy
+        return [gb - 2.0 * gb * y, _fused("SigmoidGrad", y, g)]
+
+
 def _sqrt_grad_grad(op, g):
-    # TF's: with ga = g / y (0 where g is 0), -conj(ga) * z (0 where ga is 0) and ga / 2
+    # TF 1.15's division (its Xdivy/MulNoNan form came after the 1.15 horizon): with y = 0, a
+    # zero g gives NaN there
     y, z = op.inputs[0], op.outputs[0]
-    ga = _xdivy(g, y)
-    return [-_mul_no_nan(z, _conj(ga)), 0.5 * ga]
+    with _after(g):
+        ga = g / y
+        return [-_conj(ga) * z, 0.5 * ga]
 
 
-def _declare_output_grad(name, kernel, grad_y, grad_dy, conj_kernel=False, grad_fn=None):
-    # For complex inputs, TF's convention: with z = dy * h(y) (TanhGrad, SigmoidGrad), the
-    # gradients are g * conj(dy * h'(y)) and g * conj(h(y)); the kernels that conjugate y,
-    # z = dy * h(conj(y)) (SqrtGrad, RsqrtGrad, ReciprocalGrad), give conj(g) * dy * h'(conj(y))
-    # and g * conj(h(conj(y))).
-    def grad(op, g):
-        y, dy = op.inputs
-        if conj_kernel:
-            return [_conj(g) * grad_y(_conj(y), dy), g * grad_dy(y)]
-        y = _conj(y)
-        return [g * grad_y(y, _conj(dy)), g * grad_dy(y)]
+def _rsqrt_grad_grad(op, g):
+    with _after(g):
+        y, cg = _conj(op.inputs[0]), _conj(g)
+        return [-1.5 * cg * op.inputs[1] * square(y), _fused("RsqrtGrad", y, g)]
 
+
+def _reciprocal_grad_grad(op, g):
+    with _after(g):
+        y, cg = _conj(op.inputs[0]), _conj(g)
+        return [cg * -2.0 * op.inputs[1] * y, _fused("ReciprocalGrad", y, g)]
+
+
+def _declare_output_grad(name, kernel, grad_fn):
     op_registry.declare(name, inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[_UNARY_COMPLEX],
-                        shape=_fused_grad_shape, kernel=kernel, grad=grad_fn or grad)
+                        shape=_fused_grad_shape, kernel=kernel, grad=grad_fn)
 
 
 def _cj(y):
@@ -608,10 +624,8 @@ def _sigmoid_grad_kernel(y, dy):
     return dy * (y * (1 - y))
 
 
-_declare_output_grad("TanhGrad", _tanh_grad_kernel,
-                     lambda y, dy: -2 * y * dy, lambda y: 1 - square(y))
-_declare_output_grad("SigmoidGrad", _sigmoid_grad_kernel,
-                     lambda y, dy: dy * (1 - 2 * y), lambda y: y * (1 - y))
+_declare_output_grad("TanhGrad", _tanh_grad_kernel, _tanh_grad_grad)
+_declare_output_grad("SigmoidGrad", _sigmoid_grad_kernel, _sigmoid_grad_grad)
 def _zero_where_dy_zero(fn):
     # TF's SqrtGrad, RsqrtGrad and ReciprocalGrad kernels answer 0 where dy is 0
     def kernel(y, dy):
@@ -637,15 +651,12 @@ def _sqrt_grad_kernel(y, dy):
 
 
 _sqrt_grad_generic = _zero_where_dy_zero(lambda y, dy: dy * 0.5 / _cj(y))
-_declare_output_grad("SqrtGrad", _sqrt_grad_kernel,
-                     lambda y, dy: -0.5 * dy / square(y), lambda y: 0.5 / y, conj_kernel=True,
-                     grad_fn=_sqrt_grad_grad)
+_declare_output_grad("SqrtGrad", _sqrt_grad_kernel, _sqrt_grad_grad)
 # TF's order, -0.5 * (dy * y) * (y * y): y ** 3 alone overflows float16 where the result does
 # not (the gradient of a batch norm's rsqrt(variance + eps) in a float16 model)
 _declare_output_grad("RsqrtGrad",
                      _zero_where_dy_zero(lambda y, dy: -0.5 * (dy * _cj(y)) * (_cj(y) * _cj(y))),
-                     lambda y, dy: -1.5 * dy * square(y), lambda y: -0.5 * y * square(y),
-                     conj_kernel=True)
+                     _rsqrt_grad_grad)
 for _name in ("ReciprocalGrad", "InvGrad"):
     _declare_output_grad(_name, _zero_where_dy_zero(lambda y, dy: -dy * (_cj(y) * _cj(y))),
-                         lambda y, dy: -2 * y * dy, lambda y: -square(y), conj_kernel=True)
+                         _reciprocal_grad_grad)
