@@ -273,3 +273,16 @@ def test_bessel_i1e_gradient_takes_tiny_x_as_eps():
         p + n for n in ("zeros_like", "Abs", "Greater/y", "Greater", "add/x", "add", "Select",
                         "BesselI0e", "Sign", "Reciprocal", "add_1", "mul", "sub", "add_2/x",
                         "add_2", "Select_1", "mul_1")]
+
+
+def test_relu_and_elu_second_order_ops_as_tf_115():
+    # the gradient penalty of a WGAN-GP differentiates ReluGrad/EluGrad: TF 1.15 gives the
+    # second input zeros(shape(x)) (three ops) and builds EluGrad before its Select
+    ops_, _ = _second_order(tf.nn.relu)
+    p = "gradients_1/gradients/Relu_grad/ReluGrad_grad/"
+    assert ops_ == [p + "ReluGrad", p + "Shape", p + "zeros/Const", p + "zeros",
+                    "gradients_1/Relu_grad/ReluGrad"]
+    ops_, _ = _second_order(tf.nn.elu)
+    p = "gradients_1/gradients/Elu_grad/EluGrad_grad/"
+    assert ops_ == [p + "EluGrad", p + "Less/y", p + "Less", p + "mul", p + "zeros_like",
+                    p + "Select", "gradients_1/Elu_grad/EluGrad"]

@@ -224,11 +224,13 @@ def _piecewise_linear_grad_grad(op_type, attrs=()):
     """Second derivative of ReLU-like ops: linear in the incoming gradient, flat in x."""
 
     def grad_fn(op, grad):
-        from tideflow.ops import fill_ops
+        from tideflow.ops import array_ops
 
         x = op.inputs[1]
         a = {k: op.get_attr(k) for k in attrs}
-        return [_apply(op_type, [grad, x], a)[0], fill_ops.zeros_like(x)]
+        # TF 1.15's zeros(shape(x)): Shape, zeros/Const and zeros (Fill), three op ids
+        return [_apply(op_type, [grad, x], a)[0],
+                array_ops.zeros(array_ops.shape(x), dtype=x.dtype)]
 
     grad_fn.__name__ = f"_{op_type.lower()}_grad_grad"
     return grad_fn
@@ -238,25 +240,29 @@ def _elu_grad_grad(op, grad):
     from tideflow.ops import fill_ops, gather_ops, math_ops
 
     y = op.inputs[1]
-    d_y = gather_ops.where(math_ops.less(y, 0), grad * op.inputs[0], fill_ops.zeros_like(y))
-    return [_apply("EluGrad", [grad, y])[0], d_y]
+    ddy = _apply("EluGrad", [grad, y])[0]  # first, as TF 1.15 builds the pair
+    return [ddy, gather_ops.where(math_ops.less(y, 0), grad * op.inputs[0],
+                                  fill_ops.zeros_like(y))]
 
 
 def _selu_grad_grad(op, grad):
     from tideflow.ops import fill_ops, gather_ops, math_ops
 
     y = op.inputs[1]
-    d_y = gather_ops.where(math_ops.less(y, 0), grad * op.inputs[0], fill_ops.zeros_like(y))
-    return [_apply("SeluGrad", [grad, y])[0], d_y]
+    ddy = _apply("SeluGrad", [grad, y])[0]  # first, as TF 1.15 builds the pair
+    return [ddy, gather_ops.where(math_ops.less(y, 0), grad * op.inputs[0],
+                                  fill_ops.zeros_like(y))]
 
 
 def _softplus_grad_grad(op, grad):
     from tideflow.ops import math_ops
 
     dy, x = op.inputs
-    # d/dx [dy * sigmoid(x)] = dy * sigmoid(x) * (1 - sigmoid(x)) = dy / (e^-x + 2 + e^x)
-    denom = math_ops.exp(-x) + 2.0 + math_ops.exp(x)
-    return [_apply("SoftplusGrad", [grad, x])[0], grad * dy / denom]
+    # d/dx [dy * sigmoid(x)] = dy * sigmoid(x) * (1 - sigmoid(x)) = dy / (e^-x + 2 + e^x),
+    # under a control dependency on grad as TF 1.15's
+    with ops.control_dependencies([grad]):
+        ddy = _apply("SoftplusGrad", [grad, x])[0]
+        return [ddy, grad * dy / (math_ops.exp(-x) + 2.0 + math_ops.exp(x))]
 
 
 for _name, _kernel, _types, _grad in (
