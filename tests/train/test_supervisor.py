@@ -137,7 +137,8 @@ def test_non_chief():
         with pytest.raises(ValueError, match="all Variables must have their device set"):
             Supervisor(is_chief=False)
     with tf.Graph().as_default():
-        with tf.device("/job:ps/task:0"):
+        # a device the local session has (soft placement keeps the job and task, as TF's)
+        with tf.device("/job:localhost/task:0"):
             tf.Variable(1.0)
         sv = Supervisor(is_chief=False, logdir="/nonexistent", recovery_wait_secs=0.01)
         assert sv.summary_writer is None and sv.save_path is None

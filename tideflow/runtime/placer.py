@@ -5,7 +5,8 @@ reference or resource edges: an op taking a variable's ref lands with the variab
 gets the devices that satisfy every member's (possibly partial) request and have a kernel for
 every member; TF's default then picks the first of them by type priority (GPU before CPU) and
 index, except that a "generator" (no inputs, one consumer) joins its consumer and a metadata op
-(Shape, Size, Rank) joins its input. ``allow_soft_placement`` relaxes an unsatisfiable request.
+(Shape, Size, Rank) joins its input. ``allow_soft_placement`` drops an unsatisfiable request's
+device type and index (never its job, replica or task).
 
 The cost-model placer (``runtime/cost_model.py``) is the alternative chooser among the feasible
 devices: turn it on with ``TIDEFLOW_PLACER=cost`` or :func:`use_cost_model`.
@@ -270,13 +271,14 @@ def _feasible(group, devices, job, allow_soft):
     op = group.requester or group.members[0]
     matching = [d for d in devices if spec is not None and _matches(spec, d, job)]
     if allow_soft and kernel_ok:
-        if spec is not None:
-            # keep what can be kept of the request (job, task), drop the device type and index
-            loose = spec.replace(device_type=None, device_index=None)
-            near = [d for d in kernel_ok if _matches(loose, d, job)]
-            if near:
-                return near
-        return kernel_ok
+        if spec is None:
+            return kernel_ok
+        # as TF 1.15: soft placement drops the device type and index only; a job, replica or
+        # task that no device has is still an error
+        loose = spec.replace(device_type=None, device_index=None)
+        near = [d for d in kernel_ok if _matches(loose, d, job)]
+        if near:
+            return near
     if spec is None or (matching and not kernel_ok):
         types = sorted({d.device_type for d in devices})
         raise errors.InvalidArgumentError(
@@ -286,7 +288,7 @@ def _feasible(group, devices, job, allow_soft):
             f"{', '.join(types)} has a kernel for every member.\n{_debug_info(group, devices)}")
     req = op._device or spec.to_string()
     if not matching:
-        # TF 1.15's words (allow_soft_placement=True would place it anyway)
+        # TF 1.15's words
         names = ", ".join(d.name for d in devices)
         gpu = spec.device_type == "GPU" and not any(d.device_type == "GPU" for d in devices)
         raise errors.InvalidArgumentError(
@@ -322,7 +324,9 @@ def place(ops, devices, allow_soft_placement=False, job="localhost", chooser=Non
     unplaced (the cost model); TF's default rules place the rest.
     """
     groups, group_of = colocation_groups(ops)
-    for g in groups:
+    # as TF's placer, generators go after the other ops: an unsatisfiable request in both an
+    # op and the Const it reads is reported for the op
+    for g in sorted(groups, key=lambda g: all(_is_generator(op) for op in g.members)):
         _merge_requests(g, job, allow_soft_placement)
         g.candidates = _feasible(g, devices, job, allow_soft_placement)
         if len(g.candidates) == 1:
