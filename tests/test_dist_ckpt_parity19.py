@@ -38,3 +38,46 @@ def test_saver_reads_partitioned_slices_through_their_read_ops():
         save = tf.get_default_graph().get_operation_by_name("save/SaveV2")
         assert [t.name for t in save.inputs][3:] == ["m/emb/part_0/read:0",
                                                      "m/emb/part_1/read:0", "w:0"]
+
+
+def _op_error(fetch, config=None):
+    try:
+        tf.Session(config=config).run(fetch)
+    except tf.errors.OpError as e:
+        return e
+    raise AssertionError("no error")
+
+
+def test_soft_placement_drops_only_the_device_type_and_index():
+    # TF 1.15: allow_soft_placement relaxes "/device:CPU:3" or a GPU, never a job, replica or
+    # task the session lacks; the error names the add, not the Const it reads
+    soft = tf.ConfigProto(allow_soft_placement=True)
+    for dev in ("/job:foo", "/job:localhost/task:2", "/job:localhost/replica:1",
+                "/job:foo/device:CPU:0"):
+        with _graph():
+            with tf.device(dev):
+                z = tf.add(tf.constant(1.0), 1, name="zz")
+            e = _op_error(z, soft)
+            assert type(e) is tf.errors.InvalidArgumentError
+            assert str(e).startswith("Cannot assign a device for operation zz: node zz ")
+            assert f"was explicitly assigned to {dev} but available devices are" in str(e)
+    for dev in ("/device:CPU:3", "/job:localhost/device:GPU:0"):
+        with _graph():
+            with tf.device(dev):
+                z = tf.add(tf.constant(1.0), 1, name="zz")
+            assert tf.Session(config=soft).run(z) == 2.0
+
+
+def test_an_uninitialized_ref_fails_in_the_op_that_reads_it():
+    # TF 1.15's executor fails the reader ("v/read", an AssignAdd); a ref fetched as it is
+    # fails in its _retval, an error without an op
+    with _graph():
+        v = tf.Variable(1.0, name="v")
+        for fetch, name in ((v * 2, "v/read"), (v.read_value(), "read"),
+                            (tf.assign_add(v, 1.0), "AssignAdd"), ([v * 3, v + 1], "v/read")):
+            e = _op_error(fetch)
+            assert type(e) is tf.errors.FailedPreconditionError
+            assert e.op.name == name and e.node_def.name == name
+            assert str(e).startswith(f"Attempting to use uninitialized value v\n\t [[node {name} ")
+        e = _op_error(v)
+        assert e.op is None and str(e).startswith("Attempting to use uninitialized value v")

@@ -468,6 +468,12 @@ class Plan:
             if tb.tb_frame.f_code.co_filename == self._code_filename:
                 op = self._line_ops.get(tb.tb_lineno, op)
             tb = tb.tb_next
+        if (op is not None and op._type in state_ops._VARIABLE_OPS
+                and isinstance(e, errors.FailedPreconditionError)):
+            # TF's executor fails the op that reads the uninitialized ref ("v/read"), not the
+            # variable; a ref fetched as it is fails in its _retval, which names no op
+            ref = op._outputs[0]
+            op = e._op = next((c for c in self.ops if ref in c._inputs), None)
         return op_error_for(e, op)
 
 
@@ -897,10 +903,12 @@ _DEAD_AWARE = SWITCH_TYPES | MERGE_TYPES
 def _dead_region(order, replace):
     """The ops of ``order`` that may see a dead tensor: those reading, directly or through
     other such ops, an output of a Switch (Merges included: theirs is dead when all their
-    inputs are). Empty, and free, for plans without a Switch."""
-    if not any(op._type in SWITCH_TYPES for op in order):
+    inputs are) or a tensor of a cond branch taken out of its If (cond._dead_elsewhere).
+    Empty, and free, for plans without either."""
+    sources = order[0]._graph.__dict__.get("_dead_sources") if order else None
+    if not sources and not any(op._type in SWITCH_TYPES for op in order):
         return frozenset()
-    deadish = set()
+    deadish = set(sources or ())
     region = set()
     for op in order:
         if op._type in SWITCH_TYPES or any(replace.get(t, t) in deadish for t in op._inputs):
