@@ -162,3 +162,28 @@ def test_model_to_estimator_of_an_uninitialized_model_starts_from_a_seeded_clone
     # (the Keras model keeps its own initial values, drawn in its own graph)
     np.testing.assert_allclose(m.get_weights()[2].ravel(), [0.87576, 0.8354, 0.49978, 0.33579],
                                atol=2e-5)
+
+
+@pytest.mark.parametrize("make,names", [
+    (lambda: tf.keras.optimizers.SGD(0.05, momentum=0.9, decay=0.01), [
+        "training/SGD/decay", "training/SGD/dense/bias/momentum",
+        "training/SGD/dense/kernel/momentum", "training/SGD/learning_rate",
+        "training/SGD/momentum"]),
+    (lambda: tf.train.AdamOptimizer(0.05), [
+        "dense/bias/Adam", "dense/bias/Adam_1", "dense/kernel/Adam", "dense/kernel/Adam_1",
+        "training/beta1_power", "training/beta2_power"]),
+])
+def test_model_to_estimator_optimizer_counts_in_the_global_step(tmp_path, make, names):
+    # TF 1.15's clone takes the global step as its optimizer's iterations (no 'iter' or
+    # 'TFOptimizer/iterations' variable) and builds its step under 'training'
+    inp = L.Input((3,), name="feats")
+    m = tf.keras.Model(inp, L.Dense(1)(inp))
+    m.compile(make(), "mse")
+    m.get_weights()
+    est = tf.keras.estimator.model_to_estimator(keras_model=m, model_dir=str(tmp_path))
+    x = np.ones((4, 3), "float32")
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"feats": x}, x[:, :1])).batch(2),
+              steps=2)
+    assert sorted(n for n, _ in tf.train.list_variables(str(tmp_path))) == sorted(
+        ["dense/bias", "dense/kernel", "global_step"] + names)
+    assert est.get_variable_value("global_step") == 2

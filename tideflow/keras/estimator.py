@@ -95,16 +95,21 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         ys = [tf.cast(y, o.dtype.base_dtype)
               for y, o in zip(_pick(labels, output_names, "labels"), outputs)]
         model.output_names = output_names
-        optimizer = optimizers_mod.TFOptimizer(tf_opt) if tf_opt is not None else \
-            opt_cls.from_config(opt_config)
+        # as TF 1.15's clone: the optimizer counts its steps in the global step (no
+        # iterations variable of its own)
+        step = tf.train.get_or_create_global_step()
+        if tf_opt is not None:
+            optimizer = optimizers_mod.TFOptimizer(tf_opt, iterations=step)
+        else:
+            optimizer = opt_cls.from_config(opt_config)
+            optimizer.__dict__["_step_counter"] = step
         model.compile(optimizer=optimizer, target_tensors=ys, **compile_args)
         loss = model.total_loss
         train_op = None
         if training:
-            step = tf.train.get_or_create_global_step()
-            updates = model.optimizer.get_updates(loss, model._collected_trainable_weights)
-            train_op = tf.group(*(list(updates) + list(model.updates)
-                                  + [tf.assign_add(step, 1)]))
+            with K.name_scope("training"):
+                updates = model.optimizer.get_updates(loss, model._collected_trainable_weights)
+            train_op = tf.group(*(list(updates) + list(model.updates)))
         batch = tf.cast(tf.shape(outputs[0])[0], tf.float32)  # weights: sample means
         eval_metric_ops = {name: tf.metrics.mean(value, weights=batch) for name, value in
                            zip(model.metrics_names[1:], model._metric_tensors)}

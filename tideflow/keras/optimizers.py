@@ -91,6 +91,11 @@ class Optimizer:
             got = self._make_graph_vars(iterations=False)
         return got
 
+    def _new_iterations(self):
+        # (model_to_estimator's clone counts in the global step, as TF 1.15's)
+        given = self.__dict__.get("_step_counter")
+        return given if given is not None else K.variable(0, dtype="int64", name="iter")
+
     def _make_graph_vars(self, iterations=True):
         """In the current name scope, as Keras's OptimizerV2: ``iter`` (int64), then the
         hyperparameters sorted by name (``beta_1``, ``beta_2``, ``decay``,
@@ -100,9 +105,9 @@ class Optimizer:
         got = self._vars.get(graph)
         if got is not None:
             if iterations and "iterations" not in got:
-                got["iterations"] = K.variable(0, dtype="int64", name="iter")
+                got["iterations"] = self._new_iterations()
             return got
-        got = {"iterations": K.variable(0, dtype="int64", name="iter")} if iterations else {}
+        got = {"iterations": self._new_iterations()} if iterations else {}
         keys = {("learning_rate" if k == "lr" else k): k for k in ("lr",) + self._HYPER +
                 ("decay",)}
         for var_name in sorted(keys):
