@@ -82,3 +82,74 @@ def test_variable_shape_from_a_tensor_fails_with_pythons_int_message():
                               "number, not 'Tensor'")
         else:
             raise AssertionError('no TypeError')
+
+
+def test_contrib_batch_norm_variants_keep_tf_names_and_op_count():
+    # each variant of TF 1.15's contrib batch_norm, then a random op seeded by the op count:
+    # TF 1.15 printed these output names and uniform draws
+    cl = tf.contrib.layers
+    with tf.Graph().as_default():
+        tf.set_random_seed(5)
+        x = tf.placeholder(tf.float32, [None, 4, 4, 6])
+        x2 = tf.placeholder(tf.float32, [None, 6])
+        tr = tf.placeholder(tf.bool, [])
+        specs = [(x, {'is_training': tr, 'updates_collections': None, 'fused': True}),
+                 (x, {'is_training': tr, 'updates_collections': None, 'fused': False}),
+                 (x, {'is_training': tr, 'fused': False}),
+                 (x, {'is_training': tr, 'fused': True}),
+                 (x, {'is_training': True, 'updates_collections': None, 'fused': False}),
+                 (x, {'is_training': True, 'updates_collections': None}),
+                 (x, {'is_training': tr, 'zero_debias_moving_mean': True, 'fused': False}),
+                 (x2, {'is_training': tr, 'updates_collections': None}),
+                 (x2, {'is_training': tr})]
+        names, draws = [], []
+        for i, (inp, kw) in enumerate(specs):
+            names.append(cl.batch_norm(inp, scope=f'b{i}', **kw).name)
+            draws.append(tf.random_uniform([]))
+        assert names == ['b0/cond_1/Merge:0', 'b1/batchnorm/add_1:0', 'b2/batchnorm/add_1:0',
+                         'b3/cond/Merge:0', 'b4/batchnorm/add_1:0', 'b5/Identity:0',
+                         'b6/batchnorm/add_1:0', 'b7/Reshape_1:0', 'b8/Reshape_1:0']
+        with tf.Session() as sess:
+            np.testing.assert_allclose(
+                sess.run(draws), [0.5171902, 0.19586647, 0.657449, 0.42776144, 0.40699553,
+                                  0.9573624, 0.042370915, 0.77468574, 0.6728492], rtol=1e-6)
+
+
+def test_contrib_batch_norm_custom_collection_gets_the_conds_merges():
+    # TF 1.15: with a tensor is_training the delayed updates are a cond's two Merge outputs
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4, 4, 6])
+        tr = tf.placeholder(tf.bool, [])
+        tf.contrib.layers.batch_norm(x, is_training=tr, updates_collections='upd', fused=False,
+                                     scope='b5')
+        tf.contrib.layers.batch_norm(x, is_training=tr, updates_collections='upd', scope='f')
+        assert [t.name for t in tf.get_collection('upd')] == [
+            'b5/cond/Merge:0', 'b5/cond/Merge_1:0', 'f/cond_1/Merge:0', 'f/cond_1/Merge_1:0']
+
+
+def test_zero_debiased_batch_norm_statistics_stay_put_at_inference():
+    # TF 1.15 runs the zero-debiased moving-mean update inside the is_training cond, so
+    # inference steps leave moving_mean and its biased twin as they were
+    cl = tf.contrib.layers
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4, 4, 6])
+        tr = tf.placeholder(tf.bool, [])
+        outs = [cl.batch_norm(x, is_training=tr, zero_debias_moving_mean=True, fused=False,
+                              scope='b6'),
+                cl.batch_norm(x, is_training=tr, zero_debias_moving_mean=True, scope='b7')]
+        ups = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+        tracked = [v for v in tf.global_variables()
+                   if 'moving_mean' in v.name and 'local_step' not in v.name]
+        xv = np.random.RandomState(0).normal(2, 1, [2, 4, 4, 6])
+        seen = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for training in [True, True, False, False, True]:
+                sess.run(outs + ups, {x: xv, tr: training})
+                seen.append([sess.run(v)[:2] for v in tracked])
+        # what TF 1.15 printed for moving_mean and biased of both layers
+        after2 = [[2.214088, 2.310041], [0.004426, 0.004618]] * 2
+        after5 = [[2.214059, 2.310012], [0.006635, 0.006923]] * 2
+        for step in (1, 2, 3):
+            np.testing.assert_allclose(seen[step], after2, rtol=2e-6, atol=1e-6)
+        np.testing.assert_allclose(seen[4], after5, rtol=2e-6, atol=1e-6)

@@ -410,7 +410,8 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
             before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
             outputs, updates = _plain(inputs, rank, channel_axis, beta, gamma, moving_mean,
                                       moving_variance, epsilon, decay, is_training,
-                                      batch_weights, zero_debias_moving_mean)
+                                      batch_weights, zero_debias_moving_mean,
+                                      updates_collections is None)
             # TF builds this path under a model-variable getter: the zero-debias helpers
             # (<scope>/<moving_mean>/biased, local_step) are model variables too
             for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES):
@@ -668,6 +669,7 @@ def _fused(inputs, rank, data_format, beta, gamma, moving_mean, moving_variance,
     offset = beta if beta is not None else constant_op.constant(0.0, dtype, [channels])
     scale = gamma if gamma is not None else constant_op.constant(1.0, dtype, [channels])
     flag = _training_flag(is_training)
+    value = static_bool(flag)
 
     def train():
         return nn.fused_batch_norm(x, scale, offset, epsilon=epsilon, data_format=fmt,
@@ -681,31 +683,52 @@ def _fused(inputs, rank, data_format, beta, gamma, moving_mean, moving_variance,
         return y, moving_mean.value(), moving_variance.value()
 
     updates = []
-    if flag is False:
+    if value is False:
         y = infer()[0]
-    elif flag is True:
+    elif value is True:
         y, mean, var = train()
         updates = [_update(moving_mean, mean, decay, zero_debias),
                    _update(moving_variance, var, decay)]
     else:
         y, mean, var = smart_cond(flag, train, infer)
+
+        def make_updates():
+            return (_update(moving_mean, mean, decay, zero_debias),
+                    _update(moving_variance, var, decay))
+
+        if zero_debias:
+            # the helper variables move only in training: the updates in a real cond, as TF's
+            if forced:
+                def force_updates():
+                    with ops.control_dependencies(make_updates()):
+                        return array_ops.identity(y)
+
+                return smart_cond(flag, force_updates, lambda: y), []
+            return y, list(smart_cond(flag, make_updates, lambda: infer()[1:]))
         # at inference the "batch" statistics are the moving ones, so the update is a no-op.
         # TF 1.15 makes the updates inside a second cond (22 ops with its Switch and Merge
-        # ops, and the output's Identity when they are forced): without zero debiasing,
-        # tideflow's ops there take TF's first ids and the rest are skipped (TF's op count)
-        skip = static_bool(flag) is None and not zero_debias
+        # ops, and the output's Identity when they are forced): tideflow's ops there take
+        # TF's first ids and names, the cond's results are Identities named as its Merges,
+        # and the rest of its ids are skipped (TF's op count)
         g = ops.get_default_graph()
-        if skip:
-            g._skip_op_ids(4)
-        updates = [_update(moving_mean, mean, decay, zero_debias),
-                   _update(moving_variance, var, decay)]
-        if skip:
-            g._skip_op_ids(9 if forced else 10)  # (the forced Identity is made by the caller)
+        g._skip_op_ids(4)
+        with ops.name_scope(None, "cond"):
+            updates = make_updates()
+            if forced:
+                g._skip_op_ids(9)
+                with ops.control_dependencies(updates):
+                    return array_ops.identity(y, name="Merge"), []
+            g._skip_op_ids(8)
+            return y, [array_ops.identity(u, name="Merge") for u in updates]
     return y, updates  # (a 2-D input's 4-D result: the caller reshapes it back)
 
 
 def _plain(inputs, rank, channel_axis, beta, gamma, moving_mean, moving_variance, epsilon, decay,
-           is_training, batch_weights=None, zero_debias=False):
+           is_training, batch_weights=None, zero_debias=False, forced=False):
+    """TF 1.x's own (non-layer) batch norm: the batch moments, then the moving averages'
+    updates in a cond on ``is_training``: ``forced`` (no updates collection), the cond yields
+    the moments behind the updates; otherwise it yields the updates (returned for the
+    collection) and a second cond picks the moments or the moving statistics."""
     nn = _nn()
     axes = [a for a in range(rank) if a != channel_axis]
     bshape = [1] * rank
@@ -718,23 +741,31 @@ def _plain(inputs, rank, channel_axis, beta, gamma, moving_mean, moving_variance
         return nn.batch_normalization(inputs, r(mean), r(var), r(beta), r(gamma), epsilon)
 
     flag = _training_flag(is_training)
-
-    def train():
-        if batch_weights is not None:
-            return nn.weighted_moments(inputs, axes, batch_weights)
-        return nn.moments(inputs, axes)
+    value = static_bool(flag)
 
     def infer():
         return moving_mean.value(), moving_variance.value()  # snapshots, as in _fused
 
-    updates = []
-    if flag is False:
-        mean, var = infer()
+    if value is False:
+        return norm(*infer()), []
+    if batch_weights is not None:
+        batch_mean, batch_var = nn.weighted_moments(inputs, axes, batch_weights)
     else:
-        mean, var = train() if flag is True else smart_cond(flag, train, infer)
-        updates = [_update(moving_mean, mean, decay, zero_debias),
-                   _update(moving_variance, var, decay)]
-    return norm(mean, var), updates
+        batch_mean, batch_var = nn.moments(inputs, axes)
+    def updates():
+        return (_update(moving_mean, batch_mean, decay, zero_debias),
+                _update(moving_variance, batch_var, decay))
+
+    if forced:
+        def force_updates():
+            with ops.control_dependencies(updates()):
+                return array_ops.identity(batch_mean), array_ops.identity(batch_var)
+
+        mean, var = smart_cond(flag, force_updates, infer)
+        return norm(mean, var), []
+    update_mean, update_var = smart_cond(flag, updates, infer)
+    mean, var = smart_cond(flag, lambda: (batch_mean, batch_var), infer)
+    return norm(mean, var), [update_mean, update_var]
 
 
 # ------------------------------------------------------------------------------------------
