@@ -211,3 +211,42 @@ def test_softmax_flushes_subnormal_probabilities_to_zero():
     _same(got[0, 1:4], [0, 0, 0])
     np.testing.assert_allclose(got[0, [0, 4]], [9.999546e-01, 4.539787e-05], rtol=1e-6)
     _same(_fed(tf.nn.softmax, np.array([[0.0, -720.0, -740.0]])), [[1, 0, 0]])
+
+
+# ------------------------------------------------------------------------------------------
+# top_k orders: TF's heap for sorted=False, NaNs (which compare neither way)
+# ------------------------------------------------------------------------------------------
+
+
+def test_unsorted_top_k_is_in_tf_heap_order():
+    # TF 1.15's TopN heap, as it leaves it
+    t = np.random.RandomState(3).randint(0, 4, (5, 12)).astype(np.float32)
+    _same(_fed(lambda x: tf.nn.top_k(x, 4, sorted=False).indices, t),
+          [[0, 11, 9, 3], [5, 10, 2, 4], [3, 10, 1, 7], [2, 9, 11, 7], [6, 9, 2, 1]])
+    row = np.array([[4, 1, 3, 3, 4, 1, 0, 1, 2, 2, 0, 4]], np.float32)
+    got = _fed(lambda x: tf.nn.top_k(x, 4, sorted=False), row)
+    _same(got.indices, [[2, 4, 11, 0]])
+    _same(got.values, [[3, 4, 4, 4]])
+    _same(_fed(lambda x: tf.nn.top_k(x, 4, sorted=False).indices, row.astype(np.int32)),
+          [[2, 4, 11, 0]])
+
+
+def test_top_k_and_sort_of_rows_holding_nans():
+    a = np.array([[1.0, NAN, 3.0, -INF], [INF, 2.0, NAN, 0.0], [5.0, 5.0, -1.0, -1.0]],
+                 np.float32)
+    got = _fed(lambda x: tf.nn.top_k(x, 3), a)
+    _same(got.values, [[NAN, 3, 1], [INF, 2, NAN], [5, 5, -1]])
+    _same(got.indices, [[1, 2, 0], [0, 1, 2], [0, 1, 2]])
+    _same(_fed(tf.sort, a), [[-INF, 1, NAN, 3], [0, 2, INF, NAN], [-1, -1, 5, 5]])
+    _same(_fed(lambda x: tf.sort(x, direction="DESCENDING"), a),
+          [[3, 1, NAN, -INF], [INF, 2, NAN, 0], [5, 5, -1, -1]])
+    _same(_fed(tf.argsort, a), [[3, 0, 1, 2], [3, 1, 0, 2], [2, 3, 0, 1]])
+    # longer than std::sort's insertion-sort threshold
+    x = np.array([3, NAN, 1, 7, 2, NAN, 5, 0, 9, 4, NAN, 6, 8, 1, 3, NAN, 2, 7, 5, 0, NAN, 4],
+                 np.float32)
+    _same(_fed(tf.argsort, x), [19, 2, 21, 11, 20, 7, 4, 16, 0, 9, 6, 18, 15, 13, 14, 12, 10,
+                                17, 8, 5, 3, 1])
+    _same(_fed(lambda p: tf.nn.top_k(p, 22).indices, x),
+          [8, 12, 3, 18, 21, 20, 17, 15, 11, 6, 10, 9, 14, 13, 7, 5, 4, 16, 2, 19, 1, 0])
+    _same(_fed(lambda p: tf.nn.top_k(p, 5).indices, x), [1, 8, 12, 3, 17])
+    _same(_fed(lambda p: tf.nn.top_k(p, 5, sorted=False).indices, x), [17, 3, 8, 12, 1])

@@ -5,12 +5,13 @@ LRN and batch normalization live in ``normalization_ops.py``; composites in ``nn
 """
 
 import functools
+import math
 
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
-from tideflow.kernels import sums, threads
+from tideflow.kernels import stl_order, sums, threads
 from tideflow.ops.elementwise import keep_x_on_tie
 from tideflow.ops.unary_ops import logistic
 
@@ -683,7 +684,6 @@ op_registry.declare("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[_FL
 
 
 def _top_k(x, k, *, sorted=True):
-    del sorted  # always sorted; TF leaves the order unspecified when sorted=False
     k = int(k)
     if k < 0:
         raise errors.InvalidArgumentError(None, None, f"Need k >= 0, got {k}")
@@ -701,6 +701,18 @@ def _top_k(x, k, *, sorted=True):
         idx = _top_k_partitioned(key, k)
     if idx is None:
         idx = np.argsort(key, axis=-1, kind="stable")[..., :k]
+    # TF's own orders where a stable sort does not give them: the heap order of an unsorted
+    # top k, and rows holding NaNs (k == 1 is a max, which passes NaNs over as the sort does)
+    rows = None
+    if not sorted and k < n:
+        rows = np.arange(math.prod(x.shape[:-1]))
+    elif k > 1 and x.dtype.kind not in "iub" and x.size:
+        rows = np.flatnonzero(np.isnan(x.reshape(-1, n)).any(axis=-1))
+    if rows is not None and rows.size:
+        flat, idx = x.reshape(-1, n), idx.reshape(-1, k).copy()
+        for r in rows.tolist():
+            idx[r] = stl_order.top_k_row(flat[r], k, sorted)
+        idx = idx.reshape(x.shape[:-1] + (k,))
     return np.take_along_axis(x, idx, axis=-1), idx.astype(np.int32)
 
 
