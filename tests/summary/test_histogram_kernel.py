@@ -81,7 +81,8 @@ def _check_against_reference(x):
     if math.isinf(exact_squares):  # a double square overflows, as in TF's double loop
         assert squares == math.inf
     else:
-        assert abs(squares - exact_squares) <= 1e-8 * exact_squares
+        # float32 squares summed in float32 rows (summary_ops._sums): a few float32 ulps
+        assert abs(squares - exact_squares) <= 1e-7 * exact_squares
 
 
 @pytest.mark.parametrize("name", sorted(DATASETS))
