@@ -286,3 +286,38 @@ def test_relu_and_elu_second_order_ops_as_tf_115():
     p = "gradients_1/gradients/Elu_grad/EluGrad_grad/"
     assert ops_ == [p + "EluGrad", p + "Less/y", p + "Less", p + "mul", p + "zeros_like",
                     p + "Select", "gradients_1/Elu_grad/EluGrad"]
+
+
+def test_complex_and_determinant_gradient_ops_as_tf_115():
+    # TF 1.15: Complex's gradient always sums through BroadcastGradientArgs and reshapes,
+    # Real's takes a scalar zero Const, ComplexAbs's is div_no_nan((g + 0j) * x, |x| + 0j)
+    re, im = tf.placeholder(tf.float32, [3], name="re"), tf.placeholder(tf.float32, [3], name="im")
+    y = tf.abs(tf.complex(re, im))
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations()) + 3
+    tf.gradients(y, [re, im])
+    assert [op.name for op in g.get_operations()[n0:]] == [
+        "gradients/Abs_grad/" + n for n in ("zeros_like", "Complex", "mul", "zeros_like_1",
+                                            "Complex_1", "div_no_nan")] + [
+        "gradients/Complex_grad/" + n for n in ("Shape", "Shape_1", "BroadcastGradientArgs",
+                                                "Real", "Sum", "Reshape", "Imag", "Sum_1",
+                                                "Reshape_1")]
+    det = tf.matrix_determinant(tf.placeholder(tf.float64, [2, 3, 3], name="m"))
+    n1 = len(g.get_operations()) + 3
+    tf.gradients(det, det.op.inputs[0])
+    assert [op.name for op in g.get_operations()[n1:]] == [
+        "gradients_1/MatrixDeterminant_grad/" + n for n in (
+            "MatrixInverse", "mul", "Shape", "concat/values_1", "concat/axis", "concat",
+            "Reshape", "mul_1")]
+    x = tf.placeholder(tf.float32, [3], name="x")
+    r = tf.real(tf.complex(x, 1.0))
+    n2 = len(g.get_operations()) + 3
+    tf.gradients(r, x)
+    assert [op.name for op in g.get_operations()[n2:]][:2] == [
+        "gradients_2/Real_grad/Const", "gradients_2/Real_grad/Complex"]
+    fd = {re: [1.0, 0.0, -2.0], im: [2.0, 0.0, 0.5]}
+    with tf.Session() as sess:
+        # TF 1.15 printed [0.44721, 0.0, -0.97014] and [0.89443, 0.0, 0.24254]
+        got = sess.run(tf.gradients(tf.reduce_sum(y), [re, im]), fd)
+    np.testing.assert_allclose(got, [[0.44721, 0.0, -0.97014], [0.89443, 0.0, 0.24254]],
+                               atol=1e-5)

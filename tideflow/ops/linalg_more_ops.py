@@ -225,10 +225,8 @@ def _slogdet_shape(op):
 
 
 def _slogdet_grad(op, _, grad_logabs):
-    a = op._inputs[0]
-    g = dense(grad_logabs)
-    inv = linalg_ops.matrix_inverse(a, adjoint=True)
-    return [array_ops.expand_dims(array_ops.expand_dims(g, -1), -1) * inv]
+    inv = linalg_ops.matrix_inverse(op._inputs[0], adjoint=True)
+    return [linalg_ops._per_matrix(dense(grad_logabs), op._outputs[1]) * inv]
 
 
 op_registry.declare(

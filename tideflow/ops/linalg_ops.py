@@ -592,11 +592,18 @@ def _matrix_inverse_grad(op, grad):
     return -matmul(inv, inner, adjoint_a=not adjoint)
 
 
-def _matrix_determinant_grad(op, grad):
+def _per_matrix(g, c):
+    """``g`` reshaped to ``shape(c) + [1, 1]`` through a concat, as TF 1.15's determinant
+    gradients scale each matrix (Shape, concat/values_1, concat/axis, concat, Reshape)."""
     from tideflow.ops import array_ops
+    from tideflow.ops.concat_ops import concat
 
-    scale = array_ops.expand_dims(array_ops.expand_dims(grad * op.outputs[0], -1), -1)
-    return scale * matrix_inverse(op.inputs[0], adjoint=True)
+    return array_ops.reshape(g, concat([array_ops.shape(c), [1, 1]], 0))
+
+
+def _matrix_determinant_grad(op, grad):
+    a_adj_inv = matrix_inverse(op.inputs[0], adjoint=True)
+    return _per_matrix(grad * op.outputs[0], op.outputs[0]) * a_adj_inv
 
 
 def _cholesky_grad(op, grad):

@@ -548,30 +548,48 @@ def _clip_by_value_grad(op, grad):
 
 
 def _complex_grad(op, grad):
+    # TF 1.15's: summed through BroadcastGradientArgs and reshaped, whatever the shapes
+    from tideflow.ops import array_ops, reduction_ops
+
     re, im = op.inputs
-    return reduce_to_inputs(re, im, real(grad), imag(grad))
+    sx, sy = array_ops.shape(re), array_ops.shape(im)
+    rx, ry = ops.apply_op("BroadcastGradientArgs", [sx, sy])._outputs
+    return (array_ops.reshape(reduction_ops.reduce_sum(real(grad), rx), sx),
+            array_ops.reshape(reduction_ops.reduce_sum(imag(grad), ry), sy))
+
+
+def _zero_of(grad):
+    from tideflow.ops import constant_op
+
+    return constant_op.constant(0, dtype=grad.dtype)
 
 
 def _real_grad(op, grad):
     grad = _dense(grad)
-    return complex(grad, _zeros_like(grad))
+    return complex(grad, _zero_of(grad))
 
 
 def _imag_grad(op, grad):
     grad = _dense(grad)
-    return complex(_zeros_like(grad), grad)
+    return complex(_zero_of(grad), grad)
 
 
 def _angle_grad(op, grad):
     x = op.inputs[0]
-    z = reciprocal(complex(imag(x), real(x)))
     grad = _dense(grad)
-    return -complex(grad, _zeros_like(grad)) * z
+    with _after(grad):
+        z = reciprocal(complex(imag(x), real(x)))
+        return -complex(grad, _zero_of(grad)) * z
 
 
 def _complex_abs_grad(op, grad):
+    # TF 1.15's: (grad + 0j) * x / (|x| + 0j), 0 where |x| is 0
+    from tideflow.ops.special_math_ops import div_no_nan
+
     grad = _dense(grad)
-    return complex(grad, _zeros_like(grad)) * sign(op.inputs[0])
+    y = op.outputs[0]
+    return div_no_nan(complex(grad, _zeros_like(grad)) * op.inputs[0],
+                      complex(y, _zeros_like(y)))
 
 
 def _conj_grad(op, grad):
