@@ -81,3 +81,35 @@ def test_an_uninitialized_ref_fails_in_the_op_that_reads_it():
             assert str(e).startswith(f"Attempting to use uninitialized value v\n\t [[node {name} ")
         e = _op_error(v)
         assert e.op is None and str(e).startswith("Attempting to use uninitialized value v")
+
+
+def test_init_from_checkpoint_restores_on_the_variables_task_cpu(tmp_path):
+    # TF 1.15: RestoreV2 under device(var.device) then device("/cpu:0"); the initializer is
+    # the saveable's restore: the Assign's output tensor for a ref variable, the
+    # AssignVariableOp (an Operation) for a resource one
+    with _graph():
+        tf.get_variable("w", [2])
+        tf.get_variable("e", [4, 2], partitioner=tf.fixed_size_partitioner(2))
+        tf.get_variable("r", [2], use_resource=True)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            tf.train.Saver().save(s, str(tmp_path / "m"))
+    with _graph():
+        with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
+            w = tf.get_variable("w", [2])
+            e = tf.get_variable("e", [4, 2], partitioner=tf.fixed_size_partitioner(2))
+            tf.train.init_from_checkpoint(str(tmp_path), {"w": "w", "e": "e"})
+        g = tf.get_default_graph()
+        assert [(op.name, op.device) for op in g.get_operations() if op.type == "RestoreV2"] == [
+            ("checkpoint_initializer", "/job:ps/task:1/device:CPU:0"),
+            ("checkpoint_initializer_1", "/job:ps/task:0/device:CPU:0"),
+            ("checkpoint_initializer_2", "/job:ps/task:0/device:CPU:0")]
+        assert isinstance(w.initializer, tf.Tensor) and w.initializer.name == "Assign_2:0"
+        assert [v.initializer.name for v in e] == ["Assign:0", "Assign_1:0"]
+        assert w.initial_value.device == "/job:ps/task:0/device:CPU:0"
+        assert w.to_proto().initializer_name == "Assign_2:0"
+    with _graph():
+        r = tf.get_variable("r", [2], use_resource=True)
+        tf.train.init_from_checkpoint(str(tmp_path), {"r": "r"})
+        assert isinstance(r.initializer, tf.Operation)
+        assert r.initializer.name == "AssignVariableOp"

@@ -137,17 +137,22 @@ def _partitioned(name, store):
 def _set_checkpoint_initializer(variable, ckpt_file, tensor_name, slice_spec="",
                                 name="checkpoint_initializer"):
     """Replaces ``variable``'s initializer by a restore of ``tensor_name`` from ``ckpt_file``."""
-    from tideflow.ops import checkpoint_ops, state_ops
+    from tideflow.ops import checkpoint_ops
+    from tideflow.train import saveable as saveable_lib
 
     base_type = variable.dtype.base_dtype
     g = variable.graph
-    with g.as_default(), ops.device(variable.device), g.control_dependencies(None):
-        restore = checkpoint_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec], [base_type],
-                                            name=name)[0]
-        restore.set_shape(variable.shape)
-        init = state_ops.assign(variable._ref(), restore,
-                                validate_shape=variable.shape.is_fully_defined())
-    variable._initializer_op = init.op
+    with g.as_default(), g.control_dependencies(None):
+        with ops.device(variable.device), ops.device("/cpu:0"):  # as TF: on the task's CPU
+            restore = checkpoint_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec],
+                                                [base_type], name=name)[0]
+        # as TF, the restore of the variable's saveable: its Assign's output tensor for a ref
+        # variable, the AssignVariableOp of a resource one
+        (saveable,) = [s for key, v in saveable_lib.op_list_to_dict([variable]).items()
+                       for s in saveable_lib.saveable_objects_for_op(v, key)]
+        init = saveable.restore([restore], None)
+    restore.set_shape(variable.shape)
+    variable._initializer_op = init
     variable._initial_value = restore
 
 

@@ -72,7 +72,7 @@ class ReferenceVariableSaveable(SaveableObject):
                 restored = array_ops.identity(restored)
                 self.op.get_shape().assert_is_compatible_with(restored.get_shape())
                 return state_ops.assign(self.op, restored, validate_shape=False,
-                                        name="AssignVariableOp")
+                                        name="AssignVariableOp").op  # (an op, as TF's)
         return state_ops.assign(
             self.op, restored,
             validate_shape=restored_shapes is None and self.op.get_shape().is_fully_defined(),
