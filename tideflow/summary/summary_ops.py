@@ -8,7 +8,6 @@ import io
 import struct
 import sys
 import wave
-import zlib
 
 import numpy as np
 
@@ -255,27 +254,12 @@ def histogram_proto(values, name="histogram"):
 # PNG and WAV encoding (no optional dependency)
 # ------------------------------------------------------------------------------------------
 
-_PNG_COLOR_TYPE = {1: 0, 2: 4, 3: 2, 4: 6}  # channels -> gray, gray+alpha, RGB, RGBA
-
-
-def _png_chunk(kind, data):
-    body = kind + data
-    return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-
 def encode_png(image, compression=-1):
-    """PNG bytes of a uint8 ``[height, width, channels]`` image (1 to 4 channels)."""
-    image = np.ascontiguousarray(image, dtype=np.uint8)
-    h, w, c = image.shape
-    header = struct.pack(">IIBBBBB", w, h, 8, _PNG_COLOR_TYPE[c], 0, 0, 0)
-    rows = np.zeros((h, 1 + w * c), dtype=np.uint8)  # filter type 0 (None) on every row
-    rows[:, 1:] = image.reshape(h, w * c)
-    return b"".join((
-        b"\x89PNG\r\n\x1a\n",
-        _png_chunk(b"IHDR", header),
-        _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), compression)),
-        _png_chunk(b"IEND", b""),
-    ))
+    """PNG bytes of a uint8 ``[height, width, channels]`` image (1 to 4 channels): EncodePng's
+    encoder (libpng's row filters and deflate settings), as TF's image summaries use it."""
+    from tideflow.ops.image_codec_ops import encode_png_bytes
+
+    return encode_png_bytes(np.asarray(image, dtype=np.uint8), compression)
 
 
 def encode_wav(samples, sample_rate):
@@ -358,21 +342,25 @@ op_registry.declare(
 
 def _normalize_image(values, bad_color):
     """One float ``[h, w, c]`` image to uint8 as TF does: non-finite pixels get ``bad_color``;
-    all-positive images scale so the max is 255, others so 0 lands on 128."""
-    compute = np.float64 if values.dtype == np.float64 else np.float32
-    values = values.astype(compute, copy=False)
+    all-positive images scale so the max is 255, others so 0 lands on 128. As TF's kernel, the
+    extremes and the scale are single floats, the scale and offset then the image's own type,
+    in which the affine map is computed (half images in half precision)."""
+    dtype = values.dtype.type
     finite = np.isfinite(values).all(axis=-1)
     good = values[finite]
-    lo = float(good.min()) if good.size else np.inf
-    hi = float(good.max()) if good.size else -np.inf
+    lo = np.float32(good.min()) if good.size else np.float32(np.inf)
+    hi = np.float32(good.max()) if good.size else np.float32(-np.inf)
     if lo < 0:
         max_val = max(abs(lo), abs(hi))
-        scale, offset = (0.0 if max_val < 1e-6 else 127.0 / max_val), 128.0
+        scale = np.float32(0) if max_val < np.float32(1e-6) else np.float32(127) / max_val
+        offset = 128.0
     else:
-        scale, offset = (0.0 if hi < 1e-6 else 255.0 / hi), 0.0
-    with np.errstate(invalid="ignore"):
-        scaled = values * compute(scale) + compute(offset)
-        out = np.clip(np.trunc(np.nan_to_num(scaled)), 0, 255).astype(np.uint8)
+        scale = np.float32(0) if hi < np.float32(1e-6) else np.float32(255) / hi
+        offset = 0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = values * dtype(scale) + dtype(offset)
+        out = np.clip(np.trunc(np.nan_to_num(scaled.astype(np.float64))), 0, 255)
+    out = out.astype(np.uint8)
     out[~finite] = bad_color
     return out
 
