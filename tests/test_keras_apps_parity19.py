@@ -187,3 +187,32 @@ def test_model_to_estimator_optimizer_counts_in_the_global_step(tmp_path, make, 
     assert sorted(n for n, _ in tf.train.list_variables(str(tmp_path))) == sorted(
         ["dense/bias", "dense/kernel", "global_step"] + names)
     assert est.get_variable_value("global_step") == 2
+
+
+def test_tf_format_weights_save_and_load_count_tf_ops(tmp_path):
+    # TF 1.15's object-based saver: 2 constants + a 16-op save the first time, a constant +
+    # a RestoreV2 + Identity/assign pairs for a first load, and 5 ops per optimizer variable
+    # restored as a later fit makes it; the random op after them draws TF 1.15's numbers
+    tf.set_random_seed(3)
+
+    def make():
+        return tf.keras.Sequential([L.Dense(3, input_shape=(2,)), L.Dense(3)])
+
+    x, y = np.ones((2, 2), "float32"), np.ones((2, 3), "float32")
+    a = make()
+    a.compile(tf.keras.optimizers.Adam(0.1), "mse")
+    a.fit(x, y, verbose=0)
+    g = tf.get_default_graph()
+    before = g._last_id
+    a.save_weights(str(tmp_path / "w"))
+    a.save_weights(str(tmp_path / "again"))
+    assert g._last_id - before == 18
+    b = make()
+    b.load_weights(str(tmp_path / "w"))
+    b.save_weights(str(tmp_path / "w2"))
+    c = make()
+    c.compile(tf.keras.optimizers.Adam(0.1), "mse")
+    c.load_weights(str(tmp_path / "w"))
+    c.fit(x, y, verbose=0)
+    np.testing.assert_allclose(K.get_session().run(tf.random_uniform([3])),
+                               [0.700621, 0.803883, 0.308456], atol=1e-6)

@@ -1386,18 +1386,43 @@ class Model(Network):
 
         directory = os.path.dirname(os.path.abspath(filepath))
         os.makedirs(directory, exist_ok=True)
-        self._saver_for(self._checkpoint_keys()).save(K.get_session(), filepath,
-                                                      write_meta_graph=False)
+        keys = self._checkpoint_keys()
+        session = K.get_session()
+        saver = self._saver_for(keys)
+        self._count_tf_checkpoint_ops(keys, saving=True)
+        saver.save(session, filepath, write_meta_graph=False)
 
     def _saver_for(self, keys):
-        """A Saver of ``keys`` (kept, so repeated saves and loads add no ops)."""
+        """A Saver of ``keys`` (kept, so repeated saves and loads add no ops). Its ops take ids
+        set aside: ``_count_tf_checkpoint_ops`` counts TF 1.15's instead."""
         cache = self.__dict__.setdefault("_weights_savers", {})
         ident = tuple((k, id(v)) for k, v in keys)
         saver = cache.get(ident)
         if saver is None:
-            with keys[0][1].graph.as_default():
+            graph = keys[0][1].graph
+            with graph.as_default(), graph.aside_ids():
                 saver = cache[ident] = tf.train.Saver(var_list=dict(keys), max_to_keep=None)
         return saver
+
+    def _count_tf_checkpoint_ops(self, keys, saving):
+        """Skips the op ids TF 1.15's object-based saver takes, so later ops (a second model's
+        initializers, a Dropout's seed) number as TF's. A save: the file prefix and object
+        graph constants the first time, then a save op of two shards (16 ops) whenever the
+        saved objects changed since the last save. A restore: its file prefix constant the
+        first time, then for the variables not restored before one RestoreV2 (3 ops) and an
+        Identity and an assign each, but a RestoreV2 of its own for each optimizer slot."""
+        state = self.__dict__.setdefault("_tf_checkpoint_ops", {})
+        names = frozenset(k for k, _ in keys)
+        if saving:
+            count = 2 * ("saved" not in state) + 16 * (names != state.get("saved"))
+            state["saved"] = names
+        else:
+            count = int("restored" not in state)
+            new = names - state.setdefault("restored", set())
+            slots = sum("/.OPTIMIZER_SLOT/" in k for k in new)
+            count += (3 + 2 * (len(new) - slots)) * (len(new) > slots) + 5 * slots
+            state["restored"] |= new
+        keys[0][1].graph._skip_op_ids(count)
 
     def load_weights(self, filepath, by_name=False):
         """Loads weights saved by ``save_weights`` (same architecture), and the optimizer's
@@ -1423,7 +1448,10 @@ class Model(Network):
             raise tf.errors.NotFoundError(
                 None, None, f"load_weights: {filepath} has no value for {missing[0]} (and "
                 f"{len(missing) - 1} more); was it saved from a model of this architecture?")
-        self._restore_keys(filepath, [(k, v) for k, v in keys if k in stored])
+        matched = [(k, v) for k, v in keys if k in stored]
+        if matched:
+            self._count_tf_checkpoint_ops(matched, saving=False)
+        self._restore_keys(filepath, matched)
         for _, v in keys:
             v._keras_initialized = True
         # the optimizer's state waits for its variables when they are not made yet
@@ -1447,9 +1475,18 @@ class Model(Network):
         self._pending_optimizer_state = None
         stored = dict(tf.train.list_variables(filepath))
         keys = [(k, v) for k, v in self._checkpoint_keys() if _is_optimizer_key(k) and k in stored]
-        self._restore_keys(filepath, keys)
-        for _, v in keys:
-            v._keras_initialized = True
+        if not keys:
+            return
+        # TF 1.15 restores each of these as it is made (a RestoreV2 of 3 ops, an Identity and
+        # an assign); the next session use only checks them (they are initialized: no 'init')
+        keys[0][1].graph._skip_op_ids(5 * len(keys))
+        manual = K._MANUAL_VAR_INIT[0]
+        K._MANUAL_VAR_INIT[0] = True
+        try:
+            session = K.get_session()
+        finally:
+            K._MANUAL_VAR_INIT[0] = manual
+        self._saver_for(keys).restore(session, filepath)
 
     def _checkpoint_keys(self):
         """Checkpoint keys by structure, as TF's object-based format names them
