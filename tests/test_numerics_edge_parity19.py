@@ -250,3 +250,10 @@ def test_top_k_and_sort_of_rows_holding_nans():
           [8, 12, 3, 18, 21, 20, 17, 15, 11, 6, 10, 9, 14, 13, 7, 5, 4, 16, 2, 19, 1, 0])
     _same(_fed(lambda p: tf.nn.top_k(p, 5).indices, x), [1, 8, 12, 3, 17])
     _same(_fed(lambda p: tf.nn.top_k(p, 5, sorted=False).indices, x), [17, 3, 8, 12, 1])
+
+
+def test_truncatemod_has_no_gradient():
+    # TF 1.15: LookupError: No gradient defined for operation 'TruncateMod' (op type: TruncateMod)
+    x = tf.placeholder(tf.float32)
+    with pytest.raises(LookupError, match="No gradient defined for operation 'TruncateMod'"):
+        tf.gradients(tf.truncatemod(x, 2.0), x)

@@ -473,11 +473,6 @@ def _floor_mod_grad(op, grad):
     return gx, gy
 
 
-def _truncate_mod_grad(op, grad):
-    x, y = op.inputs
-    return grad, grad * -truncatediv(x, y)
-
-
 def _pow_grad(op, grad):
     # TF 1.15's ops in its order (its products, no MulNoNan: that came after its
     # forward-compatibility horizon), each partial summed back by SmartBroadcastGradientArgs
@@ -611,7 +606,8 @@ declare_binary("RealDiv", _real_div, _BINARY_MORE, grad=_real_div_grad, reduces=
 declare_binary("FloorDiv", _floor_div, _BINARY_MORE, differentiable=False)
 declare_binary("TruncateDiv", _truncate_div, _BINARY_MORE, differentiable=False)
 declare_binary("FloorMod", _floor_mod, _MOD, grad=_floor_mod_grad, reduces=True)
-declare_binary("TruncateMod", _truncate_mod, _MOD, grad=_truncate_mod_grad)
+# TF 1.15 registers no gradient for TruncateMod (tf.gradients raises LookupError)
+declare_binary("TruncateMod", _truncate_mod, _MOD)
 # (Pow's op def lists float before half)
 declare_binary("Pow", _pow, _BINARY_FEWER.replace("half, float", "float, half"), grad=_pow_grad, inplace=0, reduces=True)
 declare_binary("Maximum", _extreme_of_two(np.maximum), _MINMAX, inplace=0,
