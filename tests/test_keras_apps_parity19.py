@@ -216,3 +216,21 @@ def test_tf_format_weights_save_and_load_count_tf_ops(tmp_path):
     c.fit(x, y, verbose=0)
     np.testing.assert_allclose(K.get_session().run(tf.random_uniform([3])),
                                [0.700621, 0.803883, 0.308456], atol=1e-6)
+
+
+def test_export_saved_model_takes_tf_ids_and_an_init_op_signature(tmp_path):
+    # TF 1.15 builds the SavedModel's graphs apart: the model's graph only takes its
+    # save_weights' 18 ops; the serving graph has the '__saved_model_init_op' signature
+    tf.set_random_seed(4)
+    m = tf.keras.Sequential([L.Dense(3, input_shape=(2,)), L.Dense(1)])
+    m.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    m.fit(np.ones((2, 2)), np.ones((2, 1)), verbose=0)
+    g = tf.get_default_graph()
+    before = g._last_id
+    tf.keras.experimental.export_saved_model(m, str(tmp_path / "sm"))
+    assert g._last_id - before == 18
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], str(tmp_path / "sm"))
+        assert sorted(meta.signature_def) == ["__saved_model_init_op", "serving_default"]
+        init = meta.signature_def["__saved_model_init_op"]
+        assert list(init.outputs) == ["__saved_model_init_op"] and not init.inputs

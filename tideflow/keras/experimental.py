@@ -34,6 +34,7 @@ def export_saved_model(model, saved_model_path, custom_objects=None, as_text=Fal
     del custom_objects, input_signature, serving_only
     from tideflow.keras import backend as K
     from tideflow.ops import saved_model_impl as sm
+    from tideflow.ops import variables as tf_variables
 
     if not getattr(model, "inputs", None) or not getattr(model, "outputs", None):
         raise ValueError("Model must be built (called on inputs, or defined with an input "
@@ -42,11 +43,16 @@ def export_saved_model(model, saved_model_path, custom_objects=None, as_text=Fal
     signature = sm.predict_signature_def(
         inputs=dict(zip(model.input_names, model.inputs)),
         outputs=dict(zip(model.output_names, model.outputs)))
-    builder = sm.SavedModelBuilder(as_text_path(saved_model_path))
-    with sess.graph.as_default():
+    builder = sm._SavedModelBuilder(as_text_path(saved_model_path))
+    # (TF 1.15 builds its graphs apart, and saves the variables with the model's
+    # save_weights: the model's graph takes that save's op ids, the builder's ops others)
+    with sess.graph.as_default(), sess.graph.aside_ids():
         builder.add_meta_graph_and_variables(
             sess, [sm.SERVING], signature_def_map={
-                sm.DEFAULT_SERVING_SIGNATURE_DEF_KEY: signature}, strip_default_attrs=True)
+                sm.DEFAULT_SERVING_SIGNATURE_DEF_KEY: signature}, strip_default_attrs=True,
+            init_op=tf_variables.local_variables_initializer())  # ('__saved_model_init_op')
+    if hasattr(model, "_count_tf_checkpoint_ops"):
+        model._count_tf_checkpoint_ops(model._checkpoint_keys(), saving=True)
     builder.save(as_text=as_text)
     assets = os.path.join(as_text_path(saved_model_path), "assets")
     os.makedirs(assets, exist_ok=True)
