@@ -1,6 +1,8 @@
 """TF 1.15 parity of input pipelines and estimators as TF 1.x programs write them: each
 expected value below is what the same program printed under real TF 1.15."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -163,3 +165,35 @@ def test_matching_files_walk_from_dot_as_tf(tmp_path, monkeypatch):
         for pattern in ("nodir/*.txt", "nodir/x.txt"):
             with pytest.raises(tf.errors.NotFoundError, match="^nodir; No such file"):
                 s.run(tf.matching_files(pattern))
+
+
+def test_contrib_estimator_exports_each_mode(tmp_path):
+    # TF 1.15 keeps these four in tf.contrib.estimator; a TRAIN export's signature, as printed
+    def input_fn():
+        return {"x": tf.constant([[1., 2.], [3., 4.]])}, tf.constant([[1.], [0.]])
+
+    def model_fn(features, labels, mode):
+        pred = tf.layers.dense(features["x"], 1, name="d")
+        if mode == "infer":
+            return tf.estimator.EstimatorSpec(mode, predictions={"p": pred})
+        loss = tf.losses.mean_squared_error(labels, pred)
+        return tf.estimator.EstimatorSpec(
+            mode, loss=loss, predictions={"p": pred},
+            train_op=tf.train.GradientDescentOptimizer(0.01).minimize(
+                loss, tf.train.get_global_step()))
+
+    est = tf.estimator.Estimator(model_fn, str(tmp_path / "m"))
+    est.train(input_fn, steps=1)
+    sup = tf.contrib.estimator.build_supervised_input_receiver_fn_from_input_fn(input_fn)
+    path = tf.contrib.estimator.export_saved_model_for_mode(est, str(tmp_path / "t"), sup,
+                                                             mode="train")
+    with tf.Graph().as_default(), tf.Session() as s:
+        sd = tf.saved_model.loader.load(s, ["train"], path).signature_def["train"]
+    assert sd.method_name == "tensorflow/supervised/training"
+    assert sorted((k, v.name) for k, v in sd.outputs.items()) == [
+        ("loss", "mean_squared_error/value:0"), ("predictions/p", "d/BiasAdd:0")]
+    raw = tf.contrib.estimator.build_raw_supervised_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 2])}, tf.placeholder(tf.float32, [None, 1]))
+    path = tf.contrib.estimator.export_all_saved_models(est, str(tmp_path / "a"),
+                                                        {"eval": raw})
+    assert sorted(os.listdir(os.fsdecode(path))) == ["saved_model.pb", "variables"]

@@ -5,6 +5,10 @@ the head factories (``regression_head``, ``binary_classification_head``, ...),
 
 from tideflow.estimator.canned import heads
 from tideflow.estimator.estimator import Estimator
+from tideflow.estimator.export import (
+    build_raw_supervised_input_receiver_fn,
+    build_supervised_input_receiver_fn_from_input_fn,
+)
 from tideflow.estimator.model_fn import ModeKeys
 from tideflow.framework import sparse_tensor
 from tideflow.ops import clip_ops, losses_impl, sparse_ops
@@ -173,6 +177,28 @@ def replicate_model_fn(model_fn, loss_reduction=losses_impl.Reduction.SUM_BY_NON
     return model_fn
 
 
-__all__ = ["TowerOptimizer", "binary_classification_head", "clip_gradients_by_norm",
-           "forward_features", "logistic_regression_head", "multi_class_head",
-           "poisson_regression_head", "regression_head", "replicate_model_fn"]
+def export_saved_model_for_mode(estimator, export_dir_base, input_receiver_fn,
+                                assets_extra=None, as_text=False, checkpoint_path=None,
+                                mode=ModeKeys.PREDICT):
+    """TF 1.x's contrib form of ``estimator.export_saved_model(...,
+    experimental_mode=mode)``."""
+    return estimator.export_saved_model(export_dir_base, input_receiver_fn,
+                                        assets_extra=assets_extra, as_text=as_text,
+                                        checkpoint_path=checkpoint_path,
+                                        experimental_mode=mode)
+
+
+def export_all_saved_models(estimator, export_dir_base, input_receiver_fn_map,
+                            assets_extra=None, as_text=False, checkpoint_path=None):
+    """TF 1.x's contrib form of ``estimator.experimental_export_all_saved_models``."""
+    return estimator.experimental_export_all_saved_models(
+        export_dir_base, input_receiver_fn_map, assets_extra=assets_extra, as_text=as_text,
+        checkpoint_path=checkpoint_path)
+
+
+__all__ = ["TowerOptimizer", "binary_classification_head",
+           "build_raw_supervised_input_receiver_fn",
+           "build_supervised_input_receiver_fn_from_input_fn", "clip_gradients_by_norm",
+           "export_all_saved_models", "export_saved_model_for_mode", "forward_features",
+           "logistic_regression_head", "multi_class_head", "poisson_regression_head",
+           "regression_head", "replicate_model_fn"]
