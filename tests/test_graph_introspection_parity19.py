@@ -321,3 +321,52 @@ def test_complex_and_determinant_gradient_ops_as_tf_115():
         got = sess.run(tf.gradients(tf.reduce_sum(y), [re, im]), fd)
     np.testing.assert_allclose(got, [[0.44721, 0.0, -0.97014], [0.89443, 0.0, 0.24254]],
                                atol=1e-5)
+
+
+def test_cholesky_gradient_and_eye_ops_as_tf_115():
+    # TF 1.15: L^-1 by a triangular solve against eye(shape(L)[-1], batch_shape=...), whose
+    # ops (Minimum, concat of the batch shape and the size, ones, diag) tf.eye builds whenever
+    # a size or the batch shape is a tensor; the symmetrisation through tf.linalg.adjoint
+    x = tf.placeholder(tf.float32, [3, 3], name="x")
+    y = tf.cholesky(x)
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations()) + 3
+    tf.gradients(y, x)
+    names = [op.name[len("gradients/Cholesky_grad/"):] for op in g.get_operations()[n0:]]
+    assert names[10:17] == ["eye/Minimum", "eye/concat/values_1", "eye/concat/axis",
+                            "eye/concat", "eye/ones/Const", "eye/ones", "eye/diag"]
+    assert names[17:] == [
+        "MatrixTriangularSolve", "MatMul", "diag_part", "mul/x", "mul", "set_diag",
+        "MatrixBandPart/num_lower", "MatrixBandPart/num_upper", "MatrixBandPart", "MatMul_1",
+        "MatMul_2", "adjoint/matrix_transpose/transpose/perm",
+        "adjoint/matrix_transpose/transpose", "add", "mul_1/y", "mul_1"]
+    # tf.eye(True) is a 1 x 1 identity in TF 1.15 (True is an int there)
+    assert tf.eye(True).shape.as_list() == [1, 1]
+
+
+def test_qr_and_eigh_gradients_as_tf_115():
+    # TF 1.15: Qr's gradient transposes through tf.linalg.adjoint (adjoint/matrix_transpose
+    # scopes), SelfAdjointEigV2's builds under a control dependency on both incoming gradients
+    a = tf.placeholder(tf.float32, [3, 3], name="a")
+    spd = tf.matmul(a, a, transpose_b=True) + 3 * tf.eye(3)
+    chol = tf.reduce_sum(tf.cholesky(spd) * tf.constant(np.arange(9.0).reshape(3, 3),
+                                                        tf.float32))
+    qr = tf.reduce_sum(tf.qr(a)[1]) + tf.reduce_sum(tf.qr(a)[0] ** 2 * 0.3)
+    eig = tf.reduce_sum(tf.self_adjoint_eig(spd)[0] * [1.0, 2.0, 3.0])
+    grads = [tf.gradients(t, a)[0] for t in (chol, qr, eig)]
+    g = tf.get_default_graph()
+    assert g.get_operation_by_name("gradients_1/Qr_grad/adjoint/matrix_transpose/transpose")
+    perm = g.get_operation_by_name(
+        "gradients_2/SelfAdjointEigV2_grad/adjoint/matrix_transpose/transpose/perm")
+    assert [c.name for c in perm.control_inputs] == ["gradients_2/mul_3_grad/Mul",
+                                                     "gradients_2/zeros_like"]
+    fd = {a: np.array([[1.0, 0.2, -0.3], [0.5, 2.0, 0.1], [-0.4, 0.3, 1.5]])}
+    with tf.Session() as sess:
+        got = sess.run(grads, fd)
+    # TF 1.15's printed values
+    np.testing.assert_allclose(got[0], [[-0.1794, 4.2803, 4.796], [1.3689, 3.5583, 3.0523],
+                                        [2.8849, 6.2301, 4.5104]], atol=2e-4)
+    np.testing.assert_allclose(got[1], [[-0.062, -0.9798, -0.0905], [-2.2195, -1.1312, -1.4869],
+                                        [0.0392, -0.895, 0.8836]], atol=2e-4)
+    np.testing.assert_allclose(got[2], [[3.2475, 2.0135, -1.6587], [3.48, 11.7693, 1.1629],
+                                        [-1.856, 2.1139, 5.8326]], atol=2e-4)

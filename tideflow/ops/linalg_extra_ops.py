@@ -10,7 +10,7 @@ from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.ops.array_ops import _in, _shape_str
 from tideflow.ops.gradients import dense
-from tideflow.ops.linalg_ops import _adjoint, _adjoint_t, _merge_dim, _wide, matmul
+from tideflow.ops.linalg_ops import _adjoint, _merge_dim, _wide, matmul
 
 _TYPES = "T: {double, float, half, complex64, complex128}"
 
@@ -224,13 +224,12 @@ def _qr_grad(op, dq, dr):
 
     def tri_solve(x, rr):
         # x @ inverse(rr) for upper-triangular rr
-        return _adjoint_t(matrix_triangular_solve(rr, _adjoint_t(x), lower=False,
-                                                  adjoint=False))
+        return adjoint(matrix_triangular_solve(rr, adjoint(x), lower=False, adjoint=False))
 
     qdq = matmul(q, dq, adjoint_a=True)
-    qdq_ = qdq - _adjoint_t(qdq)
+    qdq_ = qdq - adjoint(qdq)
     rdr = matmul(r, dr, adjoint_b=True)
-    rdr_ = rdr - _adjoint_t(rdr)
+    rdr_ = rdr - adjoint(rdr)
     tril = range_ops.matrix_band_part(qdq_ + rdr_, -1, 0)
     grad_a = matmul(q, dr + tri_solve(tril, r))
     grad_b = tri_solve(dq - matmul(q, qdq), r)
@@ -282,25 +281,26 @@ def _eig_kernel(input, *, compute_v):
 
 
 def _eig_grad(op, grad_e, grad_v):
-    from tideflow.ops import array_ops, math_ops, matrix_diag_ops, range_ops
+    # TF 1.15's ops, under a control dependency on both incoming gradients
+    from tideflow.ops import array_ops, fill_ops, math_ops, matrix_diag_ops, range_ops
 
     e, v = op._outputs
-    if grad_e is None:
-        grad_e = e * 0
-    grad_e = dense(grad_e)
-    if op._attrs["compute_v"]:
-        if grad_v is None:
-            grad_v = v * 0
-        f = math_ops.reciprocal(array_ops.expand_dims(e, -2) - array_ops.expand_dims(e, -1))
-        f = matrix_diag_ops.matrix_set_diag(f, e * 0)
-        inner = matrix_diag_ops.matrix_diag(grad_e) + f * matmul(v, dense(grad_v),
-                                                                 adjoint_a=True)
-        grad_a = matmul(v, matmul(inner, v, adjoint_b=True))
-    else:
-        _, v = self_adjoint_eig(op._inputs[0])
-        grad_a = matmul(v, matmul(matrix_diag_ops.matrix_diag(grad_e), v, adjoint_b=True))
-    grad_a = range_ops.matrix_band_part(grad_a + _adjoint_t(grad_a), -1, 0)
-    return matrix_diag_ops.matrix_set_diag(grad_a, 0.5 * matrix_diag_ops.matrix_diag_part(grad_a))
+    grad_e = dense(grad_e) if grad_e is not None else fill_ops.zeros_like(e)
+    deps = [g for g in (grad_e, grad_v) if isinstance(g, ops.Tensor)]
+    with ops.control_dependencies(deps):
+        if op._attrs["compute_v"]:
+            grad_v = dense(grad_v) if grad_v is not None else fill_ops.zeros_like(v)
+            f = matrix_diag_ops.matrix_set_diag(
+                math_ops.reciprocal(array_ops.expand_dims(e, -2) - array_ops.expand_dims(e, -1)),
+                fill_ops.zeros_like(e))
+            inner = matrix_diag_ops.matrix_diag(grad_e) + f * matmul(v, grad_v, adjoint_a=True)
+            grad_a = matmul(v, matmul(inner, v, adjoint_b=True))
+        else:
+            _, v = self_adjoint_eig(op._inputs[0])
+            grad_a = matmul(v, matmul(matrix_diag_ops.matrix_diag(grad_e), v, adjoint_b=True))
+        grad_a = range_ops.matrix_band_part(grad_a + adjoint(grad_a), -1, 0)
+        return matrix_diag_ops.matrix_set_diag(grad_a,
+                                               0.5 * matrix_diag_ops.matrix_diag_part(grad_a))
 
 
 op_registry.declare(

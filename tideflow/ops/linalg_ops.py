@@ -572,19 +572,6 @@ def _solve_shape(op):
     return [TensorShape(batch + [m.dims[-1], r.dims[-1]])]
 
 
-def _adjoint_t(x):
-    """The conjugate transpose of the innermost two dimensions of x, as a graph."""
-    from tideflow.ops import array_ops, math_ops, range_ops
-
-    rank = x.get_shape().ndims
-    if rank is not None:
-        perm = list(range(rank - 2)) + [rank - 1, rank - 2]
-    else:
-        r = array_ops.rank(x)
-        perm = array_ops.concat([range_ops.range(r - 2), array_ops.stack([r - 1, r - 2])], 0)
-    return math_ops.conj(array_ops.transpose(x, perm))
-
-
 def _matrix_inverse_grad(op, grad):
     inv = op.outputs[0]
     adjoint = op.get_attr("adjoint")
@@ -607,17 +594,23 @@ def _matrix_determinant_grad(op, grad):
 
 
 def _cholesky_grad(op, grad):
-    # TF's formula (Murray 2016): A_bar = sym(L^-H Phi(L^H L_bar) L^-1), where Phi keeps the
-    # lower triangle with the diagonal halved
-    from tideflow.ops import range_ops
+    # TF 1.15's formula (Murray 2016) and ops: A_bar = sym(L^-H Phi(L^H L_bar) L^-1), where
+    # Phi keeps the lower triangle with the diagonal halved; L^-1 by a triangular solve
+    # against the identity
+    from tideflow.ops import array_ops, linalg_extra_ops, matrix_diag_ops, range_ops
 
     chol = op.outputs[0]
-    chol_inv = matrix_inverse(chol)
+    num_rows = array_ops.shape(chol)[-1]
+    batch_shape = array_ops.shape(chol)[:-2]
+    chol_inv = linalg_extra_ops.matrix_triangular_solve(
+        chol, range_ops.eye(num_rows, batch_shape=batch_shape, dtype=chol.dtype))
     middle = matmul(chol, grad, adjoint_a=True)
-    middle = range_ops.matrix_band_part(middle, -1, 0) - 0.5 * range_ops.matrix_band_part(
-        middle, 0, 0)
+    middle = matrix_diag_ops.matrix_set_diag(middle,
+                                             0.5 * matrix_diag_ops.matrix_diag_part(middle))
+    middle = range_ops.matrix_band_part(middle, -1, 0)
     g = matmul(matmul(chol_inv, middle, adjoint_a=True), chol_inv)
-    return 0.5 * (g + _adjoint_t(g))
+    g += linalg_extra_ops.adjoint(g)
+    return g * 0.5
 
 
 def _matrix_solve_grad(op, grad):

@@ -274,28 +274,38 @@ band_part = matrix_band_part
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
-    """An identity matrix (or a batch of them), ``num_rows`` x ``num_columns``."""
-    with ops.name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
-        num_columns = num_rows if num_columns is None else num_columns
-        for v in (num_rows, num_columns):
-            if not isinstance(v, (ops.Tensor, numbers.Integral)) or isinstance(v, bool):
-                raise TypeError("num_rows and num_columns must be positive integer values.")
-        if (isinstance(num_rows, numbers.Integral) and isinstance(num_columns, numbers.Integral)
-                and (batch_shape is None or isinstance(batch_shape, (list, tuple)))):
-            # TF 1.15's ops: ones on the diagonal, a MatrixDiag (or a MatrixSetDiag of zeros)
-            from tideflow.ops import fill_ops, matrix_diag_ops
+    """An identity matrix (or a batch of them), ``num_rows`` x ``num_columns``: TF 1.15's ops,
+    ones on the diagonal through a MatrixDiag (or a MatrixSetDiag of zeros), the shapes
+    concatenated in the graph when a size or the batch shape is a tensor."""
+    from tideflow.ops import fill_ops, math_ops, matrix_diag_ops
 
-            batch = list(batch_shape or [])
-            ones = fill_ops.ones(batch + [min(num_rows, num_columns)], dtype=dtype)
-            if num_rows == num_columns:
-                return matrix_diag_ops.matrix_diag(ones, name="diag")
-            zeros = fill_ops.zeros(batch + [num_rows, num_columns], dtype=dtype)
-            return matrix_diag_ops.matrix_set_diag(zeros, ones, name="set_diag")
-        out = one_hot(range(num_rows), num_columns, dtype=dtype)
-        if batch_shape is None:
-            return out
-        target = concat_ops.concat([batch_shape, concat_ops.stack([num_rows, num_columns])], 0)
-        return broadcast_to(out, target)
+    with ops.name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
+        is_square = num_columns is None
+        batch_shape = [] if batch_shape is None else batch_shape
+        num_columns = num_rows if num_columns is None else num_columns
+        if isinstance(num_rows, ops.Tensor) or isinstance(num_columns, ops.Tensor):
+            diag_size = math_ops.minimum(num_rows, num_columns)
+        else:
+            for v in (num_rows, num_columns):
+                if not isinstance(v, numbers.Integral):  # (True counts, as in TF)
+                    raise TypeError("num_rows and num_columns must be positive integer values.")
+            is_square = num_rows == num_columns
+            diag_size = builtins.min(num_rows, num_columns)
+        if isinstance(batch_shape, ops.Tensor) or isinstance(diag_size, ops.Tensor):
+            batch_shape = ops.convert_to_tensor(batch_shape, name="shape", dtype=dtypes.int32)
+            diag_shape = concat_ops.concat((batch_shape, [diag_size]), axis=0)
+            if not is_square:
+                shape = concat_ops.concat((batch_shape, [num_rows, num_columns]), axis=0)
+        else:
+            batch_shape = list(batch_shape)
+            diag_shape = batch_shape + [diag_size]
+            if not is_square:
+                shape = batch_shape + [num_rows, num_columns]
+        ones = fill_ops.ones(diag_shape, dtype=dtype)
+        if is_square:
+            return matrix_diag_ops.matrix_diag(ones, name="diag")
+        return matrix_diag_ops.matrix_set_diag(fill_ops.zeros(shape, dtype=dtype), ones,
+                                               name="set_diag")
 
 
 def meshgrid(*args, **kwargs):
