@@ -370,3 +370,24 @@ def test_qr_and_eigh_gradients_as_tf_115():
                                         [0.0392, -0.895, 0.8836]], atol=2e-4)
     np.testing.assert_allclose(got[2], [[3.2475, 2.0135, -1.6587], [3.48, 11.7693, 1.1629],
                                         [-1.856, 2.1139, 5.8326]], atol=2e-4)
+
+
+def test_incomplete_gamma_and_beta_gradients_as_tf_115():
+    # TF 1.15: shapes and BroadcastGradientArgs first, Sum and Reshape per input; Igammac's
+    # two gradients negated after; Betainc's through log(1 - x) and log(x): NaN at x = 0 or 1
+    # where a factor is 0 (TF printed [nan, 0, 0, nan])
+    a, x = tf.placeholder(tf.float32, [4], name="a"), tf.placeholder(tf.float32, [4], name="x")
+    b = tf.placeholder(tf.float32, [4], name="b")
+    gi = tf.gradients(tf.reduce_sum(tf.igammac(a, x)), [a, x])
+    p = "gradients/Igammac_grad/"
+    names = [op.name[len(p):] for op in tf.get_default_graph().get_operations()
+             if op.name.startswith(p)]
+    assert names[:3] == ["Shape", "Shape_1", "BroadcastGradientArgs"]
+    assert names[-2:] == ["Neg_1", "Neg_2"]
+    gb = tf.gradients(tf.reduce_sum(tf.betainc(a, b, tf.constant([0.0, 1.0, 0.5, 1.0]) * x)), x)
+    fd = {a: [0.5, 1.0, 2.0, 3.0], x: [0.3, 1.0, 0.0, 2.5], b: [1.0, 2.0, 0.5, 1.0]}
+    with tf.Session() as sess:
+        got_i, got_b = sess.run([gi, gb], fd)
+    np.testing.assert_allclose(got_i, [[0.7706, 0.4317, 0.0, 0.2471],
+                                       [-0.7631, -0.3679, 0.0, -0.2565]], atol=1e-4)
+    np.testing.assert_allclose(got_b[0], [np.nan, 0.0, 0.0, np.nan])

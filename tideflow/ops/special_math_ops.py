@@ -693,41 +693,39 @@ op_registry.declare(
 
 
 def _igamma_grad(op, grad):
-    from tideflow.ops.elementwise import reduce_to_inputs
+    # TF 1.15's ops: shapes and BroadcastGradientArgs first, the partials under a control
+    # dependency on grad, each product summed and reshaped to its input's shape; Igammac's
+    # are the two negated afterwards
+    from tideflow.ops import array_ops, reduction_ops
     from tideflow.ops.unary_ops import lgamma
 
     a, x = op._inputs
     m = _m()
-    dx = m.exp(-x + (a - 1) * m.log(x) - lgamma(a))
-    da = ops.apply_op("IgammaGradA", [a, x])._outputs[0]
+    sa, sx = array_ops.shape(a), array_ops.shape(x)
+    ra, rx = ops.apply_op("BroadcastGradientArgs", [sa, sx])._outputs
+    with unary_ops._after(grad):
+        partial_a = ops.apply_op("IgammaGradA", [a, x])._outputs[0]
+        partial_x = m.exp(-x + (a - 1) * m.log(x) - lgamma(a))
+        da = array_ops.reshape(reduction_ops.reduce_sum(partial_a * grad, ra), sa)
+        dx = array_ops.reshape(reduction_ops.reduce_sum(partial_x * grad, rx), sx)
     if op._type == "Igammac":
-        dx, da = -dx, -da
-    return list(reduce_to_inputs(a, x, grad * da, grad * dx))
+        return [-da, -dx]
+    return [da, dx]
 
 
 def _betainc_grad(op, grad):
+    # TF 1.15's: (b - 1) log(1 - x) + (a - 1) log(x) - log B(a, b) (NaN where a factor is 0
+    # and its log infinite, as there), summed to x's shape; no gradient for a and b
     from tideflow.ops import array_ops, reduction_ops
     from tideflow.ops.unary_ops import lgamma
 
     a, b, x = op._inputs
     m = _m()
+    sa, sx = array_ops.shape(a), array_ops.shape(x)
+    rx = ops.apply_op("BroadcastGradientArgs", [sa, sx])._outputs[1]
     log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
-    dx = m.exp(xlogy(a - 1, x) + xlog1py(b - 1, -x) - log_beta)
-    g = grad * dx
-    sx = x.get_shape()
-    out_shape = op._outputs[0].get_shape()
-    if not (sx.is_fully_defined() and out_shape.is_fully_defined() and sx == out_shape):
-        from tideflow.ops.elementwise import _broadcast_gradient_args
-
-        if sx.is_fully_defined() and out_shape.is_fully_defined():
-            _, rx = _broadcast_gradient_args(out_shape.as_list(), sx.as_list())
-            g = array_ops.reshape(reduction_ops.reduce_sum(g, rx), sx.as_list())
-        else:
-            rx = ops.apply_op("BroadcastGradientArgs",
-                              [array_ops.shape(g), array_ops.shape(x)])._outputs[1]
-            g = array_ops.reshape(reduction_ops.reduce_sum(g, rx), array_ops.shape(x))
-    # as TF: no gradient for a and b
-    return [None, None, g]
+    partial_x = m.exp((b - 1) * m.log(1 - x) + (a - 1) * m.log(x) - log_beta)
+    return [None, None, array_ops.reshape(reduction_ops.reduce_sum(partial_x * grad, rx), sx)]
 
 
 for _name, _fn in (("Igamma", _igamma), ("Igammac", _igammac)):
