@@ -234,3 +234,21 @@ def test_export_saved_model_takes_tf_ids_and_an_init_op_signature(tmp_path):
         assert sorted(meta.signature_def) == ["__saved_model_init_op", "serving_default"]
         init = meta.signature_def["__saved_model_init_op"]
         assert list(init.outputs) == ["__saved_model_init_op"] and not init.inputs
+
+
+def test_subclassed_model_config_is_a_bare_not_implemented_error():
+    # TF 1.15: Network.get_config raises NotImplementedError with no message (to_json too)
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = L.Dense(2)
+
+        def call(self, x):
+            return self.d(x)
+
+    m = Net()
+    m(tf.ones((1, 3)))
+    for fn in (m.get_config, m.to_json):
+        with pytest.raises(NotImplementedError) as info:
+            fn()
+        assert str(info.value) == ""

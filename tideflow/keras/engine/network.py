@@ -509,7 +509,7 @@ class Network(Layer):
         each call, ``[source layer, its call number in this model, output index, {}]`` per
         input) and the input and output layers."""
         if not self._is_graph_network:
-            raise NotImplementedError("get_config is defined for functional models only.")
+            raise NotImplementedError  # (TF 1.15's, without a message)
         in_model = {id(n) for n in self._network_nodes}
 
         def local(t):
