@@ -2,6 +2,7 @@
 printed for the same program."""
 
 import numpy as np
+import pytest
 
 import tideflow as tf
 
@@ -51,3 +52,79 @@ def test_contrib_learn_evaluate_dict_is_in_tf_order(tmp_path):
     got = linear.evaluate(input_fn=_iris_inputs(target), steps=1, metrics=mine)
     assert list(got) == ["loss", "accuracy", "my_acc", "global_step"]
     np.testing.assert_allclose([got["loss"], got["accuracy"]], [1.108, 0.48], atol=1e-3)
+
+
+def _branch_tensor_program():
+    k = tf.placeholder(tf.bool, [])
+    made = []
+
+    def true_fn():
+        a = tf.constant(3.0) * 2
+        made.append(a)
+        return a + 1
+
+    r = tf.cond(k, true_fn, lambda: tf.constant(0.0))
+    return k, r, made[0]
+
+
+def test_a_branch_tensor_used_after_the_cond_is_dead_when_the_other_branch_ran():
+    # TF 1.15: the op is built in the graph ('mul', not inside the branch), gives its value on
+    # a step that ran the branch, and fails "Retval[0] does not have value" on the others
+    with tf.Graph().as_default():
+        k, r, inner = _branch_tensor_program()
+        out = inner * 10
+        assert out.name == "mul:0"
+        with tf.Session() as s:
+            assert s.run(r, {k: True}) == 7.0
+            assert s.run(out, {k: True}) == 60.0
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Retval.0. does not have"):
+                s.run(out, {k: False})
+            assert s.run(r, {k: False}) == 0.0  # the session goes on
+
+
+def test_an_assign_of_a_dead_branch_value_does_not_run():
+    # TF 1.15: the branch's returned tensor itself (not the cond's output) is dead when the
+    # other branch ran: the Assign reading it does not run and the variable keeps 5.0; a
+    # later cond whose taken branch does not read it runs
+    with tf.Graph().as_default():
+        k = tf.placeholder(tf.bool, [])
+        made = []
+
+        def true_fn():
+            a = tf.constant(5.0)
+            made.append(a)
+            return a
+
+        tf.cond(k, true_fn, lambda: tf.constant(1.0))
+        v = tf.Variable(0.0)
+        assign = tf.assign(v, made[0])
+        later = tf.cond(tf.logical_not(k), lambda: tf.constant(-1.0), lambda: made[0] * 2)
+        with tf.Session() as s:
+            s.run(v.initializer)
+            assert s.run(assign, {k: True}) == 5.0
+            assert s.run(later, {k: True}) == 10.0
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Retval.0. does not have"):
+                s.run(assign, {k: False})
+            assert s.run(later, {k: False}) == -1.0
+            assert s.run(v) == 5.0
+
+
+def test_merged_summary_with_a_branch_summary_is_dead_when_the_branch_did_not_run():
+    # TF 1.15: merge_all's MergeSummary reads the branch's summary; on a step that took the
+    # other branch the merged summary has no value
+    with tf.Graph().as_default():
+        k = tf.placeholder(tf.bool, [])
+        tf.summary.scalar("outside", tf.constant(2.0))
+
+        def true_fn():
+            tf.summary.scalar("inside", tf.constant(1.5))
+            return tf.constant(1)
+
+        tf.cond(k, true_fn, lambda: tf.constant(0))
+        merged = tf.summary.merge_all()
+        with tf.Session() as s:
+            got = tf.Summary.FromString(s.run(merged, {k: True}))
+            assert [(v.tag, v.simple_value) for v in got.value] == [
+                ("outside", 2.0), ("cond/inside", 1.5)]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Retval.0. does not have"):
+                s.run(merged, {k: False})

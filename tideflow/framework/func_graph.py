@@ -273,19 +273,23 @@ class FuncGraph(ops.Graph):
         return f"<FuncGraph {self.name!r}>"
 
 
-def reach(tensor, graph):
+def reach(tensor, graph, dead_elsewhere=False):
     """``tensor``, or, where it was made in a cond branch outside ``graph`` and the graphs
     enclosing it, the output of that cond's If carrying its value.
 
     TF 1.x's branches sit in the graph itself, so a later op may use a tensor a branch made
     (it has a value when that branch ran). Here the If gets an output for it (see
-    ``cond._exporting``); the other branch gives no value there.
+    ``cond._exporting``); the other branch gives no value there. With ``dead_elsewhere`` that
+    output is the tensor's own and dead when the other branch ran (TF's dead tensor: the ops
+    reading it do not run, and fetching them fails); else a value the branch returned may
+    stand for it (a later cond taking it as an input reads it only where it is live).
     """
+    attr = "export_dead_elsewhere" if dead_elsewhere else "export_tensor"
     while True:
         g = tensor._op._graph
         if g is graph or (isinstance(graph, FuncGraph) and graph.encloses(g)):
             return tensor
-        export = getattr(g, "export_tensor", None)
+        export = getattr(g, attr, None)
         if export is None:
             return tensor
         tensor = export(tensor)

@@ -1499,8 +1499,10 @@ def _graph_of(values, default=None):
     found = first = None
     for v in values or ():
         g = _value_graph(v)
-        if g is not None and g.while_loop_body and g is not default and _encloses(default, g):
-            g = default  # TF 1.x's loop body is in the graph (ops refuse it: _check_loop_input)
+        if g is not None and g is not default and _in_body_of(default, g):
+            # TF 1.x's loop bodies and cond branches are in the graph (ops refuse a loop's
+            # tensors: _check_loop_input; a branch's come out of its If: func_graph.reach)
+            g = default
         if g is None or g is found:
             continue
         if found is None:
@@ -2147,6 +2149,13 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
             if t._op._graph is not graph and t._op._graph.while_loop_body:
                 _check_loop_input(t, graph, name, op_type)  # (not of a loop nested in it)
         flat_inputs = [t if t._op._graph is graph else graph.capture(t) for t in flat_inputs]
+    elif any(t._op._graph is not graph for t in flat_inputs):
+        # a tensor a finished cond branch made comes out of its If (TF 1.x: it has a value
+        # when that branch ran)
+        from tideflow.framework.func_graph import reach
+
+        flat_inputs = [t if t._op._graph is graph else reach(t, graph, dead_elsewhere=True)
+                       for t in flat_inputs]
     for t in flat_inputs:
         if t._op._graph is not graph:
             _check_loop_input(t, graph, name, op_type)
@@ -2385,6 +2394,13 @@ def _graph_from_inputs(inputs):
     return default
 
 
+def _in_body_of(graph, inner):
+    """Whether ``inner`` is a while loop's body or a finished cond branch (one that can export
+    its tensors through its If) nested in ``graph``: TF 1.x builds both into the graph itself."""
+    return ((inner.while_loop_body or getattr(inner, "export_tensor", None) is not None)
+            and _encloses(graph, inner))
+
+
 def _encloses(graph, inner):
     """Whether ``inner`` is a body graph nested (at any depth) in ``graph``."""
     g = getattr(inner, "outer_graph", None)
@@ -2419,8 +2435,7 @@ def check_node_name(graph, name):
 
 def _checked_graph(t, default):
     g = t._op._graph
-    if g is not default and (default.building_function or (
-            g.while_loop_body and _encloses(default, g))):
+    if g is not default and (default.building_function or _in_body_of(default, g)):
         # the function body captures t (FuncGraph.capture); a tensor of a while loop in the
         # default graph is refused there (_check_loop_input), as TF 1.x's context check
         return default

@@ -9,6 +9,7 @@ import collections
 
 from tideflow.framework import dtypes, func_graph, nest, op_registry, ops
 from tideflow.framework.tensor_shape import unknown_shape
+from tideflow.ops.switch_merge_ops import DEAD
 
 # ------------------------------------------------------------------------------------------
 # the If op
@@ -61,13 +62,14 @@ _IF.kernel_wants_step = True  # nested loops honour the step's cancellation and 
 
 def _fake_param_kernel(ctx):
     def run():
-        return None
+        return DEAD
 
     return run
 
 
-# FakeParam: what a branch outputs for an intermediate only the other branch computes (its
-# value is never read: the gradient If takes the same branch).
+# FakeParam: what a branch outputs for an intermediate only the other branch computes: TF's
+# dead tensor (the gradient If takes the same branch and never reads it; ops of the program
+# reading it do not run, see _dead_elsewhere).
 op_registry.declare(
     "FakeParam",
     outputs=["output: dtype"],
@@ -465,6 +467,34 @@ def _exporting(op, then_fg, else_fg):
 
     then_fg.export_tensor = _if_resolver(op, then_fg, else_fg)
     else_fg.export_tensor = _if_resolver(op, else_fg, then_fg)
+    then_fg.export_dead_elsewhere = _dead_elsewhere(op, then_fg, else_fg)
+    else_fg.export_dead_elsewhere = _dead_elsewhere(op, else_fg, then_fg)
+
+
+def _dead_elsewhere(op, fg, other):
+    """Maps a tensor of branch ``fg`` to an output of ``op`` of its own, whose value is
+    TF 1.x's dead tensor when ``other`` ran: the If's graph lists it among its sources of
+    dead values (runtime/executor.py's dead region)."""
+    from tideflow.ops.control_flow_grad import _append_output
+
+    outputs = {}
+
+    def export(t):
+        if t._op._graph is not fg:
+            return t
+        for k, a in enumerate(fg.args):
+            if a is t:  # a value from outside the cond: live whichever branch ran
+                return op._inputs[1 + k]
+        out = outputs.get(t)
+        if out is None:
+            fg.outputs.append(t)
+            with other.control_dependencies(None):
+                other.outputs.append(fake_param(t._dtype, t._shape, graph=other))
+            out = outputs[t] = _append_output(op, t)
+            op._graph.__dict__.setdefault("_dead_sources", set()).add(out)
+        return out
+
+    return export
 
 
 def _hiding(fn, hide):

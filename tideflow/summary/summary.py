@@ -133,9 +133,11 @@ def merge(inputs, collections=None, name=None):
     from tideflow.framework.func_graph import reach
 
     name = _clean_tag(name)
-    # (a summary made in a cond branch: the cond's output carrying it, as TF 1.x merges it)
+    # (a summary made in a cond branch: the cond's output carrying it, as TF 1.x merges it;
+    # dead, and so the merged summary, on a step the other branch ran)
     graph = ops.get_default_graph()
-    inputs = [reach(x, graph) if isinstance(x, ops.Tensor) else x for x in inputs]
+    inputs = [reach(x, graph, dead_elsewhere=True) if isinstance(x, ops.Tensor) else x
+              for x in inputs]
     with ops.name_scope(name, "Merge", inputs):
         val = ops.apply_op("MergeSummary", [inputs], name=name)._outputs[0]
         _collect(val, collections, [])
