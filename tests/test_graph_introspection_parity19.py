@@ -391,3 +391,18 @@ def test_incomplete_gamma_and_beta_gradients_as_tf_115():
     np.testing.assert_allclose(got_i, [[0.7706, 0.4317, 0.0, 0.2471],
                                        [-0.7631, -0.3679, 0.0, -0.2565]], atol=1e-4)
     np.testing.assert_allclose(got_b[0], [np.nan, 0.0, 0.0, np.nan])
+
+
+def test_sparse_reduce_sum_gradient_ops_as_tf_115():
+    # TF 1.15: reduced_shape's ops (Cast, Size, add, mod, Shape, range, Fill, DynamicStitch),
+    # then Reshape, Cast_1, the two floordivs and GatherNd
+    v = tf.placeholder(tf.float32, [1], name="v")
+    y = tf.sparse_reduce_sum(tf.SparseTensor([[0, 1]], v, [2, 3]))
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations()) + 3
+    tf.gradients(y, v)
+    p = "gradients/SparseReduceSum_grad/"
+    assert [op.name for op in g.get_operations()[n0:]] == [p + n for n in (
+        "Cast", "Size", "add", "mod", "Shape", "range/start", "range/delta", "range",
+        "Fill/value", "Fill", "DynamicStitch", "Reshape", "Cast_1", "floordiv", "floordiv_1",
+        "GatherNd")]

@@ -480,18 +480,15 @@ def _sparse_reduce_shape(op):
 
 
 def _sparse_reduce_sum_grad(op, grad):
-    from tideflow.ops import array_ops, math_ops, range_ops, reduction_ops
+    # TF 1.15's ops: the kept-dims shape from reduced_shape's DynamicStitch, the gradient
+    # reshaped to it and gathered at the indices scaled down to it
+    from tideflow.ops import array_ops, reduction_ops
 
     indices, _, dense_shape, axes = op._inputs
-    rank = array_ops.size(dense_shape)
-    axes = math_ops.floormod(_cast(axes, dtypes.int32), rank)
-    hot = reduction_ops.reduce_sum(
-        range_ops.one_hot(array_ops.reshape(axes, [-1]), rank, dtype=dtypes.int64), 0)
-    reduced = math_ops.minimum(hot, np.int64(1))
-    kept = 1 - reduced
-    kept_dims_shape = dense_shape * kept + reduced
-    picked = array_ops.gather_nd(array_ops.reshape(grad, kept_dims_shape), indices * kept)
-    return [None, picked, None, None]
+    kept = reduction_ops._reduced_shape(dense_shape, axes)
+    grad = array_ops.reshape(grad, kept)
+    scale = dense_shape // _cast(kept, dtypes.int64)
+    return [None, array_ops.gather_nd(grad, indices // scale), None, None]
 
 
 for _name, _kind, _grad in (("SparseReduceSum", "sum", _sparse_reduce_sum_grad),
