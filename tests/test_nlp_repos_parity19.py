@@ -247,3 +247,50 @@ def test_contrib_fully_connected_over_3d_inputs_is_tf_1_15s_tensordot():
                                                          [-0.82343, 0.55553],
                                                          [-0.89038, 0.61531]], atol=1e-5)
         np.testing.assert_allclose(s.run(r), [0.55273, 0.32342, 0.03769], atol=1e-5)
+
+
+# -- shape errors NLP programs run into -----------------------------------------------------
+
+
+@pytest.mark.parametrize("cond, then, other, dims, shapes", [
+    ([3], [2, 3], [2, 3], "0 in both shapes must be equal, but are 3 and 2. Shapes are [3] and [2]",
+     "[3], [2,3], [2,3]"),
+    ([2, 3], [2, 4], [2, 4],
+     "1 in both shapes must be equal, but are 4 and 3. Shapes are [2,4] and [2,3]",
+     "[2,3], [2,4], [2,4]"),
+    ([3], [None, 3], [2, 3],
+     "0 in both shapes must be equal, but are 3 and 2. Shapes are [3] and [2]",
+     "[3], [?,3], [2,3]"),
+    ([2], [2, 3], [2, 4],
+     "1 in both shapes must be equal, but are 3 and 4. Shapes are [2,3] and [2,4]",
+     "[2], [2,3], [2,4]"),
+])
+def test_where_shape_errors_merge_as_tf_1_15(cond, then, other, dims, shapes):
+    # TF 1.15 merges then with else, then (a vector cond) the cond with [then's first dimension]
+    # or (another rank) the result with the cond: a dynamic_rnn's sequence_length of the wrong
+    # batch size fails in rnn/while/Select with these words
+    with pytest.raises(ValueError) as e:
+        tf.where(tf.placeholder(tf.bool, cond), tf.placeholder(tf.float32, then),
+                 tf.placeholder(tf.float32, other))
+    assert str(e.value) == (f"Dimension {dims}. for 'Select' (op: 'Select') with input shapes: "
+                            f"{shapes}.")
+
+
+def test_luong_attention_units_error_shows_the_tensors_as_tf_1_15():
+    mech = tf.contrib.seq2seq.LuongAttention(3, tf.zeros([2, 4, 3]))
+    with pytest.raises(ValueError) as e:
+        mech(tf.zeros([2, 5]), mech.initial_alignments(2, tf.float32))
+    assert str(e.value) == (
+        "Incompatible or unknown inner dimensions between query and keys.  Query "
+        "(Tensor(\"zeros_1:0\", shape=(2, 5), dtype=float32)) has units: 5.  Keys "
+        "(Tensor(\"LuongAttention/memory_layer/Tensordot:0\", shape=(2, 4, 3), dtype=float32)) "
+        "have units: 3.  Perhaps you need to set num_units to the keys' dimension (3)?")
+
+
+def test_nce_loss_with_vector_labels_fails_in_the_samplers_words():
+    with pytest.raises(ValueError) as e:
+        tf.nn.nce_loss(tf.zeros([10, 3]), tf.zeros([10]), tf.zeros([4], tf.int64),
+                       tf.zeros([4, 3]), 2, 10)
+    assert str(e.value) == (
+        "Shape must be rank 2 but is rank 1 for 'nce_loss/LogUniformCandidateSampler' (op: "
+        "'LogUniformCandidateSampler') with input shapes: [4].")

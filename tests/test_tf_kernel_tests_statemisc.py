@@ -209,8 +209,9 @@ def test_small_array_ops_raise_in_tf_words():
         with pytest.raises(ValueError, match="Dimension size, given by scalar input 1, must be "
                                              "non-negative but is -4"):
             tf.one_hot([1, 0], -4)
+        # (TF 1.15 merges then/else with the cond, in that order)
         with pytest.raises(ValueError, match=r"^Dimension 1 in both shapes must be equal, but are "
-                                             r"3 and 2. Shapes are \[2,3\] and \[2,2\]"):
+                                             r"2 and 3. Shapes are \[2,2\] and \[2,3\]"):
             tf.where(tf.zeros([2, 3], tf.bool), tf.zeros([2, 2]), tf.ones([2, 2]))
         with pytest.raises(ValueError, match="inputs must be a list of at least one Tensor with "
                                              "the same dtype and shape"):

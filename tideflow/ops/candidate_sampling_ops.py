@@ -8,6 +8,7 @@ import numpy as np
 from tideflow.framework import errors, op_registry, ops, random_seed
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import philox
+from tideflow.ops.array_ops import _check_rank
 from tideflow.ops.random_ops import _generator, _philox_stream
 
 
@@ -124,7 +125,9 @@ def _sampler_kernel(draw, prob):
 
 def _sampler_shape(op):
     num_true, num_sampled = op._attrs["num_true"], op._attrs["num_sampled"]
-    tc = op._inputs[0]._shape.with_rank(2)
+    tc = op._inputs[0]._shape
+    _check_rank(tc, 2)  # (TF's words, not with_rank's)
+    tc = tc.with_rank(2)
     try:
         tc[1].merge_with(num_true)
     except ValueError:
@@ -166,8 +169,10 @@ def _accidental_hits(true_classes, sampled_candidates, *, num_true):
 
 
 def _accidental_hits_shape(op):
-    true_classes = op._inputs[0]._shape.with_rank(2)
-    op._inputs[1]._shape.with_rank(1)
+    true_classes = op._inputs[0]._shape
+    _check_rank(true_classes, 2)
+    _check_rank(op._inputs[1]._shape, 1)
+    true_classes = true_classes.with_rank(2)
     cols = true_classes.dims[1].value
     if cols is not None and cols != op._attrs["num_true"]:  # as TF's shape function
         raise ValueError(f"Dimension must be {op._attrs['num_true']} but is {cols}")

@@ -543,31 +543,25 @@ op_registry.declare(
 
 
 def _select_shape(op):
-    c, t, e = _in(op, 0), _in(op, 1), _in(op, 2)
+    # TF 1.15's shape function, merge for merge (each failure in its words): then with else,
+    # then the result with a cond of another rank than 0 or 1 (or a cond beside scalars), or a
+    # vector cond with the result's first dimension; the output keeps then/else's shape (a
+    # cond's known length does not fill in an unknown batch dimension)
     from tideflow.ops.concat_ops import _merge_error
 
-    err = _merge_error(t, e)  # (TF's words, without a 'From merging' context)
-    if err is not None:
-        raise ValueError(err)
-    out = t.merge_with(e)
+    def merge(a, b):
+        err = _merge_error(a, b)
+        if err is not None:
+            raise ValueError(err)
+        return a.merge_with(b)
+
+    c, out = _in(op, 0), merge(_in(op, 1), _in(op, 2))
     if c.ndims is None or out.ndims is None or c.ndims == 0:
         return [out]
-    if c.ndims == 1 and out.ndims > 1:
-        if not c.dims[0].is_compatible_with(out.dims[0]):
-            raise ValueError(
-                f"Dimension 0 in both shapes must be equal, but are {c.dims[0].value} and "
-                f"{out.dims[0].value}"
-            )
-        # TF checks the batch size against cond's length but keeps then/else's shape (cond's
-        # known length does not fill in an unknown batch dimension)
-        return [out]
-    try:
-        return [c.merge_with(out)]
-    except ValueError:
-        from tideflow.ops.state_ops import _merge_shapes
-
-        _merge_shapes(c, out)  # raises in TF's words (condition's shape first)
-        raise
+    if c.ndims != 1 or out.ndims == 0:
+        return [merge(out, c)]
+    merge(c, TensorShape([out.dims[0]]))
+    return [out]
 
 
 def _select_kernel(condition, t, e, *, ctx):

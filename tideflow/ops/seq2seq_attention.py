@@ -167,8 +167,8 @@ def _luong_score(query, keys, scale):
     key_units = keys.get_shape()[-1].value
     if depth != key_units:
         raise ValueError(
-            f"Incompatible or unknown inner dimensions between query and keys. Query "
-            f"({query.name}) has units: {depth}. Keys ({keys.name}) have units: {key_units}. "
+            f"Incompatible or unknown inner dimensions between query and keys.  Query "
+            f"({query}) has units: {depth}.  Keys ({keys}) have units: {key_units}.  "
             f"Perhaps you need to set num_units to the keys' dimension ({key_units})?")
     score = tf.squeeze(tf.matmul(tf.expand_dims(query, 1), keys, transpose_b=True), [1])
     if scale is not None:
