@@ -186,3 +186,60 @@ def test_image_summaries_are_tfs_png_bytes():
                    'rgba/image/1': 'f38b4b0695acac68a0ff6774e1e314cc',
                    'half/image/0': 'ce1b08f06913b7dc64bc3762b37586f5',
                    'half/image/1': 'b236433c535763f2c25c4ac7929fbd62'}
+
+
+def test_conv2d_transpose_checks_nothing_when_built_as_tf_1_15():
+    # TF 1.15's tf.nn.conv2d_transpose is v2's: no channel checks in Python; its op's shape
+    # function and attrs raise (these are TF 1.15's words)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, 3])
+        w = tf.ones([3, 3, 4, 3])
+        y = tf.nn.conv2d_transpose(x, tf.ones([3, 3, 4, 5]), [2, 16, 16, 4], [1, 2, 2, 1])
+        assert y.name == 'conv2d_transpose:0'
+        assert y.get_shape().as_list() == [2, 16, 16, 4]
+        try:
+            tf.nn.conv2d_transpose(x, w, [16, 16, 4], [1, 2, 2, 1])
+        except ValueError as e:
+            assert str(e) == ("Shape must be rank 4 but is rank 3 for 'conv2d_transpose_1' (op: "
+                              "'Conv2DBackpropInput') with input shapes: [3], [3,3,4,3], "
+                              "[?,8,8,3].")
+        else:
+            raise AssertionError('no ValueError')
+        try:
+            tf.nn.conv2d_transpose(x, w, [2, 16, 16, 4], [1, 2, 2, 1], padding='same')
+        except ValueError as e:
+            assert str(e).startswith("Attr 'padding' of 'Conv2DBackpropInput' Op passed string "
+                                     "'same' not in: ")
+        else:
+            raise AssertionError('no ValueError')
+
+
+def test_depth_to_space_errors_in_tf_1_15_words():
+    # a sub-pixel upscaler fed the wrong depth: TF 1.15's CPU kernels' messages
+    with tf.Graph().as_default():
+        def fed(shape):
+            return tf.placeholder_with_default(np.zeros(shape, np.float32), [None] * len(shape))
+
+        cases = [(tf.depth_to_space(fed([1, 2, 2, 6]), 2),
+                  'Input depth dimension 6 should be divisible by: 4'),
+                 (tf.space_to_depth(fed([1, 5, 4, 6]), 2),
+                  'Image width 4 and height 5 should be divisible by block_size: 2'),
+                 (tf.depth_to_space(tf.placeholder_with_default(np.zeros([4, 4, 8], 'f'), None),
+                                    2), 'Input rank should be: 4 instead of: 3'),
+                 (tf.space_to_depth(tf.placeholder_with_default(np.zeros([4, 4, 6], 'f'), None),
+                                    2), 'Input rank should be 4 instead of 3')]
+        with tf.Session() as sess:
+            for t, message in cases:
+                try:
+                    sess.run(t)
+                except tf.errors.InvalidArgumentError as e:
+                    assert e.message.split('\n')[0] == message
+                else:
+                    raise AssertionError('no InvalidArgumentError')
+        try:
+            tf.depth_to_space(tf.zeros([4, 4, 8]), 2)
+        except ValueError as e:
+            assert str(e) == ("Shape must be rank 4 but is rank 3 for 'DepthToSpace_2' (op: "
+                              "'DepthToSpace') with input shapes: [4,4,8].")
+        else:
+            raise AssertionError('no ValueError')

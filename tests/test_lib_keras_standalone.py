@@ -76,11 +76,15 @@ def test_conv2d_transpose_output_shape_of_scalar_tensors(data_format):
     np.testing.assert_allclose(centre, 27.0)
 
 
-def test_conv2d_transpose_static_channel_check_still_applies():
+def test_conv2d_transpose_channel_mismatch_fails_when_run():
+    # TF 1.15's conv2d_transpose checks no channels when built (shape (1, 4, 4, 5)); run,
+    # its kernel refuses them (TF's grappler even aborts the process on these constants)
     x = tf.ones((1, 4, 4, 3))
     k = tf.ones((3, 3, 2, 3))
-    with pytest.raises(ValueError, match="output channels"):
-        tf.nn.conv2d_transpose(x, k, [1, 4, 4, 5], [1, 1, 1, 1], padding="SAME")
+    y = tf.nn.conv2d_transpose(x, k, [1, 4, 4, 5], [1, 1, 1, 1], padding="SAME")
+    assert y.get_shape().as_list() == [1, 4, 4, 5]
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="depth"):
+        sess.run(y)
 
 
 # ------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ def test_space_to_depth_shape_errors_name_op_and_shape():
         with pytest.raises(ValueError, match=r"^Dimension size must be evenly divisible by 2 but "
                                              r"is 5 for 'SpaceToDepth'"):  # TF 1.15's
             tf.space_to_depth(tf.zeros([1, 4, 5, 3]), 2)
-        with pytest.raises(ValueError, match=r"SpaceToDepth: input rank should be 4.*\[4,4,3\]"):
+        with pytest.raises(ValueError, match=r"^Shape must be rank 4 but is rank 3 .*\[4,4,3\]"):
             tf.space_to_depth(tf.zeros([4, 4, 3]), 2)
         with pytest.raises(ValueError, match=r"^Dimension size must be evenly divisible by 4 but is 6"):
             tf.depth_to_space(tf.zeros([1, 2, 2, 6]), 2)
@@ -30,7 +30,8 @@ def test_space_to_depth_runtime_error_on_unknown_shape():
         x = tf.placeholder(tf.float32)
         y = tf.depth_to_space(x, 2)
         assert y.get_shape().as_list() == [None] * 4
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"DepthToSpace.*depth 3"):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^Input depth dimension 3 should be divisible by: 4\n"):
             _run(y, {x: np.zeros((1, 2, 2, 3), np.float32)})
 
 

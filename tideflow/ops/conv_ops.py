@@ -207,8 +207,16 @@ def _sizes_shape(index, nd):
     as a partial shape: TF 1.15's shape functions take nothing else (Conv2DBackpropInput's
     batch is not out_backprop's, as in TF 2.x, and the two are not compared)."""
     def shape_fn(op):
-        s = array_ops.constant_value_as_shape(op._inputs[index])
-        return [unknown_shape(ndims=nd) if s.ndims is None else s.with_rank(nd)]
+        sizes = op._inputs[index]
+        s = array_ops.constant_value_as_shape(sizes)
+        if s.ndims is None and sizes.get_shape().ndims == 1:
+            # (TF's first pass, without the value: as many unknown dims as the vector holds)
+            s = unknown_shape(ndims=sizes.get_shape()[0].value)
+        if s.ndims is None:
+            return [unknown_shape(ndims=nd)]
+        if s.ndims != nd:
+            raise ValueError(f"Shape must be rank {nd} but is rank {s.ndims}")
+        return [s]
 
     return shape_fn
 
@@ -617,28 +625,10 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
         data_format = data_format or "NHWC"
         value = ops.convert_to_tensor(value, name="value")
         filter = ops.convert_to_tensor(filter, name="filter")
-        in_c = _static_channels(value, data_format)
-        f = filter.get_shape()
-        f_in = None if f.ndims is None else f.dims[3].value
-        if in_c is not None and f_in is not None and in_c != f_in:
-            raise ValueError(f"input channels does not match filter's input channels, "
-                             f"{in_c} != {f_in}")
-        # named as the op's input, as TF converts it: conv2d_transpose/input_sizes
+        # named as the op's input, as TF converts it: conv2d_transpose/input_sizes. As TF
+        # 1.15's (conv2d_transpose_v2), nothing is checked here: the op's shape function and
+        # attrs, and its kernel for mismatched channels, raise
         shape_t = ops.convert_to_tensor(output_shape, dtype=dtypes.int32, name="input_sizes")
-        if not shape_t.get_shape().is_compatible_with([4]):
-            raise ValueError(f"output_shape must have shape (4,), got {shape_t.get_shape()}")
-        want = None
-        if isinstance(output_shape, (list, tuple, np.ndarray)):
-            want = output_shape[1 if channels_first(data_format) else 3]
-            # a list of scalar tensors (Keras's NCHW -> NHWC reorder) is checked when run
-            want = None if ops.is_dense_tensor_like(want) else int(want)
-        if want is not None:
-            f_out = None if f.ndims is None else f.dims[2].value
-            if f_out is not None and f_out != want:
-                raise ValueError(f"output_shape does not match filter's output channels, "
-                                 f"{want} != {f_out}")
-        if padding not in ("VALID", "SAME"):
-            raise ValueError(f"padding must be either VALID or SAME: {padding}")
         attrs = _conv_attrs(strides, padding, data_format, dilations)
         return _apply("Conv2DBackpropInput", [shape_t, filter, value], attrs, scope)
 

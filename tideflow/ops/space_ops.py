@@ -34,24 +34,25 @@ def _mul(a, k):
 
 
 def _space_to_depth_dims(op_type, dims, bs, data_format, err):
+    # (the words of TF 1.15's shape functions, err ValueError, and of its CPU kernels)
     if len(dims) != 4:
-        raise err(f"{op_type}: input rank should be 4 instead of {len(dims)} "
-                  f"(input shape {_shape_str(dims)})")
+        if err is ValueError:
+            raise err(f"Shape must be rank 4 but is rank {len(dims)}")
+        sep = ":" if op_type == "DepthToSpace" else ""
+        raise err(f"Input rank should be{sep} 4 instead of{sep} {len(dims)}")
     b, h, w, c = _nhwc_dims(dims, data_format)
     if op_type == "SpaceToDepth":
-        for what, d in (("height", h), ("width", w)):
-            if d is not None and d % bs and err is ValueError:  # TF 1.15's shape function's
+        for d in (h, w):
+            if d is not None and d % bs and err is ValueError:
                 raise err(f"Dimension size must be evenly divisible by {bs} but is {d}")
-            if d is not None and d % bs:
-                raise err(f"SpaceToDepth: image {what} {d} should be divisible by block_size "
-                          f"{bs} (input shape {_shape_str(dims)}, {data_format})")
+        if (h is not None and h % bs) or (w is not None and w % bs):
+            raise err(f"Image width {w} and height {h} should be divisible by block_size: {bs}")
         return _from_nhwc(b, None if h is None else h // bs, None if w is None else w // bs,
                           _mul(c, bs * bs), data_format)
     if c is not None and c % (bs * bs) and err is ValueError:
         raise err(f"Dimension size must be evenly divisible by {bs * bs} but is {c}")
     if c is not None and c % (bs * bs):
-        raise err(f"DepthToSpace: input depth {c} should be divisible by block_size * "
-                  f"block_size = {bs * bs} (input shape {_shape_str(dims)}, {data_format})")
+        raise err(f"Input depth dimension {c} should be divisible by: {bs * bs}")
     return _from_nhwc(b, _mul(h, bs), _mul(w, bs), None if c is None else c // (bs * bs),
                       data_format)
 
