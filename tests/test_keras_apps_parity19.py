@@ -252,3 +252,13 @@ def test_subclassed_model_config_is_a_bare_not_implemented_error():
         with pytest.raises(NotImplementedError) as info:
             fn()
         assert str(info.value) == ""
+
+
+def test_model_checkpoint_missing_key_is_str_format_keyerror(tmp_path):
+    # TF 1.15 formats the path with str.format: a key the logs lack is KeyError('nokey')
+    m = tf.keras.Sequential([L.Dense(1, input_shape=(2,))])
+    m.compile("sgd", "mse")
+    cb = tf.keras.callbacks.ModelCheckpoint(str(tmp_path / "c-{nokey}.h5"))
+    with pytest.raises(KeyError) as info:
+        m.fit(np.ones((2, 2)), np.ones((2, 1)), verbose=0, callbacks=[cb])
+    assert info.value.args == ("nokey",)

@@ -779,8 +779,8 @@ def test_model_checkpoint_save_freq_in_samples_and_format_errors(tmp_path):
     m.fit(x, x[:, :1], epochs=2, batch_size=16, verbose=0, callbacks=[cb])
     assert sorted(os.listdir(tmp_path)) == ["s-01.h5", "s-02.h5"]
     cb = keras.callbacks.ModelCheckpoint(str(tmp_path / "k-{val_loss:.2f}.h5"))
-    with pytest.raises(KeyError, match=r"Failed to format this callback filepath: "
-                                       r".*k-\{val_loss:.2f\}.h5.*Reason: .*val_loss"):
+    # (TF 1.15: str.format's own KeyError, 'val_loss')
+    with pytest.raises(KeyError, match=r"^'val_loss'$"):
         m.fit(x, x[:, :1], epochs=1, verbose=0, callbacks=[cb])
 
 

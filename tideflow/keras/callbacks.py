@@ -376,11 +376,8 @@ class ModelCheckpoint(Callback):
     def _get_file_handle_and_path(self, epoch, logs):
         """``(None, path)``: the path for ``epoch`` (one worker writes it; TF 1.x's subclasses
         override ``_save_model`` around this and ``_maybe_remove_file``)."""
-        try:
-            return None, self.filepath.format(epoch=epoch + 1, **logs)
-        except KeyError as e:
-            raise KeyError(f'Failed to format this callback filepath: "{self.filepath}". '
-                           f"Reason: {e}") from None
+        # (a key the logs lack is str.format's own KeyError, as TF 1.15's)
+        return None, self.filepath.format(epoch=epoch + 1, **logs)
 
     def _maybe_remove_file(self, file_handle, filepath):
         """Closes and removes a temporary file ``_get_file_handle_and_path`` made (none here)."""
