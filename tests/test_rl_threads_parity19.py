@@ -126,11 +126,10 @@ def test_keras_session_is_per_thread():
 
 def test_categorical_negative_num_samples_is_tf_shape_error():
     # TF 1.15's Multinomial shape function (MakeDimForScalarInput) words
-    with tf.Graph().as_default():
-        with pytest.raises(ValueError, match=r"^Dimension size, given by scalar input 1, must "
-                                             r"be non-negative but is -4 for 'multinomial/"
-                                             r"Multinomial' \(op: 'Multinomial'\)"):
-            tf.multinomial(tf.zeros([2, 3]), -4)
+    words = (r"^Dimension size, given by scalar input 1, must be non-negative but is -4 for "
+             r"'multinomial/Multinomial' \(op: 'Multinomial'\)")
+    with tf.Graph().as_default(), pytest.raises(ValueError, match=words):
+        tf.multinomial(tf.zeros([2, 3]), -4)
 
 
 def test_a_feed_numpy_cannot_convert_raises_numpys_own_error():
@@ -138,6 +137,43 @@ def test_a_feed_numpy_cannot_convert_raises_numpys_own_error():
     # error through unchanged: "could not convert string to float: 'a'"
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [None], name="x")
-        with tf.Session() as sess:
-            with pytest.raises(ValueError, match=r"^could not convert string to float: 'a'$"):
-                sess.run(x, {x: "a"})
+        with tf.Session() as sess, pytest.raises(
+                ValueError, match=r"^could not convert string to float: 'a'$"):
+            sess.run(x, {x: "a"})
+
+
+def test_threads_train_seeded_graphs_of_their_own():
+    # TF 1.15: three threads each build and train a seeded model in their own default graph
+    # (same variable names, graph seeds of their own); the losses and draws TF 1.15 printed
+    results, errors = {}, []
+
+    def trial(lr, seed):
+        try:
+            tf.set_random_seed(seed)
+            x = tf.placeholder(tf.float32, [None, 2], name="x")
+            y = tf.placeholder(tf.float32, [None], name="y")
+            w = tf.get_variable("w", [2, 1], initializer=tf.random_normal_initializer(seed=1))
+            loss = tf.losses.mean_squared_error(y, tf.squeeze(tf.matmul(x, w), 1))
+            train = tf.train.GradientDescentOptimizer(lr).minimize(loss)
+            draw = tf.random_uniform([2])
+            feed = {x: [[1.0, 2.0], [3.0, 4.0]], y: [1.0, -1.0]}
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(5):
+                    sess.run(train, feed)
+                results[lr] = (sess.run(loss, feed), sess.run(draw))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=trial, args=(lr, k))
+               for k, lr in enumerate([0.01, 0.02, 0.05])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    expected = {0.01: (1.50458, [0.00429, 0.56613]), 0.02: (0.40243, [0.34624, 0.74822]),
+                0.05: (1.73994, [0.67032, 0.42297])}
+    for lr, (loss, draw) in expected.items():
+        np.testing.assert_allclose(results[lr][0], loss, rtol=1e-4)
+        np.testing.assert_allclose(results[lr][1], draw, atol=1e-5)
