@@ -406,3 +406,22 @@ def test_sparse_reduce_sum_gradient_ops_as_tf_115():
         "Cast", "Size", "add", "mod", "Shape", "range/start", "range/delta", "range",
         "Fill/value", "Fill", "DynamicStitch", "Reshape", "Cast_1", "floordiv", "floordiv_1",
         "GatherNd")]
+
+
+def test_segment_max_and_crop_and_resize_gradient_ops_as_tf_115():
+    # TF 1.15: SegmentMax's gradient makes zeros_like(data) first; CropAndResize's passes a
+    # known image shape as the op's image_size input
+    d = tf.placeholder(tf.float32, [2, 3], name="d")
+    y = tf.math.segment_max(d, [0, 0])
+    img = tf.placeholder(tf.float32, [1, 4, 4, 1], name="img")
+    c = tf.image.crop_and_resize(img, [[0.0, 0.0, 1.0, 1.0]], [0], [2, 2])
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations()) + 3
+    tf.gradients(y, d)
+    assert g.get_operations()[n0].name == "gradients/SegmentMax_grad/zeros_like"
+    n1 = len(g.get_operations()) + 3
+    tf.gradients(c, img)
+    assert [op.name for op in g.get_operations()[n1:]] == [
+        "gradients_1/CropAndResize_grad/CropAndResizeGradImage/image_size",
+        "gradients_1/CropAndResize_grad/CropAndResizeGradImage",
+        "gradients_1/CropAndResize_grad/CropAndResizeGradBoxes"]

@@ -215,9 +215,13 @@ def _crop_grad(op, grad):
     image, boxes, box_ind, _ = op._inputs
     method = op._attrs["method"]
     grad_image = None
+    # a known image shape is the op's image_size input, converted by it as TF 1.15's
+    # (CropAndResizeGradImage/image_size); otherwise a Shape op
+    shape = image.get_shape()
+    image_size = shape.as_list() if shape.is_fully_defined() else array_ops.shape(image)
     if image.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.float64):
         grad_image = ops.apply_op("CropAndResizeGradImage",
-                                  [g, boxes, box_ind, array_ops.shape(image)],
+                                  [g, boxes, box_ind, image_size],
                                   {"T": image.dtype.base_dtype, "method": method})._outputs[0]
     # nearest sampling has no well-defined box gradient; TF uses the bilinear one
     grad_boxes = ops.apply_op("CropAndResizeGradBoxes", [g, image, boxes, box_ind])._outputs[0]

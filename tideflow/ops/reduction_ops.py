@@ -769,10 +769,11 @@ def _segment_min_or_max_grad(op, grad):
     from tideflow.ops import array_ops, gather_ops, math_ops
 
     data, ids = op.inputs
+    zeros = array_ops.zeros_like(data)  # first, as TF 1.15 builds it
     selected = math_ops.equal(data, array_ops.gather(op.outputs[0], ids))
     counts = segment_sum(math_ops._cast(selected, grad.dtype.base_dtype), ids)
     gathered = array_ops.gather(grad / counts, ids)
-    return gather_ops.select(selected, gathered, array_ops.zeros_like(gathered)), None
+    return gather_ops.select(selected, gathered, zeros), None
 
 
 def _unsorted_segment_min_or_max_grad(op, grad):
