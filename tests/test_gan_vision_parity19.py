@@ -243,3 +243,21 @@ def test_depth_to_space_errors_in_tf_1_15_words():
                               "'DepthToSpace') with input shapes: [4,4,8].")
         else:
             raise AssertionError('no ValueError')
+
+
+def test_keras_dilated_same_conv_makes_tfs_constants_at_build():
+    # TF 1.15's Keras Conv2D builds its Convolution object: dilation_rate, filter_shape, the
+    # same-padding 'stack' and the space-to-batch paddings, then the call's ops
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 9, 9, 3])
+        tf.keras.layers.Conv2D(2, 3, dilation_rate=2, padding='same')(x)
+        got = [op.name for op in g.get_operations()
+               if op.name.startswith('conv2d/') and 'Initializer' not in op.name]
+    assert got[8:] == [
+        'conv2d/dilation_rate', 'conv2d/filter_shape', 'conv2d/stack',
+        'conv2d/required_space_to_batch_paddings/input_shape',
+        'conv2d/required_space_to_batch_paddings/paddings',
+        'conv2d/required_space_to_batch_paddings/crops', 'conv2d/SpaceToBatchND/block_shape',
+        'conv2d/SpaceToBatchND/paddings', 'conv2d/SpaceToBatchND', 'conv2d/Conv2D/ReadVariableOp',
+        'conv2d/Conv2D', 'conv2d/BatchToSpaceND/block_shape', 'conv2d/BatchToSpaceND/crops',
+        'conv2d/BatchToSpaceND', 'conv2d/BiasAdd/ReadVariableOp', 'conv2d/BiasAdd']

@@ -449,13 +449,17 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
     from tideflow.ops import constant_op
 
     rate_t = _rate_tensor  # (a layer makes its own at build)
+    # "made": a Keras layer made TF's constants at its build (over known sizes): none here
+    made = _tf_constants == "made"
+    if made:
+        _tf_constants = False
     if _tf_constants and _tf_constants != "no_rate":
         rate_t = constant_op.constant(rate.astype(np.int32), name="dilation_rate")
     base_t = None
     if padding == "SAME":
         if filter_shape is None:
             raise ValueError("filter_shape must be specified for SAME padding")
-        fs = np.asarray(ops.constant_value(ops.convert_to_tensor(
+        fs = np.asarray(filter_shape if made else ops.constant_value(ops.convert_to_tensor(
             filter_shape, name="filter_shape" if _tf_constants else None)), np.int64)
         fs = fs[:nsp]  # TF's filter_shape may be the whole filter's: its leading dims count
         eff = (fs - 1) * rate + 1

@@ -134,15 +134,16 @@ class Conv(Layer):
 
     def _space_to_batch_constants(self):
         # TF's dilated convolution over a known size works its paddings out as constants
+        # (the call then makes none: _tf_constants="made")
         names = ("input_shape", "base_paddings", "paddings", "crops")
         if self.padding == "same":
-            # (TF's 'stack' of the same-padding sizes is the constant conv_ops makes at the
-            # call here)
             tf.constant(list(self.kernel_size), name="filter_shape")
+            tf.constant(0, name="stack")  # (the same-padding sizes)
             names = ("input_shape", "paddings", "crops")
         with tf.name_scope("required_space_to_batch_paddings"):
             for name in names:
                 tf.constant(0, name=name)
+        self._space_to_batch_made = True
 
     def _add_depthwise_kernel(self, channels):
         """The ``depthwise_kernel`` weight of the depthwise and separable convolutions."""
@@ -158,8 +159,9 @@ class Conv(Layer):
             if max(self.dilation_rate) > 1 and x.get_shape()[1].value is not None:
                 self._space_to_batch_constants()
         if max(self.dilation_rate) > 1:  # as TF 1.15's: SpaceToBatchND, conv, BatchToSpaceND
-            out = conv_ops.space_to_batch_convolution(x, self.kernel, padding,
-                                                      self.dilation_rate)
+            out = conv_ops.space_to_batch_convolution(
+                x, self.kernel, padding, self.dilation_rate,
+                _tf_constants="made" if getattr(self, "_space_to_batch_made", False) else False)
             if out is not None:
                 return out
         if self.rank == 3:
