@@ -113,3 +113,17 @@ def test_init_from_checkpoint_restores_on_the_variables_task_cpu(tmp_path):
         tf.train.init_from_checkpoint(str(tmp_path), {"r": "r"})
         assert isinstance(r.initializer, tf.Operation)
         assert r.initializer.name == "AssignVariableOp"
+
+
+def test_a_grpc_session_runs_nodes_named_like_an_earlier_name_scope():
+    # TF 1.15's master extends its graph by name: a PartitionedVariable's as_tensor() made
+    # after the first run is the Identity "emb/t" beside "emb/t/part_0", and runs
+    srv = tf.train.Server.create_local_server()
+    with _graph():
+        with tf.variable_scope("emb", partitioner=tf.fixed_size_partitioner(2)):
+            table = tf.get_variable("t", [4, 2], initializer=tf.ones_initializer())
+        with tf.Session(srv.target) as s:
+            s.run(tf.global_variables_initializer())
+            x = table.as_tensor()
+            assert x.name == "emb/t:0"
+            assert s.run(x).tolist() == [[1.0, 1.0]] * 4

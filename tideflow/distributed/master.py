@@ -193,7 +193,8 @@ class MasterSession:
                 # an extension's ops may be colocated with ops of earlier ones (a Saver built
                 # after the first run: its restore Assigns go with the variables)
                 importer.import_graph_def(gd, input_map=input_map or None, name="",
-                                          _validate_colocation_constraints=False)
+                                          _validate_colocation_constraints=False,
+                                          _uniquify_names=False)
         except errors.OpError as e:
             raise errors.InvalidArgumentError(None, None, f"Invalid graph: {e.message}") from None
         except (ValueError, TypeError, KeyError) as e:

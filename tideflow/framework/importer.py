@@ -461,7 +461,7 @@ def _check_return_elements(return_elements, nodes, input_map):
 
 def import_graph_def(
     graph_def, input_map=None, return_elements=None, name=None, op_dict=None, producer_op_list=None,
-    *, _validate_colocation_constraints=True,
+    *, _validate_colocation_constraints=True, _uniquify_names=True,
 ):
     """Imports the graph in ``graph_def`` into the default graph.
 
@@ -485,7 +485,9 @@ def import_graph_def(
         unregistered op type raises ``OpNotRegisteredError`` (a ValueError and NotFoundError).
 
     ``_validate_colocation_constraints=False`` (TF's internal option, for a master extending
-    its graph) lets a ``loc:@`` name an op of the destination graph outside ``graph_def``.
+    its graph) lets a ``loc:@`` name an op of the destination graph outside ``graph_def``;
+    ``_uniquify_names=False`` (the master's too) keeps a name that is a name scope of the graph
+    (``emb/t`` beside ``emb/t/part_0``), as TF's GraphDef extension does.
     """
     del op_dict
     graph_def = _process_graph_def(graph_def)
@@ -528,7 +530,7 @@ def import_graph_def(
         input_map = _convert_input_map_values(name, input_map)
     mapped = _check_mapped_inputs(graph, nodes, input_map, prefix)
 
-    _assign_names(graph, nodes, prefix)
+    _assign_names(graph, nodes, prefix, _uniquify_names)
     with graph._lock:
         _create_ops(graph, order, nodes, mapped, traceback)
     for n in handles:  # (their reads are snapshots again)
@@ -621,11 +623,12 @@ def _compatible(actual, expected):
     return actual.base_dtype == expected
 
 
-def _assign_names(graph, nodes, prefix):
+def _assign_names(graph, nodes, prefix, uniquify=True):
     """Prefixed names, made unique against the ops already in the graph and the name scopes
-    their names use (TF's uniquify: ``foo`` is taken while ``foo/Const`` exists)."""
+    their names use (TF's uniquify: ``foo`` is taken while ``foo/Const`` exists); without
+    ``uniquify``, only against the ops."""
     existing = set(graph._nodes_by_name)
-    for op_name in graph._nodes_by_name:
+    for op_name in graph._nodes_by_name if uniquify else ():
         parts = op_name.split("/")
         for k in range(1, len(parts)):
             existing.add("/".join(parts[:k]))
