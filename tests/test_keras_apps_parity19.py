@@ -262,3 +262,16 @@ def test_model_checkpoint_missing_key_is_str_format_keyerror(tmp_path):
     with pytest.raises(KeyError) as info:
         m.fit(np.ones((2, 2)), np.ones((2, 1)), verbose=0, callbacks=[cb])
     assert info.value.args == ("nokey",)
+
+
+def test_embedding_mask_compares_with_a_notequal_constant():
+    # TF 1.15: math_ops.not_equal(inputs, 0), its constant named NotEqual/y
+    for dtype in ("int32", "float32", "int64"):
+        with tf.Graph().as_default():
+            ids = L.Input((4,), dtype=dtype)
+            out = L.Embedding(8, 2, mask_zero=True)(ids)
+            names = [o.name for o in tf.get_default_graph().get_operations()
+                     if o.name.startswith("embedding/NotEqual")]
+            assert names == ["embedding/NotEqual/y", "embedding/NotEqual"]
+            got = K.get_session().run(out._keras_mask, {ids: [[3, 0, 1, 0]]})
+            assert got.tolist() == [[True, False, True, False]]

@@ -357,7 +357,7 @@ class Embedding(Layer):
         """With ``mask_zero``: the positions whose id is not 0."""
         if not self.mask_zero:
             return None
-        return tf.not_equal(inputs, tf.zeros([], inputs.dtype.base_dtype))
+        return tf.not_equal(inputs, 0)  # (as TF 1.15: its constant is NotEqual/y)
 
     def call(self, inputs):
         if inputs.dtype.base_dtype != tf.int32:  # as TF 1.15's (int64 ids too)
