@@ -257,3 +257,30 @@ def test_truncatemod_has_no_gradient():
     x = tf.placeholder(tf.float32)
     with pytest.raises(LookupError, match="No gradient defined for operation 'TruncateMod'"):
         tf.gradients(tf.truncatemod(x, 2.0), x)
+
+
+# ------------------------------------------------------------------------------------------
+# float16 reductions add in half, in Eigen's order
+# ------------------------------------------------------------------------------------------
+
+
+def test_half_sums_and_means_accumulate_in_half_as_tf():
+    rs = np.random.RandomState(42)
+    a = rs.uniform(-1, 1, (3, 300)).astype(np.float16)
+    b = rs.uniform(-1, 1, (300, 3)).astype(np.float16)
+    c = rs.uniform(-1, 1, (2, 40, 3)).astype(np.float16)
+
+    def check(got, want):
+        assert got.dtype == np.float16
+        _same(got, np.array(want, np.float16))
+
+    # TF 1.15's values: the last axis in eight half lanes, other axes row after row
+    check(_fed(lambda x: tf.reduce_sum(x, 1), a), [-2.875, 6.492, -17.34])
+    check(_fed(lambda x: tf.reduce_sum(x, 0), b), [6.734, -18.16, 16.34])
+    check(_fed(lambda x: tf.reduce_mean(x, 1, keepdims=True), c),
+          [[[0.0538, 0.0715, 0.03607]], [[-0.04395, -0.04413, -0.0774]]])
+    check(_fed(tf.reduce_sum, a), -13.74)
+    check(_fed(tf.reduce_mean, b), 0.005363)
+    check(_fed(lambda x: tf.reduce_sum(x, [1, 2]), c), [6.453, -6.617])
+    # the half sum overflows before the division
+    check(_fed(tf.reduce_mean, np.full(100, 1000, np.float16)), np.inf)

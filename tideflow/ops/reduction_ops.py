@@ -4,6 +4,7 @@
 imports math_ops only inside functions.
 """
 
+import math
 import weakref
 
 import numpy as np
@@ -50,6 +51,52 @@ def _unreduced(x, axis, keep_dims):
     return x.reshape([d for i, d in enumerate(x.shape) if i not in axis])
 
 
+_HALF = np.dtype(np.float16)
+
+
+def _running_half_sum(x, axis):
+    """Adds the slices of ``x`` along ``axis`` one after another in float16 (each partial
+    sum rounded to half), from 0."""
+    if x.shape[axis] == 0:
+        return np.zeros(x.shape[:axis] + x.shape[axis + 1:], _HALF)
+    return np.add.accumulate(x, axis=axis, dtype=_HALF).take(-1, axis=axis)
+
+
+def _half_lane_sum(x):
+    """The sum over the last axis as Eigen's vectorised inner reduction of float16: eight
+    lanes summed in half over whole packets, the lanes added in float ((0+4)+(2+6)) +
+    ((1+5)+(3+7)) and rounded to half, plus the tail summed in half."""
+    n = x.shape[-1]
+    whole = n // 8 * 8
+    lanes = _running_half_sum(x[..., :whole].reshape(x.shape[:-1] + (n // 8, 8)), x.ndim - 1)
+    f = lanes.astype(np.float32)
+    packet = (((f[..., 0] + f[..., 4]) + (f[..., 2] + f[..., 6]))
+              + ((f[..., 1] + f[..., 5]) + (f[..., 3] + f[..., 7]))).astype(_HALF)
+    tail = _running_half_sum(x[..., whole:], x.ndim - 1)
+    return tail + packet
+
+
+def _half_sum(x, axis, keep_dims):
+    """reduce_sum of float16 as TF 1.15's CPU kernel adds (Eigen, in half, not in float):
+    the reduced axes merged into one, a trailing run by ``_half_lane_sum``, a leading or
+    inner run slice after slice; None for axes in more than one run (left to the float
+    path)."""
+    axis = sorted(axis)
+    if axis != list(range(axis[0], axis[-1] + 1)):
+        return None
+    lo, hi = axis[0], axis[-1] + 1
+    shape = x.shape
+    if hi == x.ndim:  # trailing (or every) axis: the inner reduction
+        out = _half_lane_sum(x.reshape(shape[:lo] + (-1,)) if x.size else
+                             np.zeros(shape[:lo] + (math.prod(shape[lo:]),), _HALF))
+    else:
+        merged = x.reshape(shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:])
+        out = _running_half_sum(merged, lo)
+    if keep_dims:
+        out = out.reshape(tuple(1 if i in axis else d for i, d in enumerate(shape)))
+    return out
+
+
 def _sum(x, indices, *, keep_dims):
     if type(x) is np.ndarray and type(indices) is np.ndarray:
         if not indices.size:
@@ -72,6 +119,10 @@ def _sum(x, indices, *, keep_dims):
             return np.add.reduce(x, axis=axis, keepdims=keep_dims)
     else:
         axis = _axes(x, indices)
+    if x.dtype == _HALF and axis:
+        out = _half_sum(np.asarray(x), axis, keep_dims)
+        if out is not None:
+            return out
     # np.add.reduce is what np.sum calls for an array, without its Python-level dispatch
     return np.add.reduce(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
         x.dtype, copy=False)
@@ -122,6 +173,11 @@ def _mean(x, indices, *, keep_dims):
             # and the complex types fill it with the sum's identity, 0
             return np.full(np.sum(x, axis=axis, keepdims=keep_dims).shape,
                            np.nan if x.dtype.kind == "f" else 0, x.dtype)
+        if x.dtype == _HALF and axis:
+            total = _half_sum(np.asarray(x), axis, keep_dims)
+            if total is not None:  # TF divides the half sum by the count, in half
+                n = math.prod(x.shape[a] for a in axis)
+                return np.true_divide(total, np.float16(n), dtype=_HALF)
         return np.mean(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
             x.dtype, copy=False)
     total = np.sum(x, axis=axis, dtype=x.dtype, keepdims=keep_dims)
