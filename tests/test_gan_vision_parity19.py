@@ -261,3 +261,15 @@ def test_keras_dilated_same_conv_makes_tfs_constants_at_build():
         'conv2d/SpaceToBatchND/paddings', 'conv2d/SpaceToBatchND', 'conv2d/Conv2D/ReadVariableOp',
         'conv2d/Conv2D', 'conv2d/BatchToSpaceND/block_shape', 'conv2d/BatchToSpaceND/crops',
         'conv2d/BatchToSpaceND', 'conv2d/BiasAdd/ReadVariableOp', 'conv2d/BiasAdd']
+
+
+def test_contrib_batch_norm_bad_data_format_message():
+    # TF 1.15's words, with nothing appended
+    with tf.Graph().as_default():
+        try:
+            tf.contrib.layers.batch_norm(tf.placeholder(tf.float32, [None, 4, 4, 3]),
+                                         data_format='NCWH')
+        except ValueError as e:
+            assert str(e) == 'data_format has to be either NCHW or NHWC.'
+        else:
+            raise AssertionError('no ValueError')

@@ -51,7 +51,7 @@ def _layer_padding(padding):
 
 def _check_format(data_format):
     if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"data_format has to be either NCHW or NHWC, got {data_format!r}.")
+        raise ValueError("data_format has to be either NCHW or NHWC.")
 
 
 def _collections(variables_collections, name):
