@@ -425,3 +425,38 @@ def test_segment_max_and_crop_and_resize_gradient_ops_as_tf_115():
         "gradients_1/CropAndResize_grad/CropAndResizeGradImage/image_size",
         "gradients_1/CropAndResize_grad/CropAndResizeGradImage",
         "gradients_1/CropAndResize_grad/CropAndResizeGradBoxes"]
+
+
+def _grad_names(y, x, prefix):
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations()) + 3
+    tf.gradients(y, x)
+    return [op.name[len(prefix):] for op in g.get_operations()[n0:] if op.name.startswith(prefix)]
+
+
+def test_sparse_and_scatter_gradient_ops_as_tf_115():
+    # TF 1.15's op lists (printed by the same program there)
+    v = tf.placeholder(tf.float32, [2], name="v")
+    sp = tf.SparseTensor([[0, 0], [1, 1]], v, [2, 2])
+    assert _grad_names(tf.sparse_tensor_to_dense(sp), v, "gradients/SparseToDense_grad/") == [
+        "GatherNd", "Const", "Sum", "Const_1", "Sum_1", "sub", "zeros_like", "zeros_like_1"]
+    y = tf.sparse_softmax(tf.SparseTensor([[0, 0], [0, 1]], v, [2, 2])).values
+    assert _grad_names(y, v, "gradients_1/SparseSoftmax/SparseSoftmax_grad/") == [
+        "mul", "SparseReduceSum/reduction_axes", "SparseReduceSum", "Neg",
+        "SparseDenseCwiseAdd", "mul_1"]
+    x, u = tf.placeholder(tf.float32, [3, 2], name="x"), tf.placeholder(tf.float32, [1, 2])
+    y = tf.tensor_scatter_update(x, [[0]], u)
+    assert _grad_names(y, [x, u], "gradients_2/TensorScatterUpdate_grad/") == [
+        "GatherNd", "Identity", "zeros_like", "TensorScatterUpdate"]
+    m, d = tf.placeholder(tf.float32, [3, 3], name="m"), tf.placeholder(tf.float32, [3])
+    assert _grad_names(tf.matrix_set_diag(m, d), [m, d], "gradients_3/set_diag_grad/") == [
+        "zeros", "set_diag", "diag_part"]
+    with tf.Session() as sess:
+        # TF printed [-0.3932, 0.3932, 0, 0] for the softmax rows weighted 1..9
+        vv = tf.placeholder(tf.float32, [4])
+        sp4 = tf.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 0]], vv, [3, 3])
+        w = tf.constant(np.arange(1, 10, dtype=np.float32).reshape(3, 3))
+        g = tf.gradients(tf.reduce_sum(tf.sparse_tensor_to_dense(tf.sparse_softmax(sp4)) * w),
+                         vv)
+        got = sess.run(g, {vv: [1.0, 2.0, 0.5, -1.0]})[0]
+    np.testing.assert_allclose(got, [-0.3932, 0.3932, 0.0, 0.0], atol=1e-4)

@@ -120,10 +120,24 @@ def _matrix_diag_part_grad(op, grad):
 
 
 def _matrix_set_diag_grad(op, grad):
-    from tideflow.ops.fill_ops import zeros_like
+    # TF 1.15's: zeros of the diagonal's shape, known statically or computed from grad's
+    from tideflow.ops import array_ops, concat_ops, fill_ops, reduction_ops
 
     grad = dense(grad)
-    return [matrix_set_diag(grad, zeros_like(op._inputs[1])), matrix_diag_part(grad)]
+    input_shape = op._inputs[0].get_shape().merge_with(grad.get_shape())
+    batch_shape = input_shape[:-2].merge_with(op._inputs[1].get_shape()[:-1])
+    matrix_shape = input_shape[-2:]
+    if batch_shape.is_fully_defined() and matrix_shape.is_fully_defined():
+        diag_shape = batch_shape.as_list() + [min(matrix_shape.as_list())]
+    else:
+        with ops.colocate_with(grad):
+            grad_shape = array_ops.shape(grad)
+            grad_rank = array_ops.rank(grad)
+            batch = array_ops.slice(grad_shape, [0], [grad_rank - 2])
+            matrix = array_ops.slice(grad_shape, [grad_rank - 2], [2])
+            diag_shape = concat_ops.concat([batch, [reduction_ops.reduce_min(matrix)]], 0)
+    zeros = fill_ops.zeros(diag_shape, dtype=grad.dtype)
+    return [matrix_set_diag(grad, zeros), matrix_diag_part(grad)]
 
 
 op_registry.declare(

@@ -166,27 +166,33 @@ def _tensor_kernel(op_type, mode):
 
 
 def _tensor_scatter_update_grad(op, grad):
+    from tideflow.ops.array_ops import identity
     from tideflow.ops.fill_ops import zeros_like
     from tideflow.ops.gather_ops import gather_nd
 
     grad = dense(grad)
     indices, updates = op._inputs[1], op._inputs[2]
-    return [tensor_scatter_update(grad, indices, zeros_like(updates)), None,
-            gather_nd(grad, indices)]
+    updates_grad = gather_nd(grad, indices)  # first, then an Identity of grad, as TF 1.15
+    return [tensor_scatter_update(identity(grad), indices, zeros_like(updates)), None,
+            updates_grad]
 
 
 def _tensor_scatter_add_grad(op, grad):
+    from tideflow.ops.array_ops import identity
     from tideflow.ops.gather_ops import gather_nd
 
     grad = dense(grad)
-    return [grad, None, gather_nd(grad, op._inputs[1])]
+    updates_grad = gather_nd(grad, op._inputs[1])
+    return [identity(grad), None, updates_grad]
 
 
 def _tensor_scatter_sub_grad(op, grad):
+    from tideflow.ops.array_ops import identity
     from tideflow.ops.gather_ops import gather_nd
 
     grad = dense(grad)
-    return [grad, None, -gather_nd(grad, op._inputs[1])]
+    updates_grad = gather_nd(grad, op._inputs[1])
+    return [identity(grad), None, -updates_grad]
 
 
 for _name, _mode, _grad in (("TensorScatterUpdate", "update", _tensor_scatter_update_grad),

@@ -51,27 +51,16 @@ def _sparse_softmax_kernel(sp_indices, sp_values, sp_shape):
 
 
 def _sparse_softmax_grad(op, grad):
-    from tideflow.ops import array_ops, gather_ops, reduction_ops
-
-    indices = op._inputs[0]
+    # TF 1.15's: the softmax gradient on the values, its row sums by a SparseReduceSum kept
+    # to rank and subtracted through SparseDenseCwiseAdd
+    indices, shape = op._inputs[0], op._inputs[2]
     out = op._outputs[0]
-    # each value's row (all columns but the last), as a dense segment id
-    _, seg = gather_ops.unique(_row_keys(indices, op._inputs[2]), out_idx=dtypes.int32)
-    n = array_ops.shape(out)[0]
-    prod = reduction_ops.unsorted_segment_sum(out * grad, seg, n)
-    return [None, out * (grad - array_ops.gather(prod, seg)), None]
-
-
-def _row_keys(indices, shape):
-    """A linear id of each index row without its last column."""
-    from tideflow.ops import array_ops, reduction_ops
-    from tideflow.ops.concat_ops import concat
-
-    lead = indices[:, :-1]
-    dims = shape[:-1]
-    # strides[i] = prod(dims[i+1:])
-    strides = reduction_ops.cumprod(concat([dims[1:], [1]], 0), reverse=True)
-    return reduction_ops.reduce_sum(lead * array_ops.expand_dims(strides, 0), 1)
+    prod = out * grad
+    row_sums = ops.apply_op("SparseReduceSum", [indices, prod, shape, [-1]],
+                            {"keep_dims": True})._outputs[0]
+    shifted = ops.apply_op("SparseDenseCwiseAdd",
+                           [indices, grad, shape, -row_sums])._outputs[0]
+    return [None, shifted * out, None]
 
 
 op_registry.declare(

@@ -150,14 +150,18 @@ def _sparse_to_dense_shape(op):
 
 def _sparse_to_dense_grad(op, grad):
     from tideflow.ops import array_ops, reduction_ops
+    from tideflow.ops.fill_ops import zeros_like
 
-    indices, _, values, _ = op._inputs
-    rank = array_ops.size(op._inputs[1])
-    idx = array_ops.reshape(indices, array_ops.stack([-1, rank]))
+    indices, shape, values, _ = op._inputs
+    if indices._shape.ndims == 2:  # TF 1.15's ops
+        idx = indices
+    else:  # (a vector or scalar of indices, which TF's gather_nd would misread)
+        idx = array_ops.reshape(indices, array_ops.stack([-1, array_ops.size(shape)]))
     picked = array_ops.gather_nd(grad, idx)
     values_grad = picked if values._shape.ndims != 0 else reduction_ops.reduce_sum(picked)
     default_grad = reduction_ops.reduce_sum(grad) - reduction_ops.reduce_sum(picked)
-    return [None, None, values_grad, default_grad]
+    # (TF builds zeros for the integer inputs too: their op ids count)
+    return [zeros_like(indices), zeros_like(shape), values_grad, default_grad]
 
 
 op_registry.declare(
