@@ -284,3 +284,14 @@ def test_half_sums_and_means_accumulate_in_half_as_tf():
     check(_fed(lambda x: tf.reduce_sum(x, [1, 2]), c), [6.453, -6.617])
     # the half sum overflows before the division
     check(_fed(tf.reduce_mean, np.full(100, 1000, np.float16)), np.inf)
+
+
+def test_half_cumsum_and_cumprod_round_each_partial_result():
+    # TF 1.15's scan adds (multiplies) in half: cumprod's last three and the exclusive
+    # reversed cumsum's first three as TF printed them
+    x = np.random.RandomState(1).uniform(0.5, 1.5, (4, 40)).astype(np.float16)
+    c = _fed(lambda p: tf.cumprod(p, 1), x)
+    _same(c[0, -3:], [0.034820556640625, 0.018035888671875, 0.022552490234375])
+    e = _fed(lambda p: tf.cumsum(p, 1, exclusive=True, reverse=True), x)
+    _same(e[0, :3], [37.5, 36.28125, 35.78125])
+    assert c.dtype == e.dtype == np.float16

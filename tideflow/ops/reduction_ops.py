@@ -566,7 +566,8 @@ def _cumulative(fn, identity):
         a %= nd
         if reverse:
             x = np.flip(x, a)
-        out = fn(x, axis=a, dtype=_acc_dtype(x))
+        # float16 scans in half, each partial result rounded, as TF's Eigen scan
+        out = fn(x, axis=a, dtype=_HALF if x.dtype == _HALF else _acc_dtype(x))
         if exclusive and out.shape[a]:
             head = np.full_like(np.take(out, [0], axis=a), identity)
             out = np.concatenate([head, np.delete(out, -1, axis=a)], axis=a)
