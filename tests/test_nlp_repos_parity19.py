@@ -294,3 +294,32 @@ def test_nce_loss_with_vector_labels_fails_in_the_samplers_words():
     assert str(e.value) == (
         "Shape must be rank 2 but is rank 1 for 'nce_loss/LogUniformCandidateSampler' (op: "
         "'LogUniformCandidateSampler') with input shapes: [4].")
+
+
+# -- static_rnn with sequence lengths over wrapped cells (0.x-era seq2seq and LM code) -------
+
+
+def test_static_rnn_with_lengths_seeds_wrapped_cells_variables_as_tf_1_15():
+    # TF 1.15 runs each step's cell inside a cond: the Switch of each outside tensor the cell
+    # reads (its input, the embedding table) is made right after the op reading it, before
+    # the inner cell's and the projection's variables; the table's gradient arrives as
+    # IndexedSlices through that cond (values, indices and dense shape merged)
+    rnn = tf.contrib.rnn
+    tf.set_random_seed(2)
+    ids = [tf.placeholder(tf.int32, [None]) for _ in range(3)]
+    cell = rnn.OutputProjectionWrapper(
+        rnn.EmbeddingWrapper(rnn.GRUCell(5), embedding_classes=9, embedding_size=3), 4)
+    outs, _ = tf.nn.static_rnn(cell, [tf.expand_dims(i, 1) for i in ids], dtype=tf.float32,
+                               sequence_length=[3, 2])
+    gates, proj = tf.trainable_variables()[1], tf.trainable_variables()[-2]
+    tf.train.AdamOptimizer(0.1).minimize(tf.add_n([tf.reduce_sum(o) for o in outs]))
+    r = tf.random_uniform([2])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(gates)[0, :4], [0.434262, 0.559545, 0.349822, -0.030024],
+                                   atol=1e-6)
+        np.testing.assert_allclose(s.run(proj)[0], [-0.636487, -0.009582, 0.583438, -0.373078],
+                                   atol=1e-6)
+        np.testing.assert_allclose(s.run(outs[-1], {i: [1, 2] for i in ids})[0],
+                                   [0.643195, 0.848345, -0.686143, 0.13314], atol=1e-5)
+        np.testing.assert_allclose(s.run(r), [0.717973, 0.587673], atol=1e-6)

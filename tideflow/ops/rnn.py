@@ -409,7 +409,12 @@ def _static_rnn_step(time, sequence_length, zero_output, state, call_cell):
     _skip_ids_to(step_start + 8 + distinct(flat_zero + flat_state))
     n_vars = len(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
     cell_start = g._next_id
-    new_output, new_state = call_cell()
+    switches = _OuterSwitchIds(g, cell_start, n_vars)
+    g._frame_stack.append(switches)
+    try:
+        new_output, new_state = call_cell()
+    finally:
+        g._frame_stack.remove(switches)
     cell_end = g._next_id
     nest.assert_same_structure(state, new_state)
     flat_out, flat_new = nest.flatten(new_output), nest.flatten(new_state)
@@ -449,7 +454,7 @@ def _static_rnn_step(time, sequence_length, zero_output, state, call_cell):
         output = nest.map_structure(lambda z, o: _select(copy, z, o, "Merge"), zero_output,
                                     new_output)
         state = nest.map_structure(lambda s, n: _select(copy, s, n, "Merge"), state, new_state)
-    _skip_ids_to(cell_end + count)
+    _skip_ids_to(cell_end + count - len(switches.seen))
     pairs = [(old, new, sel) for old, new, sel in zip(
         flat_zero + flat_state, flat_out + flat_new, nest.flatten(output) + nest.flatten(state))
         if sel is not new]
@@ -459,6 +464,31 @@ def _static_rnn_step(time, sequence_length, zero_output, state, call_cell):
         for _, _, sel in pairs:
             registry[sel.op] = counter
     return output, state
+
+
+class _OuterSwitchIds:
+    """While a static_rnn step's cell is built: the id of the Switch TF 1.15 makes right
+    after a cell op that reads a tensor from outside the step's cond (the step's input, its
+    state, a variable: TF makes variables outside control flow), the first time each is read,
+    so a variable the cell makes after such reads (a wrapper's projection, an embedding
+    wrapper's cell) takes TF's op id and initial values."""
+
+    def __init__(self, graph, start, n_vars):
+        self.graph, self.start, self.n_vars = graph, start, n_vars
+        self.seen = set()
+
+    def _add_op(self, op):
+        new_vars = ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)[self.n_vars:]
+        prefixes = [v.op.name for v in new_vars]
+
+        def inside(t):
+            return t.op._id >= self.start and not any(
+                t.op.name == p or t.op.name.startswith(p + "/") for p in prefixes)
+
+        for t in op.inputs:
+            if t not in self.seen and not inside(t):
+                self.seen.add(t)
+                self.graph._skip_op_ids(1)
 
 
 class _StepGradIds:
@@ -538,7 +568,19 @@ class _StepGradIds:
                 # there, one out of the cond
                 rest = other_uses(t)
                 n += 6 + addn(k) + addn(1 + rest) - addn(k + rest)
+                n += _sparse_merge_ids(t, made) if k == 1 else 0
         return n
+
+
+def _sparse_merge_ids(t, made):
+    """The ops TF 1.15's cond gradient adds where a tensor gathered from once in the step (an
+    embedding wrapper's table) gets its gradient as IndexedSlices: the untaken side's zeros
+    made IndexedSlices (a Shape, its first dimension, a range: 8 ops, and a Cast of those
+    int32 rows beside int64 ids), and Merges of the indices and the dense shape."""
+    reader = next(op for op in made if any(u is t for u in op.inputs))
+    if reader.type not in ("Gather", "GatherV2", "ResourceGather") or reader.inputs[0] is not t:
+        return 0
+    return 10 + (1 if reader.inputs[1].dtype.base_dtype == dtypes.int64 else 0)
 
 
 def _reverse(x, seq_lengths, seq_axis, batch_axis):
