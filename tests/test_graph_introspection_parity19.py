@@ -460,3 +460,29 @@ def test_sparse_and_scatter_gradient_ops_as_tf_115():
                          vv)
         got = sess.run(g, {vv: [1.0, 2.0, 0.5, -1.0]})[0]
     np.testing.assert_allclose(got, [-0.3932, 0.3932, 0.0, 0.0], atol=1e-4)
+
+
+def test_softmax_xent_and_avg_pool_second_order_as_tf_115():
+    # TF 1.15: the logits' second-order part is a batched MatMul of grad_grad and softmax,
+    # squeezed; the labels' gradient takes no part of grad_grad (TF printed zeros for the
+    # labels below); AvgPoolGrad's gradient stops the input shape first
+    lg, lb = tf.placeholder(tf.float32, [2, 3]), tf.placeholder(tf.float32, [2, 3])
+    loss = tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits_v2(labels=lb, logits=lg)
+                         * [1.0, 2.0])
+    g1 = tf.gradients(loss, [lg, lb])
+    g2 = tf.gradients(tf.reduce_sum(tf.square(g1[0])) + tf.reduce_sum(g1[1] * g1[0]), [lg, lb])
+    ops_ = [op.name for op in tf.get_default_graph().get_operations()]
+    p = "gradients_1/softmax_cross_entropy_with_logits_grad/"
+    assert [p + n in ops_ for n in ("MatMul", "Squeeze", "sub_1")] == [True, True, False]
+    fd = {lg: [[0.1, 0.5, -0.3], [1.0, 2.0, 0.5]], lb: [[0.2, 0.3, 0.5], [0.0, 1.0, 0.0]]}
+    with tf.Session() as sess:
+        d_logits, d_labels = sess.run(g2, fd)
+    np.testing.assert_allclose(d_logits, [[-0.04575, -0.20292, 0.24867],
+                                          [0.3159, -0.68591, 0.37002]], atol=1e-5)
+    assert not d_labels.any()
+    x = tf.placeholder(tf.float32, [1, 4, 4, 1], name="x")
+    gr = tf.gradients(tf.reduce_sum(tf.square(tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1],
+                                                             "VALID"))), x)[0]
+    tf.gradients(tf.reduce_sum(tf.square(gr)), x)
+    assert tf.get_default_graph().get_operation_by_name(
+        "gradients_3/gradients_2/AvgPool_grad/AvgPoolGrad_grad/StopGradient").type == "StopGradient"

@@ -548,11 +548,13 @@ def _is_zero(t):
 
 
 def _xent_backprop_grad(logits, grad_grad):
-    """The part of the logits gradient that flows in through the ``backprop`` output."""
-    from tideflow.ops import reduction_ops
+    """The part of the logits gradient that flows in through the ``backprop`` output, as TF
+    1.15 builds it: each row's <grad_grad, softmax> by a batched MatMul, squeezed."""
+    from tideflow.ops import array_ops, linalg_ops
 
     sm = _apply("Softmax", [logits])[0]
-    return (grad_grad - reduction_ops.reduce_sum(grad_grad * sm, 1, keepdims=True)) * sm
+    dot = linalg_ops.matmul(array_ops.expand_dims(grad_grad, 1), array_ops.expand_dims(sm, 2))
+    return (grad_grad - array_ops.squeeze(dot, axis=1)) * sm
 
 
 def _softmax_xent_grad(op, grad_loss, grad_grad):
@@ -563,10 +565,9 @@ def _softmax_xent_grad(op, grad_loss, grad_grad):
     logits, labels = op.inputs
     if not _is_zero(grad_grad):
         d_logits = d_logits + _xent_backprop_grad(logits, grad_grad)
+    # (TF 1.15's labels gradient takes no part of grad_grad, though backprop reads labels)
     neg_log_softmax = -_apply("LogSoftmax", [logits])[0]
     d_labels = array_ops.expand_dims(grad_loss, -1) * neg_log_softmax
-    if not _is_zero(grad_grad):
-        d_labels = d_labels - grad_grad  # backprop = softmax(logits) - labels
     ls, bs = logits.get_shape(), labels.get_shape()
     if ls.ndims is not None and bs.ndims is not None and ls.as_list() == bs.as_list():
         return [d_logits, d_labels]  # the same shapes: nothing was broadcast

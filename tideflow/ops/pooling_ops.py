@@ -339,7 +339,10 @@ def _second_order_fn(other):
 
 def _avg_pool_grad_grad_fn(forward):
     def grad(op, g):
-        return [None, _apply(forward, [g], _pool_attrs(op))]
+        # TF 1.15's: a StopGradient of the (integer) input shape first, then the pooling
+        from tideflow.ops.array_ops import stop_gradient
+
+        return [stop_gradient(op.inputs[0]), _apply(forward, [g], _pool_attrs(op))]
 
     return grad
 
