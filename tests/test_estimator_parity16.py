@@ -189,7 +189,9 @@ def test_canned_slot_names_and_checkpoint_shards(tmp_path):
     assert dnn.evaluate(_numpy_input(x, y, 1))["global_step"] == 1
 
 
-def test_sharded_saver_puts_resource_variables_in_the_cpu_shard(tmp_path):
+def test_sharded_saver_puts_partitioned_resource_variables_in_the_cpu_shard(tmp_path):
+    # TF 1.15 saves the parts of a partitioned resource variable from copies on the task's CPU
+    # (a shard of their own) and whole variables, ref or resource, on their own device
     tf.get_variable("a", [2])
     tf.get_variable("b", [2], use_resource=True)
     saver = tf.train.Saver(sharded=True)
@@ -197,8 +199,17 @@ def test_sharded_saver_puts_resource_variables_in_the_cpu_shard(tmp_path):
         s.run(tf.global_variables_initializer())
         saver.save(s, str(tmp_path / "m"))
     assert sorted(os.listdir(str(tmp_path))) == [
-        "checkpoint", "m.data-00000-of-00002", "m.data-00001-of-00002", "m.index", "m.meta"]
+        "checkpoint", "m.data-00000-of-00001", "m.index", "m.meta"]
     assert tf.train.list_variables(str(tmp_path / "m")) == [("a", [2]), ("b", [2])]
+    p = tf.get_variable("p", [4, 2], use_resource=True, partitioner=tf.fixed_size_partitioner(2))
+    assert all(v.dtype == tf.float32 for v in p)  # resource parts, not float32_ref
+    saver = tf.train.Saver(sharded=True)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        saver.save(s, str(tmp_path / "n"))
+    assert sorted(f for f in os.listdir(str(tmp_path)) if f.startswith("n.data")) == [
+        "n.data-00000-of-00002", "n.data-00001-of-00002"]
+    assert tf.train.list_variables(str(tmp_path / "n")) == [("a", [2]), ("b", [2]), ("p", [4, 2])]
 
 
 def test_parse_example_orders_sparse_then_dense_results():

@@ -406,8 +406,9 @@ def _iter_slices(full_shape, num_slices, slice_dim):
 def get_partitioned_variable(store, name, partitioner, shape=None, dtype=dtypes.float32,
                              initializer=None, regularizer=None, reuse=None, trainable=True,
                              collections=None, caching_device=None, validate_shape=True,
-                             constraint=None):
-    """Gets or creates the PartitionedVariable ``name`` in variable store ``store``."""
+                             constraint=None, use_resource=None):
+    """Gets or creates the PartitionedVariable ``name`` in variable store ``store`` (its parts
+    resource variables with ``use_resource``, as TF's)."""
     from tideflow.ops import slicing_ops
 
     initializing_from_value = initializer is not None and isinstance(initializer, ops.Tensor)
@@ -493,7 +494,7 @@ def get_partitioned_variable(store, name, partitioner, shape=None, dtype=dtypes.
                 part_name, shape=init_shape, dtype=part_dtype, initializer=init,
                 partition_info=partition_info, regularizer=regularizer, reuse=reuse,
                 trainable=trainable, collections=collections, caching_device=caching_device,
-                validate_shape=validate_shape, constraint=constraint)
+                validate_shape=validate_shape, constraint=constraint, use_resource=use_resource)
         var._set_save_slice_info(
             variables.SaveSliceInfo(name, full_shape, var_offset, var_shape))
         parts.append(var)

@@ -70,7 +70,7 @@ class _VariableStore:
                         initializer=initializer, regularizer=regularizer, reuse=reuse,
                         trainable=trainable, collections=collections,
                         caching_device=caching_device, validate_shape=validate_shape,
-                        constraint=constraint,
+                        constraint=constraint, use_resource=use_resource,
                     )
             # a partitioned variable is reused without naming its partitioner again
             if reuse is True and partitioner is None and name in self._partitioned_vars:
@@ -79,6 +79,7 @@ class _VariableStore:
                     regularizer=regularizer, reuse=reuse, trainable=trainable,
                     collections=collections, caching_device=caching_device,
                     validate_shape=validate_shape, constraint=constraint,
+                    use_resource=use_resource,
                 )
             if f"{name}/part_0" in self._vars:
                 raise ValueError(

@@ -55,9 +55,10 @@ class ReferenceVariableSaveable(SaveableObject):
     AssignVariableOp does (only a statically known mismatch is an error)."""
 
     def __init__(self, var, slice_spec, name, resource=False):
-        # as TF, a resource variable is saved from a copy on its task's CPU, so a sharded
-        # Saver writes it in that device's shard (ref variables in their own device's)
-        device = set_cpu0(var.device) if resource else None
+        # as TF 1.15, a slice of a partitioned resource variable is saved from a copy on its
+        # task's CPU, so a sharded Saver writes it in that device's shard; a whole resource
+        # variable, as a ref one, in its own device's (TF reads it there)
+        device = set_cpu0(var.device) if resource and slice_spec else None
         super().__init__(var, [SaveSpec(var, slice_spec, name, device=device)], name)
         self._resource = resource
         self._var_device = var.device
