@@ -40,12 +40,16 @@ def test_saver_reads_partitioned_slices_through_their_read_ops():
                                                      "m/emb/part_1/read:0", "w:0"]
 
 
-def _op_error(fetch, config=None):
+def _op_error_of(fn):
     try:
-        tf.Session(config=config).run(fetch)
+        fn()
     except tf.errors.OpError as e:
         return e
     raise AssertionError("no error")
+
+
+def _op_error(fetch, config=None):
+    return _op_error_of(lambda: tf.Session(config=config).run(fetch))
 
 
 def test_soft_placement_drops_only_the_device_type_and_index():
@@ -127,3 +131,28 @@ def test_a_grpc_session_runs_nodes_named_like_an_earlier_name_scope():
             x = table.as_tensor()
             assert x.name == "emb/t:0"
             assert s.run(x).tolist() == [[1.0, 1.0]] * 4
+
+
+def test_restoring_more_than_the_saved_slices_is_invalid_argument(tmp_path):
+    # TF 1.15 (reader and RestoreV2): "Does not have sufficient slices ..." naming the
+    # requested slice spec, "-:-" for a whole read; the Saver's reason is a mismatch
+    path = str(tmp_path / "b")
+    with _graph():
+        with tf.variable_scope("q", partitioner=tf.fixed_size_partitioner(2, axis=0)):
+            q = tf.get_variable("t", [4, 6])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            tf.train.Saver([list(q)[1]]).save(s, path)
+    e = _op_error_of(lambda: tf.train.NewCheckpointReader(path).get_tensor("q/t"))
+    assert type(e) is tf.errors.InvalidArgumentError and str(e) == (
+        "Does not have sufficient slices for partitioned tensor q/t to restore in slice_spec: -:-")
+    with _graph():
+        with tf.variable_scope("q", partitioner=tf.fixed_size_partitioner(2, axis=0)):
+            q2 = tf.get_variable("t", [4, 6])
+        with tf.Session() as s:
+            tf.train.Saver([list(q2)[1]]).restore(s, path)
+            e = _op_error_of(lambda: tf.train.Saver([next(iter(q2))]).restore(s, path))
+        assert type(e) is tf.errors.InvalidArgumentError and e.op.name == "save_1/RestoreV2"
+        assert "due to a mismatch between the current graph and the graph" in str(e)
+        assert ("Original error:\n\nDoes not have sufficient slices for partitioned tensor q/t to "
+                "restore in slice_spec: 0,2:0,6\n") in str(e)

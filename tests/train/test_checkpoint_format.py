@@ -204,7 +204,9 @@ def test_slices_read_back_whole_and_in_any_box(tmp_path):
     assert got[1] is out
     # a region the slices do not cover
     _save_slices(str(tmp_path / "part"), boxes[:2])
-    with pytest.raises(tf.errors.NotFoundError, match=r"'t'.*do not cover.*\[2:4, 0:5\]"):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="sufficient slices for partitioned tensor t to restore in slice_spec: "
+                             "2,2:0,5"):
         cf.Reader(str(tmp_path / "part")).read_many([("t", [(2, 2), (0, 5)], None)])
 
 

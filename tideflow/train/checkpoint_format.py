@@ -729,6 +729,9 @@ class Reader:
         uses = {}
         for name, box, out, *lock in requests:
             e = self.entry(name)
+            # TF's TensorSlice text of the request: "-" for each dimension of a whole read
+            spec = ":".join(f"{a},{n}" for a, n in box) if box is not None else ":".join(
+                "-" for _ in e["shape"])
             if box is None:
                 box = [(0, d) for d in e["shape"]]
             hits = []
@@ -739,12 +742,9 @@ class Reader:
                     hits.append((k, pbox, piece, inter))
                     covered += _volume(inter)
             if covered != _volume(box):
-                raise errors.NotFoundError(
-                    None, None, f"The slices of tensor '{name}' saved in checkpoint "
-                    f"{self.prefix} do not cover the requested part {_box_str(box)} of its "
-                    f"shape {e['shape']} (saved: "
-                    f"{', '.join(_box_str(b) for b, _ in self.pieces(name))})",
-                )
+                raise errors.InvalidArgumentError(  # TF 1.15's class and words
+                    None, None, f"Does not have sufficient slices for partitioned tensor {name} "
+                    f"to restore in slice_spec: {spec}")
             direct = len(hits) == 1 and hits[0][1] == box
             for k, *_ in hits:
                 uses[(name, k)] = uses.get((name, k), 0) + 1
