@@ -197,3 +197,32 @@ def test_contrib_estimator_exports_each_mode(tmp_path):
     path = tf.contrib.estimator.export_all_saved_models(est, str(tmp_path / "a"),
                                                         {"eval": raw})
     assert sorted(os.listdir(os.fsdecode(path))) == ["saved_model.pb", "variables"]
+
+
+def test_canned_label_checks_are_tf_1x_heads(tmp_path):
+    # TF 1.15's v1 heads: the labels pass <head>/labels and <head>/assert_range (identities
+    # under control dependencies, so a constant label out of range fails when run, in the
+    # Assert's words); a wrong static label dimension names the dimension alone
+    fc = [tf.feature_column.numeric_column("x")]
+    est = tf.estimator.DNNClassifier([2], fc, model_dir=str(tmp_path / "m"))
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        est.train(lambda: ({"x": tf.constant([[1.]])}, tf.constant([[2]])), steps=1)
+    assert e.value.message.startswith(
+        "assertion failed: [Labels must <= n_classes - 1] [Condition x <= y did not hold "
+        "element-wise:] [x (dnn/head/ToFloat:0) = ] [[2]] "
+        "[y (dnn/head/assert_range/Const:0) = ] [1]")
+    with pytest.raises(ValueError) as e:
+        est.train(lambda: ({"x": tf.constant([[1.]])}, tf.constant([[1, 0]])), steps=1)
+    assert str(e.value) == (
+        "Mismatched label shape. Expected labels dimension=1.  Received 2. Suggested Fix:If "
+        "your classifier expects one-hot encoding label,check your n_classes argument to the "
+        "estimator and/or the shape of your label. Otherwise, check the shape of your label.")
+    with pytest.raises(tf.errors.UnimplementedError, match="Cast string to float"):
+        est.train(lambda: ({"x": tf.constant([[1.]])}, tf.constant([["a"]])), steps=1)
+    with pytest.raises(ValueError, match=r"^n_classes must be > 2: 1\.$"):
+        tf.estimator.DNNClassifier([2], fc, n_classes=1)
+    tf.estimator.DNNClassifier([2], fc, label_vocabulary=["a"])  # (TF checks no length)
+    with pytest.raises(TypeError, match="should be a list or tuple. Given type: <class 'str'>"):
+        tf.estimator.DNNClassifier([2], fc, label_vocabulary="ab")
+    with pytest.raises(ValueError, match="should be a list or a tuple. Given type"):
+        tf.estimator.DNNClassifier([2], fc, n_classes=3, label_vocabulary="abc")

@@ -166,7 +166,7 @@ def test_canned_export_has_classification_and_predict_signatures(tmp_path):
 
 def test_canned_argument_errors():
     dense, _ = columns()
-    with pytest.raises(ValueError, match="n_classes must be > 1"):
+    with pytest.raises(ValueError, match="n_classes must be > 2: 1."):  # (TF 1.15's words)
         tf.estimator.DNNClassifier([4], dense, n_classes=1)
     with pytest.raises(ValueError, match="Unsupported optimizer name"):
         est = tf.estimator.LinearRegressor(dense[:2], optimizer="Nope")

@@ -1,8 +1,6 @@
 """Heads of the canned estimators (TF 1.x ``head_lib``): from logits and labels to the loss,
 the predictions, the eval metrics and the export outputs of each mode."""
 
-import numpy as np
-
 from tideflow import metrics as metrics_lib
 from tideflow.estimator import export as export_lib
 from tideflow.estimator.model_fn import EstimatorSpec, ModeKeys
@@ -57,27 +55,63 @@ class MetricKeys:
     PREDICTION_MEAN = "prediction/mean"
 
 
-def _check_dense_labels(labels, expected_dim):
+def _check_dense_labels(labels, logits, expected_labels_dimension):
+    """TF 1.x's check of the labels against the logits (``<head>/labels``), op for op: a
+    wrong static last dimension is a ValueError, the rest is checked when run."""
     if labels is None:
         raise ValueError("You must provide a labels Tensor. Given: None. Suggested "
                          "troubleshooting steps: Check that your data contain your label "
                          "feature. Check that your input_fn properly parses and returns labels.")
-    if isinstance(labels, sparse_tensor.SparseTensor):
-        raise ValueError("SparseTensor labels are not supported.")  # noqa: TRY004 - as TF
-    if isinstance(labels, dict):
-        raise ValueError(f"labels must be a Tensor, got a dict: {labels}")  # noqa: TRY004 - as TF
-    labels = ops.convert_to_tensor(labels, name="labels")
-    if labels.shape.ndims == 1:
-        labels = array_ops.expand_dims(labels, -1)
-    static = labels.shape.as_list() if labels.shape.ndims is not None else None
-    if static is not None and (len(static) != 2 or (static[1] is not None
-                                                    and static[1] != expected_dim)):
-        raise ValueError(f"Mismatched label shape. Expected labels dimension={expected_dim}. "
-                         f"Received {labels.shape}. Suggested Fix: If your classifier expects "
-                         "one-hot encoding label, check your n_classes argument to the "
-                         "estimator and/or the shape of your label. Otherwise, check the shape "
-                         "of your label.")
-    return labels
+    with ops.name_scope(None, "labels", (labels, logits)) as scope:
+        labels = sparse_tensor.convert_to_tensor_or_sparse_tensor(labels)
+        if isinstance(labels, sparse_tensor.SparseTensor):
+            d = expected_labels_dimension
+            raise ValueError(  # noqa: TRY004 - as TF
+                f"SparseTensor labels are not supported. labels must be a Tensor of shape "
+                f"[D0, D1, ..., DN, {d}], e.g. [batch_size, {d}]. Suggested Fix (1): Check the "
+                f"label feature in your data. Each example must contain {d} value(s). If not, "
+                "your choice of label was probably incorrect. Suggested Fix (2): In your "
+                "input_fn, use tf.sparse_tensor_to_dense() to turn labels into a Tensor.")
+        if (labels.shape.ndims is not None and logits.shape.ndims is not None
+                and labels.shape.ndims == logits.shape.ndims - 1):
+            labels = array_ops.expand_dims(labels, -1)
+        labels_shape = array_ops.shape(labels)
+        logits_shape = array_ops.shape(logits)
+        err_msg = (f"labels shape must be [D0, D1, ... DN, {expected_labels_dimension}]. "
+                   "Suggested Fix: check your n_classes argument to the estimator and/or the "
+                   "shape of your label.")
+        assert_rank = check_ops.assert_rank_at_least(labels, 2, message=err_msg)
+        with ops.control_dependencies([assert_rank]):
+            static_shape = labels.shape
+            if static_shape.ndims is not None:
+                dim1 = static_shape[-1]
+                if dim1 is not None and dim1 != expected_labels_dimension:
+                    # (TF's words, with its two spaces and missing ones)
+                    raise ValueError(
+                        f"Mismatched label shape. Expected labels dimension="
+                        f"{expected_labels_dimension}.  Received {dim1}. Suggested Fix:If your "
+                        "classifier expects one-hot encoding label,check your n_classes "
+                        "argument to the estimator and/or the shape of your label. Otherwise, "
+                        "check the shape of your label.")
+            expected_labels_shape = array_ops.concat(
+                [logits_shape[:-1], [expected_labels_dimension]], axis=0)
+            assert_dimension = check_ops.assert_equal(
+                expected_labels_shape, labels_shape, message=err_msg,
+                data=["expected_labels_shape: ", expected_labels_shape, "labels_shape: ",
+                      labels_shape])
+            with ops.control_dependencies([assert_dimension]):
+                return array_ops.identity(labels, name=scope)
+
+
+def _assert_range(labels, n_classes, message=None):
+    with ops.name_scope(None, "assert_range", (labels,)):
+        assert_less = check_ops.assert_less_equal(
+            labels, ops.convert_to_tensor(n_classes - 1, dtype=labels.dtype),
+            message=message or "Labels must <= n_classes - 1")
+        assert_greater = check_ops.assert_non_negative(
+            labels, message=message or "Labels must >= 0")
+        with ops.control_dependencies((assert_less, assert_greater)):
+            return array_ops.identity(labels)
 
 
 def _weights(features, weight_column):
@@ -180,7 +214,7 @@ class _Head:
             if mode == ModeKeys.PREDICT:
                 return EstimatorSpec(mode=mode, predictions=predictions,
                                      export_outputs=self._export_outputs(predictions))
-            label_ids, float_labels = self._labels(labels)
+            label_ids, float_labels = self._labels(labels, logits)
             unreduced = self._loss(features, logits, label_ids, float_labels)
             weights = _weights(features, self._weight_column)
             loss = losses_impl.compute_weighted_loss(unreduced, weights=weights,
@@ -224,43 +258,25 @@ class _Head:
 class _ClassificationHead(_Head):
     def __init__(self, n_classes, weight_column=None, label_vocabulary=None,
                  loss_reduction=losses_impl.Reduction.SUM, name=None):
-        super().__init__(weight_column, loss_reduction, name)
         if label_vocabulary is not None and not isinstance(label_vocabulary, (list, tuple)):
-            raise ValueError(f"label_vocabulary should be a list or a tuple. Given type: "
+            # (TF 1.x's binary and multi-class heads word and class it differently)
+            if n_classes == 2:
+                raise TypeError("label_vocabulary should be a list or tuple. Given type: "
+                                f"{type(label_vocabulary)}")
+            raise ValueError("label_vocabulary should be a list or a tuple. Given type: "
                              f"{type(label_vocabulary)}")
-        if label_vocabulary is not None and len(label_vocabulary) != n_classes:
-            raise ValueError(f"label_vocabulary must have n_classes={n_classes} entries, "
-                             f"given {len(label_vocabulary)}")
+        super().__init__(weight_column, loss_reduction, name)
+        if n_classes is None:
+            raise ValueError("n_classes cannot be None")
+        if n_classes <= 1 or (n_classes == 2 and type(self) is not BinaryClassHead
+                              and not isinstance(self, BinaryClassHead)):
+            raise ValueError(f"n_classes must be > 2: {n_classes}.")
         self._n_classes = n_classes
         self._label_vocabulary = label_vocabulary
 
-    def _labels(self, labels):
-        labels = _check_dense_labels(labels, 1)
-        if self._label_vocabulary is not None:
-            if labels.dtype != dtypes.string:
-                raise ValueError("Labels dtype should be string if there is a vocabulary. "
-                                 f"Given: {labels.dtype}")
-            table = lookup_ops.index_table_from_tensor(list(self._label_vocabulary),
-                                                       name="class_id_lookup")
-            ids = table.lookup(labels)
-            with ops.control_dependencies([check_ops.assert_greater_equal(
-                    ids, np.int64(0), message="Labels must be in the label_vocabulary")]):
-                ids = array_ops.identity(ids)
-        else:
-            if labels.dtype == dtypes.string or (self._n_classes > 2
-                                                 and not labels.dtype.is_integer):
-                raise ValueError("Labels dtype should be integer. Instead got "
-                                 f"{labels.dtype}.")
-            # as TF: a binary head takes float labels in [0, 1] (soft labels for the loss)
-            floats = cast_ops.cast(labels, dtypes.float32)
-            with ops.control_dependencies([
-                    check_ops.assert_less_equal(floats, np.float32(self._n_classes - 1),
-                                                message="Labels must <= n_classes - 1"),
-                    check_ops.assert_greater_equal(floats, np.float32(0),
-                                                   message="Labels must >= 0")]):
-                floats = array_ops.identity(floats)
-            return cast_ops.cast(floats, dtypes.int64), floats
-        return ids, cast_ops.cast(ids, dtypes.float32)
+    def _label_id_lookup(self, labels):
+        return lookup_ops.index_table_from_tensor(
+            vocabulary_list=tuple(self._label_vocabulary), name="class_id_lookup").lookup(labels)
 
     def _class_strings(self, class_ids):
         if self._label_vocabulary is not None:
@@ -325,6 +341,14 @@ class BinaryClassHead(_ClassificationHead):
             value=predictions[PredictionKeys.LOGISTIC])
         return outputs
 
+    def _labels(self, labels, logits):
+        # as TF 1.x: string labels without a vocabulary fail in the Cast when run
+        labels = _check_dense_labels(labels, logits, 1)
+        if self._label_vocabulary is not None:
+            labels = self._label_id_lookup(labels)
+        floats = _assert_range(cast_ops.to_float(labels), 2)
+        return cast_ops.cast(floats, dtypes.int64), floats
+
     def _unreduced_loss(self, logits, label_ids, float_labels):
         return nn_impl.sigmoid_cross_entropy_with_logits(labels=float_labels, logits=logits)
 
@@ -379,6 +403,19 @@ class MultiClassHead(_ClassificationHead):
                 PredictionKeys.ALL_CLASSES: all_classes,
             }
 
+    def _labels(self, labels, logits):
+        labels = _check_dense_labels(labels, logits, 1)
+        if self._label_vocabulary is None:
+            if not labels.dtype.is_integer:
+                raise ValueError(f"Labels dtype should be integer. Instead got {labels.dtype}.")
+        else:
+            if labels.dtype != dtypes.string:
+                raise ValueError("Labels dtype should be string if there is a vocabulary. "
+                                 f"Instead got {labels.dtype}")
+            labels = self._label_id_lookup(labels)
+        ids = _assert_range(labels, self._n_classes)
+        return ids, cast_ops.cast(ids, dtypes.float32)
+
     def _unreduced_loss(self, logits, label_ids, float_labels):
         loss = losses_impl.sparse_softmax_cross_entropy(
             labels=label_ids, logits=logits, reduction=losses_impl.Reduction.NONE,
@@ -422,11 +459,9 @@ class RegressionHead(_Head):
         return {_DEFAULT_SERVING_KEY: reg, _REGRESS_SERVING_KEY: reg,
                 _PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions)}
 
-    def _labels(self, labels):
-        labels = _check_dense_labels(labels, self._label_dimension)
-        if labels.dtype == dtypes.string:
-            raise ValueError(f"Labels dtype should be numeric. Instead got {labels.dtype}.")
-        labels = cast_ops.cast(labels, dtypes.float32)
+    def _labels(self, labels, logits):
+        labels = _check_dense_labels(labels, logits, self._label_dimension)
+        labels = cast_ops.to_float(labels)
         return labels, labels
 
     def _unreduced_loss(self, logits, label_ids, float_labels):
@@ -448,8 +483,6 @@ class RegressionHead(_Head):
 
 def classification_head(n_classes, weight_column=None, label_vocabulary=None,
                         loss_reduction=losses_impl.Reduction.SUM):
-    if n_classes is None or n_classes < 2:
-        raise ValueError(f"n_classes must be > 1: {n_classes}")
     if n_classes == 2:
         return BinaryClassHead(weight_column, label_vocabulary, loss_reduction)
     return MultiClassHead(n_classes, weight_column, label_vocabulary, loss_reduction)
