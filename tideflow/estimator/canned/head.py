@@ -268,8 +268,7 @@ class _ClassificationHead(_Head):
         super().__init__(weight_column, loss_reduction, name)
         if n_classes is None:
             raise ValueError("n_classes cannot be None")
-        if n_classes <= 1 or (n_classes == 2 and type(self) is not BinaryClassHead
-                              and not isinstance(self, BinaryClassHead)):
+        if n_classes <= 2 and not isinstance(self, BinaryClassHead):
             raise ValueError(f"n_classes must be > 2: {n_classes}.")
         self._n_classes = n_classes
         self._label_vocabulary = label_vocabulary
