@@ -190,11 +190,11 @@ class BatchNormalization(Layer):
         whose other ids are skipped for TF's op count after the layer. The update is then the
         cond's ``Merge`` (an Identity of that name here), as TF's UPDATE_OPS show it."""
         if not in_tf_cond:
-            return self._moving_average_update(variable, value, momentum)
+            return BatchNormalization._moving_average_update(variable, value, momentum)
         g = ops.get_default_graph()
         g._skip_op_ids(4)
         with ops.name_scope(None, "cond"):
-            update = self._moving_average_update(variable, value, momentum)
+            update = BatchNormalization._moving_average_update(variable, value, momentum)
             g._skip_op_ids(4)
             return array_ops.identity(update, name="Merge")
 
