@@ -275,3 +275,25 @@ def test_embedding_mask_compares_with_a_notequal_constant():
             assert names == ["embedding/NotEqual/y", "embedding/NotEqual"]
             got = K.get_session().run(out._keras_mask, {ids: [[3, 0, 1, 0]]})
             assert got.tolist() == [[True, False, True, False]]
+
+
+def test_sequential_built_by_build_is_a_subclass_style_model(capsys):
+    # TF 1.15: build() runs the layers on a plain placeholder (the summary prints 'multiple');
+    # fit then calls them again on input_1 as a subclassed model (its target output_1_target),
+    # so the Dropout used in training is the one fit makes (TF's printed weights after fit)
+    tf.set_random_seed(71)
+    m = tf.keras.Sequential([L.Dense(4, activation="relu"), L.Dropout(0.1), L.Dense(2)])
+    g = tf.get_default_graph()
+    before = g._last_id
+    m.build((None, 3))
+    assert g._last_id - before == 68
+    m.summary()
+    assert capsys.readouterr().out.count("multiple") == 3
+    m.compile("sgd", "mse")
+    x = np.random.RandomState(0).rand(6, 3).astype("float32")
+    before = g._last_id
+    m.fit(x, x[:, :2], verbose=0, batch_size=3, shuffle=False)
+    assert g._last_id - before == 211
+    assert "output_1_target" in [o.name for o in g.get_operations()]
+    np.testing.assert_allclose(m.get_weights()[0][0], [0.0552, 0.8552, -0.2209, -0.0599],
+                               atol=1e-4)

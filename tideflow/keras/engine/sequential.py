@@ -142,8 +142,19 @@ class Sequential(Model):
             return
         if input_shape is None:
             raise ValueError("You must provide an `input_shape` argument.")
-        x = Input(batch_shape=tuple(input_shape))
-        self._build_on(x)
+        # as TF 1.15's Network.build of a model with no input layer: the layers run on a
+        # plain placeholder (their weights made), the model stays without a graph of its own
+        # (summary prints 'multiple'), and fit, evaluate or predict calls them again on an
+        # Input in its name scope
+        from tideflow.keras import backend as K
+
+        self._build_input_shape = tuple(input_shape)
+        self._deferred_call = "plain"
+        self._built_by_build = True
+        x = ops.convert_to_tensor(K.placeholder(shape=self._build_input_shape))
+        for layer in self._stack:
+            x = layer(x)
+        self.built = True
 
     def _build_on(self, x, scope=None):
         flat = list(x.values()) if isinstance(x, dict) else [x]
@@ -160,6 +171,11 @@ class Sequential(Model):
 
     def _build_from_arrays(self, x):
         import numpy as np
+
+        if getattr(self, "_built_by_build", False):
+            # (TF 1.15: a model built by ``build`` sets its inputs as a subclassed model's,
+            # its output named output_1)
+            return Model._build_from_arrays(self, x)
 
         from tideflow.keras import backend as K
 
