@@ -486,3 +486,13 @@ def test_softmax_xent_and_avg_pool_second_order_as_tf_115():
     tf.gradients(tf.reduce_sum(tf.square(gr)), x)
     assert tf.get_default_graph().get_operation_by_name(
         "gradients_3/gradients_2/AvgPool_grad/AvgPoolGrad_grad/StopGradient").type == "StopGradient"
+
+
+def test_select_v2_gradient_ops_as_tf_115():
+    # TF 1.15: zeros, SelectV2, Shape(x), Shape_1(out), BroadcastGradientArgs, Sum, Reshape,
+    # then the same for the else branch against the one output shape
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    y = tf.where_v2(x > 0, x, 0.0)
+    assert _grad_names(y, x, "gradients/SelectV2_grad/") == [
+        "zeros", "SelectV2", "Shape", "Shape_1", "BroadcastGradientArgs", "Sum", "Reshape",
+        "SelectV2_1", "Shape_2", "BroadcastGradientArgs_1", "Sum_1", "Reshape_1"]

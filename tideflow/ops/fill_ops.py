@@ -153,27 +153,6 @@ def _broadcast_view(x, want):
     return v
 
 
-def _sum_to(grad, x):
-    """``grad``, shaped like a broadcast of ``x``, summed back to the shape of ``x``."""
-    from tideflow.ops import reduction_ops
-
-    grad = dense(grad)
-    xs, gs = x.get_shape(), grad.get_shape()
-    if xs.is_fully_defined() and gs.is_fully_defined():
-        if xs == gs:
-            return grad
-        want, have = xs.as_list(), gs.as_list()
-        lead = len(have) - len(want)
-        axes = list(range(lead)) + [
-            lead + i for i, d in enumerate(want) if d == 1 and have[lead + i] != 1
-        ]
-        if axes:
-            grad = reduction_ops.reduce_sum(grad, axes, keepdims=True)
-        return reshape(grad, want)
-    _, axes = ops.apply_op("BroadcastGradientArgs", [shape(grad), shape(x)])._outputs
-    return reshape(reduction_ops.reduce_sum(grad, axes, keepdims=True), shape(x))
-
-
 def _broadcast_to_grad(op, grad):
     """TF 1.15's: the gradient summed (keepdims) over the axes BroadcastGradientArgs finds
     between the target shape and the input's, reshaped to the input's shape."""

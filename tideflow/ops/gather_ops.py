@@ -26,7 +26,7 @@ from tideflow.ops.array_ops import (
     transpose,
 )
 from tideflow.ops.elementwise import broadcast_shape
-from tideflow.ops.fill_ops import _sum_to, zeros_like
+from tideflow.ops.fill_ops import zeros_like
 from tideflow.ops.gradients import dense
 
 _INDEX = "Tindices: {int32, int64}"
@@ -623,10 +623,24 @@ def _select_v2_kernel(condition, t, e):
 
 
 def _select_v2_grad(op, grad):
+    # TF 1.15's ops: each branch's gradient summed (keepdims) over the axes
+    # BroadcastGradientArgs finds against the output's shape, reshaped to the branch's shape
+    from tideflow.ops import reduction_ops
+    from tideflow.ops.array_ops import reshape, shape
+    from tideflow.ops.fill_ops import zeros
+
+    def reduced(g, t_shape, out_shape):
+        axes = ops.apply_op("BroadcastGradientArgs", [t_shape, out_shape])._outputs[0]
+        return reshape(reduction_ops.reduce_sum(g, axes, keepdims=True), t_shape)
+
     grad = dense(grad)
     c, x, y = op._inputs
-    zero = constant_op.constant(0, dtype=grad.dtype.base_dtype)
-    return [None, _sum_to(where_v2(c, grad, zero), x), _sum_to(where_v2(c, zero, grad), y)]
+    zero = zeros([], dtype=grad.dtype.base_dtype)
+    gx = where_v2(c, grad, zero)
+    x_shape, out_shape = shape(x), shape(op._outputs[0])
+    gx = reduced(gx, x_shape, out_shape)
+    gy = where_v2(c, zero, grad)
+    return [None, gx, reduced(gy, shape(y), out_shape)]
 
 
 op_registry.declare(
