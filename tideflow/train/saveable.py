@@ -190,7 +190,7 @@ def validate_and_slice_inputs(names_to_saveables):
     seen = set()
     for name, op in sorted(names_to_saveables.items(), key=lambda x: x[0]):
         for s in saveable_objects_for_op(op, name):
-            key = s.op.op if isinstance(s.op, (ops.Tensor, variables.Variable)) else s.op
+            key = s.op if not isinstance(s.op, ops.Tensor) else s.op.op
             if key in seen:
                 raise ValueError(f"The same saveable will be restored with two names: {name}")
             seen.add(key)
