@@ -273,3 +273,34 @@ def test_contrib_batch_norm_bad_data_format_message():
             assert str(e) == 'data_format has to be either NCHW or NHWC.'
         else:
             raise AssertionError('no ValueError')
+
+
+def test_keras_layer_and_model_updates_are_tfs_ops_of_every_call():
+    # a Keras BatchNormalization called on two batches, then wrapped in a Model: TF 1.15's
+    # updates are ops (the resource assignments, or the learning-phase cond's Merges), a
+    # model's are all its layers' calls', and get_updates_for walks up from the inputs
+    L = tf.keras.layers
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 6])
+        x2 = tf.placeholder(tf.float32, [None, 6])
+        bn = L.BatchNormalization(name='bn')
+        d = L.Dense(3, name='dd', kernel_initializer=tf.constant_initializer(0.1))
+        bn(d(x), training=True)
+        bn(d(x2), training=True)
+        assert [u.name for u in bn.updates] == [
+            'bn/AssignMovingAvg/AssignSubVariableOp', 'bn/AssignMovingAvg_1/AssignSubVariableOp',
+            'bn_1/AssignMovingAvg/AssignSubVariableOp',
+            'bn_1/AssignMovingAvg_1/AssignSubVariableOp']
+        assert all(isinstance(u, tf.Operation) for u in bn.updates)
+        assert [u.name for u in bn.get_updates_for(x)] == [
+            'bn/AssignMovingAvg/AssignSubVariableOp', 'bn/AssignMovingAvg_1/AssignSubVariableOp']
+        inp = L.Input([6])
+        m = tf.keras.Model(inp, bn(d(inp)))
+        assert [u.name for u in m.updates] == [u.name for u in bn.updates[:4]] + [
+            'bn_2/cond_2/Merge', 'bn_2/cond_3/Merge']
+        assert [u.name for u in m.get_updates_for(inp)] == ['bn_2/cond_2/Merge',
+                                                            'bn_2/cond_3/Merge']
+        assert m.get_updates_for(None) == []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(bn.updates[:2], {x: np.arange(12.).reshape(2, 6)}) == [None, None]

@@ -24,7 +24,7 @@ def train_op(model, params):
     # metrics and layer updates (batch norm's averages) come from the model's whole-batch
     # graph, which then runs first (it reads the weights before the step changes them);
     # without them only the replicas run and the loss reported is the sum of theirs
-    whole_batch = list(model._metric_tensors) + list(model.updates)
+    whole_batch = list(model._metric_tensors) + list(model._model_updates())
     with ops.control_dependencies([model.total_loss] + whole_batch if whole_batch else []):
         batch = tf.cast(tf.shape(model.inputs[0])[0], model.total_loss.dtype)
         inputs = [tf.identity(x) for x in model.inputs]

@@ -109,7 +109,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         if training:
             with K.name_scope("training"):
                 updates = model.optimizer.get_updates(loss, model._collected_trainable_weights)
-            train_op = tf.group(*(list(updates) + list(model.updates)))
+            train_op = tf.group(*(list(updates) + list(model._model_updates())))
         batch = tf.cast(tf.shape(outputs[0])[0], tf.float32)  # weights: sample means
         eval_metric_ops = {name: tf.metrics.mean(value, weights=batch) for name, value in
                            zip(model.metrics_names[1:], model._metric_tensors)}

@@ -103,7 +103,9 @@ def unify_captures(fgs):
     for fg in fgs:
         for t in union:
             if t not in fg._capture_map:
-                fg.capture(t)
+                # (named as TF's branch inputs: a capture named after its source, made in the
+                # cond's scope, could take the name of the cond's outputs, "Merge")
+                fg.capture(t, name="Switch")
         fg.captures = [(t, fg._capture_map[t]) for t in union]
     return union
 

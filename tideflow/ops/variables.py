@@ -627,7 +627,9 @@ class Variable(metaclass=_VariableMeta):
         if not read_value:
             return t.op
         with ops.control_dependencies([t.op]):
-            return array_ops.identity(self._variable, name="ReadVariableOp")
+            read = array_ops.identity(self._variable, name="ReadVariableOp")
+        read._update_op = t.op  # (TF's unread variable: its op is the update's)
+        return read
 
     def _sparse(self, fn, sparse_delta, use_locking, name, op_type):
         if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):

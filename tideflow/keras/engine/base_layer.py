@@ -385,7 +385,12 @@ class Layer:
         to a call, of which Keras layers make none)."""
         if inputs is None:
             return self._unconditional_update_list()
-        return _merged([], (node.updates for node in self._calls_on(inputs)), False)
+        found = _merged([], (node.updates for node in self._calls_on(inputs)), False)
+        # as TF 1.x: also those computed from ``inputs`` further up (fed to a layer before)
+        ids = {id(t) for t in flatten(inputs) if isinstance(t, ops.Tensor)}
+        unconditional = {id(u) for u in self._unconditional_update_list()}
+        return _merged(found, [[u for u in self.updates
+                                if id(u) not in unconditional and _depends_on(u, ids)]], False)
 
     def _unconditional_update_list(self):
         if not self.trainable and not getattr(self, "stateful", False):
@@ -649,6 +654,9 @@ class Layer:
                 update = update()
             if update is None:
                 continue
+            # as TF 1.x: an op (a resource variable's update read, TF's unread variable, is
+            # its assignment)
+            update = getattr(update, "_update_op", None) or getattr(update, "op", update)
             self._updates.append(update)
             if _CALL_FRAMES and _depends_on(update, _CALL_FRAMES[-1][2]):
                 # an enclosing call's node takes it only when computed from that call's

@@ -331,8 +331,17 @@ class Network(Layer):
 
     @property
     def updates(self):
+        """As TF 1.x: the update ops of every call of this model's layers (a discriminator
+        called on real and generated batches holds both calls'), none when the model is
+        frozen; a step runs those of the calls computing its outputs (``_model_updates``)."""
+        if not self.trainable and not getattr(self, "stateful", False):
+            return []
+        return Layer.updates.fget(self)
+
+    def _model_updates(self):
         """The update ops (e.g. BatchNormalization's moving statistics) of the calls that
-        compute this model's outputs."""
+        compute this model's outputs: what fit runs (TF's get_updates_for(None) and
+        get_updates_for(inputs))."""
         if not self.trainable and self._is_graph_network:
             return []
         frozen = self._frozen_updates()
@@ -385,7 +394,7 @@ class Network(Layer):
     def get_updates_for(self, inputs):
         if inputs is not None and self._is_graph_network and {id(t) for t in flatten(
                 inputs)} == {id(t) for t in self.inputs}:
-            return self.updates
+            return self._model_updates()
         return Layer.get_updates_for(self, inputs)
 
     @property

@@ -787,12 +787,12 @@ class Model(Network):
             loss = self._reported_loss
             if params and keras_training.uses_replicas(self):
                 step, loss = keras_training.train_op(self, params)
-                train_op = tf.group(step, *self.updates)
+                train_op = tf.group(step, *self._model_updates())
             else:
                 with ops.name_scope("training"):
                     updates = (self.optimizer.get_updates(self.total_loss, params)
                                if params else [])
-                    updates = updates + list(self.updates)
+                    updates = updates + list(self._model_updates())
                 with ops.name_scope("training"):  # (TF's K.function: training_1/group_deps)
                     train_op = tf.group(*updates)
         self._train_fn = [train_op, loss] + self._metric_tensors
