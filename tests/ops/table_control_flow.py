@@ -6,6 +6,7 @@ import tideflow as tf
 from tests.ops.optable import Case
 from tideflow.ops import list_ops
 from tideflow.ops.cond import cond, fake_param
+from tideflow.ops.switch_merge_ops import DEAD
 from tideflow.ops.tensor_array import TensorArray
 from tideflow.ops.while_loop import while_loop
 
@@ -90,7 +91,8 @@ def _check_fake_param():
         t = fake_param(tf.float32, [2, 3])
         assert t.op.type == "FakeParam" and t.get_shape().as_list() == [2, 3]
         with tf.Session() as s:
-            assert s.run(t) is None  # never read in a real graph: the other branch's stand-in
+            # the other branch's stand-in: TF's dead tensor (ops reading it do not run)
+            assert s.run(t) is DEAD
 
 
 CASES = [
