@@ -65,6 +65,7 @@ def test_soft_placement_drops_only_the_device_type_and_index():
             assert type(e) is tf.errors.InvalidArgumentError
             assert str(e).startswith("Cannot assign a device for operation zz: node zz ")
             assert f"was explicitly assigned to {dev} but available devices are" in str(e)
+            assert str(e).endswith("refers to a valid device.\n\t [[zz]]")
     for dev in ("/device:CPU:3", "/job:localhost/device:GPU:0"):
         with _graph():
             with tf.device(dev):

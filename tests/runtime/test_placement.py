@@ -108,7 +108,8 @@ def test_impossible_request_errors_and_soft_placement():
         assert msg.startswith("Cannot assign a device for operation a: node a (defined at ")
         assert "was explicitly assigned to /device:GPU:0 but available devices are [ " in msg
         assert msg.endswith("Make sure the device specification refers to a valid device. The "
-                            "requested device appears to be a GPU, but CUDA is not enabled.")
+                            "requested device appears to be a GPU, but CUDA is not enabled."
+                            "\n\t [[a]]")
         pl = _place(a, _devices(2), soft=True)
         assert pl["a"] == P + "CPU:0"
         with tf.device("/cpu:7"):

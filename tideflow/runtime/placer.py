@@ -297,7 +297,7 @@ def _feasible(group, devices, job, allow_soft):
             f"{op._user_location})  was explicitly assigned to {req} but available devices are "
             f"[ {names} ]. Make sure the device specification refers to a valid device."
             + (" The requested device appears to be a GPU, but CUDA is not enabled." if gpu
-               else ""))
+               else "") + f"\n\t [[{op._name}]]")
     want = spec.device_type or matching[0].device_type
     raise errors.InvalidArgumentError(
         None, op,
