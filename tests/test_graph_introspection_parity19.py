@@ -496,3 +496,12 @@ def test_select_v2_gradient_ops_as_tf_115():
     assert _grad_names(y, x, "gradients/SelectV2_grad/") == [
         "zeros", "SelectV2", "Shape", "Shape_1", "BroadcastGradientArgs", "Sum", "Reshape",
         "SelectV2_1", "Shape_2", "BroadcastGradientArgs_1", "Sum_1", "Reshape_1"]
+
+
+def test_in_top_k_converts_its_inputs_inside_the_op():
+    # print(op.node_def) in TF 1.15: input "itk/itk/predictions", "itk/itk/targets", "itk/itk/k"
+    t = tf.nn.in_top_k([[0.1, 0.9]], [1], 1, name="itk")
+    assert [i.name for i in t.op.inputs] == ["itk/itk/predictions:0", "itk/itk/targets:0",
+                                             "itk/itk/k:0"]
+    t = tf.nn.in_top_k(tf.constant([[0.1, 0.9]]), tf.constant([1], tf.int64), 1)
+    assert t.op.name == "in_top_k/InTopKV2" and t.op.get_attr("T") == tf.int64

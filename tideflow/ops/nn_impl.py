@@ -703,10 +703,9 @@ TopKOutput = collections.namedtuple("TopKV2", ["values", "indices"])
 
 def in_top_k(predictions, targets, k, name=None):
     """Whether each target's prediction is among the ``k`` largest of its row."""
-    with ops.name_scope(name, "in_top_k"):  # as TF: in_top_k/InTopKV2 (or name/name)
-        targets = ops.convert_to_tensor(targets, preferred_dtype=dtypes.int32, name="targets")
-        if not isinstance(k, ops.Tensor):  # converted inside the op, as TF: InTopKV2/k
-            k = np.asarray(k, dtype=targets.dtype.as_numpy_dtype)
+    # as TF: in_top_k/InTopKV2 (or name/name), its inputs converted inside the op
+    # (InTopKV2/targets, InTopKV2/k), k taking the targets' type
+    with ops.name_scope(name, "in_top_k"):
         return _op("InTopKV2", [predictions, targets, k], name=name)[0]
 
 
