@@ -484,20 +484,21 @@ def max_pool(x, ksize, strides, padding, floor=None):
     xp = _pad(x, pads, _lowest(x.dtype))
     out = np.empty((x.shape[0],) + outs + (x.shape[-1],), x.dtype)
     taps = [_tap(outs, strides, ones, tap) for tap in np.ndindex(*ksize)]
+    check = floor is not None and out.dtype.kind not in "iu"
+    unfinite = []  # the pieces where a NaN or -inf came out
 
     def images(i, j, combine=np.maximum):
         part, dst = xp[i:j], out[i:j]
         np.copyto(dst, part[taps[0]])
         for tap in taps[1:]:
             combine(dst, part[tap], out=dst)
+        if check and combine is np.maximum and not np.isfinite(dst.min()):
+            unfinite.append((i, j))  # (checked while the piece is in cache)
 
     threads.parallel_for(x.shape[0], images, x[0].nbytes + out[0].nbytes)
-    if floor is not None and out.dtype.kind not in "iu" and not np.isfinite(out.min()):
-        # a NaN or -inf came out (the check costs a pass over the output only): again,
-        # passing NaNs over
-        threads.parallel_for(x.shape[0], lambda i, j: images(i, j, np.fmax),
-                             x[0].nbytes + out[0].nbytes)
-        np.fmax(out, np.asarray(floor, out.dtype), out=out)
+    for i, j in unfinite:  # again, passing NaNs over, then no less than the floor
+        images(i, j, np.fmax)
+        np.fmax(out[i:j], np.asarray(floor, out.dtype), out=out[i:j])
     return out
 
 
