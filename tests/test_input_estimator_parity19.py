@@ -226,3 +226,67 @@ def test_canned_label_checks_are_tf_1x_heads(tmp_path):
         tf.estimator.DNNClassifier([2], fc, label_vocabulary="ab")
     with pytest.raises(ValueError, match="should be a list or a tuple. Given type"):
         tf.estimator.DNNClassifier([2], fc, n_classes=3, label_vocabulary="abc")
+
+
+def test_dataset_function_tensors_have_names_of_their_own():
+    # TF 1.15 traces a map function into a graph of its own: its arguments are args_0,
+    # args_1, ..., its ops' names start afresh and no outer name scope applies
+    seen = []
+
+    def f(x, y):
+        z = tf.identity(x + tf.constant(2, tf.int64), name="c")
+        seen.append((x.name, y.name, z.name, tf.get_default_graph().get_name_scope()))
+        return z
+
+    tf.constant(1, name="c")
+    with tf.name_scope("input"):
+        d = tf.data.Dataset.range(3).map(lambda x: (x, x)).map(f).map(lambda z: f(z, z))
+    assert seen == [("args_0:0", "args_1:0", "c:0", "")] + [("args_0:0", "args_0:0", "c:0", "")]
+    assert tf.constant(1, name="c").name == "c_1:0"
+    # the error names the function's tensors as TF's does
+    bad = tf.data.Dataset.range(3).map(
+        lambda x: tf.debugging.assert_less(x, tf.constant(1, tf.int64)) and x)
+    with tf.Session() as s:
+        assert s.run(d.batch(3).make_one_shot_iterator().get_next()).tolist() == [4, 5, 6]
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            n = bad.make_one_shot_iterator().get_next()
+            s.run(n)
+            s.run(n)
+    assert e.value.message.startswith(
+        "assertion failed: [Condition x < y did not hold element-wise:] [x (args_0:0) = ] [1] "
+        "[y (Const:0) = ] [1]")
+
+
+def test_random_ops_of_a_dataset_function_keep_their_own_state():
+    # (a function's 'random_uniform' is not the outer graph's: TF 1.15 drew 0.7118 here)
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        d = tf.data.Dataset.range(40).map(lambda x: tf.cast(x % 2, tf.int32)).apply(
+            tf.data.experimental.rejection_resample(lambda x: x, [0.5, 0.5], seed=7))
+        n = d.make_one_shot_iterator().get_next()
+        w = tf.random_uniform([])
+        assert w.op.name == "random_uniform"  # (TF 1.15's name too: the function's is apart)
+        with tf.Session() as sess:
+            for _ in range(12):
+                sess.run(n)
+            assert round(float(sess.run(w)), 5) == 0.7118
+
+
+def test_map_function_appends_to_an_enclosing_list():
+    # an input_fn's parse function recording into a list of the input_fn (TF 1.15's AutoGraph
+    # runs it: the list is the closure's, appended in place)
+    def input_fn(scale):
+        seen = []
+
+        def parse(x):
+            y = x * scale
+            seen.append(y.name)
+            return y
+
+        d = tf.data.Dataset.range(3).map(parse)
+        return d, seen
+
+    d, seen = input_fn(2)
+    assert seen == ["mul:0"]
+    with tf.Session() as s:
+        assert s.run(d.batch(3).make_one_shot_iterator().get_next()).tolist() == [0, 2, 4]

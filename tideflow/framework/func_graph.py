@@ -34,6 +34,9 @@ class FuncGraph(ops.Graph):
     # op seeds come from this graph's own op count (a tf.data function's; see _last_id)
     _counts_own_ops = False
     _own_reserved = 0  # ids reserved here for ops not made yet (tf.data datasets)
+    # what qualifies its op names in a session's per-node state: set on a graph with names
+    # of its own (a tf.data function's), inherited by the bodies inside it
+    _state_prefix = ""
 
     def __init__(self, name, outer_graph=None):
         # set before Graph.__init__, whose assignments go through the properties below
@@ -48,7 +51,8 @@ class FuncGraph(ops.Graph):
         self.outer_graph = outer_graph
         root = outer_graph._root if isinstance(outer_graph, FuncGraph) else outer_graph
         self._root = root
-        self._names_in_use = root._names_in_use
+        self._names_in_use = outer_graph._names_in_use
+        self._state_prefix = getattr(outer_graph, "_state_prefix", "")
         self._name_stack = outer_graph._name_stack
         # control-flow bodies file into their enclosing graph's collections, as TF 1.x's cond
         # and while ops, whose bodies sit in the graph itself
@@ -357,6 +361,11 @@ def trace(fn, arg_specs, name, outer_graph=None, arg_names=None, allow_operation
     if private_collections:
         fg.use_private_collections()
         fg._counts_own_ops = True
+        # and names of its own, outside any name scope, as a TF function graph's: a map
+        # function's argument prints as 'args_0:0' and its first Add as 'add:0'
+        fg._names_in_use = {}
+        fg._name_stack = ""
+        fg._state_prefix = f"{name}/"
     with fg.as_default():
         args = []
         for i, (dtype, shape) in enumerate(arg_specs):

@@ -203,7 +203,9 @@ class KernelContext:
 
     def node_state(self, key, factory):
         """Per-session state of this node that outlives plans (e.g. a random generator)."""
-        k = (self.op.name, key)
+        op = self.op
+        # (a tf.data function's op names are its own: the function's name qualifies them)
+        k = (getattr(op._graph, "_state_prefix", "") + op.name, key)
         s = self.session_state.get(k)
         if s is None:
             s = self.session_state.setdefault(k, factory())

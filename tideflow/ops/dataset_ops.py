@@ -77,7 +77,8 @@ class StructuredFunction:
         first_id = graph._next_id
         # the function's collections are its own, as a TF function graph's: a summary or an
         # update op made per element is not the outer graph's
-        self.fg = func_graph.trace(body, wire, self.name, private_collections=True)
+        self.fg = func_graph.trace(body, wire, self.name, private_collections=True,
+                                   arg_names=[f"args_{i}" for i in range(len(wire))])
         func_graph.give_back_ids(graph, first_id, n_outer)
         _tensor_arrays_keep_items(self.fg, graph, set())
         # a table made in the function lands in it, or in the outer graph (init_scope)
