@@ -338,8 +338,9 @@ class _Expressions(ast.NodeTransformer):
     ``set_element_type``, loop options; nested defs, lambdas and classes are left alone.
     ``super()`` names its class and instance (it runs inside nested functions)."""
 
-    def __init__(self, self_arg=None):
+    def __init__(self, self_arg=None, bound=None):
         self.self_arg = self_arg
+        self.bound = bound  # names local to the function (None: all)
 
     def visit_FunctionDef(self, node):
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
@@ -395,8 +396,10 @@ class _Expressions(ast.NodeTransformer):
         call = node.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
             attr, target = call.func.attr, call.func.value
+            # (a closure's or a global's list is appended to in place: rebinding its name
+            # here would make it a local of the function, unbound at the call)
             if (attr == "append" and isinstance(target, ast.Name) and len(call.args) == 1
-                    and not call.keywords):
+                    and not call.keywords and (self.bound is None or target.id in self.bound)):
                 elem = self.visit(call.args[0])
                 return _assign(target.id, _call(_ag("list_append"), _name(target.id), elem))
         if isinstance(call, ast.Call):
@@ -720,11 +723,18 @@ def convert_function_def(fdef):
             convert_function_def(inner)
         except NotImplementedError:
             pass
+    bound = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    bound |= {a.arg for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None}
+    for n in _scope_walk(fdef):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            bound.add(n.id)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            bound.update(n.names)
     names = _Names(fdef)
     fdef.body = _lower_loops(fdef.body, names)
     _lower_returns(fdef, names)
     positional = fdef.args.posonlyargs + fdef.args.args
-    expr = _Expressions(positional[0].arg if positional else None)
+    expr = _Expressions(positional[0].arg if positional else None, bound)
     fdef.body = [expr.visit(s) for s in fdef.body]
     params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
     params |= {a.arg for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None}
