@@ -100,7 +100,8 @@ def test_node_names_are_checked_and_collection_keys_are_strings():
 
 def test_a_string_fed_to_a_float_placeholder_is_a_value_error():
     p = tf.placeholder(tf.float32, [2])
-    with tf.Session() as s, pytest.raises(ValueError, match="p|Placeholder"):
+    # TF 1.15: np.asarray of the feed raises NumPy's own words
+    with tf.Session() as s, pytest.raises(ValueError, match="could not convert string to float"):
         s.run(p * 2, {p: ["a", "b"]})
 
 
