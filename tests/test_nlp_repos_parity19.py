@@ -323,3 +323,37 @@ def test_static_rnn_with_lengths_seeds_wrapped_cells_variables_as_tf_1_15():
         np.testing.assert_allclose(s.run(outs[-1], {i: [1, 2] for i in ids})[0],
                                    [0.643195, 0.848345, -0.686143, 0.13314], atol=1e-5)
         np.testing.assert_allclose(s.run(r), [0.717973, 0.587673], atol=1e-6)
+
+
+# -- raw_rnn (decoders written against tf.nn.raw_rnn) ----------------------------------------
+
+
+def test_raw_rnn_gradient_counts_tf_ops_around_a_cond_reading_the_input_array():
+    # tf.nn.raw_rnn's documented loop_fn: a cond picks the next input from the input
+    # TensorArray, or zeros once every row is done. No gradient reaches that cond, so TF 1.15
+    # makes no ops for it and a seeded op after tf.gradients draws TF's numbers
+    tf.set_random_seed(33)
+    steps, batch, depth = 4, 2, 3
+    inputs = tf.placeholder(tf.float32, [steps, batch, depth])
+    lengths = tf.placeholder(tf.int32, [batch])
+    inputs_ta = tf.TensorArray(dtype=tf.float32, size=steps).unstack(inputs)
+    cell = tf.nn.rnn_cell.GRUCell(5)
+
+    def loop_fn(time, cell_output, cell_state, loop_state):
+        state = cell.zero_state(batch, tf.float32) if cell_output is None else cell_state
+        finished = time >= lengths
+        next_input = tf.cond(tf.reduce_all(finished),
+                             lambda: tf.zeros([batch, depth], dtype=tf.float32),
+                             lambda: inputs_ta.read(time))
+        return finished, next_input, state, cell_output, None
+
+    outputs_ta, _, _ = tf.nn.raw_rnn(cell, loop_fn)
+    loss = tf.reduce_sum(outputs_ta.stack())
+    tf.gradients(loss, tf.trainable_variables())
+    r = tf.random_uniform([3])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(r), [0.546737, 0.018754, 0.678613], atol=1e-6)
+        xv = np.arange(24, dtype=np.float32).reshape(steps, batch, depth) / 24
+        np.testing.assert_allclose(s.run(loss, {inputs: xv, lengths: [4, 2]}), -1.6853726,
+                                   rtol=1e-6)

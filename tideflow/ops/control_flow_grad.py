@@ -400,10 +400,10 @@ def _while_resolver(op, cond_fg, body_fg, gbody, pops, reads=None, consts=None):
     return resolve
 
 
-def _plain_loop(cond_fg, body_fg):
-    """Whether a loop's body and condition hold no control flow but plain conds, and no
-    TensorLists but TensorArray reads and writes (its TF 1.15 gradient's op count is then
-    known: see _while_grad)."""
+def _plain_loop(cond_fg, body_fg, dead=frozenset()):
+    """Whether a loop's body and condition hold no control flow but plain conds (or conds in
+    ``dead``, which get no gradient), and no TensorLists but TensorArray reads and writes (its
+    TF 1.15 gradient's op count is then known: see _while_grad)."""
     for fg in (cond_fg, body_fg):
         extra = set(fg.extra_args)  # (the accumulators an earlier gradient added)
         for o in fg._ops:
@@ -412,12 +412,37 @@ def _plain_loop(cond_fg, body_fg):
                 continue
             if o._type in _TA_BODY_OPS or o._type == "Placeholder":
                 continue  # a TensorArray's read or write (TF's counts: _TA_GRAD_OPS)
-            if o._type == "If" and not _plain_cond(o):
+            if o._type == "If" and o not in dead and not _plain_cond(o):
                 return False
             if o._type in _NESTED_FLOW or any(t._dtype.base_dtype == dtypes.variant
                                               for t in o._outputs):
                 return False
     return True
+
+
+def _dead_conds(op, body_fg, grads):
+    """The conds of a loop body no gradient reaches: none of their inputs depends on a loop
+    variable that gets a gradient, nor on an outside tensor some x reaches (raw_rnn's
+    ``loop_fn`` choosing its next input from an input TensorArray, or zeros when all rows are
+    done). TF 1.15's gradient makes no ops for them, whatever their branches hold."""
+    conds = [o for o in body_fg._ops if o._type == "If" and not _plain_cond(o)]
+    between = gradients_lib.between_active()
+    if not conds or between is None:
+        return frozenset()
+    n_loop = len(body_fg.inputs)
+    seeds = {i for i in range(n_loop) if grads[i] is not None}
+    reached = _reached_loop_vars(op, body_fg, between)
+    live = _live_loop_vars(body_fg, seeds & reached) & reached
+    sources = [body_fg.inputs[i] for i in live] + [
+        ph for j, (_, ph) in enumerate(body_fg.captures)
+        if n_loop + j < len(op._inputs) and op._inputs[n_loop + j]._op in between]
+    touched, todo = set(), [c for t in sources for c in t.consumers()]
+    while todo:
+        o = todo.pop()
+        if o not in touched:
+            touched.add(o)
+            todo.extend(c for t in o._outputs for c in t.consumers())
+    return frozenset(o for o in conds if o not in touched)
 
 
 def _plain_cond(op):
@@ -508,7 +533,7 @@ def _while_grad(op, *grads):
     cond_fg = func_graph.lookup_function(graph, op._attrs["cond"])
     body_fg = func_graph.lookup_function(graph, op._attrs["body"])
     if (graph._next_id >= ops.Graph.ASIDE_IDS or isinstance(graph, func_graph.FuncGraph)
-            or not _plain_loop(cond_fg, body_fg)):
+            or not _plain_loop(cond_fg, body_fg, _dead_conds(op, body_fg, grads))):
         return _build_while_grad(op, grads)[0]
     first = graph._next_id
     with graph.aside_ids():
