@@ -304,3 +304,26 @@ def test_keras_layer_and_model_updates_are_tfs_ops_of_every_call():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run(bn.updates[:2], {x: np.arange(12.).reshape(2, 6)}) == [None, None]
+
+
+def test_tf_layers_and_keras_layers_share_name_counts():
+    # a generator of tf.layers with Keras layers after it: TF 1.15 counts both kinds' names
+    # in one per-graph map (tf.layers from 1, Keras from 0); these are the names it printed
+    with tf.Graph().as_default():
+        xb = tf.placeholder(tf.float32, [3, 6, 5, 4])
+        a = tf.layers.conv2d_transpose(xb, 2, 3)
+        b = tf.layers.conv2d_transpose(xb, 2, 3)
+        l1 = tf.keras.layers.Conv2DTranspose(2, 3)
+        c = l1(xb)
+        l2 = tf.keras.layers.Conv2DTranspose(2, 3)
+        d = l2(xb)
+        e = tf.layers.conv2d_transpose(xb, 2, 3)
+        assert (l1.name, l2.name) == ('conv2d_transpose_2', 'conv2d_transpose_3')
+        assert [t.name for t in (a, b, c, d, e)] == [
+            'conv2d_transpose/BiasAdd:0', 'conv2d_transpose_1/BiasAdd:0',
+            'conv2d_transpose_2/BiasAdd:0', 'conv2d_transpose_3/BiasAdd:0',
+            'conv2d_transpose_4/BiasAdd:0']
+        assert [v.name for v in tf.global_variables()][4:] == [
+            'conv2d_transpose_2/kernel:0', 'conv2d_transpose_2/bias:0',
+            'conv2d_transpose_3/kernel:0', 'conv2d_transpose_3/bias:0',
+            'conv2d_transpose_2/kernel_1:0', 'conv2d_transpose_2/bias_1:0']

@@ -15,6 +15,7 @@ import numpy as np
 
 import tideflow as tf
 from tideflow.framework import dtypes, ops
+from tideflow.ops.layers_base import layer_name_uids
 
 _FLOATX = "float32"
 _EPSILON = 1e-7
@@ -120,14 +121,15 @@ def get_uid(prefix=""):
 
 def reset_uids():
     _state().uids.clear()
+    layer_name_uids(_state_graph()).clear()
 
 
 def unique_object_name(base):
     """``base``, ``base_1``, ``base_2``... per graph (Keras numbers layer names from 0). As
-    TF 1.15 they count under the key ``(None, base)``, apart from ``get_uid(base)``'s."""
-    uids = _state().uids
-    n = uids.get((None, base), 0)
-    uids[(None, base)] = n + 1
+    TF 1.15 they count apart from ``get_uid(base)``'s, with tf.layers' names (one-based)."""
+    uids = layer_name_uids(_state_graph())
+    n = uids.get(base, 0)
+    uids[base] = n + 1
     return base if n == 0 else f"{base}_{n}"
 
 

@@ -56,12 +56,20 @@ def _to_snake_case(name):
     return "private" + s if s[0] == "_" else s
 
 
-def _unique_layer_name(base):
-    """``base_1``, ``base_2``... per graph (TF numbers layer names from 1)."""
-    coll = ops.get_collection_ref(_LAYER_NAME_UIDS_KEY)
+def layer_name_uids(graph=None):
+    """The graph's counts of layer names, which tf.layers and Keras layers share, as TF 1.15's
+    per-graph object-name uids (a Keras Conv2DTranspose made after two tf.layers ones is
+    'conv2d_transpose_2')."""
+    graph = _root_graph(graph if graph is not None else ops.get_default_graph())
+    coll = graph.get_collection_ref(_LAYER_NAME_UIDS_KEY)
     if not coll:
         coll.append({})
-    uids = coll[0]
+    return coll[0]
+
+
+def _unique_layer_name(base):
+    """``base_1``, ``base_2``... per graph (TF numbers layer names from 1)."""
+    uids = layer_name_uids()
     uids[base] = uids.get(base, 0) + 1
     return f"{base}_{uids[base]}"
 
