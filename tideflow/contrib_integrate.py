@@ -89,7 +89,7 @@ def _abs_square(x):
 
 def _dopri5(func, y0, t, rtol, atol, full_output=False, first_step=None, safety=0.9,
             ifactor=10.0, dfactor=0.2, max_num_steps=1000, name=None):
-    with ops.name_scope(name, "dopri5", [y0, t, rtol, atol]):
+    with ops.name_scope(name, "dopri5", [y0, t, rtol, atol]) as scope:
         first_step = ops.convert_to_tensor(1.0 if first_step is None else first_step,
                                            dtype=t.dtype, name="first_step")
         safety = ops.convert_to_tensor(safety, dtype=t.dtype, name="safety")
@@ -145,7 +145,7 @@ def _dopri5(func, y0, t, rtol, atol, full_output=False, first_step=None, safety=
                          (solution, y0, f0, t[0], t[0], first_step, [y0] * 5, points, ratios,
                           1), name="interpolate_loop")
         solution, points, ratios = out[0], out[7], out[8]
-        y = solution.stack()
+        y = solution.stack(name=scope)  # TF 1.15's solution is the op named as odeint's scope
         y.set_shape(t.get_shape().concatenate(y0.get_shape()))
         if not full_output:
             return y
@@ -242,7 +242,7 @@ def odeint_fixed(func, y0, t, dt=None, method="rk4", name=None):
         with ops.name_scope(method):
             solution, _, _, _ = while_loop(lambda s, y, time, i: i < num_times, interval,
                                            (solution, y0, t[0], 1))
-        y = solution.stack()
+            y = solution.stack()
         y.set_shape(t.get_shape().concatenate(y0.get_shape()))
         return y
 

@@ -1,0 +1,32 @@
+"""Scientific TF 1.x programs (least squares, ODE solvers, spectral ops, special functions,
+linear operators) against TF 1.15: names, static shapes, values and errors are what TF 1.15
+printed for the same programs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_odeint_solution_is_named_as_its_scope():
+    # TF 1.15 stacks dopri5's solution with name=scope: the result is `odeint:0`; odeint_fixed
+    # stacks inside its method's scope
+    y = tf.contrib.integrate.odeint(lambda y, t: -y, tf.constant([1.0], tf.float64),
+                                    tf.constant([0.0, 1.0], tf.float64))
+    y2 = tf.contrib.integrate.odeint(lambda y, t: -y, tf.constant([1.0]), tf.constant([0.0, 1.0]))
+    yf = tf.contrib.integrate.odeint_fixed(lambda y, t: -y, tf.constant([1.0], tf.float64),
+                                           tf.constant([0.0, 0.5, 1.0], tf.float64), dt=0.1)
+    assert y.name == "odeint:0" and y2.name == "odeint_1:0"
+    assert yf.name == "odeint_fixed/rk4/TensorArrayStack/TensorArrayGatherV3:0"
+    assert yf.get_shape().as_list() == [3, 1]
+    with tf.Session() as s:
+        got, gotf = s.run([y, yf])
+    np.testing.assert_allclose(got[:, 0], np.exp([0.0, -1.0]), rtol=1e-5)
+    # TF 1.15: [[1], [0.6065309344], [0.3678797744]] (rk4, 5 steps per interval)
+    np.testing.assert_allclose(gotf[:, 0], [1.0, 0.6065309344, 0.3678797744], rtol=1e-9)
