@@ -30,3 +30,17 @@ def test_odeint_solution_is_named_as_its_scope():
     np.testing.assert_allclose(got[:, 0], np.exp([0.0, -1.0]), rtol=1e-5)
     # TF 1.15: [[1], [0.6065309344], [0.3678797744]] (rk4, 5 steps per interval)
     np.testing.assert_allclose(gotf[:, 0], [1.0, 0.6065309344, 0.3678797744], rtol=1e-9)
+
+
+def test_matrix_solve_ls_slow_path_takes_the_ops_name():
+    # TF 1.15's fast=False runs one MatrixSolveLs op (no matrix_solve_ls scope), so the result is
+    # `MatrixSolveLs:0` (or the name given) and later fast calls keep their scope numbers
+    a = tf.constant([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    b = tf.constant([[1.0], [2.0], [3.0]])
+    x = tf.matrix_solve_ls(a, b, fast=False)
+    x2 = tf.matrix_solve_ls(a, b, fast=False, name="ls")
+    x3 = tf.matrix_solve_ls(a, b)
+    assert (x.name, x2.name) == ("MatrixSolveLs:0", "ls:0")
+    assert x3.name == "matrix_solve_ls/cholesky_solve/MatrixTriangularSolve_1:0"
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(x), [[1.0], [2.0]], rtol=1e-6)  # TF: [[0.9999999], [2]]

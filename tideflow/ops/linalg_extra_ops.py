@@ -362,7 +362,8 @@ def _min_norm_lstsq(matrix, rhs, name):
         svd_ops,
     )
 
-    with ops.name_scope(name, "matrix_solve_ls", [matrix, rhs]):
+    # TF 1.15 runs one MatrixSolveLs op here: its result takes that op's name
+    with ops.name_scope(name, "MatrixSolveLs", [matrix, rhs]) as scope:
         matrix = ops.convert_to_tensor(matrix, name="matrix")
         rhs = ops.convert_to_tensor(rhs, name="rhs", dtype=matrix.dtype)
         _static_rank2("MatrixSolveLs", "matrix", matrix.get_shape())
@@ -377,7 +378,8 @@ def _min_norm_lstsq(matrix, rhs, name):
         inv = gather_ops.where(keep, 1.0 / gather_ops.where(keep, sr, fill_ops.ones_like(sr)),
                                fill_ops.zeros_like(sr))
         inv = cast_ops.cast(inv, matrix.dtype)
-        return matmul(v * array_ops.expand_dims(inv, -2), matmul(u, rhs, adjoint_a=True))
+        x = matmul(v * array_ops.expand_dims(inv, -2), matmul(u, rhs, adjoint_a=True))
+        return array_ops.identity(x, name=scope)
 
 
 def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
