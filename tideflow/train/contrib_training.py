@@ -62,8 +62,14 @@ def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_
         total_loss = control_flow_ops.with_dependencies([barrier], total_loss)
     if variables_to_train is None:
         variables_to_train = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+    else:
+        trainable = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+        for v in variables_to_train:
+            # TF 1.15 checks these with bare asserts, so a program sees AssertionError
+            if not (v.trainable or v in trainable):
+                raise AssertionError()
     if not variables_to_train:
-        raise ValueError("create_train_op: no variables to train")
+        raise AssertionError()
     grads = optimizer.compute_gradients(
         total_loss, variables_to_train, gate_gradients=gate_gradients,
         aggregation_method=aggregation_method,

@@ -67,46 +67,27 @@ def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_
     first, each gradient clipped to ``clip_gradient_norm`` (when > 0) and scaled by
     ``gradient_multipliers``; the loss checked for NaN/Inf when ``check_numerics``."""
     from tideflow import train
-    from tideflow.ops import control_flow_ops, numerics
+    from tideflow.train import contrib_training
 
     if global_step is _USE_GLOBAL_STEP:
         global_step = train.get_or_create_global_step()
-    graph_updates = set(ops.get_collection(ops.GraphKeys.UPDATE_OPS))
-    if update_ops is None:
-        update_ops = graph_updates
-    else:
-        update_ops = set(update_ops)
-    if not graph_updates.issubset(update_ops):
-        logging.warning("update_ops in create_train_op does not contain all the update_ops "
-                        "in GraphKeys.UPDATE_OPS")
-    if update_ops:
-        with ops.control_dependencies(sorted(update_ops, key=lambda o: o.name)):
-            barrier = control_flow_ops.no_op(name="update_barrier")
-        total_loss = control_flow_ops.with_dependencies([barrier], total_loss)
-    if variables_to_train is None:
-        variables_to_train = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
-    grads = optimizer.compute_gradients(
-        total_loss, variables_to_train, gate_gradients=gate_gradients,
-        aggregation_method=aggregation_method,
-        colocate_gradients_with_ops=colocate_gradients_with_ops)
-    if gradient_multipliers:
-        with ops.name_scope("multiply_grads"):
-            grads = multiply_gradients(list(grads), gradient_multipliers)
-    if clip_gradient_norm > 0:
-        with ops.name_scope("clip_grads"):
-            grads = _clip_by_norm(grads, clip_gradient_norm)
-    if summarize_gradients:
-        from tideflow.train.contrib_training import add_gradients_summaries
 
-        with ops.name_scope("summarize_grads"):  # a histogram and a norm per gradient
-            add_gradients_summaries(grads)
-    grad_updates = optimizer.apply_gradients(grads, global_step=global_step)
-    with ops.name_scope("train_op"):
-        if check_numerics:
-            total_loss = numerics.check_numerics(total_loss, "LossTensor is inf or nan")
-        train_op = control_flow_ops.with_dependencies([grad_updates], total_loss)
-    ops.add_to_collection(ops.GraphKeys.TRAIN_OP, train_op)
-    return train_op
+    def transform_grads_fn(grads):
+        if gradient_multipliers:
+            with ops.name_scope("multiply_grads"):
+                grads = multiply_gradients(list(grads), gradient_multipliers)
+        if clip_gradient_norm > 0:
+            with ops.name_scope("clip_grads"):
+                grads = _clip_by_norm(grads, clip_gradient_norm)
+        return grads
+
+    # as TF 1.15's slim, the rest is tf.contrib.training's create_train_op
+    return contrib_training.create_train_op(
+        total_loss, optimizer, global_step=global_step, update_ops=update_ops,
+        variables_to_train=variables_to_train, transform_grads_fn=transform_grads_fn,
+        summarize_gradients=summarize_gradients, gate_gradients=gate_gradients,
+        aggregation_method=aggregation_method,
+        colocate_gradients_with_ops=colocate_gradients_with_ops, check_numerics=check_numerics)
 
 
 def _flag(sess, kwargs, key):
