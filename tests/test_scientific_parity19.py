@@ -44,3 +44,18 @@ def test_matrix_solve_ls_slow_path_takes_the_ops_name():
     assert x3.name == "matrix_solve_ls/cholesky_solve/MatrixTriangularSolve_1:0"
     with tf.Session() as s:
         np.testing.assert_allclose(s.run(x), [[1.0], [2.0]], rtol=1e-6)  # TF: [[0.9999999], [2]]
+
+
+def test_fft_of_real_input_raises_tf_words():
+    # TF 1.15: the FFT ops' dtype check, and irfft's conversion to complex64
+    with pytest.raises(TypeError, match=r"^Value passed to parameter 'input' has DataType "
+                       r"float32 not in list of allowed values: complex64, complex128$"):
+        tf.fft(tf.constant([1.0, 2.0]))
+    with pytest.raises(TypeError, match=r"DataType int32 not in list of allowed values"):
+        tf.ifft2d(tf.constant([[1, 2]]))
+    with pytest.raises(ValueError, match=r"^Tensor conversion requested dtype complex64 for "
+                       r"Tensor with dtype float32"):
+        tf.spectral.irfft(tf.constant([1.0, 2.0]))
+    assert tf.spectral.irfft([1.0, 2.0]).dtype == tf.float32
+    # but a NumPy float array converts (complex64 preferred), as TF 1.15
+    assert tf.fft(np.arange(4.0)).dtype == tf.complex64

@@ -247,7 +247,8 @@ def _complex_input(x, op_type):
 
 def _fft_apply(k, inverse, x, name=None):
     op_type = ("IFFT" if inverse else "FFT") + _NAMES[k]
-    return ops.apply_op(op_type, [_complex_input(x, op_type)], name=name)._outputs[0]
+    # the op's own type check words a real input's error as TF 1.15 does
+    return ops.apply_op(op_type, [x], name=name)._outputs[0]
 
 
 def _real_input(x, op_type, k):
@@ -334,7 +335,8 @@ def _irfft_apply(k, x, fft_length, treal=None, name=None):
             x = np.asarray(x, np.complex64)  # TF converts with complex64 preferred
         x = ops.convert_to_tensor(x)
         x.get_shape().with_rank_at_least(k)
-        x = _complex_input(x, op_type)
+        if not x.dtype.base_dtype.is_complex:  # TF 1.15's ValueError, from the conversion
+            x = ops.convert_to_tensor(x, dtypes.complex64)
         if treal is None:
             treal = x.dtype.base_dtype.real_dtype
         if fft_length is None:
