@@ -31,3 +31,30 @@ def test_create_train_op_empty_or_untrainable_variables_assert():
             sess.run(train_op)
             # the gradient 2.0 clipped to 0.1, times the learning rate
             np.testing.assert_allclose(sess.run(v), 0.99, rtol=1e-6)
+
+
+def test_metric_op_names_and_mean_tensor_message():
+    # TF 1.15: f1_score's value and update are unnamed reduce_max ops (f1/Max, f1/Max_1) after
+    # precision_value/recall_value and precision_update/recall_update; streaming_concat's
+    # update op is the size's assign, streaming_concat/Assign
+    with tf.Graph().as_default():
+        pred = tf.placeholder(tf.float32, [None])
+        lab = tf.placeholder(tf.float32, [None])
+        value, update = tf.contrib.metrics.f1_score(lab, pred, num_thresholds=10)
+        assert (value.name, update.name) == ("f1/Max:0", "f1/Max_1:0")
+        names = [o.name for o in tf.get_default_graph().get_operations()]
+        assert "f1/precision_update" in names and "f1/recall_value" in names
+        cat, cat_update = tf.contrib.metrics.streaming_concat(pred)
+        assert (cat.name, cat_update.name) == ("streaming_concat/concat:0",
+                                               "streaming_concat/Assign:0")
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            for p, l in [([0.9, 0.2, 0.6, 0.4], [1, 0, 0, 1]), ([0.1, 0.8, 0.7, 0.3], [0, 1, 1, 1])]:
+                sess.run([update, cat_update], {pred: p, lab: l})
+            # TF 1.15 prints 0.9090909 and the eight predictions in order
+            np.testing.assert_allclose(sess.run(value), 0.9090909, rtol=1e-6)
+            np.testing.assert_allclose(sess.run(cat), [0.9, 0.2, 0.6, 0.4, 0.1, 0.8, 0.7, 0.3])
+        # TF 1.15 fails building the variables of a partially known shape with this message
+        with pytest.raises(ValueError, match=r"Cannot convert a partially known TensorShape "
+                                             r"to a Tensor: \(\?, 1\)"):
+            tf.contrib.metrics.streaming_mean_tensor(tf.reshape(pred, [-1, 1]))

@@ -244,7 +244,9 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
         values = _to_float(values)
         shape = values.get_shape()
         if not shape.is_fully_defined():
-            raise ValueError(f"mean_tensor: values must have a fully defined shape, got {shape}")
+            # TF 1.15 fails converting the shape to a tensor for its variables
+            raise ValueError(
+                f"Cannot convert a partially known TensorShape to a Tensor: {shape}")
         total = _metric_variable(shape.as_list(), dtypes.float32, "total_tensor")
         count = _metric_variable(shape.as_list(), dtypes.float32, "count_tensor")
         num_values = fill_ops.ones_like(values)

@@ -293,7 +293,9 @@ def streaming_concat(values, axis=0, max_size=None, metrics_collections=None,
         grown = concat_ops.concat([array.read_value(), batch], 0)
         if max_size is not None:
             grown = grown[:max_size]
-        with ops.control_dependencies([state_ops.assign(array, grown, validate_shape=False)]):
+        # the size's assign is the update op, TF 1.15's streaming_concat/Assign
+        append = state_ops.assign(array, grown, validate_shape=False, name="append_values")
+        with ops.control_dependencies([append]):
             update_op = state_ops.assign(size, array_ops.shape(grown, out_type="int32")[0])
         m._add_collections(value, update_op, metrics_collections, updates_collections)
         return value, update_op
@@ -968,14 +970,16 @@ def f1_score(labels, predictions, weights=None, num_thresholds=200, metrics_coll
         precision = m._rate(c["tp"], c["fp"], name="precision_" + name)
         recall = m._rate(c["tp"], c["fn"], name="recall_" + name)
         f1 = 2.0 * precision * recall / (precision + recall + eps)
-        return reduction_ops.reduce_max(f1, name=name)
+        return reduction_ops.reduce_max(f1)  # unnamed: TF 1.15's f1/Max and f1/Max_1
 
     with vs.variable_scope(name, "f1", (labels, predictions, weights)):
         values, updates = m._thresholded_counts(
             "f1_score", labels, predictions, weights, m._default_thresholds(num_thresholds),
             ("tp", "fp", "fn"))
-        return m._value_and_update(best_f1, values, updates, metrics_collections,
-                                   updates_collections)
+        value = best_f1(values, "value")
+        update_op = best_f1(updates, "update")
+        m._add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
 
 
 def aggregate_metrics(*value_update_tuples):
