@@ -290,3 +290,50 @@ def test_map_function_appends_to_an_enclosing_list():
     assert seen == ["mul:0"]
     with tf.Session() as s:
         assert s.run(d.batch(3).make_one_shot_iterator().get_next()).tolist() == [0, 2, 4]
+
+
+def test_early_stopping_hook_logs_tfs_words_and_keeps_the_stop_flag(tmp_path):
+    # TF 1.15: 'No decrease in metric "loss" for 6 steps, ...'; the chief's hook sets the
+    # bool variable signal_early_stopping/STOP, which the checkpoints hold
+    import logging
+
+    x = np.linspace(-1, 1, 40, dtype=np.float32).reshape(20, 2)
+    y = (x[:, 0] * 0.3).astype(np.float32)
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [2, 1], initializer=tf.constant_initializer(0.5))
+        pred = tf.squeeze(tf.matmul(features["x"], w), 1)
+        loss = tf.losses.mean_squared_error(labels, pred)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=(
+            tf.train.GradientDescentOptimizer(10.0).minimize(loss, tf.train.get_global_step())))
+
+    est = tf.estimator.Estimator(model_fn, str(tmp_path / "m"),
+                                 config=tf.estimator.RunConfig(save_checkpoints_steps=3))
+    hook = tf.estimator.experimental.stop_if_no_decrease_hook(
+        est, "loss", max_steps_without_decrease=4, min_steps=2, run_every_secs=None,
+        run_every_steps=3)
+    seen = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    logger = logging.getLogger("tensorflow")
+    keep, level = _Keep(), logger.level
+    logger.addHandler(keep)
+    logger.setLevel(logging.INFO)
+    try:
+        tf.estimator.train_and_evaluate(
+            est, tf.estimator.TrainSpec(lambda: tf.data.Dataset.from_tensor_slices(
+                ({"x": x}, y)).repeat().batch(5), max_steps=40, hooks=[hook]),
+            tf.estimator.EvalSpec(lambda: tf.data.Dataset.from_tensor_slices(
+                ({"x": x}, y)).batch(20), throttle_secs=0, start_delay_secs=0))
+    finally:
+        logger.removeHandler(keep)
+        logger.setLevel(level)
+    assert ('No decrease in metric "loss" for 6 steps, which is greater than or equal to max '
+            "steps (4) configured for early stopping.") in seen
+    assert "Requesting early stopping at global step 10" in seen
+    assert ["signal_early_stopping/STOP", []] in [
+        list(v) for v in tf.train.list_variables(str(tmp_path / "m"))]
+    assert est.get_variable_value("signal_early_stopping/STOP")

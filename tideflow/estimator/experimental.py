@@ -26,20 +26,39 @@ def read_eval_metrics(eval_dir):
     return collections.OrderedDict(sorted(results.items()))
 
 
+def _get_or_create_stop_var():
+    # the flag a chief's hook sets for the other workers' hooks to read (TF 1.x's variable,
+    # so it is in the checkpoints too)
+    from tideflow.framework import dtypes, ops
+    from tideflow.ops import init_ops, variable_scope
+
+    with variable_scope.variable_scope("signal_early_stopping", values=[],
+                                       reuse=variable_scope.AUTO_REUSE):
+        return variable_scope.get_variable(
+            "STOP", shape=[], dtype=dtypes.bool,
+            initializer=init_ops.constant_initializer(False),
+            collections=[ops.GraphKeys.GLOBAL_VARIABLES], trainable=False)
+
+
 class _StopOnPredicateHook(session_run_hook.SessionRunHook):
-    """Requests a stop when ``should_stop_fn()`` says so, checked every N seconds or steps."""
+    """Requests a stop when ``should_stop_fn()`` says so, checked every N seconds or steps,
+    and sets the stop flag the other workers read."""
 
     def __init__(self, should_stop_fn, run_every_secs=60, run_every_steps=None):
         if not callable(should_stop_fn):
-            raise TypeError(f"`should_stop_fn` must be callable. Given: {should_stop_fn}")
+            raise TypeError("`should_stop_fn` must be callable.")
         self._fn = should_stop_fn
         self._timer = basic_hooks.SecondOrStepTimer(every_secs=run_every_secs,
                                                     every_steps=run_every_steps)
 
     def begin(self):
+        from tideflow.ops import state_ops
+
         self._global_step = training_util.get_global_step()
         if self._global_step is None:
             raise RuntimeError("Global step should be created to use early stopping hooks.")
+        self._stop_var = _get_or_create_stop_var()
+        self._stop_op = state_ops.assign(self._stop_var, True)
 
     def before_run(self, run_context):
         return session_run_hook.SessionRunArgs(self._global_step)
@@ -51,12 +70,29 @@ class _StopOnPredicateHook(session_run_hook.SessionRunHook):
             self._timer.update_last_triggered_step(step)
             if self._fn():
                 logging.info("Requesting early stopping at global step %d", step)
+                run_context.session.run(self._stop_op)
                 run_context.request_stop()
+
+
+class _CheckForStoppingHook(session_run_hook.SessionRunHook):
+    """A non-chief worker's hook: stops once the chief has set the stop flag."""
+
+    def begin(self):
+        self._stop_var = _get_or_create_stop_var()
+
+    def before_run(self, run_context):
+        return session_run_hook.SessionRunArgs(self._stop_var)
+
+    def after_run(self, run_context, run_values):
+        if run_values.results:
+            logging.info("Early stopping requested, suspending run.")
+            run_context.request_stop()
 
 
 def make_early_stopping_hook(estimator, should_stop_fn, run_every_secs=60,
                              run_every_steps=None):
-    """A hook stopping training when ``should_stop_fn()`` returns True."""
+    """A hook that stops training when ``should_stop_fn()`` returns True (on the chief; the
+    other workers stop when it has)."""
     from tideflow.estimator.estimator import Estimator
 
     if not isinstance(estimator, Estimator):
@@ -64,49 +100,50 @@ def make_early_stopping_hook(estimator, should_stop_fn, run_every_secs=60,
                         f"{type(estimator)}")
     if run_every_secs is not None and run_every_steps is not None:
         raise ValueError("Only one of `run_every_secs` and `run_every_steps` must be set.")
+    if not estimator.config.is_chief:
+        return _CheckForStoppingHook()
     return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps)
 
 
-def _threshold_hook(estimator, metric_name, threshold, better, eval_dir, min_steps,
+def _threshold_hook(estimator, metric_name, threshold, higher_is_better, eval_dir, min_steps,
                     run_every_secs, run_every_steps):
     eval_dir = eval_dir or estimator.eval_dir()
+    better = operator.gt if higher_is_better else operator.lt
+    greater_or_lesser = "greater than" if higher_is_better else "less than"
 
     def should_stop():
         for step, metrics in read_eval_metrics(eval_dir).items():
             if step < min_steps:
                 continue
-            if metric_name not in metrics:
-                raise ValueError(f"Metric {metric_name} not found in eval metrics at step "
-                                 f"{step}.")
-            if better(metrics[metric_name], threshold):
-                logging.info("At step %s, metric %r has value %s which crosses the threshold "
-                             "%s. Stopping training.", step, metric_name, metrics[metric_name],
-                             threshold)
+            value = metrics[metric_name]
+            if better(value, threshold):
+                logging.info('At step %s, metric "%s" has value %s which is %s the configured '
+                             "threshold (%s) for early stopping.", step, metric_name, value,
+                             greater_or_lesser, threshold)
                 return True
         return False
 
     return make_early_stopping_hook(estimator, should_stop, run_every_secs, run_every_steps)
 
 
-def _no_improvement_hook(estimator, metric_name, max_steps, better, eval_dir, min_steps,
-                         run_every_secs, run_every_steps):
+def _no_improvement_hook(estimator, metric_name, max_steps, higher_is_better, eval_dir,
+                         min_steps, run_every_secs, run_every_steps):
     eval_dir = eval_dir or estimator.eval_dir()
+    better = operator.gt if higher_is_better else operator.lt
+    increase_or_decrease = "increase" if higher_is_better else "decrease"
 
     def should_stop():
         best, best_step = None, None
         for step, metrics in read_eval_metrics(eval_dir).items():
             if step < min_steps:
                 continue
-            if metric_name not in metrics:
-                raise ValueError(f"Metric {metric_name} not found in eval metrics at step "
-                                 f"{step}.")
             value = metrics[metric_name]
             if best is None or better(value, best):
                 best, best_step = value, step
             if step - best_step >= max_steps:
-                logging.info("No improvement of metric %r in the last %s steps, which is "
-                             "greater than or equal to max steps (%s) configured for early "
-                             "stopping.", metric_name, step - best_step, max_steps)
+                logging.info('No %s in metric "%s" for %s steps, which is greater than or '
+                             "equal to max steps (%s) configured for early stopping.",
+                             increase_or_decrease, metric_name, step - best_step, max_steps)
                 return True
         return False
 
@@ -116,14 +153,14 @@ def _no_improvement_hook(estimator, metric_name, max_steps, better, eval_dir, mi
 def stop_if_higher_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0,
                         run_every_secs=60, run_every_steps=None):
     """Stops training once an evaluation's ``metric_name`` is above ``threshold``."""
-    return _threshold_hook(estimator, metric_name, threshold, operator.gt, eval_dir,
+    return _threshold_hook(estimator, metric_name, threshold, True, eval_dir,
                            min_steps, run_every_secs, run_every_steps)
 
 
 def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0,
                        run_every_secs=60, run_every_steps=None):
     """Stops training once an evaluation's ``metric_name`` is below ``threshold``."""
-    return _threshold_hook(estimator, metric_name, threshold, operator.lt, eval_dir,
+    return _threshold_hook(estimator, metric_name, threshold, False, eval_dir,
                            min_steps, run_every_secs, run_every_steps)
 
 
@@ -132,7 +169,7 @@ def stop_if_no_increase_hook(estimator, metric_name, max_steps_without_increase,
                              run_every_steps=None):
     """Stops training when ``metric_name`` has not increased for that many steps."""
     return _no_improvement_hook(estimator, metric_name, max_steps_without_increase,
-                                operator.gt, eval_dir, min_steps, run_every_secs,
+                                True, eval_dir, min_steps, run_every_secs,
                                 run_every_steps)
 
 
@@ -141,7 +178,7 @@ def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
                              run_every_steps=None):
     """Stops training when ``metric_name`` has not decreased for that many steps."""
     return _no_improvement_hook(estimator, metric_name, max_steps_without_decrease,
-                                operator.lt, eval_dir, min_steps, run_every_secs,
+                                False, eval_dir, min_steps, run_every_secs,
                                 run_every_steps)
 
 
