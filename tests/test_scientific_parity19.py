@@ -59,3 +59,28 @@ def test_fft_of_real_input_raises_tf_words():
     assert tf.spectral.irfft([1.0, 2.0]).dtype == tf.float32
     # but a NumPy float array converts (complex64 preferred), as TF 1.15
     assert tf.fft(np.arange(4.0)).dtype == tf.complex64
+
+
+def test_signal_names_and_argument_errors():
+    # TF 1.15: the mel matrix is the op named as its scope; rank and dtype checks are
+    # TensorShape's and convert_to_tensor's
+    w = tf.signal.linear_to_mel_weight_matrix(20, 129, 8000, 80.0, 3800.0)
+    w2 = tf.contrib.signal.linear_to_mel_weight_matrix(num_spectrogram_bins=tf.constant(129))
+    assert (w.name, w2.name) == ("linear_to_mel_weight_matrix:0",
+                                 "linear_to_mel_weight_matrix_1:0")
+    with pytest.raises(ValueError, match=r"^upper_edge_hertz must not be larger than the "
+                       r"Nyquist frequency \(sample_rate / 2\). Got: 5000.0 for sample_rate: "
+                       r"8000$"):
+        tf.signal.linear_to_mel_weight_matrix(20, 129, 8000, 100.0, 5000.0)
+    with pytest.raises(ValueError, match=r"^lower_edge_hertz 4000.0 >= upper_edge_hertz 100.0$"):
+        tf.signal.linear_to_mel_weight_matrix(20, 129, 8000, 4000, 100)
+    with pytest.raises(ValueError, match=r"^`sample_rate` was a non-constant Tensor. Must be "
+                       r"a Python float or a constant Tensor.$"):
+        tf.signal.linear_to_mel_weight_matrix(sample_rate=tf.placeholder(tf.float32, []))
+    with pytest.raises(ValueError, match=r"^Shape \(\) must have rank at least 1$"):
+        tf.signal.stft(tf.constant(1.0), 4, 2)
+    with pytest.raises(ValueError, match=r"^Shape \(\) must have rank at least 1$"):
+        tf.signal.frame(tf.constant(1.0), 4, 2)
+    with pytest.raises(ValueError, match=r"^Tensor conversion requested dtype float32 for "
+                       r"Tensor with dtype int32"):
+        tf.signal.mfccs_from_log_mel_spectrograms(tf.constant([[1, 2]]))

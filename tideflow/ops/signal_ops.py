@@ -36,10 +36,7 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     samples: ``[..., n, ...] -> [..., num_frames, frame_length, ...]``."""
     with ops.name_scope(name, "frame", [signal, frame_length, frame_step, pad_value]):
         signal = ops.convert_to_tensor(signal, name="signal")
-        rank = signal.get_shape().ndims
-        if rank is not None and rank < 1:
-            raise ValueError(f"frame: signal must have rank at least 1, got shape "
-                             f"{signal.get_shape()}")
+        rank = signal.get_shape().with_rank_at_least(1).ndims  # TF 1.15's check and words
         flen = ops.convert_to_tensor(frame_length, dtypes.int32, name="frame_length")
         fstep = ops.convert_to_tensor(frame_step, dtypes.int32, name="frame_step")
         for v, what in ((flen, "frame_length"), (fstep, "frame_step")):
@@ -201,9 +198,7 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
     ``[..., frames, fft_length // 2 + 1]`` complex."""
     with ops.name_scope(name, "stft", [signals, frame_length, frame_step]):
         signals = ops.convert_to_tensor(signals, name="signals")
-        if signals.get_shape().ndims is not None and signals.get_shape().ndims < 1:
-            raise ValueError(f"stft: signals must have rank at least 1, got shape "
-                             f"{signals.get_shape()}")
+        signals.get_shape().with_rank_at_least(1)  # TF 1.15's check and words
         fl = _int_value(frame_length, "frame_length", "stft")
         if fft_length is None:
             if fl is None:
@@ -296,8 +291,8 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
     if isinstance(sample_rate, ops.Tensor):  # a constant tensor is taken at its value
         value = ops.constant_value(sample_rate)
         if value is None:
-            raise ValueError(f"sample_rate must be a Python number or a constant Tensor. "
-                             f"Got: {sample_rate}")
+            raise ValueError("`sample_rate` was a non-constant Tensor. Must be a Python float "
+                             "or a constant Tensor.")
         sample_rate = float(value)
     bins = num_spectrogram_bins
     if isinstance(bins, ops.Tensor):
@@ -310,13 +305,13 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
     if lower_edge_hertz < 0.0:
         raise ValueError(f"lower_edge_hertz must be non-negative. Got: {lower_edge_hertz}")
     if lower_edge_hertz >= upper_edge_hertz:
-        raise ValueError(f"lower_edge_hertz {lower_edge_hertz} >= upper_edge_hertz "
-                         f"{upper_edge_hertz}")
+        raise ValueError(f"lower_edge_hertz {lower_edge_hertz:.1f} >= upper_edge_hertz "
+                         f"{upper_edge_hertz:.1f}")
     if upper_edge_hertz > sample_rate / 2:
         raise ValueError(f"upper_edge_hertz must not be larger than the Nyquist frequency "
-                         f"(sample_rate / 2). Got {upper_edge_hertz} for sample_rate: "
+                         f"(sample_rate / 2). Got: {upper_edge_hertz} for sample_rate: "
                          f"{sample_rate}")
-    with ops.name_scope(name, "linear_to_mel_weight_matrix"):
+    with ops.name_scope(name, "linear_to_mel_weight_matrix") as scope:
         # bfloat16 is computed in float32 and rounded at the end
         t = np.float32 if dtype == dtypes.bfloat16 else dtype.as_numpy_dtype
         nyquist = t(sample_rate) / t(2)
@@ -324,17 +319,17 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
                             num_mel_bins + 2, dtype=t)
         lower, center, upper = edges[:-2][None], edges[1:-1][None], edges[2:][None]
         if isinstance(bins, ops.Tensor):  # the spectrogram size known only at run time
-            return _mel_weights_graph(bins, nyquist, lower, center, upper, t, dtype)
+            return _mel_weights_graph(bins, nyquist, lower, center, upper, t, dtype, scope)
         freqs = np.linspace(t(0), nyquist, bins, dtype=t)[1:]
         spec_mel = _hz_to_mel(freqs).astype(t)[:, None]
         lower_slopes = (spec_mel - lower) / (center - lower)
         upper_slopes = (upper - spec_mel) / (upper - center)
         w = np.maximum(t(0), np.minimum(lower_slopes, upper_slopes)).astype(t)
         w = np.pad(w, [(1, 0), (0, 0)]).astype(dtype.as_numpy_dtype)
-        return ops.convert_to_tensor(w, dtype, name="linear_to_mel_weight_matrix")
+        return ops.convert_to_tensor(w, dtype, name=scope)  # named as the scope, as TF's pad
 
 
-def _mel_weights_graph(bins, nyquist, lower, center, upper, t, dtype):
+def _mel_weights_graph(bins, nyquist, lower, center, upper, t, dtype, name):
     """The mel weight matrix built from ops, for a run-time ``num_spectrogram_bins``."""
     float_t = dtypes.as_dtype(t)
     freqs = range_ops.linspace(ops.convert_to_tensor(t(0)), ops.convert_to_tensor(nyquist),
@@ -350,7 +345,7 @@ def _mel_weights_graph(bins, nyquist, lower, center, upper, t, dtype):
         from tideflow.ops import cast_ops
 
         w = cast_ops.cast(w, dtype)
-    return array_ops.identity(w, name="linear_to_mel_weight_matrix")
+    return array_ops.identity(w, name=name)
 
 
 def _dct_matrix(n, dct_type, norm, t):
@@ -398,7 +393,7 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):
     with ops.name_scope(name, "dct", [input]):
         x = ops.convert_to_tensor(input, name="input")
         if x.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
-            raise ValueError(f"dct: input must be float32 or float64, got {x.dtype.name}")
+            x = ops.convert_to_tensor(x, dtypes.float32)  # TF 1.15's conversion error
         shape = x.get_shape()
         if shape.ndims is None or shape[-1].value is None:
             return _dct_dynamic(x, type, n, norm)
