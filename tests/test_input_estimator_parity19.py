@@ -337,3 +337,42 @@ def test_early_stopping_hook_logs_tfs_words_and_keeps_the_stop_flag(tmp_path):
     assert ["signal_early_stopping/STOP", []] in [
         list(v) for v in tf.train.list_variables(str(tmp_path / "m"))]
     assert est.get_variable_value("signal_early_stopping/STOP")
+
+
+def test_in_memory_evaluator_counts_the_first_evaluation(tmp_path):
+    # TF 1.15 evaluates before training (step 0), then every_n_iter steps after that one
+    # (4, 8) and at the end (9): the dicts it logs name those steps
+    import logging
+
+    x = np.linspace(-1, 1, 40, dtype=np.float32).reshape(20, 2)
+    y = (x[:, 0] * 0.3).astype(np.float32)
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [2, 1], initializer=tf.constant_initializer(0.5))
+        pred = tf.squeeze(tf.matmul(features["x"], w), 1)
+        loss = tf.losses.mean_squared_error(labels, pred)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=(
+            tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())))
+
+    est = tf.estimator.Estimator(model_fn, str(tmp_path / "m"))
+    hook = tf.estimator.experimental.InMemoryEvaluatorHook(
+        est, lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(10),
+        name="mem", every_n_iter=4)
+    steps = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record):
+            if record.getMessage().startswith("Saving dict for global step "):
+                steps.append(int(record.getMessage().split()[5][:-1]))
+
+    logger = logging.getLogger("tensorflow")
+    keep, level = _Keep(), logger.level
+    logger.addHandler(keep)
+    logger.setLevel(logging.INFO)
+    try:
+        est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(5),
+                  steps=9, hooks=[hook])
+    finally:
+        logger.removeHandler(keep)
+        logger.setLevel(level)
+    assert steps == [0, 4, 8, 9]

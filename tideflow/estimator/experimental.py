@@ -254,11 +254,12 @@ class InMemoryEvaluatorHook(session_run_hook.SessionRunHook):
         with self._graph.as_default():
             self._estimator._evaluate_run(None, scaffold, self._update_op, self._eval_dict,
                                           self._all_hooks, self._eval_dir)
+        # (the evaluation before training counts too: the next comes every_n_iter steps on)
+        self._timer.update_last_triggered_step(self._iter_count)
 
     def after_run(self, run_context, run_values):
         self._iter_count += 1
         if self._timer.should_trigger_for_step(self._iter_count):
-            self._timer.update_last_triggered_step(self._iter_count)
             self._evaluate(run_context.session)
 
     def end(self, session):
