@@ -58,3 +58,37 @@ def test_metric_op_names_and_mean_tensor_message():
         with pytest.raises(ValueError, match=r"Cannot convert a partially known TensorShape "
                                              r"to a Tensor: \(\?, 1\)"):
             tf.contrib.metrics.streaming_mean_tensor(tf.reshape(pred, [-1, 1]))
+
+
+def test_lookup_table_op_names_and_insert_shape_error(tmp_path):
+    # TF 1.15 names MutableHashTable's ops by type inside their scopes
+    # (mht_Size/LookupTableSizeV2) and index_to_string_table_from_file's initializer
+    # table_init; a badly shaped insert fails with the kernel's TensorShape words
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("apple\nbanana\ncherry\n")
+    with tf.Graph().as_default() as g:
+        names = tf.contrib.lookup.index_to_string_table_from_file(str(vocab))
+        table = tf.contrib.lookup.MutableHashTable(tf.string, tf.int64, default_value=-1,
+                                                   name="mht")
+        insert = table.insert(tf.constant(["k1", "k2"]), tf.constant([5, 6], tf.int64))
+        found = table.lookup(tf.constant(["k2", "none"]))
+        size = table.size()
+        remove = table.remove(tf.constant(["k1"]))
+        assert insert.name == "mht_lookup_table_insert/LookupTableInsertV2"
+        assert found.name == "mht_lookup_table_find/LookupTableFindV2:0"
+        assert size.name == "mht_Size/LookupTableSizeV2:0"
+        assert remove.name == "mht_lookup_table_remove/LookupTableRemoveV2"
+        assert [o.name for o in g.get_collection(tf.GraphKeys.TABLE_INITIALIZERS)] == [
+            "index_to_string/table_init/InitializeTableFromTextFileV2"]
+        bad = table.insert(tf.constant(["a"]), tf.constant([1, 2], tf.int64))
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            sess.run(insert)
+            assert sess.run(found).tolist() == [6, -1]
+            sess.run(remove)
+            assert sess.run(size) == 1
+            assert sess.run(names.lookup(tf.constant([2, 7], tf.int64))).tolist() == [
+                b"cherry", b"UNK"]
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Expected shape \[1\] for value, got \[2\]"):
+                sess.run(bad)

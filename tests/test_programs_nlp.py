@@ -434,7 +434,7 @@ def test_mutable_hash_table_vocabulary_is_checkpointed(tmp_path):
         assert sess.run(table.size()) == 0
         saver.restore(sess, path)
         assert sess.run(found).tolist() == [[0, -1], [2, -1]] and sess.run(table.size()) == 2
-        with pytest.raises(tf.errors.InvalidArgumentError, match="expected shape"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Expected shape"):
             sess.run(insert, {words: ["a"], ids: [1, 2]})
 
 

@@ -383,17 +383,17 @@ class MutableHashTableResource(HashTableResource):
         return np.asarray(values, dtype=self.value_dtype.as_numpy_dtype).reshape(
             (n,) + self.value_shape)
 
-    def _check_values(self, keys, values, what):
+    def _check_values(self, keys, values):
         want = keys.shape + self.value_shape
         if values.shape != want:
+            def dims(shape):  # TensorShape::DebugString
+                return "[" + ",".join(map(str, shape)) + "]"
             raise errors.InvalidArgumentError(
-                None, None, f"{what}: expected shape {list(want)} for values, got "
-                f"{list(values.shape)} (keys shape {list(keys.shape)}, value shape "
-                f"{list(self.value_shape)})")
+                None, None, f"Expected shape {dims(want)} for value, got {dims(values.shape)}")
 
     def insert(self, keys, values):
         keys, values = np.asarray(keys), np.asarray(values)
-        self._check_values(keys, values, "LookupTableInsert")
+        self._check_values(keys, values)
         flat_v = values.reshape((keys.size,) + self.value_shape)
         with self._lock:
             for k, v in zip(keys.reshape(-1).tolist(), flat_v):
@@ -406,7 +406,7 @@ class MutableHashTableResource(HashTableResource):
 
     def replace_all(self, keys, values):
         keys, values = np.asarray(keys), np.asarray(values)
-        self._check_values(keys, values, "LookupTableImport")
+        self._check_values(keys, values)
         flat_v = values.reshape((keys.size,) + self.value_shape)
         m = {_key(k, self.key_dtype): (v.copy() if self.value_shape else v.item())
              for k, v in zip(keys.reshape(-1).tolist(), flat_v)}
@@ -734,30 +734,29 @@ class MutableHashTable(LookupInterface):
 
     def size(self, name=None):
         """An int64 scalar: the number of entries."""
-        with ops.name_scope(name, f"{self.name}_Size", [self._table_ref]) as scope, \
+        # as TF 1.15, each op is named by its type inside its scope
+        with ops.name_scope(name, f"{self.name}_Size", [self._table_ref]), \
                 ops.colocate_with(self._table_ref):
-            return ops.apply_op("LookupTableSizeV2", [self._table_ref], name=scope).outputs[0]
+            return ops.apply_op("LookupTableSizeV2", [self._table_ref]).outputs[0]
 
     def lookup(self, keys, name=None):
         """The values of ``keys`` (default_value for missing keys): keys' shape + the value
         shape."""
         with ops.name_scope(name, f"{self.name}_lookup_table_find",
-                            [self._table_ref, keys, self._default_value]) as scope:
+                            [self._table_ref, keys, self._default_value]):
             keys = ops.convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
             with ops.colocate_with(self._table_ref):
                 return ops.apply_op("LookupTableFindV2",
-                                    [self._table_ref, keys, self._default_value],
-                                    name=scope).outputs[0]
+                                    [self._table_ref, keys, self._default_value]).outputs[0]
 
     def insert(self, keys, values, name=None):
         """An op that sets ``keys`` to ``values`` (shape: keys' shape + the value shape)."""
         with ops.name_scope(name, f"{self.name}_lookup_table_insert",
-                            [self._table_ref, keys, values]) as scope:
+                            [self._table_ref, keys, values]):
             keys = ops.convert_to_tensor(keys, self._key_dtype, name="keys")
             values = ops.convert_to_tensor(values, self._value_dtype, name="values")
             with ops.colocate_with(self._table_ref):
-                return ops.apply_op("LookupTableInsertV2", [self._table_ref, keys, values],
-                                    name=scope)
+                return ops.apply_op("LookupTableInsertV2", [self._table_ref, keys, values])
 
     def remove(self, keys, name=None):
         """An op that removes ``keys`` (absent keys are ignored)."""
@@ -765,13 +764,12 @@ class MutableHashTable(LookupInterface):
             raise TypeError(f"Signature mismatch. Keys must be dtype {self._key_dtype}, got "
                             f"{keys.dtype}.")
         with ops.name_scope(name, f"{self.name}_lookup_table_remove",
-                            [self._table_ref, keys, self._default_value]) as scope:
+                            [self._table_ref, keys, self._default_value]):
             keys = ops.convert_to_tensor(keys, self._key_dtype, name="keys")
-            return ops.apply_op("LookupTableRemoveV2", [self._table_ref, keys], name=scope)
+            return ops.apply_op("LookupTableRemoveV2", [self._table_ref, keys])
 
     def export(self, name=None):
         """``(keys, values)`` tensors of all entries."""
-        # as TF 1.15: the op is named by its type inside the scope
         with ops.name_scope(name, f"{self.name}_lookup_table_export_values",
                             [self._table_ref]), ops.colocate_with(self._table_ref):
             out = ops.apply_op("LookupTableExportV2", [self._table_ref],
@@ -1207,7 +1205,7 @@ def index_to_string_table_from_file(vocabulary_file, vocab_size=None, default_va
     with ops.name_scope(name, "index_to_string", []):
         init = TextFileStringTableInitializer(
             vocabulary_file, vocab_size=vocab_size, key_column_index=key_column_index,
-            value_column_index=value_column_index, delimiter=delimiter)
+            value_column_index=value_column_index, delimiter=delimiter, name="table_init")
         return _IdTable(init, default_value, name="hash_table")
 
 
