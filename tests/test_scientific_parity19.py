@@ -84,3 +84,13 @@ def test_signal_names_and_argument_errors():
     with pytest.raises(ValueError, match=r"^Tensor conversion requested dtype float32 for "
                        r"Tensor with dtype int32"):
         tf.signal.mfccs_from_log_mel_spectrograms(tf.constant([[1, 2]]))
+
+
+def test_betainc_shape_mismatch_words():
+    # TF 1.15's Betainc shape function merges the non-scalar shapes (C++ Merge's message)
+    with pytest.raises(ValueError, match=r"^Dimension 1 in both shapes must be equal, but are 3 "
+                       r"and 4. Shapes are \[2,3\] and \[2,4\]. for 'Betainc' \(op: 'Betainc'\) "
+                       r"with input shapes: \[2,3\], \[2,4\], \[\].$"):
+        tf.betainc(tf.ones([2, 3]), tf.ones([2, 4]), 1.0)
+    with pytest.raises(ValueError, match=r"^Shapes must be equal rank, but are 1 and 2 for"):
+        tf.betainc(tf.ones([2]), tf.ones([2, 1]), 1.0)

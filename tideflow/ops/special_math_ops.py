@@ -636,6 +636,7 @@ def _betainc_shape(op):
     """As TF: no broadcasting; the non-scalar inputs' shapes merge (an input of unknown rank
     may be a scalar), and one non-scalar among scalars is the output's shape."""
     from tideflow.framework.tensor_shape import unknown_shape
+    from tideflow.ops.state_ops import _merge_shapes
 
     out, scalars, other = unknown_shape(), 0, None
     for t in op._inputs:
@@ -645,10 +646,7 @@ def _betainc_shape(op):
         elif s.ndims == 0:
             scalars += 1
         else:
-            try:
-                out = out.merge_with(s)
-            except ValueError:
-                raise ValueError(f"Shapes {out} and {s} are not compatible") from None
+            out = _merge_shapes(out, s)  # TF's C++ Merge and its words
             other = out
     if scalars == len(op._inputs) - 1:
         out = other
