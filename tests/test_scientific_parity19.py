@@ -94,3 +94,16 @@ def test_betainc_shape_mismatch_words():
         tf.betainc(tf.ones([2, 3]), tf.ones([2, 4]), 1.0)
     with pytest.raises(ValueError, match=r"^Shapes must be equal rank, but are 1 and 2 for"):
         tf.betainc(tf.ones([2]), tf.ones([2, 1]), 1.0)
+
+
+def test_tensordot_axes_errors_read_as_tf():
+    m, v = tf.ones([4, 4], name="M"), tf.ones([4], name="v")
+    with pytest.raises(ValueError, match=r"^'axes' must be an integer or have length 2.$"):
+        tf.tensordot(m, v, [[0], [0], [1]])
+    with pytest.raises(ValueError, match=r"^'axes' must be at least 0.$"):
+        tf.tensordot(m, v, -1)
+    with pytest.raises(ValueError, match=r"^'axes' must be at least 0.$"):
+        tf.tensordot(tf.placeholder(tf.float32), v, -1)
+    with pytest.raises(ValueError, match=r"^'axes' must not be larger than the number of "
+                       r"dimensions of tensor Tensor\(\"v:0\", shape=\(4,\), dtype=float32\).$"):
+        tf.tensordot(v, m, 2)

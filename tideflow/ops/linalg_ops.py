@@ -931,9 +931,10 @@ def _einsum_broadcast_sum(inputs, in_labels, out_labels):
     return reduction_ops.reduce_sum(product, summed_at)
 
 
-def _tensordot_axes(axes, rank_a, rank_b):
+def _tensordot_axes(axes, rank_a, rank_b, a=None, b=None):
     """The contraction axes of a and b: lists when known, else int32 tensors (``axes`` a
-    tensor whose value is fed, or an integer with an input of unknown rank)."""
+    tensor whose value is fed, or an integer with an input of unknown rank); the errors are
+    TF 1.15's words."""
     if isinstance(axes, ops.Tensor):
         value = ops.constant_value(axes)
         if value is None:
@@ -944,7 +945,7 @@ def _tensordot_axes(axes, rank_a, rank_b):
         axes = value
     if isinstance(axes, (list, tuple)):
         if len(axes) != 2:
-            raise ValueError(f"'axes' must be an integer or have length 2, got {axes!r}")
+            raise ValueError("'axes' must be an integer or have length 2.")
         a_axes, b_axes = axes
         if isinstance(a_axes, ops.Tensor) or isinstance(b_axes, ops.Tensor):
             return a_axes, b_axes
@@ -960,23 +961,23 @@ def _tensordot_axes(axes, rank_a, rank_b):
 
         n = int(axes)
         if n < 0:
-            raise ValueError(f"'axes' must be at least 0, got {n}")
-        for rank, which in ((rank_a, "a"), (rank_b, "b")):
+            raise ValueError("'axes' must be at least 0.")
+        for rank, which in ((rank_a, a), (rank_b, b)):
             if rank is not None and n > rank:
                 raise ValueError(f"'axes' must not be larger than the number of dimensions of "
-                                 f"tensor {which}: {n}")
+                                 f"tensor {which}.")
         return "last", n  # resolved against a's dynamic rank by the caller
     if np.ndim(axes) == 0:
         n = int(axes)
         if n < 0:
-            raise ValueError(f"'axes' must be at least 0, got {n}")
+            raise ValueError("'axes' must be at least 0.")
         if n > rank_a or n > rank_b:
             raise ValueError(f"'axes' must not be larger than the number of dimensions of "
-                             f"tensor {'a' if n > rank_a else 'b'}: {n}")
+                             f"tensor {a if n > rank_a else b}.")
         return list(range(rank_a - n, rank_a)), list(range(n))
     axes = list(axes) if not isinstance(axes, np.ndarray) else axes.tolist()
     if len(axes) != 2:
-        raise ValueError(f"'axes' must be an integer or have length 2, got {axes!r}")
+        raise ValueError("'axes' must be an integer or have length 2.")
     a_axes, b_axes = ([int(v)] if np.ndim(v) == 0 else [int(i) for i in v] for v in axes)
     if len(a_axes) != len(b_axes):
         raise ValueError(f"Different number of contraction axes 'a' and 'b', {len(a_axes)} != "
@@ -1057,7 +1058,7 @@ def tensordot(a, b, axes, name=None):
         a = ops.convert_to_tensor(a, name="a")
         b = ops.convert_to_tensor(b, name="b")
         ra, rb = a.get_shape().ndims, b.get_shape().ndims
-        a_axes, b_axes = _tensordot_axes(axes, ra, rb)
+        a_axes, b_axes = _tensordot_axes(axes, ra, rb, a, b)
         if isinstance(a_axes, str):  # an integer N with an input of unknown rank
             from tideflow.ops import array_ops, range_ops
 
