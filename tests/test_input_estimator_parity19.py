@@ -376,3 +376,14 @@ def test_in_memory_evaluator_counts_the_first_evaluation(tmp_path):
         logger.removeHandler(keep)
         logger.setLevel(level)
     assert steps == [0, 4, 8, 9]
+
+
+def test_numpy_input_fn_length_mismatch_without_labels():
+    # TF 1.15's message shows 'Shapes in y: None' when no y was given
+    fn = tf.estimator.inputs.numpy_input_fn({"a": np.arange(3.), "b": np.arange(4.)},
+                                           shuffle=False)
+    with pytest.raises(ValueError) as e:
+        fn()
+    assert str(e.value) == (
+        "Length of tensors in x and y is mismatched. All elements in x and y must have the "
+        "same length.\nShapes in x: {'a': (3,), 'b': (4,)}\nShapes in y: None\n")

@@ -117,7 +117,8 @@ def _numpy_input_fn(x, y, batch_size, num_epochs, shuffle, queue_capacity, num_t
                 target_keys = [_TARGET_KEY]
         if len({v.shape[0] if v.ndim else None for v in data.values()}) != 1:
             x_shapes = {k: data[k].shape for k in feature_keys}
-            y_shapes = ({k: data[k].shape for k in target_keys} if isinstance(y, dict)
+            y_shapes = (None if y is None
+                        else {k: data[k].shape for k in target_keys} if isinstance(y, dict)
                         else data[_TARGET_KEY].shape)  # TF 1.15 shows an array's shape
             raise ValueError("Length of tensors in x and y is mismatched. All elements in x "
                              "and y must have the same length.\n"
