@@ -92,3 +92,21 @@ def test_lookup_table_op_names_and_insert_shape_error(tmp_path):
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match=r"Expected shape \[1\] for value, got \[2\]"):
                 sess.run(bad)
+
+
+def test_bilinear_transform_rounds_as_tf_kernel():
+    # TF 1.15's ImageProjectiveTransformV2 interpolates in float32, along x on both rows and
+    # then along y; these are its values bit for bit (tap weights multiplied out first were
+    # an ulp off at pixels 0 and 2)
+    img = np.array([[[[47.3], [201.7], [13.1]], [[155.9], [99.9], [250.3]],
+                     [[7.7], [88.8], [171.2]]]], np.float32)
+    tr = np.array([[0.9, 0.13, 0.37, -0.21, 1.1, 0.61, 0.0, 0.0]], np.float32)
+    want = np.array([123.18672180175781, 146.6699981689453, 48.279441833496094,
+                     71.34849548339844, 140.91000366210938, 159.1527099609375,
+                     11.170673370361328, 52.98881149291992, 59.526248931884766], np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        out = sess.run(tf.contrib.image.transform(img, tr, interpolation="BILINEAR"))
+        np.testing.assert_array_equal(out.reshape(-1), want)
+        out8 = sess.run(tf.contrib.image.transform(img.astype(np.uint8), tr,
+                                                   interpolation="BILINEAR"))
+        assert out8.reshape(-1).tolist() == [122, 146, 48, 70, 140, 158, 11, 52, 59]

@@ -22,9 +22,9 @@ def _invalid(msg):
     return errors.InvalidArgumentError(None, None, msg)
 
 
-def _taps(transforms, batch, out_h, out_w, interpolation):
-    """Per output pixel the input rows, columns and weights it reads: arrays
-    [batch, out_h, out_w, K] (K = 1 nearest, 4 bilinear)."""
+def _coords(transforms, batch, out_h, out_w):
+    """The input point (float32, as TF's kernel) each output pixel reads, and a mask of the
+    pixels whose projection is 0: arrays [batch, out_h, out_w]."""
     t = np.asarray(transforms, dtype=np.float32)
     if t.shape[0] == 1 and batch > 1:
         t = np.broadcast_to(t, (batch, 8))
@@ -36,6 +36,13 @@ def _taps(transforms, batch, out_h, out_w, interpolation):
     k = np.where(bad, np.float32(1), k)
     in_x = (a[:, 0] * x + a[:, 1] * y + a[:, 2]) / k
     in_y = (a[:, 3] * x + a[:, 4] * y + a[:, 5]) / k
+    return in_x, in_y, bad
+
+
+def _taps(transforms, batch, out_h, out_w, interpolation):
+    """Per output pixel the input rows, columns and weights it reads: arrays
+    [batch, out_h, out_w, K] (K = 1 nearest, 4 bilinear)."""
+    in_x, in_y, bad = _coords(transforms, batch, out_h, out_w)
     if interpolation == "NEAREST":
         rows = np.where(in_y >= 0, np.floor(in_y + 0.5), np.ceil(in_y - 0.5))[..., None]
         cols = np.where(in_x >= 0, np.floor(in_x + 0.5), np.ceil(in_x - 0.5))[..., None]
@@ -80,14 +87,25 @@ def _transform_kernel(images, transforms, output_shape, *, interpolation, fill_m
                        f"(only CONSTANT)")
     images, t, out_h, out_w = _check(images, transforms, output_shape)
     batch, in_h, in_w, channels = images.shape
-    rows, cols, weights = _taps(t, batch, out_h, out_w, interpolation)
+    rows, cols, _ = _taps(t, batch, out_h, out_w, interpolation)
     idx, ok = _flat_index(rows, cols, in_h, in_w)
     flat = images.reshape(batch, in_h * in_w, channels)
     out = np.zeros((batch, out_h, out_w, channels), dtype=np.float64)
+    if interpolation != "NEAREST":
+        in_x, in_y, bad = _coords(t, batch, out_h, out_w)
     for b in range(batch):
-        vals = flat[b][idx[b]]  # [out_h, out_w, K, C]
-        w = np.where(ok[b], weights[b], 0.0)[..., None]
-        out[b] = (vals * w).sum(axis=2)
+        vals = np.where(ok[b][..., None], flat[b][idx[b]], 0)  # [out_h, out_w, K, C]
+        if interpolation == "NEAREST":
+            out[b] = vals[:, :, 0]
+            continue
+        # TF's kernel in float32 and in its order: along x on both rows, then along y
+        vals = vals.astype(np.float32)
+        x, y = in_x[b][..., None], in_y[b][..., None]
+        xf, yf = np.floor(x), np.floor(y)
+        xc, yc = xf + np.float32(1), yf + np.float32(1)
+        at_yf = (xc - x) * vals[:, :, 0] + (x - xf) * vals[:, :, 1]
+        at_yc = (xc - x) * vals[:, :, 2] + (x - xf) * vals[:, :, 3]
+        out[b] = np.where(bad[b][..., None], 0, (yc - y) * at_yf + (y - yf) * at_yc)
     dt = images.dtype
     if np.issubdtype(dt, np.integer):
         return np.trunc(out).astype(dt)
