@@ -656,9 +656,7 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
         # a gradient loop reached through a tensor it reads besides its accumulators (a loop
         # invariant, an upstream gradient): the terms through the forward values it pops
         # would be missing, so refuse as TF 1.x does rather than return a wrong gradient
-        raise TypeError(
-            f"Second-order gradient for while loops not supported. ({op._name} is the gradient "
-            "loop of a tf.while_loop, whose forward values it reads are not differentiable)")
+        raise TypeError("Second-order gradient for while loops not supported.")
     counter = _ensure_counter(op, cond_fg, body_fg)
     outer = ops.get_default_graph()
     if sparse is None:  # (the shapes' BroadcastGradientArgs a first build made, forgotten)

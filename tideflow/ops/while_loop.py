@@ -192,6 +192,24 @@ class _Flat:
         return out
 
 
+def _check_body_result(got, result, wrapped, return_same_structure, counter, counted):
+    """The body's result, checked against the loop variables it got as TF's loop checks it
+    (``nest.assert_same_structure``: sequence types count below the top level); returns it
+    with one result per loop variable."""
+    if wrapped:
+        # TF 1.x runs a bounded loop as `lambda i, lv: (i + 1, body(*lv))` (`body(lv)` for a
+        # lone variable), so the types count from the top: a list of loop variables needs a
+        # list back, and a lone variable its value, not a 1-tuple
+        lone = len(got) == 1 and not return_same_structure
+        nest.assert_same_structure([counter, got[0] if lone else got], [counted, result])
+        return [result] if lone else result
+    if not nest.is_sequence(result):
+        result = [result]
+    # (TF compares the two as lists at the top: a tuple back for a list of variables is fine)
+    nest.assert_same_structure(list(got), list(result))
+    return result
+
+
 def _flatten_result(flat, result, name):
     from tideflow.ops import tensor_array
 
@@ -224,13 +242,14 @@ def _flatten_result(flat, result, name):
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, name=None, maximum_iterations=None,
-               return_same_structure=False):
+               return_same_structure=False, *, _v2=False):
     """Repeats ``body`` while ``cond`` is true; returns the final loop variables.
 
     ``loop_vars`` is a Tensor or a nested structure (tuples, lists, dicts, namedtuples,
     TensorArrays); ``cond(*loop_vars)`` and ``body(*loop_vars)`` take it unpacked. A loop
     variable's shape must stay the same across iterations unless ``shape_invariants`` allows
     it to change. With ``maximum_iterations`` the loop stops after that many iterations.
+    ``_v2``: check the body's result as TF's while_v2 does (no ``maximum_iterations`` wrapper).
     """
     del swap_memory
     if not callable(cond):
@@ -338,7 +357,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             ops.get_default_graph()._tf_frame = frame
             ops.get_default_graph().while_loop_body = True  # (for the loops nested in it)
             counted = args[0] + 1 if max_iter is not None else None  # TF's lambda: first
-            result = body(*flat.pack(args[start:]))
+            got = flat.pack(args[start:])
+            result = body(*got)
+            if not packed:
+                result = _check_body_result(got, result, max_iter is not None and not _v2,
+                                            return_same_structure, args[0], counted)
             if packed or (len(structure) == 1 and not isinstance(result, (list, tuple))):
                 result = [result]  # as TF: a lone body result is taken as a list
             outs = _flatten_result(flat, result, "while_loop")

@@ -61,7 +61,7 @@ def _while_v2_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterat
     return while_loop(cond, body, loop_vars, shape_invariants=shape_invariants,
                       parallel_iterations=parallel_iterations, back_prop=back_prop,
                       maximum_iterations=maximum_iterations, name=name,
-                      return_same_structure=return_same_structure)
+                      return_same_structure=return_same_structure, _v2=True)
 
 
 def _cond_v2(pred, true_fn, false_fn, name="cond"):

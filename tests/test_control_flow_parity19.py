@@ -1,0 +1,100 @@
+"""Control-flow programs (while loops with TensorArrays, conds, scans, RNN and beam-search loops)
+checked against what TF 1.15 prints for them: body-result structure checks and loop errors."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+_NESTS = "^The two structures don't have the same nested structure"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+def _types_differ(first):
+    return (f"The two namedtuples don't have the same sequence type. First structure "
+            f"type={first}")
+
+
+def test_bounded_loop_body_must_return_the_loop_variables_sequence_type():
+    # TF 1.15 runs a loop with maximum_iterations as `lambda i, lv: (i + 1, body(*lv))`, so a
+    # tuple back for a list of variables (or the other way round) is nest's TypeError
+    def body(i, x):
+        return i + 1, x * 2
+
+    with pytest.raises(TypeError, match=_NESTS) as e:
+        tf.while_loop(lambda i, x: i < 5, body, [0, 1.0], maximum_iterations=3)
+    assert _types_differ("list") in str(e.value)
+    assert str(e.value).endswith("Entire first structure:\n[., [., .]]\n"
+                                 "Entire second structure:\n[., (., .)]")
+    with pytest.raises(TypeError, match=_NESTS):
+        tf.while_loop(lambda i, x: i < 5, lambda i, x: [i + 1, x], (0, 1.0),
+                      maximum_iterations=3)
+    # the same types, or no maximum_iterations, build (TF 1.15: while/Exit_1, while_1/Exit)
+    ok = tf.while_loop(lambda i, x: i < 5, lambda i, x: (i + 1, x), (0, 1.0),
+                       maximum_iterations=3)
+    assert type(ok) is tuple and ok[0].name == "while_2/Exit_1:0"
+    ok = tf.while_loop(lambda i, x: i < 5, body, [0, 1.0])
+    assert type(ok) is tuple and ok[0].name == "while_3/Exit:0"
+
+
+def test_bounded_loop_of_one_variable_takes_its_value_not_a_sequence():
+    # TF 1.15: `body(lv)` for a lone loop variable, so a 1-list or 1-tuple back is a
+    # sequence where a tensor was (ValueError); with return_same_structure it is a list
+    with pytest.raises(ValueError, match=_NESTS) as e:
+        tf.while_loop(lambda i: i < 5, lambda i: [i + 1], [0], maximum_iterations=2)
+    assert "is a sequence, while substructure" in str(e.value)
+    with pytest.raises(ValueError, match=_NESTS):
+        tf.while_loop(lambda i: i < 5, lambda i: (i + 1,), (0,), maximum_iterations=2)
+    with pytest.raises(TypeError, match=_NESTS):
+        tf.while_loop(lambda i: i < 5, lambda i: (i + 1,), [0], maximum_iterations=2,
+                      return_same_structure=True)
+    r = tf.while_loop(lambda i: i < 5, lambda i: i + 1, [0], maximum_iterations=2)
+    assert r.name == "while_3/Exit_1:0"
+    r = tf.while_loop(lambda i: i < 5, lambda i: [i + 1], [0], maximum_iterations=2,
+                      return_same_structure=True)
+    assert isinstance(r, list) and len(r) == 1
+    with tf.Session() as s:
+        assert s.run(r) == [2]
+    # without maximum_iterations the top level is compared as lists (TF 1.15 builds these)
+    assert tf.while_loop(lambda i: i < 5, lambda i: (i + 1,), [0]).name == "while_5/Exit:0"
+
+
+def test_loop_body_nested_sequence_types_are_checked():
+    # below the top level TF 1.15 compares types: a list inside the loop variables needs a
+    # list back, a namedtuple the namedtuple (any two mappings are alike)
+    pair = collections.namedtuple("pair", "a b")
+    c2 = lambda i, x: i < 3
+    with pytest.raises(TypeError, match=_NESTS):
+        tf.while_loop(c2, lambda i, x: (i + 1, (x[0], x[1])), [0, [1.0, 2.0]])
+    with pytest.raises(TypeError, match=_NESTS):
+        tf.while_loop(c2, lambda i, x: (i + 1, (x.a, x.b)), [0, pair(1.0, 2.0)])
+    with pytest.raises(TypeError, match=_NESTS):
+        tf.while_loop(lambda i: i[0] < 3, lambda i: ((i[0] + 1,),), [[0]])
+    ta = tf.TensorArray(tf.float32, size=3)
+    with pytest.raises(TypeError, match=_NESTS):
+        tf.while_loop(c2, lambda i, x: (i + 1, x.write(i, 1.0)), [0, ta], maximum_iterations=2)
+    out = tf.while_loop(c2, lambda i, x: (i + 1, pair(x.a * 2, x.b)), [0, pair(1.0, 2.0)])
+    assert isinstance(out[1], pair)
+    out = tf.while_loop(c2, lambda i, x: (i + 1, {"a": x["a"] + 1}), [0, {"a": 1.0}])
+    out_ta = tf.while_loop(c2, lambda i, x: [i + 1, x.write(i, 1.0)], [0, ta],
+                           maximum_iterations=2)
+    with tf.Session() as s:
+        assert s.run(out[1]["a"]) == 4.0
+        np.testing.assert_array_equal(s.run(out_ta[1].gather([0, 1])), [1.0, 1.0])
+
+
+def test_second_order_loop_gradient_error_is_tfs_message():
+    # TF 1.15: TypeError("Second-order gradient for while loops not supported."), no more
+    x = tf.Variable(1.2, name="x")
+    _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), [0, tf.constant(1.0)])
+    g = tf.gradients(y, x)[0]
+    with pytest.raises(TypeError) as e:
+        tf.gradients(g, x)
+    assert str(e.value) == "Second-order gradient for while loops not supported."
