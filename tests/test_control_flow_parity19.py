@@ -98,3 +98,11 @@ def test_second_order_loop_gradient_error_is_tfs_message():
     with pytest.raises(TypeError) as e:
         tf.gradients(g, x)
     assert str(e.value) == "Second-order gradient for while loops not supported."
+
+
+def test_cond_on_a_python_bool_takes_the_cond_scope_before_it_raises():
+    # TF 1.15 checks the predicate inside name_scope("cond"), so the next cond is cond_1
+    with pytest.raises(TypeError, match="^pred must not be a Python bool$"):
+        tf.cond(True, lambda: 1, lambda: 2)
+    q = tf.placeholder(tf.int32, [])
+    assert tf.cond(q > 0, lambda: q, lambda: -q).name == "cond_1/Merge:0"

@@ -292,9 +292,9 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         raise TypeError("true_fn must be callable.")
     if not callable(false_fn):
         raise TypeError("false_fn must be callable.")
-    if isinstance(pred, bool):
-        raise TypeError("pred must not be a Python bool")
     with ops.name_scope(name, "cond", [pred]) as scope:
+        if isinstance(pred, bool):  # (TF 1.15 checks inside the scope: "cond" is taken)
+            raise TypeError("pred must not be a Python bool")
         pred = ops.convert_to_tensor(pred, name="pred")
         if pred.dtype.base_dtype != dtypes.bool:
             # TF 1.x's Switch op checks it
