@@ -107,3 +107,40 @@ def test_tensordot_axes_errors_read_as_tf():
     with pytest.raises(ValueError, match=r"^'axes' must not be larger than the number of "
                        r"dimensions of tensor Tensor\(\"v:0\", shape=\(4,\), dtype=float32\).$"):
         tf.tensordot(v, m, 2)
+
+
+def test_linear_operator_method_scopes_and_singularity_checks():
+    # TF 1.15 scopes a method as one name "<operator>/<method>", unique as a whole
+    la = tf.linalg
+    a = la.LinearOperatorFullMatrix([[2.0, 1.0], [1.0, 2.0]])
+    b = la.LinearOperatorFullMatrix([[3.0, 1.0], [1.0, 2.0]])
+    d = la.LinearOperatorDiag([1.0, 2.0], name="D")
+    x = tf.ones([2, 1])
+    names = [a.matmul(x).name, a.matmul(x).name, b.matmul(x).name, d.matmul(x).name,
+             d.determinant().name, a.trace().name, a.shape_tensor().name]
+    assert names == ["LinearOperatorFullMatrix/matmul/MatMul:0",
+                     "LinearOperatorFullMatrix/matmul_1/MatMul:0",
+                     "LinearOperatorFullMatrix/matmul_2/MatMul:0", "D/matmul/mul:0",
+                     "D/det/Prod:0", "LinearOperatorFullMatrix/trace/Sum:0",
+                     "LinearOperatorFullMatrix/shape_tensor/Const:0"]
+    sing = la.LinearOperatorFullMatrix([[1.0, 2.0], [2.0, 4.0]]).assert_non_singular()
+    zero_diag = la.LinearOperatorLowerTriangular([[1.0, 0.0], [1.0, 0.0]]).assert_non_singular()
+    not_pd = la.LinearOperatorFullMatrix([[1.0, 2.0], [2.0, 1.0]],
+                                         is_self_adjoint=True).assert_positive_definite()
+    with pytest.raises(NotImplementedError, match="^assert_positive_definite is not implemented"):
+        la.LinearOperatorFullMatrix([[1.0, 2.0], [2.0, 1.0]]).assert_positive_definite()
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Singular matrix up to precision epsilon.*x \(Linear"
+                           r"OperatorFullMatrix/assert_non_singular/truediv:0\).*y \(Linear"
+                           r"OperatorFullMatrix/assert_non_singular/max_nonsingular_condition"
+                           r"_number/truediv:0\) = \] \[83886.0781\]"):
+            s.run(sing)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Singular operator:  Diagonal contained zero values.*"
+                           r"LinearOperatorLowerTriangular/assert_non_singular/"
+                           r"assert_no_entries_with_modulus_zero/Const:0"):
+            s.run(zero_diag)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Cholesky decomposition"):
+            s.run(not_pd)
+        s.run(la.LinearOperatorDiag([1.0, 2.0]).assert_non_singular())

@@ -172,11 +172,16 @@ class LinearOperator:
     def _shape(self):
         return self._to_dense_static_shape()
 
+    def _name_scope(self, name):
+        # TF 1.15's: one scope "<operator>/<method>", made unique as a whole, so every
+        # method of an operator sits under the operator's own name
+        return ops.name_scope(self._name + "/" + name)
+
     def _to_dense_static_shape(self):
         return self.to_dense().get_shape()
 
     def shape_tensor(self, name="shape_tensor"):
-        with ops.name_scope(None, name):
+        with self._name_scope(name):
             s = self.shape
             if s.is_fully_defined():
                 return ops.convert_to_tensor(np.array(s.as_list(), np.int32))
@@ -217,7 +222,7 @@ class LinearOperator:
 
     def to_dense(self, name="to_dense"):
         """The operator as a dense ``[..., M, N]`` tensor."""
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return self._to_dense()
 
     def _to_dense(self):
@@ -254,7 +259,7 @@ class LinearOperator:
             right = x.adjoint() if adjoint_arg else x
             product = _diagonal_algebra(left, right, "matmul")
             return product if product is not None else _composition_of(left, right)
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             x = self._check_arg(x, "x", -2 if adjoint else -1, -1 if adjoint_arg else -2)
             return self._matmul(x, adjoint, adjoint_arg)
 
@@ -265,7 +270,7 @@ class LinearOperator:
         return self.matmul(other)
 
     def matvec(self, x, adjoint=False, name="matvec"):
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             x = self._check_arg(x, "x")
             return array_ops.squeeze(self._matmul(array_ops.expand_dims(x, -1), adjoint,
                                                   False), [-1])
@@ -288,7 +293,7 @@ class LinearOperator:
             if quotient is not None:
                 return quotient
             return LinearOperatorComposition([left.inverse(), right])
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             rhs = self._check_arg(rhs, "rhs", -1 if adjoint else -2, -1 if adjoint_arg else -2)
             return self._solve(rhs, adjoint, adjoint_arg)
 
@@ -300,7 +305,7 @@ class LinearOperator:
 
     def solvevec(self, rhs, adjoint=False, name="solve"):
         self._require_solvable()
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             rhs = self._check_arg(rhs, "rhs")
             return array_ops.squeeze(self._solve(array_ops.expand_dims(rhs, -1), adjoint,
                                                  False), [-1])
@@ -312,7 +317,7 @@ class LinearOperator:
 
     def determinant(self, name="det"):
         self._require_square("determinant")
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return self._determinant()
 
     def _determinant(self):
@@ -320,7 +325,7 @@ class LinearOperator:
 
     def log_abs_determinant(self, name="log_abs_det"):
         self._require_square("log_abs_determinant")
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return self._log_abs_determinant()
 
     def _log_abs_determinant(self):
@@ -328,18 +333,18 @@ class LinearOperator:
         return linalg_more_ops.slogdet(self.to_dense())[1]
 
     def diag_part(self, name="diag_part"):
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return self._diag_part()
 
     def _diag_part(self):
         return matrix_diag_ops.matrix_diag_part(self.to_dense())
 
     def trace(self, name="trace"):
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return reduction_ops.reduce_sum(self.diag_part(), axis=-1)
 
     def add_to_tensor(self, x, name="add_to_tensor"):
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return self.to_dense() + self._check_arg(x, "x")
 
     def adjoint(self, name="adjoint"):
@@ -368,11 +373,11 @@ class LinearOperator:
     def eigvals(self, name="eigvals"):
         if not self.is_self_adjoint:
             raise NotImplementedError("Only self-adjoint matrices are supported.")
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return linalg_extra_ops.self_adjoint_eigvals(self.to_dense())
 
     def cond(self, name="cond"):
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             from tideflow.ops import svd_ops
 
             s = svd_ops.svd(self.to_dense(), compute_uv=False)
@@ -381,24 +386,47 @@ class LinearOperator:
     def assert_non_singular(self, name="assert_non_singular"):
         from tideflow.ops import check_ops
 
-        with ops.name_scope(self._name), ops.name_scope(None, name):
-            s = unary_ops.abs(self._log_abs_determinant())
-            return check_ops.assert_equal(unary_ops.is_finite(s), True,
-                                          message="Singular operator: the determinant "
-                                          "is zero.")
+        with self._name_scope(name):
+            diag = self._diag_of_triangle()
+            if diag is not None:  # TF 1.15's check for diagonal and triangular operators
+                with ops.name_scope("assert_no_entries_with_modulus_zero"):
+                    return check_ops.assert_less(
+                        ops.convert_to_tensor(0, self._dtype.real_dtype), unary_ops.abs(diag),
+                        message="Singular operator:  Diagonal contained zero values.")
+            if self.is_self_adjoint and self.is_positive_definite:
+                return self.assert_positive_definite()
+            # TF 1.15's default: the condition number against max(100, M, N) * eps
+            from tideflow.ops import svd_ops
+
+            s = svd_ops.svd(self.to_dense(), compute_uv=False)
+            cond = reduction_ops.reduce_max(s, -1) / reduction_ops.reduce_min(s, -1)
+            with ops.name_scope("max_nonsingular_condition_number"):
+                dims = [100.0, cast_ops.cast(self.range_dimension_tensor(), self._dtype),
+                        cast_ops.cast(self.domain_dimension_tensor(), self._dtype)]
+                eps = cast_ops.cast(reduction_ops.reduce_max(dims), self._dtype) * \
+                    np.finfo(self._dtype.as_numpy_dtype).eps
+                bound = 1.0 / eps
+            return check_ops.assert_less(cond, bound,
+                                         message="Singular matrix up to precision epsilon.")
+
+    def _diag_of_triangle(self):
+        """The diagonal whose zeros make the operator singular, where its structure says so
+        (None: no such structure)."""
 
     def assert_positive_definite(self, name="assert_positive_definite"):
         from tideflow.ops import check_ops
 
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
+            if not self.is_self_adjoint:  # as TF 1.15: no generic check
+                raise NotImplementedError("assert_positive_definite is not implemented.")
             return check_ops.assert_positive(
-                math_ops.real(linalg_extra_ops.self_adjoint_eigvals(self.to_dense())),
-                message="Operator was not positive definite.")
+                matrix_diag_ops.matrix_diag_part(linalg_ops.cholesky(self.to_dense())),
+                message="Matrix was not positive definite.")
 
     def assert_self_adjoint(self, name="assert_self_adjoint"):
         from tideflow.ops import check_ops
 
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             d = self.to_dense()
             return check_ops.assert_equal(d, _adj(d),
                                           message="Matrix was not equal to its adjoint.")
@@ -466,6 +494,9 @@ class LinearOperatorLowerTriangular(LinearOperator):
     def _diag_part(self):
         return matrix_diag_ops.matrix_diag_part(self._tril)
 
+    def _diag_of_triangle(self):
+        return self._diag_part()
+
     def _determinant(self):
         return reduction_ops.reduce_prod(self._diag_part(), axis=-1)
 
@@ -522,6 +553,9 @@ class LinearOperatorDiag(LinearOperator):
     def _diag_part(self):
         return self._diag
 
+    def _diag_of_triangle(self):
+        return self._diag
+
     def _determinant(self):
         return reduction_ops.reduce_prod(self._diag, axis=-1)
 
@@ -529,7 +563,7 @@ class LinearOperatorDiag(LinearOperator):
         return reduction_ops.reduce_sum(unary_ops.log(unary_ops.abs(self._diag)), axis=-1)
 
     def add_to_tensor(self, x, name="add_to_tensor"):
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             x = self._check_arg(x, "x")
             return matrix_diag_ops.matrix_set_diag(
                 x, matrix_diag_ops.matrix_diag_part(x) + self._diag)
@@ -561,7 +595,7 @@ class LinearOperatorDiag(LinearOperator):
     def assert_positive_definite(self, name="assert_positive_definite"):
         from tideflow.ops import check_ops
 
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return check_ops.assert_positive(
                 math_ops.real(self._diag),
                 message="This diagonal operator contained non-positive real entries, so it "
@@ -570,7 +604,7 @@ class LinearOperatorDiag(LinearOperator):
     def assert_self_adjoint(self, name="assert_self_adjoint"):
         from tideflow.ops import check_ops
 
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return check_ops.assert_equal(
                 math_ops.imag(self._diag), array_ops.zeros([], self._dtype.real_dtype),
                 message="This diagonal operator contained non-zero imaginary values, so it "
@@ -744,7 +778,7 @@ class LinearOperatorIdentity(LinearOperator):
         return self
 
     def add_to_tensor(self, x, name="add_to_tensor"):
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             x = self._check_arg(x, "x")
             return matrix_diag_ops.matrix_set_diag(
                 x, matrix_diag_ops.matrix_diag_part(x) + 1)
@@ -817,14 +851,14 @@ class LinearOperatorScaledIdentity(LinearOperator):
     def assert_non_singular(self, name="assert_non_singular"):
         from tideflow.ops import check_ops
 
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return check_ops.assert_positive(unary_ops.abs(self._multiplier),
                                              message="LinearOperator was singular")
 
     def assert_positive_definite(self, name="assert_positive_definite"):
         from tideflow.ops import check_ops
 
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return check_ops.assert_positive(math_ops.real(self._multiplier),
                                              message="LinearOperator was not positive "
                                                      "definite.")
@@ -832,7 +866,7 @@ class LinearOperatorScaledIdentity(LinearOperator):
     def assert_self_adjoint(self, name="assert_self_adjoint"):
         from tideflow.ops import check_ops
 
-        with ops.name_scope(self._name), ops.name_scope(None, name):
+        with self._name_scope(name):
             return check_ops.assert_equal(
                 math_ops.imag(self._multiplier),
                 array_ops.zeros([], self._dtype.real_dtype),
