@@ -110,3 +110,47 @@ def test_bilinear_transform_rounds_as_tf_kernel():
         out8 = sess.run(tf.contrib.image.transform(img.astype(np.uint8), tr,
                                                    interpolation="BILINEAR"))
         assert out8.reshape(-1).tolist() == [122, 146, 48, 70, 140, 158, 11, 52, 59]
+
+
+def test_scipy_optimizer_interface_graph_and_minimize():
+    pytest.importorskip("scipy")
+    # TF 1.15 builds per variable an update placeholder, reshape and assign, then the packed
+    # variables and gradients (Reshape_1, Reshape_2 for one variable, concats for two); the
+    # variables are fed while SciPy searches, minimize returns None, and keyword arguments
+    # minimize sets itself are refused
+    with tf.Graph().as_default() as g:
+        a = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="a")
+        b = tf.Variable(0.0, name="b")
+        loss = tf.reduce_sum(tf.square(a - 1.5)) + tf.square(b + 2.0)
+        opt = tf.contrib.opt.ScipyOptimizerInterface(loss, var_list=[a],
+                                                     options={"maxiter": 20})
+        assert [op.name for op in g.get_operations()][-4:] == [
+            "Reshape_1/shape", "Reshape_1", "Reshape_2/shape", "Reshape_2"]
+        jac = tf.contrib.opt.ScipyOptimizerInterface(loss, jac=False)
+        assert [op.name for op in g.get_operations()][-6:] == [
+            "Reshape_7/shape", "Reshape_7", "Reshape_8/shape", "Reshape_8", "concat_1/axis",
+            "concat_1"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            steps = []
+            assert opt.minimize(sess, step_callback=lambda xk: steps.append(xk.dtype)) is None
+            np.testing.assert_allclose(sess.run(a), np.full([2, 2], 1.5), atol=1e-5)
+            assert sess.run(b) == 0.0 and steps[0] == np.float64
+            with pytest.raises(ValueError, match="Optimizer keyword arg 'jac' is set "
+                                                 "automatically and cannot be injected"):
+                jac.minimize(sess)
+    with tf.Graph().as_default():
+        v = tf.Variable([0.5, 0.5], name="v")
+        opt = tf.contrib.opt.ScipyOptimizerInterface(
+            tf.square(v[0]) + tf.square(v[1]), equalities=[v[0] + v[1] - 1.0],
+            inequalities=[v[0] - 0.7], method="SLSQP")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            opt.minimize(sess)
+            np.testing.assert_allclose(sess.run(v), [0.7, 0.3], atol=1e-4)
+
+
+def test_decoupled_weight_decay_class_name():
+    # TF 1.15 returns its OptimizerWithDecoupledWeightDecay class as it is
+    adamw = tf.contrib.opt.extend_with_decoupled_weight_decay(tf.train.AdamOptimizer)
+    assert adamw.__name__ == "OptimizerWithDecoupledWeightDecay"

@@ -5,14 +5,17 @@ PowerSign (Bello et al. 2017) with their sign-decay schedules, ``MovingAverageOp
 optimizer that also keeps moving averages, and a saver that swaps them in), and
 ``ScipyOptimizerInterface`` (SciPy's minimizers over a graph's loss, when SciPy is installed)."""
 
+import itertools
 import math
 
 import numpy as np
 
+from tideflow import logging
 from tideflow.framework import ops
 from tideflow.ops import (
     array_ops,
     cast_ops,
+    concat_ops,
     constant_op,
     control_flow_ops,
     gather_ops,
@@ -156,8 +159,7 @@ def extend_with_decoupled_weight_decay(base_optimizer):
         def __init__(self, weight_decay, *args, **kwargs):
             super().__init__(weight_decay, *args, **kwargs)
 
-    OptimizerWithDecoupledWeightDecay.__name__ = base_optimizer.__name__ + "WithDecay"
-    return OptimizerWithDecoupledWeightDecay
+    return OptimizerWithDecoupledWeightDecay  # TF 1.15 keeps this class name
 
 
 class AdamWOptimizer(DecoupledWeightDecayExtension, AdamOptimizer):
@@ -469,120 +471,140 @@ class MovingAverageOptimizer(Optimizer):
         return Saver(swapped, name=name, **kwargs)
 
 
+def _doubles(fn):
+    def as_doubles(x):
+        return np.asarray(fn(x), np.float64)
+    return as_doubles
+
+
 class ScipyOptimizerInterface:
     """Minimizes ``loss`` over ``var_list`` with ``scipy.optimize.minimize`` (default
-    L-BFGS-B), evaluating the loss and its gradient in the session; ``var_to_bounds`` maps a
-    variable to ``(low, high)`` bounds, ``equalities``/``inequalities`` are constraint tensors
-    (``== 0`` / ``>= 0``)."""
+    L-BFGS-B), evaluating the loss and its gradient in the session with the variables fed;
+    ``var_to_bounds`` maps a variable to ``(low, high)`` bounds, ``equalities``/
+    ``inequalities`` are constraint tensors (``== 0`` / ``>= 0``). The graph is TF 1.15's:
+    per variable an update placeholder, reshape and assign, then the gradients and their
+    packed (reshaped, concatenated) forms."""
+
+    _DEFAULT_METHOD = "L-BFGS-B"
 
     def __init__(self, loss, var_list=None, equalities=None, inequalities=None,
-                 var_to_bounds=None, method="L-BFGS-B", **optimizer_kwargs):
+                 var_to_bounds=None, **optimizer_kwargs):
         from tideflow.ops import gradients
 
-        self._loss = ops.convert_to_tensor(loss)
+        self._loss = loss
+        self._equalities = equalities or []
+        self._inequalities = inequalities or []
         if var_list is None:
-            var_list = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
-        if not var_list:
-            raise ValueError("No variables to optimize.")
-        self._vars = list(var_list)
-        self._equalities = list(equalities or [])
-        self._inequalities = list(inequalities or [])
-        self._bounds = var_to_bounds or {}
-        self._method = method
-        self._kwargs = optimizer_kwargs
-        grads = gradients.gradients(self._loss, self._vars)
-        self._grads = [g if g is not None else array_ops.zeros_like(v)
-                       for g, v in zip(grads, self._vars, strict=True)]
-        self._shapes = [v.get_shape().as_list() for v in self._vars]
-        if any(None in s for s in self._shapes):
-            raise ValueError("ScipyOptimizerInterface needs fully defined variable shapes.")
-        self._sizes = [int(np.prod(s, dtype=np.int64)) for s in self._shapes]
-        self._placeholders = [constant_op.placeholder(v.dtype.base_dtype, s)
-                              for v, s in zip(self._vars, self._shapes, strict=True)]
-        self._assign = control_flow_ops.group(*[
-            state_ops.assign(v, p) for v, p in zip(self._vars, self._placeholders, strict=True)])
-        self._cons_grads = [[g if g is not None else array_ops.zeros_like(v)
-                             for g, v in zip(gradients.gradients(c, self._vars), self._vars,
-                                             strict=True)]
-                            for c in self._equalities + self._inequalities]
+            self._vars = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+        else:
+            self._vars = list(var_list)
+        self._packed_bounds = None
+        if var_to_bounds is not None:
+            low, high = [], []
+            for var in self._vars:
+                shape = var.get_shape().as_list()
+                bounds = var_to_bounds.get(var, (-np.inf, np.inf))
+                low.extend(np.broadcast_to(bounds[0], shape).flat)
+                high.extend(np.broadcast_to(bounds[1], shape).flat)
+            self._packed_bounds = list(zip(low, high, strict=True))
+        self._update_placeholders = [constant_op.placeholder(v.dtype) for v in self._vars]
+        self._var_updates = [
+            v.assign(array_ops.reshape(p, v.get_shape().as_list()))
+            for v, p in zip(self._vars, self._update_placeholders, strict=True)]
 
-    def _pack(self, arrays):
-        return np.concatenate([np.reshape(a, -1).astype(np.float64) for a in arrays])
+        def grads_of(tensor):
+            grads = gradients.gradients(tensor, self._vars)
+            return [g if g is not None else array_ops.zeros_like(v)
+                    for v, g in zip(self._vars, grads, strict=True)]
 
-    def _unpack(self, x):
-        out, start = [], 0
-        for size, shape in zip(self._sizes, self._shapes, strict=True):
-            out.append(np.reshape(x[start:start + size], shape))
-            start += size
-        return out
+        loss_grads = grads_of(loss)
+        equality_grads = [grads_of(t) for t in self._equalities]
+        inequality_grads = [grads_of(t) for t in self._inequalities]
+        self.optimizer_kwargs = optimizer_kwargs
+        self._packed_var = self._pack(self._vars)
+        self._packed_loss_grad = self._pack(loss_grads)
+        self._packed_equality_grads = [self._pack(g) for g in equality_grads]
+        self._packed_inequality_grads = [self._pack(g) for g in inequality_grads]
+        self._var_shapes = [v.get_shape().as_list() for v in self._vars]
+        ends = np.cumsum([0] + [int(np.prod(s, dtype=np.int64)) for s in self._var_shapes])
+        self._packing_slices = [slice(int(a), int(b)) for a, b in itertools.pairwise(ends)]
+
+    @staticmethod
+    def _pack(tensors):
+        if not tensors:
+            return None
+        if len(tensors) == 1:
+            return array_ops.reshape(tensors[0], [-1])
+        return concat_ops.concat([array_ops.reshape(t, [-1]) for t in tensors], 0)
+
+    def _eval_func(self, tensors, session, feed_dict, fetches, callback=None):
+        """A function of the packed point: ``tensors``' values with the variables fed."""
+        if not isinstance(tensors, list):
+            tensors = [tensors]
+
+        def eval_func(x):
+            fed = {v: x[sl].reshape(shape) for v, sl, shape
+                   in zip(self._vars, self._packing_slices, self._var_shapes, strict=True)}
+            fed.update(feed_dict)
+            vals = session.run(tensors + fetches, feed_dict=fed)
+            if callable(callback):
+                callback(*vals[len(tensors):])
+            return vals[:len(tensors)]
+        return eval_func
 
     def minimize(self, session=None, feed_dict=None, fetches=None, step_callback=None,
                  loss_callback=None, **run_kwargs):
         """Runs the SciPy minimizer from the variables' current values and assigns the
-        result to them."""
+        result to them (returns None, as TF)."""
+        session = session or ops.get_default_session()
+        feed_dict = feed_dict or {}
+        fetches = fetches or []
+        loss_callback = loss_callback or (lambda *fetches: None)
+        step_callback = step_callback or (lambda xk: None)
+        loss_grad = self._eval_func([self._loss, self._packed_loss_grad], session, feed_dict,
+                                    fetches, loss_callback)
+        constraints = []
+        for kind, tensors, grads in (("eq", self._equalities, self._packed_equality_grads),
+                                     ("ineq", self._inequalities,
+                                      self._packed_inequality_grads)):
+            for t, g in zip(tensors, grads, strict=True):
+                constraints.append({
+                    "type": kind, "fun": _doubles(self._eval_func(t, session, feed_dict,
+                                                                  fetches)),
+                    "jac": _doubles(self._eval_func(g, session, feed_dict, fetches))})
+        # doubles, as SciPy of TF 1.15's time made them (SciPy 1.16's SLSQP takes no floats)
+        x0 = session.run(self._packed_var).astype(np.float64)
+        x = self._minimize(x0, loss_grad, constraints, step_callback)
+        session.run(self._var_updates,
+                    feed_dict=dict(zip(self._update_placeholders,
+                                       [x[sl] for sl in self._packing_slices], strict=True)),
+                    **run_kwargs)
+
+    def _minimize(self, initial_val, loss_grad_func, constraints, step_callback):
         try:
             from scipy import optimize
         except ImportError as e:
             raise ImportError("ScipyOptimizerInterface needs SciPy (pip install scipy).") from e
-        from tideflow.framework import ops as _ops
 
-        session = session or _ops.get_default_session()
-        feed_dict = dict(feed_dict or {})
-        fetches = list(fetches or [])
+        def loss_grad_wrapper(x):
+            loss, grad = loss_grad_func(x)
+            return loss, grad.astype("float64")  # L-BFGS-B's Fortran wants doubles
 
-        def feed_for(x):
-            d = dict(feed_dict)
-            d.update(zip(self._placeholders, self._unpack(x), strict=True))
-            return d
-
-        def set_vars(x):
-            session.run(self._assign, feed_for(x), **run_kwargs)
-
-        def loss_and_grad(x):
-            set_vars(x)
-            loss, grads, *extra = session.run([self._loss, self._grads, *fetches], feed_dict,
-                                              **run_kwargs)
-            if loss_callback is not None:
-                loss_callback(*extra)
-            return float(loss), self._pack(grads)
-
-        def constraint(i):
-            tensor = (self._equalities + self._inequalities)[i]
-
-            def fun(x):
-                set_vars(x)
-                return np.reshape(session.run(tensor, feed_dict), -1).astype(np.float64)
-
-            def jac(x):
-                set_vars(x)
-                grads = session.run(self._cons_grads[i], feed_dict)
-                return self._pack(grads)[None, :]
-
-            kind = "eq" if i < len(self._equalities) else "ineq"
-            return {"type": kind, "fun": fun, "jac": jac}
-
-        x0 = self._pack(session.run(self._vars))
-        bounds = None
-        if self._bounds:
-            bounds = []
-            for v, size in zip(self._vars, self._sizes, strict=True):
-                low, high = self._bounds.get(v, (-np.inf, np.inf))
-                low = np.broadcast_to(np.asarray(low, np.float64), (size,)) if np.ndim(low) == 0 \
-                    else np.reshape(low, -1)
-                high = np.broadcast_to(np.asarray(high, np.float64), (size,)) \
-                    if np.ndim(high) == 0 else np.reshape(high, -1)
-                bounds.extend((None if np.isneginf(lo) else lo, None if np.isposinf(hi) else hi)
-                              for lo, hi in zip(low, high, strict=True))
-        constraints = [constraint(i)
-                       for i in range(len(self._equalities) + len(self._inequalities))]
-        callback = (lambda x: step_callback(x)) if step_callback is not None else None
-        kwargs = {"method": self._method, "jac": True, "bounds": bounds, "callback": callback,
-                  **self._kwargs}
-        if constraints:
-            kwargs["constraints"] = constraints
-        result = optimize.minimize(loss_and_grad, x0, **kwargs)
-        set_vars(result.x)
-        return result
+        kwargs = dict(self.optimizer_kwargs)
+        method = kwargs.pop("method", self._DEFAULT_METHOD)
+        fixed = {"jac": True, "callback": step_callback, "method": method,
+                 "constraints": constraints, "bounds": self._packed_bounds}
+        for key in fixed:
+            if key in kwargs:
+                if key == "bounds":
+                    raise ValueError("Bounds must be set using the var_to_bounds argument")
+                raise ValueError(f"Optimizer keyword arg '{key}' is set automatically and "
+                                 f"cannot be injected manually")
+        fixed.update(kwargs)
+        result = optimize.minimize(loss_grad_wrapper, initial_val, **fixed)
+        logging.info("Optimization terminated with:\n  Message: %s\n  Objective function "
+                     "value: %f", result["message"], result["fun"])
+        return result["x"]
 
 
 ExternalOptimizerInterface = ScipyOptimizerInterface
