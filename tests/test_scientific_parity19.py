@@ -144,3 +144,13 @@ def test_linear_operator_method_scopes_and_singularity_checks():
         with pytest.raises(tf.errors.InvalidArgumentError, match="Cholesky decomposition"):
             s.run(not_pd)
         s.run(la.LinearOperatorDiag([1.0, 2.0]).assert_non_singular())
+
+
+def test_batched_solve_rank_mismatch_names_the_batch_ranks():
+    # TF 1.15's MatrixSolve/MatrixTriangularSolve shape functions merge the batch shapes
+    a = tf.eye(4, batch_shape=[3])
+    for fn in (tf.matrix_solve, tf.matrix_triangular_solve):
+        with pytest.raises(ValueError, match=r"^Shapes must be equal rank, but are 1 and 0 for "
+                           r"'Matrix\w*Solve' \(op: 'Matrix\w*Solve'\) with input shapes: "
+                           r"\[3,4,4\], \[4,2\].$"):
+            fn(a, tf.ones([4, 2]))

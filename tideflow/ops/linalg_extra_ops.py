@@ -93,8 +93,9 @@ def _tri_solve_shape(op):
     _static_rank2("MatrixTriangularSolve", "rhs", r)
     if m.ndims is None or r.ndims is None:
         return [unknown_shape() if r.ndims is None else r]
-    if m.ndims != r.ndims:
-        raise ValueError(f"Shapes must be equal rank, but are {m.ndims} and {r.ndims}")
+    if m.ndims != r.ndims:  # TF merges the batch shapes: their ranks are the ones named
+        raise ValueError(f"Shapes must be equal rank, but are {m.ndims - 2} and "
+                         f"{r.ndims - 2}")
     batch = []
     for a, b in [*zip(m.dims[:-2], r.dims[:-2]), (m.dims[-1], r.dims[-2])]:
         try:

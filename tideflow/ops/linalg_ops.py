@@ -565,8 +565,9 @@ def _solve_shape(op):
     r = _rank_at_least(op._inputs[1]._shape, 2)
     if m.ndims is None or r.ndims is None:
         return [unknown_shape() if r.ndims is None else r]
-    if m.ndims != r.ndims:
-        raise ValueError(f"Shapes must be equal rank, but are {m.ndims} and {r.ndims}")
+    if m.ndims != r.ndims:  # TF merges the batch shapes: their ranks are the ones named
+        raise ValueError(f"Shapes must be equal rank, but are {m.ndims - 2} and "
+                         f"{r.ndims - 2}")
     batch = [_merge_dim(a, b) for a, b in zip(m.dims[:-2], r.dims[:-2])]
     _merge_dim(m.dims[-1], r.dims[-2])
     return [TensorShape(batch + [m.dims[-1], r.dims[-1]])]
