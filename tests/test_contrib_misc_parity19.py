@@ -154,3 +154,27 @@ def test_decoupled_weight_decay_class_name():
     # TF 1.15 returns its OptimizerWithDecoupledWeightDecay class as it is
     adamw = tf.contrib.opt.extend_with_decoupled_weight_decay(tf.train.AdamOptimizer)
     assert adamw.__name__ == "OptimizerWithDecoupledWeightDecay"
+
+
+def test_contrib_layers_transform_features():
+    # TF 1.15's tf.contrib.layers.transform_features: {column: ids or bucket ids}; these
+    # values are what it prints
+    layers = tf.contrib.layers
+    color = layers.sparse_column_with_keys("color", keys=["red", "green", "blue"])
+    city = layers.sparse_column_with_hash_bucket("city", hash_bucket_size=10)
+    age = layers.bucketized_column(layers.real_valued_column("age"), boundaries=[18, 30, 50])
+    with tf.Graph().as_default():
+        feats = {
+            "color": tf.SparseTensor([[0, 0], [1, 0], [2, 0]],
+                                     tf.constant(["red", "blue", "pink"]), [3, 1]),
+            "city": tf.SparseTensor([[0, 0], [1, 0], [2, 0]],
+                                    tf.constant(["paris", "rome", "oslo"]), [3, 1]),
+            "age": tf.constant([[10.0], [35.0], [70.0]]),
+        }
+        out = layers.transform_features(feats, [color, age, city])
+        assert set(out) == {color, age, city}
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            assert sess.run(out[color]).values.tolist() == [0, 2, -1]
+            assert sess.run(out[city]).values.tolist() == [7, 2, 8]
+            assert sess.run(out[age]).tolist() == [[0], [2], [3]]

@@ -192,6 +192,12 @@ def infer_real_valued_columns(features):
     return out
 
 
+def transform_features(features, feature_columns):
+    """``{column: transformed tensor}`` for ``feature_columns`` (ids for sparse columns,
+    bucket ids for bucketized ones), each column transformed once."""
+    return _fc._transform_features(features, list(feature_columns))
+
+
 def _variable_scope(scope, default_name, values):
     from tideflow.ops import variable_scope
 
@@ -204,5 +210,5 @@ __all__ = ["bucketized_column", "create_feature_spec_for_parsing", "crossed_colu
            "one_hot_column", "parse_feature_columns_from_examples", "real_valued_column",
            "shared_embedding_columns", "sparse_column_with_hash_bucket",
            "sparse_column_with_integerized_feature", "sparse_column_with_keys",
-           "sparse_column_with_vocabulary_file", "weighted_sparse_column",
-           "weighted_sum_from_feature_columns"]
+           "sparse_column_with_vocabulary_file", "transform_features",
+           "weighted_sparse_column", "weighted_sum_from_feature_columns"]
