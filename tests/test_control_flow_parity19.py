@@ -106,3 +106,22 @@ def test_cond_on_a_python_bool_takes_the_cond_scope_before_it_raises():
         tf.cond(True, lambda: 1, lambda: 2)
     q = tf.placeholder(tf.int32, [])
     assert tf.cond(q > 0, lambda: q, lambda: -q).name == "cond_1/Merge:0"
+
+
+def _probe_count(sess):
+    # the process-wide count TF's kernel appends to an array's name, read from an error
+    twice = tf.TensorArray(tf.float32, size=2).write(0, 1.0).write(0, 2.0).stack()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="already been written") as e:
+        sess.run(twice)
+    return int(str(e.value).split(":")[0].rsplit("_", 1)[1])
+
+
+def test_a_split_that_fails_has_made_its_array():
+    # TF 1.15: TensorArrayV3 runs before TensorArraySplitV3 checks the lengths, so the next
+    # array's name counts it (TensorArray_6_6, split fails, TensorArray_8_8)
+    bad = tf.TensorArray(tf.float32, size=3).split([1.0, 2.0, 3.0, 4.0], [1, 1]).concat()
+    with tf.Session() as s:
+        first = _probe_count(s)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="^Expected sum of lengths"):
+            s.run(bad)
+        assert _probe_count(s) == first + 2

@@ -591,6 +591,8 @@ def _split_factory(ctx):
         def dims(x):
             return "[" + ",".join(str(d) for d in np.shape(x)) + "]"
 
+        # the array exists before TF's split runs: a failed split has counted it too
+        ta = TensorArrayState(name, bool(dynamic), bool(clear), bool(identical))
         # TF's TensorArraySplit checks, in its order
         if np.ndim(lengths) != 1:
             raise errors.InvalidArgumentError(
@@ -609,7 +611,6 @@ def _split_factory(ctx):
                 None, None, f"TensorArray's size is not equal to the size of lengths ({size} vs. "
                 f"{n}), and the TensorArray is not marked as dynamically resizeable")
         lst = _split_kernel(tensor, element_shape, lengths)
-        ta = TensorArrayState(name, bool(dynamic), bool(clear), bool(identical))
         es = _shape_tuple(element_shape)
         for i, piece in enumerate(lst.items()):
             es = _ta_check_write(ta, es, n, i, piece.shape)
