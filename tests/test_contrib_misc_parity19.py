@@ -178,3 +178,16 @@ def test_contrib_layers_transform_features():
             assert sess.run(out[color]).values.tolist() == [0, 2, -1]
             assert sess.run(out[city]).values.tolist() == [7, 2, 8]
             assert sess.run(out[age]).tolist() == [[0], [2], [3]]
+
+
+def test_contrib_util_op_lists():
+    # TF 1.15's tf.contrib.util also holds ops_used_by_graph_def and
+    # stripped_op_list_for_graph (the op types a GraphDef uses; OpDefs sorted by name)
+    with tf.Graph().as_default() as g:
+        c = tf.constant([1, 2, 3])
+        tf.concat([tf.cast(c, tf.float32), tf.range(3.0)], 0)
+        gd = g.as_graph_def()
+    assert sorted(tf.contrib.util.ops_used_by_graph_def(gd)) == [
+        "Cast", "ConcatV2", "Const", "Range"]
+    assert [o.name for o in tf.contrib.util.stripped_op_list_for_graph(gd).op] == [
+        "Cast", "ConcatV2", "Const", "Range"]

@@ -562,14 +562,17 @@ def _contrib_stateless():
 
 
 def _contrib_util():
-    from tideflow.framework import tensor_util
+    from tideflow.framework import meta_graph, tensor_util
     from tideflow.ops.misc_ops import get_static_value
 
     module = types.ModuleType(f"{__name__}.util", "``tf.contrib.util``: tensor protos.")
     module.make_tensor_proto = tensor_util.make_tensor_proto
     module.make_ndarray = tensor_util.make_ndarray
     module.constant_value = get_static_value
-    module.__all__ = ["constant_value", "make_ndarray", "make_tensor_proto"]
+    module.ops_used_by_graph_def = meta_graph.ops_used_by_graph_def
+    module.stripped_op_list_for_graph = meta_graph.stripped_op_list_for_graph
+    module.__all__ = ["constant_value", "make_ndarray", "make_tensor_proto",
+                      "ops_used_by_graph_def", "stripped_op_list_for_graph"]
     sys.modules[module.__name__] = module
     return module
 
