@@ -125,3 +125,13 @@ def test_a_split_that_fails_has_made_its_array():
         with pytest.raises(tf.errors.InvalidArgumentError, match="^Expected sum of lengths"):
             s.run(bad)
         assert _probe_count(s) == first + 2
+
+
+def test_concat_of_a_tensor_array_of_scalars_asks_for_pack():
+    # TF 1.15's TensorArrayConcatV3 kernel: "... Did you mean to call pack?"
+    ta = tf.TensorArray(tf.bool, size=2).write(0, True).write(1, False)
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(ta.concat())
+    assert str(e.value).startswith(
+        "Concat saw a scalar shape at index 0 but requires at least vectors.  Did you mean to "
+        "call pack?")

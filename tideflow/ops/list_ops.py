@@ -301,7 +301,7 @@ def _ta_read_many(lst, indices, dtype, concat=False, shape=None):
             if x.ndim == 0:
                 raise errors.InvalidArgumentError(
                     None, None, f"Concat saw a scalar shape at index {indices[k]} but requires "
-                    "at least vectors.  Did you mean to call stack?")
+                    "at least vectors.  Did you mean to call pack?")
         first = first[1:]
     for k, x in enumerate(out):
         s = x.shape[1:] if concat else x.shape
