@@ -128,3 +128,20 @@ def test_merged_summary_with_a_branch_summary_is_dead_when_the_branch_did_not_ru
                 ("outside", 2.0), ("cond/inside", 1.5)]
             with pytest.raises(tf.errors.InvalidArgumentError, match="Retval.0. does not have"):
                 s.run(merged, {k: False})
+
+
+def test_iter_of_a_graph_tensor_is_a_generator_whose_first_step_raises():
+    # TF 1.15: iter(x) returns a generator; next() raises OperatorNotAllowedInGraphError with
+    # exactly these words (no more), as does unpacking and ``in``
+    x = tf.constant([1, 2])
+    it = iter(x)
+    assert type(it).__name__ == "generator"
+    words = ("iterating over `tf.Tensor` is not allowed in Graph execution. Use Eager "
+             "execution or decorate this function with @tf.function.")
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError) as e:
+        next(it)
+    assert str(e.value) == words
+    with pytest.raises(TypeError, match="^iterating over"):
+        _a, _b = x
+    with pytest.raises(TypeError, match="^iterating over"):
+        _ = 1 in x

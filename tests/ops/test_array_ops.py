@@ -221,7 +221,9 @@ def test_getitem_values_and_iteration():
     np.testing.assert_array_equal(outs[3], v[:, -2])
     assert outs[4] == 59
     with pytest.raises(TypeError, match="iterating over `tf.Tensor` is not allowed"):
-        iter(tf.constant([[1, 2], [3, 4]]))  # as TF 1.x in graph mode, whatever the shape
+        # as TF 1.x in graph mode, whatever the shape: iter() gives TF's generator, whose
+        # first step raises
+        next(iter(tf.constant([[1, 2], [3, 4]])))
     with pytest.raises(tf.errors.InvalidArgumentError, match="out of bounds"):
         _run(x[i], feed={i: 3})
 

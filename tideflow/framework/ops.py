@@ -353,18 +353,18 @@ class Tensor:
     __nonzero__ = __bool__
 
     def __iter__(self):
-        # TF 1.x never iterates a graph tensor (whatever its shape): code that probes
-        # ``iter(x)`` to tell a sequence from a single tensor must see a TypeError.
+        # TF 1.x never iterates a graph tensor (whatever its shape). As TF 1.15's, this is a
+        # generator: iter(x) gives one, and its first step raises (so code probing
+        # ``list(iter(x))`` for a TypeError sees a tensor as one value)
         raise errors.OperatorNotAllowedInGraphError(
-            f"iterating over `tf.Tensor` is not allowed in Graph execution. Use Eager "
-            f"execution or decorate this function with @tf.function. (tensor {self.name!r}; "
-            f"tf.map_fn or tf.unstack iterate in a graph)"
-        )
+            "iterating over `tf.Tensor` is not allowed in Graph execution. Use Eager "
+            "execution or decorate this function with @tf.function.")
+        yield  # (unreached: makes this a generator, as TF's)
 
     def __contains__(self, value):
         # ``v in t`` iterates, as it did where TF 1.15 ran (Python 3.7): its error, not the
         # "argument of type 'Tensor' is not iterable" later Pythons put in its place
-        return self.__iter__()
+        return next(self.__iter__())
 
     def __len__(self):
         raise TypeError(
