@@ -154,3 +154,27 @@ def test_batched_solve_rank_mismatch_names_the_batch_ranks():
                            r"'Matrix\w*Solve' \(op: 'Matrix\w*Solve'\) with input shapes: "
                            r"\[3,4,4\], \[4,2\].$"):
             fn(a, tf.ones([4, 2]))
+
+
+def test_self_adjoint_eig_vectors_have_tfs_signs():
+    # TF 1.15 (Eigen's SelfAdjointEigenSolver) printed these vectors; LAPACK's flip columns
+    m4 = np.array([[4.0, 1.0, 2.0, 0.5], [1.0, 3.0, 0.0, 1.0], [2.0, 0.0, 5.0, 1.5],
+                   [0.5, 1.0, 1.5, 2.0]])
+    m3 = np.array([[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 2.0]], np.float32)
+    m2 = np.array([[1.0, 2.0], [2.0, -3.0]], np.float32)
+    e4, v4 = tf.self_adjoint_eig(tf.constant(m4))
+    _, v3 = tf.self_adjoint_eig(tf.constant(np.stack([m3, 2 * m3])))
+    _, v2 = tf.linalg.eigh(tf.constant(m2))
+    with tf.Session() as s:
+        e4, v4, v3, v2 = s.run([e4, v4, v3, v2])
+    np.testing.assert_allclose(e4, [0.77791374, 2.52305533, 3.50636456, 7.19266638], rtol=1e-7)
+    np.testing.assert_allclose(v4, [[-0.27102726, -0.72121139, 0.28172928, 0.57186272],
+                                    [0.45887724, 0.30870475, 0.80636355, 0.20954923],
+                                    [0.39435737, 0.23474821, -0.50436372, 0.73143201],
+                                    [-0.74863755, 0.5739763, 0.12658464, 0.30670729]], atol=1e-7)
+    want3 = [[-0.50000024, -0.7071067, 0.49999997], [-0.7071068, 0.0000003, -0.7071068],
+             [-0.49999973, 0.707107, 0.5000001]]
+    np.testing.assert_allclose(v3[0], want3, atol=1e-5)
+    np.testing.assert_allclose(v3[1], want3, atol=1e-5)
+    np.testing.assert_allclose(v2, [[-0.38268343, 0.9238795], [0.9238795, 0.38268343]],
+                               atol=1e-6)

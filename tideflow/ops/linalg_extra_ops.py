@@ -277,7 +277,18 @@ def _eig_kernel(input, *, compute_v):
     if not compute_v:
         e = np.linalg.eigvalsh(x, UPLO="L")
         return e.astype(input.dtype), np.zeros([0], input.dtype)
-    e, v = np.linalg.eigh(x, UPLO="L")
+    n = x.shape[-1]
+    if x.dtype.kind == "f" and 1 < n <= 64 and x.size * n <= 1 << 18:
+        # TF's own steps (Eigen's solver), for its eigenvectors' signs; in Python, so only
+        # for matrices small enough (LAPACK's vectors differ from it by a sign per column)
+        from tideflow.kernels import selfadjoint_eig
+
+        flat = x.reshape((-1, n, n))
+        pairs = [selfadjoint_eig.eigh(m, x.dtype) for m in flat]
+        e = np.stack([p[0] for p in pairs]).reshape(x.shape[:-1])
+        v = np.stack([p[1] for p in pairs]).reshape(x.shape)
+    else:
+        e, v = np.linalg.eigh(x, UPLO="L")
     return e.astype(input.dtype), v.astype(input.dtype, copy=False)
 
 
