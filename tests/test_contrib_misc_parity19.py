@@ -191,3 +191,20 @@ def test_contrib_util_op_lists():
         "Cast", "ConcatV2", "Const", "Range"]
     assert [o.name for o in tf.contrib.util.stripped_op_list_for_graph(gd).op] == [
         "Cast", "ConcatV2", "Const", "Range"]
+
+
+def test_add_n_sums_in_tf_kernel_order():
+    # TF 1.15's AddN kernel sums the first n % 8 inputs, then adds each further block of 8
+    # (summed on its own): with 1e8, eight or sixteen ones and -1e8 it prints [8. 4.] and
+    # 16.0 where a left-to-right float32 sum gives 0 (get_total_loss over 10+ losses)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = [1e8] + [1.0] * 8 + [-1e8]
+        ph = [tf.placeholder(tf.float32, [2]) for _ in x]
+        out = sess.run(tf.add_n(ph), {p: [a, a / 2] for p, a in zip(ph, x)})
+        assert out.tolist() == [8.0, 4.0]
+        x = [1e8] + [1.0] * 16 + [-1e8]
+        ph = [tf.placeholder(tf.float32, []) for _ in x]
+        assert sess.run(tf.add_n(ph), dict(zip(ph, x))) == 16.0
+        # TF's own words for None weights (convert_to_tensor's)
+        with pytest.raises(ValueError, match=r"^None values not supported\.$"):
+            tf.contrib.losses.log_loss(tf.ones([2]), tf.ones([2]), weights=None)

@@ -47,8 +47,7 @@ def get_total_loss(add_regularization_losses=True, name="total_loss"):
 
 def _float_weights(weights):
     if weights is None:
-        raise ValueError("None values not supported: the loss weights must be a scalar or a "
-                         "tensor, got None.")
+        raise ValueError("None values not supported.")  # TF 1.15's words (convert_to_tensor)
     return cast_ops.cast(ops.convert_to_tensor(weights), dtypes.float32)
 
 

@@ -287,9 +287,20 @@ def _add_n(inputs):
                 f"Inputs to operation AddN must have the same size and shape.  Input 0: "
                 f"{_dims(shape)} != input {i}: {_dims(np.shape(x))}",
             )
+    # TF's kernel sums the first n % 8 inputs (8 or 9 for 0 or 1), then adds each further
+    # block of 8, summed on its own, to them: that order rounds as TF's for 10+ inputs
+    n = len(inputs)
+    head = n
+    if n > 9:
+        head = {0: 8, 1: 9}.get(n % 8, n % 8)
     out = np.asarray(np.add(first, inputs[1]))  # 0-d inputs give a NumPy scalar
-    for x in inputs[2:]:
+    for x in inputs[2:head]:
         np.add(out, x, out=out)
+    for start in range(head, n, 8):
+        block = np.asarray(np.add(inputs[start], inputs[start + 1]))
+        for x in inputs[start + 2:start + 8]:
+            np.add(block, x, out=block)
+        np.add(out, block, out=out)
     return out
 
 
