@@ -135,3 +135,17 @@ def test_concat_of_a_tensor_array_of_scalars_asks_for_pack():
     assert str(e.value).startswith(
         "Concat saw a scalar shape at index 0 but requires at least vectors.  Did you mean to "
         "call pack?")
+
+
+def test_loop_argument_errors_take_the_while_scope_and_nests_text():
+    # TF 1.15 raises "No loop variables provided" inside name_scope("while"), and checks
+    # shape_invariants against loop_vars with nest (its text names both structures)
+    with pytest.raises(ValueError, match="^No loop variables provided$"):
+        tf.while_loop(lambda i: i < 3, lambda i: i + 1, [])
+    with pytest.raises(ValueError, match=_NESTS) as e:
+        tf.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x), [0, 1.0],
+                      shape_invariants=[tf.TensorShape([])])
+    assert "First structure: type=list str=[0, 1.0]" in str(e.value)
+    assert "The two structures don't have the same number of elements." in str(e.value)
+    out = tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+    assert out.name == "while_2/Exit:0"

@@ -260,12 +260,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("parallel_iterations must be a positive integer.")
     if isinstance(loop_vars, ops.Tensor):
         bool(loop_vars)  # TF 1.x tests "not loop_vars": a Tensor's truth value raises
-    if loop_vars is None or (isinstance(loop_vars, (list, tuple)) and not loop_vars):
-        raise ValueError("No loop variables provided")
     packed = not isinstance(loop_vars, (list, tuple))
     structure = (loop_vars,) if packed else loop_vars
     with ops.name_scope(name, "while", [t for t in nest.flatten(loop_vars)
                                         if isinstance(t, ops.Tensor)]) as scope:
+        # (TF 1.15 checks inside the scope: "while" is taken)
+        if loop_vars is None or (isinstance(loop_vars, (list, tuple)) and not loop_vars):
+            raise ValueError("No loop variables provided")
         flat = _Flat(structure)
         tensors = flat.tensors
         if shape_invariants is not None:
@@ -278,6 +279,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 leaf_invariants = list(
                     inv_struct if len(inv_struct) == len(flat.leaves) else [inv_struct])
             if len(leaf_invariants) != len(flat.leaves):
+                nest.assert_same_structure(structure, inv_struct, check_types=False)
                 raise ValueError("The two structures don't have the same nested structure: "
                                  "shape_invariants must have the structure of loop_vars")
             invariants = flat.invariants(leaf_invariants)
