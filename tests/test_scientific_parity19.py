@@ -178,3 +178,24 @@ def test_self_adjoint_eig_vectors_have_tfs_signs():
     np.testing.assert_allclose(v3[1], want3, atol=1e-5)
     np.testing.assert_allclose(v2, [[-0.38268343, 0.9238795], [0.9238795, 0.38268343]],
                                atol=1e-6)
+
+
+def test_matrix_solve_ls_errors_come_from_the_composed_ops():
+    # TF 1.15 checks no shapes itself: the normal equations' ops fail, naming themselves; and
+    # complex128 with a regularizer is refused before any op is made
+    rng = np.random.RandomState(0)
+    a, b = rng.randn(6, 3), rng.randn(6, 2)
+    with pytest.raises(ValueError, match=r"^Dimensions must be equal, but are 6 and 5 for "
+                       r"'matrix_solve_ls/MatMul_1' \(op: 'MatMul'\) with input shapes: "
+                       r"\[6,3\], \[5,2\].$"):
+        tf.matrix_solve_ls(a, b[:5])
+    with pytest.raises(ValueError, match=r"^Dimensions must be equal, but are 3 and 5 for "
+                       r"'matrix_solve_ls_1/cholesky_solve/MatrixTriangularSolve' \(op: "
+                       r"'MatrixTriangularSolve'\) with input shapes: \[3,3\], \[5,2\].$"):
+        tf.matrix_solve_ls(a.T, b[:5])
+    c = tf.ones([2, 2], tf.complex128)
+    with pytest.raises(NotImplementedError, match="^matrix_solve_ls is currently disabled for "
+                       "complex128 and l2_regularizer != 0 due to poor accuracy.$"):
+        tf.matrix_solve_ls(c, tf.ones([2, 1], tf.complex128), l2_regularizer=0.5)
+    x = tf.matrix_solve_ls(tf.ones([2, 2], tf.complex64), tf.ones([2, 1], tf.complex64), 0.5)
+    assert x.name == "matrix_solve_ls_2/cholesky_solve/MatrixTriangularSolve_1:0"

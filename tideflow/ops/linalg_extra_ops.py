@@ -6,11 +6,11 @@ import collections
 
 import numpy as np
 
-from tideflow.framework import errors, op_registry, ops
+from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.ops.array_ops import _in, _shape_str
 from tideflow.ops.gradients import dense
-from tideflow.ops.linalg_ops import _adjoint, _merge_dim, _wide, matmul
+from tideflow.ops.linalg_ops import _adjoint, _wide, matmul
 
 _TYPES = "T: {double, float, half, complex64, complex128}"
 
@@ -402,26 +402,19 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     covers ``rhs`` only)."""
     from tideflow.ops import array_ops, cast_ops, cond, linalg_ops
 
+    matrix = ops.convert_to_tensor(matrix, name="matrix")  # outside the scope, as TF 1.15
+    if matrix.dtype.base_dtype == dtypes.complex128 and (
+            isinstance(l2_regularizer, ops.Tensor) or l2_regularizer != 0):
+        raise NotImplementedError("matrix_solve_ls is currently disabled for complex128 and "
+                                  "l2_regularizer != 0 due to poor accuracy.")
     if not fast:
         return _min_norm_lstsq(matrix, rhs, name)
     with ops.name_scope(name, "matrix_solve_ls", [matrix, rhs, l2_regularizer]):
-        matrix = ops.convert_to_tensor(matrix, name="matrix")
         rhs = ops.convert_to_tensor(rhs, name="rhs", dtype=matrix.dtype)
         ms, rs = matrix.get_shape(), rhs.get_shape()
         _static_rank2("MatrixSolveLs", "matrix", ms)
         _static_rank2("MatrixSolveLs", "rhs", rs)
-        if ms.ndims is not None and rs.ndims is not None:
-            where = (f" for 'MatrixSolveLs' with input shapes: {_shape_str(ms)}, "
-                     f"{_shape_str(rs)}.")
-            if ms.ndims != rs.ndims:
-                raise ValueError(f"Shapes must be equal rank, but are {ms.ndims} and "
-                                 f"{rs.ndims}{where}")
-            for a, b in zip(ms.dims[:-1], rs.dims[:-1]):
-                try:
-                    _merge_dim(a, b)
-                except ValueError:
-                    raise ValueError(f"Dimensions must be equal, but are {a.value} and "
-                                     f"{b.value}{where}") from None
+        # mismatched shapes fail in the composed ops, with TF 1.15's words and op names
         l2 = ops.convert_to_tensor(l2_regularizer, name="l2_regularizer")
         if l2.dtype.base_dtype != matrix.dtype.base_dtype:
             l2 = cast_ops.cast(l2, matrix.dtype)
