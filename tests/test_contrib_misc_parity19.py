@@ -208,3 +208,17 @@ def test_add_n_sums_in_tf_kernel_order():
         # TF's own words for None weights (convert_to_tensor's)
         with pytest.raises(ValueError, match=r"^None values not supported\.$"):
             tf.contrib.losses.log_loss(tf.ones([2]), tf.ones([2]), weights=None)
+
+
+def test_contrib_metrics_count_ops():
+    # TF 1.15: count's value is an Identity of its variable (count/Identity), and the values
+    # are cast to float only when weights are given
+    with tf.Graph().as_default() as g:
+        value, update = tf.contrib.metrics.count(tf.constant([1, 2, 3]))
+        assert (value.name, update.name) == ("count/Identity:0", "count/AssignAdd:0")
+        assert [o.name for o in g.get_operations()][:4] == [
+            "Const", "count/count/Initializer/zeros", "count/count", "count/count/Assign"]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            sess.run(update)
+            assert sess.run(value) == 3.0

@@ -489,17 +489,18 @@ def count(values, weights=None, metrics_collections=None, updates_collections=No
 
     m = _metrics()
     with vs.variable_scope(name, "count", (values, weights)):
-        values = m._to_float(values)
+        values = ops.convert_to_tensor(values)
         total = m._metric_variable([], "float32", "count")
         if weights is None:
             num_values = m._to_float(array_ops.size(values))
         else:
+            values = m._to_float(values)
             values, _, weights = m._remove_squeezable_dimensions(values, None, weights)
             weights = m._broadcast_weights("count", weights, values)
             num_values = m.reduction_ops.reduce_sum(weights)
         with ops.control_dependencies([values]):
             update_op = state_ops.assign_add(total, num_values)
-        value = total.value()
+        value = array_ops.identity(total)  # TF 1.15's count/Identity (a replica-context read)
         m._add_collections(value, update_op, metrics_collections, updates_collections)
         return value, update_op
 
