@@ -199,3 +199,20 @@ def test_matrix_solve_ls_errors_come_from_the_composed_ops():
         tf.matrix_solve_ls(c, tf.ones([2, 1], tf.complex128), l2_regularizer=0.5)
     x = tf.matrix_solve_ls(tf.ones([2, 2], tf.complex64), tf.ones([2, 1], tf.complex64), 0.5)
     assert x.name == "matrix_solve_ls_2/cholesky_solve/MatrixTriangularSolve_1:0"
+
+
+def test_linear_operator_argument_errors_read_as_tf():
+    la = tf.linalg
+    with pytest.raises(TypeError, match=r"^Argument matrix must have dtype in \[tf.float16, "
+                       r"tf.float32, tf.float64, tf.complex64, tf.complex128\].  Found: "
+                       r"<dtype: 'int32'>$"):
+        la.LinearOperatorFullMatrix([[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match=r"^Argument tril must have at least 2 dimensions.  "
+                       r"Found: Tensor\(\"LinearOperatorLowerTriangular/tril:0\""):
+        la.LinearOperatorLowerTriangular([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"^Dimensions 2 and 3 are not compatible$"):
+        la.LinearOperatorComposition([la.LinearOperatorDiag([1.0, 2.0]),
+                                      la.LinearOperatorDiag([1.0, 2.0, 3.0])])
+    with pytest.raises(NotImplementedError, match=r"^Determinant not implemented for an "
+                       r"operator that is expected to not be square.$"):
+        la.LinearOperatorFullMatrix(tf.ones([2, 3])).determinant()

@@ -116,7 +116,7 @@ def test_constructor_errors_and_hints():
             linalg.LinearOperatorComposition([linalg.LinearOperatorFullMatrix(B),
                                               linalg.LinearOperatorFullMatrix(
                                                   B.astype(np.float32))])
-        with pytest.raises(ValueError, match="incompatible"):
+        with pytest.raises(ValueError, match="^Dimensions 3 and 2 are not compatible$"):
             linalg.LinearOperatorComposition([linalg.LinearOperatorFullMatrix(np.ones((2, 3))),
                                               linalg.LinearOperatorFullMatrix(np.ones((2, 2)))])
         with pytest.raises(TypeError, match="dtype"):

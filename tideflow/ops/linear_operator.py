@@ -312,8 +312,8 @@ class LinearOperator:
 
     def _require_square(self, what):
         if self.is_square is False:
-            raise NotImplementedError(f"Determinant not implemented for an operator that is "
-                                      f"expected to not be square ({what}).")
+            raise NotImplementedError("Determinant not implemented for an operator that is "
+                                      "expected to not be square.")
 
     def determinant(self, name="det"):
         self._require_square("determinant")
@@ -446,8 +446,14 @@ class LinearOperatorFullMatrix(LinearOperator):
                  is_positive_definite=None, is_square=None, name="LinearOperatorFullMatrix"):
         with ops.name_scope(name, values=[matrix]):
             self._matrix = ops.convert_to_tensor(matrix, name="matrix")
+        allowed = [dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64,
+                   dtypes.complex128]
+        if self._matrix.dtype not in allowed:  # TF 1.15's checks and words
+            raise TypeError(f"Argument matrix must have dtype in {allowed}.  Found: "
+                            f"{self._matrix.dtype}")
         if self._matrix.get_shape().ndims is not None and self._matrix.get_shape().ndims < 2:
-            raise ValueError(f"matrix must have rank >= 2, got shape {self._matrix.get_shape()}")
+            raise ValueError(f"Argument matrix must have at least 2 dimensions.  Found: "
+                             f"{self._matrix}")
         super().__init__(self._matrix.dtype.base_dtype, [self._matrix], is_non_singular,
                          is_self_adjoint, is_positive_definite, is_square, name,
                          {"matrix": matrix})
@@ -471,8 +477,10 @@ class LinearOperatorLowerTriangular(LinearOperator):
         if is_square is False:
             raise ValueError("Only square lower triangular operators supported at this time.")
         with ops.name_scope(name, values=[tril]):
-            self._tril = range_ops.matrix_band_part(ops.convert_to_tensor(tril, name="tril"),
-                                                    -1, 0)
+            tril = ops.convert_to_tensor(tril, name="tril")
+            if tril.get_shape().ndims is not None and tril.get_shape().ndims < 2:
+                raise ValueError(f"Argument tril must have at least 2 dimensions.  Found: {tril}")
+            self._tril = range_ops.matrix_band_part(tril, -1, 0)
         super().__init__(self._tril.dtype.base_dtype, [self._tril], is_non_singular,
                          is_self_adjoint, is_positive_definite, True, name, {"tril": tril})
 
@@ -1044,10 +1052,7 @@ class LinearOperatorComposition(_OperatorList):
             raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
         _same_dtype(operators)
         for a, b in zip(operators, operators[1:]):  # noqa: RUF007 - adjacent pairs
-            if not a.domain_dimension.is_compatible_with(b.range_dimension):
-                raise ValueError(f"Operators are incompatible: {a.name} has domain dimension "
-                                 f"{a.domain_dimension.value}, {b.name} range dimension "
-                                 f"{b.range_dimension.value}")
+            a.domain_dimension.assert_is_compatible_with(b.range_dimension)  # TF's words
         super().__init__(operators, is_non_singular, is_self_adjoint, is_positive_definite,
                          is_square, name, "_o_")
 
