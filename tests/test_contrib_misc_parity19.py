@@ -222,3 +222,14 @@ def test_contrib_metrics_count_ops():
             sess.run(tf.local_variables_initializer())
             sess.run(update)
             assert sess.run(value) == 3.0
+
+
+def test_bipartite_match_returns_named_tuple():
+    # TF 1.15 returns the op wrapper's BipartiteMatch namedtuple
+    with tf.Graph().as_default(), tf.Session() as sess:
+        m = tf.contrib.image.bipartite_match(
+            tf.constant([[0.1, 0.9], [0.8, 0.2], [0.5, 0.5]]), num_valid_rows=3)
+        assert type(m).__name__ == "BipartiteMatch"
+        out = sess.run(m)
+        assert out.row_to_col_match_indices.tolist() == [0, 1, -1]
+        assert out.col_to_row_match_indices.tolist() == [0, 1]

@@ -2,6 +2,8 @@
 (``adjust_hsv_in_yiq``, ``random_hsv_in_yiq``, composed of a 3x3 colour matrix) and
 ``connected_components`` (the ``ImageConnectedComponents`` op, NumPy union-find)."""
 
+import collections
+
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
@@ -196,6 +198,11 @@ op_registry.declare(
 )
 
 
+# the generated op wrapper's result type in TF 1.15, which bipartite_match returns as it is
+BipartiteMatch = collections.namedtuple(
+    "BipartiteMatch", ["row_to_col_match_indices", "col_to_row_match_indices"])
+
+
 def bipartite_match(distance_mat, num_valid_rows, top_k=-1, name="bipartite_match"):
     """Greedy bipartite matching of the rows (the first ``num_valid_rows``; all if
     negative) and columns of ``distance_mat`` [rows, cols], closest pairs first, at most
@@ -204,7 +211,7 @@ def bipartite_match(distance_mat, num_valid_rows, top_k=-1, name="bipartite_matc
     num_valid_rows = ops.convert_to_tensor(num_valid_rows, dtype=dtypes.float32)
     op = ops.apply_op("BipartiteMatch", [distance_mat, num_valid_rows], {"top_k": top_k},
                       name=name)
-    return op.outputs[0], op.outputs[1]
+    return BipartiteMatch(op.outputs[0], op.outputs[1])
 
 
 __all__ = ["adjust_hsv_in_yiq", "bipartite_match", "connected_components",
