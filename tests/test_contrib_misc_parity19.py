@@ -233,3 +233,20 @@ def test_bipartite_match_returns_named_tuple():
         out = sess.run(m)
         assert out.row_to_col_match_indices.tolist() == [0, 1, -1]
         assert out.col_to_row_match_indices.tolist() == [0, 1]
+
+
+def test_arg_scope_errors_read_as_tf():
+    # TF 1.15's ValueErrors, printed: the undecorated function's as a (format, (module,
+    # name)) tuple, and the reused-scope one with its missing space
+    def plain(a, b=1):
+        return a + b
+
+    with pytest.raises(ValueError) as e:
+        tf.contrib.framework.arg_scope([plain], b=2).__enter__()
+    assert str(e.value) == (f"('%s is not decorated with @add_arg_scope', "
+                            f"('{__name__}', 'plain'))")
+    with tf.contrib.framework.arg_scope([tf.contrib.layers.conv2d], padding="VALID") as sc:
+        pass
+    with pytest.raises(ValueError, match="^When attempting to re-use a scope by suppling "
+                                         "adictionary, kwargs must be empty.$"):
+        tf.contrib.framework.arg_scope(sc, stride=2).__enter__()

@@ -827,7 +827,8 @@ def arg_scope(list_ops_or_scope, **kwargs):
     dict yielded by an outer ``arg_scope`` can be re-entered instead."""
     if isinstance(list_ops_or_scope, dict):
         if kwargs:
-            raise ValueError("When attempting to re-use a scope by suppling a dictionary, "
+            # TF 1.15's message, its missing space included
+            raise ValueError("When attempting to re-use a scope by suppling adictionary, "
                              "kwargs must be empty.")
         scope = list_ops_or_scope
     else:
@@ -837,7 +838,10 @@ def arg_scope(list_ops_or_scope, **kwargs):
         scope = {k: dict(v) for k, v in _ARG_STACK[-1].items()}
         for op in list_ops_or_scope:
             if not has_arg_scope(op):
-                raise ValueError(f"{_key_op(op)} is not decorated with @add_arg_scope")
+                # TF 1.15 passes the format and its argument separately, so they print
+                # as a tuple: ('%s is not decorated ...', ('module', 'name'))
+                raise ValueError("%s is not decorated with @add_arg_scope",
+                                 (getattr(op, "__module__", None), getattr(op, "__name__", op)))
             scope.setdefault(_key_op(op), {}).update(kwargs)
     _ARG_STACK.append(scope)
     try:
