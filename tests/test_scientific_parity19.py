@@ -216,3 +216,15 @@ def test_linear_operator_argument_errors_read_as_tf():
     with pytest.raises(NotImplementedError, match=r"^Determinant not implemented for an "
                        r"operator that is expected to not be square.$"):
         la.LinearOperatorFullMatrix(tf.ones([2, 3])).determinant()
+
+
+def test_self_adjoint_eig_complex_vectors_have_tfs_phases():
+    # TF 1.15 printed these for a Hermitian complex128 matrix (LAPACK negates columns 1 and 2)
+    c = np.array([[2, 1j, 0.5], [-1j, 3, 1 - 1j], [0.5, 1 + 1j, 1]])
+    _, v = tf.self_adjoint_eig(tf.constant(c, tf.complex128))
+    with tf.Session() as s:
+        v = s.run(v)
+    want = [[-0.225281, -0.872908, 0.432759],
+            [-0.396111 - 0.247397j, 0.155066 - 0.331673j, 0.106577 - 0.797797j],
+            [0.321754 + 0.792221j, 0.088303 - 0.310132j, 0.34561 - 0.213154j]]
+    np.testing.assert_allclose(v, want, atol=2e-6)

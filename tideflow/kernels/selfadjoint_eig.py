@@ -1,4 +1,4 @@
-"""The symmetric eigensolver TF's CPU kernel runs (Eigen's SelfAdjointEigenSolver: Householder
+"""The self-adjoint eigensolver TF's CPU kernel runs (Eigen's SelfAdjointEigenSolver: Householder
 tridiagonalization, implicit symmetric QR steps, a selection sort), step by step in NumPy, so
 that eigenvectors come out with TF's signs and order; LAPACK's differ by a sign per column."""
 
@@ -23,11 +23,11 @@ def _givens(p, q):
 
 
 def _tridiagonalize(a, tiny):
-    """Diagonal, subdiagonal and Q of a = Q T Q^T, from a's lower triangle (Eigen's closed
-    form for 3 x 3, Householder reflections otherwise)."""
+    """Diagonal, subdiagonal (both real) and Q of a = Q T Q^H, from a's lower triangle
+    (Eigen's closed form for real 3 x 3, Householder reflections otherwise)."""
     n = a.shape[0]
-    a = np.tril(a) + np.tril(a, -1).T
-    if n == 3:
+    a = np.tril(a) + np.tril(a, -1).conj().T
+    if n == 3 and not np.iscomplexobj(a):
         d, e = np.array([a[0, 0], a[1, 1], a[2, 2]]), np.array([a[1, 0], a[2, 1]])
         if a[2, 0] ** 2 <= tiny:
             return d, e, np.eye(3)
@@ -40,24 +40,25 @@ def _tridiagonalize(a, tiny):
     coeffs, vectors = [], []
     for i in range(n - 1):
         x = a[i + 1:, i]
-        c0, tail = x[0], float(np.dot(x[1:], x[1:]))
-        if tail <= tiny:
-            h, beta, essential = 0.0, c0, np.zeros(len(x) - 1)
+        c0, tail = x[0], float(np.vdot(x[1:], x[1:]).real)
+        if tail <= tiny and np.imag(c0) ** 2 <= tiny:
+            h, beta, essential = 0.0, np.real(c0), np.zeros(len(x) - 1, a.dtype)
         else:
-            beta = -np.sqrt(c0 * c0 + tail) if c0 >= 0 else np.sqrt(c0 * c0 + tail)
-            essential, h = x[1:] / (c0 - beta), (beta - c0) / beta
-        v = np.concatenate([[1.0], essential])
-        p = h * (a[i + 1:, i + 1:] @ v)
-        p += (-0.5 * h * np.dot(p, v)) * v
-        a[i + 1:, i + 1:] -= np.outer(v, p) + np.outer(p, v)
+            beta = np.sqrt(abs(c0) ** 2 + tail)
+            beta = -beta if np.real(c0) >= 0 else beta
+            essential, h = x[1:] / (c0 - beta), np.conj((beta - c0) / beta)
+        v = np.concatenate([np.ones(1, a.dtype), essential])
+        p = a[i + 1:, i + 1:] @ (np.conj(h) * v)
+        p += (np.conj(h) * -0.5 * np.vdot(p, v)) * v
+        a[i + 1:, i + 1:] -= np.outer(v, p.conj()) + np.outer(p, v.conj())
         a[i + 1, i], a[i + 2:, i] = beta, 0.0
-        coeffs.append(h)
+        coeffs.append(np.conj(h))
         vectors.append(v)
-    q = np.eye(n)
-    for i in range(n - 2, -1, -1):  # Q = H_0 H_1 ... H_{n-2}
+    q = np.eye(n, dtype=a.dtype)
+    for i in range(n - 2, -1, -1):  # Q = H_0 H_1 ... H_{n-2}, H_i = I - conj(h_i) v_i v_i^H
         block = q[i + 1:, i + 1:]
-        q[i + 1:, i + 1:] = block - coeffs[i] * np.outer(vectors[i], vectors[i] @ block)
-    return np.diag(a).copy(), np.diag(a, -1).copy(), q
+        q[i + 1:, i + 1:] = block - coeffs[i] * np.outer(vectors[i], vectors[i].conj() @ block)
+    return np.diag(a).real.copy(), np.diag(a, -1).real.copy(), q
 
 
 def _qr_step(d, e, start, end, q):
@@ -93,14 +94,16 @@ def _qr_step(d, e, start, end, q):
 
 
 def eigh(matrix, dtype):
-    """Eigenvalues (ascending) and eigenvectors of one real symmetric matrix (its lower
-    triangle), in float64, deflating at ``dtype``'s precision as TF's kernel for it does."""
+    """Eigenvalues (ascending) and eigenvectors of one self-adjoint matrix (its lower
+    triangle), in double precision, deflating at ``dtype``'s precision as TF's kernel for it
+    does."""
     n = matrix.shape[0]
+    wide = np.complex128 if np.iscomplexobj(matrix) else np.float64
     if n == 1:
-        return matrix[0].astype(np.float64), np.ones((1, 1))
-    low = np.tril(np.asarray(matrix, np.float64))
+        return np.real(matrix[0]).astype(np.float64), np.ones((1, 1), wide)
+    low = np.tril(np.asarray(matrix, wide))
     scale = np.abs(low).max() or 1.0
-    info = np.finfo(dtype)
+    info = np.finfo(np.dtype(dtype))
     tiny, precision = float(info.tiny), 2 * float(info.eps)
     d, e, q = _tridiagonalize(low / scale, tiny)
     start, end, iterations = 0, n - 1, 0

@@ -278,7 +278,7 @@ def _eig_kernel(input, *, compute_v):
         e = np.linalg.eigvalsh(x, UPLO="L")
         return e.astype(input.dtype), np.zeros([0], input.dtype)
     n = x.shape[-1]
-    if x.dtype.kind == "f" and 1 < n <= 64 and x.size * n <= 1 << 18:
+    if x.dtype.kind in "fc" and 1 < n <= 64 and x.size * n <= 1 << 18:
         # TF's own steps (Eigen's solver), for its eigenvectors' signs; in Python, so only
         # for matrices small enough (LAPACK's vectors differ from it by a sign per column)
         from tideflow.kernels import selfadjoint_eig
