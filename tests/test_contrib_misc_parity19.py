@@ -250,3 +250,15 @@ def test_arg_scope_errors_read_as_tf():
     with pytest.raises(ValueError, match="^When attempting to re-use a scope by suppling "
                                          "adictionary, kwargs must be empty.$"):
         tf.contrib.framework.arg_scope(sc, stride=2).__enter__()
+
+
+def test_spatial_softmax_temperature_in_its_variable_scope():
+    # TF 1.15 opens a variable scope, so the temperature is spatial_softmax/temperature
+    with tf.Graph().as_default():
+        x = tf.ones([2, 5, 5, 3])
+        out = tf.contrib.layers.spatial_softmax(x)
+        out2 = tf.contrib.layers.spatial_softmax(x, temperature=2.0)
+        assert [v.op.name for v in tf.global_variables()] == [
+            "spatial_softmax/temperature", "spatial_softmax_1/temperature"]
+        assert out.name == "spatial_softmax/spatial_softmax_op/Reshape_3:0"
+        assert out2.get_shape().as_list() == [2, 6]

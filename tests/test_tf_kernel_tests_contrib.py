@@ -170,11 +170,11 @@ def test_spatial_softmax_expected_keypoints():
     out = layers.spatial_softmax(feats, temperature=0.5)
     assert out.shape.as_list()[1] == 10
     temp = contrib_variables.get_variables_by_name("temperature")[0]
-    assert temp.op.name == "temperature"  # name scopes do not prefix get_variable names
+    assert temp.op.name == "spatial_softmax/temperature"  # TF 1.15 opens a variable scope
     assert temp in tf.trainable_variables()
     np.testing.assert_allclose(_run(out), _spatial_softmax_np(feats, 0.5), rtol=1e-5,
                                atol=1e-6)
-    with tf.Graph().as_default():  # a second call would make 'temperature' again, as TF
+    with tf.Graph().as_default():  # (each call its own scope)
         nchw = layers.spatial_softmax(feats.transpose(0, 3, 1, 2), data_format="NCHW",
                                       trainable=False)
         assert not tf.trainable_variables()

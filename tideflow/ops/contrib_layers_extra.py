@@ -126,7 +126,7 @@ def spatial_softmax(features, temperature=None, name=None, variables_collections
     initially ``temperature`` or 1): a ``[batch, 2 * channels]`` tensor of (x, y) pairs, x
     running along the height as in TF."""
     tf = _math()
-    with ops.name_scope(name, "spatial_softmax"):
+    with vs.variable_scope(name, "spatial_softmax"):  # (TF 1.15: its variable inside)
         features = ops.convert_to_tensor(features)
         shape = array_ops.shape(features)
         static = features.get_shape()
