@@ -284,6 +284,17 @@ TF_VALUE_DTYPES = frozenset(
 )
 
 
+_TYPE_STRINGS = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def type_string(dtype):
+    """TF's C++ name of ``dtype`` (DataTypeString), as its kernels' messages print it:
+    ``float``, ``double``, ``half``, else the Python name (``int32``, ``float_ref``...)."""
+    name = as_dtype(dtype).name
+    base, ref = (name[:-4], "_ref") if name.endswith("_ref") else (name, "")
+    return _TYPE_STRINGS.get(base, base) + ref
+
+
 def as_dtype(type_value):
     """Converts a DType, NumPy dtype or type, DataType enum value or name to a ``DType``."""
     if isinstance(type_value, DType):

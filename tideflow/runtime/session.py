@@ -245,7 +245,7 @@ def _handle_value(value):
     return None if stored is None else np.asarray(stored)
 
 
-def _convert_feed(tensor, value):
+def _convert_feed(tensor, value, index=0):
     dtype = tensor._dtype.base_dtype
     np_dtype = dtype._np
     if isinstance(value, Tensor):
@@ -287,6 +287,10 @@ def _convert_feed(tensor, value):
                 if stored is not None and stored.dtype == np_dtype:
                     # a TensorHandle feeds the tensor it stands for, as in TF
                     return stored
+                if stored is not None:  # TF's call frame refuses the stored tensor's type
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Expects arg[{index}] to be {dtypes.type_string(dtype)} "
+                        f"but {dtypes.type_string(stored.dtype)} is provided")
                 raise  # NumPy's own error, as TF's np.asarray of the feed raises it
     shape = tensor._shape
     if shape._dims is not None:
@@ -558,7 +562,7 @@ class BaseSession:
                     if key in unfeedable:
                         raise ValueError(f"Tensor {key} may not be fed.")
                     feed_tensors.append(key)
-                    feed_values.append(_convert_feed(key, value))
+                    feed_values.append(_convert_feed(key, value, len(feed_values)))
                     continue
                 feed_fn = _conversion(key, 1) if _CONVERSIONS else None
                 if feed_fn is not None:
@@ -572,7 +576,7 @@ class BaseSession:
                     if not graph.is_feedable(t):
                         raise ValueError(f"Tensor {t} may not be fed.")
                     feed_tensors.append(t)
-                    feed_values.append(_convert_feed(t, v))
+                    feed_values.append(_convert_feed(t, v, len(feed_values)))
             if len(feed_tensors) > 1 and len(set(feed_tensors)) < len(feed_tensors):
                 # one tensor under two keys ('x:0' and x): the later value, as TF
                 last = {t: v for t, v in zip(feed_tensors, feed_values)}
