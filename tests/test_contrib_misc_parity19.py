@@ -262,3 +262,17 @@ def test_spatial_softmax_temperature_in_its_variable_scope():
             "spatial_softmax/temperature", "spatial_softmax_1/temperature"]
         assert out.name == "spatial_softmax/spatial_softmax_op/Reshape_3:0"
         assert out2.get_shape().as_list() == [2, 6]
+
+
+def test_npairs_loss_multilabel_adjacency_is_sum_of_minimums():
+    # TF 1.15 builds the label adjacency from sparse_minimum (implicit zeros) of each pair of
+    # label rows, so labels given as class values (not 0/1 indicators) still pair up; its
+    # loss on these inputs is 3.4319537
+    rs = np.random.RandomState(7)
+    emb = rs.randn(8, 4).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        labels = [tf.SparseTensor([[0, 0]], tf.constant([v], tf.int64), [1, 1])
+                  for v in (1, 2, 1, 3)]
+        loss = tf.contrib.losses.metric_learning.npairs_loss_multilabel(
+            labels, tf.constant(emb[:4]), tf.constant(emb[4:]))
+        np.testing.assert_allclose(sess.run(loss), 3.4319537, rtol=1e-6)

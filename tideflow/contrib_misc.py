@@ -363,7 +363,9 @@ def npairs_loss_multilabel(sparse_labels, embeddings_anchor, embeddings_positive
         dense = concat_ops.stack([array_ops.reshape(sparse_ops.sparse_tensor_to_dense(
             SparseTensor(lab.indices, _f32(lab.values), lab.dense_shape)), [-1])
             for lab in sparse_labels])
-        remapped = linalg_ops.matmul(dense, dense, transpose_b=True)
+        # sum(min), as TF's sparse_minimum (implicit zeros): for 0/1 labels the shared count
+        remapped = reduction_ops.reduce_sum(math_ops.minimum(
+            array_ops.expand_dims(dense, 1), array_ops.expand_dims(dense, 0)), 2)
         remapped /= reduction_ops.reduce_sum(remapped, 1, keepdims=True)
         xent = nn_impl.softmax_cross_entropy_with_logits(logits=similarity, labels=remapped)
         xent = reduction_ops.reduce_mean(xent, name="xentropy")
