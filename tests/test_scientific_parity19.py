@@ -228,3 +228,18 @@ def test_self_adjoint_eig_complex_vectors_have_tfs_phases():
             [-0.396111 - 0.247397j, 0.155066 - 0.331673j, 0.106577 - 0.797797j],
             [0.321754 + 0.792221j, 0.088303 - 0.310132j, 0.34561 - 0.213154j]]
     np.testing.assert_allclose(v, want, atol=2e-6)
+
+
+def test_svd_of_small_square_matrices_has_tfs_signs():
+    # TF 1.15 (Eigen's Jacobi SVD below 16 columns) printed these; LAPACK negates columns
+    m = np.array([[4.0, 1.0, 2.0], [1.0, -3.0, 0.5], [2.0, 0.0, 5.0]])
+    s, u, v = tf.svd(tf.constant(m), full_matrices=True)
+    with tf.Session() as sess:
+        s, u, v = sess.run([s, u, v])
+    np.testing.assert_allclose(s, [6.641502, 3.16645, 2.47266], atol=1e-5)
+    np.testing.assert_allclose(u, [[0.615972, 0.346477, 0.707483],
+                                   [0.139427, -0.931857, 0.334967],
+                                   [0.775332, -0.107688, -0.622306]], atol=1e-5)
+    np.testing.assert_allclose(v, [[0.625457, 0.075376, 0.776609],
+                                   [0.029766, 0.992293, -0.120283],
+                                   [0.77969, -0.098348, -0.618394]], atol=1e-5)

@@ -40,6 +40,15 @@ def _svd_kernel(input, *, compute_uv, full_matrices):
         s = np.linalg.svd(wide, compute_uv=False)
         empty = np.zeros([0], x.dtype)
         return s.astype(x.dtype), empty, empty
+    n = wide.shape[-1]
+    if wide.dtype.kind == "f" and wide.shape[-2] == n and 0 < n < 16 and wide.size <= 1 << 14:
+        # TF's own steps (Eigen's Jacobi SVD for these), for its singular vectors' signs
+        from tideflow.kernels import jacobi_svd
+
+        triples = [jacobi_svd.svd(m, wide.dtype) for m in wide.reshape((-1, n, n))]
+        s, u, v = (np.stack([t[i] for t in triples]).reshape(wide.shape[:-2] + shape)
+                   for i, shape in ((0, (n,)), (1, (n, n)), (2, (n, n))))
+        return s.astype(x.dtype), u.astype(x.dtype), v.astype(x.dtype)
     u, s, vh = np.linalg.svd(wide, full_matrices=full_matrices)
     v = np.conj(np.swapaxes(vh, -1, -2))
     return s.astype(x.dtype), u.astype(x.dtype), v.astype(x.dtype)
