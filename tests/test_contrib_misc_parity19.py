@@ -276,3 +276,13 @@ def test_npairs_loss_multilabel_adjacency_is_sum_of_minimums():
         loss = tf.contrib.losses.metric_learning.npairs_loss_multilabel(
             labels, tf.constant(emb[:4]), tf.constant(emb[4:]))
         np.testing.assert_allclose(sess.run(loss), 3.4319537, rtol=1e-6)
+
+
+def test_metric_weights_one_rank_higher_are_squeezed():
+    # TF 1.15 squeezes weights one rank above the values whatever the last size, so a
+    # [2, 2] weight on [?] values fails in the Squeeze shape function
+    with tf.Graph().as_default():
+        values = tf.placeholder(tf.float32, [None])
+        with pytest.raises(ValueError, match=r"Can not squeeze dim\[1\], expected a dimension "
+                                             r"of 1, got 2 for 'mean/Squeeze'"):
+            tf.contrib.metrics.streaming_mean(values, weights=tf.ones([2, 2]))

@@ -139,7 +139,7 @@ def _remove_squeezable_dimensions(predictions, labels, weights=None):
         if wr == 0:
             pass
         elif pr is not None and wr is not None:
-            if wr == pr + 1 and _last_dim_may_be_one(weights):
+            if wr == pr + 1:  # (TF squeezes whatever the size: a size > 1 fails here)
                 weights = array_ops.squeeze(weights, [-1])
             elif wr == pr - 1:
                 weights = array_ops.expand_dims(weights, -1)
