@@ -9,6 +9,7 @@ import socket
 
 from tideflow.framework import device as device_lib
 from tideflow.framework import (
+    dtypes,
     errors,
     graph_io,
     op_registry,
@@ -383,9 +384,7 @@ def _prefixed(prefix, name):
 
 def _type_string(dtype):
     """TF's DataTypeString (``float``, ``double``, ``int32``, ``float_ref``)."""
-    base = {"float32": "float", "float64": "double", "float16": "half"}.get(
-        dtype.base_dtype.name, dtype.base_dtype.name)
-    return base + "_ref" if dtype._is_ref_dtype else base
+    return dtypes.type_string(dtype)
 
 
 def _check_input_dtype(node, i, dtype, source_name, prefix=""):

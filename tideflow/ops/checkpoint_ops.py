@@ -83,7 +83,7 @@ def open_reader(prefix):
 
 def _tf_type(name):
     """TF's DataTypeString, which its runtime messages use (float, double, half)."""
-    return {"float32": "float", "float64": "double", "float16": "half"}.get(name, name)
+    return dtypes.type_string(name)
 
 
 def _check_request(reader, name, spec, dtype):

@@ -37,10 +37,6 @@ op_registry.declare(
 ops.register_constant_value("Const", lambda op, i: op._attrs["value"])
 
 
-# TF's DataTypeString, which its runtime messages use: the names that differ from Python's
-_TYPE_STRING = {"float32": "float", "float64": "double", "float16": "half"}
-
-
 def _placeholder_kernel(ctx):
     op = ctx.op
 
@@ -53,7 +49,7 @@ def _placeholder_kernel(ctx):
         raise errors.InvalidArgumentError(
             None, op,
             f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-            f"{_TYPE_STRING.get(op._attrs['dtype'].name, op._attrs['dtype'].name)}{shape_str}",
+            f"{dtypes.type_string(op._attrs['dtype'])}{shape_str}",
         )
 
     return run

@@ -196,7 +196,7 @@ def _parse_number(text, dtype, col, row):
 
 
 def _type_name(dtype):
-    return {dtypes.float32: "float", dtypes.float64: "double"}.get(dtype, dtype.name)
+    return dtypes.type_string(dtype)
 
 
 def _decode_csv_kernel(records, record_defaults, *, OUT_TYPE, field_delim, use_quote_delim,

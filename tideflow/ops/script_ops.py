@@ -23,13 +23,9 @@ _FUNCS = {}
 _LOCK = threading.Lock()
 _IDS = itertools.count()
 
-# TF's DataTypeString names, used in its messages
-_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
-
-
 def _type_name(dt):
-    name = dt.base_dtype.name if isinstance(dt, dtypes.DType) else str(dt)
-    return _TF_TYPE_NAMES.get(name, name)
+    # TF's DataTypeString, used in its messages
+    return dtypes.type_string(dt.base_dtype if isinstance(dt, dtypes.DType) else dt)
 
 
 def _register(func, graph):
