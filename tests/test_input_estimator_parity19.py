@@ -292,22 +292,30 @@ def test_map_function_appends_to_an_enclosing_list():
         assert s.run(d.batch(3).make_one_shot_iterator().get_next()).tolist() == [0, 2, 4]
 
 
-def test_early_stopping_hook_logs_tfs_words_and_keeps_the_stop_flag(tmp_path):
-    # TF 1.15: 'No decrease in metric "loss" for 6 steps, ...'; the chief's hook sets the
-    # bool variable signal_early_stopping/STOP, which the checkpoints hold
-    import logging
-
+def _line_data():
     x = np.linspace(-1, 1, 40, dtype=np.float32).reshape(20, 2)
-    y = (x[:, 0] * 0.3).astype(np.float32)
+    return x, (x[:, 0] * 0.3).astype(np.float32)
 
+
+def _line_model_fn(rate):
+    """A linear model of ``x`` trained by gradient descent at ``rate``."""
     def model_fn(features, labels, mode):
         w = tf.get_variable("w", [2, 1], initializer=tf.constant_initializer(0.5))
         pred = tf.squeeze(tf.matmul(features["x"], w), 1)
         loss = tf.losses.mean_squared_error(labels, pred)
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=(
-            tf.train.GradientDescentOptimizer(10.0).minimize(loss, tf.train.get_global_step())))
+            tf.train.GradientDescentOptimizer(rate).minimize(loss, tf.train.get_global_step())))
 
-    est = tf.estimator.Estimator(model_fn, str(tmp_path / "m"),
+    return model_fn
+
+
+def test_early_stopping_hook_logs_tfs_words_and_keeps_the_stop_flag(tmp_path):
+    # TF 1.15: 'No decrease in metric "loss" for 6 steps, ...'; the chief's hook sets the
+    # bool variable signal_early_stopping/STOP, which the checkpoints hold
+    import logging
+
+    x, y = _line_data()
+    est = tf.estimator.Estimator(_line_model_fn(10.0), str(tmp_path / "m"),
                                  config=tf.estimator.RunConfig(save_checkpoints_steps=3))
     hook = tf.estimator.experimental.stop_if_no_decrease_hook(
         est, "loss", max_steps_without_decrease=4, min_steps=2, run_every_secs=None,
@@ -344,17 +352,8 @@ def test_in_memory_evaluator_counts_the_first_evaluation(tmp_path):
     # (4, 8) and at the end (9): the dicts it logs name those steps
     import logging
 
-    x = np.linspace(-1, 1, 40, dtype=np.float32).reshape(20, 2)
-    y = (x[:, 0] * 0.3).astype(np.float32)
-
-    def model_fn(features, labels, mode):
-        w = tf.get_variable("w", [2, 1], initializer=tf.constant_initializer(0.5))
-        pred = tf.squeeze(tf.matmul(features["x"], w), 1)
-        loss = tf.losses.mean_squared_error(labels, pred)
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=(
-            tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())))
-
-    est = tf.estimator.Estimator(model_fn, str(tmp_path / "m"))
+    x, y = _line_data()
+    est = tf.estimator.Estimator(_line_model_fn(0.1), str(tmp_path / "m"))
     hook = tf.estimator.experimental.InMemoryEvaluatorHook(
         est, lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(10),
         name="mem", every_n_iter=4)
