@@ -116,7 +116,7 @@ def test_moving_average_optimizer_swapping_saver_restores_the_averages(tmp_path)
         loss = tf.reduce_sum(w * w)
         opt = tf.contrib.opt.MovingAverageOptimizer(tf.train.GradientDescentOptimizer(0.1),
                                                     average_decay=0.5)
-        with pytest.raises(RuntimeError, match="before calling swapping_saver"):
+        with pytest.raises(RuntimeError, match="before creating the swapping_saver"):
             opt.swapping_saver()
         train = opt.minimize(loss)
         saver = opt.swapping_saver()

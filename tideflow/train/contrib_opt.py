@@ -448,8 +448,8 @@ class MovingAverageOptimizer(Optimizer):
         from tideflow.train.saver import Saver
 
         if self._swapped is None:
-            raise RuntimeError("Must call apply_gradients or minimize before calling "
-                               "swapping_saver")
+            raise RuntimeError("Must call apply_gradients or minimize before creating the "
+                               "swapping_saver")  # TF 1.15's words
         if var_list is None:
             var_list = variables.global_variables()
         if not isinstance(var_list, dict):
