@@ -243,3 +243,25 @@ def test_svd_of_small_square_matrices_has_tfs_signs():
     np.testing.assert_allclose(v, [[0.625457, 0.075376, 0.776609],
                                    [0.029766, 0.992293, -0.120283],
                                    [0.77969, -0.098348, -0.618394]], atol=1e-5)
+
+
+def test_svd_of_tall_and_wide_matrices_has_tfs_signs():
+    # TF 1.15 printed these (Eigen's pivoted QR, then Jacobi, below 16 columns)
+    m = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 4.0], [-2.0, 1.0]])
+    s, u, v = tf.svd(tf.constant(m))
+    s2, u2, v2 = tf.svd(tf.constant(m.T), full_matrices=True)
+    with tf.Session() as sess:
+        s, u, v, s2, u2, v2 = sess.run([s, u, v, s2, u2, v2])
+    np.testing.assert_allclose(s, [4.70392949, 3.75806431], rtol=1e-8)
+    np.testing.assert_allclose(s2, s, rtol=1e-12)
+    np.testing.assert_allclose(u, [[0.39501729, 0.33100052], [-0.29121675, 0.75841467],
+                                   [0.83019519, 0.2660375], [0.264443, -0.49443897]], atol=1e-8)
+    np.testing.assert_allclose(v, [[-0.1259418, 0.99203763], [0.99203763, 0.1259418]],
+                               atol=1e-8)
+    np.testing.assert_allclose(u2, [[0.1259418, -0.99203763], [-0.99203763, -0.1259418]],
+                               atol=1e-8)
+    np.testing.assert_allclose(v2, [[-0.39501729, -0.33100052, -0.85496312, -0.05863502],
+                                    [0.29121675, -0.75841467, 0.11993648, 0.57062706],
+                                    [-0.83019519, -0.2660375, 0.48880931, -0.0326414],
+                                    [-0.264443, 0.49443897, -0.12537451, 0.81846273]],
+                               atol=1e-8)

@@ -40,14 +40,18 @@ def _svd_kernel(input, *, compute_uv, full_matrices):
         s = np.linalg.svd(wide, compute_uv=False)
         empty = np.zeros([0], x.dtype)
         return s.astype(x.dtype), empty, empty
-    n = wide.shape[-1]
-    if wide.dtype.kind == "f" and wide.shape[-2] == n and 0 < n < 16 and wide.size <= 1 << 14:
-        # TF's own steps (Eigen's Jacobi SVD for these), for its singular vectors' signs
+    rows, cols = wide.shape[-2:]
+    if (wide.dtype.kind == "f" and 0 < cols < 16 and 0 < wide.size <= 1 << 20
+            and wide.size // rows * cols <= 1 << 14):
+        # TF's own steps (BDCSVD hands matrices under 16 columns to Eigen's Jacobi SVD), for
+        # its singular vectors' signs
         from tideflow.kernels import jacobi_svd
 
-        triples = [jacobi_svd.svd(m, wide.dtype) for m in wide.reshape((-1, n, n))]
-        s, u, v = (np.stack([t[i] for t in triples]).reshape(wide.shape[:-2] + shape)
-                   for i, shape in ((0, (n,)), (1, (n, n)), (2, (n, n))))
+        triples = [jacobi_svd.svd(m, wide.dtype, full_matrices)
+                   for m in wide.reshape((-1, rows, cols))]
+        batch = wide.shape[:-2]
+        s, u, v = (np.stack([t[i] for t in triples]) for i in range(3))
+        s, u, v = (t.reshape(batch + t.shape[1:]) for t in (s, u, v))
         return s.astype(x.dtype), u.astype(x.dtype), v.astype(x.dtype)
     u, s, vh = np.linalg.svd(wide, full_matrices=full_matrices)
     v = np.conj(np.swapaxes(vh, -1, -2))
