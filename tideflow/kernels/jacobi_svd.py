@@ -85,7 +85,7 @@ def _pivoted_qr(a, eps, tiny):
 
 def _q_columns(taus, vectors, rows, ncols):
     """The first ``ncols`` columns of Q = H_0 H_1 ... from the QR's reflections."""
-    q = np.eye(rows)[:, :ncols].copy()
+    q = np.eye(rows, ncols)
     for k in range(len(taus) - 1, -1, -1):
         v = vectors[k]
         q[k:] -= taus[k] * np.outer(v, v @ q[k:])
