@@ -286,3 +286,16 @@ def test_metric_weights_one_rank_higher_are_squeezed():
         with pytest.raises(ValueError, match=r"Can not squeeze dim\[1\], expected a dimension "
                                              r"of 1, got 2 for 'mean/Squeeze'"):
             tf.contrib.metrics.streaming_mean(values, weights=tf.ones([2, 2]))
+
+
+def test_sum_over_no_axes_keeps_negative_zero():
+    # TF 1.15's Sum over no axes hands its input on, so -0.0 stays -0.0 (Affine's log det
+    # Jacobian of scales 2 and 0.5 negates it twice and prints 0.0)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        p = tf.placeholder(tf.float32, [])
+        out = sess.run(tf.reduce_sum(p * 1.0, axis=[]), {p: -0.0})
+        assert out == 0.0 and np.signbit(out)
+        affine = tf.contrib.distributions.bijectors.Affine(shift=[1.0, 2.0],
+                                                           scale_diag=[2.0, 0.5])
+        fldj = sess.run(affine.forward_log_det_jacobian([1.0, 1.0], event_ndims=1))
+        assert fldj == 0.0 and not np.signbit(fldj)

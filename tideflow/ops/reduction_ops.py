@@ -119,6 +119,8 @@ def _sum(x, indices, *, keep_dims):
             return np.add.reduce(x, axis=axis, keepdims=keep_dims)
     else:
         axis = _axes(x, indices)
+        if not axis:  # (NumPy's reduce over no axes adds to 0: a -0.0 scalar became 0.0)
+            return np.asarray(x)
     if x.dtype == _HALF and axis:
         out = _half_sum(np.asarray(x), axis, keep_dims)
         if out is not None:
