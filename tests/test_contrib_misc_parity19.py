@@ -299,3 +299,22 @@ def test_sum_over_no_axes_keeps_negative_zero():
                                                            scale_diag=[2.0, 0.5])
         fldj = sess.run(affine.forward_log_det_jacobian([1.0, 1.0], event_ndims=1))
         assert fldj == 0.0 and not np.signbit(fldj)
+
+
+def test_contrib_lookup_tensor_tables_take_mapping():
+    # tf.contrib.lookup's tensor tables take `mapping` (TF 1.15: "mapping must be
+    # specified."); the core check on buckets reads "greater or equal than 0"
+    lookup = tf.contrib.lookup
+    with tf.Graph().as_default(), tf.Session() as sess:
+        ids = lookup.index_table_from_tensor(mapping=tf.constant(["a", "b"]), num_oov_buckets=1)
+        names = lookup.index_to_string_table_from_tensor(mapping=["x", "y"])
+        sess.run(tf.tables_initializer())
+        assert sess.run(ids.lookup(tf.constant(["b", "a"]))).tolist() == [1, 0]
+        assert sess.run(names.lookup(tf.constant([1, 4], tf.int64))).tolist() == [b"y", b"UNK"]
+        with pytest.raises(ValueError, match="^mapping must be specified.$"):
+            lookup.index_table_from_tensor(None)
+        with pytest.raises(ValueError, match="^mapping must be specified.$"):
+            lookup.index_to_string_table_from_tensor(None)
+        with pytest.raises(ValueError, match="^num_oov_buckets must be greater or equal than 0, "
+                                             "got -1.$"):
+            lookup.index_table_from_tensor(["a"], num_oov_buckets=-1)

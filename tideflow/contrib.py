@@ -21,6 +21,7 @@ from tideflow import contrib_slim_data as _slim_data
 from tideflow import contrib_slim_misc as _slim_misc
 from tideflow import contrib_slim_nets as _slim_nets
 from tideflow import contrib_summaries as _contrib_summaries
+from tideflow.framework import dtypes as _dtypes
 from tideflow.framework import nest as _nest
 from tideflow.ops import contrib_layers as _contrib_layers
 from tideflow.ops import contrib_layers_extra as _extra_layers
@@ -170,6 +171,25 @@ def _string_to_index_table_from_tensor(mapping, num_oov_buckets=0, default_value
                                                hasher_spec, name=name)
 
 
+def _index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1,
+                             hasher_spec=_lookup_ops.FastHashSpec, dtype=_dtypes.string,
+                             name=None):
+    """``index_table_from_tensor`` under contrib's argument name (and its error words)."""
+    if mapping is None:
+        raise ValueError("mapping must be specified.")
+    return _lookup_ops.index_table_from_tensor(mapping, num_oov_buckets, default_value,
+                                               hasher_spec, dtype, name)
+
+
+def _index_to_string_table_from_tensor(mapping, default_value="UNK", name=None):
+    """``index_to_string_table_from_tensor`` under contrib's argument name."""
+    if mapping is None:
+        raise ValueError("mapping must be specified.")
+    return _lookup_ops.index_to_string_table_from_tensor(mapping, default_value, name)
+
+
+lookup.index_table_from_tensor = _index_table_from_tensor
+lookup.index_to_string_table_from_tensor = _index_to_string_table_from_tensor
 lookup.string_to_index_table_from_file = _string_to_index_table_from_file
 lookup.string_to_index_table_from_tensor = _string_to_index_table_from_tensor
 lookup.__all__ += ["string_to_index_table_from_file", "string_to_index_table_from_tensor"]

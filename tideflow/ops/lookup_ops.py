@@ -965,7 +965,8 @@ class StrongHashSpec(HasherSpec):
 def _check_oov(num_oov_buckets, hasher_spec, fn):
     del fn
     if num_oov_buckets < 0:
-        raise ValueError(f"num_oov_buckets must be >= 0, got {num_oov_buckets}.")
+        raise ValueError(f"num_oov_buckets must be greater or equal than 0, got "
+                         f"{num_oov_buckets}.")  # TF 1.15's words
     if not isinstance(hasher_spec, HasherSpec):
         raise TypeError(f"hasher_spec must be of type HasherSpec, got {hasher_spec}")
 
