@@ -265,3 +265,22 @@ def test_svd_of_tall_and_wide_matrices_has_tfs_signs():
                                     [-0.83019519, -0.2660375, 0.48880931, -0.0326414],
                                     [-0.264443, 0.49443897, -0.12537451, 0.81846273]],
                                atol=1e-8)
+
+
+def test_linear_operator_cholesky_scope_names_and_error():
+    # TF 1.15: built under '<operator>/cholesky', the factors keep their classes' default names
+    la = tf.linalg
+    f = la.LinearOperatorFullMatrix([[2.0, 1.0], [1.0, 2.0]], is_self_adjoint=True,
+                                    is_positive_definite=True)
+    d = la.LinearOperatorDiag([1.0, 4.0], is_positive_definite=True)
+    c, cd = f.cholesky(), d.cholesky()
+    assert (c.name, c.is_self_adjoint, cd.name) == ("LinearOperatorLowerTriangular", False,
+                                                   "LinearOperatorDiag")
+    assert la.LinearOperatorLowerTriangular([[1.0, 0.0], [1.0, 1.0]])._tril.name.startswith(
+        "LinearOperatorLowerTriangular/")
+    with pytest.raises(ValueError, match=r"^Cannot take the Cholesky decomposition: Not a "
+                       r"positive definite self adjoint matrix.$"):
+        la.LinearOperatorFullMatrix([[2.0, 1.0], [1.0, 2.0]]).cholesky()
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(c.to_dense()), [[1.41421356, 0.0],
+                                                          [0.70710678, 1.22474487]], rtol=1e-6)

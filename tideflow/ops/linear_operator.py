@@ -364,11 +364,16 @@ class LinearOperator:
         return LinearOperatorInversion(self, name=f"{self._name}_inverse")
 
     def cholesky(self, name="cholesky"):
-        if not (self.is_self_adjoint and self.is_positive_definite):
-            raise ValueError("Cholesky decomposition is only defined for an operator that is "
-                             "self-adjoint and positive definite.")
+        if not (self.is_self_adjoint and self.is_positive_definite):  # TF 1.15's words
+            raise ValueError("Cannot take the Cholesky decomposition: Not a positive definite "
+                             "self adjoint matrix.")
+        with self._name_scope(name):
+            return self._cholesky()
+
+    def _cholesky(self):
         return LinearOperatorLowerTriangular(linalg_ops.cholesky(self.to_dense()),
-                                             is_non_singular=True, is_square=True)
+                                             is_non_singular=True, is_self_adjoint=False,
+                                             is_square=True)
 
     def eigvals(self, name="eigvals"):
         if not self.is_self_adjoint:
@@ -593,12 +598,8 @@ class LinearOperatorDiag(LinearOperator):
         return LinearOperatorDiag(1.0 / self._diag, self.is_non_singular, self.is_self_adjoint,
                                   self.is_positive_definite, name=f"{self._name}_inverse")
 
-    def cholesky(self, name="cholesky"):
-        if not (self.is_self_adjoint and self.is_positive_definite):
-            raise ValueError("Cholesky decomposition is only defined for an operator that is "
-                             "self-adjoint and positive definite.")
-        return LinearOperatorDiag(unary_ops.sqrt(self._diag), True, True, True,
-                                  name=f"{self._name}_cholesky")
+    def _cholesky(self):
+        return LinearOperatorDiag(unary_ops.sqrt(self._diag), True, True, True, True)
 
     def assert_positive_definite(self, name="assert_positive_definite"):
         from tideflow.ops import check_ops
