@@ -318,3 +318,25 @@ def test_contrib_lookup_tensor_tables_take_mapping():
         with pytest.raises(ValueError, match="^num_oov_buckets must be greater or equal than 0, "
                                              "got -1.$"):
             lookup.index_table_from_tensor(["a"], num_oov_buckets=-1)
+
+
+def test_assign_from_checkpoint_fn_restores_partitioned_variables(tmp_path):
+    # TF 1.15 hands the list to a Saver, which keys a partitioned variable's parts by its
+    # full name: a table saved in 2 parts restores into 3
+    table = np.arange(12, dtype=np.float32).reshape(6, 2)
+    with tf.Graph().as_default():
+        with tf.variable_scope("emb", partitioner=tf.fixed_size_partitioner(2)):
+            tf.get_variable("table", initializer=tf.constant(table))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "m"))
+    with tf.Graph().as_default():
+        with tf.variable_scope("emb", partitioner=tf.fixed_size_partitioner(3)):
+            parts = list(tf.get_variable("table", shape=[6, 2]))
+        restore = tf.contrib.framework.assign_from_checkpoint_fn(
+            path, tf.contrib.framework.get_variables_to_restore())
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            restore(sess)
+            np.testing.assert_array_equal(sess.run(tf.concat(parts, 0)), table)

@@ -497,7 +497,10 @@ def assign_from_checkpoint_fn(model_path, var_list, ignore_missing_vars=False,
     if not names:
         logging.warning("No Variables to restore")
         return None
-    saver = Saver(names, reshape=reshape_variables)
+    # as TF 1.15, a list goes to the Saver as it is, which keys the parts of a partitioned
+    # variable by its full name (so they restore from any partitioning)
+    to_save = names if ignore_missing_vars or isinstance(var_list, dict) else list(var_list)
+    saver = Saver(to_save, reshape=reshape_variables)
 
     def callback(session):
         saver.restore(session, model_path)
