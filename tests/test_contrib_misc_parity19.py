@@ -340,3 +340,13 @@ def test_assign_from_checkpoint_fn_restores_partitioned_variables(tmp_path):
             sess.run(tf.global_variables_initializer())
             restore(sess)
             np.testing.assert_array_equal(sess.run(tf.concat(parts, 0)), table)
+
+
+def test_sort_axis_out_of_range_fails_in_strided_slice():
+    # TF 1.15 takes the size along the axis first (shape(values)[axis]), so a static axis
+    # out of range is that StridedSlice's shape error
+    with tf.Graph().as_default():
+        x = tf.zeros([2, 4])
+        with pytest.raises(ValueError, match=r"^slice index 2 of dimension 0 out of bounds\. "
+                                             r"for 'sort/strided_slice'"):
+            tf.contrib.framework.sort(x, axis=2)

@@ -18,10 +18,8 @@ def _descending(values, axis, return_argsort):
     from tideflow.ops import array_ops, concat_ops, constant_op, nn_impl, range_ops
 
     static_rank = values.get_shape().ndims
-    if static_rank is not None and not -static_rank <= axis < static_rank:
-        raise ValueError(f"sort: axis {axis} is out of range for a tensor of rank {static_rank} "
-                         f"(shape {_shape_str(values.get_shape())})")
-    # TF 1.15's ops in its order: the size along axis, a Rank, one 'transposition' used twice
+    # TF 1.15's ops in its order: the size along axis (an axis out of range fails in this
+    # StridedSlice's shape function, with its words), a Rank, one 'transposition' used twice
     k = array_ops.shape(values)[axis]
     rank = array_ops.rank(values)
     if axis == -1 or (static_rank is not None and axis + 1 == static_rank):
