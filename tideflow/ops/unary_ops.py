@@ -344,12 +344,18 @@ def _negate(x, out=None):
     if width is None or x.size < width:
         return np.negative(x, out=out)
     tail = x.size % width
-    if tail:
-        at = np.unravel_index(np.arange(x.size - tail, x.size), x.shape)
-        last = np.negative(x[at])  # before ``out``, which may be x itself
+    if not tail:
+        return np.subtract(x.dtype.type(0), x, out=out)
+    if x.flags.c_contiguous and (out is None or out.flags.c_contiguous):
+        # the tail is the flat arrays' last elements
+        last = np.negative(x.reshape(-1)[-tail:])  # before ``out``, which may be x itself
+        y = np.subtract(x.dtype.type(0), x, out=out)
+        y.reshape(-1)[-tail:] = last
+        return y
+    at = np.unravel_index(np.arange(x.size - tail, x.size), x.shape)
+    last = np.negative(x[at])
     y = np.subtract(x.dtype.type(0), x, out=out)
-    if tail:
-        y[at] = last
+    y[at] = last
     return y
 
 
