@@ -2149,15 +2149,16 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
             if t._op._graph is not graph and t._op._graph.while_loop_body:
                 _check_loop_input(t, graph, name, op_type)  # (not of a loop nested in it)
         flat_inputs = [t if t._op._graph is graph else graph.capture(t) for t in flat_inputs]
-    elif any(t._op._graph is not graph for t in flat_inputs):
-        # a tensor a finished cond branch made comes out of its If (TF 1.x: it has a value
-        # when that branch ran)
-        from tideflow.framework.func_graph import reach
-
-        flat_inputs = [t if t._op._graph is graph else reach(t, graph, dead_elsewhere=True)
-                       for t in flat_inputs]
-    for t in flat_inputs:
+    for i, t in enumerate(flat_inputs):
         if t._op._graph is not graph:
+            if not graph.building_function:
+                # a tensor a finished cond branch made comes out of its If (TF 1.x: it has a
+                # value when that branch ran)
+                from tideflow.framework.func_graph import reach
+
+                t = flat_inputs[i] = reach(t, graph, dead_elsewhere=True)
+                if t._op._graph is graph:
+                    continue
             _check_loop_input(t, graph, name, op_type)
             first = next((x for x in flat_inputs if x._op._graph is graph), None)
             if first is not None:  # TF 1.15's words: this input, then the one the graph is of
