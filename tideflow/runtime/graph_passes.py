@@ -85,8 +85,12 @@ def _log_softmax_rewrites(order, fed, fetches, replace, consts):
         _read_from(replace, out, s)
 
 
-def _times_reciprocal(x, y):
-    return x * (1 / y)
+def _times_reciprocal(reciprocal):
+    # (the constant's reciprocal is taken once, when the plan is made)
+    def kernel(x, y):
+        return x * reciprocal
+
+    return kernel
 
 
 def _div_by_constant_rewrites(order, fed, replace, consts):
@@ -98,7 +102,6 @@ def _div_by_constant_rewrites(order, fed, replace, consts):
 
     from tideflow.framework import op_registry
 
-    decls = {}
     for op in order:
         if op._type not in ("Div", "RealDiv") or op in replace.kernels or len(op._inputs) != 2:
             continue
@@ -108,10 +111,10 @@ def _div_by_constant_rewrites(order, fed, replace, consts):
                 or not (y.dtype.is_floating or y.dtype.is_complex)
                 or y.dtype.base_dtype == dtypes.bfloat16):  # (TF has no such Reciprocal)
             continue
-        if op._type not in decls:
-            decls[op._type] = copy.copy(op_registry.get(op._type))
-            decls[op._type].kernel = _times_reciprocal
-        replace.kernels[op] = decls[op._type]
+        decl = copy.copy(op_registry.get(op._type))
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # (1 / 0: inf)
+            decl.kernel = _times_reciprocal(1 / consts[y])
+        replace.kernels[op] = decl
 
 
 def _uses(order, replace, consts, tensors):
