@@ -8,9 +8,8 @@ import numbers
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
-from tideflow.ops import array_ops, cast_ops, concat_ops
+from tideflow.ops import array_ops, cast_ops, concat_ops, fill_ops
 from tideflow.ops.array_ops import _check_rank, _in, _invalid, _np, _register_fold
-from tideflow.ops.fill_ops import broadcast_to
 from tideflow.ops.gradients import dense
 
 # ------------------------------------------------------------------------------------------
@@ -328,8 +327,10 @@ def meshgrid(*args, **kwargs):
             outs[0] = array_ops.reshape(outs[0], (1, -1) + (1,) * (ndim - 2))
             outs[1] = array_ops.reshape(outs[1], (-1, 1) + (1,) * (ndim - 2))
             sizes[0], sizes[1] = sizes[1], sizes[0]
-        target = concat_ops.stack(sizes)
-        return [broadcast_to(x, target) for x in outs]
+        # TF 1.15 multiplies by ones rather than broadcasting: its op names and count
+        # (which a graph-level seed reads) are those of ones(sizes) and a Mul per output.
+        ones = fill_ops.ones(sizes, ops.convert_to_tensor(args[0]).dtype.base_dtype)
+        return [x * ones for x in outs]
 
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
