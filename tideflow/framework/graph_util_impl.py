@@ -21,6 +21,10 @@ def _summary(graph_def):
         n = _node_name(node.name)
         name_to_node[n] = node
         name_to_inputs[n] = [_node_name(x) for x in node.input]
+        # as TF 1.15, a node's colocation group (`_class` "loc:@x") counts as one of its inputs
+        if "_class" in node.attr:
+            name_to_inputs[n] += [s.decode()[5:] for s in node.attr["_class"].list.s
+                                  if s.startswith(b"loc:@")]
         name_to_seq[n] = seq
     return name_to_inputs, name_to_node, name_to_seq
 
@@ -32,17 +36,17 @@ def extract_sub_graph(graph_def, dest_nodes):
     if isinstance(dest_nodes, str):
         raise TypeError("dest_nodes must be a list.")
     name_to_inputs, name_to_node, name_to_seq = _summary(graph_def)
-    for d in dest_nodes:
-        if _node_name(d) not in name_to_node:
+    for d in dest_nodes:  # node names only, as TF 1.15 ("out:0" is not in the graph)
+        if d not in name_to_node:
             raise AssertionError(f"{d} is not in graph")
     keep = set()
-    stack = [_node_name(d) for d in dest_nodes]
+    stack = list(dest_nodes)
     while stack:
         n = stack.pop()
         if n in keep:
             continue
         keep.add(n)
-        stack.extend(i for i in name_to_inputs[n] if i not in keep)
+        stack.extend(i for i in name_to_inputs.get(n, ()) if i not in keep)
     out = graph_pb2.GraphDef()
     for n in sorted(keep, key=lambda x: name_to_seq[x]):
         out.node.append(copy.deepcopy(name_to_node[n]))

@@ -269,10 +269,9 @@ def custom_gradient(f=None):
         takes_vars = "variables" in inspect.signature(grad_fn).parameters or any(
             p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
         if new_vars and not takes_vars:
-            raise TypeError(
-                f"@tf.custom_gradient grad_fn of {f.__name__} must accept keyword argument "
-                "'variables', since the function uses variables: "
-                f"{[v.name for v in new_vars]}")
+            raise TypeError(  # TF 1.15's words
+                "If using @custom_gradient with a function that uses variables, then grad_fn "
+                "must accept a keyword argument 'variables'.")
         flat = [ops.convert_to_tensor(r) for r in nest.flatten(result)]
         var_tensors = [ops.convert_to_tensor(v) for v in new_vars]
         n_out, n_in = len(flat), len(args)

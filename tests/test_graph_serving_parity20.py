@@ -1,0 +1,47 @@
+"""Programs that build, edit, freeze and ship graphs (py_func, custom gradients, GraphDef and
+SavedModel round trips), run under TF 1.15 and tideflow; expected values are TF 1.15's."""
+
+import re
+
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_custom_gradient_using_variables_needs_variables_kwarg():
+    # TF 1.15: TypeError with these words when grad_fn cannot take `variables`.
+    w = tf.Variable(1.0, name="w")
+
+    @tf.custom_gradient
+    def scale(x):
+        def grad(dy):
+            return dy
+        return x * w, grad
+
+    with pytest.raises(TypeError) as e:
+        scale(tf.constant(1.0))
+    assert str(e.value) == (
+        "If using @custom_gradient with a function that uses variables, then grad_fn must "
+        "accept a keyword argument 'variables'.")
+
+
+def test_extract_sub_graph_keeps_colocation_groups_and_wants_node_names():
+    # TF 1.15 follows `_class` "loc:@side" as an input, and asserts on "b:0" (not a node name)
+    a = tf.constant(1.0, name="a")
+    side = tf.constant(5.0, name="side")
+    with tf.colocate_with(side):
+        tf.add(a, 2.0, name="b")
+    gd = tf.get_default_graph().as_graph_def()
+    sub = tf.graph_util.extract_sub_graph(gd, ["b"])
+    assert [n.name for n in sub.node] == ["a", "side", "b/y", "b"]
+    for bad in ("b:0", "^b"):
+        with pytest.raises(AssertionError, match=re.escape(f"{bad} is not in graph")):
+            tf.graph_util.extract_sub_graph(gd, [bad])
+    with pytest.raises(AssertionError, match="probs:0 is not in graph"):
+        tf.graph_util.convert_variables_to_constants(None, gd, ["probs:0"])
