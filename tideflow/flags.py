@@ -24,6 +24,16 @@ import absl.flags as _absl_flags
 # DEFINE with DuplicateFlagError as in TF, not later inside app.run with the blame reversed
 import absl.logging  # noqa: F401
 
+# ...and ``import tensorflow`` itself loads absl.app (its tf.app.run), absl's test module (tf.test)
+# and defines one flag of its own: a program listing every flag (``FLAGS.__flags``) sees all of
+# them, and one defining a flag of the same name fails as under TF
+import absl.app  # noqa: F401, E402
+import absl.testing.absltest  # noqa: F401, E402
+
+if "op_conversion_fallback_to_while_loop" not in _absl_flags.FLAGS:
+    _absl_flags.DEFINE_bool("op_conversion_fallback_to_while_loop", False,
+                            "Whether pfor runs an op it cannot vectorise in a while loop.")
+
 for _name in _absl_flags.__all__:
     globals()[_name] = getattr(_absl_flags, _name)
 
