@@ -45,3 +45,27 @@ def test_extract_sub_graph_keeps_colocation_groups_and_wants_node_names():
             tf.graph_util.extract_sub_graph(gd, [bad])
     with pytest.raises(AssertionError, match="probs:0 is not in graph"):
         tf.graph_util.convert_variables_to_constants(None, gd, ["probs:0"])
+
+
+def test_contrib_predictor_keys_repr_and_argument_checks(tmp_path):
+    # TF 1.15's SavedModelPredictor: an input may be left out, an unknown key fails with
+    # these words; its repr names the tensor dicts; it checks its arguments first.
+    export_dir = str(tmp_path / "m")
+    a = tf.placeholder(tf.float32, [None], name="a")
+    b = tf.placeholder_with_default(tf.constant([10.0]), [None], name="b")
+    with tf.Session() as sess:
+        tf.saved_model.simple_save(sess, export_dir, inputs={"a": a, "b": b},
+                                   outputs={"s": tf.identity(b, name="s")})
+    pred = tf.contrib.predictor.from_saved_model(export_dir)
+    assert pred({"a": [1.0]})["s"].tolist() == [10.0]
+    with pytest.raises(ValueError) as e:
+        pred({"nope": [1.0]})
+    assert str(e.value).startswith("Got unexpected keys in input_dict: {'nope'}\nexpected: ")
+    assert repr(pred).startswith("SavedModelPredictor with feed tensors {")
+    empty = tf.contrib.predictor.from_saved_model(export_dir, signature_def_key="zzz")
+    assert (empty.feed_tensors, empty.fetch_tensors, empty({})) == ({}, {}, {})
+    with pytest.raises(ValueError, match="input_names and output_names must both be"):
+        tf.contrib.predictor.from_saved_model(export_dir, input_names={"a": "a:0"})
+    with pytest.raises(ValueError, match="You must specify at most one of signature_def_key"):
+        tf.contrib.predictor.from_saved_model(export_dir, signature_def_key="serving_default",
+                                              input_names={}, output_names={})

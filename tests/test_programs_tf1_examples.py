@@ -71,13 +71,14 @@ def test_contrib_predictor_runs_a_saved_model_signature(tmp_path):
     out = predict_fn({"x": [[1.0, 1.0], [0.0, 3.0]]})
     np.testing.assert_allclose(out["y"], [[3.0], [6.0]])
     assert sorted(predict_fn.feed_tensors) == ["x"]
-    with pytest.raises(ValueError, match="Expected keys"):
+    with pytest.raises(ValueError, match="Got unexpected keys in input_dict"):
         predict_fn({"z": [[1.0, 1.0]]})
     named = tf.contrib.predictor.from_saved_model(
         export_dir, input_names={"inp": "x:0"}, output_names={"out": "y:0"})
     np.testing.assert_allclose(named({"inp": [[2.0, 0.0]]})["out"], [[2.0]])
-    with pytest.raises(ValueError, match="signature def 'nope'"):
-        tf.contrib.predictor.from_saved_model(export_dir, signature_def_key="nope")
+    # TF 1.15 looks the key up in a proto map: an unknown one gives an empty signature
+    assert tf.contrib.predictor.from_saved_model(
+        export_dir, signature_def_key="nope").feed_tensors == {}
 
 
 def test_slim_learning_train_starts_the_input_queue_runners(tmp_path):

@@ -7,6 +7,7 @@ keyed like its outputs, as TF 1.x's ``SavedModelPredictor`` does.
 
 from tideflow.framework import ops
 from tideflow.ops import saved_model_impl as _impl
+from tideflow.protos import meta_graph_pb2
 
 __all__ = ["from_saved_model"]
 
@@ -26,15 +27,44 @@ class _Predictor:
     fetch_tensors = property(lambda self: self._fetch_tensors)
 
     def __call__(self, input_dict):
-        if set(input_dict) != set(self._feed_tensors):
-            raise ValueError(f"Expected keys: {sorted(self._feed_tensors)}; "
-                             f"got: {sorted(input_dict)}")
-        feed = {self._feed_tensors[key]: value for key, value in input_dict.items()}
-        return self._session.run(self._fetch_tensors, feed_dict=feed)
+        # as TF 1.15: a key may be left out (that input is not fed), an unknown one fails
+        unexpected = set(input_dict) - set(self._feed_tensors)
+        if unexpected:
+            raise ValueError(f"Got unexpected keys in input_dict: {unexpected}\n"
+                             f"expected: {set(self._feed_tensors)}")
+        feed = {t: input_dict[k] for k, t in self._feed_tensors.items()
+                if input_dict.get(k) is not None}
+        return self._session.run(fetches=self._fetch_tensors, feed_dict=feed)
 
     def __repr__(self):
-        return (f"{type(self).__name__}(feed_tensors={sorted(self._feed_tensors)}, "
-                f"fetch_tensors={sorted(self._fetch_tensors)})")
+        return (f"{type(self).__name__} with feed tensors {self._feed_tensors} and "
+                f"fetch_tensors {self._fetch_tensors}")
+
+
+def _check_signature_arguments(signature_def_key, signature_def, input_names, output_names):
+    if (input_names is None) != (output_names is None):
+        raise ValueError(
+            "input_names and output_names must both be specified or both be unspecified.")
+    if ((signature_def_key is not None) + (signature_def is not None)
+            + (input_names is not None) > 1):
+        raise ValueError("You must specify at most one of signature_def_key OR signature_def "
+                         "OR(input_names AND output_names).")
+
+
+def _signature_def(meta_graph_def, key):
+    """TF 1.15's lookup: the key, then "default_input_alternative:<key>", else an empty
+    SignatureDef (a proto map's lookup never fails), so the predictor feeds and fetches
+    nothing."""
+    from tideflow import logging
+
+    key = key or _impl.DEFAULT_SERVING_SIGNATURE_DEF_KEY
+    sigs = meta_graph_def.signature_def
+    alternative = f"default_input_alternative:{key}"
+    if key not in sigs and alternative in sigs:
+        logging.warning('Could not find signature def "%s". Using "%s" instead', key,
+                        alternative)
+        return sigs[alternative]
+    return sigs[key] if key in sigs else meta_graph_pb2.SignatureDef()
 
 
 class SavedModelPredictor(_Predictor):
@@ -44,31 +74,24 @@ class SavedModelPredictor(_Predictor):
                  input_names=None, output_names=None, tags=None, graph=None, config=None):
         from tideflow.runtime.session import Session
 
+        _check_signature_arguments(signature_def_key, signature_def, input_names, output_names)
         graph = graph or ops.Graph()
         if tags is None:
             tags = [_impl.SERVING]
-        elif isinstance(tags, str):
-            tags = [tags]
+        elif isinstance(tags, str):  # TF's form: comma-separated
+            tags = tags.split(",")
         with graph.as_default():
             session = Session(config=config, graph=graph)
             meta_graph_def = _impl.load(session, tags, export_dir)
-        if input_names is None or output_names is None:
+        if input_names is None:
             if signature_def is None:
-                key = signature_def_key or _impl.DEFAULT_SERVING_SIGNATURE_DEF_KEY
-                if key not in meta_graph_def.signature_def:
-                    raise ValueError(
-                        f"Could not find signature def '{key}' in the SavedModel at "
-                        f"{export_dir}; it has {sorted(meta_graph_def.signature_def)}")
-                signature_def = meta_graph_def.signature_def[key]
-            if input_names is None:
-                input_names = {k: v.name for k, v in signature_def.inputs.items()}
-            if output_names is None:
-                output_names = {k: v.name for k, v in signature_def.outputs.items()}
+                signature_def = _signature_def(meta_graph_def, signature_def_key)
+            input_names = {k: v.name for k, v in signature_def.inputs.items()}
+            output_names = {k: v.name for k, v in signature_def.outputs.items()}
         super().__init__(
             graph, session,
             {k: graph.get_tensor_by_name(name) for k, name in input_names.items()},
             {k: graph.get_tensor_by_name(name) for k, name in output_names.items()})
-
 
 def from_saved_model(export_dir, signature_def_key=None, signature_def=None, input_names=None,
                      output_names=None, tags=None, graph=None, config=None):
