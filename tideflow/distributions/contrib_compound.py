@@ -12,6 +12,7 @@ from tideflow.distributions import bijectors
 from tideflow.distributions.distribution import NOT_REPARAMETERIZED, Distribution
 from tideflow.distributions.dists import Exponential, Laplace, Normal
 from tideflow.distributions.transformed import TransformedDistribution
+from tideflow.distributions.util import pad_mixture_dimensions, pick_vector
 
 __all__ = ["MixtureSameFamily", "QuantizedDistribution", "SinhArcsinh", "VectorExponentialDiag",
            "VectorLaplaceDiag", "VectorSinhArcsinhDiag", "WishartCholesky", "WishartFull", "matrix_diag_transform",
@@ -22,35 +23,58 @@ __all__ = ["MixtureSameFamily", "QuantizedDistribution", "SinhArcsinh", "VectorE
 class MixtureSameFamily(Distribution):
     """A mixture whose components are the rightmost batch member of one distribution
     (``components_distribution.batch_shape[-1]`` = the number of components), weighted by the
-    Categorical ``mixture_distribution``."""
+    Categorical ``mixture_distribution``. Its ops are TF 1.15's, in TF's order: a draw takes
+    the components' draws first, then the categorical's, neither with the ``seed`` given (as
+    TF 1.15, which ignores it: the op seeds come from the graph)."""
 
-    def __init__(self, mixture_distribution, components_distribution, reparameterize=False,
-                 validate_args=False, allow_nan_stats=True, name="MixtureSameFamily"):
+    def __init__(self, mixture_distribution, components_distribution, validate_args=False,
+                 allow_nan_stats=True, name="MixtureSameFamily"):
         parameters = dict(locals())
-        if reparameterize:
-            raise NotImplementedError("MixtureSameFamily: reparameterize=True is not "
-                                      "supported")
         with tf.name_scope(name) as scope:
             self._mixture = mixture_distribution
             self._components = components_distribution
+            self._assertions = []
+            s = components_distribution.event_shape_tensor()
+            s_dim0 = s.get_shape()[0].value
+            self._event_ndims = s_dim0 if s_dim0 is not None else tf.shape(s)[0]
             if not mixture_distribution.dtype.is_integer:
                 raise ValueError(f"`mixture_distribution.dtype` ({mixture_distribution.dtype.name})"
                                  f" is not over integers")
             if mixture_distribution.event_shape.ndims not in (None, 0):
                 raise ValueError("`mixture_distribution` must have scalar `event_dim`s")
-            mix_batch = mixture_distribution.batch_shape
-            comp_batch = components_distribution.batch_shape
-            if (mix_batch.ndims is not None and comp_batch.ndims is not None
-                    and not mix_batch.is_compatible_with(comp_batch[:-1])):
-                raise ValueError("`mixture_distribution.batch_shape` is not compatible with "
-                                     "`components_distribution.batch_shape`")
-            k = mixture_distribution.logits.get_shape()[-1].value \
-                if hasattr(mixture_distribution, "logits") else None
-            k_comp = comp_batch[-1].value if comp_batch.ndims else None
-            if k is not None and k_comp is not None and k != k_comp:
-                raise ValueError(f"`mixture_distribution components` ({k}) does not equal "
-                                 f"`components_distribution.batch_shape[-1]` ({k_comp})")
-            self._num_components = k if k is not None else k_comp
+            if validate_args and mixture_distribution.event_shape.ndims is None:
+                self._assertions.append(tf.assert_rank(
+                    mixture_distribution.event_shape_tensor(), 0,
+                    message="`mixture_distribution` must have scalar `event_dim`s"))
+            mdbs = mixture_distribution.batch_shape
+            cdbs = components_distribution.batch_shape.with_rank_at_least(1)[:-1]
+            if mdbs.is_fully_defined() and cdbs.is_fully_defined():
+                if mdbs.ndims != 0 and mdbs != cdbs:
+                    raise ValueError(f"`mixture_distribution.batch_shape` (`{mdbs.as_list()}`) "
+                                     f"is not compatible with "
+                                     f"`components_distribution.batch_shape` "
+                                     f"(`{cdbs.as_list()}`)")
+            elif validate_args:
+                mdbs_t = mixture_distribution.batch_shape_tensor()
+                cdbs_t = components_distribution.batch_shape_tensor()[:-1]
+                self._assertions.append(tf.assert_equal(
+                    pick_vector(mixture_distribution.is_scalar_batch(), cdbs_t, mdbs_t), cdbs_t,
+                    message="`mixture_distribution.batch_shape` is not compatible with "
+                            "`components_distribution.batch_shape`"))
+            km = mixture_distribution.logits.get_shape().with_rank_at_least(1)[-1].value
+            kc = components_distribution.batch_shape.with_rank_at_least(1)[-1].value
+            if km is not None and kc is not None and km != kc:
+                raise ValueError(f"`mixture_distribution components` ({km}) does not equal "
+                                 f"`components_distribution.batch_shape[-1]` ({kc})")
+            if validate_args and (km is None or kc is None):
+                km = tf.shape(mixture_distribution.logits)[-1]
+                self._assertions.append(tf.assert_equal(
+                    km, components_distribution.batch_shape_tensor()[-1],
+                    message="`mixture_distribution components` does not equal "
+                            "`components_distribution.batch_shape[-1:]`"))
+            elif km is None:
+                km = tf.shape(mixture_distribution.logits)[-1]
+            self._num_components = km
         parents = list(mixture_distribution.graph_parents) + list(
             components_distribution.graph_parents)
         super().__init__(components_distribution.dtype, NOT_REPARAMETERIZED, validate_args,
@@ -65,63 +89,84 @@ class MixtureSameFamily(Distribution):
         return self._components
 
     def _batch_shape(self):
-        shape = self._components.batch_shape
-        return shape[:-1] if shape.ndims is not None else tf.TensorShape(None)
+        return self._components.batch_shape.with_rank_at_least(1)[:-1]
 
     def _batch_shape_tensor(self):
-        return self._components.batch_shape_tensor()[:-1]
+        with tf.control_dependencies(self._assertions):
+            return self._components.batch_shape_tensor()[:-1]
 
     def _event_shape(self):
         return self._components.event_shape
 
     def _event_shape_tensor(self):
-        return self._components.event_shape_tensor()
+        with tf.control_dependencies(self._assertions):
+            return self._components.event_shape_tensor()
 
-    def _event_ndims(self):
-        return self._components.event_shape.ndims
+    def _padded_probs(self):
+        """The mixture's probabilities ``[B, k, 1 per event dim]``."""
+        return pad_mixture_dimensions(self._mixture.probs, self, self._mixture,
+                                      self._event_shape().ndims)
 
-    def _pad_event(self, w):
-        """``w`` (``batch + [K]``) with one trailing axis per event dim."""
-        for _ in range(self._event_ndims()):
-            w = tf.expand_dims(w, -1)
-        return w
-
-    def _log_weights(self):
-        return tf.nn.log_softmax(self._mixture.logits)
-
-    def _log_prob(self, x):
-        x = tf.expand_dims(x, -1 - self._event_ndims())  # the component axis
-        return tf.reduce_logsumexp(self._components.log_prob(x) + self._log_weights(), -1)
-
-    def _prob(self, x):
-        return tf.exp(self._log_prob(x))
-
-    def _cdf(self, x):
-        x = tf.expand_dims(x, -1 - self._event_ndims())
-        return tf.reduce_sum(self._components.cdf(x) * tf.exp(self._log_weights()), -1)
-
-    def _log_cdf(self, x):
-        x = tf.expand_dims(x, -1 - self._event_ndims())
-        return tf.reduce_logsumexp(self._components.log_cdf(x) + self._log_weights(), -1)
-
-    def _mean(self):
-        w = self._pad_event(tf.exp(self._log_weights()))
-        return tf.reduce_sum(w * self._components.mean(), -1 - self._event_ndims())
-
-    def _variance(self):
-        axis = -1 - self._event_ndims()
-        w = self._pad_event(tf.exp(self._log_weights()))
-        means = self._components.mean()
-        mean = tf.reduce_sum(w * means, axis, keepdims=True)
-        return tf.reduce_sum(w * (self._components.variance() + tf.square(means - mean)), axis)
+    def _pad_sample_dims(self, x):
+        """``x`` with a 1 (the component axis) before its event dimensions."""
+        with tf.name_scope("pad_sample_dims", values=[x]):
+            ndims = x.get_shape().ndims if x.get_shape().ndims is not None else tf.rank(x)
+            shape = tf.shape(x)
+            d = ndims - self._event_ndims
+            return tf.reshape(x, shape=tf.concat([shape[:d], [1], shape[d:]], axis=0))
 
     def _sample_n(self, n, seed):
-        picks = self._mixture.sample(n, seed=seed)  # [n] + batch
-        draws = self._components.sample(n, seed=None if seed is None else seed + 1)
-        mask = self._pad_event(tf.one_hot(picks, self._num_components or
-                                          tf.shape(self._mixture.logits)[-1],
-                                          dtype=draws.dtype))
-        return tf.reduce_sum(draws * mask, -1 - self._event_ndims())
+        with tf.control_dependencies(self._assertions):
+            x = self._components.sample(n)  # [n, B, k, E]
+            np_dtype = x.dtype.as_numpy_dtype
+            mask = tf.one_hot(indices=self._mixture.sample(n), depth=self._num_components,
+                              on_value=np.ones([], dtype=np_dtype),
+                              off_value=np.zeros([], dtype=np_dtype))  # [n, B, k]
+            mask = pad_mixture_dimensions(mask, self, self._mixture, self._event_shape().ndims)
+            return tf.reduce_sum(x * mask, axis=-1 - self._event_ndims)
+
+    def _log_prob(self, x):
+        with tf.control_dependencies(self._assertions):
+            x = self._pad_sample_dims(x)
+            log_prob_x = self._components.log_prob(x)  # [S, B, k]
+            log_mix = tf.nn.log_softmax(self._mixture.logits, axis=-1)
+            return tf.reduce_logsumexp(log_prob_x + log_mix, axis=-1)
+
+    def _mean(self):
+        with tf.control_dependencies(self._assertions):
+            probs = self._padded_probs()
+            return tf.reduce_sum(probs * self._components.mean(),
+                                 axis=-1 - self._event_ndims)
+
+    def _log_cdf(self, x):
+        x = self._pad_sample_dims(x)
+        log_cdf_x = self._components.log_cdf(x)
+        log_mix = tf.nn.log_softmax(self._mixture.logits, axis=-1)
+        return tf.reduce_logsumexp(log_cdf_x + log_mix, axis=-1)
+
+    def _variance(self):
+        # the law of total variance: E[Var(Y|X)] + Var(E[Y|X])
+        with tf.control_dependencies(self._assertions):
+            probs = self._padded_probs()
+            axis = -1 - self._event_ndims
+            mean_cond_var = tf.reduce_sum(probs * self._components.variance(), axis=axis)
+            var_cond_mean = tf.reduce_sum(
+                probs * tf.squared_difference(self._components.mean(),
+                                              self._pad_sample_dims(self._mean())),
+                axis=axis)
+            return mean_cond_var + var_cond_mean
+
+    def _covariance(self):
+        if self.event_shape.ndims != 1:
+            raise NotImplementedError("covariance is not implemented")
+        with tf.control_dependencies(self._assertions):
+            probs = pad_mixture_dimensions(self._padded_probs(), self, self._mixture,
+                                           self._event_shape().ndims)  # [B, k, 1, 1]
+            mean_cond_var = tf.reduce_sum(probs * self._components.covariance(), axis=-3)
+            z = self._components.mean() - self._pad_sample_dims(self._mean())
+            outer = z[..., tf.newaxis, :] * z[..., tf.newaxis]
+            var_cond_mean = tf.reduce_sum(probs * outer, axis=-3)
+            return mean_cond_var + var_cond_mean
 
 
 class QuantizedDistribution(Distribution):

@@ -17,7 +17,12 @@ from tideflow.distributions.distribution import (
     kl_divergence,
 )
 from tideflow.distributions.dists import Categorical, Uniform
-from tideflow.distributions.util import gen_new_seed, get_logits_and_probs, pick_vector
+from tideflow.distributions.util import (
+    gen_new_seed,
+    get_logits_and_probs,
+    pad_mixture_dimensions,
+    pick_vector,
+)
 from tideflow.framework import ops
 from tideflow.ops.control_flow_ops import with_dependencies
 
@@ -694,17 +699,7 @@ class Mixture(Distribution):
         mask = tf.one_hot(indices=picks, depth=self._num_components,
                           on_value=np.ones([], dtype=np_dtype),
                           off_value=np.zeros([], dtype=np_dtype))
-        with tf.name_scope("pad_mix_dims", values=[mask]):
-            def ndims(d):
-                if d.batch_shape.ndims is not None:
-                    return d.batch_shape.ndims
-                return tf.shape(d.batch_shape_tensor())[0]
-            dist_ndims, cat_ndims = ndims(self), ndims(self._cat)
-            pad = tf.where_v2(self._cat.is_scalar_batch(), dist_ndims, dist_ndims - cat_ndims)
-            s = tf.shape(mask)
-            mask = tf.reshape(mask, shape=tf.concat(
-                [s[:-1], tf.ones([pad], dtype=tf.int32), s[-1:],
-                 tf.ones([event_ndims], dtype=tf.int32)], axis=0))
+        mask = pad_mixture_dimensions(mask, self, self._cat, event_ndims)
         return tf.reduce_sum(x * mask, axis=-1 - event_ndims)
 
     def _sample_n(self, n, seed):

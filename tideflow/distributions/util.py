@@ -257,6 +257,23 @@ def gen_new_seed(seed, salt):
     return int(digest[:8], 16) & 0x7FFFFFFF
 
 
+def pad_mixture_dimensions(x, mixture, categorical, event_ndims):
+    """``x`` (``[..., k]``, one entry per component) reshaped to broadcast against the
+    components' draws of a mixture: ones for the batch dimensions ``categorical`` lacks, then
+    ``k``, then ``event_ndims`` ones (TF 1.15's ops, under ``pad_mix_dims``)."""
+    with tf.name_scope("pad_mix_dims", values=[x]):
+        def ndims(d):
+            if d.batch_shape.ndims is not None:
+                return d.batch_shape.ndims
+            return tf.shape(d.batch_shape_tensor())[0]
+        dist_ndims, cat_ndims = ndims(mixture), ndims(categorical)
+        pad = tf.where_v2(categorical.is_scalar_batch(), dist_ndims, dist_ndims - cat_ndims)
+        s = tf.shape(x)
+        return tf.reshape(x, shape=tf.concat(
+            [s[:-1], tf.ones([pad], dtype=tf.int32), s[-1:],
+             tf.ones([event_ndims], dtype=tf.int32)], axis=0))
+
+
 def prefer_static_value(x):
     """``x``'s value as a NumPy array when known while building the graph, else ``x``."""
     static = ops.constant_value(x) if isinstance(x, tf.Tensor) else None

@@ -1,0 +1,92 @@
+"""Probabilistic TF 1.x programs (VAEs, mixture density networks, Bayesian regression, GPs,
+samplers, flows) against TF 1.15: expected values, names and errors are what TF 1.15 printed
+for the same programs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+cd = tf.contrib.distributions
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run(fetches, feed=None):
+    with tf.Session() as s:
+        return s.run(fetches, feed)
+
+
+# ------------------------------------------------------------------------------------------
+# MixtureSameFamily (a mixture density network's output distribution)
+# ------------------------------------------------------------------------------------------
+
+
+def _msf():
+    mu = tf.constant([[-1.0, 0.0, 2.0], [0.5, 1.0, 3.0]])
+    return cd.MixtureSameFamily(
+        mixture_distribution=cd.Categorical(logits=[[0.0, 1.0, -1.0], [2.0, 0.0, 0.0]]),
+        components_distribution=cd.Normal(loc=mu, scale=tf.ones_like(mu)))
+
+
+def test_mixture_same_family_draws_tf_numbers_under_a_graph_seed():
+    # TF 1.15 draws the components first, then the categorical, both without the seed given
+    # (their op seeds come from the graph); a random op made after them draws TF's too
+    tf.set_random_seed(11)
+    sm = _msf().sample(4, seed=3)
+    after = tf.random_normal([2])
+    got, got_after = _run([sm, after])
+    want = [[-1.0718411207199097, 0.23771962523460388], [1.3865662813186646, 1.041723608970642],
+            [-0.10153837502002716, 2.839289426803589], [1.2280097007751465, 0.7501611709594727]]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(got_after, [-1.7342040538787842, -0.40820661187171936], rtol=1e-6)
+    assert len(tf.get_default_graph().get_operations()) == 100
+
+
+def test_mixture_same_family_ops_are_tf_ones():
+    # TF 1.15: the constructor asks the components for their event shape tensor; a draw pads
+    # its one-hot mask under pad_mix_dims, log_prob pads the value under pad_sample_dims
+    mix = _msf()
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert "Normal/event_shape_tensor/event_shape" in names
+    g = tf.get_default_graph()
+    n0 = len(g.get_operations())
+    mix.sample(2)
+    new = [op.name for op in g.get_operations()[n0:]]
+    assert new[2].startswith("Normal/sample/") and "Categorical/is_scalar_batch/is_scalar_batch" in new
+    assert "MixtureSameFamily/sample/pad_mix_dims/Reshape" in new
+    lp = mix.log_prob([0.5, 1.0])
+    assert lp.op.name == "MixtureSameFamily/log_prob/ReduceLogSumExp/Add"
+    assert "MixtureSameFamily/log_prob/pad_sample_dims/Reshape" in [
+        op.name for op in g.get_operations()]
+    assert mix.cdf([0.5, 1.0]).op.name == "MixtureSameFamily/cdf/Exp"
+    np.testing.assert_allclose(_run(mix.variance()), [1.600669, 1.590202], rtol=1e-5)
+
+
+def test_mixture_same_family_takes_one_mixture_for_the_whole_batch():
+    # TF 1.15: a scalar-batch Categorical mixes every batch member alike
+    # -> log_prob [-1.043939, -1.423152], mean [0.7, 2.7]
+    m = cd.MixtureSameFamily(
+        mixture_distribution=cd.Categorical(probs=[0.3, 0.7]),
+        components_distribution=cd.Normal(loc=[[0.0, 1.0], [2.0, 3.0]],
+                                          scale=[[1.0, 1.0], [1.0, 2.0]]))
+    assert m.batch_shape.as_list() == [2] and m.event_shape.as_list() == []
+    lp, mean = _run([m.log_prob([0.5, 2.5]), m.mean()])
+    np.testing.assert_allclose(lp, [-1.043939, -1.423152], rtol=1e-5)
+    np.testing.assert_allclose(mean, [0.7, 2.7], rtol=1e-6)
+
+
+def test_mixture_same_family_batch_mismatch_names_both_shapes():
+    with pytest.raises(ValueError) as e:
+        cd.MixtureSameFamily(cd.Categorical(probs=[[0.3, 0.7]] * 3),
+                             cd.Normal(loc=[[0.0, 1.0], [2.0, 3.0]], scale=1.0))
+    assert str(e.value) == ("`mixture_distribution.batch_shape` (`[3]`) is not compatible with "
+                            "`components_distribution.batch_shape` (`[2]`)")
+    # TF 1.15's constructor has no reparameterize argument: the third positional one is
+    # validate_args
+    m = cd.MixtureSameFamily(cd.Categorical(probs=[0.3, 0.7]), cd.Normal([0.0, 1.0], 1.0), True)
+    assert m.validate_args is True
