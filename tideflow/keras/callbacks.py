@@ -118,13 +118,14 @@ class CallbackList:
         for c in self.callbacks:
             c.on_train_batch_end(batch, logs)
 
+    # (as TF 1.15: the begin and end hooks get ``logs`` as given, None from fit)
     def on_train_begin(self, logs=None):
         for c in self.callbacks:
-            c.on_train_begin(logs or {})
+            c.on_train_begin(logs)
 
     def on_train_end(self, logs=None):
         for c in self.callbacks:
-            c.on_train_end(logs or {})
+            c.on_train_end(logs)
 
     def __getattr__(self, name):
         # the evaluate/predict hooks, on the callbacks that have them
@@ -133,7 +134,7 @@ class CallbackList:
                 for c in self.callbacks:
                     fn = getattr(c, name, None)
                     if fn is not None:
-                        fn(logs if logs is not None else {})
+                        fn(logs)
             return hook
         if name in _MODE_BATCH_HOOKS:
             def batch_hook(batch, logs=None):
