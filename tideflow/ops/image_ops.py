@@ -757,29 +757,19 @@ def _iou_one(box, others):
 
 
 def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold=-np.inf):
-    b = _np(boxes).astype(np.float32)
-    s = _np(scores).astype(np.float32)
-    if b.ndim != 2 or b.shape[1] != 4:
-        raise _invalid(f"boxes must be a rank 2 tensor of shape [num_boxes, 4], got "
-                       f"{list(b.shape)}")
-    if s.ndim != 1 or s.shape[0] != b.shape[0]:
-        raise _invalid(f"scores has incompatible shape {list(s.shape)}")
-    m = _np(max_output_size)
-    if m.ndim:
-        raise _invalid(f"max_output_size must be 0-D, got shape {list(m.shape)}")
-    m = int(m)
+    from tideflow.ops.nms_ops import _greedy_nms, nms_inputs
+
+    b, s, m, iou_t, score_t, _ = nms_inputs(boxes, scores, max_output_size, iou_threshold,
+                                            score_threshold)
+    b = b.astype(np.float32)
+    s = s.astype(np.float32)
     if m < 0:
-        raise _invalid("max_output_size must be non-negative")
-    iou_t = float(np.float32(_np(iou_threshold)))
-    if not 0 <= iou_t <= 1:
-        raise _invalid("iou_threshold must be in [0, 1]")
-    score_t = np.float32(_np(score_threshold))
+        m = len(s)
+    score_t = np.float32(score_t)
     order = np.argsort(-s, kind="stable")
     order = order[s[order] > score_t]
     if len(np.unique(s[order])) < len(order):
         # tied scores: TF's priority queue decides their order
-        from tideflow.ops.nms_ops import _greedy_nms
-
         keep, _ = _greedy_nms(lambda ij: _iou_one(b[ij[0]], b[ij[1]]), s, m, iou_t, score_t)
         return np.array(keep, np.int32)
     keep = []

@@ -98,13 +98,19 @@ def _greedy_nms(sim, scores, max_out, threshold, score_threshold, soft_sigma=0.0
     if not callable(sim):
         sim = sim.__getitem__
     is_soft = soft_sigma > 0
-    scale = -0.5 / soft_sigma if is_soft else 0.0
     scores = np.asarray(scores)
+    # soft weights in the scores' type, as TF's kernel; its float exp is glibc's expf, nearly
+    # always the correctly rounded value (NumPy's float32 exp is often an ulp off): exp in
+    # double, rounded (900 soft-NMS scores: 898 equal TF 1.15's, 2 one ulp off)
+    t = scores.dtype.type
+    scale = t(-0.5) / t(soft_sigma) if is_soft else 0.0
     queue = _UntiedQueue() if len(np.unique(scores)) == len(scores) else _CandidateQueue()
     for i, s in enumerate(scores):
         if s > score_threshold:
             queue.push([float(s), i, 0])
     selected, sel_scores = [], []
+    if max_out < 0:
+        max_out = len(scores)
     while len(selected) < max_out and queue:
         score, i, begin = queue.pop()
         original = score
@@ -114,7 +120,8 @@ def _greedy_nms(sim, scores, max_out, threshold, score_threshold, soft_sigma=0.0
             # TF's order: the soft weight first, then a similarity at or over the threshold
             # suppresses outright (soft NMS too)
             if is_soft:
-                score *= float(np.exp(scale * s * s)) if s <= threshold else 0.0
+                w = t(np.float32(np.exp(float(scale * t(s) * t(s))))) if s <= threshold else t(0)
+                score = float(t(score) * w)
             if s >= threshold:
                 hard = True
                 break
@@ -133,28 +140,53 @@ def _greedy_nms(sim, scores, max_out, threshold, score_threshold, soft_sigma=0.0
     return selected, sel_scores
 
 
-def _nms_inputs(boxes, scores, max_output_size, op_type):
-    b = _np(boxes)
-    s = _np(scores)
-    if b.ndim != 2 or b.shape[1] != 4:
-        raise _invalid(f"{op_type}: boxes must be a rank 2 tensor of shape [num_boxes, 4], got "
-                       f"{_shape_str(b.shape)}")
-    if s.shape != (b.shape[0],):
-        raise _invalid(f"{op_type}: scores has incompatible shape {_shape_str(s.shape)}")
-    m = _np(max_output_size)
-    if m.ndim:
-        raise _invalid(f"{op_type}: max_output_size must be 0-D, got shape "
-                       f"{_shape_str(m.shape)}")
-    if int(m) < 0:
-        raise _invalid(f"{op_type}: max_output_size must be non-negative")
-    return b, s, int(m)
+def _scalar(x, what):
+    a = _np(x)
+    if a.ndim:
+        raise _invalid(f"{what} must be 0-D, got shape {_shape_str(a.shape)}")
+    return a
 
 
-def _check_iou(t, op_type):
-    t = float(_np(t))
+def _check_iou(t):
+    t = float(_scalar(t, "iou_threshold"))
     if not 0 <= t <= 1:
-        raise _invalid(f"{op_type}: iou_threshold must be in [0, 1]")
+        raise _invalid("iou_threshold must be in [0, 1]")
     return t
+
+
+def nms_inputs(boxes, scores, max_output_size, iou_threshold=None, score_threshold=None,
+               soft_nms_sigma=None, overlaps=False):
+    """TF 1.15's NMS kernels' input checks, in their order and words: returns the boxes (or
+    overlaps), scores, max_output_size, thresholds and sigma. TF compares the selection's size
+    with max_output_size unsigned, so a negative one selects without limit (-1 here)."""
+    m = int(_scalar(max_output_size, "max_output_size"))
+    if overlaps:
+        iou_threshold = float(_scalar(iou_threshold, "overlap_threshold"))
+    elif iou_threshold is not None:
+        iou_threshold = _check_iou(iou_threshold)
+    if score_threshold is not None:
+        score_threshold = _scalar(score_threshold, "score_threshold")
+    if soft_nms_sigma is not None:
+        soft_nms_sigma = float(_scalar(soft_nms_sigma, "soft_nms_sigma"))
+        if soft_nms_sigma < 0:
+            raise _invalid("soft_nms_sigma_val must be >= 0")
+    b = _np(boxes)
+    if overlaps:
+        if b.ndim != 2:
+            raise _invalid(f"overlaps must be 2-D{_shape_str(b.shape)}")
+        if b.shape[1] != b.shape[0]:
+            raise _invalid(f"overlaps must be square{_shape_str(b.shape)}")
+    else:
+        if b.ndim != 2:
+            raise _invalid(f"boxes must be 2-D{_shape_str(b.shape)}")
+        if b.shape[1] != 4:
+            raise _invalid("boxes must have 4 columns")
+    s = _np(scores)
+    if s.ndim != 1:
+        raise _invalid(f"scores must be 1-D{_shape_str(s.shape)}")
+    if s.shape[0] != b.shape[0]:
+        raise _invalid("scores has incompatible shape")
+    return b, s, m if m >= 0 else -1, iou_threshold, score_threshold, soft_nms_sigma
 
 
 def _pad_to(values, n, dtype):
@@ -165,10 +197,11 @@ def _pad_to(values, n, dtype):
 
 def _nms_v4_kernel(boxes, scores, max_output_size, iou_threshold, score_threshold, *,
                    pad_to_max_output_size):
-    b, s, m = _nms_inputs(boxes, scores, max_output_size, "NonMaxSuppressionV4")
-    t = _check_iou(iou_threshold, "NonMaxSuppressionV4")
-    st = float(np.float32(_np(score_threshold)))
-    sel, _ = _greedy_nms(_iou_matrix(b), s.astype(np.float32), m, t, st)
+    b, s, m, t, st, _ = nms_inputs(boxes, scores, max_output_size, iou_threshold,
+                                   score_threshold)
+    if m < 0 and pad_to_max_output_size:
+        raise _invalid("NonMaxSuppressionV4: max_output_size must be non-negative")
+    sel, _ = _greedy_nms(_iou_matrix(b), s.astype(np.float32), m, t, float(np.float32(st)))
     n = len(sel)
     idx = _pad_to(sel, m, np.int32) if pad_to_max_output_size else np.array(sel, np.int32)
     return idx, np.int32(n)
@@ -176,13 +209,12 @@ def _nms_v4_kernel(boxes, scores, max_output_size, iou_threshold, score_threshol
 
 def _nms_v5_kernel(boxes, scores, max_output_size, iou_threshold, score_threshold,
                    soft_nms_sigma, *, pad_to_max_output_size):
-    b, s, m = _nms_inputs(boxes, scores, max_output_size, "NonMaxSuppressionV5")
-    t = _check_iou(iou_threshold, "NonMaxSuppressionV5")
-    sigma = float(_np(soft_nms_sigma))
-    if sigma < 0:
-        raise _invalid("NonMaxSuppressionV5: soft_nms_sigma must be non-negative")
-    st = float(np.asarray(_np(score_threshold), s.dtype))
-    sel, sc = _greedy_nms(_iou_matrix(b), s.astype(np.float64), m, t, st, sigma)
+    b, s, m, t, st, sigma = nms_inputs(boxes, scores, max_output_size, iou_threshold,
+                                       score_threshold, soft_nms_sigma)
+    if m < 0 and pad_to_max_output_size:
+        raise _invalid("NonMaxSuppressionV5: max_output_size must be non-negative")
+    st = float(np.asarray(st, s.dtype))
+    sel, sc = _greedy_nms(_iou_matrix(b), s, m, t, st, sigma)
     n = len(sel)
     if pad_to_max_output_size:
         return _pad_to(sel, m, np.int32), _pad_to(sc, m, s.dtype), np.int32(n)
@@ -191,20 +223,10 @@ def _nms_v5_kernel(boxes, scores, max_output_size, iou_threshold, score_threshol
 
 def _nms_overlaps_kernel(overlaps, scores, max_output_size, overlap_threshold,
                          score_threshold):
-    o = _np(overlaps)
-    s = _np(scores)
-    if o.ndim != 2 or o.shape[0] != o.shape[1]:
-        raise _invalid(f"NonMaxSuppressionWithOverlaps: overlaps must be a square matrix, got "
-                       f"{_shape_str(o.shape)}")
-    if s.shape != (o.shape[0],):
-        raise _invalid(f"NonMaxSuppressionWithOverlaps: scores has incompatible shape "
-                       f"{_shape_str(s.shape)}")
-    m = int(_np(max_output_size))
-    if m < 0:
-        raise _invalid("NonMaxSuppressionWithOverlaps: max_output_size must be non-negative")
+    o, s, m, t, st, _ = nms_inputs(overlaps, scores, max_output_size, overlap_threshold,
+                                   score_threshold, overlaps=True)
     sel, _ = _greedy_nms(o.astype(np.float32), s.astype(np.float32), m,
-                         float(np.float32(_np(overlap_threshold))),
-                         float(np.float32(_np(score_threshold))))
+                         float(np.float32(t)), float(np.float32(st)))
     return np.array(sel, np.int32)
 
 
@@ -276,7 +298,7 @@ def _combined_kernel(boxes, scores, max_output_size_per_class, max_total_size, i
     if per_class <= 0 or total <= 0:
         raise _invalid("CombinedNonMaxSuppression: max_output_size_per_class and "
                        "max_total_size must be positive")
-    iou_t = _check_iou(iou_threshold, "CombinedNonMaxSuppression")
+    iou_t = _check_iou(iou_threshold)
     st = float(np.float32(_np(score_threshold)))
     size = min(total, per_class * num_classes) if pad_per_class else total
     out_boxes = np.zeros((batch, size, 4), np.float32)
