@@ -23,3 +23,15 @@ def test_flags_listing_has_the_flags_tensorflow_defines():
     # redefining one of them fails at the DEFINE, as under TF
     with pytest.raises(tf.flags.DuplicateFlagError):
         tf.flags.DEFINE_string("pdb", "x", "clashes with absl.app's flag")
+
+
+def test_mutable_hash_table_takes_name_fourth():
+    # TF 1.15: MutableHashTable(key_dtype, value_dtype, default_value, name, checkpoint)
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.MutableHashTable(tf.string, tf.int64, -1, "vocab")
+        assert table.name == "vocab"
+        assert table.resource_handle.op.name == "vocab"
+        keys = tf.constant(["a", "b"])
+        with tf.Session() as sess:
+            sess.run(table.insert(keys, tf.constant([3, 4], tf.int64)))
+            assert sess.run(table.lookup(tf.constant(["b", "c"]))).tolist() == [4, -1]

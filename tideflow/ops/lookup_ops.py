@@ -694,8 +694,9 @@ class MutableHashTable(LookupInterface):
     shape. With ``checkpoint`` a Saver saves and restores its contents (``<name>-keys`` and
     ``<name>-values``), as TF's."""
 
-    def __init__(self, key_dtype, value_dtype, default_value, shared_name=None,
-                 name="MutableHashTable", checkpoint=True):
+    # TF 1.15's positional order (name fourth); older contrib versions' shared_name comes last
+    def __init__(self, key_dtype, value_dtype, default_value, name="MutableHashTable",
+                 checkpoint=True, shared_name=None):
         self._default_value = ops.convert_to_tensor(default_value, dtype=value_dtype)
         self._value_shape = self._default_value.get_shape()
         self._checkpoint = checkpoint
