@@ -7,6 +7,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, ops
 from tideflow.train import experimental as _experimental
+from tideflow.train.optimizer import Optimizer
 
 
 class LossScaleManager(abc.ABC):
@@ -109,7 +110,12 @@ class _ManagerLossScale(_experimental.LossScale):
         return ops.convert_to_tensor(self._manager.get_loss_scale())
 
     def update(self, grads):
-        finite = _experimental._all_finite(grads)
+        from tideflow.ops import math_ops, reduction_ops
+
+        # contrib checks every gradient, as a dense tensor: a None one fails in IsFinite
+        # (TF 1.15's "None values not supported"), where the experimental wrapper skips it
+        finite = reduction_ops.reduce_all(
+            [reduction_ops.reduce_all(math_ops.is_finite(g)) for g in grads])
         return self._manager.update_loss_scale(finite), finite
 
     def get_config(self):
@@ -122,13 +128,29 @@ class LossScaleOptimizer(_experimental.MixedPrecisionLossScaleOptimizer):
     ``global_step``) only when all are finite, and always updates the manager."""
 
     def __init__(self, opt, loss_scale_manager):
-        if not isinstance(loss_scale_manager, LossScaleManager):
-            raise TypeError(f"loss_scale_manager must be a LossScaleManager, got "
-                            f"{type(loss_scale_manager).__name__}")
+        # any object with get_loss_scale and update_loss_scale will do, as in TF 1.15
         super().__init__(opt, _ManagerLossScale(loss_scale_manager))
         self._name = "LossScaleOptimizer"
         self._opt = opt
         self._loss_scale_manager = loss_scale_manager
+
+    def compute_gradients(self, loss, var_list=None, gate_gradients=Optimizer.GATE_OP,
+                          aggregation_method=None, colocate_gradients_with_ops=False,
+                          grad_loss=None):
+        from tideflow.ops import cast_ops, math_ops
+
+        loss_scale = self._loss_scale_manager.get_loss_scale()
+        loss_val = loss() if callable(loss) else loss
+        scaled_loss = loss_val * cast_ops.cast(loss_scale, loss_val.dtype.base_dtype)
+        pairs = self._opt.compute_gradients(
+            scaled_loss, var_list=var_list, gate_gradients=gate_gradients,
+            aggregation_method=aggregation_method,
+            colocate_gradients_with_ops=colocate_gradients_with_ops, grad_loss=grad_loss)
+        inv_loss_scale = math_ops.reciprocal(loss_scale)
+        # IndexedSlices times a tensor is a dense product, as in TF 1.15's contrib wrapper, so
+        # an embedding's gradient reaches the wrapped optimizer dense (its dense update runs)
+        return [(g if g is None else g * cast_ops.cast(inv_loss_scale, g.dtype.base_dtype), v)
+                for g, v in pairs]
 
 
 __all__ = ["ExponentialUpdateLossScaleManager", "FixedLossScaleManager", "LossScaleManager",

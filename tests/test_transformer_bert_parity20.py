@@ -1,0 +1,60 @@
+"""Transformer and BERT programs as TF 1.x projects wrote them (BERT's modeling and
+optimization code, tensor2tensor-style layers, mixed precision), checked against TF 1.15."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def test_contrib_loss_scale_optimizer_densifies_sparse_gradients():
+    """TF 1.15's contrib wrapper unscales each gradient with ``g * cast(1 / scale)``, which
+    turns an embedding's IndexedSlices into a dense tensor: momentum keeps moving rows that
+    a later batch does not gather. Values printed by TF 1.15."""
+    mp = tf.contrib.mixed_precision
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", [5, 2], initializer=tf.constant_initializer(
+            np.arange(10).reshape(5, 2) / 10.))
+        ids = tf.placeholder(tf.int32, [None])
+        loss = tf.reduce_sum(tf.square(tf.gather(emb, ids)))
+        opt = mp.LossScaleOptimizer(tf.train.MomentumOptimizer(0.1, 0.9),
+                                    mp.FixedLossScaleManager(128.))
+        gv = opt.compute_gradients(loss)
+        assert isinstance(gv[0][0], tf.Tensor) and gv[0][0].op.type == "Mul"
+        train = opt.apply_gradients(gv)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            for batch in ([0, 1], [2], [3]):
+                s.run(train, {ids: batch})
+            np.testing.assert_allclose(s.run(emb), [[0., 0.0458], [0.0916, 0.1374],
+                                                    [0.248, 0.31], [0.48, 0.56], [0.8, 0.9]],
+                                       rtol=1e-5)
+
+
+def test_contrib_loss_scale_optimizer_fails_on_a_none_gradient():
+    """Every gradient goes through IsFinite in TF 1.15's contrib wrapper, so a variable the
+    loss does not reach fails apply_gradients; any manager-like object is accepted."""
+    mp = tf.contrib.mixed_precision
+    with tf.Graph().as_default():
+        x = tf.get_variable("x", [2], initializer=tf.ones_initializer())
+        tf.get_variable("z", [2], initializer=tf.ones_initializer())
+        opt = mp.LossScaleOptimizer(tf.train.GradientDescentOptimizer(0.1),
+                                    mp.FixedLossScaleManager(4.))
+        gv = opt.compute_gradients(tf.reduce_sum(x * 3.))
+        assert [g is None for g, _ in gv] == [False, True]
+        with pytest.raises(ValueError, match="None values not supported"):
+            opt.apply_gradients(gv)
+
+        class Manager:  # duck-typed, not a LossScaleManager subclass
+            def get_loss_scale(self):
+                return tf.constant(2.0)
+
+            def update_loss_scale(self, finite_grads):
+                return tf.no_op()
+
+        opt2 = mp.LossScaleOptimizer(tf.train.GradientDescentOptimizer(0.5), Manager())
+        train = opt2.minimize(tf.reduce_sum(x * 3.), var_list=[x])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            s.run(train)
+            np.testing.assert_allclose(s.run(x), [-0.5, -0.5])
