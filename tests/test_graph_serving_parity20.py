@@ -69,3 +69,57 @@ def test_contrib_predictor_keys_repr_and_argument_checks(tmp_path):
     with pytest.raises(ValueError, match="You must specify at most one of signature_def_key"):
         tf.contrib.predictor.from_saved_model(export_dir, signature_def_key="serving_default",
                                               input_names={}, output_names={})
+
+
+def _ge_chain():
+    a = tf.placeholder(tf.float64, [2], name="a")
+    b = tf.placeholder(tf.float64, [2], name="b")
+    c = tf.add(a, b, name="c")
+    d = tf.multiply(c, 2.0, name="d")
+    e = tf.sin(d, name="e")
+    f = tf.subtract(c, b, name="f")
+    return a, b, c, d, e, f
+
+
+def test_graph_editor_selection_as_tf():
+    # TF 1.15: tensors are those the ops read, then those they produce; a regex needs graph=;
+    # restrict_*_regex keeps only the marked regexes; each selector takes the other's flag.
+    ge = tf.contrib.graph_editor
+    g = tf.get_default_graph()
+    a, _b, c, d, e, _f = _ge_chain()
+
+    def names(xs):
+        return [x.name for x in xs]
+
+    assert names(ge.filter_ts([d.op], True)) == ["c:0", "d/y:0", "d:0"]
+    assert names(ge.filter_ts_from_regex([d.op, e.op], "^d")) == ["d/y:0", "d:0"]
+    assert names(ge.select_ts(".*", graph=g)) == [
+        "a:0", "b:0", "c:0", "d/y:0", "d:0", "e:0", "f:0"]
+    assert names(ge.select_ops("^d", "(?#ops)^e", graph=g, restrict_ops_regex=True)) == ["e"]
+    assert names(ge.select_ts("^d", "(?#ts)^e", graph=g, restrict_ts_regex=True)) == ["e:0"]
+    assert names(ge.select_ts(a, restrict_ops_regex=True)) == ["a:0"]
+    assert names(ge.select_ops(a.op, restrict_ts_regex=True)) == ["a"]
+    assert [names(x) for x in ge.select_ops_and_ts("^d", "(?#ts)^c", graph=g)] == [
+        ["d/y", "d"], ["c:0"]]
+    for call in (lambda: ge.select_ops("^d", e.op, restrict_ops_regex=True),
+                 lambda: ge.select_ops_and_ts(c, "^e")):
+        with pytest.raises(ValueError, match="Use the keyword argument 'graph' to use regex."):
+            call()
+    with pytest.raises(TypeError, match="^Expected a tf.Graph, got <class 'int'>$"):
+        ge.select_ts("^a", graph=3)
+    with pytest.raises(TypeError, match="^Expected a tf.Graph, got: <class 'int'>$"):
+        ge.select_ops("^a", graph=3)
+
+
+def test_graph_editor_view_str_and_detached_placeholders():
+    # TF 1.15 prints a view one name a line, passthrough tensors starred; detach_inputs'
+    # placeholders carry the dtype only
+    ge = tf.contrib.graph_editor
+    _a, _b, c, _d, e, f = _ge_chain()
+    g_id = id(tf.get_default_graph())
+    assert str(ge.sgv()) == "SubGraphView: empty"
+    assert str(ge.SubGraphView([c.op], [f])) == (
+        f"SubGraphView (graphid={g_id}):\n** ops[1]:\n  c\n** inputs[3]:\n  a:0\n  b:0\n"
+        "  f:0 *\n** outputs[2]:\n  c:0\n  f:0 *\n")
+    _, (ph,) = ge.detach_inputs(ge.sgv(e.op))
+    assert ph.get_shape().ndims is None and ph.dtype == tf.float64

@@ -100,7 +100,7 @@ def get_unique_graph(tops, check_types=None, none_if_empty=False):
 def get_tensors(graph):
     """Every output tensor of every op of ``graph``."""
     if not isinstance(graph, ops.Graph):
-        raise TypeError(f"Expected a graph, got: {type(graph).__name__}")
+        raise TypeError(f"Expected a graph, got: {type(graph)}")
     return [t for op in graph.get_operations() for t in op.outputs]
 
 
@@ -207,8 +207,10 @@ def filter_ops(ops_, positive_filter):
 
 
 def filter_ts(ops_, positive_filter):
-    """The output tensors of ``ops_`` that ``positive_filter`` accepts (``True``: all)."""
-    ts = [t for op in make_list_of_op(ops_) for t in op.outputs]
+    """The tensors ``ops_`` read, then those they produce (each once, as TF 1.15), that
+    ``positive_filter`` accepts (``True``: all)."""
+    ops_ = make_list_of_op(ops_)
+    ts = _unique([t for op in ops_ for t in op.inputs] + [t for op in ops_ for t in op.outputs])
     if positive_filter is not True:
         ts = [t for t in ts if positive_filter(t)]
     return ts
@@ -244,93 +246,77 @@ def get_ops_ios(ops_, control_inputs=False, control_outputs=None, control_ios=No
 
 
 def filter_ts_from_regex(ops_, regex):
-    """The output tensors of ``ops_`` whose name the regex matches."""
+    """The tensors of ``ops_`` (as :func:`filter_ts`) whose name the regex matches."""
     regex = make_regex(regex)
-    return [t for op in make_list_of_op(ops_) for t in op.outputs if regex.search(t.name)]
+    return filter_ts(ops_, lambda t: regex.search(t.name))
 
 
-def _graph_of_args(args, graph):
-    if graph is not None:
-        return graph
-    for arg in args:
-        if isinstance(arg, ops.Graph):
-            return arg
-        items = list(arg) if _is_iterable(arg) and not isinstance(arg, SubGraphView) else [arg]
-        if isinstance(arg, SubGraphView):
-            return arg.graph
-        for item in items:
-            if isinstance(item, (ops.Operation, ops.Tensor)):
-                return item.graph
-    raise ValueError("Use the keyword argument 'graph' to use regex.")
-
-
-def _check_kwargs(kwargs, allowed):
-    for k in kwargs:
-        if k not in allowed:
+def _select_kwargs(kwargs, own, other, graph_error):
+    """TF 1.15's keyword checks: ``graph`` (a Graph or None), ``positive_filter``, this
+    selector's ``restrict_*_regex``; the other selector's flag is accepted and ignored."""
+    graph, keep, restrict = None, None, False
+    for k, v in kwargs.items():
+        if k == "graph":
+            graph = v
+            if graph is not None and not isinstance(graph, ops.Graph):
+                raise TypeError(f"{graph_error}{type(graph)}")
+        elif k == "positive_filter":
+            keep = v
+        elif k == own:
+            restrict = v
+        elif k != other:
             raise ValueError(f"Wrong keywords argument: {k}.")
+    return graph, keep, restrict
+
+
+def _select(args, kwargs, kind):
+    """Ops (``kind`` "ops") or tensors ("ts") from ``args``, as TF 1.15's select_ops/select_ts:
+    a regex needs ``graph=``; one marked for the other kind (``(?#ts)`` / ``(?#ops)``) is
+    skipped, and with ``restrict_<kind>_regex`` so is every unmarked one."""
+    other = "ts" if kind == "ops" else "ops"
+    graph, keep, restrict = _select_kwargs(
+        kwargs, f"restrict_{kind}_regex", f"restrict_{other}_regex",
+        "Expected a tf.Graph, got: " if kind == "ops" else "Expected a tf.Graph, got ")
+    result = []
+    for arg in args:
+        if can_be_regex(arg):
+            if graph is None:
+                raise ValueError("Use the keyword argument 'graph' to use regex.")
+            regex = make_regex(arg)
+            if regex.pattern.startswith(f"(?#{other})"):
+                continue
+            if restrict and not regex.pattern.startswith(f"(?#{kind})"):
+                continue
+            found = (filter_ops_from_regex if kind == "ops" else filter_ts_from_regex)(
+                graph, regex)
+        elif kind == "ops":
+            found = make_list_of_op(arg, ignore_ts=True)
+        else:
+            found = make_list_of_t(arg, ignore_ops=True)
+        for x in found:
+            if x not in result and (keep is None or keep(x)):
+                result.append(x)
+    return result
 
 
 def select_ops(*args, **kwargs):
     """Operations from ``args``: operations, graphs, subgraph views, iterables of them, and
-    regexes matched against the names of the graph's ops (a regex starting with ``(?#ts)`` is
-    for tensors and skipped). ``graph=`` names the graph for regexes, ``positive_filter=``
-    keeps only ops it accepts, ``restrict_ops_regex=True`` applies regexes to the ops already
-    selected only."""
-    _check_kwargs(kwargs, ("graph", "positive_filter", "restrict_ops_regex"))
-    graph = kwargs.get("graph")
-    keep = kwargs.get("positive_filter")
-    restrict = kwargs.get("restrict_ops_regex", False)
-    result = []
-    for arg in args:
-        if can_be_regex(arg):
-            regex = make_regex(arg)
-            if regex.pattern.startswith("(?#ts)"):
-                continue
-            graph = _graph_of_args(args, graph)
-            found = filter_ops_from_regex(result if restrict else graph, regex)
-        else:
-            found = make_list_of_op(arg, ignore_ts=True)
-        for op in found:
-            if op not in result and (keep is None or keep(op)):
-                result.append(op)
-    return result
+    regexes matched against the names of ``graph=``'s ops (a regex starting with ``(?#ts)`` is
+    for tensors and skipped). ``positive_filter=`` keeps only ops it accepts;
+    ``restrict_ops_regex=True`` uses only the regexes marked ``(?#ops)``."""
+    return _select(args, kwargs, "ops")
 
 
 def select_ts(*args, **kwargs):
     """Tensors from ``args``, as :func:`select_ops` selects ops (a regex starting with
-    ``(?#ops)`` is skipped; ``restrict_ts_regex``)."""
-    _check_kwargs(kwargs, ("graph", "positive_filter", "restrict_ts_regex"))
-    graph = kwargs.get("graph")
-    keep = kwargs.get("positive_filter")
-    restrict = kwargs.get("restrict_ts_regex", False)
-    result = []
-    for arg in args:
-        if can_be_regex(arg):
-            regex = make_regex(arg)
-            if regex.pattern.startswith("(?#ops)"):
-                continue
-            if restrict:
-                found = [t for t in result if regex.search(t.name)]
-            else:
-                found = [t for t in get_tensors(_graph_of_args(args, graph))
-                         if regex.search(t.name)]
-        else:
-            found = make_list_of_t(arg, ignore_ops=True)
-        for t in found:
-            if t not in result and (keep is None or keep(t)):
-                result.append(t)
-    return result
+    ``(?#ops)`` is skipped; ``restrict_ts_regex=True`` uses only those marked ``(?#ts)``)."""
+    return _select(args, kwargs, "ts")
 
 
 def select_ops_and_ts(*args, **kwargs):
     """``(ops, ts)``: plain regexes select ops, ``(?#ts)`` ones tensors."""
-    _check_kwargs(kwargs, ("graph", "positive_filter"))
-    selected_ops = select_ops(*args, restrict_ops_regex=False, **kwargs)
-    ts_args = [a for a in args if not can_be_regex(a)
-               or make_regex(a).pattern.startswith("(?#ts)")]
-    if any(can_be_regex(a) for a in ts_args) and "graph" not in kwargs:
-        kwargs = dict(kwargs, graph=_graph_of_args(args, None))
-    return selected_ops, select_ts(*ts_args, **kwargs)
+    return (select_ops(*args, restrict_ops_regex=False, **kwargs),
+            select_ts(*args, restrict_ts_regex=True, **kwargs))
 
 
 def _seed_ops(seed_ops, from_tensors):
@@ -569,15 +555,22 @@ class SubGraphView:
     def __iter__(self):
         return iter(self._ops)
 
-    def __str__(self):
-        names = ", ".join(op.name for op in self._ops)
-        return (f"SubGraphView (graphid={id(self._graph)}):\n** ops[{len(self._ops)}]: "
-                f"{names}\n** inputs[{len(self._input_ts)}]: "
-                f"{', '.join(t.name for t in self._input_ts)}\n** outputs"
-                f"[{len(self._output_ts)}]: {', '.join(t.name for t in self._output_ts)}")
+    def __str__(self):  # TF 1.15's layout: one name a line, passthroughs starred
+        if not self:
+            return "SubGraphView: empty"
 
-    __repr__ = __str__
+        def block(title, names):
+            if not names:
+                return f"** {title}: empty\n"
+            return f"** {title}[{len(names)}]:\n" + "".join(f"  {n}\n" for n in names)
 
+        def t_name(t):
+            return f"{t.name} *" if t in self._passthrough_ts else t.name
+
+        return (f"SubGraphView (graphid={id(self._graph)}):\n"
+                + block("ops", [op.name for op in self._ops])
+                + block("inputs", [t_name(t) for t in self._input_ts])
+                + block("outputs", [t_name(t) for t in self._output_ts]))
 
 def make_view(*args, **kwargs):
     """A :class:`SubGraphView` of what ``args`` select (as :func:`select_ops_and_ts`; a

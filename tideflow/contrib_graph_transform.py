@@ -18,6 +18,7 @@ from tideflow.contrib_graph_editor import (
     make_list_of_t,
     make_placeholder_from_tensor,
     make_view,
+    placeholder_name,
     scope_finalize,
 )
 from tideflow.framework import nest, ops
@@ -184,11 +185,14 @@ def detach_control_outputs(sgv, control_outputs):
 
 
 def detach_inputs(sgv, control_inputs=False):
-    """Cuts the view from its inputs: its ops read new placeholders (dtype and shape of the
-    inputs, named ``geph__<op>_<index>``). Returns ``(view, placeholders)``."""
+    """Cuts the view from its inputs: its ops read new placeholders (the inputs' dtypes, no
+    shape, as TF 1.15; named ``geph__<op>_<index>``). Returns ``(view, placeholders)``."""
+    from tideflow.ops import constant_op
+
     sgv = make_view(sgv)
     with sgv.graph.as_default():
-        placeholders = [make_placeholder_from_tensor(t) for t in sgv.inputs]
+        placeholders = [constant_op.placeholder(t.dtype, name=placeholder_name(t))
+                        for t in sgv.inputs]
     swap_inputs(sgv, placeholders)
     if control_inputs:
         detach_control_inputs(sgv)
