@@ -90,3 +90,40 @@ def test_mixture_same_family_batch_mismatch_names_both_shapes():
     # validate_args
     m = cd.MixtureSameFamily(cd.Categorical(probs=[0.3, 0.7]), cd.Normal([0.0, 1.0], 1.0), True)
     assert m.validate_args is True
+
+
+# ------------------------------------------------------------------------------------------
+# bijectors of a normalising flow
+# ------------------------------------------------------------------------------------------
+
+
+def test_chain_log_det_jacobians_go_through_the_bijector_cache():
+    # TF 1.15: Chain sums at its minimal event dims and the base class negates, reduces and
+    # caches; the inverse log det Jacobian at a forward output is the cached one
+    tfb = cd.bijectors
+    aff = tfb.Affine(shift=tf.Variable([0.5, -0.5]), scale_diag=tf.exp(tf.Variable([0.1, 0.2])))
+    chain = tfb.Chain([tfb.Exp(), aff], name="exp_affine")
+    y = tf.constant([[0.3, 1.5]])
+    f1 = chain.forward(y)
+    fl = chain.forward_log_det_jacobian(y, event_ndims=1)
+    il = chain.inverse_log_det_jacobian(f1, event_ndims=1)
+    assert fl.name == "exp_affine_1/forward_log_det_jacobian/Neg_1:0"
+    assert il.name == "exp_affine_1/forward_log_det_jacobian/Sum:0"
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got = s.run([fl, il])
+    np.testing.assert_allclose(got, [[2.463655], [-2.463655]], rtol=1e-6)
+
+
+def test_softplus_bijector_takes_its_name_scope_when_made():
+    # TF 1.15 opens the bijector's scope in its constructor: Invert(Softplus()) takes
+    # "softplus", the second Softplus "softplus_1", its calls "softplus_2", ...
+    tfb = cd.bijectors
+    tfb.Invert(tfb.Softplus())
+    sp = tfb.Softplus()
+    inv = sp.inverse(tf.constant([0.1, 1.0, 30.0, 1e-9]))
+    assert inv.name == "softplus_2/inverse/softplus_inverse/SelectV2_2:0"
+    ld = sp.forward_log_det_jacobian(tf.constant([-50.0, 0.0, 50.0]), event_ndims=0)
+    assert ld.name == "softplus_3/forward_log_det_jacobian/Neg_3:0"
+    # TF 1.15: [-2.252168, 0.541325, 30., log(1e-9)]
+    np.testing.assert_allclose(_run(inv), [-2.252168, 0.541325, 30.0, np.log(1e-9)], rtol=1e-5)

@@ -98,12 +98,14 @@ class Softplus(Bijector):
     """``y = c * log(1 + exp(x / c))`` (``c = hinge_softness``, 1 by default), onto (0, inf)."""
 
     def __init__(self, hinge_softness=None, validate_args=False, name="softplus"):
-        self._hinge_softness = _tensor(hinge_softness, "hinge_softness")
-        if self._hinge_softness is not None and validate_args:
-            with tf.control_dependencies([tf.assert_none_equal(
-                    self._hinge_softness, tf.zeros([], self._hinge_softness.dtype),
-                    message="hinge_softness must be non-zero")]):
-                self._hinge_softness = tf.identity(self._hinge_softness)
+        # TF 1.15 opens the name's scope here even without a hinge (softplus, softplus_1...)
+        with tf.name_scope(name, values=[hinge_softness]):
+            self._hinge_softness = _tensor(hinge_softness, "hinge_softness")
+            if self._hinge_softness is not None and validate_args:
+                with tf.control_dependencies([tf.assert_none_equal(
+                        self._hinge_softness, tf.zeros([], self._hinge_softness.dtype),
+                        message="hinge_softness must be non-zero")]):
+                    self._hinge_softness = tf.identity(self._hinge_softness)
         super().__init__(forward_min_event_ndims=0, validate_args=validate_args, name=name,
                          graph_parents=[t for t in [self._hinge_softness] if t is not None])
 
@@ -584,29 +586,47 @@ class Chain(Bijector):
             y = b.inverse(y)
         return y
 
-    def forward_log_det_jacobian(self, x, event_ndims, name="forward_log_det_jacobian"):
-        with tf.name_scope(self.name), tf.name_scope(name, values=[x]):
-            event_ndims = self._check_event_ndims(event_ndims, self.forward_min_event_ndims)
-            x = tf.convert_to_tensor(x, name="x")
-            total = tf.zeros([], x.dtype)
-            for b in reversed(self._bijectors):
-                total = total + b.forward_log_det_jacobian(x, event_ndims)
-                event_ndims = event_ndims + b.inverse_min_event_ndims - \
-                    b.forward_min_event_ndims
-                x = b.forward(x)
-            return total
+    # TF 1.15's Chain sums its members' log det Jacobians at its own minimal event dims; the
+    # base class reduces over further event dims and caches, so names and counts are TF's
+    def _forward_log_det_jacobian(self, x):
+        return self._sum_of_ldjs(x, forward=True)
 
-    def inverse_log_det_jacobian(self, y, event_ndims, name="inverse_log_det_jacobian"):
-        with tf.name_scope(self.name), tf.name_scope(name, values=[y]):
-            event_ndims = self._check_event_ndims(event_ndims, self.inverse_min_event_ndims)
-            y = tf.convert_to_tensor(y, name="y")
-            total = tf.zeros([], y.dtype)
-            for b in self._bijectors:
-                total = total + b.inverse_log_det_jacobian(y, event_ndims)
-                event_ndims = event_ndims - b.inverse_min_event_ndims + \
-                    b.forward_min_event_ndims
-                y = b.inverse(y)
+    def _inverse_log_det_jacobian(self, y):
+        return self._sum_of_ldjs(y, forward=False)
+
+    def _sum_of_ldjs(self, point, forward):
+        point = tf.convert_to_tensor(point, name="x" if forward else "y")
+        total = tf.cast(0.0, dtype=point.dtype.base_dtype)
+        if not self._bijectors:
             return total
+        event_ndims = self._static_event_ndims(
+            self.forward_min_event_ndims if forward else self.inverse_min_event_ndims)
+
+        def static(t, ndims):
+            return t.get_shape().is_fully_defined() and isinstance(ndims, int)
+
+        if static(point, event_ndims):
+            event_shape = point.get_shape()[point.get_shape().ndims - event_ndims:]
+        else:
+            event_shape = tf.shape(point)[tf.rank(point) - event_ndims:]
+        for b in reversed(self._bijectors) if forward else self._bijectors:
+            if forward:
+                total += b.forward_log_det_jacobian(point, event_ndims=event_ndims)
+            else:
+                total += b.inverse_log_det_jacobian(point, event_ndims=event_ndims)
+            if static(point, event_ndims):
+                event_shape = (b.forward_event_shape if forward
+                               else b.inverse_event_shape)(event_shape)
+                event_ndims = self._static_event_ndims(event_shape.ndims)
+            else:
+                event_shape = (b.forward_event_shape_tensor if forward
+                               else b.inverse_event_shape_tensor)(event_shape)
+                event_ndims = tf.size(event_shape)
+                static_ndims = self._static_event_ndims(event_ndims)
+                if static_ndims is not None:
+                    event_ndims = static_ndims
+            point = b.forward(point) if forward else b.inverse(point)
+        return total
 
     def _forward_event_shape(self, input_shape):
         for b in reversed(self._bijectors):

@@ -243,10 +243,10 @@ def softplus_inverse(x, name=None):
         threshold = np.log(np.finfo(x.dtype.as_numpy_dtype).eps) + 2.0
         small = tf.less(x, np.exp(threshold))
         large = tf.greater(x, -threshold)
-        safe = tf.where(tf.logical_or(small, large), tf.ones_like(x), x)
+        too_small_value = tf.log(x)
+        safe = tf.where_v2(tf.logical_or(small, large), tf.ones_like(x), x)
         y = safe + tf.log(-tf.expm1(-safe))
-        return tf.where(small, tf.log(tf.where(small, x, tf.ones_like(x))),
-                        tf.where(large, x, y))
+        return tf.where_v2(small, too_small_value, tf.where_v2(large, x, y))
 
 
 def gen_new_seed(seed, salt):
