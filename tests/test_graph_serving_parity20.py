@@ -123,3 +123,21 @@ def test_graph_editor_view_str_and_detached_placeholders():
         "  f:0 *\n** outputs[2]:\n  c:0\n  f:0 *\n")
     _, (ph,) = ge.detach_inputs(ge.sgv(e.op))
     assert ph.get_shape().ndims is None and ph.dtype == tf.float64
+
+
+def test_saved_model_load_unknown_tags_lists_available_tag_sets(tmp_path):
+    # TF 1.15's RuntimeError ends with "\navailable_tags: [{...}, ...]" (the tag sets as sets)
+    export_dir = str(tmp_path / "m")
+    x = tf.placeholder(tf.float32, [None], name="x")
+    builder = tf.saved_model.builder.SavedModelBuilder(export_dir)
+    with tf.Session() as sess:
+        builder.add_meta_graph_and_variables(sess, ["serve"])
+        builder.add_meta_graph(["eval"], signature_def_map={
+            "p": tf.saved_model.signature_def_utils.predict_signature_def({"x": x}, {"y": x})})
+    builder.save()
+    with tf.Session(graph=tf.Graph()) as sess, pytest.raises(RuntimeError) as e:
+        tf.saved_model.loader.load(sess, ("train",), export_dir)
+    assert str(e.value) == (
+        "MetaGraphDef associated with tags ('train',) could not be found in SavedModel. To "
+        "inspect available tag-sets in the SavedModel, please use the SavedModel CLI: "
+        "`saved_model_cli`\navailable_tags: [{'serve'}, {'eval'}]")

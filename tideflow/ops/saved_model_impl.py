@@ -600,13 +600,15 @@ class SavedModelLoader:
 
     def get_meta_graph_def_from_tags(self, tags):
         """The MetaGraphDef whose tag set equals ``tags`` (a RuntimeError when none does)."""
+        available_tags = []  # the tag sets looked at, listed in the error as TF 1.15 does
         for mgd in self._saved_model.meta_graphs:
+            available_tags.append(set(mgd.meta_info_def.tags))
             if set(mgd.meta_info_def.tags) == set(tags):
                 return mgd
         raise RuntimeError(
-            "MetaGraphDef associated with tags " + str(list(tags)).strip("[]") + " could not be "
+            "MetaGraphDef associated with tags " + str(tags).strip("[]") + " could not be "
             "found in SavedModel. To inspect available tag-sets in the SavedModel, please use "
-            "the SavedModel CLI: `saved_model_cli`"
+            "the SavedModel CLI: `saved_model_cli`\navailable_tags: " + str(available_tags)
         )
 
     def load_graph(self, graph, tags, import_scope=None, **saver_kwargs):
