@@ -313,12 +313,26 @@ _declare("ShuffleDataset", ["input_dataset: variant", "buffer_size: int64", "see
          lambda ctx, d, n, s, s2: dv.Shuffle(d, _int(n), _int(s), _int(s2),
                                              ctx.op._attrs["reshuffle_each_iteration"]),
          ["reshuffle_each_iteration: bool = true", *_OUT])
+# TF 1.15's default noop_elimination drops these stages before the fusion below (it runs on
+# the pipeline as the iterator serializes it, where a fed count is a constant too), so a
+# shuffle followed by skip(0)/take(-1)/repeat(1)/prefetch(0) and a repeat still fuses, and a
+# shuffle's repeat(1) alone does not
+_NOOPS = {dv.Take: lambda d: d.count < 0, dv.Skip: lambda d: d.count == 0,
+          dv.Repeat: lambda d: d.count == 1, dv.Prefetch: lambda d: d.size == 0}
+
+
 def _repeat(ctx, d, n):
     # TF 1.15's default shuffle_and_repeat_fusion (unless the dataset's options turn it off)
-    if (type(d) is dv.Shuffle and d.reshuffle
+    n, src = _int(n), d
+    if ctx.op not in dv.NOOPS_KEPT:
+        if n == 1:
+            return dv.Repeat(d, n)
+        while type(src) in _NOOPS and _NOOPS[type(src)](src):
+            src = src.input
+    if (type(src) is dv.Shuffle and src.reshuffle
             and ctx.op not in dv.UNFUSED_REPEATS):
-        return dv.ShuffleAndRepeat(d, _int(n))
-    return dv.Repeat(d, _int(n))
+        return dv.ShuffleAndRepeat(src, n)
+    return dv.Repeat(d, n)
 
 
 _declare("RepeatDataset", ["input_dataset: variant", "count: int64"], _repeat, _OUT)

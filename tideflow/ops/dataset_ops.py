@@ -516,9 +516,11 @@ class Dataset(ds.Structured):
                             f"{type(options).__name__}")
         merged = self.options().merge(options)  # as TF: incompatible values fail here
         opt = merged.experimental_optimization
-        fusion = opt.shuffle_and_repeat_fusion
-        if fusion is False or (fusion is None and opt.apply_default_optimizations is False):
-            _no_shuffle_repeat_fusion(self)
+        for name, mark in (("shuffle_and_repeat_fusion", "_no_shuffle_repeat_fusion"),
+                           ("noop_elimination", "_noops_kept")):
+            on = getattr(opt, name)
+            if on is False or (on is None and opt.apply_default_optimizations is False):
+                _mark_repeats(self, mark)
         return _WithOptions(self, options)
 
     def options(self):
@@ -601,17 +603,18 @@ class Dataset(ds.Structured):
         return group_by_window(key_func, reduce_func, window_size, window_size_func)(self)
 
 
-def _no_shuffle_repeat_fusion(dataset, seen=None):
-    """Marks every repeat of a shuffle in ``dataset``'s chain to run unfused (their options
-    turn TF 1.15's default shuffle_and_repeat_fusion off)."""
+def _mark_repeats(dataset, mark, seen=None):
+    """Sets ``mark`` on every repeat in ``dataset``'s chain, whose options turn one of TF
+    1.15's default optimizations off: ``_no_shuffle_repeat_fusion`` (a repeat of a shuffle
+    runs unfused) or ``_noops_kept`` (no noop_elimination before that fusion)."""
     seen = set() if seen is None else seen
     if id(dataset) in seen:
         return
     seen.add(id(dataset))
     if getattr(dataset, "_op_type", None) == "RepeatDataset":
-        dataset._no_shuffle_repeat_fusion = True
+        setattr(dataset, mark, True)
     for d in dataset._input_datasets():
-        _no_shuffle_repeat_fusion(d, seen)
+        _mark_repeats(d, mark, seen)
 
 
 class _WithOptions(Dataset):
@@ -792,6 +795,8 @@ class _OpDataset(Dataset):
             self._fn.add_to(op)
         if getattr(self, "_no_shuffle_repeat_fusion", False):
             dataset_values.UNFUSED_REPEATS.add(op)  # read by the RepeatDataset kernel
+        if getattr(self, "_noops_kept", False):
+            dataset_values.NOOPS_KEPT.add(op)
         return op._outputs[0]
 
 

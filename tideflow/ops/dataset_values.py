@@ -905,6 +905,8 @@ _END_OF_INPUT = object()
 
 # RepeatDataset ops whose datasets' options turned shuffle_and_repeat_fusion off
 UNFUSED_REPEATS = weakref.WeakSet()
+# ... and those whose options turned noop_elimination off
+NOOPS_KEPT = weakref.WeakSet()
 
 
 class ShuffleAndRepeat(DatasetValue):

@@ -1,0 +1,85 @@
+"""TF 1.15 parity of the TFRecord input pipelines TF 1.x training scripts build: each expected
+value below is what the same program printed under real TF 1.15."""
+
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _drain(ds):
+    n = ds.make_one_shot_iterator().get_next()
+    out = []
+    with tf.Session() as s:
+        try:
+            while True:
+                out.append(s.run(n).tolist())
+        except tf.errors.OutOfRangeError:
+            pass
+    return out
+
+
+def test_noop_stages_are_eliminated_before_shuffle_and_repeat_fusion():
+    # TF 1.15's default noop_elimination drops repeat(1), skip(0), take(-n) and prefetch(0)
+    # before shuffle_and_repeat_fusion: a shuffle's repeat(1) is the plain shuffle, and a
+    # shuffle followed by such a stage and a repeat is fused
+    tf.set_random_seed(3)
+
+    def shuffled():
+        return tf.data.Dataset.range(6).shuffle(100, seed=5)
+
+    plain = [0, 2, 3, 1, 5, 4]  # TF 1.15
+    fused = [3, 4, 2, 1, 0, 5, 3, 4, 1, 2, 5, 0]  # TF 1.15: shuffle(...).repeat(2)
+    assert _drain(shuffled()) == plain
+    assert _drain(shuffled().repeat(2)) == fused
+    assert _drain(shuffled().repeat(1)) == plain
+    for ds in (shuffled().skip(0).repeat(2), shuffled().take(-1).repeat(2),
+               shuffled().take(-2).repeat(2), shuffled().prefetch(0).repeat(2),
+               shuffled().repeat(1).repeat(2)):
+        assert _drain(ds) == fused
+    # not noops to TF 1.15: shard(1, 0) and an identity map keep the shuffle unfused
+    unfused = [0, 2, 3, 1, 5, 4, 5, 0, 3, 1, 4, 2]
+    assert _drain(shuffled().shard(1, 0).repeat(2)) == unfused
+    assert _drain(shuffled().map(lambda x: x).repeat(2)) == unfused
+    # with noop_elimination off, repeat(1) stays and is fused with its shuffle, and skip(0)
+    # stands between a shuffle and its repeat
+    o = tf.data.Options()
+    o.experimental_optimization.noop_elimination = False
+    assert _drain(shuffled().repeat(1).with_options(o)) == fused[:6]
+    assert _drain(shuffled().skip(0).repeat(2).with_options(o)) == unfused
+
+
+def test_noop_stage_with_a_fed_count_is_eliminated_too():
+    # TF 1.15 optimizes the pipeline as the iterator's initializer serializes it, where a fed
+    # count is a constant: a skip fed 0 is dropped and the shuffle and repeat fuse
+    tf.set_random_seed(3)
+    k = tf.placeholder(tf.int64, [])
+    ds = tf.data.Dataset.range(6).shuffle(100, seed=5).skip(k).repeat(2)
+    it = ds.make_initializable_iterator()
+    n = it.get_next()
+    with tf.Session() as s:
+        s.run(it.initializer, {k: 0})
+        out = [s.run(n).tolist() for _ in range(12)]
+    assert out == [3, 4, 2, 1, 0, 5, 3, 4, 1, 2, 5, 0]
+
+
+def test_make_batched_features_dataset_one_epoch_shuffle(tmp_path):
+    # num_epochs=1: TF 1.15 shuffles the records without a repeat (a plain ShuffleDataset)
+    def _int(v):
+        return tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+
+    for f in range(2):
+        with tf.io.TFRecordWriter(str(tmp_path / f"f{f}.tfr")) as w:
+            for i in range(5):
+                w.write(tf.train.Example(features=tf.train.Features(feature={
+                    "id": _int([f * 5 + i])})).SerializeToString())
+    tf.set_random_seed(3)
+    d = tf.data.experimental.make_batched_features_dataset(
+        str(tmp_path / "f*.tfr"), batch_size=3, features={"id": tf.FixedLenFeature([], tf.int64)},
+        label_key="id", num_epochs=1, shuffle=True, shuffle_seed=5)
+    assert _drain(d.map(lambda x, y: y)) == [[0, 2, 7], [9, 1, 6], [4, 3, 8], [5]]  # TF 1.15
