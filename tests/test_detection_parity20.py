@@ -88,3 +88,33 @@ def test_soft_nms_scores_rounded_as_tf115():
         i, v = sess.run([sel, sc])
     assert i[:3].tolist() == [11, 39, 35]
     assert v[:3].tolist() == [0.9886161684989929, 0.9433541893959045, 0.931972086429596]
+
+
+def test_roi_crops_bilinear_resizes_and_their_gradients_bit_for_bit():
+    # TF 1.15's CropAndResize places samples in float32 and lerps in float32; its gradients
+    # add float32 shares one sample at a time; ResizeBilinear lerps along x then y in float32.
+    # Values printed by TF 1.15 for this program (float64 math was a few ulps off).
+    feat = tf.constant(np.random.RandomState(4).randn(1, 9, 11, 2).astype(np.float32))
+    boxes = tf.constant([[0.1, 0.2, 0.7, 0.9], [0.5, 0.5, 1.2, 1.1]])
+    crops = tf.image.crop_and_resize(feat, boxes, [0, 0], [4, 5])
+    gi, gb = tf.gradients(tf.reduce_sum(tf.square(crops)), [feat, boxes])
+    r = tf.image.resize_bilinear(feat, [17, 20], half_pixel_centers=True)
+    r2 = tf.image.resize_bilinear(feat, [5, 7], align_corners=True)
+    with tf.Session() as sess:
+        c, a, b, rr, rr2 = sess.run([crops, gi, gb, r, r2])
+    assert c[0, 1, :, 0].tolist() == [0.3476276397705078, 0.511448860168457, -0.6644400358200073,
+                                      0.03377443552017212, -0.38963329792022705]
+    assert b.tolist() == [
+        [142.31741333007812, -18.340429306030273, 20.86036491394043, -11.357223510742188],
+        [43.16555404663086, -32.910160064697266, 21.97065544128418, -4.644071578979492]]
+    assert a[0, 3, :, 1].tolist() == [
+        0.0, 0.0, 0.47918474674224854, -0.05193852633237839, -0.15581557154655457,
+        0.09500516951084137, 0.09500516951084137, -0.01870507374405861, -0.006235024891793728,
+        0.29568204283714294, 0.0]
+    assert rr[0, 5, :6, 0].tolist() == [0.4468051791191101, 0.26488086581230164,
+                                        -0.04299098253250122, 0.0895935595035553,
+                                        0.3517240881919861, 0.7139562368392944]
+    assert rr2[0, 1, :, 1].tolist() == [0.802086591720581, 0.9583534002304077,
+                                        -1.2152748107910156, 0.17941071093082428,
+                                        0.38569217920303345, -0.00919225811958313,
+                                        -0.9617767930030823]

@@ -18,13 +18,14 @@ from tideflow.ops.array_ops import _invalid, _np, _shape_str
 
 
 def _crop_geometry(box, n_out, n_in):
-    """Sample positions along one axis for one box: ``in = v1 * (n - 1) + i * scale``."""
-    v1, v2 = box
+    """Sample positions along one axis for one box: ``in = v1 * (n - 1) + i * scale``, in
+    float32 as TF's kernel (the one-sample centre in double, TF's ``0.5 *``)."""
+    v1, v2 = np.float32(box[0]), np.float32(box[1])
     if n_out > 1:
-        scale = (v2 - v1) * (n_in - 1) / (n_out - 1)
-        pos = v1 * (n_in - 1) + np.arange(n_out) * scale
+        scale = (v2 - v1) * np.float32(n_in - 1) / np.float32(n_out - 1)
+        pos = v1 * np.float32(n_in - 1) + np.arange(n_out, dtype=np.float32) * scale
     else:
-        pos = np.array([0.5 * (v1 + v2) * (n_in - 1)])
+        pos = np.array([0.5 * float(v1 + v2) * (n_in - 1)], np.float32)
     return pos
 
 
@@ -101,8 +102,14 @@ def _round_half_away(v):
     return (np.sign(v) * np.floor(np.abs(v) + 0.5)).astype(np.int64)
 
 
+def _lerp_corners(pos):
+    """Floor and ceil indices and the float32 fraction of sample positions, as TF's."""
+    f = np.floor(pos)
+    return f.astype(np.int64), np.ceil(pos).astype(np.int64), pos - f
+
+
 def _crop_grad_image_kernel(grads, boxes, box_ind, image_size, *, T, method):
-    g = _np(grads).astype(np.float64)
+    g = _np(grads).astype(np.float32, copy=False)
     bx = _np(boxes).astype(np.float32)
     bi = _np(box_ind).astype(np.int64)
     size = [int(v) for v in _np(image_size)]
@@ -117,7 +124,9 @@ def _crop_grad_image_kernel(grads, boxes, box_ind, image_size, *, T, method):
         raise errors.OutOfRangeError(
             None, None, "CropAndResizeGradImage: box_index has values outside [0, batch_size)")
     _, ch, cw, _ = g.shape
-    out = np.zeros(size)
+    # TF adds each sample's float32 shares into the image, in T, sample by sample (rows,
+    # columns, then the four corners): np.add.at adds in that order
+    out = np.zeros(size, T.as_numpy_dtype)
     method = method.decode() if isinstance(method, bytes) else method
     for b in range(len(bx)):
         ys, xs, iy, ix = _inside_samples(bx[b], ch, cw, h, w)
@@ -125,25 +134,51 @@ def _crop_grad_image_kernel(grads, boxes, box_ind, image_size, *, T, method):
             continue
         gb = g[b][np.ix_(iy, ix)]  # [ny, nx, d]
         if method == "bilinear":
-            t, bo, fy = _bilinear_weights(ys[iy], h)
-            le, ri, fx = _bilinear_weights(xs[ix], w)
-            fy, fx = fy[:, None, None], fx[None, :, None]
-            tt, bb = t[:, None] + 0 * le[None, :], bo[:, None] + 0 * le[None, :]
-            ll, rr = le[None, :] + 0 * t[:, None], ri[None, :] + 0 * t[:, None]
-            for yy, xx, wgt in ((tt, ll, (1 - fy) * (1 - fx)), (tt, rr, (1 - fy) * fx),
-                                (bb, ll, fy * (1 - fx)), (bb, rr, fy * fx)):
-                np.add.at(out[bi[b]], (yy, xx), gb * wgt)
+            t, bo, fy = _lerp_corners(ys[iy])
+            le, ri, fx = _lerp_corners(xs[ix])
+            one = np.float32(1)
+            dtop = (one - fy)[:, None, None] * gb
+            dbot = fy[:, None, None] * gb
+            fx3 = fx[None, :, None]
+            vals = np.stack([(one - fx3) * dtop, fx3 * dtop, (one - fx3) * dbot, fx3 * dbot], 2)
+            grid = (len(iy), len(ix), 4)
+            yy = np.broadcast_to(np.stack([t, t, bo, bo], 1)[:, None, :], grid)
+            xx = np.broadcast_to(np.stack([le, ri, le, ri], 1)[None, :, :], grid)
         else:
-            ry = np.clip(_round_half_away(ys[iy]), 0, h - 1)
-            rx = np.clip(_round_half_away(xs[ix]), 0, w - 1)
-            np.add.at(out[bi[b]], (ry[:, None] + 0 * rx[None, :], rx[None, :] + 0 * ry[:, None]),
-                      gb)
-    return out.astype(T.as_numpy_dtype)
+            vals = gb
+            yy, xx = np.meshgrid(np.clip(_round_half_away(ys[iy]), 0, h - 1),
+                                 np.clip(_round_half_away(xs[ix]), 0, w - 1), indexing="ij")
+        np.add.at(out[bi[b]], (yy.ravel(), xx.ravel()), vals.reshape(-1, d).astype(out.dtype))
+    return out
+
+
+def _box_grad_positions(v1, v2, n_out, n_in):
+    """The gradient's sample positions: TF's box kernel scales by a ratio computed first
+    (``(v2 - v1) * ((n - 1) / (c - 1))``), not as the forward kernel."""
+    if n_out == 1:
+        return np.array([0.5 * float(v1 + v2) * (n_in - 1)], np.float32), np.float32(0)
+    ratio = np.float32(n_in - 1) / np.float32(n_out - 1)
+    pos = v1 * np.float32(n_in - 1) + np.arange(n_out, dtype=np.float32) * ((v2 - v1) * ratio)
+    return pos, ratio
+
+
+def _box_grad_sum(shares, n_out, n_in):
+    """TF's running float32 sum of one box coordinate's shares; a one-sample crop's shares
+    are doubles (TF's ``* 0.5 * (n - 1)``) added to the float sum one at a time."""
+    shares = shares.ravel()
+    if not shares.size:
+        return np.float32(0)
+    if n_out > 1:
+        return np.add.accumulate(shares)[-1]
+    acc = np.float32(0)
+    for v in (shares.astype(np.float64) * 0.5 * (n_in - 1)).tolist():
+        acc = np.float32(float(acc) + v)
+    return acc
 
 
 def _crop_grad_boxes_kernel(grads, image, boxes, box_ind, *, method):
-    g = _np(grads).astype(np.float64)
-    img = _np(image).astype(np.float64)
+    g = _np(grads).astype(np.float32, copy=False)
+    img = _np(image)
     bx = _np(boxes).astype(np.float32)
     bi = _np(box_ind).astype(np.int64)
     if g.ndim != 4 or g.shape[0] != len(bx):
@@ -151,36 +186,40 @@ def _crop_grad_boxes_kernel(grads, image, boxes, box_ind, *, method):
                        f"incompatible with {len(bx)} boxes")
     ch, cw = _check_crop(img, bx, bi, np.array(g.shape[1:3]), "CropAndResizeGradBoxes")
     _, h, w, _ = img.shape
-    out = np.zeros((len(bx), 4))
-    hr = (h - 1) / (ch - 1) if ch > 1 else 0.0
-    wr = (w - 1) / (cw - 1) if cw > 1 else 0.0
+    out = np.zeros((len(bx), 4), np.float32)
+    one = np.float32(1)
     for b in range(len(bx)):
-        ys, xs, iy, ix = _inside_samples(bx[b], ch, cw, h, w)
+        ys, hr = _box_grad_positions(bx[b, 0], bx[b, 2], ch, h)
+        xs, wr = _box_grad_positions(bx[b, 1], bx[b, 3], cw, w)
+        iy = np.nonzero((ys >= 0) & (ys <= h - 1))[0]
+        ix = np.nonzero((xs >= 0) & (xs <= w - 1))[0]
         if not len(iy) or not len(ix):
             continue
-        src = img[bi[b]]
-        t, bo, fy = _bilinear_weights(ys[iy], h)
-        le, ri, fx = _bilinear_weights(xs[ix], w)
+        src = img[bi[b]].astype(np.float32, copy=False)
+        t, bo, fy = _lerp_corners(ys[iy])
+        le, ri, fx = _lerp_corners(xs[ix])
         tl, tr = src[t][:, le], src[t][:, ri]
         bl, br = src[bo][:, le], src[bo][:, ri]
         fy3, fx3 = fy[:, None, None], fx[None, :, None]
-        gy = ((1 - fx3) * (bl - tl) + fx3 * (br - tr)) * g[b][np.ix_(iy, ix)]
-        gx = ((1 - fy3) * (tr - tl) + fy3 * (br - bl)) * g[b][np.ix_(iy, ix)]
-        gy_rows = gy.sum(axis=(1, 2))  # per sampled row
-        gx_cols = gx.sum(axis=(0, 2))
+        gb = g[b][np.ix_(iy, ix)]
+        gy = ((one - fx3) * (bl - tl) + fx3 * (br - tr)) * gb
+        gx = ((one - fy3) * (tr - tl) + fy3 * (br - bl)) * gb
+        # summed in TF's order: rows, columns, channels
+        yrat = (iy.astype(np.float32) * hr)[:, None, None]
+        xrat = (ix.astype(np.float32) * wr)[None, :, None]
+        full = (len(iy), len(ix), g.shape[3])
         if ch > 1:
-            out[b, 0] += (gy_rows * ((h - 1) - iy * hr)).sum()
-            out[b, 2] += (gy_rows * (iy * hr)).sum()
+            out[b, 0] = _box_grad_sum(gy * (np.float32(h - 1) - yrat), ch, h)
+            out[b, 2] = _box_grad_sum(gy * yrat, ch, h)
         else:
-            out[b, 0] += gy_rows.sum() * 0.5 * (h - 1)
-            out[b, 2] += gy_rows.sum() * 0.5 * (h - 1)
+            out[b, 0] = out[b, 2] = _box_grad_sum(gy, ch, h)
         if cw > 1:
-            out[b, 1] += (gx_cols * ((w - 1) - ix * wr)).sum()
-            out[b, 3] += (gx_cols * (ix * wr)).sum()
+            out[b, 1] = _box_grad_sum(np.broadcast_to(gx * (np.float32(w - 1) - xrat), full),
+                                      cw, w)
+            out[b, 3] = _box_grad_sum(np.broadcast_to(gx * xrat, full), cw, w)
         else:
-            out[b, 1] += gx_cols.sum() * 0.5 * (w - 1)
-            out[b, 3] += gx_cols.sum() * 0.5 * (w - 1)
-    return out.astype(np.float32)
+            out[b, 1] = out[b, 3] = _box_grad_sum(gx, cw, w)
+    return out
 
 
 def _crop_shape(op):

@@ -185,6 +185,23 @@ def _interp_kernel(taps_fn):
     return kernel
 
 
+def _bilinear_kernel(images, size, *, align_corners, half_pixel_centers=False):
+    # TF's float32 lerps in TF's order (along x within the two rows, then along y), so the
+    # values are TF's to the bit
+    x, oh, ow = _prepare(images, size, align_corners, half_pixel_centers)
+    _, h, w, _ = x.shape
+    x = x.astype(np.float32, copy=False)
+    (ys, wy), (xs, wx) = (_linear_taps(n, o, align_corners, half_pixel_centers)
+                          for n, o in ((h, oh), (w, ow)))
+    yl = wy[:, 1].astype(np.float32)[None, :, None, None]
+    xl = wx[:, 1].astype(np.float32)[None, None, :, None]
+    lo, hi = x[:, ys[:, 0]], x[:, ys[:, 1]]
+    tl, tr = lo[:, :, xs[:, 0]], lo[:, :, xs[:, 1]]
+    bl, br = hi[:, :, xs[:, 0]], hi[:, :, xs[:, 1]]
+    top = tl + (tr - tl) * xl
+    return top + (bl + (br - bl) * xl - top) * yl
+
+
 def _interp_grad_kernel(taps_fn):
     def kernel(grads, original_image, *, T, align_corners, half_pixel_centers):
         g = _np(grads)
@@ -301,7 +318,7 @@ for _name, _taps, _grad_types in (
         outputs=["resized_images: float"],
         attrs=[_IMAGE_T] + _CENTERS,
         shape=_resize_shape,
-        kernel=_interp_kernel(_taps),
+        kernel=_bilinear_kernel if _name == "ResizeBilinear" else _interp_kernel(_taps),
         grad=_interp_grad(_name + "Grad"),
     )
     op_registry.declare(
