@@ -94,7 +94,24 @@ class Optimizer:
     def _new_iterations(self):
         # (model_to_estimator's clone counts in the global step, as TF 1.15's)
         given = self.__dict__.get("_step_counter")
+        if given is None:
+            given = self.__dict__.get("_early_iterations", {}).pop(ops.get_default_graph(), None)
         return given if given is not None else K.variable(0, dtype="int64", name="iter")
+
+    def _iterations(self):
+        """``iterations`` read before any training made it: as TF 1.15's lazy weight, made
+        alone in the current name scope ('iter', not '<optimizer>/iter'); the
+        hyperparameters are still made with the first training step's variables."""
+        got = self._vars.get(ops.get_default_graph())
+        if got is not None and "iterations" in got:
+            return got["iterations"]
+        early = self.__dict__.setdefault("_early_iterations", {})
+        graph = ops.get_default_graph()
+        if graph not in early:
+            if got is not None:  # the hyperparameters exist: it joins them
+                return self._make_graph_vars()["iterations"]
+            early[graph] = self._new_iterations()
+        return early[graph]
 
     def _make_graph_vars(self, iterations=True):
         """In the current name scope, as Keras's OptimizerV2: ``iter`` (int64), then the
@@ -128,7 +145,7 @@ class Optimizer:
         if name == "learning_rate":
             name = "lr"
         if name == "iterations":
-            return self._graph_vars()[name]
+            return self._iterations()
         if name in ("lr", "decay") + tuple(self._HYPER):
             return self._hyper_vars()[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")

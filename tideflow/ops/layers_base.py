@@ -193,8 +193,10 @@ class InputSpec:
         self.axes = axes or {}
 
     def __repr__(self):
-        return (f"InputSpec(dtype={self.dtype}, shape={self.shape}, ndim={self.ndim}, "
-                f"max_ndim={self.max_ndim}, min_ndim={self.min_ndim}, axes={self.axes})")
+        # as TF 1.15: only the fields that are set (and not 0 or empty)
+        fields = ("dtype", "shape", "ndim", "max_ndim", "min_ndim", "axes")
+        return "InputSpec(%s)" % ", ".join(f"{k}={getattr(self, k)}" for k in fields
+                                           if getattr(self, k))
 
     def check(self, x, layer_name, index=0):
         # TF 1.15's words, each check's own (the min_ndim one with its doubled colon)

@@ -31,6 +31,17 @@ class Sequential(Model):
         return list(self._stack)
 
     @property
+    def input_spec(self):
+        """As TF 1.15's Sequential: its first layer's input spec."""
+        if self._stack:
+            return getattr(self._stack[0], "input_spec", None)
+        return self.__dict__.get("_own_input_spec")
+
+    @input_spec.setter
+    def input_spec(self, value):
+        self.__dict__["_own_input_spec"] = value
+
+    @property
     def _layers(self):
         """TF 1.x's own list: an InputLayer the program added first, then the layers."""
         explicit = getattr(self, "_explicit_input_layer", False) and self._input_layer
