@@ -43,3 +43,75 @@ def test_begin_and_end_hooks_get_the_logs_fit_gives_none():
     m.evaluate(x, y, verbose=0, callbacks=[Probe()])
     assert seen == [("train_begin", None), ("epoch_begin", {}), ("train_end", None),
                     ("test_begin", None), ("test_end", None)]
+
+
+def _two_output_model():
+    a = L.Input((4,), name="a")
+    h = L.Dense(5, activation="relu")(a)
+    m = tf.keras.Model(a, [L.Dense(1, name="reg")(h),
+                           L.Dense(3, activation="softmax", name="cls")(h)])
+    m.compile("sgd", loss=["mse", "sparse_categorical_crossentropy"])
+    return m
+
+
+def test_loss_remade_for_fed_weights_updates_the_same_loss_metrics():
+    # TF 1.15 remakes the loss under loss_1 when weights are fed; each output's loss Mean
+    # metric is updated again (12 ops) but not made again; then a call without weights
+    # makes the loss once more, without them (TF 1.15's op ids, printed by _last_id)
+    np.random.seed(0)
+    tf.set_random_seed(4)
+    m = _two_output_model()
+    graph = tf.get_default_graph()
+    x = np.random.rand(12, 4).astype("float32")
+    ys = [np.random.rand(12, 1).astype("float32"), np.random.randint(0, 3, (12, 1))]
+    w = np.linspace(0.5, 1.5, 12).astype("float32")
+    assert graph._last_id == 166
+    m.fit(x, ys, sample_weight=[w, w], batch_size=4, epochs=1, verbose=0, shuffle=False)
+    assert graph._last_id == 550
+    np.testing.assert_allclose(m.train_on_batch(x, ys), [1.40094, 0.152202, 1.257251],
+                               rtol=1e-5)
+    assert graph._last_id == 767
+    assert [t.name for t in m._feed_sample_weights] == []
+
+
+def test_class_weights_with_unweighted_validation_as_tf_remakes_the_loss():
+    # fit with class weights validating on unweighted data: TF 1.15 remakes the loss for
+    # the validation pass without weights (loss_2) while the train function keeps feeding
+    # them; a later weighted fit remakes the train function but validates with the old,
+    # unweighted test function; each switch makes the functions TF makes (TF 1.15's
+    # printed values and op ids)
+    np.random.seed(0)
+    tf.set_random_seed(4)
+    graph = tf.get_default_graph()
+    x = np.random.rand(30, 4).astype("float32")
+    y = (x[:, 0] > 0.7).astype("int32")
+    xv = np.random.rand(10, 4).astype("float32")
+    yv = (xv[:, 0] > 0.7).astype("int32")
+    m = tf.keras.Sequential([L.Dense(6, activation="relu", input_shape=(4,)),
+                             L.Dense(2, activation="softmax")])
+    m.compile(tf.keras.optimizers.Adam(0.05), "sparse_categorical_crossentropy",
+              metrics=["accuracy"])
+    h = m.fit(x, y, class_weight={0: 1., 1: 4.}, validation_data=(xv, yv), epochs=3,
+              batch_size=10, verbose=0)
+    np.testing.assert_allclose(h.history["loss"], [1.294607, 1.114441, 1.109785], rtol=1e-5)
+    np.testing.assert_allclose(h.history["val_loss"], [0.708169, 0.663818, 0.656866],
+                               rtol=1e-5)
+    assert graph._last_id == 404
+    h = m.fit(x, y, class_weight={0: 1., 1: 4.}, validation_split=0.3, epochs=2,
+              batch_size=10, verbose=0)
+    np.testing.assert_allclose(h.history["val_loss"], [0.930094, 1.082115], rtol=1e-5)
+    assert graph._last_id == 576
+    m.fit(x, y, epochs=1, batch_size=10, verbose=0, validation_data=(xv, yv, np.ones(10)))
+    assert graph._last_id == 782
+    # (the train function made for unweighted data goes on ignoring weights, as TF's)
+    np.testing.assert_allclose(m.train_on_batch(x, y, class_weight={0: 1., 1: 4.}),
+                               [0.95754, 0.275], rtol=1e-5)
+    np.testing.assert_allclose(m.test_on_batch(xv, yv), [0.664939, 0.5], rtol=1e-5)
+    assert graph._last_id == 816
+    assert [o.name for o in graph.get_operations() if o.name.endswith("group_deps")] == [
+        "training_1/group_deps", "evaluation/group_deps", "training_3/group_deps",
+        "training_5/group_deps", "evaluation_1/group_deps", "evaluation_2/group_deps"]
+    m2 = tf.keras.Sequential([L.Dense(2, input_shape=(4,))])
+    np.testing.assert_allclose(tf.keras.backend.get_session().run(m2.weights[0]),
+                               [[0.60922, 0.02418], [-0.44035, -0.10729],
+                                [0.26872, 0.08836], [-0.402, -0.23924]], atol=1e-5)

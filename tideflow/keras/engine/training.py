@@ -288,18 +288,56 @@ class Model(Network):
             return
         if any(w is not None for w in getattr(self, "sample_weights", [])):
             return
-        self._sample_weights_fed = True
+        self._rebuild_weighted_loss(True)
+        self._train_fn = self._test_fn = None
+
+    def _rebuild_weighted_loss(self, fed):
+        """The loss and weighted metrics made again, with sample weight placeholders
+        (``fed``) or without."""
+        self._sample_weights_fed = fed
         graph = self._outputs_graph()
-        total = self._build_loss(graph)
+        total = self._build_loss(graph, rebuilt=True)
         self.total_loss = self._reported_loss = total
         if total is not None and total.get_shape().ndims != 0:
             with graph.as_default():
                 self._reported_loss = tf.reduce_mean(total)
         self._build_metrics(graph, weighted=True)
         self._assemble_metrics()
-        self._train_fn = self._test_fn = None
 
-    def _build_loss(self, graph):
+    def _sync_weight_modes(self, sws, testing=False):
+        """As TF 1.15 (``_update_sample_weight_modes``, then the recompile check of
+        ``_make_train_function``/``_make_test_function``): a model compiled without a
+        weighting mode has its loss and weighted metrics made again whenever a call's
+        arrays come with sample weights and the loss has no placeholders for them, or the
+        other way round (a fit with class weights validating on unweighted data makes the
+        loss for the validation pass without them). A remade train function comes next; a
+        validation pass leaves the train function (and the placeholders it feeds) as it
+        was, as TF's fit keeps its step function; a remade train function leaves the test
+        function (``_test_function``) as it was, as TF's does."""
+        if not self._compiled or not self.outputs or any(
+                self._weight_mode(i) for i in range(len(self.outputs))):
+            return
+        given = any(w is not None for w in sws or ())
+        if given == bool(self._feed_sample_weights):
+            return
+        self._rebuild_weighted_loss(given)
+        if testing:
+            self.__dict__.pop("_tf_function_evaluation", None)  # (a new test function)
+            self._test_fn = None
+        else:
+            self._train_fn = None
+
+    def _test_function(self):
+        """TF 1.15's test function: the loss and metrics it fetches and the sample weight
+        placeholders it feeds, as when it was made (once per compile, and again when a test
+        call remade the loss: TF reuses it otherwise, even across a loss remade for
+        training)."""
+        if self._test_fn is None:
+            self._test_fn = ([self._reported_loss] + self._metric_tensors,
+                             list(self._feed_sample_weights))
+        return self._test_fn
+
+    def _build_loss(self, graph, rebuilt=False):
         """The sample weights and the total loss, made as TF 1.15's compile makes them: a
         sample weight placeholder only for an output with a weighting mode (compile's
         ``sample_weight_mode``, or 'samplewise' once weights are fed), then under
@@ -346,8 +384,9 @@ class Model(Network):
                         value = losses_mod._reduce_weighted(weighted, reduction)
                     if n > 1:
                         # (TF 1.15 keeps a Mean metric of each output's loss: its variables
-                        # and update ops are counted)
-                        graph._skip_op_ids(_TF_MEAN_METRIC_OPS)
+                        # and update ops are counted; a rebuilt loss updates the same one)
+                        graph._skip_op_ids(_TF_MEAN_METRIC_UPDATE_OPS if rebuilt
+                                           else _TF_MEAN_METRIC_OPS)
                     per_output_losses.append(value)
                     weighted = weights[i] * value
                     total = weighted if total is None else total + weighted
@@ -622,8 +661,9 @@ class Model(Network):
                              f"array shapes: {[a.shape for a in out]}")
         return out
 
-    def _standardize_weights(self, ys, sample_weight, class_weight):
-        """Per-output sample weight arrays (None: all ones)."""
+    def _standardize_weights(self, ys, sample_weight, class_weight, sync=False):
+        """Per-output sample weight arrays (None: all ones). Weights make the loss's
+        placeholders for them; with ``sync`` the caller does it (``_sync_weight_modes``)."""
         n_live = len(ys)
         live_names = [nm for nm, t in zip(self.output_names, self.targets) if t is not None]
         if sample_weight is None:
@@ -667,7 +707,7 @@ class Model(Network):
                                      f"input with shape {np.shape(y)}. sample_weight cannot "
                                      "be broadcast.")
             out.append(w)
-        if any(w is not None for w in out):
+        if not sync and any(w is not None for w in out):
             self._use_fed_sample_weights()
         return out
 
@@ -712,12 +752,14 @@ class Model(Network):
         return xs, ys
 
     # -- step functions -----------------------------------------------------------------------------
-    def _feeds(self, xs, ys, training, sws=None):
+    def _feeds(self, xs, ys, training, sws=None, weight_placeholders=None):
         feed = dict(zip(self.inputs, xs))
         if ys is not None:
             feed.update(zip([t for t in self.targets if t is not None], ys))
         if sws is not None:
-            for ph, w in zip([w for w in self.sample_weights if w is not None], sws):
+            if weight_placeholders is None:
+                weight_placeholders = self._feed_sample_weights
+            for ph, w in zip(weight_placeholders, sws):
                 if w is not None:
                     feed[ph] = w
         # (the learning phase is fed when the graph has it: evaluate and predict make none)
@@ -762,7 +804,8 @@ class Model(Network):
         if fn is None:
             if self._train_fn is None:  # (remade after fed sample weights rebuilt the loss)
                 self._make_train_function()
-            return self._run(self._train_fn, self._feeds(xs, ys, True, sws))[1:]
+            return self._run(self._train_fn, self._feeds(
+                xs, ys, True, sws, self.__dict__.get("_train_fn_weights")))[1:]
         sws = list(sws or [])
         sws += [None] * (len(self._feed_sample_weights) - len(sws))
         ins = list(xs) + list(ys) + sws
@@ -796,6 +839,7 @@ class Model(Network):
                 with ops.name_scope("training"):  # (TF's K.function: training_1/group_deps)
                     train_op = tf.group(*updates)
         self._train_fn = [train_op, loss] + self._metric_tensors
+        self._train_fn_weights = list(self._feed_sample_weights)
         self._restore_pending_optimizer_state()
 
     def _note_function(self, mode):
@@ -835,7 +879,8 @@ class Model(Network):
         """One optimizer step on one batch; returns the loss (and metrics)."""
         x, y = _symbolic_values(x), _symbolic_values(y)
         xs, ys = self._standardize_xy(x, y)
-        sws = self._standardize_weights(ys, sample_weight, class_weight)
+        sws = self._standardize_weights(ys, sample_weight, class_weight, sync=True)
+        self._sync_weight_modes(sws)
         self._make_train_function()
         out = self._carried(self._train_step(xs, ys, sws), len(xs[0]) if xs else 1)
         if reset_metrics:
@@ -858,10 +903,11 @@ class Model(Network):
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
         x, y = _symbolic_values(x), _symbolic_values(y)
         xs, ys = self._standardize_xy(x, y)
-        sws = self._standardize_weights(ys, sample_weight, None)
+        sws = self._standardize_weights(ys, sample_weight, None, sync=True)
+        self._sync_weight_modes(sws, testing=True)
         self._note_function("evaluation")
-        out = self._run([self._reported_loss] + self._metric_tensors,
-                        self._feeds(xs, ys, False, sws))
+        fetches, weights = self._test_function()
+        out = self._run(fetches, self._feeds(xs, ys, False, sws, weights))
         out = self._carried(out, len(xs[0]) if xs else 1)
         if reset_metrics:
             self.reset_metrics()
@@ -942,7 +988,8 @@ class Model(Network):
                        self._array_val_source(validation_data, batch_size))
         else:
             xs, ys = self._standardize_xy(x, y)
-            sws = self._standardize_weights(ys, sample_weight, class_weight)
+            sws = self._standardize_weights(ys, sample_weight, class_weight, sync=True)
+            self._sync_weight_modes(sws)
             val = None
             if validation_data is not None:
                 val = (_DatasetSource(self, validation_data, validation_steps, restart=True,
@@ -1047,6 +1094,8 @@ class Model(Network):
                 if isinstance(val, _ArraySource) and val.batch_size is None:
                     # arrays validating a generator's training: batches of the training size
                     val.batch_size = size if seen else 32
+                if isinstance(val, _ArraySource) and not generator:
+                    self._sync_weight_modes(val.sws, testing=True)
                 self._note_function("evaluation")  # (TF 1.15's test function, made here)
                 val_bar = None
                 if generator and verbose:
@@ -1087,7 +1136,7 @@ class Model(Network):
                              f"contains {len(validation_data)} items")
         vx, vy = self._standardize_xy(validation_data[0], validation_data[1])
         vw = self._standardize_weights(
-            vy, validation_data[2] if len(validation_data) == 3 else None, None)
+            vy, validation_data[2] if len(validation_data) == 3 else None, None, sync=True)
         return _ArraySource(vx, vy, vw, batch_size, False)
 
     def _progbar(self, verbose, source, metrics=True, batch_size=None):
@@ -1114,7 +1163,7 @@ class Model(Network):
         by_steps = getattr(source, "samples", None) is None
         for batch_index, (bx, by, bw) in enumerate(source.epoch()):
             if fetches is None:  # (after the first batch: it builds a subclassed model)
-                fetches = [self._reported_loss] + self._metric_tensors
+                fetches, weights = self._test_function()
                 totals, step_totals = np.zeros(len(fetches)), np.zeros(len(fetches))
             size = len(bx[0]) if bx else 1
             logged = 1 if by_steps and not isinstance(source, _GeneratorSource) else size
@@ -1123,7 +1172,7 @@ class Model(Network):
                                                             "size": logged})
             if progbar is not None:
                 progbar.on_batch_begin(batch_index)
-            outs = self._run(fetches, self._feeds(bx, by, False, bw))
+            outs = self._run(fetches, self._feeds(bx, by, False, bw, weights))
             totals += _batch_sums(outs, size)
             step_totals += np.asarray(outs, dtype=np.float64)
             seen += size
@@ -1183,7 +1232,8 @@ class Model(Network):
             outs = self._evaluate_source(source, cb_list, self._progbar(verbose, source))
         else:
             xs, ys = self._standardize_xy(x, y)
-            sws = self._standardize_weights(ys, sample_weight, None)
+            sws = self._standardize_weights(ys, sample_weight, None, sync=True)
+            self._sync_weight_modes(sws, testing=True)
             self._note_function("evaluation")  # (as TF 1.15: after the data are checked)
             outs = self._evaluate_arrays(
                 xs, ys, self._validate_or_infer_batch_size(batch_size) or 32, sws, cb_list,
@@ -1570,6 +1620,7 @@ def _clone_metric(metric):
 _TF_METRIC_OPS = {"mean_absolute_error": 26, "mean_squared_error": 25, "binary_accuracy": 29,
                   "categorical_accuracy": 28, "sparse_categorical_accuracy": 28}
 _TF_MEAN_METRIC_OPS = 22
+_TF_MEAN_METRIC_UPDATE_OPS = 12  # (its update and result alone)
 
 
 def _weight_regularizations(model):
