@@ -1201,9 +1201,13 @@ def dense_input(features, feature_columns, weight_collections=None, trainable=Tr
 
 
 def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
-                 weight_collections=None, trainable=True, cols_to_vars=None):
+                 weight_collections=None, trainable=True, cols_to_vars=None, _keras_layout=False):
     """``sum_c column_c @ weights_c + bias``: a linear model's ``[batch, units]`` logits.
-    Categorical columns contribute the ``sparse_combiner`` of their ids' weight rows."""
+    Categorical columns contribute the ``sparse_combiner`` of their ids' weight rows.
+
+    ``_keras_layout`` builds the graph of TF 1.15's Keras ``LinearModel`` (what its canned
+    linear estimators use): every weight made first, the ops under
+    ``linear_model/linear_model/linear_model``, no MODEL_VARIABLES."""
     columns = _normalize_feature_columns(feature_columns)
     if sparse_combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"sparse_combiner must be one of 'mean', 'sqrtn' or 'sum', got "
@@ -1212,6 +1216,25 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
         if not isinstance(column, (_DenseColumn, _CategoricalColumn)):
             raise ValueError("Items of feature_columns must be either a _DenseColumn or "  # noqa: TRY004 - as TF
                              f"_CategoricalColumn. Given: {column}")
+    if _keras_layout:
+        weight_collections = [ops.GraphKeys.GLOBAL_VARIABLES]
+        with variable_scope.variable_scope("linear_model", values=list(features.values()),
+                                           use_resource=True):
+            ordered = sorted(columns, key=lambda c: c.name)
+            weights = {}
+            for column in ordered:
+                with variable_scope.variable_scope(column._var_scope_name):
+                    weights[column] = _linear_weight(column, units, trainable)
+            bias = _linear_bias(units, trainable)
+            with ops.name_scope("linear_model"), ops.name_scope("linear_model"):
+                builder = _LazyBuilder(features)
+                sums = []
+                for column in ordered:
+                    with ops.name_scope(column._var_scope_name):
+                        sums.append(_linear_column_sum(column, builder, weights[column], units,
+                                                       weight_collections, trainable,
+                                                       sparse_combiner))
+                return _linear_output(sums, ordered, bias, weights, cols_to_vars)
     weight_collections = _weight_collections(weight_collections)
     # TF 1.15 builds a Keras model of one layer per column: the model's and the layers' names
     # are taken first (scopes with no ops), the call runs under a new "linear_model_1" name
@@ -1227,40 +1250,67 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
             variable_scope.variable_scope(model_name, use_resource=True):
         builder = _LazyBuilder(features)
         sums = []
+        weights = {}
         ordered = sorted(columns, key=lambda c: layer_names[c])
         for column in ordered:
             with variable_scope.variable_scope(layer_names[column]):
-                if isinstance(column, _CategoricalColumn):
-                    weight = variable_scope.get_variable(
-                        name="weights", shape=(column._num_buckets, units),
-                        initializer=init_ops.zeros_initializer(), trainable=trainable)
-                    _add_to_collections(weight, weight_collections)
-                    s = _categorical_weighted_sum(column, builder, weight, weight_collections,
-                                                  trainable, sparse_combiner)
-                else:
-                    n = column._variable_shape.num_elements()
-                    weight = variable_scope.get_variable(
-                        name="weights", shape=[n, units],
-                        initializer=init_ops.zeros_initializer(), trainable=trainable)
-                    _add_to_collections(weight, weight_collections)
-                    tensor = column._get_dense_tensor(builder,
-                                                      weight_collections=weight_collections,
-                                                      trainable=trainable)
-                    batch = array_ops.shape(tensor)[0]
-                    tensor = array_ops.reshape(tensor, (batch, n))
-                    s = linalg_ops.matmul(tensor, weight, name="weighted_sum")
-                sums.append(s)
-                if cols_to_vars is not None:
-                    cols_to_vars[column] = _var_parts(weight)
-        _verify_static_batch_size_equality(sums, ordered)
-        no_bias = math_ops.add_n(sums, name="weighted_sum_no_bias")
-        bias = variable_scope.get_variable(
-            "bias_weights", shape=[units], initializer=init_ops.zeros_initializer(),
-            trainable=trainable)
-        _add_to_collections(bias, weight_collections)
-        if cols_to_vars is not None:
-            cols_to_vars["bias"] = _var_parts(bias)
-        return nn_impl.bias_add(no_bias, bias, name="weighted_sum")
+                weights[column] = _linear_weight(column, units, trainable)
+                _add_to_collections(weights[column], weight_collections)
+                sums.append(_linear_column_sum(column, builder, weights[column], units,
+                                               weight_collections, trainable, sparse_combiner))
+
+        def bias():  # made after the sum of the columns', as TF's
+            var = _linear_bias(units, trainable)
+            _add_to_collections(var, weight_collections)
+            # its bias layer (a tf.layers Layer) leaves an empty UPDATE_OPS collection
+            ops.get_collection_ref(ops.GraphKeys.UPDATE_OPS)
+            return var
+
+        return _linear_output(sums, ordered, bias, weights, cols_to_vars)
+
+
+def _linear_weight(column, units, trainable):
+    """A column's ``weights`` variable: a row per bucket or per dense element, zeros."""
+    if isinstance(column, _CategoricalColumn):
+        shape = (column._num_buckets, units)
+    else:
+        shape = [column._variable_shape.num_elements(), units]
+    return variable_scope.get_variable(name="weights", shape=shape,
+                                       initializer=init_ops.zeros_initializer(),
+                                       trainable=trainable)
+
+
+def _linear_bias(units, trainable):
+    return variable_scope.get_variable("bias_weights", shape=[units],
+                                       initializer=init_ops.zeros_initializer(),
+                                       trainable=trainable)
+
+
+def _linear_column_sum(column, builder, weight, units, weight_collections, trainable,
+                       sparse_combiner):
+    """A column's ``[batch, units]`` contribution to the logits."""
+    if isinstance(column, _CategoricalColumn):
+        return _categorical_weighted_sum(column, builder, weight, weight_collections,
+                                         trainable, sparse_combiner)
+    tensor = column._get_dense_tensor(builder, weight_collections=weight_collections,
+                                      trainable=trainable)
+    batch = array_ops.shape(tensor)[0]
+    tensor = array_ops.reshape(tensor, (batch, column._variable_shape.num_elements()))
+    return linalg_ops.matmul(tensor, weight, name="weighted_sum")
+
+
+def _linear_output(sums, columns, bias, weights, cols_to_vars):
+    """The sums plus the bias (``weighted_sum``; ``bias`` a variable, or a function making it
+    once the sums are added); fills ``cols_to_vars``."""
+    _verify_static_batch_size_equality(sums, columns)
+    no_bias = math_ops.add_n(sums, name="weighted_sum_no_bias")
+    if callable(bias):
+        bias = bias()
+    if cols_to_vars is not None:
+        for column in columns:
+            cols_to_vars[column] = _var_parts(weights[column])
+        cols_to_vars["bias"] = _var_parts(bias)
+    return nn_impl.bias_add(no_bias, bias, name="weighted_sum")
 
 
 def _categorical_weighted_sum(column, builder, weight, weight_collections, trainable,

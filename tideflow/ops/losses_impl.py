@@ -317,15 +317,17 @@ def _remove_squeezable_dimensions(labels, predictions, weights, expected_rank_di
     """Squeezes a trailing size-1 dim of labels or predictions when their rank difference is one
     off ``expected_rank_diff``, then of weights when it is one rank above the labels. Static
     ranks only (TF adds a tf.cond for unknown ranks)."""
-    labels = ops.convert_to_tensor(labels)
-    predictions = ops.convert_to_tensor(predictions)
-    l_shape, p_shape = labels.get_shape(), predictions.get_shape()
-    if l_shape.ndims is not None and p_shape.ndims is not None:
-        diff = p_shape.ndims - l_shape.ndims
-        if diff == expected_rank_diff + 1 and p_shape.dims[-1].is_compatible_with(1):
-            predictions = _squeeze_last(predictions)
-        elif diff == expected_rank_diff - 1 and l_shape.dims[-1].is_compatible_with(1):
-            labels = _squeeze_last(labels)
+    # under TF 1.15's confusion_matrix.remove_squeezable_dimensions scope (its Squeeze's name)
+    with ops.name_scope(None, "remove_squeezable_dimensions", [labels, predictions]):
+        predictions = ops.convert_to_tensor(predictions)
+        labels = ops.convert_to_tensor(labels)
+        l_shape, p_shape = labels.get_shape(), predictions.get_shape()
+        if l_shape.ndims is not None and p_shape.ndims is not None:
+            diff = p_shape.ndims - l_shape.ndims
+            if diff == expected_rank_diff + 1 and p_shape.dims[-1].is_compatible_with(1):
+                predictions = _squeeze_last(predictions)
+            elif diff == expected_rank_diff - 1 and l_shape.dims[-1].is_compatible_with(1):
+                labels = _squeeze_last(labels)
     if weights is not None:
         weights = ops.convert_to_tensor(weights)
         l_rank, w_rank = labels.get_shape().ndims, weights.get_shape().ndims

@@ -207,7 +207,7 @@ class _Head:
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
                               trainable_variables=None, train_op_fn=None, update_ops=None,
                               regularization_losses=None):
-        with ops.name_scope(self._name, "head"):
+        with ops.name_scope(self._name, "head") as head_scope:
             logits = self._checked_logits(ops.convert_to_tensor(logits))
             predictions = self._predictions(logits)
             logits = predictions.get(PredictionKeys.LOGITS, logits)
@@ -217,17 +217,19 @@ class _Head:
             label_ids, float_labels = self._labels(labels, logits)
             unreduced = self._loss(features, logits, label_ids, float_labels)
             weights = _weights(features, self._weight_column)
+            # in GraphKeys.LOSSES, as TF's (beside a tf.losses unreduced loss)
             loss = losses_impl.compute_weighted_loss(unreduced, weights=weights,
-                                                     reduction=self._loss_reduction,
-                                                     loss_collection=None)
+                                                     reduction=self._loss_reduction)
             unregularized = loss
             if regularization_losses:
                 loss = math_ops.add_n([loss] + list(regularization_losses))
-            if mode == ModeKeys.EVAL:
-                metrics = self._metrics(predictions, label_ids, float_labels, unreduced,
-                                        weights)
-                return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
-                                     eval_metric_ops=metrics)
+        if mode == ModeKeys.EVAL:
+            # TF 1.15 makes the metrics after the head's name scope closes (its TPU spec's
+            # metric function), so their ops and variables are "<model>/metrics/..."
+            metrics = self._metrics(predictions, label_ids, float_labels, unreduced, weights)
+            return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
+                                 eval_metric_ops=metrics)
+        with ops.name_scope(head_scope):
             if optimizer is not None:
                 if train_op_fn is not None:
                     raise ValueError("train_op_fn and optimizer cannot both be set.")
@@ -238,19 +240,18 @@ class _Head:
                 train_op = train_op_fn(loss)
             else:
                 raise ValueError("train_op_fn and optimizer cannot both be None.")
+            average = None
             if self._loss_reduction == losses_impl.Reduction.SUM:
                 # TF 1.x: the summed training loss over the summed example weights, as the
-                # op ``<head>/truediv`` (programs log it by that name, e.g. official/ census)
+                # op ``<head>/truediv`` (programs log it by that name, e.g. official/ census);
+                # other reductions have no average_loss summary in TF 1.15
                 example_weight_sum = reduction_ops.reduce_sum(
                     weights * fill_ops.ones_like(unreduced))
                 average = unregularized / example_weight_sum
-            else:
-                average = losses_impl.compute_weighted_loss(
-                    unreduced, weights=weights,
-                    reduction=losses_impl.Reduction.SUM_OVER_BATCH_SIZE, loss_collection=None)
             with ops.name_scope(""):  # the tags are "loss" and "average_loss", as TF's
                 summary_lib.scalar(MetricKeys.LOSS, loss)
-                summary_lib.scalar(MetricKeys.LOSS_MEAN, average)
+                if average is not None:
+                    summary_lib.scalar(MetricKeys.LOSS_MEAN, average)
             return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
                                  train_op=train_op)
 
@@ -346,7 +347,7 @@ class BinaryClassHead(_ClassificationHead):
         if self._label_vocabulary is not None:
             labels = self._label_id_lookup(labels)
         floats = _assert_range(cast_ops.to_float(labels), 2)
-        return cast_ops.cast(floats, dtypes.int64), floats
+        return floats, floats
 
     def _unreduced_loss(self, logits, label_ids, float_labels):
         return nn_impl.sigmoid_cross_entropy_with_logits(labels=float_labels, logits=logits)
@@ -413,12 +414,12 @@ class MultiClassHead(_ClassificationHead):
                                  f"Instead got {labels.dtype}")
             labels = self._label_id_lookup(labels)
         ids = _assert_range(labels, self._n_classes)
-        return ids, cast_ops.cast(ids, dtypes.float32)
+        # TF 1.15 hands a loss_fn the ids themselves
+        return ids, ids
 
     def _unreduced_loss(self, logits, label_ids, float_labels):
         loss = losses_impl.sparse_softmax_cross_entropy(
-            labels=label_ids, logits=logits, reduction=losses_impl.Reduction.NONE,
-            loss_collection=None)
+            labels=label_ids, logits=logits, reduction=losses_impl.Reduction.NONE)
         # [batch, 1], as TF restores the labels' squeezed dim: it then matches the weights
         return loss if loss.shape.ndims == 2 else array_ops.expand_dims(loss, -1)
 
@@ -464,20 +465,19 @@ class RegressionHead(_Head):
         return labels, labels
 
     def _unreduced_loss(self, logits, label_ids, float_labels):
-        return unary_ops.square(logits - float_labels)
+        return losses_impl.mean_squared_error(labels=float_labels, predictions=logits,
+                                              reduction=losses_impl.Reduction.NONE)
 
     def _metrics(self, predictions, label_ids, float_labels, unreduced, weights):
-        with ops.name_scope(None, "metrics"):
-            w = None if isinstance(weights, float) else weights
-            return {
-                MetricKeys.LOSS_MEAN: metrics_lib.mean(unreduced, weights=w,
-                                                       name=MetricKeys.LOSS_MEAN),
-                MetricKeys.PREDICTION_MEAN: metrics_lib.mean(
-                    predictions[PredictionKeys.PREDICTIONS], weights=w,
-                    name="prediction/mean"),
-                MetricKeys.LABEL_MEAN: metrics_lib.mean(float_labels, weights=w,
-                                                        name="label/mean"),
-            }
+        # TF 1.15's regression head opens no "metrics" scope and leaves two means unnamed
+        # (their variables "<model>/mean/total" and "<model>/mean_1/total")
+        w = None if isinstance(weights, float) else weights
+        return {
+            MetricKeys.LOSS_MEAN: metrics_lib.mean(unreduced, weights=w),
+            MetricKeys.PREDICTION_MEAN: metrics_lib.mean(
+                predictions[PredictionKeys.PREDICTIONS], weights=w, name="prediction/mean"),
+            MetricKeys.LABEL_MEAN: metrics_lib.mean(float_labels, weights=w),
+        }
 
 
 def classification_head(n_classes, weight_column=None, label_vocabulary=None,

@@ -13,8 +13,8 @@ from tideflow.ops import (
     cast_ops,
     losses_impl,
     math_ops,
+    nn_impl,
     partitioned_variables,
-    reduction_ops,
     variable_scope,
 )
 from tideflow.summary import summary as summary_lib
@@ -29,15 +29,29 @@ def linear_learning_rate(num_feature_columns, cap=_LEARNING_RATE):
 
 def _compute_fraction_of_zero(variables):
     """The fraction of zeros among all the entries of ``variables`` (each a variable or a list
-    of a partitioned variable's parts), as one float32 scalar."""
+    of a partitioned variable's parts), as one float32 scalar, built as TF 1.15's: per part a
+    cond that skips empty parts, the sum over the total size."""
+    from tideflow.ops.cond import cond
+
     parts = []
     for v in variables:
         parts.extend(v if isinstance(v, (list, tuple)) else fc._var_parts(v))
-    with ops.name_scope(None, "zero_fraction"):
-        zeros = math_ops.add_n([reduction_ops.reduce_sum(cast_ops.cast(
-            math_ops.equal(p, array_ops.zeros_like(p)), dtypes.float32)) for p in parts])
-        size = float(sum(p.get_shape().num_elements() for p in parts))
-        return zeros / size
+    with ops.name_scope("zero_fraction"):
+        with ops.name_scope("total_size"):
+            sizes = [array_ops.size(p, out_type=dtypes.int64) for p in parts]
+            total_size = math_ops.add_n(sizes)
+        with ops.name_scope("total_zero"):
+            total_zero = math_ops.add_n([
+                cond(math_ops.equal(size, ops.convert_to_tensor(0, dtype=dtypes.int64)),
+                     lambda: ops.convert_to_tensor(0.0, dtype=dtypes.float32),
+                     lambda p=p, size=size: (nn_impl.zero_fraction(p)
+                                             * cast_ops.to_float(size)),
+                     name="zero_count")
+                for p, size in zip(parts, sizes)])
+        with ops.name_scope("compute"):
+            fraction = total_zero / cast_ops.cast(total_size, dtypes.float32,
+                                                  name="float32_size")
+        return array_ops.identity(fraction, name="zero_fraction_or_nan")
 
 
 def linear_logit_fn_builder(units, feature_columns, sparse_combiner="sum"):
@@ -46,14 +60,15 @@ def linear_logit_fn_builder(units, feature_columns, sparse_combiner="sum"):
 
     def linear_logit_fn(features):
         cols_to_vars = {}
+        # TF 1.15's canned linear models are its Keras LinearModel (on its v2 columns)
         logits = fc.linear_model(features, list(feature_columns), units=units,
-                                 sparse_combiner=sparse_combiner, cols_to_vars=cols_to_vars)
-        bias = cols_to_vars.pop("bias")
-        bias = bias[0] if len(bias) == 1 else array_ops.concat(bias, 0)
+                                 sparse_combiner=sparse_combiner, cols_to_vars=cols_to_vars,
+                                 _keras_layout=True)
+        bias = cols_to_vars.pop("bias")  # its parts, as TF's
         if units > 1:
             summary_lib.histogram("bias", bias)
         else:
-            summary_lib.scalar("bias", array_ops.reshape(bias, [-1])[0])
+            summary_lib.scalar("bias", bias[0][0])
         summary_lib.scalar("fraction_of_zero_weights",
                            _compute_fraction_of_zero(cols_to_vars.values()))
         return logits

@@ -1,0 +1,114 @@
+"""Parity of tabular and recommender TF 1.x programs (feature columns, canned estimators and
+their heads, tf.losses) with TF 1.15: graph names, collections and summaries it leaves."""
+
+import tideflow as tf
+
+fc = tf.feature_column
+
+
+def _model_fn_graph(est, mode, labels, features=None):
+    """Runs ``est``'s model_fn in a fresh graph (on ``features()``, or one feature x1);
+    returns (graph, spec)."""
+    g = tf.Graph()
+    with g.as_default():
+        feats = features() if features else {"x1": tf.constant([[1.0], [2.0]])}
+        tf.train.create_global_step()
+        spec = est.model_fn(feats, labels(), mode, est.config)
+    return g, spec
+
+
+def test_canned_heads_put_their_losses_in_the_losses_collection(tmp_path):
+    # TF 1.15: the head's tf.losses calls leave the unreduced loss (softmax, MSE) and the
+    # weighted sum in GraphKeys.LOSSES; the sigmoid head only the weighted sum
+    cols = [fc.numeric_column("x1")]
+    cases = [
+        (tf.estimator.DNNClassifier([3], cols, n_classes=3, model_dir=str(tmp_path / "m")),
+         lambda: tf.constant([[0], [2]], tf.int64),
+         ["dnn/head/sparse_softmax_cross_entropy_loss/Mul:0", "dnn/head/weighted_loss/Sum:0"]),
+        (tf.estimator.DNNClassifier([3], cols, model_dir=str(tmp_path / "b")),
+         lambda: tf.constant([[0], [1]], tf.int64), ["dnn/head/weighted_loss/Sum:0"]),
+        (tf.estimator.DNNRegressor([3], cols, model_dir=str(tmp_path / "r")),
+         lambda: tf.constant([[0.5], [1.5]]),
+         ["dnn/head/mean_squared_error/Mul:0", "dnn/head/weighted_loss/Sum:0"]),
+    ]
+    for est, labels, want in cases:
+        for mode in ("train", "eval"):
+            g, _ = _model_fn_graph(est, mode, labels)
+            assert [t.name for t in g.get_collection("losses")] == want
+            names = [op.name for op in g.get_operations()]
+            # no Cast of the label ids (TF's metrics cast the class ids to the labels)
+            assert "dnn/head/Cast" not in names
+
+
+def test_canned_head_metrics_are_outside_the_head_scope(tmp_path):
+    # TF 1.15 makes the eval metrics after the head's name scope closes: "dnn/metrics/..."
+    # for the classifiers, and the regression head's two unnamed means "dnn/mean",
+    # "dnn/mean_1"
+    cols = [fc.numeric_column("x1")]
+    est = tf.estimator.DNNClassifier([3], cols, n_classes=3, model_dir=str(tmp_path / "m"))
+    g, spec = _model_fn_graph(est, "eval", lambda: tf.constant([[0], [2]], tf.int64))
+    assert [v.name for v in g.get_collection("local_variables")] == [
+        "dnn/metrics/average_loss/total:0", "dnn/metrics/average_loss/count:0",
+        "dnn/metrics/accuracy/total:0", "dnn/metrics/accuracy/count:0"]
+    est = tf.estimator.DNNRegressor([3], cols, model_dir=str(tmp_path / "r"))
+    g, spec = _model_fn_graph(est, "eval", lambda: tf.constant([[0.5], [1.5]]))
+    assert [v.name for v in g.get_collection("local_variables")] == [
+        "dnn/mean/total:0", "dnn/mean/count:0", "dnn/prediction/mean/total:0",
+        "dnn/prediction/mean/count:0", "dnn/mean_1/total:0", "dnn/mean_1/count:0"]
+    assert sorted(spec.eval_metric_ops) == ["average_loss", "label/mean", "prediction/mean"]
+
+
+def test_head_without_sum_reduction_has_no_average_loss_summary(tmp_path):
+    # TF 1.15 summarizes average_loss only for Reduction.SUM
+    est = tf.estimator.DNNRegressor([3], [fc.numeric_column("x1")], model_dir=str(tmp_path),
+                                    loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE)
+    g, _ = _model_fn_graph(est, "train", lambda: tf.constant([[0.5], [1.5]]))
+    assert [t.name for t in g.get_collection("summaries")][-1:] == ["loss:0"]
+
+
+def test_sparse_softmax_loss_squeezes_under_remove_squeezable_dimensions():
+    # TF 1.15: the labels' trailing 1 goes in
+    # sparse_softmax_cross_entropy_loss/remove_squeezable_dimensions/Squeeze
+    with tf.Graph().as_default() as g:
+        tf.losses.sparse_softmax_cross_entropy(tf.constant([[1], [2]], tf.int64),
+                                               tf.constant([[1., 2., .5], [.1, -1., 2.]]))
+        names = [op.name for op in g.get_operations()]
+    assert "sparse_softmax_cross_entropy_loss/remove_squeezable_dimensions/Squeeze" in names
+    assert "sparse_softmax_cross_entropy_loss/Squeeze" not in names
+
+
+def test_linear_classifier_builds_keras_linear_model(tmp_path):
+    # TF 1.15's canned linear model is its Keras LinearModel: every weight made first (by
+    # column name, then the bias), ops under linear/linear_model/linear_model/linear_model,
+    # no MODEL_VARIABLES; the bias summary slices the bias part itself
+    cols = [fc.numeric_column("x1"), fc.categorical_column_with_identity("cat", 4)]
+    est = tf.estimator.LinearClassifier(cols, model_dir=str(tmp_path))
+    g, spec = _model_fn_graph(est, "train", lambda: tf.constant([[0], [1]], tf.int64),
+                              features=lambda: {"x1": tf.constant([[1.0], [2.0]]),
+                                                "cat": tf.constant([[1], [3]], tf.int64)})
+    assert spec.predictions["logits"].name == (
+        "linear/linear_model/linear_model/linear_model/weighted_sum:0")
+    assert "model_variables" not in g.get_all_collection_keys()
+    names = [op.name for op in g.get_operations()]
+    var_ops = ["linear/linear_model/cat/weights/part_0", "linear/linear_model/x1/weights/part_0",
+               "linear/linear_model/bias_weights/part_0"]
+    idx = [names.index(n) for n in var_ops]
+    assert idx == sorted(idx)
+    assert idx[-1] < names.index(
+        "linear/linear_model/linear_model/linear_model/cat/to_sparse_input/NotEqual")
+    assert "linear/strided_slice" in names and "linear/Reshape" not in names
+    assert "linear/zero_fraction/zero_fraction_or_nan" in names
+    with tf.Session(graph=g) as sess:
+        sess.run(tf.global_variables_initializer())
+        # all the weights are zeros: TF 1.15's summary reads 1.0
+        zf = g.get_tensor_by_name("linear/zero_fraction/zero_fraction_or_nan:0")
+        assert sess.run(zf) == 1.0
+
+
+def test_feature_column_linear_model_leaves_update_ops_key():
+    # TF 1.15's linear_model calls a tf.layers bias layer, which makes the (empty)
+    # UPDATE_OPS collection
+    with tf.Graph().as_default() as g:
+        fc.linear_model({"x": tf.constant([[1.0], [2.0]])}, [fc.numeric_column("x")])
+        assert "update_ops" in g.get_all_collection_keys()
+        assert g.get_collection("update_ops") == []
