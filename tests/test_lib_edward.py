@@ -507,8 +507,10 @@ def test_mixture_same_family_scalar_and_vector_components():
     mean = 0.25 * -2 + 0.75 * 1
     var = 0.25 * (0.25 + 4) + 0.75 * (2.25 + 1) - mean ** 2
     np.testing.assert_allclose(_run([msf.mean(), msf.variance()]), [mean, var], rtol=1e-5)
+    # TF 1.15 ignores this seed (its op seeds come from the graph): the draws vary by run
     draws = _run(msf.sample(8000, seed=5))
-    np.testing.assert_allclose([draws.mean(), draws.var()], [mean, var], rtol=0.1)
+    np.testing.assert_allclose(draws.mean(), mean, atol=0.1)
+    np.testing.assert_allclose(draws.var(), var, rtol=0.1)
     mv = tfd.MixtureSameFamily(
         mixture_distribution=tfd.Categorical(probs=[[0.5, 0.5]] * 3),
         components_distribution=tfd.MultivariateNormalDiag(loc=tf.zeros([3, 2, 4]),

@@ -127,3 +127,24 @@ def test_softplus_bijector_takes_its_name_scope_when_made():
     assert ld.name == "softplus_3/forward_log_det_jacobian/Neg_3:0"
     # TF 1.15: [-2.252168, 0.541325, 30., log(1e-9)]
     np.testing.assert_allclose(_run(inv), [-2.252168, 0.541325, 30.0, np.log(1e-9)], rtol=1e-5)
+
+
+# ------------------------------------------------------------------------------------------
+# numerical edges such programs meet
+# ------------------------------------------------------------------------------------------
+
+
+def test_softplus_and_log_sigmoid_round_as_tf_kernel():
+    # TF 1.15's Softplus: log(exp(x) + 1) between its thresholds (not log1p), exp(x) below,
+    # a float32 subnormal flushed to 0; half uses Eigen's epsilon 2**-13 for the threshold
+    x = tf.placeholder(tf.float32)
+    got = _run([tf.log_sigmoid(x), tf.nn.softplus(-x)], {x: [10.0, 100.0, -100.0]})
+    np.testing.assert_array_equal(got[0], np.float32([-4.541771e-05, -0.0, -100.0]))
+    np.testing.assert_array_equal(got[1], np.float32([4.541771e-05, 0.0, 100.0]))
+    h = tf.placeholder(tf.float16)
+    got = _run(tf.nn.softplus(h), {h: [-12.0, -7.5, -7.0, -6.0, -3.0]})
+    np.testing.assert_array_equal(got, np.float16([6.14e-06, 0.000553, 0.000976,
+                                                   0.002925872802734375, 0.048614501953125]))
+    d = tf.placeholder(tf.float64)
+    np.testing.assert_array_equal(_run(tf.nn.softplus(d), {d: [-30.0, -750.0]}),
+                                  [9.348077867343381e-14, 0.0])

@@ -153,10 +153,24 @@ def _selu_grad(g, y):
     return (g * factor).astype(g.dtype, copy=False)
 
 
-@_widened
+# Eigen's epsilon for half is 2**-13, not float16's 2**-10
+_SOFTPLUS_EPS = {np.dtype(np.float16): 2.0 ** -13}
+
+
 def _softplus(x):
-    # log(1 + e^x) = max(x, 0) + log1p(e^-|x|), which never overflows
-    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+    # TF 1.15's kernel: x above -t, e^x below t (t = log(eps) + 2), else log(e^x + 1) in x's
+    # precision (not log1p: softplus(-10.) is 4.541771e-05 there); a subnormal e^x is 0, as
+    # TF's CPU kernels flush denormals
+    dt = x.dtype
+    if dt != np.float16 and dt in _LOW_PRECISION:
+        return _softplus(x.astype(np.float32)).astype(dt)
+    t = np.log(_SOFTPLUS_EPS.get(dt) or np.finfo(dt).eps) + 2
+    with np.errstate(over="ignore"):
+        e = np.exp(x)
+        out = np.where(x > -t, x, np.where(x < t, e, np.log(e + dt.type(1))))
+    # (half is computed in float, so its own subnormals stay)
+    out[np.abs(out) < np.finfo(np.float32 if dt == np.float16 else dt).tiny] = 0
+    return out.astype(dt, copy=False)
 
 
 @_widened
