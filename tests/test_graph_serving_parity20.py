@@ -3,6 +3,7 @@ SavedModel round trips), run under TF 1.15 and tideflow; expected values are TF 
 
 import re
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -141,3 +142,43 @@ def test_saved_model_load_unknown_tags_lists_available_tag_sets(tmp_path):
         "MetaGraphDef associated with tags ('train',) could not be found in SavedModel. To "
         "inspect available tag-sets in the SavedModel, please use the SavedModel CLI: "
         "`saved_model_cli`\navailable_tags: [{'serve'}, {'eval'}]")
+
+
+def test_stateless_py_func_on_constants_runs_once_per_plan():
+    # TF 1.15 folds a PyFuncStateless whose inputs are constants (or none) when it builds the
+    # step: three runs call it once, whatever it returns; fed inputs call it every run.
+    calls = {}
+
+    def counted(key, value):
+        def f(*args):
+            calls[key] = calls.get(key, 0) + 1
+            return value
+        return f
+
+    c = tf.constant(2.0)
+    ph = tf.placeholder(tf.float32, [])
+    fetches = [tf.py_func(counted("none", np.float32(1)), [], tf.float32, stateful=False),
+               tf.py_func(counted("const", np.float32(1)), [c * 3.0], tf.float32,
+                          stateful=False),
+               tf.py_func(counted("str", b"ab"), [c], tf.string, stateful=False),
+               tf.py_func(counted("fed", np.float32(1)), [ph], tf.float32, stateful=False),
+               tf.py_func(counted("stateful", np.float32(1)), [c], tf.float32)]
+    with tf.control_dependencies([c]):
+        fetches.append(tf.py_func(counted("ctrl", np.float32(1)), [c], tf.float32,
+                                  stateful=False))
+    with tf.Session() as sess:
+        for _ in range(3):
+            out = sess.run(fetches, {ph: 1.0})
+    assert out[2] == b"ab"
+    assert calls == {"none": 1, "const": 1, "str": 1, "fed": 3, "stateful": 3, "ctrl": 1}
+
+
+def test_py_func_registers_its_function_before_checking_tout():
+    # TF 1.15: a Tout of None fails after the function took a token (pyfunc_0, then pyfunc_2)
+    def token():
+        return int(tf.py_func(lambda: 1, [], tf.int64).op.get_attr("token").split(b"_")[1])
+
+    first = token()
+    with pytest.raises(TypeError, match="Expected DataType for argument 'Tout' not None."):
+        tf.py_func(lambda: 1, [], None)
+    assert token() == first + 2

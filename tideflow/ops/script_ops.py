@@ -190,13 +190,13 @@ def _py_op(op_type, func, inp, Tout, name):
     if not callable(func):
         raise ValueError(  # noqa: TRY004 - TF raises ValueError here
             f"Expected func to be callable, got func of type {type(func)}")
-    single = not isinstance(Tout, (list, tuple))
-    tout = [_as_tout(t) for t in ([Tout] if single else Tout)]
     # (as TF, ``inp`` is the op's list input: its Python values become the constants
     # "PyFunc/input_0"...; a lone Tensor is refused)
     graph = ops._graph_from_inputs([inp]) if isinstance(inp, (list, tuple)) else \
         ops.get_default_graph()
-    token = _register(func, graph)
+    token = _register(func, graph)  # before Tout is checked: a bad one uses a token, as TF
+    single = not isinstance(Tout, (list, tuple))
+    tout = [_as_tout(t) for t in ([Tout] if single else Tout)]
     op = ops.apply_op(op_type, [inp], {"token": token, "Tout": tout}, name=name)
     if single:
         return op._outputs[0]

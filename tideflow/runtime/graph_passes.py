@@ -343,13 +343,14 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             continue
         ins = [replace.get(t, t) for t in op._inputs]
         # --- constant folding
+        py_func = op._type == "PyFuncStateless"
         if (
             op._type not in _NO_FOLD
-            and not op._control_inputs
+            and (not op._control_inputs
+                 or py_func and all(c._type == "Const" for c in op._control_inputs))
             and not od.kernel_wants_step
             and not od.kernel_wants_ctx
-            and od.kernel_factory is None
-            and od.kernel is not None
+            and (od.kernel_factory is None and od.kernel is not None or py_func)
             and all(t in consts and t not in fed for t in ins)
             and not any(t in fed for t in op._outputs)
         ):
@@ -411,6 +412,10 @@ def _try_fold(op, ins, consts, device, session_state, session, bind_kernel):
     values = [out] if single else list(out)
     if len(values) != len(op._outputs):
         return None
+    if op._type == "PyFuncStateless":
+        # as TF 1.15, a stateless py_func on constants runs once, when the plan is made,
+        # whatever it returns (calling it again at run time would be a second call)
+        return values
     total = 0
     for t, v in zip(op._outputs, values):
         if t._dtype.base_dtype == dtypes.string:
