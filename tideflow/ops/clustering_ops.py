@@ -96,18 +96,12 @@ def _kmeans_pp_kernel(points, num_to_sample, seed, num_retries_per_sample):
     return points[np.asarray(chosen, np.int64)].reshape(k, points.shape[1])
 
 
-def _kmeans_pp_shape(op):
-    p = op.inputs[0].get_shape().with_rank(2)
-    k = tf.get_static_value(op.inputs[1])
-    return [TensorShape([None if k is None else int(k), p[1].value])]
-
-
+# no shape function: TF 1.15 registers UnknownShape for it and NearestNeighbors
 op_registry.declare(
     "KmeansPlusPlusInitialization",
     inputs=["points: float", "num_to_sample: int64", "seed: int64",
             "num_retries_per_sample: int64"],
     outputs=["samples: float"],
-    shape=_kmeans_pp_shape,
     kernel=_kmeans_pp_kernel,
     differentiable=False,
 )
@@ -156,23 +150,10 @@ def _nearest_kernel(points, centers, k):
     return idx.astype(np.int64), np.take_along_axis(d, idx, 1).astype(np.float32)
 
 
-def _nearest_shape(op):
-    p = op.inputs[0].get_shape().with_rank(2)
-    c = op.inputs[1].get_shape()
-    k = tf.get_static_value(op.inputs[2])
-    if k is not None and c.ndims is not None and c[0].value is not None:
-        k = min(int(k), c[0].value)
-    elif c.ndims is None or c[0].value is None:
-        k = None
-    s = TensorShape([p[0].value, None if k is None else int(k)])
-    return [s, s]
-
-
 op_registry.declare(
     "NearestNeighbors",
     inputs=["points: float", "centers: float", "k: int64"],
     outputs=["nearest_center_indices: int64", "nearest_center_distances: float"],
-    shape=_nearest_shape,
     kernel=_nearest_kernel,
     differentiable=False,
 )
@@ -482,18 +463,20 @@ class _InitializeClustersOpFactory:
             shape_invariants=[TensorShape([]), TensorShape([None, None])])
         return centers
 
+    def _initialize(self):
+        """Adds centres from this batch; sets the flag once none remain to choose."""
+        with tf.control_dependencies([tf.assert_positive(self._num_remaining)]):
+            a = tf.assign(self._centers, self._new_centers(), validate_shape=False)
+            if self._centers_updated is not self._centers:
+                a = tf.assign(self._centers_updated, a, validate_shape=False)
+            return tf.cond(tf.equal(self._num_clusters - tf.shape(a)[0], 0),
+                           lambda: tf.assign(self._initialized, True), tf.no_op)
+
     def op(self):
-        """The init op (an Operation)."""
-        check = tf.Assert(tf.logical_or(self._num_remaining > 0, self._initialized),
-                          ["KMeans: all centres chosen but the initialized flag is false"])
-        with tf.control_dependencies([check]):
-            all_centers = tf.cond(self._num_remaining > 0, self._new_centers,
-                                  lambda: tf.identity(self._centers))
-        a = tf.assign(self._centers, all_centers, validate_shape=False)
-        if self._centers_updated is not self._centers:
-            a = tf.assign(self._centers_updated, a, validate_shape=False)
-        done = tf.equal(self._num_clusters - tf.shape(a)[0], 0)
-        return tf.group(tf.assign(self._initialized, done))
+        """The init op: TF 1.15's nested conds, so a bool tensor ``cond/Merge:0`` (whether all
+        centres were already chosen), not an Operation."""
+        return tf.cond(tf.equal(self._num_remaining, 0),
+                       lambda: tf.assert_equal(self._initialized, True), self._initialize)
 
 
 __all__ = [

@@ -1,0 +1,60 @@
+"""Parity with TF 1.15 of the programs of the popular TF 1.x example collections (k-means,
+random forest, ...), rewritten with synthetic data; expected values from TF 1.15."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_kmeans_training_graph_returns_tf_tensors_and_unknown_shapes():
+    # TF 1.15 prints, for the tuple training_graph() returns:
+    # (<'sub_1:0' shape=<unknown>>,) Tensor("Squeeze_1:0", dtype=int64)
+    # (<'Squeeze:0' shape=<unknown>>,) <Variable 'initialized:0'> cond/Merge:0 group_deps
+    x = tf.placeholder(tf.float32, shape=[None, 4])
+    km = tf.contrib.factorization.KMeans(inputs=x, num_clusters=3, distance_metric="cosine",
+                                         use_mini_batch=True)
+    all_scores, idx, scores, initialized, init_op, train_op = km.training_graph()
+    assert all_scores[0].name == "sub_1:0"
+    assert idx[0].name == "Squeeze_1:0" and idx[0].get_shape().ndims is None
+    assert scores[0].name == "Squeeze:0" and scores[0].get_shape().ndims is None
+    # the init op is the bool output of TF's outer cond, not an Operation
+    assert isinstance(init_op, tf.Tensor)
+    assert (init_op.name, init_op.dtype) == ("cond/Merge:0", tf.bool)
+    assert train_op.name == "group_deps"
+    data = np.arange(20, dtype=np.float32).reshape(5, 4)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        # TF 1.15: True, True (the inner cond's flag: all centres chosen; then the outer
+        # predicate: they already were)
+        assert sess.run(init_op, {x: data}) and sess.run(initialized)
+        assert sess.run(init_op, {x: data})
+
+
+def test_kmeans_init_op_takes_centres_from_several_batches():
+    # TF 1.15: two rows of three centres (False, False); then the third (True, True)
+    x = tf.placeholder(tf.float32, shape=[None, 4])
+    km = tf.contrib.factorization.KMeans(inputs=x, num_clusters=3)
+    _, _, _, initialized, init_op, _ = km.training_graph()
+    data = np.arange(20, dtype=np.float32).reshape(5, 4)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert not sess.run(init_op, {x: data[:2]}) and not sess.run(initialized)
+        assert sess.run(init_op, {x: data[2:3]}) and sess.run(initialized)
+
+
+def test_nearest_neighbors_and_kmeans_plus_plus_have_unknown_static_shapes():
+    # TF 1.15 registers both ops with UnknownShape
+    from tideflow.ops import clustering_ops as co
+
+    pts = tf.constant(np.ones((5, 2), np.float32))
+    idx, dist = co.nearest_neighbors(pts, tf.constant(np.ones((3, 2), np.float32)), 1)
+    samples = co.kmeans_plus_plus_initialization(pts, 2, 0, 1)
+    for t in (idx, dist, samples):
+        assert t.get_shape().ndims is None
