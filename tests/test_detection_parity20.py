@@ -1,6 +1,7 @@
 """Object-detection programs (anchors, box coding, NMS, ROI crops, image ops) against TF 1.15:
 each test pins what TF 1.15 printed for the same program."""
 import numpy as np
+import pytest
 
 import tideflow as tf
 
@@ -118,3 +119,55 @@ def test_roi_crops_bilinear_resizes_and_their_gradients_bit_for_bit():
                                         -1.2152748107910156, 0.17941071093082428,
                                         0.38569217920303345, -0.00919225811958313,
                                         -0.9617767930030823]
+
+
+def _graph_error(fn):
+    try:
+        fn()
+    except ValueError as e:
+        return str(e).split(' for ')[0]
+    return None
+
+
+def test_crop_and_resize_checks_in_tf115_words():
+    # run time: TF 1.15's kernel checks, in its order and words; no boxes and no indices pass
+    im, bx = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    bi, cs = tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+    crops = tf.image.crop_and_resize(im, bx, bi, cs)
+    img = np.ones((2, 4, 5, 3), np.float32)
+    boxes = np.array([[0, 0, 1, 1.], [0.2, 0.1, 0.5, 0.5]], np.float32)
+    base = {im: img, bx: boxes, bi: [0, 1], cs: [3, 3]}
+    cases = [({im: img[0], bx: boxes[:, :3]}, 'input image must be 4-D[4,5,3]'),
+             ({im: img[:, :0]}, 'image dimensions must be positive'),
+             ({bx: boxes[0]}, 'boxes must be 2-D[4]'),
+             ({bx: boxes[:, :3], bi: [[0]]}, 'boxes must have 4 columns'),
+             ({bi: [[0, 1]]}, 'box_index must be 1-D[1,2]'),
+             ({bi: [0]}, 'box_index has incompatible shape'),
+             ({cs: [[3, 3]]}, 'crop_size must be 1-D[1,2]'),
+             ({cs: [3]}, 'crop_size must have two elements[1]'),
+             ({bi: [0, 5], cs: [0, 0]}, 'crop dimensions must be positive')]
+    with tf.Session() as sess:
+        for change, words in cases:
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(crops, {**base, **change})
+            assert str(e.value).split('\n')[0] == words
+        with pytest.raises(tf.errors.OutOfRangeError) as e:
+            sess.run(crops, {**base, bi: [-1, 0]})
+        assert str(e.value).split('\n')[0] == 'box_index has values outside [0, batch_size)'
+        empty = sess.run(crops, {**base, bx: np.zeros((0, 3)), bi: np.zeros(0)})
+        assert empty.shape == (0, 3, 3, 3)
+    # graph construction: the shape function's checks; a negative size is an unknown dim
+    z, zi = tf.zeros([1, 4, 4, 1]), tf.zeros([3], tf.int32)
+    car = tf.image.crop_and_resize
+    assert _graph_error(lambda: car(z, tf.zeros([3, 4]), tf.zeros([3, 1], tf.int32), [2, 2])) \
+        == 'Shape must be rank 1 but is rank 2'
+    assert _graph_error(lambda: car(z, tf.zeros([3, 5]), tf.zeros([2], tf.int32), [2, 2])) \
+        == 'Dimensions must be equal, but are 3 and 2'
+    assert _graph_error(lambda: car(z, tf.zeros([3, 5]), zi, [2, 2])) \
+        == 'Dimension must be 4 but is 5'
+    assert _graph_error(lambda: car(z, tf.zeros([3, 4]), zi, [[2, 2]])) \
+        == 'Shape must be rank 1 but is rank 2'
+    assert _graph_error(lambda: car(z, tf.zeros([3, 4]), zi, tf.placeholder(tf.int32, [3]))) \
+        == 'Dimension must be 2 but is 3'
+    assert car(tf.zeros([1, 4, 4, 1], tf.uint8), tf.zeros([3, 4]), zi,
+               [2, -1]).get_shape().as_list() == [3, 2, None, 1]

@@ -10,7 +10,7 @@ from tideflow.ops import (
     array_ops,
     conv_ops,
 )
-from tideflow.ops.array_ops import _invalid, _np, _shape_str
+from tideflow.ops.array_ops import _check_rank, _invalid, _np, _shape_str
 
 # ------------------------------------------------------------------------------------------
 # CropAndResize and its gradients
@@ -39,26 +39,45 @@ def _inside_samples(box, ch, cw, h, w):
     return ys, xs, iy, ix
 
 
-def _check_crop(image, boxes, box_ind, crop_size, op_type):
+def _check_boxes(boxes, box_ind):
+    """TF's ParseAndCheckBoxSizes: no boxes and no indices pass whatever their shapes."""
+    if boxes.size == 0 and box_ind.size == 0:
+        return
+    if boxes.ndim != 2:
+        raise _invalid(f"boxes must be 2-D{_shape_str(boxes.shape)}")
+    if boxes.shape[1] != 4:
+        raise _invalid("boxes must have 4 columns")
+    if box_ind.ndim != 1:
+        raise _invalid(f"box_index must be 1-D{_shape_str(box_ind.shape)}")
+    if box_ind.shape[0] != boxes.shape[0]:
+        raise _invalid("box_index has incompatible shape")
+
+
+def _check_box_range(box_ind, batch):
+    if box_ind.size and (box_ind.min() < 0 or box_ind.max() >= batch):
+        raise errors.OutOfRangeError(None, None, "box_index has values outside [0, batch_size)")
+
+
+def _check_image(image):
     if image.ndim != 4:
-        raise _invalid(f"{op_type}: input image must be 4-D, got shape {_shape_str(image.shape)}")
-    if boxes.ndim != 2 or boxes.shape[1] != 4:
-        raise _invalid(f"{op_type}: boxes must be 2-D [num_boxes, 4], got shape "
-                       f"{_shape_str(boxes.shape)}")
-    if box_ind.shape != (boxes.shape[0],):
-        raise _invalid(f"{op_type}: box_index has incompatible shape {_shape_str(box_ind.shape)}"
-                       f" (expected [{boxes.shape[0]}])")
-    if len(box_ind) and (box_ind.min() < 0 or box_ind.max() >= image.shape[0]):
-        raise errors.OutOfRangeError(
-            None, None, f"{op_type}: box_index has values outside [0, batch_size="
-            f"{image.shape[0]}): {box_ind.tolist()}")
+        raise _invalid(f"input image must be 4-D{_shape_str(image.shape)}")
+    if image.shape[1] <= 0 or image.shape[2] <= 0:
+        raise _invalid("image dimensions must be positive")
+
+
+def _check_crop(image, boxes, box_ind, crop_size):
+    """CropAndResize's input checks in TF 1.15's order and words; returns the crop size."""
+    _check_image(image)
+    _check_boxes(boxes, box_ind)
     cs = _np(crop_size)
-    if cs.shape != (2,):
-        raise _invalid(f"{op_type}: crop_size must be a vector of 2 elements, got shape "
-                       f"{_shape_str(cs.shape)}")
+    if cs.ndim != 1:
+        raise _invalid(f"crop_size must be 1-D{_shape_str(cs.shape)}")
+    if cs.shape[0] != 2:
+        raise _invalid(f"crop_size must have two elements{_shape_str(cs.shape)}")
     ch, cw = int(cs[0]), int(cs[1])
     if ch <= 0 or cw <= 0:
-        raise _invalid(f"{op_type}: crop dimensions must be positive, got {ch}x{cw}")
+        raise _invalid("crop dimensions must be positive")
+    _check_box_range(box_ind, image.shape[0])
     return ch, cw
 
 
@@ -73,7 +92,8 @@ def _crop_kernel(image, boxes, box_ind, crop_size, *, method, extrapolation_valu
     img = _np(image)
     bx = _np(boxes).astype(np.float32)
     bi = _np(box_ind).astype(np.int64)
-    ch, cw = _check_crop(img, bx, bi, crop_size, "CropAndResize")
+    ch, cw = _check_crop(img, bx, bi, crop_size)
+    bx = bx.reshape(-1, 4)
     _, h, w, d = img.shape
     out = np.full((len(bx), ch, cw, d), extrapolation_value, np.float32)
     method = method.decode() if isinstance(method, bytes) else method
@@ -181,10 +201,19 @@ def _crop_grad_boxes_kernel(grads, image, boxes, box_ind, *, method):
     img = _np(image)
     bx = _np(boxes).astype(np.float32)
     bi = _np(box_ind).astype(np.int64)
-    if g.ndim != 4 or g.shape[0] != len(bx):
-        raise _invalid(f"CropAndResizeGradBoxes: grads has shape {_shape_str(g.shape)}, "
-                       f"incompatible with {len(bx)} boxes")
-    ch, cw = _check_crop(img, bx, bi, np.array(g.shape[1:3]), "CropAndResizeGradBoxes")
+    if g.ndim != 4:
+        raise _invalid(f"grads image must be 4-D{_shape_str(g.shape)}")
+    ch, cw = g.shape[1:3]
+    if ch <= 0 or cw <= 0:
+        raise _invalid("grads dimensions must be positive")
+    _check_image(img)
+    if img.shape[3] != g.shape[3]:
+        raise _invalid("image, grads depth differ")
+    _check_boxes(bx, bi)
+    bx = bx.reshape(-1, 4)
+    if g.shape[0] != len(bx):
+        raise _invalid("boxes and grads have incompatible shape")
+    _check_box_range(bi, img.shape[0])
     _, h, w, _ = img.shape
     out = np.zeros((len(bx), 4), np.float32)
     one = np.float32(1)
@@ -223,26 +252,24 @@ def _crop_grad_boxes_kernel(grads, image, boxes, box_ind, *, method):
 
 
 def _crop_shape(op):
-    img, boxes, ind, _size = (t._shape for t in op._inputs)
-    if img.ndims is not None and img.ndims != 4:
-        raise ValueError(f"CropAndResize: image must be 4-D, got shape {_shape_str(img)}")
-    if boxes.ndims is not None and (boxes.ndims != 2 or boxes.dims[1].value not in (None, 4)):
-        raise ValueError(f"CropAndResize: boxes must be [num_boxes, 4], got shape "
-                         f"{_shape_str(boxes)}")
-    if ind.ndims is not None and ind.ndims != 1:
-        raise ValueError(f"CropAndResize: box_ind must be 1-D, got shape {_shape_str(ind)}")
+    # TF 1.15's shape function, its checks in its order and words
+    img, boxes, ind, size = (t._shape for t in op._inputs)
+    for shape, rank in ((img, 4), (boxes, 2), (ind, 1)):
+        _check_rank(shape, rank)
     nb = boxes.dims[0].value if boxes.ndims else None
     ni = ind.dims[0].value if ind.ndims else None
     if nb is not None and ni is not None and nb != ni:
         raise ValueError(f"Dimensions must be equal, but are {nb} and {ni}")
     n = nb if nb is not None else ni
+    if boxes.ndims and boxes.dims[1].value not in (None, 4):
+        raise ValueError(f"Dimension must be 4 but is {boxes.dims[1].value}")
+    _check_rank(size, 1)
+    if size.ndims and size.dims[0].value not in (None, 2):
+        raise ValueError(f"Dimension must be 2 but is {size.dims[0].value}")
     cs = ops.constant_value(op._inputs[3])
     ch = cw = None
     if cs is not None:
-        cs = np.reshape(cs, -1)
-        if cs.shape != (2,):
-            raise ValueError(f"CropAndResize: crop_size must have 2 elements, got {cs.tolist()}")
-        ch, cw = int(cs[0]), int(cs[1])
+        ch, cw = (int(v) if v >= 0 else None for v in np.reshape(cs, -1))
     depth = img.dims[3].value if img.ndims else None
     return [TensorShape([n, ch, cw, depth])]
 
