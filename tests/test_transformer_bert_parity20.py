@@ -58,3 +58,32 @@ def test_contrib_loss_scale_optimizer_fails_on_a_none_gradient():
             s.run(tf.global_variables_initializer())
             s.run(train)
             np.testing.assert_allclose(s.run(x), [-0.5, -0.5])
+
+
+def test_profiler_flops_follow_tf115_registry_and_shown_tree(capsys):
+    """TF 1.15 registers no FLOP statistics for AddV2 nor BatchMatMulV2 (an attention
+    layer's `x + y` and batched matmul count 0), counts Conv3D, and returns the tree it shows:
+    a name scope has no FLOPs of its own, so under ``min_float_ops=1`` its ops stand at the
+    root, sorted by FLOPs; the root's parameters are those shown (none). TF 1.15's numbers."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2, 3, 4], "x")
+        w = tf.Variable(tf.ones([4, 4]), name="w")
+        h = tf.tensordot(x, w, [[2], [0]]) + 1.0
+        s = tf.matmul(h, x, transpose_b=True)
+        tf.reduce_sum(tf.nn.softmax(s) - 1.0)
+        tf.nn.conv3d(tf.zeros([1, 3, 3, 3, 2]), tf.zeros([2, 2, 2, 2, 3]), [1] * 5, "VALID",
+                     name="c3")
+        opts = tf.profiler.ProfileOptionBuilder.float_operation()
+        opts["output"] = "none"
+        root = tf.profiler.profile(g, options=opts)
+        assert (root.total_float_ops, root.total_parameters) == (1085, 0)
+        assert [(c.name, c.float_ops, c.total_float_ops, c.children)
+                for c in root.children] == [
+            ("c3", 768, 768, []), ("Tensordot/MatMul", 192, 192, []),
+            ("Softmax", 90, 90, []), ("sub", 18, 18, []), ("Sum", 17, 17, [])]
+        opts = tf.profiler.ProfileOptionBuilder.trainable_variables_parameter()
+        opts["output"] = "none"
+        root = tf.profiler.profile(g, options=opts)
+        assert [(c.name, c.total_parameters) for c in root.children] == [("w", 16)]
+    # tfprof says so on stdout as it reads the graph, whatever the output option
+    assert capsys.readouterr().out == "Parsing Inputs...\nParsing Inputs...\n"

@@ -69,6 +69,11 @@ def _conv2d(op):
     return _count(op.outputs[0]) * f[0] * f[1] * f[2] * 2
 
 
+def _conv3d(op):
+    f = _shape(op.inputs[1])
+    return _count(op.outputs[0]) * f[0] * f[1] * f[2] * f[3] * 2
+
+
 def _depthwise(op):
     f = _shape(op.inputs[1])
     return _count(op.outputs[0]) * f[0] * f[1] * 2
@@ -111,7 +116,7 @@ FLOPS = {
     "Reciprocal": _unary(), "Square": _unary(), "Rsqrt": _unary(2), "Log": _unary(),
     "Neg": _unary(), "AssignSub": _unary(), "AssignAdd": _unary(),
     "L2Loss": lambda op: _count(op.inputs[0]) * 3 - 1, "Softmax": _unary(5),
-    "Add": _binary(), "AddV2": _binary(), "Sub": _binary(), "Mul": _binary(),
+    "Add": _binary(), "Sub": _binary(), "Mul": _binary(),
     "RealDiv": _binary(), "Maximum": _binary(), "Minimum": _binary(), "Pow": _binary(),
     "RsqrtGrad": _binary(4), "GreaterEqual": _binary(), "Greater": _binary(),
     "LessEqual": _binary(), "Less": _binary(), "Equal": _binary(), "NotEqual": _binary(),
@@ -121,10 +126,12 @@ FLOPS = {
     "AvgPool": _pool, "MaxPool": _pool, "AvgPoolGrad": _avg_pool_grad,
     "MaxPoolGrad": _max_pool_grad, "Conv2DBackpropInput": _conv_backprop_input,
     "Conv2DBackpropFilter": _conv_backprop_filter, "AddN": _add_n, "MatMul": _matmul,
-    "BatchMatMul": _matmul, "BatchMatMulV2": _matmul, "Conv2D": _conv2d,
+    "BatchMatMul": _matmul, "Conv2D": _conv2d, "Conv3D": _conv3d,
     "DepthwiseConv2dNative": _depthwise, "BiasAdd": lambda op: _count(op.inputs[0]),
     "Dilation2D": _depthwise,
 }
+# TF 1.15 registers no statistics for AddV2 (what `x + y` makes) nor BatchMatMulV2 (what
+# `tf.matmul` makes for batches): its profiler counts them 0, and so does this one
 
 
 def op_flops(op):
@@ -273,6 +280,7 @@ class GraphNodeProto:
         self.definition_count = self.total_definition_count = 0
         self.children = []
         self.graph_nodes = []
+        self._account = False  # an accounted op stands behind it (not a bare name scope)
 
     def __repr__(self):
         return (f"GraphNodeProto(name={self.name!r}, total_float_ops={self.total_float_ops}, "
@@ -332,6 +340,7 @@ def _accounted(stat, options):
 
 
 def _fill(node, stat):
+    node._account = True
     node.float_ops += stat["float_ops"]
     node.parameters += stat["params"]
     node.exec_micros += stat["micros"]
@@ -406,18 +415,47 @@ def _fmt(n):
     return str(int(n))
 
 
-def _visible(node, options):
-    keys = [_SELECT[s][0] for s in options.get("select", []) if s in _SELECT]
-    mins = {"total_float_ops": options.get("min_float_ops", 0),
-            "total_parameters": options.get("min_params", 0),
-            "total_exec_micros": options.get("min_micros", 0),
-            "total_requested_bytes": options.get("min_bytes", 0)}
+def _visible(node, options, depth):
+    # tfprof's ShouldShow: time and bytes by the subtree, parameters, FLOPs and runs by the
+    # node itself (a name scope holding ops shows no FLOPs of its own), whatever is selected
+    if (node.total_requested_bytes < options.get("min_bytes", 0)
+            or node.total_exec_micros < options.get("min_micros", 0)
+            or node.parameters < options.get("min_params", 0)
+            or node.float_ops < options.get("min_float_ops", 0)
+            or node.run_count < options.get("min_occurrence", 0)
+            or depth > options.get("max_depth", 100)):
+        return False
     if not _matches(node.name, options.get("show_name_regexes", [".*"])):
         return False
-    if options.get("hide_name_regexes") and _matches(node.name,
-                                                     options["hide_name_regexes"]):
-        return False
-    return all(getattr(node, k) >= mins[k] for k in keys)
+    return not (options.get("hide_name_regexes")
+                and _matches(node.name, options["hide_name_regexes"]))
+
+
+def _shown(nodes, options, depth):
+    """tfprof's PrintScope: the nodes shown at this level, a hidden node's shown descendants
+    standing in its place; with ``account_displayed_op_only`` a shown node's totals are its own
+    statistics plus its shown children's."""
+    out = []
+    for node in nodes:
+        show = _visible(node, options, depth)
+        kids = []
+        if (depth <= options.get("max_depth", 100)
+                and not _matches(node.name, options.get("trim_name_regexes", []))):
+            kids = _shown(node.children, options, depth + 1)
+        if not show:
+            out.extend(kids)
+            continue
+        node.children = sorted(kids, key=_order_key(options))
+        if options.get("account_displayed_op_only", True):
+            for attr in _TOTALLED:
+                setattr(node, "total_" + attr, getattr(node, attr) + sum(
+                    getattr(c, "total_" + attr) for c in node.children))
+        out.append(node)
+    return out
+
+
+_TOTALLED = ("float_ops", "parameters", "exec_micros", "requested_bytes", "run_count",
+             "definition_count")
 
 
 def _order_key(options):
@@ -428,7 +466,7 @@ def _order_key(options):
            "micros": "total_exec_micros", "bytes": "total_requested_bytes"}.get(attr)
     if key is None:
         return lambda n: n.name
-    return lambda n: -getattr(n, key)
+    return lambda n: (-getattr(n, key), n.name)
 
 
 def _report(root, options, cmd):
@@ -437,14 +475,12 @@ def _report(root, options, cmd):
     lines = ["", "Profile:", f"node name | {header}"]
 
     def walk(node, depth):
-        if depth > options.get("max_depth", 100):
-            return
-        if node is root or _visible(node, options):
-            cols = ", ".join(f"{_fmt(getattr(node, _SELECT[s][1]))}/"
-                             f"{_fmt(getattr(node, _SELECT[s][0]))} {_SELECT[s][2]}"
-                             for s in selects)
-            lines.append(f"{'  ' * depth}{node.name} ({cols})")
-        for child in sorted(node.children, key=_order_key(options)):
+        # the tree is what is shown (``_shown``); a node no op stands behind shows "--"
+        cols = ", ".join(f"{_fmt(getattr(node, _SELECT[s][1])) if node._account else '--'}/"
+                         f"{_fmt(getattr(node, _SELECT[s][0]))} {_SELECT[s][2]}"
+                         for s in selects)
+        lines.append(f"{'  ' * depth}{node.name} ({cols})")
+        for child in node.children:
             walk(child, depth + 1)
 
     walk(root, 0)
@@ -477,8 +513,21 @@ def profile(graph=None, run_meta=None, op_log=None, cmd="scope", options=None):
         graph = ops.get_default_graph()
     if cmd not in ("scope", "graph", "op", "code"):
         raise ValueError(f"cmd must be one of scope, graph, op, code; got {cmd!r}")
+    # tfprof prints this (to stdout, whatever the output option) as it reads the graph
+    sys.stdout.write("Parsing Inputs...\n")
     stats = _op_stats(graph, run_meta)
-    root = _op_view(stats, options) if cmd in ("op", "code") else _scope_tree(stats, options)
+    if cmd in ("op", "code"):
+        root = _op_view(stats, options)
+        root.children = [c for c in root.children if _visible(c, options, 2)]
+        root.children.sort(key=_order_key(options))
+    else:
+        root = _scope_tree(stats, options)
+        root.children = _shown(root.children, options, 2)
+        root.children.sort(key=_order_key(options))
+        if options.get("account_displayed_op_only", True):
+            for attr in _TOTALLED:
+                setattr(root, "total_" + attr, getattr(root, attr) + sum(
+                    getattr(c, "total_" + attr) for c in root.children))
     _emit(_report(root, options, cmd), options)
     return root
 
