@@ -64,3 +64,57 @@ def test_input_spec_repr_and_sequential_input_spec():
         m = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(4,))])
         assert repr(m.input_spec) == "InputSpec(min_ndim=2, axes={-1: 4})"
         assert repr(tf.nn.rnn_cell.LSTMCell(4).input_spec) == "InputSpec(ndim=2)"
+
+
+def _experiment_run(tmp_path, **experiment_kw):
+    import numpy as np
+
+    x = np.random.RandomState(0).rand(64, 3).astype(np.float32)
+    y = (x.sum(1) > 1.5).astype(np.int32)
+
+    def model_fn(features, labels, mode, params):
+        logits = tf.layers.dense(features["x"], 2,
+                                 kernel_initializer=tf.glorot_uniform_initializer(seed=2))
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, tf.train.get_global_step())
+        acc = tf.metrics.accuracy(labels, tf.argmax(logits, 1))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                          eval_metric_ops={"acc": acc})
+
+    def experiment_fn(run_config, hparams):
+        est = tf.estimator.Estimator(model_fn, config=run_config)
+        train_in = tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=16,
+                                                      num_epochs=None, shuffle=False)
+        eval_in = tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=16,
+                                                     num_epochs=1, shuffle=False)
+        return tf.contrib.learn.Experiment(est, train_input_fn=train_in, eval_input_fn=eval_in,
+                                           train_steps=12, eval_steps=2, **experiment_kw)
+
+    rc = tf.contrib.learn.RunConfig(model_dir=str(tmp_path), tf_random_seed=3,
+                                    save_checkpoints_steps=5, save_checkpoints_secs=None)
+    result, exports = tf.contrib.learn.learn_runner.run(experiment_fn, run_config=rc)
+    evals = {}
+    for sub in tmp_path.iterdir():
+        if sub.is_dir():
+            evals[sub.name] = [e.step for ev in sorted(sub.iterdir())
+                               for e in tf.train.summary_iterator(str(ev)) if e.summary.value]
+    return result, exports, evals
+
+
+def test_experiment_trains_in_one_run_and_evaluates_new_checkpoints(tmp_path):
+    # TF 1.15: train_and_evaluate trains to train_steps in one input pass (it did 3+3+3+3
+    # with the input restarted each time); a ValidationMonitor evaluates each new checkpoint
+    # every min_eval_frequency steps; checkpoint_and_export evaluates each saved checkpoint
+    import numpy as np
+
+    result, exports, evals = _experiment_run(tmp_path / "a", min_eval_frequency=3,
+                                             check_interval_secs=0)
+    assert result["global_step"] == 12 and exports == []
+    np.testing.assert_allclose([result["acc"], result["loss"]], [0.5625, 0.6517248], rtol=1e-6)
+    assert evals == {"eval": [0, 0, 5, 5, 10, 10, 12, 12]}
+    _, _, evals = _experiment_run(tmp_path / "b", min_eval_frequency=0)
+    assert evals == {"eval": [12, 12]}
+    result, _, evals = _experiment_run(tmp_path / "c", checkpoint_and_export=True)
+    assert result["global_step"] == 12
+    assert evals == {"eval_intermediate_export": [0, 0, 5, 5, 10, 10, 12, 12]}

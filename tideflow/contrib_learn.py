@@ -1482,7 +1482,9 @@ class ValidationMonitor(_BaseMonitor):
 
     def after_run(self, run_context, run_values):
         step = int(run_values.results) + 1
-        if self._last_step is not None and step - self._last_step < self.every_n_steps:
+        # as TF's EveryN monitor (first_n_steps=-1): first at step every_n_steps, then
+        # every_n_steps after the last step it was active at
+        if step < self.every_n_steps + (self._last_step or 0):
             return
         self._last_step = step
         est = self._estimator
@@ -1681,7 +1683,9 @@ class Experiment:
                  delay_workers_by_global_step=False, export_strategies=None,
                  train_steps_per_iteration=None, checkpoint_and_export=False,
                  saving_listeners=None, check_interval_secs=5):
-        del check_interval_secs  # (the wait between a continuous eval's checkpoint polls)
+        self._check_interval_secs = check_interval_secs
+        self._checkpoint_and_export = checkpoint_and_export
+        self._saving_listeners = saving_listeners
         self._estimator = estimator
         self._train_input_fn = train_input_fn
         self._eval_input_fn = eval_input_fn
@@ -1690,19 +1694,23 @@ class Experiment:
         self._eval_steps = eval_steps
         self._train_monitors = list(train_monitors or [])
         self._eval_hooks = list(eval_hooks or [])
-        self._min_eval_frequency = min_eval_frequency or local_eval_frequency
+        # as TF: 1 when not given (evaluate at every new checkpoint); local_run uses
+        # local_eval_frequency instead
+        self._min_eval_frequency = 1 if min_eval_frequency is None else min_eval_frequency
+        self._local_eval_frequency = local_eval_frequency
 
     estimator = property(lambda self: self._estimator)
     train_steps = property(lambda self: self._train_steps)
     eval_steps = property(lambda self: self._eval_steps)
 
-    def _train(self, max_steps):
+    def _train(self, max_steps, extra_hooks=()):
         est = self._estimator
+        hooks = _to_hooks(self._train_monitors + list(extra_hooks), est)
         if isinstance(est, Estimator):
-            est.fit(input_fn=self._train_input_fn, max_steps=max_steps,
-                    monitors=self._train_monitors)
+            est.fit(input_fn=self._train_input_fn, max_steps=max_steps, monitors=hooks)
         else:
-            est.train(self._train_input_fn, hooks=self._train_monitors, max_steps=max_steps)
+            est.train(self._train_input_fn, hooks=hooks, max_steps=max_steps,
+                      saving_listeners=self._saving_listeners)
 
     def train(self, delay_secs=None):
         """Trains up to ``train_steps`` (or until the input ends); returns the estimator."""
@@ -1719,23 +1727,39 @@ class Experiment:
                             hooks=self._eval_hooks)
 
     def train_and_evaluate(self):
-        """Trains, evaluating every ``min_eval_frequency`` steps when that is set, then
-        evaluates; returns ``(eval_result, export_results)``."""
-        every = self._min_eval_frequency
-        if every and self._train_steps:
-            done = 0
-            while done < self._train_steps:
-                done = min(done + every, self._train_steps)
-                self._train(done)
-                result = self.evaluate(name="one_pass" if done < self._train_steps else None)
-                if result.get("global_step", done) < done:  # the input ran out
-                    break
-        else:
-            self._train(self._train_steps)
+        """Trains to ``train_steps`` in one run, evaluating during it, then evaluates;
+        returns ``(eval_result, export_results)``. As TF 1.15's: with
+        ``checkpoint_and_export`` each new checkpoint is evaluated as it is saved (named
+        'intermediate_export') and the last of those results is returned; otherwise a
+        ValidationMonitor evaluates the newest checkpoint every ``min_eval_frequency`` steps
+        (when there is a new one) and a final evaluation follows training."""
+        est = self._estimator
+        config = est.config
+        listener = None
+        hooks = []
+        if self._checkpoint_and_export and (config.save_checkpoints_secs
+                                            or config.save_checkpoints_steps):
+            listener = _EvalListener(self, est.model_dir)
+            hooks.append(_basic_hooks.CheckpointSaverHook(
+                est.model_dir, save_secs=config.save_checkpoints_secs,
+                save_steps=config.save_checkpoints_steps, listeners=[listener]))
+        elif self._min_eval_frequency:
+            hooks.append(ValidationMonitor(
+                input_fn=self._eval_input_fn, eval_steps=self._eval_steps,
+                metrics=self._eval_metrics, every_n_steps=self._min_eval_frequency,
+                check_interval_secs=self._check_interval_secs, hooks=self._eval_hooks))
+        self._train(self._train_steps, hooks)
+        if listener is not None:
+            return listener.eval_result, []
         return self.evaluate(), []
 
     def local_run(self):
-        return self.train_and_evaluate()
+        every = self._min_eval_frequency
+        self._min_eval_frequency = self._local_eval_frequency
+        try:
+            return self.train_and_evaluate()
+        finally:
+            self._min_eval_frequency = every
 
     def test(self):
         """One training step and one evaluation step (a smoke test)."""
@@ -1744,6 +1768,34 @@ class Experiment:
         if isinstance(est, Estimator):
             return est.evaluate(input_fn=self._eval_input_fn, steps=1)
         return est.evaluate(self._eval_input_fn, steps=1)
+
+
+class _EvalListener(_basic_hooks.CheckpointSaverListener):
+    """Evaluates each new checkpoint as it is saved (Experiment's checkpoint_and_export)."""
+
+    def __init__(self, experiment, model_dir):
+        self._experiment = experiment
+        self._model_dir = model_dir
+        self._latest_path = None
+        self.eval_result = None
+
+    def after_save(self, session, global_step_value):
+        from tideflow.train import checkpoint_management
+
+        latest = checkpoint_management.latest_checkpoint(self._model_dir)
+        if latest is None or latest == self._latest_path:
+            return
+        self._latest_path = latest
+        ex = self._experiment
+        est = ex._estimator
+        if isinstance(est, Estimator):
+            self.eval_result = est.evaluate(
+                input_fn=ex._eval_input_fn, steps=ex._eval_steps, metrics=ex._eval_metrics,
+                name="intermediate_export", checkpoint_path=latest, hooks=ex._eval_hooks)
+        else:
+            self.eval_result = est.evaluate(
+                ex._eval_input_fn, steps=ex._eval_steps, name="intermediate_export",
+                checkpoint_path=latest, hooks=ex._eval_hooks)
 
 
 def _learn_runner_run(experiment_fn, output_dir=None, schedule=None, run_config=None,
