@@ -58,3 +58,21 @@ def test_nearest_neighbors_and_kmeans_plus_plus_have_unknown_static_shapes():
     samples = co.kmeans_plus_plus_initialization(pts, 2, 0, 1)
     for t in (idx, dist, samples):
         assert t.get_shape().ndims is None
+
+
+def test_tensor_forest_train_and_probabilities_take_tf_names():
+    # TF 1.15 (aymericdamien's random_forest.py): train NoOp /device:CPU:0,
+    # Tensor("probabilities:0", shape=(7, ?), device=/device:CPU:0), Tensor("Maximum:0", (7, ?))
+    from tideflow.contrib.tensor_forest.python import tensor_forest
+
+    x = tf.placeholder(tf.float32, shape=[7, 10])
+    y = tf.placeholder(tf.int32, shape=[7])
+    params = tensor_forest.ForestHParams(num_classes=3, num_features=10, num_trees=2,
+                                         max_nodes=100).fill()
+    forest = tensor_forest.RandomForestGraphs(params)
+    train = forest.training_graph(x, y)
+    probs, _, variance = forest.inference_graph(x)
+    assert (train.name, train.type, train.device) == ("train", "NoOp", "/device:CPU:0")
+    assert (probs.name, probs.device) == ("probabilities:0", "/device:CPU:0")
+    assert variance.name == "Maximum:0"
+    assert probs.shape.as_list() == [7, None] and variance.shape.as_list() == [7, None]

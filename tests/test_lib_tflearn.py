@@ -151,7 +151,8 @@ def test_tensor_forest_regression():
     ys = tf.placeholder(tf.float32, [None, 2])
     train = forest.training_graph(xs, ys)
     pred, _, variance = forest.inference_graph(xs)
-    assert pred.shape.as_list() == [None, 2] and variance.shape.as_list() == [None, 2]
+    # TF 1.15: probabilities:0 and Maximum:0, both (?, ?)
+    assert pred.shape.as_list() == [None, None] and variance.shape.as_list() == [None, None]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         before = sess.run(pred, {xs: x[:5]})

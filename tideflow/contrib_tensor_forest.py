@@ -264,7 +264,9 @@ class RandomForestGraphs:
         import tideflow as tf
         from tideflow.ops.script_ops import py_func
 
-        with tf.name_scope("training"):
+        # TF 1.15 builds the trees' ops on the forest's device (CPU:0) and groups them as
+        # 'train' outside any scope
+        with tf.device("/device:CPU:0"), tf.name_scope("training"):
             x = tf.convert_to_tensor(input_data, name="input_data")
             y = tf.convert_to_tensor(input_labels, name="input_labels")
             if x.dtype != tf.float32:
@@ -276,8 +278,9 @@ class RandomForestGraphs:
             state = self.variables
             new = py_func(self._train_kernel, [x, y, *[v.read_value() for v in state]],
                           [v.dtype.base_dtype for v in state], name="grow_forest")
-            return tf.group(*[tf.assign(v, n, validate_shape=False)
-                              for v, n in zip(state, new)], name="train")
+            assigns = [tf.assign(v, n, validate_shape=False) for v, n in zip(state, new)]
+        with tf.device("/device:CPU:0"):
+            return tf.group(*assigns, name="train")
 
     def _infer_kernel(self, x, left, feature, threshold, counts):
         x = np.asarray(x, np.float32).reshape(x.shape[0], -1)
@@ -304,18 +307,21 @@ class RandomForestGraphs:
         import tideflow as tf
         from tideflow.ops.script_ops import py_func
 
-        with tf.name_scope("inference"):
-            x = tf.cast(tf.convert_to_tensor(input_data, name="input_data"), tf.float32)
-            v = self._vars
-            probs, var = py_func(self._infer_kernel,
-                                 [x, v["left"], v["feature"], v["threshold"], v["counts"]],
-                                 [tf.float32, tf.float32], stateful=False, name="forest")
-            shape = [x.get_shape()[0], self.params.num_classes]
-            probs.set_shape(shape)
-            var.set_shape(shape)
-            paths = tf.zeros([0, 0], tf.float32, name="tree_paths")
+        # TF 1.15's names and static shapes: 'probabilities' and the variance's 'Maximum'
+        # outside any scope, their class dimension unknown, on the forest's device
+        with tf.device("/device:CPU:0"):
+            with tf.name_scope("inference"):
+                x = tf.cast(tf.convert_to_tensor(input_data, name="input_data"), tf.float32)
+                v = self._vars
+                probs, var = py_func(self._infer_kernel,
+                                     [x, v["left"], v["feature"], v["threshold"], v["counts"]],
+                                     [tf.float32, tf.float32], stateful=False, name="forest")
+                shape = [x.get_shape()[0], None]
+                probs.set_shape(shape)
+                var.set_shape(shape)
+                paths = tf.zeros([0, 0], tf.float32, name="tree_paths")
             return (tf.identity(probs, name="probabilities"), paths,
-                    tf.identity(var, name="regression_variance"))
+                    tf.maximum(0.0, var, name="Maximum"))
 
     def average_size(self):
         """The trees' mean number of nodes (float32)."""
