@@ -112,3 +112,17 @@ def test_feature_column_linear_model_leaves_update_ops_key():
         fc.linear_model({"x": tf.constant([[1.0], [2.0]])}, [fc.numeric_column("x")])
         assert "update_ops" in g.get_all_collection_keys()
         assert g.get_collection("update_ops") == []
+
+
+def test_at_top_k_metrics_take_k_for_the_name_only():
+    # TF 1.15: k of precision/recall_at_top_k only names the metric; all of predictions_idx
+    # counts (TF 1.15 prints recall_at_2:0 precision_at_1:0 [1.0, 0.6666666666666666])
+    with tf.Graph().as_default():
+        labels = tf.constant([[0, 3], [1, 2]], tf.int64)
+        idx = tf.constant([[3, 1, 0], [4, 2, 1]], tf.int64)
+        r, r_up = tf.metrics.recall_at_top_k(labels, idx, k=2)
+        p, p_up = tf.metrics.precision_at_top_k(labels, idx, k=1)
+        assert (r.name, p.name) == ("recall_at_2:0", "precision_at_1:0")
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            assert sess.run([r_up, p_up]) == [1.0, 2.0 / 3.0]

@@ -954,13 +954,7 @@ def _at_top_k_metric(kind, other, labels, predictions_idx, k, class_id, weights,
                      metrics_collections, updates_collections, name):
     with ops.name_scope(name, _at_k_name(kind, k, class_id),
                         (predictions_idx, labels, weights)) as scope:
-        if k is not None:
-            predictions_idx = ops.convert_to_tensor(predictions_idx)
-            last = predictions_idx.get_shape()[-1].value if predictions_idx.get_shape().ndims \
-                else None
-            if last is not None and last != k:
-                raise ValueError(f"{kind}_at_top_k: k={k} does not match the last dimension "
-                                 f"{last} of predictions_idx")
+        # as TF 1.15, ``k`` only names the metric: every index of predictions_idx counts
         return _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
                                 metrics_collections, updates_collections, class_id)
 
