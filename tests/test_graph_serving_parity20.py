@@ -182,3 +182,55 @@ def test_py_func_registers_its_function_before_checking_tout():
     with pytest.raises(TypeError, match="Expected DataType for argument 'Tout' not None."):
         tf.py_func(lambda: 1, [], None)
     assert token() == first + 2
+
+
+def _import_error(text):
+    from google.protobuf import text_format
+
+    with pytest.raises(Exception) as e:
+        tf.import_graph_def(text_format.Parse(text, tf.GraphDef()), name="i")
+    return str(e.value)
+
+
+def test_import_errors_summarize_the_op_def_as_tf():
+    # TF 1.15's SummarizeOpDef: signature, attrs with defaults/minimums/allowed values (a list
+    # of 15 or more shows its first 5, "...", its last 5) and the op's flags
+    bogus = 'attr { key: "zzz" value { i: 1 } }'
+    assert _import_error(f'node {{ name: "q" op: "MatMul" {bogus} }}').startswith(
+        "NodeDef mentions attr 'zzz' not in Op<name=MatMul; signature=a:T, b:T -> product:T; "
+        "attr=transpose_a:bool,default=false; attr=transpose_b:bool,default=false; "
+        "attr=T:type,allowed=[DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
+        "DT_COMPLEX64, DT_COMPLEX128]>; NodeDef: {{node i/q}}. (Check whether your")
+    assert _import_error(f'node {{ name: "q" op: "BiasAdd" {bogus} }}').startswith(
+        "NodeDef mentions attr 'zzz' not in Op<name=BiasAdd; signature=value:T, bias:T -> "
+        "output:T; attr=T:type,allowed=[DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, "
+        "..., DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64]; "
+        'attr=data_format:string,default="NHWC",allowed=["NHWC", "NCHW"]>')
+    for op, summary in (
+            ("Placeholder", ("signature= -> output:dtype; attr=dtype:type; "
+                            "attr=shape:shape,default=<unknown>>")),
+            ("Assign", ("signature=ref:Ref(T), value:T -> output_ref:Ref(T); attr=T:type; "
+                       "attr=validate_shape:bool,default=true; "
+                       "attr=use_locking:bool,default=true; allows_uninitialized_input=true>")),
+            ("Split", ("signature=split_dim:int32, value:T -> output:num_split*T; "
+                      "attr=num_split:int,min=1; attr=T:type>")),
+            ("PyFunc", ("signature=input: -> output:; attr=token:string; "
+                       "attr=Tin:list(type),min=0; attr=Tout:list(type),min=0; "
+                       "is_stateful=true>"))):
+        assert f"Op<name={op}; {summary}; NodeDef" in _import_error(
+            f'node {{ name: "q" op: "{op}" {bogus} }}')
+
+
+def test_import_cycle_and_unknown_op_messages():
+    # TF 1.15 counts the nodes left in (or behind) a cycle without naming them, and its
+    # unknown-op NotFoundError ends with a note on lazily registered contrib ops
+    ident = 'node {{ name: "{}" op: "Identity" input: "{}" attr {{ key: "T" value {{ type: ' \
+            'DT_FLOAT }} }} }}'
+    cycle = ident.format("a", "b") + ident.format("b", "a") + ident.format("c", "b")
+    assert _import_error(cycle) == "3 nodes in a cycle"
+    message = _import_error('node { name: "q" op: "NoSuchOp246" }')
+    assert message.endswith(
+        "registered in the binary running in this process. Note that if you are loading a "
+        "saved graph which used ops from tf.contrib, accessing (e.g.) `tf.contrib.resampler` "
+        "should be done before importing the graph, as contrib ops are lazily registered when "
+        "the module is first accessed.")

@@ -398,20 +398,22 @@ BAD = {
     ),
     "cycle": (
         _ident("p", "q") + _ident("q", "p") + _CONST.format(n="a", shape=""),
-        r"2 nodes in a cycle: 'p', 'q'",
+        "^2 nodes in a cycle$",  # TF 1.15 names none of them
     ),
-    "self_loop": (_ident("p", "p"), "1 nodes in a cycle: 'p'"),
+    "self_loop": (_ident("p", "p"), "^1 nodes in a cycle$"),
     "wrong_input_count": (
         'node { name: "b" op: "Identity" attr { key: "T" value { type: DT_FLOAT } } }',
         "expected inputs 'float' do not match 0 inputs",  # TF's C++ type name
     ),
     "missing_attr": (
         _CONST.format(n="a", shape="") + 'node { name: "b" op: "Identity" input: "a" }',
-        "NodeDef missing attr 'T' from Op<name=Identity>",
+        ("NodeDef missing attr 'T' from Op<name=Identity; signature=input:T -> output:T; "
+        "attr=T:type>"),
     ),
     "unknown_attr": (
         _CONST.format(n="a", shape="") + _ident("b", "a", 'attr { key: "bogus" value { i: 1 } }'),
-        "NodeDef mentions attr 'bogus' not in Op<name=Identity>",
+        ("NodeDef mentions attr 'bogus' not in Op<name=Identity; signature=input:T -> "
+        "output:T; attr=T:type>"),
     ),
     "attr_kind": (
         'node { name: "p" op: "Placeholder" attr { key: "dtype" value { i: 1 } } }',

@@ -158,7 +158,10 @@ def _check_versions(versions):
 
 
 def _op_summary(op_def, nd, prefix=""):
-    return f"Op<name={op_def.name}>; NodeDef: {{{{node {_prefixed(prefix, nd.name)}}}}}"
+    from tideflow.framework.meta_graph import op_def_proto, summarize_op_def
+
+    return (f"{summarize_op_def(op_def_proto(op_def))}; "
+            f"NodeDef: {{{{node {_prefixed(prefix, nd.name)}}}}}")
 
 
 def _convert_attrs(node, producer_op_def, prefix=""):
@@ -271,7 +274,9 @@ def _parse_node(index, nd, producer_ops, prefix=""):
             None,
             f"Op type not registered '{nd.op}' in binary running on {socket.gethostname()}. "
             "Make sure the Op and Kernel are registered in the binary running in this process. "
-            f"(while importing node '{nd.name}')",
+            "Note that if you are loading a saved graph which used ops from tf.contrib, "
+            "accessing (e.g.) `tf.contrib.resampler` should be done before importing the graph, "
+            "as contrib ops are lazily registered when the module is first accessed.",
         )
     node = _Node(index, nd, op_def)
     _convert_attrs(node, producer_ops.get(nd.op), prefix)
@@ -431,9 +436,7 @@ def _topological_order(nodes, input_map):
             if pending[j] == 0:
                 heapq.heappush(ready, j)
     if len(order) < len(node_list):
-        stuck = [node_list[i].nd.name for i, n in enumerate(pending) if n]
-        shown = ", ".join(f"'{s}'" for s in stuck[:5]) + (", ..." if len(stuck) > 5 else "")
-        raise ValueError(f"{len(stuck)} nodes in a cycle: {shown}")
+        raise ValueError(f"{sum(1 for n in pending if n)} nodes in a cycle")  # TF's words
     return order
 
 

@@ -14,7 +14,7 @@ import re
 from google.protobuf import text_format
 
 from tideflow.framework import graph_io, importer, op_registry, ops
-from tideflow.protos import meta_graph_pb2, op_def_pb2
+from tideflow.protos import meta_graph_pb2, op_def_pb2, types_pb2
 
 _PROTO_FUNCTIONS = {}  # collection key -> (proto_type, to_proto, from_proto)
 
@@ -182,6 +182,61 @@ def op_def_proto(op_def):
             except (TypeError, ValueError):
                 pass
     return p
+
+
+def _summarize_attr_value(value):
+    """TF's SummarizeAttrValue, for the kinds an op's defaults and allowed values hold."""
+    kind = value.WhichOneof("value")
+    if kind == "s":
+        return '"' + value.s.decode("utf-8", "backslashreplace") + '"'
+    if kind == "b":
+        return "true" if value.b else "false"
+    if kind == "type":
+        return types_pb2.DataType.Name(value.type)
+    if kind == "shape":
+        if value.shape.unknown_rank:
+            return "<unknown>"
+        return "[" + ",".join("?" if d.size < 0 else str(d.size) for d in value.shape.dim) + "]"
+    if kind == "list":
+        lst = value.list
+        pieces = ['"' + v.decode("utf-8", "backslashreplace") + '"' for v in lst.s]
+        pieces += [str(v) for v in lst.i] + [f"{v:g}" for v in lst.f]
+        pieces += ["true" if v else "false" for v in lst.b]
+        pieces += [types_pb2.DataType.Name(v) for v in lst.type]
+        if len(pieces) >= 15:  # TF's kMaxListSummarySize: the first 5, "...", the last 5
+            pieces = pieces[:5] + ["..."] + pieces[-5:]
+        return "[" + ", ".join(pieces) + "]"
+    if kind == "f":
+        return f"{value.f:g}"
+    return str(getattr(value, kind)) if kind else "<Unknown AttrValue type>"
+
+
+def summarize_op_def(p):
+    """TF's SummarizeOpDef of an OpDef proto: ``Op<name=...; signature=...; attr=...>``, as
+    its import and validation errors print it."""
+    def args(arg_list):
+        out = []
+        for a in arg_list:
+            t = a.type_attr if a.type == types_pb2.DT_INVALID else types_pb2.DataType.Name(
+                a.type)[3:].lower()
+            t = (f"{a.number_attr}*" if a.number_attr else "") + t
+            out.append(f"{a.name}:" + (f"Ref({t})" if a.is_ref else t))
+        return ", ".join(out)
+
+    parts = [f"name={p.name}",
+             f"signature={args(p.input_arg)} -> {args(p.output_arg)}"]
+    for a in p.attr:
+        text = f"attr={a.name}:{a.type}"
+        if a.HasField("default_value"):
+            text += f",default={_summarize_attr_value(a.default_value)}"
+        if a.has_minimum:
+            text += f",min={a.minimum}"
+        if a.HasField("allowed_values"):
+            text += f",allowed={_summarize_attr_value(a.allowed_values)}"
+        parts.append(text)
+    parts += [f"{flag}=true" for flag in ("is_commutative", "is_aggregate", "is_stateful",
+                                          "allows_uninitialized_input") if getattr(p, flag)]
+    return "Op<" + "; ".join(parts) + ">"
 
 
 def ops_used_by_graph_def(graph_def):
