@@ -115,3 +115,22 @@ def test_class_weights_with_unweighted_validation_as_tf_remakes_the_loss():
     np.testing.assert_allclose(tf.keras.backend.get_session().run(m2.weights[0]),
                                [[0.60922, 0.02418], [-0.44035, -0.10729],
                                 [0.26872, 0.08836], [-0.402, -0.23924]], atol=1e-5)
+
+
+def test_summary_of_a_subclassed_model_with_a_layer_never_called_raises():
+    # TF 1.15's print_summary counts each layer's params: a layer the model never called
+    # is not built, and count_params raises
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d1 = L.Dense(4)
+            self.unused = L.Dropout(0.5)
+
+        def call(self, x):
+            return self.d1(x)
+
+    net = Net()
+    net(tf.placeholder(tf.float32, [None, 3]))
+    with pytest.raises(ValueError, match="You tried to call `count_params` on dropout, but "
+                       "the layer isn't built"):
+        net.summary()

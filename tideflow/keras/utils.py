@@ -248,7 +248,7 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
     print_fn("=" * line_length)
     for i, layer in enumerate(layers):
         name = f"{layer.name} ({type(layer).__name__})"
-        params = layer.count_params() if layer.built else 0
+        params = layer.count_params()  # (an unbuilt layer: ValueError, as TF 1.15)
         fields = [name, _shape_str(layer, model), params]
         if not sequential_like:
             from tideflow.keras import backend as K
