@@ -148,3 +148,32 @@ def test_softplus_and_log_sigmoid_round_as_tf_kernel():
     d = tf.placeholder(tf.float64)
     np.testing.assert_array_equal(_run(tf.nn.softplus(d), {d: [-30.0, -750.0]}),
                                   [9.348077867343381e-14, 0.0])
+
+
+# ------------------------------------------------------------------------------------------
+# the distribution zoo: ops and errors of single distributions
+# ------------------------------------------------------------------------------------------
+
+
+def test_geometric_builds_tf_ops_and_draws_tf_numbers():
+    # TF 1.15 passes probs through one more Identity ("probs_1"), so the op seed of a draw
+    # without one is TF's; printed [[1, 1], [2, 2], [0, 0]]
+    tf.set_random_seed(2)
+    d = cd.Geometric(probs=[0.3, 0.6])
+    ts = [d.log_prob([0.0, 2.0]), d.entropy(), d.mode(), d.sample(3)]
+    assert [t.name for t in ts] == ["Geometric/log_prob/add:0", "Geometric/entropy/sub:0",
+                                    "Geometric/mode/zeros:0", "Geometric/sample/Reshape:0"]
+    lp, ent, mode, draws = _run(ts)
+    np.testing.assert_array_equal(mode, [0.0, 0.0])
+    np.testing.assert_allclose(lp, [-1.2039728164672852, -2.343407154083252], rtol=1e-6)
+    np.testing.assert_allclose(ent, [2.0362143516540527, 1.1216859817504883], rtol=1e-6)
+    np.testing.assert_array_equal(draws, [[1.0, 1.0], [2.0, 2.0], [0.0, 0.0]])
+    assert "Geometric/probs_1" in [op.name for op in tf.get_default_graph().get_operations()]
+
+
+def test_bernoulli_has_no_cdf():
+    # TF 1.15: NotImplementedError("cdf is not implemented: Bernoulli"), log_cdf likewise
+    b = cd.Bernoulli(probs=[0.2, 0.7])
+    for method in (b.cdf, b.log_cdf, b.survival_function):
+        with pytest.raises(NotImplementedError, match="is not implemented: Bernoulli"):
+            method([1, 0])

@@ -25,6 +25,7 @@ from tideflow.distributions.dists import (
     _sample_shape,
 )
 from tideflow.distributions.util import embed_check_nonnegative_integer_form
+from tideflow.ops.control_flow_ops import with_dependencies
 
 __all__ = ["Binomial", "Cauchy", "Chi2", "Chi2WithAbsDf", "Deterministic", "Geometric",
            "HalfNormal", "InverseGamma", "InverseGammaWithSoftplusConcentrationRate",
@@ -238,35 +239,46 @@ class Geometric(_LogitsOrProbs):
     def __init__(self, logits=None, probs=None, validate_args=False, allow_nan_stats=True,
                  name="Geometric"):
         parameters = dict(locals())
-        self._init_logits_probs(name, [], logits, probs, validate_args, allow_nan_stats,
-                                parameters)
+        with tf.name_scope(name, values=[logits, probs]) as scope:
+            self._logits, self._probs = _logits_probs(logits, probs, False, validate_args)
+            # TF 1.15 takes the probabilities once more through an Identity (after checking
+            # them when validating)
+            with tf.control_dependencies(
+                    [tf.assert_positive(self._probs)] if validate_args else []):
+                self._probs = tf.identity(self._probs, name="probs")
+        self._batch_params = [self._probs]
+        Distribution.__init__(self, self._probs.dtype, NOT_REPARAMETERIZED, validate_args,
+                              allow_nan_stats, parameters, [self._probs, self._logits], scope)
 
     _param_shapes = _same_shapes("logits")
 
     def _sample_n(self, n, seed):
-        shape = _sample_shape(n, self.batch_shape_tensor())
-        u = tf.random_uniform(shape, minval=_tiny(self.dtype), maxval=1.0, dtype=self.dtype,
-                              seed=seed)
+        u = tf.random_uniform(tf.concat([[n], tf.shape(self._probs)], 0),
+                              minval=_tiny(self.dtype), maxval=1.0, seed=seed, dtype=self.dtype)
         return tf.floor(tf.log(u) / tf.log1p(-self._probs))
+
+    # TF 1.15's ops: the counts broadcast by multiplying with ones
+    def _cdf(self, x):
+        x = _whole_counts(self, x)
+        x = x * tf.ones_like(self._probs)
+        return tf.where(x < 0.0, tf.zeros_like(x),
+                        -tf.expm1((1.0 + x) * tf.log1p(-self._probs)))
 
     def _log_prob(self, x):
         x = _whole_counts(self, x)
-        p = self._probs + tf.zeros_like(x)
-        x = x + tf.zeros_like(p)
+        x = x * tf.ones_like(self._probs)
+        p = self._probs * tf.ones_like(x)
         # at p = 1 the only outcome is 0: its log1p(-p) = -inf term is dropped, not NaN
         safe = tf.where(tf.equal(x, 0.0), tf.zeros_like(p), p)
         return x * tf.log1p(-safe) + tf.log(p)
 
-    def _cdf(self, x):
-        x = _whole_counts(self, x)
-        p = self._probs + tf.zeros_like(x)
-        x = x + tf.zeros_like(p)
-        value = -tf.expm1((1.0 + x) * tf.log1p(-p))
-        return tf.where(tf.less(x, 0.0), tf.zeros_like(value), value)
-
     def _entropy(self):
         p = self._probs
-        return tf.nn.sigmoid_cross_entropy_with_logits(labels=p, logits=self._logits) / p
+        if self.validate_args:
+            p = with_dependencies([tf.assert_less(
+                p, tf.constant(1.0, p.dtype),
+                message="Entropy is undefined when logits = inf or probs = 1.")], p)
+        return tf.nn.softplus(self._logits) / p - self._logits
 
     def _mean(self):
         return tf.exp(-self._logits)
@@ -275,7 +287,7 @@ class Geometric(_LogitsOrProbs):
         return self._mean() / self._probs
 
     def _mode(self):
-        return tf.zeros_like(self._probs)
+        return tf.zeros(self.batch_shape_tensor(), dtype=self.dtype)
 
 
 # ---------------------------------------------------------------------------------------------

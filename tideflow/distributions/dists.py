@@ -704,13 +704,7 @@ class Bernoulli(_LogitsProbs, Distribution):
             logits, event = tf.ones_like(event) * logits, tf.ones_like(logits) * event
         return -tf.nn.sigmoid_cross_entropy_with_logits(labels=event, logits=logits)
 
-    def _cdf(self, x):
-        x = tf.cast(x, self._probs.dtype)
-        p = self._probs + tf.zeros_like(x)
-        x = x + tf.zeros_like(p)
-        return tf.where(tf.less(x, 0.0), tf.zeros_like(p),
-                        tf.where(tf.less(x, 1.0), 1.0 - p, tf.ones_like(p)))
-
+    # (no cdf: TF 1.15's Bernoulli raises NotImplementedError for it)
     def _entropy(self):
         return (-self._logits * (tf.sigmoid(self._logits) - 1)
                 + tf.nn.softplus(-self._logits))
