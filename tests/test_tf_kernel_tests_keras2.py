@@ -1075,9 +1075,13 @@ def test_layer_normalization_checks_axes_like_tf():
         keras.layers.LayerNormalization(axis=-4).build((2, 2, 2))
     with pytest.raises(ValueError, match="Duplicate axis:"):
         keras.layers.LayerNormalization(axis=[-1, -1]).build((2, 2, 2))
-    layer = keras.layers.LayerNormalization(axis=(-3, -2, -1))
+    layer = keras.layers.LayerNormalization(axis=[-3, -2, -1])
     layer.build((2, 8, 8, 3))
     assert layer.gamma.get_shape().as_list() == [8, 8, 3]
+    assert layer.axis == [1, 2, 3]  # resolved in place, as TF 1.15
+    # TF 1.15 resolves the axes in place, which a tuple does not allow
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        keras.layers.LayerNormalization(axis=(-3, -2, -1)).build((2, 8, 8, 3))
 
 
 def test_add_weight_on_read_is_not_trainable():

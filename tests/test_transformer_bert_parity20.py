@@ -87,3 +87,19 @@ def test_profiler_flops_follow_tf115_registry_and_shown_tree(capsys):
         assert [(c.name, c.total_parameters) for c in root.children] == [("w", 16)]
     # tfprof says so on stdout as it reads the graph, whatever the output option
     assert capsys.readouterr().out == "Parsing Inputs...\nParsing Inputs...\n"
+
+
+def test_keras_layer_normalization_axis_attribute_as_tf115():
+    """TF 1.15 keeps an int axis until build, then stores the resolved list, which
+    get_config returns; a bad axis type fails in the constructor."""
+    ln = tf.keras.layers.LayerNormalization(epsilon=1e-12, name="LayerNorm")
+    assert ln.axis == -1 and ln.get_config()["axis"] == -1
+    with tf.Graph().as_default():
+        ln(tf.zeros([2, 3, 4]))
+        assert ln.axis == [2] and ln.get_config()["axis"] == [2]
+        assert [v.name for v in ln.weights] == ["LayerNorm/gamma:0", "LayerNorm/beta:0"]
+        with pytest.raises(ValueError, match=r"Duplicate axis: \(1, 1\)"):
+            tf.keras.layers.LayerNormalization(axis=[1, -2])(tf.zeros([2, 3, 4]))
+    with pytest.raises(ValueError, match="Expected an int or a list/tuple of ints for the "
+                                         "argument 'axis', but received instead: x"):
+        tf.keras.layers.LayerNormalization(axis="x")

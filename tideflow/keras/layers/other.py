@@ -263,7 +263,15 @@ class LayerNormalization(Layer):
                  beta_constraint=None, gamma_constraint=None, trainable=True, name=None,
                  **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)
-        self.axis = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+        # as TF 1.15: an int stays an int (a list after build), a list or tuple is copied
+        if isinstance(axis, (list, tuple)):
+            self.axis = axis[:]
+        elif isinstance(axis, int):
+            self.axis = axis
+        else:
+            raise ValueError(  # noqa: TRY004 - as TF 1.15
+                "Expected an int or a list/tuple of ints for the argument 'axis', "
+                f"but received instead: {axis}")
         self.epsilon, self.center, self.scale = epsilon, center, scale
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
@@ -274,13 +282,19 @@ class LayerNormalization(Layer):
 
     def build(self, input_shape):
         dims = TensorShape(input_shape).as_list()
-        # as TF 1.15: negative axes resolved, then checked
-        self._axes = [a + len(dims) if a < 0 else a for a in self.axis]
+        # as TF 1.15: the axis attribute itself becomes the list of resolved axes (so
+        # get_config gives them), then checked; a tuple holding a negative axis fails there
+        if isinstance(self.axis, int):
+            self.axis = [self.axis]
+        for i, a in enumerate(self.axis):
+            if a < 0:
+                self.axis[i] = len(dims) + a
+        self._axes = list(self.axis)
         for a in self._axes:
             if a < 0 or a >= len(dims):
                 raise ValueError(f"Invalid axis: {a}")
         if len(self._axes) != len(set(self._axes)):
-            raise ValueError(f"Duplicate axis: {self._axes}")
+            raise ValueError(f"Duplicate axis: {tuple(self._axes)}")
         shape = [dims[a] for a in self._axes]
         self.gamma = self.add_weight("gamma", shape=shape, initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer,
