@@ -171,3 +171,13 @@ def test_crop_and_resize_checks_in_tf115_words():
         == 'Dimension must be 2 but is 3'
     assert car(tf.zeros([1, 4, 4, 1], tf.uint8), tf.zeros([3, 4]), zi,
                [2, -1]).get_shape().as_list() == [3, 2, None, 1]
+
+
+def test_reshape_by_own_batch_size_and_minus_one_is_unknown():
+    # an SSD head's tf.reshape(logits, [tf.shape(logits)[0], -1, num_classes]): TF 1.15's
+    # shape function sees two unknowns in the target (the batch size and -1) and infers neither
+    logits = tf.layers.conv2d(tf.placeholder(tf.float32, [None, 8, 8, 3]), 6, 3, padding='same')
+    assert tf.reshape(logits, [tf.shape(logits)[0], -1, 3]).get_shape().as_list() == [
+        None, None, 3]
+    assert tf.reshape(logits, [tf.shape(logits)[0], -1]).get_shape().as_list() == [None, None]
+    assert tf.reshape(logits, [-1, 8 * 8 * 6]).get_shape().as_list() == [None, 384]

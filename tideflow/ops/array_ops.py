@@ -582,17 +582,6 @@ def _reshape_shape(op):
         # an input with a zero dimension has no elements whatever its other dimensions (TF)
         dims[missing[0]] = 0
         return [TensorShape(dims)]
-    if n is None and in_shape.ndims is not None and missing:
-        # tf.reshape(x, [tf.shape(x)[0], -1]): a dim taken from x itself cancels out
-        same = _own_dims(op._inputs[1], op._inputs[0])
-        in_dims = in_shape.as_list()
-        for i in list(missing):
-            j = same.get(i)
-            if j is not None and in_dims[j] is None:
-                in_dims[j] = 1
-                missing.remove(i)
-        if None not in in_dims and len(missing) == 1:
-            n = int(np.prod(in_dims, dtype=np.int64))
     if n is None and in_shape.ndims is not None and not missing:
         # as TF's shape function: the known input dimensions must divide the target's size
         known_in = int(np.prod([d for d in in_shape.as_list() if d is not None],
@@ -611,23 +600,6 @@ def _reshape_shape(op):
                 raise ValueError(f"Dimension size must be evenly divisible by {known} but is {n}")
             dims[missing[0]] = n // known
     return [dims]
-
-
-def _own_dims(shape_tensor, x):
-    """{output index: dim of x} for elements of a packed shape that are ``tf.shape(x)[j]``."""
-    op = shape_tensor._op
-    if op._type != "Pack" or op._attrs["axis"] != 0:
-        return {}
-    out = {}
-    for i, t in enumerate(op._inputs):
-        s = t._op
-        if s._type != "StridedSlice" or s._attrs["shrink_axis_mask"] != 1:
-            continue
-        src = s._inputs[0]._op
-        b = ops.constant_value(s._inputs[1])
-        if src._type == "Shape" and src._inputs[0] is x and b is not None and np.size(b) == 1:
-            out[i] = int(np.reshape(b, -1)[0])
-    return out
 
 
 def _reshape_kernel(x, shape):
