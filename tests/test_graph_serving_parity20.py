@@ -234,3 +234,28 @@ def test_import_cycle_and_unknown_op_messages():
         "saved graph which used ops from tf.contrib, accessing (e.g.) `tf.contrib.resampler` "
         "should be done before importing the graph, as contrib ops are lazily registered when "
         "the module is first accessed.")
+
+
+def test_graph_def_rewrites_keep_what_tf_keeps(caplog):
+    # TF 1.15: extract_sub_graph keeps library and versions, convert_variables_to_constants
+    # the library only, remove_training_nodes neither; a scoped export leaves out the empty
+    # library; an unserializable collection is skipped with TF's warning
+    g = tf.get_default_graph()
+    tf.constant(1.0, name="c")
+    gd = g.as_graph_def()
+    sub = tf.graph_util.extract_sub_graph(gd, ["c"])
+    assert (sub.HasField("library"), sub.HasField("versions")) == (True, True)
+    with tf.Session() as sess:
+        frozen = tf.graph_util.convert_variables_to_constants(sess, gd, ["c"])
+    assert (frozen.HasField("library"), frozen.HasField("versions")) == (True, False)
+    bare = tf.graph_util.remove_training_nodes(gd)
+    assert (bare.HasField("library"), bare.HasField("versions")) == (False, False)
+    assert not tf.train.export_meta_graph(export_scope="nope").graph_def.HasField("library")
+    tf.add_to_collection("mixed", "text")
+    tf.add_to_collection("mixed", 3)
+    with caplog.at_level("WARNING"):
+        mg = tf.train.export_meta_graph()
+    assert "mixed" not in mg.collection_def
+    assert ("Issue encountered when serializing mixed.\nType is unsupported, or the types of "
+            "the items don't match field type in CollectionDef. Note this is a warning and "
+            "probably safe to ignore.\nExpected binary or unicode string, got 3") in caplog.text

@@ -93,8 +93,7 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
                     "frozen; leave it out of output_node_names"
                 )
         out.node.append(new)
-    out.library.CopyFrom(inference.library)
-    out.versions.CopyFrom(inference.versions)
+    out.library.CopyFrom(inference.library)  # (no versions, as TF 1.15)
     from tideflow import logging
 
     logging.info("Converted %d variables to const ops.", converted)
@@ -151,12 +150,7 @@ def remove_training_nodes(input_graph, protected_nodes=None):
                 name = full.lstrip("^")
             new.input.append(full)
         out.node.append(new)
-    # only what the input holds: an unset library / versions stays unset (proto equality)
-    if input_graph.HasField("library"):
-        out.library.CopyFrom(input_graph.library)
-    if input_graph.HasField("versions"):
-        out.versions.CopyFrom(input_graph.versions)
-    return out
+    return out  # the nodes only: TF 1.15 keeps neither library nor versions
 
 
 def tensor_shape_from_node_def_name(graph, input_name):

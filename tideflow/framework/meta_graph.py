@@ -370,7 +370,9 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
                 if not export_scope or x.name.startswith(export_scope):
                     col_def.node_list.value.append(strip_name_scope(x.name, export_scope))
         elif kind == "bytes_list":
-            col_def.bytes_list.value.extend(x.encode() if isinstance(x, str) else x for x in items)
+            from tideflow.compat import as_bytes
+
+            col_def.bytes_list.value.extend(as_bytes(x) for x in items)
         elif kind == "int64_list":
             for x in items:
                 if not isinstance(x, numbers.Integral) or isinstance(x, bool):
@@ -385,7 +387,9 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
     except Exception as e:  # noqa: BLE001 - TF skips what it cannot serialize, with a warning
         from tideflow import logging
 
-        logging.warning("Issue encountered when serializing: %s.\n%s", key, str(e))
+        logging.warning("Issue encountered when serializing %s.\nType is unsupported, or the "
+                        "types of the items don't match field type in CollectionDef. Note this "
+                        "is a warning and probably safe to ignore.\n%s", key, str(e))
         if key in meta_graph_def.collection_def:
             del meta_graph_def.collection_def[key]
 
@@ -456,7 +460,8 @@ def _scope_graph_def(graph_def, export_scope, exclude, clear_devices, unbound_in
         unbound_inputs = []
     out = type(graph_def)()
     out.versions.CopyFrom(graph_def.versions)
-    out.library.CopyFrom(graph_def.library)
+    if graph_def.library.ByteSize():  # an empty library is left out, as TF 1.15's export
+        out.library.CopyFrom(graph_def.library)
     for node in graph_def.node:
         if exclude and node.name in exclude:
             continue
