@@ -1,6 +1,9 @@
 """Parity of tabular and recommender TF 1.x programs (feature columns, canned estimators and
 their heads, tf.losses) with TF 1.15: graph names, collections and summaries it leaves."""
 
+import numpy as np
+import pytest
+
 import tideflow as tf
 
 fc = tf.feature_column
@@ -126,3 +129,20 @@ def test_at_top_k_metrics_take_k_for_the_name_only():
         with tf.Session() as sess:
             sess.run(tf.local_variables_initializer())
             assert sess.run([r_up, p_up]) == [1.0, 2.0 / 3.0]
+
+
+def test_sparse_combiner_is_checked_only_by_a_categorical_lookup(tmp_path):
+    # TF 1.15 accepts any sparse_combiner when no categorical column needs it (a linear
+    # estimator on numeric columns trains); a categorical one fails in its lookup with
+    # "combiner must be one of 'mean', 'sqrtn' or 'sum'"
+    est = tf.estimator.LinearRegressor([fc.numeric_column("b")], sparse_combiner="max",
+                                       model_dir=str(tmp_path))
+    est.train(tf.estimator.inputs.numpy_input_fn(
+        {"b": np.ones(4, np.float32)}, np.ones(4, np.float32), batch_size=2, shuffle=False),
+        steps=1)
+    with tf.Graph().as_default():
+        feats = {"a": tf.constant([[1]], tf.int64), "b": tf.constant([[1.0]])}
+        fc.linear_model(feats, [fc.numeric_column("b")], sparse_combiner="max")
+        with pytest.raises(ValueError, match="^combiner must be one of 'mean', 'sqrtn' or "):
+            fc.linear_model(feats, [fc.categorical_column_with_identity("a", 3)],
+                            sparse_combiner="max")

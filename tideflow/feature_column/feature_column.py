@@ -1208,10 +1208,8 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
     ``_keras_layout`` builds the graph of TF 1.15's Keras ``LinearModel`` (what its canned
     linear estimators use): every weight made first, the ops under
     ``linear_model/linear_model/linear_model``, no MODEL_VARIABLES."""
+    # (an unknown sparse_combiner fails in a categorical column's lookup, as TF's)
     columns = _normalize_feature_columns(feature_columns)
-    if sparse_combiner not in ("sum", "mean", "sqrtn"):
-        raise ValueError(f"sparse_combiner must be one of 'mean', 'sqrtn' or 'sum', got "
-                         f"{sparse_combiner!r}")
     for column in columns:
         if not isinstance(column, (_DenseColumn, _CategoricalColumn)):
             raise ValueError("Items of feature_columns must be either a _DenseColumn or "  # noqa: TRY004 - as TF

@@ -116,9 +116,8 @@ def _check(feature_columns, sparse_combiner):
     columns = tuple(feature_columns or [])
     if not columns:
         raise ValueError("feature_columns must be specified.")
-    if sparse_combiner not in ("mean", "sqrtn", "sum"):
-        raise ValueError(f"sparse_combiner must be one of 'mean', 'sqrtn' or 'sum', got "
-                         f"{sparse_combiner!r}")
+    # as TF 1.15, sparse_combiner is not checked here: a categorical column's lookup
+    # rejects an unknown one when the model is built
     return columns
 
 
