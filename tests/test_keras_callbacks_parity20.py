@@ -134,3 +134,26 @@ def test_summary_of_a_subclassed_model_with_a_layer_never_called_raises():
     with pytest.raises(ValueError, match="You tried to call `count_params` on dropout, but "
                        "the layer isn't built"):
         net.summary()
+
+
+@pytest.mark.parametrize("profile_batch,profiled", [(2, True), (1, True), (0, False)])
+def test_tensorboard_profiles_a_batch_into_the_plugins_folder(tmp_path, profile_batch,
+                                                              profiled):
+    # TF 1.15's TensorBoard callback profiles batch `profile_batch`: an empty
+    # "*.profile-empty" event file beside the events and plugins/profile/<time>/local.trace
+    import os
+
+    m = _small_model()
+    tb = tf.keras.callbacks.TensorBoard(log_dir=str(tmp_path), profile_batch=profile_batch)
+    m.fit(np.ones((6, 3), "float32"), np.ones((6, 1), "float32"), batch_size=2, epochs=1,
+          verbose=0, callbacks=[tb])
+    names = sorted(os.listdir(tmp_path))
+    assert [n.split(".")[-1] == "profile-empty" for n in names if n.startswith("events")] == (
+        [False, True] if profiled else [False])
+    assert ("plugins" in names) == profiled
+    if profiled:
+        (stamp,) = os.listdir(tmp_path / "plugins" / "profile")
+        assert os.listdir(tmp_path / "plugins" / "profile" / stamp) == ["local.trace"]
+        empty = next(n for n in names if n.endswith(".profile-empty"))
+        events = list(tf.train.summary_iterator(str(tmp_path / empty)))
+        assert [e.file_version for e in events] == ["brain.Event:2"]

@@ -600,14 +600,15 @@ class TensorBoard(Callback):
     the epoch (or, when ``update_freq`` is ``'batch'`` or a number of samples, at the samples
     seen, with ``batch_loss``... at the batches seen); with ``histogram_freq``, every that
     many epochs, histograms of each layer's weights (``dense/kernel_0``) and outputs
-    (``dense_out``) for each validation batch."""
+    (``dense_out``) for each validation batch. The batch ``profile_batch`` is "profiled" as
+    TF 1.15 lays it out: ``plugins/profile/<date_time>/local.trace`` (an empty trace here) and
+    an empty ``*.profile-empty`` event file in ``log_dir``."""
 
     def __init__(self, log_dir="./logs", histogram_freq=0, batch_size=32, write_graph=True,
                  write_grads=False, write_images=False, embeddings_freq=0,
                  embeddings_layer_names=None, embeddings_metadata=None, embeddings_data=None,
                  update_freq="epoch", profile_batch=2, **kwargs):
-        # (TF 1.15's positional order; the embeddings projector and the profiler are not
-        # written here)
+        # (TF 1.15's positional order; the embeddings projector is not written here)
         super().__init__()
         self.embeddings_freq, self.embeddings_layer_names = embeddings_freq, embeddings_layer_names
         self.embeddings_metadata, self.embeddings_data = embeddings_metadata, embeddings_data
@@ -623,6 +624,7 @@ class TensorBoard(Callback):
         self._samples_seen_at_last_write = 0
         self._total_batches_seen = 0
         self._total_val_batches_seen = 0
+        self._is_profiling = False
 
     def set_model(self, model):
         super().set_model(model)
@@ -703,6 +705,32 @@ class TensorBoard(Callback):
                          if k not in ("batch", "size", "num_steps")}, self._total_batches_seen)
             self._samples_seen_at_last_write = self._samples_seen
         self._total_batches_seen += 1
+        if self._is_profiling:
+            self._save_profile()
+        elif self._total_batches_seen == self.profile_batch - 1:
+            self._is_profiling = True
+
+    def on_train_begin(self, logs=None):
+        if self.profile_batch == 1:
+            self._is_profiling = True
+
+    def _save_profile(self):
+        """What TF 1.15's ``profiler.save`` leaves in the log directory (its trace of the
+        profiled batch is not recorded here: the trace file is empty)."""
+        import datetime
+
+        from tideflow.summary.writer import EventsWriter
+
+        self._is_profiling = False
+        plugin_dir = os.path.join(self.log_dir, "plugins", "profile",
+                                  datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S"))
+        os.makedirs(plugin_dir, exist_ok=True)
+        if not any(n.endswith(".profile-empty") for n in os.listdir(self.log_dir)):
+            writer = EventsWriter(os.path.join(self.log_dir, "events"))
+            writer.InitWithSuffix(".profile-empty")
+            writer.Close()
+        with open(os.path.join(plugin_dir, "local.trace"), "wb"):
+            pass
 
     def on_epoch_end(self, epoch, logs=None):
         if self.histogram_freq and self.merged is not None and epoch % self.histogram_freq == 0:
@@ -711,6 +739,8 @@ class TensorBoard(Callback):
         self._write({("epoch_" + k): v for k, v in (logs or {}).items()}, step)
 
     def on_train_end(self, logs=None):
+        if self._is_profiling:
+            self._save_profile()
         if self.writer is not None:
             self.writer.close()
 
