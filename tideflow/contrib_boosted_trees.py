@@ -229,7 +229,13 @@ def _dense(features):
     parts = []
     for key in sorted(features):
         t = tf.cast(features[key], tf.float32)
-        parts.append(tf.reshape(t, [tf.shape(t)[0], -1]))
+        inner = t.get_shape()[1:]
+        # a known row width stays static when the batch size is not (an evaluation input_fn):
+        # TF 1.15's Reshape infers nothing from [tf.shape(t)[0], -1]
+        if inner.is_fully_defined():
+            parts.append(tf.reshape(t, [-1, int(np.prod(inner.as_list()))]))
+        else:
+            parts.append(tf.reshape(t, [tf.shape(t)[0], -1]))
     return parts[0] if len(parts) == 1 else tf.concat(parts, 1)
 
 
