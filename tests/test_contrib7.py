@@ -407,7 +407,8 @@ def test_recompute_grad_matches_the_plain_function(decorate):
     for wrap in (lambda fn: fn, decorate):
         with tf.Graph().as_default():
             x = tf.constant(x0)
-            with tf.variable_scope("blk"):
+            # TF 1.15's custom_gradient takes only resource variables made inside it
+            with tf.variable_scope("blk", use_resource=True):
                 y = wrap(_block)(x)
             variables = tf.trainable_variables()
             assert [v.op.name for v in variables] == ["blk/w", "blk/b"]

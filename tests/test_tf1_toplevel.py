@@ -114,7 +114,7 @@ def test_custom_gradient_overrides_forward_ops_and_takes_variables():
 
     @tf.custom_gradient
     def scale(x):
-        v = tf.get_variable("v", initializer=2.0)
+        v = tf.get_variable("v", initializer=2.0, use_resource=True)  # TF 1.15 requires it
 
         def grad(dy, variables=None):
             assert [vv.name for vv in variables] == ["v:0"]
@@ -315,7 +315,8 @@ def test_recompute_grad_and_grad_pass_through():
     x = tf.constant(np.array([[0.3, -0.2], [1.0, 0.5]]))
     with tf.variable_scope("plain"):
         y_plain = block(x)
-    with tf.variable_scope("re"):
+    # TF 1.15's custom_gradient takes only resource variables made inside it
+    with tf.variable_scope("re", use_resource=True):
         y_re = tf.recompute_grad(block)(x)
     g_plain = tf.gradients(tf.reduce_sum(y_plain ** 2), [x] + tf.trainable_variables("plain"))
     g_re = tf.gradients(tf.reduce_sum(y_re ** 2), [x] + tf.trainable_variables("re"))

@@ -103,3 +103,23 @@ def test_keras_layer_normalization_axis_attribute_as_tf115():
     with pytest.raises(ValueError, match="Expected an int or a list/tuple of ints for the "
                                          "argument 'axis', but received instead: x"):
         tf.keras.layers.LayerNormalization(axis="x")
+
+
+def test_custom_gradient_rejects_ref_variables_made_inside():
+    """A memory-saving block (recompute_grad, custom_gradient) may create only resource
+    variables in TF 1.15: a ref variable fails with its TypeError; use_resource=True works."""
+    def block(x):
+        return tf.layers.dense(x, 2, kernel_initializer=tf.ones_initializer(), name="d")
+
+    with tf.Graph().as_default():
+        x = tf.constant(np.ones((3, 2)), tf.float32)
+        words = ("must be `ResourceVariable`s. Ensure that no `variable_scope` is created "
+                 "with `use_resource=False`")
+        with tf.variable_scope("ref"), pytest.raises(TypeError, match=words):
+            tf.contrib.layers.recompute_grad(block)(x)
+        with tf.variable_scope("res", use_resource=True):
+            y = tf.contrib.layers.recompute_grad(block)(x)
+        gx = tf.gradients(tf.reduce_sum(y * y), x)[0]
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(s.run(gx), np.full((3, 2), 8.0))

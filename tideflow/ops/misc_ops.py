@@ -259,10 +259,21 @@ def custom_gradient(f=None):
         if kwargs:
             raise ValueError("The custom_gradient decorator only supports keyword arguments "
                              f"in eager mode; got {sorted(kwargs)} for {f.__name__}")
+        from tideflow.ops import variable_scope
+        from tideflow.ops.training_ops import _is_resource_variable
+
         graph = ops.get_default_graph()
         args = [ops.convert_to_tensor(a) for a in args]
         first_id = graph._next_id
+        scope = variable_scope.get_variable_scope()
+        before = {id(v) for v in scope.global_variables() + scope.local_variables()}
         result, grad_fn = f(*args)
+        for v in scope.global_variables() + scope.local_variables():
+            if id(v) not in before and not _is_resource_variable(v):
+                raise TypeError(  # TF 1.15's words: f may create resource variables only
+                    "All variables used by a function wrapped with @custom_gradient must be "
+                    "`ResourceVariable`s. Ensure that no `variable_scope` is created with "
+                    "`use_resource=False`.")
         new_vars = _variables_used(graph, first_id, args)
         for r in nest.flatten(result):  # TF's get_dependent_variables: one Identity per result
             ops.apply_op("Identity", [r], name="Identity")
