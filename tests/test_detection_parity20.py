@@ -181,3 +181,17 @@ def test_reshape_by_own_batch_size_and_minus_one_is_unknown():
         None, None, 3]
     assert tf.reshape(logits, [tf.shape(logits)[0], -1]).get_shape().as_list() == [None, None]
     assert tf.reshape(logits, [-1, 8 * 8 * 6]).get_shape().as_list() == [None, 384]
+
+
+def test_extract_glimpse_batch_from_offsets_as_tf115():
+    # TF 1.15's shape function merges the image's batch with the offsets' and checks ranks
+    im = tf.placeholder(tf.float32, [None, 10, 10, 3])
+    assert tf.image.extract_glimpse(im, [4, 5], tf.zeros([3, 2])).get_shape().as_list() == [
+        3, 4, 5, 3]
+    assert _graph_error(lambda: tf.image.extract_glimpse(
+        tf.zeros([2, 10, 10, 1]), [4, 5], tf.zeros([3, 2]))) == \
+        'Dimensions must be equal, but are 2 and 3'
+    assert _graph_error(lambda: tf.image.extract_glimpse(
+        tf.zeros([2, 10, 10, 1]), [4, 5], tf.zeros([2]))) == 'Shape must be rank 2 but is rank 1'
+    assert _graph_error(lambda: tf.image.extract_glimpse(
+        tf.zeros([2, 10, 10, 1]), [4, 5, 6], tf.zeros([2, 2]))) == 'Dimension must be 2 but is 3'

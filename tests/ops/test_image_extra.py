@@ -209,7 +209,8 @@ def test_extract_glimpse_wrapper():
         g = _run(tf.image.extract_glimpse(img, [3, 3], [[0.0, 0.0]], noise="zero"))
         with pytest.raises(ValueError, match="noise"):
             tf.image.extract_glimpse(img, [3, 3], [[0.0, 0.0]], noise="pink")
-        with pytest.raises(tf.errors.InvalidArgumentError, match="offsets"):
-            _run(tf.image.extract_glimpse(img, [3, 3], [[0.0, 0.0], [1.0, 1.0]]))
+        # TF 1.15's shape function merges the image's batch with the offsets'
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 1 and 2"):
+            tf.image.extract_glimpse(img, [3, 3], [[0.0, 0.0], [1.0, 1.0]])
     # centred at the image centre (3, 3.5): rows 1..3, columns 2..4
     np.testing.assert_array_equal(g[0, ..., 0], img[0, 1:4, 2:5, 0])

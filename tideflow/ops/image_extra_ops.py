@@ -5,7 +5,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops.array_ops import _invalid, _np, _shape_str
+from tideflow.ops.array_ops import _check_rank, _invalid, _np, _shape_str
 from tideflow.ops.image_color_ops import convert_image_dtype
 
 # ------------------------------------------------------------------------------------------
@@ -168,18 +168,26 @@ def _glimpse(input, size, offsets, centered, normalized, uniform_noise, noise, v
 
 
 def _glimpse_shape(op):
-    x = op._inputs[0]._shape
-    if x.ndims is not None and x.ndims != 4:
-        raise ValueError(f"{op.type}: input must be 4-D, got shape {_shape_str(x)}")
+    # TF 1.15's shape function: the batch is the image's merged with the offsets'
+    x, offsets = op._inputs[0]._shape, op._inputs[2]._shape
+    _check_rank(x, 4)
+    _check_rank(offsets, 2)
+    b = x.dims[0].value if x.ndims else None
+    ob = offsets.dims[0].value if offsets.ndims else None
+    if b is not None and ob is not None and b != ob:
+        raise ValueError(f"Dimensions must be equal, but are {b} and {ob}")
+    if offsets.ndims and offsets.dims[1].value not in (None, 2):
+        raise ValueError(f"Dimension must be 2 but is {offsets.dims[1].value}")
+    size = op._inputs[1]._shape
+    _check_rank(size, 1)
+    if size.ndims and size.dims[0].value not in (None, 2):
+        raise ValueError(f"Dimension must be 2 but is {size.dims[0].value}")
     s = ops.constant_value(op._inputs[1])
     gh = gw = None
     if s is not None:
-        s = np.reshape(s, -1)
-        if s.shape != (2,):
-            raise ValueError(f"{op.type}: size must have 2 elements, got {s.tolist()}")
-        gh, gw = int(s[0]), int(s[1])
-    dims = x.as_list() if x.ndims is not None else [None] * 4
-    return [TensorShape([dims[0], gh, gw, dims[3]])]
+        gh, gw = (int(v) if v >= 0 else None for v in np.reshape(s, -1))
+    return [TensorShape([b if b is not None else ob, gh, gw,
+                         x.dims[3].value if x.ndims else None])]
 
 
 _GLIMPSE_ATTRS = ["centered: bool = true", "normalized: bool = true",
