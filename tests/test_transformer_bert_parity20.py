@@ -123,3 +123,25 @@ def test_custom_gradient_rejects_ref_variables_made_inside():
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
             np.testing.assert_allclose(s.run(gx), np.full((3, 2), 8.0))
+
+
+def test_contrib_recompute_grad_decorator_takes_options_only_in_a_call():
+    """TF 1.15's contrib recompute_grad is ``@recompute_grad`` or
+    ``@recompute_grad(use_data_dep=...)``; ``recompute_grad(fn, use_data_dep=...)`` returns a
+    decorator that, applied, hands a function twice; a fn closing over a tensor raises
+    ValueError. TF 1.15's messages."""
+    def block(x):
+        return tf.layers.dense(x, 2, name="d")
+
+    with tf.Graph().as_default():
+        x = tf.constant(np.ones((3, 2)), tf.float32)
+        with tf.variable_scope("a", use_resource=True):
+            y = tf.contrib.layers.recompute_grad(use_data_dep=True, tupleize_grads=True)(block)(x)
+        assert y.shape.as_list() == [3, 2]
+        with pytest.raises(TypeError, match=r"^recompute_grad\(\) got multiple values for "
+                                            "argument 'use_data_dep'"):
+            tf.contrib.layers.recompute_grad(block, use_data_dep=True)(x)
+        c = tf.constant(2.0)
+        with pytest.raises(ValueError, match="closes over Tensor Const_1:0 .local variable "
+                                             "name: c.. The decorated fn must not close over"):
+            tf.contrib.layers.recompute_grad(lambda t: t * c)
