@@ -177,3 +177,62 @@ def test_bernoulli_has_no_cdf():
     for method in (b.cdf, b.log_cdf, b.survival_function):
         with pytest.raises(NotImplementedError, match="is not implemented: Bernoulli"):
             method([1, 0])
+
+
+def test_half_normal_and_deterministic_statistics_as_tf():
+    # TF 1.15: HalfNormal has a quantile and takes log_prob as the log of its density;
+    # Deterministic's entropy is zeros and its mode is its public mean()
+    s = tf.Session()
+    h = cd.HalfNormal(scale=[1.0, 2.0])
+    ts = [h.quantile([0.3, 0.7]), h.log_prob([0.5, -1.0]), h.cdf([0.5, -1.0]), h.mean(), h.mode()]
+    assert [t.name for t in ts] == [
+        "HalfNormal/quantile/mul_1:0", "HalfNormal/log_prob/Log:0", "HalfNormal/cdf/Erf:0",
+        "HalfNormal/mean/truediv:0", "HalfNormal/mode/zeros:0"]
+    q, lp, cdf, _, _ = s.run(ts)
+    np.testing.assert_allclose(q, [0.38532039523124695, 2.072866678237915], rtol=1e-6)
+    np.testing.assert_allclose(lp, [-0.35079145431518555, -np.inf], rtol=1e-6)
+    np.testing.assert_allclose(cdf, [0.3829249143600464, 0.0], rtol=1e-6)
+    d = cd.Deterministic(loc=[0.0, 1.0])
+    ts = [d.entropy(), d.mode()]
+    assert [t.name for t in ts] == ["Deterministic/entropy/zeros:0",
+                                    "Deterministic/mean/Identity:0"]
+    np.testing.assert_array_equal(s.run(ts), [[0.0, 0.0], [0.0, 1.0]])
+
+
+def test_kumaraswamy_is_tf_transformed_uniform():
+    # TF 1.15 transforms a scalar Uniform made outside the Kumaraswamy scope (so its cdf is
+    # under "Uniform/cdf"), and its entropy formula prints [2.636294, 2.597535]
+    k = cd.Kumaraswamy(concentration1=[2.0, 3.0], concentration0=[2.0, 1.5])
+    ts = [k.entropy(), k.mean(), k.mode(), k.cdf([0.3, 0.8])]
+    assert [t.name for t in ts] == ["Kumaraswamy/entropy/add_3:0", "Kumaraswamy/mean/Exp:0",
+                                    "Kumaraswamy/mode/SelectV2:0", "Uniform/cdf/SelectV2_1:0"]
+    assert k.reparameterization_type == cd.FULLY_REPARAMETERIZED
+    assert k.batch_shape.as_list() == [2]
+    ent, mean, mode, cdf = _run(ts)
+    np.testing.assert_allclose(ent, [2.636294364929199, 2.5975348949432373], rtol=1e-6)
+    np.testing.assert_allclose(mean, [0.5333333015441895, 0.68834388256073], rtol=1e-6)
+    np.testing.assert_allclose(mode, [0.5773502588272095, 0.8298265337944031], rtol=1e-6)
+    np.testing.assert_allclose(cdf, [0.17190003395080566, 0.6590978503227234], rtol=1e-6)
+
+
+def test_wishart_stddev_is_the_cholesky_factor_of_its_variance():
+    # TF 1.15: stddev = cholesky(variance()); Wishart is fully reparameterized
+    w = cd.WishartCholesky(df=4.0, scale=[[1.0, 0.0], [0.5, 1.0]])
+    assert w.reparameterization_type == cd.FULLY_REPARAMETERIZED
+    ts = [w.stddev(), w.variance(), w.mode()]
+    assert [t.name for t in ts] == ["WishartCholesky/stddev/Cholesky:0",
+                                    "WishartCholesky/variance_1/add:0",
+                                    "WishartCholesky/mode/mul:0"]
+    sd, var, mode = _run(ts)
+    np.testing.assert_allclose(sd, [[2.8284270763397217, 0.0], [2.1213204860687256,
+                                                                2.8284270763397217]], rtol=1e-6)
+    np.testing.assert_allclose(var, [[8.0, 6.0], [6.0, 12.5]], rtol=1e-6)
+    np.testing.assert_allclose(mode, [[1.0, 0.5], [0.5, 1.25]], rtol=1e-6)
+
+
+def test_independent_has_no_cdf():
+    # TF 1.15: NotImplementedError("cdf is not implemented: Independent")
+    d = cd.Independent(cd.Normal(loc=[[0.0, 1.0], [2.0, 3.0]], scale=1.0),
+                       reinterpreted_batch_ndims=1)
+    with pytest.raises(NotImplementedError, match="cdf is not implemented: Independent"):
+        d.cdf([0.5, 1.0])

@@ -9,7 +9,11 @@ import numpy as np
 
 import tideflow as tf
 from tideflow.distributions import bijectors
-from tideflow.distributions.distribution import NOT_REPARAMETERIZED, Distribution
+from tideflow.distributions.distribution import (
+    FULLY_REPARAMETERIZED,
+    NOT_REPARAMETERIZED,
+    Distribution,
+)
 from tideflow.distributions.dists import Exponential, Laplace, Normal
 from tideflow.distributions.transformed import TransformedDistribution
 from tideflow.distributions.util import pad_mixture_dimensions, pick_vector
@@ -496,7 +500,7 @@ class _Wishart(Distribution):
                                    f"less than dimension of scale matrix")
             with tf.control_dependencies([check]):
                 self._df = tf.identity(self._df)
-        super().__init__(scale_tril.dtype.base_dtype, NOT_REPARAMETERIZED, validate_args,
+        super().__init__(scale_tril.dtype.base_dtype, FULLY_REPARAMETERIZED, validate_args,
                          allow_nan_stats, parameters, [self._df, self._tril], name)
 
     @property
@@ -585,16 +589,26 @@ class _Wishart(Distribution):
         return df * self.scale()
 
     def _mode(self):
-        s = (self._df - self._k() - 1.0)[..., None, None]
-        mode = s * self.scale()
-        return tf.cholesky(mode) if self._chol_io else mode
-
-    def _variance(self):
+        s = self._df - self._k() - 1.0
+        s = tf.where_v2(tf.less(s, 0.0), tf.constant(float("NaN"), dtype=self.dtype, name="nan"),
+                        s)[..., None, None]
         if self._chol_io:
-            raise NotImplementedError("variance of Cholesky factors")
-        s = self.scale()
-        d = tf.matrix_diag_part(s)
-        return self._df[..., None, None] * (tf.square(s) + d[..., :, None] * d[..., None, :])
+            return tf.sqrt(s) * self._tril
+        return s * self.scale()
+
+    # TF 1.15's variance (the Cholesky factor of it with cholesky_input_output_matrices) and
+    # its stddev: the Cholesky factor of the variance, not an elementwise root
+    def _variance(self):
+        x = tf.sqrt(self._df)[..., None, None] * self.scale()
+        d = tf.expand_dims(tf.matrix_diag_part(x), -1)
+        v = tf.square(x) + tf.matmul(d, d, adjoint_b=True)
+        return tf.cholesky(v) if self._chol_io else v
+
+    def _stddev(self):
+        if self._chol_io:
+            raise ValueError("Computing std. dev. when is cholesky_input_output_matrices=True "
+                             "does not make sense.")
+        return tf.cholesky(self.variance())
 
 
 class WishartCholesky(_Wishart):

@@ -24,6 +24,7 @@ from tideflow.distributions.dists import (
     _same_shapes,
     _sample_shape,
 )
+from tideflow.distributions.special_math import erfinv
 from tideflow.distributions.util import embed_check_nonnegative_integer_form
 from tideflow.ops.control_flow_ops import with_dependencies
 
@@ -513,28 +514,29 @@ class HalfNormal(_ParamsDistribution):
         shape = _sample_shape(n, self.batch_shape_tensor())
         return tf.abs(tf.random_normal(shape, dtype=self.dtype, seed=seed) * self._scale)
 
-    def _log_prob(self, x):
-        value = (0.5 * math.log(2.0 / math.pi) - tf.log(self._scale)
-                 - 0.5 * tf.square(x / self._scale))
-        return tf.where(tf.less(x + tf.zeros_like(value), 0.0),
-                        tf.fill(tf.shape(value), np.array(-np.inf, self.dtype.as_numpy_dtype)),
-                        value)
+    # TF 1.15's ops: a density (log_prob is its log), the cdf of relu(x), a quantile
+    def _prob(self, x):
+        coeff = np.sqrt(2) / self._scale / np.sqrt(np.pi)
+        pdf = coeff * tf.exp(-0.5 * (x / self._scale) ** 2)
+        return pdf * tf.cast(x >= 0, self.dtype)
 
     def _cdf(self, x):
-        z = x / (math.sqrt(2.0) * self._scale)
-        return tf.maximum(tf.erf(z), 0.0)
+        return tf.erf(tf.nn.relu(x) / self._scale / np.sqrt(2.0))
 
     def _entropy(self):
-        return 0.5 * tf.log(0.5 * math.pi * tf.square(self._scale)) + 0.5
+        return 0.5 * tf.log(np.pi * self._scale ** 2.0 / 2.0) + 0.5
 
     def _mean(self):
-        return self._scale * math.sqrt(2.0 / math.pi)
+        return self._scale * np.sqrt(2.0) / np.sqrt(np.pi)
 
-    def _variance(self):
-        return tf.square(self._scale) * (1.0 - 2.0 / math.pi)
+    def _quantile(self, p):
+        return np.sqrt(2.0) * self._scale * erfinv(p)
 
     def _mode(self):
-        return tf.zeros_like(self._scale)
+        return tf.zeros(self.batch_shape_tensor())
+
+    def _variance(self):
+        return self._scale ** 2.0 * (1.0 - 2.0 / np.pi)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -583,11 +585,14 @@ class _PointMass(Distribution):
         loc = tf.expand_dims(self._loc, 0)
         return tf.tile(loc, tf.concat([[n], tf.ones([tf.rank(self._loc)], tf.int32)], 0))
 
+    def _entropy(self):
+        return tf.zeros(self.batch_shape_tensor(), dtype=self.dtype)
+
     def _mean(self):
         return tf.identity(self._loc)
 
     def _mode(self):
-        return tf.identity(self._loc)
+        return self.mean()  # TF 1.15's public call: a scope of its own ("mean_1")
 
     def _variance(self):
         return tf.zeros_like(self._loc)

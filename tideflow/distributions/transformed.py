@@ -11,6 +11,7 @@ import tideflow as tf
 from tideflow.distributions import bijectors
 from tideflow.distributions.contrib_scalar import Logistic
 from tideflow.distributions.distribution import (
+    FULLY_REPARAMETERIZED,
     NOT_REPARAMETERIZED,
     Distribution,
     RegisterKL,
@@ -508,9 +509,7 @@ class Independent(Distribution):
     def _prob(self, x):
         return tf.exp(self._log_prob(x))
 
-    def _log_cdf(self, x):
-        return self._sum(self._distribution.log_cdf(x))
-
+    # (no cdf: TF 1.15's Independent raises NotImplementedError for it)
     def _entropy(self):
         return self._sum(self._distribution.entropy())
 
@@ -792,19 +791,31 @@ class RelaxedBernoulli(TransformedDistribution):
 
 class Kumaraswamy(TransformedDistribution):
     """The Kumaraswamy distribution on (0, 1): density
-    ``a b x**(a-1) (1 - x**a)**(b-1)`` (``a = concentration1``, ``b = concentration0``)."""
+    ``a b x**(a-1) (1 - x**a)**(b-1)`` (``a = concentration1``, ``b = concentration0``).
+    Built as TF 1.15 builds it: a scalar standard Uniform (made outside this scope) through
+    the inverse Kumaraswamy bijector, with the parameters' broadcast batch shape."""
 
     def __init__(self, concentration1=None, concentration0=None, validate_args=False,
                  allow_nan_stats=True, name="Kumaraswamy"):
         parameters = dict(locals())
         with tf.name_scope(name, values=[concentration1, concentration0]) as scope:
-            bij = bijectors.Kumaraswamy(concentration1, concentration0,
-                                        validate_args=validate_args)
-            a, b = bij.concentration1, bij.concentration0
-            shape = tf.shape(a + b)
-            uniform = Uniform(tf.zeros(shape, a.dtype), tf.ones(shape, a.dtype),
-                              allow_nan_stats=allow_nan_stats)
-            super().__init__(uniform, bij, validate_args=validate_args, name=scope)
+            concentration1 = tf.convert_to_tensor(concentration1, name="concentration1")
+            concentration0 = tf.convert_to_tensor(concentration0, name="concentration0")
+        uniform = Uniform(low=tf.zeros([], dtype=concentration1.dtype),
+                          high=tf.ones([], dtype=concentration1.dtype),
+                          allow_nan_stats=allow_nan_stats)
+        bij = bijectors.Kumaraswamy(concentration1=concentration1,
+                                    concentration0=concentration0,
+                                    validate_args=validate_args)
+        shape = tf.broadcast_static_shape(concentration1.get_shape(),
+                                          concentration0.get_shape())
+        if shape.is_fully_defined():
+            batch_shape = shape.as_list()
+        else:
+            batch_shape = tf.broadcast_dynamic_shape(tf.shape(concentration1),
+                                                     tf.shape(concentration0))
+        super().__init__(uniform, bij, batch_shape=batch_shape, name=scope)
+        self._reparameterization_type = FULLY_REPARAMETERIZED
         self._parameters = {k: v for k, v in parameters.items()
                             if k not in ("self", "__class__")}
 
@@ -816,30 +827,36 @@ class Kumaraswamy(TransformedDistribution):
     def concentration0(self):
         return self.bijector.concentration0
 
-    def _batch_shape(self):
-        return tf.broadcast_static_shape(self.concentration1.get_shape(),
-                                         self.concentration0.get_shape())
-
-    def _moment(self, k):
+    def _entropy(self):
+        # TF 1.15's formula, log terms added (the true entropy subtracts them)
         a, b = self.concentration1, self.concentration0
-        # E[X^k] = b B(1 + k / a, b)
-        return b * tf.exp(tf.lgamma(1.0 + k / a) + tf.lgamma(b) - tf.lgamma(1.0 + k / a + b))
+        one = tf.ones([], dtype=b.dtype)
+        harmonic_b = tf.digamma(b + one) - tf.digamma(one)
+        return (1 - 1.0 / a) + (1 - 1.0 / b) * harmonic_b + tf.log(a) + tf.log(b)
+
+    def _moment(self, n):
+        total = self.concentration1 + self.concentration0
+        a = tf.ones_like(total, dtype=self.dtype) * self.concentration1
+        b = tf.ones_like(total, dtype=self.dtype) * self.concentration0
+        beta_arg = tf.stack([1 + n / a, b], -1)
+        return tf.exp(tf.log(b) + tf.lbeta(beta_arg))
 
     def _mean(self):
-        return self._moment(1.0)
+        return self._moment(1)
 
     def _variance(self):
-        return self._moment(2.0) - tf.square(self._moment(1.0))
+        return self._moment(2) - tf.square(self._moment(1))
 
     def _mode(self):
         a, b = self.concentration1, self.concentration0
-        mode = tf.pow((a - 1.0) / (a * b - 1.0), 1.0 / a)
-        bad = tf.logical_or(tf.less_equal(a + tf.zeros_like(mode), 1.0),
-                            tf.less_equal(b + tf.zeros_like(mode), 1.0))
-        return self._nan_where(bad, mode, "Mode undefined for concentration1 <= 1.",
-                               [a, b])
-
-    def _entropy(self):
-        a, b = self.concentration1, self.concentration0
-        harmonic_b = tf.digamma(b + 1.0) + np.euler_gamma
-        return (1.0 - 1.0 / b) + (1.0 - 1.0 / a) * harmonic_b - tf.log(a) - tf.log(b)
+        mode = ((a - 1) / (a * b - 1)) ** (1.0 / a)
+        if self.allow_nan_stats:
+            nan = tf.fill(self.batch_shape_tensor(),
+                          np.array(np.nan, dtype=self.dtype.as_numpy_dtype), name="nan")
+            is_defined = (a > 1.0) & (b > 1.0)
+            return tf.where_v2(is_defined, mode, nan)
+        return with_dependencies([
+            tf.assert_less(tf.ones([], dtype=a.dtype), a,
+                           message="Mode undefined for concentration1 <= 1."),
+            tf.assert_less(tf.ones([], dtype=b.dtype), b,
+                           message="Mode undefined for concentration0 <= 1.")], mode)
