@@ -259,3 +259,36 @@ def test_graph_def_rewrites_keep_what_tf_keeps(caplog):
     assert ("Issue encountered when serializing mixed.\nType is unsupported, or the types of "
             "the items don't match field type in CollectionDef. Note this is a warning and "
             "probably safe to ignore.\nExpected binary or unicode string, got 3") in caplog.text
+
+
+def test_graph_editor_copy_in_the_same_graph_reads_new_placeholders():
+    # TF 1.15's Transformer: ops copied one at a time, each read of an input of the view a
+    # new placeholder (even in the view's graph), copies joining their originals' collections
+    # (a user collection renamed into the destination scope); the copy's view has no inputs
+    ge = tf.contrib.graph_editor
+    g = tf.get_default_graph()
+    a = tf.placeholder(tf.float32, [2], name="a")
+    c = tf.add(a, a, name="c")
+    d = tf.multiply(c, 2.0, name="d")
+    tf.add_to_collection("mine", d)
+    tf.add_to_collection(tf.GraphKeys.ACTIVATIONS, c)
+    view, info = ge.copy(ge.sgv(c.op, d.op))
+    assert [op.name for op in g.get_operations()] == [
+        "a", "c", "d/y", "d", "geph__a_0", "geph__a_0_1", "c_1", "geph__y_0", "d_1"]
+    assert (view.inputs, [t.name for t in view.outputs]) == ((), ["d_1:0"])
+    assert [t.name for t in tf.get_collection("mine")] == ["d:0", "d_1:0"]
+    assert [t.name for t in tf.get_collection(tf.GraphKeys.ACTIVATIONS)] == ["c:0", "c_1:0"]
+    ge.copy(ge.sgv(c.op, d.op), dst_scope="cp")
+    assert [t.name for t in tf.get_collection("cp/mine")] == ["cp/d:0"]
+    ge.copy(ge.sgv(c.op, d.op), dst_scope="cp", reuse_dst_scope=True)
+    assert [op.name for op in g.get_operations()][-5:] == [
+        "cp/geph__a_0_2", "cp/geph__a_0_3", "cp/c_1", "cp/geph__y_0_1", "cp/d_1"]
+    _, replaced = ge.copy_with_input_replacements(
+        ge.sgv(d.op), {c: tf.constant([1.0, 2.0], name="k")}, dst_scope="rep")
+    with tf.Session() as sess:
+        assert sess.run(replaced.transformed(d)).tolist() == [2.0, 4.0]
+        got = sess.run(info.transformed(d), {"geph__a_0:0": [1.0, 2.0],
+                                             "geph__a_0_1:0": [3.0, 4.0], "geph__y_0:0": 10.0})
+    assert got.tolist() == [40.0, 60.0]
+    with pytest.raises(ValueError, match="c does not belong to source scope: zz/."):
+        ge.copy(ge.sgv(c.op), src_scope="zz")

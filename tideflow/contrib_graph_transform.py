@@ -3,8 +3,9 @@ control inputs, detaching and connecting subgraph views, and copying subgraphs w
 inputs (``graph_replace``).
 
 Edits rewire existing ops in place (``Operation._update_input``), which moves the graph's
-structure version on, so sessions re-plan. Copies go through GraphDef import: the copied ops
-keep their types and attrs; names are made unique in the destination graph as TF's are."""
+structure version on, so sessions re-plan. Copies import one NodeDef at a time, in the order
+the ops were made (TF's Transformer): the copied ops keep their types and attrs; names are
+made unique in the destination graph as TF's are."""
 
 import collections.abc
 
@@ -289,71 +290,96 @@ class TransformerInfo:
         return self._map((self._original_ops, self._original_ts), transformed, missing_fn)
 
 
-def _copy_ops(op_list, replacement_ts, dst_graph, dst_scope, src_scope, reuse_dst_scope):
+def _predefined_collection_names():
+    return {getattr(ops.GraphKeys, k) for k in dir(ops.GraphKeys)
+            if not k.startswith("_") and isinstance(getattr(ops.GraphKeys, k), str)}
+
+
+def _transform(sgv, dst_graph, dst_scope, src_scope, reuse_dst_scope, external_input):
+    """TF 1.15's Transformer: copies the view's ops one at a time (in creation order) into
+    ``dst_graph``, each under a unique name; ``external_input(t, placeholder, keep)`` gives
+    what a copy reads for an input ``t`` of the view, each time it is read (``placeholder(t)``
+    a new one in the destination scope, ``keep(t)`` the tensor itself where it can be, else
+    a placeholder). Returns ``(view of the copy, info)``."""
     from tideflow.framework import importer
     from tideflow.protos import graph_pb2
 
-    op_list = make_list_of_op(op_list) if op_list else []
-    src_graph = get_unique_graph(op_list) if op_list else None
-    dst_graph = dst_graph or src_graph
+    sgv = make_view(sgv)
+    dst_graph = sgv.graph if dst_graph is None else dst_graph
+    if not isinstance(dst_graph, ops.Graph):
+        raise TypeError(f"Expected a tf.Graph, got: {type(dst_graph)}")
     src_scope = scope_finalize(src_scope)
     dst_scope = scope_finalize(dst_scope)
-    inside = {op.name for op in op_list}
+    if dst_scope and not reuse_dst_scope:
+        dst_scope = scope_finalize(dst_graph.unique_name(dst_scope[:-1]))
+    src_graph = sgv.graph
     info = TransformerInfo(src_graph, dst_graph, src_scope, dst_scope)
+    inside, sgv_inputs = set(sgv.ops), frozenset(sgv.inputs)
+    collections = {} if src_graph is None else {
+        k: src_graph.get_collection(k) for k in src_graph.get_all_collection_keys()}
+    known = _predefined_collection_names()
 
     def new_name(name):
-        if src_scope and not name.startswith(src_scope):
-            raise ValueError(f"{name} does not start with {src_scope}")
-        return name[len(src_scope):]
+        if not name.startswith(src_scope):
+            raise ValueError(f"{name} does not belong to source scope: {src_scope}.")
+        return dst_scope + name[len(src_scope):]
 
-    copied_names = {new_name(op.name) for op in op_list}
-    input_map = {}
-    graph_def = graph_pb2.GraphDef()
-    for op in op_list:
+    def placeholder(t):
+        with dst_graph.as_default():
+            return make_placeholder_from_tensor(t, scope=dst_scope)
+
+    def keep_if_possible(t):
+        return t if src_graph is dst_graph else placeholder(t)
+
+    def transformed_t(t):
+        if t in info._transformed_ts:
+            return info._transformed_ts[t]
+        if t in sgv_inputs:
+            return external_input(t, placeholder, keep_if_possible)
+        if t.op in inside:  # (a v1 loop's back edge: tideflow's loops are While ops)
+            raise ValueError(f"Cannot copy {t.name}: it is computed after its consumer")
+        return keep_if_possible(t)
+
+    def assign_collections(elem, elem_):
+        for key, members in collections.items():
+            if any(m is elem for m in members):
+                dst_graph.add_to_collection(key if key in known else new_name(key), elem_)
+
+    for op in sorted(sgv.ops, key=lambda o: o._id):
+        inputs_ = [transformed_t(t) for t in op.inputs]
+        graph_def = graph_pb2.GraphDef()
         nd = graph_def.node.add()
         nd.CopyFrom(op.node_def)
-        nd.name = new_name(op.name)
-        del nd.input[:]
-        for t in op.inputs:
-            if t.op.name in inside:
-                nd.input.append(f"{new_name(t.op.name)}:{t.value_index}")
-                continue
-            outside = t.op.name
-            while outside in copied_names:  # a stripped name may equal an outside one
-                outside = "_outside/" + outside
-            key = f"{outside}:{t.value_index}"
-            if key not in input_map:
-                if t in replacement_ts:
-                    input_map[key] = replacement_ts[t]
-                elif dst_graph is src_graph:
-                    input_map[key] = t
-                else:
-                    with dst_graph.as_default():
-                        input_map[key] = make_placeholder_from_tensor(t, scope=dst_scope)
-            nd.input.append(key)
+        nd.name = dst_graph.unique_name(new_name(op.name), mark_as_used=False)
         if "_class" in nd.attr:  # colocation with ops left behind does not travel
             del nd.attr["_class"]
-    if not op_list:
-        return info
-    # inputs from outside the copied ops come through input_map
-    with dst_graph.as_default():
-        scope_name = dst_scope[:-1] if dst_scope else ""
-        if scope_name and not reuse_dst_scope:
-            scope_name = dst_graph.unique_name(scope_name, mark_as_used=False)
-        names = [nd.name for nd in graph_def.node]
-        copies = importer.import_graph_def(graph_def, input_map=input_map,
-                                           return_elements=names, name=scope_name)
-    for op, copy in zip(op_list, copies):
-        info._add(op, copy)
-        for t, t_ in zip(op.outputs, copy.outputs):
+        del nd.input[:]
+        input_map = {}
+        for i, t_ in enumerate(inputs_):
+            input_map[f"_ge_input_{i}:0"] = t_
+            nd.input.append(f"_ge_input_{i}:0")
+        with dst_graph.as_default():
+            op_, = importer.import_graph_def(graph_def, input_map=input_map,
+                                             return_elements=[nd.name], name="")
+        info._add(op, op_)
+        assign_collections(op, op_)
+        for t, t_ in zip(op.outputs, op_.outputs):
             info._add(t, t_)
-    for op, copy in zip(op_list, copies):
+            assign_collections(t, t_)
+    for op in sgv.ops:
         for c in op.control_inputs:
             if c in info._transformed_ops:
-                copy._add_control_input(info._transformed_ops[c])
-            elif dst_graph is src_graph:
-                copy._add_control_input(c)
-    return info
+                info._transformed_ops[op]._add_control_input(info._transformed_ops[c])
+            elif src_graph is dst_graph:
+                info._transformed_ops[op]._add_control_input(c)
+    copied = list(info._transformed_ops.values())
+    view = SubGraphView(copied) if copied else SubGraphView()
+    # as TF: the copy's view keeps the inputs and outputs that map to the original's
+    input_map_ = [view.input_index(info._transformed_ts[t]) for t in sgv.inputs
+                  if t in info._transformed_ts and info._transformed_ts[t] in view.inputs]
+    output_map_ = [view.output_index(info._transformed_ts[t]) for t in sgv.outputs
+                   if t in info._transformed_ts and info._transformed_ts[t] in view.outputs]
+    return view.remap(input_map_, output_map_), info
 
 
 def copy_with_input_replacements(sgv, replacement_ts, dst_graph=None, dst_scope="",
@@ -362,20 +388,22 @@ def copy_with_input_replacements(sgv, replacement_ts, dst_graph=None, dst_scope=
     ``dst_scope``), with the inputs in ``replacement_ts`` ({original tensor: new tensor})
     replaced; other inputs are kept (placeholders in another graph). Returns ``(view of the
     copy, TransformerInfo)``."""
-    sgv = make_view(sgv)
     if not isinstance(replacement_ts, collections.abc.Mapping):
         raise TypeError("Expected a dict for replacement_ts, got: "
                         f"{type(replacement_ts).__name__}")
-    info = _copy_ops(list(sgv.ops), dict(replacement_ts), dst_graph, dst_scope, src_scope,
-                     reuse_dst_scope)
-    copied = [info.transformed(op) for op in sgv.ops]
-    return (SubGraphView(copied) if copied else SubGraphView()), info
+
+    def external_input(t, _, keep_if_possible):
+        return replacement_ts[t] if t in replacement_ts else keep_if_possible(t)
+
+    return _transform(sgv, dst_graph, dst_scope, src_scope, reuse_dst_scope, external_input)
 
 
 def copy(sgv, dst_graph=None, dst_scope="", src_scope="", reuse_dst_scope=False):
-    """Copies the view's ops (see :func:`copy_with_input_replacements`)."""
-    return copy_with_input_replacements(sgv, {}, dst_graph, dst_scope, src_scope,
-                                        reuse_dst_scope)
+    """Copies the view's ops (see :func:`copy_with_input_replacements`); as TF 1.15, each
+    read of an input of the view becomes a new placeholder (``geph__<op>_<index>``), in the
+    view's own graph too."""
+    return _transform(sgv, dst_graph, dst_scope, src_scope, reuse_dst_scope,
+                      lambda t, placeholder, _: placeholder(t))
 
 
 def graph_replace(target_ts, replacement_ts, dst_scope="", src_scope="",
