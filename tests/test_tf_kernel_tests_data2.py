@@ -538,24 +538,36 @@ def test_from_sparse_tensor_slices_gives_dense_triples_in_row_major_order():
                 sess.run(it.initializer, {st: backwards})
 
 
-def test_parse_example_dataset_sparse_features_keep_the_batch_dimension():
+def test_parse_example_dataset_sparse_features_shapes():
     def example(values):
         return tf.train.Example(features=tf.train.Features(feature={
             "v": tf.train.Feature(float_list=tf.train.FloatList(value=values)),
+            "w": tf.train.Feature(float_list=tf.train.FloatList(value=values)),
             "i": tf.train.Feature(int64_list=tf.train.Int64List(
                 value=list(range(len(values)))))})).SerializeToString()
 
     with tf.Graph().as_default():
         batch = tf.data.Dataset.from_tensors([example([1., 2.]), example([3.])])
         parsed = batch.apply(tf.data.experimental.parse_example_dataset({
-            "v": tf.io.VarLenFeature(tf.float32),
+            "w": tf.io.VarLenFeature(tf.float32),
             "s": tf.io.SparseFeature("i", "v", tf.float32, 4)}))
-        assert parsed.output_shapes["v"].as_list() == [2, None]
-        assert parsed.output_shapes["s"].as_list() == [2, 4]
+        # TF 1.15: {'w': [None, None], 's': [None, 4]} (ParseExampleDataset's VarLen feature
+        # has the batch's [2, None]; the map that merges the SparseFeature loses it)
+        assert parsed.output_shapes["w"].as_list() == [None, None]
+        assert parsed.output_shapes["s"].as_list() == [None, 4]
         with tf.Session() as sess:
             got = sess.run(tf.data.make_one_shot_iterator(parsed).get_next())
-        assert got["v"].dense_shape.tolist() == [2, 2]
+        assert got["w"].dense_shape.tolist() == [2, 2]
         assert got["s"].indices.tolist() == [[0, 0], [0, 1], [1, 0]]
+        assert got["s"].dense_shape.tolist() == [2, 4]
+        # a VarLenFeature's key that a SparseFeature also reads: TF 1.15's kernel refuses it
+        parsed = batch.apply(tf.data.experimental.parse_example_dataset({
+            "v": tf.io.VarLenFeature(tf.float32),
+            "s": tf.io.SparseFeature("i", "v", tf.float32, 4)}))
+        it = tf.data.make_initializable_iterator(parsed)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="^Duplicate key not allowed: v"):
+            sess.run(it.initializer)
 
 
 def test_make_batched_features_dataset_endless_batches_are_static(tmp_path):

@@ -83,3 +83,75 @@ def test_make_batched_features_dataset_one_epoch_shuffle(tmp_path):
         str(tmp_path / "f*.tfr"), batch_size=3, features={"id": tf.FixedLenFeature([], tf.int64)},
         label_key="id", num_epochs=1, shuffle=True, shuffle_seed=5)
     assert _drain(d.map(lambda x, y: y)) == [[0, 2, 7], [9, 1, 6], [4, 3, 8], [5]]  # TF 1.15
+
+
+def _write_ids(path, files=3, rows=7):
+    def _feature(**kw):
+        return tf.train.Feature(**kw)
+
+    names = []
+    for f in range(files):
+        names.append(str(path / f"f{f}.tfr"))
+        with tf.io.TFRecordWriter(names[-1]) as w:
+            for i in range(rows):
+                w.write(tf.train.Example(features=tf.train.Features(feature={
+                    "id": _feature(int64_list=tf.train.Int64List(value=[f * 10 + i])),
+                    "x": _feature(float_list=tf.train.FloatList(value=[i / 2., f]))}))
+                    .SerializeToString())
+    return names
+
+
+def test_make_batched_features_dataset_graph_seeded_shuffle(tmp_path):
+    # no shuffle_seed: the op seeds come from the op count, so the ops TF 1.15 makes (a
+    # parallel_interleave, one shuffle_and_repeat, a ParseExampleDataset and its defaults)
+    # decide the order; these are TF 1.15's first batches
+    names = _write_ids(tmp_path)
+    tf.set_random_seed(11)
+    spec = {"id": tf.io.FixedLenFeature([], tf.int64),
+            "x": tf.io.FixedLenFeature([2], tf.float32)}
+    d = tf.data.experimental.make_batched_features_dataset(
+        names, batch_size=4, features=spec, label_key="id", num_epochs=None,
+        reader_num_threads=2, shuffle_buffer_size=5)
+    _, y = d.make_one_shot_iterator().get_next()
+    with tf.Session() as s:
+        got = [s.run(y).tolist() for _ in range(4)]
+    assert got == [[2, 12, 1, 13], [3, 11, 4, 15], [14, 5, 20, 0], [16, 22, 6, 25]]
+
+
+def test_parse_example_dataset_builds_tf_ops():
+    # TF 1.15 builds the dense defaults beside one ParseExampleDataset op (its
+    # num_parallel_calls in its scope), and a parallel_interleave's constants in its order
+    spec = {"id": tf.io.FixedLenFeature([], tf.int64),
+            "x": tf.io.FixedLenFeature([2], tf.float32, default_value=[1., 2.]),
+            "v": tf.io.VarLenFeature(tf.string)}
+    d = tf.data.Dataset.from_tensors([b""]).apply(
+        tf.data.experimental.parse_example_dataset(spec, num_parallel_calls=3))
+    d = d.apply(tf.data.experimental.parallel_interleave(
+        lambda x: tf.data.Dataset.from_tensors(x), cycle_length=2))
+    d.make_initializable_iterator()
+    g = tf.get_default_graph()
+    names = [op.name for op in g.get_operations() if not op.type.endswith("Dataset")]
+    # TF 1.15 (less its 'optimizations' Const, whose id tideflow skips)
+    assert names == [
+        "normalize_element/component_0", "Const", "key_x", "Reshape/shape", "Reshape",
+        "ParseExampleDataset/num_parallel_calls", "cycle_length", "block_length", "sloppy",
+        "buffer_output_elements", "prefetch_input_elements", "IteratorV2", "MakeIterator",
+        "IteratorToStringHandle"]
+    assert g.get_operation_by_name("ParseExampleDataset").type == "ParseExampleDataset"
+    # TF 1.15: {'id': [1], 'x': [1, 2], 'v': [None, None]}
+    assert {k: s.as_list() for k, s in d.output_shapes.items()} == {
+        "id": [1], "x": [1, 2], "v": [None, None]}
+    assert list(d.output_shapes) == ["id", "x", "v"]
+
+
+def test_sparse_component_through_a_map_has_an_unknown_shape():
+    # TF 1.15: a map function's SparseTensor argument has only its rank statically, so an
+    # identity map's output shape is (?, ?) where the dataset's was (2, 3)
+    d = tf.data.Dataset.from_tensors(tf.SparseTensor([[0, 0]], [1.], [2, 3]))
+    assert d.output_shapes.as_list() == [2, 3]
+    assert d.map(lambda x: x).output_shapes.as_list() == [None, None]
+    assert d.map(lambda x: {"a": x}).output_shapes["a"].as_list() == [None, None]
+    d2 = tf.data.Dataset.from_tensors([b"", b""]).apply(
+        tf.data.experimental.parse_example_dataset({"v": tf.io.VarLenFeature(tf.float32)}))
+    assert d2.output_shapes["v"].as_list() == [2, None]
+    assert d2.map(lambda x: x).output_shapes["v"].as_list() == [None, None]

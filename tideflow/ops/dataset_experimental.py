@@ -185,13 +185,12 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
         attrs = {"f": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured]}
         cycle = _i64(cycle_length, "cycle_length")
         block = _i64(block_length, "block_length")
+        sloppy_t = ops.convert_to_tensor(sloppy, dtype=dtypes.bool, name="sloppy")
         buffered = _i64(2 * block_length if buffer_output_elements is None
                         else buffer_output_elements, "buffer_output_elements")
         prefetched = _i64(2 * cycle_length if prefetch_input_elements is None
                           else prefetch_input_elements, "prefetch_input_elements")
-        ins = [dataset, fn.captured, cycle, block,
-               ops.convert_to_tensor(sloppy, dtype=dtypes.bool, name="sloppy"), buffered,
-               prefetched]
+        ins = [dataset, fn.captured, cycle, block, sloppy_t, buffered, prefetched]
         return _OpDataset("ParallelInterleaveDataset", ins, fn.output_specs, attrs, fn)
 
     return apply
@@ -282,37 +281,52 @@ def from_list(elements, name=None):
 
 def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
     """A transformation parsing batches (vectors) of serialized ``Example`` protos into dicts
-    of features (``tf.parse_example`` per element)."""
-    from tideflow.framework.sparse_tensor import SparseTensor
-    from tideflow.ops.dataset_structure import spec_of
-    from tideflow.ops.parsing_ops import parse_example
+    of features (``tf.parse_example`` per element), by one ParseExampleDataset op as TF 1.15:
+    its dense defaults made beside it (``key_<key>`` ...), a SparseFeature merged by a map
+    after it."""
+    from tideflow.ops.parsing_ops import SparseFeature, _assemble
 
     del deterministic
     if features is None:
-        raise ValueError("Argument `features` is required, but not specified.")
+        raise ValueError(f"Missing: features was {features}.")
 
-    def parse(serialized):
-        out = parse_example(serialized, features)
-        batch = serialized.get_shape()[:1]
-        for value in out.values():
-            if isinstance(value, SparseTensor) and batch.ndims == 1:
-                # as TF's dataset: a sparse feature's batch dimension is the input's
-                shape = spec_of(value).shape
-                if shape.ndims is not None:
-                    value._static_shape = batch.concatenate(shape[1:])
-        # TF 1.15's key order: the dense features (sorted), the VarLen ones (sorted), then
-        # the SparseFeatures (as given)
-        from tideflow.ops.parsing_ops import SparseFeature, VarLenFeature
+    def apply(dataset):
+        out = _ParseExampleDataset(dataset, features, num_parallel_calls)
+        if any(isinstance(f, SparseFeature) for f in features.values()):
+            out = out.map(lambda x: _assemble(features, [], [], list(x), list(x.values())),
+                          num_parallel_calls=num_parallel_calls)
+        return out
 
-        def rank(item):
-            f = features[item[0]]
-            return (2, 0) if isinstance(f, SparseFeature) else (
-                (1, item[0]) if isinstance(f, VarLenFeature) else (0, item[0]))
+    return apply
 
-        order = {k: i for i, k in enumerate(features)}
-        return dict(sorted(out.items(), key=lambda kv: (rank(kv), order.get(kv[0], 0))))
 
-    return lambda dataset: dataset.map(parse, num_parallel_calls=num_parallel_calls)
+def _ParseExampleDataset(dataset, features, num_parallel_calls):
+    from tideflow.framework import ops
+    from tideflow.framework.sparse_tensor import SparseTensor
+    from tideflow.ops.dataset_ops import _OpDataset
+    from tideflow.ops.dataset_structure import Spec
+    from tideflow.ops.parsing_ops import _default_tensors, _split_features
+
+    spec = dataset._specs
+    if not (isinstance(spec, Spec) and spec.cls is ops.Tensor and spec.dtype == dtypes.string
+            and spec.shape.is_compatible_with([None])):
+        raise TypeError("Input dataset should be a dataset of vectors of strings")
+    sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes, dense_defaults = \
+        _split_features(features, True)
+    defaults = _default_tensors(dense_keys, dense_types, dense_shapes, dense_defaults)
+    with ops.name_scope("ParseExampleDataset") as scope:  # as TF's generated op function
+        npc = ops.convert_to_tensor(num_parallel_calls, dtype=dtypes.int64,
+                                    name="num_parallel_calls")
+    batch = spec.shape.merge_with([None])
+    specs = {k: Spec(t, batch.concatenate(s))
+             for k, t, s in zip(dense_keys, dense_types, dense_shapes)}
+    specs.update((k, Spec(t, batch.concatenate([None]), SparseTensor))
+                 for k, t in zip(sparse_keys, sparse_types))
+    out = _OpDataset("ParseExampleDataset", [dataset, npc, defaults], specs, attrs={
+        "sparse_keys": sparse_keys, "dense_keys": dense_keys, "sparse_types": sparse_types,
+        "dense_shapes": dense_shapes, "sloppy": False})
+    out._op_name = scope
+    return out
 
 
 def _acceptance_with_mixing(initial, target):
@@ -661,17 +675,21 @@ def make_batched_features_dataset(file_pattern, batch_size, features, reader=Non
     dimension is static; a reader giving (key, value) pairs has its values parsed."""
     from tideflow.ops.dataset_readers import TFRecordDataset
 
-    del sloppy_ordering
     reader = reader or TFRecordDataset
     files = Dataset.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
-    d = files.interleave(lambda f: reader(f, *(reader_args or [])),
-                         cycle_length=reader_num_threads or 1, block_length=1)
+    d = files.apply(parallel_interleave(lambda f: reader(f, *(reader_args or [])),
+                                        cycle_length=reader_num_threads or 1,
+                                        sloppy=sloppy_ordering))
     if d.output_types == (dtypes.string, dtypes.string):
         d = d.map(lambda _, v: v)
-    if shuffle:
-        d = d.shuffle(shuffle_buffer_size, seed=shuffle_seed)
-    d = d.repeat(num_epochs).batch(batch_size,
-                                   drop_remainder=drop_final_batch or num_epochs is None)
+    # as TF 1.15: one ShuffleAndRepeatDataset where both are asked for
+    if num_epochs != 1 and shuffle:
+        d = d.apply(shuffle_and_repeat(shuffle_buffer_size, num_epochs, shuffle_seed))
+    elif shuffle:
+        d = d.shuffle(shuffle_buffer_size, shuffle_seed)
+    elif num_epochs != 1:
+        d = d.repeat(num_epochs)
+    d = d.batch(batch_size, drop_remainder=drop_final_batch or num_epochs is None)
     d = d.apply(parse_example_dataset(features, num_parallel_calls=parser_num_threads or 2))
     if label_key:
         if label_key not in features:

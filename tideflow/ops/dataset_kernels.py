@@ -313,6 +313,42 @@ _declare("ShuffleDataset", ["input_dataset: variant", "buffer_size: int64", "see
          lambda ctx, d, n, s, s2: dv.Shuffle(d, _int(n), _int(s), _int(s2),
                                              ctx.op._attrs["reshuffle_each_iteration"]),
          ["reshuffle_each_iteration: bool = true", *_OUT])
+def _parse_examples(ctx, d, num_parallel_calls, defaults):
+    # each element (a vector of serialized Examples) through ParseExample's kernel, its
+    # results as the element's components (in key order; a sparse feature as one SparseValue)
+    from tideflow.ops import parsing_ops
+
+    attrs = ctx.op._attrs
+    sparse_keys = [parsing_ops._as_str(k) for k in attrs["sparse_keys"]]
+    dense_keys = [parsing_ops._as_str(k) for k in attrs["dense_keys"]]
+    n, keys = len(sparse_keys), sparse_keys + dense_keys
+    dup = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+    if dup is not None:  # (a VarLenFeature's key that a SparseFeature also reads)
+        raise errors.InvalidArgumentError(None, None, f"Duplicate key not allowed: {dup}")
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    no_names = np.zeros(0, object)
+
+    def parse(serialized):
+        outs = parsing_ops._parse_example_kernel(
+            serialized, no_names, sparse_keys, dense_keys, defaults,
+            sparse_types=attrs["sparse_types"], Tdense=attrs["Tdense"],
+            dense_shapes=attrs["dense_shapes"])
+        comps = [SparseValue(outs[i], outs[n + i], outs[2 * n + i]) for i in range(n)]
+        comps += outs[3 * n:]
+        return [comps[i] for i in order]
+
+    return dv.Map(d, parse, [])
+
+
+_declare("ParseExampleDataset",
+         ["input_dataset: variant", "num_parallel_calls: int64", "dense_defaults: Tdense"],
+         _parse_examples,
+         ["sparse_keys: list(string) >= 0", "dense_keys: list(string) >= 0",
+          "sparse_types: list({float,int64,string}) >= 0",
+          "Tdense: list({float,int64,string}) >= 0", "dense_shapes: list(shape) >= 0", *_OUT,
+          "sloppy: bool = false"])
+
+
 # TF 1.15's default noop_elimination drops these stages before the fusion below (it runs on
 # the pipeline as the iterator serializes it, where a fed count is a constant too), so a
 # shuffle followed by skip(0)/take(-1)/repeat(1)/prefetch(0) and a repeat still fuses, and a
@@ -421,7 +457,9 @@ def serialize_sparse(st):
 
 
 def deserialize_sparse(t, dtype, shape):
-    """The SparseTensor held by the variant scalar ``t`` (static dense shape ``shape``)."""
+    """The SparseTensor held by the variant scalar ``t``, of ``shape``'s rank: as in TF 1.15,
+    its dimensions are not known statically (a map function's sparse argument, returned as
+    is, has an unknown shape)."""
     from tideflow.framework.sparse_tensor import SparseTensor
 
     op = ops.apply_op("DeserializeSparse", [t], {"dtype": dtype, "Tserialized": dtypes.variant},
@@ -430,9 +468,7 @@ def deserialize_sparse(t, dtype, shape):
     if shape.ndims is not None:
         ind.set_shape([None, shape.ndims])
         dense.set_shape([shape.ndims])
-    st = SparseTensor(ind, vals, dense)
-    st._static_shape = shape
-    return st
+    return SparseTensor(ind, vals, dense)
 
 
 # -- ragged components travel as one variant scalar: a RaggedTensorValue --------------------

@@ -735,6 +735,7 @@ class _OpDataset(Dataset):
         if reserved is None or reserved[0] not in (graph, root):
             return ops.apply_op(op_type, inputs, attrs, name=op_type, **kwargs)
         owner, rid = reserved
+        name = getattr(self, "_op_name", None) or op_type  # a gen op's scope ("X/"): its name
         capture = getattr(graph, "capture", None)
         if capture is not None:
             # capture (a one-shot iterator's function copies) with new ids first: only the
@@ -748,7 +749,7 @@ class _OpDataset(Dataset):
         nxt = graph._next_id
         graph._next_id = rid
         try:
-            return ops.apply_op(op_type, inputs, attrs, name=op_type, **kwargs)
+            return ops.apply_op(op_type, inputs, attrs, name=name, **kwargs)
         finally:
             graph._next_id = nxt
             if getattr(owner, "_counts_own_ops", False):

@@ -255,8 +255,7 @@ def spec_of(t):
         variant = getattr(t, "_variant", None)  # a batch of datasets keeps its batch shape
         return Spec.dataset(t._specs, Dataset, () if variant is None else variant.get_shape())
     if isinstance(t, SparseTensor):
-        shape = getattr(t, "_static_shape", None)
-        return Spec(t.dtype, t.get_shape() if shape is None else shape, SparseTensor)
+        return Spec(t.dtype, t.get_shape(), SparseTensor)
     ragged, _ = _ragged_classes()
     if isinstance(t, ragged):
         return Spec(t.dtype, t.shape, ragged, ragged_rank=t.ragged_rank)

@@ -22,8 +22,7 @@ def type_spec_from_value(element):
         if isinstance(x, SparseTensorValue):
             x = SparseTensor.from_value(x)
         if isinstance(x, SparseTensor):
-            shape = getattr(x, "_static_shape", None)
-            return SparseTensorSpec(x.get_shape() if shape is None else shape, x.dtype)
+            return SparseTensorSpec(x.get_shape(), x.dtype)
         if isinstance(x, (RaggedTensor, RaggedTensorValue)):
             return RaggedTensorSpec.from_value(x) if isinstance(x, RaggedTensorValue) else (
                 x._type_spec)
