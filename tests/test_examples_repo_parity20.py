@@ -101,3 +101,19 @@ def test_gbdt_classifier_evaluates_batches_of_unknown_size(tmp_path):
     metrics = model.evaluate(input_fn=tf.estimator.inputs.numpy_input_fn(
         x={"images": x}, y=y, batch_size=200, shuffle=False))
     assert metrics["accuracy"] == 1.0 and metrics["global_step"] == 12
+
+
+def test_contrib_learn_synthetic_circles_and_spirals():
+    # TF 1.15's tf.contrib.learn.datasets.synthetic, printed with np.round(..., 4)
+    syn = tf.contrib.learn.datasets.synthetic
+    d = syn.circles(n_samples=7, noise=0.1, seed=4, n_classes=3)
+    assert d.data.dtype == np.float64 and d.target.dtype == np.int32
+    np.testing.assert_array_equal(d.target, [1, 2, 0, 1, 2, 0, 0])
+    np.testing.assert_allclose(d.data[:2], [[0.6419, 0.1521], [0.6835, 0.1206]], atol=1e-4)
+    s = syn.spirals(n_samples=5, seed=0, n_loops=1)
+    np.testing.assert_array_equal(s.target, [0, 1, 0, 1, 0])
+    np.testing.assert_allclose(s.data[:2], [[-1.0, -1.0], [0.0, 0.0]], atol=1e-4)
+    m = tf.contrib.learn.datasets.make_dataset("circles", n_samples=4, seed=2)
+    np.testing.assert_array_equal(m.target, [1, 1, 0, 0])
+    with pytest.raises(ValueError, match="Cannot generate spiral with mode x"):
+        syn.spirals(mode="x")

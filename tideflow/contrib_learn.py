@@ -1655,7 +1655,7 @@ def _datasets_getattr(name):
     from tideflow import contrib_learn_datasets as loaders
 
     if name not in ("DATASETS", "load_iris", "load_boston", "load_dataset", "load_mnist",
-                    "mnist"):
+                    "mnist", "synthetic", "SYNTHETIC", "make_dataset"):
         raise AttributeError(f"module {datasets.__name__!r} has no attribute {name!r}")
     value = getattr(loaders, name)
     setattr(datasets, name, value)

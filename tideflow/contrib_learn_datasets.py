@@ -241,6 +241,97 @@ for _name in ("DataSet", "SOURCE_URL", "dense_to_one_hot", "extract_images", "ex
               "load_mnist", "read_data_sets"):
     setattr(mnist, _name, globals()[_name])
 
+# -- synthetic two-class sets (``datasets.synthetic``, ``make_dataset``) ------------------
+# Both draw from NumPy's global generator in TF 1.15's order (seed, extra points, the shuffle,
+# then the noise), so a seeded program gets TF's points.
+
+
+def _labelled_rings(points, n_samples, n_classes, extra_xy):
+    """``(data [n, 2] float64, target int32)``: ring ``k`` of ``points`` (a list of (x, y)
+    arrays) labelled ``k``, then the ``extra_xy`` points labelled 0, shuffled; no noise yet."""
+    per_class = n_samples // n_classes
+    xs = np.concatenate([p[0] for p in points] + [extra_xy[0]])
+    ys = np.concatenate([p[1] for p in points] + [extra_xy[1]])
+    labels = np.concatenate([np.full(per_class, k, np.int32) for k in range(n_classes)]
+                            + [np.zeros(len(extra_xy[0]), np.int32)])
+    order = np.random.permutation(n_samples)
+    return np.stack([xs, ys], 1).astype(np.float64), labels, order
+
+
+def _finish(data, labels, order, noise):
+    if noise is not None:
+        data += np.random.normal(scale=noise, size=data.shape)
+    return Dataset(data=data[order], target=labels[order])
+
+
+def circles(n_samples=100, noise=None, seed=None, factor=0.8, n_classes=2, *args, **kwargs):
+    """``n_classes`` concentric circles (each ``factor`` times the one before) of
+    ``n_samples // n_classes`` points, the remainder on the unit circle as class 0."""
+    if seed is not None:
+        np.random.seed(seed)
+    angles = np.linspace(0, 2 * np.pi, n_samples // n_classes)
+    rings = [(np.cos(angles) * factor ** k, np.sin(angles) * factor ** k)
+             for k in range(n_classes)]
+    extras = n_samples % n_classes
+    # (x and y of an extra point come from two different random angles, as in TF)
+    extra = (np.cos(np.random.rand(extras) * 2 * np.pi),
+             np.sin(np.random.rand(extras) * 2 * np.pi))
+    return _finish(*_labelled_rings(rings, n_samples, n_classes, extra), noise)
+
+
+def _normalized(x, y):
+    return x / np.max(np.abs(x)), y / np.max(np.abs(y))
+
+
+def _archimedes(theta, theta_offset=0.0, *args, **kwargs):
+    return _normalized(theta * np.cos(theta + theta_offset), theta * np.sin(theta + theta_offset))
+
+
+def _bernoulli(theta, theta_offset=0.0, *args, **kwargs):
+    r = np.exp(kwargs.pop("exp_scale", 0.1) * theta)
+    return _normalized(r * np.cos(theta + theta_offset), r * np.sin(theta + theta_offset))
+
+
+def _fermat(theta, theta_offset=0.0, *args, **kwargs):
+    r = np.sqrt(theta)
+    return _normalized(r * np.cos(theta + theta_offset), r * np.sin(theta + theta_offset))
+
+
+_SPIRALS = {"archimedes": _archimedes, "bernoulli": _bernoulli, "fermat": _fermat}
+
+
+def spirals(n_samples=100, noise=None, seed=None, mode="archimedes", n_loops=2, *args,
+            **kwargs):
+    """Two interleaved spirals (``mode``: 'archimedes', 'bernoulli' or 'fermat') of
+    ``n_loops`` turns, each normalized to [-1, 1]; an odd point is class 0."""
+    if mode is None or mode not in _SPIRALS:
+        raise ValueError(f"Cannot generate spiral with mode {mode}")
+    if seed is not None:
+        np.random.seed(seed)
+    spiral = _SPIRALS[mode]
+    theta = np.linspace(0, 2 * n_loops * np.pi, n_samples // 2)
+    arms = [spiral(theta, k * np.pi, *args, **dict(kwargs)) for k in range(2)]
+    extras = n_samples % 2
+    extra = (spiral(np.random.rand(extras) * 2 * np.pi, *args, **dict(kwargs)) if extras
+             else (np.empty(0), np.empty(0)))
+    return _finish(*_labelled_rings(arms, n_samples, 2, extra), noise)
+
+
+synthetic = types.ModuleType(__name__ + ".synthetic",
+                             "``tf.contrib.learn.datasets.synthetic``.")
+synthetic.circles = circles
+synthetic.spirals = spirals
+synthetic.Dataset = Dataset
+SYNTHETIC = {"circles": circles, "spirals": spirals}
+
+
+def make_dataset(name, n_samples=100, noise=None, seed=42, *args, **kwargs):
+    """The synthetic set called ``name`` ('circles' or 'spirals')."""
+    if name not in SYNTHETIC:
+        raise ValueError(f"Synthetic dataset not found or not implemeted: {name}")
+    return SYNTHETIC[name](*args, n_samples=n_samples, noise=noise, seed=seed, **kwargs)
+
+
 _LOADERS = {"iris": load_iris, "boston": load_boston, "mnist": load_mnist}
 DATASETS = _LOADERS  # TF's public name for the loader table
 
@@ -254,7 +345,7 @@ def load_dataset(name, size="small", test_with_fake_data=False):
     return _LOADERS[name]()
 
 
-__all__ = ["DATASETS", "DataSet", "load_boston", "load_dataset", "load_iris", "load_mnist", "mnist",
-           "read_data_sets"]
+__all__ = ["DATASETS", "SYNTHETIC", "DataSet", "load_boston", "load_dataset", "load_iris",
+           "load_mnist", "make_dataset", "mnist", "read_data_sets", "synthetic"]
 
 
