@@ -145,3 +145,39 @@ def test_contrib_recompute_grad_decorator_takes_options_only_in_a_call():
         with pytest.raises(ValueError, match="closes over Tensor Const_1:0 .local variable "
                                              "name: c.. The decorated fn must not close over"):
             tf.contrib.layers.recompute_grad(lambda t: t * c)
+
+
+def test_profiler_scope_report_text_as_tf115(capsys, tmp_path):
+    """The parameter count a model prints: TF 1.15's stdout, options block, doc, legend, one
+    line per shown node (a variable with its shape, a bare scope with '--'), byte for byte."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [4, 8], "x")
+        with tf.variable_scope("enc"):
+            tf.layers.dense(x, 8, name="q")
+        capsys.readouterr()
+        tf.profiler.profile(
+            g, options=tf.profiler.ProfileOptionBuilder.trainable_variables_parameter())
+        tree = ("_TFProfRoot (--/72 params)\n  enc (--/72 params)\n    enc/q (--/72 params)\n"
+                "      enc/q/bias (8, 8/8 params)\n      enc/q/kernel (8x8, 64/64 params)\n")
+        doc = ("\nDoc:\nscope: The nodes in the model graph are organized by their names, which "
+               "is hierarchical like filesystem.\nparam: Number of parameters (in the "
+               "Variable).\n\nProfile:\nnode name | # parameters\n")
+        options = "".join(f"-{k:<26} {v}\n" for k, v in [
+            ("max_depth", 10000), ("min_bytes", 0), ("min_peak_bytes", 0),
+            ("min_residual_bytes", 0), ("min_output_bytes", 0), ("min_micros", 0),
+            ("min_accelerator_micros", 0), ("min_cpu_micros", 0), ("min_params", 0),
+            ("min_float_ops", 0), ("min_occurrence", 0), ("step", -1), ("order_by", "name"),
+            ("account_type_regexes", "_trainable_variables"), ("start_name_regexes", ".*"),
+            ("trim_name_regexes", ""), ("show_name_regexes", ".*"), ("hide_name_regexes", ""),
+            ("account_displayed_op_only", "true"), ("select", "params"),
+            ("output", "stdout:")])
+        assert capsys.readouterr().out == (
+            "Parsing Inputs...\n\n=========================Options============================="
+            "\n" + options + "\n==================Model Analysis Report======================\n"
+            + doc + tree + "\n======================End of Report==========================\n")
+        # a file gets the report alone
+        opts = tf.profiler.ProfileOptionBuilder(
+            tf.profiler.ProfileOptionBuilder.trainable_variables_parameter()).with_file_output(
+                str(tmp_path / "p.txt")).build()
+        tf.profiler.profile(g, options=opts)
+        assert (tmp_path / "p.txt").read_text() == doc + tree

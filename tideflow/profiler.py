@@ -281,6 +281,7 @@ class GraphNodeProto:
         self.children = []
         self.graph_nodes = []
         self._account = False  # an accounted op stands behind it (not a bare name scope)
+        self._shape = []  # its op's output shape, which a parameter report shows
 
     def __repr__(self):
         return (f"GraphNodeProto(name={self.name!r}, total_float_ops={self.total_float_ops}, "
@@ -327,7 +328,9 @@ def _op_stats(graph, run_meta):
         stats[op.name] = {"float_ops": op_flops(op), "params": params,
                           "micros": micros.get(op.name, 0), "bytes": out_bytes,
                           "types": types, "op_type": op.type,
-                          "run": 1 if op.name in micros else 0}
+                          "run": 1 if op.name in micros else 0,
+                          "shape": (op.outputs[0].get_shape().as_list() if op.outputs and
+                                    op.outputs[0].get_shape().ndims is not None else [])}
     return stats
 
 
@@ -341,6 +344,7 @@ def _accounted(stat, options):
 
 def _fill(node, stat):
     node._account = True
+    node._shape = stat["shape"]
     node.float_ops += stat["float_ops"]
     node.parameters += stat["params"]
     node.exec_micros += stat["micros"]
@@ -489,6 +493,130 @@ def _report(root, options, cmd):
     return "\n".join(lines)
 
 
+# tfprof's report text for the scope and graph views (tfprof_show.cc, tfprof_utils.cc)
+_VIEW_DOC = {
+    # tfprof documents the graph view with the scope view's words
+    "scope": "scope: The nodes in the model graph are organized by their names, which is "
+             "hierarchical like filesystem.",
+    "graph": "scope: The nodes in the model graph are organized by their names, which is "
+             "hierarchical like filesystem.",
+}
+_SELECT_DOC = {
+    "bytes": "requested bytes: The memory requested by the operation, accumulatively.",
+    "micros": "total execution time: Sum of accelerator execution time and cpu execution "
+              "time.\ncpu execution time: The time from the start to the end of the "
+              "operation. It's the sum of actual cpu run time plus the time that it spends "
+              "waiting if part of computation is launched asynchronously.\naccelerator "
+              "execution time: Time spent executing on the accelerator. This is normally "
+              "measured by the actual hardware library.",
+    "params": "param: Number of parameters (in the Variable).",
+    "float_ops": "flops: Number of float operations. Note: Please read the implementation "
+                 "for the math behind it.",
+}
+# the columns in tfprof's order, whatever the order of ``select``
+_COLUMNS = ("params", "float_ops", "bytes", "micros")
+_LEGEND = {"params": "# parameters", "float_ops": "# float_ops", "bytes": "requested bytes",
+           "micros": "total execution time | accelerator execution time | "
+                     "cpu execution time"}
+_OPTION_ORDER = (
+    ("max_depth", 100), ("min_bytes", 0), ("min_peak_bytes", 0), ("min_residual_bytes", 0),
+    ("min_output_bytes", 0), ("min_micros", 0), ("min_accelerator_micros", 0),
+    ("min_cpu_micros", 0), ("min_params", 0), ("min_float_ops", 0), ("min_occurrence", 0),
+    ("step", -1), ("order_by", "name"), ("account_type_regexes", [".*"]),
+    ("start_name_regexes", [".*"]), ("trim_name_regexes", []), ("show_name_regexes", [".*"]),
+    ("hide_name_regexes", []), ("account_displayed_op_only", False), ("select", ["micros"]))
+
+
+def _tf_number(n):
+    for unit, div in (("b", 1e9), ("m", 1e6), ("k", 1e3)):
+        if n >= div:
+            return f"{n / div:.2f}{unit}"
+    return str(int(n))
+
+
+def _tf_memory(n):
+    for unit, div in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= div:
+            return f"{n / div:.2f}{unit}"
+    return f"{int(n)}B"
+
+
+def _tf_time(us):
+    if us >= 1e6:
+        return f"{us / 1e6:.2f}sec"
+    if us >= 1e3:
+        return f"{us / 1e3:.2f}ms"
+    return f"{int(us)}us"
+
+
+def _tf_node_line(node, selects):
+    def pair(self_value, total, fmt):
+        return f"{fmt(self_value) if node._account else '--'}/{fmt(total)}"
+
+    info = []
+    if "params" in selects:
+        if node._shape:
+            info.append("x".join(str(d) for d in node._shape))
+        info.append(pair(node.parameters, node.total_parameters, _tf_number) + " params")
+    if "float_ops" in selects:
+        info.append(pair(node.float_ops, node.total_float_ops, _tf_number) + " flops")
+    if "bytes" in selects:
+        info.append(pair(node.requested_bytes, node.total_requested_bytes, _tf_memory))
+    if "micros" in selects:  # all of it on the CPU: no accelerator time
+        info.append(pair(node.exec_micros, node.total_exec_micros, _tf_time))
+        info.append(pair(0, 0, _tf_time))
+        info.append(pair(node.exec_micros, node.total_exec_micros, _tf_time))
+    return f"{node.name} ({', '.join(info)})"
+
+
+def _tf_options_text(options):
+    lines = ["", "=========================Options============================="]
+    for key, default in _OPTION_ORDER:
+        value = options.get(key, default)
+        if key == "select":
+            value = ",".join(sorted(set(value)))
+        elif isinstance(value, (list, tuple)):
+            value = ",".join(value)
+        elif isinstance(value, bool):
+            value = "true" if value else "false"
+        lines.append(f"-{key:<26} {value}")
+    lines.append("-output                     stdout:")
+    lines += ["", "==================Model Analysis Report======================"]
+    return "\n".join(lines) + "\n"
+
+
+def _tf_report(root, options, cmd):
+    """The report of the scope and graph views as tfprof writes it: the documentation of the
+    view and of each selected statistic, the legend, one line per shown node."""
+    selects = set(options.get("select", [])) & set(_COLUMNS)
+    docs = [_SELECT_DOC[s] for s in sorted(selects)]
+    text = f"\nDoc:\n{_VIEW_DOC[cmd]}\n" + "\n".join(docs) + "\n\nProfile:\n"
+    text += "node name | " + " | ".join(_LEGEND[c] for c in _COLUMNS if c in selects) + "\n"
+
+    def walk(node, depth):
+        nonlocal text
+        text += "  " * depth + _tf_node_line(node, selects) + "\n"
+        for child in node.children:
+            walk(child, depth + 1)
+
+    walk(root, 0)
+    return text
+
+
+def _emit_tf(text, options):
+    output = options.get("output", "stdout")
+    if output == "none":
+        return
+    if output.startswith("file:"):
+        path = output.split("outfile=", 1)[1]
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        return
+    sys.stdout.write(_tf_options_text(options) + text
+                     + "\n======================End of Report==========================\n")
+
+
 def _emit(text, options):
     output = options.get("output", "stdout")
     if output == "none":
@@ -519,16 +647,18 @@ def profile(graph=None, run_meta=None, op_log=None, cmd="scope", options=None):
     if cmd in ("op", "code"):
         root = _op_view(stats, options)
         root.children = [c for c in root.children if _visible(c, options, 2)]
-        root.children.sort(key=_order_key(options))
     else:
         root = _scope_tree(stats, options)
         root.children = _shown(root.children, options, 2)
-        root.children.sort(key=_order_key(options))
-        if options.get("account_displayed_op_only", True):
-            for attr in _TOTALLED:
-                setattr(root, "total_" + attr, getattr(root, attr) + sum(
-                    getattr(c, "total_" + attr) for c in root.children))
-    _emit(_report(root, options, cmd), options)
+    root.children.sort(key=_order_key(options))
+    if options.get("account_displayed_op_only", True):
+        for attr in _TOTALLED:
+            setattr(root, "total_" + attr, getattr(root, attr) + sum(
+                getattr(c, "total_" + attr) for c in root.children))
+    if cmd in _VIEW_DOC:
+        _emit_tf(_tf_report(root, options, cmd), options)
+    else:
+        _emit(_report(root, options, cmd), options)
     return root
 
 
