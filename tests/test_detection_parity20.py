@@ -195,3 +195,35 @@ def test_extract_glimpse_batch_from_offsets_as_tf115():
         tf.zeros([2, 10, 10, 1]), [4, 5], tf.zeros([2]))) == 'Shape must be rank 2 but is rank 1'
     assert _graph_error(lambda: tf.image.extract_glimpse(
         tf.zeros([2, 10, 10, 1]), [4, 5, 6], tf.zeros([2, 2]))) == 'Dimension must be 2 but is 3'
+
+
+def test_hsv_hue_saturation_contrast_in_tf115_float_arithmetic():
+    # TF 1.15's RGBToHSV (Eigen in T), AdjustHue/AdjustSaturation (per-pixel float code) and
+    # AdjustContrastv2 (float means by folding the pixels in half) printed these rows
+    # (float64 arithmetic rounded once was an ulp off in a third of the values)
+    x = tf.constant(np.random.RandomState(12).rand(1, 7, 5, 3).astype(np.float32))
+    outs = [tf.image.rgb_to_hsv(x), tf.image.adjust_hue(x, -0.2),
+            tf.image.adjust_saturation(x, 1.6), tf.image.adjust_contrast(x, 1.7)]
+    with tf.Session() as sess:
+        got = [v[0, 3].ravel().tolist() for v in sess.run(outs)]
+    want = [
+        [0.23953238129615784, 0.19308200478553772, 0.4631488621234894, 0.9809823036193848,
+         0.9244518876075745, 0.4655081033706665, 0.14388330280780792, 0.9619017243385315,
+         0.7325206995010376, 0.11274219304323196, 0.8167039155960083, 0.30017006397247314,
+         0.1291683167219162, 0.9078468680381775, 0.5232460498809814],
+        [0.4631488621234894, 0.39493441581726074, 0.3737231492996216, 0.330335795879364,
+         0.03516826033592224, 0.4655081033706665, 0.7325206995010376, 0.02790778875350952,
+         0.2651512622833252, 0.30017006397247314, 0.05501999333500862, 0.18336762487888336,
+         0.5232460498809814, 0.0482187494635582, 0.25010067224502563],
+        [0.4005945920944214, 0.4631488621234894, 0.32006773352622986, 0.4655081033706665, 0.0,
+         0.05311734974384308, 0.7325206995010376, 0.6323850750923157, 0.0, 0.30017006397247314,
+         0.20305098593235016, 0.0, 0.5232460498809814, 0.4055209159851074, 0.0],
+        [0.3234911262989044, 0.4279942810535431, 0.32294273376464844, 0.3939657211303711,
+         -0.29957276582717896, -0.16912314295768738, 0.8478871583938599, 0.7221812605857849,
+         -0.264943391084671, 0.11289107799530029, 0.0160905122756958, -0.2188526690006256,
+         0.49212026596069336, 0.348469614982605, -0.23041477799415588],
+    ]
+    assert got == want
+    # TF 1.15's adjust ops take half and float only
+    with pytest.raises(TypeError, match="not in list of allowed values: float16, float32"):
+        tf.raw_ops.AdjustContrastv2(images=tf.zeros([2, 2, 3], tf.float64), contrast_factor=1.5)

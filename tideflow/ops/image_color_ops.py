@@ -77,31 +77,37 @@ def _to_float(image, arg="image"):
 # ------------------------------------------------------------------------------------------
 
 
-def _split_rgb(x):
-    x = x.astype(np.float64)
+def _split_rgb(x, dtype=None):
+    """The three channels in ``dtype`` (default: x's float type), in which TF's kernels
+    compute: RGBToHSV/HSVToRGB in T, the adjust kernels in float."""
+    dtype = dtype or (x.dtype if x.dtype.kind == "f" else np.float32)
+    x = x.astype(dtype, copy=False)
     return x[..., 0], x[..., 1], x[..., 2]
 
 
 def _rgb_to_hsv(x):
+    # TF's Eigen expression in T: norm is 1 / range times T(1) / T(6)
     r, g, b = _split_rgb(x)
+    t = r.dtype.type
     v = np.maximum(np.maximum(r, g), b)
     rng = v - np.minimum(np.minimum(r, g), b)
-    safe_v = np.where(v > 0, v, 1.0)
-    s = np.where(v > 0, rng / safe_v, 0.0)
-    norm = 1.0 / (6.0 * np.where(rng > 0, rng, 1.0))
-    h = np.where(r == v, norm * (g - b),
-                 np.where(g == v, norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0))
-    h = np.where(rng > 0, h, 0.0)
-    h = np.where(h < 0, h + 1, h)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(v > 0, rng / v, t(0))
+        norm = (t(1) / rng) * (t(1) / t(6))
+        h = np.where(r == v, norm * (g - b),
+                     np.where(g == v, norm * (b - r) + t(2) / t(6), norm * (r - g) + t(4) / t(6)))
+    h = np.where(rng > 0, h, t(0))
+    h = np.where(h < 0, h + t(1), h)
     return h, s, v
 
 
 def _hsv_to_rgb(h, s, v):
-    dh = h * 6
-    dr = np.clip(np.abs(dh - 3) - 1, 0, 1)
-    dg = np.clip(2 - np.abs(dh - 2), 0, 1)
-    db = np.clip(2 - np.abs(dh - 4), 0, 1)
-    one_s = 1 - s
+    t = h.dtype.type
+    dh = h * t(6)
+    dr = np.clip(np.abs(dh - t(3)) - t(1), t(0), t(1))
+    dg = np.clip(t(2) - np.abs(dh - t(2)), t(0), t(1))
+    db = np.clip(t(2) - np.abs(dh - t(4)), t(0), t(1))
+    one_s = t(1) - s
     return np.stack([(one_s + s * dr) * v, (one_s + s * dg) * v, (one_s + s * db) * v], -1)
 
 
@@ -120,17 +126,37 @@ def _rgb_to_hsv_kernel(images):
 def _hsv_to_rgb_kernel(images):
     x = _np(images)
     _check_rgb(x)
-    h, s, v = _split_rgb(x)
+    # (half in float: TF 1.15's half results are those of float rounded once)
+    h, s, v = _split_rgb(x, np.float32 if x.dtype == np.float16 else None)
     return _hsv_to_rgb(h, s, v).astype(x.dtype)
+
+
+def _saturation_hsv(x):
+    """AdjustSaturation's per-pixel rgb_to_hsv in float (its 2.0 / 6.0 and 4.0 / 6.0 are
+    doubles: the sum is rounded back to float)."""
+    r, g, b = _split_rgb(x, np.float32)
+    f = np.float32
+    v = np.maximum(r, np.maximum(g, b))
+    rng = v - np.minimum(r, np.minimum(g, b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(v > 0, rng / v, f(0))
+        norm = f(1) / (f(6) * rng)
+        h = np.where(r == v, norm * (g - b), np.where(
+            g == v, (norm * (b - r)).astype(np.float64) + 2.0 / 6.0,
+            (norm * (r - g)).astype(np.float64) + 4.0 / 6.0)).astype(np.float32)
+    h = np.where(rng <= 0, f(0), h)
+    h = np.where(h < 0, h + f(1), h)
+    return h, s, v
 
 
 def _wiki_hsv_to_rgb(h, s, v):
     """AdjustSaturation's way back from HSV (the sector formula, sector 6 gives black + m)."""
+    f = np.float32
     c = s * v
     m = v - c
-    dh = h * 6
+    dh = h * f(6)
     cat = np.trunc(dh).astype(np.int64)
-    x = c * (1 - np.abs(np.mod(dh, 2.0) - 1))
+    x = c * (f(1) - np.abs(np.mod(dh, f(2)) - f(1)))
     z = np.zeros_like(c)
     rgb = [np.select([cat == k for k in range(6)], ch, z) for ch in (
         [c, x, z, z, x, c], [x, c, c, x, z, z], [z, z, x, c, c, x])]
@@ -140,16 +166,19 @@ def _wiki_hsv_to_rgb(h, s, v):
 def _adjust_saturation_kernel(images, scale):
     x = _np(images)
     _check_rgb(x)
-    k = float(_np(scale))
-    h, s, v = _rgb_to_hsv(x)
-    return _wiki_hsv_to_rgb(h, np.clip(s * k, 0.0, 1.0), v).astype(x.dtype)
+    k = np.float32(_np(scale))
+    h, s, v = _saturation_hsv(x)
+    s = np.minimum(np.float32(1), np.maximum(np.float32(0), s * k))
+    return _wiki_hsv_to_rgb(h, s, v).astype(x.dtype)
 
 
 def _adjust_hue_kernel(images, delta):
+    # TF's per-pixel float code: hue in [0, 6) from the max/mid/min channels
     x = _np(images)
     _check_rgb(x)
-    d = float(_np(delta))
-    r, g, b = _split_rgb(x)
+    f = np.float32
+    d = f(_np(delta))
+    r, g, b = _split_rgb(x, np.float32)
     cat = np.where(r < g, np.where(b < r, 1, np.where(b > g, 3, 2)),
                    np.where(b < g, 0, np.where(b > r, 4, 5)))
     chans = (r, g, b)
@@ -159,14 +188,19 @@ def _adjust_hue_kernel(images, delta):
             for j in range(3)]
     vmax, vmid, vmin = pick
     span = vmax - vmin
-    ratio = (vmid - vmin) / np.where(span > 0, span, 1.0)
-    h = np.where(cat % 2 == 0, cat + ratio, cat + 1 - ratio)
-    h = np.where(span > 0, h, 0.0)
-    h = np.mod(h + d * 6, 6.0)
-    h = np.where(h >= 6, h - 6, h)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (vmid - vmin) / span
+    h = np.where(cat % 2 == 0, cat + ratio, cat + (f(1) - ratio)).astype(np.float32)
+    h = np.where(span == 0, f(0), h)
+    h = h + d * f(6)
+    # TF's loops add or take 6 until h is in [0, 6)
+    while (h < 0).any():
+        h = np.where(h < 0, h + f(6), h)
+    while (h >= 6).any():
+        h = np.where(h >= 6, h - f(6), h)
     hc = np.trunc(h).astype(np.int64)
-    ratio = h - hc
-    ratio = np.where(hc % 2 == 0, ratio, 1 - ratio)
+    ratio = (h - hc).astype(np.float32)
+    ratio = np.where(hc % 2 == 0, ratio, f(1) - ratio)
     vmid = vmin + ratio * span
     outs = {0: (vmax, vmid, vmin), 1: (vmid, vmax, vmin), 2: (vmin, vmax, vmid),
             3: (vmin, vmid, vmax), 4: (vmid, vmin, vmax), 5: (vmax, vmin, vmid)}
@@ -176,6 +210,21 @@ def _adjust_hue_kernel(images, delta):
     return np.stack(rgb, -1).astype(x.dtype)
 
 
+def _fold_mean(x):
+    """TF's AdjustContrastv2 mean of each image's channels: the pixels folded in half (the
+    upper half added onto the lower) until one is left, in float, then times 1 / pixels."""
+    n = x.shape[-3] * x.shape[-2]
+    acc = x.reshape(x.shape[:-3] + (n, x.shape[-1]))
+    size = n
+    while size > 1:
+        right = size // 2
+        left = size - right
+        head = acc[..., :right, :] + acc[..., left:left + right, :]
+        acc = np.concatenate([head, acc[..., right:left, :]], -2) if left > right else head
+        size = left
+    return (acc[..., :1, :] * (np.float32(1) / np.float32(n)))[..., None, :, :]
+
+
 def _adjust_contrast_kernel(images, contrast_factor):
     x = _np(images)
     if x.ndim < 3:
@@ -183,9 +232,11 @@ def _adjust_contrast_kernel(images, contrast_factor):
     f = _np(contrast_factor)
     if f.ndim:
         raise _invalid(f"contrast_factor must be scalar: {list(f.shape)}")
-    xf = x.astype(np.float64)
-    mean = xf.mean(axis=(-3, -2), keepdims=True)
-    return ((xf - mean) * float(f) + mean).astype(x.dtype)
+    xf = x.astype(np.float32, copy=False)
+    if not xf.size:
+        return x.copy()
+    mean = _fold_mean(xf)
+    return ((xf - mean) * np.float32(f) + mean).astype(x.dtype)
 
 
 def _adjust_contrast_grad(op, grad):
@@ -223,7 +274,7 @@ def _contrast_shape(op):
     return [s]
 
 
-_FLOAT_T = "T: {half, float, double} = DT_FLOAT"
+_FLOAT_T = "T: {half, float} = DT_FLOAT"  # TF 1.15 takes no double
 
 op_registry.declare(
     "AdjustContrastv2",
