@@ -292,3 +292,23 @@ def test_graph_editor_copy_in_the_same_graph_reads_new_placeholders():
     assert got.tolist() == [40.0, 60.0]
     with pytest.raises(ValueError, match="c does not belong to source scope: zz/."):
         ge.copy(ge.sgv(c.op), src_scope="zz")
+
+
+def test_py_func_gets_writable_copies_of_its_inputs():
+    # TF 1.15: changing the argument in place reaches neither the variable, the constant nor
+    # the fed array, and the argument is writable even for a folded constant
+    def bump(a):
+        writable = a.flags.writeable
+        a[0] = 99.0
+        return np.float32(writable)
+
+    v = tf.Variable([1.0, 2.0])
+    ph = tf.placeholder(tf.float32, [2])
+    c = tf.constant([1.0, 2.0])
+    fed = np.array([1.0, 2.0], np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for src in (c, v, ph, c * 2.0, tf.identity(v)):
+            assert sess.run(tf.py_func(bump, [src], tf.float32), {ph: fed}) == 1.0
+        assert sess.run(v).tolist() == [1.0, 2.0] and sess.run(c).tolist() == [1.0, 2.0]
+    assert fed.tolist() == [1.0, 2.0]

@@ -48,8 +48,12 @@ class _Tokens(set):
 
 
 def _as_arg(value):
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        return value[()]  # a NumPy scalar (bytes for strings), as TF hands them over
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return value[()]  # a NumPy scalar (bytes for strings), as TF hands them over
+        # as TF, the function gets an array of its own, writable: changing it in place must
+        # not reach a variable, a constant or the caller's fed array
+        return value.copy()
     return value
 
 
