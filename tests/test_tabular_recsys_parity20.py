@@ -146,3 +146,35 @@ def test_sparse_combiner_is_checked_only_by_a_categorical_lookup(tmp_path):
         with pytest.raises(ValueError, match="^combiner must be one of 'mean', 'sqrtn' or "):
             fc.linear_model(feats, [fc.categorical_column_with_identity("a", 3)],
                             sparse_combiner="max")
+
+
+def test_binary_head_thresholds_metrics():
+    # TF 1.15's contrib binary_classification_head(thresholds=...) adds accuracy, precision
+    # and recall at each threshold, each named by its key; accuracy_baseline is
+    # max(mean, 1 - mean). TF 1.15's values below (precision's epsilon included)
+    with tf.Graph().as_default():
+        head = tf.contrib.estimator.binary_classification_head(thresholds=[0.3, 0.6])
+        spec = head.create_estimator_spec({}, "eval", tf.constant([[-1.0], [0.2], [1.5], [-0.1]]),
+                                          tf.constant([[0], [1], [1], [1]]))
+        m = spec.eval_metric_ops
+        assert m["accuracy/positive_threshold_0.3"][0].name == (
+            "metrics/accuracy/positive_threshold_0.3/value:0")
+        assert m["precision/positive_threshold_0.6"][0].name == (
+            "metrics/precision/positive_threshold_0.6/Squeeze:0")
+        assert m["accuracy_baseline"][0].name == "metrics/accuracy_baseline/value:0"
+        assert [v.name for v in tf.local_variables()][-2:] == [
+            "metrics/recall/positive_threshold_0.6/true_positives:0",
+            "metrics/recall/positive_threshold_0.6/false_negatives:0"]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            sess.run({k: v[1] for k, v in m.items()})
+            got = sess.run({k: v[0] for k, v in m.items()})
+    want = {"accuracy/positive_threshold_0.3": 1.0, "accuracy/positive_threshold_0.6": 0.5,
+            "accuracy_baseline": 0.75, "precision/positive_threshold_0.3": 1.0,
+            "precision/positive_threshold_0.6": 0.9999998807907104,
+            "recall/positive_threshold_0.3": 1.0,
+            "recall/positive_threshold_0.6": 0.3333333432674408}
+    for key, value in want.items():
+        assert float(got[key]) == value, key
+    with pytest.raises(ValueError, match=r"^thresholds not in \(0, 1\): \(\(0.5, 1.0\),\)\.$"):
+        tf.contrib.estimator.binary_classification_head(thresholds=[0.5, 1.0])

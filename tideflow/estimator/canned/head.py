@@ -53,6 +53,9 @@ class MetricKeys:
     AUC_PR = "auc_precision_recall"
     LABEL_MEAN = "label/mean"
     PREDICTION_MEAN = "prediction/mean"
+    ACCURACY_AT_THRESHOLD = "accuracy/positive_threshold_%g"
+    PRECISION_AT_THRESHOLD = "precision/positive_threshold_%g"
+    RECALL_AT_THRESHOLD = "recall/positive_threshold_%g"
 
 
 def _check_dense_labels(labels, logits, expected_labels_dimension):
@@ -160,9 +163,11 @@ def _tiled_classes(like, n_classes, label_vocabulary):
 
 
 def _accuracy_baseline(labels_mean):
-    value, update_op = labels_mean
-    return (1.0 - unary_ops.abs(1.0 - 2.0 * value)) * -0.5 + 1.0, \
-        (1.0 - unary_ops.abs(1.0 - 2.0 * update_op)) * -0.5 + 1.0
+    """The accuracy of always predicting the majority class, as TF 1.15's ops."""
+    with ops.name_scope(None, "accuracy_baseline", labels_mean):
+        value, update_op = labels_mean
+        return (math_ops.maximum(value, 1.0 - value, name="value"),
+                math_ops.maximum(update_op, 1 - update_op, name="update_op"))
 
 
 class _Head:
@@ -304,6 +309,8 @@ class _ClassificationHead(_Head):
 class BinaryClassHead(_ClassificationHead):
     """Sigmoid cross-entropy on one logit per example."""
 
+    _thresholds = ()  # accuracy/precision/recall at each of these logistic thresholds
+
     def __init__(self, weight_column=None, label_vocabulary=None,
                  loss_reduction=losses_impl.Reduction.SUM, name=None):
         super().__init__(2, weight_column, label_vocabulary, loss_reduction, name)
@@ -356,7 +363,7 @@ class BinaryClassHead(_ClassificationHead):
         with ops.name_scope(None, "metrics"):
             w = None if isinstance(weights, float) else weights
             label_mean = metrics_lib.mean(float_labels, weights=w, name="label/mean")
-            return {
+            metrics = {
                 MetricKeys.LOSS_MEAN: metrics_lib.mean(unreduced, weights=w,
                                                        name=MetricKeys.LOSS_MEAN),
                 MetricKeys.ACCURACY: metrics_lib.accuracy(
@@ -379,6 +386,21 @@ class BinaryClassHead(_ClassificationHead):
                     float_labels, predictions[PredictionKeys.LOGISTIC], weights=w, curve="PR",
                     name=MetricKeys.AUC_PR),
             }
+            logistic = predictions[PredictionKeys.LOGISTIC]
+            for threshold in self._thresholds:
+                key = MetricKeys.ACCURACY_AT_THRESHOLD % threshold
+                with ops.name_scope(key) as scope:  # (TF names it by its key)
+                    above = cast_ops.to_float(math_ops.greater_equal(logistic, threshold))
+                    metrics[key] = metrics_lib.accuracy(float_labels, above, weights=w,
+                                                        name=scope)
+                for kind, at_thresholds in (("precision", metrics_lib.precision_at_thresholds),
+                                            ("recall", metrics_lib.recall_at_thresholds)):
+                    key = getattr(MetricKeys, f"{kind.upper()}_AT_THRESHOLD") % threshold
+                    with ops.name_scope(key) as scope:
+                        value, update = at_thresholds(float_labels, logistic, (threshold,),
+                                                      weights=w, name=scope)
+                        metrics[key] = (array_ops.squeeze(value), array_ops.squeeze(update))
+            return metrics
 
 
 class MultiClassHead(_ClassificationHead):

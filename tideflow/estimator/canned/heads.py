@@ -22,9 +22,15 @@ class BinaryClassHead(head_lib.BinaryClassHead):
 
     def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None,
                  loss_reduction=_MEAN, loss_fn=None, name=None):
-        if thresholds:
-            raise NotImplementedError("BinaryClassHead: thresholds are not supported")
+        thresholds = tuple(thresholds) if thresholds else ()
+        if label_vocabulary is not None and not isinstance(label_vocabulary, (list, tuple)):
+            raise TypeError("label_vocabulary should be a list or tuple. Given type: "
+                            f"{type(label_vocabulary)}")
+        for threshold in thresholds:
+            if threshold <= 0.0 or threshold >= 1.0:
+                raise ValueError(f"thresholds not in (0, 1): {(thresholds,)}.")
         super().__init__(weight_column, label_vocabulary, _reduction(loss_reduction), name)
+        self._thresholds = thresholds
         self._loss_fn = loss_fn
 
 
