@@ -312,3 +312,18 @@ def test_py_func_gets_writable_copies_of_its_inputs():
             assert sess.run(tf.py_func(bump, [src], tf.float32), {ph: fed}) == 1.0
         assert sess.run(v).tolist() == [1.0, 2.0] and sess.run(c).tolist() == [1.0, 2.0]
     assert fed.tolist() == [1.0, 2.0]
+
+
+def test_py_func_result_is_a_copy_of_the_returned_array():
+    # TF 1.15 copies what the function returns: changing the function's array afterwards
+    # changes neither a fetched result nor a later consumer's input
+    kept = np.array([1.0, 2.0], np.float32)
+    out = tf.py_func(lambda: kept, [], tf.float32)
+    neg = tf.negative(tf.py_func(lambda: kept, [], tf.float32))
+    with tf.Session() as sess:
+        got = sess.run(out)
+        assert got is not kept
+        kept[0] = 5.0
+        assert got.tolist() == [1.0, 2.0]
+        assert sess.run(neg).tolist() == [-5.0, -2.0]
+    assert kept.tolist() == [5.0, 2.0]

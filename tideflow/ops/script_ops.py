@@ -61,7 +61,8 @@ def _to_array(value):
     """One returned value as TF converts it: an array, strings as bytes objects; a structured
     array, or an object that is not a string, has no tensor type (TF's InternalError)."""
     if isinstance(value, np.ndarray):
-        result = value
+        result = value.copy()  # the tensor owns its values, as TF's: the function may keep
+        # the array and change it later
     else:
         result = np.asarray(value)
         if result.dtype.kind in "SU":
