@@ -157,3 +157,36 @@ def test_tensorboard_profiles_a_batch_into_the_plugins_folder(tmp_path, profile_
         empty = next(n for n in names if n.endswith(".profile-empty"))
         events = list(tf.train.summary_iterator(str(tmp_path / empty)))
         assert [e.file_version for e in events] == ["brain.Event:2"]
+
+
+def test_custom_layer_with_init_arguments_must_override_get_config():
+    # TF 1.15's Layer.get_config raises when __init__ takes arguments the base config does
+    # not hold and the class does not override it (so model.save/get_config fail); one that
+    # overrides it and calls super(), or takes only **kwargs, is fine
+    class Scale(L.Layer):
+        def __init__(self, factor, **kwargs):
+            super().__init__(**kwargs)
+            self.factor = factor
+
+        def call(self, x):
+            return x * self.factor
+
+    class Scale2(Scale):
+        def get_config(self):
+            config = super().get_config()
+            config["factor"] = self.factor
+            return config
+
+    class Plain(L.Layer):
+        def call(self, x):
+            return x
+
+    inp = L.Input((2,))
+    m = tf.keras.Model(inp, Scale(2.0, name="s")(inp))
+    for get in (m.layers[1].get_config, m.get_config):
+        with pytest.raises(NotImplementedError,
+                           match="Layers with arguments in `__init__` must override"):
+            get()
+    assert Scale2(3.0, name="s2").get_config() == {"name": "s2", "trainable": True,
+                                                   "dtype": None, "factor": 3.0}
+    assert Plain(name="p").get_config() == {"name": "p", "trainable": True, "dtype": None}

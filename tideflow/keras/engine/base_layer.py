@@ -845,6 +845,16 @@ class Layer:
         if hasattr(self, "_batch_input_shape"):
             config["batch_input_shape"] = self._batch_input_shape
         config["dtype"] = self._dtype
+        if self.dynamic:
+            config["dynamic"] = True
+        # as TF 1.15: a layer whose __init__ takes arguments the config does not hold cannot
+        # be rebuilt from it unless its class says how (overrides get_config)
+        if type(self).get_config is Layer.get_config:
+            args = inspect.getfullargspec(self.__init__).args
+            extra = [a for a in args if a not in config and a != "dynamic"]
+            if len(extra) > 1:  # (besides self)
+                raise NotImplementedError("Layers with arguments in `__init__` must override "
+                                          "`get_config`.")
         return config
 
     @classmethod
