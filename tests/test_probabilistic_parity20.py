@@ -236,3 +236,39 @@ def test_independent_has_no_cdf():
                        reinterpreted_batch_ndims=1)
     with pytest.raises(NotImplementedError, match="cdf is not implemented: Independent"):
         d.cdf([0.5, 1.0])
+
+
+def test_negative_binomial_draws_tf_numbers():
+    # TF 1.15 takes total_count through an Identity (two ops), draws a gamma rate, then a
+    # Poisson seeded from the gamma's seed; a draw without a seed then gets TF's op seeds
+    tf.set_random_seed(1)
+    nb = cd.NegativeBinomial(total_count=[3.0, 5.0], probs=[0.4, 0.7])
+    ts = [nb.mode(), nb.log_prob([2.0, 1.0]), nb.sample(3, seed=11), nb.sample(2)]
+    assert [t.name for t in ts] == [
+        "NegativeBinomial/mode/Floor:0", "NegativeBinomial/log_prob/sub:0",
+        "NegativeBinomial/sample/Reshape:0", "NegativeBinomial/sample_1/Reshape:0"]
+    mode, lp, seeded, unseeded = _run(ts)
+    np.testing.assert_array_equal(mode, [1.0, 9.0])
+    np.testing.assert_allclose(lp, [-1.5732991695404053, -4.767101287841797], rtol=1e-6)
+    np.testing.assert_array_equal(seeded, [[3.0, 4.0], [2.0, 12.0], [6.0, 9.0]])
+    np.testing.assert_array_equal(unseeded, [[0.0, 21.0], [0.0, 4.0]])
+
+
+def test_inverse_gamma_cauchy_binomial_ops_as_tf():
+    # TF 1.15: NaN statistics by where_v2 over the batch; Cauchy standardizes under its own
+    # scope and its variance is the square of its stddev
+    ig = cd.InverseGamma(concentration=[3.0, 1.5], rate=[1.0, 2.0])
+    c = cd.Cauchy(loc=[0.0, 1.0], scale=[1.0, 2.0], allow_nan_stats=False)
+    b = cd.Binomial(total_count=[5.0, 10.0], probs=[0.3, 0.6])
+    ts = [ig.mean(), ig.variance(), c.log_prob([0.5, 3.0]), c.entropy(), b.cdf([2.0, 10.0])]
+    assert [t.name for t in ts] == [
+        "InverseGamma/mean/SelectV2:0", "InverseGamma/variance/SelectV2:0",
+        "Cauchy/log_prob/sub:0", "Cauchy/entropy/mul:0", "Binomial/cdf/SelectV2_1:0"]
+    mean, var, lp, ent, cdf = _run(ts)
+    np.testing.assert_allclose(mean, [0.5, 4.0], rtol=1e-6)
+    np.testing.assert_allclose(var, [0.25, np.nan], rtol=1e-6)
+    np.testing.assert_allclose(lp, [-1.3678734302520752, -2.531024217605591], rtol=1e-6)
+    np.testing.assert_allclose(ent, [2.531024217605591, 3.2241714000701904], rtol=1e-6)
+    np.testing.assert_allclose(cdf, [0.8369199633598328, 1.0], rtol=1e-6)
+    with pytest.raises(ValueError, match="^`stddev` is undefined for Cauchy distribution.$"):
+        c.variance()

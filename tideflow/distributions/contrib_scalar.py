@@ -25,7 +25,7 @@ from tideflow.distributions.dists import (
     _sample_shape,
 )
 from tideflow.distributions.special_math import erfinv
-from tideflow.distributions.util import embed_check_nonnegative_integer_form
+from tideflow.distributions.util import embed_check_nonnegative_integer_form, gen_new_seed
 from tideflow.ops.control_flow_ops import with_dependencies
 
 __all__ = ["Binomial", "Cauchy", "Chi2", "Chi2WithAbsDf", "Deterministic", "Geometric",
@@ -167,14 +167,19 @@ class Binomial(_LogitsOrProbs):
                 + tf.lgamma(1.0 + n) - tf.lgamma(1.0 + counts) - tf.lgamma(1.0 + n - counts))
 
     def _cdf(self, counts):
-        # TF's bdtr: I_{1-p}(n - k, k + 1), exactly 1 at k = n
+        # TF's bdtr: I_{1-p}(n - k, k + 1), exactly 1 at k = n (its ops)
         counts = _whole_counts(self, counts, self._total_count, floor=False)
-        n = self._total_count + tf.zeros_like(counts) + tf.zeros_like(self._probs)
-        k = counts + tf.zeros_like(n)
-        at_n = tf.equal(k, n)
-        safe = tf.where(at_n, tf.ones_like(n), n - k)
-        value = tf.math.betainc(safe, k + 1.0, 1.0 - self._probs + tf.zeros_like(n))
-        return tf.where(at_n, tf.ones_like(n), value)
+        probs = self._probs
+        if not (counts.get_shape().is_fully_defined() and probs.get_shape().is_fully_defined()
+                and counts.get_shape().is_compatible_with(probs.get_shape())):
+            probs = probs + tf.zeros_like(counts)
+            counts = counts + tf.zeros_like(self._probs)
+        n = self._total_count
+        ones = tf.ones_like(n - counts)
+        at_n = tf.equal(counts, n)
+        safe = tf.where_v2(at_n, ones, n - counts)
+        value = tf.math.betainc(a=safe, b=counts + 1, x=1 - probs)
+        return tf.where_v2(at_n, ones, value)
 
     def _mean(self):
         return self._total_count * self._probs
@@ -193,34 +198,48 @@ class NegativeBinomial(_LogitsOrProbs):
     def __init__(self, total_count, logits=None, probs=None, validate_args=False,
                  allow_nan_stats=True, name="NegativeBinomial"):
         parameters = dict(locals())
-        (self._total_count,) = self._init_logits_probs(
-            name, [("total_count", total_count)], logits, probs, validate_args,
-            allow_nan_stats, parameters)
+        with tf.name_scope(name, values=[total_count, logits, probs]) as scope:
+            self._logits, self._probs = _logits_probs(logits, probs, False, validate_args)
+            # TF 1.15 takes total_count through an unnamed Identity (after its check)
+            with tf.control_dependencies(
+                    [tf.assert_positive(total_count)] if validate_args else []):
+                self._total_count = tf.identity(total_count)
+        self._batch_params = [self._logits, self._total_count]
+        Distribution.__init__(self, self._probs.dtype, NOT_REPARAMETERIZED, validate_args,
+                              allow_nan_stats, parameters,
+                              [self._total_count, self._probs, self._logits], scope)
 
     @property
     def total_count(self):
         return self._total_count
 
+    # TF 1.15's ops: a gamma draw of the rate, then a Poisson draw (its seed derived from
+    # the gamma's as TF derives it)
     def _sample_n(self, n, seed):
-        shape = tf.concat([[n], self.batch_shape_tensor()], 0)
-        count = self._total_count + tf.zeros(self.batch_shape_tensor(), self.dtype)
-        rate = tf.random_gamma([n], count, beta=tf.exp(-self._logits) + tf.zeros_like(count),
-                               dtype=self.dtype, seed=seed)
-        draws = tf.random_poisson(rate, [], dtype=self.dtype,
-                                  seed=None if seed is None else seed + 1)
-        return tf.reshape(draws, shape)
-
-    def _log_prob(self, x):
-        x = _whole_counts(self, x, floor=False)
-        r = self._total_count
-        return (r * tf.log_sigmoid(-self._logits) + x * tf.log_sigmoid(self._logits)
-                + tf.lgamma(r + x) - tf.lgamma(1.0 + x) - tf.lgamma(r))
+        rate = tf.random_gamma(shape=[n], alpha=self._total_count,
+                               beta=tf.exp(-self._logits), dtype=self.dtype, seed=seed)
+        return tf.random_poisson(rate, shape=[], dtype=self.dtype,
+                                 seed=gen_new_seed(seed, "negative_binom"))
 
     def _cdf(self, x):
-        x = _whole_counts(self, x, floor=False)
-        r = self._total_count + tf.zeros_like(x) + tf.zeros_like(self._logits)
-        return tf.math.betainc(r, 1.0 + x + tf.zeros_like(r),
-                               tf.sigmoid(-self._logits) + tf.zeros_like(r))
+        if self.validate_args:
+            x = embed_check_nonnegative_integer_form(x)
+        return tf.math.betainc(self._total_count, 1.0 + x, tf.sigmoid(-self._logits))
+
+    def _log_prob(self, x):
+        return self._log_unnormalized_prob(x) - self._log_normalization(x)
+
+    def _log_unnormalized_prob(self, x):
+        if self.validate_args:
+            x = embed_check_nonnegative_integer_form(x)
+        return (self._total_count * tf.log_sigmoid(-self._logits)
+                + x * tf.log_sigmoid(self._logits))
+
+    def _log_normalization(self, x):
+        if self.validate_args:
+            x = embed_check_nonnegative_integer_form(x)
+        return (-tf.lgamma(self._total_count + x) + tf.lgamma(1.0 + x)
+                + tf.lgamma(self._total_count))
 
     def _mean(self):
         return self._total_count * tf.exp(self._logits)
@@ -229,9 +248,9 @@ class NegativeBinomial(_LogitsOrProbs):
         return self._mean() / tf.sigmoid(-self._logits)
 
     def _mode(self):
-        mode = tf.floor((self._total_count - 1.0) * tf.exp(self._logits))
-        return tf.where(tf.greater(self._total_count + tf.zeros_like(mode), 1.0), mode,
-                        tf.zeros_like(mode))
+        adjusted = tf.where_v2(1.0 < self._total_count, self._total_count - 1.0,
+                               tf.zeros_like(self._total_count))
+        return tf.floor(adjusted * tf.exp(self._logits))
 
 
 class Geometric(_LogitsOrProbs):
@@ -355,23 +374,27 @@ class InverseGamma(_ConcentrationRate):
         a = self._concentration
         return a + tf.log(self._rate) + tf.lgamma(a) - (1.0 + a) * tf.digamma(a)
 
+    # TF 1.15's ops: NaN where undefined by a where_v2 over the batch, else its checks
+    def _nan_fill(self):
+        return tf.fill(self.batch_shape_tensor(),
+                       np.array(np.nan, dtype=self.dtype.as_numpy_dtype()), name="nan")
+
     def _mean(self):
-        a = self._concentration + tf.zeros_like(self._rate)
-        mean = self._rate / (a - 1.0)
-        return self._nan_where(tf.less_equal(a, 1.0), mean,
-                               "mean undefined when any concentration <= 1",
-                               [self._concentration])
+        mean = self._rate / (self._concentration - 1.0)
+        if self.allow_nan_stats:
+            return tf.where_v2(self._concentration > 1.0, mean, self._nan_fill())
+        return with_dependencies([tf.assert_less(
+            tf.ones([], self.dtype), self._concentration,
+            message="mean undefined when any concentration <= 1")], mean)
 
     def _variance(self):
-        a = self._concentration + tf.zeros_like(self._rate)
-        var = tf.square(self._rate) / (tf.square(a - 1.0) * (a - 2.0))
-        two = tf.constant(2.0, self.dtype)
-        if not self.allow_nan_stats:
-            check = tf.assert_less(two, self._concentration,
-                                   message="variance undefined when any concentration <= 2")
-            with tf.control_dependencies([check]):
-                return tf.identity(var)
-        return self._nan_where(tf.less_equal(a, 2.0), var, "")
+        var = (tf.square(self._rate) / tf.squared_difference(self._concentration, 1.0)
+               / (self._concentration - 2.0))
+        if self.allow_nan_stats:
+            return tf.where_v2(self._concentration > 2.0, var, self._nan_fill())
+        return with_dependencies([tf.assert_less(
+            tf.constant(2.0, dtype=self.dtype), self._concentration,
+            message="variance undefined when any concentration <= 2")], var)
 
     def _mode(self):
         return self._rate / (1.0 + self._concentration)
@@ -465,31 +488,38 @@ class Cauchy(_LocScaleFamily):
         u = self._uniform_open(shape, seed)
         return tf.tan(math.pi * (u - 0.5))
 
+    # TF 1.15's ops (its variance is the square of its NaN stddev)
+    def _z(self, x):
+        with tf.name_scope("standardize", values=[x]):
+            return (x - self._loc) / self._scale
+
     def _log_prob(self, x):
-        return -math.log(math.pi) - tf.log(self._scale) - tf.log1p(tf.square(self._z(x)))
+        return (-tf.log1p(tf.square(self._z(x)))
+                - (np.log(np.pi) + tf.log(self._scale)))
 
     def _cdf(self, x):
-        return tf.atan(self._z(x)) / math.pi + 0.5
+        return tf.atan(self._z(x)) / np.pi + 0.5
 
     def _log_cdf(self, x):
-        return tf.log1p(2.0 / math.pi * tf.atan(self._z(x))) - math.log(2.0)
+        return tf.log1p(2 / np.pi * tf.atan(self._z(x))) - np.log(2)
 
     def _quantile(self, p):
-        return self._loc + self._scale * tf.tan(math.pi * (p - 0.5))
+        return self._loc + self._scale * tf.tan(np.pi * (p - 0.5))
 
     def _entropy(self):
-        return math.log(4.0 * math.pi) + tf.log(self._scale) + tf.zeros_like(self._loc)
+        h = np.log(4 * np.pi) + tf.log(self._scale)
+        return h * tf.ones_like(self._loc)
+
+    def _mode(self):
+        return self._loc * tf.ones_like(self._scale)
 
     def _undefined(self, what):
         if not self.allow_nan_stats:
             raise ValueError(f"`{what}` is undefined for Cauchy distribution.")
-        return tf.fill(self.batch_shape_tensor(), np.array(np.nan, self.dtype.as_numpy_dtype))
+        return tf.fill(self.batch_shape_tensor(), self.dtype.as_numpy_dtype(np.nan))
 
     def _mean(self):
         return self._undefined("mean")
-
-    def _variance(self):
-        return self._undefined("variance")
 
     def _stddev(self):
         return self._undefined("stddev")
