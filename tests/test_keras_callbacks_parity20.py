@@ -190,3 +190,27 @@ def test_custom_layer_with_init_arguments_must_override_get_config():
     assert Scale2(3.0, name="s2").get_config() == {"name": "s2", "trainable": True,
                                                    "dtype": None, "factor": 3.0}
     assert Plain(name="p").get_config() == {"name": "p", "trainable": True, "dtype": None}
+
+
+def test_callbacks_missing_their_metric_warn_through_tf_logging(caplog):
+    # TF 1.15's EarlyStopping, ModelCheckpoint(save_best_only) and ReduceLROnPlateau warn
+    # with tf.logging (WARNING:tensorflow:...), which the verbosity silences
+    m = _small_model()
+    x, y = np.ones((4, 3), "float32"), np.ones((4, 1), "float32")
+    cbs = [tf.keras.callbacks.EarlyStopping(monitor="val_loss"),
+           tf.keras.callbacks.ReduceLROnPlateau(monitor="val_loss")]
+    with caplog.at_level("WARNING", logger="tensorflow"):
+        m.fit(x, y, epochs=1, verbose=0, callbacks=cbs)
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("tensorflow", "WARNING", ("Early stopping conditioned on metric `val_loss` which is "
+                                   "not available. Available metrics are: loss")),
+        ("tensorflow", "WARNING", ("Reduce LR on plateau conditioned on metric `val_loss` "
+                                   "which is not available. Available metrics are: loss,lr"))]
+    caplog.clear()
+    verbosity = tf.logging.get_verbosity()
+    tf.logging.set_verbosity(tf.logging.ERROR)
+    try:
+        m.fit(x, y, epochs=1, verbose=0, callbacks=cbs)
+    finally:
+        tf.logging.set_verbosity(verbosity)
+    assert caplog.records == []

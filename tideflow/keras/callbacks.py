@@ -6,7 +6,6 @@ import collections
 import csv
 import os
 import re
-import sys
 
 import numpy as np
 
@@ -248,6 +247,14 @@ class ProgbarLogger(Callback):
             self.progbar.update(self.seen, self.log_values)
 
 
+def _warn(message, *args):
+    """A warning through ``tf.logging``, as TF 1.15's callbacks give theirs (so the logging
+    verbosity silences them)."""
+    from tideflow import logging as tf_logging
+
+    tf_logging.warning(message, *args)
+
+
 def _monitor_op(mode, monitor):
     if mode not in ("auto", "min", "max"):
         mode = "auto"
@@ -293,9 +300,8 @@ class EarlyStopping(Callback):
         logs = logs or {}
         current = logs.get(self.monitor)
         if current is None:
-            print(f"Early stopping conditioned on metric `{self.monitor}` which is not "
-                  f"available. Available metrics are: {','.join(logs.keys())}",
-                  file=sys.stderr)
+            _warn("Early stopping conditioned on metric `%s` which is not available. "
+                  "Available metrics are: %s", self.monitor, ",".join(logs.keys()))
         return current
 
     def on_epoch_end(self, epoch, logs=None):
@@ -392,8 +398,7 @@ class ModelCheckpoint(Callback):
         if self.save_best_only:
             current = logs.get(self.monitor)
             if current is None:
-                print(f"Can save best model only with {self.monitor} available, skipping.",
-                      file=sys.stderr)
+                _warn("Can save best model only with %s available, skipping.", self.monitor)
                 return
             if not self.monitor_op(current, self.best):
                 if self.verbose > 0:
@@ -503,6 +508,8 @@ class ReduceLROnPlateau(Callback):
         logs["lr"] = K.get_value(self.model.optimizer.lr)  # np.float32, as TF
         current = logs.get(self.monitor)
         if current is None:
+            _warn("Reduce LR on plateau conditioned on metric `%s` which is not available. "
+                  "Available metrics are: %s", self.monitor, ",".join(logs.keys()))
             return
         if self.in_cooldown():
             self.cooldown_counter -= 1
