@@ -327,3 +327,23 @@ def test_py_func_result_is_a_copy_of_the_returned_array():
         assert got.tolist() == [1.0, 2.0]
         assert sess.run(neg).tolist() == [-5.0, -2.0]
     assert kept.tolist() == [5.0, 2.0]
+
+
+def test_graph_editor_list_checks_in_tf_words():
+    # TF 1.15's util: types checked through get_unique_graph; without check_graph nothing is
+    # checked and non-ops are dropped; remove_control_inputs names the op, then the input
+    ge = tf.contrib.graph_editor
+    c = tf.constant(1.0, name="c")
+    d = tf.identity(c, name="d")
+    n1 = tf.no_op(name="n1")
+    with pytest.raises(TypeError) as e:
+        ge.make_list_of_op([c])
+    assert str(e.value) == (f"Expected a type in ({tf.Operation}), got: {tf.Tensor}")
+    assert ge.make_list_of_op([c, d.op], check_graph=False) == [d.op]
+    assert ge.make_list_of_op([c, d.op], ignore_ts=True) == [d.op]
+    with pytest.raises(TypeError, match="^allow_graph is False: cannot convert a tf.Graph.$"):
+        ge.make_list_of_t(tf.get_default_graph(), allow_graph=False)
+    with pytest.raises(TypeError, match="is not iterable"):
+        ge.get_unique_graph(c)
+    with pytest.raises(ValueError, match="^d is not a control_input of n1$"):
+        ge.remove_control_inputs(d.op, [n1])

@@ -28,70 +28,55 @@ def _unique(items):
 
 def make_list_of_op(ops_, check_graph=True, allow_graph=True, ignore_ts=False):
     """``ops_`` (a Graph, an Operation, a SubGraphView or an iterable of them) as a list of
-    operations; tensors are dropped with ``ignore_ts``, else rejected."""
+    operations, as TF 1.15: with ``check_graph`` everything must be an Operation (or a Tensor
+    too with ``ignore_ts``) of one graph; tensors are then dropped."""
     if isinstance(ops_, ops.Graph):
         if not allow_graph:
-            raise TypeError(f"allow_graph is False: cannot convert a tf.Graph: {ops_}")
+            raise TypeError("allow_graph is False: cannot convert a tf.Graph.")
         return ops_.get_operations()
     if isinstance(ops_, SubGraphView):
         return list(ops_.ops)
-    if not _is_iterable(ops_):
-        ops_ = [ops_]
-    ops_ = list(ops_)
-    if not ops_:
-        return []
-    if ignore_ts:
-        ops_ = [op for op in ops_ if isinstance(op, ops.Operation)]
-        if not ops_:
-            return []
-    for op in ops_:
-        if not isinstance(op, ops.Operation):
-            raise TypeError(f"Expected a tf.Operation, got: {type(op).__name__} ({op!r})")
-    if check_graph:
-        get_unique_graph(ops_)
-    return ops_
+    ops_ = list(ops_) if _is_iterable(ops_) else [ops_]
+    if ops_ and check_graph:
+        get_unique_graph(ops_, check_types=None if ignore_ts else ops.Operation)
+    return [op for op in ops_ if isinstance(op, ops.Operation)]
 
 
 def make_list_of_t(ts, check_graph=True, allow_graph=True, ignore_ops=False):
-    """``ts`` (a Graph, a Tensor, a SubGraphView or an iterable of them) as a list of tensors;
-    operations are dropped with ``ignore_ops``, else rejected."""
+    """``ts`` (a Graph, a Tensor, a SubGraphView or an iterable of them) as a list of tensors,
+    as :func:`make_list_of_op` makes operations."""
     if isinstance(ts, ops.Graph):
         if not allow_graph:
-            raise TypeError(f"allow_graph is False: cannot convert a tf.Graph: {ts}")
+            raise TypeError("allow_graph is False: cannot convert a tf.Graph.")
         return get_tensors(ts)
     if isinstance(ts, SubGraphView):
         return list(ts.inputs) + [t for t in ts.outputs if t not in ts.inputs]
-    if not _is_iterable(ts):
-        ts = [ts]
-    ts = list(ts)
-    if not ts:
-        return []
-    if ignore_ops:
-        ts = [t for t in ts if isinstance(t, ops.Tensor)]
-        if not ts:
-            return []
-    for t in ts:
-        if not isinstance(t, ops.Tensor):
-            raise TypeError(f"Expected a tf.Tensor, got: {type(t).__name__} ({t!r})")
-    if check_graph:
-        get_unique_graph(ts)
-    return ts
+    ts = list(ts) if _is_iterable(ts) else [ts]
+    if ts and check_graph:
+        get_unique_graph(ts, check_types=None if ignore_ops else ops.Tensor)
+    return [t for t in ts if isinstance(t, ops.Tensor)]
 
 
 def get_unique_graph(tops, check_types=None, none_if_empty=False):
-    """The one graph all of ``tops`` (ops or tensors) belong to (ValueError if several)."""
+    """The one graph all of ``tops`` (ops or tensors, or ``check_types``) belong to."""
     if isinstance(tops, ops.Graph):
         return tops
     if not _is_iterable(tops):
-        tops = [tops]
+        raise TypeError(f"{type(tops)} is not iterable")
+    if check_types is None:
+        check_types = (ops.Operation, ops.Tensor)
+    elif not _is_iterable(check_types):
+        check_types = (check_types,)
+    check_types = tuple(check_types)
     graph = None
     for op in tops:
-        if check_types is not None and not isinstance(op, check_types):
-            raise TypeError(f"Expected a type in {check_types}, got: {type(op).__name__}")
+        if not isinstance(op, check_types):
+            raise TypeError(f"Expected a type in ({', '.join(str(t) for t in check_types)}), "
+                            f"got: {type(op)}")
         if graph is None:
             graph = op.graph
         elif graph is not op.graph:
-            raise ValueError(f"Operation {op} does not belong to the graph of the others.")
+            raise ValueError(f"Operation {op} does not belong to given graph")
     if graph is None and not none_if_empty:
         raise ValueError("Can't find the unique graph of an empty list")
     return graph

@@ -142,7 +142,7 @@ def remove_control_inputs(op, cops):
     current = list(op.control_inputs)
     for cop in cops:
         if cop not in current:
-            raise ValueError(f"{cop.name} is not a control_input of {op.name}")
+            raise ValueError(f"{op.name} is not a control_input of {cop.name}")  # TF's order
     _set_control_inputs(op, [c for c in current if c not in cops])
 
 
