@@ -347,3 +347,32 @@ def test_graph_editor_list_checks_in_tf_words():
         ge.get_unique_graph(c)
     with pytest.raises(ValueError, match="^d is not a control_input of n1$"):
         ge.remove_control_inputs(d.op, [n1])
+
+
+def test_contrib_predictor_from_estimator(tmp_path):
+    # TF 1.15's CoreEstimatorPredictor: model_fn in PREDICT mode on the receiver's features,
+    # the export output's signature, variables from the estimator's latest checkpoint
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [2, 1], initializer=tf.constant_initializer([[1.0], [2.0]]))
+        pred = tf.matmul(features["x"], w)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"p": pred}, export_outputs={
+                "serving_default": tf.estimator.export.PredictOutput({"p": pred})})
+        loss = tf.reduce_mean(tf.square(pred - labels))
+        train = tf.train.GradientDescentOptimizer(0.0).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+
+    def receiver():
+        x = tf.placeholder(tf.float32, [None, 2], name="xin")
+        return tf.estimator.export.ServingInputReceiver({"x": x}, {"x": x})
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path / "md"))
+    est.train(tf.estimator.inputs.numpy_input_fn(
+        {"x": np.ones((2, 2), np.float32)}, np.ones((2, 1), np.float32), batch_size=2,
+        shuffle=False), steps=1)
+    pred = tf.contrib.predictor.from_estimator(est, receiver)
+    assert sorted(pred.feed_tensors) == ["x"] and pred.feed_tensors["x"].name == "xin:0"
+    assert pred({"x": [[2.0, 1.0]]})["p"].tolist() == [[4.0]]
+    with pytest.raises(KeyError, match="output_key must be one of"):
+        tf.contrib.predictor.from_estimator(est, receiver, output_key="nope")

@@ -2,14 +2,15 @@
 
 ``from_saved_model(export_dir)`` loads the MetaGraph tagged ``serve`` into a fresh graph and
 session; calling the predictor with a dict keyed like the signature's inputs returns a dict
-keyed like its outputs, as TF 1.x's ``SavedModelPredictor`` does.
+keyed like its outputs, as TF 1.x's ``SavedModelPredictor`` does; ``from_estimator`` does the
+same over an Estimator's latest checkpoint (TF's ``CoreEstimatorPredictor``).
 """
 
 from tideflow.framework import ops
 from tideflow.ops import saved_model_impl as _impl
 from tideflow.protos import meta_graph_pb2
 
-__all__ = ["from_saved_model"]
+__all__ = ["from_estimator", "from_saved_model"]
 
 
 class _Predictor:
@@ -92,6 +93,49 @@ class SavedModelPredictor(_Predictor):
             graph, session,
             {k: graph.get_tensor_by_name(name) for k, name in input_names.items()},
             {k: graph.get_tensor_by_name(name) for k, name in output_names.items()})
+
+class CoreEstimatorPredictor(_Predictor):
+    """A predictor over an Estimator's latest checkpoint: the graph the serving input
+    receiver and the model_fn in PREDICT mode build, in a MonitoredSession."""
+
+    def __init__(self, estimator, serving_input_receiver_fn, output_key=None, graph=None,
+                 config=None):
+        from tideflow.estimator.model_fn import ModeKeys
+        from tideflow.train.monitored_session import ChiefSessionCreator, MonitoredSession
+
+        graph = graph or ops.Graph()
+        with graph.as_default():
+            receiver = serving_input_receiver_fn()
+            key = output_key or _impl.DEFAULT_SERVING_SIGNATURE_DEF_KEY
+            spec = estimator.model_fn(receiver.features, None, ModeKeys.PREDICT,
+                                      estimator.config)
+            export_output = spec.export_outputs.get(key)
+            if export_output is None:
+                raise KeyError(f"output_key must be one of {spec.export_outputs.keys()}; "
+                               f"got {key}")
+            signature_def = export_output.as_signature_def(receiver.receiver_tensors)
+            session = MonitoredSession(session_creator=ChiefSessionCreator(
+                config=config, checkpoint_dir=estimator.model_dir))
+        super().__init__(
+            graph, session,
+            {k: graph.get_tensor_by_name(v.name) for k, v in signature_def.inputs.items()},
+            {k: graph.get_tensor_by_name(v.name) for k, v in signature_def.outputs.items()})
+
+
+def from_estimator(estimator, serving_input_receiver_fn, output_key=None, graph=None,
+                   config=None):
+    """A predictor for ``estimator``'s export output ``output_key`` (default
+    ``serving_default``) on the inputs ``serving_input_receiver_fn`` makes, restored from
+    the estimator's latest checkpoint."""
+    from tideflow import contrib_learn
+
+    if isinstance(estimator, contrib_learn.Estimator):
+        raise TypeError("Expected estimator to be of type tf.python.estimator.Estimator, but "
+                        "got type tf.contrib.learn.Estimator. You likely want to call "
+                        "from_contrib_estimator.")
+    return CoreEstimatorPredictor(estimator, serving_input_receiver_fn, output_key=output_key,
+                                  graph=graph, config=config)
+
 
 def from_saved_model(export_dir, signature_def_key=None, signature_def=None, input_names=None,
                      output_names=None, tags=None, graph=None, config=None):
