@@ -178,3 +178,36 @@ def test_binary_head_thresholds_metrics():
         assert float(got[key]) == value, key
     with pytest.raises(ValueError, match=r"^thresholds not in \(0, 1\): \(\(0.5, 1.0\),\)\.$"):
         tf.contrib.estimator.binary_classification_head(thresholds=[0.5, 1.0])
+
+
+def test_contrib_multi_label_head():
+    # TF 1.15's tf.contrib.estimator.multi_label_head: sigmoid cross-entropy per class (mean
+    # per example), sparse string labels through the vocabulary, per-class metrics keyed by
+    # class name; TF 1.15's values below
+    with tf.Graph().as_default():
+        head = tf.contrib.estimator.multi_label_head(
+            3, label_vocabulary=["a", "b", "c"], classes_for_class_based_metrics=["b"],
+            weight_column="w")
+        logits = tf.constant([[-1.0, 0.5, 2.0], [0.2, -0.3, 1.0], [1.5, 0.1, -2.0]])
+        labels = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0]], ["b", "c", "a", "c"], [3, 2])
+        spec = head.create_estimator_spec({"w": tf.constant([[1.0], [2.0], [0.5]])}, "eval",
+                                          logits, labels)
+        assert spec.predictions["probabilities"].name == "head/predictions/probabilities:0"
+        assert [t.name for t in tf.get_collection("losses")] == [
+            "head/sigmoid_cross_entropy_loss/Mul:0", "head/weighted_loss/value:0"]
+        m = spec.eval_metric_ops
+        assert m["auc/b"][0].name == "metrics/auc/b/value:0"
+        assert m["probability_mean/b"][0].name == "metrics/probability_mean/b/value:0"
+        with tf.Session() as sess:
+            sess.run([tf.local_variables_initializer(), tf.tables_initializer()])
+            sess.run({k: v[1] for k, v in m.items()})
+            got = sess.run({k: v[0] for k, v in m.items()})
+    want = {"auc": 0.611111, "auc/b": 1.0, "auc_precision_recall": 0.5849,
+            "auc_precision_recall/b": 0.999999, "average_loss": 0.77449,
+            "probability_mean/b": 0.496018}
+    assert sorted(got) == sorted(want)
+    for key, value in want.items():
+        assert round(float(got[key]), 6) == value, key
+    with pytest.raises(ValueError, match=r"^All classes_for_class_based_metrics must be in "
+                                         r"range \[0, 2\]. Given: 3$"):
+        tf.contrib.estimator.multi_label_head(3, classes_for_class_based_metrics=[3])

@@ -47,6 +47,16 @@ def poisson_regression_head(weight_column=None, label_dimension=1, loss_reductio
                                        compute_full_loss=compute_full_loss, name=name)
 
 
+def multi_label_head(n_classes, weight_column=None, thresholds=None, label_vocabulary=None,
+                     loss_reduction=_MEAN, loss_fn=None, classes_for_class_based_metrics=None,
+                     name=None):
+    return heads.MultiLabelHead(n_classes, weight_column=weight_column, thresholds=thresholds,
+                                label_vocabulary=label_vocabulary,
+                                loss_reduction=loss_reduction, loss_fn=loss_fn,
+                                classes_for_class_based_metrics=classes_for_class_based_metrics,
+                                name=name)
+
+
 def logistic_regression_head(weight_column=None, loss_reduction=_MEAN, name=None):
     return heads.LogisticRegressionHead(weight_column=weight_column,
                                         loss_reduction=loss_reduction, name=name)
@@ -200,5 +210,6 @@ __all__ = ["TowerOptimizer", "binary_classification_head",
            "build_raw_supervised_input_receiver_fn",
            "build_supervised_input_receiver_fn_from_input_fn", "clip_gradients_by_norm",
            "export_all_saved_models", "export_saved_model_for_mode", "forward_features",
-           "logistic_regression_head", "multi_class_head", "poisson_regression_head",
+           "logistic_regression_head", "multi_class_head", "multi_label_head",
+           "poisson_regression_head",
            "regression_head", "replicate_model_fn"]

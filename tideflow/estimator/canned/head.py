@@ -279,6 +279,23 @@ class _ClassificationHead(_Head):
         self._n_classes = n_classes
         self._label_vocabulary = label_vocabulary
 
+    _thresholds = ()  # accuracy/precision/recall at each of these probability thresholds
+
+    def _threshold_metrics(self, metrics, labels, probabilities, weights):
+        """TF 1.15's accuracy, precision and recall at each threshold, into ``metrics``."""
+        for threshold in self._thresholds:
+            key = MetricKeys.ACCURACY_AT_THRESHOLD % threshold
+            with ops.name_scope(key) as scope:  # (TF names them by their keys)
+                above = cast_ops.to_float(math_ops.greater_equal(probabilities, threshold))
+                metrics[key] = metrics_lib.accuracy(labels, above, weights=weights, name=scope)
+            for kind, at_thresholds in (("precision", metrics_lib.precision_at_thresholds),
+                                        ("recall", metrics_lib.recall_at_thresholds)):
+                key = getattr(MetricKeys, f"{kind.upper()}_AT_THRESHOLD") % threshold
+                with ops.name_scope(key) as scope:
+                    value, update = at_thresholds(labels, probabilities, (threshold,),
+                                                  weights=weights, name=scope)
+                    metrics[key] = (array_ops.squeeze(value), array_ops.squeeze(update))
+
     def _label_id_lookup(self, labels):
         return lookup_ops.index_table_from_tensor(
             vocabulary_list=tuple(self._label_vocabulary), name="class_id_lookup").lookup(labels)
@@ -308,8 +325,6 @@ class _ClassificationHead(_Head):
 
 class BinaryClassHead(_ClassificationHead):
     """Sigmoid cross-entropy on one logit per example."""
-
-    _thresholds = ()  # accuracy/precision/recall at each of these logistic thresholds
 
     def __init__(self, weight_column=None, label_vocabulary=None,
                  loss_reduction=losses_impl.Reduction.SUM, name=None):
@@ -386,20 +401,8 @@ class BinaryClassHead(_ClassificationHead):
                     float_labels, predictions[PredictionKeys.LOGISTIC], weights=w, curve="PR",
                     name=MetricKeys.AUC_PR),
             }
-            logistic = predictions[PredictionKeys.LOGISTIC]
-            for threshold in self._thresholds:
-                key = MetricKeys.ACCURACY_AT_THRESHOLD % threshold
-                with ops.name_scope(key) as scope:  # (TF names it by its key)
-                    above = cast_ops.to_float(math_ops.greater_equal(logistic, threshold))
-                    metrics[key] = metrics_lib.accuracy(float_labels, above, weights=w,
-                                                        name=scope)
-                for kind, at_thresholds in (("precision", metrics_lib.precision_at_thresholds),
-                                            ("recall", metrics_lib.recall_at_thresholds)):
-                    key = getattr(MetricKeys, f"{kind.upper()}_AT_THRESHOLD") % threshold
-                    with ops.name_scope(key) as scope:
-                        value, update = at_thresholds(float_labels, logistic, (threshold,),
-                                                      weights=w, name=scope)
-                        metrics[key] = (array_ops.squeeze(value), array_ops.squeeze(update))
+            self._threshold_metrics(metrics, float_labels, predictions[PredictionKeys.LOGISTIC],
+                                    w)
             return metrics
 
 
