@@ -214,3 +214,38 @@ def test_callbacks_missing_their_metric_warn_through_tf_logging(caplog):
     finally:
         tf.logging.set_verbosity(verbosity)
     assert caplog.records == []
+
+
+def test_model_checkpoint_saves_a_subclassed_models_weights(tmp_path, caplog):
+    # TF 1.15's ModelCheckpoint.set_model: a subclassed model (no HDF5 model file) gets its
+    # weights saved; `period` and `load_weights_on_restart` still work, with a deprecation
+    # warning each, and an unknown mode falls back to auto with one
+    import h5py
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = L.Dense(1)
+
+        def call(self, x):
+            return self.d(x)
+
+    net = Net()
+    net.compile("sgd", "mse")
+    path = str(tmp_path / "sub_{epoch}.h5")
+    with caplog.at_level("WARNING", logger="tensorflow"):
+        ck = tf.keras.callbacks.ModelCheckpoint(path, period=2, mode="bogus",
+                                                load_weights_on_restart=False)
+    assert [r.getMessage() for r in caplog.records] == [
+        ("`load_weights_on_restart` argument is deprecated. Please use "
+         "`model.load_weights()` for loading weights before the start of `model.fit()`."),
+        ("`period` argument is deprecated. Please use `save_freq` to specify the frequency "
+         "in number of samples seen."),
+        "ModelCheckpoint mode bogus is unknown, fallback to auto mode."]
+    net.fit(np.ones((4, 3), "float32"), np.ones((4, 1), "float32"), epochs=2, verbose=0,
+            callbacks=[ck])
+    assert ck.save_weights_only
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sub_2.h5"]
+    with h5py.File(str(tmp_path / "sub_2.h5"), "r") as f:
+        assert sorted(f.keys()) == ["dense"]
+        assert sorted(f.attrs.keys()) == ["backend", "keras_version", "layer_names"]

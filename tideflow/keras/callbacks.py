@@ -255,8 +255,10 @@ def _warn(message, *args):
     tf_logging.warning(message, *args)
 
 
-def _monitor_op(mode, monitor):
+def _monitor_op(mode, monitor, who=None):
     if mode not in ("auto", "min", "max"):
+        if who is not None:
+            _warn("%s mode %s is unknown, fallback to auto mode.", who, mode)
         mode = "auto"
     if mode == "min":
         return np.less
@@ -281,7 +283,7 @@ class EarlyStopping(Callback):
         self.min_delta = abs(min_delta)
         self.restore_best_weights = restore_best_weights
         self.best_weights = None
-        self.monitor_op = _monitor_op(mode, monitor)
+        self.monitor_op = _monitor_op(mode, monitor, "EarlyStopping")
         if self.monitor_op == np.less:
             self.min_delta *= -1
         self.wait = 0
@@ -335,9 +337,18 @@ class ModelCheckpoint(Callback):
     ``load_weights_on_restart``, training starts from the newest file matching the path."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
-                 save_weights_only=False, mode="auto", save_freq="epoch", period=1,
-                 load_weights_on_restart=False, **kwargs):
+                 save_weights_only=False, mode="auto", save_freq="epoch", **kwargs):
         super().__init__()
+        # (TF 1.15's deprecated keywords, with its warnings)
+        load_weights_on_restart = kwargs.get("load_weights_on_restart", False)
+        if "load_weights_on_restart" in kwargs:
+            _warn("`load_weights_on_restart` argument is deprecated. Please use "
+                  "`model.load_weights()` for loading weights before the start of "
+                  "`model.fit()`.")
+        period = kwargs.get("period", 1)
+        if "period" in kwargs:
+            _warn("`period` argument is deprecated. Please use `save_freq` to specify the "
+                  "frequency in number of samples seen.")
         self.filepath = filepath
         self.monitor = monitor
         self.verbose = verbose
@@ -351,8 +362,15 @@ class ModelCheckpoint(Callback):
         self.epochs_since_last_save = 0
         self._samples_seen_since_last_saving = 0
         self._current_epoch = 0
-        self.monitor_op = _monitor_op(mode, monitor)
+        self.monitor_op = _monitor_op(mode, monitor, "ModelCheckpoint")
         self.best = np.inf if self.monitor_op == np.less else -np.inf
+
+    def set_model(self, model):
+        self.model = model
+        # as TF 1.15: a subclassed model cannot be saved whole to HDF5, so its weights are
+        if (not self.save_weights_only and not getattr(model, "_is_graph_network", False)
+                and type(model).__name__ != "Sequential"):
+            self.save_weights_only = True
 
     def on_train_begin(self, logs=None):
         if not self.load_weights_on_restart:
@@ -490,8 +508,12 @@ class ReduceLROnPlateau(Callback):
         self._reset()
 
     def _reset(self):
-        op = _monitor_op(self.mode, self.monitor)
-        if op == np.less:
+        if self.mode not in ("auto", "min", "max"):
+            _warn("Learning Rate Plateau Reducing mode %s is unknown, fallback to auto mode.",
+                  self.mode)
+            self.mode = "auto"
+        # (as TF 1.15: 'auto' maximizes a monitor naming 'acc', no other)
+        if self.mode == "min" or (self.mode == "auto" and "acc" not in self.monitor):
             self.monitor_op = lambda a, b: np.less(a, b - self.min_delta)
             self.best = np.inf
         else:
