@@ -227,3 +227,36 @@ def test_hsv_hue_saturation_contrast_in_tf115_float_arithmetic():
     # TF 1.15's adjust ops take half and float only
     with pytest.raises(TypeError, match="not in list of allowed values: float16, float32"):
         tf.raw_ops.AdjustContrastv2(images=tf.zeros([2, 2, 3], tf.float64), contrast_factor=1.5)
+
+
+def test_draw_boxes_top_k_and_pad_checks_in_tf115_words():
+    # DrawBoundingBoxes' shape function checks the depth and the boxes' [batch, n, 4]; its
+    # kernel takes a longer box row and checks the rank and batch with TF's words
+    img3 = tf.zeros([1, 8, 8, 3])
+    assert _graph_error(lambda: tf.image.draw_bounding_boxes(img3, tf.zeros([1, 1, 5]))) == \
+        'Dimension must be 4 but is 5'
+    assert _graph_error(lambda: tf.image.draw_bounding_boxes(img3, tf.zeros([1, 4]))) == \
+        'Shape must be rank 3 but is rank 2'
+    assert _graph_error(lambda: tf.image.draw_bounding_boxes(
+        tf.zeros([1, 8, 8, 2]), tf.zeros([1, 1, 4]))) == \
+        'Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)'
+    im, bx = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    drawn = tf.image.draw_bounding_boxes(im, bx)
+    assert drawn.get_shape().ndims is None
+    pad_in, paddings = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    padded = tf.pad(pad_in, paddings)
+    with tf.Session() as sess:
+        assert sess.run(drawn, {im: np.zeros((1, 4, 4, 3)), bx: np.zeros((1, 1, 5))}).shape == (
+            1, 4, 4, 3)
+        for boxes, words in ((np.zeros((2, 1, 4)), 'The batch sizes should be the same'),
+                             (np.zeros((1, 4)), 'The rank of the boxes tensor should be 3')):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(drawn, {im: np.zeros((1, 4, 4, 3)), bx: boxes})
+            assert str(e.value).split('\n')[0] == words
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            sess.run(padded, {pad_in: np.zeros((3, 2)), paddings: [[0, 1], [-2, 0]]})
+        assert str(e.value).split('\n')[0] == 'Paddings must be non-negative: -2 0'
+    assert _graph_error(lambda: tf.nn.top_k(tf.constant(1.0), k=1)) == \
+        'Shape must be at least rank 1 but is rank 0'
+    assert _graph_error(lambda: tf.nn.top_k(tf.zeros([3]), k=[1])) == \
+        'Input must be scalar but has rank 1'

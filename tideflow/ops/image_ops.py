@@ -659,9 +659,13 @@ def _draw_boxes_kernel(images, boxes, colors=None):
     bx = _np(boxes).astype(np.float32)
     if img.ndim != 4:
         raise _invalid(f"The rank of the images should be 4{list(img.shape)}")
-    if bx.ndim != 3 or bx.shape[-1] != 4 or bx.shape[0] != img.shape[0]:
-        raise _invalid(f"boxes must be [batch, num_boxes, 4] with the images' batch, got "
-                       f"{list(bx.shape)}")
+    # TF 1.15's checks and words (a box row longer than 4 has its first 4 drawn, as TF)
+    if bx.ndim != 3:
+        raise _invalid("The rank of the boxes tensor should be 3")
+    if bx.shape[0] != img.shape[0]:
+        raise _invalid("The batch sizes should be the same")
+    if bx.shape[-1] < 4:
+        raise _invalid(f"boxes must be [batch, num_boxes, 4], got {list(bx.shape)}")
     out = img.copy()
     _, h, w, depth = img.shape
     if depth not in (1, 3, 4):
@@ -700,8 +704,16 @@ def _draw_boxes_kernel(images, boxes, colors=None):
 
 
 def _draw_boxes_shape(op):
-    _check_rank(_in(op, 0), 4)
-    return [_in(op, 0) if _in(op, 0).ndims is not None else [None] * 4]
+    # TF 1.15's shape function: images of 1, 3 or 4 channels, boxes [batch, n, 4]; the
+    # output is the images' shape as given (unknown rank stays unknown)
+    images, boxes = _in(op, 0), _in(op, 1)
+    _check_rank(images, 4)
+    if images.ndims and images.dims[3].value not in (None, 1, 3, 4):
+        raise ValueError("Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
+    _check_rank(boxes, 3)
+    if boxes.ndims and boxes.dims[2].value not in (None, 4):
+        raise ValueError(f"Dimension must be 4 but is {boxes.dims[2].value}")
+    return [images]
 
 
 op_registry.declare(

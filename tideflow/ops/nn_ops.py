@@ -752,9 +752,13 @@ def _top_k_v1(x, *, k, sorted=True):
 
 
 def _top_k_shape(op):
-    x = _in(op, 0).with_rank_at_least(1)
+    # TF 1.15's words: WithRankAtLeast's, then MakeDimForScalarInput's
+    x = _in(op, 0)
+    if x.ndims is not None and x.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {x.ndims}")
     if len(op._inputs) > 1:
-        _in(op, 1).with_rank(0)
+        if _in(op, 1).ndims not in (None, 0):
+            raise ValueError(f"Input must be scalar but has rank {_in(op, 1).ndims}")
         kv = ops.constant_value(op._inputs[1])
         k = None if kv is None else int(kv)
     else:

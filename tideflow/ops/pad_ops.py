@@ -159,8 +159,9 @@ def _check_paddings(x, paddings):
             f"The first dimension of paddings must be the rank of inputs{_shape_str(p.shape)} "
             f"{_shape_str(x.shape)}"
         )
-    if np.any(p < 0):
-        raise _invalid(f"Paddings must be non-negative: {p.tolist()}")
+    for before, after in p.tolist():
+        if before < 0 or after < 0:
+            raise _invalid(f"Paddings must be non-negative: {before} {after}")
     return [(int(a), int(b)) for a, b in p.tolist()]
 
 
