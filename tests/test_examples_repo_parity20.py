@@ -117,3 +117,65 @@ def test_contrib_learn_synthetic_circles_and_spirals():
     np.testing.assert_array_equal(m.target, [1, 1, 0, 0])
     with pytest.raises(ValueError, match="Cannot generate spiral with mode x"):
         syn.spirals(mode="x")
+
+
+def test_contrib_learn_callback_monitors_run_through_fit(tmp_path):
+    # TF 1.15: a BaseMonitor subclass gets begin/step_begin/step_end/post_step/end, the
+    # names its step_begin returns are fetched with the step, and step_end returning True
+    # stops training; CaptureVariable(every_n=2) keeps steps 1 and 3 of 4
+    learn = tf.contrib.learn
+    calls = []
+
+    class Recorder(learn.monitors.BaseMonitor):
+        def step_begin(self, step):
+            super().step_begin(step)
+            calls.append(("begin", step))
+            return ["global_step:0"]
+
+        def step_end(self, step, output):
+            super().step_end(step, output)
+            calls.append(("end", step, int(output["global_step:0"])))
+            return step >= 4
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+        logits = tf.squeeze(tf.matmul(features, w), 1)
+        loss = tf.losses.sigmoid_cross_entropy(tf.cast(labels, tf.float32), logits)
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return learn.ModelFnOps(mode, predictions=logits, loss=loss, train_op=train)
+
+    x = np.random.RandomState(0).rand(30, 3).astype(np.float32)
+    y = (x.sum(1) > 1.5).astype(np.int32)
+    cap = learn.monitors.CaptureVariable("w:0", every_n=2, first_n=1)
+    est = learn.Estimator(model_fn=model_fn, model_dir=str(tmp_path))
+    est.fit(x=x, y=y, steps=10, batch_size=30, monitors=[Recorder(), cap])
+    assert calls == [("begin", 1), ("end", 1, 1), ("begin", 2), ("end", 2, 2),
+                     ("begin", 3), ("end", 3, 3), ("begin", 4), ("end", 4, 4)]
+    assert sorted(cap.values) == [1, 3]
+    # TF 1.15: [[0.0573375], [0.12607265], [0.03176537]] (to float32 rounding)
+    np.testing.assert_allclose(cap.values[3].ravel(), [0.0573375, 0.12607265, 0.03176537],
+                               rtol=1e-5)
+    assert isinstance(cap, learn.monitors.EveryN)
+
+
+def test_contrib_learn_every_n_monitor_schedule():
+    # TF 1.15: EveryN(every_n_steps=3, first_n_steps=2) is active at steps 1, 2, 5, 8 and at
+    # max_steps 10; step_end's error passes its values unformatted
+    m = tf.contrib.learn.monitors.EveryN(every_n_steps=3, first_n_steps=2)
+    m.begin(max_steps=10)
+    active = []
+    for step in range(1, 11):
+        m.step_begin(step)
+        active.append(m._every_n_step_begin_called)
+        m.step_end(step, {})
+        m.post_step(step, None)
+    assert active == [True, True, False, False, True, False, False, True, False, True]
+    with pytest.raises(ValueError, match="begin called twice without end."):
+        m.begin()
+    m.step_begin(10)
+    with pytest.raises(ValueError) as err:
+        m.step_end(12, {})
+    assert err.value.args == ("step_end expected %s but got %s.", 10, 12)
+    assert str(tf.contrib.learn.monitors.NanLossDuringTrainingError()) == (
+        "NaN loss during training.")

@@ -13,6 +13,7 @@ import types
 import numpy as np
 
 from tideflow import contrib_learn_io as _learn_io
+from tideflow import contrib_learn_monitors as _monitors_lib
 from tideflow import estimator as _est
 from tideflow.contrib_learn_io import (
     queue_parsed_features,
@@ -328,12 +329,14 @@ class _OneBatchIfConstantHook(_hook_lib.SessionRunHook):
 
 
 def _to_hooks(monitors, estimator):
-    hooks = []
-    for m in monitors or []:
+    # TF's replace_monitors_with_hooks: hooks as they are, callback monitors (BaseMonitor
+    # subclasses) run together by one adapter hook after them
+    items = list(monitors or [])
+    for m in items:
         if isinstance(m, _BaseMonitor):
             m._estimator = estimator
-        hooks.append(m)
-    return hooks
+    is_chief = getattr(getattr(estimator, "config", None), "is_chief", True)
+    return _monitors_lib.wrap_monitors(items, estimator, is_chief)
 
 
 # ------------------------------------------------------------------------------------------
@@ -1547,19 +1550,14 @@ class StopAtStep(_BaseMonitor):
         return object.__getattribute__(self, name)
 
 
-def _print_tensor(tensor_names, every_n=100, first_n=1):
-    from tideflow.train import basic_session_run_hooks
-
-    names = tensor_names if isinstance(tensor_names, dict) else list(tensor_names)
-    return basic_session_run_hooks.LoggingTensorHook(names, every_n_iter=every_n)
-
-
 monitors = types.ModuleType(__name__ + ".monitors", "``tf.contrib.learn.monitors``.")
 monitors.ValidationMonitor = ValidationMonitor
 monitors.StopAtStep = StopAtStep
-monitors.PrintTensor = _print_tensor
-monitors.BaseMonitor = _BaseMonitor
 monitors.SessionRunHook = _hook_lib.SessionRunHook
+for _name in ("BaseMonitor", "CaptureVariable", "EveryN", "LoggingTrainable", "NanLoss",
+              "NanLossDuringTrainingError", "PrintTensor", "RunHookAdapterForMonitors",
+              "StepCounter", "SummarySaver", "get_default_monitors"):
+    setattr(monitors, _name, getattr(_monitors_lib, _name))
 
 
 def _replace_monitors_with_hooks(monitors_or_hooks, estimator):
