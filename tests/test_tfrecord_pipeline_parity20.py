@@ -155,3 +155,21 @@ def test_sparse_component_through_a_map_has_an_unknown_shape():
         tf.data.experimental.parse_example_dataset({"v": tf.io.VarLenFeature(tf.float32)}))
     assert d2.output_shapes["v"].as_list() == [2, None]
     assert d2.map(lambda x: x).output_shapes["v"].as_list() == [None, None]
+
+
+def test_assert_element_shape_with_unknown_dimensions():
+    # TF 1.15: a partly known expected shape checks the known dimensions at run time
+    # (unknown ones as -1); a shape of another rank fails when merged, before the map
+    d = tf.data.Dataset.range(1, 4).map(lambda x: tf.range(x))
+    loose = d.apply(tf.contrib.data.assert_element_shape(tf.TensorShape([None])))
+    assert loose.output_shapes.as_list() == [None]
+    assert _drain(loose) == [[0], [0, 1], [0, 1, 2]]
+    strict = d.apply(tf.contrib.data.assert_element_shape(tf.TensorShape([2])))
+    n = strict.make_one_shot_iterator().get_next()
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Wrong shape for args_0:0 \[expected\] \[actual\].\] \[2\] \[1\]"):
+            s.run(n)
+        assert s.run(n).tolist() == [0, 1]
+    with pytest.raises(ValueError, match=r"^Shapes \(\?,\) and \(\?, \?\) are not compatible"):
+        d.apply(tf.contrib.data.assert_element_shape(tf.TensorShape([None, None])))

@@ -70,8 +70,13 @@ def _assert_shape_op(expected_shape, tensor):
     """TF 1.15's ops: the rank and each dimension (-1 matching any) compared, both always
     (a rank mismatch fails in the dimensions' Equal, as TF's)."""
     tf = _tf()
-    with ops.name_scope("assert_shape", values=[expected_shape, tensor]) as scope:
+    with ops.name_scope("assert_shape", values=[tensor]) as scope:
         actual = tf.shape(tensor, out_type=dtypes.int32, name="actual")
+        if (isinstance(expected_shape, tensor_shape.TensorShape)
+                and not expected_shape.is_fully_defined()):
+            # as TF 1.15: a partly known TensorShape is checked as a list, unknown (and, as
+            # TF's test reads it, 0) dimensions as -1
+            expected_shape = [d if d else -1 for d in expected_shape.as_list()]
         with ops.name_scope("is_shape", values=[tensor]) as is_shape_scope:
             size = tf.size(expected_shape)
             with ops.name_scope("is_rank", values=[tensor]) as is_rank_scope:

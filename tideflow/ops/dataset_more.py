@@ -566,6 +566,11 @@ def assert_element_shape(expected_shapes):
     from tideflow.contrib_framework_extra import with_shape
 
     def apply(dataset):
+        # as TF 1.15, the shapes are merged first: an incompatible one fails here
+        shapes = dataset.output_shapes
+        for have, want in zip(ds.flatten(shapes), ds.flatten_up_to(shapes, expected_shapes)):
+            have.merge_with(want)
+
         def check(*elements):
             elements = elements[0] if len(elements) == 1 else elements
             flat = ds.flatten(elements)
