@@ -181,3 +181,18 @@ def test_profiler_scope_report_text_as_tf115(capsys, tmp_path):
                 str(tmp_path / "p.txt")).build()
         tf.profiler.profile(g, options=opts)
         assert (tmp_path / "p.txt").read_text() == doc + tree
+
+
+def test_profiler_object_says_parsing_inputs_once(capsys):
+    """tfprof reads the graph once per tf.profiler.Profiler (at construction), not at each of
+    its profile_* calls; TF 1.15 prints 'Parsing Inputs...' then."""
+    with tf.Graph().as_default() as g:
+        tf.layers.dense(tf.placeholder(tf.float32, [4, 8]), 3)
+        capsys.readouterr()
+        prof = tf.profiler.Profiler(g)
+        assert capsys.readouterr().out == "Parsing Inputs...\n"
+        opts = tf.profiler.ProfileOptionBuilder.float_operation()
+        opts["output"] = "none"
+        assert prof.profile_name_scope(opts).total_float_ops == 253  # TF 1.15's count
+        assert prof.profile_operations(opts).total_float_ops == 253
+        assert capsys.readouterr().out == ""

@@ -635,14 +635,23 @@ def profile(graph=None, run_meta=None, op_log=None, cmd="scope", options=None):
     whose ``total_float_ops``/``total_parameters``/``total_exec_micros`` sum what
     ``options`` accounts, and prints the report unless the output is ``none``."""
     del op_log
+    if cmd not in ("scope", "graph", "op", "code"):
+        raise ValueError(f"cmd must be one of scope, graph, op, code; got {cmd!r}")
+    _parsing_inputs()
+    return _profile(graph, run_meta, cmd, options)
+
+
+def _parsing_inputs():
+    # tfprof prints this (to stdout, whatever the output option) as it reads a graph: once
+    # per tf.profiler.profile or advise call, once per Profiler
+    sys.stdout.write("Parsing Inputs...\n")
+
+
+def _profile(graph, run_meta, cmd, options):
     if options is None:
         options = ProfileOptionBuilder.trainable_variables_parameter()
     if graph is None:
         graph = ops.get_default_graph()
-    if cmd not in ("scope", "graph", "op", "code"):
-        raise ValueError(f"cmd must be one of scope, graph, op, code; got {cmd!r}")
-    # tfprof prints this (to stdout, whatever the output option) as it reads the graph
-    sys.stdout.write("Parsing Inputs...\n")
     stats = _op_stats(graph, run_meta)
     if cmd in ("op", "code"):
         root = _op_view(stats, options)
@@ -665,8 +674,13 @@ def profile(graph=None, run_meta=None, op_log=None, cmd="scope", options=None):
 def advise(graph=None, run_meta=None, options=None):
     """The most expensive op types of a traced step, as ``{"checkers": {...}}``."""
     del options
-    root = profile(graph, run_meta, cmd="op",
-                   options={**ProfileOptionBuilder.time_and_memory(), "output": "none"})
+    _parsing_inputs()
+    return _advise(graph, run_meta)
+
+
+def _advise(graph, run_meta):
+    root = _profile(graph, run_meta, "op",
+                    {**ProfileOptionBuilder.time_and_memory(), "output": "none"})
     top = sorted(root.children, key=lambda n: -n.total_exec_micros)[:10]
     reports = [f"{n.name}: {n.total_exec_micros} us over {n.total_definition_count} ops"
                for n in top]
@@ -707,6 +721,7 @@ class Profiler:
         del op_log
         self._graph = graph or ops.get_default_graph()
         self._steps = {}
+        _parsing_inputs()
 
     def add_step(self, step, run_meta):
         self._steps[step] = run_meta
@@ -718,19 +733,19 @@ class Profiler:
         return self._steps.get(step, self._steps[max(self._steps)])
 
     def profile_name_scope(self, options):
-        return profile(self._graph, self._run_meta(options), cmd="scope", options=options)
+        return _profile(self._graph, self._run_meta(options), "scope", options)
 
     def profile_graph(self, options):
-        return profile(self._graph, self._run_meta(options), cmd="graph", options=options)
+        return _profile(self._graph, self._run_meta(options), "graph", options)
 
     def profile_operations(self, options):
-        return profile(self._graph, self._run_meta(options), cmd="op", options=options)
+        return _profile(self._graph, self._run_meta(options), "op", options)
 
     def profile_python(self, options):
-        return profile(self._graph, self._run_meta(options), cmd="code", options=options)
+        return _profile(self._graph, self._run_meta(options), "code", options)
 
     def advise(self, options=None):
-        return advise(self._graph, self._run_meta(options or {}), options)
+        return _advise(self._graph, self._run_meta(options or {}))
 
     def serialize_to_string(self):
         """The profile as a serialized ``ProfileProto`` (``tensorflow.core.profiler.
