@@ -1558,6 +1558,7 @@ for _name in ("BaseMonitor", "CaptureVariable", "EveryN", "LoggingTrainable", "N
               "NanLossDuringTrainingError", "PrintTensor", "RunHookAdapterForMonitors",
               "StepCounter", "SummarySaver", "get_default_monitors"):
     setattr(monitors, _name, getattr(_monitors_lib, _name))
+NanLossDuringTrainingError = _monitors_lib.NanLossDuringTrainingError
 
 
 def _replace_monitors_with_hooks(monitors_or_hooks, estimator):
@@ -1850,7 +1851,8 @@ def __getattr__(name):
 __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
            "DNNRegressor", "Dataset", "Datasets", "Estimator", "Experiment", "KMeansClustering",
            "LinearClassifier",
-           "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "NotFittedError",
+           "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "NanLossDuringTrainingError",
+           "NotFittedError",
            "PredictionKey", "ProblemType", "RunConfig", "SKCompat", "TensorFlowClassifier",
            "TensorFlowDNNClassifier", "TensorFlowDNNRegressor", "TensorFlowEstimator",
            "TensorFlowLinearClassifier", "TensorFlowLinearRegressor", "TensorFlowRNNClassifier",
@@ -1887,7 +1889,8 @@ def _register_source_paths():
                            "python.learn.metric_spec": metric_spec,
                            "python.learn.datasets": datasets,
                            "python.learn.datasets.base": datasets.base,
-                           "python.learn.datasets.mnist": loaders.mnist}.items():
+                           "python.learn.datasets.mnist": loaders.mnist,
+                           "python.learn.monitors": monitors}.items():
         sys.modules.setdefault("tideflow.contrib.learn." + suffix, module)
 
 
