@@ -211,3 +211,19 @@ def test_contrib_multi_label_head():
     with pytest.raises(ValueError, match=r"^All classes_for_class_based_metrics must be in "
                                          r"range \[0, 2\]. Given: 3$"):
         tf.contrib.estimator.multi_label_head(3, classes_for_class_based_metrics=[3])
+
+
+def test_named_head_suffixes_metric_keys_and_summary_tags():
+    # TF 1.15: a head named "ctr" reports "auc/ctr", ... and summarizes "loss/ctr"
+    head = tf.contrib.estimator.binary_classification_head(name="ctr")
+    for mode, want in (("train", ["loss/ctr:0"]), ("eval", [])):
+        with tf.Graph().as_default():
+            tf.train.create_global_step()
+            spec = head.create_estimator_spec({}, mode, tf.constant([[0.3], [-0.5]]),
+                                              tf.constant([[0], [1]]),
+                                              train_op_fn=lambda loss: tf.no_op())
+            assert [t.name for t in tf.get_collection("summaries")] == want
+    assert sorted(spec.eval_metric_ops) == [
+        "accuracy/ctr", "accuracy_baseline/ctr", "auc/ctr", "auc_precision_recall/ctr",
+        "average_loss/ctr", "label/mean/ctr", "precision/ctr", "prediction/mean/ctr",
+        "recall/ctr"]

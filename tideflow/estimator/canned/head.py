@@ -162,6 +162,11 @@ def _tiled_classes(like, n_classes, label_vocabulary):
     return array_ops.tile(array_ops.expand_dims(classes_list, 0), [batch_size, 1])
 
 
+def _summary_key(head_name, key):
+    """A metric's key or summary tag: ``key/head_name`` for a named head, as TF 1.x's."""
+    return f"{key}/{head_name}" if head_name else key
+
+
 def _accuracy_baseline(labels_mean):
     """The accuracy of always predicting the majority class, as TF 1.15's ops."""
     with ops.name_scope(None, "accuracy_baseline", labels_mean):
@@ -232,6 +237,7 @@ class _Head:
             # TF 1.15 makes the metrics after the head's name scope closes (its TPU spec's
             # metric function), so their ops and variables are "<model>/metrics/..."
             metrics = self._metrics(predictions, label_ids, float_labels, unreduced, weights)
+            metrics = {_summary_key(self._name, k): v for k, v in metrics.items()}
             return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
                                  eval_metric_ops=metrics)
         with ops.name_scope(head_scope):
@@ -254,9 +260,9 @@ class _Head:
                     weights * fill_ops.ones_like(unreduced))
                 average = unregularized / example_weight_sum
             with ops.name_scope(""):  # the tags are "loss" and "average_loss", as TF's
-                summary_lib.scalar(MetricKeys.LOSS, loss)
+                summary_lib.scalar(_summary_key(self._name, MetricKeys.LOSS), loss)
                 if average is not None:
-                    summary_lib.scalar(MetricKeys.LOSS_MEAN, average)
+                    summary_lib.scalar(_summary_key(self._name, MetricKeys.LOSS_MEAN), average)
             return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
                                  train_op=train_op)
 
