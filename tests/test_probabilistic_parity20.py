@@ -272,3 +272,27 @@ def test_inverse_gamma_cauchy_binomial_ops_as_tf():
     np.testing.assert_allclose(cdf, [0.8369199633598328, 1.0], rtol=1e-6)
     with pytest.raises(ValueError, match="^`stddev` is undefined for Cauchy distribution.$"):
         c.variance()
+
+
+def test_masked_autoregressive_flow_initialises_as_tf():
+    # TF 1.15's forward takes the event size before the template's first call, and clips
+    # the log scale under "clip_by_value_preserve_grad": its glorot seeds, so its draws, are
+    # TF's
+    tfb = cd.bijectors
+    tf.set_random_seed(4)
+    maf = cd.TransformedDistribution(
+        distribution=cd.Normal(loc=tf.zeros([]), scale=tf.ones([])),
+        bijector=tfb.MaskedAutoregressiveFlow(
+            shift_and_log_scale_fn=tfb.masked_autoregressive_default_template(
+                hidden_layers=[8, 8])),
+        event_shape=[3])
+    x = maf.sample(2)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert ("masked_autoregressive_flowNormal/sample/masked_autoregressive_flow/forward/"
+            "masked_autoregressive_default_template/clip_by_value_preserve_grad/add") in names
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got = s.run(x)
+    np.testing.assert_allclose(got, [[0.5836931467056274, -0.8322315812110901, 0.05827103555202484],
+                                     [0.9282894134521484, -0.3454180061817169, 0.4643878936767578]],
+                               rtol=1e-5)

@@ -37,20 +37,22 @@ class MaskedAutoregressiveFlow(Bijector):
                          name=name or "masked_autoregressive_flow")
 
     def _forward(self, x):
-        y0 = tf.zeros_like(x, name="y0")
-        self._fn(y0)  # the template's first call creates its variables outside any loop
         if self._unroll_loop:
             event_size = x.get_shape().with_rank_at_least(1)[-1].value
             if event_size is None:
                 raise ValueError(f"The final dimension of `x` must be known at graph "
                                  f"construction time if `unroll_loop=True`. `x.shape`: "
                                  f"{x.get_shape()!r}")
-            y = y0
+            y = tf.zeros_like(x, name="y0")
             for _ in range(event_size):
                 y = _affine(x, *self._fn(y))
             return y
+        # TF 1.15's order: the event size, then the template's first call (creating its
+        # variables outside the loop)
         event_size = tf.shape(x)[-1]
         static_size = x.get_shape().with_rank_at_least(1)[-1].value
+        y0 = tf.zeros_like(x, name="y0")
+        self._fn(y0)
 
         def body(index, y):
             return index + 1, _affine(x, *self._fn(y))
@@ -110,8 +112,9 @@ def masked_dense(inputs, units, num_blocks=None, exclusive=False, kernel_initial
 
 
 def _clip_preserving_grad(x, low, high):
-    """``clip_by_value`` whose gradient is the identity's."""
-    return x + tf.stop_gradient(tf.clip_by_value(x, low, high) - x)
+    """``clip_by_value`` whose gradient is the identity's (under TF's scope name)."""
+    with tf.name_scope(None, "clip_by_value_preserve_grad", [x, low, high]):
+        return x + tf.stop_gradient(tf.clip_by_value(x, low, high) - x)
 
 
 def masked_autoregressive_default_template(hidden_layers, shift_only=False,
