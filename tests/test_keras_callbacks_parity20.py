@@ -249,3 +249,18 @@ def test_model_checkpoint_saves_a_subclassed_models_weights(tmp_path, caplog):
     with h5py.File(str(tmp_path / "sub_2.h5"), "r") as f:
         assert sorted(f.keys()) == ["dense"]
         assert sorted(f.attrs.keys()) == ["backend", "keras_version", "layer_names"]
+
+
+@pytest.mark.parametrize("axes", [1, [1, 1], (-1, 1)])
+def test_dot_keeps_its_axes_as_given(axes):
+    # TF 1.15's Dot keeps `axes` as given: its config says 1 for 1 (the json too)
+    import json
+
+    a, b = L.Input((3,)), L.Input((3,))
+    m = tf.keras.Model([a, b], L.Dot(axes=axes, normalize=True, name="cos")([a, b]))
+    assert m.layers[-1].axes == axes
+    assert json.loads(m.to_json())["config"]["layers"][-1]["config"]["axes"] == (
+        list(axes) if isinstance(axes, tuple) else axes)
+    assert m.output.get_shape().as_list() == [None, 1]
+    with pytest.raises(ValueError, match="should contain two elements"):
+        L.Dot(axes=[1])

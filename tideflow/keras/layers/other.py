@@ -612,15 +612,26 @@ class Dot(_Merge):
 
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
-        self.axes = (axes, axes) if isinstance(axes, int) else tuple(axes)
+        if not isinstance(axes, int):
+            if not isinstance(axes, (list, tuple)):
+                raise TypeError("Invalid type for `axes` - should be a list or an int.")
+            if len(axes) != 2:
+                raise ValueError("Invalid format for `axes` - should contain two elements.")
+            if not isinstance(axes[0], int) or not isinstance(axes[1], int):
+                raise ValueError('Invalid format for `axes` - list elements should be "int".')  # noqa: TRY004 - as TF
+        self.axes = axes  # (as given, as TF 1.15 keeps it and its config says it)
         self.normalize = normalize
+
+    @property
+    def _axes_pair(self):
+        return (self.axes, self.axes) if isinstance(self.axes, int) else tuple(self.axes)
 
     def build(self, input_shape):
         self._check(input_shape)
         if len(input_shape) != 2:
             raise ValueError("A `Dot` layer should be called on a list of 2 inputs.")
         a, b = (TensorShape(s).as_list() for s in input_shape)
-        axes = [ax % len(s) for ax, s in zip(self.axes, (a, b))]
+        axes = [ax % len(s) for ax, s in zip(self._axes_pair, (a, b))]
         if a[axes[0]] is not None and b[axes[1]] is not None and a[axes[0]] != b[axes[1]]:
             raise ValueError(f"Dimension incompatibility {a[axes[0]]} != {b[axes[1]]}. Layer "
                              f"shapes: {tuple(a)}, {tuple(b)} (layer {self.name}).")
@@ -629,7 +640,7 @@ class Dot(_Merge):
     def _merge(self, inputs):
         x, y = inputs
         axes = [ax % x.get_shape().ndims if i == 0 else ax % y.get_shape().ndims
-                for i, ax in enumerate(self.axes)]
+                for i, ax in enumerate(self._axes_pair)]
         if self.normalize:
             x = tf.nn.l2_normalize(x, axis=axes[0])
             y = tf.nn.l2_normalize(y, axis=axes[1])
@@ -642,7 +653,7 @@ class Dot(_Merge):
             raise ValueError("A `Dot` layer should be called on a list of 2 inputs. "
                              f"Got: {input_shape}")
         a, b = (list(TensorShape(s).as_list()) for s in input_shape)
-        axes = [ax % len(s) for ax, s in zip(self.axes, (a, b))]
+        axes = [ax % len(s) for ax, s in zip(self._axes_pair, (a, b))]
         a.pop(axes[0])
         b.pop(axes[1])
         b.pop(0)
