@@ -618,7 +618,8 @@ class Dot(_Merge):
             if len(axes) != 2:
                 raise ValueError("Invalid format for `axes` - should contain two elements.")
             if not isinstance(axes[0], int) or not isinstance(axes[1], int):
-                raise ValueError('Invalid format for `axes` - list elements should be "int".')  # noqa: TRY004 - as TF
+                raise ValueError(  # noqa: TRY004 - as TF
+                    'Invalid format for `axes` - list elements should be "int".')
         self.axes = axes  # (as given, as TF 1.15 keeps it and its config says it)
         self.normalize = normalize
 
