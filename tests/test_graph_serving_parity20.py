@@ -376,3 +376,22 @@ def test_contrib_predictor_from_estimator(tmp_path):
     assert pred({"x": [[2.0, 1.0]]})["p"].tolist() == [[4.0]]
     with pytest.raises(KeyError, match="output_key must be one of"):
         tf.contrib.predictor.from_estimator(est, receiver, output_key="nope")
+
+
+def test_import_input_map_value_from_another_graph_is_found_by_name():
+    # TF 1.15's C importer looks an input_map value up by name in the importing graph: a
+    # namesake there is used, none is an error in its words
+    src = tf.Graph()
+    with src.as_default():
+        a = tf.constant(1.0, name="a")
+        b_src = tf.constant(7.0, name="b")
+        tf.identity(a * 2.0, name="out")
+    gd = src.as_graph_def()
+    tf.constant(2.0, name="b")
+    out, = tf.import_graph_def(gd, input_map={"a:0": b_src}, return_elements=["out:0"])
+    with tf.Session() as sess:
+        assert sess.run(out) == 4.0
+    with pytest.raises(ValueError) as e:
+        tf.import_graph_def(gd, input_map={"a:0": a}, name="w")
+    assert str(e.value) == ("node 'a' in input_map does not exist in graph (input_map entry: "
+                            "a:0->a:0)")

@@ -608,9 +608,12 @@ def _check_mapped_inputs(graph, nodes, input_map, prefix=""):
                     f"input_map value {op.name} for {key!r} is not an element of the default graph."
                 )
         elif value._op._graph is not graph:
-            raise ValueError(
-                f"input_map value {value.name} for {key!r} is not an element of the default graph."
-            )
+            # TF 1.15's C importer finds the value by its name in the importing graph
+            if value._op.name not in graph._nodes_by_name:
+                raise ValueError(f"node '{value._op.name}' in input_map does not exist in graph "
+                                 f"(input_map entry: {key}->{value.name})")
+            input_map = dict(input_map)
+            input_map[key] = graph._nodes_by_name[value._op.name]._outputs[value.value_index]
     for node in nodes.values():
         for i, (_, _, key) in enumerate(node.data):
             value = input_map.get(key)
