@@ -227,3 +227,33 @@ def test_named_head_suffixes_metric_keys_and_summary_tags():
         "accuracy/ctr", "accuracy_baseline/ctr", "auc/ctr", "auc_precision_recall/ctr",
         "average_loss/ctr", "label/mean/ctr", "precision/ctr", "prediction/mean/ctr",
         "recall/ctr"]
+
+
+def test_contrib_multi_head():
+    # TF 1.15's tf.contrib.estimator.multi_head: the logits split among named heads, each
+    # head's metrics plus a mean of its loss ("loss/<name>") under merge_eval, the losses
+    # merged with head_weights; TF 1.15 gives loss 0.7012471 and these values
+    ce = tf.contrib.estimator
+    head = ce.multi_head([ce.binary_classification_head(name="ctr"),
+                          ce.regression_head(name="price")], head_weights=[1.0, 0.5])
+    assert (head.name, head.logits_dimension) == ("ctr_price", 2)
+    with tf.Graph().as_default():
+        tf.train.create_global_step()
+        spec = head.create_estimator_spec(
+            {}, "eval", tf.constant([[0.3, 1.0], [-0.2, 0.5]]),
+            {"ctr": tf.constant([[1], [0]]), "price": tf.constant([[1.5], [0.0]])})
+        assert spec.loss.name == "merge_eval/merge_losses/AddN:0"
+        assert spec.eval_metric_ops["loss/ctr"][0].name == "merge_eval/loss/ctr/value:0"
+        assert sorted(spec.eval_metric_ops) == [
+            "accuracy/ctr", "accuracy_baseline/ctr", "auc/ctr", "auc_precision_recall/ctr",
+            "average_loss/ctr", "average_loss/price", "label/mean/ctr", "label/mean/price",
+            "loss/ctr", "loss/price", "precision/ctr", "prediction/mean/ctr",
+            "prediction/mean/price", "recall/ctr"]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            sess.run({k: v[1] for k, v in spec.eval_metric_ops.items()})
+            assert abs(sess.run(spec.loss) - 0.7012471) < 1e-6
+            got = sess.run({k: spec.eval_metric_ops[k][0] for k in ("loss/ctr", "loss/price")})
+    assert abs(got["loss/ctr"] - 0.5762470960617065) < 1e-6 and got["loss/price"] == 0.25
+    with pytest.raises(ValueError, match="^All given heads must have name specified"):
+        ce.multi_head([ce.regression_head()])

@@ -3,16 +3,29 @@ the head factories (``regression_head``, ``binary_classification_head``, ...),
 ``forward_features``, ``clip_gradients_by_norm`` and the one-device form of
 ``replicate_model_fn``/``TowerOptimizer`` (official/mnist's ``--multi_gpu`` path)."""
 
+from tideflow import metrics as metrics_lib
+from tideflow.estimator.canned import head as head_lib
 from tideflow.estimator.canned import heads
 from tideflow.estimator.estimator import Estimator
 from tideflow.estimator.export import (
+    PredictOutput,
     build_raw_supervised_input_receiver_fn,
     build_supervised_input_receiver_fn_from_input_fn,
 )
-from tideflow.estimator.model_fn import ModeKeys
-from tideflow.framework import sparse_tensor
-from tideflow.ops import clip_ops, losses_impl, sparse_ops
+from tideflow.estimator.model_fn import EstimatorSpec, ModeKeys
+from tideflow.framework import ops, sparse_tensor
+from tideflow.ops import (
+    array_ops,
+    clip_ops,
+    control_flow_ops,
+    fill_ops,
+    losses_impl,
+    math_ops,
+    sparse_ops,
+)
+from tideflow.summary import summary as summary_lib
 from tideflow.train import optimizer as optimizer_lib
+from tideflow.train import training_util
 
 _MEAN = losses_impl.Reduction.SUM_OVER_BATCH_SIZE
 
@@ -55,6 +68,132 @@ def multi_label_head(n_classes, weight_column=None, thresholds=None, label_vocab
                                 loss_reduction=loss_reduction, loss_fn=loss_fn,
                                 classes_for_class_based_metrics=classes_for_class_based_metrics,
                                 name=name)
+
+
+def multi_head(heads, head_weights=None):
+    """One head over several named heads (TF 1.15's contrib ``multi_head``): the logits split
+    among them in order (or a dict by head name), labels a dict by head name, the losses
+    added (times ``head_weights``)."""
+    if head_weights and len(head_weights) != len(heads):
+        raise ValueError("heads and head_weights must have the same size. Given len(heads): "
+                         f"{len(heads)}. Given len(head_weights): {len(head_weights)}.")
+    if not heads:
+        raise ValueError(f"Must specify heads. Given: {heads}")
+    for head in heads:
+        if not head.name:
+            raise ValueError(f"All given heads must have name specified. Given: {head}")
+    return _MultiHead(tuple(heads), tuple(head_weights) if head_weights else ())
+
+
+def _merge_losses(losses, head_weights=None):
+    losses = tuple(losses)
+    with ops.name_scope("merge_losses", values=losses + (head_weights or ())):
+        if head_weights:
+            losses = [math_ops.multiply(loss, w) for loss, w in zip(losses, head_weights)]
+        return math_ops.add_n(losses)
+
+
+class _MultiHead:
+    def __init__(self, heads, head_weights):
+        self._heads = heads
+        self._head_weights = head_weights
+
+    @property
+    def name(self):
+        return "_".join(h.name for h in self._heads)
+
+    @property
+    def logits_dimension(self):
+        return sum(h.logits_dimension for h in self._heads)
+
+    def _split_logits(self, logits):
+        logits_dict = {}
+        with ops.name_scope(None, "split_logits", values=[logits]):
+            logits = ops.convert_to_tensor(logits)
+            dims = [h.logits_dimension for h in self._heads]
+            shape = logits.shape.as_list()
+            if shape[-1] is not None and shape[-1] != sum(dims):
+                raise ValueError(
+                    f"Could not split logits of shape {shape!r} among the heads with "
+                    f"individual logits dimensions: {dims!r}. The last dimension of the "
+                    f"logits tensor should equal {shape[-1]} but is {sum(dims)}.")
+            batch_shape = array_ops.shape(logits)[:-1]
+            zeros = fill_ops.zeros_like(batch_shape)
+            minus_ones = -1 * fill_ops.ones_like(batch_shape)
+            begin = 0
+            for head in self._heads:
+                logits_dict[head.name] = array_ops.slice(
+                    logits, begin=array_ops.concat([zeros, [begin]], axis=0),
+                    size=array_ops.concat([minus_ones, [head.logits_dimension]], axis=0))
+                begin += head.logits_dimension
+        return logits_dict
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              train_op_fn=None):
+        logits_dict = logits if isinstance(logits, dict) else self._split_logits(logits)
+        if labels and not isinstance(labels, dict):
+            raise ValueError(f"labels must be a dict. Given: {labels}")
+        specs = [head.create_estimator_spec(
+            features=features, mode=mode, logits=logits_dict[head.name],
+            labels=labels[head.name] if labels else None,
+            train_op_fn=lambda loss: control_flow_ops.no_op()) for head in self._heads]
+        predictions = {(head.name, k): v for head, spec in zip(self._heads, specs)
+                       for k, v in spec.predictions.items()}
+        if mode == ModeKeys.TRAIN:
+            metrics = {}
+            for spec in specs:
+                metrics.update(spec.eval_metric_ops or {})
+            loss = _merge_losses([spec.loss for spec in specs], self._head_weights)
+            if optimizer is not None:
+                if train_op_fn is not None:
+                    raise ValueError("train_op_fn and optimizer cannot both be set.")
+                train_op = optimizer.minimize(loss,
+                                              global_step=training_util.get_global_step())
+            elif train_op_fn is not None:
+                train_op = train_op_fn(loss)
+            else:
+                raise ValueError("train_op_fn and optimizer cannot both be None.")
+            with ops.name_scope(""):
+                summary_lib.scalar(head_lib.MetricKeys.LOSS, loss)
+            return EstimatorSpec(mode=mode, loss=loss, train_op=train_op,
+                                 predictions=predictions, eval_metric_ops=metrics)
+        if mode == ModeKeys.PREDICT:
+            return self._merge_predict(specs, predictions)
+        if mode == ModeKeys.EVAL:
+            metrics = {}
+            with ops.name_scope("merge_eval"):
+                for head, spec in zip(self._heads, specs):
+                    key = head_lib._summary_key(head.name, head_lib.MetricKeys.LOSS)
+                    metrics[key] = metrics_lib.mean(spec.loss, name=key)
+                    metrics.update(spec.eval_metric_ops or {})
+                loss = _merge_losses([spec.loss for spec in specs], self._head_weights)
+            return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
+                                 eval_metric_ops=metrics)
+        raise ValueError(f"mode={mode} unrecognized")
+
+    def _merge_predict(self, specs, predictions):
+        default_key = head_lib._DEFAULT_SERVING_KEY
+        first = specs[0].export_outputs
+        if len(first) == 1:
+            default = next(iter(first.values()))
+        elif default_key in first:
+            default = first[default_key]
+        else:
+            raise ValueError(
+                f"{self._heads[0].name} did not specify default export_outputs. Given: "
+                f"{first} Suggested fix: Use one of the heads in tf.contrib.estimator, or "
+                f"include key {default_key} in export_outputs.")
+        export_outputs = {default_key: default}
+        merged = {}
+        for head, spec in zip(self._heads, specs):
+            for k, v in spec.export_outputs.items():
+                export_outputs[head.name if k == default_key else f"{head.name}/{k}"] = v
+                if k == head_lib._PREDICT_SERVING_KEY and isinstance(v, PredictOutput):
+                    for kp, vp in v.outputs.items():
+                        merged[f"{head.name}/{kp}"] = vp
+        export_outputs[head_lib._PREDICT_SERVING_KEY] = PredictOutput(merged)
+        return EstimatorSpec(mode=ModeKeys.PREDICT, predictions=predictions,
+                             export_outputs=export_outputs)
 
 
 def logistic_regression_head(weight_column=None, loss_reduction=_MEAN, name=None):
@@ -210,6 +349,6 @@ __all__ = ["TowerOptimizer", "binary_classification_head",
            "build_raw_supervised_input_receiver_fn",
            "build_supervised_input_receiver_fn_from_input_fn", "clip_gradients_by_norm",
            "export_all_saved_models", "export_saved_model_for_mode", "forward_features",
-           "logistic_regression_head", "multi_class_head", "multi_label_head",
+           "logistic_regression_head", "multi_class_head", "multi_head", "multi_label_head",
            "poisson_regression_head",
            "regression_head", "replicate_model_fn"]
