@@ -196,3 +196,57 @@ def test_profiler_object_says_parsing_inputs_once(capsys):
         assert prof.profile_name_scope(opts).total_float_ops == 253  # TF 1.15's count
         assert prof.profile_operations(opts).total_float_ops == 253
         assert capsys.readouterr().out == ""
+
+
+def test_profiler_op_view_is_tfprof_chain_and_report(tmp_path):
+    """TF 1.15's op view: the op types sorted by FLOPs, each the only child of the one before
+    with the totals of those after it, and its report's columns (TF 1.15's output)."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2, 3, 4], "x")
+        w = tf.Variable(tf.ones([4, 4]), name="w")
+        s = tf.matmul(tf.tensordot(x, w, [[2], [0]]) + 1.0, x, transpose_b=True)
+        tf.reduce_sum(tf.nn.softmax(s) - 1.0)
+        tf.nn.conv3d(tf.zeros([1, 3, 3, 3, 2]), tf.zeros([2, 2, 2, 2, 3]), [1] * 5, "VALID")
+        path = str(tmp_path / "op.txt")
+        opts = tf.profiler.ProfileOptionBuilder(
+            tf.profiler.ProfileOptionBuilder.float_operation()).with_file_output(path).build()
+        root = tf.profiler.profile(g, cmd="op", options=opts)
+    chain, node = [], root
+    while node.children:
+        (node,) = node.children
+        chain.append((node.name, node.float_ops, node.total_float_ops))
+    assert root.total_float_ops == 1085
+    assert chain == [("Conv3D", 768, 1085), ("MatMul", 192, 317), ("Softmax", 90, 125),
+                     ("Sub", 18, 35), ("Sum", 17, 17)]
+    with open(path) as f:
+        assert f.read().split("Profile:\n")[1] == (
+            "node name | # float_ops\n"
+            "Conv3D                   768 float_ops (100.00%, 70.78%)\n"
+            "MatMul                   192 float_ops (29.22%, 17.70%)\n"
+            "Softmax                    90 float_ops (11.52%, 8.29%)\n"
+            "Sub                         18 float_ops (3.23%, 1.66%)\n"
+            "Sum                         17 float_ops (1.57%, 1.57%)\n")
+
+
+def test_profiler_op_view_orders_ties_as_tfprof_sort():
+    """With more than 16 op types tfprof's std::sort is not stable: of BiasAdd and Add, both
+    160 FLOPs, TF 1.15 lists BiasAdd first (its output for this attention block)."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [4, 5, 8], "x")
+        with tf.variable_scope("enc"):
+            q = tf.layers.dense(x, 8, name="q")
+            p = tf.nn.softmax(tf.matmul(q, x, transpose_b=True))
+            o = tf.contrib.layers.layer_norm(tf.matmul(p, x) + x)
+            tf.reduce_sum(o, axis=1) - 1.0
+        w3 = tf.get_variable("w3", [2, 2, 2, 3, 4])
+        tf.nn.conv3d(tf.zeros([1, 4, 4, 4, 3]), w3, [1, 1, 1, 1, 1], "SAME")
+        opts = tf.profiler.ProfileOptionBuilder.float_operation()
+        opts["output"] = "none"
+        node = tf.profiler.profile(g, cmd="op", options=opts)
+    chain = []
+    while node.children:
+        (node,) = node.children
+        chain.append((node.name, node.float_ops))
+    assert chain == [("Conv3D", 12288), ("MatMul", 2560), ("Softmax", 500), ("Mul", 384),
+                     ("Mean", 320), ("SquaredDifference", 320), ("BiasAdd", 160),
+                     ("Add", 160), ("Sum", 128), ("Sub", 66), ("Rsqrt", 8)]

@@ -406,6 +406,195 @@ def _op_view(stats, options):
     return root
 
 
+def _std_sort(items, less):
+    """``items`` ordered as C++'s ``std::sort`` (libstdc++'s introsort, then insertion sort)
+    orders them: tfprof sorts with it, so among equal keys its order, not the names', holds."""
+    a = list(items)
+    n = len(a)
+
+    def sift(sub, hole, length, value):
+        top = second = hole
+        while second < (length - 1) // 2:
+            second = 2 * (second + 1)
+            if less(sub[second], sub[second - 1]):
+                second -= 1
+            sub[hole] = sub[second]
+            hole = second
+        if length % 2 == 0 and second == (length - 2) // 2:
+            second = 2 * (second + 1)
+            sub[hole] = sub[second - 1]
+            hole = second - 1
+        parent = (hole - 1) // 2
+        while hole > top and less(sub[parent], value):
+            sub[hole] = sub[parent]
+            hole, parent = parent, (parent - 1) // 2
+        sub[hole] = value
+
+    def heap_sort(lo, hi):
+        sub = a[lo:hi]
+        for parent in range((len(sub) - 2) // 2, -1, -1):
+            sift(sub, parent, len(sub), sub[parent])
+        for last in range(len(sub) - 1, 0, -1):
+            value, sub[last] = sub[last], sub[0]
+            sift(sub, 0, last, value)
+        a[lo:hi] = sub
+
+    def median_to_first(result, x, y, z):
+        if less(a[x], a[y]):
+            pick = y if less(a[y], a[z]) else (z if less(a[x], a[z]) else x)
+        else:
+            pick = x if less(a[x], a[z]) else (z if less(a[y], a[z]) else y)
+        a[result], a[pick] = a[pick], a[result]
+
+    def partition(first, last, pivot):
+        while True:
+            while less(a[first], a[pivot]):
+                first += 1
+            last -= 1
+            while less(a[pivot], a[last]):
+                last -= 1
+            if first >= last:
+                return first
+            a[first], a[last] = a[last], a[first]
+            first += 1
+
+    def introsort(first, last, depth):
+        while last - first > 16:
+            if depth == 0:
+                heap_sort(first, last)
+                return
+            depth -= 1
+            median_to_first(first, first + 1, first + (last - first) // 2, last - 1)
+            cut = partition(first + 1, last, first)
+            introsort(cut, last, depth)
+            last = cut
+
+    def insertion(first, last, guarded=True):
+        for i in range(first + (1 if guarded else 0), last):
+            value, j = a[i], i
+            if guarded and less(value, a[first]):
+                a[first + 1:i + 1] = a[first:i]
+                a[first] = value
+                continue
+            while less(value, a[j - 1]):
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = value
+
+    if n > 1:
+        introsort(0, n, 2 * (n.bit_length() - 1))
+        insertion(0, min(n, 16))
+        insertion(16, n, guarded=False)
+    return a
+
+
+def _tf_less(options):
+    """tfprof's SortNodes comparison for ``order_by``."""
+    key = {"bytes": "total_requested_bytes", "micros": "total_exec_micros",
+           "params": "total_parameters", "float_ops": "total_float_ops",
+           "occurrence": "definition_count"}.get(options.get("order_by", "name"))
+    if key is None:
+        return lambda x, y: x.name < y.name
+    return lambda x, y: getattr(x, key) > getattr(y, key)
+
+
+def _op_chain(flat, options):
+    """tfprof's op view: the op types in its sort order, each one's totals taking in those
+    after it; the shown ones (by their totals) become a chain, each the only child of the one
+    before, under the root. Returns the root and the shown types."""
+    nodes = _std_sort(sorted(flat.children, key=lambda n: n.name), _tf_less(options))
+
+    def chain_totals(seq):
+        for n, nxt in zip(reversed(seq[:-1]), reversed(seq[1:])):
+            for attr in _TOTALLED:
+                setattr(n, "total_" + attr, getattr(n, attr) + getattr(nxt, "total_" + attr))
+
+    chain_totals(nodes)
+    start = 0
+    regexes = options.get("start_name_regexes", [".*"])
+    if regexes and regexes != [".*"]:
+        start = next((i for i, n in enumerate(nodes) if _matches(n.name, regexes)), len(nodes))
+    shown = []
+    for depth, n in enumerate(nodes[start:]):
+        if (_matches(n.name, options.get("trim_name_regexes", []))
+                or depth > options.get("max_depth", 100)):
+            break
+        if (n.total_requested_bytes >= options.get("min_bytes", 0)
+                and n.total_exec_micros >= options.get("min_micros", 0)
+                and n.total_parameters >= options.get("min_params", 0)
+                and n.total_float_ops >= options.get("min_float_ops", 0)
+                and _matches(n.name, options.get("show_name_regexes", [".*"]))
+                and not _matches(n.name, options.get("hide_name_regexes", []))):
+            shown.append(n)
+    root = GraphNodeProto("_TFProfRoot")
+    if options.get("account_displayed_op_only", True):
+        for n in shown:
+            for attr in _TOTALLED:
+                setattr(n, "total_" + attr, getattr(n, attr))
+        chain_totals(shown)
+        first = shown[0] if shown else None
+    else:
+        first = nodes[0] if nodes else None
+    if first is not None:
+        for attr in _TOTALLED:
+            setattr(root, "total_" + attr, getattr(first, "total_" + attr))
+    parent = root
+    for n in shown:
+        parent.children = [n]
+        parent = n
+    parent.children = []
+    return root, shown
+
+
+def _tf_op_report(root, shown, options):
+    """The op view's report as tfprof writes it: per shown type, its own statistics with the
+    percentages of the root's total that it and the types after it, and it alone, make."""
+    selects = set(options.get("select", []))
+
+    def pct(value, total, self_value, root_total, fmt, cond):
+        accu = part = 0.0
+        if cond > 0:
+            accu, part = 100.0 * total / root_total, 100.0 * self_value / root_total
+        return f"{f'{fmt(self_value)} ({accu:.2f}%, {part:.2f}%)':>30}"  # C's %30s
+
+    legend = []
+    if "bytes" in selects:
+        legend.append("requested bytes")
+    if "micros" in selects:
+        legend += ["total execution time", "accelerator execution time", "cpu execution time"]
+    if "params" in selects:
+        legend.append("# parameters")
+    if "float_ops" in selects:
+        legend.append("# float_ops")
+    if "occurrence" in selects:
+        legend.append("op occurrence (run|defined)")
+    docs = [_SELECT_DOC[s] for s in sorted(selects) if s in _SELECT_DOC]
+    text = ("\nDoc:\nop: The nodes are operation kernel type, such as MatMul, Conv2D. Graph nodes "
+            "belonging to the same type are aggregated together.\n" + "\n".join(docs)
+            + "\n\nProfile:\nnode name | " + " | ".join(legend) + "\n")
+    for n in shown:
+        attrs = []
+        if "bytes" in selects:
+            attrs.append(pct(n.requested_bytes, n.total_requested_bytes, n.requested_bytes,
+                             root.total_requested_bytes, _tf_memory, n.requested_bytes))
+        if "micros" in selects:  # all of it on the CPU: no accelerator time
+            cpu = pct(n.exec_micros, n.total_exec_micros, n.exec_micros,
+                      root.total_exec_micros, _tf_time, n.total_exec_micros)
+            attrs += [cpu, pct(0, 0, 0, 1, _tf_time, 0), cpu]
+        if "params" in selects:
+            attrs.append(pct(n.parameters, n.total_parameters, n.parameters,
+                             root.total_parameters, lambda v: _tf_number(v) + " params",
+                             n.total_parameters))
+        if "float_ops" in selects:
+            attrs.append(pct(n.float_ops, n.total_float_ops, n.float_ops,
+                             root.total_float_ops, lambda v: _tf_number(v) + " float_ops",
+                             n.total_float_ops))
+        if "occurrence" in selects:
+            attrs.append(f"{f'{n.run_count}|{n.definition_count}':>10}")
+        text += f"{n.name:<25}" + ", ".join(attrs) + "\n"
+    return text
+
+
 _SELECT = {"float_ops": ("total_float_ops", "float_ops", "flops"),
            "params": ("total_parameters", "parameters", "params"),
            "micros": ("total_exec_micros", "exec_micros", "us"),
@@ -653,7 +842,11 @@ def _profile(graph, run_meta, cmd, options):
     if graph is None:
         graph = ops.get_default_graph()
     stats = _op_stats(graph, run_meta)
-    if cmd in ("op", "code"):
+    if cmd == "op":
+        root, shown = _op_chain(_op_view(stats, options), options)
+        _emit_tf(_tf_op_report(root, shown, options), options)
+        return root
+    if cmd == "code":
         root = _op_view(stats, options)
         root.children = [c for c in root.children if _visible(c, options, 2)]
     else:
@@ -679,8 +872,8 @@ def advise(graph=None, run_meta=None, options=None):
 
 
 def _advise(graph, run_meta):
-    root = _profile(graph, run_meta, "op",
-                    {**ProfileOptionBuilder.time_and_memory(), "output": "none"})
+    options = {**ProfileOptionBuilder.time_and_memory(), "output": "none"}
+    root = _op_view(_op_stats(graph or ops.get_default_graph(), run_meta), options)
     top = sorted(root.children, key=lambda n: -n.total_exec_micros)[:10]
     reports = [f"{n.name}: {n.total_exec_micros} us over {n.total_definition_count} ops"
                for n in top]
