@@ -296,3 +296,20 @@ def test_masked_autoregressive_flow_initialises_as_tf():
     np.testing.assert_allclose(got, [[0.5836931467056274, -0.8322315812110901, 0.05827103555202484],
                                      [0.9282894134521484, -0.3454180061817169, 0.4643878936767578]],
                                rtol=1e-5)
+
+
+def test_a_negative_nan_prints_with_its_sign():
+    # TF 1.15 (C's printf): inf - inf is a NaN with its sign bit set, printed "-nan" by
+    # Assert (a KL check with allow_nan_stats=False) and by as_string
+    x = tf.placeholder(tf.float32)
+    y = x - x
+    check = tf.Assert(tf.reduce_all(tf.equal(y, y)), [y])
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"assertion failed: \[-nan -nan\]"):
+            s.run(check, {x: [np.inf, -np.inf]})
+        v = tf.constant([-np.nan, np.nan, -np.inf])
+        assert s.run(tf.as_string(v)).tolist() == [b"-nan", b"nan", b"-inf"]
+        assert s.run(tf.as_string(v, width=6)).tolist() == [b"  -nan", b"   nan", b"  -inf"]
+        assert s.run(tf.as_string(v, width=6, fill="-")).tolist() == [b"-nan  ", b"nan   ",
+                                                                      b"-inf  "]

@@ -16,6 +16,8 @@ from tideflow.framework.tensor_shape import TensorShape
 
 
 def _format_float(v, bits):
+    if np.isnan(v) and np.signbit(v):
+        return "-nan"  # C's printf keeps a NaN's sign (Python's % drops it)
     digits, more = (6, 9) if bits <= 32 else (15, 17)
     s = f"{v:.{digits}g}"
     cast = np.float32 if bits <= 32 else np.float64

@@ -80,7 +80,15 @@ def _as_string_factory(ctx):
 
     def fmt(v):
         v = float(v)
-        return (spec if np.isfinite(v) else nonfinite_spec) % v
+        if np.isfinite(v):
+            return spec % v
+        text = nonfinite_spec % v
+        if np.isnan(v) and np.signbit(v):
+            # C's printf keeps a NaN's sign within the same width (Python's % drops it)
+            text = text.replace("+nan", "nan").replace("nan", "-nan", 1)
+            if len(text) > max(width, 4):
+                text = text[1:] if text.startswith(" ") else text[:-1]
+        return text
 
     if dtype == dtypes.bool:
         def one(v):
