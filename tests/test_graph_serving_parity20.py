@@ -395,3 +395,42 @@ def test_import_input_map_value_from_another_graph_is_found_by_name():
         tf.import_graph_def(gd, input_map={"a:0": a}, name="w")
     assert str(e.value) == ("node 'a' in input_map does not exist in graph (input_map entry: "
                             "a:0->a:0)")
+
+
+def test_gradient_count_mismatch_prints_the_node_def():
+    # TF 1.15: "Num gradients N generated for op <its NodeDef> do not match num inputs M";
+    # custom_gradient leaves a wrong count to that check and words its variables check so
+    x = tf.constant(3.0, name="x")
+    y = tf.constant(4.0, name="y")
+
+    @tf.RegisterGradient("BadCount246t")
+    def _bad(op, grad):
+        return [grad]
+
+    with tf.get_default_graph().gradient_override_map({"Mul": "BadCount246t"}):
+        m = tf.multiply(x, y, name="mm")
+    with pytest.raises(ValueError) as e:
+        tf.gradients(m, [x, y])
+    assert str(e.value) == (
+        'Num gradients 1 generated for op name: "mm"\nop: "Mul"\ninput: "x"\ninput: "y"\n'
+        'attr {\n  key: "T"\n  value {\n    type: DT_FLOAT\n  }\n}\nattr {\n  key: '
+        '"_gradient_op_type"\n  value {\n    s: "BadCount246t"\n  }\n}\n do not match num '
+        'inputs 2')
+
+    @tf.custom_gradient
+    def wrong_count(a, b):
+        return a * b, lambda dy: dy
+
+    with pytest.raises(ValueError, match='^Num gradients 2 generated for op name: "IdentityN"'):
+        tf.gradients(wrong_count(x, y), [x, y])
+    v = tf.Variable(1.0)
+
+    @tf.custom_gradient
+    def with_var(a):
+        def grad(dy, variables=None):
+            return dy, []
+        return a * v, grad
+
+    with pytest.raises(ValueError, match="^Must return gradient for each variable from "
+                                         "@custom_gradient grad_fn.$"):
+        tf.gradients(with_var(x), [x])

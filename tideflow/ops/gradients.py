@@ -492,7 +492,7 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
         res = _as_list(res) if isinstance(res, (list, tuple)) else [res]
         if len(res) != len(op._inputs):
             raise ValueError(
-                f"Num gradients {len(res)} generated for op {op.name} "
+                f"Num gradients {len(res)} generated for op {op.node_def} "  # (TF prints it)
                 f"do not match num inputs {len(op._inputs)}"
             )
         # (an If's gradient gates inside its branches, as TF's cond gradient does op by op; a

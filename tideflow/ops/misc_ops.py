@@ -285,7 +285,7 @@ def custom_gradient(f=None):
                 "must accept a keyword argument 'variables'.")
         flat = [ops.convert_to_tensor(r) for r in nest.flatten(result)]
         var_tensors = [ops.convert_to_tensor(v) for v in new_vars]
-        n_out, n_in = len(flat), len(args)
+        n_out = len(flat)
         grad_name = f"CustomGradient-{next(_custom_ids)}"
 
         def identity_grad(op, *dys):
@@ -298,16 +298,12 @@ def custom_gradient(f=None):
                 in_grads, var_grads = res
             else:
                 in_grads, var_grads = grad_fn(*dys), []
-            in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
             var_grads = list(var_grads or [])
-            if len(in_grads) != n_in:
-                raise ValueError(f"custom_gradient {f.__name__}: grad_fn returned "
-                                 f"{len(in_grads)} gradients for {n_in} inputs")
             if len(var_grads) != len(new_vars):
-                raise ValueError(f"custom_gradient {f.__name__}: grad_fn returned "
-                                 f"{len(var_grads)} variable gradients for {len(new_vars)} "
-                                 "variables")
-            return [None] * n_out + in_grads + var_grads
+                raise ValueError(
+                    "Must return gradient for each variable from @custom_gradient grad_fn.")
+            # as TF, a wrong number of input gradients is left for the IdentityN's own check
+            return [None] * n_out + nest.flatten(in_grads) + var_grads
 
         op_registry.register_gradient(grad_name, identity_grad)
         with graph.gradient_override_map({"IdentityN": grad_name}):
