@@ -260,3 +260,17 @@ def test_draw_boxes_top_k_and_pad_checks_in_tf115_words():
         'Shape must be at least rank 1 but is rank 0'
     assert _graph_error(lambda: tf.nn.top_k(tf.zeros([3]), k=[1])) == \
         'Input must be scalar but has rank 1'
+
+
+def test_int_attrs_coerced_as_tf115_make_int():
+    # an SSD crop loop passing its loop counter as seed2: TF 1.15's _MakeInt raises TypeError
+    # naming the tensor; a float is truncated and a string refused
+    def sdbb(seed2):
+        return tf.image.sample_distorted_bounding_box(
+            [8, 8, 3], [[[0., 0., 1., 1.]]], seed=1, seed2=seed2)[0].op.get_attr('seed2')
+    with pytest.raises(TypeError, match=r"^Expected int for argument 'seed2' not "
+                       r"<tf.Tensor 'Const(_\d+)?:0' shape=\(\) dtype=int32>\.$"):
+        sdbb(tf.constant(1))
+    assert sdbb(1.5) == 1
+    with pytest.raises(TypeError, match=r"^Expected int for argument 'seed2' not '3'\.$"):
+        sdbb('3')

@@ -2281,7 +2281,8 @@ def _coerce_attr(op_def, spec, value):
                 )
             return value
         if typ == "int":
-            if isinstance(value, float) and value != int(value):
+            # TF's _MakeInt: a string is refused, anything int() takes is truncated (1.5 -> 1)
+            if isinstance(value, str):
                 raise TypeError(f"Expected int for argument '{spec.name}' not {value!r}.")
             value = int(value)
             if spec.minimum is not None and value < spec.minimum:

@@ -616,7 +616,8 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
     crop as a [1, 1, 4] box. ``seed``/``seed2`` go to the op as they are (as in TF 1.x).
     """
     with ops.name_scope(name, "sample_distorted_bounding_box"):
-        attrs = {"seed": int(seed or 0), "seed2": int(seed2 or 0)}
+        # (the op coerces them: a tensor is TF's "Expected int for argument" TypeError)
+        attrs = {"seed": 0 if seed is None else seed, "seed2": 0 if seed2 is None else seed2}
         if aspect_ratio_range is not None:
             attrs["aspect_ratio_range"] = [float(v) for v in aspect_ratio_range]
         if area_range is not None:
