@@ -173,3 +173,24 @@ def test_assert_element_shape_with_unknown_dimensions():
         assert s.run(n).tolist() == [0, 1]
     with pytest.raises(ValueError, match=r"^Shapes \(\?,\) and \(\?, \?\) are not compatible"):
         d.apply(tf.contrib.data.assert_element_shape(tf.TensorShape([None, None])))
+
+
+def test_cache_file_names_and_errors(tmp_path, monkeypatch):
+    # TF 1.15 writes a finished cache as <prefix>.data-00000-of-00001 and <prefix>.index; the
+    # lockfile holds "Created at: <seconds>"; a prefix in a missing folder is a NotFoundError
+    monkeypatch.chdir(tmp_path)
+    assert _drain(tf.data.Dataset.range(3).cache("c2").repeat(2)) == [0, 1, 2, 0, 1, 2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c2.data-00000-of-00001", "c2.index"]
+    assert _drain(tf.data.Dataset.range(5).cache("c2")) == [0, 1, 2]  # read from the files
+    d = tf.data.Dataset.range(3).cache("c3")
+    i1, i2 = d.make_initializable_iterator(), d.make_initializable_iterator()
+    with tf.Session() as s:
+        s.run([i1.initializer, i2.initializer])
+        s.run(i1.get_next())
+        with pytest.raises(tf.errors.AlreadyExistsError,
+                           match=r"Lockfile contents: Created at: \d+\n"):
+            s.run(i2.get_next())
+    n = tf.data.Dataset.range(3).cache("nodir/zz").make_one_shot_iterator().get_next()
+    with tf.Session() as s, pytest.raises(
+            tf.errors.NotFoundError, match="^nodir/zz_0.lockfile; No such file or directory"):
+        s.run(n)

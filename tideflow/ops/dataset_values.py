@@ -1079,12 +1079,14 @@ def _lock_cache_file(filename, rt):
     """Claims the cache prefix for this writer, as TF's lockfile ``<prefix>_0.lockfile`` does:
     a second iterator writing the same cache meanwhile fails with AlreadyExistsError. The
     lock goes when the cache is written or the writing iterator is dropped."""
-    import datetime
     import os
+    import time
 
     path = f"{filename}_0.lockfile"
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
     except FileExistsError:
         try:
             with open(path) as f:
@@ -1097,7 +1099,7 @@ def _lock_cache_file(filename, rt):
             f"computations are using this cache prefix, delete the lockfile and re-initialize "
             f"the iterator. Lockfile contents: {contents}") from None
     with os.fdopen(fd, "w") as f:
-        f.write(f"Created at: {datetime.datetime.now().isoformat()}")
+        f.write(f"Created at: {int(time.time())}")  # (TF's: seconds since the epoch)
     done = []
 
     def release():
@@ -1112,18 +1114,20 @@ def _lock_cache_file(filename, rt):
     return release
 
 
-def _cache_path(filename):
-    return f"{filename}.index"
+# a complete cache is TF's pair of files: the elements (pickled here, not TF's tensor bundle)
+# in the data file, and the index, written last, that marks it complete
+def _cache_paths(filename):
+    return f"{filename}.data-00000-of-00001", f"{filename}.index"
 
 
 def _read_cache_file(filename):
     import os
     import pickle
 
-    path = _cache_path(filename)
-    if not os.path.exists(path):
+    data, index = _cache_paths(filename)
+    if not (os.path.exists(index) and os.path.exists(data)):
         return None
-    with open(path, "rb") as f:
+    with open(data, "rb") as f:
         return pickle.load(f)
 
 
@@ -1131,11 +1135,13 @@ def _write_cache_file(filename, elems):
     import os
     import pickle
 
-    path = _cache_path(filename)
-    tmp = f"{path}.tmp{os.getpid()}"
+    data, index = _cache_paths(filename)
+    tmp = f"{data}.tmp{os.getpid()}"
     with open(tmp, "wb") as f:
         pickle.dump(elems, f, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)
+    os.replace(tmp, data)
+    with open(index, "wb"):
+        pass
 
 
 class Prefetch(DatasetValue):
