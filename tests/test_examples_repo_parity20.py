@@ -179,3 +179,22 @@ def test_contrib_learn_every_n_monitor_schedule():
     assert err.value.args == ("step_end expected %s but got %s.", 10, 12)
     assert str(tf.contrib.learn.monitors.NanLossDuringTrainingError()) == (
         "NaN loss during training.")
+
+
+def test_container_names_follow_tf_rule():
+    # HOML ch. 12's tf.container("my_problem_1") fails in TF 1.15: a container name is a
+    # letter, digit or dot, then letters, digits, '.', '-' or '/' (no underscore)
+    with tf.container("my_problem_1"):
+        v = tf.Variable(1.0, name="v")
+        q = tf.FIFOQueue(3, tf.float32)
+    with tf.container("a.b/C-d"):
+        ok = tf.Variable(2.0, name="ok")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^container contains invalid characters: my_problem_1") as e:
+            sess.run(v.initializer)
+        assert e.value.op.name == "v"
+        with pytest.raises(tf.errors.InvalidArgumentError, match="my_problem_1"):
+            sess.run(q.size())
+        sess.run(ok.initializer)
+        assert sess.run(ok) == 2.0

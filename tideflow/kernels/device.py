@@ -1,11 +1,14 @@
 """Devices and their resource managers: where kernels run and where variables and queues live."""
 
 import os
+import re
 import threading
 
 import numpy as np
 
 from tideflow.framework import errors
+
+_CONTAINER_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9.\-/]*")
 
 
 class ResourceMgr:
@@ -29,7 +32,13 @@ class ResourceMgr:
 
     def lookup_or_create(self, container, name, creator):
         with self._lock:
-            c = self._containers.setdefault(container or self.DEFAULT_CONTAINER, {})
+            c = self._containers.get(container or self.DEFAULT_CONTAINER)
+            if c is None:
+                if container and not _CONTAINER_NAME.fullmatch(container):
+                    # TF 1.15's rule: a letter, digit or dot, then those, '-' or '/' (no '_')
+                    raise errors.InvalidArgumentError(
+                        None, None, f"container contains invalid characters: {container}")
+                c = self._containers[container or self.DEFAULT_CONTAINER] = {}
             r = c.get(name)
             if r is None:
                 r = creator()
