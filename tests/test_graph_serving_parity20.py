@@ -434,3 +434,13 @@ def test_gradient_count_mismatch_prints_the_node_def():
     with pytest.raises(ValueError, match="^Must return gradient for each variable from "
                                          "@custom_gradient grad_fn.$"):
         tf.gradients(with_var(x), [x])
+
+
+def test_saved_model_utils_missing_model_names_the_directory(tmp_path):
+    # TF 1.15's tools/saved_model_utils.read_saved_model: IOError naming the directory only
+    from tideflow.python.tools import saved_model_utils
+
+    where = str(tmp_path / "nowhere")
+    with pytest.raises(OSError) as e:
+        saved_model_utils.read_saved_model(where)
+    assert str(e.value) == f"SavedModel file does not exist at: {where}"

@@ -1,10 +1,16 @@
 """``tensorflow.python.tools.saved_model_utils``: read a SavedModel's MetaGraphDefs."""
 
+import os
+
 from tideflow.ops.saved_model_impl import parse_saved_model
 
 
 def read_saved_model(saved_model_dir):
-    """The SavedModel proto of ``saved_model_dir`` (IOError when there is none)."""
+    """The SavedModel proto of ``saved_model_dir`` (IOError when there is none, naming the
+    directory only, as TF 1.15's tool does)."""
+    if not any(os.path.exists(os.path.join(os.fsdecode(saved_model_dir), f))
+               for f in ("saved_model.pbtxt", "saved_model.pb")):
+        raise OSError(f"SavedModel file does not exist at: {os.fsdecode(saved_model_dir)}")
     return parse_saved_model(saved_model_dir)
 
 
