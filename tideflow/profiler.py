@@ -629,7 +629,7 @@ def _shown(nodes, options, depth):
     standing in its place; with ``account_displayed_op_only`` a shown node's totals are its own
     statistics plus its shown children's."""
     out = []
-    for node in nodes:
+    for node in sorted(nodes, key=lambda n: n.name):  # tfprof's children: in name order
         show = _visible(node, options, depth)
         kids = []
         if (depth <= options.get("max_depth", 100)
@@ -638,7 +638,7 @@ def _shown(nodes, options, depth):
         if not show:
             out.extend(kids)
             continue
-        node.children = sorted(kids, key=_order_key(options))
+        node.children = _std_sort(kids, _tf_less(options))
         if options.get("account_displayed_op_only", True):
             for attr in _TOTALLED:
                 setattr(node, "total_" + attr, getattr(node, attr) + sum(
@@ -849,10 +849,10 @@ def _profile(graph, run_meta, cmd, options):
     if cmd == "code":
         root = _op_view(stats, options)
         root.children = [c for c in root.children if _visible(c, options, 2)]
+        root.children.sort(key=_order_key(options))
     else:
         root = _scope_tree(stats, options)
-        root.children = _shown(root.children, options, 2)
-    root.children.sort(key=_order_key(options))
+        root.children = _std_sort(_shown(root.children, options, 2), _tf_less(options))
     if options.get("account_displayed_op_only", True):
         for attr in _TOTALLED:
             setattr(root, "total_" + attr, getattr(root, attr) + sum(
