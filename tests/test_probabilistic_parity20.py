@@ -313,3 +313,14 @@ def test_a_negative_nan_prints_with_its_sign():
         assert s.run(tf.as_string(v, width=6)).tolist() == [b"  -nan", b"   nan", b"  -inf"]
         assert s.run(tf.as_string(v, width=6, fill="-")).tolist() == [b"-nan  ", b"nan   ",
                                                                       b"-inf  "]
+
+
+def test_multivariate_normals_have_no_cdf_as_transformed_normals():
+    # TF 1.15's MultivariateNormal* are transformed Normals with an event shape override:
+    # NotImplementedError("cdf is not implemented when overriding event_shape")
+    for d in (cd.MultivariateNormalDiag([0.0, 1.0], [1.0, 2.0]),
+              cd.MultivariateNormalTriL([1.0, 2.0], [[1.0, 0.0], [0.5, 2.0]])):
+        for method in ("cdf", "log_cdf", "survival_function", "quantile"):
+            with pytest.raises(NotImplementedError,
+                               match=f"^{method} is not implemented when overriding event_shape$"):
+                getattr(d, method)([0.5, 1.0])

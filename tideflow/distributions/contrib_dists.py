@@ -52,7 +52,32 @@ def _reserve_tf_names():
         graph.unique_name(name)
 
 
-class MultivariateNormalDiag(_VectorEvent, Distribution):
+class _AsTransformedNormal:
+    """TF 1.15 builds the multivariate normals as a standard Normal transformed with an event
+    shape override, whose cdf family raises "... is not implemented when overriding
+    event_shape"."""
+
+    @staticmethod
+    def _overridden(what):
+        raise NotImplementedError(f"{what} is not implemented when overriding event_shape")
+
+    def _cdf(self, x):
+        self._overridden("cdf")
+
+    def _log_cdf(self, x):
+        self._overridden("log_cdf")
+
+    def _survival_function(self, x):
+        self._overridden("survival_function")
+
+    def _log_survival_function(self, x):
+        self._overridden("log_survival_function")
+
+    def _quantile(self, p):
+        self._overridden("quantile")
+
+
+class MultivariateNormalDiag(_AsTransformedNormal, _VectorEvent, Distribution):
     """A normal distribution over vectors (the last axis) with mean ``loc`` and a diagonal
     covariance ``diag(scale_diag)**2`` (``scale_identity_multiplier`` adds to the diagonal, as
     TF's ``scale = diag(scale_diag) + scale_identity_multiplier * I``)."""

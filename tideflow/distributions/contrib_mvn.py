@@ -9,6 +9,7 @@ import math
 import tideflow as tf
 from tideflow.distributions.contrib_dists import (
     MultivariateNormalDiag,
+    _AsTransformedNormal,
     _reserve_tf_names,
     _VectorEvent,
 )
@@ -53,7 +54,7 @@ def _dense(scale):
     return scale.to_dense()
 
 
-class MultivariateNormalLinearOperator(_VectorEvent, Distribution):
+class MultivariateNormalLinearOperator(_AsTransformedNormal, _VectorEvent, Distribution):
     """The normal distribution over vectors ``loc + scale @ eps`` (``eps`` standard normal):
     mean ``loc`` and covariance ``scale @ scale^T``."""
 
