@@ -118,3 +118,28 @@ def test_experiment_trains_in_one_run_and_evaluates_new_checkpoints(tmp_path):
     result, _, evals = _experiment_run(tmp_path / "c", checkpoint_and_export=True)
     assert result["global_step"] == 12
     assert evals == {"eval_intermediate_export": [0, 0, 5, 5, 10, 10, 12, 12]}
+
+
+def test_variable_classes_are_tf_1_15s():
+    # TF 1.15: type(v) is RefVariable, or ResourceVariable with use_resource (Keras's and a
+    # distribution strategy's variables are resource ones); both are tf.Variable
+    from tideflow.python.ops import resource_variable_ops
+
+    with tf.Graph().as_default():
+        a = tf.Variable(1.0)
+        b = tf.get_variable("b", [])
+        c = tf.get_variable("c", [], use_resource=True)
+        d = tf.Variable(1.0, use_resource=True)
+        e = tf.keras.backend.variable(1.0)
+        f = resource_variable_ops.ResourceVariable(2.0)
+        with tf.distribute.OneDeviceStrategy("/cpu:0").scope():
+            g = tf.Variable(3.0)
+        names = [type(v).__name__ for v in (a, b, c, d, e, f, g)]
+        assert names == ["RefVariable", "RefVariable", "ResourceVariable", "ResourceVariable",
+                         "ResourceVariable", "ResourceVariable", "ResourceVariable"]
+        assert all(isinstance(v, tf.Variable) for v in (a, b, c, d, e, f, g))
+        assert repr(f) == "<tf.Variable 'Variable_3:0' shape=() dtype=float32>"  # (TF 1.15's)
+        assert [resource_variable_ops.is_resource_variable(v) for v in (a, f)] == [False, True]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run([a, f, g]) == [1.0, 2.0, 3.0]

@@ -98,6 +98,7 @@ class StrategyExtended:
 
     # variables
     def _creator(self, next_creator, **kwargs):
+        kwargs["use_resource"] = True  # as TF 1.15: a strategy's variables are resource ones
         top = _top()
         call = top.call if top is not None else None
         requested = kwargs.get("name") or "Variable"

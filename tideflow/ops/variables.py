@@ -55,8 +55,18 @@ class _VariableMeta(type):
     """Routes ``Variable(...)`` through the creators of ``variable_creator_scope``."""
 
     def __call__(cls, *args, **kwargs):
+        if cls is ResourceVariable:  # TF's class called directly makes a resource variable
+            kwargs["use_resource"] = True
+        var = cls._create(*args, **kwargs)
+        if type(var) is Variable:
+            # as TF 1.15: the instance is a RefVariable or a ResourceVariable (one
+            # implementation here, told apart by ``_resource``; both are tf.Variable)
+            var.__class__ = ResourceVariable if var._resource else RefVariable
+        return var
+
+    def _create(cls, *args, **kwargs):
         stack = _creator_stack()
-        if cls is not Variable or not stack or kwargs.get("variable_def") is not None:
+        if cls not in _PLAIN_CLASSES or not stack or kwargs.get("variable_def") is not None:
             return super().__call__(*args, **kwargs)
         bound = inspect.signature(Variable.__init__).bind(None, *args, **kwargs)
         bound.apply_defaults()  # as TF, a creator sees every argument
@@ -864,8 +874,19 @@ Variable.__getitem__ = _getitem
 
 ops.register_tensor_conversion_function(Variable, Variable._TensorConversionFunction)
 
-# legacy names (TF 1.x's ``variables.VariableV1`` is the class behind ``tf.Variable``)
-RefVariable = Variable
+
+
+class RefVariable(Variable):
+    """TF 1.15's class of a variable made without ``use_resource`` (what ``type(v)`` shows)."""
+
+
+class ResourceVariable(Variable):
+    """TF 1.15's class of a resource variable; called directly it makes one."""
+
+
+_PLAIN_CLASSES = (Variable, RefVariable, ResourceVariable)
+
+# legacy name (TF 1.x's ``variables.VariableV1`` is the class behind ``tf.Variable``)
 VariableV1 = Variable
 
 

@@ -37,9 +37,10 @@ for _gen in ("gen_nn_ops", "gen_array_ops", "gen_math_ops", "gen_image_ops", "ge
              "gen_lookup_ops", "gen_training_ops", "gen_resource_variable_ops"):
     _TABLE["ops." + _gen] = ((f"TF's generated op wrappers (``{_gen}``): snake_case op "
                               "functions over tideflow's registered ops."), "gen", {})
-_add("ops.resource_variable_ops", "Resource variables (tideflow's variables are one kind).",
-     ["tideflow.ops.variables", "tideflow"],
-     ResourceVariable="tideflow:Variable", is_resource_variable="tideflow.python._paths:_is_var")
+_add("ops.resource_variable_ops", "Resource variables (``ResourceVariable``: a tf.Variable made "
+     "with use_resource).", ["tideflow.ops.variables", "tideflow"],
+     ResourceVariable="tideflow.ops.variables:ResourceVariable",
+     is_resource_variable="tideflow.python._paths:_is_var")
 _add("ops.script_ops", "``tf.py_func`` and friends.", ["tideflow.ops.script_ops", "tideflow"])
 _add("ops.image_ops", "``tf.image``.", ["tideflow.image", "tideflow.ops.image_ops", "tideflow"])
 _add("ops.io_ops", "Readers, Saver ops, file reading.",
@@ -380,7 +381,7 @@ def _no_skip():
 def _is_var(x):
     from tideflow.ops import variables
 
-    return isinstance(x, variables.Variable)
+    return isinstance(x, variables.ResourceVariable)
 
 
 def _op_defs():
