@@ -444,3 +444,10 @@ def test_saved_model_utils_missing_model_names_the_directory(tmp_path):
     with pytest.raises(OSError) as e:
         saved_model_utils.read_saved_model(where)
     assert str(e.value) == f"SavedModel file does not exist at: {where}"
+
+
+def test_write_graph_of_something_not_a_proto_fails_as_tf(tmp_path):
+    # TF 1.15: the directory is made, then its proto printer fails on the object
+    with pytest.raises(AttributeError, match="^'str' object has no attribute 'DESCRIPTOR'$"):
+        tf.io.write_graph("notagraph", str(tmp_path / "d"), "g.pbtxt")
+    assert (tmp_path / "d").is_dir() and not (tmp_path / "d" / "g.pbtxt").exists()

@@ -360,6 +360,9 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     logdir = os.fspath(logdir)
     os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
+    if not hasattr(graph_def, "DESCRIPTOR"):  # TF 1.15 fails in its proto printer
+        raise AttributeError(f"'{type(graph_def).__name__}' object has no attribute "
+                             "'DESCRIPTOR'")
     if as_text:
         # our messages' str() is TF 1.15's text format (maps sorted by key, float fields at
         # double precision: "float_val: 0.10000000149011612"), as its files hold
