@@ -250,3 +250,26 @@ def test_profiler_op_view_orders_ties_as_tfprof_sort():
     assert chain == [("Conv3D", 12288), ("MatMul", 2560), ("Softmax", 500), ("Mul", 384),
                      ("Mean", 320), ("SquaredDifference", 320), ("BiasAdd", 160),
                      ("Add", 160), ("Sum", 128), ("Sub", 66), ("Rsqrt", 8)]
+
+
+def test_profiler_graph_view_is_the_dataflow_tree():
+    """TF 1.15's graph view nests each op under the op that reads it (the first one a
+    depth-first walk from the unread ops reaches), hiding ops without FLOPs of their own."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2, 3], "x")
+        w = tf.Variable(tf.ones([3, 4]), name="w")
+        h = tf.nn.relu(tf.matmul(x, w) + 1.0)
+        tf.reduce_sum(tf.square(h) * 2.0) - tf.reduce_mean(h)
+        opts = tf.profiler.ProfileOptionBuilder.float_operation()
+        opts["output"] = "none"
+        root = tf.profiler.profile(g, cmd="graph", options=opts)
+
+    def walk(n, depth=0):
+        out = [(depth, n.name, n.float_ops, n.total_float_ops)]
+        for c in n.children:
+            out += walk(c, depth + 1)
+        return out
+
+    assert walk(root) == [(0, "_TFProfRoot", 0, 80), (1, "sub", 1, 80), (2, "Sum", 7, 71),
+                          (3, "mul", 8, 64), (4, "Square", 8, 56), (5, "MatMul", 48, 48),
+                          (2, "Mean", 8, 8)]

@@ -391,6 +391,73 @@ def _scope_tree(stats, options):
     return root
 
 
+def _graph_tree(graph, stats, options):
+    """tfprof's graph view: each op's children are its inputs (control inputs too), the roots
+    the ops nothing reads; an op not accounted hands its accounted inputs up, and each op
+    appears once, under the first consumer a depth-first walk from the roots (in name order)
+    reaches it by. Returns the root, its children the shown ops."""
+    nodes = {}
+    for name, stat in stats.items():
+        node = nodes[name] = GraphNodeProto(name)
+        if _accounted(stat, options):
+            _fill(node, stat)
+    inputs = {op.name: [t.op.name for t in op.inputs] + sorted(c.name for c in op.control_inputs)
+              for op in graph.get_operations()}
+    read = set()
+    for name in sorted(nodes):
+        read.update(inputs[name])
+        nodes[name].children = [nodes[i] for i in inputs[name] if i in nodes]
+    less = _tf_less(options)
+    displayed_only = options.get("account_displayed_op_only", True)
+
+    def set_totals(node):
+        for attr in _TOTALLED:
+            setattr(node, "total_" + attr, getattr(node, attr) + sum(
+                getattr(c, "total_" + attr) for c in node.children))
+
+    def account(seq, seen):
+        out = []
+        for node in seq:
+            if node.name in seen:
+                continue
+            seen.add(node.name)
+            kids = account(node.children, seen)
+            if node._account:
+                node.children = kids
+                set_totals(node)
+                out.append(node)
+            else:
+                out.extend(kids)
+        return out
+
+    def show(seq, depth, seen):
+        out = []
+        for node in seq:
+            if node.name in seen:
+                continue
+            seen.add(node.name)
+            kids = []
+            if (depth <= options.get("max_depth", 100)
+                    and not _matches(node.name, options.get("trim_name_regexes", []))):
+                kids = show(node.children, depth + 1, seen)
+            if not _visible(node, options, depth):
+                out.extend(kids)
+                continue
+            node.children = _std_sort(kids, less)
+            if displayed_only:
+                set_totals(node)
+            out.append(node)
+        return out
+
+    root = GraphNodeProto("_TFProfRoot")
+    root.children = account([nodes[n] for n in sorted(nodes) if n not in read], set())
+    set_totals(root)
+    root.children = _std_sort(show(root.children, 2, set()), less)
+    if displayed_only:
+        set_totals(root)
+    return root
+
+
 def _op_view(stats, options):
     root = GraphNodeProto("_TFProfRoot")
     by_type = {}
@@ -850,6 +917,10 @@ def _profile(graph, run_meta, cmd, options):
         root = _op_view(stats, options)
         root.children = [c for c in root.children if _visible(c, options, 2)]
         root.children.sort(key=_order_key(options))
+    elif cmd == "graph":
+        root = _graph_tree(graph, stats, options)
+        _emit_tf(_tf_report(root, options, cmd), options)
+        return root
     else:
         root = _scope_tree(stats, options)
         root.children = _std_sort(_shown(root.children, options, 2), _tf_less(options))
