@@ -1,6 +1,6 @@
 """``tf.profiler``: counts of a graph's parameters and floating-point operations, and the
-execution times a traced step recorded, per name scope (``cmd='scope'``/``'graph'``) or per op
-type (``cmd='op'``), as TF 1.x's tfprof reports them.
+execution times a traced step recorded, per name scope (``cmd='scope'``), along the dataflow
+(``'graph'``) or per op type (``'op'``), as TF 1.x's tfprof reports and returns them.
 
 FLOPs follow TF's registry: ``2 k`` per MatMul output, ``2 kh kw in`` per Conv2D output, one
 per element for element-wise ops (two for SquaredDifference and Rsqrt, five for Softmax,
