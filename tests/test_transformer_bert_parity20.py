@@ -273,3 +273,16 @@ def test_profiler_graph_view_is_the_dataflow_tree():
     assert walk(root) == [(0, "_TFProfRoot", 0, 80), (1, "sub", 1, 80), (2, "Sum", 7, 71),
                           (3, "mul", 8, 64), (4, "Square", 8, 56), (5, "MatMul", 48, 48),
                           (2, "Mean", 8, 8)]
+
+
+def test_profile_option_builder_keeps_every_threshold():
+    """TF 1.15's time_and_memory and with_min_memory/with_min_execution_time keep the peak,
+    residual, output bytes and accelerator/CPU time thresholds in the options."""
+    b = tf.profiler.ProfileOptionBuilder
+    opts = b.time_and_memory(min_micros=5, min_bytes=7, min_peak_bytes=3)
+    assert (opts["min_peak_bytes"], opts["min_residual_bytes"], opts["min_output_bytes"],
+            opts["min_accelerator_micros"], opts["min_cpu_micros"]) == (3, 0, 0, 0, 0)
+    opts = b().with_min_memory(1, 2, 3, 4).with_min_execution_time(5, 6, 7).build()
+    assert [opts[k] for k in ("min_bytes", "min_peak_bytes", "min_residual_bytes",
+                              "min_output_bytes", "min_micros", "min_accelerator_micros",
+                              "min_cpu_micros")] == [1, 2, 3, 4, 5, 6, 7]

@@ -184,9 +184,12 @@ class ProfileOptionBuilder:
     def time_and_memory(min_micros=1, min_bytes=1, min_accelerator_micros=0,
                         min_cpu_micros=0, min_peak_bytes=0, min_residual_bytes=0,
                         min_output_bytes=0):
-        del min_accelerator_micros, min_cpu_micros, min_peak_bytes, min_residual_bytes
-        del min_output_bytes
-        return {"max_depth": 10000, "min_bytes": min_bytes, "min_micros": min_micros,
+        # the thresholds of statistics tideflow does not record are kept, as TF's, for its
+        # option listing
+        return {"max_depth": 10000, "min_bytes": min_bytes, "min_peak_bytes": min_peak_bytes,
+                "min_residual_bytes": min_residual_bytes, "min_output_bytes": min_output_bytes,
+                "min_micros": min_micros, "min_accelerator_micros": min_accelerator_micros,
+                "min_cpu_micros": min_cpu_micros,
                 "min_params": 0, "min_float_ops": 0, "min_occurrence": 0,
                 "order_by": "micros", "account_type_regexes": [".*"],
                 "start_name_regexes": [".*"], "trim_name_regexes": [],
@@ -206,12 +209,15 @@ class ProfileOptionBuilder:
 
     def with_min_memory(self, min_bytes=0, min_peak_bytes=0, min_residual_bytes=0,
                         min_output_bytes=0):
-        del min_peak_bytes, min_residual_bytes, min_output_bytes
+        self._set("min_peak_bytes", min_peak_bytes)
+        self._set("min_residual_bytes", min_residual_bytes)
+        self._set("min_output_bytes", min_output_bytes)
         return self._set("min_bytes", min_bytes)
 
     def with_min_execution_time(self, min_micros=0, min_accelerator_micros=0,
                                 min_cpu_micros=0):
-        del min_accelerator_micros, min_cpu_micros
+        self._set("min_accelerator_micros", min_accelerator_micros)
+        self._set("min_cpu_micros", min_cpu_micros)
         return self._set("min_micros", min_micros)
 
     def with_min_parameters(self, min_params):
