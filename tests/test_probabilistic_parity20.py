@@ -324,3 +324,21 @@ def test_multivariate_normals_have_no_cdf_as_transformed_normals():
             with pytest.raises(NotImplementedError,
                                match=f"^{method} is not implemented when overriding event_shape$"):
                 getattr(d, method)([0.5, 1.0])
+
+
+@pytest.mark.parametrize("make,want,after", [
+    (lambda: cd.Chi2(3.0), [1.906416416168213, 0.6457582712173462], 0.35814106464385986),
+    (lambda: cd.InverseGamma(2.0, 1.0), [0.7885551452636719, 0.42214539647102356],
+     0.6250022649765015),
+    (lambda: cd.QuantizedDistribution(cd.Normal(0.0, 3.0)), [-1.0, -5.0], 0.13301515579223633),
+], ids=["Chi2", "InverseGamma", "QuantizedDistribution"])
+def test_unseeded_draws_under_a_graph_seed_are_tf(make, want, after):
+    # TF 1.15 under tf.set_random_seed(5): Chi2 takes df through an Identity, InverseGamma
+    # draws one random_gamma of its parameters, QuantizedDistribution draws under
+    # "transform" (n a constant there); the op seeds, so the draws, are TF's
+    tf.set_random_seed(5)
+    x = make().sample(2)
+    later = tf.random_uniform([])
+    got, got_later = _run([x, later])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(got_later, after, rtol=1e-6)

@@ -223,12 +223,17 @@ class QuantizedDistribution(Distribution):
         return self._dist.event_shape_tensor()
 
     def _sample_n(self, n, seed):
-        y = tf.ceil(self._dist.sample(n, seed=seed))
-        if self._low is not None:
-            y = tf.maximum(y, self._low)
-        if self._high is not None:
-            y = tf.minimum(y, self._high)
-        return y
+        # TF 1.15's ops, under "transform"
+        with tf.name_scope("transform"):
+            n = tf.convert_to_tensor(n, name="n")
+            x = self._dist.sample(n, seed=seed)
+            ones = tf.ones_like(x)
+            y = tf.ceil(x)
+            if self._low is not None:
+                y = tf.where(y < self._low, self._low * ones, y)
+            if self._high is not None:
+                y = tf.where(y > self._high, self._high * ones, y)
+            return y
 
     def _cdf_at(self, y):
         """``P[Y <= y]`` for whole ``y``."""

@@ -322,10 +322,9 @@ class Chi2(Gamma):
     def __init__(self, df, validate_args=False, allow_nan_stats=True, name="Chi2"):
         parameters = dict(locals())
         with tf.name_scope(name, values=[df]) as scope:
-            (self._df,) = _float_params([("df", df)])
-            if validate_args:
-                with tf.control_dependencies(_all_positive(self._df)):
-                    self._df = tf.identity(self._df)
+            # TF 1.15: df through an Identity named "df" (after its check)
+            with tf.control_dependencies([tf.assert_positive(df)] if validate_args else []):
+                self._df = tf.identity(df, name="df")
             super().__init__(0.5 * self._df, tf.constant(0.5, self._df.dtype), validate_args,
                              allow_nan_stats, name=scope)
         _keep_parameters(self, parameters)
@@ -360,7 +359,8 @@ class InverseGamma(_ConcentrationRate):
                                       validate_args, allow_nan_stats, parameters)
 
     def _sample_n(self, n, seed):
-        return 1.0 / self._gamma_draws(n, seed)
+        return 1.0 / tf.random_gamma(shape=[n], alpha=self._concentration, beta=self._rate,
+                                     dtype=self.dtype, seed=seed)
 
     def _log_prob(self, x):
         a, b = self._concentration, self._rate
