@@ -264,3 +264,25 @@ def test_dot_keeps_its_axes_as_given(axes):
     assert m.output.get_shape().as_list() == [None, 1]
     with pytest.raises(ValueError, match="should contain two elements"):
         L.Dot(axes=[1])
+
+
+def test_fit_on_arrays_with_steps_per_epoch_feeds_the_whole_arrays_each_step():
+    # TF 1.15: arrays with steps_per_epoch train that many steps on all the samples (no
+    # batches); the callbacks count steps (size 1, samples = steps); TF 1.15's printed values
+    np.random.seed(10)
+    tf.set_random_seed(17)
+    x = np.random.rand(20, 3).astype("float32")
+    y = np.random.rand(20, 1).astype("float32")
+    m = tf.keras.Sequential([L.Dense(2, activation="relu", input_shape=(3,)), L.Dense(1)])
+    m.compile("adam", "mse", metrics=["mae"])
+    seen = []
+    cb = tf.keras.callbacks.LambdaCallback(
+        on_batch_end=lambda batch, logs: seen.append((batch, logs["size"],
+                                                      round(float(logs["loss"]), 5))))
+    h = m.fit(x, y, steps_per_epoch=3, epochs=2, verbose=0, callbacks=[cb],
+              sample_weight=np.linspace(0, 1, 20))
+    assert h.params["samples"] == h.params["steps"] == 3 and h.params["batch_size"] is None
+    assert seen == [(0, 1, 0.23867), (1, 1, 0.23726), (2, 1, 0.23586),
+                    (0, 1, 0.23447), (1, 1, 0.23309), (2, 1, 0.23171)]
+    np.testing.assert_allclose(h.history["loss"], [0.23726, 0.23309], atol=1e-5)
+    np.testing.assert_allclose(m.evaluate(x, y, verbose=0), [0.465861, 0.618877], rtol=1e-5)

@@ -1003,7 +1003,8 @@ class Model(Network):
                                    batch_size, False)
                 xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
                 sws = [None if w is None else w[:split] for w in sws]
-            source = _ArraySource(xs, ys, sws, batch_size, shuffle)
+            source = (_ArraySource(xs, ys, sws, batch_size, shuffle) if steps_per_epoch is None
+                      else _WholeArraysSource(xs, ys, sws, steps_per_epoch))
         return self._fit_loop(source, val, epochs=epochs, verbose=verbose, callbacks=callbacks,
                               initial_epoch=initial_epoch, validation_freq=validation_freq,
                               batch_size=batch_size)
@@ -1716,6 +1717,19 @@ class _ArraySource:
             ids = index[start:start + self.batch_size]
             yield ([a[ids] for a in self.xs], [a[ids] for a in self.ys],
                    [None if w is None else w[ids] for w in self.sws])
+
+
+class _WholeArraysSource:
+    """As TF 1.15's fit given arrays and ``steps_per_epoch``: each of the ``steps`` steps is
+    fed the whole arrays (no batches, no shuffle)."""
+
+    def __init__(self, xs, ys, sws, steps):
+        self.xs, self.ys, self.sws = xs, ys, sws
+        self.steps, self.samples = steps, None
+
+    def epoch(self):
+        for _ in range(self.steps):
+            yield list(self.xs), list(self.ys), list(self.sws)
 
 
 class _NoFeedSource:
