@@ -257,3 +257,16 @@ def test_contrib_multi_head():
     assert abs(got["loss/ctr"] - 0.5762470960617065) < 1e-6 and got["loss/price"] == 0.25
     with pytest.raises(ValueError, match="^All given heads must have name specified"):
         ce.multi_head([ce.regression_head()])
+
+
+def test_canned_estimators_check_their_columns_when_the_model_is_built(tmp_path):
+    # TF 1.15 makes a LinearClassifier or DNNClassifier without columns; training fails in
+    # the model with "feature_columns must not be empty."
+    inputs = tf.estimator.inputs.numpy_input_fn({"a": np.zeros(4, np.float32)},
+                                                np.zeros(4, np.int64), batch_size=2,
+                                                shuffle=False)
+    tf.estimator.LinearRegressor(None)
+    for est in [tf.estimator.LinearClassifier([], model_dir=str(tmp_path / "l")),
+                tf.estimator.DNNClassifier([3], [], model_dir=str(tmp_path / "d"))]:
+        with pytest.raises(ValueError, match=r"^feature_columns must not be empty\.$"):
+            est.train(inputs, steps=1)

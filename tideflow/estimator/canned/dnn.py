@@ -21,10 +21,9 @@ _LEARNING_RATE = 0.05
 
 
 def _check_columns(feature_columns):
-    columns = list(feature_columns or [])
-    if not columns:
-        raise ValueError("feature_columns must be specified.")
-    return tuple(columns)
+    # as TF 1.15, no columns is an error only when the model is built (the input layer's
+    # "feature_columns must not be empty.")
+    return tuple(feature_columns or [])
 
 
 def default_partitioners(config, input_layer_partitioner=None):

@@ -113,12 +113,10 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
 
 
 def _check(feature_columns, sparse_combiner):
-    columns = tuple(feature_columns or [])
-    if not columns:
-        raise ValueError("feature_columns must be specified.")
-    # as TF 1.15, sparse_combiner is not checked here: a categorical column's lookup
-    # rejects an unknown one when the model is built
-    return columns
+    # as TF 1.15, neither no columns nor sparse_combiner is checked here: the linear model
+    # rejects them when it is built ("feature_columns must not be empty.", a categorical
+    # column's lookup)
+    return tuple(feature_columns or [])
 
 
 class LinearEstimator(Estimator):

@@ -726,11 +726,13 @@ class Model(Network):
                 return xs, []
             if y is None:
                 raise ValueError("You must specify `y` (the targets) when training/testing.")
-            live = [o if t is not None else None for o, t in zip(self.outputs, self.targets)]
-            names = list(self.output_names)
+            # as TF 1.15's _feed_output_names: outputs whose loss is None take no targets
+            feed = [i for i, t in enumerate(self.targets) if t is not None]
+            live = [self.outputs[i] for i in feed]
+            names = [self.output_names[i] for i in feed]
             check_last = []
             loss_names = []
-            for fn in self._loss_fns:
+            for fn in (self._loss_fns[i] for i in feed):
                 fname = getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None),
                                                                  "__name__", "")
                 if not fname or getattr(losses_mod, fname, None) is None:
