@@ -274,3 +274,29 @@ def test_int_attrs_coerced_as_tf115_make_int():
     assert sdbb(1.5) == 1
     with pytest.raises(TypeError, match=r"^Expected int for argument 'seed2' not '3'\.$"):
         sdbb('3')
+
+
+def test_keras_detection_head_reshape_softmax_and_lossless_output():
+    # TF 1.15's Keras: Reshape((-1, k)) leaves the anchors' count unknown, softmax of a rank-3
+    # tensor is exp / sum in ops (a matrix takes the Softmax op over its last axis whatever
+    # `axis` says), and fit takes targets only for the outputs that have a loss
+    K = tf.keras
+    inp = K.layers.Input(shape=(4, 4, 3))
+    conv = K.layers.Conv2D(6, 1, kernel_initializer=K.initializers.glorot_uniform(seed=1))(inp)
+    cls = K.layers.Activation('softmax', name='cls')(K.layers.Reshape((-1, 2))(conv))
+    aux = K.layers.Lambda(lambda t: t * 2.0, name='aux')(conv)
+    assert cls.get_shape().as_list() == [None, None, 2]
+    assert cls.op.type == 'RealDiv' and cls.name == 'cls/truediv:0'
+    m = tf.constant([[1., 2., 3.], [1., 1., 5.]])
+    with tf.Session() as sess:
+        got = sess.run(K.activations.softmax(m, axis=0))
+    e = np.exp(np.array([[1., 2., 3.], [1., 1., 5.]]))
+    np.testing.assert_allclose(got, e / e.sum(1, keepdims=True), rtol=1e-6)
+    model = K.models.Model(inp, [cls, aux])
+    model.compile(optimizer=K.optimizers.SGD(0.01), loss=['categorical_crossentropy', None])
+    x = np.random.RandomState(0).rand(2, 4, 4, 3).astype(np.float32)
+    y = np.eye(2, dtype=np.float32)[np.random.RandomState(1).randint(0, 2, (2, 48))]
+    assert list(model.fit(x, [y], epochs=1, verbose=0).history) == ['loss', 'cls_loss']
+    assert list(model.fit(x, y, epochs=1, verbose=0).history) == ['loss', 'cls_loss']
+    with pytest.raises(ValueError, match="Expected to see 1 array"):
+        model.fit(x, [y, y], epochs=1, verbose=0)

@@ -6,12 +6,15 @@ from tideflow.keras._utils import deserialize as _deserialize
 
 
 def softmax(x, axis=-1):
-    """Softmax over ``axis`` (rank >= 2)."""
+    """Softmax over ``axis`` as TF 1.15's Keras: a matrix takes the Softmax op over its last
+    axis whatever ``axis`` says; higher ranks exp(x - max) / sum over ``axis``, in ops."""
     rank = K.ndim(x)
-    if rank == 1:
-        raise ValueError("Cannot apply softmax to a tensor that is 1D. Received input: "
-                         f"{x}")
-    return tf.nn.softmax(x, axis=axis)
+    if rank == 2:
+        return tf.nn.softmax(x)
+    if rank is not None and rank > 2:
+        e = tf.exp(x - tf.reduce_max(x, axis=axis, keepdims=True))
+        return e / tf.reduce_sum(e, axis=axis, keepdims=True)
+    raise ValueError(f"Cannot apply softmax to a tensor that is 1D. Received input: {x}")
 
 
 def elu(x, alpha=1.0):

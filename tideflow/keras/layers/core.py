@@ -89,8 +89,8 @@ class Dense(Layer):
     def build(self, input_shape):
         input_shape = TensorShape(input_shape)
         if input_shape.ndims is None or input_shape.as_list()[-1] is None:
-            raise ValueError(f"The last dimension of the inputs to `Dense` (layer {self.name}) "
-                             f"should be defined. Found `None` (input shape {input_shape}).")
+            raise ValueError("The last dimension of the inputs to `Dense` should be defined. "
+                             "Found `None`.")  # TF 1.15's words
         dtype = dtypes.as_dtype(self._dtype or getattr(self, "_build_input_dtype", None)
                                 or K.floatx())
         if not (dtype.is_floating or dtype.is_complex):
@@ -376,11 +376,9 @@ class Reshape(Layer):
         return TensorShape([dims[0]] + self._fix_unknown(dims[1:]))
 
     def call(self, inputs):
-        out_shape = self.compute_output_shape(inputs.get_shape())
-        # as TF 1.15's: (batch size, *target_shape) packed ('reshape/Reshape/shape')
-        outputs = tf.reshape(inputs, (tf.shape(inputs)[0],) + tuple(self.target_shape))
-        outputs.set_shape(out_shape)
-        return outputs
+        # as TF 1.15's: (batch size, *target_shape) packed ('reshape/Reshape/shape'), the
+        # static shape the Reshape's (a -1 beside the batch size is unknown, as in TF)
+        return tf.reshape(inputs, (tf.shape(inputs)[0],) + tuple(self.target_shape))
 
     def get_config(self):
         config = super().get_config()
