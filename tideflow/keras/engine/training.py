@@ -746,7 +746,6 @@ class Model(Network):
                     loss_names.append(getattr(getattr(losses_mod, fname), "__name__", fname))
             ys = self._standardize(y, live, names, "target", check_last=check_last,
                                    loss_names=loss_names)
-            ys = [a for a, t in zip(ys, live) if t is not None]
             if xs and len(ys[0]) != len(xs[0]):
                 raise ValueError(f"Input arrays should have the same number of samples as "
                                  f"target arrays. Found {len(xs[0])} input samples and "
