@@ -194,3 +194,13 @@ def test_cache_file_names_and_errors(tmp_path, monkeypatch):
     with tf.Session() as s, pytest.raises(
             tf.errors.NotFoundError, match="^nodir/zz_0.lockfile; No such file or directory"):
         s.run(n)
+
+
+def test_one_shot_iterator_leaves_the_graph_names_free():
+    # TF 1.15's one-shot factory function copies the dataset's constants under names of its
+    # own: the graph's next constant is still "Const_1" (tideflow took "Const_1" for the copy)
+    d = tf.data.Dataset.from_tensor_slices(tf.constant([1, 2, 3])).batch(2)
+    d.make_one_shot_iterator().get_next()
+    assert tf.constant(0).op.name == "Const_1"
+    d.map(lambda x: x + 1).make_one_shot_iterator().get_next()
+    assert tf.constant(0).op.name == "Const_2"
