@@ -286,3 +286,21 @@ def test_fit_on_arrays_with_steps_per_epoch_feeds_the_whole_arrays_each_step():
                     (0, 1, 0.23447), (1, 1, 0.23309), (2, 1, 0.23171)]
     np.testing.assert_allclose(h.history["loss"], [0.23726, 0.23309], atol=1e-5)
     np.testing.assert_allclose(m.evaluate(x, y, verbose=0), [0.465861, 0.618877], rtol=1e-5)
+
+
+def test_evaluate_and_predict_on_arrays_with_steps_use_all_the_samples_each_step():
+    # TF 1.15: `steps` with arrays runs that many steps on all the samples: evaluate's
+    # callbacks see size 1 per step, predict concatenates each step's outputs
+    x = np.random.RandomState(0).rand(40, 3).astype("float32")
+    m = _small_model()
+    sizes = []
+    cb = tf.keras.callbacks.LambdaCallback()
+    cb.on_test_batch_end = lambda batch, logs: sizes.append(("test", batch, logs["size"]))
+    cb.on_predict_batch_end = lambda batch, logs: sizes.append(
+        ("predict", batch, logs["size"], logs["outputs"][0].shape))
+    full = m.evaluate(x, x[:, :1], verbose=0)
+    np.testing.assert_allclose(m.evaluate(x, x[:, :1], steps=2, verbose=0, callbacks=[cb]),
+                               full, rtol=1e-6)
+    assert m.predict(x, steps=2, callbacks=[cb]).shape == (80, 1)
+    assert sizes == [("test", 0, 1), ("test", 1, 1), ("predict", 0, 1, (40, 1)),
+                     ("predict", 1, 1, (40, 1))]

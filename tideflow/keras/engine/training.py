@@ -1237,9 +1237,13 @@ class Model(Network):
             sws = self._standardize_weights(ys, sample_weight, None, sync=True)
             self._sync_weight_modes(sws, testing=True)
             self._note_function("evaluation")  # (as TF 1.15: after the data are checked)
-            outs = self._evaluate_arrays(
-                xs, ys, self._validate_or_infer_batch_size(batch_size) or 32, sws, cb_list,
-                verbose)
+            if steps is not None:  # (as TF 1.15: each step evaluates all the samples)
+                source = _WholeArraysSource(xs, ys, sws, steps)
+                outs = self._evaluate_source(source, cb_list, self._progbar(verbose, source))
+            else:
+                outs = self._evaluate_arrays(
+                    xs, ys, self._validate_or_infer_batch_size(batch_size) or 32, sws,
+                    cb_list, verbose)
         return _unlist(outs)
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
@@ -1275,13 +1279,17 @@ class Model(Network):
         n = len(xs[0])
         parts = [[] for _ in self.outputs]
         cb_list = self._mode_callbacks(callbacks, verbose, steps)
-        bar = self._progbar(verbose, _ArraySource(xs, [], [], batch_size, False),
-                            metrics=False, batch_size=batch_size)
+        # (as TF 1.15: with `steps`, each step predicts on all the samples)
+        source = (_ArraySource(xs, [], [], batch_size, False) if steps is None
+                  else _WholeArraysSource(xs, [], [], steps))
+        bar = self._progbar(verbose, source, metrics=False,
+                            batch_size=batch_size if steps is None else None)
         if cb_list is not None:
             cb_list.on_predict_begin()
-        for index, start in enumerate(range(0, n, batch_size)):
-            sl = slice(start, start + batch_size)
-            size = min(n, start + batch_size) - start
+        chunks = ([(slice(start, start + batch_size), min(n, start + batch_size) - start)
+                   for start in range(0, n, batch_size)] if steps is None
+                  else [(slice(None), 1)] * steps)
+        for index, (sl, size) in enumerate(chunks):
             if cb_list is not None:
                 cb_list.on_predict_batch_begin(index, {"batch": index, "size": size})
             if bar is not None:
