@@ -342,3 +342,30 @@ def test_unseeded_draws_under_a_graph_seed_are_tf(make, want, after):
     got, got_later = _run([x, later])
     np.testing.assert_allclose(got, want, rtol=1e-6)
     np.testing.assert_allclose(got_later, after, rtol=1e-6)
+
+
+def test_invert_poisson_inverse_gamma_kumaraswamy_ops_as_tf():
+    # TF 1.15: Invert runs the base class's methods (its own scopes and caches) on the inner
+    # bijector's private ones; Poisson's cdf and InverseGamma's are broadcasting igammacs;
+    # InverseGamma's log_prob is unnormalized minus normalization; Kumaraswamy's Jacobian
+    # takes (a - 1) * log(y). The random op made after all of them draws TF's number
+    tf.set_random_seed(5)
+    g = cd.TransformedDistribution(cd.Uniform(0.0, 1.0), cd.bijectors.Invert(cd.bijectors.Exp()))
+    x = g.sample(2)
+    lp = g.log_prob(x)
+    pc = cd.Poisson(rate=[1.0, 3.0]).cdf([0.0, 2.0])
+    ig = cd.InverseGamma(2.0, 1.0)
+    il, ic = ig.log_prob([0.5, 2.0]), ig.cdf([0.5, 2.0])
+    kl = cd.Kumaraswamy(2.0, 3.0).log_prob([0.2, 0.6])
+    later = tf.random_uniform([])
+    assert [t.name for t in [x, lp, pc, il, ic, kl]] == [
+        "invert_expUniform/sample/invert_exp/forward/Log:0", "invert_expUniform/log_prob/add:0",
+        "Poisson/cdf/Igammac:0", "InverseGamma/log_prob/sub_2:0", "InverseGamma/cdf/Igammac:0",
+        "Kumaraswamy/log_prob/add:0"]
+    got = _run([x, lp, pc, il, ic, kl, later])
+    want = [[-0.4939131438732147, -1.730880856513977], [-0.4939131438732147, -1.730880856513977],
+            [0.3678794503211975, 0.42319008708000183], [0.07944154739379883, -2.579441547393799],
+            [0.406005859375, 0.9097959995269775], [0.10067754983901978, 0.38835960626602173],
+            0.2295435667037964]
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -4,11 +4,12 @@ Gumbel, Weibull, Kumaraswamy), the vector ones (Affine, SoftmaxCentered, Permute
 the combinators (Chain, Invert, Inline)."""
 
 import math
+from types import MappingProxyType
 
 import numpy as np
 
 import tideflow as tf
-from tideflow.distributions.bijector import Bijector, Identity
+from tideflow.distributions.bijector import Bijector, Identity, _overrides
 from tideflow.framework import ops
 
 __all__ = ["Affine", "AffineScalar", "Bijector", "Chain", "Exp", "Gumbel", "Identity",
@@ -301,8 +302,8 @@ class Kumaraswamy(Bijector):
 
     def _inverse_log_det_jacobian(self, y):
         a, b = self._c1, self._c0
-        return (tf.log(a) + tf.log(b) + tf.math.xlogy(a - 1.0, y)
-                + (b - 1.0) * tf.log1p(-(y ** a)))
+        return (tf.log(a) + tf.log(b) + (a - 1) * tf.log(y)
+                + (b - 1) * tf.log1p(-y ** a))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -520,29 +521,38 @@ class Invert(Bijector):
     def bijector(self):
         return self._bijector
 
-    def forward(self, x, name="forward"):
-        return self._bijector.inverse(x, name=name)
+    # TF 1.15: the base class's methods (this bijector's name scopes and caches) on the inner
+    # bijector's private ones
+    _SIDES = MappingProxyType({"_forward": "_inverse", "_inverse": "_forward",
+                               "_forward_log_det_jacobian": "_inverse_log_det_jacobian",
+                               "_inverse_log_det_jacobian": "_forward_log_det_jacobian"})
 
-    def inverse(self, y, name="inverse"):
-        return self._bijector.forward(y, name=name)
+    def _has_impl(self, method):
+        return _overrides(self._bijector, self._SIDES[method])
 
-    def forward_log_det_jacobian(self, x, event_ndims, name="forward_log_det_jacobian"):
-        return self._bijector.inverse_log_det_jacobian(x, event_ndims, name=name)
+    def _forward(self, x):
+        return self._bijector._inverse(x)
 
-    def inverse_log_det_jacobian(self, y, event_ndims, name="inverse_log_det_jacobian"):
-        return self._bijector.forward_log_det_jacobian(y, event_ndims, name=name)
+    def _inverse(self, y):
+        return self._bijector._forward(y)
 
-    def forward_event_shape(self, input_shape):
-        return self._bijector.inverse_event_shape(input_shape)
+    def _forward_log_det_jacobian(self, x):
+        return self._bijector._inverse_log_det_jacobian(x)
 
-    def forward_event_shape_tensor(self, input_shape, name="forward_event_shape_tensor"):
-        return self._bijector.inverse_event_shape_tensor(input_shape, name=name)
+    def _inverse_log_det_jacobian(self, y):
+        return self._bijector._forward_log_det_jacobian(y)
 
-    def inverse_event_shape(self, output_shape):
-        return self._bijector.forward_event_shape(output_shape)
+    def _forward_event_shape(self, input_shape):
+        return self._bijector._inverse_event_shape(input_shape)
 
-    def inverse_event_shape_tensor(self, output_shape, name="inverse_event_shape_tensor"):
-        return self._bijector.forward_event_shape_tensor(output_shape, name=name)
+    def _forward_event_shape_tensor(self, input_shape):
+        return self._bijector._inverse_event_shape_tensor(input_shape)
+
+    def _inverse_event_shape(self, output_shape):
+        return self._bijector._forward_event_shape(output_shape)
+
+    def _inverse_event_shape_tensor(self, output_shape):
+        return self._bijector._forward_event_shape_tensor(output_shape)
 
 
 class Chain(Bijector):

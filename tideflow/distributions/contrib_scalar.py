@@ -131,9 +131,9 @@ class Poisson(_ParamsDistribution):
         return x * self._log_rate - tf.lgamma(1.0 + x) - self._rate
 
     def _cdf(self, x):
-        x = _whole_counts(self, x, floor=False)
-        rate = self._rate + tf.zeros_like(x)
-        return tf.math.igammac(1.0 + x + tf.zeros_like(rate), rate)
+        if self.validate_args:
+            x = embed_check_nonnegative_integer_form(x)
+        return tf.math.igammac(1.0 + x, self._rate)  # TF 1.15's broadcasting op
 
     def _mean(self):
         return tf.identity(self._rate)
@@ -362,13 +362,21 @@ class InverseGamma(_ConcentrationRate):
         return 1.0 / tf.random_gamma(shape=[n], alpha=self._concentration, beta=self._rate,
                                      dtype=self.dtype, seed=seed)
 
+    # TF 1.15's ops: unnormalized log density less the normalization, a broadcasting igammac
+    def _valid_sample(self, x):
+        if not self.validate_args:
+            return x
+        return with_dependencies([tf.assert_positive(x)], x)
+
     def _log_prob(self, x):
-        a, b = self._concentration, self._rate
-        return a * tf.log(b) - tf.lgamma(a) - (a + 1.0) * tf.log(x) - b / x
+        x = self._valid_sample(x)
+        unnormalized = -(1.0 + self._concentration) * tf.log(x) - self._rate / x
+        return unnormalized - (tf.lgamma(self._concentration)
+                               - self._concentration * tf.log(self._rate))
 
     def _cdf(self, x):
-        return tf.math.igammac(self._concentration + tf.zeros_like(x),
-                               self._rate / x + tf.zeros_like(self._concentration))
+        x = self._valid_sample(x)
+        return tf.math.igammac(self._concentration, self._rate / x)
 
     def _entropy(self):
         a = self._concentration
