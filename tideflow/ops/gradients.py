@@ -572,10 +572,7 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
           "gate_gradients": gate_gradients, "aggregation_method": aggregation_method}
     out = []
     for g, x in zip(gradients(ys, xs, **kw), xs):
-        if g is None:
-            raise ValueError("Tried to convert 'tensor' to a tensor and failed. Error: None "
-                             "values not supported.")
-        flat = array_ops.reshape(g, [-1])
+        flat = array_ops.reshape(g, [-1])  # a None g fails here, taking TF's op name
         n = array_ops.size(x)
 
         def body(j, result, flat=flat, x=x):
