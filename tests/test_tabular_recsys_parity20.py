@@ -270,3 +270,28 @@ def test_canned_estimators_check_their_columns_when_the_model_is_built(tmp_path)
                 tf.estimator.DNNClassifier([3], [], model_dir=str(tmp_path / "d"))]:
         with pytest.raises(ValueError, match=r"^feature_columns must not be empty\.$"):
             est.train(inputs, steps=1)
+
+
+def test_canned_linear_model_makes_embedding_tables_first(tmp_path):
+    # TF 1.15's Keras LinearModel makes an embedding column's table when it builds, before
+    # that column's weights, under the column's name; seeded, it trains to TF's numbers
+    fc_cat = fc.categorical_column_with_identity("cat", 5)
+    cols = [fc.embedding_column(fc_cat, 2), fc.bucketized_column(fc.numeric_column("x"), [0.0])]
+    est = tf.estimator.LinearRegressor(cols, model_dir=str(tmp_path))
+    with tf.Graph().as_default():
+        tf.set_random_seed(2)
+        feats = {"cat": tf.constant([[1], [4]], tf.int64), "x": tf.constant([[-1.0], [2.0]])}
+        tf.train.create_global_step()
+        spec = est.model_fn(feats, tf.constant([[1.0], [2.0]]), "train", est.config)
+        assert [v.name for v in tf.global_variables()][1:5] == [
+            "linear/linear_model/cat_embedding/embedding_weights/part_0:0",
+            "linear/linear_model/cat_embedding/weights/part_0:0",
+            "linear/linear_model/x_bucketized/weights/part_0:0",
+            "linear/linear_model/bias_weights/part_0:0"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            losses = [sess.run([spec.loss, spec.train_op])[0] for _ in range(2)]
+            preds = sess.run(spec.predictions["predictions"]).ravel()
+    # TF 1.15's losses and predictions after two Ftrl steps
+    np.testing.assert_allclose(losses, [5.0, 2.9261634], rtol=1e-6)
+    np.testing.assert_allclose(preds, [0.6659241914749146, 0.7133802175521851], rtol=1e-6)

@@ -1219,13 +1219,15 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
         with variable_scope.variable_scope("linear_model", values=list(features.values()),
                                            use_resource=True):
             ordered = sorted(columns, key=lambda c: c.name)
+            builder = _LazyBuilder(features)
             weights = {}
             for column in ordered:
+                # (an embedding column's table first, as the layer's build makes it)
+                _make_layer_state(builder, [column], weight_collections, trainable)
                 with variable_scope.variable_scope(column._var_scope_name):
                     weights[column] = _linear_weight(column, units, trainable)
             bias = _linear_bias(units, trainable)
             with ops.name_scope("linear_model"), ops.name_scope("linear_model"):
-                builder = _LazyBuilder(features)
                 sums = []
                 for column in ordered:
                     with ops.name_scope(column._var_scope_name):
