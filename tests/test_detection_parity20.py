@@ -300,3 +300,18 @@ def test_keras_detection_head_reshape_softmax_and_lossless_output():
     assert list(model.fit(x, y, epochs=1, verbose=0).history) == ['loss', 'cls_loss']
     with pytest.raises(ValueError, match="Expected to see 1 array"):
         model.fit(x, [y, y], epochs=1, verbose=0)
+
+
+def test_resize_bilinear_gradient_bit_for_bit():
+    # TF 1.15's ResizeBilinearGrad adds each output pixel's four float32 shares into the image
+    # one pixel at a time; this row is TF 1.15's (a float64 product was an ulp off)
+    rng = np.random.RandomState(23)
+    x = tf.constant(rng.rand(1, 7, 9, 2).astype(np.float32))
+    y = tf.image.resize_bilinear(x, [13, 20], half_pixel_centers=True)
+    w = tf.constant(rng.randn(1, 13, 20, 2).astype(np.float32))
+    g = tf.gradients(tf.reduce_sum(y * w), x)[0]
+    with tf.Session() as sess:
+        got = sess.run(g)[0, 3, :, 0].tolist()
+    assert got == [-1.439433217048645, -2.353442430496216, -2.737149715423584,
+                   0.7379100322723389, -1.0698297023773193, -1.2670536041259766,
+                   -0.9882799983024597, 2.8021726608276367, 2.182300567626953]

@@ -223,6 +223,44 @@ def _interp_grad_kernel(taps_fn):
     return kernel
 
 
+def _bilinear_grad_kernel(grads, original_image, *, T, align_corners, half_pixel_centers):
+    """TF's ResizeBilinearGrad to the bit: each output pixel adds its four float32 shares
+    (grad * y weight * x weight) into the image in T, pixel by pixel. A cell's shares are
+    added in that order: round r adds every cell's r-th share at once."""
+    g = _np(grads)
+    orig = _np(original_image)
+    _check_images(g, "input_grad")
+    _check_images(orig, "original_image")
+    _check_centers(align_corners, half_pixel_centers)
+    b, oh, ow, c = g.shape
+    _, h, w, _ = orig.shape
+    if h == 0 or w == 0 or oh == 0 or ow == 0:
+        raise _invalid("input and output image sizes must be non-zero")
+    if g.shape[0] != orig.shape[0] or g.shape[3] != orig.shape[3]:
+        raise _invalid("grads and original_image must agree in batch and channels")
+    (ys, wy), (xs, wx) = (_linear_taps(n, o, align_corners, half_pixel_centers)
+                          for n, o in ((h, oh), (w, ow)))
+    ly, lx = wy[:, 1].astype(np.float32), wx[:, 1].astype(np.float32)
+    one = np.float32(1)
+    fy = np.stack([one - ly, one - ly, ly, ly], 1)  # corners: TL, TR, BL, BR
+    fx = np.stack([one - lx, lx, one - lx, lx], 1)
+    rows = np.stack([ys[:, 0], ys[:, 0], ys[:, 1], ys[:, 1]], 1)
+    cols = np.stack([xs[:, 0], xs[:, 1], xs[:, 0], xs[:, 1]], 1)
+    g = g.astype(np.float32, copy=False)
+    shares = (g[:, :, :, None, :] * fy[None, :, None, :, None]) * fx[None, None, :, :, None]
+    shares = shares.reshape(b, oh * ow * 4, c).astype(T.as_numpy_dtype, copy=False)
+    target = (rows[:, None, :] * w + cols[None, :, :]).reshape(-1)
+    order = np.argsort(target, kind="stable")
+    sorted_t = target[order]
+    starts = np.r_[0, np.flatnonzero(sorted_t[1:] != sorted_t[:-1]) + 1]
+    rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    out = np.zeros((b, h * w, c), T.as_numpy_dtype)
+    for r in range(int(rank.max()) + 1):
+        pick = order[rank == r]
+        out[:, target[pick]] += shares[:, pick]
+    return out.reshape(b, h, w, c)
+
+
 def _nearest_kernel(images, size, *, align_corners, half_pixel_centers):
     x, oh, ow = _prepare(images, size, align_corners, half_pixel_centers)
     _, h, w, _ = x.shape
@@ -327,7 +365,8 @@ for _name, _taps, _grad_types in (
         outputs=["output: T"],
         attrs=[f"T: {_grad_types}"] + _CENTERS,
         shape=_like_second_input,
-        kernel=_interp_grad_kernel(_taps),
+        kernel=(_bilinear_grad_kernel if _name == "ResizeBilinear"
+                else _interp_grad_kernel(_taps)),
         differentiable=False,
     )
 
