@@ -198,3 +198,26 @@ def test_container_names_follow_tf_rule():
             sess.run(q.size())
         sess.run(ok.initializer)
         assert sess.run(ok) == 2.0
+
+
+def test_kmeans_clustering_doc_example_trains_from_one_epoch_input(tmp_path):
+    # TF 1.15's KMeansClustering example: train(input_fn) with limit_epochs(num_epochs=1). The
+    # init hook's run takes the epoch; the training step then runs out of input, but TF
+    # still counts it (global step 1) and saves the chosen centres; TF 1.15's scores:
+    # 989.93317, 540.47754, 304.09842, 114.60199
+    rs = np.random.RandomState(0)
+    points = np.concatenate([rs.randn(20, 2) + c
+                             for c in ([0, 0], [6, 6], [0, 6])]).astype(np.float32)
+
+    def input_fn():
+        return tf.train.limit_epochs(tf.convert_to_tensor(points), num_epochs=1)
+
+    km = tf.contrib.factorization.KMeansClustering(
+        num_clusters=3, use_mini_batch=False, model_dir=str(tmp_path),
+        config=tf.estimator.RunConfig(tf_random_seed=3), initial_clusters="random")
+    scores = []
+    for _ in range(4):
+        km.train(input_fn)
+        scores.append(km.score(input_fn))
+    np.testing.assert_allclose(scores, [989.93317, 540.47754, 304.09842, 114.60199], rtol=1e-5)
+    assert km.get_variable_value("global_step") == 7  # TF 1.15: 1, then two more a call

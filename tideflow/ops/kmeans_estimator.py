@@ -11,6 +11,19 @@ import tideflow as tf
 from tideflow.ops import clustering_ops
 
 
+class _StepBeforeRunHook(tf.train.SessionRunHook):
+    """Increments the global step ahead of each training run, so a step whose input runs out
+    still counts: TF 1.15's k-means step ran its increment (which needs no input) before the
+    input's OutOfRangeError ended the step, and the end-of-training checkpoint then kept the
+    centres the init hook had just chosen (a limit_epochs(num_epochs=1) input_fn trains)."""
+
+    def __init__(self, incr_step):
+        self._incr_step = incr_step
+
+    def before_run(self, run_context):
+        run_context.session.run(self._incr_step)
+
+
 class _LossRelativeChangeHook(tf.train.SessionRunHook):
     """Stops training when the loss changes by less than ``tolerance`` relative to
     ``1 + |previous loss|``."""
@@ -77,9 +90,10 @@ class _ModelFn:
         loss = tf.reduce_sum(losses)
         tf.summary.scalar("loss/raw", loss)
         incr_step = tf.assign_add(tf.train.get_global_step(), 1)
-        with tf.control_dependencies([training_op, incr_step]):
+        with tf.control_dependencies([training_op]):
             training_op = tf.identity(loss)
-        hooks = [_InitializeClustersHook(init_op, is_initialized, config.is_chief)]
+        hooks = [_InitializeClustersHook(init_op, is_initialized, config.is_chief),
+                 _StepBeforeRunHook(incr_step)]
         if self._relative_tolerance is not None:
             hooks.append(_LossRelativeChangeHook(loss, self._relative_tolerance))
         export_outputs = {
