@@ -14,3 +14,65 @@ def test_hessians_of_unconnected_x_takes_reshapes_name():
         with pytest.raises(ValueError, match="None values not supported"):
             tf.hessians(tf.reduce_sum(x ** 3), unrelated)
         assert tf.reshape(x, [-1]).name == "Reshape_1:0"
+
+
+def test_parallel_for_jacobian_and_batch_jacobian():
+    """tensorflow.python.ops.parallel_for.gradients: TF 1.15 gives jacobian shapes
+    (?, 2, 3, 2) and (?, 2, ?, 3), None for an unconnected input, batch_jacobian (?, 2, 3)."""
+    import numpy as np
+
+    from tideflow.python.ops.parallel_for import gradients as pg
+
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        w = np.array([[1., 2.], [0.5, -1.], [0., 3.]], np.float32)
+        v = tf.Variable(w)
+        u = tf.Variable([7.])
+        y = tf.sin(tf.matmul(x, v))
+        jac = pg.jacobian(y, {"v": v, "u": u, "x": x})
+        assert jac["u"] is None
+        assert jac["v"].get_shape().as_list() == [None, 2, 3, 2]
+        assert jac["x"].get_shape().as_list() == [None, 2, None, 3]
+        loop = pg.jacobian(y, [v], use_pfor=False)[0]
+        bj = pg.batch_jacobian(y, x)
+        assert bj.get_shape().as_list() == [None, 2, 3]
+        assert pg.batch_jacobian(y, tf.placeholder(tf.float32, [None, 3])) is None
+        with pytest.raises(ValueError, match=r"Need first dimension of output shape \(\(3, 2\)\)"):
+            pg.batch_jacobian(tf.zeros([3, 2]), tf.zeros([4, 2]))
+        xv = np.arange(6.).reshape(2, 3) / 4
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            jv, jx, jl, b = sess.run([jac["v"], jac["x"], loop, bj], {x: xv})
+        c = np.cos(xv @ w)  # dy[n,k]/dx[m,j] = cos(.)[n,k] w[j,k] [n==m]
+        want_b = c[:, :, None] * w.T[None]
+        np.testing.assert_allclose(b, want_b, rtol=1e-5)
+        np.testing.assert_allclose(jx[0, :, 0], want_b[0], rtol=1e-5)
+        np.testing.assert_allclose(jx[0, :, 1], 0)
+        np.testing.assert_allclose(jv, jl)
+        np.testing.assert_allclose(jv[1, 0, :, 0], c[1, 0] * xv[1], rtol=1e-5)
+
+
+def test_parallel_for_pfor_and_for_loop():
+    """pfor gives its outputs the static shape [iters] + the loop_fn output's; for_loop leaves
+    the first dimension unknown and keeps None outputs, and both check their arguments with
+    TF 1.15's messages."""
+    import numpy as np
+
+    from tideflow.python.ops.parallel_for import control_flow_ops as pcf
+
+    with tf.Graph().as_default():
+        o = pcf.pfor(lambda i: (tf.cast(i, tf.float32) * 2., [tf.ones([2], tf.int32) * i]), 4)
+        assert o[0].get_shape().as_list() == [4]
+        assert o[1][0].get_shape().as_list() == [4, 2] and o[1][0].dtype == tf.int32
+        o2 = pcf.for_loop(lambda i: (tf.cast(i, tf.float32), tf.fill([2], i)),
+                          (tf.float32, tf.int32), 3)
+        assert o2[1].get_shape().as_list() == [None, 2]
+        assert pcf.for_loop(lambda i: [None], [tf.float32], 3) == [None]
+        with pytest.raises(ValueError, match="Found parallel_iterations == 1"):
+            pcf.pfor(lambda i: i, 4, parallel_iterations=1)
+        with pytest.raises(ValueError, match="Number of expected outputs, 1, does not match"):
+            pcf.for_loop(lambda i: [i, i], [tf.int32], 3)
+        with tf.Session() as sess:
+            a, b = sess.run([o, o2])
+        np.testing.assert_array_equal(a[1][0], [[0, 0], [1, 1], [2, 2], [3, 3]])
+        np.testing.assert_array_equal(b[0], [0., 1., 2.])
