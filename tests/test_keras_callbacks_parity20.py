@@ -10,7 +10,11 @@ L = tf.keras.layers
 
 
 @pytest.fixture(autouse=True)
-def _graph():
+def _graph(request):
+    if getattr(request.function, "outside_graph", False):  # (it resets the default graph)
+        yield
+        tf.keras.backend.clear_session()
+        return
     with tf.Graph().as_default():
         yield
 
@@ -304,3 +308,22 @@ def test_evaluate_and_predict_on_arrays_with_steps_use_all_the_samples_each_step
     assert m.predict(x, steps=2, callbacks=[cb]).shape == (80, 1)
     assert sizes == [("test", 0, 1), ("test", 1, 1), ("predict", 0, 1, (40, 1)),
                      ("predict", 1, 1, (40, 1))]
+
+
+def test_clear_session_starts_the_new_graph_with_the_learning_phase():
+    # TF 1.15's clear_session makes keras_learning_phase first in the new graph, so a model
+    # built after it numbers its ops (and seeds its initializers) as TF's
+    tf.keras.backend.clear_session()
+    graph = tf.get_default_graph()
+    assert [o.name for o in graph.get_operations()] == ["keras_learning_phase/input",
+                                                        "keras_learning_phase"]
+    assert tf.keras.backend.learning_phase() is graph.get_tensor_by_name("keras_learning_phase:0")
+    tf.set_random_seed(1)
+    m = tf.keras.Sequential([L.Dense(3, input_shape=(2,))])
+    # (TF 1.15's printed kernel)
+    np.testing.assert_allclose(tf.keras.backend.get_value(m.weights[0]),
+                               [[0.04626, 0.97049, -0.33341], [-0.4465, -0.45563, -0.4751]],
+                               atol=1e-5)
+
+
+test_clear_session_starts_the_new_graph_with_the_learning_phase.outside_graph = True

@@ -224,6 +224,7 @@ def clear_session():
         _SESSION.session.close()
     _SESSION.session = None
     tf.reset_default_graph()
+    symbolic_learning_phase()  # (as TF 1.15: the new graph's first ops)
 
 
 def in_multi_worker_mode():
