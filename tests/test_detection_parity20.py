@@ -315,3 +315,16 @@ def test_resize_bilinear_gradient_bit_for_bit():
     assert got == [-1.439433217048645, -2.353442430496216, -2.737149715423584,
                    0.7379100322723389, -1.0698297023773193, -1.2670536041259766,
                    -0.9882799983024597, 2.8021726608276367, 2.182300567626953]
+
+
+def test_resize_area_bit_for_bit():
+    # TF 1.15's ResizeArea sums in float along each input row, then the rows times their
+    # shares, then times 1 / (scales' product); this row is TF 1.15's (float64 was an ulp off)
+    x = tf.constant(np.random.RandomState(25).rand(1, 9, 14, 2).astype(np.float32))
+    with tf.Session() as sess:
+        got = sess.run(tf.image.resize_area(x, [4, 6]))[0, 1, :, 0].tolist()
+        # a zero scale (align_corners from one pixel) is C's 1 / 0: NaN, as TF's
+        nan = sess.run(tf.image.resize_area(tf.ones([1, 1, 1, 1]), [3, 3], align_corners=True))
+    assert got == [0.36062315106391907, 0.35625290870666504, 0.3607065975666046,
+                   0.48745229840278625, 0.47050854563713074, 0.5481736660003662]
+    assert np.isnan(nan).all()

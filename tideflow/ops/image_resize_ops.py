@@ -371,8 +371,47 @@ for _name, _taps, _grad_types in (
     )
 
 
+def _area_cells(in_size, out_size, align_corners):
+    """Per output index: the first input cell, the cell count, and each cell's float32 share
+    ([out, K], 0 past the count), as TF's ResizeArea caches them."""
+    s = _scale(in_size, out_size, align_corners)
+    o = np.arange(out_size, dtype=np.float32)
+    lo, hi = o * s, (o + np.float32(1)) * s
+    start = np.floor(lo).astype(np.int64)
+    count = np.ceil(hi).astype(np.int64) - start
+    k = max(int(count.max()), 1) if out_size else 1
+    i = start[:, None] + np.arange(k)
+    fi = i.astype(np.float32)
+    one = np.float32(1)
+    share = np.where(fi < lo[:, None], np.where(fi + one > hi[:, None], s, fi + one - lo[:, None]),
+                     np.where(fi + one > hi[:, None], hi[:, None] - fi, one))
+    return np.clip(i, 0, in_size - 1), count, share.astype(np.float32)
+
+
 def _area_kernel(images, size, *, align_corners):
-    return _interp_kernel(_area_taps)(images, size, align_corners=align_corners)
+    # TF's per-cell float sums in its order: along x within each input row (the first and
+    # last cells scaled, the middle ones not), then the rows times their shares, then the
+    # whole times 1 / (height scale * width scale)
+    x, oh, ow = _prepare(images, size, align_corners, False)
+    _, h, w, _ = x.shape
+    x = x.astype(np.float32, copy=False)
+    xi, xn, xs = _area_cells(w, ow, align_corners)
+    cols = x[:, :, xi]  # [b, h, ow, K, c]
+    row_sum = cols[:, :, :, 0] * xs[None, None, :, 0, None]
+    last = (xn - 1)[None, None, :, None]
+    for k in range(1, xi.shape[1]):
+        term = np.where(k == last, cols[:, :, :, k] * xs[None, None, :, k, None],
+                        cols[:, :, :, k])
+        row_sum = np.where(k < xn[None, None, :, None], row_sum + term, row_sum)
+    yi, yn, ys = _area_cells(h, oh, align_corners)
+    total = np.zeros((x.shape[0], oh, ow, x.shape[3]), np.float32)
+    for k in range(yi.shape[1]):
+        term = row_sum[:, yi[:, k]] * ys[None, :, k, None, None]
+        total = np.where((k < yn)[None, :, None, None], total + term, total)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (a zero scale: C's inf, as TF)
+        scale = np.float32(np.float64(1.0) / np.float64(
+            _scale(h, oh, align_corners) * _scale(w, ow, align_corners)))
+        return total * scale
 
 
 op_registry.declare(
