@@ -369,3 +369,23 @@ def test_invert_poisson_inverse_gamma_kumaraswamy_ops_as_tf():
             0.2295435667037964]
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_deterministic_and_affine_scalar_op_counts_are_tf():
+    # TF 1.15: Deterministic makes its slack once and tiles loc[newaxis] by constant
+    # multiples; AffineScalar starts with an Identity; a random op after them draws TF's
+    tf.set_random_seed(5)
+    d = cd.Deterministic([1.0, 2.0], atol=0.1)
+    a = cd.TransformedDistribution(cd.Normal(0.0, 1.0), cd.bijectors.AffineScalar(1.0, 2.0))
+    ts = [d.sample(3), d.prob([1.05, 2.5]), d.cdf([0.95, 1.0]), a.sample(2),
+          a.log_prob([0.5, 1.0])]
+    later = tf.random_uniform([])
+    assert [t.name for t in ts] == [
+        "Deterministic/sample/Reshape:0", "Deterministic/prob/Cast:0",
+        "Deterministic/cdf/Cast:0", "affine_scalarNormal/sample/affine_scalar/forward/add:0",
+        "affine_scalarNormal/log_prob/add:0"]
+    got = _run(ts + [later])
+    want = [[[1.0, 2.0]] * 3, [1.0, 0.0], [1.0, 0.0], [-1.6128950119018555, 0.29498594999313354],
+            [-1.6433357000350952, -1.6120857000350952], 0.8889051675796509]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6)

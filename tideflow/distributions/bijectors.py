@@ -205,12 +205,15 @@ class AffineScalar(Bijector):
     def scale(self):
         return self._scale
 
+    # TF 1.15's ops: an Identity first
     def _forward(self, x):
-        y = x if self._scale is None else x * self._scale
+        y = tf.identity(x)
+        y = y if self._scale is None else y * self._scale
         return y if self._shift is None else y + self._shift
 
     def _inverse(self, y):
-        x = y if self._shift is None else y - self._shift
+        x = tf.identity(y)
+        x = x if self._shift is None else x - self._shift
         return x if self._scale is None else x / self._scale
 
     def _forward_log_det_jacobian(self, x):

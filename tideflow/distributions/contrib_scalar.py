@@ -26,6 +26,7 @@ from tideflow.distributions.dists import (
 )
 from tideflow.distributions.special_math import erfinv
 from tideflow.distributions.util import embed_check_nonnegative_integer_form, gen_new_seed
+from tideflow.framework import ops
 from tideflow.ops.control_flow_ops import with_dependencies
 
 __all__ = ["Binomial", "Cauchy", "Chi2", "Chi2WithAbsDf", "Deterministic", "Geometric",
@@ -585,24 +586,35 @@ class HalfNormal(_ParamsDistribution):
 class _PointMass(Distribution):
     """All mass at ``loc`` (within ``atol + rtol * |loc|``)."""
 
-    def __init__(self, loc, atol, rtol, validate_args, allow_nan_stats, name, parameters):
+    def __init__(self, loc, atol, rtol, validate_args, allow_nan_stats, name, parameters,
+                 is_vector=False):
+        # TF 1.15's ops: loc, the tolerances (unnamed constants when not given) and the slack
+        # made once
         with tf.name_scope(name, values=[loc, atol, rtol]) as scope:
-            self._loc = tf.convert_to_tensor(loc, name="loc")
-            dtype = self._loc.dtype.base_dtype
-            zero = np.zeros([], dtype.as_numpy_dtype)
-            self._atol = tf.convert_to_tensor(zero if atol is None else atol, dtype=dtype,
-                                              name="atol")
-            self._rtol = tf.convert_to_tensor(zero if rtol is None else rtol, dtype=dtype,
-                                              name="rtol")
-            if validate_args:
-                checks = [tf.assert_non_negative(self._atol, message="Argument 'atol' must "
-                                                 "be non-negative"),
-                          tf.assert_non_negative(self._rtol, message="Argument 'rtol' must "
-                                                 "be non-negative")]
-                with tf.control_dependencies(checks):
-                    self._loc = tf.identity(self._loc)
-        super().__init__(dtype, NOT_REPARAMETERIZED, validate_args, allow_nan_stats,
-                         parameters, [self._loc, self._atol, self._rtol], scope)
+            loc = tf.convert_to_tensor(loc, name="loc")
+            if is_vector and validate_args:
+                msg = "Argument loc must be at least rank 1."
+                if loc.get_shape().ndims is not None:
+                    if loc.get_shape().ndims < 1:
+                        raise ValueError(msg)
+                else:
+                    loc = with_dependencies([tf.assert_rank_at_least(loc, 1, message=msg)], loc)
+            self._loc = loc
+            Distribution.__init__(self, loc.dtype, NOT_REPARAMETERIZED, validate_args,
+                                  allow_nan_stats, parameters, [loc], scope)
+            self._atol = self._get_tol(atol)
+            self._rtol = self._get_tol(rtol)
+            self._slack_t = (self._atol if rtol is None
+                             else self._atol + self._rtol * tf.abs(self._loc))
+
+    def _get_tol(self, tol):
+        if tol is None:
+            return tf.convert_to_tensor(0, dtype=self._loc.dtype)
+        tol = tf.convert_to_tensor(tol, dtype=self._loc.dtype)
+        if self.validate_args:
+            tol = with_dependencies([tf.assert_non_negative(
+                tol, message="Argument 'tol' must be non-negative")], tol)
+        return tol
 
     @property
     def loc(self):
@@ -617,11 +629,16 @@ class _PointMass(Distribution):
         return self._rtol
 
     def _slack(self):
-        return self._atol + self._rtol * tf.abs(self._loc)
+        return self._slack_t
 
     def _sample_n(self, n, seed):
-        loc = tf.expand_dims(self._loc, 0)
-        return tf.tile(loc, tf.concat([[n], tf.ones([tf.rank(self._loc)], tf.int32)], 0))
+        n_static = ops.constant_value(tf.convert_to_tensor(n))
+        if n_static is not None and self._loc.get_shape().ndims is not None:
+            multiples = [n_static] + [1] * self._loc.get_shape().ndims
+        else:
+            ones = tf.ones_like(tf.shape(self._loc))
+            multiples = tf.concat(([n], ones), axis=0)
+        return tf.tile(self._loc[tf.newaxis, ...], multiples=multiples)
 
     def _entropy(self):
         return tf.zeros(self.batch_shape_tensor(), dtype=self.dtype)
@@ -663,9 +680,8 @@ class VectorDeterministic(_PointMass):
     def __init__(self, loc, atol=None, rtol=None, validate_args=False, allow_nan_stats=True,
                  name="VectorDeterministic"):
         parameters = dict(locals())
-        super().__init__(loc, atol, rtol, validate_args, allow_nan_stats, name, parameters)
-        if self._loc.get_shape().ndims == 0:
-            raise ValueError("Argument 'loc' must have rank at least 1.")
+        super().__init__(loc, atol, rtol, validate_args, allow_nan_stats, name, parameters,
+                         is_vector=True)
 
     def _batch_shape(self):
         shape = self._loc.get_shape()
