@@ -295,3 +295,21 @@ def test_canned_linear_model_makes_embedding_tables_first(tmp_path):
     # TF 1.15's losses and predictions after two Ftrl steps
     np.testing.assert_allclose(losses, [5.0, 2.9261634], rtol=1e-6)
     np.testing.assert_allclose(preds, [0.6659241914749146, 0.7133802175521851], rtol=1e-6)
+
+
+def test_at_k_metrics_take_int64_labels_only():
+    # TF 1.15 casts no labels: int32 ones fail in the set operation or in average
+    # precision's GreaterEqual, when the metric is made
+    scores = [[0.1, 0.9], [0.8, 0.2]]
+    with tf.Graph().as_default():
+        labels = tf.constant([[1], [0]])
+        for metric in (tf.metrics.precision_at_k, tf.metrics.recall_at_k):
+            with pytest.raises(TypeError, match=r"^Types don't match, <dtype: 'int64'> vs "
+                                                r"<dtype: 'int32'>\.$"):
+                metric(labels, tf.constant(scores), 1)
+        with pytest.raises(TypeError, match="^Input 'y' of 'GreaterEqual' Op has type int64 "
+                                            "that does not match type int32 of argument 'x'"):
+            tf.metrics.average_precision_at_k(labels, tf.constant(scores), 1)
+        with pytest.raises(ValueError, match=r"^`specificity` must be in the range \[0, 1\]\.$"):
+            tf.metrics.sensitivity_at_specificity(tf.constant([0, 1]), tf.constant([.2, .7]),
+                                                  -0.5)

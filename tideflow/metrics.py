@@ -797,7 +797,7 @@ def _at_target_rate(op_name, target_name, target, labels, predictions, weights, 
     """The metric ``compute(counts, name)`` picks from the tp/fn/tn/fp counts at
     ``num_thresholds`` thresholds, given the ``target`` rate in [0, 1]."""
     if not 0 <= target <= 1:
-        raise ValueError(f"{op_name}: {target_name} must be in [0, 1], got {target}")
+        raise ValueError(f"`{target_name}` must be in the range [0, 1].")  # (TF's words)
     if num_thresholds < 2:
         raise ValueError(f"{op_name}: num_thresholds must be > 1, got {num_thresholds}")
     with vs.variable_scope(name, op_name, (predictions, labels, weights)):
@@ -919,8 +919,8 @@ def _set_metric_at_k(kind, other, labels, predictions_idx, k, scope, weights,
     SparseTensor), through set operations, with TF 1.15's ops (in the name scope ``scope``)."""
     labels = _maybe_expand_labels(labels, predictions_idx)
     top_k_idx = cast_ops.cast(predictions_idx, dtypes.int64)
-    if labels.dtype.base_dtype != dtypes.int64:  # (TF takes int64 labels only)
-        labels = cast_ops.cast(labels, dtypes.int64)
+    # labels of another type than int64 fail in the set operations ("Types don't match"),
+    # as TF 1.15's
 
     def sets():
         if class_id is None:
@@ -983,16 +983,15 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
     labels, as in TF). ``value`` is the running sum of those divided by the number of rows (or
     by the sum of the weights).
     """
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"average_precision_at_k: invalid k={k!r} (expected an int >= 1)")
+    if k < 1:
+        raise ValueError(f"Invalid k={k}.")  # (TF's words)
     with ops.name_scope(name, _at_k_name("average_precision", k),
                         (predictions, labels, weights)) as scope:
         predictions = ops.convert_to_tensor(predictions)
         _, top_idx = nn_impl.top_k(predictions, int(k))
         # as TF: labels >= num_classes are no labels (like -1), replaced in a cond
         labels = sparse_tensor.convert_to_tensor_or_sparse_tensor(labels)
-        if labels.dtype.base_dtype != dtypes.int64:  # (TF takes int64 labels only)
-            labels = cast_ops.cast(labels, dtypes.int64)
+        # (labels of another type than int64 fail in the GreaterEqual below, as TF's)
         num_classes = cast_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64)
         sparse = isinstance(labels, SparseTensor)
         values = labels.values if sparse else labels
