@@ -328,3 +328,18 @@ def test_resize_area_bit_for_bit():
     assert got == [0.36062315106391907, 0.35625290870666504, 0.3607065975666046,
                    0.48745229840278625, 0.47050854563713074, 0.5481736660003662]
     assert np.isnan(nan).all()
+
+
+def test_resize_bicubic_bit_for_bit():
+    # TF 1.15's ResizeBicubic: float32 table weights (x + 1 rounded to float when the table
+    # is made, offsets by lrintf), columns along y then along x in float; rows TF 1.15 printed
+    x = tf.constant(np.random.RandomState(26).rand(1, 7, 9, 2).astype(np.float32))
+    with tf.Session() as sess:
+        keys = sess.run(tf.image.resize_bicubic(x, [13, 20], half_pixel_centers=True))
+        legacy = sess.run(tf.image.resize_bicubic(x, [5, 6]))
+    assert keys[0, 4, :6, 1].tolist() == [0.09420017898082733, 0.15135958790779114,
+                                          0.2733924388885498, 0.44069820642471313,
+                                          0.6818475723266602, 0.8314734101295471]
+    assert legacy[0, 2, :, 0].tolist() == [0.8431786894798279, 0.10075657814741135,
+                                           0.057562366127967834, 0.71040278673172,
+                                           0.3883993327617645, 0.6274440288543701]

@@ -67,32 +67,56 @@ _CUBIC_TABLES = {}
 
 
 def _cubic_table(a):
-    """TF's 1025-entry table of cubic-convolution weights (float32), for |d| and 1 + |d|."""
+    """TF's 1025-entry table of cubic-convolution weights (float32), for |d| and 1 + |d|:
+    computed in double from a float x, and x + 1 rounded to float first, as TF's C++."""
     t = _CUBIC_TABLES.get(a)
     if t is None:
         x = (np.arange(_TABLE_SIZE + 1) / _TABLE_SIZE).astype(np.float32).astype(np.float64)
         near = (((a + 2) * x - (a + 3)) * x * x + 1).astype(np.float32)
-        x1 = x + 1.0
+        x1 = (x + 1.0).astype(np.float32).astype(np.float64)
         far = (((a * x1 - 5 * a) * x1 + 8 * a) * x1 - 4 * a).astype(np.float32)
-        t = _CUBIC_TABLES[a] = (near.astype(np.float64), far.astype(np.float64))
+        t = _CUBIC_TABLES[a] = (near, far)
     return t
 
 
 def _cubic_taps(in_size, out_size, align_corners, half_pixel):
+    # TF's GetWeightsAndIndices: the table offset by lrintf (half to even), float32 weights;
+    # with half-pixel centres, samples outside the image get no weight and the rest are
+    # scaled by 1 / their float sum
     p = _positions(out_size, _scale(in_size, out_size, align_corners), half_pixel)
     f = np.floor(p)
     base = f.astype(np.int64)
-    delta = (p - f).astype(np.float64)
-    off = np.floor(delta * _TABLE_SIZE + 0.5).astype(np.int64)
+    off = np.rint((p - f) * np.float32(_TABLE_SIZE)).astype(np.int64)
     near, far = _cubic_table(-0.5 if half_pixel else -0.75)
     w = np.stack([far[off], near[off], near[_TABLE_SIZE - off], far[_TABLE_SIZE - off]], 1)
     raw = base[:, None] + np.arange(-1, 3)
     idx = np.clip(raw, 0, in_size - 1)
     if half_pixel:  # Keys' kernel: samples outside the image get no weight, then renormalize
-        w = np.where(idx == raw, w, 0.0)
-        total = w.sum(1, keepdims=True)
-        w = np.where(np.abs(total) > 0, w / np.where(total == 0, 1, total), w)
+        w = np.where(idx == raw, w, np.float32(0))
+        total = ((w[:, 0] + w[:, 1]) + w[:, 2]) + w[:, 3]
+        big = np.abs(total) >= np.float32(1000) * np.finfo(np.float32).tiny
+        with np.errstate(divide="ignore"):
+            w = np.where(big[:, None], w * (np.float32(1) / total)[:, None], w)
     return idx, w
+
+
+def _bicubic_kernel(images, size, *, align_corners, half_pixel_centers=False):
+    # TF's float order: each of a sample's four columns interpolated along y, then those
+    # four along x, each as ((v0 w0 + v1 w1) + v2 w2) + v3 w3
+    x, oh, ow = _prepare(images, size, align_corners, half_pixel_centers)
+    _, h, w, _ = x.shape
+    x = x.astype(np.float32, copy=False)
+    yi, wy = _cubic_taps(h, oh, align_corners, half_pixel_centers)
+    xi, wx = _cubic_taps(w, ow, align_corners, half_pixel_centers)
+    cols = None
+    for k in range(4):
+        term = x[:, yi[:, k]] * wy[None, :, k, None, None]
+        cols = term if cols is None else cols + term
+    out = None
+    for k in range(4):
+        term = cols[:, :, xi[:, k]] * wx[None, None, :, k, None]
+        out = term if out is None else out + term
+    return out
 
 
 def _area_taps(in_size, out_size, align_corners, half_pixel=False):
@@ -356,7 +380,7 @@ for _name, _taps, _grad_types in (
         outputs=["resized_images: float"],
         attrs=[_IMAGE_T] + _CENTERS,
         shape=_resize_shape,
-        kernel=_bilinear_kernel if _name == "ResizeBilinear" else _interp_kernel(_taps),
+        kernel=_bilinear_kernel if _name == "ResizeBilinear" else _bicubic_kernel,
         grad=_interp_grad(_name + "Grad"),
     )
     op_registry.declare(
