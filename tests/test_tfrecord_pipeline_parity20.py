@@ -204,3 +204,23 @@ def test_one_shot_iterator_leaves_the_graph_names_free():
     assert tf.constant(0).op.name == "Const_1"
     d.map(lambda x: x + 1).make_one_shot_iterator().get_next()
     assert tf.constant(0).op.name == "Const_2"
+
+
+def test_dataset_ops_take_their_names_when_the_datasets_are_made():
+    # TF 1.15 makes (and names) a dataset's op with the Dataset, in the name scope of then;
+    # tideflow makes it when an iterator needs it, with the name reserved then
+    d1 = tf.data.Dataset.range(3).batch(2)
+    d1.make_one_shot_iterator()  # (its ops are the one-shot function's here)
+    with tf.name_scope("input"):
+        d2 = tf.data.Dataset.range(4).map(lambda x: x + 1).batch(2)
+    d3 = tf.data.Dataset.range(3).batch(2)
+    d2.make_initializable_iterator()
+    with tf.name_scope("later"):
+        d3.make_initializable_iterator()
+        tf.data.Dataset.range(2).batch(1).make_initializable_iterator()
+    names = sorted(o.name for o in tf.get_default_graph().get_operations()
+                   if o.type in ("RangeDataset", "MapDataset", "BatchDatasetV2"))
+    # TF 1.15, less the one-shot dataset's "BatchDatasetV2" and "RangeDataset"
+    assert names == ["BatchDatasetV2_1", "RangeDataset_1", "input/BatchDatasetV2",
+                     "input/MapDataset", "input/RangeDataset", "later/BatchDatasetV2",
+                     "later/RangeDataset"]

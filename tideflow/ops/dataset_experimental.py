@@ -322,11 +322,9 @@ def _ParseExampleDataset(dataset, features, num_parallel_calls):
              for k, t, s in zip(dense_keys, dense_types, dense_shapes)}
     specs.update((k, Spec(t, batch.concatenate([None]), SparseTensor))
                  for k, t in zip(sparse_keys, sparse_types))
-    out = _OpDataset("ParseExampleDataset", [dataset, npc, defaults], specs, attrs={
+    return _OpDataset("ParseExampleDataset", [dataset, npc, defaults], specs, attrs={
         "sparse_keys": sparse_keys, "dense_keys": dense_keys, "sparse_types": sparse_types,
-        "dense_shapes": dense_shapes, "sloppy": False})
-    out._op_name = scope
-    return out
+        "dense_shapes": dense_shapes, "sloppy": False}, name=scope)
 
 
 def _acceptance_with_mixing(initial, target):

@@ -709,22 +709,25 @@ def _padded_compatible(padded, component):
 class _OpDataset(Dataset):
     """A dataset made by one op from its inputs (datasets, tensors, or lists of them)."""
 
-    def __init__(self, op_type, inputs, specs, attrs=None, fn=None, types_attr=False):
+    def __init__(self, op_type, inputs, specs, attrs=None, fn=None, types_attr=False,
+                 name=None):
         self._op_type = op_type
         self._op_inputs = inputs
         self._specs = specs
         self._attrs = dict(attrs or {})
         self._fn = fn
         self._types_attr = types_attr  # ops with Toutput_types (from the inputs) instead
-        self._reserve_op_id()
+        self._reserve_op_id(name)
 
-    def _reserve_op_id(self):
+    def _reserve_op_id(self, name=None):
         """TF 1.15 makes a dataset's op with the Dataset (after its input constants); tideflow
-        makes it when an iterator (or a function) needs it, with the id reserved here, so the
-        ops made in between (a shuffle's seed, without an op seed, is the op count) number as
-        in TF."""
+        makes it when an iterator (or a function) needs it, with the id and the name (in the
+        name scope of now; ``name``, a generated op's scope "X/", is taken already) reserved
+        here, so the ops made in between (a shuffle's seed, without an op seed, is the op
+        count) number as in TF, and the op is named as TF's."""
         graph = ops.get_default_graph()
-        self._reserved = (graph, graph._reserve_op_id())
+        self._reserved = (graph, graph._reserve_op_id(),
+                          name[:-1] if name else graph.unique_name(self._op_type))
 
     def _apply_reserved(self, op_type, inputs, attrs=None, **kwargs):
         """``ops.apply_op`` with the reserved id when the op is made in the graph that
@@ -734,8 +737,10 @@ class _OpDataset(Dataset):
         root = getattr(graph, "_root", None) or graph
         if reserved is None or reserved[0] not in (graph, root):
             return ops.apply_op(op_type, inputs, attrs, name=op_type, **kwargs)
-        owner, rid = reserved
-        name = getattr(self, "_op_name", None) or op_type  # a gen op's scope ("X/"): its name
+        owner, rid, name = reserved
+        # the name taken when the dataset was made, unless an op took it meanwhile (a dataset
+        # of the graph made in a function of it with such an op)
+        name = op_type if name in graph._nodes_by_name else name + "/"
         capture = getattr(graph, "capture", None)
         if capture is not None:
             # capture (a one-shot iterator's function copies) with new ids first: only the

@@ -390,13 +390,13 @@ def _stateful_in_tf(op):
     return op_def is not None and op_def.is_stateful
 
 
-class _CopyNames:
-    """The names a one-shot factory function takes: its dataset ops' in the graph (as TF 1.15
-    made them there), its copies' its own (TF's function has names of its own: a copied
-    "Const" leaves "Const_1" free in the graph); each unique among both."""
+class _OwnNames:
+    """A one-shot factory function's names: its own, as TF's function's (the constants it
+    copies leave "Const_1" free in the graph), unique among the graph's too. (Its dataset
+    ops take the names reserved in the graph when the datasets were made.)"""
 
     def __init__(self, shared):
-        self.shared, self.own, self.copying = shared, {}, False
+        self.shared, self.own = shared, {}
 
     def get(self, key, default=None):
         return max(self.own.get(key, 0), self.shared.get(key, 0)) or default
@@ -405,13 +405,13 @@ class _CopyNames:
         return key in self.own or key in self.shared
 
     def __setitem__(self, key, value):
-        (self.own if self.copying else self.shared)[key] = value
+        self.own[key] = value
 
     def __len__(self):
         return len(self.own) + len(self.shared)
 
     def pop(self, key, default=None):
-        return self.own.pop(key, self.shared.pop(key, default))
+        return self.own.pop(key, default)
 
 
 class _ByValueGraph(func_graph.FuncGraph):
@@ -420,7 +420,7 @@ class _ByValueGraph(func_graph.FuncGraph):
     def __init__(self, name, outer_graph=None):
         super().__init__(name, outer_graph)
         self._copies = {}
-        self._names_in_use = _CopyNames(self._names_in_use)
+        self._names_in_use = _OwnNames(self._names_in_use)
 
     def capture(self, tensor, name=None):
         if tensor._op._graph is self:
@@ -438,13 +438,9 @@ class _ByValueGraph(func_graph.FuncGraph):
             raise ValueError(f"Cannot capture a stateful node (name:{op.name}, type:{op.type}) "
                              "by value.")
         inputs = [self.capture(t) for t in op._inputs]
-        self._names_in_use.copying = True
-        try:
-            with ops.Graph.control_dependencies(self, None):
-                new = ops.apply_op(op.type, inputs, dict(op._attrs),
-                                   name=op.name.rsplit("/", 1)[-1], graph=self, _flat=True)
-        finally:
-            self._names_in_use.copying = False
+        with ops.Graph.control_dependencies(self, None):
+            new = ops.apply_op(op.type, inputs, dict(op._attrs),
+                               name=op.name.rsplit("/", 1)[-1], graph=self, _flat=True)
         for a, b in zip(op._outputs, new._outputs):
             b.set_shape(a._shape)
             self._copies[a] = b
