@@ -327,3 +327,21 @@ def test_clear_session_starts_the_new_graph_with_the_learning_phase():
 
 
 test_clear_session_starts_the_new_graph_with_the_learning_phase.outside_graph = True
+
+
+def test_fit_shuffle_batch_shuffles_whole_batches():
+    # TF 1.15's shuffle='batch' permutes whole batches (np.random.shuffle of the index
+    # blocks), the ragged last batch last; TF 1.15's printed history
+    np.random.seed(13)
+    tf.set_random_seed(20)
+    x = np.random.rand(50, 4).astype("float32")
+    y = np.random.randint(0, 2, 50).astype("float32")
+    m = tf.keras.Sequential([L.Dense(3, activation="relu", input_shape=(4,)),
+                             L.Dense(1, activation="sigmoid")])
+    m.compile("adam", "binary_crossentropy", metrics=["acc"])
+    h = m.fit(x, y, epochs=4, batch_size=16, validation_split=0.2, validation_freq=[2, 4],
+              verbose=0, shuffle="batch")
+    np.testing.assert_allclose(h.history["loss"], [0.69548, 0.69497, 0.69457, 0.69433],
+                               atol=1e-5)
+    np.testing.assert_allclose(h.history["acc"], [0.45, 0.475, 0.475, 0.475], atol=1e-6)
+    np.testing.assert_allclose(h.history["val_loss"], [0.68869, 0.68913], atol=1e-5)

@@ -1716,8 +1716,15 @@ class _ArraySource:
 
     def epoch(self):
         n = self.samples
-        index = np.random.permutation(n) if self.shuffle and self.shuffle != "batch" else \
-            np.arange(n)
+        if self.shuffle == "batch":
+            # as TF 1.15's batch_shuffle: whole batches in a random order, the ragged last
+            # batch last
+            whole = n // self.batch_size * self.batch_size
+            blocks = np.arange(whole).reshape(-1, self.batch_size)
+            np.random.shuffle(blocks)
+            index = np.append(blocks.flatten(), np.arange(whole, n))
+        else:
+            index = np.random.permutation(n) if self.shuffle else np.arange(n)
         if 0 < n <= self.batch_size:
             # as TF 1.15: one batch is fed as given, in order (the shuffle drew all the same)
             yield list(self.xs), list(self.ys), list(self.sws)
