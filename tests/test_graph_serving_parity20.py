@@ -451,3 +451,23 @@ def test_write_graph_of_something_not_a_proto_fails_as_tf(tmp_path):
     with pytest.raises(AttributeError, match="^'str' object has no attribute 'DESCRIPTOR'$"):
         tf.io.write_graph("notagraph", str(tmp_path / "d"), "g.pbtxt")
     assert (tmp_path / "d").is_dir() and not (tmp_path / "d" / "g.pbtxt").exists()
+
+
+def test_py_function_returned_tensor_of_another_dtype_is_not_cast():
+    # TF 1.15 converts what func returns with convert_to_tensor(value, Tout): a tensor (the
+    # result of tensor ops) of another dtype fails, NumPy values are converted
+    def run(func, tout, inp):
+        with tf.Session() as sess:
+            return sess.run(tf.py_function(func, [inp], tout))
+
+    assert run(lambda a: np.sqrt(a), tf.float32, tf.constant(4)) == 2.0
+    assert run(lambda a: a.numpy() * 2.5, tf.float32, tf.constant(4)) == 10.0
+    assert run(lambda a: a * 2.0, tf.float32, tf.constant(4.0)) == 8.0
+    for func, tout, inp, src in ((lambda a: a * 2, tf.float32, tf.constant(4), "int32"),
+                                 (lambda a: tf.cast(a, tf.float64), tf.float32,
+                                  tf.constant(4.0), "float64"),
+                                 (lambda a: a / 0, tf.int32, tf.constant(1), "float64")):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=f"ValueError: Tensor conversion requested dtype {tout.name} "
+                                 f"for Tensor with dtype {src}: <tf.Tensor: id="):
+            run(func, tout, inp)

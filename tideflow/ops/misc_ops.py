@@ -363,11 +363,53 @@ def _variables_used(graph, first_id, args=()):
 # ------------------------------------------------------------------------------------------
 
 
+_eager_ids = itertools.count(1)
+
+
 class _EagerValue(np.ndarray):
-    """A NumPy array that also answers ``.numpy()``, as the EagerTensors py_function passes."""
+    """A NumPy array that also answers ``.numpy()``, as the EagerTensors py_function passes:
+    its operators give EagerValues again (TF's tensor ops), a NumPy function of it gives plain
+    NumPy values (``np.sqrt(t)`` converts the tensor, as TF's)."""
 
     def numpy(self):
         return np.asarray(self)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        out = np.asarray(array)
+        return out[()] if return_scalar else out
+
+
+def _eager_operator(name):
+    method = getattr(np.ndarray, name)
+
+    def op(self, *args):
+        out = method(self, *args)
+        return out if out is NotImplemented else np.asarray(out).view(_EagerValue)
+
+    op.__name__ = name
+    return op
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
+              "__abs__", "__invert__", "__lt__", "__le__", "__gt__", "__ge__", "__and__",
+              "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__getitem__"):
+    setattr(_EagerValue, _name, _eager_operator(_name))
+
+
+def _check_eager_dtype(value, dtype):
+    """TF's convert_to_tensor of an EagerTensor returned for ``dtype``: another dtype is a
+    ValueError (no cast), in TF's words."""
+    if not isinstance(value, _EagerValue) or dtype == dtypes.string or \
+            value.dtype == dtype.as_numpy_dtype:
+        return
+    src = dtypes.as_dtype(value.dtype)
+    plain = np.asarray(value)
+    shown = str(plain[()]) if plain.ndim == 0 else repr(plain)
+    raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                     f"{src.name}: <tf.Tensor: id={next(_eager_ids)}, shape={value.shape}, "
+                     f"dtype={src.name}, numpy={shown}>")
 
 
 class _EagerBytes(bytes):
@@ -411,6 +453,8 @@ def py_function(func, inp, Tout, name=None):
                 return None
             outs = [out] if single else list(out) if isinstance(out, (list, tuple)) else [out]
             outs = _run_symbolic(g, outs)
+        for o, t in zip(outs, touts):
+            _check_eager_dtype(o, t)
         # as py_function's conversion to Tout: numbers take the declared dtype
         return [_as_type(_plain(o), t) for o, t in zip(outs, touts)] + outs[len(touts):]
 
@@ -437,8 +481,9 @@ def _run_symbolic(graph, outs):
     with Session(graph=graph) as sess:
         values = sess.run([outs[i] for i in at])
     outs = list(outs)
-    for i, v in zip(at, values):
-        outs[i] = v
+    for i, v in zip(at, values):  # (tensors computed eagerly in TF: EagerValues)
+        outs[i] = v if isinstance(v, (bytes, str)) or getattr(v, "dtype", None) == object \
+            else np.asarray(v).view(_EagerValue)
     return outs
 
 
