@@ -389,3 +389,31 @@ def test_deterministic_and_affine_scalar_op_counts_are_tf():
             [-1.6433357000350952, -1.6120857000350952], 0.8889051675796509]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_fill_triangular_and_permute_bijectors_as_tf():
+    # TF 1.15: fill_triangular(_inverse) make a Rank op (prefer_static_rank) and TF's
+    # reverses; FillTriangular's Jacobian is not marked constant (an inverse log det Jacobian
+    # at 1 event dim fails); Permute opens its scope when made and checks a static permutation
+    tfb = cd.bijectors
+    tf.set_random_seed(5)
+    b = tfb.FillTriangular()
+    x = tf.constant([0.3, 0.6, 0.2, 1.0, 2.0, 3.0])
+    y = b.forward(x)
+    xi = b.inverse(y + 0.0)
+    fl = b.forward_log_det_jacobian(x, event_ndims=1)
+    py = tfb.Permute([1, 0]).forward(tf.constant([[1.0, 2.0]]))
+    later = tf.random_uniform([])
+    assert [t.name for t in [y, xi, fl, py]] == [
+        "fill_triangular/forward/fill_triangular/MatrixBandPart:0",
+        "fill_triangular_1/inverse/fill_triangular_inverse/concat_1:0",
+        "fill_triangular_2/forward_log_det_jacobian/Neg_1:0", "permute_1/forward/GatherV2:0"]
+    got = _run([y, xi, fl, py, later])
+    np.testing.assert_allclose(got[0], [[1.0, 0.0, 0.0], [3.0, 2.0, 0.0], [0.2, 0.6, 0.3]])
+    np.testing.assert_allclose(got[1], [0.3, 0.6, 0.2, 1.0, 2.0, 3.0])
+    np.testing.assert_allclose(got[4], 0.15640199184417725, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"event_ndims \(1\) must be larger than "
+                                         r"min_event_ndims \(2\)"):
+        b.inverse_log_det_jacobian(y, event_ndims=1)
+    with pytest.raises(ValueError, match="Permutation over `d` must contain exactly one"):
+        tfb.Permute([0, 2])

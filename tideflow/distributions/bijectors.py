@@ -460,10 +460,15 @@ class Permute(Bijector):
     """Reorders the last axis: ``y = x[..., permutation]``."""
 
     def __init__(self, permutation, validate_args=False, name=None):
-        self._permutation = tf.convert_to_tensor(permutation, name="permutation")
+        with tf.name_scope(name, "permute", values=[permutation]):  # TF 1.15's scope
+            self._permutation = tf.convert_to_tensor(permutation, name="permutation")
         if not self._permutation.dtype.is_integer:
             raise TypeError(f"permutation.dtype ({self._permutation.dtype.name}) should be "
                             f"`int`-like.")
+        p = ops.constant_value(self._permutation)
+        if p is not None and set(p.ravel().tolist()) != set(range(p.size)):
+            raise ValueError("Permutation over `d` must contain exactly one of each of "
+                             "`{0, 1, ..., d}`.")
         super().__init__(forward_min_event_ndims=1, is_constant_jacobian=True,
                          validate_args=validate_args, name=name or "permute")
 

@@ -115,8 +115,9 @@ class FillTriangular(Bijector):
 
     def __init__(self, upper=False, validate_args=False, name="fill_triangular"):
         self._upper = upper
+        # (TF 1.15 does not mark its Jacobian constant)
         super().__init__(forward_min_event_ndims=1, inverse_min_event_ndims=2,
-                         is_constant_jacobian=True, validate_args=validate_args, name=name)
+                         validate_args=validate_args, name=name)
 
     def _forward(self, x):
         return dist_util.fill_triangular(x, upper=self._upper)
@@ -125,10 +126,10 @@ class FillTriangular(Bijector):
         return dist_util.fill_triangular_inverse(y, upper=self._upper)
 
     def _forward_log_det_jacobian(self, x):
-        return tf.zeros([], x.dtype)
+        return tf.zeros_like(x[..., 0])
 
     def _inverse_log_det_jacobian(self, y):
-        return tf.zeros([], y.dtype)
+        return tf.zeros_like(y[..., 0, 0])
 
     def _forward_event_shape(self, input_shape):
         m = input_shape[-1].value if input_shape.ndims else None

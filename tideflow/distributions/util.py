@@ -281,20 +281,13 @@ def prefer_static_value(x):
 
 
 def prefer_static_rank(x):
-    """``x``'s rank, statically when known."""
-    shape = tf.convert_to_tensor(x).get_shape() if not isinstance(x, tf.Tensor) \
-        else x.get_shape()
-    if shape.ndims is not None:
-        return np.array(shape.ndims, np.int32)
-    return tf.rank(x)
+    """``x``'s rank, statically when known (TF 1.15 makes its Rank op either way)."""
+    return prefer_static_value(tf.rank(x))
 
 
 def prefer_static_shape(x):
-    """``x``'s shape, statically when fully known."""
-    x = tf.convert_to_tensor(x)
-    if x.get_shape().is_fully_defined():
-        return np.array(x.get_shape().as_list(), np.int32)
-    return tf.shape(x)
+    """``x``'s shape, statically when fully known (TF 1.15 makes its Shape op either way)."""
+    return prefer_static_value(tf.shape(x))
 
 
 def rotate_transpose(x, shift, name="rotate_transpose"):
@@ -347,40 +340,61 @@ def fill_triangular(x, upper=False, name=None):
     """The ``n(n+1)/2`` last-axis entries of ``x`` laid into an ``n x n`` lower (or upper)
     triangular matrix, in TF 1.x's order (the last row holds the first entries, reversed)."""
     with tf.name_scope(name, "fill_triangular", values=[x]):
+        # TF 1.15's ops
         x = tf.convert_to_tensor(x, name="x")
-        m_static = x.get_shape()[-1].value if x.get_shape().ndims else None
+        m_static = x.get_shape().with_rank_at_least(1)[-1].value
         if m_static is not None:
-            m, n = m_static, _tri_size(m_static)
+            m = np.int32(m_static)
+            n = np.sqrt(0.25 + 2.0 * m) - 0.5
+            if n != np.floor(n):
+                raise ValueError(f"Input right-most shape ({m}) does not correspond to a "
+                                 f"triangular matrix.")
+            n = np.int32(n)
+            static_final_shape = x.get_shape()[:-1].concatenate([n, n])
         else:
             m = tf.shape(x)[-1]
-            n = tf.cast(tf.sqrt(0.25 + 2.0 * tf.cast(m, tf.float32)) - 0.5, tf.int32)
-        tail = x[..., (m - (n * n - m)):]
-        parts = [x, tf.reverse(tail, [-1])] if upper else [tail, tf.reverse(x, [-1])]
-        y = tf.reshape(tf.concat(parts, -1), tf.concat([tf.shape(x)[:-1], [n, n]], 0))
-        y = tf.matrix_band_part(y, 0 if upper else -1, -1 if upper else 0)
-        if m_static is not None:
-            y.set_shape(x.get_shape()[:-1].concatenate([n, n]))
+            n = tf.cast(tf.sqrt(0.25 + tf.cast(2 * m, dtype=tf.float32)), dtype=tf.int32)
+            static_final_shape = x.get_shape().with_rank_at_least(1)[:-1].concatenate(
+                [None, None])
+        ndims = prefer_static_rank(x)
+        if upper:
+            parts = [x, tf.reverse(x[..., n:], axis=[ndims - 1])]
+        else:
+            parts = [x[..., n:], tf.reverse(x, axis=[ndims - 1])]
+        new_shape = (static_final_shape.as_list() if static_final_shape.is_fully_defined()
+                     else tf.concat([tf.shape(x)[:-1], [n, n]], axis=0))
+        y = tf.reshape(tf.concat(parts, axis=-1), new_shape)
+        y = tf.matrix_band_part(y, num_lower=(0 if upper else -1),
+                                num_upper=(-1 if upper else 0))
+        y.set_shape(static_final_shape)
         return y
 
 
 def fill_triangular_inverse(x, upper=False, name=None):
-    """The inverse of ``fill_triangular``: a triangular matrix back to its vector."""
+    """The inverse of ``fill_triangular``: a triangular matrix back to its vector (TF 1.15's
+    ops)."""
     with tf.name_scope(name, "fill_triangular_inverse", values=[x]):
         x = tf.convert_to_tensor(x, name="x")
-        n_static = x.get_shape()[-1].value if x.get_shape().ndims else None
-        n = n_static if n_static is not None else tf.shape(x)[-1]
-        m = n * (n + 1) // 2 if n_static is not None else tf.floordiv(n * (n + 1), 2)
+        n_static = x.get_shape().with_rank_at_least(2)[-1].value
+        if n_static is not None:
+            n = np.int32(n_static)
+            m = np.int32((n * (n + 1)) // 2)
+            static_final_shape = x.get_shape()[:-2].concatenate([m])
+        else:
+            n = tf.shape(x)[-1]
+            m = (n * (n + 1)) // 2
+            static_final_shape = x.get_shape().with_rank_at_least(2)[:-2].concatenate([None])
+        ndims = prefer_static_rank(x)
         if upper:
             first = x[..., 0, :]
             rest = x[..., 1:, :]
         else:
-            first = tf.reverse(x[..., -1, :], [-1])
+            first = tf.reverse(x[..., -1, :], axis=[ndims - 2])
             rest = x[..., :-1, :]
-        folded = rest + tf.reverse(rest, [-1, -2])
-        flat = tf.reshape(folded, tf.concat([tf.shape(x)[:-2], [n * (n - 1)]], 0))
-        y = tf.concat([first, flat[..., :m - n]], -1)
-        if n_static is not None:
-            y.set_shape(x.get_shape()[:-2].concatenate([m]))
+        rotated = tf.reverse(tf.reverse(rest, axis=[ndims - 1]), axis=[ndims - 2])
+        flat = tf.reshape(rest + rotated, tf.concat([tf.shape(x)[:-2], [n * (n - 1)]], axis=0))
+        y = tf.concat([first, flat[..., :m - n]], axis=-1)
+        y.set_shape(static_final_shape)
         return y
 
 
