@@ -76,3 +76,17 @@ def test_parallel_for_pfor_and_for_loop():
             a, b = sess.run([o, o2])
         np.testing.assert_array_equal(a[1][0], [[0, 0], [1, 1], [2, 2], [3, 3]])
         np.testing.assert_array_equal(b[0], [0., 1., 2.])
+
+
+def test_second_order_through_gradient_loop_without_pops_raises():
+    """The loop y <- y + w pops no forward value in its gradient loop, but the upstream
+    gradient 2*y depends on w: TF 1.15 raises TypeError ("Second-order gradient for while loops
+    not supported.") at the gradient loop's Enter, whatever the loop pops."""
+    with tf.Graph().as_default():
+        x = tf.Variable(0.7)
+        w = tf.Variable([0.5, -0.3, 0.2])
+        _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y + w), [0, x * w])
+        g = tf.gradients(tf.reduce_sum(y * y), w)[0]
+        with pytest.raises(TypeError, match="Second-order gradient for while loops"):
+            tf.gradients(g, [x, w])
+

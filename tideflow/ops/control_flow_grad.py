@@ -652,10 +652,10 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
         unused += [i for i in range(n_loop) if grads[i] is None and i not in live
                    and op._outputs[i]._dtype.base_dtype == dtypes.variant
                    and _differentiable(op._outputs[i])]
-    if getattr(body_fg, "_pops_accumulators", False):
+    if hasattr(body_fg, "_pops_accumulators"):
         # a gradient loop reached through a tensor it reads besides its accumulators (a loop
-        # invariant, an upstream gradient): the terms through the forward values it pops
-        # would be missing, so refuse as TF 1.x does rather than return a wrong gradient
+        # invariant, an upstream gradient): TF 1.x refuses (its Enter's gradient), even where
+        # no forward value is popped and the terms would all be there
         raise TypeError("Second-order gradient for while loops not supported.")
     counter = _ensure_counter(op, cond_fg, body_fg)
     outer = ops.get_default_graph()
