@@ -143,3 +143,42 @@ def test_variable_classes_are_tf_1_15s():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run([a, f, g]) == [1.0, 2.0, 3.0]
+
+
+def test_stop_at_step_and_validation_monitor_are_callback_monitors(tmp_path):
+    # TF 1.15: both are BaseMonitors run by the adapter hook (ValidationMonitor an EveryN);
+    # the figures below were printed by TF 1.15 for this program
+    import numpy as np
+
+    monitors = tf.contrib.learn.monitors
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(features["x"] * w - labels))
+        step = tf.train.get_or_create_global_step()
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+
+    def input_fn():
+        x = np.array([1.0, 2.0, 3.0], np.float32)
+        return {"x": tf.constant(x)}, tf.constant(2.0 * x)
+
+    est = tf.estimator.Estimator(model_fn, config=tf.estimator.RunConfig(
+        model_dir=str(tmp_path), save_checkpoints_steps=2))
+    stop = monitors.StopAtStep(num_steps=3)
+    vm = monitors.ValidationMonitor(input_fn=input_fn, every_n_steps=2, eval_steps=1,
+                                    check_interval_secs=None, early_stopping_rounds=3)
+    assert isinstance(stop, monitors.BaseMonitor) and isinstance(vm, monitors.EveryN)
+    assert (stop.run_on_all_workers, vm.run_on_all_workers) == (True, False)
+    est.train(input_fn, steps=100, hooks=monitors.replace_monitors_with_hooks([stop, vm], est))
+    assert est.get_variable_value("global_step") == 3
+    assert vm.best_step == 2 and round(float(vm.best_value), 5) == 0.00037
+    assert sorted(vm.best_metrics) == ["global_step", "loss"] and not vm.early_stopped
+    vm2 = monitors.ValidationMonitor(input_fn=input_fn, every_n_steps=1, eval_steps=1,
+                                     check_interval_secs=None, early_stopping_rounds=1,
+                                     early_stopping_metric_minimize=False)
+    est.train(input_fn, steps=100, hooks=monitors.replace_monitors_with_hooks([vm2], est))
+    assert est.get_variable_value("global_step") == 5
+    assert vm2.best_step == 4 and vm2.early_stopped
+    with pytest.raises(ValueError, match="One of num_steps or last_step must be specified"):
+        monitors.StopAtStep()

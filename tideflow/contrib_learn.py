@@ -7,7 +7,6 @@ import collections
 import csv
 import os
 import re
-import time
 import types
 
 import numpy as np
@@ -332,9 +331,6 @@ def _to_hooks(monitors, estimator):
     # TF's replace_monitors_with_hooks: hooks as they are, callback monitors (BaseMonitor
     # subclasses) run together by one adapter hook after them
     items = list(monitors or [])
-    for m in items:
-        if isinstance(m, _BaseMonitor):
-            m._estimator = estimator
     is_chief = getattr(getattr(estimator, "config", None), "is_chief", True)
     return _monitors_lib.wrap_monitors(items, estimator, is_chief)
 
@@ -1440,123 +1436,12 @@ def infer_real_valued_columns_from_input_fn(input_fn):
 # ------------------------------------------------------------------------------------------
 
 
-class _BaseMonitor(_hook_lib.SessionRunHook):
-    _estimator = None
-
-
-class ValidationMonitor(_BaseMonitor):
-    """Evaluates the latest checkpoint every ``every_n_steps`` steps (when a new one exists)
-    and stops training when ``early_stopping_metric`` has not improved for
-    ``early_stopping_rounds`` steps."""
-
-    def __init__(self, x=None, y=None, input_fn=None, batch_size=None, eval_steps=None,
-                 every_n_steps=100, metrics=None, hooks=None, early_stopping_rounds=None,
-                 early_stopping_metric="loss", early_stopping_metric_minimize=True, name=None,
-                 check_interval_secs=5):
-        if x is None and input_fn is None:
-            raise ValueError("Either x or input_fn should be provided.")
-        self.x, self.y, self.input_fn, self.batch_size = x, y, input_fn, batch_size
-        self.eval_steps, self.every_n_steps, self.metrics = eval_steps, every_n_steps, metrics
-        self.hooks, self.name = hooks, name
-        self.early_stopping_rounds = early_stopping_rounds
-        self.early_stopping_metric = early_stopping_metric
-        self.early_stopping_metric_minimize = early_stopping_metric_minimize
-        self._best_value = None
-        self._best_step = None
-        self._early_stopped = False
-        self._latest_path = None
-        self._last_step = None
-        self._global_step = None
-        self._step_tensor = None
-        self._check_interval_secs = check_interval_secs
-        self._last_check_time = None
-
-    best_step = property(lambda self: self._best_step)
-    best_value = property(lambda self: self._best_value)
-    early_stopped = property(lambda self: self._early_stopped)
-
-    def begin(self):
-        from tideflow.train import training_util
-
-        self._step_tensor = training_util.get_global_step()
-
-    def before_run(self, run_context):
-        return _hook_lib.SessionRunArgs(self._step_tensor)
-
-    def after_run(self, run_context, run_values):
-        step = int(run_values.results) + 1
-        # as TF's EveryN monitor (first_n_steps=-1): first at step every_n_steps, then
-        # every_n_steps after the last step it was active at
-        if step < self.every_n_steps + (self._last_step or 0):
-            return
-        self._last_step = step
-        est = self._estimator
-        if est is None:
-            raise ValueError("Missing call to set_estimator.")
-        now = time.time()
-        if (self._check_interval_secs is not None and self._last_check_time is not None
-                and now - self._last_check_time <= self._check_interval_secs):
-            return  # as TF: the checkpoint directory is looked at most every N seconds
-        self._last_check_time = now
-        core = getattr(est, "_core", None)
-        latest = (core or est).latest_checkpoint()
-        if latest is None or latest == self._latest_path:
-            return
-        self._latest_path = latest
-        if core is None:  # a tf.estimator.Estimator (replace_monitors_with_hooks gave it)
-            if any(a is not None for a in (self.x, self.y, self.batch_size, self.metrics)):
-                raise ValueError("tf.estimator.Estimator does not support the arguments x, y, "
-                                 "batch_size or metrics of ValidationMonitor: use input_fn")
-            result = est.evaluate(input_fn=self.input_fn, steps=self.eval_steps,
-                                  hooks=self.hooks, name=self.name)
-        else:
-            kwargs = {"x": self.x, "y": self.y} if self.input_fn is None else \
-                {"input_fn": self.input_fn}
-            result = est.evaluate(batch_size=self.batch_size, steps=self.eval_steps,
-                                  metrics=self.metrics, hooks=self.hooks, name=self.name,
-                                  **kwargs)
-        from tideflow import logging as tf_logging
-
-        tf_logging.info("Validation (step %d): %s", step,
-                        ", ".join(f"{k} = {v!s}" for k, v in result.items()))
-        if self.early_stopping_rounds is None:
-            return
-        if self.early_stopping_metric not in result:
-            raise ValueError(f"Metric {self.early_stopping_metric!r} missing from outputs "
-                             f"{sorted(result)}.")
-        value = result[self.early_stopping_metric]
-        better = self._best_value is None or (
-            value < self._best_value if self.early_stopping_metric_minimize
-            else value > self._best_value)
-        if better:
-            self._best_value, self._best_step = value, result.get("global_step", step)
-        elif step - self._best_step >= self.early_stopping_rounds:
-            self._early_stopped = True
-            run_context.request_stop()
-
-
-class StopAtStep(_BaseMonitor):
-    """Stops after ``num_steps`` more steps, or at ``last_step``."""
-
-    def __init__(self, num_steps=None, last_step=None):
-        from tideflow.train import basic_session_run_hooks
-
-        self._hook = basic_session_run_hooks.StopAtStepHook(num_steps=num_steps,
-                                                             last_step=last_step)
-
-    def __getattribute__(self, name):
-        if name in ("begin", "after_create_session", "before_run", "after_run", "end"):
-            return getattr(object.__getattribute__(self, "_hook"), name)
-        return object.__getattribute__(self, name)
-
-
 monitors = types.ModuleType(__name__ + ".monitors", "``tf.contrib.learn.monitors``.")
-monitors.ValidationMonitor = ValidationMonitor
-monitors.StopAtStep = StopAtStep
 monitors.SessionRunHook = _hook_lib.SessionRunHook
 for _name in ("BaseMonitor", "CaptureVariable", "EveryN", "LoggingTrainable", "NanLoss",
               "NanLossDuringTrainingError", "PrintTensor", "RunHookAdapterForMonitors",
-              "StepCounter", "SummarySaver", "get_default_monitors"):
+              "StepCounter", "StopAtStep", "SummarySaver", "ValidationMonitor",
+              "get_default_monitors"):
     setattr(monitors, _name, getattr(_monitors_lib, _name))
 NanLossDuringTrainingError = _monitors_lib.NanLossDuringTrainingError
 
@@ -1743,7 +1628,7 @@ class Experiment:
                 est.model_dir, save_secs=config.save_checkpoints_secs,
                 save_steps=config.save_checkpoints_steps, listeners=[listener]))
         elif self._min_eval_frequency:
-            hooks.append(ValidationMonitor(
+            hooks.append(_monitors_lib.ValidationMonitor(
                 input_fn=self._eval_input_fn, eval_steps=self._eval_steps,
                 metrics=self._eval_metrics, every_n_steps=self._min_eval_frequency,
                 check_interval_secs=self._check_interval_secs, hooks=self._eval_hooks))

@@ -2,6 +2,7 @@
 begin/step_begin/step_end/post_step/end callbacks, ``EveryN`` and the stock monitors built on
 it, run by an Estimator through one session hook (``RunHookAdapterForMonitors``)."""
 
+import copy
 import time
 
 import numpy as np
@@ -124,6 +125,118 @@ class EveryN(BaseMonitor):
         super().end(session=session)
         if self._last_successful_step != self._last_active_step:
             self.every_n_post_step(self._last_successful_step, session)
+
+
+class StopAtStep(BaseMonitor):
+    """Requests a stop after ``num_steps`` steps (counted from the first it sees), or at
+    ``last_step``; runs on every worker."""
+
+    def __init__(self, num_steps=None, last_step=None):
+        super().__init__()
+        if num_steps is None and last_step is None:
+            raise ValueError("One of num_steps or last_step must be specified.")
+        if num_steps is not None and last_step is not None:
+            raise ValueError("Only one of num_steps or last_step can be specified.")
+        self._num_steps = num_steps
+        self._last_step = last_step
+
+    @property
+    def run_on_all_workers(self):
+        return True
+
+    def step_begin(self, step):
+        super().step_begin(step)
+        if self._last_step is None:
+            self._last_step = step + self._num_steps - 1
+        return []
+
+    def step_end(self, step, output):
+        super().step_end(step, output)
+        return step >= self._last_step
+
+
+class ValidationMonitor(EveryN):
+    """Evaluates the estimator's newest checkpoint, first at step ``every_n_steps`` and then
+    every ``every_n_steps`` steps, when it is new and ``check_interval_secs`` have passed since
+    the last look; with ``early_stopping_rounds`` it stops training once
+    ``early_stopping_metric`` has not improved for that many steps."""
+
+    def __init__(self, x=None, y=None, input_fn=None, batch_size=None, eval_steps=None,
+                 every_n_steps=100, metrics=None, hooks=None, early_stopping_rounds=None,
+                 early_stopping_metric="loss", early_stopping_metric_minimize=True, name=None,
+                 check_interval_secs=5):
+        super().__init__(every_n_steps=every_n_steps, first_n_steps=-1)
+        if x is None and input_fn is None:
+            raise ValueError("Either x or input_fn should be provided.")
+        self.x, self.y, self.input_fn, self.batch_size = x, y, input_fn, batch_size
+        self.eval_steps, self.metrics, self.hooks, self.name = eval_steps, metrics, hooks, name
+        self.early_stopping_rounds = early_stopping_rounds
+        self.early_stopping_metric = early_stopping_metric
+        self.early_stopping_metric_minimize = early_stopping_metric_minimize
+        self._best_value_step = None
+        self._best_value = None
+        self._best_metrics = None
+        self._early_stopped = False
+        self._latest_path = None
+        self._latest_path_step = None
+        self._last_checkpoint_check_time = None
+        self._check_interval_secs = check_interval_secs
+
+    early_stopped = property(lambda self: self._early_stopped)
+    best_step = property(lambda self: self._best_value_step)
+    best_value = property(lambda self: self._best_value)
+    best_metrics = property(lambda self: self._best_metrics)
+
+    def _evaluate_estimator(self):
+        est = self._estimator
+        if getattr(est, "_core", None) is None:  # a tf.estimator.Estimator
+            if any(a is not None for a in (self.x, self.y, self.batch_size, self.metrics)):
+                raise ValueError("tf.estimator.Estimator does not support following "
+                                 "arguments: x, y, batch_size, metrics. Should set as `None` "
+                                 "in ValidationMonitor")
+            return est.evaluate(input_fn=self.input_fn, steps=self.eval_steps,
+                                hooks=self.hooks, name=self.name)
+        return est.evaluate(x=self.x, y=self.y, input_fn=self.input_fn,
+                            batch_size=self.batch_size, steps=self.eval_steps,
+                            metrics=self.metrics, hooks=self.hooks, name=self.name)
+
+    def every_n_step_end(self, step, outputs):
+        super().every_n_step_end(step, outputs)
+        if self._estimator is None:
+            raise ValueError("Missing call to set_estimator.")
+        now = time.time()
+        if (self._check_interval_secs is not None
+                and self._last_checkpoint_check_time is not None
+                and now - self._last_checkpoint_check_time <= self._check_interval_secs):
+            return False
+        self._last_checkpoint_check_time = now
+        from tideflow.train import checkpoint_management
+
+        latest = checkpoint_management.latest_checkpoint(self._estimator.model_dir)
+        if latest is None or latest == self._latest_path:
+            return False
+        self._latest_path, self._latest_path_step = latest, step
+        results = self._evaluate_estimator()
+        _logging.info("Validation (step %d): %s", step,
+                      ", ".join(f"{k} = {v!s}" for k, v in results.items()))
+        if self.early_stopping_rounds is None:
+            return False
+        if self.early_stopping_metric not in results:
+            raise ValueError(f"Metric {self.early_stopping_metric} missing from outputs "
+                             f"{set(results.keys())}.")
+        value = results[self.early_stopping_metric]
+        if self._best_value is None or (value < self._best_value
+                                        if self.early_stopping_metric_minimize
+                                        else value > self._best_value):
+            self._best_value = value
+            self._best_metrics = copy.deepcopy(results)
+            self._best_value_step = step
+        if step - self._best_value_step >= self.early_stopping_rounds:
+            _logging.info(f"Stopping. Best step: {self._best_value_step} with "
+                          f"{self.early_stopping_metric} = {self._best_value}.")
+            self._early_stopped = True
+            return True
+        return False
 
 
 class PrintTensor(EveryN):
