@@ -313,3 +313,23 @@ def test_at_k_metrics_take_int64_labels_only():
         with pytest.raises(ValueError, match=r"^`specificity` must be in the range \[0, 1\]\.$"):
             tf.metrics.sensitivity_at_specificity(tf.constant([0, 1]), tf.constant([.2, .7]),
                                                   -0.5)
+
+
+def test_head_train_op_runs_the_update_ops():
+    # TF 1.15's heads group the train op with GraphKeys.UPDATE_OPS (head/group_deps), so a
+    # custom model_fn's batch norm moves its averages: TF gives [0.045 0.055 0.065]
+    head = tf.contrib.estimator.regression_head()
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        tf.train.create_global_step()
+        x = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
+        logits = tf.layers.dense(tf.layers.batch_normalization(x, training=True), 1)
+        spec = head.create_estimator_spec({}, "train", logits,
+                                          tf.constant([[1.0], [2.0], [3.0], [4.0]]),
+                                          optimizer=tf.train.GradientDescentOptimizer(0.1))
+        assert spec.train_op.name == "head/group_deps"
+        moving_mean = next(v for v in tf.global_variables() if "moving_mean" in v.name)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(spec.train_op)
+            np.testing.assert_allclose(sess.run(moving_mean), [0.045, 0.055, 0.065], rtol=1e-6)

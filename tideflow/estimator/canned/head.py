@@ -251,6 +251,10 @@ class _Head:
                 train_op = train_op_fn(loss)
             else:
                 raise ValueError("train_op_fn and optimizer cannot both be None.")
+            # as TF 1.x's heads, the UPDATE_OPS (batch norm's moving averages) run with it
+            pending = ops.get_collection(ops.GraphKeys.UPDATE_OPS)
+            if pending:
+                train_op = control_flow_ops.group(train_op, *pending)
             average = None
             if self._loss_reduction == losses_impl.Reduction.SUM:
                 # TF 1.x: the summed training loss over the summed example weights, as the
