@@ -471,3 +471,19 @@ def test_py_function_returned_tensor_of_another_dtype_is_not_cast():
                            match=f"ValueError: Tensor conversion requested dtype {tout.name} "
                                  f"for Tensor with dtype {src}: <tf.Tensor: id="):
             run(func, tout, inp)
+
+
+def test_exports_from_a_given_graph_def_keep_its_library(tmp_path):
+    # TF 1.15: Saver.export_meta_graph (and so SavedModel builders) pass the GraphDef in, and
+    # a scoped or device-cleared copy of a given GraphDef copies its (empty) library
+    x = tf.placeholder(tf.float32, [None], name="x")
+    v = tf.Variable(1.0)
+    saver = tf.train.Saver()
+    assert saver.export_meta_graph(clear_devices=True).graph_def.HasField("library")
+    assert not tf.train.export_meta_graph(clear_devices=True).graph_def.HasField("library")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        tf.saved_model.simple_save(sess, str(tmp_path / "m"), {"x": x}, {"y": x * v})
+    with tf.Session(graph=tf.Graph()) as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], str(tmp_path / "m"))
+    assert mg.graph_def.HasField("library")

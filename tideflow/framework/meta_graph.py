@@ -452,7 +452,8 @@ def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None,
 _UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
 
 
-def _scope_graph_def(graph_def, export_scope, exclude, clear_devices, unbound_inputs=None):
+def _scope_graph_def(graph_def, export_scope, exclude, clear_devices, unbound_inputs=None,
+                     keep_library=False):
     """The nodes of ``graph_def`` under ``export_scope`` with the scope stripped; an input
     from outside the scope becomes ``$unbound_inputs_<name>`` (appended to ``unbound_inputs``),
     for the importer's ``input_map`` to bind, as TF's."""
@@ -460,7 +461,8 @@ def _scope_graph_def(graph_def, export_scope, exclude, clear_devices, unbound_in
         unbound_inputs = []
     out = type(graph_def)()
     out.versions.CopyFrom(graph_def.versions)
-    if graph_def.library.ByteSize():  # an empty library is left out, as TF 1.15's export
+    # as TF 1.15: the library of a GraphDef the caller gave, else only one that has functions
+    if keep_library or graph_def.library.ByteSize():
         out.library.CopyFrom(graph_def.library)
     for node in graph_def.node:
         if exclude and node.name in exclude:
@@ -501,13 +503,14 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
     """Exports (and writes, given ``filename``) the MetaGraphDef; returns (it, var_list)."""
     del kwargs
     graph = graph or ops.get_default_graph()
+    given = graph_def is not None  # (TF copies a given GraphDef's library, even empty)
     if graph_def is None:
         graph_def = graph.as_graph_def(add_shapes=True)
     exclude = _extraneous_saver_nodes(graph_def, saver_def) if clear_extraneous_savers else None
     unbound_inputs = []
     if export_scope or exclude or clear_devices:
         graph_def = _scope_graph_def(graph_def, export_scope, exclude, clear_devices,
-                                     unbound_inputs)
+                                     unbound_inputs, keep_library=given)
     if unbound_inputs_col_name and (unbound_inputs or graph.get_collection(
             unbound_inputs_col_name)):
         # as TF, the graph's unbound-inputs collection is replaced by this export's (through
