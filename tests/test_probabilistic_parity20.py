@@ -417,3 +417,16 @@ def test_fill_triangular_and_permute_bijectors_as_tf():
         b.inverse_log_det_jacobian(y, event_ndims=1)
     with pytest.raises(ValueError, match="Permutation over `d` must contain exactly one"):
         tfb.Permute([0, 2])
+
+
+def test_independent_kl_sums_outside_the_inner_kl_scope():
+    # TF 1.15: KullbackLeibler/Sum, the inner KL under KullbackLeibler/KullbackLeibler;
+    # mismatched event shapes: ValueError("Event shapes do not match.")
+    a = cd.Independent(cd.Normal([0.0, 1.0], 1.0), 1)
+    b = cd.Independent(cd.Normal([1.0, 1.0], 2.0), 1)
+    kl = cd.kl_divergence(a, b)
+    assert kl.name == "KullbackLeibler/Sum:0"
+    np.testing.assert_allclose(_run(kl), 0.76129, rtol=1e-4)
+    c = cd.Independent(cd.Normal([[0.0, 1.0]], 1.0), 2)
+    with pytest.raises(ValueError, match=r"^Event shapes do not match\.$"):
+        cd.kl_divergence(a, c)

@@ -528,18 +528,24 @@ class Independent(Distribution):
 
 @RegisterKL(Independent, Independent)
 def _kl_independent(a, b, name=None):
+    # TF 1.15's ops: the inner KL (its own KullbackLeibler scope) summed in the caller's scope
     p, q = a.distribution, b.distribution
     if a.event_shape.is_fully_defined() and b.event_shape.is_fully_defined():
         if a.event_shape != b.event_shape:
-            raise ValueError(f"Event shapes do not match: {a.event_shape} vs "
-                             f"{b.event_shape}")
-        if p.event_shape.ndims != q.event_shape.ndims:
+            raise ValueError("Event shapes do not match.")
+        if p.event_shape != q.event_shape:
             raise NotImplementedError("KL between Independents with different event shapes "
                                       "not supported.")
-    with tf.name_scope(name, "KullbackLeibler"):
-        kl = kl_divergence(p, q)
-        ndims = a.event_shape.ndims - p.event_shape.ndims
-        return tf.reduce_sum(kl, list(range(-ndims, 0))) if ndims else kl
+        num_reduce_dims = a.event_shape.ndims - p.event_shape.ndims
+        reduce_dims = [-i - 1 for i in range(num_reduce_dims)]
+        return tf.reduce_sum(kl_divergence(p, q, name=name), axis=reduce_dims)
+    with tf.control_dependencies([
+            tf.assert_equal(a.event_shape_tensor(), b.event_shape_tensor()),
+            tf.assert_equal(p.event_shape_tensor(), q.event_shape_tensor())]):
+        num_reduce_dims = (tf.shape(a.event_shape_tensor()[0])
+                           - tf.shape(p.event_shape_tensor()[0]))
+        reduce_dims = tf.range(-num_reduce_dims - 1, -1, 1)
+        return tf.reduce_sum(kl_divergence(p, q, name=name), axis=reduce_dims)
 
 
 class Mixture(Distribution):
