@@ -343,3 +343,47 @@ def test_resize_bicubic_bit_for_bit():
     assert legacy[0, 2, :, 0].tolist() == [0.8431786894798279, 0.10075657814741135,
                                            0.057562366127967834, 0.71040278673172,
                                            0.3883993327617645, 0.6274440288543701]
+
+
+def test_combined_nms_and_overlaps_shape_functions_as_tf115():
+    # TF 1.15's CombinedNonMaxSuppression shape function: ranks, batch and anchors merged, the
+    # sizes' checks; its output size multiplies the values with -1 for unknown ones
+    P = tf.placeholder
+    cnms = tf.image.combined_non_max_suppression
+    assert _graph_error(lambda: cnms(tf.zeros([2, 5, 4]), tf.zeros([2, 5, 3]), 2, 4)) == \
+        'Shape must be rank 4 but is rank 3'
+    assert _graph_error(lambda: cnms(tf.zeros([2, 5, 1, 4]), tf.zeros([3, 5, 3]), 2, 4)) == \
+        'Dimensions must be equal, but are 2 and 3'
+    assert _graph_error(lambda: cnms(tf.zeros([2, 5, 2, 4]), tf.zeros([2, 5, 3]), 2, 4)) == (
+        'third dimension of boxes must be either 1 or equal to the third dimension of scores')
+    assert _graph_error(lambda: cnms(P(tf.float32, [2, 5, 1, 4]), P(tf.float32, [2, 5, 3]), 0,
+                                     4, pad_per_class=True)) == (
+        'max_output_size_per_class must be > 0 if pad_per_class is set to true ')
+    odd = cnms(P(tf.float32, [2, 5, 1, 4]), P(tf.float32, [2, 5, None]), P(tf.int32), 4,
+               pad_per_class=True)
+    assert odd.nmsed_boxes.get_shape().as_list() == [2, 1, 4]
+    with pytest.raises(ValueError, match=r'^Dimension -2 must be >= 0$'):
+        cnms(P(tf.float32, [2, 5, 1, 4]), P(tf.float32, [2, 5, None]), 2, 4, pad_per_class=True)
+    assert _graph_error(lambda: tf.image.non_max_suppression_overlaps(
+        tf.zeros([5, 4]), tf.zeros([5]), 3)) == 'Dimensions must be equal, but are 5 and 4'
+    padded = tf.image.non_max_suppression_padded(tf.zeros([5, 4]), tf.zeros([5]), 3)
+    assert type(padded).__name__ == 'NonMaxSuppressionV4' and padded.valid_outputs.dtype == \
+        tf.int32
+    # run time: the kernel's checks and words
+    b, s = P(tf.float32), P(tf.float32)
+    out = cnms(b, s, 2, P(tf.int32))
+    boxes = np.zeros((2, 5, 1, 4), np.float32)
+    scores = np.zeros((2, 5, 3), np.float32)
+    with tf.Session() as sess:
+        for feed, words in (({b: boxes, s: scores[:1], 'total': 4},
+                             'boxes and scores must have same batch size'),
+                            ({b: boxes, s: scores, 'total': 0}, 'max_total_size must be > 0'),
+                            ({b: np.zeros((2, 5, 2, 4)), s: scores, 'total': 4},
+                             'third dimension of boxes must be either 1 or num classes'),
+                            ({b: boxes, s: scores[:, :4], 'total': 4},
+                             'scores has incompatible shape')):
+            total = feed.pop('total')
+            feed[out[0].op.inputs[3]] = total
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(out, feed)
+            assert str(e.value).split('\n')[0] == words

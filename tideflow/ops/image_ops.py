@@ -796,14 +796,21 @@ def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold=-np.inf)
     return np.array(keep, np.int32)
 
 
-def check_nms_boxes(boxes, scores):
-    """TF's NMS shape checks: boxes [n, 4] and scores [n] (raises ValueError)."""
-    if boxes.ndims == 2 and boxes.dims[1].value not in (None, 4):
-        raise ValueError(f"Dimension must be 4 but is {boxes.dims[1].value}")
-    if boxes.ndims == 2 and scores.ndims == 1:
-        n, m = boxes.dims[0].value, scores.dims[0].value
-        if n is not None and m is not None and n != m:
-            raise ValueError(f"Dimensions must be equal, but are {n} and {m}")
+def check_nms_boxes(boxes, scores, columns=4):
+    """TF's NMS shape checks, in its order: boxes[0] merges with scores[0], then boxes[1]
+    is 4 (``columns=None``: an overlaps matrix, whose two dimensions merge instead)."""
+    def merge(a, b):
+        if a is not None and b is not None and a != b:
+            raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+
+    if boxes.ndims != 2:
+        return
+    if scores.ndims == 1:
+        merge(boxes.dims[0].value, scores.dims[0].value)
+    if columns is None:
+        merge(boxes.dims[0].value, boxes.dims[1].value)
+    elif boxes.dims[1].value not in (None, columns):
+        raise ValueError(f"Dimension must be {columns} but is {boxes.dims[1].value}")
 
 
 def _nms_shape(op):

@@ -8,7 +8,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops.array_ops import _invalid, _np, _shape_str
+from tideflow.ops.array_ops import _check_rank, _invalid, _np, _shape_str, dim_for_scalar_input
 
 # ------------------------------------------------------------------------------------------
 # non-max suppression: V4 (padded), V5 (scores, soft-NMS), with overlaps, combined
@@ -232,15 +232,14 @@ def _nms_overlaps_kernel(overlaps, scores, max_output_size, overlap_threshold,
 
 def _nms_shape(n_outputs, padded_scores=False):
     def shape(op):
-        for i, r in ((0, 2), (1, 1), (2, 0)):
-            s = op._inputs[i]._shape
-            if s.ndims is not None and s.ndims != r:
-                raise ValueError(f"{op.type}: input {i} must be rank {r}, got shape "
-                                 f"{_shape_str(s)}")
-        if op.type != "NonMaxSuppressionWithOverlaps":
-            from tideflow.ops.image_ops import check_nms_boxes
+        # TF 1.15's NMSShapeFn: every input's rank, then the dimensions
+        from tideflow.ops.image_ops import check_nms_boxes
 
-            check_nms_boxes(op._inputs[0]._shape, op._inputs[1]._shape)
+        for i, t in enumerate(op._inputs):
+            _check_rank(t._shape, 2 if i == 0 else 1 if i == 1 else 0)
+        overlaps = op.type == "NonMaxSuppressionWithOverlaps"
+        check_nms_boxes(op._inputs[0]._shape, op._inputs[1]._shape,
+                        None if overlaps else 4)
         n = None
         if op._attrs.get("pad_to_max_output_size"):
             v = ops.constant_value(op._inputs[2])
@@ -280,25 +279,31 @@ op_registry.declare(
 
 def _combined_kernel(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold,
                      score_threshold, *, pad_per_class, clip_boxes):
+    # TF 1.15's checks, in its order and words
     bx = _np(boxes).astype(np.float32)
     sc = _np(scores).astype(np.float32)
-    if bx.ndim != 4 or bx.shape[3] != 4:
-        raise _invalid(f"CombinedNonMaxSuppression: boxes must be 4-D [batch, num_boxes, q, 4],"
-                       f" got {_shape_str(bx.shape)}")
-    if sc.ndim != 3 or sc.shape[:2] != bx.shape[:2]:
-        raise _invalid(f"CombinedNonMaxSuppression: scores must be [batch, num_boxes, "
-                       f"num_classes] matching boxes, got {_shape_str(sc.shape)}")
-    batch, _, q, _ = bx.shape
-    num_classes = sc.shape[2]
-    if q not in (1, num_classes):
-        raise _invalid(f"CombinedNonMaxSuppression: third dimension of boxes must be either 1 "
-                       f"or num_classes ({num_classes}), got {q}")
-    per_class = int(_np(max_output_size_per_class))
-    total = int(_np(max_total_size))
-    if per_class <= 0 or total <= 0:
-        raise _invalid("CombinedNonMaxSuppression: max_output_size_per_class and "
-                       "max_total_size must be positive")
+    if bx.ndim and sc.ndim and bx.shape[0] != sc.shape[0]:
+        raise _invalid("boxes and scores must have same batch size")
+    per_class = int(_scalar(max_output_size_per_class, "max_size_per_class"))
+    total = int(_scalar(max_total_size, "max_total_size"))
+    if total <= 0:
+        raise _invalid("max_total_size must be > 0")
+    _scalar(iou_threshold, "iou_threshold")
+    _scalar(score_threshold, "score_threshold")
     iou_t = _check_iou(iou_threshold)
+    num_classes = sc.shape[2] if sc.ndim == 3 else None
+    if bx.ndim != 4:
+        raise _invalid(f"boxes must be 4-D{_shape_str(bx.shape)}")
+    if bx.shape[2] not in (1, num_classes):
+        raise _invalid("third dimension of boxes must be either 1 or num classes")
+    if bx.shape[3] != 4:
+        raise _invalid("boxes must have 4 columns")
+    if sc.ndim != 3:
+        raise _invalid(f"scores must be 3-D{_shape_str(sc.shape)}")
+    if sc.shape[1] != bx.shape[1]:
+        raise _invalid("scores has incompatible shape")
+    batch, _, q, _ = bx.shape
+    per_class = max(per_class, 0)  # (TF's loop selects nothing for a negative size)
     st = float(np.float32(_np(score_threshold)))
     size = min(total, per_class * num_classes) if pad_per_class else total
     out_boxes = np.zeros((batch, size, 4), np.float32)
@@ -322,17 +327,42 @@ def _combined_kernel(boxes, scores, max_output_size_per_class, max_total_size, i
 
 
 def _combined_shape(op):
-    b = op._inputs[0]._shape
+    # TF 1.15's shape function: ranks, batch and anchors merged, 4 columns, q 1 or classes
+    b, s = op._inputs[0]._shape, op._inputs[1]._shape
+    for i, t in enumerate(op._inputs):
+        _check_rank(t._shape, (4, 3)[i] if i < 2 else 0)
+    if b.ndims and s.ndims:
+        for j in (0, 1):
+            x, y = b.dims[j].value, s.dims[j].value
+            if x is not None and y is not None and x != y:
+                raise ValueError(f"Dimensions must be equal, but are {x} and {y}")
+    if b.ndims and b.dims[3].value not in (None, 4):
+        raise ValueError(f"Dimension must be 4 but is {b.dims[3].value}")
+    if b.ndims and s.ndims and None not in (b.dims[2].value, s.dims[2].value) and \
+            b.dims[2].value not in (1, s.dims[2].value):
+        raise ValueError("third dimension of boxes must be either 1 or equal to the third "
+                         "dimension of scores")
     batch = b.dims[0].value if b.ndims else None
-    size = None
-    total = ops.constant_value(op._inputs[3])
-    per = ops.constant_value(op._inputs[2])
-    s = op._inputs[1]._shape
-    if total is not None:
-        size = int(total)
-        if op._attrs["pad_per_class"]:
-            nc = s.dims[2].value if s.ndims == 3 else None
-            size = None if per is None or nc is None else min(size, int(per) * nc)
+    total = dim_for_scalar_input(op, 3)
+    if total is not None and total <= 0:
+        raise ValueError("max_total_size should be > 0 ")
+    per = dim_for_scalar_input(op, 2)
+    size = -1 if total is None else total
+    if op._attrs["pad_per_class"]:
+        if per is not None and per <= 0:
+            raise ValueError("max_output_size_per_class must be > 0 if pad_per_class is set "
+                             "to true ")
+        # TF multiplies the values with -1 for unknown ones (an unknown class count makes a
+        # negative size, which TF's MakeShape refuses)
+        nc = s.dims[2].value if s.ndims == 3 and s.dims[2].value is not None else -1
+        size = min(size, (-1 if per is None else per) * nc)
+    if size < -1:
+        # TF's C++ keeps the negative dimension; Python's TensorShape refuses it, naming no
+        # op (the shape refiner's passes without the inputs' values do not fail)
+        if op._graph._thread_local.shape_gate is None:
+            raise ops.shape_tensor_error(f"Dimension {size} must be >= 0")
+        size = -1
+    size = None if size == -1 else size
     return [TensorShape([batch, size, 4]), TensorShape([batch, size]),
             TensorShape([batch, size]), TensorShape([batch])]
 
@@ -381,7 +411,11 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
         score = _f32(score_threshold, "score_threshold")
         idx, n = ops.apply_op("NonMaxSuppressionV4", [boxes, scores, max_output_size, iou, score],
                               {"pad_to_max_output_size": pad_to_max_output_size})._outputs
-        return idx, n
+        return NonMaxSuppressionV4Output(idx, n)  # (the op's namedtuple, as TF returns it)
+
+
+NonMaxSuppressionV4Output = collections.namedtuple(
+    "NonMaxSuppressionV4", ["selected_indices", "valid_outputs"])
 
 
 def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
