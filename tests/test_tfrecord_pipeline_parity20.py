@@ -224,3 +224,14 @@ def test_dataset_ops_take_their_names_when_the_datasets_are_made():
     assert names == ["BatchDatasetV2_1", "RangeDataset_1", "input/BatchDatasetV2",
                      "input/MapDataset", "input/RangeDataset", "later/BatchDatasetV2",
                      "later/RangeDataset"]
+
+
+def test_directed_interleave_type_errors():
+    # TF 1.15's words
+    with pytest.raises(TypeError, match=r"^`choice_dataset` must be a dataset of scalar "
+                                        r"`tf.int64` tensors.$"):
+        tf.data.experimental.choose_from_datasets(
+            [tf.data.Dataset.range(3)], tf.data.Dataset.range(2).map(lambda x: tf.cast(x, tf.int32)))
+    with pytest.raises(TypeError, match=r"^All datasets must have the same type and class.$"):
+        tf.data.experimental.sample_from_datasets(
+            [tf.data.Dataset.range(3), tf.data.Dataset.from_tensors(1.0)])

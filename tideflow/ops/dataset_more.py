@@ -942,8 +942,7 @@ def _directed(selector, datasets, stop_on_empty):
         try:
             specs = ds.most_specific(specs, d._specs)
         except (TypeError, ValueError) as e:
-            raise TypeError(f"All datasets must have the same type, got {datasets[0].output_types}"
-                            f" and {d.output_types}") from e
+            raise TypeError("All datasets must have the same type and class.") from e
     return _OpDataset("DirectedInterleaveDataset", [selector, datasets], specs,
                       {"stop_on_empty_dataset": bool(stop_on_empty)})
 
@@ -954,9 +953,7 @@ def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
     flat = ds.flatten(choice_dataset._specs)
     if len(flat) != 1 or flat[0].dtype != dtypes.int64 or not flat[0].shape.is_compatible_with(
             []):
-        raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar "
-                        f"of type `tf.int64`, got {choice_dataset.output_types} "
-                        f"{choice_dataset.output_shapes}.")
+        raise TypeError("`choice_dataset` must be a dataset of scalar `tf.int64` tensors.")
     return _directed(choice_dataset, datasets, stop_on_empty_dataset)
 
 
