@@ -345,3 +345,27 @@ def test_fit_shuffle_batch_shuffles_whole_batches():
                                atol=1e-5)
     np.testing.assert_allclose(h.history["acc"], [0.45, 0.475, 0.475, 0.475], atol=1e-6)
     np.testing.assert_allclose(h.history["val_loss"], [0.68869, 0.68913], atol=1e-5)
+
+
+def test_image_flow_reseeds_numpy_per_batch_and_augments_as_keras_preprocessing_112():
+    # TF 1.15's keras_preprocessing 1.1.2: a seeded flow seeds NumPy's generator with
+    # seed + batches seen before each batch (the shuffle and the images' transforms draw
+    # from it); shifts turn about size / 2 + 0.5; TF 1.15's printed sums
+    np.random.seed(14)
+    x = np.random.rand(12, 8, 8, 1).astype("float32")
+    gen = tf.keras.preprocessing.image.ImageDataGenerator(horizontal_flip=True,
+                                                          width_shift_range=0.1)
+    it = gen.flow(x, np.arange(12), batch_size=4, seed=3)
+    got = [next(it) for _ in range(4)]
+    assert [b[1].tolist() for b in got] == [[5, 4, 1, 2], [11, 6, 7, 0], [3, 9, 8, 10],
+                                            [8, 11, 1, 6]]
+    np.testing.assert_allclose([b[0].sum() for b in got],
+                               [132.5089, 127.5151, 121.3719, 125.1296], atol=2e-4)
+    it2 = gen.flow(x, np.arange(12), batch_size=4, seed=3)
+    np.testing.assert_allclose([it2[i][0].sum() for i in range(3)],
+                               [132.5089, 127.5151, 121.3719], atol=2e-4)
+    # (brightness: Pillow's on the image scaled to [0, 255], left so)
+    bright = tf.keras.preprocessing.image.ImageDataGenerator(brightness_range=(0.8, 1.2))
+    np.random.seed(5)
+    params = bright.get_random_transform((8, 8, 1))
+    assert bright.apply_transform(x[0], params).max() > 100

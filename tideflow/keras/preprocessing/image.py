@@ -63,20 +63,13 @@ def apply_affine_transform(x, theta=0, tx=0, ty=0, shear=0, zx=1, zy=1, row_axis
                            col_axis=1, channel_axis=2, fill_mode="nearest", cval=0.0,
                            order=1):
     """Rotates (degrees), shifts (pixels), shears (degrees) and zooms one image, as
-    keras_preprocessing 1.1.2 (the release TF 1.15 installs; also tf_keras's): the matrix
-    turns about the image centre ``(size - 1) / 2`` and its x, y axes are swapped when the
-    column axis follows the row axis."""
+    keras_preprocessing 1.1.2 (the release TF 1.15 installs): the matrix turns about
+    ``size / 2 + 0.5`` and ``tx`` moves along the row axis, ``ty`` along the column axis
+    (tf_keras 2.x later turns about ``(size - 1) / 2`` and swaps them)."""
     from scipy import ndimage
 
-    if len({row_axis, col_axis, channel_axis}) != 3:
-        raise ValueError("'row_axis', 'col_axis', and 'channel_axis' must be distinct")
-    if {row_axis, col_axis, channel_axis} != {0, 1, 2}:
-        raise ValueError("Invalid axis' indices: "
-                         f"{ {row_axis, col_axis, channel_axis} - {0, 1, 2} }")
-    if np.ndim(x) != 3:
-        raise ValueError("Input arrays must be multi-channel 2D images.")
-    if channel_axis not in (0, 2):
-        raise ValueError("Channels are allowed and the first and last dimensions.")
+    # (1.1.2 checks none of the axes: its random_rotation/shift/shear/zoom pass only the
+    # channel axis, so a channels-first image turns about its channel and row sizes)
     matrix = None
 
     def combine(m):
@@ -96,13 +89,10 @@ def apply_affine_transform(x, theta=0, tx=0, ty=0, shear=0, zx=1, zy=1, row_axis
     if matrix is None:
         return x
     h, w = x.shape[row_axis], x.shape[col_axis]
-    ox, oy = h / 2 - 0.5, w / 2 - 0.5
+    ox, oy = h / 2 + 0.5, w / 2 + 0.5
     offset = np.array([[1, 0, ox], [0, 1, oy], [0, 0, 1]])
     reset = np.array([[1, 0, -ox], [0, 1, -oy], [0, 0, 1]])
     matrix = offset @ matrix @ reset
-    if col_axis > row_axis:
-        matrix[:, [0, 1]] = matrix[:, [1, 0]]
-        matrix[[0, 1]] = matrix[[1, 0]]
     x = np.rollaxis(x, channel_axis, 0)
     channels = [ndimage.affine_transform(c, matrix[:2, :2], matrix[:2, 2], order=order,
                                          mode=fill_mode, cval=cval) for c in x]
@@ -128,9 +118,8 @@ def random_rotation(x, rg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="ne
                     cval=0.0, interpolation_order=1):
     """Rotates ``x`` by a uniform angle in [-rg, rg] degrees."""
     theta = np.random.uniform(-rg, rg)
-    return apply_affine_transform(x, theta=theta, row_axis=row_axis, col_axis=col_axis,
-                                  channel_axis=channel_axis, fill_mode=fill_mode, cval=cval,
-                                  order=interpolation_order)
+    return apply_affine_transform(x, theta=theta, channel_axis=channel_axis,
+                                  fill_mode=fill_mode, cval=cval, order=interpolation_order)
 
 
 def random_shift(x, wrg, hrg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
@@ -139,18 +128,16 @@ def random_shift(x, wrg, hrg, row_axis=1, col_axis=2, channel_axis=0, fill_mode=
     h, w = x.shape[row_axis], x.shape[col_axis]
     tx = np.random.uniform(-hrg, hrg) * h
     ty = np.random.uniform(-wrg, wrg) * w
-    return apply_affine_transform(x, tx=tx, ty=ty, row_axis=row_axis, col_axis=col_axis,
-                                  channel_axis=channel_axis, fill_mode=fill_mode, cval=cval,
-                                  order=interpolation_order)
+    return apply_affine_transform(x, tx=tx, ty=ty, channel_axis=channel_axis,
+                                  fill_mode=fill_mode, cval=cval, order=interpolation_order)
 
 
 def random_shear(x, intensity, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
                  cval=0.0, interpolation_order=1):
     """Shears ``x`` by a uniform angle in [-intensity, intensity] degrees."""
     shear = np.random.uniform(-intensity, intensity)
-    return apply_affine_transform(x, shear=shear, row_axis=row_axis, col_axis=col_axis,
-                                  channel_axis=channel_axis, fill_mode=fill_mode, cval=cval,
-                                  order=interpolation_order)
+    return apply_affine_transform(x, shear=shear, channel_axis=channel_axis,
+                                  fill_mode=fill_mode, cval=cval, order=interpolation_order)
 
 
 def random_zoom(x, zoom_range, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
@@ -163,9 +150,8 @@ def random_zoom(x, zoom_range, row_axis=1, col_axis=2, channel_axis=0, fill_mode
         zx, zy = 1, 1
     else:
         zx, zy = np.random.uniform(zoom_range[0], zoom_range[1], 2)
-    return apply_affine_transform(x, zx=zx, zy=zy, row_axis=row_axis, col_axis=col_axis,
-                                  channel_axis=channel_axis, fill_mode=fill_mode, cval=cval,
-                                  order=interpolation_order)
+    return apply_affine_transform(x, zx=zx, zy=zy, channel_axis=channel_axis,
+                                  fill_mode=fill_mode, cval=cval, order=interpolation_order)
 
 
 def apply_channel_shift(x, intensity, channel_axis=0):
@@ -328,7 +314,9 @@ class ImageDataGenerator:
         if params.get("flip_vertical"):
             x = np.flip(x, row)
         if params.get("brightness") is not None:
-            x = apply_brightness_shift(x, params["brightness"], False)  # Pillow, as Keras
+            # (Pillow's, on the image scaled to [0, 255] and left so, as keras_preprocessing
+            # 1.1.2; tf_keras 2.x later keeps the scale)
+            x = apply_brightness_shift(x, params["brightness"])
         return x
 
     def random_transform(self, x, seed=None):
@@ -353,20 +341,22 @@ class ImageDataGenerator:
 
 
 class Iterator(Sequence):
-    """Batches of ``n`` samples in (shuffled) order; iterable forever and indexable."""
+    """Batches of ``n`` samples in (shuffled) order; iterable forever and indexable. As
+    keras_preprocessing 1.1.2: with a ``seed``, NumPy's global generator is seeded with
+    ``seed + batches seen`` before each batch (its shuffle and its images' random
+    transforms draw from it)."""
 
     def __init__(self, n, batch_size, shuffle, seed):
         self.n, self.batch_size, self.shuffle, self.seed = n, batch_size, shuffle, seed
         self.batch_index = 0
         self.total_batches_seen = 0
         self.index_array = None
+        self.index_generator = self._flow_index()
 
     def _set_index_array(self):
         self.index_array = np.arange(self.n)
         if self.shuffle:
-            rng = np.random.RandomState(None if self.seed is None else
-                                        self.seed + self.total_batches_seen)
-            self.index_array = rng.permutation(self.n)
+            self.index_array = np.random.permutation(self.n)
 
     def __len__(self):
         return (self.n + self.batch_size - 1) // self.batch_size
@@ -375,11 +365,12 @@ class Iterator(Sequence):
         if idx >= len(self):
             raise ValueError(f"Asked to retrieve element {idx}, but the Sequence has length "
                              f"{len(self)}")
+        if self.seed is not None:
+            np.random.seed(self.seed + self.total_batches_seen)
+        self.total_batches_seen += 1
         if self.index_array is None:
             self._set_index_array()
-        ids = self.index_array[self.batch_size * idx:self.batch_size * (idx + 1)]
-        self.total_batches_seen += 1
-        return self._batch(ids)
+        return self._batch(self.index_array[self.batch_size * idx:self.batch_size * (idx + 1)])
 
     def on_epoch_end(self):
         self._set_index_array()
@@ -387,16 +378,26 @@ class Iterator(Sequence):
     def reset(self):
         self.batch_index = 0
 
+    def _flow_index(self):
+        self.reset()
+        while True:
+            if self.seed is not None:
+                np.random.seed(self.seed + self.total_batches_seen)
+            if self.batch_index == 0:
+                self._set_index_array()
+            current = (self.batch_index * self.batch_size) % self.n if self.n else 0
+            if self.n > current + self.batch_size:
+                self.batch_index += 1
+            else:
+                self.batch_index = 0
+            self.total_batches_seen += 1
+            yield self.index_array[current:current + self.batch_size]
+
     def __iter__(self):
         return self
 
     def __next__(self):
-        if self.index_array is None or self.batch_index >= len(self):
-            self._set_index_array()
-            self.batch_index = 0
-        batch = self[self.batch_index]
-        self.batch_index += 1
-        return batch
+        return self._batch(next(self.index_generator))
 
     next = __next__
 
