@@ -90,3 +90,23 @@ def test_second_order_through_gradient_loop_without_pops_raises():
         with pytest.raises(TypeError, match="Second-order gradient for while loops"):
             tf.gradients(g, [x, w])
 
+
+
+def test_prevent_gradient_reason_is_the_attrs_bytes():
+    """TF 1.15 formats PreventGradient's message attr (bytes) with %s: the second derivative
+    of sparse_softmax_cross_entropy_with_logits names its reason as b"Currently ...", and
+    prevent_gradient(x, message="it's") as b"it's"."""
+    from tideflow.python.ops import array_ops
+
+    with tf.Graph().as_default():
+        x = tf.constant([1.5, -2.0])
+        y = array_ops.prevent_gradient(x, message="it's")
+        with pytest.raises(LookupError) as e:
+            tf.gradients(y * 2.0, x)
+        assert str(e.value) == "Gradient explicitly disabled. Reason: b\"it's\""
+        logits = tf.constant([[1.0, 2.0, 0.5]])
+        ce = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[1], logits=logits)
+        g = tf.gradients(ce, logits)[0]
+        with pytest.raises(LookupError, match='Reason: b"Currently there is no way to take the '
+                           'second derivative of sparse_softmax'):
+            tf.gradients(g, logits)

@@ -73,7 +73,7 @@ def _prevent_gradient_check():
         try:
             tf.gradients(y * 2.0, x)
         except LookupError as e:
-            assert "Gradient explicitly disabled. Reason: no second derivative here" in str(e)
+            assert "Gradient explicitly disabled. Reason: b'no second derivative here'" in str(e)
         else:
             raise AssertionError("PreventGradient let a gradient through")
 

@@ -342,9 +342,10 @@ op_registry.declare(
 
 def _prevent_gradient_grad(op, _):
     message = op.get_attr("message")
-    if isinstance(message, bytes):
-        message = message.decode("utf-8", "replace")
-    raise LookupError(f"Gradient explicitly disabled. Reason: {message}")
+    if isinstance(message, str):
+        message = message.encode("utf-8")
+    # TF 1.15 formats the attr's bytes with %s, so the reason reads b'...'
+    raise LookupError(f"Gradient explicitly disabled. Reason: {message!r}")
 
 
 # an identity whose gradient is an error: TF puts it where a second derivative is undefined
