@@ -143,7 +143,8 @@ def test_sparse_combiner_is_checked_only_by_a_categorical_lookup(tmp_path):
     with tf.Graph().as_default():
         feats = {"a": tf.constant([[1]], tf.int64), "b": tf.constant([[1.0]])}
         fc.linear_model(feats, [fc.numeric_column("b")], sparse_combiner="max")
-        with pytest.raises(ValueError, match="^combiner must be one of 'mean', 'sqrtn' or "):
+        # (TF's autograph wraps the message "in converted code:", ours is the bare one)
+        with pytest.raises(ValueError, match="combiner must be one of 'mean', 'sqrtn' or "):
             fc.linear_model(feats, [fc.categorical_column_with_identity("a", 3)],
                             sparse_combiner="max")
 
@@ -333,3 +334,29 @@ def test_head_train_op_runs_the_update_ops():
             sess.run(tf.global_variables_initializer())
             sess.run(spec.train_op)
             np.testing.assert_allclose(sess.run(moving_mean), [0.045, 0.055, 0.065], rtol=1e-6)
+
+
+def test_head_regularization_losses():
+    # TF 1.15: the regularization losses are added first (head/AddN), then to the training
+    # loss (head/AddN_1); training summarizes "regularization_loss" and evaluation reports
+    # its mean (0.75 here) under the head's metrics scope
+    head = tf.contrib.estimator.multi_class_head(3)
+    for mode in ("train", "eval"):
+        with tf.Graph().as_default():
+            tf.train.create_global_step()
+            spec = head.create_estimator_spec(
+                {}, mode, tf.constant([[0.5, -0.2, 0.1], [0.3, 0.1, 0.9]]),
+                tf.constant([[1], [0]]), train_op_fn=lambda loss: tf.no_op(),
+                regularization_losses=[tf.constant(0.25), tf.constant(0.5)])
+            assert spec.loss.name == "head/AddN_1:0"
+            if mode == "train":
+                assert [t.name for t in tf.get_collection("summaries")] == [
+                    "loss:0", "regularization_loss:0"]
+                continue
+            value, update = spec.eval_metric_ops["regularization_loss"]
+            assert [v.name for v in tf.local_variables()][-2:] == [
+                "metrics/regularization_loss/total:0", "metrics/regularization_loss/count:0"]
+            with tf.Session() as sess:
+                sess.run(tf.local_variables_initializer())
+                sess.run(update)
+                assert sess.run(value) == 0.75

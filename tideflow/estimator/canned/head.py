@@ -45,6 +45,7 @@ class PredictionKeys:
 class MetricKeys:
     LOSS = "loss"
     LOSS_MEAN = "average_loss"
+    LOSS_REGULARIZATION = "regularization_loss"
     ACCURACY = "accuracy"
     PRECISION = "precision"
     RECALL = "recall"
@@ -167,6 +168,14 @@ def _summary_key(head_name, key):
     return f"{key}/{head_name}" if head_name else key
 
 
+def _regularization_metric(metrics, regularization_loss):
+    """Adds TF 1.x's mean of the regularization loss to ``metrics`` when there is one."""
+    if regularization_loss is not None:
+        metrics[MetricKeys.LOSS_REGULARIZATION] = metrics_lib.mean(
+            regularization_loss, name=MetricKeys.LOSS_REGULARIZATION)
+    return metrics
+
+
 def _accuracy_baseline(labels_mean):
     """The accuracy of always predicting the majority class, as TF 1.15's ops."""
     with ops.name_scope(None, "accuracy_baseline", labels_mean):
@@ -231,12 +240,15 @@ class _Head:
             loss = losses_impl.compute_weighted_loss(unreduced, weights=weights,
                                                      reduction=self._loss_reduction)
             unregularized = loss
+            regularization_loss = None
             if regularization_losses:
-                loss = math_ops.add_n([loss] + list(regularization_losses))
+                regularization_loss = math_ops.add_n(list(regularization_losses))
+                loss = math_ops.add_n([loss, regularization_loss])
         if mode == ModeKeys.EVAL:
             # TF 1.15 makes the metrics after the head's name scope closes (its TPU spec's
             # metric function), so their ops and variables are "<model>/metrics/..."
-            metrics = self._metrics(predictions, label_ids, float_labels, unreduced, weights)
+            metrics = self._metrics(predictions, label_ids, float_labels, unreduced, weights,
+                                    regularization_loss)
             metrics = {_summary_key(self._name, k): v for k, v in metrics.items()}
             return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
                                  eval_metric_ops=metrics)
@@ -267,6 +279,10 @@ class _Head:
                 summary_lib.scalar(_summary_key(self._name, MetricKeys.LOSS), loss)
                 if average is not None:
                     summary_lib.scalar(_summary_key(self._name, MetricKeys.LOSS_MEAN), average)
+                if regularization_loss is not None:
+                    summary_lib.scalar(
+                        _summary_key(self._name, MetricKeys.LOSS_REGULARIZATION),
+                        regularization_loss)
             return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
                                  train_op=train_op)
 
@@ -384,7 +400,8 @@ class BinaryClassHead(_ClassificationHead):
     def _unreduced_loss(self, logits, label_ids, float_labels):
         return nn_impl.sigmoid_cross_entropy_with_logits(labels=float_labels, logits=logits)
 
-    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights):
+    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights,
+                 regularization_loss=None):
         with ops.name_scope(None, "metrics"):
             w = None if isinstance(weights, float) else weights
             label_mean = metrics_lib.mean(float_labels, weights=w, name="label/mean")
@@ -411,6 +428,7 @@ class BinaryClassHead(_ClassificationHead):
                     float_labels, predictions[PredictionKeys.LOGISTIC], weights=w, curve="PR",
                     name=MetricKeys.AUC_PR),
             }
+            _regularization_metric(metrics, regularization_loss)
             self._threshold_metrics(metrics, float_labels, predictions[PredictionKeys.LOGISTIC],
                                     w)
             return metrics
@@ -458,16 +476,18 @@ class MultiClassHead(_ClassificationHead):
         # [batch, 1], as TF restores the labels' squeezed dim: it then matches the weights
         return loss if loss.shape.ndims == 2 else array_ops.expand_dims(loss, -1)
 
-    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights):
+    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights,
+                 regularization_loss=None):
         with ops.name_scope(None, "metrics"):
             w = None if isinstance(weights, float) else weights
-            return {
+            metrics = {
                 MetricKeys.LOSS_MEAN: metrics_lib.mean(unreduced, weights=w,
                                                        name=MetricKeys.LOSS_MEAN),
                 MetricKeys.ACCURACY: metrics_lib.accuracy(
                     label_ids, predictions[PredictionKeys.CLASS_IDS], weights=w,
                     name=MetricKeys.ACCURACY),
             }
+            return _regularization_metric(metrics, regularization_loss)
 
 
 class RegressionHead(_Head):
@@ -503,16 +523,17 @@ class RegressionHead(_Head):
         return losses_impl.mean_squared_error(labels=float_labels, predictions=logits,
                                               reduction=losses_impl.Reduction.NONE)
 
-    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights):
+    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights,
+                 regularization_loss=None):
         # TF 1.15's regression head opens no "metrics" scope and leaves two means unnamed
         # (their variables "<model>/mean/total" and "<model>/mean_1/total")
         w = None if isinstance(weights, float) else weights
-        return {
+        return _regularization_metric({
             MetricKeys.LOSS_MEAN: metrics_lib.mean(unreduced, weights=w),
             MetricKeys.PREDICTION_MEAN: metrics_lib.mean(
                 predictions[PredictionKeys.PREDICTIONS], weights=w, name="prediction/mean"),
             MetricKeys.LABEL_MEAN: metrics_lib.mean(float_labels, weights=w),
-        }
+        }, regularization_loss)
 
 
 def classification_head(n_classes, weight_column=None, label_vocabulary=None,

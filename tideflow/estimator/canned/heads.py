@@ -191,7 +191,8 @@ class MultiLabelHead(head_lib._ClassificationHead):
                                                  reduction=losses_impl.Reduction.NONE)
         return reduction_ops.reduce_mean(loss, axis=-1, keepdims=True)
 
-    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights):
+    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights,
+                 regularization_loss=None):
         keys = head_lib.MetricKeys
         probabilities = predictions[head_lib.PredictionKeys.PROBABILITIES]
         labels = label_ids
@@ -203,6 +204,7 @@ class MultiLabelHead(head_lib._ClassificationHead):
                 keys.AUC_PR: metrics_lib.auc(labels, probabilities, weights=w, curve="PR",
                                              name=keys.AUC_PR),
             }
+            head_lib._regularization_metric(metrics, regularization_loss)
             self._threshold_metrics(metrics, labels, probabilities, w)
             for class_id in self._classes:
                 batch_rank = array_ops.rank(probabilities) - 1
