@@ -430,3 +430,31 @@ def test_independent_kl_sums_outside_the_inner_kl_scope():
     c = cd.Independent(cd.Normal([[0.0, 1.0]], 1.0), 2)
     with pytest.raises(ValueError, match=r"^Event shapes do not match\.$"):
         cd.kl_divergence(a, c)
+
+
+def test_softmax_centered_bijector_as_tf():
+    # TF 1.15: forward pads by distribution_util.pad (a Pad of one-hot paddings) then
+    # softmaxes; its event shapes are the last dimension alone; names and op seeds are TF's
+    tfb = cd.bijectors
+    tf.set_random_seed(5)
+    b = tfb.SoftmaxCentered()
+    x = tf.constant([[0.3, 0.6], [1.0, -1.0]])
+    y = b.forward(x)
+    xi = b.inverse(y + 0.0)
+    fl = b.forward_log_det_jacobian(x, event_ndims=1)
+    est = [b.forward_event_shape_tensor([4, 2]), b.inverse_event_shape_tensor([3])]
+    later = tf.random_uniform([])
+    assert [t.name for t in [y, xi, fl] + est] == [
+        "softmax_centered/forward/Softmax:0", "softmax_centered_1/inverse/add:0",
+        "softmax_centered_2/forward_log_det_jacobian/Neg_2:0",
+        "softmax_centered_3/forward_event_shape_tensor/strided_slice_1:0",
+        "softmax_centered_4/inverse_event_shape_tensor/strided_slice_1:0"]
+    assert b.forward_event_shape(tf.TensorShape([4, 2])).as_list() == [3]
+    got = _run([y, fl] + est + [later])
+    np.testing.assert_allclose(got[0], [[0.3235536813735962, 0.4367518126964569,
+                                         0.23969446122646332],
+                                        [0.6652408838272095, 0.09003056585788727,
+                                         0.2447284460067749]], rtol=1e-6)
+    np.testing.assert_allclose(got[1], [-3.3851709365844727, -4.222818374633789], rtol=1e-6)
+    assert got[2].tolist() == [3] and got[3].tolist() == [2]
+    np.testing.assert_allclose(got[4], 0.5319099426269531, rtol=1e-6)

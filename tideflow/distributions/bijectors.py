@@ -9,8 +9,10 @@ from types import MappingProxyType
 import numpy as np
 
 import tideflow as tf
+from tideflow.distributions import util as dist_util
 from tideflow.distributions.bijector import Bijector, Identity, _overrides
 from tideflow.framework import ops
+from tideflow.ops.control_flow_ops import with_dependencies
 
 __all__ = ["Affine", "AffineScalar", "Bijector", "Chain", "Exp", "Gumbel", "Identity",
            "Inline", "Invert", "Kumaraswamy", "Ordered", "Permute", "PowerTransform",
@@ -424,36 +426,54 @@ class SoftmaxCentered(Bijector):
     def __init__(self, validate_args=False, name="softmax_centered"):
         super().__init__(forward_min_event_ndims=1, validate_args=validate_args, name=name)
 
+    # TF 1.15's ops (its event shapes are the last dimension's alone)
     def _forward_event_shape(self, input_shape):
         if input_shape.ndims is None or input_shape[-1].value is None:
             return input_shape
-        return input_shape[:-1].concatenate([input_shape[-1].value + 1])
+        return tf.TensorShape([input_shape[-1].value + 1])
 
     def _forward_event_shape_tensor(self, input_shape):
-        return tf.concat([input_shape[:-1], input_shape[-1:] + 1], 0)
+        return (input_shape[-1] + 1)[..., tf.newaxis]
 
     def _inverse_event_shape(self, output_shape):
         if output_shape.ndims is None or output_shape[-1].value is None:
             return output_shape
-        return output_shape[:-1].concatenate([output_shape[-1].value - 1])
+        if output_shape[-1].value <= 1:
+            raise ValueError(f"output_shape[-1] = {output_shape[-1].value} <= 1")
+        return tf.TensorShape([output_shape[-1].value - 1])
 
     def _inverse_event_shape_tensor(self, output_shape):
-        return tf.concat([output_shape[:-1], output_shape[-1:] - 1], 0)
+        if self.validate_args:
+            output_shape = with_dependencies([tf.assert_greater(
+                output_shape[-1], 1, message="Need last dimension greater than 1.")],
+                output_shape)
+        return (output_shape[-1] - 1)[..., tf.newaxis]
 
     def _forward(self, x):
-        padded = tf.concat([x, tf.zeros_like(x[..., :1])], -1)
-        return tf.nn.softmax(padded)
+        y = dist_util.pad(x, axis=-1, back=True)
+        if x.get_shape().ndims is not None:
+            y.set_shape(x.get_shape()[:-1].concatenate(x.get_shape()[-1].value + 1
+                                                       if x.get_shape()[-1].value is not None
+                                                       else None))
+        return tf.nn.softmax(y)
 
     def _inverse(self, y):
-        log_y = tf.log(y)
-        return log_y[..., :-1] - log_y[..., -1:]
+        x = tf.log(y)
+        log_normalization = (-x[..., -1])[..., tf.newaxis]
+        x = x[..., :-1] + log_normalization
+        if y.get_shape().ndims is not None:
+            x.set_shape(y.get_shape()[:-1].concatenate(y.get_shape()[-1].value - 1
+                                                       if y.get_shape()[-1].value is not None
+                                                       else None))
+        return x
 
     def _inverse_log_det_jacobian(self, y):
-        return -tf.reduce_sum(tf.log(y), -1)
+        return -tf.reduce_sum(tf.log(y), axis=-1)
 
     def _forward_log_det_jacobian(self, x):
-        padded = tf.concat([x, tf.zeros_like(x[..., :1])], -1)
-        return tf.reduce_sum(tf.nn.log_softmax(padded), -1)
+        log_normalization = tf.nn.softplus(tf.reduce_logsumexp(x, axis=-1, keepdims=True))
+        return tf.squeeze(-log_normalization + tf.reduce_sum(x - log_normalization, axis=-1,
+                                                             keepdims=True), axis=-1)
 
 
 class Permute(Bijector):

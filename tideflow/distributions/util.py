@@ -274,6 +274,46 @@ def pad_mixture_dimensions(x, mixture, categorical, event_ndims):
              tf.ones([event_ndims], dtype=tf.int32)], axis=0))
 
 
+def pad(x, axis, front=False, back=False, value=0, count=1, name=None):
+    """``x`` padded along ``axis`` with ``count`` entries of ``value`` at its front and/or back
+    (TF 1.15's ``distribution_util.pad``: a Pad of one-hot paddings)."""
+    with tf.name_scope(name, "pad", [x, value, count]):
+        x = tf.convert_to_tensor(x, name="x")
+        value = tf.convert_to_tensor(value, dtype=x.dtype, name="value")
+        count = tf.convert_to_tensor(count, name="count")
+        if not count.dtype.is_integer:
+            raise TypeError(f"`count.dtype` (`{count.dtype.name}`) must be `int`-like.")
+        if not front and not back:
+            raise ValueError("At least one of `front`, `back` must be `True`.")
+        ndims = x.get_shape().ndims if x.get_shape().ndims is not None else tf.rank(
+            x, name="ndims")
+        axis = tf.convert_to_tensor(axis, name="axis")
+        axis_ = ops.constant_value(axis)
+        final_shape = None
+        if axis_ is not None:
+            axis = int(axis_)
+            if axis < 0:
+                axis = ndims + axis
+            count_ = ops.constant_value(count)
+            if axis_ >= 0 or x.get_shape().ndims is not None:
+                head = x.get_shape()[:axis]
+                dim = x.get_shape()[axis].value
+                middle = tf.TensorShape(
+                    [None if count_ is None or dim is None
+                     else dim + int(count_) * (front + back)])
+                final_shape = head.concatenate(middle.concatenate(x.get_shape()[axis + 1:]))
+        else:
+            axis = tf.where_v2(axis < 0, ndims + axis, axis)
+        x = tf.pad(x, paddings=tf.one_hot(indices=tf.stack([axis if front else -1,
+                                                            axis if back else -1]),
+                                          depth=ndims, axis=0, on_value=count,
+                                          dtype=tf.int32),
+                   constant_values=value)
+        if final_shape is not None:
+            x.set_shape(final_shape)
+        return x
+
+
 def prefer_static_value(x):
     """``x``'s value as a NumPy array when known while building the graph, else ``x``."""
     static = ops.constant_value(x) if isinstance(x, tf.Tensor) else None
