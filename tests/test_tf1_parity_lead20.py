@@ -182,3 +182,24 @@ def test_stop_at_step_and_validation_monitor_are_callback_monitors(tmp_path):
     assert vm2.best_step == 4 and vm2.early_stopped
     with pytest.raises(ValueError, match="One of num_steps or last_step must be specified"):
         monitors.StopAtStep()
+
+
+def test_fetched_identity_of_a_feed_is_a_new_array():
+    # TF 1.15: an Identity (or any op) of a fed array comes back as a new array, so refilling
+    # the feed buffer leaves the result alone; a fed tensor fetched itself is the fed object
+    import numpy as np
+
+    with tf.Graph().as_default():
+        ph = tf.placeholder(tf.float32, [3])
+        ph2 = tf.placeholder(tf.int32, [2])
+        outs = [tf.identity(ph), ph, tf.cast(ph, tf.float32), tf.stop_gradient(ph),
+                tf.identity(ph2)]
+        arr = np.array([1., 2., 3.], np.float32)
+        a2 = np.array([4, 5], np.int32)
+        with tf.Session() as sess:
+            r = sess.run(outs, {ph: arr, ph2: a2})
+            assert [x is arr for x in r] == [False, True, True, False, False]
+            arr[0] = -9
+            a2[0] = -9
+            assert [x.tolist() for x in r] == [[1, 2, 3], [-9, 2, 3], [-9, 2, 3], [1, 2, 3],
+                                               [4, 5]]

@@ -396,6 +396,17 @@ class Plan:
         if em.has_switch:
             em.env["__live__"] = _fetch_live
             outs = [f"__live__({r}, {i})" for i, r in enumerate(outs)]
+        from_feeds = ()
+        if feed_vars and not self.raw and (device is None or device.is_host):
+            # what may hand a fed array back whole (an Identity of it): such a fetch is
+            # checked, since TF returns a new array (a fed tensor fetched itself is the fed
+            # object there too) and a program may refill its feed buffer while keeping what
+            # it fetched
+            from_feeds = set(fed)
+            for op in order:
+                if any(x in from_feeds for x in op._inputs):
+                    from_feeds.update(op._outputs)
+            em.env["__outf__"] = _out_unless_fed
         for t, r in zip(fetches, outs):
             rt = replace.get(t, t)
             if self.raw:
@@ -403,7 +414,10 @@ class Plan:
                 continue
             if rt in consts:
                 r = f"__copy__({r})"
-            rets.append(f"__out__({r})")
+            if (t in from_feeds or rt in from_feeds) and t not in fed:
+                rets.append(f"__outf__({r}, ({_tuple(feed_vars)}))")
+            else:
+                rets.append(f"__out__({r})")
         em.line("return [" + ", ".join(rets) + "]", 2)
         header = ["def __make__(__env__):", "    globals().update(__env__)",
                   "    def run(__feeds__, __step__):"]
@@ -1027,6 +1041,15 @@ def _out(v):
     elif type(v) is UninitializedValue:  # a variable fetched in the step that initializes it
         return _out(v._tf_fetch_value())
     return v
+
+
+def _out_unless_fed(v, feeds):
+    """``_out(v)``, copying ``v`` first when it is one of the step's fed arrays."""
+    if type(v) is np.ndarray and v.base is None:
+        for f in feeds:
+            if v is f:
+                return _out(v.copy())
+    return _out(v)
 
 
 def _list_len(op, arg):
