@@ -110,3 +110,21 @@ def test_prevent_gradient_reason_is_the_attrs_bytes():
         with pytest.raises(LookupError, match='Reason: b"Currently there is no way to take the '
                            'second derivative of sparse_softmax'):
             tf.gradients(g, logits)
+
+
+def test_compute_gradient_checks_read_as_tf_asserts():
+    """tf.test.compute_gradient(_error) in TF 1.15: a shape that is not x_init_value's and an
+    int x are AssertionErrors (x_shape printed as given), an int y fails making its dy."""
+    import numpy as np
+
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [3])
+        xi = tf.placeholder(tf.int32, [3])
+        with tf.Session():
+            with pytest.raises(AssertionError, match=r"^x_shape = \(2,\), init_data shape = \[3\]$"):
+                tf.test.compute_gradient_error(x, (2,), tf.square(x), [3],
+                                               x_init_value=np.zeros(3))
+            with pytest.raises(AssertionError, match="^Don't support type int32 for x$"):
+                tf.test.compute_gradient_error(xi, [3], tf.cast(xi, tf.float32), [3])
+            with pytest.raises(TypeError, match="Expected int64, got 1.0 of type 'float'"):
+                tf.test.compute_gradient(x, [3], tf.argmax(x), [], x_init_value=np.zeros(3))

@@ -132,9 +132,9 @@ _GRAD_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "compl
 
 
 def _check_grad_dtype(t, what):
+    # TF 1.15 asserts (after building the gradients; an int y already failed making dy)
     if t.dtype.base_dtype.name not in _GRAD_DTYPES:
-        raise TypeError(f"compute_gradient: {what} {t.name} has dtype {t.dtype.name}; "
-                        f"expected one of {', '.join(_GRAD_DTYPES)}")
+        raise AssertionError(f"Don't support type {t.dtype.base_dtype.name} for {what}")
 
 
 def _real_view(a):
@@ -155,8 +155,12 @@ def _session_run(sess, fetch, feed, extra):
     return sess.run(fetch, feed_dict=feed)
 
 
-def _one_jacobian(sess, x, x_shape, x_data, y, y_shape, dx, dy, delta, extra):
+def _one_jacobian(sess, x, x_shape_given, x_data, y, y_shape, dx, dy, delta, extra):
     from tideflow.framework.indexed_slices import IndexedSlices
+
+    _check_grad_dtype(x, "x")
+    _check_grad_dtype(y, "y")
+    x_shape = [int(d) for d in x_shape_given]
 
     x_np = x.dtype.base_dtype.as_numpy_dtype
     if x_data is None:
@@ -166,8 +170,8 @@ def _one_jacobian(sess, x, x_shape, x_data, y, y_shape, dx, dy, delta, extra):
     else:
         x_data = np.asarray(x_data)
         if list(x_data.shape) != list(x_shape):
-            raise ValueError(f"compute_gradient: x_shape {list(x_shape)} != x_init_value shape "
-                             f"{list(x_data.shape)}")
+            raise AssertionError(f"x_shape = {x_shape_given}, init_data shape = "
+                                 f"{list(x_data.shape)}")
         # C order, as TF's x_data.copy(): each perturbation below writes through a flat view
         # (astype with order="C": np.ascontiguousarray makes a scalar a 1-element vector)
         x_data = x_data.astype(x_np, order="C")
@@ -244,13 +248,11 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init
     if len(shapes) != len(xs) or len(inits) != len(xs):
         raise ValueError(f"compute_gradient: {len(xs)} tensors x but {len(shapes)} shapes and "
                          f"{len(inits)} initial values")
-    _check_grad_dtype(y, "y")
     y_shape = [int(d) for d in y_shape]
     results = []
     with y.graph.as_default():
         pairs = []
         for xi in xs:
-            _check_grad_dtype(xi, "x")
             dy = array_ops.identity(constant(1.0 if not y.dtype.is_complex else 1 + 0j,
                                              shape=y_shape, dtype=y.dtype))
             (dx,) = gradients(y, [xi], grad_ys=dy)
@@ -259,8 +261,8 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init
         for t in init_targets:
             sess.run(t)
     for xi, shp, init, (dx, dy) in zip(xs, shapes, inits, pairs):
-        results.append(_one_jacobian(sess, xi, [int(d) for d in shp], init, y, y_shape, dx, dy,
-                                     delta, extra_feed_dict))
+        results.append(_one_jacobian(sess, xi, shp, init, y, y_shape, dx, dy, delta,
+                                     extra_feed_dict))
     return results if as_list else results[0]
 
 
