@@ -360,3 +360,16 @@ def test_head_regularization_losses():
                 sess.run(tf.local_variables_initializer())
                 sess.run(update)
                 assert sess.run(value) == 0.75
+
+
+def test_wide_and_deep_summarizes_its_linear_logits(tmp_path):
+    # TF 1.15's DNNLinearCombined model adds the linear logits' fraction of zeros and
+    # histogram (tags linear/linear/...), after the linear model's own summaries
+    est = tf.estimator.DNNLinearCombinedClassifier(
+        str(tmp_path), linear_feature_columns=[fc.numeric_column("x1")],
+        dnn_feature_columns=[fc.numeric_column("x1")], dnn_hidden_units=[2])
+    g, _ = _model_fn_graph(est, "train", lambda: tf.constant([[0], [1]], tf.int64))
+    names = [t.name for t in g.get_collection("summaries")]
+    i = names.index("linear/fraction_of_zero_weights:0")
+    assert names[i + 1:i + 3] == ["linear/linear/fraction_of_zero_values:0",
+                                  "linear/linear/activation:0"]

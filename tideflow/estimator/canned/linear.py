@@ -81,9 +81,14 @@ def linear_logits(features, feature_columns, units, sparse_combiner, scope="line
     """The logits under variable scope ``scope`` (its variables split by ``partitioner``);
     with ``return_name_scope`` also the name scope that opened (``"linear/"``), where TF 1.x
     builds the head."""
+    from tideflow.estimator.canned.dnn import _layer_summaries
+
     with variable_scope.variable_scope(scope, values=list(features.values()),
-                                       partitioner=partitioner):
+                                       partitioner=partitioner) as vs:
         logits = linear_logit_fn_builder(units, feature_columns, sparse_combiner)(features)
+        # as TF 1.15's wide-and-deep model (this function's user): the linear logits'
+        # fraction of zeros and histogram, tagged by the variable scope
+        _layer_summaries(vs.name, logits)
         name_scope = ops.get_default_graph().get_name_scope() + "/"
     return (logits, name_scope) if return_name_scope else logits
 
