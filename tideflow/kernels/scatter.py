@@ -56,3 +56,17 @@ def rows_at(ufunc, out, indices, rows):
         at = flat[sel]
         out[at] = ufunc(out[at], rows[sel])
         lo = hi
+
+
+def nd_at(ufunc, out, indices, updates):
+    """``ufunc.at(out, tuple(np.moveaxis(indices, -1, 0)), updates)`` for in-bounds,
+    non-negative ``indices`` (ScatterNd's, last axis a position in ``out``'s leading axes):
+    the positions become rows of ``out`` seen as a matrix, for ``rows_at``."""
+    k = indices.shape[-1]
+    if not out.flags.c_contiguous or k == 0 or out.dtype == object:
+        ufunc.at(out, tuple(np.moveaxis(indices, -1, 0)), updates)
+        return
+    lead = out.shape[:k]
+    flat = np.ravel_multi_index(tuple(indices.reshape(-1, k).T), lead)
+    view = out.reshape((math.prod(lead),) + out.shape[k:])
+    rows_at(ufunc, view, flat, np.reshape(updates, flat.shape + out.shape[k:]))

@@ -11,6 +11,7 @@ from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.framework.resource_import import is_resource
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.kernels.scatter import nd_at
 from tideflow.ops import array_ops, constant_op
 from tideflow.ops.array_ops import (
     _check_rank,
@@ -436,7 +437,8 @@ def _scatter_nd_kernel(indices, updates, shape):
     if k == 0:
         rows = int(np.prod(indices.shape[:-1]))
         return out + updates.reshape((rows,) + tuple(shp)).sum(0, dtype=updates.dtype)
-    np.add.at(out, _nd_index(indices, shp, ""), updates)
+    _nd_index(indices, shp, "")  # (its bounds check)
+    nd_at(np.add, out, indices, updates)
     return out
 
 

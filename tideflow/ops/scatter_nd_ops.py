@@ -5,6 +5,7 @@ import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.kernels.scatter import nd_at
 from tideflow.ops.array_ops import _in, _np, _register_fold, _shape_str
 from tideflow.ops.gradients import dense
 from tideflow.ops.state_ops import _ref_of, ref_update_factory
@@ -82,10 +83,8 @@ def _scatter_into(op_type, out, indices, updates, mode, op=None):
     where = tuple(np.moveaxis(indices, -1, 0))
     if mode == "update":
         out[where] = updates
-    elif mode == "add":
-        np.add.at(out, where, updates)
     else:
-        np.subtract.at(out, where, updates)
+        nd_at(np.add if mode == "add" else np.subtract, out, indices, updates)
     return out
 
 

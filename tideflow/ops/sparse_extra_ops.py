@@ -22,8 +22,19 @@ def _groups(idx):
     """Row ids of ``idx`` grouped by all but the last column: (keys, inverse)."""
     if idx.shape[0] == 0:
         return np.zeros((0, max(idx.shape[1] - 1, 0)), np.int64), np.zeros(0, np.int64)
-    keys, inverse = np.unique(idx[:, :-1], axis=0, return_inverse=True)
-    return keys, inverse.reshape(-1)
+    lead = idx[:, :-1]
+    if lead.shape[1] == 0:
+        keys, inverse = np.unique(lead, axis=0, return_inverse=True)
+        return keys, inverse.reshape(-1)
+    # np.unique(lead, axis=0)'s keys and inverse (rows in lexicographic order) by a lexsort
+    # of the columns: np.unique sorts the rows as opaque records, 10x slower
+    order = np.lexsort(lead.T[::-1])
+    ordered = lead[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (ordered[1:] != ordered[:-1]).any(1)
+    inverse = np.empty(len(order), dtype=np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return ordered[new], inverse
 
 
 # ------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from tideflow.framework.sparse_tensor import (
     SparseTensorValue,
 )
 from tideflow.framework.tensor_shape import TensorShape, matrix, unknown_shape, vector
+from tideflow.kernels.scatter import rows_at
 
 
 def _invalid(msg):
@@ -89,20 +90,35 @@ def _check_sparse(indices, values, shape, what="input"):
 
 
 def _validate_index_order(idx, shape):
-    """TF's validate_indices: in bounds, strictly increasing in row-major order."""
-    for i, row in enumerate(idx):
-        if np.any(row < 0) or np.any(row >= shape):
-            raise _invalid(f"indices[{i}] = {_fmt(row)} is out of bounds: need 0 <= index < "
-                           f"{_fmt(shape)}")
-        if i:
-            prev = tuple(idx[i - 1])
-            cur = tuple(row)
-            if cur == prev:
-                raise _invalid(f"indices[{i}] = {_fmt(row)} is repeated")
-            if cur < prev:
-                raise _invalid(f"indices[{i}] = {_fmt(row)} is out of order. Many sparse ops "
-                               "require sorted indices.\n    Use `tf.sparse.reorder` to create "
-                               "a correctly ordered copy.\n\n")  # (TF's blank line too)
+    """TF's validate_indices: in bounds, strictly increasing in row-major order. The first
+    bad row is found with whole-array compares (a row's bounds are checked before its order
+    against the row above), then reported in TF's words."""
+    n, rank = idx.shape
+    bad = (idx < 0).any(1) | (idx >= shape).any(1)
+    same = np.zeros(n, dtype=bool)
+    back = np.zeros(n, dtype=bool)
+    if n > 1:
+        cur, prev = idx[1:], idx[:-1]
+        differ = cur != prev
+        same[1:] = ~differ.any(1)
+        if rank:
+            # the first column where a row differs from the row above decides their order
+            col = np.argmax(differ, axis=1)
+            at = np.arange(n - 1)
+            back[1:] = ~same[1:] & (cur[at, col] < prev[at, col])
+    first = np.flatnonzero(bad | same | back)
+    if not first.size:
+        return
+    i = int(first[0])
+    row = idx[i]
+    if bad[i]:
+        raise _invalid(f"indices[{i}] = {_fmt(row)} is out of bounds: need 0 <= index < "
+                       f"{_fmt(shape)}")
+    if same[i]:
+        raise _invalid(f"indices[{i}] = {_fmt(row)} is repeated")
+    raise _invalid(f"indices[{i}] = {_fmt(row)} is out of order. Many sparse ops "
+                   "require sorted indices.\n    Use `tf.sparse.reorder` to create "
+                   "a correctly ordered copy.\n\n")  # (TF's blank line too)
 
 
 def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default_value, *,
@@ -597,7 +613,7 @@ def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint
         raise _invalid(f"m ({rows[i]}) from index[{i},{m_col}] out of bounds (>={m})")
     out = np.zeros((m, b.shape[1]), dtype=np.result_type(vals.dtype, b.dtype))
     if idx.shape[0]:
-        np.add.at(out, rows, vals[:, None] * b[cols, :])
+        rows_at(np.add, out, rows, vals[:, None] * b[cols, :])
     return out.astype(b.dtype, copy=False)
 
 

@@ -1,0 +1,100 @@
+"""Values of kernels made faster (whole-array index checks, row rounds for scatters): the same
+numbers and the same first error, in TF 1.15's words, as the row-by-row versions."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _run(t):
+    with tf.Session() as sess:
+        return sess.run(t)
+
+
+@pytest.mark.parametrize("indices,message", [
+    # TF 1.15's messages (run there): the first bad row wins; a row's bounds come first
+    ([[0, 1], [1, 0], [1, 0], [3, 3]], "indices[2] = [1,0] is repeated"),
+    ([[0, 1], [1, 2], [1, 1], [5, 0]], ("indices[2] = [1,1] is out of order. Many sparse ops "
+                                        "require sorted indices.\n    Use `tf.sparse.reorder` "
+                                        "to create a correctly ordered copy.\n\n")),
+    ([[0, 1], [1, 2], [4, 1], [0, 0]], "indices[2] = [4,1] is out of bounds: need 0 <= index"),
+    ([[0, 1], [0, 1], [9, 9]], "indices[1] = [0,1] is repeated"),
+    ([[2, 2], [1, 1], [2, 9]], "indices[1] = [1,1] is out of order."),
+    ([[0, 0], [0, -1]], "indices[1] = [0,-1] is out of bounds"),
+])
+def test_sparse_to_dense_first_bad_index(indices, message):
+    t = tf.sparse_to_dense(np.array(indices, np.int64), [4, 3], 1.0)
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        _run(t)
+    assert e.value.message.startswith(message)
+
+
+def test_sparse_to_dense_sorted_many():
+    rng = np.random.RandomState(0)
+    flat = np.unique(rng.randint(0, 300 * 200, 5000))
+    idx = np.stack(np.unravel_index(flat, (300, 200)), 1).astype(np.int64)
+    vals = rng.standard_normal(len(idx)).astype(np.float32)
+    want = np.full((300, 200), -1.0, np.float32)
+    want[idx[:, 0], idx[:, 1]] = vals
+    got = _run(tf.sparse_to_dense(idx, [300, 200], vals, -1.0))
+    np.testing.assert_array_equal(got, want)
+
+
+def _add_at(out, index, rows):
+    np.add.at(out, index, rows)  # each row in turn, in index order: TF's kernels' order
+    return out
+
+
+def test_sparse_tensor_dense_matmul_repeated_rows():
+    rng = np.random.RandomState(1)
+    idx = np.stack([rng.randint(0, 40, 3000), rng.randint(0, 30, 3000)], 1).astype(np.int64)
+    vals = rng.standard_normal(3000).astype(np.float32)
+    b = rng.standard_normal((30, 64)).astype(np.float32)
+    sp = tf.SparseTensor(idx, vals, [40, 30])
+    got = _run(tf.sparse_tensor_dense_matmul(sp, b))
+    want = _add_at(np.zeros((40, 64), np.float32), idx[:, 0], vals[:, None] * b[idx[:, 1]])
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("shape,k", [([50, 40], 1), ([6, 7, 48], 2), ([5, 6, 40, 3], 2),
+                                     ([9, 8], 2)])
+def test_scatter_nd_duplicates_in_order(shape, k):
+    rng = np.random.RandomState(2)
+    idx = np.stack([rng.randint(0, shape[j], (30, 20)) for j in range(k)], -1).astype(np.int32)
+    upd = rng.standard_normal((30, 20) + tuple(shape[k:])).astype(np.float32)
+    where = tuple(np.moveaxis(idx, -1, 0))
+    got = _run(tf.scatter_nd(idx, upd, shape))
+    assert got.tobytes() == _add_at(np.zeros(shape, np.float32), where, upd).tobytes()
+    base = rng.standard_normal(shape).astype(np.float32)
+    got = _run(tf.tensor_scatter_sub(base, idx, upd))
+    want = base.copy()
+    np.subtract.at(want, where, upd)
+    assert got.tobytes() == want.tobytes()
+
+
+def test_scatter_nd_add_variable_in_place():
+    rng = np.random.RandomState(3)
+    idx = rng.randint(0, 100, (500, 1)).astype(np.int64)
+    upd = rng.standard_normal((500, 64)).astype(np.float32)
+    init = rng.standard_normal((100, 64)).astype(np.float32)
+    v = tf.Variable(init)
+    op = tf.scatter_nd_add(v, idx, upd)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(op)
+        got = sess.run(v)
+    assert got.tobytes() == _add_at(init.copy(), idx[:, 0], upd).tobytes()
+
+
+def test_sparse_softmax_groups_unsorted_rows():
+    rng = np.random.RandomState(4)
+    idx = np.stack([rng.randint(0, 5, 400), rng.randint(0, 6, 400), np.arange(400)], 1)
+    vals = rng.standard_normal(400).astype(np.float32)
+    got = _run(tf.sparse_softmax(tf.SparseTensor(idx.astype(np.int64), vals, [5, 6, 400]))).values
+    want = np.empty_like(vals)
+    for key in set(map(tuple, idx[:, :2])):
+        sel = (idx[:, 0] == key[0]) & (idx[:, 1] == key[1])
+        e = np.exp(vals[sel] - vals[sel].max())
+        want[sel] = e / e.sum()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
