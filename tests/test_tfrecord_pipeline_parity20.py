@@ -1,6 +1,7 @@
 """TF 1.15 parity of the TFRecord input pipelines TF 1.x training scripts build: each expected
 value below is what the same program printed under real TF 1.15."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -235,3 +236,33 @@ def test_directed_interleave_type_errors():
     with pytest.raises(TypeError, match=r"^All datasets must have the same type and class.$"):
         tf.data.experimental.sample_from_datasets(
             [tf.data.Dataset.range(3), tf.data.Dataset.from_tensors(1.0)])
+
+
+def test_transformation_argument_errors_use_tf1_words():
+    # TF 1.15's messages (tideflow had TF 2.x's)
+    d = tf.data.Dataset.range(3)
+    x = tf.data.experimental
+    with pytest.raises(ValueError, match=r"^len\(bucket_batch_sizes\) must equal "
+                                         r"len\(bucket_boundaries\) \+ 1$"):
+        d.apply(x.bucket_by_sequence_length(lambda v: v, [2], [1]))
+    # unsorted boundaries are taken as given, as TF 1.15
+    d.apply(x.bucket_by_sequence_length(lambda v: tf.cast(v, tf.int32), [2, 1], [1, 1, 1]))
+    with pytest.raises(ValueError, match="^Must pass either window_size or window_size_func.$"):
+        d.apply(x.group_by_window(lambda v: v, lambda k, w: w.batch(2)))
+    with pytest.raises(TypeError, match=r"^The element types for the new state must match the "
+                                        r"initial state. Expected <dtype: 'int64'>; got "
+                                        r"<dtype: 'float32'>.$"):
+        d.apply(x.scan(np.int64(0), lambda s, v: (1.0, v)))
+    with pytest.raises(ValueError, match="^The `num_parallel_batches` and `num_parallel_calls` "
+                                         "arguments are mutually exclusive.$"):
+        x.map_and_batch(lambda v: v, 2, num_parallel_batches=1, num_parallel_calls=1)
+    with pytest.raises(TypeError, match="^`transformation_func` must return a Dataset. Got 5.$"):
+        d.apply(lambda _: 5)
+    with pytest.raises(TypeError, match=r"^If shallow structure is a sequence, input must also "
+                                        r"be a sequence. Input has type: <class 'list'>.$"):
+        d.map(lambda v: (v, v)).padded_batch(2, padded_shapes=[[], []])
+    with pytest.raises(ValueError, match=r"^The two structures don't have the same sequence "
+                                         r"length. Input structure has length 1, while shallow "
+                                         r"structure has length 2.$"):
+        d.map(lambda v: (v, v)).padded_batch(2, padded_shapes=([], []),
+                                             padding_values=(np.int64(0),))

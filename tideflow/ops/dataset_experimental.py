@@ -137,8 +137,8 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
                   num_parallel_calls=None):
     """``dataset.map(map_func).batch(batch_size, drop_remainder)`` as one transformation."""
     if num_parallel_batches is not None and num_parallel_calls is not None:
-        raise ValueError("`num_parallel_batches` and `num_parallel_calls` are mutually "
-                         "exclusive.")
+        raise ValueError("The `num_parallel_batches` and `num_parallel_calls` arguments are "
+                         "mutually exclusive.")
     def apply(dataset):
         from tideflow.framework import ops
         from tideflow.ops import dataset_structure as ds

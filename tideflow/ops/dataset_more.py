@@ -235,8 +235,8 @@ def scan(initial_state, scan_func):
                                     f"got {ds.classes_of(new_state)}.")
                 if a.dtype != b.dtype:
                     raise TypeError(f"The element types for the new state must match the "
-                                    f"initial state. Expected {a.dtype.name}; got "
-                                    f"{b.dtype.name}.")
+                                    f"initial state. Expected {ds.types_of(state_specs)}; "
+                                    f"got {ds.types_of(new_state)}.")
             relaxed = _relaxed(state_specs, new_state)
             if [s.shape.as_list() if s.shape.ndims is not None else None
                     for s in ds.flatten(relaxed)] == [
@@ -685,12 +685,8 @@ def group_by_window(key_func, reduce_func, window_size=None, window_size_func=No
     windows of ``window_size`` (or ``window_size_func(key)``) elements, each turned into a
     dataset by ``reduce_func(key, window_dataset)``; partial windows are reduced at the end, in
     ascending key order."""
-    if window_size is not None and window_size_func is not None:
-        raise ValueError("Either the `window_size` argument or the `window_size_func` argument "
-                         "must be specified, not both.")
-    if window_size is None and window_size_func is None:
-        raise ValueError("Either the `window_size` argument or the `window_size_func` argument "
-                         "must be specified.")
+    if (window_size is None) == (window_size_func is None):  # (TF 1.15's words for both)
+        raise ValueError("Must pass either window_size or window_size_func.")
 
     def as_int64(fn, name):
         # as TF's wrappers: a Python number is an int64; a tensor of another dtype is TF's
@@ -731,11 +727,7 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
     to the bucket ``i`` with ``boundaries[i-1] <= L < boundaries[i]``, batched by
     ``bucket_batch_sizes[i]`` and padded (to the batch's longest, or to the bucket boundary)."""
     if len(bucket_batch_sizes) != len(bucket_boundaries) + 1:
-        raise ValueError(f"len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1 but "
-                         f"len(bucket_batch_sizes)={len(bucket_batch_sizes)} and "
-                         f"len(bucket_boundaries)={len(bucket_boundaries)}")
-    if list(bucket_boundaries) != sorted(bucket_boundaries):
-        raise ValueError(f"bucket_boundaries must be sorted, got {list(bucket_boundaries)}")
+        raise ValueError("len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1")
     from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops
 
     # as TF 1.15: the batch sizes are a constant of the graph (made now, captured by the

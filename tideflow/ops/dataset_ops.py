@@ -496,7 +496,7 @@ class Dataset(ds.Structured):
         """``transformation_func(self)``, which must return a Dataset."""
         out = transformation_func(self)
         if not isinstance(out, Dataset):
-            raise TypeError("`transformation_func` must return a Dataset.")
+            raise TypeError(f"`transformation_func` must return a Dataset. Got {out}.")
         return out
 
     def enumerate(self, start=0):

@@ -145,26 +145,31 @@ def flatten_up_to(shallow, value):
     padded shape written as a tuple (``()`` for a scalar, ``(None,)`` for a vector)."""
     out = []
 
+    def check(s, v, kind):
+        # TF 1.15's tf.data nest words (a list is a leaf there, as here)
+        if not is_seq(v):
+            raise TypeError(f"If shallow structure is a sequence, input must also be a "
+                            f"sequence. Input has type: {type(v)}.")
+        if not isinstance(v, kind):
+            raise TypeError(f"The two structures don't have the same sequence type. Input "
+                            f"structure has type {type(v)}, while shallow structure has type "
+                            f"{type(s)}.")
+        if len(s) != len(v):
+            raise ValueError(f"The two structures don't have the same sequence length. Input "
+                             f"structure has length {len(v)}, while shallow structure has "
+                             f"length {len(s)}.")
+
     def walk(s, v):
         if isinstance(s, collections.abc.Mapping):
-            if not isinstance(v, collections.abc.Mapping):
-                raise TypeError(f"If shallow structure is a sequence, input must also be a "
-                                f"sequence. Input has type: {type(v).__name__} ({v!r}), "
-                                f"expected the structure {shallow!r}")
+            check(s, v, collections.abc.Mapping)
             if set(s) != set(v):
-                raise ValueError(f"The two dictionaries don't have the same set of keys: "
-                                 f"{sorted(map(str, s))} and {sorted(map(str, v))}")
+                raise ValueError(f"The two structures don't have the same keys. Input "
+                                 f"structure has keys {list(v)}, while shallow structure has "
+                                 f"keys {list(s)}.")
             for k in _keys(s):
                 walk(s[k], v[k])
         elif is_seq(s):
-            if not is_seq(v) or isinstance(v, collections.abc.Mapping):
-                raise TypeError(f"If shallow structure is a sequence, input must also be a "
-                                f"sequence. Input has type: {type(v).__name__} ({v!r}), "
-                                f"expected the structure {shallow!r}")
-            if len(s) != len(v):
-                raise ValueError(f"The two structures don't have the same sequence length. "
-                                 f"Input structure has length {len(v)} ({v!r}), while shallow "
-                                 f"structure has length {len(s)}.")
+            check(s, v, tuple)
             for u, w in zip(s, v):
                 walk(u, w)
         else:
