@@ -98,3 +98,39 @@ def test_sparse_softmax_groups_unsorted_rows():
         e = np.exp(vals[sel] - vals[sel].max())
         want[sel] = e / e.sum()
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_crop_and_resize_image_gradient_overlapping_boxes():
+    # each sample's four corner shares are added to the image one after another, as TF's
+    # kernel: a float32 np.add.at over the samples in order gives the same sums
+    rng = np.random.RandomState(5)
+    boxes = rng.uniform(0, 1, (6, 4)).astype(np.float32)
+    bi = np.array([0, 1, 0, 0, 1, 1], np.int32)
+    g = rng.standard_normal((6, 9, 7, 40)).astype(np.float32)
+    got = _run(tf.raw_ops.CropAndResizeGradImage(grads=g, boxes=boxes, box_ind=bi,
+                                                 image_size=[2, 11, 13, 40], T=tf.float32))
+    want = np.zeros((2, 11, 13, 40), np.float32)
+    one = np.float32(1)
+    for b in range(6):
+        y1, x1, y2, x2 = boxes[b]
+        sy = (y2 - y1) * np.float32(10) / np.float32(8)
+        sx = (x2 - x1) * np.float32(12) / np.float32(6)
+        for i in range(9):
+            y = y1 * np.float32(10) + np.float32(i) * sy
+            if not 0 <= y <= 10:
+                continue
+            t, bo = int(np.floor(y)), int(np.ceil(y))
+            fy = y - np.floor(y)
+            for j in range(7):
+                x = x1 * np.float32(12) + np.float32(j) * sx
+                if not 0 <= x <= 12:
+                    continue
+                le, ri = int(np.floor(x)), int(np.ceil(x))
+                fx = x - np.floor(x)
+                dtop, dbot = (one - fy) * g[b, i, j], fy * g[b, i, j]
+                img = want[bi[b]]
+                img[t, le] += (one - fx) * dtop
+                img[t, ri] += fx * dtop
+                img[bo, le] += (one - fx) * dbot
+                img[bo, ri] += fx * dbot
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

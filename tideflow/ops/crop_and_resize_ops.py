@@ -6,6 +6,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.kernels.scatter import rows_at
 from tideflow.ops import (
     array_ops,
     conv_ops,
@@ -145,7 +146,8 @@ def _crop_grad_image_kernel(grads, boxes, box_ind, image_size, *, T, method):
             None, None, "CropAndResizeGradImage: box_index has values outside [0, batch_size)")
     _, ch, cw, _ = g.shape
     # TF adds each sample's float32 shares into the image, in T, sample by sample (rows,
-    # columns, then the four corners): np.add.at adds in that order
+    # columns, then the four corners): np.add.at's order, kept by rows_at over the image's
+    # pixels as rows of depth d
     out = np.zeros(size, T.as_numpy_dtype)
     method = method.decode() if isinstance(method, bytes) else method
     for b in range(len(bx)):
@@ -168,7 +170,8 @@ def _crop_grad_image_kernel(grads, boxes, box_ind, image_size, *, T, method):
             vals = gb
             yy, xx = np.meshgrid(np.clip(_round_half_away(ys[iy]), 0, h - 1),
                                  np.clip(_round_half_away(xs[ix]), 0, w - 1), indexing="ij")
-        np.add.at(out[bi[b]], (yy.ravel(), xx.ravel()), vals.reshape(-1, d).astype(out.dtype))
+        rows_at(np.add, out[bi[b]].reshape(h * w, d), (yy * w + xx).ravel(),
+                vals.reshape(-1, d).astype(out.dtype))
     return out
 
 
