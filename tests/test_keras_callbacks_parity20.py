@@ -369,3 +369,16 @@ def test_image_flow_reseeds_numpy_per_batch_and_augments_as_keras_preprocessing_
     np.random.seed(5)
     params = bright.get_random_transform((8, 8, 1))
     assert bright.apply_transform(x[0], params).max() > 100
+
+
+def test_learning_rate_schedule_must_return_a_float():
+    # TF 1.15 takes a Python or NumPy float from the schedule; an int is refused
+    m = _small_model()
+    x, y = np.ones((4, 3), "float32"), np.ones((4, 1), "float32")
+    with pytest.raises(ValueError, match='The output of the "schedule" function should be '
+                       "float."):
+        m.fit(x, y, epochs=1, verbose=0,
+              callbacks=[tf.keras.callbacks.LearningRateScheduler(lambda epoch: 1)])
+    h = m.fit(x, y, epochs=2, verbose=0, callbacks=[
+        tf.keras.callbacks.LearningRateScheduler(lambda epoch, lr: lr * np.float32(0.5))])
+    np.testing.assert_allclose(h.history["lr"], [0.005, 0.0025])

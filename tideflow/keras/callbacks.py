@@ -474,7 +474,7 @@ class LearningRateScheduler(Callback):
             lr = self.schedule(epoch, lr)
         except TypeError:
             lr = self.schedule(epoch)
-        if not isinstance(lr, (float, np.floating, int, np.integer)):
+        if not isinstance(lr, (float, np.float32, np.float64)):  # (as TF 1.15: not an int)
             raise ValueError('The output of the "schedule" function should be float.')  # noqa: TRY004
         K.set_value(optimizer.lr, float(lr))
         if self.verbose > 0:
