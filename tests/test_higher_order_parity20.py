@@ -128,3 +128,23 @@ def test_compute_gradient_checks_read_as_tf_asserts():
                 tf.test.compute_gradient_error(xi, [3], tf.cast(xi, tf.float32), [3])
             with pytest.raises(TypeError, match="Expected int64, got 1.0 of type 'float'"):
                 tf.test.compute_gradient(x, [3], tf.argmax(x), [], x_init_value=np.zeros(3))
+
+
+def test_reshape_to_a_length_zero_shape_error_has_no_partial_shape_tail():
+    """TF 1.15's first shape pass makes a shape tensor of static length 0 a scalar, so the
+    error comes before any input is computed: no "computed as partial shapes" tail (the mul
+    gradient of a [2] tensor fed a [1, 2] grad_ys fails so)."""
+    with tf.Graph().as_default():
+        z = tf.zeros([2, 3])
+        with pytest.raises(ValueError) as e:
+            tf.reshape(z, tf.shape(tf.zeros([])))
+        assert str(e.value) == (
+            "Cannot reshape a tensor with 6 elements to shape [] (1 elements) for 'Reshape' "
+            "(op: 'Reshape') with input shapes: [2,3], [0].")
+        with pytest.raises(ValueError, match=r"with input shapes: \[2,3\], \[1\] and with input "
+                           r"tensors computed as partial shapes: input\[1\] = \[4\]\.$"):
+            tf.reshape(z, tf.shape(tf.zeros([4])))
+        a = tf.constant([1., 2.])
+        with pytest.raises(ValueError, match=r"'gradients/mul_grad/Reshape_1' \(op: 'Reshape'\) "
+                           r"with input shapes: \[2\], \[0\]\.$"):
+            tf.gradients(a * 3., [a], grad_ys=[tf.constant([[1., 2.]])])

@@ -215,6 +215,10 @@ def constant_value_as_shape(tensor):
     if local.shape_reads is not None:  # a shape function's error replayed (framework/ops)
         hidden = id(tensor) in local.shape_gate[0] and id(tensor) not in local.shape_gate[1]
         vec = None if hidden else partial_vector(tensor)
+        if vec is None and hidden and s.ndims == 1 and s.dims[0].value is not None:
+            # TF's first pass: a shape tensor of known length is that many unknown dims (a
+            # shape of length 0 is a scalar, so reshaping 2 elements to it fails right there)
+            vec = [None] * s.dims[0].value
         out = unknown_shape() if vec is None else _vector_as_shape(vec, local)
         local.shape_reads.append((tensor, out))
         return out
