@@ -382,3 +382,18 @@ def test_learning_rate_schedule_must_return_a_float():
     h = m.fit(x, y, epochs=2, verbose=0, callbacks=[
         tf.keras.callbacks.LearningRateScheduler(lambda epoch, lr: lr * np.float32(0.5))])
     np.testing.assert_allclose(h.history["lr"], [0.005, 0.0025])
+
+
+def test_a_wrapped_tf_train_optimizer_has_no_learning_rate():
+    # TF 1.15's TFOptimizer exposes no lr or decay (reading them made variables here), so
+    # LearningRateScheduler refuses it
+    m = tf.keras.Sequential([L.Dense(1, input_shape=(2,))])
+    m.compile(tf.train.AdamOptimizer(0.1), "mse")
+    x, y = np.ones((4, 2), "float32"), np.ones((4, 1), "float32")
+    m.fit(x, y, epochs=1, verbose=0)
+    assert (hasattr(m.optimizer, "lr"), hasattr(m.optimizer, "decay"),
+            hasattr(m.optimizer, "iterations")) == (False, False, True)
+    assert tf.get_default_graph()._last_id == 208  # (TF 1.15's)
+    with pytest.raises(ValueError, match='Optimizer must have a "lr" attribute.'):
+        m.fit(x, y, epochs=1, verbose=0,
+              callbacks=[tf.keras.callbacks.LearningRateScheduler(lambda epoch: 0.1)])

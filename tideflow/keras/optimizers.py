@@ -1095,6 +1095,13 @@ class TFOptimizer(Optimizer):
         self._weights = [v["iterations"]] + new_vars
         return [op]
 
+    def __getattr__(self, name):
+        # as TF 1.15: the wrapper has no learning rate or decay of its own (so the learning
+        # rate callbacks refuse it)
+        if name in ("lr", "learning_rate", "decay"):
+            raise AttributeError(f"'TFOptimizer' object has no attribute '{name}'")
+        return super().__getattr__(name)
+
     # as TF 1.15: a tf.train optimizer's state and configuration are not Keras's to expose
     @property
     def weights(self):
