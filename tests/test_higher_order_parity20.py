@@ -148,3 +148,16 @@ def test_reshape_to_a_length_zero_shape_error_has_no_partial_shape_tail():
         with pytest.raises(ValueError, match=r"'gradients/mul_grad/Reshape_1' \(op: 'Reshape'\) "
                            r"with input shapes: \[2\], \[0\]\.$"):
             tf.gradients(a * 3., [a], grad_ys=[tf.constant([[1., 2.]])])
+
+
+def test_gradients_of_or_for_none_fail_on_its_op_after_taking_the_scope():
+    """TF 1.15: tf.gradients(None, a) and tf.gradients(b, [None]) raise AttributeError
+    ('NoneType' object has no attribute 'op') inside their name scope, so the next call's ops
+    sit under gradients_2/."""
+    with tf.Graph().as_default():
+        a = tf.constant([1., 2.])
+        b = a * 3.
+        for ys, xs in ((None, a), (b, [None])):
+            with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'op'"):
+                tf.gradients(ys, xs)
+        assert tf.gradients(b, a)[0].name == "gradients_2/mul_grad/Mul:0"

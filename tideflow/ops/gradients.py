@@ -304,6 +304,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     except ValueError:
         raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")\
             from None
+    if any(t is None for t in ([ys, xs] + _as_list(ys) + _as_list(xs))):
+        # TF 1.15 opens its name scope, then fails reading a None y's or x's op
+        with ops.name_scope(name, "gradients"):
+            raise AttributeError("'NoneType' object has no attribute 'op'")
     ys = [_to_tensor(y) for y in _as_list(ys)]
     xs_in = _as_list(xs)
     # a variable's gradient is taken at its ref, as TF 1.x (as_ref=True): every read counts
