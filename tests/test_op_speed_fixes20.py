@@ -134,3 +134,38 @@ def test_crop_and_resize_image_gradient_overlapping_boxes():
                 img[bo, le] += (one - fx) * dbot
                 img[bo, ri] += fx * dbot
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _nearest_grad_reference(g, h, w):
+    # TF 1.15's kernel: every gradient pixel added into the source pixel it was copied from
+    b, gh, gw, c = g.shape
+    iy = np.minimum(np.floor(np.arange(gh) * (h / gh)).astype(int), h - 1)
+    ix = np.minimum(np.floor(np.arange(gw) * (w / gw)).astype(int), w - 1)
+    out = np.zeros((b, h, w, c), np.float64)
+    for y in range(gh):
+        for x in range(gw):
+            out[:, iy[y], ix[x]] += g[:, y, x]
+    return out.astype(g.dtype)
+
+
+@pytest.mark.parametrize("size,out", [((5, 7), (10, 14)), ((6, 4), (9, 11)), ((8, 8), (3, 5))])
+def test_resize_nearest_neighbor_gradient(size, out):
+    rng = np.random.RandomState(7)
+    x = tf.Variable(np.zeros((2,) + size + (33,), np.float32))
+    g = rng.standard_normal((2,) + out + (33,)).astype(np.float32)
+    grad = tf.gradients(tf.image.resize_nearest_neighbor(x, out), x, grad_ys=g)[0]
+    with tf.Session() as sess:
+        sess.run(x.initializer)
+        got = sess.run(grad)
+    np.testing.assert_allclose(got, _nearest_grad_reference(g, *size), rtol=1e-6, atol=1e-6)
+
+
+def test_resize_nearest_neighbor_gradient_inf():
+    # TF 1.15 gives [[inf, 4], [4, 4]]: an infinite gradient stays in its own source pixel
+    x = tf.Variable(np.zeros((1, 2, 2, 1), np.float32))
+    g = np.ones((1, 4, 4, 1), np.float32)
+    g[0, 0, 0, 0] = np.inf
+    grad = tf.gradients(tf.image.resize_nearest_neighbor(x, [4, 4]), x, grad_ys=g)[0]
+    with tf.Session() as sess:
+        sess.run(x.initializer)
+        assert sess.run(grad).reshape(2, 2).tolist() == [[np.inf, 4.0], [4.0, 4.0]]

@@ -13,6 +13,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.kernels.scatter import rows_at
 from tideflow.ops import array_ops, cast_ops, concat_ops, control_flow_ops, math_ops, unary_ops
 from tideflow.ops.array_ops import _check_rank, _in, _np
 from tideflow.ops.gradients import dense
@@ -298,13 +299,20 @@ def _nearest_grad_kernel(grads, size, *, align_corners, half_pixel_centers):
     _check_images(g, "input")
     _check_centers(align_corners, half_pixel_centers)
     h, w = _out_size(size)
-    _, gh, gw, _ = g.shape
+    b, gh, gw, c = g.shape
     iy = _nearest_index(h, gh, align_corners, half_pixel_centers)
     ix = _nearest_index(w, gw, align_corners, half_pixel_centers)
-    ones = np.ones((gh, 1))
-    taps_y, taps_x = (iy[:, None], ones), (ix[:, None], np.ones((gw, 1)))
-    out = _scatter_taps(g.astype(np.float64), taps_y, 1, h)
-    return _scatter_taps(out, taps_x, 2, w).astype(g.dtype)
+    if g.dtype == np.float64:  # (a BLAS product's float64 sums: kept as they were)
+        taps_y, taps_x = (iy[:, None], np.ones((gh, 1))), (ix[:, None], np.ones((gw, 1)))
+        return _scatter_taps(_scatter_taps(g, taps_y, 1, h), taps_x, 2, w)
+    # each gradient row (then column) added in float64 into its source row, in order from
+    # zero: the sums of the 0/1 tap matrices' products (exact for narrower types), without
+    # their dense multiplies
+    rows = np.zeros((b, h, gw, c))
+    rows_at(np.add, np.moveaxis(rows, 1, 0), iy, np.moveaxis(g.astype(np.float64), 1, 0))
+    out = np.zeros((b, h, w, c))
+    rows_at(np.add, np.moveaxis(out, 2, 0), ix, np.moveaxis(rows, 2, 0))
+    return out.astype(g.dtype)
 
 
 # ------------------------------------------------------------------------------------------
@@ -391,7 +399,7 @@ for _name, _taps, _grad_types in (
         shape=_like_second_input,
         kernel=(_bilinear_grad_kernel if _name == "ResizeBilinear"
                 else _interp_grad_kernel(_taps)),
-        differentiable=False,
+        # no gradient, as TF 1.15 (a second derivative through a resize is a LookupError)
     )
 
 
@@ -472,8 +480,7 @@ op_registry.declare(
     outputs=["output: T"],
     attrs=["T: {uint8, int8, int32, half, float, double, bfloat16}"] + _CENTERS,
     shape=_nearest_grad_shape,
-    kernel=_nearest_grad_kernel,
-    differentiable=False,
+    kernel=_nearest_grad_kernel,  # (no gradient, as TF 1.15)
 )
 
 
