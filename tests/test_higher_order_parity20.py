@@ -161,3 +161,19 @@ def test_gradients_of_or_for_none_fail_on_its_op_after_taking_the_scope():
             with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'op'"):
                 tf.gradients(ys, xs)
         assert tf.gradients(b, a)[0].name == "gradients_2/mul_grad/Mul:0"
+
+
+@pytest.mark.parametrize("resize", ["resize_bilinear", "resize_nearest_neighbor",
+                                    "resize_bicubic"])
+def test_second_derivative_through_a_resize_has_no_gradient(resize):
+    """TF 1.15 registers no gradient for ResizeBilinearGrad, ResizeNearestNeighborGrad or
+    ResizeBicubicGrad: double backprop through a resize is a LookupError."""
+    import numpy as np
+
+    with tf.Graph().as_default():
+        x = tf.constant(np.ones((1, 4, 4, 1), np.float32))
+        y = getattr(tf.image, resize)(x * x, [6, 6])
+        g = tf.gradients(tf.reduce_sum(tf.sin(y)), x)[0]
+        with pytest.raises(LookupError, match=r"No gradient defined for operation 'gradients/"
+                           r"Resize\w+_grad/Resize\w+Grad' \(op type: Resize\w+Grad\)"):
+            tf.gradients(tf.reduce_sum(g * g), x)
