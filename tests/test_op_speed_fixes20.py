@@ -169,3 +169,18 @@ def test_resize_nearest_neighbor_gradient_inf():
     with tf.Session() as sess:
         sess.run(x.initializer)
         assert sess.run(grad).reshape(2, 2).tolist() == [[np.inf, 4.0], [4.0, 4.0]]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.int8, np.uint64])
+def test_unique_first_occurrence_order(dtype):
+    # TF 1.15's Unique: values in order of first appearance, idx into them (NumPy reference)
+    rng = np.random.RandomState(9)
+    info = np.iinfo(dtype)
+    for x in (rng.randint(0, 100, 5000).astype(dtype),
+              np.array([info.max, info.min, info.max, 3, info.min], dtype),
+              (np.array(info.max, dtype) - rng.randint(0, 50, 300).astype(dtype)).astype(dtype)):
+        y, idx = _run(tf.unique(tf.constant(x), out_idx=tf.int64))
+        seen = {}
+        want_idx = [seen.setdefault(v, len(seen)) for v in x.tolist()]
+        assert y.dtype == dtype and y.tolist() == list(seen)
+        assert idx.dtype == np.int64 and idx.tolist() == want_idx

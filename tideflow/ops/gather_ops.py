@@ -694,12 +694,33 @@ def _unique_kernel(x, *, out_idx):
     x = _np(x)
     if x.ndim != 1:
         raise _invalid(f"unique expects a 1D vector, got shape {_shape_str(x.shape)}")
+    if x.dtype.kind in "iu" and x.size and _unique_small_range(x):
+        return _unique_by_table(x, out_idx)
     kw = {"equal_nan": False} if x.dtype.kind in "fc" else {}
     _, first, inverse = np.unique(x, return_index=True, return_inverse=True, **kw)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     return x[first[order]], rank[inverse.reshape(-1)].astype(out_idx.as_numpy_dtype)
+
+
+def _unique_small_range(x):
+    return int(x.max()) - int(x.min()) < 2 * x.size + 4096
+
+
+def _unique_by_table(x, out_idx):
+    """Unique of integers within a small range by a table over the range (each value's first
+    position), as TF's hash map: no sort of the input."""
+    # the offset from the least value, wrapping in x's width and read back unsigned
+    key = (x - x.min()).view(f"u{x.itemsize}").astype(np.intp)
+    span = int(key.max()) + 1
+    first = np.full(span, x.size, dtype=np.intp)
+    np.minimum.at(first, key, np.arange(x.size, dtype=np.intp))
+    present = np.flatnonzero(first < x.size)
+    order = np.argsort(first[present])
+    rank = np.empty(span, dtype=np.intp)
+    rank[present[order]] = np.arange(order.size)
+    return x[first[present[order]]], rank[key].astype(out_idx.as_numpy_dtype)
 
 
 op_registry.declare(
