@@ -461,8 +461,9 @@ def test_reader_compression_names_as_each_tf_kernel(tmp_path):
     assert first(tf.data.TFRecordDataset(d + "/g.tfr", "gzip")).startswith("DataLossError")
     assert first(tf.data.TextLineDataset(d + "/t.txt", "gzip")) == (
         "InvalidArgumentError:  Unsupported compression_type.")
+    # (failing in the one-shot factory, the first error is marked derived, as TF 1.15's)
     assert first(tf.data.experimental.CsvDataset(d + "/t.txt", [[0]], compression_type="LZ4")) \
-        == "InvalidArgumentError: Unsupported compression_type: LZ4."
+        == "InvalidArgumentError: [_Derived_]Unsupported compression_type: LZ4."
 
 
 def test_make_initializer_checks_classes_first_in_tf_words():

@@ -266,3 +266,16 @@ def test_transformation_argument_errors_use_tf1_words():
                                          r"structure has length 2.$"):
         d.map(lambda v: (v, v)).padded_batch(2, padded_shapes=([], []),
                                              padding_values=(np.int64(0),))
+
+
+def test_one_shot_factory_error_is_derived_first():
+    # TF 1.15: a dataset that fails to build in a one-shot iterator's factory fails its first
+    # get_next with the error marked "[_Derived_]", every later one with the plain error
+    n = tf.data.Dataset.range(3).batch(0).make_one_shot_iterator().get_next()
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^\[_Derived_\]Batch size must be greater than zero.\n"):
+            s.run(n)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^Batch size must be greater than zero.\n"):
+            s.run(n)

@@ -146,9 +146,10 @@ def _one_shot_factory(ctx):
             try:
                 (value,) = make()
             except errors.OpError as e:
-                # as TF: every later use of the iterator fails with the same error
+                # as TF: every later use of the iterator fails with the same error; the first
+                # (out of the factory function) is marked derived, "[_Derived_]..."
                 res.one_shot_error = e
-                raise
+                raise type(e)(e.node_def, e.op, "[_Derived_]" + e.message) from None
             res.set_dataset(value)
         elif res.one_shot_error is not None:
             err = res.one_shot_error
