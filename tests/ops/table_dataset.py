@@ -91,6 +91,23 @@ def _gen():
     yield from ([1, 2], [3, 4])
 
 
+def _examples():
+    # three serialized tf.train.Examples holding an int64 "x" and a float list "v"
+    out = []
+    for i in range(3):
+        ex = tf.train.Example(features=tf.train.Features(feature={
+            "x": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+            "v": tf.train.Feature(float_list=tf.train.FloatList(value=[0.5] * i))}))
+        out.append(ex.SerializeToString())
+    return out
+
+
+def _parsed_examples():
+    spec = {"x": tf.FixedLenFeature([], tf.int64), "v": tf.VarLenFeature(tf.float32)}
+    return D.from_tensor_slices(_examples()).batch(2).apply(
+        tf.data.experimental.parse_example_dataset(spec))
+
+
 def _check_iterator_ops():
     with tf.Graph().as_default():
         one = D.range(3).make_one_shot_iterator()
@@ -172,6 +189,9 @@ CASES = [
              lambda x: tf.check_numerics(x, "x")).ignore_errors(), [1.0]),
     _row(("PyGeneratorDataset",), lambda: D.from_generator(_gen, tf.int32, [2]),
          [[1, 2], [3, 4]]),
+    _row(("ParseExampleDataset",), _parsed_examples,
+         [{"x": [0, 1], "v": [[[1, 0]], [0.5], [2, 1]]},
+          {"x": [2], "v": [[[0, 0], [0, 1]], [0.5, 0.5], [1, 2]]}]),
     _row(("TFRecordDataset",), lambda: data.TFRecordDataset(_records("tfrecord")),
          [b"a", b"bb"]),
     _row(("TextLineDataset",), lambda: data.TextLineDataset(_records("text")), [b"x", b"y"]),
