@@ -579,8 +579,7 @@ def _edit_distance_shape(op):
     hs, ts = _shape_from(op._inputs[2]), _shape_from(op._inputs[5])
     if hs.ndims is None or ts.ndims is None or not hs.is_fully_defined() or \
             not ts.is_fully_defined():
-        rank = _rank_of(op._inputs[2]) or _rank_of(op._inputs[5])
-        return unknown_shape(None if rank is None else rank - 1)
+        return unknown_shape()  # TF 1.15 needs both shapes' values, else not even the rank
     return TensorShape([max(a, b) for a, b in zip(hs.as_list()[:-1], ts.as_list()[:-1])])
 
 
