@@ -184,3 +184,19 @@ def test_unique_first_occurrence_order(dtype):
         want_idx = [seen.setdefault(v, len(seen)) for v in x.tolist()]
         assert y.dtype == dtype and y.tolist() == list(seen)
         assert idx.dtype == np.int64 and idx.tolist() == want_idx
+
+
+def test_decode_csv_plain_and_quoted_records():
+    # TF 1.15 (run there): plain records split on the delimiter (a trailing one gives an
+    # empty last field, filled from its default); quoted fields keep their delimiters
+    recs = ['1,2.5,abc,7', '-3,,x y,', '"4","1e3","a,b",8', ',0.25,"",-9']
+    out = _run(tf.decode_csv(recs, [[0], [-1.0], ['d'], [5]]))
+    assert out[0].tolist() == [1, -3, 4, 0]
+    assert out[1].tolist() == [2.5, -1.0, 1000.0, 0.25]
+    assert out[2].tolist() == [b'abc', b'x y', b'a,b', b'd']
+    assert out[3].tolist() == [7, 5, 8, -9]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Expect 2 fields but have 3"):
+        _run(tf.decode_csv(['1,2,3'], [[0], [0]]))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Field 1 in record 0 is not a valid int32: 9999999999"):
+        _run(tf.decode_csv(['1,9999999999'], [[0], [0]]))

@@ -2,12 +2,14 @@
 tensors to and from serialized TensorProtos (SerializeTensor, ParseTensor).
 """
 
+import functools
 import itertools
 
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import scalar, unknown_shape
+from tideflow.ops.string_ops import _FLOAT_RE, _INT_RE, parse_float
 
 
 def _invalid(msg):
@@ -144,6 +146,8 @@ decode_raw_v1 = decode_raw
 
 def _split_record(rec, delim, use_quote):
     """A CSV record's fields, following TF's quoting rules (RFC 4180 with its checks)."""
+    if rec and not ((use_quote and b'"' in rec) or b"\n" in rec or b"\r" in rec):
+        return rec.split(bytes((delim,)))  # nothing quoted, nothing to skip or reject
     fields = []
     i, n = 0, len(rec)
     quote = ord('"')
@@ -180,15 +184,19 @@ def _split_record(rec, delim, use_quote):
     return fields
 
 
-def _parse_number(text, dtype, col, row):
-    from tideflow.ops.string_ops import _FLOAT_RE, _INT_RE, parse_float
+@functools.cache
+def _int_range(np_dtype):
+    info = np.iinfo(np_dtype)
+    return int(info.min), int(info.max)
 
+
+def _parse_number(text, dtype, col, row):
     is_int = dtype.is_integer
     ok = (_INT_RE if is_int else _FLOAT_RE).fullmatch(text) is not None
     if ok and is_int:
         v = int(text)
-        info = np.iinfo(dtype.as_numpy_dtype)
-        ok = info.min <= v <= info.max
+        lo, hi = _int_range(dtype.as_numpy_dtype)
+        ok = lo <= v <= hi
     if not ok:
         raise _invalid(f"Field {col} in record {row} is not a valid {_type_name(dtype)}: "
                        f"{text.decode('utf-8', 'replace')}")
