@@ -177,3 +177,38 @@ def test_second_derivative_through_a_resize_has_no_gradient(resize):
         with pytest.raises(LookupError, match=r"No gradient defined for operation 'gradients/"
                            r"Resize\w+_grad/Resize\w+Grad' \(op type: Resize\w+Grad\)"):
             tf.gradients(tf.reduce_sum(g * g), x)
+
+
+@pytest.mark.parametrize("case", ["shuffle", "scatter_update", "scatter_max", "unique_wc",
+                                  "bitcast", "slice_assign", "dilation2", "fracmax2", "gamma2"])
+def test_ops_tf_gives_no_gradient_raise_lookup_error(case):
+    """TF 1.15 registers no gradient (not even None) for RandomShuffle, ScatterUpdate,
+    ScatterMax, UniqueWithCounts, Bitcast, StridedSliceAssign, nor for the gradient ops of
+    dilation2d, fractional_max_pool and random_gamma: a path through one is a LookupError."""
+    with tf.Graph().as_default():
+        x = tf.constant([[1., 2., 3.], [4., 5., 6.]])
+        v = tf.Variable(tf.zeros([4, 3]))
+        img = tf.reshape(tf.range(32, dtype=tf.float32), [1, 4, 4, 2]) / 10.
+
+        def twice(f, t):
+            g = tf.gradients(tf.reduce_sum(f(t * t)), t)[0]
+            return tf.gradients(tf.reduce_sum(tf.square(g)), t)
+
+        cases = {
+            "shuffle": lambda: tf.gradients(tf.reduce_sum(tf.random_shuffle(x * 2.)), x),
+            "scatter_update": lambda: tf.gradients(
+                tf.reduce_sum(tf.scatter_update(v, [0, 2], x * 2.)), x),
+            "scatter_max": lambda: tf.gradients(
+                tf.reduce_sum(tf.scatter_max(v, [0, 2], x * 2.)), x),
+            "unique_wc": lambda: tf.gradients(
+                tf.reduce_sum(tf.unique_with_counts(tf.reshape(x, [-1]) * 2.)[0]), x),
+            "bitcast": lambda: tf.gradients(tf.reduce_sum(tf.bitcast(x * 2., tf.float32)), x),
+            "slice_assign": lambda: tf.gradients(tf.reduce_sum(v[1:3].assign(x * 2.)), x),
+            "dilation2": lambda: twice(lambda t: tf.nn.dilation2d(
+                t, tf.ones([2, 2, 2]), [1, 1, 1, 1], [1, 1, 1, 1], "SAME"), img),
+            "fracmax2": lambda: twice(lambda t: tf.nn.fractional_max_pool(
+                t, [1., 1.5, 1.5, 1.], seed=1, seed2=2)[0], img),
+            "gamma2": lambda: twice(lambda t: tf.random_gamma([3], t, seed=1), x),
+        }
+        with pytest.raises(LookupError, match="No gradient defined for operation"):
+            cases[case]()

@@ -214,8 +214,11 @@ def test_scatter_nd_shape_errors_use_tf_words(sess):
         with pytest.raises(ValueError, match=r"The outer 2 dimensions of indices\.shape=\[3,2,2\] "
                                              r"must match the outer 2 dimensions of updates"):
             scatter(tf.zeros([3, 2, 2], tf.int32), tf.zeros([2, 2, 2], tf.int32))
+        # (TF 1.15's ScatterNd fails in its first shape pass, before its shape input is
+        # computed: output.shape=[?,?,?])
         with pytest.raises(ValueError, match=r"The inner 2 dimensions of (input|output)\.shape="
-                                             r"\[2,2,2\] must match the inner 0 dimensions"):
+                                             r"\[(2,2,2|\?,\?,\?)\] must match the inner 0 "
+                                             r"dimensions"):
             scatter(tf.zeros([2, 2, 1], tf.int32), tf.zeros([2, 2], tf.int32))
     with pytest.raises(ValueError, match="Indices and updates specified for empty output shape"):
         tf.scatter_nd(tf.zeros([2, 1], tf.int32), tf.zeros([2, 3, 2], tf.int32), [0, 3, 2])

@@ -105,8 +105,7 @@ op_registry.declare(
     outputs=["y: T", "idx: out_idx", "count: out_idx"],
     attrs=["T: type", "out_idx: {int32, int64} = DT_INT32"],
     shape=_unique_with_counts_shape,
-    kernel=_unique_with_counts_kernel,
-    differentiable=False,
+    kernel=_unique_with_counts_kernel,  # (no gradient defined, as TF 1.15)
 )
 
 UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
@@ -184,8 +183,7 @@ for _name, _counts in (("UniqueV2", False), ("UniqueWithCountsV2", True)):
         attrs=["T: type", "Taxis: {int32, int64} = DT_INT64",
                "out_idx: {int32, int64} = DT_INT32"],
         shape=_unique_axis_shape,
-        kernel=_unique_axis_kernel(_name, _counts),
-        differentiable=False,
+        kernel=_unique_axis_kernel(_name, _counts),  # (no gradient defined, as TF 1.15)
     )
 
 

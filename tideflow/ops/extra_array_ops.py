@@ -241,7 +241,8 @@ def _declare_ref_scatter():
             attrs=[f"T: {types}", "Tindices: {int32, int64}", "use_locking: bool = false"],
             shape=_scatter_shape,
             kernel_factory=_ref_scatter_kernel(mode),
-            differentiable=False,
+            # (max and min: no gradient defined, as TF 1.15, a LookupError; mul and div give None)
+            differentiable=None if mode in ("max", "min") else False,
             stateful=True,
         )
 

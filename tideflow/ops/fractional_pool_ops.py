@@ -186,7 +186,7 @@ op_registry.declare(
             "col_pooling_sequence: int64"],
     outputs=["output: T"], attrs=["overlapping: bool = false",
                                   "T: {float, double, int32, int64}"],
-    shape=lambda op: [op._inputs[0]._shape], kernel=_frac_max_grad_kernel, differentiable=False)
+    shape=lambda op: [op._inputs[0]._shape], kernel=_frac_max_grad_kernel)
 op_registry.declare(
     "FractionalAvgPoolGrad",
     inputs=["orig_input_tensor_shape: int64", "out_backprop: T", "row_pooling_sequence: int64",

@@ -162,13 +162,14 @@ op_registry.declare(
     shape=_dilation_shape, kernel=_dilation_kernel, grad=_dilation_grad,
     check_attrs=_check_dil_attrs)
 op_registry.declare(
+    # the backprops: no gradient defined, as TF 1.15
     "Dilation2DBackpropInput", inputs=["input: T", "filter: T", "out_backprop: T"],
     outputs=["in_backprop: T"], attrs=_DIL_ATTRS, shape=lambda op: [op._inputs[0]._shape],
-    kernel=_dilation_bp_input_kernel, differentiable=False, check_attrs=_check_dil_attrs)
+    kernel=_dilation_bp_input_kernel, check_attrs=_check_dil_attrs)
 op_registry.declare(
     "Dilation2DBackpropFilter", inputs=["input: T", "filter: T", "out_backprop: T"],
     outputs=["filter_backprop: T"], attrs=_DIL_ATTRS, shape=lambda op: [op._inputs[1]._shape],
-    kernel=_dilation_bp_filter_kernel, differentiable=False, check_attrs=_check_dil_attrs)
+    kernel=_dilation_bp_filter_kernel, check_attrs=_check_dil_attrs)
 
 
 def _check4(v, what):

@@ -297,8 +297,7 @@ op_registry.declare(
     outputs=["output: type"],
     attrs=["T: " + _BITCAST_TYPES, "type: " + _BITCAST_TYPES],
     shape=_bitcast_shape,
-    kernel=_bitcast_kernel,
-    differentiable=False,
+    kernel=_bitcast_kernel,  # (no gradient defined, as TF 1.15)
 )
 
 _register_fold("Bitcast")

@@ -28,8 +28,7 @@ def _random_gamma_grad_kernel(alpha, sample):
 op_registry.declare(
     "RandomGammaGrad", inputs=["alpha: T", "sample: T"], outputs=["output: T"],
     attrs=["T: {float, double}"], shape=_binary_shape, kernel=_random_gamma_grad_kernel,
-    differentiable=False,
-)
+)  # (no gradient defined, as TF 1.15: a second derivative of random_gamma is a LookupError)
 
 
 def random_gamma_grad(alpha, sample, name=None):

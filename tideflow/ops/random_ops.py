@@ -221,8 +221,7 @@ op_registry.declare(
     outputs=["output: T"],
     attrs=["seed: int = 0", "seed2: int = 0", "T: type"],
     shape=lambda op: [op._inputs[0]._shape],
-    kernel_factory=_shuffle_kernel,
-    differentiable=False,
+    kernel_factory=_shuffle_kernel,  # (no gradient defined, as TF 1.15: a path through it is a LookupError)
     stateful=True,
     is_random=True,
 )

@@ -450,8 +450,7 @@ op_registry.declare(
     outputs=["output_ref: Ref(T)"],
     attrs=["T: type", "Index: {int32, int64}"] + _MASKS,
     shape=lambda op: [op._inputs[0]._shape],
-    kernel_factory=_strided_slice_assign_factory,
-    differentiable=False,
+    kernel_factory=_strided_slice_assign_factory,  # (no gradient defined, as TF 1.15)
     stateful=True,
 )
 

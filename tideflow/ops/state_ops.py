@@ -610,7 +610,8 @@ for _name, _mode, _t, _lock in (("ScatterUpdate", "update", "type", "true"),
         attrs=[f"T: {_t}", "Tindices: {int32, int64}", f"use_locking: bool = {_lock}"],
         shape=_scatter_shape,
         kernel_factory=_scatter_kernel(_mode),
-        differentiable=False,
+        # (ScatterUpdate: no gradient defined, as TF 1.15, a LookupError; TF's add and sub give None)
+        differentiable=None if _name == "ScatterUpdate" else False,
         stateful=True,
     )
 
