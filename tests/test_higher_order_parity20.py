@@ -180,11 +180,13 @@ def test_second_derivative_through_a_resize_has_no_gradient(resize):
 
 
 @pytest.mark.parametrize("case", ["shuffle", "scatter_update", "scatter_max", "unique_wc",
-                                  "bitcast", "slice_assign", "dilation2", "fracmax2", "gamma2"])
+                                  "bitcast", "slice_assign", "dilation2", "fracmax2", "gamma2",
+                                  "segment_prod", "argmax2"])
 def test_ops_tf_gives_no_gradient_raise_lookup_error(case):
     """TF 1.15 registers no gradient (not even None) for RandomShuffle, ScatterUpdate,
-    ScatterMax, UniqueWithCounts, Bitcast, StridedSliceAssign, nor for the gradient ops of
-    dilation2d, fractional_max_pool and random_gamma: a path through one is a LookupError."""
+    ScatterMax, UniqueWithCounts, Bitcast, StridedSliceAssign, the sorted SegmentProd, nor for
+    the gradient ops of dilation2d, fractional_max_pool, max_pool_with_argmax and random_gamma:
+    a path through one is a LookupError."""
     with tf.Graph().as_default():
         x = tf.constant([[1., 2., 3.], [4., 5., 6.]])
         v = tf.Variable(tf.zeros([4, 3]))
@@ -209,6 +211,10 @@ def test_ops_tf_gives_no_gradient_raise_lookup_error(case):
             "fracmax2": lambda: twice(lambda t: tf.nn.fractional_max_pool(
                 t, [1., 1.5, 1.5, 1.], seed=1, seed2=2)[0], img),
             "gamma2": lambda: twice(lambda t: tf.random_gamma([3], t, seed=1), x),
+            "segment_prod": lambda: tf.gradients(
+                tf.reduce_sum(tf.segment_prod(x * 2., [0, 0])), x),
+            "argmax2": lambda: twice(lambda t: tf.nn.max_pool_with_argmax(
+                t, [1, 2, 2, 1], [1, 1, 1, 1], "VALID")[0], img),
         }
         with pytest.raises(LookupError, match="No gradient defined for operation"):
             cases[case]()

@@ -413,6 +413,7 @@ def _pool_rows():
                 lambda a, b, at=am_i: _raw("MaxPoolGradWithArgmax",
                                            [a, b, _raw("MaxPoolWithArgmax", [a], at)[1]], at)[0],
                 [x, dy], lambda a, b, kw=kw: ref_max_pool_grad(a, b, **kw), dtypes=F,
+                grad=False,  # (no gradient defined, as TF 1.15)
                 name=f"MaxPoolGradWithArgmax_{tag}_{incl}"))
             rows.append(Case(
                 "MaxPoolGradGradWithArgmax",

@@ -379,8 +379,9 @@ def _segment_ref(kind, empty=0.0):
 
 for _kind in ("Sum", "Mean", "Prod", "Max", "Min"):
     _fn = getattr(tf, f"segment_{_kind.lower()}")
+    # (TF 1.15 defines no gradient for the sorted SegmentProd)
     CASES.append(Case(f"Segment{_kind}", _fn, [SEG_DATA, SEG_IDS], _segment_ref(_kind),
-                      dtypes=F + I, fixed=(1,), grad_inputs=[0]))
+                      dtypes=F + I, fixed=(1,), grad_inputs=[0], grad=_kind != "Prod"))
     if _kind == "Mean":
         continue
     # a dropped (negative) id and an empty segment for sum/prod; every segment filled for

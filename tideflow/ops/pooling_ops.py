@@ -476,8 +476,7 @@ op_registry.declare(
     outputs=["output: T"],
     attrs=_POOL_2D + _ARGMAX + [_REAL],
     shape=_like_input(0, 4),
-    kernel=_max_pool_grad_with_argmax_kernel,
-    grad=_argmax_second_order_fn("MaxPoolGradGradWithArgmax"),
+    kernel=_max_pool_grad_with_argmax_kernel,  # (no gradient defined, as TF 1.15)
     check_attrs=_check_batch_window,
 )
 op_registry.declare(

@@ -877,7 +877,7 @@ def _segment_prod_grad(op, grad):
 _SEGMENT_GRADS = {
     "Sum": (_segment_sum_grad, _unsorted_segment_sum_grad),
     "Mean": (_segment_mean_grad, None),
-    "Prod": (_segment_prod_grad, _segment_prod_grad),
+    "Prod": (None, _segment_prod_grad),  # (TF 1.15 defines none for the sorted SegmentProd)
     "Max": (_segment_min_or_max_grad, _unsorted_segment_min_or_max_grad),
     "Min": (_segment_min_or_max_grad, _unsorted_segment_min_or_max_grad),
 }
