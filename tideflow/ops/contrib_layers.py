@@ -149,6 +149,12 @@ def _make_biases(normalizer_fn, biases_initializer, biases_regularizer, num_outp
                            regularizer=biases_regularizer, trainable=trainable)
 
 
+def _core_layer_called():
+    """What TF 1.15's core layers leave behind once called (the contrib layers built on them
+    included): an ``update_ops`` collection key, empty as it may be."""
+    ops.get_collection_ref(ops.GraphKeys.UPDATE_OPS)
+
+
 def _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn, data_format,
             layer_scope=None):
     if normalizer_fn is not None:
@@ -204,6 +210,7 @@ def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None
             else:  # as that layer: a tensordot over the last axis (its ops named Tensordot)
                 outputs = linalg_ops.tensordot(inputs, weights, [[shape.ndims - 1], [0]])
                 outputs.set_shape(shape[:-1].concatenate([num_outputs]))
+        _core_layer_called()
         outputs = _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
                           None, sc.original_name_scope)
         return _collect_outputs(outputs_collections, sc.name, outputs)
@@ -274,6 +281,7 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
                     strides, dilations = [1, sh, sw, 1], [1, rh, rw, 1]
                 outputs = _nn().conv2d(inputs, weights, strides=strides, padding=padding,
                                        data_format=data_format, dilations=dilations)
+        _core_layer_called()
         outputs = _finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
                           data_format, sc.original_name_scope)
         return _collect_outputs(outputs_collections, sc.name, outputs)
@@ -288,6 +296,7 @@ def flatten(inputs, outputs_collections=None, scope=None):
     with ops.name_scope(scope, "Flatten", [inputs]) as sc:
         inputs = ops.convert_to_tensor(inputs)
         outputs = layers_core.flatten(inputs)
+        _core_layer_called()
         return _collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
 
 
@@ -488,6 +497,7 @@ def _pool(kind, default_scope, inputs, kernel_size, stride, padding, data_format
         fn = getattr(_nn(), kind)
         outputs = fn(ops.convert_to_tensor(inputs), ksize, strides, padding,
                      data_format=data_format)
+        _core_layer_called()
         return _collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
 
 
@@ -532,6 +542,7 @@ def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_c
             outputs = keep()
         else:
             outputs = smart_cond(flag, drop, keep)
+        _core_layer_called()
         return _collect_outputs(outputs_collections, sc, outputs)
 
 
@@ -604,8 +615,9 @@ def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializ
 
     with vs.variable_scope(scope, "EmbedSequence", [ids], reuse=reuse):
         shape = [vocab_size, embed_dim] if not reuse else None
-        embeddings = vs.get_variable("embeddings", shape=shape, initializer=initializer,
-                                     regularizer=regularizer, trainable=trainable)
+        # a model variable, as TF 1.15's (so get_model_variables lists it)
+        embeddings = model_variable("embeddings", shape=shape, initializer=initializer,
+                                    regularizer=regularizer, trainable=trainable)
         return embedding_lookup(embeddings, ids)
 
 

@@ -102,6 +102,7 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
                 outputs.set_shape([static[0], num_outputs, sh_h, sh_w])
             else:
                 outputs.set_shape([static[0], sh_h, sh_w, num_outputs])
+        cl._core_layer_called()
         outputs = cl._finish(outputs, normalizer_fn, normalizer_params, biases, activation_fn,
                              data_format, sc.original_name_scope)
         return cl._collect_outputs(outputs_collections, sc.name, outputs)
@@ -159,6 +160,7 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
                 outputs = _nn().separable_conv2d(inputs, depthwise, pointwise, strides=strides,
                                                  padding=padding, rate=[rh, rw],
                                                  data_format=data_format)
+            cl._core_layer_called()
         else:
             outputs = _nn().depthwise_conv2d(inputs, depthwise, strides=strides,
                                              padding=padding, rate=[rh, rw],
