@@ -200,3 +200,34 @@ def test_decode_csv_plain_and_quoted_records():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="Field 1 in record 0 is not a valid int32: 9999999999"):
         _run(tf.decode_csv(['1,9999999999'], [[0], [0]]))
+
+
+def _greedy_nms_reference(boxes, scores, m, t):
+    # TF 1.15's greedy selection: by falling score, kept unless IoU >= t with a kept box
+    kept = []
+    for i in np.argsort(-scores, kind="stable"):
+        if len(kept) >= m:
+            break
+        y0, x0, y1, x1 = boxes[i]
+        ok = True
+        for k in kept:
+            ky0, kx0, ky1, kx1 = boxes[k]
+            inter = (max(min(y1, ky1) - max(y0, ky0), 0) * max(min(x1, kx1) - max(x0, kx0), 0))
+            area, karea = (y1 - y0) * (x1 - x0), (ky1 - ky0) * (kx1 - kx0)
+            if area > 0 and karea > 0 and inter / (area + karea - inter) >= t:
+                ok = False
+                break
+        if ok:
+            kept.append(int(i))
+    return kept
+
+
+@pytest.mark.parametrize("n,m,t,spread", [(300, 1000, 0.5, 0.5), (700, 50, 0.7, 1.0),
+                                          (400, 400, 0.3, 2.0)])
+def test_non_max_suppression_across_blocks(n, m, t, spread):
+    rng = np.random.RandomState(13)
+    c = rng.uniform(0, spread, (n, 2))
+    boxes = np.concatenate([c, c + rng.uniform(0.05, 0.4, (n, 2))], 1).astype(np.float32)
+    scores = (rng.permutation(n) / n + 0.01).astype(np.float32)
+    got = _run(tf.image.non_max_suppression(boxes, scores, m, t))
+    assert got.tolist() == _greedy_nms_reference(boxes.astype(np.float64), scores, m, t)

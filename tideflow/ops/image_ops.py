@@ -752,16 +752,22 @@ def draw_bounding_boxes(images, boxes, name=None, colors=None):
 # ------------------------------------------------------------------------------------------
 
 
+def _corners(b):
+    """Boxes' (ymin, xmin, ymax, xmax, area), from corners in any order."""
+    y0, x0 = np.minimum(b[..., 0], b[..., 2]), np.minimum(b[..., 1], b[..., 3])
+    y1, x1 = np.maximum(b[..., 0], b[..., 2]), np.maximum(b[..., 1], b[..., 3])
+    return y0, x0, y1, x1, (y1 - y0) * (x1 - x0)
+
+
 def _iou_one(box, others):
     """IoU of ``box`` with each row of ``others`` (corners in any order); 0 for empty boxes."""
-    def norm(b):
-        return (np.minimum(b[..., 0], b[..., 2]), np.minimum(b[..., 1], b[..., 3]),
-                np.maximum(b[..., 0], b[..., 2]), np.maximum(b[..., 1], b[..., 3]))
+    return _iou_corners(_corners(box), _corners(others))
 
-    y0, x0, y1, x1 = norm(box)
-    oy0, ox0, oy1, ox1 = norm(others)
-    a = (y1 - y0) * (x1 - x0)
-    oa = (oy1 - oy0) * (ox1 - ox0)
+
+def _iou_corners(box, others):
+    """IoU from ``_corners``: elementwise, so boxes against others broadcast to a matrix."""
+    y0, x0, y1, x1, a = box
+    oy0, ox0, oy1, ox1, oa = others
     inter = (np.maximum(np.minimum(y1, oy1) - np.maximum(y0, oy0), 0) *
              np.maximum(np.minimum(x1, ox1) - np.maximum(x0, ox0), 0))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -785,15 +791,33 @@ def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold=-np.inf)
         # tied scores: TF's priority queue decides their order
         keep, _ = _greedy_nms(lambda ij: _iou_one(b[ij[0]], b[ij[1]]), s, m, iou_t, score_t)
         return np.array(keep, np.int32)
-    keep = []
-    for i in order:
-        if len(keep) >= m:
+    # candidates in blocks: a block's IoUs with the boxes kept before it and among
+    # itself come as matrices; each candidate is kept unless a kept box overlaps it
+    corners = _corners(b[order])
+    kept = []
+    for start in range(0, len(order), _NMS_BLOCK):
+        if len(kept) >= m:
             break
+        block = [c[start:start + _NMS_BLOCK] for c in corners]
+        rows = [c[:, None] for c in block]
         # TF suppresses at an IoU equal to the threshold too
-        if keep and (_iou_one(b[i], b[keep]) >= iou_t).any():
-            continue
-        keep.append(int(i))
-    return np.array(keep, np.int32)
+        if kept:
+            before = [c[kept][None, :] for c in corners]
+            alive = ~(_iou_corners(rows, before) >= iou_t).any(1)
+        else:
+            alive = np.ones(len(block[0]), dtype=bool)
+        overlaps = _iou_corners(rows, [c[None, :] for c in block]) >= iou_t
+        for i in np.flatnonzero(alive).tolist():
+            if not alive[i]:
+                continue
+            kept.append(start + i)
+            if len(kept) >= m:
+                break
+            alive &= ~overlaps[:, i]
+    return order[kept].astype(np.int32)
+
+
+_NMS_BLOCK = 128
 
 
 def check_nms_boxes(boxes, scores, columns=4):
