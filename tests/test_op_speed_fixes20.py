@@ -231,3 +231,14 @@ def test_non_max_suppression_across_blocks(n, m, t, spread):
     scores = (rng.permutation(n) / n + 0.01).astype(np.float32)
     got = _run(tf.image.non_max_suppression(boxes, scores, m, t))
     assert got.tolist() == _greedy_nms_reference(boxes.astype(np.float64), scores, m, t)
+
+
+def test_string_to_hash_bucket_fast_repeated_values():
+    # TF 1.15's buckets (run there), the same on a second run (fingerprints kept)
+    words = [b'', b'a', b'hello', b'x' * 20, b'y' * 50, b'z' * 130, b'hello', b'a']
+    want = [154066228, 806716000, 871549452, 684074269, 1046611224, 1045633617, 871549452,
+            806716000]
+    t = tf.strings.to_hash_bucket_fast(words, 1 << 30)
+    with tf.Session() as sess:
+        assert sess.run(t).tolist() == want
+        assert sess.run(t).tolist() == want

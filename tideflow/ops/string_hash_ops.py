@@ -6,6 +6,7 @@ The fingerprint is pure Python over 64-bit words (masked arithmetic); it is stab
 platforms and releases, as TF promises for Fingerprint64.
 """
 
+import functools
 import struct
 
 import numpy as np
@@ -150,13 +151,19 @@ def fingerprint64(s):
                 (_h16(v1, w1, mul) + x) & _M, mul)
 
 
+# a feature's values recur from batch to batch: their fingerprints are kept (short ones)
+_fingerprint_kept = functools.lru_cache(maxsize=1 << 16)(fingerprint64)
+_KEPT_LEN = 128
+
+
 def _kernel(input, *, num_buckets):
     flat = np.asarray(input).reshape(-1)
     out = np.empty(flat.shape, np.int64)
     for i, s in enumerate(flat.tolist()):
         if not isinstance(s, bytes):
             s = str(s).encode()
-        out[i] = fingerprint64(s) % num_buckets
+        fp = _fingerprint_kept(s) if len(s) <= _KEPT_LEN else fingerprint64(s)
+        out[i] = fp % num_buckets
     return out.reshape(np.shape(input))
 
 
