@@ -218,3 +218,29 @@ def test_ops_tf_gives_no_gradient_raise_lookup_error(case):
         }
         with pytest.raises(LookupError, match="No gradient defined for operation"):
             cases[case]()
+
+
+def test_gradient_in_a_loop_body_through_a_loop_vars_initial_value_raises():
+    """Conjugate gradient with Hessian-vector products in a while loop whose loop variables
+    start from -grad(w): TF 1.15's tf.gradients in the body meets their Switch (even past a
+    stop_gradient) and raises ValueError naming w; an x that is only a loop invariant, or a
+    map_fn over elems that depend on w, is fine."""
+    msg = (r"^Cannot compute gradient inside while loop with respect to op 'w'\. We do not "
+           r"support taking the gradient wrt or through the initial value of a loop variable\.")
+    with tf.Graph().as_default():
+        w = tf.Variable([0.3, -0.2], name="w")
+        g = tf.gradients(tf.reduce_sum(tf.exp(w) * w), w)[0]
+
+        def body(i, p):
+            return i + 1, tf.gradients(tf.reduce_sum(g * tf.stop_gradient(p)), w)[0]
+
+        with pytest.raises(ValueError, match=msg):
+            tf.while_loop(lambda i, p: i < 3, body, [0, -g])
+        with pytest.raises(ValueError, match=msg):
+            tf.scan(lambda a, e: a + tf.gradients(tf.reduce_sum(a * w), w)[0],
+                    tf.ones([3, 2]), initializer=w * 2.)
+        ok = tf.while_loop(lambda i, a: i < 2, lambda i, a: (
+            i + 1, a + tf.gradients(tf.reduce_sum(w * w), w)[0]), [0, tf.zeros([2])])[1]
+        per_row = tf.map_fn(lambda r: tf.gradients(tf.reduce_sum(r * w * w), w)[0],
+                            tf.ones([3, 2]) * w)
+        assert ok.get_shape().as_list() == [2] and per_row.get_shape().as_list() == [3, 2]

@@ -98,6 +98,40 @@ def _to_tensor(x, as_ref=False):
     return ops.convert_to_tensor(x, as_ref=as_ref)
 
 
+def _check_no_loop_var_path(body, ys, xs):
+    """TF 1.x's gradients in a while loop's body stop at a loop variable's Switch when its
+    initial value depends on an x (even past a stop_gradient): ValueError naming that x."""
+    inits = {id(ph): init for ph, init in getattr(body, "_tf_loop_inits", ())}
+    if not inits:
+        return
+    reached, seen = [], set()
+    stack = [t._op for t in ys if getattr(t, "_op", None) is not None]
+    while stack:  # the loop variables ys read in this body, through any op
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        for t in op._inputs:
+            if id(t) in inits:
+                reached.append(inits[id(t)])
+            elif t.graph is body:
+                stack.append(t._op)
+    x_ops = {id(x._op) for x in xs}
+    queue, seen = collections.deque(t._op for t in reached), set()
+    while queue:  # TF's search from the Switch back to the first x
+        op = queue.popleft()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if id(op) in x_ops:
+            raise ValueError(
+                f"Cannot compute gradient inside while loop with respect to op '{op.name}'. "
+                "We do not support taking the gradient wrt or through the initial value of a "
+                "loop variable. Gradients can be computed through loop invariants or wrt the "
+                "input parameters to the loop body.")
+        queue.extend(t._op for t in op._inputs)
+
+
 def _is_ref_variable(x):
     from tideflow.ops.variables import Variable
 
@@ -335,6 +369,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     bridge = None
     if default.building_function and any(default.encloses(x.graph) for x in xs):
         bridge = _capture_bridge(graph)
+        _check_no_loop_var_path(default, ys, xs)
     from tideflow.ops import array_ops
 
     with graph.as_default(), ops.name_scope(name, "gradients", ys + xs) as scope:

@@ -360,6 +360,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             ops.get_default_graph().while_loop_body = True  # (for the loops nested in it)
             counted = args[0] + 1 if max_iter is not None else None  # TF's lambda: first
             got = flat.pack(args[start:])
+            # (what tf.gradients in the body checks: gradients/_check_no_loop_var_path)
+            ops.get_default_graph()._tf_loop_inits = list(zip(args, tensors))
             result = body(*got)
             if not packed:
                 result = _check_body_result(got, result, max_iter is not None and not _v2,
