@@ -17,18 +17,16 @@ import functools
 import sys
 import warnings
 
-import absl.flags as _absl_flags
-
 # TF 1.x's tf.app imports absl.app, hence absl.logging and its flags (--log_dir, --logtostderr,
 # --verbosity, ...), before a program defines its own: one redefining ``log_dir`` fails at its
-# DEFINE with DuplicateFlagError as in TF, not later inside app.run with the blame reversed
-import absl.logging  # noqa: F401
-
-# ...and ``import tensorflow`` itself loads absl.app (its tf.app.run), absl's test module (tf.test)
-# and defines one flag of its own: a program listing every flag (``FLAGS.__flags``) sees all of
-# them, and one defining a flag of the same name fails as under TF
-import absl.app  # noqa: F401, E402
-import absl.testing.absltest  # noqa: F401, E402
+# DEFINE with DuplicateFlagError as in TF, not later inside app.run with the blame reversed.
+# ``import tensorflow`` also loads absl's test module (tf.test) and defines one flag of its
+# own: a program listing every flag (``FLAGS.__flags``) sees all of them, and one defining a
+# flag of the same name fails as under TF
+import absl.app
+import absl.flags as _absl_flags
+import absl.logging
+import absl.testing.absltest  # noqa: F401
 
 if "op_conversion_fallback_to_while_loop" not in _absl_flags.FLAGS:
     _absl_flags.DEFINE_bool("op_conversion_fallback_to_while_loop", False,

@@ -195,8 +195,8 @@ class InputSpec:
     def __repr__(self):
         # as TF 1.15: only the fields that are set (and not 0 or empty)
         fields = ("dtype", "shape", "ndim", "max_ndim", "min_ndim", "axes")
-        return "InputSpec(%s)" % ", ".join(f"{k}={getattr(self, k)}" for k in fields
-                                           if getattr(self, k))
+        return "InputSpec({})".format(", ".join(f"{k}={getattr(self, k)}" for k in fields
+                                                if getattr(self, k)))
 
     def check(self, x, layer_name, index=0):
         # TF 1.15's words, each check's own (the min_ndim one with its doubled colon)
