@@ -59,3 +59,19 @@ def test_embed_sequence_embeddings_are_a_model_variable():
         assert [v.name for v in tf.contrib.framework.get_model_variables()] == [
             'EmbedSequence/embeddings:0']
         assert emb.get_shape().as_list() == [1, 3, 2]
+
+
+def test_broadcast_gradient_sums_of_static_shapes_have_known_shapes():
+    # TF 1.15's shape inference evaluates BroadcastGradientArgs of constant shapes: the Sums
+    # in the gradient of w / sigma (spectral normalisation) printed (128,) and (), though
+    # tensor_util.constant_value still gives None for the axes
+    with tf.Graph().as_default() as g:
+        w = tf.Variable(tf.ones([128, 1]))
+        sig = tf.squeeze(tf.matmul(tf.transpose(w), w))
+        tf.gradients(tf.reduce_sum(w / sig) + tf.reduce_sum(tf.maximum(w, sig)), w)
+        for name in ('truediv', 'Maximum'):
+            assert g.get_tensor_by_name(f'gradients/{name}_grad/Sum:0').get_shape() == [128]
+            assert g.get_tensor_by_name(f'gradients/{name}_grad/Sum_1:0').get_shape() == []
+        rx = g.get_tensor_by_name('gradients/truediv_grad/BroadcastGradientArgs:0')
+        assert tf.contrib.util.constant_value(rx) is None
+        assert rx.get_shape().as_list() == [None]

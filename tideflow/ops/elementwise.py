@@ -177,6 +177,19 @@ op_registry.declare(
 )
 
 
+def _bga_fold(op, index):
+    # array_ops imports this module: its constant fold is taken on first use
+    from tideflow.ops.array_ops import _fold
+
+    return _fold(op, index)
+
+
+# as TF's shape inference, which evaluates the small constant subgraph the axes come from: a
+# gradient's Sum over BroadcastGradientArgs of static shapes has a known shape (TF's Python
+# constant_value stops at the op)
+ops.register_constant_value("BroadcastGradientArgs", _bga_fold, shape_inference_only=True)
+
+
 # graph -> {(x shape, y shape): (rx, ry)}: as TF, the BroadcastGradientArgs op answering a
 # question about static shapes is built once per graph and question
 _SMART_BGA_CACHE = weakref.WeakKeyDictionary()
