@@ -142,7 +142,7 @@ class BlockingResource:
             raise attempt.error
         return attempt.result
 
-    def _defer(self, attempts, attempt, step, what):
+    def _defer(self, attempts, attempt, step, what, op=None):
         """Like ``_submit`` for an op without outputs, but one that cannot complete yet leaves
         its attempt queued and the wait to the end of its step. A serial plan runs a step's ops
         one at a time, so a Stage into a full area must not wait there for an Unstage the same
@@ -158,6 +158,8 @@ class BlockingResource:
                         wait_for(self._cond, attempt, step, what,
                                  lambda err: self._abort(attempts, attempt, err))
                     if attempt.error is not None:
+                        if op is not None and attempt.error._op is None:
+                            attempt.error._op = op  # raised after the plan: name the op
                         raise attempt.error
 
                 if step.deferred is None:
@@ -388,7 +390,7 @@ class QueueResource(BlockingResource):
             f"(requested {requested}, current size {size})")
 
     # -- operations ---------------------------------------------------------------------------
-    def enqueue(self, values, step):
+    def enqueue(self, values, step, op=None):
         elem = self._element(values)
 
         def run(a):
@@ -400,9 +402,9 @@ class QueueResource(BlockingResource):
                 return COMPLETE
             return NO_PROGRESS
 
-        self._submit(self._enq, Attempt(1, run), step, "Enqueue")
+        self._put(Attempt(1, run), step, op)
 
-    def enqueue_many(self, values, step):
+    def enqueue_many(self, values, step, op=None):
         elems = self._elements(values)
         if not elems:
             return
@@ -421,7 +423,15 @@ class QueueResource(BlockingResource):
                     return COMPLETE
             return result
 
-        self._submit(self._enq, Attempt(len(elems), run), step, "Enqueue")
+        self._put(Attempt(len(elems), run), step, op)
+
+    def _put(self, attempt, step, op):
+        # an enqueue nothing in its step waits on may finish at the step's end, so a full queue
+        # that a Dequeue of the same step drains does not stall the serial plan (TF runs both)
+        if op is not None and step is not None and not op._control_outputs:
+            self._defer(self._enq, attempt, step, "Enqueue", op)
+        else:
+            self._submit(self._enq, attempt, step, "Enqueue")
 
     def dequeue(self, step):
         def run(a):
@@ -739,12 +749,12 @@ def _check_handle(handle, types=None):
     return handle
 
 
-def _enqueue_kernel(handle, components, *, Tcomponents, step):
-    _check_handle(handle, Tcomponents).enqueue(components, step)
+def _enqueue_kernel(handle, components, *, Tcomponents, step, ctx):
+    _check_handle(handle, Tcomponents).enqueue(components, step, ctx.op)
 
 
-def _enqueue_many_kernel(handle, components, *, Tcomponents, step):
-    _check_handle(handle, Tcomponents).enqueue_many(components, step)
+def _enqueue_many_kernel(handle, components, *, Tcomponents, step, ctx):
+    _check_handle(handle, Tcomponents).enqueue_many(components, step, ctx.op)
 
 
 def _dequeue_kernel(handle, *, component_types, step):

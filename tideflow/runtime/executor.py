@@ -482,6 +482,8 @@ class Plan:
             if tb.tb_frame.f_code.co_filename == self._code_filename:
                 op = self._line_ops.get(tb.tb_lineno, op)
             tb = tb.tb_next
+        if op is None:  # a deferred wait failing after the plan's lines carries its op
+            op = getattr(e, "_op", None)
         if (op is not None and op._type in state_ops._VARIABLE_OPS
                 and isinstance(e, errors.FailedPreconditionError)):
             # TF's executor fails the op that reads the uninitialized ref ("v/read"), not the
