@@ -1,6 +1,9 @@
 """Audio and speech programs of TF 1.x (tf.signal features, CTC models, WaveNet pieces,
 WAV decoding) checked against TF 1.15's shapes, values and errors."""
+import struct
+
 import numpy as np
+import pytest
 
 import tideflow as tf
 
@@ -46,3 +49,87 @@ def test_generation_queue_push_and_pop_in_one_run():
                 raise AssertionError("expected DeadlineExceededError")
             except tf.errors.DeadlineExceededError:
                 pass
+
+
+def _wav(fmt_size=16, fmt=1, ch=1, rate=8000, byte_rate=None, bits=16, block=None,
+         chunks=None):
+    if chunks is None:
+        chunks = [(b"data", struct.pack("<4h", 1, -2, 300, -32768))]
+    block = ch * 2 if block is None else block
+    byte_rate = rate * block if byte_rate is None else byte_rate
+    body = b"WAVEfmt " + struct.pack("<IHHIIHH", fmt_size, fmt, ch, rate, byte_rate, block,
+                                     bits) + b"\0" * (fmt_size - 16)
+    for cid, data in chunks:
+        body += cid + struct.pack("<I", len(data)) + data
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def test_decode_wav_reads_and_rejects_files_as_tf():
+    # Each message is TF 1.15's DecodeWav's for the same bytes (wav_io's strict header order,
+    # one "Data too short when trying to read string" for every short read, no pad bytes).
+    cases = [
+        (_wav(fmt_size=20), "Bad file size for WAV: Expected 16 or 18, but got20"),
+        (_wav(fmt=3), "Bad audio format for WAV: Expected 1 (PCM), but got3"),
+        (_wav(ch=0), "Bad number of channels for WAV: Expected at least 1, but got 0"),
+        (_wav(bits=8), "Can only read 16-bit WAV files, but received 8"),
+        (_wav(block=4), "Bad bytes per sample in WAV header: Expected 2 but got 4"),
+        (_wav(byte_rate=1234), ("Bad bytes per second in WAV header: Expected 16000 but got "
+                                "1234 (sample_rate=8000, bytes_per_sample=2)")),
+        (_wav(chunks=[(b"LIST", b"ab")]), "No data chunk found in WAV"),
+        (_wav(chunks=[(b"data", b"\1\0"), (b"data", b"\2\0")]),
+         "More than one data chunk found in WAV"),
+        (_wav(chunks=[(b"data", b"\1\0\2")]), "Data too short when trying to read string"),
+        (_wav()[:-3], "Data too short when trying to read string"),
+        (b"RIFF", "Data too short when trying to read string"),
+        (b"RIFF\x10\0\0\0WAVX", "Header mismatch: Expected WAVE but found WAVX"),
+        (b"RIFF\x10\0\0\0WAVEdata", "Header mismatch: Expected fmt  but found data"),
+        (b"exec(open", "Header mismatch: Expected RIFF but found exec"),
+    ]
+    with tf.Graph().as_default():
+        c = tf.placeholder(tf.string)
+        audio = tf.audio.decode_wav(c).audio
+        with tf.Session() as s:
+            for data, msg in cases:
+                with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                    s.run(audio, {c: data})
+                assert e.value.message.split("\n")[0] == msg
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"^contents must be scalar, got shape \[1\]"):
+                s.run(audio, {c: [b"x"]})
+            # an 18-byte fmt chunk and a chunk before the data are read (TF 1.15's samples)
+            got = s.run(audio, {c: _wav(fmt_size=18)})
+            np.testing.assert_array_equal(got[:, 0] * 32768, [1, -2, 300, -32768])
+            got = s.run(audio, {c: _wav(chunks=[(b"LIST", b"abcd"),
+                                                (b"data", struct.pack("<2h", 5, 6))])})
+            np.testing.assert_array_equal(got[:, 0] * 32768, [5, 6])
+        with pytest.raises(ValueError, match=r"^Shape must be rank 0 but is rank 1"):
+            tf.audio.decode_wav([b"x", b"y"])
+
+
+def test_encode_wav_errors_are_tfs():
+    # TF 1.15: an empty audio tensor has no buffer ("audio is null"); the int32 rate is read
+    # as an unsigned size; ranks are checked by the shape function, else by the kernel.
+    with tf.Graph().as_default():
+        with tf.Session() as s:
+            for audio, rate, msg in [
+                    (tf.zeros([0, 1]), 8000, "audio is null"),
+                    (tf.zeros([3, 0]), 8000, "audio is null"),
+                    (tf.zeros([3, 1]), 0, "sample_rate must be in (0, 2^32), got: 0"),
+                    (tf.zeros([3, 1]), -5,
+                     "sample_rate must be in (0, 2^32), got: 18446744073709551611")]:
+                with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                    s.run(tf.audio.encode_wav(audio, rate))
+                assert e.value.message.split("\n")[0] == msg
+            a, r = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+            wav = tf.audio.encode_wav(a, r)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"^audio must be 2-dimensional\[3\]"):
+                s.run(wav, {a: np.zeros(3), r: 5})
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"^Input sample_rate should be a scalar tensor, got \[1\] "
+                                     r"instead\."):
+                s.run(wav, {a: np.zeros((3, 1)), r: [5]})
+        with pytest.raises(ValueError, match=r"^Shape must be rank 2 but is rank 1 for "):
+            tf.audio.encode_wav(tf.zeros([3]), 5)
+        with pytest.raises(ValueError, match=r"^Shape must be rank 0 but is rank 1 for "):
+            tf.audio.encode_wav(tf.zeros([3, 1]), [5])

@@ -11,6 +11,7 @@ import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import _check_rank
 
 DecodeWavOutput = collections.namedtuple("DecodeWav", ["audio", "sample_rate"])
 
@@ -19,52 +20,83 @@ def _bad(msg):
     return errors.InvalidArgumentError(None, None, msg)
 
 
-def _read(data, pos, n, what="string"):
+def _dims(x):
+    return "[" + ",".join(str(d) for d in np.shape(x)) + "]"
+
+
+def _read(data, pos, n):
+    # every short read is the one message, as TF's offset check words it
     if pos + n > len(data):
-        raise _bad(f"Data too short when trying to read {what}")
+        raise _bad("Data too short when trying to read string")
     return data[pos:pos + n], pos + n
 
 
+def _expect(data, pos, tag):
+    found, pos = _read(data, pos, len(tag))
+    if found != tag:
+        raise _bad(f"Header mismatch: Expected {tag.decode()} but found "
+                   f"{found.decode('latin-1')}")
+    return pos
+
+
+def _value(data, pos, fmt):
+    raw, pos = _read(data, pos, struct.calcsize(fmt))
+    return struct.unpack(fmt, raw)[0], pos
+
+
 def _parse_wav(data):
-    """(int16 samples [n, channels], sample_rate) of a 16-bit PCM WAV file."""
-    tag, pos = _read(data, 0, 4)
-    if tag != b"RIFF":
-        raise _bad(f"Header mismatch: Expected RIFF but found {tag!r}")
-    _, pos = _read(data, pos, 4, "uint32")
-    tag, pos = _read(data, pos, 4)
-    if tag != b"WAVE":
-        raise _bad(f"Header mismatch: Expected WAVE but found {tag!r}")
-    channels = rate = None
-    while True:
+    """(int16 samples [n, channels], sample_rate) of a 16-bit PCM WAV file, read as TF 1.15's
+    wav_io does: RIFF, WAVE and a 16- or 18-byte fmt chunk in that order, then chunks up to the
+    end (no pad bytes), exactly one of them data."""
+    pos = _expect(data, 0, b"RIFF")
+    _, pos = _value(data, pos, "<I")
+    pos = _expect(data, pos, b"WAVE")
+    pos = _expect(data, pos, b"fmt ")
+    fmt_size, pos = _value(data, pos, "<I")
+    if fmt_size not in (16, 18):
+        raise _bad(f"Bad file size for WAV: Expected 16 or 18, but got{fmt_size}")
+    fmt, pos = _value(data, pos, "<H")
+    if fmt != 1:
+        raise _bad(f"Bad audio format for WAV: Expected 1 (PCM), but got{fmt}")
+    channels, pos = _value(data, pos, "<H")
+    if channels < 1:
+        raise _bad(f"Bad number of channels for WAV: Expected at least 1, but got {channels}")
+    rate, pos = _value(data, pos, "<I")
+    byte_rate, pos = _value(data, pos, "<I")
+    block, pos = _value(data, pos, "<H")
+    bits, pos = _value(data, pos, "<H")
+    if bits != 16:
+        raise _bad(f"Can only read 16-bit WAV files, but received {bits}")
+    if block != (bits * channels + 7) // 8:
+        raise _bad(f"Bad bytes per sample in WAV header: Expected "
+                   f"{(bits * channels + 7) // 8} but got {block}")
+    if byte_rate != block * rate:
+        raise _bad(f"Bad bytes per second in WAV header: Expected {block * rate} but got "
+                   f"{byte_rate} (sample_rate={rate}, bytes_per_sample={block})")
+    pos += fmt_size - 16
+    samples = None
+    while pos < len(data):
         cid, pos = _read(data, pos, 4)
-        size_b, pos = _read(data, pos, 4, "uint32")
-        size = struct.unpack("<I", size_b)[0]
-        if cid == b"fmt ":
-            body, pos = _read(data, pos, size)
-            if size < 16:
-                raise _bad(f"Bad fmt chunk size: {size}")
-            fmt, channels, rate, byte_rate, block, bits = struct.unpack("<HHIIHH", body[:16])
-            if fmt not in (1, 0xFFFE):
-                raise _bad(f"Bad audio format {fmt}: only PCM (1) is supported")
-            if channels == 0:
-                raise _bad("Bad number of channels: 0")
-            if bits != 16:
-                raise _bad(f"Can only read 16-bit WAV files, but received {bits}")
-            if block != channels * 2 or byte_rate != rate * block:
-                raise _bad("Bad block alignment or byte rate in the fmt chunk")
-            pos += size & 1
-        elif cid == b"data":
-            if channels is None:
-                raise _bad("The data chunk comes before the fmt chunk")
-            body, pos = _read(data, pos, size)
-            n = size // (2 * channels)
-            samples = np.frombuffer(body[:n * 2 * channels], dtype="<i2").reshape(n, channels)
-            return samples, rate
-        else:
-            _, pos = _read(data, pos, size + (size & 1))
+        size, pos = _value(data, pos, "<I")
+        if size > 0x7FFFFFFF:
+            raise _bad(f"WAV data chunk '{cid.decode('latin-1')}' is too large: {size} bytes, "
+                       f"but the limit is {0x7FFFFFFF}")
+        if cid != b"data":
+            pos += size
+            continue
+        if samples is not None:
+            raise _bad("More than one data chunk found in WAV")
+        frames = size // block
+        body, pos = _read(data, pos, 2 * frames * channels)
+        samples = np.frombuffer(body, dtype="<i2").reshape(frames, channels)
+    if samples is None:
+        raise _bad("No data chunk found in WAV")
+    return samples, rate
 
 
 def _decode_wav_kernel(contents, *, desired_channels, desired_samples):
+    if np.ndim(contents) != 0:
+        raise _bad(f"contents must be scalar, got shape {_dims(contents)}")
     data = contents.item() if isinstance(contents, np.ndarray) else contents
     if not isinstance(data, bytes):
         raise _bad("contents must be a scalar string")
@@ -81,6 +113,7 @@ def _decode_wav_kernel(contents, *, desired_channels, desired_samples):
 
 
 def _decode_wav_shape(op):
+    _check_rank(op._inputs[0]._shape, 0)
     ch = op._attrs["desired_channels"]
     n = op._attrs["desired_samples"]
     return [TensorShape([None if n == -1 else n, None if ch == -1 else ch]), TensorShape([])]
@@ -100,11 +133,17 @@ op_registry.declare(
 def _encode_wav_kernel(audio, sample_rate):
     audio = np.asarray(audio, np.float32)
     if audio.ndim != 2:
-        raise _bad(f"audio must be 2-dimensional, got shape {list(audio.shape)}")
+        raise _bad(f"audio must be 2-dimensional{_dims(audio)}")
+    if np.ndim(sample_rate) != 0:
+        raise _bad(f"Input sample_rate should be a scalar tensor, got {_dims(sample_rate)} "
+                   "instead.")
     rate = int(np.asarray(sample_rate))
     _n, ch = audio.shape
-    if ch == 0:
-        raise _bad("audio must have at least one channel")
+    if audio.size == 0:
+        raise _bad("audio is null")  # TF's words for an empty tensor's missing buffer
+    if rate <= 0:
+        # TF reads the int32 rate as an unsigned 64-bit size
+        raise _bad(f"sample_rate must be in (0, 2^32), got: {rate % (1 << 64)}")
     scaled = np.clip(audio, -1.0, 1.0).astype(np.float32) * np.float32(32768.0)
     rounded = np.where(scaled < 0, -np.floor(-scaled + 0.5), np.floor(scaled + 0.5))
     pcm = np.clip(rounded, -32768, 32767).astype("<i2").tobytes()
@@ -114,11 +153,8 @@ def _encode_wav_kernel(audio, sample_rate):
 
 
 def _encode_wav_shape(op):
-    a, r = op._inputs[0]._shape, op._inputs[1]._shape
-    if a.ndims is not None and a.ndims != 2:
-        raise ValueError(f"EncodeWav: audio must be rank 2 [samples, channels], got {a}")
-    if r.ndims is not None and r.ndims != 0:
-        raise ValueError(f"EncodeWav: sample_rate must be a scalar, got {r}")
+    _check_rank(op._inputs[0]._shape, 2)
+    _check_rank(op._inputs[1]._shape, 0)
     return [TensorShape([])]
 
 
