@@ -133,3 +133,19 @@ def test_encode_wav_errors_are_tfs():
             tf.audio.encode_wav(tf.zeros([3]), 5)
         with pytest.raises(ValueError, match=r"^Shape must be rank 0 but is rank 1 for "):
             tf.audio.encode_wav(tf.zeros([3, 1]), [5])
+
+
+def test_ctc_loss_dense_labels_error_and_unique_labels_list():
+    # TF 1.15's words for labels that are not a SparseTensor (TF 2.x's differ), and
+    # ctc_unique_labels returns map_fn's list.
+    with tf.Graph().as_default():
+        logits = tf.zeros([4, 1, 3])
+        with pytest.raises(TypeError) as e:
+            tf.nn.ctc_loss(tf.constant([[1]]), logits, [4])
+        assert str(e.value) == "Expected labels (first argument) to be a SparseTensor"
+        out = tf.nn.ctc_unique_labels(tf.constant([[3, 4, 4, 3], [5, 0, 5, 0]]))
+        assert isinstance(out, list)
+        with tf.Session() as s:
+            uniq, idx = s.run(out)
+        np.testing.assert_array_equal(uniq, [[3, 4, 0, 0], [5, 0, 0, 0]])
+        np.testing.assert_array_equal(idx, [[0, 1, 1, 0], [0, 1, 0, 1]])

@@ -425,8 +425,7 @@ def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repe
     if not isinstance(labels, SparseTensor) and isinstance(inputs, SparseTensor):
         labels, inputs = inputs, labels  # 0.x's ctc_loss(inputs, labels, sequence_length)
     if not isinstance(labels, SparseTensor):
-        raise TypeError(f"Expected argument `labels` to be a SparseTensor. Received "
-                        f"labels={labels} of type: {type(labels).__name__}")
+        raise TypeError("Expected labels (first argument) to be a SparseTensor")
     if inputs is None:
         inputs = logits
     elif logits is not None:
@@ -601,7 +600,7 @@ def ctc_unique_labels(labels, name=None):
         uniq = cast_ops.cast(uniq, dtypes.int64)
         uniq.set_shape(labels.get_shape())
         idx.set_shape(labels.get_shape())
-        return uniq, idx
+        return [uniq, idx]  # a list, as TF 1.15's map_fn
 
 # as TF's shape refiner: decoding constant inputs gives a dense shape known when built
 _register_fold("CTCGreedyDecoder", "CTCBeamSearchDecoder")
