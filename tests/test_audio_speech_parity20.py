@@ -149,3 +149,28 @@ def test_ctc_loss_dense_labels_error_and_unique_labels_list():
             uniq, idx = s.run(out)
         np.testing.assert_array_equal(uniq, [[3, 4, 0, 0], [5, 0, 0, 0]])
         np.testing.assert_array_equal(idx, [[0, 1, 1, 0], [0, 1, 0, 1]])
+
+
+def test_overlap_and_add_is_tfs_composition():
+    # TF 1.15 builds overlap_and_add from pad/reshape/transpose/sum ops: the result is
+    # "overlap_and_add/strided_slice_4:0" (inverse_stft's too), its width static only when
+    # every dimension is; frame_step's errors are TF's.
+    with tf.Graph().as_default():
+        frames = np.random.RandomState(2).randn(2, 5, 7).astype(np.float32)
+        y = tf.signal.overlap_and_add(tf.constant(frames), 3)
+        assert y.name == "overlap_and_add/strided_slice_4:0"
+        assert y.get_shape().as_list() == [2, 19]
+        want = np.zeros((2, 19), np.float32)
+        for i in range(5):
+            want[:, 3 * i:3 * i + 7] += frames[:, i]
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(y), want, rtol=1e-6, atol=1e-6)
+        ph = tf.placeholder(tf.float32, [None, 5, 16])
+        assert tf.signal.overlap_and_add(ph, 8).get_shape().as_list() == [None, None]
+        inv = tf.signal.inverse_stft(tf.placeholder(tf.complex64, [None, 11, 9]), 16, 8)
+        assert inv.name.endswith("/overlap_and_add/strided_slice_4:0")
+        with pytest.raises(ValueError, match=r"^Shape \(1,\) must have rank 0$"):
+            tf.signal.overlap_and_add(tf.zeros([3, 4]), [2])
+        with pytest.raises(ValueError, match=r"^frame_step must be an integer. Got "
+                                             r"<dtype: 'float32'>$"):
+            tf.signal.overlap_and_add(tf.zeros([3, 4]), 2.0)

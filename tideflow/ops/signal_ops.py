@@ -10,6 +10,7 @@ from tideflow.ops import (
     array_ops,
     cast_ops,
     fft_ops,
+    fill_ops,
     gather_ops,
     linalg_ops,
     math_ops,
@@ -119,10 +120,10 @@ def overlap_and_add(signal, frame_step, name=None):
     with ops.name_scope(name, "overlap_and_add", [signal, frame_step]):
         signal = ops.convert_to_tensor(signal, name="signal")
         signal.get_shape().with_rank_at_least(2)  # TF's words
-        step = ops.convert_to_tensor(frame_step, dtypes.int32, name="frame_step")
-        if step.get_shape().ndims not in (None, 0):
-            raise ValueError(f"overlap_and_add: frame_step must be a scalar, got shape "
-                             f"{step.get_shape()}")
+        step = ops.convert_to_tensor(frame_step, name="frame_step")
+        step.get_shape().assert_has_rank(0)
+        if not step.dtype.is_integer:
+            raise ValueError(f"frame_step must be an integer. Got {step.dtype}")
         st = signal.get_shape()
         hop = ops.constant_value(step)
         if st.ndims is not None and st.dims[-1].value is not None and hop is not None and \
@@ -136,26 +137,31 @@ def overlap_and_add(signal, frame_step, name=None):
             out = array_ops.reshape(signal, new_shape, name="fast_path")
             out.set_shape(dims[:-2] + [total])
             return out
-        shape = array_ops.shape(signal)
-        nf, fl = shape[-2], shape[-1]
-        # the outer dimensions as one (so a signal of unknown rank works too)
-        batch = array_ops.reshape(signal, concat([[-1], shape[-2:]], 0))
-        flat = array_ops.reshape(array_ops.transpose(batch, [1, 2, 0]),
-                                 array_ops.stack([nf * fl, -1]))
-        ids = array_ops.reshape(array_ops.expand_dims(range_ops.range(nf) * step, 1) +
-                                array_ops.expand_dims(range_ops.range(fl), 0), [-1])
-        length = math_ops.maximum(nf - 1, 0) * step + fl
-        out = array_ops.transpose(reduction_ops.unsorted_segment_sum(flat, ids, length))
-        out = array_ops.reshape(out, concat([shape[:-2], array_ops.reshape(length, [1])], 0))
-        if signal.get_shape().ndims is None:
-            return out
-        st = signal.get_shape().as_list()
-        s = ops.constant_value(step)
-        n = None
-        if st[-2] is not None and st[-1] is not None and s is not None:
-            n = max(st[-2] - 1, 0) * int(s) + st[-1]
-        out.set_shape(st[:-2] + [n])
-        return out
+        # TF 1.15's composition, op for op (so values, static shapes and names are its own):
+        # each frame is cut in hop-sized pieces, the pieces that land on the same output hop
+        # are lined up by a reshape of the padded frames, and summed
+        dims = array_ops.shape(signal)
+        outer = dims[:-2]
+        outer_rank = array_ops.size(outer)
+
+        def with_outer(inner):
+            return concat([outer, inner], 0)
+
+        flen, nframes = dims[-1], dims[-2]
+        out_len = flen + step * (nframes - 1)
+        pieces = -(-flen // step)  # pieces per frame, rounded up
+        inner_pads = [[0, pieces], [0, pieces * step - flen]]
+        pads = concat([fill_ops.zeros([outer_rank, 2], dtypes.int32), inner_pads], 0)
+        x = pad_ops.pad(signal, pads)
+        x = array_ops.reshape(x, with_outer([nframes + pieces, pieces, step]))
+        x = array_ops.transpose(x, concat([range_ops.range(outer_rank),
+                                           outer_rank + [1, 0, 2]], 0))
+        x = array_ops.reshape(x, with_outer([(nframes + pieces) * pieces, step]))
+        x = x[..., :(nframes + pieces - 1) * pieces, :]
+        x = array_ops.reshape(x, with_outer([pieces, nframes + pieces - 1, step]))
+        x = reduction_ops.reduce_sum(x, -3)
+        x = array_ops.reshape(x, with_outer([(nframes + pieces - 1) * step]))
+        return x[..., :out_len]
 
 
 def _window(window_length, periodic, dtype, a, b, name, scope):
