@@ -174,3 +174,27 @@ def test_overlap_and_add_is_tfs_composition():
         with pytest.raises(ValueError, match=r"^frame_step must be an integer. Got "
                                              r"<dtype: 'float32'>$"):
             tf.signal.overlap_and_add(tf.zeros([3, 4]), 2.0)
+
+
+def test_window_and_mfcc_graphs_are_tfs():
+    # TF 1.15: a constant-length window ends in its "sub_2" (length 1 is ones([1])), a
+    # run-time length goes through a cond; MFCCs of zero mel bins and an unknown DCT type
+    # raise TF's words.
+    with tf.Graph().as_default():
+        assert tf.signal.hann_window(6).name == "hann_window/sub_2:0"
+        assert tf.signal.hamming_window(5, dtype=tf.float64).name == "hamming_window/sub_2:0"
+        assert tf.signal.hann_window(1).name == "hann_window_1/ones:0"
+        n = tf.placeholder(tf.int32, [])
+        w = tf.signal.hann_window(n, periodic=False)
+        with tf.Session() as s:
+            assert s.run(w, {n: 1}).tolist() == [1.0]
+            np.testing.assert_allclose(s.run(w, {n: 5}), [0.0, 0.5, 1.0, 0.5, 0.0], atol=1e-7)
+        with pytest.raises(ValueError, match=r"^Shape \(1,\) must have rank 0$"):
+            tf.signal.hann_window([3])
+        z = tf.zeros([3, 0])
+        with pytest.raises(ValueError) as e:
+            tf.signal.mfccs_from_log_mel_spectrograms(z)
+        assert str(e.value) == f"num_mel_bins must be positive. Got: {z}"
+        with pytest.raises(ValueError, match=r"^Only Types I, II and III \(I\)DCT are "
+                                             r"supported\.$"):
+            tf.signal.dct(tf.zeros([4]), type=5)

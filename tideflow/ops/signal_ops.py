@@ -170,17 +170,24 @@ def _window(window_length, periodic, dtype, a, b, name, scope):
             raise ValueError(f"dtype must be a floating point type. Found {dtype}")  # TF's
         dtype = dtypes.as_dtype(dtype)
         n = ops.convert_to_tensor(window_length, dtypes.int32, name="window_length")
-        if n.get_shape().ndims not in (None, 0):
-            raise ValueError(f"{scope}: window_length must be a scalar, got shape "
-                             f"{n.get_shape()}")
+        n.get_shape().assert_has_rank(0)
+        known = ops.constant_value(n)
+        if known is not None and int(known) == 1:
+            return fill_ops.ones([1], dtype=dtype)
         periodic = cast_ops.cast(ops.convert_to_tensor(periodic, dtypes.bool, name="periodic"),
                                  dtypes.int32)
+        periodic.get_shape().assert_has_rank(0)
         even = 1 - math_ops.mod(n, 2)
-        denom = cast_ops.cast(n + periodic * even - 1, dtype)
         # TF's periodic window: the symmetric window of length n + 1 truncated, for even n
+        denom = cast_ops.cast(n + periodic * even - 1, dtype)
         ns = cast_ops.cast(range_ops.range(n), dtype)
-        w = a - b * math_ops.cos(2.0 * math.pi * ns / math_ops.maximum(denom, 1.0))
-        return gather_ops.where(math_ops.equal(n, 1), array_ops.ones_like(w), w)
+        arg = ops.convert_to_tensor(2 * np.pi, dtype) * ns / denom
+        if known is not None:
+            return cast_ops.cast(a - b * math_ops.cos(arg), dtype)
+        from tideflow.ops.cond import cond
+
+        return cond(math_ops.equal(n, 1), lambda: fill_ops.ones([1], dtype=dtype),
+                    lambda: cast_ops.cast(a - b * math_ops.cos(arg), dtype))
 
 
 def hann_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
@@ -385,7 +392,8 @@ def _validate_dct(input, dct_type, n, axis, norm, fn):
     if n is not None and n < 1:
         raise ValueError(f"n should be a positive integer or None, got {n}")
     if dct_type not in (1, 2, 3, 4):
-        raise ValueError(f"Types I, II, III and IV (I)DCT are supported, got type {dct_type}")
+        # TF 1.15's words (type IV, which it lacks, is TF 2.x's and kept)
+        raise ValueError("Only Types I, II and III (I)DCT are supported.")
     if norm not in (None, "ortho"):
         raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
     if dct_type == 1 and norm == "ortho":
@@ -479,8 +487,7 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
             return dct(x, type=2) * math_ops.rsqrt(2.0 * num)
         num = shape[-1].value
         if num < 1:
-            raise ValueError(f"mfccs_from_log_mel_spectrograms: num_mel_bins must be positive, "
-                             f"got {num}")
+            raise ValueError(f"num_mel_bins must be positive. Got: {x}")  # TF 1.15's words
         return dct(x, type=2) * (1.0 / math.sqrt(2.0 * num))
 
 
