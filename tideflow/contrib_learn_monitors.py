@@ -133,10 +133,9 @@ class StopAtStep(BaseMonitor):
 
     def __init__(self, num_steps=None, last_step=None):
         super().__init__()
-        if num_steps is None and last_step is None:
-            raise ValueError("One of num_steps or last_step must be specified.")
-        if num_steps is not None and last_step is not None:
-            raise ValueError("Only one of num_steps or last_step can be specified.")
+        from tideflow.train.basic_hooks import check_stop_arguments
+
+        check_stop_arguments(num_steps, last_step)
         self._num_steps = num_steps
         self._last_step = last_step
 

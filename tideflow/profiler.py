@@ -866,20 +866,16 @@ def _tf_report(root, options, cmd):
 
 
 def _emit_tf(text, options):
-    output = options.get("output", "stdout")
-    if output == "none":
-        return
-    if output.startswith("file:"):
-        path = output.split("outfile=", 1)[1]
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
-        return
-    sys.stdout.write(_tf_options_text(options) + text
-                     + "\n======================End of Report==========================\n")
+    _write(options, text, _tf_options_text(options) + text
+           + "\n======================End of Report==========================\n")
 
 
 def _emit(text, options):
+    _write(options, text + "\n", text + "\n")
+
+
+def _write(options, file_text, stdout_text):
+    """Where the options' ``output`` says: nowhere, ``file:outfile=PATH`` or stdout."""
     output = options.get("output", "stdout")
     if output == "none":
         return
@@ -887,9 +883,9 @@ def _emit(text, options):
         path = output.split("outfile=", 1)[1]
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with open(path, "w") as f:
-            f.write(text + "\n")
+            f.write(file_text)
         return
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(stdout_text)
 
 
 def profile(graph=None, run_meta=None, op_log=None, cmd="scope", options=None):

@@ -227,19 +227,26 @@ def _bilinear_kernel(images, size, *, align_corners, half_pixel_centers=False):
     return top + (bl + (br - bl) * xl - top) * yl
 
 
+def _grad_inputs(grads, original_image, align_corners, half_pixel_centers):
+    """A resize gradient's checked inputs: ``(grads array, its shape, the image's shape)``."""
+    g = _np(grads)
+    orig = _np(original_image)
+    _check_images(g, "input_grad")
+    _check_images(orig, "original_image")
+    _check_centers(align_corners, half_pixel_centers)
+    _, oh, ow, _ = g.shape
+    _, h, w, _ = orig.shape
+    if h == 0 or w == 0 or oh == 0 or ow == 0:
+        raise _invalid("input and output image sizes must be non-zero")
+    if g.shape[0] != orig.shape[0] or g.shape[3] != orig.shape[3]:
+        raise _invalid("grads and original_image must agree in batch and channels")
+    return g, g.shape, orig.shape
+
+
 def _interp_grad_kernel(taps_fn):
     def kernel(grads, original_image, *, T, align_corners, half_pixel_centers):
-        g = _np(grads)
-        orig = _np(original_image)
-        _check_images(g, "input_grad")
-        _check_images(orig, "original_image")
-        _check_centers(align_corners, half_pixel_centers)
-        _, oh, ow, _ = g.shape
-        _, h, w, _ = orig.shape
-        if h == 0 or w == 0 or oh == 0 or ow == 0:
-            raise _invalid("input and output image sizes must be non-zero")
-        if g.shape[0] != orig.shape[0] or g.shape[3] != orig.shape[3]:
-            raise _invalid("grads and original_image must agree in batch and channels")
+        g, (_, oh, ow, _), (_, h, w, _) = _grad_inputs(grads, original_image, align_corners,
+                                                        half_pixel_centers)
         out = _scatter_taps(g.astype(np.float64), taps_fn(h, oh, align_corners,
                                                           half_pixel_centers), 1, h)
         out = _scatter_taps(out, taps_fn(w, ow, align_corners, half_pixel_centers), 2, w)
@@ -252,17 +259,8 @@ def _bilinear_grad_kernel(grads, original_image, *, T, align_corners, half_pixel
     """TF's ResizeBilinearGrad to the bit: each output pixel adds its four float32 shares
     (grad * y weight * x weight) into the image in T, pixel by pixel. A cell's shares are
     added in that order: round r adds every cell's r-th share at once."""
-    g = _np(grads)
-    orig = _np(original_image)
-    _check_images(g, "input_grad")
-    _check_images(orig, "original_image")
-    _check_centers(align_corners, half_pixel_centers)
-    b, oh, ow, c = g.shape
-    _, h, w, _ = orig.shape
-    if h == 0 or w == 0 or oh == 0 or ow == 0:
-        raise _invalid("input and output image sizes must be non-zero")
-    if g.shape[0] != orig.shape[0] or g.shape[3] != orig.shape[3]:
-        raise _invalid("grads and original_image must agree in batch and channels")
+    g, (b, oh, ow, c), (_, h, w, _) = _grad_inputs(grads, original_image, align_corners,
+                                                    half_pixel_centers)
     (ys, wy), (xs, wx) = (_linear_taps(n, o, align_corners, half_pixel_centers)
                           for n, o in ((h, oh), (w, ow)))
     ly, lx = wy[:, 1].astype(np.float32), wx[:, 1].astype(np.float32)

@@ -199,14 +199,20 @@ class LoggingTensorHook(SessionRunHook):
             self._log_tensors(session.run(self._current_tensors))
 
 
+def check_stop_arguments(num_steps, last_step):
+    """TF's check that exactly one of ``num_steps`` and ``last_step`` is given (its hook's
+    and its contrib.learn monitor's)."""
+    if num_steps is None and last_step is None:
+        raise ValueError("One of num_steps or last_step must be specified.")
+    if num_steps is not None and last_step is not None:
+        raise ValueError("Only one of num_steps or last_step can be specified.")
+
+
 class StopAtStepHook(SessionRunHook):
     """Requests a stop when the global step reaches ``last_step`` (or start + ``num_steps``)."""
 
     def __init__(self, num_steps=None, last_step=None):
-        if num_steps is None and last_step is None:
-            raise ValueError("One of num_steps or last_step must be specified.")
-        if num_steps is not None and last_step is not None:
-            raise ValueError("Only one of num_steps or last_step can be specified.")
+        check_stop_arguments(num_steps, last_step)
         self._num_steps = num_steps
         self._last_step = last_step
 
