@@ -480,84 +480,12 @@ def _op_view(stats, options):
 
 
 def _std_sort(items, less):
-    """``items`` ordered as C++'s ``std::sort`` (libstdc++'s introsort, then insertion sort)
-    orders them: tfprof sorts with it, so among equal keys its order, not the names', holds."""
+    """``items`` ordered as C++'s ``std::sort`` orders them: tfprof sorts with it, so among
+    equal keys its order, not the names', holds."""
+    from tideflow.kernels.stl_order import std_sort
+
     a = list(items)
-    n = len(a)
-
-    def sift(sub, hole, length, value):
-        top = second = hole
-        while second < (length - 1) // 2:
-            second = 2 * (second + 1)
-            if less(sub[second], sub[second - 1]):
-                second -= 1
-            sub[hole] = sub[second]
-            hole = second
-        if length % 2 == 0 and second == (length - 2) // 2:
-            second = 2 * (second + 1)
-            sub[hole] = sub[second - 1]
-            hole = second - 1
-        parent = (hole - 1) // 2
-        while hole > top and less(sub[parent], value):
-            sub[hole] = sub[parent]
-            hole, parent = parent, (parent - 1) // 2
-        sub[hole] = value
-
-    def heap_sort(lo, hi):
-        sub = a[lo:hi]
-        for parent in range((len(sub) - 2) // 2, -1, -1):
-            sift(sub, parent, len(sub), sub[parent])
-        for last in range(len(sub) - 1, 0, -1):
-            value, sub[last] = sub[last], sub[0]
-            sift(sub, 0, last, value)
-        a[lo:hi] = sub
-
-    def median_to_first(result, x, y, z):
-        if less(a[x], a[y]):
-            pick = y if less(a[y], a[z]) else (z if less(a[x], a[z]) else x)
-        else:
-            pick = x if less(a[x], a[z]) else (z if less(a[y], a[z]) else y)
-        a[result], a[pick] = a[pick], a[result]
-
-    def partition(first, last, pivot):
-        while True:
-            while less(a[first], a[pivot]):
-                first += 1
-            last -= 1
-            while less(a[pivot], a[last]):
-                last -= 1
-            if first >= last:
-                return first
-            a[first], a[last] = a[last], a[first]
-            first += 1
-
-    def introsort(first, last, depth):
-        while last - first > 16:
-            if depth == 0:
-                heap_sort(first, last)
-                return
-            depth -= 1
-            median_to_first(first, first + 1, first + (last - first) // 2, last - 1)
-            cut = partition(first + 1, last, first)
-            introsort(cut, last, depth)
-            last = cut
-
-    def insertion(first, last, guarded=True):
-        for i in range(first + (1 if guarded else 0), last):
-            value, j = a[i], i
-            if guarded and less(value, a[first]):
-                a[first + 1:i + 1] = a[first:i]
-                a[first] = value
-                continue
-            while less(value, a[j - 1]):
-                a[j] = a[j - 1]
-                j -= 1
-            a[j] = value
-
-    if n > 1:
-        introsort(0, n, 2 * (n.bit_length() - 1))
-        insertion(0, min(n, 16))
-        insertion(16, n, guarded=False)
+    std_sort(a, less)
     return a
 
 
