@@ -1708,7 +1708,8 @@ def _make_optional_spec_class():
             return hash(repr(self._element_spec))
 
         def __repr__(self):
-            return f"OptionalSpec({self._element_spec!r})"
+            # TF's TypeSpec repr: the class name and the tuple of its serialized fields
+            return f"OptionalSpec({self._element_spec!r},)"
 
     return OptionalSpec
 

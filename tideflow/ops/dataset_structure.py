@@ -356,12 +356,22 @@ def from_wire(specs, flat):
     return pack(specs, out)
 
 
+def _legacy_spec(s):
+    """TF's legacy output_types/output_shapes of a dataset or Optional component: its
+    DatasetSpec/OptionalSpec (the same object for all three legacy properties)."""
+    from tideflow.ops.dataset_more import _type_spec
+
+    return _type_spec(s)
+
+
 def types_of(specs):
-    return map_structure(lambda s: s.dtype, specs)
+    return map_structure(lambda s: _legacy_spec(s) if s.element_specs is not None else s.dtype,
+                         specs)
 
 
 def shapes_of(specs):
-    return map_structure(lambda s: s.shape, specs)
+    return map_structure(lambda s: _legacy_spec(s) if s.element_specs is not None else s.shape,
+                         specs)
 
 
 def _legacy_class(s):
@@ -369,11 +379,8 @@ def _legacy_class(s):
         from tideflow.ops.tensor_array import TensorArraySpec
 
         return TensorArraySpec(s.shape, s.dtype, *s.ta_flags)
-    if s.is_optional:
-        # TF's legacy output_classes of an Optional component: its OptionalSpec
-        from tideflow.ops.dataset_more import _type_spec
-
-        return _type_spec(s)
+    if s.element_specs is not None:
+        return _legacy_spec(s)
     if s.is_ragged:
         # TF's legacy output_classes of a ragged component: its RaggedTensorSpec
         from tideflow.ops.ragged_value import RaggedTensorSpec
@@ -405,6 +412,8 @@ class Structured:
 
 def specs_from(types, shapes=None, classes=None):
     """Specs from public nests of dtypes, shapes (default unknown) and classes."""
+    # TF converts the types first: a legacy DatasetSpec/OptionalSpec there is as_dtype's error
+    types = map_structure(dtypes.as_dtype, types)
     if shapes is None:
         shapes = map_structure(lambda _: unknown_shape(), types)
     else:
