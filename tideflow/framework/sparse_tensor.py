@@ -139,7 +139,27 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
 
 
 def _python_value(t):
-    """``t``'s value as TF 1.15's ``tensor_util.constant_value`` finds it, else None."""
+    """``t``'s value as TF 1.15's ``tensor_util.constant_value`` finds it, else None. As TF,
+    a tensor whose value was found (the inputs it was found from too) may no longer be fed,
+    since the graph built from here on may rely on that value."""
+    v = _python_value_of(t)
+    if v is not None:
+        t._op._graph.prevent_feeding(t)
+    return v
+
+
+def _python_values(ts):
+    # as TF: stops at the first unknown value (those after it are not looked at)
+    values = []
+    for x in ts:
+        v = _python_value(x)
+        if v is None:
+            return None
+        values.append(v)
+    return values
+
+
+def _python_value_of(t):
     op = t._op
     typ = op._type
     ins = op._inputs
@@ -156,35 +176,33 @@ def _python_value(t):
             return np.array(np.prod(dims, dtype=np.int64), t.dtype.as_numpy_dtype)
         return np.array(dims, t.dtype.as_numpy_dtype)
     if typ == "Range":
-        start, limit, delta = (_python_value(x) for x in ins)
-        if start is None or limit is None or delta is None:
+        bounds = _python_values(ins)
+        if bounds is None:
             return None
-        return np.arange(start, limit, delta, dtype=t.dtype.as_numpy_dtype)
+        return np.arange(*bounds, dtype=t.dtype.as_numpy_dtype)
     if typ == "Cast":
         v = _python_value(ins[0])
         return None if v is None else np.asarray(v).astype(t.dtype.as_numpy_dtype)
     if typ in ("Concat", "ConcatV2"):
         axis, parts = (ins[0], ins[1:]) if typ == "Concat" else (ins[-1], ins[:-1])
         axis = _python_value(axis)
-        values = [_python_value(x) for x in parts]
-        if axis is None or any(v is None for v in values):
-            return None
-        return np.concatenate(values, axis=int(axis))
+        values = None if axis is None else _python_values(parts)
+        return None if values is None else np.concatenate(values, axis=int(axis))
     if typ == "Pack":
         if not ins or op._attrs.get("axis", 0) != 0:
             return None
-        values = [_python_value(x) for x in ins]
-        return None if any(v is None for v in values) else np.array(values)
+        values = _python_values(ins)
+        return None if values is None else np.array(values)
     if typ == "Fill":
         v = _python_value(ins[1])
         if v is None or not t._shape.is_fully_defined():
             return None
         return np.full(t._shape.as_list(), v, dtype=t.dtype.as_numpy_dtype)
     if typ in ("Equal", "NotEqual"):
-        a, b = _python_value(ins[0]), _python_value(ins[1])
-        if a is None or b is None:
+        values = _python_values(ins[:2])
+        if values is None:
             return None
-        return np.equal(a, b) if typ == "Equal" else np.not_equal(a, b)
+        return np.equal(*values) if typ == "Equal" else np.not_equal(*values)
     return None
 
 

@@ -66,7 +66,7 @@ def _wals_lhs_rhs_kernel(factors, factor_weights, unobserved_weights, input_weig
 
 def _wals_shape(op):
     k = op.inputs[0].get_shape().with_rank(2)[1].value
-    b = tf.get_static_value(op.inputs[7])
+    b = ops.constant_value(op.inputs[7])  # (a shape function: the input stays feedable)
     b = None if b is None else int(b)
     return [TensorShape([b, k, k]), TensorShape([b, k])]
 

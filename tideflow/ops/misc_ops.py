@@ -89,7 +89,8 @@ def _static(t, depth=0):
 def get_static_value(tensor, partial=False):
     """The value of ``tensor`` as a NumPy array if it can be computed without running the
     graph (constants, shapes of fully-defined tensors, and small arithmetic on those), else
-    None. Values that are not tensors are returned unchanged."""
+    None. Values that are not tensors are returned unchanged. As TF, a tensor whose value is
+    returned may no longer be fed (what is built from here on may rely on the value)."""
     del partial
     from tideflow.ops.variables import Variable
 
@@ -100,7 +101,10 @@ def get_static_value(tensor, partial=False):
     if not isinstance(tensor, ops.Tensor):
         return tensor
     v = _static(tensor)
-    return None if v is None else np.asarray(v)
+    if v is None:
+        return None
+    tensor._op._graph.prevent_feeding(tensor)
+    return np.asarray(v)
 
 
 constant_value = get_static_value
