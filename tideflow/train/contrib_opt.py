@@ -122,7 +122,7 @@ class DecoupledWeightDecayExtension:
     def _decays(self, var):
         return not self._decay_var_list or var in self._decay_var_list
 
-    def _decay(self, var):
+    def _weight_decay_factor(self, var):  # not `_decay`: RMSProp keeps its rho there
         """The weight decay as TF 1.15 multiplies with it: the value given (a Python number
         becomes the Mul's constant), or the tensor a callable gave."""
         wd = self._weight_decay
@@ -133,13 +133,15 @@ class DecoupledWeightDecayExtension:
     def _decay_weights_op(self, var):
         if not self._decays(var):
             return control_flow_ops.no_op()
-        return state_ops.assign_sub(var, self._decay(var) * var, use_locking=self._use_locking)
+        return state_ops.assign_sub(var, self._weight_decay_factor(var) * var,
+                                    use_locking=self._use_locking)
 
     def _decay_weights_sparse_op(self, var, indices):
         if not self._decays(var):
             return control_flow_ops.no_op()
         return state_ops.scatter_add(var, indices,
-                                     -self._decay(var) * gather_ops.gather(var, indices),
+                                     -self._weight_decay_factor(var)
+                                     * gather_ops.gather(var, indices),
                                      use_locking=self._use_locking)
 
     def _apply_dense(self, grad, var):

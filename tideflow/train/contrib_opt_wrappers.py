@@ -267,9 +267,11 @@ class LARSOptimizer(Optimizer):
             self._zeros_slot(v, "momentum", self._name)
 
     def compute_lr(self, grad, var):
-        """The learning rate scaled by the trust ratio of ``var`` and its gradient."""
+        """``(scaled_lr, grad)``: the learning rate scaled by the trust ratio of ``var`` and
+        its gradient, and the gradient plus ``weight_decay * var`` (both as given for a
+        variable that ``skip_list`` names)."""
         if self._skip_list is not None and any(s in var.name for s in self._skip_list):
-            return self._learning_rate
+            return self._learning_rate, grad
         w_norm = norm_ops.norm(var, ord=2)
         g_norm = norm_ops.norm(grad, ord=2)
         ratio = array_ops.where(
@@ -278,7 +280,7 @@ class LARSOptimizer(Optimizer):
                             self._eeta * w_norm
                             / (g_norm + self._weight_decay * w_norm + self._epsilon), 1.0),
             1.0)
-        return self._learning_rate * ratio
+        return self._learning_rate * ratio, grad + self._weight_decay * var
 
     def _prepare(self):
         c = self._call_if_callable
@@ -287,9 +289,13 @@ class LARSOptimizer(Optimizer):
         self._momentum_tensor = ops.convert_to_tensor(c(self._momentum), name="momentum")
 
     def _apply_dense(self, grad, var):
+        # TF 1.15 folds the scaled rate into the gradient (rate 1), so the momentum slot
+        # accumulates scaled steps.
+        scaled_lr, grad = self.compute_lr(grad, var)
         return training_ops.apply_momentum(
-            var, self.get_slot(var, "momentum"), self.compute_lr(grad, var), grad,
-            self._momentum, use_locking=False, use_nesterov=self._use_nesterov)
+            var, self.get_slot(var, "momentum"), cast_ops.cast(1.0, var.dtype.base_dtype),
+            grad * scaled_lr, self._momentum, use_locking=False,
+            use_nesterov=self._use_nesterov)
 
     def _apply_sparse(self, grad, var):
         dt = var.dtype.base_dtype

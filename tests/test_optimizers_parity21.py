@@ -1,0 +1,64 @@
+"""Optimizer and learning-rate-schedule programs of TF 1.x compared with TF 1.15: tf.train and
+tf.contrib.opt optimizers, schedules, optimize_loss, gradient accumulation, moving averages."""
+
+import numpy as np
+
+import tideflow as tf
+
+
+def _steps(train, fetches, n):
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(n):
+            sess.run(train)
+        return sess.run(fetches)
+
+
+def test_decoupled_weight_decay_extends_rmsprop():
+    # TF 1.15: extend_with_decoupled_weight_decay(RMSPropOptimizer) trains (RMSProp's own
+    # `_decay` attribute must not hide the extension's weight decay). A linear loss keeps the
+    # gradient independent of the decayed weights, so TF's values do not race.
+    with tf.Graph().as_default():
+        w = tf.Variable([0.5, -1.0, 2.0], name="w")
+        loss = tf.reduce_sum(w * tf.constant([1.0, 2.0, -3.0]))
+        cls = tf.contrib.opt.extend_with_decoupled_weight_decay(tf.train.RMSPropOptimizer)
+        opt = cls(0.1, learning_rate=0.01, decay=0.8, momentum=0.5)
+        train = opt.minimize(loss)
+        assert type(opt).__name__ == "OptimizerWithDecoupledWeightDecay"
+        assert sorted(opt.get_slot_names()) == ["momentum", "rms"]
+        assert [v.name for v in tf.global_variables()] == ["w:0", "w/RMSProp:0", "w/RMSProp_1:0"]
+        got = _steps(train, [w, opt.get_slot(w, "rms"), opt.get_slot(w, "momentum")], 3)
+    # TF 1.15's values
+    np.testing.assert_allclose(got[0], [0.3253999948501587, -0.7850308418273926,
+                                        1.5209630727767944], rtol=1e-6)
+    np.testing.assert_allclose(got[1], [1.0, 2.4639999866485596, 4.9039998054504395], rtol=1e-6)
+    np.testing.assert_allclose(got[2], [0.017500000074505806, 0.02362777851521969,
+                                        -0.02581349015235901], rtol=1e-5)
+
+
+def test_lars_adds_weight_decay_and_folds_rate_into_momentum():
+    # TF 1.15: compute_lr returns (scaled_lr, grad + weight_decay * var); the update is
+    # apply_momentum with rate 1 and gradient grad * scaled_lr, so the momentum slot holds
+    # scaled steps; a variable skip_list names keeps the plain rate and gradient.
+    with tf.Graph().as_default():
+        x = tf.constant([[1.0, 2.0], [3.0, -1.0]])
+        w = tf.Variable([[0.5], [-0.25]], name="w")
+        b = tf.Variable([0.3], name="bias")
+        loss = tf.reduce_sum(tf.square(tf.matmul(x, w) + b))
+        opt = tf.contrib.opt.LARSOptimizer(0.1, momentum=0.9, weight_decay=0.01, eeta=0.01,
+                                           skip_list=["bias"])
+        train = opt.minimize(loss)
+        lr, grad = opt.compute_lr(tf.constant([[1.0], [2.0]]), w)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_lr, got_grad = sess.run([lr, grad])
+        got = _steps(train, [w, opt.get_slot(w, "momentum"), b, opt.get_slot(b, "momentum")], 3)
+    # TF 1.15's values
+    np.testing.assert_allclose(got_lr, 0.00024937655, rtol=1e-6)
+    np.testing.assert_allclose(got_grad, [[1.005], [1.9975]], rtol=1e-6)
+    np.testing.assert_allclose(got[0].ravel(), [0.49723586440086365, -0.24879176914691925],
+                               rtol=1e-6)
+    np.testing.assert_allclose(got[1].ravel(), [0.0012130637187510729, -0.0007587200379930437],
+                               rtol=1e-5)
+    np.testing.assert_allclose(got[2], [-1.5077314376831055], rtol=1e-6)
+    np.testing.assert_allclose(got[3], [0.6331431269645691], rtol=1e-6)
