@@ -784,9 +784,10 @@ def test_metric_learning_losses_match_numpy():
     l2 = 0.25 * 0.002 * ((a ** 2).sum(1).mean() + (p ** 2).sum(1).mean())
     np.testing.assert_allclose(_run(ML.npairs_loss(tf.constant(lab), tf.constant(a),
                                                    tf.constant(p))), xent + l2, rtol=1e-5)
-    # multi-label pairs: targets weighted by the number of shared labels
+    # multi-label pairs: targets weighted by the number of shared labels (TF 1.15's
+    # sparse_minimum takes no bool values, so the indicators are integers)
     multi = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1]], bool)
-    sparse = [tf.SparseTensor(np.argwhere(row[None]), np.ones(row.sum(), bool), [1, 3])
+    sparse = [tf.SparseTensor(np.argwhere(row[None]), np.ones(row.sum(), np.int64), [1, 3])
               for row in multi]
     shared = multi.astype(float) @ multi.astype(float).T
     shared /= shared.sum(1, keepdims=True)

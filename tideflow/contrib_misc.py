@@ -238,52 +238,64 @@ def _f32(x):
     return _cast(x, dtypes.float32)
 
 
+# The losses below build TF 1.15's graphs op for op (math_ops.add's 'Add', multiply's 'Mul',
+# tile multiples packed from Python lists), so op names, and the op-level seeds of random ops
+# made after them, are TF's.
+
+
 def pairwise_distance(feature, squared=False):
     """[n, n] Euclidean (or squared) distances between the rows of ``feature``, with exact
     zeros on the diagonal and where rounding gives negatives."""
-    sq = (reduction_ops.reduce_sum(math_ops.square(feature), axis=[1], keepdims=True)
-          + reduction_ops.reduce_sum(math_ops.square(array_ops.transpose(feature)), axis=[0],
-                                     keepdims=True)
-          - 2.0 * linalg_ops.matmul(feature, array_ops.transpose(feature)))
+    row_norms = reduction_ops.reduce_sum(unary_ops.square(feature), axis=[1], keepdims=True)
+    col_norms = reduction_ops.reduce_sum(unary_ops.square(array_ops.transpose(feature)),
+                                         axis=[0], keepdims=True)
+    sq = math_ops.add(row_norms, col_norms) - 2.0 * linalg_ops.matmul(
+        feature, array_ops.transpose(feature))
     sq = math_ops.maximum(sq, 0.0)
     error_mask = math_ops.less_equal(sq, 0.0)
-    dist = sq if squared else math_ops.sqrt(sq + _f32(error_mask) * 1e-16)
-    dist = dist * _f32(math_ops.logical_not(error_mask))
+    dist = sq if squared else unary_ops.sqrt(sq + _f32(error_mask) * 1e-16)
+    dist = math_ops.multiply(dist, _f32(math_ops.logical_not(error_mask)))
     num_data = array_ops.shape(feature)[0]
-    off_diagonal = array_ops.ones_like(dist) - matrix_diag_ops.diag(fill_ops.ones(
-        array_ops.stack([num_data])))
-    return dist * off_diagonal
+    off_diagonal = fill_ops.ones_like(dist) - matrix_diag_ops.diag(fill_ops.ones([num_data]))
+    return math_ops.multiply(dist, off_diagonal)
 
 
 def contrastive_loss(labels, embeddings_anchor, embeddings_positive, margin=1.0):
     """Hadsell et al.'s contrastive loss over (anchor, positive) pairs, labels 1 (similar)
     or 0 (dissimilar)."""
-    distances = math_ops.sqrt(reduction_ops.reduce_sum(
-        math_ops.square(embeddings_anchor - embeddings_positive), 1))
-    labels = _f32(labels)
-    return reduction_ops.reduce_mean(
-        labels * math_ops.square(distances)
-        + (1.0 - labels) * math_ops.square(math_ops.maximum(margin - distances, 0.0)),
-        name="contrastive_loss")
+    distances = unary_ops.sqrt(reduction_ops.reduce_sum(
+        math_ops.squared_difference(embeddings_anchor, embeddings_positive), 1))
+    similar = _cast(labels, distances.dtype) * unary_ops.square(distances)
+    apart = (1.0 - _cast(labels, distances.dtype)) * unary_ops.square(
+        math_ops.maximum(margin - distances, 0.0))
+    return reduction_ops.reduce_mean(similar + apart, name="contrastive_loss")
 
 
 def masked_maximum(data, mask, dim=1):
     """The maximum of ``data`` along ``dim`` over the entries where ``mask`` is 1."""
     mins = reduction_ops.reduce_min(data, dim, keepdims=True)
-    return reduction_ops.reduce_max((data - mins) * mask, dim, keepdims=True) + mins
+    return reduction_ops.reduce_max(math_ops.multiply(data - mins, mask), dim,
+                                    keepdims=True) + mins
 
 
 def masked_minimum(data, mask, dim=1):
     """The minimum of ``data`` along ``dim`` over the entries where ``mask`` is 1."""
     maxs = reduction_ops.reduce_max(data, dim, keepdims=True)
-    return reduction_ops.reduce_min((data - maxs) * mask, dim, keepdims=True) + maxs
+    return reduction_ops.reduce_min(math_ops.multiply(data - maxs, mask), dim,
+                                    keepdims=True) + maxs
 
 
 def _labels_column(labels):
-    labels = ops.convert_to_tensor(labels)
-    if labels.get_shape().ndims not in (None, 1):
-        raise ValueError(f"labels must be 1-D [batch_size], got shape {labels.get_shape()}")
-    return array_ops.reshape(labels, [-1, 1])
+    # TF 1.15 reshapes through the run-time length after a bare `assert` that the labels are
+    # known to be rank 1, so any other rank, unknown included, is an AssertionError
+    lshape = array_ops.shape(labels)
+    if lshape.get_shape().as_list() != [1]:
+        raise AssertionError
+    return array_ops.reshape(labels, [lshape[0], 1])
+
+
+def _positives_mask(adjacency, batch_size):
+    return _f32(adjacency) - matrix_diag_ops.diag(fill_ops.ones([batch_size]))
 
 
 def triplet_semihard_loss(labels, embeddings, margin=1.0):
@@ -294,43 +306,42 @@ def triplet_semihard_loss(labels, embeddings, margin=1.0):
     adjacency = math_ops.equal(labels, array_ops.transpose(labels))
     adjacency_not = math_ops.logical_not(adjacency)
     batch_size = array_ops.size(labels)
-    pdist_tile = pad_ops.tile(pdist, array_ops.stack([batch_size, 1]))
+    pdist_tile = pad_ops.tile(pdist, [batch_size, 1])
     mask = math_ops.logical_and(
-        pad_ops.tile(adjacency_not, array_ops.stack([batch_size, 1])),
+        pad_ops.tile(adjacency_not, [batch_size, 1]),
         math_ops.greater(pdist_tile, array_ops.reshape(array_ops.transpose(pdist), [-1, 1])))
-    square = array_ops.stack([batch_size, batch_size])
     mask_final = array_ops.transpose(array_ops.reshape(math_ops.greater(
-        reduction_ops.reduce_sum(_f32(mask), 1, keepdims=True), 0.0), square))
+        reduction_ops.reduce_sum(_f32(mask), 1, keepdims=True), 0.0),
+        [batch_size, batch_size]))
     adjacency_not = _f32(adjacency_not)
     mask = _f32(mask)
     negatives_outside = array_ops.transpose(array_ops.reshape(
-        masked_minimum(pdist_tile, mask), square))
-    negatives_inside = pad_ops.tile(masked_maximum(pdist, adjacency_not),
-                                    array_ops.stack([1, batch_size]))
+        masked_minimum(pdist_tile, mask), [batch_size, batch_size]))
+    negatives_inside = pad_ops.tile(masked_maximum(pdist, adjacency_not), [1, batch_size])
     semi_hard = gather_ops.where(mask_final, negatives_outside, negatives_inside)
-    loss_mat = margin + pdist - semi_hard
-    mask_positives = _f32(adjacency) - matrix_diag_ops.diag(fill_ops.ones(
-        array_ops.stack([batch_size])))
+    loss_mat = math_ops.add(margin, pdist - semi_hard)
+    mask_positives = _positives_mask(adjacency, batch_size)
     num_positives = reduction_ops.reduce_sum(mask_positives)
     return math_ops.truediv(
-        reduction_ops.reduce_sum(math_ops.maximum(loss_mat * mask_positives, 0.0)),
+        reduction_ops.reduce_sum(math_ops.maximum(
+            math_ops.multiply(loss_mat, mask_positives), 0.0)),
         num_positives, name="triplet_semihard_loss")
 
 
-def npairs_loss(labels, embeddings_anchor, embeddings_positive, reg_lambda=0.002,
-                print_losses=False):
-    """Sohn's N-pairs loss: softmax cross entropy over anchor-positive similarities plus an
-    L2 penalty on the embeddings."""
+def _npairs_xent(embeddings_anchor, embeddings_positive, reg_lambda, print_losses,
+                 targets_fn):
+    """The N-pairs loss given a builder of its [n, n] target weights, made between the
+    similarity matrix and the normalization as TF 1.15 orders them."""
     reg_anchor = reduction_ops.reduce_mean(reduction_ops.reduce_sum(
-        math_ops.square(embeddings_anchor), 1))
+        unary_ops.square(embeddings_anchor), 1))
     reg_positive = reduction_ops.reduce_mean(reduction_ops.reduce_sum(
-        math_ops.square(embeddings_positive), 1))
+        unary_ops.square(embeddings_positive), 1))
     l2loss = math_ops.multiply(0.25 * reg_lambda, reg_anchor + reg_positive, name="l2loss")
-    similarity = linalg_ops.matmul(embeddings_anchor, embeddings_positive, transpose_b=True)
-    labels = _labels_column(labels)
-    remapped = _f32(math_ops.equal(labels, array_ops.transpose(labels)))
-    remapped /= reduction_ops.reduce_sum(remapped, 1, keepdims=True)
-    xent = nn_impl.softmax_cross_entropy_with_logits(logits=similarity, labels=remapped)
+    similarity = linalg_ops.matmul(embeddings_anchor, embeddings_positive, transpose_a=False,
+                                   transpose_b=True)
+    targets = targets_fn()
+    targets /= reduction_ops.reduce_sum(targets, 1, keepdims=True)
+    xent = nn_impl.softmax_cross_entropy_with_logits(logits=similarity, labels=targets)
     xent = reduction_ops.reduce_mean(xent, name="xentropy")
     if print_losses:
         from tideflow.ops import logging_ops
@@ -339,41 +350,47 @@ def npairs_loss(labels, embeddings_anchor, embeddings_positive, reg_lambda=0.002
     return l2loss + xent
 
 
+def npairs_loss(labels, embeddings_anchor, embeddings_positive, reg_lambda=0.002,
+                print_losses=False):
+    """Sohn's N-pairs loss: softmax cross entropy over anchor-positive similarities plus an
+    L2 penalty on the embeddings."""
+    def targets():
+        column = _labels_column(labels)
+        return _f32(math_ops.equal(column, array_ops.transpose(column)))
+
+    return _npairs_xent(embeddings_anchor, embeddings_positive, reg_lambda, print_losses,
+                        targets)
+
+
+def _multilabel_adjacency(sparse_labels):
+    # TF 1.15 sums sparse_minimum (implicit zeros) of every pair of label rows, one padded
+    # one-hot [n, n] term per pair, so the values must be numeric (bool is a TypeError)
+    # and the rows' dense shapes equal (checked when it runs)
+    from tideflow.ops import sparse_extra_ops, sparse_ops
+
+    n = len(sparse_labels)
+    adjacency = fill_ops.zeros([n, n])
+    for i in range(n):
+        for j in range(n):
+            shared = _f32(sparse_ops.sparse_reduce_sum(sparse_extra_ops.sparse_minimum(
+                sparse_labels[i], sparse_labels[j])))
+            shared = array_ops.expand_dims(array_ops.expand_dims(shared, 0), 1)
+            adjacency += pad_ops.pad(shared, [[i, n - i - 1], [j, n - j - 1]], "CONSTANT")
+    return _f32(adjacency)
+
+
 def npairs_loss_multilabel(sparse_labels, embeddings_anchor, embeddings_positive,
                            reg_lambda=0.002, print_losses=False):
-    """N-pairs loss for multi-label pairs: ``sparse_labels`` is a list of boolean
-    SparseTensors [1, num_classes] (one per pair); pairs are weighted by how many labels
-    they share."""
+    """N-pairs loss for multi-label pairs: ``sparse_labels`` is a list of SparseTensors
+    [1, num_classes] (one per pair); pairs are weighted by how many labels they share."""
     from tideflow.framework.sparse_tensor import SparseTensor
-    from tideflow.ops import sparse_ops
 
     if not all(isinstance(lab, SparseTensor) for lab in sparse_labels):
         raise TypeError(f"sparse_labels must be a list of SparseTensors, but got "
                         f"{sparse_labels}")
     with ops.name_scope("NpairsLossMultiLabel"):
-        reg_anchor = reduction_ops.reduce_mean(reduction_ops.reduce_sum(
-            math_ops.square(embeddings_anchor), 1))
-        reg_positive = reduction_ops.reduce_mean(reduction_ops.reduce_sum(
-            math_ops.square(embeddings_positive), 1))
-        l2loss = math_ops.multiply(0.25 * reg_lambda, reg_anchor + reg_positive,
-                                   name="l2loss")
-        similarity = linalg_ops.matmul(embeddings_anchor, embeddings_positive,
-                                       transpose_b=True)
-        # the count of shared labels (TF sums sparse_minimum of each pair of rows)
-        dense = concat_ops.stack([array_ops.reshape(sparse_ops.sparse_tensor_to_dense(
-            SparseTensor(lab.indices, _f32(lab.values), lab.dense_shape)), [-1])
-            for lab in sparse_labels])
-        # sum(min), as TF's sparse_minimum (implicit zeros): for 0/1 labels the shared count
-        remapped = reduction_ops.reduce_sum(math_ops.minimum(
-            array_ops.expand_dims(dense, 1), array_ops.expand_dims(dense, 0)), 2)
-        remapped /= reduction_ops.reduce_sum(remapped, 1, keepdims=True)
-        xent = nn_impl.softmax_cross_entropy_with_logits(logits=similarity, labels=remapped)
-        xent = reduction_ops.reduce_mean(xent, name="xentropy")
-        if print_losses:
-            from tideflow.ops import logging_ops
-
-            xent = logging_ops.Print(xent, ["cross entropy:", xent, "l2loss:", l2loss])
-        return l2loss + xent
+        return _npairs_xent(embeddings_anchor, embeddings_positive, reg_lambda, print_losses,
+                            lambda: _multilabel_adjacency(sparse_labels))
 
 
 def lifted_struct_loss(labels, embeddings, margin=1.0):
@@ -382,26 +399,28 @@ def lifted_struct_loss(labels, embeddings, margin=1.0):
     labels = _labels_column(labels)
     pdist = pairwise_distance(embeddings)
     adjacency = math_ops.equal(labels, array_ops.transpose(labels))
+    adjacency_not = math_ops.logical_not(adjacency)
     batch_size = array_ops.size(labels)
     diff = margin - pdist
-    mask = _f32(math_ops.logical_not(adjacency))
+    mask = _f32(adjacency_not)
     row_min = reduction_ops.reduce_min(diff, 1, keepdims=True)
-    row_neg_max = reduction_ops.reduce_max((diff - row_min) * mask, 1, keepdims=True) + row_min
+    row_neg_max = reduction_ops.reduce_max(math_ops.multiply(diff - row_min, mask), 1,
+                                           keepdims=True) + row_min
     max_elements = math_ops.maximum(row_neg_max, array_ops.transpose(row_neg_max))
-    diff_tiled = pad_ops.tile(diff, array_ops.stack([batch_size, 1]))
-    mask_tiled = pad_ops.tile(mask, array_ops.stack([batch_size, 1]))
+    diff_tiled = pad_ops.tile(diff, [batch_size, 1])
+    mask_tiled = pad_ops.tile(mask, [batch_size, 1])
     max_vect = array_ops.reshape(array_ops.transpose(max_elements), [-1, 1])
-    loss_exp_left = array_ops.reshape(reduction_ops.reduce_sum(
-        unary_ops.exp(diff_tiled - max_vect) * mask_tiled, 1, keepdims=True),
-        array_ops.stack([batch_size, batch_size]))
+    loss_exp_left = array_ops.reshape(reduction_ops.reduce_sum(math_ops.multiply(
+        unary_ops.exp(diff_tiled - max_vect), mask_tiled), 1, keepdims=True),
+        [batch_size, batch_size])
     loss_mat = max_elements + unary_ops.log(loss_exp_left + array_ops.transpose(loss_exp_left))
     loss_mat += pdist
-    mask_positives = _f32(adjacency) - matrix_diag_ops.diag(fill_ops.ones(
-        array_ops.stack([batch_size])))
+    mask_positives = _positives_mask(adjacency, batch_size)
     num_positives = reduction_ops.reduce_sum(mask_positives) / 2.0
     return math_ops.truediv(
-        0.25 * reduction_ops.reduce_sum(math_ops.square(math_ops.maximum(
-            loss_mat * mask_positives, 0.0))), num_positives, name="liftedstruct_loss")
+        0.25 * reduction_ops.reduce_sum(unary_ops.square(math_ops.maximum(
+            math_ops.multiply(loss_mat, mask_positives), 0.0))),
+        num_positives, name="liftedstruct_loss")
 
 
 def cluster_loss(labels, embeddings, margin_multiplier, enable_pam_finetuning=True,

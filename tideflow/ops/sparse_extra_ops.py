@@ -100,13 +100,23 @@ def sparse_softmax(sp_input, name=None):
 # ------------------------------------------------------------------------------------------
 
 
-def _sparse_sparse_kernel(fn):
+def _sparse_sparse_kernel(op_type, fn):
     def kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
         ai, av, ash = _check_sparse(a_indices, a_values, a_shape, "a")
         bi, bv, bsh = _check_sparse(b_indices, b_values, b_shape, "b")
-        if not np.array_equal(ash, bsh):
-            raise _invalid(f"Operands' shapes do not match: got {ash.tolist()} and "
-                           f"{bsh.tolist()} for respective inputs")
+        # TF 1.15's checks and words: ranks first, then each dimension
+        if ash.shape != bsh.shape:
+            raise _invalid(f"Operands do not have the same ranks; got shapes: "
+                           f"{' '.join(map(str, ash.tolist()))} and "
+                           f"{' '.join(map(str, bsh.tolist()))}")
+        for d, (sa, sb) in enumerate(zip(ash.tolist(), bsh.tolist())):
+            if sa != sb:
+                raise _invalid(f"Operands' shapes do not match: got {sa} and {sb} for "
+                               f"dimension {d}")
+        if av.dtype.kind == "c":
+            # the op def (SparseSparseMinimum's) admits complex types, no kernel takes them
+            raise _invalid(f"No OpKernel was registered to support Op '{op_type}' with these "
+                           f"attrs: [T=DT_{dtypes.as_dtype(av.dtype).name.upper()}]")
         table = {}
         for row, v in zip(ai.tolist(), av.tolist()):
             table[tuple(row)] = [v, 0]
@@ -129,16 +139,19 @@ def _sparse_sparse_grad(name):
     return grad
 
 
-for _name, _fn in (("SparseSparseMaximum", max), ("SparseSparseMinimum", min)):
+# TF 1.15 declares SparseSparseMinimum over numbertype (complex included) but
+# SparseSparseMaximum over realnumbertype
+for _name, _fn, _types in (("SparseSparseMaximum", max, "realnumbertype"),
+                           ("SparseSparseMinimum", min, "numbertype")):
     op_registry.declare(
         _name,
         inputs=["a_indices: int64", "a_values: T", "a_shape: int64", "b_indices: int64",
                 "b_values: T", "b_shape: int64"],
         outputs=["output_indices: int64", "output_values: T"],
-        attrs=["T: realnumbertype"],
+        attrs=[f"T: {_types}"],
         # TF's shape function leaves both index dimensions unknown
         shape=lambda op: [TensorShape([None, None]), TensorShape([None])],
-        kernel=_sparse_sparse_kernel(_fn),
+        kernel=_sparse_sparse_kernel(_name, _fn),
         grad=_sparse_sparse_grad(_name),
     )
 

@@ -1,0 +1,135 @@
+"""Metric-learning, siamese, few-shot and capsule programs checked against TF 1.15: the
+contrib metric-learning losses' graphs, values and errors, and the sparse ops under them."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+ML = tf.contrib.losses.metric_learning
+_EMB = np.random.RandomState(4).randn(6, 3).astype(np.float32)
+_LAB = np.array([0, 1, 0, 1, 2, 2], np.int32)
+
+
+@pytest.mark.parametrize("build,name,num_ops,loss,noise", [
+    # TF 1.15: each loss builds its graph op for op as below (math_ops.add's 'Add', tile
+    # multiples packed from a list, ones([n]) through its 'ones/Less' probe), so a
+    # graph-seeded random op made after it draws TF's numbers
+    (lambda e, l: ML.triplet_semihard_loss(l, e, margin=0.7), "triplet_semihard_loss:0", 124,
+     1.1453937, [0.19797, 0.70933]),
+    (lambda e, l: ML.lifted_struct_loss(l, e, margin=0.7), "liftedstruct_loss:0", 122,
+     6.704388, [0.17684, 0.94716]),
+    (lambda e, l: ML.npairs_loss(l[:3], e[:3], e[3:]), "add_1:0", 85, 1.1691905,
+     [0.62334, 0.98264]),
+    (lambda e, l: ML.contrastive_loss(l[:3], e[:3], e[3:]), "contrastive_loss:0", 40,
+     0.272806, [0.26413, 0.17417]),
+])
+def test_metric_losses_build_tf_graphs(build, name, num_ops, loss, noise):
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(11)
+        e = tf.placeholder(tf.float32, [None, 3])
+        lab = tf.placeholder(tf.int32, [None])
+        out = build(e, lab)
+        after = tf.random_uniform([2])
+        assert out.name == name
+        assert len(g.get_operations()) == num_ops
+        with tf.Session() as sess:
+            got, drawn = sess.run([out, after], {e: _EMB, lab: _LAB})
+    np.testing.assert_allclose(got, loss, rtol=1e-5)
+    np.testing.assert_allclose(drawn, noise, atol=1e-5)
+
+
+def test_metric_loss_op_names():
+    # TF 1.15's first ops of triplet_semihard_loss and its pairwise distances
+    with tf.Graph().as_default() as g:
+        ML.triplet_semihard_loss(tf.placeholder(tf.int32, [None], name="lab"),
+                                 tf.placeholder(tf.float32, [None, 6], name="emb"))
+        names = [op.name for op in g.get_operations()]
+    assert names[2:10] == ["Shape", "strided_slice/stack", "strided_slice/stack_1",
+                           "strided_slice/stack_2", "strided_slice", "Reshape/shape/1",
+                           "Reshape/shape", "Reshape"]
+    for n in ("Add", "Mul_1", "ones/Less", "ones/packed", "Tile/multiples", "Select",
+              "Tile_2/multiples"):
+        assert n in names
+
+
+def test_metric_losses_assert_rank_one_labels():
+    # TF 1.15 asserts the labels' shape tensor is [1]: rank 2, or unknown rank, labels are
+    # a bare AssertionError
+    emb = tf.constant(_EMB[:4])
+    for f in (ML.triplet_semihard_loss, ML.lifted_struct_loss):
+        with pytest.raises(AssertionError):
+            f(tf.constant([[0], [1], [0], [1]]), emb)
+    with pytest.raises(AssertionError):
+        ML.triplet_semihard_loss(tf.placeholder(tf.int32), emb)
+    with pytest.raises(AssertionError):
+        ML.npairs_loss(tf.constant([[0], [1]]), emb[:2], emb[2:])
+
+
+def test_contrastive_loss_graph_and_broadcast():
+    # TF 1.15: squared_difference broadcasts a [2, 3] anchor against a [1, 3] positive
+    with tf.Graph().as_default(), tf.Session() as sess:
+        loss = ML.contrastive_loss(tf.constant([1, 0]), tf.constant(_EMB[:2]),
+                                   tf.constant(_EMB[2:3]))
+        d = np.sqrt(((_EMB[:2] - _EMB[2:3]) ** 2).sum(1))
+        want = np.mean([d[0] ** 2, max(1 - d[1], 0) ** 2])
+        np.testing.assert_allclose(sess.run(loss), want, rtol=1e-5)
+    # TF 1.15's op sequence: squared_difference, and the labels cast once per use
+    with tf.Graph().as_default() as g:
+        ML.contrastive_loss(tf.placeholder(tf.int32, [None]),
+                            tf.placeholder(tf.float32, [None, 3]),
+                            tf.placeholder(tf.float32, [None, 3]))
+        types = [op.type for op in g.get_operations()][3:]
+    assert types == ["SquaredDifference", "Const", "Sum", "Sqrt", "Cast", "Square", "Mul",
+                     "Cast", "Const", "Sub", "Const", "Sub", "Const", "Maximum", "Square",
+                     "Mul", "AddV2", "Const", "Mean"]
+
+
+def test_npairs_loss_multilabel_is_tf_graph_and_checks():
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        emb = tf.constant(_EMB[:2]), tf.constant(_EMB[2:4])
+        labels = [tf.SparseTensor([[0, 0]], [1], [1, 2]),
+                  tf.SparseTensor([[0, 0], [0, 1]], [1, 1], [1, 2])]
+        loss = ML.npairs_loss_multilabel(labels, *emb)
+        # TF 1.15: one sparse_minimum term per pair of rows, so the sum ends in 'add_5'
+        assert loss.name == "NpairsLossMultiLabel/add_5:0"
+        assert sum(op.type == "SparseSparseMinimum" for op in g.get_operations()) == 4
+        np.testing.assert_allclose(sess.run(loss), 0.6851069, rtol=1e-5)  # TF 1.15
+        # bool label values: sparse_minimum's type check, TF 1.15's words
+        with pytest.raises(TypeError, match="Value passed to parameter 'a_values' has "
+                                            "DataType bool not in list of allowed values: "
+                                            "float32, float64, int32, uint8, int16, int8, "
+                                            "complex64, int64, qint8"):
+            ML.npairs_loss_multilabel([tf.SparseTensor([[0, 0]], [True], [1, 2])] * 2, *emb)
+        # rows of different widths build, and fail when run
+        mixed = ML.npairs_loss_multilabel([tf.SparseTensor([[0, 0]], [1], [1, 2]),
+                                           tf.SparseTensor([[0, 2]], [1], [1, 3])], *emb)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Operands' shapes do not match: got [23] and [23] for "
+                                 r"dimension 1"):
+            sess.run(mixed)
+
+
+def test_sparse_minimum_maximum_checks():
+    a = tf.SparseTensor([[0, 0]], [1.0], [1, 2])
+    b = tf.SparseTensor([[0, 1]], [2.0], [1, 3])
+    c = tf.SparseTensor([[0]], [2.0], [3])
+    with tf.Session() as sess:
+        # TF 1.15's words: ranks first, then dimension by dimension
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Operands' shapes do not match: got 3 and 2 for dimension 1"):
+            sess.run(tf.sparse_maximum(b, a).values)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Operands do not have the same ranks; got shapes: 1 2 and 3"):
+            sess.run(tf.sparse_minimum(a, c).values)
+    # SparseSparseMinimum's op def takes complex values (no kernel runs them);
+    # SparseSparseMaximum's does not
+    z = tf.SparseTensor([[0, 0]], [1 + 2j], [1, 2])
+    m = tf.sparse_minimum(z, z)
+    assert m.values.dtype == tf.complex128
+    with pytest.raises(TypeError, match="DataType complex128 not in list"):
+        tf.sparse_maximum(z, z)
+    with tf.Session() as sess, pytest.raises(
+            tf.errors.InvalidArgumentError,
+            match="No OpKernel was registered to support Op 'SparseSparseMinimum'"):
+        sess.run(m.values)
