@@ -31,8 +31,9 @@ def test_keys_roundtrip_and_status(tmp_path):
             assert tf.train.latest_checkpoint(str(tmp_path)) == path
             saved = sess.run([v, w])
             names = sorted(n for n, _ in tf.train.list_variables(path))
+            # TF 1.15 writes the object graph beside the variables
             assert names == sorted([
-                "nested/w/.ATTRIBUTES/VARIABLE_VALUE",
+                "_CHECKPOINTABLE_OBJECT_GRAPH", "nested/w/.ATTRIBUTES/VARIABLE_VALUE",
                 "nested/w/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE",
                 "nested/w/.OPTIMIZER_SLOT/optimizer/v/.ATTRIBUTES/VARIABLE_VALUE",
                 "optimizer/beta1_power/.ATTRIBUTES/VARIABLE_VALUE",
@@ -177,7 +178,8 @@ def test_keras_model_keys_as_tf_1x(tmp_path):
             path = ck.save(str(tmp_path / "k"), session=sess)
             kernel = sess.run(m.layers[2].kernel)
     names = sorted(n for n, _ in tf.train.list_variables(path))
-    assert names == ["model/layer_with_weights-0/bias/.ATTRIBUTES/VARIABLE_VALUE",
+    assert names == ["_CHECKPOINTABLE_OBJECT_GRAPH",
+                     "model/layer_with_weights-0/bias/.ATTRIBUTES/VARIABLE_VALUE",
                      "model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE",
                      "model/layer_with_weights-1/bias/.ATTRIBUTES/VARIABLE_VALUE",
                      "model/layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE",

@@ -28,6 +28,32 @@ def _wrap_restore_error(err, reason, prefix):
     return type(err)(err.node_def, err.op, msg)
 
 
+def _saver_by_object_graph(var_list, names_to_keys, prefix):
+    """A Saver restoring ``var_list`` from an object-based checkpoint, each variable from the
+    key its object graph gives the variable's name (``names_to_keys``)."""
+    saveables = saveable.validate_and_slice_inputs(var_list)
+    current = {spec.name for s in saveables for spec in s.specs}
+    previous = set(names_to_keys)
+    missing = current - previous
+    if missing:
+        raise errors.NotFoundError(
+            None, None,
+            f"\n\nExisting variables not in the checkpoint: {', '.join(sorted(missing))}\n\n"
+            f"Variables names when this checkpoint was written which don't exist now: "
+            f"{', '.join(sorted(previous - current))}\n\n({len(previous & current)} variable "
+            f"name(s) did match)\n\nCould not find some variables in the checkpoint (see "
+            f"names above). Saver was attempting to load an object-based checkpoint (saved "
+            f"using tf.train.Checkpoint or tf.keras.Model.save_weights) using variable names: "
+            f"build a Saver(var_list=...) of the variables that existed then, as a dictionary "
+            f"where names changed (Saver(var_list={{'mydense_1/kernel': ...}})).\n\n"
+            f"Checkpoint at {prefix}")
+    for s in saveables:
+        for spec in s.specs:
+            spec.name = names_to_keys[spec.name]
+        s.name = s.specs[0].name
+    return Saver(saveables)
+
+
 def _restore_detail(err, prefix):
     """Names the checkpoint, and for a failed Assign the variable with both shapes."""
     op = err.op
@@ -333,8 +359,22 @@ class Saver:
             sess.run(self.saver_def.restore_op_name,
                      {self.saver_def.filename_tensor_name: prefix})
         except errors.NotFoundError as err:
-            raise _wrap_restore_error(
-                err, "a Variable name or other graph key that is missing", prefix) from None
+            from tideflow.train import trackable_checkpoint
+
+            names_to_keys = trackable_checkpoint.object_graph_key_mapping(prefix)
+            if names_to_keys is None:
+                raise _wrap_restore_error(
+                    err, "a Variable name or other graph key that is missing", prefix) from None
+            # as TF 1.15: an object-based checkpoint (tf.train.Checkpoint, Keras
+            # save_weights) restores by the variable names its object graph records
+            logging.warning("Restoring an object-based checkpoint using a name-based saver. "
+                            "This may be somewhat fragile, and will re-build the Saver. "
+                            "Instead, consider loading object-based checkpoints using "
+                            "tf.train.Checkpoint().")
+            if getattr(self, "_object_restore_saver", None) is None:
+                self._object_restore_saver = _saver_by_object_graph(
+                    self._var_list, names_to_keys, prefix)
+            self._object_restore_saver.restore(sess, prefix)
         except errors.InvalidArgumentError as err:
             raise _wrap_restore_error(
                 err, "a mismatch between the current graph and the graph", prefix) from None

@@ -7,9 +7,9 @@ object-path keys: a variable at attribute path ``model/dense/kernel`` is saved a
 ``<variable path>/.OPTIMIZER_SLOT/<optimizer path>/<slot>/.ATTRIBUTES/VARIABLE_VALUE``; the
 save counter as ``save_counter/.ATTRIBUTES/VARIABLE_VALUE``. A variable reachable along
 several paths is saved once, under the first path of a breadth-first walk. Checkpoints written
-this way restore by the same keys into a rebuilt object structure. The keys are TF's (the
-serialized object graph TF adds under ``_CHECKPOINTABLE_OBJECT_GRAPH`` is not written); the
-files are tideflow's checkpoint format, like ``Saver``'s.
+this way restore by the same keys into a rebuilt object structure. The keys are TF's, and so is
+the serialized object graph saved under ``_CHECKPOINTABLE_OBJECT_GRAPH``; the files are
+tideflow's checkpoint format, like ``Saver``'s.
 
 What is tracked: variables, optimizers (their slot and non-slot variables), Checkpoints,
 layers and other objects with attributes (their public attributes that lead to tracked
@@ -24,7 +24,7 @@ import numpy as np
 
 from tideflow import logging as tf_logging
 from tideflow.framework import dtypes, errors, ops
-from tideflow.train import checkpoint_management, checkpoint_utils
+from tideflow.train import checkpoint_management, checkpoint_utils, saveable
 
 _ATTR = ".ATTRIBUTES/VARIABLE_VALUE"
 _SLOT = ".OPTIMIZER_SLOT"
@@ -62,9 +62,13 @@ def _children(obj):
         return []
     out = [(k, v) for k, v in vars(obj).items() if not k.startswith("_") and _trackable(v)]
     layers = getattr(type(obj), "layers", None)
-    if isinstance(layers, property):
-        # a Keras model's layers, named as TF names them
-        # (a layer with weights is named "layer_with_weights-N" first, then "layer-i")
+    module = type(obj).__module__
+    subclassed = "keras.engine" not in module and "keras.layers" not in module
+    if isinstance(layers, property) and not (subclassed and not getattr(
+            obj, "_is_graph_network", False)):
+        # a Keras model's layers (a subclassed one's only when built as a graph network),
+        # named as TF names them (a layer with weights is "layer_with_weights-N" first, then
+        # "layer-i")
         with_weights = 0
         for i, layer in enumerate(getattr(obj, "layers", None) or []):
             if getattr(layer, "weights", None):
@@ -98,12 +102,17 @@ def _trackable(v, depth=0):
         _trackable(x, depth + 1) for k, x in vars(v).items() if not k.startswith("_"))
 
 
-def _object_graph_keys(root_children):
-    """{checkpoint key: variable} for everything reachable from ``root_children``."""
+def _object_graph_keys(root_children, walk=None):
+    """{checkpoint key: variable} for everything reachable from ``root_children``. With
+    ``walk`` (a list), appends the walk's nodes for :func:`object_graph_proto`: (object, path,
+    children as (local name, object)), breadth first from the root, then the slot triples
+    (optimizer, slot name, primary variable, slot variable)."""
     keys = collections.OrderedDict()
     paths = {}  # id(object) -> path, first one found breadth-first
     var_paths = {}
     optimizers = []
+    nodes = [] if walk is None else walk
+    nodes.append((None, "", list(root_children)))
     queue = collections.deque((_escape(n), c) for n, c in root_children)
     while queue:
         path, obj = queue.popleft()
@@ -113,11 +122,15 @@ def _object_graph_keys(root_children):
         if _is_variable(obj):
             keys[f"{path}/{_ATTR}"] = obj
             var_paths[id(obj)] = path
+            nodes.append((obj, path, []))
             continue
         if _is_optimizer(obj):
             optimizers.append((path, obj))
-        for name, child in _children(obj):
+        children = _children(obj)
+        nodes.append((obj, path, children))
+        for name, child in children:
             queue.append((f"{path}/{_escape(name)}", child))
+    slots = []
     for opt_path, opt in optimizers:
         graph = ops.get_default_graph()
         for slot_name in opt.get_slot_names():
@@ -127,9 +140,130 @@ def _object_graph_keys(root_children):
                 primary = _slot_primary(opt, slot_name, slot)
                 if primary is None or id(primary) not in var_paths:
                     continue
+                slots.append((opt, slot_name, primary, slot))
                 keys[f"{var_paths[id(primary)]}/{_SLOT}/{opt_path}/{_escape(slot_name)}/"
                      f"{_ATTR}"] = slot
+    order = {id(obj): i for i, (obj, _, _) in enumerate(nodes)}
+    # as TF: slots by optimizer, slot name, then their variables' order in the walk
+    slots.sort(key=lambda t: (order[id(t[0])], t[1], order[id(t[2])]))
+    if walk is not None:
+        walk.append(slots)
     return keys
+
+
+def object_graph_proto(keys, walk=None):
+    """TF's ``TrackableObjectGraph`` of a checkpoint of ``keys`` ({key: variable}), the proto
+    an object-based checkpoint stores under ``_CHECKPOINTABLE_OBJECT_GRAPH``: node 0 is the
+    root, then the tracked objects breadth first, then the optimizers' slot variables; each
+    variable names its graph name and checkpoint key. From a ``walk`` of
+    :func:`_object_graph_keys` when given, else from the keys' paths alone."""
+    from tideflow.protos import trackable_object_graph_pb2
+
+    if walk is None:
+        walk = _walk_from_keys(keys)
+    *nodes, slots = walk
+    key_of = {id(v): k for k, v in keys.items()}
+    graph = trackable_object_graph_pb2.TrackableObjectGraph()
+    # objects TF does not track (initializers, input specs...) are walked but not listed
+    kept = {id(obj) for obj, _, _ in nodes[1:] if id(obj) in key_of or _is_trackable_base(obj)}
+    grew = True
+    while grew:
+        grew = False
+        for obj, _, children in nodes[1:]:
+            if id(obj) not in kept and any(id(c) in kept for _, c in children):
+                kept.add(id(obj))
+                grew = True
+    nodes = nodes[:1] + [n for n in nodes[1:] if id(n[0]) in kept]
+    ids = {}
+    for i, (obj, _, _) in enumerate(nodes):
+        ids.setdefault(id(obj), i)
+    ids.update({id(s[3]): len(nodes) + j for j, s in enumerate(slots)})
+    slot_refs = collections.defaultdict(list)
+    for opt, slot_name, primary, slot in slots:
+        slot_refs[id(opt)].append((ids[id(primary)], slot_name, ids[id(slot)]))
+    for obj, _, children in nodes + [(s[3], None, []) for s in slots]:
+        node = graph.nodes.add()
+        for name, child in children:
+            if id(child) in ids:
+                node.children.add(node_id=ids[id(child)], local_name=str(name))
+        if obj is not None and id(obj) in key_of:
+            node.attributes.add(name="VARIABLE_VALUE", full_name=_graph_name(obj),
+                                checkpoint_key=key_of[id(obj)])
+        for original, slot_name, slot_id in slot_refs.get(id(obj), ()) if obj is not None \
+                else ():
+            node.slot_variables.add(original_variable_node_id=original, slot_name=slot_name,
+                                    slot_variable_node_id=slot_id)
+    return graph
+
+
+def _is_trackable_base(obj):
+    """Whether TF 1.15 tracks ``obj`` in an object graph when it holds no variables (a layer
+    without weights is a node; an initializer is not)."""
+    from tideflow.keras.engine.base_layer import Layer
+
+    return isinstance(obj, (Layer, Checkpoint)) or _is_optimizer(obj)
+
+
+def _graph_name(var):
+    name = getattr(var, "name", "")
+    return name.removesuffix(":0")
+
+
+def _split_path(path):
+    """The local names of an escaped object path (``a./b/c`` -> ``['a/b', 'c']``)."""
+    names, cur, i = [], [], 0
+    while i < len(path):
+        c = path[i]
+        if c == "." and i + 1 < len(path) and path[i + 1] in "./":
+            cur.append(path[i + 1])
+            i += 2
+            continue
+        if c == "/":
+            names.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    names.append("".join(cur))
+    return names
+
+
+def _walk_from_keys(keys):
+    """A walk (as :func:`_object_graph_keys` makes) rebuilt from checkpoint keys alone, for
+    savers that name keys themselves (Keras ``save_weights``): one node per path prefix."""
+    tree = {(): collections.OrderedDict()}
+    leaf = {}
+    slot_specs = []
+    for key, var in keys.items():
+        head = key[:-len(_ATTR) - 1]
+        if f"/{_SLOT}/" in head:
+            var_path, rest = head.split(f"/{_SLOT}/", 1)
+            *opt_path, slot_name = _split_path(rest)
+            slot_specs.append((tuple(opt_path), slot_name, tuple(_split_path(var_path)), var))
+            for parts in (tuple(opt_path),):
+                _add_path(tree, parts)
+            continue
+        parts = tuple(_split_path(head))
+        _add_path(tree, parts)
+        leaf[parts] = var
+    objs = {parts: leaf.get(parts, ("node", parts)) for parts in tree}
+    nodes, queue, seen = [], collections.deque([()]), set()
+    while queue:
+        parts = queue.popleft()
+        if parts in seen:
+            continue
+        seen.add(parts)
+        children = [(n, objs[parts + (n,)]) for n in tree[parts]]
+        nodes.append((None if not parts else objs[parts], "/".join(parts), children))
+        queue.extend(parts + (n,) for n in tree[parts])
+    slots = [(objs[o], s, objs[v], var) for o, s, v, var in slot_specs if v in objs]
+    return nodes + [slots]
+
+
+def _add_path(tree, parts):
+    for i in range(1, len(parts) + 1):
+        tree[parts[:i - 1]].setdefault(parts[i - 1], None)
+        tree.setdefault(parts[:i], collections.OrderedDict())
 
 
 def _slot_primary(opt, slot_name, slot):
@@ -140,6 +274,48 @@ def _slot_primary(opt, slot_name, slot):
         if isinstance(v, variables.Variable) and opt.get_slot(v, slot_name) is slot:
             return v
     return None
+
+
+def object_graph_key_mapping(prefix):
+    """{variable name: checkpoint key} from the object graph of the checkpoint at ``prefix``;
+    None when it has none (a name-based checkpoint)."""
+    from tideflow.protos import trackable_object_graph_pb2
+
+    reader = checkpoint_utils.load_checkpoint(prefix)
+    if not reader.has_tensor(_OBJECT_GRAPH_KEY):
+        return None
+    graph = trackable_object_graph_pb2.TrackableObjectGraph()
+    graph.ParseFromString(reader.get_tensor(_OBJECT_GRAPH_KEY))
+    return {a.full_name: a.checkpoint_key for node in graph.nodes for a in node.attributes}
+
+
+class _ObjectGraphSaveable(saveable.SaveableObject):
+    """The serialized object graph, saved from a string constant on the CPU (so variables
+    without a device make a checkpoint of two shards, as TF's) and never restored."""
+
+    def __init__(self, serialized):
+        from tideflow.ops import constant_op
+
+        with ops.device("/device:CPU:0"):
+            tensor = constant_op.constant(serialized, dtype=dtypes.string)
+        super().__init__(tensor, [saveable.SaveSpec(tensor, "", _OBJECT_GRAPH_KEY)],
+                         _OBJECT_GRAPH_KEY)
+
+    def restore(self, restored_tensors, restored_shapes):
+        from tideflow.ops import control_flow_ops
+
+        return control_flow_ops.no_op()
+
+
+def saver_with_object_graph(keys, walk=None):
+    """A sharded Saver of ``keys`` ({checkpoint key: variable}) that also writes their
+    object graph under ``_CHECKPOINTABLE_OBJECT_GRAPH``, as TF's object-based savers do."""
+    from tideflow.train.saver import Saver
+
+    serialized = object_graph_proto(keys, walk or None).SerializeToString()
+    var_list = dict(keys)
+    var_list[_OBJECT_GRAPH_KEY] = _ObjectGraphSaveable(serialized)
+    return Saver(var_list=var_list, sharded=True, max_to_keep=None)
 
 
 class CheckpointOptions:
@@ -228,6 +404,38 @@ class CheckpointLoadStatus:
         return self
 
 
+class NameBasedSaverStatus(CheckpointLoadStatus):
+    """``Checkpoint.restore`` of a checkpoint without an object graph (one ``tf.train.Saver``
+    wrote): the objects' variables restore by their graph names, as TF 1.15's status does.
+    As TF's, only the first ``run_restore_ops``/``initialize_or_restore`` restores; a later one
+    finds nothing left to restore (``ValueError: No variables to save``)."""
+
+    def __init__(self, checkpoint, save_path, keys):
+        super().__init__(checkpoint, save_path, keys, {})
+        self._pending = True
+
+    def run_restore_ops(self, session=None):
+        from tideflow.train.saver import Saver
+
+        sess = _session(session, "run_restore_ops")
+        var_list = {}
+        if self._pending:
+            self._pending = False
+            var_list = {_graph_name(v): v for v in self._keys.values()}
+        with ops.device("/cpu:0"):
+            saver = Saver(var_list=var_list)
+        saver.restore(sess, self._save_path)
+
+    def initialize_or_restore(self, session=None):
+        self.run_restore_ops(session)
+
+    def assert_consumed(self):
+        return self
+
+    assert_existing_objects_matched = assert_consumed
+    assert_nontrivial_match = assert_consumed
+
+
 class _InitializationOnlyStatus(CheckpointLoadStatus):
     """``restore(None)``: nothing to restore; ``initialize_or_restore`` initializes."""
 
@@ -252,10 +460,15 @@ class Checkpoint:
         for k, v in kwargs.items():
             if k in ("save_counter",):
                 raise ValueError(f"`Checkpoint` reserves the attribute name {k!r}")
-            if not _trackable(v):
+            # as TF 1.15: a keyword argument must be a trackable object itself (a list or
+            # dict is tracked only when assigned as an attribute later)
+            if not _trackable(v) or not any(
+                    c.__module__.startswith("tideflow.") for c in type(v).__mro__):
                 raise ValueError(f"`Checkpoint` was expecting a trackable object (an object "
-                                 f"with variables: a Variable, an Optimizer, a layer, ...), "
-                                 f"got {v!r}.")
+                                 f"derived from `TrackableBase`), got {v!r}. If you believe "
+                                 f"this object should be trackable (i.e. it is part of the "
+                                 f"TensorFlow Python API and manages state), please open an "
+                                 f"issue.")
         object.__setattr__(self, "_children", collections.OrderedDict(sorted(kwargs.items())))
         object.__setattr__(self, "_save_counter", None)
         object.__setattr__(self, "_save_assign", None)
@@ -291,7 +504,7 @@ class Checkpoint:
             with ops.init_scope():
                 object.__setattr__(self, "_save_counter", variables.Variable(
                     np.int64(0), name="save_counter", trainable=False, dtype=dtypes.int64,
-                    collections=[ops.GraphKeys.LOCAL_VARIABLES]))
+                    collections=[ops.GraphKeys.LOCAL_VARIABLES], use_resource=True))
         return self._save_counter
 
     def _counter_initialized(self):
@@ -310,20 +523,18 @@ class Checkpoint:
                                state_ops.assign_add(self.save_counter, np.int64(1)))
         return self._save_assign
 
-    def _keys(self):
-        keys = _object_graph_keys(list(self._children.items()))
+    def _keys(self, walk=None):
+        # as TF, the save counter is the root's last dependency (made after the others)
+        children = list(self._children.items())
         if self._save_counter is not None:
-            keys[f"save_counter/{_ATTR}"] = self._save_counter
-        return keys
+            children.append(("save_counter", self._save_counter))
+        return _object_graph_keys(children, walk)
 
-    def _saver(self, keys):
-        from tideflow.train.saver import Saver
-
+    def _saver(self, keys, walk):
         sig = tuple((k, id(v)) for k, v in keys.items())
         saver = self._savers.get(sig)
         if saver is None:
-            saver = Saver(var_list=dict(keys), max_to_keep=None)
-            self._savers[sig] = saver
+            saver = self._savers[sig] = saver_with_object_graph(keys, walk)
         return saver
 
     # -- saving ------------------------------------------------------------------------------------
@@ -331,10 +542,11 @@ class Checkpoint:
         """Writes a checkpoint at ``file_prefix`` (no counter, no state file); returns it."""
         del options
         sess = _session(session, "Checkpoint.write")
-        keys = self._keys()
+        walk = []
+        keys = self._keys(walk)
         if not keys:
             raise ValueError("Checkpoint.write: there are no variables to save")
-        path = self._saver(keys).save(sess, os.fspath(file_prefix), write_meta_graph=False,
+        path = self._saver(keys, walk).save(sess, os.fspath(file_prefix), write_meta_graph=False,
                                       write_state=False)
         return path
 
@@ -369,6 +581,8 @@ class Checkpoint:
             raise errors.NotFoundError(None, None, f"Checkpoint.restore: no checkpoint at "
                                        f"{save_path!r}")
         reader = checkpoint_utils.load_checkpoint(save_path)
+        if not reader.has_tensor(_OBJECT_GRAPH_KEY):
+            return NameBasedSaverStatus(self, save_path, keys)
         ckpt_keys = reader.get_variable_to_shape_map()
         for k, v in keys.items():
             if k in ckpt_keys and not v.get_shape().is_compatible_with(ckpt_keys[k]):

@@ -1448,20 +1448,25 @@ class Model(Network):
         os.makedirs(directory, exist_ok=True)
         keys = self._checkpoint_keys()
         session = K.get_session()
-        saver = self._saver_for(keys)
+        saver = self._saver_for(keys, object_graph=True)
         self._count_tf_checkpoint_ops(keys, saving=True)
         saver.save(session, filepath, write_meta_graph=False)
 
-    def _saver_for(self, keys):
-        """A Saver of ``keys`` (kept, so repeated saves and loads add no ops). Its ops take ids
-        set aside: ``_count_tf_checkpoint_ops`` counts TF 1.15's instead."""
+    def _saver_for(self, keys, object_graph=False):
+        """A Saver of ``keys`` (kept, so repeated saves and loads add no ops); one that saves
+        also writes their object graph, as TF's. Its ops take ids set aside:
+        ``_count_tf_checkpoint_ops`` counts TF 1.15's instead."""
         cache = self.__dict__.setdefault("_weights_savers", {})
-        ident = tuple((k, id(v)) for k, v in keys)
+        ident = (object_graph,) + tuple((k, id(v)) for k, v in keys)
         saver = cache.get(ident)
         if saver is None:
+            from tideflow.train import trackable_checkpoint
+
             graph = keys[0][1].graph
             with graph.as_default(), graph.aside_ids():
-                saver = cache[ident] = tf.train.Saver(var_list=dict(keys), max_to_keep=None)
+                saver = cache[ident] = (
+                    trackable_checkpoint.saver_with_object_graph(dict(keys)) if object_graph
+                    else tf.train.Saver(var_list=dict(keys), max_to_keep=None))
         return saver
 
     def _count_tf_checkpoint_ops(self, keys, saving):

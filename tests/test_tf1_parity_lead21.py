@@ -1,0 +1,149 @@
+"""TF 1.15 parity fixes of the twenty-first session (lead), each expectation taken from running
+the same program under TF 1.15: object-based checkpoints carry their object graph."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.protos import trackable_object_graph_pb2
+
+
+class Net(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.d1 = tf.keras.layers.Dense(3)
+        self.d2 = tf.keras.layers.Dense(2)
+
+    def call(self, x):
+        return self.d2(self.d1(x))
+
+
+def _object_graph(path):
+    graph = trackable_object_graph_pb2.TrackableObjectGraph()
+    graph.ParseFromString(tf.train.load_checkpoint(path).get_tensor(
+        "_CHECKPOINTABLE_OBJECT_GRAPH"))
+    return graph
+
+
+def test_checkpoint_writes_object_graph_in_a_second_shard(tmp_path):
+    tf.keras.backend.clear_session()
+    net = Net()
+    y = net(tf.constant(np.ones((2, 4), np.float32)))
+    opt = tf.train.AdamOptimizer(0.1)
+    step = tf.train.get_or_create_global_step()
+    train = opt.minimize(tf.reduce_sum(y * y), global_step=step)
+    w = tf.get_variable("free/w", [2])
+    ckpt = tf.train.Checkpoint(model=net, optimizer=opt, step=step, w=w)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        path = ckpt.save(str(tmp_path / "ck"), session=sess)
+    # TF 1.15: the variables' shard and the object graph's (placed on the CPU)
+    assert sorted(os.listdir(tmp_path)) == [
+        "checkpoint", "ck-1.data-00000-of-00002", "ck-1.data-00001-of-00002", "ck-1.index"]
+    assert tf.train.list_variables(path)[0] == ("_CHECKPOINTABLE_OBJECT_GRAPH", [])
+    assert type(ckpt.save_counter).__name__ == "ResourceVariable"
+    g = _object_graph(path)
+    # TF 1.15's graph of this program, node for node
+    assert [[(c.node_id, c.local_name) for c in n.children] for n in g.nodes[:8]] == [
+        [(1, "model"), (2, "optimizer"), (3, "step"), (4, "w"), (5, "save_counter")],
+        [(6, "d1"), (7, "d2")], [(8, "beta1_power"), (9, "beta2_power")], [], [], [],
+        [(10, "kernel"), (11, "bias")], [(12, "kernel"), (13, "bias")]]
+    assert len(g.nodes) == 22
+    assert [(s.original_variable_node_id, s.slot_name, s.slot_variable_node_id)
+            for s in g.nodes[2].slot_variables] == [
+        (10, "m", 14), (11, "m", 15), (12, "m", 16), (13, "m", 17),
+        (10, "v", 18), (11, "v", 19), (12, "v", 20), (13, "v", 21)]
+    attrs = [(a.name, a.full_name, a.checkpoint_key) for n in g.nodes for a in n.attributes]
+    assert attrs[0] == ("VARIABLE_VALUE", "global_step", "step/.ATTRIBUTES/VARIABLE_VALUE")
+    assert attrs[5] == ("VARIABLE_VALUE", "net/dense/kernel",
+                        "model/d1/kernel/.ATTRIBUTES/VARIABLE_VALUE")
+    assert attrs[-1] == ("VARIABLE_VALUE", "net/dense_1/bias/Adam_1",
+                         "model/d2/bias/.OPTIMIZER_SLOT/optimizer/v/.ATTRIBUTES/VARIABLE_VALUE")
+
+
+def test_keras_save_weights_tf_format_has_the_object_graph(tmp_path):
+    tf.keras.backend.clear_session()
+    m = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(4,)),
+                             tf.keras.layers.Dense(1)])
+    m.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    m.fit(np.ones((8, 4), np.float32), np.ones((8, 1), np.float32), verbose=0)
+    m.save_weights(str(tmp_path / "w"))
+    assert sorted(os.listdir(tmp_path)) == [
+        "checkpoint", "w.data-00000-of-00002", "w.data-00001-of-00002", "w.index"]
+    keys = {a.checkpoint_key: a.full_name for n in _object_graph(str(tmp_path / "w")).nodes
+            for a in n.attributes}
+    assert keys["layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE"] == "dense_1/kernel"
+    assert keys["optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE"] == "training/Adam/iter"
+
+
+def test_saver_restores_an_object_based_checkpoint_by_variable_names(tmp_path):
+    with tf.Graph().as_default():
+        v = tf.get_variable("w", initializer=tf.constant([1.0, 2.0]))
+        u = tf.get_variable("scope/u", initializer=tf.constant(3.0))
+        ck = tf.train.Checkpoint(a=v, b=u)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            path = ck.save(str(tmp_path / "obj"), session=s)
+    with tf.Graph().as_default():
+        v = tf.get_variable("w", initializer=tf.constant([0.0, 0.0]))
+        u = tf.get_variable("scope/u", initializer=tf.constant(0.0))
+        with tf.Session() as s:
+            tf.train.Saver().restore(s, path)  # TF 1.15: [1, 2], 3.0
+            np.testing.assert_array_equal(s.run(v), [1.0, 2.0])
+            assert s.run(u) == 3.0
+    with tf.Graph().as_default():
+        tf.get_variable("w", [2])
+        tf.get_variable("other", [1])
+        with tf.Session() as s, pytest.raises(tf.errors.NotFoundError,
+                           match="Existing variables not in the checkpoint: other"):
+            tf.train.Saver().restore(s, path)
+
+
+def test_checkpoint_restore_of_a_name_based_checkpoint(tmp_path):
+    with tf.Graph().as_default():
+        tf.get_variable("w", initializer=tf.constant([5.0, 6.0]))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            path = tf.train.Saver().save(s, str(tmp_path / "name"))
+    with tf.Graph().as_default():
+        v = tf.get_variable("w", initializer=tf.constant([0.0, 0.0]))
+        ck = tf.train.Checkpoint(a=v)
+        with tf.Session() as s:
+            status = ck.restore(path)
+            assert type(status).__name__ == "NameBasedSaverStatus"
+            # TF 1.15 restores by graph names, the save counter's too, which this lacks
+            with pytest.raises(tf.errors.NotFoundError,
+                               match="Key save_counter not found in checkpoint"):
+                status.run_restore_ops(s)
+            assert status.assert_consumed() is status
+            with pytest.raises(ValueError, match="No variables to save"):
+                status.initialize_or_restore(s)
+    with tf.Graph().as_default():
+        v = tf.get_variable("w", initializer=tf.constant([0.0, 0.0]))
+        with tf.Session() as s:
+            status = tf.train.Checkpoint(a=v).restore(path)
+            status._keys.pop("save_counter/.ATTRIBUTES/VARIABLE_VALUE")
+            status.run_restore_ops(s)
+            np.testing.assert_array_equal(s.run(v), [5.0, 6.0])
+
+
+def test_checkpoint_keyword_must_be_trackable_itself():
+    v = tf.Variable(1.0)
+    # TF 1.15: a dict (or a plain object holding variables) is not a TrackableBase
+    with pytest.raises(ValueError, match="expecting a trackable object .an object derived "
+                                         "from `TrackableBase`., got {'u'"):
+        tf.train.Checkpoint(b={"u": v})
+
+    class Holder:
+        pass
+
+    h = Holder()
+    h.v = v
+    with pytest.raises(ValueError, match="expecting a trackable object"):
+        tf.train.Checkpoint(h=h)
+    ck = tf.train.Checkpoint(v=v)
+    ck.d = {"u": v}  # an attribute is tracked, as TF's wrapped dict
+    assert ck.d == {"u": v}
