@@ -331,7 +331,7 @@ def test_optimize_loss_gradient_multipliers_by_name_and_variable():
     gs = tf.train.get_or_create_global_step()
     loss = tf.reduce_sum(w * w) + tf.reduce_sum(v * v)
     op = tf.contrib.layers.optimize_loss(loss, gs, 0.1, "SGD", summaries=[],
-                                         gradient_multipliers={"w": 0.5, v: 2.0})
+                                         gradient_multipliers={"w:0": 0.5, v: 2.0})
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(op)

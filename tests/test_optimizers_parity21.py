@@ -2,6 +2,7 @@
 tf.contrib.opt optimizers, schedules, optimize_loss, gradient accumulation, moving averages."""
 
 import numpy as np
+import pytest
 
 import tideflow as tf
 
@@ -62,3 +63,37 @@ def test_lars_adds_weight_decay_and_folds_rate_into_momentum():
                                rtol=1e-5)
     np.testing.assert_allclose(got[2], [-1.5077314376831055], rtol=1e-6)
     np.testing.assert_allclose(got[3], [0.6331431269645691], rtol=1e-6)
+
+
+def test_optimize_loss_gradient_multipliers_keys_are_variables_or_tensor_names():
+    # TF 1.15's optimize_loss looks a multiplier up by the variable or by 'b:0'; the op name
+    # 'w' (slim's key) matches nothing there, so w takes the plain step.
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", [2], initializer=tf.constant_initializer([1.0, -1.0]))
+        b = tf.get_variable("b", [2], initializer=tf.constant_initializer([0.5, 0.5]))
+        emb = tf.get_variable("emb", [3, 2], initializer=tf.ones_initializer())
+        loss = (tf.reduce_sum(w * 3.0) + tf.reduce_sum(b * 2.0)
+                + tf.reduce_sum(tf.gather(emb, [2, 0])))
+        train = tf.contrib.layers.optimize_loss(
+            loss, None, learning_rate=0.1, optimizer="SGD",
+            gradient_multipliers={"w": 10.0, "b:0": 3.0, emb: 0.5}, summaries=[])
+        got = _steps(train, [w, b, emb], 1)
+    np.testing.assert_allclose(got[0], [0.7, -1.3], rtol=1e-6)
+    np.testing.assert_allclose(got[1], [-0.1, -0.1], rtol=1e-6)
+    np.testing.assert_allclose(got[2], [[0.95, 0.95], [1.0, 1.0], [0.95, 0.95]], rtol=1e-6)
+
+
+def test_foreign_learning_rate_is_the_input_refused():
+    # TF 1.15: an optimizer's update op is built in its variable's graph, so a learning rate
+    # made in another graph is named as the stranger.
+    with tf.Graph().as_default():
+        lr = tf.constant(0.1)
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", [3, 1])
+        loss = tf.reduce_sum(w * w)
+        for opt in (tf.train.GradientDescentOptimizer(lr), tf.train.MomentumOptimizer(lr, 0.9)):
+            with pytest.raises(ValueError) as err:
+                opt.minimize(loss)
+            assert str(err.value) == (
+                'Tensor("Const:0", shape=(), dtype=float32) must be from the same graph as '
+                'Tensor("w:0", shape=(3, 1), dtype=float32_ref).')

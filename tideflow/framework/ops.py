@@ -2393,6 +2393,12 @@ def _graph_from_inputs(inputs):
                     return _checked_graph(x, default)
         elif isinstance(v, Tensor):
             return _checked_graph(v, default)
+        elif hasattr(v, "_as_graph_element"):
+            # a Variable counts where it stands, as in TF's _get_graph_from_inputs (an
+            # optimizer's foreign learning rate is then the input that is refused)
+            t = v._as_graph_element()
+            if isinstance(t, Tensor):
+                return _checked_graph(t, default)
     return default
 
 

@@ -557,19 +557,19 @@ OPTIMIZER_SUMMARIES = ["learning_rate", "loss", "gradients", "gradient_norm",
 
 
 def _multiply_gradients(grads_and_vars, gradient_multipliers):
-    """Each gradient whose variable (or variable name) has a multiplier, times it (cast to
-    the gradient's dtype, as optimize_loss does)."""
+    """Each gradient whose variable (or its tensor name, 'w:0') has a multiplier, times it:
+    a dense gradient's multiplier cast to its dtype, an IndexedSlices' values as given (as
+    TF 1.15's optimize_loss; an op name such as 'w' is slim's key, not this one's)."""
     from tideflow.ops import cast_ops
 
     out = []
     for grad, var in grads_and_vars:
-        # keyed by the variable or its name ('w:0', or 'w' as slim's multiply_gradients)
-        key = next((k for k in (var, var.name, var.op.name) if k in gradient_multipliers), None)
+        key = next((k for k in (var, var.name) if k in gradient_multipliers), None)
         if grad is not None and key is not None:
             multiplier = gradient_multipliers[key]
             if isinstance(grad, ops.IndexedSlices):
-                values = grad.values * cast_ops.cast(multiplier, grad.values.dtype)
-                grad = ops.IndexedSlices(values, grad.indices, grad.dense_shape)
+                grad = ops.IndexedSlices(grad.values * multiplier, grad.indices,
+                                         grad.dense_shape)
             else:
                 grad = grad * cast_ops.cast(multiplier, grad.dtype)
         out.append((grad, var))
