@@ -97,3 +97,15 @@ def test_foreign_learning_rate_is_the_input_refused():
             assert str(err.value) == (
                 'Tensor("Const:0", shape=(), dtype=float32) must be from the same graph as '
                 'Tensor("w:0", shape=(3, 1), dtype=float32_ref).')
+
+
+def test_optimize_loss_unknown_summary_message():
+    with tf.Graph().as_default():
+        w = tf.Variable(1.0)
+        with pytest.raises(ValueError) as err:
+            tf.contrib.layers.optimize_loss(w * w, None, learning_rate=0.1, optimizer="SGD",
+                                            summaries=["foo"])
+    # TF 1.15's words
+    assert str(err.value) == (
+        "Summaries should be one of [learning_rate, loss, gradients, gradient_norm, "
+        "global_gradient_norm], you provided foo.")

@@ -615,8 +615,8 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
                      else summaries)
         for s in summaries:
             if s not in OPTIMIZER_SUMMARIES:
-                raise ValueError(f"Summaries should be one of {OPTIMIZER_SUMMARIES}, you "
-                                 f"provided {s}.")
+                raise ValueError(f"Summaries should be one of [{', '.join(OPTIMIZER_SUMMARIES)}]"
+                                 f", you provided {s}.")
         if learning_rate is not None and learning_rate_decay_fn is not None:
             if global_step is None:
                 raise ValueError("global_step is required for learning_rate_decay_fn.")
