@@ -35,3 +35,57 @@ def test_window_components_legacy_structure_is_their_dataset_spec():
     w = tf.data.Dataset.range(5).window(2)
     with pytest.raises(TypeError, match=r"^Cannot convert value DatasetSpec\("):
         tf.data.Iterator.from_structure(w.output_types, w.output_shapes)
+
+
+def _serving_fn():
+    return None
+
+
+def test_exporter_names_are_checked_by_the_eval_spec():
+    # TF 1.15 builds exporters of any name; EvalSpec then refuses an empty one, a non-string
+    # one and a repeated one with these words
+    def input_fn():
+        return None
+
+    latest = tf.estimator.LatestExporter("", _serving_fn)
+    assert latest.name == "" and tf.estimator.FinalExporter("", _serving_fn).name == ""
+    with pytest.raises(ValueError, match=r"^An Exporter cannot have a name that is `None` or "
+                       r"empty. All exporter names: \['', 'b'\]$"):
+        tf.estimator.EvalSpec(input_fn, exporters=[latest,
+                                                   tf.estimator.FinalExporter("b", _serving_fn)])
+    with pytest.raises(ValueError, match=r"^An Exporter must have a string name. Given: "
+                       r"<class 'int'>$"):
+        tf.estimator.EvalSpec(input_fn, exporters=tf.estimator.LatestExporter(3, _serving_fn))
+    twice = [tf.estimator.LatestExporter("a", _serving_fn),
+             tf.estimator.BestExporter("a", _serving_fn)]
+    with pytest.raises(ValueError, match=r"^`exporters` must have unique names. Such a name "
+                       r"cannot be `None`. All exporter names: \['a', 'a'\]$"):
+        tf.estimator.EvalSpec(input_fn, exporters=twice)
+    with pytest.raises(TypeError, match=r"^`exporters` must be an Exporter, an iterable of "
+                       r"Exporter, or `None`, found \[3\].$"):
+        tf.estimator.EvalSpec(input_fn, exporters=[3])
+    with pytest.raises(TypeError, match=r"^All hooks must be `SessionRunHook` instances, "
+                       r"given: 1$"):
+        tf.estimator.TrainSpec(input_fn, hooks=[1])
+    with pytest.raises(TypeError, match=r"^All hooks must be `SessionRunHook` instances"):
+        tf.estimator.EvalSpec(input_fn, hooks=["x"])
+
+
+def test_exporter_and_run_config_argument_errors():
+    # TF 1.15's words: LatestExporter's and BestExporter's exports_to_keep messages differ,
+    # a non-callable compare_fn is inspect's 'unsupported callable'
+    with pytest.raises(ValueError, match=r"^`exports_to_keep`, if provided, must be positive "
+                       r"number$"):
+        tf.estimator.LatestExporter("x", _serving_fn, exports_to_keep=0)
+    with pytest.raises(ValueError, match=r"^`exports_to_keep`, if provided, must be a positive "
+                       r"number. Got 0$"):
+        tf.estimator.BestExporter("x", _serving_fn, exports_to_keep=0)
+    with pytest.raises(TypeError, match=r"^unsupported callable$"):
+        tf.estimator.BestExporter("x", _serving_fn, compare_fn=3)
+    with pytest.raises(ValueError, match=r"^`compare_fn` must not be None.$"):
+        tf.estimator.BestExporter("x", _serving_fn, compare_fn=None)
+    with pytest.raises(ValueError, match=r"^log_step_count_steps should be > 0$"):
+        tf.estimator.RunConfig(log_step_count_steps=0)
+    with pytest.raises(ValueError, match=r"^model_dir should be non-empty.$"):
+        tf.estimator.RunConfig(model_dir="")
+    assert tf.estimator.RunConfig(log_step_count_steps=None).log_step_count_steps is None

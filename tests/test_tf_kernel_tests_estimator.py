@@ -397,6 +397,6 @@ def test_best_exporter_calls_compare_fn_with_keywords(tmp_path):
     exporter = tf.estimator.BestExporter(compare_fn=compare, event_file_pattern=None,
                                          serving_input_receiver_fn=lambda: None)
     exporter._best = {"loss": 2.0}
-    exporter._read_events = True
-    assert exporter.export(None, str(tmp_path), None, {"loss": 3.0}, False) is None
+    estimator = type("Estimator", (), {"model_dir": str(tmp_path)})()
+    assert exporter.export(estimator, str(tmp_path), None, {"loss": 3.0}, False) is None
     assert calls == [(2.0, 3.0)]

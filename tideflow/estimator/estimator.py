@@ -47,6 +47,8 @@ def fn_args(fn):
         args = fn_args(fn.func)
         args = args[len(fn.args):]
         return tuple(a for a in args if a not in (fn.keywords or {}))
+    if not callable(fn):
+        raise TypeError("unsupported callable")  # inspect's words, as TF's fn_args
     if not (inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isclass(fn)):
         fn = fn.__call__
     return tuple(name for name, p in inspect.signature(fn).parameters.items()

@@ -108,7 +108,7 @@ def _validate(config):
     check("keep_checkpoint_max", lambda v: v >= 0, "keep_checkpoint_max should be >= 0")
     check("keep_checkpoint_every_n_hours", lambda v: v > 0,
           "keep_checkpoint_every_n_hours should be > 0")
-    check("log_step_count_steps", lambda v: v >= 0, "log_step_count_steps should be >= 0")
+    check("log_step_count_steps", lambda v: v > 0, "log_step_count_steps should be > 0")
     check("tf_random_seed", lambda v: isinstance(v, int), "tf_random_seed must be integer.")
     check("experimental_max_worker_delay_secs", lambda v: isinstance(v, int),
           "experimental_max_worker_delay_secs must be an integer if set.")
@@ -157,11 +157,11 @@ class RunConfig:
         if model_dir is not None:
             model_dir = os.fspath(model_dir)
             if not model_dir:
-                raise ValueError("model_dir should be non-empty")
+                raise ValueError("model_dir should be non-empty.")
         if "model_dir" in tf_config:  # as TF: TF_CONFIG may give the model_dir
             in_config = tf_config["model_dir"]
             if not in_config:
-                raise ValueError("model_dir in TF_CONFIG should be non-empty")
+                raise ValueError("model_dir in TF_CONFIG should be non-empty.")
             if model_dir and model_dir != in_config:
                 raise ValueError("`model_dir` provided in RunConfig construct, if set, must have "
                                  "the same value as the model_dir in TF_CONFIG. model_dir: "

@@ -8,8 +8,7 @@ import time
 
 from tideflow import logging
 from tideflow.compat import as_text
-from tideflow.estimator.model_fn import _check_hooks
-from tideflow.train import basic_hooks
+from tideflow.train import basic_hooks, session_run_hook
 
 
 class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks"])):
@@ -21,7 +20,7 @@ class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "h
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
         return super().__new__(cls, input_fn=input_fn, max_steps=max_steps,
-                               hooks=_check_hooks(hooks))
+                               hooks=_check_spec_hooks(hooks))
 
 
 class EvalSpec(collections.namedtuple("EvalSpec", [
@@ -37,31 +36,50 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"`name` must be string, given: {name}")
-        if exporters is None:
-            exporters = ()
-        elif isinstance(exporters, Exporter):
-            exporters = (exporters,)
-        else:
-            message = (f"`exporters` must be an Exporter, an iterable of Exporter, or `None`, "
-                       f"found {exporters}.")
-            try:
-                exporters = tuple(exporters)
-            except TypeError:  # not iterable
-                raise TypeError(message) from None
-            for e in exporters:
-                if not isinstance(e, Exporter):
-                    raise TypeError(message)
-            names = [e.name for e in exporters]
-            if len(set(names)) != len(names):
-                raise ValueError(f"`exporters` must have unique names. Such a name cannot be "
-                                 f"`None`. {names} given.")
         if start_delay_secs < 0:
             raise ValueError(f"Must specify start_delay_secs >= 0, given: {start_delay_secs}")
         if throttle_secs < 0:
             raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
         return super().__new__(cls, input_fn=input_fn, steps=steps, name=name,
-                               hooks=_check_hooks(hooks), exporters=exporters,
+                               hooks=_check_spec_hooks(hooks),
+                               exporters=_check_exporters(exporters),
                                start_delay_secs=start_delay_secs, throttle_secs=throttle_secs)
+
+
+def _check_spec_hooks(hooks):
+    hooks = tuple(hooks or [])
+    for h in hooks:
+        if not isinstance(h, session_run_hook.SessionRunHook):
+            raise TypeError(f"All hooks must be `SessionRunHook` instances, given: {h}")
+    return hooks
+
+
+def _check_exporters(exporters):
+    """TF 1.15's checks of EvalSpec's exporters (each named, by a distinct string)."""
+    if not exporters:
+        return ()
+    if isinstance(exporters, Exporter):
+        exporters = [exporters]
+    message = (f"`exporters` must be an Exporter, an iterable of Exporter, or `None`, "
+               f"found {exporters}.")
+    try:
+        names = []
+        for e in exporters:
+            if not isinstance(e, Exporter):
+                raise TypeError(message)
+            if not e.name:
+                raise ValueError(f"An Exporter cannot have a name that is `None` or empty. All "
+                                 f"exporter names: {[x.name for x in exporters]}")
+            if not isinstance(e.name, str):
+                raise ValueError(  # noqa: TRY004 - as TF
+                    f"An Exporter must have a string name. Given: {type(e.name)}")
+            if e.name in names:
+                raise ValueError(f"`exporters` must have unique names. Such a name cannot be "
+                                 f"`None`. All exporter names: {[x.name for x in exporters]}")
+            names.append(e.name)
+    except TypeError:  # not iterable, or not an Exporter
+        raise TypeError(message) from None
+    return tuple(exporters)
 
 
 class Exporter:
@@ -77,8 +95,7 @@ class Exporter:
 
 class _SavedModelExporter(Exporter):
     def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False):
-        if not name:
-            raise ValueError("`name` must be a non-empty string.")
+        # as TF, the name is checked by the EvalSpec the exporter joins
         self._name = name
         self._fn = serving_input_receiver_fn
         self._assets_extra = assets_extra
@@ -96,19 +113,15 @@ class _SavedModelExporter(Exporter):
 
     def _export_keeping_newest(self, estimator, export_path, checkpoint_path):
         """Exports, then deletes all but the ``self._keep`` newest exports (all are kept
-        when it is None)."""
+        when it is None); as TF's, only 10-digit timestamp folders count as exports."""
         path = self._export(estimator, export_path, checkpoint_path)
         if self._keep:
-            dirs = sorted(d for d in os.listdir(export_path) if d.isdigit())
+            dirs = sorted(d for d in os.listdir(export_path) if len(d) == 10 and d.isdigit())
             for d in dirs[:-self._keep]:
                 shutil.rmtree(os.path.join(export_path, d), ignore_errors=True)
         return path
 
 
-def _check_exports_to_keep(exports_to_keep):
-    if exports_to_keep is not None and exports_to_keep <= 0:
-        raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got "
-                         f"{exports_to_keep}")
 
 
 class FinalExporter(_SavedModelExporter):
@@ -126,8 +139,9 @@ class LatestExporter(_SavedModelExporter):
     def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False,
                  exports_to_keep=5):
         super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
-        _check_exports_to_keep(exports_to_keep)
         self._keep = exports_to_keep
+        if exports_to_keep is not None and exports_to_keep <= 0:
+            raise ValueError("`exports_to_keep`, if provided, must be positive number")
 
     def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
         return self._export_keeping_newest(estimator, export_path, checkpoint_path)
@@ -165,16 +179,16 @@ class BestExporter(_SavedModelExporter):
                  assets_extra=None, as_text=False, exports_to_keep=5):
         if compare_fn is None:
             raise ValueError("`compare_fn` must not be None.")
-        if not callable(compare_fn):
-            raise ValueError("`compare_fn` must be callable.")  # noqa: TRY004 - as TF
         _verify_compare_fn_args(compare_fn)
-        _check_exports_to_keep(exports_to_keep)
         super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
         self._compare_fn = compare_fn
         self._event_file_pattern = event_file_pattern
         self._keep = exports_to_keep
         self._best = None
-        self._read_events = False
+        self._model_dir = None
+        if exports_to_keep is not None and exports_to_keep <= 0:
+            raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got "
+                             f"{exports_to_keep}")
 
     def _best_from_events(self, model_dir):
         import glob
@@ -188,16 +202,17 @@ class BestExporter(_SavedModelExporter):
                     continue
                 result = {v.tag: v.simple_value for v in event.summary.value
                           if v.HasField("simple_value")}
-                if result and (best is None or self._compare_fn(
-                        best_eval_result=best, current_eval_result=result)):
+                # TF passes these two positionally (by keyword after each evaluation)
+                if result and (best is None or self._compare_fn(best, result)):
                     best = result
         return best
 
     def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
         # as TF, the best result so far is first read from the eval events, which already
-        # hold this evaluation's (so the very first evaluation exports nothing)
-        if not self._read_events and self._event_file_pattern:
-            self._read_events = True
+        # hold this evaluation's (so the very first evaluation exports nothing); again for
+        # each new model_dir
+        if self._model_dir != estimator.model_dir and self._event_file_pattern:
+            self._model_dir = estimator.model_dir
             self._best = self._best_from_events(as_text(estimator.model_dir))
         if self._best is not None and not self._compare_fn(
                 best_eval_result=self._best, current_eval_result=eval_result):
