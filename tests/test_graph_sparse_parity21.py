@@ -46,3 +46,54 @@ def test_get_static_value_makes_its_tensor_unfeedable():
     assert tf.get_static_value(p) is None
     with tf.Session() as s:
         assert s.run(b + p, {b: 1, p: 2}) == 3
+
+
+def test_compute_accidental_hits_is_a_namedtuple_with_one_hit_per_true_class():
+    # TF 1.15: a ComputeAccidentalHits namedtuple; a candidate sampled twice (unique=False)
+    # is one hit, at the last position it was sampled at
+    labels = tf.constant([[1, 2], [3, 9], [0, 4]], tf.int64)
+    hits = tf.nn.compute_accidental_hits(labels, tf.constant([2, 3, 2, 9, 2, 1], tf.int64), 2)
+    assert type(hits).__name__ == "ComputeAccidentalHits"
+    assert hits._fields == ("indices", "ids", "weights")
+    with tf.Session() as s:
+        r = s.run(hits)
+    assert type(r).__name__ == "ComputeAccidentalHits"
+    np.testing.assert_array_equal(r.indices, [0, 0, 1, 1])
+    np.testing.assert_array_equal(r.ids, [5, 4, 1, 3])
+    np.testing.assert_array_equal(r.weights, [-np.finfo(np.float32).max] * 4)
+
+
+def test_compute_accidental_hits_run_time_checks_say_tfs_words():
+    t, c = tf.placeholder(tf.int64), tf.placeholder(tf.int64)
+    hits = tf.nn.compute_accidental_hits(t, c, num_true=2)
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"true_candidates must be a batch_size \* num_true matrix"):
+            s.run(hits, {t: [[1, 2, 3]], c: [1]})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="sampled_candidates must be a vector, which is typically an "
+                                 "output from CandidateSampler"):
+            s.run(hits, {t: [[1, 2]], c: [[1]]})
+        r = s.run(hits, {t: [[1, 2]], c: []})
+    assert r.indices.shape == (0,) and r.ids.dtype == np.int64
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: tf.nn.uniform_candidate_sampler(t, 3, 3, True, 10, seed=1),
+    lambda t: tf.nn.log_uniform_candidate_sampler(t, 3, 3, False, 10, seed=1),
+    lambda t: tf.nn.fixed_unigram_candidate_sampler(t, 3, 3, True, 10, unigrams=[1.] * 10),
+    lambda t: tf.nn.learned_unigram_candidate_sampler(t, 3, 3, True, 10, seed=1),
+    lambda t: tf.nn.all_candidate_sampler(t, 3, 10, True),
+])
+def test_samplers_check_num_true_at_run_time_only(make):
+    # TF 1.15's CandidateSamplerShapeFn takes the true_expected_count shape [batch, num_true]
+    # whatever true_classes' width; the kernel then fails, swapping its two numbers
+    s = make(tf.constant([[1, 2], [3, 9]], tf.int64))
+    assert s.true_expected_count.get_shape().as_list() == [2, 3]
+    p = tf.placeholder(tf.int64)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="true_classes must have num_true columns, expected: 2 was: 3"):
+            sess.run(s)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="true_classes must be a matrix\n"):
+            sess.run(make(p), {p: [1, 2, 3]})

@@ -93,6 +93,17 @@ def _expected_count(p, num_sampled, num_tries):
     return -np.expm1(np.float32(num_tries) * np.log1p(-p))
 
 
+def check_true_classes(true_classes, num_true):
+    """A sampler kernel's check of its true classes, in TF 1.15's words (which swap the
+    expected and the actual column counts)."""
+    if true_classes.ndim != 2:
+        raise errors.InvalidArgumentError(None, None, "true_classes must be a matrix")
+    if true_classes.shape[1] != num_true:
+        raise errors.InvalidArgumentError(
+            None, None, "true_classes must have num_true columns, expected: "
+            f"{true_classes.shape[1]} was: {num_true}")
+
+
 def _sampler_kernel(draw, prob):
     def factory(ctx):
         gen = _generator(ctx)
@@ -102,9 +113,7 @@ def _sampler_kernel(draw, prob):
         unique, range_max = attrs["unique"], attrs["range_max"]
 
         def run(true_classes):
-            if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
-                raise errors.InvalidArgumentError(
-                    None, None, f"true_classes must be a matrix with {num_true} columns")
+            check_true_classes(true_classes, num_true)
             if unique and num_sampled > range_max:
                 raise errors.InvalidArgumentError(None, None, "Sampler's range is too small.")
             src, fn = gen, draw
@@ -128,12 +137,7 @@ def _sampler_shape(op):
     tc = op._inputs[0]._shape
     _check_rank(tc, 2)  # (TF's words, not with_rank's)
     tc = tc.with_rank(2)
-    try:
-        tc[1].merge_with(num_true)
-    except ValueError:
-        raise ValueError(
-            f"Dimension must be {num_true} but is {tc[1].value}"
-        ) from None
+    # as TF: the true classes' column count is not checked against num_true until run time
     return [TensorShape([num_sampled]), TensorShape([tc[0], num_true]),
             TensorShape([num_sampled])]
 
@@ -159,13 +163,23 @@ for _name, _draw, _prob in (("UniformCandidateSampler", _uniform_draw, _uniform_
 def _accidental_hits(true_classes, sampled_candidates, *, num_true):
     if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
         raise errors.InvalidArgumentError(
-            None, None, f"true_classes must be a matrix with {num_true} columns")
+            None, None, "true_candidates must be a batch_size * num_true matrix")
     if sampled_candidates.ndim != 1:
-        raise errors.InvalidArgumentError(None, None, "sampled_candidates must be a vector")
-    hit = true_classes[:, :, None] == sampled_candidates[None, None, :]
-    rows, _, cols = np.nonzero(hit)
+        raise errors.InvalidArgumentError(
+            None, None, "sampled_candidates must be a vector, which is typically an output "
+            "from CandidateSampler")
+    # as TF: one hit per true class found among the sampled ones, at the last position that
+    # candidate was sampled at (a candidate sampled twice is one hit)
+    n = sampled_candidates.shape[0]
+    last = n - 1 - np.unique(sampled_candidates[::-1], return_index=True)[1]
+    values = sampled_candidates[last]
+    pos = np.searchsorted(values, true_classes)
+    found = values[np.minimum(pos, values.size - 1)] == true_classes if n else \
+        np.zeros(true_classes.shape, bool)
+    rows, cols = np.nonzero(found)
+    ids = last[pos[rows, cols]] if n else np.zeros([0], np.int64)
     weights = np.full(rows.shape, -np.finfo(np.float32).max, np.float32)
-    return rows.astype(np.int32), cols.astype(np.int64), weights
+    return rows.astype(np.int32), ids.astype(np.int64), weights
 
 
 def _accidental_hits_shape(op):
@@ -236,6 +250,10 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
     """The (row, sampled position) pairs where a sampled candidate is one of the row's true
     classes; returns (indices, ids, weights) with weights -FLT_MAX."""
     s1, s2 = _seeds(seed)
-    return tuple(ops.apply_op("ComputeAccidentalHits", [true_classes, sampled_candidates],
-                              {"num_true": num_true, "seed": s1, "seed2": s2},
-                              name=name)._outputs)
+    return _AccidentalHits(*ops.apply_op(
+        "ComputeAccidentalHits", [true_classes, sampled_candidates],
+        {"num_true": num_true, "seed": s1, "seed2": s2}, name=name)._outputs)
+
+
+# as TF's generated wrapper: a namedtuple (which Session.run hands back in kind)
+_AccidentalHits = collections.namedtuple("ComputeAccidentalHits", ["indices", "ids", "weights"])

@@ -20,7 +20,7 @@ from tideflow.ops import (
     reduction_ops,
     unary_ops,
 )
-from tideflow.ops.array_ops import _invalid, _np
+from tideflow.ops.array_ops import _np
 
 # ------------------------------------------------------------------------------------------
 # activations, moments, losses
@@ -630,7 +630,12 @@ def _tf_picker_draw(counts):
 
 
 def _unigram_factory(learned):
-    from tideflow.ops.candidate_sampling_ops import _expected_count, _sample_unique, _TFWords
+    from tideflow.ops.candidate_sampling_ops import (
+        _expected_count,
+        _sample_unique,
+        _TFWords,
+        check_true_classes,
+    )
     from tideflow.ops.random_ops import _generator, _philox_stream
 
     def factory(ctx):
@@ -650,9 +655,7 @@ def _unigram_factory(learned):
 
         def run(true_classes):
             tc = _np(true_classes)
-            if tc.ndim != 2 or tc.shape[1] != num_true:
-                raise errors.InvalidArgumentError(
-                    None, None, f"true_classes must be a matrix with {num_true} columns")
+            check_true_classes(tc, num_true)
             if unique and num_sampled > range_max:
                 raise errors.InvalidArgumentError(None, None, "Sampler's range is too small.")
             if learned:
@@ -683,9 +686,10 @@ def _unigram_factory(learned):
 
 
 def _all_sampler_kernel(true_classes, *, num_true, num_sampled):
+    from tideflow.ops.candidate_sampling_ops import check_true_classes
+
     tc = _np(true_classes)
-    if tc.ndim != 2 or tc.shape[1] != num_true:
-        raise _invalid(f"true_classes must be a matrix with {num_true} columns")
+    check_true_classes(tc, num_true)
     return (np.arange(num_sampled, dtype=np.int64), np.ones(tc.shape, np.float32),
             np.ones(num_sampled, np.float32))
 
