@@ -1,59 +1,97 @@
 """Fake quantization (``tf.quantization``): FakeQuantWithMinMaxArgs/Vars(/PerChannel) and their
 gradient ops, and QuantizeAndDequantizeV2. The ops on quantized types are in ``quantized_ops``.
 
-As TF's kernels, the range [min, max] is first nudged so that 0.0 is exactly representable:
-the zero point ``quant_min - min / scale`` is rounded (half away from zero) and clamped into
-[quant_min, quant_max], and min and max move with it. Values are then clamped into the nudged
-range and rounded onto its grid. All arithmetic is in float32, as TF's.
+As TF 1.15's kernels, the range [min, max] is first nudged so that 0.0 is exactly
+representable: the zero point ``quant_min - min / scale`` is rounded (half away from zero) and
+clamped into [quant_min, quant_max], and min and max move with it. Values are then clamped into
+the nudged range and rounded onto its grid: ``floor(shifted * (1 / scale) + 0.5)`` for the Args
+op, ``floor(shifted / scale + 0.5)`` for the Vars ops (half away from zero for a rank-1 per-channel
+input), all in float32, as TF 1.15 (TF 2.x rounds with a separate zero point and differs by an
+ulp or a step). A range of (0, 0) gives zeros; the Vars ops do not check that min <= max.
 """
+
+import collections
 
 import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
 
 _F32 = np.float32
 
 
 def _nudge(mn, mx, num_bits, narrow_range):
-    """(nudged_min, nudged_max, scale, inverse scale) as float32 arrays (elementwise over
-    channels); the inverse is computed from the range, not as 1 / scale, as TF."""
+    """(nudged_min, nudged_max, scale) as float32 arrays (elementwise over channels)."""
     mn = np.asarray(mn, _F32)
     mx = np.asarray(mx, _F32)
     qmin = _F32(1 if narrow_range else 0)
     qmax = _F32((1 << num_bits) - 1)
-    scale = ((mx - mn) / (qmax - qmin)).astype(_F32)
     with np.errstate(all="ignore"):
+        scale = ((mx - mn) / (qmax - qmin)).astype(_F32)
         zp_from_min = (qmin - mn / scale).astype(_F32)
-    rounded = np.where(zp_from_min < 0, -np.floor(-zp_from_min + 0.5),
-                       np.floor(zp_from_min + 0.5)).astype(_F32)
-    zp = np.where(zp_from_min < qmin, qmin, np.where(zp_from_min > qmax, qmax, rounded))
-    nudged_min = ((qmin - zp) * scale).astype(_F32)
-    nudged_max = ((qmax - zp) * scale).astype(_F32)
-    with np.errstate(all="ignore"):
-        inv_scale = ((qmax - qmin) / (mx - mn)).astype(_F32)
-    return nudged_min, nudged_max, scale, inv_scale
+        # std::round (half away from zero) into TF's uint16; a NaN casts to 0 on x86
+        whole = np.floor(zp_from_min)
+        rounded = whole + (zp_from_min - whole >= _F32(0.5))
+        zp = np.where(zp_from_min < qmin, qmin, np.where(zp_from_min > qmax, qmax, rounded))
+        zp = np.where(np.isnan(zp), _F32(0), zp).astype(_F32)
+        nudged_min = ((qmin - zp) * scale).astype(_F32)
+        nudged_max = ((qmax - zp) * scale).astype(_F32)
+    return nudged_min, nudged_max, scale
 
 
-def _fake_quant(x, mn, mx, num_bits, narrow_range):
-    nmin, nmax, scale, inv = _nudge(mn, mx, num_bits, narrow_range)
+def _fake_quant(x, mn, mx, num_bits, narrow_range, by="divide"):
+    """``by``: 'inverse' (the Args op multiplies by 1 / scale), 'divide' (the Vars ops), or
+    'round' (the rank-1 per-channel op: std::round of the quotient)."""
+    nmin, nmax, scale = _nudge(mn, mx, num_bits, narrow_range)
     x = np.asarray(x, _F32)
     with np.errstate(all="ignore"):
-        shifted = (np.clip(x, nmin, nmax) - nmin).astype(_F32)
-        q = np.floor(shifted * inv + _F32(0.5)).astype(_F32)
-        zp = np.round(-nmin / scale).astype(_F32)  # the nudged zero point, an integer
-        return ((q - zp) * scale).astype(_F32)
+        # as Eigen's cwiseMin(max).cwiseMax(min): an inverted range gives min, not max
+        shifted = (np.maximum(np.minimum(x, nmax), nmin) - nmin).astype(_F32)
+        if by == "inverse":
+            q = np.floor(shifted * (_F32(1) / scale) + _F32(0.5))
+        elif by == "divide":
+            q = np.floor(shifted / scale + _F32(0.5))
+        else:
+            q = shifted / scale
+            whole = np.floor(q)
+            q = whole + (q - whole >= _F32(0.5))
+        out = (q.astype(_F32) * scale + nmin).astype(_F32)
+    zero = (np.asarray(mn) == 0) & (np.asarray(mx) == 0)  # TF's kernels: a (0, 0) range is 0
+    return np.where(zero, _F32(0), out).astype(_F32) if zero.any() else out
 
 
-def _check_bits(num_bits, narrow_range=False):
+def _bits_error():
+    return errors.InvalidArgumentError(None, None, "num_bits must be between 2 and 16, inclusive")
+
+
+def _check_bits(num_bits):
     if not 2 <= num_bits <= 16:
-        raise errors.InvalidArgumentError(
-            None, None, f"num_bits is out of range, expected between 2 and 16, was: {num_bits}")
+        raise _bits_error()
 
 
-def _check_range(mn, mx):
-    if np.any(np.asarray(mn) > np.asarray(mx)):
+def _float_str(v):
+    from tideflow.ops.logging_ops import _format_float
+
+    return _format_float(_F32(v), 32)
+
+
+def _check_args_attrs(attrs):
+    """TF 1.15 checks the Args ops' attributes when their kernel is built."""
+    if not attrs["min"] < attrs["max"]:
         raise errors.InvalidArgumentError(
-            None, None, f"min has to be smaller or equal than max, was: min = {mn}, max = {mx}")
+            None, None, f"min has to be smaller than max, was: {_float_str(attrs['min'])} >= "
+                        f"{_float_str(attrs['max'])}")
+    if not 2 <= attrs["num_bits"] <= 16:
+        raise _bits_error()
+
+
+def _check_vars_attrs(attrs):
+    if not 2 <= attrs["num_bits"] <= 16:
+        raise _bits_error()
+
+
+def _dims(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 # ------------------------------------------------------------------------------------------
@@ -62,18 +100,18 @@ def _check_range(mn, mx):
 
 
 def _args_kernel(inputs, *, min, max, num_bits, narrow_range):
-    _check_bits(num_bits)
-    if not min < max:
+    return _fake_quant(inputs, min, max, num_bits, narrow_range, by="inverse")
+
+
+def _args_grad_kernel(gradients, inputs, *, min, max, num_bits, narrow_range, ctx):
+    if np.shape(gradients) != np.shape(inputs):
         raise errors.InvalidArgumentError(
-            None, None, f"min has to be smaller than max, was: min = {min}, max = {max}")
-    return _fake_quant(inputs, min, max, num_bits, narrow_range)
-
-
-def _args_grad_kernel(gradients, inputs, *, min, max, num_bits, narrow_range):
-    _check_bits(num_bits)
-    nmin, nmax, _, _ = _nudge(min, max, num_bits, narrow_range)
+            None, None, f"Inputs to operation {ctx.name} of type {ctx.op.type} must have the same "
+                        f"size and shape.  Input 0: {_dims(np.shape(gradients))} != input 1: "
+                        f"{_dims(np.shape(inputs))}")
+    nmin, nmax, _ = _nudge(min, max, num_bits, narrow_range)
     inside = (inputs >= nmin) & (inputs <= nmax)
-    return np.where(inside, gradients, _F32(0)).astype(_F32)
+    return (gradients * inside.astype(_F32)).astype(_F32)  # (a product, as TF: -0.0 kept)
 
 
 _ARGS_ATTRS = ["min: float = -6.0", "max: float = 6.0", "num_bits: int = 8",
@@ -89,13 +127,13 @@ def _args_grad(op, grad):
 op_registry.declare(
     "FakeQuantWithMinMaxArgs", inputs=["inputs: float"], outputs=["outputs: float"],
     attrs=_ARGS_ATTRS, shape=lambda op: [op._inputs[0]._shape], kernel=_args_kernel,
-    grad=_args_grad,
+    grad=_args_grad, check_attrs=_check_args_attrs,
 )
 op_registry.declare(
     "FakeQuantWithMinMaxArgsGradient", inputs=["gradients: float", "inputs: float"],
     outputs=["backprops: float"], attrs=_ARGS_ATTRS,
-    shape=lambda op: [op._inputs[0]._shape.merge_with(op._inputs[1]._shape)],
-    kernel=_args_grad_kernel, differentiable=False,
+    shape=lambda op: [op._inputs[0]._shape],  # TF 1.15 checks the shapes when it runs
+    kernel=_args_grad_kernel, differentiable=False, check_attrs=_check_args_attrs,
 )
 
 
@@ -105,33 +143,42 @@ op_registry.declare(
 
 
 def _vars_kernel(inputs, mn, mx, *, num_bits, narrow_range):
-    _check_bits(num_bits)
-    _check_range(mn, mx)
     return _fake_quant(inputs, mn, mx, num_bits, narrow_range)
+
+
+def _check_depth(inputs, mn, mx):
+    depth = inputs.shape[-1] if inputs.ndim else 0
+    for what, t in (("min", mn), ("max", mx)):
+        n = t.shape[0] if t.ndim else 1
+        if n != depth:
+            raise errors.InvalidArgumentError(
+                None, None, f"{what} has incorrect size, expected {depth} was {n}")
 
 
 def _per_channel_kernel(inputs, mn, mx, *, num_bits, narrow_range):
-    _check_bits(num_bits)
-    d = inputs.shape[-1] if inputs.ndim else None
-    if mn.shape != (d,) or mx.shape != (d,):
-        raise errors.InvalidArgumentError(
-            None, None, f"min and max must be vectors of the inputs' last dimension {d}, got "
-                        f"{list(mn.shape)} and {list(mx.shape)}")
-    _check_range(mn, mx)
-    return _fake_quant(inputs, mn, mx, num_bits, narrow_range)
+    _check_depth(inputs, mn, mx)
+    return _fake_quant(inputs, mn, mx, num_bits, narrow_range,
+                       by="round" if inputs.ndim == 1 else "divide")
 
 
 def _vars_grad_kernel(per_channel):
     def kernel(gradients, inputs, mn, mx, *, num_bits, narrow_range):
-        _check_bits(num_bits)
-        nmin, nmax, _, _ = _nudge(mn, mx, num_bits, narrow_range)
+        if per_channel:
+            _check_depth(inputs, mn, mx)
+        if np.shape(gradients) != np.shape(inputs):
+            raise errors.InvalidArgumentError(
+                None, None, "gradient and input must be the same size")
+        nmin, nmax, _ = _nudge(mn, mx, num_bits, narrow_range)
         g = np.asarray(gradients, _F32)
         below = inputs < nmin
         above = inputs > nmax
+        zero = (np.asarray(mn) == 0) & (np.asarray(mx) == 0)  # a (0, 0) range passes all
+        below &= ~zero
+        above &= ~zero
         axes = tuple(range(inputs.ndim - 1)) if per_channel else None
-        dx = np.where(below | above, _F32(0), g).astype(_F32)
-        dmin = np.sum(np.where(below, g, _F32(0)), axis=axes, dtype=_F32)
-        dmax = np.sum(np.where(above, g, _F32(0)), axis=axes, dtype=_F32)
+        dx = (g * ~(below | above)).astype(_F32)  # products, as TF's: -0.0 outside
+        dmin = np.sum(g * below, axis=axes, dtype=_F32)
+        dmax = np.sum(g * above, axis=axes, dtype=_F32)
         return dx, np.asarray(dmin, _F32), np.asarray(dmax, _F32)
 
     kernel.__name__ = f"_vars_grad_kernel_{per_channel}"
@@ -148,44 +195,91 @@ def _vars_grad(grad_op_type):
     return grad_fn
 
 
-def _scalar_or_vector_shape(per_channel):
-    def shape(op):
-        x = op._inputs[0]._shape
-        if per_channel:
-            last = x.dims[-1] if x.ndims else None
-            for t in op._inputs[1:]:
-                if t._shape.ndims not in (None, 1):
-                    raise ValueError(f"min and max must be rank 1, got {t._shape}")
-                if last is not None and t._shape.ndims == 1:
-                    last.merge_with(t._shape.dims[0])
-        else:
-            for t in op._inputs[1:]:
-                if t._shape.ndims not in (None, 0):
-                    raise ValueError(f"min and max must be scalars, got {t._shape}")
-        return [x]
+def _with_rank(shape, rank):
+    if shape.ndims is not None and shape.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {shape.ndims}")
+    return shape if shape.ndims is not None else TensorShape([None] * rank)
 
-    return shape
+
+def _merge(a, b):
+    """``a.merge_with(b)`` with TF's shape-inference words when they do not merge."""
+    from tideflow.ops.concat_ops import _merge_error
+
+    err = _merge_error(a, b)
+    if err is not None:
+        raise ValueError(err)
+    return a.merge_with(b)
+
+
+def _merge_dim(a, b):
+    if a.value is not None and b.value is not None and a.value != b.value:
+        raise ValueError(f"Dimensions must be equal, but are {a.value} and {b.value}")
+
+
+def _vars_shape(op):
+    x, mn, mx = (t._shape for t in op._inputs)
+    _with_rank(mn, 0)
+    _with_rank(mx, 0)
+    return [x]
+
+
+def _per_channel_shape(op):
+    x, mn, mx = (t._shape for t in op._inputs)
+    if x.ndims is not None and x.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {x.ndims}")
+    mn, mx = _with_rank(mn, 1), _with_rank(mx, 1)
+    if x.ndims is not None:
+        _merge_dim(x.dims[-1], mn.dims[0])
+        _merge_dim(x.dims[-1], mx.dims[0])
+    return [x]
+
+
+def _vars_grad_shape(op):
+    g, x, mn, mx = (t._shape for t in op._inputs)
+    inputs = _merge(g, x)
+    scalar = _merge(_with_rank(mn, 0), mx)
+    return [inputs, scalar, scalar]
+
+
+def _per_channel_grad_shape(op):
+    g, x, mn, mx = (t._shape for t in op._inputs)
+    inputs = _merge(g, x)
+    if inputs.ndims is not None and inputs.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {inputs.ndims}")
+    if inputs.ndims is not None and inputs.ndims > 4:
+        raise ValueError(f"Shape must be at most rank 4 but is rank {inputs.ndims}")
+    last = TensorShape([inputs.dims[-1] if inputs.ndims else None])
+    min_max = _merge(_with_rank(mn, 1), last)
+    min_max = _merge(mx, min_max)
+    return [inputs, min_max, min_max]
 
 
 _VARS_ATTRS = ["num_bits: int = 8", "narrow_range: bool = false"]
 
-for _name, _per in (("FakeQuantWithMinMaxVars", False),
-                    ("FakeQuantWithMinMaxVarsPerChannel", True)):
+for _name, _kernel, _shape, _grad_shape in (
+        ("FakeQuantWithMinMaxVars", _vars_kernel, _vars_shape, _vars_grad_shape),
+        ("FakeQuantWithMinMaxVarsPerChannel", _per_channel_kernel, _per_channel_shape,
+         _per_channel_grad_shape)):
     op_registry.declare(
         _name, inputs=["inputs: float", "min: float", "max: float"], outputs=["outputs: float"],
-        attrs=_VARS_ATTRS, shape=_scalar_or_vector_shape(_per),
-        kernel=_per_channel_kernel if _per else _vars_kernel,
-        grad=_vars_grad(_name + "Gradient"),
+        attrs=_VARS_ATTRS, shape=_shape, kernel=_kernel, grad=_vars_grad(_name + "Gradient"),
+        check_attrs=_check_vars_attrs,
     )
     op_registry.declare(
         _name + "Gradient",
         inputs=["gradients: float", "inputs: float", "min: float", "max: float"],
         outputs=["backprops_wrt_input: float", "backprop_wrt_min: float",
                  "backprop_wrt_max: float"],
-        attrs=_VARS_ATTRS,
-        shape=lambda op: [op._inputs[1]._shape, op._inputs[2]._shape, op._inputs[3]._shape],
-        kernel=_vars_grad_kernel(_per), differentiable=False,
+        attrs=_VARS_ATTRS, shape=_grad_shape,
+        kernel=_vars_grad_kernel(_kernel is _per_channel_kernel), differentiable=False,
+        check_attrs=_check_vars_attrs,
     )
+
+# as TF's generated wrappers, the gradient ops' three outputs come back as a namedtuple
+_GRAD_FIELDS = ["backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max"]
+_VarsGradient = collections.namedtuple("FakeQuantWithMinMaxVarsGradient", _GRAD_FIELDS)
+_PerChannelGradient = collections.namedtuple("FakeQuantWithMinMaxVarsPerChannelGradient",
+                                             _GRAD_FIELDS)
 
 
 def fake_quant_with_min_max_args(inputs, min=-6.0, max=6.0, num_bits=8, narrow_range=False,
@@ -214,9 +308,9 @@ def fake_quant_with_min_max_vars(inputs, min, max, num_bits=8, narrow_range=Fals
 
 def fake_quant_with_min_max_vars_gradient(gradients, inputs, min, max, num_bits=8,
                                           narrow_range=False, name=None):
-    return list(ops.apply_op("FakeQuantWithMinMaxVarsGradient", [gradients, inputs, min, max],
-                             {"num_bits": num_bits, "narrow_range": narrow_range},
-                             name=name)._outputs)
+    return _VarsGradient(*ops.apply_op(
+        "FakeQuantWithMinMaxVarsGradient", [gradients, inputs, min, max],
+        {"num_bits": num_bits, "narrow_range": narrow_range}, name=name)._outputs)
 
 
 def fake_quant_with_min_max_vars_per_channel(inputs, min, max, num_bits=8, narrow_range=False,
@@ -229,10 +323,9 @@ def fake_quant_with_min_max_vars_per_channel(inputs, min, max, num_bits=8, narro
 
 def fake_quant_with_min_max_vars_per_channel_gradient(gradients, inputs, min, max, num_bits=8,
                                                       narrow_range=False, name=None):
-    return list(ops.apply_op("FakeQuantWithMinMaxVarsPerChannelGradient",
-                             [gradients, inputs, min, max],
-                             {"num_bits": num_bits, "narrow_range": narrow_range},
-                             name=name)._outputs)
+    return _PerChannelGradient(*ops.apply_op(
+        "FakeQuantWithMinMaxVarsPerChannelGradient", [gradients, inputs, min, max],
+        {"num_bits": num_bits, "narrow_range": narrow_range}, name=name)._outputs)
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,0 +1,155 @@
+"""Low-precision and quantization programs compared with TF 1.15: fake quantization's values,
+gradients and checks, quantize/dequantize, float16/bfloat16 training; expected values are
+TF 1.15's printed outputs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+F32 = np.float32
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run(t, feed=None):
+    with tf.Session() as s:
+        return s.run(t, feed)
+
+
+def _same(got, want):
+    np.testing.assert_array_equal(np.asarray(got, F32), np.asarray(want, F32))
+
+
+# ------------------------------------------------------------------------------------------
+# fake quantization: TF 1.15's kernels (Args multiplies by 1 / scale, Vars divides)
+# ------------------------------------------------------------------------------------------
+
+
+def test_fake_quant_vars_divides_by_the_scale_as_tf115():
+    # 0.9 / (1 / 255) rounds down in float32: TF 1.15 prints 0.8980392813682556 (TF 2's
+    # separate zero point gives the next level, 0.90196)
+    x = np.array([0.9, 0.2, -0.7, 0.45], F32)
+    q = tf.quantization
+    got = _run([q.fake_quant_with_min_max_vars(x, 0.0, 1.0),
+                q.fake_quant_with_min_max_vars_per_channel(x.reshape(2, 2), [0.0, -1.0],
+                                                           [1.0, 1.0])])
+    _same(got[0], [0.8980392813682556, 0.20000001788139343, 0.0, 0.45098042488098145])
+    _same(got[1], [[0.8980392813682556, 0.20392155647277832], [0.0, 0.4470587968826294]])
+
+
+def test_fake_quant_args_multiplies_by_the_inverse_scale_as_tf115():
+    xv = (np.random.RandomState(7).randn(3, 5) * 4).astype(F32)
+    q = tf.quantization
+    got = _run([q.fake_quant_with_min_max_args(xv, min=-3.3, max=5.1, num_bits=2),
+                q.fake_quant_with_min_max_args(xv, min=-3.3, max=5.1, num_bits=4)])
+    _same(got[0][0], [5.59999942779541, -2.799999952316284, 0.0, 2.799999952316284,
+                      -2.799999952316284])
+    _same(got[1][2], [-2.2400002479553223, -0.5600001811981201, 2.239999771118164,
+                      -1.1200001239776611, -1.1200001239776611])
+
+
+def test_fake_quant_zero_range_gives_zeros_and_an_inverted_range_is_not_checked():
+    x = np.array([0.9, 0.2, -0.7, 0.45], F32)
+    q = tf.quantization
+    got = _run([q.fake_quant_with_min_max_vars(x, -0.0, 0.0),
+                q.fake_quant_with_min_max_vars_per_channel(x.reshape(2, 2), [0.0, -1.0],
+                                                           [0.0, 1.0]),
+                q.fake_quant_with_min_max_vars(x, 3.0, 1.0)])
+    _same(got[0], [0.0] * 4)
+    _same(got[1], [[0.0, 0.20392155647277832], [0.0, 0.4470587968826294]])
+    _same(got[2], [2.0] * 4)  # TF 1.15: every value clamps to the nudged min
+
+
+def test_fake_quant_gradient_ops_return_tf_namedtuples_and_keep_negative_zeros():
+    x = np.array([0.9, 0.2, -0.7, 0.45], F32)
+    g = tf.quantization.fake_quant_with_min_max_vars_gradient(
+        np.array([-1.0, 2.0, -3.0, 4.0], F32), x, -0.5, 0.5)
+    assert type(g).__name__ == "FakeQuantWithMinMaxVarsGradient"
+    assert g._fields == ("backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max")
+    assert [t.get_shape().as_list() for t in g] == [[4], [], []]
+    dx, dmin, dmax = _run(g)
+    _same(dx, [-0.0, 2.0, -0.0, 4.0])
+    assert list(np.signbit(dx)) == [True, False, True, False]
+    assert (dmin, dmax) == (-3.0, -1.0)
+    pc = tf.quantization.fake_quant_with_min_max_vars_per_channel_gradient(
+        tf.zeros([2, 3, 4]), tf.zeros([2, 3, 4]), [-1.0] * 4, [1.0] * 4)
+    assert type(pc).__name__ == "FakeQuantWithMinMaxVarsPerChannelGradient"
+
+
+def test_fake_quant_kernel_errors_use_tf115_words():
+    x = tf.constant(np.linspace(-2, 2, 24).astype(F32).reshape(2, 3, 4))
+    q = tf.quantization
+    cases = [
+        (q.fake_quant_with_min_max_args(x, min=2.0, max=1.0),
+         "min has to be smaller than max, was: 2 >= 1"),
+        (q.fake_quant_with_min_max_args(x, min=1.1234567, max=0.1),
+         "min has to be smaller than max, was: 1.12345672 >= 0.1"),
+        (q.fake_quant_with_min_max_args(x, min=-1.0, max=1.0, num_bits=17),
+         "num_bits must be between 2 and 16, inclusive"),
+        (q.fake_quant_with_min_max_vars(x, -1.0, 1.0, num_bits=1),
+         "num_bits must be between 2 and 16, inclusive"),
+        (q.fake_quant_with_min_max_args_gradient(x, x[0]),
+         (r"Inputs to operation FakeQuantWithMinMaxArgsGradient of type "
+          r"FakeQuantWithMinMaxArgsGradient must have the same size and shape.  Input 0: "
+          r"\[2,3,4\] != input 1: \[3,4\]")),
+    ]
+    p = tf.placeholder(tf.float32)
+    fed = [
+        (q.fake_quant_with_min_max_vars_per_channel(x, p, [1.0] * 4), [[-1.0] * 4],
+         "min has incorrect size, expected 4 was 1"),
+        (q.fake_quant_with_min_max_vars_per_channel_gradient(x, x, [-1.0] * 4, p), [1.0] * 3,
+         "max has incorrect size, expected 4 was 3"),
+        (q.fake_quant_with_min_max_vars_gradient(p, x, -1.0, 1.0), np.ones([3, 4]),
+         "gradient and input must be the same size"),
+    ]
+    with tf.Session() as s:
+        for t, words in cases:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=words):
+                s.run(t)
+        for t, value, words in fed:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=words):
+                s.run(t, {p: value})
+
+
+def test_fake_quant_shape_functions_as_tf115():
+    x, x2 = tf.zeros([2, 3, 4]), tf.zeros([3, 4])
+    q = tf.quantization
+    bad = [
+        (lambda: q.fake_quant_with_min_max_vars(x, [-1.0], [2.0]),
+         "Shape must be rank 0 but is rank 1"),
+        (lambda: q.fake_quant_with_min_max_vars_per_channel(tf.constant(1.0), [1.0], [2.0]),
+         "Shape must be at least rank 1 but is rank 0"),
+        (lambda: q.fake_quant_with_min_max_vars_per_channel(x, [-1.0] * 3, [1.0] * 2),
+         "Dimensions must be equal, but are 4 and 3"),
+        (lambda: q.fake_quant_with_min_max_vars_gradient(x, x2, [-1.0], 1.0),
+         "Shapes must be equal rank, but are 3 and 2"),
+        (lambda: q.fake_quant_with_min_max_vars_gradient(x, x, -1.0, [1.0]),
+         "Shapes must be equal rank, but are 0 and 1"),
+        (lambda: q.fake_quant_with_min_max_vars_per_channel_gradient(
+            tf.zeros([1, 2, 1, 3, 4]), tf.zeros([1, 2, 1, 3, 4]), [-1.0] * 4, [1.0] * 4),
+         "Shape must be at most rank 4 but is rank 5"),
+        (lambda: q.fake_quant_with_min_max_vars_per_channel_gradient(
+            x, x, [-1.0] * 4, [1.0] * 3),
+         (r"Dimension 0 in both shapes must be equal, but are 3 and 4. Shapes are \[3\] and "
+          r"\[4\].")),
+        (lambda: q.fake_quant_with_min_max_vars_per_channel_gradient(
+            x, tf.constant(1.0), [-1.0] * 4, [1.0] * 4),
+         "Shapes must be equal rank, but are 3 and 0"),
+    ]
+    for make, words in bad:
+        with pytest.raises(ValueError, match=words):
+            make()
+    p, ph = tf.placeholder(tf.float32), tf.placeholder(tf.float32, [None, None])
+    shapes = lambda ts: [t.get_shape().as_list() for t in ts]
+    assert shapes(q.fake_quant_with_min_max_vars_gradient(p, ph, p, p)) == [[None, None], [], []]
+    assert shapes(q.fake_quant_with_min_max_vars_per_channel_gradient(
+        p, ph, p, p)) == [[None, None], [None], [None]]
+    assert shapes(q.fake_quant_with_min_max_vars_per_channel_gradient(
+        ph, p, [-1.0] * 4, p)) == [[None, None], [4], [4]]
+    # no static check between the Args gradient's two inputs: the first one's shape
+    assert q.fake_quant_with_min_max_args_gradient(x2, x).get_shape().as_list() == [3, 4]
