@@ -25,7 +25,8 @@ def test_crf_python_ops_path_and_multitag_score():
     allowed = np.array([[True, False, True], [True, True, False], [False, True, True]])
     for steps in (3, 1):
         unary, mask = _UNARY[:steps], allowed[:steps]
-        score = crf.crf_multitag_sequence_score(unary[None], mask[None], [steps],
+        # (lengths as a tensor: TF 1.15 reads their dtype, so a list raises AttributeError)
+        score = crf.crf_multitag_sequence_score(unary[None], mask[None], tf.constant([steps]),
                                                 tf.constant(_TRANS))
         with tf.Session() as sess:
             got = sess.run(score)

@@ -1,0 +1,118 @@
+"""NLP tagging and text-classification programs of TF 1.x (BiLSTM-CRF taggers, Kim CNNs,
+char-RNN language models, fastText bags of n-grams) checked against TF 1.15: values, names,
+seeds drawn after the models' ops, and error classes and messages."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+crf = tf.contrib.crf
+
+
+def _uniform_after(build):
+    """A graph-seeded ``random_uniform([3])`` made after ``build()``: its seed comes from
+    the graph's op count, so it equals TF's only where ``build`` made TF's ops."""
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(1)
+        build()
+        r = tf.random_uniform([3])
+        with tf.Session() as sess:
+            return sess.run(r)
+
+
+def test_crf_likelihood_and_decode_make_tf_ops_so_later_seeds_match():
+    # TF 1.15: a one-step smart_cond on Equal(time, 1), three Shape ops in the unary score,
+    # TF's masks, Maximum and ReverseSequence ops; the draw after them is TF's
+    def static():
+        x = tf.placeholder(tf.float32, [2, 4, 3])
+        _, tp = crf.crf_log_likelihood(x, tf.zeros([2, 4], tf.int32), tf.constant([4, 2]))
+        crf.crf_decode(x, tp, tf.constant([4, 2]))
+
+    def unknown_time():
+        x = tf.placeholder(tf.float32, [2, None, 3])
+        tags = tf.placeholder(tf.int32, [2, None])
+        _, tp = crf.crf_log_likelihood(x, tags, tf.constant([4, 2]))
+        crf.crf_decode(x, tp, tf.constant([4, 2]))
+
+    np.testing.assert_allclose(_uniform_after(static), [0.70880544, 0.3776803, 0.87523174],
+                               rtol=1e-6)
+    np.testing.assert_allclose(_uniform_after(unknown_time),
+                               [0.6881621, 0.8683642, 0.16565478], rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn, want", [
+    (lambda x, t, n, tp: crf.crf_log_norm(x, n, tp), [0.6313833, 0.17563283, 0.4513756]),
+    (crf.crf_sequence_score, [0.8514228, 0.98616636, 0.38425326]),
+    (lambda x, t, n, tp: crf.crf_unary_score(t, n, x), [0.13447082, 0.16743338, 0.00593042]),
+    (lambda x, t, n, tp: crf.crf_binary_score(t, n, tp), [0.9897311, 0.41388047, 0.4099027]),
+    (lambda x, t, n, tp: crf.crf_multitag_sequence_score(
+        x, tf.ones([2, 4, 3], tf.bool), n, tp), [0.30000162, 0.0084722, 0.3797009]),
+])
+def test_crf_pieces_draw_tf_seeds_after_them(fn, want):
+    # TF 1.15's draws after each function alone (tf.set_random_seed(1), static shapes)
+    def build():
+        fn(tf.placeholder(tf.float32, [2, 4, 3]), tf.zeros([2, 4], tf.int32),
+           tf.constant([4, 2]), tf.ones([3, 3]))
+
+    np.testing.assert_allclose(_uniform_after(build), want, rtol=1e-6)
+
+
+def test_crf_op_names_outside_the_loops_are_tfs():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2, 4, 3])
+        ll, tp = crf.crf_log_likelihood(x, tf.zeros([2, 4], tf.int32), tf.constant([4, 2]))
+        dec, best = crf.crf_decode(x, tp, tf.constant([4, 2]))
+    names = [op.name for op in g.get_operations()
+             if op.type in ("Equal", "ReverseSequence", "Maximum", "Select")
+             and "while" not in op.name]
+    # TF 1.15 (its loop bodies' Selects and GatherNd left out)
+    assert names == ["Equal", "Equal_1", "Maximum", "rnn/Equal", "rnn/Maximum",
+                     "ReduceLogSumExp/Select", "Select", "Equal_2", "Maximum_1", "rnn_1/Equal",
+                     "rnn_1/Maximum", "ReverseSequence", "rnn_2/Equal", "rnn_2/Maximum",
+                     "ReverseSequence_1"]
+    assert (ll.name, dec.name, best.name) == ("sub_2:0", "ReverseSequence_1:0", "Max:0")
+
+
+def test_crf_cells_run_without_a_scope_of_their_own():
+    # TF 1.15's CRF cells override __call__: their ops sit right in the loop's frame
+    with tf.Graph().as_default(), pytest.raises(
+            ValueError, match=r"Dimensions must be equal, but are 4 and 3 for "
+                              r"'rnn/while/add_1' \(op: 'AddV2'\)"):
+        crf.crf_log_norm(tf.zeros([2, 3, 4]), tf.constant([3, 2]), tf.zeros([3, 3]))
+
+
+def test_crf_scores_float64_and_list_lengths_fail_as_in_tf():
+    # TF 1.15's unary score multiplies by a float32 sequence mask whatever the inputs' dtype,
+    # and the log norm reads sequence_lengths.dtype
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="Input 'y' of 'Mul' Op has type float32 that does "
+                                            "not match type float64 of argument 'x'."):
+            crf.crf_log_likelihood(tf.zeros([2, 3, 4], tf.float64), tf.zeros([2, 3], tf.int32),
+                                   tf.constant([3, 2]), tf.zeros([4, 4], tf.float64))
+        with pytest.raises(AttributeError, match="'list' object has no attribute 'dtype'"):
+            crf.crf_log_likelihood(tf.zeros([2, 3, 4]), tf.zeros([2, 3], tf.int32), [3, 2])
+        with pytest.raises(ValueError, match=r"Cannot convert an unknown Dimension to a "
+                                             r"Tensor: \?"):
+            crf.crf_binary_score(tf.zeros([2, 3], tf.int32), tf.constant([3, 2]),
+                                 tf.placeholder(tf.float32))
+
+
+def test_crf_one_step_values_and_float64_decode():
+    # a one-step sequence takes the single-step branch; float64 decoding works in TF 1.15
+    rng = np.random.RandomState(6)
+    unary = rng.randn(3, 4, 3)
+    trans = rng.randn(3, 3)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        tags, best = sess.run(crf.crf_decode(tf.constant(unary), tf.constant(trans),
+                                             tf.constant([4, 3, 1])))
+        one = sess.run(crf.crf_log_norm(tf.constant(unary[:, :1], tf.float32),
+                                        tf.constant([1, 1, 0]), tf.constant(trans, tf.float32)))
+    for b, n in enumerate([4, 3, 1]):
+        want, score = crf.viterbi_decode(unary[b, :n], trans)
+        assert list(tags[b, :n]) == want and not tags[b, n:].any()
+        assert best[b] == pytest.approx(score)
+    np.testing.assert_allclose(one, [np.logaddexp.reduce(unary[0, 0]),
+                                     np.logaddexp.reduce(unary[1, 0]), 0.0], rtol=1e-6)
