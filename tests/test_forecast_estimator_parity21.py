@@ -89,3 +89,27 @@ def test_exporter_and_run_config_argument_errors():
     with pytest.raises(ValueError, match=r"^model_dir should be non-empty.$"):
         tf.estimator.RunConfig(model_dir="")
     assert tf.estimator.RunConfig(log_step_count_steps=None).log_step_count_steps is None
+
+
+def test_serving_receiver_alternatives_and_raw_receiver_of_a_tensor():
+    # TF 1.15 checks each alternative as a 'receiver_tensors_alternative' (its single tensor
+    # named 'input'), updating the caller's dict; build_raw_serving_input_receiver_fn takes
+    # only a dict (its fn fails on a Tensor)
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    with pytest.raises(ValueError, match=r"^receiver_tensors_alternative input must be a "
+                       r"Tensor or SparseTensor.$"):
+        tf.estimator.export.ServingInputReceiver({"f": x}, x,
+                                                 receiver_tensors_alternatives={"alt": 3})
+    with pytest.raises(ValueError, match=r"^receiver_tensors_alternative keys must be "
+                       r"strings: 1.$"):
+        tf.estimator.export.ServingInputReceiver({"f": x}, x,
+                                                 receiver_tensors_alternatives={"a": {1: x}})
+    alts = {"alt": x}
+    r = tf.estimator.export.ServingInputReceiver({"f": x}, x, receiver_tensors_alternatives=alts)
+    assert alts == {"alt": {"input": x}} and r.receiver_tensors_alternatives is alts
+    fn = tf.estimator.export.build_raw_serving_input_receiver_fn(x)
+    with pytest.raises(AttributeError):
+        fn()
+    r = tf.estimator.export.build_raw_serving_input_receiver_fn({"a": x}, 5)()
+    assert r.features is r.receiver_tensors
+    assert r.features["a"].name == "x_1:0" and r.features["a"].get_shape().as_list() == [5, 3]

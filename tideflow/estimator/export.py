@@ -15,7 +15,8 @@ _SINGLE_LABEL_DEFAULT_NAME = "label"
 
 _SINGLE_DEFAULT_NAMES = {"feature": _SINGLE_FEATURE_DEFAULT_NAME,
                          "label": _SINGLE_LABEL_DEFAULT_NAME,
-                         "receiver_tensor": _SINGLE_RECEIVER_DEFAULT_NAME}
+                         "receiver_tensor": _SINGLE_RECEIVER_DEFAULT_NAME,
+                         "receiver_tensors_alternative": _SINGLE_RECEIVER_DEFAULT_NAME}
 
 
 def _check_tensor(tensor, name, error_label="feature"):
@@ -67,9 +68,10 @@ class ServingInputReceiver(collections.namedtuple(
             if not isinstance(receiver_tensors_alternatives, dict):
                 raise ValueError("receiver_tensors_alternatives must be a dict: "
                                  f"{receiver_tensors_alternatives}.")
-            receiver_tensors_alternatives = {
-                k: _wrap_and_check_tensors(v, "receiver_tensor")
-                for k, v in receiver_tensors_alternatives.items()}
+            # as TF, the caller's dict is updated in place
+            for k, v in receiver_tensors_alternatives.items():
+                receiver_tensors_alternatives[k] = _wrap_and_check_tensors(
+                    v, "receiver_tensors_alternative")
         return super().__new__(cls, features=features, receiver_tensors=receiver_tensors,
                                receiver_tensors_alternatives=receiver_tensors_alternatives)
 
@@ -167,13 +169,12 @@ def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=Non
 
 
 def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
-    """A serving_input_receiver_fn that feeds placeholders shaped like ``features``."""
+    """A serving_input_receiver_fn that feeds placeholders shaped like ``features`` (a dict:
+    TF 1.15's fn fails on a single Tensor, an AttributeError)."""
 
     def serving_input_receiver_fn():
-        src = features if isinstance(features, dict) else {
-            _SINGLE_FEATURE_DEFAULT_NAME: features}
         receiver = {}
-        for name, t in src.items():
+        for name, t in features.items():
             shape = [default_batch_size]
             if t.shape.ndims is not None:
                 shape += t.shape.as_list()[1:]
@@ -181,10 +182,7 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
                 shape = None
             receiver[name] = constant_op.placeholder(dtype=t.dtype, shape=shape,
                                                    name=t.op.name)
-        if not isinstance(features, dict):
-            t = receiver[_SINGLE_FEATURE_DEFAULT_NAME]
-            return TensorServingInputReceiver(t, {_SINGLE_RECEIVER_DEFAULT_NAME: t})
-        return ServingInputReceiver(receiver, dict(receiver))
+        return ServingInputReceiver(receiver, receiver)
 
     return serving_input_receiver_fn
 
