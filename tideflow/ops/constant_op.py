@@ -37,20 +37,25 @@ op_registry.declare(
 ops.register_constant_value("Const", lambda op, i: op._attrs["value"])
 
 
+def unfed_placeholder_error(op):
+    """TF's error for placeholder ``op`` left unfed in a step."""
+    shape = op._attrs["shape"]
+    # TF's PlaceholderOp names the shape only for rank > 0 (not for scalars or unknown rank)
+    shape_str = "" if not shape.ndims else (
+        " and shape [" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+    )
+    return errors.InvalidArgumentError(
+        None, op,
+        f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+        f"{dtypes.type_string(op._attrs['dtype'])}{shape_str}",
+    )
+
+
 def _placeholder_kernel(ctx):
     op = ctx.op
 
     def run():
-        shape = op._attrs["shape"]
-        # TF's PlaceholderOp names the shape only for rank > 0 (not for scalars or unknown rank)
-        shape_str = "" if not shape.ndims else (
-            " and shape [" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
-        )
-        raise errors.InvalidArgumentError(
-            None, op,
-            f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-            f"{dtypes.type_string(op._attrs['dtype'])}{shape_str}",
-        )
+        raise unfed_placeholder_error(op)
 
     return run
 

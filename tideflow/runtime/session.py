@@ -167,6 +167,52 @@ def _in_body_of(el, graph):
     return g is not graph and getattr(g, "_root", None) is graph
 
 
+_SOURCE_ERRORS = ("Attempting to use uninitialized value ",
+                  "You must feed a value for placeholder tensor ")
+
+
+def _source_error_as_tf(plan, err):
+    """The error TF 1.15 reports when a step's source ops fail: TF starts the placeholders
+    and variables of a step concurrently, and of several that fail (unfed, uninitialized) it
+    mostly reports the one created last, where a serial plan meets the first. Returns that
+    op's error (``err`` itself when it is not such a failure or is already that op's)."""
+    if not err.message.startswith(_SOURCE_ERRORS):
+        return err
+    order, placement = getattr(plan, "order", None), getattr(plan, "placement", None)
+    if not order or placement is None:
+        return err
+    from tideflow.ops import constant_op, state_ops
+
+    in_step = set(order)
+    fetched = {t._op for t in getattr(plan, "fetches", ())}
+    last = None
+    for op in order:
+        if op.type == "Placeholder":
+            fails = True
+        elif op.type in ("VariableV2", "Variable"):
+            try:
+                res = placement[op].resource_mgr.lookup(*state_ops._resource_key(op))
+            except errors.NotFoundError:
+                res = None
+            if res is not None and res.buf is not None:
+                continue
+            ref = op._outputs[0]
+            # read by the step (an initializer's Assign may see it uninitialized)
+            fails = op in fetched or any(
+                c in in_step and not (c.type == "IsVariableInitialized" or (
+                    c.type == "Assign" and c._inputs[0] is ref))
+                for c in ref.consumers())
+        else:
+            continue
+        if fails and (last is None or op._id > last._id):
+            last = op
+    if last is None or err.op is last:
+        return err
+    if last.type == "Placeholder":
+        return constant_op.unfed_placeholder_error(last)
+    return state_ops._uninitialized_error(last.name, last)
+
+
 def _fetch_key(f):
     """A hashable key for a fetch structure (None when it has none)."""
     if isinstance(f, (Tensor, Operation, str)):
@@ -535,9 +581,14 @@ class BaseSession:
             cached = self._fast.get(fetches) if isinstance(fetches, _FAST_TYPES) else None
             if cached is not None and cached[0].version == self._graph._structure_version:
                 plan, handler = cached
-                return handler.builder(
-                    plan.run((), Step(self) if plan.needs_step else None)
-                )
+                try:
+                    values = plan.run((), Step(self) if plan.needs_step else None)
+                except (errors.FailedPreconditionError, errors.InvalidArgumentError) as err:
+                    other = _source_error_as_tf(plan, err)
+                    if other is err:
+                        raise
+                    raise other from None
+                return handler.builder(values)
         return self._run(fetches, feed_dict, options, run_metadata)
 
     def _run(self, fetches, feed_dict, options, run_metadata):
@@ -597,7 +648,13 @@ class BaseSession:
             return handler.builder(
                 _fed_fetches(plan, handler, feed_tensors, feed_values, values, feed_dict))
         step = Step(self, deadline) if (plan.needs_step or deadline) else None
-        values = plan.run(tuple(feed_values), step)
+        try:
+            values = plan.run(tuple(feed_values), step)
+        except (errors.FailedPreconditionError, errors.InvalidArgumentError) as err:
+            other = _source_error_as_tf(plan, err)
+            if other is err:
+                raise
+            raise other from None
         if feed_tensors:
             values = _fed_fetches(plan, handler, feed_tensors, feed_values, values, feed_dict)
         if not feed_dict and options is None and run_metadata is None and (
