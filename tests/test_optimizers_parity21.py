@@ -109,3 +109,54 @@ def test_optimize_loss_unknown_summary_message():
     assert str(err.value) == (
         "Summaries should be one of [learning_rate, loss, gradients, gradient_norm, "
         "global_gradient_norm], you provided foo.")
+
+
+def _sparse_update_ops(make_opt, use_resource):
+    """The ops of an embedding's sparse update (past its index deduplication) and its values
+    after three steps."""
+    with tf.Graph().as_default() as g:
+        emb = tf.get_variable("emb", initializer=np.arange(8, dtype=np.float32).reshape(4, 2) / 8.,
+                              use_resource=use_resource)
+        loss = tf.reduce_sum(tf.gather(emb, [1, 3, 1]) ** 2)
+        train = make_opt().minimize(loss)
+        names = [op.name.split("/update_emb/")[1] for op in g.get_operations()
+                 if "/update_emb/" in op.name and not any(
+                     k in op.name for k in ("Unique", "strided", "Shape", "UnsortedSegment"))]
+        return names, _steps(train, emb, 3)
+
+
+def test_adamax_sparse_update_builds_tfs_ops():
+    # TF 1.15's AdaMax _apply_sparse_shared: the rows' moments, then -lr / (1 - beta1^t) times
+    # m / (u + eps), added with ScatterAdd (a resource variable reads each slot back)
+    names, got = _sparse_update_ops(lambda: tf.contrib.opt.AdaMaxOptimizer(0.05), False)
+    assert names == [
+        "GatherV2/axis", "GatherV2", "mul", "sub/x", "sub", "mul_1", "add", "ScatterUpdate",
+        "GatherV2_1/axis", "GatherV2_1", "mul_2", "Abs", "Maximum", "ScatterUpdate_1", "Neg",
+        "sub_1/x", "sub_1", "truediv", "add_1", "truediv_1", "mul_3", "ScatterAdd", "group_deps"]
+    names, got_res = _sparse_update_ops(lambda: tf.contrib.opt.AdaMaxOptimizer(0.05), True)
+    assert names == [
+        "Gather", "Identity", "mul", "sub/x", "sub", "mul_1", "add", "ResourceScatterUpdate",
+        "ReadVariableOp", "Gather_1", "Identity_1", "mul_2", "Abs", "Maximum",
+        "ResourceScatterUpdate_1", "ReadVariableOp_1", "Neg", "ReadVariableOp_2", "sub_1/x",
+        "sub_1", "truediv", "add_1", "truediv_1", "mul_3", "ResourceScatterAdd",
+        "ReadVariableOp_3", "group_deps"]
+    # TF 1.15's values (both forms)
+    want = [0.0, 0.125, 0.11545500159263611, 0.23533999919891357, 0.5, 0.625,
+            0.6051380038261414, 0.7293879985809326]
+    np.testing.assert_allclose(got.ravel(), want, rtol=1e-5)
+    np.testing.assert_allclose(got_res.ravel(), want, rtol=1e-5)
+
+
+def test_lazy_adam_resource_sparse_update_builds_tfs_ops():
+    # TF 1.15's LazyAdam _resource_apply_sparse: raw resource scatters that read nothing
+    # back, and the variable's step from the new rows themselves
+    names, got = _sparse_update_ops(lambda: tf.contrib.opt.LazyAdamOptimizer(0.05), True)
+    assert names == [
+        "ReadVariableOp", "sub/x", "sub", "Sqrt", "mul", "ReadVariableOp_1", "sub_1/x", "sub_1",
+        "truediv", "Gather", "Identity", "mul_1", "sub_2/x", "sub_2", "mul_2", "add",
+        "ResourceScatterUpdate", "Gather_1", "Identity_1", "mul_3", "sub_3/x", "sub_3",
+        "Square", "mul_4", "add_1", "ResourceScatterUpdate_1", "mul_5", "Sqrt_1", "add_2",
+        "truediv_1", "ResourceScatterSub", "group_deps"]
+    np.testing.assert_allclose(
+        got.ravel(), [0.0, 0.125, 0.10243599861860275, 0.2262289971113205, 0.5, 0.625,
+                      0.6004520058631897, 0.7253699898719788], rtol=1e-5)

@@ -39,6 +39,8 @@ class LazyAdamOptimizer(AdamOptimizer):
 def lazy_adam_rows(opt, grad, var, lr, beta1_t, beta2_t, epsilon_t):
     """The lazy Adam step: ``m``, ``v`` and ``var`` change only in ``grad``'s rows, with the
     bias-corrected rate ``lr``."""
+    if getattr(var, "_resource", False) is True:
+        return _lazy_adam_resource_rows(opt, grad, var, lr, beta1_t, beta2_t, epsilon_t)
     m = opt.get_slot(var, "m")
     v = opt.get_slot(var, "v")
     m_rows = beta1_t * gather_ops.gather(m, grad.indices) + (1 - beta1_t) * grad.values
@@ -52,6 +54,20 @@ def lazy_adam_rows(opt, grad, var, lr, beta1_t, beta2_t, epsilon_t):
     denominator = math_ops.sqrt(v_t) + epsilon_t
     var_update = state_ops.scatter_sub(var, grad.indices, lr * m_t / denominator,
                                        use_locking=opt._use_locking)
+    return control_flow_ops.group(var_update, m_update, v_update)
+
+
+def _lazy_adam_resource_rows(opt, grad, var, lr, beta1_t, beta2_t, epsilon_t):
+    """TF 1.15's resource form of the lazy step (its ops, so its seeds after minimize): the
+    new rows feed the variable's step directly, and the raw scatters read nothing back."""
+    indices, values = grad.indices, grad.values
+    m, v = opt.get_slot(var, "m"), opt.get_slot(var, "v")
+    m_rows = beta1_t * gather_ops.gather(m, indices) + (1 - beta1_t) * values
+    m_update = state_ops.scatter_update(m._ref(), indices, m_rows, name="ResourceScatterUpdate")
+    v_rows = beta2_t * gather_ops.gather(v, indices) + (1 - beta2_t) * math_ops.square(values)
+    v_update = state_ops.scatter_update(v._ref(), indices, v_rows, name="ResourceScatterUpdate")
+    step = lr * m_rows / (math_ops.sqrt(v_rows) + epsilon_t)
+    var_update = state_ops.scatter_sub(var._ref(), indices, step, name="ResourceScatterSub")
     return control_flow_ops.group(var_update, m_update, v_update)
 
 
@@ -219,22 +235,42 @@ class AdaMaxOptimizer(AdamOptimizer):
             cast_ops.cast(self._beta1_t, dt), cast_ops.cast(self._beta2_t, dt),
             cast_ops.cast(self._epsilon_t, dt), grad, use_locking=self._use_locking).op
 
-    def _apply_sparse(self, grad, var):
+    def _apply_sparse_shared(self, grad, var, indices, scatter_add, scatter_update):
+        # TF 1.15's ops in its order (its seeds after minimize)
         dt = var.dtype.base_dtype
         beta1_power = self._get_beta_accumulators()
-        beta1_t = cast_ops.cast(self._beta1_t, dt)
-        beta2_t = cast_ops.cast(self._beta2_t, dt)
-        lr = cast_ops.cast(self._lr_t, dt) / (1 - cast_ops.cast(beta1_power, dt))
-        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
-        m_rows = beta1_t * gather_ops.gather(m, grad.indices) + (1 - beta1_t) * grad.values
-        v_rows = math_ops.maximum(beta2_t * gather_ops.gather(v, grad.indices),
-                                  math_ops.abs(grad.values))
-        m_t = state_ops.scatter_update(m, grad.indices, m_rows, use_locking=self._use_locking)
-        v_t = state_ops.scatter_update(v, grad.indices, v_rows, use_locking=self._use_locking)
-        step = lr * m_rows / (v_rows + cast_ops.cast(self._epsilon_t, dt))
-        var_update = state_ops.scatter_sub(var, grad.indices, step,
-                                           use_locking=self._use_locking)
+        if beta1_power.dtype.base_dtype != dt:
+            beta1_power = cast_ops.cast(beta1_power, dt)
+        lr_t, beta1_t, beta2_t, epsilon_t = (cast_ops.cast(t, dt) for t in (
+            self._lr_t, self._beta1_t, self._beta2_t, self._epsilon_t))
+        m_rows = gather_ops.gather(self.get_slot(var, "m"), indices) * beta1_t \
+            + grad * (1 - beta1_t)
+        with ops.control_dependencies([m_rows]):
+            m_t = scatter_update(self.get_slot(var, "m"), indices, m_rows)
+        v_rows = math_ops.maximum(gather_ops.gather(self.get_slot(var, "v"), indices) * beta2_t,
+                                  math_ops.abs(grad))
+        with ops.control_dependencies([v_rows]):
+            v_t = scatter_update(self.get_slot(var, "v"), indices, v_rows)
+        step = -lr_t / (1 - beta1_power) * (m_rows / (v_rows + epsilon_t))
+        with ops.control_dependencies([step]):
+            var_update = scatter_add(var, indices, step)
         return control_flow_ops.group(var_update, m_t, v_t)
+
+    def _apply_sparse(self, grad, var):
+        if getattr(var, "_resource", False) is True:
+            return self._apply_sparse_shared(grad.values, var, grad.indices,
+                                             self._resource_scatter_add,
+                                             self._resource_scatter_update)
+        return self._apply_sparse_shared(
+            grad.values, var, grad.indices,
+            lambda x, i, v: state_ops.scatter_add(x, i, v, use_locking=self._use_locking),
+            lambda x, i, v: state_ops.scatter_update(x, i, v, use_locking=self._use_locking))
+
+    def _resource_scatter_update(self, x, i, v):
+        # TF 1.15's raw ResourceScatterUpdate, then a read after it
+        with ops.control_dependencies([state_ops.scatter_update(x._ref(), i, v,
+                                                                name="ResourceScatterUpdate")]):
+            return x.value()
 
 
 class _SignOptimizer(Optimizer):
