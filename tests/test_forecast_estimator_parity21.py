@@ -113,3 +113,45 @@ def test_serving_receiver_alternatives_and_raw_receiver_of_a_tensor():
     r = tf.estimator.export.build_raw_serving_input_receiver_fn({"a": x}, 5)()
     assert r.features is r.receiver_tensors
     assert r.features["a"].name == "x_1:0" and r.features["a"].get_shape().as_list() == [5, 3]
+
+
+def test_estimator_spec_graph_checks_and_variables():
+    # TF 1.15: a Variable passes as a Tensor (a train_op Variable becomes its op; a default
+    # PredictOutput then refuses it), and each value from another graph is named in TF's words
+    mode = tf.estimator.ModeKeys
+    v = tf.Variable(1.0, name="vv")
+    spec = tf.estimator.EstimatorSpec(mode.TRAIN, loss=v, train_op=v)
+    assert isinstance(spec.train_op, tf.Operation) and spec.train_op.name == "vv"
+    assert spec.loss is v
+    spec = tf.estimator.EstimatorSpec(mode.EVAL, predictions={"w": v}, loss=tf.constant(1.0))
+    assert spec.predictions["w"] is v
+    with pytest.raises(ValueError, match=r"^Prediction output value must be a Tensor; got "
+                       r"<tf.Variable 'vv:0' shape=\(\) dtype=float32_ref>.$"):
+        tf.estimator.EstimatorSpec(mode.PREDICT, predictions={"w": v})
+    with tf.Graph().as_default():
+        other = tf.constant(2.0, name="other")
+        nop = tf.no_op(name="nop")
+
+    def words(what, name):
+        return (f'{what} with "{name}" must be from the default graph. Possible causes of this '
+                f"error include: \n\n1) {what} was created outside the context of the default "
+                f"graph.\n\n2) The object passed through to EstimatorSpec was not created in "
+                f'the most recent call to "model_fn".')
+
+    cases = [
+        ({"mode": mode.TRAIN, "loss": tf.constant(1.0), "train_op": nop},
+         words("train_op", "nop")),
+        ({"mode": mode.TRAIN, "loss": other, "train_op": tf.no_op()}, words("loss", "other:0")),
+        ({"mode": mode.PREDICT, "predictions": {"p": other}},
+         words("prediction values", "p: other:0")),
+        ({"mode": mode.PREDICT, "predictions": other}, words("prediction values", "other:0")),
+        ({"mode": mode.EVAL, "loss": tf.constant(1.0),
+          "eval_metric_ops": {"m": (other, tf.no_op())}}, words("eval_metric_ops", "m: other:0")),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(ValueError) as e:
+            tf.estimator.EstimatorSpec(**kwargs)
+        assert str(e.value) == message
+    with pytest.raises(AttributeError, match="'int' object has no attribute 'graph'"):
+        tf.estimator.EstimatorSpec(mode.EVAL, loss=tf.constant(1.0),
+                                   eval_metric_ops={"m": (tf.constant(1.0), 3)})

@@ -19,13 +19,14 @@ class ModeKeys:
 
 
 def _check_is_tensor_or_operation(x, name):
-    if not isinstance(x, (ops.Tensor, ops.Operation)):
+    # as TF, a Variable passes as a Tensor (its op is then the train_op)
+    if not (isinstance(x, ops.Operation) or ops.is_dense_tensor_like(x)):
         raise TypeError(f"{name} must be Operation or Tensor, given: {x}")
     return x
 
 
 def _check_is_tensor(x, name):
-    if not isinstance(x, ops.Tensor):
+    if not ops.is_dense_tensor_like(x):
         raise TypeError(f"{name} must be Tensor, given: {x}")
     return x
 
@@ -38,11 +39,15 @@ def _check_hooks(hooks):
     return hooks
 
 
-def _check_graph(x, name, graph):
-    g = getattr(x, "graph", None)
-    if g is not None and g is not graph:
-        raise ValueError(f"{name} must be from the default graph. Possible causes of this "
-                         f"error include: the tensor was created outside model_fn.")
+def _check_graph(x, what, graph, key=None):
+    """TF 1.15's check that ``x`` (``what``, under ``key`` of a dict) is in the model_fn's
+    graph; as TF, an object without a graph is an AttributeError here."""
+    if x.graph is not graph:
+        name = x.name if key is None else f"{key}: {x.name}"
+        raise ValueError(f'{what} with "{name}" must be from the default graph. Possible causes '
+                         f"of this error include: \n\n1) {what} was created outside the context "
+                         f"of the default graph.\n\n2) The object passed through to "
+                         f'EstimatorSpec was not created in the most recent call to "model_fn".')
 
 
 def _is_metric_object(value):
@@ -80,6 +85,10 @@ class EstimatorSpec(collections.namedtuple(
                 raise ValueError("Missing train_op.")
         else:
             train_op = _check_is_tensor_or_operation(train_op, "train_op")
+            from tideflow.ops import variables
+
+            if isinstance(train_op, variables.Variable):
+                train_op = train_op.op
             _check_graph(train_op, "train_op", graph)
 
         # loss
@@ -106,10 +115,11 @@ class EstimatorSpec(collections.namedtuple(
             predictions = dict(predictions)
             for k, v in predictions.items():
                 _check_is_tensor(v, f"predictions[{k}]")
-                _check_graph(v, f"predictions[{k}]", graph)
+            for k, v in predictions.items():
+                _check_graph(v, "prediction values", graph, k)
         else:
             _check_is_tensor(predictions, "predictions")
-            _check_graph(predictions, "predictions", graph)
+            _check_graph(predictions, "prediction values", graph)
 
         # eval_metric_ops
         if eval_metric_ops is None:
@@ -125,7 +135,7 @@ class EstimatorSpec(collections.namedtuple(
                         raise ValueError(f'Please call update_state(...) on the "{value.name}" '
                                          "metric")
                     for v in value.variables:
-                        _check_graph(v, f'eval_metric_ops with "{key}"', graph)
+                        _check_graph(v, "eval_metric_ops", graph, key)
                         for c in (ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES):
                             if v not in ops.get_collection(c):
                                 ops.add_to_collection(c, v)
@@ -135,7 +145,7 @@ class EstimatorSpec(collections.namedtuple(
                                     f"update_op) tuples, given: {value} for key: {key}")
                 # the value may be a nested structure of tensors (as TF's nest.flatten)
                 for t in nest.flatten(value):
-                    _check_graph(t, f'eval_metric_ops with "{key}"', graph)
+                    _check_graph(t, "eval_metric_ops", graph, key)
             eval_metric_ops = dict(eval_metric_ops)
 
         # export_outputs
