@@ -153,3 +153,72 @@ def test_fake_quant_shape_functions_as_tf115():
         ph, p, [-1.0] * 4, p)) == [[None, None], [4], [4]]
     # no static check between the Args gradient's two inputs: the first one's shape
     assert q.fake_quant_with_min_max_args_gradient(x2, x).get_shape().as_list() == [3, 4]
+
+
+# ------------------------------------------------------------------------------------------
+# quantize_and_dequantize (QuantizeAndDequantizeV2/V3)
+# ------------------------------------------------------------------------------------------
+
+
+def test_quantize_and_dequantize_rounds_small_negatives_to_positive_zero():
+    # TF 1.15 rounds half to even by floor and fraction, so -0.3 -> +0.0; -0.0 stays -0.0
+    x = tf.constant([-0.3, 0.2, 1.7, -0.0, -0.6], tf.float32)
+    q = tf.quantization
+    got = _run([q.quantize_and_dequantize(x, -1.0, 1.0, num_bits=2),
+                q.quantize_and_dequantize(x, -1.0, 1.0, num_bits=2, range_given=True),
+                q.quantize_and_dequantize(x, -1.0, 1.0, num_bits=3, signed_input=False,
+                                          range_given=True),
+                q.quantize_and_dequantize(x, 0.0, 0.0, num_bits=3, range_given=True)])
+    want = [([0.0, 0.0, 1.7, -0.0, 0.0], [False, False, False, True, False]),
+            ([0.0, 0.0, 1.0, -0.0, -1.0], [False, False, False, True, True]),
+            ([0.0, 1 / 7, 1.0, -0.0, 0.0], [False, False, False, True, False]),
+            ([-0.0, 0.0, 0.0, -0.0, -0.0], [True, False, False, True, True])]
+    for g, (values, signs) in zip(got, want):
+        np.testing.assert_allclose(g, values, rtol=1e-6)
+        assert list(np.signbit(g)) == signs
+
+
+def test_quantize_and_dequantize_op_name_checks_and_v3():
+    x = tf.constant([-0.3, 0.2, 1.7, -0.0, -0.6], tf.float32)
+    q = tf.quantization
+    assert q.quantize_and_dequantize(x, -1.0, 1.0).name == "QuantizeAndDequantizeV2:0"
+    with tf.name_scope("blk"):
+        assert q.quantize_and_dequantize(x, -1.0, 1.0).name == "blk/QuantizeAndDequantizeV2:0"
+    with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
+        q.quantize_and_dequantize(x, [-1.0], 1.0)
+    with pytest.raises(TypeError, match="DataType int32 not in list of allowed values"):
+        q.quantize_and_dequantize(tf.constant([1, 2]), -2.0, 2.0)
+    v3 = tf.raw_ops.QuantizeAndDequantizeV3(input=x, input_min=-1.0, input_max=1.0,
+                                            num_bits=3, range_given=False)
+    assert v3.op.type == "QuantizeAndDequantizeV3"
+    with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
+        tf.raw_ops.QuantizeAndDequantizeV3(input=x, input_min=-1.0, input_max=1.0, num_bits=[3])
+    (g,) = tf.gradients(tf.reduce_sum(v3 * 2.0), x)  # straight through, as TF 1.15
+    errs = [
+        (q.quantize_and_dequantize(x, -1.0, 1.0, num_bits=62, range_given=True),
+         "num_bits is out of range: 62 with signed_input_ 1"),
+        (q.quantize_and_dequantize(x, -1.0, 1.0, num_bits=63, signed_input=False),
+         "num_bits is out of range: 63 with signed_input_ 0"),
+        (tf.raw_ops.QuantizeAndDequantizeV3(input=x, input_min=-1.0, input_max=1.0,
+                                            num_bits=0),
+         "num_bits is out of range: 0 with signed_input_ 1"),
+        (q.quantize_and_dequantize(tf.cast(x, tf.float64), 1.1, 1.0, range_given=True),
+         "Invalid range: input_min 1.1 > input_max 1\n"),
+    ]
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(v3), [-0.566667, 0.0, 1.7, -0.0, -0.566667],
+                                   rtol=1e-5)
+        _same(s.run(g), [2.0] * 5)
+        # unsigned 62 bits and signed 61 bits are in range
+        s.run(q.quantize_and_dequantize(x, -1.0, 1.0, num_bits=62, signed_input=False))
+        np.testing.assert_allclose(
+            s.run(q.quantize_and_dequantize(x, -1.0, 1.0, num_bits=61, range_given=True)),
+            [-0.3, 0.2, 1.0, -0.0, -0.6], rtol=1e-6)
+        for t, words in errs:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=words):
+                s.run(t)
+        # TF 1.15 checks the given range of float and double inputs only
+        half = s.run(q.quantize_and_dequantize(tf.cast(x, tf.float16), 1.5, 1.25,
+                                               range_given=True))
+        np.testing.assert_allclose(half, [-0.295166, 0.196777, 1.25, -0.0, -0.600586],
+                                   rtol=1e-3)

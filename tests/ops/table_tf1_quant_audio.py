@@ -1,5 +1,5 @@
 """Op-table rows for tf.quantization (FakeQuantWithMinMaxArgs/Vars/VarsPerChannel and their
-gradient ops, QuantizeAndDequantizeV2) and tf.audio (DecodeWav, EncodeWav).
+gradient ops, QuantizeAndDequantizeV2/V3) and tf.audio (DecodeWav, EncodeWav).
 
 The references re-derive TF's nudged range (in float32, as TF): scale = (max - min) / levels,
 zero point = round(qmin - min / scale) clamped, and outputs (q - zero_point) * scale."""
@@ -218,6 +218,12 @@ CASES = [
              x, 0.0, 0.0, signed_input=False, num_bits=3), [_x],
          _qdq_ref(0, 0, signed=False, bits=3), dtypes=(tf.float32,), grad=False,
          name="QuantizeAndDequantizeV2_unsigned"),
+    Case("QuantizeAndDequantizeV3",
+         lambda x: tf.raw_ops.QuantizeAndDequantizeV3(
+             input=x, input_min=tf.constant(-3.0, x.dtype), input_max=tf.constant(2.0, x.dtype),
+             num_bits=4), [_x],
+         _qdq_ref(-3.0, 2.0, bits=4, range_given=True), dtypes=(tf.float32, tf.float64),
+         grad=False),
     Case("DecodeWav", check=_check_decode_wav),
     Case("EncodeWav", check=_check_encode_wav),
 ]

@@ -12,6 +12,7 @@ ulp or a step). A range of (0, 0) gives zeros; the Vars ops do not check that mi
 
 import collections
 
+import ml_dtypes
 import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
@@ -333,41 +334,62 @@ def fake_quant_with_min_max_vars_per_channel_gradient(gradients, inputs, min, ma
 # ------------------------------------------------------------------------------------------
 
 
+def _round_half_to_even(y):
+    """TF's scalar_round_half_to_even: floor, then up past a half or at an odd half (so a
+    value in (-0.5, 0) becomes +0.0, where NumPy's rint keeps the sign)."""
+    fl = np.floor(y)
+    frac = y - fl
+    up = (frac > 0.5) | ((frac == 0.5) & (np.fmod(fl, 2) != 0))
+    return np.where(up, fl + 1, fl).astype(y.dtype, copy=False)
+
+
 def _qdq(x, mn, mx, signed_input, num_bits, range_given, round_mode, narrow_range):
+    """TF 1.15's QuantizeAndDequantizeOneScaleImpl, each step in the input's type."""
+    t = x.dtype.type
     if signed_input:
         qmin = -(1 << (num_bits - 1)) + (1 if narrow_range else 0)
         qmax = (1 << (num_bits - 1)) - 1
     else:
         qmin, qmax = 0, (1 << num_bits) - 1
-    mn, mx = float(mn), float(mx)
-    big = np.finfo(x.dtype).max
-    s_min = qmin / mn if qmin * mn > 0 else big
-    s_max = qmax / mx if qmax * mx > 0 else big
-    if s_min < s_max:
-        scale, inv = s_min, mn / qmin
-        mx = qmax * inv
-    else:
-        scale, inv = s_max, mx / qmax
-        mn = qmin * inv
-    dt = x.dtype
-    # as TF: values are clamped into the (adjusted) range only when the range was given
-    y = (np.clip(x, dt.type(mn), dt.type(mx)) if range_given else x) * dt.type(scale)
-    y = np.rint(y) if round_mode == "HALF_TO_EVEN" else np.floor(y + dt.type(0.5))
-    return (y * dt.type(inv)).astype(dt, copy=False)
+    mn, mx = t(mn), t(mx)
+    big = ml_dtypes.finfo(t).max
+    with np.errstate(all="ignore"):
+        s_min = t(t(qmin) / mn) if t(qmin) * mn > 0 else big
+        s_max = t(t(qmax) / mx) if t(qmax) * mx > 0 else big
+        if s_min < s_max:
+            scale, inv = s_min, t(mn / t(qmin))
+            mx = t(t(qmax) * inv)
+        else:
+            scale, inv = s_max, t(mx / t(qmax))
+            mn = t(t(qmin) * inv)
+        # as TF, values are clamped into the (adjusted) range only when the range was given;
+        # Eigen's cwiseMin/cwiseMax keep x when equal (-0.0 stays -0.0), NumPy's do not
+        if range_given:
+            x = np.where(mx < x, mx, x)
+            x = np.where(x < mn, mn, x)
+        y = x * scale
+        y = _round_half_to_even(y) if round_mode == "HALF_TO_EVEN" else np.floor(y + t(0.5))
+        return (y * inv).astype(x.dtype, copy=False)
 
 
-def _qdq_kernel(x, input_min, input_max, *, signed_input, num_bits, range_given, round_mode,
-                narrow_range, axis):
-    if round_mode not in ("HALF_TO_EVEN", "HALF_UP"):
-        raise errors.InvalidArgumentError(None, None, f"Unknown round_mode {round_mode}")
-    if not 0 < num_bits <= (63 if signed_input else 62):
-        raise errors.InvalidArgumentError(None, None, f"num_bits {num_bits} is out of range")
+def _qdq_kernel(x, input_min, input_max, num_bits=None, *, signed_input, range_given,
+                round_mode="HALF_TO_EVEN", narrow_range, axis=-1, **attrs):
+    num_bits = int(num_bits) if num_bits is not None else attrs["num_bits"]
+    if not 0 < num_bits < (62 if signed_input else 63):
+        raise errors.InvalidArgumentError(
+            None, None, f"num_bits is out of range: {num_bits} with signed_input_ "
+                        f"{int(signed_input)}")
     if axis == -1:
+        # (TF 1.15 checks the range of float and double inputs only)
+        if range_given and x.dtype in (np.float32, np.float64) and input_min > input_max:
+            from tideflow.ops.logging_ops import _format_float
+
+            bits = 64 if x.dtype == np.float64 else 32
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid range: input_min {_format_float(input_min, bits)} > "
+                            f"input_max {_format_float(input_max, bits)}")
         mn = input_min if range_given else (np.min(x) if x.size else 0.0)
         mx = input_max if range_given else (np.max(x) if x.size else 0.0)
-        if range_given and float(mn) > float(mx):
-            raise errors.InvalidArgumentError(
-                None, None, f"Invalid range: input_min {float(mn)} > input_max {float(mx)}")
         return _qdq(x, mn, mx, signed_input, num_bits, range_given, round_mode, narrow_range)
     a = axis % x.ndim
     out = np.empty_like(x)
@@ -382,18 +404,49 @@ def _qdq_kernel(x, input_min, input_max, *, signed_input, num_bits, range_given,
     return out
 
 
+def _qdq_v2_kernel(x, input_min, input_max, *, signed_input, num_bits, range_given,
+                   round_mode, narrow_range, axis):
+    return _qdq_kernel(x, input_min, input_max, signed_input=signed_input, num_bits=num_bits,
+                       range_given=range_given, round_mode=round_mode,
+                       narrow_range=narrow_range, axis=axis)
+
+
+def _qdq_v3_kernel(x, input_min, input_max, num_bits, *, signed_input, range_given,
+                   narrow_range):
+    return _qdq_kernel(x, input_min, input_max, num_bits, signed_input=signed_input,
+                       range_given=range_given, narrow_range=narrow_range)
+
+
+def _qdq_shape(op):
+    # TF 1.15: the range (and V3's num_bits) are scalars
+    for t in op._inputs[1:]:
+        if t._shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t._shape.ndims}")
+    return [op._inputs[0]._shape]
+
+
+_QDQ_TYPES = "T: {bfloat16, half, float, double}"
 op_registry.declare(
     "QuantizeAndDequantizeV2",
     inputs=["input: T", "input_min: T", "input_max: T"],
     outputs=["output: T"],
     attrs=["signed_input: bool = true", "num_bits: int = 8", "range_given: bool = false",
-           "T: {bfloat16, half, float, double}", ("round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = "
+           _QDQ_TYPES, ("round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = "
            "'HALF_TO_EVEN'"), "narrow_range: bool = false", "axis: int = -1"],
     newer_attrs=["axis"],  # TF 2.x's
-    shape=lambda op: [op._inputs[0]._shape],
-    kernel=_qdq_kernel,
+    shape=_qdq_shape,
+    kernel=_qdq_v2_kernel,
     # straight-through, as TF 1.x's gradient of QuantizeAndDequantizeV2
     grad=lambda op, grad: [grad, None, None],
+)
+op_registry.declare(
+    "QuantizeAndDequantizeV3",
+    inputs=["input: T", "input_min: T", "input_max: T", "num_bits: int32"],
+    outputs=["output: T"],
+    attrs=["signed_input: bool = true", "range_given: bool = true", _QDQ_TYPES,
+           "narrow_range: bool = false"],
+    shape=_qdq_shape, kernel=_qdq_v3_kernel,
+    grad=lambda op, grad: [grad, None, None, None],
 )
 
 
@@ -402,17 +455,13 @@ def quantize_and_dequantize(input, input_min, input_max, signed_input=True, num_
                             narrow_range=False, axis=None):
     """Quantizes ``input`` to ``num_bits`` integers over its range (or the given range) with
     the scale that keeps 0 exact, and back; the gradient passes straight through."""
-    with ops.name_scope(name, "quantize_and_dequantize", [input]) as scope:
-        x = ops.convert_to_tensor(input, name="input")
-        dt = x.dtype.base_dtype
-        mn = ops.convert_to_tensor(input_min, dtype=dt)
-        mx = ops.convert_to_tensor(input_max, dtype=dt)
-        return ops.apply_op(
-            "QuantizeAndDequantizeV2", [x, mn, mx],
-            {"signed_input": signed_input, "num_bits": num_bits, "range_given": range_given,
-             "round_mode": round_mode, "narrow_range": narrow_range,
-             "axis": -1 if axis is None else int(axis)},
-            name=scope)._outputs[0]
+    # TF 1.15 calls the generated op directly: no name scope, 'QuantizeAndDequantizeV2'
+    return ops.apply_op(
+        "QuantizeAndDequantizeV2", [input, input_min, input_max],
+        {"signed_input": signed_input, "num_bits": num_bits, "range_given": range_given,
+         "round_mode": round_mode, "narrow_range": narrow_range,
+         "axis": -1 if axis is None else int(axis)},
+        name=name)._outputs[0]
 
 
 quantize_and_dequantize_v2 = quantize_and_dequantize
