@@ -133,3 +133,49 @@ def test_sparse_minimum_maximum_checks():
             tf.errors.InvalidArgumentError,
             match="No OpKernel was registered to support Op 'SparseSparseMinimum'"):
         sess.run(m.values)
+
+
+# ---- Keras backend pieces siamese programs use ----------------------------------------------
+
+
+def test_keras_switch_on_a_tensor_condition_is_elementwise():
+    # TF 1.15's K.switch: a condition of rank >= 1 selects elementwise (rank 1 a Select on
+    # the first dimension, higher ranks tiled up to the expressions' shape); a scalar conds
+    K = tf.keras.backend
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 11.0
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        a = tf.placeholder(tf.float32, [None, 3, 4])
+        b = tf.placeholder(tf.float32, [None, 3, 4])
+        mask = tf.placeholder(tf.bool, [None, 3])
+        rows = tf.placeholder(tf.float32, [None])
+        by_mask = K.switch(mask, a, b)
+        assert by_mask.name == "Select_1:0" and g._last_id == 19  # TF 1.15
+        by_row = K.switch(rows, a, b)
+        by_sign = K.switch(a > 0, lambda: a, lambda: b * 2)
+        assert K.switch(tf.placeholder(tf.bool, []), a, b).name == "cond/Merge:0"
+        with pytest.raises(ValueError, match=r"Rank of `condition` should be less than or "
+                                             r"equal to rank of `then_expression` and "
+                                             r"`else_expression`. ndim\(condition\)=4, "
+                                             r"ndim\(then_expression\)=3"):
+            K.switch(tf.ones([2, 3, 4, 1]), a, b)
+        m = np.array([[True, False, True], [False, False, True]])
+        got = sess.run([by_mask, by_row, by_sign],
+                       {a: x, b: -x, mask: m, rows: [1.0, 0.0]})
+    np.testing.assert_array_equal(got[0], np.where(m[:, :, None], x, -x))
+    np.testing.assert_array_equal(got[1], np.concatenate([x[:1], -x[1:]]))
+    np.testing.assert_array_equal(got[2], np.where(x > 0, x, -2 * x))
+
+
+def test_keras_sqrt_std_var_are_tf_graphs():
+    # TF 1.15: K.sqrt clips to [0, inf] (two Consts, a Minimum and a Maximum) before Sqrt;
+    # K.std and K.var are reduce_std/reduce_variance under their name scopes
+    K = tf.keras.backend
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 4])
+        out = K.sqrt(x)
+        assert [op.type for op in g.get_operations()][1:] == [
+            "Const", "Const", "Minimum", "Maximum", "Sqrt"]
+        assert out.name == "Sqrt:0"
+        assert K.std(x, axis=0).name == "reduce_std/Sqrt:0"
+        assert K.var(x, axis=1).name == "reduce_variance/Mean_1:0"
+        assert K.var(x > 0).name == "reduce_variance_1/Mean_1:0"

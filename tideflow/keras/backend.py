@@ -292,11 +292,32 @@ def in_test_phase(x, alt, training=None):
 
 
 def switch(condition, then_expression, else_expression):
-    t = then_expression if callable(then_expression) else (lambda: then_expression)
-    e = else_expression if callable(else_expression) else (lambda: else_expression)
+    """A cond on a scalar (or unknown-rank) condition; TF 1.15's elementwise select, the
+    condition tiled up to the expressions' shape, on one of higher rank."""
     if condition.dtype != dtypes.bool:
         condition = tf.cast(condition, "bool")
-    return tf.cond(condition, t, e)
+    cond_ndim = ndim(condition)
+    if not cond_ndim:
+        t = then_expression if callable(then_expression) else (lambda: then_expression)
+        e = else_expression if callable(else_expression) else (lambda: else_expression)
+        return tf.cond(condition, t, e)
+    if callable(then_expression):
+        then_expression = then_expression()
+    if callable(else_expression):
+        else_expression = else_expression()
+    expr_ndim = ndim(then_expression)
+    if cond_ndim > expr_ndim:
+        raise ValueError(f"Rank of `condition` should be less than or equal to rank of "
+                         f"`then_expression` and `else_expression`. ndim(condition)="
+                         f"{cond_ndim}, ndim(then_expression)={expr_ndim}")
+    if cond_ndim > 1:
+        cond_shape = tf.concat([tf.shape(condition), [1] * (expr_ndim - cond_ndim)], axis=0)
+        condition = tf.reshape(condition, cond_shape)
+        expr_shape = tf.shape(then_expression)
+        tile_shape = tf.where(expr_shape - cond_shape > 0, expr_shape,
+                              tf.ones_like(expr_shape))
+        condition = tf.tile(condition, tile_shape)
+    return tf.where(condition, then_expression, else_expression)
 
 
 # -- tensors and variables -----------------------------------------------------------------------
@@ -640,12 +661,13 @@ def min(x, axis=None, keepdims=False):
 def var(x, axis=None, keepdims=False):
     if x.dtype.base_dtype == dtypes.bool:
         x = tf.cast(x, _FLOATX)
-    m = tf.reduce_mean(x, _axis(axis), keepdims=True)
-    return tf.reduce_mean(tf.square(x - m), _axis(axis), keepdims=keepdims)
+    return tf.math.reduce_variance(x, axis=_axis(axis), keepdims=keepdims)
 
 
 def std(x, axis=None, keepdims=False):
-    return tf.sqrt(var(x, axis=axis, keepdims=keepdims))
+    if x.dtype.base_dtype == dtypes.bool:
+        x = tf.cast(x, _FLOATX)
+    return tf.math.reduce_std(x, axis=_axis(axis), keepdims=keepdims)
 
 
 def any(x, axis=None, keepdims=False):
@@ -681,8 +703,10 @@ def abs(x):
 
 
 def sqrt(x):
-    zero = tf.constant(0.0, x.dtype.base_dtype)
-    return tf.sqrt(tf.maximum(x, zero))
+    # TF 1.15 clips to [0, inf] (a Minimum and a Maximum) before the root
+    zero = _constant_to_tensor(0.0, x.dtype.base_dtype)
+    inf = _constant_to_tensor(np.inf, x.dtype.base_dtype)
+    return tf.sqrt(tf.clip_by_value(x, zero, inf))
 
 
 def exp(x):
