@@ -97,3 +97,60 @@ def test_samplers_check_num_true_at_run_time_only(make):
             sess.run(s)
         with pytest.raises(tf.errors.InvalidArgumentError, match="true_classes must be a matrix\n"):
             sess.run(make(p), {p: [1, 2, 3]})
+
+
+def _fill(indices, values, shape, default):
+    return tf.raw_ops.SparseFillEmptyRows(
+        indices=tf.constant(indices, tf.int64), values=values,
+        dense_shape=tf.constant(shape, tf.int64), default_value=default)
+
+
+def test_sparse_fill_empty_rows_shape_function_checks_as_tf():
+    # TF 1.15: ranks (2, 1, 1, 0) in input order, then the rows and the rank merged
+    with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1 for "
+                                         "'SparseFillEmptyRows/SparseFillEmptyRows'"):
+        tf.sparse_fill_empty_rows(tf.SparseTensor([[0, 1]], [1.0], [3, 4]), [1.0])
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 1 and 2"):
+        _fill([[0, 0]], [1.0, 2.0], [2, 2], 1.0)
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+        _fill([[0, 0]], [1.0], [2, 2, 2], 1.0)
+    out = _fill([[0, 0]], [1.0], [2, 2], 1.0)
+    assert [t.get_shape().as_list() for t in out] == [[None, 2], [None], [2], [1]]
+
+
+def test_sparse_reshape_names_two_inferred_dims_as_numpy_prints_them():
+    a = tf.SparseTensor([[0, 1]], [1.0], [3, 4])
+    with pytest.raises(ValueError) as e:
+        tf.sparse_reshape(a, [-1, -1])
+    assert str(e.value) == "At most one dimension can be inferred (-1). Found: [-1 -1]"
+
+
+def test_sparse_reshape_kernel_does_not_check_bounds():
+    # TF 1.15's kernel linearizes with the input's strides and splits with the output's: an
+    # index past the input shape is carried over, not rejected
+    bad = tf.SparseTensor([[0, 1], [5, 0]], [1.0, 2.0], [3, 4])
+    with tf.Session() as s:
+        r = s.run(tf.sparse_reshape(bad, [4, 3]))
+    np.testing.assert_array_equal(r.indices, [[0, 1], [6, 2]])
+    np.testing.assert_array_equal(r.dense_shape, [4, 3])
+
+
+def test_sparse_maximum_walks_unsorted_indices_as_tf():
+    # TF 1.15 merges the two index lists in one walk (no sort): unsorted input comes out in
+    # the walk's order
+    a = tf.SparseTensor([[2, 1], [0, 0]], [1.0, 2.0], [3, 4])
+    b = tf.SparseTensor([[0, 1], [1, 0], [2, 3]], [1.0, -2.0, 3.0], [3, 4])
+    with tf.Session() as s:
+        r = s.run(tf.sparse_maximum(a, b))
+    np.testing.assert_array_equal(r.indices, [[0, 1], [1, 0], [2, 1], [0, 0], [2, 3]])
+    np.testing.assert_array_equal(r.values, [1.0, 0.0, 1.0, 2.0, 3.0])
+
+
+def test_feeding_a_sparse_placeholder_something_not_a_sequence():
+    # TF 1.15 zips the three parts with the value: 'zip argument #2 must support iteration'
+    p = tf.sparse_placeholder(tf.float32)
+    a = tf.SparseTensor([[0, 1]], [1.0], [3, 4])
+    with tf.Session() as s:
+        for value in (a, 3):
+            with pytest.raises(TypeError, match="zip argument #2 must support iteration"):
+                s.run(p.values, {p: value})

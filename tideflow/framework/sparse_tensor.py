@@ -106,10 +106,11 @@ class SparseTensor:
     # feed_dict protocol: a SparseTensor key is fed (indices, values, dense_shape)
     def _tf_feed_components(self):
         def split(value):
-            if isinstance(value, SparseTensor):
-                raise TypeError("The value of a feed cannot be a tf.SparseTensor object.")
             # as TF, the parts are zipped with (indices, values, dense_shape): a shorter value
-            # leaves the rest unfed
+            # leaves the rest unfed, and a value that is no sequence (a SparseTensor, a number)
+            # fails as that zip does under TF 1.15's Python
+            if not hasattr(value, "__iter__"):
+                raise TypeError("zip argument #2 must support iteration")
             return list(value)
 
         return [self._indices, self._values, self._dense_shape], split

@@ -11,7 +11,7 @@ from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.framework.wire_format import decode_varint as _varint_at
 from tideflow.framework.wire_format import encode_varint as _varint
-from tideflow.ops.sparse_ops import _as_sparse, _check_sparse, _order, _rank_of
+from tideflow.ops.sparse_ops import _as_sparse, _check_sparse, _merge, _order, _rank_of
 
 
 def _invalid(msg):
@@ -117,14 +117,14 @@ def _sparse_sparse_kernel(op_type, fn):
             # the op def (SparseSparseMinimum's) admits complex types, no kernel takes them
             raise _invalid(f"No OpKernel was registered to support Op '{op_type}' with these "
                            f"attrs: [T=DT_{dtypes.as_dtype(av.dtype).name.upper()}]")
-        table = {}
-        for row, v in zip(ai.tolist(), av.tolist()):
-            table[tuple(row)] = [v, 0]
-        for row, v in zip(bi.tolist(), bv.tolist()):
-            table.setdefault(tuple(row), [0, 0])[1] = v
-        keys = sorted(table)
-        out_i = np.array(keys, np.int64).reshape(-1, ash.shape[0])
-        out_v = np.array([fn(*table[k]) for k in keys], av.dtype).reshape(-1)
+        # as TF: one merge walk of the two index lists (sorted ones give their union in
+        # order; unsorted ones give what the same walk gives), a missing value counting as 0
+        rows, vals = [], []
+        for i, j in _merge(ai, bi):
+            rows.append(ai[i] if i is not None else bi[j])
+            vals.append(fn(0 if i is None else av[i], 0 if j is None else bv[j]))
+        out_i = np.array(rows, np.int64).reshape(-1, ash.shape[0])
+        out_v = np.array(vals, av.dtype).reshape(-1)
         return out_i, out_v
 
     return kernel

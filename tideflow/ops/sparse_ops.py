@@ -855,13 +855,22 @@ def _sparse_reshape_kernel(input_indices, input_shape, new_shape):
     if int(np.prod(out_shape)) != total:
         raise _invalid(f"Input to reshape is a tensor with {total} dense values, but the "
                        f"requested shape has {int(np.prod(out_shape))}")
-    if idx.shape[0] == 0:
-        return np.zeros((0, len(out_shape)), np.int64), out_shape
-    linear = np.ravel_multi_index(tuple(idx.T), tuple(shape)) if len(shape) else np.zeros(
-        idx.shape[0], np.int64)
-    out = np.stack(np.unravel_index(linear, tuple(out_shape)), 1) if len(out_shape) else (
-        np.zeros((idx.shape[0], 0), np.int64))
-    return out.astype(np.int64), out_shape
+    # as TF's kernel: row-major strides, C++'s truncating division, and no bounds check (an
+    # index outside the input shape lands outside the output shape)
+    linear = idx @ _row_major_strides(shape)
+    out = np.empty((idx.shape[0], out_shape.size), np.int64)
+    for j, stride in enumerate(_row_major_strides(out_shape)):
+        q = np.where(linear >= 0, linear // stride, -(-linear // stride))
+        out[:, j] = q
+        linear = linear - q * stride
+    return out, out_shape
+
+
+def _row_major_strides(shape):
+    strides = np.ones(len(shape), np.int64)
+    for j in range(len(shape) - 2, -1, -1):
+        strides[j] = strides[j + 1] * shape[j + 1]
+    return strides
 
 
 def _sparse_reshape_shape(op):
@@ -941,7 +950,8 @@ def sparse_reshape(sp_input, shape, name=None):
             # shape (else the kernel checks when the step runs)
             wanted = [-1 if d is None else d for d in wanted]
             if wanted.count(-1) > 1:
-                raise ValueError(f"At most one dimension can be inferred (-1). Found: {wanted}")
+                raise ValueError("At most one dimension can be inferred (-1). Found: "
+                                 f"{np.array(wanted)}")  # (TF prints the NumPy value)
             size = int(np.prod(in_shape.as_list(), dtype=np.int64))
             full = list(wanted)
             if -1 in full:

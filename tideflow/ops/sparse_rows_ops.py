@@ -8,6 +8,8 @@ from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape, as_shape, matrix, unknown_shape, vector
 from tideflow.kernels.scatter import rows_at
+from tideflow.ops.array_ops import _check_rank
+from tideflow.ops.conv_ops import _merge
 from tideflow.ops.sparse_ops import _as_sparse, _check_sparse, _in, _invalid, sparse_reorder
 
 # ------------------------------------------------------------------------------------------
@@ -249,15 +251,24 @@ def _first_dim(dense_shape):
     return int(v[0]) if v is not None and np.ndim(v) == 1 and len(v) else None
 
 
+def _fill_empty_rows_shape(op):
+    indices, values, shape, default = (_in(op, i) for i in range(4))
+    for x, rank in ((indices, 2), (values, 1), (shape, 1), (default, 0)):  # as TF, in order
+        _check_rank(x, rank)
+    indices = indices.with_rank(2)
+    rows = _merge(indices.dims[0].value, values.with_rank(1).dims[0].value)
+    _merge(indices.dims[1].value, shape.with_rank(1).dims[0].value)
+    return [matrix(None, indices.dims[1]), vector(None), vector(_first_dim(op._inputs[2])),
+            vector(rows)]
+
+
 op_registry.declare(
     "SparseFillEmptyRows",
     inputs=["indices: int64", "values: T", "dense_shape: int64", "default_value: T"],
     outputs=["output_indices: int64", "output_values: T", "empty_row_indicator: bool",
              "reverse_index_map: int64"],
     attrs=["T: type"],
-    shape=lambda op: [matrix(None, _in(op, 0).dims[1] if _in(op, 0).ndims == 2 else None),
-                      vector(None), vector(_first_dim(op._inputs[2])),
-                      vector(_in(op, 1).dims[0] if _in(op, 1).ndims == 1 else None)],
+    shape=_fill_empty_rows_shape,
     kernel=_fill_empty_rows_kernel,
     grad=_fill_empty_rows_grad,
 )
