@@ -31,8 +31,9 @@ def test_triangular_solve_runtime_errors():
         a = tf.placeholder(tf.float64)
         b = tf.placeholder(tf.float64)
         x = tf.matrix_triangular_solve(a, b)
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"MatrixTriangularSolve.*"
-                           r"\[2,2\].*\[3,1\]"):
+        # TF 1.15's LinearAlgebraOp words
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^Input matrix and rhs are incompatible."):
             _run(x, {a: np.eye(2), b: np.ones((3, 1))})
         with pytest.raises(tf.errors.InvalidArgumentError, match="not invertible"):
             _run(x, {a: np.zeros((2, 2)), b: np.ones((2, 1))})
@@ -74,7 +75,7 @@ def test_self_adjoint_eig_reads_lower_triangle_and_rejects_non_square():
                                              r"'SelfAdjointEigV2.*\[2,3\]"):
             tf.self_adjoint_eig(tf.zeros([2, 3]))
         p = tf.placeholder(tf.float32)
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"SelfAdjointEigV2.*\[2,3\]"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="^Input matrix must be square."):
             _run(tf.self_adjoint_eigvals(p), {p: np.zeros((2, 3))})
 
 

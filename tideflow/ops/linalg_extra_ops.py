@@ -11,6 +11,7 @@ from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.ops.array_ops import _in, _shape_str
 from tideflow.ops.gradients import dense
 from tideflow.ops.linalg_ops import _adjoint, _wide, matmul
+from tideflow.ops.linalg_ops import _check_square as _check_square_op
 
 _TYPES = "T: {double, float, half, complex64, complex128}"
 
@@ -22,13 +23,6 @@ def _fail(msg):
 def _check_rank2(op_type, what, x):
     if np.ndim(x) < 2:
         _fail(f"{op_type}: {what} must have rank >= 2, got shape {_shape_str(np.shape(x))}")
-
-
-def _check_square(op_type, what, x):
-    _check_rank2(op_type, what, x)
-    if x.shape[-1] != x.shape[-2]:
-        _fail(f"{op_type}: {what} must be (batches of) square matrices, got shape "
-              f"{_shape_str(x.shape)}")
 
 
 def _static_rank2(op_type, what, s):
@@ -108,11 +102,7 @@ def _tri_solve_shape(op):
 
 
 def _tri_solve_kernel(matrix, rhs, *, lower, adjoint):
-    _check_square("MatrixTriangularSolve", "matrix", matrix)
-    _check_rank2("MatrixTriangularSolve", "rhs", rhs)
-    if rhs.shape[:-2] != matrix.shape[:-2] or rhs.shape[-2] != matrix.shape[-1]:
-        _fail(f"MatrixTriangularSolve: incompatible shapes matrix {_shape_str(matrix.shape)} and "
-              f"rhs {_shape_str(rhs.shape)}")
+    _check_square_op(matrix, "First input (lhs) must be a square matrix.", rhs)
     a = _wide(matrix)
     a = np.tril(a) if lower else np.triu(a)
     if adjoint:
@@ -272,7 +262,7 @@ def _eig_shape(op):
 
 
 def _eig_kernel(input, *, compute_v):
-    _check_square("SelfAdjointEigV2", "input", input)
+    _check_square_op(input)
     x = _wide(input)
     if not compute_v:
         e = np.linalg.eigvalsh(x, UPLO="L")

@@ -25,6 +25,7 @@ from tideflow.ops import (
 from tideflow.ops.array_ops import _invalid, _np, _shape_str
 from tideflow.ops.concat_ops import concat, stack
 from tideflow.ops.gradients import dense
+from tideflow.ops.linalg_ops import _check_square
 
 _FLOATS = "{double, float, half, complex64, complex128}"
 
@@ -68,7 +69,10 @@ def _wide(x):
 
 def _lu_kernel(input, *, output_idx_type):
     x = _np(input)
-    _check_square_np(x, "Lu")
+    # Lu is not a LinearAlgebraOp in TF 1.15: its own words for the rank
+    if x.ndim < 2:
+        raise _invalid(f"Input tensor must have rank >= 2, got {x.ndim}")
+    _check_square(x)
     a = _wide(x).copy()
     n = a.shape[-1]
     batch = a.shape[:-2]
@@ -212,7 +216,7 @@ def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
 
 def _slogdet_kernel(input):
     x = _np(input)
-    _check_square_np(x, "LogMatrixDeterminant")
+    _check_square(x)
     sign, logabs = np.linalg.slogdet(_wide(x))
     # both outputs have the input's type (a complex log|det| has a zero imaginary part)
     return sign.astype(x.dtype), logabs.astype(x.dtype)
@@ -350,7 +354,7 @@ def _eig_fn(fn):
 
 def _logm_kernel(input):
     x = _np(input)
-    _check_square_np(x, "MatrixLogarithm")
+    _check_square(x)
     return _batched(_eig_fn(np.log), x.astype(np.complex128)).astype(x.dtype)
 
 
@@ -367,7 +371,7 @@ op_registry.declare(
 
 def _sqrtm_kernel(input):
     x = _np(input)
-    _check_square_np(x, "MatrixSquareRoot")
+    _check_square(x)
     r = _batched(_eig_fn(lambda w: np.sqrt(w.astype(np.complex128))),
                  x.astype(np.complex128))
     if x.dtype.kind != "c":
@@ -562,9 +566,7 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
 
 
 def _dense_tridiagonal(sup, main, sub):
-    rank = main.get_shape().ndims
-    if rank is None:
-        raise ValueError("tridiagonal: the rank of the diagonals must be known")
+    rank = len(main.get_shape())  # TF 1.15's words where the rank is unknown
     lead = [[0, 0]] * (rank - 1)
     a = matrix_diag_ops.matrix_diag(main)
     a += pad_ops.pad(matrix_diag_ops.matrix_diag(sup[..., :-1]), lead + [[0, 1], [1, 0]])

@@ -493,12 +493,20 @@ def _wide(x):
     return np.asarray(x, np.float32) if x.dtype in _HALF_TYPES else x
 
 
-def _check_square(x, square="Input matrix must be square."):
-    # TF 1.15's LinearAlgebraOp words
+def _check_square(x, square="Input matrix must be square.", rhs=None):
+    """TF 1.15's LinearAlgebraOp checks, in its order: the ranks, the right-hand side's
+    outer dimensions, the square matrix, then its rows against the right-hand side's."""
     if np.ndim(x) < 2:
         _fail(f"Input tensor 0 must have rank >= 2, got {np.ndim(x)}")
+    if rhs is not None:
+        if np.ndim(rhs) != np.ndim(x):
+            _fail("All input tensors must have the same rank.")
+        if np.shape(rhs)[:-2] != x.shape[:-2]:
+            _fail("All input tensors must have the same outer dimensions.")
     if x.shape[-1] != x.shape[-2]:
         _fail(square)
+    if rhs is not None and np.shape(rhs)[-2] != x.shape[-2]:
+        _fail("Input matrix and rhs are incompatible.")
 
 
 def _matrix_inverse(x, *, adjoint):
@@ -527,13 +535,7 @@ def _cholesky(x):
 
 
 def _matrix_solve(matrix, rhs, *, adjoint):
-    _check_square(matrix, "First input (lhs) must be a square matrix.")
-    if np.ndim(rhs) != np.ndim(matrix) or rhs.shape[:-2] != matrix.shape[:-2]:
-        _fail(f"Input matrix and right-hand side must have the same batch dimensions: "
-              f"{_dims(matrix.shape)} vs. {_dims(np.shape(rhs))}")
-    if rhs.shape[-2] != matrix.shape[-1]:
-        _fail(f"Input matrix and right-hand side must have the same number of rows: "
-              f"{matrix.shape[-2]} vs. {rhs.shape[-2]}")
+    _check_square(matrix, "First input (lhs) must be a square matrix.", rhs)
     a = _wide(matrix)
     if adjoint:
         a = _adjoint(a)

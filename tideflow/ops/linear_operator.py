@@ -35,10 +35,9 @@ def _adj(x):
 
 
 def _same_dtype(operators):
-    dt = {o.dtype for o in operators}
-    if len(dt) != 1:
-        raise TypeError(f"Expected all operators to have the same dtype. Found "
-                        f"{sorted(d.name for d in dt)}")
+    if any(o.dtype != operators[0].dtype for o in operators):
+        found = "   ".join(str((o.name, o.dtype)) for o in operators)
+        raise TypeError(f"Expected all operators to have the same dtype.  Found {found}")
 
 
 def _parents(operators):
@@ -241,8 +240,8 @@ class LinearOperator:
     def _check_arg(self, x, name, self_dim=None, arg_dim=None):
         x = ops.convert_to_tensor(x, name=name)
         if self._dtype is not None and x.dtype.base_dtype != self._dtype:
-            raise TypeError(f"{self._name}: {name} has dtype {x.dtype.name}, expected "
-                            f"{self._dtype.name}")
+            raise TypeError(f"Expected argument to have dtype {self._dtype}.  Found: "
+                            f"{x.dtype} in tensor {x}")
         if self_dim is not None:
             # the operator's dimension against the argument's, known statically (as TF)
             mine, theirs = self.shape, x.get_shape()
@@ -271,7 +270,7 @@ class LinearOperator:
 
     def matvec(self, x, adjoint=False, name="matvec"):
         with self._name_scope(name):
-            x = self._check_arg(x, "x")
+            x = self._check_arg(x, "x", -2 if adjoint else -1, -1)
             return array_ops.squeeze(self._matmul(array_ops.expand_dims(x, -1), adjoint,
                                                   False), [-1])
 
@@ -306,7 +305,7 @@ class LinearOperator:
     def solvevec(self, rhs, adjoint=False, name="solve"):
         self._require_solvable()
         with self._name_scope(name):
-            rhs = self._check_arg(rhs, "rhs")
+            rhs = self._check_arg(rhs, "rhs", -1 if adjoint else -2, -1)
             return array_ops.squeeze(self._solve(array_ops.expand_dims(rhs, -1), adjoint,
                                                  False), [-1])
 
@@ -437,7 +436,11 @@ class LinearOperator:
                                           message="Matrix was not equal to its adjoint.")
 
     def __repr__(self):
-        return (f"<tf.linalg.{type(self).__name__} '{self._name}' shape={self.shape} "
+        try:
+            shape = self.shape
+        except ValueError:  # a composition of mismatched factors fails only when asked
+            shape = "?"
+        return (f"<tf.linalg.{type(self).__name__} '{self._name}' shape={shape} "
                 f"dtype={self._dtype.name if self._dtype is not None else None}>")
 
 
@@ -527,8 +530,8 @@ class LinearOperatorDiag(LinearOperator):
         with ops.name_scope(name, values=[diag]):
             self._diag = ops.convert_to_tensor(diag, name="diag")
         if self._diag.get_shape().ndims is not None and self._diag.get_shape().ndims < 1:
-            raise ValueError(f"Argument diag must have at least 1 dimension, found "
-                             f"{self._diag.get_shape()}")
+            raise ValueError(f"Argument diag must have at least 1 dimension.  Found: "
+                             f"{self._diag}")
         if not self._diag.dtype.is_complex and is_self_adjoint is False:
             raise ValueError("A real diagonal operator is always self adjoint.")
         if not self._diag.dtype.is_complex:
@@ -675,7 +678,7 @@ def _num_rows_value(num_rows, what):
     return v
 
 
-def _shape_argument(value, what, rank, checks):
+def _shape_argument(value, what, rank, checks, tensor_name=None):
     """``num_rows`` (rank 0) or ``batch_shape`` (rank 1) as an int32 tensor, checked as TF
     checks it: statically where its rank or value is known, else (``checks`` a list) by
     run-time assertions appended to ``checks``."""
@@ -684,15 +687,16 @@ def _shape_argument(value, what, rank, checks):
 
     if isinstance(value, Variable):
         raise TypeError(f"Argument {what} cannot be reference type. Found: {type(value)}")
-    t = ops.convert_to_tensor(value, name=what)
+    t = ops.convert_to_tensor(value, name=tensor_name or what)
     if not t.dtype.is_integer:
         raise TypeError(f"Argument {what} must be integer type.  Found: {t}")
     words = "0-D" if rank == 0 else "1-D"
-    if t.get_shape().ndims is not None and t.get_shape().ndims != rank:
-        raise ValueError(f"Argument {what} must be a {words} Tensor.  Found: {t}")
-    v = ops.constant_value(t)
+    v = ops.constant_value(t)  # TF 1.15 checks the rank of a value known statically only
+    if v is not None and np.ndim(v) != rank:
+        raise ValueError(f"Argument {what} must be a {words} Tensor.  Found: {v}")
     if v is not None and (np.asarray(v) < 0).any():
-        raise ValueError(f"Argument {what} must be non-negative.  Found: {v}")
+        # TF 1.15 puts no space after the colon for batch_shape
+        raise ValueError(f"Argument {what} must be non-negative.  Found:{' ' * (rank == 0)}{v}")
     if v is None and checks is not None:
         checks.append(check_ops.assert_rank(t, rank, message=f"Argument {what} must be a "
                                                              f"{words} Tensor."))
@@ -707,16 +711,20 @@ class LinearOperatorIdentity(LinearOperator):
     def __init__(self, num_rows, batch_shape=None, dtype=None, is_non_singular=True,
                  is_self_adjoint=True, is_positive_definite=True, is_square=True,
                  assert_proper_shapes=False, name="LinearOperatorIdentity"):
-        if not (is_non_singular and is_self_adjoint and is_positive_definite and is_square):
-            raise ValueError("An identity operator is always non-singular, self-adjoint, "
-                             "positive definite and square.")
         checks = [] if assert_proper_shapes else None
-        rows = _shape_argument(num_rows, "num_rows", 0, checks)
+        with ops.name_scope(name):
+            for hint, words in ((is_self_adjoint, "self adjoint"),
+                                (is_non_singular, "non-singular"),
+                                (is_positive_definite, "positive-definite"), (is_square, "square")):
+                if not hint:
+                    raise ValueError(f"An identity operator is always {words}.")
+            rows = _shape_argument(num_rows, "num_rows", 0, checks)
+            b = None if batch_shape is None else _shape_argument(
+                batch_shape, "batch_shape", 1, checks, "batch_shape_arg")
         self._n = _num_rows_value(rows, "num_rows")
         self._batch = []
         self._batch_t = None  # a batch shape known only when the graph runs
-        if batch_shape is not None:
-            b = _shape_argument(batch_shape, "batch_shape", 1, checks)
+        if b is not None:
             static = ops.constant_value(b)
             if static is None:
                 self._batch_t, self._batch = b, None
@@ -801,10 +809,10 @@ class LinearOperatorScaledIdentity(LinearOperator):
                  name="LinearOperatorScaledIdentity"):
         if is_square is False:
             raise ValueError("A ScaledIdentity operator is always square.")
-        with ops.name_scope(name, values=[multiplier]):
-            self._multiplier = ops.convert_to_tensor(multiplier, name="multiplier")
         checks = [] if assert_proper_shapes else None
-        rows = _shape_argument(num_rows, "num_rows", 0, checks)
+        with ops.name_scope(name, values=[multiplier, num_rows]):
+            self._multiplier = ops.convert_to_tensor(multiplier, name="multiplier")
+            rows = _shape_argument(num_rows, "num_rows", 0, checks)
         if checks:
             from tideflow.ops import control_flow_ops
 
@@ -1024,15 +1032,32 @@ class LinearOperatorInversion(LinearOperator):
         return -self._operator.log_abs_determinant()
 
 
+def _checked_operators(operators, empty_words="Expected a non-empty list of operators."):
+    operators = list(operators)
+    if not operators:
+        raise ValueError(f"{empty_words} Found: {operators}")
+    _same_dtype(operators)
+    return operators
+
+
 class _OperatorList(LinearOperator):
-    """An operator built from a (checked, non-empty) list of ``operators`` of one dtype:
-    non-singular when they all are, named by joining their names with ``separator``."""
+    """An operator built from a (checked, non-empty) list of ``operators`` of one dtype,
+    named by joining their names with ``separator``. It has each hint in ``inherited``
+    (pairs of hint and TF's words for it) that all its operators have; ``what`` names the
+    combination in the error for a hint given as False against them."""
 
     def __init__(self, operators, is_non_singular, is_self_adjoint, is_positive_definite,
-                 is_square, name, separator):
+                 is_square, name, separator, what, inherited=(("non_singular", "non-singular"),)):
         self._operators = operators
-        if all(o.is_non_singular for o in operators):
-            is_non_singular = True if is_non_singular is None else is_non_singular
+        hints = {"non_singular": is_non_singular, "self_adjoint": is_self_adjoint,
+                 "positive_definite": is_positive_definite}
+        for hint, words in inherited:
+            if all(getattr(o, "is_" + hint) for o in operators):
+                if hints[hint] is False:
+                    raise ValueError(f"{what} of {words} operators is always {words}.")
+                hints[hint] = True
+        is_non_singular, is_self_adjoint, is_positive_definite = (
+            hints["non_singular"], hints["self_adjoint"], hints["positive_definite"])
         super().__init__(operators[0].dtype, _parents(operators),
                          is_non_singular, is_self_adjoint, is_positive_definite, is_square,
                          name or separator.join(o.name for o in operators),
@@ -1048,16 +1073,15 @@ class LinearOperatorComposition(_OperatorList):
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        operators = list(operators)
-        if not operators:
-            raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
-        _same_dtype(operators)
-        for a, b in zip(operators, operators[1:]):  # noqa: RUF007 - adjacent pairs
-            a.domain_dimension.assert_is_compatible_with(b.range_dimension)  # TF's words
+        # TF 1.15 does not check the factors' dimensions against each other here
+        operators = _checked_operators(operators)
         super().__init__(operators, is_non_singular, is_self_adjoint, is_positive_definite,
-                         is_square, name, "_o_")
+                         is_square, name, "_o_", "The composition")
 
     def _shape(self):
+        # TF 1.15 checks the factors' dimensions here, not when the composition is made
+        for a, b in zip(self._operators, self._operators[1:]):
+            a.domain_dimension.assert_is_compatible_with(b.range_dimension)
         batch = TensorShape([])
         for o in self._operators:
             batch = _broadcast_batch(batch, o.batch_shape)

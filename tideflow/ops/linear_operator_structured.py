@@ -25,6 +25,7 @@ from tideflow.ops.linear_operator import (
     LinearOperator,
     _adj,
     _broadcast_batch,
+    _checked_operators,
     _det_product,
     _log_abs_det_sum,
     _OperatorList,
@@ -56,14 +57,13 @@ class LinearOperatorKronecker(_OperatorList):
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        operators = list(operators)
-        if not operators:
-            raise ValueError("Expected a non-empty list of operators.")
-        _same_dtype(operators)
+        operators = _checked_operators(operators, "Expected a list of >=1 operators.")
         if all(o.is_square for o in operators):
             is_square = True if is_square is None else is_square
         super().__init__(operators, is_non_singular, is_self_adjoint, is_positive_definite,
-                         is_square, name, "_x_")
+                         is_square, name, "_x_", "The Kronecker product",
+                         (("non_singular", "non-singular"), ("self_adjoint", "self-adjoint"),
+                          ("positive_definite", "positive-definite")))
 
     def _shape(self):
         batch = TensorShape([])
@@ -116,14 +116,13 @@ class LinearOperatorBlockDiag(_OperatorList):
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, name=None):
-        operators = list(operators)
-        if not operators:
-            raise ValueError("Expected a non-empty list of operators.")
-        if any(o.is_square is False for o in operators):
-            raise ValueError("Expected all operators to be square.")
-        _same_dtype(operators)
+        operators = _checked_operators(operators)
+        if not (is_square and all(o.is_square for o in operators)):
+            raise ValueError("Can only represent a block diagonal of square matrices.")
         super().__init__(operators, is_non_singular, is_self_adjoint, is_positive_definite,
-                         True, name, "_ds_")
+                         True, name, "_ds_", "The direct sum",
+                         (("non_singular", "non-singular"), ("self_adjoint", "self-adjoint"),
+                          ("positive_definite", "positive definite")))
 
     def _shape(self):
         batch = TensorShape([])
@@ -280,15 +279,20 @@ class LinearOperatorHouseholder(LinearOperator):
 
     def __init__(self, reflection_axis, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name="LinearOperatorHouseholder"):
-        if is_positive_definite:
+        # TF 1.15 checks the hints one by one and sets is_positive_definite to False
+        if is_self_adjoint is False:
+            raise ValueError("A Householder operator is always self adjoint.")
+        if is_positive_definite is True:
             raise ValueError("A Householder operator is always non-positive definite.")
-        if is_non_singular is False or is_self_adjoint is False or is_square is False:
-            raise ValueError("A Householder operator is always non-singular, self-adjoint and "
-                             "square.")
+        if is_square is False:
+            raise ValueError("A Householder operator is always square.")
         with ops.name_scope(name, values=[reflection_axis]):
             self._axis = ops.convert_to_tensor(reflection_axis, name="reflection_axis")
+        if self._axis.get_shape().ndims is not None and self._axis.get_shape().ndims < 1:
+            raise ValueError("Argument reflection_axis must have at least 1 dimension.  "
+                             f"Found: {self._axis}")
         super().__init__(self._axis.dtype.base_dtype, [self._axis], is_non_singular, True,
-                         is_positive_definite, True, name, {"reflection_axis": reflection_axis})
+                         False, True, name, {"reflection_axis": reflection_axis})
 
     @property
     def reflection_axis(self):
@@ -410,9 +414,19 @@ class LinearOperatorToeplitz(LinearOperator):
 
     def __init__(self, col, row, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name="LinearOperatorToeplitz"):
+        if is_square is False:
+            raise ValueError("Only square Toeplitz operators currently supported.")
         with ops.name_scope(name, values=[col, row]):
             self._col = ops.convert_to_tensor(col, name="col")
             self._row = ops.convert_to_tensor(row, name="row", dtype=self._col.dtype)
+        for what, t in (("row", self._row), ("col", self._col)):
+            if t.get_shape().ndims is not None and t.get_shape().ndims < 1:
+                raise ValueError(f"Argument {what} must have at least 1 dimension.  Found: {t}")
+        if self._row.get_shape()[-1].value is not None and \
+                self._col.get_shape()[-1].value is not None and \
+                self._row.get_shape()[-1].value != self._col.get_shape()[-1].value:
+            raise ValueError("Expected square matrix, got row and col with mismatched "
+                             "dimensions.")
         super().__init__(self._col.dtype.base_dtype, [self._col, self._row], is_non_singular,
                          is_self_adjoint, is_positive_definite, True, name,
                          {"col": col, "row": row})

@@ -64,27 +64,45 @@ def _matrix_diag_part_kernel(input):
     return np.diagonal(x, axis1=-2, axis2=-1).copy()
 
 
+def _set_diag_static_shape(x, d):
+    """TF 1.15's shape function: the diagonal's rank and length, then the diagonal's batch
+    dimensions merged into an input shape that is not fully known."""
+    if x.ndims is not None and d.ndims is not None:
+        xs, ds = x.as_list(), d.as_list()
+        if len(ds) != len(xs) - 1:
+            raise ValueError(f"Shape must be rank {len(xs) - 1} but is rank {len(ds)}")
+        smallest = _min_dim(xs[-2], xs[-1])
+        if smallest is not None and ds[-1] is not None and smallest != ds[-1]:
+            raise ValueError(f"Dimensions must be equal, but are {smallest} and {ds[-1]}")
+    if d.ndims is None or x.is_fully_defined():
+        return x
+    guess = TensorShape(d.as_list()[:-1] + [None, None])
+    if x.ndims is None:
+        return guess
+    for i, (a, b) in enumerate(zip(x.as_list(), guess.as_list())):
+        if a is not None and b is not None and a != b:
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {a} and "
+                             f"{b}. Shapes are {_shape_str(x.as_list())} and "
+                             f"{_shape_str(guess.as_list())}.")
+    return x.merge_with(guess)
+
+
 def _set_diag_check(x, d, err):
     """The MatrixSetDiag shapes' check; returns the output's static shape."""
     _at_least(x, 2, "MatrixSetDiag")
     _at_least(d, 1, "MatrixSetDiag")
+    if err is ValueError:
+        return _set_diag_static_shape(x, d)
     if x.ndims is None or d.ndims is None:
         return x
     xs, ds = x.as_list(), d.as_list()
     want = xs[:-2] + [_min_dim(xs[-2], xs[-1])]
-    if err is ValueError:  # TF 1.15's shape function's words
-        if len(ds) != len(want):
-            raise err(f"Shape must be rank {len(want)} but is rank {len(ds)}")
-        if want[-1] is not None and ds[-1] is not None and want[-1] != ds[-1]:
-            raise err(f"Dimensions must be equal, but are {want[-1]} and {ds[-1]}")
     if len(ds) != len(want) or any(a is not None and b is not None and a != b
                                    for a, b in zip(ds, want)):
-        raise err(
-            f"MatrixSetDiag: must have diagonal.shape == input.shape[:-2] + "
-            f"[min(input.shape[-2:])], but received input shape: {_shape_str(xs)} and "
-            f"diagonal shape: {_shape_str(ds)}")
-    batch = [a if a is not None else b for a, b in zip(xs[:-2], ds[:-1])]
-    return TensorShape(batch + xs[-2:])
+        raise err("Either first dimensions of diagonal don't match input.shape[:-2], or "
+                  "diagonal.shape[:-1] is not equal to the longests diagonal in range "
+                  "[lower_diag_index:upper_diag_index].")
+    return x
 
 
 def _matrix_set_diag_shape(op):

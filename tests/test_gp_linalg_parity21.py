@@ -1,0 +1,183 @@
+"""Gaussian-process and linear-algebra programs of TF 1.x against TF 1.15: LinearOperator
+hints and errors, LinearAlgebraOp run-time words, MatrixSetDiag's shapes and errors."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+la = tf.linalg
+
+
+def _run(t, feed=None):
+    with tf.Session() as sess:
+        return sess.run(t, feed)
+
+
+def test_householder_hints_and_errors():
+    # TF 1.15: is_positive_definite is set to False, and each hint has its own words
+    with tf.Graph().as_default():
+        h = la.LinearOperatorHouseholder([1.0, 2.0, 2.0])
+        assert (h.is_self_adjoint, h.is_positive_definite, h.is_non_singular) == (
+            True, False, None)
+        with pytest.raises(ValueError, match="^A Householder operator is always self adjoint.$"):
+            la.LinearOperatorHouseholder([1.0, 2.0], is_self_adjoint=False)
+        with pytest.raises(ValueError, match="^A Householder operator is always square.$"):
+            la.LinearOperatorHouseholder([1.0, 2.0], is_square=False)
+        assert la.LinearOperatorHouseholder([1.0, 2.0], is_non_singular=False) is not None
+        with pytest.raises(ValueError, match=r"^Argument reflection_axis must have at least 1 "
+                           r"dimension.  Found: Tensor\(\"LinearOperatorHouseholder_\d+/"):
+            la.LinearOperatorHouseholder(1.0)
+
+
+def test_operator_argument_dtype_and_vector_dimension_errors():
+    with tf.Graph().as_default():
+        op = la.LinearOperatorFullMatrix(np.eye(3, dtype=np.float32))
+        # TF 1.15's _check_input_dtype words
+        with pytest.raises(TypeError, match=r"^Expected argument to have dtype <dtype: "
+                           r"'float32'>.  Found: <dtype: 'float64'> in tensor Tensor\(\"ones"):
+            op.matmul(tf.ones([3, 2], tf.float64))
+        with pytest.raises(TypeError, match="^Expected argument to have dtype"):
+            op.add_to_tensor(tf.ones([3, 3], tf.float64))
+        # matvec and solvevec check the vector's length statically, as matmul does
+        with pytest.raises(ValueError, match="^Dimensions 3 and 4 are not compatible$"):
+            op.matvec(tf.ones([4]))
+        with pytest.raises(ValueError, match="^Dimensions 3 and 4 are not compatible$"):
+            op.solvevec(tf.ones([4]))
+
+
+def test_identity_and_diag_constructor_words():
+    with tf.Graph().as_default():
+        for kw, words in [("is_non_singular", "non-singular"), ("is_self_adjoint", "self adjoint"),
+                          ("is_positive_definite", "positive-definite"), ("is_square", "square")]:
+            with pytest.raises(ValueError, match=f"^An identity operator is always {words}.$"):
+                la.LinearOperatorIdentity(3, **{kw: False})
+        # the failed constructors above each took a name scope, as in TF
+        with pytest.raises(TypeError, match=r"^Argument num_rows must be integer type.  Found: "
+                           r"Tensor\(\"LinearOperatorIdentity_4/num_rows:0\""):
+            la.LinearOperatorIdentity(2.5)
+        with pytest.raises(ValueError, match=r"^Argument batch_shape must be non-negative.  "
+                           r"Found:\[-1\]$"):
+            la.LinearOperatorIdentity(3, batch_shape=[-1])
+        with pytest.raises(ValueError, match=r"^Argument diag must have at least 1 dimension.  "
+                           r"Found: Tensor\(\"LinearOperatorDiag/diag:0\", shape=\(\)"):
+            la.LinearOperatorDiag(3.0)
+
+
+def test_operator_list_words_and_inherited_hints():
+    with tf.Graph().as_default():
+        f32 = la.LinearOperatorFullMatrix(np.eye(3, dtype=np.float32))
+        f64 = la.LinearOperatorFullMatrix(np.eye(3))
+        with pytest.raises(TypeError, match=r"^Expected all operators to have the same dtype.  "
+                           r"Found \('LinearOperatorFullMatrix', tf.float32\)   "
+                           r"\('LinearOperatorFullMatrix', tf.float64\)$"):
+            la.LinearOperatorComposition([f32, f64])
+        with pytest.raises(ValueError, match=r"^Expected a list of >=1 operators. Found: \[\]$"):
+            la.LinearOperatorKronecker([])
+        with pytest.raises(ValueError, match=r"^Expected a non-empty list of operators. "
+                           r"Found: \[\]$"):
+            la.LinearOperatorBlockDiag([])
+        with pytest.raises(ValueError, match="^Can only represent a block diagonal of square "
+                           "matrices.$"):
+            la.LinearOperatorBlockDiag([la.LinearOperatorFullMatrix(np.ones((2, 3)))])
+        d1 = la.LinearOperatorDiag([1.0, 2.0], is_positive_definite=True)
+        d2 = la.LinearOperatorDiag([3.0], is_positive_definite=True)
+        bd, kr = la.LinearOperatorBlockDiag([d1, d2]), la.LinearOperatorKronecker([d1, d2])
+        # TF 1.15 carries self-adjointness and definiteness through both
+        assert (bd.is_self_adjoint, bd.is_positive_definite, bd.is_non_singular) == (
+            True, True, True)
+        assert (kr.is_self_adjoint, kr.is_positive_definite, kr.is_non_singular) == (
+            True, True, True)
+        with pytest.raises(ValueError, match="^The direct sum of positive definite operators is "
+                           "always positive definite.$"):
+            la.LinearOperatorBlockDiag([d1, d2], is_positive_definite=False)
+        with pytest.raises(ValueError, match="^The Kronecker product of self-adjoint operators "
+                           "is always self-adjoint.$"):
+            la.LinearOperatorKronecker([d1, d2], is_self_adjoint=False)
+        with pytest.raises(ValueError, match="^The composition of non-singular operators is "
+                           "always non-singular.$"):
+            la.LinearOperatorComposition([d1, d1], is_non_singular=False)
+        # TF 1.15 makes a composition of mismatched factors; its shape is what fails
+        bad = la.LinearOperatorComposition([f64, la.LinearOperatorFullMatrix(np.eye(4))])
+        with pytest.raises(ValueError, match="^Dimensions 3 and 4 are not compatible$"):
+            bad.shape  # noqa: B018
+
+
+def test_toeplitz_constructor_checks():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="^Expected square matrix, got row and col with "
+                           "mismatched dimensions.$"):
+            la.LinearOperatorToeplitz(col=[1.0, 2.0], row=[1.0, 2.0, 3.0])
+        with pytest.raises(ValueError, match="^Only square Toeplitz operators currently "
+                           "supported.$"):
+            la.LinearOperatorToeplitz(col=[1.0, 2.0], row=[1.0, 2.0], is_square=False)
+
+
+@pytest.mark.parametrize("make, feed, words", [
+    # TF 1.15's LinearAlgebraOp words, printed by TF for these feeds
+    (lambda a, b: tf.matrix_triangular_solve(a, b), [np.ones((2, 3)), np.ones((2, 1))],
+     "First input (lhs) must be a square matrix."),
+    (lambda a, b: tf.matrix_triangular_solve(a, b), [np.ones(2), np.ones((2, 1))],
+     "Input tensor 0 must have rank >= 2, got 1"),
+    (lambda a, b: tf.matrix_triangular_solve(a, b), [np.eye(2), np.ones((3, 1))],
+     "Input matrix and rhs are incompatible."),
+    (lambda a, b: tf.matrix_triangular_solve(a, b), [np.ones((2, 2, 2)), np.ones((3, 2, 1))],
+     "All input tensors must have the same outer dimensions."),
+    (lambda a, b: tf.matrix_triangular_solve(a, b), [np.eye(2), np.ones(2)],
+     "All input tensors must have the same rank."),
+    (lambda a, b: tf.matrix_solve(a, b), [np.ones((2, 2, 2)), np.ones((3, 2, 1))],
+     "All input tensors must have the same outer dimensions."),
+    (lambda a, b: tf.matrix_solve(a, b), [np.eye(2), np.ones((3, 1))],
+     "Input matrix and rhs are incompatible."),
+    (lambda a, b: tf.cholesky_solve(a, b), [np.eye(2), np.ones((3, 1))],
+     "Input matrix and rhs are incompatible."),
+    (lambda a, b: tf.self_adjoint_eig(a)[0], [np.ones((2, 3)), 0.0],
+     "Input matrix must be square."),
+    (lambda a, b: tf.self_adjoint_eigvals(a), [np.ones((2, 3)), 0.0],
+     "Input matrix must be square."),
+    (lambda a, b: tf.linalg.slogdet(a)[1], [np.ones((2, 3)), 0.0],
+     "Input matrix must be square."),
+    (lambda a, b: tf.linalg.slogdet(a)[1], [np.ones(3), 0.0],
+     "Input tensor 0 must have rank >= 2, got 1"),
+    (lambda a, b: tf.linalg.lu(a)[0], [np.ones((2, 3)), 0.0], "Input matrix must be square."),
+    (lambda a, b: tf.linalg.lu(a)[0], [np.ones(3), 0.0],
+     "Input tensor must have rank >= 2, got 1"),
+    (lambda a, b: tf.linalg.sqrtm(a), [np.ones((2, 3)), 0.0], "Input matrix must be square."),
+    (lambda a, b: tf.linalg.sqrtm(a), [np.ones(3), 0.0],
+     "Input tensor 0 must have rank >= 2, got 1"),
+    (lambda a, b: tf.matrix_set_diag(a, b), [np.ones((2, 4)), np.ones(4)],
+     ("Either first dimensions of diagonal don't match input.shape[:-2], or diagonal.shape[:-1] "
+      "is not equal to the longests diagonal in range [lower_diag_index:upper_diag_index].")),
+])
+def test_linear_algebra_run_time_errors_read_as_tf(make, feed, words):
+    with tf.Graph().as_default():
+        a, b = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            _run(make(a, b), {a: feed[0], b: feed[1]})
+        assert e.value.message.split("\n")[0] == words
+
+
+def test_logm_non_square_reads_as_tf():
+    with tf.Graph().as_default():
+        c = tf.placeholder(tf.complex64)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="^Input matrix must be square."):
+            _run(tf.linalg.logm(c), {c: np.ones((2, 3))})
+
+
+def test_matrix_set_diag_static_shapes():
+    # TF 1.15's shape function: batch dimensions from the diagonal only where the input's
+    # shape is not fully known; a fully known input keeps its shape; a clash fails in Merge
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 3, 3])
+        assert tf.matrix_set_diag(x, tf.ones([4, 3])).get_shape().as_list() == [2, 3, 3]
+        u = tf.matrix_set_diag(tf.placeholder(tf.float32), tf.placeholder(tf.float32, [4, None]))
+        assert u.get_shape().as_list() == [4, None, None]
+        with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are "
+                           r"2 and 4. Shapes are \[2,\?,3\] and \[4,\?,\?\]. for 'set_diag"):
+            tf.matrix_set_diag(tf.placeholder(tf.float32, [2, None, 3]), tf.ones([4, 3]))
+
+
+def test_tridiagonal_solve_unknown_rank_words():
+    with tf.Graph().as_default(), pytest.raises(
+            ValueError, match="^Cannot take the length of shape with unknown rank.$"):
+        tf.linalg.tridiagonal_solve(tf.placeholder(tf.float32), tf.placeholder(tf.float32))
