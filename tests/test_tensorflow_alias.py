@@ -79,3 +79,33 @@ def test_run_without_a_program_says_how():
 
     with pytest.raises(SystemExit, match="usage: tideflow run"):
         tensorflow_alias.run([])
+
+
+def test_importing_tideflow_lets_the_other_tensorflow_imports_of_a_program_run(tmp_path):
+    # a TF 1.x program with only `import tensorflow as tf` changed keeps its other imports
+    code = ("import tideflow as tf\n"
+            "from tensorflow.contrib import rnn\n"
+            "from tensorflow.examples.tutorials.mnist import input_data\n"
+            "from tensorflow.python.ops import array_ops\n"
+            "from tensorflow.keras.layers import Dense\n"
+            "import tensorflow\n"
+            "print(tensorflow is tf, rnn.LSTMCell is tf.nn.rnn_cell.LSTMCell,\n"
+            "      array_ops.concat is tf.concat, Dense is tf.keras.layers.Dense,\n"
+            "      hasattr(input_data, 'read_data_sets'))\n")
+    assert _python(tmp_path, "-c", code).split() == ["True"] * 5
+
+
+def test_an_installed_tensorflow_wins_over_the_fallback(tmp_path):
+    fake = tmp_path / "site" / "tensorflow"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("REAL = True\n")
+    code = ("import sys; sys.path.insert(0, 'site')\n"
+            "import tideflow, tensorflow\n"
+            "print(getattr(tensorflow, 'REAL', False), tensorflow is tideflow)\n"
+            "try:\n    import tensorflow.contrib\n"
+            "except ImportError:\n    print('ImportError')\n")
+    assert _python(tmp_path, "-c", code).split() == ["True", "False", "ImportError"]
+    # without tideflow imported, `import tensorflow` finds nothing of tideflow's
+    code = ("try:\n    import tensorflow\n"
+            "except ImportError:\n    print('ImportError')\n")
+    assert _python(tmp_path, "-c", code).split() == ["ImportError"]

@@ -748,6 +748,13 @@ _LAZY = {
 }
 
 
+# a program whose `import tensorflow as tf` became `import tideflow as tf` keeps its other
+# imports (`from tensorflow.contrib import rnn`): where no TensorFlow is installed they
+# resolve to tideflow (tensorflow_alias.py)
+from tideflow import tensorflow_alias as _tensorflow_alias
+
+_tensorflow_alias.install_fallback()
+
 # tideflow's own layers (submodules, not TF API names): kept out of a star import
 _INTERNAL = frozenset({"kernels", "runtime", "protos", "distributed", "env", "ops", "framework",
                        "legacy_names"})

@@ -12,8 +12,14 @@ one would rather not edit. After ``install()``, ``import tensorflow`` gives tide
 
 or from the shell: ``tideflow run program.py args...`` (``tideflow run -m module args...``).
 
-The alias is opt-in and lives only in the process that installs it; it refuses to stand in
-for a real TensorFlow that is already imported.
+``install()`` puts the alias first, before any installed TensorFlow, and refuses to stand in
+for a real TensorFlow that is already imported. ``import tideflow`` itself adds the fallback
+form (``install_fallback()``): a finder placed last, after every other, so ``tensorflow`` and
+``tensorflow.X`` resolve to tideflow only where no TensorFlow is installed. A TF 1.x program
+whose ``import tensorflow as tf`` became ``import tideflow as tf`` then runs with its other
+imports unchanged (``from tensorflow.contrib import rnn``, ``from
+tensorflow.examples.tutorials.mnist import input_data``); with a real TensorFlow installed,
+``import tensorflow`` still gives it.
 """
 
 import importlib
@@ -59,20 +65,51 @@ class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if not fullname.startswith(_PREFIX):
             return None
-        try:
-            module = _resolve("tideflow." + fullname[len(_PREFIX):])
-        except (ImportError, AttributeError):
+        return _spec(fullname)
+
+
+class _FallbackFinder(importlib.abc.MetaPathFinder):
+    """Last on the meta path: answers ``tensorflow`` (and, once that is tideflow,
+    ``tensorflow.X``) only when no other finder found an installed TensorFlow."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "tensorflow":
+            import tideflow
+
+            return importlib.util.spec_from_loader(fullname, _Loader(tideflow),
+                                                   is_package=True)
+        if not fullname.startswith(_PREFIX):
             return None
-        if not hasattr(module, "__path__"):
-            # a plain module may have names imported below it (``tensorflow.compat.v1``):
-            # the import system asks the parent for a ``__path__`` first
-            try:
-                module.__path__ = []
-            except (AttributeError, TypeError):
-                pass
-        spec = importlib.util.spec_from_loader(fullname, _Loader(module), is_package=True)
-        spec.submodule_search_locations = list(getattr(module, "__path__", []))
-        return spec
+        import tideflow
+
+        if sys.modules.get("tensorflow") is not tideflow:
+            return None
+        return _spec(fullname)
+
+
+def _spec(fullname):
+    """The spec that hands ``tideflow.X`` over as ``tensorflow.X`` (None if there is none)."""
+    try:
+        module = _resolve("tideflow." + fullname[len(_PREFIX):])
+    except (ImportError, AttributeError):
+        return None
+    if not hasattr(module, "__path__"):
+        # a plain module may have names imported below it (``tensorflow.compat.v1``): the
+        # import system asks the parent for a ``__path__`` first
+        try:
+            module.__path__ = []
+        except (AttributeError, TypeError):
+            pass
+    spec = importlib.util.spec_from_loader(fullname, _Loader(module), is_package=True)
+    spec.submodule_search_locations = list(getattr(module, "__path__", []))
+    return spec
+
+
+def install_fallback():
+    """Adds the fallback finder (idempotent): ``tensorflow`` imports resolve to tideflow in
+    this process only where no TensorFlow is installed."""
+    if not any(isinstance(f, _FallbackFinder) for f in sys.meta_path):
+        sys.meta_path.append(_FallbackFinder())
 
 
 def install():
