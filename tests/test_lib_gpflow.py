@@ -29,8 +29,12 @@ def test_proximal_optimizers_still_step():
     v = tf.Variable([1.0, -2.0], dtype=tf.float64)
     w = tf.Variable([0.5, 3.0], dtype=tf.float64)
     loss = tf.reduce_sum(v * v) + tf.reduce_sum(w * w)
-    a = tf.train.ProximalGradientDescentOptimizer(0.1, l1_regularization_strength=0.05)
-    b = tf.train.ProximalAdagradOptimizer(0.1, l2_regularization_strength=0.1)
+    # float64 hyperparameters: TF 1.15's proximal updates refuse float32 ones for these
+    f64 = lambda x: tf.constant(x, tf.float64)
+    a = tf.train.ProximalGradientDescentOptimizer(f64(0.1), l1_regularization_strength=f64(0.05),
+                                                  l2_regularization_strength=f64(0.0))
+    b = tf.train.ProximalAdagradOptimizer(f64(0.1), l1_regularization_strength=f64(0.0),
+                                          l2_regularization_strength=f64(0.1))
     step = tf.group(a.minimize(loss, var_list=[v]), b.minimize(loss, var_list=[w]))
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())

@@ -160,3 +160,21 @@ def test_lazy_adam_resource_sparse_update_builds_tfs_ops():
     np.testing.assert_allclose(
         got.ravel(), [0.0, 0.125, 0.10243599861860275, 0.2262289971113205, 0.5, 0.625,
                       0.6004520058631897, 0.7253699898719788], rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [tf.float64, tf.float16])
+def test_proximal_optimizers_refuse_float32_rates_for_other_variables(dtype):
+    # TF 1.15 passes the proximal optimizers' rates uncast, so a float64 or float16 variable
+    # fails at minimize with the op's TypeError
+    with tf.Graph().as_default():
+        w = tf.Variable([1.0, -2.0], dtype=dtype)
+        loss = tf.reduce_sum(w * w)
+        cases = [(tf.train.ProximalGradientDescentOptimizer(0.1), "alpha",
+                  "ApplyProximalGradientDescent"),
+                 (tf.train.ProximalAdagradOptimizer(0.1), "lr", "ApplyProximalAdagrad")]
+        for opt, arg, op in cases:
+            with pytest.raises(TypeError) as err:
+                opt.minimize(loss)
+            assert str(err.value) == (
+                f"Input '{arg}' of '{op}' Op has type float32 that does not match type "
+                f"{dtype.name} of argument 'var'.")

@@ -200,13 +200,20 @@ def test_ftrl(sparse, shrinkage):
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_proximal_optimizers(sparse):
+    # TF 1.15's proximal updates take their hyperparameters uncast: float64 for these
+    # float64 variables (the float32 numbers the references take)
+    def f64(x):
+        return tf.constant(np.float32(x), tf.float64)
+
     trace, _ = _run(lambda: tf.train.ProximalGradientDescentOptimizer(
-        0.3, l1_regularization_strength=0.05, l2_regularization_strength=0.1), sparse)
+        f64(0.3), l1_regularization_strength=f64(0.05), l2_regularization_strength=f64(0.1)),
+        sparse)
     sc = {"alpha": 0.3, "l1": 0.05, "l2": 0.1}
     _check(trace, (_rows_update if sparse else _dense_update)(_ref_proximal_gd,
                                                               {"var": "var"}, sc))
     trace, _ = _run(lambda: tf.train.ProximalAdagradOptimizer(
-        0.3, l1_regularization_strength=0.05, l2_regularization_strength=0.1), sparse)
+        f64(0.3), l1_regularization_strength=f64(0.05), l2_regularization_strength=f64(0.1)),
+        sparse)
     sc = {"lr": 0.3, "l1": 0.05, "l2": 0.1}
     _check(trace, (_rows_update if sparse else _dense_update)(
         _ref_proximal_adagrad, {"var": "var", "accum": "accumulator"}, sc))

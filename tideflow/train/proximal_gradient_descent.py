@@ -2,7 +2,7 @@
 operator of L1 (soft threshold) and L2 (shrink) regularization."""
 
 from tideflow.framework import ops
-from tideflow.ops import cast_ops, training_ops
+from tideflow.ops import training_ops
 from tideflow.train.optimizer import Optimizer
 
 
@@ -27,11 +27,10 @@ class ProximalGradientDescentOptimizer(Optimizer):
             self._l2_regularization_strength, name="l2_regularization_strength")
 
     def _hyper(self, var):
-        """The learning rate and L1/L2 strengths, cast to ``var``'s type."""
-        dt = var.dtype.base_dtype
-        return [cast_ops.cast(t, dt) for t in (self._learning_rate_tensor,
-                                               self._l1_regularization_strength_tensor,
-                                               self._l2_regularization_strength_tensor)]
+        """The learning rate and L1/L2 strengths, uncast: as in TF 1.15, a variable that is
+        not float32 meets a float32 rate, and the update op refuses it (TypeError)."""
+        return [self._learning_rate_tensor, self._l1_regularization_strength_tensor,
+                self._l2_regularization_strength_tensor]
 
     def _apply_dense(self, grad, var):
         return training_ops.apply_proximal_gradient_descent(
