@@ -116,3 +116,56 @@ def test_crf_one_step_values_and_float64_decode():
         assert best[b] == pytest.approx(score)
     np.testing.assert_allclose(one, [np.logaddexp.reduce(unary[0, 0]),
                                      np.logaddexp.reduce(unary[1, 0]), 0.0], rtol=1e-6)
+
+
+cudnn = tf.contrib.cudnn_rnn
+
+
+@pytest.mark.parametrize("cls, layers, bidi, want", [
+    # TF 1.15's seed2 of every RandomUniform: the canonical weights' draws, then three
+    # draws made after building, after a call, and after a call with lengths and a state
+    ("CudnnLSTM", 1, False, [4, 11, 18, 25, 32, 39, 46, 53, 60, 137, 173, 186]),
+    ("CudnnLSTM", 2, False, [4, 11, 18, 25, 32, 39, 46, 53, 60, 67, 74, 81, 88, 95, 102, 109,
+                             116, 219, 255, 268]),
+    ("CudnnGRU", 1, True, [4, 11, 18, 25, 32, 39, 46, 53, 60, 67, 74, 81, 88, 175, 201, 215]),
+    ("CudnnRNNTanh", 2, False, [4, 11, 18, 25, 32, 87, 113, 127]),
+    ("CudnnRNNRelu", 1, False, [4, 11, 18, 66, 92, 106]),
+])
+def test_cudnn_layers_make_tf_op_counts_so_seeds_match(cls, layers, bidi, want):
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(3)
+        x = tf.placeholder(tf.float32, [5, 2, 4])
+        layer = getattr(cudnn, cls)(layers, 3,
+                                    direction="bidirectional" if bidi else "unidirectional")
+        tf.random_uniform([2])
+        _, state = layer(x)
+        tf.random_uniform([2])
+        layer(x, sequence_lengths=tf.constant([5, 3]))
+        tf.random_uniform([2])
+        layer(x, initial_state=state, training=False)
+        tf.random_uniform([2])
+    got = [op.get_attr("seed2") for op in g.get_operations() if op.type == "RandomUniform"]
+    assert got == want
+
+
+def test_cudnn_layer_shapes_and_argument_errors_are_tfs():
+    x = tf.placeholder(tf.float32, [5, 2, 4])
+    layer = cudnn.CudnnLSTM(1, 3)
+    layer(x)
+    # TF 1.15: the opaque buffer's variable has no static shape (validate_shape=False)
+    assert layer.kernel.get_shape().ndims is None
+    assert [v.name for v in layer.trainable_variables] == ["cudnn_lstm/opaque_kernel:0"]
+    assert layer.canonical_weight_shapes == [(3, 4)] * 4 + [(3, 3)] * 4
+    assert layer.canonical_bias_shapes == [[3]] * 8
+    with pytest.raises(ValueError, match=r"^Invalid input_mode: foo, expect one of "
+                                         r"\(linear_input, skip_input, auto_select\)$"):
+        cudnn.CudnnLSTM(1, 3, input_mode="foo")
+    with pytest.raises(ValueError, match="^Only support float16, float32, float64, provided "
+                                         "<dtype: 'int32'>$"):
+        cudnn.CudnnGRU(1, 3, dtype=tf.int32)
+    with pytest.raises(ValueError, match=r"not enough values to unpack \(expected 2, got 1\)"):
+        cudnn.CudnnLSTM(1, 3)(x, initial_state=(tf.zeros([1, 2, 3]),))
+    with pytest.raises(ValueError, match=r"too many values to unpack \(expected 1\)"):
+        cudnn.CudnnGRU(1, 3)(x, initial_state=(tf.zeros([1, 2, 3]), tf.zeros([1, 2, 3])))
+    tf.reset_default_graph()

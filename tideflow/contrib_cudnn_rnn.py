@@ -33,7 +33,11 @@ from tideflow.ops import rnn as rnn_ops
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.layers_base import Layer
 from tideflow.ops.rnn_cell_impl import RNNCell
-from tideflow.ops.rnn_contrib_cells import CudnnCompatibleGRUCell, CudnnCompatibleLSTMCell
+from tideflow.ops.rnn_contrib_cells import (
+    CudnnCompatibleGRUCell,
+    CudnnCompatibleLSTMCell,
+    _as_fused_op,
+)
 from tideflow.train.saveable import SaveableObject, SaveSpec
 
 CUDNN_RNN_UNIDIRECTION = "unidirectional"
@@ -146,9 +150,11 @@ class _CudnnRNN(Layer):
                              f"{CUDNN_RNN_UNIDIRECTION} or {CUDNN_RNN_BIDIRECTION}")
         if input_mode not in (CUDNN_INPUT_LINEAR_MODE, CUDNN_INPUT_SKIP_MODE,
                               CUDNN_INPUT_AUTO_MODE):
-            raise ValueError(f"Invalid input_mode: {input_mode}, expecting "
-                             f"{CUDNN_INPUT_LINEAR_MODE}, {CUDNN_INPUT_SKIP_MODE} or "
-                             f"{CUDNN_INPUT_AUTO_MODE}")
+            raise ValueError(f"Invalid input_mode: {input_mode}, expect one of "
+                             f"({CUDNN_INPUT_LINEAR_MODE}, {CUDNN_INPUT_SKIP_MODE}, "
+                             f"{CUDNN_INPUT_AUTO_MODE})")
+        if dtype not in (dtypes.float16, dtypes.float32, dtypes.float64):
+            raise ValueError(f"Only support float16, float32, float64, provided {dtype}")
         self._num_layers = num_layers
         self._num_units = num_units
         self._input_mode = input_mode
@@ -184,7 +190,7 @@ class _CudnnRNN(Layer):
         if not self._input_size:
             raise RuntimeError(f"{type(self).__name__}.canonical_weight_shapes invoked before "
                                "input shape is known")
-        return [list(s) for s in self._layout.weight_shapes]
+        return [tuple(s) for s in self._layout.weight_shapes]
 
     @property
     def canonical_bias_shapes(self):
@@ -215,31 +221,39 @@ class _CudnnRNN(Layer):
                 f"input_size == num_units) is not supported on the CPU; use 'linear_input'")
         self._layout = layout = _Layout(self._rnn_mode, self._num_layers, self._num_units,
                                         self._input_size, self.num_dirs)
-        kernel_init = self._kernel_initializer or init_ops.glorot_uniform_initializer(
-            seed=self._seed)
-        bias_init = self._bias_initializer or init_ops.constant_initializer(0.0)
-
-        def opaque_initializer(shape, dtype=None, partition_info=None):
-            del shape, partition_info
-            dtype = dtypes.as_dtype(dtype or self.dtype)
+        dtype = dtypes.as_dtype(self.dtype)
+        self._set_scope(None)
+        # as TF 1.15: the canonical weights and biases drawn in the layer's scope, packed (TF:
+        # one CudnnRNNCanonicalToParams op and its 3 Consts) and given as the initial value of
+        # an opaque_kernel of unknown static shape; so the draws get TF's seeds
+        with vs.variable_scope(self._scope, reuse=self.built):
+            kernel_init = self._kernel_initializer or init_ops.glorot_uniform_initializer(
+                seed=self._seed, dtype=dtype)
+            bias_init = self._bias_initializer or init_ops.constant_initializer(0.0,
+                                                                                dtype=dtype)
             parts = [kernel_init(list(s), dtype=dtype) for s in layout.weight_shapes]
             parts += [bias_init(list(s), dtype=dtype) for s in layout.bias_shapes]
-            return concat_ops.concat([array_ops.reshape(p, [-1]) for p in parts], 0)
-
-        self.kernel = self.add_weight("opaque_kernel", shape=[layout.size],
-                                      initializer=opaque_initializer)
+            opaque = _as_fused_op(4, lambda: concat_ops.concat(
+                [array_ops.reshape(p, [-1]) for p in parts], 0))
+            self.kernel = vs.get_variable("opaque_kernel", dtype=dtype, initializer=opaque,
+                                          validate_shape=False)
+        if self.kernel.trainable and not any(self.kernel is v for v in self._trainable_weights):
+            self._trainable_weights.append(self.kernel)
         if vs.get_variable_scope().reuse is not True and self._saveable is None:
-            self._saveable = self._saveable_cls(
-                opaque_params=self.kernel, num_layers=self._num_layers,
-                num_units=self._num_units, input_size=self._input_size,
-                input_mode=self._input_mode, direction=self._direction,
-                scope=vs.get_variable_scope(), name=f"{self.kernel.op.name}_saveable")
+            # (TF's saveable: a ParamsToCanonical op and 3 Consts, an Identity, the
+            # strided_slice of its device lookup, and each layer and direction's conversion)
+            self._saveable = _as_fused_op(
+                9 + self._saveable_cls._tf_ops_per_cell * self._num_layers * self.num_dirs,
+                lambda: self._saveable_cls(
+                    opaque_params=self.kernel, num_layers=self._num_layers,
+                    num_units=self._num_units, input_size=self._input_size,
+                    input_mode=self._input_mode, direction=self._direction,
+                    scope=vs.get_variable_scope(), name=f"{self.kernel.op.name}_saveable"))
             ops.add_to_collection(ops.GraphKeys.SAVEABLE_OBJECTS, self._saveable)
         self.built = True
 
     def _zero_state(self, batch_size):
-        return tuple(fill_ops.zeros(concat_ops.stack(sp), dtype=self.dtype)
-                     for sp in self.state_shape(batch_size))
+        return tuple(fill_ops.zeros(sp, dtype=self.dtype) for sp in self.state_shape(batch_size))
 
     def call(self, inputs, initial_state=None, sequence_lengths=None, time_major=True,
              training=True):
@@ -247,19 +261,35 @@ class _CudnnRNN(Layer):
             raise TypeError(f"Invalid initial_state type: {initial_state}, expecting tuple.")
         dtype = self.dtype
         inputs = ops.convert_to_tensor(inputs, dtype=dtype)
-        if sequence_lengths is not None and not time_major:
-            inputs = array_ops.transpose(inputs, [1, 0, 2])
-        batch_size = array_ops.shape(inputs)[1]
+        batch_major = sequence_lengths is not None and not time_major
+        batch_size = array_ops.shape(inputs)[0 if batch_major else 1]
         if initial_state is None:
             initial_state = self._zero_state(batch_size)
         lstm = self._rnn_mode == CUDNN_LSTM
-        h0 = ops.convert_to_tensor(initial_state[0], dtype=dtype)
-        c0 = ops.convert_to_tensor(initial_state[1], dtype=dtype) if lstm else None
-        outputs, h, c = _forward(self._rnn_mode, self._layout, self._num_units, inputs, h0, c0,
-                                 self.kernel, sequence_lengths, training, self._dropout,
-                                 self._seed)
-        if sequence_lengths is not None and not time_major:
-            outputs = array_ops.transpose(outputs, [1, 0, 2])
+        if lstm:
+            h0, c0 = initial_state
+        else:
+            h0, = initial_state
+        h0 = ops.convert_to_tensor(h0, dtype=dtype)
+        if lstm:
+            c0 = ops.convert_to_tensor(c0, dtype=dtype)
+        else:
+            constant_op.constant([], dtype=dtype)  # (TF's stand-in input_c)
+            c0 = None
+
+        def run():
+            x = array_ops.transpose(inputs, [1, 0, 2]) if batch_major else inputs
+            outputs, h, c = _forward(self._rnn_mode, self._layout, self._num_units, x, h0, c0,
+                                     self.kernel, sequence_lengths, training, self._dropout,
+                                     self._seed)
+            if batch_major:
+                outputs = array_ops.transpose(outputs, [1, 0, 2])
+            return outputs, h, c
+
+        # (TF: one CudnnRNN op, CudnnRNNV3 with lengths, which a Const holds if not a Tensor)
+        outputs, h, c = _as_fused_op(
+            1 + (sequence_lengths is not None and not isinstance(sequence_lengths, ops.Tensor)),
+            run)
         return (outputs, (h, c)) if lstm else (outputs, (h,))
 
 
@@ -364,6 +394,7 @@ class _OpaqueSaveable(SaveableObject):
     _rnn_mode = None
     _num_params_per_layer = None
     _rnn_cell_name = None
+    _tf_ops_per_cell = None  # the ops of TF's conversion of one layer and direction
 
     def __init__(self, opaque_params, num_layers, num_units, input_size,
                  input_mode=CUDNN_INPUT_LINEAR_MODE, direction=CUDNN_RNN_UNIDIRECTION,
@@ -440,6 +471,7 @@ class CudnnLSTMSaveable(_OpaqueSaveable):
     _rnn_mode = CUDNN_LSTM
     _num_params_per_layer = CUDNN_LSTM_PARAMS_PER_LAYER
     _rnn_cell_name = "cudnn_compatible_lstm_cell"
+    _tf_ops_per_cell = 18
 
     def _to_tf(self, w):
         wi, wf, wc, wo, ri, rf, rc, ro = w
@@ -470,6 +502,7 @@ class CudnnGRUSaveable(_OpaqueSaveable):
     _rnn_mode = CUDNN_GRU
     _num_params_per_layer = CUDNN_GRU_PARAMS_PER_LAYER
     _rnn_cell_name = "cudnn_compatible_gru_cell"
+    _tf_ops_per_cell = 17
 
     def _to_tf(self, w):
         wr, wu, wh, rr, ru, rh = w
@@ -503,6 +536,7 @@ class CudnnRNNTanhSaveable(_OpaqueSaveable):
     _rnn_mode = CUDNN_RNN_TANH
     _num_params_per_layer = CUDNN_RNN_TANH_PARAMS_PER_LAYER
     _rnn_cell_name = "basic_rnn_cell"
+    _tf_ops_per_cell = 5
 
     def _to_tf(self, w):
         return [(_t(concat_ops.concat(list(w), 1)), "kernel")]
