@@ -178,3 +178,36 @@ def test_proximal_optimizers_refuse_float32_rates_for_other_variables(dtype):
             assert str(err.value) == (
                 f"Input '{arg}' of '{op}' Op has type float32 that does not match type "
                 f"{dtype.name} of argument 'var'.")
+
+
+def test_agn_in_one_process_trains_and_names_its_hook():
+    # TF 1.15: AGNOptimizer's hook is an _AGNOptimizerHook; one worker, a period of 2
+    co = tf.contrib.opt
+    with tf.Graph().as_default():
+        getter = co.AGNCustomGetter(worker_device="/job:localhost/replica:0/task:0/cpu:0")
+        with tf.variable_scope("", custom_getter=getter):
+            w = tf.get_variable("w", [3, 1], initializer=tf.constant_initializer([0.3, -0.2, 0.5]))
+            b = tf.get_variable("b", [1], initializer=tf.constant_initializer(0.1))
+        x = tf.constant(np.linspace(-1, 1, 12).reshape(4, 3).astype(np.float32))
+        y = tf.constant([[1.0], [0.0], [2.0], [-1.0]])
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+        gs = tf.train.get_or_create_global_step()
+        opt = co.AGNOptimizer(tf.train.GradientDescentOptimizer(0.1), num_worker=1,
+                              custom_getter=getter, communication_period=2)
+        train = opt.minimize(loss, global_step=gs)
+        assert [v.name for v in tf.global_variables()] == [
+            "global_center_variable/w:0", "global_center_variable/b:0", "global_step:0"]
+        assert [v.name for v in tf.local_variables()] == [
+            "w:0", "grad_variable/w:0", "b:0", "grad_variable/b:0", "local_step:0"]
+        hook = opt.make_session_run_hook(True, 0)
+        assert type(hook).__name__ == "_AGNOptimizerHook"
+        losses = []
+        with tf.train.MonitoredTrainingSession(hooks=[hook]) as sess:
+            for _ in range(5):
+                losses.append(sess.run([train, loss])[1])
+            center, got_w, grads = sess.run([getter._global_map[w], w, getter._grad_map[w]])
+    # TF 1.15's values
+    np.testing.assert_allclose(losses, [1.84339, 1.53087, 1.56165, 1.36013, 1.37998], rtol=1e-5)
+    np.testing.assert_allclose(center.ravel(), [0.119873, -0.35875, 0.362626], rtol=1e-5)
+    np.testing.assert_allclose(got_w.ravel(), [0.047458, -0.4225, 0.307541], rtol=1e-5)
+    np.testing.assert_allclose(grads.ravel(), [0.724151, 0.637499, 0.550847], rtol=1e-5)

@@ -580,7 +580,11 @@ class AGNOptimizer(Optimizer):
 
     def make_session_run_hook(self, is_chief, task_index):
         """The hook that runs ``get_init_op(task_index)`` in each new session."""
-        return _ElasticAverageOptimizerHook(self, is_chief, task_index)
+        return _AGNOptimizerHook(self, is_chief, task_index)
+
+
+class _AGNOptimizerHook(_ElasticAverageOptimizerHook):
+    """AGN's hook (TF 1.15's class name): the same session set-up as elastic averaging's."""
 
 
 __all__ = ["AGNCustomGetter", "AGNOptimizer", "ElasticAverageCustomGetter",
