@@ -181,3 +181,19 @@ def test_tridiagonal_solve_unknown_rank_words():
     with tf.Graph().as_default(), pytest.raises(
             ValueError, match="^Cannot take the length of shape with unknown rank.$"):
         tf.linalg.tridiagonal_solve(tf.placeholder(tf.float32), tf.placeholder(tf.float32))
+
+
+def test_matrix_2_norm_static_shape_and_axes_as_tf():
+    # TF 1.15 permutes through map_fn'd tensors: rank known, no dimension, and an axis out
+    # of range is left to fail in the final Squeeze's shape function
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 4, 3])
+        assert tf.norm(x, ord=2, axis=[-2, -1]).get_shape().as_list() == [None]
+        assert tf.norm(x, ord=2, axis=[0, 1], keepdims=True).get_shape().as_list() == [None] * 3
+        assert tf.norm(tf.ones([4, 3]), ord=2, axis=[0, 1]).get_shape().as_list() == []
+        with pytest.raises(ValueError, match=r"^squeeze_dims\[1\] not in \[-3,3\)."):
+            tf.norm(x, ord=2, axis=[0, 5])
+        v = np.arange(24, dtype=np.float32).reshape(2, 4, 3)
+        got = _run(tf.norm(tf.constant(v), ord=2, axis=[-1, -3]))
+        np.testing.assert_allclose(got, [np.linalg.norm(v[:, i, :], 2) for i in range(4)],
+                                   rtol=1e-6)

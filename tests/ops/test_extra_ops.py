@@ -136,7 +136,10 @@ def test_matrix_norms_match_numpy(ord):
     np_ord = "fro" if ord == "euclidean" else ord
     y = tf.norm(x, ord=ord, axis=(1, 2))
     z = tf.norm(x, ord=ord, axis=[-1, -2], keep_dims=True)
-    assert y.get_shape().as_list() == [2] and z.get_shape().as_list() == [2, 1, 1]
+    if ord == 2:  # TF 1.15's run-time permutations leave only the rank known
+        assert y.get_shape().as_list() == [None] and z.get_shape().as_list() == [None] * 3
+    else:
+        assert y.get_shape().as_list() == [2] and z.get_shape().as_list() == [2, 1, 1]
     a, b = _run(y, z)
     np.testing.assert_allclose(a, [np.linalg.norm(m, np_ord) for m in x])
     np.testing.assert_allclose(b.ravel(), [np.linalg.norm(m.T, np_ord) for m in x])
@@ -278,7 +281,8 @@ def test_matrix_2_norm_gradient_and_middle_axes():
     x = np.random.RandomState(3).rand(3, 2, 4)
     xt = tf.constant(x)
     n = tf.norm(xt, ord=2, axis=[0, 2], keepdims=True)
-    assert n.get_shape().as_list() == [1, 2, 1]
+    # TF 1.15 moves the axes through run-time permutations: the rank is known, no dimension
+    assert n.get_shape().as_list() == [None, None, None]
     (g,) = tf.gradients(tf.reduce_sum(n), [xt])
     got_n, got_g = _run(n, g)
     np.testing.assert_allclose(got_n.ravel(), [np.linalg.norm(x[:, i], 2) for i in range(2)])

@@ -74,37 +74,15 @@ def _same_ord(ord, s):
 
 
 def _matrix_2_norm(tensor, axis):
-    """The largest singular value over the two ``axis`` dims, kept as size-1 dims there."""
-    from tideflow.ops import array_ops, reduction_ops, svd_ops, unary_ops
-
-    r = tensor.get_shape().ndims
-    if r is None:
-        return _matrix_2_norm_unknown_rank(tensor, axis)
-    a = []
-    for x in axis:
-        if not -r <= x < r:
-            raise ValueError(f"tf.norm: axis {x} is out of range for a tensor of rank {r}")
-        a.append(x % r)
-    if a[0] == a[1]:
-        raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers")
-    perm = [i for i in range(r) if i not in a] + a
-    s = svd_ops.svd(array_ops.transpose(tensor, perm), compute_uv=False)
-    result = reduction_ops.reduce_max(unary_ops.abs(s), -1)
-    for i in sorted(a):
-        result = array_ops.expand_dims(result, i)
-    return result
-
-
-def _matrix_2_norm_unknown_rank(tensor, axis):
-    """``_matrix_2_norm`` for a tensor whose rank is known only when the graph runs: the two
-    axes moved last, the largest singular value, moved back (as TF builds it)."""
+    """The largest singular value over the two ``axis`` dims, kept as size-1 dims there: the
+    two axes moved last through a run-time permutation, and moved back, as TF 1.15 builds it
+    (so, as TF's, the result's rank is known but none of its dimensions)."""
     from tideflow.framework import dtypes
     from tideflow.ops import (
         array_ops,
         concat_ops,
         counting_ops,
         gather_ops,
-        math_ops,
         range_ops,
         reduction_ops,
         svd_ops,
@@ -112,7 +90,9 @@ def _matrix_2_norm_unknown_rank(tensor, axis):
     )
 
     rank = array_ops.rank(tensor)
-    pair = math_ops.floormod(ops.convert_to_tensor(list(axis), dtypes.int32), rank)
+    pair = ops.convert_to_tensor(list(axis), dtypes.int32)
+    # a negative axis counts from the end once (an axis out of range fails in the transpose)
+    pair = array_ops.where(pair >= 0, pair, pair + rank)
     rest, _ = counting_ops.setdiff1d(range_ops.range(rank), pair)
     perm = concat_ops.concat([rest, pair], 0)
     s = svd_ops.svd(array_ops.transpose(tensor, perm), compute_uv=False)
