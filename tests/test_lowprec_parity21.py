@@ -222,3 +222,45 @@ def test_quantize_and_dequantize_op_name_checks_and_v3():
                                                range_given=True))
         np.testing.assert_allclose(half, [-0.295166, 0.196777, 1.25, -0.0, -0.600586],
                                    rtol=1e-3)
+
+
+# ------------------------------------------------------------------------------------------
+# quantized dtypes
+# ------------------------------------------------------------------------------------------
+
+
+def test_quantized_numpy_dtype_is_tfs_structured_dtype():
+    assert tf.qint8.as_numpy_dtype == np.dtype([("qint8", np.int8)])
+    assert tf.quint16.as_numpy_dtype == np.dtype([("quint16", np.uint16)])
+    assert tf.float32.as_numpy_dtype is np.float32
+    z = np.zeros(3, tf.qint8.as_numpy_dtype)  # feeds as TF: [0 0 0]
+    p = tf.placeholder(tf.qint8, [3])
+    c = tf.constant(np.array([1, 2, 3], np.int8), tf.qint8)
+    v = tf.Variable(c)
+    with tf.Session() as s:
+        _same(s.run(tf.identity(p), {p: z}), [0, 0, 0])
+        s.run(v.initializer)
+        got = s.run(v)
+        assert got.dtype == np.int8 and got.tolist() == [1, 2, 3]
+
+
+def test_python_values_of_quantized_types_are_tuples_as_tf115():
+    assert tf.constant([(1,), (2,)], tf.qint8).get_shape().as_list() == [2]
+    assert tf.constant((1,), tf.qint8).get_shape().as_list() == []
+    for value, dtype, words in [([1, 2, 3], tf.qint8, "got 1 of type 'int'"),
+                                (5, tf.quint8, "got 5 of type 'int'"),
+                                ([1.5], tf.qint8, "got 1.5 of type 'float'"),
+                                ([300], tf.quint8, "got 300 of type 'int'")]:
+        with pytest.raises(TypeError, match=f"Expected {dtype.name}, {words} instead."):
+            tf.constant(value, dtype)
+    with pytest.raises(TypeError, match="Expected qint8, got 0 of type 'int' instead."):
+        tf.zeros([2], tf.qint8)
+
+
+def test_bitcast_reaches_the_quantized_types():
+    c = tf.constant(np.array([1, -2, 3], np.int8), tf.qint8)
+    got = _run([tf.bitcast(c, tf.int8),
+                tf.bitcast(tf.constant([1, 2], tf.int8), tf.qint8),
+                tf.bitcast(tf.constant([1, 2], tf.int32), tf.qint32)])
+    assert [g.tolist() for g in got] == [[1, -2, 3], [1, 2], [1, 2]]
+    assert got[0].dtype == np.int8 and got[2].dtype == np.int32

@@ -255,12 +255,15 @@ def test_unfilled_proto_reads_as_zeros():
 
 
 def test_quantized_round_trip():
-    proto = make_tensor_proto([1, -2, 3], dtype=dtypes.qint8)
+    # as TF 1.15, Python values of a quantized type are 1-tuples; plain ints are refused
+    proto = make_tensor_proto([(1,), (-2,), (3,)], dtype=dtypes.qint8)
     assert proto.dtype == types_pb2.DT_QINT8
     out = make_ndarray(proto)
     assert out["qint8"].tolist() == [1, -2, 3]
-    filled = make_ndarray(make_tensor_proto(5, dtype=dtypes.quint8, shape=[2]))
+    filled = make_ndarray(make_tensor_proto((5,), dtype=dtypes.quint8, shape=[2]))
     assert filled["quint8"].tolist() == [5, 5]
+    with pytest.raises(TypeError, match="Expected qint8, got 1 of type 'int' instead."):
+        make_tensor_proto([1, -2, 3], dtype=dtypes.qint8)
 
 
 def test_tensor_proto_passes_through():

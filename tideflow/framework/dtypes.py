@@ -103,7 +103,10 @@ class DType:
 
     @property
     def as_numpy_dtype(self):
-        """The NumPy scalar type (``np.float32``, ``ml_dtypes.bfloat16``, ``object`` for strings)."""
+        """The NumPy scalar type (``np.float32``, ``ml_dtypes.bfloat16``, ``object`` for strings);
+        for a quantized type TF's structured dtype itself (``np.dtype([('qint8', 'i1')])``)."""
+        if self._np.names:
+            return self._np
         return object if self._np.kind == "O" else self._np.type
 
     # -- classification --------------------------------------------------------------------

@@ -141,6 +141,36 @@ def _le_bytes(array):
     return np.ascontiguousarray(array).tobytes()
 
 
+def _tuple_mismatch(values):
+    """TF 1.15's check that Python values of a quantized type are tuples (a quantized scalar is
+    a 1-tuple): the first number that is not inside one, or None."""
+    if not isinstance(values, (list, tuple)):
+        return (values,)
+    if not any(isinstance(v, (list, tuple)) for v in values):
+        if isinstance(values, tuple):
+            return None
+        return (values[0],) if values else None
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            bad = _tuple_mismatch(v)
+            if bad is not None:
+                return bad
+        else:
+            return (v,)
+    return None
+
+
+def assert_quantized_compatible(values, dtype):
+    """TF 1.15's check of Python values for a quantized ``dtype``: integers, each number
+    inside a tuple (``[(1,), (2,)]``, not ``[1, 2]``)."""
+    _assert_compatible(values, dtype)
+    bad = _tuple_mismatch(values)
+    if bad is not None:
+        (mismatch,) = bad
+        raise TypeError(
+            f"Expected {dtype.name}, got {mismatch!r} of type '{type(mismatch).__name__}' instead.")
+
+
 def _unwrap_quantized(values):
     if isinstance(values, tuple) and len(values) == 1 and isinstance(
             values[0], (numbers.Integral, np.integer)):
@@ -164,6 +194,7 @@ def _to_ndarray(values, dtype, shape):
     if values is None:
         raise ValueError("None values not supported.")
     if dtype is not None and dtype.is_quantized:
+        assert_quantized_compatible(values, dtype)
         values = _unwrap_quantized(values)  # TF writes quantized scalars as 1-tuples
     if dtype is not None and dtype.is_quantized:
         np_dt = _QUANTIZED_BASE[dtype]

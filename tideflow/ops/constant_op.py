@@ -135,6 +135,10 @@ def _check_compatible(values, dtype):
             raise TypeError(f"Expected binary or unicode string, got "
                             f"{np.asarray(values).reshape(-1)[0].item()!r}")
         return
+    if dtype.is_quantized:
+        from tideflow.framework.tensor_util import assert_quantized_compatible
+
+        return assert_quantized_compatible(values, dtype)
     for v in _flat_values(values):
         if v is None and dtype != dtypes.string and dtype != dtypes.bool:
             raise TypeError(f"Expected {dtype.name}, got None of type 'NoneType' instead.")

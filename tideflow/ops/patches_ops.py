@@ -254,7 +254,8 @@ def extract_volume_patches(input, ksizes, strides, padding, name=None):
 # ------------------------------------------------------------------------------------------
 
 _BITCAST_TYPES = ("{bfloat16, float16, float32, float64, int64, int32, uint8, uint16, uint32, "
-                  "uint64, int8, int16, complex64, complex128}")
+                  "uint64, int8, int16, complex64, complex128, qint8, quint8, qint16, quint16, "
+                  "qint32}")
 
 
 def _size(dt):
