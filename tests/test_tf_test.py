@@ -236,3 +236,44 @@ def test_compute_gradient_through_indexed_slices():
                 want[src * 2 + c, out_row * 2 + c] = 1.0
         np.testing.assert_array_equal(theo, want)
         np.testing.assert_allclose(num, want, atol=1e-9)
+
+
+_MAIN_PROGRAM = '''
+import tideflow as tf
+
+
+class T(tf.test.TestCase):
+    def testPasses(self):
+        with self.cached_session():
+            self.assertAllEqual(self.evaluate(tf.constant([1, 2]) * 2), [2, 4])
+        self.assertSameStructure({"a": [1]}, {"a": [1]})
+        self.assertTrue(self.create_tempdir().full_path)
+
+    def testFails(self):
+        self.assertLen([1], 2)
+
+
+if __name__ == "__main__":
+    tf.test.main()
+'''
+
+
+def test_main_reports_as_tf_and_testcase_is_abseils(tmp_path):
+    # TF 1.15's tf.test.main runs absltest's runner (its "[ RUN ]" report on stderr) and
+    # tf.test.TestCase is an absltest.TestCase: its test_session method is collected and
+    # skipped, as TF reports it
+    import subprocess
+    import sys
+
+    prog = tmp_path / "t.py"
+    prog.write_text(_MAIN_PROGRAM)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=root), timeout=300, check=False)
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    for want in ("[       OK ] T.testPasses", "[  FAILED  ] T.testFails",
+                 "[  SKIPPED ] T.test_session - Not a test."):
+        assert want in lines, done.stderr[-2000:]
+    assert "AssertionError: [1] has length of 1, expected 2." in done.stderr
+    assert lines[-1] == "FAILED (failures=1, skipped=1)"

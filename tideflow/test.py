@@ -8,10 +8,10 @@ import re
 import tempfile
 import time
 import types
-import unittest
 from unittest import mock  # noqa: F401 - tf.test.mock
 
 import numpy as np
+from absl.testing import absltest
 
 from tideflow.framework import ops, random_seed
 from tideflow.kernels.device import gpu_info
@@ -85,12 +85,18 @@ def main(argv=None):
     tolerated) before the tests run: modules the tests import may read ``FLAGS.x``."""
     import sys
 
+    from absl import app
     from absl import flags as absl_flags
 
+    def parse(args):
+        # as TF's app.run: flags no module defined are left for the test runner
+        return absl_flags.FLAGS(args, known_only=True)
+
     args = list(sys.argv if argv is None else argv)
-    if not absl_flags.FLAGS.is_parsed():
-        args = absl_flags.FLAGS(args, known_only=True)
-    return unittest.main(argv=args)
+    # absltest's runner inside absl's app, as TF's googletest.main: its report ("[ RUN ]",
+    # "[  FAILED  ]" lines) and exit status
+    return app.run(main=lambda run_args: absltest.main(argv=run_args), argv=args,
+                   flags_parser=parse)
 
 
 _TEMP_DIR = None
@@ -500,8 +506,9 @@ def _test_session_config(config, force_gpu):
     return config
 
 
-class TestCase(unittest.TestCase):
-    """A unittest TestCase with TF's session helpers and array assertions."""
+class TestCase(absltest.TestCase):
+    """absl's TestCase (as TF's googletest.TestCase is) with TF's session helpers and array
+    assertions."""
 
     # a subclass whose setUp does not call ours still gets working session helpers (as in TF)
     _cached_session = None
@@ -764,34 +771,6 @@ class TestCase(unittest.TestCase):
     def assertItemsEqual(self, first, second, msg=None):
         self.assertCountEqual(first, second, msg)
 
-    def assertLen(self, container, expected_len, msg=None):
-        if len(container) != expected_len:
-            raise AssertionError(msg or f"{container!r} has length {len(container)}, expected "
-                                 f"{expected_len}")
-
-    def assertEmpty(self, container, msg=None):
-        self.assertLen(container, 0, msg)
-
-    def assertNotEmpty(self, container, msg=None):
-        if not len(container):
-            raise AssertionError(msg or f"{container!r} is empty")
-
-    def assertStartsWith(self, actual, expected_start, msg=None):
-        if not actual.startswith(expected_start):
-            raise AssertionError(msg or f"{actual!r} does not start with {expected_start!r}")
-
-    def assertBetween(self, value, minv, maxv, msg=None):
-        if not minv <= value <= maxv:
-            raise AssertionError(msg or f"{value} is not between {minv} and {maxv}")
-
-    def assertSameElements(self, expected_seq, actual_seq, msg=None):
-        self.assertEqual(set(expected_seq), set(actual_seq), msg)
-
-    def assertContainsSubset(self, expected_subset, actual_set, msg=None):
-        missing = set(expected_subset) - set(actual_set)
-        if missing:
-            raise AssertionError(msg or f"Missing elements {sorted(missing, key=repr)}")
-
     @contextlib.contextmanager
     def assertRaisesWithPredicateMatch(self, exception_type, expected_err_re_or_predicate):
         """A context expecting ``exception_type`` whose message matches the regex (searched)
@@ -817,17 +796,6 @@ class TestCase(unittest.TestCase):
         from tideflow.framework import errors
 
         return self.assertRaisesWithPredicateMatch(errors.OpError, expected_err_re_or_predicate)
-
-    def assertRaisesWithLiteralMatch(self, expected_exception, expected_exception_message,
-                                     *args, **kwargs):
-        ctx = self.assertRaises(expected_exception)
-        if args:
-            with ctx as cm:
-                args[0](*args[1:], **kwargs)
-        else:
-            return _LiteralCtx(self, ctx, expected_exception_message)
-        self.assertEqual(str(cm.exception), expected_exception_message)
-        return None
 
     def assertRaisesIncompatibleShapesError(self, exception_type=None):
         from tideflow.framework import errors
@@ -890,17 +858,3 @@ class _CheckedThread:
 
     def is_alive(self):
         return self._thread.is_alive()
-
-
-class _LiteralCtx:
-    def __init__(self, case, ctx, message):
-        self._case, self._ctx, self._message = case, ctx, message
-
-    def __enter__(self):
-        self._cm = self._ctx.__enter__()
-        return self._cm
-
-    def __exit__(self, *exc):
-        out = self._ctx.__exit__(*exc)
-        self._case.assertEqual(str(self._cm.exception), self._message)
-        return out
