@@ -211,3 +211,24 @@ def test_agn_in_one_process_trains_and_names_its_hook():
     np.testing.assert_allclose(center.ravel(), [0.119873, -0.35875, 0.362626], rtol=1e-5)
     np.testing.assert_allclose(got_w.ravel(), [0.047458, -0.4225, 0.307541], rtol=1e-5)
     np.testing.assert_allclose(grads.ravel(), [0.724151, 0.637499, 0.550847], rtol=1e-5)
+
+
+def test_cond_of_indexed_slices_against_a_tensor_is_a_value_error():
+    # TF 1.15 (cond v1, composites expanded): ValueError in nest's words, the composite named
+    # first as "a sequence" (clip_gradients_by_global_norm on an embedding's gradient hits it)
+    with tf.Graph().as_default():
+        pred = tf.placeholder(tf.bool, [])
+        isl = tf.IndexedSlices(tf.ones([2, 3]), tf.constant([0, 1]), tf.constant([4, 3]))
+        with pytest.raises(ValueError) as err:
+            tf.cond(pred, lambda: tf.zeros([4, 3]), lambda: isl)
+    isl_str = ('IndexedSlices(indices=Tensor("Const:0", shape=(2,), dtype=int32), '
+               'values=Tensor("ones:0", shape=(2, 3), dtype=float32), '
+               'dense_shape=Tensor("Const_1:0", shape=(2,), dtype=int32))')
+    zeros_str = 'Tensor("cond/zeros:0", shape=(4, 3), dtype=float32)'
+    assert str(err.value) == (
+        "Incompatible return values of true_fn and false_fn: The two structures don't have "
+        f"the same nested structure.\n\nFirst structure: type=Tensor str={zeros_str}\n\n"
+        f"Second structure: type=IndexedSlices str={isl_str}\n\nMore specifically: "
+        f'Substructure "type=IndexedSlices str={isl_str}" is a sequence, while substructure '
+        f'"type=Tensor str={zeros_str}" is not\nEntire first structure:\n.\n'
+        "Entire second structure:\n.")

@@ -250,20 +250,26 @@ def _widen_indices(then_fg, else_fg, template):
 
 
 def _check_composites(then_out, else_out):
-    then_kinds = [_composite_kind(x) for x in nest.flatten(then_out)]
-    else_kinds = [_composite_kind(x) for x in nest.flatten(else_out)]
-    for i, (a, b) in enumerate(zip(then_kinds, else_kinds)):
-        if a != b and "IndexedSlices" not in (a and a[0], b and b[0]):
-            # TF 1.x's nest check, made with composites expanded
-            raise ValueError(
-                "Incompatible return values of true_fn and false_fn: The two structures don't "
-                f"have the same nested structure.\n\nFirst structure: {then_out}\n\nSecond "
-                f"structure: {else_out}\n\nMore specifically: {i}-th outputs: true_fn returned "
-                f"{a[0] if a else 'Tensor'}, false_fn returned {b[0] if b else 'Tensor'}")
-        if a != b:
-            raise TypeError(
-                f"Cannot reconcile tf.cond {i}-th outputs:\n  true_fn returned: "
-                f"{a[0] if a else 'Tensor'}\n  false_fn returned: {b[0] if b else 'Tensor'}")
+    """TF 1.15's cond v1 check, made with composites expanded: a composite tensor against a
+    tensor, or against another kind of composite, is a ValueError in nest's words."""
+    then_flat, else_flat = nest.flatten(then_out), nest.flatten(else_out)
+    for a, b in zip(then_flat, else_flat):
+        ka, kb = _composite_kind(a), _composite_kind(b)
+        if ka == kb:
+            continue
+        if ka and kb:
+            detail = (f"Incompatible CompositeTensor TypeSpecs: {nest._describe(a)} vs. "
+                      f"{nest._describe(b)}")
+        else:
+            seq, other = (a, b) if ka else (b, a)
+            detail = (f'Substructure "{nest._describe(seq)}" is a sequence, while substructure '
+                      f'"{nest._describe(other)}" is not')
+        raise ValueError(
+            "Incompatible return values of true_fn and false_fn: The two structures don't "
+            f"have the same nested structure.\n\nFirst structure: {nest._describe(then_out)}"
+            f"\n\nSecond structure: {nest._describe(else_out)}\n\nMore specifically: {detail}"
+            f"\nEntire first structure:\n{nest.map_structure(lambda _: nest._DOT, then_out)}"
+            f"\nEntire second structure:\n{nest.map_structure(lambda _: nest._DOT, else_out)}")
 
 
 def _function_base(scope):
