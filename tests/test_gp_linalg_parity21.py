@@ -197,3 +197,15 @@ def test_matrix_2_norm_static_shape_and_axes_as_tf():
         got = _run(tf.norm(tf.constant(v), ord=2, axis=[-1, -3]))
         np.testing.assert_allclose(got, [np.linalg.norm(v[:, i, :], 2) for i in range(4)],
                                    rtol=1e-6)
+
+
+def test_matrix_inverse_adjoint_gradient_is_tfs():
+    # TF 1.15's MatrixInverse gradient ignores adjoint: -inv(A) @ G @ inv(A) for
+    # y = inv(A)^H too (checked against TF 1.15's printed gradient)
+    a = np.array([[2.0, 1.0, 0.5], [0.3, 3.0, -1.0], [0.2, 0.1, 1.5]])
+    w = np.arange(9.0).reshape(3, 3)
+    with tf.Graph().as_default():
+        x = tf.constant(a)
+        (g,) = tf.gradients(tf.reduce_sum(tf.matrix_inverse(x, adjoint=True) * w), [x])
+        inv = np.linalg.inv(a)
+        np.testing.assert_allclose(_run(g), -inv @ w @ inv, rtol=1e-10)

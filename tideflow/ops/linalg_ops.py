@@ -576,10 +576,10 @@ def _solve_shape(op):
 
 
 def _matrix_inverse_grad(op, grad):
+    # TF 1.15's formula, which ignores the adjoint attribute: with adjoint=True its gradient
+    # is the adjoint of the true one, and programs see that gradient
     inv = op.outputs[0]
-    adjoint = op.get_attr("adjoint")
-    inner = matmul(grad, inv, adjoint_a=adjoint, adjoint_b=not adjoint)
-    return -matmul(inv, inner, adjoint_a=not adjoint)
+    return -matmul(inv, matmul(grad, inv, adjoint_b=True), adjoint_a=True)
 
 
 def _per_matrix(g, c):
