@@ -1,10 +1,13 @@
 """``slim.learning``: ``create_train_op`` (the loss after one update, with UPDATE_OPS first and
 optional clipping) and ``train``, the Supervisor-driven training loop slim programs call."""
 
+import os
+import sys
 import time
 
 from tideflow import logging
 from tideflow.framework import ops
+from tideflow.train import training_util
 from tideflow.train.supervisor import Supervisor
 
 _USE_DEFAULT = 0
@@ -90,40 +93,26 @@ def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_
         colocate_gradients_with_ops=colocate_gradients_with_ops, check_numerics=check_numerics)
 
 
-def _flag(sess, kwargs, key):
-    value = kwargs.get(key)
-    if value is None:
-        return None
-    return bool(sess.run(value)) if isinstance(value, (ops.Tensor, ops.Operation)) else bool(
-        value)
-
-
 def train_step(sess, train_op, global_step, train_step_kwargs):
-    """Runs ``train_op`` once; returns ``(loss, should_stop)``, logging every
-    ``log_every_n_steps`` and stopping at ``number_of_steps`` (or, as TF's kwargs, by the
-    ``should_log``/``should_stop`` tensors); with ``trace_every_n_steps`` (or TF's
-    ``should_trace``) and ``logdir``, the step runs with a full trace written to
-    ``<logdir>/tf_trace-<step>.json``."""
+    """Runs ``train_op`` once; returns ``(loss, should_stop)``. As TF's, it reads the
+    ``should_trace`` (with ``logdir``), ``should_log`` and ``should_stop`` tensors that
+    ``train`` puts in ``train_step_kwargs``; a traced step writes
+    ``<logdir>/tf_trace-<step>.json`` and its RunMetadata to ``summary_writer``."""
     run_options = run_metadata = None
-    trace_every = train_step_kwargs.get("trace_every_n_steps")
-    should_trace = _flag(sess, train_step_kwargs, "should_trace")
-    if should_trace is None and trace_every:
-        should_trace = sess.run(global_step) % trace_every == 0
-    if should_trace:
+    if "should_trace" in train_step_kwargs:
         if "logdir" not in train_step_kwargs:
             raise ValueError("logdir must be present in train_step_kwargs when should_trace "
                              "is present")
-        from tideflow.core.protobuf import config_pb2
+        if sess.run(train_step_kwargs["should_trace"]):
+            from tideflow.core.protobuf import config_pb2
 
-        run_options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
-        run_metadata = config_pb2.RunMetadata()
+            run_options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
+            run_metadata = config_pb2.RunMetadata()
     start = time.time()
     total_loss, np_global_step = sess.run([train_op, global_step], options=run_options,
                                           run_metadata=run_metadata)
     elapsed = time.time() - start
     if run_metadata is not None:
-        import os
-
         from tideflow.python.client import timeline
 
         trace = timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format()
@@ -134,18 +123,40 @@ def train_step(sess, train_op, global_step, train_step_kwargs):
         if "summary_writer" in train_step_kwargs:
             train_step_kwargs["summary_writer"].add_run_metadata(
                 run_metadata, f"run_metadata-{np_global_step}")
-    should_log = _flag(sess, train_step_kwargs, "should_log")
-    if should_log is None:
-        log_every = train_step_kwargs.get("log_every_n_steps")
-        should_log = bool(log_every) and np_global_step % log_every == 0
-    if should_log:
+    if "should_log" in train_step_kwargs and sess.run(train_step_kwargs["should_log"]):
         logging.info("global step %d: loss = %.4f (%.3f sec/step)", np_global_step, total_loss,
                      elapsed)
-    should_stop = _flag(sess, train_step_kwargs, "should_stop")
-    if should_stop is None:
-        limit = train_step_kwargs.get("number_of_steps")
-        should_stop = limit is not None and np_global_step >= limit
+    should_stop = False
+    if "should_stop" in train_step_kwargs:
+        should_stop = sess.run(train_step_kwargs["should_stop"])
     return total_loss, should_stop
+
+
+def _wait_for_step(sess, global_step, step):
+    while training_util.global_step(sess, global_step) < step:
+        time.sleep(1.0)
+
+
+def _default_train_step_kwargs(global_step, number_of_steps, log_every_n_steps, is_chief,
+                               trace_every_n_steps, logdir):
+    # TF 1.15 builds these flag tensors under "train_step" once, before the Supervisor
+    # finalizes the graph; train_step runs them after each step
+    from tideflow.ops import constant_op, math_ops
+
+    with ops.name_scope("train_step"):
+        kwargs = {}
+        if number_of_steps:
+            kwargs["should_stop"] = math_ops.greater_equal(global_step, number_of_steps)
+        else:
+            kwargs["should_stop"] = constant_op.constant(False)
+        if log_every_n_steps > 0:
+            kwargs["should_log"] = math_ops.equal(
+                math_ops.mod(global_step, log_every_n_steps), 0)
+        if is_chief and trace_every_n_steps is not None:
+            kwargs["should_trace"] = math_ops.equal(
+                math_ops.mod(global_step, trace_every_n_steps), 0)
+            kwargs["logdir"] = logdir
+    return kwargs
 
 
 def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEFAULT,
@@ -156,73 +167,94 @@ def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEF
           startup_delay_steps=0, saver=None, save_interval_secs=600, sync_optimizer=None,
           session_config=None, session_wrapper=None, trace_every_n_steps=None,
           ignore_live_threads=False):
-    """Runs ``train_op`` under a Supervisor until ``number_of_steps`` (or the supervisor stops),
-    restoring from and checkpointing to ``logdir``; returns the last loss."""
+    """Runs ``train_op`` under a Supervisor until ``number_of_steps`` (or the input's end),
+    restoring from and checkpointing to ``logdir``; returns the last loss. As TF 1.15's, it
+    adds a Saver, the init ops (under "init_ops") and the step flags (under "train_step")
+    to the graph, and retries the session on AbortedError."""
     from tideflow import train as train_module
-    from tideflow.train import supervisor as sv_module
+    from tideflow.framework import errors
+    from tideflow.ops import control_flow_ops, variables
+    from tideflow.summary import summary
 
     if train_op is None:
         raise ValueError("train_op cannot be None.")
     if logdir is None:
-        if summary_op != _USE_DEFAULT:
+        if summary_op is not _USE_DEFAULT:
             raise ValueError("Cannot provide summary_op because logdir=None")
         if saver is not None:
             raise ValueError("Cannot provide saver because logdir=None")
         if trace_every_n_steps is not None:
             raise ValueError("Cannot provide trace_every_n_steps because logdir=None")
+    if sync_optimizer is not None and startup_delay_steps > 0:
+        raise ValueError("startup_delay_steps must be zero when sync_optimizer is supplied.")
+    if number_of_steps is not None and number_of_steps <= 0:
+        raise ValueError("`number_of_steps` must be either None or a positive number.")
     if sync_optimizer is not None:
         raise NotImplementedError("slim.learning.train: sync_optimizer is not supported; use "
                                   "tf.train.SyncReplicasOptimizer with MonitoredTrainingSession")
-    if session_wrapper is not None:
-        raise NotImplementedError("slim.learning.train: session_wrapper is not supported")
     graph = graph or ops.get_default_graph()
     with graph.as_default():
         if global_step is None:
             global_step = train_module.get_or_create_global_step()
-        default = sv_module.Supervisor.USE_DEFAULT
-        kw = {
-            "init_op": default if init_op is _USE_DEFAULT else init_op,
-            "local_init_op": default if local_init_op is _USE_DEFAULT else local_init_op,
-            "ready_op": default if ready_op is _USE_DEFAULT else ready_op,
-            "summary_op": default if summary_op is _USE_DEFAULT else summary_op,
-            "summary_writer": default if summary_writer is _USE_DEFAULT else summary_writer,
-        }
-        if saver is None and logdir:
-            saver = train_module.Saver()
+        saver = saver or train_module.Saver()
+        with ops.name_scope("init_ops"):
+            if init_op is _USE_DEFAULT:
+                init_op = variables.global_variables_initializer()
+            if ready_op is _USE_DEFAULT:
+                ready_op = variables.report_uninitialized_variables()
+            if local_init_op is _USE_DEFAULT:
+                local_init_op = control_flow_ops.group(
+                    variables.local_variables_initializer(), variables.tables_initializer())
+        if summary_op is _USE_DEFAULT:
+            summary_op = summary.merge_all()
         if train_step_kwargs is _USE_DEFAULT:
-            train_step_kwargs = {"log_every_n_steps": log_every_n_steps}
-            if number_of_steps:
-                train_step_kwargs["number_of_steps"] = number_of_steps
-            if is_chief and trace_every_n_steps is not None:
-                train_step_kwargs["trace_every_n_steps"] = trace_every_n_steps
-                train_step_kwargs["logdir"] = logdir
-    sv = Supervisor(graph=graph, is_chief=is_chief, logdir=logdir, init_feed_dict=init_feed_dict,
-                    global_step=global_step, saver=saver,
+            train_step_kwargs = _default_train_step_kwargs(
+                global_step, number_of_steps, log_every_n_steps, is_chief,
+                trace_every_n_steps, logdir)
+    sv = Supervisor(graph=graph, is_chief=is_chief, logdir=logdir, init_op=init_op,
+                    init_feed_dict=init_feed_dict, local_init_op=local_init_op,
+                    ready_for_local_init_op=None, ready_op=ready_op, summary_op=summary_op,
+                    summary_writer=summary_writer, global_step=global_step, saver=saver,
                     save_summaries_secs=save_summaries_secs,
-                    save_model_secs=save_interval_secs, init_fn=init_fn, **kw)
+                    save_model_secs=save_interval_secs, init_fn=init_fn)
+    if summary_writer is not None:
+        train_step_kwargs["summary_writer"] = sv.summary_writer
     total_loss = None
-    with sv.managed_session(master, start_standard_services=False,
-                            config=session_config) as sess:
-        logging.info("Starting Session.")
-        if logdir and is_chief:
-            sv.start_standard_services(sess)
-        elif startup_delay_steps > 0:
-            limit = startup_delay_steps
-            while sess.run(global_step) < limit and not sv.should_stop():
-                time.sleep(0.5)
-        # managed_session(start_standard_services=False) leaves the input queues to us
-        sv.start_queue_runners(sess)
-        logging.info("Starting Queues.")
+    should_retry = True
+    while should_retry:
+        should_retry = False
         try:
-            while not sv.should_stop():
-                total_loss, should_stop = train_step_fn(sess, train_op, global_step,
-                                                        train_step_kwargs)
-                if should_stop:
-                    logging.info("Stopping Training.")
-                    sv.request_stop()
-                    break
-        finally:
-            if logdir and sv.is_chief:
-                logging.info("Finished training! Saving model to disk.")
-                sv.saver.save(sess, sv.save_path, global_step=sv.global_step)
+            with sv.managed_session(master, start_standard_services=False,
+                                    config=session_config) as sess:
+                logging.info("Starting Session.")
+                if session_wrapper is not None:
+                    sess = session_wrapper(sess)
+                if is_chief:
+                    if logdir:
+                        sv.start_standard_services(sess)
+                elif startup_delay_steps > 0:
+                    _wait_for_step(sess, global_step,
+                                   min(startup_delay_steps, number_of_steps or sys.maxsize))
+                # managed_session(start_standard_services=False) leaves the input queues to us
+                threads = sv.start_queue_runners(sess)
+                logging.info("Starting Queues.")
+                try:
+                    while not sv.should_stop():
+                        total_loss, should_stop = train_step_fn(sess, train_op, global_step,
+                                                                train_step_kwargs)
+                        if should_stop:
+                            logging.info("Stopping Training.")
+                            sv.request_stop()
+                            break
+                except errors.OutOfRangeError as e:
+                    logging.info("Caught OutOfRangeError. Stopping Training. %s", e)
+                if logdir and sv.is_chief:
+                    logging.info("Finished training! Saving model to disk.")
+                    sv.saver.save(sess, sv.save_path, global_step=sv.global_step)
+                    sv.stop(threads, close_summary_writer=True,
+                            ignore_live_threads=ignore_live_threads)
+        except errors.AbortedError:
+            # a restarted server of the cluster: TF 1.15 starts the session again
+            logging.info("Retrying training!")
+            should_retry = True
     return total_loss

@@ -1,0 +1,131 @@
+"""TF-Slim programs (arg scopes, the nets, slim.learning, restoring, metrics, the data
+provider) run against TF 1.15: what its train loop adds to the graph and hands its step
+function, and the files and events it writes."""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+slim = tf.contrib.slim
+
+
+def _linear_train_op(num_epochs=None):
+    rng = np.random.RandomState(7)
+    xs = rng.randn(12, 3).astype(np.float32)
+    ys = xs @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+    x, y = tf.train.slice_input_producer([tf.constant(xs), tf.constant(ys)],
+                                         num_epochs=num_epochs, shuffle=False)
+    xb, yb = tf.train.batch([x, y], batch_size=4)
+    pred = slim.fully_connected(xb, 1, activation_fn=None,
+                                weights_initializer=tf.zeros_initializer(), scope="lin")
+    loss = tf.losses.mean_squared_error(yb, pred)
+    return slim.learning.create_train_op(loss, tf.train.GradientDescentOptimizer(0.1))
+
+
+def test_train_hands_the_step_function_tf_flag_tensors_and_stops_at_the_input_end(tmp_path):
+    # TF 1.15: train_step_kwargs holds should_stop/should_log/should_trace tensors, logdir
+    # and the summary writer; two epochs of 12 rows in batches of 4 end after 6 steps
+    # (OutOfRangeError stops the loop, the model is saved at step 6)
+    logdir = str(tmp_path)
+    seen = []
+
+    def step_fn(sess, train_op, global_step, kwargs):
+        seen.append(sorted(kwargs))
+        loss, stop = slim.learning.train_step(sess, train_op, global_step, kwargs)
+        seen.append((float(loss), type(stop)))
+        return loss, stop
+
+    with tf.Graph().as_default() as g:
+        train_op = _linear_train_op(num_epochs=2)
+        final = slim.learning.train(train_op, logdir, train_step_fn=step_fn,
+                                    number_of_steps=100, save_summaries_secs=1000,
+                                    trace_every_n_steps=2, log_every_n_steps=3)
+        names = [op.name for op in g.get_operations()]
+    keys = ["logdir", "should_log", "should_stop", "should_trace", "summary_writer"]
+    assert seen[0] == keys and len(seen) == 13
+    # TF 1.15's losses, step by step; should_stop comes back as a NumPy bool
+    np.testing.assert_allclose([s[0] for s in seen[1::2]],
+                               [7.54144, 2.8812, 4.86465, 0.07139, 0.28105, 0.56152], rtol=1e-4)
+    assert {s[1] for s in seen[1::2]} == {np.bool_}
+    assert final == pytest.approx(0.56152, rel=1e-4)
+    assert "train_step/GreaterEqual" in names and "train_step/Equal_1" in names
+    assert "train_step/FloorMod" in names
+    assert "init_ops/init" in names and "init_ops/group_deps" in names
+    assert "init_ops/report_uninitialized_variables/IsVariableInitialized" in names
+    assert "init" not in names and "report_uninitialized_variables/stack" not in names
+    assert sorted(os.listdir(logdir)) == [
+        "checkpoint", *[f for f in os.listdir(logdir) if f.startswith("events")],
+        "graph.pbtxt", *[f"model.ckpt-{s}.{e}" for s in (0, 6)
+                         for e in ("data-00000-of-00001", "index", "meta")],
+        "tf_trace-1.json", "tf_trace-3.json", "tf_trace-5.json"]
+    # the traced steps' RunMetadata go to the event file too
+    tags = [(e.step, e.tagged_run_metadata.tag)
+            for e in tf.train.summary_iterator(glob.glob(logdir + "/events*")[0])
+            if e.HasField("tagged_run_metadata")]
+    assert tags == [(0, "run_metadata-1"), (0, "run_metadata-3"), (0, "run_metadata-5")]
+
+
+def test_train_builds_tf_init_ops_and_leaves_the_collections_alone(tmp_path):
+    # TF 1.15 makes its Saver first, then init_ops/{init, report_uninitialized_variables,
+    # init_1, init_all_tables, group_deps}, then train_step/GreaterEqual; the Supervisor gets
+    # them explicitly, so the init_op/ready_op/local_init_op collections stay empty
+    with tf.Graph().as_default() as g:
+        train_op = slim.learning.create_train_op(tf.square(tf.Variable(1.0, name="w")),
+                                                 tf.train.GradientDescentOptimizer(0.1))
+        n0 = len(g.get_operations())
+        slim.learning.train(train_op, str(tmp_path), number_of_steps=2,
+                            save_summaries_secs=1000, log_every_n_steps=0)
+    added = [op.name for op in g.get_operations()[n0:] if not op.name.startswith("save/")]
+    assert added[0] == "init_ops/init"
+    assert added[-5:] == ["init_ops/init_1", "init_ops/init_all_tables", "init_ops/group_deps",
+                          "train_step/GreaterEqual/y", "train_step/GreaterEqual"]
+    assert g.get_operation_by_name("init_ops/group_deps").control_inputs[1].name == (
+        "init_ops/init_all_tables")
+    assert sorted(g.get_all_collection_keys()) == [
+        "global_step", "train_op", "trainable_variables", "variables"]
+
+
+@pytest.mark.parametrize("steps", [0, -1])
+def test_train_rejects_a_non_positive_number_of_steps(steps):
+    # TF 1.15 checks this before touching the graph
+    with tf.Graph().as_default():
+        train_op = slim.learning.create_train_op(tf.square(tf.Variable(1.0)),
+                                                 tf.train.GradientDescentOptimizer(0.1))
+        with pytest.raises(ValueError, match="^`number_of_steps` must be either None or a "
+                                             "positive number.$"):
+            slim.learning.train(train_op, None, number_of_steps=steps)
+
+
+def test_train_without_logdir_still_makes_a_saver_and_wraps_the_session():
+    # TF 1.15: ``saver = saver or Saver()`` whatever the logdir; session_wrapper wraps the
+    # managed session before the loop
+    wrapped = []
+
+    def wrapper(sess):
+        wrapped.append(type(sess).__name__)
+        return sess
+
+    with tf.Graph().as_default() as g:
+        train_op = slim.learning.create_train_op(tf.square(tf.Variable(2.0, name="v")),
+                                                 tf.train.GradientDescentOptimizer(0.25))
+        slim.learning.train(train_op, None, number_of_steps=3, session_wrapper=wrapper)
+        names = [op.name for op in g.get_operations()]
+    assert "save/SaveV2" in names and wrapped == ["Session"]
+
+
+def test_train_step_ignores_keys_tf_does_not_read():
+    # TF 1.15's train_step reads only should_trace/logdir/should_log/should_stop: a
+    # number_of_steps key does not stop it, and without should_stop it returns False
+    with tf.Graph().as_default(), tf.Session() as sess:
+        gs = tf.train.get_or_create_global_step()
+        train_op = slim.learning.create_train_op(tf.square(tf.Variable(1.0)),
+                                                 tf.train.GradientDescentOptimizer(0.1))
+        sess.run(tf.global_variables_initializer())
+        out = slim.learning.train_step(sess, train_op, gs, {"number_of_steps": 1})
+        assert out[1] is False
+        with pytest.raises(ValueError, match="logdir must be present in train_step_kwargs"):
+            slim.learning.train_step(sess, train_op, gs, {"should_trace": tf.constant(True)})
