@@ -2,6 +2,8 @@
 Estimators that export: each expected value below is what the same program printed under
 real TF 1.15."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -155,3 +157,53 @@ def test_estimator_spec_graph_checks_and_variables():
     with pytest.raises(AttributeError, match="'int' object has no attribute 'graph'"):
         tf.estimator.EstimatorSpec(mode.EVAL, loss=tf.constant(1.0),
                                    eval_metric_ops={"m": (tf.constant(1.0), 3)})
+
+
+def test_import_graph_def_fills_the_callers_default_attrs():
+    # TF 1.15's import_graph_def adds the missing default attrs to the GraphDef it is given
+    # (so a loaded SavedModel's meta_graph_def shows them even when its file stripped them)
+    gd = tf.GraphDef()
+    a = gd.node.add(name="a", op="Placeholder")
+    a.attr["dtype"].type = tf.float32.as_datatype_enum
+    m = gd.node.add(name="m", op="MatMul", input=["a", "a"])
+    m.attr["T"].type = tf.float32.as_datatype_enum
+    tf.import_graph_def(gd, name="")
+    assert sorted(a.attr) == ["dtype", "shape"] and a.attr["shape"].shape.unknown_rank
+    assert sorted(m.attr) == ["T", "transpose_a", "transpose_b"]
+    assert not m.attr["transpose_a"].b
+
+
+def _tiny_estimator(model_dir):
+    def model_fn(features, labels, mode):
+        out = tf.matmul(features["x"], tf.get_variable("w", [2, 1]))
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"y": out})
+        return tf.estimator.EstimatorSpec(mode, loss=tf.reduce_mean(out), train_op=tf.assign_add(
+            tf.train.get_global_step(), 1))
+
+    est = tf.estimator.Estimator(model_fn, str(model_dir))
+    est.train(lambda: ({"x": tf.ones([1, 2])}, tf.ones([1])), steps=1)
+    return est
+
+
+def test_export_savedmodel_keeps_default_attrs_unless_told(tmp_path):
+    # TF 1.15: the deprecated export_savedmodel strips default-valued attrs only with
+    # strip_default_attrs=True; export_saved_model always strips them
+    from tideflow.protos import saved_model_pb2
+
+    est = _tiny_estimator(tmp_path / "m")
+    raw = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 2])})
+    got = []
+    for export in (lambda b: est.export_savedmodel(b, raw),
+                   lambda b: est.export_savedmodel(b, raw, strip_default_attrs=True),
+                   lambda b: est.export_saved_model(b, raw)):
+        path = export(str(tmp_path / f"e{len(got)}")).decode()
+        with open(os.path.join(path, "saved_model.pb"), "rb") as f:
+            mg = saved_model_pb2.SavedModel.FromString(f.read()).meta_graphs[0]
+        attrs = {n.name: sorted(n.attr) for n in mg.graph_def.node}
+        got.append((mg.meta_info_def.stripped_default_attrs, attrs["MatMul"], attrs["w"]))
+    full = ["_class", "_output_shapes", "container", "dtype", "shape", "shared_name"]
+    assert got == [(False, ["T", "_output_shapes", "transpose_a", "transpose_b"], full),
+                   (True, ["T", "_output_shapes"], ["_class", "_output_shapes", "dtype", "shape"]),
+                   (True, ["T", "_output_shapes"], ["_class", "_output_shapes", "dtype", "shape"])]

@@ -702,7 +702,8 @@ class Estimator:
                                              checkpoint_path=checkpoint_path)
 
     def _export_all_saved_models(self, export_dir_base, input_receiver_fn_map,
-                                 assets_extra=None, as_text=False, checkpoint_path=None):
+                                 assets_extra=None, as_text=False, checkpoint_path=None,
+                                 strip_default_attrs=True):
         for mode in input_receiver_fn_map:
             if mode not in _EXPORT_TAGS:
                 raise ValueError(f"Unknown mode {mode}; expected one of "
@@ -725,7 +726,8 @@ class Estimator:
                  if input_receiver_fn_map.get(m)]
         for i, mode in enumerate(modes):
             self._add_meta_graph_for_mode(builder, input_receiver_fn_map[mode],
-                                          checkpoint_path, mode, save_variables=(i == 0))
+                                          checkpoint_path, mode, save_variables=(i == 0),
+                                          strip_default_attrs=strip_default_attrs)
         builder.save(as_text)
         if assets_extra:
             extra_dir = os.path.join(as_text_path(temp_dir), "assets.extra")
@@ -737,7 +739,7 @@ class Estimator:
         return export_dir
 
     def _add_meta_graph_for_mode(self, builder, input_receiver_fn, checkpoint_path, mode,
-                                 save_variables):
+                                 save_variables, strip_default_attrs=True):
         with ops.Graph().as_default() as g:
             self._new_graph_setup(g)
             receiver = input_receiver_fn()
@@ -757,7 +759,7 @@ class Estimator:
                 saver = spec.scaffold.saver or saver_lib.Saver(sharded=True)
                 saver.restore(sess, checkpoint_path)
                 common = {"signature_def_map": signatures, "main_op": local_init_op,
-                          "saver": saver, "strip_default_attrs": True}
+                          "saver": saver, "strip_default_attrs": strip_default_attrs}
                 assets = ops.get_collection(ops.GraphKeys.ASSET_FILEPATHS)
                 if save_variables:
                     builder.add_meta_graph_and_variables(sess, _EXPORT_TAGS[mode],
@@ -769,11 +771,14 @@ class Estimator:
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn,
                           assets_extra=None, as_text=False, checkpoint_path=None,
                           strip_default_attrs=False):
-        """Deprecated alias of ``export_saved_model``."""
-        del strip_default_attrs
-        return self.export_saved_model(export_dir_base, serving_input_receiver_fn,
-                                       assets_extra=assets_extra, as_text=as_text,
-                                       checkpoint_path=checkpoint_path)
+        """Deprecated form of ``export_saved_model`` (as TF 1.15, it keeps default-valued
+        attributes unless told to strip them)."""
+        if not serving_input_receiver_fn:
+            raise ValueError("An input_receiver_fn must be defined.")
+        return self._export_all_saved_models(
+            export_dir_base, {ModeKeys.PREDICT: serving_input_receiver_fn},
+            assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path,
+            strip_default_attrs=strip_default_attrs)
 
 
 def as_text_path(path):

@@ -122,6 +122,23 @@ def attr_value_of(value, attr_type=None):
     return av
 
 
+def default_attr_value(spec):
+    """The ``AttrValue`` of an op attr's declared default (a shape attr's ``None`` is the
+    unknown-rank shape), or None when it declares none this can write."""
+    if not spec.has_default:
+        return None
+    if spec.default is None:
+        if spec.type != "shape":
+            return None
+        av = attr_value_pb2.AttrValue()
+        av.shape.unknown_rank = True
+        return av
+    try:
+        return attr_value_of(spec.default, spec.type)
+    except (TypeError, ValueError):
+        return None
+
+
 # ------------------------------------------------------------------------------------------
 # AttrValue -> Python value
 # ------------------------------------------------------------------------------------------

@@ -94,6 +94,16 @@ def _as_str(s):
 
 def _process_graph_def(graph_def):
     if isinstance(graph_def, graph_pb2.GraphDef):
+        # as TF 1.15, the caller's GraphDef itself gains its nodes' missing default attrs
+        for nd in graph_def.node:
+            op_def = op_registry.lookup(nd.op)
+            if op_def is None:
+                continue
+            for key, spec in op_def.attrs.items():
+                if key not in nd.attr or nd.attr[key].WhichOneof("value") is None:
+                    default = graph_io.default_attr_value(spec)
+                    if default is not None:
+                        nd.attr[key].CopyFrom(default)
         return graph_def
     # another GraphDef class (TF's own, or a dynamically created message): go through bytes
     serialize = getattr(graph_def, "SerializeToString", None)

@@ -284,16 +284,9 @@ def _strip_default_attrs(graph_def):
         if d is None:
             continue
         for key, spec in d.attrs.items():
-            if key in node.attr and spec.has_default:
-                if spec.default is None:  # a shape attr's default: any shape, as TF's
-                    if spec.type == "shape" and node.attr[key].shape.unknown_rank:
-                        del node.attr[key]
-                    continue
-                try:
-                    default = graph_io.attr_value_of(spec.default, spec.type)
-                except (TypeError, ValueError):
-                    continue
-                if node.attr[key] == default:
+            if key in node.attr:
+                default = graph_io.default_attr_value(spec)
+                if default is not None and node.attr[key] == default:
                     del node.attr[key]
 
 
