@@ -179,3 +179,44 @@ def test_keras_sqrt_std_var_are_tf_graphs():
         assert K.std(x, axis=0).name == "reduce_std/Sqrt:0"
         assert K.var(x, axis=1).name == "reduce_variance/Mean_1:0"
         assert K.var(x > 0).name == "reduce_variance_1/Mean_1:0"
+
+
+# ---- retrieval metrics ------------------------------------------------------------------------
+
+
+def test_at_k_metrics_leave_k_to_top_k():
+    # TF 1.15 does not check k in recall_at_k/precision_at_k: k=0 counts nothing (recall 0,
+    # precision 0/0), a float k fails in TopKV2; %d names the metric
+    scores = np.random.RandomState(5).rand(3, 5).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        labels = tf.constant([0, 1, 2], tf.int64)
+        rec, rec_op = tf.metrics.recall_at_k(labels, scores, k=0)
+        prec, prec_op = tf.metrics.precision_at_k(labels, scores, k=0)
+        assert rec.name == "recall_at_0:0"
+        sess.run(tf.local_variables_initializer())
+        sess.run([rec_op, prec_op])
+        assert sess.run(rec) == 0.0
+        assert np.isnan(sess.run(prec))
+        with pytest.raises(TypeError, match="Expected int32 passed to parameter 'k' of op "
+                                            "'TopKV2', got 2.5 of type 'float' instead"):
+            tf.metrics.recall_at_k(labels, scores, k=2.5)
+        with pytest.raises(TypeError, match="Expected int32 passed to parameter 'k' of op "
+                                            "'TopKV2', got 2.5 of type 'float' instead"):
+            tf.metrics.average_precision_at_k(labels, scores, k=2.5)
+        with pytest.raises(ValueError, match="must be non-negative but is -1 for "
+                                              "'recall_at_-1/TopKV2'"):
+            tf.metrics.recall_at_k(labels, scores, k=-1)
+        top = tf.nn.top_k(scores, 2)[1]
+        value, _ = tf.metrics.precision_at_top_k(labels, top, k=2.7)
+        assert value.name == "precision_at_2:0"
+
+
+def test_dense_set_ops_take_empty_sets():
+    # TF 1.15: dense sets of width 0 are empty sets
+    empty = np.zeros([3, 0], np.int32)
+    ones = np.array([[1], [2], [3]], np.int32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        inter = sess.run(tf.sets.set_intersection(empty, ones))
+        union = sess.run(tf.sets.set_union(empty, ones))
+    assert inter.indices.shape == (0, 2) and inter.dense_shape.tolist() == [3, 0]
+    assert union.values.tolist() == [1, 2, 3] and union.dense_shape.tolist() == [3, 1]

@@ -10,6 +10,8 @@ Ratios whose denominator is zero evaluate to 0, as in TensorFlow.
 Built only from existing graph ops (variables, ``assign_add``, reductions, ``where``).
 """
 
+import numbers
+
 import numpy as np
 
 from tideflow import logging as tf_logging
@@ -604,10 +606,17 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
 # --------------------------------------------------------------------------- top-k
 
 
+def _as_pct_d(v):
+    # TF 1.15 formats k and class_id with %d: a float truncates, a tensor is a TypeError
+    if not isinstance(v, numbers.Real):
+        raise TypeError(f"%d format: a number is required, not {type(v).__name__}")
+    return int(v)
+
+
 def _at_k_name(name, k=None, class_id=None):
-    name = f"{name}_at_{k}" if k is not None else f"{name}_at_k"
+    name = f"{name}_at_{_as_pct_d(k)}" if k is not None else f"{name}_at_k"
     if class_id is not None:
-        name = f"{name}_class{class_id}"
+        name = f"{name}_class{_as_pct_d(class_id)}"
     return name
 
 
@@ -636,12 +645,12 @@ def _metric_at_k(kind, missed, labels, predictions, k, class_id, weights, metric
                  updates_collections, name):
     """precision_at_k / recall_at_k (``missed``: their false "fp" or "fn"): as TF, through
     the top-k indices and set operations (so labels that are no class count as missed)."""
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"{kind}_at_k: invalid k={k!r} (expected an int >= 1)")
+    # as TF 1.15, k is not checked here: k=0 counts nothing, a negative or float k fails in
+    # TopKV2
     with ops.name_scope(name, _at_k_name(kind, k, class_id),
                         (predictions, labels, weights)) as scope:
-        _, top_idx = nn_impl.top_k(ops.convert_to_tensor(predictions), int(k))
-        return _at_top_k_metric(kind, missed, labels, top_idx, int(k), class_id, weights,
+        _, top_idx = nn_impl.top_k(ops.convert_to_tensor(predictions), k)
+        return _at_top_k_metric(kind, missed, labels, top_idx, k, class_id, weights,
                                 metrics_collections, updates_collections, scope)
 
 
@@ -988,7 +997,7 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
     with ops.name_scope(name, _at_k_name("average_precision", k),
                         (predictions, labels, weights)) as scope:
         predictions = ops.convert_to_tensor(predictions)
-        _, top_idx = nn_impl.top_k(predictions, int(k))
+        _, top_idx = nn_impl.top_k(predictions, k)
         # as TF: labels >= num_classes are no labels (like -1), replaced in a cond
         labels = sparse_tensor.convert_to_tensor_or_sparse_tensor(labels)
         # (labels of another type than int64 fail in the GreaterEqual below, as TF's)

@@ -21,7 +21,7 @@ def _dense_groups(x):
     """{row index tuple: set} for a dense set tensor, and the group shape."""
     if x.ndim < 2:
         raise _invalid(f"Invalid rank {x.ndim}: a dense set needs rank >= 2")
-    rows = x.reshape(-1, x.shape[-1])
+    rows = x.reshape(int(np.prod(x.shape[:-1])), x.shape[-1])  # (-1 is ambiguous for 0 wide)
     keys = list(np.ndindex(*x.shape[:-1]))
     return {k: set(r.tolist()) for k, r in zip(keys, rows)}, tuple(x.shape[:-1])
 
