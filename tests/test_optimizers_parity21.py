@@ -232,3 +232,27 @@ def test_cond_of_indexed_slices_against_a_tensor_is_a_value_error():
         f'Substructure "type=IndexedSlices str={isl_str}" is a sequence, while substructure '
         f'"type=Tensor str={zeros_str}" is not\nEntire first structure:\n.\n'
         "Entire second structure:\n.")
+
+
+def test_piecewise_constant_converts_and_checks_before_its_scope():
+    # TF 1.15's tf.train.piecewise_constant converts boundaries, values and x (and casts
+    # int32 boundaries to an int64 step) at top level, checks dtypes and lengths, and only
+    # then opens its PiecewiseConstant scope; only int32 -> int64 boundaries are converted
+    with tf.Graph().as_default() as g:
+        gs = tf.train.get_or_create_global_step()
+        gs32 = tf.Variable(0, name="gs32")
+        with pytest.raises(ValueError) as err:
+            tf.train.piecewise_constant(gs32, [tf.constant(2, tf.int64)], [0.1, 0.2])
+        assert str(err.value) == ("Boundaries (<dtype: 'int64'>) must have the same dtype as "
+                                  "x (<dtype: 'int32'>).")
+        with pytest.raises(ValueError, match="should be 1 less than the length of values"):
+            tf.train.piecewise_constant(gs, [2, 4], [0.1, 0.2, 0.3, 0.4])
+        first = len(g.get_operations())
+        lr = tf.train.piecewise_constant(gs, [3, 9], [0.3, 0.2, 0.05])
+        assert lr.name == "PiecewiseConstant/case/cond/Merge:0"
+        top = [op.name for op in g.get_operations()[first:] if "/" not in op.name]
+        assert top == ["Const_9", "Const_10", "Const_11", "Const_12", "Const_13", "Cast_2",
+                       "Cast_3"]  # TF 1.15's names
+        with tf.Session() as sess:
+            got = [sess.run(lr, {gs: s}) for s in (0, 3, 4, 9, 10)]
+    np.testing.assert_allclose(got, [0.3, 0.3, 0.2, 0.2, 0.05], rtol=1e-7)

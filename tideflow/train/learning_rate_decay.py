@@ -3,7 +3,7 @@ constant, polynomial, natural-exp, inverse-time, cosine and its variants)."""
 
 import math
 
-from tideflow.framework import dtypes, ops
+from tideflow.framework import dtypes, nest, ops
 from tideflow.ops import array_ops, cast_ops, constant_op, gather_ops, math_ops
 
 
@@ -31,47 +31,41 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
         return math_ops.multiply(lr, math_ops.pow(rate, p), name=scope)
 
 
-def _same_dtype(t, dtype):
-    if t.dtype.base_dtype == dtype:
-        return t
-    # Python ints in the boundaries become int32; they are compared to an int64 step too
-    if t.dtype.base_dtype in (dtypes.int32, dtypes.int64) and dtype in (dtypes.int32,
-                                                                        dtypes.int64):
-        return cast_ops.cast(t, dtype)
-    return None
-
-
 def piecewise_constant(x, boundaries, values, name=None):
     """``values[0]`` while ``x <= boundaries[0]``, ``values[i]`` on
     ``(boundaries[i-1], boundaries[i]]``, ``values[-1]`` past the last boundary."""
-    if len(boundaries) != len(values) - 1:
-        raise ValueError(
-            "The length of boundaries should be 1 less than the length of values")
-    with ops.name_scope(name, "PiecewiseConstant", [x, boundaries, values, name]) as scope:
-        x = ops.convert_to_tensor(x)
-        bounds = []
-        for b in ops.convert_n_to_tensor(boundaries):
-            converted = _same_dtype(b, x.dtype.base_dtype)
-            if converted is None:
+    # as TF 1.15: everything is converted (and checked) before the scope opens, so the
+    # boundaries' and values' Consts (and an int32 boundary's Cast to an int64 step) are
+    # top-level ops
+    bounds = ops.convert_n_to_tensor(nest.flatten(boundaries))
+    vals = ops.convert_n_to_tensor(nest.flatten(values))
+    x = ops.convert_to_tensor(x)
+    for i, b in enumerate(bounds):
+        if b.dtype.base_dtype != x.dtype.base_dtype:
+            # Python ints (int32) may meet an int64 step; nothing else is converted
+            if b.dtype.base_dtype == dtypes.int32 and x.dtype.base_dtype == dtypes.int64:
+                bounds[i] = cast_ops.cast(b, dtypes.int64)
+            else:
                 raise ValueError(
                     f"Boundaries ({b.dtype.base_dtype}) must have the same dtype as x "
                     f"({x.dtype.base_dtype}).")
-            bounds.append(converted)
-        vals = ops.convert_n_to_tensor(values)
-        for v in vals[1:]:
-            if v.dtype.base_dtype != vals[0].dtype.base_dtype:
-                raise ValueError(
-                    f"Values must have elements all with the same dtype "
-                    f"({vals[0].dtype.base_dtype} vs {v.dtype.base_dtype}).")
+    for v in vals[1:]:
+        if v.dtype.base_dtype != vals[0].dtype.base_dtype:
+            raise ValueError(
+                f"Values must have elements all with the same dtype "
+                f"({vals[0].dtype.base_dtype} vs {v.dtype.base_dtype}).")
+    if len(bounds) != len(vals) - 1:
+        raise ValueError(
+            "The length of boundaries should be 1 less than the length of values")
+    with ops.name_scope(name, "PiecewiseConstant") as scope:
+        if not bounds:
+            raise IndexError("list index out of range")  # TF 1.15's boundaries[0]
         # from the last interval back: x <= b[i] picks values[i] over what lies above
         result = vals[-1]
         for b, v in reversed(list(zip(bounds, vals[:-1]))):
             result = gather_ops.where(math_ops.less_equal(x, b), v, result)
-        if bounds:  # TF's value is its tf.case's outer cond's Merge
-            with ops.name_scope(f"{scope}case/cond/"):
-                result = array_ops.identity(result, name="Merge")
-        else:
-            result = array_ops.identity(result, name=scope)
+        with ops.name_scope(f"{scope}case/cond/"):  # TF's value: its tf.case's outer Merge
+            result = array_ops.identity(result, name="Merge")
         # TF 1.15 picks the value with tf.case (nested Switch/Merge conds and an exclusivity
         # Assert): n * n + 9 * n + 24 ops more than these Selects for n boundaries. Their ids
         # are skipped, so the ops after it (and the seeds of random ones) get TF's op count
