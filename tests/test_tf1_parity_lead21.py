@@ -186,3 +186,32 @@ def test_step_reports_the_last_created_failing_source_as_tf():
             s.run(vs[2].initializer)  # an initializer alone is no read
             assert s.run([v.initializer for v in vs[:2]]) == [None, None]
             assert s.run(vs) == [0.0, 1.0, 2.0]
+
+
+def test_contrib_optimizer_v2_as_tf():
+    # TF 1.15's tf.contrib.optimizer_v2: tf.train's slots and names; its RMSProp starts "rms"
+    # at epsilon and adds no epsilon in the update (values from TF 1.15, 5 steps each)
+    O = tf.contrib.optimizer_v2
+    assert issubclass(O.AdamOptimizer, O.OptimizerV2)
+    assert issubclass(O.OptimizerV2, tf.train.Optimizer)
+    want = {"rms": [[0.5499226, -0.4138548], [0.2499227, -0.0138547], [-0.3500773, 0.5861453]],
+            "adam": [[0.5105363, -0.7334036], [0.2105362, -0.3334037], [-0.3894638, 0.2665963]]}
+    got = {}
+    for key, make in (("rms", lambda: O.RMSPropOptimizer(0.01, centered=True)),
+                      ("adam", lambda: O.AdamOptimizer(0.1))):
+        with tf.Graph().as_default():
+            w = tf.Variable([[0.5, -0.3], [0.2, 0.1], [-0.4, 0.7]], name="w")
+            loss = tf.reduce_sum(tf.square(tf.matmul(tf.constant([[1., 2., 3.]]), w)))
+            opt = make()
+            train = opt.minimize(loss)
+            names = sorted(v.op.name for v in tf.global_variables())
+            with tf.Session() as s:
+                s.run(tf.global_variables_initializer())
+                for _ in range(5):
+                    s.run(train)
+                got[key] = s.run(w)
+        if key == "rms":
+            assert sorted(opt.get_slot_names()) == ["mg", "momentum", "rms"]
+            assert names == ["w", "w/RMSProp", "w/RMSProp_1", "w/RMSProp_2"]
+    for key, value in want.items():
+        np.testing.assert_allclose(got[key], value, rtol=1e-4, atol=1e-5)

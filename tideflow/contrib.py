@@ -826,6 +826,9 @@ _LAZY_ALIASES = {
     "cudnn_rnn": lambda: _contrib_cudnn_rnn(),
     "summary": lambda: _contrib_module("contrib_summary_v2", "summary",
                                        "``tf.contrib.summary``: writer-based summaries."),
+    "optimizer_v2": lambda: _contrib_module(
+        "contrib_optimizer_v2", "optimizer_v2",
+        "``tf.contrib.optimizer_v2``: the OptimizerV2 names of tf.train's optimizers."),
     "integrate": lambda: _contrib_module("contrib_integrate", "integrate",
                                          "``tf.contrib.integrate``: odeint, odeint_fixed."),
     "distribute": lambda: __import__("tideflow.distribute.contrib", fromlist=["contrib"]),
