@@ -207,3 +207,29 @@ def test_export_savedmodel_keeps_default_attrs_unless_told(tmp_path):
     assert got == [(False, ["T", "_output_shapes", "transpose_a", "transpose_b"], full),
                    (True, ["T", "_output_shapes"], ["_class", "_output_shapes", "dtype", "shape"]),
                    (True, ["T", "_output_shapes"], ["_class", "_output_shapes", "dtype", "shape"])]
+
+
+def test_model_to_estimator_warm_starts_from_a_keras_checkpoint(tmp_path):
+    # TF 1.15 saves the Keras weights (with the training graph's global step and optimizer
+    # variables) as model_dir/keras/keras_model.ckpt and warm-starts the trainable variables
+    # from it: a BatchNormalization's moving statistics start again from 0 and 1
+    tf.set_random_seed(5)
+    x = np.random.RandomState(0).rand(32, 3).astype("float32") * 5 + 2
+    inp = tf.keras.layers.Input((3,), name="f")
+    h = tf.keras.layers.BatchNormalization(name="bn")(inp)
+    m = tf.keras.Model(inp, tf.keras.layers.Dense(1, name="o", kernel_initializer="ones")(h))
+    m.compile(tf.keras.optimizers.SGD(0.0), "mse")
+    m.fit(x, x[:, :1], batch_size=32, epochs=3, verbose=0)
+    est = tf.keras.estimator.model_to_estimator(keras_model=m, model_dir=str(tmp_path))
+    ckpt = str(tmp_path / "keras" / "keras_model.ckpt")
+    assert est._warm_start_settings.ckpt_to_initialize_from == ckpt
+    assert sorted(os.listdir(tmp_path)) == ["keras"]
+    assert sorted(n for n, _ in tf.train.list_variables(ckpt)) == [
+        "bn/beta", "bn/gamma", "bn/moving_mean", "bn/moving_variance", "global_step", "o/bias",
+        "o/kernel", "training/SGD/decay", "training/SGD/learning_rate", "training/SGD/momentum"]
+    np.testing.assert_allclose(tf.train.load_variable(ckpt, "bn/moving_mean"),
+                               m.get_weights()[2])
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"f": x}, x[:, :1])).batch(32), steps=1)
+    # TF 1.15: [0.0427, 0.0427, 0.0462], one 0.99-momentum step from zero
+    np.testing.assert_allclose(est.get_variable_value("bn/moving_mean"), x.mean(0) * 0.01,
+                               rtol=1e-4)

@@ -258,42 +258,48 @@ def _replica_device_setter(config):
         ps_ops=list(device_setter.STANDARD_PS_OPS), cluster=config.cluster_spec)
 
 
+def maybe_overwrite_model_dir_and_session_config(config, model_dir):
+    """``config`` (a default RunConfig for None) with TF's default Estimator session config
+    when it has none, and ``model_dir`` (or a new temporary folder when neither gives one)."""
+    if config is None:
+        config = run_config_lib.RunConfig()
+        logging.info("Using default config.")
+    if not isinstance(config, run_config_lib.RunConfig):
+        raise ValueError(  # noqa: TRY004 - as TF
+            f"config must be an instance of `RunConfig`, but provided {config}.")
+    if config.session_config is None:
+        from tideflow.protos import config_pb2, rewriter_config_pb2
+
+        rewrite = rewriter_config_pb2.RewriterConfig(
+            meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE)
+        config = config.replace(session_config=config_pb2.ConfigProto(
+            allow_soft_placement=True,
+            graph_options=config_pb2.GraphOptions(rewrite_options=rewrite)))
+    if model_dir is not None:
+        model_dir = os.fspath(model_dir)
+        if config.model_dir is not None and config.model_dir != model_dir:
+            raise ValueError(
+                "`model_dir` are set both in constructor and `RunConfig`, but with "
+                f"different values. In constructor: '{model_dir}', in `RunConfig`: "
+                f"'{config.model_dir}' ")
+    if model_dir:
+        config = config.replace(model_dir=model_dir)
+    elif config.model_dir is None:
+        model_dir = tempfile.mkdtemp()
+        logging.warning("Using temporary folder as model directory: %s", model_dir)
+        config = config.replace(model_dir=model_dir)
+    return config
+
+
 class Estimator:
     """Trains and evaluates a model given by ``model_fn(features, labels, mode, params,
     config) -> EstimatorSpec``."""
 
     def __init__(self, model_fn, model_dir=None, config=None, params=None,
                  warm_start_from=None):
-        if config is None:
-            config = run_config_lib.RunConfig()
-            logging.info("Using default config.")
-        elif not isinstance(config, run_config_lib.RunConfig):
-            raise ValueError(f"config must be an instance of `RunConfig`, but provided "
-                             f"{config}.")
         # through the class, as TF: a library may replace this check (AdaNet does)
         self.__class__._assert_members_are_not_overridden(self)
-        if model_dir is not None:
-            model_dir = os.fspath(model_dir) or None  # TF treats "" as "not given"
-        if model_dir is not None:
-            if config.model_dir and config.model_dir != model_dir:
-                raise ValueError(
-                    "`model_dir` are set both in constructor and `RunConfig`, but with "
-                    f"different values. In constructor: '{model_dir}', in `RunConfig`: "
-                    f"'{config.model_dir}' ")
-            config = config.replace(model_dir=model_dir)
-        elif not config.model_dir:
-            model_dir = tempfile.mkdtemp()
-            logging.warning("Using temporary folder as model directory: %s", model_dir)
-            config = config.replace(model_dir=model_dir)
-        if config.session_config is None:
-            # TF's default session config for Estimators
-            from tideflow.protos import config_pb2, rewriter_config_pb2
-
-            rewrite = rewriter_config_pb2.RewriterConfig(
-                meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE)
-            config = config.replace(session_config=config_pb2.ConfigProto(
-                allow_soft_placement=True,
-                graph_options=config_pb2.GraphOptions(rewrite_options=rewrite)))
+        config = maybe_overwrite_model_dir_and_session_config(config, model_dir)
         self._config = config
         self._model_dir = config.model_dir
         self._session_config = config.session_config

@@ -1,7 +1,9 @@
 """``tf.keras.estimator.model_to_estimator``: an Estimator whose ``model_fn`` rebuilds a
 compiled functional or Sequential Keras model on the input tensors, trains it with the model's
-loss and optimizer, reports its metrics as ``tf.metrics.mean`` values, and starts from the
-Keras model's current weights (when no checkpoint exists yet in ``model_dir``)."""
+loss and optimizer, reports its metrics as ``tf.metrics.mean`` values, and warm-starts from the
+Keras model's current weights saved in ``model_dir/keras`` (as TF 1.15)."""
+
+import os
 
 import tideflow as tf
 from tideflow.keras import backend as K
@@ -51,14 +53,13 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     labels of its ``input_fn``: features keyed by the model's input names (or a tensor for one
     input), labels by its output names (or a tensor for one output)."""
     from tideflow import estimator as est
+    from tideflow.estimator.estimator import maybe_overwrite_model_dir_and_session_config
     from tideflow.keras.models import clone_model
 
     if keras_model is not None and keras_model_path is not None:
         raise ValueError("Please specify either `keras_model` or `keras_model_path`, but not "
                          "both.")
     if keras_model_path is not None:  # an HDF5 model file (model.save)
-        import os
-
         from tideflow.keras.saving import load_model
 
         if not os.path.exists(keras_model_path):
@@ -72,6 +73,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     if not getattr(keras_model, "_compiled", False) or keras_model.optimizer is None:
         raise ValueError("The given keras model has not been compiled yet. Please compile the "
                          "model with `model.compile()` before calling `model_to_estimator()`.")
+    config = maybe_overwrite_model_dir_and_session_config(config, model_dir)
     weights = _first_weights(keras_model, config)
     opt = keras_model.optimizer
     tf_opt = opt.optimizer if isinstance(opt, optimizers_mod.TFOptimizer) else None
@@ -81,6 +83,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     input_dtypes = [t.dtype.base_dtype for t in keras_model.inputs]
     compile_args = {"loss": keras_model.loss, "metrics": keras_model._compile_metrics,
                     "loss_weights": keras_model.loss_weights}
+    built = []  # the clone of the last model_fn call
 
     def model_fn(features, labels, mode):
         training = mode == est.ModeKeys.TRAIN
@@ -88,6 +91,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         xs = [tf.cast(x, d) if x.dtype.base_dtype != d else x
               for x, d in zip(_pick(features, input_names, "inputs"), input_dtypes)]
         model = clone_model(keras_model, input_tensors=xs, clone_function=_same_name_clone)
+        built[:] = [model]
         outputs = model.outputs
         predictions = dict(zip(output_names, outputs))
         if mode == est.ModeKeys.PREDICT:
@@ -113,23 +117,37 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         batch = tf.cast(tf.shape(outputs[0])[0], tf.float32)  # weights: sample means
         eval_metric_ops = {name: tf.metrics.mean(value, weights=batch) for name, value in
                            zip(model.metrics_names[1:], model._metric_tensors)}
-        phs = [tf.placeholder(v.dtype.base_dtype, v.get_shape()) for v in model.weights]
-
-        def assign_all(*_):
-            return tf.group(*[tf.assign(v, p) for v, p in zip(model.weights, phs)])
-
-        if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
-            # under RunConfig(train_distribute=...): the Keras weights are loaded into every
-            # copy of each mirrored variable, from cross-replica context
-            assign = tf.distribute.get_replica_context().merge_call(assign_all)
-        else:
-            assign = assign_all()
-
-        def init_fn(scaffold, session):
-            session.run(assign, dict(zip(phs, weights)))
-
         return est.EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op,
-                                 eval_metric_ops=eval_metric_ops,
-                                 scaffold=tf.train.Scaffold(init_fn=init_fn))
+                                 eval_metric_ops=eval_metric_ops)
 
-    return est.Estimator(model_fn, model_dir=model_dir, config=config)
+    warm_start_path = _save_first_checkpoint(model_fn, built, keras_model, weights, config)
+    return est.Estimator(model_fn, config=config, warm_start_from=warm_start_path)
+
+
+def _save_first_checkpoint(model_fn, built, keras_model, weights, config):
+    """As TF 1.15: unless ``model_dir/keras`` holds a checkpoint already, the training graph's
+    variables (optimizer's included) saved there as ``keras_model.ckpt`` with the Keras weights;
+    the Estimator warm-starts its trainable variables from it."""
+    from tideflow.estimator import ModeKeys
+
+    keras_dir = os.path.join(config.model_dir, "keras")
+    latest = tf.train.latest_checkpoint(keras_dir)
+    if latest:
+        return latest
+    os.makedirs(keras_dir, exist_ok=True)
+    with tf.Graph().as_default():
+        tf.set_random_seed(config.tf_random_seed)
+        tf.train.create_global_step()
+        # the model's inputs, and targets of its outputs' ranks as Keras makes them
+        features = {name: tf.placeholder(t.dtype.base_dtype, t.shape)
+                    for name, t in zip(keras_model.input_names, keras_model.inputs)}
+        labels = {name: tf.placeholder(t.dtype.base_dtype, [None] * t.shape.ndims)
+                  for name, t in zip(keras_model.output_names, keras_model.outputs)}
+        model_fn(features, labels, ModeKeys.TRAIN)
+        with tf.Session(config=config.session_config) as sess:
+            sess.run(tf.global_variables_initializer())
+            for w, value in zip(built[0].weights, weights):
+                w.load(value, sess)
+            path = os.path.join(keras_dir, "keras_model.ckpt")
+            tf.train.Saver().save(sess, path)
+    return path
