@@ -264,3 +264,78 @@ def test_bitcast_reaches_the_quantized_types():
                 tf.bitcast(tf.constant([1, 2], tf.int32), tf.qint32)])
     assert [g.tolist() for g in got] == [[1, -2, 3], [1, 2], [1, 2]]
     assert got[0].dtype == np.int8 and got[2].dtype == np.int32
+
+
+# ------------------------------------------------------------------------------------------
+# loss scaling (tf.train.experimental)
+# ------------------------------------------------------------------------------------------
+
+
+def test_loss_scale_optimizer_names_as_tf115():
+    te = tf.train.experimental
+    x = tf.placeholder(tf.float32, [None, 5])
+    loss = tf.reduce_mean(tf.square(tf.layers.dense(x, 1, name="l2")))
+    opt = te.MixedPrecisionLossScaleOptimizer(tf.train.AdamOptimizer(0.05), "dynamic")
+    assert opt.get_name() == "Adam"
+    train = opt.minimize(loss)
+    # TF 1.15: the scale update's cond is 'cond', the wrapped Adam ('Adam-wrapped') runs in
+    # 'cond_1', whose name scope its beta powers take; the group is named after the optimizer
+    assert train.name == "Adam"
+    assert [v.name for v in tf.global_variables()] == [
+        "l2/kernel:0", "l2/bias:0", "current_loss_scale:0", "good_steps:0",
+        "cond_1/beta1_power:0", "cond_1/beta2_power:0", "l2/kernel/Adam:0", "l2/kernel/Adam_1:0",
+        "l2/bias/Adam:0", "l2/bias/Adam_1:0"]
+    assert [op.name for op in tf.get_collection(tf.GraphKeys.TRAIN_OP)] == ["cond_1/Adam-wrapped"]
+    # the wrapper keeps no slots of its own (TF 1.15: None and [])
+    assert opt.get_slot(tf.trainable_variables()[0], "m") is None
+    assert opt.get_slot_names() == [] and opt.variables() == []
+    # a fixed scale hands apply_gradients to the wrapped optimizer
+    fixed = te.MixedPrecisionLossScaleOptimizer(tf.train.GradientDescentOptimizer(0.1), 64)
+    assert fixed.minimize(loss).name == "GradientDescent"
+
+
+def test_dynamic_loss_scale_steps_and_stops_short_of_overflow_as_tf115():
+    x = tf.placeholder(tf.float32, [None, 2])
+    w = tf.Variable([[0.5], [0.25]], name="w")
+    loss = tf.reduce_sum(tf.matmul(x, w) ** 2)
+    gs = tf.train.get_or_create_global_step()
+    ls = tf.train.experimental.DynamicLossScale(initial_loss_scale=2.0 ** 20,
+                                                increment_period=2, multiplier=4.0)
+    opt = tf.train.experimental.MixedPrecisionLossScaleOptimizer(
+        tf.train.MomentumOptimizer(0.01, 0.9), ls)
+    train = opt.minimize(loss, global_step=gs)
+    feeds = [[[1.0, 2.0]]] * 2 + [[[1e30, 1.0]]] + [[[1.0, 2.0]]] * 2 + [[[np.nan, 1.0]]]
+    # TF 1.15: (scale, global step, w[1]) after each step; non-finite steps are skipped
+    want = [(1048576.0, 1, 0.21), (4194304.0, 2, 0.138), (1048576.0, 2, 0.138),
+            (1048576.0, 3, 0.0444), (4194304.0, 4, -0.05928), (1048576.0, 4, -0.05928)]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for f, (scale, step, w1) in zip(feeds, want):
+            s.run(train, {x: f})
+            got_scale, got_step, got_w = s.run([ls(), gs, w])
+            assert (got_scale, got_step) == (scale, step)
+            np.testing.assert_allclose(got_w[1, 0], w1, rtol=1e-5)
+    # a scale that would overflow float32 is not grown
+    w = tf.Variable([1.0, 2.0])
+    ls = tf.train.experimental.DynamicLossScale(initial_loss_scale=2.0 ** 126,
+                                                increment_period=1, multiplier=4.0)
+    opt = tf.train.experimental.MixedPrecisionLossScaleOptimizer(
+        tf.train.GradientDescentOptimizer(0.0), ls)
+    train = opt.minimize(tf.reduce_sum(w) * 1e-30)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(train)
+        assert s.run(ls()) == np.float32(2.0 ** 126)  # TF 1.15: 8.507059e+37 kept
+
+
+def test_fixed_loss_scale_checks_as_tf115():
+    te = tf.train.experimental
+    with pytest.raises(ValueError, match="loss_scale_value must be at least 1."):
+        te.FixedLossScale(0.5)
+    with pytest.raises(ValueError, match="loss_scale_value must be a Python int or float."):
+        te.FixedLossScale("x")
+    with pytest.raises(ValueError, match="Could not interpret loss scale identifier: foo"):
+        te.MixedPrecisionLossScaleOptimizer(tf.train.AdamOptimizer(), "foo")
+    update, apply = te.FixedLossScale(3).update([])
+    assert apply is True and update.type == "NoOp"
+    assert _run(te.FixedLossScale(3)()) == 3.0

@@ -52,8 +52,9 @@ def test_gradients_are_unscaled_and_fixed_scale():
     assert te.FixedLossScale(8).get_config() == {"loss_scale_value": 8.0}
     with pytest.raises(ValueError):
         te.FixedLossScale("big")
-    with pytest.raises(ValueError, match="multiplier"):
-        te.DynamicLossScale(multiplier=1.0)
+    # TF 1.15 checks a fixed scale's value, not a dynamic scale's multiplier
+    with pytest.raises(ValueError, match="loss_scale_value must be at least 1."):
+        te.FixedLossScale(0.5)
     with pytest.raises(ValueError, match="Optimizer"):
         te.MixedPrecisionLossScaleOptimizer("sgd", "dynamic")
 

@@ -100,28 +100,6 @@ class ExponentialUpdateLossScaleManager(LossScaleManager):
                 state_ops.assign(self._num_bad_steps, new_bad))
 
 
-class _ManagerLossScale(_experimental.LossScale):
-    """A loss scale manager seen as a ``tf.train.experimental.LossScale``."""
-
-    def __init__(self, manager):
-        self._manager = manager
-
-    def _current(self):
-        return ops.convert_to_tensor(self._manager.get_loss_scale())
-
-    def update(self, grads):
-        from tideflow.ops import math_ops, reduction_ops
-
-        # contrib checks every gradient, as a dense tensor: a None one fails in IsFinite
-        # (TF 1.15's "None values not supported"), where the experimental wrapper skips it
-        finite = reduction_ops.reduce_all(
-            [reduction_ops.reduce_all(math_ops.is_finite(g)) for g in grads])
-        return self._manager.update_loss_scale(finite), finite
-
-    def get_config(self):
-        return {"manager": self._manager}
-
-
 class LossScaleOptimizer(_experimental.MixedPrecisionLossScaleOptimizer):
     """Wraps ``opt``: ``compute_gradients`` differentiates the loss times the manager's loss
     scale and divides the gradients by it; ``apply_gradients`` applies them (and increments
@@ -129,10 +107,33 @@ class LossScaleOptimizer(_experimental.MixedPrecisionLossScaleOptimizer):
 
     def __init__(self, opt, loss_scale_manager):
         # any object with get_loss_scale and update_loss_scale will do, as in TF 1.15
-        super().__init__(opt, _ManagerLossScale(loss_scale_manager))
+        super().__init__(opt, None)
         self._name = "LossScaleOptimizer"
         self._opt = opt
         self._loss_scale_manager = loss_scale_manager
+
+    # (TF 1.15's wrapper has no optimizer state of its own and fails on these; here they
+    # answer for the wrapped optimizer)
+    def get_slot(self, var, name):
+        return self._opt.get_slot(var, name)
+
+    def get_slot_names(self):
+        return self._opt.get_slot_names()
+
+    def variables(self):
+        return self._opt.variables()
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        from tideflow.ops import control_flow_ops, math_ops, reduction_ops
+
+        grads_and_vars = list(grads_and_vars)
+        # contrib checks every gradient, as a dense tensor: a None one fails in IsFinite
+        # (TF 1.15's "None values not supported"), where the experimental wrapper skips it
+        finite = reduction_ops.reduce_all(
+            [reduction_ops.reduce_all(math_ops.is_finite(g)) for g, _ in grads_and_vars])
+        applied = _experimental.apply_if(self._opt, finite, grads_and_vars, global_step, name)
+        return control_flow_ops.group(applied,
+                                      self._loss_scale_manager.update_loss_scale(finite))
 
     def compute_gradients(self, loss, var_list=None, gate_gradients=Optimizer.GATE_OP,
                           aggregation_method=None, colocate_gradients_with_ops=False,

@@ -41,26 +41,23 @@ class LossScale(abc.ABC):
 
 
 class FixedLossScale(LossScale):
-    """A constant loss scale; gradients are always applied."""
+    """A constant loss scale (at least 1); gradients are always applied."""
 
     def __init__(self, loss_scale_value):
-        if isinstance(loss_scale_value, (ops.Tensor,)) or not isinstance(
-                loss_scale_value, (int, float)):
-            raise ValueError(f"loss_scale_value must be a Python int or float, got "  # noqa: TRY004
-                             f"{loss_scale_value!r}")
+        if isinstance(loss_scale_value, bool) or not isinstance(loss_scale_value, (int, float)):
+            raise ValueError("loss_scale_value must be a Python int or float.")  # noqa: TRY004
         if loss_scale_value < 1:
-            tf_logging.warning("FixedLossScale: a loss scale below 1 can make gradients "
-                               "underflow.")
+            raise ValueError("loss_scale_value must be at least 1.")
         self._value = float(loss_scale_value)
 
     def _current(self):
-        return ops.convert_to_tensor(np.float32(self._value))
+        return ops.convert_to_tensor(self._value)
 
     def update(self, grads):
         from tideflow.ops import control_flow_ops
 
         del grads
-        return control_flow_ops.no_op(), ops.convert_to_tensor(True)
+        return control_flow_ops.no_op(), True
 
     def get_config(self):
         return {"loss_scale_value": self._value}
@@ -70,7 +67,7 @@ class FixedLossScale(LossScale):
 
 
 def _all_finite(grads):
-    from tideflow.ops import array_ops, math_ops, reduction_ops
+    from tideflow.ops import math_ops, reduction_ops
 
     checks = []
     for g in grads:
@@ -78,15 +75,14 @@ def _all_finite(grads):
             continue
         values = g.values if hasattr(g, "values") and not isinstance(g, ops.Tensor) else g
         checks.append(reduction_ops.reduce_all(math_ops.is_finite(values)))
-    if not checks:
-        return ops.convert_to_tensor(True)
-    return reduction_ops.reduce_all(array_ops.stack(checks))
+    return reduction_ops.reduce_all(checks)
 
 
 class DynamicLossScale(LossScale):
-    """A loss scale that doubles (``multiplier``) after ``increment_period`` steps with finite
-    gradients and halves (down to 1) at any step with a non-finite gradient, which is then
-    skipped."""
+    """A loss scale that grows by ``multiplier`` after ``increment_period`` steps in a row with
+    finite gradients (unless it would overflow) and shrinks by it (down to 1) at a step with a
+    non-finite gradient, which is then skipped. Its state is two resource variables,
+    ``current_loss_scale`` and ``good_steps``, updated under conds as TF 1.15's."""
 
     def __init__(self, initial_loss_scale=2 ** 15, increment_period=2000, multiplier=2.0):
         from tideflow.ops import variables
@@ -94,13 +90,12 @@ class DynamicLossScale(LossScale):
         self._initial = float(initial_loss_scale)
         self._period = int(increment_period)
         self._multiplier = float(multiplier)
-        if self._multiplier <= 1:
-            raise ValueError(f"multiplier must be greater than 1, got {multiplier}")
         with ops.init_scope():
-            self._scale = variables.Variable(np.float32(self._initial), name="current_loss_scale",
-                                             trainable=False, dtype=dtypes.float32)
-            self._good = variables.Variable(np.int64(0), name="good_steps", trainable=False,
-                                            dtype=dtypes.int64)
+            self._scale = variables.Variable(self._initial, name="current_loss_scale",
+                                             trainable=False, dtype=dtypes.float32,
+                                             use_resource=True)
+            self._good = variables.Variable(0, name="good_steps", trainable=False,
+                                            dtype=dtypes.int64, use_resource=True)
 
     @property
     def initial_loss_scale(self):
@@ -115,23 +110,31 @@ class DynamicLossScale(LossScale):
         return self._multiplier
 
     def _current(self):
-        return self._scale.value()
+        return ops.convert_to_tensor(self._scale)
 
     def update(self, grads):
-        from tideflow.ops import control_flow_ops, gather_ops, math_ops, state_ops
+        from tideflow.framework import nest
+        from tideflow.ops import control_flow_ops, math_ops
+        from tideflow.ops.cond import cond
 
-        finite = _all_finite(grads)
-        good = self._good.value() + 1
-        grow = math_ops.logical_and(finite, math_ops.greater_equal(good, self._period))
-        scale = self._scale.value()
-        new_scale = gather_ops.where(
-            grow, scale * self._multiplier,
-            gather_ops.where(finite, scale, math_ops.maximum(scale / self._multiplier, 1.0)))
-        new_good = gather_ops.where(math_ops.logical_and(finite, math_ops.logical_not(grow)),
-                                    good, np.int64(0) + good * 0)
-        op = control_flow_ops.group(state_ops.assign(self._scale, new_scale),
-                                    state_ops.assign(self._good, new_good))
-        return op, finite
+        is_finite = _all_finite(nest.flatten(grads))
+        scale, good = self._scale, self._good
+
+        def grow():
+            new_scale = scale * self._multiplier
+            return control_flow_ops.group(
+                cond(math_ops.is_finite(new_scale), lambda: scale.assign(new_scale).op,
+                     control_flow_ops.no_op),
+                good.assign(0))
+
+        def finite_step():
+            return cond(good + 1 >= self._period, grow, lambda: good.assign_add(1).op)
+
+        def nonfinite_step():
+            return control_flow_ops.group(
+                good.assign(0), scale.assign(math_ops.maximum(scale / self._multiplier, 1)))
+
+        return cond(is_finite, finite_step, nonfinite_step), is_finite
 
     def get_config(self):
         return {"initial_loss_scale": self._initial, "increment_period": self._period,
@@ -143,97 +146,88 @@ class DynamicLossScale(LossScale):
 
 
 def _as_loss_scale(loss_scale):
-    if isinstance(loss_scale, LossScale):
-        return loss_scale
-    if loss_scale == "dynamic":
-        return DynamicLossScale()
     if isinstance(loss_scale, (int, float)) and not isinstance(loss_scale, bool):
         return FixedLossScale(loss_scale)
-    raise ValueError(f"Invalid loss scale: {loss_scale!r} (expected a LossScale, 'dynamic' or "
-                     f"a number)")
+    if isinstance(loss_scale, str) and loss_scale == "dynamic":
+        return DynamicLossScale()
+    if isinstance(loss_scale, LossScale) or loss_scale is None:
+        return loss_scale
+    raise ValueError(f"Could not interpret loss scale identifier: {loss_scale}")
 
 
 class MixedPrecisionLossScaleOptimizer(Optimizer):
-    """Wraps an optimizer: the loss is multiplied by the loss scale before differentiating,
-    the gradients divided by it, and a step whose gradients are not all finite is skipped
-    (and updates a dynamic scale)."""
+    """Wraps an optimizer (and takes its name): the loss is multiplied by the loss scale before
+    differentiating and the gradients by its reciprocal. With a dynamic scale a step whose
+    gradients are not all finite is skipped: the wrapped optimizer applies them (as
+    '<name>-wrapped') under a cond, grouped with the scale's update as '<name>'."""
 
     def __init__(self, opt, loss_scale):
         if not isinstance(opt, Optimizer):
             raise ValueError(  # noqa: TRY004 - as TF
                 f'"opt" must be an instance of Optimizer, but got: {type(opt)}')
-        super().__init__(False, "MixedPrecisionLossScale")
         self._optimizer = opt
+        super().__init__(opt._use_locking, opt.get_name())
         self._loss_scale = _as_loss_scale(loss_scale)
 
     @property
     def loss_scale(self):
         return self._loss_scale
 
+    def _doing_dynamic_loss_scaling(self):
+        return isinstance(self._loss_scale, DynamicLossScale)
+
     def compute_gradients(self, loss, var_list=None, gate_gradients=Optimizer.GATE_OP,
                           aggregation_method=None, colocate_gradients_with_ops=False,
                           grad_loss=None):
         from tideflow.framework.indexed_slices import IndexedSlices
-        from tideflow.ops import cast_ops, math_ops
 
-        if callable(loss):
-            loss = loss()
         scale = self._loss_scale()
-        scaled = math_ops.multiply(loss, cast_ops.cast(scale, loss.dtype))
+        scaled = (lambda: loss() * scale) if callable(loss) else loss * scale
         pairs = self._optimizer.compute_gradients(
             scaled, var_list=var_list, gate_gradients=gate_gradients,
             aggregation_method=aggregation_method,
             colocate_gradients_with_ops=colocate_gradients_with_ops, grad_loss=grad_loss)
+        inv = 1 / self._loss_scale()
         out = []
         for g, v in pairs:
-            if g is None:
-                out.append((g, v))
-            elif isinstance(g, IndexedSlices):
-                inv = cast_ops.cast(1.0 / scale, g.values.dtype)
-                out.append((IndexedSlices(g.values * inv, g.indices, g.dense_shape), v))
-            else:
-                out.append((g * cast_ops.cast(1.0 / scale, g.dtype), v))
+            if isinstance(g, IndexedSlices):
+                g = IndexedSlices(g.values * inv, g.indices, g.dense_shape)
+            elif g is not None:
+                g = g * inv
+            out.append((g, v))
         return out
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         from tideflow.ops import control_flow_ops
-        from tideflow.ops.cond import cond
 
+        if not self._doing_dynamic_loss_scaling():
+            return self._optimizer.apply_gradients(grads_and_vars, global_step, name)
+        name = name if name is not None else self.get_name()
         grads_and_vars = list(grads_and_vars)
-        grads = [g for g, _ in grads_and_vars]
-        update_scale, should_apply = self._loss_scale.update(grads)
-        # the wrapped optimizer's variables exist before the cond, outside its branches
-        with ops.control_dependencies(None):
-            self._optimizer._create_slots([v for g, v in grads_and_vars if g is not None])
+        update_scale, should_apply = self._loss_scale.update([g for g, _ in grads_and_vars])
+        applied = apply_if(self._optimizer, should_apply, grads_and_vars, global_step,
+                           name + "-wrapped")
+        return control_flow_ops.group(applied, update_scale, name=name)
 
-        outer = ops.get_default_graph()
 
-        def apply_fn():
-            # the branch is a function graph: the wrapped optimizer finds its non-slot
-            # variables (Adam's beta powers...) by graph, so they are made visible under it
-            inner = ops.get_default_graph()
-            table = self._optimizer._non_slot_dict
-            for (var_name, g), var in list(table.items()):
-                if g is outer:
-                    table.setdefault((var_name, inner), var)
-            op = self._optimizer.apply_gradients(grads_and_vars, global_step, name)
-            with ops.control_dependencies([op]):
-                return ops.convert_to_tensor(True)
+def apply_if(opt, should_apply, grads_and_vars, global_step, name):
+    """``opt.apply_gradients`` under ``cond(should_apply, ..., no_op)``; the cond's output.
 
-        def skip_fn():
-            return ops.convert_to_tensor(False)
+    TF makes the optimizer's variables in the cond's branch, so under its name scope
+    ('cond_1/beta1_power'); here they are made before it, under that same scope."""
+    from tideflow.ops.cond import cond
 
-        applied = cond(should_apply, apply_fn, skip_fn)
-        return control_flow_ops.group(applied, update_scale)
+    graph = ops.get_default_graph()
+    cond_scope = graph.unique_name("cond", mark_as_used=False)
+    with ops.control_dependencies(None), ops.name_scope(cond_scope + "/"):
+        opt._create_slots([v for g, v in grads_and_vars if g is not None])
 
-    def get_slot(self, var, name):
-        return self._optimizer.get_slot(var, name)
+    def apply_fn():
+        op = opt.apply_gradients(grads_and_vars, global_step, name)
+        with ops.control_dependencies([op]):
+            return ops.convert_to_tensor(True)
 
-    def get_slot_names(self):
-        return self._optimizer.get_slot_names()
-
-    def variables(self):
-        return self._optimizer.variables()
+    return cond(should_apply, apply_fn, lambda: ops.convert_to_tensor(False))
 
 
 _REWRITE = [False]
@@ -244,13 +238,18 @@ def enable_mixed_precision_graph_rewrite(opt, loss_scale="dynamic"):
     rewrite of the graph is not performed; see the module's note.)"""
     if isinstance(opt, MixedPrecisionLossScaleOptimizer):
         raise ValueError('"opt" must not already be an instance of a '  # noqa: TRY004
-                         'MixedPrecisionLossScaleOptimizer.')
+                         'MixedPrecisionLossScaleOptimizer. '
+                         '`enable_mixed_precision_graph_rewrite` will automatically wrap the '
+                         'optimizer with a MixedPrecisionLossScaleOptimizer.')
     _REWRITE[0] = True
     return MixedPrecisionLossScaleOptimizer(opt, loss_scale)
 
 
 def disable_mixed_precision_graph_rewrite():
     """Turns the (recorded) mixed-precision rewrite request off."""
+    if not _REWRITE[0]:
+        tf_logging.warning("disable_mixed_precision_graph_rewrite() called when mixed "
+                           "precision is already disabled.")
     _REWRITE[0] = False
 
 
