@@ -256,3 +256,53 @@ def test_piecewise_constant_converts_and_checks_before_its_scope():
         with tf.Session() as sess:
             got = [sess.run(lr, {gs: s}) for s in (0, 3, 4, 9, 10)]
     np.testing.assert_allclose(got, [0.3, 0.3, 0.2, 0.2, 0.05], rtol=1e-7)
+
+
+def test_optimize_loss_gradient_noise_covers_the_whole_embedding():
+    # TF 1.15: the noise has an IndexedSlices gradient's dense_shape (a dense one's static
+    # shape, a Const), and the sum is dense, so every row of the embedding moves
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(3)
+        x = tf.constant(np.linspace(-1, 1, 12).reshape(4, 3).astype(np.float32))
+        w = tf.get_variable("w", [3, 1], initializer=tf.constant_initializer([0.3, -0.2, 0.5]))
+        emb = tf.get_variable("emb", [5, 1], initializer=tf.constant_initializer(0.2))
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + tf.gather(emb, [0, 2, 2, 4])))
+        gs = tf.train.get_or_create_global_step()
+        first = len(g.get_operations())
+        train = tf.contrib.layers.optimize_loss(loss, gs, learning_rate=0.1, optimizer="SGD",
+                                                gradient_noise_scale=1.0, summaries=[])
+        names = [op.name[len("OptimizeLoss/"):] for op in g.get_operations()[first:]
+                 if "gradients/" not in op.name and "learning_rate" not in op.name]
+        assert names[:19] == [
+            "truncated_normal/shape", "truncated_normal/mean", "truncated_normal/stddev",
+            "truncated_normal/TruncatedNormal", "truncated_normal/mul", "truncated_normal",
+            "mul/y", "mul", "add", "truncated_normal_1/mean", "truncated_normal_1/stddev",
+            "truncated_normal_1/TruncatedNormal", "truncated_normal_1/mul",
+            "truncated_normal_1", "mul_1/y", "mul_1", "add_1/strided_slice/stack",
+            "add_1/strided_slice/stack_1", "add_1/strided_slice/stack_2"]
+        got = _steps(train, [w, emb], 2)
+    # TF 1.15's values
+    np.testing.assert_allclose(got[0].ravel(), [0.397579, -0.361388, 0.416282], atol=2e-6)
+    np.testing.assert_allclose(got[1].ravel(), [0.23193, 0.109446, 0.036129, 0.362739, 0.251037],
+                               atol=2e-6)
+
+
+def test_optimize_loss_takes_float_rates_and_norms_only():
+    # TF 1.15 checks isinstance(..., float): an int learning rate or clip norm, or a
+    # Variable as the rate, is refused; a negative rate's message is TF's (args) pair
+    with tf.Graph().as_default():
+        w = tf.Variable(1.0, name="w")
+        lr_var = tf.Variable(0.1, trainable=False, name="lrv")
+        loss = w * w
+        refused = "Learning rate should be 0d Tensor or float. Got "
+        cases = [
+            ({"learning_rate": 1}, refused + "1 of type <class 'int'>"),
+            ({"learning_rate": lr_var},
+             refused + "<tf.Variable 'lrv:0' shape=() dtype=float32_ref> of type "),
+            ({"learning_rate": 0.1, "clip_gradients": 1},
+             "Unknown type <class 'int'> for clip_gradients"),
+            ({"learning_rate": -0.1}, "('Invalid learning_rate %s.', -0.1)")]
+        for kw, words in cases:
+            with pytest.raises(ValueError) as err:
+                tf.contrib.layers.optimize_loss(loss, None, optimizer="SGD", **kw)
+            assert str(err.value).startswith(words)

@@ -600,16 +600,18 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
                 loss = control_flow_ops.with_dependencies(list(update_ops), loss)
         lr = None
         if learning_rate is not None:
-            if hasattr(learning_rate, "get_shape") and learning_rate.get_shape().ndims == 0:
+            # as TF 1.15: a scalar Tensor or a Python float (not an int, not a Variable)
+            if isinstance(learning_rate, ops.Tensor) and learning_rate.get_shape().ndims == 0:
                 lr = learning_rate
-            elif isinstance(learning_rate, float | int):
+            elif isinstance(learning_rate, float):
                 if learning_rate < 0.0:
-                    raise ValueError(f"Invalid learning_rate {learning_rate}.")
+                    # TF 1.15's (its arguments as given: the message is the pair)
+                    raise ValueError("Invalid learning_rate %s.", learning_rate)
                 lr = vs.get_variable("learning_rate", [], trainable=False,
                                      initializer=init_ops.constant_initializer(learning_rate))
             else:
                 raise ValueError("Learning rate should be 0d Tensor or float. Got "
-                                 f"{learning_rate!r} of type {type(learning_rate)}")
+                                 f"{learning_rate} of type {type(learning_rate)}")
         # TF's default: the loss, the (decayed) learning rate and the global gradient norm
         summaries = (["loss", "learning_rate", "global_gradient_norm"] if summaries is None
                      else summaries)
@@ -659,8 +661,11 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
             noisy = []
             for g, v in grads_and_vars:
                 if g is not None:
-                    g = g + random_ops.truncated_normal(array_ops.shape(g)) * \
-                        gradient_noise_scale
+                    # as TF 1.15: noise of the variable's full shape (an IndexedSlices
+                    # gradient's dense_shape; a dense one's static shape), and the sum dense
+                    shape = g.dense_shape if isinstance(g, ops.IndexedSlices) else g.get_shape()
+                    noise = random_ops.truncated_normal(shape) * gradient_noise_scale
+                    g = g + noise
                 noisy.append((g, v))
             grads_and_vars = noisy
         if gradient_multipliers is not None:
@@ -668,7 +673,7 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
         if "global_gradient_norm" in summaries or "gradient_norm" in summaries:
             summary.scalar("global_norm/gradient_norm",
                            clip_ops.global_norm([g for g, _ in grads_and_vars if g is not None]))
-        if isinstance(clip_gradients, float | int):
+        if isinstance(clip_gradients, float):  # (TF 1.15 refuses an int: "Unknown type")
             gs, vs_ = zip(*[(g, v) for g, v in grads_and_vars if g is not None], strict=True)
             clipped, _ = clip_ops.clip_by_global_norm(list(gs), clip_gradients)
             grads_and_vars = list(zip(clipped, vs_, strict=True))
