@@ -233,3 +233,28 @@ def test_model_to_estimator_warm_starts_from_a_keras_checkpoint(tmp_path):
     # TF 1.15: [0.0427, 0.0427, 0.0462], one 0.99-momentum step from zero
     np.testing.assert_allclose(est.get_variable_value("bn/moving_mean"), x.mean(0) * 0.01,
                                rtol=1e-4)
+
+
+def test_warm_start_checks_variables_in_checkpoint_name_order(tmp_path):
+    # TF 1.15 gathers every variable without a vocabulary into one init_from_checkpoint,
+    # which goes through them sorted by checkpoint name: a too-wide layer's bias (enc/h/bias)
+    # is reported before its kernel, and a missing new/h/bias before nope/kernel
+    def build(units, scope):
+        with tf.variable_scope(scope):
+            tf.layers.dense(tf.ones([2, 3]), units, name="h")
+
+    with tf.Graph().as_default():
+        build(4, "enc")
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            tf.train.Saver().save(s, str(tmp_path / "m"))
+    with tf.Graph().as_default():
+        build(5, "enc")
+        with pytest.raises(ValueError, match=r"^Shape of variable enc/h/bias:0 \(\(5,\)\) "
+                           r"doesn't match with shape of tensor enc/h/bias \(\[4\]\)"):
+            tf.train.warm_start(str(tmp_path))
+    with tf.Graph().as_default():
+        build(4, "new")
+        with pytest.raises(ValueError, match=r"^Tensor new/h/bias is not found in "):
+            tf.train.warm_start(str(tmp_path), "new/.*",
+                                var_name_to_prev_var_name={"new/h/kernel": "nope/kernel"})

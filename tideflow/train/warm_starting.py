@@ -153,6 +153,7 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
             parts.append(v)
     used_vocab, used_prev = set(), set()
     ckpt_file = checkpoint_utils._checkpoint_filename(ckpt_to_initialize_from)
+    vocabless = {}
     for name, parts in groups.items():
         prev_name = prev.get(name, name)
         if name in prev:
@@ -173,9 +174,10 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
             continue
         if not vars_to_warm_start:  # None (or ''): only the variables given a vocabulary
             continue
-        target = parts if len(parts) > 1 or parts[0]._get_save_slice_info() is not None \
-            else parts[0]
-        checkpoint_utils.init_from_checkpoint(ckpt_to_initialize_from, {prev_name: target})
+        vocabless[prev_name] = parts if len(parts) > 1 or (
+            parts[0]._get_save_slice_info() is not None) else parts[0]
+    # as TF, one call for them all: checked and loaded in the order of the checkpoint names
+    checkpoint_utils.init_from_checkpoint(ckpt_to_initialize_from, vocabless)
     count = len(groups) if vars_to_warm_start else len(used_vocab)
     tf_logging.info("Warm-started %d variables.", count)
     unused = set(prev) - used_prev
