@@ -339,3 +339,27 @@ def test_fixed_loss_scale_checks_as_tf115():
     update, apply = te.FixedLossScale(3).update([])
     assert apply is True and update.type == "NoOp"
     assert _run(te.FixedLossScale(3)()) == 3.0
+
+
+def test_contrib_exponential_loss_scale_manager_updates_under_conds():
+    # TF 1.15's manager updates under nested conds, so its ops take no top-level names: the
+    # train op is 'group_deps' and a later product is 'mul_3'
+    mp = tf.contrib.mixed_precision
+    x = tf.placeholder(tf.float32, [None, 3])
+    w = tf.get_variable("w", [3, 2], initializer=tf.ones_initializer())
+    loss = tf.reduce_sum(tf.matmul(x, w) ** 2)
+    mgr = mp.ExponentialUpdateLossScaleManager(2.0 ** 10, 2, decr_every_n_nan_or_inf=2,
+                                               incr_ratio=2, decr_ratio=0.5)
+    opt = mp.LossScaleOptimizer(tf.train.AdamOptimizer(0.01), mgr)
+    train = opt.minimize(loss)
+    assert train.name == "group_deps"
+    assert [g.name for g, _ in opt.compute_gradients(loss)] == ["mul_3:0"]
+    scales = []
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for f in [1.0, 1.0, np.inf, 1.0, np.inf, np.inf, 1.0]:
+            s.run(train, {x: np.full([2, 3], f, np.float32)})
+            scales.append(s.run(mgr.get_loss_scale()))
+    # TF 1.15's rule: x2 after two good steps in a row, x0.5 after two bad ones (a good
+    # step does not reset the bad count)
+    assert scales == [1024.0, 2048.0, 2048.0, 2048.0, 1024.0, 1024.0, 1024.0]

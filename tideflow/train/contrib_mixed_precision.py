@@ -3,8 +3,6 @@
 
 import abc
 
-import numpy as np
-
 from tideflow.framework import dtypes, ops
 from tideflow.train import experimental as _experimental
 from tideflow.train.optimizer import Optimizer
@@ -68,36 +66,43 @@ class ExponentialUpdateLossScaleManager(LossScaleManager):
     def get_loss_scale(self):
         return self._loss_scale
 
-    def update_loss_scale(self, finite_grads):
-        from tideflow.ops import control_flow_ops, gather_ops, math_ops, state_ops
+    def _reset_stats(self):
+        from tideflow.ops import control_flow_ops, state_ops
 
-        finite = ops.convert_to_tensor(finite_grads, dtype=dtypes.bool)
-        scale = self._loss_scale.value()
-        good = self._num_good_steps.value()
-        bad = self._num_bad_steps.value()
-        zero = np.int32(0)
-        grown = scale * np.float32(self._incr_ratio)
-        incr = math_ops.logical_and(finite, math_ops.greater_equal(
-            good + 1, self._incr_every_n_steps))
-        decr = math_ops.logical_and(math_ops.logical_not(finite), math_ops.greater_equal(
-            bad + 1, self._decr_every_n_nan_or_inf))
-        changed = math_ops.logical_or(incr, decr)
-        new_scale = gather_ops.where(
-            incr, gather_ops.where(math_ops.is_finite(grown), grown, scale),
-            gather_ops.where(decr, math_ops.maximum(np.float32(1.0),
-                                                    scale * np.float32(self._decr_ratio)),
-                             scale))
-        # a finite step counts one more good step; a non-finite one restarts them
-        new_good = gather_ops.where(changed, zero * good,
-                                    gather_ops.where(finite, good + 1, zero * good))
-        new_bad = gather_ops.where(changed, zero * bad,
-                                   gather_ops.where(finite, bad, bad + 1))
-        # every read happens before any write
-        with ops.control_dependencies([new_scale, new_good, new_bad]):
-            return control_flow_ops.group(
-                state_ops.assign(self._loss_scale, new_scale),
-                state_ops.assign(self._num_good_steps, new_good),
-                state_ops.assign(self._num_bad_steps, new_bad))
+        return control_flow_ops.group(state_ops.assign(self._num_good_steps, 0),
+                                      state_ops.assign(self._num_bad_steps, 0))
+
+    def update_loss_scale(self, finite_grads):
+        # TF 1.15's nested conds (their ops live in the branches, as TF's)
+        from tideflow.ops import control_flow_ops, math_ops, state_ops
+        from tideflow.ops.cond import cond
+
+        scale, good, bad = self._loss_scale, self._num_good_steps, self._num_bad_steps
+
+        def incr_loss_scale():
+            new_scale = cond(math_ops.is_finite(scale * self._incr_ratio),
+                             lambda: scale * self._incr_ratio, lambda: scale)
+            return control_flow_ops.group(state_ops.assign(scale, new_scale),
+                                          self._reset_stats())
+
+        def update_if_finite_grads():
+            return cond(good + 1 >= self._incr_every_n_steps, incr_loss_scale,
+                        lambda: state_ops.assign_add(good, 1).op)
+
+        def decr_loss_scale():
+            new_scale = math_ops.maximum(1.0, scale * self._decr_ratio)
+            return control_flow_ops.group(state_ops.assign(scale, new_scale),
+                                          self._reset_stats())
+
+        def just_update_steps():
+            return control_flow_ops.group(state_ops.assign_add(bad, 1),
+                                          state_ops.assign(good, 0))
+
+        def update_if_not_finite_grads():
+            return cond(bad + 1 >= self._decr_every_n_nan_or_inf, decr_loss_scale,
+                        just_update_steps)
+
+        return cond(finite_grads, update_if_finite_grads, update_if_not_finite_grads)
 
 
 class LossScaleOptimizer(_experimental.MixedPrecisionLossScaleOptimizer):
