@@ -121,13 +121,46 @@ def test_checkpoint_restore_of_a_name_based_checkpoint(tmp_path):
             assert status.assert_consumed() is status
             with pytest.raises(ValueError, match="No variables to save"):
                 status.initialize_or_restore(s)
+    # a name-based checkpoint that has a 'save_counter' restores everything by name
+    with tf.Graph().as_default():
+        tf.get_variable("w", initializer=tf.constant([5.0, 6.0]))
+        tf.Variable(np.int64(4), name="save_counter")
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            path = tf.train.Saver().save(s, str(tmp_path / "name2"))
     with tf.Graph().as_default():
         v = tf.get_variable("w", initializer=tf.constant([0.0, 0.0]))
+        ck = tf.train.Checkpoint(a=v)
         with tf.Session() as s:
-            status = tf.train.Checkpoint(a=v).restore(path)
-            status._keys.pop("save_counter/.ATTRIBUTES/VARIABLE_VALUE")
-            status.run_restore_ops(s)
+            ck.restore(path).run_restore_ops(s)
             np.testing.assert_array_equal(s.run(v), [5.0, 6.0])
+            assert s.run(ck.save_counter) == 4
+
+
+def test_checkpoint_restore_is_deferred_to_variables_made_later(tmp_path):
+    # TF 1.15: restore() before the model is built; the status's ops restore what exists then
+    x = np.ones((2, 3), np.float32)
+    with tf.Graph().as_default():
+        m = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        m(tf.constant(x))
+        ck = tf.train.Checkpoint(model=m)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            s.run(m.layers[0].kernel.assign(tf.fill([3, 2], 7.0)))
+            s.run(m.layers[0].bias.assign([1.0, 2.0]))
+            path = ck.save(str(tmp_path / "c"), session=s)
+    for how in ("initialize_or_restore", "run_restore_ops"):
+        with tf.Graph().as_default():
+            m = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            ck = tf.train.Checkpoint(model=m)
+            status = ck.restore(path)
+            y = m(tf.constant(x))
+            with tf.Session() as s:
+                if how == "run_restore_ops":
+                    s.run(tf.global_variables_initializer())
+                getattr(status, how)(s)
+                np.testing.assert_array_equal(s.run(y), [[22.0, 23.0]] * 2)
+                assert status.assert_consumed() is status
 
 
 def test_checkpoint_keyword_must_be_trackable_itself():

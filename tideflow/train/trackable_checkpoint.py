@@ -349,34 +349,58 @@ class CheckpointLoadStatus:
     def __init__(self, checkpoint, save_path, keys, ckpt_keys):
         self._checkpoint = checkpoint
         self._save_path = save_path
-        self._keys = keys
+        self._given_keys = keys
         self._ckpt_keys = ckpt_keys
-        self._matched = collections.OrderedDict(
-            (k, v) for k, v in keys.items() if k in ckpt_keys)
-        self._saver = None
+        self._graph = ops.get_default_graph()
+        self._savers = {}
 
-    def _restore_saver(self):
-        if self._saver is None and self._matched:
+    @property
+    def _keys(self):
+        # a Checkpoint's objects as they are now: as TF's deferred restoration, variables
+        # made after restore() (a model built later) are restored by the status's ops
+        if not isinstance(self._checkpoint, Checkpoint):
+            return self._given_keys
+        with self._graph.as_default():
+            return self._checkpoint._keys()
+
+    @property
+    def _matched(self):
+        return collections.OrderedDict(
+            (k, v) for k, v in self._keys.items() if k in self._ckpt_keys)
+
+    def _restore_saver(self, matched):
+        if not matched:
+            return None
+        sig = tuple((k, id(v)) for k, v in matched.items())
+        saver = self._savers.get(sig)
+        if saver is None:
             from tideflow.train.saver import Saver
 
-            self._saver = Saver(var_list=dict(self._matched), max_to_keep=None)
-        return self._saver
+            with self._graph.as_default():
+                saver = self._savers[sig] = Saver(var_list=dict(matched), max_to_keep=None)
+        return saver
 
     def run_restore_ops(self, session=None):
         """Runs the restore ops (assigning the matched variables)."""
-        saver = self._restore_saver()
+        saver = self._restore_saver(self._matched)
         if saver is not None:
             saver.restore(_session(session, "run_restore_ops"), self._save_path)
 
     def initialize_or_restore(self, session=None):
         """Restores the matched variables and runs the initializers of the others."""
         sess = _session(session, "initialize_or_restore")
-        self.run_restore_ops(sess)
-        others = [v for k, v in self._keys.items() if k not in self._matched]
+        keys = self._keys
+        matched = collections.OrderedDict((k, v) for k, v in keys.items()
+                                          if k in self._ckpt_keys)
+        saver = self._restore_saver(matched)
+        if saver is not None:
+            saver.restore(sess, self._save_path)
+        others = [v for k, v in keys.items() if k not in matched]
         if others:
             from tideflow.ops.variables import variables_initializer
 
-            sess.run(variables_initializer(others))
+            with self._graph.as_default():
+                sess.run(variables_initializer(others))
 
     def assert_consumed(self):
         """Raises AssertionError unless every checkpoint value and every object matched."""
