@@ -306,3 +306,17 @@ def test_optimize_loss_takes_float_rates_and_norms_only():
             with pytest.raises(ValueError) as err:
                 tf.contrib.layers.optimize_loss(loss, None, optimizer="SGD", **kw)
             assert str(err.value).startswith(words)
+
+
+@pytest.mark.parametrize("name", ["AddSignOptimizer", "PowerSignOptimizer"])
+def test_sign_optimizers_have_no_resource_sparse_update(name):
+    # TF 1.15: AddSign and PowerSign update resource variables densely only; an embedding
+    # lookup's gradient reaches the base _resource_apply_sparse: NotImplementedError
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", [4, 2], use_resource=True)
+        dense = tf.get_variable("dense", [2], use_resource=True)
+        loss = tf.reduce_sum(tf.gather(emb, [1, 3])) + tf.reduce_sum(dense * dense)
+        opt = getattr(tf.contrib.opt, name)(0.1)
+        opt.minimize(loss, var_list=[dense])
+        with pytest.raises(NotImplementedError):
+            opt.minimize(loss, var_list=[emb])

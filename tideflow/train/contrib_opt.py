@@ -317,6 +317,8 @@ class _SignOptimizer(Optimizer):
                                  grad, use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
+        if getattr(var, "_resource", False) is True:
+            raise NotImplementedError()  # TF 1.15 has no resource sparse update for these
         # TF 1.15's ops in its order: the whole slot decayed and the gradient added densely
         dt = var.dtype.base_dtype
         lr = cast_ops.cast(self._lr_t, dt)
