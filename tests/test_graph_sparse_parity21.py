@@ -154,3 +154,42 @@ def test_feeding_a_sparse_placeholder_something_not_a_sequence():
         for value in (a, 3):
             with pytest.raises(TypeError, match="zip argument #2 must support iteration"):
                 s.run(p.values, {p: value})
+
+
+def test_sparse_placeholder_shape_given_as_a_tensor_shape():
+    # TF 1.15 converts a TensorShape to a constant: a partly known one fails, one of unknown
+    # rank fails taking its length, a fully known one is a constant dense shape
+    with pytest.raises(ValueError, match=r"Cannot convert a partially known TensorShape to a "
+                                         r"Tensor: \(2, \?\)"):
+        tf.sparse_placeholder(tf.float32, shape=tf.TensorShape([2, None]))
+    with pytest.raises(ValueError, match="Cannot take the length of shape with unknown rank."):
+        tf.sparse_placeholder(tf.float32, shape=tf.TensorShape(None))
+    p = tf.sparse_placeholder(tf.float32, shape=tf.TensorShape([2, 3]), name="p")
+    assert p.dense_shape.op.type == "Const" and p.dense_shape.name == "p/shape:0"
+    assert [op.name for op in tf.get_default_graph().get_operations()] == [
+        "p/shape", "p/values", "p/indices"]
+
+
+def test_rank_of_a_sparse_tensor_is_a_size_op_shape_inference_does_not_fold():
+    # TF 1.15: tf.rank(sparse) is a Size op of dense_shape; its shape inference folds a Size or
+    # Rank op only when the input's value is known (not from a known input shape), so the
+    # default perm of sparse.transpose over a placeholder shape leaves the result unknown
+    p = tf.sparse_placeholder(tf.float32, shape=[None, None, 4])
+    r = tf.rank(p)
+    assert r.op.type == "Size" and r.op.name == "Rank"
+    assert tf.range(r).get_shape().as_list() == [None]
+    t = tf.sparse.transpose(p)
+    assert t.get_shape().ndims is None
+    assert t.indices.get_shape().as_list() == [None, None]
+    assert t.dense_shape.get_shape().as_list() == [None]
+    x = tf.placeholder(tf.float32, [3, 2])
+    assert tf.range(tf.raw_ops.Size(input=x)).get_shape().as_list() == [None]
+    assert tf.range(tf.raw_ops.Rank(input=x)).get_shape().as_list() == [None]
+    assert tf.range(tf.raw_ops.Shape(input=x)[0]).get_shape().as_list() == [3]
+    # a Size of a constant folds (TF evaluates the constant subgraph)
+    a = tf.SparseTensor([[0, 1, 2]], [1.0], [2, 3, 4])
+    assert tf.sparse.transpose(a).indices.get_shape().as_list() == [1, 3]
+    with tf.Session() as s:
+        r = s.run(tf.sparse.transpose(p), {p: ([[0, 1, 2]], [3.0], [1, 2, 4])})
+    np.testing.assert_array_equal(r.indices, [[2, 1, 0]])
+    np.testing.assert_array_equal(r.dense_shape, [4, 2, 1])

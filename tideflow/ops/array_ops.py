@@ -485,14 +485,26 @@ def _static_shape_value(op, i):
     return np.array(s.as_list(), dtype=op._attrs["out_type"].as_numpy_dtype)
 
 
+def _unfolded_in_shape_inference(op):
+    # TF 1.15's shape inference folds a Size or Rank op only when its input's value is known
+    # (a constant subgraph), not from a known input shape alone, which Python's constant
+    # evaluation (and tf.get_static_value) still uses
+    return (op._graph._thread_local.inferring_shapes
+            and ops.constant_value(op._inputs[0]) is None)
+
+
 def _static_size_value(op, i):
     n = op._inputs[0]._shape.num_elements()
-    return None if n is None else np.array(n, dtype=op._attrs["out_type"].as_numpy_dtype)
+    if n is None or _unfolded_in_shape_inference(op):
+        return None
+    return np.array(n, dtype=op._attrs["out_type"].as_numpy_dtype)
 
 
 def _static_rank_value(op, i):
     r = op._inputs[0]._shape.ndims
-    return None if r is None else np.array(r, dtype=np.int32)
+    if r is None or _unfolded_in_shape_inference(op):
+        return None
+    return np.array(r, dtype=np.int32)
 
 
 ops.register_constant_value("Shape", lambda op, i: _static_shape_value(op, 0))
@@ -559,8 +571,10 @@ def rank(input, name=None):
     """The rank of ``input`` (a constant when statically known)."""
     with ops.name_scope(name, "Rank", [input]) as scope:
         dense_shape = _sparse_shape(input)
-        if dense_shape is not None:  # TF 1.x: the length of a sparse tensor's dense_shape
-            return size(dense_shape, name=scope)
+        if dense_shape is not None:
+            # TF 1.x: a Size op of a sparse tensor's dense_shape, even when its length is known
+            return ops.apply_op("Size", [dense_shape], {"out_type": dtypes.int32},
+                                name=scope)._outputs[0]
         t = ops.convert_to_tensor(input)
         if t.get_shape().ndims is not None:
             return constant_op.constant(t.get_shape().ndims, dtype=dtypes.int32, name=scope)

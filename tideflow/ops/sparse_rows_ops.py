@@ -316,7 +316,7 @@ def sparse_transpose(sp_input, perm=None, name=None):
     sp_input = _as_sparse(sp_input)
     with ops.name_scope(name, "SparseTranspose", [sp_input]):
         if perm is None:
-            rank = array_ops.size(sp_input.dense_shape, out_type=dtypes.int32, name="Rank")
+            rank = array_ops.rank(sp_input)
             perm = (rank - 1) - range_ops.range(0, rank, 1)
         indices = array_ops.transpose(array_ops.gather(array_ops.transpose(sp_input.indices),
                                                        perm))
@@ -348,6 +348,12 @@ def sparse_placeholder(dtype, shape=None, name=None):
             dense_shape = shape
             rank = shape.get_shape().num_elements()
         else:
+            if isinstance(shape, TensorShape) and not shape.is_fully_defined():
+                # as TF: a TensorShape has no None entries to look for, so it is converted
+                # to a constant, which a partly known one cannot be
+                len(shape)
+                raise ValueError(
+                    f"Cannot convert a partially known TensorShape to a Tensor: {shape}")
             shape = as_shape(shape)
             rank = shape.ndims
             if shape.is_fully_defined():
