@@ -209,3 +209,90 @@ def test_matrix_inverse_adjoint_gradient_is_tfs():
         (g,) = tf.gradients(tf.reduce_sum(tf.matrix_inverse(x, adjoint=True) * w), [x])
         inv = np.linalg.inv(a)
         np.testing.assert_allclose(_run(g), -inv @ w @ inv, rtol=1e-10)
+
+
+def test_operator_algebra_kinds_names_and_hints():
+    # TF 1.15's registered adjoint/inverse/cholesky (its outputs printed for these calls)
+    with tf.Graph().as_default():
+        d = la.LinearOperatorDiag([1.0, 2.0], name="D")
+        inv = d.inverse()
+        assert type(inv) is la.LinearOperatorDiag and inv.name == "LinearOperatorDiag"
+        assert inv.diag.op.name == "D/inverse/Inverse/truediv"
+        s = la.LinearOperatorScaledIdentity(2, 3.0, name="S")
+        assert type(s.inverse()) is la.LinearOperatorScaledIdentity and s.adjoint() is s
+        f = la.LinearOperatorFullMatrix(np.eye(2, dtype=np.float32), name="F")
+        assert (f.adjoint().name, f.inverse().name) == ("F_adjoint", "F_inv")
+        assert f.inverse().inverse() is f and f.adjoint().adjoint() is f
+        assert f.adjoint().is_square is True and f.inverse().is_self_adjoint is None
+        bd = la.LinearOperatorBlockDiag([f, d])
+        assert type(bd.inverse()) is la.LinearOperatorBlockDiag
+        assert bd.inverse().name == "F_inv_ds_LinearOperatorDiag"
+        assert bd.adjoint().name == "F_adjoint_ds_D"
+        kr = la.LinearOperatorKronecker([la.LinearOperatorFullMatrix(
+            np.diag([4.0, 9.0]), is_positive_definite=True, is_self_adjoint=True)] * 2)
+        ch = kr.cholesky()
+        assert type(ch) is la.LinearOperatorKronecker and ch.is_self_adjoint is False
+        assert ch.name == "LinearOperatorLowerTriangular_x_LinearOperatorLowerTriangular"
+        np.testing.assert_allclose(_run(ch.to_dense()), np.diag([4.0, 6.0, 6.0, 9.0]))
+        # diagonal factors' Cholesky factors are self-adjoint: TF 1.15's hint clash
+        dk = la.LinearOperatorKronecker([la.LinearOperatorDiag([4.0, 9.0],
+                                                               is_positive_definite=True)] * 2)
+        with pytest.raises(ValueError, match="^The Kronecker product of self-adjoint operators"):
+            dk.cholesky()
+        h = la.LinearOperatorHouseholder([1.0, 2.0])
+        assert h.inverse() is h
+        i = la.LinearOperatorIdentity(2)
+        assert i.inverse() is i and i.cholesky() is not i
+        c = la.LinearOperatorCirculant(tf.constant([4.0, 1.0, 0.5, 1.0], tf.complex128),
+                                       input_output_dtype=tf.complex128)
+        # TF 1.15 leaves input_output_dtype at its default for the 1-D circulant's algebra
+        assert type(c.inverse()) is la.LinearOperatorCirculant
+        assert c.inverse().dtype == tf.complex64 and c.adjoint().dtype == tf.complex64
+        c2 = la.LinearOperatorCirculant2D(tf.constant([[4.0, 1.0], [0.5, 1.0]], tf.complex64))
+        assert c2.inverse().name == "LinearOperatorCirculant2D_inv"
+        with pytest.raises(ValueError, match="^An operator is self-adjoint if and only if its "
+                           "inverse is self-adjoint.$"):
+            la.LinearOperatorInversion(d, is_self_adjoint=False)
+        with pytest.raises(ValueError, match=r"^operator and supplied hints must have "
+                           r"`is_non_singular` equal to `True` or `None`.  Found None, False$"):
+            la.LinearOperatorInversion(f, is_non_singular=False)
+
+
+def test_low_rank_update_circulant_and_scaled_identity_hints():
+    with tf.Graph().as_default():
+        base = la.LinearOperatorDiag([1.0, 2.0, 3.0], is_positive_definite=True)
+        lr = la.LinearOperatorLowRankUpdate(base, np.ones((3, 2), np.float32),
+                                            diag_update=[0.5, 2.0], is_diag_update_positive=True)
+        # TF 1.15: a positive update of a self-adjoint positive definite base is one too
+        assert (lr.is_self_adjoint, lr.is_positive_definite) == (True, True)
+        assert type(lr.cholesky()) is la.LinearOperatorLowerTriangular
+        assert la.LinearOperatorLowRankUpdate(base, np.ones((3, 1), np.float32)
+                                              ).is_diag_update_positive is True
+        with pytest.raises(ValueError, match="^Arguments imply this is self-adjoint "
+                           "positive-definite operator.$"):
+            la.LinearOperatorLowRankUpdate(base, np.ones((3, 1), np.float32),
+                                           is_non_singular=False)
+        with pytest.raises(ValueError, match="^Default diagonal is the identity"):
+            la.LinearOperatorLowRankUpdate(base, np.ones((3, 1), np.float32),
+                                           is_diag_update_positive=False)
+        real = la.LinearOperatorCirculant([4.0, 1.0, 0.5, 1.0])
+        assert real.is_self_adjoint is True and real.spectrum.dtype == tf.float32
+        with pytest.raises(ValueError, match="^A real spectrum always corresponds to a "
+                           "self-adjoint operator.$"):
+            la.LinearOperatorCirculant([4.0, 1.0], is_self_adjoint=False)
+        with pytest.raises(ValueError, match="^A real diagonal operator is always self "
+                           "adjoint.$"):
+            la.LinearOperatorScaledIdentity(2, 3.0, is_self_adjoint=False)
+
+
+def test_lower_triangular_takes_its_triangle_in_each_method():
+    # TF 1.15 names the band part after the method that needs it (printed in assert messages)
+    with tf.Graph().as_default():
+        t = la.LinearOperatorLowerTriangular([[2.0, 5.0], [1.0, 2.0]])
+        assert t.to_dense().op.name == "LinearOperatorLowerTriangular/to_dense/MatrixBandPart"
+        assert t.matmul(tf.ones([2, 1])).op.inputs[0].op.name == (
+            "LinearOperatorLowerTriangular/matmul/MatrixBandPart")
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"\[x \(LinearOperatorLowerTriangular/assert_self_adjoint/"
+                                 r"LinearOperatorLowerTriangular/to_dense/MatrixBandPart:0\)"):
+            _run(t.assert_self_adjoint())

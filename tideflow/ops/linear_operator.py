@@ -346,12 +346,19 @@ class LinearOperator:
         with self._name_scope(name):
             return self.to_dense() + self._check_arg(x, "x")
 
+    # adjoint, inverse and cholesky make operators as TF 1.15's registered algebra does (a
+    # structured operator gives its own kind), under "<operator>/<method>/<Algebra>" scopes
     def adjoint(self, name="adjoint"):
-        if self.is_self_adjoint:
+        if self.is_self_adjoint is True:
             return self
-        return LinearOperatorAdjoint(self, name=f"{self._name}_adjoint")
+        with self._name_scope(name), ops.name_scope(None, "Adjoint"):
+            return self._adjoint()
 
     H = property(adjoint)
+
+    def _adjoint(self):
+        return LinearOperatorAdjoint(self, self.is_non_singular, self.is_self_adjoint,
+                                     self.is_positive_definite, self.is_square)
 
     def inverse(self, name="inverse"):
         if self.is_square is False:
@@ -360,13 +367,18 @@ class LinearOperator:
         if self.is_non_singular is False:
             raise ValueError("Cannot take the Inverse: This operator represents a singular "
                              "matrix.")
-        return LinearOperatorInversion(self, name=f"{self._name}_inverse")
+        with self._name_scope(name), ops.name_scope(None, "Inverse"):
+            return self._inverse()
+
+    def _inverse(self):
+        return LinearOperatorInversion(self, self.is_non_singular, self.is_self_adjoint,
+                                       self.is_positive_definite, self.is_square)
 
     def cholesky(self, name="cholesky"):
         if not (self.is_self_adjoint and self.is_positive_definite):  # TF 1.15's words
             raise ValueError("Cannot take the Cholesky decomposition: Not a positive definite "
                              "self adjoint matrix.")
-        with self._name_scope(name):
+        with self._name_scope(name), ops.name_scope(None, "Cholesky"):
             return self._cholesky()
 
     def _cholesky(self):
@@ -488,9 +500,16 @@ class LinearOperatorLowerTriangular(LinearOperator):
             tril = ops.convert_to_tensor(tril, name="tril")
             if tril.get_shape().ndims is not None and tril.get_shape().ndims < 2:
                 raise ValueError(f"Argument tril must have at least 2 dimensions.  Found: {tril}")
-            self._tril = range_ops.matrix_band_part(tril, -1, 0)
+            self._tril = tril
         super().__init__(self._tril.dtype.base_dtype, [self._tril], is_non_singular,
                          is_self_adjoint, is_positive_definite, True, name, {"tril": tril})
+
+    # as TF 1.15, each method takes the lower triangle (or the diagonal) in its own scope
+    def _get_tril(self):
+        return range_ops.matrix_band_part(self._tril, -1, 0)
+
+    def _get_diag(self):
+        return matrix_diag_ops.matrix_diag_part(self._tril)
 
     def _shape(self):
         return self._tril.get_shape()
@@ -499,25 +518,25 @@ class LinearOperatorLowerTriangular(LinearOperator):
         return array_ops.shape(self._tril)
 
     def _to_dense(self):
-        return self._tril
+        return self._get_tril()
+
+    def _matmul(self, x, adjoint, adjoint_arg):
+        return linalg_ops.matmul(self._get_tril(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
 
     def _solve(self, rhs, adjoint, adjoint_arg):
         if adjoint_arg:
             rhs = _adj(rhs)
-        tril, rhs = _broadcast_matrices(self._tril, rhs)
+        tril, rhs = _broadcast_matrices(self._get_tril(), rhs)
         return linalg_extra_ops.matrix_triangular_solve(tril, rhs, lower=True, adjoint=adjoint)
 
-    def _diag_part(self):
-        return matrix_diag_ops.matrix_diag_part(self._tril)
-
     def _diag_of_triangle(self):
-        return self._diag_part()
+        return self._get_diag()
 
     def _determinant(self):
-        return reduction_ops.reduce_prod(self._diag_part(), axis=-1)
+        return reduction_ops.reduce_prod(self._get_diag(), axis=-1)
 
     def _log_abs_determinant(self):
-        return reduction_ops.reduce_sum(unary_ops.log(unary_ops.abs(self._diag_part())), -1)
+        return reduction_ops.reduce_sum(unary_ops.log(unary_ops.abs(self._get_diag())), -1)
 
 
 class LinearOperatorDiag(LinearOperator):
@@ -585,21 +604,13 @@ class LinearOperatorDiag(LinearOperator):
                 x, matrix_diag_ops.matrix_diag_part(x) + self._diag)
 
     # the adjoint, inverse and Cholesky factor of a diagonal operator are diagonal (as TF's)
-    def adjoint(self, name="adjoint"):
-        if self.is_self_adjoint:
-            return self
+    def _adjoint(self):
         return LinearOperatorDiag(math_ops.conj(self._diag), self.is_non_singular,
-                                  self.is_self_adjoint, self.is_positive_definite,
-                                  name=f"{self._name}_adjoint")
+                                  self.is_self_adjoint, self.is_positive_definite, True)
 
-    H = property(adjoint)
-
-    def inverse(self, name="inverse"):
-        if self.is_non_singular is False:
-            raise ValueError("Cannot take the Inverse: This operator represents a singular "
-                             "matrix.")
+    def _inverse(self):
         return LinearOperatorDiag(1.0 / self._diag, self.is_non_singular, self.is_self_adjoint,
-                                  self.is_positive_definite, name=f"{self._name}_inverse")
+                                  self.is_positive_definite, True)
 
     def _cholesky(self):
         return LinearOperatorDiag(unary_ops.sqrt(self._diag), True, True, True, True)
@@ -787,12 +798,13 @@ class LinearOperatorIdentity(LinearOperator):
     def _log_abs_determinant(self):
         return array_ops.zeros(self._batch_shape_arg(), self._dtype.real_dtype)
 
-    # the identity is its own adjoint, inverse and Cholesky factor (as TF's algebra)
-    def inverse(self, name="inverse"):
+    # the identity is its own adjoint and inverse; its Cholesky factor is a new identity (as
+    # TF's algebra)
+    def _inverse(self):
         return self
 
-    def cholesky(self, name="cholesky"):
-        return self
+    def _cholesky(self):
+        return LinearOperatorIdentity(self._num_rows, self.batch_shape, self._dtype)
 
     def add_to_tensor(self, x, name="add_to_tensor"):
         with self._name_scope(name):
@@ -807,20 +819,26 @@ class LinearOperatorScaledIdentity(LinearOperator):
     def __init__(self, num_rows, multiplier, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, assert_proper_shapes=False,
                  name="LinearOperatorScaledIdentity"):
-        if is_square is False:
-            raise ValueError("A ScaledIdentity operator is always square.")
         checks = [] if assert_proper_shapes else None
         with ops.name_scope(name, values=[multiplier, num_rows]):
             self._multiplier = ops.convert_to_tensor(multiplier, name="multiplier")
+            if not self._multiplier.dtype.is_complex:
+                if is_self_adjoint is False:
+                    raise ValueError("A real diagonal operator is always self adjoint.")
+                is_self_adjoint = True
+            if not is_square:
+                raise ValueError("A ScaledIdentity operator is always square.")
             rows = _shape_argument(num_rows, "num_rows", 0, checks)
-        if checks:
-            from tideflow.ops import control_flow_ops
+            if checks:
+                from tideflow.ops import control_flow_ops
 
-            rows = control_flow_ops.with_dependencies(checks, rows)
+                rows = control_flow_ops.with_dependencies(checks, rows)
+            # TF 1.15 casts the size once here, for the determinants
+            dt = self._multiplier.dtype.base_dtype
+            self._rows_as_dtype = cast_ops.cast(rows, dt)
+            self._rows_as_real = cast_ops.cast(rows, dt.real_dtype)
         self._num_rows = rows
         self._n = _num_rows_value(rows, "num_rows")
-        if not self._multiplier.dtype.is_complex:
-            is_self_adjoint = True if is_self_adjoint is None else is_self_adjoint
         super().__init__(self._multiplier.dtype.base_dtype, [self._multiplier],
                          is_non_singular, is_self_adjoint, is_positive_definite, True, name,
                          {"num_rows": num_rows, "multiplier": multiplier})
@@ -828,6 +846,20 @@ class LinearOperatorScaledIdentity(LinearOperator):
     @property
     def multiplier(self):
         return self._multiplier
+
+    def _adjoint(self):
+        return LinearOperatorScaledIdentity(self._num_rows, math_ops.conj(self._multiplier),
+                                            self.is_non_singular, self.is_self_adjoint,
+                                            self.is_positive_definite, True)
+
+    def _inverse(self):
+        return LinearOperatorScaledIdentity(self._num_rows, 1.0 / self._multiplier,
+                                            self.is_non_singular, True,
+                                            self.is_positive_definite, True)
+
+    def _cholesky(self):
+        return LinearOperatorScaledIdentity(self._num_rows, unary_ops.sqrt(self._multiplier),
+                                            True, True, True, True)
 
     def _shape(self):
         return self._multiplier.get_shape().concatenate([self._n, self._n])
@@ -856,13 +888,10 @@ class LinearOperatorScaledIdentity(LinearOperator):
             array_ops.reshape(n, [1]), self._dtype)
 
     def _determinant(self):
-        n = cast_ops.cast(ops.convert_to_tensor(self._num_rows, dtypes.int32), self._dtype)
-        return math_ops.pow(self._multiplier, n)
+        return self._multiplier ** self._rows_as_dtype
 
     def _log_abs_determinant(self):
-        n = cast_ops.cast(ops.convert_to_tensor(self._num_rows, dtypes.int32),
-                          self._dtype.real_dtype)
-        return n * unary_ops.log(unary_ops.abs(self._multiplier))
+        return self._rows_as_real * unary_ops.log(unary_ops.abs(self._multiplier))
 
     # checks on the multiplier itself, in TF's words
     def assert_non_singular(self, name="assert_non_singular"):
@@ -940,22 +969,39 @@ class LinearOperatorZeros(LinearOperator):
 # -- operators built from operators ---------------------------------------------------------------
 
 
+def _combined_hints(operator, what, is_non_singular, is_self_adjoint, is_positive_definite,
+                    is_square):
+    """The hints of the adjoint or inverse of ``operator``: each the operator's or the one
+    given, True if either is, and TF 1.15's error where they contradict."""
+    out = []
+    for hint, given, words in (("non_singular", is_non_singular, "non-singular"),
+                               ("self_adjoint", is_self_adjoint, "self-adjoint"),
+                               ("positive_definite", is_positive_definite, "positive-definite"),
+                               ("square", is_square, "square")):
+        mine = getattr(operator, "is_" + hint)
+        if (mine is False and given) or (mine and given is False):
+            raise ValueError(f"An operator is {words} if and only if its {what} is {words}.")
+        out.append(True if (mine or given) else
+                   False if (mine is False or given is False) else None)
+    return out
+
+
 class LinearOperatorAdjoint(LinearOperator):
     """The adjoint (conjugate transpose) of ``operator``."""
 
     def __init__(self, operator, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
         self._operator = operator
-        super().__init__(operator.dtype, operator.graph_parents,
-                         operator.is_non_singular if is_non_singular is None else is_non_singular,
-                         operator.is_self_adjoint if is_self_adjoint is None else is_self_adjoint,
-                         operator.is_positive_definite if is_positive_definite is None
-                         else is_positive_definite,
-                         operator.is_square if is_square is None else is_square,
+        hints = _combined_hints(operator, "adjoint", is_non_singular, is_self_adjoint,
+                                is_positive_definite, is_square)
+        super().__init__(operator.dtype, operator.graph_parents, *hints,
                          name or f"{operator.name}_adjoint", {"operator": operator})
 
     @property
     def operator(self):
+        return self._operator
+
+    def _adjoint(self):
         return self._operator
 
     def _shape(self):
@@ -994,20 +1040,22 @@ class LinearOperatorInversion(LinearOperator):
 
     def __init__(self, operator, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        if operator.is_non_singular is False or is_non_singular is False:
-            raise ValueError("operator and LinearOperatorInversion must be non-singular.")
-        if operator.is_square is False or is_square is False:
-            raise ValueError("operator and LinearOperatorInversion must be square.")
+        for hint, given in (("non_singular", is_non_singular), ("square", is_square)):
+            if getattr(operator, "is_" + hint) is False or given is False:
+                raise ValueError(f"operator and supplied hints must have `is_{hint}` equal to "
+                                 f"`True` or `None`.  Found "
+                                 f"{getattr(operator, 'is_' + hint)}, {given}")
         self._operator = operator
-        super().__init__(operator.dtype, operator.graph_parents,
-                         operator.is_non_singular if is_non_singular is None else is_non_singular,
-                         operator.is_self_adjoint if is_self_adjoint is None else is_self_adjoint,
-                         operator.is_positive_definite if is_positive_definite is None
-                         else is_positive_definite, True,
+        hints = _combined_hints(operator, "inverse", is_non_singular, is_self_adjoint,
+                                is_positive_definite, is_square)
+        super().__init__(operator.dtype, operator.graph_parents, *hints,
                          name or f"{operator.name}_inv", {"operator": operator})
 
     @property
     def operator(self):
+        return self._operator
+
+    def _inverse(self):
         return self._operator
 
     def _shape(self):

@@ -65,6 +65,19 @@ class LinearOperatorKronecker(_OperatorList):
                          (("non_singular", "non-singular"), ("self_adjoint", "self-adjoint"),
                           ("positive_definite", "positive-definite")))
 
+    # TF 1.15's algebra: the adjoint, inverse and Cholesky factor of a Kronecker product
+    # (or of a direct sum, below) are those of its factors (blocks)
+    def _adjoint(self):
+        return type(self)([o.adjoint() for o in self._operators], self.is_non_singular,
+                          self.is_self_adjoint, self.is_positive_definite, True)
+
+    def _inverse(self):
+        return type(self)([o.inverse() for o in self._operators], self.is_non_singular,
+                          self.is_self_adjoint, self.is_positive_definite, True)
+
+    def _cholesky(self):
+        return type(self)([o.cholesky() for o in self._operators], True, False, None, True)
+
     def _shape(self):
         batch = TensorShape([])
         m = n = 1
@@ -123,6 +136,10 @@ class LinearOperatorBlockDiag(_OperatorList):
                          True, name, "_ds_", "The direct sum",
                          (("non_singular", "non-singular"), ("self_adjoint", "self-adjoint"),
                           ("positive_definite", "positive definite")))
+
+    _adjoint = LinearOperatorKronecker._adjoint
+    _inverse = LinearOperatorKronecker._inverse
+    _cholesky = LinearOperatorKronecker._cholesky
 
     def _shape(self):
         batch = TensorShape([])
@@ -231,13 +248,29 @@ class LinearOperatorLowRankUpdate(LinearOperator):
             self._diag_update = None if diag_update is None else ops.convert_to_tensor(
                 diag_update, name="diag_update", dtype=base_operator.dtype)
         self._base = base_operator
+        # TF 1.15's hints: no diag_update is the identity (positive); L + U D U^H with L
+        # self-adjoint (positive definite) and D real (positive) is too
+        if diag_update is None:
+            if is_diag_update_positive is False:
+                raise ValueError("Default diagonal is the identity, which is positive.  However, "
+                                 "user set 'is_diag_update_positive' to False.")
+            is_diag_update_positive = True
         self._is_diag_update_positive = is_diag_update_positive
-        if v is None and base_operator.is_self_adjoint and is_self_adjoint is None:
+        use_cholesky = bool(base_operator.is_positive_definite and base_operator.is_self_adjoint
+                            and is_diag_update_positive and v is None)
+        if base_operator.is_self_adjoint and v is None and not base_operator.dtype.is_complex:
+            if is_self_adjoint is False:
+                raise ValueError("A = L + UDU^H, with L self-adjoint and D real diagonal.  Since "
+                                 "UDU^H is self-adjoint, this must be a self-adjoint operator.")
             is_self_adjoint = True
+        if use_cholesky:
+            if False in (is_positive_definite, is_self_adjoint, is_non_singular):
+                raise ValueError("Arguments imply this is self-adjoint positive-definite "
+                                 "operator.")
+            is_positive_definite = is_self_adjoint = True
         super().__init__(base_operator.dtype, base_operator.graph_parents + [self._u],
-                         is_non_singular, is_self_adjoint, is_positive_definite,
-                         base_operator.is_square if is_square is None else is_square, name,
-                         {"base_operator": base_operator, "u": u, "v": v,
+                         is_non_singular, is_self_adjoint, is_positive_definite, is_square,
+                         name, {"base_operator": base_operator, "u": u, "v": v,
                           "diag_update": diag_update})
 
     @property
@@ -297,6 +330,9 @@ class LinearOperatorHouseholder(LinearOperator):
     @property
     def reflection_axis(self):
         return self._axis
+
+    def _inverse(self):
+        return self
 
     def _shape(self):
         s = self._axis.get_shape()
@@ -463,11 +499,26 @@ class _BaseCirculant(LinearOperator):
 
     def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
                  is_self_adjoint=None, is_positive_definite=None, is_square=True, name=None):
-        with ops.name_scope(name, values=[spectrum]):
+        with ops.name_scope(name or type(self).__name__, values=[spectrum]):
             spectrum = ops.convert_to_tensor(spectrum, name="spectrum")
+            if spectrum.get_shape().ndims is not None and spectrum.get_shape().ndims < self._k:
+                raise ValueError(f"Argument spectrum must have at least {self._k} dimensions.  "
+                                 f"Found: {spectrum}")
             if not spectrum.dtype.is_complex:
-                spectrum = math_ops.complex(spectrum, array_ops.zeros_like(spectrum))
+                if is_self_adjoint is False:
+                    raise ValueError("A real spectrum always corresponds to a self-adjoint "
+                                     "operator.")
+                is_self_adjoint = True
+            if is_square is False:
+                raise ValueError("A [[nested] block] circulant operator is always square.")
             self._spectrum = spectrum
+            # the ops TF 1.15 adds here: block shape, complex spectrum, its modulus, conjugate
+            self._block_shape_tensor = array_ops.shape(spectrum)[-self._k:]
+            self._spectrum_complex = spectrum if spectrum.dtype.is_complex else cast_ops.cast(
+                spectrum, dtypes.complex128 if spectrum.dtype == dtypes.float64
+                else dtypes.complex64)
+            self._abs_spectrum = unary_ops.abs(spectrum)
+            self._conj_spectrum = math_ops.conj(self._spectrum_complex)
         super().__init__(dtypes.as_dtype(input_output_dtype), [self._spectrum], is_non_singular,
                          is_self_adjoint, is_positive_definite, True, name or type(self).__name__,
                          {"spectrum": spectrum})
@@ -490,14 +541,14 @@ class _BaseCirculant(LinearOperator):
         n = self.shape[-1].value
         if n is None:
             raise ValueError(f"{self._name}: the spectrum's shape must be known")
-        inner = self._spectrum.get_shape().as_list()[-self._k:]
-        cdt = self._spectrum.dtype.base_dtype
+        inner = self._spectrum_complex.get_shape().as_list()[-self._k:]
+        cdt = self._spectrum_complex.dtype.base_dtype
         eye = np.eye(n).reshape([n] + inner).astype(cdt.as_numpy_dtype)  # [n, *inner]
         fwd = {1: fft_ops.fft, 2: fft_ops.fft2d, 3: fft_ops.fft3d}[self._k]
         inv = {1: fft_ops.ifft, 2: fft_ops.ifft2d, 3: fft_ops.ifft3d}[self._k]
-        spec = array_ops.expand_dims(self._spectrum, -self._k - 1)  # [..., 1, *inner]
+        spec = array_ops.expand_dims(self._spectrum_complex, -self._k - 1)  # [..., 1, *inner]
         cols = inv(spec * fwd(ops.convert_to_tensor(eye)))  # [..., n(j), *inner(i)]
-        batch = array_ops.shape(self._spectrum)[:-self._k]
+        batch = array_ops.shape(self._spectrum_complex)[:-self._k]
         cols = array_ops.reshape(cols, concat([batch, [n, n]], 0))
         dense = linalg_extra_ops.matrix_transpose(cols)
         if self._dtype.is_complex:
@@ -506,12 +557,13 @@ class _BaseCirculant(LinearOperator):
 
     def _determinant(self):
         d = reduction_ops.reduce_prod(array_ops.reshape(
-            self._spectrum, concat([array_ops.shape(self._spectrum)[:-self._k], [-1]], 0)), -1)
+            self._spectrum_complex,
+            concat([array_ops.shape(self._spectrum_complex)[:-self._k], [-1]], 0)), -1)
         return cast_ops.cast(d if self._dtype.is_complex else math_ops.real(d), self._dtype)
 
     def _log_abs_determinant(self):
-        flat = array_ops.reshape(self._spectrum, concat(
-            [array_ops.shape(self._spectrum)[:-self._k], [-1]], 0))
+        flat = array_ops.reshape(self._spectrum_complex, concat(
+            [array_ops.shape(self._spectrum_complex)[:-self._k], [-1]], 0))
         return cast_ops.cast(reduction_ops.reduce_sum(unary_ops.log(unary_ops.abs(flat)), -1),
                              self._dtype)
 
@@ -530,6 +582,23 @@ def _circulant_class(k, name, doc):
             super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
                              is_positive_definite, is_square, name)
 
+    if k == 1:
+        # TF 1.15 registers these for the 1-D class only, and leaves input_output_dtype at
+        # its default (complex64)
+        def _adjoint(self):
+            spectrum = self._spectrum
+            if spectrum.dtype.is_complex:
+                spectrum = math_ops.conj(spectrum)
+            return _Circulant(spectrum, is_non_singular=self.is_non_singular,
+                              is_self_adjoint=self.is_self_adjoint,
+                              is_positive_definite=self.is_positive_definite)
+
+        def _inverse(self):
+            return _Circulant(1.0 / self._spectrum, is_non_singular=self.is_non_singular,
+                              is_self_adjoint=self.is_self_adjoint,
+                              is_positive_definite=self.is_positive_definite)
+
+        _Circulant._adjoint, _Circulant._inverse = _adjoint, _inverse
     _Circulant.__name__ = _Circulant.__qualname__ = name
     return _Circulant
 
