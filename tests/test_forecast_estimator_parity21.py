@@ -258,3 +258,54 @@ def test_warm_start_checks_variables_in_checkpoint_name_order(tmp_path):
         with pytest.raises(ValueError, match=r"^Tensor new/h/bias is not found in "):
             tf.train.warm_start(str(tmp_path), "new/.*",
                                 var_name_to_prev_var_name={"new/h/kernel": "nope/kernel"})
+
+
+def test_forward_features_as_tf_contrib(tmp_path):
+    # TF 1.15's contrib forward_features: every mode with predictions is checked (a Tensor
+    # there fails training too), keys are type-checked with TF's words, a feature named in
+    # sparse_default_values must be sparse, and the serving PredictOutput gains the features
+    x = np.random.RandomState(0).rand(6, 2).astype(np.float32)
+
+    def model_fn(features, labels, mode):
+        out = tf.layers.dense(features["x"], 1, name="d", kernel_initializer=tf.ones_initializer())
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"y": out}, export_outputs={
+                "serving_default": tf.estimator.export.PredictOutput({"y": out})})
+        return tf.estimator.EstimatorSpec(mode, loss=tf.reduce_mean(out), predictions=out,
+                                          train_op=tf.assign_add(tf.train.get_global_step(), 1))
+
+    est = tf.estimator.Estimator(model_fn, str(tmp_path))
+    ff = tf.contrib.estimator.forward_features
+    with pytest.raises(TypeError, match=r"^keys should be either a string or a list of strings. "
+                       r"Given: <class 'int'>$"):
+        ff(est, 3)
+    with pytest.raises(TypeError, match=r"^All items in the given keys list should be a string. "
+                       r"There exist an item with type: <class 'int'>$"):
+        ff(est, ["a", 3])
+    with pytest.raises(ValueError, match=r"^Predictions should be a dict to be able to forward "
+                       r"features. Given: <class '.*Tensor'>$"):
+        ff(est, "x").train(lambda: ({"x": tf.constant(x)}, tf.zeros([6, 1])), steps=1)
+    est.train(lambda: ({"x": tf.constant(x)}, tf.zeros([6, 1])), steps=1)
+
+    def pin():
+        return {"x": tf.constant(x[:2]), "id": tf.constant([7, 8]),
+                "sp": tf.SparseTensor([[0, 0]], [5], [2, 2])}
+
+    got = next(ff(est, ["id", "sp"], sparse_default_values={"sp": -1}).predict(pin))
+    assert sorted(got) == ["id", "sp", "y"] and got["sp"].tolist() == [5, -1]
+    with pytest.raises(ValueError, match=r"^Feature \(id\) is expected to be a `SparseTensor`.$"):
+        next(ff(est, ["id"], sparse_default_values={"id": -1}).predict(pin))
+    with pytest.raises(ValueError, match=r"^Feature \(sp\) should be a Tensor. Please use `keys` "
+                       r"argument of forward_features to filter unwanted features, oradd key to "
+                       r"argument `sparse_default_values`.Type of features\[sp\] is"):
+        next(ff(est).predict(pin))
+    with pytest.raises(ValueError, match=r"^keys should be exist in features. Key \"zz\" is not "
+                       r"in features dict. features dict has following keys: dict_keys\(\['x', "
+                       r"'id', 'sp'\]\). Please check arguments of forward_features.$"):
+        next(ff(est, ["zz"]).predict(pin))
+    raw = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 2]), "id": tf.placeholder(tf.int64, [None])})
+    path = ff(est, "id").export_saved_model(str(tmp_path / "e"), raw)
+    with tf.Session(graph=tf.Graph()) as s:
+        mg = tf.saved_model.loader.load(s, ["serve"], path)
+    assert sorted(mg.signature_def["serving_default"].outputs) == ["id", "y"]

@@ -225,7 +225,8 @@ def test_contrib_estimator_heads_forward_features_and_one_tower_replication(tmp_
     preds = list(fwd.predict(input_fn))
     assert [p["id"] for p in preds] == list(range(16))
     assert set(preds[0]) == {"predictions", "id"}
-    with pytest.raises(ValueError, match="Feature \\(nope\\) is not in features dict"):
+    # TF 1.15's words
+    with pytest.raises(ValueError, match='Key "nope" is not in features dict'):
         list(ce.forward_features(est, "nope").predict(input_fn))
 
     def model_fn(features, labels, mode):

@@ -203,49 +203,68 @@ def logistic_regression_head(weight_column=None, loss_reduction=_MEAN, name=None
 
 # -- estimator wrappers ----------------------------------------------------------------------
 def forward_features(estimator, keys=None, sparse_default_values=None):
-    """A copy of ``estimator`` whose predictions also hold the features ``keys`` (all the
-    features when ``None``); a sparse feature is made dense with its
-    ``sparse_default_values`` entry."""
+    """A copy of ``estimator`` whose predictions (in every mode that has a dict of them, as
+    TF 1.15's) also hold the features ``keys`` (all the features when ``None``), also added to
+    a ``predict``/``serving_default`` PredictOutput; a sparse feature named in
+    ``sparse_default_values`` is made dense with that value."""
     if isinstance(keys, str):
         keys = [keys]
-    if keys is not None and not all(isinstance(k, str) for k in keys):
-        raise TypeError(f"keys should be either a string or a list of strings. Given: {keys}")
-    sparse_default_values = dict(sparse_default_values or {})
+    elif keys is not None:
+        if not isinstance(keys, (list, tuple)):
+            raise TypeError(f"keys should be either a string or a list of strings. Given: "
+                            f"{type(keys)}")
+        for key in keys:
+            if not isinstance(key, str):
+                raise TypeError(f"All items in the given keys list should be a string. There "
+                                f"exist an item with type: {type(key)}")
+
+    def get_keys(features):
+        return features.keys() if keys is None else keys
 
     def new_model_fn(features, labels, mode, config):
         spec = estimator.model_fn(features, labels, mode, config)
-        if mode != ModeKeys.PREDICT:
-            return spec
         predictions = spec.predictions
+        if predictions is None:
+            return spec
         if not isinstance(predictions, dict):
             raise ValueError("Predictions should be a dict to be able to forward features. "  # noqa: TRY004 - as TF
                              f"Given: {type(predictions)}")
-        if not isinstance(features, dict):
-            raise ValueError("Features should be a dict to be able to forward features. "  # noqa: TRY004 - as TF
-                             f"Given: {type(features)}")
-        predictions = dict(predictions)
-        for key in (sorted(features) if keys is None else keys):
+        for key in get_keys(features):
             if key not in features:
-                raise ValueError(f"Feature ({key}) is not in features dict.")
+                raise ValueError(f'keys should be exist in features. Key "{key}" is not in '
+                                 f"features dict. features dict has following keys: "
+                                 f"{features.keys()}. Please check arguments of "
+                                 f"forward_features.")
             if key in predictions:
                 raise ValueError(f"Cannot forward feature key ({key}). Since it does exist in "
-                                 f"predictions. Existing keys in predictions: "
-                                 f"{sorted(predictions)}")
-            value = features[key]
-            if isinstance(value, sparse_tensor.SparseTensor):
-                if key not in sparse_default_values:
-                    raise ValueError(f"Feature ({key}) should be a Tensor. Please use `keys` "
-                                     "argument of forward_features to filter unwanted "
-                                     "features, or add a default value in "
-                                     "sparse_default_values. Type of features[{key}] is "
-                                     f"{type(value)}.")
-                value = sparse_ops.sparse_tensor_to_dense(value, sparse_default_values[key])
-            predictions[key] = value
-        return spec._replace(predictions=predictions)
+                                 f"predictions. Existing prediction keys: "
+                                 f"{predictions.keys()}. Please check arguments of "
+                                 f"forward_features.")
+        # as TF, the model's own predictions dict (and PredictOutput) gain the features
+        for key in get_keys(features):
+            feature = sparse_tensor.convert_to_tensor_or_sparse_tensor(features[key])
+            if sparse_default_values and key in sparse_default_values:
+                if not isinstance(feature, sparse_tensor.SparseTensor):
+                    raise ValueError(f"Feature ({key}) is expected to be a `SparseTensor`.")
+                feature = sparse_ops.sparse_tensor_to_dense(
+                    feature, default_value=sparse_default_values[key])
+            if not isinstance(feature, ops.Tensor):
+                # TF's words, spaces missing included
+                raise ValueError(  # noqa: TRY004 - as TF
+                    f"Feature ({key}) should be a Tensor. Please use `keys` argument of "
+                    "forward_features to filter unwanted features, oradd key to argument "
+                    f"`sparse_default_values`.Type of features[{key}] is {type(feature)}.")
+            predictions[key] = feature
+        spec = spec._replace(predictions=predictions)
+        for ekey in ("predict", "serving_default"):
+            output = (spec.export_outputs or {}).get(ekey)
+            if isinstance(output, PredictOutput):
+                for key in get_keys(features):
+                    output.outputs[key] = predictions[key]
+        return spec
 
     return Estimator(model_fn=new_model_fn, model_dir=estimator.model_dir,
-                     config=estimator.config,
-                     warm_start_from=estimator._warm_start_settings)
+                     config=estimator.config)
 
 
 class _ClippingOptimizer(optimizer_lib.Optimizer):
