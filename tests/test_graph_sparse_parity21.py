@@ -193,3 +193,9 @@ def test_rank_of_a_sparse_tensor_is_a_size_op_shape_inference_does_not_fold():
         r = s.run(tf.sparse.transpose(p), {p: ([[0, 1, 2]], [3.0], [1, 2, 4])})
     np.testing.assert_array_equal(r.indices, [[2, 1, 0]])
     np.testing.assert_array_equal(r.dense_shape, [4, 2, 1])
+
+
+def test_partitioned_variable_has_the_default_repr():
+    # TF 1.15 prints '<tensorflow.python.ops.variables.PartitionedVariable object at 0x...>'
+    v = tf.get_variable("emb", [30, 6], partitioner=tf.fixed_size_partitioner(3))
+    assert repr(v).startswith("<") and "PartitionedVariable object at 0x" in repr(v)
