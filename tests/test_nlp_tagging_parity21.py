@@ -169,3 +169,29 @@ def test_cudnn_layer_shapes_and_argument_errors_are_tfs():
     with pytest.raises(ValueError, match=r"too many values to unpack \(expected 1\)"):
         cudnn.CudnnGRU(1, 3)(x, initial_state=(tf.zeros([1, 2, 3]), tf.zeros([1, 2, 3])))
     tf.reset_default_graph()
+
+
+@pytest.mark.parametrize("call, kind, message", [
+    # TF 1.15's words, nothing appended
+    (lambda: tf.nn.bidirectional_dynamic_rnn(
+        tf.nn.rnn_cell.GRUCell(2), tf.nn.rnn_cell.GRUCell(2),
+        tf.placeholder(tf.float32, [None, None, None]), dtype=tf.float32),
+     ValueError, ("Input size (depth of inputs) must be accessible via shape inference, but saw "
+                 "value None.")),
+    (lambda: tf.nn.static_rnn(tf.nn.rnn_cell.GRUCell(2), [tf.placeholder(tf.float32, [None, 2,
+                                                                                      None])],
+                              dtype=tf.float32),
+     ValueError, ("Input size (dimension 1 of inputs) must be accessible via shape inference, "
+                 "but saw value None.")),
+    (lambda: tf.nn.static_rnn(tf.nn.rnn_cell.GRUCell(2), [tf.constant(1.0)], dtype=tf.float32),
+     ValueError, "Shape () must have rank at least 2"),
+    (lambda: tf.contrib.rnn.LSTMBlockCell(3)(tf.zeros([2, 3]), tf.zeros([2, 3])),
+     TypeError, ("len is not well defined for symbolic Tensors. (zeros_1:0) Please call "
+                "`x.shape` rather than `len(x)` for shape information.")),
+    (lambda: tf.contrib.rnn.LSTMBlockCell(3)(tf.zeros([2, 3]), (tf.zeros([2, 3]),) * 3),
+     ValueError, "Expecting state to be a tuple with length 2."),
+])
+def test_rnn_input_errors_are_tfs(call, kind, message):
+    with tf.Graph().as_default(), pytest.raises(kind) as info:
+        call()
+    assert str(info.value) == message

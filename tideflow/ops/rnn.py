@@ -241,7 +241,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
         xs = x.get_shape()
         if xs[2:].ndims is not None and not TensorShape(xs[2:]).is_fully_defined():
             raise ValueError("Input size (depth of inputs) must be accessible via shape "
-                             f"inference, but saw value None (input {x.name}, shape {xs}).")
+                             "inference, but saw value None.")
         if static_batch is None:
             static_batch = xs[1].value
         if xs[0].value is not None and static_time is not None and xs[0].value != static_time:
@@ -338,15 +338,12 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
             shape = x.get_shape()
             if shape.ndims == 1:
                 continue  # [batch] ids, e.g. for an EmbeddingWrapper cell (TF allows rank 1)
-            if shape.ndims is not None and shape.ndims < 2:
-                raise ValueError(f"static_rnn: input {x.name} must have rank at least 1 "
-                                 f"([batch] ids or [batch, depth]), but saw shape: {shape}")
+            shape.with_rank_at_least(2)  # (a scalar: TF's "must have rank at least 2")
             unknown = [i for i, d in enumerate(shape[1:].as_list() if shape.ndims else [])
                        if d is None]
             if unknown:  # (TF counts the dimensions after the batch's from 0)
                 raise ValueError(f"Input size (dimension {unknown[0]} of inputs) must be "
-                                 "accessible via shape inference, but saw value None (input "
-                                 f"{x.name}).")
+                                 "accessible via shape inference, but saw value None.")
         batch_size = _batch_size(flat_first, 0)
         if initial_state is not None:
             state = initial_state

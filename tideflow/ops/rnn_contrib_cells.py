@@ -163,6 +163,8 @@ class LSTMBlockCell(_TupleLSTM):
         self.built = True
 
     def call(self, inputs, state):
+        if len(state) != 2:  # (a Tensor state: TF's TypeError from len)
+            raise ValueError("Expecting state to be a tuple with length 2.")
         # (TF: an LSTMBlockCell op, and before it a zeros Const for the absent peepholes)
         return _as_fused_op(1 if self._use_peephole else 2, _block_lstm_step, inputs, state,
                             self._kernel, self._bias, self._peepholes, self._forget_bias,
