@@ -129,3 +129,19 @@ def test_train_step_ignores_keys_tf_does_not_read():
         assert out[1] is False
         with pytest.raises(ValueError, match="logdir must be present in train_step_kwargs"):
             slim.learning.train_step(sess, train_op, gs, {"should_trace": tf.constant(True)})
+
+
+def test_slim_learning_gradient_summaries_are_named_with_a_slash():
+    # TF 1.15: slim.learning.add_gradients_summaries names them 'w/gradient' and
+    # 'w/gradient_norm'; tf.contrib.training's (which create_train_op uses) 'w_gradient'
+    with tf.Graph().as_default():
+        w = tf.Variable([1.0, 2.0], name="w")
+        u = tf.Variable(0.0, name="u")
+        grads = [(tf.constant([3.0, 4.0]), w), (None, u)]
+        slim_ops = slim.learning.add_gradients_summaries(grads)
+        training_ops = tf.contrib.training.add_gradients_summaries(grads)
+        assert [t.name for t in slim_ops] == ["w/gradient:0", "w/gradient_norm:0"]
+        assert [t.name for t in training_ops] == ["w_gradient:0", "w_gradient_norm:0"]
+        with tf.Session() as sess:
+            summ = tf.Summary.FromString(sess.run(slim_ops[1]))
+        assert summ.value[0].tag == "w/gradient_norm" and summ.value[0].simple_value == 5.0

@@ -358,10 +358,10 @@ slim.evaluation.__all__ = ["checkpoints_iterator", "evaluate_once", "evaluation_
                            "wait_for_new_checkpoint"]
 sys.modules[slim.evaluation.__name__] = slim.evaluation
 slim.learning = _namespace("slim.learning", "``slim.learning``.", _slim_learning,
-                           ("create_train_op", "multiply_gradients", "train", "train_step"))
-slim.learning.add_gradients_summaries = _contrib_training.add_gradients_summaries
+                           ("add_gradients_summaries", "create_train_op", "multiply_gradients",
+                            "train", "train_step"))
 slim.learning.clip_gradient_norms = _contrib_training.clip_gradient_norms
-slim.learning.__all__ += ["add_gradients_summaries", "clip_gradient_norms"]
+slim.learning.__all__ += ["clip_gradient_norms"]
 slim.python = _slim_nets.slim_python  # TF's implementation path, for older imports
 slim.python.slim.learning = slim.learning
 slim.python.slim.evaluation = slim.evaluation

@@ -6,26 +6,15 @@ loop until a hook stops it), ``add_gradients_summaries``, ``clip_gradient_norms`
 from tideflow import logging
 from tideflow.framework import ops
 from tideflow.train import monitored_session, training_util
-from tideflow.train.slim_learning import _clip_by_norm, multiply_gradients
+from tideflow.train.slim_learning import _clip_by_norm, gradients_summaries, multiply_gradients
 
 _USE_GLOBAL_STEP = object()
 
 
 def add_gradients_summaries(grads_and_vars):
-    """A histogram of each gradient and of its global norm; returns the summary ops."""
-    from tideflow.ops import clip_ops
-    from tideflow.summary import summary
-
-    out = []
-    for grad, var in grads_and_vars:
-        if grad is None:
-            logging.info("Var %s has no gradient", var.op.name)
-            continue
-        values = grad.values if hasattr(grad, "indices") else grad
-        out.append(summary.histogram(var.op.name + "_gradient", values))
-        out.append(summary.scalar(var.op.name + "_gradient_norm",
-                                  clip_ops.global_norm([values])))
-    return out
+    """A histogram of each gradient (``<var>_gradient``) and a scalar of its global norm
+    (``<var>_gradient_norm``); returns the summary ops."""
+    return gradients_summaries(grads_and_vars, "_")
 
 
 def clip_gradient_norms(gradients_to_variables, max_norm):

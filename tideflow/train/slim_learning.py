@@ -30,6 +30,31 @@ def _clip_by_norm(grads_and_vars, max_norm):
     return clipped
 
 
+def gradients_summaries(grads_and_vars, separator):
+    """A histogram of each gradient and a scalar of its global norm, named
+    ``<var><separator>gradient`` and ``<var><separator>gradient_norm``: TF 1.15's slim
+    names them ``w/gradient``, its ``tf.contrib.training`` ``w_gradient``."""
+    from tideflow.ops import clip_ops
+    from tideflow.summary import summary
+
+    out = []
+    for grad, var in grads_and_vars:
+        if grad is None:
+            logging.info("Var %s has no gradient", var.op.name)
+            continue
+        values = grad.values if isinstance(grad, ops.IndexedSlices) else grad
+        out.append(summary.histogram(f"{var.op.name}{separator}gradient", values))
+        out.append(summary.scalar(f"{var.op.name}{separator}gradient_norm",
+                                  clip_ops.global_norm([values])))
+    return out
+
+
+def add_gradients_summaries(grads_and_vars):
+    """slim's gradient summaries: ``<var>/gradient`` (histogram) and ``<var>/gradient_norm``
+    (scalar); returns the summary ops."""
+    return gradients_summaries(grads_and_vars, "/")
+
+
 def multiply_gradients(grads_and_vars, gradient_multipliers):
     """Each gradient times its variable's multiplier (keyed by variable or op name; an
     IndexedSlices gradient has its values scaled). ValueError, as TF, when
