@@ -199,3 +199,17 @@ def test_partitioned_variable_has_the_default_repr():
     # TF 1.15 prints '<tensorflow.python.ops.variables.PartitionedVariable object at 0x...>'
     v = tf.get_variable("emb", [30, 6], partitioner=tf.fixed_size_partitioner(3))
     assert repr(v).startswith("<") and "PartitionedVariable object at 0x" in repr(v)
+
+
+def test_sparse_dense_matmul_mismatch_shows_the_shapes_as_given():
+    # TF 1.15: 'Dimensions of A: [2, 3).  Dimensions of B: [5,4]' whatever the adjoint flags
+    p, d = tf.sparse_placeholder(tf.float32), tf.placeholder(tf.float32)
+    feed = {p: ([[0, 1]], [1.0], [2, 3]), d: np.ones([5, 4])}
+    with tf.Session() as s:
+        for aa, ab, k, n in ((False, True, 3, 4), (True, False, 2, 5), (True, True, 2, 4)):
+            m = tf.sparse_tensor_dense_matmul(p, d, adjoint_a=aa, adjoint_b=ab)
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                s.run(m, feed)
+            assert e.value.message.split("\n")[0] == (
+                f"Cannot multiply A and B because inner dimension does not match: {k} vs. {n}.  "
+                "Did you forget a transpose?  Dimensions of A: [2, 3).  Dimensions of B: [5,4]")

@@ -593,6 +593,7 @@ def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint
     if idx.shape[1] != 2:
         raise _invalid("Number of columns of a_indices does not match number of entries in "
                        "a_shape")
+    b_shape = b.shape
     if adjoint_b:
         b = b.conj().T
     rows, cols = idx[:, 0], idx[:, 1]
@@ -600,9 +601,10 @@ def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint
     if adjoint_a:
         rows, cols, m, k = cols, rows, k, m  # (TF 1.15's kernel does not conjugate A)
     if k != b.shape[0]:
+        # (TF's words show A's and B's shapes as given, before any adjoint)
         raise _invalid(f"Cannot multiply A and B because inner dimension does not match: {k} vs."
                        f" {b.shape[0]}.  Did you forget a transpose?  Dimensions of A: "
-                       f"[{m}, {k}).  Dimensions of B: {_fmt(b.shape)}")
+                       f"[{int(shape[0])}, {int(shape[1])}).  Dimensions of B: {_fmt(b_shape)}")
     bad = np.nonzero((rows < 0) | (rows >= m) | (cols < 0) | (cols >= k))[0]
     if bad.size:
         # TF's words: the first bad entry, its k (column of op(A)) checked before its m
