@@ -320,3 +320,22 @@ def test_sign_optimizers_have_no_resource_sparse_update(name):
         opt.minimize(loss, var_list=[dense])
         with pytest.raises(NotImplementedError):
             opt.minimize(loss, var_list=[emb])
+
+
+def test_optimizer_attributes_carry_tfs_names():
+    # TF 1.15's private attributes after minimize (code that logs or patches rates reads
+    # them): AdagradDA's hyperparameters and step, AddSign's alpha and PowerSign's logbase
+    with tf.Graph().as_default():
+        w = tf.Variable([1.0, 2.0], name="w")
+        gs = tf.train.get_or_create_global_step()
+        da = tf.train.AdagradDAOptimizer(0.3, gs, l1_regularization_strength=0.01)
+        add_sign = tf.contrib.opt.AddSignOptimizer(0.1)
+        power_sign = tf.contrib.opt.PowerSignOptimizer(0.1)
+        for opt in (da, add_sign, power_sign):
+            opt.minimize(tf.reduce_sum(w * w))
+        assert da._learning_rate_tensor.name == "AdagradDA/learning_rate:0"
+        assert da._global_step_on_worker.name == "AdagradDA/add:0"
+        assert da._initial_gradient_squared_accumulator_value == 0.1
+        assert (da._l1_regularization_strength, da._l2_regularization_strength) == (0.01, 0.0)
+        assert add_sign._alpha_t.name == "AddSignOptimizer/alpha:0"
+        assert power_sign._logbase_t.name == "PowerSignOptimizer/logbase:0"

@@ -24,9 +24,11 @@ class AdagradDAOptimizer(Optimizer):
                              f"{initial_gradient_squared_accumulator_value}")
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
-        self._initial = initial_gradient_squared_accumulator_value
-        self._l1 = l1_regularization_strength
-        self._l2 = l2_regularization_strength
+        # TF 1.15's attribute names (user code reads them)
+        self._initial_gradient_squared_accumulator_value = \
+            initial_gradient_squared_accumulator_value
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
         self._global_step = global_step
 
     def _create_slots(self, var_list):
@@ -34,26 +36,29 @@ class AdagradDAOptimizer(Optimizer):
             # both accumulators start from Consts made outside the slots (TF 1.15's ops)
             with ops.colocate_with(v):
                 g_val = constant_op.constant(0.0, shape=v.get_shape(), dtype=v.dtype.base_dtype)
-                gg_val = constant_op.constant(self._initial, shape=v.get_shape(),
+                gg_val = constant_op.constant(self._initial_gradient_squared_accumulator_value,
+                                              shape=v.get_shape(),
                                               dtype=v.dtype.base_dtype)
             self._get_or_make_slot(v, g_val, "gradient_accumulator", self._name)
             self._get_or_make_slot(v, gg_val, "gradient_squared_accumulator", self._name)
 
     def _prepare(self):
-        self._lr_t = ops.convert_to_tensor(self._call_if_callable(self._learning_rate),
-                                           name="learning_rate")
+        self._learning_rate_tensor = ops.convert_to_tensor(
+            self._call_if_callable(self._learning_rate), name="learning_rate")
         # one read of the step per apply_gradients, beside the learning rate (TF's worker copy)
-        with ops.colocate_with(self._lr_t):
-            self._step_t = cast_ops.cast(array_ops.identity(self._global_step), dtypes.int64) + 1
+        with ops.colocate_with(self._learning_rate_tensor):
+            self._global_step_on_worker = cast_ops.cast(
+                array_ops.identity(self._global_step), dtypes.int64) + 1
 
     def _hyper(self, var):
         dtype = var.dtype.base_dtype
-        return (cast_ops.cast(self._lr_t, dtype), cast_ops.cast(self._l1, dtype),
-                cast_ops.cast(self._l2, dtype))
+        return (cast_ops.cast(self._learning_rate_tensor, dtype),
+                cast_ops.cast(self._l1_regularization_strength, dtype),
+                cast_ops.cast(self._l2_regularization_strength, dtype))
 
     def _step(self, var):
         with ops.device(var.device):
-            return array_ops.identity(self._step_t)
+            return array_ops.identity(self._global_step_on_worker)
 
     def _apply_dense(self, grad, var):
         step = self._step(var)  # the step's Identity before the casts, as TF 1.15's

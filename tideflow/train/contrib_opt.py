@@ -302,9 +302,15 @@ class _SignOptimizer(Optimizer):
         self._lr_t = ops.convert_to_tensor(self._call_if_callable(self._lr),
                                            name="learning_rate")
         self._beta_t = ops.convert_to_tensor(self._beta, name="beta")
-        self._base_t = ops.convert_to_tensor(self._base_value(), name=self._base_name)
+        # kept as TF 1.15 names it: _alpha_t (AddSign) or _logbase_t (PowerSign)
+        setattr(self, f"_{self._base_name}_t",
+                ops.convert_to_tensor(self._base_value(), name=self._base_name))
         if self._sign_decay_fn is None:
             self._sign_decay_t = ops.convert_to_tensor(1.0, name="sign_decay")
+
+    @property
+    def _base_t(self):
+        return getattr(self, f"_{self._base_name}_t")
 
     def _hyper(self, var):
         dt = var.dtype.base_dtype
