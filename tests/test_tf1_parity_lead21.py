@@ -248,3 +248,33 @@ def test_contrib_optimizer_v2_as_tf():
             assert names == ["w", "w/RMSProp", "w/RMSProp_1", "w/RMSProp_2"]
     for key, value in want.items():
         np.testing.assert_allclose(got[key], value, rtol=1e-4, atol=1e-5)
+
+
+def test_keras_hdf5_matrix_as_tf(tmp_path):
+    h5py = pytest.importorskip("h5py")
+    path = str(tmp_path / "data.h5")
+    rng = np.random.RandomState(0)
+    x, y = rng.rand(40, 4).astype(np.float32), rng.rand(40, 1).astype(np.float32)
+    with h5py.File(path, "w") as f:
+        f["x"], f["y"] = x, y
+    H = tf.keras.utils.HDF5Matrix
+    xt, yt = H(path, "x", end=32), H(path, "y", end=32)
+    xv = H(path, "x", start=32, normalizer=lambda a: a * 2)
+    # TF 1.15: (32, 4) float32 2 128, then 8 (8, 4)
+    assert (len(xt), xt.shape, xt.dtype, xt.ndim, xt.size) == (32, (32, 4), np.float32, 2, 128)
+    assert (len(xv), xv.shape) == (8, (8, 4))
+    np.testing.assert_array_equal(xv[0], x[32] * 2)
+    assert xv[1:3].shape == (2, 4) and xt[[1, 5]].shape == (2, 4)
+    np.testing.assert_array_equal(xt[np.array([2, 3])][0], x[2])
+    for bad in (lambda: xv[8], lambda: xt[30:40]):
+        with pytest.raises(IndexError):
+            bad()
+    np.testing.assert_array_equal(np.asarray(xv), x[32:] * 2)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
+    m.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    hist = m.fit(xt, yt, batch_size=8, epochs=2, shuffle="batch", verbose=0)
+    assert len(hist.history["loss"]) == 2
+    assert m.predict(xv).shape == (8, 1)
+    # TF 1.15 reads each batch from the file: out-of-order indices are refused
+    with pytest.raises(TypeError, match='If using HDF5 input data, pass shuffle="batch"'):
+        m.fit(xt, yt, batch_size=8, epochs=1, shuffle=True, verbose=0)

@@ -3,6 +3,7 @@
 
 import sys
 import time
+import typing
 
 import numpy as np
 
@@ -456,6 +457,71 @@ def convert_all_kernels_in_model(model):
     K.batch_set_value(to_assign)
 
 
+class HDF5Matrix:
+    """``tf.keras.utils.HDF5Matrix``: rows ``start:end`` of a dataset in an HDF5 file, read on
+    indexing (an int, a slice, or a list / array of increasing indices, as h5py reads them),
+    through ``normalizer`` when one is given; Keras's ``fit`` takes it as an input array
+    (``shuffle='batch'`` keeps the indices of a batch in order)."""
+
+    refs: typing.ClassVar[dict] = {}  # the open files by path (one per file, as TF's)
+
+    def __init__(self, datapath, dataset, start=0, end=None, normalizer=None):
+        from tideflow.keras import saving
+
+        h5py = saving._h5py()
+        if datapath not in type(self).refs:
+            type(self).refs[datapath] = h5py.File(datapath, "r")
+        self.data = type(self).refs[datapath][dataset]
+        self.start = start
+        self.end = self.data.shape[0] if end is None else end
+        self.normalizer = normalizer
+
+    def __len__(self):
+        return self.end - self.start
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            first = 0 if key.start is None else key.start
+            stop = len(self) if key.stop is None else key.stop
+            if stop + self.start > self.end:
+                raise IndexError
+            idx = slice(first + self.start, stop + self.start)
+        elif isinstance(key, (int, np.integer)):
+            if key + self.start >= self.end:
+                raise IndexError
+            idx = key + self.start
+        elif isinstance(key, (list, np.ndarray)):
+            if np.max(key) + self.start >= self.end:
+                raise IndexError
+            idx = [int(x) + self.start for x in key]
+        else:
+            raise IndexError
+        out = self.data[idx]
+        return self.normalizer(out) if self.normalizer is not None else out
+
+    def __array__(self, dtype=None, copy=None):
+        # all rows in one read (NumPy would otherwise read them one by one)
+        out = self[:len(self)]
+        return out if dtype is None else out.astype(dtype)
+
+    @property
+    def shape(self):
+        """The rows' count, then the dataset's other dimensions."""
+        return (self.end - self.start,) + tuple(self.data.shape[1:])
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape))
+
+
 # TF 1.x's modules under ``tensorflow.python.keras.utils`` (``keras.utils.np_utils``,
 # ``keras.utils.generic_utils``, ``keras.utils.data_utils``): tideflow keeps their contents in
 # this module and in data_utils, so each is a module object holding the very functions.
@@ -468,6 +534,7 @@ def _add_submodules():
     # (whose parent is this module under TF's path) imports
     here.__path__ = []
     tables = {
+        "io_utils": "HDF5Matrix",
         "np_utils": "to_categorical normalize",
         "generic_utils": "CustomObjectScope custom_object_scope get_custom_objects Progbar "
                          "serialize_keras_object deserialize_keras_object",

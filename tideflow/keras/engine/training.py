@@ -1006,6 +1006,7 @@ class Model(Network):
                 sws = [None if w is None else w[:split] for w in sws]
             source = (_ArraySource(xs, ys, sws, batch_size, shuffle) if steps_per_epoch is None
                       else _WholeArraysSource(xs, ys, sws, steps_per_epoch))
+            source.hdf5 = _holds_hdf5(x) or _holds_hdf5(y)
         return self._fit_loop(source, val, epochs=epochs, verbose=verbose, callbacks=callbacks,
                               initial_epoch=initial_epoch, validation_freq=validation_freq,
                               batch_size=batch_size)
@@ -1710,6 +1711,15 @@ def _is_optimizer_key(key):
     return key.startswith("optimizer/") or "/.OPTIMIZER_SLOT/" in key
 
 
+def _holds_hdf5(data):
+    from tideflow.keras.utils import HDF5Matrix
+
+    if isinstance(data, dict):
+        data = list(data.values())
+    return any(isinstance(a, HDF5Matrix) for a in (
+        data if isinstance(data, (list, tuple)) else [data]))
+
+
 class _ArraySource:
     """Batches of NumPy arrays, shuffled each epoch when asked."""
 
@@ -1719,8 +1729,15 @@ class _ArraySource:
         self.samples = len(xs[0])
         self.steps = None
 
+    hdf5 = False  # (fed HDF5Matrix inputs, read here as arrays)
+
     def epoch(self):
         n = self.samples
+        if self.hdf5 and self.shuffle is True and n > self.batch_size:
+            # TF 1.15 reads each batch from the file, which h5py refuses for indices out of
+            # order
+            raise TypeError('TypeError while preparing batch. If using HDF5 input data, pass '
+                            'shuffle="batch".')
         if self.shuffle == "batch":
             # as TF 1.15's batch_shuffle: whole batches in a random order, the ragged last
             # batch last
