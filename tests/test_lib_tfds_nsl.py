@@ -225,7 +225,8 @@ def test_virtual_cpus_are_the_devices_of_a_session_without_config():
     tf.config.experimental.set_virtual_device_configuration(cpu, [vdc(), vdc()])
     try:
         names = [d.name for d in tf.config.experimental.list_logical_devices("CPU")]
-        assert names == ["/device:CPU:0", "/device:CPU:1"]
+        assert names == ["/job:localhost/replica:0/task:0/device:CPU:0",
+                         "/job:localhost/replica:0/task:0/device:CPU:1"]  # as TF 1.15
         with tf.device("/cpu:1"):
             x = tf.constant(2.0) * 3.0
         with tf.Session() as sess:
@@ -238,7 +239,7 @@ def test_virtual_cpus_are_the_devices_of_a_session_without_config():
     finally:
         tf.config.experimental.set_virtual_device_configuration(cpu, None)
     assert [d.name for d in tf.config.experimental.list_logical_devices("CPU")] == [
-        "/device:CPU:0"]
+        "/job:localhost/replica:0/task:0/device:CPU:0"]
 
 
 class _TwoInputs(tf.keras.Model):

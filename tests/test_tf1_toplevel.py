@@ -259,7 +259,10 @@ def test_config_sysconfig_resource_loader_compat(tmp_path):
     cpus = tf.config.list_physical_devices("CPU")
     assert cpus and cpus[0].device_type == "CPU"
     assert tf.config.experimental.list_physical_devices() == tf.config.list_physical_devices()
-    assert tf.config.list_logical_devices("CPU")[0].name == "/device:CPU:0"
+    assert tf.config.list_logical_devices("CPU")[0].name == (
+        "/job:localhost/replica:0/task:0/device:CPU:0")  # TF 1.15's full name
+    assert tf.config.experimental_list_devices() == [
+        "/job:localhost/replica:0/task:0/device:CPU:0"]
     tf.config.set_soft_device_placement(False)
     assert tf.config.get_soft_device_placement() is False
     tf.config.set_soft_device_placement(True)

@@ -82,8 +82,15 @@ def list_logical_devices(device_type=None):
         for _ in range(len(split) if split else 1):
             i = counts.get(d.device_type, 0)
             counts[d.device_type] = i + 1
-            out.append(LogicalDevice(f"/device:{d.device_type}:{i}", d.device_type))
+            # as TF 1.15, by the full name of the local task's device
+            out.append(LogicalDevice(f"/job:localhost/replica:0/task:0/device:"
+                                     f"{d.device_type}:{i}", d.device_type))
     return out
+
+
+def experimental_list_devices():
+    """The names of the logical devices (TF 1.15's ``tf.config.experimental_list_devices``)."""
+    return [d.name for d in list_logical_devices()]
 
 
 def _logical_cpu_count():
