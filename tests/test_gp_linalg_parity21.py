@@ -296,3 +296,43 @@ def test_lower_triangular_takes_its_triangle_in_each_method():
                            match=r"\[x \(LinearOperatorLowerTriangular/assert_self_adjoint/"
                                  r"LinearOperatorLowerTriangular/to_dense/MatrixBandPart:0\)"):
             _run(t.assert_self_adjoint())
+
+
+def test_dense_defaults_use_cholesky_where_hinted():
+    # TF 1.15: a self-adjoint positive definite operator solves and takes log|det| through a
+    # Cholesky factor (so a matrix that is not PD fails there), others through LU
+    with tf.Graph().as_default():
+        k = la.LinearOperatorFullMatrix([[4.0, 2.0], [2.0, 3.0]], is_self_adjoint=True,
+                                        is_positive_definite=True, name="K")
+        x = k.solve(tf.ones([2, 1]))
+        assert x.op.name == ("K/solve/CholeskySolveWithBroadcast/cholesky_solve/"
+                             "MatrixTriangularSolve_1")
+        ld, det = k.log_abs_determinant(), k.determinant()
+        assert (ld.op.name, det.op.name) == ("K/log_abs_det/mul", "K/det/Exp")
+        got_x, got_ld, got_det = _run([x, ld, det])
+        np.testing.assert_allclose(got_x, [[0.125], [0.25]], rtol=1e-6)
+        np.testing.assert_allclose([got_ld, got_det], [np.log(8.0), 8.0], rtol=1e-6)
+        plain = la.LinearOperatorFullMatrix([[4.0, 2.0], [2.0, 3.0]])
+        assert plain.solve(tf.ones([2, 1])).op.name == (
+            "LinearOperatorFullMatrix/solve/MatrixSolveWithBroadcast/MatrixSolve")
+        bad = la.LinearOperatorFullMatrix([[1.0, 2.0], [2.0, 1.0]], is_self_adjoint=True,
+                                          is_positive_definite=True)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="^Cholesky decomposition was "
+                           "not successful"):
+            _run(bad.solve(tf.ones([2, 1])))
+
+
+def test_diag_and_identity_products_as_tf():
+    with tf.Graph().as_default():
+        d = la.LinearOperatorDiag(np.float32([3.0]))
+        # TF 1.15 multiplies by 1/d: 5 * (1/3) is 1.6666667 in float32, where 5/3 is 1.6666666
+        assert _run(d.solve([[5.0]]))[0, 0] == np.float32(5) * (np.float32(1) / np.float32(3))
+        assert _run(d.solvevec([5.0]))[0] == np.float32(1.6666667)
+        assert d.matvec([2.0]).op.name == "LinearOperatorDiag/matvec/mul"
+        i = la.LinearOperatorIdentity(2)
+        x = tf.ones([2, 3])
+        assert i.matmul(x) is x and i.solve(x) is x
+        ib = la.LinearOperatorIdentity(2, batch_shape=[3])
+        y = tf.ones([3, 2, 1])
+        assert ib.matmul(y) is y
+        assert ib.matmul(x).get_shape().as_list() == [3, 2, 3]

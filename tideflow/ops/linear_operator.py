@@ -14,6 +14,7 @@ from tideflow.ops import (
     linalg_extra_ops,
     linalg_more_ops,
     linalg_ops,
+    linear_operator_util,
     math_ops,
     matrix_diag_ops,
     range_ops,
@@ -63,13 +64,6 @@ def _log_abs_det_sum(operators):
     for o in operators[1:]:
         out = out + o.log_abs_determinant()
     return out
-
-
-def _broadcast_matrices(a, b):
-    """``a`` and ``b`` (both ``[..., r, c]``) broadcast to a common batch shape."""
-    za = array_ops.zeros(concat([array_ops.shape(b)[:-2], [1, 1]], 0), a.dtype)
-    zb = array_ops.zeros(concat([array_ops.shape(a)[:-2], [1, 1]], 0), b.dtype)
-    return a + za, b + zb
 
 
 def _broadcast_batch(shape_a, shape_b):
@@ -271,8 +265,12 @@ class LinearOperator:
     def matvec(self, x, adjoint=False, name="matvec"):
         with self._name_scope(name):
             x = self._check_arg(x, "x", -2 if adjoint else -1, -1)
-            return array_ops.squeeze(self._matmul(array_ops.expand_dims(x, -1), adjoint,
-                                                  False), [-1])
+            return self._matvec(x, adjoint)
+
+    def _matvec(self, x, adjoint):
+        # TF 1.15's default goes through the public matmul (its own name scope)
+        return array_ops.squeeze(self.matmul(array_ops.expand_dims(x, -1), adjoint=adjoint),
+                                 [-1])
 
     def _require_solvable(self):
         if self.is_non_singular is False:
@@ -296,18 +294,25 @@ class LinearOperator:
             rhs = self._check_arg(rhs, "rhs", -1 if adjoint else -2, -1 if adjoint_arg else -2)
             return self._solve(rhs, adjoint, adjoint_arg)
 
+    def _can_use_cholesky(self):
+        return self.is_self_adjoint and self.is_positive_definite
+
+    # TF 1.15's dense defaults: through a Cholesky factor where the hints allow it
     def _solve(self, rhs, adjoint, adjoint_arg):
         if adjoint_arg:
             rhs = _adj(rhs)
-        matrix, rhs = _broadcast_matrices(self.to_dense(), rhs)
-        return linalg_ops.matrix_solve(matrix, rhs, adjoint=adjoint)
+        if self._can_use_cholesky():
+            return linear_operator_util.cholesky_solve_with_broadcast(
+                linalg_ops.cholesky(self.to_dense()), rhs)
+        return linear_operator_util.matrix_solve_with_broadcast(self.to_dense(), rhs,
+                                                                adjoint=adjoint)
 
     def solvevec(self, rhs, adjoint=False, name="solve"):
         self._require_solvable()
         with self._name_scope(name):
             rhs = self._check_arg(rhs, "rhs", -1 if adjoint else -2, -1)
-            return array_ops.squeeze(self._solve(array_ops.expand_dims(rhs, -1), adjoint,
-                                                 False), [-1])
+            return array_ops.squeeze(self.solve(array_ops.expand_dims(rhs, -1),
+                                                adjoint=adjoint), [-1])
 
     def _require_square(self, what):
         if self.is_square is False:
@@ -320,6 +325,8 @@ class LinearOperator:
             return self._determinant()
 
     def _determinant(self):
+        if self._can_use_cholesky():
+            return unary_ops.exp(self.log_abs_determinant())
         return linalg_ops.matrix_determinant(self.to_dense())
 
     def log_abs_determinant(self, name="log_abs_det"):
@@ -328,6 +335,9 @@ class LinearOperator:
             return self._log_abs_determinant()
 
     def _log_abs_determinant(self):
+        if self._can_use_cholesky():
+            diag = matrix_diag_ops.matrix_diag_part(linalg_ops.cholesky(self.to_dense()))
+            return 2 * reduction_ops.reduce_sum(unary_ops.log(diag), axis=[-1])
         # the operator's dtype, as TF (a complex one has a zero imaginary part)
         return linalg_more_ops.slogdet(self.to_dense())[1]
 
@@ -526,8 +536,8 @@ class LinearOperatorLowerTriangular(LinearOperator):
     def _solve(self, rhs, adjoint, adjoint_arg):
         if adjoint_arg:
             rhs = _adj(rhs)
-        tril, rhs = _broadcast_matrices(self._get_tril(), rhs)
-        return linalg_extra_ops.matrix_triangular_solve(tril, rhs, lower=True, adjoint=adjoint)
+        return linear_operator_util.matrix_triangular_solve_with_broadcast(
+            self._get_tril(), rhs, lower=True, adjoint=adjoint)
 
     def _diag_of_triangle(self):
         return self._get_diag()
@@ -581,9 +591,13 @@ class LinearOperatorDiag(LinearOperator):
         x = _adj(x) if adjoint_arg else x
         return array_ops.expand_dims(self._d(adjoint), -1) * x
 
+    def _matvec(self, x, adjoint):
+        return self._d(adjoint) * x
+
     def _solve(self, rhs, adjoint, adjoint_arg):
+        # TF 1.15 multiplies by the reciprocals (which can differ from dividing in the last bit)
         rhs = _adj(rhs) if adjoint_arg else rhs
-        return rhs / array_ops.expand_dims(self._d(adjoint), -1)
+        return rhs * array_ops.expand_dims(1.0 / self._d(adjoint), -1)
 
     def _diag_part(self):
         return self._diag
@@ -782,8 +796,18 @@ class LinearOperatorIdentity(LinearOperator):
                 message="Dimensions are not compatible.  shape[-2] of argument to be the "
                         "same as this operator")
             x = control_flow_ops.with_dependencies([check], x)
+        # TF 1.15 hands x back itself where the batch shape adds nothing to it
         if self._batch == []:
-            return array_ops.identity(x)
+            return x
+        if self._batch is not None:
+            from tideflow.ops.elementwise import broadcast_shape
+
+            # (TF compares the shapes dimension by dimension: an unknown one never equals)
+            xs = x.get_shape()
+            out = broadcast_shape(xs, TensorShape(self._batch + [1, 1]))
+            if xs.is_fully_defined() and out.as_list() == xs.as_list():
+                return x
+            return x + array_ops.zeros(self._batch + [1, 1], self._dtype)
         return x + array_ops.zeros(concat([self._batch_shape_arg(), [1, 1]], 0), self._dtype)
 
     def _solve(self, rhs, adjoint, adjoint_arg):
