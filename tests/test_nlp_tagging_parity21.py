@@ -195,3 +195,15 @@ def test_rnn_input_errors_are_tfs(call, kind, message):
     with tf.Graph().as_default(), pytest.raises(kind) as info:
         call()
     assert str(info.value) == message
+
+
+def test_viterbi_decode_takes_arrays_as_tf():
+    # TF 1.15 reads score.shape: a list score raises; a list of transitions broadcasts
+    rng = np.random.RandomState(5)
+    score = rng.randn(5, 4).astype(np.float32)
+    trans = rng.randn(4, 4).astype(np.float32)
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'shape'"):
+        crf.viterbi_decode(score.tolist(), trans)
+    tags, best = crf.viterbi_decode(score, trans.tolist())
+    assert tags == crf.viterbi_decode(score, trans)[0]
+    assert isinstance(best, np.float32)

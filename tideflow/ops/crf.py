@@ -183,9 +183,8 @@ class CrfForwardRnnCell(_TransitionCell):
 
 
 def viterbi_decode(score, transition_params):
-    """NumPy: ``(best tag list, its score)`` for one sequence ``score [time, tags]``."""
-    score = np.asarray(score)
-    transition_params = np.asarray(transition_params)
+    """NumPy: ``(best tag list, its score)`` for one sequence ``score [time, tags]`` (an
+    array: as in TF 1.15, a list has no ``shape``)."""
     trellis = np.zeros_like(score)
     backpointers = np.zeros_like(score, dtype=np.int32)
     trellis[0] = score[0]
