@@ -363,3 +363,41 @@ def test_contrib_exponential_loss_scale_manager_updates_under_conds():
     # TF 1.15's rule: x2 after two good steps in a row, x0.5 after two bad ones (a good
     # step does not reset the bad count)
     assert scales == [1024.0, 2048.0, 2048.0, 2048.0, 1024.0, 1024.0, 1024.0]
+
+
+# ------------------------------------------------------------------------------------------
+# float16 and bfloat16 kernels: TF 1.15 rounds each step to the 16-bit type
+# ------------------------------------------------------------------------------------------
+
+_LOGITS = np.array([[-5.0, -4.09, -1.0, 0.0, 0.5, 3.0, 2.2, -0.3, 1.7, 0.01]], np.float32)
+
+
+def test_half_softmax_log_softmax_and_sigmoid_round_each_step():
+    h = tf.constant(_LOGITS, tf.float16)
+    sm, lsm, sig = _run([tf.nn.softmax(h), tf.nn.log_softmax(h), tf.nn.sigmoid(h)])
+    assert sm.dtype == np.float16
+    # TF 1.15's printed values
+    _same(sm, [[0.00017118453979492188, 0.0004253387451171875, 0.00934600830078125,
+                0.025390625, 0.041900634765625, 0.51025390625, 0.2291259765625,
+                0.0188140869140625, 0.13916015625, 0.0256500244140625]])
+    _same(lsm, [[-8.671875, -7.76171875, -4.671875, -3.671875, -3.171875, -0.6728515625,
+                 -1.4736328125, -3.97265625, -1.97265625, -3.6640625]])
+    _same(sig, [[0.006694793701171875, 0.0164642333984375, 0.268798828125, 0.5,
+                 0.62255859375, 0.95263671875, 0.89990234375, 0.425537109375, 0.845703125,
+                 0.50244140625]])
+
+
+def test_bfloat16_sigmoid_and_sums_round_each_step():
+    b = tf.constant(_LOGITS, tf.bfloat16)
+    v = tf.cast(tf.linspace(0.0, 1.0, 300), tf.bfloat16)
+    m = tf.cast(tf.reshape(tf.linspace(-3.0, 7.0, 120), [4, 30]), tf.bfloat16)
+    got = _run([tf.cast(t, tf.float32) for t in [
+        tf.nn.sigmoid(b), tf.reduce_sum(v), tf.reduce_mean(v), tf.reduce_sum(m, 1),
+        tf.reduce_mean(m, 0)]])
+    # TF 1.15: sigmoid is 0.5 + 0.5 * tanh(x / 2) in bfloat16; sums add one after another
+    # in bfloat16 (the exact sum of the 300 values is 150)
+    _same(got[0], [[0.005859375, 0.015625, 0.26953125, 0.5, 0.62109375, 0.953125, 0.8984375,
+                    0.42578125, 0.84375, 0.50390625]])
+    assert (got[1], got[2]) == (153.0, 0.51171875)
+    _same(got[3], [-53.75, 22.25, 98.0, 174.0])
+    _same(got[4][:4], [0.78125, 0.8671875, 0.9453125, 1.03125])

@@ -344,6 +344,19 @@ def _row_max(x):
     return np.max(x, axis=-1, keepdims=True)
 
 
+def _half_softmax(x, log):
+    """TF 1.15's half kernels, each step rounded to half: exp(x - max) times the inverse of
+    its row sum (Eigen's 8-lane inner reduction), or (x - max) - log of that sum (added one
+    after another)."""
+    from tideflow.ops.reduction_ops import _half_lane_sum, _running_half_sum
+
+    shifted = x - _row_max(x)
+    e = np.exp(shifted)
+    if log:
+        return shifted - np.log(_running_half_sum(e, e.ndim - 1)[..., None])
+    return e * (np.float16(1) / _half_lane_sum(e)[..., None])
+
+
 @_widened
 def _softmax(x):
     _check_softmax_rank(x)
@@ -382,10 +395,23 @@ def _log_softmax_grad(op, grad):
     return grad - reduction_ops.reduce_sum(grad, -1, keepdims=True) * sm
 
 
+def _softmax_kernel(log):
+    widened = _log_softmax if log else _softmax
+
+    def kernel(logits):
+        if logits.dtype == np.float16 and logits.size:
+            _check_softmax_rank(logits)
+            return _half_softmax(logits, log)
+        return widened(logits)
+
+    kernel.__name__ = widened.__name__ + "_kernel"
+    return kernel
+
+
 op_registry.declare("Softmax", inputs=["logits: T"], outputs=["softmax: T"], attrs=[_FLOAT],
-                    shape=_rank_at_least_1, kernel=_softmax, grad=_softmax_grad)
+                    shape=_rank_at_least_1, kernel=_softmax_kernel(False), grad=_softmax_grad)
 op_registry.declare("LogSoftmax", inputs=["logits: T"], outputs=["logsoftmax: T"],
-                    attrs=[_FLOAT], shape=_rank_at_least_1, kernel=_log_softmax,
+                    attrs=[_FLOAT], shape=_rank_at_least_1, kernel=_softmax_kernel(True),
                     grad=_log_softmax_grad)
 
 

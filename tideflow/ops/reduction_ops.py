@@ -52,6 +52,7 @@ def _unreduced(x, axis, keep_dims):
 
 
 _HALF = np.dtype(np.float16)
+_BFLOAT16 = np.dtype(dtypes.bfloat16.as_numpy_dtype)
 
 
 def _running_half_sum(x, axis):
@@ -60,6 +61,21 @@ def _running_half_sum(x, axis):
     if x.shape[axis] == 0:
         return np.zeros(x.shape[:axis] + x.shape[axis + 1:], _HALF)
     return np.add.accumulate(x, axis=axis, dtype=_HALF).take(-1, axis=axis)
+
+
+def _bfloat16_sum(x, axis, keep_dims):
+    """reduce_sum of bfloat16 as TF 1.15's CPU kernel adds (scalar Eigen code, in bfloat16):
+    the reduced elements of each output one after another, in row-major order, each partial
+    sum rounded to bfloat16."""
+    kept = [a for a in range(x.ndim) if a not in axis]
+    moved = np.transpose(x, kept + list(axis)).reshape([x.shape[a] for a in kept] + [-1])
+    if moved.shape[-1] == 0:
+        out = np.zeros(moved.shape[:-1], x.dtype)
+    else:
+        out = np.add.accumulate(moved, axis=-1, dtype=x.dtype)[..., -1]
+    if keep_dims:
+        out = out.reshape([1 if a in axis else d for a, d in enumerate(x.shape)])
+    return out
 
 
 def _half_lane_sum(x):
@@ -125,6 +141,8 @@ def _sum(x, indices, *, keep_dims):
         out = _half_sum(np.asarray(x), axis, keep_dims)
         if out is not None:
             return out
+    if x.dtype == _BFLOAT16 and axis:
+        return _bfloat16_sum(np.asarray(x), axis, keep_dims)
     # np.add.reduce is what np.sum calls for an array, without its Python-level dispatch
     return np.add.reduce(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
         x.dtype, copy=False)
@@ -180,6 +198,9 @@ def _mean(x, indices, *, keep_dims):
             if total is not None:  # TF divides the half sum by the count, in half
                 n = math.prod(x.shape[a] for a in axis)
                 return np.true_divide(total, np.float16(n), dtype=_HALF)
+        if x.dtype == _BFLOAT16 and axis:  # as half, in bfloat16
+            total = _bfloat16_sum(np.asarray(x), axis, keep_dims)
+            return total / x.dtype.type(math.prod(x.shape[a] for a in axis))
         return np.mean(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
             x.dtype, copy=False)
     total = np.sum(x, axis=axis, dtype=x.dtype, keepdims=keep_dims)

@@ -4,7 +4,7 @@ declared with its gradient, and their public wrappers; ``math_ops`` re-exports t
 
 import numpy as np
 
-from tideflow.framework import errors, op_registry, ops
+from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops import special_functions
 from tideflow.ops.elementwise import _binary_shape, declare_unary
@@ -14,6 +14,7 @@ _UNARY = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128
 _UNARY_SIGNED = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
 _UNARY_REAL = "T: {bfloat16, half, float, double}"
 _UNARY_COMPLEX = "T: {bfloat16, half, float, double, complex64, complex128}"
+_BFLOAT16 = np.dtype(dtypes.bfloat16.as_numpy_dtype)
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 
 
@@ -49,6 +50,15 @@ def _rsqrt(x):
 def _sigmoid(x):
     if x.dtype.kind == "c":
         return np.reciprocal(1 + np.exp(-x))
+    if x.dtype == np.float16:
+        # TF 1.15's half kernel: 1 / (1 + exp(-x)), each step rounded to half
+        one = x.dtype.type(1)
+        with np.errstate(over="ignore"):
+            return one / (one + np.exp(-x))
+    if x.dtype == _BFLOAT16:
+        # TF 1.15's bfloat16 kernel: 0.5 + 0.5 * tanh(0.5 * x), each step rounded
+        half = x.dtype.type(0.5)
+        return half + half * np.tanh((half * x).astype(np.float32)).astype(x.dtype)
     return logistic(x)
 
 
