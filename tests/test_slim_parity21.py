@@ -145,3 +145,18 @@ def test_slim_learning_gradient_summaries_are_named_with_a_slash():
         with tf.Session() as sess:
             summ = tf.Summary.FromString(sess.run(slim_ops[1]))
         assert summ.value[0].tag == "w/gradient_norm" and summ.value[0].simple_value == 5.0
+
+
+@pytest.mark.parametrize("normalizer, names, n_ops", [
+    (None, ["cs/weights", "cs/biases"], 15), ("bn", ["cs/weights"], 11)])
+def test_conv2d_rate_with_stride_fails_after_its_variables(normalizer, names, n_ops):
+    # TF 1.15's core Conv2D layer builds its weights (and biases) and only then, making its
+    # convolution, raises; the graph keeps those variables (15 and 11 ops)
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2, 9, 9, 3])
+        with pytest.raises(ValueError, match="^strides > 1 not supported in conjunction with "
+                                             "dilation_rate > 1$"):
+            slim.conv2d(x, 4, 3, stride=[1, 2], rate=[2, 1], scope="cs",
+                        normalizer_fn=slim.batch_norm if normalizer else None)
+        assert [v.op.name for v in tf.global_variables()] == names
+        assert len(g.get_operations()) == n_ops

@@ -242,8 +242,6 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(stride, "stride")
     rh, rw = _pair(rate, "rate")
-    if (rh, rw) != (1, 1) and (sh, sw) != (1, 1):
-        raise ValueError("conv2d: rate > 1 requires stride == 1 (as TF's atrous convolution).")
     with vs.variable_scope(scope, "Conv", [inputs], reuse=reuse) as sc:
         inputs = ops.convert_to_tensor(inputs)
         shape = inputs.get_shape()
@@ -262,6 +260,10 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
                                   trainable=trainable)
         biases = _make_biases(normalizer_fn, biases_initializer, biases_regularizer,
                               num_outputs, dtype, variables_collections, trainable)
+        if (rh, rw) != (1, 1) and (sh, sw) != (1, 1):
+            # TF 1.15's core layer checks this when it builds its convolution, after the
+            # variables
+            raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
         # TF 1.15 runs the core Conv2D layer, whose build makes this constant (its ops in
         # its scope's first name scope, as fully_connected's)
         with ops.name_scope(sc.original_name_scope):
