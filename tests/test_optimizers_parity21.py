@@ -339,3 +339,45 @@ def test_optimizer_attributes_carry_tfs_names():
         assert (da._l1_regularization_strength, da._l2_regularization_strength) == (0.01, 0.0)
         assert add_sign._alpha_t.name == "AddSignOptimizer/alpha:0"
         assert power_sign._logbase_t.name == "PowerSignOptimizer/logbase:0"
+
+
+def test_external_optimizer_interface_subclass_gets_tfs_minimize_arguments():
+    # TF 1.15: ScipyOptimizerInterface subclasses ExternalOptimizerInterface, whose minimize
+    # calls _minimize(initial_val, loss_grad_func, equality_funcs, equality_grad_funcs,
+    # inequality_funcs, inequality_grad_funcs, packed_bounds, step_callback, optimizer_kwargs)
+    seen = {}
+
+    class ThreeSteps(tf.contrib.opt.ExternalOptimizerInterface):
+        def _minimize(self, initial_val, loss_grad_func, equality_funcs, equality_grad_funcs,
+                      inequality_funcs, inequality_grad_funcs, packed_bounds, step_callback,
+                      optimizer_kwargs):
+            x = initial_val
+            seen.update(dtype=x.dtype, bounds=packed_bounds, kwargs=optimizer_kwargs,
+                        counts=(len(equality_funcs), len(inequality_grad_funcs)))
+            for _ in range(optimizer_kwargs["steps"]):
+                x = x - 0.25 * loss_grad_func(x)[1]
+                step_callback(x)
+            seen.update(eq=equality_funcs[0](x)[0], ineq_grad=inequality_grad_funcs[0](x)[0])
+            return x
+
+    assert issubclass(tf.contrib.opt.ScipyOptimizerInterface,
+                      tf.contrib.opt.ExternalOptimizerInterface)
+    with tf.Graph().as_default():
+        v = tf.Variable([[4.0, -2.0]], name="v")
+        u = tf.Variable(1.0, name="u")
+        loss = tf.reduce_sum(tf.square(v)) + tf.square(u - 3.0)
+        opt = ThreeSteps(loss, equalities=[u - 1.0], inequalities=[v[0, 0]],
+                         var_to_bounds={u: (0.0, 5.0)}, steps=3)
+        steps = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert opt.minimize(sess, step_callback=steps.append) is None
+            got = sess.run([v, u])
+    # TF 1.15's values
+    assert seen["dtype"] == np.float32 and seen["counts"] == (1, 1)
+    assert seen["bounds"] == [(-np.inf, np.inf), (-np.inf, np.inf), (0.0, 5.0)]
+    assert seen["kwargs"] == {"steps": 3} and len(steps) == 3
+    np.testing.assert_allclose(seen["eq"], 1.75)
+    np.testing.assert_allclose(seen["ineq_grad"], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(got[0], [[0.5, -0.25]])
+    np.testing.assert_allclose(got[1], 2.75)

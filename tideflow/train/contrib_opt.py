@@ -523,15 +523,13 @@ def _doubles(fn):
     return as_doubles
 
 
-class ScipyOptimizerInterface:
-    """Minimizes ``loss`` over ``var_list`` with ``scipy.optimize.minimize`` (default
-    L-BFGS-B), evaluating the loss and its gradient in the session with the variables fed;
-    ``var_to_bounds`` maps a variable to ``(low, high)`` bounds, ``equalities``/
-    ``inequalities`` are constraint tensors (``== 0`` / ``>= 0``). The graph is TF 1.15's:
-    per variable an update placeholder, reshape and assign, then the gradients and their
-    packed (reshaped, concatenated) forms."""
-
-    _DEFAULT_METHOD = "L-BFGS-B"
+class ExternalOptimizerInterface:
+    """Minimizes ``loss`` over ``var_list`` with an optimizer outside the graph, evaluating
+    the loss and its gradient in the session with the variables fed; ``var_to_bounds`` maps a
+    variable to ``(low, high)`` bounds, ``equalities``/``inequalities`` are constraint tensors
+    (``== 0`` / ``>= 0``). The graph is TF 1.15's: per variable an update placeholder,
+    reshape and assign, then the gradients and their packed (reshaped, concatenated) forms.
+    A subclass implements ``_minimize`` with TF 1.15's arguments."""
 
     def __init__(self, loss, var_list=None, equalities=None, inequalities=None,
                  var_to_bounds=None, **optimizer_kwargs):
@@ -600,8 +598,8 @@ class ScipyOptimizerInterface:
 
     def minimize(self, session=None, feed_dict=None, fetches=None, step_callback=None,
                  loss_callback=None, **run_kwargs):
-        """Runs the SciPy minimizer from the variables' current values and assigns the
-        result to them (returns None, as TF)."""
+        """Runs ``_minimize`` from the variables' current values and assigns the result to
+        them (returns None, as TF)."""
         session = session or ops.get_default_session()
         feed_dict = feed_dict or {}
         fetches = fetches or []
@@ -609,24 +607,40 @@ class ScipyOptimizerInterface:
         step_callback = step_callback or (lambda xk: None)
         loss_grad = self._eval_func([self._loss, self._packed_loss_grad], session, feed_dict,
                                     fetches, loss_callback)
-        constraints = []
-        for kind, tensors, grads in (("eq", self._equalities, self._packed_equality_grads),
-                                     ("ineq", self._inequalities,
-                                      self._packed_inequality_grads)):
-            for t, g in zip(tensors, grads, strict=True):
-                constraints.append({
-                    "type": kind, "fun": _doubles(self._eval_func(t, session, feed_dict,
-                                                                  fetches)),
-                    "jac": _doubles(self._eval_func(g, session, feed_dict, fetches))})
-        # doubles, as SciPy of TF 1.15's time made them (SciPy 1.16's SLSQP takes no floats)
-        x0 = session.run(self._packed_var).astype(np.float64)
-        x = self._minimize(x0, loss_grad, constraints, step_callback)
+
+        def funcs(tensors):
+            return [self._eval_func(t, session, feed_dict, fetches) for t in tensors]
+
+        x = self._minimize(
+            initial_val=session.run(self._packed_var), loss_grad_func=loss_grad,
+            equality_funcs=funcs(self._equalities),
+            equality_grad_funcs=funcs(self._packed_equality_grads),
+            inequality_funcs=funcs(self._inequalities),
+            inequality_grad_funcs=funcs(self._packed_inequality_grads),
+            packed_bounds=self._packed_bounds, step_callback=step_callback,
+            optimizer_kwargs=self.optimizer_kwargs)
         session.run(self._var_updates,
                     feed_dict=dict(zip(self._update_placeholders,
                                        [x[sl] for sl in self._packing_slices], strict=True)),
                     **run_kwargs)
 
-    def _minimize(self, initial_val, loss_grad_func, constraints, step_callback):
+    def _minimize(self, initial_val, loss_grad_func, equality_funcs, equality_grad_funcs,
+                  inequality_funcs, inequality_grad_funcs, packed_bounds, step_callback,
+                  optimizer_kwargs):
+        """The packed minimizer of the loss (what a subclass implements)."""
+        raise NotImplementedError(
+            "To use ExternalOptimizerInterface, subclass from it and implement the _minimize() "
+            "method.")
+
+
+class ScipyOptimizerInterface(ExternalOptimizerInterface):
+    """``ExternalOptimizerInterface`` on ``scipy.optimize.minimize`` (default L-BFGS-B)."""
+
+    _DEFAULT_METHOD = "L-BFGS-B"
+
+    def _minimize(self, initial_val, loss_grad_func, equality_funcs, equality_grad_funcs,
+                  inequality_funcs, inequality_grad_funcs, packed_bounds, step_callback,
+                  optimizer_kwargs):
         try:
             from scipy import optimize
         except ImportError as e:
@@ -636,10 +650,15 @@ class ScipyOptimizerInterface:
             loss, grad = loss_grad_func(x)
             return loss, grad.astype("float64")  # L-BFGS-B's Fortran wants doubles
 
-        kwargs = dict(self.optimizer_kwargs)
+        kwargs = dict(optimizer_kwargs)
         method = kwargs.pop("method", self._DEFAULT_METHOD)
+        # doubles, as SciPy of TF 1.15's time made them (SciPy 1.16's SLSQP takes no floats)
+        constraints = [{"type": kind, "fun": _doubles(f), "jac": _doubles(g)}
+                       for kind, fs, gs in (("eq", equality_funcs, equality_grad_funcs),
+                                            ("ineq", inequality_funcs, inequality_grad_funcs))
+                       for f, g in zip(fs, gs, strict=True)]
         fixed = {"jac": True, "callback": step_callback, "method": method,
-                 "constraints": constraints, "bounds": self._packed_bounds}
+                 "constraints": constraints, "bounds": packed_bounds}
         for key in fixed:
             if key in kwargs:
                 if key == "bounds":
@@ -647,13 +666,19 @@ class ScipyOptimizerInterface:
                 raise ValueError(f"Optimizer keyword arg '{key}' is set automatically and "
                                  f"cannot be injected manually")
         fixed.update(kwargs)
-        result = optimize.minimize(loss_grad_wrapper, initial_val, **fixed)
-        logging.info("Optimization terminated with:\n  Message: %s\n  Objective function "
-                     "value: %f", result["message"], result["fun"])
+        result = optimize.minimize(loss_grad_wrapper, np.asarray(initial_val, np.float64),
+                                   **fixed)
+        lines, args = ["Optimization terminated with:", "  Message: %s",
+                       "  Objective function value: %f"], [result.message, result.fun]
+        # the counts some methods report (TF 1.15 logs what there is)
+        for key, words in (("nit", "  Number of iterations: %d"),
+                           ("nfev", "  Number of functions evaluations: %d")):
+            if key in result:
+                lines.append(words)
+                args.append(result[key])
+        logging.info("\n".join(lines), *args)
         return result["x"]
 
-
-ExternalOptimizerInterface = ScipyOptimizerInterface
 
 __all__ = ["AdaMaxOptimizer", "AdamWOptimizer", "AddSignOptimizer",
            "DecoupledWeightDecayExtension", "ExternalOptimizerInterface", "LazyAdamOptimizer",
