@@ -401,3 +401,16 @@ def test_bfloat16_sigmoid_and_sums_round_each_step():
     assert (got[1], got[2]) == (153.0, 0.51171875)
     _same(got[3], [-53.75, 22.25, 98.0, 174.0])
     _same(got[4][:4], [0.78125, 0.8671875, 0.9453125, 1.03125])
+
+
+def test_saturate_cast_to_half_compares_ranges_without_numpy_warnings():
+    import warnings
+
+    i = tf.constant([-70000, -200, 70000, 2 ** 31 - 1], tf.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # TF 1.15 prints nothing here
+        t = tf.saturate_cast(i, tf.float16)
+        u = tf.saturate_cast(tf.constant([-1e10, 7e4, np.nan]), tf.float16)
+    got = _run([t, u])
+    _same(got[0], [-65504.0, -200.0, 65504.0, 65504.0])
+    _same(got[1], [-65504.0, 65504.0, np.nan])

@@ -85,6 +85,10 @@ def cast(x, dtype, name=None):
         return x
 
 
+def _as_number(v):
+    return v if isinstance(v, int) else float(v)
+
+
 @add_dispatch_support(elementwise=1)
 def saturate_cast(value, dtype, name=None):
     """Casts ``value`` to ``dtype``, first clamping it to ``dtype``'s range."""
@@ -92,11 +96,12 @@ def saturate_cast(value, dtype, name=None):
         value = ops.convert_to_tensor(value, name="value")
         dtype = dtypes.as_dtype(dtype).base_dtype
         src = value.dtype.base_dtype
-        # as TF 1.15: a bool or complex end has no range (DType.min's TypeError)
-        if src.min < dtype.min:
+        # as TF 1.15: a bool or complex end has no range (DType.min's TypeError); compared
+        # as Python numbers (NumPy 2 would cast int32's min to float16 and warn)
+        if _as_number(src.min) < _as_number(dtype.min):
             lo = ops.convert_to_tensor(dtype.min, dtype=src, name="min")
             value = ops.apply_op("Maximum", [value, lo])._outputs[0]
-        if src.max > dtype.max:
+        if _as_number(src.max) > _as_number(dtype.max):
             hi = ops.convert_to_tensor(dtype.max, dtype=src, name="max")
             value = ops.apply_op("Minimum", [value, hi])._outputs[0]
         return cast(value, dtype, name=scope)
