@@ -278,3 +278,14 @@ def test_keras_hdf5_matrix_as_tf(tmp_path):
     # TF 1.15 reads each batch from the file: out-of-order indices are refused
     with pytest.raises(TypeError, match='If using HDF5 input data, pass shuffle="batch"'):
         m.fit(xt, yt, batch_size=8, epochs=1, shuffle=True, verbose=0)
+
+
+def test_shape_inference_folds_a_size_deeper_in_the_evaluated_subgraph():
+    # TF 1.15: range(Size(x)) of a known-shape x stays (?,) (a Size read directly is not
+    # folded from x's shape), but zeros(Size(x)) reshapes it to a vector first and folds: (6,)
+    x = tf.placeholder(tf.float32, [3, 2])
+    size = tf.raw_ops.Size(input=x)
+    assert tf.range(size).get_shape().as_list() == [None]
+    assert tf.zeros(size).get_shape().as_list() == [6]
+    assert tf.reshape(x, [size]).get_shape().as_list() == [6]
+    assert tf.range(size + 0).get_shape().as_list() == [6]

@@ -658,6 +658,7 @@ class _GraphThreadLocal(threading.local):
 
     name_stack = ""
     inferring_shapes = 0
+    inferring_op = None  # the op whose shape function runs
     # while a shape function's error is replayed (see _shape_error): the inputs it asked
     # the values (or, as shapes, the partial values) of, and (input ids, ids of the inputs
     # whose values it may see) as TF's shape refiner computes them pass by pass
@@ -790,7 +791,8 @@ class Graph:
     def graph_def_versions(self):
         from tideflow.protos import versions_pb2
 
-        return versions_pb2.VersionDef(producer=self._graph_def_versions[0])
+        producer, min_consumer = self._graph_def_versions[:2]
+        return versions_pb2.VersionDef(producer=producer, min_consumer=min_consumer)
 
     @property
     def seed(self):
@@ -2518,6 +2520,7 @@ def infer_shapes(op):
         return
     local = op._graph._thread_local
     local.inferring_shapes += 1
+    outer_op, local.inferring_op = local.inferring_op, op
     try:
         shapes = shape_fn(op)
     except ValueError as e:
@@ -2531,6 +2534,7 @@ def infer_shapes(op):
         ) from None
     finally:
         local.inferring_shapes -= 1
+        local.inferring_op = outer_op
     if shapes is not None:
         for t, s in zip(op._outputs, shapes):
             if s is not None:

@@ -486,10 +486,14 @@ def _static_shape_value(op, i):
 
 
 def _unfolded_in_shape_inference(op):
-    # TF 1.15's shape inference folds a Size or Rank op only when its input's value is known
-    # (a constant subgraph), not from a known input shape alone, which Python's constant
-    # evaluation (and tf.get_static_value) still uses
-    return (op._graph._thread_local.inferring_shapes
+    # TF 1.15's shape inference folds a Size or Rank op that an op reads directly only when
+    # its input's value is known (a constant subgraph), not from a known input shape alone;
+    # one deeper in the evaluated subgraph (Fill's shape Reshape(Size(x), [-1])) it folds from
+    # the shape, as Python's constant evaluation (and tf.get_static_value) always does
+    local = op._graph._thread_local
+    reader = local.inferring_op
+    return (local.inferring_shapes and reader is not None
+            and any(t._op is op for t in reader._inputs)
             and ops.constant_value(op._inputs[0]) is None)
 
 
