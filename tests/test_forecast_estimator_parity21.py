@@ -309,3 +309,20 @@ def test_forward_features_as_tf_contrib(tmp_path):
     with tf.Session(graph=tf.Graph()) as s:
         mg = tf.saved_model.loader.load(s, ["serve"], path)
     assert sorted(mg.signature_def["serving_default"].outputs) == ["id", "y"]
+
+
+def test_dataset_functions_raise_the_graph_def_min_consumer():
+    # TF 1.15 (Graph::AddFunctionLibrary): a graph holding a function (a dataset's map or a
+    # one-shot iterator's factory) needs GraphDef consumers of version 12; conds and loops,
+    # v1 frames there, leave the versions alone
+    g = tf.get_default_graph()
+    tf.cond(tf.constant(True), lambda: tf.constant(1), lambda: tf.constant(2))
+    tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+    d = tf.data.Dataset.range(3)
+    assert str(g.as_graph_def().versions) == "producer: 134\n"
+    d.map(lambda x: x + 1)
+    assert str(g.as_graph_def().versions) == "producer: 134\nmin_consumer: 12\n"
+    assert str(g.graph_def_versions) == "producer: 134\nmin_consumer: 12\n"
+    with tf.Graph().as_default() as g2:
+        tf.data.Dataset.range(3).make_one_shot_iterator()
+    assert g2.graph_def_versions.min_consumer == 12

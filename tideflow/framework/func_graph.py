@@ -323,9 +323,16 @@ def give_back_ids(graph, first_id, n_ops_before, extra=0):
         graph._next_id = min(graph._next_id, first_id + extra)
 
 
-def add_function(graph, fg):
-    """Stores ``fg`` in the library of ``graph``'s outermost graph."""
+def add_function(graph, fg, tf_function=False):
+    """Stores ``fg`` in the library of ``graph``'s outermost graph. ``tf_function``: a function
+    TF 1.15 makes too (a tf.data one; not a control-flow body, which TF builds as frames), so
+    the GraphDef needs consumers of version 12, as TF's ``Graph::AddFunctionLibrary`` sets."""
     graph._functions[fg.name] = fg
+    if tf_function:
+        root = graph._root if isinstance(graph, FuncGraph) and graph._root is not None else graph
+        for g in {id(root): root, id(graph): graph}.values():
+            producer, min_consumer, *rest = g._graph_def_versions
+            g._graph_def_versions = (producer, max(min_consumer, 12), *rest)
 
 
 def function_name(value):

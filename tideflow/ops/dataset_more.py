@@ -657,7 +657,7 @@ def _trace_window_reduce(reduce_func, elem_specs):
                                  (dtypes.variant, TensorShape([]))], name)
     # (ids of the function's own ops are given back: TF's outer graph does not count them)
     func_graph.give_back_ids(graph, first_id, n_outer)
-    func_graph.add_function(graph, fg)
+    func_graph.add_function(graph, fg, tf_function=True)
     return name, fg, [outer for outer, _ in fg.captures], holder["specs"]
 
 

@@ -87,7 +87,7 @@ class StructuredFunction:
             warnings.warn("Creating resources inside a function passed to Dataset.map() is "
                           "not supported. Create each resource outside the function, and "
                           "capture it inside the function to use it.", stacklevel=3)
-        func_graph.add_function(graph, self.fg)
+        func_graph.add_function(graph, self.fg, tf_function=True)
         self._library = graph._functions
         self.captured = [outer for outer, _ in self.fg.captures]
 
@@ -110,7 +110,7 @@ class StructuredFunction:
                     f"The dataset function '{fg.name}' was made in another graph, and this "
                     "graph already holds a different function of that name; build the "
                     "Dataset inside the input_fn (or graph) that iterates it.")
-            func_graph.add_function(graph, fg)
+            func_graph.add_function(graph, fg, tf_function=True)
             for op in fg.get_operations():
                 for value in op._attrs.values():
                     name = value if isinstance(value, str) else getattr(value, "name", None)

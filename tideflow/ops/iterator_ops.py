@@ -468,7 +468,7 @@ def one_shot_iterator(dataset, name=None):
             "`Dataset.make_one_shot_iterator()` does not support datasets that capture "
             "stateful objects, such as a `Variable` or `LookupTable`. In these cases, use "
             f"`Dataset.make_initializable_iterator()`. (Original error: {err})") from None
-    func_graph.add_function(graph, fg)
+    func_graph.add_function(graph, fg, tf_function=True)
     # TF 1.15 made the dataset's ops in the graph with the datasets (the factory function
     # copies them): their ids are taken here, the function's own given back
     func_graph.give_back_ids(graph, first_id, n_ops, extra=unreserved)
