@@ -213,3 +213,15 @@ def test_sparse_dense_matmul_mismatch_shows_the_shapes_as_given():
             assert e.value.message.split("\n")[0] == (
                 f"Cannot multiply A and B because inner dimension does not match: {k} vs. {n}.  "
                 "Did you forget a transpose?  Dimensions of A: [2, 3).  Dimensions of B: [5,4]")
+
+
+def test_sparse_softmax_writes_its_values_in_sorted_index_order():
+    # TF 1.15's kernel reorders a copy of the input and writes the softmax out in row-major
+    # order, so unsorted indices (GAT's sparse heads feed (col, row) pairs) are paired with
+    # the sorted entries' values; values from TF 1.15
+    a = tf.SparseTensor([[1, 0], [0, 1], [1, 1], [0, 0]], [1.0, 2.0, 3.0, 0.5], [2, 2])
+    with tf.Session() as s:
+        r = s.run(tf.sparse_softmax(a))
+    np.testing.assert_allclose(r.values, [0.18242552, 0.81757448, 0.11920292, 0.88079708],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(r.indices, [[1, 0], [0, 1], [1, 1], [0, 0]])

@@ -58,7 +58,11 @@ def _sparse_softmax_kernel(sp_indices, sp_values, sp_shape):
     e = np.exp(vals - mx[inv])
     s = np.zeros_like(mx)
     np.add.at(s, inv, e)
-    return (e / s[inv]).astype(vals.dtype)
+    out = (e * (np.ones_like(s) / s)[inv]).astype(vals.dtype)  # (TF scales by the inverse)
+    # as TF's kernel, which reorders its copy of the input and writes the values out in
+    # row-major index order: unsorted indices get the values of the sorted ones (GAT's sparse
+    # heads, fed (col, row) pairs, rely on that pairing)
+    return out[np.lexsort(idx.T[::-1])]
 
 
 def _sparse_softmax_grad(op, grad):
