@@ -207,3 +207,31 @@ def test_viterbi_decode_takes_arrays_as_tf():
     tags, best = crf.viterbi_decode(score, trans.tolist())
     assert tags == crf.viterbi_decode(score, trans)[0]
     assert isinstance(best, np.float32)
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_lstm_block_cell_clip_passes_its_gradient_through_as_tf(fused):
+    # TF 1.15's LSTMBlock kernels clip the cell state forward but backprop as if unclipped
+    rng = np.random.RandomState(0)
+    x_value = rng.randn(3, 2, 4).astype(np.float32)
+    kernel = rng.uniform(-1, 1, (9, 20)).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.constant(x_value)
+        with tf.variable_scope("s", initializer=tf.constant_initializer(kernel)):
+            if fused:
+                out, _ = tf.contrib.rnn.LSTMBlockFusedCell(5, cell_clip=0.3)(x, dtype=tf.float32)
+            else:
+                out, _ = tf.nn.dynamic_rnn(tf.contrib.rnn.LSTMBlockCell(5, cell_clip=0.3), x,
+                                           dtype=tf.float32, time_major=True)
+        k = next(v for v in tf.trainable_variables() if "kernel" in v.name)
+        gk, gx = tf.gradients(tf.reduce_sum(out), [k, x])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            gk, gx = sess.run([gk, gx])
+    # TF 1.15's values
+    np.testing.assert_allclose(gk[:2, :4], [[-0.0531478, 1.2040043, 0.1905631, -0.2371115],
+                                            [-0.2215559, -0.1869111, -0.3371083, 0.0528177]],
+                               atol=2e-6)
+    np.testing.assert_allclose(gx[0], [[0.051732, -0.3641057, -0.0690209, 0.1002041],
+                                       [0.0391674, -1.0293239, -0.57166, -0.3587924]],
+                               atol=2e-6)

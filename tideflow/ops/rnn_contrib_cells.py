@@ -53,6 +53,14 @@ def _as_fused_op(tf_ops, step, *args):
     return result
 
 
+def _clip_cell(cs, clip):
+    """``cs`` clipped to [-clip, clip], its gradient passed through unclipped: TF's LSTMBlock
+    kernels' backprop does not mask the clipped entries. ``clipped + (cs - cs)`` keeps the
+    clipped value exactly."""
+    return array_ops.stop_gradient(clip_by_value(cs, -clip, clip)) + (
+        cs - array_ops.stop_gradient(cs))
+
+
 def _block_lstm_step(inputs, state, kernel, bias, peepholes, forget_bias, cell_clip):
     c, h = state
     gates = nn_impl.bias_add(linalg_ops.matmul(concat_ops.concat([inputs, h], 1), kernel), bias)
@@ -64,7 +72,7 @@ def _block_lstm_step(inputs, state, kernel, bias, peepholes, forget_bias, cell_c
     forget = ops.convert_to_tensor(forget_bias, dtype=f.dtype)
     new_c = math_ops.sigmoid(f + forget) * c + math_ops.sigmoid(i) * math_ops.tanh(ci)
     if cell_clip is not None:
-        new_c = clip_by_value(new_c, -cell_clip, cell_clip)
+        new_c = _clip_cell(new_c, cell_clip)
     if peepholes is not None:
         o = o + new_c * w_o
     new_h = math_ops.tanh(new_c) * math_ops.sigmoid(o)
@@ -103,7 +111,7 @@ def _block_lstm(seq_len_max, x, w, b, cs_prev=None, h_prev=None, wci=None, wcf=N
             ci = math_ops.tanh(ci)
             cs = f * c + i * ci
             if clip is not None:
-                cs = clip_by_value(cs, -clip, clip)
+                cs = _clip_cell(cs, clip)
             if use_peephole:
                 o = o + cs * wco
             o = math_ops.sigmoid(o)
