@@ -381,3 +381,40 @@ def test_external_optimizer_interface_subclass_gets_tfs_minimize_arguments():
     np.testing.assert_allclose(seen["ineq_grad"], [1.0, 0.0, 0.0])
     np.testing.assert_allclose(got[0], [[0.5, -0.25]])
     np.testing.assert_allclose(got[1], 2.75)
+
+
+def test_keras_schedules_build_tf_trains_graphs():
+    # TF 1.15's tf.train schedules are these Keras classes called on the step: the same
+    # scopes, dtypes (the initial rate's; a piecewise schedule's values') and seeded noise
+    sched = tf.keras.optimizers.schedules
+    exp = tf.keras.experimental
+    with tf.Graph().as_default():
+        tf.set_random_seed(4)
+        step = tf.placeholder(tf.int64, [])
+        outs = {
+            "cos": exp.CosineDecay(0.1, 8, alpha=0.1)(step),
+            "cosr": exp.CosineDecayRestarts(0.1, 3, t_mul=2.0, m_mul=0.5)(step),
+            "exp64": sched.ExponentialDecay(np.float64(0.1), 3, 0.5)(step),
+            "lin": exp.LinearCosineDecay(0.1, 8)(step),
+            "noisy": exp.NoisyLinearCosineDecay(0.1, 8, initial_variance=0.5)(step),
+            "pw_f": sched.PiecewiseConstantDecay([2.5, 5.5], [0.3, 0.2, 0.1])(step),
+            "pw_i": sched.PiecewiseConstantDecay([2, 5], [1, 2, 3])(step),
+        }
+        names = {k: (t.name, t.dtype.name) for k, t in outs.items()}
+        with tf.Session() as sess:
+            # (each run draws fresh noise: steps 0 to 3, as TF's run did)
+            got = [sess.run(outs, {step: s}) for s in range(4)][1::2]
+    # TF 1.15's names and values
+    assert names == {
+        "cos": ("CosineDecay/Mul_3:0", "float32"), "cosr": ("SGDRDecay:0", "float32"),
+        "exp64": ("ExponentialDecay:0", "float64"), "lin": ("LinearCosineDecay:0", "float32"),
+        "noisy": ("NoisyLinearCosineDecay:0", "float32"),
+        "pw_f": ("PiecewiseConstant/case/cond/Merge:0", "float32"),
+        "pw_i": ("PiecewiseConstant_1/case/cond/Merge:0", "int32")}
+    want = [{"cos": 0.09657458, "cosr": 0.075, "exp64": 0.07937005, "lin": 0.08426972,
+             "noisy": 0.04345215, "pw_f": 0.3, "pw_i": 1},
+            {"cos": 0.07222076, "cosr": 0.05, "exp64": 0.05, "lin": 0.04330885,
+             "noisy": 0.04222146, "pw_f": 0.2, "pw_i": 2}]
+    for g, w in zip(got, want, strict=True):
+        for k in w:
+            np.testing.assert_allclose(g[k], w[k], rtol=2e-6, err_msg=k)

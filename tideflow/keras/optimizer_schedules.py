@@ -1,7 +1,5 @@
 """``tf.keras.optimizers.schedules``: learning rates as functions of the optimizer's step."""
 
-import tideflow as tf
-
 
 class LearningRateSchedule:
     """``schedule(step)`` is the learning rate at ``step`` (a tensor)."""
@@ -17,8 +15,12 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-def _f(x):
-    return tf.cast(x, tf.float32)
+def _lrd():
+    """tf.train's schedules: TF 1.15 builds those with these classes, so they share ops,
+    names, dtypes and seeds."""
+    from tideflow.train import learning_rate_decay
+
+    return learning_rate_decay
 
 
 class _StepDecay(LearningRateSchedule):
@@ -29,12 +31,6 @@ class _StepDecay(LearningRateSchedule):
                  name=None):
         self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
         self.decay_rate, self.staircase, self.name = decay_rate, staircase, name
-
-    def _progress(self, step):
-        p = _f(step) / _f(self.decay_steps)
-        if self.staircase:
-            p = tf.floor(p)
-        return p
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate,
@@ -47,16 +43,16 @@ class ExponentialDecay(_StepDecay):
     with ``staircase``)."""
 
     def __call__(self, step):
-        p = self._progress(step)
-        return _f(self.initial_learning_rate) * tf.pow(_f(self.decay_rate), p)
+        return _lrd().exponential_decay(self.initial_learning_rate, step, self.decay_steps,
+                                        self.decay_rate, self.staircase, self.name)
 
 
 class InverseTimeDecay(_StepDecay):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)``."""
 
     def __call__(self, step):
-        p = self._progress(step)
-        return _f(self.initial_learning_rate) / (1.0 + _f(self.decay_rate) * p)
+        return _lrd().inverse_time_decay(self.initial_learning_rate, step, self.decay_steps,
+                                         self.decay_rate, self.staircase, self.name)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -69,11 +65,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         self.boundaries, self.values, self.name = list(boundaries), list(values), name
 
     def __call__(self, step):
-        step = _f(step)
-        out = _f(self.values[-1])
-        for b, v in reversed(list(zip(self.boundaries, self.values[:-1]))):
-            out = tf.where(step <= _f(b), _f(v), out)
-        return out
+        return _lrd().piecewise_constant_schedule(step, self.boundaries, self.values, self.name)
 
     def get_config(self):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
@@ -90,15 +82,9 @@ class PolynomialDecay(LearningRateSchedule):
         self.name = name
 
     def __call__(self, step):
-        step = _f(step)
-        steps = _f(self.decay_steps)
-        if self.cycle:
-            steps = steps * tf.maximum(tf.ceil(step / steps), 1.0)
-        else:
-            step = tf.minimum(step, steps)
-        frac = tf.pow(1.0 - step / steps, _f(self.power))
-        start, end = _f(self.initial_learning_rate), _f(self.end_learning_rate)
-        return (start - end) * frac + end
+        return _lrd().polynomial_decay(self.initial_learning_rate, step, self.decay_steps,
+                                       self.end_learning_rate, self.power, self.cycle,
+                                       self.name)
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate,
@@ -115,10 +101,6 @@ class _Configured(LearningRateSchedule):
         return {k: getattr(self, k) for k in self._ARGS}
 
 
-def _cosine(fraction):
-    return 0.5 * (1.0 + tf.cos(tf.constant(3.141592653589793) * fraction))
-
-
 class CosineDecay(_Configured):
     """``lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps))
     + alpha)``."""
@@ -130,10 +112,8 @@ class CosineDecay(_Configured):
         self.alpha, self.name = alpha, name
 
     def __call__(self, step):
-        steps = _f(self.decay_steps)
-        fraction = tf.minimum(_f(step), steps) / steps
-        alpha = _f(self.alpha)
-        return _f(self.initial_learning_rate) * ((1.0 - alpha) * _cosine(fraction) + alpha)
+        return _lrd().cosine_decay(self.initial_learning_rate, step, self.decay_steps,
+                                   self.alpha, self.name)
 
 
 class CosineDecayRestarts(_Configured):
@@ -149,17 +129,9 @@ class CosineDecayRestarts(_Configured):
         self.t_mul, self.m_mul, self.alpha, self.name = t_mul, m_mul, alpha, name
 
     def __call__(self, step):
-        fraction = _f(step) / _f(self.first_decay_steps)
-        t_mul, m_mul, alpha = _f(self.t_mul), _f(self.m_mul), _f(self.alpha)
-        if self.t_mul == 1.0:
-            i_restart = tf.floor(fraction)
-            fraction = fraction - i_restart
-        else:
-            i_restart = tf.floor(tf.log(1.0 - fraction * (1.0 - t_mul)) / tf.log(t_mul))
-            sum_r = (1.0 - t_mul ** i_restart) / (1.0 - t_mul)
-            fraction = (fraction - sum_r) / t_mul ** i_restart
-        decayed = m_mul ** i_restart * _cosine(fraction)
-        return _f(self.initial_learning_rate) * ((1.0 - alpha) * decayed + alpha)
+        return _lrd().cosine_decay_restarts(self.initial_learning_rate, step,
+                                            self.first_decay_steps, self.t_mul, self.m_mul,
+                                            self.alpha, self.name)
 
 
 class LinearCosineDecay(_Configured):
@@ -173,19 +145,9 @@ class LinearCosineDecay(_Configured):
         self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
         self.num_periods, self.alpha, self.beta, self.name = num_periods, alpha, beta, name
 
-    def _linear(self, step):
-        steps = _f(self.decay_steps)
-        step = tf.minimum(_f(step), steps)
-        return (steps - step) / steps, step / steps
-
-    def _finish(self, linear, completed):
-        cosine = _cosine(2.0 * _f(self.num_periods) * completed)
-        return _f(self.initial_learning_rate) * (
-            (_f(self.alpha) + linear) * cosine + _f(self.beta))
-
     def __call__(self, step):
-        linear, completed = self._linear(step)
-        return self._finish(linear, completed)
+        return _lrd().linear_cosine_decay(self.initial_learning_rate, step, self.decay_steps,
+                                          self.num_periods, self.alpha, self.beta, self.name)
 
 
 class NoisyLinearCosineDecay(LinearCosineDecay):
@@ -201,10 +163,9 @@ class NoisyLinearCosineDecay(LinearCosineDecay):
         self.initial_variance, self.variance_decay = initial_variance, variance_decay
 
     def __call__(self, step):
-        linear, completed = self._linear(step)
-        variance = _f(self.initial_variance) / tf.pow(1.0 + _f(step), _f(self.variance_decay))
-        noisy = linear + tf.random_normal(tf.shape(linear), stddev=tf.sqrt(variance))
-        return self._finish(noisy, completed)
+        return _lrd().noisy_linear_cosine_decay(
+            self.initial_learning_rate, step, self.decay_steps, self.initial_variance,
+            self.variance_decay, self.num_periods, self.alpha, self.beta, self.name)
 
 
 def serialize(learning_rate_schedule):

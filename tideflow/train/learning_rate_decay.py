@@ -57,7 +57,19 @@ def piecewise_constant(x, boundaries, values, name=None):
     if len(bounds) != len(vals) - 1:
         raise ValueError(
             "The length of boundaries should be 1 less than the length of values")
+    return piecewise_constant_schedule(x, bounds, vals, name)
+
+
+def piecewise_constant_schedule(x, boundaries, values, name=None):
+    """Keras's ``PiecewiseConstantDecay(boundaries, values, name)(x)`` (tf.train's
+    piecewise_constant after its checks): in its scope, the boundaries, values and x become
+    tensors and each boundary is cast to x's dtype."""
     with ops.name_scope(name, "PiecewiseConstant") as scope:
+        bounds = ops.convert_n_to_tensor(boundaries)
+        vals = ops.convert_n_to_tensor(values)
+        x = ops.convert_to_tensor(x)
+        bounds = [b if b.dtype.base_dtype == x.dtype.base_dtype
+                  else cast_ops.cast(b, x.dtype.base_dtype) for b in bounds]
         if not bounds:
             raise IndexError("list index out of range")  # TF 1.15's boundaries[0]
         # from the last interval back: x <= b[i] picks values[i] over what lies above
