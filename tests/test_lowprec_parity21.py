@@ -414,3 +414,16 @@ def test_saturate_cast_to_half_compares_ranges_without_numpy_warnings():
     got = _run([t, u])
     _same(got[0], [-65504.0, -200.0, 65504.0, 65504.0])
     _same(got[1], [-65504.0, 65504.0, np.nan])
+
+
+def test_quantized_avg_pool_truncates_the_mean_as_tf115():
+    xv = np.random.RandomState(3).rand(1, 5, 5, 2).astype(np.float32) * 4 - 1
+    q = tf.quantization.quantize(xv, -1.0, 3.0, tf.quint8)
+    pools = [tf.nn.quantized_avg_pool(q.output, q.output_min, q.output_max, [1, 2, 2, 1],
+                                      [1, 2, 2, 1], "VALID"),
+             tf.nn.quantized_avg_pool(q.output, q.output_min, q.output_max, [1, 2, 3, 1],
+                                      [1, 2, 1, 1], "VALID")]
+    got = _run([p.output for p in pools])
+    # TF 1.15 (window means 124.5, 109.5, 165.75, 105.5 -> 124, 109, 165, 105)
+    assert got[0].ravel().tolist() == [97, 124, 109, 144, 165, 151, 120, 105]
+    assert got[1].ravel().tolist() == [131, 146, 113, 129, 86, 132, 149, 137, 137, 113, 111, 119]

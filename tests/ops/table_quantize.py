@@ -230,9 +230,8 @@ def _pool_ref(kind, ksize, strides, padding):
             win = x[:, max(r0, 0):r0 + ksize[1], max(c0, 0):c0 + ksize[2], :]
             if kind == "max":
                 out[:, i, j] = win.max(axis=(1, 2))
-            else:  # round half to even, as observed from TF 2.21
-                out[:, i, j] = [[round(float(v) / (win.shape[1] * win.shape[2])) for v in row]
-                                for row in win.sum(axis=(1, 2))]
+            else:  # truncated, as TF 1.15 (TF 2.21 rounds half to even)
+                out[:, i, j] = win.sum(axis=(1, 2)) // (win.shape[1] * win.shape[2])
         return [out, np.float32(mn), np.float32(mx)]
 
     return ref

@@ -431,9 +431,10 @@ def _quantized_pool(kind):
             win = x[:, rows, cols, :].astype(np.int64)
             if kind == "Max":
                 out[:, i, j, :] = win.max(axis=(1, 2))
-            else:  # the mean over the window's valid cells, rounded half to even (as TF)
+            else:  # the mean over the window's valid cells, truncated (TF 1.15's integer
+                # division; TF 2's kernel rounds half to even)
                 n = win.shape[1] * win.shape[2]
-                out[:, i, j, :] = np.clip(np.rint(win.sum(axis=(1, 2)) / n), lo, hi)
+                out[:, i, j, :] = np.clip(np.trunc(win.sum(axis=(1, 2)) / n), lo, hi)
         return (out.view(struct), _F32(np.asarray(min_input).reshape(-1)[0]),
                 _F32(np.asarray(max_input).reshape(-1)[0]))
 
@@ -523,7 +524,7 @@ _QuantizedReluX = collections.namedtuple("QuantizedReluX",
 
 
 def quantized_avg_pool(input, min_input, max_input, ksize, strides, padding, name=None):
-    """Average pooling of quantized NHWC ``input`` (the mean level, rounded half to even; the
+    """Average pooling of quantized NHWC ``input`` (the mean level, truncated as TF 1.15; the
     range passes through); returns ``(output, min_output, max_output)``."""
     op = ops.apply_op("QuantizedAvgPool", [input, min_input, max_input],
                       {"ksize": [int(k) for k in ksize], "strides": [int(s) for s in strides],
