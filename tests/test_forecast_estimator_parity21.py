@@ -326,3 +326,15 @@ def test_dataset_functions_raise_the_graph_def_min_consumer():
     with tf.Graph().as_default() as g2:
         tf.data.Dataset.range(3).make_one_shot_iterator()
     assert g2.graph_def_versions.min_consumer == 12
+
+
+def test_window_argument_errors_are_tfs_words():
+    # TF 1.15's WindowDataset: 'Window size must be greater than zero.' (nothing appended),
+    # raised when the iterator is initialized
+    r = tf.data.Dataset.range(10)
+    for make, what in ((lambda: r.window(0), "size"), (lambda: r.window(2, shift=0), "shift"),
+                       (lambda: r.window(2, stride=-1), "stride")):
+        it = make().flat_map(lambda w: w.batch(2)).make_initializable_iterator()
+        with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(it.initializer)
+        assert e.value.message.split("\n")[0] == f"Window {what} must be greater than zero."

@@ -426,13 +426,18 @@ class _VariantDataset(Dataset):
         return self._variant
 
 
+def _check_window(size, shift, stride):
+    # TF 1.15's words for Dataset.window and sliding_window_batch alike
+    for what, v in (("size", size), ("shift", shift), ("stride", stride)):
+        if v <= 0:
+            raise _invalid(f"Window {what} must be greater than zero.")
+
+
 class _Window(dv.DatasetValue):
     """``Dataset.window``: each element a tuple of one-component window datasets."""
 
     def __init__(self, input_, size, shift, stride, drop):
-        for what, v in (("size", size), ("shift", shift), ("stride", stride)):
-            if v <= 0:
-                raise _invalid(f"Window {what} must be greater than zero, but got {v}.")
+        _check_window(size, shift, stride)
         self.input, self.size, self.shift, self.stride, self.drop = (
             input_, size, shift, stride, drop)
 
@@ -504,9 +509,7 @@ class _Slide(dv.DatasetValue):
     would run past the input's end are dropped."""
 
     def __init__(self, input_, size, shift, stride):
-        for what, v in (("size", size), ("shift", shift), ("stride", stride)):
-            if v <= 0:
-                raise _invalid(f"Window {what} must be greater than zero.")
+        _check_window(size, shift, stride)
         self.input, self.size, self.shift, self.stride = input_, size, shift, stride
 
     @dv.resumable
