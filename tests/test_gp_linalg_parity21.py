@@ -336,3 +336,32 @@ def test_diag_and_identity_products_as_tf():
         y = tf.ones([3, 2, 1])
         assert ib.matmul(y) is y
         assert ib.matmul(x).get_shape().as_list() == [3, 2, 3]
+
+
+def test_contrib_solvers_conjugate_gradient_cgls_and_lanczos():
+    # tf.contrib.solvers of TF 1.15: namedtuple states, vectors in and out, TF's static shapes
+    rng = np.random.RandomState(9)
+    a = rng.randn(6, 6)
+    spd = a @ a.T + 6 * np.eye(6)
+    b, r, rhs = rng.randn(6), rng.randn(8, 5), rng.randn(8)
+    solvers = tf.contrib.solvers
+    with tf.Graph().as_default():
+        op = solvers.util.create_operator(tf.constant(spd))
+        assert type(op).__name__ == "LinearOperator" and op.shape == [6, 6]
+        cg = solvers.linear_equations.conjugate_gradient(op, tf.constant(b), tol=1e-10,
+                                                         max_iter=50)
+        assert type(cg).__name__ == "CGState"
+        assert [t.get_shape().as_list() for t in cg] == [[], [6], [6], [6], []]
+        ls = solvers.least_squares.cgls(solvers.util.create_operator(tf.constant(r)),
+                                        tf.constant(rhs), tol=1e-10, max_iter=30)
+        lz = solvers.lanczos.lanczos_bidiag(solvers.util.create_operator(tf.constant(r)), 4,
+                                            starting_vector=tf.ones([8], tf.float64))
+        assert type(lz).__name__ == "LanczosBidiagState"
+        assert [t.get_shape().as_list() for t in lz] == [[8, None], [5, None], [None], [None]]
+        av = solvers.lanczos.bidiag_matmul(lz.u, lz.alpha, lz.beta)
+        cg, ls, lz, av = _run([cg, ls, lz, av])
+    np.testing.assert_allclose(cg.x, np.linalg.solve(spd, b), rtol=1e-8)
+    assert cg.i == 6  # TF 1.15 stops after 6 steps here
+    np.testing.assert_allclose(ls.x, np.linalg.lstsq(r, rhs, rcond=None)[0], rtol=1e-7)
+    np.testing.assert_allclose(r @ lz.v, av, atol=1e-10)  # A V = U B
+    np.testing.assert_allclose(lz.u.T @ lz.u, np.eye(5), atol=1e-10)

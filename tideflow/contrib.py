@@ -755,6 +755,24 @@ def _contrib_kernel_methods():
         importlib.import_module("tideflow.contrib_kernel_methods"))
 
 
+def _contrib_solvers():
+    source = importlib.import_module("tideflow.contrib_solvers")
+    module = types.ModuleType(f"{__name__}.solvers", source.__doc__)
+    sys.modules[module.__name__] = module
+    parts = {"linear_equations": ["conjugate_gradient"], "least_squares": ["cgls"],
+             "lanczos": ["lanczos_bidiag", "bidiag_matmul"],
+             "util": ["create_operator", "identity_operator", "dot", "l2norm_squared",
+                      "l2norm", "l2normalize"]}
+    for part, names in parts.items():
+        setattr(module, part, _namespace(f"solvers.{part}", f"``tf.contrib.solvers.{part}``.",
+                                         source, names))
+    module.__all__ = sorted(parts)
+    for part in parts:  # TF's implementation modules: solvers.python.ops.<part>
+        _implementation_paths(module, [f"python.ops.{part}"], getattr(module, part),
+                              hidden=False)
+    return module
+
+
 def _contrib_bayesflow():
     monte_carlo = _contrib_module("contrib_bayesflow", "bayesflow.monte_carlo",
                                   "``tf.contrib.bayesflow.monte_carlo``: Monte Carlo "
@@ -857,6 +875,7 @@ _LAZY_ALIASES = {
     "grid_rnn": lambda: _contrib_grid_rnn(),
     "kernel_methods": lambda: _contrib_kernel_methods(),
     "bayesflow": lambda: _contrib_bayesflow(),
+    "solvers": lambda: _contrib_solvers(),
     "copy_graph": lambda: _contrib_copy_graph(),
     "periodic_resample": lambda: _contrib_module(
         "ops.periodic_resample_ops", "periodic_resample",
