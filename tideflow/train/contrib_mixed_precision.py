@@ -136,7 +136,7 @@ class LossScaleOptimizer(_experimental.MixedPrecisionLossScaleOptimizer):
         # (TF 1.15's "None values not supported"), where the experimental wrapper skips it
         finite = reduction_ops.reduce_all(
             [reduction_ops.reduce_all(math_ops.is_finite(g)) for g, _ in grads_and_vars])
-        applied = _experimental.apply_if(self._opt, finite, grads_and_vars, global_step, name)
+        applied = _experimental._apply_if(self._opt, finite, grads_and_vars, global_step, name)
         return control_flow_ops.group(applied,
                                       self._loss_scale_manager.update_loss_scale(finite))
 

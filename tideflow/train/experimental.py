@@ -205,12 +205,12 @@ class MixedPrecisionLossScaleOptimizer(Optimizer):
         name = name if name is not None else self.get_name()
         grads_and_vars = list(grads_and_vars)
         update_scale, should_apply = self._loss_scale.update([g for g, _ in grads_and_vars])
-        applied = apply_if(self._optimizer, should_apply, grads_and_vars, global_step,
+        applied = _apply_if(self._optimizer, should_apply, grads_and_vars, global_step,
                            name + "-wrapped")
         return control_flow_ops.group(applied, update_scale, name=name)
 
 
-def apply_if(opt, should_apply, grads_and_vars, global_step, name):
+def _apply_if(opt, should_apply, grads_and_vars, global_step, name):
     """``opt.apply_gradients`` under ``cond(should_apply, ..., no_op)``; the cond's output.
 
     TF makes the optimizer's variables in the cond's branch, so under its name scope
