@@ -160,3 +160,43 @@ def test_conv2d_rate_with_stride_fails_after_its_variables(normalizer, names, n_
                         normalizer_fn=slim.batch_norm if normalizer else None)
         assert [v.op.name for v in tf.global_variables()] == names
         assert len(g.get_operations()) == n_ops
+
+
+def test_slim_utils_is_contrib_layers_utils_with_tf_dimension_helpers():
+    # TF 1.15: slim.utils is tensorflow.contrib.layers.python.layers.utils, with
+    # channel_dimension/last_dimension/_get_dimension; their messages as printed there
+    from tideflow.contrib.layers.python.layers import utils
+
+    shape = tf.TensorShape
+    assert slim.utils is utils
+    assert utils.channel_dimension(shape([2, 3, 4]), "channels_first") == 3
+    assert utils.channel_dimension(shape([2, 3, 4]), "channels_last") == 4
+    assert utils._get_dimension(shape([4, 5, 6]), 1) == 5
+    for call, message in [
+            (lambda: utils.last_dimension(shape([3, None])),
+             "dimension -1 of shape must be known but is None: (3, ?)"),
+            (lambda: utils.channel_dimension(shape([2, None, 4]), "channels_first", 2),
+             "dimension 1 of shape must be known but is None: (2, ?, 4)"),
+            (lambda: utils.channel_dimension(shape([2]), "NCHW", 3),
+             "rank of shape must be at least 3 not: 1")]:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == message
+
+
+def test_n_positive_integers_follows_tf_1_15():
+    # TF 1.15's conversions and messages (int() truncates, a str converts)
+    from tideflow.contrib.layers.python.layers import utils
+
+    assert utils.n_positive_integers(2, 1.5) == (1, 1)
+    assert utils.n_positive_integers(2, "7") == (7, 7)
+    for n, value, message in [
+            (2, -1, "expected positive integer, but received -1"),
+            (1, [0], "expected positive integer, but received 0"),
+            (1, [1, 2], "Expected sequence of 1 positive integers, but received [1, 2]"),
+            (2, "ab", "Expected sequence of 2 positive integers, but received 'ab'"),
+            (3.3, [1], "n must be a positive integer"),
+            (3, tf.TensorShape(None), "Cannot take the length of shape with unknown rank.")]:
+        with pytest.raises(ValueError) as e:
+            utils.n_positive_integers(n, value)
+        assert str(e.value) == message

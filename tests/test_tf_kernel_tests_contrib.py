@@ -711,8 +711,9 @@ def test_utils_n_positive_integers_raises_value_error_for_any_bad_input():
     assert utils.n_positive_integers(3, 2) == (2, 2, 2)
     assert utils.n_positive_integers(2, (2, "3")) == (2, 3)
     assert utils.n_positive_integers(3, shape([2, 3, 1])) == (2, 3, 1)
+    assert utils.n_positive_integers(2, 1.5) == (1, 1)  # TF 1.15 truncates with int()
     for n, value in [("3", [1]), (3.3, [1]), (0, [1]), (1, [1, 2]), (1, [0]), (2, ["x", 2]),
-                     (3, shape([2, None, 1])), (3, shape(None)), (2, 1.5), (2, -1)]:
+                     (3, shape([2, None, 1])), (3, shape(None)), (2, -1)]:
         with pytest.raises(ValueError):
             utils.n_positive_integers(n, value)
 

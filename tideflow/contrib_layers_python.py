@@ -59,18 +59,31 @@ def smart_cond(pred, fn1, fn2, name=None):
     return _cond.cond(pred, fn1, fn2, name=name)
 
 
-def last_dimension(shape, min_rank=1):
-    """The known size of ``shape``'s last dimension; ValueError if the rank is unknown or
-    below ``min_rank``, or the last size is unknown."""
-    dims = _tensor_shape.as_shape(shape).dims
+def _get_dimension(shape, dim, min_rank=1):
+    """The known size of ``shape``'s dimension ``dim``; ValueError (TF 1.15's words) if the
+    rank is unknown or below ``min_rank``, or that size is unknown."""
+    shape = _tensor_shape.as_shape(shape)
+    dims = shape.dims
     if dims is None:
         raise ValueError("dims of shape must be known but is None")
     if len(dims) < min_rank:
         raise ValueError(f"rank of shape must be at least {min_rank} not: {len(dims)}")
-    value = _tensor_shape.dimension_value(dims[-1])
+    value = _tensor_shape.dimension_value(dims[dim])
     if value is None:
-        raise ValueError("last dimension shape must be known but is None")
+        raise ValueError(f"dimension {dim} of shape must be known but is None: {shape}")
     return value
+
+
+def channel_dimension(shape, data_format, min_rank=1):
+    """The known channel size of ``shape``: dimension 1 for ``'channels_first'``, else the
+    last."""
+    return _get_dimension(shape, 1 if data_format == "channels_first" else -1,
+                          min_rank=min_rank)
+
+
+def last_dimension(shape, min_rank=1):
+    """The known size of ``shape``'s last dimension (see ``_get_dimension``)."""
+    return _get_dimension(shape, -1, min_rank=min_rank)
 
 
 def two_element_tuple(int_or_tuple):
@@ -88,41 +101,37 @@ def two_element_tuple(int_or_tuple):
 
 
 def n_positive_integers(n, value):
-    """``value`` (an int, or a sequence or TensorShape of ``n`` values convertible to
-    positive ints) as an ``n``-tuple of positive ints; ValueError otherwise, as TF."""
-    error = ValueError(f"value argument must be convertible to a positive integer or a "
-                       f"sequence of {n} positive integers, got {value!r}")
-    if isinstance(value, _tensor_shape.TensorShape):
-        if value.ndims is None:
-            raise error
-        value = [_tensor_shape.dimension_value(d) for d in value]
-    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
-        raise error
-    if isinstance(value, int):
-        value = [value] * n
-    else:
+    """``value`` as an ``n``-tuple of positive ints: one value convertible to int is repeated,
+    a sequence (or TensorShape) must hold ``n`` of them. ValueError in TF 1.15's words
+    otherwise; as there, ``int()`` truncates (1.5 gives 1)."""
+    n_orig = n
+    n = int(n)
+    if n < 1 or n != n_orig:
+        raise ValueError("n must be a positive integer")
+    try:
+        value = int(value)
+    except (TypeError, ValueError):
+        if len(value) != n:
+            raise ValueError(f"Expected sequence of {n} positive integers, but received "
+                             f"{value!r}") from None
         try:
-            value = list(value)
-        except TypeError:
-            raise error from None
-    if len(value) != n:
-        raise error
-    out = []
-    for v in value:
-        try:
-            v = int(v)
-        except (TypeError, ValueError):
-            raise error from None
-        if v <= 0:
-            raise error
-        out.append(v)
-    return tuple(out)
+            values = tuple(int(x) for x in value)
+        except Exception:  # noqa: BLE001 - TF 1.15 catches everything here
+            raise ValueError(f"Expected sequence of {n} positive integers, but received "
+                             f"{value!r}") from None
+        for x in values:
+            if x < 1:
+                raise ValueError(f"expected positive integer, but received {x}") from None
+        return values
+    if value < 1:
+        raise ValueError(f"expected positive integer, but received {value}")
+    return (value,) * n
 
 
-_UTILS = ("append_tensor_alias", "collect_named_outputs", "constant_value",
-          "convert_collection_to_dict", "get_tensor_aliases", "get_variable_collections",
-          "last_dimension", "n_positive_integers", "smart_cond", "static_cond",
-          "two_element_tuple")
+_UTILS = ("_get_dimension", "append_tensor_alias", "channel_dimension",
+          "collect_named_outputs", "constant_value", "convert_collection_to_dict",
+          "get_tensor_aliases", "get_variable_collections", "last_dimension",
+          "n_positive_integers", "smart_cond", "static_cond", "two_element_tuple")
 
 
 def _module(name, doc, members):
@@ -191,6 +200,9 @@ def install(contrib):
                        "utils": utils})
     layers.python = _module(f"{base}.layers.python", "``tensorflow.contrib.layers.python``.",
                             {"layers": package})
+    # TF 1.15's slim.utils is this very module
+    contrib.slim.utils = utils
+    sys.modules[f"{base}.slim.utils"] = utils
 
     # tensorflow.contrib.losses.python.losses.loss_ops (and .metric_learning)
     losses = contrib.losses
