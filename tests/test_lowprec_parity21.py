@@ -427,3 +427,10 @@ def test_quantized_avg_pool_truncates_the_mean_as_tf115():
     # TF 1.15 (window means 124.5, 109.5, 165.75, 105.5 -> 124, 109, 165, 105)
     assert got[0].ravel().tolist() == [97, 124, 109, 144, 165, 151, 120, 105]
     assert got[1].ravel().tolist() == [131, 146, 113, 129, 86, 132, 149, 137, 137, 113, 111, 119]
+
+
+def test_print_shows_quantized_values():
+    # TF 1.15 prints a quantized tensor's integers (bfloat16 as '?')
+    q = tf.quantization.quantize([0.5, 1.0, -0.2], -1.0, 1.0, tf.qint8, mode="SCALED").output
+    b = tf.cast(tf.constant([1.5, -2.25]), tf.bfloat16)
+    assert _run(tf.strings.format("{} {}", [q, b])) == b"[64 127 -25] [? ?]"

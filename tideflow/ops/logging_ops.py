@@ -58,6 +58,11 @@ def _c_escape(b):
     return "".join(out)
 
 
+def _plain_quantized(arr):
+    """A quantized (structured) array's integers, which TF prints as numbers."""
+    return arr[arr.dtype.names[0]] if arr.dtype.names else arr
+
+
 def _unprintable(arr, limit):
     """TF 1.15's SummarizeValue for the types it cannot print (complex, bfloat16): a flat '?'
     per entry shown; None for the others."""
@@ -70,6 +75,7 @@ def summarize_value(value, max_entries=3):
     """``value`` as TF's ``SummarizeValue(max_entries)`` prints it (negative: every entry)."""
     # (a scalar string a kernel gave as bytes, e.g. string Add's, is a string tensor)
     arr = np.asarray(value, dtype=object) if isinstance(value, bytes) else np.asarray(value)
+    arr = _plain_quantized(arr)
     n = arr.size
     limit = n if max_entries < 0 else min(max_entries, n)
     text = _unprintable(arr, limit)
@@ -251,7 +257,7 @@ def _dim_spacing(dim, ndims):
 def summarize_value_v2(value, max_entries=3):
     """``value`` as TF's ``SummarizeValue(max_entries, print_v2=true)`` prints it: nested brackets,
     the first and last ``max_entries`` entries of every dimension around ``...``, quoted strings."""
-    arr = np.asarray(value)
+    arr = _plain_quantized(np.asarray(value))
     n = arr.size
     limit = n if max_entries < 0 else min(max_entries, n)
     text = _unprintable(arr, limit)
