@@ -648,7 +648,14 @@ class _Emitter:
             if op._type in ("While", "If") and INLINE_CONTROL_FLOW and (
                     depth < _MAX_INLINE_DEPTH) and op not in self.dead_region:
                 flat_in = [ref(t) for t in op._inputs]
-                done = self._emit_control(op, flat_in, targets, depth)
+                used = None  # a While run for its control edge or as a target: all values
+                part = hooks.part if hooks is not None else None
+                if op._type == "While" and not any(op in o._control_inputs for o in order) and (
+                        part is None or op not in part.ctrl_sends):
+                    sent = part.sends if part is not None else ()  # to other partitions
+                    used = {j for j, t in enumerate(outs)
+                            if t in last_use or t in fetch_set or t in sent}
+                done = self._emit_control(op, flat_in, targets, depth, used or None)
             if not done:
                 self._emit_call(op, od, ref, last_use, idx, fetch_set, fed, consts, names,
                                 targets, replace, depth)
@@ -757,25 +764,26 @@ class _Emitter:
             text = f"{_tuple(targets)} = {call}"
         self.line(text, depth, op)
 
-    def _prepare(self, fg):
+    def _prepare(self, fg, outputs):
         """A function body pruned, optimized and ordered: (order, fed, replace, consts)."""
         fed = {t: i for i, t in enumerate(fg.args)}
         targets = function_targets(fg)
-        order = topo_order(prune(fg.outputs, targets, fed), fed, fg.outputs)
+        order = topo_order(prune(outputs, targets, fed), fed, outputs)
         if self.optimize:
             replace, consts = graph_passes.optimize(order, fed, self.device, self.session_state,
-                                                    self.session, fg.outputs)
+                                                    self.session, outputs)
         else:
             replace, consts = {}, graph_passes.const_values(order)
-        live = _live_ops(order, fg.outputs, targets, fed, replace, consts)
+        live = _live_ops(order, outputs, targets, fed, replace, consts)
         return [op for op in order if op in live], fed, replace, consts
 
-    def _emit_body(self, fg, arg_exprs, depth):
-        order, fed, replace, consts = self._prepare(fg)
+    def _emit_body(self, fg, arg_exprs, depth, outputs=None):
+        outputs = fg.outputs if outputs is None else outputs
+        order, fed, replace, consts = self._prepare(fg, outputs)
         names = dict(zip(fg.args, arg_exprs))
-        return self.emit(order, fg.outputs, fed, replace, consts, names, depth)
+        return self.emit(order, outputs, fed, replace, consts, names, depth)
 
-    def _emit_control(self, op, flat_in, targets, depth):
+    def _emit_control(self, op, flat_in, targets, depth, used=None):
         from tideflow.framework import func_graph
 
         try:
@@ -790,7 +798,7 @@ class _Emitter:
         mark = (len(self.lines), dict(self.line_ops))
         try:
             if op._type == "While":
-                self._emit_while(op, fns, flat_in, targets, depth)
+                self._emit_while(op, fns, flat_in, targets, depth, used)
             else:
                 self._emit_if(op, fns, flat_in, targets, depth)
         except errors.OpError:
@@ -801,8 +809,10 @@ class _Emitter:
             return False
         return True
 
-    def _emit_while(self, op, fns, flat_in, targets, depth):
+    def _emit_while(self, op, fns, flat_in, targets, depth, used=None):
         cond_fg, body_fg = fns
+        keep = range(len(flat_in)) if used is None else _loop_values_needed(cond_fg, body_fg,
+                                                                            used)
         w = [f"w{op._id}_{j}" for j in range(len(flat_in))]
         oname = f"__op{op._id}"
         self.env[oname] = op
@@ -818,8 +828,9 @@ class _Emitter:
         (c,) = self._emit_body(cond_fg, w, depth + 1)
         self.line(f"if not {c}:", depth + 1, op)
         self.line("break", depth + 2, op)
-        outs = self._emit_body(body_fg, w, depth + 1)
-        changed = [(x, o) for x, o in zip(w, outs) if x != o]  # invariants pass through
+        outs = self._emit_body(body_fg, w, depth + 1, [body_fg.outputs[j] for j in keep])
+        # invariants pass through; values nothing needs keep their first ones
+        changed = [(x, o) for x, o in zip([w[j] for j in keep], outs) if x != o]
         if changed:
             self.line(f"{_tuple([x for x, _ in changed])} = {_tuple([o for _, o in changed])}",
                       depth + 1, op)
@@ -847,6 +858,27 @@ class _Emitter:
 
 def _tuple(items):
     return ", ".join(items) + ("," if len(items) == 1 else "")
+
+
+def _args_read(fg, outputs):
+    """The indices of ``fg``'s arguments that computing ``outputs`` reads."""
+    fed = {t: i for i, t in enumerate(fg.args)}
+    ops = prune(outputs, function_targets(fg), fed)
+    reads = {t for op in ops for t in op._inputs}.union(outputs)
+    arg_ops = {op for op in ops if op._type == "Placeholder"}
+    return {i for i, a in enumerate(fg.args) if a in reads or a._op in arg_ops}
+
+
+def _loop_values_needed(cond_fg, body_fg, used):
+    """As TF 1.x's frames prune a loop: the indices of the loop values the step needs, the
+    used outputs, what the condition reads, and what the body reads to compute those (so an
+    unused value's ops, random or stateful, do not run)."""
+    needed = set(used) | _args_read(cond_fg, cond_fg.outputs)
+    while True:
+        more = needed | _args_read(body_fg, [body_fg.outputs[j] for j in sorted(needed)])
+        if more == needed:
+            return sorted(needed)
+        needed = more
 
 
 def op_error_for(e, op):
