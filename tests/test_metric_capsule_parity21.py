@@ -220,3 +220,60 @@ def test_dense_set_ops_take_empty_sets():
         union = sess.run(tf.sets.set_union(empty, ones))
     assert inter.indices.shape == (0, 2) and inter.dense_shape.tolist() == [3, 0]
     assert union.values.tolist() == [1, 2, 3] and union.dense_shape.tolist() == [3, 1]
+
+
+# ---- while loops run only the values a step needs ----------------------------------------------
+
+
+def test_while_loop_runs_only_needed_values():
+    # TF 1.15 prunes a loop's frames like any other ops: a loop value nothing fetched needs
+    # never runs, so an assign_add feeding only it leaves the variable alone, and a seeded
+    # random op feeding only it does not advance its stream
+    with tf.Graph().as_default(), tf.Session() as sess:
+        v = tf.Variable(0.0)
+
+        def body(i, acc, side, ta):
+            side = side + tf.identity(tf.assign_add(v, 1.0))
+            return i + 1, acc + 1.0, side, ta.write(i, tf.random_uniform([2], seed=5))
+
+        _, acc, side, ta = tf.while_loop(
+            lambda i, *_: i < 3, body,
+            [0, tf.constant(0.0), tf.constant(0.0), tf.TensorArray(tf.float32, 3)],
+            parallel_iterations=1)
+        sess.run(v.initializer)
+        assert sess.run(acc) == 3.0 and sess.run(acc) == 3.0
+        assert sess.run(v) == 0.0  # TF 1.15
+        assert sess.run(side) == 6.0 and sess.run(v) == 3.0
+        np.testing.assert_allclose(sess.run(ta.stack()),  # TF 1.15's first draws
+                                   [[0.38831, 0.66368], [0.42907, 0.95828],
+                                    [0.70747, 0.49705]], atol=1e-5)
+
+
+def test_matrix_band_part_checks_ranks_when_run():
+    # TF 1.15's MatrixBandPart shape function passes the input's shape on unchecked; the
+    # kernel checks the ranks, in these words
+    with tf.Graph().as_default(), tf.Session() as sess:
+        vec = tf.matrix_band_part(tf.ones([3]), 0, -1)
+        assert vec.get_shape().as_list() == [3]
+        lower = tf.matrix_band_part(tf.ones([2, 3]), [0], -1)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"input must be at least 2-dim, received shape: \[3\]"):
+            sess.run(vec)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"num_lower must be scalar, got shape \[1\]"):
+            sess.run(lower)
+
+
+def test_softmax_over_an_axis_needs_a_known_rank():
+    # TF 1.15 compares a softmax axis other than -1 with the static rank less one: logits
+    # of unknown rank are a TypeError there, a fed axis included
+    with tf.Graph().as_default():
+        logits = tf.placeholder(tf.float32)
+        for axis in (2, 0, tf.constant(1), tf.constant(-1)):
+            with pytest.raises(TypeError,
+                               match="unsupported operand type\\(s\\) for -: 'NoneType' and"):
+                tf.nn.softmax(logits, axis=axis)
+        with pytest.raises(TypeError, match="'NoneType' and 'int'"):
+            tf.nn.log_softmax(logits, axis=0)
+        assert tf.nn.softmax(logits, axis=np.int64(-1)).name == "Softmax:0"
+        assert tf.nn.softmax(logits).name == "Softmax_1:0"

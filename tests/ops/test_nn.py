@@ -186,11 +186,11 @@ def test_softmax_on_any_axis():
         outs = [nn.softmax(x, 0), nn.softmax(x, axis=1), nn.softmax(x, dim=-2),
                 nn.log_softmax(x, 0), nn.softmax(x)]
         assert all(o.get_shape().as_list() == [2, 3, 4] for o in outs)
-        p = tf.placeholder(tf.float64)  # unknown rank: the axis is swapped dynamically
-        dyn = nn.softmax(p, 1)
-        got = _run(outs + [dyn], {p: x})
-    want = [_softmax(x, 0), _softmax(x, 1), _softmax(x, 1), np.log(_softmax(x, 0)), _softmax(x),
-            _softmax(x, 1)]
+        p = tf.placeholder(tf.float64)  # unknown rank: TF 1.15 cannot compare the axis
+        with pytest.raises(TypeError, match="'NoneType' and 'int'"):
+            nn.softmax(p, 1)
+        got = _run(outs)
+    want = [_softmax(x, 0), _softmax(x, 1), _softmax(x, 1), np.log(_softmax(x, 0)), _softmax(x)]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-10)
 
@@ -490,8 +490,9 @@ def test_embedding_lookup_errors():
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="Need at least one param"):
             nn.embedding_lookup([], [0])
+        # as TF 1.15: the strategy is only looked at with more than one shard
         with pytest.raises(ValueError, match="Unrecognized partition strategy"):
-            nn.embedding_lookup([np.zeros([2, 2])], [0], partition_strategy="zig")
+            nn.embedding_lookup([np.zeros([2, 2])] * 2, [0], partition_strategy="zig")
 
 
 def test_embedding_lookup_gradient_through_shards():

@@ -134,18 +134,6 @@ def bias_add_v1(value, bias, name=None):
 # ------------------------------------------------------------------------------------------
 
 
-def _swap_with_last(x, axis, rank):
-    """Transposes ``x`` so that ``axis`` and the last axis trade places (its own inverse)."""
-    if isinstance(rank, int):
-        perm = list(range(rank))
-        perm[axis], perm[-1] = perm[-1], perm[axis]
-        return array_ops.transpose(x, perm)
-    last = rank - 1
-    perm = concat_ops.concat([range_ops.range(axis), [last], range_ops.range(axis + 1, last),
-                              [axis]], 0)
-    return array_ops.transpose(x, perm)
-
-
 def _tf_swap_axis(x, axis, last, name=None):
     """TF 1.15's softmax transpose: ``axis`` and ``last`` (a tensor) trade places."""
     perm = concat_ops.concat([range_ops.range(axis), [last], range_ops.range(axis + 1, last),
@@ -194,6 +182,9 @@ def _softmax(logits, op_type, axis, name):
     if isinstance(axis, int) and axis == -1:
         # the last axis: the op itself (its shape function refuses a scalar, as TF's)
         return _op(op_type, [logits], name=name)[0]
+    if rank is None and (isinstance(axis, ops.Tensor) or axis != -1):
+        # TF 1.15 compares any other axis with the static rank less one
+        raise TypeError("unsupported operand type(s) for -: 'NoneType' and 'int'")
     if isinstance(axis, ops.Tensor):
         # a fed axis is checked when the step runs (the transpose's permutation is invalid)
         value = ops.constant_value(axis)
@@ -220,15 +211,7 @@ def _softmax(logits, op_type, axis, name):
         out = _tf_swap_axis(out, axis, math_ops.subtract(input_rank, 1), name=name)
         out.set_shape(logits.get_shape())
         return out
-    else:
-        if axis == -1:
-            return _op(op_type, [logits], name=name)[0]
-        r = array_ops.rank(logits)
-        a = axis if axis >= 0 else r + axis
-        out = _swap_with_last(_op(op_type, [_swap_with_last(logits, a, r)])[0], a, r)
-    out = array_ops.identity(out, name=name)
-    out.set_shape(logits.get_shape())
-    return out
+    return _op(op_type, [logits], name=name)[0]  # an unknown rank's axis -1
 
 
 def _axis_arg(axis, dim):
