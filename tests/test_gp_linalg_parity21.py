@@ -365,3 +365,18 @@ def test_contrib_solvers_conjugate_gradient_cgls_and_lanczos():
     np.testing.assert_allclose(ls.x, np.linalg.lstsq(r, rhs, rcond=None)[0], rtol=1e-7)
     np.testing.assert_allclose(r @ lz.v, av, atol=1e-10)  # A V = U B
     np.testing.assert_allclose(lz.u.T @ lz.u, np.eye(5), atol=1e-10)
+
+
+def test_operator_batch_broadcast_clash_words():
+    # TF 1.15's broadcast_static_shape words, from the solve's batch broadcast and from the
+    # identity's own batch
+    with tf.Graph().as_default():
+        t = la.LinearOperatorLowerTriangular(np.tril(np.ones((4, 1, 3, 3))) + np.eye(3))
+        x = tf.ones([5, 2, 3, 2], tf.float64)
+        with pytest.raises(ValueError, match=r"^Incompatible shapes for broadcasting: \(4, 1\) "
+                           r"and \(5, 2\)$"):
+            t.solve(x)
+        i = la.LinearOperatorIdentity(3, batch_shape=[2, 1], dtype=tf.float64)
+        with pytest.raises(ValueError, match=r"^Incompatible shapes for broadcasting: "
+                           r"\(5, 2, 3, 2\) and \(2, 1, 1, 1\)$"):
+            i.matmul(x)

@@ -800,11 +800,11 @@ class LinearOperatorIdentity(LinearOperator):
         if self._batch == []:
             return x
         if self._batch is not None:
-            from tideflow.ops.elementwise import broadcast_shape
+            from tideflow.ops.fill_ops import broadcast_static_shape
 
             # (TF compares the shapes dimension by dimension: an unknown one never equals)
             xs = x.get_shape()
-            out = broadcast_shape(xs, TensorShape(self._batch + [1, 1]))
+            out = broadcast_static_shape(xs, TensorShape(self._batch + [1, 1]))
             if xs.is_fully_defined() and out.as_list() == xs.as_list():
                 return x
             return x + array_ops.zeros(self._batch + [1, 1], self._dtype)

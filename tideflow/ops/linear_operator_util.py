@@ -5,8 +5,7 @@ TF Probability and GPflow call them), and ``broadcast_matrix_batch_dims``."""
 from tideflow.framework import ops
 from tideflow.ops import array_ops, linalg_extra_ops, linalg_ops, variables
 from tideflow.ops.concat_ops import concat
-from tideflow.ops.elementwise import broadcast_shape
-from tideflow.ops.fill_ops import broadcast_dynamic_shape, broadcast_to
+from tideflow.ops.fill_ops import broadcast_dynamic_shape, broadcast_static_shape, broadcast_to
 
 __all__ = ["broadcast_matrix_batch_dims", "cholesky_solve_with_broadcast", "is_ref",
            "matrix_solve_with_broadcast", "matrix_triangular_solve_with_broadcast"]
@@ -27,7 +26,7 @@ def broadcast_matrix_batch_dims(batch_matrices, name=None):
         if all(s.is_fully_defined() for s in static):
             batch = static[0]
             for s in static[1:]:
-                batch = broadcast_shape(batch, s)
+                batch = broadcast_static_shape(batch, s)  # TF's words for a clash
             return [m if m.shape[:-2] == batch else
                     broadcast_to(m, concat([batch.as_list(), array_ops.shape(m)[-2:]],
                                                      0))
