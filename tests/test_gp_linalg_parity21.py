@@ -380,3 +380,12 @@ def test_operator_batch_broadcast_clash_words():
         with pytest.raises(ValueError, match=r"^Incompatible shapes for broadcasting: "
                            r"\(5, 2, 3, 2\) and \(2, 1, 1, 1\)$"):
             i.matmul(x)
+
+
+def test_complex_diag_log_abs_determinant_has_the_operator_dtype():
+    # TF 1.15 casts a complex diagonal operator's log|det| to its dtype
+    with tf.Graph().as_default():
+        d = la.LinearOperatorDiag(tf.constant([1 + 1j, 2 - 1j, 3], tf.complex64))
+        ld = d.log_abs_determinant()
+        assert ld.dtype == tf.complex64
+        np.testing.assert_allclose(_run(ld), np.log(np.sqrt(2) * np.sqrt(5) * 3), rtol=1e-6)

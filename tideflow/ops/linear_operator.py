@@ -609,7 +609,9 @@ class LinearOperatorDiag(LinearOperator):
         return reduction_ops.reduce_prod(self._diag, axis=-1)
 
     def _log_abs_determinant(self):
-        return reduction_ops.reduce_sum(unary_ops.log(unary_ops.abs(self._diag)), axis=-1)
+        out = reduction_ops.reduce_sum(unary_ops.log(unary_ops.abs(self._diag)), axis=[-1])
+        # TF 1.15 gives a complex operator's log|det| its dtype (a zero imaginary part)
+        return cast_ops.cast(out, self._dtype) if self._dtype.is_complex else out
 
     def add_to_tensor(self, x, name="add_to_tensor"):
         with self._name_scope(name):
