@@ -338,3 +338,50 @@ def test_window_argument_errors_are_tfs_words():
         with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
             s.run(it.initializer)
         assert e.value.message.split("\n")[0] == f"Window {what} must be greater than zero."
+
+
+def test_export_all_saved_models_train_op_and_restore_error(tmp_path):
+    # TF 1.15: tf.estimator.experimental has build_raw_supervised_input_receiver_fn (and
+    # make_stop_at_checkpoint_step_hook, a StopAtStepHook on the chief); the TRAIN and EVAL
+    # MetaGraphDefs hold the spec's train op in 'saved_model_train_op'; a variable missing from
+    # the checkpoint is a ValueError naming the mode and checkpoint
+    from tideflow.protos import saved_model_pb2
+
+    x = np.random.RandomState(0).rand(8, 3).astype(np.float32)
+    extra = []
+
+    def model_fn(features, labels, mode):
+        out = tf.layers.dense(features["x"], 1, name="d")
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            if extra:
+                out += tf.get_variable("extra", [1])
+            return tf.estimator.EstimatorSpec(mode, predictions={"y": out})
+        loss = tf.losses.mean_squared_error(labels, out)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=tf.assign_add(
+            tf.train.get_global_step(), 1))
+
+    est = tf.estimator.Estimator(model_fn, str(tmp_path / "m"))
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, x[:, :1])).batch(4),
+              steps=1)
+    assert isinstance(tf.estimator.experimental.make_stop_at_checkpoint_step_hook(est, 5),
+                      tf.train.StopAtStepHook)
+    sup = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 3])}, tf.placeholder(tf.float32, [None, 1]))
+    raw = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 3])})
+    m = tf.estimator.ModeKeys
+    path = est.experimental_export_all_saved_models(
+        str(tmp_path / "all"), {m.TRAIN: sup, m.EVAL: sup, m.PREDICT: raw})
+    with open(os.path.join(path, b"saved_model.pb"), "rb") as f:
+        graphs = saved_model_pb2.SavedModel.FromString(f.read()).meta_graphs
+    assert [("saved_model_train_op" in g.collection_def, list(g.meta_info_def.tags))
+            for g in graphs] == [(True, ["train"]), (True, ["eval"]), (False, ["serve"])]
+    extra.append(1)
+    with pytest.raises(ValueError) as e:
+        est.export_saved_model(str(tmp_path / "e"), raw)
+    ckpt = str(tmp_path / "m" / "model.ckpt-1")
+    assert str(e.value).startswith(
+        "Could not load all requested variables from checkpoint. Please make sure your model_fn "
+        "does not expect variables that were not saved in the checkpoint.\n\nEncountered error "
+        f"with mode `infer` while restoring checkpoint from: `{ckpt}`. Full Traceback:\n\n"
+        "Restoring from checkpoint failed.")

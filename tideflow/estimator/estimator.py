@@ -18,7 +18,7 @@ from tideflow.compat import as_bytes, as_text
 from tideflow.estimator import export as export_lib
 from tideflow.estimator import run_config as run_config_lib
 from tideflow.estimator.model_fn import LOSS_METRIC_KEY, EstimatorSpec, ModeKeys
-from tideflow.framework import ops, random_seed
+from tideflow.framework import errors, ops, random_seed
 from tideflow.ops import control_flow_ops, dataset_ops, iterator_ops
 from tideflow.ops import saved_model_impl as sm
 from tideflow.protos import summary_pb2
@@ -763,7 +763,17 @@ class Estimator:
                 local_init_op = (spec.scaffold.local_init_op
                                  or monitored_session.Scaffold.default_local_init_op())
                 saver = spec.scaffold.saver or saver_lib.Saver(sharded=True)
-                saver.restore(sess, checkpoint_path)
+                try:
+                    saver.restore(sess, checkpoint_path)
+                except errors.NotFoundError as e:
+                    raise ValueError(  # TF 1.15's words, its error after them
+                        "Could not load all requested variables from checkpoint. Please make "
+                        "sure your model_fn does not expect variables that were not saved in "
+                        f"the checkpoint.\n\nEncountered error with mode `{mode}` while "
+                        f"restoring checkpoint from: `{checkpoint_path}`. Full Traceback:\n\n"
+                        f"{e}") from e
+                # as TF (a no-op for PREDICT, whose spec has no train_op)
+                builder._add_train_op(spec.train_op)
                 common = {"signature_def_map": signatures, "main_op": local_init_op,
                           "saver": saver, "strip_default_attrs": strip_default_attrs}
                 assets = ops.get_collection(ops.GraphKeys.ASSET_FILEPATHS)

@@ -7,6 +7,7 @@ import operator
 import os
 
 from tideflow import logging
+from tideflow.estimator.export import build_raw_supervised_input_receiver_fn
 from tideflow.train import basic_hooks, session_run_hook, training_util
 
 
@@ -311,6 +312,60 @@ def call_logit_fn(logit_fn, features, mode, params, config):
     return logits
 
 
-__all__ = ["InMemoryEvaluatorHook", "call_logit_fn", "dnn_logit_fn_builder",
-           "linear_logit_fn_builder", "make_early_stopping_hook", "stop_if_higher_hook",
-           "stop_if_lower_hook", "stop_if_no_decrease_hook", "stop_if_no_increase_hook"]
+class _StopAtCheckpointStepHook(session_run_hook.SessionRunHook):
+    """A non-chief worker's stop: once its step reaches ``last_step``, it stops when the
+    model_dir's latest checkpoint holds that step, else waits ``wait_after_file_check_secs``
+    before it looks again."""
+
+    def __init__(self, model_dir, last_step, wait_after_file_check_secs=30):
+        if last_step is None:
+            raise ValueError("last_step must be specified.")
+        if model_dir is None:
+            raise ValueError("model_dir must be specified.")
+        self._model_dir = model_dir
+        self._last_step = last_step
+        self._wait_after_file_check_secs = wait_after_file_check_secs
+
+    def begin(self):
+        self._global_step_tensor = training_util._get_or_create_global_step_read()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use StopAtCheckpointStepHook.")
+
+    def before_run(self, run_context):
+        return session_run_hook.SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        import time
+
+        from tideflow.estimator.estimator import _load_global_step_from_checkpoint_dir
+
+        if run_values.results + 1 >= self._last_step:
+            if _load_global_step_from_checkpoint_dir(self._model_dir) >= self._last_step:
+                run_context.request_stop()
+            else:
+                time.sleep(self._wait_after_file_check_secs)
+
+
+def make_stop_at_checkpoint_step_hook(estimator, last_step, wait_after_file_check_secs=30):
+    """``tf.estimator.experimental.make_stop_at_checkpoint_step_hook``: a StopAtStepHook on
+    the chief, elsewhere a hook that stops once a checkpoint of ``last_step`` is written."""
+    if estimator.config.is_chief:
+        return basic_hooks.StopAtStepHook(last_step=last_step)
+    return _StopAtCheckpointStepHook(model_dir=estimator.model_dir, last_step=last_step,
+                                     wait_after_file_check_secs=wait_after_file_check_secs)
+
+
+def __getattr__(name):
+    # TF 1.15's k-means Estimator, imported when first asked for (it imports tideflow)
+    if name == "KMeans":
+        from tideflow.ops.kmeans_estimator import KMeansClustering
+
+        return KMeansClustering
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["InMemoryEvaluatorHook", "build_raw_supervised_input_receiver_fn",
+           "call_logit_fn", "dnn_logit_fn_builder", "linear_logit_fn_builder",
+           "make_early_stopping_hook", "make_stop_at_checkpoint_step_hook",
+           "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
+           "stop_if_no_increase_hook"]

@@ -352,6 +352,14 @@ class SavedModelBuilder:
                                      f"collection {key}.")
             ops.add_to_collection(MAIN_OP_KEY, main_op)
 
+    def _add_train_op(self, train_op):
+        """TF 1.x's builder hook (Estimator exports call it): ``train_op`` joins the default
+        graph's ``saved_model_train_op`` collection."""
+        if train_op is not None:
+            if not isinstance(train_op, (ops.Tensor, ops.Operation)):
+                raise TypeError(f"train_op needs to be a Tensor or Op: {train_op!r}")
+            ops.add_to_collection(TRAIN_OP_KEY, train_op)
+
     def _maybe_create_saver(self, saver=None):
         if saver is not None:
             return saver
