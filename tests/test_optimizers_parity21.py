@@ -418,3 +418,24 @@ def test_keras_schedules_build_tf_trains_graphs():
     for g, w in zip(got, want, strict=True):
         for k in w:
             np.testing.assert_allclose(g[k], w[k], rtol=2e-6, err_msg=k)
+
+
+def test_colocated_gradients_seed_with_the_loss_and_gate_on_their_own():
+    # TF 1.15 (colocate_gradients_with_ops=True): the seed ops (Shape, grad_ys_0, Fill) are
+    # colocated with the loss's op; a gate's tuple group has no colocation of its own and
+    # sits where its inputs are
+    with tf.Graph().as_default() as g:
+        with tf.device("/job:ps/task:0"):
+            w = tf.Variable([[1.0], [2.0]], name="w")
+        with tf.device("/job:worker/task:1"):
+            y = tf.matmul(tf.constant([[1.0, 2.0]]), w, name="mm")
+            loss = tf.reduce_sum(tf.square(y), name="loss")
+        with tf.device("/job:worker/task:0"):
+            tf.train.GradientDescentOptimizer(0.1).compute_gradients(
+                loss, colocate_gradients_with_ops=True)
+        placed = {op.name: (op.device, op.colocation_groups()) for op in g.get_operations()}
+    for name in ("gradients/Shape", "gradients/grad_ys_0", "gradients/Fill"):
+        assert placed[name] == ("/job:worker/task:1", [b"loc:@loss"])
+    assert placed["gradients/mm_grad/tuple/group_deps"] == (
+        "/job:worker/task:1", [b"loc:@gradients/mm_grad/tuple/group_deps"])
+    assert placed["gradients/mm_grad/tuple/control_dependency_1"][1] == [b"loc:@mm"]

@@ -390,20 +390,24 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                    else ops.convert_to_tensor(gy, name=f"grad_y_{i}")
                    for i, gy in enumerate(grad_ys)]
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
-            if gy is None:  # integer ys are allowed: nothing flows back through them
-                if y.dtype.is_complex:  # TF: a complex y has no obvious seed of ones
-                    raise TypeError(f"Gradients of complex tensors must set grad_ys (y.dtype = "
-                                    f"tf.{y.dtype.base_dtype.name})")
-                # TF 1.x's names: gradients/Shape, gradients/grad_ys_0 (the one), gradients/Fill
-                from tideflow.ops import constant_op, fill_ops
+            # as TF's _DefaultGradYs: each seed colocated with its y's op when asked
+            with (y._op._graph.colocate_with(y._op) if colocate_gradients_with_ops
+                  else _null()):
+                if gy is None:  # integer ys are allowed: nothing flows back through them
+                    if y.dtype.is_complex:  # TF: a complex y has no obvious seed of ones
+                        raise TypeError(f"Gradients of complex tensors must set grad_ys "
+                                        f"(y.dtype = tf.{y.dtype.base_dtype.name})")
+                    # TF 1.x's names: gradients/Shape, gradients/grad_ys_0 (the one),
+                    # gradients/Fill
+                    from tideflow.ops import constant_op, fill_ops
 
-                gy = fill_ops.fill(array_ops.shape(y),
-                                   constant_op.constant(1, dtype=y.dtype.base_dtype,
-                                                        name=f"grad_ys_{i}"))
-            else:
-                _check_grad_y(y, gy)
-                if seed_identities:
-                    gy = _seed_identity(gy, i)
+                    gy = fill_ops.fill(array_ops.shape(y),
+                                       constant_op.constant(1, dtype=y.dtype.base_dtype,
+                                                            name=f"grad_ys_{i}"))
+                else:
+                    _check_grad_y(y, gy)
+                    if seed_identities:
+                        gy = _seed_identity(gy, i)
             grads[y].append(gy)
         # ops are visited first in, first out from the ys' ops, as TF's queue does, so that the
         # gradient ops are created (and numbered: AddN, AddN_1, ...) in TF's order
@@ -545,7 +549,10 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
             dense_idx = [i for i, g in enumerate(res) if isinstance(g, ops.Tensor)]
             # (all IndexedSlices, as a gather from a partitioned variable's parts: none to gate)
             if dense_idx:
-                with ops.name_scope(None, "tuple"):
+                # as TF: the tuple is made with no device and no colocation of its own (its
+                # group goes where its inputs are; each Identity is colocated with its input)
+                with ops.device(None), op._graph.colocate_with(None, ignore_existing=True), \
+                        ops.name_scope(None, "tuple"):
                     gate = control_flow_ops.group(
                         *[res[i].op for i in dense_idx if op._inputs[i]._op in between])
                     for i in dense_idx:
