@@ -434,3 +434,32 @@ def test_print_shows_quantized_values():
     q = tf.quantization.quantize([0.5, 1.0, -0.2], -1.0, 1.0, tf.qint8, mode="SCALED").output
     b = tf.cast(tf.constant([1.5, -2.25]), tf.bfloat16)
     assert _run(tf.strings.format("{} {}", [q, b])) == b"[64 127 -25] [? ?]"
+
+
+def test_16_bit_activations_round_each_step():
+    # TF 1.15's printed values: half's Elu/Selu use exp(x) - 1 in half; bfloat16's Softplus is
+    # log(exp(x) + 1) in bfloat16 without thresholds; Softsign rounds its denominator
+    v = [-0.000755, -0.3, -2.5, 0.00042, 0.4166, 1.5]
+    want = {
+        tf.float16: [[-0.0009765625, -0.25927734375, -0.91796875, 0.0004200935363769531,
+                      0.41650390625, 1.5],
+                     [-0.00171661376953125, -0.455810546875, -1.61328125,
+                      0.0004413127899169922, 0.437744140625, 1.576171875],
+                     [-0.0007538795471191406, -0.2308349609375, -0.71435546875,
+                      0.0004200935363769531, 0.294189453125, 0.60009765625],
+                     [0.69287109375, 0.55419921875, 0.078857421875, 0.693359375,
+                      0.92236328125, 1.701171875]],
+        tf.bfloat16: [[-0.00075531005859375, -0.259765625, -0.91796875, 0.00041961669921875,
+                       0.416015625, 1.5],
+                      [-0.0013275146484375, -0.45703125, -1.6171875, 0.000438690185546875,
+                       0.435546875, 1.5703125],
+                      [-0.00075531005859375, -0.2314453125, -0.71484375, 0.00041961669921875,
+                       0.294921875, 0.6015625],
+                      [0.69140625, 0.5546875, 0.0751953125, 0.69140625, 0.921875, 1.6953125]],
+    }
+    for dt, rows in want.items():
+        x = tf.cast(tf.constant(v), dt)
+        got = _run([tf.cast(f(x), tf.float32) for f in [tf.nn.elu, tf.nn.selu, tf.nn.softsign,
+                                                        tf.nn.softplus]])
+        for g, w in zip(got, rows):
+            _same(g, w)

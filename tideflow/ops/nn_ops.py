@@ -280,6 +280,47 @@ def _softplus_grad_grad(op, grad):
         return [ddy, grad * dy / (math_ops.exp(-x) + 2.0 + math_ops.exp(x))]
 
 
+def _in_16_bits(op_type, x):
+    """TF 1.15's half and bfloat16 kernels of these activations, each step rounded to x's
+    type: Eigen's half has no expm1 (exp(x) - 1 instead); bfloat16's Softplus has no
+    thresholds. None for the other types and ops."""
+    F = np.float32
+    if x.dtype == np.float16:
+        if op_type == "Elu":
+            return np.where(x < 0, np.exp(x) - x.dtype.type(1), x)
+        below = np.exp(x) - x.dtype.type(1)
+    elif x.dtype == _LOW_PRECISION[1]:
+        if op_type == "Softplus":
+            e = np.exp(x.astype(F)).astype(x.dtype)
+            return np.log((e.astype(F) + 1).astype(x.dtype).astype(F)).astype(x.dtype)
+        below = np.expm1(x.astype(F)).astype(x.dtype)
+    else:
+        return None
+    if op_type == "Selu":
+        scale = x.dtype.type(_SELU_SCALE)
+        scale_alpha = x.dtype.type(_SELU_SCALE * _SELU_ALPHA)
+        return np.where(x < 0, scale_alpha * below, scale * x)
+    if op_type == "Softsign":
+        return x / (x.dtype.type(1) + np.abs(x))
+    return None
+
+
+def _activation_kernel(op_type, kernel):
+    if op_type not in ("Elu", "Selu", "Softplus", "Softsign"):
+        return kernel
+
+    def run(features):
+        if features.dtype in _LOW_PRECISION:
+            with np.errstate(over="ignore"):
+                out = _in_16_bits(op_type, features)
+            if out is not None:
+                return out
+        return kernel(features)
+
+    run.__name__ = kernel.__name__ + "_16"
+    return run
+
+
 for _name, _kernel, _types, _grad in (
     ("Relu", _relu, _REAL, _relu_grad_fn),
     ("Relu6", _relu6, _REAL, _relu6_grad_fn),
@@ -288,6 +329,7 @@ for _name, _kernel, _types, _grad in (
     ("Softplus", _softplus, _FLOAT, _softplus_grad_fn),
     ("Softsign", _softsign, _FLOAT, _softsign_grad_fn),
 ):
+    _kernel = _activation_kernel(_name, _kernel)
     op_registry.declare(_name, inputs=["features: T"], outputs=["activations: T"],
                         attrs=[_types], shape=_unchanged, kernel=_kernel, grad=_grad,
                         inplace=0 if _name == "Relu" else None)
