@@ -225,3 +225,29 @@ def test_sparse_softmax_writes_its_values_in_sorted_index_order():
     np.testing.assert_allclose(r.values, [0.18242552, 0.81757448, 0.11920292, 0.88079708],
                                rtol=1e-6)
     np.testing.assert_array_equal(r.indices, [[1, 0], [0, 1], [1, 1], [0, 0]])
+
+
+def test_embedding_lookup_checks_the_partition_strategy_only_for_shards():
+    # TF 1.15: one table ignores the strategy (sampled_softmax_loss(..., 'foo') builds); two
+    # shards fail after the ids are flattened and numbered
+    w, b = tf.ones([20, 4]), tf.zeros([20])
+    labels, x = tf.constant([[1], [2], [3]], tf.int64), tf.ones([3, 4])
+    loss = tf.nn.sampled_softmax_loss(w, b, labels, x, 4, 20, partition_strategy="foo")
+    assert loss.get_shape().as_list() == [3]
+    with pytest.raises(ValueError, match="Unrecognized partition strategy: zig"):
+        tf.nn.embedding_lookup([np.zeros([2, 2])] * 2, [0], partition_strategy="zig")
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[-3:] == ["embedding_lookup/range/start", "embedding_lookup/range/delta",
+                          "embedding_lookup/range"]
+
+
+def test_slice_checks_begin_against_size_then_the_rank():
+    # TF 1.15's SliceShapeFn: begin's length merged with size's, then the input's rank
+    x = tf.ones([7, 1])
+    with pytest.raises(ValueError, match=r"^Shape must be rank 1 but is rank 2 for 'Slice' "):
+        tf.slice(x, [0], [1])
+    with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are 2 "
+                                         r"and 1\. Shapes are \[2\] and \[1\]\. for 'Slice_1'"):
+        tf.slice(x, [0, 0], [1])
+    with pytest.raises(ValueError, match=r"^Shape must be rank 3 but is rank 2 for 'Slice_2'"):
+        tf.slice(x, tf.placeholder(tf.int32, [None]), [1, 1, 1])

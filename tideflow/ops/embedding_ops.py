@@ -230,8 +230,6 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     if not isinstance(params, (list, tuple)):
         params = [params]
     params = list(params)
-    if partition_strategy not in ("mod", "div"):
-        raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
     with ops.name_scope(name, "embedding_lookup", params + [ids]) as scope:
         np_ = len(params)
         # variables stay variables, so the gathers read them where they live; the others are
@@ -248,6 +246,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
             return array_ops.identity(result)
         flat_ids = array_ops.reshape(ids, [-1])
         original_indices = range_ops.range(array_ops.size(flat_ids))
+        if partition_strategy not in ("mod", "div"):  # as TF, only with more than one shard
+            raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
         if partition_strategy == "mod":
             p_assignments = flat_ids % np_
             new_ids = flat_ids // np_

@@ -33,6 +33,14 @@ def _slice_shape(op):
     s = _in(op, 0)
     _check_rank(_in(op, 1), 1)
     _check_rank(_in(op, 2), 1)
+    # as TF: begin's length merged with size's, then the input's rank checked against it
+    lengths = [_in(op, i).dims[0].value if _in(op, i).dims else None for i in (1, 2)]
+    if None not in lengths and lengths[0] != lengths[1]:
+        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {lengths[0]} and "
+                         f"{lengths[1]}. Shapes are [{lengths[0]}] and [{lengths[1]}].")
+    rank = lengths[0] if lengths[0] is not None else lengths[1]
+    if rank is not None and s.ndims is not None and s.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {s.ndims}")
     begin = partial_vector(op._inputs[1])
     size = partial_vector(op._inputs[2])
     n = len(begin) if begin is not None else (len(size) if size is not None else s.ndims)
