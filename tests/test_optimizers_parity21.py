@@ -439,3 +439,23 @@ def test_colocated_gradients_seed_with_the_loss_and_gate_on_their_own():
     assert placed["gradients/mm_grad/tuple/group_deps"] == (
         "/job:worker/task:1", [b"loc:@gradients/mm_grad/tuple/group_deps"])
     assert placed["gradients/mm_grad/tuple/control_dependency_1"][1] == [b"loc:@mm"]
+
+
+def test_moving_average_optimizer_swapping_saver_knows_single_entries_by_key():
+    # TF 1.15: in a var_list dict a single variable is looked up (and swapped) by its
+    # checkpoint key, a list's parts by op name; a missing counterpart fails where needed
+    with tf.Graph().as_default():
+        w = tf.Variable([1.0, 2.0], name="w")
+        b = tf.Variable(0.5, name="b")
+        opt = tf.contrib.opt.MovingAverageOptimizer(tf.train.AdamOptimizer(0.1))
+        opt.minimize(tf.reduce_sum(w * w) + b * b)
+        w_avg = opt._ema.average(w)
+        cases = [({"my_w": w, "b": b}, "b/ExponentialMovingAverage"),
+                 ({"my_w": w, "w/ExponentialMovingAverage": w_avg}, "w")]
+        for var_list, missing in cases:
+            with pytest.raises(ValueError) as err:
+                opt.swapping_saver(var_list=var_list)
+            assert str(err.value) == (f"Variable to swap {missing} is not part of variables to "
+                                      "save. This breaks MovingAverageOptimizer.")
+        saver = opt.swapping_saver(var_list=[w, b, w_avg, opt._ema.average(b)])
+        assert saver._var_list["w"] is w_avg and saver._var_list["w/ExponentialMovingAverage"] is w

@@ -500,20 +500,30 @@ class MovingAverageOptimizer(Optimizer):
             var_list = variables.global_variables()
         if not isinstance(var_list, dict):
             var_list = saveable.op_list_to_dict(var_list)
+        # as TF 1.15: a single entry is known (and swapped) by its checkpoint key, a list's
+        # parts by their op names; a missing counterpart fails where it is first needed
         by_name = {}
         for key, value in var_list.items():
-            for v in value if isinstance(value, list) else [value]:
-                by_name[v.op.name] = v
-        for key, avg_key in self._swapped.items():
-            if key in by_name and avg_key not in by_name:
-                raise ValueError(f"Variable to swap {avg_key} is not part of variables to "
+            if isinstance(value, list | variables.PartitionedVariable):
+                by_name.update((v.op.name, v) for v in value)
+            else:
+                by_name[key] = value
+
+        def swap(v_name, value):
+            other = self._swapped.get(v_name)
+            if other is None:
+                return value
+            if other not in by_name:
+                raise ValueError(f"Variable to swap {other} is not part of variables to "
                                  "save. This breaks MovingAverageOptimizer.")
+            return by_name[other]
+
         swapped = {}
         for key, value in var_list.items():
             if isinstance(value, list):
-                swapped[key] = [by_name.get(self._swapped.get(v.op.name), v) for v in value]
+                swapped[key] = [swap(v.op.name, v) for v in value]
             else:
-                swapped[key] = by_name.get(self._swapped.get(value.op.name), value)
+                swapped[key] = swap(key, value)
         return Saver(swapped, name=name, **kwargs)
 
 
