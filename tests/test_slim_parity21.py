@@ -200,3 +200,39 @@ def test_n_positive_integers_follows_tf_1_15():
         with pytest.raises(ValueError) as e:
             utils.n_positive_integers(n, value)
         assert str(e.value) == message
+
+
+def test_dropout_and_conv2d_transpose_op_names_in_nested_scopes():
+    # TF 1.15's core layer first takes the snake case of its scope's last part, so under
+    # "d0/Dropout" tf.nn.dropout's ops go to "dropout_1", under "d0/Dropout_1" to "dropout"
+    with tf.Graph().as_default():
+        x = tf.ones([2, 4, 4, 3])
+        with tf.variable_scope("d0"):
+            names = [slim.dropout(x, 0.5).name, slim.dropout(x, 0.5).name,
+                     slim.dropout(x, 0.5, scope="q").name]
+        with tf.variable_scope("vs"):
+            slim.conv2d_transpose(x, 2, 3, stride=2)
+            slim.conv2d_transpose(x, 2, 3, stride=2, scope="up")
+        ops = [op.name for op in tf.get_default_graph().get_operations()
+               if op.type == "Conv2DBackpropInput"]
+    assert names == ["d0/Dropout/dropout_1/mul_1:0", "d0/Dropout_1/dropout/mul_1:0",
+                     "d0/q/dropout/mul_1:0"]
+    assert ops == ["vs/Conv2d_transpose/conv2d_transpose_1", "vs/up/conv2d_transpose"]
+
+
+def test_dropout_noise_shape_is_built_as_tf_keras_dropout_builds_it():
+    # TF 1.15 (Keras Dropout): "Shape" then the noise shape as one tensor ("Const", or
+    # "packed" around the input's sizes where the list holds None); the mask is TF's
+    with tf.Graph().as_default() as g:
+        x = tf.constant(np.arange(48, dtype=np.float32).reshape(2, 2, 3, 4))
+        y = slim.dropout(x, 0.5, noise_shape=[2, 1, 1, 4], seed=3)
+        z = slim.dropout(tf.ones([2, 2, 3, 4]), 0.6, noise_shape=[None, 1, 3, 1], seed=4)
+        names = [op.name for op in g.get_operations()]
+        with tf.Session() as sess:
+            yv, zv = sess.run([y, z])
+    assert names[1:3] == ["Dropout/Shape", "Dropout/Const"]
+    assert "Dropout_1/packed" in names and "Dropout/dropout_1/random_uniform/shape" not in names
+    np.testing.assert_array_equal(yv.reshape(-1, 4)[0], [0.0, 0.0, 4.0, 0.0])
+    np.testing.assert_array_equal(yv[1, 0, 0], [48.0, 0.0, 0.0, 0.0])
+    np.testing.assert_allclose(zv[:, 0, :, 0], [[5 / 3, 0, 5 / 3], [5 / 3, 0, 0]],
+                               rtol=1e-6)

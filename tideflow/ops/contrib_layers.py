@@ -517,23 +517,37 @@ def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC
                  outputs_collections, scope)
 
 
+def reserve_core_layer_name(scope_name):
+    """Takes, in the current name scope, the name a TF 1.15 core layer behind a contrib layer
+    takes first: the snake case of the last part of its variable scope's name. Under
+    "d0/Dropout" that is "dropout", so tf.nn.dropout's ops go to "d0/Dropout/dropout_1"; under
+    "Dropout_1" it is "dropout_1", and they go to "Dropout_1/dropout"."""
+    from tideflow.ops.layers_base import _to_snake_case
+
+    ops.get_default_graph().unique_name(_to_snake_case(scope_name.rsplit("/", 1)[-1]))
+
+
 def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_collections=None,
             scope=None, seed=None):
     """``tf.nn.dropout`` while ``is_training`` (a Python bool or a bool tensor), else identity."""
-    from tideflow.ops.layers_base import _to_snake_case
-
     # TF 1.15 runs the core Dropout layer named after the variable scope: its ops go to the
-    # scope's first name scope ("d/" for a scope object), where the layer takes its snake-case
-    # name first ("Dropout/dropout": tf.nn.dropout's ops are then under "dropout_1")
+    # scope's first name scope ("d/" for a scope object)
     with vs.variable_scope(scope, "Dropout", [inputs]) as vsc, \
             ops.name_scope(vsc.original_name_scope):
         sc = vsc.name
         inputs = ops.convert_to_tensor(inputs)
         flag = _training_flag(is_training)
-        ops.get_default_graph().unique_name(_to_snake_case(vsc.name))
+        reserve_core_layer_name(vsc.name)
 
         def drop():
-            return _nn().dropout(inputs, keep_prob, noise_shape=noise_shape, seed=seed)
+            shape = noise_shape
+            if shape is not None:
+                # as TF 1.15's Keras Dropout: the input's shape fills the None entries and
+                # the list becomes one tensor ("Shape", then "Const" or "packed")
+                dynamic = array_ops.shape(inputs)
+                shape = ops.convert_to_tensor(
+                    [dynamic[i] if size is None else size for i, size in enumerate(shape)])
+            return _nn().dropout(inputs, keep_prob, noise_shape=shape, seed=seed)
 
         def keep():
             return array_ops.identity(inputs)

@@ -24,7 +24,6 @@ from tideflow.ops import (
 from tideflow.ops import contrib_layers as cl
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.layer_initializers import xavier_initializer
-from tideflow.ops.layers_base import _to_snake_case
 
 
 def _nn():
@@ -91,9 +90,8 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
                 out_shape = concat_ops.stack([batch, out_h, out_w, num_outputs])
                 strides = [1, sh, sw, 1]
             out_shape[0]  # TF 1.15's Keras backend looks at it (one op, as TF's)
-            # the core layer, named after the variable scope, took its snake-case name in its
-            # name scope first (TF's op is then "conv2d_transpose_1" under the default scope)
-            ops.get_default_graph().unique_name(_to_snake_case(sc.name))
+            # TF's op is then "conv2d_transpose_1" under the default scope
+            cl.reserve_core_layer_name(sc.name)
             outputs = _nn().conv2d_transpose(inputs, weights, out_shape, strides=strides,
                                              padding=padding, data_format=data_format)
             sh_h = None if static[h_axis] is None else out_size(static[h_axis], kh, sh)
