@@ -463,3 +463,30 @@ def test_16_bit_activations_round_each_step():
                                                         tf.nn.softplus]])
         for g, w in zip(got, rows):
             _same(g, w)
+
+
+def test_16_bit_activation_gradients_round_each_step():
+    v, gv = [-2.3, -0.41, 0.07, 1.9], [0.7, -1.3, 2.1, 0.37]
+    # TF 1.15's printed gradients of elu, selu, softsign, sigmoid (4 elements: half's scalar
+    # code, (dy * y) * (1 - y) for the sigmoid)
+    want = {
+        tf.float16: [[0.070068359375, -0.8623046875, 2.099609375, 0.3701171875],
+                     [0.12310791015625, -1.515625, 2.20703125, 0.388916015625],
+                     [0.06427001953125, -0.65380859375, 1.8330078125, 0.043975830078125],
+                     [0.0579833984375, -0.311767578125, 0.5244140625, 0.041839599609375]],
+        tf.bfloat16: [[0.07080078125, -0.859375, 2.09375, 0.369140625],
+                      [0.1259765625, -1.5234375, 2.1875, 0.38671875],
+                      [0.064453125, -0.65625, 1.8203125, 0.043701171875],
+                      [0.057861328125, -0.310546875, 0.5234375, 0.04248046875]],
+    }
+    for dt, rows in want.items():
+        x, g = tf.cast(tf.constant(v), dt), tf.cast(tf.constant(gv), dt)
+        got = _run([tf.cast(tf.gradients(f(x), x, grad_ys=g)[0], tf.float32)
+                    for f in [tf.nn.elu, tf.nn.selu, tf.nn.softsign, tf.nn.sigmoid]])
+        for gr, w in zip(got, rows):
+            _same(gr, w)
+    # a Python float times a bfloat16 array is float32 under ml_dtypes: the square root
+    # gradients stay bfloat16, as TF's
+    b = tf.cast(tf.constant([0.3, 1.7]), tf.bfloat16)
+    got = _run([tf.gradients(tf.sqrt(b), b)[0], tf.gradients(tf.rsqrt(b), b)[0]])
+    assert [np.asarray(t).dtype for t in got] == [tf.bfloat16.as_numpy_dtype] * 2

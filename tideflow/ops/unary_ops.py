@@ -633,6 +633,16 @@ def _tanh_grad_kernel(y, dy):
 
 
 def _sigmoid_grad_kernel(y, dy):
+    # TF 1.15's scalar code rounds (dy * y) * (1 - y): bfloat16's always, half's for the
+    # elements past the last whole 8-lane packet, which compute dy * (y * (1 - y))
+    if y.dtype == _BFLOAT16:
+        return (dy * y) * (y.dtype.type(1) - y)
+    if y.dtype == np.float16 and y.shape == dy.shape and y.size % 8:
+        out = dy * (y * (y.dtype.type(1) - y))
+        flat, tail = out.reshape(-1), y.size - y.size % 8
+        yt, dyt = y.reshape(-1)[tail:], dy.reshape(-1)[tail:]
+        flat[tail:] = (dyt * yt) * (y.dtype.type(1) - yt)
+        return out
     if _same_float_arrays(y, dy):  # dy * (y * (1 - y)) in one buffer
         t = np.subtract(1, y)
         np.multiply(y, t, out=t)
@@ -666,12 +676,14 @@ def _sqrt_grad_kernel(y, dy):
     return _sqrt_grad_generic(y, dy)
 
 
-_sqrt_grad_generic = _zero_where_dy_zero(lambda y, dy: dy * 0.5 / _cj(y))
+# (constants in y's type: a Python float times a bfloat16 array is float32 under ml_dtypes)
+_sqrt_grad_generic = _zero_where_dy_zero(lambda y, dy: dy * y.dtype.type(0.5) / _cj(y))
 _declare_output_grad("SqrtGrad", _sqrt_grad_kernel, _sqrt_grad_grad)
 # TF's order, -0.5 * (dy * y) * (y * y): y ** 3 alone overflows float16 where the result does
 # not (the gradient of a batch norm's rsqrt(variance + eps) in a float16 model)
 _declare_output_grad("RsqrtGrad",
-                     _zero_where_dy_zero(lambda y, dy: -0.5 * (dy * _cj(y)) * (_cj(y) * _cj(y))),
+                     _zero_where_dy_zero(
+                         lambda y, dy: y.dtype.type(-0.5) * (dy * _cj(y)) * (_cj(y) * _cj(y))),
                      _rsqrt_grad_grad)
 for _name in ("ReciprocalGrad", "InvGrad"):
     _declare_output_grad(_name, _zero_where_dy_zero(lambda y, dy: -dy * (_cj(y) * _cj(y))),
