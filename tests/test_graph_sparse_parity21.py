@@ -251,3 +251,20 @@ def test_slice_checks_begin_against_size_then_the_rank():
         tf.slice(x, [0, 0], [1])
     with pytest.raises(ValueError, match=r"^Shape must be rank 3 but is rank 2 for 'Slice_2'"):
         tf.slice(x, tf.placeholder(tf.int32, [None]), [1, 1, 1])
+
+
+def test_unsorted_segment_shape_function_in_tfs_order_and_words():
+    # TF 1.15's UnsortedSegmentReductionShapeFn messages (graph-network aggregations)
+    def fails(match, *args):
+        with pytest.raises(ValueError, match=match):
+            tf.unsorted_segment_sum(*args)
+
+    fails("^Dimensions must be equal, but are 5 and 2 for 'UnsortedSegmentSum'",
+          tf.ones([5, 3]), [0, 1], 2)
+    fails("^Shape must be rank 0 but is rank 1 for 'UnsortedSegmentSum_1'",
+          tf.ones([5, 3]), [0, 1, 1, 1, 1], [2])
+    fails("^Shape must be at least rank 2 but is rank 1 for 'UnsortedSegmentSum_2'",
+          tf.ones([5]), tf.zeros([5, 2], tf.int32), 2)
+    # num_segments is checked even when data's rank is unknown
+    fails("must be non-negative but is -2", tf.placeholder(tf.float32),
+          tf.zeros([5, 2], tf.int32), -2)

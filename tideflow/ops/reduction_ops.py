@@ -780,18 +780,26 @@ def _segment_shape(op):
 
 
 def _unsorted_segment_shape(op):
+    # TF 1.15's UnsortedSegmentReductionShapeFn, in its order and words: num_segments a
+    # scalar, data's leading dimensions merged with the ids' shape, then num_segments' value
+    from tideflow.ops.array_ops import _check_rank, dim_for_scalar_input
+    from tideflow.ops.conv_ops import _merge
+
     data = op._inputs[0]._shape
     ids = op._inputs[1]._shape
-    op._inputs[2]._shape.with_rank(0)
-    if ids.ndims is None or data.ndims is None:
+    _check_rank(op._inputs[2]._shape, 0)
+    if ids.ndims is None:
         return [unknown_shape()]
     k = ids.ndims
-    if data.ndims < k:
-        raise ValueError(f"Shape {data} must have rank at least {k}")
-    TensorShape(data.dims[:k]).merge_with(ids)
-    from tideflow.ops.array_ops import dim_for_scalar_input
-
-    return [TensorShape([dim_for_scalar_input(op, 2)]).concatenate(data[k:])]
+    if data.ndims is not None:
+        if data.ndims < k:
+            raise ValueError(f"Shape must be at least rank {k} but is rank {data.ndims}")
+        for a, b in zip(data.as_list()[:k], ids.as_list()):
+            _merge(a, b)
+    num_segments = dim_for_scalar_input(op, 2)
+    if data.ndims is None:
+        return [unknown_shape()]
+    return [TensorShape([num_segments]).concatenate(data[k:])]
 
 
 # segment gradients: each row of data gets its segment's gradient (gathered by id)
