@@ -289,3 +289,38 @@ def test_shape_inference_folds_a_size_deeper_in_the_evaluated_subgraph():
     assert tf.zeros(size).get_shape().as_list() == [6]
     assert tf.reshape(x, [size]).get_shape().as_list() == [6]
     assert tf.range(size + 0).get_shape().as_list() == [6]
+
+
+def test_a_failed_step_still_runs_what_does_not_depend_on_the_failure():
+    # TF 1.15's executor stops only the failed op's dependents: on the step whose input ends,
+    # the counter's assign (independent of the input) still runs: [7, 6.0]
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_generator(lambda: iter([1.0, 2.0]), tf.float32,
+                                            tf.TensorShape([]))
+        x = ds.make_one_shot_iterator().get_next()
+        acc, counter = tf.Variable(0.0), tf.Variable(0)
+        step = tf.group(tf.assign_add(acc, x * 2), tf.assign(counter, counter * 2 + 1))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            with pytest.raises(tf.errors.OutOfRangeError):
+                for _ in range(3):
+                    s.run(step)
+            assert s.run([counter, acc]) == [7, 6.0]
+    # sparse Adam decays its moments on that step too (TF 1.15's moments: 0.18 and 0.162)
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices(np.array([[1, 2], [3, 0]], np.int64)).batch(1)
+        ids = ds.make_one_shot_iterator().get_next()
+        emb = tf.get_variable("emb", [4, 2], initializer=tf.ones_initializer())
+        loss = tf.reduce_sum(tf.nn.embedding_lookup(emb, ids) ** 2)
+        gs = tf.train.get_or_create_global_step()
+        train = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=gs)
+        m = tf.get_default_graph().get_tensor_by_name("emb/Adam:0")
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            with pytest.raises(tf.errors.OutOfRangeError):
+                for _ in range(3):
+                    s.run(train)
+            assert s.run(gs) == 2
+            np.testing.assert_allclose(s.run(m)[:, 0], [0.18, 0.162, 0.162, 0.18], rtol=1e-6)
+            np.testing.assert_allclose(s.run(emb)[:, 0], [0.92559, 0.83299, 0.83299, 0.92559],
+                                       rtol=1e-5)

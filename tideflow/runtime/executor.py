@@ -462,6 +462,11 @@ class Plan:
         except StepAborted:
             raise
         except Exception as e:  # noqa: BLE001 - any kernel failure maps to its op
+            from tideflow.runtime import failed_step
+
+            # as TF's executor, the step's branches that do not depend on the failed op run
+            # to their end before the error is reported
+            failed_step.run_rest(self, e)
             # the failed step's values die now, not with the exception (as TF frees a failed
             # step's tensors): big buffers, and CriticalSection locks, are released
             traceback.clear_frames(e.__traceback__)

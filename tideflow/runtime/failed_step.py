@@ -1,0 +1,91 @@
+"""The rest of a step after a kernel fails: TF's executor only stops scheduling what depends on
+the failed op, and lets every other branch of the step run to its end before it reports the
+error. A plan runs its ops in one order, so after a failure it runs here the statements that
+come later and do not depend on the failed op, with the values the step had computed.
+
+A training loop that reads a dataset until ``OutOfRangeError`` relies on it without knowing:
+on the failing step TF still applies the part of an update that needs no input (sparse Adam's
+decay of its moments, a counter's ``assign``), so the next epoch starts from those values.
+"""
+
+import re
+
+import numpy as np
+
+from tideflow.runtime.executor import _WAITING_OPS
+
+# ops that wait for another op (and would wait forever on a failed step: TF cancels them)
+_CANCELLED = _WAITING_OPS | frozenset({
+    "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueEnqueue", "QueueEnqueueMany",
+    "Stage", "MapStage", "OrderedMapStage", "BarrierInsertMany"})
+
+_CONTINUATION = re.compile(r"(else|elif\b.*|except\b.*|finally):\s*$")
+
+
+def _statements(plan):
+    """The plan's run-function body as (first line number, last line number, text) per
+    top-level statement, compound ones with their blocks (cached on the plan)."""
+    cached = plan.__dict__.get("_statements")
+    if cached is not None:
+        return cached
+    lines = plan.source.split("\n")
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("    def run("))
+    body = [(i + 1, ln) for i, ln in enumerate(lines[start + 1:], start + 1)
+            if ln.strip() and not ln.startswith("    return run")]
+    base = len(body[0][1]) - len(body[0][1].lstrip())
+    out = []
+    for lineno, text in body:
+        indent = len(text) - len(text.lstrip())
+        if out and (indent > base or _CONTINUATION.match(text.strip())):
+            first, _, block = out[-1]
+            out[-1] = (first, lineno, block + [text[base:]])
+        else:
+            out.append((lineno, lineno, [text[base:]]))
+    plan._statements = out
+    return out
+
+
+def run_rest(plan, exc):
+    """After ``exc`` ended a step of ``plan`` (a straight-line plan, on one device), runs the
+    later statements that neither depend on the failed op nor wait on another op. Errors they
+    raise are dropped (TF reports the first); the caller reports ``exc``."""
+    if plan.partition is not None or plan.coop or not plan.ops:
+        return
+    frame = None
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == plan._code_filename and code.co_name == "run":
+            frame, lineno = tb.tb_frame, tb.tb_lineno
+        tb = tb.tb_next
+    if frame is None:
+        return
+    statements = _statements(plan)
+    at = next((k for k, (a, b, _) in enumerate(statements) if a <= lineno <= b), None)
+    if at is None:
+        return
+    a, b, _ = statements[at]
+    failed = {op for ln, op in plan._line_ops.items() if a <= ln <= b}
+    if not failed:
+        return
+    # everything downstream of the failed ops, in the plan's (topological) order
+    for op in plan.ops:
+        if op not in failed and (any(t._op in failed for t in op._inputs)
+                                 or any(c in failed for c in op._control_inputs)):
+            failed.add(op)
+    # one namespace (globals and locals alike), so comprehensions in a statement see it all
+    names = dict(frame.f_globals)
+    names.update(frame.f_locals)
+    with np.errstate(all="ignore"):
+        for a, b, block in statements[at + 1:]:
+            head = block[0].strip()
+            if head.startswith(("del ", "return ", "pass")) or head == "pass":
+                continue
+            ops = [op for ln, op in plan._line_ops.items() if a <= ln <= b]
+            if not ops or any(op in failed or op._type in _CANCELLED for op in ops):
+                failed.update(ops)
+                continue
+            try:
+                exec(compile("\n".join(block), plan._code_filename, "exec"), names)  # noqa: S102
+            except Exception:  # noqa: BLE001 - a later failure is not reported (TF's first)
+                failed.update(ops)
