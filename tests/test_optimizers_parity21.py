@@ -459,3 +459,28 @@ def test_moving_average_optimizer_swapping_saver_knows_single_entries_by_key():
                                       "save. This breaks MovingAverageOptimizer.")
         saver = opt.swapping_saver(var_list=[w, b, w_avg, opt._ema.average(b)])
         assert saver._var_list["w"] is w_avg and saver._var_list["w/ExponentialMovingAverage"] is w
+
+
+def test_adam_gs_sparse_update_and_variable_clipping_build_tfs_ops():
+    # TF 1.15: AdamGS's sparse step is Adam's (the scaled rows before the decayed moment);
+    # VariableClippingOptimizer reads the variable with read_value ('clip_<var>/read')
+    names, got = _sparse_update_ops(
+        lambda: tf.contrib.opt.AdamGSOptimizer(tf.train.get_or_create_global_step(), 0.05),
+        False)
+    assert names == [
+        "Pow", "Pow_1", "sub/x", "sub", "Sqrt", "mul", "sub_1/x", "sub_1", "truediv", "sub_2/x",
+        "sub_2", "mul_1", "mul_2", "Assign", "ScatterAdd", "mul_3", "sub_3/x", "sub_3", "mul_4",
+        "mul_5", "Assign_1", "ScatterAdd_1", "Sqrt_1", "mul_6", "add", "truediv_1",
+        "AssignSub", "group_deps"]
+    # TF 1.15's values (the step, never advanced here, stays 0)
+    np.testing.assert_allclose(
+        got.ravel(), [0.0, 0.125, 0.059170015, 0.181807086, 0.5, 0.625, 0.555342793,
+                      0.680192411], rtol=1e-6)
+    with tf.Graph().as_default() as g:
+        w = tf.Variable([[3.0, 4.0], [0.3, 0.4]], name="w")
+        opt = tf.contrib.opt.VariableClippingOptimizer(tf.train.GradientDescentOptimizer(0.1),
+                                                       {w: [1]}, max_norm=1.0)
+        train = opt.minimize(tf.reduce_sum(w))
+        assert "VariableClipping/clip_w/read" in [op.name for op in g.get_operations()]
+        got = _steps(train, w, 1)
+    np.testing.assert_allclose(got, [[0.5967028141, 0.8024623394], [0.2, 0.3]], rtol=1e-6)

@@ -32,6 +32,7 @@ from tideflow.ops import cond as cond_lib
 from tideflow.ops.while_loop import while_loop
 from tideflow.train import training_util
 from tideflow.train.adagrad import AdagradOptimizer
+from tideflow.train.adam import AdamOptimizer
 from tideflow.train.optimizer import Optimizer
 
 
@@ -90,7 +91,7 @@ class VariableClippingOptimizer(_Delegating):
 
     def _clip_dense(self, var):
         with self._colocation(var):
-            value = var._ref()
+            value = var.read_value()  # TF 1.15's read (an Identity, 'clip_<var>/read')
             delta = value - clip_ops.clip_by_norm(value, self._max_norm,
                                                   self._vars_to_clip_dims[var])
         with ops.colocate_with(var):
@@ -331,8 +332,6 @@ class AdamGSOptimizer(Optimizer):
             self._zeros_slot(v, "v", self._name)
 
     def _prepare(self):
-        from tideflow.train.adam import AdamOptimizer
-
         AdamOptimizer._prepare(self)  # the same hyperparameter tensors as Adam's
         # one read of the step per apply_gradients, taken where the update runs
         self._global_step_on_worker = cast_ops.cast(
@@ -351,22 +350,12 @@ class AdamGSOptimizer(Optimizer):
             var, self.get_slot(var, "m"), self.get_slot(var, "v"), *self._hyper(var), grad,
             use_locking=self._use_locking).op
 
-    def _apply_sparse(self, grad, var):
-        beta1_power, beta2_power, lr_t, beta1_t, beta2_t, epsilon_t = self._hyper(var)
-        lr = lr_t * math_ops.sqrt(1 - beta2_power) / (1 - beta1_power)
-        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
-        m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
-        with ops.control_dependencies([m_t]):
-            m_t = state_ops.scatter_add(m, grad.indices, grad.values * (1 - beta1_t),
-                                        use_locking=self._use_locking)
-        v_t = state_ops.assign(v, v * beta2_t, use_locking=self._use_locking)
-        with ops.control_dependencies([v_t]):
-            v_t = state_ops.scatter_add(v, grad.indices,
-                                        (grad.values * grad.values) * (1 - beta2_t),
-                                        use_locking=self._use_locking)
-        var_update = state_ops.assign_sub(var, lr * m_t / (math_ops.sqrt(v_t) + epsilon_t),
-                                          use_locking=self._use_locking)
-        return control_flow_ops.group(var_update, m_t, v_t)
+    # TF 1.15's sparse step is Adam's, ops in Adam's order (the scaled rows, then the decayed
+    # moment; a resource variable's raw scatters), with the beta powers from the step
+    _sparse_hyper = AdamOptimizer._sparse_hyper
+    _apply_sparse_shared = AdamOptimizer._apply_sparse_shared
+    _apply_sparse = AdamOptimizer._apply_sparse
+    _resource_scatter_add = AdamOptimizer._resource_scatter_add
 
 
 class LazyAdamGSOptimizer(AdamGSOptimizer):
