@@ -389,3 +389,35 @@ def test_complex_diag_log_abs_determinant_has_the_operator_dtype():
         ld = d.log_abs_determinant()
         assert ld.dtype == tf.complex64
         np.testing.assert_allclose(_run(ld), np.log(np.sqrt(2) * np.sqrt(5) * 3), rtol=1e-6)
+
+
+def test_non_finite_matrices_as_tf():
+    # TF 1.15's outputs for these inputs (printed by TF)
+    nan_first = [[np.nan, 0.0], [0.0, 1.0]]
+    nan_upper = [[1.0, np.nan], [0.0, 1.0]]
+    inf_first = [[np.inf, 0.0], [0.0, 1.0]]
+    with tf.Graph().as_default():
+        f32 = tf.float32
+        det_nan, det_inf = tf.matrix_determinant(tf.constant(nan_first, f32)), \
+            tf.matrix_determinant(tf.constant(inf_first, f32))
+        sl_nan, sl_ninf = tf.linalg.slogdet(tf.constant(nan_first, f32)), \
+            tf.linalg.slogdet(tf.constant([[-np.inf, 0.0], [0.0, 1.0]], f32))
+        got = _run([det_nan, det_inf, sl_nan, sl_ninf])
+        assert got[0] == 0.0 and np.isnan(got[1])
+        assert tuple(got[2]) == (0.0, -np.inf) and tuple(got[3]) == (0.0, np.inf)
+        for make, words in [(tf.matrix_inverse, "Input is not invertible."),
+                            (lambda a: tf.matrix_solve(a, tf.ones([2, 1])),
+                             "Input matrix is not invertible."),
+                            (lambda a: tf.matrix_triangular_solve(a, tf.ones([2, 1])),
+                             "Input matrix is not invertible."),
+                            (tf.self_adjoint_eigvals, "Self-adjoint eigen decomposition")]:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="^" + words):
+                _run(make(tf.constant(nan_first, f32)))
+        # a NaN that is not the first pivot passes TF's min-pivot check; the eigensolver
+        # reads the lower triangle only
+        assert np.isnan(_run(tf.matrix_inverse(tf.constant(nan_upper, f32)))).all()
+        np.testing.assert_array_equal(_run(tf.self_adjoint_eigvals(tf.constant(nan_upper, f32))),
+                                      [1.0, 1.0])
+        # Eigen's SVD does not fail on NaNs where LAPACK's does
+        wide = tf.constant(np.tile(nan_first, (1, 9)), f32)
+        assert np.isnan(_run(tf.svd(wide, compute_uv=False))).all()

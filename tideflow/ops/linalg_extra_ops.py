@@ -107,7 +107,8 @@ def _tri_solve_kernel(matrix, rhs, *, lower, adjoint):
     a = np.tril(a) if lower else np.triu(a)
     if adjoint:
         a = _adjoint(a)
-    if a.shape[-1] and np.any(np.diagonal(a, axis1=-2, axis2=-1) == 0):
+    # (a NaN on the diagonal fails TF's check that its smallest modulus is above zero)
+    if a.shape[-1] and not np.all(np.abs(np.diagonal(a, axis1=-2, axis2=-1)) > 0):
         _fail("Input matrix is not invertible.")  # TF's words: a zero on the diagonal
     if a.size == 0 or rhs.size == 0:
         return np.zeros(rhs.shape, matrix.dtype)
@@ -263,6 +264,11 @@ def _eig_shape(op):
 
 def _eig_kernel(input, *, compute_v):
     _check_square_op(input)
+    if input.dtype in (np.float32, np.complex64) and np.isnan(np.tril(input)).any():
+        # TF 1.15's single-precision solver reports no convergence on a NaN in the lower
+        # triangle it reads (its double one goes on)
+        raise errors.InvalidArgumentError(None, None, "Self-adjoint eigen decomposition was not "
+                                                      "successful. The input might not be valid.")
     x = _wide(input)
     if not compute_v:
         e = np.linalg.eigvalsh(x, UPLO="L")

@@ -25,7 +25,7 @@ from tideflow.ops import (
 from tideflow.ops.array_ops import _invalid, _np, _shape_str
 from tideflow.ops.concat_ops import concat, stack
 from tideflow.ops.gradients import dense
-from tideflow.ops.linalg_ops import _check_square
+from tideflow.ops.linalg_ops import _check_square, tf_slogdet
 
 _FLOATS = "{double, float, half, complex64, complex128}"
 
@@ -217,7 +217,7 @@ def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
 def _slogdet_kernel(input):
     x = _np(input)
     _check_square(x)
-    sign, logabs = np.linalg.slogdet(_wide(x))
+    sign, logabs = tf_slogdet(x)
     # both outputs have the input's type (a complex log|det| has a zero imaginary part)
     return sign.astype(x.dtype), logabs.astype(x.dtype)
 

@@ -509,8 +509,57 @@ def _check_square(x, square="Input matrix must be square.", rhs=None):
         _fail("Input matrix and rhs are incompatible.")
 
 
+def _lu_pivots_pass(m):
+    """TF 1.15's test of Eigen's partial-pivoting LU of one matrix with NaNs: its smallest
+    pivot modulus, reduced in order with std::min (a NaN is kept only where it comes
+    first), must be above zero."""
+    a = np.array(m, dtype=np.complex128 if m.dtype.kind == "c" else np.float64)
+    n = a.shape[-1]
+    pivots = []
+    with np.errstate(all="ignore"):
+        for k in range(n):
+            col = np.abs(a[k:, k])
+            best = 0
+            for i in range(1, len(col)):  # maxCoeff: a NaN never wins a comparison
+                if col[i] > col[best]:
+                    best = i
+            if best:
+                a[[k, k + best]] = a[[k + best, k]]
+            p = a[k, k]
+            pivots.append(abs(p))
+            if p != 0:
+                a[k + 1:, k] /= p
+                a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    low = pivots[0] if pivots else 1.0
+    for v in pivots[1:]:
+        low = min(low, v)  # keeps low unless v < low, as std::min
+    return low > 0
+
+
+def _check_no_nan(x, words):
+    # TF 1.15 refuses an LU factorization whose smallest pivot is zero or NaN; a finite
+    # matrix has already been checked by LAPACK
+    if x.dtype.kind in "fc" and np.isnan(x).any():
+        flat = x.reshape((-1,) + x.shape[-2:])
+        if not all(_lu_pivots_pass(m) for m in flat if np.isnan(m).any()):
+            _fail(words)
+
+
+def tf_slogdet(x):
+    """``(sign, log|det|)`` as TF 1.15's SLogDet: a log|det| that is not finite gives sign 0
+    and -inf (+inf where it overflowed)."""
+    with np.errstate(all="ignore"):
+        sign, logabs = np.linalg.slogdet(_wide(x))
+    bad = ~np.isfinite(logabs)
+    if bad.any():
+        sign = np.where(bad, 0, sign)
+        logabs = np.where(bad, np.where(logabs > 0, np.inf, -np.inf), logabs)
+    return sign, logabs
+
+
 def _matrix_inverse(x, *, adjoint):
     _check_square(x)
+    _check_no_nan(x, "Input is not invertible.")
     try:
         out = np.linalg.inv(_wide(x))
     except np.linalg.LinAlgError:
@@ -522,7 +571,13 @@ def _matrix_inverse(x, *, adjoint):
 
 def _matrix_determinant(x):
     _check_square(x)
-    return np.asarray(np.linalg.det(_wide(x))).astype(x.dtype, copy=False)
+    with np.errstate(all="ignore"):
+        det = np.asarray(np.linalg.det(_wide(x)))
+        bad = ~np.isfinite(det)
+        if bad.any():  # TF 1.15's sign * exp(log|det|) there (0 for NaN, NaN for inf)
+            sign, logabs = tf_slogdet(x)
+            det = np.where(bad, sign * np.exp(logabs), det)
+    return np.asarray(det).astype(x.dtype, copy=False)
 
 
 def _cholesky(x):
@@ -536,6 +591,7 @@ def _cholesky(x):
 
 def _matrix_solve(matrix, rhs, *, adjoint):
     _check_square(matrix, "First input (lhs) must be a square matrix.", rhs)
+    _check_no_nan(matrix, "Input matrix is not invertible.")
     a = _wide(matrix)
     if adjoint:
         a = _adjoint(a)

@@ -36,24 +36,35 @@ def _svd_kernel(input, *, compute_uv, full_matrices):
         raise errors.InvalidArgumentError(
             None, None, f"Svd: input must have rank >= 2, got shape {_shape_str(x.shape)}")
     wide = x.astype(np.float32) if x.dtype in _HALF else x
-    if not compute_uv:
-        s = np.linalg.svd(wide, compute_uv=False)
-        empty = np.zeros([0], x.dtype)
-        return s.astype(x.dtype), empty, empty
+    empty = np.zeros([0], x.dtype)
     rows, cols = wide.shape[-2:]
     if (wide.dtype.kind == "f" and 0 < cols < 16 and 0 < wide.size <= 1 << 20
             and wide.size // rows * cols <= 1 << 14):
         # TF's own steps (BDCSVD hands matrices under 16 columns to Eigen's Jacobi SVD), for
-        # its singular vectors' signs
+        # its singular vectors' signs, and for its values with or without the vectors
         from tideflow.kernels import jacobi_svd
 
-        triples = [jacobi_svd.svd(m, wide.dtype, full_matrices)
+        triples = [jacobi_svd.svd(m, wide.dtype, full_matrices and compute_uv)
                    for m in wide.reshape((-1, rows, cols))]
         batch = wide.shape[:-2]
         s, u, v = (np.stack([t[i] for t in triples]) for i in range(3))
         s, u, v = (t.reshape(batch + t.shape[1:]) for t in (s, u, v))
+        if not compute_uv:
+            return s.astype(x.dtype), empty, empty
         return s.astype(x.dtype), u.astype(x.dtype), v.astype(x.dtype)
-    u, s, vh = np.linalg.svd(wide, full_matrices=full_matrices)
+    try:
+        if not compute_uv:
+            return np.linalg.svd(wide, compute_uv=False).astype(x.dtype), empty, empty
+        u, s, vh = np.linalg.svd(wide, full_matrices=full_matrices)
+    except np.linalg.LinAlgError:
+        # Eigen's SVD never fails: TF 1.15 gives NaNs for a NaN input, where LAPACK gives up
+        p = min(rows, cols)
+        s = np.full(wide.shape[:-2] + (p,), np.nan, x.dtype)
+        if not compute_uv:
+            return s, empty, empty
+        ku, kv = (rows, cols) if full_matrices else (p, p)
+        return (s, np.full(wide.shape[:-2] + (rows, ku), np.nan, x.dtype),
+                np.full(wide.shape[:-2] + (cols, kv), np.nan, x.dtype))
     v = np.conj(np.swapaxes(vh, -1, -2))
     return s.astype(x.dtype), u.astype(x.dtype), v.astype(x.dtype)
 
