@@ -12,12 +12,17 @@ import re
 
 import numpy as np
 
+from tideflow.framework import errors
 from tideflow.runtime.executor import _WAITING_OPS
 
 # ops that wait for another op (and would wait forever on a failed step: TF cancels them)
 _CANCELLED = _WAITING_OPS | frozenset({
     "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueEnqueue", "QueueEnqueueMany",
     "Stage", "MapStage", "OrderedMapStage", "BarrierInsertMany"})
+
+# errors that end the whole step in TF too (its cancellation, a deadline, a lost peer)
+_STOPS_ALL = (errors.CancelledError, errors.DeadlineExceededError, errors.AbortedError,
+              errors.UnavailableError)
 
 _CONTINUATION = re.compile(r"(else|elif\b.*|except\b.*|finally):\s*$")
 
@@ -49,7 +54,7 @@ def run_rest(plan, exc):
     """After ``exc`` ended a step of ``plan`` (a straight-line plan, on one device), runs the
     later statements that neither depend on the failed op nor wait on another op. Errors they
     raise are dropped (TF reports the first); the caller reports ``exc``."""
-    if plan.partition is not None or plan.coop or not plan.ops:
+    if plan.partition is not None or plan.coop or not plan.ops or isinstance(exc, _STOPS_ALL):
         return
     frame = None
     tb = exc.__traceback__
