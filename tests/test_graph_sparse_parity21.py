@@ -268,3 +268,15 @@ def test_unsorted_segment_shape_function_in_tfs_order_and_words():
     # num_segments is checked even when data's rank is unknown
     fails("must be non-negative but is -2", tf.placeholder(tf.float32),
           tf.zeros([5, 2], tf.int32), -2)
+
+
+def test_sparse_to_dense_default_value_of_another_type_fails_in_the_ops_words():
+    # TF 1.15: the generated wrapper converts default_value to the values' type
+    w = tf.SparseTensor([[0, 0], [1, 1]], [1, 2], [2, 2])
+    with pytest.raises(TypeError) as e:
+        tf.sparse_tensor_to_dense(w, default_value=7.5)
+    assert str(e.value) == ("Expected int32 passed to parameter 'default_value' of op "
+                            "'SparseToDense', got 7.5 of type 'float' instead. Error: Expected "
+                            "int32, got 7.5 of type 'float' instead.")
+    d = tf.sparse_tensor_to_dense(w, default_value=-1)
+    assert d.op.inputs[3].name == "SparseToDense_1/default_value:0"

@@ -204,8 +204,7 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
         output_shape = ops.convert_to_tensor(output_shape, dtype=indices.dtype.base_dtype,
                                              name="output_shape")
         sparse_values = ops.convert_to_tensor(sparse_values, name="sparse_values")
-        default_value = ops.convert_to_tensor(default_value, dtype=sparse_values.dtype,
-                                              name="default_value")
+        # (the op converts default_value to the values' type, failing in TF's words)
         return ops.apply_op("SparseToDense", [indices, output_shape, sparse_values,
                                               default_value],
                             {"validate_indices": validate_indices}, name=scope)._outputs[0]
