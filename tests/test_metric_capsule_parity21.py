@@ -277,3 +277,27 @@ def test_softmax_over_an_axis_needs_a_known_rank():
             tf.nn.log_softmax(logits, axis=0)
         assert tf.nn.softmax(logits, axis=np.int64(-1)).name == "Softmax:0"
         assert tf.nn.softmax(logits).name == "Softmax_1:0"
+
+
+def test_softmax_xent_gradient_builds_tf_ops_for_unmatched_static_shapes():
+    # TF 1.15's SoftmaxCrossEntropyWithLogits gradient reduces no broadcast: logits [?, ?]
+    # against labels [3, 3] take 22 gradient op ids, and npairs_loss_multilabel's
+    # minimize() leaves a graph-seeded op after it TF's seed
+    with tf.Graph().as_default() as g:
+        p = tf.placeholder(tf.float32, [None, None])
+        q = tf.placeholder(tf.float32, [3, 3])
+        loss = tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits_v2(logits=p, labels=q))
+        before = g._last_id
+        tf.gradients(loss, [p, q])
+        assert g._last_id - before == 22
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [None, 6])
+        emb = tf.layers.dense(x, 4, name="emb")
+        labels = [tf.SparseTensor([[0, 0]], [1], [1, 3]), tf.SparseTensor([[0, 1]], [1], [1, 3]),
+                  tf.SparseTensor([[0, 0], [0, 2]], [1, 1], [1, 3])]
+        loss = ML.npairs_loss_multilabel(labels, emb[:3], emb[3:6])
+        tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+        after = tf.random_normal([3])
+        assert g._last_id == 330  # TF 1.15
+        np.testing.assert_allclose(sess.run(after), [0.76391, -0.63375, -0.19375], atol=1e-5)
