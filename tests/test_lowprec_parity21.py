@@ -490,3 +490,17 @@ def test_16_bit_activation_gradients_round_each_step():
     b = tf.cast(tf.constant([0.3, 1.7]), tf.bfloat16)
     got = _run([tf.gradients(tf.sqrt(b), b)[0], tf.gradients(tf.rsqrt(b), b)[0]])
     assert [np.asarray(t).dtype for t in got] == [tf.bfloat16.as_numpy_dtype] * 2
+
+
+def test_checkpoint_reader_gives_quantized_values_as_integers(tmp_path):
+    tf.Variable(tf.quantization.quantize([0.1, 0.9], 0.0, 1.0, tf.quint8).output, name="q")
+    tf.Variable(np.array([1.5, -2.25], np.float16), name="h")
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        path = tf.train.Saver().save(s, str(tmp_path / "m"))
+    # TF 1.15: array([ 26, 230], dtype=uint8) and 'q (DT_QUINT8) [2]'
+    got = tf.train.load_variable(path, "q")
+    assert got.dtype == np.uint8 and got.tolist() == [26, 230]
+    assert tf.train.load_variable(path, "h").dtype == np.float16
+    assert tf.train.NewCheckpointReader(path).debug_string() == (
+        b"h (DT_HALF) [2]\nq (DT_QUINT8) [2]\n")

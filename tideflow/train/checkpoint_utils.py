@@ -45,6 +45,8 @@ class CheckpointReader:
         """The value of ``tensor_str``; NotFoundError when the checkpoint lacks it. A scalar
         comes back as a NumPy scalar (``np.int64(3)``; bytes for a string), as TF's reader."""
         value = self._reader.read(_as_str(tensor_str))
+        if getattr(value, "dtype", None) is not None and value.dtype.names:
+            value = value.view(value.dtype[0])  # a quantized type's plain integers, as TF's
         return value[()] if getattr(value, "ndim", None) == 0 else value
 
     def debug_string(self):
@@ -52,7 +54,7 @@ class CheckpointReader:
         lines = []
         for n, e in sorted(self._reader.tensors.items()):
             dt = dtypes.as_dtype(e["dtype"])
-            enum = _DT_NAMES.get(dt.name, dt.name.upper())
+            enum = _DT_NAMES.get(dt.name, "DT_" + dt.name.upper())
             lines.append(f"{n} ({enum}) [{','.join(str(d) for d in e['shape'])}]\n")
         return "".join(lines).encode()
 
