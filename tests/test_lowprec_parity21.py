@@ -504,3 +504,13 @@ def test_checkpoint_reader_gives_quantized_values_as_integers(tmp_path):
     assert tf.train.load_variable(path, "h").dtype == np.float16
     assert tf.train.NewCheckpointReader(path).debug_string() == (
         b"h (DT_HALF) [2]\nq (DT_QUINT8) [2]\n")
+
+
+def test_feeding_an_overflowing_value_to_half_is_silent():
+    import warnings
+
+    p = tf.placeholder(tf.float16, [None])
+    with tf.Session() as s, warnings.catch_warnings():
+        warnings.simplefilter("error")  # TF 1.15 prints nothing: [2.2 4.4 inf]
+        got = s.run(p * 2, {p: [1.1, 2.2, 70000.0]})
+    assert got.dtype == np.float16 and np.isinf(got[2])

@@ -324,7 +324,10 @@ def _convert_feed(tensor, value, index=0):
                     "larger type (e.g. int64)."
                 )
             try:
-                arr = np.asarray(value, dtype=np_dtype)
+                # (NumPy 2 warns where a value overflows the feed's type, e.g. 70000. fed to
+                # float16; TF 1.15's NumPy 1.x converted it to inf silently)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    arr = np.asarray(value, dtype=np_dtype)
             except OverflowError:
                 # a Python int out of range inside a list wraps around, as in TF
                 arr = np.asarray(value).astype(np_dtype)
