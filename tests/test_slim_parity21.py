@@ -220,6 +220,25 @@ def test_dropout_and_conv2d_transpose_op_names_in_nested_scopes():
     assert ops == ["vs/Conv2d_transpose/conv2d_transpose_1", "vs/up/conv2d_transpose"]
 
 
+def test_core_layer_backed_slim_layers_scoped_as_their_op():
+    # TF 1.15: a scope named as the layer's op makes the op "<op>_1" (names match whatever
+    # their case); the default scopes do not collide
+    with tf.Graph().as_default() as g:
+        x = tf.ones([2, 6, 6, 3])
+        slim.separable_conv2d(x, 4, 3)
+        with tf.variable_scope("v"):
+            slim.separable_conv2d(x, 4, 3, scope="separable_conv2d")
+            slim.conv2d(x, 4, 3, scope="Conv2D")
+            slim.fully_connected(tf.ones([2, 3]), 4, scope="MatMul")
+            slim.fully_connected(tf.ones([2, 3]), 4)
+        names = [op.name for op in g.get_operations()
+                 if op.type in ("Conv2D", "MatMul") or op.name.endswith("separable_conv2d")
+                 or op.name.endswith("separable_conv2d_1")]
+    assert names == ["SeparableConv2d/separable_conv2d",
+                     "v/separable_conv2d/separable_conv2d_1", "v/Conv2D/Conv2D_1",
+                     "v/MatMul/MatMul_1", "v/fully_connected/MatMul"]
+
+
 def test_dropout_noise_shape_is_built_as_tf_keras_dropout_builds_it():
     # TF 1.15 (Keras Dropout): "Shape" then the noise shape as one tensor ("Const", or
     # "packed" around the input's sizes where the list holds None); the mask is TF's

@@ -205,6 +205,7 @@ def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None
         # given as an object ("h/"), not the one entering it opens ("h/h/"), where the
         # normalizer and the activation go
         with ops.name_scope(sc.original_name_scope):
+            reserve_core_layer_name(sc.name)
             if shape.ndims == 2:
                 outputs = linalg_ops.matmul(inputs, weights)
             else:  # as that layer: a tensordot over the last axis (its ops named Tensordot)
@@ -267,6 +268,7 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
         # TF 1.15 runs the core Conv2D layer, whose build makes this constant (its ops in
         # its scope's first name scope, as fully_connected's)
         with ops.name_scope(sc.original_name_scope):
+            reserve_core_layer_name(sc.name)
             rate_t = ops.convert_to_tensor(np.array([rh, rw], np.int32), name="dilation_rate")
             outputs = None
             if (rh, rw) != (1, 1) and data_format == "NHWC":
@@ -519,12 +521,10 @@ def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC
 
 def reserve_core_layer_name(scope_name):
     """Takes, in the current name scope, the name a TF 1.15 core layer behind a contrib layer
-    takes first: the snake case of the last part of its variable scope's name. Under
-    "d0/Dropout" that is "dropout", so tf.nn.dropout's ops go to "d0/Dropout/dropout_1"; under
-    "Dropout_1" it is "dropout_1", and they go to "Dropout_1/dropout"."""
-    from tideflow.ops.layers_base import _to_snake_case
-
-    ops.get_default_graph().unique_name(_to_snake_case(scope_name.rsplit("/", 1)[-1]))
+    takes before its ops: the last part of its variable scope's name. Under "d0/Dropout"
+    tf.nn.dropout's ops then go to "d0/Dropout/dropout_1" (names match whatever their case),
+    under "Dropout_1" to "Dropout_1/dropout"; a layer scoped "MatMul" makes "MatMul_1"."""
+    ops.get_default_graph().unique_name(scope_name.rsplit("/", 1)[-1])
 
 
 def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_collections=None,

@@ -155,6 +155,7 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
             biases = cl._make_biases(normalizer_fn, biases_initializer, biases_regularizer,
                                      num_outputs, dtype, variables_collections, trainable)
             with ops.name_scope(sc.original_name_scope):  # (the core layer's, as above)
+                cl.reserve_core_layer_name(sc.name)
                 outputs = _nn().separable_conv2d(inputs, depthwise, pointwise, strides=strides,
                                                  padding=padding, rate=[rh, rw],
                                                  data_format=data_format)
