@@ -280,3 +280,20 @@ def test_sparse_to_dense_default_value_of_another_type_fails_in_the_ops_words():
                             "int32, got 7.5 of type 'float' instead.")
     d = tf.sparse_tensor_to_dense(w, default_value=-1)
     assert d.op.inputs[3].name == "SparseToDense_1/default_value:0"
+
+
+def test_fixed_unigram_sampler_needs_exactly_one_distribution(tmp_path):
+    # TF 1.15's FixedUnigramCandidateSampler kernel constructor checks
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a,5\nb,1\nc,3\nd,0\ne,7\nf,2\n")
+    labels = tf.constant([[0, 1]], tf.int64)
+    both = tf.nn.fixed_unigram_candidate_sampler(labels, 2, 3, True, 6, vocab_file=str(vocab),
+                                                 unigrams=[1.0] * 6)
+    neither = tf.nn.fixed_unigram_candidate_sampler(labels, 2, 3, True, 6)
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Must only provide one of vocab_file and unigrams."):
+            s.run(both)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Must provide either vocab_file or unigrams."):
+            s.run(neither)

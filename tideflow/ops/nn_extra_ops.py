@@ -533,6 +533,13 @@ def _fixed_unigram_weights(attrs):
     range_max = attrs["range_max"]
     unigrams = list(attrs["unigrams"])
     vocab = attrs["vocab_file"]
+    # TF's kernel constructor checks, in its words
+    if not vocab and not unigrams:
+        raise errors.InvalidArgumentError(None, None,
+                                          "Must provide either vocab_file or unigrams.")
+    if vocab and unigrams:
+        raise errors.InvalidArgumentError(None, None,
+                                          "Must only provide one of vocab_file and unigrams.")
     if vocab:
         from tideflow import gfile
 
