@@ -514,3 +514,18 @@ def test_feeding_an_overflowing_value_to_half_is_silent():
         warnings.simplefilter("error")  # TF 1.15 prints nothing: [2.2 4.4 inf]
         got = s.run(p * 2, {p: [1.1, 2.2, 70000.0]})
     assert got.dtype == np.float16 and np.isinf(got[2])
+
+
+def test_half_avg_pool_adds_its_taps_in_half():
+    xv = np.array([[0.1, 1000.0, 0.3], [2.7, -999.0, 0.6], [-0.05, 3.3, 0.4]], np.float16)
+    x = tf.constant(xv.reshape(1, 3, 3, 1))
+    got = _run(tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")).ravel()
+    # TF 1.15 sums each window tap by tap in half, then divides in half
+    want = []
+    for i, j in np.ndindex(3, 3):
+        acc = np.float16(0)
+        for r, c in np.ndindex(2, 2):
+            if i + r < 3 and j + c < 3:
+                acc = np.float16(acc + xv[i + r, j + c])
+        want.append(acc / np.float16(min(2, 3 - i) * min(2, 3 - j)))
+    _same(got, want)
