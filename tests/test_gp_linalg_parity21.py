@@ -421,3 +421,24 @@ def test_non_finite_matrices_as_tf():
         # Eigen's SVD does not fail on NaNs where LAPACK's does
         wide = tf.constant(np.tile(nan_first, (1, 9)), f32)
         assert np.isnan(_run(tf.svd(wide, compute_uv=False))).all()
+
+
+def test_tridiagonal_solve_static_checks_read_as_tf():
+    with tf.Graph().as_default():
+        d = tf.ones([3, 4])
+        for args, kwargs, words in [
+                ((d, tf.ones([3, 1])), {}, ("Expected number of left-hand sided and right-hand "
+                                           "sides to be equal, got 4 and 3")),
+                ((tf.ones([2, 4]), tf.ones([4, 1])), {}, "Expected 3 diagonals got 2"),
+                ((tf.ones([4]), tf.ones([4, 1])), {}, ("Expected diagonals to have rank at least "
+                                                      "2, got 1")),
+                ((d, tf.ones([1, 1, 4, 1])), {}, "Expected the rank of rhs to be 1 or 2, got 4"),
+                (([tf.ones([4]), tf.ones([4])], tf.ones([4, 1])),
+                 {"diagonals_format": "sequence"}, ("Expected diagonals to be a sequence of "
+                                                   "length 3.")),
+                ((tf.ones([3, 4]), tf.ones([4, 1])), {"diagonals_format": "matrix"},
+                 "Expected last two dimensions of diagonals to be same, got 4 and 3")]:
+            with pytest.raises(ValueError, match="^" + words.replace("(", r"\(")):
+                tf.linalg.tridiagonal_solve(*args, **kwargs)
+        x = tf.linalg.tridiagonal_solve(d, tf.ones([2, 4]), transpose_rhs=True)
+        assert x.get_shape().as_list() == [2, 4]

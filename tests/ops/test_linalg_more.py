@@ -83,7 +83,7 @@ def test_tridiagonal_solve_and_matmul_formats():
             tf.linalg.tridiagonal_matmul(d, rhs)])
         with pytest.raises(ValueError, match="diagonals_format"):
             tf.linalg.tridiagonal_solve(d, rhs, diagonals_format="banded")
-        with pytest.raises(ValueError, match=r"\[..., 3, M\]"):
+        with pytest.raises(ValueError, match="^Expected 3 diagonals got 2$"):  # TF 1.15's
             tf.linalg.tridiagonal_solve(d[:2], rhs)
     want = np.linalg.solve(m, rhs)
     for got in (x, xs, xm):

@@ -574,15 +574,64 @@ def _dense_tridiagonal(sup, main, sub):
     return a
 
 
+def _tridiagonal_static_checks(compact, main, rhs, transpose_rhs):
+    """TF 1.15's checks of the compact diagonals (rank of the diagonals, then ``main``'s)
+    against the right-hand side, in its words."""
+    if compact is not None:
+        shape = compact.get_shape()
+    else:
+        shape = main.get_shape()
+        shape = shape[:-1].concatenate([3]).concatenate(shape[-1:]) \
+            if shape.ndims is not None else shape
+    diags_rank, rhs_rank = len(shape), len(rhs.get_shape())
+    if diags_rank < 2:
+        raise ValueError(f"Expected diagonals to have rank at least 2, got {diags_rank}")
+    if rhs_rank not in (diags_rank, diags_rank - 1):
+        raise ValueError(f"Expected the rank of rhs to be {diags_rank - 1} or {diags_rank}, "
+                         f"got {rhs_rank}")
+    if shape[-2].value and shape[-2].value != 3:
+        raise ValueError(f"Expected 3 diagonals got {shape[-2].value}")
+    if not shape[:-2].is_compatible_with(rhs.get_shape()[:diags_rank - 2]):
+        raise ValueError(f"Batch shapes {shape[:-2]} and {rhs.get_shape()[:diags_rank - 2]} "
+                         f"are incompatible")
+    m = shape[-1].value
+    rows = None
+    if rhs_rank == diags_rank - 1:
+        rows = rhs.get_shape()[-1].value
+    else:
+        rows = rhs.get_shape()[-1 if transpose_rhs else -2].value
+    if m and rows and m != rows:
+        raise ValueError(f"Expected number of left-hand sided and right-hand sides to be "
+                         f"equal, got {m} and {rows}")
+
+
 def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False,
                       conjugate_rhs=False, name=None, partial_pivoting=True,
                       perturb_singular=False):
     """Solves ``A X = rhs`` for tridiagonal ``A`` (compact ``[..., 3, M]``, a sequence of
     three ``[..., M]`` diagonals, or a full matrix), with partial pivoting."""
     del partial_pivoting, perturb_singular
+    if diagonals_format == "sequence" and (not isinstance(diagonals, (tuple, list))
+                                           or len(diagonals) != 3):
+        raise ValueError("Expected diagonals to be a sequence of length 3.")
+    if diagonals_format == "matrix":
+        d = ops.convert_to_tensor(diagonals, name="diagonals")
+        m1, m2 = d.get_shape()[-1].value, d.get_shape()[-2].value
+        if m1 and m2 and m1 != m2:
+            raise ValueError(f"Expected last two dimensions of diagonals to be same, got {m1} "
+                             f"and {m2}")
+        if not (m1 or m2):
+            raise ValueError('The size of the matrix needs to be known for '
+                             'diagonals_format="matrix"')
     with ops.name_scope(name, "tridiagonal_solve", [diagonals, rhs]):
+        if diagonals_format == "compact":
+            diagonals = ops.convert_to_tensor(diagonals, name="diagonals")
+            rhs = ops.convert_to_tensor(rhs, name="rhs", dtype=diagonals.dtype)
+            _tridiagonal_static_checks(diagonals, None, rhs, transpose_rhs)
         sup, main, sub = _diags_from(diagonals, diagonals_format, "tridiagonal_solve")
         rhs = ops.convert_to_tensor(rhs, name="rhs", dtype=main.dtype)
+        if diagonals_format != "compact":
+            _tridiagonal_static_checks(None, main, rhs, transpose_rhs)
         # a right-hand side [..., M] (one rank less than the matrices) is one vector, for which
         # transpose_rhs changes nothing; [..., K, M] with transpose_rhs gives [..., K, M]
         vector = rhs.get_shape().ndims is not None and rhs.get_shape().ndims == main.get_shape(
