@@ -529,3 +529,11 @@ def test_half_avg_pool_adds_its_taps_in_half():
                 acc = np.float16(acc + xv[i + r, j + c])
         want.append(acc / np.float16(min(2, 3 - i) * min(2, 3 - j)))
     _same(got, want)
+
+
+def test_half_reduce_prod_multiplies_in_half():
+    xv = (np.random.RandomState(4).rand(3, 11) * 1.5 + 0.5).astype(np.float16)
+    inner, outer = _run([tf.reduce_prod(tf.constant(xv), 1), tf.reduce_prod(tf.constant(xv), 0)])
+    # TF 1.15's printed values: 8-lane packets along the last axis, rows one after another
+    _same(inner, [17.125, 3.966796875, 8.328125])
+    _same(outer[:4], [2.607421875, 4.265625, 2.94140625, 0.7177734375])

@@ -55,12 +55,12 @@ _HALF = np.dtype(np.float16)
 _BFLOAT16 = np.dtype(dtypes.bfloat16.as_numpy_dtype)
 
 
-def _running_half_sum(x, axis):
-    """Adds the slices of ``x`` along ``axis`` one after another in float16 (each partial
-    sum rounded to half), from 0."""
+def _running_half_sum(x, axis, ufunc=np.add):
+    """Adds (or with ``ufunc`` multiplies) the slices of ``x`` along ``axis`` one after
+    another in float16 (each partial result rounded to half), from the identity."""
     if x.shape[axis] == 0:
-        return np.zeros(x.shape[:axis] + x.shape[axis + 1:], _HALF)
-    return np.add.accumulate(x, axis=axis, dtype=_HALF).take(-1, axis=axis)
+        return np.full(x.shape[:axis] + x.shape[axis + 1:], ufunc.identity, _HALF)
+    return ufunc.accumulate(x, axis=axis, dtype=_HALF).take(-1, axis=axis)
 
 
 def _bfloat16_sum(x, axis, keep_dims):
@@ -78,21 +78,22 @@ def _bfloat16_sum(x, axis, keep_dims):
     return out
 
 
-def _half_lane_sum(x):
-    """The sum over the last axis as Eigen's vectorised inner reduction of float16: eight
-    lanes summed in half over whole packets, the lanes added in float ((0+4)+(2+6)) +
-    ((1+5)+(3+7)) and rounded to half, plus the tail summed in half."""
+def _half_lane_sum(x, ufunc=np.add):
+    """The sum (or with ``ufunc`` product) over the last axis as Eigen's vectorised inner
+    reduction of float16: eight lanes reduced in half over whole packets, the lanes combined
+    in float ((0+4)+(2+6)) + ((1+5)+(3+7)) and rounded to half, and the tail reduced in half."""
     n = x.shape[-1]
     whole = n // 8 * 8
-    lanes = _running_half_sum(x[..., :whole].reshape(x.shape[:-1] + (n // 8, 8)), x.ndim - 1)
+    lanes = _running_half_sum(x[..., :whole].reshape(x.shape[:-1] + (n // 8, 8)), x.ndim - 1,
+                              ufunc)
     f = lanes.astype(np.float32)
-    packet = (((f[..., 0] + f[..., 4]) + (f[..., 2] + f[..., 6]))
-              + ((f[..., 1] + f[..., 5]) + (f[..., 3] + f[..., 7]))).astype(_HALF)
-    tail = _running_half_sum(x[..., whole:], x.ndim - 1)
-    return tail + packet
+    packet = ufunc(ufunc(ufunc(f[..., 0], f[..., 4]), ufunc(f[..., 2], f[..., 6])),
+                   ufunc(ufunc(f[..., 1], f[..., 5]), ufunc(f[..., 3], f[..., 7]))).astype(_HALF)
+    tail = _running_half_sum(x[..., whole:], x.ndim - 1, ufunc)
+    return ufunc(tail, packet)
 
 
-def _half_sum(x, axis, keep_dims):
+def _half_sum(x, axis, keep_dims, ufunc=np.add):
     """reduce_sum of float16 as TF 1.15's CPU kernel adds (Eigen, in half, not in float):
     the reduced axes merged into one, a trailing run by ``_half_lane_sum``, a leading or
     inner run slice after slice; None for axes in more than one run (left to the float
@@ -104,10 +105,10 @@ def _half_sum(x, axis, keep_dims):
     shape = x.shape
     if hi == x.ndim:  # trailing (or every) axis: the inner reduction
         out = _half_lane_sum(x.reshape(shape[:lo] + (-1,)) if x.size else
-                             np.zeros(shape[:lo] + (math.prod(shape[lo:]),), _HALF))
+                             np.zeros(shape[:lo] + (math.prod(shape[lo:]),), _HALF), ufunc)
     else:
         merged = x.reshape(shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:])
-        out = _running_half_sum(merged, lo)
+        out = _running_half_sum(merged, lo, ufunc)
     if keep_dims:
         out = out.reshape(tuple(1 if i in axis else d for i, d in enumerate(shape)))
     return out
@@ -161,6 +162,10 @@ def _prod(x, indices, *, keep_dims):
         v = (v + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
         return x.dtype.type(v)
     axis = _axes(x, indices)
+    if x.dtype == _HALF and axis and x.size:  # in half, as TF 1.15's kernel (as the sum)
+        out = _half_sum(np.asarray(x), axis, keep_dims, np.multiply)
+        if out is not None:
+            return out
     return np.prod(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
         x.dtype, copy=False)
 
