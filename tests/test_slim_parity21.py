@@ -255,3 +255,22 @@ def test_dropout_noise_shape_is_built_as_tf_keras_dropout_builds_it():
     np.testing.assert_array_equal(yv[1, 0, 0], [48.0, 0.0, 0.0, 0.0])
     np.testing.assert_allclose(zv[:, 0, :, 0], [[5 / 3, 0, 5 / 3], [5 / 3, 0, 0]],
                                rtol=1e-6)
+
+
+def test_repeated_image_over_a_var_len_feature_raises_map_fn_sparse_error():
+    # TF 1.15: Image(repeated=True) maps over the parsed feature; a VarLenFeature's
+    # SparseTensor makes tf.map_fn raise this TypeError
+    tfd = slim.tfexample_decoder
+    with tf.Graph().as_default():
+        ex = tf.train.Example(features=tf.train.Features(feature={
+            "pngs": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"x"]))}))
+        decoder = tfd.TFExampleDecoder(
+            {"pngs": tf.VarLenFeature(tf.string),
+             "fmt": tf.FixedLenFeature((), tf.string, default_value="png")},
+            {"images": tfd.Image("pngs", "fmt", repeated=True)})
+        with pytest.raises(TypeError) as e:
+            decoder.decode(tf.constant(ex.SerializeToString()), ["images"])
+    assert str(e.value) == (
+        "To perform a map on the values of a sparse tensor use either  SparseTensor("
+        "input.indices, fn(input.values), input.dense_shape) or  SparseTensor(input.indices, "
+        "map_fn(fn, input.values), input.dense_shape)")

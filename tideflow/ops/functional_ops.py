@@ -1,7 +1,7 @@
 """Higher-order functions over the first dimension: ``tf.map_fn``, ``tf.scan``, ``tf.foldl``,
 ``tf.foldr``, built on ``tf.while_loop`` with TensorArrays (so they have gradients)."""
 
-from tideflow.framework import dtypes, nest, ops
+from tideflow.framework import dtypes, nest, ops, sparse_tensor
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import array_ops, constant_op, range_ops
 from tideflow.ops.tensor_array import TensorArray
@@ -105,6 +105,11 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     """
     if not callable(fn):
         raise TypeError("fn must be callable.")
+    if isinstance(elems, sparse_tensor.SparseTensor):
+        raise TypeError(  # TF 1.15's words
+            "To perform a map on the values of a sparse tensor use either "
+            " SparseTensor(input.indices, fn(input.values), input.dense_shape) or "
+            " SparseTensor(input.indices, map_fn(fn, input.values), input.dense_shape)")
     if not parallel_iterations:
         parallel_iterations = 10
     in_seq = nest.is_sequence(elems)
