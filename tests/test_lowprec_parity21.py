@@ -537,3 +537,16 @@ def test_half_reduce_prod_multiplies_in_half():
     # TF 1.15's printed values: 8-lane packets along the last axis, rows one after another
     _same(inner, [17.125, 3.966796875, 8.328125])
     _same(outer[:4], [2.607421875, 4.265625, 2.94140625, 0.7177734375])
+
+
+def test_bfloat16_prod_and_scans_in_bfloat16():
+    xv = (np.random.RandomState(4).rand(3, 11) * 1.5 + 0.5).astype(np.float32)
+    x = tf.cast(tf.constant(xv), tf.bfloat16)
+    prod, cs, cp = _run([tf.cast(t, tf.float32) for t in [
+        tf.reduce_prod(x, 1), tf.cumsum(x, 1), tf.cumprod(x, 1)]])
+    # TF 1.15's printed values (each partial result rounded to bfloat16)
+    _same(prod, [17.0, 3.96875, 8.3125])
+    _same(cs[1], [0.796875, 2.59375, 4.5625, 5.3125, 6.71875, 7.21875, 8.3125, 8.875, 10.8125,
+                  12.0, 13.9375])
+    _same(cp[2], [1.6796875, 3.015625, 2.28125, 1.3984375, 1.953125, 1.46875, 2.359375, 2.625,
+                  3.390625, 6.46875, 8.3125])

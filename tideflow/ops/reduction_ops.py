@@ -63,16 +63,16 @@ def _running_half_sum(x, axis, ufunc=np.add):
     return ufunc.accumulate(x, axis=axis, dtype=_HALF).take(-1, axis=axis)
 
 
-def _bfloat16_sum(x, axis, keep_dims):
-    """reduce_sum of bfloat16 as TF 1.15's CPU kernel adds (scalar Eigen code, in bfloat16):
-    the reduced elements of each output one after another, in row-major order, each partial
-    sum rounded to bfloat16."""
+def _bfloat16_sum(x, axis, keep_dims, ufunc=np.add):
+    """reduce_sum (or with ``ufunc`` reduce_prod) of bfloat16 as TF 1.15's CPU kernel adds
+    (scalar Eigen code, in bfloat16): the reduced elements of each output one after another,
+    in row-major order, each partial result rounded to bfloat16."""
     kept = [a for a in range(x.ndim) if a not in axis]
     moved = np.transpose(x, kept + list(axis)).reshape([x.shape[a] for a in kept] + [-1])
     if moved.shape[-1] == 0:
-        out = np.zeros(moved.shape[:-1], x.dtype)
+        out = np.full(moved.shape[:-1], ufunc.identity, x.dtype)
     else:
-        out = np.add.accumulate(moved, axis=-1, dtype=x.dtype)[..., -1]
+        out = ufunc.accumulate(moved, axis=-1, dtype=x.dtype)[..., -1]
     if keep_dims:
         out = out.reshape([1 if a in axis else d for a, d in enumerate(x.shape)])
     return out
@@ -166,6 +166,8 @@ def _prod(x, indices, *, keep_dims):
         out = _half_sum(np.asarray(x), axis, keep_dims, np.multiply)
         if out is not None:
             return out
+    if x.dtype == _BFLOAT16 and axis:
+        return _bfloat16_sum(np.asarray(x), axis, keep_dims, np.multiply)
     return np.prod(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
         x.dtype, copy=False)
 
@@ -594,8 +596,9 @@ def _cumulative(fn, identity):
         a %= nd
         if reverse:
             x = np.flip(x, a)
-        # float16 scans in half, each partial result rounded, as TF's Eigen scan
-        out = fn(x, axis=a, dtype=_HALF if x.dtype == _HALF else _acc_dtype(x))
+        # float16 and bfloat16 scan in their own type, each partial result rounded, as TF's
+        # Eigen scan
+        out = fn(x, axis=a, dtype=x.dtype if x.dtype in _HALF_TYPES else _acc_dtype(x))
         if exclusive and out.shape[a]:
             head = np.full_like(np.take(out, [0], axis=a), identity)
             out = np.concatenate([head, np.delete(out, -1, axis=a)], axis=a)
