@@ -550,3 +550,18 @@ def test_bfloat16_prod_and_scans_in_bfloat16():
                   12.0, 13.9375])
     _same(cp[2], [1.6796875, 3.015625, 2.28125, 1.3984375, 1.953125, 1.46875, 2.359375, 2.625,
                   3.390625, 6.46875, 8.3125])
+
+
+def test_bfloat16_matmul_truncates_its_float32_product():
+    a = np.array([[1.0, 2.0, 3.0], [0.1, -0.7, 2.5]], np.float32)
+    b = np.array([[0.3, -1.1], [1.9, 0.2], [-0.6, 2.2]], np.float32)
+    got = _run(tf.cast(tf.matmul(tf.cast(a, tf.bfloat16), tf.cast(b, tf.bfloat16)),
+                       tf.float32))
+    # TF 1.15 keeps the upper 16 bits of the float32 product (no rounding)
+    ab = tf.cast(a, tf.bfloat16), tf.cast(b, tf.bfloat16)
+    fa, fb = _run([tf.cast(t, tf.float32) for t in ab])
+    want = ((fa @ fb).view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+    _same(got, want)
+    # TF 1.15 prints [[2.28125, 5.90625], [-2.796875, 5.25]]: 2.2929688 truncates to
+    # 2.28125 (rounding gives 2.296875)
+    _same(got, [[2.28125, 5.90625], [-2.796875, 5.25]])

@@ -64,6 +64,11 @@ def _matmul(a, b, *, transpose_a, transpose_b):
     y = b.T if transpose_b else b
     if x.shape[1] != y.shape[0]:
         _fail(f"Matrix size-incompatible: In[0]: {_dims(a.shape)}, In[1]: {_dims(b.shape)}")
+    if a.dtype == _HALF_TYPES[1]:
+        # TF 1.15's bfloat16 MatMul multiplies in float32 and truncates the product to
+        # bfloat16 (FloatToBFloat16 keeps the upper 16 bits; it does not round)
+        out = np.ascontiguousarray(threads.matmul(x.astype(np.float32), y.astype(np.float32)))
+        return (out.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32).astype(a.dtype)
     return threads.matmul(x, y).astype(a.dtype, copy=False)
 
 
