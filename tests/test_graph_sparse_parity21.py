@@ -297,3 +297,41 @@ def test_fixed_unigram_sampler_needs_exactly_one_distribution(tmp_path):
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match="Must provide either vocab_file or unigrams."):
             s.run(neither)
+
+
+def test_unary_ops_on_a_sparse_tensor_name_their_values_op_as_tf():
+    # TF 1.15: the dense call takes its scope and fails on the SparseTensor, then the sparse
+    # dispatcher calls it again on the values: 'Abs_1', 'Neg_1', ..., 'myabs_1'
+    a = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
+    names = [f(a).values.name for f in (tf.abs, tf.negative, tf.sign, tf.square, tf.sqrt,
+                                        tf.erf, tf.tanh, tf.math.abs)]
+    assert names == ["Abs_1:0", "Neg_1:0", "Sign_1:0", "Square_1:0", "Sqrt_1:0", "Erf_1:0",
+                     "Tanh_1:0", "Abs_3:0"]
+    assert tf.abs(a, name="myabs").values.name == "myabs_1:0"
+
+
+def test_stack_converts_its_first_value_on_its_own():
+    # TF 1.15's stack (when the list does not pack into one constant): values[0] converted
+    # alone, a Python value becoming an unused Const named after the stack
+    p = tf.placeholder(tf.float32, [2])
+    assert tf.stack([[1.0, 2.0], p], axis=1).name == "stack_1:0"
+    assert tf.stack([p, [1.0, 2.0]], axis=1).name == "stack_2:0"
+    ops_ = [(op.name, op.type) for op in tf.get_default_graph().get_operations()]
+    assert ops_[1:4] == [("stack", "Const"), ("stack_1/values_0", "Const"), ("stack_1", "Pack")]
+    a = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
+    with pytest.raises(TypeError, match="^Failed to convert object of type"):
+        tf.stack([a, a])
+
+
+def test_converting_an_unconvertible_object_to_a_given_dtype():
+    # TF 1.15: 'Expected float32, got <...SparseTensor object at 0x...> of type 'SparseTensor'
+    # instead.' (a + dense, dense's __radd__ converting a to its dtype)
+    a = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
+    with pytest.raises(TypeError, match=r"^Expected float32, got <.*SparseTensor object at "
+                                        r"0x[0-9a-f]+> of type 'SparseTensor' instead\.$"):
+        a + tf.ones([2, 2])
+    with pytest.raises(TypeError, match="^Failed to convert object of type"):
+        tf.convert_to_tensor(a)
+    with pytest.raises(TypeError, match=r"^__init__\(\) missing 1 required positional "
+                                        r"argument: 'dense_shape'$"):
+        tf.SparseTensor([[0, 0]], [1.0])

@@ -1741,6 +1741,9 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
         return ret
     if value is None:
         raise ValueError("None values not supported.")  # TF's class and message
+    if dtype is not None:  # TF's constant conversion checking the object against the dtype
+        raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
+                        f"'{type(value).__name__}' instead.")
     raise TypeError(
         f"Failed to convert object of type {type(value)} to Tensor. Contents: {value}. "
         "Consider casting elements to a supported type."

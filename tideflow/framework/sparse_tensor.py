@@ -31,7 +31,7 @@ class SparseTensor:
                 raise ValueError("Cannot specify both 'dense_shape' and 'shape'")
             dense_shape = shape
         if dense_shape is None:
-            raise TypeError("SparseTensor() missing required argument: 'dense_shape'")
+            raise TypeError("__init__() missing 1 required positional argument: 'dense_shape'")
         with ops.name_scope(None, "SparseTensor", [indices, values, dense_shape]):
             self._indices = ops.convert_to_tensor(indices, dtype=dtypes.int64, name="indices")
             self._values = ops.convert_to_tensor(values, name="values")

@@ -8,7 +8,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
-from tideflow.framework.tensor_shape import Dimension, as_shape
+from tideflow.framework.tensor_shape import Dimension
 from tideflow.ops import constant_op
 from tideflow.ops.array_ops import (
     _check_rank,
@@ -233,8 +233,10 @@ def stack(values, axis=0, name="stack"):
             return ops.convert_to_tensor(values, name=name)
         except (TypeError, ValueError):
             pass
+    # as TF: values[0] is converted on its own (a Python value becomes a Const of the
+    # stack's name, left unused) for the rank the axis is checked against
+    s = ops.convert_to_tensor(values[0], name=name).get_shape()
     first = _first_tensor(values)
-    s = first.get_shape() if first is not None else as_shape(np.shape(values[0]))
     if s.ndims is not None:
         r = s.ndims + 1
         if axis < -r or axis >= r:

@@ -449,13 +449,16 @@ def _apply(op_type, inputs, name, attrs=None):
     return ops.apply_op(op_type, inputs, attrs, name=name)._outputs[0]
 
 
-def _on_sparse_values(fn, x, name):
+def _on_sparse_values(fn, x, name, default_name):
     """``fn`` applied to a SparseTensor's values: a SparseTensor of the same indices and shape
-    (TF's abs, negative, sign, square, sqrt, erf and tanh take sparse inputs so)."""
+    (TF's abs, negative, sign, square, sqrt, erf and tanh take sparse inputs so). As TF 1.15,
+    whose dense call first takes its scope (``name`` or the op type) and fails on the sparse
+    input before its dispatcher calls it again on the values, the values' op is ``Abs_1``."""
     from tideflow.framework.sparse_tensor import SparseTensor
 
-    with ops.name_scope(name, fn.__name__, [x]) as scope:
-        return SparseTensor(x.indices, fn(x.values, name=scope), x.dense_shape)
+    with ops.name_scope(name, default_name, [x]):
+        pass
+    return SparseTensor(x.indices, fn(x.values, name=name), x.dense_shape)
 
 
 def _is_sparse(x):
@@ -470,7 +473,7 @@ def unary_fn(op_type, py_name, doc, sparse=False):
 
     def fn(x, name=None):
         if sparse and _is_sparse(x):
-            return _on_sparse_values(fn, x, name)
+            return _on_sparse_values(fn, x, name, op_type)
         return ops.apply_op(op_type, [x], name=name)._outputs[0]
 
     fn.__name__ = fn.__qualname__ = py_name
@@ -525,7 +528,7 @@ def zeta(x, q, name=None):
 def abs(x, name=None):
     """|x| elementwise; for complex x, the magnitude as a real tensor (ComplexAbs)."""
     if _is_sparse(x):
-        return _on_sparse_values(abs, x, name)
+        return _on_sparse_values(abs, x, name, "Abs")
     with ops.name_scope(name, "Abs", [x]) as scope:
         x = ops.convert_to_tensor(x, name="x")
         if x.dtype.is_complex:
@@ -544,7 +547,7 @@ def sigmoid(x, name=None):
 def tanh(x, name=None):
     """The hyperbolic tangent of x elementwise."""
     if _is_sparse(x):
-        return _on_sparse_values(tanh, x, name)
+        return _on_sparse_values(tanh, x, name, "Tanh")
     with ops.name_scope(name, "Tanh", [x]) as scope:
         return _apply("Tanh", [x], scope)
 
