@@ -335,3 +335,20 @@ def test_converting_an_unconvertible_object_to_a_given_dtype():
     with pytest.raises(TypeError, match=r"^__init__\(\) missing 1 required positional "
                                         r"argument: 'dense_shape'$"):
         tf.SparseTensor([[0, 0]], [1.0])
+
+
+def test_size_of_a_sparse_tensor_and_a_failed_reduction_build_tfs_ops():
+    # TF 1.15: size(sparse) is Prod(Cast(dense_shape), 0) named as the size; reduce_sum of
+    # a SparseTensor of known rank makes its axes Const before failing to convert it
+    a = tf.SparseTensor([[0, 0], [1, 2]], [1.0, 2.0], [3, 4])
+    n0 = len(tf.get_default_graph().get_operations())
+    s = tf.size(a, out_type=tf.int64)
+    assert [(op.name, op.type) for op in tf.get_default_graph().get_operations()[n0:]] == [
+        ("Size/Cast", "Cast"), ("Size/reduction_indices", "Const"), ("Size", "Prod")]
+    assert s.dtype == tf.int64
+    with tf.Session() as sess:
+        assert sess.run(s) == 12
+    with pytest.raises(TypeError, match="^Failed to convert object of type"):
+        tf.reduce_sum(a)
+    assert [op.name for op in tf.get_default_graph().get_operations()][-1] == "Const"
+    assert tf.rank(a).name == "Rank:0"

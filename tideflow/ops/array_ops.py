@@ -556,11 +556,12 @@ def size(input, name=None, out_type=dtypes.int32):
     """The number of elements of ``input`` (a constant when statically known)."""
     with ops.name_scope(name, "Size", [input]) as scope:
         dense_shape = _sparse_shape(input)
-        if dense_shape is not None:  # TF 1.x: the product of a sparse tensor's dense_shape
-            from tideflow.ops.cast_ops import cast
-            from tideflow.ops.reduction_ops import reduce_prod
-
-            return cast(reduce_prod(dense_shape), out_type, name=scope)
+        if dense_shape is not None:
+            # TF 1.x: a Prod (the size's name) over axis 0 of the dense_shape cast first
+            shape = ops.apply_op("Cast", [dense_shape], {"DstT": dtypes.as_dtype(out_type),
+                                                         "Truncate": False})._outputs[0]
+            return ops.apply_op("Prod", [shape, 0], {"keep_dims": False},
+                                name=scope)._outputs[0]
         t = ops.convert_to_tensor(input)
         s = t.get_shape()
         if s.is_fully_defined():

@@ -971,8 +971,15 @@ def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep
     else:
         # a list, array or variable: as TF, the axes of a full reduction come from Rank and
         # Range ops, and the value is converted inside the op's scope (Sum/input)
-        from tideflow.ops import array_ops, range_ops
+        from tideflow.framework.sparse_tensor import SparseTensor
+        from tideflow.ops import array_ops, constant_op, range_ops
 
+        if axis is None and isinstance(input_tensor, SparseTensor) and \
+                input_tensor.dense_shape.get_shape().is_fully_defined():
+            # as TF: a SparseTensor's known rank gives a Const of the axes (before the
+            # SparseTensor fails to convert)
+            rank = input_tensor.dense_shape.get_shape().dims[0].value
+            axis = constant_op.constant(np.arange(rank, dtype=np.int32))
         if axis is None:
             axis = range_ops.range(0, array_ops.rank(input_tensor))
         with ops.name_scope(name, op_type, [input_tensor]) as scope:
