@@ -301,3 +301,26 @@ def test_softmax_xent_gradient_builds_tf_ops_for_unmatched_static_shapes():
         after = tf.random_normal([3])
         assert g._last_id == 330  # TF 1.15
         np.testing.assert_allclose(sess.run(after), [0.76391, -0.63375, -0.19375], atol=1e-5)
+
+
+@pytest.mark.parametrize("known,ids,drawn", [
+    (True, 83, [0.11023, 0.49413]),  # TF 1.15
+    (False, 119, [0.51726, 0.10073]),
+])
+def test_loop_value_not_reading_its_last_counts_tf_gradient_ids(known, ids, drawn):
+    # TF 1.15: a loop value whose next value does not read its last (a capsule routing's
+    # output) gets no back edge in the gradient loop until gradients() ends, which then makes
+    # zeros and the NextIteration (2 ops, or 5 for a shape not fully known)
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        tf.set_random_seed(2)
+        x = tf.placeholder(tf.float32, [5, 4] if known else [None, 4])
+        w = tf.Variable(tf.ones([1, 4]))
+        pred = x * w
+        _, _, out = tf.while_loop(lambda i, r, v: i < 2,
+                                  lambda i, r, v: (i + 1, r * pred, r * 2.0),
+                                  [0, tf.ones_like(x), tf.ones_like(x)])
+        before = g._last_id
+        tf.gradients(tf.reduce_sum(out), w)
+        after = tf.random_uniform([2])
+        assert g._last_id - before == ids
+        np.testing.assert_allclose(sess.run(after), drawn, atol=1e-5)

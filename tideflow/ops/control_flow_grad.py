@@ -841,6 +841,15 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
             n_tf += 23  # TF's accumulator of slices: values, indices and dense shape
         elif m not in unconnected:
             n_tf += 7 if caps[j][1]._shape.is_fully_defined() else 9
+    # a loop variable whose next value does not read its last gets no gradient back through
+    # the body: TF's chain for it has no NextIteration until its gradients() ends
+    # (PostProcessing), which then makes zeros and the NextIteration (a Const; for a shape
+    # not fully known a Shape, a Const and a Fill outside the loop, and the Enter into it)
+    cut = [i for k, i in enumerate(d_idx) if res[k] is None]
+    n_tf -= len(cut)
+    gradients_lib.defer_op_ids(sum(
+        2 if (op._outputs[i]._shape if grads[i] is None else grads[i].get_shape())
+        .is_fully_defined() else 5 for i in cut))
     return result, n_tf
 
 

@@ -75,6 +75,14 @@ class seed_identities_off:
         return False
 
 
+def defer_op_ids(n):
+    """Ids TF 1.15's gradients() takes after its walk (a loop's PostProcessing): the current
+    call skips them once it has built every gradient."""
+    post = getattr(_GATE, "post_ids", None)
+    if post is not None:
+        post[0] += n
+
+
 def between_active():
     """The ops between the xs and ys of the ``tf.gradients`` whose gradient function runs
     (None outside one): a control-flow gradient differentiates only the inputs among them."""
@@ -372,6 +380,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         _check_no_loop_var_path(default, ys, xs)
     from tideflow.ops import array_ops
 
+    outer_post, _GATE.post_ids = getattr(_GATE, "post_ids", None), [0]
     with graph.as_default(), ops.name_scope(name, "gradients", ys + xs) as scope:
         stop_ops = {t._op for t in stop}
         between = _between(ys, xs, stop_ops, bridge)
@@ -453,6 +462,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             count_tf_sum(g)
             g = _aggregate(g, None, None, aggregation_method, x.op) if g else None
             result.append(g)
+        post, _GATE.post_ids = _GATE.post_ids[0], outer_post
+        if post:
+            graph._skip_op_ids(post)
     if unconnected is UnconnectedGradients.ZERO:
         # made after the gradients scope closes, as TF 1.x's (zeros_like, zeros_like_1, ...)
         with graph.as_default():
