@@ -385,3 +385,32 @@ def test_export_all_saved_models_train_op_and_restore_error(tmp_path):
         "does not expect variables that were not saved in the checkpoint.\n\nEncountered error "
         f"with mode `infer` while restoring checkpoint from: `{ckpt}`. Full Traceback:\n\n"
         "Restoring from checkpoint failed.")
+
+
+def test_predict_batch_length_as_tf(tmp_path):
+    # TF 1.15's _extract_batch_length: a scalar prediction fails on numpy's shape[0]
+    # (IndexError), a length mismatch is its ValueError
+    x = np.random.RandomState(0).rand(5, 3).astype(np.float32)
+
+    def model_fn(features, labels, mode, params):
+        out = tf.layers.dense(features["x"], 1, name="d")
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            extra = {"s": lambda: tf.constant(3.0), "z": lambda: tf.zeros([7])}
+            return tf.estimator.EstimatorSpec(mode, predictions={
+                "y": out, **{k: extra[k]() for k in params["keys"]}})
+        return tf.estimator.EstimatorSpec(mode, loss=tf.reduce_mean(out),
+                                          train_op=tf.assign_add(tf.train.get_global_step(), 1))
+
+    tf.estimator.Estimator(model_fn, str(tmp_path), params={"keys": ()}).train(
+        lambda: ({"x": tf.constant(x)}, tf.zeros([5, 1])), steps=1)
+
+    def predict(*keys):
+        est = tf.estimator.Estimator(model_fn, str(tmp_path), params={"keys": keys})
+        return list(est.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(5)))
+
+    with pytest.raises(IndexError, match="tuple index out of range"):
+        predict("s")
+    with pytest.raises(ValueError, match=r"^Batch length of predictions should be same. z has "
+                       r"different batch length than others.$"):
+        predict("z")
+    assert len(predict()) == 5

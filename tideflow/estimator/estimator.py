@@ -673,17 +673,16 @@ class Estimator:
 
     @staticmethod
     def _extract_batch_length(values):
+        # TF 1.15's: a scalar prediction is numpy's IndexError, and a 0-row one takes the
+        # next one's length (``length or``)
         length = None
         for key, value in values.items():
-            value = np.asarray(value)
-            if value.ndim == 0:
-                raise ValueError(f"Prediction {key} is a scalar: predictions must have a batch "
-                                 "dimension when yield_single_examples is True.")
-            length = length if length is not None else value.shape[0]
-            if value.shape[0] != length:
+            rows = np.shape(value)[0]
+            length = length or rows
+            if rows != length:
                 raise ValueError(f"Batch length of predictions should be same. {key} has "
                                  "different batch length than others.")
-        return length or 0
+        return length
 
     # --- export -----------------------------------------------------------------------------
 
