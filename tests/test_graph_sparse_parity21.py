@@ -352,3 +352,10 @@ def test_size_of_a_sparse_tensor_and_a_failed_reduction_build_tfs_ops():
         tf.reduce_sum(a)
     assert [op.name for op in tf.get_default_graph().get_operations()][-1] == "Const"
     assert tf.rank(a).name == "Rank:0"
+
+
+def test_sparse_split_refuses_both_axis_and_split_dim():
+    # TF 1.15: deprecated_argument_lookup's "Cannot specify both 'split_dim' and 'axis'"
+    a = tf.SparseTensor([[0, 1], [1, 0], [2, 4]], [1.0, 2.0, 3.0], [3, 5])
+    with pytest.raises(ValueError, match="^Cannot specify both 'split_dim' and 'axis'$"):
+        tf.sparse_split(sp_input=a, num_split=2, axis=1, split_dim=1)

@@ -263,8 +263,10 @@ def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None
         raise ValueError("sp_input is required")
     if num_split is None:
         raise ValueError("num_split is required")
-    if axis is None:
-        axis = split_dim
+    from tideflow.ops.reduction_ops import _deprecated
+
+    # (split_dim alone is taken, as 1.0 named it; TF 1.15 asks for axis even then)
+    axis = _deprecated("axis", axis, "split_dim", split_dim)
     if axis is None:
         raise ValueError("axis is required")
     sp_input = _as_sparse(sp_input)
