@@ -324,3 +324,22 @@ def test_loop_value_not_reading_its_last_counts_tf_gradient_ids(known, ids, draw
         after = tf.random_uniform([2])
         assert g._last_id - before == ids
         np.testing.assert_allclose(sess.run(after), drawn, atol=1e-5)
+
+
+def test_keras_batch_dot_pads_the_lower_rank_input():
+    # TF 1.15's K.batch_dot (CapsNet's u_hat: x [3, 6, 4] with W [3, 6, 5, 4], axes [2, 3])
+    # reshapes the input of lower rank with trailing 1s, takes one MatMul and squeezes
+    K = tf.keras.backend
+    rng = np.random.RandomState(0)
+    x = rng.randn(3, 6, 4).astype(np.float32)
+    w = rng.randn(3, 6, 5, 4).astype(np.float32)
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        out = K.batch_dot(tf.constant(x), tf.constant(w), [2, 3])
+        assert out.name == "Squeeze:0" and out.get_shape().as_list() == [3, 6, 5]
+        assert g._last_id == 9  # TF 1.15
+        np.testing.assert_allclose(sess.run(out), np.einsum("bik,bijk->bij", x, w), rtol=1e-5)
+        x2 = rng.randn(2, 3).astype(np.float32)
+        y3 = rng.randn(2, 3, 4).astype(np.float32)
+        out2 = K.batch_dot(tf.constant(x2), tf.constant(y3), (1, 1))
+        assert out2.get_shape().as_list() == [2, 4]
+        np.testing.assert_allclose(sess.run(out2), np.einsum("bi,bij->bj", x2, y3), rtol=1e-5)

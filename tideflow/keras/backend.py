@@ -809,33 +809,31 @@ def dot(x, y):
 
 
 def batch_dot(x, y, axes=None):
-    """Batched dot product over ``axes`` ([axis of x, axis of y]) of rank 2 or 3 inputs."""
+    """Batched dot product over ``axes`` ([axis of x, axis of y]), as TF 1.15's: the input of
+    lower rank is padded with trailing 1s (a Reshape) for one MatMul, squeezed after."""
     if isinstance(axes, int):
         axes = (axes, axes)
-    x_rank, y_rank = ndim(x), ndim(y)
+    x_ndim, y_ndim = ndim(x), ndim(y)
     if axes is None:
-        axes = [x_rank - 1, y_rank - 2]
-    axes = [a % r for a, r in zip(axes, (x_rank, y_rank))]
-    if x_rank == 2 and y_rank == 2:  # (TF 1.15's ops: Mul, Sum, then ExpandDims)
+        axes = [x_ndim - 1, y_ndim - 2]
+    diff = x_ndim - y_ndim if x_ndim > y_ndim else y_ndim - x_ndim
+    if x_ndim > y_ndim:
+        y = tf.reshape(y, tf.concat([tf.shape(y), [1] * diff], axis=0))
+    elif y_ndim > x_ndim:
+        x = tf.reshape(x, tf.concat([tf.shape(x), [1] * diff], axis=0))
+    if ndim(x) == 2 and ndim(y) == 2:  # (TF 1.15's ops: Mul, Sum, then ExpandDims)
         if axes[0] == axes[1]:
             out = tf.reduce_sum(tf.multiply(x, y), axes[0])
         else:
             out = tf.reduce_sum(tf.multiply(tf.transpose(x, [1, 0]), y), axes[1])
-        return tf.expand_dims(out, 1)
-    squeeze_x = squeeze_y = False
-    if x_rank == 2:
-        x, squeeze_x = tf.expand_dims(x, 2), True
-        x_rank = 3
-    if y_rank == 2:
-        y, squeeze_y = tf.expand_dims(y, 2), True
-        y_rank = 3
-    adj_x = axes[0] != x_rank - 1
-    adj_y = axes[1] == y_rank - 1
-    out = tf.matmul(x, y, adjoint_a=adj_x, adjoint_b=adj_y)
-    if squeeze_x:
-        out = tf.squeeze(out, [1])
-    if squeeze_y:
-        out = tf.squeeze(out, [-1])
+    else:
+        # (TF compares the axes as given: a negative one is no last axis)
+        adj_x = None if axes[0] == ndim(x) - 1 else True
+        adj_y = True if axes[1] == ndim(y) - 1 else None
+        out = tf.matmul(x, y, adjoint_a=adj_x, adjoint_b=adj_y)
+    if diff:
+        idx = x_ndim + y_ndim - 3 if x_ndim > y_ndim else x_ndim - 1
+        out = tf.squeeze(out, list(range(idx, idx + diff)))
     if ndim(out) == 1:
         out = tf.expand_dims(out, 1)
     return out
