@@ -359,3 +359,19 @@ def test_sparse_split_refuses_both_axis_and_split_dim():
     a = tf.SparseTensor([[0, 1], [1, 0], [2, 4]], [1.0, 2.0, 3.0], [3, 5])
     with pytest.raises(ValueError, match="^Cannot specify both 'split_dim' and 'axis'$"):
         tf.sparse_split(sp_input=a, num_split=2, axis=1, split_dim=1)
+
+
+def test_sparse_segment_shape_function_and_num_segments_error_as_tf():
+    data = tf.ones([4, 3])
+    with pytest.raises(ValueError, match=r"^Shape must be rank 1 but is rank 2 for "
+                                         r"'SparseSegmentSum'"):
+        tf.sparse_segment_sum(data, [[0]], [0])
+    with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are "
+                                         r"2 and 1\. Shapes are \[2\] and \[1\]\."):
+        tf.sparse_segment_mean(data, [0, 1], [0])
+    with pytest.raises(ValueError, match=r"^Shape must be rank 0 but is rank 1"):
+        tf.sparse.segment_sum(data, [0, 1], [0, 0], num_segments=[2])
+    total = tf.sparse.segment_sum(data, [0, 2, 3, 1], [0, 0, 1, 3], num_segments=2)
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
+                                          match="^segment ids must be < num_segments\n"):
+        s.run(total)

@@ -683,8 +683,7 @@ def segment_output_rows(ids, num_segments=None):
     n = int(ids[-1]) + 1
     if num_segments is not None:
         if n > num_segments:
-            _fail(f"segment ids must be < num_segments: segment id {n - 1} >= num_segments "
-                  f"{num_segments}")
+            _fail("segment ids must be < num_segments")  # (TF 1.15's words)
         n = num_segments
     if ids[-1] < 0:
         _fail("segment ids must be >= 0")

@@ -58,11 +58,21 @@ def _sparse_segment(kind, with_num_segments=False):
     return kernel
 
 
-def _sparse_segment_shape(op):
-    data = _in(op, 0)
+def _sparse_segment_shape(op, rows=None):
+    # TF 1.15's checks in its order: data of rank >= 1, indices and segment_ids vectors
+    # (num_segments a scalar), then the two vectors' lengths merged
+    data = _in(op, 0).with_rank_at_least(1)
+    for i in (1, 2):
+        _check_rank(_in(op, i), 1)
+    if len(op._inputs) > 3:
+        _check_rank(_in(op, 3), 0)
+    lengths = [_in(op, i).dims[0].value if _in(op, i).dims else None for i in (1, 2)]
+    if None not in lengths and lengths[0] != lengths[1]:
+        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {lengths[0]} and "
+                         f"{lengths[1]}. Shapes are [{lengths[0]}] and [{lengths[1]}].")
     if data.ndims is None:
         return [unknown_shape()]
-    return [TensorShape([None] + data.dims[1:])]
+    return [TensorShape([rows] + data.dims[1:])]
 
 
 def _sparse_segment_sum_grad(op, grad):
@@ -101,14 +111,12 @@ for _name, _kind, _t, _grad in (
 
 
 def _num_segments_shape(op):
-    data = _in(op, 0)
+    _sparse_segment_shape(op)  # (its checks come first, as TF's)
     n = ops.constant_value(op._inputs[3])
     rows = None if n is None else int(n)
     if rows is not None and rows < 0:
         raise ValueError("Cannot specify a negative value for num_segments")
-    if data.ndims is None:
-        return [unknown_shape()]
-    return [TensorShape([rows] + data.dims[1:])]
+    return _sparse_segment_shape(op, rows)
 
 
 def _with_num_segments_grad(grad_fn):
