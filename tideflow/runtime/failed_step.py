@@ -1,7 +1,8 @@
-"""The rest of a step after a kernel fails: TF's executor only stops scheduling what depends on
-the failed op, and lets every other branch of the step run to its end before it reports the
-error. A plan runs its ops in one order, so after a failure it runs here the statements that
-come later and do not depend on the failed op, with the values the step had computed.
+"""The rest of a step after an input op fails: TF's executor only stops scheduling what depends
+on the failed op and lets the branches already going run on; when the failure comes late (an
+asynchronous input op, a Python call), the step's independent branches have all run by then. A
+plan runs its ops in one order, so after such a failure it runs here the statements that come
+later and do not depend on the failed op, with the values the step had computed.
 
 A training loop that reads a dataset until ``OutOfRangeError`` relies on it without knowing:
 on the failing step TF still applies the part of an update that needs no input (sparse Adam's
@@ -19,6 +20,16 @@ from tideflow.runtime.executor import _WAITING_OPS
 _CANCELLED = _WAITING_OPS | frozenset({
     "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueEnqueue", "QueueEnqueueMany",
     "Stage", "MapStage", "OrderedMapStage", "BarrierInsertMany"})
+
+# ops whose failure reaches TF's executor late (asynchronous kernels waiting on an input
+# pipeline, or a Python call): the step's cheap independent branches have run by then. A
+# failure of any other op (an unfed placeholder, an uninitialized read) comes as early as the
+# rest and ends the step, as here.
+_LATE_FAILURES = frozenset({
+    "IteratorGetNext", "IteratorGetNextAsOptional", "MultiDeviceIteratorGetNextFromShard",
+    "QueueDequeueV2", "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueDequeue",
+    "QueueDequeueMany", "QueueDequeueUpTo", "ReaderReadV2", "ReaderReadUpToV2", "ReaderRead",
+    "ReaderReadUpTo", "PyFunc", "PyFuncStateless", "EagerPyFunc"})
 
 # errors that end the whole step in TF too (its cancellation, a deadline, a lost peer)
 _STOPS_ALL = (errors.CancelledError, errors.DeadlineExceededError, errors.AbortedError,
@@ -71,7 +82,7 @@ def run_rest(plan, exc):
         return
     a, b, _ = statements[at]
     failed = {op for ln, op in plan._line_ops.items() if a <= ln <= b}
-    if not failed:
+    if not any(op._type in _LATE_FAILURES for op in failed):
         return
     # everything downstream of the failed ops, in the plan's (topological) order
     for op in plan.ops:

@@ -208,9 +208,18 @@ def _source_error_as_tf(plan, err):
             last = op
     if last is None or err.op is last:
         return err
+    from tideflow.runtime.executor import op_error_for
+
     if last.type == "Placeholder":
-        return constant_op.unfed_placeholder_error(last)
-    return state_ops._uninitialized_error(last.name, last)
+        if f"placeholder tensor '{last.name}'" in err.message:
+            return err
+        return op_error_for(constant_op.unfed_placeholder_error(last), last)
+    if err.message.split("\n")[0] == f"Attempting to use uninitialized value {last.name}":
+        return err  # that variable's error already, from the op reading it
+    # as TF's executor (and the plan's mapping): the op that reads the ref fails
+    ref = last._outputs[0]
+    reader = next((c for c in order if ref in c._inputs), None)
+    return op_error_for(state_ops._uninitialized_error(last.name), reader)
 
 
 def _fetch_key(f):
