@@ -223,12 +223,16 @@ class Reduce(Metric):
                                         lambda: tf.expand_dims(expanded, -1),
                                         lambda: tf.identity(expanded))
             values = values * sample_weight
-            num = tf.reduce_sum(sample_weight * tf.ones_like(values))
-        else:
-            num = tf.cast(tf.size(values), self.dtype)
-        ops_ = [tf.assign_add(self.total, tf.reduce_sum(values))]
+        # as TF 1.15: the total's update waits for the sum, the count's for the total's update
+        # (so a step whose input fails updates neither)
+        value_sum = tf.reduce_sum(values)
+        with tf.control_dependencies([value_sum]):
+            ops_ = [tf.assign_add(self.total, value_sum)]
         if self.reduction != "sum":
-            ops_.append(tf.assign_add(self.count, num))
+            num = (tf.cast(tf.size(values), self.dtype) if sample_weight is None
+                   else tf.reduce_sum(sample_weight * tf.ones_like(values)))
+            with tf.control_dependencies(ops_):
+                ops_.append(tf.assign_add(self.count, num))
         return tf.group(*ops_)
 
     def result(self):
