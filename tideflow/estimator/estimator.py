@@ -55,11 +55,11 @@ def fn_args(fn):
                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
 
 
-def _check_hooks_type(hooks):
+def _check_hooks_type(hooks, message="Hooks must be a SessionRunHook, given: {}"):
     hooks = list(hooks or [])
     for h in hooks:
         if not isinstance(h, session_run_hook.SessionRunHook):
-            raise TypeError(f"Hooks must be a SessionRunHook, given: {h}")
+            raise TypeError(message.format(h))
     return hooks
 
 

@@ -8,7 +8,7 @@ import time
 
 from tideflow import logging
 from tideflow.compat import as_text
-from tideflow.train import basic_hooks, session_run_hook
+from tideflow.train import basic_hooks
 
 
 class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks"])):
@@ -47,11 +47,10 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
 
 
 def _check_spec_hooks(hooks):
-    hooks = tuple(hooks or [])
-    for h in hooks:
-        if not isinstance(h, session_run_hook.SessionRunHook):
-            raise TypeError(f"All hooks must be `SessionRunHook` instances, given: {h}")
-    return hooks
+    from tideflow.estimator.estimator import _check_hooks_type
+
+    return tuple(_check_hooks_type(
+        hooks, "All hooks must be `SessionRunHook` instances, given: {}"))
 
 
 def _check_exporters(exporters):
