@@ -88,11 +88,16 @@ def test_importing_tideflow_lets_the_other_tensorflow_imports_of_a_program_run(t
             "from tensorflow.examples.tutorials.mnist import input_data\n"
             "from tensorflow.python.ops import array_ops\n"
             "from tensorflow.keras.layers import Dense\n"
-            "import tensorflow\n"
+            "import tensorflow, tensorflow.python, tideflow.python\n"
+            "from tensorflow.python.framework import ops\n"
+            "import tideflow.framework.ops\n"
             "print(tensorflow is tf, rnn.LSTMCell is tf.nn.rnn_cell.LSTMCell,\n"
             "      array_ops.concat is tf.concat, Dense is tf.keras.layers.Dense,\n"
-            "      hasattr(input_data, 'read_data_sets'))\n")
-    assert _python(tmp_path, "-c", code).split() == ["True"] * 5
+            "      hasattr(input_data, 'read_data_sets'),\n"
+            "      # the very modules, not tideflow's files loaded again under other names\n"
+            "      tensorflow.python is tideflow.python, ops is tideflow.framework.ops,\n"
+            "      tideflow.python.__spec__.name == 'tideflow.python')\n")
+    assert _python(tmp_path, "-c", code).split() == ["True"] * 8
 
 
 def test_an_installed_tensorflow_wins_over_the_fallback(tmp_path):

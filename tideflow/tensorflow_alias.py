@@ -14,8 +14,8 @@ or from the shell: ``tideflow run program.py args...`` (``tideflow run -m module
 
 ``install()`` puts the alias first, before any installed TensorFlow, and refuses to stand in
 for a real TensorFlow that is already imported. ``import tideflow`` itself adds the fallback
-form (``install_fallback()``): a finder placed last, after every other, so ``tensorflow`` and
-``tensorflow.X`` resolve to tideflow only where no TensorFlow is installed. A TF 1.x program
+form (``install_fallback()``): ``tensorflow`` and ``tensorflow.X`` resolve to tideflow only
+where the path holds no TensorFlow. A TF 1.x program
 whose ``import tensorflow as tf`` became ``import tideflow as tf`` then runs with its other
 imports unchanged (``from tensorflow.contrib import rnn``, ``from
 tensorflow.examples.tutorials.mnist import input_data``); with a real TensorFlow installed,
@@ -24,6 +24,7 @@ tensorflow.examples.tutorials.mnist import input_data``); with a real TensorFlow
 
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import os
 import runpy
@@ -51,12 +52,16 @@ class _Loader(importlib.abc.Loader):
 
     def __init__(self, module):
         self._module = module
+        self._spec = getattr(module, "__spec__", None)
 
     def create_module(self, spec):
         return self._module
 
     def exec_module(self, module):
-        pass
+        # the import system has just set the alias's spec on the module: it keeps its own
+        # (its submodules, reloads and error messages go by it)
+        if self._spec is not None:
+            module.__spec__ = self._spec
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -69,11 +74,14 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 class _FallbackFinder(importlib.abc.MetaPathFinder):
-    """Last on the meta path: answers ``tensorflow`` (and, once that is tideflow,
-    ``tensorflow.X``) only when no other finder found an installed TensorFlow."""
+    """Answers ``tensorflow`` with tideflow only when the path holds no TensorFlow, and then
+    (first on the meta path, so that no other finder loads tideflow's files a second time
+    under ``tensorflow.X`` names through the alias's ``__path__``) ``tensorflow.X``."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname == "tensorflow":
+            if importlib.machinery.PathFinder.find_spec(fullname) is not None:
+                return None  # an installed TensorFlow
             import tideflow
 
             return importlib.util.spec_from_loader(fullname, _Loader(tideflow),
@@ -109,7 +117,7 @@ def install_fallback():
     """Adds the fallback finder (idempotent): ``tensorflow`` imports resolve to tideflow in
     this process only where no TensorFlow is installed."""
     if not any(isinstance(f, _FallbackFinder) for f in sys.meta_path):
-        sys.meta_path.append(_FallbackFinder())
+        sys.meta_path.insert(0, _FallbackFinder())
 
 
 def install():
