@@ -39,7 +39,7 @@ _CONTINUATION = re.compile(r"(else|elif\b.*|except\b.*|finally):\s*$")
 
 
 def _statements(plan):
-    """The plan's run-function body as (first line number, last line number, text) per
+    """The plan's run-function body as (first line number, last line number, lines, ops) per
     top-level statement, compound ones with their blocks (cached on the plan)."""
     cached = plan.__dict__.get("_statements")
     if cached is not None:
@@ -57,6 +57,11 @@ def _statements(plan):
             out[-1] = (first, lineno, block + [text[base:]])
         else:
             out.append((lineno, lineno, [text[base:]]))
+    ops_at = {}
+    for ln, op in plan._line_ops.items():
+        ops_at.setdefault(ln, []).append(op)
+    out = [(a, b, block, [op for ln in range(a, b + 1) for op in ops_at.get(ln, ())])
+           for a, b, block in out]
     plan._statements = out
     return out
 
@@ -77,11 +82,10 @@ def run_rest(plan, exc):
     if frame is None:
         return
     statements = _statements(plan)
-    at = next((k for k, (a, b, _) in enumerate(statements) if a <= lineno <= b), None)
+    at = next((k for k, (a, b, _, _) in enumerate(statements) if a <= lineno <= b), None)
     if at is None:
         return
-    a, b, _ = statements[at]
-    failed = {op for ln, op in plan._line_ops.items() if a <= ln <= b}
+    failed = set(statements[at][3])
     if not any(op._type in _LATE_FAILURES for op in failed):
         return
     # everything downstream of the failed ops, in the plan's (topological) order
@@ -93,11 +97,10 @@ def run_rest(plan, exc):
     names = dict(frame.f_globals)
     names.update(frame.f_locals)
     with np.errstate(all="ignore"):
-        for a, b, block in statements[at + 1:]:
+        for _, _, block, ops in statements[at + 1:]:
             head = block[0].strip()
-            if head.startswith(("del ", "return ", "pass")) or head == "pass":
+            if head.startswith(("del ", "return ")) or head == "pass":
                 continue
-            ops = [op for ln, op in plan._line_ops.items() if a <= ln <= b]
             if not ops or any(op in failed or op._type in _CANCELLED for op in ops):
                 failed.update(ops)
                 continue
