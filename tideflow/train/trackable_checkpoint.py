@@ -240,19 +240,15 @@ def _walk_from_keys(keys):
             var_path, rest = head.split(f"/{_SLOT}/", 1)
             *opt_path, slot_name = _split_path(rest)
             slot_specs.append((tuple(opt_path), slot_name, tuple(_split_path(var_path)), var))
-            for parts in (tuple(opt_path),):
-                _add_path(tree, parts)
+            _add_path(tree, tuple(opt_path))
             continue
         parts = tuple(_split_path(head))
         _add_path(tree, parts)
         leaf[parts] = var
     objs = {parts: leaf.get(parts, ("node", parts)) for parts in tree}
-    nodes, queue, seen = [], collections.deque([()]), set()
-    while queue:
+    nodes, queue = [], collections.deque([()])
+    while queue:  # breadth first over the tree of paths (each reached once)
         parts = queue.popleft()
-        if parts in seen:
-            continue
-        seen.add(parts)
         children = [(n, objs[parts + (n,)]) for n in tree[parts]]
         nodes.append((None if not parts else objs[parts], "/".join(parts), children))
         queue.extend(parts + (n,) for n in tree[parts])
@@ -363,10 +359,10 @@ class CheckpointLoadStatus:
         with self._graph.as_default():
             return self._checkpoint._keys()
 
-    @property
-    def _matched(self):
-        return collections.OrderedDict(
-            (k, v) for k, v in self._keys.items() if k in self._ckpt_keys)
+    def _matched(self, keys=None):
+        """The objects' keys (``keys``, or the objects' as they are now) the checkpoint has."""
+        keys = self._keys if keys is None else keys
+        return collections.OrderedDict((k, v) for k, v in keys.items() if k in self._ckpt_keys)
 
     def _restore_saver(self, matched):
         if not matched:
@@ -382,7 +378,7 @@ class CheckpointLoadStatus:
 
     def run_restore_ops(self, session=None):
         """Runs the restore ops (assigning the matched variables)."""
-        saver = self._restore_saver(self._matched)
+        saver = self._restore_saver(self._matched())
         if saver is not None:
             saver.restore(_session(session, "run_restore_ops"), self._save_path)
 
@@ -390,8 +386,7 @@ class CheckpointLoadStatus:
         """Restores the matched variables and runs the initializers of the others."""
         sess = _session(session, "initialize_or_restore")
         keys = self._keys
-        matched = collections.OrderedDict((k, v) for k, v in keys.items()
-                                          if k in self._ckpt_keys)
+        matched = self._matched(keys)
         saver = self._restore_saver(matched)
         if saver is not None:
             saver.restore(sess, self._save_path)
@@ -404,7 +399,7 @@ class CheckpointLoadStatus:
 
     def assert_consumed(self):
         """Raises AssertionError unless every checkpoint value and every object matched."""
-        unused = sorted(set(self._ckpt_keys) - set(self._matched) - {_OBJECT_GRAPH_KEY})
+        unused = sorted(set(self._ckpt_keys) - set(self._matched()) - {_OBJECT_GRAPH_KEY})
         if unused:
             raise AssertionError(f"Unresolved object in checkpoint: {unused}")
         self.assert_existing_objects_matched()
@@ -412,14 +407,14 @@ class CheckpointLoadStatus:
 
     def assert_existing_objects_matched(self):
         """Raises AssertionError if some object of the Checkpoint has no value in it."""
-        missing = sorted(k for k in self._keys if k not in self._matched
+        missing = sorted(k for k in self._keys if k not in self._ckpt_keys
                          and not k.startswith("save_counter/"))
         if missing:
             raise AssertionError(f"Some objects had no checkpointed value: {missing}")
         return self
 
     def assert_nontrivial_match(self):
-        if not any(not k.startswith("save_counter/") for k in self._matched):
+        if not any(not k.startswith("save_counter/") for k in self._matched()):
             raise AssertionError("Nothing except the root object matched a checkpointed value.")
         return self
 
