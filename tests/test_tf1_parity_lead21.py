@@ -102,12 +102,19 @@ def test_saver_restores_an_object_based_checkpoint_by_variable_names(tmp_path):
             tf.train.Saver().restore(s, path)
 
 
-def test_checkpoint_restore_of_a_name_based_checkpoint(tmp_path):
+def _name_based_checkpoint(path, save_counter=None):
+    """A tf.train.Saver checkpoint of w = [5, 6] (and a 'save_counter' variable if given)."""
     with tf.Graph().as_default():
         tf.get_variable("w", initializer=tf.constant([5.0, 6.0]))
+        if save_counter is not None:
+            tf.Variable(np.int64(save_counter), name="save_counter")
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
-            path = tf.train.Saver().save(s, str(tmp_path / "name"))
+            return tf.train.Saver().save(s, path)
+
+
+def test_checkpoint_restore_of_a_name_based_checkpoint(tmp_path):
+    path = _name_based_checkpoint(str(tmp_path / "name"))
     with tf.Graph().as_default():
         v = tf.get_variable("w", initializer=tf.constant([0.0, 0.0]))
         ck = tf.train.Checkpoint(a=v)
@@ -122,12 +129,7 @@ def test_checkpoint_restore_of_a_name_based_checkpoint(tmp_path):
             with pytest.raises(ValueError, match="No variables to save"):
                 status.initialize_or_restore(s)
     # a name-based checkpoint that has a 'save_counter' restores everything by name
-    with tf.Graph().as_default():
-        tf.get_variable("w", initializer=tf.constant([5.0, 6.0]))
-        tf.Variable(np.int64(4), name="save_counter")
-        with tf.Session() as s:
-            s.run(tf.global_variables_initializer())
-            path = tf.train.Saver().save(s, str(tmp_path / "name2"))
+    path = _name_based_checkpoint(str(tmp_path / "name2"), save_counter=4)
     with tf.Graph().as_default():
         v = tf.get_variable("w", initializer=tf.constant([0.0, 0.0]))
         ck = tf.train.Checkpoint(a=v)
