@@ -171,6 +171,15 @@ _SOURCE_ERRORS = ("Attempting to use uninitialized value ",
                   "You must feed a value for placeholder tensor ")
 
 
+def _raise_as_tf(plan, err):
+    """Raises, for a failed step of ``plan``, the error TF would report instead of ``err``
+    (``err`` itself, re-raised, when that is the one)."""
+    other = _source_error_as_tf(plan, err)
+    if other is err:
+        raise err
+    raise other from None
+
+
 def _source_error_as_tf(plan, err):
     """The error TF 1.15 reports when a step's source ops fail: TF starts the placeholders
     and variables of a step concurrently, and of several that fail (unfed, uninitialized) it
@@ -596,10 +605,7 @@ class BaseSession:
                 try:
                     values = plan.run((), Step(self) if plan.needs_step else None)
                 except (errors.FailedPreconditionError, errors.InvalidArgumentError) as err:
-                    other = _source_error_as_tf(plan, err)
-                    if other is err:
-                        raise
-                    raise other from None
+                    _raise_as_tf(plan, err)
                 return handler.builder(values)
         return self._run(fetches, feed_dict, options, run_metadata)
 
@@ -663,10 +669,7 @@ class BaseSession:
         try:
             values = plan.run(tuple(feed_values), step)
         except (errors.FailedPreconditionError, errors.InvalidArgumentError) as err:
-            other = _source_error_as_tf(plan, err)
-            if other is err:
-                raise
-            raise other from None
+            _raise_as_tf(plan, err)
         if feed_tensors:
             values = _fed_fetches(plan, handler, feed_tensors, feed_values, values, feed_dict)
         if not feed_dict and options is None and run_metadata is None and (
