@@ -18,14 +18,9 @@ class RMSPropOptimizer(rmsprop.RMSPropOptimizer):
     """RMSProp as OptimizerV2 has it: the "rms" slot starts at ``epsilon`` (tf.train's at 1) and
     the update adds no epsilon to the denominator."""
 
-    def _create_slots(self, var_list):
-        for v in var_list:
-            dtype = v.dtype.base_dtype
-            epsilon = cast_ops.cast(self._call_if_callable(self._epsilon), dtype)
-            self._get_or_make_slot(v, epsilon * array_ops.ones_like(v), "rms", self._name)
-            if self._centered:
-                self._zeros_slot(v, "mg", self._name)
-            self._zeros_slot(v, "momentum", self._name)
+    def _make_rms_slot(self, v):
+        epsilon = cast_ops.cast(self._call_if_callable(self._epsilon), v.dtype.base_dtype)
+        self._get_or_make_slot(v, epsilon * array_ops.ones_like(v), "rms", self._name)
 
     def _hyper(self, var):
         learning_rate, decay, momentum, _ = super()._hyper(var)

@@ -21,13 +21,15 @@ class RMSPropOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         for v in var_list:
-            dtype = v.dtype.base_dtype
-            self._get_or_make_slot_with_initializer(
-                v, init_ops.ones_initializer(dtype=dtype), v.get_shape(), dtype, "rms",
-                self._name)
+            self._make_rms_slot(v)
             if self._centered:
                 self._zeros_slot(v, "mg", self._name)
             self._zeros_slot(v, "momentum", self._name)
+
+    def _make_rms_slot(self, v):
+        dtype = v.dtype.base_dtype
+        self._get_or_make_slot_with_initializer(
+            v, init_ops.ones_initializer(dtype=dtype), v.get_shape(), dtype, "rms", self._name)
 
     def _prepare(self):
         c = self._call_if_callable
