@@ -803,7 +803,7 @@ def _contrib_eager():
                         ("in_eager_mode", tf.executing_eagerly),
                         ("in_graph_mode", lambda: not tf.executing_eagerly()),
                         ("GradientTape", tf.GradientTape), ("Variable", tf.Variable),
-                        ("Checkpoint", tf.train.Checkpoint), ("py_func", tf.py_func),
+                        ("Checkpoint", tf.train.Checkpoint), ("py_func", tf.py_function),
                         ("custom_gradient", tf.custom_gradient),
                         ("enable_eager_execution", tf.enable_eager_execution),
                         ("num_gpus", _eager_context.num_gpus),

@@ -269,7 +269,6 @@ def _core_aliases():
         "is_tensor": tf.is_tensor,
         "convert_to_tensor_or_sparse_tensor": tf.convert_to_tensor_or_sparse_tensor,
         "assert_global_step": tf.train.assert_global_step,
-        "py_func": tf.py_func,
         "TensorSpec": tf.TensorSpec,
         "deprecated": _deprecation.deprecated,
         "deprecated_args": _deprecation.deprecated_args,
@@ -277,6 +276,40 @@ def _core_aliases():
         "prepend_name_scope": prepend_name_scope,
         "strip_name_scope": strip_name_scope,
     }
+
+
+def py_func(func, args=(), kwargs=None, output_types=None, output_shapes=None, stateful=True,
+            name=None):
+    """contrib.framework's ``py_func``: ``tf.py_func`` over nested ``args``/``kwargs``, giving
+    ``output_types``' structure back (types and shapes may be callables of the arguments)."""
+    from tideflow.framework import nest
+    from tideflow.ops import script_ops
+
+    kwargs = {} if kwargs is None else kwargs
+    if not isinstance(args, (list, tuple)):
+        raise TypeError(f"args must be list and not {type(args)}. args: {args}")
+    if not isinstance(kwargs, dict):
+        raise TypeError(f"kwargs must be dict and not {type(kwargs)}. args: {kwargs}")
+    if callable(output_types):
+        output_types = output_types(*args, **kwargs)
+    if callable(output_shapes):
+        output_shapes = output_shapes(*args, **kwargs)
+    structure = (args, kwargs)
+
+    def call_flat(*flat_values):
+        call_args, call_kwargs = nest.pack_sequence_as(structure, list(flat_values))
+        result = func(*call_args, **call_kwargs)
+        nest.assert_shallow_structure(output_types, result)
+        return nest.flatten(result)
+
+    outputs = script_ops.py_func(call_flat, nest.flatten(structure), nest.flatten(output_types),
+                                 stateful=stateful, name=name)
+    if output_shapes is not None:
+        shapes = nest.flatten(nest.map_structure_up_to(output_types, tensor_shape.as_shape,
+                                                       output_shapes))
+        for tensor, shape in zip(outputs, shapes):
+            tensor.set_shape(shape)
+    return nest.pack_sequence_as(output_types, outputs)
 
 
 # contrib.framework's checkpoint helpers: tf.train's, under TF 1.15's contrib argument names
@@ -301,7 +334,7 @@ FUNCTIONS = ("add_model_variable", "assert_or_get_global_step", "assert_scalar",
              "reduce_sum_n",
              "remove_squeezable_dimensions", "smart_cond", "smart_constant_value", "with_shape",
              "with_same_shape", "init_from_checkpoint", "list_variables", "load_checkpoint",
-             "load_variable")
+             "load_variable", "py_func")
 
 
 def install(framework):

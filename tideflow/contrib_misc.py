@@ -19,6 +19,7 @@ from tideflow.ops import (
     linalg_ops,
     math_ops,
     matrix_diag_ops,
+    nn_extra_ops,
     nn_impl,
     pad_ops,
     random_ops,
@@ -140,15 +141,6 @@ def deprecated_flipped_sigmoid_cross_entropy_with_logits(logits=None, targets=No
     return nn_impl.sigmoid_cross_entropy_with_logits(labels=targets, logits=logits, name=name)
 
 
-def conv1d_transpose(value, filter, output_shape, stride, padding="SAME",
-                     data_format="NWC", name=None):
-    """The transpose of ``conv1d`` (contrib's argument names)."""
-    from tideflow.ops import nn_extra_ops
-
-    return nn_extra_ops.conv1d_transpose(value, filter, output_shape, stride, padding=padding,
-                                         data_format=data_format, name=name)
-
-
 def nth_element(input, n, reverse=False, name=None):
     """The ``n``-th smallest (``reverse``: largest) value along the last dimension."""
     with ops.name_scope(name, "NthElement", [input, n]):
@@ -222,6 +214,9 @@ def rank_sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_
             sampled_values=resampled, remove_accidental_hits=remove_accidental_hits,
             partition_strategy=partition_strategy)
 
+
+# TF 1.15's contrib.nn.conv1d_transpose is core's (input, filters, strides, dilations)
+conv1d_transpose = nn_extra_ops.conv1d_transpose
 
 NN_NAMES = ["alpha_dropout", "conv1d_transpose",
             "deprecated_flipped_sigmoid_cross_entropy_with_logits",

@@ -67,7 +67,15 @@ class OperatorNotAllowedInGraphError(TypeError):
 
 
 CancelledError = _make("CancelledError", CANCELLED, "An operation or step was cancelled.")
-UnknownError = _make("UnknownError", UNKNOWN, "An unknown error occurred.")
+
+
+class UnknownError(OpError):
+    """An unknown error occurred (TF's one class that takes an ``error_code``)."""
+
+    def __init__(self, node_def, op, message, error_code=UNKNOWN):
+        OpError.__init__(self, node_def, op, message, error_code)
+
+
 InvalidArgumentError = _make("InvalidArgumentError", INVALID_ARGUMENT, "An argument was bad.")
 DeadlineExceededError = _make("DeadlineExceededError", DEADLINE_EXCEEDED, "A deadline expired.")
 NotFoundError = _make("NotFoundError", NOT_FOUND, "A requested entity was not found.")

@@ -626,11 +626,17 @@ def image_dimensions(image, rank):
 
 
 def resize_image_with_pad(image, target_height, target_width,
-                          method=ResizeMethod.BILINEAR, _resize=None):
+                          method=ResizeMethod.BILINEAR, align_corners=False):
     """Resizes ``image`` to fit in the target keeping its aspect ratio, then pads with zeros."""
-    from tideflow.ops import image_ops
+    def resize(images, size, m):
+        return resize_images(images, size, m, align_corners=align_corners)
 
-    resize = _resize or resize_images
+    return resize_and_pad(image, target_height, target_width, method, resize)
+
+
+def resize_and_pad(image, target_height, target_width, method, resize):
+    """``resize_image_with_pad`` resizing with ``resize(images, size, method)``."""
+    from tideflow.ops import image_ops
 
     with ops.name_scope(None, "resize_image_with_pad", [image]):
         image = ops.convert_to_tensor(image, name="image")

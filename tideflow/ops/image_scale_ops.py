@@ -253,20 +253,20 @@ def resize_images_v2(images, size, method=ResizeMethodV2.BILINEAR, preserve_aspe
         return out if is_batch else array_ops.squeeze(out, axis=[0])
 
 
-def resize_image_with_pad_v1(image, target_height, target_width, method=0):
+def resize_image_with_pad_v1(image, target_height, target_width, method=0, align_corners=False):
     """TF 1.15's ``image_ops`` name of ``tf.image.resize_image_with_pad``."""
     from tideflow.ops.image_resize_ops import resize_image_with_pad
 
-    return resize_image_with_pad(image, target_height, target_width, method)
+    return resize_image_with_pad(image, target_height, target_width, method, align_corners)
 
 
 def resize_image_with_pad_v2(image, target_height, target_width,
                              method=ResizeMethodV2.BILINEAR, antialias=False):
     """``resize_image_with_pad`` resizing with :func:`resize_images_v2` (half-pixel centers;
     TF 2's ``tf.image.resize_with_pad``)."""
-    from tideflow.ops.image_resize_ops import resize_image_with_pad
+    from tideflow.ops.image_resize_ops import resize_and_pad
 
     def resize(images, size, m):
         return resize_images_v2(images, size, m, antialias=antialias)
 
-    return resize_image_with_pad(image, target_height, target_width, method, _resize=resize)
+    return resize_and_pad(image, target_height, target_width, method, resize)

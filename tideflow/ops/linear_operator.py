@@ -832,9 +832,9 @@ class LinearOperatorIdentity(LinearOperator):
     def _cholesky(self):
         return LinearOperatorIdentity(self._num_rows, self.batch_shape, self._dtype)
 
-    def add_to_tensor(self, x, name="add_to_tensor"):
+    def add_to_tensor(self, mat, name="add_to_tensor"):
         with self._name_scope(name):
-            x = self._check_arg(x, "x")
+            x = self._check_arg(mat, "mat")
             return matrix_diag_ops.matrix_set_diag(
                 x, matrix_diag_ops.matrix_diag_part(x) + 1)
 
@@ -919,6 +919,13 @@ class LinearOperatorScaledIdentity(LinearOperator):
     def _log_abs_determinant(self):
         return self._rows_as_real * unary_ops.log(unary_ops.abs(self._multiplier))
 
+    def add_to_tensor(self, mat, name="add_to_tensor"):
+        with self._name_scope(name):
+            x = self._check_arg(mat, "mat")
+            diag = matrix_diag_ops.matrix_diag_part(x) + array_ops.expand_dims(self._multiplier,
+                                                                               -1)
+            return matrix_diag_ops.matrix_set_diag(x, diag)
+
     # checks on the multiplier itself, in TF's words
     def assert_non_singular(self, name="assert_non_singular"):
         from tideflow.ops import check_ops
@@ -990,6 +997,10 @@ class LinearOperatorZeros(LinearOperator):
 
     def _diag_part(self):
         return array_ops.zeros(self._batch + [min(self._rows, self._cols)], self._dtype)
+
+    def add_to_tensor(self, mat, name="add_to_tensor"):
+        with self._name_scope(name):
+            return self._check_arg(mat, "mat")
 
 
 # -- operators built from operators ---------------------------------------------------------------

@@ -340,13 +340,15 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
         dil = [1] + conv_ops.get_sequence(dilations, 1, 3, fmt.replace("H", ""), "dilations")
         input = array_ops.expand_dims(ops.convert_to_tensor(input, name="input"), axis)
         filters = array_ops.expand_dims(ops.convert_to_tensor(filters, name="filters"), 0)
-        output_shape = ops.convert_to_tensor(output_shape, dtypes.int32, name="output_shape")
         from tideflow.ops.concat_ops import concat
 
+        # a Python shape is sliced in Python (TF's three constants), a tensor by StridedSlice
+        if not isinstance(output_shape, ops.Tensor):
+            output_shape = list(output_shape)
         shape2 = concat([output_shape[:axis], [1], output_shape[axis:]], 0)
         attrs = conv_ops._conv_attrs(strides, padding, fmt, dil)
-        out = conv_ops._apply("Conv2DBackpropInput", [shape2, filters, input], attrs)
-        return array_ops.squeeze(out, [axis], name=scope)
+        out = conv_ops._apply("Conv2DBackpropInput", [shape2, filters, input], attrs, scope)
+        return array_ops.squeeze(out, [axis])
 
 
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,

@@ -6,6 +6,7 @@ tideflow has no C++ kernels to load)."""
 
 import enum
 import gzip
+import inspect
 import json
 import struct
 import zlib
@@ -439,17 +440,20 @@ def is_symbolic_tensor(tensor):
     return is_tensor(tensor)
 
 
-def _no_native_libraries(name):
-    def load(library_filename, *args, **kwargs):
+def _no_native_libraries(name, argument="library_filename"):
+    def load(*args, **kwargs):
+        library = args[0] if args else kwargs.get(argument)
         raise errors.UnimplementedError(
-            None, None, f"tf.{name}({library_filename!r}): tideflow is pure Python and cannot "
+            None, None, f"tf.{name}({library!r}): tideflow is pure Python and cannot "
             "load TensorFlow C++ op or kernel libraries; declare the op with "
             "tideflow.framework.op_registry.declare instead")
 
     load.__name__ = name
+    load.__signature__ = inspect.Signature(
+        [inspect.Parameter(argument, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
     return load
 
 
 load_op_library = _no_native_libraries("load_op_library")
-load_library = _no_native_libraries("load_library")
+load_library = _no_native_libraries("load_library", "library_location")
 load_file_system_library = _no_native_libraries("load_file_system_library")

@@ -1,0 +1,97 @@
+"""TF 1.15 parity fixes of the twenty-second session (lead), each expectation taken from running
+the same program under TF 1.15: signatures a program calls by keyword or position."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _graph():
+    return tf.Graph().as_default()
+
+
+def test_contrib_framework_py_func_takes_nested_args_and_gives_nested_outputs():
+    # TF 1.15: contrib.framework.py_func(func, args, kwargs, output_types, output_shapes) packs
+    # flat outputs into output_types' structure (dict keys sorted) and sets the given shapes
+    with _graph():
+        x = tf.constant([1., 2.])
+        y = tf.constant(3, tf.int64)
+
+        def f(a, b, scale=None):
+            return {"s": (a * scale).astype(np.float32),
+                    "p": (np.float32(a.sum() + b), np.int64(b * 2))}
+
+        out = tf.contrib.framework.py_func(
+            f, args=[x, y], kwargs={"scale": tf.constant(2.)},
+            output_types={"s": tf.float32, "p": (tf.float32, tf.int64)},
+            output_shapes={"s": [2], "p": ([], [])})
+        assert out["s"].name == "PyFunc:2" and out["p"][1].name == "PyFunc:1"
+        assert out["s"].shape.as_list() == [2] and out["p"][0].shape.ndims == 0
+        g = tf.contrib.framework.py_func(lambda a: a + 1, [x], output_types=lambda a: a.dtype)
+        with tf.Session() as sess:
+            got = sess.run(out)
+            np.testing.assert_array_equal(got["s"], [2., 4.])
+            assert got["p"] == (6.0, 6)
+            np.testing.assert_array_equal(sess.run(g), [2., 3.])
+        with pytest.raises(TypeError, match="args must be list and not"):
+            tf.contrib.framework.py_func(lambda a: a, x, output_types=tf.float32)
+        with pytest.raises(TypeError, match="kwargs must be dict and not <class 'list'>"):
+            tf.contrib.framework.py_func(lambda a: a, [x], kwargs=[1], output_types=tf.float32)
+
+
+def test_conv1d_transpose_builds_tf_ops_under_core_and_contrib_names():
+    # TF 1.15: contrib.nn.conv1d_transpose is core's (input, filters, output_shape, strides);
+    # a Python output_shape is sliced in Python, Conv2DBackpropInput takes the scope's name
+    with _graph() as g:
+        v = tf.contrib.nn.conv1d_transpose(tf.ones([1, 4, 2]), tf.ones([3, 5, 2]), [1, 8, 5], 2)
+        assert v.name == "conv1d_transpose/Squeeze:0" and v.shape.as_list() == [1, 8, 5]
+        assert [(o.name, o.type) for o in g.get_operations()][6:] == [
+            ("conv1d_transpose/concat/values_0", "Const"),
+            ("conv1d_transpose/concat/values_1", "Const"),
+            ("conv1d_transpose/concat/values_2", "Const"),
+            ("conv1d_transpose/concat/axis", "Const"), ("conv1d_transpose/concat", "ConcatV2"),
+            ("conv1d_transpose", "Conv2DBackpropInput"),
+            ("conv1d_transpose/Squeeze", "Squeeze")]
+        w = tf.nn.conv1d_transpose(tf.ones([1, 4, 2]), filters=tf.ones([3, 5, 2]),
+                                   output_shape=tf.constant([1, 8, 5]), strides=2, name="ct")
+        assert w.name == "ct/Squeeze:0"
+        with tf.Session() as sess:
+            assert sess.run(v).sum() == 110.0 and sess.run(w).sum() == 110.0
+
+
+def test_linear_operator_add_to_tensor_argument_names():
+    # TF 1.15: Identity, ScaledIdentity and Zeros name the argument ``mat``, Diag ``x``
+    with _graph():
+        m = tf.constant(np.arange(8.).reshape(2, 2, 2))
+        cases = [(tf.linalg.LinearOperatorIdentity(2, batch_shape=[2], dtype=tf.float64),
+                  [1, 1, 2, 4, 5, 5, 6, 8]),
+                 (tf.linalg.LinearOperatorScaledIdentity(2, tf.constant([2., 3.], tf.float64)),
+                  [2, 1, 2, 5, 7, 5, 6, 10]),
+                 (tf.linalg.LinearOperatorZeros(2, batch_shape=[2], dtype=tf.float64),
+                  [0, 1, 2, 3, 4, 5, 6, 7])]
+        results = [op.add_to_tensor(mat=m) for op, _ in cases]
+        diag = tf.linalg.LinearOperatorDiag(tf.constant([[1., 2.], [3, 4]], tf.float64))
+        results.append(diag.add_to_tensor(x=m))
+        with tf.Session() as sess:
+            for r, want in zip(sess.run(results), [w for _, w in cases] +
+                               [[1, 1, 2, 5, 7, 5, 6, 11]]):
+                np.testing.assert_array_equal(r.ravel(), want)
+
+
+def test_small_signature_fixes():
+    # TF 1.15: UnknownError takes an error_code; load_library's argument is library_location;
+    # resize_image_with_pad has align_corners; contrib.eager.py_func is (func, inp, Tout, name)
+    assert tf.errors.UnknownError(None, None, "x", 7).error_code == 7
+    assert tf.errors.UnknownError(None, None, "x").error_code == 2
+    with pytest.raises(tf.errors.UnimplementedError):
+        tf.load_library(library_location="/nowhere.so")
+    with _graph():
+        img = tf.constant(np.arange(12, dtype=np.float32).reshape(2, 3, 2))
+        r = tf.image.resize_image_with_pad(img, 4, 4, tf.image.ResizeMethod.BILINEAR, True)
+        assert r.shape.as_list() == [4, 4, 2]
+        e = tf.contrib.eager.py_func(lambda a: a * 2, [tf.constant(2.)], tf.float32, "dbl")
+        assert e.op.type == "EagerPyFunc" and e.op.name == "dbl"
+        with tf.Session() as sess:
+            assert sess.run(e) == 4.0
+            np.testing.assert_allclose(sess.run(r)[:, 1, 0], [4 / 3, 22 / 3, 0, 0], rtol=1e-6)
