@@ -2320,7 +2320,12 @@ def _coerce_attr(op_def, spec, value):
         if typ == "shape":
             return as_shape(value)
         if typ == "list(int)":
-            return [int(v) for v in value]
+            value = [int(v) for v in value]
+            if spec.minimum is not None and len(value) < spec.minimum:
+                raise ValueError(
+                    f"Attr '{spec.name}' of '{op_def.name}' Op passed list of length "
+                    f"{len(value)} less than minimum {spec.minimum}.")
+            return value
         if typ == "list(float)":
             return [float(np.float32(v)) for v in value]
         if typ == "list(type)":

@@ -811,8 +811,17 @@ def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC",
            dilations=[1, 1, 1, 1, 1], name=None, filters=None):  # noqa: B006
     """3-D cross-correlation of a 5-D ``input`` with a [d, h, w, in, out] ``filter``."""
     filter = _alias(filter, filters, "filter", "filters")
-    attrs = _conv_attrs(strides, padding, data_format, dilations, nd=5)
-    del attrs["explicit_paddings"]
+    # as TF 1.15's, strides and dilations reach the op as given: five values each, else the
+    # op's attr error ("passed list of length 3 less than minimum 5")
+    attrs = {"strides": strides, "padding": padding}
+    if data_format is not None:
+        attrs["data_format"] = data_format
+    if dilations is not None:
+        attrs["dilations"] = dilations
+    for key in ("strides", "dilations"):
+        if key in attrs and not isinstance(attrs[key], (list, tuple)):
+            raise TypeError(f"Expected list for '{key}' argument to 'conv3d' Op, not "
+                            f"{attrs[key]!r}.")
     return _apply("Conv3D", [input, filter], attrs, name)
 
 
@@ -822,12 +831,11 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None, paddin
     value = _alias(value, input, "value", "input")
     filter = _alias(filter, filters, "filter", "filters")
     with ops.name_scope(name, "conv3d_transpose", [value, filter, output_shape]) as scope:
-        # Conv3DBackpropInputV2 takes its sizes as int32 or int64 (attr Tshape)
-        shape_t = ops.convert_to_tensor(output_shape, preferred_dtype=dtypes.int32,
-                                        name="output_shape")
+        # as TF 1.15, the sizes go to the op as given: a Python list becomes its
+        # "input_sizes" Const, int32 or int64 (attr Tshape)
         attrs = _conv_attrs(strides, padding, data_format, dilations, nd=5)
         del attrs["explicit_paddings"]
-        return _apply("Conv3DBackpropInputV2", [shape_t, filter, value], attrs, scope)
+        return _apply("Conv3DBackpropInputV2", [output_shape, filter, value], attrs, scope)
 
 
 

@@ -565,12 +565,20 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
 
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
     """Max pooling over 3-D windows of a 5-D tensor."""
-    return _pool("MaxPool3D", input, ksize, strides, padding, data_format, name, nd=5)
+    return _pool3d("MaxPool3D", input, ksize, strides, padding, data_format, name)
 
 
 def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
     """Average pooling over 3-D windows of a 5-D tensor."""
-    return _pool("AvgPool3D", input, ksize, strides, padding, data_format, name, nd=5)
+    return _pool3d("AvgPool3D", input, ksize, strides, padding, data_format, name)
+
+
+def _pool3d(op_type, input, ksize, strides, padding, data_format, name):
+    # TF 1.15 enters the op's name scope before it checks ksize and strides, so a refused
+    # call still takes the name
+    with ops.name_scope(name, op_type, [input]) as scope:
+        return _pool(op_type, input, ksize, strides, padding, data_format or "NDHWC", scope,
+                     nd=5)
 
 
 def _pool1d(op_type, input, ksize, strides, padding, data_format, name, default):

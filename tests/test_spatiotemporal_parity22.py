@@ -1,0 +1,60 @@
+"""Video, volumetric and spatio-temporal programs of TF 1.x against TF 1.15: 3-D convolutions
+and pools, their op names and attr errors, ConvLSTMs, warps and 3-D U-Nets."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _run(t, feed=None):
+    with tf.Session() as sess:
+        return sess.run(t, feed)
+
+
+def test_conv3d_transpose_sizes_const_is_named_input_sizes():
+    # TF 1.15 hands output_shape to the op unconverted: its Const is "<scope>/input_sizes"
+    with tf.Graph().as_default() as g:
+        x = tf.zeros([2, 4, 6, 6, 3])
+        w = tf.zeros([2, 3, 3, 5, 3])
+        tf.nn.conv3d_transpose(x, w, [2, 8, 12, 12, 5], [1, 2, 2, 2, 1])
+        y = tf.nn.conv3d_transpose(x, w, np.array([2, 8, 12, 12, 5], np.int64), [1, 2, 2, 2, 1])
+        names = [op.name for op in g.get_operations()]
+        assert "conv3d_transpose/input_sizes" in names
+        assert y.op.inputs[0].name == "conv3d_transpose_1/input_sizes:0"
+        assert y.op.inputs[0].dtype == tf.int32  # TF 1.15: an int64 array lands as int32
+        assert y.get_shape().as_list() == [2, 8, 12, 12, 5]
+
+
+def test_conv3d_strides_reach_the_op_as_given():
+    # TF 1.15's tf.nn.conv3d is the generated op wrapper: no 1-or-3-value strides
+    with tf.Graph().as_default() as g:
+        x = tf.zeros([2, 4, 6, 6, 3])
+        w = tf.zeros([2, 3, 3, 3, 8])
+        with pytest.raises(ValueError, match=r"^Attr 'strides' of 'Conv3D' Op passed list of "
+                           r"length 3 less than minimum 5\.$"):
+            tf.nn.conv3d(x, w, [1, 2, 1], "SAME")
+        with pytest.raises(TypeError, match=r"^Expected list for 'strides' argument to 'conv3d' "
+                           r"Op, not 2\.$"):
+            tf.nn.conv3d(x, w, 2, "SAME")
+        with pytest.raises(ValueError, match=r"^Conv3D requires the dilation attribute to "
+                           r"contain 5 values, but got: 3 for 'Conv3D_1'"):
+            tf.nn.conv3d(x, w, [1] * 5, "SAME", dilations=[1, 2, 1])
+        # the refused calls above took "Conv3D" and "Conv3D_1", as TF's
+        assert tf.nn.conv3d(x, w, [1] * 5, "SAME", dilations=None).name == "Conv3D_2:0"
+        assert [op.type for op in g.get_operations()].count("Conv3D") == 1
+
+
+def test_pool3d_takes_its_name_before_checking_ksize():
+    # TF 1.15's max_pool3d/avg_pool3d enter their name scope first: a refused ksize still
+    # uses up "MaxPool3D"
+    with tf.Graph().as_default():
+        x = tf.zeros([2, 4, 6, 6, 3])
+        with pytest.raises(ValueError, match="^ksize should be of length 1, 3 or 5 but was 4$"):
+            tf.nn.max_pool3d(x, [1, 2, 2, 2], [1, 2, 2, 2, 1], "SAME")
+        assert tf.nn.max_pool3d(x, [2, 2, 2, 2, 1], [1, 2, 2, 2, 1], "SAME").name == \
+            "MaxPool3D_1:0"
+        with pytest.raises(ValueError, match="^ksize should be of length 1, 3 or 5 but was 2$"):
+            tf.nn.avg_pool3d(x, [2, 2], 2, "SAME")
+        y = tf.nn.avg_pool3d(x, 2, 2, "SAME", data_format=None)
+        assert (y.name, y.get_shape().as_list()) == ("AvgPool3D_1:0", [2, 2, 3, 3, 3])
