@@ -295,7 +295,9 @@ class GraphNodeProto:
                 f"total_exec_micros={self.total_exec_micros})")
 
 
-MultiGraphNodeProto = GraphNodeProto
+class MultiGraphNodeProto(GraphNodeProto):
+    """A node of the op and code views, which group ops: ``graph_nodes`` holds a node per
+    grouped op."""
 
 
 def _trainable_names(graph):
@@ -465,16 +467,22 @@ def _graph_tree(graph, stats, options):
 
 
 def _op_view(stats, options):
-    root = GraphNodeProto("_TFProfRoot")
+    root = MultiGraphNodeProto("_TFProfRoot")
     by_type = {}
-    for stat in stats.values():
+    for name, stat in stats.items():
         if not _accounted(stat, options):
             continue
         node = by_type.get(stat["op_type"])
         if node is None:
-            node = by_type[stat["op_type"]] = GraphNodeProto(stat["op_type"])
+            node = by_type[stat["op_type"]] = MultiGraphNodeProto(stat["op_type"])
             root.children.append(node)
         _fill(node, stat)
+        op_node = GraphNodeProto(name)
+        _fill(op_node, stat)
+        _totals(op_node)
+        node.graph_nodes.append(op_node)
+    for node in root.children:
+        node.graph_nodes.sort(key=lambda n: n.name)
     _totals(root)
     return root
 
@@ -527,7 +535,7 @@ def _op_chain(flat, options):
                 and _matches(n.name, options.get("show_name_regexes", [".*"]))
                 and not _matches(n.name, options.get("hide_name_regexes", []))):
             shown.append(n)
-    root = GraphNodeProto("_TFProfRoot")
+    root = MultiGraphNodeProto("_TFProfRoot")
     if options.get("account_displayed_op_only", True):
         for n in shown:
             for attr in _TOTALLED:

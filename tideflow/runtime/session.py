@@ -555,9 +555,11 @@ class BaseSession:
     def list_devices(self):
         from tideflow.runtime.device_attributes import device_attributes
 
+        if self._closed:
+            # TF's TF_SessionListDevices refuses a closed session with this error
+            raise errors.CancelledError(None, None, "Session has been closed.")
         if self._remote is not None:
             return self._remote.list_devices()
-
         return [device_attributes(d) for d in self._devices]
 
     def as_default(self):
