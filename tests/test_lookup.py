@@ -98,7 +98,7 @@ def test_index_tables_from_tensor():
         int_ids = tf.contrib.lookup.index_table_from_tensor([30, 10, 20], dtype=tf.int32)
         names = tf.contrib.lookup.index_to_string_table_from_tensor(["a", "b"])
         out = [ids.lookup(tf.constant([["palmer", "x"], ["emerson", "lake"]])),
-               int_ids.lookup(tf.constant([10, 11], tf.int32)),
+               int_ids.lookup(tf.constant([10, 11], tf.int64)),  # TF 1.15: int64 keys only
                names.lookup(tf.constant([1, 0, 9], tf.int64))]
         with tf.Session() as s:
             s.run(tf.tables_initializer())

@@ -685,7 +685,8 @@ class StaticHashTable(HashTable):
         super().__init__(initializer, default_value, name=name)
 
 
-StaticHashTableV1 = StaticHashTable  # TF 1.15's name for the graph-mode class
+class StaticHashTableV1(StaticHashTable):
+    """TF 1.15's graph-mode ``tf.lookup.StaticHashTable`` (and the index tables' class)."""
 
 
 class MutableHashTable(LookupInterface):
@@ -963,13 +964,25 @@ class StrongHashSpec(HasherSpec):
         super().__init__("stronghash", key)
 
 
-def _check_oov(num_oov_buckets, hasher_spec, fn):
-    del fn
+def _check_oov(num_oov_buckets):
     if num_oov_buckets < 0:
         raise ValueError(f"num_oov_buckets must be greater or equal than 0, got "
                          f"{num_oov_buckets}.")  # TF 1.15's words
-    if not isinstance(hasher_spec, HasherSpec):
-        raise TypeError(f"hasher_spec must be of type HasherSpec, got {hasher_spec}")
+
+
+def _check_table_keys(table, key_dtype):
+    """TF 1.15's TypeErrors for a table under an oov-bucket table (``key_dtype``: the lookup
+    keys' dtype)."""
+    if table.key_dtype not in (_dtypes.int64, _dtypes.string):
+        raise TypeError(f"Invalid key dtype, expected one of {(_dtypes.int64, _dtypes.string)}, "
+                        f"but got {key_dtype}.")
+    if table.key_dtype.is_integer != key_dtype.is_integer:
+        raise TypeError(f"Invalid key dtype, expected "
+                        f"{'integer' if key_dtype.is_integer else 'non-integer'} but got "
+                        f"{table.key_dtype}.")
+    if table.value_dtype != _dtypes.int64:
+        raise TypeError(f"Invalid value dtype, expected {_dtypes.int64} but got "
+                        f"{table.value_dtype}.")
 
 
 def _hash_buckets(strings, num_buckets, hasher_spec):
@@ -993,20 +1006,18 @@ class IdTableWithHashBuckets(LookupInterface):
 
     def __init__(self, table, num_oov_buckets, hasher_spec=FastHashSpec, name=None,
                  key_dtype=None):
-        if table is not None and table.value_dtype != _dtypes.int64:
-            raise TypeError(f"Invalid value dtype, expected {_dtypes.int64} but got "
-                            f"{table.value_dtype}.")
-        if num_oov_buckets < 0:
-            raise ValueError(f"oov_buckets must be > 0 if no table is supplied, got "
-                             f"{num_oov_buckets}.")
-        if table is None and num_oov_buckets == 0:
-            raise ValueError("oov_buckets must be > 0 if no table is supplied.")
-        _check_oov(num_oov_buckets, hasher_spec, "IdTableWithHashBuckets")
-        if key_dtype is None:
-            key_dtype = _dtypes.string if table is None else table.key_dtype
-        key_dtype = _dtypes.as_dtype(key_dtype)
+        # TF 1.15's checks, in its order
+        if table is not None:
+            key_dtype = table.key_dtype if key_dtype is None else _dtypes.as_dtype(key_dtype)
+            _check_table_keys(table, key_dtype)
+        else:
+            if num_oov_buckets <= 0:
+                raise ValueError("oov_buckets must be > 0 if no table is supplied.")
+            key_dtype = _dtypes.string if key_dtype is None else _dtypes.as_dtype(key_dtype)
         if not (key_dtype.is_integer or key_dtype == _dtypes.string):
             raise TypeError(f"Invalid key_dtype, expected integer or string, got {key_dtype}.")
+        if not isinstance(hasher_spec, HasherSpec):
+            raise TypeError(f"hasher_spec must be of type HasherSpec, got {hasher_spec}")
         self._table = table
         self._num_oov_buckets = num_oov_buckets
         self._hasher_spec = hasher_spec
@@ -1035,12 +1046,13 @@ class IdTableWithHashBuckets(LookupInterface):
 
     def size(self, name=None):
         """The vocabulary size plus the number of oov buckets."""
+        # as TF 1.15: "<table>_Size/add", whose left side is a Const 0 without a table
         with ops.name_scope(name, f"{self._name}_Size"):
             if self._table is None:
-                return ops.convert_to_tensor(np.int64(self._num_oov_buckets))
-            from tideflow.ops.math_ops import add
-
-            return add(self._table.size(), np.int64(self._num_oov_buckets))
+                tsize = ops.convert_to_tensor(0, dtype=_dtypes.int64)
+            else:
+                tsize = self._table.size()
+            return tsize + self._num_oov_buckets
 
     def lookup(self, keys, name=None):
         """Ids of ``keys`` (Tensor or SparseTensor); unknown keys go to their hash bucket."""
@@ -1049,11 +1061,11 @@ class IdTableWithHashBuckets(LookupInterface):
         from tideflow.ops.string_ops import as_string
 
         values = keys.values if isinstance(keys, SparseTensor) else ops.convert_to_tensor(keys)
-        if values.dtype.base_dtype.is_integer != self._key_dtype.is_integer:
+        if values.dtype.base_dtype != self._key_dtype:
             raise TypeError(f"Signature mismatch. Keys must be dtype {self._key_dtype}, got "
                             f"{values.dtype}.")
-        if values.dtype.base_dtype.is_integer and values.dtype.base_dtype != _dtypes.int64:
-            values = cast(values, _dtypes.int64)
+        if self._table is not None and self._table.key_dtype == _dtypes.int64:
+            values = cast(values, _dtypes.int64)  # as TF: int32 keys of an int64 table
         with ops.name_scope(name, f"{self._name}_Lookup", [values]):
             strings = as_string(values) if values.dtype.base_dtype.is_integer else values
             if self._num_oov_buckets:
@@ -1071,23 +1083,11 @@ class IdTableWithHashBuckets(LookupInterface):
         return ids
 
 
-def _int_keys(dtype, fn):
+def _int_keys(dtype):
     dtype = _dtypes.as_dtype(dtype)
     if not (dtype == _dtypes.string or dtype.is_integer):
-        raise ValueError(f"{fn}: only integer and string keys are supported, got {dtype}.")
+        raise TypeError("Only integer and string keys are supported.")  # TF 1.15's words
     return dtype
-
-
-class _IdTable(HashTable):
-    """A HashTable whose lookups first cast integer keys to int64, as TF's index tables."""
-
-    def lookup(self, keys, name=None):
-        vals = keys.values if isinstance(keys, SparseTensor) else ops.convert_to_tensor(keys)
-        if vals.dtype.base_dtype.is_integer and vals.dtype.base_dtype != _dtypes.int64:
-            cast_vals = cast(vals, _dtypes.int64)
-            keys = (SparseTensor(keys.indices, cast_vals, keys.dense_shape)
-                    if isinstance(keys, SparseTensor) else cast_vals)
-        return super().lookup(keys, name=name)
 
 
 class StaticVocabularyTable(IdTableWithHashBuckets):
@@ -1100,16 +1100,16 @@ class StaticVocabularyTable(IdTableWithHashBuckets):
         if initializer is None:  # ids from hash buckets only
             super().__init__(None, num_oov_buckets, key_dtype=lookup_key_dtype, name=name)
             return
-        if initializer.value_dtype != _dtypes.int64:
-            raise TypeError(f"Invalid value dtype, expected {_dtypes.int64} but got "
-                            f"{initializer.value_dtype}.")
+        key_dtype = _dtypes.as_dtype(lookup_key_dtype or initializer.key_dtype)
+        _check_table_keys(initializer, key_dtype)
         # as TF 1.15: the table where the StaticVocabularyTable is made, named "hash_table"
-        table = _IdTable(initializer, -1, name="hash_table")
-        super().__init__(table, num_oov_buckets, key_dtype=lookup_key_dtype or table.key_dtype,
+        table = StaticHashTableV1(initializer, -1)
+        super().__init__(table, num_oov_buckets, key_dtype=key_dtype,
                          name=name.rstrip("/") if name else None)
 
 
-StaticVocabularyTableV1 = StaticVocabularyTable
+class StaticVocabularyTableV1(StaticVocabularyTable):
+    """TF 1.15's graph-mode ``tf.lookup.StaticVocabularyTable``."""
 
 
 def index_table_from_tensor(vocabulary_list=None, num_oov_buckets=0, default_value=-1,
@@ -1120,13 +1120,15 @@ def index_table_from_tensor(vocabulary_list=None, num_oov_buckets=0, default_val
     mapping = vocabulary_list if vocabulary_list is not None else mapping
     if mapping is None:
         raise ValueError("vocabulary_list must be specified.")
-    dtype = _int_keys(dtype, "index_table_from_tensor")
-    _check_oov(num_oov_buckets, hasher_spec, "index_table_from_tensor")
+    _check_oov(num_oov_buckets)
+    dtype = _int_keys(dtype)
     with ops.name_scope(name, "string_to_index", []):
         keys = ops.convert_to_tensor(mapping)
         if keys.dtype.is_integer != dtype.is_integer:
             raise ValueError(f"Expected {'integer' if dtype.is_integer else 'non-integer'}, "
                              f"got {keys.dtype}.")
+        if not dtype.is_integer and keys.dtype.base_dtype != dtype:
+            raise ValueError(f"Expected {dtype}, got {keys.dtype}.")
         if keys.dtype.is_integer and keys.dtype != _dtypes.int64:
             keys = cast(keys, _dtypes.int64)
         from tideflow.ops.array_ops import size
@@ -1138,7 +1140,7 @@ def index_table_from_tensor(vocabulary_list=None, num_oov_buckets=0, default_val
         with ops.name_scope(None, "hash_table"):
             init = KeyValueTensorInitializer(keys, values, keys.dtype.base_dtype,
                                              _dtypes.int64, name="table_init")
-            table = _IdTable(init, ops.convert_to_tensor(default_value, dtype=_dtypes.int64))
+            table = StaticHashTableV1(init, default_value)
         if num_oov_buckets:
             table = IdTableWithHashBuckets(table, num_oov_buckets, hasher_spec,
                                            key_dtype=dtype)
@@ -1153,6 +1155,7 @@ def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=No
     if vocabulary_file is None or (isinstance(vocabulary_file, (str, bytes))
                                    and not vocabulary_file):
         raise ValueError("vocabulary_file must be specified and must not be empty.")
+    _check_oov(num_oov_buckets)
     if vocab_size is not None and vocab_size < 1:
         shown = vocabulary_file.name if isinstance(vocabulary_file, ops.Tensor) else \
             vocabulary_file
@@ -1161,8 +1164,7 @@ def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=No
             shown = shown.decode() if isinstance(shown, bytes) else shown
         raise ValueError(f"vocab_size must be greater than 0, got {vocab_size}. "
                          f"vocabulary_file: {shown}")
-    key_dtype = _int_keys(key_dtype, "index_table_from_file")
-    _check_oov(num_oov_buckets, hasher_spec, "index_table_from_file")
+    key_dtype = _int_keys(key_dtype)
     with ops.name_scope(name, "string_to_index", []):
         table_key_dtype = _dtypes.int64 if key_dtype.is_integer else key_dtype
         with ops.name_scope(None, "hash_table"):  # TF 1.15's scopes
@@ -1170,7 +1172,7 @@ def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=No
                 vocabulary_file, vocab_size=vocab_size, key_dtype=table_key_dtype,
                 key_column_index=key_column_index, value_column_index=value_column_index,
                 delimiter=delimiter, name="table_init")
-            table = _IdTable(init, ops.convert_to_tensor(default_value, dtype=_dtypes.int64))
+            table = StaticHashTableV1(init, default_value)
         if num_oov_buckets:
             table = IdTableWithHashBuckets(table, num_oov_buckets, hasher_spec,
                                            key_dtype=key_dtype)
@@ -1192,7 +1194,7 @@ def index_to_string_table_from_tensor(vocabulary_list=None, default_value="UNK",
         keys = cast(_range(size(values)), _dtypes.int64)
         init = KeyValueTensorInitializer(keys, values, _dtypes.int64, _dtypes.string,
                                          name="table_init")
-        return _IdTable(init, default_value, name="hash_table")
+        return StaticHashTableV1(init, default_value)
 
 
 def index_to_string_table_from_file(vocabulary_file, vocab_size=None, default_value="UNK",
@@ -1208,7 +1210,7 @@ def index_to_string_table_from_file(vocabulary_file, vocab_size=None, default_va
         init = TextFileStringTableInitializer(
             vocabulary_file, vocab_size=vocab_size, key_column_index=key_column_index,
             value_column_index=value_column_index, delimiter=delimiter, name="table_init")
-        return _IdTable(init, default_value, name="hash_table")
+        return StaticHashTableV1(init, default_value)
 
 
 def index_to_string(tensor, mapping, default_value="UNK", name=None):
