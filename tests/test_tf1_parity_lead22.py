@@ -95,3 +95,35 @@ def test_small_signature_fixes():
         with tf.Session() as sess:
             assert sess.run(e) == 4.0
             np.testing.assert_allclose(sess.run(r)[:, 1, 0], [4 / 3, 22 / 3, 0, 0], rtol=1e-6)
+
+
+def test_saved_model_save_writes_a_keras_model_servable_by_the_v1_loader(tmp_path):
+    # TF 1.15 graph mode: tf.saved_model.save(model, dir) writes serving_default keyed by the
+    # model's input and output names, the model's variables only, under object-based keys
+    tf.keras.backend.clear_session()
+    tf.Variable(1.0, name="unrelated")  # never initialized: TF does not save it
+    inp = tf.keras.Input((3,), name="feat")
+    out = tf.keras.layers.Dense(2, name="logits")(tf.keras.layers.Dense(4, name="hid")(inp))
+    model = tf.keras.Model(inp, out)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    want = model.predict(x)
+    path = str(tmp_path / "sm")
+    tf.saved_model.save(model, path)
+    tf.saved_model.save(model, path)  # an existing directory is written over
+    assert sorted(n for n, _ in tf.train.list_variables(path + "/variables/variables")) == [
+        "_CHECKPOINTABLE_OBJECT_GRAPH",
+        "layer_with_weights-0/bias/.ATTRIBUTES/VARIABLE_VALUE",
+        "layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE",
+        "layer_with_weights-1/bias/.ATTRIBUTES/VARIABLE_VALUE",
+        "layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE"]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = tf.saved_model.load(sess, ["serve"], path)
+        assert sorted(meta.signature_def) == ["__saved_model_init_op", "serving_default"]
+        sig = meta.signature_def["serving_default"]
+        assert list(sig.inputs) == ["feat"] and list(sig.outputs) == ["logits"]
+        assert sig.method_name == "tensorflow/serving/predict"
+        got = sess.run(sig.outputs["logits"].name, {sig.inputs["feat"].name: x})
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(ValueError, match="Expected a Trackable object for export, got 3."):
+        tf.saved_model.save(3, str(tmp_path / "bad"))
+    tf.keras.backend.clear_session()

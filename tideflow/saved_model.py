@@ -45,6 +45,63 @@ from tideflow.ops.saved_model_impl import (
 )
 
 
+def save(obj, export_dir, signatures=None, options=None):
+    """``tf.saved_model.save`` in TF 1.15's graph mode, for Keras models: a built model gets a
+    ``serving_default`` predict signature keyed by its input and output names (as
+    ``tf.keras.experimental.export_saved_model``), an unbuilt one a MetaGraph with no
+    signature. An existing ``export_dir`` is written over, as TF does."""
+    import os
+    import shutil
+    import tempfile
+
+    from tideflow.keras import backend as K
+    from tideflow.keras import experimental as keras_experimental
+    from tideflow.keras.engine.training import Model
+    from tideflow.train.saver import Saver
+    from tideflow.train.trackable_checkpoint import _is_trackable_base
+
+    del options
+    if not _is_trackable_base(obj) and not hasattr(obj, "_checkpoint_dependencies"):
+        raise ValueError(f"Expected a Trackable object for export, got {obj}.")
+    if signatures is not None:
+        raise NotImplementedError(
+            "tf.saved_model.save: signatures need concrete tf.functions, which tideflow's "
+            "graph mode does not make; export with the model's own inputs and outputs "
+            "(signatures=None) or build SignatureDefs with tf.saved_model.builder")
+    if not isinstance(obj, Model):
+        raise NotImplementedError(
+            f"tf.saved_model.save: tideflow writes SavedModels of Keras models, not of "
+            f"{type(obj).__name__}; save it with tf.train.Checkpoint, or build a SavedModel "
+            "with tf.saved_model.simple_save or tf.saved_model.builder")
+    export_dir = keras_experimental.as_text_path(export_dir)
+    parent = os.path.dirname(os.path.abspath(export_dir))
+    os.makedirs(parent, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=".saved_model_", dir=parent)
+    try:
+        target = os.path.join(staging, "model")
+        # only the model's own variables are saved (others in the graph may be uninitialized),
+        # under TF's object-based keys
+        if getattr(obj, "inputs", None) and getattr(obj, "outputs", None):
+            keras_experimental.write_saved_model(obj, target, object_keys=True)
+        else:
+            with K.get_session().graph.as_default():
+                saver = Saver(var_list=obj.weights, allow_empty=True)
+            builder = _impl._SavedModelBuilder(target)
+            sess = K.get_session()
+            with sess.graph.as_default():
+                builder.add_meta_graph_and_variables(sess, [SERVING], strip_default_attrs=True,
+                                                     saver=saver)
+            builder.save()
+        os.makedirs(export_dir, exist_ok=True)
+        for entry in os.listdir(target):
+            dest = os.path.join(export_dir, entry)
+            if os.path.isdir(dest):
+                shutil.rmtree(dest)
+            os.replace(os.path.join(target, entry), dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def _namespace(name, doc, **members):
     m = types.ModuleType(f"tideflow.saved_model.{name}", doc)
     for k, v in members.items():
@@ -131,6 +188,7 @@ __all__ = [
     "maybe_saved_model_directory",
     "predict_signature_def",
     "regression_signature_def",
+    "save",
     "signature_constants",
     "signature_def_utils",
     "simple_save",

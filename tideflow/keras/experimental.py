@@ -23,7 +23,7 @@ from tideflow.keras.optimizer_schedules import (  # noqa: F401 (tf.keras.experim
 from tideflow.keras.premade import LinearModel, WideDeepModel  # noqa: F401
 
 _CONFIG_ASSET = "saved_model.json"
-_WEIGHTS_ASSET = "keras_weight_names.json"  # the graph names of model.weights, in order
+_WEIGHTS_ASSET = "keras_weight_names.json"  # the checkpoint keys of model.weights, in order
 
 
 def export_saved_model(model, saved_model_path, custom_objects=None, as_text=False,
@@ -32,6 +32,12 @@ def export_saved_model(model, saved_model_path, custom_objects=None, as_text=Fal
     empty): the variables of the model's session and a ``serving_default`` signature from
     ``model.inputs`` to ``model.outputs``."""
     del custom_objects, input_signature, serving_only
+    write_saved_model(model, saved_model_path, as_text)
+
+
+def write_saved_model(model, saved_model_path, as_text=False, object_keys=False):
+    """``export_saved_model``'s work. The variables are saved under their graph names, or with
+    ``object_keys`` only the model's, under TF's object-based keys with their object graph."""
     from tideflow.keras import backend as K
     from tideflow.ops import saved_model_impl as sm
     from tideflow.ops import variables as tf_variables
@@ -43,6 +49,13 @@ def export_saved_model(model, saved_model_path, custom_objects=None, as_text=Fal
     signature = sm.predict_signature_def(
         inputs=dict(zip(model.input_names, model.inputs)),
         outputs=dict(zip(model.output_names, model.outputs)))
+    saver = None
+    names = [w.op.name for w in model.weights]
+    if object_keys and model.weights:
+        keys = model._checkpoint_keys()
+        saver = model._saver_for(keys, object_graph=True)
+        key_of = {id(v): k for k, v in keys}
+        names = [key_of[id(w)] for w in model.weights]
     builder = sm._SavedModelBuilder(as_text_path(saved_model_path))
     # (TF 1.15 builds its graphs apart, and saves the variables with the model's
     # save_weights: the model's graph takes that save's op ids, the builder's ops others)
@@ -50,7 +63,8 @@ def export_saved_model(model, saved_model_path, custom_objects=None, as_text=Fal
         builder.add_meta_graph_and_variables(
             sess, [sm.SERVING], signature_def_map={
                 sm.DEFAULT_SERVING_SIGNATURE_DEF_KEY: signature}, strip_default_attrs=True,
-            init_op=tf_variables.local_variables_initializer())  # ('__saved_model_init_op')
+            init_op=tf_variables.local_variables_initializer(),  # ('__saved_model_init_op')
+            saver=saver)
     if hasattr(model, "_count_tf_checkpoint_ops"):
         model._count_tf_checkpoint_ops(model._checkpoint_keys(), saving=True)
     builder.save(as_text=as_text)
@@ -59,7 +73,7 @@ def export_saved_model(model, saved_model_path, custom_objects=None, as_text=Fal
     with open(os.path.join(assets, _CONFIG_ASSET), "w") as f:
         f.write(model.to_json())
     with open(os.path.join(assets, _WEIGHTS_ASSET), "w") as f:
-        json.dump([w.op.name for w in model.weights], f)
+        json.dump(names, f)
 
 
 def load_from_saved_model(saved_model_path, custom_objects=None):
