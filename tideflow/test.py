@@ -279,11 +279,11 @@ def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3
                              extra_feed_dict)
     if not isinstance(grads, list):
         grads = [grads]
-    err = 0.0
+    err = 0  # as TF 1.15: an int 0 when every Jacobian is empty, else a NumPy float64
     for theo, num in grads:
         if theo.size or num.size:
             # np.maximum, as TF: a NaN in either Jacobian makes the error NaN (never "small")
-            err = float(np.maximum(err, np.fabs(theo.astype(np.float64) - num).max()))
+            err = np.maximum(err, np.fabs(theo.astype(np.float64) - num).max(), dtype=np.float64)
     return err
 
 

@@ -38,8 +38,9 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
                         f"Received rank {known}, shape {x.get_shape()}")
                 return control_flow_ops.no_op(name="static_checks_determined_all_ok")
         r = array_ops.rank(x)
-        cond = ops.convert_to_tensor(False)
-        for q in ranks:
+        # TF 1.15's ops: the first rank's Equal, then an Equal and LogicalOr per other rank
+        cond = ops.convert_to_tensor(False) if not ranks else math_ops.equal(ranks[0], r)
+        for q in ranks[1:]:
             cond = math_ops.logical_or(cond, math_ops.equal(q, r))
         for rank, value in zip(ranks, static):
             if value is None:  # catches assert_rank_in(x, [[n]]) and fed non-scalars
@@ -49,89 +50,112 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
         return Assert(cond, data, summarize=summarize)
 
 
-def _parse_spec(spec):
-    """A shape spec as (leading_ellipsis, [dims]); dims are int, str symbol, or None."""
-    if isinstance(spec, str):
-        spec = [s for s in spec.replace(",", " ").split()] if " " in spec or "," in spec else [
-            spec]
-    spec = list(spec)
-    ellipsis = bool(spec) and spec[0] in ("*", "...")
-    if ellipsis:
-        spec = spec[1:]
-    dims = []
-    for d in spec:
-        if d is None or d == "." or d == "?":
-            dims.append(None)
-        elif isinstance(d, str):
-            if d in ("*", "..."):
-                raise ValueError("Tensor specification may only have '*' as its first entry")
-            dims.append(d)
-        else:
-            dims.append(int(d))
-    return ellipsis, dims
+def _dimension_sizes(x):
+    """``x``'s sizes: ints where the static shape knows them, else scalar tensors; a scalar
+    counts as one dimension of size 1 (TF 1.15's rule), an unknown rank as a cond on it."""
+    from tideflow.ops import array_ops, math_ops
+    from tideflow.ops.cond import cond
+
+    dynamic = array_ops.shape(x)
+    rank = x.get_shape().ndims
+    if rank == 0:
+        return (1,)
+    if rank is not None:
+        return [d if d is not None else dynamic[i] for i, d in enumerate(x.get_shape().as_list())]
+    return cond(math_ops.equal(array_ops.rank(x), 0), lambda: ops.convert_to_tensor([1]),
+                lambda: dynamic)
+
+
+def _known_size(size):
+    """``size`` as an int when it is one (or a string of one), else None."""
+    if size is None or isinstance(size, ops.Tensor):
+        return None
+    try:
+        return int(size)
+    except (ValueError, TypeError):
+        return None
 
 
 def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
-    """Checks tensors' shapes against specs: ints fix a size, strings name sizes that must
-    agree across tensors, None/'.' accept any size, a leading '*' any leading dimensions.
+    """Checks tensors' shapes against specs: ints fix a size, other symbols name sizes that
+    must agree across tensors, None/'.' accept any size, a leading '*' or ``...`` any leading
+    dimensions.
 
-    ``shapes``: a list of (tensor, spec) pairs or a dict. ValueError while building when the
-    static shapes decide; otherwise Assert ops, grouped into the returned op.
+    ``shapes``: a list of (tensor, spec) pairs or a dict. As TF 1.15, an empty spec means
+    ``(1,)`` and a scalar passes a one-dimension spec of size 1. ValueError while building
+    when the static shapes decide; otherwise Assert ops, grouped into the returned op.
     """
-    from tideflow.ops import array_ops, math_ops
+    from tideflow.ops import array_ops, check_ops, math_ops
 
-    pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
+    if isinstance(shapes, dict):
+        shapes = shapes.items()
     message = message or ""
-    with ops.name_scope(name, "assert_shapes", [p[0] for p in pairs]):
-        checks = []
-        sizes = {}  # symbol -> (static int or None, dynamic scalar, where)
-        for x, spec in pairs:
-            x = ops.convert_to_tensor(x)
-            ellipsis, dims = _parse_spec(spec)
-            if ellipsis:
-                from tideflow.ops.check_ops import assert_rank_at_least
-
-                checks.append(assert_rank_at_least(x, len(dims), message=message))
-            else:
-                from tideflow.ops.check_ops import assert_rank
-
-                checks.append(assert_rank(x, len(dims), message=message))
-            static = x.get_shape()
-            rank = static.ndims
-            for i, d in enumerate(dims):
-                if d is None:
-                    continue
-                if ellipsis:
-                    axis = (rank - len(dims) + i) if rank is not None else None
-                    dyn_axis = i - len(dims)
-                else:
-                    axis, dyn_axis = i, i
-                known = static.as_list()[axis] if axis is not None else None
-                if isinstance(d, str):
-                    if d not in sizes:
-                        dyn = array_ops.shape(x)[dyn_axis] if known is None else known
-                        sizes[d] = (known, dyn, f"Specified by tensor {x.name} dimension {i}")
-                        continue
-                    want_static, want_dyn, where = sizes[d]
-                    if known is not None and want_static is None and isinstance(want_dyn, int):
-                        want_static = want_dyn
-                else:
-                    want_static, want_dyn, where = d, d, "Specified explicitly"
-                if known is not None and want_static is not None:
-                    if known != want_static:
+    with ops.name_scope(name, "assert_shapes", [shapes, data]):
+        specs = []  # (tensor, leading ellipsis, actual sizes, spec)
+        for x, spec in [(ops.convert_to_tensor(x), s) for x, s in shapes if s is not None]:
+            if not (hasattr(spec, "__iter__") or hasattr(spec, "__getitem__")):
+                raise ValueError(
+                    f"{message}.  Tensor {x.name}.  Specified shape must be an iterable.  "
+                    "An iterable has the attribute `__iter__` or `__getitem__`.  "
+                    f"Received specified shape: {spec}")
+            spec = tuple(spec)
+            leading = False
+            for i, symbol in enumerate(spec):
+                if symbol in (Ellipsis, "*"):
+                    if i != 0:
                         raise ValueError(
-                            f"{message}.  {where}.  Tensor {x.name} dimension {i} must have size "
-                            f"{want_static}.  Received size {known}, shape {static}")
+                            f"{message}.  Tensor {x.name} specified shape index {i}.  Symbol "
+                            "`...` or `*` for a variable number of unspecified dimensions is "
+                            "only allowed as the first entry")
+                    leading = True
+            spec = spec[1:] if leading else spec
+            specs.append((x, leading, _dimension_sizes(x), spec or (1,)))
+
+        rank_checks = []
+        kwargs = {"data": data, "summarize": summarize, "message": message, "name": name}
+        for x, leading, _, spec in specs:
+            rank = len(spec)
+            if leading:
+                if rank > 1:
+                    rank_checks.append(check_ops.assert_rank_at_least(x, rank, **kwargs))
+            elif rank == 1:
+                rank_checks.append(assert_rank_in(x, [0, 1], **kwargs))
+            else:
+                rank_checks.append(check_ops.assert_rank(x, rank, **kwargs))
+
+        size_checks = []
+        seen = {}  # symbol -> (size, tensor, dimension) where it first appeared
+        for x, leading, sizes, spec in specs:
+            for i, symbol in enumerate(spec):
+                if symbol is None or symbol == ".":
                     continue
-                got = array_ops.shape(x)[dyn_axis]
-                want = ops.convert_to_tensor(want_dyn, dtype=dtypes.int32)
-                checks.append(Assert(
-                    math_ops.equal(got, want),
-                    data if data is not None else [
-                        message, where, f"Tensor {x.name} dimension", i, "must have size",
-                        want, "Received shape: ", array_ops.shape(x)],
-                    summarize=summarize))
-        return control_flow_ops.group(*checks)
+                dim = i - len(spec) if leading else i
+                explicit = _known_size(symbol)
+                if explicit is None and symbol not in seen:
+                    seen[symbol] = (sizes[dim], x, dim)
+                    continue
+                if explicit is not None:
+                    want, where = explicit, "Specified explicitly"
+                else:
+                    want, by, by_dim = seen[symbol]
+                    where = f"Specified by tensor {by.name} dimension {by_dim}"
+                got = sizes[dim]
+                if _known_size(got) is not None and _known_size(want) is not None:
+                    if int(got) != int(want):
+                        raise ValueError(
+                            f"{message}.  {where}.  Tensor {x.name} dimension {dim} must have "
+                            f"size {int(want)}.  Received size {int(got)}, "
+                            f"shape {x.get_shape()}")
+                    continue
+                condition = math_ops.equal(ops.convert_to_tensor(got),
+                                           ops.convert_to_tensor(want))
+                check_data = data if data is not None else [
+                    message, where, f"Tensor {x.name} dimension", dim, "must have size", want,
+                    "Received shape: ", array_ops.shape(x)]
+                size_checks.append(Assert(condition, check_data, summarize=summarize))
+
+        with ops.control_dependencies(rank_checks):
+            return control_flow_ops.group(*size_checks)
 
 
 def assert_all_finite(t=None, msg=None, name=None, x=None, message=None):

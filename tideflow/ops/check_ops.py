@@ -334,8 +334,15 @@ def _diff_for_monotonic_comparison(x):
     x = _array().reshape(x, [-1])
     if not is_numeric_tensor(x):
         raise TypeError(f"Expected x to be numeric, instead found: {x}")
-    # empty for fewer than two elements, so the check is vacuously true
-    return x[1:] - x[:-1]
+    from tideflow.ops.cond import cond
+
+    a = _array()
+    # TF 1.15's ops: a cond on the size (an empty diff for fewer than two elements, so the
+    # check is vacuously true) around two StridedSlices
+    shorter_than_two = _math().less(a.size(x), 2)
+    end = a.shape(x) - 1
+    return cond(shorter_than_two, lambda: ops.convert_to_tensor([], dtype=x.dtype),
+                lambda: a.strided_slice(x, [1], [1] + end) - a.strided_slice(x, [0], end))
 
 
 def is_non_decreasing(x, name=None):

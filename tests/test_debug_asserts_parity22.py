@@ -1,0 +1,116 @@
+"""Debugging and checking programs (asserts, shape checks, monotonicity checks, gradient
+checks, prints) checked against what TF 1.15 printed for the same programs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _static_error(fn):
+    with pytest.raises(ValueError) as e:
+        fn()
+    return str(e.value)
+
+
+def test_assert_shapes_scalar_and_empty_spec_mean_size_one():
+    # TF 1.15: a scalar counts as one dimension of size 1 and an empty spec as (1,)
+    with tf.Graph().as_default():
+        s = tf.constant(2.0, name="s")
+        c = tf.constant([7.0], name="c")
+        v = tf.constant([1.0, 2.0], name="v")
+        ok = tf.debugging.assert_shapes([(s, ("N",))])
+        assert ok.name == "assert_shapes/group_deps"
+        assert [i.name for i in ok.control_inputs] == [
+            "assert_shapes/assert_rank_in/static_checks_determined_all_ok"]
+        assert _static_error(lambda: tf.debugging.assert_shapes([(s, (2,))])) == (
+            ".  Specified explicitly.  Tensor s:0 dimension 0 must have size 2.  Received size "
+            "1, shape ()")
+        tf.debugging.assert_shapes([(c, ())])
+        assert _static_error(lambda: tf.debugging.assert_shapes([(v, ())])) == (
+            ".  Specified explicitly.  Tensor v:0 dimension 0 must have size 1.  Received size "
+            "2, shape (2,)")
+        # a one-dimension spec checks the rank with assert_rank_in([0, 1])
+        m = tf.zeros([2, 3], name="m")
+        assert _static_error(lambda: tf.debugging.assert_shapes([(m, ("B",))])) == (
+            ".  Tensor m:0 must have rank in (array(0, dtype=int32), array(1, dtype=int32)).  "
+            "Received rank 2, shape (2, 3)")
+
+
+def test_assert_shapes_leading_ellipsis_and_spec_forms():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.placeholder(tf.float32, [None, 3, 4], name="y")
+        # TF 1.15 counts the dimensions after a leading '*' (or Ellipsis) from the end
+        assert _static_error(lambda: tf.debugging.assert_shapes([(y, ("*", 3, 5))])) == (
+            ".  Specified explicitly.  Tensor y:0 dimension -1 must have size 5.  Received "
+            "size 4, shape (?, 3, 4)")
+        assert _static_error(
+            lambda: tf.debugging.assert_shapes([(y, (Ellipsis, "Q")), (x, (Ellipsis, "Q"))])
+        ) == (".  Specified by tensor y:0 dimension -1.  Tensor x:0 dimension -1 must have "
+              "size 4.  Received size 3, shape (?, 3)")
+        assert _static_error(lambda: tf.debugging.assert_shapes([(y, ("B", "*"))])) == (
+            ".  Tensor y:0 specified shape index 1.  Symbol `...` or `*` for a variable number "
+            "of unspecified dimensions is only allowed as the first entry")
+        assert _static_error(lambda: tf.debugging.assert_shapes([(y, 3)], message="m")) == (
+            "m.  Tensor y:0.  Specified shape must be an iterable.  An iterable has the "
+            "attribute `__iter__` or `__getitem__`.  Received specified shape: 3")
+        # a string spec is the tuple of its characters; a None spec is skipped
+        tf.debugging.assert_shapes([(x, "BD"), (y, None)])
+
+
+def test_assert_shapes_unknown_rank_at_run_time():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        z = tf.placeholder(tf.float32, None, name="z")
+        chk = tf.debugging.assert_shapes([(x, ("B", 3)), (z, ("B",))])
+        with tf.Session() as sess:
+            sess.run(chk, {x: np.zeros([1, 3]), z: 1.0})  # a scalar has size 1
+            sess.run(chk, {x: np.zeros([2, 3]), z: [0.0, 0.0]})
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(chk, {x: np.zeros([2, 3]), z: np.zeros([2, 1])})
+            assert e.value.message.startswith(
+                "assertion failed: [] [Tensor z:0 must have rank in] [0] [1] [Received shape: ] "
+                "[2 1]")
+            assert e.value.op.name == "assert_shapes/assert_rank_in/Assert/Assert"
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(chk, {x: np.zeros([2, 3]), z: 1.0})
+            assert e.value.message.startswith(
+                "assertion failed: [] [Specified by tensor x:0 dimension 0] [Tensor z:0 "
+                "dimension] [0] [must have size] [2] [Received shape: ] []")
+
+
+def test_assert_rank_in_dynamic_ops():
+    # TF 1.15's op names: the first rank's Equal, then an Equal and a LogicalOr per rank
+    with tf.Graph().as_default() as g:
+        r = tf.placeholder(tf.int32, None, name="r")
+        tf.assert_rank_in(r, [0, 2, 3])
+        assert [o.name for o in g.get_operations()][8:14] == [
+            "assert_rank_in/Rank_3", "assert_rank_in/Equal", "assert_rank_in/Equal_1",
+            "assert_rank_in/LogicalOr", "assert_rank_in/Equal_2", "assert_rank_in/LogicalOr_1"]
+
+
+def test_monotonic_checks_keep_tf_op_count():
+    # TF 1.15 builds a cond in is_non_decreasing/is_strictly_increasing; a seeded random op
+    # made after them draws what TF 1.15 printed
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        z = tf.placeholder(tf.float32, None)
+        c = tf.is_non_decreasing(z)
+        s = tf.is_strictly_increasing(z)
+        r = tf.random_uniform([2])
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(r), [0.853924036026001, 0.22931790351867676],
+                                       rtol=1e-6)
+            got = [sess.run([c, s], {z: v})
+                   for v in ([1, 2, 2], [[1, 2], [0, 3]], 5.0, [], [1, 3])]
+            assert got == [[True, False], [False, False], [True, True], [True, True],
+                           [True, True]]
+
+
+def test_compute_gradient_error_is_numpy_float64():
+    # TF 1.15 returns np.maximum's NumPy float64 (an int 0 when every Jacobian is empty)
+    with tf.Graph().as_default(), tf.Session():
+        x = tf.constant([0.5, -1.5, 2.0])
+        err = tf.test.compute_gradient_error(x, [3], tf.nn.softmax(x * 2.0), [3])
+        assert type(err) is np.float64 and err < 1e-2
