@@ -137,6 +137,11 @@ class MirroredVariable(variables_lib.Variable):
         return self._primary.name
 
     @property
+    def dtype(self):
+        # the copies are resource variables: float32, not float32_ref (as TF's)
+        return self._primary.dtype
+
+    @property
     def _shared_name(self):
         return self._primary.op.name
 

@@ -1098,12 +1098,13 @@ class Graph:
             if not ignore_existing:
                 raise ValueError(
                     "Trying to reset colocation (op is None) but ignore_existing is not True")
-            old = self._colocation_stack
-            self._colocation_stack = []
+            # resetting colocation resets the device stack too, as TF's
+            old, old_dev = self._colocation_stack, self._device_function_stack
+            self._colocation_stack, self._device_function_stack = [], []
             try:
                 yield
             finally:
-                self._colocation_stack = old
+                self._colocation_stack, self._device_function_stack = old, old_dev
             return
         if hasattr(op, "_as_graph_element") and not isinstance(op, (Tensor, Operation)):
             op = op._as_graph_element()

@@ -180,6 +180,18 @@ def _graph_of(op_input_list):
     return ops.get_default_graph()
 
 
+def _default_session_config():
+    """The ConfigProto of the session Keras makes, as TF 1.15's: soft placement (a model built
+    under a strategy of absent devices runs), over the process's logical CPUs."""
+    from tideflow import config as process_config
+
+    config = tf.ConfigProto(allow_soft_placement=True)
+    cpus = process_config._logical_cpu_count()
+    if cpus:
+        config.device_count["CPU"] = cpus
+    return config
+
+
 def get_session(op_input_list=()):
     """The session Keras uses: the default session if one is entered, else one made (once) on
     the graph of ``op_input_list`` (the default graph when it holds no graph elements), so
@@ -193,7 +205,7 @@ def get_session(op_input_list=()):
         graph = _graph_of(op_input_list)
         if session is None or session.graph is not graph or getattr(
                 session, "_closed", False):
-            session = tf.Session(graph=graph)
+            session = tf.Session(graph=graph, config=_default_session_config())
             _SESSION.session = session
     if not _MANUAL_VAR_INIT[0]:
         _initialize_variables(session)

@@ -57,12 +57,7 @@ class _VariableMeta(type):
     def __call__(cls, *args, **kwargs):
         if cls is ResourceVariable:  # TF's class called directly makes a resource variable
             kwargs["use_resource"] = True
-        var = cls._create(*args, **kwargs)
-        if type(var) is Variable:
-            # as TF 1.15: the instance is a RefVariable or a ResourceVariable (one
-            # implementation here, told apart by ``_resource``; both are tf.Variable)
-            var.__class__ = ResourceVariable if var._resource else RefVariable
-        return var
+        return _with_tf_class(cls._create(*args, **kwargs))
 
     def _create(cls, *args, **kwargs):
         stack = _creator_stack()
@@ -81,11 +76,19 @@ class _VariableMeta(type):
         make = super().__call__
 
         def creator_at(i):
-            if i < 0:
-                return lambda **kw: make(**kw)
+            if i < 0:  # (a creator's result may wrap it: a strategy's mirrored variable)
+                return lambda **kw: _with_tf_class(make(**kw))
             return lambda **kw: stack[i](creator_at(i - 1), **kw)
 
         return creator_at(len(stack) - 1)(**kwargs)
+
+
+def _with_tf_class(var):
+    """``var`` as TF 1.15 classes it: a RefVariable or a ResourceVariable (one implementation
+    here, told apart by ``_resource``; both are tf.Variable)."""
+    if type(var) is Variable:
+        var.__class__ = ResourceVariable if var._resource else RefVariable
+    return var
 
 
 _VARIABLE_OPS = ("VariableV2", "Variable", "VarHandleOp")

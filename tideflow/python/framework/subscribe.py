@@ -107,7 +107,7 @@ def _subscribe(tensor, side_effects, control_cache):
 
 
 def _scoped_subscribe(tensor, side_effects, control_cache):
-    with ops.device(tensor.device), ops.colocate_with(None, ignore_existing=True):
+    with ops.colocate_with(None, ignore_existing=True), ops.device(tensor.device):
         return _subscribe(tensor, side_effects, control_cache)
 
 
