@@ -74,3 +74,20 @@ def test_index_table_argument_errors():
         with pytest.raises(TypeError, match=r"^Invalid value dtype, expected <dtype: 'int64'> "
                            r"but got <dtype: 'int32'>.$"):
             tf.lookup.StaticVocabularyTable(L.KeyValueTensorInitializer(["a"], [0]), 2)
+
+
+def test_dense_table_is_one_class_and_exports_tf_static_shapes():
+    # TF 1.15: tf.contrib.lookup.MutableDenseHashTable is tf.lookup.experimental.DenseHashTable
+    # and export() infers keys [?] and values [?] + value_shape, as MutableHashTable's
+    assert L.MutableDenseHashTable is tf.lookup.experimental.DenseHashTable
+    with tf.Graph().as_default():
+        vec = L.MutableDenseHashTable(tf.int64, tf.float32, default_value=[0.0, 0.0],
+                                      empty_key=0, deleted_key=-1)
+        assert type(vec).__name__ == "DenseHashTable"
+        keys, values = vec.export()
+        assert keys.get_shape().as_list() == [None]
+        assert values.get_shape().as_list() == [None, 2]
+        pairs = L.MutableDenseHashTable(tf.int64, tf.int64, default_value=-1,
+                                        empty_key=[0, 0], deleted_key=[-1, -1])
+        keys, values = pairs.export()
+        assert keys.get_shape().as_list() == [None] and values.get_shape().as_list() == [None]

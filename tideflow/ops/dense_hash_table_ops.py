@@ -306,8 +306,7 @@ class DenseHashTable(lookup_ops.MutableHashTable):
         return self._empty_key.get_shape()
 
 
-class MutableDenseHashTable(DenseHashTable):
-    """``tf.contrib.lookup.MutableDenseHashTable``: TF 1.15's name for DenseHashTable."""
+MutableDenseHashTable = DenseHashTable  # tf.contrib.lookup's name, as TF 1.15
 
 
 def dense_find_shape(op):

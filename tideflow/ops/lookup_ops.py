@@ -517,8 +517,7 @@ def _table_value_shape(handle):
 def _export_shape(op):
     from tideflow.framework.tensor_shape import TensorShape
 
-    if op.inputs[0].op.type == "MutableDenseHashTableV2":  # the bucket arrays, as TF: unknown
-        return [TensorShape(None), TensorShape(None)]
+    # as TF 1.15 (a dense table's too, though its kernel returns [buckets, key size] arrays)
     return [TensorShape([None]), TensorShape([None]).concatenate(_table_value_shape(
         op.inputs[0]))]
 
