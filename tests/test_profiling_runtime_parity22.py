@@ -41,3 +41,58 @@ def test_op_view_groups_ops_in_multi_graph_nodes():
                      ("GraphNodeProto", "zz", 128, 128)]
     scope = tf.profiler.profile(g, cmd="scope", options=opts)
     assert type(scope).__name__ == "GraphNodeProto"
+
+
+def _traced_matmul_step():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [64, 64])
+        y = tf.matmul(x, x)
+        with tf.Session() as sess:
+            md = tf.RunMetadata()
+            sess.run(y, {x: np.ones((64, 64))}, run_metadata=md,
+                     options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
+    return g, md
+
+
+def test_advise_returns_an_advice_proto_and_prints_each_checker(capsys):
+    # TF 1.15: tf.profiler.advise returns an AdviceProto (checkers: name -> reports), runs all
+    # checkers by default and prints "\n<checker>:\n" then its reports; an options dict picks
+    # checkers (unknown names ignored, {} none); the expensive-op checker's first report lists
+    # "top 1 operation type: MatMul, cpu: ..., accelerator: 0us, total: ... (..%)"
+    g, md = _traced_matmul_step()
+    capsys.readouterr()
+    adv = tf.profiler.advise(g, run_meta=md)
+    assert type(adv).__name__ == "AdviceProto"
+    assert sorted(adv.checkers) == ["AcceleratorUtilizationChecker",
+                                    "ExpensiveOperationChecker", "OperationChecker"]
+    assert list(adv.checkers["AcceleratorUtilizationChecker"].reports) == []
+    assert list(adv.checkers["OperationChecker"].reports) == []
+    reports = adv.checkers["ExpensiveOperationChecker"].reports
+    assert reports[0].startswith("top 1 operation type: MatMul, cpu: ")
+    assert ", accelerator: 0us, total: " in reports[0]
+    out = capsys.readouterr().out
+    assert out.startswith("Parsing Inputs...\n")
+    for name in adv.checkers:
+        assert f"\n{name}:\n" in out
+    assert reports[0] + "\n" in out
+    adv = tf.profiler.advise(g, run_meta=md, options={"OperationChecker": {}, "Bogus": {}})
+    assert str(adv) == 'checkers {\n  key: "OperationChecker"\n  value {\n  }\n}\n'
+    assert capsys.readouterr().out == "Parsing Inputs...\n\nOperationChecker:\n"
+    assert list(tf.profiler.advise(g, options={}).checkers) == []
+
+
+def test_profiler_advise_uses_its_steps():
+    # TF 1.15: Profiler.advise(options) takes the options positionally (no default) and
+    # advises over the steps added
+    g, md = _traced_matmul_step()
+    prof = tf.profiler.Profiler(g)
+    prof.add_step(0, md)
+    with pytest.raises(TypeError):
+        prof.advise()
+    adv = prof.advise({"ExpensiveOperationChecker": {}})
+    assert [r.split(",")[0] for r in adv.checkers["ExpensiveOperationChecker"].reports][:1] == [
+        "top 1 operation type: MatMul"]
+    assert tf.contrib.tfprof.model_analyzer.ALL_ADVICE == {
+        "ExpensiveOperationChecker": {}, "AcceleratorUtilizationChecker": {},
+        "JobChecker": {}, "OperationChecker": {}}

@@ -44,6 +44,7 @@ model_analyzer.PRINT_ALL_TIMING_MEMORY = _options(_Builder.time_and_memory())
 model_analyzer.print_model_analysis = print_model_analysis
 model_analyzer.profile = _profiler.profile
 model_analyzer.advise = _profiler.advise
+model_analyzer.ALL_ADVICE = dict(_profiler._ALL_ADVICE)
 model_analyzer.Profiler = _profiler.Profiler
 model_analyzer.ProfileOptionBuilder = _Builder
 

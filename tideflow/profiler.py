@@ -873,20 +873,84 @@ def _profile(graph, run_meta, cmd, options):
     return root
 
 
-def advise(graph=None, run_meta=None, options=None):
-    """The most expensive op types of a traced step, as ``{"checkers": {...}}``."""
-    del options
+_ALL_ADVICE = {"ExpensiveOperationChecker": {}, "AcceleratorUtilizationChecker": {},
+              "JobChecker": {}, "OperationChecker": {}}
+
+# tfprof prints its checkers in the order of a C++ hash map, which varies from run to run
+_CHECKERS = ("ExpensiveOperationChecker", "OperationChecker", "AcceleratorUtilizationChecker")
+
+
+def advise(graph=None, run_meta=None, options=0):
+    """Runs tfprof's checkers named in ``options`` (all by default) over ``graph`` and a traced
+    step; prints each one's reports and returns them as an ``AdviceProto``."""
     _parsing_inputs()
-    return _advise(graph, run_meta)
+    return _advise(graph or ops.get_default_graph(), {0: run_meta} if run_meta else {},
+                   dict(_ALL_ADVICE) if options == 0 else options)
 
 
-def _advise(graph, run_meta):
-    options = {**ProfileOptionBuilder.time_and_memory(), "output": "none"}
-    root = _op_view(_op_stats(graph or ops.get_default_graph(), run_meta), options)
-    top = sorted(root.children, key=lambda n: -n.total_exec_micros)[:10]
-    reports = [f"{n.name}: {n.total_exec_micros} us over {n.total_definition_count} ops"
-               for n in top]
-    return {"checkers": {"ExpensiveOperationChecker": {"reports": reports}}}
+def _advise(graph, steps, options):
+    from tideflow.protos import tfprof_output_pb2
+
+    run_meta = steps[max(steps)] if steps else None
+    names = [n for n in _CHECKERS if n in options]
+    advice = tfprof_output_pb2.AdviceProto()
+    for name in names:
+        checker = advice.checkers[name]
+        if name == "ExpensiveOperationChecker":
+            checker.reports.extend(_expensive_ops(graph, run_meta, name))
+        elif name == "OperationChecker":
+            checker.reports.extend(_operation_advice(graph))
+        # AcceleratorUtilizationChecker reports only GPU streams' busy share: traced CPU
+        # steps leave it empty, as TF's
+    for name in names:
+        sys.stdout.write(f"\n{name}:\n")
+        for report in advice.checkers[name].reports:
+            sys.stdout.write(report + "\n")
+    sys.stdout.flush()
+    return advice
+
+
+def _expensive_ops(graph, run_meta, name):
+    """The ExpensiveOperationChecker's reports: the three op types and (past 100us) the three
+    scopes that took longest."""
+    reports = []
+    stats = _op_stats(graph, run_meta)
+    views = {"max_depth": 3, "min_micros": 1, "order_by": "micros", "output": "none",
+             "account_displayed_op_only": False, "select": ["micros", "occurrence"]}
+    if run_meta is None:
+        sys.stderr.write(f"Missing RunMetadata info. Skip {name}\nMissing run_meta for {name}\n")
+    else:
+        root, _ = _op_chain(_op_view(stats, views), views)
+        node, lines = root, []
+        while len(lines) < 3 and node.children:
+            node = node.children[0]
+            lines.append(
+                f"top {len(lines) + 1} operation type: {node.name}, "
+                f"cpu: {_tf_time(node.exec_micros)}, accelerator: 0us, "
+                f"total: {_tf_time(node.exec_micros)} "
+                f"({100.0 * node.exec_micros / (root.total_exec_micros + 1e-10):.2f}%)")
+        if lines:
+            reports.append("\n".join(lines))
+    views = {**views, "max_depth": 100, "min_micros": 100, "select": ["micros"]}
+    root = _scope_tree(stats, views)
+    top = _std_sort(_shown(root.children, views, 2), _tf_less(views))[:3]
+    if top:
+        reports.append("\n".join(
+            f"top {i} graph node: {n.name}, cpu: {_tf_time(n.exec_micros)}, accelerator: 0us, "
+            f"total: {_tf_time(n.exec_micros)}" for i, n in enumerate(top, 1)))
+    return reports
+
+
+def _operation_advice(graph):
+    names = [op.name for op in graph.get_operations()]
+    reports = []
+    if (any("BatchNorm" in n for n in names)
+            and not any(op.type == "FusedBatchNorm" for op in graph.get_operations())):
+        reports.append("Maybe use faster FusedBatchNorm instead of BatchNorm")
+    if any("GPU" in op.device.upper() and op.get_attr("data_format") == b"NHWC"
+           for op in graph.get_operations() if "data_format" in op._attrs):
+        reports.append("Found operation using NHWC data_format on GPU. Maybe NCHW is faster.")
+    return reports
 
 
 def write_op_log(graph, log_dir, op_log=None, run_meta=None, add_trace=True):
@@ -946,8 +1010,8 @@ class Profiler:
     def profile_python(self, options):
         return _profile(self._graph, self._run_meta(options), "code", options)
 
-    def advise(self, options=None):
-        return _advise(self._graph, self._run_meta(options or {}))
+    def advise(self, options):
+        return _advise(self._graph, self._steps, options)
 
     def serialize_to_string(self):
         """The profile as a serialized ``ProfileProto`` (``tensorflow.core.profiler.
