@@ -58,3 +58,29 @@ def test_pool3d_takes_its_name_before_checking_ksize():
             tf.nn.avg_pool3d(x, [2, 2], 2, "SAME")
         y = tf.nn.avg_pool3d(x, 2, 2, "SAME", data_format=None)
         assert (y.name, y.get_shape().as_list()) == ("AvgPool3D_1:0", [2, 2, 3, 3, 3])
+
+
+def test_max_pool3d_grad_reaches_every_element_near_the_max():
+    # TF 1.15's CPU MaxPool3DGrad adds each window's gradient wherever |x - max| < 1e-5, so
+    # a ReLU's tied zeros all get it (MaxPool, and the half and bfloat16 3-D kernels, pick
+    # the first max); overlapping windows add up. Expected values printed by TF 1.15.
+    v = np.array([0., 0., 1., 1.000005, 2., 1.99999, 3., 3.00002, 0.5, 0.5, 0.5, 0.2],
+                 np.float32)
+    with tf.Graph().as_default():
+        x = tf.constant(v.reshape(1, 1, 1, 12, 1))
+        got = []
+        for pad, k, st in [("VALID", 2, 2), ("VALID", 3, 2), ("SAME", 3, 2), ("SAME", 4, 3)]:
+            y = tf.nn.max_pool3d(x, [1, 1, 1, k, 1], [1, 1, 1, st, 1], pad)
+            got.append(tf.gradients(y, x, grad_ys=tf.ones_like(y) * 1.5)[0])
+        h = tf.constant(np.array([0, 0, 1, 1.0005, 2, 2.001, 3, 3.02, .5, .5, .5, .2],
+                                 np.float16).reshape(1, 1, 1, 12, 1))
+        y = tf.nn.max_pool3d(h, [1, 1, 1, 2, 1], [1, 1, 1, 2, 1], "VALID")
+        got.append(tf.gradients(y, h, grad_ys=tf.ones_like(y) * 1.5)[0])
+        got = [r.ravel() for r in _run(got)]
+    want = [[1.5, 1.5, 1.5, 1.5, 1.5, 0, 0, 1.5, 1.5, 1.5, 1.5, 0],
+            [0, 0, 1.5, 0, 1.5, 0, 1.5, 1.5, 1.5, 1.5, 1.5, 0],
+            [0, 0, 1.5, 0, 1.5, 0, 1.5, 1.5, 1.5, 1.5, 3, 0],
+            [0, 0, 1.5, 1.5, 0, 0, 1.5, 1.5, 0, 1.5, 1.5, 0],
+            [1.5, 0, 0, 1.5, 0, 1.5, 0, 1.5, 1.5, 0, 1.5, 0]]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, np.array(w, g.dtype))

@@ -660,6 +660,29 @@ def max_pool_grad_at(x, p, dy, ksize, strides, padding):
     return dx
 
 
+def max_pool_grad_near(x, p, dy, ksize, strides, padding, tol=1e-5):
+    """MaxPool3DGrad's rule on TF 1.x's CPU: each window's gradient goes to every element of
+    the window within ``tol`` of its maximum ``p`` (the forward output as given), compared in
+    ``x``'s dtype, and overlapping windows add up. Ties (a ReLU's zeros) all get it."""
+    outs, pads = _pool_setup(x, ksize, strides, padding)
+    if p.shape != dy.shape:
+        raise _invalid(f"orig_output must have the shape of grad: {list(p.shape)} vs "
+                       f"{list(dy.shape)}")
+    dt = compute_dtype(dy.dtype)
+    g = dy.astype(dt, copy=False)
+    dxp = np.zeros(_padded_shape(x.shape, pads), dt)
+    if dy.size:
+        xp = _pad(x, pads, _lowest(x.dtype))  # (padding is never near a window's max)
+        tol = np.asarray(tol, x.dtype)
+        ones = (1,) * len(ksize)
+        for tap in np.ndindex(*ksize):
+            sl = _tap(outs, strides, ones, tap)
+            near = np.abs(xp[sl] - p) < tol
+            dst = dxp[sl]
+            np.add(dst, g, out=dst, where=near)
+    return _crop(dxp, x.shape, pads).astype(dy.dtype, copy=False)
+
+
 def max_pool_grad_grad(x, g, ksize, strides, padding):
     """Gradient of max_pool_grad with respect to its ``grad``: ``g`` read at each window max."""
     _, idx, outs, pads = max_pool_taps(x, ksize, strides, padding)

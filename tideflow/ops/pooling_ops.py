@@ -175,6 +175,12 @@ def _max_pool_grad_kernel(fn, nd, at_max=False):
                 p = to_channels_last(orig_output, data_format)
                 return from_channels_last(kconv.max_pool_grad_at(x, p, g, k, s, padding),
                                           data_format)
+            if nd == 5 and x.dtype == np.float32:
+                # TF 1.15's CPU MaxPool3DGrad: every element near the max (its half and
+                # bfloat16 kernels route to the first max, as this one's default)
+                p = to_channels_last(orig_output, data_format)
+                return from_channels_last(kconv.max_pool_grad_near(x, p, g, k, s, padding),
+                                          data_format)
         elif g.shape != x.shape:
             raise _invalid(f"grad must have the shape of orig_input: {list(g.shape)} vs "
                            f"{list(x.shape)}")
