@@ -114,3 +114,28 @@ def test_compute_gradient_error_is_numpy_float64():
         x = tf.constant([0.5, -1.5, 2.0])
         err = tf.test.compute_gradient_error(x, [3], tf.nn.softmax(x * 2.0), [3])
         assert type(err) is np.float64 and err < 1e-2
+
+
+@pytest.mark.parametrize("build, raises, checks", [
+    (lambda x: tf.assert_positive(tf.constant([1, 2])), False, 3),
+    (lambda x: tf.assert_positive(tf.constant([1, 2], tf.int64)), False, 3),
+    (lambda x: tf.assert_positive(x), True, 4),
+    (lambda x: tf.Assert(tf.constant(True), [x]), True, 3),
+    (lambda x: tf.Assert(tf.constant(True), ["a", 2.5]), True, 4),
+    (lambda x: tf.Assert(tf.constant(True), [tf.constant(1.0, tf.float64)]), True, 4),
+    (lambda x: tf.assert_near(x, x), True, 10),
+])
+def test_add_check_numerics_ops_refuses_guarded_float_asserts(build, raises, checks):
+    # TF 1.15 guards an Assert whose data is not all int32/strings in a cond: a float tensor
+    # of its data passes a Switch in the cond's context, which add_check_numerics_ops refuses
+    # (after making the checks of the ops before it, counted here as TF 1.15 counted them)
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2])
+        _ = x * 2.0
+        build(x)
+        if raises:
+            with pytest.raises(ValueError, match="not compatible with TensorFlow control flow"):
+                tf.add_check_numerics_ops()
+        else:
+            tf.add_check_numerics_ops()
+        assert len([o for o in g.get_operations() if o.type == "CheckNumerics"]) == checks
