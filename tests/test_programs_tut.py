@@ -142,7 +142,8 @@ def test_keras_recurrent_layers_losses_and_metrics_take_keras_positional_order()
             top1(y, p), top3(y, p),
             binacc(tf.constant([[1.0, 0.0]]), tf.constant([[0.36, 0.3]]))]
     with tf.Session() as sess:
-        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        sess.run([tf.global_variables_initializer(),
+                  tf.variables_initializer(top1.variables + top3.variables + binacc.variables)])
         got = sess.run(outs)
     # logits 0 and 2: log(2) and softplus(2); Huber(0.5): 0.5*0.2^2 and 0.5*(2-0.25)
     np.testing.assert_allclose(got[0], (np.log(2) + np.log1p(np.exp(2))) / 2, rtol=1e-5)

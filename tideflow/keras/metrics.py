@@ -85,42 +85,34 @@ def accuracy(y_true, y_pred):
 class Metric:
     """A stateful metric: ``update_state(...)`` returns the op accumulating a batch,
     ``result()`` the value so far, ``reset_states()`` zeroes the state. Calling the metric
-    updates it and returns the result. The state variables are local variables (initialized by
-    the Keras session like the other Keras variables)."""
+    updates it and returns the result. As TF 1.15's, the state variables are resource
+    variables in no collection (the Keras session initializes them; an Estimator adds those of
+    its ``eval_metric_ops`` to the local and metric variables)."""
 
-    def __init__(self, name=None, dtype=None):
+    def __init__(self, name=None, dtype=None, **kwargs):
         from tideflow.keras._utils import snake_case
 
-        self._name = name or snake_case(type(self).__name__)
+        # (as TF's Layer: a name not given is made unique in the graph)
+        self._name = name or K.unique_object_name(snake_case(type(self).__name__))
         self.dtype = dtype or K.floatx()
         self._dtype = tf.as_dtype(self.dtype).name  # (TF's attribute: the dtype's name)
         self._vars = []
         self._updates = []
         self.stateful = True
+        self.built = True
+        self.trainable = True
 
     def __init_subclass__(cls, **kwargs):
         # As TF 1.x in graph mode: each ``update_state`` op is recorded in ``metric.updates``
-        # (what ``EstimatorSpec.eval_metric_ops`` runs for a metric object).
+        # (what ``EstimatorSpec.eval_metric_ops`` runs for a metric object), and ``result()``
+        # is an Identity of the value (a subclass's call of its base's method is not wrapped)
         super().__init_subclass__(**kwargs)
         fn = cls.__dict__.get("update_state")
-        if fn is None or getattr(fn, "_records_update", False):
-            return
-
-        @functools.wraps(fn)
-        def update_state(self, *args, **kw):
-            if self.__dict__.get("_in_update"):  # a subclass calling super().update_state
-                return fn(self, *args, **kw)
-            self.__dict__["_in_update"] = True
-            try:
-                op = fn(self, *args, **kw)
-            finally:
-                self.__dict__["_in_update"] = False
-            if isinstance(op, (tf.Tensor, tf.Operation)):
-                self.__dict__.setdefault("_updates", []).append(op)
-            return op
-
-        update_state._records_update = True
-        cls.update_state = update_state
+        if fn is not None and not getattr(fn, "_records_update", False):
+            cls.update_state = _outermost(fn, "_in_update", _record_update)
+        fn = cls.__dict__.get("result")
+        if fn is not None and not getattr(fn, "_records_update", False):
+            cls.result = _outermost(fn, "_in_result", _identity_result)
 
     @property
     def name(self):
@@ -147,10 +139,10 @@ class Metric:
         if isinstance(init, type):  # a class, as TF: its instance for the variable's dtype
             init = init(dtype=dtype)
         # as TF 1.15: named as given in the current name scope (not under the metric's name),
-        # 'total:0', then 'total_1:0' for the next metric
-        v = tf.Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype,
-                        trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES,
-                                                      tf.GraphKeys.METRIC_VARIABLES])
+        # 'total:0', then 'total_1:0' for the next metric; made outside any control flow
+        with tf.init_scope():
+            v = tf.Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype,
+                            trainable=False, collections=[], use_resource=True)
         K._track_variable(v)
         self._vars.append(v)
         return v
@@ -159,13 +151,23 @@ class Metric:
     def variables(self):
         return list(self._vars)
 
-    weights = variables
+    weights = non_trainable_weights = non_trainable_variables = variables
+
+    @property
+    def trainable_weights(self):
+        return []
+
+    trainable_variables = trainable_weights
+
+    @property
+    def losses(self):
+        return []
 
     def update_state(self, *args, **kwargs):
-        raise NotImplementedError
+        raise NotImplementedError("Must be implemented in subclasses.")
 
     def result(self):
-        raise NotImplementedError
+        raise NotImplementedError("Must be implemented in subclasses.")
 
     def reset_states(self):
         K.batch_set_value([(v, np.zeros(v.get_shape().as_list())) for v in self._vars])
@@ -173,7 +175,7 @@ class Metric:
     def __call__(self, *args, **kwargs):
         update = self.update_state(*args, **kwargs)
         with tf.control_dependencies([update]):
-            out = tf.identity(self.result())
+            out = self.result()
         out._metric_obj = self  # as TF: add_metric(out) finds the metric to reset
         return out
 
@@ -185,6 +187,65 @@ class Metric:
         return cls(**config)
 
 
+def _outermost(fn, flag, finish):
+    """``fn`` with ``finish(metric, value)`` applied to what its outermost call returns (a
+    subclass calling ``super().update_state``/``result`` gets the base's plain method)."""
+
+    @functools.wraps(fn)
+    def wrapped(self, *args, **kw):
+        if self.__dict__.get(flag):
+            return fn(self, *args, **kw)
+        self.__dict__[flag] = True
+        try:
+            value = fn(self, *args, **kw)
+        finally:
+            self.__dict__[flag] = False
+        return finish(self, value)
+
+    wrapped._records_update = True
+    return wrapped
+
+
+def _record_update(metric, op):
+    if isinstance(op, (tf.Tensor, tf.Operation)):
+        metric.__dict__.setdefault("_updates", []).append(op)
+    return op
+
+
+def _identity_result(metric, value):
+    out = tf.identity(value)
+    metric._call_result = out  # (TF's: the result the train and test functions fetch)
+    return out
+
+
+def _squeeze_or_expand(y_pred, y_true=None, sample_weight=None):
+    """TF 1.15's ``losses_utils.squeeze_or_expand_dimensions`` (its ops and scopes): a
+    trailing axis of 1 squeezed off the predictions or labels (not the predictions' last axis
+    where the labels are sparse), the weights squeezed or expanded toward the predictions."""
+    from tideflow.metrics import _remove_squeezable_dimensions as remove
+
+    if y_true is not None:
+        rank_p, rank_t = y_pred.get_shape().ndims, y_true.get_shape().ndims
+        if rank_p is not None and rank_t is not None:
+            if rank_p - rank_t != 1 or y_pred.get_shape().as_list()[-1] == 1:
+                y_pred, y_true, _ = remove(y_pred, y_true)
+        else:
+            rank_diff = tf.rank(y_pred) - tf.rank(y_true)
+
+            def squeeze_dims():
+                return remove(y_pred, y_true)[:2]
+
+            is_last_dim_1 = tf.equal(1, tf.shape(y_pred)[-1])
+            y_pred, y_true = tf.cond(
+                tf.equal(1, rank_diff),
+                lambda: tf.cond(is_last_dim_1, squeeze_dims, lambda: (y_pred, y_true)),
+                squeeze_dims)
+    if sample_weight is None:
+        return y_pred, y_true, None
+    y_pred, _, sample_weight = remove(y_pred, None, sample_weight)
+    return y_pred, y_true, sample_weight
+
+
 class Reduce(Metric):
     def __init__(self, reduction, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype)
@@ -194,52 +255,40 @@ class Reduce(Metric):
             self.count = self.add_weight("count", initializer="zeros")
 
     def update_state(self, values, sample_weight=None):
-        values = tf.cast(values, self.dtype)
+        from tideflow.ops import weights_broadcast_ops
+
+        values = tf.cast(values, self._dtype)
         if sample_weight is not None:
-            sample_weight = tf.cast(sample_weight, self.dtype)
-            rank_v, rank_w = values.get_shape().ndims, sample_weight.get_shape().ndims
-            if rank_v is not None and rank_w is not None:
-                # as TF 1.15: [n, 1] weights of [n] values are squeezed, [n] weights of
-                # [n, 1] values expanded; weights of lower rank than that reduce the values
-                # over the extra axes (sum, or mean) instead of being broadcast
-                if rank_w == rank_v + 1 and sample_weight.get_shape().as_list()[-1] == 1:
-                    sample_weight = tf.squeeze(sample_weight, [-1])
-                    rank_w = rank_v
-                elif rank_w == rank_v - 1 and rank_w > 0:
-                    sample_weight = tf.expand_dims(sample_weight, -1)
-                    rank_w = rank_v
-                if 0 < rank_w < rank_v:
-                    axes = list(range(rank_w, rank_v))
-                    values = (tf.reduce_sum(values, axes) if self.reduction == "sum"
-                              else tf.reduce_mean(values, axes))
-            else:  # ranks known only at run time: the same squeeze or expansion, then
-                diff = tf.rank(sample_weight) - tf.rank(values)
-                weight = sample_weight
-                sample_weight = tf.cond(tf.equal(diff, 1),
-                                        lambda: tf.squeeze(weight, [-1]),
-                                        lambda: tf.identity(weight))
-                expanded = sample_weight
-                sample_weight = tf.cond(tf.equal(diff, -1),
-                                        lambda: tf.expand_dims(expanded, -1),
-                                        lambda: tf.identity(expanded))
-            values = values * sample_weight
+            sample_weight = tf.cast(sample_weight, self._dtype)
+            values, _, sample_weight = _squeeze_or_expand(values, None, sample_weight)
+            try:
+                sample_weight = weights_broadcast_ops.broadcast_weights(sample_weight, values)
+            except ValueError:
+                # as TF 1.15: weights of lower rank than the values reduce the values over
+                # the extra axes (sum, or mean) instead of being broadcast
+                axes = list(range(sample_weight.get_shape().ndims,
+                                  values.get_shape().ndims))
+                values = (tf.reduce_sum(values, axis=axes) if self.reduction == "sum"
+                          else tf.reduce_mean(values, axis=axes))
+            values = tf.multiply(values, sample_weight)
         # as TF 1.15: the total's update waits for the sum, the count's for the total's update
-        # (so a step whose input fails updates neither)
+        # (so a step whose input fails updates neither); the count's update is the op returned
         value_sum = tf.reduce_sum(values)
         with tf.control_dependencies([value_sum]):
-            ops_ = [tf.assign_add(self.total, value_sum)]
-        if self.reduction != "sum":
-            num = (tf.cast(tf.size(values), self.dtype) if sample_weight is None
-                   else tf.reduce_sum(sample_weight * tf.ones_like(values)))
-            with tf.control_dependencies(ops_):
-                ops_.append(tf.assign_add(self.count, num))
-        return tf.group(*ops_)
+            update_total = self.total.assign_add(value_sum)
+        if self.reduction == "sum":
+            return update_total
+        if self.reduction == "mean" and sample_weight is not None:
+            num_values = tf.reduce_sum(sample_weight)
+        else:
+            num_values = tf.cast(tf.size(values), self._dtype)
+        with tf.control_dependencies([update_total]):
+            return self.count.assign_add(num_values)
 
     def result(self):
         if self.reduction == "sum":
             return tf.identity(self.total)
-        return tf.div_no_nan(self.total, self.count) if hasattr(tf, "div_no_nan") else \
-            self.total / tf.maximum(self.count, 1e-12)
+        return tf.div_no_nan(self.total, self.count)
 
 
 class Sum(Reduce):
@@ -263,14 +312,9 @@ class MeanMetricWrapper(Mean):
     def update_state(self, y_true, y_pred, sample_weight=None):
         # as TF 1.15: both in the metric's dtype, and a trailing axis of 1 that only one of
         # them has is squeezed away
-        y_true = tf.cast(y_true, self.dtype)
-        y_pred = tf.cast(y_pred, self.dtype)
-        rank_t, rank_p = y_true.get_shape().ndims, y_pred.get_shape().ndims
-        if rank_t is not None and rank_p is not None:
-            if rank_p == rank_t + 1 and y_pred.get_shape().as_list()[-1] == 1:
-                y_pred = tf.squeeze(y_pred, [-1])
-            elif rank_t == rank_p + 1 and y_true.get_shape().as_list()[-1] == 1:
-                y_true = tf.squeeze(y_true, [-1])
+        y_true = tf.cast(y_true, self._dtype)
+        y_pred = tf.cast(y_pred, self._dtype)
+        y_pred, y_true, _ = _squeeze_or_expand(y_pred, y_true)
         return super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs),
                                     sample_weight=sample_weight)
 
@@ -441,109 +485,151 @@ class RootMeanSquaredError(Mean):
         super().__init__(name=name, dtype=dtype)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_pred = tf.cast(y_pred, self.dtype)
-        return super().update_state(tf.square(y_pred - tf.cast(y_true, self.dtype)),
+        y_true = tf.cast(y_true, self._dtype)
+        y_pred = tf.cast(y_pred, self._dtype)
+        y_pred, y_true, _ = _squeeze_or_expand(y_pred, y_true)
+        return super().update_state(tf.squared_difference(y_pred, y_true),
                                     sample_weight=sample_weight)
 
     def result(self):
         return tf.sqrt(super().result())
 
 
+_NEG_INF = -1e10
+
+# TF 1.15's order of the confusion matrix's counts in an update: each with the label and
+# prediction conditions it counts
+_CONFUSION_ORDER = (("true_positives", True, True), ("false_negatives", True, False),
+                    ("false_positives", False, True), ("true_negatives", False, False))
+
+
+def _parse_thresholds(thresholds, default=0.5):
+    """TF 1.15's ``parse_init_thresholds``: a list of thresholds, each checked to be in
+    [0, 1] (``default`` where none are given)."""
+    if thresholds is None:
+        return [default]
+    ts = list(thresholds) if isinstance(thresholds, (list, tuple, np.ndarray)) else [thresholds]
+    invalid = [t for t in ts if t is None or t < 0 or t > 1]
+    if invalid:
+        raise ValueError(f"Threshold values must be in [0, 1]. Invalid values: {invalid}")
+    return ts
+
+
+def _filter_top_k(x, k):
+    """``x`` with every value outside its row's top ``k`` set to -1e10."""
+    _, idx = tf.nn.top_k(x, k, sorted=False)
+    mask = tf.reduce_sum(tf.one_hot(idx, x.get_shape()[-1], axis=-1), axis=-2)
+    return x * mask + _NEG_INF * (1 - mask)
+
+
+def _update_confusion_matrix(variables, y_true, y_pred, thresholds, top_k=None,
+                             class_id=None, sample_weight=None):
+    """TF 1.15's ``metrics_utils.update_confusion_matrix_variables``, op for op: adds to each
+    variable of ``variables`` (keyed by count name) its weighted count at each threshold."""
+    from tideflow.ops import weights_broadcast_ops
+
+    y_true = tf.cast(y_true, "float32")
+    y_pred = tf.cast(y_pred, "float32")
+    y_pred.get_shape().assert_is_compatible_with(y_true.get_shape())
+    with tf.control_dependencies([
+            tf.debugging.assert_greater_equal(y_pred, tf.cast(0.0, y_pred.dtype),
+                                              message="predictions must be >= 0"),
+            tf.debugging.assert_less_equal(y_pred, tf.cast(1.0, y_pred.dtype),
+                                           message="predictions must be <= 1")]):
+        y_pred, y_true, sample_weight = _squeeze_or_expand(y_pred, y_true, sample_weight)
+    if top_k is not None:
+        y_pred = _filter_top_k(y_pred, top_k)
+    if class_id is not None:
+        y_true = y_true[..., class_id]
+        y_pred = y_pred[..., class_id]
+    num_thresholds = len(thresholds)
+    num_predictions = tf.size(y_pred)
+    predictions_2d = tf.reshape(y_pred, [1, -1])
+    labels_2d = tf.reshape(tf.cast(y_true, "bool"), [1, -1])
+    thresh_tiled = tf.tile(tf.expand_dims(tf.constant(thresholds), 1),
+                           tf.stack([1, num_predictions]))
+    preds_tiled = tf.tile(predictions_2d, [num_thresholds, 1])
+    pred_is_pos = tf.greater(preds_tiled, thresh_tiled)
+    label_is_pos = tf.tile(labels_2d, [num_thresholds, 1])
+    weights_tiled = None
+    if sample_weight is not None:
+        weights = weights_broadcast_ops.broadcast_weights(tf.cast(sample_weight, "float32"),
+                                                          y_pred)
+        weights_tiled = tf.tile(tf.reshape(weights, [1, -1]), [num_thresholds, 1])
+    conditions = {(True, True): (label_is_pos, pred_is_pos)}
+    # (the negations TF makes: of the predictions for FN or TN, of the labels for FP or TN)
+    if "false_negatives" in variables or "true_negatives" in variables:
+        pred_is_neg = tf.logical_not(pred_is_pos)
+        conditions[True, False] = (label_is_pos, pred_is_neg)
+    if "false_positives" in variables or "true_negatives" in variables:
+        label_is_neg = tf.logical_not(label_is_pos)
+        conditions[False, True] = (label_is_neg, pred_is_pos)
+        if "true_negatives" in variables:
+            conditions[False, False] = (label_is_neg, pred_is_neg)
+    updates = []
+    for kind, label_pos, pred_pos in _CONFUSION_ORDER:
+        if kind in variables:
+            label, pred = conditions[label_pos, pred_pos]
+            label_and_pred = tf.cast(tf.logical_and(label, pred), "float32")
+            if weights_tiled is not None:
+                label_and_pred *= weights_tiled
+            updates.append(variables[kind].assign_add(tf.reduce_sum(label_and_pred, 1)))
+    return tf.group(updates)
+
+
 class _Confusion(Metric):
-    """Counts of true/false positives/negatives at ``thresholds``."""
+    """Counts of true/false positives/negatives at ``thresholds`` (TF's variables, in the
+    order ``kinds`` names them)."""
 
     def __init__(self, thresholds, kinds, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype)
-        self.thresholds = [float(t) for t in thresholds]
-        n = len(self.thresholds)
+        self.thresholds = list(thresholds)
         for kind in kinds:
-            setattr(self, kind, self.add_weight(kind, shape=(n,), initializer="zeros"))
+            setattr(self, kind, self.add_weight(kind, shape=(len(self.thresholds),),
+                                                initializer="zeros"))
         self._kinds = kinds
 
-    _top_k = _class_id = None
+    top_k = class_id = None
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_pred = tf.cast(y_pred, "float32")
-        if self._top_k is not None:
-            # as TF: predictions outside each row's top k fall below every threshold
-            _, idx = tf.nn.top_k(y_pred, self._top_k, sorted=False)
-            depth = y_pred.get_shape().as_list()[-1]
-            mask = tf.reduce_sum(tf.one_hot(idx, depth, axis=-1), axis=-2)
-            y_pred = y_pred * mask + _NEG_INF * (1 - mask)
-        if self._class_id is not None:
-            y_true = tf.convert_to_tensor(y_true)[..., self._class_id]
-            y_pred = y_pred[..., self._class_id]
-        w = tf.ones_like(y_pred)
-        if sample_weight is not None:
-            # per-sample weights ([batch]) cover every prediction of their sample
-            sw = tf.cast(sample_weight, "float32")
-            rank, wrank = y_pred.get_shape().ndims, sw.get_shape().ndims
-            if rank is not None and wrank is not None and wrank < rank:
-                sw = tf.reshape(sw, tf.concat([tf.shape(sw), [1] * (rank - wrank)], 0))
-            w = sw * w
-        y_pred = tf.reshape(y_pred, [1, -1])
-        w = tf.reshape(w, [1, -1])
-        y_true = tf.reshape(tf.cast(y_true, "bool"), [1, -1])
-        thresholds = tf.constant(self.thresholds, "float32", shape=[len(self.thresholds), 1])
-        above = tf.greater(y_pred, thresholds)  # [thresholds, samples]
-        pos, neg = tf.cast(y_true, "float32") * w, tf.cast(tf.logical_not(y_true), "float32") * w
-        abovef = tf.cast(above, "float32")
-        counts = {
-            "true_positives": tf.reduce_sum(abovef * pos, 1),
-            "false_positives": tf.reduce_sum(abovef * neg, 1),
-            "true_negatives": tf.reduce_sum((1 - abovef) * neg, 1),
-            "false_negatives": tf.reduce_sum((1 - abovef) * pos, 1),
-        }
-        return tf.group(*[tf.assign_add(getattr(self, k), tf.cast(counts[k], self.dtype))
-                          for k in self._kinds])
+        return _update_confusion_matrix({k: getattr(self, k) for k in self._kinds}, y_true,
+                                        y_pred, self.thresholds, top_k=self.top_k,
+                                        class_id=self.class_id, sample_weight=sample_weight)
 
+    def reset_states(self):
+        K.batch_set_value([(v, np.zeros((len(self.thresholds),))) for v in self.variables])
 
-_NEG_INF = -1e10
-
-
-def _top_k_thresholds(thresholds, top_k):
-    default = 0.5 if top_k is None else _NEG_INF
-    return [default] if thresholds is None else (
-        list(thresholds) if isinstance(thresholds, (list, tuple)) else [thresholds])
+    def _ratio(self, other):
+        """TP / (TP + ``other``) at each threshold (a scalar for one threshold)."""
+        result = tf.div_no_nan(self.true_positives, self.true_positives + other)
+        return result[0] if len(self.thresholds) == 1 else result
 
 
 class Precision(_Confusion):
     """TP / (TP + FP) at ``thresholds`` (0.5; with ``top_k``, every prediction in a row's top
     k counts as positive), over all classes or only ``class_id``."""
 
+    _other = "false_positives"
+
     def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
-        ts = _top_k_thresholds(thresholds, top_k)
-        super().__init__(ts, ["true_positives", "false_positives"], name=name, dtype=dtype)
-        self._single = not isinstance(thresholds, (list, tuple))
-        self.init_thresholds, self._top_k, self._class_id = thresholds, top_k, class_id
-        self.top_k, self.class_id = top_k, class_id
+        ts = _parse_thresholds(thresholds, 0.5 if top_k is None else _NEG_INF)
+        super().__init__(ts, ["true_positives", self._other], name=name, dtype=dtype)
+        self.init_thresholds, self.top_k, self.class_id = thresholds, top_k, class_id
+
+    def result(self):
+        return self._ratio(getattr(self, self._other))
 
     def get_config(self):
-        config = _Confusion.get_config(self)  # (Recall shares this method)
+        config = super().get_config()
         config.update(thresholds=self.init_thresholds, top_k=self.top_k,
                       class_id=self.class_id)
         return config
 
-    def result(self):
-        r = self.true_positives / tf.maximum(self.true_positives + self.false_positives, 1e-12)
-        return r[0] if self._single else r
 
-
-class Recall(_Confusion):
+class Recall(Precision):
     """TP / (TP + FN), with Precision's ``thresholds``, ``top_k`` and ``class_id``."""
 
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
-        ts = _top_k_thresholds(thresholds, top_k)
-        super().__init__(ts, ["true_positives", "false_negatives"], name=name, dtype=dtype)
-        self._single = not isinstance(thresholds, (list, tuple))
-        self.init_thresholds, self._top_k, self._class_id = thresholds, top_k, class_id
-        self.top_k, self.class_id = top_k, class_id
-
-    get_config = Precision.get_config
-
-    def result(self):
-        r = self.true_positives / tf.maximum(self.true_positives + self.false_negatives, 1e-12)
-        return r[0] if self._single else r
+    _other = "false_negatives"
 
 
 class AUCCurve(str, enum.Enum):
@@ -590,7 +676,7 @@ class AUC(_Confusion):
         eps = 1e-7
         if thresholds is not None:
             self._init_thresholds = list(thresholds)
-            thresholds = [0.0 - eps] + list(thresholds) + [1.0 + eps]
+            thresholds = [0.0 - eps] + sorted(thresholds) + [1.0 + eps]
         else:
             self._init_thresholds = None
             if num_thresholds <= 1:
@@ -602,22 +688,27 @@ class AUC(_Confusion):
         super().__init__(thresholds, ["true_positives", "true_negatives", "false_positives",
                                       "false_negatives"], name=name, dtype=dtype)
 
-    def _interpolate_pr_auc(self):
+    def interpolate_pr_auc(self):
+        """The PR curve's area, interpolated as Davis & Goadrich (TF 1.15's ops and names)."""
         n = self.num_thresholds
         tp, fp, fn = self.true_positives, self.false_positives, self.false_negatives
         dtp = tp[:n - 1] - tp[1:]
         p = tp + fp
         dp = p[:n - 1] - p[1:]
-        slope = tf.div_no_nan(dtp, tf.maximum(dp, 0))
-        intercept = tp[1:] - slope * p[1:]
-        ratio = tf.where(tf.logical_and(p[:n - 1] > 0, p[1:] > 0),
-                         tf.div_no_nan(p[:n - 1], tf.maximum(p[1:], 0)), tf.ones_like(p[1:]))
-        return tf.reduce_sum(tf.div_no_nan(slope * (dtp + intercept * tf.log(ratio)),
-                                           tf.maximum(tp[1:] + fn[1:], 0)))
+        prec_slope = tf.div_no_nan(dtp, tf.maximum(dp, 0), name="prec_slope")
+        intercept = tp[1:] - tf.multiply(prec_slope, p[1:])
+        safe_p_ratio = tf.where(
+            tf.logical_and(p[:n - 1] > 0, p[1:] > 0),
+            tf.div_no_nan(p[:n - 1], tf.maximum(p[1:], 0), name="recall_relative_ratio"),
+            tf.ones_like(p[1:]))
+        return tf.reduce_sum(
+            tf.div_no_nan(prec_slope * (dtp + intercept * tf.log(safe_p_ratio)),
+                          tf.maximum(tp[1:] + fn[1:], 0), name="pr_auc_increment"),
+            name="interpolate_pr_auc")
 
     def result(self):
         if self.curve == "PR" and self.summation_method == "interpolation":
-            return self._interpolate_pr_auc()
+            return self.interpolate_pr_auc()
         n = self.num_thresholds
         tp, fp = self.true_positives, self.false_positives
         recall = tf.div_no_nan(tp, tp + self.false_negatives)
@@ -631,7 +722,7 @@ class AUC(_Confusion):
             heights = tf.minimum(y[:n - 1], y[1:])
         else:
             heights = tf.maximum(y[:n - 1], y[1:])
-        return tf.reduce_sum((x[:n - 1] - x[1:]) * heights)
+        return tf.reduce_sum(tf.multiply(x[:n - 1] - x[1:], heights), name=self.name)
 
     def get_config(self):
         config = super().get_config()
@@ -642,30 +733,25 @@ class AUC(_Confusion):
         return config
 
 
-def _thresholds_list(thresholds, default=0.5):
-    if thresholds is None:
-        return [default]
-    ts = list(thresholds) if isinstance(thresholds, (list, tuple, np.ndarray)) else [thresholds]
-    invalid = [t for t in ts if t is None or not 0.0 <= float(t) <= 1.0]
-    if invalid:
-        raise ValueError(f"Threshold values must be in [0, 1]. Invalid values: {invalid}")
-    return ts
-
-
 class _ConfusionCount(_Confusion):
-    """One count of the confusion matrix at each threshold (a scalar for one threshold)."""
+    """One count of the confusion matrix at each threshold (a scalar for one threshold), in
+    TF's variable ``accumulator``."""
 
     _kind = None
 
     def __init__(self, thresholds=None, name=None, dtype=None):
         self.init_thresholds = thresholds
-        super().__init__(_thresholds_list(thresholds), [self._kind], name=name, dtype=dtype)
-        self.accumulator = getattr(self, self._kind)
+        super().__init__(_parse_thresholds(thresholds), ["accumulator"], name=name,
+                         dtype=dtype)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        return _update_confusion_matrix({self._kind: self.accumulator}, y_true, y_pred,
+                                        self.thresholds, sample_weight=sample_weight)
 
     def result(self):
         if len(self.thresholds) == 1:
-            return tf.identity(self.accumulator[0])
-        return tf.identity(self.accumulator)
+            return tf.convert_to_tensor(self.accumulator[0])
+        return tf.convert_to_tensor(self.accumulator)
 
     def get_config(self):
         config = super().get_config()
@@ -696,21 +782,20 @@ class _SensitivitySpecificityBase(_Confusion):
 
     def __init__(self, value, num_thresholds=200, name=None, dtype=None):
         if num_thresholds <= 0:
-            raise ValueError(f"`num_thresholds` must be > 0, got {num_thresholds}")
+            raise ValueError("`num_thresholds` must be > 0.")
         self.value = value
         self.num_thresholds = num_thresholds
-        eps = 1e-7
         if num_thresholds == 1:
             thresholds = [0.5]
-        else:
-            thresholds = ([0.0 - eps] + [(i + 1) / (num_thresholds - 1)
-                                         for i in range(num_thresholds - 2)] + [1.0 + eps])
+        else:  # (as TF 1.15: 0 and 1 at the ends, where AUC takes -eps and 1 + eps)
+            thresholds = ([0.0] + [(i + 1) * 1.0 / (num_thresholds - 1)
+                                   for i in range(num_thresholds - 2)] + [1.0])
         super().__init__(thresholds, ["true_positives", "true_negatives", "false_positives",
                                       "false_negatives"], name=name, dtype=dtype)
 
     def _at_nearest(self, rates, num, den_other):
         i = tf.cast(tf.argmin(tf.abs(rates - self.value), axis=0), "int32")
-        return tf.div_no_nan(tf.gather(num, i), tf.gather(num, i) + tf.gather(den_other, i))
+        return tf.div_no_nan(num[i], num[i] + den_other[i])
 
 
 class SensitivityAtSpecificity(_SensitivitySpecificityBase):
@@ -761,23 +846,26 @@ class MeanIoU(Metric):
                                         initializer="zeros")
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_true = tf.reshape(tf.cast(y_true, "int64"), [-1])
-        y_pred = tf.reshape(tf.cast(y_pred, "int64"), [-1])
-        if sample_weight is not None:
-            sample_weight = tf.reshape(tf.cast(sample_weight, "float64"), [-1])
+        y_true = tf.cast(y_true, self._dtype)
+        y_pred = tf.cast(y_pred, self._dtype)
+        if y_pred.get_shape().ndims > 1:
+            y_pred = tf.reshape(y_pred, [-1])
+        if y_true.get_shape().ndims > 1:
+            y_true = tf.reshape(y_true, [-1])
+        if sample_weight is not None and sample_weight.shape.ndims > 1:
+            sample_weight = tf.reshape(sample_weight, [-1])
         cm = tf.confusion_matrix(y_true, y_pred, self.num_classes, weights=sample_weight,
                                  dtype="float64")
-        return tf.assign_add(self.total_cm, cm)
+        return self.total_cm.assign_add(cm)
 
     def result(self):
-        cm = tf.cast(self.total_cm, self.dtype)
-        sum_over_row = tf.reduce_sum(cm, axis=0)
-        sum_over_col = tf.reduce_sum(cm, axis=1)
-        true_positives = tf.diag_part(cm)
+        sum_over_row = tf.cast(tf.reduce_sum(self.total_cm, axis=0), self._dtype)
+        sum_over_col = tf.cast(tf.reduce_sum(self.total_cm, axis=1), self._dtype)
+        true_positives = tf.cast(tf.diag_part(self.total_cm), self._dtype)
         denominator = sum_over_row + sum_over_col - true_positives
-        num_valid = tf.reduce_sum(tf.cast(tf.not_equal(denominator, 0), self.dtype))
+        num_valid = tf.reduce_sum(tf.cast(tf.not_equal(denominator, 0), self._dtype))
         iou = tf.div_no_nan(true_positives, denominator)
-        return tf.div_no_nan(tf.reduce_sum(iou), num_valid)
+        return tf.div_no_nan(tf.reduce_sum(iou, name="mean_iou"), num_valid)
 
     def get_config(self):
         config = super().get_config()

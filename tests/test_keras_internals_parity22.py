@@ -1,0 +1,134 @@
+"""tf.keras internals as TF 1.15 graph-mode programs meet them: metric objects' variables,
+update and result ops, and model internals; expected values were printed by TF 1.15."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _ops_after(graph, start):
+    return [op.name for op in graph.get_operations()[start:]]
+
+
+def test_mean_metric_variables_are_resource_variables_in_no_collection():
+    m = tf.keras.metrics.Mean(name="my_mean")
+    x = tf.placeholder(tf.float32, [None])
+    g = tf.get_default_graph()
+    start = len(g.get_operations())
+    upd = m.update_state(x)
+    res = m.result()
+    # TF 1.15: no collection holds them (local_variables_initializer leaves them alone)
+    assert [v.name for v in m.variables] == ["total:0", "count:0"]
+    assert tf.local_variables() == [] and tf.global_variables() == []
+    assert tf.get_collection(tf.GraphKeys.METRIC_VARIABLES) == []
+    assert all(isinstance(v, tf.Variable) and "Resource" in type(v).__name__
+               for v in m.variables)
+    # TF 1.15's ops: the total's and the count's AssignAddVariableOp, each read back, and the
+    # result an Identity of div_no_nan
+    assert _ops_after(g, start) == [
+        "Const", "Sum", "AssignAddVariableOp", "ReadVariableOp", "Size", "Cast",
+        "AssignAddVariableOp_1", "ReadVariableOp_1", "div_no_nan/ReadVariableOp",
+        "div_no_nan/ReadVariableOp_1", "div_no_nan", "Identity"]
+    assert res.name == "Identity:0"
+    with tf.Session() as s:
+        s.run(tf.local_variables_initializer())
+        with pytest.raises(tf.errors.NotFoundError, match="localhost/total"):
+            s.run(upd, {x: [1.0]})
+        s.run(tf.variables_initializer(m.variables))
+        assert s.run(upd, {x: [1.0, 2.0, 3.0]}) == 3.0  # (the count's new value)
+        s.run(upd, {x: [10.0]})
+        assert s.run(res) == 4.0
+        assert s.run(m.variables) == [16.0, 4.0]
+
+
+def test_metric_call_result_and_names():
+    acc = tf.keras.metrics.Accuracy()
+    rmse = tf.keras.metrics.RootMeanSquaredError()
+    tf.keras.metrics.Mean()
+    # TF 1.15 numbers the names a metric takes by default per graph, as layers'
+    assert tf.keras.metrics.Mean().name == "mean" and tf.keras.metrics.Precision().name == \
+        "precision"
+    assert tf.keras.metrics.Precision().name == "precision_1"
+    yt, yp = tf.placeholder(tf.int32, [None]), tf.placeholder(tf.int32, [None])
+    w = tf.placeholder(tf.float32, [None])
+    u = acc.update_state(yt, yp, sample_weight=w)
+    # TF 1.15: RMSE squeezes the [2, 1] predictions and takes a SquaredDifference
+    v = rmse(tf.constant([1.0, 2.0]), tf.constant([[1.5], [2.5]]))
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert "SquaredDifference" in names and "remove_squeezable_dimensions_1/Squeeze" in names
+    assert acc.trainable_weights == [] and len(acc.non_trainable_weights) == 2
+    with tf.Session() as s:
+        s.run(tf.variables_initializer(acc.variables + rmse.variables))
+        s.run(u, {yt: [1, 2, 3, 4], yp: [1, 2, 0, 4], w: [1.0, 1.0, 2.0, 0.0]})
+        assert s.run(acc.result()) == 0.5
+        assert s.run(v) == pytest.approx(0.5)  # (TF 1.15: 0.5)
+
+
+def test_confusion_metrics_variables_and_results():
+    prec1 = tf.keras.metrics.Precision(thresholds=[0.5])
+    tp = tf.keras.metrics.TruePositives()
+    sens = tf.keras.metrics.SensitivityAtSpecificity(0.5, num_thresholds=5)
+    auc = tf.keras.metrics.AUC(thresholds=[0.7, 0.2])
+    # TF 1.15: a count metric's one variable is its accumulator; a one-threshold list still
+    # gives a scalar; SensitivityAtSpecificity's end thresholds are 0 and 1
+    assert [v.name for v in tp.variables] == ["accumulator:0"]
+    assert list(sens.thresholds) == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert list(auc.thresholds) == [-1e-07, 0.2, 0.7, 1.0000001]
+    v1 = prec1([1, 0, 1], [0.6, 0.7, 0.2])
+    v2 = tp([1, 0, 1], [0.6, 0.7, 0.2])
+    assert v1.get_shape().as_list() == []
+    with pytest.raises(ValueError, match="`num_thresholds` must be > 0.$"):
+        tf.keras.metrics.SensitivityAtSpecificity(0.5, num_thresholds=0)
+    with tf.Session() as s:
+        s.run(tf.variables_initializer(prec1.variables + tp.variables))
+        assert s.run([v1, v2]) == [0.5, 1.0]
+
+
+def test_confusion_metric_ops_and_values_match_tf():
+    yt = tf.placeholder(tf.float32, [None, 3])
+    yp = tf.placeholder(tf.float32, [None, 3])
+    ms = [tf.keras.metrics.Precision(), tf.keras.metrics.Recall(thresholds=[0.3, 0.6]),
+          tf.keras.metrics.Precision(top_k=2, name="p_top2"),
+          tf.keras.metrics.Recall(class_id=1), tf.keras.metrics.AUC(num_thresholds=5),
+          tf.keras.metrics.AUC(curve="PR", num_thresholds=7, name="prauc"),
+          tf.keras.metrics.FalseNegatives(thresholds=[0.2, 0.8]),
+          tf.keras.metrics.SensitivityAtSpecificity(0.5, num_thresholds=5)]
+    g = tf.get_default_graph()
+    start = len(g.get_operations())
+    vals = [m(yt, yp) for m in ms]
+    names = _ops_after(g, start)
+    # TF 1.15's update: tiled thresholds, one AssignAddVariableOp per count in its order
+    for name in ["Tile", "Tile_1", "Greater", "Tile_2", "LogicalAnd", "Cast_2", "Sum",
+                 "AssignAddVariableOp", "ReadVariableOp", "group_deps", "div_no_nan",
+                 "strided_slice", "prec_slope", "recall_relative_ratio",
+                 "pr_auc_increment", "interpolate_pr_auc", "auc", "Identity_7"]:
+        assert name in names, name
+    fd = {yt: [[1, 0, 0], [0, 1, 0], [0, 1, 1], [0, 0, 1]],
+          yp: [[.9, .2, .3], [.1, .55, .7], [.3, .4, .8], [0.25, 0.61, 0.95]]}
+    with tf.Session() as s:
+        s.run(tf.variables_initializer([v for m in ms for v in m.variables]))
+        s.run(vals, fd)
+        got = s.run(vals, fd)
+        # TF 1.15 printed these
+        want = [0.6666667, [1.0, 0.6], 0.625, 0.5, 0.8857143, 0.848201, [0.0, 6.0], 1.0]
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-5)
+        # (TF 1.15 runs this: its range checks guard only the squeezes, which equal ranks
+        # do not make)
+        s.run(vals[0], {yt: [[1, 0, 0]], yp: [[1.5, 0, 0]]})
+
+
+def test_class_id_metric_cannot_take_per_sample_weights():
+    # TF 1.15 expands [n] weights to [n, 1] before taking the class's column
+    r = np.random.RandomState(0)
+    with pytest.raises(ValueError, match="values.rank=1. weights.rank=2"):
+        tf.keras.metrics.Precision(class_id=2)(
+            (r.rand(6, 4) > 0.6).astype("f"), r.rand(6, 4).astype("f"),
+            sample_weight=r.rand(6).astype("f"))
