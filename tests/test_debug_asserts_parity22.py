@@ -139,3 +139,16 @@ def test_add_check_numerics_ops_refuses_guarded_float_asserts(build, raises, che
         else:
             tf.add_check_numerics_ops()
         assert len([o for o in g.get_operations() if o.type == "CheckNumerics"]) == checks
+
+
+def test_failed_static_assert_with_fed_data_is_a_type_error():
+    # TF 1.15 joins the data's static values into the message; a tensor without one stays a
+    # Tensor and the join fails
+    with tf.Graph().as_default():
+        ph = tf.placeholder(tf.float32, name="ph")
+        with pytest.raises(TypeError) as e:
+            tf.assert_equal(1, 2, data=["custom", tf.constant([1.0, 2.0]), 3, ph])
+        assert str(e.value) == "sequence item 3: expected str instance, Tensor found"
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            tf.assert_equal(1, 2, data=["custom", tf.constant([1.0, 2.0]), 3])
+        assert e.value.message == "custom\n[1. 2.]\n3"

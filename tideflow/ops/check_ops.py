@@ -49,14 +49,16 @@ def _maybe_constant_value_string(t):
     if not isinstance(t, ops.Tensor):
         return str(t)
     value = _static_value(t)
-    return str(t) if value is None else str(value)
+    # a tensor without a static value stays a Tensor, as in TF 1.15: joining the message
+    # then fails with TypeError (what a failed static check with such data raises there)
+    return t if value is None else str(value)
 
 
 def _assert_static(condition, data):
     """Raises InvalidArgumentError now, listing ``data``, when ``condition`` is false."""
     if not condition:
         raise errors.InvalidArgumentError(
-            None, None, "\n".join(_maybe_constant_value_string(x) for x in data)
+            None, None, "\n".join([_maybe_constant_value_string(x) for x in data])
         )
 
 
