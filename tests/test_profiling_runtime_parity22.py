@@ -96,3 +96,40 @@ def test_profiler_advise_uses_its_steps():
     assert tf.contrib.tfprof.model_analyzer.ALL_ADVICE == {
         "ExpensiveOperationChecker": {}, "AcceleratorUtilizationChecker": {},
         "JobChecker": {}, "OperationChecker": {}}
+
+
+def test_session_reset_closes_every_local_session():
+    # TF 1.15: Session.reset("") closes all direct sessions of the process (any containers):
+    # their steps, callables and partial runs raise CancelledError "Session has been closed.",
+    # an interactive session stays the default, list_devices still answers, and a later
+    # close() makes them Python-closed (RuntimeError); new sessions work
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [])
+        y = x * 2
+        v = tf.Variable(3.0)
+        sess = tf.Session()
+        sess.run(v.initializer)
+        call = sess.make_callable(y, feed_list=[x])
+        handle = sess.partial_run_setup([y], [x])
+        with tf.Graph().as_default():
+            other = tf.Session()
+            c = tf.constant(5)
+            assert other.run(c) == 5
+        isess = tf.InteractiveSession(graph=g)
+        assert tf.Session.reset("", containers=["elsewhere"]) is None
+        for attempt in (lambda: sess.run(v), lambda: call(1.0), lambda: other.run(c),
+                        lambda: sess.partial_run(handle, y, feed_dict={x: 1.0}),
+                        lambda: y.eval(feed_dict={x: 1.0})):
+            with pytest.raises(errors.CancelledError, match="^Session has been closed.$"):
+                attempt()
+        assert [d.device_type for d in sess.list_devices()] == ["CPU"]
+        sess.close()
+        with pytest.raises(RuntimeError, match="Attempted to use a closed Session."):
+            sess.run(v)
+        isess.close()
+        assert tf.get_default_session() is None
+        with tf.Session() as fresh:
+            assert fresh.run(y, {x: 4.0}) == 8.0
+        with pytest.raises(TypeError, match="Expected binary or unicode string, got 123"):
+            tf.Session.reset(123)

@@ -441,7 +441,7 @@ def test_run_options_and_metadata_and_devices():
             assert ds[0].device_type == "CPU" and ds[0].memory_limit_bytes > 0
             assert [n.name for n in s.graph_def.node] == ["Placeholder", "b/y", "b"]
             assert s.graph is tf.get_default_graph() and s.sess_str == b""
-        tf.Session.reset("")  # nothing to reset locally
+        tf.Session.reset("")  # closes the local sessions (none left open here)
 
 
 def test_session_constructor_errors():

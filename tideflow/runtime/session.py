@@ -5,7 +5,9 @@ import collections.abc
 import contextlib
 import threading
 import time
+import typing
 import warnings
+import weakref
 
 import numpy as np
 
@@ -470,6 +472,11 @@ def _limit_blas_threads(n):
 class BaseSession:
     """A session runs parts of one graph on the devices of this process (or a cluster)."""
 
+    # the process's open local sessions, which ``Session.reset("")`` closes (as TF's
+    # DirectSessionFactory::Reset); such a session then refuses steps with CancelledError
+    _local_sessions: typing.ClassVar[weakref.WeakSet] = weakref.WeakSet()
+    _reset_closed = False
+
     def __init__(self, target="", graph=None, config=None):
         if graph is None:
             graph = ops.get_default_graph()
@@ -510,6 +517,8 @@ class BaseSession:
                 None, None, "No session factory registered for the given session options: "
                 f"{{target: {self._target!r}}} (only '' and grpc:// targets are supported)."
             )
+        else:
+            BaseSession._local_sessions.add(self)
         self._device_mgr = DeviceMgr(config)
         self._devices = self._device_mgr.devices
         self._optimize = True
@@ -555,7 +564,7 @@ class BaseSession:
     def list_devices(self):
         from tideflow.runtime.device_attributes import device_attributes
 
-        if self._closed:
+        if self._closed and not self._reset_closed:
             # TF's TF_SessionListDevices refuses a closed session with this error
             raise errors.CancelledError(None, None, "Session has been closed.")
         if self._remote is not None:
@@ -567,9 +576,15 @@ class BaseSession:
 
     # -- lifecycle --------------------------------------------------------------------------
     def close(self):
+        if self._reset_closed:  # Session.reset released it: now closed here too
+            self._reset_closed = False
+            return
         if self._closed:
             return
         self._closed = True
+        self._release()
+
+    def _release(self):
         self._cancelled.set()
         if getattr(self, "_remote", None) is not None:
             with contextlib.suppress(errors.OpError):
@@ -589,6 +604,8 @@ class BaseSession:
             self.close()
 
     def _check_open(self):
+        if self._reset_closed:
+            raise errors.CancelledError(None, None, "Session has been closed.")
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
 
@@ -1024,9 +1041,12 @@ class Session(BaseSession):
     @staticmethod
     def reset(target, containers=None, config=None):
         """Clears resource containers on the servers of ``target`` (distributed sessions);
-        local sessions own their resources, so a local target has nothing to reset."""
+        for a local target, closes every local session of the process with its resources, as
+        TF's direct sessions (whatever ``containers`` says)."""
         if isinstance(target, bytes):
             target = target.decode()
+        elif not isinstance(target, str):
+            raise TypeError(f"Expected binary or unicode string, got {target!r}")
         if target and target.startswith("grpc://"):
             from tideflow.distributed.grpc_session import reset
 
@@ -1035,6 +1055,11 @@ class Session(BaseSession):
             raise errors.NotFoundError(
                 None, None, "No session factory registered for the given session options: "
                 f"{{target: {target!r}}} (only '' and grpc:// targets are supported).")
+        else:
+            for sess in list(BaseSession._local_sessions):
+                if not sess._closed:
+                    sess._closed = sess._reset_closed = True
+                    sess._release()
 
 
 class InteractiveSession(BaseSession):
@@ -1063,7 +1088,7 @@ class InteractiveSession(BaseSession):
             self._default_graph.__enter__()
 
     def close(self):
-        if not self._closed:
+        if not self._closed or self._reset_closed:
             InteractiveSession._active_session_count -= 1
             # interactive sessions may close in any order: leave the stacks without the
             # nesting check
