@@ -521,7 +521,8 @@ def test_kmeans_clustering_estimator(tmp_path, mini_batch):
     np.testing.assert_array_equal(idx, want.argmin(1))
     # the score is the sum of squared distances to the nearest centre
     np.testing.assert_allclose(scores[-1], want.min(1).sum(), rtol=1e-4)
-    assert scores[-1] <= scores[0] * (1 + 1e-6)
+    # mini-batch steps average in each batch again, so the score may rise by a few ulps
+    assert scores[-1] <= scores[0] * (1 + 1e-5)
     # each blob is one cluster
     assert all(len(set(idx[lab == c])) == 1 for c in range(3))
     with pytest.raises(ValueError, match="Unsupported initialization"):

@@ -108,7 +108,8 @@ def test_kmeans_clustering_takes_input_fn_positionally(tmp_path):
     c = km.clusters()
     want = ((pts[:, None, :] - c[None]) ** 2).sum(-1)
     np.testing.assert_allclose(dist, want, rtol=1e-5, atol=1e-5)
-    assert km.score(input_fn, 1) == pytest.approx(want.min(1).sum(), rel=1e-5)
+    # TF 1.15's NearestNeighbors expands |p - c|^2 in float32: a few 1e-5 off here
+    assert km.score(input_fn, 1) == pytest.approx(want.min(1).sum(), rel=1e-4)
 
 
 def test_tf_layers_read_as_never_connected_keras_layers():

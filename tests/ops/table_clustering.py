@@ -50,8 +50,9 @@ def _check_kmc2():
     assert 0.2 < np.mean(picks) < 0.47
     assert all(_run(co.kmc2_chain_initialization, np.float32([1, 3]), s) == 1
                for s in range(5))
-    with pytest.raises(tf.errors.InvalidArgumentError, match="non-negative"):
-        _run(co.kmc2_chain_initialization, np.float32([1, -1]), 0)
+    # TF 1.15 checks only that the distances are a non-empty vector
+    with pytest.raises(tf.errors.InvalidArgumentError, match="size\\(\\) > 0"):
+        _run(co.kmc2_chain_initialization, np.float32([]), 0)
 
 
 CASES = [

@@ -1,6 +1,7 @@
 """``tf.contrib.factorization``'s k-means (TF 1.15 ``clustering_ops``): the ``KMeans`` graph
 builder and its three kernels, ``KmeansPlusPlusInitialization``, ``KMC2ChainInitialization``
-and ``NearestNeighbors`` (NumPy, float32 points as in TF, not differentiable).
+and ``NearestNeighbors`` (NumPy, not differentiable; TF's SimplePhilox draws and float32
+arithmetic, so seeded results are TF's).
 
 ``KMeans.training_graph()`` returns ``(all_scores, cluster_idx, scores,
 cluster_centers_initialized, init_op, training_op)``. The centres live in a variable named
@@ -12,7 +13,7 @@ per-step copy of the centres when ``mini_batch_steps_per_iteration > 1``).
 
 Departure: tideflow's ``tf.cond`` runs its branches as functions, inside which an ``Assign`` cannot
 change a variable's shape, so the init op computes the new centres under the cond and assigns
-them (with ``validate_shape=False``) after it; k-MC2 grows the centres as a loop variable.
+them (with ``validate_shape=False``) after it.
 """
 
 import math
@@ -22,6 +23,7 @@ import numpy as np
 import tideflow as tf
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import philox
 
 SQUARED_EUCLIDEAN_DISTANCE = "squared_euclidean"
 COSINE_DISTANCE = "cosine"
@@ -34,66 +36,100 @@ CLUSTERS_VAR_NAME = "clusters"
 # ----------------------------------------------------------------------------- kernels
 
 
-def _squared_distances(points, centers):
-    """``[N, K]`` squared euclidean distances, clipped at 0 (the expansion can round below)."""
-    d = (np.sum(points * points, axis=1, keepdims=True) - 2.0 * points @ centers.T
-         + np.sum(centers * centers, axis=1)[None, :])
-    return np.maximum(d, 0.0)
+_EXACT_BUDGET = 1 << 24  # products a depth-ordered float32 inner product may take
 
 
-def _scalar(name, op, value):
+def _inner(a, b):
+    """``a @ b.T`` in float32. TF's Eigen products add the terms in depth order without fused
+    multiply-adds, which BLAS's sgemm does not; sums that small are added as Eigen does."""
+    if a.shape[0] * b.shape[0] * a.shape[1] > _EXACT_BUDGET:
+        return a @ b.T
+    out = np.zeros((a.shape[0], b.shape[0]), np.float32)
+    for d in range(a.shape[1]):
+        out += a[:, d:d + 1] * b[:, d]
+    return out
+
+
+def _half_norms(x):
+    """Half of each row's squared norm, in float32 as TF's ``0.5 * rowwise().squaredNorm()``."""
+    out = np.zeros(x.shape[0], np.float32)
+    for d in range(x.shape[1]):
+        out += x[:, d] * x[:, d]
+    return np.float32(0.5) * out
+
+
+def _scalar(name, value):
     v = np.asarray(value)
     if v.ndim != 0:
-        raise errors.InvalidArgumentError(
-            None, None, f"{op}: {name} must be a scalar, got shape {list(v.shape)}")
+        raise errors.InvalidArgumentError(None, None, f"Input {name} should be a scalar.")
     return int(v)
 
 
-def _matrix(name, op, value):
+def _matrix(name, value):
     v = np.asarray(value)
     if v.ndim != 2:
-        raise errors.InvalidArgumentError(
-            None, None, f"{op}: {name} must be a matrix, got shape {list(v.shape)}")
+        raise errors.InvalidArgumentError(None, None, f"Input {name} should be a matrix.")
     return v
 
 
 def _kmeans_pp_kernel(points, num_to_sample, seed, num_retries_per_sample):
-    op = "KmeansPlusPlusInitialization"
-    points = _matrix("points", op, points)
-    k = _scalar("num_to_sample", op, num_to_sample)
-    retries = _scalar("num_retries_per_sample", op, num_retries_per_sample)
+    # TF 1.15's kernel step by step: float32 half squared distances, a SimplePhilox on
+    # PhiloxRandom(seed), each centre the best of 1 + retries draws (the first among uniform
+    # ones), later draws by the running sum of the distances, redrawn when already chosen
+    points = _matrix("points", points)
+    k = _scalar("num_to_sample", num_to_sample)
+    seed = _scalar("seed", seed)
+    retries = _scalar("num_retries_per_sample", num_retries_per_sample)
     n = points.shape[0]
-    if k < 0 or k > n:
-        raise errors.InvalidArgumentError(
-            None, None, f"{op}: num_to_sample must be in [0, {n}] (the number of points), "
-            f"got {k}")
     if retries < 0:
-        retries = 2 + int(math.log(max(k, 1)))
-    rng = np.random.RandomState(_scalar("seed", op, seed) & 0xFFFFFFFF)
-    pts = points.astype(np.float64)
-    chosen = []
-    min_d = None
+        retries = 2 + int(math.log(k)) if k > 0 else 2
+    if n <= 0:
+        raise errors.InvalidArgumentError(None, None, "Expected points.rows() > 0.")
+    if k <= 0:
+        raise errors.InvalidArgumentError(None, None, "Expected num_to_sample > 0.")
+    if k > n:
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected num_to_sample <= points.rows(). {k} vs {n}.")
+    pts = np.ascontiguousarray(points, dtype=np.float32)
+    half = _half_norms(pts)
+    rng = philox.PhiloxWords(seed, 0)
+    chosen, seen = [], set()
+    min_d = np.full(n, np.inf, np.float32)
+    cumsum = None
+
+    def draw():
+        if not seen:
+            return rng.uniform64(n)
+        while True:
+            v = np.float32(rng.rand_float() * cumsum[-1])
+            index = int(np.searchsorted(cumsum, v, side="right"))
+            if index not in seen:
+                return index
+
+    def with_point(index):
+        index = min(index, n - 1)
+        return np.minimum(min_d, (half - _inner(pts, pts[index:index + 1])[:, 0]) + half[index])
+
     for i in range(k):
-        if i == 0:
-            best = int(rng.randint(n))
-            best_d = _squared_distances(pts, pts[best:best + 1])[:, 0]
+        if i > 0:
+            cumsum = np.cumsum(min_d, dtype=np.float32)
+        if retries == 0:
+            best = draw()
+            best_d = with_point(best)
         else:
-            total = float(min_d.sum())
-            best, best_d, best_potential = None, None, None
+            best, best_d, best_potential = 0, None, np.float32(np.inf)
             for _ in range(1 + retries):
-                if total > 0:
-                    c = int(np.searchsorted(np.cumsum(min_d), rng.uniform() * total,
-                                            side="right"))
-                    c = min(c, n - 1)
-                else:  # every point coincides with a chosen centre
-                    c = int(rng.randint(n))
-                d = np.minimum(min_d, _squared_distances(pts, pts[c:c + 1])[:, 0])
-                potential = float(d.sum())
-                if best is None or potential < best_potential:
-                    best, best_d, best_potential = c, d, potential
+                index = draw()
+                d = with_point(index)
+                potential = np.sum(d, dtype=np.float32)
+                if potential < best_potential:
+                    best, best_d, best_potential = index, d, potential
+        if best_d is not None:
+            min_d = best_d
+        best = min(best, n - 1)
         chosen.append(best)
-        min_d = best_d
-    return points[np.asarray(chosen, np.int64)].reshape(k, points.shape[1])
+        seen.add(best)
+    return pts[np.asarray(chosen, np.int64)]
 
 
 # no shape function: TF 1.15 registers UnknownShape for it and NearestNeighbors
@@ -108,18 +144,18 @@ op_registry.declare(
 
 
 def _kmc2_kernel(distances, seed):
-    op = "KMC2ChainInitialization"
-    d = np.asarray(distances, np.float64)
-    if d.ndim != 1 or d.shape[0] == 0:
-        raise errors.InvalidArgumentError(
-            None, None, f"{op}: distances must be a non-empty vector, got shape {list(d.shape)}")
-    if np.any(d < 0):
-        raise errors.InvalidArgumentError(None, None, f"{op}: distances must be non-negative")
-    rng = np.random.RandomState(_scalar("seed", op, seed) & 0xFFFFFFFF)
+    # TF 1.15's Markov chain: one SimplePhilox RandFloat per candidate, float32 products
+    d = np.asarray(distances, np.float32)
+    if d.ndim != 1:
+        raise errors.InvalidArgumentError(None, None, "Input distances should be a vector.")
+    seed = _scalar("seed", seed)
+    if d.shape[0] == 0:
+        raise errors.InvalidArgumentError(None, None,
+                                          "Expected distances_tensor.size() > 0.")
+    rng = philox.PhiloxWords(seed, 0)
     selected, selected_d = 0, d[0]
     for i in range(1, d.shape[0]):
-        # Metropolis-Hastings step: accept with probability min(1, d[i] / selected_d)
-        if d[i] > rng.uniform() * selected_d:
+        if d[i] > rng.rand_float() * selected_d:
             selected, selected_d = i, d[i]
     return np.int64(selected)
 
@@ -135,19 +171,29 @@ op_registry.declare(
 
 
 def _nearest_kernel(points, centers, k):
-    op = "NearestNeighbors"
-    points = _matrix("points", op, points)
-    centers = _matrix("centers", op, centers)
-    if points.shape[1] != centers.shape[1] and centers.shape[0] > 0:
+    # TF 1.15's float32 arithmetic: distance 2 * (|p|^2 / 2 + (|c|^2 / 2 - <p, c>)), not
+    # clipped at 0; ties go to the lower centre index
+    points = _matrix("points", points)
+    centers = _matrix("centers", centers)
+    k = _scalar("k", k)
+    if points.shape[0] <= 0:
+        raise errors.InvalidArgumentError(None, None, "Expected points.rows() > 0.")
+    if points.shape[1] != centers.shape[1]:
         raise errors.InvalidArgumentError(
-            None, None, f"{op}: points have {points.shape[1]} columns but centers have "
-            f"{centers.shape[1]}")
-    k = min(_scalar("k", op, k), centers.shape[0])
+            None, None, "Expected point_dimensions == center_dimensions: "
+            f"{points.shape[1]} vs {centers.shape[1]}.")
+    k = min(k, centers.shape[0])
     if k < 0:
-        raise errors.InvalidArgumentError(None, None, f"{op}: k must be non-negative")
-    d = _squared_distances(points.astype(np.float64), centers.astype(np.float64))
-    idx = np.argsort(d, axis=1, kind="stable")[:, :k]
-    return idx.astype(np.int64), np.take_along_axis(d, idx, 1).astype(np.float32)
+        raise errors.InvalidArgumentError(None, None, "Expected k >= 0.")
+    p = np.ascontiguousarray(points, dtype=np.float32)
+    c = np.ascontiguousarray(centers, dtype=np.float32)
+    partial = _half_norms(c)[None, :] - _inner(p, c)
+    if k == 1:
+        idx = np.argmin(partial, axis=1)[:, None]
+    else:
+        idx = np.argsort(partial, axis=1, kind="stable")[:, :k]
+    d = np.float32(2.0) * (_half_norms(p)[:, None] + np.take_along_axis(partial, idx, 1))
+    return idx.astype(np.int64), d.astype(np.float32)
 
 
 op_registry.declare(
@@ -433,35 +479,29 @@ class _InitializeClustersOpFactory:
                                           new], 0))
 
     def _kmc2_centers(self):
+        """TF 1.15's k-MC2 step, as its while loop's parallel iterations leave it: each run
+        adds one centre, the first row of the batch while none are chosen, else the end of a
+        Markov chain over the subset of the loop's last iteration."""
         first = tf.cast(self._inputs[0], tf.float32)
-        batch = tf.shape(first)[0]
-        max_to_sample = tf.cast(batch / self._kmc2_chain_length, tf.int32)
-        num_to_sample = tf.maximum(tf.minimum(self._num_remaining, max_to_sample), 1)
-        dim = tf.shape(first)[1]
-        start = tf.reshape(self._centers, [-1, dim])
         length = self._kmc2_chain_length
+        max_to_sample = tf.cast(tf.shape(first)[0] / length, tf.int32)
+        last = tf.maximum(tf.minimum(self._num_remaining, max_to_sample), 1) - 1
 
-        def _body(i, centers):
-            def _first_point():
-                c = tf.reshape(first[0], [1, -1])
-                return _l2n(c) if self._distance_metric == COSINE_DISTANCE else c
+        def _first_point():
+            c = tf.reshape(first[0], [1, -1])
+            return _l2n(c) if self._distance_metric == COSINE_DISTANCE else c
 
-            def _chain():
-                subset = first[i * length:(i + 1) * length]
-                _, dist = nearest_neighbors(subset, centers, 1)
-                j = kmc2_chain_initialization(tf.reshape(dist, [-1]), self._random_seed)
-                c = tf.reshape(tf.gather(subset, j), [1, -1])
-                if self._distance_metric == COSINE_DISTANCE:
-                    c = _l2n(c)
-                return c
+        def _chain():
+            subset = first[last * length:(last + 1) * length]
+            centers = tf.reshape(self._centers, [-1, tf.shape(first)[1]])
+            _, dist = nearest_neighbors(subset, centers, 1)
+            j = kmc2_chain_initialization(tf.squeeze(dist), self._random_seed)
+            c = tf.reshape(subset[j], [1, -1])
+            if self._distance_metric == COSINE_DISTANCE:
+                c = _l2n(c)
+            return tf.concat([centers, c], 0)
 
-            new = tf.cond(tf.equal(tf.shape(centers)[0], 0), _first_point, _chain)
-            return i + 1, tf.concat([centers, new], 0)
-
-        _, centers = tf.while_loop(
-            lambda i, _: i < num_to_sample, _body, [tf.constant(0), start],
-            shape_invariants=[TensorShape([]), TensorShape([None, None])])
-        return centers
+        return tf.cond(tf.equal(self._num_selected, 0), _first_point, _chain)
 
     def _initialize(self):
         """Adds centres from this batch; sets the flag once none remain to choose."""

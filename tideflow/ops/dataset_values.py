@@ -19,6 +19,7 @@ import numpy as np
 
 from tideflow.framework import errors
 from tideflow.ops.dataset_structure import SparseValue, stack, unstack
+from tideflow.ops.philox import PhiloxWords
 from tideflow.ops.ragged_value import RaggedTensorValue
 
 _WAIT_SLICE = 0.05
@@ -805,38 +806,6 @@ class Unbatch(DatasetValue):
                     "component."))
                 continue
             yield from ([r[i] for r in rows] for i in range(sizes.pop() if sizes else 0))
-
-
-class PhiloxWords:
-    """TF's SingleSampleAdapter<PhiloxRandom>(seed, seed2): its 32-bit words in order."""
-
-    _BLOCKS = 256  # Philox blocks (4 words each) made per NumPy pass
-
-    def __init__(self, seed, seed2):
-        from tideflow.ops import philox
-
-        self._stream = philox.PhiloxStream(seed, seed2)
-        self._words, self._pos = [], 0
-
-    def _block(self):
-        base = self._stream.counter
-        self._stream.counter = (base + self._BLOCKS) & ((1 << 128) - 1)
-        return self._stream.blocks(base, self._BLOCKS).reshape(-1).tolist()
-
-    def __call__(self):
-        if self._pos == len(self._words):
-            self._words = self._block()
-            self._pos = 0
-        w = self._words[self._pos]
-        self._pos += 1
-        return w
-
-    def take_words(self):
-        """The words from here on as an iterator (its ``__next__`` a C call); this object's
-        own calls must not be mixed with it."""
-        rest = self._words[self._pos:]
-        self._words, self._pos = [], 0
-        return itertools.chain(rest, itertools.chain.from_iterable(iter(self._block, None)))
 
 
 class Shuffle(DatasetValue):

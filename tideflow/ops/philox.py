@@ -14,6 +14,8 @@ number in [1, 2), minus 1), a double from 52 bits of two words, Box-Muller with
 taken in float64 and rounded, so a float may differ from TF's in its last bit.
 """
 
+import itertools
+
 import numpy as np
 
 _M0 = np.uint64(0xD2511F53)
@@ -245,3 +247,53 @@ def uniform_int(stream, shape, lo, hi, np_dtype):
         return (b % np.uint32(span)).astype(np.int64) + int(lo)
 
     return _fill(stream, shape, dt, 2 if dt == np.int64 else 4, make)
+
+
+class PhiloxWords:
+    """TF's SingleSampleAdapter<PhiloxRandom>(seed, seed2): its 32-bit words in order."""
+
+    _BLOCKS = 256  # Philox blocks (4 words each) made per NumPy pass
+
+    def __init__(self, seed, seed2):
+        self._stream = PhiloxStream(seed, seed2)
+        self._words, self._pos = [], 0
+
+    def _block(self):
+        base = self._stream.counter
+        self._stream.counter = (base + self._BLOCKS) & ((1 << 128) - 1)
+        return self._stream.blocks(base, self._BLOCKS).reshape(-1).tolist()
+
+    def __call__(self):
+        if self._pos == len(self._words):
+            self._words = self._block()
+            self._pos = 0
+        w = self._words[self._pos]
+        self._pos += 1
+        return w
+
+    def take_words(self):
+        """The words from here on as an iterator (its ``__next__`` a C call); this object's
+        own calls must not be mixed with it."""
+        rest = self._words[self._pos:]
+        self._words, self._pos = [], 0
+        return itertools.chain(rest, itertools.chain.from_iterable(iter(self._block, None)))
+
+    def rand_float(self):
+        """SimplePhilox::RandFloat: a float32 in [0, 1) from one word."""
+        return _float01(np.asarray([self()], np.uint32))[0]
+
+    def uniform64(self, n):
+        """SimplePhilox::Uniform64: ExactUniformInt over Rand64 (two words, low first)."""
+        return exact_uniform_int(n, lambda: self() | (self() << 32), 64)
+
+
+def exact_uniform_int(n, draw, bits=32):
+    """TF's ExactUniformInt: a uniform integer in [0, n) from ``draw()``'s ``bits``-bit words,
+    redrawing those below ``2**bits mod n`` (none when n is a power of two)."""
+    rem = ((1 << bits) - 1) % n + 1
+    if rem == n:
+        return draw() & (n - 1)
+    while True:
+        v = draw()
+        if v >= rem:
+            return v % n

@@ -16,8 +16,6 @@ from tideflow.framework import dtypes, errors, op_registry, ops, random_seed
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import philox
 
-_MAX32 = 0xFFFFFFFF
-
 
 class _PhiloxWords:
     """TF's SimplePhilox over a reserved range: 32-bit words in order from ``base``."""
@@ -32,17 +30,6 @@ class _PhiloxWords:
         w = int(self._words[self._next])
         self._next += 1
         return w
-
-
-def _exact_uniform(n, rand32):
-    """TF's ExactUniformInt for 32-bit samples: uniform in [0, n)."""
-    if n & (n - 1) == 0:
-        return rand32() & (n - 1)
-    rem = _MAX32 % n + 1
-    r = rand32()
-    while r < rem:
-        r = rand32()
-    return r % n
 
 
 def _skip_gram_kernel(ctx):
@@ -70,7 +57,7 @@ def _skip_gram_kernel(ctx):
             blocks = (end - start + 1 + 3) // 4
             stream.counter = (stream.counter + max(blocks, 0)) & ((1 << 128) - 1)
             rand32 = _PhiloxWords(stream, base)
-            skips = [min_skips + _exact_uniform(span, rand32) for _ in range(count)]
+            skips = [min_skips + philox.exact_uniform_int(span, rand32) for _ in range(count)]
         else:
             gen = ctx.node_state("rng", lambda: np.random.Generator(np.random.Philox()))
             skips = (min_skips + gen.integers(0, span, size=count)).tolist()

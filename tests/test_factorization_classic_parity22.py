@@ -1,0 +1,126 @@
+"""Classical machine-learning programs of TF 1.x (k-means, WALS, GMM, forests, kernel methods,
+linear models) against TF 1.15: expected values come from running each program under TF 1.15."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.python.ops import gen_clustering_ops as gen
+
+_RNG0 = np.random.RandomState(0)
+_PTS12 = _RNG0.randn(12, 3).astype(np.float32)
+
+
+def _run(t):
+    with tf.Session() as sess:
+        return sess.run(t)
+
+
+def _blobs30():
+    rng = np.random.RandomState(1)
+    return np.concatenate([rng.randn(10, 2) + 5, rng.randn(10, 2) - 5,
+                           rng.randn(10, 2)]).astype(np.float32)
+
+
+# ----------------------------------------------------------------------------- k-means kernels
+
+
+def test_kmeans_plus_plus_kernel_draws_tf_philox_stream():
+    # TF 1.15: SimplePhilox over PhiloxRandom(seed); the first centre is the best of
+    # 1 + retries uniform draws, the rest drawn by the running sum of half squared distances
+    with tf.Graph().as_default():
+        got = _run(gen.kmeans_plus_plus_initialization(_PTS12, 4, 17, -1))
+        np.testing.assert_array_equal(got, np.float32(
+            [[0.3336743414402008, 1.4940791130065918, -0.2051582634449005],
+             [0.9500884413719177, -0.15135720372200012, -0.10321885347366333],
+             [-1.980796456336975, -0.34791216254234314, 0.15634897351264954],
+             [0.3130677044391632, -0.8540957570075989, -2.5529897212982178]]))
+        got = _run(gen.kmeans_plus_plus_initialization(_PTS12, 3, 5, 0))  # no retries
+        np.testing.assert_array_equal(got, _PTS12[[1, 9, 6]])
+
+
+def test_kmc2_chain_kernel_draws_tf_philox_stream():
+    with tf.Graph().as_default():
+        d = np.abs(_PTS12[:, 0])
+        got = [int(_run(gen.kmc2_chain_initialization(d, s))) for s in range(6)]
+    assert got == [11, 11, 11, 8, 11, 11]  # TF 1.15
+
+
+def test_nearest_neighbors_distances_are_tf_float32_expansion():
+    # TF 1.15: 2 * (|p|^2/2 + (|c|^2/2 - <p, c>)) in float32, so bits as TF's, not the exact
+    # squared distance
+    cen = _PTS12[[1, 7]] + 0.25
+    with tf.Graph().as_default():
+        idx, dist = _run(gen.nearest_neighbors(_PTS12, cen, 1))
+        assert idx.ravel().tolist() == [1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+        np.testing.assert_array_equal(dist.ravel(), np.float32(
+            [3.4140965938568115, 0.1875009536743164, 1.7556712627410889, 4.973353385925293,
+             1.8820528984069824, 0.5513381958007812, 8.470866203308105, 0.18750011920928955,
+             8.754432678222656, 5.212436676025391, 1.2591230869293213, 10.878883361816406]))
+        idx, dist = _run(gen.nearest_neighbors(_PTS12, cen, 3))
+        assert idx.shape == (12, 2) and idx[1].tolist() == [0, 1]
+        np.testing.assert_array_equal(dist[:3], np.float32(
+            [[3.4140965938568115, 6.388254165649414], [0.1875009536743164, 2.5908308029174805],
+             [1.7556712627410889, 7.911505699157715]]))
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda p: gen.kmeans_plus_plus_initialization(p, 60, 1, 1),
+     "Expected num_to_sample <= points.rows(). 60 vs 12."),
+    (lambda p: gen.kmeans_plus_plus_initialization(p[0], 2, 1, 1),
+     "Input points should be a matrix."),
+    (lambda p: gen.kmeans_plus_plus_initialization(p, 0, 1, 1), "Expected num_to_sample > 0."),
+    (lambda p: gen.nearest_neighbors(p, p[:, :2], 1),
+     "Expected point_dimensions == center_dimensions: 3 vs 2."),
+    (lambda p: gen.kmc2_chain_initialization(p[:0, 0], 1),
+     "Expected distances_tensor.size() > 0."),
+    (lambda p: gen.kmc2_chain_initialization(p[:, 0], [1, 2]), "Input seed should be a scalar."),
+])
+def test_clustering_kernel_errors_in_tf_words(make, message):
+    with tf.Graph().as_default(), pytest.raises(tf.errors.InvalidArgumentError) as e:
+        _run(make(_PTS12))
+    assert e.value.message.split("\n")[0] == message
+
+
+# ----------------------------------------------------------------------------- KMeans graphs
+
+
+def test_kmeans_plus_plus_init_op_gives_tf_centres_and_scores():
+    fac = tf.contrib.factorization
+    with tf.Graph().as_default():
+        km = fac.KMeans(tf.constant(_blobs30()), 3, initial_clusters=fac.KMEANS_PLUS_PLUS_INIT,
+                        random_seed=11)
+        _, _, scores, inited, init_op, train = km.training_graph()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(init_op)
+            assert sess.run(inited)
+            np.testing.assert_array_equal(sess.run("clusters:0"), np.float32(
+                [[-1.142518162727356, -0.3493427336215973],
+                 [4.827571868896484, 4.122141361236572],
+                 [-5.267888069152832, -4.469644546508789]]))
+            sess.run(train)
+            np.testing.assert_array_equal(sess.run(scores[0])[:4], np.float32(
+                [1.0889053344726562, 1.3469772338867188, 2.0723304748535156,
+                 1.2872390747070312]))
+
+
+def test_kmeans_kmc2_init_adds_one_centre_per_run():
+    # TF 1.15's k-MC2 loop reads the centres as they were when the run began and its
+    # iterations assign in parallel: each run adds one centre (the first row, then the end of
+    # the chain over the last iteration's subset); TF's usual outcome is rows 0, 9, 2
+    co = tf.contrib.factorization.python.ops.clustering_ops
+    pts = _blobs30()
+    with tf.Graph().as_default():
+        km = co.KMeans(tf.constant(pts), 3, initial_clusters=co.KMC2_INIT, random_seed=11,
+                       kmc2_chain_length=5)
+        _, _, _, inited, init_op, _ = km.training_graph()
+        got = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(init_op)
+                rows = sess.run("clusters:0")
+                got.append((bool(sess.run(inited)),
+                            [int(np.flatnonzero((pts == r).all(1))[0]) for r in rows]))
+    assert got == [(False, [0]), (False, [0, 9]), (True, [0, 9, 2])]
