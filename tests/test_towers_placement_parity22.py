@@ -63,3 +63,58 @@ def test_keras_session_soft_places_a_strategy_of_absent_devices():
         assert tf.keras.backend.get_session()._config.allow_soft_placement
     finally:
         tf.keras.backend.clear_session()
+
+
+def _two_cpu_session():
+    return tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}))
+
+
+def test_extended_update_runs_every_copy_when_one_result_is_fetched():
+    # TF 1.15's update_regroup: the copies' updates (in update_<i> name scopes) are grouped
+    # and each result is read again after the group, so fetching copy 0's result updates both
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy(devices=["/cpu:0", "/cpu:1"])
+        with strategy.scope():
+            v = tf.Variable(1.0, name="v")
+            upd = strategy.extended.update(v, lambda var, d: var.assign_add(d),
+                                           args=(tf.constant(5.0),))
+        first, second = strategy.experimental_local_results(upd)
+        assert type(upd).__name__ == "Mirrored"
+        assert (first.name, second.name) == ("Identity:0", "Identity_1:0")
+        assert [op.name for op in first.op.inputs[0].op.control_inputs] == [
+            "group_deps", "update_0/AssignAddVariableOp"]
+        assert [c.name for c in tf.get_default_graph().get_operation_by_name(
+            "group_deps/NoOp_1").control_inputs] == ["update_1/AssignAddVariableOp"]
+        with _two_cpu_session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(first) == 6.0
+            assert sess.run(strategy.experimental_local_results(v)) == (6.0, 6.0)
+
+
+def test_mirrored_variable_assign_returns_a_mirrored_value():
+    # TF 1.15: in cross-replica context v.assign goes through extended.update (a Mirrored,
+    # fetched as its primary); in a replica an aggregated assign_add gives each replica
+    # the read on its own device (PerReplica Identity_4 / Identity_5)
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy(devices=["/cpu:0", "/cpu:1"])
+        with strategy.scope():
+            v = tf.Variable(1.0, name="v", aggregation=tf.VariableAggregation.MEAN)
+            a = v.assign(3.0)
+            b = v.assign_add(1.0, read_value=False)
+
+            def fn():
+                rid = tf.distribute.get_replica_context().replica_id_in_sync_group
+                return v.assign_add(tf.cast(rid, tf.float32) * 10.0)
+
+            c = strategy.extended.call_for_each_replica(fn)
+        assert type(a).__name__ == "Mirrored" and type(b).__name__ == "Operation"
+        assert type(c).__name__ == "PerReplica"
+        assert [t.device for t in strategy.experimental_local_results(c)] == [
+            "/replica:0/task:0/device:CPU:0", "/replica:0/task:0/device:CPU:1"]
+        with _two_cpu_session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(a) == 3.0
+            assert sess.run(strategy.experimental_local_results(a)[1]) == 3.0
+            sess.run(b)
+            assert sess.run(strategy.experimental_local_results(v)) == (4.0, 4.0)
+            assert sess.run(strategy.experimental_local_results(c)) == (9.0, 9.0)

@@ -212,7 +212,8 @@ class StrategyExtended:
                 return fn(var, *select_replica(0, args), **select_replica(0, kwargs))
         results = []
         for i, v in enumerate(var.values):
-            with _Push(_Ctx("update", self._container_strategy_ref, i)), ops.device(v.device):
+            with _Push(_Ctx("update", self._container_strategy_ref, i)), \
+                    ops.device(v.device), ops.name_scope(f"update_{i}"):
                 results.append(fn(v, *select_replica(i, args), **select_replica(i, kwargs)))
         return _update_result(results, group)
 
@@ -222,7 +223,8 @@ class StrategyExtended:
             else tuple(colocate_with)
         results = []
         for i, d in enumerate(devices):
-            with _Push(_Ctx("update", self._container_strategy_ref, i)), ops.device(d):
+            with _Push(_Ctx("update", self._container_strategy_ref, i)), ops.device(d), \
+                    ops.name_scope(f"update_{i}"):
                 results.append(fn(*select_replica(i, args), **select_replica(i, kwargs)))
         return _update_result(results, group)
 
@@ -239,15 +241,32 @@ class StrategyExtended:
 
 
 def _update_result(results, group):
-    from tideflow.ops import control_flow_ops
+    """The copies' updates as TF's ``update_regroup``: grouped, each tensor result read again
+    after the group (so fetching one copy's result runs every copy's update)."""
+    from tideflow.ops import array_ops, control_flow_ops
 
     if len(results) == 1:
         return results[0]
     if not group:
         return tuple(results)
-    if all(isinstance(r, ops.Operation) for r in results):
-        return control_flow_ops.group(*results)
-    return Mirrored(results)
+    if not all(isinstance(r, (ops.Operation, ops.Tensor)) for r in results):
+        return Mirrored(results)
+    # (an update's read stands for its update op, as TF's unread variable)
+    deps = control_flow_ops.group(*[getattr(r, "_update_op", None) or r for r in results])
+    if not all(isinstance(r, ops.Tensor) for r in results):
+        return deps
+    with_deps = []
+    for r in results:
+        update = getattr(r, "_update_op", None)
+        with ops.device(r.device), ops.control_dependencies([deps]):
+            if update is None:
+                with_deps.append(array_ops.identity(r))
+                continue
+            # an update's read of a resource variable is read again, as TF's unread variable
+            with ops.name_scope("Identity") as scope, ops.control_dependencies([update]):
+                read = array_ops.identity(r.op.inputs[0], name="ReadVariableOp")
+            with_deps.append(array_ops.identity(read, name=scope))
+    return Mirrored(with_deps)
 
 
 class Strategy:

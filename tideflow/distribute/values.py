@@ -42,6 +42,12 @@ class PerReplica(DistributedValues):
 class Mirrored(DistributedValues):
     """The same value on every replica's device (the result of an all-reduce)."""
 
+    def _as_graph_element(self):
+        # what a session fetches: the current device's copy (the primary outside replicas)
+        value = self._component(_context())
+        convert = getattr(value, "_as_graph_element", None)
+        return convert() if callable(convert) else value
+
 
 def _context():
     from tideflow.distribute import replica
@@ -204,18 +210,13 @@ class MirroredVariable(variables_lib.Variable):
                 return _updates()._replica_variable_update(self, method, value, read_value,
                                                          kwargs)
             return getattr(self._current(), method)(value, read_value=read_value, **kwargs)
-        updates = []
-        for i, v in enumerate(self._components):
-            # each copy's update on its device (not with a colocation the caller set for the
-            # primary), named as asked only for the primary (a name ending in "/" is absolute)
-            kw = dict(kwargs, name=kwargs.get("name") if i == 0 else None)
-            with ops.colocate_with(None, ignore_existing=True), ops.device(v.device):
-                x = value._component(i) if isinstance(value, DistributedValues) else value
-                updates.append(getattr(v, method)(x, read_value=False, **kw))
-        if not read_value:
-            return control_flow_ops.group(*updates)
-        with ops.control_dependencies(updates):
-            return self._primary.read_value()
+        def update(v, x):
+            return getattr(v, method)(x, read_value=read_value, **kwargs)
+
+        # as TF's: extended.update, each copy's update on its device (not with a colocation
+        # the caller set for the primary); a Mirrored of the reads, or the group of the ops
+        with ops.colocate_with(None, ignore_existing=True):
+            return self._strategy.extended.update(self, update, args=(value,))
 
     def assign(self, value, use_locking=False, name=None, read_value=True):
         return self._update("assign", value, read_value, use_locking=use_locking, name=name)

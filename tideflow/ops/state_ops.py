@@ -736,7 +736,7 @@ def _attrs(**kw):
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     """Stores ``value`` in the variable ``ref``; returns the ref once the value is stored."""
     if getattr(ref, "_is_mirrored_variable", False):  # tf.distribute: the copies as needed
-        return ref.assign(value, use_locking=bool(use_locking), name=name)
+        return ref.assign(value, name=name)  # (as TF 1.15's, for resource variables)
     if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
         return ref.assign(value, name=name)  # as TF 1.15: a resource variable's own assign
     ref = _ref_of(ref)
@@ -750,8 +750,8 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
 
 def assign_add(ref, value, use_locking=None, name=None):
     """Adds ``value`` to the variable ``ref`` in place; returns the ref."""
-    if getattr(ref, "_is_mirrored_variable", False):
-        return ref.assign_add(value, use_locking=bool(use_locking), name=name)
+    if getattr(ref, "_is_mirrored_variable", False):  # tf.distribute: the copies as needed
+        return ref.assign_add(value)  # (as TF 1.15's, for resource variables)
     if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
         return ref.assign_add(value)  # as TF 1.15 (which drops ``name`` here)
     ref = _ref_of(ref)
@@ -764,8 +764,8 @@ def assign_add(ref, value, use_locking=None, name=None):
 
 def assign_sub(ref, value, use_locking=None, name=None):
     """Subtracts ``value`` from the variable ``ref`` in place; returns the ref."""
-    if getattr(ref, "_is_mirrored_variable", False):
-        return ref.assign_sub(value, use_locking=bool(use_locking), name=name)
+    if getattr(ref, "_is_mirrored_variable", False):  # tf.distribute: the copies as needed
+        return ref.assign_sub(value)  # (as TF 1.15's, for resource variables)
     if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
         return ref.assign_sub(value)  # as TF 1.15 (which drops ``name`` here)
     ref = _ref_of(ref)
