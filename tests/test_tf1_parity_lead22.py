@@ -127,3 +127,29 @@ def test_saved_model_save_writes_a_keras_model_servable_by_the_v1_loader(tmp_pat
     with pytest.raises(ValueError, match="Expected a Trackable object for export, got 3."):
         tf.saved_model.save(3, str(tmp_path / "bad"))
     tf.keras.backend.clear_session()
+
+
+def test_optimizer_v2_takes_stop_gradients_and_its_own_argument_order():
+    # TF 1.15: contrib.optimizer_v2's minimize(loss, global_step, var_list, gate_gradients,
+    # aggregation_method, name, grad_loss, stop_gradients, scale_loss_by_num_replicas); no
+    # colocate_gradients_with_ops
+    with _graph():
+        w = tf.Variable([1., 2.], name="w")
+        h = w * 3.
+        loss = tf.reduce_sum(h * w)
+        opt = tf.contrib.optimizer_v2.AdamOptimizer(0.1)
+        (grad, _), = opt.compute_gradients(loss, stop_gradients=[h])
+        train = opt.minimize(loss, stop_gradients=[h], scale_loss_by_num_replicas=True)
+        sgd = tf.contrib.optimizer_v2.GradientDescentOptimizer(0.5)
+        t2 = sgd.minimize(loss, None, [w], 1, None, "mytrain")
+        assert t2.name == "mytrain"
+        assert isinstance(opt, tf.contrib.optimizer_v2.OptimizerV2)
+        with pytest.raises(TypeError):
+            opt.minimize(loss, colocate_gradients_with_ops=True)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(grad), [3., 6.])  # h held constant
+            sess.run(train)
+            np.testing.assert_allclose(sess.run(w), [0.9, 1.9], rtol=1e-6)
+            sess.run(t2)
+            np.testing.assert_allclose(sess.run(w), [-1.8, -3.8], rtol=1e-6)

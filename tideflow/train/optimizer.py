@@ -154,6 +154,11 @@ class Optimizer:
             aggregation_method=aggregation_method,
             colocate_gradients_with_ops=colocate_gradients_with_ops, grad_loss=grad_loss,
         )
+        return self._apply_minimizing(loss, grads_and_vars, global_step, name)
+
+    def _apply_minimizing(self, loss, grads_and_vars, global_step, name):
+        """``minimize``'s second half: TF's error where no variable got a gradient, then the
+        update ops."""
         vars_with_grad = [v for g, v in grads_and_vars if g is not None]
         if not vars_with_grad:
             raise ValueError(
@@ -167,6 +172,11 @@ class Optimizer:
                           aggregation_method=None, colocate_gradients_with_ops=False,
                           grad_loss=None):
         """A list of (gradient, variable) pairs; a gradient is a Tensor, IndexedSlices or None."""
+        return self._gradients_of(loss, var_list, gate_gradients, aggregation_method,
+                                  colocate_gradients_with_ops, grad_loss)
+
+    def _gradients_of(self, loss, var_list, gate_gradients, aggregation_method,
+                      colocate_gradients_with_ops, grad_loss, stop_gradients=None):
         from tideflow.ops import gradients as gradients_lib
 
         if callable(loss):
@@ -196,6 +206,7 @@ class Optimizer:
             gate_gradients=(gate_gradients == Optimizer.GATE_OP),
             aggregation_method=aggregation_method,
             colocate_gradients_with_ops=colocate_gradients_with_ops,
+            stop_gradients=stop_gradients,
         )
         if gate_gradients == Optimizer.GATE_GRAPH:
             grads = control_flow_ops.tuple(grads)
