@@ -84,3 +84,25 @@ def test_max_pool3d_grad_reaches_every_element_near_the_max():
             [1.5, 0, 0, 1.5, 0, 1.5, 0, 1.5, 1.5, 0, 1.5, 0]]
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, np.array(w, g.dtype))
+
+
+def test_conv_lstm2d_without_dropout_leaves_the_learning_phase_to_later_layers():
+    # TF 1.15's ConvLSTM2D makes no learning phase without dropout: a BatchNormalization
+    # after it makes it (two op ids there), so a graph seed gives the next layer TF's
+    # weights. Op id spans and the error's op name printed by TF 1.15.
+    K, L = tf.keras, tf.keras.layers
+    with tf.Graph().as_default() as g:
+        inp = L.Input(shape=(4, 10, 10, 1))
+        ids = [g._last_id]
+        x = L.ConvLSTM2D(6, 3, padding="same", return_sequences=True, name="clstm1")(inp)
+        ids.append(g._last_id)
+        x = L.BatchNormalization(name="bn")(x)
+        ids.append(g._last_id)
+        L.ConvLSTM2D(4, 3, name="clstm2")(x)
+        ids.append(g._last_id)
+        assert np.diff(ids).tolist() == [243, 88, 243]
+        assert K.backend.learning_phase().op._id > ids[1]
+        with pytest.raises(ValueError, match=r"^Negative dimension size caused by subtracting "
+                           r"3 from 2 for 'c5/convolution' \(op: 'Conv2D'\)"):
+            L.ConvLSTM2D(3, 3, name="c5", data_format="channels_first")(
+                L.Input(shape=(4, 10, 10, 2)))

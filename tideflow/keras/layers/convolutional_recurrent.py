@@ -136,14 +136,15 @@ class ConvLSTM2D(Layer):
 
     # -- the step --------------------------------------------------------------------------
 
+    # (tf.nn.convolution, as Keras's backend conv2d: the ops, and the shape errors, name
+    # "convolution")
     def _input_conv(self, x, w, b):
-        out = tf.nn.conv2d(x, w, strides=(1,) + self.strides + (1,),
-                           padding=self.padding.upper(),
-                           dilations=(1,) + self.dilation_rate + (1,))
+        out = tf.nn.convolution(x, w, self.padding.upper(), strides=self.strides,
+                                dilation_rate=self.dilation_rate)
         return out if b is None else tf.nn.bias_add(out, b)
 
     def _recurrent_conv(self, h, w):
-        return tf.nn.conv2d(h, w, strides=(1, 1, 1, 1), padding="SAME")
+        return tf.nn.convolution(h, w, "SAME")
 
     def _step(self, x, h, c, in_masks, rec_masks):
         f = self.filters
@@ -271,7 +272,9 @@ class ConvLSTM2D(Layer):
         else:
             zero = self._zero_state(x)
             states = [zero, zero]
-        training = training_flag(training)
+        if self.dropout > 0 or self.recurrent_dropout > 0:
+            # (TF 1.15 makes the learning phase here only for the dropout masks' conds)
+            training = training_flag(training)
         in_masks = rec_masks = None
         if self.dropout > 0:
             ones = tf.ones_like(x[:, 0])
