@@ -133,3 +133,23 @@ def test_session_reset_closes_every_local_session():
             assert fresh.run(y, {x: 4.0}) == 8.0
         with pytest.raises(TypeError, match="Expected binary or unicode string, got 123"):
             tf.Session.reset(123)
+
+
+def test_partial_run_handles_name_their_setup():
+    # TF 1.15: a partial run's handle is "<sorted feeds>-><sorted fetches>/<sorted targets>/1/;N"
+    # with N counting the session's setups from 0
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.placeholder(tf.float32, [], name="a")
+        b = tf.placeholder(tf.float32, [], name="b")
+        r = tf.add(a, b, name="r")
+        v = tf.Variable(0.0, name="v")
+        up = tf.assign_add(v, r, name="up")
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert sess.partial_run_setup([r], [b, a]) == "a:0,b:0->r:0//1/;0"
+            assert sess.partial_run_setup([up, r], [a, b]) == "a:0,b:0->r:0,up:0//1/;1"
+            handle = sess.partial_run_setup([up.op], [a, b])
+            assert handle == "a:0,b:0->/up/1/;2"
+            assert sess.partial_run(handle, [], feed_dict={a: 1.0, b: 2.0}) == []
+            assert sess.run(v) == 3.0

@@ -918,8 +918,12 @@ class BaseSession:
             else:
                 tensors, _ = _feed_tensors(self._graph, f)
             feed_set.update(tensors)
+        # TF's handle: the sorted feeds, fetches and targets of the setup, then its number
+        handle = "{}->{}/{}/1/;{}".format(
+            ",".join(sorted(t.name for t in feed_set)),
+            ",".join(sorted(t.name for t in handler.tensors)),
+            ",".join(sorted(op.name for op in handler.targets)), self._partial_run_ids)
         self._partial_run_ids += 1
-        handle = f"partial_run_{self._partial_run_ids}"
         self._partial_runs[handle] = {
             "fetches": set(handler.tensors),
             "targets": set(handler.targets),
