@@ -91,3 +91,86 @@ def test_dense_table_is_one_class_and_exports_tf_static_shapes():
                                         empty_key=[0, 0], deleted_key=[-1, -1])
         keys, values = pairs.export()
         assert keys.get_shape().as_list() == [None] and values.get_shape().as_list() == [None]
+
+
+def _run(fetches):
+    with tf.Session() as s:
+        return s.run(fetches)
+
+
+def test_ngrams_of_an_empty_row_hold_the_string_before_it():
+    # TF 1.15's StringNGrams kernel writes data[start - 1] between the pads of an empty row
+    # (TF 1.15 output; a first empty row crashes TF, so it is not compared)
+    with tf.Graph().as_default():
+        rt = tf.ragged.constant([["a", "b"], [], ["c"]])
+        got = _run([tf.strings.ngrams(rt, 2, pad_values=("L", "R")),
+                    tf.strings.ngrams(rt, 3, pad_values=("L", "R")),
+                    tf.strings.ngrams(rt, (2, 3), pad_values="P", separator="-")])
+    assert got[0].to_list() == [[b"L a", b"a b", b"b R"], [b"L b R"], [b"L c", b"c R"]]
+    assert got[1].to_list() == [[b"L L a", b"L a b", b"a b R", b"b R R"],
+                                [b"L L b R", b"L b R R"], [b"L L c", b"L c R", b"c R R"]]
+    assert got[2].to_list()[1] == [b"P-b-P", b"P-P-b-P", b"P-b-P-P"]
+
+
+def test_ngrams_argument_checks():
+    # TF 1.15: a bad pad value is a TypeError; a padding_width needs pad_values; a longer
+    # tuple's first two strings pad
+    with tf.Graph().as_default():
+        rt = tf.ragged.constant([["x", "y"]])
+        with pytest.raises(TypeError, match=r"^pad_values must be a string, tuple of strings, "
+                           r"or None.$"):
+            tf.strings.ngrams(rt, 2, pad_values=3)
+        with pytest.raises(TypeError, match="pad_values must be a string"):
+            tf.strings.ngrams(rt, 2, pad_values=("a", 1))
+        with pytest.raises(ValueError, match=r"^pad_values must be provided if padding_width "
+                           r"is set.$"):
+            tf.strings.ngrams(rt, 2, padding_width=1)
+        with pytest.raises(ValueError, match=r"^padding_width must be greater than 0.$"):
+            tf.strings.ngrams(rt, 2, pad_values="#", padding_width=0)
+        got = _run(tf.strings.ngrams(rt, 2, pad_values=("a", "b", "c")))
+    assert got.to_list() == [[b"a x", b"x y", b"y b"]]
+
+
+def test_string_ops_tf_does_not_dispatch_refuse_ragged_tensors():
+    # TF 1.15: lower/upper and the v1 to_number have no ragged dispatch; the op's TypeError
+    # quotes the constant conversion's "Expected string, got ... instead."
+    with tf.Graph().as_default():
+        rt = tf.ragged.constant([["A", "b"], []])
+        for fn in (tf.strings.lower, tf.strings.upper, tf.strings.to_number,
+                   tf.string_to_number):
+            with pytest.raises(TypeError, match=r"Error: Expected string, got tf.RaggedTensor"
+                               r"\(.*\) of type 'RaggedTensor' instead.$"):
+                fn(rt)
+
+
+def test_join_and_add_n_take_ragged_lists():
+    # TF 1.15 dispatches string_join and add_n over lists of RaggedTensors (dense operands are
+    # passed as they are, so a [2, 1] one does not broadcast)
+    with tf.Graph().as_default():
+        s = tf.ragged.constant([["x", "y"], ["z"]])
+        a = tf.ragged.constant([[1.0, 2.0], [3.0]])
+        joined = tf.strings.join([s, "!", s], separator="-")
+        total = tf.add_n([a, a, a])
+        assert joined.shape.as_list() == [2, None]
+        with pytest.raises(ValueError, match="Shapes must be equal rank"):
+            tf.strings.join([s, tf.constant([["a"], ["b"]])])
+        got = _run([joined, total])
+    assert got[0].to_list() == [[b"x-!-x", b"y-!-y"], [b"z-!-z"]]
+    assert got[1].to_list() == [[3.0, 6.0], [9.0]]
+
+
+def test_bytes_split_of_ragged_and_dense_tensors():
+    # TF 1.15's string_bytes_split: a StringSplit on "" under "StringsByteSplit"; a
+    # RaggedTensor splits its flat values
+    with tf.Graph().as_default() as g:
+        pieces = tf.strings.bytes_split(["ab", "", "xyz"])
+        assert pieces.values.name == "StringsByteSplit/StringSplit:1"
+        assert g.get_operation_by_name("StringsByteSplit/StringSplit/delimiter").type == "Const"
+        nested = tf.strings.bytes_split(tf.ragged.constant([["ab"], ["c", "de"]]))
+        matrix = tf.strings.bytes_split(tf.constant([["ab", "c"], ["", "de"]]))
+        assert nested.ragged_rank == 2 and matrix.ragged_rank == 2
+        got = _run([pieces, nested, matrix, tf.strings.bytes_split("hé")])
+    assert got[0].to_list() == [[b"a", b"b"], [], [b"x", b"y", b"z"]]
+    assert got[1].to_list() == [[[b"a", b"b"]], [[b"c"], [b"d", b"e"]]]
+    assert got[2].to_list() == [[[b"a", b"b"], [b"c"]], [[], [b"d", b"e"]]]
+    assert got[3].tolist() == [b"h", b"\xc3", b"\xa9"]

@@ -930,6 +930,7 @@ def scalar_mul(scalar, x, name=None):
     raise ValueError(f"Only scalar multiply works, got shape {shape}")
 
 
+@add_dispatch_support
 def add_n(inputs, name=None):
     """The elementwise sum of a list of tensors of the same shape and dtype."""
     # (TF passes a None through its conversion, then refuses the list in these words)

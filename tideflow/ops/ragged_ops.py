@@ -412,6 +412,19 @@ def _elementwise(fn, n, args, kwargs):
     operands = [bound.arguments.get(p) for p in names]
     if not any(is_ragged(o) for o in operands) or any(o is None for o in operands):
         return NotImplemented  # (e.g. tf.where(condition) alone: not element-wise)
+    ref, flat, checks = _flat_operands(fn, operands)
+    for p, v in zip(names, flat):
+        bound.arguments[p] = v
+    result = fn(*bound.args, **bound.kwargs)
+    if checks:
+        result = control_flow_ops.with_dependencies(checks, result)
+    return ref.with_flat_values(result)
+
+
+def _flat_operands(fn, operands, broadcast=True):
+    """``(ref, flat, checks)``: the first ragged operand, each operand's flat values (a dense
+    one broadcast against ``ref``'s, or as it is without ``broadcast``) and the run-time checks
+    that the partitions agree."""
     operands = [_ragged_from_value(o) for o in operands]
     ref = next(o for o in operands if isinstance(o, RaggedTensor))
     checks = []
@@ -424,15 +437,32 @@ def _elementwise(fn, n, args, kwargs):
                                      f"ragged_rank; got {ref.ragged_rank} and {o.ragged_rank}")
                 checks.extend(_assert_same_splits(ref, o))
             flat.append(o.flat_values)
-        else:
+        elif broadcast:
             dense = ops.convert_to_tensor(o, preferred_dtype=ref.dtype)
             flat.append(_broadcast_dense(ref, dense))
-    for p, v in zip(names, flat):
-        bound.arguments[p] = v
-    result = fn(*bound.args, **bound.kwargs)
-    if checks:
-        result = control_flow_ops.with_dependencies(checks, result)
-    return ref.with_flat_values(result)
+        else:
+            flat.append(o)
+    return ref, flat, checks
+
+
+def _list_elementwise_handler(fn):
+    """The ragged rule of an op whose first parameter is a list of element-wise operands
+    (``add_n``, ``string_join``: TF 1.15's list dispatch, which passes dense operands as they
+    are)."""
+
+    def handler(args, kwargs):
+        bound = _arguments(fn, args, kwargs)
+        first = next(iter(_signature(fn).parameters))
+        inputs = None if bound is None else bound.get(first)
+        if not isinstance(inputs, (list, tuple)) or not any(is_ragged(x) for x in inputs):
+            return NotImplemented
+        ref, bound[first], checks = _flat_operands(fn, list(inputs), broadcast=False)
+        result = fn(**bound)
+        if checks:
+            result = control_flow_ops.with_dependencies(checks, result)
+        return ref.with_flat_values(result)
+
+    return handler
 
 
 dispatch.set_elementwise_handler(_elementwise)
@@ -1225,6 +1255,8 @@ dispatch.register(gather_ops.where, _where_handler)
 dispatch.register(pad_ops.tile, _tile_handler)
 dispatch.register(embedding_ops.dynamic_partition, _dynamic_partition_handler)
 dispatch.register(string_ops.reduce_join, _reduce_join_handler)
+dispatch.register(string_ops.string_join, _list_elementwise_handler(string_ops.string_join))
+dispatch.register(math_ops.add_n, _list_elementwise_handler(math_ops.add_n))
 for _kind, _api in (("sum", reduction_ops.unsorted_segment_sum),
                     ("prod", reduction_ops.unsorted_segment_prod),
                     ("max", reduction_ops.unsorted_segment_max),

@@ -814,6 +814,9 @@ def _positive_axis(axis, ndims):
 
 
 def _convert_ragged_fails(value, dtype=None, name=None, as_ref=False):
+    if dtype is not None:  # as TF 1.15's constant conversion checking the value's type
+        raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
+                        f"'{type(value).__name__}' instead.")
     raise TypeError(f"Failed to convert object of type {type(value)} to Tensor. Contents: "
                     f"{value!r}. Consider casting elements to a supported type.")
 

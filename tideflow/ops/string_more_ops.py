@@ -274,15 +274,13 @@ op_registry.declare(
 )
 
 
-@add_dispatch_support(elementwise=1)
-def lower(input, encoding="", name=None):
+def lower(input, encoding="", name=None):  # no ragged dispatch in TF 1.15
     """Lower-cases each string (ASCII only unless ``encoding='utf-8'``)."""
     return ops.apply_op("StringLower", [input],  # (another dtype: the op's TypeError, as TF)
                         {"encoding": encoding}, name=name).outputs[0]
 
 
-@add_dispatch_support(elementwise=1)
-def upper(input, encoding="", name=None):
+def upper(input, encoding="", name=None):  # no ragged dispatch in TF 1.15
     """Upper-cases each string (ASCII only unless ``encoding='utf-8'``)."""
     return ops.apply_op("StringUpper", [input],  # (another dtype: the op's TypeError, as TF)
                         {"encoding": encoding}, name=name).outputs[0]
@@ -429,6 +427,11 @@ def _ngrams_kernel(data, data_splits, *, separator, ngram_widths, left_pad, righ
             pad = w - 1 if pad_width < 0 else min(pad_width, w - 1)
             padded = [lp] * pad + row + [rp] * pad
             count = len(padded) - w + 1
+            if n == 0 and splits[r] > 0:
+                # TF 1.15's kernel writes the string before an empty row between its pads
+                # (it reads data[start - 1]; a first empty row crashes it)
+                padded = padded[:pad] + [_as_bytes(data[splits[r] - 1])] + padded[pad:]
+                w += 1
             for i in range(max(count, 0)):
                 out.append(sep.join(padded[i:i + w]))
             produced += max(count, 0)
@@ -461,27 +464,29 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
     (the same for every row of a dense input). A ``RaggedTensor`` gives a ``RaggedTensor``: the
     n-grams of each innermost row.
     """
+    # TF 1.15's checks, in its order (a longer tuple's first two strings are the pads)
+    if pad_values is None:
+        left_pad = right_pad = ""
+    elif isinstance(pad_values, (list, tuple)):
+        if not all(isinstance(p, (str, bytes)) for p in pad_values[:2]):
+            raise TypeError("pad_values must be a string, tuple of strings, or None.")
+        left_pad, right_pad = pad_values[0], pad_values[1]
+    elif isinstance(pad_values, (str, bytes)):
+        left_pad = right_pad = pad_values
+    else:
+        raise TypeError("pad_values must be a string, tuple of strings, or None.")
+    if padding_width is not None and padding_width < 1:
+        raise ValueError("padding_width must be greater than 0.")
+    if padding_width is not None and pad_values is None:
+        raise ValueError("pad_values must be provided if padding_width is set.")
+    if pad_values is None:
+        padding_width = 0
+    elif padding_width is None:
+        padding_width = -1
     widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
     for w in widths:
         if w < 1:
             raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
-    if pad_values is None:
-        left_pad = right_pad = ""
-        padding_width = 0
-    elif isinstance(pad_values, (list, tuple)):
-        if len(pad_values) != 2 or not all(isinstance(p, (str, bytes)) for p in pad_values):
-            raise ValueError("pad_values must be a string, tuple of strings, or None.")
-        left_pad, right_pad = pad_values
-    elif isinstance(pad_values, (str, bytes)):
-        left_pad = right_pad = pad_values
-    else:
-        raise ValueError("pad_values must be a string, tuple of strings, or None.")
-    if padding_width is not None and padding_width < 0 and pad_values is None:
-        raise ValueError("padding_width must be greater than 0.")
-    if padding_width is None:
-        padding_width = -1
-    elif pad_values is not None and padding_width < 1:
-        raise ValueError("padding_width must be greater than 0.")
     from tideflow.ops import array_ops
     from tideflow.ops.concat_ops import concat
     from tideflow.ops.ragged_tensor import RaggedTensor
@@ -1026,31 +1031,30 @@ def unicode_script(input, name=None):
 
 
 def bytes_split(input, name=None):
-    """The single bytes of each string of ``input``: a vector of strings for a scalar, else a
-    RaggedTensor with one row per string."""
-    from tideflow.ops import array_ops, gather_ops
+    """The single bytes of each string of ``input`` (a Tensor or RaggedTensor): a vector of
+    strings for a scalar, else a RaggedTensor one dimension deeper, as TF 1.15's
+    ``string_bytes_split`` builds it (a StringSplit on the empty delimiter)."""
+    from tideflow.ops import array_ops
     from tideflow.ops.ragged_tensor import RaggedTensor
-    from tideflow.ops.range_ops import range as range_
-    from tideflow.ops.string_ops import string_length, substr
 
-    with ops.name_scope(name, "BytesSplit", [input]):
-        input = ops.convert_to_tensor(input, dtype=dtypes.string)
-        if input.get_shape().ndims != 0:
-            from tideflow.ops.concat_ops import concat
-            from tideflow.ops.ragged_ops import row_splits_to_segment_ids
-            from tideflow.ops.reduction_ops import cumsum
-
-            flat = array_ops.reshape(input, [-1])
-            lengths = string_length(flat)  # bytes per string
-            splits = concat([array_ops.zeros([1], dtypes.int32), cumsum(lengths)], 0)
-            ids = row_splits_to_segment_ids(splits)
-            pos = range_(splits[-1]) - gather_ops.gather(splits, ids)
-            chars = substr(gather_ops.gather(flat, ids), pos, pos * 0 + 1)
-            rows = RaggedTensor(chars, _cast_int64(splits), internal=True)
-            return _ragged_rows(input, rows)
-        n = string_length(input)
-        pos = range_(n)
-        return substr(input, pos, pos * 0 + 1)
+    with ops.name_scope(name, "StringsByteSplit", [input]):
+        if not isinstance(input, RaggedTensor):
+            input = ops.convert_to_tensor(input, name="input")
+        if isinstance(input, RaggedTensor):
+            return input.with_flat_values(bytes_split(input.flat_values))
+        rank = input.get_shape().ndims
+        if rank is None:
+            raise ValueError("input must have a statically-known rank.")
+        if rank == 0:
+            return bytes_split(array_ops.stack([input]))[0]
+        if rank == 1:
+            with ops.name_scope(None, "StringSplit") as scope:  # TF's generated wrapper
+                delimiter = ops.convert_to_tensor("", dtype=dtypes.string, name="delimiter")
+                indices, values, shape = ops.apply_op(
+                    "StringSplit", [input, delimiter], {"skip_empty": False}, name=scope).outputs
+            return RaggedTensor.from_value_rowids(values, indices[:, 0], nrows=shape[0],
+                                                  validate=False)
+        return bytes_split(RaggedTensor.from_tensor(input))
 
 
 __all__ = ["bytes_split", "hash64", "lower", "ngrams", "regex_full_match", "siphash24", "split",

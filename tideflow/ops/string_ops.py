@@ -183,6 +183,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support
 def string_join(inputs, separator="", name=None):
     """Joins same-shaped string tensors elementwise (scalars broadcast) with ``separator``."""
     return ops.apply_op("StringJoin", [list(inputs)], {"separator": separator},
@@ -338,9 +339,9 @@ op_registry.declare(
 )
 
 
-@add_dispatch_support(elementwise=1)
 def string_to_number(string_tensor=None, out_type=dtypes.float32, name=None, input=None):
-    """Parses each string as a number of ``out_type`` (float32, float64, int32 or int64)."""
+    """Parses each string as a number of ``out_type`` (float32, float64, int32 or int64); as
+    TF 1.15's v1 function, no ragged dispatch."""
     if input is not None:
         if string_tensor is not None:
             raise ValueError("Cannot specify both 'input' and 'string_tensor'.")
