@@ -152,3 +152,25 @@ def test_failed_static_assert_with_fed_data_is_a_type_error():
         with pytest.raises(tf.errors.InvalidArgumentError) as e:
             tf.assert_equal(1, 2, data=["custom", tf.constant([1.0, 2.0]), 3])
         assert e.value.message == "custom\n[1. 2.]\n3"
+
+
+def test_ensure_shape_messages():
+    # TF 1.15's shape function checks the rank, then merges the wanted shape with the input's
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError) as e:
+            tf.ensure_shape(tf.zeros([2, 4]), [2, 3])
+        assert str(e.value) == (
+            "Dimension 1 in both shapes must be equal, but are 3 and 4. Shapes are [2,3] and "
+            "[2,4]. for 'EnsureShape' (op: 'EnsureShape') with input shapes: [2,4].")
+        with pytest.raises(ValueError) as e:
+            tf.ensure_shape(tf.zeros([4]), [2, 3])
+        assert str(e.value) == ("Shape must be rank 2 but is rank 1 for 'EnsureShape_1' (op: "
+                                "'EnsureShape') with input shapes: [4].")
+        # at run time the kernel names its input as the NodeDef does ("split:1")
+        parts = tf.split(tf.placeholder_with_default(tf.zeros([4, 2]), None), 2)
+        checked = tf.ensure_shape(parts[1], [3, 2])
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(checked)
+            assert e.value.message.startswith(
+                "Shape of tensor split:1 [2,2] is not compatible with expected shape [3,2].")

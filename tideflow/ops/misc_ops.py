@@ -580,7 +580,8 @@ def _ensure_shape_kernel(x, *, shape, ctx):
     want = as_shape(shape)
     if not want.is_compatible_with(x.shape):
         raise errors.InvalidArgumentError(
-            None, None, f"Shape of tensor {ctx.op._inputs[0].op.name} "
+            # the input as TF's NodeDef names it ("split:1"; "x" for output 0)
+            None, None, f"Shape of tensor {ctx.op._inputs[0].name.removesuffix(':0')} "
             f"{_shape_text(list(x.shape))} is not "
             f"compatible with expected shape "
             f"{_shape_text(want.as_list()) if want.ndims is not None else '<unknown>'}.")
@@ -588,10 +589,14 @@ def _ensure_shape_kernel(x, *, shape, ctx):
 
 
 def _ensure_shape_shape(op):
+    from tideflow.ops.concat_ops import _merge_error
+
     have, want = op._inputs[0]._shape, as_shape(op._attrs["shape"])
-    if not have.is_compatible_with(want):
-        raise ValueError(f"Shape of tensor {op._inputs[0].name} {have} is not compatible "
-                         f"with expected shape {want} for EnsureShape {op.name}")
+    if None not in (want.ndims, have.ndims) and want.ndims != have.ndims:
+        raise ValueError(f"Shape must be rank {want.ndims} but is rank {have.ndims}")
+    message = _merge_error(want, have)  # TF merges the wanted shape with the input's
+    if message is not None:
+        raise ValueError(message)
     return [have.merge_with(want)]
 
 
