@@ -118,3 +118,17 @@ def test_mirrored_variable_assign_returns_a_mirrored_value():
             sess.run(b)
             assert sess.run(strategy.experimental_local_results(v)) == (4.0, 4.0)
             assert sess.run(strategy.experimental_local_results(c)) == (9.0, 9.0)
+
+
+def test_set_device_keeps_a_string_as_written():
+    # TF 1.15's Operation._set_device stores a string as given ('/job:z/gpu:0'), a
+    # DeviceSpec as its to_string() ('/device:GPU:2')
+    with tf.Graph().as_default():
+        x = tf.constant(3.0, name="x")
+        x.op._set_device("/job:z/gpu:0")
+        assert x.device == "/job:z/gpu:0"
+        y = tf.constant(3.0, name="y")
+        y.op._set_device(tf.DeviceSpec(device_type="GPU", device_index=2))
+        assert y.device == "/device:GPU:2"
+        assert [n.device for n in tf.get_default_graph().as_graph_def().node] == [
+            "/job:z/gpu:0", "/device:GPU:2"]

@@ -506,7 +506,9 @@ class Operation:
         return f'File "{tb[0]}", line {tb[1]}, in {tb[2]}' if tb else "(unknown location)"
 
     def _set_device(self, device):
-        self._device = device_lib.canonical_name(device)
+        canonical = device_lib.canonical_name(device)  # (validates a string)
+        # as TF's: a string is kept as written ('/gpu:0'), a DeviceSpec as its string
+        self._device = device if isinstance(device, str) else canonical
 
     def get_attr(self, name):
         """The value of attr ``name`` as TF returns it (strings as bytes, tensors as protos)."""
