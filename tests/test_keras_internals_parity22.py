@@ -132,3 +132,18 @@ def test_class_id_metric_cannot_take_per_sample_weights():
         tf.keras.metrics.Precision(class_id=2)(
             (r.rand(6, 4) > 0.6).astype("f"), r.rand(6, 4).astype("f"),
             sample_weight=r.rand(6).astype("f"))
+
+
+def test_layer_losses_list_added_tensors_before_weight_regularizations():
+    class Scaled(tf.keras.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight("w", (3,), regularizer="l1")
+
+        def call(self, x):
+            self.add_loss(tf.reduce_sum(x))
+            return x * self.w
+
+    layer = Scaled()
+    layer(tf.placeholder(tf.float32, [None, 3]))
+    # TF 1.15 keeps weight regularizers as callables, listed after the tensors
+    assert [t.name for t in layer.losses] == ["scaled/Sum:0", "scaled/w/Regularizer/add:0"]

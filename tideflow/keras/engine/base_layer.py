@@ -114,9 +114,13 @@ class _WeightRegularization:
         return self.value
 
 
-def _loss_values(losses):
-    """``losses`` with the weight regularizations made (see _WeightRegularization)."""
-    return [x() if isinstance(x, _WeightRegularization) else x for x in losses]
+def _loss_values(losses, tail=()):
+    """``losses`` with the weight regularizations made (see _WeightRegularization). As TF
+    1.15's (which keeps them apart, as callables), those come last: after the losses added
+    as tensors, then ``tail``."""
+    regs = [x for x in losses if isinstance(x, _WeightRegularization)]
+    return ([x for x in losses if not isinstance(x, _WeightRegularization)] + list(tail)
+            + [x() for x in regs])
 
 
 def _merged(out, batches, dedupe_within=True):
@@ -372,7 +376,7 @@ class Layer:
 
     @property
     def losses(self):
-        return _merged(_loss_values(self._losses) + self._input_losses() + self._call_losses,
+        return _merged(_loss_values(self._losses, self._input_losses() + self._call_losses),
                        (layer.losses for layer in self._sublayers), False)
 
     def _input_losses(self, keys=None):
