@@ -174,3 +174,20 @@ def test_ensure_shape_messages():
                 sess.run(checked)
             assert e.value.message.startswith(
                 "Shape of tensor split:1 [2,2] is not compatible with expected shape [3,2].")
+
+
+def test_float32_subnormals_print_as_signed_zeros(capsys):
+    # TF 1.15's kernels read denormals as zero: tf.print, tf.Print and Assert print a float32
+    # subnormal as 0 (or -0); float64 and half subnormals print as they are
+    import sys
+
+    with tf.Graph().as_default():
+        x = tf.constant([1e-45, -1e-45, 1e-40, -2e-39, 1.2e-38], tf.float32)
+        with tf.Session() as sess:
+            sess.run(tf.print(x, tf.constant([5e-324], tf.float64),
+                              tf.constant([6e-8], tf.float16), output_stream=sys.stdout))
+            assert capsys.readouterr().out == (
+                "[0 -0 0 -0 1.2e-38] [4.94065645841247e-324] [5.96046448e-08]\n")
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(tf.Assert(False, [x]))
+            assert e.value.message.startswith("assertion failed: [0 -0 0...]")

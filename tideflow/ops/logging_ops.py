@@ -5,6 +5,7 @@ nested in brackets by dimension, floats in shortest round-tripping ``%g`` form.
 """
 
 import datetime
+import math
 import os
 import sys
 import threading
@@ -26,6 +27,13 @@ def _format_float(v, bits):
     return s
 
 
+_FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+
+
+def _flushed(v):
+    return math.copysign(0.0, v) if 0.0 < abs(v) < _FLOAT32_TINY else v
+
+
 def _element_formatter(arr):
     kind = arr.dtype.kind
     if arr.dtype == object:
@@ -35,6 +43,10 @@ def _element_formatter(arr):
     if kind in "iu":
         return lambda v: str(int(v))
     if kind == "f":
+        if arr.dtype == np.float32:
+            # TF's CPU threads read denormals as zero: a float32 subnormal, widened to double
+            # to be printed, prints as a signed zero (half and bfloat16 widen bit by bit)
+            return lambda v: _format_float(_flushed(float(v)), 32)
         bits = 64 if arr.dtype == np.float64 else 32
         return lambda v: _format_float(float(v), bits)
     return lambda v: "?"
