@@ -182,6 +182,15 @@ def _raise_as_tf(plan, err):
     raise other from None
 
 
+def _raise_past_deadline(err, deadline):
+    """Raises ``err``, a step's DeadlineExceededError; for a step given a deadline, as TF
+    reports its own wait for the step running out: an error that names no op."""
+    if deadline is None or time.monotonic() < deadline:
+        raise err
+    raise errors.DeadlineExceededError(
+        None, None, "Timed out waiting for notification") from None
+
+
 def _source_error_as_tf(plan, err):
     """The error TF 1.15 reports when a step's source ops fail: TF starts the placeholders
     and variables of a step concurrently, and of several that fail (unfed, uninitialized) it
@@ -681,7 +690,11 @@ class BaseSession:
         if run_metadata is not None:
             run_metadata.Clear()  # TF replaces it with this step's metadata
         if run_metadata is not None and options is not None:
-            values = self._run_traced(plan, tuple(feed_values), deadline, options, run_metadata)
+            try:
+                values = self._run_traced(plan, tuple(feed_values), deadline, options,
+                                          run_metadata)
+            except errors.DeadlineExceededError as err:
+                _raise_past_deadline(err, deadline)
             return handler.builder(
                 _fed_fetches(plan, handler, feed_tensors, feed_values, values, feed_dict))
         step = Step(self, deadline) if (plan.needs_step or deadline) else None
@@ -689,6 +702,8 @@ class BaseSession:
             values = plan.run(tuple(feed_values), step)
         except (errors.FailedPreconditionError, errors.InvalidArgumentError) as err:
             _raise_as_tf(plan, err)
+        except errors.DeadlineExceededError as err:
+            _raise_past_deadline(err, deadline)
         if feed_tensors:
             values = _fed_fetches(plan, handler, feed_tensors, feed_values, values, feed_dict)
         if not feed_dict and options is None and run_metadata is None and (
@@ -864,7 +879,10 @@ class BaseSession:
             vals = tuple(_convert_feed(t, v) for t, v in zip(feed_tensors, args))
             deadline = self._default_deadline()
             step = Step(self, deadline) if (plan.needs_step or deadline) else None
-            out = plan.run(vals, step)
+            try:
+                out = plan.run(vals, step)
+            except errors.DeadlineExceededError as err:
+                _raise_past_deadline(err, deadline)
             if vals:
                 out = _fed_fetches(plan, handler, feed_tensors, vals, out)
             return handler.builder(out)
