@@ -174,3 +174,30 @@ def test_bytes_split_of_ragged_and_dense_tensors():
     assert got[1].to_list() == [[[b"a", b"b"]], [[b"c"], [b"d", b"e"]]]
     assert got[2].to_list() == [[[b"a", b"b"], [b"c"]], [[], [b"d", b"e"]]]
     assert got[3].tolist() == [b"h", b"\xc3", b"\xa9"]
+
+
+def test_tables_made_in_a_dataset_function(tmp_path):
+    # TF 1.15: a table made in a Dataset.map function has its resource (and a vocabulary's
+    # asset_path) in the outer graph, its keys and initializer in the function, which fills it
+    # as it runs; TABLE_INITIALIZERS stays empty (TF 1.15 output)
+    vocab = tmp_path / "v.txt"
+    vocab.write_text("a\nb\nc\n")
+    with tf.Graph().as_default() as g:
+        def parse(line):
+            ids = L.index_table_from_file(str(vocab), num_oov_buckets=1)
+            small = L.HashTable(L.KeyValueTensorInitializer(["x"], [7]), -1)
+            words = tf.string_split([line]).values
+            return ids.lookup(words), small.lookup(words)
+
+        with pytest.warns(UserWarning, match="Creating resources inside a function"):
+            ds = tf.data.Dataset.from_tensor_slices(["a c z", "x b"]).map(parse)
+        it = ds.make_initializable_iterator()
+        nxt = it.get_next()
+        assert tf.get_collection(tf.GraphKeys.TABLE_INITIALIZERS) == []
+        assert sorted(op.name for op in g.get_operations() if op.type == "HashTableV2") == [
+            "hash_table", "string_to_index/hash_table/hash_table"]
+        with tf.Session() as s:
+            s.run([tf.tables_initializer(), it.initializer])
+            first, second = s.run(nxt), s.run(nxt)
+    assert first[0].tolist() == [0, 2, 3] and first[1].tolist() == [-1, -1, -1]
+    assert second[0].tolist() == [3, 1] and second[1].tolist() == [7, -1]

@@ -663,7 +663,8 @@ class HashTable(InitializableLookupTableBase):
         with _lifted():
             default_value = ops.convert_to_tensor(default_value,
                                                   dtype=initializer.value_dtype)
-            with ops.name_scope(name, "hash_table", []) as scope:
+            # the resource in the outermost graph, as TF 1.15's _create_resource
+            with ops.init_scope(), ops.name_scope(name, "hash_table", []) as scope:
                 # a text-file table shares by its file and columns, as TF 1.15's (two tables
                 # read from one vocabulary are one resource)
                 table_ref = ops.apply_op("HashTableV2", [], {
@@ -799,12 +800,22 @@ def _mutable_saveable(table, name):
 
 
 def _lifted():
-    """``init_scope`` while a function body (a ``tf.while_loop`` body, a ``tf.cond`` branch) is
-    being built, else nothing: as TF 1.15, a table made there, its initializer and its keys and
-    values live in the outer graph, so ``tables_initializer`` fills it once."""
+    """``init_scope`` while a control-flow body (a ``tf.while_loop`` body, a ``tf.cond`` branch)
+    is being built, else nothing: as TF 1.15, a table made there, its initializer and its keys
+    and values live in the outer graph, so ``tables_initializer`` fills it once. (In a tf.data
+    function they stay in the function, which fills the table each time it runs.)"""
     g = ops.get_default_graph()
-    root = getattr(g, "_root", None)
-    return ops.init_scope() if root is not None and root is not g else contextlib.nullcontext()
+    return ops.init_scope() if getattr(g, "control_flow_body", False) else \
+        contextlib.nullcontext()
+
+
+def _add_initializer(init_op):
+    """Files ``init_op`` in ``TABLE_INITIALIZERS``; not from a function graph of its own (a
+    tf.data function), whose collections TF 1.15 copies from the outer graph."""
+    g = ops.get_default_graph()
+    if getattr(g, "_root", None) is not None and not getattr(g, "control_flow_body", False):
+        return
+    ops.add_to_collection(ops.GraphKeys.TABLE_INITIALIZERS, init_op)
 
 
 class TableInitializerBase:
@@ -844,7 +855,7 @@ class KeyValueTensorInitializer(TableInitializerBase):
             # TF 1.15 fills the table by importing the entries (LookupTableImportV2)
             init_op = ops.apply_op("LookupTableImportV2",
                                    [table.table_ref, self._keys, self._values])
-        ops.add_to_collection(ops.GraphKeys.TABLE_INITIALIZERS, init_op)
+        _add_initializer(init_op)
         return init_op
 
 
@@ -876,11 +887,11 @@ class TextFileInitializer(TableInitializerBase):
             raise ValueError(f"Invalid vocab_size {vocab_size}.")
         if isinstance(filename, (str, bytes)) and not filename:
             raise ValueError(f"Filename required for {name}.")
-        # as TF 1.15 (its TrackableAsset): the path becomes an "asset_path" constant where the
-        # initializer is made
+        # as TF 1.15 (its TrackableAsset): the path becomes an "asset_path" constant in the
+        # outermost graph
         self._filename_arg = filename
         if not isinstance(filename, ops.Tensor):
-            with _lifted():
+            with ops.init_scope():
                 filename = ops.convert_to_tensor(filename, _dtypes.string, name="asset_path")
         self._filename = filename
         self._key_index = key_index
@@ -912,7 +923,7 @@ class TextFileInitializer(TableInitializerBase):
                 {"key_index": self._key_index, "value_index": self._value_index,
                  "vocab_size": -1 if self._vocab_size is None else self._vocab_size,
                  "delimiter": self._delimiter})
-        ops.add_to_collection(ops.GraphKeys.TABLE_INITIALIZERS, init_op)
+        _add_initializer(init_op)
         if filename.op.type == "Const":
             # a constant vocabulary path is an asset: SavedModel copies the file along
             ops.add_to_collection(ops.GraphKeys.ASSET_FILEPATHS, filename)
