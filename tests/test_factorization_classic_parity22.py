@@ -124,3 +124,64 @@ def test_kmeans_kmc2_init_adds_one_centre_per_run():
                 got.append((bool(sess.run(inited)),
                             [int(np.flatnonzero((pts == r).all(1))[0]) for r in rows]))
     assert got == [(False, [0]), (False, [0, 9]), (True, [0, 9, 2])]
+
+
+# ----------------------------------------------------------------------------- GMM
+
+
+def _gmm_points():
+    rng = np.random.RandomState(7)
+    return np.concatenate([rng.randn(25, 2) * 0.5 + [3, 3],
+                           rng.randn(25, 2) * 0.7 - [3, 1]]).astype(np.float32)
+
+
+def test_gmm_is_a_contrib_learn_estimator_with_tf_eval_results(tmp_path):
+    # TF 1.15: fit (no train); evaluate gives the last batch's per-example scores and the
+    # summed log-likelihood as "loss"; score is the log-sum-exp of the scores
+    pts = _gmm_points()
+
+    def input_fn():
+        return tf.constant(pts), None
+
+    gmm = tf.contrib.factorization.GMM(num_clusters=2, model_dir=str(tmp_path), random_seed=2)
+    assert not hasattr(gmm, "train")
+    assert gmm.fit(input_fn=input_fn, steps=4) is gmm
+    np.testing.assert_allclose(gmm.clusters(), [[3.014540672302246, 2.891737222671509],
+                                                [-2.8561580181121826, -0.9793886542320251]],
+                               rtol=1e-5)
+    assert list(gmm.predict_assignments(input_fn)) == [0] * 25 + [1] * 25
+    ev = gmm.evaluate(input_fn=input_fn, steps=1)
+    assert sorted(ev) == ["global_step", "loss", "scores"]
+    assert np.asarray(ev["scores"]).shape == (50, 1)
+    np.testing.assert_allclose(ev["loss"], 1.6980169, rtol=1e-5)
+    np.testing.assert_allclose(gmm.score(input_fn, steps=1), 1.6980169, rtol=1e-5)
+
+
+def test_gmm_assignments_have_the_batch_static_shape():
+    gmm_ops = tf.contrib.factorization.python.ops.gmm_ops
+    with tf.Graph().as_default():
+        _, _, preds, _, _, _ = gmm_ops.gmm(tf.constant(_gmm_points()), "random", 2, 2)
+        assert preds[0][0].get_shape().as_list() == [50]  # TF 1.15: (50,)
+
+
+def test_contrib_learn_model_loss_metric_and_bare_tensor_metric(tmp_path):
+    # TF 1.15's contrib.learn: a model's own "loss" metric replaces the mean loss, and a bare
+    # tensor is read after the last batch
+    x = np.arange(8, dtype=np.float32).reshape(8, 1)
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [1, 1], initializer=tf.zeros_initializer())
+        pred = tf.matmul(features, w)
+        loss = tf.reduce_mean(tf.square(pred - labels))
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(
+            loss, tf.train.get_global_step())
+        return tf.contrib.learn.ModelFnOps(
+            mode=mode, predictions={"p": pred}, loss=loss, train_op=train,
+            eval_metric_ops={"loss": tf.metrics.mean(loss * 10), "raw": tf.reduce_sum(pred)})
+
+    est = tf.contrib.learn.Estimator(model_fn=model_fn, model_dir=str(tmp_path))
+    est.fit(input_fn=lambda: (tf.constant(x), tf.constant(2 * x + 1)), steps=3)
+    ev = est.evaluate(input_fn=lambda: (tf.constant(x), tf.constant(2 * x + 1)), steps=2)
+    assert sorted(ev) == ["global_step", "loss", "raw"]
+    np.testing.assert_allclose([ev["loss"], ev["raw"]], [66.87981414794922, 44.68309783935547],
+                               rtol=1e-6)

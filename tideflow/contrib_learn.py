@@ -28,6 +28,7 @@ from tideflow.estimator.canned import linear as _linear
 from tideflow.feature_column import feature_column as _fc
 from tideflow.framework import ops as _ops
 from tideflow.ops import constant_op as _constant_op
+from tideflow.ops import control_flow_ops as _control_flow_ops
 from tideflow.ops import losses_impl as _losses_impl
 from tideflow.ops import nn_impl as _nn_impl
 from tideflow.train import basic_hooks as _basic_hooks
@@ -38,6 +39,11 @@ _MEAN = _losses_impl.Reduction.SUM_OVER_BATCH_SIZE
 
 # The key under which a bare feature array travels (TF's contrib feature columns name it "")
 _BARE = ""
+
+
+# the core Estimator reserves "loss" for its mean loss: a model's own loss metric travels
+# under this key and is renamed in evaluate's result
+_OWN_LOSS_KEY = "_contrib_learn_loss"
 
 
 class ModeKeys:
@@ -430,7 +436,13 @@ class Estimator:
         else:
             raise ValueError("model_fn must return a ModelFnOps or a (predictions, loss, "
                              f"train_op) tuple, got {type(out).__name__}")
-        metrics = dict(ops.eval_metric_ops or {})
+        metrics = {}
+        for name, metric in (ops.eval_metric_ops or {}).items():
+            # TF's contrib.learn: a bare tensor is a value read after the last batch, and a
+            # model's own "loss" replaces the mean loss
+            if isinstance(metric, _ops.Tensor):
+                metric = (metric, _control_flow_ops.no_op())
+            metrics[_OWN_LOSS_KEY if name == "loss" else name] = metric
         if mode == ModeKeys.EVAL and self._eval_metrics:
             metrics.update(self._metric_ops(features, labels, ops.predictions))
         return _est.EstimatorSpec(
@@ -508,6 +520,8 @@ class Estimator:
                                          checkpoint_path=checkpoint_path, name=name)
         finally:
             self._eval_metrics = None
+        if _OWN_LOSS_KEY in result:
+            result["loss"] = result.pop(_OWN_LOSS_KEY)
         return self._eval_result(result, metrics)
 
     def _eval_result(self, result, metrics=None):

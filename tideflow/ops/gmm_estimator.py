@@ -1,11 +1,13 @@
-"""``tf.contrib.factorization.GMM`` (TF 1.15): an Estimator around :func:`gmm_ops.gmm`. Each
-``train`` step is one EM iteration over the batch ``input_fn`` gives (after an init hook has
-chosen the means); ``predict`` gives ``assignments`` and ``all_scores`` (per-example
-log-likelihoods), ``score`` sums the log-likelihood op over the evaluated batches."""
+"""``tf.contrib.factorization.GMM`` (TF 1.15): a ``tf.contrib.learn`` Estimator around
+:func:`gmm_ops.gmm`. Each ``fit`` step is one EM iteration over the batch ``input_fn`` gives
+(after an init hook has chosen the means); ``predict`` gives ``assignments``; ``evaluate`` gives
+``scores`` (the last batch's per-example log-likelihoods) and ``loss`` (the log-likelihood op
+summed over the batches), and ``score`` the log-sum-exp of ``scores``."""
 
 import numpy as np
 
 import tideflow as tf
+from tideflow import contrib_learn
 from tideflow.ops import gmm_ops
 from tideflow.ops.kmeans_estimator import _InitializeClustersHook
 
@@ -17,14 +19,14 @@ def _streaming_sum(scalar_tensor):
     return total.value(), tf.assign_add(total, scalar_tensor)
 
 
-class GMM(tf.estimator.Estimator):
+class GMM(contrib_learn.Estimator):
     """An Estimator for Gaussian mixture clustering (``input_fn`` returns the points, or a
-    dict of columns concatenated in key order, with no labels)."""
+    dict of columns concatenated in key order, and no labels)."""
 
     SCORES = "scores"
     LOG_LIKELIHOOD = "loss"
     ASSIGNMENTS = "assignments"
-    ALL_SCORES = "all_scores"
+    _feeds_arrays = False
 
     def __init__(self, num_clusters, model_dir=None, random_seed=0, params="wmc",
                  initial_clusters="random", covariance_type=gmm_ops.FULL_COVARIANCE,
@@ -32,21 +34,21 @@ class GMM(tf.estimator.Estimator):
         if covariance_type not in (gmm_ops.FULL_COVARIANCE, gmm_ops.DIAG_COVARIANCE):
             raise ValueError(f"GMM: invalid covariance type {covariance_type!r}")
         self._num_clusters = num_clusters
-        self._gmm_params = params  # Estimator keeps its own _params
+        self._gmm_params = params  # the Estimator keeps its own params
         self._training_initial_clusters = initial_clusters
         self._covariance_type = covariance_type
         self._random_seed = random_seed
         super().__init__(model_fn=self._model_builder(), model_dir=model_dir, config=config)
 
-    def predict_assignments(self, input_fn):
+    def predict_assignments(self, input_fn=None, batch_size=None, outputs=None):
         """Yields each point's most probable component."""
-        for result in self.predict(input_fn=input_fn, predict_keys=[self.ASSIGNMENTS]):
+        for result in self.predict(input_fn=input_fn, batch_size=batch_size, outputs=outputs):
             yield result[self.ASSIGNMENTS]
 
-    def score(self, input_fn, steps=None):
-        """The log-likelihood op summed over the evaluated batches (TF's definition: the
-        log-sum-exp of the per-example log-likelihoods of each batch)."""
-        return np.sum(self.evaluate(input_fn=input_fn, steps=steps)[self.SCORES])
+    def score(self, input_fn=None, batch_size=None, steps=None):
+        """The total log-likelihood: log-sum-exp of the evaluated per-example ``scores``."""
+        results = self.evaluate(input_fn=input_fn, batch_size=batch_size, steps=steps)
+        return np.log(np.sum(np.exp(results[self.SCORES])))
 
     def weights(self):
         """The mixture weights from the latest checkpoint."""
@@ -68,19 +70,17 @@ class GMM(tf.estimator.Estimator):
 
     def _model_builder(self):
         def _model_fn(features, labels, mode, config):
-            if labels is not None:
-                raise ValueError("GMM: input_fn must not return labels")
+            assert labels is None, labels
             (loss, scores, predictions, training_op, init_op, is_initialized) = gmm_ops.gmm(
                 self._parse_tensor_or_dict(features), self._training_initial_clusters,
                 self._num_clusters, self._random_seed, self._covariance_type, self._gmm_params)
             incr_step = tf.assign_add(tf.train.get_global_step(), 1)
             with tf.control_dependencies([training_op, incr_step]):
                 training_op = tf.identity(loss)
-            return tf.estimator.EstimatorSpec(
-                mode=mode,
-                predictions={self.ALL_SCORES: scores[0],
-                             self.ASSIGNMENTS: predictions[0][0]},
-                eval_metric_ops={self.SCORES: _streaming_sum(loss)},
+            return contrib_learn.ModelFnOps(
+                mode=mode, predictions={self.ASSIGNMENTS: predictions[0][0]},
+                eval_metric_ops={self.SCORES: scores,
+                                 self.LOG_LIKELIHOOD: _streaming_sum(loss)},
                 loss=loss, train_op=training_op,
                 training_hooks=[_InitializeClustersHook(init_op, is_initialized,
                                                         config.is_chief)])

@@ -140,11 +140,14 @@ class GmmAlgorithm:
         self._points_in_k = [None] * n
         self._w_mul_x, self._w_mul_x2 = [], []
         for i, shard in enumerate(data):
+            num_examples = tf.shape(shard)[0]
             shard = tf.expand_dims(tf.cast(shard, tf.float32), 0)
             self._define_log_prob_operation(i, shard)
             self._prior_probs[i] = tf.reduce_logsumexp(self._probs[i], axis=1, keepdims=True)
             # membership weights w_ik = alpha_k f_k(x_i) / sum_m alpha_m f_m(x_i)
-            self._w[i] = tf.exp(self._probs[i] - self._prior_probs[i])
+            # reshaped as TF's, so a batch of known size gives weights of known shape
+            self._w[i] = tf.reshape(tf.exp(self._probs[i] - self._prior_probs[i]),
+                                    tf.stack([num_examples, self._num_classes]))
             self._define_partial_maximization_operation(i, shard)
         self._define_maximization_operation(n)
         self._log_likelihood_op = tf.reduce_logsumexp(
