@@ -106,3 +106,38 @@ def test_conv_lstm2d_without_dropout_leaves_the_learning_phase_to_later_layers()
                            r"3 from 2 for 'c5/convolution' \(op: 'Conv2D'\)"):
             L.ConvLSTM2D(3, 3, name="c5", data_format="channels_first")(
                 L.Input(shape=(4, 10, 10, 2)))
+
+
+def test_keras_conv3d_transpose_builds_tf_output_shape_ops():
+    # TF 1.15's Conv3DTranspose slices batch, depth, height and width from the input's
+    # dynamic shape and multiplies them by the strides (45 ops with its weights, printed by TF 1.15), so a
+    # seeded layer after it gets TF's weights
+    L = tf.keras.layers
+    with tf.Graph().as_default() as g:
+        inp = L.Input(shape=(6, 5, 3, 4))
+        n = g._last_id
+        out = L.Conv3DTranspose(2, 3, strides=2, padding="same", name="c3dt")(inp)
+        assert g._last_id - n == 45
+        assert out.get_shape().as_list() == [None, 12, 10, 6, 2]
+        names = [op.name for op in g.get_operations()]
+        assert names.index("c3dt/strided_slice_3") < names.index("c3dt/mul_2") < \
+            names.index("c3dt/stack") < names.index("c3dt/conv3d_transpose")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            y = sess.run(out, {inp: np.ones([1, 6, 5, 3, 4], np.float32)})
+        assert y.shape == (1, 12, 10, 6, 2)
+
+
+def test_input_layer_shapes_are_lists_of_one():
+    # TF 1.15: an InputLayer's node holds its placeholder in a list
+    L = tf.keras.layers
+    with tf.Graph().as_default():
+        inp = L.Input(shape=(6, 8), name="x")
+        m = tf.keras.models.Model(inp, L.Dense(2)(inp))
+        layer = m.layers[0]
+        assert layer.output_shape == [(None, 6, 8)]
+        assert layer.input_shape == [(None, 6, 8)]
+        assert layer.get_output_shape_at(0) == (None, 6, 8)
+        assert layer.get_input_shape_at(0) == (None, 6, 8)
+        assert (m.input_shape, m.output_shape) == ((None, 6, 8), (None, 6, 2))
+        assert L.InputLayer(input_shape=(4,)).output_shape == [(None, 4)]

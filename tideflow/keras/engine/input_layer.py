@@ -14,8 +14,6 @@ class InputLayer(Layer):
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments: {list(kwargs)}")
-        if sparse:
-            raise NotImplementedError("InputLayer(sparse=True) is not supported.")
         if ragged:
             raise NotImplementedError("InputLayer(ragged=True) is not supported.")
         if input_shape is not None and batch_input_shape is not None:
@@ -37,7 +35,9 @@ class InputLayer(Layer):
                 batch_input_shape = (batch_size,) + tuple(input_shape)
             batch_input_shape = tuple(batch_input_shape)
             with ops.name_scope(""):
-                input_tensor = K.placeholder(shape=batch_input_shape, dtype=dtype, name=self.name)
+                # (sparse: TF 1.x's SparseTensor placeholder, its indices, values and shape)
+                input_tensor = K.placeholder(shape=batch_input_shape, dtype=dtype, name=self.name,
+                                             sparse=sparse)
             self.is_placeholder = True
         else:
             if not isinstance(input_tensor, ops.Tensor):
@@ -61,8 +61,17 @@ class InputLayer(Layer):
     def input_shape(self):
         return self.output_shape
 
+    @property
+    def output_shape(self):
+        # TF 1.15's node holds the placeholder in a list: the layer's shape is a list of one
+        # (``get_output_shape_at`` unwraps it)
+        return [super().output_shape]
+
     def get_input_at(self, node_index):
         return self.get_output_at(node_index)
+
+    def get_input_shape_at(self, node_index):
+        return self.get_output_shape_at(node_index)
 
     def get_config(self):
         return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,

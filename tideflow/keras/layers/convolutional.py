@@ -285,7 +285,7 @@ class _ConvTranspose:
         shape = tf.shape(x)
         static = x.get_shape().as_list()
         op = self.output_padding or (None,) * self.rank
-        if self.rank == 2 and self.dilation_rate == (1, 1):
+        if self.rank == 3 or (self.rank == 2 and self.dilation_rate == (1, 1)):
             return self._convolve_as_tf(x, shape, static, op)
         sizes = [deconv_output_length(static[i + 1] if static[i + 1] is not None
                                       else shape[i + 1], self.kernel_size[i], self.padding,
@@ -299,18 +299,19 @@ class _ConvTranspose:
 
     def _convolve_as_tf(self, x, shape, static, op):
         # TF 1.15's ops in its order: the batch and spatial sizes sliced from the input's
-        # dynamic shape, the output sizes computed from them, their stack (and the batch
-        # size sliced again from it, as backend.conv2d_transpose does)
-        batch, sizes = shape[0], [shape[1], shape[2]]
+        # dynamic shape, the output sizes computed from them, their stack (and, in 2-D, the
+        # batch size sliced again from it, as backend.conv2d_transpose does)
+        batch, sizes = shape[0], [shape[i + 1] for i in range(self.rank)]
         out_sizes = [_deconv_length(d, k, self.padding, p, s) for d, k, p, s in
                      zip(sizes, self.kernel_size, op, self.strides)]
         output_shape = tf.stack([batch] + out_sizes + [self.filters])
-        output_shape[0]  # (TF's backend reads it: its op is counted)
+        if self.rank == 2:
+            output_shape[0]  # (TF's backend reads it: its op is counted)
         out = self._transpose_op(x, self.kernel, output_shape,
                                  strides=(1,) + self.strides + (1,),
                                  padding=self.padding.upper())
         space = [deconv_output_length(d, k, self.padding, s, p) for d, k, s, p in zip(
-            static[1:3], self.kernel_size, self.strides, op)]
+            static[1:1 + self.rank], self.kernel_size, self.strides, op)]
         out.set_shape([static[0]] + space + [self.filters])
         return out
 
