@@ -66,6 +66,12 @@ def _statements(plan):
     return out
 
 
+def _after(op, failed):
+    """Whether ``op`` takes an input or a control input from a ``failed`` op."""
+    return (any(t._op in failed for t in op._inputs)
+            or any(c in failed for c in op._control_inputs))
+
+
 def run_rest(plan, exc):
     """After ``exc`` ended a step of ``plan`` (a straight-line plan, on one device), runs the
     later statements that neither depend on the failed op nor wait on another op. Errors they
@@ -90,8 +96,7 @@ def run_rest(plan, exc):
         return
     # everything downstream of the failed ops, in the plan's (topological) order
     for op in plan.ops:
-        if op not in failed and (any(t._op in failed for t in op._inputs)
-                                 or any(c in failed for c in op._control_inputs)):
+        if op not in failed and _after(op, failed):
             failed.add(op)
     # one namespace (globals and locals alike), so comprehensions in a statement see it all
     names = dict(frame.f_globals)
@@ -101,7 +106,10 @@ def run_rest(plan, exc):
             head = block[0].strip()
             if head.startswith(("del ", "return ")) or head == "pass":
                 continue
-            if not ops or any(op in failed or op._type in _CANCELLED for op in ops):
+            # (an op whose input a graph pass replaced is known to fail only when its statement
+            # finds the value missing: what follows it by a control edge must not run either)
+            if not ops or any(op in failed or op._type in _CANCELLED or _after(op, failed)
+                              for op in ops):
                 failed.update(ops)
                 continue
             try:
