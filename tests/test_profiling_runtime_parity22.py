@@ -177,3 +177,32 @@ def test_a_step_past_its_deadline_names_no_op():
                     attempt()
                 assert str(info.value) == "Timed out waiting for notification"
                 assert info.value.op is None
+
+
+def test_run_options_thread_pool_must_be_the_sessions():
+    # TF 1.15: RunOptions.inter_op_thread_pool is -1 or the index of one of the session's
+    # pools (one by default); another raises "Invalid inter_op_thread_pool: N" before any op
+    # runs (an initializer so refused leaves its variable uninitialized)
+    g = tf.Graph()
+    with g.as_default():
+        y = tf.constant(2.0) * 3
+        v = tf.Variable(1.0)
+        with tf.Session() as sess:
+            for pool in (-1, 0):
+                assert sess.run(y, options=tf.RunOptions(inter_op_thread_pool=pool)) == 6.0
+            for pool in (-2, 1):
+                with pytest.raises(errors.InvalidArgumentError,
+                                   match=f"^Invalid inter_op_thread_pool: {pool}$"):
+                    sess.run(y, options=tf.RunOptions(inter_op_thread_pool=pool))
+            with pytest.raises(errors.InvalidArgumentError):
+                sess.run(v.initializer, options=tf.RunOptions(inter_op_thread_pool=1))
+            with pytest.raises(errors.FailedPreconditionError):
+                sess.run(v)
+        config = tf.ConfigProto()
+        config.session_inter_op_thread_pool.add(num_threads=1)
+        config.session_inter_op_thread_pool.add(num_threads=2)
+        with tf.Session(config=config) as sess:
+            assert sess.run(y, options=tf.RunOptions(inter_op_thread_pool=1)) == 6.0
+            with pytest.raises(errors.InvalidArgumentError,
+                               match="^Invalid inter_op_thread_pool: 2$"):
+                sess.run(y, options=tf.RunOptions(inter_op_thread_pool=2))

@@ -182,6 +182,14 @@ def _raise_as_tf(plan, err):
     raise other from None
 
 
+def _check_thread_pool(pool, config):
+    """TF's check of ``RunOptions.inter_op_thread_pool``: -1 (the caller's thread) or the index
+    of one of the session's pools (one unless ``session_inter_op_thread_pool`` lists more)."""
+    count = len(getattr(config, "session_inter_op_thread_pool", ())) or 1
+    if not -1 <= pool < count:
+        raise errors.InvalidArgumentError(None, None, f"Invalid inter_op_thread_pool: {pool}")
+
+
 def _raise_past_deadline(err, deadline):
     """Raises ``err``, a step's DeadlineExceededError; for a step given a deadline, as TF
     reports its own wait for the step running out: an error that names no op."""
@@ -684,6 +692,8 @@ class BaseSession:
                 self._handlers[handler_key] = handler
 
         plan = self._get_plan(handler, feed_tensors)
+        if options is not None and getattr(options, "inter_op_thread_pool", 0):
+            _check_thread_pool(options.inter_op_thread_pool, self._config)
         timeout = getattr(options, "timeout_in_ms", 0) if options is not None else 0
         deadline = (time.monotonic() + timeout / 1000.0) if timeout and timeout > 0 else (
             self._default_deadline())
