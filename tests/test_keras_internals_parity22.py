@@ -147,3 +147,24 @@ def test_layer_losses_list_added_tensors_before_weight_regularizations():
     layer(tf.placeholder(tf.float32, [None, 3]))
     # TF 1.15 keeps weight regularizers as callables, listed after the tensors
     assert [t.name for t in layer.losses] == ["scaled/Sum:0", "scaled/w/Regularizer/add:0"]
+
+
+def test_sparse_input_feeds_dense_through_a_sparse_matmul():
+    # TF 1.15: Input(sparse=True) is a SparseTensor placeholder; of unknown width, Dense
+    # cannot be built on it; of a known batch shape, Dense multiplies it sparsely
+    inp = tf.keras.Input(shape=(5,), sparse=True)
+    assert isinstance(inp, tf.SparseTensor) and inp.get_shape().as_list() == [None, None]
+    assert inp.indices.name == "input_1/indices:0" and tf.keras.backend.is_sparse(inp)
+    with pytest.raises(ValueError, match="last dimension of the inputs to `Dense`"):
+        tf.keras.layers.Dense(3)(inp)
+    sp = tf.keras.Input(batch_shape=(2, 5), sparse=True, name="sp")
+    out = tf.keras.layers.Dense(3, kernel_initializer="ones", activation="relu")(sp)
+    assert out.name == "dense_1/Relu:0" and out.get_shape().as_list() == [2, 3]
+    model = tf.keras.Model(sp, out)
+    assert model.input_shape == (2, 5) and model.layers[0].get_config()["sparse"] is True
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert "dense_1/SparseTensorDenseMatMul/SparseTensorDenseMatMul" in names
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got = s.run(out, {sp.indices: [[0, 1], [1, 3], [1, 4]], sp.values: [1.0, 2.0, 3.0]})
+    np.testing.assert_array_equal(got, [[1, 1, 1], [5, 5, 5]])

@@ -44,7 +44,7 @@ def _to_tensor(x):
 
 
 def _shape_of(x):
-    return x.get_shape() if isinstance(x, ops.Tensor) else None
+    return x.get_shape() if isinstance(x, (ops.Tensor, tf.SparseTensor)) else None
 
 
 def _shape_tuple(shape):
@@ -834,7 +834,7 @@ class Layer:
         self._inbound_nodes.append(node)
         history = K._state().history
         for i, t in enumerate(node.output_tensors):
-            if isinstance(t, ops.Tensor) or is_registered_symbolic(t):
+            if isinstance(t, (ops.Tensor, tf.SparseTensor)) or is_registered_symbolic(t):
                 history[t] = (self, index, i)
         return node
 

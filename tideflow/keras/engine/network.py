@@ -8,6 +8,7 @@ import numpy as np
 
 from tideflow.framework import ops
 from tideflow.framework.nest import pack_sequence_as
+from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.keras import backend as K
 from tideflow.keras._utils import is_registered_symbolic
 from tideflow.keras.engine import op_layer
@@ -18,6 +19,8 @@ from tideflow.keras.engine.input_layer import InputLayer
 def _history(t):
     if isinstance(t, ops.Tensor):
         return K._state(t.graph).history.get(t)
+    if isinstance(t, SparseTensor):  # (an Input(sparse=True)'s)
+        return K._state(t.indices.graph).history.get(t)
     if is_registered_symbolic(t):  # (a registered symbolic value: the current graph's)
         return K._state().history.get(t)
     return None
@@ -239,7 +242,7 @@ class Network(Layer):
         return nodes, _keras_order(layers, nodes, first_seen)
 
     def _as_input(self, t):
-        if not isinstance(t, ops.Tensor):
+        if not isinstance(t, (ops.Tensor, SparseTensor)):
             raise ValueError(f"Input tensors to a Model must come from `tf.keras.Input`. "  # noqa: TRY004
                              f"Received: {t} (missing previous layer metadata).")
         h = _history(t)

@@ -110,6 +110,8 @@ class Dense(Layer):
         if rank is not None and rank > 2:
             outputs = tf.tensordot(inputs, self.kernel, [[rank - 1], [0]])
             outputs.set_shape(inputs.get_shape().as_list()[:-1] + [self.units])
+        elif isinstance(inputs, tf.SparseTensor):  # (TF 1.15: an Input(sparse=True)'s)
+            outputs = tf.sparse.sparse_dense_matmul(inputs, self.kernel)
         else:
             outputs = tf.matmul(inputs, self.kernel)
         if self.use_bias:
