@@ -29,3 +29,21 @@ def test_mean_of_a_batch_size_skips_its_count_on_the_step_that_runs_out():
         with pytest.raises(tf.errors.OutOfRangeError):
             sess.run(step)
         assert sess.run(mean) == 6.0
+
+
+def _xy_input(x, y, batch):
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(batch)
+    return input_fn
+
+
+def test_wide_and_deep_without_hidden_units_fails_when_the_model_is_built(tmp_path):
+    # TF 1.15 constructs the estimator and raises only in train (its model_fn), in these words
+    num = tf.feature_column.numeric_column("x", shape=[2])
+    est = tf.estimator.DNNLinearCombinedClassifier(model_dir=str(tmp_path),
+                                                   dnn_feature_columns=[num])
+    x = np.ones((4, 2), np.float32)
+    with pytest.raises(ValueError) as e:
+        est.train(_xy_input(x, np.zeros(4, np.int64), 2), steps=1)
+    assert str(e.value) == ("dnn_hidden_units must be defined when dnn_feature_columns is "
+                            "specified.")

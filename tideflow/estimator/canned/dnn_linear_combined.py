@@ -27,6 +27,10 @@ def _combined_model_fn(features, labels, mode, head, linear_feature_columns,
     partitioner, input_layer_partitioner = dnn_lib.default_partitioners(
         config, input_layer_partitioner)
     if dnn_feature_columns:
+        if not dnn_hidden_units:
+            # (TF 1.15 asks only when the model is built)
+            raise ValueError("dnn_hidden_units must be defined when dnn_feature_columns is "
+                             "specified.")
         parts.append(dnn_lib.dnn_logits(features, mode, dnn_hidden_units,
                                         head.logits_dimension, dnn_feature_columns,
                                         dnn_activation_fn, dnn_dropout, batch_norm,
@@ -71,9 +75,6 @@ class _Combined(Estimator):
         if not linear_feature_columns and not dnn_feature_columns:
             raise ValueError("Either linear_feature_columns or dnn_feature_columns must be "
                              "defined.")
-        if dnn_feature_columns and not dnn_hidden_units:
-            raise ValueError("dnn_hidden_units must be defined when dnn_feature_columns is "
-                             f"specified. dnn_feature_columns: {dnn_feature_columns}")
 
         def model_fn(features, labels, mode, config):
             return _combined_model_fn(features, labels, mode, head, linear_feature_columns,
