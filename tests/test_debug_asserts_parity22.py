@@ -191,3 +191,19 @@ def test_float32_subnormals_print_as_signed_zeros(capsys):
             with pytest.raises(tf.errors.InvalidArgumentError) as e:
                 sess.run(tf.Assert(False, [x]))
             assert e.value.message.startswith("assertion failed: [0 -0 0...]")
+
+
+def test_unconvertible_data_of_a_type_list_input():
+    # TF 1.15's op_def_library: a list(type) argument that fails to convert names each
+    # value's type and the values
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        with pytest.raises(TypeError) as e:
+            tf.Print(x, [x, "s", {"a": 1}])
+        assert str(e.value) == (
+            "Tensors in list passed to 'data' of 'Print' Op have types [float32, string, "
+            "<NOT CONVERTIBLE TO TENSOR>] that are invalid. Tensors: [<tf.Tensor 'Const:0' "
+            "shape=(2,) dtype=float32>, 's', {'a': 1}]")
+        with pytest.raises(TypeError, match=r"'input' of 'IdentityN' Op have types \[float32, "
+                           r"<NOT CONVERTIBLE TO TENSOR>\] that are invalid"):
+            tf.identity_n([x, None])

@@ -2021,6 +2021,8 @@ def _list_types_error(op_type, arg, values, earlier):
             observed.append("<NOT CONVERTIBLE TO TENSOR>")
     prefix = (f"Tensors in list passed to '{arg.name}' of '{op_type}' Op have types "
               f"[{', '.join(observed)}]")
+    if arg.type_list_attr is not None:
+        return TypeError(f"{prefix} that are invalid. Tensors: {values}")
     if arg.fixed_type:
         return TypeError(f"{prefix} that do not match expected type {arg.fixed_type.name}.")
     if earlier is not None:
@@ -2098,8 +2100,11 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
                     ts = [_convert_input(op_type, arg, v, dtypes.as_dtype(d), name, i)
                           for i, (v, d) in enumerate(zip(value, want))]
                 else:
-                    ts = [_convert_input(op_type, arg, v, None, name, i)
-                          for i, v in enumerate(value)]
+                    try:
+                        ts = [_convert_input(op_type, arg, v, None, name, i)
+                              for i, v in enumerate(value)]
+                    except (TypeError, ValueError):
+                        raise _list_types_error(op_type, arg, value, None) from None
                     spec = op_def.attrs[arg.type_list_attr]
                     for t in ts:  # as TF, each inferred type checked, naming the input
                         if spec.allowed is not None and t._dtype.base_dtype not in spec.allowed:
