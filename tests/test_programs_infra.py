@@ -408,7 +408,7 @@ def test_python_client_device_lib_and_timeline_modules():
     devices = device_lib.list_local_devices()
     names = [d.name for d in devices]
     assert "/device:CPU:0" in names
-    assert all(d.incarnation and d.device_type in ("CPU", "GPU") for d in devices)
+    assert all(d.incarnation and d.device_type in ("CPU", "XLA_CPU", "GPU") for d in devices)
     gpus = [d.name for d in devices if d.device_type == "GPU"]
     assert len(gpus) == len(tf.config.list_physical_devices("GPU"))
     x = tf.constant(2.0) * 3.0

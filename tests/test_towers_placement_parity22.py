@@ -2,6 +2,7 @@
 colocation, replica_device_setter, tf.distribute) checked against what TF 1.15 printed."""
 
 import numpy as np
+import pytest
 
 import tideflow as tf
 
@@ -132,3 +133,35 @@ def test_set_device_keeps_a_string_as_written():
         assert y.device == "/device:GPU:2"
         assert [n.device for n in tf.get_default_graph().as_graph_def().node] == [
             "/job:z/gpu:0", "/device:GPU:2"]
+
+
+_XLA = "/job:localhost/replica:0/task:0/device:XLA_CPU:0"
+
+
+def test_the_xla_cpu_device_is_listed_as_tf_lists_it(capsys):
+    # TF 1.15's CPU build registers one XLA_CPU device beside the CPUs: sessions, device_lib
+    # and tf.config list it, log_device_placement maps it, placement errors name it
+    from tideflow.python.client import device_lib
+
+    cfg = tf.ConfigProto(device_count={"CPU": 2}, log_device_placement=True)
+    with tf.Graph().as_default(), tf.Session(config=cfg) as sess:
+        assert capsys.readouterr().out == (
+            f"Device mapping:\n{_XLA} -> device: XLA_CPU device\n")
+        devs = sess.list_devices()
+        assert [d.name for d in devs][1:] == [
+            "/job:localhost/replica:0/task:0/device:CPU:1", _XLA]
+        assert (devs[2].device_type, devs[2].memory_limit_bytes) == ("XLA_CPU", 17179869184)
+    local = device_lib.list_local_devices()
+    assert [(d.name, d.device_type, d.physical_device_desc) for d in local] == [
+        ("/device:CPU:0", "CPU", ""), ("/device:XLA_CPU:0", "XLA_CPU", "device: XLA_CPU device")]
+    assert [d.name for d in tf.config.experimental.list_physical_devices()] == [
+        "/physical_device:CPU:0", "/physical_device:XLA_CPU:0"]
+    assert [d.name for d in tf.config.experimental.list_logical_devices("XLA_CPU")] == [_XLA]
+    with tf.Graph().as_default():
+        with tf.device("/cpu:5"):
+            s = tf.reduce_sum(tf.constant([1.0, 2.0]), name="s")
+        with tf.Session() as sess, pytest.raises(
+                tf.errors.InvalidArgumentError,
+                match=r"available devices are \[ /job:localhost/replica:0/task:0/device:CPU:0, "
+                      r"/job:localhost/replica:0/task:0/device:XLA_CPU:0 \]"):
+            sess.run(s)

@@ -41,7 +41,9 @@ _state = {
 def _physical():
     from tideflow.kernels.device import gpu_info
 
-    devs = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
+    # (the XLA_CPU device TF 1.15's CPU build registers beside the CPU is listed too)
+    devs = [PhysicalDevice("/physical_device:CPU:0", "CPU"),
+            PhysicalDevice("/physical_device:XLA_CPU:0", "XLA_CPU")]
     _, gpus = gpu_info()
     devs += [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU") for i in range(len(gpus))]
     return devs
@@ -77,7 +79,10 @@ def list_logical_devices(device_type=None):
     physical device split into logical ones lists each)."""
     out = []
     counts = {}
-    for d in get_visible_devices(device_type):
+    visible = get_visible_devices(device_type)
+    # (as TF 1.15's: visibility hides GPUs, never the XLA_CPU device)
+    for d in [d for d in list_physical_devices(device_type)
+              if d in visible or d.device_type == "XLA_CPU"]:
         split = _state["logical_config"].get(d)
         for _ in range(len(split) if split else 1):
             i = counts.get(d.device_type, 0)

@@ -224,7 +224,8 @@ def test_token_is_checked_before_taking_the_direct_path(monkeypatch):
             with pytest.raises(errors.UnauthenticatedError, match=why):
                 stub.call("ListDevices", grpc_session.master_pb2.ListDevicesRequest(), 10.0)
         resp = ok.call("ListDevices", grpc_session.master_pb2.ListDevicesRequest(), 10.0)
-        assert [d.name for d in resp.local_device] == ["/job:local/replica:0/task:0/device:CPU:0"]
+        assert [d.name for d in resp.local_device] == ["/job:local/replica:0/task:0/device:CPU:0",
+                                                       "/job:local/replica:0/task:0/device:XLA_CPU:0"]
         for s in (ok, wrong, none):
             s.close()
     finally:

@@ -17,9 +17,11 @@ def test_device_count_gives_cpu_devices():
     cfg = tf.ConfigProto(device_count={"CPU": 3})
     with tf.Graph().as_default(), tf.Session(config=cfg) as s:
         devs = s.list_devices()
-        assert [d.name for d in devs] == [CPU + "0", CPU + "1", CPU + "2"]
-        assert {d.device_type for d in devs} == {"CPU"}
-        assert all(d.memory_limit_bytes == 268435456 for d in devs)
+        # as TF 1.15: the CPUs, then the one XLA_CPU device its CPU build registers
+        assert [d.name for d in devs] == [CPU + "0", CPU + "1", CPU + "2",
+                                          "/job:localhost/replica:0/task:0/device:XLA_CPU:0"]
+        assert [d.device_type for d in devs] == ["CPU"] * 3 + ["XLA_CPU"]
+        assert [d.memory_limit_bytes for d in devs] == [268435456] * 3 + [17179869184]
 
 
 def test_no_gpu_device_without_cupy_devices():
@@ -36,7 +38,7 @@ def test_no_gpu_device_without_cupy_devices():
 def test_device_count_gpu_zero_hides_gpus():
     cfg = tf.ConfigProto(device_count={"CPU": 1, "GPU": 0})
     with tf.Graph().as_default(), tf.Session(config=cfg) as s:
-        assert [d.device_type for d in s.list_devices()] == ["CPU"]
+        assert [d.device_type for d in s.list_devices()] == ["CPU", "XLA_CPU"]
 
 
 def test_kernels_per_device_type():

@@ -753,13 +753,15 @@ class Master:
         else:
             devices = self.discover((), STATUS_TIMEOUT_S * 3)
         resp = master_pb2.ListDevicesResponse()
+        from tideflow.kernels.device import listed_devices
         from tideflow.protos import device_attributes_pb2
 
-        for d in devices:
+        local = "/job:{}/replica:0/task:{}/".format(*self.local_task)
+        for d in listed_devices(list(devices)):  # (each task's XLA_CPU too, as TF's)
             a = device_attributes_pb2.DeviceAttributes(
                 name=d.name, device_type=d.device_type, memory_limit=d.memory_limit,
                 incarnation=d.incarnation, physical_device_desc=d.description)
-            if (d.job, d.task) == self.local_task:
+            if d.name.startswith(local):
                 resp.local_device.append(a)
             else:
                 resp.remote_device.append(a)

@@ -146,6 +146,28 @@ def gpu_info():
 CPU_MEMORY_LIMIT = 268435456  # what TF reports for a CPU device
 
 
+XLA_CPU_MEMORY_LIMIT = 17179869184  # what TF 1.15 reports for its XLA_CPU device
+
+
+def _task_of(name):
+    return name.rsplit("/device:", 1)[0]
+
+
+def listed_devices(devices):
+    """``devices`` as TF 1.15 lists them: after each task's CPUs, the ``XLA_CPU:0`` device its
+    CPU build registers beside them (listed only: no op is placed on it here)."""
+    out = []
+    for i, d in enumerate(devices):
+        out.append(d)
+        following = devices[i + 1] if i + 1 < len(devices) else None
+        if d.device_type == "CPU" and (following is None or following.device_type != "CPU"
+                                       or _task_of(following.name) != _task_of(d.name)):
+            out.append(Device(f"{_task_of(d.name)}/device:XLA_CPU:0", "XLA_CPU", 0,
+                              memory_limit=XLA_CPU_MEMORY_LIMIT,
+                              description="device: XLA_CPU device"))
+    return out
+
+
 def local_devices(job="localhost", replica=0, task=0, cpu_count=1, gpu_count=None):
     """The devices of a local process: ``cpu_count`` CPUs and up to ``gpu_count`` GPUs
     (all visible CUDA devices when None; none without CuPy)."""

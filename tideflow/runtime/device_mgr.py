@@ -1,7 +1,7 @@
 """The devices of a session: built from ``ConfigProto.device_count`` (CPUs; GPUs via CuPy)."""
 
 from tideflow.kernels import gpu
-from tideflow.kernels.device import local_devices
+from tideflow.kernels.device import listed_devices, local_devices
 
 gpu.register()
 
@@ -47,7 +47,7 @@ class DeviceMgr:
 def device_mapping_text(devices):
     """The "Device mapping" lines TF logs when ``log_device_placement`` is on."""
     lines = []
-    for d in devices:
+    for d in listed_devices(list(devices)):
         if d.description:
             lines.append(f"{d.name} -> {d.description}")
     # as TF 1.x's direct session prints it

@@ -15,6 +15,7 @@ devices: turn it on with ``TIDEFLOW_PLACER=cost`` or :func:`use_cost_model`.
 from tideflow import env
 from tideflow.framework import dtypes, errors, op_registry
 from tideflow.framework.device import DeviceSpec
+from tideflow.kernels.device import listed_devices
 
 _TYPE_PRIORITY = {"GPU": 0, "CPU": 1}
 _METADATA_OPS = frozenset({"Shape", "Size", "Rank", "ShapeN"})
@@ -289,7 +290,7 @@ def _feasible(group, devices, job, allow_soft):
     req = op._device or spec.to_string()
     if not matching:
         # TF 1.15's words
-        names = ", ".join(d.name for d in devices)
+        names = ", ".join(d.name for d in listed_devices(list(devices)))
         gpu = spec.device_type == "GPU" and not any(d.device_type == "GPU" for d in devices)
         raise errors.InvalidArgumentError(
             None, op,

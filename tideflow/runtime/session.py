@@ -579,6 +579,7 @@ class BaseSession:
         return self._target.encode("utf-8")  # bytes, as TF's
 
     def list_devices(self):
+        from tideflow.kernels.device import listed_devices
         from tideflow.runtime.device_attributes import device_attributes
 
         if self._closed and not self._reset_closed:
@@ -586,7 +587,7 @@ class BaseSession:
             raise errors.CancelledError(None, None, "Session has been closed.")
         if self._remote is not None:
             return self._remote.list_devices()
-        return [device_attributes(d) for d in self._devices]
+        return [device_attributes(d) for d in listed_devices(list(self._devices))]
 
     def as_default(self):
         return ops.default_session(self)

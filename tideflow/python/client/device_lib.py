@@ -4,6 +4,8 @@ import random
 
 from tideflow.protos import device_attributes_pb2
 
+_DESCRIPTIONS = {"CPU": "", "XLA_CPU": "device: XLA_CPU device"}
+
 
 def list_local_devices(session_config=None):
     """``DeviceAttributes`` protos of the local devices a session with ``session_config``
@@ -19,7 +21,7 @@ def list_local_devices(session_config=None):
         attrs = device_attributes_pb2.DeviceAttributes(
             name=short, device_type=d.device_type, memory_limit=int(d.memory_limit_bytes or 0),
             incarnation=random.getrandbits(63) | 1,
-            physical_device_desc="" if d.device_type == "CPU" else short)
+            physical_device_desc=_DESCRIPTIONS.get(d.device_type, short))
         # printed as TF 1.15 prints it: a CPU's locality is there and empty ("locality {\n}")
         attrs.locality.SetInParent()
         if d.device_type == "GPU":
