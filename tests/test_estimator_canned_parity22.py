@@ -47,3 +47,15 @@ def test_wide_and_deep_without_hidden_units_fails_when_the_model_is_built(tmp_pa
         est.train(_xy_input(x, np.zeros(4, np.int64), 2), steps=1)
     assert str(e.value) == ("dnn_hidden_units must be defined when dnn_feature_columns is "
                             "specified.")
+
+
+def test_train_and_evaluate_checks_the_eval_spec_first(tmp_path):
+    # TF 1.15 with the two specs swapped names the eval spec
+    num = tf.feature_column.numeric_column("x", shape=[2])
+    est = tf.estimator.LinearRegressor([num], model_dir=str(tmp_path))
+    input_fn = _xy_input(np.ones((4, 2), np.float32), np.ones((4, 1), np.float32), 2)
+    train_spec = tf.estimator.TrainSpec(input_fn, max_steps=1)
+    eval_spec = tf.estimator.EvalSpec(input_fn)
+    with pytest.raises(TypeError, match=r"^`eval_spec` must have type `tf.estimator.EvalSpec`. "
+                       r"Got: <class '.*TrainSpec'>$"):
+        tf.estimator.train_and_evaluate(est, eval_spec, train_spec)

@@ -292,15 +292,16 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     ``throttle_secs``) and at the end; returns ``(eval metrics, export results)``."""
     from tideflow.estimator.estimator import Estimator
 
+    # (TF 1.15 checks the eval spec first)
+    if not isinstance(eval_spec, EvalSpec):
+        raise TypeError(f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: "
+                        f"{type(eval_spec)}")
     if not isinstance(estimator, Estimator):
         raise TypeError(f"`estimator` must have type `tf.estimator.Estimator`. Got: "
                         f"{type(estimator)}")
     if not isinstance(train_spec, TrainSpec):
         raise TypeError(f"`train_spec` must have type `tf.estimator.TrainSpec`. Got: "
                         f"{type(train_spec)}")
-    if not isinstance(eval_spec, EvalSpec):
-        raise TypeError(f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: "
-                        f"{type(eval_spec)}")
     config = estimator.config
     logging.info("Not using Distribute Coordinator.")
     if config.task_type == "evaluator" and config.task_id > 0:
