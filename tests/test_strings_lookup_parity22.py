@@ -201,3 +201,47 @@ def test_tables_made_in_a_dataset_function(tmp_path):
             first, second = s.run(nxt), s.run(nxt)
     assert first[0].tolist() == [0, 2, 3] and first[1].tolist() == [-1, -1, -1]
     assert second[0].tolist() == [3, 1] and second[1].tolist() == [7, -1]
+
+
+@pytest.mark.parametrize("pattern,error", [
+    # TF 1.15's InvalidArgumentError texts (RE2's error and argument)
+    ("(ab", "missing ): (ab"), ("ab)c", "missing ): ab)c"), ("x[abc", "missing ]: [abc"),
+    ("*a", "no argument for repetition operator: *"), ("a**", "bad repetition operator: **"),
+    ("a++", "bad repetition operator: ++"), ("a{2}{3}", "bad repetition operator: {2}{3}"),
+    ("\\q", "invalid escape sequence: \\q"), ("[z-a]", "invalid character class range: z-a"),
+    ("a\\", "trailing \\"), ("(?P<n", "invalid named capture group: (?P<n"),
+    ("a{2,1}", "invalid repetition size: {2,1}"), ("a{1001}", "invalid repetition size: {1001}"),
+    ("(?=a)", "invalid perl operator: (?="), ("(?<=a)b", "invalid perl operator: (?<"),
+    ("(?#c)", "invalid perl operator: (?#"), ("\\Z", "invalid escape sequence: \\Z"),
+    ("\\p{Foo}", "invalid character class range: \\p{Foo}"),
+    ("\\x{110000}", "invalid escape sequence: \\x{110000"),
+])
+def test_regex_errors_are_re2s(pattern, error):
+    with tf.Graph().as_default():
+        op = tf.strings.regex_replace(tf.constant(["a"]), pattern, "_")
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            _run(op)
+    assert info.value.message.split("\n")[0] == f"Invalid pattern: {pattern}, error: {error}"
+
+
+def test_regex_syntax_and_global_replace_as_re2():
+    # TF 1.15 outputs: RE2 reads a{,3} and x{y} literally, $ only at the end of the text, \s
+    # without \v, \z/\C/\Q..\E/\x{..}, (?U); a global replace skips only an empty match where
+    # the last one ended (the lazy/alternation cases differ from Python's re.sub)
+    with tf.Graph().as_default():
+        t = tf.constant(["aab x{y}z", "line2 $5\n", "a\vb c", "aab"])
+        cases = [("a{,3}", "_"), ("x{y}", "_"), ("5$", "_"), ("\\s", "_"), ("b\\z", "_"),
+                 ("\\Qx{y}\\E", "_"), ("\\x{61}+", "_"), ("(?U)a+", "<\\0>"),
+                 ("x*?", "_"), ("(|a)", "_"), ("[\\d-z]", "_")]
+        got = _run([tf.strings.regex_replace(t, p, r) for p, r in cases])
+    assert got[0].tolist() == [b"aab x{y}z", b"line2 $5\n", b"a\x0bb c", b"aab"]
+    assert got[1].tolist()[0] == b"aab _z"
+    assert got[2].tolist()[1] == b"line2 $5\n"
+    assert got[3].tolist()[2] == b"a\x0bb_c"
+    assert got[4].tolist()[3] == b"aa_"
+    assert got[5].tolist()[0] == b"aab _z"
+    assert got[6].tolist()[3] == b"_b"
+    assert got[7].tolist()[3] == b"<a><a>b"
+    assert got[8].tolist()[3] == b"_a_a_b_"
+    assert got[9].tolist()[3] == b"_a_a_b_"
+    assert got[10].tolist()[0] == b"aab x{y}_"

@@ -609,18 +609,24 @@ def compile_re2(pat):
 
 
 def re2_sub(regex, repl, s, count=0):
-    """``regex.sub`` as RE2's replace: an empty match right where the previous match ended
-    is skipped (Python 3.7+ replaces it)."""
+    """``regex.sub`` as RE2's GlobalReplace: each search starts where the last match ended,
+    and an empty match right there is skipped by copying one character (Python's ``sub``
+    replaces it, and then looks for a non-empty match at the same place)."""
     out, pos, last, n = [], 0, -1, 0
-    for m in regex.finditer(s):
-        if m.start() == m.end() == last:
-            continue
+    while pos <= len(s) and not (count and n >= count):
+        m = regex.search(s, pos)
+        if m is None:
+            break
         out.append(s[pos:m.start()])
+        if m.start() == m.end() == last:
+            out.append(s[pos:pos + 1])
+            pos += 1
+            continue
         out.append(repl(m))
         pos = last = m.end()
         n += 1
-        if n == count:
-            break
+    if not n:
+        return s
     out.append(s[pos:])
     return s[:0].join(out)
 
