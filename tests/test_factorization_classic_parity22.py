@@ -185,3 +185,40 @@ def test_contrib_learn_model_loss_metric_and_bare_tensor_metric(tmp_path):
     assert sorted(ev) == ["global_step", "loss", "raw"]
     np.testing.assert_allclose([ev["loss"], ev["raw"]], [66.87981414794922, 44.68309783935547],
                                rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- WALS
+
+
+def test_wals_update_builds_tf_ops_and_names():
+    # TF 1.15: the factors' and weights' initial values sit in the variables' Initializer
+    # scopes; the kernels are named as generated ops (unknown static shapes); the loss is
+    # built from sparse ops, so the returned tensors carry TF's names
+    rng = np.random.RandomState(11)
+    dense = rng.rand(6, 5).astype(np.float32)
+    mask = rng.rand(6, 5) < 0.6
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(4)
+        sp = tf.SparseTensor(np.argwhere(mask).astype(np.int64), dense[mask], [6, 5])
+        m = tf.contrib.factorization.WALSModel(6, 5, 3)
+        _, update, loss, reg, sum_w = m.update_row_factors(sp_input=sp)
+        assert [update.name, loss.name, reg.name, sum_w.name] == [
+            "row_update", "mul_5:0", "Const_4:0", "add_3:0"]
+        names = {op.name: op for op in g.get_operations()}
+        for name in ("row_weights_shard_0/Initializer/mul",
+                     "row_factors_shard_0/Initializer/random_normal",
+                     "col_factors_shard_0/Initializer/random_normal"):
+            assert name in names
+        for name, op_type in (("wals_compute_partial_lhs_rhs", "WALSComputePartialLhsAndRhs"),
+                              ("MaskedMatmul", "MaskedMatmul")):
+            assert names[name].type == op_type
+            assert names[name].outputs[0].get_shape().ndims is None
+        types = {op.type for op in g.get_operations()}
+        assert {"SparseAdd", "SparseReduceSum", "SparseDenseCwiseMul"} <= types
+        with tf.Session() as sess:
+            sess.run(m.initialize_op)
+            sess.run(m.worker_init)
+            sess.run(m.row_update_prep_gramian_op)
+            sess.run(m.initialize_row_update_op)
+            _, got = sess.run([update, [loss, reg, sum_w]])
+    np.testing.assert_allclose(got, [1.7854718, 0.0, 20.0], rtol=1e-6)  # TF 1.15

@@ -19,7 +19,6 @@ import numpy as np
 
 import tideflow as tf
 from tideflow.framework import errors, op_registry, ops
-from tideflow.framework.tensor_shape import TensorShape
 
 # ----------------------------------------------------------------------------- kernels
 
@@ -64,20 +63,13 @@ def _wals_lhs_rhs_kernel(factors, factor_weights, unobserved_weights, input_weig
     return lhs.astype(np.float32), rhs.astype(np.float32)
 
 
-def _wals_shape(op):
-    k = op.inputs[0].get_shape().with_rank(2)[1].value
-    b = ops.constant_value(op.inputs[7])  # (a shape function: the input stays feedable)
-    b = None if b is None else int(b)
-    return [TensorShape([b, k, k]), TensorShape([b, k])]
-
-
+# no shape functions: TF 1.15 registers none for this op and MaskedMatmul (unknown shapes)
 op_registry.declare(
     "WALSComputePartialLhsAndRhs",
     inputs=["factors: float", "factor_weights: float", "unobserved_weights: float",
             "input_weights: float", "input_indices: int64", "input_values: float",
             "entry_weights: float", "input_block_size: int64", "input_is_transpose: bool"],
     outputs=["partial_lhs: float", "partial_rhs: float"],
-    shape=_wals_shape,
     kernel=_wals_lhs_rhs_kernel,
     differentiable=False,
 )
@@ -110,7 +102,6 @@ op_registry.declare(
     inputs=["a: float", "b: float", "mask_indices: int64", "transpose_a: bool",
             "transpose_b: bool"],
     outputs=["prod_values: float"],
-    shape=lambda op: [TensorShape([op.inputs[2].get_shape().with_rank(2)[0].value])],
     kernel=_masked_matmul_kernel,
     differentiable=False,
 )
@@ -123,7 +114,7 @@ def wals_compute_partial_lhs_and_rhs(factors, factor_weights, unobserved_weights
     """Per-row partial normal equations of a WALS update: ``partial_lhs[i] = sum_j w_ij f_j
     f_j^T`` and ``partial_rhs[i] = sum_j (w0 + w_ij) a_ij f_j`` over the entries of row ``i``,
     with ``w_ij = input_weights[i] * factor_weights[j]`` (or ``entry_weights``)."""
-    with ops.name_scope(name, "WALSComputePartialLhsAndRhs", [factors]):
+    with ops.name_scope(name, "WALSComputePartialLhsAndRhs", [factors]) as scope:
         f32 = [ops.convert_to_tensor(v, dtype=tf.float32, name=n) for v, n in (
             (factors, "factors"), (factor_weights, "factor_weights"),
             (unobserved_weights, "unobserved_weights"), (input_weights, "input_weights"))]
@@ -134,19 +125,20 @@ def wals_compute_partial_lhs_and_rhs(factors, factor_weights, unobserved_weights
         size = tf.cast(ops.convert_to_tensor(input_block_size, name="input_block_size"),
                        tf.int64)
         tr = ops.convert_to_tensor(input_is_transpose, dtype=tf.bool, name="input_is_transpose")
-        out = ops.apply_op("WALSComputePartialLhsAndRhs", [*f32, ind, vals, ew, size, tr])
+        out = ops.apply_op("WALSComputePartialLhsAndRhs", [*f32, ind, vals, ew, size, tr],
+                           name=scope)
         return out.outputs[0], out.outputs[1]
 
 
 def masked_matmul(a, b, mask_indices, transpose_a, transpose_b, name=None):
     """The entries ``(op(a) op(b))[i, j]`` at the ``(i, j)`` rows of ``mask_indices``."""
-    with ops.name_scope(name, "MaskedMatmul", [a, b]):
+    with ops.name_scope(name, "MaskedMatmul", [a, b]) as scope:
         args = [ops.convert_to_tensor(a, dtype=tf.float32, name="a"),
                 ops.convert_to_tensor(b, dtype=tf.float32, name="b"),
                 tf.cast(ops.convert_to_tensor(mask_indices, name="mask_indices"), tf.int64),
                 ops.convert_to_tensor(transpose_a, dtype=tf.bool, name="transpose_a"),
                 ops.convert_to_tensor(transpose_b, dtype=tf.bool, name="transpose_b")]
-        return ops.apply_op("MaskedMatmul", args).outputs[0]
+        return ops.apply_op("MaskedMatmul", args, name=scope).outputs[0]
 
 
 # ----------------------------------------------------------------------------- WALSModel
@@ -281,8 +273,9 @@ class WALSModel:
             init = [init]
         out = []
         for i, size in enumerate(cls._shard_sizes(rows, num_shards)):
-            value = (tf.random_normal([size, cols]) if isinstance(init, str)
-                     else tf.cast(init[i], tf.float32))
+            # a callable, so its ops sit in the variable's Initializer scope as TF's
+            value = ((lambda size=size: tf.random_normal([size, cols])) if isinstance(init, str)
+                     else (lambda i=i: init[i]))
             out.append(tf.Variable(value, dtype=tf.float32, name=f"{name}_shard_{i}"))
         return out
 
@@ -307,8 +300,8 @@ class WALSModel:
                 "(or equivalent iterables) corresponding to sharded factors.")
         out = []
         for i, size in enumerate(cls._shard_sizes(num_wts, num_shards)):
-            value = (wt_init * tf.ones([size]) if scalar
-                     else tf.constant(np.asarray(wt_init[i], np.float32)))
+            value = ((lambda size=size: wt_init * tf.ones([size])) if scalar
+                     else (lambda i=i: wt_init[i]))
             out.append(tf.Variable(value, dtype=tf.float32, name=f"{name}_shard_{i}"))
         return out
 
@@ -479,11 +472,13 @@ class WALSModel:
                 row_weights_slice = tf.nn.embedding_lookup(row_wt, update_indices,
                                                            partition_strategy="div")
             else:
-                rw = tf.cast(ops.convert_to_tensor(row_weights), tf.float32)
-                if rw.get_shape().ndims == 0:
-                    row_weights_slice = tf.ones([tf.shape(update_indices)[0]]) * rw
-                else:
-                    row_weights_slice = rw
+                num_indices = tf.shape(update_indices)[0]
+                with tf.control_dependencies(
+                        [tf.assert_less_equal(tf.rank(row_weights), 1)]):
+                    row_weights_slice = tf.cond(
+                        tf.equal(tf.rank(row_weights), 0),
+                        lambda: tf.ones([num_indices]) * row_weights,
+                        lambda: tf.cast(row_weights, tf.float32))
             col_weights = tf.nn.embedding_lookup(col_wt, gather_indices,
                                                  partition_strategy="div")
             partial_lhs, total_rhs = wals_compute_partial_lhs_and_rhs(
@@ -499,29 +494,33 @@ class WALSModel:
                                         else "col_update")
 
         # the loss, split into the observed entries and a Gramian term for the rest:
-        # w0 (sum_obs r^2 - sum_obs p^2 + tr(U^T U V^T V)) + sum_obs R_i C_j r^2
-        loss_idx = tf.reverse(new_indices, [1]) if transpose_input else new_indices
-        approx = masked_matmul(new_left, right, loss_idx, False, True)
-        resid_sq = tf.square(sp_input.values - approx)
+        # w0 (sum_obs r^2 - sum_obs p^2 + tr(U^T U V^T V)) + sum_obs R_i C_j r^2, built from
+        # TF's sparse ops in TF's order
+        loss_sp = tf.sparse_transpose(new_sp) if transpose_input else new_sp
+        approx_vals = masked_matmul(new_left, right, loss_sp.indices, False, True)
+        approx = tf.SparseTensor(loss_sp.indices, approx_vals, loss_sp.dense_shape)
+        approx_sq = tf.square(approx)
+        residual_sq = tf.square(tf.sparse_add(loss_sp, approx * (-1)))
+        row_wt_mat = (tf.constant(0.0) if self._row_weights is None
+                      else tf.expand_dims(row_weights_slice, 1))
+        col_wt_mat = (tf.constant(0.0) if self._col_weights is None
+                      else tf.expand_dims(col_weights, 0))
         partial_gramian = tf.matmul(new_left, new_left, transpose_a=True)
-        observed = entry_w = 0.0
-        if row_weights_slice is not None:
-            entry_w = (tf.gather(row_weights_slice, loss_idx[:, 0])
-                       * tf.gather(col_weights, loss_idx[:, 1]))
-            observed = tf.reduce_sum(entry_w * resid_sq)
         scale = total_rows / tf.cast(num_rows, tf.float32)
         unregularized_loss = (self._unobserved_weight * (
-            tf.reduce_sum(resid_sq) - tf.reduce_sum(tf.square(approx))
-            + tf.trace(tf.matmul(partial_gramian, gramian))) + observed) * scale
+            tf.sparse_reduce_sum(residual_sq) - tf.sparse_reduce_sum(approx_sq)
+            + tf.trace(tf.matmul(partial_gramian, gramian)))
+            + tf.sparse_reduce_sum(row_wt_mat * (residual_sq * col_wt_mat))) * scale
         if self._regularization is not None:
             regularization = self._regularization * (tf.trace(partial_gramian) * scale
                                                      + tf.trace(gramian))
         else:
             regularization = tf.constant(0.0)
-        sum_weights = tf.constant(self._unobserved_weight * float(total_rows * total_cols),
-                                  tf.float32)
-        if row_weights_slice is not None:
-            sum_weights += tf.reduce_sum(entry_w) * scale
+        sum_weights = self._unobserved_weight * tf.cast(total_rows * total_cols, tf.float32)
+        if self._row_weights is not None and self._col_weights is not None:
+            ones = tf.SparseTensor(loss_sp.indices, tf.ones(tf.shape(loss_sp.values)),
+                                   loss_sp.dense_shape)
+            sum_weights += tf.sparse_reduce_sum(row_wt_mat * (ones * col_wt_mat)) * scale
         return new_left, update_op, unregularized_loss, regularization, sum_weights
 
 
