@@ -165,3 +165,9 @@ def test_the_xla_cpu_device_is_listed_as_tf_lists_it(capsys):
                 match=r"available devices are \[ /job:localhost/replica:0/task:0/device:CPU:0, "
                       r"/job:localhost/replica:0/task:0/device:XLA_CPU:0 \]"):
             sess.run(s)
+
+
+def test_the_default_strategy_class_name():
+    # TF 1.15: type(tf.distribute.get_strategy()).__name__ outside every scope
+    assert type(tf.distribute.get_strategy()).__name__ == "_DefaultDistributionStrategy"
+    assert tf.distribute.get_strategy().num_replicas_in_sync == 1

@@ -422,7 +422,7 @@ def _dim(t, axis):
     return reduction_ops.reduce_prod(cast_ops.cast(array_ops.gather(shape, axes), "int64"))
 
 
-class _DefaultStrategy(Strategy):
+class _DefaultDistributionStrategy(Strategy):
     """The strategy in effect outside every scope: one replica on the default device."""
 
     def __init__(self):
@@ -473,7 +473,7 @@ _DEFAULT = []
 
 def _default_strategy():
     if not _DEFAULT:
-        _DEFAULT.append(_DefaultStrategy())
+        _DEFAULT.append(_DefaultDistributionStrategy())
     return _DEFAULT[0]
 
 
