@@ -141,3 +141,33 @@ def test_input_layer_shapes_are_lists_of_one():
         assert layer.get_input_shape_at(0) == (None, 6, 8)
         assert (m.input_shape, m.output_shape) == ((None, 6, 8), (None, 6, 2))
         assert L.InputLayer(input_shape=(4,)).output_shape == [(None, 4)]
+
+
+def test_patch_shape_functions_follow_tf():
+    # TF 1.15's ExtractImagePatches/ExtractVolumePatches shape functions (messages printed by
+    # TF 1.15): the rank check, a negative VALID size, an empty window's depth of 0, and
+    # image rows and cols both unknown when either is
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"^Computed output size would be negative: -1 "
+                           r"\[input_size: 5, effective_filter_size: 7, stride: 1\] for "
+                           r"'ExtractVolumePatches'"):
+            tf.extract_volume_patches(tf.zeros([1, 5, 5, 5, 2]), [1, 7, 2, 2, 1], [1] * 5,
+                                      "VALID")
+        with pytest.raises(ValueError, match=r"^Computed output size would be negative: -1 "
+                           r"\[input_size: 5, effective_filter_size: 7, stride: 1\]"):
+            tf.extract_image_patches(tf.zeros([1, 5, 5, 2]), [1, 3, 2, 1], [1] * 4,
+                                     [1, 3, 1, 1], "VALID")
+        with pytest.raises(ValueError, match=r"^Shape must be rank 5 but is rank 4 for "
+                           r"'ExtractVolumePatches_1'"):
+            tf.extract_volume_patches(tf.zeros([2, 4, 4, 2]), [1, 2, 2, 2, 1], [1] * 5, "VALID")
+        same = tf.extract_volume_patches(tf.zeros([1, 5, 5, 5, 2]), [1, 7, 2, 2, 1], [1] * 5,
+                                         "SAME")
+        assert same.get_shape().as_list() == [1, 5, 5, 5, 56]
+        empty = tf.extract_volume_patches(tf.zeros([1, 5, 5, 5, 2]), [1, 0, 2, 2, 1], [1] * 5,
+                                          "VALID")
+        assert empty.get_shape().as_list() == [1, 6, 4, 4, 0]
+        with pytest.raises(tf.errors.OutOfRangeError, match="^ksizes is out of range"):
+            _run(empty)
+        img = tf.placeholder(tf.float32, [None, None, 5, 2])
+        y = tf.extract_image_patches(img, [1, 3, 2, 1], [1] * 4, [1] * 4, "VALID")
+        assert y.get_shape().as_list() == [None, None, None, 12]

@@ -7,6 +7,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.ops.array_ops import _in, _invalid, _np, _register_fold, _shape_str
+from tideflow.ops.conv_ops import dims_of
 from tideflow.ops.gradients import dense
 
 # ------------------------------------------------------------------------------------------
@@ -35,13 +36,27 @@ def _check_across_space(attrs, names):
 
 
 def _out_dim(n, k, s, r, padding):
-    """One output dimension for a shape function: None when unknown, or when the window is
-    not positive (the kernel refuses it when the step runs)."""
+    """One output dimension of known size ``n`` for a shape function, as TF's
+    GetWindowedOutputSizeVerbose computes it (a window of size 0 too: the kernel refuses it
+    when the step runs)."""
     if s < 1:
         raise ValueError(f"Stride must be > 0, but got {s}")
-    if n is None or k < 1 or r < 1:
-        return None
-    return _out_size(n, k, s, r, padding)[0]
+    if padding != "VALID":
+        return (n + s - 1) // s
+    k_eff = k + (k - 1) * (r - 1)
+    out = n - k_eff + s
+    out = out // s if out >= 0 else -(-out // s)  # (C++'s division)
+    if out < 0:
+        raise ValueError(f"Computed output size would be negative: {out} [input_size: {n}, "
+                         f"effective_filter_size: {k_eff}, stride: {s}]")
+    return out
+
+
+def _patch_depth(depth, sizes):
+    """The output depth: the input's times the window's size (0 for an empty window, as TF's
+    dimension product, even where the input's depth is unknown)."""
+    n = int(np.prod(sizes))
+    return 0 if n == 0 else None if depth is None else depth * n
 
 
 def _out_size(n, k, s, r, padding):
@@ -60,18 +75,13 @@ def _attrs(attrs, err):
 
 
 def _patches_shape(op):
-    x = _in(op, 0)
+    b, h, w, c = dims_of(_in(op, 0), 4)
     (kh, kw), (sh, sw), (rh, rw) = _attrs(op._attrs, ValueError)
-    if x.ndims is None:
-        return [[None] * 4]
-    if x.ndims != 4:
-        raise ValueError(f"ExtractImagePatches: images must be 4-D [batch, rows, cols, depth], "
-                         f"got shape {_shape_str(x)}")
-    b, h, w, c = x.as_list()
+    depth = _patch_depth(c, (kh, kw))
+    if h is None or w is None:  # (TF 1.15 leaves both unknown then)
+        return [[b, None, None, depth]]
     pad = op._attrs["padding"]
-    oh = _out_dim(h, kh, sh, rh, pad)
-    ow = _out_dim(w, kw, sw, rw, pad)
-    return [[b, oh, ow, None if c is None or min(kh, kw) < 1 else c * kh * kw]]
+    return [[b, _out_dim(h, kh, sh, rh, pad), _out_dim(w, kw, sw, rw, pad), depth]]
 
 
 def _patch_index(h, w, attrs):
@@ -176,18 +186,14 @@ def _check_5(name, v, err):
 
 
 def _volume_shape(op):
-    x = _in(op, 0)
+    dims = dims_of(_in(op, 0), 5)
     ks = _check_5("ksizes", op._attrs["ksizes"], ValueError)
     st = _check_5("strides", op._attrs["strides"], ValueError)
-    if x.ndims is None:
-        return [[None] * 5]
-    if x.ndims != 5:
-        raise ValueError(f"ExtractVolumePatches: input must be 5-D [batch, planes, rows, cols, "
-                         f"depth], got shape {_shape_str(x)}")
-    dims = x.as_list()
-    out = [_out_dim(n, k, s_, 1, op._attrs["padding"]) for n, k, s_ in zip(dims[1:4], ks, st)]
-    depth = None if dims[4] is None or min(ks) < 1 else dims[4] * ks[0] * ks[1] * ks[2]
-    return [[dims[0]] + out + [depth]]
+    # (where a spatial size is unknown, TF 1.15's shape function gives a rank-4 shape, one
+    # dimension short of its kernel's result: here each known size still gives its own)
+    out = [None if n is None else _out_dim(n, k, s_, 1, op._attrs["padding"])
+           for n, k, s_ in zip(dims[1:4], ks, st)]
+    return [[dims[0]] + out + [_patch_depth(dims[4], ks)]]
 
 
 def _volume_index(spatial, attrs, err):
