@@ -207,3 +207,17 @@ def test_unconvertible_data_of_a_type_list_input():
         with pytest.raises(TypeError, match=r"'input' of 'IdentityN' Op have types \[float32, "
                            r"<NOT CONVERTIBLE TO TENSOR>\] that are invalid"):
             tf.identity_n([x, None])
+
+
+def test_compute_gradient_of_an_unconnected_y():
+    # TF 1.15 asserts the gradient exists ("dx = None"); for an empty y it fails fetching it
+    with tf.Graph().as_default(), tf.Session():
+        a = tf.constant([1.0, 2.0], tf.float64)
+        b = tf.constant([3.0, 4.0], tf.float64)
+        with pytest.raises(AssertionError, match="^dx = None$"):
+            tf.test.compute_gradient(a, [2], b * 2, [2])
+        e = tf.constant(np.zeros([0]))
+        with pytest.raises(TypeError, match="Fetch argument None has invalid type"):
+            tf.test.compute_gradient_error(e, [0], tf.constant(np.zeros([0])) * 2, [0])
+        err = tf.test.compute_gradient_error(e, [0], e * 2, [0])
+        assert err == 0 and type(err) is int
