@@ -206,3 +206,32 @@ def test_run_options_thread_pool_must_be_the_sessions():
             with pytest.raises(errors.InvalidArgumentError,
                                match="^Invalid inter_op_thread_pool: 2$"):
                 sess.run(y, options=tf.RunOptions(inter_op_thread_pool=2))
+
+
+def test_parameters_come_from_a_nodes_shape_attr(capsys):
+    # TF 1.15's tfprof: a node's shape is its "shape" attr (variables, placeholders; -1 for an
+    # unknown dimension, [1] for a scalar) and its parameters that shape's elements, trainable
+    # or not; accounting every type (".*") counts them all and shows bare scopes as "0/0"
+    g = tf.Graph()
+    with g.as_default():
+        tf.placeholder(tf.float32, [4, 6], name="x")
+        tf.placeholder(tf.float32, [None, 6], name="xu")
+        tf.placeholder_with_default(tf.ones([2, 2]), [2, 2], name="pwd")
+        tf.Variable(tf.ones([3]), trainable=False, name="v")
+        tf.get_variable("w", [2, 5])
+        tf.Variable(2.0, name="s")
+    builder = tf.profiler.ProfileOptionBuilder
+    opts = builder(builder.trainable_variables_parameter()).with_accounted_types([".*"]).build()
+    capsys.readouterr()
+    root = tf.profiler.profile(g, options=opts)
+    assert root.total_parameters == 42
+    assert {c.name: c.parameters for c in root.children if c.parameters} == {
+        "pwd": 4, "s": 1, "v": 3, "w": 10, "x": 24}
+    out = capsys.readouterr().out
+    for line in ("  ones (0/0 params)", "  s (1, 1/1 params)", "    w/Initializer (0/0 params)",
+                 "      w/Initializer/random_uniform (0/0 params)", "  x (4x6, 24/24 params)",
+                 "  xu (-1x6, 0/0 params)", "_TFProfRoot (--/42 params)"):
+        assert line + "\n" in out
+    opts = builder.trainable_variables_parameter()
+    opts["output"] = "none"
+    assert tf.profiler.profile(g, options=opts).total_parameters == 11

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from tideflow.framework import ops
+from tideflow.framework import ops, tensor_shape
 
 # -- FLOPs per op type ---------------------------------------------------------------------
 
@@ -319,10 +319,10 @@ def _op_stats(graph, run_meta):
     micros = _exec_micros(run_meta)
     stats = {}
     for op in graph.get_operations():
-        params = 0
-        if op.name in trainable:
-            shape = op.outputs[0].get_shape()
-            params = shape.num_elements() if shape.is_fully_defined() else 0
+        shape = _attr_shape(op)
+        if shape is None and op.name in trainable:
+            shape = _attr_shape(op, op.outputs[0].get_shape())
+        params = int(np.prod(shape, dtype=np.int64)) if shape and min(shape) >= 0 else 0
         out_bytes = 0
         for t in op.outputs:
             s = t.get_shape()
@@ -336,10 +336,22 @@ def _op_stats(graph, run_meta):
         stats[op.name] = {"float_ops": op_flops(op), "params": params,
                           "micros": micros.get(op.name, 0), "bytes": out_bytes,
                           "types": types, "op_type": op.type,
-                          "run": 1 if op.name in micros else 0,
-                          "shape": (op.outputs[0].get_shape().as_list() if op.outputs and
-                                    op.outputs[0].get_shape().ndims is not None else [])}
+                          "run": 1 if op.name in micros else 0, "shape": shape or []}
     return stats
+
+
+def _attr_shape(op, shape=None):
+    """tfprof's shape of a node: its ``shape`` attr (variables, placeholders), -1 for an
+    unknown dimension; None without one (or of unknown rank). Its parameters are the shape's
+    elements."""
+    if shape is None:
+        shape = op._attrs.get("shape")
+        if not isinstance(shape, tensor_shape.TensorShape):
+            return None
+    if shape.ndims is None:
+        return None
+    # a scalar's shape reads [1], as tfprof's
+    return [-1 if d is None else d for d in shape.as_list()] or [1]
 
 
 def _matches(name, regexes):
@@ -395,6 +407,10 @@ def _scope_tree(stats, options):
                 parent.children.append(node)
             parent = node
         _fill(parent, stat)
+    if options.get("account_type_regexes") == [".*"]:
+        # tfprof accounts every node then, a bare name scope too (its report shows "0/0")
+        for prefix, node in index.items():
+            node._account = bool(prefix)
     _totals(root)
     return root
 
