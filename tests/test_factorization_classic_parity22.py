@@ -222,3 +222,39 @@ def test_wals_update_builds_tf_ops_and_names():
             sess.run(m.initialize_row_update_op)
             _, got = sess.run([update, [loss, reg, sum_w]])
     np.testing.assert_allclose(got, [1.7854718, 0.0, 20.0], rtol=1e-6)  # TF 1.15
+
+
+# ----------------------------------------------------------------------------- tensor_forest
+
+
+def test_forest_hparams_fill_as_tf():
+    # TF 1.15's fill(): max_fertile_nodes stays (deprecated, unused), the split count is
+    # min(max(10, floor(sqrt(F))), 1000), and the proto enums are set by name
+    tensor_forest = tf.contrib.tensor_forest.python.tensor_forest
+    p = tensor_forest.ForestHParams(num_classes=3, num_features=5000,
+                                    split_finish_name="hoeffding",
+                                    early_finish_check_every_samples=3,
+                                    model_name="all_sparse", split_name="less").fill()
+    got = {k: v for k, v in p.values().items()}
+    assert got == {
+        "bagged_features": None, "bagged_num_features": 5000, "bagging_fraction": 1.0,
+        "base_random_seed": 0, "checkpoint_stats": False, "collate_examples": False,
+        "dominate_fraction": 0.99, "dominate_method": "bootstrap",
+        "early_finish_check_every_samples": 3, "feature_bagging_fraction": 1.0,
+        "finish_type": 2, "inference_tree_paths": False, "initialize_average_splits": False,
+        "leaf_model_type": 1, "max_fertile_nodes": 0, "max_nodes": 10000,
+        "model_name": "all_sparse", "num_classes": 3, "num_features": 5000,
+        "num_output_columns": 4, "num_outputs": 1, "num_splits_to_consider": 70,
+        "num_trees": 100, "param_file": None, "prune_every_samples": 0, "pruning_type": 0,
+        "regression": False, "split_after_samples": 250, "split_finish_name": "hoeffding",
+        "split_name": "less", "split_pruning_name": "none", "split_type": 1,
+        "stats_model_type": 1, "use_running_stats_method": False, "valid_leaf_threshold": 1}
+    p = tensor_forest.ForestHParams(num_classes=3, num_features=150, num_trees=2,
+                                    feature_bagging_fraction=0.5, regression=True,
+                                    split_pruning_name="half", prune_every_samples=7).fill()
+    assert (p.num_splits_to_consider, p.bagged_num_features, p.leaf_model_type,
+            p.stats_model_type, p.finish_type, p.pruning_type, p.prune_every_samples,
+            p.num_outputs) == (12, 75, 2, 2, 0, 1, 7, 3)
+    assert len(p.bagged_features) == 2 and all(len(set(f)) == 75 for f in p.bagged_features)
+    with pytest.raises(AttributeError, match="has no attribute 'num_features'"):
+        tensor_forest.ForestHParams(num_classes=2).fill()

@@ -15,10 +15,19 @@ of the targets, split at the least summed squared error, and predict their mean 
 lives in variables (checkpoints hold it); the kernels are NumPy, run through ``py_func``."""
 
 import math
+import random
 import sys
 import types
 
 import numpy as np
+
+# the TensorForestParams proto's enum values fill() sets, by the names ForestHParams takes
+_CLASSIFICATION_TYPES = {"all_dense": (0, 0), "all_sparse": (1, 1),
+                         "sparse_then_dense": (3, 3)}
+_REGRESSION_MODEL, _REGRESSION_STATS = 2, 2
+_FINISH_TYPES = {"basic": 0, "hoeffding": 2, "bootstrap": 3}
+_PRUNING_TYPES = {"none": 0, "half": 1, "quarter": 2, "10_percent": 3, "hoeffding": 4}
+_SPLIT_TYPES = {"less_or_equal": 0, "less": 1}
 
 
 class ForestHParams:
@@ -61,24 +70,41 @@ class ForestHParams:
         return dict(self.__dict__)
 
     def fill(self):
-        """Derives the dependent parameters (as TF: ``num_splits_to_consider`` defaults to
-        ``max(10, ceil(sqrt(num_features)))``); returns ``self``."""
-        for name in ("num_classes", "num_features"):
-            if getattr(self, name, None) is None:
-                raise ValueError(f"ForestHParams.fill: {name} must be set")
+        """Derives the dependent parameters as TF 1.15 does (``num_splits_to_consider``
+        defaults to ``min(max(10, floor(sqrt(num_features))), 1000)``, the proto enums by
+        name); returns ``self``."""
+        _ = self.num_classes, self.num_features  # TF: AttributeError when unset
+        self.bagged_num_features = int(self.feature_bagging_fraction * self.num_features)
+        self.bagged_features = None
+        if self.feature_bagging_fraction < 1.0:
+            # TF draws these from Python's unseeded random module
+            self.bagged_features = [random.sample(range(self.num_features),
+                                                  self.bagged_num_features)
+                                    for _ in range(self.num_trees)]
         self.regression = getattr(self, "regression", False)
-        # as TF: one prediction per example for classification, num_classes for regression;
-        # the output columns add a count column to the classes
+        # one prediction per example for classification, num_classes for regression; the
+        # output columns add a count column to the classes
         self.num_outputs = self.num_classes if self.regression else 1
         self.num_output_columns = self.num_classes + 1
-        self.num_features = int(self.num_features)
-        self.bagged_num_features = max(1, int(self.feature_bagging_fraction
-                                              * self.num_features))
-        if not self.num_splits_to_consider:
-            self.num_splits_to_consider = max(10, math.ceil(math.sqrt(self.num_features)))
-        if not self.max_fertile_nodes:
-            self.max_fertile_nodes = max(1, self.max_nodes // 2)
-        self.num_splits_to_consider = int(self.num_splits_to_consider)
+        self.num_splits_to_consider = self.num_splits_to_consider or min(
+            max(10, math.floor(math.sqrt(self.num_features))), 1000)
+        self.base_random_seed = getattr(self, "base_random_seed", 0)
+        leaf, stats = ((_REGRESSION_MODEL, _REGRESSION_STATS) if self.regression
+                       else _CLASSIFICATION_TYPES[self.model_name])
+        self.leaf_model_type, self.stats_model_type = leaf, stats
+        self.finish_type = 0 if self.regression else _FINISH_TYPES[self.split_finish_name]
+        self.pruning_type = _PRUNING_TYPES[self.split_pruning_name]
+        if self.pruning_type == 0:
+            self.prune_every_samples = 0
+        else:
+            self.prune_every_samples = (self.prune_every_samples
+                                        or int(self.split_after_samples) / 2)
+        if self.finish_type == 0:
+            self.early_finish_check_every_samples = 0
+        else:
+            self.early_finish_check_every_samples = (self.early_finish_check_every_samples
+                                                     or int(self.split_after_samples) / 4)
+        self.split_type = _SPLIT_TYPES[self.split_name]
         return self
 
 
@@ -144,12 +170,9 @@ class RandomForestGraphs:
         self._rng = np.random.RandomState(seed)
         t, m, s, c = (params.num_trees, params.max_nodes, params.num_splits_to_consider,
                       params.num_classes)
-        if params.feature_bagging_fraction < 1.0:
-            self._bagged = np.stack([self._rng.choice(params.num_features,
-                                                      params.bagged_num_features,
-                                                      replace=False) for _ in range(t)])
-        else:
-            self._bagged = None
+        # each tree's features: fill()'s draw, as TF's trees take
+        self._bagged = (None if getattr(params, "bagged_features", None) is None
+                        else np.asarray(params.bagged_features, np.int64))
         # a leaf's statistics: class counts, or for regression (num_classes outputs) the
         # sample count, the sums and the sums of squares of the targets
         if params.regression:
