@@ -245,3 +245,30 @@ def test_regex_syntax_and_global_replace_as_re2():
     assert got[8].tolist()[3] == b"_a_a_b_"
     assert got[9].tolist()[3] == b"_a_a_b_"
     assert got[10].tolist()[0] == b"aab x{y}_"
+
+
+def test_split_of_scalars_and_unknown_ranks_goes_through_the_ragged_split():
+    # TF 1.15's strings_split_v1: only a vector goes straight to StringSplitV2; a scalar's
+    # ragged split is a vector of tokens (so its SparseTensor form is an AttributeError), and
+    # the row count is static only for a constant input (TF evaluates the constant split)
+    with tf.Graph().as_default():
+        with pytest.raises(AttributeError, match="^'Tensor' object has no attribute "
+                           "'to_sparse'$"):
+            tf.strings.split(tf.constant("x y  z"))
+        tokens = tf.strings.split(tf.constant("a,b,,c"), sep=",", result_type="RaggedTensor")
+        assert isinstance(tokens, tf.Tensor) and tokens.get_shape().as_list() == [None]
+        assert tf.strings.split(tf.constant(["a b", "c", ""]),
+                                result_type="RaggedTensor").shape.as_list() == [3, None]
+        assert tf.strings.split(tf.placeholder(tf.string, [3]),
+                                result_type="RaggedTensor").shape.as_list() == [None, None]
+        p = tf.placeholder(tf.string)
+        sp = tf.strings.split(p)
+        assert isinstance(sp, tf.SparseTensor)
+        with pytest.raises(ValueError, match="^result_type must be 'RaggedTensor' or "
+                           "'SparseTensor'.$"):
+            tf.strings.split(["a"], result_type="Dense")
+        with tf.Session() as s:
+            assert s.run(tokens).tolist() == [b"a", b"b", b"", b"c"]
+            got = s.run(sp, {p: ["a b", "c"]})
+    assert got.indices.tolist() == [[0, 0], [0, 1], [1, 0]]
+    assert got.dense_shape.tolist() == [2, 2]

@@ -350,55 +350,73 @@ op_registry.declare(
 )
 
 
+def _split_v2(input, sep, maxsplit):
+    """The StringSplitV2 of a string vector, as a SparseTensor [len(input), max tokens]."""
+    sep = ops.convert_to_tensor("" if sep is None else sep, dtype=dtypes.string)
+    op = ops.apply_op("StringSplitV2", [input, sep], {"maxsplit": int(maxsplit)})
+    indices, values, shape = op.outputs
+    return SparseTensor(indices, values, shape)
+
+
+def _ragged_split(input, sep, maxsplit, name=None):
+    """TF 1.15's ragged ``string_split_v2``: one dimension more than ``input`` (a scalar gives
+    a vector of tokens)."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.ragged_tensor import RaggedTensor
+
+    with ops.name_scope(name, "StringSplit", [input]):
+        if not isinstance(input, RaggedTensor):
+            input = ops.convert_to_tensor(input, dtype=dtypes.string, name="input")
+        if isinstance(input, RaggedTensor):
+            return input.with_flat_values(_ragged_split(input.flat_values, sep, maxsplit))
+        rank = input.get_shape().ndims
+        if rank == 0:
+            return _ragged_split(array_ops.stack([input]), sep, maxsplit)[0]
+        if rank == 1 or rank is None:
+            sparse = _split_v2(input, sep, maxsplit)
+            return _known_rows(input, RaggedTensor.from_value_rowids(
+                sparse.values, sparse.indices[:, 0], nrows=sparse.dense_shape[0],
+                validate=False))
+        return _ragged_split(RaggedTensor.from_tensor(input), sep, maxsplit)
+
+
+def _known_rows(input, rt):
+    """``rt`` (a row per string of the vector ``input``) with a static row count where TF
+    1.15's shape inference has one: it evaluates the split of a constant vector."""
+    n = input.get_shape().as_list()[0] if input.get_shape().ndims == 1 else None
+    if n is not None and ops.constant_value(input) is not None:
+        rt.row_splits.set_shape([n + 1])
+    return rt
+
+
 def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=None,
           name=None):
-    """Splits each string of the vector ``input`` on ``sep`` (TF 1.x ``tf.strings.split``).
+    """Splits each string of ``input`` on ``sep`` (TF 1.x ``tf.strings.split``).
 
     ``sep=None`` splits on runs of whitespace and drops empty tokens; a given ``sep`` splits on
     that exact string and keeps empty tokens. At most ``maxsplit`` splits per string (-1: all).
-    Returns a ``SparseTensor`` of shape ``[len(input), max tokens]``, or with
-    ``result_type="RaggedTensor"`` a ``RaggedTensor`` of one row per string.
+    A vector gives a ``SparseTensor`` of shape ``[len(input), max tokens]``; other ranks (and
+    ``result_type="RaggedTensor"``) go through TF 1.15's ragged split: a ``RaggedTensor`` one
+    dimension deeper, made sparse for a ``SparseTensor`` result (a scalar's tokens are a
+    vector, which has no ``to_sparse``: TF 1.15's AttributeError).
     """
     if input is None:
         input = source
     elif source is not None:
-        raise ValueError("tf.strings.split: give either input or source, not both")
-    if result_type not in ("SparseTensor", "RaggedTensor"):
-        raise ValueError(f"tf.strings.split: result_type must be 'SparseTensor' or "
-                         f"'RaggedTensor', got {result_type!r}")
+        raise ValueError("Cannot specify both 'input' and 'source'.")
     from tideflow.ops.ragged_tensor import RaggedTensor
 
-    if isinstance(input, RaggedTensor):  # as TF 1.15: the strings of the flat values
-        with ops.name_scope(name, "StringSplit", [input]):
-            rt = input.with_flat_values(split(input.flat_values, sep, maxsplit, "RaggedTensor"))
-            return rt if result_type == "RaggedTensor" else rt.to_sparse()
-    try:  # the rank without making an op (TF converts the input inside the scope, as "input")
-        rank = input.get_shape().ndims if isinstance(input, ops.Tensor) else np.ndim(input)
-    except ValueError:
-        rank = ops.convert_to_tensor(input, dtype=dtypes.string).get_shape().ndims
-    if result_type == "RaggedTensor" or (rank is not None and rank >= 2):
-        # a RaggedTensor with a row per string (a scalar is one row; leading dims stay as
-        # uniform ragged dims); the sparse result of a matrix is its to_sparse(), as TF 1.15
-        from tideflow.ops import array_ops
-
-        with ops.name_scope(name, "StringSplit", [input]):
-            input = ops.convert_to_tensor(input, dtype=dtypes.string)
-            if input.get_shape().ndims == 0:
-                input = array_ops.reshape(input, [1])
-            flat = array_ops.reshape(input, [-1]) if rank != 1 else input
-            rows = RaggedTensor.from_sparse(split(flat, sep, maxsplit))
-            rt = _ragged_rows(input, rows)
-            return rt if result_type == "RaggedTensor" else rt.to_sparse()
     with ops.name_scope(name, "StringSplit", [input]):
-        input = ops.convert_to_tensor(input, dtype=dtypes.string, name="input")
-        if rank == 0:  # as TF 1.15: a scalar is split as a vector of one string
-            from tideflow.ops import array_ops
-
-            input = array_ops.expand_dims(input, 0)
-        sep = ops.convert_to_tensor("" if sep is None else sep, dtype=dtypes.string)
-        op = ops.apply_op("StringSplitV2", [input, sep], {"maxsplit": int(maxsplit)})
-        indices, values, shape = op.outputs
-        return SparseTensor(indices, values, shape)
+        if not isinstance(input, RaggedTensor):
+            input = ops.convert_to_tensor(input, dtype=dtypes.string, name="input")
+        if result_type == "SparseTensor" and input.get_shape().ndims == 1:
+            return _split_v2(input, sep, maxsplit)
+        result = _ragged_split(input, sep, maxsplit)
+        if result_type == "SparseTensor":
+            return result.to_sparse()
+        if result_type == "RaggedTensor":
+            return result
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
 
 
 # ------------------------------------------------------------------------------------------
@@ -1052,8 +1070,8 @@ def bytes_split(input, name=None):
                 delimiter = ops.convert_to_tensor("", dtype=dtypes.string, name="delimiter")
                 indices, values, shape = ops.apply_op(
                     "StringSplit", [input, delimiter], {"skip_empty": False}, name=scope).outputs
-            return RaggedTensor.from_value_rowids(values, indices[:, 0], nrows=shape[0],
-                                                  validate=False)
+            return _known_rows(input, RaggedTensor.from_value_rowids(
+                values, indices[:, 0], nrows=shape[0], validate=False))
         return bytes_split(RaggedTensor.from_tensor(input))
 
 
