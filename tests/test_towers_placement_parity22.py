@@ -171,3 +171,40 @@ def test_the_default_strategy_class_name():
     # TF 1.15: type(tf.distribute.get_strategy()).__name__ outside every scope
     assert type(tf.distribute.get_strategy()).__name__ == "_DefaultDistributionStrategy"
     assert tf.distribute.get_strategy().num_replicas_in_sync == 1
+
+
+def test_distributed_evaluate_orders_its_metrics_by_name(tmp_path):
+    # TF 1.15 printed {'aae': -0.12365, 'loss': 0.58192, 'mae': 0.6114, 'global_step': 5.0}
+    # for this program: the metrics in name order (loss among them), then the global step
+    tf.logging.set_verbosity(tf.logging.ERROR)
+    x = np.random.RandomState(0).randn(32, 3).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(8)
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+        b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+        pred = tf.matmul(features["x"], w) + b
+        loss = tf.losses.mean_squared_error(labels, pred)
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(
+            mode, loss=loss, train_op=train_op,
+            eval_metric_ops={"mae": tf.metrics.mean_absolute_error(labels, pred),
+                             "aae": tf.metrics.mean(pred)})
+
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    config = tf.estimator.RunConfig(
+        model_dir=str(tmp_path), train_distribute=strategy, eval_distribute=strategy,
+        tf_random_seed=1, session_config=tf.ConfigProto(device_count={"CPU": 2}),
+        save_summary_steps=1000, log_step_count_steps=1000)
+    est = tf.estimator.Estimator(model_fn, config=config)
+    est.train(input_fn, steps=5)
+    np.testing.assert_allclose(est.get_variable_value("w").ravel(),
+                               [0.74787, -1.26913, 0.24972], atol=1e-5)
+    result = est.evaluate(input_fn, steps=2)
+    assert list(result) == ["aae", "loss", "mae", "global_step"]
+    np.testing.assert_allclose([result["aae"], result["loss"], result["mae"]],
+                               [-0.12365, 0.58192, 0.6114], atol=1e-5)

@@ -74,7 +74,8 @@ def evaluate_build_graph(estimator, input_fn, hooks):
         updates, values = strategy.extended.call_for_each_replica(replica_fn,
                                                                   args=(features, labels))
     update_op = strategy.group(updates)
-    eval_dict = {k: strategy.experimental_local_results(v)[0] for k, v in values.items()}
+    # as TF, the metrics in name order (the dict evaluate returns), then the global step
+    eval_dict = {k: strategy.experimental_local_results(values[k])[0] for k in sorted(values)}
     eval_dict[estimator_lib.GLOBAL_STEP] = global_step
     _session_config(estimator, strategy)
     all_hooks = list(input_hooks) + list(hooks) + list(specs[0].evaluation_hooks)
