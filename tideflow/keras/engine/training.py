@@ -161,6 +161,7 @@ class Model(Network):
         self.sample_weights = []
         self._stateful_positions = set()
         self._stateful_metrics = []
+        self._weighted_metric_objects = {}
         self.metrics_names = ["loss"]
         self._metric_tensors = []
         graph = self._outputs_graph()
@@ -211,11 +212,16 @@ class Model(Network):
                 if self.targets[i] is None:
                     continue
                 target, output = self.targets[i], self.outputs[i]
-                for metric in per_output[i]:
+                for k, metric in enumerate(per_output[i]):
                     if weighted:
                         if not isinstance(metric, metrics_mod.Metric):
-                            name, fn = self._resolve_metric(metric, i)
-                            metric = metrics_mod.MeanMetricWrapper(fn, name=name)
+                            # as TF 1.15: made once per compile; a loss remade for fed
+                            # weights updates the same metric (its variables, its reset)
+                            made = self.__dict__.setdefault("_weighted_metric_objects", {})
+                            if (i, k) not in made:
+                                name, fn = self._resolve_metric(metric, i)
+                                made[i, k] = metrics_mod.MeanMetricWrapper(fn, name=name)
+                            metric = made[i, k]
                         mask = self._output_mask(output)
                         w = self.sample_weights[i]
                         if mask is not None:
