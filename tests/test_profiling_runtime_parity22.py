@@ -235,3 +235,61 @@ def test_parameters_come_from_a_nodes_shape_attr(capsys):
     opts = builder.trainable_variables_parameter()
     opts["output"] = "none"
     assert tf.profiler.profile(g, options=opts).total_parameters == 11
+
+
+def test_timeline_output_writes_tfprofs_chrome_traces(tmp_path, capsys):
+    # TF 1.15: a timeline:outfile=PATH output writes no report but a Chrome trace: the graph
+    # view's to PATH_<step> (profile's run_meta is step 0; a Profiler's step -1 writes every
+    # step), a process per device named "Op scheduling threads: <device, lower case>" and a
+    # region per shown op; the scope view's to PATH_-1 (a process per depth, "Scope:N"); the
+    # op view's nowhere. Each prints "Timeline file is written to ..."
+    import json
+    import os
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [8, 3])
+        with tf.variable_scope("lin"):
+            w = tf.get_variable("w", [3, 2])
+            y = tf.nn.relu(tf.matmul(x, w))
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            md = tf.RunMetadata()
+            sess.run(y, {x: np.ones((8, 3))}, options=tf.RunOptions(trace_level=3),
+                     run_metadata=md)
+    builder = tf.profiler.ProfileOptionBuilder
+    opts = (builder(builder.time_and_memory()).with_min_memory(0).with_min_execution_time(0)
+            .with_timeline_output(str(tmp_path / "g.json")).build())
+    capsys.readouterr()
+    tf.profiler.profile(g, run_meta=md, cmd="graph", options=opts)
+    out = capsys.readouterr().out
+    path = str(tmp_path / "g.json_0")
+    assert out == ("Parsing Inputs...\ngenerating trace file.\n\n" + "*" * 54 + "\n"
+                   f"Timeline file is written to {path}.\nOpen a Chrome browser, enter URL "
+                   "chrome://tracing and load the timeline file.\n" + "*" * 54 + "\n")
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    assert events[0] == {"args": {"name": "Op scheduling threads: "
+                                  "/job:localhost/replica:0/task:0/device:cpu:0"},
+                         "name": "process_name", "ph": "M", "pid": 0}
+    # (TF's trace also holds the step's _arg_/_retval_ nodes, which tideflow's steps lack)
+    regions = [e for e in events[1:] if e["ph"] == "X" and not e["name"].startswith("_")]
+    assert [e["name"] for e in regions] == ["lin/w", "lin/w/read", "lin/MatMul", "lin/Relu"]
+    assert sorted(regions[0]) == ["args", "cat", "dur", "name", "ph", "pid", "tid", "ts"]
+    assert regions[2]["args"] == {"name": "lin/MatMul"} and regions[2]["cat"] == "Op"
+    tf.profiler.profile(g, run_meta=md, cmd="scope", options=opts)
+    with open(tmp_path / "g.json_-1") as f:
+        events = json.load(f)["traceEvents"]
+    assert [(e["ph"], e["pid"], e["args"]["name"]) for e in events][:4] == [
+        ("M", 0, "Scope:0"), ("X", 0, "_TFProfRoot"), ("M", 1, "Scope:1"), ("X", 1, "lin")]
+    assert events[1]["ts"] == 0 and events[1]["args"]["op"] == "_TFProfRoot"
+    tf.profiler.profile(g, run_meta=md, cmd="op", options=opts)
+    assert sorted(os.listdir(tmp_path)) == ["g.json_-1", "g.json_0"]
+    prof = tf.profiler.Profiler(g)
+    prof.add_step(3, md)
+    prof.add_step(7, md)
+    prof.profile_graph(builder(opts).with_timeline_output(str(tmp_path / "p.json")).build())
+    prof.profile_graph(builder(opts).with_timeline_output(str(tmp_path / "q.json"))
+                       .with_step(3).build())
+    assert sorted(os.listdir(tmp_path)) == ["g.json_-1", "g.json_0", "p.json_3", "p.json_7",
+                                            "q.json_3"]

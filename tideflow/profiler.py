@@ -857,11 +857,13 @@ def _parsing_inputs():
     sys.stdout.write("Parsing Inputs...\n")
 
 
-def _profile(graph, run_meta, cmd, options):
+def _profile(graph, run_meta, cmd, options, steps=None):
     if options is None:
         options = ProfileOptionBuilder.trainable_variables_parameter()
     if graph is None:
         graph = ops.get_default_graph()
+    if options.get("output", "").startswith("timeline:"):
+        return _profile_timeline(graph, run_meta, cmd, options, steps)
     stats = _op_stats(graph, run_meta)
     if cmd == "op":
         root, shown = _op_chain(_op_view(stats, options), options)
@@ -887,6 +889,31 @@ def _profile(graph, run_meta, cmd, options):
     else:
         _emit(_report(root, options, cmd), options)
     return root
+
+
+def _profile_timeline(graph, run_meta, cmd, options, steps):
+    """A view whose output is ``timeline:outfile=PATH``: tfprof writes a Chrome trace to
+    ``PATH_<step>`` instead of a report (the graph view one per traced step, for ``step`` -1
+    every step; the op view none)."""
+    from tideflow import tfprof_timeline
+
+    path = options["output"].split("outfile=", 1)[1]
+    quiet = {**options, "output": "none"}
+    step = options.get("step", -1)
+    if cmd != "graph":
+        root = _profile(graph, run_meta, cmd, quiet)
+        if cmd != "op":
+            tfprof_timeline.write_tree(root, f"{path}_{step}")
+        return root
+    if steps is None:
+        steps = {0: run_meta} if run_meta is not None else {}
+    root = None
+    inputs = {op.name: [t.op.name for t in op.inputs] + [c.name for c in op.control_inputs]
+              for op in graph.get_operations()}
+    for s in (sorted(steps) if step < 0 else [step] if step in steps else []):
+        root = _profile(graph, steps[s], cmd, quiet)
+        tfprof_timeline.write_graph(root, steps[s], inputs, f"{path}_{s}")
+    return root if root is not None else _profile(graph, run_meta, cmd, quiet)
 
 
 _ALL_ADVICE = {"ExpensiveOperationChecker": {}, "AcceleratorUtilizationChecker": {},
@@ -1018,7 +1045,7 @@ class Profiler:
         return _profile(self._graph, self._run_meta(options), "scope", options)
 
     def profile_graph(self, options):
-        return _profile(self._graph, self._run_meta(options), "graph", options)
+        return _profile(self._graph, self._run_meta(options), "graph", options, self._steps)
 
     def profile_operations(self, options):
         return _profile(self._graph, self._run_meta(options), "op", options)
