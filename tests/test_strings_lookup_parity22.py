@@ -272,3 +272,30 @@ def test_split_of_scalars_and_unknown_ranks_goes_through_the_ragged_split():
             got = s.run(sp, {p: ["a b", "c"]})
     assert got.indices.tolist() == [[0, 0], [0, 1], [1, 0]]
     assert got.dense_shape.tolist() == [2, 2]
+
+
+def test_dense_forms_of_a_constant_split_are_static():
+    # TF 1.15's shape refiner runs the split of a constant: to_dense and fill_empty_rows of it
+    # have static shapes (TF 1.15 output), while the dense_shape's own value stays unknown
+    with tf.Graph().as_default():
+        sp = tf.string_split(tf.constant(["a b c", "", "d e"]))
+        sp2 = tf.strings.split(tf.constant(["a,b", "c"]), sep=",")
+        assert tf.sparse.to_dense(sp, default_value="").get_shape().as_list() == [3, 3]
+        assert tf.sparse.to_dense(sp2, default_value="").get_shape().as_list() == [2, 2]
+        _, empty = tf.sparse.fill_empty_rows(sp, "<e>")
+        assert empty.get_shape().as_list() == [3]
+        assert tf.get_static_value(sp.dense_shape) is None
+        p = tf.placeholder(tf.string, [3])
+        assert tf.sparse.to_dense(tf.string_split(p), default_value="").get_shape().as_list() \
+            == [None, None]
+
+
+def test_int_attrs_out_of_int64_range():
+    # TF 1.15: an int attr past int64 is protobuf's ValueError when the op is made
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"^Value out of range: 9223372036854775808$"):
+            tf.strings.to_hash_bucket_strong(["a"], 3, [2**63, 1])
+        with pytest.raises(ValueError, match=r"^Value out of range: 9223372036854775808$"):
+            tf.strings.to_hash_bucket_fast(["a"], 2**63)
+        assert tf.strings.to_hash_bucket_strong(["a"], 3, [2**63 - 1, 1]).op.type == \
+            "StringToHashBucketStrong"

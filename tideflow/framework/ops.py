@@ -2280,6 +2280,13 @@ def _complete_attrs(op_def, attrs):
     return out
 
 
+def _int64(value):
+    """An int attr's value: TF's AttrValue holds an int64 (protobuf's words past its range)."""
+    if not -(1 << 63) <= value < (1 << 63):
+        raise ValueError(f"Value out of range: {value}")
+    return value
+
+
 def _coerce_attr(op_def, spec, value):
     typ = spec.type
     try:
@@ -2297,7 +2304,7 @@ def _coerce_attr(op_def, spec, value):
             # TF's _MakeInt: a string is refused, anything int() takes is truncated (1.5 -> 1)
             if isinstance(value, str):
                 raise TypeError(f"Expected int for argument '{spec.name}' not {value!r}.")
-            value = int(value)
+            value = _int64(int(value))
             if spec.minimum is not None and value < spec.minimum:
                 raise ValueError(
                     f"Attr '{spec.name}' of '{op_def.name}' Op passed {value} less than minimum "
@@ -2328,7 +2335,7 @@ def _coerce_attr(op_def, spec, value):
         if typ == "shape":
             return as_shape(value)
         if typ == "list(int)":
-            value = [int(v) for v in value]
+            value = [_int64(int(v)) for v in value]
             if spec.minimum is not None and len(value) < spec.minimum:
                 raise ValueError(
                     f"Attr '{spec.name}' of '{op_def.name}' Op passed list of length "
@@ -2349,7 +2356,7 @@ def _coerce_attr(op_def, spec, value):
         if typ == "list(bool)":
             return [bool(v) for v in value]
     except (TypeError, ValueError) as e:
-        if str(e).startswith(("Expected", "Value passed", "Attr")):
+        if str(e).startswith(("Expected", "Value passed", "Attr", "Value out of range")):
             raise
         # TF's op_def_library words, by the attr's kind
         if typ.startswith("list(") and not isinstance(value, (list, tuple)):

@@ -1004,7 +1004,8 @@ op_registry.declare(
 )
 
 
-def _fold_in_shape_inference(op_type):
+def fold_in_shape_inference(op_type):
+    """Folds `op_type` (its kernel on constant inputs) while shapes are inferred only."""
     # array_ops imports this module: take its constant fold on first use of it
     def fold(op, i):
         from tideflow.ops.array_ops import _fold
@@ -1017,7 +1018,7 @@ def _fold_in_shape_inference(op_type):
 # as TF's shape refiner: a slice of a constant SparseTensor has its dense shape while shapes
 # are inferred (to_dense of it is static), but TF's Python constant_value stops at the op, so
 # the slice's own get_shape() is unknown
-_fold_in_shape_inference("SparseSlice")
+fold_in_shape_inference("SparseSlice")
 
 
 def _sparse_slice_grad_kernel(backprop_val_grad, input_indices, input_start, output_indices):

@@ -21,6 +21,7 @@ from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape, matrix, unknown_shape, vector
+from tideflow.ops.sparse_ops import fold_in_shape_inference
 
 _M = 0xFFFFFFFFFFFFFFFF
 
@@ -348,6 +349,8 @@ op_registry.declare(
     kernel=_split_v2_kernel,
     differentiable=False,
 )
+# as TF's shape refiner, which runs the split of a constant (a to_dense of it is static)
+fold_in_shape_inference("StringSplitV2")
 
 
 def _split_v2(input, sep, maxsplit):

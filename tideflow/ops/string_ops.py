@@ -13,6 +13,7 @@ from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape, matrix, scalar, unknown_shape, vector
 from tideflow.ops.elementwise import broadcast_shape
+from tideflow.ops.sparse_ops import fold_in_shape_inference
 
 
 def _invalid(msg):
@@ -238,6 +239,8 @@ op_registry.declare(
     kernel=_string_split_kernel,
     differentiable=False,
 )
+# as TF's shape refiner, which runs the split of a constant (a to_dense of it is static)
+fold_in_shape_inference("StringSplit")
 
 def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor",
                  name=None):
