@@ -221,3 +221,18 @@ def test_compute_gradient_of_an_unconnected_y():
             tf.test.compute_gradient_error(e, [0], tf.constant(np.zeros([0])) * 2, [0])
         err = tf.test.compute_gradient_error(e, [0], e * 2, [0])
         assert err == 0 and type(err) is int
+
+
+def test_compute_gradient_of_half_gives_half_jacobians():
+    # TF 1.15's Jacobians have x's real dtype: float16 for a half x (values as it printed)
+    with tf.Graph().as_default(), tf.Session():
+        h = tf.placeholder(tf.float16, [3])
+        init = np.array([0.3, 1.1, 2.5], np.float16)
+        jt, jn = tf.test.compute_gradient(h, [3], tf.sin(h) * h, [3], x_init_value=init,
+                                          delta=1e-2)
+        assert jt.dtype == np.float16 and jn.dtype == np.float16
+        np.testing.assert_array_equal(np.diag(jt), [0.58203125, 1.390625, -1.4052734375])
+        np.testing.assert_array_equal(np.diag(jn), [0.58251953125, 1.3671875, -1.3671875])
+        err = tf.test.compute_gradient_error(h, [3], tf.sin(h) * h, [3], x_init_value=init,
+                                             delta=1e-2)
+        assert err == 0.0380859375 and type(err) is np.float64
