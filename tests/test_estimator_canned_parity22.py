@@ -59,3 +59,111 @@ def test_train_and_evaluate_checks_the_eval_spec_first(tmp_path):
     with pytest.raises(TypeError, match=r"^`eval_spec` must have type `tf.estimator.EvalSpec`. "
                        r"Got: <class '.*TrainSpec'>$"):
         tf.estimator.train_and_evaluate(est, eval_spec, train_spec)
+
+
+def _tree_data():
+    rng = np.random.RandomState(7)
+    x = rng.rand(40, 3).astype(np.float32)
+    y_class = ((x[:, 0] - 0.5 * x[:, 1] + 0.2 * rng.randn(40)) > 0.2).astype(np.int64)
+    y_reg = (x[:, :1] + 0.3 * rng.randn(40, 1)).astype(np.float32)
+    features = {"a": x[:, :1], "b": x[:, 1:2], "c": x[:, 2:]}
+    num = tf.feature_column.numeric_column
+    columns = [tf.feature_column.bucketized_column(num("a"), [0.2, 0.4, 0.6, 0.8]),
+               tf.feature_column.bucketized_column(num("b"), [0.3, 0.6]),
+               tf.feature_column.bucketized_column(num("c"), [0.25, 0.5, 0.75])]
+    return features, y_class.reshape(-1, 1), y_reg, columns
+
+
+def _grow(kind, tmp_path, n_batches=1, **kwargs):
+    """Trains a seeded boosted-trees estimator until it stops; (global step, loss, the first
+    six logits or predictions)."""
+    features, y_class, y_reg, columns = _tree_data()
+    cls = tf.estimator.BoostedTreesClassifier if kind == "C" else tf.estimator.BoostedTreesRegressor
+    y = y_class if kind == "C" else y_reg
+    est = cls(columns, n_batches, model_dir=str(tmp_path),
+              config=tf.estimator.RunConfig(tf_random_seed=1), **kwargs)
+    est.train(lambda: tf.data.Dataset.from_tensor_slices((features, y)).batch(40 // n_batches)
+              .repeat(), max_steps=100)
+    result = est.evaluate(lambda: tf.data.Dataset.from_tensor_slices((features, y)).batch(40))
+    key = "logits" if kind == "C" else "predictions"
+    out = np.concatenate([p[key] for p in est.predict(
+        lambda: tf.data.Dataset.from_tensor_slices(features).batch(40))])
+    return result["global_step"], result["loss"], out[:6]
+
+
+@pytest.mark.parametrize("kind, n_batches, kwargs, step, loss, head", [
+    # TF 1.15's numbers for each setting (pre/post pruning, L1 and L2, a min_node_weight no
+    # node reaches, center_bias averaged over two batches)
+    ("C", 1, {"n_trees": 2, "max_depth": 4, "learning_rate": 0.5, "pruning_mode": "post",
+               "tree_complexity": 0.005}, 8, 0.14993441,
+     [-2.83418, 0.84389, 2.92939, -1.34391, 1.38818, 2.92939]),
+    ("R", 1, {"n_trees": 2, "max_depth": 3, "learning_rate": 0.5, "pruning_mode": "pre",
+               "tree_complexity": 0.02, "l2_regularization": 0.5}, 13, 0.2507712,
+     [0.0445, 0.25632, 0.25632, 0.25632, 0.0445, 0.25632]),
+    ("R", 1, {"n_trees": 2, "max_depth": 2, "learning_rate": 0.5, "min_node_weight": 100.0}, 9,
+     0.4629802, [0.0] * 6),
+    ("R", 1, {"n_trees": 2, "max_depth": 3, "learning_rate": 0.5, "l1_regularization": 0.3}, 6,
+     0.1383684, [0.07914, 0.50134, 0.50134, 0.50134, 0.07914, 0.50134]),
+    ("R", 2, {"n_trees": 2, "max_depth": 3, "learning_rate": 0.5, "center_bias": True,
+               "l2_regularization": 1.0}, 64, 0.0913579,
+     [0.27404, 0.67062, 0.4426, 0.50453, 0.32429, 0.77078]),
+])
+def test_boosted_trees_grow_as_tf(tmp_path, kind, n_batches, kwargs, step, loss, head):
+    got_step, got_loss, got_head = _grow(kind, tmp_path, n_batches, **kwargs)
+    assert got_step == step
+    np.testing.assert_allclose(got_loss, loss, rtol=1e-5)
+    np.testing.assert_allclose(got_head, head, atol=2e-5)
+
+
+def test_boosted_trees_min_node_weight_bounds_the_node_not_its_children(tmp_path):
+    # TF 1.15 splits a node whose hessian reaches min_node_weight even when one side is
+    # light (and splits an empty side off a pure node): these are its predictions
+    rng = np.random.RandomState(5)
+    x = rng.rand(48, 3).astype(np.float32)
+    y = (2 * x[:, :1] - x[:, 1:2] + 0.1 * x[:, 2:]).astype(np.float32)
+    features = {"a": x[:, :1], "b": x[:, 1:2], "c": x[:, 2:]}
+    num = tf.feature_column.numeric_column
+    columns = [tf.feature_column.bucketized_column(num("a"), [0.1 * i for i in range(1, 10)]),
+               tf.feature_column.bucketized_column(num("b"), [0.3, 0.6]),
+               tf.feature_column.bucketized_column(num("c"), [0.5])]
+    preds = {}
+    for key, kwargs in (("mw", {"min_node_weight": 0.5}),
+                        ("deep", {"max_depth": 6, "n_trees": 1})):
+        args = {"n_trees": 2, "max_depth": 3, "learning_rate": 0.5}
+        args.update(kwargs)
+        est = tf.estimator.BoostedTreesRegressor(
+            columns, 1, model_dir=str(tmp_path / key),
+            config=tf.estimator.RunConfig(tf_random_seed=1), **args)
+        est.train(lambda: tf.data.Dataset.from_tensor_slices((features, y)).batch(24)
+                  .repeat(), max_steps=60)
+        preds[key] = np.concatenate([p["predictions"] for p in est.predict(
+            lambda: tf.data.Dataset.from_tensor_slices(features).batch(48))])[:6]
+    np.testing.assert_allclose(preds["mw"], [-0.1069, 1.32256, 1.07559, 0.11309, 0.51837,
+                                             -0.1069], atol=2e-5)
+    np.testing.assert_allclose(preds["deep"], [-0.09892, 1.47204, 1.10978, 0.20437, 0.68663,
+                                               0.25362], atol=2e-5)
+
+
+def test_boosted_trees_checks_growing_parameters_as_tf(tmp_path):
+    # TF 1.15 checks these when training builds its graph, in these words
+    _, _, _, columns = _tree_data()
+    x = {"a": np.ones((2, 1), np.float32), "b": np.ones((2, 1), np.float32),
+         "c": np.ones((2, 1), np.float32)}
+
+    def train(**kwargs):
+        est = tf.estimator.BoostedTreesRegressor(columns, 1, model_dir=str(tmp_path), **kwargs)
+        est.train(lambda: tf.data.Dataset.from_tensor_slices((x, np.ones((2, 1), np.float32)))
+                  .batch(2), max_steps=1)
+
+    for kwargs, message in (
+            ({"tree_complexity": 0.1}, ("Tree complexity have no effect unless pruning mode "
+                                        "is chosen.")),
+            ({"pruning_mode": "pre"}, "For pruning, tree_complexity must be positive."),
+            ({"pruning_mode": "bad"}, "pruning_mode mode must be one of: none, post, pre"),
+            ({"max_depth": 0}, ("Attr 'max_splits' of 'BoostedTreesMakeStatsSummary' Op "
+                                "passed 0 less than minimum 1."))):
+        with pytest.raises(ValueError) as e:
+            train(**kwargs)
+        assert str(e.value) == message
+    with pytest.raises(ValueError, match=r"^For now pruning is not supported with multi class"):
+        tf.estimator.BoostedTreesClassifier(columns, 1, n_classes=3)

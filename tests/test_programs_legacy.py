@@ -710,8 +710,11 @@ def test_boosted_trees_classifier_learns_an_interaction(tmp_path):
             {"age": np.array([20.0, 20.0, 60.0], np.float32),
              "sex": np.array(["female", "male", "female"])}, shuffle=False))])
     assert probs[0] > 0.5 > probs[1] and probs[2] < 0.5
-    with pytest.raises(ValueError, match="binary"):
+    # TF 1.15 names the default pruning_mode ('none', not None) first
+    with pytest.raises(ValueError, match="pruning is not supported with multi class"):
         tf.estimator.BoostedTreesClassifier(columns, 1, n_classes=3)
+    with pytest.raises(ValueError, match="binary"):
+        tf.estimator.BoostedTreesClassifier(columns, 1, n_classes=3, pruning_mode=None)
 
 
 def test_boosted_trees_regressor_first_tree_is_a_newton_step(tmp_path):

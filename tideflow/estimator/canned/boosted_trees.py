@@ -3,8 +3,8 @@ boosted trees grown layer by layer. Each training batch adds its per-example gra
 diagonal hessians (of the head's loss with respect to the logits) to per node, feature and
 bucket statistics; after ``n_batches_per_layer`` batches every leaf of the growing tree's
 last layer splits at its best (feature, bucket) gain, the children taking the parent's value
-plus ``learning_rate`` times their Newton step; a tree is finished at ``max_depth`` and
-training stops after ``n_trees``. Features come from ``bucketized_column`` (one feature, its
+plus ``learning_rate`` times their Newton step; a tree is finished at ``max_depth`` (then
+post-pruned if asked) and training stops after ``n_trees``. Features come from ``bucketized_column`` (one feature, its
 buckets) and ``indicator_column`` (a 0/1 feature per category). The ensemble lives in
 variables (so checkpoints hold it) and the tree kernels are NumPy, run through ``py_func``."""
 
@@ -108,21 +108,29 @@ def _traverse(buckets, split_feature, threshold, value, num_trees):
 
 
 class _Trainer:
-    """The NumPy side of one training step (statistics, then a layer when due)."""
+    """The NumPy side of one training step (statistics, then a layer when due), with TF
+    1.15's kernels' rules: the statistics of ``n_batches_per_layer`` batches are averaged
+    (TF's accumulators), every leaf of the last layer whose hessian reaches
+    ``min_node_weight`` splits at its best gain, an empty side included and negative gains
+    too unless pruning, and ties go to the lower bucket, then the lower feature id."""
 
-    # TF's threshold on a bias update below which centering ends
+    # TF's threshold on a bias update (relative to the bias) below which centering ends
     _MIN_CENTER_BIAS_DELTA = 0.01
 
     def __init__(self, sizes, n_numeric, n_batches_per_layer, n_trees, max_depth,
-                 learning_rate, l1, l2, tree_complexity, min_node_weight, center_bias=False):
+                 learning_rate, l1, l2, tree_complexity, min_node_weight, center_bias=False,
+                 pruning_mode="none"):
         self.center_bias = center_bias
         self.fixed_sizes = np.asarray(sizes, np.int64)
         self.n_fixed, self.n_numeric = len(sizes), n_numeric
         self.sizes = self.fixed_sizes
-        self.n_batches = n_batches_per_layer
+        # (TF grows after every batch when n_batches_per_layer is not positive)
+        self.n_batches = max(1, n_batches_per_layer)
         self.n_trees, self.max_depth = n_trees, max_depth
-        self.lr, self.l1, self.l2 = learning_rate, l1, l2
-        self.complexity, self.min_weight = tree_complexity, min_node_weight
+        self.lr = np.float32(learning_rate)
+        self.l1, self.l2 = np.float32(l1), np.float32(l2)
+        self.complexity, self.min_weight = np.float32(tree_complexity), min_node_weight
+        self.pruning_mode = pruning_mode
 
     def _node_of(self, buckets, split_feature, threshold, t):
         node = np.zeros(buckets.shape[0], np.int64)
@@ -137,8 +145,16 @@ class _Trainer:
             node = np.where(inner, child, node)
 
     def _weight(self, g, h):
-        g = np.sign(g) * np.maximum(np.abs(g) - self.l1, 0.0)
-        return -g / (h + self.l2), g * g / (h + self.l2)
+        """TF's leaf weights and gains (float32): L1 moves the gradient toward zero (a zero
+        weight within [-l1, l1]), and a hessian plus L2 at or under 1e-15 weighs zero."""
+        g = np.asarray(g, np.float32)
+        if self.l1 > 0:
+            g = np.where(g > self.l1, g - self.l1,
+                         np.where(g < -self.l1, g + self.l1, np.float32(0)))
+        denom = np.asarray(h, np.float32) + self.l2
+        ok = denom > 1e-15
+        w = np.where(ok, -g / np.where(ok, denom, np.float32(1)), np.float32(0))
+        return w, -g * w
 
     def __call__(self, fixed, values, grads, hess, split_feature, threshold, value, state,
                  g_acc, h_acc, boundaries, n_bounds, split_gain):
@@ -148,7 +164,7 @@ class _Trainer:
         split_gain = split_gain.copy()
         out = (split_feature, threshold, value, state, g_acc, h_acc, boundaries, n_bounds,
                split_gain)
-        tree, layer, seen, ready = (int(v) for v in state)
+        tree, layer, seen, ready, attempts = (int(v) for v in state)
         if tree >= self.n_trees:
             return out
         if not ready:  # the first batches find the numeric features' bucket boundaries
@@ -158,20 +174,26 @@ class _Trainer:
             seen += 1
             if seen >= self.n_batches:
                 seen, ready = 0, (2 if self.center_bias else 1)
-            state[:] = (tree, layer, seen, ready)
+            state[:] = (tree, layer, seen, ready, attempts)
             return out
-        if ready == 2:  # center_bias: Newton steps on the first tree's root until settled
-            g_acc[0, 0, 0] += grads.sum()
-            h_acc[0, 0, 0] += hess.sum()
+        if ready >= 2:  # center_bias: Newton steps on the first tree's root until settled
+            # (TF averages the batches' mean gradient and hessian)
+            g_acc[0, 0, 0] += grads.mean(dtype=np.float32)
+            h_acc[0, 0, 0] += hess.mean(dtype=np.float32)
             seen += 1
             if seen >= self.n_batches:
-                delta, _ = self._weight(g_acc[0, 0, 0], h_acc[0, 0, 0])
+                delta, _ = self._weight(g_acc[0, 0, 0] / np.float32(seen),
+                                        h_acc[0, 0, 0] / np.float32(seen))
                 value[0, 0] += delta
                 g_acc[0, 0, 0] = h_acc[0, 0, 0] = 0
                 seen = 0
-                if not abs(delta) > self._MIN_CENTER_BIAS_DELTA:
+                # the first step always goes on; later ones while they move the bias by
+                # over 1% (TF's rule)
+                if ready == 3 and not abs(delta / value[0, 0]) > self._MIN_CENTER_BIAS_DELTA:
                     ready = 1
-            state[:] = (tree, layer, seen, ready)
+                else:
+                    ready = 3
+            state[:] = (tree, layer, seen, ready, attempts)
             return out
         buckets = _bucketize(fixed if self.n_fixed else None,
                              values if self.n_numeric else None, boundaries, n_bounds)
@@ -183,47 +205,66 @@ class _Trainer:
             np.add.at(h_acc, (node, f, buckets[:, f]), hess)
         seen += 1
         if seen >= self.n_batches:
-            self._grow(tree, layer, split_feature, threshold, value, g_acc, h_acc,
-                       split_gain)
+            attempts += 1
+            if self._grow(tree, layer, split_feature, threshold, value,
+                          g_acc / np.float32(seen), h_acc / np.float32(seen), split_gain):
+                layer += 1
+                if layer >= self.max_depth:
+                    if self.pruning_mode == "post":
+                        self._post_prune(split_feature[tree], split_gain[tree])
+                    tree, layer = tree + 1, 0
             g_acc[:] = 0
             h_acc[:] = 0
             seen = 0
-            layer += 1
-            if layer >= self.max_depth:
-                tree, layer = tree + 1, 0
-        state[:] = (tree, layer, seen, ready)
+        state[:] = (tree, layer, seen, ready, attempts)
         return out
 
     def _grow(self, tree, layer, split_feature, threshold, value, g_acc, h_acc, split_gain):
+        """Splits the last layer's leaves; whether any split (else TF tries the layer
+        again on the next batches)."""
         first = 2 ** layer - 1
+        grown = False
         for node in range(first, 2 * first + 1):
             if layer > 0 and not self._is_leaf_of_tree(split_feature[tree], node):
                 continue
             best = None
             for f, size in enumerate(self.sizes):
-                g = np.cumsum(g_acc[node, f, :size])
-                h = np.cumsum(h_acc[node, f, :size])
+                g = np.cumsum(g_acc[node, f, :size], dtype=np.float32)
+                h = np.cumsum(h_acc[node, f, :size], dtype=np.float32)
                 total_g, total_h = g[-1], h[-1]
-                if total_h <= 0:
+                if total_h < self.min_weight:
                     continue
                 _, parent_gain = self._weight(total_g, total_h)
-                for b in range(size - 1):
-                    gl, hl, gr, hr = g[b], h[b], total_g - g[b], total_h - h[b]
-                    if hl < max(self.min_weight, 1e-12) or hr < max(self.min_weight, 1e-12):
-                        continue
-                    wl, gain_l = self._weight(gl, hl)
-                    wr, gain_r = self._weight(gr, hr)
-                    gain = gain_l + gain_r - parent_gain - self.complexity
-                    if best is None or gain > best[0]:
-                        best = (gain, f, b, wl, wr)
+                wl, gain_l = self._weight(g, h)
+                wr, gain_r = self._weight(total_g - g, total_h - h)
+                gains = gain_l + gain_r - parent_gain - self.complexity
+                b = int(np.argmax(gains))  # the first of equal gains
+                # a later feature only wins by TF's tolerance (ties go to the lower id)
+                if best is None or gains[b] - best[0] >= 1e-15:
+                    best = (gains[b], f, b, wl[b], wr[b])
             if best is None:
                 continue
             gain, f, b, wl, wr = best
+            if self.pruning_mode == "pre" and gain < 0:
+                continue
+            grown = True
             split_gain[tree, node] = gain
             split_feature[tree, node] = f
             threshold[tree, node] = b
             value[tree, 2 * node + 1] = value[tree, node] + self.lr * wl
             value[tree, 2 * node + 2] = value[tree, node] + self.lr * wr
+        return grown
+
+    @staticmethod
+    def _post_prune(features, gains):
+        """TF's post-pruning of a finished tree: from the bottom, a split of negative gain
+        whose children are leaves turns back into the leaf it was."""
+        for node in range(len(features) - 1, -1, -1):
+            left = 2 * node + 1
+            if (features[node] >= 0 and gains[node] < 0 and left + 1 < len(features)
+                    and features[left] < 0 and features[left + 1] < 0):
+                features[node] = -1
+                gains[node] = 0
 
     @staticmethod
     def _is_leaf_of_tree(features, node):
@@ -233,19 +274,40 @@ class _Trainer:
 
 
 class _StopWhenGrownHook(session_run_hook.SessionRunHook):
-    def __init__(self, state, n_trees):
-        self._state, self._n_trees = state, n_trees
+    """TF's stop: once ``n_trees`` trees are finished, or after more than twice the layers
+    they need were attempted (a layer where no leaf splits is tried again)."""
+
+    def __init__(self, state, n_trees, max_depth):
+        self._state, self._n_trees, self._max_depth = state, n_trees, max_depth
 
     def before_run(self, run_context):
         return session_run_hook.SessionRunArgs(self._state)
 
     def after_run(self, run_context, run_values):
-        if run_values.results[0] >= self._n_trees:
+        tree, attempts = run_values.results[0], run_values.results[4]
+        if tree >= self._n_trees or attempts > 2 * self._n_trees * self._max_depth:
             run_context.request_stop()
+
+
+def _check_growing(params):
+    """TF 1.15's checks of the growing parameters, made when a training graph is built."""
+    if params["pruning_mode"] not in ("none", "pre", "post"):
+        raise ValueError("pruning_mode mode must be one of: none, post, pre")
+    if params["tree_complexity"] > 0:
+        if params["pruning_mode"] == "none":
+            raise ValueError("Tree complexity have no effect unless pruning mode is chosen.")
+    elif params["pruning_mode"] != "none":
+        raise ValueError("For pruning, tree_complexity must be positive.")
+    if params["max_depth"] < 1:
+        # (TF's statistics op takes 2**max_depth - 1 nodes)
+        raise ValueError(f"Attr 'max_splits' of 'BoostedTreesMakeStatsSummary' Op passed "
+                         f"{(1 << max(params['max_depth'], 0)) - 1} less than minimum 1.")
 
 
 def _model_fn(features, labels, mode, head, feature_columns, params):
     fixed, sizes, values = _features(features, feature_columns)
+    if mode == ModeKeys.TRAIN:
+        _check_growing(params)
     n_numeric = 0 if values is None else values.get_shape()[1].value
     n_trees, max_depth = params["n_trees"], params["max_depth"]
     max_bounds = params["max_bounds"]
@@ -266,12 +328,12 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
         split_feature = var("split_feature", [n_trees, nodes], dtypes.int32, -1)
         threshold = var("threshold", [n_trees, nodes], dtypes.int32)
         value = var("node_value", [n_trees, nodes], dtypes.float32)
-        # (tree, layer, batches seen, phase): phase 0 finds the numeric features' boundaries,
-        # 2 centers the bias (center_bias), 1 grows the trees
+        # (tree, layer, batches seen, phase, layers attempted): phase 0 finds the numeric
+        # features' boundaries, 2 and 3 center the bias (center_bias), 1 grows the trees
         state = variable_scope.get_variable(
-            "growing_state", [4], dtypes.int32, trainable=False,
+            "growing_state", [5], dtypes.int32, trainable=False,
             initializer=init_ops.constant_initializer(
-                [0, 0, 0, 0 if n_numeric else (2 if params["center_bias"] else 1)]))
+                [0, 0, 0, 0 if n_numeric else (2 if params["center_bias"] else 1), 0]))
         boundaries = var("quantile_boundaries", [max(n_numeric, 1), max_bounds],
                          dtypes.float32)
         n_bounds = var("num_boundaries", [max(n_numeric, 1)], dtypes.int32)
@@ -298,7 +360,7 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
         trainer = _Trainer(sizes, n_numeric, params["n_batches_per_layer"], n_trees,
                            max_depth, params["learning_rate"], params["l1"], params["l2"],
                            params["tree_complexity"], params["min_node_weight"],
-                           params["center_bias"])
+                           params["center_bias"], params["pruning_mode"])
         new = py_func(trainer, [fixed, values, array_ops.reshape(grads, [-1]),
                                 array_ops.reshape(hess, [-1]), split_feature, threshold,
                                 value, state, g_acc, h_acc, boundaries, n_bounds, split_gain],
@@ -317,7 +379,7 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
                                       train_op_fn=train_op_fn if mode == ModeKeys.TRAIN
                                       else None)
     if mode == ModeKeys.TRAIN:
-        hooks = list(spec.training_hooks) + [_StopWhenGrownHook(state, n_trees)]
+        hooks = list(spec.training_hooks) + [_StopWhenGrownHook(state, n_trees, max_depth)]
         spec = spec._replace(training_hooks=hooks)
     return spec
 
@@ -325,16 +387,6 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
 def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
             l1_regularization, l2_regularization, tree_complexity, min_node_weight,
             center_bias=False, pruning_mode="none", quantile_sketch_epsilon=0.01):
-    if pruning_mode not in ("none", "pre", "post"):
-        raise ValueError(f"pruning_mode must be one of 'none', 'pre', 'post', got "
-                         f"{pruning_mode!r}")
-    if pruning_mode != "none":
-        from tideflow import logging
-
-        logging.warning("BoostedTrees: pruning_mode=%r is not implemented by tideflow; "
-                        "growing without it", pruning_mode)
-    if n_batches_per_layer <= 0:
-        raise ValueError(f"n_batches_per_layer must be positive, got {n_batches_per_layer}")
     if not feature_columns:
         raise ValueError("feature_columns must not be empty")
     return {"n_batches_per_layer": int(n_batches_per_layer), "n_trees": int(n_trees),
@@ -342,7 +394,7 @@ def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_r
             "l1": float(l1_regularization), "l2": float(l2_regularization),
             "tree_complexity": float(tree_complexity),
             "min_node_weight": float(min_node_weight), "center_bias": bool(center_bias),
-            "max_bounds": max(2, round(1.0 / quantile_sketch_epsilon))}
+            "pruning_mode": pruning_mode, "max_bounds": max(2, round(1.0 / quantile_sketch_epsilon))}
 
 
 def _feature_names(feature_columns):
@@ -395,6 +447,8 @@ class BoostedTreesClassifier(_FeatureImportances, Estimator):
                  learning_rate=0.1, l1_regularization=0.0, l2_regularization=0.0,
                  tree_complexity=0.0, min_node_weight=0.0, config=None, center_bias=False,
                  pruning_mode="none", quantile_sketch_epsilon=0.01, train_in_memory=False):
+        if n_classes > 2 and pruning_mode is not None:
+            raise ValueError("For now pruning is not supported with multi class.")
         if n_classes != 2:
             raise ValueError("For now only binary classification is supported.n_classes given "
                              f"as {n_classes}")
