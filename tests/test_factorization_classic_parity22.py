@@ -258,3 +258,26 @@ def test_forest_hparams_fill_as_tf():
     assert len(p.bagged_features) == 2 and all(len(set(f)) == 75 for f in p.bagged_features)
     with pytest.raises(AttributeError, match="has no attribute 'num_features'"):
         tensor_forest.ForestHParams(num_classes=2).fill()
+
+
+# ----------------------------------------------------------------------------- linear models
+
+
+def test_contrib_learn_linear_classifier_on_an_unnamed_column(tmp_path):
+    # TF 1.15: infer_real_valued_columns_from_input's column is named "", its weight
+    # "linear//weight"
+    rng = np.random.RandomState(9)
+    x = rng.randn(48, 2).astype(np.float32)
+    y = (x[:, 0] - x[:, 1] > 0).astype(np.int64)
+    learn = tf.contrib.learn
+    clf = learn.LinearClassifier(
+        feature_columns=[tf.contrib.layers.real_valued_column("", dimension=2)], n_classes=2,
+        model_dir=str(tmp_path), optimizer=tf.train.GradientDescentOptimizer(0.2))
+    clf.fit(input_fn=tf.estimator.inputs.numpy_input_fn(x, y, batch_size=16, num_epochs=None,
+                                                        shuffle=False), steps=9)
+    assert sorted(clf.get_variable_names()) == ["global_step", "linear//weight",
+                                                "linear/bias_weight"]
+    proba = list(clf.predict_proba(input_fn=tf.estimator.inputs.numpy_input_fn(
+        x[:3], shuffle=False)))
+    np.testing.assert_allclose(proba, [[0.48361, 0.51639], [0.62389, 0.37611],
+                                       [0.50097, 0.49903]], atol=2e-5)

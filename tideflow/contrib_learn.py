@@ -678,7 +678,8 @@ class _Canned(Estimator):
     # keep the core model's names)
     _LINEAR_NAMES = (
         (re.compile(r"^linear/linear_model/bias_weights$"), "linear/bias_weight"),
-        (re.compile(r"^linear/linear_model/([^/]+)/weights$"), r"linear/\1/weight"),
+        # (a column may be named "", as infer_real_valued_columns_from_input names it)
+        (re.compile(r"^linear/linear_model/([^/]*)/weights$"), r"linear/\1/weight"),
     )
     _contrib_linear_names = False
     # an optimizer slot of a linear weight: TF 1.15 names it after the weight, then the slot
@@ -686,7 +687,7 @@ class _Canned(Estimator):
     # characters as "<weight>/part_0/" has: "linear/x1/weight/inear/x1/weight/part_0/Ftrl"
     # under the regression head, "linear/x/weight/head/linear/x/weight/part_0/Adam" under the
     # binary one; Adam's powers sit in the head's train_op scope
-    _LINEAR_SLOT = re.compile(r"^linear/linear_model/(?:(bias)_weights|(.+)/weights)/"
+    _LINEAR_SLOT = re.compile(r"^linear/linear_model/(?:(bias)_weights|(.*)/weights)/"
                               r"part_0/([^/]+)$")
     _LINEAR_POWER = re.compile(r"^linear/head/(beta[12]_power)$")
     _head_scope = "regression_head"
