@@ -189,3 +189,67 @@ def test_weighted_metric_of_a_remade_loss_is_the_same_metric():
     again = model.fit(x, y, sample_weight=w, **kw).history
     assert again["weighted_acc"] == first["weighted_acc"]
     np.testing.assert_allclose(again["weighted_acc"], [0.37627], atol=5e-6)
+
+
+def test_mixed_precision_policies_as_tf115():
+    mp = tf.keras.mixed_precision.experimental
+    p = mp.Policy("mixed_float16")
+    assert (p.name, p.compute_dtype, p.variable_dtype, p.should_cast_variables) == (
+        "mixed_float16", "float16", "float32", True)
+    assert repr(p) == ('<Policy "mixed_float16", loss_scale=DynamicLossScale('
+                       'initial_loss_scale=32768.0, increment_period=2000, multiplier=2.0)>')
+    q = mp.Policy("infer_float32_vars")
+    assert (q.name, q.compute_dtype, q.variable_dtype, q.loss_scale) == (
+        "infer_with_float32_vars", None, "float32", None)
+    assert mp.Policy("float32_with_float32_vars").name == "float32"
+    assert mp.Policy("mixed_bfloat16").compute_dtype == "bfloat16"
+    with pytest.raises(ValueError, match='Cannot convert value float33 to a mixed precision'):
+        mp.Policy("float33")
+    with pytest.raises(TypeError, match="not a DType. Instead, pass DType.name. Got: float16"):
+        mp.Policy(tf.float16)
+    # TF 1.x keeps an "infer" global policy: a dtype is refused
+    assert mp.global_policy().name == "infer"
+    with pytest.raises(ValueError, match="non-infer policy in TensorFlow 2"):
+        mp.set_policy("mixed_float16")
+    mp.set_policy("infer_with_float32_vars")
+    assert mp.global_policy().name == "infer_with_float32_vars"
+    mp.set_policy(None)
+    assert mp.global_policy().name == "infer"
+
+
+def test_keras_loss_scale_optimizer_trains_as_tf115():
+    mp = tf.keras.mixed_precision.experimental
+    with pytest.raises(ValueError, match="does not support wrapping optimizers with a clipnorm"):
+        mp.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1, clipnorm=1.0), "dynamic")
+    with pytest.raises(ValueError, match='"opt" must be an instance of OptimizerV2'):
+        mp.LossScaleOptimizer(tf.train.GradientDescentOptimizer(0.1), "dynamic")
+    tf.set_random_seed(1)
+    rs = np.random.RandomState(0)
+    x, y = rs.rand(16, 3).astype("f"), rs.rand(16, 1).astype("f")
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="tanh", input_shape=(3,)),
+                                 tf.keras.layers.Dense(1)])
+    opt = mp.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1), "dynamic")
+    model.compile(opt, "mse")
+    h = model.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False)
+    # TF 1.15 printed these (the step applies under a cond on finite gradients, so the
+    # optimizer's variables are named under it)
+    np.testing.assert_allclose(h.history["loss"], [0.16565570794045925, 0.14975738897919655],
+                               rtol=1e-6)
+    assert tf.keras.backend.get_session().run([opt.loss_scale(), opt.iterations]) == [32768.0, 8]
+    assert sorted(v.name for v in tf.global_variables()) == [
+        "current_loss_scale:0", "dense/bias:0", "dense/kernel:0", "dense_1/bias:0",
+        "dense_1/kernel:0", "good_steps:0", "training/cond_1/SGD/decay:0",
+        "training/cond_1/SGD/iter:0", "training/cond_1/SGD/learning_rate:0",
+        "training/cond_1/SGD/momentum:0"]
+    opt2 = mp.LossScaleOptimizer(tf.keras.optimizers.Adam(0.01), 64)
+    v = tf.Variable(1.0, name="vv", use_resource=True)
+    step = opt2.minimize(lambda: v * v * 3.0, [v])
+    scaled = opt2.get_scaled_loss(tf.constant(2.0))
+    unscaled = opt2.get_unscaled_gradients([tf.constant(128.0), None])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(step)
+        np.testing.assert_allclose(s.run([v, scaled, unscaled[0]]), [0.99, 128.0, 2.0])
+    assert unscaled[1] is None
+    with pytest.raises(NotImplementedError, match="get_config"):
+        opt2.get_config()

@@ -18,6 +18,7 @@ from tideflow.keras import (
     layers,
     losses,
     metrics,
+    mixed_precision,
     models,
     optimizers,
     preprocessing,
@@ -59,6 +60,7 @@ if not any(isinstance(f, _AliasedSubmoduleFinder) for f in _sys.meta_path):
 
 __all__ = [
     "Input", "Model", "Sequential", "activations", "applications", "backend", "callbacks", "constraints",
-    "datasets", "estimator", "experimental", "initializers", "layers", "losses", "metrics", "models", "optimizers",
+    "datasets", "estimator", "experimental", "initializers", "layers", "losses", "metrics",
+    "mixed_precision", "models", "optimizers",
     "preprocessing", "regularizers", "utils", "wrappers",
 ]
