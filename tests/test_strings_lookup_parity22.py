@@ -299,3 +299,34 @@ def test_int_attrs_out_of_int64_range():
             tf.strings.to_hash_bucket_fast(["a"], 2**63)
         assert tf.strings.to_hash_bucket_strong(["a"], 3, [2**63 - 1, 1]).op.type == \
             "StringToHashBucketStrong"
+
+
+def test_text_file_tables_sharing_and_errors(tmp_path):
+    # TF 1.15: contrib's HashTable shares no resource (shared_name=None), so a second table on
+    # the same file and columns initializes (and fails) by itself; StaticHashTable shares by
+    # file and columns. Error words as TF 1.15's lookup_util
+    vocab = tmp_path / "v.txt"
+    vocab.write_text("hello\t0.5\nworld\t1.5\n")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("a\t1\nb\n")
+    with tf.Graph().as_default():
+        floats = L.HashTable(L.TextFileInitializer(str(vocab), tf.string, 0, tf.float32, 1), -9.)
+        ints = L.HashTable(L.TextFileInitializer(str(vocab), tf.string, 0, tf.int64, 1), -1)
+        short = L.HashTable(L.TextFileInitializer(str(bad), tf.string, 0, tf.int64, 1), -1)
+        a = tf.lookup.StaticHashTable(L.TextFileInitializer(str(vocab), tf.string, 0, tf.int64,
+                                                            -1), -1)
+        b = tf.lookup.StaticHashTable(L.TextFileInitializer(str(vocab), tf.string, 0, tf.int64,
+                                                            -1), -1)
+        assert floats.resource_handle.op.get_attr("shared_name") in (b"", "")
+        shared = a.resource_handle.op.get_attr("shared_name")
+        assert shared == b.resource_handle.op.get_attr("shared_name") and shared
+        with tf.Session() as s:
+            s.run(floats.initializer)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"^Field 0.5 in line 0 is not a valid int64."):
+                s.run(ints.initializer)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"line 1 \(b\) : expected 1 got 1"):
+                s.run(short.initializer)
+            s.run(a.initializer)
+            assert s.run([floats.lookup(tf.constant(["world"])), b.size()])[1] == 2

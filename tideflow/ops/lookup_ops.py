@@ -202,7 +202,7 @@ WHOLE_LINE = -2
 LINE_NUMBER = -1
 
 
-def _parse_column(text, index, line_no, dtype, path):
+def _parse_column(text, index, line_no, dtype):
     if index == LINE_NUMBER:
         v = line_no
     elif index == WHOLE_LINE:
@@ -217,8 +217,8 @@ def _parse_column(text, index, line_no, dtype, path):
         return int(v) if dtype.is_integer else float(v)
     except ValueError:
         raise errors.InvalidArgumentError(
-            None, None, f"Field {v.decode(errors='replace')} in line {line_no} of {path} is not "
-            f"a valid {dtype.name}.") from None
+            None, None, f"Field {v.decode(errors='replace')} in line {line_no} is not a valid "
+            f"{dtype.name}.") from None  # TF's words
 
 
 def _init_from_file_kernel(handle, filename, *, key_index, value_index, vocab_size, delimiter):
@@ -250,13 +250,13 @@ def _init_from_file_kernel(handle, filename, *, key_index, value_index, vocab_si
                 if idx >= len(cols):
                     raise errors.InvalidArgumentError(
                         None, None, f"Invalid number of columns in {path} line {i} "
-                        f"({ln.decode(errors='replace')}) : expected at least {idx + 1} got "
-                        f"{len(cols)}")
+                        f"({ln.decode(errors='replace')}) : expected "
+                        f"{max(key_index, value_index)} got {len(cols)}")  # TF's words
                 picked.append(cols[idx])
             else:
                 picked.append(ln)
-        keys.append(_parse_column(picked[0], key_index, i, t.key_dtype, path))
-        values.append(_parse_column(picked[1], value_index, i, t.value_dtype, path))
+        keys.append(_parse_column(picked[0], key_index, i, t.key_dtype))
+        values.append(_parse_column(picked[1], value_index, i, t.value_dtype))
     t.insert_all(keys, values)
 
 
@@ -665,11 +665,8 @@ class HashTable(InitializableLookupTableBase):
                                                   dtype=initializer.value_dtype)
             # the resource in the outermost graph, as TF 1.15's _create_resource
             with ops.init_scope(), ops.name_scope(name, "hash_table", []) as scope:
-                # a text-file table shares by its file and columns, as TF 1.15's (two tables
-                # read from one vocabulary are one resource)
                 table_ref = ops.apply_op("HashTableV2", [], {
-                    "shared_name": (shared_name or getattr(initializer, "_shared_name", None)
-                                    or ""),
+                    "shared_name": shared_name or "",
                     "container": ops.get_default_graph()._container or "",
                     "key_dtype": initializer.key_dtype, "value_dtype": initializer.value_dtype,
                 }, name=scope).outputs[0]
@@ -682,7 +679,10 @@ class StaticHashTable(HashTable):
     positional argument is the name)."""
 
     def __init__(self, initializer, default_value, name=None):
-        super().__init__(initializer, default_value, name=name)
+        # a text-file table shares by its file and columns, as TF 1.15's StaticHashTable (two
+        # tables read from one vocabulary are one resource; contrib's HashTable shares none)
+        super().__init__(initializer, default_value,
+                         shared_name=getattr(initializer, "_shared_name", None), name=name)
 
 
 class StaticHashTableV1(StaticHashTable):
