@@ -126,6 +126,22 @@ def test_kmeans_kmc2_init_adds_one_centre_per_run():
     assert got == [(False, [0]), (False, [0, 9]), (True, [0, 9, 2])]
 
 
+def test_kmeans_plus_plus_init_on_too_few_points_fails_in_tf_words():
+    fac = tf.contrib.factorization
+    pts = np.random.RandomState(0).randn(5, 2).astype(np.float32)
+    with tf.Graph().as_default():
+        _, _, _, _, init_op, _ = fac.KMeans(
+            tf.constant(pts), 8, initial_clusters=fac.KMEANS_PLUS_PLUS_INIT).training_graph()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(init_op)
+    # TF 1.15: assert_greater_equal's own message, nothing added
+    assert e.value.message.startswith(
+        "assertion failed: [Condition x >= y did not hold element-wise:] [x (strided_slice_1:0)"
+        " = ] [5] [y (sub:0) = ] [8]")
+
+
 # ----------------------------------------------------------------------------- GMM
 
 

@@ -456,15 +456,13 @@ class _InitializeClustersOpFactory:
                 return tf.cond(self._num_data <= self._num_remaining,
                                lambda: tf.concat(self._inputs, 0), self._random)
             with tf.control_dependencies([tf.assert_greater_equal(
-                    self._num_data, self._num_remaining,
-                    message="KMeans: fewer points in the batch than centres to choose")]):
+                    self._num_data, self._num_remaining)]):
                 return self._kmeans_plus_plus()
         if callable(init):
             return init(self._inputs, self._num_remaining)
-        with tf.control_dependencies([tf.assert_equal(
-                self._num_remaining, tf.shape(init)[0],
-                message="KMeans: initial_clusters has the wrong number of rows")]):
-            return tf.identity(init)
+        # as TF's, the check sits beside the given centres (nothing in the block runs it)
+        with tf.control_dependencies([tf.assert_equal(self._num_remaining, tf.shape(init)[0])]):
+            return init
 
     def _new_centers(self):
         """All the centres after this step (chosen so far plus new ones), computed under the
