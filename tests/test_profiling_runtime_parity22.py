@@ -293,3 +293,34 @@ def test_timeline_output_writes_tfprofs_chrome_traces(tmp_path, capsys):
                        .with_step(3).build())
     assert sorted(os.listdir(tmp_path)) == ["g.json_-1", "g.json_0", "p.json_3", "p.json_7",
                                             "q.json_3"]
+
+
+def test_traced_steps_record_tfs_call_frame_nodes():
+    # TF 1.15: a FULL_TRACE step's stats hold _SOURCE, an _Arg per feed the step reads
+    # ("_arg_<op>_<output>_<i>", i its place among the feeds by name), the Consts it reads and
+    # a _Retval per fetch ("_retval_<op>_<output>_<i>", the distinct fetches by name; a fed
+    # fetch has none), and the ops' labels name the _Arg nodes they read
+    g = tf.Graph()
+    with g.as_default():
+        b = tf.placeholder(tf.float32, [], name="b")
+        a = tf.placeholder(tf.float32, [], name="a")
+        with tf.name_scope("sc"):
+            c = tf.add(a, b, name="c")
+        d = tf.multiply(c, 2.0, name="d")
+        sp = tf.split(tf.stack([a, b]), 2, name="sp")
+        with tf.Session() as sess:
+            def labels(fetches, feed):
+                md = tf.RunMetadata()
+                sess.run(fetches, feed, options=tf.RunOptions(trace_level=3), run_metadata=md)
+                return {n.node_name: n.timeline_label
+                        for dev in md.step_stats.dev_stats for n in dev.node_stats}
+
+            got = labels([d, c, sp[1], c, a], {b: 1.0, a: 2.0})
+    assert sorted(got) == ["_SOURCE", "_arg_a_0_0", "_arg_b_0_1", "_retval_d_0_0",
+                           "_retval_sc/c_0_1", "_retval_sp_1_2", "d", "d/y", "sc/c", "sp",
+                           "sp/split_dim", "stack"]
+    assert got["_SOURCE"] == "_SOURCE = NoOp()"
+    assert got["_arg_b_0_1"] == "_arg_b_0_1 = _Arg()"
+    assert got["sc/c"] == "sc/c = Add(_arg_a_0_0, _arg_b_0_1)"
+    assert got["d/y"] == "d/y = Const()"
+    assert got["_retval_sp_1_2"] == "_retval_sp_1_2 = _Retval(sp:1)"

@@ -30,6 +30,8 @@ class StepLines:
         self._n = 0
         self._got_ctrl = set()
         self._asap = []
+        self._args = {}  # fed tensor -> its _Arg node's name (traced plans)
+        self._retvals = {}  # fetched tensor -> its _Retval node's name (traced plans)
 
     def setup(self):
         em = self.em
@@ -45,6 +47,46 @@ class StepLines:
             em.env["__unit__"] = (unit, dev)
             em.env["__nodes__"] = self.nodes
             em.line("__rec__ = __step__.stats.recorder(__unit__, __nodes__)", 2)
+            self._call_frame()
+
+    def _call_frame(self):
+        """TF's nodes around a traced step's ops: _SOURCE, an _Arg per feed and the Consts
+        the step reads (recorded as the step starts), a _Retval per fetch (after its op)."""
+        plan = self.plan
+        self._mark("_SOURCE", "NoOp", "()")
+        # a fetch that is fed is TF's Python session's to hand back: no _Retval, no _Arg
+        fetched = [t for t in plan.fetches if t not in self.fed]
+        used = {t for op in plan.ops for t in op._inputs}.union(fetched)
+        feeds = sorted(t.name for t in plan.feeds)
+        for t in self.fed:
+            if t in used:
+                name = f"_arg_{t._op._name}_{t._value_index}_{feeds.index(t.name)}"
+                self._args[t] = name
+                self._mark(name, "_Arg", "()", self.names[t])
+        for t, value in self.consts.items():
+            if t._op._type == "Const" and t in used:
+                self._mark(t._op._name, "Const", "()", self._const("c", value))
+        names = sorted({t.name for t in fetched})
+        for t in fetched:
+            self._retvals[t] = f"_retval_{t._op._name}_{t._value_index}_{names.index(t.name)}"
+        for t in fetched:
+            if t in self.consts:
+                self._retval(t)
+
+    def _retval(self, t):
+        name = self._retvals.pop(t, None)
+        if name is not None:
+            self._mark(name, "_Retval", f"({self._input(t)})")
+
+    def _mark(self, name, op_type, inputs, out=None):
+        """A record of a node that does no work: it starts and ends now (one after another,
+        so a timeline keeps them on one lane)."""
+        nid = self._node(name, op_type, f"{name} = {op_type}{inputs}")
+        self.em.line(f"__rec__({nid}, __tn__(), ({out + ',' if out else ''}))", 2)
+
+    def _input(self, t):
+        arg = self._args.get(t)
+        return arg if arg is not None else _input_name(self.part, t)
 
     # -- helpers ---------------------------------------------------------------------------
     def _const(self, prefix, value):
@@ -151,12 +193,14 @@ class StepLines:
     def after(self, op, idx, targets):
         if self.trace:
             label = f"{op._name} = {op._type}(" + ", ".join(
-                _input_name(self.part, t) for t in op._inputs) + ")"
+                self._input(t) for t in op._inputs) + ")"
             nid = self._node(op._name, op._type, label)
             outs = ", ".join("None" if x == "_" else x for x in targets)
             if len(targets) == 1:
                 outs += ","
             self.em.line(f"__rec__({nid}, __t, ({outs}))", 2)
+            for t in op._outputs:
+                self._retval(t)
         part = self.part
         if part is None:
             return
