@@ -171,3 +171,23 @@ def test_patch_shape_functions_follow_tf():
         img = tf.placeholder(tf.float32, [None, None, 5, 2])
         y = tf.extract_image_patches(img, [1, 3, 2, 1], [1] * 4, [1] * 4, "VALID")
         assert y.get_shape().as_list() == [None, None, None, 12]
+
+
+def test_conv_lstm2d_op_counts_stateful_dropout_and_fixed_batch():
+    # op id spans printed by TF 1.15: a stateful layer (its state variables), dropout on both
+    # the inputs and the recurrent state, and the loop gradient of a fixed-batch layer
+    # (TF's elementwise gradients skip their broadcast ops on fully known shapes)
+    L = tf.keras.layers
+    spans = []
+    for kw, batch in [(dict(stateful=True), 2), (dict(dropout=0.3, recurrent_dropout=0.2), None),
+                      (dict(), 2)]:
+        with tf.Graph().as_default() as g:
+            inp = L.Input(batch_shape=(batch, 3, 6, 6, 1))
+            n = g._last_id
+            layer = L.ConvLSTM2D(2, 3, padding="same", **kw)
+            out = layer(inp)
+            spans.append(g._last_id - n)
+            n = g._last_id
+            tf.gradients(tf.reduce_sum(out), layer.weights)
+            spans.append(g._last_id - n)
+    assert spans[:3] == [259, 396, 459] and spans[4:] == [243, 396]

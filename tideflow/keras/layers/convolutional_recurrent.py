@@ -148,19 +148,21 @@ class ConvLSTM2D(Layer):
 
     def _step(self, x, h, c, in_masks, rec_masks):
         f = self.filters
+        # (masked gates take their weights from splits, as TF's cell: fewer ops than slices,
+        # so the layer stays within TF 1.15's op count)
         if in_masks is None:
             zx = self._input_conv(x, self.kernel, self.bias)
         else:
-            zx = tf.concat([self._input_conv(
-                x * in_masks[k], self.kernel[..., k * f:(k + 1) * f],
-                None if self.bias is None else self.bias[k * f:(k + 1) * f])
-                for k in range(4)], -1)
+            ws = tf.split(self.kernel, 4, axis=3)
+            bs = [None] * 4 if self.bias is None else tf.split(self.bias, 4)
+            zx = tf.concat([self._input_conv(x * in_masks[k], ws[k], bs[k])
+                            for k in range(4)], -1)
         if rec_masks is None:
             zh = self._recurrent_conv(h, self.recurrent_kernel)
         else:
-            zh = tf.concat([self._recurrent_conv(
-                h * rec_masks[k], self.recurrent_kernel[..., k * f:(k + 1) * f])
-                for k in range(4)], -1)
+            rs = tf.split(self.recurrent_kernel, 4, axis=3)
+            zh = tf.concat([self._recurrent_conv(h * rec_masks[k], rs[k]) for k in range(4)],
+                           -1)
         z = zx + zh
         i = self.recurrent_activation(z[..., :f])
         fg = self.recurrent_activation(z[..., f:2 * f])
@@ -211,15 +213,16 @@ class ConvLSTM2D(Layer):
     def _tf_op_count(self, inputs, made_learning_phase):
         """The ops TF 1.15's ConvLSTM2D call builds (zero states from an input convolution,
         Keras's backend.rnn loop stepping once outside the loop too, and the dropout masks'
-        conds), channels last, without initial state, mask or statefulness; None where
-        unknown."""
+        conds), channels last, without initial state or mask (a stateful layer's two state
+        variables included); None where unknown."""
         from tideflow.keras.layers.recurrent import _ACTIVATION_OPS
 
         act = _ACTIVATION_OPS.get(activations.serialize(self.activation))
         rec = _ACTIVATION_OPS.get(activations.serialize(self.recurrent_activation))
         if act is None or rec is None:
             return None
-        count = 205 + 2 * bool(self.go_backwards) - 17 * (not self.use_bias)
+        count = (205 + 2 * bool(self.go_backwards) - 17 * (not self.use_bias)
+                 + 16 * self.stateful)  # (the stateful layer's state variables)
         count += 2 * (3 * (rec - 8) + 2 * (act - 1))  # (two steps: the first outside the loop)
         count -= 13 * (inputs.get_shape().as_list()[1] is None)
         drops = sum(1 for r in (self.dropout, self.recurrent_dropout) if r > 0)
@@ -228,7 +231,9 @@ class ConvLSTM2D(Layer):
     def _note_tf_loop_grad(self, hs, inputs):
         """Has the gradient of the time loop take TF 1.15's op count (its loop body's ops
         beyond ours, measured: 84, one more when the inputs get a gradient, five fewer
-        without a bias), for the default activations."""
+        without a bias; 48 where the inputs' shape is fully known, as with a fixed batch
+        size, since TF's elementwise gradients then skip their broadcast ops), for the
+        default activations."""
         from tideflow.keras.layers.recurrent import _reaches_variable
 
         if (activations.serialize(self.activation) != "tanh"
@@ -238,7 +243,8 @@ class ConvLSTM2D(Layer):
         while stack:  # (the scan's While, a few ops up from its stacked outputs)
             op = stack.pop()
             if op.type == "While":
-                extra = 84 + _reaches_variable(inputs) - 5 * (not self.use_bias)
+                extra = (48 if inputs.get_shape().is_fully_defined() else 84) + \
+                    _reaches_variable(inputs) - 5 * (not self.use_bias)
                 op._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[op] = extra
                 return
             if op not in seen and len(seen) < 20:
@@ -252,7 +258,7 @@ class ConvLSTM2D(Layer):
             mask = mask[0]
         graph = tf.get_default_graph()
         first_id = graph._next_id
-        countable = (mask is None and not self.stateful and training is None
+        countable = (mask is None and training is None
                      and (initial_state is None or not len(initial_state))
                      and self.data_format == "channels_last"
                      and K._state().learning_phase_value is None)
