@@ -330,3 +330,25 @@ def test_text_file_tables_sharing_and_errors(tmp_path):
                 s.run(short.initializer)
             s.run(a.initializer)
             assert s.run([floats.lookup(tf.constant(["world"])), b.size()])[1] == 2
+
+
+def test_mutable_table_of_strings_and_dense_table_method_names(tmp_path):
+    # TF 1.15: a MutableHashTable may map to strings (inserted, looked up and restored from a
+    # checkpoint); DenseHashTable also answers insert_or_assign and erase (TF 1.15 output)
+    with tf.Graph().as_default():
+        names = L.MutableHashTable(tf.int64, tf.string, "?", name="names")
+        dense = tf.lookup.experimental.DenseHashTable(tf.string, tf.int64, -1, empty_key="",
+                                                      deleted_key="$", name="dense")
+        fill = [names.insert(tf.constant([5, 7], tf.int64), ["five", "seven"]),
+                dense.insert_or_assign(["x", "y"], tf.constant([1, 2], tf.int64))]
+        drop = dense.erase(tf.constant(["y"]))
+        look = [names.lookup(tf.constant([7, 6], tf.int64)), dense.lookup(["x", "y"])]
+        saver = tf.train.Saver()
+        with tf.Session() as s:
+            s.run(fill)
+            s.run(drop)
+            assert [v.tolist() for v in s.run(look)] == [[b"seven", b"?"], [1, -1]]
+            path = saver.save(s, str(tmp_path / "m"))
+        with tf.Session() as s:
+            saver.restore(s, path)
+            assert [v.tolist() for v in s.run(look)] == [[b"seven", b"?"], [1, -1]]

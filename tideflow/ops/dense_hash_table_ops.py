@@ -305,6 +305,14 @@ class DenseHashTable(lookup_ops.MutableHashTable):
     def key_shape(self):
         return self._empty_key.get_shape()
 
+    def insert_or_assign(self, keys, values, name=None):
+        """TF 1.15's DenseHashTable name of ``insert``."""
+        return self.insert(keys, values, name=name)
+
+    def erase(self, keys, name=None):
+        """TF 1.15's DenseHashTable name of ``remove``."""
+        return self.remove(keys, name=name)
+
 
 MutableDenseHashTable = DenseHashTable  # tf.contrib.lookup's name, as TF 1.15
 

@@ -391,13 +391,20 @@ class MutableHashTableResource(HashTableResource):
             raise errors.InvalidArgumentError(
                 None, None, f"Expected shape {dims(want)} for value, got {dims(values.shape)}")
 
+    def _entry(self, v):
+        """One stored value: a row of a tensor-valued table, else a Python scalar (a string
+        table's rows are already bytes)."""
+        if self.value_shape:
+            return v.copy()
+        return v.item() if isinstance(v, np.generic) else v
+
     def insert(self, keys, values):
         keys, values = np.asarray(keys), np.asarray(values)
         self._check_values(keys, values)
         flat_v = values.reshape((keys.size,) + self.value_shape)
         with self._lock:
             for k, v in zip(keys.reshape(-1).tolist(), flat_v):
-                self._map[_key(k, self.key_dtype)] = v.copy() if self.value_shape else v.item()
+                self._map[_key(k, self.key_dtype)] = self._entry(v)
 
     def remove(self, keys):
         with self._lock:
@@ -408,7 +415,7 @@ class MutableHashTableResource(HashTableResource):
         keys, values = np.asarray(keys), np.asarray(values)
         self._check_values(keys, values)
         flat_v = values.reshape((keys.size,) + self.value_shape)
-        m = {_key(k, self.key_dtype): (v.copy() if self.value_shape else v.item())
+        m = {_key(k, self.key_dtype): self._entry(v)
              for k, v in zip(keys.reshape(-1).tolist(), flat_v)}
         with self._lock:
             self._map = m
