@@ -179,8 +179,8 @@ def test_conv_lstm2d_op_counts_stateful_dropout_and_fixed_batch():
     # (TF's elementwise gradients skip their broadcast ops on fully known shapes)
     L = tf.keras.layers
     spans = []
-    for kw, batch in [(dict(stateful=True), 2), (dict(dropout=0.3, recurrent_dropout=0.2), None),
-                      (dict(), 2)]:
+    for kw, batch in [({"stateful": True}, 2),
+                      ({"dropout": 0.3, "recurrent_dropout": 0.2}, None), ({}, 2)]:
         with tf.Graph().as_default() as g:
             inp = L.Input(batch_shape=(batch, 3, 6, 6, 1))
             n = g._last_id
