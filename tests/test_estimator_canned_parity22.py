@@ -167,3 +167,69 @@ def test_boosted_trees_checks_growing_parameters_as_tf(tmp_path):
         assert str(e.value) == message
     with pytest.raises(ValueError, match=r"^For now pruning is not supported with multi class"):
         tf.estimator.BoostedTreesClassifier(columns, 1, n_classes=3)
+
+
+def _explained_trees(tmp_path, kind, **kwargs):
+    features, y_class, y_reg, columns = _tree_data()
+    features["sex"] = np.array(["m", "f", "x", "f"] * 10).reshape(-1, 1)
+    columns.insert(2, tf.feature_column.indicator_column(
+        tf.feature_column.categorical_column_with_vocabulary_list("sex", ["m", "f", "x"])))
+    cls = tf.estimator.BoostedTreesClassifier if kind == "C" else tf.estimator.BoostedTreesRegressor
+    est = cls(columns, 1, model_dir=str(tmp_path), config=tf.estimator.RunConfig(tf_random_seed=1),
+              center_bias=True, learning_rate=0.5, n_trees=2, **kwargs)
+    y = y_class if kind == "C" else y_reg
+    est.train(lambda: tf.data.Dataset.from_tensor_slices((features, y)).batch(40).repeat(),
+              max_steps=50)
+    return est, lambda: tf.data.Dataset.from_tensor_slices(
+        {k: v[:3] for k, v in features.items()}).batch(3)
+
+
+def test_boosted_trees_predict_with_explanations_as_tf(tmp_path):
+    # TF 1.15: the bias (the centered root, activated) and each column's directional
+    # contribution, the largest in absolute value first; predict_keys keep 'bias' and 'dfc'
+    est, input_fn = _explained_trees(tmp_path, "R", max_depth=2, l1_regularization=0.02)
+    preds = list(est.experimental_predict_with_explanations(input_fn))
+    assert sorted(preds[0]) == ["bias", "dfc", "predictions"]
+    expected = [[("a_bucketized", 0.05144181847572327), ("sex", -0.03283815085887909),
+                 ("b_bucketized", 0.0), ("c_bucketized", 0.0)],
+                [("a_bucketized", 0.46677258610725403), ("sex", 0.05557262897491455),
+                 ("b_bucketized", 0.0), ("c_bucketized", 0.0)],
+                [("a_bucketized", 0.14470680058002472), ("sex", -0.03283815085887909),
+                 ("b_bucketized", 0.0), ("c_bucketized", 0.0)]]
+    for pred, want in zip(preds, expected, strict=True):
+        assert isinstance(pred["bias"], np.float64)
+        np.testing.assert_allclose(pred["bias"], 0.1465425193309784, rtol=1e-6)
+        assert [k for k, _ in pred["dfc"].items()] == [k for k, _ in want]
+        np.testing.assert_allclose(list(pred["dfc"].values()), [v for _, v in want],
+                                   atol=1e-6)
+        np.testing.assert_allclose(pred["bias"] + sum(pred["dfc"].values()),
+                                   pred["predictions"][0], rtol=1e-5)
+    keyed = next(est.experimental_predict_with_explanations(input_fn, predict_keys=["logits"]))
+    assert sorted(keyed) == ["bias", "dfc"]
+    assert est.experimental_feature_importances() == pytest.approx(
+        {"a_bucketized": 0.13063907623291016, "sex": 0.024630497209727764,
+         "b_bucketized": 0.0004351454263087362, "c_bucketized": 0.0}, rel=1e-5)
+    assert list(est.experimental_feature_importances()) == [
+        "a_bucketized", "sex", "b_bucketized", "c_bucketized"]
+
+
+def test_boosted_trees_classifier_explains_probabilities(tmp_path):
+    # TF 1.15: a classifier's contributions and bias are in probabilities (the sigmoid)
+    est, input_fn = _explained_trees(tmp_path, "C", max_depth=3)
+    pred = next(est.experimental_predict_with_explanations(input_fn))
+    np.testing.assert_allclose(pred["bias"], 0.69999999724559, rtol=1e-6)
+    assert list(pred["dfc"]) == ["a_bucketized", "b_bucketized", "sex", "c_bucketized"]
+    np.testing.assert_allclose(list(pred["dfc"].values()),
+                               [-0.3373420788558782, -0.13927405406757554,
+                                -0.11072098675127848, 0.011519347833981314], atol=1e-6)
+
+
+def test_boosted_trees_explanations_need_center_bias_and_importances_a_checkpoint(tmp_path):
+    _, _, _, columns = _tree_data()
+    est = tf.estimator.BoostedTreesRegressor(columns, 1, model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match=r"^center_bias must be enabled during estimator "
+                       r"instantiation when using experimental_predict_with_explanations.$"):
+        next(est.experimental_predict_with_explanations(lambda: None))
+    with pytest.raises(ValueError, match=r"^Couldn't find 'checkpoint' file or checkpoints in "
+                       r"given directory "):
+        est.experimental_feature_importances()

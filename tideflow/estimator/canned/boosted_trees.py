@@ -31,7 +31,7 @@ from tideflow.ops import (
     variable_scope,
 )
 from tideflow.ops.script_ops import py_func
-from tideflow.train import session_run_hook, training_util
+from tideflow.train import checkpoint_utils, session_run_hook, training_util
 
 
 def _features(features, feature_columns):
@@ -105,6 +105,39 @@ def _traverse(buckets, split_feature, threshold, value, num_trees):
             node = np.where(inner, child, node)
         total += value[t, node]
     return total
+
+
+def _explain(buckets, split_feature, threshold, value, num_trees, n_features, classify):
+    """TF's directional feature contributions: each example's logits along its path through
+    the trees (from the first tree's root, the bias; a tree's leaf counts once reached), its
+    activation's change at each split credited to the split's feature. Returns (the
+    contributions [batch, n_features], the activated bias [batch]), float64 as TF's."""
+    def activation(x):
+        x = np.asarray(x, np.float64)
+        return 1.0 / (1.0 + np.exp(-x)) if classify else x
+
+    n = buckets.shape[0]
+    contribs = np.zeros((n, int(n_features)), np.float64)
+    bias = np.zeros(n, np.float64)
+    for i in range(n):
+        path, ids = [value[0, 0]], []
+        past = np.float32(0)
+        tree_logit = value[0, 0]
+        for t in range(int(num_trees)):
+            node = 0
+            while split_feature[t, node] >= 0:
+                f = split_feature[t, node]
+                ids.append(f)
+                node = 2 * node + (1 if buckets[i, f] <= threshold[t, node] else 2)
+                tree_logit = value[t, node]
+                path.append(np.float32(tree_logit + past))
+            if t == 0 or node > 0:
+                past = np.float32(past + tree_logit)
+        predictions = activation(path)
+        bias[i] = predictions[0]
+        contribs[i] = np.bincount(np.asarray(ids, np.int64), weights=np.diff(predictions),
+                                  minlength=int(n_features))
+    return contribs, bias
 
 
 class _Trainer:
@@ -378,6 +411,15 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
                                       labels=labels,
                                       train_op_fn=train_op_fn if mode == ModeKeys.TRAIN
                                       else None)
+    if params.get("explain"):
+        contribs, bias = py_func(
+            functools.partial(_explain, n_features=n_features,
+                              classify=isinstance(head, head_lib._ClassificationHead)),
+            [buckets, split_feature, threshold, value, num_trees],
+            [dtypes.float64, dtypes.float64], stateful=False, name="explain_ensemble")
+        predictions = dict(spec.predictions)
+        predictions[_DFC_KEY], predictions[_BIAS_KEY] = contribs, bias
+        spec = spec._replace(predictions=predictions)
     if mode == ModeKeys.TRAIN:
         hooks = list(spec.training_hooks) + [_StopWhenGrownHook(state, n_trees, max_depth)]
         spec = spec._replace(training_hooks=hooks)
@@ -416,27 +458,67 @@ def _feature_names(feature_columns):
     return fixed + numeric
 
 
+# the prediction keys of the explanations (TF's parse them out of a debug proto it drops)
+_DFC_KEY = "_directional_feature_contributions"
+_BIAS_KEY = "_bias"
+
+
+def _sum_by_name_and_sort(names, values):
+    """TF's grouping of per-feature-id values by column name, sorted by absolute value, the
+    largest first (equal ones in column order)."""
+    summed = {}
+    for name, value in zip(names, values, strict=True):
+        summed[name] = summed.setdefault(name, 0) + value
+    return collections.OrderedDict(sorted(summed.items(), key=lambda x: abs(x[1]),
+                                          reverse=True))
+
+
 class _FeatureImportances:
+    """The model-explaining methods of TF 1.15's boosted trees estimators."""
+
     def experimental_feature_importances(self, normalize=False):
         """The gain-based importance of each feature column: the gains of the splits on it,
         summed over the trees (divided by their total when ``normalize``), as an OrderedDict
         from the most important column down."""
-        split_feature = self.get_variable_value("boosted_trees/split_feature")
-        split_gain = self.get_variable_value("boosted_trees/split_gain")
+        reader = checkpoint_utils.load_checkpoint(self.model_dir)
+        split_feature = reader.get_tensor("boosted_trees/split_feature")
+        split_gain = reader.get_tensor("boosted_trees/split_gain")
         names = _feature_names(self._feature_columns)
         importances = np.zeros(len(names), np.float64)
         inner = split_feature >= 0
         np.add.at(importances, split_feature[inner], split_gain[inner])
         if normalize:
-            total = importances.sum()
-            if total <= 0.0:
-                raise AssertionError("Can not normalize importances when the sum of "
-                                     "importances is not positive.")
+            # (TF's asserts)
+            if not np.all(importances >= 0):
+                raise AssertionError("feature_importances must be non-negative.")
+            total = np.sum(importances)
+            if not total > 0:
+                raise AssertionError("Trees are all empty or contain only a root node.")
             importances /= total
-        summed = collections.defaultdict(float)
-        for name, value in zip(names, importances, strict=True):
-            summed[name] += value
-        return collections.OrderedDict(sorted(summed.items(), key=lambda x: -x[1]))
+        return _sum_by_name_and_sort(names, importances)
+
+    def experimental_predict_with_explanations(self, input_fn, predict_keys=None, hooks=None,
+                                               checkpoint_path=None):
+        """Yields each example's predictions with its directional feature contributions:
+        ``dfc``, an OrderedDict from column name to its contribution to the probability
+        (classifier) or prediction (regressor), the largest in absolute value first, and
+        ``bias``, the first tree's root's (the centered bias)."""
+        if not self._tree_params["center_bias"]:
+            raise ValueError("center_bias must be enabled during estimator instantiation when "
+                             "using experimental_predict_with_explanations.")
+        params = dict(self._tree_params, explain=True)
+        head, columns = self._head, self._feature_columns
+        est = Estimator(model_fn=lambda features, labels, mode: _model_fn(
+            features, labels, mode, head, columns, params), model_dir=self.model_dir,
+            config=self.config)
+        if predict_keys is not None:
+            predict_keys = set(predict_keys) | {_DFC_KEY, _BIAS_KEY}
+        names = _feature_names(columns)
+        for pred in est.predict(input_fn, predict_keys=predict_keys, hooks=hooks,
+                                checkpoint_path=checkpoint_path):
+            pred["bias"] = pred.pop(_BIAS_KEY)
+            pred["dfc"] = _sum_by_name_and_sort(names, pred.pop(_DFC_KEY))
+            yield pred
 
 
 class BoostedTreesClassifier(_FeatureImportances, Estimator):
@@ -458,7 +540,7 @@ class BoostedTreesClassifier(_FeatureImportances, Estimator):
         head = head_lib.classification_head(2, weight_column, label_vocabulary,
                                             losses_impl.Reduction.SUM_OVER_BATCH_SIZE)
         columns = list(feature_columns)
-        self._feature_columns = columns
+        self._feature_columns, self._head, self._tree_params = columns, head, params
         super().__init__(model_fn=lambda features, labels, mode: _model_fn(
             features, labels, mode, head, columns, params), model_dir=model_dir, config=config)
 
@@ -480,7 +562,7 @@ class BoostedTreesRegressor(_FeatureImportances, Estimator):
         head = head_lib.RegressionHead(1, weight_column,
                                        losses_impl.Reduction.SUM_OVER_BATCH_SIZE)
         columns = list(feature_columns)
-        self._feature_columns = columns
+        self._feature_columns, self._head, self._tree_params = columns, head, params
         super().__init__(model_fn=lambda features, labels, mode: _model_fn(
             features, labels, mode, head, columns, params), model_dir=model_dir, config=config)
 
