@@ -352,3 +352,21 @@ def test_mutable_table_of_strings_and_dense_table_method_names(tmp_path):
         with tf.Session() as s:
             saver.restore(s, path)
             assert [v.tolist() for v in s.run(look)] == [[b"seven", b"?"], [1, -1]]
+
+
+def test_unicode_encoding_errors_in_tf_words():
+    # TF 1.15: an unknown input encoding is the kernel's "Could not create converter"; an
+    # output encoding the op does not list is the attr's ValueError; a rank-0 or unknown-rank
+    # input of unicode_encode is refused in these words
+    with tf.Graph().as_default():
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^Could not create converter for input encoding: KLINGON"):
+            _run(tf.strings.unicode_decode(["a"], "KLINGON"))
+        with pytest.raises(ValueError, match="^Attr 'output_encoding' of 'UnicodeEncode' Op "
+                           "passed string 'UTF-16-LE' not in: \"UTF-8\", \"UTF-16-BE\", "
+                           "\"UTF-32-BE\".$"):
+            tf.strings.unicode_encode([[104]], "UTF-16-LE")
+        with pytest.raises(ValueError, match="^Rank of input_tensor must be statically known.$"):
+            tf.strings.unicode_encode(tf.placeholder(tf.int32), "UTF-8")
+        with pytest.raises(ValueError, match="^input_tensor's rank must be at least 1.$"):
+            tf.strings.unicode_encode(tf.constant(104), "UTF-8")

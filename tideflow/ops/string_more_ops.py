@@ -650,9 +650,8 @@ def _codec(encoding, what, allowed=None):
                        f"{', '.join(allowed)}")
     try:
         return _ENCODINGS_LOOSE[_loose_name(encoding)]
-    except KeyError:
-        raise _invalid(f"{what}: unsupported encoding {encoding!r}; expected one of "
-                       f"{', '.join(_ENCODINGS)}") from None
+    except KeyError:  # TF's words (ICU has no converter)
+        raise _invalid(f"Could not create converter for input encoding: {encoding}") from None
 
 
 def _check_errors(errors_attr, what):
@@ -940,10 +939,6 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
     """Encodes the int32 code points of ``input`` along its last axis: a vector gives a scalar
     string, a ``[..., n]`` tensor gives ``[...]`` strings."""
     from tideflow.ops import array_ops
-
-    if output_encoding not in _OUT_ENCODINGS:
-        raise ValueError(f"unicode_encode: output_encoding must be one of "
-                         f"{', '.join(_OUT_ENCODINGS)}, got {output_encoding!r}")
     from tideflow.ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 
     with ops.name_scope(name, "UnicodeEncode", [input]):
@@ -964,9 +959,10 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
                  "replacement_char": int(replacement_char)}).outputs[0]
         input = ops.convert_to_tensor(input, dtype=dtypes.int32)
         rank = input.get_shape().ndims
-        if rank is None or rank == 0:
-            raise ValueError(f"unicode_encode: input must have a known rank >= 1, got "
-                             f"{input.get_shape()}")
+        if rank is None:  # TF 1.15's words
+            raise ValueError("Rank of input_tensor must be statically known.")
+        if rank == 0:
+            raise ValueError("input_tensor's rank must be at least 1.")
         shape, splits = _dense_rows(input)
         out = ops.apply_op("UnicodeEncode", [array_ops.reshape(input, [-1]), splits],
                            {"errors": errors, "output_encoding": output_encoding,
