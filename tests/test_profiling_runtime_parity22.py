@@ -324,3 +324,29 @@ def test_traced_steps_record_tfs_call_frame_nodes():
     assert got["sc/c"] == "sc/c = Add(_arg_a_0_0, _arg_b_0_1)"
     assert got["d/y"] == "d/y = Const()"
     assert got["_retval_sp_1_2"] == "_retval_sp_1_2 = _Retval(sp:1)"
+
+
+def test_partition_graphs_hold_arg_and_retval_nodes():
+    # TF 1.15: output_partition_graphs shows the step's _Arg nodes (attrs T and index, the
+    # feeds by name) feeding their readers, and a _Retval (T, index) reading each fetch
+    g = tf.Graph()
+    with g.as_default():
+        b = tf.placeholder(tf.float32, [2], name="b")
+        a = tf.placeholder(tf.int32, [], name="a")
+        c = tf.cast(a, tf.float32) + b
+        d = tf.reduce_sum(c, name="d")
+        with tf.Session() as sess:
+            md = tf.RunMetadata()
+            sess.run([d, c], {a: 1, b: [1.0, 2.0]}, run_metadata=md,
+                     options=tf.RunOptions(output_partition_graphs=True))
+    (gd,) = md.partition_graphs
+    nodes = {n.name: n for n in gd.node}
+    frame = {name: (n.op, list(n.input), tf.as_dtype(n.attr["T"].type).name, n.attr["index"].i)
+             for name, n in nodes.items() if n.op in ("_Arg", "_Retval")}
+    assert frame == {"_arg_a_0_0": ("_Arg", [], "int32", 0),
+                     "_arg_b_0_1": ("_Arg", [], "float32", 1),
+                     "_retval_add_0_0": ("_Retval", ["add"], "float32", 0),
+                     "_retval_d_0_1": ("_Retval", ["d"], "float32", 1)}
+    assert list(nodes["Cast"].input) == ["_arg_a_0_0"]
+    assert list(nodes["add"].input) == ["Cast", "_arg_b_0_1"]
+    assert nodes["_arg_a_0_0"].device == "/job:localhost/replica:0/task:0/device:CPU:0"

@@ -198,17 +198,39 @@ def build(order, unit_of, fed, fetches, targets, bfloat16=False):
 # ------------------------------------------------------------------------------------------
 
 
-def partition_graph_defs(partitions, placement):
-    """One GraphDef per partition, with ``_Send``/``_Recv`` nodes and TF's attrs on them."""
+def call_frame_names(feeds, fetches):
+    """The names TF 1.15's direct session gives a step's ``_Arg`` nodes (fed tensor -> name)
+    and ``_Retval`` nodes (fetched tensor -> name, with its index): feeds and the distinct
+    fetches that are not fed, each in name order, as ``_arg_<op>_<output>_<i>`` and
+    ``_retval_<op>_<output>_<i>``."""
+    feeds = sorted(set(feeds), key=lambda t: t.name)
+    args = {t: (f"_arg_{t._op._name}_{t._value_index}_{i}", i) for i, t in enumerate(feeds)}
+    fetched = sorted({t for t in fetches if t not in args}, key=lambda t: t.name)
+    rets = {t: (f"_retval_{t._op._name}_{t._value_index}_{i}", i) for i, t in enumerate(fetched)}
+    return args, rets
+
+
+def partition_graph_defs(partitions, placement, feeds=(), fetches=()):
+    """One GraphDef per partition, with ``_Send``/``_Recv`` nodes and TF's attrs on them, and
+    the ``_Arg``/``_Retval`` nodes of the ``feeds`` and ``fetches`` it reads and computes."""
     from tideflow.framework import graph_io
     from tideflow.protos import graph_pb2
 
+    args, rets = call_frame_names(feeds, fetches)
     out = []
     for p in partitions:
         gd = graph_pb2.GraphDef()
         dev = p.device.name
         recv_name = {t: tr.recv_name for t, tr in p.recvs.items()}
+        used = {t for op in p.ops for t in op._inputs}
+        for t, (name, i) in args.items():
+            if t in used:
+                recv_name[t] = name
+                _frame_node(gd, name, "_Arg", None, t, i, dev)
         for op in p.ops:
+            for t in op._outputs:
+                if t in rets:
+                    _frame_node(gd, rets[t][0], "_Retval", t, t, rets[t][1], dev)
             nd = graph_io.node_def_of(op)
             nd.device = placement[op].name
             del nd.input[:]
@@ -247,6 +269,16 @@ def partition_graph_defs(partitions, placement):
                                                   dtypes.float32, dev))
         out.append(gd)
     return out
+
+
+def _frame_node(gd, name, op_type, src, t, index, device):
+    from tideflow.framework import graph_io
+
+    nd = gd.node.add(name=name, op=op_type, device=device)
+    if src is not None:
+        nd.input.append(src._as_node_def_input())
+    nd.attr["T"].CopyFrom(graph_io.attr_value_of(t._dtype.base_dtype, "type"))
+    nd.attr["index"].CopyFrom(graph_io.attr_value_of(index, "int"))
 
 
 def _transfer_node(tr, op_type, name, input_name, dtype, device):

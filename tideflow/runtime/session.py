@@ -747,8 +747,8 @@ class BaseSession:
             unit_of = {op: units.setdefault(d, partition.Unit(d))
                        for op, d in plan.placement.items()}
             parts = partition.build(plan.order, unit_of, set(plan.feeds), plan.fetches, [])
-            run_metadata.partition_graphs.extend(
-                partition.partition_graph_defs(parts, plan.placement))
+            run_metadata.partition_graphs.extend(partition.partition_graph_defs(
+                parts, plan.placement, plan.feeds, plan.fetches))
         return values
 
     def _get_plan(self, handler, feed_tensors):

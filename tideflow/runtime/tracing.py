@@ -52,24 +52,22 @@ class StepLines:
     def _call_frame(self):
         """TF's nodes around a traced step's ops: _SOURCE, an _Arg per feed and the Consts
         the step reads (recorded as the step starts), a _Retval per fetch (after its op)."""
+        from tideflow.runtime.partition import call_frame_names
+
         plan = self.plan
         self._mark("_SOURCE", "NoOp", "()")
         # a fetch that is fed is TF's Python session's to hand back: no _Retval, no _Arg
-        fetched = [t for t in plan.fetches if t not in self.fed]
-        used = {t for op in plan.ops for t in op._inputs}.union(fetched)
-        feeds = sorted(t.name for t in plan.feeds)
+        args, rets = call_frame_names(plan.feeds, plan.fetches)
+        self._retvals = {t: name for t, (name, _) in rets.items()}
+        used = {t for op in plan.ops for t in op._inputs}.union(self._retvals)
         for t in self.fed:
             if t in used:
-                name = f"_arg_{t._op._name}_{t._value_index}_{feeds.index(t.name)}"
-                self._args[t] = name
-                self._mark(name, "_Arg", "()", self.names[t])
+                self._args[t] = args[t][0]
+                self._mark(args[t][0], "_Arg", "()", self.names[t])
         for t, value in self.consts.items():
             if t._op._type == "Const" and t in used:
                 self._mark(t._op._name, "Const", "()", self._const("c", value))
-        names = sorted({t.name for t in fetched})
-        for t in fetched:
-            self._retvals[t] = f"_retval_{t._op._name}_{t._value_index}_{names.index(t.name)}"
-        for t in fetched:
+        for t in list(self._retvals):
             if t in self.consts:
                 self._retval(t)
 
