@@ -297,3 +297,39 @@ def test_contrib_learn_linear_classifier_on_an_unnamed_column(tmp_path):
         x[:3], shuffle=False)))
     np.testing.assert_allclose(proba, [[0.48361, 0.51639], [0.62389, 0.37611],
                                        [0.50097, 0.49903]], atol=2e-5)
+
+
+@pytest.mark.parametrize("num_classes", [2, 3])
+def test_tensor_forest_estimator_has_tf_head_outputs(tmp_path, num_classes):
+    # TF 1.15: a contrib.learn head over the class frequencies (two classes: a binary
+    # logistic head on the log-odds of class 1), plus prediction_variance
+    tensor_forest = tf.contrib.tensor_forest.python.tensor_forest
+    random_forest = tf.contrib.tensor_forest.client.random_forest
+    rng = np.random.RandomState(5)
+    x = rng.rand(80, 4).astype(np.float32)
+    y = np.digitize(x[:, 0] + x[:, 1], [1.0] if num_classes == 2 else [0.7, 1.3])
+    params = tensor_forest.ForestHParams(num_classes=num_classes, num_features=4, num_trees=4,
+                                         max_nodes=100, split_after_samples=10)
+    est = random_forest.TensorForestEstimator(params.fill(), model_dir=str(tmp_path))
+    numpy_input_fn = tf.estimator.inputs.numpy_input_fn
+    est.fit(input_fn=numpy_input_fn(x, y.astype(np.int64), batch_size=40, num_epochs=None,
+                                    shuffle=False), steps=6)
+    ev = est.evaluate(input_fn=numpy_input_fn(x, y.astype(np.int64), batch_size=80,
+                                              num_epochs=1, shuffle=False), steps=1)
+    pred = next(est.predict(input_fn=numpy_input_fn(x[:1], shuffle=False)))
+    if num_classes == 2:
+        assert sorted(ev) == [
+            "accuracy", "accuracy/baseline_label_mean", "accuracy/threshold_0.500000_mean",
+            "auc", "auc_precision_recall", "global_step", "labels/actual_label_mean",
+            "labels/prediction_mean", "loss", "precision/positive_threshold_0.500000_mean",
+            "recall/positive_threshold_0.500000_mean"]
+        assert sorted(pred) == ["classes", "logistic", "logits", "prediction_variance",
+                                "probabilities"]
+        np.testing.assert_allclose(pred["probabilities"][1], 1 / (1 + np.exp(-pred["logits"][0])),
+                                   rtol=1e-5)
+    else:
+        assert sorted(ev) == ["accuracy", "global_step", "loss"]
+        assert sorted(pred) == ["classes", "logits", "prediction_variance", "probabilities"]
+        e = np.exp(pred["logits"])
+        np.testing.assert_allclose(pred["probabilities"], e / e.sum(), rtol=1e-5)
+    assert ev["loss"] > 0 and pred["prediction_variance"].shape == (num_classes,)

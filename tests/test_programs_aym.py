@@ -218,7 +218,9 @@ def test_tensor_forest_estimator_fits_and_evaluates(mnist_dir, tmp_path):
     result = est.evaluate(x=(te_images.reshape(-1, 784)[:, ::4] / 255.0).astype(np.float32),
                           y=te_labels.astype(np.int32), batch_size=100)
     assert result["accuracy"] > 0.7, result
-    assert result["loss"] < -1  # minus the trees' average size: they grew
+    # TF 1.15: the head's softmax cross-entropy over the forest's class frequencies (whose
+    # softmax is flat, so above that of a sure answer but below log(10))
+    assert 1.0 < result["loss"] < np.log(10.0)
     preds = list(est.predict(x=(te_images.reshape(-1, 784)[:5, ::4] / 255.0)
                              .astype(np.float32)))
     assert [p["classes"] for p in preds] == [int(np.argmax(p["probabilities"])) for p in preds]

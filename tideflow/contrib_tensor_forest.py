@@ -400,11 +400,63 @@ def _dense_features(features):
     return tf.reshape(x, [tf.shape(x)[0], -1]) if x.get_shape().ndims != 2 else x
 
 
+_EPSILON = 0.000001  # random_forest.EPSILON: floors the binary odds
+
+
+def _head_predictions(tf, probs, num_classes):
+    """contrib.learn's classification head over the forest's class frequencies, as TF 1.15's
+    TensorForestEstimator feeds it: two classes give the log-odds of class 1 as the logits of
+    a binary logistic head, more classes the frequencies themselves as softmax logits."""
+    if num_classes == 2:
+        class_1 = tf.slice(probs, [0, 1], [-1, 1])
+        logits = tf.log(tf.maximum(class_1 / tf.maximum(1.0 - class_1, _EPSILON), _EPSILON))
+        two_class = tf.concat([tf.zeros_like(logits), logits], 1)
+        return {"logits": logits, "logistic": tf.sigmoid(logits),
+                "probabilities": tf.nn.softmax(two_class),
+                "classes": tf.argmax(two_class, 1)}, logits
+    return {"logits": probs, "probabilities": tf.nn.softmax(probs),
+            "classes": tf.argmax(probs, 1)}, probs
+
+
+def _head_loss_and_metrics(tf, logits, labels, predictions, num_classes):
+    """The head's mean cross-entropy and contrib.learn's metrics of its kind (the binary head:
+    accuracy, label and prediction means, AUCs and the 0.5-threshold accuracy, precision and
+    recall; the multi-class head: accuracy)."""
+    metrics = {"accuracy": tf.metrics.accuracy(tf.cast(labels, tf.int64),
+                                               predictions["classes"])}
+    if num_classes != 2:
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits))
+        return loss, metrics
+    y = tf.cast(tf.reshape(labels, [-1, 1]), tf.float32)
+    loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=logits))
+    p = predictions["logistic"]
+
+    def _at_threshold(metric):
+        value, update = metric(y, p, [0.5])
+        return tf.squeeze(value), tf.squeeze(update)
+
+    metrics.update({
+        "labels/prediction_mean": tf.metrics.mean(p),
+        "labels/actual_label_mean": tf.metrics.mean(y),
+        "accuracy/baseline_label_mean": tf.metrics.mean(y),
+        "auc": tf.metrics.auc(y, p),
+        "auc_precision_recall": tf.metrics.auc(y, p, curve="PR"),
+        "accuracy/threshold_0.500000_mean": tf.metrics.accuracy(
+            y, tf.cast(tf.greater_equal(p, 0.5), tf.float32)),
+        "precision/positive_threshold_0.500000_mean": _at_threshold(
+            tf.metrics.precision_at_thresholds),
+        "recall/positive_threshold_0.500000_mean": _at_threshold(
+            tf.metrics.recall_at_thresholds)})
+    return loss, metrics
+
+
 class TensorForestEstimator:
     """``client.random_forest.TensorForestEstimator(params, ...)``: a contrib.learn estimator
     (``fit``/``evaluate``/``predict``) over a ``RandomForestGraphs`` forest of ``params``;
-    dict features are flattened and concatenated in key order. Predictions: ``probabilities``
-    and ``classes``; evaluation: ``accuracy`` and ``loss``."""
+    dict features are flattened and concatenated in key order. As TF 1.15's, a contrib.learn
+    classification head reads the forest's class frequencies (see ``_head_predictions``), and
+    the predictions add ``prediction_variance``."""
 
     def __new__(cls, params, device_assigner=None, model_dir=None,
                 graph_builder_class=RandomForestGraphs, config=None, weight_column=None,
@@ -428,19 +480,19 @@ class TensorForestEstimator:
                 features, labels = feature_engineering_fn(features, labels)
             x = _dense_features(features)
             forest = graph_builder_class(params)
-            probs = forest.inference_graph(x)[0]
-            classes = tf.argmax(probs, 1)
-            predictions = {"probabilities": probs, "classes": classes}
+            probs, _, variance = forest.inference_graph(x)
+            predictions, logits = _head_predictions(tf, probs, params.num_classes)
+            predictions["prediction_variance"] = variance
             if mode == ModeKeys.INFER:
                 return ModelFnOps(mode, predictions=predictions)
             y = tf.reshape(tf.cast(labels, tf.int32), [-1])
-            loss = forest.training_loss(x, y)
+            loss, metrics = _head_loss_and_metrics(tf, logits, y, predictions,
+                                                   params.num_classes)
             train_op = None
             if mode == ModeKeys.TRAIN:
                 step = tf.train.get_or_create_global_step()
                 with tf.control_dependencies([forest.training_graph(x, y)]):
                     train_op = tf.assign_add(step, 1)
-            metrics = {"accuracy": tf.metrics.accuracy(tf.cast(y, tf.int64), classes)}
             return ModelFnOps(mode, predictions=predictions, loss=loss, train_op=train_op,
                               eval_metric_ops=metrics)
 
