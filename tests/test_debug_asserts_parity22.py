@@ -236,3 +236,73 @@ def test_compute_gradient_of_half_gives_half_jacobians():
         err = tf.test.compute_gradient_error(h, [3], tf.sin(h) * h, [3], x_init_value=init,
                                              delta=1e-2)
         assert err == 0.0380859375 and type(err) is np.float64
+
+
+class _Case(tf.test.TestCase):
+    def runTest(self):
+        pass
+
+
+def _failure(fn, kind=AssertionError):
+    with pytest.raises(kind) as e:
+        fn()
+    return str(e.value)
+
+
+def test_test_case_all_close_and_all_equal_as_tf():
+    import collections
+
+    # TF 1.15's texts (the NumPy report that follows them depends on NumPy's version)
+    case = _Case()
+    assert _failure(lambda: case.assertAllClose([[1.0, 1.0]], 1.0)).startswith(
+        "Tuples differ: (1, 2) != ()")  # no broadcasting
+    assert _failure(lambda: case.assertAllClose([1.0, 2.0], [1.0, 2.0, 3.0])).endswith(
+        " : Shape mismatch: expected (2,), got (3,) with contents [1. 2. 3.].")
+    pair = collections.namedtuple("pair", "a b")
+    assert _failure(lambda: case.assertAllClose(pair(1.0, 2.0), (1.0, 2.0)), ValueError) == (
+        "Can't compare dict to non-dict, a vs b. ")
+    # lists of mixed depth are object vectors (TF 1.15's NumPy): their lengths must agree
+    assert _failure(lambda: case.assertAllClose({"k": [1.0, [2.0]]}, {"k": [1.0]})).endswith(
+        " : Shape mismatch: expected (2,), got (1,) with contents [1.].")
+    case.assertAllClose({"k": [1.0, [2.0]]}, {"k": [1.0, [2.0 + 1e-7]]})
+    with pytest.raises(AssertionError, match=r"Mismatched value: a\[k\]\[1\] is different"):
+        case.assertAllClose({"k": [1.0, [2.0]]}, {"k": [1.0, [2.5]]})
+    text = _failure(lambda: case.assertAllClose([1.0, 2.0, 3.0], [1.0, 2.1, 3.0]))
+    assert ("Mismatched value: a is different from b. \nnot close where = (array([1]),)\n"
+            "not close lhs = [2.]\nnot close rhs = [2.1]\n") in text
+    case.assertAllClose(pair(1.0, [2.0]), pair(1.0, [2.0 + 1e-7]))
+    assert _failure(lambda: case.assertAllEqual([[1, 2]], [1, 2])).endswith(
+        " : Shape mismatch: expected (1, 2), got (2,). Contents: [1 2]. \n.")
+    text = _failure(lambda: case.assertAllEqual([[1, 2], [3, 4]], [[1, 2], [3, 5]]))
+    assert ("\nnot equal where = (array([1]), array([1]))\nnot equal lhs = [4]\n"
+            "not equal rhs = [5]\n") in text
+
+
+def test_test_case_other_assertions_as_tf():
+    case = _Case()
+    assert _failure(lambda: case.assertAllGreater([1, 2, 3], 2)) == "1 not greater than 2"
+    assert _failure(lambda: case.assertAllLessEqual([1, 5], 4)) == (
+        "5 not less than or equal to 4")
+    assert _failure(lambda: case.assertAllInRange([1, 5, 3], 0, 4)) == (
+        "1 of the 3 element(s) are outside the range [0, 4]. Subscript(s) and value(s) of the "
+        "offending elements:\n  [1] : 5")
+    assert _failure(lambda: case.assertAllInRange([1.0, np.nan], 0, 4)) == (
+        "1 of the 2 element(s) are NaN. Subscripts(s) and value(s) of the NaN element(s):\n"
+        "  [1] : nan")
+    assert _failure(lambda: case.assertNear(1.0, 1.2, 0.1)) == (
+        "False is not true : 1.000000 != 1.200000 +/- 0.100000")
+    assert _failure(lambda: case.assertShapeEqual([1, 2], tf.zeros([2])), TypeError) == (
+        "np_array must be a Numpy ndarray or Numpy scalar")
+
+    def not_raised():
+        with case.assertRaisesOpError("nothing"):
+            pass
+
+    assert _failure(not_raised) == (
+        "Exception of type <class 'AssertionError'>: OpError not raised")
+
+    def other_error():
+        with case.assertRaisesOpError("x"):
+            raise ValueError("boom")
+
+    assert _failure(other_error) == "Exception of type <class 'ValueError'>: boom"

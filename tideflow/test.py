@@ -1,6 +1,7 @@
 """``tf.test``: device queries, gradient checking, benchmarks, local clusters and ``TestCase``
 for TF 1.x unit tests."""
 
+import collections.abc
 import contextlib
 import os
 import random
@@ -286,6 +287,14 @@ def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3
             # np.maximum, as TF: a NaN in either Jacobian makes the error NaN (never "small")
             err = np.maximum(err, np.fabs(theo.astype(np.float64) - num).max(), dtype=np.float64)
     return err
+
+
+def _subscripts_text(subscripts, value, limit=10):
+    """TF 1.15's lines for the elements at ``subscripts`` (np.where's tuple): the first
+    ``limit`` as "  [i j] : value", then "  ..." when there are more."""
+    where = np.transpose(subscripts)
+    lines = [f"  {w} : {value[tuple(w)]}" for w in where[:limit]]
+    return "\n".join(lines + (["  ..."] if len(where) > limit else []))
 
 
 # --- graph comparison ----------------------------------------------------------------------
@@ -605,32 +614,78 @@ class TestCase(absltest.TestCase):
         return sess.run(tensors)
 
     def assertAllClose(self, a, b, rtol=1e-6, atol=1e-6, msg=None):
-        a, b = self._values(a), self._values(b)
-        if isinstance(a, dict):
-            self.assertEqual(set(a), set(b), msg)
+        """As TF 1.15's: nested dicts (a namedtuple counts as one), lists and tuples that make
+        no array are compared item by item; arrays must have the same shape (no broadcast)."""
+        self._all_close(a, b, rtol, atol, [], msg or "")
+
+    def _all_close(self, a, b, rtol, atol, path, msg):
+        at = "".join(f"[{p}]" for p in path)
+        a = a._asdict() if hasattr(a, "_asdict") else a
+        b = b._asdict() if hasattr(b, "_asdict") else b
+        is_dict = isinstance(a, collections.abc.Mapping)
+        if is_dict != isinstance(b, collections.abc.Mapping):
+            raise ValueError(f"Can't compare dict to non-dict, a{at} vs b{at}. {msg}")
+        if is_dict:
+            self.assertItemsEqual(a.keys(), b.keys(), msg=f"mismatched keys: a{at} has keys "
+                                  f"{a.keys()}, but b{at} has keys {b.keys()}. {msg}")
             for k in a:
-                self.assertAllClose(a[k], b[k], rtol, atol, msg)
+                self._all_close(a[k], b[k], rtol, atol, path + [k], msg)
             return
-        if isinstance(a, (list, tuple)) and a and not np.isscalar(a[0]) and not isinstance(
-                a[0], (list, tuple)):
-            for x, y in zip(a, b):
-                self.assertAllClose(x, y, rtol, atol, msg)
+        value_msg = f"Mismatched value: a{at} is different from b{at}. {msg}"
+        if isinstance(a, (list, tuple)):
+            try:
+                self._arrays_all_close(a, b, rtol, atol, value_msg)
+            except (ValueError, TypeError):
+                # no arrays (mixed nesting, tensors inside): item by item
+                if len(a) != len(b):
+                    raise ValueError(f"Mismatched length: a{at} has {len(a)} items, but b{at} "
+                                     f"has {len(b)} items. {msg}") from None
+                for i, (x, y) in enumerate(zip(a, b)):
+                    self._all_close(x, y, rtol, atol, path + [str(i)], msg)
             return
         try:
-            a, b = np.asarray(a), np.asarray(b)
+            self._arrays_all_close(a, b, rtol, atol, value_msg)
+        except TypeError as e:
+            note = f"Error: a{at} has {type(a)}, but b{at} has {type(b)}. {msg}"
+            e.args = (f"{e.args[0]} : {note}",) + e.args[1:]
+            raise
+
+    def _as_array(self, a):
+        a = self._values(a)
+        if isinstance(a, np.ndarray):
+            return a
+        try:
+            return np.array(a)
         except ValueError:
-            # nested lists of mixed depth ([5.0, [5.0, 5.0]], a fetched structure): element by
-            # element, as TF falls back to when they are no array
-            self.assertEqual(len(a), len(b), msg)
-            for x, y in zip(a, b):
-                self.assertAllClose(x, y, rtol, atol, msg)
+            if not isinstance(a, (list, tuple)):
+                raise
+            # a list of mixed depth: an object vector, as TF 1.15's NumPy made it (so a length
+            # mismatch fails the shape check, and equal lengths compare item by item)
+            items = np.empty(len(a), dtype=object)
+            for i, v in enumerate(a):
+                items[i] = v
+            return items
+
+    def _arrays_all_close(self, a, b, rtol, atol, msg):
+        a, b = self._as_array(a), self._as_array(b)
+        contents = f" with contents {b}" if b.ndim <= 3 or b.size < 500 else ""
+        self.assertEqual(a.shape, b.shape,
+                         f"Shape mismatch: expected {a.shape}, got {b.shape}{contents}.")
+        if np.allclose(a, b, rtol=rtol, atol=atol):
             return
-        if np.ndim(rtol) or np.ndim(atol):
-            # tolerances per element (as TF, which checks with np.allclose before reporting)
-            if a.shape == b.shape and np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
-                return
+        # TF's details before NumPy's report: where, the values and the tolerances
+        bad = np.logical_or(np.abs(a - b) > atol + rtol * np.abs(b), np.isnan(a) != np.isnan(b))
+        lines = [msg]
+        x, y = (a[np.where(bad)], b[np.where(bad)]) if a.ndim else (a, b)
+        if a.ndim:
+            lines.append(f"not close where = {np.where(bad)}")
+        lines += [f"not close lhs = {x}", f"not close rhs = {y}",
+                  f"not close dif = {np.abs(x - y)}", f"not close tol = {atol + rtol * np.abs(y)}",
+                  f"dtype = {a.dtype}, shape = {a.shape}"]
+        if np.ndim(rtol) or np.ndim(atol):  # (NumPy's report takes scalar tolerances)
             rtol, atol = float(np.min(rtol)), float(np.min(atol))
-        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=msg or "")
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg="\n".join(lines),
+                                   equal_nan=True)
 
     def assertAllEqual(self, a, b, msg=None):
         a, b = self._values(a), self._values(b)
@@ -649,14 +704,32 @@ class TestCase(absltest.TestCase):
             for x, y in zip(a, b):
                 self.assertAllEqual(x, y, msg)
             return
-        self.assertEqual(a.shape, b.shape, msg or f"shapes differ: {a.shape} vs {b.shape}")
-        np.testing.assert_array_equal(a, b, err_msg=msg or "")
+        msg = msg or ""
+        contents = f" Contents: {b}. \n{msg}." if b.ndim <= 3 or b.size < 500 else f" {msg}"
+        self.assertEqual(a.shape, b.shape,
+                         f"Shape mismatch: expected {a.shape}, got {b.shape}.{contents}")
+        same = a == b
+        if a.dtype.kind == "f" or a.dtype.name == "bfloat16":
+            same = np.logical_or(same, np.logical_and(np.isnan(a), np.isnan(b)))
+        if np.all(same):
+            return
+        lines = [msg]
+        x, y = (a[np.where(~same)], b[np.where(~same)]) if a.ndim else (a, b)
+        if a.ndim:
+            lines.append(f"not equal where = {np.where(~same)}")
+        lines += [f"not equal lhs = {x}", f"not equal rhs = {y}"]
+        np.testing.assert_array_equal(a, b, err_msg="\n".join(lines))
 
     def assertNear(self, f1, f2, err, msg=None):
-        self.assertTrue(abs(f1 - f2) <= err, msg or f"{f1} != {f2} +/- {err}")
+        self.assertTrue(f1 == f2 or abs(f1 - f2) <= err,
+                        f"{f1:f} != {f2:f} +/- {err:f}" + ("" if msg is None else f" ({msg})"))
 
     def assertShapeEqual(self, np_array, tf_tensor, msg=None):
-        self.assertEqual(list(np_array.shape), tf_tensor.get_shape().as_list(), msg)
+        if not isinstance(np_array, (np.ndarray, np.generic)):
+            raise TypeError("np_array must be a Numpy ndarray or Numpy scalar")
+        if not isinstance(tf_tensor, ops.Tensor):
+            raise TypeError("tf_tensor must be a Tensor")
+        self.assertAllEqual(np_array.shape, tf_tensor.get_shape().as_list(), msg=msg)
 
     def _values(self, x):
         if isinstance(x, ops.Tensor) or type(x).__name__ == "RaggedTensor":
@@ -693,37 +766,40 @@ class TestCase(absltest.TestCase):
             return
         raise AssertionError(msg or "The two values are equal at all elements")
 
-    def _all_cmp(self, a, comparison, op, what):
-        a = np.asarray(self._values(a))
-        if not np.all(op(a, comparison)):
-            raise AssertionError(f"Not all elements are {what} {comparison}: {a}")
+    # as TF 1.15: the extreme element against the target, in unittest's words
 
     def assertAllGreater(self, a, comparison_target):
-        self._all_cmp(a, comparison_target, np.greater, "greater than")
+        self.assertGreater(np.min(self._as_array(a)), comparison_target)
 
     def assertAllGreaterEqual(self, a, comparison_target):
-        self._all_cmp(a, comparison_target, np.greater_equal, "greater than or equal to")
+        self.assertGreaterEqual(np.min(self._as_array(a)), comparison_target)
 
     def assertAllLess(self, a, comparison_target):
-        self._all_cmp(a, comparison_target, np.less, "less than")
+        self.assertLess(np.max(self._as_array(a)), comparison_target)
 
     def assertAllLessEqual(self, a, comparison_target):
-        self._all_cmp(a, comparison_target, np.less_equal, "less than or equal to")
+        self.assertLessEqual(np.max(self._as_array(a)), comparison_target)
 
     def assertAllInRange(self, target, lower_bound, upper_bound, open_lower_bound=False,
                          open_upper_bound=False):
-        t = np.asarray(self._values(target))
+        t = self._as_array(target)
         if t.dtype.kind not in "iuf":
-            raise AssertionError(f"The value of {t} does not have an ordered numeric type "
-                                 f"({t.dtype})")
-        lo = t > lower_bound if open_lower_bound else t >= lower_bound
-        hi = t < upper_bound if open_upper_bound else t <= upper_bound
-        bad = ~(lo & hi)
-        if bad.any():
+            raise AssertionError(f"The value of {t} does not have an ordered numeric type, "
+                                 f"instead it has type: {t.dtype}")
+        nans = np.where(np.isnan(t))
+        if np.size(nans):
             raise AssertionError(
-                f"{int(bad.sum())} of the {t.size} element(s) are outside the range "
+                f"{len(nans[0])} of the {t.size} element(s) are NaN. Subscripts(s) and "
+                "value(s) of the NaN element(s):\n" + _subscripts_text(nans, t))
+        lo = t <= lower_bound if open_lower_bound else t < lower_bound
+        hi = t >= upper_bound if open_upper_bound else t > upper_bound
+        bad = np.where(lo | hi)
+        if np.size(bad):
+            raise AssertionError(
+                f"{len(bad[0])} of the {t.size} element(s) are outside the range "
                 f"{'(' if open_lower_bound else '['}{lower_bound}, {upper_bound}"
-                f"{')' if open_upper_bound else ']'}: {t[bad][:10]}")
+                f"{')' if open_upper_bound else ']'}. Subscript(s) and value(s) of the "
+                "offending elements:\n" + _subscripts_text(bad, t))
 
     def assertAllInSet(self, target, expected_set):
         t = np.asarray(self._values(target))
@@ -776,21 +852,27 @@ class TestCase(absltest.TestCase):
     def assertRaisesWithPredicateMatch(self, exception_type, expected_err_re_or_predicate):
         """A context expecting ``exception_type`` whose message matches the regex (searched)
         or for which the predicate is true."""
+        from tideflow.framework import errors
+
         if callable(expected_err_re_or_predicate):
             predicate = expected_err_re_or_predicate
         else:
             def predicate(e):
-                text = e.message if hasattr(e, "message") and isinstance(e.message, str) \
-                    else str(e)
+                # as TF: an op error's message and the ops it was made from
+                text = e.message if isinstance(e, errors.OpError) else str(e)
+                op = e.op if isinstance(e, errors.OpError) else None
+                while op is not None:
+                    text += "\nCaused by: " + op.name
+                    op = op._original_op
                 return re.search(expected_err_re_or_predicate, text) is not None
         try:
             yield
-        except exception_type as e:
-            if not predicate(e):
-                raise AssertionError(f"Exception of type {type(e).__name__} did not match "
-                                     f"{expected_err_re_or_predicate!r}: {e}") from e
-        else:
-            raise AssertionError(f"Exception of type {exception_type} not raised")
+            self.fail(exception_type.__name__ + " not raised")
+        except Exception as e:
+            # as TF 1.15, any other exception (its own "not raised" failure too) becomes
+            # an AssertionError naming it
+            if not isinstance(e, exception_type) or not predicate(e):
+                raise AssertionError(f"Exception of type {type(e)}: {e}") from e
 
     def assertRaisesOpError(self, expected_err_re_or_predicate):
         """A context expecting an ``OpError`` (any op failure) matching the regex."""
