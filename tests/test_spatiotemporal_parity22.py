@@ -191,3 +191,30 @@ def test_conv_lstm2d_op_counts_stateful_dropout_and_fixed_batch():
             tf.gradients(tf.reduce_sum(out), layer.weights)
             spans.append(g._last_id - n)
     assert spans[:3] == [259, 396, 459] and spans[4:] == [243, 396]
+
+
+def test_channels_first_3d_layers_name_their_ops_as_tf():
+    # TF 1.15 (names and words it printed): tf.nn.convolution leaves a channel mismatch to the
+    # op's shape function unless dilated; tf.layers.conv3d adds its bias with an 'NCHW'
+    # BiasAdd; UpSampling3D repeats along the layout's own axes (no transposes)
+    with tf.Graph().as_default():
+        x = tf.zeros([1, 9, 10, 11, 2])
+        with pytest.raises(ValueError, match=r"^Depth of input \(2\) is not a multiple of input "
+                           r"depth of filter \(4\) for 'convolution' \(op: 'Conv3D'\)"):
+            tf.nn.convolution(x, tf.zeros([3, 3, 3, 4, 3]), "SAME")
+        with pytest.raises(ValueError, match=r"^number of input channels does not match "
+                           r"corresponding dimension of filter, 2 != 4$"):
+            tf.nn.convolution(x, tf.zeros([3, 3, 3, 4, 3]), "SAME", dilation_rate=[2, 2, 2])
+        y = tf.layers.conv3d(tf.ones([2, 3, 4, 5, 6]), 2, 3, data_format="channels_first",
+                             bias_initializer=tf.ones_initializer())
+        assert (y.op.type, y.get_shape().as_list()) == ("BiasAdd", [2, 2, 2, 3, 4])
+        up = tf.keras.layers.UpSampling3D(2, data_format="channels_first")(
+            tf.reshape(tf.range(6, dtype=tf.float32), [1, 1, 1, 2, 3]))
+        assert (up.name, up.get_shape().as_list()) == ("up_sampling3d/concat_2:0",
+                                                       [1, 1, 2, 4, 6])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            v, u = sess.run([y, up])
+        assert np.allclose(v[:, 0], v[0, 0, 0, 0, 0]) and v.shape == (2, 2, 2, 3, 4)
+        np.testing.assert_array_equal(u[0, 0, 1], np.repeat(np.repeat(
+            np.arange(6.0).reshape(2, 3), 2, 0), 2, 1))

@@ -893,12 +893,14 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
         f = filter.get_shape()
         nsp = _spatial_rank(f, input.get_shape())
         first = data_format is not None and data_format.startswith("NC")
+        st, rate = _strides_and_dilation(strides, dilation_rate, nsp)
         in_c = _static_channels(input, "NC" if first else "NHWC")
         f_in = None if f.ndims is None else f.dims[-2].value
-        if in_c is not None and f_in is not None and in_c != f_in:
+        if any(r > 1 for r in rate) and in_c is not None and f_in is not None and in_c != f_in:
+            # (TF 1.15 checks on its dilated path only: otherwise the op's shape function says
+            # "Depth of input ... is not a multiple of input depth of filter")
             raise ValueError(f"number of input channels does not match corresponding dimension "
                              f"of filter, {in_c} != {f_in}")
-        st, rate = _strides_and_dilation(strides, dilation_rate, nsp)
         if any(r > 1 for r in rate) and not first:
             out = space_to_batch_convolution(input, filter, padding, rate, scope,
                                              _tf_constants=True)

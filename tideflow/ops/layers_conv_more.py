@@ -156,10 +156,9 @@ class Conv3D(_Conv):
 
     def call(self, inputs):
         outputs = self._convolve(inputs)
-        if self.use_bias and self.data_format == "channels_first":
-            outputs = outputs + array_ops.reshape(self.bias, [1, self.filters, 1, 1, 1])
-        elif self.use_bias:
-            outputs = _nn().bias_add(outputs, self.bias)
+        if self.use_bias:  # (TF's 'NCHW' BiasAdd takes the channels first at any rank)
+            outputs = _nn().bias_add(outputs, self.bias, data_format="NCHW" if
+                                     self.data_format == "channels_first" else "NHWC")
         if self.activation is not None:
             return self.activation(outputs)
         return outputs

@@ -46,10 +46,8 @@ class UpSampling3D(Layer):
         self.input_spec = InputSpec(ndim=5)
 
     def call(self, inputs):
-        x = _to_last(inputs, 3, self.data_format)
-        for axis, n in zip((1, 2, 3), self.size):
-            x = K.repeat_elements(x, n, axis=axis)
-        return _from_last(x, 3, self.data_format)
+        # (as TF's: the repeats along the layout's own axes, no transposes)
+        return K.resize_volumes(inputs, *self.size, self.data_format)
 
     def compute_output_shape(self, input_shape):
         return _spatial_output_shape(input_shape, self.data_format, 3, self.size,
