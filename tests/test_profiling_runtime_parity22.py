@@ -350,3 +350,32 @@ def test_partition_graphs_hold_arg_and_retval_nodes():
     assert list(nodes["Cast"].input) == ["_arg_a_0_0"]
     assert list(nodes["add"].input) == ["Cast", "_arg_b_0_1"]
     assert nodes["_arg_a_0_0"].device == "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def test_profile_merges_a_given_op_log():
+    # TF 1.15: profile(op_log=...) merges the OpLogProto into the graph's own: an entry's
+    # float_ops replace the op's (MatMul 48 -> 1000), its types add to the op's, so an
+    # accounted type of the log's selects that op (totals 1000, and 1013 by every type)
+    from tideflow.protos import tfprof_log_pb2
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [4, 3])
+        w = tf.get_variable("w", [3, 2])
+        tf.matmul(x, w)
+    extra = tfprof_log_pb2.OpLogProto()
+    entry = extra.log_entries.add(name="MatMul", float_ops=1000)
+    entry.types.append("_my_type")
+    builder = tf.profiler.ProfileOptionBuilder
+    opts = builder(builder.float_operation()).with_accounted_types(["_my_type"]).build()
+    opts["output"] = "none"
+    root = tf.profiler.profile(g, op_log=extra, options=opts)
+    assert (root.total_float_ops, [c.name for c in root.children]) == (1000, ["MatMul"])
+    opts = builder.float_operation()
+    opts["output"] = "none"
+    root = tf.profiler.profile(g, op_log=extra, options=opts)
+    assert root.total_float_ops == 1013
+    assert [(c.name, c.float_ops) for c in root.children] == [
+        ("MatMul", 1000), ("w/Initializer/random_uniform", 6)]
+    prof = tf.profiler.Profiler(g, op_log=extra)
+    assert prof.profile_operations(opts).total_float_ops == 1013

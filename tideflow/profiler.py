@@ -314,9 +314,10 @@ def _exec_micros(run_meta):
     return out
 
 
-def _op_stats(graph, run_meta):
+def _op_stats(graph, run_meta, op_log=None):
     trainable = _trainable_names(graph)
     micros = _exec_micros(run_meta)
+    logged = {e.name: e for e in op_log.log_entries} if op_log is not None else {}
     stats = {}
     for op in graph.get_operations():
         shape = _attr_shape(op)
@@ -333,7 +334,12 @@ def _op_stats(graph, run_meta):
             types.add("_trainable_variables")
         if op.type in ("Variable", "VariableV2", "VarHandleOp"):
             types.add("_variables")
-        stats[op.name] = {"float_ops": op_flops(op), "params": params,
+        flops = op_flops(op)
+        entry = logged.get(op.name)
+        if entry is not None:  # a given op log's FLOPs replace the op's, its types add
+            flops = entry.float_ops or flops
+            types.update(entry.types)
+        stats[op.name] = {"float_ops": flops, "params": params,
                           "micros": micros.get(op.name, 0), "bytes": out_bytes,
                           "types": types, "op_type": op.type,
                           "run": 1 if op.name in micros else 0, "shape": shape or []}
@@ -844,11 +850,10 @@ def profile(graph=None, run_meta=None, op_log=None, cmd="scope", options=None):
     """Profiles ``graph`` (default: the default graph); returns the root ``GraphNodeProto``
     whose ``total_float_ops``/``total_parameters``/``total_exec_micros`` sum what
     ``options`` accounts, and prints the report unless the output is ``none``."""
-    del op_log
     if cmd not in ("scope", "graph", "op", "code"):
         raise ValueError(f"cmd must be one of scope, graph, op, code; got {cmd!r}")
     _parsing_inputs()
-    return _profile(graph, run_meta, cmd, options)
+    return _profile(graph, run_meta, cmd, options, op_log=op_log)
 
 
 def _parsing_inputs():
@@ -857,14 +862,14 @@ def _parsing_inputs():
     sys.stdout.write("Parsing Inputs...\n")
 
 
-def _profile(graph, run_meta, cmd, options, steps=None):
+def _profile(graph, run_meta, cmd, options, steps=None, op_log=None):
     if options is None:
         options = ProfileOptionBuilder.trainable_variables_parameter()
     if graph is None:
         graph = ops.get_default_graph()
     if options.get("output", "").startswith("timeline:"):
-        return _profile_timeline(graph, run_meta, cmd, options, steps)
-    stats = _op_stats(graph, run_meta)
+        return _profile_timeline(graph, run_meta, cmd, options, steps, op_log)
+    stats = _op_stats(graph, run_meta, op_log)
     if cmd == "op":
         root, shown = _op_chain(_op_view(stats, options), options)
         _emit_tf(_tf_op_report(root, shown, options), options)
@@ -891,7 +896,7 @@ def _profile(graph, run_meta, cmd, options, steps=None):
     return root
 
 
-def _profile_timeline(graph, run_meta, cmd, options, steps):
+def _profile_timeline(graph, run_meta, cmd, options, steps, op_log):
     """A view whose output is ``timeline:outfile=PATH``: tfprof writes a Chrome trace to
     ``PATH_<step>`` instead of a report (the graph view one per traced step, for ``step`` -1
     every step; the op view none)."""
@@ -901,7 +906,7 @@ def _profile_timeline(graph, run_meta, cmd, options, steps):
     quiet = {**options, "output": "none"}
     step = options.get("step", -1)
     if cmd != "graph":
-        root = _profile(graph, run_meta, cmd, quiet)
+        root = _profile(graph, run_meta, cmd, quiet, op_log=op_log)
         if cmd != "op":
             tfprof_timeline.write_tree(root, f"{path}_{step}")
         return root
@@ -911,9 +916,9 @@ def _profile_timeline(graph, run_meta, cmd, options, steps):
     inputs = {op.name: [t.op.name for t in op.inputs] + [c.name for c in op.control_inputs]
               for op in graph.get_operations()}
     for s in (sorted(steps) if step < 0 else [step] if step in steps else []):
-        root = _profile(graph, steps[s], cmd, quiet)
+        root = _profile(graph, steps[s], cmd, quiet, op_log=op_log)
         tfprof_timeline.write_graph(root, steps[s], inputs, f"{path}_{s}")
-    return root if root is not None else _profile(graph, run_meta, cmd, quiet)
+    return root if root is not None else _profile(graph, run_meta, cmd, quiet, op_log=op_log)
 
 
 _ALL_ADVICE = {"ExpensiveOperationChecker": {}, "AcceleratorUtilizationChecker": {},
@@ -1027,8 +1032,8 @@ class Profiler:
     """Accumulates traced steps of ``graph`` and profiles them by scope, op or graph."""
 
     def __init__(self, graph=None, op_log=None):
-        del op_log
         self._graph = graph or ops.get_default_graph()
+        self._op_log = op_log
         self._steps = {}
         _parsing_inputs()
 
@@ -1042,16 +1047,20 @@ class Profiler:
         return self._steps.get(step, self._steps[max(self._steps)])
 
     def profile_name_scope(self, options):
-        return _profile(self._graph, self._run_meta(options), "scope", options)
+        return _profile(self._graph, self._run_meta(options), "scope", options,
+                        op_log=self._op_log)
 
     def profile_graph(self, options):
-        return _profile(self._graph, self._run_meta(options), "graph", options, self._steps)
+        return _profile(self._graph, self._run_meta(options), "graph", options, self._steps,
+                        self._op_log)
 
     def profile_operations(self, options):
-        return _profile(self._graph, self._run_meta(options), "op", options)
+        return _profile(self._graph, self._run_meta(options), "op", options,
+                        op_log=self._op_log)
 
     def profile_python(self, options):
-        return _profile(self._graph, self._run_meta(options), "code", options)
+        return _profile(self._graph, self._run_meta(options), "code", options,
+                        op_log=self._op_log)
 
     def advise(self, options):
         return _advise(self._graph, self._steps, options)
