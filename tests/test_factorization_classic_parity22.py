@@ -333,3 +333,21 @@ def test_tensor_forest_estimator_has_tf_head_outputs(tmp_path, num_classes):
         e = np.exp(pred["logits"])
         np.testing.assert_allclose(pred["probabilities"], e / e.sum(), rtol=1e-5)
     assert ev["loss"] > 0 and pred["prediction_variance"].shape == (num_classes,)
+
+
+def test_gmm_means_move_only_with_the_covariances():
+    # TF 1.15 assigns the means only as a dependency of the covariance update: params "m"
+    # (or "wm") leaves them where the init put them
+    gmm_ops = tf.contrib.factorization.python.ops.gmm_ops
+    pts = _gmm_points()
+    for params, moved in (("m", False), ("mc", True)):
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [None, 2])
+            _, _, _, train, init_op, _ = gmm_ops.gmm(x, pts[[1, 40]], 2, 3, "full", params)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                sess.run(init_op, {x: pts})
+                for _ in range(2):
+                    sess.run(train, {x: pts})
+                means = sess.run("clusters:0")[:, 0]
+        assert np.array_equal(means, pts[[1, 40]]) is not moved

@@ -195,7 +195,9 @@ class GmmAlgorithm:
         nk = tf.reshape(points_in_k, [self._num_classes, 1, 1])
         new_means = tf.add_n(self._w_mul_x) / (nk + MEPS)
         means = self._means
-        if "m" in self._params:
+        if "m" in self._params and "c" in self._params:
+            # TF 1.15 runs the means' assignment only as a dependency of the covariances':
+            # with "m" but no "c" in params the means never move
             self._train_ops.append(tf.assign(self._means, new_means, validate_shape=False))
             means = new_means
         if "c" in self._params:
