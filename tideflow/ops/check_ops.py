@@ -166,9 +166,9 @@ def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=N
     with ops.name_scope(name, "assert_near", [x, y, rtol, atol, data]):
         x = ops.convert_to_tensor(x, name="x")
         y = ops.convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        # x's dtype even when complex, as TF 1.15 (whose complex tolerance then fails to
+        # multiply |y|)
         dtype = x.dtype.base_dtype
-        if dtype.is_complex:
-            dtype = dtype.real_dtype
         eps = np.finfo(dtype.as_numpy_dtype).eps
         rtol = ops.convert_to_tensor(10 * eps if rtol is None else rtol, name="rtol", dtype=dtype)
         atol = ops.convert_to_tensor(10 * eps if atol is None else atol, name="atol", dtype=dtype)
