@@ -253,3 +253,36 @@ def test_keras_loss_scale_optimizer_trains_as_tf115():
     assert unscaled[1] is None
     with pytest.raises(NotImplementedError, match="get_config"):
         opt2.get_config()
+
+
+def test_mixed_float16_layer_keeps_float32_weights_read_as_float16():
+    mp = tf.keras.mixed_precision.experimental
+    x = tf.placeholder(tf.float32, [None, 3])
+    d = tf.keras.layers.Dense(2, kernel_initializer="ones", activation="relu",
+                              dtype=mp.Policy("mixed_float16"))
+    g = tf.get_default_graph()
+    y = d(x)
+    # TF 1.15: float32 variables (AutoCastVariable) read and cast to float16 in the call,
+    # the inputs cast by Dense, a float16 output
+    assert (d.dtype, d._compute_dtype, y.dtype) == ("float32", "float16", tf.float16)
+    assert type(d.kernel).__name__ == "AutoCastVariable" and d.kernel.dtype == tf.float32
+    assert repr(d.kernel) == ("<AutoCastVariable 'dense/kernel:0' shape=(3, 2) "
+                              "dtype=float32 true_dtype=float32>")
+    names = [op.name for op in g.get_operations()]
+    assert names[names.index("dense/Cast"):] == [
+        "dense/Cast", "dense/MatMul/ReadVariableOp", "dense/MatMul/Cast", "dense/MatMul",
+        "dense/BiasAdd/ReadVariableOp", "dense/BiasAdd/Cast", "dense/BiasAdd", "dense/Relu"]
+    assert [v.name for v in tf.trainable_variables()] == ["dense/kernel:0", "dense/bias:0"]
+    z = tf.keras.layers.Activation("softmax", dtype="float32")(y)
+    assert z.dtype == tf.float16  # (TF 1.x layers do not cast their inputs)
+    loss = tf.reduce_mean(tf.cast(y, tf.float32) ** 2)
+    grads = tf.gradients(loss, d.trainable_weights)
+    assert [t.dtype for t in grads] == [tf.float32, tf.float32]
+    step = tf.train.GradientDescentOptimizer(0.5).minimize(loss, var_list=d.trainable_weights)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        out = s.run(y, {x: [[1.0, 2.0, 3.0]]})
+        assert out.dtype == np.float16 and out.tolist() == [[6.0, 6.0]]
+        s.run(step, {x: [[1.0, 2.0, 3.0]]})
+        # TF 1.15: the kernel's first column after the step (its gradient cast to float32)
+        np.testing.assert_allclose(s.run(d.kernel)[:, 0], [-2.0, -5.0, -8.0])

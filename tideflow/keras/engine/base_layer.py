@@ -18,6 +18,7 @@ from tideflow.keras import constraints as constraints_mod
 from tideflow.keras import initializers as initializers_mod
 from tideflow.keras import regularizers as regularizers_mod
 from tideflow.keras._utils import is_registered_symbolic, snake_case
+from tideflow.keras.mixed_precision.autocast_variable import autocast_context
 from tideflow.ops.layers_base import InputSpec
 from tideflow.ops.layers_base import Layer as _TFLayer
 from tideflow.ops.layers_base import _flatten as flatten
@@ -41,6 +42,12 @@ def _to_tensor(x):
     if isinstance(x, np.ndarray) and x.dtype == np.float64:
         x = x.astype(K.floatx())
     return ops.convert_to_tensor(x)
+
+
+def _is_policy(dtype):
+    from tideflow.keras.mixed_precision.experimental import Policy
+
+    return isinstance(dtype, Policy)
 
 
 def _shape_of(x):
@@ -187,6 +194,9 @@ class Layer:
                 raise TypeError(f"Keyword argument not understood: {k}")
         self._trainable = trainable
         self.built = False
+        self._dtype_policy = None
+        if _is_policy(dtype):  # (a mixed precision Policy: its variables' dtype)
+            self._dtype_policy, dtype = dtype, dtype.variable_dtype
         self._dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype.name
         self._trainable_weights = []
         self._non_trainable_weights = []
@@ -314,6 +324,15 @@ class Layer:
     @property
     def dtype(self):
         return self._dtype or K.floatx()
+
+    @property
+    def _compute_dtype(self):
+        """The dtype the layer computes in: its policy's (float16 under 'mixed_float16'),
+        else its dtype."""
+        policy = self.__dict__.get("_dtype_policy")
+        if policy is not None and policy.compute_dtype is not None:
+            return policy.compute_dtype
+        return self.dtype
 
     @property
     def trainable(self):
@@ -559,6 +578,13 @@ class Layer:
                                synchronization=kwargs.get("synchronization"),
                                aggregation=kwargs.get("aggregation"))
         K._track_variable(variable)
+        policy = self.__dict__.get("_dtype_policy")
+        if policy is not None and policy.should_cast_variables and dtype.is_floating:
+            from tideflow.keras.mixed_precision.autocast_variable import (
+                create_autocast_variable,
+            )
+
+            variable = create_autocast_variable(variable)  # (read in the compute dtype)
         if trainable:
             self._trainable_weights.append(variable)
         else:
@@ -779,7 +805,9 @@ class Layer:
                 self._maybe_build(inputs)
                 self._assert_input_compatibility(inputs)
                 # as TF 1.15: a user's layer (or model) has its call converted by AutoGraph
-                outputs = _converted_call(self)(inputs, *args, **kwargs)
+                # as TF 1.15: autocast variables are read in this call's compute dtype
+                with autocast_context(self._compute_dtype):
+                    outputs = _converted_call(self)(inputs, *args, **kwargs)
                 self._sync_sublayers()  # (sublayers made in call)
                 if outputs is None:
                     raise ValueError("A layer's `call` method should return a Tensor or a list "

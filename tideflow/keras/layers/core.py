@@ -103,9 +103,10 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        if inputs.dtype.base_dtype != self.kernel.dtype.base_dtype:
-            # TF 1.x: Dense casts its inputs to the layer's dtype (integer features included)
-            inputs = tf.cast(inputs, self.kernel.dtype.base_dtype)
+        if inputs.dtype.base_dtype != self._compute_dtype:
+            # TF 1.x: Dense casts its inputs to the layer's (compute) dtype, integer features
+            # included
+            inputs = tf.cast(inputs, self._compute_dtype)
         rank = inputs.get_shape().ndims
         if rank is not None and rank > 2:
             outputs = tf.tensordot(inputs, self.kernel, [[rank - 1], [0]])
