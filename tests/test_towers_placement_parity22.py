@@ -208,3 +208,29 @@ def test_distributed_evaluate_orders_its_metrics_by_name(tmp_path):
     assert list(result) == ["aae", "loss", "mae", "global_step"]
     np.testing.assert_allclose([result["aae"], result["loss"], result["mae"]],
                                [-0.12365, 0.58192, 0.6114], atol=1e-5)
+
+
+def test_mirrored_replica_ops_are_named_and_placed_as_tf():
+    # TF 1.15's op names and devices for this program (types aside: resource variables are
+    # VariableV2 here): each replica thread's id Const at the top level on no device, a fresh
+    # read of the copy per use, the second copy's initial value on its device, and the
+    # reduction's AddN copied by an Identity to the destination
+    with tf.Graph().as_default() as g:
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        with strategy.scope():
+            w = tf.Variable([[1.0], [2.0]], name="w")
+            r = strategy.experimental_run_v2(lambda: tf.matmul(tf.constant([[1.0, 1.0]]), w))
+            tot = strategy.reduce(tf.distribute.ReduceOp.SUM, r)
+        c0, c1 = "/replica:0/task:0/device:CPU:0", "/replica:0/task:0/device:CPU:1"
+        want = [("w/replica_1/Initializer/Identity", c1), ("Const", ""), ("Const_1", c0),
+                ("MatMul/ReadVariableOp", c0), ("MatMul", c0), ("Const_2", ""),
+                ("replica_1/Const", c1), ("replica_1/MatMul/ReadVariableOp", c1),
+                ("replica_1/MatMul", c1), ("AddN", c0), ("Identity", c0)]
+        names = {op.name: op.device for op in g.get_operations()}
+        assert [(n, names.get(n)) for n, _ in want] == want
+        assert [op.name for op in g.get_operations()][-2:] == ["AddN", "Identity"]
+        assert tot.name == "Identity:0"
+        with _two_cpu_session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(tot).tolist() == [[6.0]]
+

@@ -212,10 +212,12 @@ def _reduce_on(reduce_op, values, device):
 
 
 def _broadcast(value, devices):
+    """``value`` copied to each of ``devices`` (an Identity on each, as TF's simple broadcast;
+    a Mirrored for several)."""
     from tideflow.ops import array_ops
 
-    if len(devices) == 1:
-        return value
+    if isinstance(value, (int, float)):
+        return value  # (as TF's: converted where used, so 1 added to an int64 stays int64)
     out = []
     for d in devices:
         with ops.device(d):
@@ -224,7 +226,7 @@ def _broadcast(value, devices):
                                          array_ops.identity(value.indices), value.dense_shape))
             else:
                 out.append(array_ops.identity(value))
-    return Mirrored(out)
+    return Mirrored(out) if len(out) > 1 else out[0]
 
 
 # -- replica threads ---------------------------------------------------------------------------
@@ -291,8 +293,10 @@ class _ReplicaThread(threading.Thread):
             _restore_state(self.call.graph, self.state)
             variables_lib._creators.stack = self.creators
             strategy = self.call.strategy
-            ctx = _Ctx("replica", strategy, self.replica_id,
-                       ReplicaContext(strategy, self.replica_id), self)
+            replica_ctx = ReplicaContext(strategy, self.replica_id)
+            ctx = _Ctx("replica", strategy, self.replica_id, replica_ctx, self)
+            with self.call.graph.as_default(), _Push(ctx, strategy.extended._creator):
+                replica_ctx._make_id_tensor()
             with self.call.graph.as_default(), _Push(ctx, strategy.extended._creator), \
                     _replica_scopes(self.replica_id, self.device):
                 self.result = self.fn(*self.args, **self.kwargs)
@@ -344,8 +348,11 @@ def _run_replicas(strategy, fn, args, kwargs):
     ext = strategy.extended
     devices = ext.worker_devices
     if len(devices) == 1:
-        ctx = _Ctx("replica", strategy, 0, ReplicaContext(strategy, 0), None)
+        replica_ctx = ReplicaContext(strategy, 0)
+        ctx = _Ctx("replica", strategy, 0, replica_ctx, None)
         with _Push(ctx, ext._creator), ops.device(devices[0]):
+            # (a OneDeviceStrategy's in the caller's scopes, a replica thread's outside them)
+            replica_ctx._make_id_tensor(type(strategy).__name__ != "OneDeviceStrategy")
             return fn(*args, **kwargs)
     graph = ops.get_default_graph()
     call = _Call(strategy, graph)
@@ -406,13 +413,21 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        """This replica's index, as a scalar int32 tensor on its device."""
+        """This replica's index, as a scalar int32 tensor."""
         if self._id_tensor is None:
-            from tideflow.ops import constant_op
-
-            self._id_tensor = constant_op.constant(self._replica_id,
-                                                   name="replica_id_in_sync_group")
+            self._make_id_tensor()
         return self._id_tensor
+
+    def _make_id_tensor(self, outside_scopes=True):
+        """The replica id's Const, made as TF 1.15 makes it before the replica function runs
+        (by a replica thread: at the top level, on no device)."""
+        from tideflow.ops import constant_op
+
+        if not outside_scopes:
+            self._id_tensor = constant_op.constant(self._replica_id)
+            return
+        with ops.name_scope(None), ops.device(None), ops.control_dependencies(None):
+            self._id_tensor = constant_op.constant(self._replica_id)
 
     @property
     def devices(self):

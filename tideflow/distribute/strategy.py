@@ -141,7 +141,8 @@ class StrategyExtended:
                 primary = components[0]
                 kw["name"] = f"{primary.op.name}/replica_{i}/"
                 # every copy starts from the primary's initial value (one draw per run)
-                kw["initial_value"] = lambda p=primary: array_ops.identity(p._initial_value)
+                kw["initial_value"] = lambda p=primary, d=d: _on_device(
+                    d, lambda: array_ops.identity(p._initial_value))
                 kw["dtype"] = primary.dtype.base_dtype
             with ops.colocate_with(None, ignore_existing=True), ops.device(d):
                 components.append(next_creator(**kw))
@@ -192,7 +193,9 @@ class StrategyExtended:
             if reduce_op is ReduceOp.SUM and self._container_strategy_ref.num_replicas_in_sync > 1:
                 raise ValueError(f"A non-DistributedValues value {value} cannot be reduced with "
                                  f"the given reduce op {reduce_op}.")
-            parts = [value]
+            return value  # (as TF's: the same on every replica, left as it is)
+        if len(parts) == 1 and len(devices) == 1 and _same_device(parts[0], devices[0]):
+            return parts[0]  # (TF's shortcut: nothing to reduce or copy)
         return _broadcast(_reduce_on(reduce_op, parts, devices[0] or self._devices[0]), devices)
 
     def batch_reduce_to(self, reduce_op, value_destination_pairs):
@@ -238,6 +241,18 @@ class StrategyExtended:
         from tideflow.ops import dataset_ops
 
         return dataset_ops.Dataset.from_tensor_slices(numpy_input)
+
+
+def _on_device(device, fn):
+    with ops.device(device):  # (as TF's copies' initial values: on the copy's device)
+        return fn()
+
+
+def _same_device(value, device):
+    from tideflow.framework.device import canonical_name
+
+    have = getattr(value, "device", None)
+    return have is not None and canonical_name(have or "") == canonical_name(device or "")
 
 
 def _update_result(results, group):

@@ -147,6 +147,11 @@ class MirroredVariable(variables_lib.Variable):
         # the copies are resource variables: float32, not float32_ref (as TF's)
         return self._primary.dtype
 
+    def value(self):
+        # the current copy's value: a resource variable's fresh read (an op's
+        # "MatMul/ReadVariableOp" when a MatMul converts it, as TF's)
+        return self._current().value()
+
     @property
     def _shared_name(self):
         return self._primary.op.name
@@ -280,6 +285,9 @@ def regroup(per_replica, wrap_class=PerReplica):
 class SyncOnReadVariable(MirroredVariable):
     """One variable per device that each replica updates alone (a metric's total and count);
     read in cross-replica context it is the SUM (or MEAN, or first) of the copies."""
+
+    def value(self):
+        return self._snapshot  # (the copies' aggregate, not the current copy's read)
 
     def _reduced(self):
         from tideflow.ops import math_ops
