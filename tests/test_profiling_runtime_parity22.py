@@ -379,3 +379,28 @@ def test_profile_merges_a_given_op_log():
         ("MatMul", 1000), ("w/Initializer/random_uniform", 6)]
     prof = tf.profiler.Profiler(g, op_log=extra)
     assert prof.profile_operations(opts).total_float_ops == 1013
+
+
+def test_profiles_count_a_steps_arg_and_retval_nodes():
+    # TF 1.15: with a traced step, tfprof adds the step's _Arg/_Retval nodes (no graph op
+    # behind them) under their own names, their names as their op types
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [8, 8])
+        y = tf.reduce_sum(tf.matmul(x, x))
+        with tf.Session() as sess:
+            md = tf.RunMetadata()
+            sess.run(y, {x: np.ones((8, 8))}, options=tf.RunOptions(trace_level=3),
+                     run_metadata=md)
+    builder = tf.profiler.ProfileOptionBuilder
+    opts = (builder(builder.time_and_memory()).with_min_execution_time(0).with_min_memory(0)
+            .with_empty_output().build())
+    names = [c.name for c in tf.profiler.profile(g, run_meta=md, options=opts).children]
+    assert {"_arg_Placeholder_0_0", "_retval_Sum_0_0"} <= set(names)
+    assert "_SOURCE" not in names
+    node = tf.profiler.profile(g, run_meta=md, cmd="op", options=opts)
+    types = set()
+    while node.children:
+        node = node.children[0]
+        types.add(node.name)
+    assert {"_arg_Placeholder_0_0", "_retval_Sum_0_0", "MatMul"} <= types

@@ -343,6 +343,18 @@ def _op_stats(graph, run_meta, op_log=None):
                           "micros": micros.get(op.name, 0), "bytes": out_bytes,
                           "types": types, "op_type": op.type,
                           "run": 1 if op.name in micros else 0, "shape": shape or []}
+    for dev in run_meta.step_stats.dev_stats if run_meta is not None else ():
+        for ns in dev.node_stats:
+            # the step's own _Arg/_Retval nodes, which no graph op stands behind: tfprof
+            # counts them with their name as their type (its steps trace no _Send/_Recv)
+            if ns.node_name in stats or ns.node_name == "_SOURCE" or (
+                    " = _Send(" in ns.timeline_label or " = _Recv(" in ns.timeline_label):
+                continue
+            stats[ns.node_name] = {
+                "float_ops": 0, "params": 0, "micros": micros[ns.node_name],
+                "bytes": sum(o.tensor_description.allocation_description.requested_bytes
+                             for o in ns.output),
+                "types": {ns.node_name}, "op_type": ns.node_name, "run": 1, "shape": []}
     return stats
 
 
@@ -435,8 +447,8 @@ def _graph_tree(graph, stats, options):
               for op in graph.get_operations()}
     read = set()
     for name in sorted(nodes):
-        read.update(inputs[name])
-        nodes[name].children = [nodes[i] for i in inputs[name] if i in nodes]
+        read.update(inputs.get(name, ()))
+        nodes[name].children = [nodes[i] for i in inputs.get(name, ()) if i in nodes]
     less = _tf_less(options)
     displayed_only = options.get("account_displayed_op_only", True)
 
