@@ -192,7 +192,7 @@ def test_init_errors():
                                             ).training_graph()
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            with pytest.raises(tf.errors.InvalidArgumentError, match="fewer points"):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Condition x >= y"):
                 sess.run(init_op, {ph: np.zeros((3, 2), np.float32)})
 
 
@@ -400,13 +400,14 @@ def test_wals_mini_batch_of_rows_and_projection():
 
 
 def test_wals_argument_errors():
-    with pytest.raises(ValueError, match="both be None"):
+    # TF 1.15 checks these with bare asserts
+    with pytest.raises(AssertionError):
         fac.WALSModel(3, 3, 2, row_weights=None, col_weights=1)
     with pytest.raises(ValueError, match="Invalid weight"):
         fac.WALSModel(3, 3, 2, row_weights=-1.0)
     with tf.Graph().as_default():
         model = fac.WALSModel(3, 3, 2)
-        with pytest.raises(TypeError, match="SparseTensor"):
+        with pytest.raises(AssertionError):
             model.update_row_factors(np.zeros((3, 3), np.float32))
     with tf.Graph().as_default():
         plain = fac.WALSModel(3, 3, 2)

@@ -351,3 +351,19 @@ def test_gmm_means_move_only_with_the_covariances():
                     sess.run(train, {x: pts})
                 means = sess.run("clusters:0")[:, 0]
         assert np.array_equal(means, pts[[1, 40]]) is not moved
+
+
+def test_wals_argument_checks_are_tf_asserts():
+    # TF 1.15: bare asserts (AssertionError, empty message); an unsharded-list init with
+    # several shards is indexed by shard as it is
+    fac = tf.contrib.factorization
+    with tf.Graph().as_default():
+        model = fac.WALSModel(4, 3, 2)
+        for make in (lambda: model.update_row_factors(sp_input=tf.zeros([4, 3])),
+                     lambda: fac.WALSModel(4, 3, 2, row_weights=[1.0, 2.0]),
+                     lambda: fac.WALSModel(4, 3, 2, row_init=[np.zeros((4, 2))],
+                                           num_row_shards=2),
+                     lambda: fac.WALSModel(4, 3, 2, row_weights=None)):
+            with pytest.raises(AssertionError) as e:
+                make()
+            assert str(e.value) == ""

@@ -156,9 +156,9 @@ class WALSModel:
                  num_col_shards=1, row_weights=1, col_weights=1,
                  use_factors_weights_cache=True, use_gramian_cache=True,
                  use_scoped_vars=False):
+        # TF 1.15 checks its arguments with bare asserts: AssertionError, no message
         if (row_weights is None) != (col_weights is None):
-            raise ValueError("WALSModel: row_weights and col_weights must both be None or "
-                             "both be set")
+            raise AssertionError
         self._input_rows = input_rows
         self._input_cols = input_cols
         self._num_row_shards = num_row_shards
@@ -264,13 +264,9 @@ class WALSModel:
             init = init()
         if isinstance(init, list):
             if len(init) != num_shards:
-                raise ValueError(f"WALSModel: {name} init has {len(init)} shards, expected "
-                                 f"{num_shards}")
-        elif not (isinstance(init, str) and init == "random"):
-            if num_shards != 1:
-                raise ValueError(f"WALSModel: {name} init must be a list of {num_shards} "
-                                 "shards")
-            init = [init]
+                raise AssertionError
+        elif not (isinstance(init, str) and init == "random") and num_shards == 1:
+            init = [init]  # (TF indexes any other init by shard as it is)
         out = []
         for i, size in enumerate(cls._shard_sizes(rows, num_shards)):
             # a callable, so its ops sit in the variable's Initializer scope as TF's
@@ -288,8 +284,7 @@ class WALSModel:
             if num_shards == 1 and len(wt_init) == num_wts:
                 wt_init = [wt_init]
             if len(wt_init) != num_shards:
-                raise ValueError(f"WALSModel: {name} has {len(wt_init)} shards, expected "
-                                 f"{num_shards}")
+                raise AssertionError
             scalar = False
         elif isinstance(wt_init, numbers.Real) and wt_init >= 0:
             scalar = True
@@ -422,8 +417,7 @@ class WALSModel:
     def _process_input_helper(self, update_row_factors, sp_input=None, transpose_input=False,
                               row_weights=None):
         if not isinstance(sp_input, tf.SparseTensor):
-            raise TypeError(f"WALSModel: sp_input must be a SparseTensor, got "
-                            f"{type(sp_input).__name__}")
+            raise AssertionError  # noqa: TRY004 (TF 1.15: a bare assert)
         if update_row_factors:
             left, right_factors = self._row_factors, self._col_factors_cache
             row_wt, col_wt = self._row_wt_cache, self._col_wt_cache
