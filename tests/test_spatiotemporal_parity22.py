@@ -218,3 +218,13 @@ def test_channels_first_3d_layers_name_their_ops_as_tf():
         assert np.allclose(v[:, 0], v[0, 0, 0, 0, 0]) and v.shape == (2, 2, 2, 3, 4)
         np.testing.assert_array_equal(u[0, 0, 1], np.repeat(np.repeat(
             np.arange(6.0).reshape(2, 3), 2, 0), 2, 1))
+
+
+def test_projective_transform_refuses_a_bad_transform_in_tf_words():
+    # TF 1.15's ImageProjectiveTransformV2 kernel, as it printed
+    with tf.Graph().as_default():
+        img = tf.zeros([2, 8, 9, 3])
+        for t in ([1, 0, 2, 0, 1, -1, 0], [[1, 0, 2, 0, 1, -1, 0, 0]] * 3):
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="^Input transform should be num_images x 8 or 1 x 8"):
+                _run(tf.contrib.image.transform(img, t))

@@ -72,8 +72,7 @@ def _check(images, transforms, output_shape):
         raise _invalid(f"ImageProjectiveTransformV2: images must be 4-D, got shape "
                        f"{list(images.shape)}")
     if t.ndim != 2 or t.shape[1] != 8 or t.shape[0] not in (1, images.shape[0]):
-        raise _invalid(f"ImageProjectiveTransformV2: transforms must be [1, 8] or "
-                       f"[batch={images.shape[0]}, 8], got shape {list(t.shape)}")
+        raise _invalid("Input transform should be num_images x 8 or 1 x 8")  # (TF's words)
     size = np.asarray(output_shape).reshape(-1)
     if size.shape != (2,) or (size <= 0).any():
         raise _invalid(f"ImageProjectiveTransformV2: output_shape must be 2 positive ints, got "
