@@ -370,3 +370,37 @@ def test_unicode_encoding_errors_in_tf_words():
             tf.strings.unicode_encode(tf.placeholder(tf.int32), "UTF-8")
         with pytest.raises(ValueError, match="^input_tensor's rank must be at least 1.$"):
             tf.strings.unicode_encode(tf.constant(104), "UTF-8")
+
+
+@pytest.mark.parametrize("key,value,ok", [
+    # TF 1.15's registered HashTableV2 kernels (checked there): no string -> string table
+    (tf.string, tf.int64, True), (tf.int64, tf.string, True), (tf.string, tf.bool, True),
+    (tf.int32, tf.float64, True), (tf.string, tf.string, False), (tf.int64, tf.bool, False),
+    (tf.int32, tf.string, False), (tf.float32, tf.int64, False)])
+def test_hash_table_kernels_are_tfs(key, value, ok):
+    with tf.Graph().as_default():
+        keys = tf.constant(["a"] if key == tf.string else [1], key)
+        values = tf.constant(["v"] if value == tf.string else [True] if value == tf.bool
+                             else [1], value)
+        table = L.HashTable(L.KeyValueTensorInitializer(keys, values), values[0])
+        with tf.Session() as s:
+            if ok:
+                s.run(table.initializer)
+            else:
+                with pytest.raises(tf.errors.InvalidArgumentError,
+                                   match="^No OpKernel was registered to support Op "
+                                         "'HashTableV2' used by node hash_table with these "
+                                         "attrs: \\[key_dtype=DT_"):
+                    s.run(table.initializer)
+
+
+def test_dense_table_kernels_are_tfs():
+    # TF 1.15's MutableDenseHashTableV2 kernels hold int64 -> bool, not int64 -> string
+    with tf.Graph().as_default():
+        flags = L.MutableDenseHashTable(tf.int64, tf.bool, False, empty_key=0, deleted_key=-1)
+        names = L.MutableDenseHashTable(tf.int64, tf.string, "", empty_key=0, deleted_key=-1)
+        with tf.Session() as s:
+            assert s.run(flags.size()) == 0
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="value_dtype=DT_STRING"):
+                s.run(names.size())

@@ -240,6 +240,7 @@ class DenseHashTableResource(lookup_ops.MutableHashTableResource):
 
 
 def _dense_table_factory(ctx):
+    lookup_ops.check_kernel_dtypes(ctx, lookup_ops.DENSE_KERNEL_DTYPES)
     attrs = ctx.op._attrs
     container, name = lookup_ops.table_place(ctx)
     value_shape = tuple(attrs["value_shape"].as_list())

@@ -131,6 +131,29 @@ def _show(v):
     return v.decode(errors="replace") if isinstance(v, bytes) else v
 
 
+# the key -> value dtypes TF 1.15 registers hash table kernels for (one set for HashTableV2
+# and MutableHashTable(OfTensors)V2; MutableDenseHashTableV2's has int64 -> bool instead of
+# int64 -> string)
+_KERNEL_DTYPES = {("int32", "int32"), ("int32", "float32"), ("int32", "float64"),
+                  ("int64", "int32"), ("int64", "int64"), ("int64", "float32"),
+                  ("int64", "float64"), ("string", "int32"), ("string", "int64"),
+                  ("string", "float32"), ("string", "float64"), ("string", "bool")}
+HASH_KERNEL_DTYPES = _KERNEL_DTYPES | {("int64", "string")}
+DENSE_KERNEL_DTYPES = _KERNEL_DTYPES | {("int64", "bool")}
+
+
+def check_kernel_dtypes(ctx, registered):
+    """TF 1.15's error for a table op whose key/value dtypes have no kernel."""
+    op = ctx.op
+    key, value = op._attrs["key_dtype"], op._attrs["value_dtype"]
+    if (key.name, value.name) not in registered:
+        enum = {getattr(_dtypes, n): n for n in dir(_dtypes) if n.startswith("DT_")}
+        raise errors.InvalidArgumentError(
+            None, op, f"No OpKernel was registered to support Op '{op.type}' used by node "
+            f"{op.name} with these attrs: [key_dtype={enum[key.as_datatype_enum]}, "
+            f"value_dtype={enum[value.as_datatype_enum]}]")
+
+
 def table_place(ctx):
     """``(container, name)`` of a table op's resource: its node name when it shares by node
     name and has no shared_name (a checkpointed table), else the shared name."""
@@ -154,6 +177,7 @@ def shared_table(ctx, container, name, creator, cls, what):
 
 
 def _table_factory(ctx):
+    check_kernel_dtypes(ctx, HASH_KERNEL_DTYPES)
     attrs = ctx.op._attrs
     container, name = table_place(ctx)
 
@@ -450,6 +474,7 @@ class MutableHashTableResource(HashTableResource):
 
 
 def _mutable_table_factory(ctx):
+    check_kernel_dtypes(ctx, HASH_KERNEL_DTYPES)
     attrs = ctx.op._attrs
     container, name = table_place(ctx)
     value_shape = tuple(attrs["value_shape"].as_list()) if "value_shape" in attrs else ()
