@@ -401,7 +401,7 @@ def test_slots_update_merge_call_and_colocation_as_tf():
 
 def test_central_storage_keeps_one_copy_and_matches_one_device():
     s = tf.distribute.experimental.CentralStorageStrategy(DEVICES)
-    assert s.extended.parameter_devices == ("/replica:0/task:0/device:CPU:0",)
+    assert s.extended.parameter_devices == ("/device:CPU:0",)  # (as TF 1.15's)
     (w2, b2, gs2), loss2, copies = _train(s, "adam")
     (w1, b1, _), loss1, _ = _train(tf.distribute.OneDeviceStrategy("/cpu:0"), "adam")
     np.testing.assert_allclose(b2, b1, rtol=1e-5, atol=1e-6)
@@ -612,18 +612,21 @@ def test_sparse_gradients_are_gathered_over_replicas():
 
 
 def test_single_machine_experimental_strategies_variables_as_tf():
-    # TF 2.21 (compat.v1, no TF_CONFIG): plain variables on the CPU for the parameter-server
-    # and central-storage strategies, a MirroredVariable for the multi-worker one
-    for make, mirrored in ((tf.distribute.experimental.ParameterServerStrategy, False),
-                           (tf.distribute.experimental.CentralStorageStrategy, False),
-                           (tf.distribute.experimental.MultiWorkerMirroredStrategy, True)):
+    # TF 1.15 (no TF_CONFIG): plain variables on the CPU ('/device:CPU:0', the parameter
+    # device) for the parameter-server and central-storage strategies, a MirroredVariable for
+    # the multi-worker one
+    for make, mirrored, device in (
+            (tf.distribute.experimental.ParameterServerStrategy, False, "/device:CPU:0"),
+            (tf.distribute.experimental.CentralStorageStrategy, False, "/device:CPU:0"),
+            (tf.distribute.experimental.MultiWorkerMirroredStrategy, True,
+             "/replica:0/task:0/device:CPU:0")):
         s = make()
         assert s.num_replicas_in_sync == 1
-        assert s.extended.parameter_devices == ("/replica:0/task:0/device:CPU:0",)
+        assert s.extended.parameter_devices == (device,)
         with s.scope():
             v = tf.Variable(1.0)
         assert isinstance(v, tf.distribute.MirroredVariable) is mirrored
-        assert v.device == "/replica:0/task:0/device:CPU:0"
+        assert v.device == device
 
 
 def test_estimator_eval_distribute_metrics_cover_every_replica(tmp_path):

@@ -234,3 +234,34 @@ def test_mirrored_replica_ops_are_named_and_placed_as_tf():
             sess.run(tf.global_variables_initializer())
             assert sess.run(tot).tolist() == [[6.0]]
 
+
+
+def test_central_storage_keeps_its_parameter_device_as_given():
+    # TF 1.15: parameter_devices is the string given ('/cpu:0'; '/device:CPU:0' by default)
+    # and a variable made in scope is under tf.device of it ('/device:CPU:0'); the replicas
+    # train the one copy (TF printed -1.0, -6.2, -11.400001 and [-0.70000005 -2.3000002])
+    with tf.Graph().as_default():
+        s = tf.distribute.experimental.CentralStorageStrategy(["/cpu:0", "/cpu:1"],
+                                                              parameter_device="/cpu:0")
+        assert s.extended.parameter_devices == ("/cpu:0",)
+        assert tf.distribute.experimental.CentralStorageStrategy(
+            ["/cpu:0"]).extended.parameter_devices == ("/device:CPU:0",)
+        with s.scope():
+            w = tf.Variable([[0.5], [-0.5]], name="w")
+            opt = tf.train.GradientDescentOptimizer(0.1)
+            x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+
+            def fn():
+                i = tf.distribute.get_replica_context().replica_id_in_sync_group
+                loss = tf.reduce_sum(tf.matmul(tf.gather(x, [i]), w))
+                with tf.control_dependencies([opt.minimize(loss)]):
+                    return tf.identity(loss)
+
+            tot = s.reduce(tf.distribute.ReduceOp.SUM, s.experimental_run_v2(fn))
+        assert w.device == "/device:CPU:0"
+        with _two_cpu_session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose([sess.run(tot) for _ in range(3)],
+                                       [-1.0, -6.2, -11.400001], rtol=1e-6)
+            np.testing.assert_allclose(sess.run(w).ravel(), [-0.70000005, -2.3000002],
+                                       rtol=1e-6)

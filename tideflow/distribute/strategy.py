@@ -537,7 +537,8 @@ class CentralStorageStrategy(Strategy):
 
     def __init__(self, compute_devices=None, parameter_device=None):
         devices = tuple(_canonical(d) for d in (compute_devices or _default_devices()))
-        param = _canonical(parameter_device or "/device:CPU:0")
+        # (as TF's: the parameter device as given, its variables under tf.device of it)
+        param = parameter_device or "/device:CPU:0"
         super().__init__(_SingleParamExtended(self, devices, param))
 
 
@@ -573,7 +574,7 @@ class ParameterServerStrategy(Strategy):
                 "tf.train.Server (tideflow's between-graph replication) instead.")
         super().__init__(_SingleParamExtended(self, tuple(_canonical(d) for d in
                                                           _default_devices()),
-                                              _canonical("/device:CPU:0")))
+                                              "/device:CPU:0"))
 
 
 class MultiWorkerMirroredStrategy(Strategy):
