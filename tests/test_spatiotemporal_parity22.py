@@ -228,3 +228,22 @@ def test_projective_transform_refuses_a_bad_transform_in_tf_words():
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match="^Input transform should be num_images x 8 or 1 x 8"):
                 _run(tf.contrib.image.transform(img, t))
+
+
+def test_conv3d_backprop_filter_takes_its_sizes_as_given():
+    # TF 1.15's generated wrapper (names and words it printed): a list becomes the op's
+    # "filter_sizes" Const, a float tensor there is a TypeError, strides must be a list
+    with tf.Graph().as_default():
+        x = tf.zeros([1, 4, 5, 6, 2])
+        dy = tf.ones([1, 3, 2, 5, 3])
+        y = tf.nn.conv3d_backprop_filter_v2(x, [2, 2, 2, 2, 3], dy, [1, 1, 2, 1, 1], "VALID")
+        assert y.op.inputs[1].name == "Conv3DBackpropFilterV2/filter_sizes:0"
+        with pytest.raises(TypeError, match=r"^Input 'filter_sizes' of 'Conv3DBackpropFilterV2' "
+                           r"Op has type float32 that does not match expected type of int32\.$"):
+            tf.nn.conv3d_backprop_filter(x, tf.zeros([2, 2, 2, 2, 3]), dy, [1, 1, 2, 1, 1],
+                                         "VALID")
+        with pytest.raises(TypeError, match=r"^Expected list for 'strides' argument to "
+                           r"'conv3d_backprop_filter_v2' Op, not 1\.$"):
+            tf.nn.conv3d_backprop_filter_v2(x, [2, 2, 2, 2, 3], dy, 1, "VALID")
+        assert tf.nn.conv3d_backprop_filter_v2(x, [2, 2, 2, 2, 3], dy, [1, 1, 2, 1, 1],
+                                               "VALID").name == "Conv3DBackpropFilterV2_2:0"

@@ -811,8 +811,14 @@ def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC",
            dilations=[1, 1, 1, 1, 1], name=None, filters=None):  # noqa: B006
     """3-D cross-correlation of a 5-D ``input`` with a [d, h, w, in, out] ``filter``."""
     filter = _alias(filter, filters, "filter", "filters")
-    # as TF 1.15's, strides and dilations reach the op as given: five values each, else the
-    # op's attr error ("passed list of length 3 less than minimum 5")
+    attrs = conv3d_attrs("conv3d", strides, padding, data_format, dilations)
+    return _apply("Conv3D", [input, filter], attrs, name)
+
+
+def conv3d_attrs(wrapper, strides, padding, data_format, dilations):
+    """The attrs of a Conv3D-family op as TF 1.15's generated ``wrapper`` takes them: strides
+    and dilations as given, five values each, else the op's attr error ("passed list of
+    length 3 less than minimum 5")."""
     attrs = {"strides": strides, "padding": padding}
     if data_format is not None:
         attrs["data_format"] = data_format
@@ -820,9 +826,9 @@ def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC",
         attrs["dilations"] = dilations
     for key in ("strides", "dilations"):
         if key in attrs and not isinstance(attrs[key], (list, tuple)):
-            raise TypeError(f"Expected list for '{key}' argument to 'conv3d' Op, not "
+            raise TypeError(f"Expected list for '{key}' argument to '{wrapper}' Op, not "
                             f"{attrs[key]!r}.")
-    return _apply("Conv3D", [input, filter], attrs, name)
+    return attrs
 
 
 def conv3d_transpose(value, filter=None, output_shape=None, strides=None, padding="SAME",

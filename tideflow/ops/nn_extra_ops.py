@@ -317,10 +317,11 @@ def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides,
 def conv3d_backprop_filter_v2(input, filter_sizes, out_backprop, strides, padding,
                               data_format="NDHWC", dilations=(1, 1, 1, 1, 1), name=None):
     """The gradient of conv3d with respect to its filter (of shape ``filter_sizes``)."""
-    attrs = conv_ops._conv_attrs(strides, padding, data_format, list(dilations), nd=5)
-    del attrs["explicit_paddings"]
-    sizes = ops.convert_to_tensor(filter_sizes, dtypes.int32, name="filter_sizes")
-    return conv_ops._apply("Conv3DBackpropFilterV2", [input, sizes, out_backprop], attrs, name)
+    attrs = conv_ops.conv3d_attrs("conv3d_backprop_filter_v2", strides, padding, data_format,
+                                  list(dilations))
+    # (the sizes reach the op as given, a Python list as its "filter_sizes" Const)
+    return conv_ops._apply("Conv3DBackpropFilterV2", [input, filter_sizes, out_backprop],
+                           attrs, name)
 
 
 conv3d_backprop_filter = conv3d_backprop_filter_v2
