@@ -286,3 +286,24 @@ def test_mixed_float16_layer_keeps_float32_weights_read_as_float16():
         s.run(step, {x: [[1.0, 2.0, 3.0]]})
         # TF 1.15: the kernel's first column after the step (its gradient cast to float32)
         np.testing.assert_allclose(s.run(d.kernel)[:, 0], [-2.0, -5.0, -8.0])
+
+
+def test_ragged_input_feeds_layers_that_take_ragged_tensors():
+    # TF 1.15: Input(ragged=True) is a ragged placeholder; Embedding cannot convert it, a
+    # Lambda reducing it can, and a model takes it as its input
+    inp = tf.keras.Input(shape=(None,), ragged=True, dtype=tf.int32, name="tok")
+    assert isinstance(inp, tf.RaggedTensor) and inp.ragged_rank == 1
+    assert inp.flat_values.name == "tok/flat_values:0"
+    assert [t.name for t in inp.nested_row_splits] == ["tok/row_splits_0:0"]
+    with pytest.raises(TypeError, match="Failed to convert object of type"):
+        tf.keras.layers.Embedding(10, 3)(inp)
+    total = tf.keras.layers.Lambda(
+        lambda r: tf.reduce_sum(tf.cast(r, tf.float32), axis=1))(inp)
+    assert total.name == "lambda/RaggedReduceSum/UnsortedSegmentSum:0"
+    model = tf.keras.Model(inp, total)
+    assert model.layers[0].get_config() == {
+        "batch_input_shape": (None, None), "dtype": "int32", "sparse": False, "ragged": True,
+        "name": "tok"}
+    with tf.Session() as s:
+        got = s.run(total, {inp: tf.ragged.constant_value([[1, 2], [3], [4, 5, 6]])})
+    np.testing.assert_array_equal(got, [3.0, 3.0, 15.0])

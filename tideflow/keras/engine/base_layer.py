@@ -35,8 +35,8 @@ def to_list(x):
 
 
 def _to_tensor(x):
-    if isinstance(x, (ops.Tensor, tf.SparseTensor)) or x is None:
-        return x  # (a SparseTensor input, as DenseFeatures takes, passes as it is)
+    if isinstance(x, (ops.Tensor, tf.SparseTensor, tf.RaggedTensor)) or x is None:
+        return x  # (a sparse or ragged input, as DenseFeatures takes, passes as it is)
     if isinstance(x, tf.Variable):
         return x.value() if hasattr(x, "value") else ops.convert_to_tensor(x)
     if isinstance(x, np.ndarray) and x.dtype == np.float64:
@@ -862,7 +862,8 @@ class Layer:
         self._inbound_nodes.append(node)
         history = K._state().history
         for i, t in enumerate(node.output_tensors):
-            if isinstance(t, (ops.Tensor, tf.SparseTensor)) or is_registered_symbolic(t):
+            if isinstance(t, (ops.Tensor, tf.SparseTensor, tf.RaggedTensor)) or \
+                    is_registered_symbolic(t):
                 history[t] = (self, index, i)
         return node
 

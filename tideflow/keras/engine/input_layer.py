@@ -14,8 +14,6 @@ class InputLayer(Layer):
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments: {list(kwargs)}")
-        if ragged:
-            raise NotImplementedError("InputLayer(ragged=True) is not supported.")
         if input_shape is not None and batch_input_shape is not None:
             raise ValueError("Only provide the input_shape OR batch_input_shape argument to "
                              "InputLayer, not both at the same time.")
@@ -26,7 +24,7 @@ class InputLayer(Layer):
         super().__init__(dtype=dtype, name=name)
         self.built = True
         self.sparse = sparse
-        self.ragged = False
+        self.ragged = ragged
         if input_tensor is None:
             if batch_input_shape is None:
                 if input_shape is None:
@@ -37,7 +35,7 @@ class InputLayer(Layer):
             with ops.name_scope(""):
                 # (sparse: TF 1.x's SparseTensor placeholder, its indices, values and shape)
                 input_tensor = K.placeholder(shape=batch_input_shape, dtype=dtype, name=self.name,
-                                             sparse=sparse)
+                                             sparse=sparse, ragged=ragged)
             self.is_placeholder = True
         else:
             if not isinstance(input_tensor, ops.Tensor):
@@ -82,8 +80,6 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tens
           ragged=False, **kwargs):
     """A symbolic input: the placeholder of a new ``InputLayer`` (``shape`` excludes the batch
     axis; ``batch_shape=`` gives the full shape)."""
-    if ragged:
-        raise NotImplementedError("tideflow has no ragged Keras inputs (Input(ragged=True))")
     batch_shape = kwargs.pop("batch_shape", None)
     if shape is not None and batch_shape is not None:
         raise ValueError("Only provide the shape OR batch_shape argument to Input, not both at "
@@ -96,6 +92,6 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tens
     if isinstance(shape, int):
         shape = (shape,)
     layer = InputLayer(input_shape=shape if batch_shape is None else None, batch_size=batch_size,
-                       name=name, dtype=dtype, sparse=sparse, input_tensor=tensor,
+                       name=name, dtype=dtype, sparse=sparse, ragged=ragged, input_tensor=tensor,
                        batch_input_shape=batch_shape)
     return layer._inbound_nodes[0].output_tensors[0]

@@ -14,6 +14,7 @@ from tideflow.keras._utils import is_registered_symbolic
 from tideflow.keras.engine import op_layer
 from tideflow.keras.engine.base_layer import Layer, Node, _merged, flatten, map_structure, to_list
 from tideflow.keras.engine.input_layer import InputLayer
+from tideflow.ops.ragged_tensor import RaggedTensor
 
 
 def _history(t):
@@ -21,6 +22,8 @@ def _history(t):
         return K._state(t.graph).history.get(t)
     if isinstance(t, SparseTensor):  # (an Input(sparse=True)'s)
         return K._state(t.indices.graph).history.get(t)
+    if isinstance(t, RaggedTensor):  # (an Input(ragged=True)'s)
+        return K._state(t.flat_values.graph).history.get(t)
     if is_registered_symbolic(t):  # (a registered symbolic value: the current graph's)
         return K._state().history.get(t)
     return None
@@ -242,7 +245,7 @@ class Network(Layer):
         return nodes, _keras_order(layers, nodes, first_seen)
 
     def _as_input(self, t):
-        if not isinstance(t, (ops.Tensor, SparseTensor)):
+        if not isinstance(t, (ops.Tensor, SparseTensor, RaggedTensor)):
             raise ValueError(f"Input tensors to a Model must come from `tf.keras.Input`. "  # noqa: TRY004
                              f"Received: {t} (missing previous layer metadata).")
         h = _history(t)
