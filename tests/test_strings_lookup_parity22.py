@@ -404,3 +404,26 @@ def test_dense_table_kernels_are_tfs():
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match="value_dtype=DT_STRING"):
                 s.run(names.size())
+
+
+def test_string_op_shape_errors_in_tf_words():
+    # TF 1.15's shape functions (the framework adds " for '<op>' (op: ...) ...")
+    with tf.Graph().as_default():
+        s = tf.constant(["ab", "cd", "ef"])
+        cases = [
+            (lambda: tf.strings.regex_full_match(s, tf.constant(["a"])),
+             "Shape must be rank 0 but is rank 1 for 'RegexFullMatch'"),
+            (lambda: tf.strings.split(s, sep=["a", "b"]),
+             "Shape must be rank 0 but is rank 1 for 'StringSplit/StringSplitV2'"),
+            (lambda: tf.strings.unsorted_segment_join(s, [0, 1], 2),
+             "Dimensions must be equal, but are 3 and 2 for 'UnsortedSegmentJoin'"),
+            (lambda: tf.strings.unsorted_segment_join(s, [0, 1, 0], [2]),
+             "Shape must be rank 0 but is rank 1 for 'UnsortedSegmentJoin_1'"),
+        ]
+        for fn, words in cases:
+            with pytest.raises(ValueError) as info:
+                fn()
+            assert str(info.value).startswith(words)
+        with pytest.raises(TypeError, match="^Input 'input' of 'StringStrip' Op has type int32 "
+                           "that does not match expected type of string.$"):
+            tf.strings.strip(tf.constant([1]))

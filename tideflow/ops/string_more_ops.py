@@ -22,6 +22,7 @@ from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape, matrix, unknown_shape, vector
 from tideflow.ops.sparse_ops import fold_in_shape_inference
+from tideflow.ops.string_ops import _with_rank
 
 _M = 0xFFFFFFFFFFFFFFFF
 
@@ -242,9 +243,7 @@ def _regex_full_match_kernel(input, pattern):
 
 
 def _regex_full_match_shape(op):
-    p = op.inputs[1].get_shape()
-    if p.ndims not in (None, 0):
-        raise ValueError(f"RegexFullMatch: pattern must be a scalar, got shape {p}")
+    _with_rank(op.inputs[1].get_shape(), 0)
     return [op.inputs[0].get_shape()]
 
 
@@ -290,7 +289,7 @@ def upper(input, encoding="", name=None):  # no ragged dispatch in TF 1.15
 @add_dispatch_support(elementwise=1)
 def strip(input, name=None):
     """Strips leading and trailing ASCII whitespace from each string."""
-    return ops.apply_op("StringStrip", [ops.convert_to_tensor(input, dtype=dtypes.string)],
+    return ops.apply_op("StringStrip", [input],  # (another dtype: the op's TypeError, as TF)
                         name=name).outputs[0]
 
 
@@ -331,12 +330,8 @@ def _split_v2_kernel(input, sep, *, maxsplit):
 
 
 def _split_v2_shape(op):
-    s = op.inputs[0].get_shape()
-    if s.ndims not in (None, 1):
-        raise ValueError(f"StringSplitV2: input must be a vector, got shape {s}")
-    if op.inputs[1].get_shape().ndims not in (None, 0):
-        raise ValueError(f"StringSplitV2: sep must be a scalar, got shape "
-                         f"{op.inputs[1].get_shape()}")
+    _with_rank(op.inputs[0].get_shape(), 1)
+    _with_rank(op.inputs[1].get_shape(), 0)
     return [matrix(None, 2), vector(None), vector(2)]
 
 
@@ -584,9 +579,19 @@ def _segment_join_kernel(inputs, segment_ids, num_segments, *, separator):
 
 
 def _segment_join_shape(op):
+    # TF's: num_segments a scalar, then the ids' shape a prefix of the inputs'
     x, ids = op.inputs[0].get_shape(), op.inputs[1].get_shape()
+    _with_rank(op.inputs[2].get_shape(), 0)
+    if ids.ndims is None:
+        return [unknown_shape()]
+    if x.ndims is not None:
+        if x.ndims < ids.ndims:
+            raise ValueError(f"Shape must be at least rank {ids.ndims} but is rank {x.ndims}")
+        for a, b in zip(x.as_list(), ids.as_list()):
+            if a is not None and b is not None and a != b:
+                raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
     n = ops.constant_value(op.inputs[2])
-    if x.ndims is None or ids.ndims is None:
+    if x.ndims is None:
         return [unknown_shape()]
     return [TensorShape([None if n is None else int(n)] + x.as_list()[ids.ndims:])]
 
