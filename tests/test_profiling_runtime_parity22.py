@@ -404,3 +404,42 @@ def test_profiles_count_a_steps_arg_and_retval_nodes():
         node = node.children[0]
         types.add(node.name)
     assert {"_arg_Placeholder_0_0", "_retval_Sum_0_0", "MatMul"} <= types
+
+
+def test_scope_report_shows_devices_types_occurrences_and_input_shapes(capsys):
+    # TF 1.15's scope report with select device/op_types/occurrence/input_shapes: a node that
+    # ran names its device (lower case) and has it among its types, a bare scope is
+    # "_kTFScopeParent", the counts read "run/total run|defined/total defined", the input
+    # shapes "i:dims" (a scalar 1, control inputs too); tensor_value only documents itself
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [64, 64])
+        with tf.variable_scope("l1"):
+            w = tf.get_variable("w", [64, 64])
+            h = tf.nn.relu(tf.matmul(x, w))
+        loss = tf.reduce_sum(h)
+        init = tf.global_variables_initializer()
+        with tf.Session() as sess:
+            sess.run(init)
+            md = tf.RunMetadata()
+            sess.run(loss, {x: np.ones((64, 64))}, options=tf.RunOptions(trace_level=3),
+                     run_metadata=md)
+    builder = tf.profiler.ProfileOptionBuilder
+    opts = (builder(builder.time_and_memory()).with_min_execution_time(0).with_min_memory(0)
+            .order_by("name").select(["device", "op_types", "occurrence", "input_shapes",
+                                      "tensor_value"]).build())
+    capsys.readouterr()
+    tf.profiler.profile(g, run_meta=md, options=opts)
+    out = capsys.readouterr().out
+    cpu = "/job:localhost/replica:0/task:0/device:cpu:0"
+    assert ("node name | assigned devices | op types | op count (run|defined) | "
+            "input shapes\n") in out
+    assert "\ntensor_value: Not supported now.\n" in out
+    for line in (f"  Sum ({cpu}, {cpu}|Sum, 1/1|1/1, 0:64x64|1:2)",
+                 "  Placeholder (Placeholder, 0/0|1/1, )",
+                 "  init (NoOp, 0/0|1/1, 0:64x64)",
+                 f"    l1/w ({cpu}, {cpu}|VariableV2|_trainable_variables, 1/2|1/11, )",
+                 "      l1/w/Initializer (_kTFScopeParent, 0/0|1/8, )",
+                 "          l1/w/Initializer/random_uniform/sub (Sub, 0/0|1/1, 0:1|1:1)",
+                 f"    l1/MatMul ({cpu}, {cpu}|MatMul, 1/1|1/1, 0:64x64|1:64x64)"):
+        assert "\n" + line + "\n" in out, line

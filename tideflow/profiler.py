@@ -288,6 +288,7 @@ class GraphNodeProto:
         self.graph_nodes = []
         self._account = False  # an accounted op stands behind it (not a bare name scope)
         self._shape = []  # its op's output shape, which a parameter report shows
+        self._stat = None  # its op's statistics (a report's device, types and inputs)
 
     def __repr__(self):
         return (f"GraphNodeProto(name={self.name!r}, total_float_ops={self.total_float_ops}, "
@@ -305,13 +306,27 @@ def _trainable_names(graph):
 
 
 def _exec_micros(run_meta):
+    """node name -> (its op microseconds in the step, the device it ran on, lower case)."""
     out = {}
     if run_meta is None:
         return out
     for dev in run_meta.step_stats.dev_stats:
         for ns in dev.node_stats:
-            out[ns.node_name] = out.get(ns.node_name, 0) + int(ns.op_end_rel_micros)
+            us = out.get(ns.node_name, (0,))[0] + int(ns.op_end_rel_micros)
+            out[ns.node_name] = (us, dev.device.lower())
     return out
+
+
+def _input_shapes(op):
+    """tfprof's input shapes of an op: ``index:dims`` (a scalar's dims 1, an unknown one
+    -1) joined by ``|``, a control input standing for its op's first output."""
+    tensors = list(op.inputs) + [c.outputs[0] if c.outputs else None
+                                 for c in op.control_inputs]
+    out = []
+    for i, t in enumerate(tensors):
+        shape = _attr_shape(op, t.get_shape()) if t is not None else None
+        out.append(f"{i}:" + ("x".join(str(d) for d in shape) if shape else ""))
+    return "|".join(out)
 
 
 def _op_stats(graph, run_meta, op_log=None):
@@ -339,10 +354,11 @@ def _op_stats(graph, run_meta, op_log=None):
         if entry is not None:  # a given op log's FLOPs replace the op's, its types add
             flops = entry.float_ops or flops
             types.update(entry.types)
-        stats[op.name] = {"float_ops": flops, "params": params,
-                          "micros": micros.get(op.name, 0), "bytes": out_bytes,
-                          "types": types, "op_type": op.type,
-                          "run": 1 if op.name in micros else 0, "shape": shape or []}
+        us, device = micros.get(op.name, (0, ""))
+        stats[op.name] = {"float_ops": flops, "params": params, "micros": us,
+                          "bytes": out_bytes, "types": types, "op_type": op.type,
+                          "run": 1 if op.name in micros else 0, "shape": shape or [],
+                          "device": device, "inputs": _input_shapes(op)}
     for dev in run_meta.step_stats.dev_stats if run_meta is not None else ():
         for ns in dev.node_stats:
             # the step's own _Arg/_Retval nodes, which no graph op stands behind: tfprof
@@ -351,10 +367,11 @@ def _op_stats(graph, run_meta, op_log=None):
                     " = _Send(" in ns.timeline_label or " = _Recv(" in ns.timeline_label):
                 continue
             stats[ns.node_name] = {
-                "float_ops": 0, "params": 0, "micros": micros[ns.node_name],
+                "float_ops": 0, "params": 0, "micros": micros[ns.node_name][0],
                 "bytes": sum(o.tensor_description.allocation_description.requested_bytes
                              for o in ns.output),
-                "types": {ns.node_name}, "op_type": ns.node_name, "run": 1, "shape": []}
+                "types": {ns.node_name}, "op_type": ns.node_name, "run": 1, "shape": [],
+                "device": dev.device.lower(), "inputs": ""}
     return stats
 
 
@@ -383,6 +400,7 @@ def _accounted(stat, options):
 def _fill(node, stat):
     node._account = True
     node._shape = stat["shape"]
+    node._stat = stat
     node.float_ops += stat["float_ops"]
     node.parameters += stat["params"]
     node.exec_micros += stat["micros"]
@@ -426,9 +444,11 @@ def _scope_tree(stats, options):
             parent = node
         _fill(parent, stat)
     if options.get("account_type_regexes") == [".*"]:
-        # tfprof accounts every node then, a bare name scope too (its report shows "0/0")
+        # tfprof accounts every node then, a bare name scope too (its report shows "0/0"),
+        # defined once (the root too, though it shows "--")
         for prefix, node in index.items():
-            node._account = bool(prefix)
+            if not node._account:
+                node._account, node.definition_count = bool(prefix), 1
     _totals(root)
     return root
 
@@ -744,12 +764,21 @@ _SELECT_DOC = {
     "params": "param: Number of parameters (in the Variable).",
     "float_ops": "flops: Number of float operations. Note: Please read the implementation "
                  "for the math behind it.",
+    "device": "device: which device is placed on.",
+    "input_shapes": "input shape: The shape of input tensors",
+    "occurrence": "occurrence: The number of times it occurs",
+    "op_types": "op_types: The attributes of the operation, includes the Kernel name device "
+                "placed on and user-defined strings.",
+    "tensor_value": "tensor_value: Not supported now.",
 }
 # the columns in tfprof's order, whatever the order of ``select``
-_COLUMNS = ("params", "float_ops", "bytes", "micros")
+_COLUMNS = ("params", "float_ops", "bytes", "micros", "device", "op_types", "occurrence",
+            "input_shapes", "tensor_value")
 _LEGEND = {"params": "# parameters", "float_ops": "# float_ops", "bytes": "requested bytes",
            "micros": "total execution time | accelerator execution time | "
-                     "cpu execution time"}
+                     "cpu execution time", "device": "assigned devices",
+           "op_types": "op types", "occurrence": "op count (run|defined)",
+           "input_shapes": "input shapes"}
 _OPTION_ORDER = (
     ("max_depth", 100), ("min_bytes", 0), ("min_peak_bytes", 0), ("min_residual_bytes", 0),
     ("min_output_bytes", 0), ("min_micros", 0), ("min_accelerator_micros", 0),
@@ -798,6 +827,19 @@ def _tf_node_line(node, selects):
         info.append(pair(node.exec_micros, node.total_exec_micros, _tf_time))
         info.append(pair(0, 0, _tf_time))
         info.append(pair(node.exec_micros, node.total_exec_micros, _tf_time))
+    stat = node._stat or {}
+    if "device" in selects and stat.get("device"):
+        info.append(stat["device"])
+    if "op_types" in selects:
+        # a node that ran has its device among its types; a bare name scope has tfprof's own
+        types = {t for t in stat.get("types", ()) if t != "_variables"}
+        types.update([stat["device"]] if stat.get("device") else [])
+        info.append("|".join(sorted(types)) if stat else "_kTFScopeParent")
+    if "occurrence" in selects:
+        info.append(pair(node.run_count, node.total_run_count, str) + "|"
+                    + pair(node.definition_count, node.total_definition_count, str))
+    if "input_shapes" in selects:
+        info.append(stat.get("inputs", ""))
     return f"{node.name} ({', '.join(info)})"
 
 
@@ -823,7 +865,8 @@ def _tf_report(root, options, cmd):
     selects = set(options.get("select", [])) & set(_COLUMNS)
     docs = [_SELECT_DOC[s] for s in sorted(selects)]
     text = f"\nDoc:\n{_VIEW_DOC[cmd]}\n" + "\n".join(docs) + "\n\nProfile:\n"
-    text += "node name | " + " | ".join(_LEGEND[c] for c in _COLUMNS if c in selects) + "\n"
+    text += "node name | " + " | ".join(
+        _LEGEND[c] for c in _COLUMNS if c in selects and c in _LEGEND) + "\n"
 
     def walk(node, depth):
         nonlocal text
