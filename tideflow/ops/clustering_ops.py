@@ -469,7 +469,7 @@ class _InitializeClustersOpFactory:
         cond whose branch runs only while centres remain to be chosen."""
         if self._initial_clusters == KMC2_INIT:
             return self._kmc2_centers()
-        new = tf.cast(self._choose_initial_centers(), tf.float32)
+        new = self._choose_initial_centers()
         if self._distance_metric == COSINE_DISTANCE:
             new = _l2n(new)
         return tf.cond(tf.equal(self._num_selected, 0), lambda: tf.identity(new),
