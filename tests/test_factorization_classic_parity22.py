@@ -372,7 +372,6 @@ def test_wals_argument_checks_are_tf_asserts():
 def test_kmeans_on_float64_points_fails_where_tf_does():
     # TF 1.15 takes the chosen centres as they are: float64 points meet the float32 centres
     # variable in the init op's concat
-    with tf.Graph().as_default():
-        with pytest.raises(TypeError, match="Tensors in list passed to 'values' of 'ConcatV2' "
-                                            r"Op have types \[float32, float64\]"):
-            tf.contrib.factorization.KMeans(tf.constant(_PTS12, tf.float64), 2).training_graph()
+    message = r"Tensors in list passed to 'values' of 'ConcatV2' Op have types \[float32, float64\]"
+    with tf.Graph().as_default(), pytest.raises(TypeError, match=message):
+        tf.contrib.factorization.KMeans(tf.constant(_PTS12, tf.float64), 2).training_graph()
