@@ -307,3 +307,29 @@ def test_ragged_input_feeds_layers_that_take_ragged_tensors():
     with tf.Session() as s:
         got = s.run(total, {inp: tf.ragged.constant_value([[1, 2], [3], [4, 5, 6]])})
     np.testing.assert_array_equal(got, [3.0, 3.0, 15.0])
+
+
+def test_user_metric_whose_update_returns_nothing_still_updates():
+    # TF 1.15 runs a user's update_state as a tf.function: its call is the update op even
+    # when the method returns nothing, so compile's metrics and __call__ work
+    class PosRate(tf.keras.metrics.Metric):
+        def __init__(self, name="pos_rate", **kw):
+            super().__init__(name=name, **kw)
+            self.pos = self.add_weight("pos", initializer="zeros")
+            self.n = self.add_weight("n", initializer="zeros")
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            p = tf.cast(y_pred > 0.5, tf.float32)
+            self.pos.assign_add(tf.reduce_sum(p))
+            self.n.assign_add(tf.cast(tf.size(p), tf.float32))
+
+        def result(self):
+            return self.pos / self.n
+
+    m = PosRate()
+    value = m(tf.constant([1.0, 0.0, 1.0]), tf.constant([0.7, 0.2, 0.9]))
+    assert m.updates[0].name == "PartitionedFunctionCall"  # (TF 1.15: its call op)
+    with tf.Session() as s:
+        s.run(tf.variables_initializer(m.variables))
+        assert s.run(value) == pytest.approx(2 / 3)
+        assert s.run(m.variables) == [2.0, 3.0]

@@ -109,6 +109,8 @@ class Metric:
         super().__init_subclass__(**kwargs)
         fn = cls.__dict__.get("update_state")
         if fn is not None and not getattr(fn, "_records_update", False):
+            if cls.__module__ != __name__:
+                fn = _user_update(fn)
             cls.update_state = _outermost(fn, "_in_update", _record_update)
         fn = cls.__dict__.get("result")
         if fn is not None and not getattr(fn, "_records_update", False):
@@ -210,6 +212,23 @@ def _record_update(metric, op):
     if isinstance(op, (tf.Tensor, tf.Operation)):
         metric.__dict__.setdefault("_updates", []).append(op)
     return op
+
+
+def _user_update(fn):
+    """A user's ``update_state``: TF 1.15 runs it as a tf.function, whose call op is the update
+    even where the method returns nothing; one op here waits for the stateful ops it made."""
+
+    @functools.wraps(fn)
+    def update_state(self, *args, **kw):
+        graph = tf.get_default_graph()
+        first = len(graph.get_operations())
+        op = fn(self, *args, **kw)
+        if op is not None:
+            return op
+        made = [o for o in graph.get_operations()[first:] if o.op_def.is_stateful]
+        return tf.group(*made, name="PartitionedFunctionCall")
+
+    return update_state
 
 
 def _identity_result(metric, value):
