@@ -443,3 +443,6 @@ def test_scope_report_shows_devices_types_occurrences_and_input_shapes(capsys):
                  "          l1/w/Initializer/random_uniform/sub (Sub, 0/0|1/1, 0:1|1:1)",
                  f"    l1/MatMul ({cpu}, {cpu}|MatMul, 1/1|1/1, 0:64x64|1:64x64)"):
         assert "\n" + line + "\n" in out, line
+    assert "\n_TFProfRoot (_kTFScopeParent, --/8|--/21, )\n" in out
+    tf.profiler.profile(g, run_meta=md, cmd="graph", options=opts)
+    assert "\n_TFProfRoot (_TFGraphParent, --/8|--/19, )\n" in capsys.readouterr().out

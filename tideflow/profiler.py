@@ -289,6 +289,7 @@ class GraphNodeProto:
         self._account = False  # an accounted op stands behind it (not a bare name scope)
         self._shape = []  # its op's output shape, which a parameter report shows
         self._stat = None  # its op's statistics (a report's device, types and inputs)
+        self._parent_type = "_kTFScopeParent"  # the types a report shows without an op
 
     def __repr__(self):
         return (f"GraphNodeProto(name={self.name!r}, total_float_ops={self.total_float_ops}, "
@@ -512,6 +513,9 @@ def _graph_tree(graph, stats, options):
         return out
 
     root = GraphNodeProto("_TFProfRoot")
+    root._parent_type = "_TFGraphParent"
+    if options.get("account_type_regexes") == [".*"]:
+        root.definition_count = 1  # as a bare scope's in the scope view
     root.children = account([nodes[n] for n in sorted(nodes) if n not in read], set())
     set_totals(root)
     root.children = _std_sort(show(root.children, 2, set()), less)
@@ -834,7 +838,7 @@ def _tf_node_line(node, selects):
         # a node that ran has its device among its types; a bare name scope has tfprof's own
         types = {t for t in stat.get("types", ()) if t != "_variables"}
         types.update([stat["device"]] if stat.get("device") else [])
-        info.append("|".join(sorted(types)) if stat else "_kTFScopeParent")
+        info.append("|".join(sorted(types)) if stat else node._parent_type)
     if "occurrence" in selects:
         info.append(pair(node.run_count, node.total_run_count, str) + "|"
                     + pair(node.definition_count, node.total_definition_count, str))
