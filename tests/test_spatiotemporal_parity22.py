@@ -247,3 +247,28 @@ def test_conv3d_backprop_filter_takes_its_sizes_as_given():
             tf.nn.conv3d_backprop_filter_v2(x, [2, 2, 2, 2, 3], dy, 1, "VALID")
         assert tf.nn.conv3d_backprop_filter_v2(x, [2, 2, 2, 2, 3], dy, [1, 1, 2, 1, 1],
                                                "VALID").name == "Conv3DBackpropFilterV2_2:0"
+
+
+def test_dilated_pool_goes_through_space_to_batch():
+    # TF 1.15's tf.nn.pool with a dilation pools the space-to-batch input and returns the
+    # BatchToSpaceND; its checks run inside its name scope, in its words (printed by TF 1.15)
+    rng = np.random.RandomState(3)
+    x = rng.randn(1, 9, 10, 11, 2).astype(np.float32)
+    with tf.Graph().as_default():
+        y = tf.nn.pool(tf.constant(x), [2, 3, 2], "MAX", "VALID", dilation_rate=[1, 2, 3])
+        assert (y.name, y.get_shape().as_list()) == ("max_pool/BatchToSpaceND:0",
+                                                     [1, 8, 6, 8, 2])
+        with pytest.raises(ValueError, match="^pooling with SAME padding is not implemented "
+                           "for dilation_rate > 1$"):
+            tf.nn.pool(tf.constant(x), [2, 2, 2], "MAX", "SAME", dilation_rate=[2, 2, 2])
+        with pytest.raises(ValueError, match=r"^len\(strides\)=1 but should be 3$"):
+            tf.nn.pool(tf.constant(x), [2, 2, 2], "AVG", "VALID", strides=[1])
+        z = tf.nn.pool(tf.constant(x[:, 0]), [2, 2], "AVG", "VALID", dilation_rate=[2, 3])
+        assert z.name == "avg_pool_1/BatchToSpaceND:0"
+        got = _run(y)
+    want = np.full((1, 8, 6, 8, 2), -np.inf, np.float32)
+    for a in range(2):
+        for b in range(3):
+            for c in range(2):
+                want = np.maximum(want, x[:, a:a + 8, 2 * b:2 * b + 6, 3 * c:3 * c + 8])
+    np.testing.assert_array_equal(got, want)

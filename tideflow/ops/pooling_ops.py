@@ -661,28 +661,54 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides
     """N-D max or average pooling (N = 1, 2, 3); a dilation_rate above 1 needs VALID padding
     and stride 1, as in TF."""
     dilation_rate = _alias(dilation_rate, dilations, "dilation_rate", "dilations")
-    window_shape = [int(v) for v in window_shape]
-    nsp = len(window_shape)
-    if nsp not in (1, 2, 3):
-        raise ValueError(f"Input must be of rank 3, 4 or 5, but window_shape has {nsp} dims")
-    if pooling_type not in ("MAX", "AVG"):
-        raise ValueError(f"Invalid pooling_type: {pooling_type}")
-    strides = [1] * nsp if strides is None else [int(v) for v in strides]
-    rate = [1] * nsp if dilation_rate is None else [int(v) for v in dilation_rate]
-    if any(s > w for s, w in zip(strides, window_shape)):
-        raise ValueError("strides > window_shape not supported due to inconsistency between "
-                         "CPU and GPU implementations")
-    if any(r > 1 for r in rate):
-        if any(s > 1 for s in strides):
-            raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
-        if padding == "SAME":
-            raise ValueError("pooling with 'SAME' padding is not implemented for "
-                             f"`dilation_rate` > 1. Received: padding={padding} and "
-                             f"dilation_rate={rate}")
-        return _dilated_valid_pool(input, window_shape, pooling_type, rate, name,
-                                   data_format is not None and data_format.startswith("NC"))
-    first = data_format is not None and data_format.startswith("NC")
+    # TF 1.15's checks in its order, inside the op's name scope (a refused call takes it)
     with ops.name_scope(name, f"{pooling_type.lower()}_pool", [input]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        window_shape = [int(v) for v in window_shape]
+        nsp = len(window_shape)
+        if nsp not in (1, 2, 3):
+            raise ValueError("It is required that 1 <= num_spatial_dims <= 3.")
+        input.get_shape().with_rank(nsp + 2)
+        if dilation_rate is not None and len(dilation_rate) != nsp:
+            raise ValueError(f"len(dilation_rate)={len(dilation_rate)} but should be {nsp}")
+        rate = [1] * nsp if dilation_rate is None else [int(v) for v in dilation_rate]
+        if min(rate) < 1:
+            raise ValueError("all values of dilation_rate must be positive")
+        if strides is not None and len(strides) != nsp:
+            raise ValueError(f"len(strides)={len(strides)} but should be {nsp}")
+        strides = [1] * nsp if strides is None else [int(v) for v in strides]
+        if min(strides) < 1:
+            raise ValueError("all values of strides must be positive")
+        if max(strides) > 1 and max(rate) > 1:
+            raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+        if padding == "SAME" and max(rate) > 1:
+            raise ValueError("pooling with SAME padding is not implemented for dilation_rate "
+                             "> 1")
+        if any(s > w for s, w in zip(strides, window_shape)):
+            raise ValueError("strides > window_shape not supported due to inconsistency "
+                             "between CPU and GPU implementations")
+        if pooling_type not in ("MAX", "AVG"):
+            raise ValueError(f"{nsp}-D {pooling_type} pooling is not supported.")
+        first = data_format is not None and data_format.startswith("NC")
+        if max(rate) > 1 and first:
+            return _dilated_valid_pool(input, window_shape, pooling_type, rate, scope, first)
+        if max(rate) > 1:
+            # TF 1.15's: the pool (named by the scope) of the space-to-batch input, then back
+            from tideflow.ops.nn_extra_ops import with_space_to_batch
+
+            def op(converted, _, pad):
+                if nsp == 1:
+                    fn = max_pool2d if pooling_type == "MAX" else avg_pool2d
+                    out = fn(array_ops.expand_dims(converted, 1), [1, window_shape[0]],
+                             [1, strides[0]], pad, "NHWC", scope)
+                    return array_ops.squeeze(out, [1])
+                fn = {("MAX", 2): max_pool2d, ("AVG", 2): avg_pool2d, ("MAX", 3): max_pool3d,
+                      ("AVG", 3): avg_pool3d}[pooling_type, nsp]
+                return fn(converted, window_shape, strides, pad, "NHWC" if nsp == 2 else
+                          "NDHWC", scope)
+
+            return with_space_to_batch(input, rate, padding, op, filter_shape=window_shape,
+                                       _tf_constants=True)
         # TF 1.15's with_space_to_batch converts the (unit) rate first: one Const
         from tideflow.ops import constant_op
 
