@@ -57,6 +57,7 @@ _CANNED = {
     "RegressionHead": "tideflow.estimator.canned.heads",
     "LogisticRegressionHead": "tideflow.estimator.canned.heads",
     "PoissonRegressionHead": "tideflow.estimator.canned.heads",
+    "MultiLabelHead": "tideflow.estimator.canned.heads",
 }
 
 
@@ -80,9 +81,9 @@ __all__ = [
     "EstimatorSpec", "EvalSpec", "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook",
     "GlobalStepWaiterHook", "LatestExporter", "LinearClassifier", "LinearEstimator",
     "LinearRegressor", "LoggingTensorHook", "LogisticRegressionHead", "ModeKeys",
-    "MultiClassHead", "NanLossDuringTrainingError", "NanTensorHook", "PoissonRegressionHead",
-    "ProfilerHook", "RegressionHead", "RunConfig", "SecondOrStepTimer", "SessionRunArgs",
-    "SessionRunContext", "SessionRunHook", "SessionRunValues", "StepCounterHook",
+    "MultiClassHead", "MultiLabelHead", "NanLossDuringTrainingError", "NanTensorHook",
+    "PoissonRegressionHead", "ProfilerHook", "RegressionHead", "RunConfig", "SecondOrStepTimer",
+    "SessionRunArgs", "SessionRunContext", "SessionRunHook", "SessionRunValues", "StepCounterHook",
     "StopAtStepHook", "SummarySaverHook", "TrainSpec", "VocabInfo", "WarmStartSettings",
     "add_metrics", "classifier_parse_example_spec", "experimental", "export", "inputs",
     "regressor_parse_example_spec", "tpu", "train_and_evaluate",

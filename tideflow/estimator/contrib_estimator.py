@@ -31,43 +31,49 @@ _MEAN = losses_impl.Reduction.SUM_OVER_BATCH_SIZE
 
 
 # -- heads (contrib's argument order: weight_column first) ----------------------------------
+def _v1(head):
+    """``head`` as TF 1.15's contrib (v1) head: trained by any optimizer, tf.metrics AUCs."""
+    head._v1 = True
+    return head
+
+
 def regression_head(weight_column=None, label_dimension=1, loss_reduction=_MEAN, loss_fn=None,
                     inverse_link_fn=None, name=None):
-    return heads.RegressionHead(label_dimension=label_dimension, weight_column=weight_column,
-                                loss_reduction=loss_reduction, loss_fn=loss_fn,
-                                inverse_link_fn=inverse_link_fn, name=name)
+    return _v1(heads.RegressionHead(label_dimension=label_dimension, weight_column=weight_column,
+                                    loss_reduction=loss_reduction, loss_fn=loss_fn,
+                                    inverse_link_fn=inverse_link_fn, name=name))
 
 
 def binary_classification_head(weight_column=None, thresholds=None, label_vocabulary=None,
                                loss_reduction=_MEAN, loss_fn=None, name=None):
-    return heads.BinaryClassHead(weight_column=weight_column, thresholds=thresholds,
-                                 label_vocabulary=label_vocabulary,
-                                 loss_reduction=loss_reduction, loss_fn=loss_fn, name=name)
+    return _v1(heads.BinaryClassHead(weight_column=weight_column, thresholds=thresholds,
+                                     label_vocabulary=label_vocabulary,
+                                     loss_reduction=loss_reduction, loss_fn=loss_fn, name=name))
 
 
 def multi_class_head(n_classes, weight_column=None, label_vocabulary=None,
                      loss_reduction=_MEAN, loss_fn=None, name=None):
-    return heads.MultiClassHead(n_classes, weight_column=weight_column,
-                                label_vocabulary=label_vocabulary,
-                                loss_reduction=loss_reduction, loss_fn=loss_fn, name=name)
+    return _v1(heads.MultiClassHead(n_classes, weight_column=weight_column,
+                                    label_vocabulary=label_vocabulary,
+                                    loss_reduction=loss_reduction, loss_fn=loss_fn, name=name))
 
 
 def poisson_regression_head(weight_column=None, label_dimension=1, loss_reduction=_MEAN,
                             compute_full_loss=True, name=None):
-    return heads.PoissonRegressionHead(label_dimension=label_dimension,
-                                       weight_column=weight_column,
-                                       loss_reduction=loss_reduction,
-                                       compute_full_loss=compute_full_loss, name=name)
+    return _v1(heads.PoissonRegressionHead(label_dimension=label_dimension,
+                                           weight_column=weight_column,
+                                           loss_reduction=loss_reduction,
+                                           compute_full_loss=compute_full_loss, name=name))
 
 
 def multi_label_head(n_classes, weight_column=None, thresholds=None, label_vocabulary=None,
                      loss_reduction=_MEAN, loss_fn=None, classes_for_class_based_metrics=None,
                      name=None):
-    return heads.MultiLabelHead(n_classes, weight_column=weight_column, thresholds=thresholds,
-                                label_vocabulary=label_vocabulary,
-                                loss_reduction=loss_reduction, loss_fn=loss_fn,
-                                classes_for_class_based_metrics=classes_for_class_based_metrics,
-                                name=name)
+    return _v1(heads.MultiLabelHead(n_classes, weight_column=weight_column, thresholds=thresholds,
+                                    label_vocabulary=label_vocabulary,
+                                    loss_reduction=loss_reduction, loss_fn=loss_fn,
+                                    classes_for_class_based_metrics=classes_for_class_based_metrics,
+                                    name=name))
 
 
 def multi_head(heads, head_weights=None):
@@ -197,8 +203,8 @@ class _MultiHead:
 
 
 def logistic_regression_head(weight_column=None, loss_reduction=_MEAN, name=None):
-    return heads.LogisticRegressionHead(weight_column=weight_column,
-                                        loss_reduction=loss_reduction, name=name)
+    return _v1(heads.LogisticRegressionHead(weight_column=weight_column,
+                                            loss_reduction=loss_reduction, name=name))
 
 
 # -- estimator wrappers ----------------------------------------------------------------------

@@ -4,9 +4,10 @@ diagonal hessians (of the head's loss with respect to the logits) to per node, f
 bucket statistics; after ``n_batches_per_layer`` batches every leaf of the growing tree's
 last layer splits at its best (feature, bucket) gain, the children taking the parent's value
 plus ``learning_rate`` times their Newton step; a tree is finished at ``max_depth`` (then
-post-pruned if asked) and training stops after ``n_trees``. Features come from ``bucketized_column`` (one feature, its
-buckets) and ``indicator_column`` (a 0/1 feature per category). The ensemble lives in
-variables (so checkpoints hold it) and the tree kernels are NumPy, run through ``py_func``."""
+post-pruned if asked) and training stops after ``n_trees``. Features come from
+``bucketized_column`` (one feature, its buckets) and ``indicator_column`` (a 0/1 feature per
+category). The ensemble lives in variables (so checkpoints hold it) and the tree kernels are
+NumPy, run through ``py_func``."""
 
 import collections
 import functools
@@ -436,7 +437,8 @@ def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_r
             "l1": float(l1_regularization), "l2": float(l2_regularization),
             "tree_complexity": float(tree_complexity),
             "min_node_weight": float(min_node_weight), "center_bias": bool(center_bias),
-            "pruning_mode": pruning_mode, "max_bounds": max(2, round(1.0 / quantile_sketch_epsilon))}
+            "pruning_mode": pruning_mode,
+            "max_bounds": max(2, round(1.0 / quantile_sketch_epsilon))}
 
 
 def _feature_names(feature_columns):

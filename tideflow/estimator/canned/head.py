@@ -307,6 +307,10 @@ class _ClassificationHead(_Head):
 
     _thresholds = ()  # accuracy/precision/recall at each of these probability thresholds
 
+    @staticmethod
+    def _auc(labels, probabilities, weights, curve, name):
+        return metrics_lib.auc(labels, probabilities, weights=weights, curve=curve, name=name)
+
     def _threshold_metrics(self, metrics, labels, probabilities, weights):
         """TF 1.15's accuracy, precision and recall at each threshold, into ``metrics``."""
         for threshold in self._thresholds:
@@ -421,12 +425,11 @@ class BinaryClassHead(_ClassificationHead):
                     predictions[PredictionKeys.LOGISTIC], weights=w, name="prediction/mean"),
                 MetricKeys.LABEL_MEAN: label_mean,
                 MetricKeys.ACCURACY_BASELINE: _accuracy_baseline(label_mean),
-                MetricKeys.AUC: metrics_lib.auc(
-                    float_labels, predictions[PredictionKeys.LOGISTIC], weights=w,
-                    name=MetricKeys.AUC),
-                MetricKeys.AUC_PR: metrics_lib.auc(
-                    float_labels, predictions[PredictionKeys.LOGISTIC], weights=w, curve="PR",
-                    name=MetricKeys.AUC_PR),
+                MetricKeys.AUC: self._auc(float_labels, predictions[PredictionKeys.LOGISTIC],
+                                          w, "ROC", MetricKeys.AUC),
+                MetricKeys.AUC_PR: self._auc(
+                    float_labels, predictions[PredictionKeys.LOGISTIC], w, "PR",
+                    MetricKeys.AUC_PR),
             }
             _regularization_metric(metrics, regularization_loss)
             self._threshold_metrics(metrics, float_labels, predictions[PredictionKeys.LOGISTIC],

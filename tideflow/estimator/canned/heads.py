@@ -28,7 +28,24 @@ def _reduction(loss_reduction):
     return _KERAS_REDUCTIONS.get(loss_reduction, loss_reduction)
 
 
-class BinaryClassHead(head_lib.BinaryClassHead):
+class _PublicHead:
+    """What TF 1.15's public heads (its v2 ``head`` package) do beyond contrib's (its v1
+    heads, which the ``tf.contrib.estimator`` functions return with ``_v1`` set): the AUCs
+    are Keras metrics (whose PR curve interpolates as Davis & Goadrich)."""
+
+    _v1 = False
+
+    def _auc(self, labels, probabilities, weights, curve, name):
+        if self._v1:
+            return super()._auc(labels, probabilities, weights, curve, name)
+        from tideflow.keras import metrics as keras_metrics
+
+        metric = keras_metrics.AUC(curve=curve, name=name)
+        metric.update_state(labels, probabilities, sample_weight=weights)
+        return metric
+
+
+class BinaryClassHead(_PublicHead, head_lib.BinaryClassHead):
     """Sigmoid cross-entropy on one logit per example."""
 
     def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None,
@@ -45,7 +62,7 @@ class BinaryClassHead(head_lib.BinaryClassHead):
         self._loss_fn = loss_fn
 
 
-class MultiClassHead(head_lib.MultiClassHead):
+class MultiClassHead(_PublicHead, head_lib.MultiClassHead):
     """Softmax cross-entropy over ``n_classes`` logits."""
 
     def __init__(self, n_classes, weight_column=None, label_vocabulary=None,
@@ -57,7 +74,7 @@ class MultiClassHead(head_lib.MultiClassHead):
         self._loss_fn = loss_fn
 
 
-class RegressionHead(head_lib.RegressionHead):
+class RegressionHead(_PublicHead, head_lib.RegressionHead):
     """Squared error on ``label_dimension`` outputs (``inverse_link_fn`` maps the logits to
     the predictions)."""
 
@@ -106,7 +123,7 @@ class PoissonRegressionHead(RegressionHead):
                          inverse_link_fn=unary_ops.exp, name=name)
 
 
-class MultiLabelHead(head_lib._ClassificationHead):
+class MultiLabelHead(_PublicHead, head_lib._ClassificationHead):
     """TF 1.15's contrib ``multi_label_head``: one sigmoid cross-entropy per class (the mean
     over the classes per example), labels an indicator tensor or a SparseTensor of class ids
     (or of vocabulary strings)."""
@@ -200,9 +217,8 @@ class MultiLabelHead(head_lib._ClassificationHead):
         with ops.name_scope(None, "metrics"):
             metrics = {
                 keys.LOSS_MEAN: metrics_lib.mean(unreduced, weights=w, name=keys.LOSS_MEAN),
-                keys.AUC: metrics_lib.auc(labels, probabilities, weights=w, name=keys.AUC),
-                keys.AUC_PR: metrics_lib.auc(labels, probabilities, weights=w, curve="PR",
-                                             name=keys.AUC_PR),
+                keys.AUC: self._auc(labels, probabilities, w, "ROC", keys.AUC),
+                keys.AUC_PR: self._auc(labels, probabilities, w, "PR", keys.AUC_PR),
             }
             head_lib._regularization_metric(metrics, regularization_loss)
             self._threshold_metrics(metrics, labels, probabilities, w)
@@ -223,10 +239,10 @@ class MultiLabelHead(head_lib._ClassificationHead):
                 for key, curve in ((f"auc/{tag}", "ROC"),
                                    (f"auc_precision_recall/{tag}", "PR")):
                     with ops.name_scope(key) as scope:
-                        metrics[key] = metrics_lib.auc(
+                        metrics[key] = self._auc(
                             cast_ops.to_float(class_labels),
                             cast_ops.to_float(class_probabilities, name="predictions"),
-                            weights=w, curve=curve, name=scope)
+                            w, curve, scope if self._v1 else key)
         return metrics
 
     def _export_outputs(self, predictions):
