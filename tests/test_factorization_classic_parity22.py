@@ -375,3 +375,45 @@ def test_kmeans_on_float64_points_fails_where_tf_does():
     message = r"Tensors in list passed to 'values' of 'ConcatV2' Op have types \[float32, float64\]"
     with tf.Graph().as_default(), pytest.raises(TypeError, match=message):
         tf.contrib.factorization.KMeans(tf.constant(_PTS12, tf.float64), 2).training_graph()
+
+
+# TF 1.15's WALSComputePartialLhsAndRhs outputs (flattened) for the inputs below
+_WALS_TF = {
+    "lhs": [4.162735462188721, 1.6308553218841553, 0.5107017755508423, 1.6308553218841553,
+        1.9467508792877197, 0.13299964368343353, 0.5107017755508423, 0.13299964368343353,
+        0.0818413645029068, 3.6035234928131104, 1.2756450176239014, 0.10579431056976318,
+        1.2756450176239014, 2.225159168243408, -1.3545981645584106, 0.10579431056976318,
+        -1.3545981645584106, 1.0956981182098389, 3.1167449951171875, 0.8109997510910034,
+        0.17141658067703247, 0.8109997510910034, 0.5795930624008179, 0.06850694864988327,
+        0.17141658067703247, 0.06850694864988327, 0.010977894067764282],
+    "rhs": [-0.9955418705940247, -1.2855687141418457, 0.03736673668026924, 0.07696524262428284,
+        -1.1902164220809937, 0.9578215479850769, -2.3120927810668945, -0.4373311698436737,
+        -0.11650674790143967],
+    "lhs_t": [2.913914442062378, 1.1415985822677612, 0.3574911952018738, 1.1415985822677612,
+        1.3627257347106934, 0.09309974312782288, 0.3574911952018738, 0.09309974312782288,
+        0.05728895217180252, 2.5224664211273193, 0.892951488494873, 0.07405596971511841,
+        0.892951488494873, 1.5576114654541016, -0.948218822479248, 0.07405596971511841,
+        -0.948218822479248, 0.7669886350631714, 2.1817216873168945, 0.5676999092102051,
+        0.11999161541461945, 0.5676999092102051, 0.40571510791778564, 0.04795486107468605,
+        0.11999161541461945, 0.04795486107468605, 0.0076845260336995125],
+    "rhs_t": [-0.5594427585601807, -0.7412489652633667, 0.022449877113103867, 0.03954461216926575,
+        -0.7498067021369934, 0.6006568670272827, -1.418497085571289, -0.26804429292678833,
+        -0.07146120816469193],
+}
+
+
+def test_wals_partial_normal_equations_are_tf_float32_bits():
+    # TF 1.15 adds each entry in float32: (sqrt(w) f)(sqrt(w) f)^T and (v (w0 + w)) f
+    from tideflow.ops.factorization_ops import wals_compute_partial_lhs_and_rhs as partial
+
+    rng = np.random.RandomState(3)
+    factors = rng.randn(5, 3).astype(np.float32)
+    fw = (rng.rand(5) + 0.5).astype(np.float32)
+    iw = (rng.rand(3) + 0.5).astype(np.float32)
+    idx = np.array([[0, 1], [2, 0], [0, 4], [1, 3], [2, 2], [0, 0], [1, 1]], np.int64)
+    vals = rng.randn(7).astype(np.float32)
+    with tf.Graph().as_default():
+        got = _run([*partial(factors, fw, 0.3, iw, idx, vals, 3, False),
+                    *partial(factors, fw, 0.1, iw * 0.7, idx[:, ::-1].copy(), vals, 3, True)])
+    for name, value in zip(("lhs", "rhs", "lhs_t", "rhs_t"), got):
+        np.testing.assert_array_equal(value.ravel(), np.float32(_WALS_TF[name]), err_msg=name)

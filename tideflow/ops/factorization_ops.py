@@ -54,13 +54,18 @@ def _wals_lhs_rhs_kernel(factors, factor_weights, unobserved_weights, input_weig
     else:
         w = (np.asarray(input_weights, np.float64).reshape(-1)[rows]
              * np.asarray(factor_weights, np.float64).reshape(-1)[cols])
+    # TF 1.15's float32 arithmetic: the Gram matrix of the factors scaled by sqrt(weight),
+    # the right side (value * (w0 + weight)) * factor, each added entry by entry in order
     k = f.shape[1]
-    fv = f[cols]
-    lhs = np.zeros((block, k, k))
-    np.add.at(lhs, rows, w[:, None, None] * fv[:, :, None] * fv[:, None, :])
-    rhs = np.zeros((block, k))
-    np.add.at(rhs, rows, ((float(unobserved_weights) + w) * vals)[:, None] * fv)
-    return lhs.astype(np.float32), rhs.astype(np.float32)
+    fv = f[cols].astype(np.float32)
+    w = w.astype(np.float32)
+    g = fv * np.sqrt(w)[:, None]
+    lhs = np.zeros((block, k, k), np.float32)
+    np.add.at(lhs, rows, g[:, :, None] * g[:, None, :])
+    rhs = np.zeros((block, k), np.float32)
+    scale = vals.astype(np.float32) * (np.float32(unobserved_weights) + w)
+    np.add.at(rhs, rows, scale[:, None] * fv)
+    return lhs, rhs
 
 
 # no shape functions: TF 1.15 registers none for this op and MaskedMatmul (unknown shapes)
