@@ -265,3 +265,26 @@ def test_central_storage_keeps_its_parameter_device_as_given():
                                        [-1.0, -6.2, -11.400001], rtol=1e-6)
             np.testing.assert_allclose(sess.run(w).ravel(), [-0.70000005, -2.3000002],
                                        rtol=1e-6)
+
+
+def test_a_resource_variable_is_read_on_its_own_device():
+    # TF 1.15: a Keras layer built under /cpu:0 and called in a tower under /cpu:1 reads its
+    # weights on /cpu:0 (tower_1/dense/MatMul/ReadVariableOp), whatever the tower's device;
+    # read_value's Read/ReadVariableOp too, its Identity in the scope's device
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4])
+        with tf.device("/cpu:0"):
+            dense = tf.keras.layers.Dense(3)
+            dense.build((None, 4))
+        with tf.device("/cpu:1"), tf.name_scope("tower_1"):
+            y = dense(x)
+            r = dense.kernel.read_value()
+        g = tf.get_default_graph()
+        assert g.get_operation_by_name("tower_1/dense/MatMul/ReadVariableOp").device == (
+            "/device:CPU:0")
+        assert g.get_operation_by_name("tower_1/dense/MatMul").device == "/device:CPU:1"
+        assert g.get_operation_by_name("tower_1/Read/ReadVariableOp").device == "/device:CPU:0"
+        assert r.device == "/device:CPU:1"
+        with _two_cpu_session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(y, {x: np.zeros((2, 4), np.float32)}).tolist() == [[0.0] * 3] * 2

@@ -527,14 +527,16 @@ class Variable(metaclass=_VariableMeta):
                 if getattr(g, "control_flow_body", False):
                     g._skip_op_ids(1)
                 return self._snapshot
-            return array_ops.identity(self._variable, name="ReadVariableOp")
+            # (on the variable's device whatever the scope says, as TF's)
+            with ops.colocate_with(None, ignore_existing=True), ops.device(self._variable.device):
+                return array_ops.identity(self._variable, name="ReadVariableOp")
         return self._snapshot
 
     def read_value(self):
         """A fresh read of the variable (an Identity op; a resource variable's as TF names it:
-        ``Read/ReadVariableOp`` and an ``Identity`` of it)."""
+        ``Read/ReadVariableOp`` on the variable's device and an ``Identity`` of it)."""
         if getattr(self, "_resource", False):
-            with ops.name_scope("Read"):
+            with ops.name_scope("Read"), ops.device(self._variable.device):
                 value = array_ops.identity(self._variable, name="ReadVariableOp")
             return array_ops.identity(value)
         return array_ops.identity(self._variable, name="read")
