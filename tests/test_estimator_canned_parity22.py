@@ -272,3 +272,32 @@ def test_public_heads_report_keras_aucs():
                          lambda: tf.train.AdamOptimizer(0.1))
     np.testing.assert_allclose(result["auc_precision_recall"], 0.7638887, rtol=1e-5)
     assert isinstance(tf.estimator.MultiLabelHead(3), tf.estimator.MultiLabelHead)
+
+
+def test_public_multi_head_in_a_custom_model_fn():
+    # TF 1.15's tf.estimator.MultiHead over two public heads: each head's metrics under its
+    # name (Keras AUCs for the classifier), the losses weighted and added
+    x = np.random.RandomState(1).rand(8, 3).astype(np.float32)
+    head = tf.estimator.MultiHead([tf.estimator.BinaryClassHead(name="cls"),
+                                   tf.estimator.RegressionHead(label_dimension=2, name="reg")],
+                                  head_weights=[1.0, 0.5])
+
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(features["x"], 3, name="lg")
+        return head.create_estimator_spec(
+            features, mode, logits, labels=labels,
+            train_op_fn=lambda loss: tf.train.GradientDescentOptimizer(0.1).minimize(
+                loss, global_step=tf.train.get_global_step()))
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(
+            ({"x": x}, {"cls": (x[:, :1] > 0.5).astype(np.int64), "reg": x[:, :2] * 2.0})
+        ).batch(4)
+
+    est = tf.estimator.Estimator(model_fn, config=tf.estimator.RunConfig(tf_random_seed=3))
+    est.train(input_fn, steps=2)
+    result = est.evaluate(input_fn)
+    np.testing.assert_allclose(result["auc_precision_recall/cls"], 0.2538456, rtol=1e-5)
+    np.testing.assert_allclose(result["prediction/mean/reg"], 0.26640108, rtol=1e-5)
+    with pytest.raises(ValueError, match=r"^Must specify heads. Given: \[\]$"):
+        tf.estimator.MultiHead([])

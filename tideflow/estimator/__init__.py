@@ -58,6 +58,7 @@ _CANNED = {
     "LogisticRegressionHead": "tideflow.estimator.canned.heads",
     "PoissonRegressionHead": "tideflow.estimator.canned.heads",
     "MultiLabelHead": "tideflow.estimator.canned.heads",
+    "MultiHead": "tideflow.estimator.contrib_estimator",
 }
 
 
@@ -81,7 +82,7 @@ __all__ = [
     "EstimatorSpec", "EvalSpec", "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook",
     "GlobalStepWaiterHook", "LatestExporter", "LinearClassifier", "LinearEstimator",
     "LinearRegressor", "LoggingTensorHook", "LogisticRegressionHead", "ModeKeys",
-    "MultiClassHead", "MultiLabelHead", "NanLossDuringTrainingError", "NanTensorHook",
+    "MultiClassHead", "MultiHead", "MultiLabelHead", "NanLossDuringTrainingError", "NanTensorHook",
     "PoissonRegressionHead", "ProfilerHook", "RegressionHead", "RunConfig", "SecondOrStepTimer",
     "SessionRunArgs", "SessionRunContext", "SessionRunHook", "SessionRunValues", "StepCounterHook",
     "StopAtStepHook", "SummarySaverHook", "TrainSpec", "VocabInfo", "WarmStartSettings",

@@ -370,6 +370,17 @@ def export_all_saved_models(estimator, export_dir_base, input_receiver_fn_map,
         checkpoint_path=checkpoint_path)
 
 
+class MultiHead(_MultiHead):
+    """``tf.estimator.MultiHead`` (TF 1.15's v2 head): contrib's multi-head, its checks in
+    the v2 head's order."""
+
+    def __init__(self, heads, head_weights=None):
+        if not heads:
+            raise ValueError(f"Must specify heads. Given: {heads}")
+        head = multi_head(heads, head_weights)
+        super().__init__(head._heads, head._head_weights)
+
+
 __all__ = ["TowerOptimizer", "binary_classification_head",
            "build_raw_supervised_input_receiver_fn",
            "build_supervised_input_receiver_fn_from_input_fn", "clip_gradients_by_norm",
