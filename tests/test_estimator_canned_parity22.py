@@ -301,3 +301,38 @@ def test_public_multi_head_in_a_custom_model_fn():
     np.testing.assert_allclose(result["prediction/mean/reg"], 0.26640108, rtol=1e-5)
     with pytest.raises(ValueError, match=r"^Must specify heads. Given: \[\]$"):
         tf.estimator.MultiHead([])
+
+
+def test_baseline_and_boosted_trees_estimators_over_a_given_head(tmp_path):
+    # TF 1.15's tf.estimator.BaselineEstimator / BoostedTreesEstimator with a contrib head
+    rng = np.random.RandomState(7)
+    x = rng.rand(40, 3).astype(np.float32)
+    y = (x[:, :1] + 0.3 * rng.randn(40, 1)).astype(np.float32)
+    features = {"a": x[:, :1], "b": x[:, 1:2], "c": x[:, 2:]}
+    _, _, _, columns = _tree_data()
+    config = tf.estimator.RunConfig(tf_random_seed=1)
+    head = tf.contrib.estimator.regression_head()
+
+    def input_fn(batch):
+        return lambda: tf.data.Dataset.from_tensor_slices((features, y)).batch(batch)
+
+    trees = tf.estimator.BoostedTreesEstimator(
+        columns, 1, head, model_dir=str(tmp_path / "trees"), n_trees=2, max_depth=2,
+        learning_rate=0.5, center_bias=True, config=config)
+    trees.train(lambda: input_fn(40)().repeat(), max_steps=50)
+    result = trees.evaluate(input_fn(40))
+    assert result["global_step"] == 6
+    np.testing.assert_allclose(result["loss"], 0.045002006, rtol=1e-5)
+    pred = next(trees.experimental_predict_with_explanations(
+        lambda: tf.data.Dataset.from_tensor_slices(features).batch(2)))
+    np.testing.assert_allclose(pred["bias"], 0.5623598694801331, rtol=1e-6)
+    np.testing.assert_allclose(list(pred["dfc"].values()),
+                               [-0.40091225504875183, -0.08119450509548187, 0.0], atol=1e-6)
+    baseline = tf.estimator.BaselineEstimator(head, model_dir=str(tmp_path / "base"),
+                                              optimizer="Adagrad", config=config)
+    baseline.train(input_fn(20), steps=2)
+    assert tf.train.list_variables(str(tmp_path / "base")) == [
+        ("baseline/bias", [1]), ("baseline/bias/Adagrad", [1]), ("global_step", [])]
+    result = baseline.evaluate(input_fn(40))
+    np.testing.assert_allclose(result["loss"], 0.14539675, rtol=1e-5)
+    np.testing.assert_allclose(result["prediction/mean"], 0.39642745, rtol=1e-5)

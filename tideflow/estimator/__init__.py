@@ -47,8 +47,10 @@ _CANNED = {
     "DNNLinearCombinedEstimator": "tideflow.estimator.canned.dnn_linear_combined",
     "BaselineClassifier": "tideflow.estimator.canned.baseline",
     "BaselineRegressor": "tideflow.estimator.canned.baseline",
+    "BaselineEstimator": "tideflow.estimator.canned.baseline",
     "BoostedTreesClassifier": "tideflow.estimator.canned.boosted_trees",
     "BoostedTreesRegressor": "tideflow.estimator.canned.boosted_trees",
+    "BoostedTreesEstimator": "tideflow.estimator.canned.boosted_trees",
     "classifier_parse_example_spec": "tideflow.estimator.canned.parsing_utils",
     "regressor_parse_example_spec": "tideflow.estimator.canned.parsing_utils",
     "add_metrics": "tideflow.estimator.canned.extenders",
@@ -74,8 +76,8 @@ def __getattr__(name):
 
 
 __all__ = [
-    "BaselineClassifier", "BaselineRegressor", "BestExporter", "BinaryClassHead",
-    "BoostedTreesClassifier", "BoostedTreesRegressor",
+    "BaselineClassifier", "BaselineEstimator", "BaselineRegressor", "BestExporter",
+    "BinaryClassHead", "BoostedTreesClassifier", "BoostedTreesEstimator", "BoostedTreesRegressor",
     "CheckpointSaverHook", "CheckpointSaverListener", "DNNClassifier", "DNNEstimator",
     "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator", "DNNLinearCombinedRegressor",
     "DNNRegressor", "Estimator",

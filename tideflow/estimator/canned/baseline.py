@@ -59,4 +59,12 @@ class BaselineRegressor(Estimator):
             features, labels, mode, head, optimizer), model_dir=model_dir, config=config)
 
 
-__all__ = ["BaselineClassifier", "BaselineRegressor"]
+class BaselineEstimator(Estimator):
+    """A learned bias only, through a given head."""
+
+    def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
+        super().__init__(model_fn=lambda features, labels, mode: _baseline_model_fn(
+            features, labels, mode, head, optimizer), model_dir=model_dir, config=config)
+
+
+__all__ = ["BaselineClassifier", "BaselineEstimator", "BaselineRegressor"]

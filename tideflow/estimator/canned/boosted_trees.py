@@ -569,6 +569,25 @@ class BoostedTreesRegressor(_FeatureImportances, Estimator):
             features, labels, mode, head, columns, params), model_dir=model_dir, config=config)
 
 
+class BoostedTreesEstimator(_FeatureImportances, Estimator):
+    """Boosted trees over a given head (``tf.estimator.BoostedTreesEstimator``; its
+    ``weight_column`` is unused, as TF's: the head weighs the examples)."""
+
+    def __init__(self, feature_columns, n_batches_per_layer, head, model_dir=None,
+                 weight_column=None, n_trees=100, max_depth=6, learning_rate=0.1,
+                 l1_regularization=0.0, l2_regularization=0.0, tree_complexity=0.0,
+                 min_node_weight=0.0, config=None, center_bias=False, pruning_mode="none",
+                 quantile_sketch_epsilon=0.01):
+        del weight_column
+        params = _params(feature_columns, n_batches_per_layer, n_trees, max_depth,
+                         learning_rate, l1_regularization, l2_regularization, tree_complexity,
+                         min_node_weight, center_bias, pruning_mode, quantile_sketch_epsilon)
+        columns = list(feature_columns)
+        self._feature_columns, self._head, self._tree_params = columns, head, params
+        super().__init__(model_fn=lambda features, labels, mode: _model_fn(
+            features, labels, mode, head, columns, params), model_dir=model_dir, config=config)
+
+
 def _whole_data_every_step(train_input_fn):
     """In-memory training reads the whole data set (one batch) at every step: a returned
     ``Dataset`` is repeated, so a one-element ``Dataset.from_tensors`` lasts until the trees
@@ -624,6 +643,6 @@ def boosted_trees_regressor_train_in_memory(
     return est
 
 
-__all__ = ["BoostedTreesClassifier", "BoostedTreesRegressor",
+__all__ = ["BoostedTreesClassifier", "BoostedTreesEstimator", "BoostedTreesRegressor",
            "boosted_trees_classifier_train_in_memory",
            "boosted_trees_regressor_train_in_memory"]
