@@ -272,3 +272,30 @@ def test_dilated_pool_goes_through_space_to_batch():
             for c in range(2):
                 want = np.maximum(want, x[:, a:a + 8, 2 * b:2 * b + 6, 3 * c:3 * c + 8])
     np.testing.assert_array_equal(got, want)
+
+
+def test_keras_conv_layers_check_their_arguments_in_tf_words():
+    # TF 1.15's Keras convolutions and croppings (messages printed by TF 1.15)
+    L = tf.keras.layers
+    with tf.Graph().as_default():
+        x5 = L.Input((4, 6, 6, 2))
+        with pytest.raises(ValueError, match="^all values of strides must be positive$"):
+            L.Conv3D(2, 3, strides=0)(x5)
+        with pytest.raises(ValueError, match="^strides > 1 not supported in conjunction with "
+                           "dilation_rate > 1$"):
+            L.Conv3D(2, 3, strides=2, dilation_rate=2)(x5)
+        with pytest.raises(ValueError, match='^The `data_format` argument must be one of '
+                           '"channels_first", "channels_last". Received: channels_middle$'):
+            L.Conv3D(2, 3, data_format="channels_middle")
+        with pytest.raises(ValueError, match=r"^The `1st entry of cropping` argument must be a "
+                           r"tuple of 2 integers. Received: \(1, 2, 3\)$"):
+            L.Cropping3D(((1, 2, 3), (0, 0), (0, 0)))
+        with pytest.raises(ValueError, match=r"^The channel dimension of the inputs should be "
+                           r"defined. Found `None`.$"):
+            L.Conv3D(2, 3)(L.Input((4, 6, 6, None)))
+        c = L.Conv3D(2, 3, name="c")
+        c(x5)
+        with pytest.raises(ValueError, match=r"^Input 0 of layer c is incompatible with the "
+                           r"layer: expected axis -1 of input shape to have value 2 but "
+                           r"received input with shape \[None, 4, 6, 6, 3\]$"):
+            c(L.Input((4, 6, 6, 3)))

@@ -12,7 +12,7 @@ from tideflow.keras import backend as K
 from tideflow.keras.engine.base_layer import InputSpec, Layer
 from tideflow.keras.layers.core import _add_weight, _ser, _ser_attrs, _weights_config
 from tideflow.ops import conv_ops
-from tideflow.ops.layers_base import normalize_padding, normalize_tuple
+from tideflow.ops.layers_base import normalize_data_format, normalize_padding, normalize_tuple
 
 
 def conv_output_length(length, filter_size, padding, stride, dilation=1):
@@ -80,7 +80,7 @@ class Conv(Layer):
         if self.padding == "causal" and rank != 1:
             raise ValueError("Causal padding is only supported for `Conv1D` and "
                              "``SeparableConv1D`.")
-        self.data_format = data_format or K.image_data_format()
+        self.data_format = normalize_data_format(data_format or K.image_data_format())
         self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
         self.activation = activations.get(activation)
         self.use_bias = use_bias
@@ -105,9 +105,9 @@ class Conv(Layer):
         return _add_weight(self, "bias", (units,)) if self.use_bias else None
 
     def _set_input_spec(self, channels):
-        """Marks the layer built for inputs of ``channels`` channels."""
-        axis = self._channel_axis() % (self.rank + 2)
-        self.input_spec = InputSpec(ndim=self.rank + 2, axes={axis: channels})
+        """Marks the layer built for inputs of ``channels`` channels (on axis -1 or 1, as TF
+        words its InputSpec errors)."""
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis(): channels})
         self.built = True
 
     def _kernel_shape(self, channels):
@@ -117,13 +117,20 @@ class Conv(Layer):
         channels = self._input_channels(input_shape)
         if channels is None:
             raise ValueError("The channel dimension of the inputs should be defined. Found "
-                             f"`None`. (layer {self.name}, input shape "
-                             f"{TensorShape(input_shape).as_list()})")
+                             "`None`.")
         self.kernel = _add_weight(self, "kernel", self._kernel_shape(channels))
         self.bias = self._add_bias(self.filters)
         # TF 1.15's build prepares its convolution op, which holds the dilation rate as a
         # constant ('conv2d/dilation_rate'): made here too, so later ops get TF's op count
         if self._prepares_convolution:
+            # (and checks the rates and strides first, in TF's words)
+            if min(self.dilation_rate) < 1:
+                raise ValueError("all values of dilation_rate must be positive")
+            if min(self.strides) < 1:
+                raise ValueError("all values of strides must be positive")
+            if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+                raise ValueError("strides > 1 not supported in conjunction with dilation_rate "
+                                 "> 1")
             tf.constant(list(self.dilation_rate), dtype=tf.int32, name="dilation_rate")
             dims = TensorShape(input_shape).as_list()
             spatial = dims[2:] if self.data_format == "channels_first" else dims[1:-1]
@@ -585,10 +592,9 @@ def _pairs(value, rank, name):
     value = tuple(value)
     if len(value) != rank:
         raise ValueError(f"`{name}` should have {rank} elements. Found: {value}")
-    out = []
-    for v in value:
-        out.append((v, v) if isinstance(v, int) else tuple(v))
-    return tuple(out)
+    # (each entry a pair, in TF's words: "The `2nd entry of cropping` argument must be ...")
+    return tuple(normalize_tuple(v, 2, f"{nth} entry of {name}")
+                 for v, nth in zip(value, ("1st", "2nd", "3rd")))
 
 
 class GlobalAveragePooling3D(_GlobalPooling):
