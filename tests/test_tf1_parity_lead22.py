@@ -153,3 +153,44 @@ def test_optimizer_v2_takes_stop_gradients_and_its_own_argument_order():
             np.testing.assert_allclose(sess.run(w), [0.9, 1.9], rtol=1e-6)
             sess.run(t2)
             np.testing.assert_allclose(sess.run(w), [-1.8, -3.8], rtol=1e-6)
+
+
+@pytest.mark.parametrize("spec,message", [
+    # TF 1.15: the spec's length is checked before any stride, strides are numbered by the
+    # input's dimension, and a zero stride found before begin is evaluated hides a shrunk
+    # index out of bounds
+    ((Ellipsis, slice(-3, 7, 0), slice(-1, None, 2), slice(0, None)),
+     "strides[0] must be non-zero"),
+    ((None, slice(None, None, 0)), "strides[0] must be non-zero"),
+    ((slice(5, None, 0), slice(7, None, -1), slice(-5, 5), 1),
+     "Index out of range using input dim 3; input has only 3 dims"),
+    ((6, Ellipsis, slice(None, 0, 0), "T"), "strides[1] must be non-zero"),
+    ((5, slice(None), "T"), "slice index 5 of dimension 0 out of bounds."),
+    ((-5, slice(0, 1)), "slice index -1 of dimension 0 out of bounds."),
+])
+def test_strided_slice_errors_in_tf_order(spec, message):
+    with _graph():
+        x = tf.constant(np.arange(120).reshape(4, 5, 6))
+        spec = tuple(tf.constant(1) if s == "T" else s for s in spec)
+        with pytest.raises(ValueError) as info:
+            x[spec]
+        assert str(info.value).startswith(message)
+
+
+@pytest.mark.parametrize("spec,message", [
+    # at run time (input of unknown rank): the same order, dimension by dimension
+    ((slice(5, None, 0), slice(7, None, -1), slice(-5, 5), 1),
+     "Index out of range using input dim 3; input has only 3 dims"),
+    ((None, slice(None, None, 0)), "strides[0] must be non-zero"),
+    ((-5, slice(0, 1, 0)), "slice index -1 of dimension 0 out of bounds."),
+    ((0, Ellipsis, slice(None, 7, 3), slice(4, None, 0)), "strides[2] must be non-zero"),
+    ((slice(3, None, -1), Ellipsis, Ellipsis), "Multiple ellipses in slice spec not allowed"),
+])
+def test_strided_slice_run_time_errors_in_tf_order(spec, message):
+    with _graph():
+        p = tf.placeholder(tf.int64)
+        y = p[spec]
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(y, {p: np.arange(120).reshape(4, 5, 6)})
+        assert info.value.message.startswith(message)

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import Dimension, as_shape
 from tideflow.ops import array_ops, cast_ops, concat_ops, fill_ops, gather_ops, pad_ops
@@ -155,12 +155,20 @@ def _strided_slice_shape(op):
     a = op._attrs
     bm, em, elm, nm, sm = (a["begin_mask"], a["end_mask"], a["ellipsis_mask"],
                            a["new_axis_mask"], a["shrink_axis_mask"])
-    ell = [i for i in range(n) if elm >> i & 1]
-    if len(ell) > 1:
-        raise ValueError("Multiple ellipses in slice spec not allowed")
     if s.ndims is None:
         return [None]
     r = s.ndims
+    # As TF's shape refiner: a first pass knows begin and end only where both are constants,
+    # a second once they are evaluated (a zero stride found first hides a shrunk index out of
+    # bounds before it); shrunk indices are checked only where begin and end are both known.
+    dims = [d.value for d in s.dims]
+    whole = specs[0] if all(v is not None and None not in v for v in specs) else None
+    direct = whole if all(op._inputs[k].op.type == "Const" for k in (1, 2)) else None
+    error = _spec_error(dims, direct, strides, elm, nm, sm) or _spec_error(
+        dims, whole, strides, elm, nm, sm)
+    if error is not None:
+        raise ValueError(error)
+    ell = [i for i in range(n) if elm >> i & 1]
     if not ell:
         ell = [n]  # an implicit ellipsis after the spec covers the remaining dims
         total = n + 1
@@ -179,20 +187,11 @@ def _strided_slice_shape(op):
         if nm >> i & 1:
             out.append(1)
             continue
-        if full >= r:
-            raise ValueError(f"Index out of range using input dim {full}; input has only {r} dims")
         d = s.dims[full].value
         full += 1
         b, e, st = begin[i], end[i], strides[i]
         if sm >> i & 1:
-            if st <= 0:
-                raise ValueError("only stride 1 allowed on non-range indexing.")
-            if b is not None and d is not None and not -d <= b < d:
-                raise ValueError(  # TF names the index counted from the front
-                    f"slice index {b + d if b < 0 else b} of dimension {full - 1} out of bounds.")
             continue
-        if st == 0:
-            raise ValueError(f"strides[{i}] must be non-zero")
         b_masked, e_masked = bm >> i & 1, em >> i & 1
         if d is None or st is None or (b is None and not b_masked) or (
             e is None and not e_masked
@@ -202,6 +201,37 @@ def _strided_slice_shape(op):
             sl = _pyslice(None if b_masked else b, None if e_masked else e, st)
             out.append(len(builtins.range(*sl.indices(d))))
     return [out]
+
+
+def _spec_error(dims, begin, strides, ellipsis_mask, new_axis_mask, shrink_axis_mask):
+    """TF's first complaint about a strided-slice spec over an input of sizes ``dims`` (None
+    where unknown; ``begin`` None unless begin and end are both known), in TF's order: several ellipses, more
+    indices than dimensions, then dimension by dimension a zero stride or a shrunk index out
+    of bounds (numbered by the input's dimension, not the spec's entry); None if it is fine."""
+    n, r = len(strides), len(dims)
+    if sum(1 for i in range(n) if ellipsis_mask >> i & 1) > 1:
+        return "Multiple ellipses in slice spec not allowed"
+    explicit = sum(1 for i in range(n) if not (new_axis_mask | ellipsis_mask) >> i & 1)
+    if explicit > r:
+        return f"Index out of range using input dim {r}; input has only {r} dims"
+    dim = 0
+    for i in range(n):
+        if ellipsis_mask >> i & 1:
+            dim += r - explicit
+            continue
+        if new_axis_mask >> i & 1:
+            continue
+        if strides[i] == 0:
+            return f"strides[{dim}] must be non-zero"
+        if shrink_axis_mask >> i & 1:
+            if strides[i] < 0:
+                return "only stride 1 allowed on non-range indexing."
+            b, d = (begin[i] if begin is not None else None), dims[dim]
+            if b is not None and d is not None and not -d <= b < d:
+                # TF names the index counted from the front
+                return f"slice index {b + d if b < 0 else b} of dimension {dim} out of bounds."
+        dim += 1
+    return None
 
 
 _INDEX_CACHE = {}
@@ -283,12 +313,17 @@ def _out_of_bounds(exc):
 def _strided_slice_kernel(x, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
                           new_axis_mask, shrink_axis_mask):
     x = _np(x)
-    idx = _strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
-                         new_axis_mask, shrink_axis_mask)
     try:
+        idx = _strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
+                             new_axis_mask, shrink_axis_mask)
         out = x[idx]
-    except IndexError as exc:
-        raise _invalid(_out_of_bounds(exc)) from None
+    except (IndexError, errors.InvalidArgumentError) as exc:
+        b, s = (np.reshape(v, -1).tolist() for v in (begin, strides))
+        error = _spec_error(list(x.shape), b, s, ellipsis_mask, new_axis_mask,
+                            shrink_axis_mask) if len(b) == len(s) else None
+        if error is None and isinstance(exc, errors.InvalidArgumentError):
+            raise
+        raise _invalid(error or _out_of_bounds(exc)) from None
     return out if type(out) is np.ndarray else np.asarray(out, dtype=x.dtype)
 
 
