@@ -288,3 +288,31 @@ def test_a_resource_variable_is_read_on_its_own_device():
         with _two_cpu_session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run(y, {x: np.zeros((2, 4), np.float32)}).tolist() == [[0.0] * 3] * 2
+
+
+def test_keras_fit_under_mirrored_reports_the_replicas_loss_with_batch_norm():
+    # TF 1.15 reports the sum of the replicas' losses, each replica normalizing its own half
+    # of the batch: it printed {'loss': [1.4699, 1.2993]} for this program
+    x = np.random.RandomState(0).randn(32, 5).astype(np.float32)
+    y = np.eye(3, dtype=np.float32)[np.random.RandomState(1).randint(0, 3, 32)]
+    tf.keras.backend.clear_session()
+    tf.keras.backend.set_session(tf.Session(config=tf.ConfigProto(
+        device_count={"CPU": 2}, allow_soft_placement=True)))
+    tf.set_random_seed(3)
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    try:
+        with strategy.scope():
+            inp = tf.keras.Input((5,))
+            h = tf.keras.layers.Dense(
+                8, activation="relu",
+                kernel_initializer=tf.keras.initializers.glorot_uniform(seed=1))(inp)
+            h = tf.keras.layers.BatchNormalization()(h)
+            out = tf.keras.layers.Dense(
+                3, activation="softmax",
+                kernel_initializer=tf.keras.initializers.glorot_uniform(seed=2))(h)
+            model = tf.keras.Model(inp, out)
+            model.compile(tf.keras.optimizers.Adam(0.01), "categorical_crossentropy")
+        hist = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+        assert [round(float(v), 4) for v in hist.history["loss"]] == [1.4699, 1.2993]
+    finally:
+        tf.keras.backend.clear_session()

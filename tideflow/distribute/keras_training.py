@@ -22,8 +22,8 @@ def train_op(model, params):
     strategy = model._distribution_strategy
     n = strategy.num_replicas_in_sync
     # metrics and layer updates (batch norm's averages) come from the model's whole-batch
-    # graph, which then runs first (it reads the weights before the step changes them);
-    # without them only the replicas run and the loss reported is the sum of theirs
+    # graph, which then runs first (it reads the weights before the step changes them); the
+    # loss reported is the sum of the replicas' (as TF's, also with batch norm)
     whole_batch = list(model._metric_tensors) + list(model._model_updates())
     with ops.control_dependencies([model.total_loss] + whole_batch if whole_batch else []):
         batch = tf.cast(tf.shape(model.inputs[0])[0], model.total_loss.dtype)
@@ -94,7 +94,7 @@ def train_op(model, params):
     from tideflow.distribute.replica import ReduceOp
 
     step, totals = strategy.extended.call_for_each_replica(per_replica)
-    loss = model.total_loss if whole_batch else strategy.reduce(ReduceOp.SUM, totals, axis=None)
+    loss = strategy.reduce(ReduceOp.SUM, totals, axis=None)
     return strategy.group(step), loss
 
 
