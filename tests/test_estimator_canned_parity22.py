@@ -336,3 +336,18 @@ def test_baseline_and_boosted_trees_estimators_over_a_given_head(tmp_path):
     result = baseline.evaluate(input_fn(40))
     np.testing.assert_allclose(result["loss"], 0.14539675, rtol=1e-5)
     np.testing.assert_allclose(result["prediction/mean"], 0.39642745, rtol=1e-5)
+
+
+def test_boosted_trees_constructor_checks_as_tf():
+    # TF 1.15 refuses these when the estimator is made, in these words
+    bare = tf.feature_column.categorical_column_with_vocabulary_list("k", ["x", "y"])
+    with pytest.raises(ValueError, match=r"^CategoricalColumn must be wrapped by "
+                       r"IndicatorColumn, got: VocabularyListCategoricalColumn\(key='k'"):
+        tf.estimator.BoostedTreesRegressor([bare], 1)
+    _, _, _, columns = _tree_data()
+    with pytest.raises(ValueError, match=r"^For now pruning is not supported with "
+                       r"multi-dimensionregression.$"):
+        tf.estimator.BoostedTreesRegressor(columns, 1, label_dimension=2)
+    with pytest.raises(ValueError, match=r"^For now only 1 dimension regression is "
+                       r"supported.label_dimension given as 2$"):
+        tf.estimator.BoostedTreesRegressor(columns, 1, label_dimension=2, pruning_mode=None)

@@ -432,6 +432,12 @@ def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_r
             center_bias=False, pruning_mode="none", quantile_sketch_epsilon=0.01):
     if not feature_columns:
         raise ValueError("feature_columns must not be empty")
+    for col in feature_columns:
+        # (TF 1.15 counts the features when the estimator is made)
+        if (isinstance(col, fc._CategoricalColumn)
+                and not isinstance(col, (fc._BucketizedColumn, fc._IndicatorColumn))):
+            raise ValueError(  # noqa: TRY004 - as TF
+                f"CategoricalColumn must be wrapped by IndicatorColumn, got: {col}")
     return {"n_batches_per_layer": int(n_batches_per_layer), "n_trees": int(n_trees),
             "max_depth": int(max_depth), "learning_rate": float(learning_rate),
             "l1": float(l1_regularization), "l2": float(l2_regularization),
@@ -555,9 +561,11 @@ class BoostedTreesRegressor(_FeatureImportances, Estimator):
                  l1_regularization=0.0, l2_regularization=0.0, tree_complexity=0.0,
                  min_node_weight=0.0, config=None, center_bias=False, pruning_mode="none",
                  quantile_sketch_epsilon=0.01, train_in_memory=False):
+        if label_dimension > 1 and pruning_mode is not None:
+            raise ValueError("For now pruning is not supported with multi-dimensionregression.")
         if label_dimension != 1:
-            raise ValueError(f"BoostedTreesRegressor supports label_dimension=1, got "
-                             f"{label_dimension}")
+            raise ValueError("For now only 1 dimension regression is supported.label_dimension "
+                             f"given as {label_dimension}")
         params = _params(feature_columns, n_batches_per_layer, n_trees, max_depth,
                          learning_rate, l1_regularization, l2_regularization, tree_complexity,
                          min_node_weight, center_bias, pruning_mode, quantile_sketch_epsilon)
