@@ -446,3 +446,50 @@ def test_scope_report_shows_devices_types_occurrences_and_input_shapes(capsys):
     assert "\n_TFProfRoot (_kTFScopeParent, --/8|--/21, )\n" in out
     tf.profiler.profile(g, run_meta=md, cmd="graph", options=opts)
     assert "\n_TFProfRoot (_TFGraphParent, --/8|--/19, )\n" in capsys.readouterr().out
+
+
+def test_profile_options_dicts_take_tfs_defaults(capsys):
+    # TF 1.15: an unknown cmd is InvalidArgumentError "unknown cmd: X"; an options dict's
+    # missing keys take TF's defaults (no accounted types, no start nodes, max_depth 10,
+    # account_displayed_op_only False); an unknown output type is refused on stderr and an
+    # empty node comes back
+    g = tf.Graph()
+    with g.as_default():
+        tf.get_variable("w", [3, 2])
+    with pytest.raises(errors.InvalidArgumentError, match="^unknown cmd: bogus$"):
+        tf.profiler.profile(g, cmd="bogus")
+    assert tf.profiler.profile(g, options={"output": "none"}).total_parameters == 0
+    root = tf.profiler.profile(g, options={"output": "none", "account_type_regexes": [".*"],
+                                           "select": ["params"]})
+    assert (root.total_parameters, root.children) == (6, [])
+    root = tf.profiler.profile(g, options={"output": "none", "account_type_regexes": [".*"],
+                                           "start_name_regexes": [".*"],
+                                           "show_name_regexes": [".*"]})
+    assert [c.name for c in root.children] == ["w"]
+    capsys.readouterr()
+    tf.profiler.profile(g, options={"account_type_regexes": ["_trainable_variables"],
+                                    "start_name_regexes": [".*"], "show_name_regexes": [".*"],
+                                    "select": ["params"]})
+    out = capsys.readouterr().out
+    assert "\n-max_depth                  10\n" in out
+    assert "\n-account_displayed_op_only  false\n" in out
+    opts = dict(tf.profiler.ProfileOptionBuilder.trainable_variables_parameter(), output="bogus")
+    for cmd, kind in (("scope", "GraphNodeProto"), ("op", "MultiGraphNodeProto")):
+        root = tf.profiler.profile(g, cmd=cmd, options=opts)
+        assert (type(root).__name__, root.name, root.total_parameters) == (kind, "", 0)
+    assert capsys.readouterr().err.count(
+        "Invalid argument: E.g. Unknown output type: bogus, Valid types: "
+        "file,none,pprof,stdout,timeline\n") == 2
+
+
+def test_contrib_tfprof_option_dicts_are_tfs():
+    # TF 1.15: tf.contrib.tfprof's option dicts carry dump_to_file and neither
+    # min_occurrence nor step
+    ma = tf.contrib.tfprof.model_analyzer
+    assert sorted(ma.TRAINABLE_VARS_PARAMS_STAT_OPTIONS) == [
+        "account_displayed_op_only", "account_type_regexes", "dump_to_file",
+        "hide_name_regexes", "max_depth", "min_bytes", "min_float_ops", "min_micros",
+        "min_params", "order_by", "output", "select", "show_name_regexes",
+        "start_name_regexes", "trim_name_regexes"]
+    assert sorted(ma.FLOAT_OPS_OPTIONS) == sorted(ma.TRAINABLE_VARS_PARAMS_STAT_OPTIONS)
+    assert ma.FLOAT_OPS_OPTIONS["min_float_ops"] == 1

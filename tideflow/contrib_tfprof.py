@@ -15,7 +15,8 @@ _Builder = _profiler.ProfileOptionBuilder
 
 
 def _options(base, **changes):
-    out = dict(base)
+    # the dicts of the time had no min_occurrence or step (their defaults, 0 and -1, apply)
+    out = {k: v for k, v in base.items() if k not in ("min_occurrence", "step")}
     out.update(changes, dump_to_file="")
     return out
 

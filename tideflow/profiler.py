@@ -910,9 +910,33 @@ def profile(graph=None, run_meta=None, op_log=None, cmd="scope", options=None):
     whose ``total_float_ops``/``total_parameters``/``total_exec_micros`` sum what
     ``options`` accounts, and prints the report unless the output is ``none``."""
     if cmd not in ("scope", "graph", "op", "code"):
-        raise ValueError(f"cmd must be one of scope, graph, op, code; got {cmd!r}")
+        from tideflow.framework import errors
+
+        raise errors.InvalidArgumentError(None, None, f"unknown cmd: {cmd}")
     _parsing_inputs()
     return _profile(graph, run_meta, cmd, options, op_log=op_log)
+
+
+# what TF's option building takes for a key an options dict lacks (its ``select`` aside)
+_BUILD_DEFAULTS = {
+    "max_depth": 10, "min_bytes": 0, "min_peak_bytes": 0, "min_residual_bytes": 0,
+    "min_output_bytes": 0, "min_micros": 0, "min_accelerator_micros": 0,
+    "min_cpu_micros": 0, "min_params": 0, "min_float_ops": 0, "min_occurrence": 0,
+    "order_by": "name", "account_type_regexes": [], "start_name_regexes": [],
+    "trim_name_regexes": [], "show_name_regexes": [], "hide_name_regexes": [],
+    "account_displayed_op_only": False, "output": "stdout", "step": -1}
+_OUTPUTS = ("file", "none", "pprof", "stdout", "timeline")
+
+
+def _search_root(nodes, regexes):
+    """tfprof's start nodes: the topmost nodes whose names match a start regex."""
+    out = []
+    for node in nodes:
+        if _matches(node.name, regexes):
+            out.append(node)
+        else:
+            out.extend(_search_root(node.children, regexes))
+    return out
 
 
 def _parsing_inputs():
@@ -924,6 +948,13 @@ def _parsing_inputs():
 def _profile(graph, run_meta, cmd, options, steps=None, op_log=None):
     if options is None:
         options = ProfileOptionBuilder.trainable_variables_parameter()
+    options = {**_BUILD_DEFAULTS, **options}
+    if options["output"].split(":", 1)[0] not in _OUTPUTS:
+        # tfprof refuses the options on stderr and hands back an empty node
+        sys.stderr.write("Invalid argument: E.g. Unknown output type: "
+                         f"{options['output'].split(':', 1)[0]}, Valid types: "
+                         f"{','.join(_OUTPUTS)}\n")
+        return MultiGraphNodeProto("") if cmd in ("op", "code") else GraphNodeProto("")
     if graph is None:
         graph = ops.get_default_graph()
     if options.get("output", "").startswith("timeline:"):
@@ -943,7 +974,8 @@ def _profile(graph, run_meta, cmd, options, steps=None, op_log=None):
         return root
     else:
         root = _scope_tree(stats, options)
-        root.children = _std_sort(_shown(root.children, options, 2), _tf_less(options))
+        starts = _search_root(root.children, options["start_name_regexes"])
+        root.children = _std_sort(_shown(starts, options, 2), _tf_less(options))
     if options.get("account_displayed_op_only", True):
         for attr in _TOTALLED:
             setattr(root, "total_" + attr, getattr(root, attr) + sum(
