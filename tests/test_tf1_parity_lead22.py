@@ -194,3 +194,13 @@ def test_strided_slice_run_time_errors_in_tf_order(spec, message):
             with pytest.raises(tf.errors.InvalidArgumentError) as info:
                 sess.run(y, {p: np.arange(120).reshape(4, 5, 6)})
         assert info.value.message.startswith(message)
+
+
+def test_graph_collections_lists_tf_keys_only():
+    # TF 1.15: ('__varscope',) is a key, tideflow's own stores are not
+    with _graph() as g:
+        tf.Variable(1.)
+        tf.layers.Dense(2)(tf.ones([1, 2]))
+        assert g.collections == [("__varscope",), "variables", "trainable_variables",
+                                 ("__variable_store",), "update_ops"]
+        assert g.get_all_collection_keys() == ["variables", "trainable_variables", "update_ops"]

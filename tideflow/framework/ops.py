@@ -25,6 +25,9 @@ _VALID_NODE_NAME = re.compile(r"^[A-Za-z0-9._][A-Za-z0-9_.\\/>-]*$")
 # TF 1.15's name scope rules (TF 2 allows '>' too)
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/-]*$")
+# tideflow's own stores in a graph's collections (the current variable scope, layer name
+# counters), left out of Graph.collections as TF has no such keys
+_INTERNAL_COLLECTION_KEYS = (("__varscope_current",), ("__layer_name_uids",))
 
 
 class GraphKeys:
@@ -917,8 +920,10 @@ class Graph:
 
     @property
     def collections(self):
-        """The names of the collections this graph holds."""
-        return list(self._collections)
+        """The names of the collections this graph holds (TF's own tuple key, the variable
+        scope store, among them; tideflow's other internal stores are not listed)."""
+        return [k for k in self._collections
+                if isinstance(k, str) or k not in _INTERNAL_COLLECTION_KEYS]
 
     def get_name_scope(self):
         return self._name_stack
