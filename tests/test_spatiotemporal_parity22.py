@@ -299,3 +299,11 @@ def test_keras_conv_layers_check_their_arguments_in_tf_words():
                            r"layer: expected axis -1 of input shape to have value 2 but "
                            r"received input with shape \[None, 4, 6, 6, 3\]$"):
             c(L.Input((4, 6, 6, 3)))
+
+
+def test_tf_layers_conv3d_checks_its_strides_at_build():
+    # TF 1.15's tf.layers.conv3d builds its Convolution object, which refuses a zero stride
+    # in its own words (printed by TF 1.15)
+    with tf.Graph().as_default(), pytest.raises(
+            ValueError, match="^all values of strides must be positive$"):
+        tf.layers.conv3d(tf.zeros([2, 3, 6, 6, 2]), 2, 3, strides=0)

@@ -658,14 +658,18 @@ def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, s
                   attrs, name)
 
 
-def _strides_and_dilation(strides, dilation_rate, nsp):
-    rate = [1] * nsp if dilation_rate is None else [int(v) for v in
-                                                     np.broadcast_to(dilation_rate, (nsp,))]
+def _strides_and_dilation(strides, dilation_rate, nsp, broadcast=True):
+    """TF 1.15's _get_strides_and_dilation_rate checks, in its order and words (``broadcast``:
+    one value stands for every axis, as convolution's own conversion lets it)."""
+    def seq(v):
+        return [int(x) for x in (np.broadcast_to(v, (nsp,)) if broadcast else np.reshape(v, -1))]
+
+    rate = [1] * nsp if dilation_rate is None else seq(dilation_rate)
     if len(rate) != nsp:
         raise ValueError(f"len(dilation_rate)={len(rate)} but should be {nsp}")
     if any(r < 1 for r in rate):
         raise ValueError("all values of dilation_rate must be positive")
-    st = [1] * nsp if strides is None else [int(v) for v in np.broadcast_to(strides, (nsp,))]
+    st = [1] * nsp if strides is None else seq(strides)
     if len(st) != nsp:
         raise ValueError(f"len(strides)={len(st)} but should be {nsp}")
     if any(s < 1 for s in st):

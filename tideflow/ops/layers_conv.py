@@ -117,9 +117,10 @@ class _Conv(Layer):
         self.input_spec = InputSpec(ndim=self.rank + 2,
                                     axes={self._channel_axis(): input_dim})
         if self._builds_convolution_op:
-            if max(self.strides) > 1 and max(self.dilation_rate) > 1:  # (its constructor's)
-                raise ValueError("strides > 1 not supported in conjunction with dilation_rate "
-                                 "> 1")
+            # (its constructor's checks, in TF's words)
+            from tideflow.ops import conv_ops
+
+            conv_ops._strides_and_dilation(self.strides, self.dilation_rate, self.rank)
             # TF 1.15's layer builds its convolution object here, whose first op is this
             # constant (one op more in the graph: the random ops made after it get TF's seeds)
             self._dilation_rate_tensor = ops.convert_to_tensor(

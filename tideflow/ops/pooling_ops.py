@@ -14,6 +14,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.kernels import conv as kconv
 from tideflow.ops import array_ops, fill_ops
 from tideflow.ops.conv_ops import (
+    _strides_and_dilation,
     channels_first,
     check_attr_len,
     dims_of,
@@ -669,18 +670,7 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides
         if nsp not in (1, 2, 3):
             raise ValueError("It is required that 1 <= num_spatial_dims <= 3.")
         input.get_shape().with_rank(nsp + 2)
-        if dilation_rate is not None and len(dilation_rate) != nsp:
-            raise ValueError(f"len(dilation_rate)={len(dilation_rate)} but should be {nsp}")
-        rate = [1] * nsp if dilation_rate is None else [int(v) for v in dilation_rate]
-        if min(rate) < 1:
-            raise ValueError("all values of dilation_rate must be positive")
-        if strides is not None and len(strides) != nsp:
-            raise ValueError(f"len(strides)={len(strides)} but should be {nsp}")
-        strides = [1] * nsp if strides is None else [int(v) for v in strides]
-        if min(strides) < 1:
-            raise ValueError("all values of strides must be positive")
-        if max(strides) > 1 and max(rate) > 1:
-            raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+        strides, rate = _strides_and_dilation(strides, dilation_rate, nsp, broadcast=False)
         if padding == "SAME" and max(rate) > 1:
             raise ValueError("pooling with SAME padding is not implemented for dilation_rate "
                              "> 1")

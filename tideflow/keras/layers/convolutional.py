@@ -124,13 +124,7 @@ class Conv(Layer):
         # constant ('conv2d/dilation_rate'): made here too, so later ops get TF's op count
         if self._prepares_convolution:
             # (and checks the rates and strides first, in TF's words)
-            if min(self.dilation_rate) < 1:
-                raise ValueError("all values of dilation_rate must be positive")
-            if min(self.strides) < 1:
-                raise ValueError("all values of strides must be positive")
-            if max(self.strides) > 1 and max(self.dilation_rate) > 1:
-                raise ValueError("strides > 1 not supported in conjunction with dilation_rate "
-                                 "> 1")
+            conv_ops._strides_and_dilation(self.strides, self.dilation_rate, self.rank)
             tf.constant(list(self.dilation_rate), dtype=tf.int32, name="dilation_rate")
             dims = TensorShape(input_shape).as_list()
             spatial = dims[2:] if self.data_format == "channels_first" else dims[1:-1]
