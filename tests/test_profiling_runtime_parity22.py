@@ -493,3 +493,26 @@ def test_contrib_tfprof_option_dicts_are_tfs():
         "start_name_regexes", "trim_name_regexes"]
     assert sorted(ma.FLOAT_OPS_OPTIONS) == sorted(ma.TRAINABLE_VARS_PARAMS_STAT_OPTIONS)
     assert ma.FLOAT_OPS_OPTIONS["min_float_ops"] == 1
+
+
+def test_views_start_at_the_start_name_regexes_matches():
+    # TF 1.15: the scope and graph views start at the topmost nodes a start regex matches
+    # (none for []), and with account_displayed_op_only the totals are the shown nodes'
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [4, 3])
+        with tf.variable_scope("a"):
+            w = tf.get_variable("w", [3, 2])
+        with tf.variable_scope("b"):
+            v = tf.get_variable("v", [2, 5])
+        tf.matmul(tf.matmul(x, w), v)
+    builder = tf.profiler.ProfileOptionBuilder
+    expected = {("graph", ".*"): (16, ["a/w", "b/v"]), ("scope", ".*"): (16, ["a", "b"]),
+                ("graph", None): (0, []), ("scope", None): (0, []),
+                ("graph", "a/.*"): (6, ["a/w"]), ("scope", "a/.*"): (6, ["a/w"]),
+                ("graph", "MatMul_1"): (0, []), ("scope", "MatMul_1"): (0, [])}
+    for (cmd, start), want in expected.items():
+        opts = dict(builder.trainable_variables_parameter(), output="none",
+                    start_name_regexes=[start] if start else [])
+        root = tf.profiler.profile(g, cmd=cmd, options=opts)
+        assert (root.total_parameters, [c.name for c in root.children]) == want, (cmd, start)

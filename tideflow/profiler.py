@@ -518,7 +518,8 @@ def _graph_tree(graph, stats, options):
         root.definition_count = 1  # as a bare scope's in the scope view
     root.children = account([nodes[n] for n in sorted(nodes) if n not in read], set())
     set_totals(root)
-    root.children = _std_sort(show(root.children, 2, set()), less)
+    starts = _search_root(root.children, options.get("start_name_regexes", [".*"]))
+    root.children = _std_sort(show(starts, 2, set()), less)
     if displayed_only:
         set_totals(root)
     return root
@@ -928,14 +929,19 @@ _BUILD_DEFAULTS = {
 _OUTPUTS = ("file", "none", "pprof", "stdout", "timeline")
 
 
-def _search_root(nodes, regexes):
-    """tfprof's start nodes: the topmost nodes whose names match a start regex."""
+def _search_root(nodes, regexes, seen=None):
+    """tfprof's start nodes: the topmost nodes whose names match a start regex (each node
+    looked at once: in the graph view one may sit under several consumers)."""
+    seen = set() if seen is None else seen
     out = []
     for node in nodes:
+        if node.name in seen:
+            continue
+        seen.add(node.name)
         if _matches(node.name, regexes):
             out.append(node)
         else:
-            out.extend(_search_root(node.children, regexes))
+            out.extend(_search_root(node.children, regexes, seen))
     return out
 
 
