@@ -1149,7 +1149,9 @@ class Graph:
     def add_to_collections(self, names, value):
         if isinstance(names, str):
             names = [names]
-        for name in set(names):
+        # each name once, in the given order (TF's set makes the order of newly made
+        # collections depend on string hashing)
+        for name in dict.fromkeys(names):
             self.add_to_collection(name, value)
 
     def get_collection_ref(self, name):  # (TF 1.15's argument names)
