@@ -486,8 +486,29 @@ class Network(Layer):
         # then the model's own; not all trainable weights before all non-trainable ones
         self._sync_sublayers()
         return _merged([], itertools.chain(
-            (layer.weights for layer in self._sublayers),
-            (self._trainable_weights, self._non_trainable_weights)))
+            self._weights_by_layer(), (self._trainable_weights, self._non_trainable_weights)))
+
+    def _weights_by_layer(self):
+        """Each sublayer's weights; the layers of a list attribute as one (TF 1.15's
+        ListWrapper: all their trainable weights, then all their non-trainable ones), where
+        its first layer comes."""
+        lists = [c for c in self.__dict__.get("_layer_containers", {}).values()
+                 if isinstance(c, list)]
+        group_of = {}
+        for c in lists:
+            for layer in c:
+                if isinstance(layer, Layer):
+                    group_of.setdefault(id(layer), c)
+        done = set()
+        for layer in self._sublayers:
+            group = group_of.get(id(layer))
+            if group is None:
+                yield layer.weights
+            elif id(group) not in done:
+                done.add(id(group))
+                members = [la for la in group if isinstance(la, Layer)]
+                yield [w for la in members for w in la.trainable_weights] + [
+                    w for la in members for w in la.non_trainable_weights]
 
     def get_weights(self):
         return K.batch_get_value(self.weights)

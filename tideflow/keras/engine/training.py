@@ -489,6 +489,9 @@ class Model(Network):
             self._build_from_arrays(x)
         if self._compiled:
             self._compile_graph()
+        pending = self.__dict__.pop("_pending_weights", None)
+        if pending is not None:
+            self.load_weights(pending)
 
     def _build_from_arrays(self, x):
         from tideflow.keras.engine.input_layer import Input
@@ -1514,6 +1517,13 @@ class Model(Network):
         if os.path.isdir(filepath):
             filepath = tf.train.latest_checkpoint(filepath)
         stored = dict(tf.train.list_variables(filepath))
+        from tideflow.train.trackable_checkpoint import CheckpointLoadStatus
+
+        if not self.weights and not self._is_graph_network:
+            # as TF 1.15: a subclassed model not built yet takes the values when its
+            # variables are made (its first fit, evaluate or predict)
+            self._pending_weights = filepath
+            return CheckpointLoadStatus(None, filepath, {}, stored)
         keys = self._checkpoint_keys()
         missing = [k for k, v in keys if k not in stored and not _is_optimizer_key(k)]
         if missing:
@@ -1532,8 +1542,6 @@ class Model(Network):
         self._pending_optimizer_state = filepath if has_optimizer_state and not made else None
         # as TF 1.15: TF format weights give the status Checkpoint.restore gives (its
         # assert_consumed, expect_partial...); HDF5 ones give None
-        from tideflow.train.trackable_checkpoint import CheckpointLoadStatus
-
         return CheckpointLoadStatus(None, filepath, dict(keys), stored)
 
     def _restore_keys(self, filepath, keys):
