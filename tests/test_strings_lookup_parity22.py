@@ -427,3 +427,32 @@ def test_string_op_shape_errors_in_tf_words():
         with pytest.raises(TypeError, match="^Input 'input' of 'StringStrip' Op has type int32 "
                            "that does not match expected type of string.$"):
             tf.strings.strip(tf.constant([1]))
+
+
+def test_decode_compressed_inflates_as_tf(tmp_path):
+    # TF 1.15 (its streaming inflate): a truncated stream gives the bytes it holds, trailing
+    # data after the first stream is ignored, corrupt data is zlib's DataLossError, an unknown
+    # compression type the kernel's InvalidArgumentError (TF 1.15 outputs)
+    import gzip
+    import io
+    import zlib
+
+    raw = b"hello world " * 30
+    packed = zlib.compress(raw)
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as f:
+        f.write(raw)
+    gz = buf.getvalue()
+    with tf.Graph().as_default():
+        got = _run([tf.io.decode_compressed(tf.constant([packed[:10], packed + b"x", b""]),
+                                            compression_type="ZLIB"),
+                    tf.io.decode_compressed(tf.constant([gz[:15], gz + gz]),
+                                            compression_type="GZIP")])
+        assert got[0].tolist() == [b"hello w", raw, b""]
+        assert got[1].tolist() == [b"hell", raw]
+        with pytest.raises(tf.errors.DataLossError,
+                           match=r"^inflate\(\) failed with error -3: incorrect header check"):
+            _run(tf.io.decode_compressed(tf.constant([b"abc"]), compression_type="GZIP"))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^Only ZLIB, GZIP or NONE are supported compressions"):
+            _run(tf.io.decode_compressed(tf.constant([b"abc"]), compression_type="BZ2"))

@@ -5,9 +5,9 @@ DecodeJSONExample, Fact (``tf.user_ops.my_fact``); the composed ``batch_scatter_
 tideflow has no C++ kernels to load)."""
 
 import enum
-import gzip
 import inspect
 import json
+import re
 import struct
 import zlib
 
@@ -106,21 +106,27 @@ def fingerprint(data, method="farmhash64", name=None):
 # ------------------------------------------------------------------------------------------
 
 
+_ZLIB_ERROR = re.compile(r"Error (-?\d+) while decompressing data: (.*)", re.DOTALL)
+
+
 def _decompress(v, kind):
+    """As TF 1.15's streaming inflate: the first stream's bytes, as much of them as a
+    truncated input holds; corrupt data is a DataLossError in zlib's words."""
     v = bytes(v)
+    if kind == "":
+        return v
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | (16 if kind == "GZIP" else 0))
     try:
-        if kind == "":
-            return v
-        if kind == "ZLIB":
-            return zlib.decompress(v)
-        return gzip.decompress(v)
-    except (OSError, zlib.error, EOFError) as e:
-        raise _bad(f"Could not decompress {kind} data: {e}") from None
+        return inflater.decompress(v)
+    except zlib.error as e:
+        m = _ZLIB_ERROR.match(str(e))
+        what = f"inflate() failed with error {m.group(1)}: {m.group(2)}" if m else str(e)
+        raise errors.DataLossError(None, None, what) from None
 
 
 def _decode_compressed_kernel(bytes, *, compression_type):
     if compression_type not in ("", "ZLIB", "GZIP"):
-        raise _bad(f"Unsupported compression_type: {compression_type}")
+        raise _bad("Only ZLIB, GZIP or NONE are supported compressions")  # TF's words
     return _strings_like(bytes, [_decompress(v, compression_type)
                                  for v in np.asarray(bytes, object).reshape(-1)])
 
