@@ -456,3 +456,13 @@ def test_decode_compressed_inflates_as_tf(tmp_path):
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match="^Only ZLIB, GZIP or NONE are supported compressions"):
             _run(tf.io.decode_compressed(tf.constant([b"abc"]), compression_type="BZ2"))
+
+
+def test_segment_join_bad_ids_error():
+    # TF 1.15's UnsortedSegmentJoin names no index in its error
+    with tf.Graph().as_default():
+        op = tf.strings.unsorted_segment_join(tf.constant(["a", "b", "c"]), [0, 5, 1], 2)
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            _run(op)
+    assert info.value.message.split("\n")[0] == (
+        "segment_ids are not allowed to exceed num_segments or to have negative values.")

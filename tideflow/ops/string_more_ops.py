@@ -558,8 +558,8 @@ def _segment_join_kernel(inputs, segment_ids, num_segments, *, separator):
     parts = [[] for _ in range(n)]
     for i, sid in enumerate(ids.reshape(-1).tolist()):
         if not 0 <= sid < n:
-            raise _invalid(f"segment_ids are not allowed to exceed num_segments or to have "
-                           f"negative values (segment_ids[{i}] = {sid}, num_segments = {n}).")
+            raise _invalid("segment_ids are not allowed to exceed num_segments or to have "
+                           "negative values.")  # TF 1.15's words
         parts[sid].append(rows[i])
     sep = _as_bytes(separator)
     out = np.empty((n,) + inner, dtype=object)
