@@ -351,3 +351,36 @@ def test_boosted_trees_constructor_checks_as_tf():
     with pytest.raises(ValueError, match=r"^For now only 1 dimension regression is "
                        r"supported.label_dimension given as 2$"):
         tf.estimator.BoostedTreesRegressor(columns, 1, label_dimension=2, pruning_mode=None)
+
+
+def test_boosted_trees_grow_on_past_n_trees_when_trained_again(tmp_path):
+    # TF 1.15's ensemble has no size: a finished model's train call runs one step, which
+    # grows the next tree's first layer, and a larger n_trees later finishes that tree
+    rng = np.random.RandomState(7)
+    x = rng.rand(40, 2).astype(np.float32)
+    features = {"a": x[:, :1], "b": x[:, 1:2]}
+    num = tf.feature_column.numeric_column
+    columns = [tf.feature_column.bucketized_column(num("a"), [0.2, 0.4, 0.6, 0.8]),
+               tf.feature_column.bucketized_column(num("b"), [0.3, 0.6])]
+    config = tf.estimator.RunConfig(tf_random_seed=1)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices((features, x[:, :1] * 2)).batch(40).repeat()
+
+    def predict(est):
+        return np.concatenate([p["predictions"] for p in est.predict(
+            lambda: tf.data.Dataset.from_tensor_slices(features).batch(40))])[:4]
+
+    steps = []
+    est = tf.estimator.BoostedTreesRegressor(columns, 1, model_dir=str(tmp_path), n_trees=2,
+                                             max_depth=2, config=config)
+    for n in (3, 100, 5):
+        est.train(input_fn, steps=n)
+        steps.append(int(tf.train.load_variable(str(tmp_path), "global_step")))
+    assert steps == [3, 4, 5]
+    np.testing.assert_allclose(predict(est), [0.22022, 0.37644, 0.68331, 0.37644], atol=2e-5)
+    more = tf.estimator.BoostedTreesRegressor(columns, 1, model_dir=str(tmp_path), n_trees=3,
+                                              max_depth=2, config=config)
+    more.train(input_fn, steps=100)
+    assert tf.train.load_variable(str(tmp_path), "global_step") == 6
+    np.testing.assert_allclose(predict(more), [0.21976, 0.44225, 0.79865, 0.44225], atol=2e-5)

@@ -93,7 +93,7 @@ def _traverse(buckets, split_feature, threshold, value, num_trees):
     n = buckets.shape[0]
     total = np.zeros(n, np.float32)
     rows = np.arange(n)
-    for t in range(int(num_trees)):
+    for t in range(min(int(num_trees), split_feature.shape[0])):
         node = np.zeros(n, np.int64)
         while True:
             f = split_feature[t, node]
@@ -124,7 +124,7 @@ def _explain(buckets, split_feature, threshold, value, num_trees, n_features, cl
         path, ids = [value[0, 0]], []
         past = np.float32(0)
         tree_logit = value[0, 0]
-        for t in range(int(num_trees)):
+        for t in range(min(int(num_trees), split_feature.shape[0])):
             node = 0
             while split_feature[t, node] >= 0:
                 f = split_feature[t, node]
@@ -199,8 +199,12 @@ class _Trainer:
         out = (split_feature, threshold, value, state, g_acc, h_acc, boundaries, n_bounds,
                split_gain)
         tree, layer, seen, ready, attempts = (int(v) for v in state)
-        if tree >= self.n_trees:
-            return out
+        if tree >= split_feature.shape[0]:  # TF grows on past n_trees when run on
+            grow = ((split_feature, -1), (threshold, 0), (value, 0), (split_gain, 0))
+            split_feature, threshold, value, split_gain = (
+                np.concatenate([a, np.full((1, a.shape[1]), fill, a.dtype)]) for a, fill in grow)
+            out = (split_feature, threshold, value, state, g_acc, h_acc, boundaries, n_bounds,
+                   split_gain)
         if not ready:  # the first batches find the numeric features' bucket boundaries
             if seen == 0:
                 boundaries[...], n_bounds[...] = _quantile_boundaries(values,
@@ -358,10 +362,17 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
         return variable_scope.get_variable(name, shape, dtype, trainable=False,
                                            initializer=init_ops.constant_initializer(fill))
 
+    def trees(name, dtype, fill=0):
+        # a row per tree, n_trees to start: as TF's ensemble, training past them (the step a
+        # finished model's train call runs, or a larger n_trees later) grows more trees
+        return variable_scope.get_variable(
+            name, dtype=dtype, trainable=False, validate_shape=False,
+            initializer=array_ops.fill([n_trees, nodes], ops.convert_to_tensor(fill, dtype)))
+
     with variable_scope.variable_scope("boosted_trees"):
-        split_feature = var("split_feature", [n_trees, nodes], dtypes.int32, -1)
-        threshold = var("threshold", [n_trees, nodes], dtypes.int32)
-        value = var("node_value", [n_trees, nodes], dtypes.float32)
+        split_feature = trees("split_feature", dtypes.int32, -1)
+        threshold = trees("threshold", dtypes.int32)
+        value = trees("node_value", dtypes.float32)
         # (tree, layer, batches seen, phase, layers attempted): phase 0 finds the numeric
         # features' boundaries, 2 and 3 center the bias (center_bias), 1 grows the trees
         state = variable_scope.get_variable(
@@ -372,7 +383,7 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
                          dtypes.float32)
         n_bounds = var("num_boundaries", [max(n_numeric, 1)], dtypes.int32)
         # each split's gain, for experimental_feature_importances
-        split_gain = var("split_gain", [n_trees, nodes], dtypes.float32)
+        split_gain = trees("split_gain", dtypes.float32)
     n_fixed = len(sizes)
 
     def bucketize(f, v, b, n):
@@ -380,7 +391,7 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
 
     buckets = py_func(bucketize, [fixed, values, boundaries, n_bounds], dtypes.int32,
                       stateful=False, name="bucketize")
-    num_trees = math_ops.minimum(state[0] + 1, n_trees)
+    num_trees = state[0] + 1  # (the growing tree too; as many as there are rows at most)
     logits = py_func(_traverse, [buckets, split_feature, threshold, value, num_trees],
                      dtypes.float32, stateful=False, name="predict_ensemble")
     logits = array_ops.reshape(logits, [-1, 1])
@@ -404,7 +415,8 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
                       name="grow_ensemble")
         targets = [split_feature, threshold, value, state, g_acc, h_acc, boundaries, n_bounds,
                    split_gain]
-        assigns = [state_ops.assign(v, t) for v, t in zip(targets, new, strict=True)]
+        assigns = [state_ops.assign(v, t, validate_shape=False)
+                   for v, t in zip(targets, new, strict=True)]
         with ops.control_dependencies(assigns):
             return state_ops.assign_add(training_util.get_global_step(), 1)
 
