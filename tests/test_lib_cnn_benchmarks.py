@@ -386,7 +386,7 @@ def test_profiler_serialize_to_string_is_a_profile_proto():
     assert matmul.op == "MatMul" and matmul.float_ops == 2 * 2 * 3 * 4
     assert [proto.nodes[matmul.inputs[i]].name for i in (0, 1)] == ["x", "w/read"]
     assert list(matmul.output_shapes[0].int64_values) == [2, 4]
-    assert list(matmul.shape) == [2, 4]
+    assert list(matmul.shape) == []  # TF 1.15's tfprof: only a shape attr gives a node one
     assert "_trainable_variables" in by_name["w"].op_types
     for step in (0, 1):
         run = matmul.execs[step]

@@ -516,3 +516,36 @@ def test_views_start_at_the_start_name_regexes_matches():
                     start_name_regexes=[start] if start else [])
         root = tf.profiler.profile(g, cmd=cmd, options=opts)
         assert (root.total_parameters, [c.name for c in root.children]) == want, (cmd, start)
+
+
+def test_profile_proto_nodes_as_tfprof_writes_them():
+    # TF 1.15's ProfileProto (Profiler.serialize_to_string): a node's shape is its shape
+    # attr's, a node that ran has its device (lower case) as canonical_device and among its
+    # op_types, execs keyed by that device; the step's _Arg/_Retval nodes follow the graph's
+    from tideflow.protos import tfprof_log_pb2
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [4, 3], name="x")
+        w = tf.get_variable("w", [3, 2])
+        y = tf.matmul(x, w, name="y")
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            md = tf.RunMetadata()
+            sess.run(y, {x: np.ones((4, 3))}, options=tf.RunOptions(trace_level=3),
+                     run_metadata=md)
+    prof = tf.profiler.Profiler(g)
+    prof.add_step(5, md)
+    proto = tfprof_log_pb2.ProfileProto.FromString(prof.serialize_to_string())
+    nodes = {n.name: n for n in proto.nodes.values()}
+    cpu = "/job:localhost/replica:0/task:0/device:cpu:0"
+    matmul = nodes["y"]
+    assert (list(matmul.shape), list(matmul.op_types), matmul.canonical_device) == (
+        [], [cpu, "MatMul"], cpu)
+    assert list(matmul.execs[5].cpu_execs) == [cpu] and list(matmul.execs[5].devices) == [cpu]
+    assert list(matmul.input_shapes) == []
+    assert (list(nodes["w"].shape), list(nodes["w"].op_types)) == (
+        [3, 2], [cpu, "VariableV2", "_trainable_variables"])
+    arg = nodes["_arg_x_0_0"]
+    assert (arg.op, list(arg.op_types), arg.id) == ("_arg_x_0_0", [cpu, "_arg_x_0_0"], 12)
+    assert nodes["_retval_y_0_0"].id == 13

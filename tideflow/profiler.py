@@ -1181,7 +1181,6 @@ def _profile_proto(graph, steps):
     for op in graph.get_operations():
         node = proto.nodes[node_ids[op.name]]
         node.name, node.op, node.id = op.name, op.type, node_ids[op.name]
-        node.canonical_device = op.device
         node.float_ops = op_flops(op)
         node.op_types.append(op.type)
         if op.name in trainable:
@@ -1190,31 +1189,41 @@ def _profile_proto(graph, steps):
             src = node_ids[t.op.name]
             node.inputs[i] = src
             node.src_output_index[src] = t.value_index
-            dims = t.get_shape().as_list() if t.get_shape().ndims is not None else []
-            node.input_shapes[i].int64_values.extend(-1 if d is None else d for d in dims)
         for i, t in enumerate(op.outputs):
             dims = t.get_shape().as_list() if t.get_shape().ndims is not None else []
             node.output_shapes[i].int64_values.extend(-1 if d is None else d for d in dims)
-        if op.outputs and op.outputs[0].get_shape().ndims is not None:
-            node.shape.extend(-1 if d is None else d for d in op.outputs[0].get_shape().as_list())
-    for step, run_meta in steps.items():
+        node.shape.extend(_attr_shape(op) or [])  # tfprof's: the shape attr's
+    for step, run_meta in sorted(steps.items()):
         for dev in run_meta.step_stats.dev_stats:
+            device = dev.device.lower()  # tfprof's canonical device names
             for ns in dev.node_stats:
                 if ns.node_name not in node_ids:
-                    continue
-                ex = proto.nodes[node_ids[ns.node_name]].execs[step]
+                    # the step's _Arg/_Retval nodes join as nodes typed by their names
+                    if ns.node_name == "_SOURCE" or " = _Send(" in ns.timeline_label or (
+                            " = _Recv(" in ns.timeline_label):
+                        continue
+                    node_ids[ns.node_name] = len(node_ids)
+                    extra = proto.nodes[node_ids[ns.node_name]]
+                    extra.name = extra.op = ns.node_name
+                    extra.id = node_ids[ns.node_name]
+                    extra.op_types.append(ns.node_name)
+                node = proto.nodes[node_ids[ns.node_name]]
+                node.canonical_device = device
+                if device not in node.op_types:
+                    node.op_types.append(device)
+                    node.op_types.sort()
+                ex = node.execs[step]
                 start = int(ns.all_start_micros)
                 end = start + int(ns.all_end_rel_micros)
                 ex.all_start_micros = min(ex.all_start_micros, start) if ex.run_count else start
                 ex.latest_end_micros = max(ex.latest_end_micros, end)
                 ex.run_count += 1
-                device = dev.device.lower()
                 execs = ex.accelerator_execs if "gpu" in device else ex.cpu_execs
-                execs[dev.device].times.add().int64_values.extend(
+                execs[device].times.add().int64_values.extend(
                     [start + int(ns.op_start_rel_micros),
                      int(ns.op_end_rel_micros) - int(ns.op_start_rel_micros)])
-                if dev.device not in ex.devices:
-                    ex.devices.append(dev.device)
+                if device not in ex.devices:
+                    ex.devices.append(device)
     return proto
 
 
