@@ -204,3 +204,36 @@ def test_graph_collections_lists_tf_keys_only():
         assert g.collections == [("__varscope",), "variables", "trainable_variables",
                                  ("__variable_store",), "update_ops"]
         assert g.get_all_collection_keys() == ["variables", "trainable_variables", "update_ops"]
+
+
+def test_graph_defs_leave_out_attrs_tf_1_15_lacks():
+    # TF 1.15's ScanDataset, DirectedInterleaveDataset, TensorListSetItem and SerializeIterator
+    # have no use_default_device / stop_on_empty_dataset / resize_if_index_out_of_bounds /
+    # external_state_policy (its import_graph_def refused such nodes); its stateless random
+    # ops' T defaults to int32
+    with _graph() as g:
+        ds = tf.data.Dataset.range(5).apply(
+            tf.data.experimental.scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s)))
+        sel = tf.data.experimental.choose_from_datasets(
+            [tf.data.Dataset.from_tensors(1).repeat(), tf.data.Dataset.from_tensors(2).repeat()],
+            tf.data.Dataset.range(2).repeat(3))
+        ds.make_initializable_iterator().get_next()
+        sel.make_initializable_iterator().get_next()
+        nodes = {n.op: n for n in g.as_graph_def().node}
+        assert "use_default_device" not in nodes["ScanDataset"].attr
+        assert "stop_on_empty_dataset" not in nodes["DirectedInterleaveDataset"].attr
+    from tideflow.framework import op_registry
+
+    for name in ("StatelessRandomNormal", "StatelessRandomUniform", "StatelessTruncatedNormal"):
+        attr = {a.name: a for a in op_registry.lookup(name).attr}["T"]
+        assert attr.default_value.type == tf.int32.as_datatype_enum
+    assert op_registry.lookup("TensorListSetItem").newer_attrs == {
+        "resize_if_index_out_of_bounds"}
+    assert op_registry.lookup("SerializeIterator").newer_attrs == {"external_state_policy"}
+
+
+def test_op_def_prints_as_tf_proto():
+    with _graph():
+        x = tf.placeholder(tf.float32, name="x")
+        assert str(x.op.op_def).startswith('name: "Placeholder"\noutput_arg {\n  name: "output"\n'
+                                           '  type_attr: "dtype"\n}\nattr {\n  name: "dtype"\n')

@@ -163,12 +163,18 @@ class OpDef:
     def __getattr__(self, name):
         if name.startswith("__") or name == "_proto":
             raise AttributeError(name)
+        return getattr(self._as_proto(), name)
+
+    def _as_proto(self):
         proto = self.__dict__.get("_proto")
         if proto is None:
             from tideflow.framework.meta_graph import op_def_proto
 
             proto = self.__dict__["_proto"] = op_def_proto(self)
-        return getattr(proto, name)
+        return proto
+
+    def __str__(self):  # as printing TF's OpDef proto
+        return str(self._as_proto())
 
     def __init__(self, name, inputs, outputs, attrs, shape, kernel, kernel_factory, stateful,
                  is_random, where, ref_outputs_alias, doc, inplace=None, device_types=None):

@@ -126,7 +126,7 @@ def _int(x):
     return int(np.asarray(x).reshape(()))
 
 
-def _declare(name, inputs, make, attrs=(), fn_attrs=()):
+def _declare(name, inputs, make, attrs=(), fn_attrs=(), newer_attrs=()):
     """Declares a dataset op whose kernel is ``make(ctx, *inputs)`` -> DatasetValue."""
 
     def factory(ctx):
@@ -153,6 +153,7 @@ def _declare(name, inputs, make, attrs=(), fn_attrs=()):
         shape=_scalar_shape,
         kernel_factory=factory,
         differentiable=False,
+        newer_attrs=newer_attrs,
     )
 
 

@@ -198,7 +198,7 @@ _declare("ScanDataset", ["input_dataset: variant", "initial_state: Tstate",
                                                len(ctx.op._attrs["Tstate"]),
                                                ctx.op._attrs["preserve_cardinality"]),
          ["f: func", "Tstate: list(type) >= 1", *_FN, "preserve_cardinality: bool = false",
-          "use_default_device: bool = true"], fn_attrs=["f"])
+          "use_default_device: bool = true"], fn_attrs=["f"], newer_attrs=["use_default_device"])
 
 
 def _relaxed(a, b):
@@ -919,7 +919,8 @@ _declare("DirectedInterleaveDataset",
          ["selector_input_dataset: variant", "data_input_datasets: N * variant"],
          lambda ctx, s, data: _DirectedInterleave(s, data,
                                                   ctx.op._attrs["stop_on_empty_dataset"]),
-         [*_OUT, "N: int >= 1", "stop_on_empty_dataset: bool = false"])
+         [*_OUT, "N: int >= 1", "stop_on_empty_dataset: bool = false"],
+         newer_attrs=["stop_on_empty_dataset"])
 
 
 def _DirectedInterleaveDataset(selector_input, data_inputs, stop_on_empty_dataset=False):

@@ -203,6 +203,7 @@ op_registry.declare(
     inputs=["resource_handle: resource"],
     outputs=["serialized: string"],  # TF: a variant; here the position, as a string
     attrs=["external_state_policy: int = 0"],
+    newer_attrs=["external_state_policy"],
     shape=lambda op: [scalar()],
     kernel=_serialize_iterator_kernel,
     differentiable=False,

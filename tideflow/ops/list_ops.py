@@ -793,7 +793,8 @@ op_registry.declare("TensorListSetItem", inputs=["input_handle: variant", "index
                                                  "item: element_dtype"],
                     outputs=["output_handle: variant"],
                     attrs=["element_dtype: type", "resize_if_index_out_of_bounds: bool = false"],
-                    shape=_scalar_variant, kernel=_set_item_kernel, grad=_counted_as_tf(_set_item_grad))
+                    shape=_scalar_variant, kernel=_set_item_kernel, grad=_counted_as_tf(_set_item_grad),
+                    newer_attrs=["resize_if_index_out_of_bounds"])
 op_registry.declare("TensorListStack", inputs=["input_handle: variant", "element_shape: int32"],
                     outputs=["tensor: element_dtype"],
                     attrs=["element_dtype: type", "num_elements: int = -1"],

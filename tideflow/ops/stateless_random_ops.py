@@ -78,7 +78,7 @@ def _float_kernel(draw, op_name):
     return kernel
 
 
-_FLOAT_ATTRS = ["dtype: {half, bfloat16, float, double} = DT_FLOAT", "T: {int32, int64}",
+_FLOAT_ATTRS = ["dtype: {half, bfloat16, float, double} = DT_FLOAT", "T: {int32, int64} = DT_INT32",
                 "Tseed: {int32, int64} = DT_INT64"]
 
 for _name, _draw in (("StatelessRandomUniform", philox.uniform),
