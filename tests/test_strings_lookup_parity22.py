@@ -466,3 +466,14 @@ def test_segment_join_bad_ids_error():
             _run(op)
     assert info.value.message.split("\n")[0] == (
         "segment_ids are not allowed to exceed num_segments or to have negative values.")
+
+
+def test_export_op_names():
+    # TF 1.15: contrib's HashTable.export names the op by its scope; StaticHashTable's op
+    # sits inside "<table>_Export"
+    with tf.Graph().as_default():
+        static = tf.lookup.StaticHashTable(L.KeyValueTensorInitializer(["a"], [1]), -1)
+        contrib = L.HashTable(L.KeyValueTensorInitializer(["a"], [1]), -1)
+        assert static.export()[0].name == "hash_table_Export/LookupTableExportV2:0"
+        assert contrib.export()[0].name == "hash_table_1_Export:0"
+        assert contrib.export(name="ex")[1].name == "ex:1"

@@ -705,6 +705,15 @@ class HashTable(InitializableLookupTableBase):
             super().__init__(table_ref, default_value, initializer)
         self._value_shape = self._default_value.get_shape()
 
+    def export(self, name=None):
+        """``(keys, values)`` of all entries; as TF 1.15's contrib table, the op takes the
+        ``<table>_Export`` scope's name."""
+        with ops.name_scope(name, f"{self._name}_Export", [self._table_ref]) as scope:
+            out = ops.apply_op("LookupTableExportV2", [self._table_ref],
+                               {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype},
+                               name=scope).outputs
+        return out[0], out[1]
+
 
 class StaticHashTable(HashTable):
     """``tf.lookup.StaticHashTable``: TF 1.15's signature has no ``shared_name`` (a third
@@ -715,6 +724,8 @@ class StaticHashTable(HashTable):
         # tables read from one vocabulary are one resource; contrib's HashTable shares none)
         super().__init__(initializer, default_value,
                          shared_name=getattr(initializer, "_shared_name", None), name=name)
+
+    export = InitializableLookupTableBase.export  # "<table>_Export/LookupTableExportV2"
 
 
 class StaticHashTableV1(StaticHashTable):
