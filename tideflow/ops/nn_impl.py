@@ -647,7 +647,7 @@ def dropout_v2(x, rate, noise_shape=None, seed=None, name=None):
         x = ops.convert_to_tensor(x, name="x")
         if not x.dtype.is_floating:
             raise ValueError("x has to be a floating point tensor since it's going to be "
-                             f"scaled. Got a {x.dtype.name} tensor instead.")
+                             f"scaled. Got a {x.dtype} tensor instead.")
         if isinstance(rate, numbers.Real):
             if not 0 <= rate < 1:
                 raise ValueError("rate must be a scalar tensor or a float in the range [0, 1), "

@@ -40,10 +40,13 @@ def _gen(seed, op_name):
     return np.random.Generator(np.random.Philox(key=key, counter=[0, 0, 0, 0x5eed]))
 
 
-def _seed_shape_check(op):
-    s = op.inputs[1].get_shape()
-    if s.ndims is not None and (s.ndims != 1 or s[0].value not in (None, 2)):
-        raise ValueError(f"{op.type}: seed must have shape [2], got {s}")
+def _seed_shape_check(op, index=1):
+    """TF's check of the seed input: a vector (its WithRank), of two elements (its WithValue)."""
+    s = op.inputs[index].get_shape()
+    if s.ndims is not None and s.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {s.ndims}")
+    if s.ndims == 1 and s[0].value not in (None, 2):
+        raise ValueError(f"Dimension must be 2 but is {s[0].value}")
 
 
 def _shape_fn(op):
@@ -183,9 +186,7 @@ class _TFDoubles:
 
 
 def _multinomial_shape(op):
-    s = op.inputs[2].get_shape()
-    if s.ndims is not None and (s.ndims != 1 or s[0].value not in (None, 2)):
-        raise ValueError(f"StatelessMultinomial: seed must have shape [2], got {s}")
+    _seed_shape_check(op, 2)
     logits = op.inputs[0].get_shape()
     if logits.ndims not in (None, 2):
         raise ValueError(f"StatelessMultinomial: logits must be a matrix, got {logits}")
@@ -382,22 +383,17 @@ op_registry.declare(
 
 
 def _seed_tensor(seed):
-    """``seed`` checked: a tensor as it is, a Python or NumPy pair as an integer array that the
-    op converts inside its own name scope, as TF's generated wrappers do ("<Op>/seed")."""
+    """``seed`` for the op to convert inside its own name scope, as TF's generated wrappers do
+    ("<Op>/seed"); its dtype and shape are checked there, in TF's words."""
     if isinstance(seed, ops.Tensor):
-        dtype, s = seed.dtype.base_dtype, seed.get_shape()
-    else:
-        seed = np.asarray(seed)
-        if seed.dtype.kind == "u":
-            # TF converts an unsigned NumPy seed to the attr's default int64 bit for bit
-            seed = seed.astype(np.int64)
-        elif seed.dtype.kind == "i" and seed.dtype != np.int32:
-            seed = seed.astype(np.int64)
-        dtype, s = dtypes.as_dtype(seed.dtype), TensorShape(seed.shape)
-    if dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"seed must be int32 or int64, got {dtype.name}")
-    if s.ndims is not None and (s.ndims != 1 or s[0].value not in (None, 2)):
-        raise ValueError(f"seed must have shape [2], got {s}")
+        return seed
+    arr = np.asarray(seed)
+    if arr.dtype.kind == "u" or (arr.dtype.kind == "f" and isinstance(seed, np.ndarray)):
+        # TF converts a NumPy seed to the attr's default int64: an unsigned one bit for bit,
+        # a float one by casting (a Python list of floats is refused)
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "i":
+        return arr if arr.dtype == np.int32 else arr.astype(np.int64)
     return seed
 
 
@@ -409,7 +405,7 @@ def stateless_random_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.fl
     dtype = dtypes.as_dtype(dtype)
     if dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
                      dtypes.int32, dtypes.int64, dtypes.uint32, dtypes.uint64):
-        raise ValueError(f"Invalid dtype {dtype.name} for stateless_random_uniform")
+        raise ValueError(f"Invalid dtype {dtype!r}")
     with ops.name_scope(name, "stateless_random_uniform", [shape, seed, minval, maxval]) as n:
         shape_t = _shape_tensor(shape)
         seed = _seed_tensor(seed)  # converted by the op, after min and max (TF's order)
@@ -418,7 +414,7 @@ def stateless_random_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.fl
                 return ops.apply_op("StatelessRandomUniformFullInt", [shape_t, seed],
                                     {"dtype": dtype}, name=n).outputs[0]
             if maxval is None:
-                raise ValueError(f"Must specify maxval for integer dtype {dtype.name}")
+                raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
             if dtype not in (dtypes.int32, dtypes.int64):
                 raise ValueError(f"Invalid dtype {dtype.name} for a bounded "
                                  f"stateless_random_uniform")
