@@ -190,9 +190,8 @@ def test_strided_slice_run_time_errors_in_tf_order(spec, message):
     with _graph():
         p = tf.placeholder(tf.int64)
         y = p[spec]
-        with tf.Session() as sess:
-            with pytest.raises(tf.errors.InvalidArgumentError) as info:
-                sess.run(y, {p: np.arange(120).reshape(4, 5, 6)})
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(y, {p: np.arange(120).reshape(4, 5, 6)})
         assert info.value.message.startswith(message)
 
 
@@ -237,3 +236,21 @@ def test_op_def_prints_as_tf_proto():
         x = tf.placeholder(tf.float32, name="x")
         assert str(x.op.op_def).startswith('name: "Placeholder"\noutput_arg {\n  name: "output"\n'
                                            '  type_attr: "dtype"\n}\nattr {\n  name: "dtype"\n')
+
+
+def test_tf_layers_masking_protocol():
+    # TF 1.15's tf.layers are Keras layers: Dense, Dropout and BatchNormalization pass a mask
+    # through, others refuse one
+    with _graph():
+        dense = tf.layers.Dense(3)
+        mask = tf.ones([2], tf.bool)
+        assert dense.supports_masking and dense.compute_mask(tf.ones([2, 3])) is None
+        assert dense.compute_mask(tf.ones([2, 3]), mask) is mask
+        assert [tf.layers.Dropout().supports_masking, tf.layers.Flatten().supports_masking,
+                tf.layers.BatchNormalization().supports_masking,
+                tf.layers.Conv2D(2, 2).supports_masking] == [True, False, True, False]
+        cell = tf.nn.rnn_cell.LSTMCell(3, name="lstm_cell_1")
+        with pytest.raises(TypeError, match="Layer lstm_cell_1 does not support masking, but "
+                                            "was passed an input_mask: Tensor"):
+            cell.compute_mask(tf.ones([2, 3]), mask)
+        assert dense.submodules == ()

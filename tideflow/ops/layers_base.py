@@ -584,6 +584,23 @@ class Layer:
     def compute_output_shape(self, input_shape):
         raise NotImplementedError
 
+    # Keras's masking protocol, which TF 1.15's tf.layers inherit (Dense, Dropout and
+    # BatchNormalization pass a mask through)
+    supports_masking = False
+
+    def compute_mask(self, inputs, mask=None):
+        if not self.supports_masking:
+            if any(m is not None for m in _flatten(mask)):
+                raise TypeError(f"Layer {self.name} does not support masking, but was passed an "
+                                f"input_mask: {mask}")
+            return None
+        return mask
+
+    @property
+    def submodules(self):
+        """The layers inside this one (tf.Module's walk): none for a plain layer."""
+        return ()
+
     def _assert_input_compatibility(self, inputs):
         if self.input_spec is None:
             return

@@ -41,6 +41,8 @@ class Dense(Layer):
     """``outputs = activation(inputs @ kernel + bias)``; inputs of rank > 2 are contracted on
     their last axis. Variables: ``kernel`` [input_dim, units], ``bias`` [units]."""
 
+    supports_masking = True
+
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
                  bias_initializer=_ZEROS, kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
@@ -118,6 +120,8 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
 class Dropout(Layer):
     """Zeroes each input with probability ``rate`` and scales the rest by ``1 / (1 - rate)``,
     only when ``training`` (a Python bool or a bool tensor) is true."""
+
+    supports_masking = True
 
     def __init__(self, rate=0.5, noise_shape=None, seed=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)

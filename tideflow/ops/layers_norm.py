@@ -47,6 +47,8 @@ class BatchNormalization(Layer):
     """Normalizes inputs over all axes but ``axis`` (the features), then scales by ``gamma``
     and shifts by ``beta``. Call with ``training=`` a Python bool or a bool tensor."""
 
+    supports_masking = True
+
     # TF's switch (set False by TF's own tests): with it off, the fused layer's moving variance
     # follows the biased batch variance as the non-fused one does; on, the unbiased one
     _bessels_correction_test_only = True
