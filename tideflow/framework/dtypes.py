@@ -49,7 +49,8 @@ _TYPES = {
 _FLOATING = {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE}
 _COMPLEX = {DT_COMPLEX64, DT_COMPLEX128}
 _INTEGER = {DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64}
-_UNSIGNED = {DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64, DT_QUINT8, DT_QUINT16}
+# TF 1.15 asks ``min == 0``, which a quantized type has no answer to (quint8 is not unsigned)
+_UNSIGNED = {DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64}
 _QUANTIZED = {DT_QINT8, DT_QUINT8, DT_QINT16, DT_QUINT16, DT_QINT32}
 
 
@@ -136,7 +137,8 @@ class DType:
 
     @property
     def is_numpy_compatible(self):
-        return self.base_dtype._type_enum not in (DT_RESOURCE, DT_VARIANT) and not self.is_quantized
+        # as TF 1.15, quantized types are (their structured NumPy dtypes)
+        return self.base_dtype._type_enum not in (DT_RESOURCE, DT_VARIANT)
 
     @property
     def size(self):

@@ -70,15 +70,24 @@ class Dimension:
         return self._value != 0
 
     def is_compatible_with(self, other):
-        other = as_dimension(other)
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            # TF 1.15's quirk: NotImplemented (truthy), so assert_is_compatible_with and
+            # merge_with pass an ambiguous or negative value
+            return NotImplemented
         return self._value is None or other._value is None or self._value == other._value
 
     def assert_is_compatible_with(self, other):
-        if not self.is_compatible_with(other):
+        ok = self.is_compatible_with(other)
+        if ok is not NotImplemented and not ok:  # (NotImplemented is truthy in TF's Python)
             raise ValueError(f"Dimensions {self} and {other} are not compatible")
 
     def merge_with(self, other):
-        other = as_dimension(other)
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            return NotImplemented
         self.assert_is_compatible_with(other)
         return Dimension(self._value if self._value is not None else other._value)
 
@@ -94,7 +103,8 @@ class Dimension:
     def __add__(self, other):
         return self._arith(other, lambda a, b: a + b)
 
-    __radd__ = __add__
+    def __radd__(self, other):
+        return self + other  # as TF: `2.5 + Dimension(3)` fails naming Dimension first
 
     def __sub__(self, other):
         return self._arith(other, lambda a, b: a - b)
@@ -105,7 +115,8 @@ class Dimension:
     def __mul__(self, other):
         return self._arith(other, lambda a, b: a * b)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other):
+        return self * other
 
     def __floordiv__(self, other):
         return self._arith(other, lambda a, b: a // b)
@@ -122,6 +133,7 @@ class Dimension:
                         "'Dimension', please use // instead")
 
     def __mod__(self, other):
+        other = as_dimension(other)  # as TF: `%` raises for what the others refuse
         return self._arith(other, lambda a, b: a % b)
 
     def __rmod__(self, other):
@@ -218,10 +230,9 @@ class TensorShape:
             return self._dims[key]
         if isinstance(key, slice):
             start, stop = key.start, key.stop
-            if (start is None or start >= 0) and stop is not None and stop >= 0 and key.step in (
-                None,
-                1,
-            ):
+            if key.step is not None:  # TF 1.15's error, even for a step of 1
+                raise ValueError("Steps are not yet handled")
+            if (start is None or start >= 0) and stop is not None and stop >= 0:
                 return unknown_shape(ndims=stop - (start or 0))
             return unknown_shape()
         return Dimension(None)
@@ -268,7 +279,8 @@ class TensorShape:
         return all(a.is_compatible_with(b) for a, b in zip(self._dims, other._dims))
 
     def assert_is_compatible_with(self, other):
-        if not self.is_compatible_with(other):
+        ok = self.is_compatible_with(other)
+        if ok is not NotImplemented and not ok:  # (NotImplemented is truthy in TF's Python)
             raise ValueError(f"Shapes {self} and {other} are incompatible")
 
     def merge_with(self, other):

@@ -130,10 +130,15 @@ def _check_compatible(values, dtype):
     if isinstance(values, (np.ndarray, np.generic)):
         # as TF: NumPy values are cast to the requested dtype (np.float32(2.5) -> 2), but
         # never from numbers to strings
-        if dtype == dtypes.string and np.size(values) and np.asarray(values).dtype.kind not in (
-                "SUO"):
-            raise TypeError(f"Expected binary or unicode string, got "
-                            f"{np.asarray(values).reshape(-1)[0].item()!r}")
+        if dtype == dtypes.string:
+            flat = np.asarray(values).reshape(-1)
+            if flat.dtype.kind != "O":
+                bad = flat[:1] if flat.dtype.kind not in "SU" else flat[:0]
+            else:  # an object array's first element that is not bytes or text
+                bad = [v for v in flat if not isinstance(v, (str, bytes))][:1]
+            if len(bad):
+                bad = bad[0].item() if isinstance(bad[0], np.generic) else bad[0]
+                raise TypeError(f"Expected binary or unicode string, got {bad!r}")
         return
     if dtype.is_quantized:
         from tideflow.framework.tensor_util import assert_quantized_compatible
@@ -186,6 +191,9 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
             arr = _string_array(values)
         else:
             try:
+                if is_np and dtype == dtypes.bool and np.asarray(values).dtype.kind in "SU":
+                    # NumPy 1.x (TF 1.15's) reads text as integers on the way to bool
+                    values = np.asarray(values).astype(np.int64)
                 arr = np.array(values, dtype=dtype._np)
             except OverflowError:
                 # as TF (and NumPy 1.x): a Python int out of the dtype's range wraps around
@@ -200,6 +208,8 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                                             ) from None
                 arr = np.array(values).astype(dtype._np)
             except ValueError as e:
+                if is_np:  # as TF: NumPy's own error casting an array ("could not convert")
+                    raise
                 if "sequence" in str(e):  # ragged nesting: NumPy's ValueError, as in TF
                     raise ValueError(str(e)) from None
                 raise TypeError(f"Expected {dtype.name}, got {values!r}: {e}") from None
@@ -209,6 +219,7 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
         if is_np:
             arr = np.array(values)
             if arr.dtype.kind in "SUO":
+                _check_compatible(arr, dtypes.string)  # an object array is read as strings
                 arr = _string_array(arr)
             else:
                 dtypes.dtype_of_numpy(arr)  # raises for unsupported dtypes

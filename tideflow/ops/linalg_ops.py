@@ -1180,14 +1180,11 @@ def matrix_solve(matrix, rhs, adjoint=False, name=None):
 
 
 def _register_matmul_operator():
-    def op(x, y):
-        with ops.name_scope(None, "matmul", [x, y]) as scope:
-            return matmul(x, y, name=scope)
+    # TF 1.15's `@` converts the other operand as its other binary operators do (x's dtype as
+    # a hint, so ``x @ 2`` fails on rank, not on dtype)
+    from tideflow.ops.math_ops import _binary_operator
 
-    def rop(y, x):
-        with ops.name_scope(None, "matmul", [x, y]) as scope:
-            return matmul(x, y, name=scope)
-
+    op, rop = _binary_operator(matmul, "matmul")
     ops.Tensor._override_operator("__matmul__", op)
     ops.Tensor._override_operator("__rmatmul__", rop)
 

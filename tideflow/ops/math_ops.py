@@ -1040,14 +1040,13 @@ def _binary_operator(fn, name):
         if hasattr(type(y), f"__r{name}__") and hasattr(type(y), "_tf_fetch_components"):
             return NotImplemented  # as TF: a RaggedTensor applies the reflected operator
         with ops.name_scope(None, name, [x, y]) as scope:
-            if isinstance(y, (np.ndarray, np.generic)):
-                # NumPy values take x's dtype (TF's conversion casts them with astype)
-                y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-            elif not isinstance(y, ops.Tensor):
+            if not isinstance(y, ops.Tensor):
                 if name == "mul" and type(y).__name__ == "SparseTensor":
                     return NotImplemented  # as TF: dense * sparse is SparseTensor.__rmul__
                 # x's dtype is a hint, as TF's dtype_hint: ``int_tensor + 1.0`` fails in the op
-                # ("Input 'y' of 'AddV2' Op has type float32 that does not match ...")
+                # ("Input 'y' of 'AddV2' Op has type float32 that does not match ...");
+                # NumPy values are cast to it, and kept as they are where the cast fails
+                # (``string_tensor + np.int32(1)`` fails in the op too)
                 y = ops.convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
             return fn(x, y, name=scope)
 

@@ -1,0 +1,110 @@
+"""Python-level tensor semantics (operators, conversion, Dimension, TensorShape, DType) checked
+against what TF 1.15 printed for the same sweeps."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _error(cls, fn):
+    with pytest.raises(cls) as e:
+        fn()
+    return str(e.value).split("\n")[0]
+
+
+def test_matmul_operator_converts_the_other_operand_with_the_tensors_dtype_hint():
+    # TF 1.15: `@` converts a Python or NumPy operand as + does (x's dtype as a hint), so a
+    # scalar fails on rank and an int list multiplies a float matrix
+    with tf.Graph().as_default():
+        x = tf.constant([[1.0, 2.0], [3.0, 4.0]], tf.float16)
+        assert _error(ValueError, lambda: x @ 2) == (
+            "Shape must be rank 2 but is rank 0 for 'matmul' (op: 'MatMul') with input "
+            "shapes: [2,2], [].")
+        assert _error(ValueError, lambda: np.int64(3) @ x) == (
+            "Shape must be rank 2 but is rank 0 for 'matmul_1' (op: 'MatMul') with input "
+            "shapes: [], [2,2].")
+        y = tf.constant([[1.0, 2.0]]) @ [[1], [2]]
+        assert (y.dtype, y.op.type, y.op.name) == (tf.float32, "MatMul", "matmul_2")
+        assert y.op.inputs[1].op.name == "matmul_2/y"
+        with tf.Session() as s:
+            assert s.run(y).tolist() == [[5.0]]
+
+
+def test_numpy_operand_that_cannot_take_the_tensors_dtype_keeps_its_own():
+    # TF 1.15: the dtype hint falls back when the cast fails, and the op names the mismatch
+    with tf.Graph().as_default():
+        s = tf.constant(["a", "b"])
+        assert _error(TypeError, lambda: s + np.int32(2)) == (
+            "Input 'y' of 'Add' Op has type int32 that does not match type string of "
+            "argument 'x'.")
+        assert _error(TypeError, lambda: s * np.array([1.0, 2.0])).startswith(
+            "Value passed to parameter 'x' has DataType string not in list of allowed values")
+        h = tf.constant([1.0, 2.0], tf.float16) + np.float64(0.5)
+        assert h.dtype == tf.float16
+
+
+def test_object_array_of_numbers_is_not_a_string_tensor():
+    # TF 1.15: an object array is read as strings, and its first number is the error
+    with tf.Graph().as_default():
+        a = np.array([1, 2.5], dtype=object)
+        for kw in ({"dtype": tf.string}, {"preferred_dtype": tf.string}, {}):
+            assert _error(TypeError, lambda kw=kw: tf.convert_to_tensor(a, **kw)) == (
+                "Expected binary or unicode string, got 1")
+        assert tf.convert_to_tensor(a, dtype=tf.float32).dtype == tf.float32
+
+
+def test_bytes_array_cast_to_numbers_raises_numpys_value_error():
+    # TF 1.15 (NumPy 1.18): astype's ValueError as it is; text goes to bool through int, and
+    # a preferred dtype that fails leaves the strings
+    with tf.Graph().as_default():
+        a = np.array([b"a"])
+        assert "could not convert string to float" in _error(
+            ValueError, lambda: tf.convert_to_tensor(a, dtype=tf.float32))
+        assert "invalid literal for int() with base 10" in _error(
+            ValueError, lambda: tf.convert_to_tensor(a, dtype=tf.bool))
+        for dt in (tf.bool, tf.int32):
+            t = tf.convert_to_tensor(a, preferred_dtype=dt)
+            assert t.dtype == tf.string
+        assert tf.convert_to_tensor(np.array([b"1", b"0"]), dtype=tf.bool).dtype == tf.bool
+
+
+def test_dimension_merge_and_compatibility_with_bad_values_give_not_implemented():
+    # TF 1.15 catches the conversion error and returns NotImplemented (which is truthy, so
+    # assert_is_compatible_with passes)
+    d = tf.Dimension(3)
+    assert d.merge_with(2.5) is NotImplemented
+    assert d.is_compatible_with(-1) is NotImplemented
+    assert tf.Dimension(None).merge_with(-1) is NotImplemented
+    assert d.assert_is_compatible_with(2.5) is None
+    assert d.merge_with(3).value == 3
+    assert _error(ValueError, lambda: d.merge_with(4)) == "Dimensions 3 and 4 are not compatible"
+
+
+def test_dimension_modulo_and_reflected_operators_errors():
+    # TF 1.15: % converts without catching; 2.5 + Dimension(3) evaluates Dimension + 2.5
+    d = tf.Dimension(3)
+    assert _error(ValueError, lambda: d % 2.5) == "Ambiguous dimension: 2.5"
+    assert _error(ValueError, lambda: tf.Dimension(None) % -1) == "Dimension -1 must be >= 0"
+    assert _error(TypeError, lambda: 2.5 + d) == (
+        "unsupported operand type(s) for +: 'Dimension' and 'float'")
+    assert _error(TypeError, lambda: 2.5 * d) == (
+        "unsupported operand type(s) for *: 'Dimension' and 'float'")
+    assert (2 + d).value == 5 and (2 * d).value == 6 and (7 % d).value == 1
+
+
+def test_unknown_rank_shape_slice_with_a_step_raises():
+    # TF 1.15: "Steps are not yet handled" for any step, even 1
+    s = tf.TensorShape(None)
+    for key in (slice(None, None, 2), slice(0, 3, 1)):
+        assert _error(ValueError, lambda key=key: s[key]) == "Steps are not yet handled"
+    assert s[1:3].as_list() == [None, None]
+    assert tf.TensorShape([1, 2, 3])[::2].as_list() == [1, 3]
+
+
+def test_quantized_dtypes_are_numpy_compatible_and_not_unsigned():
+    # TF 1.15: is_unsigned asks min == 0, which quantized types refuse
+    for d in (tf.qint8, tf.quint8, tf.qint16, tf.quint16, tf.qint32):
+        assert d.is_numpy_compatible is True
+        assert d.is_unsigned is False
+    assert tf.uint8.is_unsigned and not tf.resource.is_numpy_compatible
