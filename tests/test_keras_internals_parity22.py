@@ -383,3 +383,29 @@ def test_subclassed_model_weights_group_a_list_of_layers_and_load_deferred(tmp_p
     status = other.load_weights(str(tmp_path / "ck"))
     assert type(status).__name__ == "CheckpointLoadStatus"
     np.testing.assert_array_equal(other.predict(x), net.predict(x))
+
+
+def test_compile_names_metric_objects_after_their_output():
+    # TF 1.15 renames (and scopes) each output's metrics after it when there are several,
+    # and a weighted metric object weighted_<name>
+    inp = tf.keras.Input((5,), name="x")
+    h = tf.keras.layers.Dense(6, activation="relu", name="h")(inp)
+    model = tf.keras.Model(inp, [tf.keras.layers.Dense(3, activation="softmax", name="cls")(h),
+                                 tf.keras.layers.Dense(1, name="reg")(h)])
+    top2 = tf.keras.metrics.SparseTopKCategoricalAccuracy(k=2)
+    mae = tf.keras.metrics.MeanAbsoluteError()
+    model.compile("adam", loss={"cls": "sparse_categorical_crossentropy", "reg": "mse"},
+                  metrics={"cls": ["accuracy", top2], "reg": [mae, "mse"]})
+    assert model.metrics_names == [
+        "loss", "cls_loss", "reg_loss", "cls_acc", "cls_sparse_top_k_categorical_accuracy",
+        "reg_mean_absolute_error", "reg_mean_squared_error"]
+    assert (top2.name, mae.name) == ("cls_sparse_top_k_categorical_accuracy",
+                                     "reg_mean_absolute_error")
+    scopes = {op.name.split("/")[1] for op in tf.get_default_graph().get_operations()
+              if op.name.startswith("metrics/")}
+    assert scopes == {"cls_acc", "cls_sparse_top_k_categorical_accuracy",
+                      "reg_mean_absolute_error", "reg_mean_squared_error"}
+    single = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
+    bacc = tf.keras.metrics.BinaryAccuracy(name="bacc")
+    single.compile("sgd", "mse", weighted_metrics=["acc", bacc])
+    assert bacc.name == "weighted_bacc"

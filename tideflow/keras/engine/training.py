@@ -212,6 +212,9 @@ class Model(Network):
                 if self.targets[i] is None:
                     continue
                 target, output = self.targets[i], self.outputs[i]
+                # as TF 1.15: with several outputs each metric is named (and scoped) after
+                # its output, and a metric object takes that name
+                prefix = f"{self.output_names[i]}_" if n > 1 else ""
                 for k, metric in enumerate(per_output[i]):
                     if weighted:
                         if not isinstance(metric, metrics_mod.Metric):
@@ -226,17 +229,22 @@ class Model(Network):
                         w = self.sample_weights[i]
                         if mask is not None:
                             w = mask if w is None else _times_mask(w, mask)
-                        with ops.name_scope("weighted_" + metric.name):
+                        name = prefix + "weighted_" + _compiled_name(metric)
+                        with ops.name_scope(name):
                             value = metric(target, output, sample_weight=w)
-                        out.append(("weighted_" + metric.name, value, metric))
+                        metric._name = name
+                        out.append((name, value, metric))
                         continue
                     if isinstance(metric, metrics_mod.Metric):
                         mask = self._output_mask(output)
-                        with ops.name_scope(metric.name):
+                        name = prefix + _compiled_name(metric)
+                        with ops.name_scope(name):
                             value = metric(target, output, sample_weight=mask)
-                        out.append((metric.name, value, metric))
+                        metric._name = name
+                        out.append((name, value, metric))
                         continue
                     name, fn = self._resolve_metric(metric, i)
+                    name = prefix + name
                     first = graph._next_id
                     with ops.name_scope(name):
                         value = tf.cast(fn(target, output), K.floatx())
@@ -268,15 +276,13 @@ class Model(Network):
         self._metric_tensors = list(tensors)
         self._stateful_positions = set()
         self._stateful_metrics = []
-        n = len(self.outputs)
-        for i in range(n):
-            prefix = f"{self.output_names[i]}_" if n > 1 else ""
+        for i in range(len(self.outputs)):
             for name, value, metric in (self._unweighted_metric_entries[i]
                                         + self._weighted_metric_entries[i]):
                 if metric is not None:
                     self._stateful_positions.add(len(self.metrics_names))
                     self._stateful_metrics.append(metric)
-                self.metrics_names.append(prefix + name)
+                self.metrics_names.append(name)
                 self._metric_tensors.append(value)
         # as TF 1.15: then the metrics its layers and itself added with add_metric
         for metric, value in self._added_metric_entries():
@@ -1633,6 +1639,11 @@ class Model(Network):
         saving.save_model(self, filepath, overwrite=overwrite,
                           include_optimizer=include_optimizer, save_format=save_format,
                           signatures=signatures, options=options)
+
+
+def _compiled_name(metric):
+    """The name a metric object had when compile first took it (compile renames it)."""
+    return metric.__dict__.setdefault("_compile_base_name", metric.name)
 
 
 def _clone_metric(metric):
