@@ -307,3 +307,27 @@ def test_tf_layers_conv3d_checks_its_strides_at_build():
     with tf.Graph().as_default(), pytest.raises(
             ValueError, match="^all values of strides must be positive$"):
         tf.layers.conv3d(tf.zeros([2, 3, 6, 6, 2]), 2, 3, strides=0)
+
+
+def test_recurrent_loop_gradients_keep_tf_op_counts_for_any_activation():
+    # op id spans of the layer and of its weights' gradient, printed by TF 1.15: the loop
+    # gradient's size does not depend on the activations (elu's forward is one op too)
+    L = tf.keras.layers
+    cases = [(lambda: L.ConvLSTM2D(2, 3, activation="elu"), (3, 6, 6, 2), (243, 671)),
+             (lambda: L.ConvLSTM2D(2, 3, recurrent_activation="sigmoid"), (3, 6, 6, 2),
+              (201, 377)),
+             (lambda: L.LSTM(3, activation="relu", recurrent_activation="sigmoid"), (4, 5),
+              (238, 388)),
+             (lambda: L.GRU(3, activation="elu"), (4, 5), (274, 577)),
+             (lambda: L.SimpleRNN(3, activation="relu", return_sequences=True), (4, 5),
+              (128, 131))]
+    for make, shape, want in cases:
+        with tf.Graph().as_default() as g:
+            inp = L.Input(shape)
+            n = g._last_id
+            layer = make()
+            out = layer(inp)
+            span = g._last_id - n
+            n = g._last_id
+            tf.gradients(tf.reduce_sum(out), layer.weights)
+            assert (span, g._last_id - n) == want, layer.name

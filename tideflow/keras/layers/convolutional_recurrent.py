@@ -232,13 +232,10 @@ class ConvLSTM2D(Layer):
         """Has the gradient of the time loop take TF 1.15's op count (its loop body's ops
         beyond ours, measured: 84, one more when the inputs get a gradient, five fewer
         without a bias; 48 where the inputs' shape is fully known, as with a fixed batch
-        size, since TF's elementwise gradients then skip their broadcast ops), for the
-        default activations."""
+        size, since TF's elementwise gradients then skip their broadcast ops), whatever the
+        activations (their gradients are the same ops in both loops)."""
         from tideflow.keras.layers.recurrent import _reaches_variable
 
-        if (activations.serialize(self.activation) != "tanh"
-                or activations.serialize(self.recurrent_activation) != "hard_sigmoid"):
-            return
         seen, stack = set(), [hs.op]
         while stack:  # (the scan's While, a few ops up from its stacked outputs)
             op = stack.pop()

@@ -678,16 +678,13 @@ def _reaches_variable(t, limit=500):
 
 
 def _note_tf_loop_grad(layer, loop, x):
-    """Has the gradient of ``loop`` take TF 1.15's op count, for a plain layer of a default
-    SimpleRNN, LSTM or GRU cell (later random ops then draw TF's seeds)."""
+    """Has the gradient of ``loop`` take TF 1.15's op count, for a plain layer of a
+    SimpleRNN, LSTM or GRU cell, whatever its activations (their gradients are the same ops
+    in both loops; later random ops then draw TF's seeds)."""
     cell = layer.cell
     extra = _TF_LOOP_GRAD_EXTRA.get(type(cell).__name__)
     if extra is None or type(cell) not in (SimpleRNNCell, LSTMCell, GRUCell):
         return
-    defaults = {"activation": "tanh", "recurrent_activation": "hard_sigmoid"}
-    for name, want in defaults.items():
-        if hasattr(cell, name) and activations.serialize(getattr(cell, name)) != want:
-            return
     if getattr(cell, "implementation", 1) != 1 or getattr(cell, "reset_after", False):
         return
     table, no_bias, stateful = extra
@@ -697,7 +694,7 @@ def _note_tf_loop_grad(layer, loop, x):
 
 
 # ops TF 1.15 builds for one application of an activation
-_ACTIVATION_OPS = {"tanh": 1, "sigmoid": 1, "relu": 1, "softsign": 1, "softplus": 1,
+_ACTIVATION_OPS = {"tanh": 1, "sigmoid": 1, "relu": 1, "softsign": 1, "softplus": 1, "elu": 1,
                    "hard_sigmoid": 8, "linear": 0}
 
 
