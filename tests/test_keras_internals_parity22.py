@@ -409,3 +409,26 @@ def test_compile_names_metric_objects_after_their_output():
     bacc = tf.keras.metrics.BinaryAccuracy(name="bacc")
     single.compile("sgd", "mse", weighted_metrics=["acc", bacc])
     assert bacc.name == "weighted_bacc"
+
+
+def test_fit_reports_a_metric_at_several_thresholds_as_a_vector():
+    # TF 1.15 printed these for this program (a TruePositives at two thresholds in compile)
+    tf.set_random_seed(11)
+    rs = np.random.RandomState(4)
+    x = rs.rand(30, 4).astype("f")
+    y = np.eye(3, dtype="f")[rs.randint(0, 3, 30)]
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3, activation="softmax",
+                                                       input_shape=(4,))])
+    model.compile("adam", "categorical_crossentropy",
+                  metrics=[tf.keras.metrics.Precision(top_k=1, name="p1"),
+                           tf.keras.metrics.Recall(class_id=2, name="r2"),
+                           tf.keras.metrics.AUC(num_thresholds=50, curve="PR", name="prauc"),
+                           tf.keras.metrics.TruePositives(thresholds=[0.3, 0.5])])
+    h = model.fit(x, y, batch_size=10, epochs=2, verbose=0, shuffle=False).history
+    np.testing.assert_allclose(h["loss"], [1.32081, 1.31618], atol=5e-6)
+    np.testing.assert_allclose(h["p1"], [0.33333, 0.3], atol=5e-6)
+    np.testing.assert_allclose(h["r2"], [0.1, 0.1], atol=5e-6)
+    np.testing.assert_allclose(h["prauc"], [0.33192, 0.33005], atol=5e-6)
+    np.testing.assert_array_equal(h["true_positives"], [[19.0, 4.0], [19.0, 4.0]])
+    np.testing.assert_allclose(model.evaluate(x, y, batch_size=7, verbose=0)[:4],
+                               [1.31341, 0.3, 0.1, 0.32963], atol=5e-6)

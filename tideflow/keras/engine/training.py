@@ -911,7 +911,7 @@ class Model(Network):
         c = self.__dict__.get("_metric_carry")
         if c is None or len(c[0]) != len(outs):
             c = [np.zeros(len(outs)), 0, np.zeros(len(outs)), 0]
-        values = np.asarray(outs, dtype=np.float64)
+        values = _scalars(outs)
         c = [c[0] + values * size, c[1] + size, c[2] + values, c[3] + 1]
         self.__dict__["_metric_carry"] = c
         return [outs[0]] + self._combine(c[0], c[1], outs, c[2], c[3])[1:]
@@ -1088,7 +1088,7 @@ class Model(Network):
                 callbacks.on_batch_begin(batch_index, batch_logs)
                 outs = self._train_step(bx, by, bw)
                 totals += _batch_sums(outs, size)
-                step_totals += np.asarray(outs, dtype=np.float64)
+                step_totals += _scalars(outs)
                 seen += size
                 steps += 1
                 last = outs
@@ -1192,7 +1192,7 @@ class Model(Network):
                 progbar.on_batch_begin(batch_index)
             outs = self._run(fetches, self._feeds(bx, by, False, bw, weights))
             totals += _batch_sums(outs, size)
-            step_totals += np.asarray(outs, dtype=np.float64)
+            step_totals += _scalars(outs)
             seen += size
             steps += 1
             last = outs
@@ -2050,9 +2050,15 @@ def _batch_sums(outs, size):
     """A batch's loss and metric values times its size: the loss in float64, the metrics
     rounded to float32 as the sums TF 1.15's Mean metrics add (so 7 of 12 correct is
     0.5833333, not 0.5833334)."""
-    sums = np.asarray(outs, dtype=np.float64) * size
-    sums[1:] = np.asarray(outs[1:], np.float32) * np.float32(size)
+    sums = _scalars(outs) * size
+    sums[1:] = _scalars(outs[1:]).astype(np.float32) * np.float32(size)
     return sums
+
+
+def _scalars(outs):
+    """The batch's values as float64s; a vector metric's (TruePositives at several
+    thresholds), which only its last value reports, counts as 0."""
+    return np.array([np.float64(v) if np.ndim(v) == 0 else 0.0 for v in outs])
 
 
 def _class_weights_to_sample(class_weight, y):
