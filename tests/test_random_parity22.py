@@ -61,3 +61,42 @@ def test_stateless_seed_as_a_float_numpy_array_is_cast():
         with tf.Session() as s:
             va, vb = s.run([a, b])
     np.testing.assert_array_equal(va, vb)
+
+
+def _drain(ds):
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    out = []
+    with tf.Session() as s:
+        try:
+            while True:
+                out.append(int(s.run(nxt)))
+        except tf.errors.OutOfRangeError:
+            return out
+
+
+def _inner(x):
+    return tf.data.Dataset.range(x * 10, x * 10 + 4).shuffle(4, seed=7)
+
+
+def test_interleave_slot_shares_the_shuffle_seed_generator():
+    # TF 1.15 keys a reshuffling shuffle's seed generator by the iterator prefix
+    # "Interleave[slot]": the dataset opened third reuses slot 0 and takes its next seeds
+    with tf.Graph().as_default():
+        assert _drain(tf.data.Dataset.range(5).interleave(_inner, cycle_length=2)) == [
+            0, 10, 2, 12, 1, 11, 3, 13, 21, 31, 20, 30, 23, 33, 22, 32, 43, 40, 42, 41]
+        assert _drain(tf.data.Dataset.range(3).interleave(_inner, cycle_length=1)) == [
+            0, 2, 1, 3, 11, 10, 13, 12, 23, 20, 22, 21]
+        # flat_map opens each element under a prefix of its own: the same order each time
+        assert _drain(tf.data.Dataset.range(2).flat_map(_inner)) == [0, 2, 1, 3, 10, 12, 11, 13]
+
+
+def test_nested_interleave_slots_keep_their_generators():
+    # TF 1.15: the outer slot 0 opens the second inner interleave under the same prefix
+    def inner_interleave(_):
+        return tf.data.Dataset.range(3).interleave(
+            lambda x: tf.data.Dataset.range(x * 10, x * 10 + 3).shuffle(3, seed=7),
+            cycle_length=2)
+
+    with tf.Graph().as_default():
+        assert _drain(tf.data.Dataset.range(2).interleave(inner_interleave, cycle_length=1)) == [
+            1, 11, 2, 12, 0, 10, 21, 20, 22, 1, 11, 2, 10, 0, 12, 21, 20, 22]

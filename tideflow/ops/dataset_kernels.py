@@ -252,7 +252,8 @@ _declare("FlatMapDataset", ["input_dataset: variant", "other_arguments: Targumen
          lambda ctx, fn, d, args: dv.FlatMap(d, fn, args), ["f: func", *_FN], fn_attrs=["f"])
 _declare("InterleaveDataset", ["input_dataset: variant", "other_arguments: Targuments",
                                "cycle_length: int64", "block_length: int64"],
-         lambda ctx, fn, d, args, c, b: dv.Interleave(d, fn, args, _int(c), _int(b)),
+         lambda ctx, fn, d, args, c, b: dv.Interleave(d, fn, args, _int(c), _int(b),
+                                                      slot_seeds=ctx.op.name),
          ["f: func", *_FN], fn_attrs=["f"])
 def _legacy_parallel_interleave(ctx, fn, d, args, cycle, block, sloppy, buffered, prefetched):
     if _int(buffered) <= 0:
@@ -312,7 +313,8 @@ _declare("UnbatchDataset", ["input_dataset: variant"], lambda ctx, d: dv.Unbatch
 _declare("ShuffleDataset", ["input_dataset: variant", "buffer_size: int64", "seed: int64",
                             "seed2: int64"],
          lambda ctx, d, n, s, s2: dv.Shuffle(d, _int(n), _int(s), _int(s2),
-                                             ctx.op._attrs["reshuffle_each_iteration"]),
+                                             ctx.op._attrs["reshuffle_each_iteration"],
+                                             ctx.op.name),
          ["reshuffle_each_iteration: bool = true", *_OUT])
 def _parse_examples(ctx, d, num_parallel_calls, defaults):
     # each element (a vector of serialized Examples) through ParseExample's kernel, its

@@ -525,8 +525,12 @@ class Interleave(DatasetValue):
     """Cycles over ``cycle_length`` open inner datasets, ``block_length`` elements each."""
 
     def __init__(self, input_, fn, captured, cycle_length, block_length,
-                 error_takes_slot=False):
+                 error_takes_slot=False, slot_seeds=False):
         self.input, self.fn, self.captured = input_, fn, list(captured)
+        # TF 1.15's InterleaveDataset (its op's name here) opens each slot's datasets under the
+        # prefix "...[slot]": a reshuffling shuffle in them draws its seeds from that slot's
+        # generator
+        self.slot_seeds = slot_seeds
         # experimental.parallel_interleave: an input (or function) that fails takes a slot as
         # a dataset of that one error, so the cycle goes on past it, as TF's
         # ParallelInterleaveDataset; Dataset.interleave retries the slot instead
@@ -597,11 +601,28 @@ class _InterleaveIter:
                     slots[i] = _raise_once(e.with_traceback(None))
                     self.n_open += 1
                     continue
-                slots[i] = ds.iterate(self.rt)
+                rt = self.rt
+                if owner.slot_seeds:
+                    key = owner.slot_seeds if getattr(rt, "seed_scope", False) else id(owner)
+                    rt = _SlotRuntime(rt, rt.seed_generators.setdefault((key, i), {}))
+                slots[i] = ds.iterate(rt)
                 self.n_open += 1
             else:
                 self.i, self.k = (i + 1) % owner.cycle, 0
         raise StopIteration
+
+
+class _SlotRuntime:
+    """The iterator's runtime as an interleave slot's datasets see it: their own table of
+    shuffle seed generators, keyed by op name; everything else the iterator's."""
+
+    seed_scope = True
+
+    def __init__(self, rt, seed_generators):
+        self._rt, self.seed_generators = rt, seed_generators
+
+    def __getattr__(self, name):
+        return getattr(self._rt, name)
 
 
 class _raise_once:
@@ -815,7 +836,8 @@ class Shuffle(DatasetValue):
     seed generator that the iterator keeps from its initialization, as TF does; so a seeded
     pipeline gives TF's order."""
 
-    def __init__(self, input_, buffer_size, seed, seed2, reshuffle):
+    def __init__(self, input_, buffer_size, seed, seed2, reshuffle, name=None):
+        self.name = name
         if buffer_size <= 0:
             raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than "
                                               "zero.")
@@ -828,9 +850,12 @@ class Shuffle(DatasetValue):
         if not self.reshuffle:
             return PhiloxWords(self.seed, self.seed2)
         gens = rt.seed_generators
-        gen = gens.get(id(self))
+        # TF keys the generator by the iterator's prefix and the op's name: the datasets an
+        # interleave opens in one slot (a scope of their own) share it
+        key = self.name if getattr(rt, "seed_scope", False) else id(self)
+        gen = gens.get(key)
         if gen is None:
-            gen = gens[id(self)] = (self, PhiloxWords(self.seed, self.seed2))
+            gen = gens[key] = (self, PhiloxWords(self.seed, self.seed2))
         gen = gen[1]
         return PhiloxWords(gen(), gen())
 
