@@ -108,3 +108,49 @@ def test_quantized_dtypes_are_numpy_compatible_and_not_unsigned():
         assert d.is_numpy_compatible is True
         assert d.is_unsigned is False
     assert tf.uint8.is_unsigned and not tf.resource.is_numpy_compatible
+
+
+def test_variable_hash_is_its_identity():
+    # TF 1.15: hash(v) == id(v), for ref and resource variables alike
+    with tf.Graph().as_default():
+        for res in (False, True):
+            v = tf.Variable(1.0, use_resource=res)
+            assert hash(v) == id(v)
+            assert {v: 1}[v] == 1
+
+
+def test_variable_of_another_dtype_as_an_op_input_names_the_mismatch():
+    # TF 1.15: the variable's conversion to int32 is a ValueError, so the op reports the
+    # dtype the value has by itself
+    with tf.Graph().as_default():
+        iv = tf.Variable(3, name="iv")
+        v = tf.Variable([[1.0, 2.0]], name="v")
+        assert _error(TypeError, lambda: iv < v) == (
+            "Input 'y' of 'Less' Op has type float32 that does not match type int32 of "
+            "argument 'x'.")
+        assert _error(TypeError, lambda: tf.add(tf.constant(1), v)) == (
+            "Input 'y' of 'Add' Op has type float32 that does not match type int32 of "
+            "argument 'x'.")
+
+
+def test_constant_shape_argument_errors():
+    # TF 1.15: make_tensor_proto reads the shape with int() per entry, and a NumPy value never
+    # fits a shape with no elements
+    with tf.Graph().as_default():
+        assert _error(TypeError, lambda: tf.constant(7, shape=[None, 2])) == (
+            "int() argument must be a string, a bytes-like object or a number, not 'NoneType'")
+        assert _error(TypeError, lambda: tf.constant([1, 2], shape=5)) == (
+            "'int' object is not iterable")
+        assert _error(ValueError, lambda: tf.constant(np.array([5]), shape=[2, 0])) == (
+            "Too many elements provided. Needed at most 0, but received 1")
+        assert tf.constant([7], shape=[2, 0]).get_shape().as_list() == [2, 0]
+        assert tf.constant(np.array([5]), shape=[3]).get_shape().as_list() == [3]
+
+
+def test_shape_conversion_to_a_non_integer_dtype():
+    # TF 1.15's words, "TensorShape" also for a Dimension
+    with tf.Graph().as_default():
+        for value in (tf.TensorShape([2, 3]), tf.Dimension(3)):
+            assert _error(TypeError, lambda value=value: tf.convert_to_tensor(
+                value, dtype=tf.float32)) == (
+                "Cannot convert a TensorShape to dtype: <dtype: 'float32'>")

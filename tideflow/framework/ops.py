@@ -1935,7 +1935,7 @@ def _type_name_list(allowed):
     return ", ".join(d.name for d in allowed)  # in the op's declared order, as TF
 
 
-def _convert_input(op_type, arg, value, dtype, name, index=None):
+def _convert_input(op_type, arg, value, dtype, name, index=None, observe=False):
     try:
         if isinstance(value, Tensor):
             t = value
@@ -1944,6 +1944,16 @@ def _convert_input(op_type, arg, value, dtype, name, index=None):
             cname = arg.name if index is None else f"{arg.name}_{index}"
             t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=cname)
     except (TypeError, ValueError) as e:
+        if observe and dtype is not None and isinstance(e, ValueError) and not (
+                value is None or isinstance(value, (list, tuple))):
+            # as TF: the value as it converts by itself, for the caller to name the mismatch
+            # (``int_var < float_var``: "Input 'y' of 'Less' Op has type float32 that ...")
+            try:
+                t = convert_to_tensor(value, as_ref=arg.is_ref)
+            except (TypeError, ValueError):
+                t = None
+            if t is not None and t._dtype.base_dtype != dtype.base_dtype:
+                return t
         if dtype is not None:
             if isinstance(e, ValueError) and (value is None or isinstance(value, (list, tuple))):
                 # as TF: a value no dtype converts (None, ragged nesting) is a ValueError
@@ -2137,7 +2147,7 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
                 raise ValueError(f"Tried to convert '{arg.name}' to a tensor and failed. "
                                  f"Error: {e}") from None
         else:
-            t = _convert_input(op_type, arg, value, dtype, name)
+            t = _convert_input(op_type, arg, value, dtype, name, observe=True)
         if arg.is_ref and not t._dtype._is_ref_dtype:
             raise TypeError(f"Input '{arg.name}' of '{op_type}' Op requires l-value input")
         base = t._dtype.base_dtype

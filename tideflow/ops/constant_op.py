@@ -179,6 +179,12 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
     is_np = isinstance(values, (np.ndarray, np.generic))
+    if isinstance(shape, (list, tuple)) and any(d is None for d in shape):
+        # TF 1.15 reads each entry with int() (Python 3.7's words)
+        raise TypeError("int() argument must be a string, a bytes-like object or a number, "
+                        "not 'NoneType'")
+    if isinstance(shape, numbers.Integral):
+        raise TypeError(f"'{type(shape).__name__}' object is not iterable")
     if shape is not None and not is_np:
         want = as_shape(shape)
         if want.is_fully_defined() and want.num_elements() == 0:
@@ -258,7 +264,7 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
         if list(arr.shape) != want:
             if verify_shape:
                 raise TypeError(f"Expected Tensor's shape: {tuple(want)}, got {arr.shape}.")
-            if arr.size == 1:
+            if arr.size == 1 and n:
                 # a read-only view of the one value: the GraphDef keeps that one value
                 # (float_val: 1 for tf.constant(1.0, shape=[8]) or tf.ones([8])), as TF's
                 arr = np.broadcast_to(arr.reshape(()), want)
@@ -357,8 +363,8 @@ def _shape_dtype(what, dims, dtype):
         return dtypes.int64 if large else dtypes.int32
     dtype = dtypes.as_dtype(dtype).base_dtype
     if dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"Cannot convert a {what} to {dtype.name}; only int32 and int64 hold "
-                        "dimensions")
+        # (TF 1.15's words, "TensorShape" also for a Dimension)
+        raise TypeError(f"Cannot convert a TensorShape to dtype: {dtype}")
     if dtype == dtypes.int32 and large:
         raise ValueError(f"Cannot convert a {what} to dtype int32; a dimension is too large "
                          f"({large})")

@@ -823,6 +823,9 @@ class Variable(metaclass=_VariableMeta):
     def __iter__(self):
         raise TypeError("'Variable' object is not iterable.")
 
+    def __hash__(self):
+        return id(self)  # as TF 1.15 (object identity, as a Tensor's)
+
     @staticmethod
     def _TensorConversionFunction(v, dtype=None, name=None, as_ref=False):
         if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(v.dtype):
