@@ -432,3 +432,17 @@ def test_fit_reports_a_metric_at_several_thresholds_as_a_vector():
     np.testing.assert_array_equal(h["true_positives"], [[19.0, 4.0], [19.0, 4.0]])
     np.testing.assert_allclose(model.evaluate(x, y, batch_size=7, verbose=0)[:4],
                                [1.31341, 0.3, 0.1, 0.32963], atol=5e-6)
+
+
+def test_mean_relative_error_squeezes_as_tf115():
+    yt = tf.constant([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    yp = tf.constant([[0.2, 0.8], [0.6, 0.4], [0.3, 0.9]])
+    # TF 1.15 squeezes the [3, 2] predictions toward a [2] normalizer, whatever their size
+    with pytest.raises(ValueError, match="Can not squeeze dim\\[1\\], expected a dimension "
+                                         "of 1, got 2"):
+        tf.keras.metrics.MeanRelativeError(normalizer=[1.0, 2.0])(yt, yp)
+    m = tf.keras.metrics.MeanRelativeError(normalizer=[[1.0, 2.0]])
+    v = m(yt, yp)
+    with tf.Session() as s:
+        s.run(tf.variables_initializer(m.variables))
+        assert s.run(v) == pytest.approx(0.275)  # (TF 1.15: 0.27499998)

@@ -237,6 +237,24 @@ def _identity_result(metric, value):
     return out
 
 
+def _remove_squeezable(labels, predictions):
+    """TF 1.15's ``confusion_matrix.remove_squeezable_dimensions(labels, predictions)``: with
+    both ranks known, a rank one apart loses its last axis whatever its size (a size other
+    than 1 fails, as TF's); else the run-time conds of ``tf.metrics``."""
+    from tideflow.metrics import _remove_squeezable_dimensions
+
+    rank_p, rank_l = predictions.get_shape().ndims, labels.get_shape().ndims
+    if rank_p is None or rank_l is None:
+        predictions, labels, _ = _remove_squeezable_dimensions(predictions, labels)
+        return labels, predictions
+    with tf.name_scope(None, "remove_squeezable_dimensions", [labels, predictions]):
+        if rank_p - rank_l == 1:
+            predictions = tf.squeeze(predictions, [-1])
+        elif rank_p - rank_l == -1:
+            labels = tf.squeeze(labels, [-1])
+    return labels, predictions
+
+
 def _squeeze_or_expand(y_pred, y_true=None, sample_weight=None):
     """TF 1.15's ``losses_utils.squeeze_or_expand_dimensions`` (its ops and scopes): a
     trailing axis of 1 squeezed off the predictions or labels (not the predictions' last axis
@@ -247,7 +265,7 @@ def _squeeze_or_expand(y_pred, y_true=None, sample_weight=None):
         rank_p, rank_t = y_pred.get_shape().ndims, y_true.get_shape().ndims
         if rank_p is not None and rank_t is not None:
             if rank_p - rank_t != 1 or y_pred.get_shape().as_list()[-1] == 1:
-                y_pred, y_true, _ = remove(y_pred, y_true)
+                y_true, y_pred = _remove_squeezable(y_true, y_pred)
         else:
             rank_diff = tf.rank(y_pred) - tf.rank(y_true)
 
@@ -435,8 +453,11 @@ class MeanRelativeError(Mean):
         self.normalizer = tf.cast(normalizer, self.dtype)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_pred = tf.cast(y_pred, self.dtype)
-        y_true = tf.cast(y_true, self.dtype)
+        y_true = tf.cast(y_true, self._dtype)
+        y_pred = tf.cast(y_pred, self._dtype)
+        y_pred, y_true, _ = _squeeze_or_expand(y_pred, y_true)
+        y_pred, self.normalizer = _remove_squeezable(y_pred, self.normalizer)
+        y_pred.get_shape().assert_is_compatible_with(y_true.get_shape())
         errors = tf.div_no_nan(tf.abs(y_true - y_pred), self.normalizer)
         return super().update_state(errors, sample_weight=sample_weight)
 
