@@ -154,3 +154,40 @@ def test_shape_conversion_to_a_non_integer_dtype():
             assert _error(TypeError, lambda value=value: tf.convert_to_tensor(
                 value, dtype=tf.float32)) == (
                 "Cannot convert a TensorShape to dtype: <dtype: 'float32'>")
+
+
+def test_zeros_of_a_list_holding_an_int64_tensor_packs_int32():
+    # TF 1.15: zeros converts a list shape with tensors to int32 (casting an int64 size)
+    with tf.Graph().as_default():
+        z = tf.zeros([tf.constant(3, tf.int64), 24])
+        packed = z.op.inputs[0]
+        assert (packed.op.type, packed.dtype) == ("Pack", tf.int32)
+        assert z.get_shape().as_list() == [3, 24]
+        assert _error(TypeError, lambda: tf.zeros([tf.placeholder(tf.float32, [None]).shape[0],
+                                                   -1])) == (
+            "__int__ returned non-int (type NoneType)")
+
+
+def test_random_shapes_convert_as_tfs_shape_tensor():
+    # TF 1.15: Dimensions unwrapped to a tuple, no int32 preference (a size past 2**31 is
+    # int64, not wrapped to 0), and the tuple named in the error
+    with tf.Graph().as_default():
+        t = tf.random_normal([2**33, 1])
+        assert t.get_shape().as_list() == [2**33, 1]
+        draw = tf.get_default_graph().get_operation_by_name("random_normal/RandomStandardNormal")
+        assert draw.inputs[0].dtype == tf.int64
+        n = tf.placeholder(tf.float32, [None, 4])
+        assert _error(TypeError, lambda: tf.random_uniform([n.shape[0], -1])) == (
+            "Failed to convert object of type <class 'tuple'> to Tensor. Contents: (None, -1). "
+            "Consider casting elements to a supported type.")
+        u = tf.random_uniform((tf.Dimension(2), 3))
+        assert u.get_shape().as_list() == [2, 3]
+
+
+def test_shape_attr_from_a_tensor_is_a_plain_type_error():
+    # TF 1.15's _MakeShape re-raises a TypeError as TypeError (not its subclass)
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError) as e:
+            tf.placeholder(tf.float32, tf.constant([3, 24], tf.int64))
+        assert type(e.value) is TypeError
+        assert str(e.value).startswith("Error converting shape to a TensorShape: ")

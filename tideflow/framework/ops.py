@@ -2380,7 +2380,8 @@ def _coerce_attr(op_def, spec, value):
             raise TypeError(f"Expected list for attr {spec.name}") from None
         kind = typ[5:-1] if typ.startswith("list(") else typ
         if kind == "shape":
-            raise type(e)(f"Error converting {spec.name} to a TensorShape: {e}.") from None
+            cls = TypeError if isinstance(e, TypeError) else ValueError  # (not a subclass)
+            raise cls(f"Error converting {spec.name} to a TensorShape: {e}.") from None
         expected = {"type": "DataType", "int": "int", "float": "float"}.get(kind)
         if expected is not None:
             bad = value

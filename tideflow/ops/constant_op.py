@@ -219,8 +219,8 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                 if "sequence" in str(e):  # ragged nesting: NumPy's ValueError, as in TF
                     raise ValueError(str(e)) from None
                 raise TypeError(f"Expected {dtype.name}, got {values!r}: {e}") from None
-            except TypeError as e:
-                raise TypeError(f"Expected {dtype.name}, got {values!r}: {e}") from None
+            except TypeError:
+                raise  # as TF: NumPy's own words ("__int__ returned non-int (type NoneType)")
     else:
         if is_np:
             arr = np.array(values)

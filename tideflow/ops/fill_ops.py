@@ -245,7 +245,8 @@ def _filled(value, shape, dtype, name, default):
         if not isinstance(shape, ops.Tensor):
             if _has_tensor(shape):
                 _small_shape_probe(shape)
-                shape = ops.convert_to_tensor(shape)
+                # as TF: int32, an int64 tensor in the list cast to it
+                shape = ops.convert_to_tensor(shape, dtype=dtypes.int32)
             else:
                 try:
                     s = as_shape(shape)

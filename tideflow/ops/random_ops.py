@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops, random_seed
-from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+from tideflow.framework.tensor_shape import TensorShape, dimension_value, unknown_shape
 from tideflow.ops import philox
 from tideflow.ops.array_ops import dim_for_scalar_input
 
@@ -64,7 +64,11 @@ def _check_shape_input(shape):
         raise errors.InvalidArgumentError(
             None, None, f"shape must be a vector of {{int32,int64}}, got shape {list(s.shape)}"
         )
-    return tuple(int(d) for d in s)
+    dims = tuple(int(d) for d in s)
+    for d in dims:
+        if d < 0:
+            raise errors.InvalidArgumentError(None, None, f"Dimension {d} must be >= 0")
+    return dims
 
 
 def _draw(gen, fn, shape, np_dtype):
@@ -490,11 +494,11 @@ def _shape_tensor(shape):
     """A shape given as a list, tuple, TensorShape or tensor, as an integer tensor."""
     if isinstance(shape, (list, tuple)) and not shape:
         return ops.convert_to_tensor(np.zeros([0], np.int32), name="shape")
-    if isinstance(shape, (list, tuple)) and any(isinstance(d, ops.Tensor) for d in shape):
-        from tideflow.ops import array_ops
-
-        return array_ops.stack(list(shape), name="shape")
-    return ops.convert_to_tensor(shape, preferred_dtype=dtypes.int32, name="shape")
+    if isinstance(shape, (list, tuple)):
+        # as TF's shape_tensor: Dimensions unwrapped, then the usual conversion (int64 where a
+        # size needs it; (None, 3) fails naming that tuple)
+        shape = tuple(dimension_value(d) for d in shape)
+    return ops.convert_to_tensor(shape, name="shape")
 
 
 def _math():
