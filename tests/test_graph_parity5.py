@@ -260,11 +260,11 @@ def test_tape_jacobian_and_batch_jacobian():
         assert tape.jacobian(yb, tf.constant(1.0)) is None  # not watched
         rj, rbj, rjw = _run([j, bj, jw], {x: XV, xs: xb})
     np.testing.assert_allclose(rj, np.diag(2 * XV))
-    d = 1 - np.tanh(xb @ w) ** 2  # [b, o]
-    np.testing.assert_allclose(rbj, np.einsum("bo,io->boi", d, w), rtol=1e-5)
+    d = 1 - np.tanh(xb @ w) ** 2  # [b, o]  (TF's float32 tanh: near 1, d moves by ~1e-6)
+    np.testing.assert_allclose(rbj, np.einsum("bo,io->boi", d, w), rtol=1e-5, atol=2e-6)
     # d yb[b, o] / d w[i, k] = d[b, o] * xb[b, i] * (o == k)
     want = np.einsum("bo,bi,ok->boik", d, xb, np.eye(2))
-    np.testing.assert_allclose(rjw, want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(rjw, want, rtol=1e-5, atol=2e-7)
 
 
 def test_tape_through_functional_control_flow():

@@ -254,3 +254,28 @@ def test_tf_layers_masking_protocol():
                                             "was passed an input_mask: Tensor"):
             cell.compute_mask(tf.ones([2, 3]), mask)
         assert dense.submodules == ()
+
+
+_EIGEN_X = [1.9525401592254639, 5.835764408111572, 13.304793357849121, 0.1330365538597107,
+            -0.7251711487770081, -0.00024616459268145263, 0.00040467025246471167, -16.0,
+            -15.899999618530273, -17.5, -15.800000190734863, 0.0, 1e-08, -20.0, 9.5, -9.5]
+
+
+def test_float32_sigmoid_and_tanh_are_tf_kernels_bit_for_bit():
+    # TF 1.15's outputs (bits): Eigen's rational approximations over 8-float packets (sigmoid
+    # exactly 0 at -17.5 and -20, tanh exactly -1 from -9), the sigmoid's last size % 8
+    # elements by its scalar 1 / (1 + exp(-x))
+    sig = [0x3f602f68, 0x3f7f411d, 0x3f7fffe4, 0x3f088076, 0x3ea70aef, 0x3efff7ef, 0x3f0006a1,
+           0x33800000, 0x34800000, 0x0, 0x34800000, 0x3f000000, 0x3f000000, 0x0, 0x3f7ffb19,
+           0x389ce000]
+    tanh = [0x3f75e468, 0x3f7ffee1, 0x3f800000, 0x3e076e6f, 0xbf1ebf05, 0xb9810fa6, 0x39d429e9,
+            0xbf800000, 0xbf800000, 0xbf800000, 0xbf800000, 0x0, 0x322bcc76, 0xbf800000,
+            0x3f800000, 0xbf800000]
+    x = np.array(_EIGEN_X + [-9.5, -16.0, 3.0], np.float32)
+    with _graph(), tf.Session() as sess:
+        packets = sess.run([tf.sigmoid(x[:16]), tf.tanh(x[:16])])
+        tail = sess.run([tf.sigmoid(x), tf.tanh(x)])
+    assert packets[0].view(np.uint32).tolist() == sig
+    assert packets[1].view(np.uint32).tolist() == tanh
+    assert tail[0].view(np.uint32).tolist() == sig + [0x389cf6c3, 0x33f1aadb, 0x3f73dbe6]
+    assert tail[1].view(np.uint32).tolist() == tanh + [0xbf800000, 0xbf800000, 0x3f7ebbe8]

@@ -288,7 +288,8 @@ def test_loop_gradient_copies_body_constants():
     g_ = np.ones_like(xv)
     for k in range(3, 0, -1):
         g_ = g_ * (1 - hs[k] ** 2) * s
-    np.testing.assert_allclose(got, g_, rtol=1e-5)
+    # (float32 tanh is TF's approximation, so 1 - h^2 near saturation moves in the 4th digit)
+    np.testing.assert_allclose(got, g_, rtol=1e-5, atol=1e-7)
     assert "Const" not in pushed and pushed  # the loop variable h is still accumulated
 
 

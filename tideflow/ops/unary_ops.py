@@ -6,7 +6,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
-from tideflow.ops import special_functions
+from tideflow.ops import eigen_float32, special_functions
 from tideflow.ops.elementwise import _binary_shape, declare_unary
 
 # TF's type lists (math_ops.cc)
@@ -59,7 +59,13 @@ def _sigmoid(x):
         # TF 1.15's bfloat16 kernel: 0.5 + 0.5 * tanh(0.5 * x), each step rounded
         half = x.dtype.type(0.5)
         return half + half * np.tanh((half * x).astype(np.float32)).astype(x.dtype)
+    if x.dtype == np.float32:
+        return eigen_float32.sigmoid(x)
     return logistic(x)
+
+
+def _tanh(x):
+    return eigen_float32.tanh(x) if x.dtype == np.float32 else np.tanh(x)
 
 
 def logistic(x):
@@ -394,7 +400,7 @@ declare_unary("Acos", _keeping_dtype(np.arccos), _UNARY, grad=_acos_grad)
 declare_unary("Atan", _keeping_dtype(np.arctan), _UNARY, grad=_atan_grad)
 declare_unary("Sinh", "sinh", _UNARY_COMPLEX, grad=_sinh_grad)
 declare_unary("Cosh", "cosh", _UNARY_COMPLEX, grad=_cosh_grad)
-declare_unary("Tanh", "tanh", _UNARY_COMPLEX, grad=_tanh_grad)
+declare_unary("Tanh", _tanh, _UNARY_COMPLEX, grad=_tanh_grad)
 declare_unary("Sigmoid", _sigmoid, _UNARY_COMPLEX, grad=_sigmoid_grad)
 declare_unary("Erf", _in_float64(special_functions.erf), _UNARY_REAL, grad=_erf_grad)
 declare_unary("Erfc", _in_float64(special_functions.erfc), _UNARY_REAL, grad=_erfc_grad)
