@@ -34,7 +34,8 @@ def test_input_layer_input_is_its_placeholder():
         first = model.layers[0]
         assert isinstance(first, tf.keras.layers.InputLayer)
         assert first.input is inputs and first.output is inputs
-        assert first.input_shape == (None, 4) and first.get_input_at(0) is inputs
+        # (TF 1.15: an InputLayer's input_shape is a list of one shape)
+        assert first.input_shape == [(None, 4)] and first.get_input_at(0) is inputs
         f = tf.keras.backend.function(inputs=[first.input], outputs=[model.layers[1].output])
         x = np.arange(8, dtype=np.float32).reshape(2, 4)
         out = f([x])[0]
