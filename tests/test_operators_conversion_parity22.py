@@ -191,3 +191,18 @@ def test_shape_attr_from_a_tensor_is_a_plain_type_error():
             tf.placeholder(tf.float32, tf.constant([3, 24], tf.int64))
         assert type(e.value) is TypeError
         assert str(e.value).startswith("Error converting shape to a TensorShape: ")
+
+
+def test_sparse_tensor_eval_without_a_session_and_indexed_slices_dtype_error():
+    # TF 1.15: SparseTensor.eval uses Tensor.eval's default-session check; an IndexedSlices
+    # converted to another dtype names both dtypes
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0]], [1.0], [2, 3])
+        assert _error(ValueError, sp.eval) == (
+            "Cannot evaluate tensor using `eval()`: No default session is registered. Use "
+            "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+        s = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([0]), tf.constant([3, 2]))
+        assert _error(ValueError, lambda: tf.convert_to_tensor(s, dtype=tf.float64)) == (
+            "Tensor conversion requested dtype float64 for IndexedSlices with dtype float32")
+        with tf.Session() as sess:
+            assert sp.eval(session=sess).dense_shape.tolist() == [2, 3]

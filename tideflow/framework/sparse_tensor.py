@@ -88,7 +88,11 @@ class SparseTensor:
         return self.get_shape()
 
     def eval(self, feed_dict=None, session=None):
-        session = session or ops.get_default_session()
+        session = ops._session_for(
+            session, self.graph, "evaluate tensor", "tensor",
+            "Cannot evaluate tensor using `eval()`: No default session is registered. Use "
+            "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`",
+            "`eval(session=sess)`")  # TF 1.15's words, as Tensor.eval's
         return session.run(self, feed_dict)
 
     def __str__(self):  # as TF: the components' str(), Tensor("...", shape=..., dtype=...)

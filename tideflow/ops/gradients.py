@@ -318,7 +318,8 @@ def dense(g, name=None):
 
 def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
     if dtype is not None and not dtype.is_compatible_with(value.dtype):
-        raise ValueError(f"Incompatible tensor conversion requested to {dtype} for {value}")
+        raise ValueError(f"Tensor conversion requested dtype {dtype.name} for IndexedSlices "
+                         f"with dtype {value.dtype.name}")
     if as_ref:
         return NotImplemented
     return dense(value, name=name)
