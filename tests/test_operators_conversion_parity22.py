@@ -206,3 +206,22 @@ def test_sparse_tensor_eval_without_a_session_and_indexed_slices_dtype_error():
             "Tensor conversion requested dtype float64 for IndexedSlices with dtype float32")
         with tf.Session() as sess:
             assert sp.eval(session=sess).dense_shape.tolist() == [2, 3]
+
+
+def _shape_error(fn):
+    return _error(ValueError, fn).split(" for '")[0]
+
+
+def test_concat_with_a_scalar_first_and_bias_add_rank_order():
+    # TF 1.15: concat's first known rank being 0 is "Can't concatenate scalars" whatever
+    # follows; BiasAdd checks the value's rank before the bias'
+    with tf.Graph().as_default():
+        s = tf.placeholder(tf.float32, [])
+        v = tf.placeholder(tf.float32, [4])
+        assert _shape_error(lambda: tf.concat([s, v], 0)) == (
+            "Can't concatenate scalars (use tf.stack instead)")
+        assert _shape_error(lambda: tf.concat([v, s], 0)) == "Shape must be rank 1 but is rank 0"
+        m = tf.placeholder(tf.float32, [2, 3])
+        assert _shape_error(lambda: tf.nn.bias_add(v, m)) == (
+            "Shape must be at least rank 2 but is rank 1")
+        assert _shape_error(lambda: tf.nn.bias_add(m, m)) == "Shape must be rank 1 but is rank 2"

@@ -290,6 +290,8 @@ def _concat_static(values, axis_t):
     _check_rank(axis_t._shape, 0)
     shapes = [t._shape for t in values]
     r = next((s.ndims for s in shapes if s.ndims is not None), None)
+    if r == 0:  # as TF: a scalar first known rank fails before the others are compared
+        raise ValueError("Can't concatenate scalars (use tf.stack instead)")
     # as TF: every input's rank is checked against the first known one, then (the axis
     # known) the last input's rank against the axis, then the inputs are merged from the
     # last to the first without the axis' dimension, whose sizes add up
@@ -298,8 +300,6 @@ def _concat_static(values, axis_t):
             raise ValueError(f"Shape must be rank {r} but is rank {s.ndims}")
     if r is None:
         return [None]
-    if r == 0:
-        raise ValueError("Can't concatenate scalars (use tf.stack instead)")
     axis = ops.constant_value(axis_t)
     if axis is None:
         return [[None] * r]

@@ -518,15 +518,15 @@ def _bias_add_v1(value, bias):
 def _bias_add_shape(op):
     value = _in(op, 0)
     bias = _in(op, 1)
+    data_format = op._attrs.get("data_format", "NHWC")
+    least = 3 if data_format == "NCHW" else 2  # TF: channels-first needs a spatial dimension
+    if value.ndims is not None and value.ndims < least:  # (as TF, checked before the bias)
+        raise ValueError(f"Shape must be at least rank {least} but is rank {value.ndims}")
     if bias.ndims is not None and bias.ndims != 1:
         raise ValueError(f"Shape must be rank 1 but is rank {bias.ndims}")
     bias = bias.with_rank(1)
-    data_format = op._attrs.get("data_format", "NHWC")
     if value.ndims is None:
         return [unknown_shape()]
-    least = 3 if data_format == "NCHW" else 2  # TF: channels-first needs a spatial dimension
-    if value.ndims < least:
-        raise ValueError(f"Shape must be at least rank {least} but is rank {value.ndims}")
     axis = _channel_axis(value.ndims, data_format)
     dims = list(value.dims)
     try:
