@@ -225,3 +225,24 @@ def test_concat_with_a_scalar_first_and_bias_add_rank_order():
         assert _shape_error(lambda: tf.nn.bias_add(v, m)) == (
             "Shape must be at least rank 2 but is rank 1")
         assert _shape_error(lambda: tf.nn.bias_add(m, m)) == "Shape must be rank 1 but is rank 2"
+
+
+def test_indexing_with_an_unknown_dimension_and_slice_assign_shape_mismatch():
+    # TF 1.15: an unknown Dimension fails packing the spec, inside the strided_slice scope
+    # (its name is taken); a sliced assignment of another shape is UnimplementedError
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.float32, [None, 3])
+        x = tf.ones([4, 3])
+        assert _error(ValueError, lambda: x[p.shape[0]]) == (
+            "Cannot convert an unknown Dimension to a Tensor: ?")
+        assert _error(ValueError, lambda: x[:p.shape[0]]) == (
+            "Cannot convert an unknown Dimension to a Tensor: ?")
+        assert x[:p.shape[1]].name == "strided_slice_2:0"
+        v = tf.Variable(tf.zeros([3, 4]))
+        bad = v[0].assign(tf.ones([3]))
+        with tf.Session() as s:
+            s.run(v.initializer)
+            with pytest.raises(tf.errors.UnimplementedError) as e:
+                s.run(bad)
+            assert "sliced l-value shape [4] does not match r-value shape [3]. Automatic " \
+                "broadcasting not yet implemented." in str(e.value)

@@ -429,7 +429,9 @@ _SLICE_TYPE_ERROR = array_ops._SLICE_TYPE_ERROR
 def _index_value(idx):
     """A slice bound or index as an int or a scalar int tensor (TypeError otherwise)."""
     if isinstance(idx, Dimension):
-        return idx.value
+        # an unknown one stays a Dimension, whose packing fails in TF's words ("Cannot
+        # convert an unknown Dimension to a Tensor"), inside the op's name scope as in TF
+        return idx if idx.value is None else idx.value
     if isinstance(idx, numbers.Integral):
         return int(idx)
     if isinstance(idx, np.ndarray) and idx.ndim == 0 and idx.dtype.kind in "iu":
@@ -474,7 +476,8 @@ def _strided_slice_assign_factory(ctx):
             return ref  # an empty window takes any value, as TF's kernel
         value = np.asarray(value)
         if np.shape(target) != value.shape:
-            raise _invalid(
+            raise errors.UnimplementedError(  # TF 1.15's class
+                None, None,
                 f"sliced l-value shape {_shape_list(np.shape(target))} does not match r-value "
                 f"shape {_shape_list(value.shape)}. Automatic broadcasting not yet implemented.")
         ref[idx] = value
