@@ -1,6 +1,9 @@
 """Python-level tensor semantics (operators, conversion, Dimension, TensorShape, DType) checked
 against what TF 1.15 printed for the same sweeps."""
 
+import operator
+import re
+
 import numpy as np
 import pytest
 
@@ -246,3 +249,28 @@ def test_indexing_with_an_unknown_dimension_and_slice_assign_shape_mismatch():
                 s.run(bad)
             assert "sliced l-value shape [4] does not match r-value shape [3]. Automatic " \
                 "broadcasting not yet implemented." in str(e.value)
+
+
+def test_resource_variable_refuses_in_place_operators():
+    # TF 1.15: a resource variable's += -= *= /= **= raise RuntimeError (creating no op); a
+    # ref variable's give a new tensor
+    with tf.Graph().as_default() as g:
+        v = tf.Variable(tf.ones([2]), use_resource=True)
+        n = len(g.get_operations())
+        with pytest.raises(RuntimeError) as e:
+            v += 1
+        assert str(e.value) == (
+            "Variable += value not supported. Use variable.assign_add(value) to modify the "
+            "variable value and variable = variable + value to get a new Tensor object.")
+        with pytest.raises(RuntimeError) as e:
+            v /= 2
+        assert str(e.value) == (
+            "Variable /= value not supported. Use `var.assign(var / value)` to modify the "
+            "variable or `var = var / value` to get a new Tensor object.")
+        for op, fn in (("-", operator.isub), ("*", operator.imul), ("**", operator.ipow)):
+            with pytest.raises(RuntimeError, match=f"Variable {re.escape(op)}= value"):
+                fn(v, 2)
+        assert len(g.get_operations()) == n
+        r = tf.Variable(tf.ones([2]))
+        r += 1
+        assert isinstance(r, tf.Tensor) and r.op.type == "AddV2"

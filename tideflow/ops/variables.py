@@ -888,8 +888,29 @@ class RefVariable(Variable):
     """TF 1.15's class of a variable made without ``use_resource`` (what ``type(v)`` shows)."""
 
 
+def _no_inplace(op, hint):
+    def inplace(self, unused_other):
+        raise RuntimeError(f"Variable {op}= value not supported. {hint} to get a new Tensor "
+                           "object.")
+
+    return inplace
+
+
 class ResourceVariable(Variable):
     """TF 1.15's class of a resource variable; called directly it makes one."""
+
+    # TF 1.15's resource variables refuse in-place operators (a ref variable's `v += 1` is a
+    # new tensor, through Variable's operators)
+    __iadd__ = _no_inplace("+", "Use variable.assign_add(value) to modify the variable value "
+                                "and variable = variable + value")
+    __isub__ = _no_inplace("-", "Use variable.assign_sub(value) to modify the variable value "
+                                "and variable = variable - value")
+    __imul__ = _no_inplace("*", "Use `var.assign(var * value)` to modify the variable or "
+                                "`var = var * value`")
+    __itruediv__ = __idiv__ = _no_inplace(
+        "/", "Use `var.assign(var / value)` to modify the variable or `var = var / value`")
+    __ipow__ = _no_inplace("**", "Use `var.assign(var ** value)` to modify the variable or "
+                                 "`var = var ** value`")
 
 
 _PLAIN_CLASSES = (Variable, RefVariable, ResourceVariable)
