@@ -100,3 +100,37 @@ def test_nested_interleave_slots_keep_their_generators():
     with tf.Graph().as_default():
         assert _drain(tf.data.Dataset.range(2).interleave(inner_interleave, cycle_length=1)) == [
             1, 11, 2, 12, 0, 10, 21, 20, 22, 1, 11, 2, 10, 0, 12, 21, 20, 22]
+
+
+def test_poisson_has_no_gradient():
+    # TF 1.15 registers no gradient for RandomPoissonV2: a path through it is a LookupError
+    with tf.Graph().as_default():
+        rate = tf.constant([0.5, 2.])
+        with pytest.raises(LookupError, match="No gradient defined for operation "
+                           "'random_poisson/RandomPoissonV2' \\(op type: RandomPoissonV2\\)"):
+            tf.gradients(tf.reduce_sum(tf.random_poisson(rate, [2])), rate)
+
+
+def test_poisson_of_a_negative_rate_draws_zeros():
+    # TF 1.15 prints [[0. 6. 0. 0.] [0. 3. 0. 0.] ...]: no error for rates below zero
+    with tf.Graph().as_default():
+        p = tf.random_poisson([-1., 2., -0.5, -20.], [3], seed=1)
+        n = tf.random_poisson([-1., -3.], [4])
+        with tf.Session() as s:
+            v, vn = s.run([p, n])
+    np.testing.assert_array_equal(v[:2], [[0., 6., 0., 0.], [0., 3., 0., 0.]])
+    np.testing.assert_array_equal(vn, np.zeros([4, 2]))
+
+
+@pytest.mark.parametrize("make", [
+    lambda s: tf.random_uniform(s), lambda s: tf.random_normal(s, seed=1),
+    lambda s: tf.random_uniform(s, 0, 5, tf.int32),
+    lambda s: tf.random.stateless_uniform(s, [1, 2])])
+def test_negative_shape_value_is_tfs_error(make):
+    # TF 1.15's MakeShape: "Dimension -1 must be >= 0" (the static shape is (?, 2))
+    with tf.Graph().as_default():
+        t = make(tf.constant([-1, 2]))
+        assert t.get_shape().as_list() == [None, 2]
+        with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(t)
+    assert e.value.message.split("\n")[0] == "Dimension -1 must be >= 0"

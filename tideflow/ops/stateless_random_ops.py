@@ -353,11 +353,10 @@ def _poisson_v2_factory(ctx):
     def run(shape, rate):
         shape = _check_shape_input(shape)
         rate = np.asarray(rate, np.float64)
-        if (rate < 0).any():
-            raise _invalid(ctx.op, "RandomPoissonV2: rate must be >= 0")
         if stream is not None:  # seeded: TF's numbers
             return tf_poisson(stream, shape, rate).astype(np_dtype)
-        return gen.poisson(rate, size=shape + rate.shape).astype(np_dtype)
+        # TF draws 0 for a negative rate (exp(-rate) > 1 stops its first product)
+        return gen.poisson(np.maximum(rate, 0), size=shape + rate.shape).astype(np_dtype)
 
     return run
 
@@ -370,8 +369,7 @@ op_registry.declare(
            "R: {half, float, double, int32, int64} = DT_DOUBLE",
            "dtype: {half, float, double, int32, int64} = DT_INT64"],
     shape=lambda op: [shape_from_tensor(op.inputs[0]).concatenate(op.inputs[1].get_shape())],
-    kernel_factory=_poisson_v2_factory,
-    differentiable=False,
+    kernel_factory=_poisson_v2_factory,  # no gradient defined: TF 1.15 raises LookupError
     stateful=True,
     is_random=True,
 )
