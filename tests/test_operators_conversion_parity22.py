@@ -274,3 +274,12 @@ def test_resource_variable_refuses_in_place_operators():
         r = tf.Variable(tf.ones([2]))
         r += 1
         assert isinstance(r, tf.Tensor) and r.op.type == "AddV2"
+
+
+def test_relu_dtype_error_lists_qint8():
+    # TF 1.15's Relu takes realnumbertype and qint8
+    with tf.Graph().as_default():
+        assert _error(TypeError, lambda: tf.nn.relu(tf.constant([True]))) == (
+            "Value passed to parameter 'features' has DataType bool not in list of allowed "
+            "values: float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+            "float16, uint32, uint64, qint8")

@@ -17,6 +17,9 @@ from tideflow.ops.unary_ops import logistic
 
 _FLOAT = "T: {half, bfloat16, float, double}"
 _REAL = "T: realnumbertype"
+# (TF 1.15's Relu also takes qint8, the last in its list)
+_REAL_QINT8 = ("T: {float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+               "float16, uint32, uint64, qint8}")
 _LOW_PRECISION = (np.dtype(np.float16), np.dtype(dtypes.bfloat16.as_numpy_dtype))
 
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -322,7 +325,7 @@ def _activation_kernel(op_type, kernel):
 
 
 for _name, _kernel, _types, _grad in (
-    ("Relu", _relu, _REAL, _relu_grad_fn),
+    ("Relu", _relu, _REAL_QINT8, _relu_grad_fn),
     ("Relu6", _relu6, _REAL, _relu6_grad_fn),
     ("Elu", _elu, _FLOAT, _elu_grad_fn),
     ("Selu", _selu, _FLOAT, _selu_grad_fn),
