@@ -565,7 +565,8 @@ def test_distribution_util_shapes_and_triangles(sess):
     np.testing.assert_array_equal(sess.run(back), vec)
     lswe, sign = du.reduce_weighted_logsumexp([0.0, np.log(3.0)], [2.0, -1.0],
                                               return_sign=True)
-    assert sess.run(sign) == -1.0 and sess.run(lswe) == pytest.approx(0.0, abs=1e-12)
+    # (TF 1.15's float32 log gives 1.1920929e-07 here, as tideflow's)
+    assert sess.run(sign) == -1.0 and sess.run(lswe) == pytest.approx(0.0, abs=2e-7)
 
 
 def test_parent_frame_arguments_reports_the_callers_arguments():

@@ -12,6 +12,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.kernels import stl_order, sums, threads
+from tideflow.ops import eigen_float32
 from tideflow.ops.elementwise import keep_x_on_tie
 from tideflow.ops.unary_ops import logistic
 
@@ -308,11 +309,30 @@ def _in_16_bits(op_type, x):
     return None
 
 
+def _in_float32(op_type, x):
+    """TF 1.15's float32 kernels of these activations, bit for bit (Eigen's exp and log:
+    exp(x) - 1, not expm1, below zero; log(1 + exp(x)) for softplus). None for Softsign."""
+    F = np.float32
+    if op_type == "Softplus":
+        return eigen_float32.softplus(x)
+    if op_type == "Elu":
+        return np.where(x < 0, eigen_float32.expm1_select(x), x)
+    if op_type == "Selu":
+        below = eigen_float32.expm1_select(x)
+        below *= F(_SELU_SCALE * _SELU_ALPHA)
+        return np.where(x < 0, below, F(_SELU_SCALE) * x)
+    return None
+
+
 def _activation_kernel(op_type, kernel):
     if op_type not in ("Elu", "Selu", "Softplus", "Softsign"):
         return kernel
 
     def run(features):
+        if features.dtype == np.float32:
+            out = _in_float32(op_type, features)
+            if out is not None:
+                return out
         if features.dtype in _LOW_PRECISION:
             with np.errstate(over="ignore"):
                 out = _in_16_bits(op_type, features)
@@ -469,6 +489,9 @@ def _softmax_kernel(log):
         if logits.dtype == np.float16 and logits.size:
             _check_softmax_rank(logits)
             return _half_softmax(logits, log)
+        if logits.dtype == np.float32 and logits.size:
+            _check_softmax_rank(logits)
+            return eigen_float32.softmax(logits, log)
         return widened(logits)
 
     kernel.__name__ = widened.__name__ + "_kernel"

@@ -68,6 +68,18 @@ def _tanh(x):
     return eigen_float32.tanh(x) if x.dtype == np.float32 else np.tanh(x)
 
 
+def _exp(x):
+    return eigen_float32.exp(x) if x.dtype == np.float32 else np.exp(x)
+
+
+def _log(x):
+    return eigen_float32.log(x) if x.dtype == np.float32 else np.log(x)
+
+
+def _log1p(x):
+    return eigen_float32.log1p(x) if x.dtype == np.float32 else np.log1p(x)
+
+
 def logistic(x):
     """1 / (1 + e^-x) for real ``x`` without overflow: with e = e^-|x|, 1/(1+e) for x >= 0 and
     e/(1+e) below. The numerator is max(e, [x >= 0]) (1 or e, exactly), so no branch on the
@@ -388,10 +400,10 @@ declare_unary("Sqrt", "sqrt", _UNARY_COMPLEX, grad=_sqrt_grad)
 declare_unary("Rsqrt", _rsqrt, _UNARY_COMPLEX, grad=_rsqrt_grad)
 declare_unary("Reciprocal", _reciprocal, _UNARY, grad=_reciprocal_grad)
 declare_unary("Inv", _reciprocal, _UNARY, grad=_inv_grad)
-declare_unary("Exp", "exp", _UNARY_COMPLEX, grad=_exp_grad)
+declare_unary("Exp", _exp, _UNARY_COMPLEX, grad=_exp_grad)
 declare_unary("Expm1", "expm1", _UNARY_COMPLEX, grad=_expm1_grad)
-declare_unary("Log", "log", _UNARY_COMPLEX, grad=_log_grad)
-declare_unary("Log1p", "log1p", _UNARY_COMPLEX, grad=_log1p_grad)
+declare_unary("Log", _log, _UNARY_COMPLEX, grad=_log_grad)
+declare_unary("Log1p", _log1p, _UNARY_COMPLEX, grad=_log1p_grad)
 declare_unary("Sin", "sin", _UNARY_COMPLEX, grad=_sin_grad)
 declare_unary("Cos", "cos", _UNARY_COMPLEX, grad=_cos_grad)
 declare_unary("Tan", _keeping_dtype(np.tan), _UNARY, grad=_tan_grad)
