@@ -134,3 +134,9 @@ def test_negative_shape_value_is_tfs_error(make):
         with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
             s.run(t)
     assert e.value.message.split("\n")[0] == "Dimension -1 must be >= 0"
+
+
+def test_dropout_rate_of_rank_one_is_tfs_rank_error():
+    # TF 1.15: rate.get_shape().assert_has_rank(0)
+    assert _error(lambda: tf.nn.dropout(tf.ones([3, 4]), rate=tf.constant([0.5, 0.5]))) == (
+        ValueError, "Shape (2,) must have rank 0")

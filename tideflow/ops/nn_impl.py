@@ -655,7 +655,7 @@ def dropout_v2(x, rate, noise_shape=None, seed=None, name=None):
             if rate == 0:
                 return x
         rate = ops.convert_to_tensor(rate, dtype=x.dtype, name="rate")
-        rate.get_shape().assert_is_compatible_with(TensorShape([]))
+        rate.get_shape().assert_has_rank(0)
         if ops.constant_value(rate) == 0:
             return x
         shape = _noise_shape(x, noise_shape)
