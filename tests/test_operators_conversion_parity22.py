@@ -283,3 +283,13 @@ def test_relu_dtype_error_lists_qint8():
             "Value passed to parameter 'features' has DataType bool not in list of allowed "
             "values: float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, "
             "float16, uint32, uint64, qint8")
+
+
+def test_zero_stride_from_a_tensor_lists_the_evaluated_strides():
+    # TF 1.15 evaluates the packed strides whole, so the error lists them as computed
+    with tf.Graph().as_default():
+        x = tf.ones([2, 3])
+        assert _error(ValueError, lambda: x[::tf.constant(0)]) == (
+            "strides[0] must be non-zero for 'strided_slice' (op: 'StridedSlice') with input "
+            "shapes: [2,3], [1], [1], [1] and with computed input tensors: input[3] = <0>.")
+        assert x[::tf.shape(tf.ones([2, 3]))[0]].get_shape().as_list() == [1, 3]

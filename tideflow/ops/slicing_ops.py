@@ -146,7 +146,10 @@ def _strided_slice_shape(op):
         n = k if n is None else n
     # As TF, the strides' value is asked for first and begin/end's only once it is known,
     # so an error found then lists only the strides among the computed inputs.
-    strides = partial_vector(op._inputs[3])
+    # (the whole value, as TF's input_tensor: a packed stride is evaluated, and so listed
+    # among the computed inputs of an error, not read piece by piece)
+    strides = ops.constant_value(op._inputs[3])
+    strides = None if strides is None else [int(x) for x in np.reshape(strides, -1)]
     if strides is None or None in strides:
         return [None]  # as TF: strides not fully known leave the rank unknown too (x[::k])
     n = len(strides)
