@@ -293,3 +293,16 @@ def test_zero_stride_from_a_tensor_lists_the_evaluated_strides():
             "strides[0] must be non-zero for 'strided_slice' (op: 'StridedSlice') with input "
             "shapes: [2,3], [1], [1], [1] and with computed input tensors: input[3] = <0>.")
         assert x[::tf.shape(tf.ones([2, 3]))[0]].get_shape().as_list() == [1, 3]
+
+
+def test_dense_plus_sparse_fails_in_the_ops_conversion():
+    # TF 1.15: the operator passes a SparseTensor to the op unconverted (dense * sparse is
+    # the SparseTensor's own product)
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0]], [1.0], [2, 3])
+        d = tf.ones([2, 3])
+        msg = _error(TypeError, lambda: d + sp)
+        assert msg.startswith("Expected float32 passed to parameter 'y' of op 'AddV2', got <")
+        assert "SparseTensor object at 0x" in msg and "of type 'SparseTensor' instead. " \
+            "Error: Expected float32, got <" in msg
+        assert isinstance(d * sp, tf.SparseTensor)

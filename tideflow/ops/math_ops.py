@@ -1040,9 +1040,12 @@ def _binary_operator(fn, name):
         if hasattr(type(y), f"__r{name}__") and hasattr(type(y), "_tf_fetch_components"):
             return NotImplemented  # as TF: a RaggedTensor applies the reflected operator
         with ops.name_scope(None, name, [x, y]) as scope:
-            if not isinstance(y, ops.Tensor):
-                if name == "mul" and type(y).__name__ == "SparseTensor":
+            if type(y).__name__ == "SparseTensor":
+                if name == "mul":
                     return NotImplemented  # as TF: dense * sparse is SparseTensor.__rmul__
+                # as TF: passed to the op as it is, whose conversion of it fails ("Expected
+                # float32 passed to parameter 'y' of op 'AddV2', got <...SparseTensor...>")
+            elif not isinstance(y, ops.Tensor):
                 # x's dtype is a hint, as TF's dtype_hint: ``int_tensor + 1.0`` fails in the op
                 # ("Input 'y' of 'AddV2' Op has type float32 that does not match ...");
                 # NumPy values are cast to it, and kept as they are where the cast fails
