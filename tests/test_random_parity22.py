@@ -140,3 +140,18 @@ def test_dropout_rate_of_rank_one_is_tfs_rank_error():
     # TF 1.15: rate.get_shape().assert_has_rank(0)
     assert _error(lambda: tf.nn.dropout(tf.ones([3, 4]), rate=tf.constant([0.5, 0.5]))) == (
         ValueError, "Shape (2,) must have rank 0")
+
+
+def test_stateless_uniform_op_names_are_tfs():
+    # TF 1.15 scales with the * operator: its op is "stateless_random_uniform/mul"
+    with tf.Graph().as_default() as g:
+        tf.random.stateless_uniform([2], [1, 2])
+        assert [(o.name, o.type) for o in g.get_operations()] == [
+            ("stateless_random_uniform/shape", "Const"),
+            ("stateless_random_uniform/min", "Const"),
+            ("stateless_random_uniform/max", "Const"),
+            ("stateless_random_uniform/StatelessRandomUniform/seed", "Const"),
+            ("stateless_random_uniform/StatelessRandomUniform", "StatelessRandomUniform"),
+            ("stateless_random_uniform/sub", "Sub"),
+            ("stateless_random_uniform/mul", "Mul"),
+            ("stateless_random_uniform", "Add")]

@@ -428,13 +428,7 @@ def stateless_random_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.fl
         hi = ops.convert_to_tensor(maxval, dtype=dtype, name="max")
         rnd = ops.apply_op("StatelessRandomUniform", [shape_t, seed], {"dtype": dtype}
                            ).outputs[0]
-        return _add(_mul(rnd, hi - lo), lo, n)
-
-
-def _mul(a, b):
-    from tideflow.ops import math_ops
-
-    return math_ops.multiply(a, b)
+        return _add(rnd * (hi - lo), lo, n)
 
 
 def _add(a, b, name):
