@@ -1,6 +1,8 @@
 """Python-level tensor semantics (operators, conversion, Dimension, TensorShape, DType) checked
 against what TF 1.15 printed for the same sweeps."""
 
+import decimal
+import fractions
 import operator
 import re
 
@@ -306,3 +308,26 @@ def test_dense_plus_sparse_fails_in_the_ops_conversion():
         assert "SparseTensor object at 0x" in msg and "of type 'SparseTensor' instead. " \
             "Error: Expected float32, got <" in msg
         assert isinstance(d * sp, tf.SparseTensor)
+
+
+def test_constant_checks_python_values_by_type_as_tf():
+    # TF 1.15's isinstance checks: an arbitrary object, a Decimal or a Fraction for an integer
+    # dtype, a Dimension for a float one, fail before NumPy sees them
+    class Thing:
+        pass
+
+    with tf.Graph().as_default():
+        assert _error(TypeError, lambda: tf.constant([object()], tf.float32)).startswith(
+            "Expected float32, got <object object at 0x")
+        assert _error(TypeError, lambda: tf.constant([Thing()], tf.int32)).endswith(
+            "of type 'Thing' instead.")
+        assert _error(TypeError, lambda: tf.constant([decimal.Decimal("1.5")], tf.int64)) == (
+            "Expected int64, got Decimal('1.5') of type 'Decimal' instead.")
+        assert _error(TypeError, lambda: tf.constant([fractions.Fraction(1, 2)], tf.int32)) == (
+            "Expected int32, got Fraction(1, 2) of type 'Fraction' instead.")
+        assert _error(TypeError, lambda: tf.constant([tf.Dimension(3)], tf.float32)) == (
+            "Expected float32, got Dimension(3) of type 'Dimension' instead.")
+        assert _error(TypeError, lambda: tf.constant([np.complex64(1)], tf.float16)) == (
+            "Expected float16, got (1+0j) of type 'complex64' instead.")
+        assert tf.constant([tf.Dimension(3), 4], tf.int32).dtype == tf.int32
+        assert tf.constant([fractions.Fraction(1, 2)], tf.float32).dtype == tf.float32

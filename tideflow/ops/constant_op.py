@@ -7,7 +7,7 @@ import numpy as np
 from google.protobuf import message as _message
 
 from tideflow.framework import dtypes, errors, op_registry, ops
-from tideflow.framework.tensor_shape import as_shape, unknown_shape
+from tideflow.framework.tensor_shape import Dimension, as_shape, unknown_shape
 
 # a TensorProto is a value (as TF's make_tensor_proto takes it); matched by its message type so
 # that importing tideflow loads no generated proto module
@@ -125,6 +125,12 @@ def _flat_values(values):
         yield values
 
 
+_LENIENT = (np.bool_, np.ndarray)
+_INTEGRAL = (numbers.Integral, np.integer, Dimension, *_LENIENT)
+_REAL = (numbers.Real, np.integer, np.floating, *_LENIENT)
+_COMPLEX = (numbers.Complex, np.number, *_LENIENT)
+
+
 def _check_compatible(values, dtype):
     """Raises TypeError when a Python value cannot be represented exactly as ``dtype``."""
     if isinstance(values, (np.ndarray, np.generic)):
@@ -152,13 +158,11 @@ def _check_compatible(values, dtype):
         if dtype == dtypes.string:
             if not isinstance(v, (str, bytes, np.bytes_, np.str_)):
                 raise TypeError(f"Expected string, got {v!r} of type '{type(v).__name__}' instead.")
-        elif dtype.is_integer:
-            if isinstance(v, (str, bytes, float, complex, np.floating, np.complexfloating)):
-                raise TypeError(
-                    f"Expected {dtype.name}, got {v!r} of type '{type(v).__name__}' instead."
-                )
-        elif dtype.is_floating or dtype.is_complex:
-            if isinstance(v, (str, bytes)) or (isinstance(v, complex) and not dtype.is_complex):
+        elif dtype.is_integer or dtype.is_floating or dtype.is_complex:
+            # TF 1.15's isinstance checks (an object, a Decimal, a Dimension for a float fail
+            # here, not in NumPy); tideflow also lets NumPy bools and arrays in a list through
+            ok = (_INTEGRAL if dtype.is_integer else _REAL if dtype.is_floating else _COMPLEX)
+            if v is not None and not isinstance(v, ok):
                 raise TypeError(
                     f"Expected {dtype.name}, got {v!r} of type '{type(v).__name__}' instead."
                 )
