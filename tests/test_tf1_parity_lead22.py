@@ -343,3 +343,21 @@ def test_float32_exp_log_softplus_elu_selu_softmax_are_tf_kernels_bit_for_bit():
                         tf.nn.log_softmax(logits)])
     for name, value in zip(_TF_BITS, got):
         assert value.view(np.uint32).reshape(-1).tolist() == _TF_BITS[name], name
+
+
+def test_float32_sums_and_means_add_in_eigens_lane_order():
+    # TF 1.15's bits: a whole-tensor sum of up to 8192 floats (one thread in TF) or a sum over
+    # the trailing axes adds eight lanes over whole packets, the rest, then the lanes pairwise
+    # (NumPy's pairwise sum differs in the last bit for 13 and 4096 values)
+    rng = np.random.RandomState(5)
+    want = {5: (0x41d88470, 0x40ad36c0), 13: (0x42628c99, 0x408b6a37),
+            100: (0x440065ec, 0x40a45980), 1000: (0x459b43ec, 0x409efddf),
+            4096: (0x46a242e3, 0x40a242e3)}
+    values = {n: (rng.rand(n) * 10).astype(np.float32) for n in want}
+    with _graph(), tf.Session() as sess:
+        got = sess.run({n: (tf.reduce_sum(x), tf.reduce_mean(x)) for n, x in values.items()})
+        rows = sess.run(tf.reduce_sum(values[1000].reshape(8, 125), 1))
+    for n, (total, mean) in want.items():
+        assert (int(got[n][0].view(np.uint32)), int(got[n][1].view(np.uint32))) == (total, mean)
+    assert rows.shape == (8,)
+    np.testing.assert_allclose(rows, values[1000].reshape(8, 125).sum(1), rtol=1e-6)

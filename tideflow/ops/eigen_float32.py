@@ -230,15 +230,22 @@ def row_sum(a):
     pairwise ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7))."""
     rows, n = a.shape
     whole = n - n % _PACKET
-    lanes = np.zeros((rows, _PACKET), _F)
-    for j in range(0, whole, _PACKET):
-        lanes += a[:, j:j + _PACKET]
+    # NumPy adds the packets of a [rows, k, 8] view one after another (its contiguous axis is
+    # the lanes', so no pairwise summation); + 0 as Eigen's accumulators start at zero
+    lanes = a[:, :whole].reshape(rows, -1, _PACKET).sum(axis=1) if whole else np.zeros(
+        (rows, _PACKET), _F)
+    lanes += _F(0)
     rest = np.zeros(rows, _F)
     for j in range(whole, n):
         rest += a[:, j]
     half = lanes[:, :4] + lanes[:, 4:]
     rest += (half[:, 0] + half[:, 2]) + (half[:, 1] + half[:, 3])
     return rest
+
+
+# a full reduction of up to this many floats runs on one thread in TF (the rest split by
+# TF's cost model across the machine's cores, which no port can follow)
+FULL_REDUCTION_ONE_THREAD = 8192
 
 
 def softmax(logits, log_softmax=False):

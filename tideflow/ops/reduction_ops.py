@@ -14,6 +14,7 @@ from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.kernels import sums
 from tideflow.kernels.scatter import rows_at
+from tideflow.ops import eigen_float32
 
 _HALF_TYPES = (np.dtype(np.float16), dtypes.bfloat16.as_numpy_dtype)
 _REDUCE_ATTRS = ["keep_dims: bool = false", "T: numbertype", "Tidx: {int32, int64} = DT_INT32"]
@@ -114,6 +115,24 @@ def _half_sum(x, axis, keep_dims, ufunc=np.add):
     return out
 
 
+def _eigen_inner_sum(x, axis, keep_dims):
+    """A float32 sum over trailing axes as TF 1.15's kernel adds (Eigen's lanes, bit for bit):
+    each row of the [kept, reduced] matrix by ``eigen_float32.row_sum``; None for other axes,
+    an empty x, and a whole-tensor sum too large for TF to add on one thread."""
+    axis = sorted(axis)
+    if not axis or not x.size or axis != list(range(axis[0], x.ndim)):
+        return None
+    lo = axis[0]
+    rows = math.prod(x.shape[:lo])
+    cols = x.size // rows
+    if rows == 1 and cols > eigen_float32.FULL_REDUCTION_ONE_THREAD:
+        return None
+    out = eigen_float32.row_sum(np.ascontiguousarray(x).reshape(rows, cols))
+    if lo == 0 and not keep_dims:
+        return out[0]
+    return out.reshape(x.shape[:lo] + ((1,) * (x.ndim - lo) if keep_dims else ()))
+
+
 def _sum(x, indices, *, keep_dims):
     if type(x) is np.ndarray and type(indices) is np.ndarray:
         if not indices.size:
@@ -129,6 +148,10 @@ def _sum(x, indices, *, keep_dims):
             if all(x.shape[a] == 1 for a in axis):
                 return _unreduced(x, axis, keep_dims)
         if x.dtype.kind == "f" and x.dtype not in _HALF_TYPES:
+            if x.dtype == np.float32:
+                out = _eigen_inner_sum(x, axis, keep_dims)
+                if out is not None:
+                    return out
             if (axis[-1] == len(axis) - 1 < x.ndim - 1 and x.size >= sums.GEMV_MIN
                     and x.flags.c_contiguous):
                 return sums.leading_sum(x, len(axis), keep_dims)
@@ -185,8 +208,10 @@ def _mean(x, indices, *, keep_dims):
                 n *= x.shape[a]
         # np.mean's own arithmetic (a sum in x's type, divided by the count as an intp),
         # without its Python layers (a layer norm's two means per row cost a third) and
-        # without its warning for an empty mean, which is NaN
-        total = np.add.reduce(x, axis=axis, keepdims=keep_dims)
+        # without its warning for an empty mean, which is NaN; float32 sums as TF's kernel
+        total = _eigen_inner_sum(x, axis, keep_dims) if x.dtype == np.float32 else None
+        if total is None:
+            total = np.add.reduce(x, axis=axis, keepdims=keep_dims)
         if type(total) is not np.ndarray:
             return x.dtype.type(total / np.intp(n) if n else np.nan)
         if not n:
