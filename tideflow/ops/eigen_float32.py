@@ -27,23 +27,24 @@ _SIGMOID_Q = tuple(_F(c) for c in (6.10247389755681e-13, 5.76102136993427e-09,
                                    1.16817656904453e-01, 9.93151921023180e-01))
 
 
+def _horner(v, coeffs):
+    """The polynomial of ``coeffs`` (highest power first) at ``v`` by Horner's rule in float32:
+    a rounded product, then a rounded sum, at each step (no FMA)."""
+    y = v * coeffs[0]
+    y += coeffs[1]
+    for c in coeffs[2:]:
+        y *= v
+        y += c
+    return y
+
+
 def _rational(x, bound, p_coeffs, q_coeffs):
-    """x * P(x^2) / Q(x^2) for x clamped to [-bound, bound], by Horner's rule in float32 (a
-    rounded product, then a rounded sum, at each step)."""
+    """x * P(x^2) / Q(x^2) for x clamped to [-bound, bound]."""
     x = np.clip(x, -bound, bound, dtype=_F)
     x2 = x * x
-    p = x2 * p_coeffs[0]
-    p += p_coeffs[1]
-    for c in p_coeffs[2:]:
-        p *= x2
-        p += c
+    p = _horner(x2, p_coeffs)
     p *= x
-    q = x2 * q_coeffs[0]
-    q += q_coeffs[1]
-    for c in q_coeffs[2:]:
-        q *= x2
-        q += c
-    p /= q
+    p /= _horner(x2, q_coeffs)
     return p
 
 
@@ -97,13 +98,8 @@ def exp(x):
         np.floor(m, out=m)
         r = c - m * _F(0.693359375)
         r -= m * _F(-2.12194440e-4)
-        r2 = r * r
-        y = r * _EXP_P[0]
-        y += _EXP_P[1]
-        for coeff in _EXP_P[2:]:
-            y *= r
-            y += coeff
-        y *= r2
+        y = _horner(r, _EXP_P)
+        y *= r * r
         y += r
         y += _F(1)
         m += _F(127)
