@@ -64,20 +64,27 @@ def _sigmoid(x):
     return logistic(x)
 
 
-def _tanh(x):
-    return eigen_float32.tanh(x) if x.dtype == np.float32 else np.tanh(x)
+def _float32_as_tf(eigen_fn, ufunc):
+    """A kernel taking ``out=`` as a ufunc does (it may write into a dying input): float32 by
+    TF's own arithmetic (``eigen_fn``), other types by ``ufunc``."""
+
+    def kernel(x, out=None):
+        if x.dtype != np.float32:
+            return ufunc(x, out=out)
+        y = eigen_fn(x)
+        if out is None:
+            return y
+        out[...] = y
+        return out
+
+    kernel.__name__ = f"_{ufunc.__name__}_kernel"
+    return kernel
 
 
-def _exp(x):
-    return eigen_float32.exp(x) if x.dtype == np.float32 else np.exp(x)
-
-
-def _log(x):
-    return eigen_float32.log(x) if x.dtype == np.float32 else np.log(x)
-
-
-def _log1p(x):
-    return eigen_float32.log1p(x) if x.dtype == np.float32 else np.log1p(x)
+_tanh = _float32_as_tf(eigen_float32.tanh, np.tanh)
+_exp = _float32_as_tf(eigen_float32.exp, np.exp)
+_log = _float32_as_tf(eigen_float32.log, np.log)
+_log1p = _float32_as_tf(eigen_float32.log1p, np.log1p)
 
 
 def logistic(x):
@@ -400,10 +407,10 @@ declare_unary("Sqrt", "sqrt", _UNARY_COMPLEX, grad=_sqrt_grad)
 declare_unary("Rsqrt", _rsqrt, _UNARY_COMPLEX, grad=_rsqrt_grad)
 declare_unary("Reciprocal", _reciprocal, _UNARY, grad=_reciprocal_grad)
 declare_unary("Inv", _reciprocal, _UNARY, grad=_inv_grad)
-declare_unary("Exp", _exp, _UNARY_COMPLEX, grad=_exp_grad)
+declare_unary("Exp", _exp, _UNARY_COMPLEX, grad=_exp_grad, inplace=0)
 declare_unary("Expm1", "expm1", _UNARY_COMPLEX, grad=_expm1_grad)
-declare_unary("Log", _log, _UNARY_COMPLEX, grad=_log_grad)
-declare_unary("Log1p", _log1p, _UNARY_COMPLEX, grad=_log1p_grad)
+declare_unary("Log", _log, _UNARY_COMPLEX, grad=_log_grad, inplace=0)
+declare_unary("Log1p", _log1p, _UNARY_COMPLEX, grad=_log1p_grad, inplace=0)
 declare_unary("Sin", "sin", _UNARY_COMPLEX, grad=_sin_grad)
 declare_unary("Cos", "cos", _UNARY_COMPLEX, grad=_cos_grad)
 declare_unary("Tan", _keeping_dtype(np.tan), _UNARY, grad=_tan_grad)
@@ -412,7 +419,7 @@ declare_unary("Acos", _keeping_dtype(np.arccos), _UNARY, grad=_acos_grad)
 declare_unary("Atan", _keeping_dtype(np.arctan), _UNARY, grad=_atan_grad)
 declare_unary("Sinh", "sinh", _UNARY_COMPLEX, grad=_sinh_grad)
 declare_unary("Cosh", "cosh", _UNARY_COMPLEX, grad=_cosh_grad)
-declare_unary("Tanh", _tanh, _UNARY_COMPLEX, grad=_tanh_grad)
+declare_unary("Tanh", _tanh, _UNARY_COMPLEX, grad=_tanh_grad, inplace=0)
 declare_unary("Sigmoid", _sigmoid, _UNARY_COMPLEX, grad=_sigmoid_grad)
 declare_unary("Erf", _in_float64(special_functions.erf), _UNARY_REAL, grad=_erf_grad)
 declare_unary("Erfc", _in_float64(special_functions.erfc), _UNARY_REAL, grad=_erfc_grad)
