@@ -27,6 +27,18 @@ _SIGMOID_Q = tuple(_F(c) for c in (6.10247389755681e-13, 5.76102136993427e-09,
                                    1.16817656904453e-01, 9.93151921023180e-01))
 
 
+def _split(x):
+    """The flat values and how many of them, at the end, Eigen computes by its scalar path."""
+    flat = np.asarray(x, dtype=_F).reshape(-1)
+    return flat, flat.size % _PACKET
+
+
+def _libm(fn, values):
+    """A glibc float function, correctly rounded: the float64 result rounded once."""
+    with np.errstate(all="ignore"):
+        return fn(values.astype(np.float64)).astype(_F)
+
+
 def _horner(v, coeffs):
     """The polynomial of ``coeffs`` (highest power first) at ``v`` by Horner's rule in float32:
     a rounded product, then a rounded sum, at each step (no FMA)."""
@@ -50,28 +62,23 @@ def _rational(x, bound, p_coeffs, q_coeffs):
 
 def tanh(x):
     """float32 tanh as TF 1.15's kernel."""
-    x = np.asarray(x, dtype=_F)
-    return _rational(x.reshape(-1), _F(9), _TANH_P, _TANH_Q).reshape(x.shape)
+    flat_x, _ = _split(x)  # (tanh's scalar path is the same approximation)
+    return _rational(flat_x, _F(9), _TANH_P, _TANH_Q).reshape(np.shape(x))
 
 
 def sigmoid(x):
     """float32 sigmoid as TF 1.15's kernel (packets, then the scalar tail)."""
-    x = np.asarray(x, dtype=_F)
-    flat_x = x.reshape(-1)
+    flat_x, tail = _split(x)
     out = _rational(flat_x, _F(18), _SIGMOID_P, _SIGMOID_Q)
     out += _F(0.5)
     np.maximum(out, _F(0), out=out)
-    tail = flat_x.size % _PACKET
     if tail:
         rest = flat_x[-tail:]
-        # glibc's expf is correctly rounded: the float64 exp rounded once gives its value
-        with np.errstate(over="ignore"):
-            e = np.exp(-rest.astype(np.float64)).astype(_F)
-        scalar = _F(1) / (_F(1) + e)
+        scalar = _F(1) / (_F(1) + _libm(np.exp, -rest))
         scalar[rest < -18] = 0
         scalar[rest > 18] = 1
         out[-tail:] = scalar
-    return out.reshape(x.shape)
+    return out.reshape(np.shape(x))
 
 
 _TINY = np.finfo(_F).tiny
@@ -89,8 +96,7 @@ def exp(x):
     """float32 exp as TF 1.15's kernel: Cephes' polynomial on 8-float packets (x = m ln 2 + r,
     ln 2 subtracted in two parts), the last ``size % 8`` elements by the C library's expf;
     denormal results flushed to zero."""
-    x = np.asarray(x, dtype=_F)
-    flat_x = x.reshape(-1)
+    flat_x, tail = _split(x)
     with np.errstate(over="ignore", invalid="ignore"):
         c = np.clip(flat_x, _F(-88.3762626647949), _F(88.3762626647950))
         m = c * _F(1.44269504088896341)
@@ -106,11 +112,9 @@ def exp(x):
         scale = (m.astype(np.int32) << 23).view(_F)
         y *= scale
         np.maximum(y, flat_x, out=y)
-        tail = flat_x.size % _PACKET
-        if tail:
-            # glibc's expf is correctly rounded: the float64 exp rounded once gives its value
-            y[-tail:] = np.exp(flat_x[-tail:].astype(np.float64)).astype(_F)
-    return _flush_denormals(y).reshape(x.shape)
+    if tail:
+        y[-tail:] = _libm(np.exp, flat_x[-tail:])
+    return _flush_denormals(y).reshape(np.shape(x))
 
 
 _LOG_P = tuple(_F(c) for c in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1,
@@ -158,18 +162,6 @@ def _packet_log(x):
     m[x == np.inf] = np.inf
     m[~(x >= 0)] = np.nan
     return m
-
-
-def _split(x):
-    """The flat values and how many of them, at the end, Eigen computes by its scalar path."""
-    flat = np.asarray(x, dtype=_F).reshape(-1)
-    return flat, flat.size % _PACKET
-
-
-def _libm(fn, values):
-    """A glibc float function, correctly rounded: the float64 result rounded once."""
-    with np.errstate(all="ignore"):
-        return fn(values.astype(np.float64)).astype(_F)
 
 
 def log(x):

@@ -486,11 +486,10 @@ def _softmax_kernel(log):
     widened = _log_softmax if log else _softmax
 
     def kernel(logits):
-        if logits.dtype == np.float16 and logits.size:
+        if logits.dtype in (np.float16, np.float32) and logits.size:
             _check_softmax_rank(logits)
-            return _half_softmax(logits, log)
-        if logits.dtype == np.float32 and logits.size:
-            _check_softmax_rank(logits)
+            if logits.dtype == np.float16:
+                return _half_softmax(logits, log)
             return eigen_float32.softmax(logits, log)
         return widened(logits)
 
