@@ -13,7 +13,7 @@ devices: turn it on with ``TIDEFLOW_PLACER=cost`` or :func:`use_cost_model`.
 """
 
 from tideflow import env
-from tideflow.framework import dtypes, errors, op_registry
+from tideflow.framework import dtypes, errors, meta_graph, op_registry
 from tideflow.framework.device import DeviceSpec
 from tideflow.kernels.device import listed_devices
 
@@ -238,6 +238,10 @@ def _merge_requests(group, job, allow_soft):
         if not op._device or op in group.ignored:
             continue
         spec = DeviceSpec.from_string(op._device)
+        if spec.job == "*" or spec.device_type == "*":  # a wildcard constrains nothing
+            spec = spec.replace(job=None if spec.job == "*" else spec.job,
+                                device_type=None if spec.device_type == "*" else
+                                spec.device_type)
         if merged is None:
             merged, group.requester = spec, op
             continue
@@ -324,6 +328,7 @@ def place(ops, devices, allow_soft_placement=False, job="localhost", chooser=Non
     chooser: ``f(groups, group_of) -> None`` that sets ``group.device`` for groups still
     unplaced (the cost model); TF's default rules place the rest.
     """
+    check_device_names(ops)
     groups, group_of = colocation_groups(ops)
     # as TF's placer, generators go after the other ops: an unsatisfiable request in both an
     # op and the Const it reads is reported for the op
@@ -368,6 +373,58 @@ def place(ops, devices, allow_soft_placement=False, job="localhost", chooser=Non
             if op._op_def.is_stateful and op not in pinned:
                 pinned[op] = group_of[op].device
     return {op: group_of[op].device for op in ops}
+
+
+def _is_name(text):
+    return bool(text) and text[0].isascii() and text[0].isalpha() and all(
+        c.isascii() and (c.isalnum() or c == "_") for c in text)
+
+
+def _parses_as_device_name(name):
+    """Whether the C++ runtime's device-name grammar accepts ``name`` (the Python DeviceSpec
+    is looser: it keeps '/job:', '/job:a-b' or '/device:CPU:-1', which no session can run)."""
+    if name in ("", "/"):
+        return True
+    for part in name.split("/")[1:] if name.startswith("/") else [None]:
+        if part is None:
+            return False
+        key, sep, value = part.partition(":")
+        if not sep:
+            return False
+        if key == "job":
+            ok = value == "*" or _is_name(value)
+        elif key in ("replica", "task"):
+            ok = value == "*" or value.isdigit()
+        elif key == "device":
+            kind, _, index = value.partition(":")
+            ok = (kind == "*" or _is_name(kind)) and (
+                ":" not in value or index == "*" or index.isdigit())
+        elif key in ("cpu", "CPU", "gpu", "GPU"):
+            ok = value == "*" or value.isdigit()
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
+def check_device_names(ops):
+    """Raises TF's InvalidArgumentError for the first of ``ops`` whose requested device the
+    runtime's grammar rejects."""
+    # TF's placer parses every requested device with the runtime's stricter grammar first
+    for op in sorted(ops, key=lambda o: o._id if o._id is not None else 0):
+        dev = op._device
+        if dev and not _parses_as_device_name(dev):
+            attrs = ", ".join(
+                f"{k}={meta_graph._summarize_attr_value(v)}"
+                for k, v in sorted(op.node_def.attr.items()) if k != "value")
+            attrs = ", ".join(filter(None, [attrs, f'_device="{dev}"']))
+            inputs = ", ".join(t.name for t in op._inputs)
+            raise errors.InvalidArgumentError(
+                None, op,
+                f"Malformed device specification '{dev}' in node: {{name:'{op._name}' "
+                f"id:{op._id + 1} op device:{{}} def:{{node {op._name} (defined at "
+                f"{op._user_location})  = {op._type}[{attrs}]({inputs})}}}}\n\t [[{op._name}]]")
 
 
 def _is_generator(op):

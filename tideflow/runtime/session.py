@@ -771,6 +771,8 @@ class BaseSession:
     def _build_plan(self, fetches, feeds, targets):
         fetches, feeds, targets = list(fetches), list(feeds), list(targets)
         fed = {t: i for i, t in enumerate(feeds)}
+        # TF places the whole graph: a malformed device anywhere fails every run
+        placer.check_device_names(self._graph.get_operations())
         order = topo_order(prune(fetches, targets, fed), fed, fetches)
         chooser = None
         if placer.cost_model_enabled(self) and len(self._devices) > 1:
