@@ -676,11 +676,17 @@ def _contrib_graph_editor():
     for name in contrib_graph_transform.__all__:
         setattr(module, name, getattr(contrib_graph_transform, name))
     module.__all__ = sorted([*contrib_graph_editor.__all__, *contrib_graph_transform.__all__])
-    # TF's submodules (ge.util.make_list_of_op, ge.reroute.add_control_inputs, ...)
-    for name in ("util", "select", "subgraph"):
-        setattr(module, name, contrib_graph_editor)
-    for name in ("reroute", "edit", "transform"):
-        setattr(module, name, contrib_graph_transform)
+    # TF's submodules (ge.util.make_list_of_op, ge.reroute.add_control_inputs, ...), each
+    # with TF's names
+    for name, source, names in (
+            ("util", contrib_graph_editor, contrib_graph_editor.UTIL_NAMES),
+            ("select", contrib_graph_editor, contrib_graph_editor.SELECT_NAMES),
+            ("subgraph", contrib_graph_editor, contrib_graph_editor.SUBGRAPH_NAMES),
+            ("reroute", contrib_graph_transform, contrib_graph_transform.REROUTE_NAMES),
+            ("edit", contrib_graph_transform, contrib_graph_transform.EDIT_NAMES),
+            ("transform", contrib_graph_transform, contrib_graph_transform.TRANSFORM_NAMES)):
+        setattr(module, name, _namespace(f"graph_editor.{name}",
+                                         f"``tf.contrib.graph_editor.{name}``.", source, names))
     return module
 
 

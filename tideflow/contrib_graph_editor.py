@@ -131,6 +131,141 @@ def scope_finalize(scope):
     return scope if not scope or scope.endswith("/") else scope + "/"
 
 
+def scope_dirname(scope):
+    """The part of ``scope`` up to and with its last ``/`` ("" for none)."""
+    slash = scope.rfind("/")
+    return "" if slash == -1 else scope[:slash + 1]
+
+
+def scope_basename(scope):
+    """The part of ``scope`` after its last ``/``."""
+    return scope[scope.rfind("/") + 1:]
+
+
+def concatenate_unique(la, lb):
+    """Appends to the list ``la`` the elements of ``lb`` it lacks (in ``lb``'s order);
+    returns ``la``."""
+    seen = set(la)
+    for x in lb:
+        if x not in seen:
+            la.append(x)
+            seen.add(x)
+    return la
+
+
+class ListView:
+    """A read-only view of a list (what TF's ops return for their inputs)."""
+
+    def __init__(self, list_):
+        if not isinstance(list_, list):
+            raise TypeError(f"Expected a list, got: {type(list_)}.")
+        self._list = list_
+
+    def __iter__(self):
+        return iter(self._list)
+
+    def __len__(self):
+        return len(self._list)
+
+    def __bool__(self):
+        return bool(self._list)
+
+    def __getitem__(self, i):
+        return self._list[i]
+
+    def __add__(self, other):
+        return list(self) + (other if isinstance(other, list) else list(other))
+
+
+def is_iterable(obj):
+    """Whether ``obj`` can be iterated (a Tensor counts as not iterable, as in TF)."""
+    if isinstance(obj, ops.Tensor):
+        return False
+    try:
+        iter(obj)
+    except TypeError:  # anything that refuses iter() is a leaf
+        return False
+    return True
+
+
+def flatten_tree(tree, leaves=None):
+    """The leaves of a nested structure of iterables (dicts by value), in order, appended to
+    ``leaves`` (a new list by default)."""
+    leaves = [] if leaves is None else leaves
+    if isinstance(tree, dict):
+        for child in tree.values():
+            flatten_tree(child, leaves)
+    elif is_iterable(tree):
+        for child in tree:
+            flatten_tree(child, leaves)
+    else:
+        leaves.append(tree)
+    return leaves
+
+
+def transform_tree(tree, fn, iterable_type=tuple):
+    """``tree`` with ``fn`` applied to each leaf, keeping its containers' types (dicts,
+    tuples and namedtuples, sequences); other iterables become ``iterable_type``."""
+    if not is_iterable(tree):
+        return fn(tree)
+    if isinstance(tree, dict):
+        res = tree.__new__(type(tree))
+        res.__init__((k, transform_tree(child, fn)) for k, child in tree.items())
+        return res
+    if isinstance(tree, tuple):
+        if hasattr(tree, "_asdict"):
+            return type(tree)(**transform_tree(tree._asdict(), fn))
+        return tree.__new__(type(tree), (transform_tree(child, fn) for child in tree))
+    if isinstance(tree, collections.abc.Sequence):
+        res = tree.__new__(type(tree))
+        res.__init__(transform_tree(child, fn) for child in tree)
+        return res
+    return iterable_type(transform_tree(child, fn) for child in tree)
+
+
+def check_graphs(*args):
+    """Raises ValueError unless every argument's ``graph`` (None ignored) is the same."""
+    graph = None
+    for i, sgv in enumerate(args):
+        if graph is None and sgv.graph is not None:
+            graph = sgv.graph
+        elif sgv.graph is not None and sgv.graph is not graph:
+            raise ValueError(f"Argument[{i}]: Wrong graph!")
+
+
+_INTERNAL_NAME = re.compile(r"^__\w+__$")
+
+
+def get_predefined_collection_names():
+    """The values of ``tf.GraphKeys``' public attributes (the collection names TF knows)."""
+    return [getattr(ops.GraphKeys, key) for key in dir(ops.GraphKeys)
+            if not _INTERNAL_NAME.match(key)]
+
+
+def find_corresponding_elem(target, dst_graph, dst_scope="", src_scope=""):
+    """The op or tensor of ``dst_graph`` named as ``target`` with ``src_scope`` replaced by
+    ``dst_scope`` (KeyError when there is none)."""
+    name = target.name
+    if src_scope:
+        src_scope = scope_finalize(src_scope)
+        if not name.startswith(src_scope):
+            raise ValueError(f"{name} does not start with {src_scope}")
+        name = name[len(src_scope):]
+    if dst_scope:
+        name = scope_finalize(dst_scope) + name
+    if isinstance(target, ops.Tensor):
+        return dst_graph.get_tensor_by_name(name)
+    if isinstance(target, ops.Operation):
+        return dst_graph.get_operation_by_name(name)
+    raise TypeError(f"Expected tf.Tensor or tf.Operation, got: {type(target)}")
+
+
+def find_corresponding(targets, dst_graph, dst_scope="", src_scope=""):
+    """:func:`find_corresponding_elem` over a nested structure of ops and tensors."""
+    return transform_tree(
+        targets, lambda top: find_corresponding_elem(top, dst_graph, dst_scope, src_scope))
+
+
 def placeholder_name(t=None, scope=None, prefix="geph"):
     """The name of the placeholder that stands for ``t``: ``<scope>geph__<op>_<index>``
     (``scope`` defaults to the directory of ``t``'s op)."""
@@ -216,8 +351,7 @@ def get_name_scope_ops(ops_, scope):
 def get_ops_ios(ops_, control_inputs=False, control_outputs=None, control_ios=None):
     """``ops_`` with the producers of their inputs and the consumers of their outputs (and
     control neighbours when asked)."""
-    if control_ios is not None:
-        control_inputs, control_outputs = True, control_ios
+    control_inputs, control_outputs = check_cios(control_inputs, control_outputs, control_ios)
     ops_ = make_list_of_op(ops_)
     out = list(ops_)
     for op in ops_:
@@ -228,6 +362,49 @@ def get_ops_ios(ops_, control_inputs=False, control_outputs=None, control_ios=No
         if control_outputs is not None:
             out += control_outputs.get(op)
     return _unique(out)
+
+
+def check_cios(control_inputs=False, control_outputs=None, control_ios=None):
+    """``(control_inputs, control_outputs)`` from the selectors' three control arguments:
+    ``control_ios`` (a :class:`ControlOutputs`) means both; the ControlOutputs is updated."""
+    if control_ios is not None:
+        if not isinstance(control_ios, ControlOutputs):
+            raise TypeError(f"Expected a util.ControlOutputs, got: {type(control_ios)}")
+        if control_outputs is not None:
+            raise ValueError("control_outputs should be None when using control_ios.")
+        control_inputs, control_outputs = True, control_ios
+    elif control_outputs is not None and not isinstance(control_outputs, ControlOutputs):
+        raise TypeError(f"Expected a util.ControlOutputs, got: {type(control_outputs)}")
+    if control_outputs is not None:
+        control_outputs.update()
+    return control_inputs, control_outputs
+
+
+def get_within_boundary_ops(ops_, seed_ops, boundary_ops=(), inclusive=True,
+                            control_inputs=False, control_outputs=None, control_ios=None):
+    """The ops of ``ops_`` reached from ``seed_ops`` through inputs and outputs (and control
+    edges when asked) without crossing ``boundary_ops`` (kept with ``inclusive``)."""
+    control_inputs, control_outputs = check_cios(control_inputs, control_outputs, control_ios)
+    ops_ = make_list_of_op(ops_)
+    seed_ops = make_list_of_op(seed_ops, allow_graph=False)
+    boundary = set(make_list_of_op(boundary_ops))
+    res = set(seed_ops)
+    if boundary & res:
+        raise ValueError("Boundary is intersecting with the seeds.")
+    wave = set(seed_ops)
+    while wave:
+        new_wave = set()
+        for op in get_ops_ios(wave, control_inputs, control_outputs):
+            if op in res:
+                continue
+            if op in boundary:
+                if inclusive:
+                    res.add(op)
+            else:
+                new_wave.add(op)
+        res.update(new_wave)
+        wave = new_wave
+    return [op for op in ops_ if op in res]
 
 
 def filter_ts_from_regex(ops_, regex):
@@ -381,8 +558,7 @@ def get_walks_intersection_ops(forward_seed_ops, backward_seed_ops, forward_incl
                                control_inputs=False, control_outputs=None, control_ios=None):
     """The ops both on a forward walk from ``forward_seed_ops`` and on a backward walk from
     ``backward_seed_ops`` (in forward-walk order)."""
-    if control_ios is not None:
-        control_inputs, control_outputs = True, control_ios
+    control_inputs, control_outputs = check_cios(control_inputs, control_outputs, control_ios)
     forward = get_forward_walk_ops(forward_seed_ops, inclusive=forward_inclusive,
                                    within_ops=within_ops, within_ops_fn=within_ops_fn,
                                    control_outputs=control_outputs)
@@ -398,8 +574,7 @@ def get_walks_union_ops(forward_seed_ops, backward_seed_ops, forward_inclusive=T
                         control_inputs=False, control_outputs=None, control_ios=None):
     """The ops on a forward walk from ``forward_seed_ops`` or on a backward walk from
     ``backward_seed_ops``."""
-    if control_ios is not None:
-        control_inputs, control_outputs = True, control_ios
+    control_inputs, control_outputs = check_cios(control_inputs, control_outputs, control_ios)
     forward = get_forward_walk_ops(forward_seed_ops, inclusive=forward_inclusive,
                                    within_ops=within_ops, within_ops_fn=within_ops_fn,
                                    control_outputs=control_outputs)
@@ -582,12 +757,27 @@ def sgv_scope(scope, graph):
     return make_view_from_scope(scope, graph)
 
 
+# the names of TF's submodules ge.util, ge.select and ge.subgraph
+UTIL_NAMES = ["ControlOutputs", "ListView", "check_graphs", "concatenate_unique",
+              "find_corresponding", "find_corresponding_elem", "flatten_tree",
+              "get_consuming_ops", "get_generating_ops", "get_predefined_collection_names",
+              "get_tensors", "get_unique_graph", "is_iterable", "make_list_of_op",
+              "make_list_of_t", "make_placeholder_from_dtype_and_shape",
+              "make_placeholder_from_tensor", "placeholder_name", "scope_basename",
+              "scope_dirname", "scope_finalize", "transform_tree"]
+SELECT_NAMES = ["can_be_regex", "make_regex", "filter_ts", "filter_ts_from_regex", "filter_ops",
+                "filter_ops_from_regex", "get_name_scope_ops", "check_cios", "get_ops_ios",
+                "compute_boundary_ts", "get_within_boundary_ops", "get_forward_walk_ops",
+                "get_backward_walk_ops", "get_walks_intersection_ops", "get_walks_union_ops",
+                "select_ops", "select_ts", "select_ops_and_ts"]
+SUBGRAPH_NAMES = ["SubGraphView", "make_view", "make_view_from_scope"]
 __all__ = [
-    "ControlOutputs", "SubGraphView", "can_be_regex", "compute_boundary_ts", "filter_ops",
+    "ControlOutputs", "SubGraphView", "can_be_regex", "check_cios", "compute_boundary_ts",
+    "filter_ops",
     "filter_ops_from_regex", "filter_ts", "filter_ts_from_regex", "get_backward_walk_ops",
     "get_consuming_ops", "get_forward_walk_ops", "get_generating_ops", "get_name_scope_ops",
     "get_ops_ios", "get_tensors", "get_unique_graph", "get_walks_intersection_ops",
-    "get_walks_union_ops", "make_list_of_op", "make_list_of_t",
+    "get_walks_union_ops", "get_within_boundary_ops", "make_list_of_op", "make_list_of_t",
     "make_placeholder_from_dtype_and_shape", "make_placeholder_from_tensor", "make_regex",
     "make_view", "make_view_from_scope", "ph", "placeholder_name", "select_ops",
     "select_ops_and_ts", "select_ts", "sgv", "sgv_scope",

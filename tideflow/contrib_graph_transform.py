@@ -7,12 +7,12 @@ structure version on, so sessions re-plan. Copies import one NodeDef at a time, 
 the ops were made (TF's Transformer): the copied ops keep their types and attrs; names are
 made unique in the destination graph as TF's are."""
 
-import collections.abc
-
 from tideflow.contrib_graph_editor import (
     ControlOutputs,
     SubGraphView,
+    flatten_tree,
     get_consuming_ops,
+    get_predefined_collection_names,
     get_unique_graph,
     get_walks_intersection_ops,
     make_list_of_op,
@@ -21,8 +21,9 @@ from tideflow.contrib_graph_editor import (
     make_view,
     placeholder_name,
     scope_finalize,
+    transform_tree,
 )
-from tideflow.framework import nest, ops
+from tideflow.framework import ops
 
 # ------------------------------------------------------------------------------------------
 # reroute
@@ -125,6 +126,19 @@ def swap_outputs(sgv0, sgv1):
 def reroute_outputs(sgv0, sgv1):
     """The consumers of ``sgv1``'s outputs read ``sgv0``'s outputs instead."""
     return _reroute_sgv_outputs(sgv0, sgv1, True, False)
+
+
+def swap_ios(sgv0, sgv1):
+    """Swaps both the inputs and the outputs of two views."""
+    _reroute_sgv_outputs(sgv0, sgv1, True, True)
+    return _reroute_sgv_inputs(sgv0, sgv1, True, True)
+
+
+def reroute_ios(sgv0, sgv1):
+    """``sgv1``'s ops read ``sgv0``'s inputs and ``sgv1``'s consumers read ``sgv0``'s
+    outputs."""
+    _reroute_sgv_outputs(sgv0, sgv1, True, False)
+    return _reroute_sgv_inputs(sgv0, sgv1, True, False)
 
 
 def add_control_inputs(op, cops):
@@ -257,129 +271,222 @@ class TransformerInfo:
     """What a copy made: ``transformed(original)`` and ``original(transformed)`` map ops and
     tensors (or structures of them) between the source and the copy."""
 
-    def __init__(self, graph, graph_, scope, scope_):
-        self.graph, self.graph_ = graph, graph_
-        self.scope, self.scope_ = scope, scope_
+    def __init__(self, info):
+        self._graph, self._scope = info.graph, info.scope
+        self._graph_, self._scope_ = info.graph_, info.scope_
         # TF's tables, which programs such as gradient checkpointing read directly
-        self._transformed_ops, self._transformed_ts = {}, {}
-        self._original_ops, self._original_ts = {}, {}
+        self._transformed_ops = info.transformed_ops
+        self._transformed_ts = info.transformed_ts
 
-    def _add(self, original, copied):
-        if isinstance(original, ops.Operation):
-            self._transformed_ops[original] = copied
-            self._original_ops[copied] = original
-        else:
-            self._transformed_ts[original] = copied
-            self._original_ts[copied] = original
+    def _get_transformed_map(self, top):
+        if isinstance(top, ops.Operation):
+            return self._transformed_ops
+        if isinstance(top, ops.Tensor):
+            return self._transformed_ts
+        raise TypeError(f"Expected a tf.Tensor or a tf.Operation, got a {type(top)}")
 
-    def _map(self, tables, top, missing_fn):
-        def one(x):
-            table = tables[0] if isinstance(x, ops.Operation) else tables[1]
-            if x in table:
-                return table[x]
-            return missing_fn(x) if missing_fn is not None else None
+    def _transformed_elem(self, original_top, missing_fn=None):
+        table = self._get_transformed_map(original_top)
+        if original_top in table:
+            return table[original_top]
+        return None if missing_fn is None else missing_fn(original_top)
 
-        if isinstance(top, (ops.Operation, ops.Tensor)):
-            return one(top)
-        return nest.map_structure(one, top)
+    def _original_elem(self, transformed_top, missing_fn=None):
+        table = self._get_transformed_map(transformed_top)
+        for original, transformed in table.items():
+            if transformed is transformed_top:
+                return original
+        return None if missing_fn is None else missing_fn(transformed_top)
 
     def transformed(self, original, missing_fn=None):
-        return self._map((self._transformed_ops, self._transformed_ts), original, missing_fn)
+        """The copies of ``original`` (an op, a tensor or a structure of them; None, or
+        ``missing_fn(x)``, for what was not copied)."""
+        return transform_tree(original,
+                              lambda x: self._transformed_elem(x, missing_fn=missing_fn))
 
     def original(self, transformed, missing_fn=None):
-        return self._map((self._original_ops, self._original_ts), transformed, missing_fn)
+        """The originals of copied ops or tensors (a structure of them too)."""
+        return transform_tree(transformed,
+                              lambda x: self._original_elem(x, missing_fn=missing_fn))
+
+    def __str__(self):
+        lines = ["Transform result info:"]
+        if self._graph == self._graph_:
+            lines.append(f"  Within graph[{id(self._graph)}]"
+                         + ("" if self._scope_ else " IN-PLACE"))
+        else:
+            lines.append(f"  graph[{id(self._graph)}] => graph[{id(self._graph_)}]")
+        if self._scope:
+            lines.append(f"  Relative to source scope: {self._scope}")
+        if self._scope_:
+            lines.append(f"  Scope destination: {self._scope_}")
+        lines.append("Operations mapping:")
+        lines += [f"  {op.name} => {op_.name}" for op, op_ in self._transformed_ops.items()]
+        return "\n".join(lines) + "\n"
 
 
-def _predefined_collection_names():
-    return {getattr(ops.GraphKeys, k) for k in dir(ops.GraphKeys)
-            if not k.startswith("_") and isinstance(getattr(ops.GraphKeys, k), str)}
+class _TmpInfo:
+    """The state of one Transformer call, which the handlers receive as ``info``."""
+
+    def __init__(self, sgv, dst_graph, dst_scope, src_scope):
+        self.sgv = sgv
+        self.sgv_inputs_set = frozenset(sgv.inputs)
+        self.ops = frozenset(sgv.ops)
+        self.graph = sgv.graph
+        self.control_outputs = ControlOutputs(sgv.graph) if sgv.graph is not None else None
+        self.scope, self.graph_, self.scope_ = src_scope, dst_graph, dst_scope
+        self.transformed_ops, self.transformed_ts = {}, {}
+        self.collections = {} if self.graph is None else {
+            key: self.graph.get_collection(key) for key in self.graph.get_all_collection_keys()}
+        self.cyclic_ops, self.tmp_cyclic_ts = [], []
+        self.transform_original_op_handler = transform_op_if_inside_handler
+
+    def new_name(self, name):
+        """``name`` moved from the source scope to the destination scope."""
+        if not name.startswith(self.scope):
+            raise ValueError(f"{name} does not belong to source scope: {self.scope}.")
+        return self.scope_ + name[len(self.scope):]
 
 
-def _transform(sgv, dst_graph, dst_scope, src_scope, reuse_dst_scope, external_input):
-    """TF 1.15's Transformer: copies the view's ops one at a time (in creation order) into
-    ``dst_graph``, each under a unique name; ``external_input(t, placeholder, keep)`` gives
-    what a copy reads for an input ``t`` of the view, each time it is read (``placeholder(t)``
-    a new one in the destination scope, ``keep(t)`` the tensor itself where it can be, else
-    a placeholder). Returns ``(view of the copy, info)``."""
+def replace_t_with_placeholder_handler(info, t):
+    """A new placeholder in the destination scope standing for ``t``."""
+    with info.graph_.as_default():
+        return make_placeholder_from_tensor(t, scope=info.scope_)
+
+
+def keep_t_if_possible_handler(info, t):
+    """``t`` itself when the copy stays in its graph, else a placeholder for it."""
+    if info.graph is info.graph_:
+        return t
+    return replace_t_with_placeholder_handler(info, t)
+
+
+def assign_renamed_collections_handler(info, elem, elem_):
+    """Adds ``elem_`` to the collections ``elem`` is in: ``tf.GraphKeys``' under their own
+    name, the others renamed into the destination scope."""
+    known = get_predefined_collection_names()
+    for name, members in info.collections.items():
+        if not any(m is elem for m in members):
+            continue
+        info.graph_.add_to_collection(name if name in known else info.new_name(name), elem_)
+
+
+def transform_op_if_inside_handler(info, op, keep_if_possible=True):
+    """The copy of ``op`` when it is in the view; else ``op`` itself when the copy stays in
+    its graph (and ``keep_if_possible``), else None."""
+    if op in info.sgv.ops:
+        return info.transformed_ops[op]
+    if keep_if_possible and info.graph is info.graph_:
+        return op
+    return None
+
+
+def copy_op_handler(info, op, new_inputs, copy_shape=False, nodedef_fn=None):
+    """Copies ``op`` into the destination graph reading ``new_inputs``, under its renamed,
+    uniquified name (``nodedef_fn`` may rewrite the NodeDef first); returns
+    ``(op_, op_.outputs)``."""
     from tideflow.framework import importer
     from tideflow.protos import graph_pb2
 
-    sgv = make_view(sgv)
-    dst_graph = sgv.graph if dst_graph is None else dst_graph
-    if not isinstance(dst_graph, ops.Graph):
-        raise TypeError(f"Expected a tf.Graph, got: {type(dst_graph)}")
-    src_scope = scope_finalize(src_scope)
-    dst_scope = scope_finalize(dst_scope)
-    if dst_scope and not reuse_dst_scope:
-        dst_scope = scope_finalize(dst_graph.unique_name(dst_scope[:-1]))
-    src_graph = sgv.graph
-    info = TransformerInfo(src_graph, dst_graph, src_scope, dst_scope)
-    inside, sgv_inputs = set(sgv.ops), frozenset(sgv.inputs)
-    collections = {} if src_graph is None else {
-        k: src_graph.get_collection(k) for k in src_graph.get_all_collection_keys()}
-    known = _predefined_collection_names()
-
-    def new_name(name):
-        if not name.startswith(src_scope):
-            raise ValueError(f"{name} does not belong to source scope: {src_scope}.")
-        return dst_scope + name[len(src_scope):]
-
-    def placeholder(t):
-        with dst_graph.as_default():
-            return make_placeholder_from_tensor(t, scope=dst_scope)
-
-    def keep_if_possible(t):
-        return t if src_graph is dst_graph else placeholder(t)
-
-    def transformed_t(t):
-        if t in info._transformed_ts:
-            return info._transformed_ts[t]
-        if t in sgv_inputs:
-            return external_input(t, placeholder, keep_if_possible)
-        if t.op in inside:  # (a v1 loop's back edge: tideflow's loops are While ops)
-            raise ValueError(f"Cannot copy {t.name}: it is computed after its consumer")
-        return keep_if_possible(t)
-
-    def assign_collections(elem, elem_):
-        for key, members in collections.items():
-            if any(m is elem for m in members):
-                dst_graph.add_to_collection(key if key in known else new_name(key), elem_)
-
-    for op in sorted(sgv.ops, key=lambda o: o._id):
-        inputs_ = [transformed_t(t) for t in op.inputs]
-        graph_def = graph_pb2.GraphDef()
-        nd = graph_def.node.add()
-        nd.CopyFrom(op.node_def)
-        nd.name = dst_graph.unique_name(new_name(op.name), mark_as_used=False)
-        if "_class" in nd.attr:  # colocation with ops left behind does not travel
-            del nd.attr["_class"]
-        del nd.input[:]
-        input_map = {}
-        for i, t_ in enumerate(inputs_):
-            input_map[f"_ge_input_{i}:0"] = t_
-            nd.input.append(f"_ge_input_{i}:0")
-        with dst_graph.as_default():
-            op_, = importer.import_graph_def(graph_def, input_map=input_map,
-                                             return_elements=[nd.name], name="")
-        info._add(op, op_)
-        assign_collections(op, op_)
+    if isinstance(new_inputs, bool):
+        raise TypeError("the `new_inputs` argument must be an iterable.")
+    graph_def = graph_pb2.GraphDef()
+    nd = graph_def.node.add()
+    nd.CopyFrom(op.node_def)
+    nd.name = info.graph_.unique_name(info.new_name(op.name), mark_as_used=False)
+    del nd.input[:]
+    if nodedef_fn is not None:
+        graph_def.node[0].CopyFrom(nodedef_fn(nd))
+        nd = graph_def.node[0]
+    if "_class" in nd.attr:  # colocation with ops left behind does not travel
+        del nd.attr["_class"]
+    input_map = {}
+    for i, t_ in enumerate(new_inputs):
+        input_map[f"_ge_input_{i}:0"] = t_
+        nd.input.append(f"_ge_input_{i}:0")
+    with info.graph_.as_default():
+        op_, = importer.import_graph_def(graph_def, input_map=input_map,
+                                         return_elements=[nd.name], name="")
+    if copy_shape:
         for t, t_ in zip(op.outputs, op_.outputs):
-            info._add(t, t_)
-            assign_collections(t, t_)
-    for op in sgv.ops:
-        for c in op.control_inputs:
-            if c in info._transformed_ops:
-                info._transformed_ops[op]._add_control_input(info._transformed_ops[c])
-            elif src_graph is dst_graph:
-                info._transformed_ops[op]._add_control_input(c)
-    copied = list(info._transformed_ops.values())
-    view = SubGraphView(copied) if copied else SubGraphView()
-    # as TF: the copy's view keeps the inputs and outputs that map to the original's
-    input_map_ = [view.input_index(info._transformed_ts[t]) for t in sgv.inputs
-                  if t in info._transformed_ts and info._transformed_ts[t] in view.inputs]
-    output_map_ = [view.output_index(info._transformed_ts[t]) for t in sgv.outputs
-                   if t in info._transformed_ts and info._transformed_ts[t] in view.outputs]
-    return view.remap(input_map_, output_map_), info
+            t_.set_shape(t.get_shape())
+    if op._original_op is not None:
+        op_._original_op = op._original_op
+    return op_, op_.outputs
+
+
+class Transformer:
+    """Copies a subgraph view into a graph, op by op in creation order. Its handlers decide
+    how: ``transform_op_handler`` (:func:`copy_op_handler`), ``assign_collections_handler``,
+    ``transform_external_input_handler`` (the view's inputs: new placeholders),
+    ``transform_external_hidden_input_handler`` (other tensors read from outside: kept when
+    possible), ``transform_control_input_handler`` and ``transform_original_op_handler``.
+    Calling it returns ``(view of the copy, TransformerInfo)``."""
+
+    def __init__(self):
+        self.transform_op_handler = copy_op_handler
+        self.transform_control_input_handler = transform_op_if_inside_handler
+        self.assign_collections_handler = assign_renamed_collections_handler
+        self.transform_external_input_handler = replace_t_with_placeholder_handler
+        self.transform_external_hidden_input_handler = keep_t_if_possible_handler
+        self.transform_original_op_handler = transform_op_if_inside_handler
+
+    def __call__(self, sgv, dst_graph, dst_scope, src_scope="", reuse_dst_scope=False):
+        sgv = make_view(sgv)
+        if not isinstance(dst_graph, ops.Graph):
+            raise TypeError(f"Expected a tf.Graph, got: {type(dst_graph)}")
+        src_scope = scope_finalize(src_scope)
+        dst_scope = scope_finalize(dst_scope)
+        if dst_scope and not reuse_dst_scope:
+            dst_scope = scope_finalize(dst_graph.unique_name(dst_scope[:-1]))
+        info = _TmpInfo(sgv, dst_graph, dst_scope, src_scope)
+        self._copy_ops(info)
+        self._connect_control_inputs(info)
+        return self._transform_sgv(info, sgv), TransformerInfo(info)
+
+    def _copy_ops(self, info):
+        for op in sorted(info.sgv.ops, key=lambda o: o._id):
+            new_inputs = [self._transformed_t(info, t, op) for t in op.inputs]
+            op_, outputs_ = self.transform_op_handler(info, op, new_inputs)
+            if op is op_:
+                raise ValueError("In-place transformation not allowed.")
+            info.transformed_ops[op] = op_
+            self.assign_collections_handler(info, op, op_)
+            for t, t_ in zip(op.outputs, outputs_):
+                info.transformed_ts[t] = t_
+                self.assign_collections_handler(info, t, t_)
+
+    def _connect_control_inputs(self, info):
+        for op in info.sgv.ops:
+            op_ = info.transformed_ops[op]
+            if op._original_op is not None:
+                original = self.transform_original_op_handler(info, op._original_op)
+                if original is not None:
+                    op_._original_op = original
+            controls = [self.transform_control_input_handler(info, c)
+                        for c in op.control_inputs]
+            controls = [c for c in controls if c is not None]
+            if controls:
+                add_control_inputs(op_, controls)
+
+    def _transform_sgv(self, info, sgv):
+        """The copy's view, keeping the inputs and outputs that map to the original's."""
+        view = SubGraphView(list(info.transformed_ops.values()))
+        input_map_ = [view.input_index(info.transformed_ts[t]) for t in sgv.inputs
+                      if t in info.transformed_ts and info.transformed_ts[t] in view.inputs]
+        output_map_ = [view.output_index(info.transformed_ts[t]) for t in sgv.outputs
+                       if t in info.transformed_ts and info.transformed_ts[t] in view.outputs]
+        return view.remap(input_map_, output_map_)
+
+    def _transformed_t(self, info, t, consumer_op):
+        if t in info.transformed_ts:
+            return info.transformed_ts[t]
+        if t in info.sgv_inputs_set:
+            return self.transform_external_input_handler(info, t)
+        if t.op in info.ops:  # (a v1 loop's back edge: tideflow's loops are While ops)
+            raise ValueError(f"Cannot copy {consumer_op.name}: its input {t.name} is "
+                             "computed after it")
+        return self.transform_external_hidden_input_handler(info, t)
 
 
 def copy_with_input_replacements(sgv, replacement_ts, dst_graph=None, dst_scope="",
@@ -388,32 +495,42 @@ def copy_with_input_replacements(sgv, replacement_ts, dst_graph=None, dst_scope=
     ``dst_scope``), with the inputs in ``replacement_ts`` ({original tensor: new tensor})
     replaced; other inputs are kept (placeholders in another graph). Returns ``(view of the
     copy, TransformerInfo)``."""
-    if not isinstance(replacement_ts, collections.abc.Mapping):
-        raise TypeError("Expected a dict for replacement_ts, got: "
-                        f"{type(replacement_ts).__name__}")
+    sgv = make_view(sgv)
+    dst_graph = sgv.graph if dst_graph is None else dst_graph
+    if not isinstance(dst_graph, ops.Graph):
+        raise TypeError(f"Expected a tf.Graph, got: {type(dst_graph)}")
+    copier = Transformer()
 
-    def external_input(t, _, keep_if_possible):
-        return replacement_ts[t] if t in replacement_ts else keep_if_possible(t)
+    def replace_t_with_replacement_handler(info, t):
+        if t in replacement_ts:
+            return replacement_ts[t]
+        return keep_t_if_possible_handler(info, t)
 
-    return _transform(sgv, dst_graph, dst_scope, src_scope, reuse_dst_scope, external_input)
+    copier.transform_external_input_handler = replace_t_with_replacement_handler
+    return copier(sgv, dst_graph, dst_scope, src_scope, reuse_dst_scope=reuse_dst_scope)
 
 
 def copy(sgv, dst_graph=None, dst_scope="", src_scope="", reuse_dst_scope=False):
     """Copies the view's ops (see :func:`copy_with_input_replacements`); as TF 1.15, each
     read of an input of the view becomes a new placeholder (``geph__<op>_<index>``), in the
     view's own graph too."""
-    return _transform(sgv, dst_graph, dst_scope, src_scope, reuse_dst_scope,
-                      lambda t, placeholder, _: placeholder(t))
+    sgv = make_view(sgv)
+    dst_graph = sgv.graph if dst_graph is None else dst_graph
+    if not isinstance(dst_graph, ops.Graph):
+        raise TypeError(f"Expected a tf.Graph, got: {type(dst_graph)}")
+    return Transformer()(sgv, dst_graph, dst_scope, src_scope, reuse_dst_scope=reuse_dst_scope)
 
 
 def graph_replace(target_ts, replacement_ts, dst_scope="", src_scope="",
                   reuse_dst_scope=False):
     """``target_ts`` (a tensor or a structure of them) recomputed with the tensors in
-    ``replacement_ts`` ({original: replacement}) replaced: the ops between the two are copied;
-    targets that do not depend on the replaced tensors come back unchanged."""
-    flat_targets = nest.flatten(target_ts)
-    get_unique_graph(flat_targets, check_types=(ops.Tensor,))
-    between = get_walks_intersection_ops(list(replacement_ts), flat_targets)
+    ``replacement_ts`` ({original: replacement}) replaced: the ops between the two (through
+    control edges too) are copied; targets that do not depend on the replaced tensors come
+    back unchanged."""
+    flat_targets = flatten_tree(target_ts)
+    graph = get_unique_graph(flat_targets, check_types=(ops.Tensor,))
+    between = get_walks_intersection_ops(list(replacement_ts), flat_targets,
+                                         control_ios=ControlOutputs(graph))
     if not between:
         raise ValueError("Targets and replacements are not connected!")
     _, info = copy_with_input_replacements(between, replacement_ts, None, dst_scope,
@@ -421,9 +538,21 @@ def graph_replace(target_ts, replacement_ts, dst_scope="", src_scope="",
     return info.transformed(target_ts, missing_fn=lambda t: t)
 
 
+REROUTE_NAMES = ["add_control_inputs", "remove_control_inputs", "reroute_inputs", "reroute_ios",
+                 "reroute_outputs", "reroute_ts", "swap_inputs", "swap_ios", "swap_outputs",
+                 "swap_ts"]
+EDIT_NAMES = ["detach_control_inputs", "detach_control_outputs", "detach_inputs",
+              "detach_outputs", "detach", "connect", "bypass"]
+TRANSFORM_NAMES = ["replace_t_with_placeholder_handler", "keep_t_if_possible_handler",
+                   "assign_renamed_collections_handler", "transform_op_if_inside_handler",
+                   "copy_op_handler", "Transformer", "TransformerInfo", "copy",
+                   "copy_with_input_replacements", "graph_replace"]
 __all__ = [
-    "TransformerInfo", "add_control_inputs", "bypass", "connect", "copy",
-    "copy_with_input_replacements", "detach", "detach_control_inputs", "detach_control_outputs",
-    "detach_inputs", "detach_outputs", "graph_replace", "remove_control_inputs",
-    "reroute_inputs", "reroute_outputs", "reroute_ts", "swap_inputs", "swap_outputs", "swap_ts",
+    "Transformer", "TransformerInfo", "add_control_inputs", "assign_renamed_collections_handler",
+    "bypass", "connect", "copy", "copy_op_handler", "copy_with_input_replacements", "detach",
+    "detach_control_inputs", "detach_control_outputs", "detach_inputs", "detach_outputs",
+    "graph_replace", "keep_t_if_possible_handler", "remove_control_inputs",
+    "replace_t_with_placeholder_handler", "reroute_inputs", "reroute_ios", "reroute_outputs",
+    "reroute_ts", "swap_inputs", "swap_ios", "swap_outputs", "swap_ts",
+    "transform_op_if_inside_handler",
 ]

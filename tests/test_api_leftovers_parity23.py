@@ -1,0 +1,156 @@
+"""TF 1.15 API leftovers: graph_editor's Transformer, handlers and submodules, and the small
+namespaces programs still reach for. Reference values were measured in TF 1.15."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+ge = tf.contrib.graph_editor
+
+
+def test_graph_editor_checkpointing_recompute_matches_gradients():
+    # memory_saving_gradients' recipe: copy the ops after a checkpoint, reroute the copy to a
+    # stop_gradient of the checkpoint, chain the gradients through it
+    g = tf.Graph()
+    with g.as_default():
+        rng = np.random.RandomState(0)
+        x = tf.placeholder(tf.float32, [4, 3], name="x")
+        w1 = tf.Variable(rng.randn(3, 5).astype(np.float32), name="w1")
+        w2 = tf.Variable(rng.randn(5, 5).astype(np.float32), name="w2")
+        w3 = tf.Variable(rng.randn(5, 2).astype(np.float32), name="w3")
+        h1 = tf.tanh(tf.matmul(x, w1), name="h1")
+        h2 = tf.nn.relu(tf.matmul(h1, w2), name="h2")
+        h3 = tf.sigmoid(tf.matmul(h2, w3), name="h3")
+        loss = tf.reduce_sum(tf.square(h3), name="loss")
+        fwd = ge.get_forward_walk_ops([x.op], inclusive=True)
+        bwd = ge.get_backward_walk_ops([loss.op], inclusive=True)
+        assert (len(fwd), len(bwd)) == (9, 16)
+        sg = tf.stop_gradient(h1, name="h1_sg")
+        to_copy = [o for o in ge.get_backward_walk_ops(seed_ops=[loss.op], stop_at_ts=[h1])
+                   if o in fwd and o.type not in ("VariableV2", "Placeholder", "Identity",
+                                                  "Const")]
+        assert sorted(o.name for o in to_copy) == [
+            "MatMul_1", "MatMul_2", "Square", "h2", "h3", "loss"]
+        _, info = ge.copy_with_input_replacements(ge.sgv(to_copy), {})
+        copied = list(info._transformed_ops.values())
+        assert sorted(o.name for o in copied) == [
+            "MatMul_1_1", "MatMul_2_1", "Square_1", "h2_1", "h3_1", "loss_1"]
+        assert ge.reroute_ts([sg], [h1], can_modify=copied) == 1
+        loss_copy = info._transformed_ts[loss]
+        assert info.original(loss_copy) is loss
+        assert info.transformed([loss, h1]) == [loss_copy, None]
+        assert str(info).startswith("Transform result info:\n  Within graph[")
+        d_h1, *dw23 = tf.gradients(loss_copy, [sg, w2, w3])
+        dw1, = tf.gradients(h1, [w1], grad_ys=d_h1)
+        ref = tf.gradients(loss, [w1, w2, w3])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            feed = {x: rng.randn(4, 3).astype(np.float32)}
+            got, want = sess.run([[dw1] + dw23, ref], feed)
+    for u, v in zip(got, want):
+        np.testing.assert_allclose(u, v, atol=1e-6)
+    # TF 1.15's first three entries of each gradient
+    np.testing.assert_allclose(got[0].ravel()[:3], [-0.00144, -0.75157, -0.55265], atol=1e-5)
+    np.testing.assert_allclose(got[1].ravel()[:3], [0.43747, 0.0, 0.12744], atol=1e-5)
+
+
+def _small_graph():
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.constant(2.0, name="a")
+        b = tf.constant(3.0, name="b")
+        c = tf.add(a, b, name="c")
+        d = tf.multiply(c, 2.0, name="d")
+        tf.add_to_collection("mine", d)
+    return g, a, b, c, d
+
+
+def test_graph_editor_transformer_handlers_and_copies():
+    g, a, _b, c, d = _small_graph()
+    with g.as_default():
+        a2 = tf.constant(10.0, name="a2")
+        d2 = ge.graph_replace(d, {a: a2}, dst_scope="rep")
+        assert d2.name == "rep/d:0"
+        assert [t.name for t in d2.op.inputs] == ["rep/c:0", "d/y:0"]
+        t = ge.Transformer()
+        t.transform_external_input_handler = ge.keep_t_if_possible_handler
+        t.transform_op_handler = lambda info, op, new_inputs: ge.copy_op_handler(
+            info, op, new_inputs, copy_shape=True)
+        sgv, info = t(ge.sgv(c.op, d.op), g, "copy1")
+        assert sorted(o.name for o in sgv.ops) == ["copy1/c", "copy1/d"]
+        assert list(sgv.inputs) == [] and [o.name for o in sgv.outputs] == ["copy1/d:0"]
+        # a collection that is not a GraphKeys one is renamed into the destination scope
+        assert [e.name for e in g.get_collection("copy1/mine")] == ["copy1/d:0"]
+        g2 = tf.Graph()
+        ge.copy(ge.sgv(c.op, d.op), g2, "z")
+        assert sorted(o.name for o in g2.get_operations()) == [
+            "z/c", "z/d", "z/geph__a_0", "z/geph__b_0", "z/geph__y_0"]
+        assert g2.get_all_collection_keys() == ["z/mine"]
+        with tf.Session() as s:
+            assert s.run([d, d2, info.transformed(d)]) == [10.0, 26.0, 10.0]
+        assert ge.util.find_corresponding(d, g2, "z").name == "z/d:0"
+        assert ge.util.find_corresponding([c.op], g2, "z")[0].name == "z/c"
+        with pytest.raises(TypeError, match="must be an iterable"):
+            ge.copy_op_handler(None, c.op, True)
+        with pytest.raises(ValueError, match="In-place transformation not allowed"):
+            t2 = ge.Transformer()
+            t2.transform_op_handler = lambda info, op, new_inputs: (op, op.outputs)
+            t2(ge.sgv(c.op), g, "x")
+        with pytest.raises(TypeError, match="Expected a tf.Tensor or a tf.Operation"):
+            info.transformed(3)
+
+
+def test_graph_editor_util_and_select_helpers():
+    g, _a, _b, c, d = _small_graph()
+    util = ge.util
+    assert util.flatten_tree({"a": [1, (2, 3)], "b": 4}) == [1, 2, 3, 4]
+    assert util.transform_tree([1, (2, {"k": 3})], lambda v: v * 10) == [10, (20, {"k": 30})]
+    assert util.concatenate_unique([1, 2], [2, 3, 1, 4]) == [1, 2, 3, 4]
+    assert (util.is_iterable(d), util.is_iterable([d])) == (False, True)
+    assert (util.scope_dirname("a/b/c"), util.scope_basename("a/b/c"),
+            util.scope_finalize("a"), util.scope_dirname("ab")) == ("a/b/", "c", "a/", "")
+    lv = util.ListView([1, 2])
+    assert (len(lv), lv[1], lv + (3,), list(lv), bool(util.ListView([]))) == (
+        2, 2, [1, 2, 3], [1, 2], False)
+    with pytest.raises(TypeError, match="Expected a list"):
+        util.ListView((1,))
+    names = util.get_predefined_collection_names()
+    assert sorted(k for k in names if isinstance(k, str))[:4] == [
+        "_SUMMARY_V2", "activations", "asset_filepaths", "biases"]
+    assert ge.select.check_cios(False, None, util.ControlOutputs(g))[0] is True
+    with pytest.raises(TypeError, match="Expected a util.ControlOutputs"):
+        ge.check_cios(control_ios=3)
+    # (TF 1.15 gives the same on this graph: d/y is reached only through d, the boundary)
+    assert [o.name for o in ge.get_within_boundary_ops(g, [c.op], [d.op])] == [
+        "a", "b", "c", "d"]
+    assert [o.name for o in ge.get_within_boundary_ops(g, [c.op], [d.op],
+                                                       inclusive=False)] == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="Boundary is intersecting with the seeds"):
+        ge.get_within_boundary_ops(g, [c.op], [c.op])
+    g2 = tf.Graph()
+    with g2.as_default():
+        e = tf.constant(1.0)
+    with pytest.raises(ValueError, match=r"Argument\[1\]: Wrong graph!"):
+        util.check_graphs(ge.sgv(c.op), ge.sgv(e.op))
+    # the submodules hold TF's names (and only those)
+    assert "copy_op_handler" in dir(ge.transform) and "swap_ios" in dir(ge.reroute)
+    assert not hasattr(ge.reroute, "copy") and hasattr(ge.edit, "bypass")
+    assert ge.subgraph.SubGraphView is ge.SubGraphView
+
+
+def test_graph_editor_swap_and_reroute_ios():
+    g, a, b, _c, _d = _small_graph()
+    with g.as_default():
+        e1 = tf.identity(a, name="e1")
+        e2 = tf.identity(b, name="e2")
+        f1 = tf.negative(e1, name="f1")
+        f2 = tf.negative(e2, name="f2")
+        ge.swap_ios(ge.sgv(e1.op), ge.sgv(e2.op))
+        assert ([t.name for t in e1.op.inputs], [t.name for t in f1.op.inputs]) == (
+            ["b:0"], ["e2:0"])
+        ge.reroute_ios(ge.sgv(e1.op), ge.sgv(e2.op))
+        assert [t.name for t in e2.op.inputs] == ["b:0"]
+        assert [t.name for t in f1.op.inputs] == [t.name for t in f2.op.inputs] == ["e1:0"]
+        with tf.Session() as s:
+            assert s.run([f1, f2]) == [-3.0, -3.0]
