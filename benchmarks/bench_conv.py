@@ -191,7 +191,10 @@ def profile_cnn(steps=9, clock="trace"):
                 for n in dev.node_stats:
                     per_op.setdefault(n.node_name, []).append(n.all_end_rel_nanos / 1e6)
         for name, ts in per_op.items():
-            op_type = sess.graph.get_operation_by_name(name).type
+            try:
+                op_type = sess.graph.get_operation_by_name(name).type
+            except KeyError:
+                continue  # _SOURCE, _arg_*, _retval_*: the step's markers (as TF's), not ops
             rows.append((statistics.median(ts), name, op_type))
     rows.sort(reverse=True)
     total = sum(r[0] for r in rows)
