@@ -251,7 +251,7 @@ def test_an_op_error_from_the_cluster_names_the_client_graph_node(worker_and_ps,
             with pytest.raises(tf.errors.InvalidArgumentError) as info:
                 sess.run(bad, {x: [7]})
     assert info.value.op is bad.op
-    assert "[[node my_gather (GatherV2) defined at" in info.value.message
+    assert "[[node my_gather (defined at " in info.value.message
     assert "test_programs_dist.py" in info.value.message
     assert "grpc" not in info.value.message.split("defined at")[-1]
 

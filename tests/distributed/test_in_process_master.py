@@ -86,7 +86,7 @@ def test_errors_are_the_same_on_both_paths(servers):
                     sess.run(fetch, feed)
                 # the message, to the node it names (where the server's copy of the node was
                 # "defined" is the stack that imported it there, which differs)
-                errs.append((type(ei.value), ei.value.message.split(" defined at ")[0]))
+                errs.append((type(ei.value), ei.value.message.split(" (defined at ")[0]))
             got.append(errs)
     assert got[0] == got[1]
     assert got[0][0][0] is errors.InvalidArgumentError and "x/0" in got[0][0][1]

@@ -37,7 +37,7 @@ _MASTER_CALLS = {"CreateSession": "create_session", "ExtendSession": "extend_ses
 _WITH_DEADLINE = ("CreateSession", "RunStep")
 _HANDLE_OPS = ("GetSessionHandle", "GetSessionHandleV2")
 # the node an op error names, as the executor writes it
-_NODE_IN_ERROR = re.compile(r"\[\[node (\S+) \([^)]*\) defined at [^\]]*\]\]")
+_NODE_IN_ERROR = re.compile(r"\[\[node (\S+) \(defined at [^\]]*\) \]\]")
 
 
 class _Status:
@@ -317,7 +317,7 @@ class RemoteSession:
             return
         e._op = op
         e._message = (e._message[:m.start()]
-                      + f"[[node {op.name} ({op.type}) defined at {op._user_location}]]"
+                      + f"[[node {op.name} (defined at {op._user_location}) ]]"
                       + e._message[m.end():])
 
     @staticmethod

@@ -506,7 +506,8 @@ class Operation:
     @property
     def _user_location(self):
         tb = self._traceback
-        return f'File "{tb[0]}", line {tb[1]}, in {tb[2]}' if tb else "(unknown location)"
+        # as TF's error messages name it: "(defined at <file>:<line>)"
+        return f"{tb[0]}:{tb[1]}" if tb else "<unknown>"
 
     def _set_device(self, device):
         canonical = device_lib.canonical_name(device)  # (validates a string)

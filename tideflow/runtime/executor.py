@@ -495,6 +495,8 @@ class Plan:
             # variable; a ref fetched as it is fails in its _retval, which names no op
             ref = op._outputs[0]
             op = e._op = next((c for c in self.ops if ref in c._inputs), None)
+            if op is None and not self.raw and "[[" not in e._message:
+                e._message += retval_note(ref, self.fetches)
         return op_error_for(e, op)
 
 
@@ -886,11 +888,21 @@ def _loop_values_needed(cond_fg, body_fg, used):
         needed = more
 
 
+def retval_note(ref, fetches):
+    """The line TF's error names a fetched ref's ``_Retval`` node with (an uninitialized
+    variable fetched as it is): "_retval_<op>_<output>_<index>", the index the fetch's place
+    among the step's fetched names in sorted order; "" when ``ref`` is not fetched."""
+    names = sorted({t.name for t in fetches if isinstance(t, Tensor)})
+    if ref.name not in names:
+        return ""
+    return f"\n\t [[{{{{node _retval_{ref.op.name}_{ref.value_index}_{names.index(ref.name)}}}}}]]"
+
+
 def op_error_for(e, op):
     """Turns an exception raised by ``op``'s kernel into a TF OpError that names the op."""
     where = ""
     if op is not None:
-        where = f"\n\t [[node {op.name} ({op.type}) defined at {op._user_location}]]"
+        where = f"\n\t [[node {op.name} (defined at {op._user_location}) ]]"
     if isinstance(e, errors.OpError):
         if op is not None and "[[node " not in e._message:
             e._op = e._op or op

@@ -247,7 +247,12 @@ def _source_error_as_tf(plan, err):
     # as TF's executor (and the plan's mapping): the op that reads the ref fails
     ref = last._outputs[0]
     reader = next((c for c in order if ref in c._inputs), None)
-    return op_error_for(state_ops._uninitialized_error(last.name), reader)
+    other = state_ops._uninitialized_error(last.name)
+    if reader is None:
+        from tideflow.runtime.executor import retval_note
+
+        other._message += retval_note(ref, getattr(plan, "fetches", ()))
+    return op_error_for(other, reader)
 
 
 def _fetch_key(f):

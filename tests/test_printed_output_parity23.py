@@ -1,0 +1,68 @@
+"""Printed text of TF 1.x programs (errors, reprs, logs) against TF 1.15's: each expected
+string below was measured in TF 1.15 (timings and paths normalized where noted)."""
+
+import re
+
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _error(sess, fetches, feed=None):
+    with pytest.raises(tf.errors.OpError) as info:
+        sess.run(fetches, feed)
+    return info.value
+
+
+def test_uninitialized_variable_fetched_as_it_is_names_its_retval_node():
+    # measured in TF 1.15: the fetch's _Retval node, its index the place of the fetch's
+    # name among the step's fetched names in sorted order
+    with tf.variable_scope("sc"):
+        v = tf.get_variable("v", [2])
+    a = tf.get_variable("a", [2])
+    z = tf.Variable(1.0, name="zz")
+    with tf.Session() as sess:
+        e = _error(sess, v)
+        assert type(e) is tf.errors.FailedPreconditionError
+        assert str(e) == "Attempting to use uninitialized value sc/v\n\t [[{{node _retval_sc/v_0_0}}]]"
+        assert str(_error(sess, [tf.constant(1), tf.constant(2), z])) == (
+            "Attempting to use uninitialized value zz\n\t [[{{node _retval_zz_0_2}}]]")
+        assert str(_error(sess, [z, tf.assign(a, [1.0, 2.0])])) == (
+            "Attempting to use uninitialized value zz\n\t [[{{node _retval_zz_0_1}}]]")
+        assert str(_error(sess, {"k": v})) == (
+            "Attempting to use uninitialized value sc/v\n\t [[{{node _retval_sc/v_0_0}}]]")
+        # two uninitialized variables fetched: TF names one of them (which varies by run)
+        msg = str(_error(sess, [a, v]))
+        assert msg in ("Attempting to use uninitialized value sc/v\n\t [[{{node _retval_sc/v_0_1}}]]",
+                       "Attempting to use uninitialized value a\n\t [[{{node _retval_a_0_0}}]]")
+
+
+def test_an_op_error_names_its_node_as_tf_does():
+    # TF 1.15: "\t [[node x (defined at <file>:<line>) ]]" (TF 1.15 itself names a frame of
+    # its own ops.py there; the file:line form is what its message is made of)
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    v = tf.Variable(1.0, name="v")
+    with tf.Session() as sess:
+        msg = str(_error(sess, x * 2))
+        first, node = msg.split("\n")[:2]
+        assert first == ("You must feed a value for placeholder tensor 'x' with dtype float and "
+                         "shape [?,3]")
+        assert re.fullmatch(r"\t \[\[node x \(defined at .*test_printed_output_parity23\.py:\d+\) \]\]",
+                            node), node
+        msg = str(_error(sess, v + 1))
+        assert re.fullmatch(r"Attempting to use uninitialized value v\n\t \[\[node v/read "
+                            r"\(defined at \S+:\d+\) \]\]", msg), msg
+        it = tf.data.Dataset.range(1).make_one_shot_iterator().get_next()
+        sess.run(it)
+        e = _error(sess, it)
+        assert type(e) is tf.errors.OutOfRangeError
+        assert re.fullmatch(r"End of sequence\n\t \[\[node IteratorGetNext \(defined at \S+:\d+\) \]\]",
+                            str(e)), str(e)
+        assert str(_error(sess, tf.gather([1, 2], 5))).startswith(
+            "indices = 5 is not in [0, 2)\n\t [[node GatherV2 (defined at ")
