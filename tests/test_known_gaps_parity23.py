@@ -3,6 +3,7 @@ accumulation, Keras metrics as layers, RNN output names, run metadata, logging, 
 
 Reference strings and numbers were measured in TF 1.15 (CPU)."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -52,3 +53,41 @@ def test_device_spec_parse_errors():
         assert str(info.value) == words
     assert tf.DeviceSpec.from_string("//cpu:0").to_string() == "/device:CPU:0"
     assert tf.DeviceSpec.from_string("/job:a/job:b").to_string() == "/job:b"
+
+
+# -- float16 products accumulate in half -----------------------------------------------------
+
+# bit patterns of TF 1.15's CPU results (measured) for the arrays of _half_operands()
+_TF_HALF_MATMUL = [
+    [51087, 14261, 16832, 18470, 16114], [17805, 50379, 47657, 18127, 50809],
+    [17516, 17743, 50011, 47853, 17640], [15864, 16235, 16940, 16463, 17839],
+    [17446, 50700, 45144, 50342, 17453], [50470, 50152, 15517, 11896, 17671]]
+_TF_HALF_BATCH_MATMUL = [
+    [[45518, 16330, 50302, 49782], [14156, 11728, 17868, 14988],
+     [50761, 17428, 18052, 16887]],
+    [[50218, 47693, 46449, 49305], [16415, 50053, 47613, 50177],
+     [15276, 15500, 48945, 15600]]]
+
+
+def _half_operands():
+    rng = np.random.RandomState(7)
+    a = rng.uniform(-1, 1, (6, 200)).astype(np.float16)
+    b = rng.uniform(-1, 1, (200, 5)).astype(np.float16)
+    ba = rng.uniform(-1, 1, (2, 3, 100)).astype(np.float16)
+    bb = rng.uniform(-1, 1, (2, 100, 4)).astype(np.float16)
+    return a, b, ba, bb
+
+
+def test_float16_matmul_accumulates_in_half():
+    a, b, ba, bb = _half_operands()
+    with tf.Graph().as_default(), tf.Session() as sess:
+        r, rt, rb = sess.run([tf.matmul(a, b),
+                              tf.matmul(b, a, transpose_a=True, transpose_b=True),
+                              tf.matmul(ba, bb)])
+    assert r.dtype == np.float16
+    assert r.view(np.uint16).tolist() == _TF_HALF_MATMUL
+    assert rt.T.view(np.uint16).tolist() == _TF_HALF_MATMUL
+    assert rb.view(np.uint16).tolist() == _TF_HALF_BATCH_MATMUL
+    # rounding the float32 product once gives other bits (28 of the 30 differ)
+    f32 = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    assert (f32.view(np.uint16) != np.array(_TF_HALF_MATMUL, np.uint16)).sum() == 28

@@ -49,9 +49,31 @@ def _rank_at_least(shape, n):
 # ------------------------------------------------------------------------------------------
 
 
+def _half_product(x, y):
+    """``x @ y`` (batched) of float16 as TF 1.15's CPU contraction computes it: Eigen's half
+    multiply-add rounds each product to half and adds it to a half accumulator, the terms in
+    order along the contracted axis (no float32 accumulation)."""
+    out = np.zeros(np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+                   + (x.shape[-2], y.shape[-1]), np.float16)
+    term = np.empty_like(out)
+    for k in range(x.shape[-1]):
+        np.multiply(x[..., :, k, None], y[..., k, None, :], out=term)
+        np.add(out, term, out=out)
+    return out
+
+
+def _half_accumulates(x, y):
+    # TF 1.15 accumulates float16 products in half; bit for bit as _half_product where one
+    # thread adds a k-block of at most a few hundred terms (a longer contraction is split in
+    # blocks, or across threads, in an order that depends on the machine); a row vector
+    # times a matrix (Eigen's gemv) adds in another order, nearer the float32 product's
+    return x.dtype == np.float16 and y.dtype == np.float16 and x.shape[-2] > 1
+
+
 def _matmul(a, b, *, transpose_a, transpose_b):
     if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2
-            and a.dtype == b.dtype and a.dtype.kind in "fciub"):  # (not bfloat16: kind V)
+            and a.dtype == b.dtype and a.dtype.kind in "fciub"
+            and a.dtype != np.float16):  # (not bfloat16: kind V)
         # the common case: one BLAS call (a transposed operand is a view BLAS reads as is)
         x = a.T if transpose_a else a
         y = b.T if transpose_b else b
@@ -64,6 +86,8 @@ def _matmul(a, b, *, transpose_a, transpose_b):
     y = b.T if transpose_b else b
     if x.shape[1] != y.shape[0]:
         _fail(f"Matrix size-incompatible: In[0]: {_dims(a.shape)}, In[1]: {_dims(b.shape)}")
+    if _half_accumulates(x, y):
+        return _half_product(x, y)
     if a.dtype == _HALF_TYPES[1]:
         # TF 1.15's bfloat16 MatMul multiplies in float32 and truncates the product to
         # bfloat16 (FloatToBFloat16 keeps the upper 16 bits; it does not round)
@@ -117,8 +141,12 @@ def _batch_matmul(broadcast):
                 np.broadcast_shapes(x.shape[:-2], y.shape[:-2])  # (TF checks these first)
                 _fail(f"In[0] mismatch In[1] shape: {a.shape[-1]} vs. {b.shape[-2]}: "
                       f"{_dims(x.shape)} {_dims(y.shape)} {int(adj_x)} {int(adj_y)}")
-            with threads.small_product(_batched_macs(a, b)):
-                out = np.matmul(a, b)
+            if _half_accumulates(a, b):
+                np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+                out = _half_product(a, b)
+            else:
+                with threads.small_product(_batched_macs(a, b)):
+                    out = np.matmul(a, b)
         except ValueError:
             _fail(f"In[0] and In[1] must have compatible batch dimensions: "
                   f"{_dims(x.shape)} vs. {_dims(y.shape)}")
