@@ -91,3 +91,42 @@ def test_float16_matmul_accumulates_in_half():
     # rounding the float32 product once gives other bits (28 of the 30 differ)
     f32 = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
     assert (f32.view(np.uint16) != np.array(_TF_HALF_MATMUL, np.uint16)).sum() == 28
+
+
+# -- tf.logging's handler: decided once, at import, as TF 1.15 ------------------------------
+
+def _stderr_of(code):
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ, PYTHONPATH=root))
+    assert done.returncode == 0, done.stderr
+    return [line for line in done.stderr.splitlines() if line]
+
+
+def test_logging_prints_twice_when_root_is_configured_after_import():
+    # TF 1.15 (measured): the "tensorflow" logger got its own handler at import, so after
+    # absl's app.run (or logging.basicConfig) each record prints by it and again by the root
+    lines = _stderr_of(
+        "import sys\nimport tideflow as tf\nfrom absl import app\n"
+        "def main(_):\n    tf.logging.set_verbosity(tf.logging.INFO)\n"
+        "    tf.logging.info('hello %d', 1)\n    tf.logging.warning('warn')\n"
+        "app.run(main, argv=sys.argv[:1])\n")
+    assert lines[0] == "INFO:tensorflow:hello 1"
+    assert lines[1].startswith("I") and lines[1].endswith("<string>:6] hello 1")
+    assert lines[2] == "WARNING:tensorflow:warn"
+    assert lines[3].startswith("W") and lines[3].endswith("<string>:7] warn")
+    assert len(lines) == 4
+
+
+def test_logging_prints_once_when_root_is_configured_before_import():
+    # TF 1.15 (measured): no handler of its own, the root's format only
+    lines = _stderr_of(
+        "import logging\nlogging.basicConfig(level=logging.INFO, "
+        "format='ROOT:%(name)s:%(message)s')\nimport tideflow as tf\n"
+        "tf.logging.set_verbosity(tf.logging.INFO)\ntf.logging.info('hello %d', 1)\n"
+        "assert not tf.get_logger().handlers\n")
+    assert lines == ["ROOT:tensorflow:hello 1"]

@@ -86,9 +86,10 @@ _LOG_PROGRAMS = {
     "basicConfig": (("import logging; logging.basicConfig(level=logging.INFO, "
                     "format='ROOT %(name)s %(message)s'); import tideflow as tf; "
                     "tf.logging.info('via root')"), "ROOT tensorflow via root"),
-    # absl's app.run: absl's format, naming the caller's line
+    # absl's app.run adds a root handler after the import: TF 1.15 prints each record twice,
+    # by its own handler and, propagated, in absl's format naming the caller's line
     "app.run": (("import tideflow as tf\ndef main(_):\n    tf.logging.info('absl info')\n"
-                "tf.app.run(main)"), "<string>:3] absl info"),
+                "tf.app.run(main)"), "INFO:tensorflow:absl info\n", "<string>:3] absl info"),
 }
 
 
@@ -98,10 +99,12 @@ def test_tensorflow_logger_follows_tf_rule_for_its_handler(name):
     import subprocess
     import sys
 
-    code, expected = _LOG_PROGRAMS[name]
+    code, *expected = _LOG_PROGRAMS[name]
+    first, expected = (expected[0], expected[1]) if len(expected) == 2 else ("", expected[0])
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
                           text=True, timeout=300, env=dict(os.environ, PYTHONPATH=root))
     assert done.returncode == 0, done.stderr
     err = done.stderr.strip()
-    assert err.endswith(expected) and err.count("\n") == expected.count("\n"), err
+    assert err.endswith(expected) and err.startswith(first), err
+    assert err.count("\n") == (first + expected).count("\n"), err

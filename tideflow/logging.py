@@ -14,24 +14,32 @@ FATAL = _logging.FATAL
 LOGGER_NAME = "tensorflow"
 
 
-class _StderrUnlessRootConfigured(_logging.StreamHandler):
-    """TF 1.x's rule: the "tensorflow" logger prints its own lines only while the root logger
-    is not configured; once it is (``logging.basicConfig``, absl's ``app.run``), the records
-    reach it by propagation alone, in its format and at its level (no line printed twice)."""
-
-    def emit(self, record):
-        if _logger.propagate and _logging.getLogger().handlers:
-            return
-        super().emit(record)
-
-
 _logger = _logging.getLogger(LOGGER_NAME)
-if not any(isinstance(h, _StderrUnlessRootConfigured) for h in _logger.handlers):
-    _handler = _StderrUnlessRootConfigured()
-    _handler.setFormatter(_logging.Formatter(_logging.BASIC_FORMAT))  # "INFO:tensorflow:..."
-    _logger.addHandler(_handler)
-    # TF leaves the level unset: WARNING through the root logger unless a program sets one
 
+
+def _add_handler():
+    """TF 1.x's rule, decided once when it first builds its logger (at import): the
+    "tensorflow" logger gets its own "INFO:tensorflow:..." handler only if the root logger
+    has no handler yet. A root handler added later (``logging.basicConfig``, absl's
+    ``app.run``) then prints each record a second time, by propagation, as in TF. In an
+    interactive interpreter the handler writes to stdout and the level is INFO."""
+    if _logging.getLogger().handlers or getattr(_logger, "_tideflow_handler", None):
+        return
+    try:
+        interactive = bool(_sys.ps1)
+    except AttributeError:
+        interactive = bool(_sys.flags.interactive)
+    if interactive:
+        _logger.setLevel(INFO)
+    handler = _logging.StreamHandler(_sys.stdout if interactive else _sys.stderr)
+    handler.setFormatter(_logging.Formatter(_logging.BASIC_FORMAT))
+    _logger.addHandler(handler)
+    _logger._tideflow_handler = handler
+    # otherwise TF leaves the level unset: WARNING through the root logger unless a program
+    # sets one
+
+
+_add_handler()
 _log_counts = {}
 
 
