@@ -154,3 +154,128 @@ def test_graph_editor_swap_and_reroute_ios():
         assert [t.name for t in f1.op.inputs] == [t.name for t in f2.op.inputs] == ["e1:0"]
         with tf.Session() as s:
             assert s.run([f1, f2]) == [-3.0, -3.0]
+
+
+def test_radial_constraint_rings_as_tf():
+    c = tf.keras.constraints.radial_constraint()
+    assert isinstance(c, tf.keras.constraints.RadialConstraint) and c.get_config() == {}
+    assert isinstance(tf.keras.constraints.get("RadialConstraint"),
+                      tf.keras.constraints.RadialConstraint)
+    w5 = tf.constant(np.arange(5 * 5 * 2, dtype=np.float32).reshape(5, 5, 2, 1))
+    w3 = tf.constant(np.arange(2 * 3 * 3 * 2, dtype=np.float32).reshape(3, 3, 2, 2))
+    with tf.Session() as s:
+        r5, r3 = s.run([c(w5), c(w3)])
+    # measured in TF 1.15: ring d of an odd kernel takes the value at (h-2-d, h-2-d)
+    np.testing.assert_array_equal(r5[:, :, 1, 0], [[37, 37, 37, 37, 37], [37, 25, 25, 25, 37],
+                                                   [37, 25, 13, 25, 37], [37, 25, 25, 25, 37],
+                                                   [37, 37, 37, 37, 37]])
+    np.testing.assert_array_equal(r3[:, :, 0, 0], [[16, 16, 16], [16, 0, 16], [16, 16, 16]])
+    assert r3.shape == (3, 3, 2, 2)
+    with pytest.raises(ValueError, match=r"must be of rank 4, but is of shape: \(3, 3, 1\)"):
+        c(tf.constant(np.ones((3, 3, 1), np.float32)))
+
+
+def test_contrib_framework_fuse_op_smart_case_and_reexports():
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.placeholder(tf.float32, name="a")
+        b = tf.identity(a, name="b")
+        c2 = tf.add(tf.square(b, name="c"), 1.0, name="c2")
+        d = tf.identity(c2, name="d")
+        tf.constant(3.0, name="e")
+        tf.identity(d, name="f")
+    fw = tf.contrib.framework
+    gd = fw.fuse_op(g.as_graph_def(), ["b"], ["d"], [tf.float32.as_datatype_enum], False,
+                    "fused", "MyOp")
+    # TF 1.15's result
+    assert [(n.name, n.op, list(n.input)) for n in gd.node] == [
+        ("a", "Placeholder", []), ("b", "Identity", ["a"]), ("fused", "MyOp", ["b"]),
+        ("d", "Identity", ["fused"]), ("e", "Const", []), ("f", "Identity", ["d"])]
+    assert list(gd.node[2].attr["_output_types"].list.type) == [1]
+    assert gd.node[2].attr["_output_quantized"].b is False
+    with pytest.raises(TypeError, match="input_nodes must be a list"):
+        fw.fuse_op(g.as_graph_def(), "b", ["d"], [1], False, "fused", "MyOp")
+    with g.as_default():
+        x = tf.placeholder(tf.int32, [], name="x")
+        r = fw.smart_case([(tf.equal(x, 1), lambda: tf.constant(10)),
+                           (tf.equal(x, 2), lambda: tf.constant(20))],
+                          default=lambda: tf.constant(-1))
+        r2 = fw.smart_case([(False, lambda: tf.constant(10)), (True, lambda: tf.constant(20))],
+                           default=lambda: tf.constant(-1))
+        assert r2.op.type == "Const"
+        with tf.Session() as s:
+            assert [s.run(r, {x: v}) for v in (1, 2, 3)] == [10, 20, -1]
+            assert s.run(r2) == 20
+    from tideflow.ops import init_ops
+    from tideflow.ops.record_input_ops import RecordInput
+
+    assert fw.RecordInput is RecordInput
+    assert fw.convolutional_delta_orthogonal is init_ops.ConvolutionDeltaOrthogonal
+    assert fw.convolutional_orthogonal_2d is init_ops.ConvolutionOrthogonal2D
+
+
+def test_wrap_function_and_tensor_array_spec():
+    def f(x):
+        return x * 2.0 + 1.0
+
+    w = tf.wrap_function(f, [tf.TensorSpec([2], tf.float32)])
+    assert [t.name for t in w.inputs] == ["placeholder:0"]
+    assert [t.name for t in w.outputs] == ["add:0"]
+    assert w.graph is not tf.get_default_graph()
+    r = w(tf.constant([1.0, 2.0]))
+    assert r.name == "PartitionedCall:0" and r.shape.as_list() == [2]
+
+    def g2(x, y):
+        s = x + y
+        return {"sum": s, "prod": x * y, "neg": -s}
+
+    w2 = tf.wrap_function(g2, [tf.TensorSpec([], tf.float32), tf.TensorSpec([], tf.float32)])
+    r2 = w2(3.0, 4.0)
+    pruned = w2.prune(w2.inputs, w2.structured_outputs["prod"])
+    r3 = pruned(tf.constant(5.0), tf.constant(6.0))
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(r), [3.0, 5.0])
+        assert s.run(r2) == {"sum": 7.0, "prod": 12.0, "neg": -7.0}
+        assert s.run(r3) == 30.0
+    spec = tf.TensorArraySpec([2], tf.int32)
+    assert repr(spec) == "TensorArraySpec(TensorShape([Dimension(2)]), tf.int32, False, True)"
+    assert spec.value_type is tf.TensorArray
+    assert spec == tf.TensorArraySpec([2], tf.int32)
+    assert spec != tf.TensorArraySpec([2], tf.int32, True)
+    assert spec.is_compatible_with(tf.TensorArraySpec([None], tf.int32))
+    assert not spec.is_compatible_with(tf.TensorArraySpec([2], tf.int32, True))
+    assert repr(spec.most_specific_compatible_type(tf.TensorArraySpec([None], tf.int32))) == (
+        "TensorArraySpec(TensorShape([Dimension(None)]), tf.int32, False, True)")
+    assert repr(tf.TensorArraySpec()) == (
+        "TensorArraySpec(TensorShape(None), tf.float32, False, True)")
+    assert repr(tf.TensorArraySpec.from_value(tf.TensorArray(tf.float32, 3,
+                                                             element_shape=[4]))) == (
+        "TensorArraySpec(TensorShape([Dimension(4)]), tf.float32, False, True)")
+    with pytest.raises(ValueError, match="Types are not compatible"):
+        spec.most_specific_compatible_type(tf.TensorArraySpec([3], tf.int32))
+
+
+def test_experimental_toggles_config_policy_protos_and_saved_model_experimental():
+    with tf.experimental.function_executor_type("SINGLE_THREADED_EXECUTOR") as x:
+        assert x is None
+    assert tf.experimental.output_all_intermediates(True) is None
+    assert tf.compat.v1.experimental.output_all_intermediates(None) is None
+    exp = tf.config.experimental
+    try:
+        assert exp.get_device_policy() == "silent"
+        assert exp.set_device_policy("explicit") is None
+        assert exp.get_device_policy() == "explicit"
+        with pytest.raises(ValueError, match="Not a valid device policy: 'bad'"):
+            exp.set_device_policy("bad")
+        exp.set_device_policy(None)
+        assert exp.get_device_policy() == "silent"
+        assert exp.get_synchronous_execution() is True
+        exp.set_synchronous_execution(False)
+        assert exp.get_synchronous_execution() is False
+    finally:
+        exp.set_device_policy(None)
+        exp.set_synchronous_execution(True)
+    assert tf.saved_model.experimental.save is tf.saved_model.save
+    assert [f.name for f in tf.profiler.AdviceProto.DESCRIPTOR.fields] == ["checkers"]
+    assert [f.name for f in tf.profiler.OpLogProto.DESCRIPTOR.fields] == [
+        "log_entries", "id_to_string"]

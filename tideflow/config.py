@@ -7,6 +7,7 @@ the visible CUDA GPUs.
 """
 
 import collections as _collections
+import contextlib as _contextlib
 import types as _types
 
 PhysicalDevice = _collections.namedtuple("PhysicalDevice", ["name", "device_type"])
@@ -35,7 +36,55 @@ _state = {
     "functions_eagerly": False,
     "optimizer_options": {},
     "jit": False,
+    "device_policy": None,  # None: TF's default, 'silent'
+    "synchronous": True,
+    "executor_type": None,
+    "output_all_intermediates": None,
 }
+
+_DEVICE_POLICIES = ("silent", "silent_for_int32", "warn", "explicit")
+
+
+def get_device_policy():
+    """The eager device placement policy recorded (``'silent'`` unless set): graph-mode
+    sessions place by their ConfigProto, as TF 1.15's do."""
+    return _state["device_policy"] or "silent"
+
+
+def set_device_policy(device_policy):
+    """Records ``'silent'``, ``'silent_for_int32'``, ``'warn'``, ``'explicit'`` or None (the
+    default)."""
+    if device_policy is not None and device_policy not in _DEVICE_POLICIES:
+        raise ValueError(f"Not a valid device policy: {device_policy!r}")
+    _state["device_policy"] = device_policy
+
+
+def get_synchronous_execution():
+    """Whether eager ops run synchronously (recorded; tideflow's runs always are)."""
+    return _state["synchronous"]
+
+
+def set_synchronous_execution(enable):
+    _state["synchronous"] = True if enable is None else bool(enable)
+
+
+@_contextlib.contextmanager
+def function_executor_type(executor_type):
+    """``tf.experimental.function_executor_type``: the executor functions called inside run
+    on (recorded; tideflow builds function calls inline)."""
+    old = _state["executor_type"]
+    _state["executor_type"] = executor_type
+    try:
+        yield
+    finally:
+        _state["executor_type"] = old
+
+
+def output_all_intermediates(state):
+    """``tf.experimental.output_all_intermediates``: whether control flow v2 ops output all
+    their intermediates (True, False or None, the default). Recorded: tideflow's cond and
+    while gradients reach the intermediates they need either way."""
+    _state["output_all_intermediates"] = state
 
 
 def _physical():
@@ -194,4 +243,8 @@ experimental = _types.SimpleNamespace(
     get_virtual_device_configuration=get_logical_device_configuration,
     set_virtual_device_configuration=set_logical_device_configuration,
     get_device_details=lambda device: {},
+    get_device_policy=get_device_policy,
+    set_device_policy=set_device_policy,
+    get_synchronous_execution=get_synchronous_execution,
+    set_synchronous_execution=set_synchronous_execution,
 )

@@ -258,6 +258,8 @@ def _bounded_tensor_spec_class():
 def _core_aliases():
     """TF 1.x contrib.framework's re-exports of core functions."""
     from tideflow.framework.ops import prepend_name_scope, strip_name_scope
+    from tideflow.ops import init_ops
+    from tideflow.ops.record_input_ops import RecordInput
     from tideflow.python import _deprecation
 
     tf = _tf()
@@ -275,6 +277,11 @@ def _core_aliases():
         "deprecated_arg_values": _deprecation.deprecated_arg_values,
         "prepend_name_scope": prepend_name_scope,
         "strip_name_scope": strip_name_scope,
+        "RecordInput": RecordInput,
+        "convolutional_delta_orthogonal": init_ops.convolutional_delta_orthogonal,
+        "convolutional_orthogonal_1d": init_ops.convolutional_orthogonal_1d,
+        "convolutional_orthogonal_2d": init_ops.convolutional_orthogonal_2d,
+        "convolutional_orthogonal_3d": init_ops.convolutional_orthogonal_3d,
     }
 
 
@@ -329,12 +336,95 @@ def load_variable(checkpoint_dir, name):
     return _checkpoint_utils.load_variable(checkpoint_dir, name)
 
 
+def _reachable_backward(seeds, name_to_inputs):
+    seen, stack = set(), list(seeds)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend(i for i in name_to_inputs.get(n, ()) if i not in seen)
+    return seen
+
+
+def fuse_op(graph_def, input_nodes, output_nodes, output_dtypes, output_quantized, op_name,
+            op_type):
+    """A GraphDef with the nodes between ``input_nodes`` and ``output_nodes`` replaced by one
+    node ``op_name`` of type ``op_type`` (TF 1.15's contrib.framework.fuse_op): it reads the
+    input nodes and carries ``_output_types``/``_output_quantized``; each output node (which
+    must have one input) reads its output in turn. The ops the input nodes need come first,
+    the nodes that reach neither after the output nodes."""
+    import copy
+
+    from tideflow.framework.graph_util_impl import _summary
+    from tideflow.protos import graph_pb2, node_def_pb2
+
+    if not isinstance(graph_def, graph_pb2.GraphDef):
+        raise TypeError("graph_def must be a graph_pb2.GraphDef proto.")
+    if isinstance(input_nodes, str):
+        raise TypeError("input_nodes must be a list.")
+    if isinstance(output_nodes, str):
+        raise TypeError("output_nodes must be a list.")
+    name_to_inputs, name_to_node, name_to_seq = _summary(graph_def)
+    for d in [*input_nodes, *output_nodes]:
+        if d not in name_to_node:
+            raise AssertionError(f"{d} is not in graph")
+    by_input = _reachable_backward(input_nodes, name_to_inputs)
+    by_output = _reachable_backward(output_nodes, name_to_inputs)
+    inputs_set, outputs_set = set(input_nodes), set(output_nodes)
+    post_output = []
+    for node in graph_def.node:
+        n = node.name
+        if n in by_output:
+            if n in by_input or n in outputs_set:
+                continue
+            # a fused node may read the graph only through the input nodes
+            seen, stack = set(), [n]
+            while stack:
+                cur = stack.pop(0)
+                seen.add(cur)
+                if cur in by_input and cur not in inputs_set:
+                    raise TypeError(f"Node {n} uses input {cur} not in input_nodes.")
+                if cur not in inputs_set:
+                    stack += [i for i in name_to_inputs[cur] if i not in seen]
+        elif n not in by_input:
+            post_output.append(n)
+    out = graph_pb2.GraphDef()
+    for n in sorted(by_input, key=lambda x: name_to_seq[x]):
+        out.node.append(copy.deepcopy(name_to_node[n]))
+    fused = node_def_pb2.NodeDef(name=op_name, op=op_type, input=list(input_nodes))
+    fused.attr["_output_types"].list.type[:] = [
+        dtypes.as_dtype(t).as_datatype_enum for t in output_dtypes]
+    fused.attr["_output_quantized"].b = output_quantized
+    out.node.append(fused)
+    for index, n in enumerate(output_nodes):
+        if len(name_to_node[n].input) != 1:
+            raise AssertionError(f"output node {n} must have one input")
+        node = copy.deepcopy(name_to_node[n])
+        del node.input[:]
+        node.input.append(op_name if index == 0 else f"{op_name}:{index}")
+        out.node.append(node)
+    for n in post_output:
+        out.node.append(copy.deepcopy(name_to_node[n]))
+    out.library.CopyFrom(graph_def.library)
+    out.versions.CopyFrom(graph_def.versions)
+    return out
+
+
+def smart_case(pred_fn_pairs, default=None, exclusive=False, name="smart_case"):
+    """``tf.case`` over predicates that may be Python bools or constant tensors (decided while
+    building where they are known)."""
+    from tideflow.python.framework.smart_cond import smart_case as _smart_case
+
+    return _smart_case(pred_fn_pairs, default=default, exclusive=exclusive, name=name)
+
+
 FUNCTIONS = ("add_model_variable", "assert_or_get_global_step", "assert_scalar",
              "assert_scalar_int", "get_graph_from_inputs", "get_name_scope", "get_placeholders",
              "reduce_sum_n",
              "remove_squeezable_dimensions", "smart_cond", "smart_constant_value", "with_shape",
              "with_same_shape", "init_from_checkpoint", "list_variables", "load_checkpoint",
-             "load_variable", "py_func")
+             "load_variable", "py_func", "fuse_op", "smart_case")
 
 
 def install(framework):

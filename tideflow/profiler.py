@@ -17,6 +17,8 @@ import sys
 import numpy as np
 
 from tideflow.framework import ops, tensor_shape
+from tideflow.protos.tfprof_log_pb2 import OpLogProto
+from tideflow.protos.tfprof_output_pb2 import AdviceProto
 
 # -- FLOPs per op type ---------------------------------------------------------------------
 
@@ -1227,5 +1229,5 @@ def _profile_proto(graph, steps):
     return proto
 
 
-__all__ = ["GraphNodeProto", "MultiGraphNodeProto", "ProfileOptionBuilder", "Profiler",
-           "advise", "profile", "write_op_log"]
+__all__ = ["AdviceProto", "GraphNodeProto", "MultiGraphNodeProto", "OpLogProto",
+           "ProfileOptionBuilder", "Profiler", "advise", "profile", "write_op_log"]

@@ -158,6 +158,8 @@ constants = _namespace(
 SERVING, TRAINING, GPU, TPU = _impl.SERVING, _impl.TRAINING, _impl.GPU, _impl.TPU
 DEBUG_DIRECTORY = "debug"
 DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"
+# TF 1.15's tf.saved_model.experimental holds save alone
+experimental = _namespace("experimental", "``tf.saved_model.experimental``: save.", save=save)
 main_op = _namespace("main_op", "SavedModel init ops.", main_op=_impl.main_op,
                      main_op_with_restore=main_op_with_restore)
 
@@ -180,6 +182,7 @@ __all__ = [
     "classification_signature_def",
     "constants",
     "contains_saved_model",
+    "experimental",
     "get_tensor_from_tensor_info",
     "is_valid_signature",
     "load",

@@ -59,10 +59,40 @@ class MinMaxNorm(Constraint):
                 "axis": self.axis}
 
 
+class RadialConstraint(Constraint):
+    """Makes each (rows, cols) slice of a conv kernel constant on its square rings, as TF
+    1.15 computes it: ring ``d`` (from the border) of an odd kernel of ``h`` rows takes the
+    value at ``(h - 2 - d, h - 2 - d)``; of an even one, ``(h - 1 - d, h - 1 - d)`` but for
+    the innermost ring, ``(h/2 - 1, h/2 - 1)``. The kernel is square: its rows give its size."""
+
+    def __call__(self, w):
+        import numpy as np
+
+        shape = w.shape
+        if shape.rank is None or shape.rank != 4:
+            raise ValueError(f"The weight tensor must be of rank 4, but is of shape: {shape}")
+        h = tf.compat.dimension_value(shape[0])
+        if h is None:
+            raise ValueError(f"RadialConstraint needs the kernel's rows statically, got {shape}")
+        rows = np.arange(h)
+        ring = np.minimum(np.minimum.outer(rows, rows),
+                          np.minimum.outer(h - 1 - rows, h - 1 - rows))
+        if h % 2:
+            src = h - 2 - ring
+        else:
+            src = np.where(ring == h // 2 - 1, h // 2 - 1, h - 1 - ring)
+        src = np.where(src < 0, src + h, src)  # (a 1x1 kernel reads its last entry)
+        with tf.name_scope("radial_constraint"):
+            flat = tf.reshape(w, tf.concat([[-1], tf.shape(w)[2:]], 0))
+            picked = tf.gather(flat, src.ravel() * (tf.shape(w)[1] + 1))
+            return tf.reshape(picked, tf.concat([[h, h], tf.shape(w)[2:]], 0))
+
+
 max_norm = MaxNorm
 non_neg = NonNeg
 unit_norm = UnitNorm
 min_max_norm = MinMaxNorm
+radial_constraint = RadialConstraint
 # Keras 1's names, which TF 1.x's module keeps as legacy aliases
 maxnorm = max_norm
 nonneg = non_neg
@@ -70,7 +100,8 @@ unitnorm = unit_norm
 
 _TABLE = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm, "MinMaxNorm": MinMaxNorm,
           "max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
-          "min_max_norm": MinMaxNorm}
+          "min_max_norm": MinMaxNorm, "RadialConstraint": RadialConstraint,
+          "radial_constraint": RadialConstraint}
 
 
 def serialize(constraint):
