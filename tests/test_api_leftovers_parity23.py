@@ -279,3 +279,88 @@ def test_experimental_toggles_config_policy_protos_and_saved_model_experimental(
     assert [f.name for f in tf.profiler.AdviceProto.DESCRIPTOR.fields] == ["checkers"]
     assert [f.name for f in tf.profiler.OpLogProto.DESCRIPTOR.fields] == [
         "log_entries", "id_to_string"]
+
+
+def test_slurm_kubernetes_gce_cluster_resolvers(monkeypatch):
+    import types
+
+    from tideflow.distribute.cluster_resolver import _expand_hostlist
+
+    assert _expand_hostlist("node[01-03,7],gpu5,r[1-2]x[8-9]") == [
+        "node01", "node02", "node03", "node7", "gpu5", "r1x8", "r1x9", "r2x8", "r2x9"]
+    for key in ("OMPI_COMM_WORLD_RANK", "SLURM_NTASKS_PER_NODE", "SLURM_NODELIST"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")  # no scontrol: the node list variable is read
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    for k, v in {"SLURM_PROCID": "3", "SLURM_NTASKS": "4",
+                 "SLURM_JOB_NODELIST": "node[01-02]"}.items():
+        monkeypatch.setenv(k, v)
+    cr = tf.distribute.cluster_resolver
+    assert tf.contrib.cluster_resolver.SlurmClusterResolver is cr.SlurmClusterResolver
+    r = cr.SlurmClusterResolver({"ps": 1, "worker": 3}, port_base=9000, gpus_per_node=2,
+                                tasks_per_node=2)
+    # TF 1.15's values for the same job step
+    assert r.cluster_spec().as_dict() == {
+        "ps": ["node01:9000"], "worker": ["node01:9001", "node02:9000", "node02:9001"]}
+    assert r.get_task_info() == ("worker", 2) and r.master() == "grpc://node02:9001"
+    assert r.master("ps", 0, rpc_layer="grpc+x") == "grpc+x://node01:9000"
+    import os
+
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "1" and r.num_accelerators() == {"GPU": 2}
+    with pytest.raises(RuntimeError, match="Requested more GPUs per node then available"):
+        cr.SlurmClusterResolver({"w": 4}, tasks_per_node=3, gpus_per_node=2)
+    with pytest.raises(RuntimeError, match="Requested more tasks then assigned tasks"):
+        cr.SlurmClusterResolver({"ps": 1}, tasks_per_node=2, gpus_per_node=2)
+    with pytest.raises(RuntimeError, match="Neither `tasks_per_node` or SLURM_NTASKS_PER_NODE"):
+        cr.SlurmClusterResolver({"w": 4})
+
+    ns = types.SimpleNamespace
+
+    class Client:  # the Kubernetes CoreV1Api's one call
+        def list_pod_for_all_namespaces(self, label_selector):
+            pods = {"job-name=tensorflow": [("p2", "10.0.0.2", "Running"),
+                                            ("p1", "10.0.0.1", "Running")],
+                    "job-name=ps": [("q", "10.0.1.1", "Running")],
+                    "bad": [("z", "1.1.1.1", "Pending")]}[label_selector]
+            return ns(items=[ns(metadata=ns(name=n), status=ns(host_ip=ip, phase=ph))
+                             for n, ip, ph in pods])
+
+    k = cr.KubernetesClusterResolver(override_client=Client())
+    assert k.cluster_spec().as_dict() == {"worker": ["10.0.0.1:8470", "10.0.0.2:8470"]}
+    assert (k.master(), k.master("worker", 1)) == ("", "grpc://10.0.0.2:8470")
+    k2 = cr.KubernetesClusterResolver({"ps": ["job-name=ps"], "worker": ["job-name=tensorflow"]},
+                                      tf_server_port=1234, override_client=Client())
+    assert k2.cluster_spec().as_dict() == {"ps": ["10.0.1.1:1234"],
+                                           "worker": ["10.0.0.1:1234", "10.0.0.2:1234"]}
+    with pytest.raises(RuntimeError, match='Pod "z" is not running; phase: "Pending"'):
+        cr.KubernetesClusterResolver({"w": ["bad"]}, override_client=Client()).cluster_spec()
+
+    class Req:
+        def __init__(self, v):
+            self.v = v
+
+        def execute(self):
+            return self.v
+
+    class Service:  # the Compute API's instance-group and instance calls
+        def instanceGroups(self):
+            return self
+
+        def listInstances(self, **kw):
+            return Req({"items": [{"instance": "a/b/inst2"}, {"instance": "a/b/inst1"}]})
+
+        def listInstances_next(self, previous_request, previous_response):
+            return None
+
+        def instances(self):
+            return self
+
+        def get(self, project, zone, instance):
+            ip = {"inst1": "10.1.0.1", "inst2": "10.1.0.2"}[instance]
+            return Req({"networkInterfaces": [{"networkIP": ip}]})
+
+    g = cr.GCEClusterResolver("proj", "zone", "grp", 8470, service=Service())
+    assert g.cluster_spec().as_dict() == {"worker": ["10.1.0.1:8470", "10.1.0.2:8470"]}
+    assert (g.master(), g.master(rpc_layer="x")) == ("grpc://10.1.0.1:8470", "x://10.1.0.1:8470")
+    with pytest.raises(RuntimeError, match="cannot reset the task_type"):
+        g.task_type = "ps"

@@ -53,3 +53,22 @@ def grpc_security():
     names = {"token": "TIDEFLOW_GRPC_TOKEN", "cert_file": "TIDEFLOW_GRPC_CERT",
              "key_file": "TIDEFLOW_GRPC_KEY", "ca_file": "TIDEFLOW_GRPC_CA"}
     return {k: (os.environ.get(v) or None) for k, v in names.items()}
+
+
+def slurm():
+    """The Slurm (or Open MPI) task variables SlurmClusterResolver reads: ``rank``,
+    ``num_tasks`` (None when unset), ``tasks_per_node`` (SLURM_NTASKS_PER_NODE or None) and
+    ``nodelist`` (SLURM_JOB_NODELIST, else SLURM_NODELIST, or None)."""
+    e = os.environ
+    if "OMPI_COMM_WORLD_RANK" in e:
+        rank, num_tasks = e["OMPI_COMM_WORLD_RANK"], e.get("OMPI_COMM_WORLD_SIZE")
+    else:
+        rank, num_tasks = e.get("SLURM_PROCID"), e.get("SLURM_NTASKS")
+    per_node = e.get("SLURM_NTASKS_PER_NODE")
+    return {"rank": rank, "num_tasks": num_tasks, "tasks_per_node": per_node,
+            "nodelist": e.get("SLURM_JOB_NODELIST") or e.get("SLURM_NODELIST")}
+
+
+def set_cuda_visible_devices(value):
+    """Sets CUDA_VISIBLE_DEVICES for this process (SlurmClusterResolver's GPU allotment)."""
+    os.environ["CUDA_VISIBLE_DEVICES"] = value
