@@ -66,3 +66,19 @@ def test_an_op_error_names_its_node_as_tf_does():
                             str(e)), str(e)
         assert str(_error(sess, tf.gather([1, 2], 5))).startswith(
             "indices = 5 is not in [0, 2)\n\t [[node GatherV2 (defined at ")
+
+
+def test_restoring_a_missing_checkpoint_raises_tfs_error_classes(tmp_path):
+    # measured in TF 1.15: a missing folder is NotFoundError (the prefix's glob fails first),
+    # a missing prefix in an existing folder a plain ValueError
+    tf.Variable(1.0)
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.NotFoundError) as info:
+            saver.restore(sess, str(tmp_path / "no_dir" / "m.ckpt"))
+        assert type(info.value) is tf.errors.NotFoundError
+        assert str(info.value) == f"{tmp_path / 'no_dir'}; No such file or directory"
+        with pytest.raises(ValueError) as info:
+            saver.restore(sess, str(tmp_path / "m.ckpt"))
+        assert type(info.value) is ValueError
+        assert str(info.value) == f"The passed save_path is not a valid checkpoint: {tmp_path}/m.ckpt"

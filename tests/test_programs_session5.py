@@ -873,8 +873,9 @@ def test_saver_and_optimizer_mistakes():
         with pytest.raises(ValueError, match="No gradients provided for any variable"):
             opt.apply_gradients([(None, v)])
         with tf.Session() as s:
-            # TF 1.15: a NotFoundError naming the missing folder (ours is also a ValueError)
-            with pytest.raises(ValueError, match="^/nonexistent_s5; No such file or directory"):
+            # TF 1.15: a NotFoundError naming the missing folder
+            with pytest.raises(tf.errors.NotFoundError,
+                               match="^/nonexistent_s5; No such file or directory"):
                 sv.restore(s, "/nonexistent_s5/model.ckpt")
             s.run(v.initializer)
             assert s.run(v) == 1.0

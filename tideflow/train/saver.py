@@ -15,10 +15,6 @@ from tideflow.train import checkpoint_format, checkpoint_management, saveable
 from tideflow.train.saveable import BaseSaverBuilder, BulkSaverBuilder
 
 
-class CheckpointNotFoundError(errors.NotFoundError, ValueError):
-    """A checkpoint prefix with no checkpoint (TF 1.x raised NotFoundError, later ValueError)."""
-
-
 def _wrap_restore_error(err, reason, prefix):
     # TF 1.15's words first; then, on a line of its own, which checkpoint and (for a failed
     # Assign) which variable with both shapes: TF's text names only the restore's node
@@ -347,11 +343,10 @@ class Saver:
                 "tf.train.latest_checkpoint(checkpoint_dir) returns)")
         if not checkpoint_management.checkpoint_exists(prefix):
             parent = os.path.dirname(prefix)
-            # TF 1.15's glob for the prefix's files fails first when its folder is missing
-            raise CheckpointNotFoundError(
-                None, None, f"{parent}; No such file or directory" if parent and not
-                os.path.isdir(parent) else f"The passed save_path is not a valid checkpoint: "
-                f"{prefix}")
+            if parent and not os.path.isdir(parent):
+                # TF 1.15's glob for the prefix's files fails first when its folder is missing
+                raise errors.NotFoundError(None, None, f"{parent}; No such file or directory")
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {prefix}")
         from tideflow import logging
 
         logging.info("Restoring parameters from %s", prefix)
