@@ -140,6 +140,12 @@ def thread_count():
     return max(1, min(int(n), MAX_THREADS))
 
 
+def intra_op_pool_size():
+    """The threads of TF's intra-op pool: a session's ``intra_op_parallelism_threads`` when set,
+    else the cores (uncapped; kernels that reproduce TF's work split use it)."""
+    return max(1, int(_wanted[0] or _cores()))
+
+
 def set_thread_count(n):
     """Sets the pool's size (``intra_op_parallelism_threads``); 0 or None: the cores."""
     _wanted[0] = int(n) if n else None

@@ -5,6 +5,7 @@ import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tideflow.kernels import threads as threads_mod
 
 _F32 = np.float32
 
@@ -140,23 +141,78 @@ def _batch_norm(x, scale, offset, mean, variance, *, epsilon, data_format, is_tr
     return _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_training, 1.0)
 
 
-def _channel_sums(a, c):
-    """Per-channel sums of ``a`` (float32, channel axis ``c``: 1 or last) in float64.
-
-    The sums are BLAS matrix-vector products with a vector of ones: one memory-bound pass at
-    full bandwidth on every core, float32 accumulators in the BLAS's blocked order (relative
-    error ~1e-6 over 32k values, like TF's float32 Eigen reductions; NumPy's float32 sum over
-    a non-contiguous axis adds rows in sequence and is 3x slower and less exact)."""
-    depth = a.shape[c]
-    if c == a.ndim - 1:
-        flat = a.reshape(-1, depth)
-        return (np.ones(flat.shape[0], _F32) @ flat).astype(np.float64)
-    rows = a.reshape(a.shape[0], depth, -1)  # NCHW: (N, C, spatial)
-    return (rows @ np.ones(rows.shape[2], _F32)).astype(np.float64).sum(axis=0)
+def _rows_by_channel(a, c):
+    """``a`` as a [rest, depth] float32 matrix whose rows run over the other axes in order (for
+    NCHW a transposed copy, the layout TF's CPU kernel computes in)."""
+    if c != a.ndim - 1:
+        a = np.moveaxis(a, c, -1)
+    return np.ascontiguousarray(a, dtype=_F32).reshape(-1, a.shape[-1])
 
 
-def _per_channel(v, ndim, c):
-    return _expand(np.asarray(v, dtype=np.float64).astype(_F32), ndim, c)
+def _column_sums(a):
+    """float32 sums over the rows of [rest, depth] ``a``, one row after another from the
+    first (Eigen's reduction of the outer dimension in TF's kernels; NumPy's reduce along
+    axis 0 adds row by row too, except for one column, which it sums pairwise, and it is
+    slow over a few columns: a running sum is then the faster way in order)."""
+    if a.shape[0] == 0:
+        return np.zeros(a.shape[1], _F32)
+    if a.shape[1] < 8:
+        return np.cumsum(a, axis=0, dtype=_F32)[-1]
+    return np.add.reduce(a, axis=0, dtype=_F32)
+
+
+def _divup(a, b):
+    return -(-a // b)
+
+
+def _parallel_for_block(n, cost, threads):
+    """Eigen's ThreadPoolDevice::parallelFor block size for ``n`` items of ``cost`` cycles."""
+    block = min(n, max(_divup(n, 4 * threads), int(40000.0 / cost)))
+    max_block = min(n, 2 * block)
+    count = _divup(n, block)
+    best = count / (_divup(count, threads) * threads)
+    prev = count
+    while best < 1.0 and prev > 1:
+        coarser = _divup(n, prev - 1)
+        if coarser > max_block:
+            break
+        prev = _divup(n, coarser)
+        efficiency = prev / (_divup(prev, threads) * threads)
+        if efficiency + 0.01 >= best:
+            block, best = coarser, max(best, efficiency)
+    return block
+
+
+def _outer_sums(a):
+    """float32 column sums of [rest, depth] ``a`` as TF 1.15's batch norm gradients take them
+    (its ReduceOuterDimensions functor): the rows split into at most as many blocks as TF's
+    intra-op pool has threads, each block summed row after row from zero, then the block sums
+    added in order. How many blocks, and whether Eigen's parallelFor (its cost model: 11/64
+    cycles a byte loaded, one an addition, 100000 to start a thread) runs them apart or as one,
+    depends on the pool's size, so the bits are those TF gives with as many threads."""
+    outer, inner = a.shape
+    threads = threads_mod.intra_op_pool_size()
+    if outer <= 1 or threads <= 1 or inner > 32 * threads:
+        return _column_sums(a)  # one pass down the rows (or TF's split by columns)
+    n = min(outer, _divup(outer * inner, _divup(2000, inner)), threads)
+    rows_per_block = _divup(outer, n)
+    work = rows_per_block * inner
+    cost = work * 4 * (11.0 / 64) + work
+    if n <= 1 or min(threads, max(1, int((n * cost - 100000) / 100000 + 0.9))) == 1:
+        return _column_sums(a)  # parallelFor runs all blocks in one call: one pass
+    step = _parallel_for_block(n, cost, threads)
+    total = None
+    for start in range(0, n, step):
+        part = _column_sums(a[start * rows_per_block:min(outer, (start + step) * rows_per_block)])
+        total = part if total is None else total + part
+    # blocks merged into one task left zero rows behind (adding zeros changes nothing)
+    return total
+
+
+def _rsqrt(v):
+    # Eigen's scalar rsqrt (1 / sqrt in float32); its 8-float packets use the CPU's
+    # approximate reciprocal square root refined once, which differs between CPU makers
+    return np.divide(_F32(1), np.sqrt(v, dtype=_F32), dtype=_F32)
 
 
 def _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_training,
@@ -170,43 +226,54 @@ def _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_traini
         u = scale.dtype
         nan, zero = np.full(depth, np.nan, u), np.zeros(depth, u)
         return np.empty(x.shape, x.dtype), nan, nan.copy(), zero, zero.copy()
-    xf = np.ascontiguousarray(x, dtype=_F32)
-    n = x.size // max(depth, 1)
+    # TF 1.15's CPU kernel step by step in float32 (the same bits): the mean is the column
+    # sum times 1/n, the variance the column sum of the centered squares times 1/n (times
+    # n/(n-1) for the batch variance), and y = (x - mean) * (rsqrt(var + eps) * scale) + offset
+    a = _rows_by_channel(x, c)
+    n = a.shape[0]
+    inv_n = _F32(1.0) / _F32(n)
+    eps = _F32(epsilon)
     if is_training:
-        # two passes as TF's CPU kernel: the mean, then the mean square of the centered values
-        m = _channel_sums(xf, c) / max(n, 1)
-        centered = xf - _per_channel(m, x.ndim, c)
+        m = _column_sums(a) * inv_n
+        centered = a - m
         y = np.multiply(centered, centered)  # the squares, in the output's buffer
-        var = _channel_sums(y, c) / max(n, 1)
-        unbiased = var * (n / max(n - 1, 1))
+        var = _column_sums(y) * inv_n
+        unbiased = var * (_F32(n) / _F32(max(n - 1, 1)))
         if exponential_avg_factor != 1.0 and mean.size:
-            f = exponential_avg_factor
-            batch_mean = (1 - f) * mean.astype(np.float64) + f * m
-            batch_var = (1 - f) * variance.astype(np.float64) + f * unbiased
+            f = _F32(exponential_avg_factor)
+            batch_mean = (_F32(1) - f) * mean.astype(_F32) + f * m
+            batch_var = (_F32(1) - f) * variance.astype(_F32) + f * unbiased
         else:
             batch_mean, batch_var = m, unbiased
         saved_mean, saved_var = m, var
     else:
         _check_vec(mean, "mean", depth)
         _check_vec(variance, "variance", depth)
-        m = mean.astype(np.float64)
-        var = variance.astype(np.float64)
-        centered = xf - _per_channel(m, x.ndim, c)
+        m = mean.astype(_F32)
+        var = variance.astype(_F32)
+        centered = a - m
         y = np.empty_like(centered)
         batch_mean, batch_var, saved_mean, saved_var = m, var, m, var
-    inv = scale.astype(np.float64) / np.sqrt(var + epsilon)
-    np.multiply(centered, _per_channel(inv, x.ndim, c), out=y)
-    y += _per_channel(offset, x.ndim, c)
+    np.multiply(centered, _rsqrt(var + eps) * scale.astype(_F32), out=y)
+    y += offset.astype(_F32)
     u = scale.dtype
-    return (y.astype(x.dtype, copy=False), batch_mean.astype(u), batch_var.astype(u),
+    return (_from_rows(y, x, c), batch_mean.astype(u), batch_var.astype(u),
             saved_mean.astype(u), saved_var.astype(u))
+
+
+def _from_rows(r, x, c):
+    """[rest, depth] rows back in ``x``'s layout and dtype."""
+    if c != x.ndim - 1:
+        shape = list(np.moveaxis(np.empty(x.shape, np.bool_), c, -1).shape)
+        r = np.moveaxis(r.reshape(shape), -1, c)
+    return np.ascontiguousarray(r.reshape(x.shape).astype(x.dtype, copy=False))
 
 
 def _batch_norm_v3(x, scale, offset, mean, variance, *, epsilon, data_format, is_training,
                    exponential_avg_factor):
     out = _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_training,
                      exponential_avg_factor)
-    return out + (np.zeros([0], scale.dtype),)
+    return out + (np.zeros([], scale.dtype),)  # TF 1.15's CPU kernel: a scalar 0
 
 
 def _batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_2, *, epsilon,
@@ -221,24 +288,29 @@ def _batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_2, *, 
     for v, what in ((scale, "scale"), (reserve_space_1, "reserve_space_1"),
                     (reserve_space_2, "reserve_space_2")):
         _check_vec(v, what, depth)
-    dy = np.ascontiguousarray(y_backprop, dtype=_F32)
-    mean = reserve_space_1.astype(np.float64)
-    inv = 1.0 / np.sqrt(reserve_space_2.astype(np.float64) + epsilon)
-    centered = np.ascontiguousarray(x, dtype=_F32) - _per_channel(mean, x.ndim, c)
-    dx = np.multiply(dy, centered)
-    d_offset = _channel_sums(dy, c)
-    d_scale = _channel_sums(dx, c) * inv  # sum(dy * xhat), xhat = centered * inv
-    k = scale.astype(np.float64) * inv
-    np.multiply(dy, _per_channel(k, x.ndim, c), out=dx)
+    # TF 1.15's CPU kernels step by step in float32
+    dy = _rows_by_channel(y_backprop, c)
+    centered = _rows_by_channel(x, c) - reserve_space_1.astype(_F32)
+    k0 = _rsqrt(reserve_space_2.astype(_F32) + _F32(epsilon))
+    scale = scale.astype(_F32)
+    d_offset = _outer_sums(dy)
     if is_training:
-        # dx = k * (dy - mean(dy) - xhat * mean(dy * xhat))
-        n = x.size // max(depth, 1)
-        dx -= _per_channel(k * d_offset / n, x.ndim, c)
-        centered *= _per_channel(k * inv * d_scale / n, x.ndim, c)
+        # dx = scale * k0 * (dy - mean(dy) - (x - mean) * k0^2 * mean(dy * (x - mean)))
+        n = dy.shape[0]
+        prod = np.multiply(dy, centered * k0)
+        d_scale = _outer_sums(prod)
+        np.multiply(dy, centered, out=prod)
+        k2 = (k0 * k0) * (_outer_sums(prod) / _F32(n))
+        dx = dy - d_offset * (_F32(1.0) / _F32(n))
+        np.multiply(centered, k2, out=centered)
         dx -= centered
+        dx *= scale * k0
+    else:
+        # the frozen statistics' gradient: dx = dy * (rsqrt(var + eps) * scale)
+        d_scale = _outer_sums(np.multiply(dy, centered)) * k0
+        dx = np.multiply(dy, k0 * scale)
     empty = np.zeros([0], _F32)
-    return (dx.astype(x.dtype, copy=False), d_scale.astype(_F32), d_offset.astype(_F32),
-            empty, empty)
+    return (_from_rows(dx, x, c), d_scale, d_offset, empty, empty)
 
 
 def _batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_space_2,

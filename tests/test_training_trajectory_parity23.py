@@ -1,0 +1,181 @@
+"""Training-trajectory parity with TF 1.15: the float32 kernels a training step runs, bit for
+bit where TF's are deterministic. Reference bits were measured in TF 1.15 (tensorflow-cpu 1.15.0,
+CPython 3.7, on a 2-core AMD EPYC machine) on the same NumPy-seeded inputs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.kernels import threads
+
+
+def _f32(hexstr):
+    return np.frombuffer(bytes.fromhex(hexstr), ">f4").astype(np.float32)
+
+
+def _bits_equal(got, want_hex):
+    got = np.asarray(got, np.float32).ravel()
+    want = _f32(want_hex)
+    assert got.shape == want.shape
+    bad = np.nonzero(got.view(np.uint32) != want.view(np.uint32))[0]
+    assert bad.size == 0, f"{bad.size} differ, first at {bad[0]}: {got[bad[0]]!r} != {want[bad[0]]!r}"
+
+
+# tf.nn.fused_batch_norm on x [2, 3, 4, 3] (3 channels: Eigen's scalar path, where TF's rsqrt
+# is 1 / sqrt), training and inference, forward and gradient, as TF 1.15 printed them
+_BN_REF = {
+    "go": ("c05eeb94408ce70abfee71ec"),
+    "goi": ("c05eeb94408ce70abfee71ec"),
+    "gs": ("c00100954058fbd9bf5a69b8"),
+    "gsi": ("408791344169536cc031e8d0"),
+    "gx": ("beccfbf7be393760bf0846c1bf12276a3e773327bfb44b52bf3e7f6b3d22b55fbe3ff436"
+            "be4f17bd3e010001bf031ef4bf2a5d29bf03a19b3da3fe8c3ee7f5ba3df7658b3e97bebf"
+            "3f66b080be4215f63fbd0a013ecfc514bdbe179cbf8c1c65bcd296c6be288c23bf62933e"
+            "bf291e303e24d565bf6dcda7bf34f7d53d98ab4f3e1c8b613d52703a3eb251e2be3c01d9"
+            "bebf220abe9dff823fba74763f487f3bbdec65a2be9e98c93f48ec7abdd9373e3ee265ed"
+            "3fdea299be2534d9be89b7f53f4db8f93e9a86d8bf16bfb6bf31e5493ed09ba73dfc9b69"
+            "3f30faa13e9245fd3fd5f3a2be96f942bebefeef3f37349b3f85683cbeb099733e46d9df"
+            "bf69b9c8be9e81f43da38c39beb62e7a3e1237983eeaebebbf8619a13f1c8dffbe7e0e58"),
+    "gxi": ("bf7693a7be918ed4bf7f709ebfaa15223f6c607ac02a127dc002adc73efeda71bed647b0"
+            "beea2dae3f68f0febf75f3dcbfcd4703bfcd115bbd33138e3f6c7e833eebf4c03eeba337"
+            "3fe1745fbeb10609401d30873f2f2574b9b48427c004d7dabe873496bead0754bfcb9b36"
+            "bfd27fd33f5ec748bfe851fcbfcb888e3f3236063e3686c0bde2e7b33f9ba04cbec64875"
+            "bf7c5f10bf2ebd0d401dba133f97c41fbea036aebf1bc8f03fbc24cdbd3ce9cd3f1430e1"
+            "40587151bedf6782bf0d04843fc271483f9b37e4bf8f618dbfd41c113f9c2a2f3df8dc1a"
+            "3fa98a833f6e66244034c6e6bf695a60bfa46aa63f9cac0540052c88bf86db713e870645"
+            "c0153320bf2b2a293d815cc4bf4beae03f3c5a223f2e56b8c01fadc6401313fdbf0c3081"),
+    "m": ("3def2cfe3fba5d923f8c55b6"),
+    "v": ("407f563e40cc93ee4071eeb9"),
+    "y": ("bf83ea183f1d9335bfa0ec36bf80390fbea228f0401224e940311ede3f702cb7becec35c"
+            "bff9d9493fd12a2bbfa72014be47ded3bf19eb654021a90fbfe73f42bf2e2008bf9b76a4"
+            "bf099fb13ee0590c3fa80769be91b5f63f17d9b83fb410a53d31ec073d2fe400c0079961"
+            "3ebaa4f33f4eec604016a0c3bfa786883fb1f851bea65aea3e24fe9dbf1f857dbf92dff3"
+            "be1ca4b63f38746bbcc1769c4040fcd5bf2f426ebf9670a8bd63453c3f14806b403f16c1"
+            "3f9fba37bf0a88fbbf3ee555be2139d53e324d6ebf10707ebe97a709bfd18fe4be39940c"
+            "bf24a75abf8673fa3f0752a43f5c4b4bbfafd6e9bffe4836bf3f5e81bf2134f0bf361e87"
+            "400022dc3f500efcbf3c567abfe890653ed037eb3f45825e3f2875073f0f4a723e8c4f88"),
+    "yi": ("c0a91d5540223139bfa07223c0a72692bf041d8d409f6d6140330c1c4065c25f3e7f639d"
+            "c0e7db4340bbbed6bfab5e8cc0607417bfb9395d40ad1714c0ddf5d5bfda47dbbf96d4dd"
+            "c0878b293ffa1b9b40516fedc06ca144401d8272405c0921c03ff4513f292662c03153a2"
+            "c01438e8404a8f3b40a36021c0bc0f5840a23a5d3ec6db86c02fed00bfc2638ebf87b4bb"
+            "c05ab44640382e183f6b44384054d016bfdc22f3bf8dfc1bc04d6d5c401ac52c40c700e9"
+            "bedf5849bfa00e13beb48cd2c05b504e3f8b8428bd075cc9c06e35e0c09ac6853f24352b"
+            "c08ebbd1c03aabf33ff21db7bfa15838c07e6162c0226e57c095d70ebfc52569be95a314"
+            "3f959d3b404b7cf3beab8a46c0dea9303fece9f440146ff5bfd87ff8401681f93fb8bb85"),
+}
+
+
+def _bn_inputs():
+    rs = np.random.RandomState(1272)
+    x = (rs.randn(2, 3, 4, 3) * 2 + 0.7).astype(np.float32)
+    sc = (rs.rand(3) + 0.5).astype(np.float32)
+    of = rs.randn(3).astype(np.float32)
+    dy = rs.randn(2, 3, 4, 3).astype(np.float32)
+    pm = rs.randn(3).astype(np.float32)
+    pv = (rs.rand(3) + 0.2).astype(np.float32)
+    return x, sc, of, dy, pm, pv
+
+
+def test_fused_batch_norm_float32_bits_match_tf():
+    x, sc, of, dy, pm, pv = _bn_inputs()
+    with tf.Graph().as_default():
+        xt = tf.placeholder(tf.float32, [2, 3, 4, 3])
+        st, ot = tf.Variable(sc), tf.Variable(of)
+        y, m, v = tf.nn.fused_batch_norm(xt, st, ot, epsilon=0.001, is_training=True)
+        gx, gs, go = tf.gradients(y, [xt, st, ot], dy)
+        yi, _, _ = tf.nn.fused_batch_norm(xt, st, ot, mean=tf.Variable(pm),
+                                          variance=tf.Variable(pv), epsilon=0.001,
+                                          is_training=False)
+        gxi, gsi, goi = tf.gradients(yi, [xt, st, ot], dy)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            fetch = {"y": y, "m": m, "v": v, "gx": gx, "gs": gs, "go": go, "yi": yi,
+                     "gxi": gxi, "gsi": gsi, "goi": goi}
+            got = s.run(fetch, {xt: x})
+    for k, want in _BN_REF.items():
+        _bits_equal(got[k], want)
+
+
+def test_fused_batch_norm_v3_reserve_space_3_is_a_scalar():
+    # TF 1.15's CPU kernel gives a float32 scalar 0 there
+    with tf.Graph().as_default():
+        out = tf.nn.fused_batch_norm(tf.ones([2, 2, 2, 3]), tf.ones([3]), tf.zeros([3]))
+        r3 = out[0].op.outputs[5]
+        with tf.Session() as s:
+            v = s.run(r3)
+    assert np.shape(v) == () and v == 0.0
+
+
+# the offset gradient (the column sums of dy) of fused batch norm, with TF 1.15's intra-op pool
+# of 1, 2, 3, 4 and 8 threads: TF splits the rows into blocks by its pool's size and its cost
+# model, so each pool size has its own bits
+_REDUX_REF = {
+    (1, 64): ("c2869467c3122b28c385a9cbc20aec1e433a33f0"),
+    (1, 32): ("c032cc83422f7f704292dd0f42127cb642079d3f42b5c8693f3362a8c28b267ac28210bb"
+                "411abc6dc2adfacbc286a10cc188240a4240d4c741b58b8542943a44c2c580eec2aa539b"
+                "3f2c4cc1c2962d4bc24abeae4297e41a420fcd02c06135d6c208303542252bb7c0346b87"
+                "429a5acfc22bb7144116821fc14d0592420a8d09c13ce29ec149285041b730e8c1815d57"
+                "427ae01841b4fcd342130df7c1be3f1041917687c251a042421acc71c2e44d71c1132c27"
+                "42077ef5c1503d8040536217c28158c34086d384420b95acc2168f13c20fe258c0759e8e"
+                "c22365cfc20c70f840422474c09bcf8c4202ba2bc186b667416e0c62c24fa420402e30b2"
+                "c19fb946"),
+    (2, 64): ("c286946ec3122b11c385a9dac20aebf1433a3394"),
+    (2, 32): ("c032cb98422f7f814292dd0642127cba42079d6142b5c8603f336280c28b2682c28210b8"
+                "411abc55c2adfabec286a110c188240e4240d4d041b58b7242943a39c2c580dec2aa539e"
+                "3f2c4c40c2962d46c24abeaa4297e422420fcd0bc0613638c208303b42252ba4c0346aa0"
+                "429a5ad6c22bb7134116824ec14d05a8420a8cfec13ce2aac149284441b730cdc1815d5b"
+                "427ae00e41b4fcd842130e01c1be3f104191768dc251a028421acc6fc2e44d72c1132c25"
+                "42077efac1503d5a40536310c28158c84086d38c420b95b6c2168f14c20fe25ac0759e28"
+                "c22365c8c20c70ff40422458c09bcf704202ba32c186b65c416e0c6cc24fa413402e309e"
+                "c19fb94a"),
+    (3, 64): ("c286948cc3122afcc385a9dac20aec1b433a33b0"),
+    (3, 32): ("c032cc87422f7f804292dd0042127cba42079d4f42b5c8623f336340c28b2682c28210b6"
+                "411abc40c2adfac0c286a114c18824314240d4ce41b58b7642943a36c2c580e8c2aa53a5"
+                "3f2c4f50c2962d4cc24abeb64297e420420fcd0ac06135f0c208303142252ba5c0346a98"
+                "429a5ad0c22bb7184116821ac14d05b0420a8d09c13ce2cec149284241b730d1c1815d5c"
+                "427ae01b41b4fcd242130e02c1be3f1141917698c251a033421acc70c2e44d6fc1132c18"
+                "42077efec1503da0405362c0c28158d24086d384420b95b5c2168f0bc20fe259c0759e24"
+                "c22365d2c20c70eb40422470c09bcf8c4202ba39c186b667416e0c50c24fa406402e308a"
+                "c19fb950"),
+    (4, 64): ("c286948bc3122b12c385a9dac20aebae433a33a2"),
+    (4, 32): ("c032cbf0422f7f7c4292dd0142127cb842079d5942b5c8603f336200c28b2682c28210b8"
+                "411abc5fc2adfabec286a10fc18824044240d4c241b58b7942943a38c2c580ebc2aa53a0"
+                "3f2c4d80c2962d48c24abead4297e41c420fcd09c06135dcc208302a42252ba2c0346ab8"
+                "429a5ad5c22bb70f4116823dc14d05b6420a8d04c13ce2dac149284441b730d4c1815d64"
+                "427ae01441b4fcdf42130e00c1be3f0e41917694c251a02e421acc6fc2e44d6ec1132c27"
+                "42077efbc1503da5405362a0c28158d14086d410420b95b3c2168f10c20fe25cc0759d80"
+                "c22365d0c20c70f440422448c09bcf8c4202ba36c186b667416e0c70c24fa40d402e30bc"
+                "c19fb94c"),
+    (8, 64): ("c286948ac3122b18c385a9d0c20aebb5433a33a5"),
+    (8, 32): ("c032cc20422f7f804292dd0442127cb042079d5442b5c8653f3362a0c28b2682c28210be"
+                "411abc4cc2adfac2c286a112c18824254240d4bb41b58b6442943a35c2c580eac2aa53a2"
+                "3f2c4d00c2962d4bc24abeb04297e418420fcd04c0613654c208302642252b9ac0346ae0"
+                "429a5ad1c22bb7124116823ac14d05c5420a8d04c13ce2e8c149285641b730d3c1815d61"
+                "427ae01b41b4fce642130e02c1be3f1a41917691c251a02c421acc6dc2e44d69c1132c34"
+                "42077efac1503dcb405362d8c28158ce4086d3d4420b95b6c2168f09c20fe25ac0759db8"
+                "c22365ccc20c70e640422428c09bcf604202ba33c186b668416e0c4ac24fa40f402e30aa"
+                "c19fb946"),
+}
+
+
+@pytest.fixture
+def restore_pool():
+    before = threads._wanted[0]
+    yield
+    threads.set_thread_count(before)
+
+
+@pytest.mark.parametrize("pool,batch", sorted(_REDUX_REF))
+def test_fused_batch_norm_gradient_sums_split_as_tf_pool(pool, batch, restore_pool):
+    shape = (64, 20, 20, 5) if batch == 64 else (32, 8, 8, 64)
+    rs = np.random.RandomState(2725)
+    x = rs.randn(*shape).astype(np.float32)
+    dy = rs.randn(*shape).astype(np.float32)
+    c = shape[-1]
+    with tf.Graph().as_default():
+        xt = tf.placeholder(tf.float32, shape)
+        y, _, _ = tf.nn.fused_batch_norm(xt, tf.ones([c]), tf.zeros([c]), epsilon=0.001)
+        go = tf.gradients(y, [xt, y.op.inputs[2]], dy)[1]
+        with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=pool)) as s:
+            got = s.run(go, {xt: x})
+    _bits_equal(got, _REDUX_REF[(pool, batch)])
