@@ -364,3 +364,69 @@ def test_slurm_kubernetes_gce_cluster_resolvers(monkeypatch):
     assert (g.master(), g.master(rpc_layer="x")) == ("grpc://10.1.0.1:8470", "x://10.1.0.1:8470")
     with pytest.raises(RuntimeError, match="cannot reset the task_type"):
         g.task_type = "ps"
+
+
+def test_data_stats_aggregator_latency_and_bytes():
+    de = tf.data.experimental
+    agg = de.StatsAggregator()
+    ds = tf.data.Dataset.range(5).apply(de.latency_stats("lat")).apply(
+        de.bytes_produced_stats("bytes"))
+    opts = tf.data.Options()
+    opts.experimental_stats.aggregator = agg
+    ds = ds.with_options(opts)
+    it = tf.compat.v1.data.make_initializable_iterator(ds)
+    summ = agg.get_summary()
+    assert summ.name == "StatsAggregatorSummary:0"
+    with tf.Session() as s:
+        assert s.run(summ) == b""
+        s.run(it.initializer)
+        assert [s.run(it.get_next()) for _ in range(5)] == [0, 1, 2, 3, 4]
+        v = tf.Summary.FromString(s.run(summ))
+    assert [(x.tag, x.histo.num) for x in v.value] == [("bytes", 5.0), ("lat", 5.0)]
+    # TF 1.15's histogram of five 8-byte elements
+    h = v.value[0].histo
+    assert (h.min, h.max, h.sum, h.sum_squares) == (8.0, 8.0, 40.0, 320.0)
+    assert list(h.bucket) == [0.0, 5.0, 0.0]
+    np.testing.assert_allclose(list(h.bucket_limit)[:2], [7.466637793298873, 8.213301572628762])
+    assert all(x >= 0 for x in v.value[1].histo.bucket_limit)
+    for prefix, tags in (("", ["b2", "bytes"]), ("pre", ["pre::b2", "pre::bytes"])):
+        agg = de.StatsAggregator()
+        ds = tf.data.Dataset.from_tensor_slices([b"ab", b"cde"]).apply(
+            de.bytes_produced_stats("bytes")).map(lambda x: x).apply(
+            de.bytes_produced_stats("b2"))
+        opts = tf.data.Options()
+        opts.experimental_stats.aggregator = agg
+        opts.experimental_stats.prefix = prefix
+        it = tf.compat.v1.data.make_initializable_iterator(ds.with_options(opts))
+        nx = it.get_next()
+        with tf.Session() as s:
+            s.run(it.initializer)
+            s.run([nx])
+            s.run([nx])
+            v = tf.Summary.FromString(s.run(agg.get_summary()))
+        # TF 1.15 counts a string element as its length and 8 bytes
+        assert [(x.tag, x.histo.num, x.histo.sum) for x in v.value] == [
+            (tags[0], 2.0, 21.0), (tags[1], 2.0, 21.0)]
+    # without an aggregator the stages pass elements through
+    ds = tf.data.Dataset.range(3).apply(de.latency_stats("x"))
+    with tf.Session() as s:
+        nx = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+        assert [s.run(nx) for _ in range(3)] == [0, 1, 2]
+
+
+def test_data_experimental_structures_and_map_vectorization_options():
+    de = tf.data.experimental
+    m = tf.data.Options().experimental_optimization.map_vectorization
+    assert isinstance(m, de.MapVectorizationOptions)
+    assert (m.enabled, m.use_choose_fastest) == (None, None)
+    m.enabled = True
+    with pytest.raises(TypeError, match='Property "map_vectorization" must be of type'):
+        tf.data.Options().experimental_optimization.map_vectorization = True
+    with pytest.raises(TypeError, match='Property "enabled" must be of type'):
+        m.enabled = 3
+    r = de.RaggedTensorStructure(tf.int32, [2, None], 1)
+    assert isinstance(r, tf.RaggedTensorSpec)
+    assert repr(r) == ("RaggedTensorSpec(TensorShape([Dimension(2), Dimension(None)]), "
+                       "tf.int32, 1, tf.int64)")
+    t = de.TensorArrayStructure(tf.float32, [3], False, True)
+    assert t == tf.TensorArraySpec([3], tf.float32, False, True)

@@ -42,10 +42,12 @@ from tideflow.ops.dataset_options import (
     AutotuneOptions,
     DistributeOptions,
     ExternalStatePolicy,
+    MapVectorizationOptions,
     OptimizationOptions,
     StatsOptions,
     ThreadingOptions,
 )
+from tideflow.ops.dataset_stats import StatsAggregator, bytes_produced_stats, latency_stats
 from tideflow.ops.function_ops import TypeSpec
 from tideflow.ops.iterator_ops import get_single_element, make_saveable_from_iterator
 
@@ -66,20 +68,25 @@ __all__ = [
     "DatasetStructure",
     "DistributeOptions",
     "ExternalStatePolicy",
+    "MapVectorizationOptions",
     "OptimizationOptions",
     "Optional",
     "OptionalStructure",
+    "RaggedTensorStructure",
     "RandomDataset",
     "Reducer",
     "SparseTensorStructure",
     "SqlDataset",
+    "StatsAggregator",
     "StatsOptions",
     "Structure",
     "TFRecordWriter",
+    "TensorArrayStructure",
     "TensorStructure",
     "ThreadingOptions",
     "assert_cardinality",
     "bucket_by_sequence_length",
+    "bytes_produced_stats",
     "cardinality",
     "choose_from_datasets",
     "copy_to_device",
@@ -97,6 +104,7 @@ __all__ = [
     "group_by_window",
     "ignore_errors",
     "index_table_from_dataset",
+    "latency_stats",
     "make_batched_features_dataset",
     "make_csv_dataset",
     "make_saveable_from_iterator",
@@ -716,6 +724,22 @@ def TensorStructure(dtype, shape):
 def SparseTensorStructure(dtype, shape):
     """``tf.SparseTensorSpec(shape, dtype)`` under TF 1.x's name."""
     return _type_specs().SparseTensorSpec(shape, dtype)
+
+
+def RaggedTensorStructure(dtype, shape, ragged_rank):
+    """``tf.RaggedTensorSpec(shape, dtype, ragged_rank)`` under TF 1.x's name."""
+    from tideflow.framework.tensor_shape import as_shape
+    from tideflow.ops.ragged_tensor import RaggedTensorSpec
+
+    return RaggedTensorSpec(as_shape(shape), dtype, ragged_rank)
+
+
+def TensorArrayStructure(dtype, element_shape, dynamic_size, infer_shape):
+    """``tf.TensorArraySpec(element_shape, dtype, dynamic_size, infer_shape)`` under TF 1.x's
+    name."""
+    from tideflow.ops.wrapped_function import TensorArraySpec
+
+    return TensorArraySpec(element_shape, dtype, dynamic_size, infer_shape)
 
 
 

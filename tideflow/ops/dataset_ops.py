@@ -627,6 +627,12 @@ class _WithOptions(Dataset):
         return [self._input]
 
     def _as_variant_tensor(self):
+        stats = self._own_options.experimental_stats
+        if stats.aggregator is not None:  # TF's options apply a SetStatsAggregatorDataset
+            from tideflow.ops.dataset_stats import set_stats_aggregator
+
+            return set_stats_aggregator(self._input, stats.aggregator, stats.prefix,
+                                        stats.counter_prefix)._as_variant_tensor()
         return self._input._as_variant_tensor()
 
 

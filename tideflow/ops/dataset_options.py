@@ -100,14 +100,22 @@ _BOOL = bool
 _INT = int
 
 
+class MapVectorizationOptions(_OptionsBase):
+    """``tf.data.experimental.MapVectorizationOptions`` (TF 1.15's ``map_vectorization``
+    optimization option; recorded: tideflow runs maps as written)."""
+
+    _FIELDS: ClassVar[dict] = {"enabled": (None, _BOOL), "use_choose_fastest": (None, _BOOL)}
+
+
 class OptimizationOptions(_OptionsBase):
     _FIELDS: ClassVar[dict] = {k: (None, _BOOL) for k in (
         "apply_default_optimizations", "autotune", "autotune_buffers", "filter_fusion",
         "filter_parallelization", "hoist_random_uniform", "inject_prefetch",
         "map_and_batch_fusion", "map_and_filter_fusion", "map_fusion", "map_parallelization",
-        "map_vectorization", "noop_elimination", "parallel_batch", "seq_interleave_prefetch",
+        "noop_elimination", "parallel_batch", "seq_interleave_prefetch",
         "shuffle_and_repeat_fusion", "warm_start")}
-    _FIELDS.update({"autotune_cpu_budget": (None, _INT), "autotune_ram_budget": (None, _INT)})
+    _FIELDS.update({"autotune_cpu_budget": (None, _INT), "autotune_ram_budget": (None, _INT),
+                    "map_vectorization": (MapVectorizationOptions, MapVectorizationOptions)})
 
 
 class ThreadingOptions(_OptionsBase):
@@ -126,7 +134,8 @@ class AutotuneOptions(_OptionsBase):
 
 
 class StatsOptions(_OptionsBase):
-    """``tf.data.experimental.StatsOptions`` (recorded; tideflow collects no statistics)."""
+    """``tf.data.experimental.StatsOptions``: the ``aggregator`` the dataset's stats stages
+    record into (``tf.data.experimental.latency_stats``...), under ``prefix``."""
 
     _FIELDS: ClassVar[dict] = {"aggregator": (None, None), "prefix": ("", str),
                                "counter_prefix": ("", str), "latency_all_edges": (None, _BOOL)}
@@ -160,5 +169,5 @@ class Options(_OptionsBase):
 
 
 __all__ = ["AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions",
-           "ExternalStatePolicy", "OptimizationOptions", "Options", "StatsOptions",
+           "ExternalStatePolicy", "MapVectorizationOptions", "OptimizationOptions", "Options", "StatsOptions",
            "ThreadingOptions"]
