@@ -130,3 +130,121 @@ def test_logging_prints_once_when_root_is_configured_before_import():
         "tf.logging.set_verbosity(tf.logging.INFO)\ntf.logging.info('hello %d', 1)\n"
         "assert not tf.get_logger().handlers\n")
     assert lines == ["ROOT:tensorflow:hello 1"]
+
+
+# -- tf.estimator.Head and the public heads' Head methods -----------------------------------
+
+def test_estimator_head_is_the_abstract_base_of_the_public_heads():
+    import inspect
+
+    head_cls = tf.estimator.Head
+    assert inspect.isabstract(head_cls)
+    with pytest.raises(TypeError):
+        head_cls()
+    for name in ("BinaryClassHead", "MultiClassHead", "RegressionHead", "MultiLabelHead",
+                 "PoissonRegressionHead", "LogisticRegressionHead", "MultiHead"):
+        cls = getattr(tf.estimator, name)
+        assert issubclass(cls, head_cls) and not inspect.isabstract(cls), name
+    # TF 1.15's signatures
+    assert str(inspect.signature(head_cls.create_estimator_spec)) == (
+        "(self, features, mode, logits, labels=None, optimizer=None, trainable_variables=None, "
+        "train_op_fn=None, update_ops=None, regularization_losses=None)")
+    assert str(inspect.signature(tf.estimator.BinaryClassHead.loss)) == (
+        "(self, labels, logits, features=None, mode=None, regularization_losses=None)")
+    assert str(inspect.signature(tf.estimator.BinaryClassHead.update_metrics)) == (
+        "(self, eval_metrics, features, logits, labels, regularization_losses=None)")
+    assert str(inspect.signature(tf.estimator.RegressionHead.predictions)) == "(self, logits)"
+    assert str(inspect.signature(tf.estimator.BinaryClassHead.__init__)).endswith(
+        "loss_reduction='sum_over_batch_size', loss_fn=None, name=None)")
+    assert tf.estimator.BinaryClassHead().loss_reduction == "sum_over_batch_size"
+    assert tf.estimator.RegressionHead(loss_reduction="sum").loss_reduction == "sum"
+
+    class Custom(head_cls):  # a user's head: the abstract members make it abstract too
+        pass
+
+    assert inspect.isabstract(Custom)
+
+
+def test_binary_head_loss_predictions_metrics_as_tf():
+    head = tf.estimator.BinaryClassHead(thresholds=[0.3])
+    labels = np.array([[0.0], [1.0], [1.0]], np.float32)
+    logits = np.array([[-1.0], [2.0], [0.5]], np.float32)
+    with tf.Graph().as_default():
+        reg = [tf.constant(0.5)]
+        loss = head.loss(labels, logits, features={"x": logits}, regularization_losses=reg)
+        preds = head.predictions(logits)
+        metrics = head.metrics(regularization_losses=reg)
+        spec = head.create_estimator_spec({"x": logits}, tf.estimator.ModeKeys.EVAL, logits,
+                                          labels)
+        with tf.Session() as sess:
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            # TF 1.15 (measured): 'losses/add:0' 0.80475557; the spec's loss 0.30475557
+            assert loss.name == "losses/add:0"
+            np.testing.assert_allclose(sess.run(loss), 0.80475557, rtol=1e-6)
+            np.testing.assert_allclose(sess.run(spec.loss), 0.30475557, rtol=1e-6)
+            assert sorted(preds) == ["all_class_ids", "all_classes", "class_ids", "classes",
+                                     "logistic", "logits", "probabilities"]
+            assert sorted(head.predictions(logits, keys=["logits"])) == ["logits"]
+            ops = spec.eval_metric_ops
+            assert all(isinstance(v, tuple) and len(v) == 2 for v in ops.values())
+            sess.run([v[1] for v in ops.values()])
+            got = {k: round(float(sess.run(v[0])), 4) for k, v in ops.items()}
+    # TF 1.15's keys, order and metric classes (measured)
+    assert [(k, type(v).__name__) for k, v in metrics.items()] == [
+        ("average_loss", "Mean"), ("accuracy", "Accuracy"), ("precision", "Precision"),
+        ("recall", "Recall"), ("prediction/mean", "Mean"), ("label/mean", "Mean"),
+        ("accuracy_baseline", "Mean"), ("auc", "AUC"), ("auc_precision_recall", "AUC"),
+        ("regularization_loss", "Mean"), ("accuracy/positive_threshold_0.3", "BinaryAccuracy"),
+        ("precision/positive_threshold_0.3", "Precision"),
+        ("recall/positive_threshold_0.3", "Recall")]
+    assert got == {"accuracy": 1.0, "accuracy/positive_threshold_0.3": 1.0,
+                   "accuracy_baseline": 0.6667, "auc": 1.0, "auc_precision_recall": 1.0,
+                   "average_loss": 0.3048, "label/mean": 0.6667, "precision": 1.0,
+                   "precision/positive_threshold_0.3": 1.0, "prediction/mean": 0.5907,
+                   "recall": 1.0, "recall/positive_threshold_0.3": 1.0}
+
+
+def test_multi_head_metrics_as_tf():
+    head = tf.estimator.MultiHead([tf.estimator.RegressionHead(name="a"),
+                                   tf.estimator.MultiClassHead(3, name="b")])
+    with tf.Graph().as_default():
+        metrics = head.metrics(regularization_losses=[1.0])
+    # TF 1.15 (measured)
+    assert [(k, v.name) for k, v in metrics.items()] == [
+        ("regularization_loss/a_b", "regularization_loss"), ("loss/a", "loss/a"),
+        ("loss/b", "loss/b")]
+    assert tf.estimator.MultiClassHead(3).metrics([1.0]).keys() == {
+        "average_loss", "regularization_loss", "accuracy"}
+
+
+def test_public_head_trains_with_a_keras_optimizer(tmp_path):
+    x = np.linspace(-1, 1, 40).astype(np.float32).reshape(-1, 1)
+    y = np.minimum((x > 0.1).astype(np.float32) + (x > 0.6), 1.0)
+    head = tf.estimator.RegressionHead()
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(10)
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [1, 1], initializer=tf.constant_initializer(0.5),
+                            use_resource=True)
+        b = tf.get_variable("b", [1], initializer=tf.zeros_initializer(), use_resource=True)
+        logits = tf.matmul(features["x"], w) + b
+        opt = tf.keras.optimizers.SGD(0.5)
+        opt.iterations = tf.train.get_or_create_global_step()
+        return head.create_estimator_spec(features=features, mode=mode, logits=logits,
+                                          labels=labels, optimizer=opt,
+                                          trainable_variables=tf.trainable_variables())
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(input_fn, steps=8)
+    got = {k: round(float(v), 4) for k, v in est.evaluate(input_fn).items()}
+    # TF 1.15 (measured)
+    assert got == {"average_loss": 0.133, "global_step": 4.0, "label/mean": 0.45,
+                   "loss": 0.133, "prediction/mean": 0.6274}
+    with tf.Graph().as_default():
+        tf.train.create_global_step()
+        with pytest.raises(ValueError, match="The given optimizer is not a "
+                           "tf.keras.optimizers.Optimizer instance"):
+            head.create_estimator_spec({}, "train", tf.constant([[1.0]]), tf.constant([[1.0]]),
+                                       optimizer=tf.train.GradientDescentOptimizer(0.1))

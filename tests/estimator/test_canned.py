@@ -212,9 +212,14 @@ def test_public_heads_in_a_custom_model_fn(tmp_path):
     head = tf.estimator.RegressionHead()
 
     def model_fn(features, labels, mode):
-        logits = tf.layers.dense(tf.stack([features["x1"], features["x2"]], 1), 1)
-        return head.create_estimator_spec(features, mode, logits, labels,
-                                          optimizer=tf.train.GradientDescentOptimizer(0.1))
+        # TF 1.15's public heads train with a Keras optimizer (a tf.train one is a
+        # ValueError) over the trainable variables given, resource variables
+        with tf.variable_scope(tf.get_variable_scope(), use_resource=True):
+            logits = tf.layers.dense(tf.stack([features["x1"], features["x2"]], 1), 1)
+        optimizer = tf.keras.optimizers.SGD(0.1)
+        optimizer.iterations = tf.train.get_or_create_global_step()
+        return head.create_estimator_spec(features, mode, logits, labels, optimizer=optimizer,
+                                          trainable_variables=tf.trainable_variables())
 
     est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=config())
     est.train(train_fn(data, target), steps=200)
@@ -254,6 +259,14 @@ def test_add_metrics_extends_the_evaluation(tmp_path):
     assert tf.estimator.RunConfig().cluster_spec.as_dict() == {}
 
 
+def _adam_step(learning_rate):
+    def train_op_fn(loss):
+        return tf.train.AdamOptimizer(learning_rate).minimize(
+            loss, global_step=tf.train.get_global_step())
+
+    return train_op_fn
+
+
 def test_logit_fn_builders_in_a_custom_model_fn(tmp_path):
     data = make_data(n=200, seed=8)
     labels = (data["x1"] > 0).astype(np.int64)
@@ -266,8 +279,9 @@ def test_logit_fn_builders_in_a_custom_model_fn(tmp_path):
         logits = (exp.call_logit_fn(dnn_fn, features, mode, params, config)
                   + exp.call_logit_fn(lin_fn, features, mode, params, config))
         head = tf.estimator.BinaryClassHead()
+        # (TF 1.15's public heads take a tf.train optimizer through train_op_fn only)
         return head.create_estimator_spec(features, mode, logits, labels,
-                                          optimizer=tf.train.AdamOptimizer(0.05))
+                                          train_op_fn=_adam_step(0.05))
 
     est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=config())
     est.train(train_fn(data, labels), steps=100)
@@ -287,7 +301,7 @@ def test_poisson_regression_head_recovers_the_rates(tmp_path):
         logits = tf.layers.dense(features["x"], 1)
         head = tf.estimator.PoissonRegressionHead()
         return head.create_estimator_spec(features, mode, logits, labels,
-                                          optimizer=tf.train.AdamOptimizer(0.05))
+                                          train_op_fn=_adam_step(0.05))
 
     est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=config())
     est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, counts, batch_size=40,

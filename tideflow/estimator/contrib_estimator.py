@@ -370,7 +370,7 @@ def export_all_saved_models(estimator, export_dir_base, input_receiver_fn_map,
         checkpoint_path=checkpoint_path)
 
 
-class MultiHead(_MultiHead):
+class MultiHead(_MultiHead, heads.Head):
     """``tf.estimator.MultiHead`` (TF 1.15's v2 head): contrib's multi-head, its checks in
     the v2 head's order."""
 
@@ -379,6 +379,77 @@ class MultiHead(_MultiHead):
             raise ValueError(f"Must specify heads. Given: {heads}")
         head = multi_head(heads, head_weights)
         super().__init__(head._heads, head._head_weights)
+
+    @property
+    def loss_reduction(self):
+        reductions = [head.loss_reduction for head in self._heads]
+        if len(set(reductions)) > 1:
+            raise ValueError("The loss_reduction must be the same for different heads. "
+                             f"Given: {reductions}")
+        return reductions[0]
+
+    def _logits_dict(self, logits):
+        return logits if isinstance(logits, dict) else self._split_logits(logits)
+
+    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
+        """The heads' training losses (weighted by ``head_weights``) summed, plus the
+        regularization losses."""
+        logits = self._logits_dict(logits)
+        losses = [head.loss(labels[head.name], logits[head.name], features=features, mode=mode)
+                  for head in self._heads]
+        with ops.name_scope("merge_losses"):
+            if self._head_weights:
+                losses = [math_ops.multiply(x, w) for x, w in zip(losses, self._head_weights)]
+            loss = math_ops.add_n(losses)
+            if regularization_losses is not None:
+                loss = loss + math_ops.add_n(list(regularization_losses))
+        return loss
+
+    def predictions(self, logits, keys=None):
+        """The heads' predictions keyed ``(head name, prediction key)``."""
+        logits = self._logits_dict(logits)
+        out = {}
+        with ops.name_scope("merge_pred"):
+            for head in self._heads:
+                for k, v in head.predictions(logits[head.name]).items():
+                    out[(head.name, k)] = v
+        return out
+
+    def metrics(self, regularization_losses=None):
+        """Keras means of each head's loss (``loss/<head>``), and of the regularization
+        losses (``regularization_loss/<multi-head name>``) if given, as TF 1.15's."""
+        from tideflow.keras import metrics as keras_metrics
+
+        out = {}
+        with ops.name_scope("metrics"):
+            if regularization_losses is not None:
+                key = head_lib._summary_key(self.name, head_lib.MetricKeys.LOSS_REGULARIZATION)
+                out[key] = keras_metrics.Mean(name=head_lib.MetricKeys.LOSS_REGULARIZATION)
+            for head in self._heads:
+                key = head_lib._summary_key(head.name, head_lib.MetricKeys.LOSS)
+                out[key] = keras_metrics.Mean(name=key)
+        return out
+
+    def update_metrics(self, eval_metrics, features, logits, labels,
+                       regularization_losses=None):
+        """Updates the means of ``metrics()`` with one batch; returns ``eval_metrics``."""
+        logits = self._logits_dict(logits)
+        for head in self._heads:
+            key = head_lib._summary_key(head.name, head_lib.MetricKeys.LOSS)
+            if key in eval_metrics:
+                eval_metrics[key].update_state(
+                    head.loss(labels[head.name], logits[head.name], features=features))
+        key = head_lib._summary_key(self.name, head_lib.MetricKeys.LOSS_REGULARIZATION)
+        if regularization_losses is not None and key in eval_metrics:
+            eval_metrics[key].update_state(math_ops.add_n(list(regularization_losses)))
+        return eval_metrics
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              trainable_variables=None, train_op_fn=None, update_ops=None,
+                              regularization_losses=None):
+        del trainable_variables, update_ops, regularization_losses
+        return super().create_estimator_spec(features, mode, logits, labels=labels,
+                                             optimizer=optimizer, train_op_fn=train_op_fn)
 
 
 __all__ = ["TowerOptimizer", "binary_classification_head",

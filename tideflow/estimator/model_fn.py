@@ -127,6 +127,7 @@ class EstimatorSpec(collections.namedtuple(
         else:
             if not isinstance(eval_metric_ops, dict):
                 raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops}")
+            converted = {}
             for key, value in eval_metric_ops.items():
                 if _is_metric_object(value):
                     # A Keras metric object: it must have been updated (TF 1.x runs its
@@ -139,6 +140,12 @@ class EstimatorSpec(collections.namedtuple(
                         for c in (ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES):
                             if v not in ops.get_collection(c):
                                 ops.add_to_collection(c, v)
+                    # as TF 1.15, the spec holds its (result, update op) tuple
+                    updates = value.updates
+                    if len(updates) == 1:
+                        converted[key] = (value.result(), updates[0])
+                    else:
+                        converted[key] = metric_value_and_update(value)
                     continue
                 if not isinstance(value, tuple) or len(value) != 2:
                     raise TypeError("Values of eval_metric_ops must be (metric_value, "
@@ -147,6 +154,7 @@ class EstimatorSpec(collections.namedtuple(
                 for t in nest.flatten(value):
                     _check_graph(t, "eval_metric_ops", graph, key)
             eval_metric_ops = dict(eval_metric_ops)
+            eval_metric_ops.update(converted)
 
         # export_outputs
         if mode == ModeKeys.PREDICT:

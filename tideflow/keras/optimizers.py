@@ -155,6 +155,15 @@ class Optimizer:
             self._values["lr"] = value
             self._vars.clear()
             return
+        if name == "iterations" and "_vars" in self.__dict__:
+            # OptimizerV2's setter: the step counter its updates increment (an estimator's
+            # model_fn sets the global step), only before the optimizer made its own
+            got = self._vars.get(ops.get_default_graph())
+            if got is not None and "iterations" in got:
+                raise RuntimeError("Cannot set `iterations` to a new Variable after the "
+                                   "Optimizer weights have been created")
+            self.__dict__["_step_counter"] = value
+            return
         object.__setattr__(self, name, value)
 
     def _lr_t(self):

@@ -2,6 +2,8 @@
 ``RegressionHead``): the canned heads with the v2 defaults (loss averaged over the batch) and a
 custom ``loss_fn``, for ``DNNEstimator``/``LinearEstimator(head=...)`` and custom model_fns."""
 
+import abc
+
 from tideflow import metrics as metrics_lib
 from tideflow.estimator.canned import head as head_lib
 from tideflow.framework import dtypes, ops, sparse_tensor
@@ -9,6 +11,7 @@ from tideflow.ops import (
     array_ops,
     cast_ops,
     check_ops,
+    control_flow_ops,
     fill_ops,
     losses_impl,
     reduction_ops,
@@ -16,9 +19,10 @@ from tideflow.ops import (
     unary_ops,
 )
 
-_MEAN = losses_impl.Reduction.SUM_OVER_BATCH_SIZE
+_MEAN = "sum_over_batch_size"  # tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE, TF's default
 # TF 1.15's public heads take tf.keras.losses.Reduction values ('sum', 'sum_over_batch_size')
-_KERAS_REDUCTIONS = {"sum": losses_impl.Reduction.SUM, "sum_over_batch_size": _MEAN}
+_KERAS_REDUCTIONS = {"sum": losses_impl.Reduction.SUM,
+                     "sum_over_batch_size": losses_impl.Reduction.SUM_OVER_BATCH_SIZE}
 
 
 def _reduction(loss_reduction):
@@ -28,12 +32,249 @@ def _reduction(loss_reduction):
     return _KERAS_REDUCTIONS.get(loss_reduction, loss_reduction)
 
 
+class Head(metaclass=abc.ABCMeta):
+    """``tf.estimator.Head`` (TF 1.15): the interface of a model_fn's head, from its logits
+    to the loss, predictions, metrics and an ``EstimatorSpec``. Subclass it to write one; the
+    public heads (``BinaryClassHead``, ``RegressionHead``, ...) are its subclasses."""
+
+    @property
+    @abc.abstractmethod
+    def name(self):
+        """The head's name (a prefix of its summary and metric keys), or None."""
+
+    @property
+    @abc.abstractmethod
+    def logits_dimension(self):
+        """The size of the logits' last dimension."""
+
+    @property
+    @abc.abstractmethod
+    def loss_reduction(self):
+        """How the per-example losses reduce to the training loss (a
+        ``tf.keras.losses.Reduction`` value)."""
+
+    @abc.abstractmethod
+    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
+        """The training loss (reduced, with the regularization losses added)."""
+
+    @abc.abstractmethod
+    def predictions(self, logits, keys=None):
+        """The dict of prediction tensors (only ``keys`` when given)."""
+
+    @abc.abstractmethod
+    def metrics(self, regularization_losses=None):
+        """A dict of the head's (Keras) metric objects, by metric key."""
+
+    @abc.abstractmethod
+    def update_metrics(self, eval_metrics, features, logits, labels, mode=None,
+                       regularization_losses=None):
+        """Updates ``eval_metrics`` (from ``metrics()``) with a batch; returns them."""
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              trainable_variables=None, train_op_fn=None, update_ops=None,
+                              regularization_losses=None):
+        """An ``EstimatorSpec`` for ``mode``."""
+        raise NotImplementedError("Subclasses of Head must implement `create_estimator_spec()` "
+                                  "or _create_tpu_estimator_spec().")
+
+
+def _keras_metrics():
+    from tideflow.keras import metrics as keras_metrics
+
+    return keras_metrics
+
+
+def _accuracy_baseline_metric(name):
+    """The accuracy of always predicting the majority class: max(m, 1 - m) of the label
+    mean metric (set as ``_label_mean``), as TF 1.15's binary head reports it."""
+    from tideflow.ops import math_ops
+
+    class Mean(_keras_metrics().Mean):
+        _label_mean = None
+
+        def update_state(self, *args, **kwargs):
+            return control_flow_ops.no_op()
+
+        def result(self):
+            mean = self._label_mean.result()
+            return math_ops.maximum(mean, 1.0 - mean)
+
+    return Mean(name=name)
+
+
 class _PublicHead:
     """What TF 1.15's public heads (its v2 ``head`` package) do beyond contrib's (its v1
     heads, which the ``tf.contrib.estimator`` functions return with ``_v1`` set): the AUCs
-    are Keras metrics (whose PR curve interpolates as Davis & Goadrich)."""
+    are Keras metrics (whose PR curve interpolates as Davis & Goadrich), and the ``Head``
+    methods that build the loss, predictions and metrics apart."""
 
     _v1 = False
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              trainable_variables=None, train_op_fn=None, update_ops=None,
+                              regularization_losses=None):
+        """An ``EstimatorSpec`` for ``mode``; TF 1.15's public heads train with a
+        ``tf.keras.optimizers`` optimizer over ``trainable_variables`` (its
+        ``get_updates``), then run ``update_ops``."""
+        if optimizer is not None and not self._v1:
+            from tideflow.keras import optimizers as keras_optimizers
+
+            if train_op_fn is not None:
+                raise ValueError("train_op_fn and optimizer cannot both be set.")
+            if not isinstance(optimizer, keras_optimizers.Optimizer):
+                raise ValueError("The given optimizer is not a tf.keras.optimizers.Optimizer "
+                                 f"instance. Given: {optimizer}")
+            if trainable_variables is None:
+                raise ValueError(f"trainable_variables cannot be None. Given {None}")
+            if not isinstance(trainable_variables, (list, tuple)):
+                raise ValueError("trainable_variables should be a list or a tuple. Given "
+                                 f"type: {type(trainable_variables)}.")
+            keras_optimizer = optimizer
+
+            def train_op_fn(loss):
+                return keras_optimizer.get_updates(loss, list(trainable_variables))[0]
+
+            optimizer = None
+        if update_ops is not None and train_op_fn is not None and not self._v1:
+            inner, ops_after = train_op_fn, list(update_ops)
+
+            def train_op_fn(loss):
+                return control_flow_ops.group(inner(loss), *ops_after)
+
+            update_ops = None
+        return super().create_estimator_spec(
+            features, mode, logits, labels=labels, optimizer=optimizer,
+            trainable_variables=trainable_variables, train_op_fn=train_op_fn,
+            update_ops=update_ops, regularization_losses=regularization_losses)
+
+    @property
+    def loss_reduction(self):
+        public = {v: k for k, v in _KERAS_REDUCTIONS.items()}
+        return public.get(self._loss_reduction, self._loss_reduction)
+
+    def _batch(self, features, logits, labels):
+        """(predictions, label ids, float labels, unreduced loss, weights) of a batch."""
+        logits = self._checked_logits(ops.convert_to_tensor(logits))
+        predictions = self._predictions(logits)
+        logits = predictions.get(head_lib.PredictionKeys.LOGITS, logits)
+        label_ids, float_labels = self._labels(labels, logits)
+        unreduced = self._loss(features, logits, label_ids, float_labels)
+        weights = head_lib._weights(features or {}, self._weight_column)
+        return predictions, label_ids, float_labels, unreduced, weights
+
+    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
+        """The training loss: the weighted per-example losses reduced by the head's
+        reduction, plus the sum of ``regularization_losses``."""
+        del mode
+        with ops.name_scope(None, "losses", (logits, labels)):
+            _, _, _, unreduced, weights = self._batch(features, logits, labels)
+            loss = losses_impl.compute_weighted_loss(
+                unreduced, weights=weights, reduction=self._loss_reduction,
+                loss_collection=None)
+            if regularization_losses:
+                from tideflow.ops import math_ops
+
+                loss = loss + math_ops.add_n(list(regularization_losses))
+            return loss
+
+    def predictions(self, logits, keys=None):
+        """The head's prediction tensors; only ``keys`` (a key or list of keys) if given."""
+        with ops.name_scope(self._name, "head"):
+            logits = self._checked_logits(ops.convert_to_tensor(logits))
+            predictions = self._predictions(logits)
+        if keys is None:
+            return predictions
+        keys = [keys] if isinstance(keys, str) else list(keys)
+        for key in keys:
+            if key not in predictions:
+                raise ValueError(f"Prediction key must be in PredictionKeys, given: {key}")
+        return {k: predictions[k] for k in keys}
+
+    def _metric_kinds(self):
+        """(key, kind) of the head's metrics: kind names what ``update_metrics`` feeds."""
+        return [(head_lib.MetricKeys.LOSS_MEAN, "loss")]
+
+    def metrics(self, regularization_losses=None):
+        """The head's metrics as Keras metric objects, keyed as TF 1.15's."""
+        km = _keras_metrics()
+        out = {}
+        with ops.name_scope("metrics"):
+            for key, kind in self._metric_kinds():
+                if kind in ("accuracy", "class_accuracy"):
+                    out[key] = km.Accuracy(name=key)
+                elif kind == "precision":
+                    out[key] = km.Precision(name=key)
+                elif kind == "recall":
+                    out[key] = km.Recall(name=key)
+                elif kind in ("auc", "auc_pr"):
+                    out[key] = km.AUC(curve="ROC" if kind == "auc" else "PR", name=key)
+                elif isinstance(kind, tuple):  # (measure, threshold)
+                    measure, t = kind
+                    cls = {"accuracy": km.BinaryAccuracy, "precision": km.Precision,
+                           "recall": km.Recall}[measure]
+                    out[key] = (cls(name=key, threshold=t) if measure == "accuracy"
+                                else cls(name=key, thresholds=t))
+                elif kind == "accuracy_baseline":
+                    out[key] = _accuracy_baseline_metric(key)
+                else:
+                    out[key] = km.Mean(name=key)
+                if kind == "loss" and regularization_losses is not None and isinstance(
+                        self, MultiClassHead):
+                    self._add_regularization_metric(out)
+            if head_lib.MetricKeys.ACCURACY_BASELINE in out:
+                out[head_lib.MetricKeys.ACCURACY_BASELINE]._label_mean = out[
+                    head_lib.MetricKeys.LABEL_MEAN]
+            if regularization_losses is not None:
+                self._add_regularization_metric(out)
+        return out
+
+    def _add_regularization_metric(self, out):
+        # TF 1.15's place for it: after the head's own metrics (the multi-class head's right
+        # after its average loss), before the threshold metrics
+        key = head_lib.MetricKeys.LOSS_REGULARIZATION
+        if key in out:
+            return
+        if not isinstance(self, BinaryClassHead) or not self._thresholds:
+            out[key] = _keras_metrics().Mean(name=key)
+            return
+        n = 3 * len(self._thresholds)
+        tail = list(out.items())[-n:]
+        for k, _ in tail:
+            del out[k]
+        out[key] = _keras_metrics().Mean(name=key)
+        out.update(tail)
+
+    def update_metrics(self, eval_metrics, features, logits, labels,
+                       regularization_losses=None):
+        """Updates the metrics of ``metrics()`` with one batch; returns ``eval_metrics``."""
+        keys = head_lib.PredictionKeys
+        predictions, label_ids, float_labels, unreduced, weights = self._batch(
+            features, logits, labels)
+        w = None if isinstance(weights, float) else weights
+        probabilities = predictions.get(keys.LOGISTIC, predictions.get(keys.PROBABILITIES))
+        for key, kind in self._metric_kinds():
+            metric = eval_metrics[key]
+            if kind == "loss":
+                metric.update_state(unreduced, sample_weight=w)
+            elif kind in ("accuracy", "precision", "recall", "class_accuracy"):
+                metric.update_state(label_ids, predictions[keys.CLASS_IDS], sample_weight=w)
+            elif kind in ("auc", "auc_pr"):
+                metric.update_state(float_labels, probabilities, sample_weight=w)
+            elif kind == "prediction_mean":
+                metric.update_state(probabilities if probabilities is not None
+                                    else predictions[keys.PREDICTIONS], sample_weight=w)
+            elif kind == "label_mean":
+                metric.update_state(float_labels, sample_weight=w)
+            elif kind == "accuracy_baseline":
+                metric._label_mean = eval_metrics[head_lib.MetricKeys.LABEL_MEAN]
+            elif isinstance(kind, tuple):
+                metric.update_state(float_labels, probabilities, sample_weight=w)
+        key = head_lib.MetricKeys.LOSS_REGULARIZATION
+        if regularization_losses is not None and key in eval_metrics:
+            from tideflow.ops import math_ops
+
+            eval_metrics[key].update_state(math_ops.add_n(list(regularization_losses)))
+        return eval_metrics
 
     def _auc(self, labels, probabilities, weights, curve, name):
         if self._v1:
@@ -45,8 +286,16 @@ class _PublicHead:
         return metric
 
 
-class BinaryClassHead(_PublicHead, head_lib.BinaryClassHead):
+class BinaryClassHead(_PublicHead, head_lib.BinaryClassHead, Head):
     """Sigmoid cross-entropy on one logit per example."""
+
+    def _metric_kinds(self):
+        keys = head_lib.MetricKeys
+        return [(keys.LOSS_MEAN, "loss"), (keys.ACCURACY, "accuracy"),
+                (keys.PRECISION, "precision"), (keys.RECALL, "recall"),
+                (keys.PREDICTION_MEAN, "prediction_mean"), (keys.LABEL_MEAN, "label_mean"),
+                (keys.ACCURACY_BASELINE, "accuracy_baseline"), (keys.AUC, "auc"),
+                (keys.AUC_PR, "auc_pr")] + _threshold_kinds(self._thresholds)
 
     def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None,
                  loss_reduction=_MEAN, loss_fn=None, name=None):
@@ -62,8 +311,23 @@ class BinaryClassHead(_PublicHead, head_lib.BinaryClassHead):
         self._loss_fn = loss_fn
 
 
-class MultiClassHead(_PublicHead, head_lib.MultiClassHead):
+def _threshold_kinds(thresholds):
+    keys = head_lib.MetricKeys
+    out = []
+    for t in thresholds:
+        for measure, key in (("accuracy", keys.ACCURACY_AT_THRESHOLD),
+                             ("precision", keys.PRECISION_AT_THRESHOLD),
+                             ("recall", keys.RECALL_AT_THRESHOLD)):
+            out.append((key % t, (measure, t)))
+    return out
+
+
+class MultiClassHead(_PublicHead, head_lib.MultiClassHead, Head):
     """Softmax cross-entropy over ``n_classes`` logits."""
+
+    def _metric_kinds(self):
+        keys = head_lib.MetricKeys
+        return [(keys.LOSS_MEAN, "loss"), (keys.ACCURACY, "class_accuracy")]
 
     def __init__(self, n_classes, weight_column=None, label_vocabulary=None,
                  loss_reduction=_MEAN, loss_fn=None, name=None):
@@ -74,9 +338,18 @@ class MultiClassHead(_PublicHead, head_lib.MultiClassHead):
         self._loss_fn = loss_fn
 
 
-class RegressionHead(_PublicHead, head_lib.RegressionHead):
+class RegressionHead(_PublicHead, head_lib.RegressionHead, Head):
     """Squared error on ``label_dimension`` outputs (``inverse_link_fn`` maps the logits to
     the predictions)."""
+
+    def _metric_kinds(self):
+        keys = head_lib.MetricKeys
+        return [(keys.LOSS_MEAN, "loss"), (keys.PREDICTION_MEAN, "prediction_mean"),
+                (keys.LABEL_MEAN, "label_mean")]
+
+    def predictions(self, logits):
+        """The head's prediction tensors."""
+        return super().predictions(logits)
 
     def __init__(self, label_dimension=1, weight_column=None, loss_reduction=_MEAN,
                  loss_fn=None, inverse_link_fn=None, name=None):
@@ -123,7 +396,7 @@ class PoissonRegressionHead(RegressionHead):
                          inverse_link_fn=unary_ops.exp, name=name)
 
 
-class MultiLabelHead(_PublicHead, head_lib._ClassificationHead):
+class MultiLabelHead(_PublicHead, head_lib._ClassificationHead, Head):
     """TF 1.15's contrib ``multi_label_head``: one sigmoid cross-entropy per class (the mean
     over the classes per example), labels an indicator tensor or a SparseTensor of class ids
     (or of vocabulary strings)."""
@@ -170,6 +443,10 @@ class MultiLabelHead(_PublicHead, head_lib._ClassificationHead):
     @property
     def logits_dimension(self):
         return self._n_classes
+
+    def _metric_kinds(self):
+        keys = head_lib.MetricKeys
+        return [(keys.LOSS_MEAN, "loss"), (keys.AUC, "auc"), (keys.AUC_PR, "auc_pr")]
 
     def _predictions(self, logits):
         with ops.name_scope(None, "predictions", (logits,)):
@@ -256,5 +533,5 @@ class MultiLabelHead(_PublicHead, head_lib._ClassificationHead):
                 head_lib._PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions)}
 
 
-__all__ = ["BinaryClassHead", "LogisticRegressionHead", "MultiClassHead", "MultiLabelHead",
+__all__ = ["BinaryClassHead", "Head", "LogisticRegressionHead", "MultiClassHead", "MultiLabelHead",
            "PoissonRegressionHead", "RegressionHead"]
