@@ -30,7 +30,9 @@ def test_keras_metric_object_is_accepted_and_its_variables_collected():
         assert len(m.updates) == 1
         spec = _spec(mode=ModeKeys.EVAL, loss=loss,
                      eval_metric_ops={"loss2": (tf.no_op(), loss), "mean": m})
-        assert spec.eval_metric_ops["mean"] is m
+        # as TF 1.15: the spec holds the metric's (result, first update) tuple
+        value, update = spec.eval_metric_ops["mean"]
+        assert isinstance(value, tf.Tensor) and update is m.updates[0]
         local = tf.get_collection(tf.GraphKeys.LOCAL_VARIABLES)
         metric_vars = tf.get_collection(tf.GraphKeys.METRIC_VARIABLES)
         for v in m.variables:
