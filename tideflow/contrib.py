@@ -494,8 +494,12 @@ def _contrib_estimator():
     canned = ("DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator")
     for name in canned:
         setattr(module, name, getattr(estimator, name))
+    from tideflow.estimator.canned import rnn
+
+    for name in rnn.__all__:
+        setattr(module, name, getattr(rnn, name))
     module.__all__ = sorted([*names, "add_metrics", *in_memory, *contrib_estimator.__all__,
-                             *canned])
+                             *canned, *rnn.__all__])
     return module
 
 
