@@ -430,3 +430,49 @@ def test_data_experimental_structures_and_map_vectorization_options():
                        "tf.int32, 1, tf.int64)")
     t = de.TensorArrayStructure(tf.float32, [3], False, True)
     assert t == tf.TensorArraySpec([3], tf.float32, False, True)
+
+
+def test_reduce_slice_ops_values_shapes_and_errors():
+    r = tf.contrib.reduce_slice_ops.python.ops.reduce_slice_ops
+    assert tf.contrib.reduce_slice_ops.reduce_slice_sum is r.reduce_slice_sum
+    data = tf.constant([[1, 2, 3], [40, 50, 60], [700, 800, 900], [1000, 2000, 3000]])
+    fdata = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3) - 5)
+    idx = tf.constant([[0, 1], [1, 1], [0, 2], [2, 10], [3, 1]])
+    big, small = np.iinfo(np.int32).max, np.iinfo(np.int32).min
+    # TF 1.15's values
+    want = {
+        "sum": [[1, 2, 3], [0, 0, 0], [41, 52, 63], [1700, 2800, 3900], [0, 0, 0]],
+        "prod": [[1, 2, 3], [1, 1, 1], [40, 100, 180], [700000, 1600000, 2700000], [1, 1, 1]],
+        "max": [[1, 2, 3], [small] * 3, [40, 50, 60], [1000, 2000, 3000], [small] * 3],
+        "min": [[1, 2, 3], [big] * 3, [1, 2, 3], [700, 800, 900], [big] * 3],
+    }
+    fwant = {
+        "sum": [[-5, -4, -3], [0, 0, 0], [-7, -5, -3], [5, 7, 9], [0, 0, 0]],
+        "prod": [[-5, -4, -3], [1, 1, 1], [10, 4, 0], [4, 10, 18], [1, 1, 1]],
+        "max": [[-5, -4, -3], [-np.inf] * 3, [-2, -1, 0], [4, 5, 6], [-np.inf] * 3],
+        "min": [[-5, -4, -3], [np.inf] * 3, [-5, -4, -3], [1, 2, 3], [np.inf] * 3],
+    }
+    fns = {k: getattr(r, f"reduce_slice_{k}") for k in want}
+    with tf.Session() as s:
+        for k, f in fns.items():
+            assert s.run(f(data, idx, 0)).tolist() == want[k]
+            np.testing.assert_array_equal(s.run(f(fdata, idx, 0)), fwant[k])
+        assert s.run(r.reduce_slice_sum(data, tf.constant([0, 2, 4]), 0)).tolist() == [
+            [41, 52, 63], [1700, 2800, 3900]]
+        out = r.reduce_slice_sum(data, tf.constant([[0, 2], [1, 3]], tf.int64),
+                                 tf.constant(1, tf.int64))
+        assert out.shape.as_list() == [4, 2]
+        assert s.run(out).tolist() == [[3, 5], [90, 110], [1500, 1700], [3000, 5000]]
+        assert r.reduce_slice_sum(data, tf.placeholder(tf.int32, [None, 2]), 0).shape.as_list() \
+            == [None, 3]
+        assert s.run(r.reduce_slice_max(tf.constant([1, 2, 3], tf.int64),
+                                        tf.constant([[2, 1]]), 0)).tolist() == [
+            np.iinfo(np.int64).min]
+    with pytest.raises(LookupError, match="No gradient defined for operation"):
+        tf.gradients(r.reduce_slice_sum(fdata, idx, 0), fdata)
+    with pytest.raises(ValueError, match=r"Dimensions must be equal, but are 3 and 2 for "
+                                         r"'ReduceSliceSum_\d+' \(op: 'ReduceSliceSum'\)"):
+        r.reduce_slice_sum(data, tf.constant([[0, 1, 2]]), 0)
+    with pytest.raises(ValueError, match=r"Out of range dim_index 2 for shape with 2 dimensions "
+                                         r".* and with computed input tensors: input\[2\] = <2>"):
+        r.reduce_slice_sum(data, tf.constant([[0, 1]]), 2)

@@ -694,6 +694,22 @@ def _contrib_graph_editor():
     return module
 
 
+def _contrib_reduce_slice_ops():
+    """``tf.contrib.reduce_slice_ops``, with TF's module path ``python.ops.reduce_slice_ops``
+    (where TF 1.15 programs import the functions from)."""
+    from tideflow.ops import reduce_slice_ops
+
+    module = _namespace("reduce_slice_ops", "``tf.contrib.reduce_slice_ops``: reductions "
+                        "of slices.", reduce_slice_ops, reduce_slice_ops.__all__)
+    module.python = types.ModuleType(module.__name__ + ".python", "``python``.")
+    module.python.ops = types.ModuleType(module.__name__ + ".python.ops", "``python.ops``.")
+    module.python.ops.reduce_slice_ops = reduce_slice_ops
+    sys.modules[module.python.__name__] = module.python
+    sys.modules[module.python.ops.__name__] = module.python.ops
+    sys.modules[module.python.ops.__name__ + ".reduce_slice_ops"] = reduce_slice_ops
+    return module
+
+
 def _contrib_module(module, name, doc):
     source = importlib.import_module("tideflow." + module)
     return _namespace(name, doc, source, source.__all__)
@@ -850,6 +866,9 @@ _LAZY_ALIASES = {
     "util": _contrib_util,
     "tensorboard": _contrib_tensorboard,
     "learn": lambda: _contrib_learn(),
+    "linear_optimizer": lambda: _contrib_module(
+        "contrib_linear_optimizer", "linear_optimizer",
+        "``tf.contrib.linear_optimizer``: SDCA-trained linear models."),
     "skflow": lambda: __import__("tideflow.contrib_skflow", fromlist=["ops"]),
     "cudnn_rnn": lambda: _contrib_cudnn_rnn(),
     "summary": lambda: _contrib_module("contrib_summary_v2", "summary",
@@ -871,6 +890,7 @@ _LAZY_ALIASES = {
     "compiler": lambda: _contrib_compiler(),
     "nccl": lambda: _contrib_collective("nccl"),
     "graph_editor": lambda: _contrib_graph_editor(),
+    "reduce_slice_ops": lambda: _contrib_reduce_slice_ops(),
     "all_reduce": lambda: _contrib_collective("all_reduce"),
     "quantize": lambda: _contrib_quantize(),
     "tfprof": lambda: _contrib_module(
