@@ -4,7 +4,7 @@ graph writing (explicit re-exports only)."""
 from tideflow.distributed.cluster import ClusterDef, ClusterSpec, JobDef, ServerDef
 from tideflow.distributed.server import Server
 from tideflow.framework.graph_io import write_graph
-from tideflow.ops.sdca_ops import sdca_fprint, sdca_shrink_l1
+from tideflow.ops.sdca_ops import sdca_fprint, sdca_optimizer, sdca_shrink_l1
 from tideflow.protos.example_pb2 import Example, SequenceExample
 from tideflow.protos.feature_pb2 import (
     BytesList,
