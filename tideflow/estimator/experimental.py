@@ -361,6 +361,10 @@ def __getattr__(name):
         from tideflow.ops.kmeans_estimator import KMeansClustering
 
         return KMeansClustering
+    if name == "LinearSDCA":  # (loaded on first use)
+        from tideflow.contrib_linear_optimizer import LinearSDCA
+
+        return LinearSDCA
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

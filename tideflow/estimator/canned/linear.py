@@ -98,6 +98,11 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "  # noqa: TRY004 - as TF
                          f"{type(features)}")
+    from tideflow.contrib_linear_optimizer import LinearSDCA, core_sdca_model_fn
+
+    if isinstance(optimizer, LinearSDCA):  # trained by dual coordinate ascent
+        return core_sdca_model_fn(features, labels, mode, head, feature_columns, optimizer,
+                                  partitioner)
     # as TF 1.x, the head (its ops linear/head/...) and the optimizer's slots
     # (linear/<variable>/<slot>) are built inside the model's variable scope
     with variable_scope.variable_scope("linear", values=list(features.values()),
