@@ -925,6 +925,18 @@ class LinearClassifier(_Canned):
     _classifier = True
     _contrib_linear_names = True
 
+    def __new__(cls, *args, **kwargs):
+        if cls is LinearClassifier and _is_sdca(_arg(args, kwargs, 4, "optimizer")):
+            # trained by SDCA (contrib.learn's sdca_model_fn)
+            from tideflow.contrib_learn_head_estimators import sdca_linear
+
+            return sdca_linear(True, *_args(args, kwargs, (
+                ("feature_columns", None), ("optimizer", None), ("n_classes", 2),
+                ("weight_column_name", None), ("model_dir", None), ("config", None),
+                ("feature_engineering_fn", None)), cls.__init__),
+                enable_centered_bias=_arg(args, kwargs, 6, "enable_centered_bias", False))
+        return super().__new__(cls)
+
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column_name=None,
                  optimizer=None, gradient_clip_norm=None, enable_centered_bias=False,
                  _joint_weight=False, config=None, feature_engineering_fn=None,
@@ -943,6 +955,20 @@ class LinearRegressor(_Canned):
 
     _contrib_linear_names = True
 
+    def __new__(cls, *args, **kwargs):
+        if cls is LinearRegressor and _is_sdca(_arg(args, kwargs, 3, "optimizer")):
+            from tideflow.contrib_learn_head_estimators import sdca_linear
+
+            cols, opt, weight, model_dir, config, fe_fn, dim, centered = _args(
+                args, kwargs, (("feature_columns", None), ("optimizer", None),
+                               ("weight_column_name", None), ("model_dir", None),
+                               ("config", None), ("feature_engineering_fn", None),
+                               ("label_dimension", 1), ("enable_centered_bias", False)),
+                cls.__init__)
+            return sdca_linear(False, cols, opt, 2, weight, model_dir, config, fe_fn, dim,
+                               centered)
+        return super().__new__(cls)
+
     def __init__(self, feature_columns, model_dir=None, weight_column_name=None,
                  optimizer=None, gradient_clip_norm=None, enable_centered_bias=False,
                  label_dimension=1, _joint_weights=False, config=None,
@@ -953,6 +979,25 @@ class LinearRegressor(_Canned):
                                        _optimizer(optimizer or "Ftrl", gradient_clip_norm),
                                        config=config, loss_reduction=_MEAN)
         super().__init__(core, model_dir, config)
+
+
+def _arg(args, kwargs, index, name, default=None):
+    return args[index] if len(args) > index else kwargs.get(name, default)
+
+
+def _args(args, kwargs, wanted, init):
+    """The values of the named arguments of a call to ``init`` (positional or keyword)."""
+    import inspect
+
+    bound = inspect.signature(init).bind(None, *args, **kwargs).arguments
+    return [bound.get(name, default) for name, default in wanted]
+
+
+def _is_sdca(optimizer):
+    import sys
+
+    module = sys.modules.get("tideflow.contrib_linear_optimizer")
+    return module is not None and isinstance(optimizer, module.SDCAOptimizer)
 
 
 def _linear_rate(columns):
@@ -1739,6 +1784,13 @@ def __getattr__(name):
 
         globals()[name] = getattr(contrib_learn_models, name)
         return globals()[name]
+    # the heads, the head-taking estimators, SVM/SDCA and the graph actions (TF 1.1-1.4)
+    # load on first use
+    from tideflow import contrib_learn_extra
+
+    if name in contrib_learn_extra.LAZY_NAMES:
+        globals()[name] = value = contrib_learn_extra.lazy(name)
+        return value
     # tf.contrib.learn.preprocessing (VocabularyProcessor, ...) is loaded on first use
     if name == "preprocessing":
         from tideflow import contrib_learn_preprocessing as module
@@ -1795,3 +1847,14 @@ def _register_source_paths():
 
 
 _register_source_paths()
+
+
+def _install_extra():
+    import sys
+
+    from tideflow import contrib_learn_extra
+
+    contrib_learn_extra.install(sys.modules[__name__])
+
+
+_install_extra()

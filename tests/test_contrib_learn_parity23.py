@@ -1,0 +1,480 @@
+"""tf.contrib.learn's heads, head-taking estimators, LogisticRegressor, SVM and the SDCA
+optimizer (tf.contrib.linear_optimizer, tf.train.sdca_optimizer), graph actions and the
+smaller TF 1.15 names; the expected numbers and names were measured in TF 1.15."""
+
+import tempfile
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+L = tf.contrib.learn
+
+
+def _run_head(head, logits, labels, w=None):
+    with tf.Graph().as_default():
+        feats = {"x": tf.constant([[1.], [2.], [3.], [4.]])}
+        if w is not None:
+            feats["w"] = tf.constant(w, tf.float32)
+        ops = head.create_model_fn_ops(feats, L.ModeKeys.EVAL, labels=tf.constant(labels),
+                                       train_op_fn=L.no_op_train_fn,
+                                       logits=tf.constant(logits, tf.float32))
+        with tf.Session() as s:
+            s.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            s.run([v[1] for v in ops.eval_metric_ops.values()])
+            metrics = s.run({k: v[0] for k, v in ops.eval_metric_ops.items()})
+            return float(s.run(ops.loss)), s.run(ops.predictions), metrics
+
+
+# (head, logits, labels, weights, loss, {prediction key: values}, {metric: value}): TF 1.15
+_HEADS = [
+    (lambda: L.regression_head(), [[0.5], [1.5], [2.], [3.5]], [[1.], [1.], [2.], [3.]], None,
+     0.1875, {"scores": [0.5, 1.5, 2.0, 3.5]}, {"loss": 0.1875}),
+    (lambda: L.regression_head(weight_column_name="w"), [[0.5], [1.5], [2.], [3.5]],
+     [[1.], [1.], [2.], [3.]], [[1.], [2.], [0.5], [1.]], 0.25, {}, {"loss": 0.22222}),
+    (lambda: L.poisson_regression_head(), [[0.5], [1.5], [0.2], [0.1]],
+     [[1.], [3.], [2.], [0.]], None, 1.368217945098877,
+     {"scores": [1.64872, 4.48169, 1.2214, 1.10517]}, {"loss": 1.36822}),
+    (lambda: L.multi_class_head(2, thresholds=[0.3, 0.5]), [[0.5], [-1.5], [2.], [-0.1]],
+     [[1], [0], [0], [1]], None, 0.8867037296295166,
+     {"classes": [1, 0, 1, 0], "logistic": [[0.62246], [0.18243], [0.8808], [0.47502]],
+      "probabilities": [[0.37754, 0.62246], [0.81757, 0.18243], [0.1192, 0.8808],
+                        [0.52498, 0.47502]]},
+     {"accuracy": 0.5, "accuracy/baseline_label_mean": 0.5,
+      "accuracy/threshold_0.300000_mean": 0.75, "accuracy/threshold_0.500000_mean": 0.5,
+      "auc": 0.5, "auc_precision_recall": 0.41667, "labels/actual_label_mean": 0.5,
+      "labels/prediction_mean": 0.54018, "loss": 0.8867,
+      "precision/positive_threshold_0.300000_mean": 0.66667,
+      "precision/positive_threshold_0.500000_mean": 0.5,
+      "recall/positive_threshold_0.300000_mean": 1.0,
+      "recall/positive_threshold_0.500000_mean": 0.5}),
+    (lambda: L.multi_class_head(3, metric_class_ids=[1]),
+     [[0.5, 1., 0.], [-1.5, 2., 0.3], [2., 0., 1.], [0., 0.1, 0.2]], [[0], [1], [2], [2]],
+     None, 0.9457042813301086, {"classes": [1, 1, 0, 2]},
+     {"accuracy": 0.5, "labels/actual_label_mean/class1": 0.25,
+      "labels/logits_mean/class1": 0.775, "labels/prediction_mean/class1": 0.5,
+      "labels/probability_mean/class1": 0.4383, "loss": 0.9457}),
+    (lambda: L.binary_svm_head(), [[0.5], [-1.5], [2.], [-0.1]], [[1], [0], [0], [1]], None,
+     1.149999976158142, {"classes": [1, 0, 1, 0]}, {"accuracy": 0.5, "loss": 1.15}),
+    (lambda: L.multi_label_head(3, metric_class_ids=[0]),
+     [[0.5, 1., -1.], [-1.5, 2., 0.3], [2., -3., 1.], [0., 0.1, -0.2]],
+     [[1, 0, 0], [0, 1, 1], [1, 0, 1], [0, 0, 1]], None, 0.47564640641212463,
+     {"classes": [[1, 1, 0], [0, 1, 1], [1, 0, 1], [0, 1, 0]]},
+     {"accuracy": 0.75, "auc": 0.84722, "auc/class0": 1.0, "auc_precision_recall": 0.85208,
+      "auc_precision_recall/class0": 1.0, "labels/actual_label_mean/class0": 0.5,
+      "labels/logits_mean/class0": 0.25, "labels/prediction_mean/class0": 0.5,
+      "labels/probability_mean/class0": 0.54642, "loss": 0.47565}),
+]
+
+
+@pytest.mark.parametrize("case", _HEADS, ids=["reg", "reg_w", "poisson", "binary", "multi",
+                                              "svm", "multi_label"])
+def test_head_loss_predictions_and_metrics_match_tf(case):
+    make, logits, labels, w, loss, preds, metrics = case
+    got_loss, got_preds, got_metrics = _run_head(make(), logits, labels, w)
+    np.testing.assert_allclose(got_loss, loss, rtol=1e-6)
+    for key, value in preds.items():
+        np.testing.assert_allclose(np.asarray(got_preds[key], np.float64), value, atol=1e-5)
+    assert sorted(got_metrics) == sorted(metrics)
+    for key, value in metrics.items():
+        np.testing.assert_allclose(got_metrics[key], value, atol=1e-4, err_msg=key)
+
+
+def test_multi_head_and_logits_input():
+    mh = L.multi_head([L.regression_head(head_name="r", label_name="r"),
+                       L.multi_class_head(3, head_name="c", label_name="c")],
+                      loss_weights=[1., 2.])
+    assert mh.logits_dimension == 4
+    with tf.Graph().as_default():
+        feats = {"x": tf.constant([[1.], [2.]])}
+        ops = mh.create_model_fn_ops(
+            feats, L.ModeKeys.EVAL,
+            labels={"r": tf.constant([[1.], [2.]]), "c": tf.constant([[0], [2]])},
+            logits=tf.constant([[0.5, 1., 0., 2.], [1., 0., 0., 1.]]))
+        assert sorted(ops.predictions) == [("c", "classes"), ("c", "logits"),
+                                           ("c", "probabilities"), ("r", "scores")]
+        assert sorted(ops.eval_metric_ops) == ["accuracy/c", "loss/c", "loss/r"]
+        with tf.Session() as s:
+            s.run(tf.local_variables_initializer())
+            np.testing.assert_allclose(s.run(ops.loss), 2.5840506553649902, rtol=1e-6)
+        ops = L.regression_head().create_model_fn_ops(
+            feats, L.ModeKeys.INFER, logits_input=tf.constant([[1., 2.], [3., 4.]]))
+        assert [(v.name, v.shape.as_list()) for v in tf.global_variables()] == [
+            ("regression_head/logits/weights:0", [2, 1]),
+            ("regression_head/logits/biases:0", [1])]
+        assert ops.predictions["scores"].name == "regression_head/predictions/Identity:0"
+
+
+def test_head_factory_errors():
+    with pytest.raises(ValueError, match=r"n_classes must be > 1 for classification: 1\."):
+        L.multi_class_head(1)
+    with pytest.raises(ValueError, match="metric_class_ids invalid for n_classes==2"):
+        L.multi_class_head(2, metric_class_ids=[0])
+    with pytest.raises(ValueError, match="Length of label_keys must equal n_classes"):
+        L.multi_class_head(3, label_keys=["a"])
+
+
+_RNG = np.random.RandomState(0)
+_X = _RNG.randn(40, 2).astype(np.float32)
+_Y = (_X[:, 0] + 0.5 * _X[:, 1] > 0).astype(np.int64)
+_R = (_X[:, 0] * 2 - _X[:, 1] + 0.3).astype(np.float32)
+
+
+def _inp(y):
+    def f():
+        return {"x": tf.constant(_X)}, tf.constant(y.reshape(-1, 1))
+    return f
+
+
+def _col():
+    return tf.contrib.layers.real_valued_column("x", dimension=2)
+
+
+def _model_names(est):
+    return sorted(n for n in est.get_variable_names()
+                  if not n.endswith(("Adagrad", "Ftrl", "Ftrl_1")))
+
+
+def test_dnn_estimator_structure_matches_tf():
+    est = L.DNNEstimator(L.regression_head(), [4], [_col()], model_dir=tempfile.mkdtemp(),
+                         config=L.RunConfig(tf_random_seed=1))
+    first = est.fit(input_fn=_inp(_R), steps=1).evaluate(input_fn=_inp(_R), steps=1)["loss"]
+    est.fit(input_fn=_inp(_R), steps=19)
+    # TF 1.15: the network's weights, the head's learning rate under the dnn scope
+    assert _model_names(est) == [
+        "dnn/hiddenlayer_0/biases", "dnn/hiddenlayer_0/weights", "dnn/logits/biases",
+        "dnn/logits/weights", "dnn/regression_head/dnn/learning_rate", "global_step"]
+    assert est.get_variable_value("dnn/hiddenlayer_0/weights").shape == (2, 4)
+    ev = est.evaluate(input_fn=_inp(_R), steps=1)
+    assert sorted(ev) == ["global_step", "loss"]
+    assert ev["loss"] < first
+    assert sorted(next(est.predict(input_fn=_inp(_R)))) == ["scores"]
+
+
+def test_linear_estimator_binary_values_match_tf():
+    est = L.LinearEstimator([_col()], L.multi_class_head(2), model_dir=tempfile.mkdtemp(),
+                            optimizer=tf.train.GradientDescentOptimizer(0.1))
+    est.fit(input_fn=_inp(_Y), steps=20)
+    assert _model_names(est) == ["global_step", "linear/bias_weight", "linear/x/weight"]
+    ev = est.evaluate(input_fn=_inp(_Y), steps=1)
+    expected = {  # TF 1.15
+        "accuracy": 0.925, "accuracy/baseline_label_mean": 0.475,
+        "accuracy/threshold_0.500000_mean": 0.925, "auc": 0.995,
+        "auc_precision_recall": 0.9949, "global_step": 20.0, "labels/actual_label_mean": 0.475,
+        "labels/prediction_mean": 0.4876, "loss": 0.4579,
+        "precision/positive_threshold_0.500000_mean": 0.9,
+        "recall/positive_threshold_0.500000_mean": 0.9474}
+    assert sorted(ev) == sorted(expected)
+    for key, value in expected.items():
+        np.testing.assert_allclose(ev[key], value, atol=2e-4, err_msg=key)
+    assert sorted(next(est.predict(input_fn=_inp(_Y)))) == ["classes", "logistic", "logits",
+                                                             "probabilities"]
+
+
+def test_linear_and_combined_estimators_structure():
+    y3 = (_Y + (_X[:, 1] > 1)).astype(np.int64)
+    lin = L.LinearEstimator([_col()], L.multi_class_head(3), model_dir=tempfile.mkdtemp())
+    lin.fit(input_fn=_inp(y3), steps=5)
+    assert _model_names(lin) == ["global_step", "linear/bias_weight", "linear/x/weight"]
+    assert lin.get_variable_value("linear/x/weight").shape == (2, 3)
+    assert sorted(lin.evaluate(input_fn=_inp(y3), steps=1)) == ["accuracy", "global_step",
+                                                                "loss"]
+    dlc = L.DNNLinearCombinedEstimator(L.regression_head(), linear_feature_columns=[_col()],
+                                       dnn_feature_columns=[_col()], dnn_hidden_units=[3],
+                                       model_dir=tempfile.mkdtemp())
+    dlc.fit(input_fn=_inp(_R), steps=3)
+    names = _model_names(dlc)
+    assert names == [
+        "dnn/hiddenlayer_0/biases", "dnn/hiddenlayer_0/weights", "dnn/logits/biases",
+        "dnn/logits/weights", "global_step", "linear/bias_weight", "linear/x/weight",
+        "regression_head/dnn/learning_rate", "regression_head/linear/learning_rate"]
+    # both parts step the global step (TF 1.15's default, fix_global_step_increment_bug off):
+    # steps=3 ends at 4 in TF 1.15, at 3 with the fix
+    assert dlc.get_variable_value("global_step") == 4
+    fixed = L.DNNLinearCombinedEstimator(L.regression_head(), linear_feature_columns=[_col()],
+                                         dnn_feature_columns=[_col()], dnn_hidden_units=[3],
+                                         model_dir=tempfile.mkdtemp(),
+                                         fix_global_step_increment_bug=True)
+    assert fixed.fit(input_fn=_inp(_R), steps=3).get_variable_value("global_step") == 3
+
+
+def test_logistic_regressor_metrics_match_tf():
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+        b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+        logits = tf.matmul(features["x"], w) + b
+        loss = tf.losses.sigmoid_cross_entropy(tf.cast(labels, tf.float32), logits)
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return tf.sigmoid(logits), loss, train
+
+    lr = L.LogisticRegressor(model_fn, thresholds=[0.3, 0.5], model_dir=tempfile.mkdtemp())
+    lr.fit(input_fn=_inp(_Y), steps=5)
+    ev = lr.evaluate(input_fn=_inp(_Y), steps=1)
+    expected = {  # TF 1.15
+        "accuracy/baseline_label_mean": 0.475, "accuracy/threshold_0.300000_mean": 0.7,
+        "accuracy/threshold_0.500000_mean": 0.925, "auc": 0.99499, "global_step": 5.0,
+        "labels/actual_label_mean": 0.475, "labels/prediction_mean": 0.48521,
+        "loss": 0.41976, "precision/positive_threshold_0.300000_mean": 0.6129,
+        "precision/positive_threshold_0.500000_mean": 0.9,
+        "recall/positive_threshold_0.300000_mean": 1.0,
+        "recall/positive_threshold_0.500000_mean": 0.94737}
+    assert sorted(ev) == sorted(expected)
+    for key, value in expected.items():
+        np.testing.assert_allclose(ev[key], value, atol=1e-4, err_msg=key)
+
+
+# --- SDCA -------------------------------------------------------------------------------
+
+
+def _sdca(loss_type, x, y, steps, l1=0.0, l2=1.0, adaptive=False, w=None, sparse=None):
+    lo = tf.contrib.linear_optimizer
+    with tf.Graph().as_default():
+        n = len(y)
+        dw = tf.Variable(tf.zeros([x.shape[1]]), name="dw")
+        sws, sfcs = [], []
+        if sparse is not None:
+            ex, feat, vals, vocab = sparse
+            sws.append(tf.Variable(tf.zeros([vocab]), name="sw"))
+            sfcs.append(lo.SparseFeatureColumn(tf.constant(ex, tf.int64),
+                                               tf.constant(feat, tf.int64),
+                                               tf.constant(vals, tf.float32)))
+        examples = {"sparse_features": sfcs, "dense_features": [tf.constant(x, tf.float32)],
+                    "example_labels": tf.constant(y, tf.float32),
+                    "example_weights": tf.constant(np.ones(n) if w is None else w,
+                                                   tf.float32),
+                    "example_ids": tf.constant([str(i) for i in range(n)])}
+        model = lo.SdcaModel(examples, {"sparse_features_weights": sws,
+                                        "dense_features_weights": [dw]},
+                             {"symmetric_l1_regularization": l1,
+                              "symmetric_l2_regularization": l2, "loss_type": loss_type,
+                              "adaptive": adaptive})
+        train = model.update_weights(model.minimize())
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            for _ in range(steps):
+                s.run(train)
+            out = [s.run(dw)] + [s.run(v) for v in sws]
+            return out + [s.run(model.regularized_loss(examples)),
+                          s.run(model.predictions(examples))]
+
+
+# one example: a step maximizes its dual exactly, so TF 1.15's weights are reproducible
+_ONE = [("logistic_loss", 1., [0.2300745, -0.4601489, 0.1150372], 0.4004139, [0.7699255]),
+        ("squared_loss", 2.5, [0.4, -0.8, 0.2], 0.5000001, [2.0999999]),
+        ("hinge_loss", 0., [-0.1904762, 0.3809524, -0.0952381], 0.0952381, [-1.0]),
+        ("smooth_hinge_loss", 1., [0.16, -0.32, 0.08], 0.2272, [0.84]),
+        ("poisson_loss", 3., [0.1963651, -0.3927302, 0.0981826], -0.1878973, [2.8036351])]
+
+
+@pytest.mark.parametrize("case", _ONE, ids=[c[0] for c in _ONE])
+def test_sdca_one_example_step_matches_tf(case):
+    loss_type, label, weights, reg_loss, preds = case
+    dw, loss, p = _sdca(loss_type, np.array([[1.0, -2.0, 0.5]]), np.array([label]), 1)
+    np.testing.assert_allclose(dw, weights, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(loss, reg_loss, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(p, preds, rtol=1e-5)
+
+
+_XS = np.array([[1., 0.5], [-1., 2.], [0.3, -0.7], [2., 1.], [-0.5, -1.5]])
+_YB = np.array([1., 0., 1., 1., 0.])
+_YR = np.array([1.5, -2., 0.7, 3., -1.])
+
+
+# TF 1.15 after 300 passes (its example order is random and its kernel threaded; both reach
+# the regularized optimum, which is what is compared)
+@pytest.mark.parametrize("case", [
+    ("logistic_loss", _YB, 0.0, 1.0, True, [1.04961, -0.00686], 0.45591),
+    ("hinge_loss", _YB, 0.0, 1.0, False, [1.16, 0.08], 0.3368),
+    ("smooth_hinge_loss", _YB, 0.0, 2.0, True, [0.64313, -0.00919], 0.5213),
+    ("squared_loss", _YR, 0.5, 1.0, False, [1.32474, -0.0131], 0.38932),
+    ("logistic_loss", _YB, 0.2, 1.0, False, [0.94405, 0.0], 0.49577),
+], ids=["logistic", "hinge", "smooth_hinge_l2", "squared_l1", "logistic_l1"])
+def test_sdca_converges_to_tf_weights(case):
+    loss_type, y, l1, l2, adaptive, weights, reg_loss = case
+    dw, loss, _ = _sdca(loss_type, _XS, y, 300, l1=l1, l2=l2, adaptive=adaptive)
+    np.testing.assert_allclose(dw, weights, atol=2e-5)
+    np.testing.assert_allclose(loss, reg_loss, atol=2e-5)
+
+
+def test_sdca_sparse_and_weighted_examples_match_tf():
+    dw, sw, loss, p = _sdca("squared_loss", _XS, _YR, 300, w=np.array([1., 2., 1., .5, 1.]),
+                            sparse=([0, 1, 1, 3, 4], [0, 2, 1, 2, 0], [1., 2., .5, 1., -1.], 3))
+    np.testing.assert_allclose(dw, [1.25739, -0.06018], atol=2e-5)
+    np.testing.assert_allclose(sw, [0.24476, -0.14427, -0.20292], atol=2e-5)
+    np.testing.assert_allclose(loss, 0.19588, atol=2e-5)
+    np.testing.assert_allclose(p, [1.47206, -1.85573, 0.41935, 2.25169, -0.78318], atol=5e-5)
+
+
+def test_sdca_raw_op_and_errors():
+    with tf.Graph().as_default(), tf.Session() as s:
+        state, sparse, dense = tf.train.sdca_optimizer(
+            [], [], [], [tf.constant([[1.0, -2.0, 0.5]])], [1.0], [2.5], [], [],
+            [tf.zeros([3])], tf.zeros([1, 4]), loss_type="squared_loss", l1=0.0, l2=1.0,
+            num_loss_partitions=1, num_inner_iterations=1)
+        assert state.op.type == "SdcaOptimizer" and sparse == []
+        st, d = s.run([state, dense[0]])
+        # the dual moves to (y - wx) / (1 + |x|^2 / l2) = 2.5 / 6.25; the deltas are dual * x
+        np.testing.assert_allclose(st, [[0.4, 0.0 + 3.125, 0.0, 1.0]], rtol=1e-6)
+        np.testing.assert_allclose(d, [0.4, -0.8, 0.2], rtol=1e-6)
+        bad, _, _ = tf.train.sdca_optimizer(
+            [], [], [], [tf.constant([[1.0]])], [1.0], [2.0], [], [], [tf.zeros([1])],
+            tf.zeros([1, 4]), loss_type="logistic_loss", l1=0.0, l2=1.0,
+            num_loss_partitions=1, num_inner_iterations=1)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Only labels of 0.0 or 1.0 are supported right now. Found "
+                                 "example with label: 2"):
+            s.run(bad)
+    with pytest.raises(ValueError, match="Unsupported loss_type"):
+        tf.contrib.linear_optimizer.SdcaModel({"x": 1}, {"y": 1}, {"loss_type": "nope"})
+
+
+def _svm_input():
+    x = np.array([[1., 0.5], [-1., 2.], [0.3, -0.7], [2., 1.], [-0.5, -1.5]], np.float32)
+    return ({"example_id": tf.constant([str(i) for i in range(5)]), "x": tf.constant(x),
+             "c": tf.SparseTensor([[0, 0], [1, 0], [3, 0], [4, 0]], ["a", "b", "a", "c"],
+                                  [5, 1])},
+            tf.constant([[1], [0], [1], [1], [0]]))
+
+
+def test_svm_and_sdca_linear_classifier_match_tf():
+    x = tf.contrib.layers.real_valued_column("x", dimension=2)
+    c = tf.contrib.layers.sparse_column_with_keys("c", ["a", "b", "c"])
+    svm = L.SVM("example_id", [x, c], l2_regularization=1.0, model_dir=tempfile.mkdtemp())
+    svm.fit(input_fn=_svm_input, steps=100)
+    # TF 1.15
+    np.testing.assert_allclose(svm.get_variable_value("linear/bias_weight"), [0.1146],
+                               atol=1e-4)
+    np.testing.assert_allclose(svm.get_variable_value("linear/c/weights").ravel(),
+                               [0.0217, -0.1979, -0.7092], atol=1e-4)
+    np.testing.assert_allclose(svm.get_variable_value("linear/x/weight").ravel(),
+                               [0.8743, -0.0212], atol=1e-4)
+    assert sorted(n for n in svm.get_variable_names() if "Hash" not in n) == [
+        "binary_svm_head/train_op/linear/bias_weight_unshrinked/SDCAOptimizer",
+        "binary_svm_head/train_op/linear/c/weights_unshrinked/SDCAOptimizer",
+        "binary_svm_head/train_op/linear/x/weight_unshrinked/SDCAOptimizer",
+        "global_step", "linear/bias_weight", "linear/c/weights", "linear/x/weight"]
+    ev = svm.evaluate(input_fn=_svm_input, steps=1)
+    assert sorted(ev) == ["accuracy", "global_step", "loss"]
+    np.testing.assert_allclose([ev["accuracy"], ev["loss"]], [1.0, 0.1217], atol=1e-4)
+    assert list(svm.predict_classes(input_fn=_svm_input)) == [1, 0, 1, 1, 0]
+    with pytest.raises(ValueError, match=r"Expected to run at least one output from"):
+        list(svm.predict_proba(input_fn=_svm_input))
+    lc = L.LinearClassifier([x, c], optimizer=tf.contrib.linear_optimizer.SDCAOptimizer(
+        "example_id", symmetric_l2_regularization=1.0), model_dir=tempfile.mkdtemp())
+    lc.fit(input_fn=_svm_input, steps=50)
+    np.testing.assert_allclose(lc.get_variable_value("linear/c/weights").ravel(),
+                               [0.3048, -0.2415, -0.3458], atol=1e-4)
+    np.testing.assert_allclose(lc.get_variable_value("linear/x/weight").ravel(),
+                               [0.9338, -0.0412], atol=1e-4)
+    np.testing.assert_allclose(lc.get_variable_value("linear/bias_weight"), [0.1134],
+                               atol=1e-4)
+
+
+# --- the smaller names --------------------------------------------------------------------
+
+
+def test_graph_actions_run_n_feeds_infer():
+    with tf.Graph().as_default():
+        v = tf.Variable(3.0, name="v")
+        out = {"a": v * 2, "b": tf.constant([1, 2])}
+        got = L.run_n(out, n=2)
+        assert len(got) == 2 and got[0]["a"] == 6.0 and got[1]["b"].tolist() == [1, 2]
+        c = tf.constant([1., 2.])
+        ph = tf.placeholder(tf.float32, [])
+        feeds = L.run_feeds({"c": c * ph}, [{ph: 1.}, {ph: 3.}])
+        assert [f["c"].tolist() for f in feeds] == [[1., 2.], [3., 6.]]
+        assert L.infer(None, {"c": c})["c"].tolist() == [1., 2.]
+        with pytest.raises(ValueError, match="output_dict is invalid"):
+            L.run_n({})
+
+
+def test_graph_actions_train_and_evaluate(tmp_path):
+    with tf.Graph().as_default() as g:
+        gs = tf.train.get_or_create_global_step()
+        w = tf.Variable(0.0, name="w")
+        loss = tf.square(w - 3.0)
+        train = tf.train.GradientDescentOptimizer(0.25).minimize(loss, global_step=gs)
+        mean, update = tf.metrics.mean(w)
+        last = L.train(g, str(tmp_path), train, loss, steps=4)
+        assert last == pytest.approx(0.140625)  # (3 * 0.5**3)**2, before the 4th update
+        results, step = L.evaluate(g, str(tmp_path / "eval"), str(tmp_path), {"w": mean},
+                                   update_op=update, max_steps=2)
+        assert step == 4 and results["w"] == pytest.approx(3 - 3 * 0.5 ** 4)
+
+
+def test_small_names_match_tf():
+    assert (L.TaskType.MASTER, L.TaskType.PS, L.TaskType.WORKER) == ("master", "ps", "worker")
+    assert issubclass(L.Estimator, L.BaseEstimator)
+    assert issubclass(L.DNNClassifier, L.Evaluable) and issubclass(L.Estimator, L.Trainable)
+    assert not issubclass(L.SKCompat, L.Evaluable)
+    es = L.make_export_strategy(lambda: None)
+    assert type(es).__name__ == "ExportStrategy" and es.name == "Servo"
+    assert es._fields == ("name", "export_fn", "strip_default_attrs")
+    assert L.ExportStrategy("n", lambda e, d: d).export(None, "p") == "p"
+    assert L.InputFnOps is L.utils.InputFnOps
+    for name in ("CheckpointSaver", "ExportMonitor", "GraphDump"):
+        assert issubclass(getattr(L.monitors, name), L.monitors.BaseMonitor)
+    assert L.monitors.GraphDump().data == {}
+    with pytest.raises(ValueError, match="Either save_steps or save_secs"):
+        L.monitors.CheckpointSaver("/tmp/x")
+    with pytest.raises(AttributeError, match="next_trial"):
+        L.learn_runner.tune(lambda c, h: None, object())
+    assert L.io.read_keyed_batch_features_shared_queue is \
+        L.read_keyed_batch_features_shared_queue
+
+
+def test_pandas_and_dask_extractors():
+    try:
+        import pandas
+    except ImportError:  # TF 1.15 without pandas fails the same way
+        with pytest.raises(NameError, match="name 'pd' is not defined"):
+            L.extract_pandas_data(np.ones((2, 2)))
+        assert L.io.HAS_PANDAS is False
+    else:
+        df = pandas.DataFrame({"a": [1, 2], "b": [0.5, 1.5]})
+        assert L.extract_pandas_data(df).tolist() == [[1.0, 0.5], [2.0, 1.5]]
+        assert L.extract_pandas_labels(np.ones(2)).tolist() == [1.0, 1.0]
+    try:
+        import dask  # noqa: F401
+    except ImportError:
+        with pytest.raises(NameError, match="name 'allowed_classes' is not defined"):
+            L.extract_dask_data([1, 2])
+        with pytest.raises(NameError, match="name 'dd' is not defined"):
+            L.extract_dask_labels([1, 2])
+
+
+def test_core_linear_estimators_with_linear_sdca_match_tf():
+    x = tf.feature_column.numeric_column("x", shape=(2,))
+    c = tf.feature_column.categorical_column_with_vocabulary_list("c", ["a", "b", "c"])
+
+    def inp(y):
+        def f():
+            features, _ = _svm_input()
+            return features, tf.constant(y)
+        return f
+
+    opt = tf.estimator.experimental.LinearSDCA("example_id", symmetric_l2_regularization=1.0)
+    lc = tf.estimator.LinearClassifier([x, c], optimizer=opt, model_dir=tempfile.mkdtemp())
+    lc.train(inp([[1], [0], [1], [1], [0]]), steps=60)
+    # TF 1.15 (converged): the model's weights and their unshrunk copies
+    np.testing.assert_allclose(lc.get_variable_value("linear/linear_model/c/weights").ravel(),
+                               [0.3048, -0.2415, -0.3458], atol=1e-4)
+    np.testing.assert_allclose(
+        lc.get_variable_value("linear/linear/linear_model/x/weights/part_0_unshrunk").ravel(),
+        [0.9338, -0.0412], atol=1e-4)
+    assert sorted(lc.evaluate(inp([[1], [0], [1], [1], [0]]), steps=1)) == [
+        "accuracy", "accuracy_baseline", "auc", "auc_precision_recall", "average_loss",
+        "global_step", "label/mean", "loss", "precision", "prediction/mean", "recall"]
+    lr = tf.estimator.LinearRegressor([x, c], optimizer=tf.estimator.experimental.LinearSDCA(
+        "example_id", symmetric_l2_regularization=2.0, symmetric_l1_regularization=0.1),
+        model_dir=tempfile.mkdtemp())
+    lr.train(inp([[1.5], [-2.], [0.7], [3.], [-1.]]), steps=60)
+    # L1 shrinks the bias to 0 here; the unshrunk weights keep it
+    np.testing.assert_allclose(lr.get_variable_value("linear/linear_model/bias_weights"), [0.0])
+    np.testing.assert_allclose(
+        lr.get_variable_value("linear/linear/linear_model/bias_weights/part_0_unshrunk"),
+        [0.0492], atol=1e-4)
+    np.testing.assert_allclose(lr.get_variable_value("linear/linear_model/x/weights").ravel(),
+                               [1.0649, -0.0445], atol=1e-4)
