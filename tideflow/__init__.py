@@ -578,6 +578,7 @@ _LAZY = {
     "tpu": ("tideflow.tpu", None),
     "feature_column": ("tideflow.feature_column", None),
     "profiler": ("tideflow.profiler", None),
+    "lite": ("tideflow.lite", None),
     "contrib": ("tideflow.contrib", None),
     "xla": ("tideflow.xla", None),
     "distribute": ("tideflow.distribute", None),

@@ -1,0 +1,1 @@
+"""The TFLite converter and interpreter (``tensorflow.lite.python`` in TF)."""
