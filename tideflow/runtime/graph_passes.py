@@ -337,6 +337,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     consts = const_values(order)
     replace = Replacements()
     seen = {}
+    cse = []
     for op in order:
         od = op._op_def
         if op._type == "Const" or od.is_stateful or od.is_random or not op._outputs:
@@ -359,9 +360,17 @@ def optimize(order, fed, device, session_state, session, fetches=()):
                 for t, v in zip(op._outputs, values):
                     consts[t] = _readonly(v)
                 continue
-        # --- common subexpressions
-        if any(t in fed for t in op._outputs):
-            continue
+        if not any(t in fed for t in op._outputs):
+            cse.append(op)
+    grappler = _grappler_runs(order)
+    if grappler:
+        # TF folds (and pushes constants down) before it merges common subexpressions
+        _constant_push_down(order, fed, fetches, replace, consts, device)
+    # --- common subexpressions
+    for op in cse:
+        if op in replace.kernels or any(replace.get(t, t) is not t for t in op._outputs):
+            continue  # rewritten above: computes something else now
+        ins = [replace.get(t, t) for t in op._inputs]
         try:
             key = (
                 op._type,
@@ -379,7 +388,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         else:
             for a, b in zip(op._outputs, first._outputs):
                 replace[a] = replace.get(b, b)
-    if _grappler_runs(order):
+    if grappler:
         _log_softmax_rewrites(order, fed, fetches, replace, consts)
         _div_by_constant_rewrites(order, fed, replace, consts)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
@@ -424,3 +433,298 @@ def _try_fold(op, ins, consts, device, session_state, session, bind_kernel):
     if total > MAX_FOLDED_BYTES:
         return None
     return values
+
+
+# ---- TF 1.15's constant push-down (grappler's constant folding, ConstantPushDown) ----------
+#
+# TF rotates chains of additions/subtractions and of multiplications whose one operand is a
+# constant, so that constants meet and fold: ``(x + y) - c`` runs as ``x + (y - c)``,
+# ``(x * 2.) / 255.`` as ``x * (2. / 255.)``. The result is the same number mathematically but
+# not in its last bit, so tideflow rewrites as TF does (``(W * x + b) - y`` in the classic linear
+# regression is ``(b - y) + W * x`` there). The rewrite is worked out on a small model of the
+# ops, as grappler edits its GraphDef in place (fold, then push down, until nothing changes);
+# each node whose value changed is then computed by an op of the chain that has its operands
+# among its inputs, with the constants baked into its kernel.
+
+_ARITH = {"Add": "+", "AddV2": "+", "Sub": "-", "Mul": "*", "Div": "/", "RealDiv": "/"}
+_PD_TYPES = None
+
+
+class _Node:
+    __slots__ = ("ins", "keep", "kind", "op", "orig", "uses", "value")
+
+    def __init__(self, op, kind, ins):
+        self.op, self.kind, self.ins = op, kind, ins
+        self.orig = (kind, list(ins))
+        self.value = None  # folded to a constant
+        self.uses = 0
+        self.keep = False  # fetched: its value may change, it may not be pushed into
+
+
+class _Const:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _pd_apply(kind, a, b):
+    with np.errstate(all="ignore"):
+        if kind == "+":
+            return a + b
+        if kind == "-":
+            return a - b
+        if kind == "*":
+            return a * b
+        return a / b
+
+
+def _is_const(r):
+    return isinstance(r, _Const) or (isinstance(r, _Node) and r.value is not None)
+
+
+def _const_of(r):
+    return r.value
+
+
+def _settled_const(t, fed, consts):
+    """A Const whose control inputs are folded constants themselves (as the one a gradient
+    makes under ``control_dependencies([grad])`` of a constant grad): a constant to TF."""
+    op = t._op
+    return (op._type == "Const" and t not in fed and op._control_inputs
+            and all(c._outputs and all(o in consts for o in c._outputs)
+                    for c in op._control_inputs))
+
+
+def _push_down(p):
+    """One ConstantPushDown at node ``p`` (in place, as TF's); True when it rotated."""
+    if p.kind == "/" or p.value is not None:
+        return False
+    left_c, right_c = _is_const(p.ins[0]), _is_const(p.ins[1])
+    if left_c == right_c:
+        return False
+    child = p.ins[1] if left_c else p.ins[0]
+    if not isinstance(child, _Node) or child.value is not None or child.keep or child.uses != 1:
+        return False
+    add_family = p.kind in "+-"
+    if (child.kind in "+-") != add_family or child.kind == "/":
+        return False
+    if not add_family and (p.kind != "*" or child.kind != "*"):
+        return False  # (TF 1.15 rotates no mixed multiplication/division)
+    if child.op._device != p.op._device:
+        return False
+    ll, rl = _is_const(child.ins[0]), _is_const(child.ins[1])
+    if ll and rl:
+        return False  # the child folds as it is
+    x = child.ins[1] if ll else child.ins[0]
+    y = child.ins[0] if x is child.ins[1] else child.ins[1]
+    c = p.ins[0] if left_c else p.ins[1]
+    sym, child_sym = p.kind in "+*", child.kind in "+*"
+    if sym and child_sym:
+        p.ins = [x, child]
+        child.ins = [c, y]
+        return True
+    # subtractions: the signs each of c, y and x carry in the original expression decide the
+    # rotated tree (x stays the non-constant leaf that moves up)
+
+    def negated(right_leaf):
+        return ((not child_sym) and right_leaf) != ((not sym) and left_c)
+
+    neg_c = (not sym) and not left_c
+    neg_x = negated(ll)  # (x is the child's right operand when its left one is constant)
+    neg_y = negated(not ll)
+    p.kind = "-" if (neg_x or (neg_c and neg_y)) else "+"
+    p.ins = [child, x] if neg_x else [x, child]
+    child.kind = "-" if neg_c != neg_y else "+"
+    child.ins = [y, c] if neg_c else [c, y]
+    return True
+
+
+def _constant_push_down(order, fed, fetches, replace, consts, device):
+    import copy
+
+    if device is not None and not getattr(device, "is_host", True):
+        return
+    nodes = {}
+    for op in order:
+        kind = _ARITH.get(op._type)
+        if (kind is None or len(op._inputs) != 2 or op in replace.kernels or op._control_inputs
+                or len(op._outputs) != 1):
+            continue
+        out = op._outputs[0]
+        if (out in consts or out in fed or replace.get(out, out) is not out
+                or out.dtype.base_dtype not in (dtypes.float16, dtypes.float32, dtypes.float64)):
+            continue
+        ins = []
+        for t in op._inputs:
+            t = replace.get(t, t)
+            if t in consts and t not in fed:
+                ins.append(_Const(np.asarray(consts[t])))
+            elif _settled_const(t, fed, consts):
+                ins.append(_Const(np.asarray(t._op._attrs["value"])))
+            else:
+                ins.append(nodes.get(t._op) if t._op in nodes and t is t._op._outputs[0] else t)
+        if kind == "/" and isinstance(ins[1], _Const):
+            # TF's ReduceDivToReciprocalMul: x / c is x * (1 / c)
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+                ins[1] = _Const(np.asarray(1 / ins[1].value))
+            kind = "*"
+        nodes[op] = _Node(op, kind, ins)
+    if not nodes:
+        return
+    uses = _uses(order, replace, consts, [op._outputs[0] for op in nodes])
+    keep = {replace.get(t, t) for t in fetches}
+    for op, n in nodes.items():
+        n.uses = uses[op._outputs[0]]
+        n.keep = op._outputs[0] in keep
+    seq = list(nodes.values())
+    changed = False
+    for _ in range(16):
+        moved = False
+        for n in seq:  # fold what became constant
+            if n.value is None and all(_is_const(r) for r in n.ins):
+                n.value = _pd_apply(n.kind, _const_of(n.ins[0]), _const_of(n.ins[1]))
+                moved = True
+        for n in seq:
+            moved = _push_down(n) or moved
+        if not moved:
+            break
+        changed = True
+    if not changed:
+        return
+    _realize(nodes, seq, order, replace, consts, copy)
+
+
+def _realize(nodes, seq, order, replace, consts, copy):
+    """Has the value of each rewritten node that is read outside the chain computed by one op
+    of the chain whose inputs hold all the values the node's new expression needs, with the
+    constants and the chain's inner nodes folded into that op's kernel."""
+    def differs(n):
+        return n.value is not None or n.kind != n.orig[0] or any(
+            a is not b for a, b in zip(n.ins, n.orig[1]))
+
+    dirty = {n for n in seq if differs(n)}
+    grew = True
+    while grew:  # a node whose operand changed changes too
+        grew = False
+        for n in seq:
+            if n not in dirty and any(isinstance(r, _Node) and r in dirty for r in n.ins):
+                dirty.add(n)
+                grew = True
+    inside = {}  # reads of each node's output by the nodes, as the graph has them
+    for n in seq:
+        for r in n.orig[1]:
+            if isinstance(r, _Node):
+                inside[r] = inside.get(r, 0) + 1
+
+    def read_outside(n):
+        return n.keep or n.uses != inside.get(n, 0)
+
+    position = {op: i for i, op in enumerate(order)}
+    realized = {}
+    hosts = {}  # op -> (its inputs, the expression it computes)
+    moved = {}  # output of a node read outside -> the op's output that holds its new value
+
+    def expand(r, leaves, deep):
+        if isinstance(r, _Const):
+            return ("c", r.value)
+        if not isinstance(r, _Node):
+            leaves.append(r)
+            return ("t", r)
+        if r.value is not None:
+            return ("c", r.value)
+        if r not in dirty:
+            leaves.append(r.op._outputs[0])
+            return ("t", r.op._outputs[0])
+        if deep and not read_outside(r):
+            return (r.kind, expand(r.ins[0], leaves, deep), expand(r.ins[1], leaves, deep))
+        t = realize(r)
+        if t is None:
+            raise LookupError
+        leaves.append(t)
+        return ("t", t)
+
+    def realize(n):
+        # the whole subtree in one kernel where an op has all its leaves, else its parts
+        if n in realized:
+            return realized[n]
+        for deep in (True, False):
+            leaves = []
+            try:
+                expr = (n.kind, expand(n.ins[0], leaves, deep), expand(n.ins[1], leaves, deep))
+            except LookupError:
+                continue
+            for cand in [n] + [m for m in seq if m in dirty and not read_outside(m)]:
+                h = cand.op
+                if h in hosts or position[h] > position[n.op]:
+                    continue
+                ins = [moved.get(t, t) for t in (replace.get(t, t) for t in h._inputs)]
+                if all(any(t is x for t in ins) for x in leaves):
+                    hosts[h] = (ins, expr)
+                    realized[n] = h._outputs[0]
+                    if h is not n.op:
+                        moved[n.op._outputs[0]] = h._outputs[0]
+                    return realized[n]
+        return None
+
+    roots = [n for n in seq if n in dirty and n.value is None and read_outside(n)]
+    try:
+        for n in roots:
+            if realize(n) is None:
+                return  # not expressible without new edges: left as the graph has it
+    except LookupError:
+        return
+    for h, (ins, expr) in hosts.items():
+        replace.kernels[h] = _pd_decl(h, _pd_kernel(_pd_compile(expr, ins)), copy)
+    for n in seq:
+        if n not in dirty or n.op in hosts:
+            continue
+        out = n.op._outputs[0]
+        if out in moved:
+            _read_from(replace, out, moved[out])
+        elif read_outside(n):  # (folded)
+            consts[out] = _readonly(np.asarray(n.value))
+        else:  # read by the rewritten ops only, which no longer do
+            replace.kernels[n.op] = _pd_decl(n.op, _unread, copy)
+
+
+_PD_UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
+
+
+def _pd_compile(expr, ins):
+    """The expression with each tensor leaf replaced by its position among the inputs."""
+    if expr[0] == "t":
+        return ("i", next(i for i, t in enumerate(ins) if t is expr[1]))
+    if expr[0] == "c":
+        return expr
+    return (_PD_UFUNCS[expr[0]], _pd_compile(expr[1], ins), _pd_compile(expr[2], ins))
+
+
+def _pd_eval(expr, inputs):
+    head = expr[0]
+    if head == "i":
+        return inputs[expr[1]]
+    if head == "c":
+        return expr[1]
+    return head(_pd_eval(expr[1], inputs), _pd_eval(expr[2], inputs))
+
+
+def _pd_kernel(expr):
+    def kernel(*inputs):
+        return _pd_eval(expr, inputs)
+
+    return kernel
+
+
+def _unread(*inputs):
+    return None
+
+
+def _pd_decl(op, kernel, copy):
+    decl = copy.copy(op._op_def)
+    decl.kernel = kernel
+    decl.kernel_factory = None
+    decl.kernel_attrs = ()
+    decl.kernel_wants_ctx = decl.kernel_wants_step = False
+    decl.inplace = None
+    return decl
