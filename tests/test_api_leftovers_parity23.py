@@ -476,3 +476,73 @@ def test_reduce_slice_ops_values_shapes_and_errors():
     with pytest.raises(ValueError, match=r"Out of range dim_index 2 for shape with 2 dimensions "
                                          r".* and with computed input tensors: input\[2\] = <2>"):
         r.reduce_slice_sum(data, tf.constant([[0, 1]]), 2)
+
+
+def _rf_graph():
+    slim = tf.contrib.slim
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, None, None, 3], name="input_image")
+        net = slim.conv2d(x, 8, [3, 3], scope="conv1")
+        net = slim.max_pool2d(net, [2, 2], scope="pool1")
+        net = tf.pad(net, [[0, 0], [1, 1], [2, 2], [0, 0]], name="pad")
+        net = slim.conv2d(net, 8, [5, 3], stride=2, padding="VALID", scope="conv2")
+        b1 = slim.conv2d(net, 4, [1, 1], scope="b1")
+        b2 = slim.conv2d(net, 4, [3, 3], scope="b2")
+        net = tf.concat([b1, b2], 3, name="cat")
+        net = slim.avg_pool2d(net, [3, 3], stride=1, padding="SAME", scope="pool2")
+        out = tf.identity(net, name="output")
+    return g, x, out
+
+
+def test_receptive_field_of_a_cnn_graph():
+    rf = tf.contrib.receptive_field
+    g, x, out = _rf_graph()
+    r = rf.compute_receptive_field_from_graph_def(g, "input_image", "output")
+    # TF 1.15's results for the same graph
+    assert [int(v) for v in r] == [24, 28, 4, 4, 13, 11]
+    np.testing.assert_array_equal(r.compute_input_center_coordinates([[1, 2]]), [[2.5, 10.5]])
+    np.testing.assert_array_equal(r.compute_feature_coordinates([[10, 20]]), [[2.875, 4.375]])
+    with pytest.raises(ValueError, match="Dimensionality of the feature coordinates"):
+        r.compute_input_center_coordinates([[1, 2, 3]])
+    r2 = rf.compute_receptive_field_from_graph_def(g.as_graph_def(), x, out,
+                                                   input_resolution=[64, 48])
+    assert [int(v) for v in r2] == [24, 28, 4, 4, 13, 11]
+    assert [int(v) for v in rf.compute_receptive_field_from_graph_def(
+        g.as_graph_def(), "input_image", "conv2/Relu")] == [8, 12, 4, 4, 5, 3]
+    info, name_to_node = rf.get_compute_order(g.as_graph_def(), "input_image", [64, 48])
+    assert [(info[k].order, info[k].input_size, info[k].output_size) for k in (
+        "input_image", "conv1/Conv2D", "pool1/MaxPool", "pad", "conv2/Conv2D", "cat",
+        "output")] == [(0, None, [64, 48]), (2, [64, 48], [64, 48]), (5, [64, 48], [32, 24]),
+                       (6, [32, 24], [36, 26]), (7, [36, 26], [17, 11]),
+                       (13, [17, 11], [17, 11]), (15, [17, 11], [17, 11])]
+    assert len(info) == len(name_to_node) == 80
+    with pytest.raises(ValueError, match="Output node was not found"):
+        rf.compute_receptive_field_from_graph_def(g, "input_image", "nope")
+    from tideflow.contrib.receptive_field.python.util import receptive_field as rf_module
+
+    assert rf_module.compute_receptive_field_from_graph_def is \
+        rf.compute_receptive_field_from_graph_def
+
+
+def test_receptive_field_paths_padding_and_alignment():
+    slim = tf.contrib.slim
+    rf = tf.contrib.receptive_field
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 32, 32, 3], name="input_image")
+        a = slim.conv2d(x, 4, [3, 3], stride=2, scope="a")
+        b = slim.max_pool2d(slim.conv2d(x, 4, [1, 1], scope="b"), [2, 2], scope="bp")
+        tf.add(a, b, name="output")
+        c = slim.conv2d(x, 4, [3, 3], stride=2, padding="VALID", scope="c")
+        d = slim.conv2d(x, 4, [5, 5], stride=2, padding="VALID", scope="d")
+        tf.add(c[:, :14, :14], d, name="output2")
+        tf.add(tf.pad(d, [[0, 0], [1, 0], [1, 0], [0, 0]], name="p3"), c, name="output3")
+    # (TF 1.15: a stride-2 SAME 3x3 conv's padding depends on the input size)
+    got = list(rf.compute_receptive_field_from_graph_def(g, "input_image", "output"))
+    assert got[:4] == [3, 3, 2, 2] and got[4:] == [None, None]
+    assert [int(v) for v in rf.compute_receptive_field_from_graph_def(
+        g, "input_image", "output2", stop_propagation=["strided_slice"])] == [5, 5, 2, 2, 0, 0]
+    with pytest.raises(ValueError, match="Graph is not aligned since center shift from "
+                                         "different paths is different in horizontal"):
+        rf.compute_receptive_field_from_graph_def(g, "input_image", "output3")

@@ -710,6 +710,23 @@ def _contrib_reduce_slice_ops():
     return module
 
 
+def _contrib_receptive_field():
+    """``tf.contrib.receptive_field``, with TF's module paths ``python.util.receptive_field``,
+    ``graph_compute_order`` and ``parse_layer_parameters`` (one module here)."""
+    from tideflow import contrib_receptive_field as rf
+
+    module = _namespace("receptive_field", "``tf.contrib.receptive_field``: receptive fields "
+                        "of CNN graphs.", rf, rf.__all__)
+    module.python = types.ModuleType(module.__name__ + ".python", "``python``.")
+    module.python.util = types.ModuleType(module.__name__ + ".python.util", "``python.util``.")
+    sys.modules[module.python.__name__] = module.python
+    sys.modules[module.python.util.__name__] = module.python.util
+    for name in ("receptive_field", "graph_compute_order", "parse_layer_parameters"):
+        setattr(module.python.util, name, rf)
+        sys.modules[f"{module.python.util.__name__}.{name}"] = rf
+    return module
+
+
 def _contrib_module(module, name, doc):
     source = importlib.import_module("tideflow." + module)
     return _namespace(name, doc, source, source.__all__)
@@ -768,6 +785,16 @@ def _contrib_grid_rnn():
     module = _contrib_module("contrib_grid_rnn", "grid_rnn",
                              "``tf.contrib.grid_rnn``: Grid RNN cells.")
     return _implementation_paths(module, ["python.ops.grid_rnn_cell"], hidden=False)
+
+
+def _contrib_model_pruning():
+    module = _contrib_module("contrib_model_pruning", "model_pruning",
+                             "``tf.contrib.model_pruning``: magnitude pruning with masks.")
+    return _implementation_paths(module, ["python.pruning", "python.pruning_utils",
+                                          "python.layers.layers", "python.layers.core_layers",
+                                          "python.layers.rnn_cells", "python.learning",
+                                          "python.strip_pruning_vars_lib"],
+                                 target=importlib.import_module("tideflow.contrib_model_pruning"))
 
 
 def _contrib_kernel_methods():
@@ -891,6 +918,7 @@ _LAZY_ALIASES = {
     "nccl": lambda: _contrib_collective("nccl"),
     "graph_editor": lambda: _contrib_graph_editor(),
     "reduce_slice_ops": lambda: _contrib_reduce_slice_ops(),
+    "receptive_field": lambda: _contrib_receptive_field(),
     "all_reduce": lambda: _contrib_collective("all_reduce"),
     "quantize": lambda: _contrib_quantize(),
     "tfprof": lambda: _contrib_module(
@@ -904,6 +932,7 @@ _LAZY_ALIASES = {
     "mixed_precision": lambda: _contrib_mixed_precision(),
     "grid_rnn": lambda: _contrib_grid_rnn(),
     "kernel_methods": lambda: _contrib_kernel_methods(),
+    "model_pruning": lambda: _contrib_model_pruning(),
     "bayesflow": lambda: _contrib_bayesflow(),
     "solvers": lambda: _contrib_solvers(),
     "copy_graph": lambda: _contrib_copy_graph(),
