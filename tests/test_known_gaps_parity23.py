@@ -248,3 +248,49 @@ def test_public_head_trains_with_a_keras_optimizer(tmp_path):
                            "tf.keras.optimizers.Optimizer instance"):
             head.create_estimator_spec({}, "train", tf.constant([[1.0]]), tf.constant([[1.0]]),
                                        optimizer=tf.train.GradientDescentOptimizer(0.1))
+
+
+# -- a Keras metric is a Layer ----------------------------------------------------------------
+
+def test_keras_metric_is_a_layer():
+    with tf.Graph().as_default():
+        m = tf.keras.metrics.Mean(name="mymean")
+        assert isinstance(m, tf.keras.layers.Layer)
+        # TF 1.15 (measured): the state exists once made, in no collection
+        assert [v.name for v in m.weights] == ["total:0", "count:0"]
+        assert [v.name for v in m.non_trainable_weights] == ["total:0", "count:0"]
+        assert m.trainable_weights == [] and m.metrics == [] and m.losses == []
+        assert (m.name, m.dtype, m.stateful, m.trainable, m.built, m.dynamic) == (
+            "mymean", "float32", True, True, True, False)
+        assert m.get_config() == {"name": "mymean", "dtype": "float32"}
+        assert tf.keras.metrics.Mean(name="x", dtype="float64").dtype == "float64"
+        update = m.update_state([1.0, 2.0, 3.0])
+        result = m.result()
+        assert tf.local_variables() == [] and tf.global_variables() == []
+        with tf.Session() as sess:
+            sess.run(tf.variables_initializer(m.variables))
+            sess.run(update)
+            assert sess.run(result) == 2.0
+            m.reset_states()
+            assert sess.run(result) == 0.0
+            assert sess.run(m([4.0, 6.0])) == 5.0
+
+
+def test_metric_attribute_of_a_model_is_tracked_as_in_tf():
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = tf.keras.layers.Dense(1)
+            self.acc = tf.keras.metrics.Mean(name="acc_m")
+
+        def call(self, x):
+            return self.d(x)
+
+    with tf.Graph().as_default():
+        net = Net()
+        net(tf.ones((4, 3)))
+        # TF 1.15 (measured): the metric is a layer of the model, its state among its weights
+        assert [w.name for w in net.weights] == ["net/dense/kernel:0", "net/dense/bias:0",
+                                                 "total:0", "count:0"]
+        assert [layer.name for layer in net.layers] == ["dense", "acc_m"]
+        assert [m.name for m in net.metrics] == ["acc_m"]

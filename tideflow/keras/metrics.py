@@ -9,6 +9,7 @@ import numpy as np
 import tideflow as tf
 from tideflow.keras import backend as K
 from tideflow.keras._utils import deserialize as _deserialize
+from tideflow.keras.engine.base_layer import Layer
 from tideflow.keras.losses import (
     binary_crossentropy,
     categorical_crossentropy,
@@ -82,25 +83,28 @@ def accuracy(y_true, y_pred):
 # -- stateful metric objects ------------------------------------------------------------------
 
 
-class Metric:
+class Metric(Layer):
     """A stateful metric: ``update_state(...)`` returns the op accumulating a batch,
     ``result()`` the value so far, ``reset_states()`` zeroes the state. Calling the metric
     updates it and returns the result. As TF 1.15's, the state variables are resource
     variables in no collection (the Keras session initializes them; an Estimator adds those of
-    its ``eval_metric_ops`` to the local and metric variables)."""
+    its ``eval_metric_ops`` to the local and metric variables). As TF's, a metric is a Keras
+    ``Layer``: one set as an attribute of a layer or model is among its layers, weights and
+    metrics."""
 
     def __init__(self, name=None, dtype=None, **kwargs):
-        from tideflow.keras._utils import snake_case
-
         # (as TF's Layer: a name not given is made unique in the graph)
-        self._name = name or K.unique_object_name(snake_case(type(self).__name__))
-        self.dtype = dtype or K.floatx()
-        self._dtype = tf.as_dtype(self.dtype).name  # (TF's attribute: the dtype's name)
+        Layer.__init__(self, name=name, dtype=dtype, **kwargs)
+        self._dtype = tf.as_dtype(dtype or K.floatx()).name  # (TF's: the dtype's name)
         self._vars = []
         self._updates = []
         self.stateful = True
         self.built = True
         self.trainable = True
+
+    @property
+    def dtype(self):
+        return self._dtype
 
     def __init_subclass__(cls, **kwargs):
         # As TF 1.x in graph mode: each ``update_state`` op is recorded in ``metric.updates``
@@ -163,6 +167,10 @@ class Metric:
 
     @property
     def losses(self):
+        return []
+
+    @property
+    def metrics(self):
         return []
 
     def update_state(self, *args, **kwargs):

@@ -180,6 +180,27 @@ def _added_metric_entries(root):
     return out
 
 
+def _attribute_metrics(root):
+    """(root's own metric attributes, those of the layers in it) in tracking order."""
+    from tideflow.keras.metrics import Metric
+
+    own = [s for s in root.__dict__.get("_sublayers", ()) if isinstance(s, Metric)]
+    nested, seen = [], {id(root)}
+
+    def visit(layer):
+        for sub in layer.__dict__.get("_sublayers", ()):
+            if id(sub) in seen or isinstance(sub, Metric):
+                continue
+            seen.add(id(sub))
+            nested.extend(s for s in sub.__dict__.get("_sublayers", ())
+                          if isinstance(s, Metric))
+            visit(sub)
+
+    if not isinstance(root, Metric):
+        visit(root)
+    return own, nested
+
+
 class Layer:
     """Base class of Keras layers: override ``build(input_shape)`` (make weights with
     ``add_weight``), ``call(inputs, ...)`` and ``compute_output_shape``; ``get_config`` returns
@@ -390,8 +411,15 @@ class Layer:
 
     @property
     def metrics(self):
-        """The metric objects this layer and the layers in it added with ``add_metric``."""
-        return [metric for metric, _ in _added_metric_entries(self)]
+        """The metric objects set as attributes of this layer (a metric is a layer, as in
+        TF 1.15), those it and the layers in it added with ``add_metric``, then those set as
+        attributes of the layers in it."""
+        own, nested = _attribute_metrics(self)
+        out = list(own)
+        for metric in [m for m, _ in _added_metric_entries(self)] + nested:
+            if not any(metric is m for m in out):
+                out.append(metric)
+        return out
 
     @property
     def losses(self):
