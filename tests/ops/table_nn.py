@@ -275,7 +275,7 @@ def _bn_ref(fmt, training, eps, v3=False):
         y = (xd - _col(mean, xd, c)) / np.sqrt(_col(var, xd, c) + eps) * _col(scale, xd, c) \
             + _col(offset, xd, c)
         out = [y, mean, running_var, mean, var]
-        return out + [np.zeros([0])] if v3 else out
+        return out + [np.zeros([])] if v3 else out  # TF 1.15: a scalar 0
 
     return ref
 
