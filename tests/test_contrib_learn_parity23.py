@@ -478,3 +478,60 @@ def test_core_linear_estimators_with_linear_sdca_match_tf():
         [0.0492], atol=1e-4)
     np.testing.assert_allclose(lr.get_variable_value("linear/linear_model/x/weights").ravel(),
                                [1.0649, -0.0445], atol=1e-4)
+
+
+def test_dynamic_rnn_estimator_structure_matches_tf():
+    from tideflow.contrib.learn.python.learn.estimators import dynamic_rnn_estimator as dre
+    from tideflow.contrib.learn.python.learn.estimators import rnn_common
+
+    assert rnn_common.PredictionType is dre.PredictionType
+    assert L.DynamicRnnEstimator is dre.DynamicRnnEstimator
+    rng = np.random.RandomState(0)
+    x = rng.randn(8, 5, 2).astype(np.float32)
+    ctx = rng.randn(8, 3).astype(np.float32)
+    lens = np.array([5, 3, 4, 5, 2, 5, 1, 4], np.int32)
+    yc = (x[np.arange(8), lens - 1, 0] > 0).astype(np.int64)
+    yr = x.sum(axis=2).astype(np.float32)
+
+    def inp(y):
+        def f():
+            return {"x": tf.constant(x), "c": tf.constant(ctx),
+                    "sequence_length": tf.constant(lens)}, tf.constant(y)
+        return f
+
+    seq = [tf.contrib.layers.real_valued_column("x", dimension=2)]
+    context = [tf.contrib.layers.real_valued_column("c", dimension=3)]
+    # TF 1.15's variables, eval keys and prediction keys/shapes for each kind
+    cases = [
+        (L.ProblemType.CLASSIFICATION, dre.PredictionType.SINGLE_VALUE, yc,
+         {"num_classes": 2, "num_units": 4, "predict_probabilities": True},
+         [("OptimizeLoss/learning_rate", ()), ("fully_connected/biases", (1,)),
+          ("fully_connected/weights", (4, 1)), ("global_step", ()),
+          ("rnn/basic_rnn_cell/bias", (4,)), ("rnn/basic_rnn_cell/kernel", (6, 4))],
+         ["accuracy", "global_step", "loss"],
+         [("classes", ()), ("probabilities", (2,)), ("rnn_cell_state_0", (4,))]),
+        (L.ProblemType.LINEAR_REGRESSION, dre.PredictionType.MULTIPLE_VALUE, yr,
+         {"num_units": [4, 3], "cell_type": "lstm", "context_feature_columns": context},
+         [("OptimizeLoss/learning_rate", ()), ("fully_connected/biases", (1,)),
+          ("fully_connected/weights", (3, 1)), ("global_step", ()),
+          ("rnn/multi_rnn_cell/cell_0/lstm_cell/bias", (16,)),
+          ("rnn/multi_rnn_cell/cell_0/lstm_cell/kernel", (9, 16)),
+          ("rnn/multi_rnn_cell/cell_1/lstm_cell/bias", (12,)),
+          ("rnn/multi_rnn_cell/cell_1/lstm_cell/kernel", (7, 12))],
+         ["global_step", "loss"],
+         [("rnn_cell_state_0", (4,)), ("rnn_cell_state_1", (4,)), ("rnn_cell_state_2", (3,)),
+          ("rnn_cell_state_3", (3,)), ("scores", (5,))]),
+    ]
+    for problem, prediction, y, kwargs, names, keys, preds in cases:
+        est = dre.DynamicRnnEstimator(problem, prediction, seq, model_dir=tempfile.mkdtemp(),
+                                      config=L.RunConfig(tf_random_seed=3), **kwargs)
+        first = est.fit(input_fn=inp(y), steps=1).evaluate(input_fn=inp(y), steps=1)
+        est.fit(input_fn=inp(y), steps=30)
+        ev = est.evaluate(input_fn=inp(y), steps=1)
+        assert [(n, est.get_variable_value(n).shape) for n in est.get_variable_names()] == names
+        assert sorted(ev) == keys and ev["loss"] < first["loss"]
+        p = next(est.predict(input_fn=inp(y)))
+        assert sorted((k, np.shape(v)) for k, v in p.items()) == preds
+    with pytest.raises(ValueError, match="num_classes must be specified"):
+        dre.DynamicRnnEstimator(L.ProblemType.CLASSIFICATION, dre.PredictionType.SINGLE_VALUE,
+                                seq)

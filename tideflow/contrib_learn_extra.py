@@ -447,7 +447,7 @@ _HERE = ("BaseEstimator", "Evaluable", "Trainable", "TaskType", "ExportStrategy"
          "read_keyed_batch_examples_shared_queue", "read_keyed_batch_features_shared_queue")
 LAZY_NAMES = frozenset(_HEAD_NAMES + _ESTIMATOR_NAMES + _GRAPH_ACTIONS + _HERE
                        + ("head", "graph_actions", "InputFnOps",
-                          "build_parsing_serving_input_fn"))
+                          "build_parsing_serving_input_fn", "DynamicRnnEstimator"))
 
 
 def lazy(name):
@@ -469,6 +469,10 @@ def lazy(name):
 
         return contrib_learn_graph_actions if name == "graph_actions" else getattr(
             contrib_learn_graph_actions, name)
+    if name == "DynamicRnnEstimator":
+        from tideflow import contrib_learn_dynamic_rnn
+
+        return contrib_learn_dynamic_rnn.DynamicRnnEstimator
     if name in ("InputFnOps", "build_parsing_serving_input_fn"):
         from tideflow import contrib_learn_utils
 
@@ -491,6 +495,19 @@ def install(learn):
     learn.io.HAS_PANDAS = _has("pandas")
     learn.io.HAS_DASK = _has("dask")
     learn.learn_runner.tune = tune
+    # TF's module paths of the estimators package (dynamic_rnn_estimator, rnn_common, ...)
+    import sys
+
+    from tideflow import contrib_learn_dynamic_rnn
+
+    estimators = learn.estimators
+    for path in ("tideflow.contrib.learn.estimators",
+                 "tideflow.contrib.learn.python.learn.estimators"):
+        sys.modules.setdefault(path, estimators)
+        for name in ("estimator", "model_fn", "run_config", "prediction_key", "constants",
+                     "tensor_signature"):
+            sys.modules.setdefault(f"{path}.{name}", getattr(estimators, name))
+    contrib_learn_dynamic_rnn.register(learn)
 
 
 def _has(module):
