@@ -118,3 +118,181 @@ def test_rnn_estimator_embedding_names_and_cell_fn_errors(tmp_path):
     with pytest.raises(ValueError, match="_SequentialHead"):
         tf.contrib.estimator.RNNEstimator(tf.contrib.estimator.regression_head(), [tok],
                                           num_units=[2], return_sequences=True)
+
+
+# -- tf.contrib.model_pruning -----------------------------------------------------------------
+def _pruned_model():
+    mp = tf.contrib.model_pruning
+    x = tf.constant(np.cos(np.arange(2 * 5 * 5 * 3)).reshape(2, 5, 5, 3).astype(np.float32))
+    step = tf.train.get_or_create_global_step()
+    net = mp.masked_conv2d(x, 4, 3, weights_initializer=tf.constant_initializer(
+        np.sin(np.arange(3 * 3 * 3 * 4) * 1.3).reshape(3, 3, 3, 4)))
+    net = tf.reshape(net, [2, -1])
+    net = mp.masked_fully_connected(net, 6, weights_initializer=tf.constant_initializer(
+        np.sin(np.arange(100 * 6) * 0.7).reshape(100, 6)))
+    extra = tf.get_variable("extra", [4, 8], initializer=tf.constant_initializer(
+        np.cos(np.arange(32) * 2.1).reshape(4, 8)))
+    with tf.variable_scope("extra_scope"):
+        masked_extra = mp.apply_mask(extra, "extra_scope")
+    hparams = mp.get_pruning_hparams().parse(
+        "begin_pruning_step=1,end_pruning_step=8,pruning_frequency=2,target_sparsity=0.75,"
+        "sparsity_function_end_step=6,threshold_decay=0.5,"
+        "weight_sparsity_map=[fully_connected:0.5],block_dims_map=[extra:2x2],nbins=64")
+    pruning = mp.Pruning(hparams, global_step=step)
+    return mp, step, net, masked_extra, hparams, pruning
+
+
+def test_model_pruning_names_collections_and_schedule_match_tf():
+    with tf.Graph().as_default():
+        mp, step, net, masked_extra, hparams, pruning = _pruned_model()
+        update = pruning.conditional_mask_update_op()
+        pruning.add_pruning_summaries()
+        # measured in TF 1.15
+        assert [v.op.name for v in mp.get_masks()] == [
+            "Conv/mask", "fully_connected/mask", "extra_scope/extra_scope/mask"]
+        assert [v.op.name for v in mp.get_thresholds()] == [
+            "Conv/threshold", "fully_connected/threshold", "extra_scope/extra_scope/threshold"]
+        assert [v.op.name for v in mp.get_weights()] == [
+            "Conv/weights", "fully_connected/weights", "extra"]
+        assert [t.name for t in mp.get_masked_weights()] == [
+            "Conv/weights/masked_weight:0", "fully_connected/weights/masked_weight:0",
+            "extra_scope/weights/masked_weight:0"]
+        assert [v.op.name for v in tf.global_variables()] == [
+            "global_step", "Conv/mask", "Conv/weights", "Conv/threshold", "Conv/biases",
+            "fully_connected/weights", "fully_connected/mask", "fully_connected/threshold",
+            "fully_connected/biases", "extra", "extra_scope/extra_scope/mask",
+            "extra_scope/extra_scope/threshold", "model_pruning/last_mask_update_step"]
+        assert [v.op.name for v in tf.trainable_variables()] == [
+            "Conv/weights", "Conv/biases", "fully_connected/weights", "fully_connected/biases",
+            "extra"]
+        assert len(tf.model_variables()) == 8
+        names = {op.name for op in tf.get_default_graph().get_operations()}
+        for name in ("Conv/convolution", "Conv/BiasAdd", "Conv/Relu", "fully_connected/MatMul",
+                     "model_pruning/sparsity", "model_pruning_summaries/Conv/mask/sparsity",
+                     "model_pruning_summaries/extra_scope/extra_scope/threshold/threshold"):
+            assert name in names, name
+        assert (update.name, net.name, masked_extra.name) == (
+            "cond/Merge:0", "fully_connected/Relu:0", "extra_scope/weights/masked_weight:0")
+        # measured in TF 1.15: (sparsity, each mask's mean, thresholds, last update step)
+        expected = [
+            (0.0, [1.0, 1.0, 1.0], [0.0, 0.0, 0.0], 0),
+            (0.31597224, [1.0, 1.0, 1.0], [0.0, 0.0, 0.0], 0),
+            (0.5277778, [0.7592592835426331, 0.8333333134651184, 1.0],
+             [0.38041604, 0.26342273, 0.32691562], 2),
+            (0.65625, [0.7592592835426331, 0.8333333134651184, 1.0],
+             [0.38041604, 0.26342273, 0.32691562], 2),
+            (0.7222222, [0.5462962985038757, 0.6850000023841858, 1.0],
+             [0.6541103, 0.47302884, 0.5334656], 4),
+            (0.7465278, [0.5462962985038757, 0.6850000023841858, 1.0],
+             [0.6541103, 0.47302884, 0.5334656], 4),
+            (0.75, [0.40740740299224854, 0.6033333539962769, 0.75],
+             [0.79145277, 0.5877183, 0.63674057], 6),
+            (0.75, [0.40740740299224854, 0.6033333539962769, 0.75],
+             [0.79145277, 0.5877183, 0.63674057], 6),
+            (0.75, [0.34259259700775146, 0.5516666769981384, 0.375],
+             [0.860124, 0.64506304, 0.6883781], 8),
+            (0.75, [0.34259259700775146, 0.5516666769981384, 0.375],
+             [0.860124, 0.64506304, 0.6883781], 8)]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for sparsity, means, thresholds, last in expected:
+                sess.run(update)
+                masks, got_thresholds, got_sparsity, got_last = sess.run(
+                    [mp.get_masks(), mp.get_thresholds(), pruning._sparsity,
+                     pruning._last_update_step])
+                # TF's grappler rewrites the schedule's Pow(x, 3) to multiplies: 1 ulp apart
+                np.testing.assert_allclose(got_sparsity, sparsity, rtol=1e-6)
+                np.testing.assert_allclose([m.mean() for m in masks], means, rtol=1e-6)
+                np.testing.assert_allclose(got_thresholds, thresholds, rtol=1e-6)
+                assert got_last == last
+                sess.run(tf.assign_add(step, 1))
+            np.testing.assert_allclose(sess.run(net), [
+                [0.0, 11.183639526367188, 12.879400253295898, 0.0, 16.813079833984375,
+                 17.211050033569336],
+                [0.0, 13.085700035095215, 15.792750358581543, 0.0, 14.737099647521973,
+                 17.89459991455078]], rtol=1e-5)
+            np.testing.assert_allclose(sess.run(mp.get_weight_sparsity()),
+                                       [0.6574074, 0.44833335, 0.625], rtol=1e-6)
+            # the 2x2 blocks of "extra" pruned together
+            assert sess.run(mp.get_masks()[2]).tolist() == [
+                [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0],
+                [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]]
+        assert hparams.to_json() == (
+            '{"name": "model_pruning", "begin_pruning_step": 1, "end_pruning_step": 8, '
+            '"weight_sparsity_map": ["fully_connected:0.5"], "block_dims_map": ["extra:2x2"], '
+            '"threshold_decay": 0.5, "pruning_frequency": 2, "nbins": 64, "block_height": 1, '
+            '"block_width": 1, "block_pooling_function": "AVG", "initial_sparsity": 0.0, '
+            '"target_sparsity": 0.75, "sparsity_function_begin_step": 0, '
+            '"sparsity_function_end_step": 6, "sparsity_function_exponent": 3.0, '
+            '"use_tpu": false}')
+
+
+def test_model_pruning_masked_lstm_cells_match_tf():
+    mp = tf.contrib.model_pruning
+    with tf.Graph().as_default():
+        x = tf.constant(np.cos(np.arange(2 * 3 * 4)).reshape(2, 3, 4).astype(np.float32))
+        with tf.variable_scope("a", initializer=tf.constant_initializer(
+                np.sin(np.arange(8 * 20) * 0.9).reshape(8, 20) * 0.5)):
+            out1, _ = tf.nn.dynamic_rnn(mp.MaskedBasicLSTMCell(5), x, dtype=tf.float32)
+        with tf.variable_scope("b", initializer=tf.constant_initializer(
+                np.sin(np.arange(8 * 20) * 0.6).reshape(8, 20) * 0.5)):
+            out2, _ = tf.nn.dynamic_rnn(mp.MaskedLSTMCell(5), x, dtype=tf.float32)
+        # measured in TF 1.15
+        assert [v.op.name for v in tf.global_variables()] == [
+            "a/rnn/masked_basic_lstm_cell/kernel", "a/rnn/masked_basic_lstm_cell/bias",
+            "a/rnn/masked_basic_lstm_cell/mask", "a/rnn/masked_basic_lstm_cell/threshold",
+            "b/rnn/masked_lstm_cell/kernel", "b/rnn/masked_lstm_cell/bias",
+            "b/rnn/masked_lstm_cell/mask", "b/rnn/masked_lstm_cell/threshold"]
+        assert [t.name for t in mp.get_masked_weights()] == [
+            "a/rnn/while/masked_basic_lstm_cell/weights/masked_weight:0",
+            "b/rnn/while/masked_lstm_cell/weights/masked_weight:0"]
+        step = tf.train.get_or_create_global_step()
+        pruning = mp.Pruning(mp.get_pruning_hparams().parse(
+            "target_sparsity=0.6,sparsity_function_end_step=2,pruning_frequency=1"),
+            global_step=step)
+        update = pruning.mask_update_op()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.assign(step, 5))
+            sess.run(update)
+            np.testing.assert_allclose([m.mean() for m in sess.run(mp.get_masks())],
+                                       [0.4, 0.4], rtol=1e-6)
+            np.testing.assert_allclose(sess.run(mp.get_thresholds()), [0.4392128, 0.4375113],
+                                       rtol=1e-6)
+            np.testing.assert_allclose(sess.run(out1)[0][-1], [
+                -0.02933, 0.00504, 0.03321, -0.00616, -0.01097], atol=1e-5)
+            np.testing.assert_allclose(sess.run(out2)[1][-1], [
+                -0.12414, -0.06067, -0.03195, -0.05397, -0.03918], atol=1e-5)
+
+
+def test_model_pruning_spec_checks_and_strip():
+    mp = tf.contrib.model_pruning
+    with tf.Graph().as_default():
+        tf.train.get_or_create_global_step()
+        with pytest.raises(ValueError, match="Pruning must begin before it can end"):
+            mp.Pruning(mp.get_pruning_hparams().parse("begin_pruning_step=5,"
+                                                      "end_pruning_step=3"))
+        with pytest.raises(ValueError, match=r"target_sparsity must be in range \[0,1\)"):
+            mp.Pruning(mp.get_pruning_hparams().parse("target_sparsity=1.0"))
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+        out = mp.masked_fully_connected(x, 2, activation_fn=None, scope="fc",
+                                        weights_initializer=tf.constant_initializer(
+                                            np.arange(6).reshape(3, 2) - 2.5))
+        out = tf.identity(out, name="out")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.assign(mp.get_masks()[0], [[1., 0.], [0., 1.], [1., 1.]]))
+            expected = sess.run(out)
+            frozen = tf.graph_util.convert_variables_to_constants(
+                sess, tf.get_default_graph().as_graph_def(), ["out"])
+    stripped = mp.strip_pruning_vars_fn(frozen, ["out"])
+    names = [n.name for n in stripped.node]
+    assert "fc/weights/masked_weight" in names
+    assert not any("mask" in n and "masked_weight" not in n for n in names)
+    assert next(n for n in stripped.node if n.name == "fc/weights/masked_weight").op == "Const"
+    with tf.Graph().as_default():
+        tf.import_graph_def(stripped, name="")
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run("out:0"), expected)
+    np.testing.assert_allclose(expected, [[3.0, 5.5], [0.0, 14.5]])
