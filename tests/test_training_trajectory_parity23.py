@@ -179,3 +179,94 @@ def test_fused_batch_norm_gradient_sums_split_as_tf_pool(pool, batch, restore_po
         with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=pool)) as s:
             got = s.run(go, {xt: x})
     _bits_equal(got, _REDUX_REF[(pool, batch)])
+
+
+# optimizer updates after three steps on a variable of 6 x 3, 6 or 5 floats (fewer than 8 per
+# row: Eigen's scalar path, where TF's rsqrt and sqrt are exact), through tf.gather (sparse:
+# indices [1, 4, 1, 0], TF's deduplicated IndexedSlices) or a dense product, as TF 1.15 left them
+_OPT_REF = {
+    ("adagrad", "6x3", True): ("be1b4945bf2fdacc3e5e922fbc833300bfaa7febbf2c081bbf3a89aebf6e9cb5"
+        "bf9ca56b3ef40829be9a722d3f8446b43e8e1d484018a0123e0b9108bf813c17"
+        "bea1b41c3f1874e3"),
+    ("padagrad", "6x3", True): ("be24990dbf2c643b3e525034bc8ac25abfa8dbbebf29ba6ebf3a89aebf6e9cb5"
+        "bf9ca56b3ef40829be9a722d3f8446b43e8e066d4016ea783e05a4e6bf813c17"
+        "bea1b41c3f1874e3"),
+    ("nesterov", "6x3", True): ("be5f22d0bf4eece83e9d38e9bfd1813cbfcb9134bf9bfc6ebf3a89aebf6e9cb5"
+        "bf9ca56b3ef40829be9a722d3f8446b43c6dd2604032c55c3da76191bf813c17"
+        "bea1b41c3f1874e3"),
+    ("nesterov", "6x3", False): ("be5f22d2bf4eece83e9d38eabf20f461bfb8604abf2d865a3e8b4001bf364d2d"
+        "bf78b0cd3f3c59b0bf4bd87f3f4cf3393c6dd2604032c55c3da76191bf961a45"
+        "bf3953c73f529241"),
+    ("pgd", "6x3", True): ("bee4b194bf559a863e86c885bfd8223abfe4d782bf981711bf3a89aebf6e9cb5"
+        "bf9ca56b3ef40829be9a722d3f8446b43e07f78a402e59203dd9bfacbf813c17"
+        "bea1b41c3f1874e3"),
+    ("pgd", "6x3", False): ("bee4b194bf559a863e86c885bf274f06bfc2f9abbf282dba3ebc9e1ebf5554df"
+        "bf5a34bd3f192d47bf6c3fb63f3284c43e07f78a402e59203dd9bfacbfa5cb01"
+        "bf2ef17b3f41fd68"),
+    ("adagrad_da", "6x3", True): ("becacbdfbe90a30a3e504e2dbeb58445be2e46acbed8546abf3a89aebf6e9cb5"
+        "bf9ca56b3ef40829be9a722d3f8446b43ebcb3553edf25913dafcaa4bf813c17"
+        "bea1b41c3f1874e3"),
+    ("adagrad_da", "6x3", False): ("becacbdfbe90a30a3e504e2ebeb36952be27a00dbed02bc93f0066883d407f04"
+        "3eb45c5b3db5de3cbed5c790beb18d313ebcb3543edf25913dafcaa3be35cf55"
+        "bec018c13dc2479b"),
+    ("adadelta", "6x3", True): ("3f024284beaf2619be2a84ca3ec18636bfa544ddbe0e4c5ebf3a89aebf6e9cb5"
+        "bf9ca56b3ef40829be9a722d3f8446b4be973b633ff289ee3d732b56bf813c17"
+        "bea1b41c3f1874e3"),
+    ("adadelta", "6x3", False): ("3f024284beaf2619be2a84ca3ec18636bfa544ddbe0e4c5ebf39dcc9bf6e982f"
+        "bf9c3a313ef41569be9c30fb3f83ec83be973b633ff289ee3d732b56bf81577b"
+        "bea277293f1891cc"),
+    ("adagrad", "6", True): ("3f355260beedd27ebe2c103a3ec2336dbf297310be0c4f5f"),
+    ("adagrad", "6", False): ("3f355260bef22fc83e3067773df2d71cbf297310bf3af400"),
+    ("padagrad", "6", True): ("3f2ead86beebbfa0be2c103a3ec2336dbf1e3a6abe0c4f5f"),
+    ("padagrad", "6", False): ("3f2ead85beee145d3e2751a93dd96e80bf1e3a68bf370e2e"),
+    ("nesterov", "6", True): ("3f37c10cbf98db4abe2c103a3ec2336dbf746af8be0c4f5f"),
+    ("nesterov", "6", False): ("3f37c10cbf447d5a3e94138a3c8ec9e0bf746af8bf4dbf66"),
+    ("pgd", "6", True): ("3f19a2f2bfd1e9b7be2c103a3ec2336dbf58a9a3be0c4f5f"),
+    ("pgd", "6", False): ("3f19a2f1bf7ae0923e80b04dbe58c131bf58a9a0bf578dfa"),
+    ("adagrad_da", "6", True): ("3dbdf8e5be882556be2c103a3ec2336d3ed9a0e5be0c4f5f"),
+    ("adagrad_da", "6", False): ("3dbdf8e4be85e2f53ea4fd4fbe55c0fb3ed9a0e5bef76417"),
+    ("adadelta", "6", True): ("3f031457beaf1ad9be2c103a3ec2336dbfa4c701be0c4f5f"),
+    ("adadelta", "6", False): ("3f031457beaf1ad9be2aeaa13ec188edbfa4c701be0eb429"),
+    ("adagrad", "5", False): ("3f8d010ebe6e7a463d58cd983eac6bb3bfebe7f4"),
+    ("padagrad", "5", False): ("3f87483ebe6313f73d2daf083ea749c7bfe5310a"),
+    ("nesterov", "5", False): ("3f550d26be9ee52c3df682643e25b1c6bfda2db9"),
+    ("pgd", "5", False): ("3f6ca6d0bea590893c4029ccbce27721bfe45c7e"),
+    ("adagrad_da", "5", False): ("3ec15c4b000000003e1a2646be271a19bec1b5c7"),
+    ("adadelta", "5", False): ("3f03e452beae664bbe2b77043ec1ddfabfa57890"),
+}
+
+_OPTS = {
+    "adagrad": lambda: tf.train.AdagradOptimizer(0.3),
+    "padagrad": lambda: tf.train.ProximalAdagradOptimizer(
+        0.3, l1_regularization_strength=0.01, l2_regularization_strength=0.02),
+    "nesterov": lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    "pgd": lambda: tf.train.ProximalGradientDescentOptimizer(
+        0.3, l1_regularization_strength=0.01, l2_regularization_strength=0.02),
+    "adagrad_da": lambda: tf.train.AdagradDAOptimizer(
+        0.3, tf.train.get_or_create_global_step(), l1_regularization_strength=0.01,
+        l2_regularization_strength=0.02),
+    "adadelta": lambda: tf.train.AdadeltaOptimizer(2.0),
+}
+
+
+@pytest.mark.parametrize("name,shape,sparse", sorted(_OPT_REF))
+def test_optimizer_updates_match_tf_bits(name, shape, sparse):
+    dims = [int(d) for d in shape.split("x")]
+    rs = np.random.RandomState(272)
+    w0 = rs.randn(*dims).astype(np.float32)
+    grads = [rs.randn(*dims).astype(np.float32) for _ in range(3)]
+    with tf.Graph().as_default():
+        v = tf.Variable(w0)
+        gp = tf.placeholder(tf.float32, dims)
+        if sparse:
+            idx = [1, 4, 1, 0]
+            loss = tf.reduce_sum(tf.gather(v, idx) * tf.gather(gp, idx))
+        else:
+            loss = tf.reduce_sum(v * gp)
+        train = _OPTS[name]().minimize(loss, global_step=tf.train.get_or_create_global_step())
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            for g in grads:
+                s.run(train, {gp: g})
+            got = s.run(v)
+    _bits_equal(got, _OPT_REF[(name, shape, sparse)])

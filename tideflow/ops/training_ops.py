@@ -42,10 +42,15 @@ def _proximal_gradient_descent(var, delta, alpha, l1, l2):
     _proximal(var, var - alpha * delta, alpha, l1, l2)
 
 
+def _rsqrt(x):
+    # Eigen's scalar rsqrt: 1 / sqrt (its 8-float packets take the CPU's approximation)
+    return 1 / np.sqrt(x)
+
+
 def _adadelta(var, accum, accum_update, grad, lr, rho, epsilon):
     accum *= rho
     accum += grad * grad * (1 - rho)
-    update = np.sqrt(accum_update + epsilon) / np.sqrt(accum + epsilon) * grad
+    update = np.sqrt(accum_update + epsilon) * _rsqrt(accum + epsilon) * grad
     accum_update *= rho
     accum_update += update * update * (1 - rho)
     var -= update * lr
@@ -54,7 +59,18 @@ def _adadelta(var, accum, accum_update, grad, lr, rho, epsilon):
 def _adagrad(var, accum, grad, lr, *, update_slots):
     if update_slots:
         accum += grad * grad
-    var -= lr * grad / np.sqrt(accum)
+    var -= grad * lr * _rsqrt(accum)  # (TF's order of the products, as below)
+
+
+def _sparse_adagrad(var, accum, grad, lr, *, update_slots):
+    # TF's sparse kernel: a row at a time ((lr * g) * rsqrt(a)), or element by element for
+    # a vector ((lr * g) / sqrt(a))
+    if update_slots:
+        accum += grad * grad
+    if var.ndim > 1:
+        var -= lr * grad * _rsqrt(accum)
+    else:
+        var -= lr * grad / np.sqrt(accum)
 
 
 def _adagrad_v2(var, accum, grad, lr, epsilon, *, update_slots):
@@ -66,8 +82,35 @@ def _adagrad_v2(var, accum, grad, lr, epsilon, *, update_slots):
 
 def _proximal_adagrad(var, accum, grad, lr, l1, l2):
     accum += grad * grad
-    rate = lr / np.sqrt(accum)
+    rate = lr * _rsqrt(accum)
     _proximal(var, var - grad * rate, rate, l1, l2)
+
+
+def _in_double(var, prox, rate, l1, l2):
+    # TF's sparse kernels on a vector divide by ``1.0 + l2 * rate`` in double
+    denom = 1.0 + (l2 * rate).astype(np.float64)
+    if l1 > 0:
+        shrunk = np.sign(prox) * np.maximum(np.abs(prox) - rate * l1, 0)
+    else:
+        shrunk = prox
+    var[...] = (shrunk / denom).astype(var.dtype)
+
+
+def _sparse_proximal_adagrad(var, accum, grad, lr, l1, l2):
+    accum += grad * grad
+    if var.ndim > 1:
+        rate = lr * _rsqrt(accum)
+        _proximal(var, var - grad * rate, rate, l1, l2)
+    else:
+        rate = lr / np.sqrt(accum)
+        _in_double(var, var - rate * grad, rate, l1, l2)
+
+
+def _sparse_proximal_gradient_descent(var, delta, alpha, l1, l2):
+    if var.ndim > 1:
+        _proximal(var, var - delta * alpha, alpha, l1, l2)
+    else:
+        _in_double(var, var - alpha * delta, alpha, l1, l2)
 
 
 def _momentum(var, accum, grad, lr, momentum, *, use_nesterov):
@@ -77,6 +120,16 @@ def _momentum(var, accum, grad, lr, momentum, *, use_nesterov):
         var -= grad * lr + accum * momentum * lr
     else:
         var -= accum * lr
+
+
+def _sparse_momentum(var, accum, grad, lr, momentum, *, use_nesterov):
+    # TF's sparse kernel takes lr * momentum first
+    accum *= momentum
+    accum += grad
+    if use_nesterov:
+        var -= lr * grad + lr * momentum * accum
+    else:
+        var -= lr * accum
 
 
 def _momentum_in_grad(var, accum, grad, lr, momentum, *, use_nesterov):
@@ -153,12 +206,40 @@ def _adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, grad, l
     gradient_accumulator += grad
     gradient_squared_accumulator += grad * grad
     t = np.asarray(global_step).astype(var.dtype)
-    den = l2 * t * lr + np.sqrt(gradient_squared_accumulator)
+    den = l2 * (t * lr) + np.sqrt(gradient_squared_accumulator)
     if l1 > 0:
-        shrunk = np.maximum(np.abs(gradient_accumulator) - l1 * t, 0)
+        shrunk = np.maximum(np.abs(gradient_accumulator) - t * l1, 0)
         var[...] = -lr * np.sign(gradient_accumulator) * shrunk / den
     else:
-        var[...] = -gradient_accumulator * lr / den
+        var[...] = -(lr * gradient_accumulator) / den
+
+
+def _sparse_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1,
+                       l2, global_step):
+    # TF's sparse kernel: rows by the accumulators' means over the steps; a vector's elements
+    # in double
+    ga, gg = gradient_accumulator, gradient_squared_accumulator
+    if var.ndim > 1:
+        ga += grad
+        gg += grad * grad
+        t = np.asarray(global_step).astype(var.dtype)
+        den = l2 + np.sqrt(gg) / (t * lr)
+        if l1 > 0:
+            var[...] = -np.sign(ga) * np.maximum(np.abs(ga) / t - l1, 0) / den
+        else:
+            var[...] = -(ga / t) / den
+        return
+    g = grad.astype(np.float64)
+    ga[...] = (ga + g).astype(ga.dtype)
+    gg[...] = (gg + g * g).astype(gg.dtype)
+    t = float(global_step)
+    lr_d, l1_d, l2_d = float(lr), float(l1), float(l2)
+    den = t * l2_d * lr_d + np.sqrt(gg).astype(np.float64)  # (the root in float)
+    if l1_d > 0:
+        shrunk = np.maximum(np.abs(ga.astype(np.float64)) - t * l1_d, 0.0)
+        var[...] = (np.sign(-ga) * lr_d * shrunk / den).astype(var.dtype)
+    else:
+        var[...] = (-ga.astype(np.float64) * lr_d / den).astype(var.dtype)
 
 
 def _ftrl_step(var, accum, linear, grad, shrunk_grad, lr, l1, l2, lr_power):
@@ -488,28 +569,29 @@ _OPS = (
     ("ApplyProximalGradientDescent", "var alpha l1 l2 delta", _proximal_gradient_descent, (),
      _FLOATS),
     ("SparseApplyProximalGradientDescent", "var alpha l1 l2 grad indices",
-     _proximal_gradient_descent, (), _FLOATS),
+     _sparse_proximal_gradient_descent, (), _FLOATS),
     ("ApplyAdadelta", "var accum accum_update lr rho epsilon grad", _adadelta, (),
      _FLOATS_AND_COMPLEX),
     ("SparseApplyAdadelta", "var accum accum_update lr rho epsilon grad indices", _adadelta, (),
      _FLOATS_AND_COMPLEX),
     ("ApplyAdagrad", "var accum lr grad", _adagrad, ("update_slots: bool = true",),
      _FLOATS_AND_COMPLEX),
-    ("SparseApplyAdagrad", "var accum lr grad indices", _adagrad,
+    ("SparseApplyAdagrad", "var accum lr grad indices", _sparse_adagrad,
      ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
     ("ApplyAdagradV2", "var accum lr epsilon grad", _adagrad_v2,
      ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
     ("SparseApplyAdagradV2", "var accum lr epsilon grad indices", _adagrad_v2,
      ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
     ("ApplyAdagradDA", _ADAGRAD_DA, _adagrad_da, (), _FLOATS),
-    ("SparseApplyAdagradDA", _ADAGRAD_DA.replace("grad ", "grad indices "), _adagrad_da, (),
+    ("SparseApplyAdagradDA", _ADAGRAD_DA.replace("grad ", "grad indices "), _sparse_adagrad_da,
+     (),
      _FLOATS),
     ("ApplyProximalAdagrad", "var accum lr l1 l2 grad", _proximal_adagrad, (), _FLOATS),
-    ("SparseApplyProximalAdagrad", "var accum lr l1 l2 grad indices", _proximal_adagrad, (),
-     _FLOATS),
+    ("SparseApplyProximalAdagrad", "var accum lr l1 l2 grad indices",
+     _sparse_proximal_adagrad, (), _FLOATS),
     ("ApplyMomentum", "var accum lr grad momentum", _momentum,
      ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
-    ("SparseApplyMomentum", "var accum lr grad indices momentum", _momentum,
+    ("SparseApplyMomentum", "var accum lr grad indices momentum", _sparse_momentum,
      ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
     ("ApplyAdam", "var m v beta1_power beta2_power lr beta1 beta2 epsilon grad", _adam,
      ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
