@@ -447,7 +447,6 @@ def _try_fold(op, ins, consts, device, session_state, session, bind_kernel):
 # among its inputs, with the constants baked into its kernel.
 
 _ARITH = {"Add": "+", "AddV2": "+", "Sub": "-", "Mul": "*", "Div": "/", "RealDiv": "/"}
-_PD_TYPES = None
 
 
 class _Node:
@@ -468,23 +467,8 @@ class _Const:
         self.value = value
 
 
-def _pd_apply(kind, a, b):
-    with np.errstate(all="ignore"):
-        if kind == "+":
-            return a + b
-        if kind == "-":
-            return a - b
-        if kind == "*":
-            return a * b
-        return a / b
-
-
 def _is_const(r):
     return isinstance(r, _Const) or (isinstance(r, _Node) and r.value is not None)
-
-
-def _const_of(r):
-    return r.value
 
 
 def _settled_const(t, fed, consts):
@@ -583,7 +567,8 @@ def _constant_push_down(order, fed, fetches, replace, consts, device):
         moved = False
         for n in seq:  # fold what became constant
             if n.value is None and all(_is_const(r) for r in n.ins):
-                n.value = _pd_apply(n.kind, _const_of(n.ins[0]), _const_of(n.ins[1]))
+                with np.errstate(all="ignore"):
+                    n.value = _PD_UFUNCS[n.kind](n.ins[0].value, n.ins[1].value)
                 moved = True
         for n in seq:
             moved = _push_down(n) or moved
@@ -648,6 +633,8 @@ def _realize(nodes, seq, order, replace, consts, copy):
         # the whole subtree in one kernel where an op has all its leaves, else its parts
         if n in realized:
             return realized[n]
+        if n.op in hosts:
+            return None  # its op computes another node's value: n's own has no place
         for deep in (True, False):
             leaves = []
             try:
@@ -656,7 +643,8 @@ def _realize(nodes, seq, order, replace, consts, copy):
                 continue
             for cand in [n] + [m for m in seq if m in dirty and not read_outside(m)]:
                 h = cand.op
-                if h in hosts or position[h] > position[n.op]:
+                if (h in hosts or position[h] > position[n.op]
+                        or (cand is not n and cand in realized)):
                     continue
                 ins = [moved.get(t, t) for t in (replace.get(t, t) for t in h._inputs)]
                 if all(any(t is x for t in ins) for x in leaves):
@@ -676,13 +664,13 @@ def _realize(nodes, seq, order, replace, consts, copy):
         return
     for h, (ins, expr) in hosts.items():
         replace.kernels[h] = _pd_decl(h, _pd_kernel(_pd_compile(expr, ins)), copy)
+    for out, src in moved.items():
+        _read_from(replace, out, src)
     for n in seq:
-        if n not in dirty or n.op in hosts:
-            continue
         out = n.op._outputs[0]
-        if out in moved:
-            _read_from(replace, out, moved[out])
-        elif read_outside(n):  # (folded)
+        if n not in dirty or n.op in hosts or out in moved:
+            continue
+        if read_outside(n):  # (folded)
             consts[out] = _readonly(np.asarray(n.value))
         else:  # read by the rewritten ops only, which no longer do
             replace.kernels[n.op] = _pd_decl(n.op, _unread, copy)
