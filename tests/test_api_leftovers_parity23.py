@@ -546,3 +546,66 @@ def test_receptive_field_paths_padding_and_alignment():
     with pytest.raises(ValueError, match="Graph is not aligned since center shift from "
                                          "different paths is different in horizontal"):
         rf.compute_receptive_field_from_graph_def(g, "input_image", "output3")
+
+
+def test_do_quantize_training_on_graphdef_as_tf(tmp_path):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.Variable(np.ones((3, 4), np.float32), name="w")
+        h = tf.nn.relu6(tf.matmul(x, w, name="mm1"), name="r6")
+        w2 = tf.constant(np.ones((4, 2), np.float32), name="w2")
+        s = tf.sigmoid(tf.matmul(h, w2, name="mm2"), name="sig")
+        tf.matmul(tf.reshape(s, [-1, 2], name="rs"),
+                  tf.constant(np.ones((2, 2), np.float32), name="w3"), name="mm3")
+        tf.matmul(h, w2, name="mm4")
+        tf.train.Saver()
+        tf.global_variables_initializer()
+    gd = tf.train.do_quantize_training_on_graphdef(g.as_graph_def(), 8)
+    nodes = {n.name: (n.op, list(n.input)) for n in gd.node}
+    # TF 1.15's rewrite of the same graph (178 nodes in all, the SaveV2 last)
+    assert len(gd.node) == 178 and gd.node[-1].name == "save/SaveV2"
+    assert nodes["mm1"][1] == ["x/QuantizeAndDequantizeV2", "w/read/QuantizeAndDequantizeV2"]
+    assert nodes["mm4"][1] == ["r6/QuantizeAndDequantizeV2", "w2/QuantizeAndDequantizeV2"]
+    assert nodes["r6/QuantizeAndDequantizeV2"][1] == ["r6", "r6/InputMin", "r6/InputMax"]
+    assert nodes["x/Min/EMA/ValueDiff"] == ("Sub", ["x/Min/Variable", "x/Min/Switch:1"])
+    assert nodes["x/Min/Merge"] == ("Merge", ["x/Min/Switch", "x/Min/EMA/EMAValue"])
+    assert nodes["save/Assign/_1_qt"] == ("Assign", ["x/Min/Variable", "save/RestoreV2/_0_qt"])
+    assert nodes["save/SaveV2"][1][3:] == [
+        "w", "x/Min/Variable", "x/Max/Variable", "w/read/Min/Variable", "w/read/Max/Variable",
+        "w2/Min/Variable", "w2/Max/Variable", "w3/Min/Variable", "w3/Max/Variable"]
+    attrs = {n.name: n.attr for n in gd.node}
+    q = attrs["r6/QuantizeAndDequantizeV2"]
+    assert (q["signed_input"].b, q["num_bits"].i, q["range_given"].b) == (False, 8, True)
+    assert attrs["x/QuantizeAndDequantizeV2"]["signed_input"].b is True
+    assert "_class" not in attrs["x/Min/AssignValue"]
+    g2 = tf.Graph()
+    with g2.as_default():
+        tf.import_graph_def(gd, name="")
+        xx, out = g2.get_tensor_by_name("x:0"), g2.get_tensor_by_name("mm3:0")
+        lo, hi = (g2.get_tensor_by_name(f"x/{k}/Variable:0") for k in ("Min", "Max"))
+        with tf.Session() as sess:
+            sess.run(g2.get_operation_by_name("init"))
+            feed = {xx: np.linspace(-1, 1, 6).reshape(2, 3).astype(np.float32)}
+            got = sess.run(out, feed)
+            sess.run(out, {xx: np.linspace(-2, 3, 6).reshape(2, 3).astype(np.float32)})
+            ema = sess.run([lo, hi])
+            path = str(tmp_path / "q")
+            sess.run("save/control_dependency:0", {"save/Const:0": path})
+        with tf.Session() as sess:
+            sess.run("save/restore_all", {"save/Const:0": path})
+            restored = sess.run([lo, hi])
+    # TF 1.15's values: 8-bit rounding of the sigmoid's output, the EMA after two runs
+    np.testing.assert_allclose(got, [[1.003921627998352] * 2, [2.0, 2.0]], rtol=1e-6)
+    np.testing.assert_allclose(ema, [-1.0009999, 1.002], rtol=1e-6)
+    np.testing.assert_allclose(restored, ema)
+    g3 = tf.Graph()
+    with g3.as_default():
+        a, b, c = (tf.placeholder(tf.float32, [2, 2], name=n) for n in "abc")
+        tf.matmul(tf.matmul(a, b), c)
+    with pytest.raises(tf.errors.UnimplementedError, match="Found an unknown op: MatMul with "
+                                                           "type: MatMul; Unknown ops are"):
+        tf.train.do_quantize_training_on_graphdef(g3.as_graph_def(), 8)
+    with pytest.raises(tf.errors.OutOfRangeError, match=r"num_bits should be in range \[1, "
+                                                        r"63\] but is: 64"):
+        tf.train.do_quantize_training_on_graphdef(g.as_graph_def(), 64)

@@ -116,6 +116,7 @@ from tideflow.train.supervisor import Supervisor
 from tideflow.train.sync_replicas_optimizer import SyncReplicasOptimizer, SyncReplicasOptimizerV2
 from tideflow.train.trackable_checkpoint import Checkpoint, CheckpointManager, CheckpointOptions
 from tideflow.train.train_extras import checkpoints_iterator, noisy_linear_cosine_decay
+from tideflow.train.quantize_training import do_quantize_training_on_graphdef
 from tideflow.train.training_util import (
     assert_global_step,
     create_global_step,
