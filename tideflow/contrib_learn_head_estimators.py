@@ -80,6 +80,8 @@ class _HeadEstimator(_learn._Canned):
     # head's whole dict
     _canned_predict = False
     _sparse_keys = frozenset()
+    _SLOT = re.compile(r"^linear/linear_model/(bias_weights|[^/]*/weights)/.*/part_0/"
+                       r"([^/]+)$")
 
     def _eval_result(self, result, metrics=None):
         return result
@@ -99,6 +101,19 @@ class _HeadEstimator(_learn._Canned):
     def _contrib_linear_name(self, name):
         """contrib.learn's names: ``linear/<column>/weights`` for sparse columns (``weight``
         for dense ones), also inside the SDCA slots' names."""
+        slot = self._SLOT.match(name)
+        if slot is not None:
+            # an optimizer slot of a partitioned weight: TF names it after the weight, then
+            # the slot variable's name (built under "<head>/linear/") less as many leading
+            # characters as "<weight>/part_0/" has
+            column, slot_name = slot.groups()
+            if column == "bias_weights":
+                weight = "linear/bias_weight"
+            else:
+                col = column[:-len("/weights")]
+                weight = f"linear/{col}/weight" + ("s" if col in self._sparse_keys else "")
+            full = f"{self._head_scope}/linear/{weight}/part_0/{slot_name}"
+            return f"{weight}/" + full[len(f"{weight}/part_0/"):]
         m = re.match(r"^(.*?)linear/linear_model/(.*)$", name)
         if m is None:
             return super()._contrib_linear_name(name)
