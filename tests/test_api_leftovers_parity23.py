@@ -609,3 +609,28 @@ def test_do_quantize_training_on_graphdef_as_tf(tmp_path):
     with pytest.raises(tf.errors.OutOfRangeError, match=r"num_bits should be in range \[1, "
                                                         r"63\] but is: 64"):
         tf.train.do_quantize_training_on_graphdef(g.as_graph_def(), 64)
+
+
+def test_convolutional_orthogonal_initializers_are_orthogonal():
+    fw = tf.contrib.framework
+    with tf.Session() as s:
+        k = s.run(fw.convolutional_delta_orthogonal(gain=2.0, seed=1)((3, 3, 4, 6)))
+        # a delta kernel: only the centre tap, an orthogonal (scaled) matrix
+        center = k[1, 1]
+        np.testing.assert_allclose(center @ center.T, 4.0 * np.eye(4), atol=1e-4)
+        k[1, 1] = 0
+        assert not k.any()
+        for name, shape in (("convolutional_orthogonal_1d", (4, 4, 4)),
+                            ("convolutional_orthogonal_2d", (4, 4, 4, 4)),
+                            ("convolutional_orthogonal_3d", (2, 2, 2, 3, 3))):
+            k = s.run(getattr(fw, name)(gain=2.0, seed=1)(shape))
+            taps = k.reshape(-1, shape[-2], shape[-1])
+            np.testing.assert_allclose(sum(m.T @ m for m in taps), 4.0 * np.eye(shape[-1]),
+                                       atol=1e-4)
+        # with circular padding the convolution is an orthogonal operator: norms are kept
+        k = s.run(fw.convolutional_orthogonal_2d(seed=3)((4, 4, 5, 5)))
+        x = np.random.RandomState(0).randn(1, 8, 8, 5).astype(np.float32)
+        xp = np.concatenate([x, x[:, :3]], 1)
+        xp = np.concatenate([xp, xp[:, :, :3]], 2)
+        y = s.run(tf.nn.conv2d(xp, k, [1, 1, 1, 1], "VALID"))
+    np.testing.assert_allclose(np.linalg.norm(y), np.linalg.norm(x), rtol=1e-4)
