@@ -58,6 +58,14 @@ TF_TENSORS = {
               ("dense/kernel/transpose", [5, 16]), ("dense_1/BiasAdd", [1, 3]),
               ("dense_1/MatMul_bias", [3]), ("dense_1/Softmax", [1, 3]),
               ("dense_1/kernel/transpose", [3, 5]), ("max_pooling2d/MaxPool", [1, 2, 2, 4])],
+    "keras_bn": [("activation/Relu", [1, 6, 6, 4]), ("conv2d/Conv2D_bias", [4]),
+                 ("conv2d/kernel", [4, 3, 3, 2]), ("conv2d_input", [1, 6, 6, 2]),
+                 ("dense/BiasAdd", [1, 3]), ("dense/MatMul_bias", [3]),
+                 ("dense/kernel/transpose", [3, 4]), ("depthwise_conv2d/depthwise_bias", [4]),
+                 ("depthwise_conv2d/depthwise_kernel", [1, 3, 3, 4]),
+                 ("global_average_pooling2d/Mean", [1, 4]),
+                 ("global_average_pooling2d/Mean/reduction_indices", [2]),
+                 ("re_lu/Relu6", [1, 6, 6, 4]), ("softmax/Softmax", [1, 3])],
     "saved_model": [("MatMul", [1, 2]), ("MatMul_bias", [2]), ("feat", [1, 3]),
                     ("pred", [1, 2]), ("w/transpose", [2, 3])],
 }
@@ -179,6 +187,34 @@ def test_keras_h5_model(tmp_path):
     out = _run(interp, xi)
     assert out.shape == (2, 3)
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+    tf.keras.backend.clear_session()
+
+
+def test_keras_batch_norm_and_dropout_fold_away(tmp_path):
+    path = str(tmp_path / "bn.h5")
+    layers = tf.keras.layers
+    rng = np.random.RandomState(2)
+    with tf.Graph().as_default():
+        model = tf.keras.Sequential([
+            layers.Conv2D(4, 3, padding="same", input_shape=(6, 6, 2)),
+            layers.BatchNormalization(), layers.Activation("relu"),
+            layers.DepthwiseConv2D(3, padding="same"), layers.ReLU(6.0),
+            layers.GlobalAveragePooling2D(), layers.Dropout(0.5), layers.Dense(3),
+            layers.Softmax()])
+        bn = model.layers[1]
+        bn.set_weights([rng.uniform(0.5, 2, 4).astype(np.float32),
+                        rng.randn(4).astype(np.float32), rng.randn(4).astype(np.float32),
+                        rng.uniform(0.5, 2, 4).astype(np.float32)])
+        xi = rng.randn(1, 6, 6, 2).astype(np.float32)
+        ref = model.predict(xi)
+        model.save(path)
+    data = tf.lite.TFLiteConverter.from_keras_model_file(path).convert()
+    interp = tf.lite.Interpreter(model_content=data)
+    assert [(d["name"], d["shape"].tolist()) for d in interp.get_tensor_details()] == \
+        TF_TENSORS["keras_bn"]
+    assert [o.op for o in read_model(data).operators] == [
+        "CONV_2D", "DEPTHWISE_CONV_2D", "MEAN", "FULLY_CONNECTED", "SOFTMAX"]
+    np.testing.assert_allclose(_run(interp, xi), ref, rtol=1e-5, atol=1e-6)
     tf.keras.backend.clear_session()
 
 

@@ -66,6 +66,7 @@ _OPTIONS_FOR = {"MAXIMUM": "MaximumMinimumOptions", "MINIMUM": "MaximumMinimumOp
                 "ZEROS_LIKE": "ZerosLikeOptions"}
 _REDUCERS = {"Mean": "MEAN", "Sum": "SUM", "Max": "REDUCE_MAX", "Min": "REDUCE_MIN",
              "Prod": "REDUCE_PROD", "Any": "REDUCE_ANY"}
+_BATCH_NORMS = {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}
 _ACTIVATIONS = {"Relu": schema.ACT_RELU, "Relu6": schema.ACT_RELU6}
 
 
@@ -196,6 +197,39 @@ class _Lowering:
         self.absorbed.add(user.name)
         return user.outputs[0]
 
+    def batch_norm_factors(self, op):
+        """(mul, add) of an inference FusedBatchNorm whose parameters are constants, else
+        None: y = x * mul + add."""
+        if op.type not in _BATCH_NORMS or op.get_attr("is_training"):
+            return None
+        fmt = op.get_attr("data_format")
+        if (fmt.decode() if isinstance(fmt, bytes) else fmt) != "NHWC":
+            return None
+        if not all(t.name in self.values for t in op.inputs[1:5]):
+            return None
+        scale, offset, mean, var = (np.asarray(self.values[t.name], np.float64)
+                                    for t in op.inputs[1:5])
+        mul = scale / np.sqrt(var + float(op.get_attr("epsilon")))
+        return mul, offset - mean * mul
+
+    def fuse_batch_norm(self, out, w_key, bias_key, axis):
+        """Folds a following inference batch norm into the weights and bias of the op."""
+        user = self._sole_consumer(out)
+        if user is None or user.inputs[0].name != out.name:
+            return out
+        factors = self.batch_norm_factors(user)
+        if factors is None:
+            return out
+        mul, add = factors
+        w = self.tensors[w_key]
+        shape = [1] * w.data.ndim
+        shape[axis] = -1
+        w.data = (w.data * mul.reshape(shape)).astype(w.data.dtype)
+        b = self.tensors[bias_key]
+        b.data = (b.data * mul + add).astype(b.data.dtype)
+        self.absorbed.add(user.name)
+        return user.outputs[0]
+
     def fuse_activation(self, out):
         user = self._sole_consumer(out)
         if user is None or user.type not in _ACTIVATIONS:
@@ -229,6 +263,21 @@ class _Lowering:
             name = _UNARY[kind]
             self.emit(name, [self.tensor_of(op.inputs[0])], [self.produce(out)], {},
                       _OPTIONS_FOR.get(name))
+            return
+        if kind in _BATCH_NORMS:
+            factors = self.batch_norm_factors(op)
+            if factors is None:
+                return self.unsupported_op(op)
+            mul, add = factors
+            dt = np.dtype(out.dtype.as_numpy_dtype)
+            scaled = op.name + "_mul"
+            self.tensors[scaled] = _Tensor(scaled, self.shape_of(out), dt)
+            self.emit("MUL", [self.tensor_of(op.inputs[0]),
+                              self.const(op.name + "_mul_factor", mul.astype(dt))],
+                      [scaled], {"fused_activation_function": 0}, "MulOptions")
+            end, act = self.fuse_activation(out)
+            self.emit("ADD", [scaled, self.const(op.name + "_add_term", add.astype(dt))],
+                      [self.produce(end)], {"fused_activation_function": act}, "AddOptions")
             return
         if kind == "LeakyRelu":
             self.emit("LEAKY_RELU", [self.tensor_of(op.inputs[0])], [self.produce(out)],
@@ -446,6 +495,8 @@ class _Lowering:
         bias = self.const(op.name + "_bias", np.zeros([out_dim], np.dtype(
             op.outputs[0].dtype.as_numpy_dtype)))
         end = self.fuse_bias(op.outputs[0], bias, out_dim)
+        if w_key in self.tensors and self.tensors[w_key].data is not None:
+            end = self.fuse_batch_norm(end, w_key, bias, 0)
         end, act = self.fuse_activation(end)
         self.emit("FULLY_CONNECTED", [x, w_key, bias], [self.produce(end)],
                   {"fused_activation_function": act, "weights_format": 0},
@@ -487,6 +538,7 @@ class _Lowering:
                 w.reshape(1, w.shape[0], w.shape[1], channels)))
         bias = self.const(op.name + "_bias", np.zeros([channels], w.dtype))
         end = self.fuse_bias(op.outputs[0], bias, channels)
+        end = self.fuse_batch_norm(end, w_key, bias, 0 if op.type == "Conv2D" else 3)
         end, act = self.fuse_activation(end)
         opts = {"padding": self._padding(op), "stride_w": int(strides[2]),
                 "stride_h": int(strides[1]), "fused_activation_function": act,
