@@ -428,6 +428,11 @@ def test_small_names_match_tf():
         L.learn_runner.tune(lambda c, h: None, object())
     assert L.io.read_keyed_batch_features_shared_queue is \
         L.read_keyed_batch_features_shared_queue
+    # dir() lists the names TF 1.15's module has, also those bound on first use
+    assert {"SVM", "DynamicRnnEstimator", "regression_head", "graph_actions",
+            "evaluate"} <= set(dir(L))
+    assert {"load_iris", "load_boston", "load_dataset"} <= set(dir(L.datasets))
+    assert L.utils.make_export_strategy is L.make_export_strategy
 
 
 def test_pandas_and_dask_extractors():

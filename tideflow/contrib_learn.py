@@ -1800,6 +1800,13 @@ def __getattr__(name):
     raise AttributeError(f"module 'tideflow.contrib.learn' has no attribute {name!r}")
 
 
+def __dir__():
+    from tideflow import contrib_learn_extra
+
+    return sorted({*globals(), *contrib_learn_extra.LAZY_NAMES, "estimators", "models",
+                   "ops", "preprocessing"})
+
+
 __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
            "DNNRegressor", "Dataset", "Datasets", "Estimator", "Experiment", "KMeansClustering",
            "LinearClassifier",

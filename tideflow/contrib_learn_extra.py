@@ -487,6 +487,12 @@ def install(learn):
     for name in ("CheckpointSaver", "ExportMonitor", "GraphDump"):
         setattr(learn.monitors, name, globals()[name])
     learn.monitors.SessionLog = _tf().SessionLog
+    learn.monitors.Summary = _tf().Summary
+    learn.utils.make_export_strategy = make_export_strategy
+    # the loaders the datasets module binds on first use are listed by dir() as TF's
+    lazy_sets = ("DATASETS", "SYNTHETIC", "load_boston", "load_dataset", "load_iris",
+                 "make_dataset", "mnist", "synthetic")
+    learn.datasets.__dir__ = lambda: sorted({*vars(learn.datasets), *lazy_sets})
     for name in ("extract_dask_data", "extract_dask_labels", "extract_pandas_data",
                  "extract_pandas_labels", "extract_pandas_matrix",
                  "read_keyed_batch_examples_shared_queue",
