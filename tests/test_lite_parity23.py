@@ -370,6 +370,16 @@ def test_api_surface():
     assert conv.post_training_quantize
     model = read_model(conv.convert())
     assert [o.op for o in model.operators] == ["RELU"]
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [1, 2], name="x")
+        data = lite.toco_convert(g.as_graph_def(), [x], [tf.nn.relu(x)])
+    assert [o.op for o in read_model(data).operators] == ["RELU"]
+    # (TF 1.15's OSError for a missing delegate library)
+    with pytest.raises(OSError, match=r"^nolib\.so: cannot open shared object file: No such "
+                       r"file or directory$"):
+        lite.experimental.load_delegate("nolib.so")
+    supported = lite.experimental.get_potentially_supported_ops()
+    assert {"Conv2D", "MatMul", "Softmax"} <= {s.op for s in supported}
 
 
 def test_flatbuffer_round_trip():

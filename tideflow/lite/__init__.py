@@ -5,6 +5,7 @@ interpreter loads, and ``Interpreter`` runs the float32 builtin ops of tideflow'
 TF's converter's. See :mod:`tideflow.lite.python.convert` for what the converter covers.
 """
 
+from tideflow.lite import experimental
 from tideflow.lite.python import lite_constants as constants
 from tideflow.lite.python.convert import ConverterError
 from tideflow.lite.python.interpreter import Interpreter
@@ -19,5 +20,5 @@ from tideflow.lite.python.lite import (
 )
 
 __all__ = ["Interpreter", "OpsSet", "Optimize", "RepresentativeDataset", "TFLiteConverter",
-           "TargetSpec", "TocoConverter", "constants", "toco_convert"]
+           "TargetSpec", "TocoConverter", "constants", "experimental", "toco_convert"]
 _ = ConverterError
