@@ -372,7 +372,8 @@ def test_api_surface():
     assert [o.op for o in model.operators] == ["RELU"]
     with tf.Graph().as_default() as g:
         x = tf.placeholder(tf.float32, [1, 2], name="x")
-        data = lite.toco_convert(g.as_graph_def(), [x], [tf.nn.relu(x)])
+        y = tf.nn.relu(x)
+        data = lite.toco_convert(g.as_graph_def(), [x], [y])
     assert [o.op for o in read_model(data).operators] == ["RELU"]
     # (TF 1.15's OSError for a missing delegate library)
     with pytest.raises(OSError, match=r"^nolib\.so: cannot open shared object file: No such "
