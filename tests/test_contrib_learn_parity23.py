@@ -369,6 +369,13 @@ def test_svm_and_sdca_linear_classifier_match_tf():
     lc = L.LinearClassifier([x, c], optimizer=tf.contrib.linear_optimizer.SDCAOptimizer(
         "example_id", symmetric_l2_regularization=1.0), model_dir=tempfile.mkdtemp())
     lc.fit(input_fn=_svm_input, steps=50)
+    sdca = tf.contrib.linear_optimizer.SDCAOptimizer("example_id")
+    with pytest.raises(AssertionError, match="SDCA only applies to binary classification"):
+        L.LinearClassifier([x], n_classes=3, optimizer=sdca)
+    with pytest.raises(ValueError, match="enable_centered_bias is not supported with SDCA"):
+        L.LinearClassifier([x], optimizer=sdca, enable_centered_bias=True)
+    with pytest.raises(ValueError, match="LinearEstimator does not support SDCA optimizer"):
+        L.LinearEstimator([x], L.regression_head(), optimizer=sdca)
     np.testing.assert_allclose(lc.get_variable_value("linear/c/weights").ravel(),
                                [0.3048, -0.2415, -0.3458], atol=1e-4)
     np.testing.assert_allclose(lc.get_variable_value("linear/x/weight").ravel(),

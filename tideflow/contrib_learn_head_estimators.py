@@ -173,6 +173,10 @@ class LinearEstimator(_HeadEstimator):
     def __init__(self, feature_columns, head, model_dir=None, weight_column_name=None,
                  optimizer=None, gradient_clip_norm=None, _joint_weights=False, config=None,
                  feature_engineering_fn=None):
+        from tideflow.contrib_learn import _is_sdca
+
+        if _is_sdca(optimizer):
+            raise ValueError("LinearEstimator does not support SDCA optimizer.")
         self._columns = list(feature_columns)
         self._optimizer = optimizer
         self._clip = gradient_clip_norm
@@ -414,15 +418,22 @@ def sdca_linear(classifier, feature_columns, optimizer, n_classes=2, weight_colu
                 model_dir=None, config=None, feature_engineering_fn=None, label_dimension=1,
                 enable_centered_bias=False):
     """The SDCA-trained contrib LinearClassifier / LinearRegressor."""
+    # TF 1.15's checks (its asserts among them)
     if classifier:
+        if enable_centered_bias:
+            raise ValueError("enable_centered_bias is not supported with SDCA")
         if n_classes != 2:
-            raise ValueError("SDCA only applies to binary classification.")
-        head = _heads.multi_class_head(2, weight_column_name=weight_column_name,
-                                       enable_centered_bias=enable_centered_bias)
+            raise AssertionError("SDCA only applies to binary classification.")
+        head = _heads.multi_class_head(2, weight_column_name=weight_column_name)
     else:
-        head = _heads.regression_head(weight_column_name=weight_column_name,
-                                      label_dimension=label_dimension,
-                                      enable_centered_bias=enable_centered_bias)
+        if enable_centered_bias:
+            from tideflow import logging
+
+            logging.warning("centered_bias is not supported with SDCA, please disable it "
+                            "explicitly.")
+        if label_dimension != 1:
+            raise AssertionError("SDCA only applies for label_dimension=1.")
+        head = _heads.regression_head(weight_column_name=weight_column_name)
     return _SdcaLinear(head, feature_columns, optimizer, weight_column_name, model_dir, config,
                        feature_engineering_fn, classifier)
 
