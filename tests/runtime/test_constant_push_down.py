@@ -246,3 +246,32 @@ def test_integer_chains_untouched():
         got = tf.Session().run(out, {x: [1, 2, 3, 4]})
     np.testing.assert_array_equal(got, [5, 6, 7, 8])
 
+
+
+# values whose cube, rounded once (pow), differs from (x * x) * x
+CUBE_X = np.array([1004292808, 1065985549, 1072252294, 3215111237, 1075660975, 1058697585,
+                   1049949702, 3177377793], np.uint32).view(np.float32)
+
+
+@pytest.mark.parametrize("exponent", [3.0, 2.0, -1.0, 4.0])
+def test_pow_by_constant_as_tf(exponent):
+    # TF's ConvertPow: x ** 3 is Square(x) * x, x ** 2 Square, x ** -1 Reciprocal; x ** 4 stays
+    # pow (rounded once)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [8])
+        y = tf.identity(tf.pow(x, exponent) + 0.0)
+        got = tf.Session().run(y, {x: CUBE_X})
+    x = CUBE_X
+    expected = {3.0: (x * x) * x, 2.0: x * x, -1.0: np.float32(1) / x,
+                4.0: (x.astype(np.float64) ** 4).astype(np.float32)}[exponent]
+    assert _bits(got) == _bits(expected)
+    if exponent == 3.0:
+        assert _bits(got) != _bits((x.astype(np.float64) ** 3).astype(np.float32))
+
+
+def test_pow_broadcasting_exponent_keeps_pow():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        y = tf.pow(x, tf.constant([3.0, 3.0])) + 0.0
+        got = tf.Session().run(y, {x: np.float32(1.5)})
+    np.testing.assert_array_equal(got, [3.375, 3.375])

@@ -117,6 +117,53 @@ def _div_by_constant_rewrites(order, fed, replace, consts):
         replace.kernels[op] = decl
 
 
+_POW_AS = {2.0: "Square", 0.5: "Sqrt", -0.5: "Rsqrt", -1.0: "Reciprocal", 3.0: None}
+
+
+def _cube(x, y):
+    return (x * x) * x
+
+
+def _convert_pow(order, fed, replace, consts):
+    """TF's arithmetic optimizer (its ConvertPow stage): ``Pow(x, c)`` with every element of
+    the constant ``c`` one value runs as ``Square(x)`` for 2, ``Square(x) * x`` for 3,
+    ``Sqrt`` for 0.5, ``Rsqrt`` for -0.5 and ``Reciprocal`` for -1, whose last bits are not
+    ``pow``'s (``x ** 3`` is two roundings there). Other exponents keep ``Pow``. Left alone
+    where ``c`` would broadcast ``x`` to a larger shape."""
+    import copy
+
+    from tideflow.framework import op_registry
+
+    for op in order:
+        if op._type != "Pow" or op in replace.kernels or len(op._inputs) != 2:
+            continue
+        out = op._outputs[0]
+        x = replace.get(op._inputs[0], op._inputs[0])
+        y = replace.get(op._inputs[1], op._inputs[1])
+        if (out in consts or out in fed or y not in consts or y in fed
+                or out.dtype.base_dtype not in (dtypes.float16, dtypes.float32, dtypes.float64)):
+            continue
+        c = np.asarray(consts[y])
+        if c.size == 0 or not np.all(c == c.flat[0]):
+            continue
+        e = float(c.flat[0])
+        if e not in _POW_AS or (c.size != 1 and tuple(c.shape) != tuple(x.shape.as_list() or ())):
+            continue
+        if c.ndim > len(x.shape) if x.shape.ndims is not None else c.size != 1:
+            continue
+        name = _POW_AS[e]
+        if name is None:
+            decl = copy.copy(op._op_def)
+            decl.kernel = _cube
+            decl.kernel_factory = None
+            decl.kernel_attrs = ()
+            decl.kernel_wants_ctx = decl.kernel_wants_step = False
+            decl.inplace = None
+        else:
+            decl = op_registry.get(name)
+        replace.kernels[op] = decl
+
+
 def _uses(order, replace, consts, tensors):
     """How many inputs of the ops that run in the step read each of ``tensors``."""
     uses = dict.fromkeys(tensors, 0)
@@ -390,6 +437,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
                 replace[a] = replace.get(b, b)
     if grappler:
         _log_softmax_rewrites(order, fed, fetches, replace, consts)
+        _convert_pow(order, fed, replace, consts)
         _div_by_constant_rewrites(order, fed, replace, consts)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
