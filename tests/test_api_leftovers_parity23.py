@@ -634,3 +634,48 @@ def test_convolutional_orthogonal_initializers_are_orthogonal():
         xp = np.concatenate([xp, xp[:, :, :3]], 2)
         y = s.run(tf.nn.conv2d(xp, k, [1, 1, 1, 1], "VALID"))
     np.testing.assert_allclose(np.linalg.norm(y), np.linalg.norm(x), rtol=1e-4)
+
+
+def test_saved_model_load_v2_signatures_and_variables(tmp_path):
+    path = str(tmp_path / "m")
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,),
+                                                   kernel_initializer="ones",
+                                                   bias_initializer="ones")])
+    tf.saved_model.experimental.save(m, path)
+    with tf.Graph().as_default():
+        obj = tf.saved_model.load_v2(path)
+        assert list(obj.signatures.keys()) == ["serving_default"]
+        f = obj.signatures["serving_default"]
+        # TF 1.15's reprs
+        assert repr(f.structured_input_signature) == (
+            "((), {'dense_input': TensorSpec(shape=(?, 3), dtype=tf.float32, "
+            "name='dense_input')})")
+        assert repr(f.structured_outputs) == (
+            "{'dense': TensorSpec(shape=(?, 2), dtype=tf.float32, name='dense')}")
+        out = f(tf.constant([[1.0, 2.0, 3.0]]))
+        out2 = f(dense_input=tf.constant([[1.0, 0.0, 0.0]]))
+        assert out["dense"].name == "StatefulPartitionedCall:0"
+        assert out["dense"].shape.as_list() == [1, 2]
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            got, got2 = s.run([out, out2])
+        np.testing.assert_array_equal(got["dense"], [[7.0, 7.0]])
+        np.testing.assert_array_equal(got2["dense"], [[2.0, 2.0]])
+        assert sorted(v.name for v in obj.variables) == ["dense/bias:0", "dense/kernel:0"]
+        assert len(tf.global_variables()) == 2
+        with pytest.raises(TypeError, match="missing required arguments: dense_input"):
+            f()
+    # a TF 1.x SavedModel (simple_save) loads the same way
+    path1 = str(tmp_path / "v1")
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        y = tf.matmul(x, tf.Variable([[2.0], [3.0]], name="v"), name="y")
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            tf.saved_model.simple_save(s, path1, {"x": x}, {"y": y})
+    with tf.Graph().as_default():
+        obj = tf.saved_model.load_v2(path1, tags=["serve"])
+        r = obj.signatures["serving_default"](x=tf.constant([[1.0, 1.0]]))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(s.run(r)["y"], [[5.0]])

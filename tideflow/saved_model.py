@@ -158,6 +158,17 @@ constants = _namespace(
 SERVING, TRAINING, GPU, TPU = _impl.SERVING, _impl.TRAINING, _impl.GPU, _impl.TPU
 DEBUG_DIRECTORY = "debug"
 DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"
+
+
+def load_v2(export_dir, tags=None):
+    """``tf.saved_model.load_v2`` (TF 1.15's graph mode): the SavedModel as an object with
+    ``signatures`` and ``variables``, its variables made in the default graph (see
+    ``ops/saved_model_load_v2.py``)."""
+    from tideflow.ops.saved_model_load_v2 import load_v2 as _load_v2
+
+    return _load_v2(export_dir, tags)
+
+
 # TF 1.15's tf.saved_model.experimental holds save alone
 experimental = _namespace("experimental", "``tf.saved_model.experimental``: save.", save=save)
 main_op = _namespace("main_op", "SavedModel init ops.", main_op=_impl.main_op,
@@ -186,6 +197,7 @@ __all__ = [
     "get_tensor_from_tensor_info",
     "is_valid_signature",
     "load",
+    "load_v2",
     "loader",
     "main_op",
     "maybe_saved_model_directory",
