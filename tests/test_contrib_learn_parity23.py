@@ -552,3 +552,28 @@ def test_dynamic_rnn_estimator_structure_matches_tf():
     with pytest.raises(ValueError, match="num_classes must be specified"):
         dre.DynamicRnnEstimator(L.ProblemType.CLASSIFICATION, dre.PredictionType.SINGLE_VALUE,
                                 seq)
+
+
+def test_checkpoint_saver_and_graph_dump_monitors(tmp_path):
+    import os
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(features["x"] * w - labels))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return w * features["x"], loss, train
+
+    def inp():
+        return {"x": tf.constant([1., 2.])}, tf.constant([2., 4.])
+
+    est = L.Estimator(model_fn, model_dir=str(tmp_path))
+    dump = L.monitors.GraphDump()
+    saver = L.monitors.CheckpointSaver(str(tmp_path / "cs"), save_steps=2)
+    est.fit(input_fn=inp, steps=5, monitors=[dump, saver])
+    # saved after the first step, then every 2 steps (the end's step 5 already saved)
+    assert sorted(f for f in os.listdir(tmp_path / "cs") if f.endswith(".index")) == [
+        "model.ckpt-1.index", "model.ckpt-3.index", "model.ckpt-5.index"]
+    assert sorted(dump.data) == [1, 2, 3, 4, 5]
+    # the fetched tensors key the dump (as TF's adapter hands them back)
+    assert any(getattr(k, "name", None) == "Mean:0" for k in dump.data[1])

@@ -283,6 +283,10 @@ class CheckpointSaver(_monitors_lib.BaseMonitor):
     def begin(self, max_steps=None):
         super().begin(max_steps)
         self._last_saved_time = self._last_begin_step = self._last_saved_step = None
+        if self._saver is None and self._scaffold is None:
+            # (TF 1.15 fails on its missing scaffold here; a default Saver, built while the
+            # graph can still grow, saves instead)
+            self._saver = _tf().train.Saver()
 
     def step_begin(self, step):
         out = super().step_begin(step)
@@ -309,11 +313,7 @@ class CheckpointSaver(_monitors_lib.BaseMonitor):
         tf = _tf()
         self._last_saved_time = time.time()
         self._last_saved_step = step
-        saver = self._saver if self._saver is not None else (
-            self._scaffold.saver if self._scaffold is not None else None)
-        if saver is None:
-            saver = tf.train.Saver()
-            self._saver = saver
+        saver = self._saver if self._saver is not None else self._scaffold.saver
         saver.save(session, self._save_path, global_step=step)
         tf.summary.FileWriterCache.get(self._checkpoint_dir).add_session_log(
             tf.SessionLog(status=tf.SessionLog.CHECKPOINT, checkpoint_path=self._save_path),
