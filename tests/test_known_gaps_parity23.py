@@ -294,3 +294,64 @@ def test_metric_attribute_of_a_model_is_tracked_as_in_tf():
                                                  "total:0", "count:0"]
         assert [layer.name for layer in net.layers] == ["dense", "acc_m"]
         assert [m.name for m in net.metrics] == ["acc_m"]
+
+
+# -- Keras RNN layers' last output: TF's '<layer>/strided_slice_<n>' --------------------------
+
+def _rnn_output_names(make):
+    with tf.Graph().as_default():
+        x = tf.keras.Input((5, 3))
+        out = make(x)
+        return [t.name for t in (out if isinstance(out, list) else [out])]
+
+
+def test_rnn_last_output_names_as_tf():
+    layers = tf.keras.layers
+    # names measured in TF 1.15
+    cases = [
+        (lambda x: layers.SimpleRNN(4)(x), ["simple_rnn/strided_slice_3:0"]),
+        (lambda x: layers.LSTM(4)(x), ["lstm/strided_slice_7:0"]),
+        (lambda x: layers.GRU(4)(x), ["gru/strided_slice_12:0"]),
+        (lambda x: layers.LSTM(4, implementation=2)(x), ["lstm/strided_slice_3:0"]),
+        (lambda x: layers.GRU(4, implementation=2)(x), ["gru/strided_slice_10:0"]),
+        (lambda x: layers.GRU(4, reset_after=True, implementation=2)(x),
+         ["gru/strided_slice_9:0"]),
+        (lambda x: layers.LSTM(4, recurrent_dropout=0.2)(x), ["lstm/strided_slice_7:0"]),
+        (lambda x: layers.LSTM(4)(layers.Masking()(x)), ["lstm/strided_slice_7:0"]),
+        (lambda x: layers.LSTM(4, go_backwards=True)(x), ["lstm/strided_slice_7:0"]),
+        (lambda x: layers.LSTM(4, time_major=True)(x), ["lstm/strided_slice_7:0"]),
+        (lambda x: layers.RNN([layers.LSTMCell(4), layers.GRUCell(3)])(x),
+         ["rnn/strided_slice_16:0"]),
+        (lambda x: layers.GRU(4, return_state=True)(x),
+         ["gru/strided_slice_12:0", "gru/while/Exit_2:0"]),
+        (lambda x: layers.LSTM(4, return_sequences=True, return_state=True)(x),
+         ["lstm/transpose_1:0", "lstm/while/Exit_2:0", "lstm/while/Exit_3:0"]),
+        (lambda x: layers.Bidirectional(layers.LSTM(4))(x), ["bidirectional/concat:0"]),
+    ]
+    for make, want in cases:
+        assert _rnn_output_names(make) == want
+    with tf.Graph().as_default():
+        x = tf.keras.Input((5, 3))
+        h, c = tf.keras.Input((4,)), tf.keras.Input((4,))
+        out = layers.LSTM(4)(x, initial_state=[h, c])
+        assert out.name == "lstm/strided_slice_6:0"
+        model = tf.keras.Model([x, h, c], out)
+        assert model.output.name == "lstm/strided_slice_6:0"
+
+
+def test_rnn_last_output_value_is_the_last_step():
+    rng = np.random.RandomState(0)
+    data = rng.rand(2, 5, 3).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.keras.Input((5, 3))
+        layer = tf.keras.layers.GRU(4, return_sequences=True, return_state=True)
+        seq, state = layer(x)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            s, st = sess.run([seq, state], {x: data})
+            np.testing.assert_allclose(s[:, -1], st, rtol=1e-6)
+            out = tf.keras.layers.GRU(4)
+            y = out(x)
+            sess.run(tf.variables_initializer(out.weights))
+            out.set_weights(layer.get_weights())
+            np.testing.assert_allclose(sess.run(y, {x: data}), st, rtol=1e-6)

@@ -689,6 +689,8 @@ def _note_tf_loop_grad(layer, loop, x):
         return
     table, no_bias, stateful = extra
     count = table[(bool(layer.return_sequences), _reaches_variable(x))]
+    if not layer.return_sequences:
+        count -= 2  # (the gradient of the last output's named slice: its shape and grad)
     count += (0 if cell.use_bias else -no_bias) + (stateful if layer.stateful else 0)
     loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
 
@@ -768,6 +770,32 @@ def _tf_rnn_op_count(layer, masked=False, made_learning_phase=False):
             return None
         count += per * len(drops) + 2 * bool(made_learning_phase)
     return count
+
+
+def _tf_cell_slices(cell):
+    """The StridedSlice ops one call of a built-in cell makes in TF 1.15's Keras; None for
+    other cells."""
+    if type(cell) is StackedRNNCells:
+        counts = [_tf_cell_slices(c) for c in cell.cells]
+        return None if None in counts else sum(counts)
+    impl = getattr(cell, "implementation", 1)
+    if type(cell) is SimpleRNNCell:
+        return 0
+    if type(cell) is LSTMCell:
+        return 4 if impl == 1 else 0
+    if type(cell) is GRUCell:
+        if impl == 1:
+            return 12 if cell.reset_after else 9
+        return 6 if cell.reset_after else 7
+    return None
+
+
+def _tf_last_output_suffix(cell, given_state):
+    """The ``n`` of TF 1.15's '<layer>/strided_slice_<n>' last output: the slices taking the
+    batch size (for the zero states, unless states are given), the first time step, then
+    those of TF's first cell step outside the loop."""
+    k = _tf_cell_slices(cell)
+    return None if k is None else k + (2 if given_state else 3)
 
 
 class RNN(Layer):
@@ -927,6 +955,7 @@ class RNN(Layer):
                 raise ValueError("RNN cell does not support constants")
         if isinstance(mask, list):  # the masks of [sequence] + states: the sequence's counts
             mask = mask[0]
+        given_state = initial_state is not None
         x = inputs
         first_id = tf.get_default_graph()._next_id
         # (TF's op count is known for a call without these; ``plain`` adds no mask)
@@ -1033,7 +1062,18 @@ class RNN(Layer):
             if last_output is None and plain and type(cell) in (SimpleRNNCell, LSTMCell,
                                                                 GRUCell):
                 last_output = states[0]  # (these cells' output is their new h state)
-            out = outputs[:, -1, :] if last_output is None else last_output
+            suffix = _tf_last_output_suffix(cell, given_state or self.stateful)
+            if suffix is None or self.unroll:
+                out = outputs[:, -1, :] if last_output is None else last_output
+            elif last_output is None:
+                # TF 1.15's last output is ``outputs[-1]``, a slice its graph names
+                # '<layer>/strided_slice_<n>' (programs fetch it by that name)
+                out = tf.strided_slice(outputs, [0, -1, 0], [0, 0, 0], [1, 1, 1],
+                                       begin_mask=5, end_mask=5, shrink_axis_mask=2,
+                                       name=f"strided_slice_{suffix}")
+            else:  # (the same value: the final h state, or the last unmasked output)
+                out = tf.strided_slice(last_output, [0, 0], [0, 0], [1, 1], begin_mask=3,
+                                       end_mask=3, name=f"strided_slice_{suffix}")
             out.set_shape([dims[1] if self.time_major else dims[0], adapter.output_size])
         for s in states:
             s.set_shape([dims[1] if self.time_major else dims[0], None])
