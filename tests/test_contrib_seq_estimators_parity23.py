@@ -296,3 +296,109 @@ def test_model_pruning_spec_checks_and_strip():
         with tf.Session() as sess:
             np.testing.assert_allclose(sess.run("out:0"), expected)
     np.testing.assert_allclose(expected, [[3.0, 5.5], [0.0, 14.5]])
+
+
+
+# -- tf.contrib.recurrent ------------------------------------------------------------------
+_RECURRENT_TF = {  # measured in TF 1.15 (rounded to 5 places)
+    "acc2_h": [[-0.26662999391555786, 0.6070899963378906, 0.775629997253418], [0.4149099886417389,
+        -0.5209400057792664, -0.7878400087356567]],
+    "acc3_h0": [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
+    "final3_c": [[-0.49351999163627625, 2.159250020980835, 3.3201000690460205], [2.735219955444336,
+        0.16620999574661255, -1.2907999753952026]],
+    "g_w": [[0.25558000802993774, -0.02858000062406063, 0.016510000452399254],
+        [-0.6109899878501892, 1.6591099500656128, 1.2686799764633179], [-0.8111600279808044,
+        1.6944600343704224, 1.2814799547195435]],
+    "g_x": [[[1.173740029335022, 1.2432199716567993, 1.9319000244140625], [2.4320499897003174,
+        -0.8962600231170654, -0.28731998801231384]], [[0.4297100007534027, 1.8420300483703613,
+        1.2922500371932983], [1.5962599515914917, -0.45607998967170715, -0.5276399850845337]],
+        [[0.31633999943733215, -0.43073999881744385, 0.22089999914169312],
+        [0.2549700140953064, -0.45381999015808105, 0.21971000730991364]],
+        [[0.5267000198364258, 0.9723600149154663, 0.4039100110530853], [0.4747300148010254,
+        0.9984300136566162, 0.44574999809265137]]],
+    "gr_last": [3.2881898880004883, 4.653299808502197, 4.998970031738281],
+    "gr_x": [[[0.9703099727630615, -0.12031999975442886, -0.9335500001907349],
+        [0.9002799987792969, -0.12392999976873398, -1.0273799896240234], [0.9354900121688843,
+        -0.00343000004068017, -1.3250099420547485], [0.14020000398159027, 0.18256999552249908,
+        -0.10824999958276749]], [[1.116919994354248, -0.014580000191926956,
+        -1.2068099975585938], [1.22885000705719, -0.20688000321388245, -1.2135299444198608],
+        [1.0573899745941162, -0.3587299883365631, -0.9309700131416321], [1.06017005443573,
+        -0.4334700107574463, -1.044100046157837]]],
+    "obw": [[[0.2998799979686737, 0.08828999847173691, -0.17051999270915985],
+        [0.24196000397205353, 0.16529999673366547, 0.03311999887228012], [0.11520999670028687,
+        0.12043999880552292, 0.10864000022411346], [0.0, 0.0, 0.0]], [[-0.11270999908447266,
+        -0.25707998871803284, -0.3204500079154968], [-0.0018400000408291817,
+        -0.2637700140476227, -0.4611000120639801], [0.14222000539302826, -0.14535999298095703,
+        -0.3928000032901764], [0.1584399938583374, -0.01607999950647354,
+        -0.20024999976158142]]],
+    "out": [[[0.07199999690055847, 0.08675999939441681, 0.08938000351190567],
+        [0.15721000730991364, 0.1545500010251999, 0.13654999434947968], [0.17971999943256378,
+        0.16078999638557434, 0.11231999844312668], [0.18052999675273895, 0.14342999458312988,
+        0.02816000021994114]], [[0.06938999891281128, 0.0018100000452250242,
+        -0.0833899974822998], [0.08601000159978867, -0.013000000268220901,
+        -0.11467999964952469], [0.0, 0.0, -0.0], [0.0, 0.0, 0.0]]],
+    "sbw": [[0.2998799979686737, 0.08828999847173691, -0.17051999270915985],
+        [-0.11270999908447266, -0.25707998871803284, -0.3204500079154968]],
+    "st_c": [[0.9167500138282776, 0.568589985370636, 0.08214999735355377], [0.21163000166416168,
+        -0.029519999399781227, -0.24448999762535095]],
+}
+
+
+def test_recurrent_and_functional_rnn_match_tf():
+    recurrent = tf.contrib.recurrent
+    steps, batch, depth = 4, 2, 3
+    with tf.Graph().as_default():
+        xs = tf.constant(np.sin(np.arange(steps * batch * depth)).reshape(
+            steps, batch, depth).astype(np.float32))
+        w = tf.constant(np.cos(np.arange(depth * depth)).reshape(depth, depth).astype(
+            np.float32) * 0.5)
+
+        def cell_fn(theta, state0, inputs):
+            h = tf.tanh(tf.matmul(state0["h"], theta["w"]) + inputs["x"])
+            return {"h": h, "c": state0["c"] + h}, {}
+
+        state0 = {"h": tf.zeros([batch, depth]), "c": tf.ones([batch, depth])}
+        acc2, _ = recurrent.Recurrent({"w": w}, state0, {"x": xs}, cell_fn,
+                                      max_input_length=tf.constant(2))
+        acc3, final3 = recurrent.Recurrent({"w": w}, state0, {"x": xs}, cell_fn,
+                                           max_input_length=tf.constant(3), aligned_end=True)
+        loss = tf.reduce_sum(acc2["h"] * acc2["c"]) + tf.reduce_sum(final3["h"])
+        g_w, g_x = tf.gradients(loss, [w, xs])
+        x2 = tf.constant(np.cos(np.arange(batch * steps * depth) * 0.3).reshape(
+            batch, steps, depth).astype(np.float32))
+        with tf.variable_scope("f"):
+            out, st = recurrent.functional_rnn(tf.nn.rnn_cell.BasicLSTMCell(3), x2,
+                                               sequence_length=[4, 2], dtype=tf.float32)
+        with tf.variable_scope("g"):
+            (_, obw), (_, sbw) = recurrent.bidirectional_functional_rnn(
+                tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.GRUCell(3), x2,
+                sequence_length=[3, 4], dtype=tf.float32)
+        grads = tf.gradients(tf.reduce_sum(out) + tf.reduce_sum(obw),
+                             [x2] + tf.trainable_variables())
+        # measured in TF 1.15 (the scope's variables as TF names them)
+        assert [v.op.name for v in tf.global_variables()] == [
+            "f/rnn/basic_lstm_cell/kernel", "f/rnn/basic_lstm_cell/bias",
+            "g/bidirectional_rnn/fw/gru_cell/gates/kernel",
+            "g/bidirectional_rnn/fw/gru_cell/gates/bias",
+            "g/bidirectional_rnn/fw/gru_cell/candidate/kernel",
+            "g/bidirectional_rnn/fw/gru_cell/candidate/bias",
+            "g/bidirectional_rnn/bw/gru_cell/gates/kernel",
+            "g/bidirectional_rnn/bw/gru_cell/gates/bias",
+            "g/bidirectional_rnn/bw/gru_cell/candidate/kernel",
+            "g/bidirectional_rnn/bw/gru_cell/candidate/bias"]
+        assert out.shape.as_list() == [2, 4, 3] and obw.shape.as_list() == [2, 4, 3]
+        # the backward GRU's forward-direction variables get no gradient from these outputs
+        assert [g is None for g in grads] == [False, False, False, True, True, True, True,
+                                              False, False, False, False]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for k, v in enumerate(tf.trainable_variables()):
+                shape = v.get_shape().as_list()
+                sess.run(v.assign((np.sin(np.arange(int(np.prod(shape))) * 0.4 + k).reshape(
+                    shape) * 0.5).astype(np.float32)))
+            got = sess.run({"acc2_h": acc2["h"][1], "final3_c": final3["c"],
+                            "acc3_h0": acc3["h"][0], "g_w": g_w, "g_x": g_x, "out": out,
+                            "st_c": st.c, "obw": obw, "sbw": sbw, "gr_x": grads[0],
+                            "gr_last": grads[-1]})
+    for key, value in _RECURRENT_TF.items():
+        np.testing.assert_allclose(got[key], value, atol=2e-5, err_msg=key)

@@ -933,6 +933,10 @@ _LAZY_ALIASES = {
     "grid_rnn": lambda: _contrib_grid_rnn(),
     "kernel_methods": lambda: _contrib_kernel_methods(),
     "model_pruning": lambda: _contrib_model_pruning(),
+    "recurrent": lambda: _implementation_paths(
+        _contrib_module("contrib_recurrent", "recurrent",
+                        "``tf.contrib.recurrent``: Recurrent and the functional RNNs."),
+        ["python.ops.recurrent", "python.ops.functional_rnn", "python.recurrent_api"]),
     "bayesflow": lambda: _contrib_bayesflow(),
     "solvers": lambda: _contrib_solvers(),
     "copy_graph": lambda: _contrib_copy_graph(),
