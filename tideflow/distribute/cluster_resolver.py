@@ -1,9 +1,9 @@
 """``tf.distribute.cluster_resolver``: the cluster a program runs in, from ``TF_CONFIG`` or
 given directly."""
 
-import json
+import json as _json
 
-from tideflow import env
+from tideflow import env as _env
 
 
 class ClusterResolver:
@@ -74,10 +74,10 @@ class TFConfigClusterResolver(ClusterResolver):
 
     @staticmethod
     def _config():
-        raw = env.tf_config()
+        raw = _env.tf_config()
         if not raw:
             return {}
-        return json.loads(raw)  # as TF: bad JSON is json's own error (a ValueError)
+        return _json.loads(raw)  # as TF: bad JSON is json's own error (a ValueError)
 
     def cluster_spec(self):
         from tideflow.distributed.cluster import ClusterSpec
@@ -233,7 +233,7 @@ class SlurmClusterResolver(ClusterResolver):
                  tasks_per_node=None, auto_set_gpu=True, rpc_layer="grpc"):
         import collections
 
-        slurm = env.slurm()
+        slurm = _env.slurm()
         if slurm["rank"] is None or slurm["num_tasks"] is None:
             raise KeyError("SLURM_PROCID")  # as TF, which indexes os.environ
         self._rank, num_tasks = int(slurm["rank"]), int(slurm["num_tasks"])
@@ -265,7 +265,7 @@ class SlurmClusterResolver(ClusterResolver):
         if shutil.which("scontrol"):
             out = subprocess.check_output(["scontrol", "show", "hostname"])
             return out.decode("utf-8").strip().split("\n")
-        nodelist = env.slurm()["nodelist"]
+        nodelist = _env.slurm()["nodelist"]
         if not nodelist:
             raise RuntimeError("SlurmClusterResolver: no `scontrol` and no "
                                "SLURM_JOB_NODELIST to list the job's nodes")
@@ -289,7 +289,7 @@ class SlurmClusterResolver(ClusterResolver):
                 self.task_type, self.task_id = task_type, self._rank - start
             start += count
         if self._auto_set_gpu is True:
-            env.set_cuda_visible_devices(self._gpu_allocation[self._rank])
+            _env.set_cuda_visible_devices(self._gpu_allocation[self._rank])
         return ClusterSpec(self._cluster_allocation)
 
     def get_task_info(self):
