@@ -82,3 +82,35 @@ def test_restoring_a_missing_checkpoint_raises_tfs_error_classes(tmp_path):
             saver.restore(sess, str(tmp_path / "m.ckpt"))
         assert type(info.value) is ValueError
         assert str(info.value) == f"The passed save_path is not a valid checkpoint: {tmp_path}/m.ckpt"
+
+
+def test_profiler_reports_incomplete_shapes_on_stderr(capsys):
+    # measured in TF 1.15: the Python logger counts the ops whose FLOPs need a shape it does
+    # not know; tfprof prints two "Incomplete shape." lines per partially known placeholder
+    x = tf.placeholder(tf.float32, [None, 4], name="x")
+    tf.placeholder(tf.float32, name="unknown_rank")
+    w = tf.get_variable("w", [4, 3])
+    tf.matmul(x, w)
+    tf.matmul(x, w)
+    tf.reduce_sum(tf.placeholder(tf.float32, [2, 4]))  # fully known: counted
+    opts = tf.profiler.ProfileOptionBuilder.trainable_variables_parameter()
+    opts["output"] = "none"
+    tf.profiler.profile(tf.get_default_graph(), options=opts)
+    out, err = capsys.readouterr()
+    assert out == "Parsing Inputs...\n"
+    assert err == ("2 ops no flops stats due to incomplete shapes.\n"
+                   "Incomplete shape.\nIncomplete shape.\n")
+    tf.profiler.Profiler(tf.get_default_graph()).profile_name_scope(opts)
+    out, err = capsys.readouterr()
+    assert err == ("2 ops no flops stats due to incomplete shapes.\n"
+                   "Incomplete shape.\nIncomplete shape.\n")
+
+
+def test_profiler_is_silent_on_stderr_for_known_shapes(capsys):
+    x = tf.placeholder(tf.float32, [3, 4], name="x")
+    tf.matmul(x, tf.get_variable("w", [4, 3]))
+    opts = tf.profiler.ProfileOptionBuilder.float_operation()
+    opts["output"] = "none"
+    # (TF 1.15: 97, the product's 72 and the initializer's 25)
+    assert tf.profiler.profile(tf.get_default_graph(), options=opts).total_float_ops == 97
+    assert capsys.readouterr().err == ""

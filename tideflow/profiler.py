@@ -136,6 +136,35 @@ FLOPS = {
 # `tf.matmul` makes for batches): its profiler counts them 0, and so does this one
 
 
+def _report_missing_flops(graph):
+    """TF's Python side of the profiler, as it logs the graph's ops: on stderr, how many ops
+    with a FLOP statistic it could not count because a shape is not fully known."""
+    missing = 0
+    for op in graph.get_operations():
+        fn = FLOPS.get(op.type)
+        if fn is None:
+            continue
+        try:
+            fn(op)
+        except ValueError:
+            missing += 1
+        except (TypeError, IndexError):
+            pass
+    if missing:
+        sys.stderr.write(f"{missing} ops no flops stats due to incomplete shapes.\n")
+
+
+def _report_incomplete_shapes(graph):
+    """tfprof's C++ side, as it reads the graph: two "Incomplete shape." lines on stderr for
+    each node whose ``shape`` attr has a known rank and an unknown dimension (a placeholder
+    of ``[None, 4]``; one of unknown rank prints none)."""
+    for op in graph.get_operations():
+        shape = op._attrs.get("shape")
+        if (isinstance(shape, tensor_shape.TensorShape) and shape.dims is not None
+                and not shape.is_fully_defined()):
+            sys.stderr.write("Incomplete shape.\nIncomplete shape.\n")
+
+
 def op_flops(op):
     """TF's FLOP count of ``op`` (0 when its type has none registered or a shape is unknown)."""
     fn = FLOPS.get(op.type)
@@ -916,7 +945,11 @@ def profile(graph=None, run_meta=None, op_log=None, cmd="scope", options=None):
         from tideflow.framework import errors
 
         raise errors.InvalidArgumentError(None, None, f"unknown cmd: {cmd}")
+    g = graph if graph is not None else ops.get_default_graph()
+    if run_meta is None:  # (TF first completes the shapes a traced step saw)
+        _report_missing_flops(g)
     _parsing_inputs()
+    _report_incomplete_shapes(g)
     return _profile(graph, run_meta, cmd, options, op_log=op_log)
 
 
@@ -1134,7 +1167,9 @@ class Profiler:
         self._graph = graph or ops.get_default_graph()
         self._op_log = op_log
         self._steps = {}
+        _report_missing_flops(self._graph)
         _parsing_inputs()
+        self._read = False  # (tfprof reads the graph's shapes at the first profile)
 
     def add_step(self, step, run_meta):
         self._steps[step] = run_meta
@@ -1145,19 +1180,28 @@ class Profiler:
             return None
         return self._steps.get(step, self._steps[max(self._steps)])
 
+    def _read_shapes(self):
+        if not self._read:
+            self._read = True
+            _report_incomplete_shapes(self._graph)
+
     def profile_name_scope(self, options):
+        self._read_shapes()
         return _profile(self._graph, self._run_meta(options), "scope", options,
                         op_log=self._op_log)
 
     def profile_graph(self, options):
+        self._read_shapes()
         return _profile(self._graph, self._run_meta(options), "graph", options, self._steps,
                         self._op_log)
 
     def profile_operations(self, options):
+        self._read_shapes()
         return _profile(self._graph, self._run_meta(options), "op", options,
                         op_log=self._op_log)
 
     def profile_python(self, options):
+        self._read_shapes()
         return _profile(self._graph, self._run_meta(options), "code", options,
                         op_log=self._op_log)
 
