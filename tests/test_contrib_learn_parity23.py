@@ -577,3 +577,29 @@ def test_checkpoint_saver_and_graph_dump_monitors(tmp_path):
     assert sorted(dump.data) == [1, 2, 3, 4, 5]
     # the fetched tensors key the dump (as TF's adapter hands them back)
     assert any(getattr(k, "name", None) == "Mean:0" for k in dump.data[1])
+
+
+def test_centered_bias_lives_in_the_model_scope():
+    x = np.random.RandomState(0).randn(20, 2).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int64)
+
+    def inp():
+        return ({"x": tf.constant(x), "w": tf.constant(np.linspace(.5, 1.5, 20), tf.float32)},
+                tf.constant(y.reshape(-1, 1)))
+
+    est = L.LinearEstimator([_col()], L.multi_class_head(2, weight_column_name="w",
+                                                         enable_centered_bias=True),
+                            model_dir=tempfile.mkdtemp(),
+                            optimizer=tf.train.GradientDescentOptimizer(0.2))
+    est.fit(input_fn=inp, steps=10)
+    # TF 1.15's names and the centered bias's value (its own Adagrad step on the mean loss)
+    assert sorted(est.get_variable_names()) == [
+        "global_step", "linear/bias_weight", "linear/binary_logistic_head/centered_bias_weight",
+        "linear/binary_logistic_head/linear/binary_logistic_head/centered_bias_weight/Adagrad",
+        "linear/x/weight"]
+    np.testing.assert_allclose(
+        est.get_variable_value("linear/binary_logistic_head/centered_bias_weight"), [0.3252],
+        atol=1e-4)
+    # TF 1.15 reports loss 0.4081 (its main step may read the centered bias after that bias's
+    # own update in the same step; here every read sees the value before the step's updates)
+    np.testing.assert_allclose(est.evaluate(input_fn=inp, steps=1)["loss"], 0.4081, atol=5e-4)

@@ -2,6 +2,7 @@
 LinearEstimator, DNNLinearCombinedEstimator, the LogisticRegressor wrapper and the SDCA-trained
 SVM; their networks are contrib.learn's (``dnn/hiddenlayer_N/weights``, ``linear/x/weight``)."""
 
+import contextlib
 import math
 import re
 
@@ -43,6 +44,16 @@ def _linear_logits(features, head, columns, config, scope_name="linear"):
             columns_to_tensors=features, feature_columns=columns,
             num_outputs=head.logits_dimension, weight_collections=[scope_name], scope=scope)
     return logits, cols_to_vars, bias
+
+
+@contextlib.contextmanager
+def _reentered(scope, tensor):
+    """Variable scope ``scope`` and the name scope ``tensor`` was built in (its first
+    component), entered again: TF builds the head inside the network's own ``with``."""
+    tf = _tf()
+    with tf.variable_scope(scope, auxiliary_name_scope=False), \
+            tf.name_scope(tensor.op.name.split("/")[0] + "/"):
+        yield
 
 
 def _linear_train_op_fn(optimizer, clip_norm, collection="linear"):
@@ -160,7 +171,7 @@ class DNNEstimator(_HeadEstimator):
 
         # TF builds the head inside the network's "dnn" scope (its learning rate variable is
         # dnn/<head>/dnn/learning_rate)
-        with tf.variable_scope("dnn", values=tuple(features.values())):
+        with _reentered("dnn", logits):
             return self._head.create_model_fn_ops(features=features, mode=mode, labels=labels,
                                                   train_op_fn=train_op_fn, logits=logits)
 
@@ -188,9 +199,11 @@ class LinearEstimator(_HeadEstimator):
         logits, _, _ = _linear_logits(features, self._head, self._columns, config)
         optimizer = self._optimizer or (lambda: tf.train.FtrlOptimizer(
             min(_LINEAR_RATE, 1.0 / math.sqrt(len(self._columns)))))
-        return self._head.create_model_fn_ops(
-            features=features, mode=mode, labels=labels,
-            train_op_fn=_linear_train_op_fn(optimizer, self._clip), logits=logits)
+        # as TF, the head (its centered bias too) is built in the model's "linear" scope
+        with _reentered("linear", logits):
+            return self._head.create_model_fn_ops(
+                features=features, mode=mode, labels=labels,
+                train_op_fn=_linear_train_op_fn(optimizer, self._clip), logits=logits)
 
 
 class DNNLinearCombinedEstimator(_HeadEstimator):
