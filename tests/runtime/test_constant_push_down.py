@@ -275,3 +275,43 @@ def test_pow_broadcasting_exponent_keeps_pow():
         y = tf.pow(x, tf.constant([3.0, 3.0])) + 0.0
         got = tf.Session().run(y, {x: np.float32(1.5)})
     np.testing.assert_array_equal(got, [3.375, 3.375])
+
+
+def _sqrt_div_cases():
+    rng = np.random.RandomState(0)
+    a = rng.standard_normal(4096).astype(np.float32)
+    p = (np.abs(rng.standard_normal(4096)) + 0.1).astype(np.float32)
+    return a, p
+
+
+def test_division_by_sqrt_runs_as_rsqrt_times():
+    # TF's SqrtDivToRsqrtMul: x / sqrt(y) is x * rsqrt(y) when the Sqrt has no other reader
+    a, p = _sqrt_div_cases()
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [4096])
+        y = tf.placeholder(tf.float32, [4096])
+        q = tf.identity(x / tf.sqrt(y + 1e-3))
+        r = tf.identity(x * tf.rsqrt(y + 1e-3))
+        sess = tf.Session()
+        got = sess.run(q, {x: a, y: p})
+        ref = sess.run(r, {x: a, y: p})
+    assert _bits(got) == _bits(ref)
+    assert _bits(got) != _bits(a / np.sqrt(p + np.float32(1e-3)))  # a different rounding
+
+
+@pytest.mark.parametrize("case", ["shared", "fetched"])
+def test_division_by_a_sqrt_read_elsewhere_divides(case):
+    a, p = _sqrt_div_cases()
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [4096])
+        y = tf.placeholder(tf.float32, [4096])
+        s = tf.sqrt(y)
+        sess = tf.Session()
+        if case == "shared":
+            got = sess.run(tf.identity(x / s + s), {x: a, y: p})
+            sq = sess.run(tf.sqrt(y), {y: p})
+            expected = a / sq + sq
+        else:
+            got, sq = sess.run([tf.identity(x / s), s], {x: a, y: p})
+            expected = a / sq
+    assert _bits(got) == _bits(expected)

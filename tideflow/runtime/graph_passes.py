@@ -164,6 +164,33 @@ def _convert_pow(order, fed, replace, consts):
         replace.kernels[op] = decl
 
 
+def _sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts):
+    """TF's arithmetic optimizer (SqrtDivToRsqrtMul): ``x / sqrt(y)`` runs as
+    ``x * rsqrt(y)`` when the Sqrt's only reader is that division and the Sqrt is not
+    fetched (a hand-written normalization ``(x - mean) / tf.sqrt(var + eps)``)."""
+    from tideflow.framework import op_registry
+
+    divs = {}
+    for op in order:
+        if op._type not in ("Div", "RealDiv") or op in replace.kernels or len(op._inputs) != 2:
+            continue
+        s = replace.get(op._inputs[1], op._inputs[1])
+        out = op._outputs[0]
+        if (s._op._type == "Sqrt" and s not in consts and s not in fed and out not in consts
+                and out not in fed and s._op not in replace.kernels
+                and out.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.float64)):
+            divs.setdefault(s, []).append(op)
+    if not divs:
+        return
+    uses = _uses(order, replace, consts, divs)
+    keep = {replace.get(t, t) for t in fetches}
+    for s, ops_ in divs.items():
+        if len(ops_) != 1 or uses[s] != 1 or s in keep:
+            continue
+        replace.kernels[s._op] = op_registry.get("Rsqrt")
+        replace.kernels[ops_[0]] = op_registry.get("Mul")
+
+
 def _uses(order, replace, consts, tensors):
     """How many inputs of the ops that run in the step read each of ``tensors``."""
     uses = dict.fromkeys(tensors, 0)
@@ -438,6 +465,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     if grappler:
         _log_softmax_rewrites(order, fed, fetches, replace, consts)
         _convert_pow(order, fed, replace, consts)
+        _sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
         _div_by_constant_rewrites(order, fed, replace, consts)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
