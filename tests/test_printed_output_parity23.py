@@ -114,3 +114,11 @@ def test_profiler_is_silent_on_stderr_for_known_shapes(capsys):
     # (TF 1.15: 97, the product's 72 and the initializer's 25)
     assert tf.profiler.profile(tf.get_default_graph(), options=opts).total_float_ops == 97
     assert capsys.readouterr().err == ""
+
+
+def test_a_ragged_feed_fails_with_numpy_1s_words():
+    # measured in TF 1.15 (NumPy 1.18): NumPy's error for the ragged list, its first sentence
+    x = tf.placeholder(tf.float32, [2, 2], name="x")
+    with tf.Session() as sess, pytest.raises(ValueError) as info:
+        sess.run(x, {x: [[1, 2], [3]]})
+    assert str(info.value) == "setting an array element with a sequence."

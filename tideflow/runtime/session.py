@@ -373,7 +373,7 @@ def _convert_feed(tensor, value, index=0):
             except OverflowError:
                 # a Python int out of range inside a list wraps around, as in TF
                 arr = np.asarray(value).astype(np_dtype)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError) as e:
                 stored = _handle_value(value)
                 if stored is not None and stored.dtype == np_dtype:
                     # a TensorHandle feeds the tensor it stands for, as in TF
@@ -382,6 +382,9 @@ def _convert_feed(tensor, value, index=0):
                     raise errors.InvalidArgumentError(
                         None, None, f"Expects arg[{index}] to be {dtypes.type_string(dtype)} "
                         f"but {dtypes.type_string(stored.dtype)} is provided")
+                if isinstance(e, ValueError) and str(e).startswith(_RAGGED):
+                    # NumPy 1.x's words (NumPy 2 adds the shape it detected)
+                    raise ValueError(_RAGGED) from None
                 raise  # NumPy's own error, as TF's np.asarray of the feed raises it
     shape = tensor._shape
     if shape._dims is not None:
@@ -394,6 +397,9 @@ def _convert_feed(tensor, value, index=0):
                 f"shape {_shape_repr(shape)!r}"
             )
     return arr
+
+
+_RAGGED = "setting an array element with a sequence."
 
 
 def _encode_strings(arr):
