@@ -603,3 +603,56 @@ def test_centered_bias_lives_in_the_model_scope():
     # TF 1.15 reports loss 0.4081 (its main step may read the centered bias after that bias's
     # own update in the same step; here every read sees the value before the step's updates)
     np.testing.assert_allclose(est.evaluate(input_fn=inp, steps=1)["loss"], 0.4081, atol=5e-4)
+
+
+# examples on disjoint features: their updates commute, so TF 1.15's shuffled, threaded pass
+# gives these weights after each of 3 steps exactly (l1 0.1, l2 1.5, weights 0.5..2), then
+# its approximate duality gap and unregularized loss
+_DISJOINT = {
+    ("logistic_loss", 1): ([[0.087203, 0.402238, 0.241072], [0.092313, 0.429351, 0.246178],
+                            [0.092313, 0.429351, 0.246178]], 0.0, 0.542027),
+    ("logistic_loss", 2): ([[0.076329, 0.273526, 0.219324], [0.091173, 0.384518, 0.244266],
+                            [0.092232, 0.416342, 0.246042]], 0.01323, 0.544654),
+    ("hinge_loss", 2): ([[0.266667, 0.183333, 0.6], [0.266667, 0.341667, 0.6],
+                         [0.266667, 0.420833, 0.6]], 0.10595, 0.523889),
+    ("squared_loss", 2): ([[0.233333, -0.368116, -0.333333], [0.306667, -0.586137, -0.426667],
+                           [0.321333, -0.680929, -0.445333]], 0.09428, 0.32162),
+    ("smooth_hinge_loss", 2): ([[-0.133333, -0.150725, 0.333333],
+                                [-0.186667, -0.274228, 0.426667],
+                                [-0.197333, -0.327925, 0.445333]], 0.03424, 0.636316),
+    ("poisson_loss", 1): ([[0.175381, 0.485604, 1.67448], [0.194926, 0.521114, 1.703876],
+                           [0.194926, 0.521114, 1.703876]], 0.0, -0.793997),
+    ("poisson_loss", 2): ([[0.117869, 0.307082, 1.108198], [0.177481, 0.447533, 1.518266],
+                           [0.191012, 0.495474, 1.646888]], 0.22024, -0.746538),
+}
+_LABELS = {"logistic_loss": [1., 0., 1.], "hinge_loss": [1., 0., 1.],
+           "squared_loss": [1.5, 2., -1.], "smooth_hinge_loss": [0., 1., 1.],
+           "poisson_loss": [2., 0., 5.]}
+
+
+@pytest.mark.parametrize("key", sorted(_DISJOINT), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_sdca_steps_match_tf_when_order_cannot_matter(key):
+    loss_type, partitions = key
+    steps, gap, unreg = _DISJOINT[key]
+    lo = tf.contrib.linear_optimizer
+    x = np.array([[1., 0., 0.], [0., -2., 0.], [0., 0., 0.5]])
+    with tf.Graph().as_default():
+        w = tf.Variable(tf.zeros([3]))
+        examples = {"sparse_features": [], "dense_features": [tf.constant(x, tf.float32)],
+                    "example_labels": tf.constant(_LABELS[loss_type], tf.float32),
+                    "example_weights": tf.constant(np.linspace(0.5, 2, 3), tf.float32),
+                    "example_ids": tf.constant(["a0", "a1", "a2"])}
+        model = lo.SdcaModel(examples, {"sparse_features_weights": [],
+                                        "dense_features_weights": [w]},
+                             {"symmetric_l1_regularization": 0.1,
+                              "symmetric_l2_regularization": 1.5, "loss_type": loss_type,
+                              "num_loss_partitions": partitions, "adaptive": False})
+        train = model.update_weights(model.minimize())
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            for expected in steps:
+                s.run(train)
+                np.testing.assert_allclose(s.run(w), expected, atol=2e-6)
+            np.testing.assert_allclose(s.run(model.approximate_duality_gap()), gap, atol=2e-5)
+            np.testing.assert_allclose(s.run(model.unregularized_loss(examples)), unreg,
+                                       atol=2e-6)
