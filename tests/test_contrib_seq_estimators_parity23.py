@@ -402,3 +402,37 @@ def test_recurrent_and_functional_rnn_match_tf():
                             "gr_last": grads[-1]})
     for key, value in _RECURRENT_TF.items():
         np.testing.assert_allclose(got[key], value, atol=2e-5, err_msg=key)
+
+
+# -- DNN*WithLayerAnnotations ---------------------------------------------------------------
+def test_dnn_with_layer_annotations_are_the_dnns_as_estimators(tmp_path):
+    columns = [tf.feature_column.numeric_column("x", shape=[2]),
+               tf.feature_column.embedding_column(
+                   tf.feature_column.categorical_column_with_identity("c", 4), 2)]
+
+    def input_fn():
+        return ({"x": tf.constant([[1., 2.], [3., 4.]]),
+                 "c": tf.SparseTensor([[0, 0], [1, 0]], tf.constant([1, 3], tf.int64),
+                                      [2, 1])},
+                tf.constant([[0], [1]]))
+
+    est = tf.contrib.estimator.DNNClassifierWithLayerAnnotations([3], columns,
+                                                                 model_dir=str(tmp_path))
+    assert type(est) is tf.estimator.Estimator
+    est.train(input_fn, steps=1)
+    # measured in TF 1.15
+    assert sorted(est.get_variable_names()) == [
+        "dnn/hiddenlayer_0/bias", "dnn/hiddenlayer_0/bias/t_0/Adagrad",
+        "dnn/hiddenlayer_0/kernel", "dnn/hiddenlayer_0/kernel/t_0/Adagrad",
+        "dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights",
+        "dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights/t_0/Adagrad",
+        "dnn/logits/bias", "dnn/logits/bias/t_0/Adagrad", "dnn/logits/kernel",
+        "dnn/logits/kernel/t_0/Adagrad", "global_step"]
+    # TF 1.15's annotation hook never runs: no layer_annotations collections
+    with tf.Graph().as_default() as graph:
+        features, labels = input_fn()
+        tf.train.get_or_create_global_step()
+        est.model_fn(features, labels, tf.estimator.ModeKeys.TRAIN, est.config)
+        assert not [k for k in graph.get_all_collection_keys() if "annot" in k]
+    regressor = tf.contrib.estimator.DNNRegressorWithLayerAnnotations([3], columns[:1])
+    assert type(regressor) is tf.estimator.Estimator

@@ -494,12 +494,13 @@ def _contrib_estimator():
     canned = ("DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator")
     for name in canned:
         setattr(module, name, getattr(estimator, name))
-    from tideflow.estimator.canned import rnn
+    from tideflow.estimator.canned import dnn_annotations, rnn
 
-    for name in rnn.__all__:
-        setattr(module, name, getattr(rnn, name))
+    for source in (rnn, dnn_annotations):
+        for name in source.__all__:
+            setattr(module, name, getattr(source, name))
     module.__all__ = sorted([*names, "add_metrics", *in_memory, *contrib_estimator.__all__,
-                             *canned, *rnn.__all__])
+                             *canned, *rnn.__all__, *dnn_annotations.__all__])
     return module
 
 
