@@ -41,6 +41,8 @@ TF_DETAILS = {
     "mlp": ([_details("x", 6, [1, 4])], [_details("y", 7, [1, 3])]),
     "cnn": ([_details("img", 11, [1, 8, 8, 3])], [_details("probs", 12, [1, 5])]),
     "misc": ([_details("inp", 18, [2, 3, 4])], [_details("out", 21, [2, 2, 6])]),
+    "one_channel": ([_details("gray", 2, [1, 8, 8, 1])], [_details("feat", 1, [1, 4, 4, 6])]),
+    "hybrid": ([_details("img", 7, [2, 6, 6, 3])], [_details("y", 10, [2, 10])]),
 }
 # measured in TF 1.15: (name, shape) of get_tensor_details()
 TF_TENSORS = {
@@ -52,6 +54,13 @@ TF_TENSORS = {
             ("MatMul_bias", [5]), ("MaxPool", [1, 4, 4, 4]), ("Relu", [1, 4, 4, 8]),
             ("Relu6", [1, 8, 8, 4]), ("depthwise_bias", [8]), ("img", [1, 8, 8, 3]),
             ("probs", [1, 5])],
+    "one_channel": [("Conv2D_bias", [6]), ("feat", [1, 4, 4, 6]), ("gray", [1, 8, 8, 1]),
+                    ("k", [1, 3, 3, 6])],
+    "hybrid": [("Conv2D_bias", [64]), ("Mean", [2, 128]), ("Mean/reduction_indices", [2]),
+               ("Relu", [2, 6, 6, 64]), ("depthwise", [2, 4, 4, 128]),
+               ("depthwise_bias", [128]), ("dk", [1, 3, 3, 128]), ("img", [2, 6, 6, 3]),
+               ("k", [64, 3, 3, 3]), ("w/transpose", [10, 128]), ("y", [2, 10]),
+               ("y_bias", [10]), ("dk_dequantize", [1, 3, 3, 128])],
     "keras": [("conv2d/Conv2D_bias", [4]), ("conv2d/Relu", [1, 4, 4, 4]),
               ("conv2d/kernel", [4, 3, 3, 2]), ("conv2d_input", [1, 6, 6, 2]),
               ("dense/MatMul_bias", [5]), ("dense/Relu", [1, 5]),
@@ -97,11 +106,19 @@ def _convert(name):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             ref = sess.run(y, {x: xi})
-            data = tf.lite.TFLiteConverter.from_session(sess, [x], [y]).convert()
+            converter = tf.lite.TFLiteConverter.from_session(sess, [x], [y])
+            if name == "hybrid":
+                converter.optimizations = [tf.lite.Optimize.DEFAULT]
+            data = converter.convert()
+    if name == "hybrid":  # TF's interpreter's numbers (its hybrid kernels), not sess.run's
+        ref = np.load(os.path.join(DATA, "hybrid_y.npy"))
     return data, xi, ref
 
 
-@pytest.mark.parametrize("name", ["mlp", "cnn", "misc"])
+ALL = ["mlp", "cnn", "misc", "one_channel", "hybrid"]
+
+
+@pytest.mark.parametrize("name", ALL)
 def test_interpreter_runs_tf_made_files(name):
     interp = tf.lite.Interpreter(model_path=os.path.join(DATA, name + ".tflite"))
     interp.allocate_tensors()
@@ -112,32 +129,35 @@ def test_interpreter_runs_tf_made_files(name):
                                rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["mlp", "cnn", "misc"])
+@pytest.mark.parametrize("name", ALL)
 def test_converter_writes_what_tf_writes(name):
     data, xi, ref = _convert(name)
     assert data[4:8] == b"TFL3"
     ours = read_model(data)
     with open(os.path.join(DATA, name + ".tflite"), "rb") as f:
         theirs = read_model(f.read())
-    mine = [(t.name, tuple(t.shape), t.type) for t in ours.tensors]
-    tocos = [(t.name, tuple(t.shape), t.type) for t in theirs.tensors]
+    mine = [(t.name, tuple(t.shape), t.type, tuple(t.scale), t.buffer == 0)
+            for t in ours.tensors]
+    tocos = [(t.name, tuple(t.shape), t.type, tuple(t.scale), t.buffer == 0)
+             for t in theirs.tensors]
     if name == "misc":
         # TOCO writes a Tile as a CONCATENATION of copies and gives ExpandDims a [1, 4] shape
         # operand; tideflow keeps TILE and a [4] shape. Everything else agrees.
-        assert set(mine) - set(tocos) == {("ExpandDims/dim", (4,), 2),
-                                          ("Tile/multiples", (3,), 2)}
-        assert set(tocos) - set(mine) == {("ExpandDims/dim_0", (1, 4), 2)}
+        assert set(mine) - set(tocos) == {("ExpandDims/dim", (4,), 2, (), False),
+                                          ("Tile/multiples", (3,), 2, (), False)}
+        assert set(tocos) - set(mine) == {("ExpandDims/dim_0", (1, 4), 2, (), False)}
     else:
         assert mine == tocos
         assert (ours.inputs, ours.outputs) == (theirs.inputs, theirs.outputs)
-        assert [(o.op, o.inputs, o.outputs, o.options_name, o.options)
+        assert [(o.op, o.inputs, o.outputs, o.options_name, o.options, o.version)
                 for o in ours.operators] == \
-            [(o.op, o.inputs, o.outputs, o.options_name, o.options) for o in theirs.operators]
+            [(o.op, o.inputs, o.outputs, o.options_name, o.options, o.version)
+             for o in theirs.operators]
         for a, b in zip(ours.tensors, theirs.tensors):
             da, db = ours.buffers[a.buffer], theirs.buffers[b.buffer]
             assert bool(da) == bool(db), a.name
             if da:
-                kind = np.float32 if a.type == 0 else np.int32
+                kind = {0: np.float32, 2: np.int32, 9: np.int8}[a.type]
                 np.testing.assert_allclose(np.frombuffer(da, kind), np.frombuffer(db, kind),
                                            rtol=1e-6, err_msg=a.name)
     assert ours.description == "TOCO Converted."

@@ -5,7 +5,8 @@ Run with TensorFlow 1.15 (its ``toco_from_protos`` on the PATH)::
     python tests/data/tflite/make_tflite.py [OUT_DIR]
 
 For each model NAME: ``NAME.tflite`` (TF 1.15's TFLiteConverter.from_session), ``NAME_x.npy``
-(an input) and ``NAME_y.npy`` (``sess.run``'s output for it). The test builds the same graphs
+(an input) and ``NAME_y.npy`` (``sess.run``'s output for it; for ``hybrid``, converted with
+``optimizations=[tf.lite.Optimize.DEFAULT]``, TF's interpreter's). The test builds the same graphs
 (same builders and seeds) in tideflow and compares its converter's files and interpreter with these.
 """
 
@@ -54,7 +55,31 @@ def misc(tf, rng):
     return x, y, rng.randn(2, 3, 4).astype(np.float32)
 
 
-MODELS = {"mlp": (mlp, 0), "cnn": (cnn, 1), "misc": (misc, 2)}
+def one_channel(tf, rng):
+    # a conv over one input channel: TOCO writes it as a DEPTHWISE_CONV_2D
+    x = tf.placeholder(tf.float32, [1, 8, 8, 1], name="gray")
+    k = tf.constant(rng.randn(3, 3, 1, 6).astype(np.float32), name="k")
+    y = tf.nn.relu(tf.nn.conv2d(x, k, [1, 2, 2, 1], "SAME"), name="feat")
+    return x, y, rng.randn(1, 8, 8, 1).astype(np.float32)
+
+
+def hybrid(tf, rng):
+    # converted with optimizations=[DEFAULT]: int8 weights (hybrid CONV_2D / FULLY_CONNECTED,
+    # a DEQUANTIZE before the DEPTHWISE_CONV_2D)
+    x = tf.placeholder(tf.float32, [2, 6, 6, 3], name="img")
+    k = tf.constant(rng.randn(3, 3, 3, 64).astype(np.float32), name="k")
+    h = tf.nn.relu(tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME") +
+                   tf.constant(rng.randn(64).astype(np.float32)))
+    dk = tf.constant(rng.randn(3, 3, 64, 2).astype(np.float32), name="dk")
+    h = tf.nn.depthwise_conv2d(h, dk, [1, 1, 1, 1], "VALID")
+    h = tf.reshape(tf.reduce_mean(h, [1, 2]), [2, 128])
+    w = tf.constant(rng.randn(128, 10).astype(np.float32), name="w")
+    y = tf.matmul(h, w, name="y")
+    return x, y, rng.randn(2, 6, 6, 3).astype(np.float32)
+
+
+MODELS = {"mlp": (mlp, 0), "cnn": (cnn, 1), "misc": (misc, 2), "one_channel": (one_channel, 3),
+          "hybrid": (hybrid, 5)}
 
 
 def main(out):
@@ -67,7 +92,16 @@ def main(out):
             with tf.Session() as sess:
                 sess.run(tf.global_variables_initializer())
                 ref = sess.run(y, {x: xi})
-                data = tf.lite.TFLiteConverter.from_session(sess, [x], [y]).convert()
+                converter = tf.lite.TFLiteConverter.from_session(sess, [x], [y])
+                if name == "hybrid":
+                    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+                data = converter.convert()
+        if name == "hybrid":  # the reference is TF's interpreter (its hybrid kernels)
+            interp = tf.lite.Interpreter(model_content=data)
+            interp.allocate_tensors()
+            interp.set_tensor(interp.get_input_details()[0]["index"], xi)
+            interp.invoke()
+            ref = interp.get_tensor(interp.get_output_details()[0]["index"])
         with open(os.path.join(out, name + ".tflite"), "wb") as f:
             f.write(data)
         np.save(os.path.join(out, name + "_x.npy"), xi)

@@ -82,10 +82,52 @@ def _tflite_type(dtype, what):
 
 
 class _Tensor:
-    __slots__ = ("data", "dtype", "name", "shape")
+    __slots__ = ("data", "dtype", "name", "scale", "shape")
 
     def __init__(self, name, shape, dtype, data=None):
         self.name, self.shape, self.dtype, self.data = name, list(shape), dtype, data
+        self.scale = None
+
+
+# the smallest weights TFLite's post-training weight quantization quantizes
+_QUANTIZE_MIN_ELEMENTS = 1024
+
+
+def _quantize_weights(lowering):
+    """Post-training (hybrid) weight quantization as TF 1.15 does it: float32 weights of
+    FULLY_CONNECTED / CONV_2D / DEPTHWISE_CONV_2D with at least 1024 elements become int8
+    with one symmetric scale (max |w| / 127, zero point 0). FULLY_CONNECTED (version 3) and
+    CONV_2D (version 2) run them as hybrid ops; a DEPTHWISE_CONV_2D reads them through a
+    DEQUANTIZE op (version 2) into ``<weights>_dequantize``. Returns ({id(op): version},
+    [the dequantized tensors, which go after the sorted ones])."""
+    from tideflow.lite.python.interpreter import _symmetric_quantize
+
+    versions, late, ops = {}, [], []
+    for op in lowering.ops:
+        if op[0] in ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D") and len(op[1]) > 1:
+            key = op[1][1]
+            t = lowering.tensors[key]
+            if t.scale is None and t.data is not None and np.dtype(t.dtype) == np.float32 \
+                    and t.data.size >= _QUANTIZE_MIN_ELEMENTS:
+                q, scale = _symmetric_quantize(np.asarray(t.data).reshape(1, -1))
+                t.data = q.reshape(t.data.shape).astype(np.int8)
+                t.dtype = np.dtype(np.int8)
+                t.scale = float(scale[0])
+            if t.scale is not None:
+                if op[0] == "DEPTHWISE_CONV_2D":
+                    dq = key + "_dequantize"
+                    if dq not in lowering.tensors:
+                        lowering.tensors[dq] = _Tensor(dq, t.shape, np.dtype(np.float32))
+                        late.append(dq)
+                    deq = ["DEQUANTIZE", [key], [dq], {}, None]
+                    versions[id(deq)] = 2
+                    ops.append(deq)
+                    op[1][1] = dq
+                else:
+                    versions[id(op)] = 3 if op[0] == "FULLY_CONNECTED" else 2
+        ops.append(op)
+    lowering.ops = ops
+    return versions, late
 
 
 class _Lowering:
@@ -528,7 +570,12 @@ class _Lowering:
         except (ValueError, KeyError):
             dil = [1, 1, 1, 1]
         xk = self.tensor_of(x)
-        if op.type == "Conv2D":
+        # as TOCO: a conv over one input channel (equal strides, no dilation, weights used
+        # only here) is a depthwise conv with the output channels as its multiplier
+        depthwise = op.type != "Conv2D" or (
+            w.shape[2] == 1 and strides[1] == strides[2] and list(dil) == [1, 1, 1, 1]
+            and len(self.consumers.get(f.name, [])) == 1)
+        if not depthwise:
             w_key = self.const(self.const_name(f), np.ascontiguousarray(
                 np.transpose(w, (3, 0, 1, 2))))
             channels = w.shape[3]
@@ -538,12 +585,12 @@ class _Lowering:
                 w.reshape(1, w.shape[0], w.shape[1], channels)))
         bias = self.const(op.name + "_bias", np.zeros([channels], w.dtype))
         end = self.fuse_bias(op.outputs[0], bias, channels)
-        end = self.fuse_batch_norm(end, w_key, bias, 0 if op.type == "Conv2D" else 3)
+        end = self.fuse_batch_norm(end, w_key, bias, 3 if depthwise else 0)
         end, act = self.fuse_activation(end)
         opts = {"padding": self._padding(op), "stride_w": int(strides[2]),
                 "stride_h": int(strides[1]), "fused_activation_function": act,
                 "dilation_w_factor": int(dil[2]), "dilation_h_factor": int(dil[1])}
-        if op.type == "Conv2D":
+        if not depthwise:
             self.emit("CONV_2D", [xk, w_key, bias], [self.produce(end)], opts, "Conv2DOptions")
         else:
             opts["depth_multiplier"] = int(w.shape[3])
@@ -633,7 +680,7 @@ def _fold_constants(graph, input_tensors, output_tensors):
 
 
 def convert_graph(graph_def, input_specs, output_names, allow_custom_ops=False,
-                  description="TOCO Converted."):
+                  description="TOCO Converted.", quantize_weights=False):
     """TFLite flatbuffer bytes for ``graph_def``.
 
     ``input_specs``: [(tensor name, shape)] with fully known shapes; ``output_names``: the
@@ -722,12 +769,13 @@ def convert_graph(graph_def, input_specs, output_names, allow_custom_ops=False,
         out_keys.append(key)
     in_keys = [lowering.alias[t.name] for t in inputs]
     lowering.drop_reshapes_into_fc(set(out_keys))
+    versions, late = _quantize_weights(lowering) if quantize_weights else ({}, [])
     # only the tensors the ops (and the model's inputs / outputs) use, sorted by name
     used = set(in_keys) | set(out_keys)
     for op in lowering.ops:
         used.update(op[1])
         used.update(op[2])
-    names = sorted(used)
+    names = sorted(used - set(late)) + late
     index = {k: i for i, k in enumerate(names)}
     tensors, buffers = [], [b""]
     for k in names:
@@ -742,14 +790,19 @@ def convert_graph(graph_def, input_specs, output_names, allow_custom_ops=False,
         data = b""
         if t.data is not None:
             data = np.ascontiguousarray(np.asarray(t.data).astype(t.dtype)).tobytes()
+        if k in late:  # (TF's weight quantizer gives its new tensors the empty buffer 0)
+            tensors.append(TensorInfo(k, t.shape, code, 0))
+            continue
         buffers.append(data)
-        tensors.append(TensorInfo(k, t.shape, code, len(buffers) - 1))
+        tensors.append(TensorInfo(k, t.shape, code, len(buffers) - 1,
+                                  None if t.scale is None else [t.scale],
+                                  None if t.scale is None else [0]))
     operators = []
     for op in lowering.ops:
         custom = op[5] if len(op) > 5 else None
         operators.append(OperatorInfo(op[0], [index[k] for k in op[1]],
                                       [index[k] for k in op[2]], op[3], op[4],
-                                      custom_code=custom))
+                                      version=versions.get(id(op), 1), custom_code=custom))
     model = Model(tensors, operators, [index[k] for k in in_keys],
                   [index[k] for k in out_keys], buffers, description)
     return write_model(model)

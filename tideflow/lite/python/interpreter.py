@@ -59,13 +59,43 @@ def _bias_act(out, op, ins):
     return _activation(out, op.options.get("fused_activation_function", 0))
 
 
+def _symmetric_quantize(x):
+    """TFLite's SymmetricQuantizeFloats of each row of ``x`` [rows, n] (float32): int8
+    values (as float64) and each row's scaling factor (float32)."""
+    x = x.astype(np.float32, copy=False)
+    rng = np.abs(x).max(axis=1) if x.size else np.zeros(x.shape[0], np.float32)
+    scale = np.where(rng == 0, np.float32(1), rng / np.float32(127)).astype(np.float32)
+    inv = np.where(rng == 0, np.float32(0), np.float32(127) / np.where(rng == 0, 1, rng))
+    v = (x * inv.astype(np.float32)[:, None]).astype(np.float64)
+    q = np.clip(np.trunc(v + np.copysign(0.5, v)), -127, 127)  # round half away from zero
+    return q, scale
+
+
+def _weights(w, op):
+    """(integer weights as float64, per-tensor scale) of hybrid-quantized weights, else
+    (w, None)."""
+    if w.dtype.kind not in "iu":
+        return w, None
+    q = getattr(op, "_weights_quant", None)
+    scale, zero = q if q is not None else (1.0, 0)
+    return w.astype(np.float64) - zero, np.float32(scale)
+
+
 def _conv_2d(op, ins):
     x, w = ins[0], ins[1]
     o = op.options
+    w, w_scale = _weights(w, op)
     filt = np.transpose(w, (1, 2, 3, 0))  # OHWI -> HWIO
-    out = kconv.conv(x, filt, (o["stride_h"], o["stride_w"]),
-                     (o.get("dilation_h_factor", 1), o.get("dilation_w_factor", 1)),
-                     _padding(o["padding"]))
+    strides = (o["stride_h"], o["stride_w"])
+    dil = (o.get("dilation_h_factor", 1), o.get("dilation_w_factor", 1))
+    if w_scale is None:
+        out = kconv.conv(x, filt, strides, dil, _padding(o["padding"]))
+        return [_bias_act(out, op, ins)]
+    # hybrid: each image quantized to int8, integer products, scaled back to float32
+    q, scale = _symmetric_quantize(x.reshape(x.shape[0], -1))
+    acc = kconv.conv(q.reshape(x.shape), filt, strides, dil, _padding(o["padding"]))
+    factor = (scale * w_scale).astype(np.float32)
+    out = acc.astype(np.float32) * factor.reshape((-1,) + (1,) * (acc.ndim - 1))
     return [_bias_act(out, op, ins)]
 
 
@@ -84,8 +114,29 @@ def _depthwise_conv_2d(op, ins):
 def _fully_connected(op, ins):
     x, w = ins[0], ins[1]
     x2 = x.reshape(-1, w.shape[1])
-    out = np.matmul(x2, w.T)
-    return [_bias_act(out, op, ins)]
+    w, w_scale = _weights(w, op)
+    if w_scale is None:
+        return [_bias_act(np.matmul(x2, w.T), op, ins)]
+    # hybrid: each row quantized to int8, integer dot products, scaled back to float32
+    q, scale = _symmetric_quantize(x2)
+    acc = np.matmul(q, w.T).astype(np.float32)
+    out = np.zeros(acc.shape, np.float32)
+    if len(ins) > 2 and ins[2] is not None:
+        out += ins[2].astype(np.float32)
+    out += acc * (scale * w_scale).astype(np.float32)[:, None]
+    return [_activation(out, op.options.get("fused_activation_function", 0))]
+
+
+def _dequantize(interp):
+    def fn(op, ins):
+        t = interp._model.tensors[op.inputs[0]]
+        x = ins[0]
+        if x.dtype.kind == "f":
+            return [x.astype(np.float32)]
+        scale = np.asarray(t.scale or [1.0], np.float32)
+        zero = np.asarray(t.zero_point or [0], np.float64)
+        return [((x.astype(np.float64) - zero) * scale).astype(np.float32)]
+    return fn
 
 
 def _pool(kind):
@@ -353,8 +404,9 @@ _KERNELS = {
     "REVERSE_V2": lambda op, ins: [np.flip(ins[0], tuple(ins[1].astype(np.int64).tolist()))],
     "ADD_N": lambda op, ins: [np.sum(np.stack(ins), axis=0).astype(ins[0].dtype)],
     "RESIZE_NEAREST_NEIGHBOR": _resize_nearest,
-    "CAST": None,  # (these two need the output's type: invoke() binds them)
+    "CAST": None,  # (these need the interpreter's tensors: invoke() binds them)
     "SHAPE": None,
+    "DEQUANTIZE": None,
     "L2_NORMALIZATION": lambda op, ins: [_activation(
         ins[0] / np.sqrt(np.maximum((ins[0] * ins[0]).sum(-1, keepdims=True),
                                     np.float32(1e-6))), op.options.get(
@@ -403,6 +455,11 @@ class Interpreter:
             if data:
                 arr = np.frombuffer(data, self._dtype(i)).reshape(t.shape)
                 self._const[i] = arr
+        for op in m.operators:
+            if op.op in ("CONV_2D", "FULLY_CONNECTED") and len(op.inputs) > 1:
+                t = m.tensors[op.inputs[1]]
+                if t.scale:
+                    op._weights_quant = (t.scale[0], t.zero_point[0] if t.zero_point else 0)
         self._ready = False
         self._delegates = experimental_delegates
 
@@ -498,6 +555,8 @@ class Interpreter:
             ins = [None if i < 0 else values[i] for i in op.inputs]
             if op.op == "CAST":
                 outs = _cast(self)(op, ins)
+            elif op.op == "DEQUANTIZE":
+                outs = _dequantize(self)(op, ins)
             elif op.op == "SHAPE":
                 outs = _shape(self)(op, ins)
             else:

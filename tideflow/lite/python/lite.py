@@ -2,8 +2,9 @@
 ``RepresentativeDataset`` and ``toco_convert`` as TF 1.15 has them.
 
 Conversion covers float32 inference graphs (see :mod:`tideflow.lite.python.convert`).
-Post-training quantization (``optimizations``, ``post_training_quantize``) is accepted but
-leaves the weights in float32; a quantized ``inference_type`` raises ConverterError.
+``optimizations`` / ``post_training_quantize`` quantize the weights (int8, as TF 1.15's
+weight-only quantization); a representative dataset is not used for calibration and a quantized
+``inference_type`` raises ConverterError.
 """
 
 import enum
@@ -295,7 +296,8 @@ class TFLiteConverter(TFLiteConverterBase):
             outputs = list(self._output_arrays)
         allow_custom = self.allow_custom_ops or OpsSet.SELECT_TF_OPS in set(
             self.target_spec.supported_ops or ())
-        return convert_graph(self._graph_def, specs, outputs, allow_custom_ops=allow_custom)
+        return convert_graph(self._graph_def, specs, outputs, allow_custom_ops=allow_custom,
+                             quantize_weights=self.post_training_quantize)
 
 
 class TocoConverter:
