@@ -425,3 +425,20 @@ def test_flatbuffer_round_trip():
     assert at % 16 == 0
     with pytest.raises(ValueError):
         fb.root(data, "TFL3")
+
+
+def test_shapes_the_graph_leaves_open_are_resolved():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 6], name="x")
+        h = tf.reshape(x, [tf.shape(x)[0], 2, 3])
+        h = tf.reduce_sum(h * tf.cast(tf.shape(h)[1], tf.float32), axis=1)
+        y = tf.nn.relu(tf.reshape(h, tf.stack([-1, 3])), name="y")
+        assert y.shape.as_list() == [None, 3]
+        xi = np.random.RandomState(0).randn(1, 6).astype(np.float32)
+        with tf.Session() as sess:
+            data = tf.lite.TFLiteConverter.from_session(sess, [x], [y]).convert()
+            ref = sess.run(y, {x: xi})
+    interp = tf.lite.Interpreter(model_content=data)
+    interp.allocate_tensors()
+    assert interp.get_output_details()[0]["shape"].tolist() == [1, 3]
+    np.testing.assert_allclose(_run(interp, xi), ref, rtol=1e-6)

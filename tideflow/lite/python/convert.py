@@ -134,6 +134,8 @@ class _Lowering:
     def __init__(self, graph, input_tensors, output_tensors, values, const_ops,
                  allow_custom_ops):
         self.const_ops = const_ops
+        self.ops_to_lower = []
+        self._shapes = None
         self.graph = graph
         self.inputs = input_tensors
         self.outputs = output_tensors
@@ -203,10 +205,30 @@ class _Lowering:
 
     def shape_of(self, t):
         shape = t.shape
-        if shape.dims is None or not shape.is_fully_defined():
+        if shape.dims is not None and shape.is_fully_defined():
+            return [int(d) for d in shape.as_list()]
+        # the inputs' shapes are fixed: a shape the graph does not state statically is the
+        # one the tensor takes when the graph runs (on zeros)
+        runtime = self._runtime_shapes().get(t.name)
+        if runtime is None:
             raise ConverterError(f"See console for info.\nCheck failed: the shape of array "
                                  f"{t.name} could not be resolved ({shape}).\n")
-        return [int(d) for d in shape.as_list()]
+        return list(runtime)
+
+    def _runtime_shapes(self):
+        if self._shapes is None:
+            from tideflow.runtime.session import Session
+
+            self._shapes = {}
+            fetch = [o for op in self.ops_to_lower for o in op.outputs]
+            feed = {t: np.zeros(self.shape_of(t), t.dtype.as_numpy_dtype) for t in self.inputs}
+            try:
+                with Session(graph=self.graph) as sess:
+                    values = sess.run(fetch, feed_dict=feed)
+            except Exception:  # noqa: BLE001 - (then the shapes stay unresolved)
+                return self._shapes
+            self._shapes = {t.name: np.shape(v) for t, v in zip(fetch, values)}
+        return self._shapes
 
     def emit(self, op, inputs, outputs, options=None, options_name=None):
         self.ops.append([op, list(inputs), list(outputs), dict(options or {}), options_name])
@@ -730,6 +752,8 @@ def convert_graph(graph_def, input_specs, output_names, allow_custom_ops=False,
     for t in inputs:
         lowering.produce(t)
     input_ops = {t.op.name for t in inputs}
+    lowering.ops_to_lower = [op for op in ops if op.name not in input_ops
+                             and op.name not in const_ops and op.outputs]
     for op in ops:
         if op.name in input_ops or op.name in lowering.absorbed:
             continue
