@@ -656,3 +656,28 @@ def test_sdca_steps_match_tf_when_order_cannot_matter(key):
             np.testing.assert_allclose(s.run(model.approximate_duality_gap()), gap, atol=2e-5)
             np.testing.assert_allclose(s.run(model.unregularized_loss(examples)), unreg,
                                        atol=2e-6)
+
+
+def test_experiment_runs_its_export_strategies(tmp_path):
+    import os
+
+    def inp():
+        return {"x": tf.constant(_X[:20])}, tf.constant(_Y[:20].reshape(-1, 1))
+
+    est = L.LinearEstimator([_col()], L.multi_class_head(2), model_dir=str(tmp_path))
+    spec = tf.contrib.layers.create_feature_spec_for_parsing([_col()])
+    strategy = L.make_export_strategy(L.build_parsing_serving_input_fn(spec),
+                                      exports_to_keep=2)
+    ex = L.Experiment(est, inp, inp, train_steps=5, eval_steps=1, export_strategies=strategy,
+                      min_eval_frequency=0)
+    result, exports = ex.train_and_evaluate()
+    # TF 1.15: one export, a SavedModel under <model_dir>/export/Servo/<timestamp>
+    assert result["global_step"] == 5 and len(exports) == 1
+    path = exports[0].decode() if isinstance(exports[0], bytes) else exports[0]
+    assert os.path.relpath(os.path.dirname(path), str(tmp_path)) == os.path.join("export",
+                                                                                "Servo")
+    assert sorted(os.listdir(path)) == ["saved_model.pb", "variables"]
+    assert ex.reset_export_strategies() == (strategy,)
+    with pytest.raises(ValueError, match="`export_strategies` must be an ExportStrategy, an "
+                                         "iterable of ExportStrategy, or `None`, found 1."):
+        L.Experiment(est, inp, inp, export_strategies=[1])

@@ -1642,6 +1642,40 @@ class Experiment:
         # local_eval_frequency instead
         self._min_eval_frequency = 1 if min_eval_frequency is None else min_eval_frequency
         self._local_eval_frequency = local_eval_frequency
+        self._set_export_strategies(export_strategies)
+
+    def _set_export_strategies(self, values):
+        from tideflow.contrib_learn_extra import ExportStrategy
+
+        strategies = []
+        if values:
+            if isinstance(values, ExportStrategy):
+                strategies.append(values)
+            else:
+                for value in values:
+                    if not isinstance(value, ExportStrategy):
+                        raise ValueError("`export_strategies` must be an ExportStrategy, an "  # noqa: TRY004 - as TF
+                                         f"iterable of ExportStrategy, or `None`, found {value}.")
+                    strategies.append(value)
+        self._export_strategies = tuple(strategies)
+
+    def reset_export_strategies(self, new_export_strategies=None):
+        """Replaces the export strategies; returns the old ones."""
+        old = self._export_strategies
+        self._set_export_strategies(new_export_strategies)
+        return old
+
+    def extend_train_hooks(self, additional_hooks):
+        """Adds hooks (or monitors) to the training runs."""
+        self._train_monitors.extend(additional_hooks)
+
+    def _maybe_export(self, eval_result, checkpoint_path=None):
+        """Runs each export strategy into ``<model_dir>/export/<strategy name>``; their
+        results in a list."""
+        base = os.path.join(self._estimator.model_dir, "export")
+        return [s.export(self._estimator, os.path.join(base, s.name),
+                         checkpoint_path=checkpoint_path, eval_result=eval_result)
+                for s in self._export_strategies]
 
     estimator = property(lambda self: self._estimator)
     train_steps = property(lambda self: self._train_steps)
@@ -1694,8 +1728,9 @@ class Experiment:
                 check_interval_secs=self._check_interval_secs, hooks=self._eval_hooks))
         self._train(self._train_steps, hooks)
         if listener is not None:
-            return listener.eval_result, []
-        return self.evaluate(), []
+            return listener.eval_result, listener.export_results
+        eval_result = self.evaluate()
+        return eval_result, self._maybe_export(eval_result)
 
     def local_run(self):
         every = self._min_eval_frequency
@@ -1710,8 +1745,11 @@ class Experiment:
         self._train(None if self._train_steps is None else 1)
         est = self._estimator
         if isinstance(est, Estimator):
-            return est.evaluate(input_fn=self._eval_input_fn, steps=1)
-        return est.evaluate(self._eval_input_fn, steps=1)
+            eval_result = est.evaluate(input_fn=self._eval_input_fn, steps=1)
+        else:
+            eval_result = est.evaluate(self._eval_input_fn, steps=1)
+        self._maybe_export(eval_result)
+        return eval_result
 
 
 class _EvalListener(_basic_hooks.CheckpointSaverListener):
@@ -1722,6 +1760,7 @@ class _EvalListener(_basic_hooks.CheckpointSaverListener):
         self._model_dir = model_dir
         self._latest_path = None
         self.eval_result = None
+        self.export_results = []
 
     def after_save(self, session, global_step_value):
         from tideflow.train import checkpoint_management
@@ -1740,6 +1779,7 @@ class _EvalListener(_basic_hooks.CheckpointSaverListener):
             self.eval_result = est.evaluate(
                 ex._eval_input_fn, steps=ex._eval_steps, name="intermediate_export",
                 checkpoint_path=latest, hooks=ex._eval_hooks)
+        self.export_results = ex._maybe_export(self.eval_result, checkpoint_path=latest)
 
 
 def _learn_runner_run(experiment_fn, output_dir=None, schedule=None, run_config=None,
