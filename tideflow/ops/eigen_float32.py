@@ -5,7 +5,16 @@ fast-math rational approximations, evaluated in float32 with each product and su
 The sigmoid kernel uses the approximation over whole 8-float packets only; the last
 ``size % 8`` elements take Eigen's scalar path, ``1 / (1 + exp(-x))`` clamped to 0 below -18
 and 1 above 18. The approximation itself reaches exactly 0 below about -15.9 (where TF's
-sigmoid is 0 and ``log(sigmoid(x))`` is -inf), and tanh is exactly +-1 from +-9."""
+sigmoid is 0 and ``log(sigmoid(x))`` is -inf), and tanh is exactly +-1 from +-9.
+
+Which elements take the scalar path depends on how Eigen walks the expression: a plain
+element-wise op on whole 8-float packets of the flat tensor (the tail scalar); an op inside
+an inner-dimension reduction on each row's packets (each row's tail scalar); an expression
+holding a broadcast in blocks of whole rows (TF's tiled executor; ``_block_scalars``). The
+scalar ``expf`` and ``logf`` are glibc's (2.28 on), reproduced here bit for bit: not the
+correctly rounded values."""
+
+import functools
 
 import numpy as np
 
@@ -37,6 +46,130 @@ def _libm(fn, values):
     """A glibc float function, correctly rounded: the float64 result rounded once."""
     with np.errstate(all="ignore"):
         return fn(values.astype(np.float64)).astype(_F)
+
+
+# glibc's expf: e^x = 2^(k/32) 2^(r/32) in double, 2^(i/32) from a 32-entry table (each
+# entry's bits less i << 47, so adding k << 47 scales it), a cubic in r
+_EXPF_TABLE = (np.exp2(np.arange(32) / 32).view(np.int64) - (np.arange(32, dtype=np.int64) << 47))
+_EXPF_POLY = (float.fromhex("0x1.c6af84b912394p-5") / 32 ** 3,
+              float.fromhex("0x1.ebfce50fac4f3p-3") / 32 ** 2,
+              float.fromhex("0x1.62e42ff0c52d6p-1") / 32)
+_EXPF_SCALE = float.fromhex("0x1.71547652b82fep+0") * 32  # 32 / ln 2
+_ROUND_SHIFT = float.fromhex("0x1.8p+52")
+
+
+def _expf(x):
+    """glibc's float ``expf`` on each element (what Eigen's scalar path calls): overflow to inf
+    above 88.72, 0 below -103.97."""
+    x = np.asarray(x, dtype=_F)
+    if not x.size:
+        return x.copy()
+    if not _F(-103.9) < x.min() <= x.max() < _F(88.7):  # (NaN too): the edges by mask
+        with np.errstate(all="ignore"):
+            out = _expf(np.clip(np.nan_to_num(x), _F(-100), _F(88)))
+        out[x > _F(float.fromhex("0x1.62e42ep6"))] = np.inf
+        out[x < _F(float.fromhex("-0x1.9fe368p6"))] = 0
+        big = (x >= _F(88)) & (x <= _F(float.fromhex("0x1.62e42ep6")))
+        out[big] = _expf_core(x[big]).astype(_F) if big.any() else out[big]
+        small = (x <= _F(-100)) & (x >= _F(float.fromhex("-0x1.9fe368p6")))
+        out[small] = _expf_core(x[small]).astype(_F) if small.any() else out[small]
+        out[np.isnan(x)] = np.nan
+        return out
+    if x.size > 32:  # (some element is likely near a halfway point: all by its arithmetic)
+        return _expf_core(x).astype(_F)
+    # expf's double result is within 2^-33 (relative) of e^x, so it rounds as e^x does but
+    # where e^x lies that near a halfway point: only those take its arithmetic
+    y = x.astype(np.float64)
+    np.exp(y, out=y)
+    out = (y * _NEAR_ABOVE).astype(_F)
+    y *= _NEAR_BELOW
+    near = out != y.astype(_F)
+    if near.any():
+        out[near] = _expf_core(x[near]).astype(_F)
+    return out
+
+
+_NEAR_ABOVE = 1 + 2.0 ** -31
+_NEAR_BELOW = 1 - 2.0 ** -31
+
+
+def _expf_core(x):
+    """``expf`` before its rounding to float, in double, for finite x in its range."""
+    z = x.astype(np.float64)
+    z *= _EXPF_SCALE
+    kd = z + _ROUND_SHIFT  # z rounded to an integer, in the low bits
+    ki = kd.view(np.int64).copy()
+    kd -= _ROUND_SHIFT
+    z -= kd  # r
+    scale = _EXPF_TABLE[ki & 31]
+    scale += ki << 47
+    c0, c1, c2 = _EXPF_POLY
+    y = z * c2
+    y += 1
+    r2 = z * z
+    z *= c0
+    z += c1
+    z *= r2
+    y += z
+    y *= scale.view(np.float64)
+    return y
+
+
+# glibc's logf: x = 2^k z, log(z) = log(c) + log1p(z/c - 1) with 1/c and log(c) from a
+# 16-entry table by z's leading mantissa bits, a cubic for log1p
+_LOGF_TABLE = np.array([float.fromhex(h) for h in (
+    "0x1.661ec79f8f3bep+0", "-0x1.57bf7808caadep-2", "0x1.571ed4aaf883dp+0", "-0x1.2bef0a7c06ddbp-2",
+    "0x1.49539f0f010bp+0", "-0x1.01eae7f513a67p-2", "0x1.3c995b0b80385p+0", "-0x1.b31d8a68224e9p-3",
+    "0x1.30d190c8864a5p+0", "-0x1.6574f0ac07758p-3", "0x1.25e227b0b8eap+0", "-0x1.1aa2bc79c81p-3",
+    "0x1.1bb4a4a1a343fp+0", "-0x1.a4e76ce8c0e5ep-4", "0x1.12358f08ae5bap+0", "-0x1.1973c5a611cccp-4",
+    "0x1.0953f419900a7p+0", "-0x1.252f438e10c1ep-5", "0x1p+0", "0x0p+0",
+    "0x1.e608cfd9a47acp-1", "0x1.aa5aa5df25984p-5", "0x1.ca4b31f026aap-1", "0x1.c5e53aa362eb4p-4",
+    "0x1.b2036576afce6p-1", "0x1.526e57720db08p-3", "0x1.9c2d163a1aa2dp-1", "0x1.bc2860d22477p-3",
+    "0x1.886e6037841edp-1", "0x1.1058bc8a07ee1p-2", "0x1.767dcf5534862p-1", "0x1.4043057b6ee09p-2",
+)]).reshape(16, 2)
+_LOGF_POLY = tuple(float.fromhex(h) for h in (
+    "-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2"))
+_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
+_LOGF_OFFSET = np.int32(0x3f330000)
+
+
+def _logf(x):
+    """glibc's float ``logf`` on each element (what Eigen's scalar path calls); 0 gives -inf,
+    inf itself, negatives and NaN NaN, subnormals normalized first."""
+    x = np.asarray(x, dtype=_F)
+    ix = x.view(np.int32)
+    if not x.size or 0x00800000 <= ix.min() <= ix.max() < 0x7f800000:  # all normal, > 0
+        return _logf_core(ix)
+    sub = (ix > 0) & (ix < 0x00800000)
+    ix = ix.copy()
+    ix[sub] = (x[sub] * _F(2.0 ** 23)).view(np.int32) - (23 << 23)
+    with np.errstate(invalid="ignore"):
+        out = _logf_core(ix)
+    out[x == 0] = -np.inf
+    out[x == np.inf] = np.inf
+    out[~(x >= 0)] = np.nan
+    return out
+
+
+def _logf_core(ix):
+    """``logf`` of the float bits ``ix`` (normal, positive)."""
+    tmp = ix - _LOGF_OFFSET
+    row = _LOGF_TABLE[(tmp >> 19) & 15]
+    z = (ix - (tmp & np.int32(-0x800000))).view(_F).astype(np.float64)
+    z *= row[:, 0]
+    z -= 1  # r
+    y0 = (tmp >> 23).astype(np.float64)
+    y0 *= _LN2
+    y0 += row[:, 1]
+    y0 += z
+    a0, a1, a2 = _LOGF_POLY
+    r2 = z * z
+    z *= a1
+    z += a2
+    z += r2 * a0
+    z *= r2
+    z += y0
+    return z.astype(_F)
 
 
 def _horner(v, coeffs):
@@ -74,7 +207,7 @@ def sigmoid(x):
     np.maximum(out, _F(0), out=out)
     if tail:
         rest = flat_x[-tail:]
-        scalar = _F(1) / (_F(1) + _libm(np.exp, -rest))
+        scalar = _F(1) / (_F(1) + _expf(-rest))
         scalar[rest < -18] = 0
         scalar[rest > 18] = 1
         out[-tail:] = scalar
@@ -87,8 +220,9 @@ _EXP_P = tuple(_F(c) for c in (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3
 
 
 def _flush_denormals(y):
-    """TF's CPU threads flush denormal results to zero."""
-    y[np.abs(y) < _TINY] = 0
+    """TF's CPU threads flush denormal results to zero (of the result's sign)."""
+    tiny = np.abs(y) < _TINY
+    y[tiny] *= _F(0)
     return y
 
 
@@ -97,6 +231,14 @@ def exp(x):
     ln 2 subtracted in two parts), the last ``size % 8`` elements by the C library's expf;
     denormal results flushed to zero."""
     flat_x, tail = _split(x)
+    y = _packet_exp(flat_x)
+    if tail:
+        y[-tail:] = _expf(flat_x[-tail:])
+    return _flush_denormals(y).reshape(np.shape(x))
+
+
+def _packet_exp(flat_x):
+    """Eigen's packet exp of each element (no scalar tail, denormals not flushed)."""
     with np.errstate(over="ignore", invalid="ignore"):
         c = np.clip(flat_x, _F(-88.3762626647949), _F(88.3762626647950))
         m = c * _F(1.44269504088896341)
@@ -112,9 +254,7 @@ def exp(x):
         scale = (m.astype(np.int32) << 23).view(_F)
         y *= scale
         np.maximum(y, flat_x, out=y)
-    if tail:
-        y[-tail:] = _libm(np.exp, flat_x[-tail:])
-    return _flush_denormals(y).reshape(np.shape(x))
+    return y
 
 
 _LOG_P = tuple(_F(c) for c in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1,
@@ -170,7 +310,7 @@ def log(x):
     with np.errstate(invalid="ignore", divide="ignore"):
         y = _packet_log(flat)
     if tail:
-        y[-tail:] = _libm(np.log, flat[-tail:])
+        y[-tail:] = _logf(flat[-tail:])
     return y.reshape(np.shape(x))
 
 
@@ -190,6 +330,27 @@ def log1p(x):
     return y.reshape(np.shape(x))
 
 
+def expm1(x):
+    """float32 expm1 as TF 1.15's kernel: on packets Kahan's (u - 1) * (x / log(u)) with
+    u = exp(x) by Eigen's packet exp and log (x itself where u is 1, -1 where u - 1 is),
+    glibc's expm1f on the tail (here: rounded from double)."""
+    flat, tail = _split(x)
+    u = _flush_denormals(_packet_exp(flat))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        um1 = u - _F(1)
+        log_u = _packet_log(u)
+        y = flat / log_u
+        y *= um1
+        _flush_denormals(y)
+        y[log_u == u] = u[log_u == u]
+        y[um1 == _F(-1)] = _F(-1)
+        one = u == _F(1)
+        y[one] = flat[one]  # (a select: x as it came, denormal or not)
+    if tail:
+        y[-tail:] = _flush_denormals(_libm(np.expm1, flat[-tail:]))
+    return y.reshape(np.shape(x))
+
+
 def expm1_select(x):
     """exp(x) - 1 as TF 1.15's elu and selu kernels compute it (not an expm1)."""
     y = exp(x)
@@ -206,15 +367,15 @@ def softplus(x):
     with np.errstate(invalid="ignore", divide="ignore"):
         mid = _packet_log(e + _F(1))
         if tail:  # (the scalar path: logf(1 + expf(x)))
-            mid[-tail:] = _libm(np.log, e[-tail:] + _F(1))
+            mid[-tail:] = _logf(e[-tail:] + _F(1))
     threshold = _F(np.log(np.finfo(_F).eps)) + _F(2)
     y = np.where(flat > -threshold, flat, np.where(flat < threshold, e, mid))
     return y.reshape(np.shape(x))
 
 
-def row_sum(a):
-    """Each row's sum as Eigen reduces a tensor's inner-most dimension: eight lane sums over
-    the row's whole packets, a scalar sum of the rest, then the rest plus the lanes added
+def _lane_sum(a):
+    """Each row's sum as one Eigen inner reduction leaf adds it: eight lane sums over the
+    row's whole packets, a scalar sum of the rest, then the rest plus the lanes added
     pairwise ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7))."""
     rows, n = a.shape
     whole = n - n % _PACKET
@@ -231,6 +392,134 @@ def row_sum(a):
     return rest
 
 
+# an inner reduction of more than this many floats splits in two (at a packet boundary of
+# the flat tensor), each half reduced so in turn, and adds the halves
+_TREE_LEAF = 8 * 1024
+
+
+def _leaves(first, count):
+    """The (start, count) runs, flat indices, an inner reduction of ``count`` floats from
+    ``first`` adds as leaves, in order, and how it nests them (None for a leaf)."""
+    if count <= _TREE_LEAF:
+        return None
+    split = -(-(first + -(-count // 2)) // _PACKET) * _PACKET
+    left = min(split - first, count)
+    return (first, left), (split, count - left)
+
+
+def _tree_sum(flat, first, count):
+    halves = _leaves(first, count)
+    if halves is None:
+        return _lane_sum(flat[first:first + count].reshape(1, -1))[0]
+    total = _F(0) + _tree_sum(flat, *halves[0])
+    if halves[1][1]:
+        total += _tree_sum(flat, *halves[1])
+    return total
+
+
+def row_sum(a):
+    """Each row's sum as Eigen reduces a tensor's inner-most dimension: ``_lane_sum``, or for
+    rows of more than 8192 floats a tree of such sums."""
+    rows, n = a.shape
+    if n <= _TREE_LEAF:
+        return _lane_sum(a)
+    flat = a.reshape(-1)
+    return np.array([_tree_sum(flat, i * n, n) for i in range(rows)], _F)
+
+
+@functools.lru_cache(maxsize=64)
+def _reduction_scalars(rows, n):
+    """Flat indices of a [rows, n] tensor that an op inside an inner reduction computes by
+    the scalar path: the last ``size % 8`` of each leaf the reduction adds."""
+    if n <= _TREE_LEAF:
+        tail = n % _PACKET
+        if not tail:
+            return None
+        return _frozen((np.arange(rows)[:, None] * n + np.arange(n - tail, n)).reshape(-1))
+    ends = []
+
+    def walk(first, count):
+        halves = _leaves(first, count)
+        if halves is None:
+            ends.extend(range(first + count - count % _PACKET, first + count))
+            return
+        walk(*halves[0])
+        if halves[1][1]:
+            walk(*halves[1])
+
+    for i in range(rows):
+        walk(i * n, n)
+    return _frozen(np.array(ends, np.intp)) if ends else None
+
+
+def _frozen(a):
+    a.flags.writeable = False  # (cached: shared by every call for the shape)
+    return a
+
+
+# TF's tiled executor: the target size of a block of an expression, from its cost per
+# element; blocks take whole rows (as many as reach the target) or a row's first ``target``
+# elements, then the next (measured: softmax's exp, and the fused cross-entropy's backprop)
+SOFTMAX_BLOCK = 4076
+XENT_BLOCK = 2560
+
+
+@functools.lru_cache(maxsize=64)
+def _block_scalars(rows, n, target, in_place):
+    """Flat indices of a [rows, n] element-wise expression that TF's tiled executor computes
+    by the scalar path. Each block is evaluated on its own: into the output (``in_place``),
+    whole packets at the tensor's 8-float boundaries inside the block, else from the block's
+    start in a scratch buffer; the elements left over are scalar."""
+    if not rows or not n:
+        return None
+    cols = min(target, n)
+    if cols < n:  # blocks are [1, cols] runs of each row
+        starts = (np.arange(rows)[:, None] * n + np.arange(0, n, cols)).reshape(-1)
+        ends = np.minimum(starts + cols, (starts // n + 1) * n)
+    else:
+        per = min(-(-target // n), rows)
+        starts = np.arange(0, rows, per) * n
+        ends = np.minimum(starts + per * n, rows * n)
+    if in_place:
+        head_end = np.minimum(-(-starts // _PACKET) * _PACKET, ends)
+        tail_start = np.maximum(ends // _PACKET * _PACKET, head_end)
+        runs = ((starts, head_end), (tail_start, ends))
+    else:
+        runs = ((ends - (ends - starts) % _PACKET, ends),)
+    picks = []
+    lane = np.arange(_PACKET)
+    for lo, hi in runs:
+        keep = hi > lo
+        if keep.any():
+            idx = lo[keep][:, None] + lane
+            picks.append(idx[idx < hi[keep][:, None]])
+    if not picks:
+        return None
+    return _frozen(np.concatenate(picks))
+
+
+def _exp_scalars_at(shifted_flat, packets, where):
+    """``packets`` (the packet exp of every element) with the elements at ``where`` by expf,
+    denormals flushed."""
+    y = packets.copy()
+    if where is not None and where.size:
+        y[where] = _expf(shifted_flat[where])
+    return _flush_denormals(y)
+
+
+def _shifted(logits):
+    """The logits as a [rows, classes] matrix less each row's max."""
+    x = np.asarray(logits, dtype=_F)
+    flat = x.reshape(-1, x.shape[-1])
+    n = flat.shape[1]
+    if 1 < n <= 64 and flat.size >= 256:
+        # (short rows: the max down the columns of the transpose, which NumPy vectorizes)
+        top = np.maximum.reduce(np.ascontiguousarray(flat.T), axis=0)[:, None]
+    else:
+        top = flat.max(axis=1, keepdims=True)
+    return flat - top
+
+
 # a full reduction of up to this many floats runs on one thread in TF (the rest split by
 # TF's cost model across the machine's cores, which no port can follow)
 FULL_REDUCTION_ONE_THREAD = 8192
@@ -238,15 +527,66 @@ FULL_REDUCTION_ONE_THREAD = 8192
 
 def softmax(logits, log_softmax=False):
     """float32 (log-)softmax over the last axis as TF 1.15's kernel: exp of the logits less
-    each row's max, times the inverse of the row's sum (log: less the log of that sum)."""
-    x = np.asarray(logits, dtype=_F)
-    flat = x.reshape(-1, x.shape[-1])
-    shifted = flat - flat.max(axis=1, keepdims=True)
-    e = exp(shifted)
+    each row's max (in the executor's blocks), times the inverse of the row's sum; log: the
+    shifted logits less the log of the sum of their exps (those taken inside the sum)."""
+    shape = np.shape(logits)
+    shifted = _shifted(logits)
+    rows, n = shifted.shape
+    flat = shifted.reshape(-1)
+    packets = _packet_exp(flat)
     if log_softmax:
+        e = _exp_scalars_at(flat, packets, _reduction_scalars(rows, n)).reshape(rows, n)
         out = shifted - log(row_sum(e))[:, None]
     else:
+        where = _block_scalars(rows, n, SOFTMAX_BLOCK, in_place=True)
+        e = _exp_scalars_at(flat, packets, where).reshape(rows, n)
         out = e * (_F(1) / row_sum(e))[:, None]
         _flush_denormals(out)
-    return out.reshape(x.shape)
+    return out.reshape(shape)
 
+
+def _row_exp_sums(shifted, flat, packets):
+    """Each row's sum of exp(shifted), the exps taken inside the reduction."""
+    rows, n = shifted.shape
+    e = _exp_scalars_at(flat, packets, _reduction_scalars(rows, n))
+    return row_sum(e.reshape(rows, n))
+
+
+def softmax_xent(logits, labels):
+    """float32 SoftmaxCrossEntropyWithLogits as TF 1.15's kernel: the loss is the row sum
+    of labels * (log(sum exp) - shifted), the backprop exp(shifted) / sum - labels (its exp
+    in the executor's blocks). ``logits`` and ``labels`` are [batch, classes]."""
+    shifted = _shifted(logits)
+    rows, n = shifted.shape
+    flat = shifted.reshape(-1)
+    packets = _packet_exp(flat)
+    sums = _row_exp_sums(shifted, flat, packets)
+    loss = row_sum(labels * (log(sums)[:, None] - shifted))
+    e = _exp_scalars_at(flat, packets, _block_scalars(rows, n, XENT_BLOCK, in_place=False))
+    backprop = e.reshape(rows, n)
+    backprop /= sums[:, None]
+    _flush_denormals(backprop)
+    backprop -= labels
+    return loss, backprop
+
+
+def sparse_softmax_xent(logits, labels):
+    """float32 SparseSoftmaxCrossEntropyWithLogits as TF 1.15's kernel: the loss is
+    logf(sum exp) - the label's shifted logit, the backprop exp(shifted) (a plain element-wise
+    exp) / sum, less 1 at the label. ``labels`` are valid class indices."""
+    shifted = _shifted(logits)
+    rows, n = shifted.shape
+    flat = shifted.reshape(-1)
+    packets = _packet_exp(flat)
+    sums = _row_exp_sums(shifted, flat, packets)
+    at = np.arange(0, flat.size, n)
+    at += labels
+    loss = _logf(sums)
+    loss -= flat[at]
+    tail = flat.size % _PACKET
+    e = _exp_scalars_at(flat, packets, np.arange(flat.size - tail, flat.size) if tail else None)
+    e = e.reshape(rows, n)
+    e /= sums[:, None]
+    _flush_denormals(e)
+    e.reshape(-1)[at] -= _F(1)
+    return loss, e

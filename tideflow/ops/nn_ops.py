@@ -652,6 +652,8 @@ def _softmax_xent(features, labels):
         ) from None
     if features.shape[1] == 0:  # no classes: TF 1.15's loss is 0 per row
         return np.zeros(features.shape[:1], features.dtype), features - labels
+    if features.dtype == np.float32:  # TF's kernel bit for bit
+        return eigen_float32.softmax_xent(features, labels)
     shifted = features - _row_max(features)
     log_sm = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
     loss = -np.sum(labels * log_sm, axis=1)
@@ -732,6 +734,8 @@ def _sparse_softmax_xent(features, labels):
             f"Received a label value of {first} which is outside the valid range of [0, {n}).  "
             f"Label values: {' '.join(str(v) for v in labels.tolist())}",
         )
+    if features.dtype == np.float32:  # TF's kernel bit for bit
+        return eigen_float32.sparse_softmax_xent(features, labels)
     # C order whatever the input's layout (an einsum or transpose result may be strided): the
     # label entries below are written through a flat view of this array
     shifted = np.subtract(features, _row_max(features), order="C")

@@ -85,6 +85,7 @@ _tanh = _float32_as_tf(eigen_float32.tanh, np.tanh)
 _exp = _float32_as_tf(eigen_float32.exp, np.exp)
 _log = _float32_as_tf(eigen_float32.log, np.log)
 _log1p = _float32_as_tf(eigen_float32.log1p, np.log1p)
+_expm1 = _float32_as_tf(eigen_float32.expm1, np.expm1)
 
 
 def logistic(x):
@@ -408,7 +409,7 @@ declare_unary("Rsqrt", _rsqrt, _UNARY_COMPLEX, grad=_rsqrt_grad)
 declare_unary("Reciprocal", _reciprocal, _UNARY, grad=_reciprocal_grad)
 declare_unary("Inv", _reciprocal, _UNARY, grad=_inv_grad)
 declare_unary("Exp", _exp, _UNARY_COMPLEX, grad=_exp_grad, inplace=0)
-declare_unary("Expm1", "expm1", _UNARY_COMPLEX, grad=_expm1_grad)
+declare_unary("Expm1", _expm1, _UNARY_COMPLEX, grad=_expm1_grad)
 declare_unary("Log", _log, _UNARY_COMPLEX, grad=_log_grad, inplace=0)
 declare_unary("Log1p", _log1p, _UNARY_COMPLEX, grad=_log1p_grad, inplace=0)
 declare_unary("Sin", "sin", _UNARY_COMPLEX, grad=_sin_grad)
