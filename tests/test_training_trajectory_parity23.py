@@ -181,9 +181,10 @@ def test_fused_batch_norm_gradient_sums_split_as_tf_pool(pool, batch, restore_po
     _bits_equal(got, _REDUX_REF[(pool, batch)])
 
 
-# optimizer updates after three steps on a variable of 6 x 3, 6 or 5 floats (fewer than 8 per
-# row: Eigen's scalar path, where TF's rsqrt and sqrt are exact), through tf.gather (sparse:
-# indices [1, 4, 1, 0], TF's deduplicated IndexedSlices) or a dense product, as TF 1.15 left them
+# optimizer updates after three steps on a variable of 6 x 3, 6 x 1, 6 or 5 floats (fewer than 8
+# per row: Eigen's scalar path, where TF's rsqrt and sqrt are exact; rows of one float take TF's
+# element-by-element sparse kernels), through tf.gather (sparse: indices [1, 4, 1, 0], TF's
+# deduplicated IndexedSlices) or a dense product, as TF 1.15 left them
 _OPT_REF = {
     ("adagrad", "6x3", True): ("be1b4945bf2fdacc3e5e922fbc833300bfaa7febbf2c081bbf3a89aebf6e9cb5"
         "bf9ca56b3ef40829be9a722d3f8446b43e8e1d484018a0123e0b9108bf813c17"
@@ -215,6 +216,9 @@ _OPT_REF = {
     ("adadelta", "6x3", False): ("3f024284beaf2619be2a84ca3ec18636bfa544ddbe0e4c5ebf39dcc9bf6e982f"
         "bf9c3a313ef41569be9c30fb3f83ec83be973b633ff289ee3d732b56bf81577b"
         "bea277293f1891cc"),
+    ("ftrl", "6x3", True): ("be1c3722bef7008c3e55bf5d3dba8250bf86bfb9beed4e23bf3a89aebf6e9cb5"
+        "bf9ca56b3ef40829be9a722d3f8446b43eafc0773fed7ed53d6b6bd3bf813c17"
+        "bea1b41c3f1874e3"),
     ("adagrad", "6", True): ("3f355260beedd27ebe2c103a3ec2336dbf297310be0c4f5f"),
     ("adagrad", "6", False): ("3f355260bef22fc83e3067773df2d71cbf297310bf3af400"),
     ("padagrad", "6", True): ("3f2ead86beebbfa0be2c103a3ec2336dbf1e3a6abe0c4f5f"),
@@ -227,12 +231,29 @@ _OPT_REF = {
     ("adagrad_da", "6", False): ("3dbdf8e4be85e2f53ea4fd4fbe55c0fb3ed9a0e5bef76417"),
     ("adadelta", "6", True): ("3f031457beaf1ad9be2c103a3ec2336dbfa4c701be0c4f5f"),
     ("adadelta", "6", False): ("3f031457beaf1ad9be2aeaa13ec188edbfa4c701be0eb429"),
+    ("ftrl", "6", True): ("3edd23d9beba8d6dbe2c103a3ec2336d3d81f898be0c4f5f"),
+    ("ftrl", "6", False): ("3edd23d9bea1d9b03dca158cbbd98b343d81f896bef97c22"),
     ("adagrad", "5", False): ("3f8d010ebe6e7a463d58cd983eac6bb3bfebe7f4"),
     ("padagrad", "5", False): ("3f87483ebe6313f73d2daf083ea749c7bfe5310a"),
     ("nesterov", "5", False): ("3f550d26be9ee52c3df682643e25b1c6bfda2db9"),
     ("pgd", "5", False): ("3f6ca6d0bea590893c4029ccbce27721bfe45c7e"),
     ("adagrad_da", "5", False): ("3ec15c4b000000003e1a2646be271a19bec1b5c7"),
     ("adadelta", "5", False): ("3f03e452beae664bbe2b77043ec1ddfabfa57890"),
+    ("ftrl", "5", False): ("3ed8daf6be04e5323cfccf8d3e812523bf6e2a5f"),
+    ("adagrad", "6x1", True): ("3f355260beedd27ebe2c103a3ec2336dbf297310be0c4f5f"),
+    ("adagrad", "6x1", False): ("3f355260bef22fc83e3067773df2d71cbf297310bf3af400"),
+    ("padagrad", "6x1", True): ("3f2ead86beebbfa0be2c103a3ec2336dbf1e3a6abe0c4f5f"),
+    ("padagrad", "6x1", False): ("3f2ead85beee145d3e2751a93dd96e80bf1e3a68bf370e2e"),
+    ("nesterov", "6x1", True): ("3f37c10cbf98db4abe2c103a3ec2336dbf746af8be0c4f5f"),
+    ("nesterov", "6x1", False): ("3f37c10cbf447d5a3e94138a3c8ec9e0bf746af8bf4dbf66"),
+    ("pgd", "6x1", True): ("3f19a2f2bfd1e9b7be2c103a3ec2336dbf58a9a3be0c4f5f"),
+    ("pgd", "6x1", False): ("3f19a2f1bf7ae0923e80b04dbe58c131bf58a9a0bf578dfa"),
+    ("adagrad_da", "6x1", True): ("3dbdf8e5be882556be2c103a3ec2336d3ed9a0e5be0c4f5f"),
+    ("adagrad_da", "6x1", False): ("3dbdf8e4be85e2f53ea4fd4fbe55c0fb3ed9a0e5bef76417"),
+    ("adadelta", "6x1", True): ("3f031457beaf1ad9be2c103a3ec2336dbfa4c701be0c4f5f"),
+    ("adadelta", "6x1", False): ("3f031457beaf1ad9be2aeaa13ec188edbfa4c701be0eb429"),
+    ("ftrl", "6x1", True): ("3edd23d9beba8d6dbe2c103a3ec2336d3d81f898be0c4f5f"),
+    ("ftrl", "6x1", False): ("3edd23d9bea1d9b03dca158cbbd98b343d81f896bef97c22"),
 }
 
 _OPTS = {
@@ -246,6 +267,8 @@ _OPTS = {
         0.3, tf.train.get_or_create_global_step(), l1_regularization_strength=0.01,
         l2_regularization_strength=0.02),
     "adadelta": lambda: tf.train.AdadeltaOptimizer(2.0),
+    "ftrl": lambda: tf.train.FtrlOptimizer(0.2, l1_regularization_strength=0.01,
+                                           l2_regularization_strength=0.02),
 }
 
 

@@ -62,12 +62,18 @@ def _adagrad(var, accum, grad, lr, *, update_slots):
     var -= grad * lr * _rsqrt(accum)  # (TF's order of the products, as below)
 
 
+def _by_rows(var):
+    """Whether TF's sparse kernel updates ``var``'s rows as Eigen rows (more than one float
+    each) rather than element by element in scalar C++ (a vector, or rows of one float)."""
+    return var.ndim > 1 and var.size > var.shape[0]
+
+
 def _sparse_adagrad(var, accum, grad, lr, *, update_slots):
     # TF's sparse kernel: a row at a time ((lr * g) * rsqrt(a)), or element by element for
     # a vector ((lr * g) / sqrt(a))
     if update_slots:
         accum += grad * grad
-    if var.ndim > 1:
+    if _by_rows(var):
         var -= lr * grad * _rsqrt(accum)
     else:
         var -= lr * grad / np.sqrt(accum)
@@ -98,7 +104,7 @@ def _in_double(var, prox, rate, l1, l2):
 
 def _sparse_proximal_adagrad(var, accum, grad, lr, l1, l2):
     accum += grad * grad
-    if var.ndim > 1:
+    if _by_rows(var):
         rate = lr * _rsqrt(accum)
         _proximal(var, var - grad * rate, rate, l1, l2)
     else:
@@ -107,7 +113,7 @@ def _sparse_proximal_adagrad(var, accum, grad, lr, l1, l2):
 
 
 def _sparse_proximal_gradient_descent(var, delta, alpha, l1, l2):
-    if var.ndim > 1:
+    if _by_rows(var):
         _proximal(var, var - delta * alpha, alpha, l1, l2)
     else:
         _in_double(var, var - alpha * delta, alpha, l1, l2)
@@ -219,7 +225,7 @@ def _sparse_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, 
     # TF's sparse kernel: rows by the accumulators' means over the steps; a vector's elements
     # in double
     ga, gg = gradient_accumulator, gradient_squared_accumulator
-    if var.ndim > 1:
+    if _by_rows(var):
         ga += grad
         gg += grad * grad
         t = np.asarray(global_step).astype(var.dtype)
@@ -261,6 +267,31 @@ def _ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
 
 def _ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power):
     _ftrl_step(var, accum, linear, grad, grad + 2 * l2_shrinkage * var, lr, l1, l2, lr_power)
+
+
+def _sparse_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
+    if _by_rows(var):
+        # TF's rows: the dense update, the l1 shrinkage as a clip
+        new_accum = accum + grad * grad
+        if lr_power == -0.5:
+            new_pow, old_pow = np.sqrt(new_accum), np.sqrt(accum)
+        else:
+            new_pow, old_pow = new_accum ** -lr_power, accum ** -lr_power
+        linear += grad - (new_pow - old_pow) / lr * var
+        var[...] = (np.clip(linear, -l1, l1) - linear) / (new_pow / lr + 2 * l2)
+        accum[...] = new_accum
+        return
+    # element by element: sigma = (pow(a + g^2, -p) - pow(a, -p)) / lr, l = (l + g) - sigma * v
+    new_accum = accum + grad * grad
+    if lr_power == -0.5:
+        new_pow, old_pow = np.sqrt(new_accum), np.sqrt(accum)
+    else:
+        new_pow, old_pow = new_accum ** -lr_power, accum ** -lr_power
+    sigma = (new_pow - old_pow) / lr
+    linear[...] = linear + grad - sigma * var
+    y = new_pow / lr + 2 * l2
+    var[...] = np.where(np.abs(linear) > l1, (l1 * np.sign(linear) - linear) / y, 0)
+    accum[...] = new_accum
 
 
 # ------------------------------------------------------------------------------------------
@@ -611,7 +642,8 @@ _OPS = (
     ("SparseApplyCenteredRMSProp", "var mg ms mom lr rho momentum epsilon grad indices",
      _centered_rms_prop, (), _FLOATS_AND_COMPLEX),
     ("ApplyFtrl", "var accum linear grad lr l1 l2 lr_power", _ftrl, (), _FLOATS),
-    ("SparseApplyFtrl", "var accum linear grad indices lr l1 l2 lr_power", _ftrl, (), _FLOATS),
+    ("SparseApplyFtrl", "var accum linear grad indices lr l1 l2 lr_power", _sparse_ftrl, (),
+     _FLOATS),
     ("ApplyFtrlV2", "var accum linear grad lr l1 l2 l2_shrinkage lr_power", _ftrl_v2, (),
      _FLOATS),
     ("SparseApplyFtrlV2", "var accum linear grad indices lr l1 l2 l2_shrinkage lr_power",
