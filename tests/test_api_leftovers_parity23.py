@@ -237,6 +237,21 @@ def test_wrap_function_and_tensor_array_spec():
         np.testing.assert_array_equal(s.run(r), [3.0, 5.0])
         assert s.run(r2) == {"sum": 7.0, "prod": 12.0, "neg": -7.0}
         assert s.run(r3) == 30.0
+    # as TF 1.15: a variable the function makes is lifted into the enclosing graph (a
+    # resource variable), and tensors of that graph it reads are captured
+    with tf.Graph().as_default():
+        c = tf.constant(5.0)
+
+        def h(x):
+            return x * tf.Variable(2.0, name="v") + c
+
+        w3 = tf.wrap_function(h, [tf.TensorSpec([], tf.float32)])
+        assert [v.name for v in tf.global_variables()] == ["v:0"]
+        assert repr(tf.global_variables()[0]) == "<tf.Variable 'v:0' shape=() dtype=float32>"
+        r4 = w3(tf.constant(3.0))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            assert s.run(r4) == 11.0
     spec = tf.TensorArraySpec([2], tf.int32)
     assert repr(spec) == "TensorArraySpec(TensorShape([Dimension(2)]), tf.int32, False, True)"
     assert spec.value_type is tf.TensorArray
@@ -665,11 +680,22 @@ def test_saved_model_load_v2_signatures_and_variables(tmp_path):
         assert len(tf.global_variables()) == 2
         with pytest.raises(TypeError, match="missing required arguments: dense_input"):
             f()
-    # a TF 1.x SavedModel (simple_save) loads the same way
+    # a variable of the graph the model was saved from that the model does not own has no
+    # saved value: it is not made
+    path2 = str(tmp_path / "m2")
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="stray", use_resource=True)
+        m2 = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+        tf.saved_model.experimental.save(m2, path2)
+    with tf.Graph().as_default():
+        obj = tf.saved_model.load_v2(path2)
+        assert "stray:0" not in [v.name for v in obj.variables]
+        assert len(obj.variables) == 2
+    # a TF 1.x SavedModel (simple_save, a resource variable) loads the same way
     path1 = str(tmp_path / "v1")
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [None, 2], name="x")
-        y = tf.matmul(x, tf.Variable([[2.0], [3.0]], name="v"), name="y")
+        y = tf.matmul(x, tf.Variable([[2.0], [3.0]], name="v", use_resource=True), name="y")
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
             tf.saved_model.simple_save(s, path1, {"x": x}, {"y": y})

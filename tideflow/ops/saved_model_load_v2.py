@@ -89,7 +89,10 @@ class _Loaded:
 
 
 def _saved_values(export_dir, tags):
-    """``{variable op name: (value, trainable, op type)}`` of the tagged MetaGraph."""
+    """``{variable op name: (value, trainable, is a resource variable)}`` of the tagged
+    MetaGraph's restored variables."""
+    from tideflow.ops import state_ops
+    from tideflow.ops import variables as variables_lib
     from tideflow.ops.saved_model_impl import SavedModelLoader
     from tideflow.runtime.session import Session
 
@@ -98,8 +101,12 @@ def _saved_values(export_dir, tags):
         SavedModelLoader(export_dir).load(sess, tags)
         trainable = {id(v) for v in graph.get_collection("trainable_variables")}
         found = graph.get_collection("variables")
+        # only the variables the SavedModel's checkpoint restored (a graph may list others)
+        restored = sess.run([state_ops.is_variable_initialized(v) for v in found])
+        found = [v for v, ok in zip(found, restored) if ok]
         values = sess.run([v.value() if hasattr(v, "value") else v for v in found])
-        return {v.op.name: (value, id(v) in trainable, v.op.type)
+        return {v.op.name: (value, id(v) in trainable,
+                            isinstance(v, variables_lib.ResourceVariable))
                 for v, value in zip(found, values)}
 
 
@@ -124,12 +131,12 @@ def load_v2(export_dir, tags=None):
         tags = [tags]
     meta = loader.get_meta_graph_def_from_tags(tags)
     made, refs = [], {}
-    for name, (value, trainable, op_type) in _saved_values(export_dir, tags).items():
+    for name, (value, trainable, resource) in _saved_values(export_dir, tags).items():
         with ops.name_scope(None):
             var = variables_lib.VariableV1(value, trainable=trainable, name=name,
-                                           use_resource=op_type == "VarHandleOp")
+                                           use_resource=resource)
         made.append(var)
-        refs[name] = var.handle if op_type == "VarHandleOp" else var._variable
+        refs[name] = var.handle if resource else var._variable
     return _Loaded(meta, made, refs)
 
 

@@ -1,7 +1,8 @@
 """``tf.wrap_function`` (TF 1.15): a Python function traced once into a graph of its own for
 a signature of TensorSpecs, then called on tensors (each call adds the traced ops to the
 calling graph, their outputs under one IdentityN named as TF's call op, ``PartitionedCall``),
-and ``tf.TensorArraySpec``."""
+and ``tf.TensorArraySpec``. As in TF, variables the function makes are lifted into the
+enclosing graph, and tensors of that graph it reads are captured (read by each call)."""
 
 from tideflow.framework import dtypes, nest, ops
 from tideflow.framework.tensor_shape import TensorShape, as_shape
@@ -13,11 +14,12 @@ class WrappedFunction:
     entry), ``outputs`` and ``structured_outputs``; ``prune(feeds, fetches)`` gives the
     function computing other tensors of its graph from others."""
 
-    def __init__(self, graph, inputs, structured_outputs, name):
+    def __init__(self, graph, inputs, structured_outputs, name, captures=()):
         self.graph = graph
         self.inputs = list(inputs)
         self.structured_outputs = structured_outputs
         self.name = name
+        self._captures = list(captures)  # (enclosing tensor, placeholder standing for it)
 
     @property
     def outputs(self):
@@ -43,7 +45,7 @@ class WrappedFunction:
             if isinstance(t, (ops.Tensor, ops.Operation)) and t.graph is not self.graph:
                 raise ValueError(f"Can only prune function whose feeds and fetches are from "
                                  f"this graph ({self.graph}). {t} is not.")
-        return WrappedFunction(self.graph, feeds, fetches, name or self.name)
+        return WrappedFunction(self.graph, feeds, fetches, name or self.name, self._captures)
 
     def __call__(self, *args):
         from tideflow.framework import graph_util_impl, importer
@@ -63,8 +65,10 @@ class WrappedFunction:
             return self.structured_outputs
         graph_def = graph_util_impl.extract_sub_graph(
             self.graph.as_graph_def(), sorted({x.name.split(":")[0] for x in elements}))
-        input_map = {t.name: a for t, a in zip(self.inputs, args)
-                     if any(n.name == t.op.name for n in graph_def.node)}
+        present = {n.name for n in graph_def.node}
+        input_map = {t.name: a for t, a in zip(self.inputs, args) if t.op.name in present}
+        input_map.update({ph.name: outer for outer, ph in self._captures
+                          if ph.op.name in present})
         with ops.name_scope(None):
             imported = importer.import_graph_def(
                 graph_def, input_map=input_map, return_elements=[x.name for x in elements],
@@ -83,12 +87,23 @@ class WrappedFunction:
 
 def wrap_function(fn, signature, name=None):
     """``fn`` traced for ``signature`` (a list of TensorSpecs) into a graph of its own; the
-    result is called on tensors of another graph (see the module docstring). Tensors of other
-    graphs that ``fn`` reads, and variables it makes, are not captured: pass them in."""
+    result is called on tensors of the enclosing graph (see the module docstring)."""
+    from tideflow.framework.func_graph import FuncGraph
+    from tideflow.ops import variables
     from tideflow.ops.constant_op import placeholder
 
-    graph = ops.Graph()
-    with graph.as_default():
+    # a function graph with names and collections of its own; variables made inside go to
+    # the enclosing graph (init_scope), tensors of it are captured
+    graph = FuncGraph("wrapped_function", ops.get_default_graph())
+    graph.use_private_collections()
+    graph._counts_own_ops = True
+    graph._names_in_use = {}
+    graph._name_stack = ""
+    def resource_variables(next_creator, **kwargs):  # (a function's variables are, in TF)
+        kwargs["use_resource"] = True
+        return next_creator(**kwargs)
+
+    with graph.as_default(), variables.variable_creator_scope(resource_variables):
         inputs = [placeholder(s.dtype, s.shape, name=s.name or "placeholder")
                   for s in nest.flatten(signature)]
         args = nest.pack_sequence_as(signature, inputs) if signature is not None else []
@@ -97,7 +112,8 @@ def wrap_function(fn, signature, name=None):
             lambda x: x if x is None or isinstance(x, (ops.Operation, ops.Tensor))
             else ops.convert_to_tensor(x), out)
     return WrappedFunction(graph, inputs, out,
-                           name or getattr(fn, "__name__", "wrapped_function"))
+                           name or getattr(fn, "__name__", "wrapped_function"),
+                           graph.captures)
 
 
 class TensorArraySpec(TypeSpec):
