@@ -440,6 +440,14 @@ def test_small_names_match_tf():
             "evaluate"} <= set(dir(L))
     assert {"load_iris", "load_boston", "load_dataset"} <= set(dir(L.datasets))
     assert L.utils.make_export_strategy is L.make_export_strategy
+    # TF's implementation module paths programs import from
+    from tideflow.contrib.learn.python.learn import graph_actions
+    from tideflow.contrib.learn.python.learn.estimators import head as head_lib
+    from tideflow.contrib.learn.python.learn.estimators import metric_key, svm
+
+    assert head_lib.multi_class_head is L.multi_class_head and svm.SVM is L.SVM
+    assert metric_key.MetricKey.AUC_PR == "auc_precision_recall"
+    assert graph_actions.run_feeds is L.run_feeds
 
 
 def test_pandas_and_dask_extractors():

@@ -6,6 +6,7 @@ import abc
 import collections
 import os
 import time
+import types
 
 import numpy as np
 
@@ -507,13 +508,75 @@ def install(learn):
     from tideflow import contrib_learn_dynamic_rnn
 
     estimators = learn.estimators
+    _estimator_modules(learn, estimators)
     for path in ("tideflow.contrib.learn.estimators",
                  "tideflow.contrib.learn.python.learn.estimators"):
         sys.modules.setdefault(path, estimators)
         for name in ("estimator", "model_fn", "run_config", "prediction_key", "constants",
-                     "tensor_signature"):
+                     "tensor_signature", "head", "metric_key", "dnn", "linear",
+                     "dnn_linear_combined", "svm", "logistic_regressor"):
             sys.modules.setdefault(f"{path}.{name}", getattr(estimators, name))
+    sys.modules.setdefault("tideflow.contrib.learn.python.learn.graph_actions",
+                           _LazyModule("graph_actions"))
     contrib_learn_dynamic_rnn.register(learn)
+
+
+class _LazyModule(types.ModuleType):
+    """A module of tf.contrib.learn whose contents load on first use."""
+
+    def __init__(self, name):
+        super().__init__("tideflow.contrib.learn.python.learn." + name)
+        self._lazy_name = name
+
+    def __getattr__(self, attr):
+        return getattr(lazy(self._lazy_name), attr)
+
+
+def _estimator_modules(learn, estimators):
+    """TF's estimator implementation modules (head, metric_key, dnn, linear, svm, ...) as
+    namespaces over the classes, loaded on first use."""
+    metric_key = types.ModuleType(estimators.__name__ + ".metric_key", "``metric_key``.")
+
+    class MetricKey:
+        pass
+
+    for key in ("LOSS", "AUC", "AUC_PR", "CLASS_AUC", "CLASS_AUC_PR", "PREDICTION_MEAN",
+                "CLASS_PREDICTION_MEAN", "CLASS_LOGITS_MEAN", "CLASS_PROBABILITY_MEAN",
+                "LABEL_MEAN", "CLASS_LABEL_MEAN", "ACCURACY", "ACCURACY_BASELINE",
+                "ACCURACY_MEAN", "PRECISION_MEAN", "RECALL_MEAN"):
+        from tideflow import contrib_learn_heads
+
+        setattr(MetricKey, key, getattr(contrib_learn_heads, key))
+    metric_key.MetricKey = MetricKey
+    estimators.metric_key = metric_key
+    contents = {"head": None, "dnn": ("DNNClassifier", "DNNRegressor", "DNNEstimator"),
+                "linear": ("LinearClassifier", "LinearRegressor", "LinearEstimator"),
+                "dnn_linear_combined": ("DNNLinearCombinedClassifier",
+                                        "DNNLinearCombinedRegressor",
+                                        "DNNLinearCombinedEstimator"),
+                "svm": ("SVM",), "logistic_regressor": ("LogisticRegressor",)}
+    for name, names in contents.items():
+        if names is None:
+            from tideflow import contrib_learn_heads
+
+            setattr(estimators, name, contrib_learn_heads)
+            continue
+        module = _Namespace(f"{estimators.__name__}.{name}", learn, names)
+        setattr(estimators, name, module)
+
+
+class _Namespace(types.ModuleType):
+    def __init__(self, name, learn, names):
+        super().__init__(name)
+        self._learn, self._names = learn, names
+
+    def __getattr__(self, attr):
+        if attr in self._names:
+            return getattr(self._learn, attr)
+        raise AttributeError(f"module {self.__name__!r} has no attribute {attr!r}")
+
+    def __dir__(self):
+        return sorted({*vars(self), *self._names})
 
 
 def _has(module):
