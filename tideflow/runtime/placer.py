@@ -13,7 +13,7 @@ devices: turn it on with ``TIDEFLOW_PLACER=cost`` or :func:`use_cost_model`.
 """
 
 from tideflow import env
-from tideflow.framework import dtypes, errors, meta_graph, op_registry
+from tideflow.framework import dtypes, errors, op_registry
 from tideflow.framework.device import DeviceSpec
 from tideflow.kernels.device import listed_devices
 
@@ -415,6 +415,8 @@ def check_device_names(ops):
     for op in sorted(ops, key=lambda o: o._id if o._id is not None else 0):
         dev = op._device
         if dev and not _parses_as_device_name(dev):
+            from tideflow.framework import meta_graph  # (protos: loaded only for the error)
+
             attrs = ", ".join(
                 f"{k}={meta_graph._summarize_attr_value(v)}"
                 for k, v in sorted(op.node_def.attr.items()) if k != "value")
