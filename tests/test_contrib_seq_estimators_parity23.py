@@ -436,3 +436,69 @@ def test_dnn_with_layer_annotations_are_the_dnns_as_estimators(tmp_path):
         assert not [k for k in graph.get_all_collection_keys() if "annot" in k]
     regressor = tf.contrib.estimator.DNNRegressorWithLayerAnnotations([3], columns[:1])
     assert type(regressor) is tf.estimator.Estimator
+
+
+# -- SavedModelEstimator ----------------------------------------------------------------------
+def test_saved_model_estimator_trains_evaluates_and_predicts_as_tf(tmp_path):
+    f1 = tf.feature_column.numeric_column("f1", shape=[2])
+    est = tf.estimator.LinearRegressor([f1], model_dir=str(tmp_path / "md"),
+                                       optimizer=tf.train.GradientDescentOptimizer(0.1))
+
+    def input_fn():
+        return ({"f1": tf.constant([[1., 2.], [3., 4.], [0.5, -1.]])},
+                tf.constant([[1.], [2.], [0.]]))
+
+    est.train(input_fn, steps=3)
+    supervised = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(
+        {"f1": tf.placeholder(tf.float32, [None, 2])}, tf.placeholder(tf.float32, [None, 1]))
+    serving = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"f1": tf.placeholder(tf.float32, [None, 2])})
+    export_dir = est.experimental_export_all_saved_models(str(tmp_path / "export"), {
+        tf.estimator.ModeKeys.TRAIN: supervised, tf.estimator.ModeKeys.EVAL: supervised,
+        tf.estimator.ModeKeys.PREDICT: serving})
+    sme = tf.contrib.estimator.SavedModelEstimator(export_dir, model_dir=str(tmp_path / "sme"))
+    # measured in TF 1.15 (a regressor's raw serving export has no "serving_default")
+    assert sme._available_modes == ["train", "eval"]
+    result = sme.evaluate(input_fn, steps=1)
+    expected = {"global_step": 3.0, "loss": 115639.5, "metrics/average_loss": 38546.5,
+                "metrics/label/mean": 1.0, "metrics/prediction/mean": 145.45111083984375}
+    assert sorted(result) == sorted(expected)
+    for key, value in expected.items():
+        np.testing.assert_allclose(result[key], value, rtol=1e-6, err_msg=key)
+    sme.train(input_fn, steps=2)
+    assert sorted(sme.get_variable_names()) == [
+        "global_step", "linear/linear_model/bias_weights", "linear/linear_model/f1/weights"]
+    np.testing.assert_allclose(
+        sme.get_variable_value("linear/linear_model/f1/weights").ravel(),
+        [951.740234375, 1382.444091796875], rtol=1e-6)
+    result = sme.evaluate(input_fn, steps=1)
+    assert result["global_step"] == 5
+    np.testing.assert_allclose(result["loss"], 94090760.0, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="infer mode is not available in the SavedModel"):
+        next(sme.predict(input_fn))
+
+    def int_input_fn():
+        return {"f1": tf.constant([[1, 2]])}, tf.constant([[1.]])
+
+    with pytest.raises(ValueError, match="Tensor shape and/or dtype validation failed for input "
+                                         "f1:\n\tExpected dtype: <dtype: 'float32'>, Got: "
+                                         "<dtype: 'int32'>"):
+        sme.evaluate(int_input_fn, steps=1)
+
+    parsing = tf.estimator.export.build_parsing_serving_input_receiver_fn(
+        tf.feature_column.make_parse_example_spec([f1]))
+    predict_only = tf.contrib.estimator.SavedModelEstimator(
+        est.export_saved_model(str(tmp_path / "export2"), parsing),
+        model_dir=str(tmp_path / "sme3"))
+    assert predict_only._available_modes == ["infer"]
+
+    def predict_input_fn():
+        example = tf.train.Example()
+        example.features.feature["f1"].float_list.value.extend([1., 2.])
+        return {"inputs": tf.constant([example.SerializeToString()])}
+
+    prediction = next(predict_only.predict(predict_input_fn))
+    assert sorted(prediction) == ["outputs"]
+    np.testing.assert_allclose(prediction["outputs"], [144.90151977539062], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="train mode is not available"):
+        predict_only.train(input_fn, steps=1)

@@ -494,13 +494,14 @@ def _contrib_estimator():
     canned = ("DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator")
     for name in canned:
         setattr(module, name, getattr(estimator, name))
-    from tideflow.estimator.canned import dnn_annotations, rnn
+    from tideflow.estimator.canned import dnn_annotations, rnn, saved_model_estimator
 
-    for source in (rnn, dnn_annotations):
+    sources = (rnn, dnn_annotations, saved_model_estimator)
+    for source in sources:
         for name in source.__all__:
             setattr(module, name, getattr(source, name))
     module.__all__ = sorted([*names, "add_metrics", *in_memory, *contrib_estimator.__all__,
-                             *canned, *rnn.__all__, *dnn_annotations.__all__])
+                             *canned, *(n for source in sources for n in source.__all__)])
     return module
 
 

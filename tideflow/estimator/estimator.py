@@ -558,9 +558,11 @@ class Estimator:
             from tideflow.distribute.estimator_training import evaluate_build_graph
 
             return evaluate_build_graph(self, input_fn, hooks)
-        global_step_tensor = self._new_graph_setup(ops.get_default_graph())
+        self._new_graph_setup(ops.get_default_graph())
         features, labels, input_hooks = self._get_features_and_labels(input_fn, ModeKeys.EVAL)
         spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
+        # as TF, read after the model: a model may bring its own (SavedModelEstimator's)
+        global_step_tensor = training_util.get_global_step(ops.get_default_graph())
         if LOSS_METRIC_KEY in spec.eval_metric_ops:
             raise ValueError(f'Metric with name "{LOSS_METRIC_KEY}" is not allowed, because '
                              "Estimator already defines a default metric with the same name.")
