@@ -355,3 +355,70 @@ def test_rnn_last_output_value_is_the_last_step():
             sess.run(tf.variables_initializer(out.weights))
             out.set_weights(layer.get_weights())
             np.testing.assert_allclose(sess.run(y, {x: data}), st, rtol=1e-6)
+
+
+# -- RunMetadata: TF 1.15's step stats structure and cost graph ------------------------------
+
+def _traced_metadata(config=None, level=3):
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [2, 2], name="a")
+        v = tf.Variable(tf.ones([2, 2]), name="v")
+        c = tf.reduce_sum(tf.matmul(a, v, name="mm"), name="sum")
+        with tf.Session(config=config) as sess:
+            sess.run(v.initializer)
+            md = tf.RunMetadata()
+            options = tf.RunOptions(trace_level=level) if level is not None else None
+            sess.run(c, {a: [[1, 2], [3, 4]]}, options=options, run_metadata=md)
+    return md
+
+
+def test_full_trace_step_stats_as_tf():
+    md = _traced_metadata()
+    cpu = "/job:localhost/replica:0/task:0/device:CPU:0"
+    # TF 1.15 (measured): the host tracer's device first, its kernels that are not cheap
+    assert [d.device for d in md.step_stats.dev_stats] == ["/host:CPU", cpu]
+    host, dev = md.step_stats.dev_stats
+    assert [n.node_name for n in host.node_stats] == ["v:VariableV2", "mm:MatMul", "sum:Sum"]
+    assert all(n.timeline_label.startswith("id=") and n.timeline_label.endswith(
+        f",device={cpu},async=false") and n.thread_id for n in host.node_stats)
+    assert set(host.thread_names.values()) == {"tf_Compute"}
+    nodes = {n.node_name: n for n in dev.node_stats}
+    assert set(nodes) == {"_SOURCE", "Const", "_arg_a_0_0", "v", "v/read", "mm", "sum",
+                          "_retval_sum_0_0"}
+    assert not dev.thread_names and not any(n.thread_id for n in dev.node_stats)
+    assert all(n.HasField("memory_stats") for n in dev.node_stats)
+    # a constant's and a variable's buffers are persistent; an op allocating its output
+    # has a memory record; a forwarded or fed buffer none
+    assert nodes["Const"].memory_stats.persistent_memory_size == 8
+    assert nodes["v"].memory_stats.persistent_memory_size == 16
+    assert [(m.allocator_name, m.total_bytes, m.peak_bytes, m.live_bytes)
+            for m in nodes["mm"].memory] == [("cpu", 16, 16, 16)]
+    assert not nodes["v/read"].memory and not nodes["_arg_a_0_0"].memory
+    # SOFTWARE_TRACE: no host tracer
+    soft = _traced_metadata(level=1)
+    assert [d.device for d in soft.step_stats.dev_stats] == [cpu]
+    assert not soft.HasField("cost_graph")
+
+
+def test_build_cost_model_fills_the_cost_graph():
+    config = tf.ConfigProto(graph_options=tf.GraphOptions(build_cost_model=1))
+    for level in (3, None):  # TF 1.15: with or without RunOptions
+        md = _traced_metadata(config, level)
+        nodes = {n.name: n for n in md.cost_graph.node}
+        assert set(nodes) == {"_SOURCE", "_SINK", "Const", "v", "v/read", "_arg_a_0_0", "mm",
+                              "sum", "_retval_sum_0_0"}
+        assert (nodes["_SOURCE"].id, nodes["_SINK"].id) == (0, 1)
+        ids = {n.id: name for name, n in nodes.items()}
+        mm = nodes["mm"]
+        assert [ids[i.preceding_node] for i in mm.input_info] == ["_arg_a_0_0", "v/read"]
+        out = mm.output_info[0]
+        assert (out.size, out.alias_input_port, [d.size for d in out.shape.dim]) == (
+            16, -1, [2, 2])
+        assert out.dtype == tf.float32.as_datatype_enum
+        assert nodes["v"].persistent_memory_size == 16
+        assert nodes["v"].output_info[0].dtype == tf.float32_ref.as_datatype_enum
+        assert list(nodes["Const"].control_input) == [0]
+        assert nodes["_arg_a_0_0"].output_info[0].size == 0
+        assert ids[nodes["_SINK"].control_input[-1]] == "_retval_sum_0_0"
+        assert [d.device for d in md.step_stats.dev_stats][-1].endswith("CPU:0")
+    assert not _traced_metadata(level=None).HasField("cost_graph")

@@ -343,6 +343,8 @@ def _exec_micros(run_meta):
     if run_meta is None:
         return out
     for dev in run_meta.step_stats.dev_stats:
+        if dev.device == "/host:CPU":  # (TF's host tracer: the same ops again)
+            continue
         for ns in dev.node_stats:
             us = out.get(ns.node_name, (0,))[0] + int(ns.op_end_rel_micros)
             out[ns.node_name] = (us, dev.device.lower())
@@ -392,6 +394,8 @@ def _op_stats(graph, run_meta, op_log=None):
                           "run": 1 if op.name in micros else 0, "shape": shape or [],
                           "device": device, "inputs": _input_shapes(op)}
     for dev in run_meta.step_stats.dev_stats if run_meta is not None else ():
+        if dev.device == "/host:CPU":  # (TF's host tracer: the same ops again)
+            continue
         for ns in dev.node_stats:
             # the step's own _Arg/_Retval nodes, which no graph op stands behind: tfprof
             # counts them with their name as their type (its steps trace no _Send/_Recv)
@@ -1241,6 +1245,8 @@ def _profile_proto(graph, steps):
         node.shape.extend(_attr_shape(op) or [])  # tfprof's: the shape attr's
     for step, run_meta in sorted(steps.items()):
         for dev in run_meta.step_stats.dev_stats:
+            if dev.device == "/host:CPU":  # (TF's host tracer: the same ops again)
+                continue
             device = dev.device.lower()  # tfprof's canonical device names
             for ns in dev.node_stats:
                 if ns.node_name not in node_ids:

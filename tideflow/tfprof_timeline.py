@@ -54,6 +54,8 @@ def write_graph(root, run_meta, inputs, path):
     consumer on another device."""
     execs = {}  # name -> device -> {start: exec micros}
     for dev in run_meta.step_stats.dev_stats:
+        if dev.device == "/host:CPU":  # (TF's host tracer: the same ops again)
+            continue
         device = dev.device.lower()
         for ns in dev.node_stats:
             start = int(ns.all_start_micros) + int(ns.op_start_rel_micros)

@@ -146,6 +146,8 @@ class Timeline:
         self._allocators_pid = self._new_pid()
         self._chrome_trace.emit_pid("Allocators", self._allocators_pid)
         for dev in self._step_stats.dev_stats:
+            if dev.device == "/host:CPU":  # (TF's host tracer: the same ops again)
+                continue
             self._device_pids[dev.device] = self._new_pid()
             self._tensor_pids[dev.device] = self._new_pid()
             self._chrome_trace.emit_pid(dev.device + " Compute", self._device_pids[dev.device])
@@ -154,6 +156,8 @@ class Timeline:
     def _assign_lanes(self):
         # an op takes the first lane whose last op ended strictly before it starts
         for dev in self._step_stats.dev_stats:
+            if dev.device == "/host:CPU":  # (TF's host tracer: the same ops again)
+                continue
             lanes = [0]
             for ns in dev.node_stats:
                 end = ns.all_start_micros + ns.all_end_rel_micros
@@ -167,6 +171,8 @@ class Timeline:
 
     def _analyze_tensors(self, show_memory):
         for dev in self._step_stats.dev_stats:
+            if dev.device == "/host:CPU":  # (TF's host tracer: the same ops again)
+                continue
             pid = self._device_pids[dev.device]
             tensors_pid = self._tensor_pids[dev.device]
             for ns in dev.node_stats:
@@ -190,6 +196,8 @@ class Timeline:
 
     def _show_compute(self, show_dataflow):
         for dev in self._step_stats.dev_stats:
+            if dev.device == "/host:CPU":  # (TF's host tracer: the same ops again)
+                continue
             pid = self._device_pids[dev.device]
             gpu_trace = "/stream:" in dev.device or "/memcpy" in dev.device
             for ns in dev.node_stats:
@@ -270,6 +278,8 @@ def top_ops(step_stats, n=10, by="op"):
     rows = {}
     total = 0
     for dev in step_stats.dev_stats:
+        if dev.device == "/host:CPU":  # (TF's host tracer: the same ops again)
+            continue
         for ns in dev.node_stats:
             op_type, _ = _parse_label(ns.timeline_label, ns.node_name)
             us = ns.op_end_rel_micros - ns.op_start_rel_micros

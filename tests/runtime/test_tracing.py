@@ -41,7 +41,9 @@ def test_step_stats_per_device_and_per_node():
             plan = next(p for p in s._plans.values() if hasattr(p, "plans"))
             assert all("__rec__" not in p.source for p in plan.plans)  # untraced stays lean
     devs = {d.device: d for d in md.step_stats.dev_stats}
-    assert set(devs) == {CPU + "0", CPU + "1"}
+    # TF 1.15's FULL_TRACE: its host tracer's '/host:CPU' first, then each device
+    assert md.step_stats.dev_stats[0].device == "/host:CPU"
+    assert set(devs) == {"/host:CPU", CPU + "0", CPU + "1"}
     nodes0 = {n.node_name: n for n in devs[CPU + "0"].node_stats}
     nodes1 = {n.node_name: n for n in devs[CPU + "1"].node_stats}
     assert {"a", "w"} <= set(nodes0)
@@ -53,7 +55,10 @@ def test_step_stats_per_device_and_per_node():
     assert a.all_start_micros > 0
     assert a.op_end_rel_micros >= a.op_start_rel_micros
     assert a.all_end_rel_micros >= a.op_end_rel_micros
-    assert a.thread_id != 0
+    assert a.thread_id == 0  # TF 1.15: the device's stats name no thread; the host's do
+    host = {n.node_name: n for n in devs["/host:CPU"].node_stats}
+    assert host["a:MatMul"].thread_id != 0
+    assert host["a:MatMul"].timeline_label.endswith(f",device={CPU}0,async=false")
     td = a.output[0].tensor_description
     assert td.dtype == tf.float32.as_datatype_enum
     assert [d.size for d in td.shape.dim] == [4, 4]
@@ -72,8 +77,8 @@ def test_single_device_trace_and_chrome_trace():
         with tf.Session() as s:
             out, md = _traced_run(s, z, {x: np.arange(8, dtype=np.float32)})
             assert abs(out - (np.arange(8) ** 2 + 1).mean()) < 1e-5
-    assert len(md.step_stats.dev_stats) == 1
-    names = {n.node_name for n in md.step_stats.dev_stats[0].node_stats}
+    assert len(md.step_stats.dev_stats) == 2  # ('/host:CPU', then the device)
+    names = {n.node_name for n in md.step_stats.dev_stats[1].node_stats}
     assert {"y", "z"} <= names
     trace = json.loads(timeline.Timeline(md.step_stats).generate_chrome_trace_format(
         show_memory=True))
@@ -92,7 +97,8 @@ def test_chrome_trace_has_flows_for_send_recv():
             _, md = _traced_run(s, c, {x: np.ones((4, 4), np.float32)})
     trace = json.loads(timeline.Timeline(md.step_stats).generate_chrome_trace_format())
     ev = trace["traceEvents"]
-    all_nodes = {n.node_name for d in md.step_stats.dev_stats for n in d.node_stats}
+    all_nodes = {n.node_name for d in md.step_stats.dev_stats for n in d.node_stats
+                 if d.device != "/host:CPU"}
     assert {e["args"]["name"] for e in ev if e["ph"] == "X"} == all_nodes
     pids = {e["pid"] for e in ev if e["ph"] == "X"}
     assert len(pids) == 2

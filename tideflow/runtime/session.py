@@ -711,7 +711,7 @@ class BaseSession:
             self._default_deadline())
         if run_metadata is not None:
             run_metadata.Clear()  # TF replaces it with this step's metadata
-        if run_metadata is not None and options is not None:
+        if run_metadata is not None and (options is not None or self._cost_model_every()):
             try:
                 values = self._run_traced(plan, tuple(feed_values), deadline, options,
                                           run_metadata)
@@ -734,9 +734,25 @@ class BaseSession:
             self._fast[fetches] = (plan, handler)
         return handler.builder(values)
 
+    def _cost_model_every(self):
+        """``graph_options.build_cost_model``: every how many steps TF returns a cost graph
+        (0: never)."""
+        try:
+            return int(self._config.graph_options.build_cost_model)
+        except AttributeError:
+            return 0
+
     def _run_traced(self, plan, feed_values, deadline, options, run_metadata):
-        """A step with RunOptions: the instrumented plan variant when tracing is asked for."""
-        trace = getattr(options, "trace_level", 0) > 0
+        """A step with RunOptions: the instrumented plan variant when tracing is asked for
+        (or a cost graph: ``build_cost_model``, which collects the step's stats too)."""
+        level = getattr(options, "trace_level", 0) if options is not None else 0
+        every = self._cost_model_every()
+        cost = False
+        if every > 0:
+            self._cost_steps = getattr(self, "_cost_steps", 0) + 1
+            after = int(self._config.graph_options.build_cost_model_after)
+            cost = self._cost_steps > after and (self._cost_steps - after) % every == 0
+        trace = level > 0 or cost
         run = plan
         step = Step(self, deadline)
         if trace:
@@ -746,7 +762,10 @@ class BaseSession:
             step.stats = StepTrace()
         values = run.run(feed_values, step)
         if trace:
-            step.stats.to_step_stats(run_metadata.step_stats)
+            # TF's host tracer (HARDWARE_TRACE and above) adds the '/host:CPU' device
+            step.stats.to_step_stats(run_metadata.step_stats, host=level >= 2)
+            if cost:
+                step.stats.to_cost_graph(run_metadata.cost_graph)
             if not any(d.node_stats for d in run_metadata.step_stats.dev_stats):
                 # everything was folded or fed: TF's trace still has its _SOURCE node
                 _source_stats(run_metadata.step_stats, self._devices[0].name)

@@ -5,6 +5,7 @@ The untraced plan has no timing lines at all: ``RunOptions.trace_level=FULL_TRAC
 separately compiled, instrumented variant of the same plan.
 """
 
+import itertools
 import threading
 import time
 
@@ -264,19 +265,19 @@ class StepTrace:
                 out[nodes[i][0]] = (t1 - t0) / 1000.0
         return out
 
-    def to_step_stats(self, step_stats):
-        """Fills a ``StepStats`` message: one DeviceStepStats per device."""
-        from tideflow.protos import step_stats_pb2
-
+    def to_step_stats(self, step_stats, host=False):
+        """Fills a ``StepStats`` message: one DeviceStepStats per device, after TF's host
+        tracer's '/host:CPU' (``host``: its kernels that are not cheap, as 'name:Type')."""
+        host_stats = step_stats.dev_stats.add(device="/host:CPU") if host else None
+        step_id = next(_STEP_IDS)
         by_dev = {}
-        for (unit, dev), nodes, tid, records in self._parts:
+        for (_unit, dev), nodes, tid, records in self._parts:
             ds = by_dev.get(dev)
             if ds is None:
                 ds = by_dev[dev] = step_stats.dev_stats.add(device=dev)
             tid32 = tid & 0xFFFFFFFF
-            ds.thread_names[tid32] = unit
             for i, t0, t1, outs in records:
-                name, _op_type, label = nodes[i]
+                name, op_type, label = nodes[i]
                 ns = ds.node_stats.add()
                 ns.node_name = name
                 ns.all_start_micros = t0 // 1000
@@ -288,8 +289,9 @@ class StepTrace:
                 ns.op_end_rel_nanos = dur
                 ns.all_end_rel_nanos = dur
                 ns.scheduled_micros = t0 // 1000
+                ns.scheduled_nanos = t0
                 ns.timeline_label = label
-                ns.thread_id = tid32
+                ns.memory_stats.SetInParent()  # (TF's: every node has one)
                 total = 0
                 for slot, d in enumerate(outs):
                     if d is None:
@@ -297,14 +299,104 @@ class StepTrace:
                     out = ns.output.add(slot=slot)
                     _fill_description(out.tensor_description, d, dev)
                     total += d[2]
-                if total:
+                if op_type in _PERSISTENT:
+                    # TF's: a constant's or variable's buffer is allocated with its kernel
+                    ns.memory_stats.persistent_memory_size = total
+                elif total and op_type not in _NOT_ALLOCATING:
                     mem = ns.memory.add(allocator_name=_allocator(dev))
-                    mem.total_bytes = total
-                    mem.peak_bytes = total
+                    mem.total_bytes = mem.peak_bytes = mem.live_bytes = total
+                if host_stats is not None and op_type not in _CHEAP and name != "_SOURCE":
+                    hs = host_stats.node_stats.add(node_name=f"{name}:{op_type}")
+                    hs.all_start_micros = t0 // 1000
+                    hs.all_end_rel_micros = dur // 1000
+                    hs.timeline_label = f"id={step_id},device={dev},async=false"
+                    hs.thread_id = tid32
+                    host_stats.thread_names[tid32] = "tf_Compute"
         for ds in by_dev.values():
             ds.node_stats.sort(key=lambda n: n.all_start_nanos)
-        del step_stats_pb2
+        if host_stats is not None:
+            host_stats.node_stats.sort(key=lambda n: n.all_start_micros)
         return step_stats
+
+    def to_cost_graph(self, cost_graph):
+        """Fills a ``CostGraphDef`` as TF's cost model reports the step's graph: _SOURCE and
+        _SINK, then each node run with its device, inputs (by node id), outputs (size,
+        shape, dtype; ``alias_input_port`` -1 for a buffer of its own), control edge from
+        _SOURCE for a node without inputs, compute cost (microseconds) and a constant's or
+        variable's persistent memory."""
+        cost_graph.node.add(name="_SOURCE", id=0)
+        sink = cost_graph.node.add(name="_SINK", id=1)
+        ids, entries, consumed = {}, [], set()
+        for (_unit, dev), nodes, _tid, records in self._parts:
+            for i, t0, t1, outs in records:
+                name, op_type, label = nodes[i]
+                if name == "_SOURCE":
+                    cost_graph.node[0].compute_cost = (t1 - t0) // 1000
+                    continue
+                ids[name] = len(ids) + 2
+                entries.append((name, op_type, label, dev, (t1 - t0) // 1000, outs))
+        for name, op_type, label, dev, us, outs in entries:
+            node = cost_graph.node.add(name=name, device=dev, id=ids[name])
+            inputs = _label_inputs(label)
+            for inp in inputs:
+                if inp.startswith("^"):
+                    src = ids.get(inp[1:])
+                    if src is not None:
+                        node.control_input.append(src)
+                        consumed.add(inp[1:])
+                    continue
+                src, _, port = inp.partition(":")
+                if src in ids:
+                    node.input_info.add(preceding_node=ids[src], preceding_port=int(port or 0))
+                    consumed.add(src)
+            for d in outs:
+                if d is None:
+                    continue
+                info = node.output_info.add()
+                dt, shape, nbytes = d
+                if op_type != "_Arg":
+                    info.size = nbytes
+                if op_type not in _NOT_ALLOCATING or op_type in _PERSISTENT or (
+                        op_type == "_Arg"):
+                    info.alias_input_port = -1
+                info.shape.SetInParent()
+                for n in shape:
+                    info.shape.dim.add(size=int(n))
+                try:
+                    dtype = dtypes.as_dtype(dt)
+                    if op_type in ("VariableV2", "Variable"):  # (a ref output, as TF's)
+                        dtype = dtype._as_ref
+                    info.dtype = dtype.as_datatype_enum
+                except (TypeError, KeyError, ValueError):
+                    pass
+            if not inputs:
+                node.control_input.append(0)
+            node.compute_cost = us
+            if op_type in _PERSISTENT:
+                node.persistent_memory_size = sum(d[2] for d in outs if d is not None)
+        sink.control_input.extend([0, 0] + [ids[n] for n, *_ in entries if n not in consumed])
+        return cost_graph
+
+
+# TF's cheap kernels (OpKernel::IsExpensive false): its host tracer records the others
+_CHEAP = frozenset({"Const", "_Arg", "_Retval", "Identity", "Reshape", "NoOp", "Placeholder",
+                    "Send", "Recv", "_Send", "_Recv", "_HostSend", "_HostRecv"})
+# ops whose output buffer is their kernel's own (persistent) or an input's (forwarded)
+_PERSISTENT = frozenset({"Const", "VariableV2", "Variable"})
+_NOT_ALLOCATING = _PERSISTENT | frozenset({
+    "_Arg", "_Retval", "Identity", "Reshape", "Squeeze", "ExpandDims", "VarHandleOp",
+    "ReadVariableOp", "Assign", "AssignAdd", "AssignSub", "StopGradient", "Snapshot",
+    "Placeholder", "PlaceholderWithDefault"})
+_STEP_IDS = itertools.count(1)
+
+
+def _label_inputs(label):
+    """The input names of a timeline label 'name = Type(a, b:1, ^c)'."""
+    start = label.find("(")
+    if start < 0 or not label.endswith(")"):
+        return []
+    inner = label[start + 1:-1].strip()
+    return [x.strip() for x in inner.split(",")] if inner else []
 
 
 def _allocator(dev):
