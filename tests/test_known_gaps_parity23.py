@@ -339,6 +339,26 @@ def test_rnn_last_output_names_as_tf():
         assert model.output.name == "lstm/strided_slice_6:0"
 
 
+def test_rnn_last_output_name_of_a_users_cell():
+    class Cell(tf.keras.layers.Layer):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+            self.state_size = units
+
+        def build(self, input_shape):
+            self.k = self.add_weight("k", (input_shape[-1], self.units))
+            self.built = True
+
+        def call(self, x, states):
+            h = tf.matmul(x, self.k)[:, :self.units] + states[0][:, :self.units]
+            return h, [h]
+
+    # TF 1.15 (measured): its step's two slices come before the last output's
+    assert _rnn_output_names(lambda x: tf.keras.layers.RNN(Cell(4))(x)) == [
+        "rnn/strided_slice_5:0"]
+
+
 def test_rnn_last_output_value_is_the_last_step():
     rng = np.random.RandomState(0)
     data = rng.rand(2, 5, 3).astype(np.float32)

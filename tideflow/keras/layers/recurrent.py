@@ -558,9 +558,18 @@ class _CellAdapter:
         self.output_size = _output_size(cell) or self.state_size[0]
 
     def _cell_call(self, inputs, states):
+        graph = tf.get_default_graph()
+        first = len(graph.get_operations())
         if self.constants is None:
-            return self.cell.call(inputs, states)
-        return self.cell.call(inputs, states, constants=self.constants)
+            out = self.cell.call(inputs, states)
+        else:
+            out = self.cell.call(inputs, states, constants=self.constants)
+        if "slices" not in self.__dict__:
+            # (a user's cell: the StridedSlice ops its step makes, which TF 1.15 also makes
+            # once outside its loop, before the last output's slice is named)
+            self.slices = sum(op.type == "StridedSlice"
+                              for op in graph.get_operations()[first:])
+        return out
 
     def __call__(self, inputs, state, scope=None):
         out, new_states = self._cell_call(inputs, _call_states(self.cell, list(state)))
@@ -790,11 +799,15 @@ def _tf_cell_slices(cell):
     return None
 
 
-def _tf_last_output_suffix(cell, given_state):
+def _tf_last_output_suffix(cell, given_state, adapter=None):
     """The ``n`` of TF 1.15's '<layer>/strided_slice_<n>' last output: the slices taking the
     batch size (for the zero states, unless states are given), the first time step, then
-    those of TF's first cell step outside the loop."""
+    those of TF's first cell step outside the loop (a user's Keras cell: as many as its
+    step made here)."""
     k = _tf_cell_slices(cell)
+    if k is None and adapter is not None and isinstance(cell, Layer) and not isinstance(
+            cell, (StackedRNNCells, SimpleRNNCell, LSTMCell, GRUCell)):
+        k = adapter.__dict__.get("slices")
     return None if k is None else k + (2 if given_state else 3)
 
 
@@ -1062,7 +1075,7 @@ class RNN(Layer):
             if last_output is None and plain and type(cell) in (SimpleRNNCell, LSTMCell,
                                                                 GRUCell):
                 last_output = states[0]  # (these cells' output is their new h state)
-            suffix = _tf_last_output_suffix(cell, given_state or self.stateful)
+            suffix = _tf_last_output_suffix(cell, given_state or self.stateful, adapter)
             if suffix is None or self.unroll:
                 out = outputs[:, -1, :] if last_output is None else last_output
             elif last_output is None:
