@@ -219,6 +219,12 @@ _OPT_REF = {
     ("ftrl", "6x3", True): ("be1c3722bef7008c3e55bf5d3dba8250bf86bfb9beed4e23bf3a89aebf6e9cb5"
         "bf9ca56b3ef40829be9a722d3f8446b43eafc0773fed7ed53d6b6bd3bf813c17"
         "bea1b41c3f1874e3"),
+    ("rms", "6x3", True): ("3ee0aae8bec5e0b6bdf382373e8a151abfa7dd96be749c53bf3a89aebf6e9cb5"
+        "bf9ca56b3ef40829be9a722d3f8446b4be8698cc3ffd80e73d804c98bf813c17"
+        "bea1b41c3f1874e3"),
+    ("rmsc", "6x3", True): ("3edfd7e9bec62801bdf17c393e877dc4bfa7d7babe775fc3bf3a89aebf6e9cb5"
+        "bf9ca56b3ef40829be9a722d3f8446b4be8676683ffdb6203d804c27bf813c17"
+        "bea1b41c3f1874e3"),
     ("adagrad", "6", True): ("3f355260beedd27ebe2c103a3ec2336dbf297310be0c4f5f"),
     ("adagrad", "6", False): ("3f355260bef22fc83e3067773df2d71cbf297310bf3af400"),
     ("padagrad", "6", True): ("3f2ead86beebbfa0be2c103a3ec2336dbf1e3a6abe0c4f5f"),
@@ -233,6 +239,10 @@ _OPT_REF = {
     ("adadelta", "6", False): ("3f031457beaf1ad9be2aeaa13ec188edbfa4c701be0eb429"),
     ("ftrl", "6", True): ("3edd23d9beba8d6dbe2c103a3ec2336d3d81f898be0c4f5f"),
     ("ftrl", "6", False): ("3edd23d9bea1d9b03dca158cbbd98b343d81f896bef97c22"),
+    ("rms", "6", True): ("3f086222bec3cc6bbe2c103a3ec2336dbfa03c5bbe0c4f5f"),
+    ("rms", "6", False): ("3f086222bec2f1d6bdfa0d4d3eb44d19bfa03c5bbe550462"),
+    ("rmsc", "6", True): ("3f086a09bec433f4be2c103a3ec2336dbfa03577be0c4f5f"),
+    ("rmsc", "6", False): ("3f086a09bec333b2bdf959af3eb40928bfa03577be55e798"),
     ("adagrad", "5", False): ("3f8d010ebe6e7a463d58cd983eac6bb3bfebe7f4"),
     ("padagrad", "5", False): ("3f87483ebe6313f73d2daf083ea749c7bfe5310a"),
     ("nesterov", "5", False): ("3f550d26be9ee52c3df682643e25b1c6bfda2db9"),
@@ -240,6 +250,8 @@ _OPT_REF = {
     ("adagrad_da", "5", False): ("3ec15c4b000000003e1a2646be271a19bec1b5c7"),
     ("adadelta", "5", False): ("3f03e452beae664bbe2b77043ec1ddfabfa57890"),
     ("ftrl", "5", False): ("3ed8daf6be04e5323cfccf8d3e812523bf6e2a5f"),
+    ("rms", "5", False): ("3f0c7086beadde28be0e06b43eb80247bfaafb6a"),
+    ("rmsc", "5", False): ("3f0c8236beadd7a3be0dd22a3eb80dc7bfab09bf"),
     ("adagrad", "6x1", True): ("3f355260beedd27ebe2c103a3ec2336dbf297310be0c4f5f"),
     ("adagrad", "6x1", False): ("3f355260bef22fc83e3067773df2d71cbf297310bf3af400"),
     ("padagrad", "6x1", True): ("3f2ead86beebbfa0be2c103a3ec2336dbf1e3a6abe0c4f5f"),
@@ -254,6 +266,10 @@ _OPT_REF = {
     ("adadelta", "6x1", False): ("3f031457beaf1ad9be2aeaa13ec188edbfa4c701be0eb429"),
     ("ftrl", "6x1", True): ("3edd23d9beba8d6dbe2c103a3ec2336d3d81f898be0c4f5f"),
     ("ftrl", "6x1", False): ("3edd23d9bea1d9b03dca158cbbd98b343d81f896bef97c22"),
+    ("rms", "6x1", True): ("3f086222bec3cc6bbe2c103a3ec2336dbfa03c5bbe0c4f5f"),
+    ("rms", "6x1", False): ("3f086222bec2f1d6bdfa0d4d3eb44d19bfa03c5bbe550462"),
+    ("rmsc", "6x1", True): ("3f086a09bec433f4be2c103a3ec2336dbfa03577be0c4f5f"),
+    ("rmsc", "6x1", False): ("3f086a09bec333b2bdf959af3eb40928bfa03577be55e798"),
 }
 
 _OPTS = {
@@ -269,6 +285,8 @@ _OPTS = {
     "adadelta": lambda: tf.train.AdadeltaOptimizer(2.0),
     "ftrl": lambda: tf.train.FtrlOptimizer(0.2, l1_regularization_strength=0.01,
                                            l2_regularization_strength=0.02),
+    "rms": lambda: tf.train.RMSPropOptimizer(0.02, momentum=0.5),
+    "rmsc": lambda: tf.train.RMSPropOptimizer(0.02, momentum=0.5, centered=True),
 }
 
 

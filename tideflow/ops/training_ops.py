@@ -196,6 +196,20 @@ def _rms_prop(var, ms, mom, grad, lr, rho, momentum, epsilon):
     var -= mom
 
 
+def _sparse_rms_prop(var, ms, mom, grad, lr, rho, momentum, epsilon):
+    # TF's sparse kernel: ms * rho + g^2 * (1 - rho), then rsqrt(ms + eps) * lr * g
+    ms[...] = ms * rho + grad * grad * (1 - rho)
+    mom[...] = mom * momentum + _rsqrt(ms + epsilon) * lr * grad
+    var -= mom
+
+
+def _sparse_centered_rms_prop(var, mg, ms, mom, grad, lr, rho, momentum, epsilon):
+    ms[...] = ms * rho + grad * grad * (1 - rho)
+    mg[...] = mg * rho + grad * (1 - rho)
+    mom[...] = mom * momentum + _rsqrt(ms + epsilon - mg * mg) * lr * grad
+    var -= mom
+
+
 def _centered_rms_prop(var, mg, ms, mom, grad, lr, rho, momentum, epsilon):
     ms += (grad * grad - ms) * (1 - rho)
     mg += (grad - mg) * (1 - rho)
@@ -635,12 +649,13 @@ _OPS = (
     ("ApplyPowerSign", "var m lr logbase sign_decay beta grad", _power_sign, (), _FLOATS),
     ("ApplyRMSProp", "var ms mom lr rho momentum epsilon grad", _rms_prop, (),
      _FLOATS_AND_COMPLEX),
-    ("SparseApplyRMSProp", "var ms mom lr rho momentum epsilon grad indices", _rms_prop, (),
+    ("SparseApplyRMSProp", "var ms mom lr rho momentum epsilon grad indices", _sparse_rms_prop,
+     (),
      _FLOATS_AND_COMPLEX),
     ("ApplyCenteredRMSProp", "var mg ms mom lr rho momentum epsilon grad", _centered_rms_prop,
      (), _FLOATS_AND_COMPLEX),
     ("SparseApplyCenteredRMSProp", "var mg ms mom lr rho momentum epsilon grad indices",
-     _centered_rms_prop, (), _FLOATS_AND_COMPLEX),
+     _sparse_centered_rms_prop, (), _FLOATS_AND_COMPLEX),
     ("ApplyFtrl", "var accum linear grad lr l1 l2 lr_power", _ftrl, (), _FLOATS),
     ("SparseApplyFtrl", "var accum linear grad indices lr l1 l2 lr_power", _sparse_ftrl, (),
      _FLOATS),
