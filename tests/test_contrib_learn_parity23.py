@@ -689,3 +689,27 @@ def test_experiment_runs_its_export_strategies(tmp_path):
     with pytest.raises(ValueError, match="`export_strategies` must be an ExportStrategy, an "
                                          "iterable of ExportStrategy, or `None`, found 1."):
         L.Experiment(est, inp, inp, export_strategies=[1])
+
+
+def test_dnn_estimator_over_a_multi_head():
+    def inp():
+        return ({"x": tf.constant(_X[:20])},
+                {"r": tf.constant(_X[:20, :1] * 2),
+                 "c": tf.constant((_X[:20, 1:] > 0).astype(np.int64))})
+
+    head = L.multi_head([L.regression_head(label_name="r", head_name="r"),
+                         L.multi_class_head(2, label_name="c", head_name="c")], [1., .5])
+    est = L.DNNEstimator(head, [4], [_col()], model_dir=tempfile.mkdtemp(),
+                         config=L.RunConfig(tf_random_seed=1))
+    est.fit(input_fn=inp, steps=5)
+    # TF 1.15's keys: each head's metrics suffixed by its name, predictions keyed by pairs
+    assert sorted(est.evaluate(input_fn=inp, steps=1)) == [
+        "accuracy/baseline_label_mean/c", "accuracy/c", "accuracy/threshold_0.500000_mean/c",
+        "auc/c", "auc_precision_recall/c", "global_step", "labels/actual_label_mean/c",
+        "labels/prediction_mean/c", "loss", "loss/c", "loss/r",
+        "precision/positive_threshold_0.500000_mean/c",
+        "recall/positive_threshold_0.500000_mean/c"]
+    assert sorted(next(est.predict(input_fn=inp))) == [
+        ("c", "classes"), ("c", "logistic"), ("c", "logits"), ("c", "probabilities"),
+        ("r", "scores")]
+    assert "dnn/dnn/learning_rate" in est.get_variable_names()

@@ -445,11 +445,22 @@ class Estimator:
             metrics[_OWN_LOSS_KEY if name == "loss" else name] = metric
         if mode == ModeKeys.EVAL and self._eval_metrics:
             metrics.update(self._metric_ops(features, labels, ops.predictions))
+        export_outputs = None
+        preds = ops.predictions
+        if isinstance(preds, dict) and not all(isinstance(k, str) for k in preds):
+            # a multi_head's (head name, key) predictions: exported under "head/key"
+            from tideflow.estimator.export import PredictOutput
+            from tideflow.saved_model import signature_constants
+
+            export_outputs = {signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY:
+                              PredictOutput({"/".join(k) if isinstance(k, tuple) else str(k): v
+                                             for k, v in preds.items()})}
         return _est.EstimatorSpec(
             mode=mode, predictions=ops.predictions, loss=ops.loss,
             train_op=ops.train_op if mode == ModeKeys.TRAIN else None,
             eval_metric_ops=metrics, training_chief_hooks=ops.training_chief_hooks,
-            training_hooks=ops.training_hooks, scaffold=ops.scaffold)
+            training_hooks=ops.training_hooks, scaffold=ops.scaffold,
+            export_outputs=export_outputs)
 
     def _metric_ops(self, features, labels, predictions):
         out = {}
