@@ -140,7 +140,13 @@ def test_dnn_estimator_structure_matches_tf():
     est = L.DNNEstimator(L.regression_head(), [4], [_col()], model_dir=tempfile.mkdtemp(),
                          config=L.RunConfig(tf_random_seed=1))
     first = est.fit(input_fn=_inp(_R), steps=1).evaluate(input_fn=_inp(_R), steps=1)["loss"]
+    # TF 1.15 with the same seed: the first layer after one step, the loss after 20
+    np.testing.assert_allclose(est.get_variable_value("dnn/hiddenlayer_0/weights"),
+                               [[-0.3305, -0.4496, 0.842, 0.28],
+                                [-0.8278, -0.5392, 0.9147, -0.4536]], atol=1e-4)
     est.fit(input_fn=_inp(_R), steps=19)
+    np.testing.assert_allclose(est.evaluate(input_fn=_inp(_R), steps=1)["loss"], 1.78078,
+                               atol=2e-5)
     # TF 1.15: the network's weights, the head's learning rate under the dnn scope
     assert _model_names(est) == [
         "dnn/hiddenlayer_0/biases", "dnn/hiddenlayer_0/weights", "dnn/logits/biases",
