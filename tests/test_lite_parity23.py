@@ -442,3 +442,65 @@ def test_shapes_the_graph_leaves_open_are_resolved():
     interp.allocate_tensors()
     assert interp.get_output_details()[0]["shape"].tolist() == [1, 3]
     np.testing.assert_allclose(_run(interp, xi), ref, rtol=1e-6)
+
+
+def _const(rng, *shape):
+    return tf.constant(rng.randn(*shape).astype(np.float32))
+
+
+# graphs of the ops the converter lowers; each was also converted by TF 1.15 and the files
+# run in its interpreter and tideflow's with the same outputs (TF's converter aborts on a
+# strided slice with a new axis: tideflow writes STRIDED_SLICE + RESHAPE, which TF's
+# interpreter runs)
+OP_CASES = {
+    "pack_unpack": ([2, 3], lambda x, r: tf.stack(tf.unstack(x, axis=1)[::-1], axis=0)),
+    "gather": ([4, 3], lambda x, r: tf.gather(x, tf.constant([2, 0]), axis=1)),
+    "argmax": ([3, 5], lambda x, r: tf.cast(tf.argmax(x, axis=1), tf.float32)
+               + tf.reduce_max(x, axis=1)),
+    "strided": ([3, 4, 5], lambda x, r: x[::-1, 1:-1, -3:] + x[1, 1:3, ::2][None]),
+    "new_axis": ([3, 4, 5], lambda x, r: x[tf.newaxis, 1, :, tf.newaxis, ::2]),
+    "split": ([2, 6], lambda x, r: tf.concat(tf.split(x, 3, axis=1)[::-1], axis=0)),
+    "arith": ([2, 3], lambda x, r: tf.minimum(tf.maximum(tf.nn.relu((x - 0.5) / (tf.abs(x) + 1.0)),
+                                                         -0.3), 0.4)),
+    "unary": ([2, 3], lambda x, r: -tf.square(x) + tf.exp(x) * tf.tanh(x) + tf.sigmoid(x)
+              + tf.sqrt(tf.abs(x)) + tf.math.rsqrt(tf.abs(x) + 1.0)),
+    "log_softmax": ([2, 5], lambda x, r: tf.nn.log_softmax(x) + tf.nn.leaky_relu(x, 0.1)),
+    "reduce": ([2, 3, 4], lambda x, r: tf.reduce_sum(x, axis=[0, 2], keepdims=True)
+               + tf.reduce_mean(x)),
+    "cast": ([2, 3], lambda x, r: tf.cast(tf.cast(x * 3.0, tf.int32), tf.float32)),
+    "pads": ([2, 3], lambda x, r: tf.pad(x, [[1, 1], [2, 2]], mode="REFLECT")
+             + tf.pad(x, [[1, 1], [0, 4]], constant_values=1.5)),
+    "transpose_tile": ([2, 3], lambda x, r: tf.transpose(tf.tile(x, [2, 1]), [1, 0])),
+    "resize": ([1, 3, 3, 2], lambda x, r: tf.image.resize_nearest_neighbor(x, [6, 6])),
+    "select": ([2, 3], lambda x, r: tf.where(x < 0.0, x * 2.0, x) + tf.add_n([x, x])),
+    "conv_strided_dilated": ([1, 9, 9, 2], lambda x, r: tf.nn.conv2d(
+        x, _const(r, 3, 3, 2, 3), [1, 2, 2, 1], "VALID") + tf.nn.conv2d(
+        x, _const(r, 3, 3, 2, 3), [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1])[:, 1::2, 1::2]),
+    "pools": ([1, 5, 5, 2], lambda x, r: tf.nn.max_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
+              + tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")),
+    "concat_relu6": ([2, 3], lambda x, r: tf.nn.relu6(tf.concat([x, x * 7.0], axis=0))),
+    "batch_norm": ([1, 2, 2, 3], lambda x, r: tf.nn.fused_batch_norm(
+        x * 2.0, tf.constant([1., 2., 3.]), tf.constant([0.1, 0.2, 0.3]),
+        tf.constant([0.5, 0., -0.5]), tf.constant([1., 2., 0.5]), is_training=False)[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OP_CASES))
+def test_op_graphs_convert_and_run(name):
+    shape, fn = OP_CASES[name]
+    xi = np.random.RandomState(len(name)).randn(*shape).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, shape, name="x")
+        y = tf.identity(fn(x, np.random.RandomState(7)), name="y")
+        with tf.Session() as sess:
+            ref = sess.run(y, {x: xi})
+            data = tf.lite.TFLiteConverter.from_session(sess, [x], [y]).convert()
+    model = read_model(data)
+    if name == "new_axis":
+        assert [o.op for o in model.operators] == ["STRIDED_SLICE", "RESHAPE"]
+        assert model.operators[0].options["new_axis_mask"] == 0
+    if name == "concat_relu6":  # (TF 1.15's CONCATENATION refuses a fused activation)
+        assert [o.op for o in model.operators] == ["MUL", "CONCATENATION", "RELU6"]
+    out = _run(tf.lite.Interpreter(model_content=data), xi)
+    assert out.shape == ref.shape
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)

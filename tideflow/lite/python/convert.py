@@ -381,9 +381,9 @@ class _Lowering:
             axis = int(np.asarray(self.const_value(axis_t)).reshape(()))
             if axis < 0:
                 axis += len(self.shape_of(out))
-            end, act = self.fuse_activation(out)
-            self.emit("CONCATENATION", [self.tensor_of(t) for t in parts], [self.produce(end)],
-                      {"axis": axis, "fused_activation_function": act}, "ConcatenationOptions")
+            # (no fused activation: TF 1.15's CONCATENATION kernel refuses one)
+            self.emit("CONCATENATION", [self.tensor_of(t) for t in parts], [self.produce(out)],
+                      {"axis": axis, "fused_activation_function": 0}, "ConcatenationOptions")
             return
         if kind in ("Pad", "PadV2", "MirrorPad"):
             ins = [self.tensor_of(op.inputs[0]),
@@ -407,12 +407,48 @@ class _Lowering:
                       {}, "TransposeOptions")
             return
         if kind == "StridedSlice":
-            ins = [self.tensor_of(op.inputs[0])] + [
-                self.const(self.const_name(t),
-                           np.asarray(self.const_value(t)).astype(np.int32))
-                for t in op.inputs[1:4]]
             opts = {k: int(op.get_attr(k)) for k in ("begin_mask", "end_mask", "ellipsis_mask",
                                                       "new_axis_mask", "shrink_axis_mask")}
+            specs = [np.asarray(self.const_value(t)).astype(np.int32).reshape(-1)
+                     for t in op.inputs[1:4]]
+            names = [self.const_name(t) for t in op.inputs[1:4]]
+            new_axes = opts["new_axis_mask"]
+            if new_axes and not opts["ellipsis_mask"]:
+                # TFLite's STRIDED_SLICE has no new_axis_mask: slice without the new axes,
+                # then RESHAPE them in
+                keep = [i for i in range(len(specs[0])) if not new_axes >> i & 1]
+
+                def squeeze_mask(mask):
+                    return sum(1 << j for j, i in enumerate(keep) if mask >> i & 1)
+
+                specs = [v[keep] for v in specs]
+                names = [n + "_no_new_axis" for n in names]
+                opts = {"begin_mask": squeeze_mask(opts["begin_mask"]),
+                        "end_mask": squeeze_mask(opts["end_mask"]), "ellipsis_mask": 0,
+                        "new_axis_mask": 0,
+                        "shrink_axis_mask": squeeze_mask(opts["shrink_axis_mask"])}
+                # the dimensions the spec leaves out are taken whole
+                rank = len(self.shape_of(op.inputs[0]))
+                for i in range(len(keep), rank):
+                    specs = [np.append(specs[0], 0), np.append(specs[1], 0),
+                             np.append(specs[2], 1)]
+                    opts["begin_mask"] |= 1 << i
+                    opts["end_mask"] |= 1 << i
+                specs = [v.astype(np.int32) for v in specs]
+                shape = self.shape_of(out)
+                sliced = op.name + "_sliced"
+                self.tensors[sliced] = _Tensor(
+                    sliced, [d for i, d in enumerate(shape) if i not in self._new_axis_dims(
+                        op, new_axes)], np.dtype(out.dtype.as_numpy_dtype))
+                ins = [self.tensor_of(op.inputs[0])] + [self.const(n, v)
+                                                        for n, v in zip(names, specs)]
+                self.emit("STRIDED_SLICE", ins, [sliced], opts, "StridedSliceOptions")
+                shape_key = self.const(op.name + "_shape", np.asarray(shape, np.int32))
+                self.emit("RESHAPE", [sliced, shape_key], [self.produce(out)],
+                          {"new_shape": shape}, "ReshapeOptions")
+                return
+            ins = [self.tensor_of(op.inputs[0])] + [self.const(n, v)
+                                                    for n, v in zip(names, specs)]
             self.emit("STRIDED_SLICE", ins, [self.produce(out)], opts, "StridedSliceOptions")
             return
         if kind == "Slice":
@@ -500,6 +536,20 @@ class _Lowering:
                       "ResizeNearestNeighborOptions")
             return
         self.unsupported_op(op)
+
+    @staticmethod
+    def _new_axis_dims(op, new_axes):
+        """The output dimensions a strided slice's new_axis_mask adds (no ellipsis)."""
+        shrink = int(op.get_attr("shrink_axis_mask"))
+        dims, d = set(), 0
+        n = int(op.inputs[1].shape[0])
+        for i in range(n):
+            if new_axes >> i & 1:
+                dims.add(d)
+                d += 1
+            elif not shrink >> i & 1:
+                d += 1
+        return dims
 
     def unsupported_op(self, op):
         self.unsupported.append(op.type)
