@@ -122,3 +122,55 @@ def test_a_ragged_feed_fails_with_numpy_1s_words():
     with tf.Session() as sess, pytest.raises(ValueError) as info:
         sess.run(x, {x: [[1, 2], [3]]})
     assert str(info.value) == "setting an array element with a sequence."
+
+
+def test_keras_merge_and_conv_layer_errors_are_tfs_words():
+    # measured in TF 1.15 (no layer name appended)
+    L = tf.keras.layers
+    cases = [
+        (lambda: L.Dot(1)([tf.zeros([2, 3]), tf.zeros([2, 4])]),
+         "Dimension incompatibility 3 != 4. Layer shapes: (2, 3), (2, 4)"),
+        (lambda: L.Multiply()([tf.zeros([2, 3]), tf.zeros([2, 4])]),
+         "Operands could not be broadcast together with shapes (3,) (4,)"),
+        (lambda: L.Add()([tf.keras.Input((3,)), tf.keras.Input((4,))]),
+         "Operands could not be broadcast together with shapes (3,) (4,)"),
+        (lambda: L.SeparableConv1D(2, 3)(tf.placeholder(tf.float32, [None, 5, None])),
+         "The channel dimension of the inputs should be defined. Found `None`."),
+        (lambda: L.DepthwiseConv2D(3)(tf.placeholder(tf.float32, [None, 5, 5, None])),
+         ("The channel dimension of the inputs to `DepthwiseConv2D` should be defined. "
+         "Found `None`.")),
+        (lambda: L.Concatenate(axis=1)([tf.keras.Input((3, 2)), tf.keras.Input((3, 4))]),
+         ("A `Concatenate` layer requires inputs with matching shapes except for the concat "
+         "axis. Got inputs shapes: [(None, 3, 2), (None, 3, 4)]")),
+    ]
+    for make, want in cases:
+        with pytest.raises(ValueError) as info:
+            make()
+        assert str(info.value) == want
+
+
+def test_keras_hdf5_load_errors_are_tfs_words(tmp_path):
+    pytest.importorskip("h5py")
+    # measured in TF 1.15 (h5py 2.10)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(4,))])
+    missing = str(tmp_path / "none.h5")
+    with pytest.raises(OSError) as info:
+        m.load_weights(missing)
+    assert str(info.value) == (
+        f"Unable to open file (unable to open file: name = '{missing}', errno = 2, error "
+        "message = 'No such file or directory', flags = 0, o_flags = 0)")
+    junk = tmp_path / "junk.h5"
+    junk.write_text("junk\n")
+    with pytest.raises(OSError) as info:
+        m.load_weights(str(junk))
+    assert str(info.value) == "Unable to open file (file signature not found)"
+    for path in (missing, str(junk)):
+        with pytest.raises(OSError) as info:
+            tf.keras.models.load_model(path)
+        assert str(info.value) == (
+            f"SavedModel file does not exist at: {path}/{{saved_model.pbtxt|saved_model.pb}}")
+    weights = str(tmp_path / "w.h5")
+    m.save_weights(weights)
+    with pytest.raises(ValueError) as info:
+        tf.keras.models.load_model(weights)
+    assert str(info.value) == "No model found in config file."

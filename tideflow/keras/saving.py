@@ -207,10 +207,12 @@ def load_weights_from_hdf5(model, filepath, by_name=False, skip_mismatch=False):
 
 def _open(h5py, filepath):
     path = os.fspath(filepath)
+    # h5py 2.10's words (the version TF 1.15's Keras ran with)
     if not os.path.exists(path):
-        raise OSError(f"Unable to open file {path!r}: no such file.")
+        raise OSError(f"Unable to open file (unable to open file: name = '{path}', errno = 2, "
+                      "error message = 'No such file or directory', flags = 0, o_flags = 0)")
     if not h5py.is_hdf5(path):
-        raise OSError(f"Unable to open file {path!r}: it is not an HDF5 file.")
+        raise OSError("Unable to open file (file signature not found)")
     return h5py.File(path, "r")
 
 
@@ -452,13 +454,15 @@ def load_model(filepath, custom_objects=None, compile=True):
         raise OSError(f"SavedModel file does not exist at: {path}/{{saved_model.pbtxt|"
                       "saved_model.pb}} (nor a Keras model config in its assets)")
     h5py = _h5py()
+    if path is not None and not (os.path.isfile(path) and h5py.is_hdf5(path)):
+        # TF 1.15 reads what is not an HDF5 file as a SavedModel folder
+        raise OSError(f"SavedModel file does not exist at: {path}/{{saved_model.pbtxt|"
+                      "saved_model.pb}")
     f = filepath if path is None else _open(h5py, path)
     try:
         raw = f.attrs.get("model_config")
         if raw is None:
-            raise ValueError(f"No model found in config file {getattr(f, 'filename', path)!r} "
-                             "(it has no 'model_config' attribute: a weights file? Build the "
-                             "model and use model.load_weights instead).")
+            raise ValueError("No model found in config file.")
         model = model_from_config(json.loads(_text(raw)), custom_objects=custom_objects)
         load_weights_from_hdf5_group(f["model_weights"], model.layers)
         if not compile:

@@ -368,6 +368,9 @@ class DepthwiseConv2D(Conv2D):
 
     def build(self, input_shape):
         channels = self._input_channels(input_shape)
+        if channels is None:
+            raise ValueError("The channel dimension of the inputs to `DepthwiseConv2D` should "
+                             "be defined. Found `None`.")
         self.depthwise_kernel = self._add_depthwise_kernel(channels)
         self.bias = self._add_bias(channels * self.depth_multiplier)
         self.filters = channels * self.depth_multiplier

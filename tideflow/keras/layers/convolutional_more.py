@@ -118,7 +118,7 @@ class SeparableConv1D(SeparableConv2D):
         channels = self._input_channels(input_shape)
         if channels is None:
             raise ValueError("The channel dimension of the inputs should be defined. Found "
-                             f"`None`. (layer {self.name})")
+                             "`None`.")
         self.depthwise_kernel = _add_weight(
             self, "depthwise_kernel", (self.kernel_size[0], channels, self.depth_multiplier),
             "depthwise")

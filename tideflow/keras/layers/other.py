@@ -430,8 +430,7 @@ class _Merge(Layer):
                 for a, b in zip(s, known[0]):
                     if a is not None and b is not None and a != b and 1 not in (a, b):
                         raise ValueError(f"Operands could not be broadcast together with "
-                                         f"shapes {tuple(known[0])} {tuple(s)} (layer "
-                                         f"{self.name}).")
+                                         f"shapes {tuple(known[0])} {tuple(s)}")
         self.built = True
 
     _elementwise = True  # Concatenate and Dot take their inputs as they are
@@ -486,7 +485,7 @@ def _broadcast_dims(a, b, name):
             out.append(j if i == 1 else i)
         elif i != j:
             raise ValueError(f"Operands could not be broadcast together with shapes "
-                             f"{tuple(a)} {tuple(b)} (layer {name}).")
+                             f"{tuple(a)} {tuple(b)}")
         else:
             out.append(i)
     return out
@@ -567,7 +566,7 @@ class Concatenate(_Merge):
                                      if i != axis):
                 raise ValueError("A `Concatenate` layer requires inputs with matching shapes "
                                  "except for the concat axis. Got inputs shapes: "
-                                 f"{[tuple(x) for x in shapes]} (layer {self.name}).")
+                                 f"{[tuple(x) for x in shapes]}")
         self.built = True
 
     def _merge(self, inputs):
@@ -635,7 +634,7 @@ class Dot(_Merge):
         axes = [ax % len(s) for ax, s in zip(self._axes_pair, (a, b))]
         if a[axes[0]] is not None and b[axes[1]] is not None and a[axes[0]] != b[axes[1]]:
             raise ValueError(f"Dimension incompatibility {a[axes[0]]} != {b[axes[1]]}. Layer "
-                             f"shapes: {tuple(a)}, {tuple(b)} (layer {self.name}).")
+                             f"shapes: {tuple(a)}, {tuple(b)}")
         self.built = True
 
     def _merge(self, inputs):
