@@ -504,3 +504,13 @@ def test_op_graphs_convert_and_run(name):
     out = _run(tf.lite.Interpreter(model_content=data), xi)
     assert out.shape == ref.shape
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_quantized_model_is_refused_clearly():
+    # uint8.tflite: TF 1.15's converter with inference_type=QUANTIZED_UINT8
+    with open(os.path.join(DATA, "uint8.tflite"), "rb") as f:
+        model = read_model(f.read())
+    assert model.tensors[model.inputs[0]].type == 3  # UINT8
+    assert model.tensors[model.inputs[0]].scale
+    with pytest.raises(ValueError, match=r"input 'x' of FULLY_CONNECTED is a quantized UINT8 "):
+        tf.lite.Interpreter(model_path=os.path.join(DATA, "uint8.tflite"))

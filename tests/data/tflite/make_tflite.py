@@ -108,5 +108,27 @@ def main(out):
         np.save(os.path.join(out, name + "_y.npy"), ref)
 
 
+def write_quantized(out):
+    """``uint8.tflite``: a fake-quant graph converted with inference_type=QUANTIZED_UINT8
+    (tideflow's Interpreter refuses its quantized kernels)."""
+    import tensorflow as tf
+
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [1, 4], name="x")
+        xq = tf.quantization.fake_quant_with_min_max_args(x, -1, 1)
+        w = tf.quantization.fake_quant_with_min_max_args(
+            tf.constant(np.random.RandomState(0).randn(4, 3).astype(np.float32)), -3, 3)
+        y = tf.quantization.fake_quant_with_min_max_args(tf.matmul(xq, w), -6, 6, name="y")
+        with tf.Session() as sess:
+            converter = tf.lite.TFLiteConverter.from_session(sess, [x], [y])
+            converter.inference_type = tf.lite.constants.QUANTIZED_UINT8
+            converter.quantized_input_stats = {"x": (127.5, 127.5)}
+            data = converter.convert()
+    with open(os.path.join(out, "uint8.tflite"), "wb") as f:
+        f.write(data)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)))
+    target = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    main(target)
+    write_quantized(target)

@@ -414,6 +414,14 @@ _KERNELS = {
 }
 
 
+# ops whose kernels here compute in float only (a quantized activation would need TFLite's
+# fixed-point kernels)
+_FLOAT_ONLY = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL", "DIV",
+               "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX", "LOG_SOFTMAX", "LOGISTIC", "TANH",
+               "CONCATENATION", "MEAN", "SUM", "RELU", "RELU6", "L2_NORMALIZATION",
+               "RESIZE_BILINEAR", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE"}
+
+
 class Interpreter:
     """Interpreter interface for TensorFlow Lite models (``tf.lite.Interpreter``).
 
@@ -456,6 +464,13 @@ class Interpreter:
                 arr = np.frombuffer(data, self._dtype(i)).reshape(t.shape)
                 self._const[i] = arr
         for op in m.operators:
+            if op.op in _FLOAT_ONLY and op.inputs and op.inputs[0] >= 0:
+                t = m.tensors[op.inputs[0]]
+                if t.type in (schema.UINT8, schema.INT8, schema.INT16) and t.scale:
+                    raise ValueError(
+                        f"tideflow's Interpreter runs float32 models: input '{t.name}' of "
+                        f"{op.op} is a quantized {schema.TENSOR_TYPE_NAMES[t.type]} tensor "
+                        "(quantized kernels are not implemented)")
             if op.op in ("CONV_2D", "FULLY_CONNECTED") and len(op.inputs) > 1:
                 t = m.tensors[op.inputs[1]]
                 if t.scale:
