@@ -719,3 +719,29 @@ def test_dnn_estimator_over_a_multi_head():
         ("c", "classes"), ("c", "logistic"), ("c", "logits"), ("c", "probabilities"),
         ("r", "scores")]
     assert "dnn/dnn/learning_rate" in est.get_variable_names()
+
+
+def test_svm_with_weights_buckets_and_l1_matches_tf():
+    rng = np.random.RandomState(1)
+    x = rng.randn(12, 3).astype(np.float32)
+    y = (x[:, 0] - x[:, 2] > 0).astype(np.int64).reshape(-1, 1)
+
+    def input_fn():
+        return ({"example_id": tf.constant([str(i) for i in range(12)]), "x": tf.constant(x),
+                 "w": tf.constant(np.linspace(0.5, 2.0, 12), tf.float32),
+                 "b": tf.constant(x[:, 1:2])}, tf.constant(y))
+
+    cols = [tf.contrib.layers.real_valued_column("x", dimension=3),
+            tf.contrib.layers.bucketized_column(tf.contrib.layers.real_valued_column("b"),
+                                                [-0.5, 0.0, 0.5])]
+    svm = L.SVM("example_id", cols, weight_column_name="w", l1_regularization=0.2,
+                l2_regularization=2.0, model_dir=tempfile.mkdtemp())
+    svm.fit(input_fn=input_fn, steps=150)
+    # TF 1.15 (converged; L1 zeroes the bias and one bucket)
+    np.testing.assert_allclose(svm.get_variable_value("linear/b_bucketized/weights").ravel(),
+                               [0.1228, -0.4269, 0.0, 0.2993], atol=1e-4)
+    np.testing.assert_allclose(svm.get_variable_value("linear/bias_weight"), [0.0])
+    np.testing.assert_allclose(svm.get_variable_value("linear/x/weight").ravel(),
+                               [1.119, 0.2723, -0.4495], atol=1e-4)
+    ev = svm.evaluate(input_fn=input_fn, steps=1)
+    np.testing.assert_allclose([ev["accuracy"], ev["loss"]], [1.0, 0.0268], atol=1e-4)
