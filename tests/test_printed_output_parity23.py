@@ -174,3 +174,23 @@ def test_keras_hdf5_load_errors_are_tfs_words(tmp_path):
     with pytest.raises(ValueError) as info:
         tf.keras.models.load_model(weights)
     assert str(info.value) == "No model found in config file."
+
+
+def test_inspect_checkpoint_prints_tf_1_15s_lines(tmp_path, capsys):
+    from tideflow.python.tools import inspect_checkpoint
+
+    with tf.variable_scope("net"):
+        tf.get_variable("w", [2, 3], initializer=tf.constant_initializer(0.5))
+    tf.Variable("hello", name="s")
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "model.ckpt"))
+    capsys.readouterr()
+    # measured in TF 1.15 (its print(a, b) of "tensor_name: " and the name: two spaces)
+    inspect_checkpoint.print_tensors_in_checkpoint_file(path, "", all_tensors=True)
+    assert capsys.readouterr().out == (
+        "tensor_name:  net/w\n[[0.5 0.5 0.5]\n [0.5 0.5 0.5]]\n"
+        "tensor_name:  s\nb'hello'\n# Total number of params: 7\n")
+    inspect_checkpoint.print_tensors_in_checkpoint_file(path, "nope", False)
+    assert capsys.readouterr().out == "tensor_name:  nope\nKey nope not found in checkpoint\n"

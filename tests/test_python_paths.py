@@ -234,15 +234,16 @@ def test_print_tensors_in_checkpoint_file(tmp_path, capsys):
     ckpt, _, values, _, _ = _train_small_model(tmp_path)
     inspect_checkpoint.print_tensors_in_checkpoint_file(ckpt, "dense_b", False)
     out = capsys.readouterr().out
-    assert out.splitlines()[0] == "tensor: dense_b (float32) [3]"
+    assert out.splitlines()[0] == "tensor_name:  dense_b"  # TF 1.15's line
     assert str(values["dense_b"]) in out
     assert out.splitlines()[-1] == "# Total number of params: 123"  # 72 + 48 + 3
     inspect_checkpoint.print_tensors_in_checkpoint_file(ckpt, "", False, all_tensor_names=True)
     lines = capsys.readouterr().out.splitlines()
-    assert lines == ["tensor: conv_w (float32) [3, 3, 2, 4]", "tensor: dense_b (float32) [3]",
-                     "tensor: dense_w (float32) [16, 3]", "# Total number of params: 123"]
+    assert lines == ["tensor_name:  conv_w", "tensor_name:  dense_b", "tensor_name:  dense_w",
+                     "# Total number of params: 123"]
     inspect_checkpoint.print_tensors_in_checkpoint_file(ckpt, "nope", False)
-    assert capsys.readouterr().out == "Tensor nope not found in checkpoint\n"
+    assert capsys.readouterr().out == (
+        "tensor_name:  nope\nKey nope not found in checkpoint\n")
 
 
 def test_optimize_for_inference_strips_and_folds(tmp_path):

@@ -21,28 +21,23 @@ def _count_total_params(reader, count_exclude_pattern=""):
 
 def print_tensors_in_checkpoint_file(file_name, tensor_name, all_tensors,
                                      all_tensor_names=False, count_exclude_pattern=""):
-    """Prints the checkpoint ``file_name`` (a prefix): every tensor's name, dtype and shape (and
-    value with ``all_tensors``), the one ``tensor_name``, or the reader's summary when neither is
-    asked; then the total number of parameters. Errors are printed, not raised, as TF does."""
+    """Prints the checkpoint ``file_name`` (a prefix), as TF 1.15: every tensor's name (and
+    value with ``all_tensors``), the one ``tensor_name`` and its value, or the reader's summary
+    when neither is asked; then the total number of parameters. Errors are printed, not
+    raised."""
     try:
         reader = NewCheckpointReader(file_name)
         if all_tensors or all_tensor_names:
-            shapes = reader.get_variable_to_shape_map()
-            dtypes = reader.get_variable_to_dtype_map()
-            for key, shape in sorted(shapes.items()):
-                print(f"tensor: {key} ({dtypes[key].name}) {shape}")
+            for key in sorted(reader.get_variable_to_shape_map()):
+                print("tensor_name: ", key)
                 if all_tensors:
                     print(reader.get_tensor(key))
         elif not tensor_name:
             text = reader.debug_string()
             print(text.decode("utf-8", errors="ignore") if isinstance(text, bytes) else text)
         else:
-            if not reader.has_tensor(tensor_name):
-                print(f"Tensor {tensor_name} not found in checkpoint")
-                return
-            shapes = reader.get_variable_to_shape_map()
-            dtypes = reader.get_variable_to_dtype_map()
-            print(f"tensor: {tensor_name} ({dtypes[tensor_name].name}) {shapes[tensor_name]}")
+            # (a missing name: the reader's NotFoundError, printed below as TF prints it)
+            print("tensor_name: ", tensor_name)
             print(reader.get_tensor(tensor_name))
         total = _count_total_params(reader, count_exclude_pattern=count_exclude_pattern)
         print(f"# Total number of params: {total}")
