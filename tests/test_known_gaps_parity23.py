@@ -204,6 +204,30 @@ def test_binary_head_loss_predictions_metrics_as_tf():
                    "recall": 1.0, "recall/positive_threshold_0.3": 1.0}
 
 
+def test_multi_label_head_metrics_as_tf():
+    head = tf.estimator.MultiLabelHead(3, classes_for_class_based_metrics=[0, 2],
+                                       thresholds=[0.4])
+    with tf.Graph().as_default():
+        # TF 1.15 (measured): keys in its order, the regularization mean after the head's own
+        assert list(head.metrics(regularization_losses=[1.0])) == [
+            "average_loss", "auc", "auc_precision_recall", "regularization_loss",
+            "accuracy/positive_threshold_0.4", "precision/positive_threshold_0.4",
+            "recall/positive_threshold_0.4", "probability_mean/class0", "auc/class0",
+            "auc_precision_recall/class0", "probability_mean/class2", "auc/class2",
+            "auc_precision_recall/class2"]
+        metrics = head.metrics()
+        logits = np.array([[1.0, -1, 0.5], [0.5, 2, -1]], np.float32)
+        labels = np.array([[1, 0, 1], [0, 1, 0]])
+        head.update_metrics(metrics, {}, logits, labels)
+        mean = metrics["probability_mean/class0"]
+        value = mean.result()
+        with tf.Session() as sess:
+            sess.run(tf.variables_initializer(mean.variables))
+            sess.run(mean.updates)
+            np.testing.assert_allclose(sess.run(value), np.mean(1 / (1 + np.exp(-logits[:, 0]))),
+                                       rtol=1e-6)
+
+
 def test_multi_head_metrics_as_tf():
     head = tf.estimator.MultiHead([tf.estimator.RegressionHead(name="a"),
                                    tf.estimator.MultiClassHead(3, name="b")])

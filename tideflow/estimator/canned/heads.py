@@ -191,8 +191,9 @@ class _PublicHead:
         return {k: predictions[k] for k in keys}
 
     def _metric_kinds(self):
-        """(key, kind) of the head's metrics: kind names what ``update_metrics`` feeds."""
-        return [(head_lib.MetricKeys.LOSS_MEAN, "loss")]
+        """(key, kind) of the head's metrics, in TF 1.15's order: kind names what
+        ``update_metrics`` feeds."""
+        return [(head_lib.MetricKeys.LOSS_MEAN, "loss"), _REGULARIZATION]
 
     def metrics(self, regularization_losses=None):
         """The head's metrics as Keras metric objects, keyed as TF 1.15's."""
@@ -200,7 +201,10 @@ class _PublicHead:
         out = {}
         with ops.name_scope("metrics"):
             for key, kind in self._metric_kinds():
-                if kind in ("accuracy", "class_accuracy"):
+                if kind == "regularization":  # (TF 1.15's place for it, when given)
+                    if regularization_losses is not None:
+                        out[key] = km.Mean(name=key)
+                elif kind in ("accuracy", "class_accuracy"):
                     out[key] = km.Accuracy(name=key)
                 elif kind == "precision":
                     out[key] = km.Precision(name=key)
@@ -208,6 +212,10 @@ class _PublicHead:
                     out[key] = km.Recall(name=key)
                 elif kind in ("auc", "auc_pr"):
                     out[key] = km.AUC(curve="ROC" if kind == "auc" else "PR", name=key)
+                elif isinstance(kind, tuple) and kind[0] == "class_mean":
+                    out[key] = km.Mean(name=key)
+                elif isinstance(kind, tuple) and kind[0] == "class_auc":
+                    out[key] = km.AUC(curve=kind[2], name=key)
                 elif isinstance(kind, tuple):  # (measure, threshold)
                     measure, t = kind
                     cls = {"accuracy": km.BinaryAccuracy, "precision": km.Precision,
@@ -218,31 +226,10 @@ class _PublicHead:
                     out[key] = _accuracy_baseline_metric(key)
                 else:
                     out[key] = km.Mean(name=key)
-                if kind == "loss" and regularization_losses is not None and isinstance(
-                        self, MultiClassHead):
-                    self._add_regularization_metric(out)
             if head_lib.MetricKeys.ACCURACY_BASELINE in out:
                 out[head_lib.MetricKeys.ACCURACY_BASELINE]._label_mean = out[
                     head_lib.MetricKeys.LABEL_MEAN]
-            if regularization_losses is not None:
-                self._add_regularization_metric(out)
         return out
-
-    def _add_regularization_metric(self, out):
-        # TF 1.15's place for it: after the head's own metrics (the multi-class head's right
-        # after its average loss), before the threshold metrics
-        key = head_lib.MetricKeys.LOSS_REGULARIZATION
-        if key in out:
-            return
-        if not isinstance(self, BinaryClassHead) or not self._thresholds:
-            out[key] = _keras_metrics().Mean(name=key)
-            return
-        n = 3 * len(self._thresholds)
-        tail = list(out.items())[-n:]
-        for k, _ in tail:
-            del out[k]
-        out[key] = _keras_metrics().Mean(name=key)
-        out.update(tail)
 
     def update_metrics(self, eval_metrics, features, logits, labels,
                        regularization_losses=None):
@@ -253,6 +240,8 @@ class _PublicHead:
         w = None if isinstance(weights, float) else weights
         probabilities = predictions.get(keys.LOGISTIC, predictions.get(keys.PROBABILITIES))
         for key, kind in self._metric_kinds():
+            if kind == "regularization":
+                continue
             metric = eval_metrics[key]
             if kind == "loss":
                 metric.update_state(unreduced, sample_weight=w)
@@ -267,6 +256,14 @@ class _PublicHead:
                 metric.update_state(float_labels, sample_weight=w)
             elif kind == "accuracy_baseline":
                 metric._label_mean = eval_metrics[head_lib.MetricKeys.LABEL_MEAN]
+            elif isinstance(kind, tuple) and kind[0] in ("class_mean", "class_auc"):
+                column = slice(kind[1], kind[1] + 1)
+                p = cast_ops.to_float(probabilities[..., column])
+                if kind[0] == "class_mean":
+                    metric.update_state(p, sample_weight=w)
+                else:
+                    metric.update_state(cast_ops.to_float(label_ids[..., column]), p,
+                                        sample_weight=w)
             elif isinstance(kind, tuple):
                 metric.update_state(float_labels, probabilities, sample_weight=w)
         key = head_lib.MetricKeys.LOSS_REGULARIZATION
@@ -295,7 +292,7 @@ class BinaryClassHead(_PublicHead, head_lib.BinaryClassHead, Head):
                 (keys.PRECISION, "precision"), (keys.RECALL, "recall"),
                 (keys.PREDICTION_MEAN, "prediction_mean"), (keys.LABEL_MEAN, "label_mean"),
                 (keys.ACCURACY_BASELINE, "accuracy_baseline"), (keys.AUC, "auc"),
-                (keys.AUC_PR, "auc_pr")] + _threshold_kinds(self._thresholds)
+                (keys.AUC_PR, "auc_pr"), _REGULARIZATION] + _threshold_kinds(self._thresholds)
 
     def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None,
                  loss_reduction=_MEAN, loss_fn=None, name=None):
@@ -309,6 +306,9 @@ class BinaryClassHead(_PublicHead, head_lib.BinaryClassHead, Head):
         super().__init__(weight_column, label_vocabulary, _reduction(loss_reduction), name)
         self._thresholds = thresholds
         self._loss_fn = loss_fn
+
+
+_REGULARIZATION = (head_lib.MetricKeys.LOSS_REGULARIZATION, "regularization")
 
 
 def _threshold_kinds(thresholds):
@@ -327,7 +327,7 @@ class MultiClassHead(_PublicHead, head_lib.MultiClassHead, Head):
 
     def _metric_kinds(self):
         keys = head_lib.MetricKeys
-        return [(keys.LOSS_MEAN, "loss"), (keys.ACCURACY, "class_accuracy")]
+        return [(keys.LOSS_MEAN, "loss"), _REGULARIZATION, (keys.ACCURACY, "class_accuracy")]
 
     def __init__(self, n_classes, weight_column=None, label_vocabulary=None,
                  loss_reduction=_MEAN, loss_fn=None, name=None):
@@ -345,7 +345,7 @@ class RegressionHead(_PublicHead, head_lib.RegressionHead, Head):
     def _metric_kinds(self):
         keys = head_lib.MetricKeys
         return [(keys.LOSS_MEAN, "loss"), (keys.PREDICTION_MEAN, "prediction_mean"),
-                (keys.LABEL_MEAN, "label_mean")]
+                (keys.LABEL_MEAN, "label_mean"), _REGULARIZATION]
 
     def predictions(self, logits):
         """The head's prediction tensors."""
@@ -446,7 +446,16 @@ class MultiLabelHead(_PublicHead, head_lib._ClassificationHead, Head):
 
     def _metric_kinds(self):
         keys = head_lib.MetricKeys
-        return [(keys.LOSS_MEAN, "loss"), (keys.AUC, "auc"), (keys.AUC_PR, "auc_pr")]
+        kinds = [(keys.LOSS_MEAN, "loss"), (keys.AUC, "auc"), (keys.AUC_PR, "auc_pr"),
+                 _REGULARIZATION]
+        kinds += _threshold_kinds(self._thresholds)
+        for class_id in self._classes:
+            tag = (f"class{class_id}" if self._label_vocabulary is None
+                   else self._label_vocabulary[class_id])
+            kinds += [(f"probability_mean/{tag}", ("class_mean", class_id)),
+                      (f"auc/{tag}", ("class_auc", class_id, "ROC")),
+                      (f"auc_precision_recall/{tag}", ("class_auc", class_id, "PR"))]
+        return kinds
 
     def _predictions(self, logits):
         with ops.name_scope(None, "predictions", (logits,)):
