@@ -514,3 +514,15 @@ def test_quantized_model_is_refused_clearly():
     assert model.tensors[model.inputs[0]].scale
     with pytest.raises(ValueError, match=r"input 'x' of FULLY_CONNECTED is a quantized UINT8 "):
         tf.lite.Interpreter(model_path=os.path.join(DATA, "uint8.tflite"))
+
+
+def test_every_unsupported_op_is_listed():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [1, 4], name="x")
+        n = tf.cast(tf.reduce_sum(tf.cumsum(x)), tf.int32)
+        # the reshape's shape comes from an unsupported op: it cannot be folded
+        y = tf.matrix_determinant(tf.reshape(tf.nn.relu(x), tf.stack([n * 0 + 2, 2])))
+        with tf.Session() as sess, pytest.raises(
+                Exception, match=r"custom implementations: Cumsum, MatrixDeterminant\.\n$") as info:
+            tf.lite.TFLiteConverter.from_session(sess, [x], [y]).convert()
+    assert type(info.value).__name__ == "ConverterError"

@@ -809,7 +809,16 @@ def convert_graph(graph_def, input_specs, output_names, allow_custom_ops=False,
             continue
         if op.name in const_ops:
             continue
-        lowering.lower(op)
+        try:
+            lowering.lower(op)
+        except ConverterError:
+            if not lowering.unsupported or allow_custom_ops:
+                raise
+            # an op fed by an unsupported one: keep going, to list every unsupported op
+            for o in op.outputs:
+                key = lowering._display(o.name)
+                lowering.tensors.setdefault(key, _Tensor(key, [], np.dtype(np.float32)))
+                lowering.alias[o.name] = key
     if lowering.unsupported and not allow_custom_ops:
         builtin = sorted({o[0] for o in lowering.ops})
         raise ConverterError(
