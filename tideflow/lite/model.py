@@ -70,11 +70,13 @@ class Model:
 
 
 def _read_options(table, name):
-    if table is None or name not in schema.OPTION_FIELDS:
+    if name not in schema.OPTION_FIELDS:
         return {}
     out = {}
     for slot, (field, fmt, default) in enumerate(schema.OPTION_FIELDS[name]):
-        if fmt.startswith("["):
+        if table is None:  # (an absent table reads as all defaults)
+            out[field] = [] if fmt.startswith("[") else default
+        elif fmt.startswith("["):
             vec = table.vector(slot, fmt[1:])
             out[field] = [] if vec is None else vec.tolist()
         else:
