@@ -478,6 +478,10 @@ OP_CASES = {
         x, _const(r, 3, 3, 2, 3), [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1])[:, 1::2, 1::2]),
     "pools": ([1, 5, 5, 2], lambda x, r: tf.nn.max_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
               + tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")),
+    "resize_bilinear": ([1, 3, 4, 2], lambda x, r: tf.image.resize_bilinear(x, [5, 7])
+                        + tf.image.resize_bilinear(x, [5, 7], align_corners=True)),
+    "conv2d_transpose": ([1, 3, 3, 4], lambda x, r: tf.nn.conv2d_transpose(
+        x, _const(r, 3, 3, 2, 4), [1, 6, 6, 2], [1, 2, 2, 1], "SAME")),
     "concat_relu6": ([2, 3], lambda x, r: tf.nn.relu6(tf.concat([x, x * 7.0], axis=0))),
     "batch_norm": ([1, 2, 2, 3], lambda x, r: tf.nn.fused_batch_norm(
         x * 2.0, tf.constant([1., 2., 3.]), tf.constant([0.1, 0.2, 0.3]),
@@ -499,6 +503,11 @@ def test_op_graphs_convert_and_run(name):
     if name == "new_axis":
         assert [o.op for o in model.operators] == ["STRIDED_SLICE", "RESHAPE"]
         assert model.operators[0].options["new_axis_mask"] == 0
+    if name == "conv2d_transpose":  # (the tensors TF 1.15's converter writes)
+        assert [(t.name, t.shape) for t in model.tensors] == [
+            ("Const_transposed", [2, 3, 3, 4]), ("conv2d_transpose/input_sizes", [4]),
+            ("x", [1, 3, 3, 4]), ("y", [1, 6, 6, 2])]
+        assert [o.op for o in model.operators] == ["TRANSPOSE_CONV"]
     if name == "concat_relu6":  # (TF 1.15's CONCATENATION refuses a fused activation)
         assert [o.op for o in model.operators] == ["MUL", "CONCATENATION", "RELU6"]
     out = _run(tf.lite.Interpreter(model_content=data), xi)

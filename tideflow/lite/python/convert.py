@@ -527,6 +527,35 @@ class _Lowering:
             self.emit("SELECT", [self.tensor_of(t) for t in op.inputs], [self.produce(out)], {},
                       "SelectOptions")
             return
+        if kind == "ResizeBilinear":
+            if op.get_attr("half_pixel_centers"):
+                raise ConverterError(f"See console for info.\nCheck failed: ResizeBilinear "
+                                     f"{op.name} with half_pixel_centers is not supported.\n")
+            size = self.const(self.const_name(op.inputs[1]),
+                              np.asarray(self.const_value(op.inputs[1])).astype(np.int32))
+            self.emit("RESIZE_BILINEAR", [self.tensor_of(op.inputs[0]), size],
+                      [self.produce(out)],
+                      {"align_corners": bool(op.get_attr("align_corners"))},
+                      "ResizeBilinearOptions")
+            return
+        if kind == "Conv2DBackpropInput":
+            self._nhwc(op)
+            sizes, f, dy = op.inputs
+            w = np.asarray(self.const_value(f))  # [H, W, out channels, in channels]
+            strides = op.get_attr("strides")
+            if list(op.get_attr("dilations")) != [1, 1, 1, 1]:
+                raise ConverterError(f"See console for info.\nCheck failed: "
+                                     f"Conv2DBackpropInput {op.name} with dilations is not "
+                                     "supported.\n")
+            w_key = self.const(self.const_name(f) + "_transposed",
+                               np.ascontiguousarray(np.transpose(w, (2, 0, 1, 3))))
+            sizes_key = self.const(self.const_name(sizes),
+                                   np.asarray(self.const_value(sizes)).astype(np.int32))
+            self.emit("TRANSPOSE_CONV", [sizes_key, w_key, self.tensor_of(dy)],
+                      [self.produce(out)],
+                      {"padding": self._padding(op), "stride_w": int(strides[2]),
+                       "stride_h": int(strides[1])}, "TransposeConvOptions")
+            return
         if kind == "ResizeNearestNeighbor":
             size = self.const(self.const_name(op.inputs[1]),
                               np.asarray(self.const_value(op.inputs[1])).astype(np.int32))

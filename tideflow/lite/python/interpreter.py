@@ -319,6 +319,36 @@ def _resize_nearest(op, ins):
     return [x[:, idx(x.shape[1], h)][:, :, idx(x.shape[2], w)]]
 
 
+def _resize_bilinear(op, ins):
+    """TF 1.x's bilinear resize (corner-aligned or not; no half-pixel centers), in float32."""
+    x = ins[0]
+    h, w = (int(v) for v in ins[1].reshape(-1))
+    align = op.options.get("align_corners", False)
+
+    def axis(n_in, n_out):
+        scale = np.float32((n_in - 1) / (n_out - 1) if align and n_out > 1 else n_in / n_out)
+        pos = np.arange(n_out, dtype=np.float32) * scale
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, n_in - 1)
+        return lo, hi, (pos - lo).astype(np.float32)
+
+    y0, y1, fy = axis(x.shape[1], h)
+    x0, x1, fx = axis(x.shape[2], w)
+    top = x[:, y0][:, :, x0] + (x[:, y0][:, :, x1] - x[:, y0][:, :, x0]) * fx[:, None]
+    bottom = x[:, y1][:, :, x0] + (x[:, y1][:, :, x1] - x[:, y1][:, :, x0]) * fx[:, None]
+    return [(top + (bottom - top) * fy[:, None, None]).astype(x.dtype)]
+
+
+def _transpose_conv(op, ins):
+    sizes, w, x = ins[0], ins[1], ins[2]
+    o = op.options
+    filt = np.transpose(w, (1, 2, 0, 3))  # [O, H, W, I] -> [H, W, O, I]
+    out = kconv.conv_backprop_input([int(d) for d in sizes.reshape(-1)], filt, x,
+                                    (o["stride_h"], o["stride_w"]), (1, 1),
+                                    _padding(o["padding"]))
+    return [out.astype(x.dtype, copy=False)]
+
+
 def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -404,6 +434,8 @@ _KERNELS = {
     "REVERSE_V2": lambda op, ins: [np.flip(ins[0], tuple(ins[1].astype(np.int64).tolist()))],
     "ADD_N": lambda op, ins: [np.sum(np.stack(ins), axis=0).astype(ins[0].dtype)],
     "RESIZE_NEAREST_NEIGHBOR": _resize_nearest,
+    "RESIZE_BILINEAR": _resize_bilinear,
+    "TRANSPOSE_CONV": _transpose_conv,
     "CAST": None,  # (these need the interpreter's tensors: invoke() binds them)
     "SHAPE": None,
     "DEQUANTIZE": None,
