@@ -193,14 +193,23 @@ def build_sequence_input(features, sequence_feature_columns, context_feature_col
         if t.get_shape().ndims == 2:
             t = tf.expand_dims(t, -1)
         parts.append(t)
-    seq = parts[0] if len(parts) == 1 else tf.concat(parts, 2)
+    # (as TF's sequence_input_from_feature_columns: its scope and concat, one part too)
+    with tf.variable_scope(scope, default_name="sequence_input_from_feature_columns"):
+        seq = tf.concat(parts, 2)
     if context_feature_columns is not None:
         ctx = tf.contrib.layers.input_from_feature_columns(
             features, context_feature_columns, weight_collections=weight_collections,
             scope=scope)
-        with tf.control_dependencies([
-                tf.assert_rank(seq, 3, message="sequence_input must have rank 3"),
-                tf.assert_rank(ctx, 2, message="context_input must have rank 2")]):
+        checks = [
+            tf.assert_rank(seq, 3, message="sequence_input must have rank 3",
+                           data=[tf.shape(seq)]),
+            tf.assert_type(seq, tf.float32, message="sequence_input must have dtype float32; "
+                           f"got {seq.dtype}."),
+            tf.assert_rank(ctx, 2, message="context_input must have rank 2",
+                           data=[tf.shape(ctx)]),
+            tf.assert_type(ctx, tf.float32, message="context_input must have dtype float32; "
+                           f"got {ctx.dtype}.")]
+        with tf.control_dependencies([c for c in checks if c is not None]):
             padded = tf.shape(seq)[1]
             tiled = tf.tile(tf.expand_dims(ctx, 1), tf.concat([[1], [padded], [1]], 0))
         seq = tf.concat([seq, tiled], 2)
