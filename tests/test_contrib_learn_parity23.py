@@ -189,12 +189,16 @@ def test_linear_and_combined_estimators_structure():
         "linear/x/weight//linear/x/weight/part_0/Ftrl",
         "linear/x/weight//linear/x/weight/part_0/Ftrl_1"]
     assert lin.get_variable_value("linear/x/weight").shape == (2, 3)
-    assert sorted(lin.evaluate(input_fn=_inp(y3), steps=1)) == ["accuracy", "global_step",
-                                                                "loss"]
+    ev = lin.evaluate(input_fn=_inp(y3), steps=1)
+    assert sorted(ev) == ["accuracy", "global_step", "loss"]
+    np.testing.assert_allclose(ev["loss"], 0.67528, atol=2e-5)  # TF 1.15
     dlc = L.DNNLinearCombinedEstimator(L.regression_head(), linear_feature_columns=[_col()],
                                        dnn_feature_columns=[_col()], dnn_hidden_units=[3],
-                                       model_dir=tempfile.mkdtemp())
+                                       model_dir=tempfile.mkdtemp(),
+                                       config=L.RunConfig(tf_random_seed=1))
     dlc.fit(input_fn=_inp(_R), steps=3)
+    np.testing.assert_allclose(dlc.evaluate(input_fn=_inp(_R), steps=1)["loss"], 6.20592,
+                               atol=2e-5)  # TF 1.15, same seed
     names = _model_names(dlc)
     assert names == [
         "dnn/hiddenlayer_0/biases", "dnn/hiddenlayer_0/weights", "dnn/logits/biases",
