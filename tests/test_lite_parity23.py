@@ -482,6 +482,11 @@ OP_CASES = {
                         + tf.image.resize_bilinear(x, [5, 7], align_corners=True)),
     "conv2d_transpose": ([1, 3, 3, 4], lambda x, r: tf.nn.conv2d_transpose(
         x, _const(r, 3, 3, 2, 4), [1, 6, 6, 2], [1, 2, 2, 1], "SAME")),
+    "atrous": ([1, 8, 8, 2], lambda x, r: tf.nn.atrous_conv2d(x, _const(r, 3, 3, 2, 3), 2,
+                                                              "SAME")),
+    "space_to_batch": ([1, 3, 3, 2], lambda x, r: tf.space_to_batch_nd(
+        x, [2, 2], [[1, 0], [0, 1]])),
+    "lrn": ([1, 3, 3, 6], lambda x, r: tf.nn.local_response_normalization(x, 2, 1.0, 0.5, 0.75)),
     "concat_relu6": ([2, 3], lambda x, r: tf.nn.relu6(tf.concat([x, x * 7.0], axis=0))),
     "batch_norm": ([1, 2, 2, 3], lambda x, r: tf.nn.fused_batch_norm(
         x * 2.0, tf.constant([1., 2., 3.]), tf.constant([0.1, 0.2, 0.3]),

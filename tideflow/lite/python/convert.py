@@ -527,6 +527,22 @@ class _Lowering:
             self.emit("SELECT", [self.tensor_of(t) for t in op.inputs], [self.produce(out)], {},
                       "SelectOptions")
             return
+        if kind in ("SpaceToBatchND", "BatchToSpaceND"):
+            ins = [self.tensor_of(op.inputs[0])] + [
+                self.const(self.const_name(t), np.asarray(self.const_value(t)).astype(np.int32))
+                for t in op.inputs[1:3]]
+            name = "SPACE_TO_BATCH_ND" if kind == "SpaceToBatchND" else "BATCH_TO_SPACE_ND"
+            self.emit(name, ins, [self.produce(out)], {},
+                      "SpaceToBatchNDOptions" if kind == "SpaceToBatchND"
+                      else "BatchToSpaceNDOptions")
+            return
+        if kind == "LRN":
+            self.emit("LOCAL_RESPONSE_NORMALIZATION", [self.tensor_of(op.inputs[0])],
+                      [self.produce(out)],
+                      {"radius": int(op.get_attr("depth_radius")),
+                       "bias": float(op.get_attr("bias")), "alpha": float(op.get_attr("alpha")),
+                       "beta": float(op.get_attr("beta"))}, "LocalResponseNormalizationOptions")
+            return
         if kind == "ResizeBilinear":
             if op.get_attr("half_pixel_centers"):
                 raise ConverterError(f"See console for info.\nCheck failed: ResizeBilinear "

@@ -349,6 +349,58 @@ def _transpose_conv(op, ins):
     return [out.astype(x.dtype, copy=False)]
 
 
+def _space_to_batch(op, ins):
+    x = ins[0]
+    block = [int(b) for b in ins[1].reshape(-1)]
+    pads = ins[2].astype(np.int64).reshape(-1, 2).tolist()
+    m = len(block)
+    x = np.pad(x, [(0, 0)] + pads + [(0, 0)] * (x.ndim - 1 - m))
+    n = x.shape[0]
+    shape = [n]
+    for d, b in enumerate(block):
+        shape += [x.shape[1 + d] // b, b]
+    rest = list(x.shape[1 + m:])
+    x = x.reshape(shape + rest)
+    # [N, h1, b1, h2, b2, ..., rest] -> [b1, b2, ..., N, h1, h2, ..., rest]
+    perm = [2 + 2 * d for d in range(m)] + [0] + [1 + 2 * d for d in range(m)] + \
+        list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    x = x.transpose(perm)
+    return [x.reshape([n * int(np.prod(block))] + [shape[1 + 2 * d] for d in range(m)] + rest)]
+
+
+def _batch_to_space(op, ins):
+    x = ins[0]
+    block = [int(b) for b in ins[1].reshape(-1)]
+    crops = ins[2].astype(np.int64).reshape(-1, 2).tolist()
+    m = len(block)
+    n = x.shape[0] // int(np.prod(block))
+    spatial = list(x.shape[1:1 + m])
+    rest = list(x.shape[1 + m:])
+    x = x.reshape(block + [n] + spatial + rest)
+    # [b1, ..., N, h1, ..., rest] -> [N, h1, b1, h2, b2, ..., rest]
+    perm = [m]
+    for d in range(m):
+        perm += [m + 1 + d, d]
+    perm += list(range(2 * m + 1, 2 * m + 1 + len(rest)))
+    x = x.transpose(perm).reshape([n] + [h * b for h, b in zip(spatial, block)] + rest)
+    index = tuple([slice(None)] + [slice(c0, x.shape[1 + d] - c1)
+                                   for d, (c0, c1) in enumerate(crops)])
+    return [np.array(x[index])]
+
+
+def _lrn(op, ins):
+    x = ins[0]
+    o = op.options
+    r = o.get("radius", 0)
+    sq = np.pad(x * x, [(0, 0)] * (x.ndim - 1) + [(r, r)])
+    total = np.zeros_like(x)
+    for i in range(2 * r + 1):
+        total += sq[..., i:i + x.shape[-1]]
+    denom = np.power(np.float32(o.get("bias", 0.0)) + np.float32(o.get("alpha", 0.0)) * total,
+                     np.float32(o.get("beta", 0.0)))
+    return [(x / denom).astype(x.dtype)]
+
+
 def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -435,6 +487,9 @@ _KERNELS = {
     "ADD_N": lambda op, ins: [np.sum(np.stack(ins), axis=0).astype(ins[0].dtype)],
     "RESIZE_NEAREST_NEIGHBOR": _resize_nearest,
     "RESIZE_BILINEAR": _resize_bilinear,
+    "SPACE_TO_BATCH_ND": _space_to_batch,
+    "BATCH_TO_SPACE_ND": _batch_to_space,
+    "LOCAL_RESPONSE_NORMALIZATION": _lrn,
     "TRANSPOSE_CONV": _transpose_conv,
     "CAST": None,  # (these need the interpreter's tensors: invoke() binds them)
     "SHAPE": None,
