@@ -25,5 +25,6 @@ def get_potentially_supported_ops():
               "Concat", "Pad", "PadV2", "MirrorPad", "Transpose", "StridedSlice", "Slice",
               "GatherV2", "Gather", "GatherNd", "ArgMax", "ArgMin", "Cast", "Pack", "Unpack",
               "Split", "SplitV", "Tile", "AddN", "Select", "SelectV2",
-              "ResizeNearestNeighbor", "Const", "Placeholder"}
+              "ResizeNearestNeighbor", "ResizeBilinear", "Conv2DBackpropInput",
+              "SpaceToBatchND", "BatchToSpaceND", "LRN", "Const", "Placeholder"}
     return [SupportedOp(name) for name in sorted(names)]
