@@ -311,3 +311,69 @@ def test_optimizer_updates_match_tf_bits(name, shape, sparse):
                 s.run(train, {gp: g})
             got = s.run(v)
     _bits_equal(got, _OPT_REF[(name, shape, sparse)])
+
+
+# seeded float normals (TF's Box-Muller takes glibc's logf and sincosf, which are not
+# correctly rounded): TF 1.15's values, and the sha256 of 20000 more
+_NORMAL_REF = {
+    "w": ("3ed635d9bc3721debe9c4f82bea3fab2becf900bbede7879be9fbcd03eb87ed3"
+        "bed921d93dc7850fbe92bbb2be788835bee519fcbe49180e3ebf166bbf05de11"
+        "ba840ec0be040888befc850c3f0f33ab3d3022d13e40445cbe0bac853e99e357"
+        "3e2371933e3f7e42bd9cbe2ebf03467dbe665e383e521f753e8c550ebd466375"
+        "3e1fbcb7be4cec4d3de1e30b3d23e4c83e3ca7af3e9102843eeaeafe3dd3b64c"
+        "3eecdf55bd47ffe2be54dc6bbebd82bcbd30aae4bd2c3dd63e95faec3ebff5d6"
+        "3ea9c2d63ec62fa2bdf118043e1884af3e9908193e5e321dbdfc70b2bdba99c5"
+        "3e82738cbecc47aabefffd79bebddd22"),
+    "t": ("3fb28234bd189c39bf824241bf88a63fbfacf809bfb96464bf851d583f99bf05"
+        "bfb4f18a3ea64437bf748e28bf4f1c2cbfbeeafcbf27940b3f9f3d59bfdf1cc6"
+        "bb5c1895bedc0e37bfd26edf3feeab713e12c7ae3f2038f7bee8ca323f803d73"
+        "3f0833fa3f1f93e1be829e7bbfdacad0bf3ff92e3f2f1a363f69e316be2552e1"
+        "3f051d43bf2ac4ea3ebc3d333e0893fc3f1d36673f71aedc3fc3c3d33eb06d3f"
+        "3fc564c6be26aa91bf316259bf9decf2be133913be0f88dd3f79f7893f9ff787"
+        "3f8d77b23fa527b1bec8e9583efe32783f7f0d7f3f3929c2bed25de9be9b8024"
+        "3f596b3ebfaa3bb8bfd5533abf9e3847"),
+    "u": ("bea3f493bff5d5443f9524813ec7b2cfbf9a9595bfb119453fc2a75bbedc9f95"
+        "bf65822b3f92acdc3f4ae56f400c9378bf921bdf3e919626bfae2c103f34dde1"
+        "bf05fbab3ce728c43f808844bfacfb4e3effa39fbe364cb83ec89fbd3f247cbd"
+        "3f0c9f563f6bb22a3d38b66b3e9057b6bf6f5e713fd08b11c01bdbf1bfa5fe20"
+        "3efab1c4be9845bc3f48cfb4bf53512ebeb74302be61eb25bfc862c03e35ce4f"
+        "bf27a93dbdb47409bf827343bebfc6c73f0b2988bf78eeb3bf58ad6e3f1317e0"
+        "3fc175473f226420bf3d1dc83e96417cbf6c0c883fbe78233f3911d7be66ea2c"
+        "bff791963e7999a5bf2ba9c73f255519"),
+}
+_NORMAL_BIG_SHA256 = "06835d9ac7e4e9cbe12465976db0d3dee56550543a474d51c648a042820f770f"
+
+
+def test_seeded_float_normals_match_tf_bits():
+    import hashlib
+
+    with tf.Graph().as_default():
+        tf.set_random_seed(35)
+        w = tf.get_variable("w", [12, 5],
+                            initializer=tf.truncated_normal_initializer(stddev=0.3, seed=2))
+        t = tf.truncated_normal([12, 5], seed=2)
+        u = tf.random_normal([60], seed=1)
+        big = tf.random_normal([20000], seed=7)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            got = {"w": s.run(w), "t": s.run(t), "u": s.run(u)}
+            b = s.run(big)
+    for k, want in _NORMAL_REF.items():
+        _bits_equal(got[k], want)
+    assert hashlib.sha256(b.astype("<f4").tobytes()).hexdigest() == _NORMAL_BIG_SHA256
+
+
+def test_glibc_logf_and_sincosf_where_they_are_not_correctly_rounded():
+    # inputs where glibc's results are not the exact values rounded (measured with glibc 2.36's
+    # logf and sincosf, the functions TF 1.15's normal sampler calls)
+    from tideflow.ops import glibc_float32
+
+    x = _f32("3f7d27e63f2953e43f79a5c63f7d49663f523f723f51694c")
+    _bits_equal(glibc_float32.logf(x), "bc370b4abed3a181bccdd7cabc2e93c3be499da6be4db2ba")
+    v = _f32("408694563fadf2e64057a9e8409b450340abd6ee40050f4f409ca25b40b78eda"
+                "3f0000003727c5ac4000000040b00000")
+    sin, cos = glibc_float32.sincosf(v)
+    _bits_equal(sin, "bf5fd2db3f7a473fbe679b4fbf7d80c2bf4a9d513f5fa3abbf7bc07bbf0526ea"
+                    "3ef577443727c5ac3f68c7b7bf349e4a")
+    _bits_equal(cos, "bef881df3e574957bf795db23e0eaca93f1c78bbbef92b933e39c60f3f5aa5a6"
+                    "3f60a9403f800000bed511333f356b62")

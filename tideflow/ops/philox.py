@@ -10,13 +10,16 @@ blocks and reads their 32-bit words in order, two per Box-Muller pair.
 
 The transforms are TF's: a float in [0, 1) from the 23 low bits of a word (the mantissa of a
 number in [1, 2), minus 1), a double from 52 bits of two words, Box-Muller with
-``u1 >= 1e-7`` and ``v = 2 pi u2``, integers as ``lo + word % range``. Logarithms and sines are
-taken in float64 and rounded, so a float may differ from TF's in its last bit.
+``u1 >= 1e-7`` and ``v = 2 pi u2``, integers as ``lo + word % range``. Float logarithms, sines
+and cosines are glibc's ``logf`` and ``sincosf`` (``glibc_float32``), as TF's kernels call them,
+so float normals are TF's to the bit; doubles take NumPy's (a last-bit difference is possible).
 """
 
 import itertools
 
 import numpy as np
+
+from tideflow.ops import glibc_float32
 
 _M0 = np.uint64(0xD2511F53)
 _M1 = np.uint64(0xCD9E8D57)
@@ -131,13 +134,14 @@ def _half01(words):
 
 
 def _box_muller_float(x0, x1):
-    # TF's float arithmetic step by step: log, sqrt, sin and cos correctly rounded to float32
-    # (taken in float64 and rounded), 2 * M_PI * u in double rounded to float32
+    # TF's float arithmetic step by step: the C library's logf and sincosf (glibc's, which
+    # are not correctly rounded), sqrt (exact in float32), 2 * M_PI * u in double rounded to
+    # float32
     u1 = np.maximum(_float01(x0), np.float32(1.0e-7))
-    log_u1 = np.log(u1.astype(np.float64)).astype(np.float32)
-    u2 = np.sqrt((np.float32(-2.0) * log_u1).astype(np.float64)).astype(np.float32)
-    v1 = (2.0 * np.pi * _float01(x1).astype(np.float64)).astype(np.float32).astype(np.float64)
-    return (np.sin(v1).astype(np.float32) * u2, np.cos(v1).astype(np.float32) * u2)
+    u2 = np.sqrt(np.float32(-2.0) * glibc_float32.logf(u1))
+    v1 = (2.0 * np.pi * _float01(x1).astype(np.float64)).astype(np.float32)
+    sin, cos = glibc_float32.sincosf(v1)
+    return sin * u2, cos * u2
 
 
 def _box_muller_double(x0, x1, x2, x3):

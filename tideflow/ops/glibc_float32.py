@@ -1,0 +1,112 @@
+"""The C library's float ``logf`` and ``sincosf`` on NumPy arrays, as glibc (2.28 and later,
+from ARM's optimized routines) computes them: table lookups and short polynomials in double,
+rounded once to float. TF's normal samplers call them (``BoxMullerFloat``), and they are not
+correctly rounded: about 1 in 100 results is the other neighbour of the exact value."""
+
+import numpy as np
+
+_F = np.float32
+
+# logf: x = 2^k z, z in [0x3f330000, 2 * 0x3f330000) as bits; log(x) = log1p(z / c - 1)
+# + log(c) + k ln 2 with 1/c and log(c) from a 16-entry table by z's top mantissa bits
+_LOGF_OFF = 0x3F330000
+_LOGF_INVC = np.array([float.fromhex(h) for h in (
+    "0x1.661ec79f8f3bep+0", "0x1.571ed4aaf883dp+0", "0x1.49539f0f010bp+0",
+    "0x1.3c995b0b80385p+0", "0x1.30d190c8864a5p+0", "0x1.25e227b0b8eap+0",
+    "0x1.1bb4a4a1a343fp+0", "0x1.12358f08ae5bap+0", "0x1.0953f419900a7p+0", "0x1p+0",
+    "0x1.e608cfd9a47acp-1", "0x1.ca4b31f026aap-1", "0x1.b2036576afce6p-1",
+    "0x1.9c2d163a1aa2dp-1", "0x1.886e6037841edp-1", "0x1.767dcf5534862p-1")])
+_LOGF_LOGC = np.array([float.fromhex(h) for h in (
+    "-0x1.57bf7808caadep-2", "-0x1.2bef0a7c06ddbp-2", "-0x1.01eae7f513a67p-2",
+    "-0x1.b31d8a68224e9p-3", "-0x1.6574f0ac07758p-3", "-0x1.1aa2bc79c81p-3",
+    "-0x1.a4e76ce8c0e5ep-4", "-0x1.1973c5a611cccp-4", "-0x1.252f438e10c1ep-5", "0x0p+0",
+    "0x1.aa5aa5df25984p-5", "0x1.c5e53aa362eb4p-4", "0x1.526e57720db08p-3",
+    "0x1.bc2860d22477p-3", "0x1.1058bc8a07ee1p-2", "0x1.4043057b6ee09p-2")])
+_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
+_LOGF_A = tuple(float.fromhex(h) for h in (
+    "-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2"))
+
+
+def logf(x):
+    """glibc's ``logf`` of positive, normal float32 ``x`` (others: the exact log rounded)."""
+    x = np.asarray(x, dtype=_F)
+    ix = x.view(np.uint32).astype(np.int64)
+    tmp = ix - _LOGF_OFF
+    i = (tmp >> 19) % 16
+    k = tmp >> 23  # (an arithmetic shift: tmp is negative below the offset)
+    iz = (ix - (tmp & (0x1FF << 23))).astype(np.uint32)
+    z = iz.view(_F).astype(np.float64)
+    r = z * _LOGF_INVC[i] - 1.0
+    y0 = _LOGF_LOGC[i] + k * _LN2
+    r2 = r * r
+    y = _LOGF_A[1] * r + _LOGF_A[2]
+    y = _LOGF_A[0] * r2 + y
+    y = y * r2 + (y0 + r)
+    out = y.astype(_F)
+    odd = ~((ix >= 0x00800000) & (ix < 0x7F800000))  # zero, subnormal, negative, inf, nan
+    if odd.any():
+        with np.errstate(all="ignore"):
+            out[odd] = np.log(x[odd].astype(np.float64)).astype(_F)
+    return out
+
+
+# sincosf: |x| < pi/4 a polynomial in x; up to 120 the quadrant n = round(x * 2/pi) (2/pi
+# scaled by 2^24, truncated to int, rounded by adding 2^23 and shifting), x - n pi/2, and the
+# polynomials swapped and negated by quadrant
+_HPI_INV = float.fromhex("0x1.45F306DC9C883p+23")
+_HPI = float.fromhex("0x1.921FB54442D18p0")
+_C = tuple(float.fromhex(h) for h in (
+    "0x1p0", "-0x1.ffffffd0c621cp-2", "0x1.55553e1068f19p-5", "-0x1.6c087e89a359dp-10",
+    "0x1.99343027bf8c3p-16"))
+_S = tuple(float.fromhex(h) for h in (
+    "-0x1.555545995a603p-3", "0x1.1107605230bc4p-7", "-0x1.994eb3774cf24p-13"))
+_TOP_PIO4 = 0x3F4  # top 12 bits of (float) pi/4
+_TOP_TINY = 0x398  # of 0x1p-12f
+_TOP_120 = 0x42F  # of 120.0f
+
+
+def sincosf(x):
+    """glibc's ``sincosf`` of float32 ``x``: (sin, cos) as float32 (beyond |x| >= 120 the
+    exact values rounded)."""
+    x = np.asarray(x, dtype=_F)
+    top = (x.view(np.uint32) >> 20) & 0x7FF
+    xd = x.astype(np.float64)
+    sin = np.sin(xd).astype(_F)
+    cos = np.cos(xd).astype(_F)
+    small = (top < _TOP_PIO4) & (top >= _TOP_TINY)
+    if small.any():
+        s, c = _poly(xd[small], np.zeros(int(small.sum()), np.int64), 1.0)
+        sin[small], cos[small] = s, c
+    tiny = top < _TOP_TINY
+    if tiny.any():
+        sin[tiny], cos[tiny] = x[tiny], _F(1.0)
+    mid = (top >= _TOP_PIO4) & (top < _TOP_120)
+    if mid.any():
+        v = xd[mid]
+        n = ((v * _HPI_INV).astype(np.int32).astype(np.int64) + 0x800000) >> 24
+        r = v - n * _HPI
+        sign = np.where(((n & 3) == 1) | ((n & 3) == 2), -1.0, 1.0)
+        s, c = _poly(r * sign, n, np.where(n & 2, -1.0, 1.0), r * r)
+        sin[mid], cos[mid] = s, c
+    return sin, cos
+
+
+def _poly(x, n, cneg, x2=None):
+    # the cosine polynomial is negated in quadrants 2 and 3 (TF's table's second entry)
+    if x2 is None:
+        x2 = x * x
+    c0, c1, c2, c3, c4 = (cneg * c for c in _C)
+    s1, s2, s3 = _S
+    x4 = x2 * x2
+    x3 = x2 * x
+    cc2 = c3 + x2 * c4
+    ss1 = s2 + x2 * s3
+    cc1 = c0 + x2 * c1
+    x5 = x3 * x2
+    x6 = x4 * x2
+    s = x + x3 * s1
+    c = cc1 + x4 * c2
+    sv = (s + x5 * ss1).astype(_F)
+    cv = (c + x6 * cc2).astype(_F)
+    odd = (n & 1).astype(bool)
+    return np.where(odd, cv, sv), np.where(odd, sv, cv)
