@@ -286,6 +286,8 @@ class _Lowering:
             return out
         mul, add = factors
         w = self.tensors[w_key]
+        if any(w_key in o[1] for o in self.ops):  # (weights another op reads stay as they are)
+            return out
         shape = [1] * w.data.ndim
         shape[axis] = -1
         w.data = (w.data * mul.reshape(shape)).astype(w.data.dtype)
