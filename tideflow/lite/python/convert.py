@@ -616,8 +616,8 @@ class _Lowering:
                     ins.append(self.tensor_of(t))
                 except ConverterError:
                     ins.append(None)
-            self.emit("CUSTOM", [i for i in ins if i is not None], outs, {}, None)[:]
-            self.ops[-1].append(op.type)
+            custom = self.emit("CUSTOM", [i for i in ins if i is not None], outs, {}, None)
+            custom.append(op.type)  # (the custom code)
         else:
             for o in op.outputs:  # keeps lowering, to list every unsupported op
                 key = self._display(o.name)
