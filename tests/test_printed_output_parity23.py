@@ -194,3 +194,21 @@ def test_inspect_checkpoint_prints_tf_1_15s_lines(tmp_path, capsys):
         "tensor_name:  s\nb'hello'\n# Total number of params: 7\n")
     inspect_checkpoint.print_tensors_in_checkpoint_file(path, "nope", False)
     assert capsys.readouterr().out == "tensor_name:  nope\nKey nope not found in checkpoint\n"
+
+
+def test_closed_file_writer_warning_shows_tfs_source_line(tmp_path):
+    # TF 1.15 prints the warning with the source line of its call:
+    #   warnings.warn("Attempting to use a closed FileWriter. "
+    import linecache
+    import warnings
+
+    w = tf.summary.FileWriter(str(tmp_path))
+    w.close()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        w.add_summary(tf.Summary(), 1)
+    assert [str(c.message) for c in caught] == [
+        ("Attempting to use a closed FileWriter. The operation will be a noop unless the "
+        "FileWriter is explicitly reopened.")]
+    line = linecache.getline(caught[0].filename, caught[0].lineno).strip()
+    assert line == 'warnings.warn("Attempting to use a closed FileWriter. "'

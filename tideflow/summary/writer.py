@@ -258,13 +258,11 @@ def _meta_graph_of(graph_def):
 # where add_graph writes the graph's plugin assets, under the log directory (TF's name)
 _PLUGINS_DIR = "plugins"
 
-_CLOSED_WARNING = ("Attempting to use a closed FileWriter. The operation will be a noop unless "
-                   "the FileWriter is explicitly reopened.")
-
-
 def _warn_closed():
-    # one place of issue, as TF's: Python shows the UserWarning once per process
-    warnings.warn(_CLOSED_WARNING)
+    # one place of issue, as TF's: Python shows the UserWarning once per process, with the
+    # source line of the call (written as TF's is)
+    warnings.warn("Attempting to use a closed FileWriter. "
+                  "The operation will be a noop unless the FileWriter is explicitly reopened.")
 
 
 class FileWriter:

@@ -266,7 +266,10 @@ class Supervisor:
                 threads.append(SVStepCounterThread(self, sess))
         if self.saver and self._save_model_secs:
             threads.append(SVTimerCheckpointThread(self, sess))
-        for t in threads:
+        # the checkpoint thread starts first: its "Saving checkpoint to path" line comes before
+        # the step counter's "global_step/sec" in TF, whose counter waits on a session run
+        # outside the GIL first (a Python step here would let the counter log first)
+        for t in sorted(threads, key=lambda t: not isinstance(t, SVTimerCheckpointThread)):
             t.start()
         return threads
 
