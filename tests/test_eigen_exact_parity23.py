@@ -221,3 +221,53 @@ def test_leading_sums_add_the_rows_in_sequence():
     assert {k: _digest(v) for k, v in got.items()} == {
         "sum0": "e00d09adbc9dd7dd", "mean0": "2054ac40496d9213",
         "bias_grad": "55a13fc098e66a45", "sum012": "55a13fc098e66a45"}
+
+
+# measured in TF 1.15: Pow of the 60 pairs below and exponential_decay(0.1, step, 7, 0.96) at
+# steps 0, 9, ..., 198 (glibc's powf, per element)
+_POW_BITS = (
+    "406fbff2 4032012c 3f8e5a4e 42a5edb1 40c41f78 407970ac 51e43ccb 3c7622d5 "
+    "3c8475e0 392f45e5 3f482d9a 4002bf3b 444b88f2 39292883 45631791 3ab77d2e "
+    "3e03c128 3ee33cab 3d9b47d7 3d368bb1 3de4ac3d 43ba0693 3f180982 3fcd6779 "
+    "460a1560 3a05d611 35b0947b 402b55f4 3ceead8f 4024d0ae 3ef5f04a 473bb7ff "
+    "40565375 3fca363f 3f3e4d56 43b1db59 4236cab2 3c47fb52 42f5bbaa 3fe08ad5 "
+    "3d56adb9 436fe0a9 3f8bd76b 3f81db8d 3f7cc202 3e8f6be1 42db3ad9 3b286f4f "
+    "532a089c 3e9c7712 3de9c5f2 3dd86c2a 44571184 460c8093 40e87d51 42f1fc09 "
+    "4265ff0b 419995f8 467c7a7c 4293caba "
+)
+_DECAY_BITS = (
+    "3dcccccd 3dc25404 3db8644f 3daef6aa 3da6046f 3d9d874f 3d95794b 3d8dd4b8 "
+    "3d86942f 3d7f652a 3d72561a 3d65f1fa 3d5a300d 3d4f0807 3d447209 3d3a669c "
+    "3d30deab 3d27d37c 3d1f3eaf 3d171a35 3d0f604f 3d080b8d 3d0116c1 "
+)
+
+
+def test_small_pows_are_glibc_powf_bit_for_bit():
+    rng = np.random.RandomState(12)
+    x = np.abs(rng.randn(60)).astype(F) * F(3)
+    y = rng.randn(60).astype(F) * F(4)
+    with tf.Graph().as_default():
+        step = tf.placeholder(tf.int64, [])
+        lr = tf.train.exponential_decay(0.1, step, 7, 0.96)
+        pw = tf.pow(tf.constant(x), tf.constant(y))
+        with tf.Session() as sess:
+            got = sess.run(pw)
+            lrs = np.array([sess.run(lr, {step: k}) for k in range(0, 200, 9)], F)
+    assert got.view(np.uint32).tolist() == _hex(_POW_BITS).tolist()
+    assert lrs.view(np.uint32).tolist() == _hex(_DECAY_BITS).tolist()
+
+
+def test_sin_and_cos_are_eigens_packet_polynomials():
+    # measured in TF 1.15: x less its multiple of pi/2 (in four parts, no FMA), the quadrant's
+    # polynomial, glibc's sinf/cosf on the last size % 8 (here 3 of 11; 3 of 1003)
+    e = np.array([0, -0.0, 3.1415927, -2.5, 1e-5, 0.78539, 1.5707964, 100.5, -7.25, 12.0, 0.5], F)
+    x = np.random.RandomState(13).uniform(-100, 100, 1003).astype(F)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        s, c, many_s, many_c = sess.run([tf.sin(e), tf.cos(e), tf.sin(x), tf.cos(x)])
+    assert s.view(np.uint32).tolist() == _hex(
+        "00000000 80000000 b3bbbd2e bf193579 3727c5ac 3f350492 3f800000 bcfd9fc2 bf52b56e "
+        "bf095cd8 3ef57744").tolist()
+    assert c.view(np.uint32).tolist() == _hex(
+        "3f800000 3f800000 bf800000 bf4d17bf 3f800000 3f350554 b33bbd2e 3f7fe095 3f11637b "
+        "3f5806d0 3f60a940").tolist()
+    assert (_digest(many_s), _digest(many_c)) == ("585ddb3bbea8d0ed", "64e1b61198954ba3")

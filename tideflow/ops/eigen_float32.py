@@ -172,6 +172,102 @@ def _logf_core(ix):
     return z.astype(_F)
 
 
+# glibc's powf: 2^(y log2 x) in double, log2 from a table of 16 (1/c, log2 c) by z's leading
+# mantissa bits (the 1/c of logf's table) and a quintic, exp2 from expf's table and a cubic
+_POWF_LOG2C = np.array([float.fromhex(h) for h in (
+    "-0x1.efec65b963019p-2", "-0x1.b0b6832d4fca4p-2", "-0x1.7418b0a1fb77bp-2",
+    "-0x1.39de91a6dcf7bp-2", "-0x1.01d9bf3f2b631p-2", "-0x1.97c1d1b3b7afp-3",
+    "-0x1.2f9e393af3c9fp-3", "-0x1.960cbbf788d5cp-4", "-0x1.a6f9db6475fcep-5", "0x0p+0",
+    "0x1.338ca9f24f53dp-4", "0x1.476a9543891bap-3", "0x1.e840b4ac4e4d2p-3",
+    "0x1.40645f0c6651cp-2", "0x1.88e9c2c1b9ff8p-2", "0x1.ce0a44eb17bccp-2")])
+_POWF_LOG2_POLY = tuple(float.fromhex(h) for h in (
+    "0x1.27616c9496e0bp-2", "-0x1.71969a075c67ap-2", "0x1.ec70a6ca7baddp-2",
+    "-0x1.7154748bef6c8p-1", "0x1.71547652ab82bp0"))
+_EXP2F_POLY = tuple(float.fromhex(h) for h in (
+    "0x1.c6af84b912394p-5", "0x1.ebfce50fac4f3p-3", "0x1.62e42ff0c52d6p-1"))
+
+
+def _powf_core(ix, y, negative):
+    """powf's double arithmetic for x of float bits ``ix`` (positive, normal) and finite
+    float ``y``; ``negative`` flips the result's sign (an odd power of a negative x)."""
+    tmp = ix - _LOGF_OFFSET
+    i = (tmp >> 19) & 15
+    top = tmp & np.int32(-0x800000)
+    z = (ix - top).view(_F).astype(np.float64)
+    z *= _LOGF_TABLE[i, 0]
+    z -= 1  # r
+    a0, a1, a2, a3, a4 = _POWF_LOG2_POLY
+    y0 = (top >> 23).astype(np.float64)
+    y0 += _POWF_LOG2C[i]
+    r2 = z * z
+    p = z * a2
+    p += a3
+    q = z * a4
+    q += y0
+    p *= r2
+    q += p
+    z *= a0
+    z += a1
+    r2 *= r2
+    z *= r2
+    z += q  # log2(x)
+    z *= y  # (y widens to double)
+    ylogx = z
+    kd = ylogx + _ROUND_SHIFT / 32
+    ki = kd.view(np.int64).copy()
+    kd -= _ROUND_SHIFT / 32
+    r = ylogx - kd
+    scale = _EXPF_TABLE[ki & 31]
+    scale += (ki + (negative.astype(np.int64) << 16)) << 47
+    c0, c1, c2 = _EXP2F_POLY
+    out = r * c0
+    out += c1
+    out *= r * r
+    r *= c2
+    r += 1
+    out += r
+    out *= scale.view(np.float64)
+    with np.errstate(over="ignore"):
+        res = out.astype(_F)
+    res[ylogx > float.fromhex("0x1.fffffffd1d571p+6")] = np.inf
+    res[ylogx <= -150.0] = 0
+    res[negative & (res == 0)] = -_F(0)
+    res[negative & np.isinf(res)] = -np.inf
+    return res
+
+
+def powf(x, y):
+    """glibc's float ``powf`` of each pair (what TF 1.15's Pow kernel calls per element),
+    denormal results flushed; zeros, infinities, NaNs and negative bases with a fractional
+    exponent by C's rules (as double pow gives them)."""
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=_F), np.asarray(y, dtype=_F))
+    shape = x.shape
+    x, y = x.reshape(-1), y.reshape(-1)
+    xd = x.astype(np.float64)
+    yd = y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        exact = np.power(xd, yd)
+        out = exact.astype(_F)
+        # powf's double result is within (|y log2 x| ln 2 * 1.83 + 1) 2^-33 (relative) of
+        # x^y: it rounds as x^y does but near a halfway point, where it takes its arithmetic
+        np.abs(xd, out=xd)
+        np.log2(xd, out=xd)
+        xd *= yd
+        np.abs(xd, out=xd)
+        xd *= 2.6 * 2.0 ** -32
+        xd += 2.0 ** -32
+        xd *= exact
+        near = (exact + xd).astype(_F) != (exact - xd).astype(_F)
+    ix = x.view(np.int32) & np.int32(0x7fffffff)
+    near &= (ix >= 0x00800000) & (ix < 0x7f800000) & np.isfinite(y) & (y != 0)
+    near &= (x > 0) | (np.floor(y) == y)  # (a negative base's fractional power is NaN)
+    if near.any():
+        ym = y[near]
+        odd = (x[near] < 0) & (np.abs(ym) < 2 ** 24) & (np.fmod(ym, _F(2)) != 0)
+        out[near] = _powf_core(ix[near], ym, odd)
+    return _flush_denormals(out).reshape(shape)
+
+
 def _horner(v, coeffs):
     """The polynomial of ``coeffs`` (highest power first) at ``v`` by Horner's rule in float32:
     a rounded product, then a rounded sum, at each step (no FMA)."""
@@ -349,6 +445,69 @@ def expm1(x):
     if tail:
         y[-tail:] = _flush_denormals(_libm(np.expm1, flat[-tail:]))
     return y.reshape(np.shape(x))
+
+
+_SIN_POLY = tuple(_F(c) for c in (-0.0001959234114083702898469196984621021329076029360294342041015625,
+                                   0.0083326873655616851693794799871284340042620897293090820312500000,
+                                   -0.1666666203982298255503735617821803316473960876464843750000000000))
+_COS_POLY = tuple(_F(c) for c in (2.4372266125283204019069671630859375e-05,
+                                  -0.00138865201734006404876708984375,
+                                  0.041666619479656219482421875, -0.5, 1.0))
+# pi/2 in four parts, for the reduction without FMA
+_HALF_PI_PARTS = tuple(_F(c) for c in (-1.5703125, -0.000483989715576171875,
+                                       1.62865035235881805419921875e-07,
+                                       5.5644315544167710640977020375430583953857421875e-11))
+_ROUNDING_MAGIC = _F(12582912)  # 1.5 * 2^23
+
+
+def _sincos(x, sine):
+    """Eigen's packet sin or cos (float32, no FMA): x less its nearest multiple of pi/2 (pi/2
+    subtracted in four parts), then the sine or cosine polynomial by the quadrant, the sign
+    put in by bits; glibc's sinf/cosf on the tail (here: rounded from double). Eigen reduces
+    |x| from 25966 (sin) or 18838 (cos) with 2/pi's bits: here in double, a unit off at times."""
+    flat, tail = _split(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        a = np.abs(flat)
+        q = a * _F(0.636619746685028076171875)
+        q += _ROUNDING_MAGIC
+        quadrant = q.view(np.int32).copy()
+        q -= _ROUNDING_MAGIC
+        r = a
+        for part in _HALF_PI_PARTS:
+            r = r + q * part
+        huge = (a >= _F(25966 if sine else 18838)) & np.isfinite(a)
+        if huge.any():
+            wide = a[huge].astype(np.float64)
+            turns = np.rint(wide / (np.pi / 2))
+            r[huge] = (wide - turns * (np.pi / 2)).astype(_F)
+            quadrant[huge] = turns.astype(np.int64).astype(np.int32)
+        if sine:
+            sign = flat.view(np.int32) ^ (quadrant << 30)
+        else:
+            sign = (quadrant + 1) << 30
+        sign &= np.int32(-0x80000000)
+        x2 = r * r
+        c = _horner(x2, _COS_POLY)
+        s = _horner(x2, _SIN_POLY)
+        s *= x2
+        s *= r
+        s += r
+        even = (quadrant & 1) == 0
+        y = np.where(even, s, c) if sine else np.where(even, c, s)
+        y = (y.view(np.int32) ^ sign).view(_F)
+    if tail:
+        y[-tail:] = _libm(np.sin if sine else np.cos, flat[-tail:])
+    return y.reshape(np.shape(x))
+
+
+def sin(x):
+    """float32 sin as TF 1.15's kernel (Eigen's packet sin, sinf on the tail)."""
+    return _sincos(x, True)
+
+
+def cos(x):
+    """float32 cos as TF 1.15's kernel (Eigen's packet cos, cosf on the tail)."""
+    return _sincos(x, False)
 
 
 def expm1_select(x):
