@@ -343,6 +343,12 @@ def test_sdca_raw_op_and_errors():
             s.run(bad)
     with pytest.raises(ValueError, match="Unsupported loss_type"):
         tf.contrib.linear_optimizer.SdcaModel({"x": 1}, {"y": 1}, {"loss_type": "nope"})
+    # TF's implementation module paths
+    from tideflow.contrib.linear_optimizer.python.ops.sdca_ops import SdcaModel
+    from tideflow.contrib.linear_optimizer.python.sdca_optimizer import SDCAOptimizer
+
+    assert SdcaModel is tf.contrib.linear_optimizer.SdcaModel
+    assert SDCAOptimizer is tf.contrib.linear_optimizer.SDCAOptimizer
 
 
 def _svm_input():

@@ -488,4 +488,29 @@ def core_sdca_model_fn(features, labels, mode, head, feature_columns, optimizer,
     return spec._replace(training_chief_hooks=tuple(spec.training_chief_hooks) + (hook,))
 
 
-__all__ = ["SDCAOptimizer", "SdcaModel", "SparseFeatureColumn"]
+def _source_paths():
+    """TF's implementation modules (``linear_optimizer.python.ops.sdca_ops``,
+    ``...python.ops.sparse_feature_column``, ``...python.sdca_optimizer``) over this one."""
+    import sys
+    import types
+
+    base = "tideflow.contrib.linear_optimizer.python"
+    python = types.ModuleType(base, "``tf.contrib.linear_optimizer.python``.")
+    python.ops = types.ModuleType(base + ".ops", "``...python.ops``.")
+    python.ops.sdca_ops = types.ModuleType(base + ".ops.sdca_ops", "``...ops.sdca_ops``.")
+    python.ops.sdca_ops.SdcaModel = SdcaModel
+    python.ops.sparse_feature_column = types.ModuleType(
+        base + ".ops.sparse_feature_column", "``...ops.sparse_feature_column``.")
+    python.ops.sparse_feature_column.SparseFeatureColumn = SparseFeatureColumn
+    python.sdca_optimizer = types.ModuleType(base + ".sdca_optimizer",
+                                             "``...python.sdca_optimizer``.")
+    python.sdca_optimizer.SDCAOptimizer = SDCAOptimizer
+    for module in (python, python.ops, python.ops.sdca_ops, python.ops.sparse_feature_column,
+                   python.sdca_optimizer):
+        sys.modules.setdefault(module.__name__, module)
+    return python
+
+
+python = _source_paths()
+
+__all__ = ["SDCAOptimizer", "SdcaModel", "SparseFeatureColumn", "python"]
