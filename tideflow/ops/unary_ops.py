@@ -34,10 +34,14 @@ def _keeping_dtype(fn):
 
 
 def _in_float64(fn):
-    """A kernel computing the float64 function ``fn`` and casting back to x's dtype."""
+    """A kernel computing the float64 function ``fn`` and casting back to x's dtype (float32
+    denormal results flushed to zero, as TF's CPU threads do: erfc(10) is 0)."""
 
     def kernel(x):
-        return fn(np.asarray(x, dtype=np.float64)).astype(x.dtype, copy=False)
+        out = fn(np.asarray(x, dtype=np.float64)).astype(x.dtype, copy=False)
+        if x.dtype == np.float32 and out.ndim:
+            return eigen_float32._flush_denormals(out)
+        return out
 
     kernel.__name__ = f"_{fn.__name__}_kernel"
     return kernel
