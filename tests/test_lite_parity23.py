@@ -540,3 +540,42 @@ def test_every_unsupported_op_is_listed():
                 Exception, match=r"custom implementations: Cumsum, MatrixDeterminant\.\n$") as info:
             tf.lite.TFLiteConverter.from_session(sess, [x], [y]).convert()
     assert type(info.value).__name__ == "ConverterError"
+
+
+def test_keras_two_inputs_two_outputs(tmp_path):
+    path = str(tmp_path / "k5.h5")
+    layers = tf.keras.layers
+    rng = np.random.RandomState(4)
+    with tf.Graph().as_default():
+        a = layers.Input((6,), name="tokens", dtype="int32")
+        b = layers.Input((3,), name="extra")
+        h = layers.concatenate([layers.GlobalAveragePooling1D()(layers.Embedding(20, 4)(a)), b])
+        model = tf.keras.Model([a, b], [layers.Dense(2, activation="softmax", name="cls")(h),
+                                        layers.Dense(1, name="reg")(h)])
+        ti = rng.randint(0, 20, (1, 6)).astype(np.int32)
+        ei = rng.randn(1, 3).astype(np.float32)
+        ref = model.predict([ti, ei])
+        model.save(path)
+    interp = tf.lite.Interpreter(
+        model_content=tf.lite.TFLiteConverter.from_keras_model_file(path).convert())
+    interp.allocate_tensors()
+    # measured in TF 1.15
+    ins = interp.get_input_details()
+    assert [(d["name"], d["index"], d["shape"].tolist(), d["dtype"]) for d in ins] == [
+        ("tokens", 13, [1, 6], np.int32), ("extra", 7, [1, 3], np.float32)]
+    outs = interp.get_output_details()
+    assert [(d["name"], d["index"], d["shape"].tolist()) for d in outs] == [
+        ("cls/Softmax", 2, [1, 2]), ("reg/BiasAdd", 10, [1, 1])]
+    assert [(d["name"], d["shape"].tolist()) for d in interp.get_tensor_details()] == [
+        ("cls/BiasAdd", [1, 2]), ("cls/MatMul_bias", [2]), ("cls/Softmax", [1, 2]),
+        ("cls/kernel/transpose", [2, 7]), ("concatenate/concat", [1, 7]),
+        ("embedding/embedding_lookup", [1, 6, 4]), ("embedding/embeddings", [20, 4]),
+        ("extra", [1, 3]), ("global_average_pooling1d/Mean", [1, 4]),
+        ("global_average_pooling1d/Mean/reduction_indices", []), ("reg/BiasAdd", [1, 1]),
+        ("reg/MatMul_bias", [1]), ("reg/kernel/transpose", [1, 7]), ("tokens", [1, 6])]
+    interp.set_tensor(13, ti)
+    interp.set_tensor(7, ei)
+    interp.invoke()
+    for d, r in zip(outs, ref):
+        np.testing.assert_allclose(interp.get_tensor(d["index"]), r, rtol=1e-5, atol=1e-6)
+    tf.keras.backend.clear_session()

@@ -541,6 +541,8 @@ class _GlobalPooling(Layer):
             axes = list(range(2, self.rank + 2))
         else:
             axes = list(range(1, self.rank + 1))
+        if self.rank == 1:  # (TF 1.15's 1-D layers reduce over the scalar steps axis)
+            axes = axes[0]
         if mask is not None and self.mode == "avg" and self.rank == 1:
             # the mean over the unmasked steps
             m = tf.cast(mask, inputs.dtype.base_dtype)

@@ -372,7 +372,7 @@ class _Lowering:
             return
         if kind in _REDUCERS:
             x = self.tensor_of(op.inputs[0])
-            axes = np.asarray(self.const_value(op.inputs[1]), np.int32).reshape(-1)
+            axes = np.asarray(self.const_value(op.inputs[1]), np.int32)  # (its own shape, as TOCO)
             axes_key = self.const(self.const_name(op.inputs[1]), axes)
             self.emit(_REDUCERS[kind], [x, axes_key], [self.produce(out)],
                       {"keep_dims": bool(op.get_attr("keep_dims"))}, "ReducerOptions")
