@@ -466,3 +466,34 @@ def test_build_cost_model_fills_the_cost_graph():
         assert ids[nodes["_SINK"].control_input[-1]] == "_retval_sum_0_0"
         assert [d.device for d in md.step_stats.dev_stats][-1].endswith("CPU:0")
     assert not _traced_metadata(level=None).HasField("cost_graph")
+
+
+def test_compiled_string_metrics_are_metric_objects_as_in_tf():
+    rng = np.random.RandomState(0)
+    x = rng.rand(10, 3).astype(np.float32)
+    y = (rng.rand(10, 1) > 0.5).astype(np.float32)
+    with tf.Graph().as_default():
+        inp = tf.keras.Input((3,))
+        out = tf.keras.layers.Dense(1, activation="sigmoid", name="dd",
+                                    kernel_initializer=tf.keras.initializers.Constant(0.3))(inp)
+        model = tf.keras.Model(inp, out)
+        assert model.metrics == [] and model.metrics_names == ["loss"]
+        model.compile(tf.keras.optimizers.SGD(0.5), "binary_crossentropy",
+                      metrics=["mae", "accuracy", tf.keras.metrics.MeanSquaredError("mymse")])
+        # TF 1.15 (measured): the compiled metrics, a name or function in a
+        # MeanMetricWrapper made at compile (its variables after the given object's)
+        assert [(type(m).__name__, m.name, [v.name for v in m.variables])
+                for m in model.metrics] == [
+            ("MeanMetricWrapper", "mean_absolute_error", ["total_1:0", "count_1:0"]),
+            ("MeanMetricWrapper", "acc", ["total_2:0", "count_2:0"]),
+            ("MeanSquaredError", "mymse", ["total:0", "count:0"])]
+        assert model.metrics_names == ["loss", "mean_absolute_error", "acc", "mymse"]
+        h = model.fit(x, y, batch_size=4, epochs=3, verbose=0, shuffle=False)
+        got = model.evaluate(x, y, batch_size=3, verbose=0)
+        results = tf.keras.backend.get_session().run([m.result() for m in model.metrics])
+    # TF 1.15's numbers (measured)
+    np.testing.assert_allclose(h.history["mean_absolute_error"], [0.465991, 0.443187, 0.431621],
+                               atol=2e-6)
+    np.testing.assert_allclose(h.history["mymse"], [0.229455, 0.226488, 0.22629], atol=2e-6)
+    np.testing.assert_allclose(got, [0.63375, 0.403569, 0.7, 0.219102], atol=2e-6)
+    np.testing.assert_allclose(results, [0.403569, 0.7, 0.219102], atol=2e-6)

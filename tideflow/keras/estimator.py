@@ -115,8 +115,13 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
                 updates = model.optimizer.get_updates(loss, model._collected_trainable_weights)
             train_op = tf.group(*(list(updates) + list(model._model_updates())))
         batch = tf.cast(tf.shape(outputs[0])[0], tf.float32)  # weights: sample means
-        eval_metric_ops = {name: tf.metrics.mean(value, weights=batch) for name, value in
-                           zip(model.metrics_names[1:], model._metric_tensors)}
+        # as TF 1.15: a compiled metric object is the estimator's metric itself (its
+        # variables local ones); a value without one is averaged over the batches
+        objects = dict(zip(sorted(model._stateful_positions), model._stateful_metrics))
+        eval_metric_ops = {
+            name: objects.get(j + 1) or tf.metrics.mean(value, weights=batch)
+            for j, (name, value) in enumerate(zip(model.metrics_names[1:],
+                                                  model._metric_tensors))}
         return est.EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op,
                                  eval_metric_ops=eval_metric_ops)
 

@@ -162,6 +162,7 @@ class Model(Network):
         self._stateful_positions = set()
         self._stateful_metrics = []
         self._weighted_metric_objects = {}
+        self._string_metric_objects = {}
         self.metrics_names = ["loss"]
         self._metric_tensors = []
         graph = self._outputs_graph()
@@ -246,22 +247,25 @@ class Model(Network):
                     name, fn = self._resolve_metric(metric, i)
                     name = prefix + name
                     first = graph._next_id
+                    # as TF 1.15: a metric named by a string or given as a function is kept
+                    # in a MeanMetricWrapper (made once per compile; listed in
+                    # ``model.metrics``, its running mean what fit and evaluate report)
+                    made = self.__dict__.setdefault("_string_metric_objects", {})
+                    if (i, k) not in made:
+                        with ops.name_scope(None):  # (its variables: 'total_2', as TF's)
+                            made[i, k] = metrics_mod.MeanMetricWrapper(fn, name=name)
+                    metric = made[i, k]
+                    mask = self._output_mask(output)
                     with ops.name_scope(name):
-                        value = tf.cast(fn(target, output), K.floatx())
-                        fn_ops = graph._next_id - first
-                        mask = self._output_mask(output)
-                        if mask is None:
-                            value = tf.reduce_mean(value)
-                        else:  # the mean over the unmasked steps, as TF
-                            m = _times_mask(tf.ones_like(value), mask)
-                            value = tf.math.divide_no_nan(tf.reduce_sum(value * m),
-                                                          tf.reduce_sum(m))
+                        value = metric(target, output, sample_weight=mask)
+                    metric._name = name
                     if mask is None:
-                        # TF 1.15 keeps it in a Mean metric (two variables, the update and
-                        # result ops): those ids are skipped, so later ops number as TF's
+                        # the ids TF's ops for it take beyond ours are skipped, so later
+                        # ops number as TF's
                         tf_ops = _TF_METRIC_OPS.get(getattr(fn, "__name__", None))
-                        graph._skip_op_ids(to=first + (tf_ops or fn_ops + _TF_MEAN_METRIC_OPS))
-                    out.append((name, value, None))
+                        if tf_ops is not None:
+                            graph._skip_op_ids(to=first + tf_ops)
+                    out.append((name, value, metric))
         if weighted:
             self._weighted_metric_entries = entries
         else:
@@ -1419,12 +1423,13 @@ class Model(Network):
             # TF 1.15 keeps a metric given by name (and, with several outputs, each output's
             # loss) in a Mean of two variables, zeroed here the first time (an assign and
             # its placeholder and read per variable) and then checked by the session's
-            # initialization: we keep them as batch means, and skip those ids
+            # initialization: we keep the outputs' losses as batch means, and skip those ids
             self.__dict__["_tf_metric_resets"] = True
             stateless = sum(1 for entries in getattr(self, "_unweighted_metric_entries", ())
                             for _, _, metric in entries if metric is None)
             stateless += len(getattr(self, "_batch_mean_positions", ()))
-            early = self.__dict__.pop("_tf_reset_before_train", False) and stateless
+            named = len(self.__dict__.get("_string_metric_objects", ()))
+            early = self.__dict__.pop("_tf_reset_before_train", False) and (stateless or named)
             self._outputs_graph()._skip_op_ids(8 * stateless + bool(early))
         self.__dict__.pop("_tf_reset_before_train", None)
 
