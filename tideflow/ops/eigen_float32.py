@@ -540,9 +540,12 @@ def _lane_sum(a):
     whole = n - n % _PACKET
     # NumPy adds the packets of a [rows, k, 8] view one after another (its contiguous axis is
     # the lanes', so no pairwise summation); + 0 as Eigen's accumulators start at zero
-    lanes = a[:, :whole].reshape(rows, -1, _PACKET).sum(axis=1) if whole else np.zeros(
-        (rows, _PACKET), _F)
-    lanes += _F(0)
+    if whole == _PACKET:  # (one packet: its lanes as they are)
+        lanes = a[:, :_PACKET] + _F(0)
+    else:
+        lanes = a[:, :whole].reshape(rows, -1, _PACKET).sum(axis=1) if whole else np.zeros(
+            (rows, _PACKET), _F)
+        lanes += _F(0)
     rest = np.zeros(rows, _F)
     for j in range(whole, n):
         rest += a[:, j]
@@ -657,13 +660,19 @@ def _block_scalars(rows, n, target, in_place):
     return _frozen(np.concatenate(picks))
 
 
-def _exp_scalars_at(shifted_flat, packets, where):
-    """``packets`` (the packet exp of every element) with the elements at ``where`` by expf,
-    denormals flushed."""
-    y = packets.copy()
+def _exp_scalars_at(shifted_flat, packets, where, reuse=False):
+    """``packets`` (the packet exp of every element; written into when ``reuse``) with the
+    elements at ``where`` by expf, denormals flushed."""
+    y = packets if reuse else packets.copy()
     if where is not None and where.size:
         y[where] = _expf(shifted_flat[where])
-    return _flush_denormals(y)
+    return _flush_nonnegative(y)
+
+
+def _flush_nonnegative(y):
+    """``_flush_denormals`` for values that are not negative (exps, their quotients)."""
+    y[y < _TINY] = 0
+    return y
 
 
 def _shifted(logits):
@@ -694,13 +703,14 @@ def softmax(logits, log_softmax=False):
     flat = shifted.reshape(-1)
     packets = _packet_exp(flat)
     if log_softmax:
-        e = _exp_scalars_at(flat, packets, _reduction_scalars(rows, n)).reshape(rows, n)
-        out = shifted - log(row_sum(e))[:, None]
+        e = _exp_scalars_at(flat, packets, _reduction_scalars(rows, n), reuse=True)
+        out = shifted
+        out -= log(row_sum(e.reshape(rows, n)))[:, None]
     else:
         where = _block_scalars(rows, n, SOFTMAX_BLOCK, in_place=True)
-        e = _exp_scalars_at(flat, packets, where).reshape(rows, n)
-        out = e * (_F(1) / row_sum(e))[:, None]
-        _flush_denormals(out)
+        out = _exp_scalars_at(flat, packets, where, reuse=True).reshape(rows, n)
+        out *= (_F(1) / row_sum(out))[:, None]
+        _flush_nonnegative(out)
     return out.reshape(shape)
 
 
@@ -721,10 +731,11 @@ def softmax_xent(logits, labels):
     packets = _packet_exp(flat)
     sums = _row_exp_sums(shifted, flat, packets)
     loss = row_sum(labels * (log(sums)[:, None] - shifted))
-    e = _exp_scalars_at(flat, packets, _block_scalars(rows, n, XENT_BLOCK, in_place=False))
+    e = _exp_scalars_at(flat, packets, _block_scalars(rows, n, XENT_BLOCK, in_place=False),
+                        reuse=True)
     backprop = e.reshape(rows, n)
     backprop /= sums[:, None]
-    _flush_denormals(backprop)
+    _flush_nonnegative(backprop)
     backprop -= labels
     return loss, backprop
 
@@ -743,9 +754,10 @@ def sparse_softmax_xent(logits, labels):
     loss = _logf(sums)
     loss -= flat[at]
     tail = flat.size % _PACKET
-    e = _exp_scalars_at(flat, packets, np.arange(flat.size - tail, flat.size) if tail else None)
+    e = _exp_scalars_at(flat, packets, np.arange(flat.size - tail, flat.size) if tail else None,
+                        reuse=True)
     e = e.reshape(rows, n)
     e /= sums[:, None]
-    _flush_denormals(e)
+    _flush_nonnegative(e)
     e.reshape(-1)[at] -= _F(1)
     return loss, e
