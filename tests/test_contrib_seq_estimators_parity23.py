@@ -502,3 +502,133 @@ def test_saved_model_estimator_trains_evaluates_and_predicts_as_tf(tmp_path):
     np.testing.assert_allclose(prediction["outputs"], [144.90151977539062], rtol=1e-6)
     with pytest.raises(RuntimeError, match="train mode is not available"):
         predict_only.train(input_fn, steps=1)
+
+
+# -- SequenceQueueingStateSaver / batch_sequences_with_states ----------------------------------
+def test_sequence_queueing_state_saver_matches_tf():
+    with tf.Graph().as_default():
+        key = tf.placeholder(tf.string, [])
+        seq = tf.placeholder(tf.float32, [None, 2])
+        length = tf.placeholder(tf.int32, [])
+        label = tf.placeholder(tf.int64, [])
+        sqss = tf.contrib.training.SequenceQueueingStateSaver(
+            batch_size=2, num_unroll=3, input_length=length, input_key=key,
+            input_sequences={"x": seq}, input_context={"label": label},
+            initial_states={"h": tf.zeros([2])}, capacity=4)
+        batch = sqss.next_batch
+        new_h = batch.state("h") + tf.reduce_sum(batch.sequences["x"], axis=1)
+        with tf.control_dependencies([batch.save_state("h", new_h)]):
+            out = tf.identity(new_h)
+        # measured in TF 1.15
+        assert [batch.sequences["x"].shape.as_list(), batch.state("h").shape.as_list(),
+                batch.key.shape.as_list()] == [[2, 3, 2], [2, 2], [2]]
+        assert (sqss.barrier.name, sqss.name, sqss.prefetch_op.name) == (
+            "InputQueueingStateSaver/barrier", "InputQueueingStateSaver/",
+            "InputQueueingStateSaver/StateSaverPrefetchGroup")
+        with pytest.raises(KeyError, match="state was not declared: g"):
+            batch.save_state("g", new_h)
+        with tf.Session() as sess:
+            for i, (k, n) in enumerate([("a", 6), ("b", 3), ("c", 9), ("d", 5)]):
+                padded = -(-n // 3) * 3
+                x = np.arange(padded * 2, dtype=np.float32).reshape(padded, 2) + 100 * i
+                sess.run(sqss.prefetch_op, {key: k, seq: x, length: n, label: i})
+            assert sess.run([sqss.barrier.ready_size(), sqss.barrier.incomplete_size()]) == [4, 4]
+            got = [sess.run({"key": batch.key, "next": batch.next_key, "len": batch.length,
+                             "tot": batch.total_length, "seq": batch.sequence,
+                             "cnt": batch.sequence_count, "lab": batch.context["label"],
+                             "out": out, "h": batch.state("h"), "idx": batch.insertion_index,
+                             "bs": batch.batch_size, "x0": batch.sequences["x"][:, 0]})
+                   for _ in range(4)]
+            assert sess.run([sqss.barrier.ready_size(), sqss.barrier.incomplete_size()]) == [0, 0]
+            sess.run(sqss.close())
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(batch.key)
+    first = -9223372036854775808
+    # measured in TF 1.15
+    expected = [
+        {"bs": 2, "cnt": [2, 1], "h": [[0., 0.], [0., 0.]], "idx": [first, first + 1],
+         "key": [b"00000_of_00002:a", b"00000_of_00001:b"], "lab": [0, 1], "len": [3, 3],
+         "next": [b"00001_of_00002:a", b"STOP:b"], "out": [[6., 9.], [306., 309.]],
+         "seq": [0, 0], "tot": [6, 3], "x0": [[0., 1.], [100., 101.]]},
+        {"bs": 2, "cnt": [2, 3], "h": [[6., 9.], [0., 0.]], "idx": [first, first + 2],
+         "key": [b"00001_of_00002:a", b"00000_of_00003:c"], "lab": [0, 2], "len": [3, 3],
+         "next": [b"STOP:a", b"00001_of_00003:c"], "out": [[30., 36.], [606., 609.]],
+         "seq": [1, 0], "tot": [6, 9], "x0": [[6., 7.], [200., 201.]]},
+        {"bs": 2, "cnt": [3, 2], "h": [[606., 609.], [0., 0.]], "idx": [first + 2, first + 3],
+         "key": [b"00001_of_00003:c", b"00000_of_00002:d"], "lab": [2, 3], "len": [3, 3],
+         "next": [b"00002_of_00003:c", b"00001_of_00002:d"],
+         "out": [[1230., 1236.], [906., 909.]], "seq": [1, 0], "tot": [9, 5],
+         "x0": [[206., 207.], [300., 301.]]},
+        {"bs": 2, "cnt": [3, 2], "h": [[1230., 1236.], [906., 909.]],
+         "idx": [first + 2, first + 3], "key": [b"00002_of_00003:c", b"00001_of_00002:d"],
+         "lab": [2, 3], "len": [3, 2], "next": [b"STOP:c", b"STOP:d"],
+         "out": [[1872., 1881.], [1830., 1836.]], "seq": [2, 1], "tot": [9, 5],
+         "x0": [[212., 213.], [306., 307.]]}]
+    for step, want in zip(got, expected, strict=True):
+        assert {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in step.items()} == want
+
+
+def test_batch_sequences_with_states_carries_states_across_segments():
+    with tf.Graph().as_default():
+        queue = tf.FIFOQueue(10, [tf.string, tf.int32], shapes=[[], []])
+        fill = queue.enqueue_many(([b"k%d" % i for i in range(5)], [5, 2, 7, 3, 4]))
+        key, n = queue.dequeue()
+        x = tf.cast(tf.reshape(tf.range(n * 2), [n, 2]), tf.float32)
+        batch = tf.contrib.training.batch_sequences_with_states(
+            input_key=key, input_sequences={"x": x}, input_context={"n": n},
+            input_length=None, initial_states={"s": tf.zeros([2])}, num_unroll=3,
+            batch_size=2, num_threads=1, capacity=4)
+        new = batch.state("s") + tf.reduce_sum(batch.sequences["x"], axis=1)
+        with tf.control_dependencies([batch.save_state("s", new)]):
+            out = tf.identity(new)
+        # measured in TF 1.15
+        assert batch.sequences["x"].shape.as_list() == [None, 3, 2]
+        assert [qr.name for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)] == [
+            "batch_sequences_with_states/InputQueueingStateSaver/"]
+        assert [s.op.name for s in tf.get_collection(tf.GraphKeys.SUMMARIES)] == [
+            ("batch_sequences_with_states/queue/batch_sequences_with_states/"
+             "InputQueueingStateSaver/barrier/ready_segment_batches_")]
+        seen = {}
+        with tf.Session() as sess:
+            sess.run([fill, queue.close()])
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            with pytest.raises(tf.errors.OutOfRangeError):
+                while True:
+                    r = sess.run({"key": batch.key, "out": out, "len": batch.length,
+                                  "tot": batch.total_length, "n": batch.context["n"]})
+                    for k, o, ln, tot, nn in zip(r["key"], r["out"], r["len"], r["tot"],
+                                                 r["n"], strict=True):
+                        segment, name = k.decode().split(":")
+                        seen.setdefault(name, []).append(
+                            (segment, o.tolist(), int(ln), int(tot), int(nn)))
+            coord.request_stop()
+            coord.join(threads)
+    # measured in TF 1.15 (the order of the batches varies with the thread; each example's
+    # segments come in order, the state summed over them)
+    assert seen == {
+        "k0": [("00000_of_00002", [6., 9.], 3, 5, 5), ("00001_of_00002", [20., 25.], 2, 5, 5)],
+        "k1": [("00000_of_00001", [2., 4.], 2, 2, 2)],
+        "k2": [("00000_of_00003", [6., 9.], 3, 7, 7), ("00001_of_00003", [30., 36.], 3, 7, 7),
+               ("00002_of_00003", [42., 49.], 1, 7, 7)],
+        "k3": [("00000_of_00001", [6., 9.], 3, 3, 3)],
+        "k4": [("00000_of_00002", [6., 9.], 3, 4, 4), ("00001_of_00002", [12., 16.], 1, 4, 4)]}
+
+
+def test_sequence_queueing_state_saver_argument_checks():
+    with tf.Graph().as_default():
+        args = {"batch_size": 2, "num_unroll": 3, "input_length": tf.constant(3),
+                "input_key": tf.constant("k"), "input_sequences": {"x": tf.zeros([3, 1])},
+                "input_context": {}}
+        with pytest.raises(ValueError, match="initial_states may not be empty"):
+            tf.contrib.training.SequenceQueueingStateSaver(initial_states={}, **args)
+        with pytest.raises(ValueError, match="state name may not have a colon: 'a:b'"):
+            tf.contrib.training.SequenceQueueingStateSaver(
+                initial_states={"a:b": tf.zeros([1])}, **args)
+        with pytest.raises(ValueError, match="capacity 1 needs to be >= batch_size 2"):
+            tf.contrib.training.SequenceQueueingStateSaver(
+                initial_states={"s": tf.zeros([1])}, capacity=1, **args)
+        with pytest.raises(TypeError, match="length dtype must be int32"):
+            tf.contrib.training.SequenceQueueingStateSaver(
+                initial_states={"s": tf.zeros([1])},
+                **{**args, "input_length": tf.constant(3, tf.int64)})

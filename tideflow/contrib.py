@@ -55,6 +55,7 @@ from tideflow.train import contrib_training as _contrib_training
 from tideflow.train import device_setter as _device_setter
 from tideflow.train import feeding_queue_runner as _feeding_queue_runner
 from tideflow.train import hparams as _hparams
+from tideflow.train import sequence_state_saver as _sequence_state_saver
 from tideflow.train import slim_learning as _slim_learning
 from tideflow.train import training_util as _training_util
 
@@ -134,6 +135,8 @@ for _name in _contrib_evaluation.__all__:
     setattr(training, _name, getattr(_contrib_evaluation, _name))
 for _name in _contrib_training.__all__:
     setattr(training, _name, getattr(_contrib_training, _name))
+for _name in _sequence_state_saver.__all__:
+    setattr(training, _name, getattr(_sequence_state_saver, _name))
 for _name in _contrib_sampling.__all__:
     setattr(training, _name, getattr(_contrib_sampling, _name))
 for _name in _bucket_ops.__all__:  # queue-based bucketing
