@@ -387,13 +387,14 @@ def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshol
     """Greedy (or, with ``soft_nms_sigma > 0``, Gaussian soft) NMS; returns the kept indices
     and their (possibly decayed) scores."""
     with ops.name_scope(name, "non_max_suppression_with_scores"):
-        scores = ops.convert_to_tensor(scores, name="scores")
-        dt = scores.dtype.base_dtype
+        # as TF: the three scalars become tensors of their own dtype first, then the op
+        # types boxes/scores/thresholds together (a float16 box set with Python-float
+        # thresholds, or an int sigma, is a TypeError naming the mismatched input)
+        iou = ops.convert_to_tensor(iou_threshold, name="iou_threshold")
+        score = ops.convert_to_tensor(score_threshold, name="score_threshold")
+        sigma = ops.convert_to_tensor(soft_nms_sigma, name="soft_nms_sigma")
         idx, sc, _ = ops.apply_op("NonMaxSuppressionV5", [
-            ops.convert_to_tensor(boxes, dt, name="boxes"), scores, max_output_size,
-            ops.convert_to_tensor(iou_threshold, dt, name="iou_threshold"),
-            ops.convert_to_tensor(score_threshold, dt, name="score_threshold"),
-            ops.convert_to_tensor(soft_nms_sigma, dt, name="soft_nms_sigma")],
+            boxes, scores, max_output_size, iou, score, sigma],
             {"pad_to_max_output_size": False})._outputs
         return idx, sc
 
