@@ -632,3 +632,31 @@ def test_sequence_queueing_state_saver_argument_checks():
             tf.contrib.training.SequenceQueueingStateSaver(
                 initial_states={"s": tf.zeros([1])},
                 **{**args, "input_length": tf.constant(3, tf.int64)})
+
+
+def test_model_pruning_train_updates_masks_after_each_step(tmp_path):
+    mp = tf.contrib.model_pruning
+    with tf.Graph().as_default():
+        x = tf.constant(np.cos(np.arange(12)).reshape(4, 3).astype(np.float32))
+        y = mp.masked_fully_connected(x, 2, activation_fn=None,
+                                      weights_initializer=tf.constant_initializer(0.5))
+        loss = tf.reduce_mean(tf.square(y - 1.0))
+        step = tf.train.get_or_create_global_step()
+        train_op = tf.contrib.slim.learning.create_train_op(
+            loss, tf.train.GradientDescentOptimizer(0.1))
+        pruning = mp.Pruning(mp.get_pruning_hparams().parse(
+            "pruning_frequency=1,target_sparsity=0.5,sparsity_function_end_step=3"),
+            global_step=step)
+        # TF 1.15's train fails once done (it unpacks slim's float loss); tideflow returns it
+        final_loss = mp.train(train_op, str(tmp_path), pruning.conditional_mask_update_op(),
+                              number_of_steps=4, log_every_n_steps=100)
+    assert np.isfinite(final_loss)
+    reader = tf.train.load_checkpoint(str(tmp_path))
+    # measured in TF 1.15 (its checkpoint, written before it fails)
+    assert reader.get_tensor("fully_connected/mask").tolist() == [[0., 0.], [1., 1.], [1., 1.]]
+    np.testing.assert_allclose(reader.get_tensor("fully_connected/threshold"), 0.40531555,
+                               rtol=1e-6)
+    assert reader.get_tensor("global_step") == 4
+    np.testing.assert_allclose(reader.get_tensor("fully_connected/weights"),
+                               [[0.40334, 0.40334], [0.40532, 0.40532], [0.50032, 0.50032]],
+                               atol=1e-5)
