@@ -660,3 +660,20 @@ def test_model_pruning_train_updates_masks_after_each_step(tmp_path):
     np.testing.assert_allclose(reader.get_tensor("fully_connected/weights"),
                                [[0.40334, 0.40334], [0.40532, 0.40532], [0.50032, 0.50032]],
                                atol=1e-5)
+
+
+def test_implementation_module_paths_import():
+    import importlib
+
+    tf.contrib.training  # noqa: B018 - binds the implementation paths
+    for path, name in [
+            ("tideflow.contrib.training.python.training.sequence_queueing_state_saver",
+             "SequenceQueueingStateSaver"),
+            ("tideflow.contrib.recurrent.python.ops.functional_rnn", "functional_rnn"),
+            ("tideflow.contrib.recurrent.python.ops.recurrent", "Recurrent"),
+            ("tideflow.contrib.model_pruning.python.pruning", "Pruning"),
+            ("tideflow.contrib.model_pruning.python.layers.layers", "masked_conv2d"),
+            ("tideflow.contrib.model_pruning.python.strip_pruning_vars_lib",
+             "strip_pruning_vars_fn")]:
+        assert hasattr(importlib.import_module(path), name), path
+    assert not hasattr(tf.contrib.model_pruning, "python")  # hidden, as TF's

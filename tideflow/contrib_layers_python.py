@@ -242,6 +242,11 @@ def install(contrib):
     training_mods["sampling_ops"] = contrib_sampling
     sys.modules[f"{base}.training.python.training.sampling_ops"] = contrib_sampling
     training_mods["resample"] = contrib_sampling
+    from tideflow.train import sequence_state_saver
+
+    training_mods["sequence_queueing_state_saver"] = sequence_state_saver
+    sys.modules[f"{base}.training.python.training.sequence_queueing_state_saver"] = (
+        sequence_state_saver)
     training_mods["feeding_queue_runner"] = _module(
         f"{base}.training.python.training.feeding_queue_runner",
         "``tensorflow.contrib.training.python.training.feeding_queue_runner``.",
