@@ -212,3 +212,47 @@ def test_closed_file_writer_warning_shows_tfs_source_line(tmp_path):
         "FileWriter is explicitly reopened.")]
     line = linecache.getline(caught[0].filename, caught[0].lineno).strip()
     assert line == 'warnings.warn("Attempting to use a closed FileWriter. "'
+
+
+def _parse_for_map(x):
+    y = x * 2
+    return _helper_for_map(y)
+
+
+def _helper_for_map(y):
+    return y + 0.5
+
+
+def test_an_error_in_a_dataset_function_is_autographs_converted_code_error():
+    # measured in TF 1.15: the same class, "in converted code:", the user's frames (marked
+    # "  *" where converted, a lambda named None) down to the raise, then the error itself
+    with pytest.raises(TypeError) as info:
+        tf.data.Dataset.range(3).map(_parse_for_map)
+    lines = str(info.value).split("\n")
+    # (frames under one folder are shown relative to it, as TF: here the checkout)
+    if lines[1].startswith("    relative to "):
+        del lines[1]
+    assert lines[:2] == ["in converted code:", ""]
+    assert re.fullmatch(r"    \S*test_printed_output_parity23\.py:\d+ _parse_for_map  \*", lines[2])
+    assert lines[3] == "        return _helper_for_map(y)"
+    assert re.fullmatch(r"    \S*test_printed_output_parity23\.py:\d+ _helper_for_map  \*", lines[4])
+    assert lines[5] == "        return y + 0.5"
+    assert lines[-3:] == ["", ("    TypeError: Input 'y' of 'AddV2' Op has type float32 that does "
+                          "not match type int64 of argument 'x'."), ""]
+    with pytest.raises(ValueError) as info:
+        tf.data.Dataset.range(3).map(lambda x: tf.reshape(x, [2]))
+    lines = [line for line in str(info.value).split("\n") if "relative to" not in line]
+    assert re.fullmatch(r"    \S*test_printed_output_parity23\.py:\d+ None  \*", lines[2])
+    assert lines[-2] == (
+        "    ValueError: Cannot reshape a tensor with 1 elements to shape [2] (2 elements) for "
+        "'Reshape' (op: 'Reshape') with input shapes: [], [1] and with input tensors computed "
+        "as partial shapes: input[1] = [2].")
+    with pytest.raises(KeyError) as info:
+        tf.data.Dataset.range(3).map(lambda x: {}["k"])
+    assert type(info.value).__name__ == "KeyError"
+    assert str(info.value).startswith("in converted code:\n")
+    assert str(info.value).endswith("\n\n    KeyError: 'k'\n")
+    # TF's own checks after the function returns are not rewritten
+    with pytest.raises(TypeError) as info:
+        tf.data.Dataset.range(3).map(lambda x: None)
+    assert str(info.value) == "Unsupported return value from function passed to Dataset.map(): None."

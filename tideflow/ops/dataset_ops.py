@@ -51,13 +51,19 @@ class StructuredFunction:
         wire = [(s.wire_dtype, s.wire_shape) for s in ds.flatten(input_specs)]
         # as TF 1.15's tf.data: user functions are converted by AutoGraph (a Python `if` on a
         # tensor becomes tf.cond); Python conditions stay Python
-        from tideflow.autograph import conversion
+        from tideflow.autograph import conversion, errors
 
-        func = conversion.maybe_convert(func)
+        user_func, func = func, conversion.maybe_convert(func)
 
         def body(*args):
             nested = ds.from_wire(input_specs, list(args))
-            ret = func(*nested) if type(nested) is tuple else func(nested)
+            try:
+                ret = func(*nested) if type(nested) is tuple else func(nested)
+            except Exception as e:  # (TF's AutoGraph rewrites what it can)
+                err = errors.converted_code_error(e, user_func)
+                if err is None:
+                    raise
+                raise err from None
             if returns_dataset:
                 if not isinstance(ret, Dataset):
                     raise TypeError("`map_func` must return a `Dataset` object.")
