@@ -759,3 +759,38 @@ def test_svm_with_weights_buckets_and_l1_matches_tf():
                                [1.119, 0.2723, -0.4495], atol=1e-4)
     ev = svm.evaluate(input_fn=input_fn, steps=1)
     np.testing.assert_allclose([ev["accuracy"], ev["loss"]], [1.0, 0.0268], atol=1e-4)
+
+
+def test_contrib_crossed_column_hashes_as_tf():
+    layers = tf.contrib.layers
+
+    def feats():
+        return {"a": tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0]], ["x", "y", "z", "x"],
+                                     [3, 2]),
+                "i": tf.SparseTensor([[0, 0], [1, 0], [2, 0], [2, 1]],
+                                     tf.constant([3, -5, 7, 1], tf.int64), [3, 2]),
+                "n": tf.constant([[25.], [41.], [70.]]),
+                "m": tf.constant([[0.1, 0.9], [0.5, 0.2], [0.7, 0.7]])}
+
+    a = layers.sparse_column_with_keys("a", ["x", "y", "z"])
+    i = layers.sparse_column_with_integerized_feature("i", 10)
+    nb = layers.bucketized_column(layers.real_valued_column("n"), [30, 40, 50, 60])
+    mb = layers.bucketized_column(layers.real_valued_column("m", dimension=2), [0.3, 0.6])
+    # TF 1.15: the crosses of the raw values (bucket ids for bucketized columns), the columns
+    # in name order, hashed by SparseFeatureCross (V2 with a hash key)
+    cases = [([a, nb], None, "a_X_n_bucketized", [17, 11, 17, 13]),
+             ([a, nb], 123, "a_X_n_bucketized", [5, 33, 13, 11]),
+             ([mb, a], None, "a_X_m_bucketized", [17, 12, 11, 8, 4, 18, 15, 12]),
+             ([i, a], None, "a_X_i", [14, 10, 10, 10, 16]),
+             ([layers.crossed_column([a, i], 50), nb], None, "a_X_i_X_n_bucketized",
+              [15, 32, 34, 26, 11])]
+    for cols, key, name, values in cases:
+        cross = layers.crossed_column(cols, hash_bucket_size=37, hash_key=key)
+        assert cross.name == name
+        with tf.Graph().as_default():
+            (out,) = layers.transform_features(feats(), [cross]).values()
+            with tf.Session() as s:
+                s.run(tf.tables_initializer())
+                assert s.run(out).values.tolist() == values
+    with pytest.raises(TypeError, match="columns must be a set of _SparseColumn"):
+        layers.crossed_column([a, layers.real_valued_column("n")], 10)

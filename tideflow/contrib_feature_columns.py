@@ -87,12 +87,43 @@ def bucketized_column(source_column, boundaries):
     return _fc.bucketized_column(source_column, list(boundaries))
 
 
+class _ContribCrossedColumn(_fc._CrossedColumn):
+    """contrib.layers' crossed column: its sparse columns' raw values (a bucketized column's
+    bucket ids) crossed in the order of the columns' names by ``SparseFeatureCross`` (TF's
+    ``HashCombine`` chain without a ``hash_key``, ``FingerprintCat64`` with one)."""
+
+    def _transform_feature(self, inputs):
+        from tideflow.ops.sparse_feature_cross_ops import sparse_feature_cross
+
+        tensors = []
+        for key in self._leaves():
+            if isinstance(key, _fc._BucketizedColumn):
+                tensors.append(key._get_sparse_tensors(inputs).id_tensor)
+            else:
+                tensors.append(inputs.get(key if isinstance(key, str) else key.key))
+        return sparse_feature_cross(tensors, hashed_output=True,
+                                    num_buckets=self.hash_bucket_size, hash_key=self.hash_key,
+                                    name="cross")
+
+
 def crossed_column(columns, hash_bucket_size, combiner="sum", ckpt_to_load_from=None,
                    tensor_name_in_ckpt=None, hash_key=None):
-    """The hashed cross of ``columns`` (sparse or bucketized columns); a hash-bucket column
-    crosses its raw values (the core cross takes it by its feature name)."""
-    keys = [c.key if isinstance(c, _fc._HashedCategoricalColumn) else c for c in columns]
-    return _fc.crossed_column(keys, hash_bucket_size, hash_key=hash_key)
+    """The hashed cross of ``columns`` (sparse, bucketized or crossed columns), as TF 1.x's
+    contrib cross: the sparse columns' raw values, in the order of the columns' names."""
+    columns = list(columns)
+    for c in columns:
+        if not isinstance(c, (_fc._CategoricalColumn, _fc._BucketizedColumn)) or isinstance(
+                c, _fc._WeightedCategoricalColumn):
+            raise TypeError("columns must be a set of _SparseColumn, _CrossedColumn, or "
+                            f"_BucketizedColumn instances. (column {c} is a "
+                            f"{type(c).__name__})")
+    if len(columns) < 2:
+        raise ValueError(f"columns must contain at least 2 elements. columns: {columns}")
+    if hash_bucket_size < 2:
+        raise ValueError(f"hash_bucket_size must be at least 2. hash_bucket_size: "
+                         f"{hash_bucket_size}")
+    ordered = tuple(sorted(columns, key=lambda c: c.name))
+    return _ContribCrossedColumn(ordered, int(hash_bucket_size), hash_key)
 
 
 def input_from_feature_columns(columns_to_tensors, feature_columns, weight_collections=None,
