@@ -794,3 +794,34 @@ def test_contrib_crossed_column_hashes_as_tf():
                 assert s.run(out).values.tolist() == values
     with pytest.raises(TypeError, match="columns must be a set of _SparseColumn"):
         layers.crossed_column([a, layers.real_valued_column("n")], 10)
+
+
+def test_contrib_linear_classifier_over_sparse_and_crossed_columns_matches_tf():
+    def input_fn():
+        return ({"a": tf.SparseTensor([[i, 0] for i in range(6)],
+                                      ["x", "y", "x", "z", "y", "x"], [6, 1]),
+                 "b": tf.SparseTensor([[i, 0] for i in range(6)],
+                                      ["p", "p", "q", "q", "p", "q"], [6, 1]),
+                 "n": tf.constant([[0.5], [1.5], [-1.], [2.], [0.], [1.]])},
+                tf.constant([[1], [0], [1], [0], [0], [1]]))
+
+    layers = tf.contrib.layers
+    a = layers.sparse_column_with_keys("a", ["x", "y", "z"])
+    b = layers.sparse_column_with_hash_bucket("b", 10)
+    cols = [a, b, layers.crossed_column([a, b], hash_bucket_size=20),
+            layers.real_valued_column("n")]
+    m = L.LinearClassifier(cols, model_dir=tempfile.mkdtemp())
+    m.fit(input_fn=input_fn, steps=60)
+    # TF 1.15: sparse columns' weights are "weights" (their FTRL slots named after them), the
+    # cross's buckets TF's
+    names = m.get_variable_names()
+    assert {"linear/a/weights", "linear/a_X_b/weights", "linear/b/weights",
+            "linear/n/weight", "linear/a/weights/ead/linear/a/weights/part_0/Ftrl",
+            "linear/a_X_b/weights/linear/a_X_b/weights/part_0/Ftrl_1"} <= set(names)
+    cross = m.get_variable_value("linear/a_X_b/weights").ravel()
+    np.testing.assert_allclose(cross[np.nonzero(np.round(cross, 4))],
+                               [-1.2725, 0.9645, -0.7403, 1.2004], atol=1e-4)
+    np.testing.assert_allclose(m.get_variable_value("linear/a/weights").ravel(),
+                               [1.47, -1.2725, -0.7403], atol=1e-4)
+    np.testing.assert_allclose(m.evaluate(input_fn=input_fn, steps=1)["loss"], 0.0686,
+                               atol=1e-4)

@@ -703,16 +703,23 @@ class _Canned(Estimator):
     _LINEAR_POWER = re.compile(r"^linear/head/(beta[12]_power)$")
     _head_scope = "regression_head"
 
+    # the keys of the sparse (categorical) columns, whose weights TF 1.15 names "weights"
+    _sparse_keys = frozenset()
+
     def _contrib_linear_name(self, name):
         for pattern, repl in self._LINEAR_NAMES:
             name = pattern.sub(repl, name)
+        dense = re.match(r"^linear/([^/]*)/weight$", name)
+        if dense is not None and dense.group(1) in self._sparse_keys:
+            return name + "s"
         power = self._LINEAR_POWER.match(name)
         if power is not None:
             return f"linear/{self._head_scope}/train_op/{power.group(1)}"
         m = self._LINEAR_SLOT.match(name)
         if m is None:
             return name
-        weight = "linear/bias_weight" if m.group(1) else f"linear/{m.group(2)}/weight"
+        weight = "linear/bias_weight" if m.group(1) else (
+            f"linear/{m.group(2)}/weight" + ("s" if m.group(2) in self._sparse_keys else ""))
         slot = f"linear/{self._head_scope}/{weight}/part_0/{m.group(3)}"
         return f"{weight}/" + slot[len(f"{weight}/part_0/"):]
 
@@ -953,6 +960,8 @@ class LinearClassifier(_Canned):
                  _joint_weight=False, config=None, feature_engineering_fn=None,
                  label_keys=None):
         self._head_scope = "binary_logistic_head" if n_classes == 2 else "multi_class_head"
+        feature_columns = list(feature_columns)
+        self._sparse_keys = _sparse_column_keys(feature_columns)
         self._fe_fn = feature_engineering_fn
         core = _linear.LinearClassifier(list(feature_columns), model_dir, n_classes,
                                         _weight(weight_column_name), label_keys,
@@ -984,6 +993,8 @@ class LinearRegressor(_Canned):
                  optimizer=None, gradient_clip_norm=None, enable_centered_bias=False,
                  label_dimension=1, _joint_weights=False, config=None,
                  feature_engineering_fn=None):
+        feature_columns = list(feature_columns)
+        self._sparse_keys = _sparse_column_keys(feature_columns)
         self._fe_fn = feature_engineering_fn
         core = _linear.LinearRegressor(list(feature_columns), model_dir, label_dimension,
                                        _weight(weight_column_name),
@@ -1002,6 +1013,11 @@ def _args(args, kwargs, wanted, init):
 
     bound = inspect.signature(init).bind(None, *args, **kwargs).arguments
     return [bound.get(name, default) for name, default in wanted]
+
+
+def _sparse_column_keys(columns):
+    """The keys of the categorical (sparse, bucketized, crossed) columns among ``columns``."""
+    return frozenset(c.name for c in columns or () if isinstance(c, _fc._CategoricalColumn))
 
 
 def _is_sdca(optimizer):

@@ -105,8 +105,7 @@ class _HeadEstimator(_learn._Canned):
     def _note_columns(self, columns):
         from tideflow.feature_column import feature_column as fc
 
-        self._sparse_keys = frozenset(getattr(c, "key", getattr(c, "name", None))
-                                      for c in columns
+        self._sparse_keys = frozenset(c.name for c in columns
                                       if isinstance(c, fc._CategoricalColumn))
 
     def _contrib_linear_name(self, name):
