@@ -256,3 +256,55 @@ def test_an_error_in_a_dataset_function_is_autographs_converted_code_error():
     with pytest.raises(TypeError) as info:
         tf.data.Dataset.range(3).map(lambda x: None)
     assert str(info.value) == "Unsupported return value from function passed to Dataset.map(): None."
+
+
+class _AddsAnInt(tf.keras.layers.Layer):
+    def call(self, x):
+        return x + tf.constant(1, tf.int32)
+
+
+class _Outer(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.inner = _AddsAnInt()
+
+    def call(self, x):
+        y = x * 2
+        return self.inner(y)
+
+
+def _frame_lines(msg):
+    """The (file-less) frame lines of a converted-code message: 'name  *' and the code."""
+    out = []
+    for line in msg.split("\n"):
+        m = re.fullmatch(r"    \S*test_printed_output_parity23\.py:\d+ (.*)", line)
+        if m:
+            out.append(m.group(1))
+        elif out and line.startswith("        ") and len(out) % 2:
+            out.append(line.strip())
+    return out
+
+
+def test_errors_in_user_layers_and_tf_functions_are_converted_code_errors():
+    # measured in TF 1.15: a subclassed layer's or model's call and a tf.function are
+    # converted by AutoGraph (each nesting adds its frame); a Lambda layer's function is not
+    with pytest.raises(TypeError) as info:
+        _Outer()(tf.zeros([2]))
+    msg = str(info.value)
+    assert msg.startswith("in converted code:\n")
+    assert _frame_lines(msg) == ["call  *", "return self.inner(y)",
+                                 "call  *", "return x + tf.constant(1, tf.int32)"]
+    assert msg.endswith("\n\n    TypeError: Input 'y' of 'AddV2' Op has type int32 that does not "
+                        "match type float32 of argument 'x'.\n")
+
+    @tf.function
+    def f(x):
+        return x + tf.constant(1, tf.int32)
+
+    with pytest.raises(TypeError) as info:
+        f(tf.zeros([2]))
+    assert _frame_lines(str(info.value)) == ["f  *", "return x + tf.constant(1, tf.int32)"]
+    with pytest.raises(TypeError) as info:
+        tf.keras.layers.Lambda(lambda x: x + tf.constant(1, tf.int32))(tf.zeros([2]))
+    assert str(info.value) == ("Input 'y' of 'AddV2' Op has type int32 that does not match "
+                               "type float32 of argument 'x'.")

@@ -46,18 +46,21 @@ def _original(frame):
     # (a converted call reads as the call it was: "ag__.converted_call(f, (y,))" is "f(y)")
     text = re.sub(r"ag__\.converted_call\(([\w.]+), \((.*?),?\)\)", r"\1(\2)",
                   frame.line or "")
-    text = re.sub(r"\s+", "", text)
+    text = re.sub(r"\s+", "", text).replace("'", '"')
     lines = linecache.getlines(filename)
     body = lines[first - 1:]
-    indent = None
-    for i, line in enumerate(body):
-        if text and re.sub(r"\s+", "", line) == text:
+    # the function's lines: from its def (past decorators) to the first line indented no
+    # deeper than the def
+    start = next((i for i, line in enumerate(body)
+                  if line.lstrip().startswith(("def ", "async def ", "lambda"))
+                  or "lambda" in line), 0)
+    indent = len(body[start]) - len(body[start].lstrip()) if body else 0
+    for i in range(start, len(body)):
+        line = body[i]
+        if i > start and line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        if text and re.sub(r"\s+", "", line).replace("'", '"') == text:
             return filename, first + i, line
-        if i and line.strip() and indent is not None and (
-                len(line) - len(line.lstrip()) <= indent):
-            break  # past the function's body
-        if indent is None and line.strip():
-            indent = len(line) - len(line.lstrip())
     return filename, first, body[0] if body else None
 
 
@@ -81,19 +84,37 @@ def _lambda_converts(func):
 
 def converted_code_error(e, func, skip=1):
     """The exception TF raises for ``e``, raised calling the user's ``func`` (the frames of
-    ``e``'s traceback after the first ``skip`` lead there); None when TF keeps ``e`` as it is."""
-    if hasattr(e, "ag_error_metadata") or not (type(e) in _STRING_ERRORS or type(e) is KeyError
-                                               or type(e).__init__ is Exception.__init__):
+    ``e``'s traceback after the first ``skip`` lead there); None when TF keeps ``e`` as it is.
+    An error already rewritten by an inner converted call gains this call's frame on top."""
+    meta = getattr(e, "ag_error_metadata", None)
+    if meta is None and not (type(e) in _STRING_ERRORS or type(e) is KeyError
+                             or type(e).__init__ is Exception.__init__):
         return None
     frames = traceback.extract_tb(e.__traceback__)[skip:]
     while frames and frames[0].filename.startswith(_PKG_DIR):  # (a conversion's wrapper)
         frames = frames[1:]
     # AutoGraph's own calls between converted functions are not shown
+    converted = not _is_lambda(func) or _lambda_converts(func)
     frames = [_original(f) + (f.name,) for f in frames
               if not f.filename.startswith(_AUTOGRAPH_DIR)]
+    frames = [(fn, no, line, name, converted and not _is_library(fn))
+              for fn, no, line, name in frames]
     if not frames:
         return None
-    converted = not _is_lambda(func) or _lambda_converts(func)
+    if meta is not None:
+        if not isinstance(meta, tuple):
+            return None
+        frames, cause, key = [frames[0], *meta[0]], meta[1], meta[2]
+    else:
+        cause, key = f"{type(e).__name__}: {e}", (e.args[0] if e.args else None)
+    out = (_MultilineKeyError(_message(frames, cause), key)
+           if type(e) is KeyError or isinstance(e, _MultilineKeyError)
+           else type(e)(_message(frames, cause)))
+    out.ag_error_metadata = (frames, cause, key)
+    return out
+
+
+def _message(frames, cause):
     paths = [f[0] for f in frames]
     common = os.path.dirname(os.path.commonprefix(paths)) if len(paths) > 1 else ""
     if common == os.sep:
@@ -103,16 +124,11 @@ def converted_code_error(e, func, skip=1):
     if common:
         lines.append(f"    relative to {common}:")
     lines.append("")
-    for filename, lineno, line, name in frames:
-        mark = converted and not _is_library(filename)
+    for filename, lineno, line, name, mark in frames:
         name = "None" if mark and name == "<lambda>" else name
         lines.append(f"    {filename[start:]}:{lineno} {name}{'  *' if mark else ''}")
         lines.append(f"        {(line or '<source unavailable>').strip()}")
     lines.append("")
-    lines.extend("    " + line for line in f"{type(e).__name__}: {e}".split("\n"))
+    lines.extend("    " + line for line in cause.split("\n"))
     lines.append("")
-    message = "\n".join(lines)
-    out = (_MultilineKeyError(message, e.args[0] if e.args else None)
-           if type(e) is KeyError else type(e)(message))
-    out.ag_error_metadata = True
-    return out
+    return "\n".join(lines)

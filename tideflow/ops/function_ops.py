@@ -106,7 +106,18 @@ def function(func=None, input_signature=None, autograph=True, experimental_autog
         graph = ops.get_default_graph()
         start = len(graph._ops)
         with ops.name_scope(_scope_name(func)):
-            out = fn(*args, **kw)
+            try:
+                out = fn(*args, **kw)
+            except Exception as e:
+                if not autograph:
+                    raise
+                from tideflow.autograph import errors
+
+                # as TF 1.15's AutoGraph: "in converted code:" and the frames from func down
+                err = errors.converted_code_error(e, func)
+                if err is None:
+                    raise
+                raise err from None
             return _with_side_effects(out, graph._ops[start:]) if autograph else out
 
     wrapped.python_function = func

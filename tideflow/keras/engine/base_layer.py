@@ -835,7 +835,7 @@ class Layer:
                 # as TF 1.15: a user's layer (or model) has its call converted by AutoGraph
                 # as TF 1.15: autocast variables are read in this call's compute dtype
                 with autocast_context(self._compute_dtype):
-                    outputs = _converted_call(self)(inputs, *args, **kwargs)
+                    outputs = _call_as_converted(self, inputs, args, kwargs)
                 self._sync_sublayers()  # (sublayers made in call)
                 if outputs is None:
                     raise ValueError("A layer's `call` method should return a Tensor or a list "
@@ -956,6 +956,23 @@ def _depends_on(update, input_ids):
             stack.append(t.op)
         stack.extend(op.control_inputs)
     return False
+
+
+def _call_as_converted(layer, inputs, args, kwargs):
+    """``layer.call(inputs, ...)``; a user's layer's error as AutoGraph rewrites it in TF 1.15
+    ("in converted code:" and the frames from the call down)."""
+    call = _converted_call(layer)
+    try:
+        return call(inputs, *args, **kwargs)
+    except Exception as e:
+        if _from_package(getattr(layer.call, "__func__", None)):
+            raise
+        from tideflow.autograph import errors
+
+        err = errors.converted_code_error(e, getattr(layer.call, "__func__", layer.call))
+        if err is None:
+            raise
+        raise err from None
 
 
 def _converted_call(layer):
