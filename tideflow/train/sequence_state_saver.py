@@ -2,7 +2,8 @@
 ``batch_sequences_with_states``: truncated-BPTT input. Each example's sequences are cut into
 ``num_unroll``-step segments that wait in a Barrier keyed ``"<i>_of_<n>:<key>"``; segment i+1
 becomes ready when the state saved after segment i arrives, so minibatches carry a state
-from one segment of an example to the next (dense sequences and context)."""
+from one segment of an example to the next. The saver takes dense tensors;
+``batch_sequences_with_states`` also SparseTensor sequences and context."""
 
 import collections
 import numbers
@@ -341,23 +342,121 @@ def _padding(sequences, num_unroll):
     if not sequences:
         return 0, {}
     values = collections.OrderedDict(
-        (k, ops.convert_to_tensor(v)) for k, v in sorted(sequences.items()))
-    lengths = [array_ops.shape(v)[0] for v in values.values()]
-    length = lengths[0]
-    checks = [control_flow_ops.Assert(math_ops.equal(other, length), [string_ops.string_join(
-        ["All sequence lengths must match, but received lengths: ",
-         string_ops.as_string(array_ops.stack(lengths))])]) for other in lengths]
-    length = control_flow_ops.with_dependencies(checks, length)
+        (k, v if _is_sparse(v) else ops.convert_to_tensor(v))
+        for k, v in sorted(sequences.items()))
+    lengths = [array_ops.shape(v)[0] for v in values.values() if isinstance(v, ops.Tensor)]
+    if lengths:
+        length = lengths[0]
+        checks = [control_flow_ops.Assert(math_ops.equal(other, length), [
+            string_ops.string_join(["All sequence lengths must match, but received lengths: ",
+                                    string_ops.as_string(array_ops.stack(lengths))])])
+                  for other in lengths]
+        length = control_flow_ops.with_dependencies(checks, length)
+    else:  # only SparseTensors: the longest
+        length = reduction_ops.reduce_max(cast_ops.cast(
+            array_ops.stack([v.dense_shape[0] for v in values.values()]), dtypes.int32))
     unroll = ops.convert_to_tensor(num_unroll)
     padded_length = length + math_ops.mod(unroll - math_ops.mod(length, unroll), unroll)
     padded = {}
     for key, value in values.items():
+        if _is_sparse(value):
+            shape = array_ops.concat([[cast_ops.cast(padded_length, dtypes.int64)],
+                                      value.dense_shape[1:]], 0)
+            padded[key] = sparse_tensor.SparseTensor(value.indices, value.values, shape)
+            continue
         paddings = array_ops.concat([[padded_length - array_ops.shape(value)[0]],
                                      array_ops.shape(value)[1:]], 0)
         dummy = ops.convert_to_tensor("" if value.dtype == dtypes.string else 0,
                                       dtype=value.dtype)
         padded[key] = array_ops.concat([value, fill_ops.fill(paddings, dummy)], 0)
     return length, padded
+
+
+_SPARSE_CONTEXT_PREFIX_KEY = "_context_in_seq_"
+
+
+def _is_sparse(value):
+    return isinstance(value, (sparse_tensor.SparseTensor, sparse_tensor.SparseTensorValue))
+
+
+def _move_sparse_tensor_out_context(input_context, input_sequences, num_unroll):
+    """Moves each SparseTensor of ``input_context`` into ``input_sequences`` (under a
+    prefixed key), repeated at the first step of every segment."""
+    value_length = ops.convert_to_tensor(1)
+    if input_sequences:
+        first = next(iter(input_sequences.values()))
+        value_length = first.dense_shape[0] if _is_sparse(first) else \
+            array_ops.shape(first)[0]
+    value_length = cast_ops.cast(value_length, dtypes.int64)
+
+    def repeated(sp):
+        n = cast_ops.cast(math_ops.floordiv(value_length, num_unroll), dtypes.int32)
+        values = array_ops.tile(sp.values, array_ops.expand_dims(n, 0))
+        shape = array_ops.concat([array_ops.expand_dims(value_length, 0), sp.dense_shape], 0)
+        tiled_indices = array_ops.tile(array_ops.expand_dims(sp.indices, 0),
+                                       array_ops.stack([n, 1, 1]))
+        dim0 = array_ops.shape(sp.indices)[0]
+        dim1 = array_ops.shape(sp.indices)[1]
+        starts = range_ops.range(0, value_length, num_unroll, dtype=dtypes.int64)
+        starts = array_ops.tile(array_ops.expand_dims(array_ops.expand_dims(starts, 1), 2),
+                                [1, dim0, 1])
+        indices = array_ops.reshape(array_ops.concat([starts, tiled_indices], 2),
+                                    [dim0 * n, dim1 + 1])
+        return sparse_tensor.SparseTensor(indices, values, shape)
+
+    for key in sorted(k for k, v in input_context.items() if _is_sparse(v)):
+        input_sequences[_SPARSE_CONTEXT_PREFIX_KEY + key] = repeated(input_context.pop(key))
+
+
+def _move_sparse_tensor_in_context(context, sequences):
+    """The moved context SparseTensors back into ``context``, ``[batch, ...]``."""
+    from tideflow.ops import sparse_ops
+
+    for key in sorted(k for k in sequences if k.startswith(_SPARSE_CONTEXT_PREFIX_KEY)):
+        sp = sequences.pop(key)
+        sp = sparse_tensor.SparseTensor(sp.indices, sp.values, array_ops.concat(
+            [[sp.dense_shape[0]], [1], sp.dense_shape[2:]], 0))
+        context[key[len(_SPARSE_CONTEXT_PREFIX_KEY):]] = sparse_ops.sparse_reshape(
+            sp, array_ops.concat([[sp.dense_shape[0]], sp.dense_shape[2:]], 0))
+
+
+def _deconstruct_sparse_tensor_seq(input_sequence, shared_name=None):
+    """``(sequences with each SparseTensor replaced by its rows' int64 handles in a
+    SparseTensorsMap, the replaced keys, the maps' ops)``."""
+    from tideflow.ops import sparse_map_ops
+
+    keys = [k for k in sorted(input_sequence) if _is_sparse(input_sequence[k])]
+    if not keys:
+        return input_sequence, [], []
+    transformed = dict(input_sequence)
+    map_ops = []
+    for key in keys:
+        handles = sparse_map_ops.add_many_sparse_to_tensors_map(input_sequence[key],
+                                                                shared_name=shared_name)
+        transformed[key] = handles
+        map_ops.append(handles.op)
+    return transformed, keys, map_ops
+
+
+def _reconstruct_sparse_tensor_seq(sequence, sparse_tensor_keys, map_ops, batch_size,
+                                   num_unroll):
+    """Each handles entry of ``sequence`` (``[batch, num_unroll]``) back to its
+    SparseTensor, ``[batch, num_unroll, ...]``."""
+    from tideflow.ops import sparse_map_ops
+
+    if not sparse_tensor_keys:
+        return
+    unroll = ops.convert_to_tensor(num_unroll, dtype=dtypes.int64, name="num_unroll_int64")
+    for key, map_op in zip(sparse_tensor_keys, map_ops, strict=True):
+        sp = sparse_map_ops.take_many_sparse_from_tensors_map(
+            map_op, array_ops.reshape(sequence[key], [-1]), rank=None)
+        first = sp.indices[:, 0]
+        indices = array_ops.concat([
+            array_ops.expand_dims(math_ops.floordiv(first, unroll), 1),
+            array_ops.expand_dims(math_ops.mod(first, unroll), 1), sp.indices[:, 1:]], axis=1)
+        shape = array_ops.concat([[cast_ops.cast(batch_size, dtypes.int64)], [unroll],
+                                  sp.dense_shape[1:]], axis=0)
+        sequence[key] = sparse_tensor.SparseTensor(indices, sp.values, shape)
 
 
 def batch_sequences_with_states(input_key, input_sequences, input_context, input_length,
@@ -368,12 +467,12 @@ def batch_sequences_with_states(input_key, input_sequences, input_context, input
     """A ``SequenceQueueingStateSaver`` fed by ``num_threads`` queue-runner threads (added
     to ``QUEUE_RUNNERS``): its ``next_batch``. With ``pad``, the sequences are padded to a
     multiple of ``num_unroll`` (``input_length`` defaulting to their length); without, their
-    length must be one already. Sparse sequences and context are not supported here."""
-    for value in (*input_sequences.values(), *input_context.values()):
-        if isinstance(value, (sparse_tensor.SparseTensor, sparse_tensor.SparseTensorValue)):
-            raise NotImplementedError("batch_sequences_with_states: SparseTensor sequences "
-                                      "and context are not supported")
-    tensor_list = list(input_sequences.values()) + list(input_context.values())
+    length must be one already. SparseTensor sequences travel as handles into a
+    SparseTensorsMap, and SparseTensor context as a sequence set at each segment's start."""
+    input_sequences = dict(input_sequences)
+    input_context = dict(input_context)
+    tensor_list = [v for v in (*input_sequences.values(), *input_context.values())
+                   if not _is_sparse(v)]
     with ops.name_scope(name, "batch_sequences_with_states", tensor_list):
         if pad:
             length, input_sequences = _padding(input_sequences, num_unroll)
@@ -381,19 +480,29 @@ def batch_sequences_with_states(input_key, input_sequences, input_context, input
         elif input_sequences:
             checked = {}
             for key, value in input_sequences.items():
-                value = ops.convert_to_tensor(value)
-                value_length = array_ops.shape(value)[0]
+                sparse = _is_sparse(value)
+                value_length = value.dense_shape[0] if sparse else \
+                    array_ops.shape(ops.convert_to_tensor(value))[0]
+                kind = "SparseTensor" if sparse else "Tensor"
                 with ops.control_dependencies([control_flow_ops.Assert(
                         math_ops.logical_and(
                             math_ops.equal(math_ops.mod(value_length, num_unroll), 0),
                             math_ops.not_equal(value_length, 0)),
                         [string_ops.string_join([
-                            f"Tensor {key} first dimension should be a multiple of: ",
+                            f"{kind} {key} first dimension should be a multiple of: ",
                             string_ops.as_string(num_unroll), ", but saw value: ",
                             string_ops.as_string(value_length),
                             ". Consider setting pad=True."])])]):
-                    checked[key] = array_ops.identity(value, name="multiple_of_checked")
+                    if sparse:
+                        checked[key] = sparse_tensor.SparseTensor(*(
+                            array_ops.identity(t, name="multiple_of_checked")
+                            for t in (value.indices, value.values, value.dense_shape)))
+                    else:
+                        checked[key] = array_ops.identity(value, name="multiple_of_checked")
             input_sequences = checked
+        _move_sparse_tensor_out_context(input_context, input_sequences, num_unroll)
+        input_sequences, sparse_keys, map_ops = _deconstruct_sparse_tensor_seq(
+            input_sequences)
         if make_keys_unique:
             input_key = string_ops.string_join([input_key, string_ops.as_string(
                 random_ops.random_uniform((), minval=0, maxval=100000000, dtype=dtypes.int32,
@@ -412,7 +521,11 @@ def batch_sequences_with_states(input_key, input_sequences, input_context, input
             saver, [saver.prefetch_op] * num_threads,
             queue_closed_exception_types=(errors.OutOfRangeError, errors.CancelledError))
         queue_runner.add_queue_runner(runner)
-        return saver.next_batch
+        batch = saver.next_batch
+        _reconstruct_sparse_tensor_seq(batch.sequences, sparse_keys, map_ops, batch_size,
+                                       num_unroll)
+        _move_sparse_tensor_in_context(batch.context, batch.sequences)
+        return batch
 
 
 __all__ = ["NextQueuedSequenceBatch", "SequenceQueueingStateSaver",
