@@ -377,3 +377,43 @@ def test_glibc_logf_and_sincosf_where_they_are_not_correctly_rounded():
                     "3ef577443727c5ac3f68c7b7bf349e4a")
     _bits_equal(cos, "bef881df3e574957bf795db23e0eaca93f1c78bbbef92b933e39c60f3f5aa5a6"
                     "3f60a9403f800000bed511333f356b62")
+
+
+# float32 MatMul with a vector side: TF 1.15 runs Eigen's matrix-vector products (not the
+# GEMM): [6, 21] @ [21, 1] by 8-float lanes, [150, 3]^T @ [150, 1] and [1, 130] @ [130, 4] by
+# column blocks of 16 (128 columns or more); then a nesterov-momentum linear regression whose
+# losses (steps 0, 5, 10, 15) and weights are TF's to the bit
+_GEMV_REF = {
+    "rows": ("3e895298c0824f90bfe54f784092ad424041d510c01374de"),
+    "cols": ("c11463d9c12ba5ccc1819fe8"),
+    "vecmat": ("c17eeaf14022ee4cc035cbd3c19d13ec"),
+    "losses": ("4161c0ad3f88edcf3f3dc1ff3ead99b7"),
+    "w": ("3f940a2dc01b73723f052af64023283f"),
+}
+
+
+def test_matrix_vector_products_and_a_linear_regression_match_tf_bits():
+    rs = np.random.RandomState(2720)
+    a_rows = rs.randn(6, 21).astype(np.float32)
+    x = rs.randn(21, 1).astype(np.float32)
+    a_cols = rs.randn(150, 3).astype(np.float32)
+    y = rs.randn(150, 1).astype(np.float32)
+    b = rs.randn(130, 4).astype(np.float32)
+    r = rs.randn(1, 130).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as s:
+        _bits_equal(s.run(tf.matmul(a_rows, x)), _GEMV_REF["rows"])
+        _bits_equal(s.run(tf.matmul(a_cols, y, transpose_a=True)), _GEMV_REF["cols"])
+        _bits_equal(s.run(tf.matmul(r, b)), _GEMV_REF["vecmat"])
+    with tf.Graph().as_default():
+        tf.set_random_seed(7)
+        xs = rs.randn(32, 4).astype(np.float32)
+        ys = (xs @ np.array([1., -2., .5, 3.], np.float32) + 0.3).reshape(-1, 1)
+        w = tf.Variable(tf.random_normal([4, 1], stddev=0.1, seed=3))
+        bias = tf.Variable(tf.zeros([1]))
+        loss = tf.reduce_mean(tf.square(tf.matmul(tf.constant(xs), w) + bias - ys))
+        train = tf.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True).minimize(loss)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            losses = [s.run([loss, train])[0] for _ in range(16)]
+            _bits_equal(losses[::5], _GEMV_REF["losses"])
+            _bits_equal(s.run(w), _GEMV_REF["w"])

@@ -70,6 +70,74 @@ def _half_accumulates(x, y):
     return x.dtype == np.float16 and y.dtype == np.float16 and x.shape[-2] > 1
 
 
+_F32 = np.dtype(np.float32)
+_GEMV_MAX_SIZE = 1 << 22  # matrices up to 16 MB take TF's order; larger ones BLAS's
+
+
+def _gemv_rows(m, v):
+    """``m @ v`` for float32 [rows, k] ``m`` and [k] ``v`` as Eigen's row-major matrix-vector
+    product in TF 1.15: products added lane-wise in 8-float packets (a multiply, then an add),
+    the lanes summed as ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)), then the last
+    ``k % 8`` products one after another."""
+    rows, k = m.shape
+    full = k - k % 8
+    if full:
+        # the products packet-major ([k // 8, rows, 8]), so that NumPy's reduction over the
+        # first axis adds the packets in order, a whole slab at a time
+        prods = np.empty((full // 8, rows, 8), _F32)
+        np.multiply(m[:, :full].reshape(rows, full // 8, 8).transpose(1, 0, 2),
+                    v[:full].reshape(full // 8, 1, 8), out=prods)
+        lanes = np.add.reduce(prods, axis=0)
+        half = lanes[:, :4] + lanes[:, 4:]
+        total = (half[:, 0] + half[:, 2]) + (half[:, 1] + half[:, 3])
+    else:
+        total = np.zeros(rows, _F32)
+    for j in range(full, k):
+        total += m[:, j] * v[j]
+    return total
+
+
+def _gemv_cols(m_t, v, stride):
+    """``m_t.T @ v`` for float32 [k, cols] ``m_t`` (the matrix read by columns, ``stride``
+    floats apart) and [k] ``v`` as Eigen's column-major matrix-vector product in TF 1.15: the
+    columns in blocks (all of them under 128, else 16, or 4 when a column spans 32000 bytes
+    or more), each block's products added in order from zero, the blocks' sums added in
+    order. (NumPy's reduction over the first axis of a C-ordered array of two columns or more
+    adds its rows in order.)"""
+    k = m_t.shape[0]
+    block = k if k < 128 else (16 if stride * 4 < 32000 else 4)
+    prods = np.multiply(m_t, v[:, None], dtype=_F32)
+    full = k - k % block
+    total = None
+    if full:
+        sums = np.add.reduce(prods[:full].reshape(full // block, block, -1), axis=1)
+        total = np.add.reduce(sums, axis=0) if len(sums) > 1 else sums[0]
+    if full < k:
+        rest = np.add.reduce(prods[full:], axis=0)
+        total = rest if total is None else total + rest
+    return total
+
+
+def _matmul_as_tf_gemv(a, b, transpose_a, transpose_b):
+    """TF 1.15's float32 MatMul where one side is a vector (Eigen's matrix-vector products,
+    not the MKL-DNN GEMM), or None elsewhere."""
+    if a.dtype != _F32 or b.dtype != _F32 or a.size > _GEMV_MAX_SIZE or b.size > _GEMV_MAX_SIZE:
+        return None
+    m_rows = a.shape[1] if transpose_a else a.shape[0]
+    n_cols = b.shape[0] if transpose_b else b.shape[1]
+    k = a.shape[0] if transpose_a else a.shape[1]
+    if k == 0 or (m_rows == 1) == (n_cols == 1):
+        return None
+    if n_cols == 1:
+        v = b.reshape(-1)
+        if transpose_a:  # a is [k, m]: its transpose read by columns
+            return _gemv_cols(a, v, a.shape[1]).reshape(m_rows, 1)
+        return _gemv_rows(a, v).reshape(m_rows, 1)
+    if not transpose_b:  # [1, k] @ [k, n]: b's transpose read by columns
+        return _gemv_cols(b, a.reshape(-1), b.shape[1]).reshape(1, n_cols)
+    return None
+
+
 def _matmul(a, b, *, transpose_a, transpose_b):
     if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2
             and a.dtype == b.dtype and a.dtype.kind in "fciub"
@@ -78,6 +146,10 @@ def _matmul(a, b, *, transpose_a, transpose_b):
         x = a.T if transpose_a else a
         y = b.T if transpose_b else b
         if x.shape[1] == y.shape[0]:
+            if a.dtype == _F32 and (x.shape[0] == 1 or y.shape[1] == 1):
+                out = _matmul_as_tf_gemv(a, b, transpose_a, transpose_b)
+                if out is not None:
+                    return out
             return threads.matmul(x, y)
     if np.ndim(a) != 2 or np.ndim(b) != 2:
         bad, shape = (0, np.shape(a)) if np.ndim(a) != 2 else (1, np.shape(b))
