@@ -6,6 +6,8 @@ the SDCA linear optimizer uses for its example ids) and ``sdca_shrink_l1`` (the 
 over 64-bit words; its values are checked against TensorFlow's ``sdca_fprint``.
 """
 
+import math
+
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
@@ -163,11 +165,11 @@ def sdca_shrink_l1(weights, l1, l2, name=None):
 def _logistic_dual(nlp, y, w, dual, wx, norm):
     x = 0.0
     for _ in range(10):  # Newton on the tanh-reparametrized dual, as TF's kernel
-        t = np.tanh(x)
+        t = math.tanh(x)
         num = -2 * y * x - wx - nlp * norm * w * (0.5 * (1 + t) / y - dual)
         den = -2 * y - nlp * norm * w * (1 - t * t) * 0.5 / y
         x = x - num / den
-    return 0.5 * (1 + np.tanh(x)) / y
+    return 0.5 * (1 + math.tanh(x)) / y
 
 
 def _logistic_primal(wx, y, w):
@@ -323,7 +325,7 @@ def _sdca_factory(ctx):
         sparse_nom = [np.asarray(w, np.float32).reshape(-1) for w in sp_w]
         sparse_delta = [np.zeros_like(w) for w in sparse_nom]
         # each example's sparse features per group: positions into the group's unique ids
-        groups = []
+        groups, flat = [], []
         norms = np.zeros(n, np.float64)
         for j in range(n_sparse):
             ex = np.asarray(sp_ex[j], np.int64).reshape(-1)
@@ -349,6 +351,9 @@ def _sdca_factory(ctx):
                 per[e] = (np.asarray(pos, np.int64), np.asarray(v, np.float64))
                 norms[e] += float(np.sum(per[e][1] ** 2))
             groups.append(per)
+            keep = (ex >= 0) & (ex < n)
+            flat.append((ex[keep], np.asarray([where[f] for f in feat[keep].tolist()],
+                                              np.int64), vals[keep].astype(np.float64)))
         for d in dense:
             norms += np.sum(d.astype(np.float64) ** 2, axis=1)
 
@@ -389,17 +394,26 @@ def _sdca_factory(ctx):
             # visit examples in proportion to how far their duals are from optimal (their
             # probability divided by 10 each time one is drawn), then the unseen ones by
             # decreasing probability
+            wx = np.zeros(n, np.float64)
+            for (ex, pos, vals), nom, delta in zip(flat, sparse_nom, sparse_delta):
+                cur = _shrink(nom.astype(np.float64) + delta.astype(np.float64) * nlp,
+                              shrinkage)
+                wx += np.bincount(ex, weights=vals * cur[pos], minlength=n)
+            for d, nom, delta in zip(dense, dense_nom, dense_delta):
+                k = d.shape[1]
+                cur = (nom[:k] + delta[:k] * np.float32(nlp)).astype(np.float32)
+                wx += d.astype(np.float64) @ _shrink(cur, np.float32(shrinkage))
             p = np.empty(n)
             for e in range(n):
-                kappa = state[e, 0] + loss.slope(margins(e)[0], labels[e], 1.0)
+                kappa = state[e, 0] + loss.slope(wx[e], labels[e], 1.0)
                 p[e] = ex_weights[e] * np.sqrt(norms[e] + l2 * loss.smoothness) * abs(kappa)
             if not np.any(p > 0):
                 return rng.permutation(n)
-            p = p / p.sum()
+            cdf = np.cumsum(p / p.sum())
             counts = np.zeros(n, np.int64)
             picked, retries = [], 0
             while len(picked) < n and retries < n:
-                e = int(rng.choice(n, p=p))
+                e = min(int(np.searchsorted(cdf, rng.uniform(), side="right")), n - 1)
                 if rng.uniform() > 0.1 ** counts[e]:
                     retries += 1
                     continue
