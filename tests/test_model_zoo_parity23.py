@@ -61,3 +61,60 @@ def test_nms_with_scores_types_inputs_as_tf115():
                                             "float64 not in list of allowed values: "
                                             "float16, float32"):
             tf.image.non_max_suppression_with_scores(tf.constant(b, tf.float64), sc, 3)
+
+
+# TF 1.15's op order for contrib group_norm(groups=2) of a [2, 8, 8, 4] input (measured in
+# TF 1.15): each parameter's Reshape follows its variable, beta's first
+_TF_GROUP_NORM = [
+    'y:Placeholder', 'Shape:Const', 'Reshape/shape:Const', 'Reshape:Reshape',
+    'GroupNorm/beta/Initializer/zeros:Const', 'GroupNorm/beta:VariableV2',
+    'GroupNorm/beta/Assign:Assign', 'GroupNorm/beta/read:Identity',
+    'GroupNorm/Reshape/shape:Const', 'GroupNorm/Reshape:Reshape',
+    'GroupNorm/gamma/Initializer/ones:Const', 'GroupNorm/gamma:VariableV2',
+    'GroupNorm/gamma/Assign:Assign', 'GroupNorm/gamma/read:Identity',
+    'GroupNorm/Reshape_1/shape:Const', 'GroupNorm/Reshape_1:Reshape',
+    'GroupNorm/moments/mean/reduction_indices:Const', 'GroupNorm/moments/mean:Mean',
+    'GroupNorm/moments/StopGradient:StopGradient',
+    'GroupNorm/moments/SquaredDifference:SquaredDifference',
+    'GroupNorm/moments/variance/reduction_indices:Const', 'GroupNorm/moments/variance:Mean',
+    'GroupNorm/add/y:Const', 'GroupNorm/add:AddV2', 'GroupNorm/Rsqrt:Rsqrt',
+    'GroupNorm/Neg:Neg', 'GroupNorm/mul:Mul', 'GroupNorm/mul_1:Mul', 'GroupNorm/mul_2:Mul',
+    'GroupNorm/add_1:AddV2', 'GroupNorm/mul_3:Mul', 'GroupNorm/add_2:AddV2',
+    'GroupNorm/Reshape_2/shape:Const', 'GroupNorm/Reshape_2:Reshape']
+
+
+def test_group_norm_reshapes_each_parameter_after_it_as_tf115():
+    g = tf.Graph()
+    with g.as_default():
+        tf.contrib.layers.group_norm(tf.placeholder(tf.float32, [2, 8, 8, 4], name='y'),
+                                     groups=2)
+        assert [o.name + ':' + o.type for o in g.get_operations()] == _TF_GROUP_NORM
+
+
+def test_nchw_instance_norm_then_group_norm_names_and_values_as_tf115():
+    # a CycleGAN-style NCHW stack; names, outputs and beta/gamma gradients measured in TF 1.15
+    g = tf.Graph()
+    with g.as_default():
+        y = tf.placeholder(tf.float32, [2, 4, 3, 3], name='y')
+        a = tf.contrib.layers.instance_norm(y, data_format='NCHW')
+        names = [o.name for o in g.get_operations()]
+        assert names[1:8] == [
+            'InstanceNorm/beta/Initializer/zeros', 'InstanceNorm/beta',
+            'InstanceNorm/beta/Assign', 'InstanceNorm/beta/read', 'InstanceNorm/Reshape/shape',
+            'InstanceNorm/Reshape', 'InstanceNorm/gamma/Initializer/ones']
+        b = tf.contrib.layers.group_norm(a, groups=2, channels_axis=1, reduction_axes=(-2, -1))
+        assert [o.name for o in g.get_operations() if o.type == 'Reshape'] == [
+            'InstanceNorm/Reshape', 'InstanceNorm/Reshape_1', 'Reshape', 'GroupNorm/Reshape',
+            'GroupNorm/Reshape_1', 'GroupNorm/Reshape_2']
+        loss = tf.reduce_sum(b * b[:, ::-1])
+        grads = tf.gradients(loss, tf.trainable_variables())
+        d = np.random.RandomState(0).randn(2, 4, 3, 3).astype(np.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out, _, g_in_gamma, _, g_gn_gamma = sess.run([b] + grads, {y: d})
+    np.testing.assert_allclose(out[0, :, 0, 0], [0.97706604, -0.25383297, 0.35506675,
+                                                 -0.21267545], rtol=1e-5)
+    np.testing.assert_allclose(g_in_gamma, [9.894055, -9.894068, -9.894063, 9.894053],
+                               rtol=1e-5)
+    np.testing.assert_allclose(g_gn_gamma, [3.9333105, -15.854801, -15.854801, 3.93331],
+                               rtol=1e-5)

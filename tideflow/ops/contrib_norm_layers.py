@@ -14,7 +14,10 @@ def _nn():
     return nn
 
 
-def _params(center, scale, shape, dtype, param_initializers, variables_collections, trainable):
+def _params(center, scale, shape, dtype, param_initializers, variables_collections, trainable,
+            broadcast=None):
+    # as TF 1.15: each parameter is reshaped to ``broadcast`` right after it is made (beta's
+    # Reshape before gamma's variable), so the graph's node order and names are TF's
     param_initializers = param_initializers or {}
     beta = gamma = None
     if center:
@@ -22,11 +25,15 @@ def _params(center, scale, shape, dtype, param_initializers, variables_collectio
             "beta", shape=shape, dtype=dtype,
             initializer=param_initializers.get("beta", init_ops.zeros_initializer()),
             trainable=trainable, collections=cl._collections(variables_collections, "beta"))
+        if broadcast is not None:
+            beta = array_ops.reshape(beta, broadcast)
     if scale:
         gamma = cl.model_variable(
             "gamma", shape=shape, dtype=dtype,
             initializer=param_initializers.get("gamma", init_ops.ones_initializer()),
             trainable=trainable, collections=cl._collections(variables_collections, "gamma"))
+        if broadcast is not None:
+            gamma = array_ops.reshape(gamma, broadcast)
     return beta, gamma
 
 
@@ -55,10 +62,7 @@ def instance_norm(inputs, center=True, scale=True, epsilon=1e-6, activation_fn=N
             raise ValueError(f"Inputs {inputs.name} has undefined channels dimension "
                              f"{params_shape}.")
         beta, gamma = _params(center, scale, params_shape.as_list(), inputs.dtype.base_dtype,
-                              param_initializers, variables_collections, trainable)
-        if broadcast is not None:
-            beta = None if beta is None else array_ops.reshape(beta, broadcast)
-            gamma = None if gamma is None else array_ops.reshape(gamma, broadcast)
+                              param_initializers, variables_collections, trainable, broadcast)
         nn = _nn()
         mean, variance = nn.moments(inputs, moments_axes, keep_dims=True)
         outputs = nn.batch_normalization(inputs, mean, variance, beta, gamma, epsilon,
@@ -108,7 +112,7 @@ def group_norm(inputs, groups=32, channels_axis=-1, reduction_axes=(-3, -2), cen
                                           for a in reduction_axes]
     with vs.variable_scope(scope, "GroupNorm", [grouped], reuse=reuse) as sc:
         beta, gamma = _params(center, scale, [channels], inputs.dtype.base_dtype,
-                              param_initializers, variables_collections, trainable)
+                              param_initializers, variables_collections, trainable, broadcast)
         nn = _nn()
         if mean_close_to_zero:
             counts, mean_ss, var_ss, _ = nn.sufficient_statistics(grouped, moments_axes,
@@ -119,11 +123,10 @@ def group_norm(inputs, groups=32, channels_axis=-1, reduction_axes=(-3, -2), cen
         gain = math_ops.rsqrt(variance + epsilon)
         offset = -mean * gain
         if gamma is not None:
-            gamma = array_ops.reshape(gamma, broadcast)
             gain = gain * gamma
             offset = offset * gamma
         if beta is not None:
-            offset = offset + array_ops.reshape(beta, broadcast)
+            offset = offset + beta
         outputs = array_ops.reshape(grouped * gain + offset, shape_list)
         if activation_fn is not None:
             outputs = activation_fn(outputs)
