@@ -132,10 +132,11 @@ class Metric(Layer):
     def updates(self):
         return list(self.__dict__.get("_updates", []))
 
-    def add_weight(self, name, shape=(), aggregation=None, synchronization=None,
-                   initializer=None, dtype=None):
-        """A state variable (TF 1.15's signature; the aggregation and synchronization of a
-        distributed variable change nothing on one device)."""
+    def add_weight(self, name, shape=(), aggregation=tf.VariableAggregation.SUM,
+                   synchronization=tf.VariableSynchronization.ON_READ, initializer=None,
+                   dtype=None):
+        """A state variable (TF 1.15's signature: under a distribution strategy, one copy
+        per replica, summed on read; on one device a plain variable)."""
         from tideflow.keras import initializers
 
         dtype = tf.as_dtype(dtype or self.dtype)
@@ -148,7 +149,8 @@ class Metric(Layer):
         # 'total:0', then 'total_1:0' for the next metric; made outside any control flow
         with tf.init_scope():
             v = tf.Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype,
-                            trainable=False, collections=[], use_resource=True)
+                            trainable=False, collections=[], use_resource=True,
+                            synchronization=synchronization, aggregation=aggregation)
         K._track_variable(v)
         self._vars.append(v)
         return v

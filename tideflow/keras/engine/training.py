@@ -247,6 +247,12 @@ class Model(Network):
                     name, fn = self._resolve_metric(metric, i)
                     name = prefix + name
                     first = graph._next_id
+                    if getattr(self, "_distribution_strategy", None) is not None:
+                        # (compiled in a strategy's scope: its batches' means, combined as
+                        # the loss's are, one graph for every replica)
+                        out.append(self._batch_mean_metric(graph, name, fn, target, output,
+                                                           first))
+                        continue
                     # as TF 1.15: a metric named by a string or given as a function is kept
                     # in a MeanMetricWrapper (made once per compile; listed in
                     # ``model.metrics``, its running mean what fit and evaluate report)
@@ -270,6 +276,24 @@ class Model(Network):
             self._weighted_metric_entries = entries
         else:
             self._unweighted_metric_entries = entries
+
+    def _batch_mean_metric(self, graph, name, fn, target, output, first):
+        """(name, the batch's mean of ``fn``, None): a stateless metric entry."""
+        with ops.name_scope(name):
+            value = tf.cast(fn(target, output), K.floatx())
+            fn_ops = graph._next_id - first
+            mask = self._output_mask(output)
+            if mask is None:
+                value = tf.reduce_mean(value)
+            else:  # the mean over the unmasked steps, as TF
+                m = _times_mask(tf.ones_like(value), mask)
+                value = tf.math.divide_no_nan(tf.reduce_sum(value * m), tf.reduce_sum(m))
+        if mask is None:
+            # TF 1.15 keeps it in a Mean metric (two variables, the update and result ops):
+            # those ids are skipped, so later ops number as TF's
+            tf_ops = _TF_METRIC_OPS.get(getattr(fn, "__name__", None))
+            graph._skip_op_ids(to=first + (tf_ops or fn_ops + _TF_MEAN_METRIC_OPS))
+        return name, value, None
 
     def _assemble_metrics(self):
         """``metrics_names`` and the fetched metric tensors: the loss (and each output's loss),
