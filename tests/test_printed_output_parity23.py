@@ -308,3 +308,17 @@ def test_errors_in_user_layers_and_tf_functions_are_converted_code_errors():
         tf.keras.layers.Lambda(lambda x: x + tf.constant(1, tf.int32))(tf.zeros([2]))
     assert str(info.value) == ("Input 'y' of 'AddV2' Op has type int32 that does not match "
                                "type float32 of argument 'x'.")
+
+
+def test_a_feed_numpy_cannot_convert_fails_with_tf_1_15s_python_words():
+    # measured in TF 1.15 (Python 3.7): "... or a number, not ..." (3.10 says "a real number")
+    x = tf.placeholder(tf.float32, name="x")
+    i = tf.placeholder(tf.int32, name="i")
+    with tf.Session() as sess:
+        with pytest.raises(TypeError) as info:
+            sess.run(x, {x: {"a": 1}})
+        assert str(info.value) == "float() argument must be a string or a number, not 'dict'"
+        with pytest.raises(TypeError) as info:
+            sess.run(i, {i: object()})
+        assert str(info.value) == ("int() argument must be a string, a bytes-like object or a "
+                                   "number, not 'object'")

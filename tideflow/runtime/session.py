@@ -385,6 +385,11 @@ def _convert_feed(tensor, value, index=0):
                 if isinstance(e, ValueError) and str(e).startswith(_RAGGED):
                     # NumPy 1.x's words (NumPy 2 adds the shape it detected)
                     raise ValueError(_RAGGED) from None
+                if isinstance(e, TypeError) and " or a real number, not " in str(e):
+                    # the words of TF 1.15's Python ("float() argument must be a string or a
+                    # number, not 'dict'"); Python 3.10 says "a real number"
+                    raise TypeError(str(e).replace(" or a real number, not ",
+                                                   " or a number, not ")) from None
                 raise  # NumPy's own error, as TF's np.asarray of the feed raises it
     shape = tensor._shape
     if shape._dims is not None:
