@@ -660,6 +660,25 @@ def test_model_pruning_train_updates_masks_after_each_step(tmp_path):
     np.testing.assert_allclose(reader.get_tensor("fully_connected/weights"),
                                [[0.40334, 0.40334], [0.40532, 0.40532], [0.50032, 0.50032]],
                                atol=1e-5)
+    with tf.Graph().as_default():
+        frozen = mp.graph_def_from_checkpoint(str(tmp_path), ["fully_connected/BiasAdd"])
+        # measured in TF 1.15
+        assert sorted(n.name for n in frozen.node) == [
+            "Const", "fully_connected/BiasAdd", "fully_connected/MatMul",
+            "fully_connected/biases", "fully_connected/biases/read", "fully_connected/mask",
+            "fully_connected/mask/read", "fully_connected/weights",
+            "fully_connected/weights/masked_weight", "fully_connected/weights/read"]
+        stripped = mp.strip_pruning_vars_fn(frozen, ["fully_connected/BiasAdd"])
+        assert sorted((n.name, n.op) for n in stripped.node) == [
+            ("Const", "Const"), ("fully_connected/BiasAdd", "BiasAdd"),
+            ("fully_connected/MatMul", "MatMul"), ("fully_connected/biases", "Const"),
+            ("fully_connected/biases/read", "Identity"),
+            ("fully_connected/weights/masked_weight", "Const")]
+    with tf.Graph().as_default():
+        out, = tf.import_graph_def(stripped, return_elements=["fully_connected/BiasAdd:0"])
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(out)[:, 0],
+                                       [0.3711, 0.23731, 0.59309, 0.02244], atol=1e-5)
 
 
 def test_implementation_module_paths_import():
