@@ -570,18 +570,51 @@ def _leaves(first, count):
 
 
 def _tree_sum(flat, first, count):
-    halves = _leaves(first, count)
-    if halves is None:
-        return _lane_sum(flat[first:first + count].reshape(1, -1))[0]
-    total = _F(0) + _tree_sum(flat, *halves[0])
-    if halves[1][1]:
-        total += _tree_sum(flat, *halves[1])
-    return total
+    """The sum of ``flat[first:first + count]`` as Eigen's inner reduction adds it: a tree of
+    halves down to leaves of at most 8192 floats, each leaf's lanes as ``_lane_sum``."""
+    leaves = []
+
+    def walk(start, n):
+        halves = _leaves(start, n)
+        if halves is None:
+            leaves.append((start, n))
+            return len(leaves) - 1
+        left = walk(*halves[0])
+        return (left, walk(*halves[1])) if halves[1][1] else (left,)
+
+    shape = walk(first, count)
+    # each leaf's whole packets, zero-padded to one length (adding +0 changes no lane sum),
+    # packet-major: NumPy then adds the packets of all leaves one after another, as Eigen
+    packets = max(n // _PACKET for _, n in leaves)
+    grid = np.zeros((len(leaves), packets * _PACKET), _F)
+    rest = np.zeros(len(leaves), _F)
+    for i, (start, n) in enumerate(leaves):
+        cut = n - n % _PACKET
+        grid[i, :cut] = flat[start:start + cut]
+        for v in flat[start + cut:start + n]:
+            rest[i] += v
+    grid = np.ascontiguousarray(grid.reshape(len(leaves), packets, _PACKET).transpose(1, 0, 2))
+    lanes = np.add.reduce(grid.reshape(packets, -1), axis=0).reshape(-1, _PACKET)
+    lanes += _F(0)  # (Eigen's accumulators start at +0)
+    half = lanes[:, :4] + lanes[:, 4:]
+    rest += (half[:, 0] + half[:, 2]) + (half[:, 1] + half[:, 3])
+    sums = rest
+
+    def combine(node):
+        if not isinstance(node, tuple):
+            return sums[node]
+        total = _F(0) + combine(node[0])
+        for part in node[1:]:
+            total += combine(part)
+        return total
+
+    return combine(shape)
 
 
 def row_sum(a):
     """Each row's sum as Eigen reduces a tensor's inner-most dimension: ``_lane_sum``, or for
-    rows of more than 8192 floats a tree of such sums."""
+    rows of more than 8192 floats a tree of such sums (TF 1.15 adds a whole tensor so too, on
+    one thread whatever the machine's cores)."""
     rows, n = a.shape
     if n <= _TREE_LEAF:
         return _lane_sum(a)
@@ -686,11 +719,6 @@ def _shifted(logits):
     else:
         top = flat.max(axis=1, keepdims=True)
     return flat - top
-
-
-# a full reduction of up to this many floats runs on one thread in TF (the rest split by
-# TF's cost model across the machine's cores, which no port can follow)
-FULL_REDUCTION_ONE_THREAD = 8192
 
 
 def softmax(logits, log_softmax=False):

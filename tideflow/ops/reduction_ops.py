@@ -117,16 +117,14 @@ def _half_sum(x, axis, keep_dims, ufunc=np.add):
 
 def _eigen_inner_sum(x, axis, keep_dims):
     """A float32 sum over trailing axes as TF 1.15's kernel adds (Eigen's lanes, bit for bit):
-    each row of the [kept, reduced] matrix by ``eigen_float32.row_sum``; None for other axes,
-    an empty x, and a whole-tensor sum too large for TF to add on one thread."""
+    each row of the [kept, reduced] matrix by ``eigen_float32.row_sum`` (a whole tensor as one
+    row); None for other axes and an empty x."""
     axis = sorted(axis)
     if not axis or not x.size or axis != list(range(axis[0], x.ndim)):
         return None
     lo = axis[0]
     rows = math.prod(x.shape[:lo])
     cols = x.size // rows
-    if rows == 1 and cols > eigen_float32.FULL_REDUCTION_ONE_THREAD:
-        return None
     out = eigen_float32.row_sum(np.ascontiguousarray(x).reshape(rows, cols))
     if lo == 0 and not keep_dims:
         return out[0]
