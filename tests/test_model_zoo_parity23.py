@@ -118,3 +118,58 @@ def test_nchw_instance_norm_then_group_norm_names_and_values_as_tf115():
                                rtol=1e-5)
     np.testing.assert_allclose(g_gn_gamma, [3.9333105, -15.854801, -15.854801, 3.93331],
                                rtol=1e-5)
+
+
+def test_batch_renorm_updates_build_tf115_ops_and_train_as_tf115():
+    # tf.layers renorm with a fed `training`, then a Keras renorm layer with clipping (which
+    # raised before); losses, the draw of a random op made after both (its seed comes from
+    # the op count) and the moving statistics measured in TF 1.15
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(2)
+        x = tf.placeholder(tf.float32, [4, 3], name='x')
+        tr = tf.placeholder(tf.bool, [], name='tr')
+        a = tf.layers.batch_normalization(x, training=tr, renorm=True, renorm_momentum=0.9,
+                                          momentum=0.8)
+        b = tf.keras.layers.BatchNormalization(
+            renorm=True, renorm_clipping={'rmax': 2., 'rmin': 0.5, 'dmax': 1.})(a, training=True)
+        names = [o.name for o in g.get_operations()]
+        # Keras: the moving stddev's update read afresh by each operand of its square, the new
+        # variance made in the layer's scope and only its Assign in AssignNewValue
+        at = names.index('batch_normalization_1/AssignMovingAvg_3/ReadVariableOp_1')
+        assert names[at + 1:at + 9] == [
+            'batch_normalization_1/ReadVariableOp',
+            'batch_normalization_1/mul_2/ReadVariableOp', 'batch_normalization_1/mul_2',
+            'batch_normalization_1/sub_1/y', 'batch_normalization_1/sub_1',
+            'batch_normalization_1/Relu', 'batch_normalization_1/AssignNewValue',
+            'batch_normalization_1/AssignNewValue/ReadVariableOp']
+        w = tf.random_normal([2])
+        loss = tf.reduce_sum(b * b * tf.range(3.))
+        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        assert g._last_id == 479
+        d = np.random.RandomState(0).randn(4, 3).astype(np.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            losses = [sess.run([step, loss], {x: d, tr: True})[1] for _ in range(3)]
+            got_w = sess.run(w)
+            stats = sess.run(['batch_normalization/moving_variance:0',
+                              'batch_normalization/moving_stddev:0',
+                              'batch_normalization/renorm_stddev:0'])
+    np.testing.assert_allclose(losses, [11.768688, 7.5568485, 8.189188], rtol=1e-5)
+    np.testing.assert_allclose(got_w, [-1.2895213, -0.5095886], rtol=1e-5)
+    np.testing.assert_allclose(stats, [[0.7352264, 0.7936545, 0.9476906],
+                                       [0.85803634, 0.89143395, 0.9740075],
+                                       [0.9211636, 0.93971026, 0.98556566]], rtol=1e-5)
+
+
+def test_layers_renorm_new_variance_is_made_in_the_layer_scope_as_tf115():
+    g = tf.Graph()
+    with g.as_default():
+        tf.layers.batch_normalization(tf.placeholder(tf.float32, [2, 8, 8, 4], name='y'),
+                                      training=True, renorm=True)
+        names = [o.name for o in g.get_operations()]
+    at = names.index('batch_normalization/AssignMovingAvg_3')
+    assert names[at + 1:at + 6] == [  # measured in TF 1.15
+        'batch_normalization/mul_2', 'batch_normalization/sub_1/y', 'batch_normalization/sub_1',
+        'batch_normalization/Relu', 'batch_normalization/AssignNewValue']

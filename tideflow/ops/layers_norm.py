@@ -352,10 +352,25 @@ class BatchNormalization(Layer):
         moving variance set from it (a relu keeps rounding from making it negative)."""
         stddev = self._assign_moving_average(
             self.moving_stddev, math_ops.sqrt(new_variance + self.epsilon), self.momentum)
+        update = getattr(stddev, "_update_op", None)
+        if update is None:
+            square = stddev * stddev
+        else:
+            # a resource variable's update gives TF 1.15 an unread variable, read afresh
+            # (after the update) by each operand of the square: "ReadVariableOp", then
+            # "mul_N/ReadVariableOp" inside the Mul's scope
+            with ops.control_dependencies([update]):
+                first = self.moving_stddev.value()
+            with ops.name_scope(None, "mul") as scope:
+                with ops.control_dependencies([update]):
+                    second = self.moving_stddev.value()
+                square = math_ops.multiply(first, second, name=scope)
+        # as TF 1.15: the new value is made in the layer's scope (mul, sub, Relu), only the
+        # Assign in AssignNewValue
+        value = _nn().relu(square - self.epsilon)
         with ops.name_scope(None, "AssignNewValue") as scope, \
                 ops.colocate_with(self.moving_variance.op):
-            return state_ops.assign(self.moving_variance,
-                                    _nn().relu(stddev * stddev - self.epsilon), name=scope)
+            return state_ops.assign(self.moving_variance, value, name=scope)
 
     def _renorm_correction_and_moments(self, mean, variance, training):
         """Batch renormalization's corrections ``r`` and ``d`` from the pre-update renorm

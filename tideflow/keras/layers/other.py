@@ -130,6 +130,9 @@ class BatchNormalization(Layer):
     def _renorm_correction_and_moments(self, mean, variance, training):
         return _tf_layers_bn()._renorm_correction_and_moments(self, mean, variance, training)
 
+    def _renorm_variance_update(self, new_variance):
+        return _tf_layers_bn()._renorm_variance_update(self, new_variance)
+
     def _uses_fused(self, rank):
         """TF 1.15's choice: the fused kernel for 4-D inputs normalized over axis 1 or 3
         (unless ``fused=False``)."""
