@@ -417,3 +417,29 @@ def test_matrix_vector_products_and_a_linear_regression_match_tf_bits():
             losses = [s.run([loss, train])[0] for _ in range(16)]
             _bits_equal(losses[::5], _GEMV_REF["losses"])
             _bits_equal(s.run(w), _GEMV_REF["w"])
+
+
+def test_row_times_transposed_matrix_is_eigens_row_product():
+    # [1, 21] @ [5, 21]^T: Eigen's row-major matrix-vector product (8-float lanes), as TF 1.15
+    rs = np.random.RandomState(2721)
+    x = rs.randn(1, 21).astype(np.float32)
+    b = rs.randn(5, 21).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as s:
+        _bits_equal(s.run(tf.matmul(x, b, transpose_b=True)),
+                    "bfdb32e53fa30c7fbf0e0da43eaa00f0c02fa9f4"
+                    "")
+
+
+def test_odd_last_row_of_a_matrix_vector_product_takes_a_half_packet():
+    # Eigen takes rows 8, 4 and 2 at a time; a last odd row adds 4 products as a half packet
+    # before its scalar tail (TF 1.15's bits)
+    rs = np.random.RandomState(2722)
+    want = [("be6c3896c07ab348402a1f2b41063469c0a04382c087314541117624bea5b363"
+             "bf892e1e"),
+            ("4050c95abe48f0e63ff96a23c046d762c01c5795c00bf8473f353adf404698e1"
+             "3fd3f645c00fea71be69d458c075d0a4c0944ac5403e00fa3f488730")]
+    with tf.Graph().as_default(), tf.Session() as s:
+        for (m, k), w in zip([(9, 22), (15, 7)], want):
+            a = rs.randn(m, k).astype(np.float32)
+            x = rs.randn(k, 1).astype(np.float32)
+            _bits_equal(s.run(tf.matmul(a, x)), w)

@@ -78,7 +78,7 @@ def _gemv_rows(m, v):
     """``m @ v`` for float32 [rows, k] ``m`` and [k] ``v`` as Eigen's row-major matrix-vector
     product in TF 1.15: products added lane-wise in 8-float packets (a multiply, then an add),
     the lanes summed as ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)), then the last
-    ``k % 8`` products one after another."""
+    ``k % 8`` products one after another (see below for an odd last row)."""
     rows, k = m.shape
     full = k - k % 8
     if full:
@@ -92,8 +92,18 @@ def _gemv_rows(m, v):
         total = (half[:, 0] + half[:, 2]) + (half[:, 1] + half[:, 3])
     else:
         total = np.zeros(rows, _F32)
+    # Eigen takes the rows 8, 4 and 2 at a time, and a last odd row alone: that one adds the
+    # next 4 products as a half packet, summed (p0 + p2) + (p1 + p3), before its scalar tail
+    tail = full
+    if rows % 2 and k - full >= 4:
+        p = m[-1, full:full + 4] * v[full:full + 4]
+        total[-1] += (p[0] + p[2]) + (p[1] + p[3])
+        tail = full + 4
     for j in range(full, k):
-        total += m[:, j] * v[j]
+        if j < tail:
+            total[:-1] += m[:-1, j] * v[j]
+        else:
+            total += m[:, j] * v[j]
     return total
 
 
@@ -126,7 +136,7 @@ def _matmul_as_tf_gemv(a, b, transpose_a, transpose_b):
     m_rows = a.shape[1] if transpose_a else a.shape[0]
     n_cols = b.shape[0] if transpose_b else b.shape[1]
     k = a.shape[0] if transpose_a else a.shape[1]
-    if k == 0 or (m_rows == 1) == (n_cols == 1):
+    if k == 0 or (m_rows == 1) == (n_cols == 1):  # (a dot product takes another order)
         return None
     if n_cols == 1:
         v = b.reshape(-1)
@@ -135,7 +145,7 @@ def _matmul_as_tf_gemv(a, b, transpose_a, transpose_b):
         return _gemv_rows(a, v).reshape(m_rows, 1)
     if not transpose_b:  # [1, k] @ [k, n]: b's transpose read by columns
         return _gemv_cols(b, a.reshape(-1), b.shape[1]).reshape(1, n_cols)
-    return None
+    return _gemv_rows(b, a.reshape(-1)).reshape(1, n_cols)  # [1, k] @ [n, k]^T: b by rows
 
 
 def _matmul(a, b, *, transpose_a, transpose_b):
