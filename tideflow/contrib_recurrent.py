@@ -40,11 +40,13 @@ def Recurrent(theta, state0, inputs, cell_fn, cell_grad=None, extras=None,
     ones when ``aligned_end``), every step's state stored at its index of the accumulated
     states (zeros at the steps not run).
 
-    ``theta``, ``state0`` and ``inputs`` are structures of tensors. The gradient is the
-    loop's own (tideflow differentiates through the steps): a given ``cell_grad`` is not
-    called, so it must be ``cell_fn``'s true gradient for the results to agree with TF's.
+    ``theta``, ``state0`` and ``inputs`` are structures of tensors. Without ``cell_grad`` the
+    gradient is the loop's own; with it, the backward pass runs the steps in reverse calling
+    ``cell_grad(theta, state0_t, inputs[t], extras[t], dstate1) -> (dtheta, dstate0,
+    dinputs)``, as TF's (whose ``state0_t`` is the previous accumulated state, zeros before
+    the first step run but at step 0).
     """
-    del use_tpu, extras  # the extras ``cell_fn`` returns are not returned by TF either
+    del use_tpu
     if cell_grad is None and _is_single_time_step(inputs, max_input_length):
         # one step, statically known: no loop (as TF)
         inputs = nest.map_structure(lambda x: array_ops.squeeze(x, axis=0), inputs)
@@ -52,7 +54,9 @@ def Recurrent(theta, state0, inputs, cell_fn, cell_grad=None, extras=None,
         return nest.map_structure(lambda x: array_ops.expand_dims(x, axis=0), state1), state1
     # TF calls cell_fn once outside its loop, for the extras' structure (and a cell's
     # variables are made there)
-    cell_fn(theta, state0, _index(inputs, 0))
+    _, first_extras = cell_fn(theta, state0, _index(inputs, 0))
+    if extras is None:
+        extras = nest.map_structure(array_ops.zeros_like, first_extras)
     flat_inputs = nest.flatten(inputs)
     slen = array_ops.shape(flat_inputs[0])[0]
     if max_input_length is None:
@@ -60,12 +64,25 @@ def Recurrent(theta, state0, inputs, cell_fn, cell_grad=None, extras=None,
     max_input_length = cast_ops.cast(max_input_length, dtypes.int32)
     start = slen - max_input_length if aligned_end else 0
     limit = slen if aligned_end else max_input_length
+    if cell_grad is None:
+        acc, final, _ = _forward(theta, state0, inputs, extras, cell_fn, slen, start, limit)
+        return acc, final
+    return _with_cell_grad(theta, state0, inputs, extras, cell_fn, cell_grad, slen, start,
+                           limit)
+
+
+def _tensor_array_of(values, size):
+    return tuple(TensorArray(dtype=v.dtype, size=size, element_shape=v.get_shape())
+                 for v in values)
+
+
+def _forward(theta, state0, inputs, extras, cell_fn, slen, start, limit):
+    """The loop: ``(accumulated states, final state, accumulated extras)``."""
+    flat_inputs = nest.flatten(inputs)
     flat_state0 = [ops.convert_to_tensor(s) for s in nest.flatten(state0)]
+    flat_extras = [ops.convert_to_tensor(e) for e in nest.flatten(extras)]
     static_len = flat_inputs[0].get_shape()[0].value if flat_inputs[0].get_shape().ndims \
         else None
-    accumulators = tuple(
-        TensorArray(dtype=s.dtype, size=slen, element_shape=s.get_shape())
-        for s in flat_state0)
     # the steps read the inputs from TensorArrays (their gradient, a TensorArray too, sums
     # over the steps)
     input_tas = tuple(
@@ -81,24 +98,108 @@ def Recurrent(theta, state0, inputs, cell_fn, cell_grad=None, extras=None,
     def cond(t, *_):
         return math_ops.less(t, limit)
 
-    def body(t, acc, flat_state):
+    def body(t, acc, acc_extras, flat_state):
         state = nest.pack_sequence_as(state0, list(flat_state))
-        state1, _ = cell_fn(theta, state, inputs_at(t))
+        state1, extras1 = cell_fn(theta, state, inputs_at(t))
         flat1 = [ops.convert_to_tensor(s) for s in nest.flatten(state1)]
         for new, old in zip(flat1, flat_state, strict=True):
             new.set_shape(old.get_shape())
         acc = tuple(a.write(t, s) for a, s in zip(acc, flat1, strict=True))
-        return t + 1, acc, tuple(flat1)
+        acc_extras = tuple(a.write(t, e) for a, e in
+                           zip(acc_extras, nest.flatten(extras1), strict=True))
+        return t + 1, acc, acc_extras, tuple(flat1)
 
-    _, acc, final = while_loop(cond, body, (ops.convert_to_tensor(start), accumulators,
-                                            tuple(flat_state0)))
-    stacked = []
-    for a, s in zip(acc, flat_state0, strict=True):
-        value = a.stack()
-        value.set_shape(TensorShape([static_len]).concatenate(s.get_shape()))
-        stacked.append(value)
-    return (nest.pack_sequence_as(state0, stacked),
-            nest.pack_sequence_as(state0, list(final)))
+    _, acc, acc_extras, final = while_loop(
+        cond, body, (ops.convert_to_tensor(start), _tensor_array_of(flat_state0, slen),
+                     _tensor_array_of(flat_extras, slen), tuple(flat_state0)))
+
+    def stacked(tas, likes):
+        out = []
+        for a, like in zip(tas, likes, strict=True):
+            value = a.stack()
+            value.set_shape(TensorShape([static_len]).concatenate(like.get_shape()))
+            out.append(value)
+        return out
+
+    return (nest.pack_sequence_as(state0, stacked(acc, flat_state0)),
+            nest.pack_sequence_as(state0, list(final)),
+            nest.pack_sequence_as(extras, stacked(acc_extras, flat_extras)))
+
+
+def _with_cell_grad(theta, state0, inputs, extras, cell_fn, cell_grad, slen, start, limit):
+    """``_forward`` whose gradient is TF's backward loop over ``cell_grad``."""
+    from tideflow.ops.misc_ops import custom_gradient
+
+    counts = [len(nest.flatten(x)) for x in (theta, state0, inputs)]
+
+    @custom_gradient
+    def run(*flat):
+        th = nest.pack_sequence_as(theta, list(flat[:counts[0]]))
+        s0 = nest.pack_sequence_as(state0, list(flat[counts[0]:counts[0] + counts[1]]))
+        xs = nest.pack_sequence_as(inputs, list(flat[counts[0] + counts[1]:]))
+        acc, final, acc_extras = _forward(th, s0, xs, extras, cell_fn, slen, start, limit)
+
+        def grad(*dys):
+            n = counts[1]
+            d_acc = nest.pack_sequence_as(state0, [_zeros_if_none(d, a) for d, a in zip(
+                dys[:n], nest.flatten(acc), strict=True)])
+            d_final = [_zeros_if_none(d, f) for d, f in zip(dys[n:], nest.flatten(final),
+                                                              strict=True)]
+            return _backward(th, s0, xs, acc, acc_extras, d_acc, d_final, cell_grad, start,
+                             limit)
+
+        return [*nest.flatten(acc), *nest.flatten(final)], grad
+
+    flat = run(*nest.flatten(theta), *nest.flatten(state0), *nest.flatten(inputs))
+    n = counts[1]
+    return (nest.pack_sequence_as(state0, list(flat[:n])),
+            nest.pack_sequence_as(state0, list(flat[n:])))
+
+
+def _zeros_if_none(grad, like):
+    return array_ops.zeros_like(like) if grad is None else grad
+
+
+def _backward(theta, state0, inputs, acc, acc_extras, d_acc, d_final, cell_grad, start,
+              limit):
+    """TF's backward loop: from the last step run down to the first, ``cell_grad`` of each
+    step given the state before it; the gradients of theta (summed), state0 and inputs."""
+    flat_theta = nest.flatten(theta)
+    flat_inputs = nest.flatten(inputs)
+    flat_state0 = nest.flatten(state0)
+    slen = array_ops.shape(flat_inputs[0])[0]
+    d_input_tas = tuple(TensorArray(dtype=x.dtype, size=slen,
+                                    element_shape=x.get_shape()[1:]) for x in flat_inputs)
+
+    def cond(t, *_):
+        return math_ops.greater_equal(t, start)
+
+    def body(t, d_theta, d_state1, d_input_tas):
+        previous = _index(acc, math_ops.maximum(0, t - 1))
+        state0_t = [array_ops.where(math_ops.equal(t, 0), s, p) for s, p in
+                    zip(flat_state0, nest.flatten(previous), strict=True)]
+        state0_t = nest.pack_sequence_as(state0, state0_t)
+        d_state1 = [a + d for a, d in zip(nest.flatten(_index(d_acc, t)), d_state1,
+                                          strict=True)]
+        d_theta_t, d_state0, d_inputs_t = cell_grad(
+            theta, state0_t, _index(inputs, t), _index(acc_extras, t),
+            nest.pack_sequence_as(state0, d_state1))
+        d_theta_t = [_zeros_if_none(d, x) for d, x in
+                     zip(nest.flatten(d_theta_t), flat_theta, strict=True)]
+        d_state0 = [_zeros_if_none(d, x) for d, x in
+                    zip(nest.flatten(d_state0), flat_state0, strict=True)]
+        d_inputs_t = [_zeros_if_none(d, x[0]) for d, x in
+                      zip(nest.flatten(d_inputs_t), flat_inputs, strict=True)]
+        d_theta = tuple(a + b for a, b in zip(d_theta, d_theta_t, strict=True))
+        d_input_tas = tuple(ta.write(t, d) for ta, d in
+                            zip(d_input_tas, d_inputs_t, strict=True))
+        return t - 1, d_theta, tuple(d_state0), d_input_tas
+
+    _, d_theta, d_state0, d_input_tas = while_loop(
+        cond, body, (limit - 1, tuple(array_ops.zeros_like(x) for x in flat_theta),
+                     tuple(d_final), d_input_tas))
+    d_inputs = [ta.stack() for ta in d_input_tas]
+    return [*d_theta, *d_state0, *d_inputs]
 
 
 def _apply_lengths(sequence_lengths, output):
