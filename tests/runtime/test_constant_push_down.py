@@ -315,3 +315,21 @@ def test_division_by_a_sqrt_read_elsewhere_divides(case):
             got, sq = sess.run([tf.identity(x / s), s], {x: a, y: p})
             expected = a / sq
     assert _bits(got) == _bits(expected)
+
+
+def test_cube_by_a_constant_rotates_in_the_second_round():
+    # model_pruning's sparsity schedule: -0.75 * Pow(1 - p, 3) + 0.85. TF's arithmetic
+    # optimizer makes the Pow Mul(x, Square(x)), and the second constant-folding round pushes
+    # -0.75 down to the Square: x * (-0.75 * x * x). Printed by TF 1.15 at steps 0..4.
+    with tf.Graph().as_default():
+        gs = tf.Variable(0, dtype=tf.int64)
+        p = tf.minimum(1.0, tf.maximum(0.0, tf.div(tf.cast(gs, tf.float32), 10)))
+        s = tf.add(tf.multiply(0.1 - 0.85, tf.pow(1 - p, 3)), 0.85)
+        inc = tf.assign_add(gs, 1)
+        sess = tf.Session()
+        sess.run(tf.global_variables_initializer())
+        got = []
+        for _ in range(5):
+            got.append(repr(sess.run(s)))
+            sess.run(inc)
+    assert got == ["0.100000024", "0.30325007", "0.466", "0.5927501", "0.688"]

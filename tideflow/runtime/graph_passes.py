@@ -124,6 +124,27 @@ def _cube(x, y):
     return (x * x) * x
 
 
+def _pow_as(op, fed, replace, consts):
+    """The exponent of a Pow that TF's ConvertPow rewrites (a key of _POW_AS), else None."""
+    if op._type != "Pow" or len(op._inputs) != 2:
+        return None
+    out = op._outputs[0]
+    x = replace.get(op._inputs[0], op._inputs[0])
+    y = replace.get(op._inputs[1], op._inputs[1])
+    if (out in consts or out in fed or y not in consts or y in fed
+            or out.dtype.base_dtype not in (dtypes.float16, dtypes.float32, dtypes.float64)):
+        return None
+    c = np.asarray(consts[y])
+    if c.size == 0 or not np.all(c == c.flat[0]):
+        return None
+    e = float(c.flat[0])
+    if e not in _POW_AS or (c.size != 1 and tuple(c.shape) != tuple(x.shape.as_list() or ())):
+        return None
+    if c.ndim > len(x.shape) if x.shape.ndims is not None else c.size != 1:
+        return None
+    return e
+
+
 def _convert_pow(order, fed, replace, consts):
     """TF's arithmetic optimizer (its ConvertPow stage): ``Pow(x, c)`` with every element of
     the constant ``c`` one value runs as ``Square(x)`` for 2, ``Square(x) * x`` for 3,
@@ -135,21 +156,8 @@ def _convert_pow(order, fed, replace, consts):
     from tideflow.framework import op_registry
 
     for op in order:
-        if op._type != "Pow" or op in replace.kernels or len(op._inputs) != 2:
-            continue
-        out = op._outputs[0]
-        x = replace.get(op._inputs[0], op._inputs[0])
-        y = replace.get(op._inputs[1], op._inputs[1])
-        if (out in consts or out in fed or y not in consts or y in fed
-                or out.dtype.base_dtype not in (dtypes.float16, dtypes.float32, dtypes.float64)):
-            continue
-        c = np.asarray(consts[y])
-        if c.size == 0 or not np.all(c == c.flat[0]):
-            continue
-        e = float(c.flat[0])
-        if e not in _POW_AS or (c.size != 1 and tuple(c.shape) != tuple(x.shape.as_list() or ())):
-            continue
-        if c.ndim > len(x.shape) if x.shape.ndims is not None else c.size != 1:
+        e = _pow_as(op, fed, replace, consts)
+        if e is None or op in replace.kernels:
             continue
         name = _POW_AS[e]
         if name is None:
@@ -526,7 +534,7 @@ _ARITH = {"Add": "+", "AddV2": "+", "Sub": "-", "Mul": "*", "Div": "/", "RealDiv
 
 
 class _Node:
-    __slots__ = ("ins", "keep", "kind", "op", "orig", "uses", "value")
+    __slots__ = ("dormant", "ins", "keep", "kind", "op", "orig", "uses", "value")
 
     def __init__(self, op, kind, ins):
         self.op, self.kind, self.ins = op, kind, ins
@@ -534,6 +542,7 @@ class _Node:
         self.value = None  # folded to a constant
         self.uses = 0
         self.keep = False  # fetched: its value may change, it may not be pushed into
+        self.dormant = False  # a Pow that becomes a Mul only after the first round
 
 
 class _Const:
@@ -558,13 +567,14 @@ def _settled_const(t, fed, consts):
 
 def _push_down(p):
     """One ConstantPushDown at node ``p`` (in place, as TF's); True when it rotated."""
-    if p.kind == "/" or p.value is not None:
+    if p.kind == "/" or p.value is not None or p.dormant:
         return False
     left_c, right_c = _is_const(p.ins[0]), _is_const(p.ins[1])
     if left_c == right_c:
         return False
     child = p.ins[1] if left_c else p.ins[0]
-    if not isinstance(child, _Node) or child.value is not None or child.keep or child.uses != 1:
+    if (not isinstance(child, _Node) or child.value is not None or child.keep
+            or child.uses != 1 or child.dormant):
         return False
     add_family = p.kind in "+-"
     if (child.kind in "+-") != add_family or child.kind == "/":
@@ -608,6 +618,8 @@ def _constant_push_down(order, fed, fetches, replace, consts, device):
     nodes = {}
     for op in order:
         kind = _ARITH.get(op._type)
+        if kind is None and _pow_as(op, fed, replace, consts) == 3.0:
+            kind = "^3"  # Pow(x, 3): Mul(x, Square(x)) once the arithmetic optimizer has run
         if (kind is None or len(op._inputs) != 2 or op in replace.kernels or op._control_inputs
                 or len(op._outputs) != 1):
             continue
@@ -629,6 +641,12 @@ def _constant_push_down(order, fed, fetches, replace, consts, device):
             with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
                 ins[1] = _Const(np.asarray(1 / ins[1].value))
             kind = "*"
+        if kind == "^3":
+            square = _Node(None, "*", [ins[0], ins[0]])
+            square.uses, square.keep = 2, True  # (made by the rewrite: never rotated itself)
+            nodes[op] = _Node(op, "*", [ins[0], square])
+            nodes[op].dormant = True
+            continue
         nodes[op] = _Node(op, kind, ins)
     if not nodes:
         return
@@ -639,18 +657,23 @@ def _constant_push_down(order, fed, fetches, replace, consts, device):
         n.keep = op._outputs[0] in keep
     seq = list(nodes.values())
     changed = False
-    for _ in range(16):
-        moved = False
-        for n in seq:  # fold what became constant
-            if n.value is None and all(_is_const(r) for r in n.ins):
-                with np.errstate(all="ignore"):
-                    n.value = _PD_UFUNCS[n.kind](n.ins[0].value, n.ins[1].value)
-                moved = True
-        for n in seq:
-            moved = _push_down(n) or moved
-        if not moved:
+    for rounds in (16, 16):  # grappler's two rounds: a Pow by 3 is a Mul in the second
+        for _ in range(rounds):
+            moved = False
+            for n in seq:  # fold what became constant
+                if n.value is None and all(_is_const(r) for r in n.ins):
+                    with np.errstate(all="ignore"):
+                        n.value = _PD_UFUNCS[n.kind](n.ins[0].value, n.ins[1].value)
+                    moved = True
+            for n in seq:
+                moved = _push_down(n) or moved
+            if not moved:
+                break
+            changed = True
+        if not any(n.dormant for n in seq):
             break
-        changed = True
+        for n in seq:
+            n.dormant = False
     if not changed:
         return
     _realize(nodes, seq, order, replace, consts, copy)
@@ -694,6 +717,8 @@ def _realize(nodes, seq, order, replace, consts, copy):
             return ("t", r)
         if r.value is not None:
             return ("c", r.value)
+        if r.op is None:  # (a Pow's Square)
+            return (r.kind, expand(r.ins[0], leaves, deep), expand(r.ins[1], leaves, deep))
         if r not in dirty:
             leaves.append(r.op._outputs[0])
             return ("t", r.op._outputs[0])
