@@ -3,6 +3,7 @@ string below was measured in TF 1.15 (timings and paths normalized where noted).
 
 import re
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -322,3 +323,29 @@ def test_a_feed_numpy_cannot_convert_fails_with_tf_1_15s_python_words():
             sess.run(i, {i: object()})
         assert str(info.value) == ("int() argument must be a string, a bytes-like object or a "
                                    "number, not 'object'")
+
+
+def test_keras_fit_warns_of_a_dataset_it_knows_is_not_shuffled(caplog):
+    # measured in TF 1.15: the warning when every transformation of fit's dataset is one Keras
+    # knows keeps the order; none after a shuffle, for a generator or with shuffle=False
+    x = np.zeros([8, 4], np.float32)
+    y = np.zeros([8, 1], np.float32)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
+    m.compile("sgd", "mse")
+    base = tf.data.Dataset.from_tensor_slices((x, y))
+    want = ("Expected a shuffled dataset but input dataset `x` is not shuffled. Please invoke "
+            "`shuffle()` on input dataset.")
+    gen = tf.data.Dataset.from_generator(lambda: iter([(x[:4], y[:4])]),
+                                         (tf.float32, tf.float32), ([4, 4], [4, 1]))
+    for ds, kw, warned in [
+            (base.batch(4).repeat(), {}, True),
+            (base.shuffle(8).batch(4).repeat(), {}, False),
+            (base.batch(4).repeat(), {"shuffle": False}, False),
+            (gen.repeat(), {}, False),
+            (base.cache().batch(4).prefetch(2).repeat(), {}, True),
+            (base.batch(4).repeat().with_options(tf.data.Options()), {}, True)]:
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            m.fit(ds, steps_per_epoch=2, verbose=0, **kw)
+        assert [r.getMessage() for r in caplog.records if "shuffle" in r.getMessage()] == (
+            [want] if warned else [])

@@ -24,6 +24,32 @@ from tideflow.keras.engine import base_layer
 from tideflow.keras.engine.base_layer import flatten
 from tideflow.keras.engine.network import Network
 
+# the transformations TF 1.15's Keras knows keep a dataset unshuffled (by op type; the file
+# readers by class)
+_UNSHUFFLING = frozenset({
+    "BatchDataset", "BatchDatasetV2", "ConcatenateDataset", "CacheDataset", "CacheDatasetV2",
+    "FilterDataset", "MapDataset", "PaddedBatchDataset", "PaddedBatchDatasetV2",
+    "ParallelMapDataset", "PrefetchDataset", "RangeDataset", "RepeatDataset", "SkipDataset",
+    "SparseTensorSliceDataset", "TakeDataset", "TensorDataset", "TensorSliceDataset",
+    "WindowDataset", "ZipDataset"})
+_UNSHUFFLING_CLASSES = frozenset({
+    "TextLineDatasetV1", "TextLineDataset", "TFRecordDatasetV1",
+    "TFRecordDataset", "FixedLengthRecordDatasetV1", "FixedLengthRecordDataset"})
+
+
+def _surely_not_shuffled(x):
+    """TF 1.15's check before it warns that fit's dataset is not shuffled: every dataset of
+    the pipeline is one it knows keeps the order (a shuffle, or any other, and it cannot
+    tell)."""
+    from tideflow.ops.dataset_ops import Dataset, _WithOptions
+
+    if not isinstance(x, Dataset):
+        return False
+    if (getattr(x, "_op_type", None) not in _UNSHUFFLING and not isinstance(x, _WithOptions)
+            and type(x).__name__ not in _UNSHUFFLING_CLASSES):
+        return False
+    return all(_surely_not_shuffled(d) for d in x._inputs())
+
 
 def _is_dataset(x):
     """A tf.data dataset or iterator, or symbolic tensors (read batch by batch)."""
@@ -1022,6 +1048,9 @@ class Model(Network):
                 raise ValueError("`y` argument is not supported when using dataset as input.")
             if y is not None:  # symbolic inputs and targets
                 x = (x, y)
+            if shuffle and _surely_not_shuffled(x):
+                tf.logging.warning("Expected a shuffled dataset but input dataset `x` is not "
+                                   "shuffled. Please invoke `shuffle()` on input dataset.")
             source = _DatasetSource(self, x, steps_per_epoch, steps_name="steps_per_epoch")
             source.peek()
             val = None
