@@ -349,3 +349,25 @@ def test_keras_fit_warns_of_a_dataset_it_knows_is_not_shuffled(caplog):
             m.fit(ds, steps_per_epoch=2, verbose=0, **kw)
         assert [r.getMessage() for r in caplog.records if "shuffle" in r.getMessage()] == (
             [want] if warned else [])
+
+
+def test_tf_test_assertion_reports_are_numpy_1s():
+    # measured in TF 1.15 (NumPy 1.18): no list of mismatched indices, " x: "/" y: "
+    t = tf.test.TestCase("__init__")
+    with pytest.raises(AssertionError) as info:
+        t.assertAllEqual([1, 2, 3], [1, 5, 3])
+    assert str(info.value).split("\n")[-4:] == [
+        "Max absolute difference: 3", "Max relative difference: 0.6",
+        " x: array([1, 2, 3])", " y: array([1, 5, 3])"]
+    with pytest.raises(AssertionError) as info:
+        t.assertAllClose([1.0, np.nan], [1.0, 2.0])
+    assert str(info.value).split("\n")[-3:] == [
+        "x and y nan location mismatch:", " x: array([ 1., nan])", " y: array([1., 2.])"]
+    with pytest.raises(AssertionError) as info:
+        t.assertAllClose(np.ones([2, 3], np.float32), np.ones([2, 3]) * 1.1)
+    lines = str(info.value).split("\n")
+    assert "Mismatched elements: 6 / 6 (100%)" in lines
+    i = lines.index("Mismatched elements: 6 / 6 (100%)")
+    assert lines[i + 1:i + 4] == ["Max absolute difference: 0.1",
+                                  "Max relative difference: 0.09090909",
+                                  " x: array([[1., 1., 1.],"]

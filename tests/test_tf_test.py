@@ -273,7 +273,7 @@ def test_main_reports_as_tf_and_testcase_is_abseils(tmp_path):
     assert done.returncode == 1
     lines = done.stderr.splitlines()
     for want in ("[       OK ] T.testPasses", "[  FAILED  ] T.testFails",
-                 "[  SKIPPED ] T.test_session - Not a test."):
+                 "[  SKIPPED ] T.test_session"):  # (measured in TF 1.15: no reason shown)
         assert want in lines, done.stderr[-2000:]
     assert "AssertionError: [1] has length of 1, expected 2." in done.stderr
     assert lines[-1] == "FAILED (failures=1, skipped=1)"
