@@ -371,3 +371,17 @@ def test_tf_test_assertion_reports_are_numpy_1s():
     assert lines[i + 1:i + 4] == ["Max absolute difference: 0.1",
                                   "Max relative difference: 0.09090909",
                                   " x: array([[1., 1., 1.],"]
+
+
+def test_an_uninitialized_resource_variable_fetched_names_its_read_op():
+    # measured in TF 1.15: a resource variable is fetched through "<name>/Read/ReadVariableOp"
+    r = tf.Variable(1.0, use_resource=True, name="r")
+    with tf.Session() as sess:
+        for fetch in (r, [r, tf.constant(1.0)]):
+            msg = str(_error(sess, fetch))
+            assert msg.startswith("Error while reading resource variable r from Container: "
+                                  "localhost. This could mean that the variable was "
+                                  "uninitialized. Not found: Container localhost does not "
+                                  "exist. (Could not find resource: localhost/r)\n\t [[node "
+                                  "r/Read/ReadVariableOp (defined at "), msg
+            assert msg.endswith(") ]]")

@@ -895,6 +895,10 @@ def retval_note(ref, fetches):
     names = sorted({t.name for t in fetches if isinstance(t, Tensor)})
     if ref.name not in names:
         return ""
+    if state_ops.is_resource(ref.op):
+        # a resource variable is fetched through its read op (TF's "<name>/Read/ReadVariableOp")
+        return (f"\n\t [[node {ref.op.name}/Read/ReadVariableOp (defined at "
+                f"{ref.op._user_location}) ]]")
     return f"\n\t [[{{{{node _retval_{ref.op.name}_{ref.value_index}_{names.index(ref.name)}}}}}]]"
 
 
