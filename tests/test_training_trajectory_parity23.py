@@ -443,3 +443,21 @@ def test_odd_last_row_of_a_matrix_vector_product_takes_a_half_packet():
             a = rs.randn(m, k).astype(np.float32)
             x = rs.randn(k, 1).astype(np.float32)
             _bits_equal(s.run(tf.matmul(a, x)), w)
+
+
+def test_matmul_read_by_a_bias_add_takes_tfs_fused_gemm():
+    # TF 1.15's grappler fuses MatMul + BiasAdd (_FusedMatMul): the GEMM's sequential FMAs even
+    # for a column on the right, where the same MatMul fetched alone is Eigen's matrix-vector
+    # product; both as TF printed them
+    rs = np.random.RandomState(2723)
+    x = rs.randn(12, 21).astype(np.float32)
+    w = rs.randn(21, 1).astype(np.float32)
+    with tf.Graph().as_default():
+        xt = tf.placeholder(tf.float32, [None, 21])
+        mm = tf.matmul(xt, tf.constant(w))
+        ba = tf.nn.bias_add(mm, tf.constant([0.25]))
+        with tf.Session() as s:
+            _bits_equal(s.run(ba, {xt: x}), ("bf0fc4e6406e1e7dc0b259ccbf84349b403e5a1cbfa87babbf29f9fe3f9dcd84"
+                                "c0055ea4c09e9ca2c0c7006bc0800376"))
+            _bits_equal(s.run(mm, {xt: x}), ("bf4fc4e4405e1e7fc0ba59cdbfa4349a402e5a19bfc87badbf69fa023f7b9b09"
+                                "c0155ea3c0a69ca3c0cf0069c0880377"))

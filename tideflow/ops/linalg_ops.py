@@ -148,7 +148,31 @@ def _matmul_as_tf_gemv(a, b, transpose_a, transpose_b):
     return _gemv_rows(b, a.reshape(-1)).reshape(1, n_cols)  # [1, k] @ [n, k]^T: b by rows
 
 
+def matmul_as_fused_gemm(a, b, *, transpose_a, transpose_b):
+    """MatMul's kernel where TF 1.15's grappler fuses it with the BiasAdd that reads it
+    (``_FusedMatMul``): the GEMM even when one side is a vector (``runtime/graph_passes``).
+    TF's GEMM (MKL-DNN's sgemm) adds the products of a column one after another with an FMA
+    each while k is at most 384 (one block); with a column on the right that is done here,
+    in double (an exact product, one rounding to float32 per step)."""
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2
+            and a.dtype == b.dtype == _F32):
+        x = a.T if transpose_a else a
+        y = b.T if transpose_b else b
+        k = x.shape[1]
+        if y.shape == (k, 1) and 0 < k <= 384 and x.size <= _GEMV_MAX_SIZE:
+            v = y[:, 0].astype(np.float64)
+            acc = np.zeros(x.shape[0], np.float64)
+            for j in range(k):
+                acc = (x[:, j] * v[j] + acc).astype(_F32).astype(np.float64)
+            return acc.astype(_F32).reshape(-1, 1)
+    return _matmul_impl(a, b, transpose_a, transpose_b, gemv=False)
+
+
 def _matmul(a, b, *, transpose_a, transpose_b):
+    return _matmul_impl(a, b, transpose_a, transpose_b, gemv=True)
+
+
+def _matmul_impl(a, b, transpose_a, transpose_b, gemv):
     if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2
             and a.dtype == b.dtype and a.dtype.kind in "fciub"
             and a.dtype != np.float16):  # (not bfloat16: kind V)
@@ -156,7 +180,7 @@ def _matmul(a, b, *, transpose_a, transpose_b):
         x = a.T if transpose_a else a
         y = b.T if transpose_b else b
         if x.shape[1] == y.shape[0]:
-            if a.dtype == _F32 and (x.shape[0] == 1 or y.shape[1] == 1):
+            if gemv and a.dtype == _F32 and (x.shape[0] == 1 or y.shape[1] == 1):
                 out = _matmul_as_tf_gemv(a, b, transpose_a, transpose_b)
                 if out is not None:
                     return out

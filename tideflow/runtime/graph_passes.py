@@ -85,6 +85,43 @@ def _log_softmax_rewrites(order, fed, fetches, replace, consts):
         _read_from(replace, out, s)
 
 
+def _fused_matmul_rewrites(order, fed, fetches, replace, consts):
+    """TF's remapper fuses a float32 MatMul whose only reader is a BiasAdd into
+    ``_FusedMatMul`` (on the CPU), which runs the GEMM where a lone MatMul with a vector side
+    runs Eigen's matrix-vector product: such a MatMul (a dense layer with a bias: Dense(1)
+    and ``tf.layers.dense(x, 1)``) takes the GEMM's order. Not when its product is fetched or
+    fed, or read by anything else."""
+    import copy
+
+    from tideflow.framework import op_registry
+    from tideflow.ops import linalg_ops
+
+    products = {op._outputs[0]: op for op in order
+                if op._type == "MatMul" and op not in replace.kernels
+                and op._attrs.get("T") == dtypes.float32 and op._outputs[0] not in consts
+                and op._outputs[0] not in fed
+                and replace.get(op._outputs[0], op._outputs[0]) is op._outputs[0]}
+    if not products:
+        return
+    readers = {}
+    for op in order:
+        for t in op._inputs:
+            t = replace.get(t, t)
+            if t in products:
+                readers.setdefault(t, []).append(op)
+    keep = {replace.get(t, t) for t in fetches}
+    uses = _uses(order, replace, consts, products)
+    for t, matmul in products.items():
+        found = readers.get(t, [])
+        if (t in keep or uses[t] != 1 or len(found) != 1 or found[0]._type != "BiasAdd"
+                or replace.get(found[0]._inputs[0], found[0]._inputs[0]) is not t
+                or found[0]._device != matmul._device):
+            continue
+        decl = copy.copy(op_registry.get("MatMul"))
+        decl.kernel = linalg_ops.matmul_as_fused_gemm
+        replace.kernels[matmul] = decl
+
+
 def _times_reciprocal(reciprocal):
     # (the constant's reciprocal is taken once, when the plan is made)
     def kernel(x, y):
@@ -475,6 +512,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         _convert_pow(order, fed, replace, consts)
         _sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
         _div_by_constant_rewrites(order, fed, replace, consts)
+        _fused_matmul_rewrites(order, fed, fetches, replace, consts)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
