@@ -461,3 +461,18 @@ def test_matmul_read_by_a_bias_add_takes_tfs_fused_gemm():
                                 "c0055ea4c09e9ca2c0c7006bc0800376"))
             _bits_equal(s.run(mm, {xt: x}), ("bf4fc4e4405e1e7fc0ba59cdbfa4349a402e5a19bfc87badbf69fa023f7b9b09"
                                 "c0155ea3c0a69ca3c0cf0069c0880377"))
+
+
+def test_bias_add_grad_sums_rows_in_order_as_tf(restore_pool):
+    # TF 1.15's BiasGrad (ReduceOuterDimensions): rows in order, where NumPy's sum of one long
+    # column is pairwise (TF's values with a pool of 2 threads)
+    rs = np.random.RandomState(2724)
+    for shape, want in [((100, 1), "416fa961"), ((5000, 2), "43d696cc4315a14d")]:
+        g = (rs.randn(*shape) * np.exp(rs.randn(*shape))).astype(np.float32)
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, shape)
+            b = tf.Variable(np.zeros(shape[-1], np.float32))
+            grad = tf.gradients(tf.nn.bias_add(x, b), b, g)[0]
+            with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=2)) as s:
+                s.run(tf.global_variables_initializer())
+                _bits_equal(s.run(grad, {x: g}), want)

@@ -572,6 +572,14 @@ def _bias_add_grad_kernel(out_backprop, *, data_format="NHWC"):
             None, None, f"Input tensor must be at least 2D: {_dims(out_backprop.shape)}")
     axis = _channel_axis(out_backprop.ndim, data_format)
     axes = tuple(i for i in range(out_backprop.ndim) if i != axis)
+    if (axis == out_backprop.ndim - 1 and out_backprop.dtype == np.float32
+            and type(out_backprop) is np.ndarray and out_backprop.size):
+        # TF 1.15's BiasGrad: its ReduceOuterDimensions functor, rows in order within blocks
+        # split by its intra-op pool (as batch norm's gradient sums)
+        from tideflow.ops.normalization_ops import _outer_sums
+
+        return _outer_sums(np.ascontiguousarray(out_backprop).reshape(
+            -1, out_backprop.shape[-1]))
     if (axis == out_backprop.ndim - 1 and out_backprop.dtype in _GEMV_TYPES
             and out_backprop.size >= sums.GEMV_MIN and out_backprop.flags.c_contiguous):
         return sums.leading_sum(out_backprop, axis, False)
