@@ -173,3 +173,39 @@ def test_layers_renorm_new_variance_is_made_in_the_layer_scope_as_tf115():
     assert names[at + 1:at + 6] == [  # measured in TF 1.15
         'batch_normalization/mul_2', 'batch_normalization/sub_1/y', 'batch_normalization/sub_1',
         'batch_normalization/Relu', 'batch_normalization/AssignNewValue']
+
+
+def test_first_input_of_a_type_attr_fixes_it_as_tf115():
+    # TF 1.15's op_def_library types an op's inputs in order: a Python or NumPy value met
+    # before a tensor of the same type attr takes the attr's default (or its own) dtype, and
+    # the tensor must then match; only a list argument follows the first tensor in it.
+    # Messages measured in TF 1.15.
+    with tf.Graph().as_default():
+        d = tf.constant([2.], tf.float64)
+        cases = [  # (build, op, input, its type, the type fixed, by the argument)
+            (lambda: tf.add(1., d), 'Add', 'y', 'float64', 'float32', 'x'),
+            (lambda: tf.subtract(np.ones(1, np.float32), d), 'Sub', 'y', 'float64', 'float32',
+             'x'),
+            (lambda: tf.where([True], [1.], d), 'Select', 'e', 'float64', 'float32', 't'),
+            (lambda: tf.maximum(np.float64(1.), tf.constant(1., tf.float32)), 'Maximum', 'y',
+             'float32', 'float64', 'x'),
+            (lambda: tf.lin_space(0., d[0], 3), 'LinSpace', 'stop', 'float64', 'float32',
+             'start'),
+            (lambda: tf.squared_difference([1.], d), 'SquaredDifference', 'y', 'float64',
+             'float32', 'x'),
+            (lambda: tf.image.non_max_suppression_with_scores(
+                np.zeros((2, 4), np.float32), np.ones(2, np.float32), 1,
+                iou_threshold=tf.constant(.5, tf.float64)),
+             'NonMaxSuppressionV5', 'iou_threshold', 'float64', 'float32', 'boxes'),
+        ]
+        for fn, op, arg, got, want, first in cases:
+            msg = (f"^Input '{arg}' of '{op}' Op has type {got} that does not match type "
+                   f"{want} of argument '{first}'\\.$")
+            with pytest.raises(TypeError, match=msg):
+                fn()
+        # a list's type follows its tensors; the wrappers that cast do so as TF's
+        assert tf.stack([[1.], d]).dtype == tf.float64
+        assert tf.concat([np.ones(1, np.float32), d], 0).dtype == tf.float64
+        assert tf.clip_by_value(d, 0., 1.).dtype == tf.float64
+        assert tf.range(1., d[0]).dtype == tf.float64
+        assert tf.fill([2], d[0]).dtype == tf.float64

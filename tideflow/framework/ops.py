@@ -2051,13 +2051,14 @@ def _list_types_error(op_type, arg, values, earlier):
 
 def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
     in_args = op_def.inputs
-    # bind type attrs from inputs that are already tensors, so Python values follow them
+    # a list argument's type attr comes from its first tensor, wherever it stands (as TF's
+    # list conversion: stack([1., t64]) is float64); a single input's does not look ahead:
+    # the first input of a type attr fixes it (TF 1.15: add(1., t64) is a TypeError)
     for arg, value in zip(in_args, inputs):
         if arg.type_attr is not None and arg.type_attr not in attrs:
-            v = value
-            if arg.number_attr is not None and isinstance(value, (list, tuple)):
-                # as TF: a list's type comes from its first tensor, wherever it stands
-                v = next((x for x in value if isinstance(x, Tensor)), value[0] if value else None)
+            if arg.number_attr is None or not isinstance(value, (list, tuple)):
+                continue
+            v = next((x for x in value if isinstance(x, Tensor)), value[0] if value else None)
             if isinstance(v, Tensor):
                 attrs[arg.type_attr] = v._dtype.base_dtype
             elif hasattr(v, "_as_graph_element") and hasattr(v, "dtype") and not isinstance(
