@@ -62,12 +62,23 @@ def _half_product(x, y):
     return out
 
 
+# the longest contraction added in half in order (one k-block of TF's: its bits)
+_HALF_K_MAX = 256
+
+
 def _half_accumulates(x, y):
     # TF 1.15 accumulates float16 products in half; bit for bit as _half_product where one
-    # thread adds a k-block of at most a few hundred terms (a longer contraction is split in
-    # blocks, or across threads, in an order that depends on the machine); a row vector
-    # times a matrix (Eigen's gemv) adds in another order, nearer the float32 product's
-    return x.dtype == np.float16 and y.dtype == np.float16 and x.shape[-2] > 1
+    # thread adds a k-block of at most a few hundred terms. A longer contraction is split in
+    # blocks, or across threads, in an order that depends on the machine, and a row vector
+    # times a matrix (Eigen's gemv) adds in another order, nearer the float32 product's: those
+    # take the float32 product rounded once (_half_via_float32), ~100x faster than k passes
+    return (x.dtype == np.float16 and y.dtype == np.float16 and x.shape[-2] > 1
+            and x.shape[-1] <= _HALF_K_MAX)
+
+
+def _half_via_float32(x, y):
+    """float16 ``x @ y`` (batched) as the float32 product (BLAS) rounded once to half."""
+    return np.matmul(x.astype(np.float32), y.astype(np.float32)).astype(np.float16)
 
 
 _F32 = np.dtype(np.float32)
@@ -194,6 +205,8 @@ def _matmul_impl(a, b, transpose_a, transpose_b, gemv):
         _fail(f"Matrix size-incompatible: In[0]: {_dims(a.shape)}, In[1]: {_dims(b.shape)}")
     if _half_accumulates(x, y):
         return _half_product(x, y)
+    if a.dtype == np.float16 and b.dtype == np.float16:
+        return _half_via_float32(x, y)
     if a.dtype == _HALF_TYPES[1]:
         # TF 1.15's bfloat16 MatMul multiplies in float32 and truncates the product to
         # bfloat16 (FloatToBFloat16 keeps the upper 16 bits; it does not round)
@@ -250,6 +263,8 @@ def _batch_matmul(broadcast):
             if _half_accumulates(a, b):
                 np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
                 out = _half_product(a, b)
+            elif a.dtype == np.float16 and b.dtype == np.float16:
+                out = _half_via_float32(a, b)
             else:
                 with threads.small_product(_batched_macs(a, b)):
                     out = np.matmul(a, b)
