@@ -28,6 +28,19 @@ def _format_master(address, rpc_layer):
     return f"{rpc_layer}://{address}" if rpc_layer else address
 
 
+class _TaskMaster:
+    """``master()`` as the discovering resolvers (Slurm, Kubernetes, GCE) answer it: the
+    address of the given task, else of this resolver's own task, else ""."""
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None):
+        task_type = task_type if task_type is not None else self.task_type
+        task_id = task_id if task_id is not None else self.task_id
+        if task_type is not None and task_id is not None:
+            return _format_master(self.cluster_spec().task_address(task_type, task_id),
+                                  rpc_layer or self.rpc_layer)
+        return ""
+
+
 class SimpleClusterResolver(ClusterResolver):
     """A cluster given as a ``ClusterSpec`` (and the task, master and RPC layer)."""
 
@@ -221,7 +234,7 @@ def _expand_host(pattern):
     return out
 
 
-class SlurmClusterResolver(ClusterResolver):
+class SlurmClusterResolver(_TaskMaster, ClusterResolver):
     """The cluster of a Slurm job step (or an Open MPI run): task ``rank`` of the step's
     ``num_tasks`` (SLURM_PROCID/SLURM_NTASKS, or OMPI_COMM_WORLD_RANK/_SIZE) is given, in
     sorted job-name order, to the jobs of ``jobs`` ({job: number of tasks}); each node's
@@ -295,19 +308,11 @@ class SlurmClusterResolver(ClusterResolver):
     def get_task_info(self):
         return self.task_type, self.task_id
 
-    def master(self, task_type=None, task_id=None, rpc_layer=None):
-        task_type = task_type if task_type is not None else self.task_type
-        task_id = task_id if task_id is not None else self.task_id
-        if task_type is not None and task_id is not None:
-            return _format_master(self.cluster_spec().task_address(task_type, task_id),
-                                  rpc_layer or self.rpc_layer)
-        return ""
-
     def num_accelerators(self, task_type=None, task_id=None, config_proto=None):
         return {"GPU": self._gpus_per_node}
 
 
-class KubernetesClusterResolver(ClusterResolver):
+class KubernetesClusterResolver(_TaskMaster, ClusterResolver):
     """The cluster of the running pods the label selectors of ``job_to_label_mapping``
     ({job: [selector, ...]}, default ``{'worker': ['job-name=tensorflow']}``) select, each
     ``host_ip:tf_server_port``, by pod name. The pods are listed by ``override_client`` (an
@@ -334,14 +339,6 @@ class KubernetesClusterResolver(ClusterResolver):
         self.task_id = None
         self.rpc_layer = rpc_layer
 
-    def master(self, task_type=None, task_id=None, rpc_layer=None):
-        task_type = task_type if task_type is not None else self.task_type
-        task_id = task_id if task_id is not None else self.task_id
-        if task_type is not None and task_id is not None:
-            return _format_master(self.cluster_spec().task_address(task_type, task_id),
-                                  rpc_layer or self.rpc_layer)
-        return ""
-
     def cluster_spec(self):
         from tideflow.distributed.cluster import ClusterSpec
 
@@ -366,7 +363,7 @@ class KubernetesClusterResolver(ClusterResolver):
         return ClusterSpec(cluster)
 
 
-class GCEClusterResolver(ClusterResolver):
+class GCEClusterResolver(_TaskMaster, ClusterResolver):
     """The cluster of a Compute Engine instance group's running instances (``networkIP:port``
     each, sorted), one job ``task_type``. The instances are listed by ``service`` (a Compute
     API client, as ``googleapiclient.discovery.build('compute', 'v1')`` returns), else by
@@ -411,14 +408,6 @@ class GCEClusterResolver(ClusterResolver):
                 previous_request=request, previous_response=response)
         workers.sort()
         return ClusterSpec({self._task_type: workers})
-
-    def master(self, task_type=None, task_id=None, rpc_layer=None):
-        task_type = task_type if task_type is not None else self._task_type
-        task_id = task_id if task_id is not None else self._task_id
-        if task_type is not None and task_id is not None:
-            return _format_master(self.cluster_spec().task_address(task_type, task_id),
-                                  rpc_layer or self._rpc_layer)
-        return ""
 
     @property
     def task_type(self):

@@ -59,6 +59,25 @@ class TargetSpec:
         self.supported_types = supported_types
 
 
+def _frozen(sess, ins, outs, input_arrays, output_arrays, input_shapes):
+    """(graph_def with the session's variables frozen, inputs, outputs): the named arrays
+    where given instead of the model's own, with ``input_shapes`` set on the inputs."""
+    from tideflow.framework import graph_util_impl
+
+    graph = sess.graph
+    if input_arrays is not None:
+        ins = [_get_tensor(graph, n) for n in input_arrays]
+    if output_arrays is not None:
+        outs = [_get_tensor(graph, n) for n in output_arrays]
+    if input_shapes:
+        for t in ins:
+            if _tensor_name(t) in input_shapes:
+                t.set_shape(input_shapes[_tensor_name(t)])
+    graph_def = graph_util_impl.convert_variables_to_constants(
+        sess, graph.as_graph_def(), [t.op.name for t in outs])
+    return graph_def, ins, outs
+
+
 def _tensor_name(t):
     name = t.name
     return name.removesuffix(":0")
@@ -165,7 +184,6 @@ class TFLiteConverter(TFLiteConverterBase):
                          output_arrays=None, tag_set=None, signature_key=None):
         """Creates a converter from a SavedModel's MetaGraph and signature."""
         from tideflow import saved_model
-        from tideflow.framework import graph_util_impl
         from tideflow.framework import ops as ops_mod
         from tideflow.runtime.session import Session
 
@@ -187,23 +205,12 @@ class TFLiteConverter(TFLiteConverterBase):
             sig = meta.signature_def[signature_key]
             ins = [graph.get_tensor_by_name(sig.inputs[k].name) for k in sorted(sig.inputs)]
             outs = [graph.get_tensor_by_name(sig.outputs[k].name) for k in sorted(sig.outputs)]
-            if input_arrays is not None:
-                ins = [_get_tensor(graph, n) for n in input_arrays]
-            if output_arrays is not None:
-                outs = [_get_tensor(graph, n) for n in output_arrays]
-            if input_shapes:
-                for t in ins:
-                    if _tensor_name(t) in input_shapes:
-                        t.set_shape(input_shapes[_tensor_name(t)])
-            graph_def = graph_util_impl.convert_variables_to_constants(
-                sess, graph.as_graph_def(), [t.op.name for t in outs])
-        return cls(graph_def, ins, outs)
+            return cls(*_frozen(sess, ins, outs, input_arrays, output_arrays, input_shapes))
 
     @classmethod
     def from_keras_model_file(cls, model_file, input_arrays=None, input_shapes=None,
                               output_arrays=None, custom_objects=None):
         """Creates a converter from a Keras model saved to an HDF5 file."""
-        from tideflow.framework import graph_util_impl
         from tideflow.keras import backend
         from tideflow.keras.saving import load_model
 
@@ -215,20 +222,8 @@ class TFLiteConverter(TFLiteConverterBase):
         backend.set_learning_phase(False)
         model = load_model(model_file, custom_objects=custom_objects)
         sess = backend.get_session()
-        graph = sess.graph
-        ins = list(model.inputs)
-        outs = list(model.outputs)
-        if input_arrays is not None:
-            ins = [_get_tensor(graph, n) for n in input_arrays]
-        if output_arrays is not None:
-            outs = [_get_tensor(graph, n) for n in output_arrays]
-        if input_shapes:
-            for t in ins:
-                if _tensor_name(t) in input_shapes:
-                    t.set_shape(input_shapes[_tensor_name(t)])
-        graph_def = graph_util_impl.convert_variables_to_constants(
-            sess, graph.as_graph_def(), [t.op.name for t in outs])
-        return cls(graph_def, ins, outs)
+        return cls(*_frozen(sess, list(model.inputs), list(model.outputs), input_arrays,
+                            output_arrays, input_shapes))
 
     # -- conversion ------------------------------------------------------------------------
 
