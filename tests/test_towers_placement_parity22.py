@@ -173,10 +173,17 @@ def test_the_default_strategy_class_name():
     assert tf.distribute.get_strategy().num_replicas_in_sync == 1
 
 
-def test_distributed_evaluate_orders_its_metrics_by_name(tmp_path):
+@pytest.fixture
+def _quiet_logging():
+    before = tf.logging.get_verbosity()
+    tf.logging.set_verbosity(tf.logging.ERROR)
+    yield
+    tf.logging.set_verbosity(before)  # (later tests read the tensorflow logger's lines)
+
+
+def test_distributed_evaluate_orders_its_metrics_by_name(tmp_path, _quiet_logging):
     # TF 1.15 printed {'aae': -0.12365, 'loss': 0.58192, 'mae': 0.6114, 'global_step': 5.0}
     # for this program: the metrics in name order (loss among them), then the global step
-    tf.logging.set_verbosity(tf.logging.ERROR)
     x = np.random.RandomState(0).randn(32, 3).astype(np.float32)
     y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
 

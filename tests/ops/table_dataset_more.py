@@ -104,6 +104,28 @@ def _reduce_check():
     assert [int(g) for g in got] == [int(vals.sum()), int(np.prod(vals))]
 
 
+def _stats_aggregator_check():
+    # the aggregator set through the dataset's options collects each stage's histogram; its
+    # summary is empty before any element passes
+    with tf.Graph().as_default() as g:
+        agg = X.StatsAggregator()
+        ds = D.range(4).apply(X.latency_stats("lat")).apply(X.bytes_produced_stats("bytes"))
+        opts = tf.data.Options()
+        opts.experimental_stats.aggregator = agg
+        it = ds.with_options(opts).make_initializable_iterator()
+        nxt = it.get_next()
+        summary = agg.get_summary()
+        assert "SetStatsAggregatorDataset" in {op.type for op in g.get_operations()}
+        with tf.Session() as sess:
+            assert sess.run(summary) == b""
+            sess.run(it.initializer)
+            assert [int(sess.run(nxt)) for _ in range(4)] == [0, 1, 2, 3]
+            got = tf.Summary.FromString(sess.run(summary))
+    first = got.value[0]
+    assert (first.tag, first.histo.num, first.histo.sum) == ("bytes", 4.0, 32.0)
+    assert [v.tag for v in got.value] == ["bytes", "lat"]
+
+
 CASES = [
     _row(("ScanDataset",), lambda: D.range(5).apply(
         X.scan(np.int64(0), lambda s, x: (s + x, s * 10))), [0, 0, 10, 30, 60]),
@@ -139,6 +161,11 @@ CASES = [
                                                (tf.int64, tf.string)),
          [(1, b"one"), (2, b"two")]),
     Case("RandomDataset", check=_random_check),
+    _row(("LatencyStatsDataset",), lambda: D.range(3).apply(X.latency_stats("l")), [0, 1, 2]),
+    _row(("BytesProducedStatsDataset",), lambda: D.range(3).apply(X.bytes_produced_stats("b")),
+         [0, 1, 2]),
+    Case(("SetStatsAggregatorDataset", "StatsAggregatorSummary"),
+         check=_stats_aggregator_check),
     Case("ReduceDataset", check=_reduce_check),
     _row(("ParallelInterleaveDataset",), lambda: D.range(1, 4).apply(X.parallel_interleave(
         lambda x: D.from_tensors(x).repeat(x), cycle_length=2)), [1, 2, 2, 3, 3, 3]),
