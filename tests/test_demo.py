@@ -16,7 +16,9 @@ def test_cluster_demo(tmp_path):
         capture_output=True, text=True, timeout=400, check=True,
         env=dict(os.environ, PYTHONPATH=ROOT)).stdout
     assert "killing worker 2" in out, out
-    assert re.search(r"\[worker:0\] step 240, accuracy", out), out
+    # the chief trains on after the kill (which worker logs the last step of the shared
+    # global step is a race between the two left)
+    assert re.search(r"\[worker:0\] step 2[0-4]\d, accuracy", out), out
     acc = float(re.search(r"test accuracy of the chief's final model: ([0-9.]+)", out).group(1))
     assert acc >= 0.97, out
     assert os.path.exists(tmp_path / "demo" / "train" / "checkpoint")
