@@ -754,10 +754,11 @@ def test_convolutional_orthogonal_initializers_are_orthogonal():
 
 def test_saved_model_load_v2_signatures_and_variables(tmp_path):
     path = str(tmp_path / "m")
-    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,),
-                                                   kernel_initializer="ones",
-                                                   bias_initializer="ones")])
-    tf.saved_model.experimental.save(m, path)
+    with tf.Graph().as_default():  # (not the default graph the later tests build in)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,),
+                                                       kernel_initializer="ones",
+                                                       bias_initializer="ones")])
+        tf.saved_model.experimental.save(m, path)
     with tf.Graph().as_default():
         obj = tf.saved_model.load_v2(path)
         assert list(obj.signatures.keys()) == ["serving_default"]
