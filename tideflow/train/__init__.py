@@ -102,6 +102,7 @@ from tideflow.train.profiler_hook import ProfilerHook
 from tideflow.train.progress_hook import ProgressHook
 from tideflow.train.proximal_adagrad import ProximalAdagradOptimizer
 from tideflow.train.proximal_gradient_descent import ProximalGradientDescentOptimizer
+from tideflow.train.quantize_training import do_quantize_training_on_graphdef
 from tideflow.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tideflow.train.rmsprop import RMSPropOptimizer
 from tideflow.train.saver import Saver, export_meta_graph, import_meta_graph
@@ -116,7 +117,6 @@ from tideflow.train.supervisor import Supervisor
 from tideflow.train.sync_replicas_optimizer import SyncReplicasOptimizer, SyncReplicasOptimizerV2
 from tideflow.train.trackable_checkpoint import Checkpoint, CheckpointManager, CheckpointOptions
 from tideflow.train.train_extras import checkpoints_iterator, noisy_linear_cosine_decay
-from tideflow.train.quantize_training import do_quantize_training_on_graphdef
 from tideflow.train.training_util import (
     assert_global_step,
     create_global_step,
