@@ -7,47 +7,12 @@ import numpy as np
 
 _F = np.float32
 
-# logf: x = 2^k z, z in [0x3f330000, 2 * 0x3f330000) as bits; log(x) = log1p(z / c - 1)
-# + log(c) + k ln 2 with 1/c and log(c) from a 16-entry table by z's top mantissa bits
-_LOGF_OFF = 0x3F330000
-_LOGF_INVC = np.array([float.fromhex(h) for h in (
-    "0x1.661ec79f8f3bep+0", "0x1.571ed4aaf883dp+0", "0x1.49539f0f010bp+0",
-    "0x1.3c995b0b80385p+0", "0x1.30d190c8864a5p+0", "0x1.25e227b0b8eap+0",
-    "0x1.1bb4a4a1a343fp+0", "0x1.12358f08ae5bap+0", "0x1.0953f419900a7p+0", "0x1p+0",
-    "0x1.e608cfd9a47acp-1", "0x1.ca4b31f026aap-1", "0x1.b2036576afce6p-1",
-    "0x1.9c2d163a1aa2dp-1", "0x1.886e6037841edp-1", "0x1.767dcf5534862p-1")])
-_LOGF_LOGC = np.array([float.fromhex(h) for h in (
-    "-0x1.57bf7808caadep-2", "-0x1.2bef0a7c06ddbp-2", "-0x1.01eae7f513a67p-2",
-    "-0x1.b31d8a68224e9p-3", "-0x1.6574f0ac07758p-3", "-0x1.1aa2bc79c81p-3",
-    "-0x1.a4e76ce8c0e5ep-4", "-0x1.1973c5a611cccp-4", "-0x1.252f438e10c1ep-5", "0x0p+0",
-    "0x1.aa5aa5df25984p-5", "0x1.c5e53aa362eb4p-4", "0x1.526e57720db08p-3",
-    "0x1.bc2860d22477p-3", "0x1.1058bc8a07ee1p-2", "0x1.4043057b6ee09p-2")])
-_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
-_LOGF_A = tuple(float.fromhex(h) for h in (
-    "-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2"))
-
-
 def logf(x):
-    """glibc's ``logf`` of positive, normal float32 ``x`` (others: the exact log rounded)."""
-    x = np.asarray(x, dtype=_F)
-    ix = x.view(np.uint32).astype(np.int64)
-    tmp = ix - _LOGF_OFF
-    i = (tmp >> 19) % 16
-    k = tmp >> 23  # (an arithmetic shift: tmp is negative below the offset)
-    iz = (ix - (tmp & (0x1FF << 23))).astype(np.uint32)
-    z = iz.view(_F).astype(np.float64)
-    r = z * _LOGF_INVC[i] - 1.0
-    y0 = _LOGF_LOGC[i] + k * _LN2
-    r2 = r * r
-    y = _LOGF_A[1] * r + _LOGF_A[2]
-    y = _LOGF_A[0] * r2 + y
-    y = y * r2 + (y0 + r)
-    out = y.astype(_F)
-    odd = ~((ix >= 0x00800000) & (ix < 0x7F800000))  # zero, subnormal, negative, inf, nan
-    if odd.any():
-        with np.errstate(all="ignore"):
-            out[odd] = np.log(x[odd].astype(np.float64)).astype(_F)
-    return out
+    """glibc's ``logf`` of float32 ``x`` (one implementation: eigen_float32's, which the
+    kernels' scalar paths call too)."""
+    from tideflow.ops import eigen_float32
+
+    return eigen_float32._logf(x)
 
 
 # sincosf: |x| < pi/4 a polynomial in x; up to 120 the quadrant n = round(x * 2/pi) (2/pi
