@@ -10,6 +10,7 @@ cross-entropy backprop's in blocks of 2560 in a scratch buffer), rows wider than
 import hashlib
 
 import numpy as np
+import pytest
 
 import tideflow as tf
 
@@ -287,3 +288,24 @@ def test_whole_tensor_sums_and_l2_loss_add_as_eigens_tree():
             "bbb770c6"]
     for value, bits in zip(got, want):
         assert np.asarray(value, F).reshape(-1).view(np.uint32).tolist() == _hex(bits).tolist()
+
+
+# scalar sin/cos (a tensor of one element: TF's scalar path, glibc's sinf/cosf, which are not
+# the exact value rounded); inputs and outputs as float32 bits, measured in TF 1.15
+_SCALAR_COS = ([3215012541, 3230754012, 3231876354, 1084252541, 3238060508, 3232644066],
+               [1050469320, 3190558479, 1052206843, 1050087743, 3192691179, 1059794450])
+_SCALAR_SIN = ([3233951730, 1091695199, 1075253068, 3238960290, 1079033207, 3224969404],
+               [1046105313, 1050202901, 1060390375, 3204096556, 3186957509, 3195818430])
+
+
+@pytest.mark.parametrize("fn, data", [("cos", _SCALAR_COS), ("sin", _SCALAR_SIN)])
+def test_scalar_sin_cos_are_glibcs(fn, data):
+    xs = np.array(data[0], np.uint32).view(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        y = getattr(tf, fn)(x)
+        with tf.Session() as sess:
+            got = [sess.run(y, {x: xs[i:i + 1]})[0] for i in range(len(xs))]
+    assert np.array(got, np.float32).view(np.uint32).tolist() == data[1]
+    exact = getattr(np, fn)(xs.astype(np.float64)).astype(np.float32)
+    assert exact.view(np.uint32).tolist() != data[1]  # (the exact value rounded is not it)

@@ -463,7 +463,7 @@ _ROUNDING_MAGIC = _F(12582912)  # 1.5 * 2^23
 def _sincos(x, sine):
     """Eigen's packet sin or cos (float32, no FMA): x less its nearest multiple of pi/2 (pi/2
     subtracted in four parts), then the sine or cosine polynomial by the quadrant, the sign
-    put in by bits; glibc's sinf/cosf on the tail (here: rounded from double). Eigen reduces
+    put in by bits; glibc's sinf/cosf on the tail (glibc_float32.sincosf). Eigen reduces
     |x| from 25966 (sin) or 18838 (cos) with 2/pi's bits: here in double, a unit off at times."""
     flat, tail = _split(x)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -496,7 +496,9 @@ def _sincos(x, sine):
         y = np.where(even, s, c) if sine else np.where(even, c, s)
         y = (y.view(np.int32) ^ sign).view(_F)
     if tail:
-        y[-tail:] = _libm(np.sin if sine else np.cos, flat[-tail:])
+        from tideflow.ops import glibc_float32
+
+        y[-tail:] = glibc_float32.sincosf(flat[-tail:])[0 if sine else 1]
     return y.reshape(np.shape(x))
 
 
