@@ -333,3 +333,30 @@ def test_cube_by_a_constant_rotates_in_the_second_round():
             got.append(repr(sess.run(s)))
             sess.run(inc)
     assert got == ["0.100000024", "0.30325007", "0.466", "0.5927501", "0.688"]
+
+
+def test_polynomial_regression_tutorial_prints_tfs_costs():
+    # the TF 1.x tutorial's polynomial fit (x ** 1..4 by tf.pow, one sample fed per step): the
+    # cube is Square(x) * x and the chain's constants fold as in TF; printed by TF 1.15
+    n = 101
+    xs = np.linspace(-3, 3, n)
+    ys = np.sin(xs) + np.random.RandomState(0).uniform(-0.5, 0.5, n)
+    with tf.Graph().as_default():
+        X = tf.placeholder(tf.float32)
+        Y = tf.placeholder(tf.float32)
+        Y_pred = tf.Variable(0.3, name="bias")
+        for pow_i in range(1, 5):
+            W = tf.Variable(0.1 / pow_i, name=f"weight_{pow_i}")
+            Y_pred = tf.add(tf.multiply(tf.pow(X, pow_i), W), Y_pred)
+        cost = tf.reduce_sum(tf.pow(Y_pred - Y, 2)) / (n - 1)
+        optimizer = tf.train.GradientDescentOptimizer(0.001).minimize(cost)
+        got = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            step = sess.make_callable(optimizer, [X, Y])
+            for epoch in range(10):
+                for x, y in zip(xs, ys):
+                    step(x, y)
+                if epoch % 3 == 0:
+                    got.append(repr(sess.run(cost, feed_dict={X: xs, Y: ys})))
+    assert got == ["0.4794267", "0.45929506", "0.4441565", "0.43634415"]
