@@ -25,10 +25,11 @@ def _builders():
                                                   os.path.join(DATA, "make_tflite.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.MODELS
+    return module
 
 
-MODELS = _builders()
+_MAKE = _builders()
+MODELS = _MAKE.MODELS
 
 
 def _details(name, index, shape):
@@ -100,16 +101,7 @@ def _run(interp, x):
 
 
 def _convert(name):
-    fn, seed = MODELS[name]
-    with tf.Graph().as_default():
-        x, y, xi = fn(tf, np.random.RandomState(seed))
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            ref = sess.run(y, {x: xi})
-            converter = tf.lite.TFLiteConverter.from_session(sess, [x], [y])
-            if name == "hybrid":
-                converter.optimizations = [tf.lite.Optimize.DEFAULT]
-            data = converter.convert()
+    data, xi, ref = _MAKE.convert(tf, name)
     if name == "hybrid":  # TF's interpreter's numbers (its hybrid kernels), not sess.run's
         ref = np.load(os.path.join(DATA, "hybrid_y.npy"))
     return data, xi, ref

@@ -82,20 +82,28 @@ MODELS = {"mlp": (mlp, 0), "cnn": (cnn, 1), "misc": (misc, 2), "one_channel": (o
           "hybrid": (hybrid, 5)}
 
 
+def convert(tf, name):
+    """(flatbuffer, input, sess.run's output) of model ``name`` built and converted by ``tf``
+    (TF 1.15 here, tideflow in the test)."""
+    fn, seed = MODELS[name]
+    with tf.Graph().as_default():
+        x, y, xi = fn(tf, np.random.RandomState(seed))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            ref = sess.run(y, {x: xi})
+            converter = tf.lite.TFLiteConverter.from_session(sess, [x], [y])
+            if name == "hybrid":
+                converter.optimizations = [tf.lite.Optimize.DEFAULT]
+            data = converter.convert()
+    return data, xi, ref
+
+
 def main(out):
     import tensorflow as tf
 
     os.makedirs(out, exist_ok=True)
-    for name, (fn, seed) in MODELS.items():
-        with tf.Graph().as_default():
-            x, y, xi = fn(tf, np.random.RandomState(seed))
-            with tf.Session() as sess:
-                sess.run(tf.global_variables_initializer())
-                ref = sess.run(y, {x: xi})
-                converter = tf.lite.TFLiteConverter.from_session(sess, [x], [y])
-                if name == "hybrid":
-                    converter.optimizations = [tf.lite.Optimize.DEFAULT]
-                data = converter.convert()
+    for name in MODELS:
+        data, xi, ref = convert(tf, name)
         if name == "hybrid":  # the reference is TF's interpreter (its hybrid kernels)
             interp = tf.lite.Interpreter(model_content=data)
             interp.allocate_tensors()
