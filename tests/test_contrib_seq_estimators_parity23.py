@@ -200,7 +200,7 @@ def test_model_pruning_names_collections_and_schedule_match_tf():
                 masks, got_thresholds, got_sparsity, got_last = sess.run(
                     [mp.get_masks(), mp.get_thresholds(), pruning._sparsity,
                      pruning._last_update_step])
-                # TF's grappler rewrites the schedule's Pow(x, 3) to multiplies: 1 ulp apart
+                # (the schedule's Pow(x, 3) runs as TF's grappler rewrites it: TF's bits)
                 np.testing.assert_allclose(got_sparsity, sparsity, rtol=1e-6)
                 np.testing.assert_allclose([m.mean() for m in masks], means, rtol=1e-6)
                 np.testing.assert_allclose(got_thresholds, thresholds, rtol=1e-6)
