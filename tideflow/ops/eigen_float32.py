@@ -18,6 +18,8 @@ import functools
 
 import numpy as np
 
+from tideflow.ops import glibc_float32
+
 _F = np.float32
 _PACKET = 8  # floats in an AVX register
 
@@ -496,8 +498,6 @@ def _sincos(x, sine):
         y = np.where(even, s, c) if sine else np.where(even, c, s)
         y = (y.view(np.int32) ^ sign).view(_F)
     if tail:
-        from tideflow.ops import glibc_float32
-
         y[-tail:] = glibc_float32.sincosf(flat[-tail:])[0 if sine else 1]
     return y.reshape(np.shape(x))
 
