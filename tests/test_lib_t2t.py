@@ -183,6 +183,8 @@ def test_validation_monitor_on_a_core_estimator(tmp_path):
 
 
 def test_rev_block_forward_inverse_names_and_gradients():
+    # (seeded weights: with unseeded ones, an output near 0 now and then missed rtol by an ulp)
+    tf.set_random_seed(0)
     rng = np.random.RandomState(3)
     x1 = tf.constant(rng.randn(2, 4).astype(np.float32))
     x2 = tf.constant(rng.randn(2, 4).astype(np.float32))
