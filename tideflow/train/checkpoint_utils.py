@@ -50,16 +50,55 @@ class CheckpointReader:
         return value[()] if getattr(value, "ndim", None) == 0 else value
 
     def debug_string(self):
-        """One line per tensor, ``name (DT_FLOAT) [2,3]``, as bytes."""
+        """One line per stored tensor, ``name (DT_FLOAT) [2,3]``, as bytes, in the order of
+        TF's bundle index: a tensor saved as slices (a partitioned variable) is listed as its
+        slices, each under its binary slice key (TF's ``EncodeTensorNameSlice``), as TF does."""
         lines = []
-        for n, e in sorted(self._reader.tensors.items()):
+        for n, e in self._reader.tensors.items():
             dt = dtypes.as_dtype(e["dtype"])
-            enum = _DT_NAMES.get(dt.name, "DT_" + dt.name.upper())
-            lines.append(f"{n} ({enum}) [{','.join(str(d) for d in e['shape'])}]\n")
-        return "".join(lines).encode()
+            enum = _DT_NAMES.get(dt.name, "DT_" + dt.name.upper()).encode()
+            pieces = ([(n.encode(), e["shape"])] if "slices" not in e else
+                      [(_slice_key(n, p["offset"], p["shape"]), p["shape"]) for p in e["slices"]])
+            for key, shape in pieces:
+                lines.append((key, key + b" (" + enum + b") ["
+                              + ",".join(str(d) for d in shape).encode() + b"]\n"))
+        return b"".join(line for _, line in sorted(lines))
 
     def __repr__(self):
         return f"<CheckpointReader {self._prefix}>"
+
+
+def _num_increasing(n):
+    """OrderedCode's WriteNumIncreasing: a length byte, then the big-endian bytes of ``n``."""
+    body = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([len(body)]) + body
+
+
+_SIGNED_HEADER = {1: (0x80, 0), 2: (0xC0, 0), 3: (0xE0, 0), 4: (0xF0, 0), 5: (0xF8, 0),
+                  6: (0xFC, 0), 7: (0xFE, 0), 8: (0xFF, 0), 9: (0xFF, 0x80), 10: (0xFF, 0xC0)}
+
+
+def _signed_num_increasing(v):
+    """OrderedCode's WriteSignedNumIncreasing: 7 bits of the value per byte, the leading bits
+    of the first bytes telling the length."""
+    x = ~v if v < 0 else v
+    n = (x.bit_length() + 7) // 7  # the sign bit plus the value's bits, 7 to a byte
+    b = bytearray((v & ((1 << 80) - 1)).to_bytes(10, "big")[10 - n:])
+    h0, h1 = _SIGNED_HEADER[n]
+    b[0] ^= h0
+    if n > 1:
+        b[1] ^= h1
+    return bytes(b)
+
+
+def _slice_key(name, offset, shape):
+    """The index key TF's bundles keep one slice of tensor ``name`` under."""
+    escaped = b"".join(b"\x00\xff" if c == 0 else b"\xff\x00" if c == 0xFF else bytes([c])
+                       for c in name.encode())
+    key = b"\x00" + escaped + b"\x00\x01" + _num_increasing(len(shape))
+    for start, length in zip(offset, shape):
+        key += _signed_num_increasing(start) + _signed_num_increasing(length)
+    return key
 
 
 _DT_NAMES = {

@@ -34,7 +34,9 @@ def print_tensors_in_checkpoint_file(file_name, tensor_name, all_tensors,
                     print(reader.get_tensor(key))
         elif not tensor_name:
             text = reader.debug_string()
-            print(text.decode("utf-8", errors="ignore") if isinstance(text, bytes) else text)
+            # strict, as TF: a partitioned variable's binary slice keys fail the decode, and
+            # TF 1.15 prints that UnicodeDecodeError instead of the listing
+            print(text.decode("utf-8") if isinstance(text, bytes) else text)
         else:
             # (a missing name: the reader's NotFoundError, printed below as TF prints it)
             print("tensor_name: ", tensor_name)

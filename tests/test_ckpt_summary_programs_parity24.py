@@ -1,0 +1,51 @@
+"""Checkpoint, summary, monitored-training and SavedModel programs as TF 1.x users write them,
+pinned to what TF 1.15 prints and writes (every expected value here was measured in TF 1.15)."""
+
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.python.tools import inspect_checkpoint
+
+
+def _save_partitioned(path):
+    with tf.Graph().as_default():
+        tf.get_variable("a", [3], initializer=tf.zeros_initializer())
+        tf.get_variable("p", [10, 3], initializer=tf.ones_initializer(),
+                        partitioner=tf.fixed_size_partitioner(3))
+        tf.get_variable("big", [70000, 1], initializer=tf.zeros_initializer(),
+                        partitioner=tf.fixed_size_partitioner(2))
+        tf.get_variable("c", [9, 130], initializer=tf.zeros_initializer(),
+                        partitioner=tf.fixed_size_partitioner(2, axis=1))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            return tf.train.Saver().save(s, path)
+
+
+def test_debug_string_lists_the_slices_of_partitioned_variables_under_their_keys(tmp_path):
+    reader = tf.train.NewCheckpointReader(_save_partitioned(str(tmp_path / "m")))
+    # measured in TF 1.15: the bundle index's keys in order, a sliced tensor as its slices
+    # (OrderedCode: name, rank, then signed start/length per dimension), the full entry skipped
+    assert reader.debug_string() == (
+        b"\x00big\x00\x01\x01\x02\x80\xe0\x88\xb8\x80\x81 (DT_FLOAT) [35000,1]\n"
+        b"\x00big\x00\x01\x01\x02\xe0\x88\xb8\xe0\x88\xb8\x80\x81 (DT_FLOAT) [35000,1]\n"
+        b"\x00c\x00\x01\x01\x02\x80\x89\x80\xc0A (DT_FLOAT) [9,65]\n"
+        b"\x00c\x00\x01\x01\x02\x80\x89\xc0A\xc0A (DT_FLOAT) [9,65]\n"
+        b"\x00p\x00\x01\x01\x02\x80\x84\x80\x83 (DT_FLOAT) [4,3]\n"
+        b"\x00p\x00\x01\x01\x02\x84\x83\x80\x83 (DT_FLOAT) [3,3]\n"
+        b"\x00p\x00\x01\x01\x02\x87\x83\x80\x83 (DT_FLOAT) [3,3]\n"
+        b"a (DT_FLOAT) [3]\n")
+    assert sorted(reader.get_variable_to_shape_map().items()) == [
+        ("a", [3]), ("big", [70000, 1]), ("c", [9, 130]), ("p", [10, 3])]
+
+
+def test_inspect_checkpoint_listing_of_a_partitioned_checkpoint_fails_as_tf(tmp_path, capsys):
+    path = _save_partitioned(str(tmp_path / "m"))
+    inspect_checkpoint.print_tensors_in_checkpoint_file(path, tensor_name="", all_tensors=False)
+    # TF 1.15 decodes the listing as UTF-8 and prints the decode error instead
+    assert capsys.readouterr().out == (
+        "'utf-8' codec can't decode byte 0x80 in position 8: invalid start byte\n")
+    inspect_checkpoint.print_tensors_in_checkpoint_file(path, tensor_name="p", all_tensors=False)
+    assert capsys.readouterr().out == (
+        "tensor_name:  p\n" + str(np.ones([10, 3], np.float32)) + "\n"
+        "# Total number of params: 71203\n")
