@@ -23,17 +23,34 @@ from tideflow.ops import glibc_float32
 _F = np.float32
 _PACKET = 8  # floats in an AVX register
 
+
+@functools.cache
+def _k(value):
+    """A float32 constant as a read-only 0-d array: NumPy's ufuncs take one at half the cost
+    of an ``np.float32`` scalar (no scalar conversion per call), with the same bits."""
+    c = np.array(value, _F)
+    c.flags.writeable = False
+    return c
+
+
+def _d(value):
+    """A float64 constant as a read-only 0-d array (as ``_k``)."""
+    c = np.array(value, np.float64)
+    c.flags.writeable = False
+    return c
+
+
 # numerator (odd powers) and denominator (even powers) coefficients, highest power first
-_TANH_P = tuple(_F(c) for c in (-2.76076847742355e-16, 2.00018790482477e-13,
+_TANH_P = tuple(_k(c) for c in (-2.76076847742355e-16, 2.00018790482477e-13,
                                 -8.60467152213735e-11, 5.12229709037114e-08,
                                 1.48572235717979e-05, 6.37261928875436e-04,
                                 4.89352455891786e-03))
-_TANH_Q = tuple(_F(c) for c in (1.19825839466702e-06, 1.18534705686654e-04,
+_TANH_Q = tuple(_k(c) for c in (1.19825839466702e-06, 1.18534705686654e-04,
                                 2.26843463243900e-03, 4.89352518554385e-03))
-_SIGMOID_P = tuple(_F(c) for c in (4.37031012579801e-11, 1.15627324459942e-07,
+_SIGMOID_P = tuple(_k(c) for c in (4.37031012579801e-11, 1.15627324459942e-07,
                                    6.08574864600143e-05, 8.51377133304701e-03,
                                    2.48287947061529e-01))
-_SIGMOID_Q = tuple(_F(c) for c in (6.10247389755681e-13, 5.76102136993427e-09,
+_SIGMOID_Q = tuple(_k(c) for c in (6.10247389755681e-13, 5.76102136993427e-09,
                                    6.29106785017040e-06, 1.70198817374094e-03,
                                    1.16817656904453e-01, 9.93151921023180e-01))
 
@@ -53,11 +70,14 @@ def _libm(fn, values):
 # glibc's expf: e^x = 2^(k/32) 2^(r/32) in double, 2^(i/32) from a 32-entry table (each
 # entry's bits less i << 47, so adding k << 47 scales it), a cubic in r
 _EXPF_TABLE = (np.exp2(np.arange(32) / 32).view(np.int64) - (np.arange(32, dtype=np.int64) << 47))
-_EXPF_POLY = (float.fromhex("0x1.c6af84b912394p-5") / 32 ** 3,
-              float.fromhex("0x1.ebfce50fac4f3p-3") / 32 ** 2,
-              float.fromhex("0x1.62e42ff0c52d6p-1") / 32)
-_EXPF_SCALE = float.fromhex("0x1.71547652b82fep+0") * 32  # 32 / ln 2
-_ROUND_SHIFT = float.fromhex("0x1.8p+52")
+_EXPF_POLY = (_d(float.fromhex("0x1.c6af84b912394p-5") / 32 ** 3),
+              _d(float.fromhex("0x1.ebfce50fac4f3p-3") / 32 ** 2),
+              _d(float.fromhex("0x1.62e42ff0c52d6p-1") / 32))
+_EXPF_SCALE = _d(float.fromhex("0x1.71547652b82fep+0") * 32)  # 32 / ln 2
+_ROUND_SHIFT = _d(float.fromhex("0x1.8p+52"))
+_ONE = _d(1)
+_INDEX_MASK = np.array(31, np.int64)
+_INDEX_SHIFT = np.array(47, np.int64)
 
 
 def _expf(x):
@@ -66,14 +86,14 @@ def _expf(x):
     x = np.asarray(x, dtype=_F)
     if not x.size:
         return x.copy()
-    if not _F(-103.9) < x.min() <= x.max() < _F(88.7):  # (NaN too): the edges by mask
+    if not _k(-103.9) < x.min() <= x.max() < _k(88.7):  # (NaN too): the edges by mask
         with np.errstate(all="ignore"):
-            out = _expf(np.clip(np.nan_to_num(x), _F(-100), _F(88)))
+            out = _expf(np.clip(np.nan_to_num(x), _k(-100), _k(88)))
         out[x > _F(float.fromhex("0x1.62e42ep6"))] = np.inf
         out[x < _F(float.fromhex("-0x1.9fe368p6"))] = 0
-        big = (x >= _F(88)) & (x <= _F(float.fromhex("0x1.62e42ep6")))
+        big = (x >= _k(88)) & (x <= _F(float.fromhex("0x1.62e42ep6")))
         out[big] = _expf_core(x[big]).astype(_F) if big.any() else out[big]
-        small = (x <= _F(-100)) & (x >= _F(float.fromhex("-0x1.9fe368p6")))
+        small = (x <= _k(-100)) & (x >= _F(float.fromhex("-0x1.9fe368p6")))
         out[small] = _expf_core(x[small]).astype(_F) if small.any() else out[small]
         out[np.isnan(x)] = np.nan
         return out
@@ -100,14 +120,14 @@ def _expf_core(x):
     z = x.astype(np.float64)
     z *= _EXPF_SCALE
     kd = z + _ROUND_SHIFT  # z rounded to an integer, in the low bits
-    ki = kd.view(np.int64).copy()
+    ki = kd.view(np.int64)
+    scale = _EXPF_TABLE[ki & _INDEX_MASK]
+    scale += ki << _INDEX_SHIFT
     kd -= _ROUND_SHIFT
     z -= kd  # r
-    scale = _EXPF_TABLE[ki & 31]
-    scale += ki << 47
     c0, c1, c2 = _EXPF_POLY
     y = z * c2
-    y += 1
+    y += _ONE
     r2 = z * z
     z *= c0
     z += c1
@@ -129,10 +149,12 @@ _LOGF_TABLE = np.array([float.fromhex(h) for h in (
     "0x1.b2036576afce6p-1", "0x1.526e57720db08p-3", "0x1.9c2d163a1aa2dp-1", "0x1.bc2860d22477p-3",
     "0x1.886e6037841edp-1", "0x1.1058bc8a07ee1p-2", "0x1.767dcf5534862p-1", "0x1.4043057b6ee09p-2",
 )]).reshape(16, 2)
-_LOGF_POLY = tuple(float.fromhex(h) for h in (
+_LOGF_POLY = tuple(_d(float.fromhex(h)) for h in (
     "-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2"))
-_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
-_LOGF_OFFSET = np.int32(0x3f330000)
+_LN2 = _d(float.fromhex("0x1.62e42fefa39efp-1"))
+_LOGF_OFFSET = np.array(0x3f330000, np.int32)
+_EXPONENT_BITS = np.array(-0x800000, np.int32)  # and the sign's
+_I15, _I19, _I23 = (np.array(v, np.int32) for v in (15, 19, 23))
 
 
 def _logf(x):
@@ -156,11 +178,11 @@ def _logf(x):
 def _logf_core(ix):
     """``logf`` of the float bits ``ix`` (normal, positive)."""
     tmp = ix - _LOGF_OFFSET
-    row = _LOGF_TABLE[(tmp >> 19) & 15]
-    z = (ix - (tmp & np.int32(-0x800000))).view(_F).astype(np.float64)
+    row = _LOGF_TABLE[(tmp >> _I19) & _I15]
+    z = (ix - (tmp & _EXPONENT_BITS)).view(_F).astype(np.float64)
     z *= row[:, 0]
-    z -= 1  # r
-    y0 = (tmp >> 23).astype(np.float64)
+    z -= _ONE  # r
+    y0 = (tmp >> _I23).astype(np.float64)
     y0 *= _LN2
     y0 += row[:, 1]
     y0 += z
@@ -233,7 +255,7 @@ def _powf_core(ix, y, negative):
         res = out.astype(_F)
     res[ylogx > float.fromhex("0x1.fffffffd1d571p+6")] = np.inf
     res[ylogx <= -150.0] = 0
-    res[negative & (res == 0)] = -_F(0)
+    res[negative & (res == 0)] = -_k(0)
     res[negative & np.isinf(res)] = -np.inf
     return res
 
@@ -265,7 +287,7 @@ def powf(x, y):
     near &= (x > 0) | (np.floor(y) == y)  # (a negative base's fractional power is NaN)
     if near.any():
         ym = y[near]
-        odd = (x[near] < 0) & (np.abs(ym) < 2 ** 24) & (np.fmod(ym, _F(2)) != 0)
+        odd = (x[near] < 0) & (np.abs(ym) < 2 ** 24) & (np.fmod(ym, _k(2)) != 0)
         out[near] = _powf_core(ix[near], ym, odd)
     return _flush_denormals(out).reshape(shape)
 
@@ -294,33 +316,33 @@ def _rational(x, bound, p_coeffs, q_coeffs):
 def tanh(x):
     """float32 tanh as TF 1.15's kernel."""
     flat_x, _ = _split(x)  # (tanh's scalar path is the same approximation)
-    return _rational(flat_x, _F(9), _TANH_P, _TANH_Q).reshape(np.shape(x))
+    return _rational(flat_x, _k(9), _TANH_P, _TANH_Q).reshape(np.shape(x))
 
 
 def sigmoid(x):
     """float32 sigmoid as TF 1.15's kernel (packets, then the scalar tail)."""
     flat_x, tail = _split(x)
-    out = _rational(flat_x, _F(18), _SIGMOID_P, _SIGMOID_Q)
-    out += _F(0.5)
-    np.maximum(out, _F(0), out=out)
+    out = _rational(flat_x, _k(18), _SIGMOID_P, _SIGMOID_Q)
+    out += _k(0.5)
+    np.maximum(out, _k(0), out=out)
     if tail:
         rest = flat_x[-tail:]
-        scalar = _F(1) / (_F(1) + _expf(-rest))
+        scalar = _k(1) / (_k(1) + _expf(-rest))
         scalar[rest < -18] = 0
         scalar[rest > 18] = 1
         out[-tail:] = scalar
     return out.reshape(np.shape(x))
 
 
-_TINY = np.finfo(_F).tiny
-_EXP_P = tuple(_F(c) for c in (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3,
+_TINY = _k(float(np.finfo(_F).tiny))
+_EXP_P = tuple(_k(c) for c in (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3,
                                4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1))
 
 
 def _flush_denormals(y):
     """TF's CPU threads flush denormal results to zero (of the result's sign)."""
     tiny = np.abs(y) < _TINY
-    y[tiny] *= _F(0)
+    y[tiny] *= _k(0)
     return y
 
 
@@ -335,27 +357,42 @@ def exp(x):
     return _flush_denormals(y).reshape(np.shape(x))
 
 
-def _packet_exp(flat_x):
-    """Eigen's packet exp of each element (no scalar tail, denormals not flushed)."""
+def _packet_exp(flat_x, shifted=False):
+    """Eigen's packet exp of each element (no scalar tail, denormals not flushed); for
+    ``shifted`` values (none positive) the clamp from above and the final max with x, which
+    change nothing there, are skipped."""
     with np.errstate(over="ignore", invalid="ignore"):
-        c = np.clip(flat_x, _F(-88.3762626647949), _F(88.3762626647950))
-        m = c * _F(1.44269504088896341)
-        m += _F(0.5)
+        if shifted:
+            c = np.maximum(flat_x, _EXP_LO)
+        else:
+            c = np.clip(flat_x, _EXP_LO, _EXP_HI)
+        m = c * _LOG2E
+        m += _HALF
         np.floor(m, out=m)
-        r = c - m * _F(0.693359375)
-        r -= m * _F(-2.12194440e-4)
+        r = m * _LN2_HI
+        np.subtract(c, r, out=r)
+        np.multiply(m, _LN2_LO, out=c)  # (c's buffer from here on: a scratch)
+        r -= c
         y = _horner(r, _EXP_P)
-        y *= r * r
+        np.multiply(r, r, out=c)
+        y *= c
         y += r
-        y += _F(1)
-        m += _F(127)
-        scale = (m.astype(np.int32) << 23).view(_F)
-        y *= scale
-        np.maximum(y, flat_x, out=y)
+        y += _ONE_F
+        m += _k(127)
+        scale = m.astype(np.int32)
+        scale <<= _I23
+        y *= scale.view(_F)
+        if not shifted:
+            np.maximum(y, flat_x, out=y)
     return y
 
 
-_LOG_P = tuple(_F(c) for c in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1,
+_EXP_LO, _EXP_HI = _k(-88.3762626647949), _k(88.3762626647950)
+_LOG2E, _HALF, _ONE_F = _k(1.44269504088896341), _k(0.5), _k(1)
+_LN2_HI, _LN2_LO = _k(0.693359375), _k(-2.12194440e-4)  # ln 2 in two parts
+
+
+_LOG_P = tuple(_k(c) for c in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1,
                                -1.2420140846e-1, 1.4249322787e-1, -1.6668057665e-1,
                                2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
 _MANTISSA_AND_SIGN = np.int32(-0x7f800001)  # 0x807fffff: all but the exponent bits
@@ -368,12 +405,12 @@ def _packet_log(x):
     parts; 0 gives -inf, +inf itself, negatives and NaN give NaN."""
     bits = np.maximum(x, _TINY).view(np.int32)
     e = (bits >> 23).astype(_F)
-    e -= _F(126)
+    e -= _k(126)
     m = ((bits & _MANTISSA_AND_SIGN) | _HALF_EXPONENT).view(_F)
-    small = m < _F(0.707106781186547524)
-    m -= _F(1)
+    small = m < _k(0.707106781186547524)
+    m -= _k(1)
     e -= small
-    m += np.where(small, m + _F(1), _F(0))
+    m += np.where(small, m + _k(1), _k(0))
     m2 = m * m
     m3 = m2 * m
     p = _LOG_P
@@ -392,10 +429,10 @@ def _packet_log(x):
     y *= m3
     y += y2
     y *= m3
-    y += e * _F(-2.12194440e-4)
-    m -= m2 * _F(0.5)
+    y += e * _k(-2.12194440e-4)
+    m -= m2 * _k(0.5)
     m += y
-    m += e * _F(0.693359375)
+    m += e * _k(0.693359375)
     m[x == 0] = -np.inf
     m[x == np.inf] = np.inf
     m[~(x >= 0)] = np.nan
@@ -417,11 +454,11 @@ def log1p(x):
     itself where u rounds to 1 or to inf), log1pf on the tail."""
     flat, tail = _split(x)
     with np.errstate(invalid="ignore", divide="ignore"):
-        u = flat + _F(1)
+        u = flat + _k(1)
         log_u = _packet_log(u)
-        y = log_u / (u - _F(1))
+        y = log_u / (u - _k(1))
         y *= flat
-        keep = (u == _F(1)) | (u == log_u)
+        keep = (u == _k(1)) | (u == log_u)
         y[keep] = flat[keep]
     if tail:
         y[-tail:] = _libm(np.log1p, flat[-tail:])
@@ -435,31 +472,31 @@ def expm1(x):
     flat, tail = _split(x)
     u = _flush_denormals(_packet_exp(flat))
     with np.errstate(invalid="ignore", divide="ignore"):
-        um1 = u - _F(1)
+        um1 = u - _k(1)
         log_u = _packet_log(u)
         y = flat / log_u
         y *= um1
         _flush_denormals(y)
         y[log_u == u] = u[log_u == u]
-        y[um1 == _F(-1)] = _F(-1)
-        one = u == _F(1)
+        y[um1 == _k(-1)] = _k(-1)
+        one = u == _k(1)
         y[one] = flat[one]  # (a select: x as it came, denormal or not)
     if tail:
         y[-tail:] = _flush_denormals(_libm(np.expm1, flat[-tail:]))
     return y.reshape(np.shape(x))
 
 
-_SIN_POLY = tuple(_F(c) for c in (-0.0001959234114083702898469196984621021329076029360294342041015625,
+_SIN_POLY = tuple(_k(c) for c in (-0.0001959234114083702898469196984621021329076029360294342041015625,
                                    0.0083326873655616851693794799871284340042620897293090820312500000,
                                    -0.1666666203982298255503735617821803316473960876464843750000000000))
-_COS_POLY = tuple(_F(c) for c in (2.4372266125283204019069671630859375e-05,
+_COS_POLY = tuple(_k(c) for c in (2.4372266125283204019069671630859375e-05,
                                   -0.00138865201734006404876708984375,
                                   0.041666619479656219482421875, -0.5, 1.0))
 # pi/2 in four parts, for the reduction without FMA
-_HALF_PI_PARTS = tuple(_F(c) for c in (-1.5703125, -0.000483989715576171875,
+_HALF_PI_PARTS = tuple(_k(c) for c in (-1.5703125, -0.000483989715576171875,
                                        1.62865035235881805419921875e-07,
                                        5.5644315544167710640977020375430583953857421875e-11))
-_ROUNDING_MAGIC = _F(12582912)  # 1.5 * 2^23
+_ROUNDING_MAGIC = _k(12582912)  # 1.5 * 2^23
 
 
 def _sincos(x, sine):
@@ -470,7 +507,7 @@ def _sincos(x, sine):
     flat, tail = _split(x)
     with np.errstate(invalid="ignore", over="ignore"):
         a = np.abs(flat)
-        q = a * _F(0.636619746685028076171875)
+        q = a * _k(0.636619746685028076171875)
         q += _ROUNDING_MAGIC
         quadrant = q.view(np.int32).copy()
         q -= _ROUNDING_MAGIC
@@ -515,7 +552,7 @@ def cos(x):
 def expm1_select(x):
     """exp(x) - 1 as TF 1.15's elu and selu kernels compute it (not an expm1)."""
     y = exp(x)
-    y -= _F(1)
+    y -= _k(1)
     return y
 
 
@@ -526,10 +563,10 @@ def softplus(x):
     flat, tail = _split(x)
     e = exp(flat)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mid = _packet_log(e + _F(1))
+        mid = _packet_log(e + _k(1))
         if tail:  # (the scalar path: logf(1 + expf(x)))
-            mid[-tail:] = _logf(e[-tail:] + _F(1))
-    threshold = _F(np.log(np.finfo(_F).eps)) + _F(2)
+            mid[-tail:] = _logf(e[-tail:] + _k(1))
+    threshold = _F(np.log(np.finfo(_F).eps)) + _k(2)
     y = np.where(flat > -threshold, flat, np.where(flat < threshold, e, mid))
     return y.reshape(np.shape(x))
 
@@ -540,20 +577,40 @@ def _lane_sum(a):
     pairwise ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7))."""
     rows, n = a.shape
     whole = n - n % _PACKET
-    # NumPy adds the packets of a [rows, k, 8] view one after another (its contiguous axis is
-    # the lanes', so no pairwise summation); + 0 as Eigen's accumulators start at zero
-    if whole == _PACKET:  # (one packet: its lanes as they are)
-        lanes = a[:, :_PACKET] + _F(0)
+    if n < 64 and rows > 1:
+        # short rows: the same sums down the columns of the transpose, whose rows NumPy adds
+        # in long runs (a short row's slices are loops of a few floats each)
+        t = np.ascontiguousarray(a.T)
+        if whole == _PACKET:
+            lanes = t[:_PACKET]
+        elif whole:
+            lanes = t[:whole].reshape(-1, _PACKET, rows).sum(axis=0)
+        else:
+            lanes = np.zeros((_PACKET, rows), _F)
+        half = lanes[:4] + lanes[4:]
+        pairs = half[:2] + half[2:]
+        total = pairs[0] + pairs[1]
+        columns = t[whole:]
     else:
-        lanes = a[:, :whole].reshape(rows, -1, _PACKET).sum(axis=1) if whole else np.zeros(
-            (rows, _PACKET), _F)
-        lanes += _F(0)
-    rest = np.zeros(rows, _F)
-    for j in range(whole, n):
-        rest += a[:, j]
-    half = lanes[:, :4] + lanes[:, 4:]
-    rest += (half[:, 0] + half[:, 2]) + (half[:, 1] + half[:, 3])
-    return rest
+        # NumPy adds the packets of a [rows, k, 8] view one after another (its contiguous
+        # axis is the lanes', so no pairwise summation)
+        if whole == _PACKET:  # (one packet: its lanes as they are)
+            lanes = a[:, :_PACKET]
+        elif whole:
+            lanes = a[:, :whole].reshape(rows, -1, _PACKET).sum(axis=1)
+        else:
+            lanes = np.zeros((rows, _PACKET), _F)
+        half = lanes[:, :4] + lanes[:, 4:]  # (a zero lane start changes no sum of two lanes)
+        pairs = half[:, :2] + half[:, 2:]
+        total = pairs[:, 0] + pairs[:, 1]
+        columns = a.T[whole:]
+    if whole < n:  # the scalar rest, from zero, then plus the lanes
+        rest = columns[0] + _k(0)
+        for column in columns[1:]:
+            rest += column
+        rest += total
+        return rest
+    return total + _k(0)
 
 
 # an inner reduction of more than this many floats splits in two (at a packet boundary of
@@ -597,7 +654,7 @@ def _tree_sum(flat, first, count):
             rest[i] += v
     grid = np.ascontiguousarray(grid.reshape(len(leaves), packets, _PACKET).transpose(1, 0, 2))
     lanes = np.add.reduce(grid.reshape(packets, -1), axis=0).reshape(-1, _PACKET)
-    lanes += _F(0)  # (Eigen's accumulators start at +0)
+    lanes += _k(0)  # (Eigen's accumulators start at +0)
     half = lanes[:, :4] + lanes[:, 4:]
     rest += (half[:, 0] + half[:, 2]) + (half[:, 1] + half[:, 3])
     sums = rest
@@ -605,7 +662,7 @@ def _tree_sum(flat, first, count):
     def combine(node):
         if not isinstance(node, tuple):
             return sums[node]
-        total = _F(0) + combine(node[0])
+        total = _k(0) + combine(node[0])
         for part in node[1:]:
             total += combine(part)
         return total
@@ -695,13 +752,19 @@ def _block_scalars(rows, n, target, in_place):
     return _frozen(np.concatenate(picks))
 
 
+def _flushed_exp(shifted_flat):
+    """The packet exp of every (shifted, so not positive) element, denormals flushed."""
+    return _flush_nonnegative(_packet_exp(shifted_flat, shifted=True))
+
+
 def _exp_scalars_at(shifted_flat, packets, where, reuse=False):
-    """``packets`` (the packet exp of every element; written into when ``reuse``) with the
-    elements at ``where`` by expf, denormals flushed."""
+    """``packets`` (``_flushed_exp``; written into when ``reuse``) with the elements at
+    ``where`` by expf, denormals flushed."""
+    if where is None or not where.size:
+        return packets
     y = packets if reuse else packets.copy()
-    if where is not None and where.size:
-        y[where] = _expf(shifted_flat[where])
-    return _flush_nonnegative(y)
+    y[where] = _flush_nonnegative(_expf(shifted_flat[where]))
+    return y
 
 
 def _flush_nonnegative(y):
@@ -731,7 +794,7 @@ def softmax(logits, log_softmax=False):
     shifted = _shifted(logits)
     rows, n = shifted.shape
     flat = shifted.reshape(-1)
-    packets = _packet_exp(flat)
+    packets = _flushed_exp(flat)
     if log_softmax:
         e = _exp_scalars_at(flat, packets, _reduction_scalars(rows, n), reuse=True)
         out = shifted
@@ -739,7 +802,7 @@ def softmax(logits, log_softmax=False):
     else:
         where = _block_scalars(rows, n, SOFTMAX_BLOCK, in_place=True)
         out = _exp_scalars_at(flat, packets, where, reuse=True).reshape(rows, n)
-        out *= (_F(1) / row_sum(out))[:, None]
+        out *= (_k(1) / row_sum(out))[:, None]
         _flush_nonnegative(out)
     return out.reshape(shape)
 
@@ -758,7 +821,7 @@ def softmax_xent(logits, labels):
     shifted = _shifted(logits)
     rows, n = shifted.shape
     flat = shifted.reshape(-1)
-    packets = _packet_exp(flat)
+    packets = _flushed_exp(flat)
     sums = _row_exp_sums(shifted, flat, packets)
     loss = row_sum(labels * (log(sums)[:, None] - shifted))
     e = _exp_scalars_at(flat, packets, _block_scalars(rows, n, XENT_BLOCK, in_place=False),
@@ -770,24 +833,28 @@ def softmax_xent(logits, labels):
     return loss, backprop
 
 
-def sparse_softmax_xent(logits, labels):
+def sparse_softmax_xent(logits, labels, loss=True):
     """float32 SparseSoftmaxCrossEntropyWithLogits as TF 1.15's kernel: the loss is
     logf(sum exp) - the label's shifted logit, the backprop exp(shifted) (a plain element-wise
-    exp) / sum, less 1 at the label. ``labels`` are valid class indices."""
+    exp) / sum, less 1 at the label. ``labels`` are valid class indices. Without ``loss``
+    the loss is not computed (None in its place): nothing reads it."""
     shifted = _shifted(logits)
     rows, n = shifted.shape
     flat = shifted.reshape(-1)
-    packets = _packet_exp(flat)
+    packets = _flushed_exp(flat)
     sums = _row_exp_sums(shifted, flat, packets)
     at = np.arange(0, flat.size, n)
     at += labels
-    loss = _logf(sums)
-    loss -= flat[at]
+    if loss:
+        loss = _logf(sums)
+        loss -= flat[at]
+    else:
+        loss = None
     tail = flat.size % _PACKET
     e = _exp_scalars_at(flat, packets, np.arange(flat.size - tail, flat.size) if tail else None,
                         reuse=True)
     e = e.reshape(rows, n)
     e /= sums[:, None]
     _flush_nonnegative(e)
-    e.reshape(-1)[at] -= _F(1)
+    e.reshape(-1)[at] -= _k(1)
     return loss, e
