@@ -49,3 +49,19 @@ def test_inspect_checkpoint_listing_of_a_partitioned_checkpoint_fails_as_tf(tmp_
     assert capsys.readouterr().out == (
         "tensor_name:  p\n" + str(np.ones([10, 3], np.float32)) + "\n"
         "# Total number of params: 71203\n")
+
+
+def test_image_summary_bad_color_default_is_spelled_as_tf_in_node_and_op_defs():
+    with tf.Graph().as_default() as g:
+        tf.summary.image("img", tf.zeros([1, 2, 2, 3]))
+        meta = tf.train.export_meta_graph()
+    node = next(n for n in g.as_graph_def().node if n.op == "ImageSummary")
+    op = next(o for o in meta.meta_info_def.stripped_op_list.op if o.name == "ImageSummary")
+    default = next(a for a in op.attr if a.name == "bad_color").default_value.tensor
+    # TF 1.15 writes the opaque red default element by element, never as tensor_content
+    for t in (node.attr["bad_color"].tensor, default):
+        assert list(t.int_val) == [255, 0, 0, 255] and t.tensor_content == b""
+        assert t.dtype == tf.uint8.as_datatype_enum and t.tensor_shape.dim[0].size == 4
+    # TF 1.15: 580 bytes with its 23-character git version; the GraphDef 223 bytes
+    assert len(meta.SerializeToString()) - len(tf.__git_version__) == 580 - 23
+    assert len(g.as_graph_def().SerializeToString()) == 223

@@ -57,6 +57,19 @@ def _type_enum(value):
     return dtypes.as_dtype(value).as_datatype_enum
 
 
+def _tensor_attr_proto(value):
+    """A tensor attr's TensorProto. A declared op's tensor default (marked
+    ``_attr_default_as_values``: ImageSummary's ``bad_color``) is spelled as TF's op
+    registrations spell it, one ``int_val`` per element instead of packed ``tensor_content``,
+    so NodeDefs and stripped OpDefs carry TF's bytes."""
+    proto = tensor_util.make_tensor_proto(value)
+    if (getattr(value, "_attr_default_as_values", False) and proto.tensor_content
+            and value.dtype.kind in "iu" and value.dtype.itemsize <= 4):
+        proto.ClearField("tensor_content")
+        proto.int_val.extend(value.ravel().tolist())
+    return proto
+
+
 _SCALAR_SETTERS = {
     "string": lambda av, v: setattr(av, "s", _as_bytes(v)),
     "int": lambda av, v: setattr(av, "i", int(v)),
@@ -64,7 +77,7 @@ _SCALAR_SETTERS = {
     "bool": lambda av, v: setattr(av, "b", bool(v)),
     "type": lambda av, v: setattr(av, "type", _type_enum(v)),
     "shape": lambda av, v: av.shape.CopyFrom(_shape_proto(v)),
-    "tensor": lambda av, v: av.tensor.CopyFrom(tensor_util.make_tensor_proto(v)),
+    "tensor": lambda av, v: av.tensor.CopyFrom(_tensor_attr_proto(v)),
     "func": lambda av, v: av.func.CopyFrom(_func_proto(v)),
 }
 

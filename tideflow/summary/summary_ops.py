@@ -403,7 +403,10 @@ _image_def = op_registry.declare(
 
 class _AttrTensor(np.ndarray):
     """A tensor attr default that compares by value (``==`` gives one bool, like other attr
-    values), so declared defaults can be compared with what a NodeDef holds."""
+    values), so declared defaults can be compared with what a NodeDef holds. In a NodeDef or
+    OpDef it is written element by element (``int_val``), as TF writes it."""
+
+    _attr_default_as_values = True
 
     def __eq__(self, other):
         return np.array_equal(np.asarray(self), np.asarray(other))
