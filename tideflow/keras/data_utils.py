@@ -17,7 +17,6 @@ import random
 import shutil
 import tarfile
 import threading
-import time
 import weakref
 import zipfile
 from urllib.error import HTTPError, URLError
@@ -331,10 +330,12 @@ class OrderedEnqueuer(SequenceEnqueuer):
         return lambda seqs: _fork_pool(workers, _init_pool, (seqs,))
 
     def _wait_queue(self):
-        while not self.stop_signal.is_set():
+        # TF 1.15's tick: the drained queue is seen (and ``on_epoch_end`` run) only on a
+        # 0.1 s beat, so a pass stopped soon after its last batch (a fit's validation) ends
+        # without it; the wait returns at once on ``stop()``
+        while not self.stop_signal.wait(0.1):
             if self.queue.unfinished_tasks == 0:
                 return
-            time.sleep(0.002)
 
     def _run(self):
         order = list(range(len(self.sequence)))

@@ -1185,6 +1185,11 @@ class Model(Network):
                 for label, value in zip(out_labels,
                                         self._evaluate_source(val, callbacks, val_bar)):
                     epoch_logs["val_" + label] = value
+                if isinstance(val, _GeneratorSource):
+                    # as TF 1.15: each validation pass draws through an enqueuer of its own,
+                    # stopped after its steps (a generator's batches drawn ahead are lost; a
+                    # Sequence's pass seldom lives to its on_epoch_end)
+                    val.close()
                 if not generator:
                     # TF 1.15's validation pass shares the callbacks' params and sets their
                     # verbose to its own (0)
@@ -2007,7 +2012,7 @@ class _GeneratorSource:
         # ``while step < steps`` loop
         steps = int(np.ceil(steps))
         self.generator, self.steps, self.samples = generator, steps, None
-        self._iter = None if self.is_sequence else iter(generator)
+        self._iter = self._drawn = None if self.is_sequence else iter(generator)
         self._pending = None
 
     def _start_enqueuer(self):
@@ -2018,7 +2023,7 @@ class _GeneratorSource:
             self._enqueuer = OrderedEnqueuer(self.generator, use_multiprocessing=use_mp,
                                              shuffle=shuffle)
         else:
-            self._enqueuer = GeneratorEnqueuer(self._iter, use_multiprocessing=use_mp)
+            self._enqueuer = GeneratorEnqueuer(self._drawn, use_multiprocessing=use_mp)
         self._enqueuer.start(workers=workers, max_queue_size=max_queue_size)
         self._iter = self._enqueuer.get()
 
@@ -2029,6 +2034,7 @@ class _GeneratorSource:
             return
         enqueuer, self._enqueuer = self._enqueuer, None
         enqueuer.stop()
+        self._iter = self._drawn  # (a later pass starts an enqueuer of its own)
         if end_epoch and self.is_sequence and self._batches_taken and \
                 self._batches_taken % len(self.generator) == 0 and \
                 enqueuer.epochs_done < self._batches_taken // len(self.generator):
