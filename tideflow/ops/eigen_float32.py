@@ -814,16 +814,17 @@ def _row_exp_sums(shifted, flat, packets):
     return row_sum(e.reshape(rows, n))
 
 
-def softmax_xent(logits, labels):
+def softmax_xent(logits, labels, loss=True):
     """float32 SoftmaxCrossEntropyWithLogits as TF 1.15's kernel: the loss is the row sum
     of labels * (log(sum exp) - shifted), the backprop exp(shifted) / sum - labels (its exp
-    in the executor's blocks). ``logits`` and ``labels`` are [batch, classes]."""
+    in the executor's blocks). ``logits`` and ``labels`` are [batch, classes]. Without
+    ``loss`` the loss is not computed (None in its place)."""
     shifted = _shifted(logits)
     rows, n = shifted.shape
     flat = shifted.reshape(-1)
     packets = _flushed_exp(flat)
     sums = _row_exp_sums(shifted, flat, packets)
-    loss = row_sum(labels * (log(sums)[:, None] - shifted))
+    loss = row_sum(labels * (log(sums)[:, None] - shifted)) if loss else None
     e = _exp_scalars_at(flat, packets, _block_scalars(rows, n, XENT_BLOCK, in_place=False),
                         reuse=True)
     backprop = e.reshape(rows, n)

@@ -638,6 +638,16 @@ op_registry.declare("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output:
 
 @_widened
 def _softmax_xent(features, labels):
+    return _dense_xent(features, labels, True)
+
+
+@_widened
+def _softmax_xent_unread_loss(features, labels):
+    """The kernel a plan runs where nothing reads the loss's values (``_unread_loss``)."""
+    return _dense_xent(features, labels, False)
+
+
+def _dense_xent(features, labels, with_loss):
     if features.ndim != 2 or labels.ndim != 2:
         try:
             bshape = np.broadcast_shapes(features.shape, labels.shape)
@@ -661,7 +671,7 @@ def _softmax_xent(features, labels):
     if features.shape[1] == 0:  # no classes: TF 1.15's loss is 0 per row
         return np.zeros(features.shape[:1], features.dtype), features - labels
     if features.dtype == np.float32:  # TF's kernel bit for bit
-        return eigen_float32.softmax_xent(features, labels)
+        return _unread_loss(eigen_float32.softmax_xent(features, labels, with_loss), features)
     shifted = features - _row_max(features)
     log_sm = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
     loss = -np.sum(labels * log_sm, axis=1)
@@ -712,8 +722,27 @@ def _softmax_xent_grad(op, grad_loss, grad_grad):
     return [d_logits, d_labels]
 
 
+def _unread_loss(outputs, features):
+    """(loss, backprop) with a loss left out (None) standing as an unset float32 vector:
+    only its shape may be read (a Mean's gradient takes it)."""
+    loss, backprop = outputs
+    if loss is None:
+        loss = np.empty(features.shape[:1], np.float32)
+    return loss, backprop
+
+
 @_widened
 def _sparse_softmax_xent(features, labels):
+    return _sparse_xent(features, labels, True)
+
+
+@_widened
+def _sparse_softmax_xent_unread_loss(features, labels):
+    """The kernel a plan runs where nothing reads the loss's values (``_unread_loss``)."""
+    return _sparse_xent(features, labels, False)
+
+
+def _sparse_xent(features, labels, with_loss):
     if features.ndim != 2:
         raise errors.InvalidArgumentError(
             None, None, f"logits must be 2-D, but got shape {_dims(features.shape)}")
@@ -743,7 +772,8 @@ def _sparse_softmax_xent(features, labels):
             f"Label values: {' '.join(str(v) for v in labels.tolist())}",
         )
     if features.dtype == np.float32:  # TF's kernel bit for bit
-        return eigen_float32.sparse_softmax_xent(features, labels)
+        return _unread_loss(eigen_float32.sparse_softmax_xent(features, labels, with_loss),
+                            features)
     # C order whatever the input's layout (an einsum or transpose result may be strided): the
     # label entries below are written through a flat view of this array
     shifted = np.subtract(features, _row_max(features), order="C")
@@ -793,6 +823,9 @@ def _sparse_softmax_xent_grad(op, grad_loss, grad_grad):
     return [d_logits, None]
 
 
+# the kernels without the loss, for a plan in which no op reads the loss's values
+UNREAD_LOSS_KERNELS = {"SoftmaxCrossEntropyWithLogits": _softmax_xent_unread_loss,
+                       "SparseSoftmaxCrossEntropyWithLogits": _sparse_softmax_xent_unread_loss}
 op_registry.declare("SoftmaxCrossEntropyWithLogits", inputs=["features: T", "labels: T"],
                     outputs=["loss: T", "backprop: T"], attrs=[_FLOAT],
                     shape=_softmax_xent_shape, kernel=_softmax_xent, grad=_softmax_xent_grad)

@@ -318,7 +318,63 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
+    _unread_loss_rewrites(order, fed, fetches, replace, consts)
     return replace, consts
+
+
+# ops that read only the shape (and dtype) of an input, never its values
+_SHAPE_READERS = frozenset({"Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike"})
+# ops whose first input's values reach only their output (read only if that output is)
+_PASS_THROUGH = frozenset({"Identity", "Reshape", "ExpandDims", "Squeeze"})
+
+
+def _unread_loss_rewrites(order, fed, fetches, replace, consts):
+    """A fused softmax cross-entropy whose loss values nothing reads runs a kernel that
+    leaves the loss out (an unset vector of its shape stands for it): a training step that
+    fetches only the train op reads the backprop, and the Mean's gradient only the loss's
+    shape (through a Reshape, for the public wrappers' rank handling). Only where the loss
+    is neither fed nor fetched and the op runs its own kernel."""
+    import copy
+
+    from tideflow.ops import nn_ops
+
+    losses = {}
+    for op in order:
+        kernel = nn_ops.UNREAD_LOSS_KERNELS.get(op._type)
+        if kernel is None or op in replace.kernels:
+            continue
+        loss = op._outputs[0]
+        if loss in fed or loss in consts or replace.get(loss, loss) is not loss:
+            continue
+        losses[loss] = (op, kernel)
+    if not losses:
+        return
+    readers = {}
+    for op in order:
+        if op._outputs and all(replace.get(t, t) is not t or t in consts for t in op._outputs):
+            continue  # folded or merged away: not run
+        for i, t in enumerate(op._inputs):
+            readers.setdefault(replace.get(t, t), []).append((op, i))
+    kept = {replace.get(t, t) for t in fetches}
+
+    def values_read(t, depth=0):
+        if t in kept or t in fed or depth > 8:
+            return True
+        for op, i in readers.get(t, ()):
+            if op._type in _SHAPE_READERS:
+                continue
+            if op._type in _PASS_THROUGH and i == 0 and op not in replace.kernels:
+                if any(values_read(o, depth + 1) for o in op._outputs):
+                    return True
+                continue
+            return True
+        return False
+
+    for loss, (op, kernel) in losses.items():
+        if not values_read(loss):
+            decl = copy.copy(op._op_def)
+            decl.kernel = kernel
+            replace.kernels[op] = decl
 
 
 def _try_fold(op, ins, consts, device, session_state, session, bind_kernel):
