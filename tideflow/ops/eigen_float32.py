@@ -61,12 +61,6 @@ def _split(x):
     return flat, flat.size % _PACKET
 
 
-def _libm(fn, values):
-    """A glibc float function, correctly rounded: the float64 result rounded once."""
-    with np.errstate(all="ignore"):
-        return fn(values.astype(np.float64)).astype(_F)
-
-
 # glibc's expf: e^x = 2^(k/32) 2^(r/32) in double, 2^(i/32) from a 32-entry table (each
 # entry's bits less i << 47, so adding k << 47 scales it), a cubic in r
 _EXPF_TABLE = (np.exp2(np.arange(32) / 32).view(np.int64) - (np.arange(32, dtype=np.int64) << 47))
@@ -461,14 +455,14 @@ def log1p(x):
         keep = (u == _k(1)) | (u == log_u)
         y[keep] = flat[keep]
     if tail:
-        y[-tail:] = _libm(np.log1p, flat[-tail:])
+        y[-tail:] = glibc_float32.log1pf(flat[-tail:])
     return y.reshape(np.shape(x))
 
 
 def expm1(x):
     """float32 expm1 as TF 1.15's kernel: on packets Kahan's (u - 1) * (x / log(u)) with
     u = exp(x) by Eigen's packet exp and log (x itself where u is 1, -1 where u - 1 is),
-    glibc's expm1f on the tail (here: rounded from double)."""
+    glibc's expm1f on the tail."""
     flat, tail = _split(x)
     u = _flush_denormals(_packet_exp(flat))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -482,7 +476,7 @@ def expm1(x):
         one = u == _k(1)
         y[one] = flat[one]  # (a select: x as it came, denormal or not)
     if tail:
-        y[-tail:] = _flush_denormals(_libm(np.expm1, flat[-tail:]))
+        y[-tail:] = _flush_denormals(glibc_float32.expm1f(flat[-tail:]))
     return y.reshape(np.shape(x))
 
 

@@ -657,10 +657,25 @@ declare_binary("Minimum", _extreme_of_two(np.minimum), _MINMAX, inplace=0,
                grad=_maximum_minimum_grad(lambda x, y: less_equal(x, y)), reduces=True)
 declare_binary("SquaredDifference", _squared_difference, _BINARY_FEWER,
                grad=_squared_difference_grad, reduces=True)
+
+
+def _atan2(y, x):
+    # float32 by glibc's atan2f, as TF 1.15's kernel calls it per element
+    if y.dtype == np.float32 and x.dtype == np.float32:
+        from tideflow.ops import eigen_float32, glibc_float32
+
+        y, x = np.broadcast_arrays(y, x)
+        out = glibc_float32.atan2f(y.reshape(-1), x.reshape(-1))
+        return eigen_float32._flush_denormals(out).reshape(y.shape)
+    return np.arctan2(y, x)
+
+
 op_registry.declare(
     "Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=[_UNARY_REAL],
-    shape=_binary_shape, kernel="arctan2", grad=_atan2_grad,
+    shape=_binary_shape, kernel=_atan2, grad=_atan2_grad,
 )
+# (the GPU's is CuPy's arctan2, as the string kernel ran before)
+op_registry.register_kernel("Atan2", "GPU", kernel_factory=lambda ctx: ctx.device.xp.arctan2)
 
 for _name, _fn in (("Less", "less"), ("LessEqual", "less_equal"), ("Greater", "greater"),
                    ("GreaterEqual", "greater_equal")):

@@ -6,6 +6,7 @@ import numpy as np
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.kernels import threads as threads_mod
+from tideflow.ops.unary_ops import _rsqrt  # (Eigen scalar path's 1 / sqrt, shared with Rsqrt)
 
 _F32 = np.float32
 
@@ -209,10 +210,6 @@ def _outer_sums(a):
     return total
 
 
-def _rsqrt(v):
-    # Eigen's scalar rsqrt (1 / sqrt in float32); its 8-float packets use the CPU's
-    # approximate reciprocal square root refined once, which differs between CPU makers
-    return np.divide(_F32(1), np.sqrt(v, dtype=_F32), dtype=_F32)
 
 
 def _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_training,

@@ -12,8 +12,8 @@ import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
+from tideflow.ops import glibc_float32, unary_ops
 from tideflow.ops import special_functions as sf
-from tideflow.ops import unary_ops
 from tideflow.ops.elementwise import _binary_shape, declare_binary, declare_unary
 
 _FLOAT = "T: {bfloat16, half, float, double}"
@@ -70,9 +70,12 @@ def _acosh_grad(op, grad):
         return grad / _m().sinh(_m().conj(op._outputs[0]))
 
 
-declare_unary("Asinh", _keep(np.arcsinh), _BF_FLOAT_COMPLEX, grad=_asinh_grad)
-declare_unary("Acosh", _keep(np.arccosh), _BF_FLOAT_COMPLEX, grad=_acosh_grad)
-declare_unary("Atanh", _keep(np.arctanh), _BF_FLOAT_COMPLEX, grad=unary_ops._atanh_grad)
+declare_unary("Asinh", unary_ops._glibc_float32(glibc_float32.asinhf, _keep(np.arcsinh)),
+              _BF_FLOAT_COMPLEX, grad=_asinh_grad)
+declare_unary("Acosh", unary_ops._glibc_float32(glibc_float32.acoshf, _keep(np.arccosh)),
+              _BF_FLOAT_COMPLEX, grad=_acosh_grad)
+declare_unary("Atanh", unary_ops._glibc_float32(glibc_float32.atanhf, _keep(np.arctanh)),
+              _BF_FLOAT_COMPLEX, grad=unary_ops._atanh_grad)
 
 
 @add_dispatch_support(elementwise=1)

@@ -14,6 +14,7 @@ from tideflow.framework.resource_import import is_resource
 from tideflow.framework.tensor_shape import unknown_shape
 from tideflow.kernels import threads
 from tideflow.ops import state_ops
+from tideflow.ops.unary_ops import _rsqrt  # (Eigen scalar path's 1 / sqrt, shared with Rsqrt)
 
 # ------------------------------------------------------------------------------------------
 # the updates: each takes the ref buffers, the gradient and the scalars in the op's input order
@@ -42,9 +43,6 @@ def _proximal_gradient_descent(var, delta, alpha, l1, l2):
     _proximal(var, var - alpha * delta, alpha, l1, l2)
 
 
-def _rsqrt(x):
-    # Eigen's scalar rsqrt: 1 / sqrt (its 8-float packets take the CPU's approximation)
-    return 1 / np.sqrt(x)
 
 
 def _adadelta(var, accum, accum_update, grad, lr, rho, epsilon):

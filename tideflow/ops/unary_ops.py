@@ -6,7 +6,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
-from tideflow.ops import eigen_float32, special_functions
+from tideflow.ops import eigen_float32, glibc_float32, special_functions
 from tideflow.ops.elementwise import _binary_shape, declare_unary
 
 # TF's type lists (math_ops.cc)
@@ -48,7 +48,28 @@ def _in_float64(fn):
 
 
 def _rsqrt(x):
+    """1 / sqrt(x), each step rounded in x's type: Eigen's scalar rsqrt, which the Rsqrt kernel
+    and the training and batch-norm kernels use on the last ``size % 8`` elements. On whole
+    8-float packets TF 1.15's float32 kernels take the CPU's approximate reciprocal square
+    root (``rsqrtps``) refined by one Newton step, so their bits depend on the CPU maker's
+    table, which no IEEE arithmetic reproduces: those elements keep this correctly rounded
+    form (docs/design.md)."""
     return np.reciprocal(np.sqrt(x))
+
+
+def _glibc_float32(fn32, other):
+    """A kernel computing float32 ``x`` by ``fn32`` (glibc's float function, which TF 1.15's
+    kernel calls per element; ``glibc_float32``), denormal results flushed to zero as TF's
+    CPU threads do; other types by ``other``."""
+
+    def kernel(x):
+        if x.dtype != np.float32:
+            return other(x)
+        out = np.asarray(fn32(x.reshape(-1)), dtype=np.float32)
+        return eigen_float32._flush_denormals(out).reshape(x.shape)
+
+    kernel.__name__ = f"_{fn32.__name__}_kernel"
+    return kernel
 
 
 def _sigmoid(x):
@@ -420,18 +441,26 @@ declare_unary("Log", _log, _UNARY_COMPLEX, grad=_log_grad, inplace=0)
 declare_unary("Log1p", _log1p, _UNARY_COMPLEX, grad=_log1p_grad, inplace=0)
 declare_unary("Sin", _sin, _UNARY_COMPLEX, grad=_sin_grad)
 declare_unary("Cos", _cos, _UNARY_COMPLEX, grad=_cos_grad)
-declare_unary("Tan", _keeping_dtype(np.tan), _UNARY, grad=_tan_grad)
+declare_unary("Tan", _glibc_float32(glibc_float32.tanf, _keeping_dtype(np.tan)), _UNARY,
+              grad=_tan_grad)
 declare_unary("Asin", _keeping_dtype(np.arcsin), _UNARY, grad=_asin_grad)
 declare_unary("Acos", _keeping_dtype(np.arccos), _UNARY, grad=_acos_grad)
-declare_unary("Atan", _keeping_dtype(np.arctan), _UNARY, grad=_atan_grad)
+declare_unary("Atan", _glibc_float32(glibc_float32.atanf, _keeping_dtype(np.arctan)), _UNARY,
+              grad=_atan_grad)
 declare_unary("Sinh", "sinh", _UNARY_COMPLEX, grad=_sinh_grad)
 declare_unary("Cosh", "cosh", _UNARY_COMPLEX, grad=_cosh_grad)
 declare_unary("Tanh", _tanh, _UNARY_COMPLEX, grad=_tanh_grad, inplace=0)
 declare_unary("Sigmoid", _sigmoid, _UNARY_COMPLEX, grad=_sigmoid_grad)
-declare_unary("Erf", _in_float64(special_functions.erf), _UNARY_REAL, grad=_erf_grad)
-declare_unary("Erfc", _in_float64(special_functions.erfc), _UNARY_REAL, grad=_erfc_grad)
-declare_unary("Lgamma", _in_float64(special_functions.lgamma), _UNARY_REAL, grad=_lgamma_grad)
-declare_unary("Digamma", _in_float64(special_functions.digamma), _UNARY_REAL,
+declare_unary("Erf", _glibc_float32(glibc_float32.erff, _in_float64(special_functions.erf)),
+              _UNARY_REAL, grad=_erf_grad)
+declare_unary("Erfc", _glibc_float32(glibc_float32.erfcf, _in_float64(special_functions.erfc)),
+              _UNARY_REAL, grad=_erfc_grad)
+declare_unary("Lgamma",
+              _glibc_float32(glibc_float32.lgammaf, _in_float64(special_functions.lgamma)),
+              _UNARY_REAL, grad=_lgamma_grad)
+declare_unary("Digamma",
+              _glibc_float32(glibc_float32.digamma, _in_float64(special_functions.digamma)),
+              _UNARY_REAL,
               grad=_digamma_grad)
 declare_unary("Floor", "floor", _UNARY_REAL, differentiable=False)
 declare_unary("Ceil", "ceil", _UNARY_REAL, differentiable=False)
