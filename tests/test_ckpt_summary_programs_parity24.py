@@ -3,6 +3,7 @@ pinned to what TF 1.15 prints and writes (every expected value here was measured
 
 
 import numpy as np
+import pytest
 
 import tideflow as tf
 from tideflow.python.tools import inspect_checkpoint
@@ -65,3 +66,40 @@ def test_image_summary_bad_color_default_is_spelled_as_tf_in_node_and_op_defs():
     # TF 1.15: 580 bytes with its 23-character git version; the GraphDef 223 bytes
     assert len(meta.SerializeToString()) - len(tf.__git_version__) == 580 - 23
     assert len(g.as_graph_def().SerializeToString()) == 223
+
+
+def test_list_attr_minimums_are_tf_s_in_exported_op_defs():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0], name="v")
+        tf.squeeze(tf.identity_n([v.value()])[0])
+        tf.Print(v, [])
+        tf.train.Saver()
+        meta = tf.train.export_meta_graph()
+        # measured in TF 1.15: empty lists fail where the OpDef has minimum 1
+        for make, op in ((lambda: tf.Assert(True, []), "Assert"),
+                         (lambda: tf.identity_n([]), "IdentityN")):
+            with pytest.raises(ValueError, match=f"Attr 'T' of '{op}' Op passed list of length 0 "
+                                                 "less than minimum 1."):
+                make()
+    attrs = {(o.name, a.name): (a.has_minimum, a.minimum)
+             for o in meta.meta_info_def.stripped_op_list.op for a in o.attr if "list" in a.type}
+    # TF 1.15's registrations: SaveV2/RestoreV2 dtypes >= 1, IdentityN T >= 1, Squeeze
+    # squeeze_dims >= 0, Print U >= 0
+    assert attrs == {("IdentityN", "T"): (True, 1), ("Print", "U"): (True, 0),
+                     ("RestoreV2", "dtypes"): (True, 1), ("SaveV2", "dtypes"): (True, 1),
+                     ("Squeeze", "squeeze_dims"): (True, 0)}
+
+
+def test_meta_graph_with_cleared_devices_keeps_control_inputs_in_the_order_added():
+    with tf.Graph().as_default() as g:
+        tf.group(tf.no_op(name="c"), tf.no_op(name="a"), tf.no_op(name="b"), name="init")
+
+        def inputs(gd):
+            return next(list(n.input) for n in gd.node if n.name == "init")
+
+        # measured in TF 1.15: the C++ GraphDef writer sorts control inputs; the Python exporter
+        # (clear_devices, export_scope, clear_extraneous_savers) copies each op's own NodeDef
+        assert inputs(g.as_graph_def()) == ["^a", "^b", "^c"]
+        assert inputs(tf.train.export_meta_graph().graph_def) == ["^a", "^b", "^c"]
+        assert inputs(tf.train.export_meta_graph(clear_devices=True).graph_def) == [
+            "^c", "^a", "^b"]

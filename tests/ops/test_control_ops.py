@@ -135,7 +135,7 @@ def test_assert_default_summarize_and_strings():
 
 
 def test_assert_condition_must_be_scalar():
-    check = tf.Assert(tf.constant([True, True]), [])
+    check = tf.Assert(tf.constant([True, True]), ["x"])  # (TF 1.15 wants data: T >= 1)
     with tf.Session() as sess, pytest.raises(
         tf.errors.InvalidArgumentError, match=r"In\[0\] should be a scalar"
     ):

@@ -339,11 +339,13 @@ def node_def_of(op):
     return nd
 
 
-def graph_to_graph_def(graph, from_version=None, add_shapes=False):
+def graph_to_graph_def(graph, from_version=None, add_shapes=False, sort_control_inputs=True):
     """The ``GraphDef`` of ``graph`` (``Graph.as_graph_def``).
 
     from_version: only ops added after the graph's ``version`` had this value.
     add_shapes: write each node's static output shapes in its ``_output_shapes`` attr.
+    sort_control_inputs: False keeps each node's control inputs in the order they were added
+    (``op.node_def``'s, what TF's Python meta graph exporter copies).
     """
     gd = graph_pb2.GraphDef()
     producer, min_consumer = graph._graph_def_versions[:2]
@@ -355,7 +357,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False):
     for op in ops:
         nd = gd.node.add()
         nd.CopyFrom(_cached_node_def(op))
-        if len(op._control_inputs) > 1:
+        if sort_control_inputs and len(op._control_inputs) > 1:
             # as TF's GraphDef writer: control inputs sorted by name (op.node_def keeps the
             # order they were added in)
             n = len(op._inputs)

@@ -498,7 +498,11 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
     graph = graph or ops.get_default_graph()
     given = graph_def is not None  # (TF copies a given GraphDef's library, even empty)
     if graph_def is None:
-        graph_def = graph.as_graph_def(add_shapes=True)
+        # as TF 1.15: scoping, clearing devices or savers copies every op's own NodeDef, whose
+        # control inputs keep the order they were added in (the C++ GraphDef writer sorts them)
+        graph_def = graph_io.graph_to_graph_def(
+            graph, add_shapes=True,
+            sort_control_inputs=not (export_scope or clear_devices or clear_extraneous_savers))
     exclude = _extraneous_saver_nodes(graph_def, saver_def) if clear_extraneous_savers else None
     unbound_inputs = []
     if export_scope or exclude or clear_devices:

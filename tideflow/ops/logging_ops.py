@@ -148,7 +148,7 @@ def _assert_kernel(condition, data, *, summarize):
 op_registry.declare(
     "Assert",
     inputs=["condition: bool", "data: T"],
-    attrs=["T: list(type)", "summarize: int = 3"],
+    attrs=["T: list(type) >= 1", "summarize: int = 3"],
     shape=lambda op: [],
     kernel=_assert_kernel,
     stateful=True,
@@ -226,7 +226,7 @@ op_registry.declare(
     "Print",
     inputs=["input: T", "data: U"],
     outputs=["output: T"],
-    attrs=["T: type", "U: list(type)", "message: string = ''", "first_n: int = -1",
+    attrs=["T: type", "U: list(type) >= 0", "message: string = ''", "first_n: int = -1",
            "summarize: int = 3"],
     shape=lambda op: [op._inputs[0]._shape],
     kernel_factory=_print_kernel_factory,

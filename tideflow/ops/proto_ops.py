@@ -252,7 +252,7 @@ op_registry.declare(
     inputs=["sizes: int32", "values: Tinput_types"],
     outputs=["bytes: string"],
     attrs=["field_names: list(string)", "message_type: string",
-           "descriptor_source: string = 'local://'", "Tinput_types: list(type)"],
+           "descriptor_source: string = 'local://'", "Tinput_types: list(type) >= 1"],
     shape=lambda op: [op._inputs[0]._shape[:-1] if op._inputs[0]._shape.ndims else
                       TensorShape(None)],
     kernel=_encode_kernel,
