@@ -52,3 +52,52 @@ def test_fit_generator_validates_through_an_enqueuer_per_pass():
     val = Seq()
     m.fit_generator(train(), steps_per_epoch=2, epochs=3, validation_data=val, verbose=0)
     assert val.ends == 0
+
+
+def test_a_graph_network_drops_input_arrays_past_its_inputs():
+    # TF 1.15 pairs the arrays with the inputs' shapes (zip): a second array is never seen,
+    # even one of another sample count or width; a subclassed model has no shapes to pair
+    tf.reset_default_graph()
+    tf.set_random_seed(1)
+    inp = tf.keras.Input((3,))
+    m = tf.keras.Model(inp, tf.keras.layers.Dense(2, kernel_initializer="ones")(inp))
+    m.compile("sgd", "mse")
+    ones = np.ones((4, 3))
+    got = []
+    for xs in ([ones, 2 * ones], [2 * ones, ones], (ones, np.ones((5, 3))),
+               [ones, np.ones((4, 7))]):
+        got.append(round(float(m.evaluate(xs, np.zeros((4, 2)), verbose=0)), 4))
+        assert m.predict(xs).shape == (4, 2)
+        got.append(round(float(m.train_on_batch(xs, np.zeros((4, 2)))), 4))
+    # (measured in TF 1.15)
+    assert got == [9.0, 9.0, 33.5241, 33.5241, 6.1241, 6.1241, 5.644, 5.644]
+
+
+def test_a_batch_size_of_zero_fails_as_tf_dividing_by_it():
+    tf.reset_default_graph()
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    m.compile("sgd", "mse")
+    x, y = np.zeros((4, 3)), np.zeros((4, 2))
+    for call in (lambda: m.fit(x, y, batch_size=0, verbose=0),
+                 lambda: m.evaluate(x, y, batch_size=0, verbose=0),
+                 lambda: m.predict(x, batch_size=0)):
+        try:
+            call()
+        except ZeroDivisionError as e:
+            assert str(e) == "float division by zero"
+        else:
+            raise AssertionError("no error")
+
+
+def test_sample_weights_are_checked_before_the_class_weights_multiply_them():
+    tf.reset_default_graph()
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    m.compile("sgd", "mse")
+    try:
+        m.fit(np.zeros((4, 3)), np.zeros((4, 2)), class_weight={0: 1},
+              sample_weight=np.ones(3), verbose=0)
+    except ValueError as e:
+        assert str(e) == ("Found a sample_weight array with shape (3,) for an input with shape "
+                          "(4, 2). sample_weight cannot be broadcast.")
+    else:
+        raise AssertionError("no error")

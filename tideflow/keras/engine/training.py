@@ -659,6 +659,10 @@ class Model(Network):
             arrays = list(data)
         else:
             arrays = [data]
+        if what == "input" and refs and len(arrays) > len(refs) and self._is_graph_network:
+            # (TF 1.15 pairs a graph network's input arrays with its inputs' shapes: arrays
+            # past the last input are dropped unseen)
+            arrays = arrays[:len(refs)]
         if len(arrays) != len(refs):
             if arrays and not hasattr(arrays[0], "shape") and len(refs) > 1:
                 raise ValueError(f"Error when checking model {what}: you are passing a list as "
@@ -745,12 +749,15 @@ class Model(Network):
             sws = [sample_weight] * n_live
         out = []
         for i, (w, y) in enumerate(zip(sws, ys)):
+            per_class = None
             if class_weight is not None:
                 cw = class_weight.get(live_names[i], class_weight) if isinstance(
                     next(iter(class_weight), None), str) else class_weight
-                if isinstance(cw, dict):  # (as TF 1.15: times the sample weights, if any)
+                if isinstance(cw, dict):
                     per_class = _class_weights_to_sample(cw, y)
-                    w = per_class if w is None else per_class * np.asarray(w, np.float32)
+            times_class = per_class is not None and w is not None
+            if w is None:
+                w = per_class
             if w is not None:
                 w = np.asarray(w, np.float32)
                 if self._weight_mode(i) == "temporal":
@@ -775,6 +782,9 @@ class Model(Network):
                     raise ValueError(f"Found a sample_weight array with shape {w.shape} for an "
                                      f"input with shape {np.shape(y)}. sample_weight cannot "
                                      "be broadcast.")
+                if times_class:
+                    # (as TF 1.15: the sample weights, checked, times the class weights)
+                    w = np.asarray(per_class * w, np.float32)
             out.append(w)
         if not sync and any(w is not None for w in out):
             self._use_fed_sample_weights()
@@ -1035,7 +1045,7 @@ class Model(Network):
                 raise ValueError("`validation_split` argument is not supported when input `x` "
                                  "is a dataset or a dataset iterator. Please use "
                                  "`validation_data` instead.")
-        batch_size = self._validate_or_infer_batch_size(batch_size) or 32
+        batch_size = _default_batch(self._validate_or_infer_batch_size(batch_size))
         if x is None and y is None and self._fed_by_tensors():
             if steps_per_epoch is None:
                 raise ValueError("When the model's inputs and targets are tensors (Input(tensor="
@@ -1320,7 +1330,7 @@ class Model(Network):
                 outs = self._evaluate_source(source, cb_list, self._progbar(verbose, source))
             else:
                 outs = self._evaluate_arrays(
-                    xs, ys, self._validate_or_infer_batch_size(batch_size) or 32, sws,
+                    xs, ys, _default_batch(self._validate_or_infer_batch_size(batch_size)), sws,
                     cb_list, verbose)
         return _unlist(outs)
 
@@ -1353,7 +1363,7 @@ class Model(Network):
         xs, _ = self._standardize_xy(x, need_y=False)
         self._note_function("predict")  # (as TF 1.15: after the inputs are checked)
         self.reset_metrics()  # (as TF 1.15's loops, predict's too)
-        batch_size = self._validate_or_infer_batch_size(batch_size) or 32
+        batch_size = _default_batch(self._validate_or_infer_batch_size(batch_size))
         n = len(xs[0])
         parts = [[] for _ in self.outputs]
         cb_list = self._mode_callbacks(callbacks, verbose, steps)
@@ -1364,6 +1374,8 @@ class Model(Network):
                             batch_size=batch_size if steps is None else None)
         if cb_list is not None:
             cb_list.on_predict_begin()
+        if steps is None:
+            _check_batch_size(batch_size)
         chunks = ([(slice(start, start + batch_size), min(n, start + batch_size) - start)
                    for start in range(0, n, batch_size)] if steps is None
                   else [(slice(None), 1)] * steps)
@@ -1808,6 +1820,17 @@ def _holds_hdf5(data):
         data if isinstance(data, (list, tuple)) else [data]))
 
 
+def _default_batch(batch_size):
+    """32 for ``None`` (as TF 1.15, a batch size of 0 is kept: its epochs fail dividing by
+    it)."""
+    return 32 if batch_size is None else batch_size
+
+
+def _check_batch_size(batch_size):
+    if batch_size == 0:  # (TF 1.15's make_batches: ceil(size / float(batch_size)))
+        raise ZeroDivisionError("float division by zero")
+
+
 class _ArraySource:
     """Batches of NumPy arrays, shuffled each epoch when asked."""
 
@@ -1821,6 +1844,7 @@ class _ArraySource:
 
     def epoch(self):
         n = self.samples
+        _check_batch_size(self.batch_size)
         if self.hdf5 and self.shuffle is True and n > self.batch_size:
             # TF 1.15 reads each batch from the file, which h5py refuses for indices out of
             # order
