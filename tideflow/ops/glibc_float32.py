@@ -603,8 +603,7 @@ _LG_W = _consts(0x3ed67f1d, 0x3daaaaab, 0xbb360b61, 0x3a500cfd, 0xba1c065c, 0x3a
 
 
 def lgammaf(x):
-    """glibc's ``lgammaf`` of float32 ``x``. Between -15 and -2 glibc evaluates its own
-    expansions about the zeros of lgamma (``lgamma_negf``): there the exact value rounded."""
+    """glibc's ``lgammaf`` of float32 ``x``."""
     x = np.asarray(x, dtype=_F)
     hx = _bits(x)
     ix = hx & 0x7fffffff
@@ -620,10 +619,7 @@ def lgammaf(x):
             adj[t == 0] = np.inf
             out[neg] = adj
         negf = (hx < 0) & (ix > 0x40000000) & (ix < 0x41700000)
-        if negf.any():
-            from tideflow.ops import special_functions
-
-            out[negf] = special_functions.lgamma(x[negf].astype(np.float64)).astype(_F)
+        _on(out, negf, _lgamma_negf, x)
         out[(hx < 0) & (ix >= 0x4b000000)] = np.inf
         tiny = ix < 0x30800000
         out[tiny] = -logf(ax[tiny])
@@ -680,6 +676,105 @@ def _lgamma_positive(x, ix):
         out[big] = (v - _HALF) * (t - _ONE) + w
     huge = (ix >= 0x4c800000) & (ix < 0x7f800000)
     out[huge] = x[huge] * (logf(x[huge]) - _ONE)
+    return out
+
+
+# lgamma_negf (-15 < x < -2): expansions about the zeros x0 of lgamma, one in each half-integer
+# interval (hi and lo parts); between -3 and -2 polynomials in x - (interval midpoint)
+_LGN_ZEROS = np.array([[float.fromhex(h) for h in pair.split()] for pair in (
+    "-0x2.74ff94p+0 0x1.3fe0f2p-24", "-0x2.bf682p+0 -0x1.437b2p-24", "-0x3.24c1b8p+0 0x6.c34cap-28",
+    "-0x3.f48e2cp+0 0x1.707a04p-24", "-0x4.0a13ap+0 0x1.e99aap-24", "-0x4.fdd5ep+0 0x1.64454p-24",
+    "-0x5.021a98p+0 0x2.03d248p-24", "-0x5.ffa4cp+0 0x2.9b82fcp-24",
+    "-0x6.005ac8p+0 -0x1.625f24p-24", "-0x6.fff3p+0 0x2.251e44p-24", "-0x7.000dp+0 0x8.48078p-28",
+    "-0x7.fffe6p+0 0x1.fa98c4p-28", "-0x8.0001ap+0 -0x1.459fcap-28",
+    "-0x8.ffffdp+0 -0x1.c425e8p-24", "-0x9.00003p+0 0x1.c44b82p-24", "-0xap+0 0x4.9f942p-24",
+    "-0xap+0 -0x4.9f93b8p-24", "-0xbp+0 0x6.b9916p-28", "-0xbp+0 -0x6.b9915p-28",
+    "-0xcp+0 0x8.f76c8p-32", "-0xcp+0 -0x8.f76c7p-32", "-0xdp+0 0xb.09231p-36",
+    "-0xdp+0 -0xb.09231p-36", "-0xep+0 0xc.9cba5p-40", "-0xep+0 -0xc.9cba5p-40",
+    "-0xfp+0 0xd.73f9fp-44")], dtype=_F)
+_LGN_E_HI, _LGN_E_LO = _F(float.fromhex("0x2.b7e15p+0")), _F(float.fromhex("0x1.628aeep-24"))
+_LGN_STIRLING = tuple(_F(float.fromhex(h)) for h in ("0x1.555556p-4", "-0xb.60b61p-12",
+                                                     "0x3.403404p-12"))
+# by interval of [-3, -2] (eighths, from -2 down), constant term first
+_LGN_POLY = tuple(tuple(_F(float.fromhex(h)) for h in c.split()) for c in (
+    "-0x1.0b71c6p+0 -0xc.73a1ep-4 -0x1.ec8462p-4 -0xe.37b93p-4 -0x1.02ed36p-4 -0xe.cbe26p-4",
+    "-0xf.29309p-4 -0xc.a5cfep-4 0x3.9c93fcp-4 -0x1.02a2fp+0 0x9.896bep-4 -0x1.519704p+0",
+    "-0xd.7d28dp-4 -0xe.6964cp-4 0xb.0d4f1p-4 -0x1.9240aep+0 0x1.dadabap+0 -0x3.1778c4p+0",
+    ("-0xb.74ea2p-4 -0x1.2a82cp+0 0x1.880234p+0 -0x3.320c4p+0 0x5.572a38p+0 -0x9.f92bap+0 "
+     "0x1.1c347ep+4"),
+    ("-0x3.d10108p-4 0x1.cd5584p+0 0x3.819c24p+0 0x6.84cbb8p+0 0xb.bf269p+0 0x1.57fb12p+4 "
+     "0x2.7b9854p+4"),
+    ("-0x6.b5d25p-4 0x1.28d604p+0 0x1.db6526p+0 0x2.e20b38p+0 0x4.44c378p+0 0x6.62a08p+0 "
+     "0x9.6db3ap+0"),
+    "-0x8.a41b2p-4 0xc.da87fp-4 0x1.147312p+0 0x1.7617dap+0 0x1.d6c13p+0 0x2.57a358p+0",
+    "-0xa.046d6p-4 0x9.70b89p-4 0xa.a89a6p-4 0xd.2f2d8p-4 0xd.e32b4p-4 0xf.fb741p-4"))
+
+
+def _lg_sinpi(v):
+    return np.where(v <= _F(0.25), sincosf(_PI * v)[0], sincosf(_PI * (_HALF - v))[1])
+
+
+def _lg_cospi(v):
+    return np.where(v <= _F(0.25), sincosf(_PI * v)[1], sincosf(_PI * (_HALF - v))[0])
+
+
+def _lgamma_negf(x):
+    """glibc's ``lgamma_negf``: lgammaf for -15 < x < -2 (+inf at the integers)."""
+    i = np.floor(_F(-2) * x).astype(np.int32)
+    even = (i & 1) == 0
+    pole = even & (i.astype(_F) == _F(-2) * x)
+    xn = np.where(even, -i // 2, (-i - 1) // 2).astype(_F)
+    i = np.clip(i - 4, 0, 25)
+    x0_hi, x0_lo = _LGN_ZEROS[i, 0], _LGN_ZEROS[i, 1]
+    xdiff = x - x0_hi - x0_lo
+    # log(sinpi(x0) / sinpi(x)), by log or (x0 nearer its integer) log1p
+    x_idiff = np.abs(xn - x)
+    x0_idiff = np.abs(xn - x0_hi - x0_lo)
+    by_log = _ef()._logf(_lg_sinpi(x0_idiff) / _lg_sinpi(x_idiff))
+    x0diff2 = np.where((i & 1) == 0, xdiff, -xdiff) * _HALF
+    sx0d2 = _lg_sinpi(x0diff2)
+    cx0d2 = _lg_cospi(x0diff2)
+    cot = _lg_cospi(x_idiff) / _lg_sinpi(x_idiff)
+    by_log1p = log1pf(_TWO * sx0d2 * (-sx0d2 + cx0d2 * cot))
+    log_sinpi_ratio = np.where(x0_idiff < x_idiff * _HALF, by_log, by_log1p)
+    # log(gamma(1 - x0) / gamma(1 - x)) by Stirling's approximation
+    y0 = _ONE - x0_hi
+    y0_eps = -x0_hi + (_ONE - y0) - x0_lo
+    y = _ONE - x
+    y_eps = -x + (_ONE - y)
+    high = (xdiff * log1pf((y0 - _LGN_E_HI - _LGN_E_LO + y0_eps) / _LGN_E_HI)
+            + (y - _HALF + y_eps) * log1pf(xdiff / y))
+    y0r, yr = _ONE / y0, _ONE / y
+    y0r2, yr2 = y0r * y0r, yr * yr
+    rdiff = -xdiff / (y * y0)
+    dlast, elast = rdiff, rdiff * yr * (yr + y0r)
+    terms = [dlast * _LGN_STIRLING[0]]
+    for c in _LGN_STIRLING[1:]:
+        dnext = dlast * y0r2 + elast
+        elast = elast * yr2
+        terms.append(dnext * c)
+        dlast = dnext
+    low = np.zeros_like(x)
+    for t in terms[::-1]:
+        low = low + t
+    out = log_sinpi_ratio + (high + low)
+    # -3 < x < -2: log1p(g (x - x0) / (x - xn)), g a polynomial by eighth of the interval
+    near = i < 2
+    if near.any():
+        xs = x[near]
+        j = np.clip(np.floor(_F(-8) * xs).astype(np.int32) - 16, 0, 7)
+        x_adj = xs - (-33 - 2 * j).astype(_F) * _F(0.0625)
+        g = np.zeros_like(xs)
+        for k, coeffs in enumerate(_LGN_POLY):
+            at = j == k
+            if at.any():
+                v = x_adj[at]
+                acc = np.full_like(v, coeffs[-1])
+                for c in coeffs[-2::-1]:
+                    acc = acc * v + c
+                g[at] = acc
+        out[near] = log1pf(g * xdiff[near] / (xs - xn[near]))
+    out[pole] = np.inf
     return out
 
 
