@@ -74,13 +74,14 @@ _INDEX_MASK = np.array(31, np.int64)
 _INDEX_SHIFT = np.array(47, np.int64)
 
 
-def _expf(x):
+def _expf(x, nonpositive=False):
     """glibc's float ``expf`` on each element (what Eigen's scalar path calls): overflow to inf
-    above 88.72, 0 below -103.97."""
+    above 88.72, 0 below -103.97. ``nonpositive``: no element is above 0 (shifted logits)."""
     x = np.asarray(x, dtype=_F)
     if not x.size:
         return x.copy()
-    if not _k(-103.9) < x.min() <= x.max() < _k(88.7):  # (NaN too): the edges by mask
+    if not (_k(-103.9) < x.min() if nonpositive else
+            _k(-103.9) < x.min() <= x.max() < _k(88.7)):  # (NaN too): the edges by mask
         with np.errstate(all="ignore"):
             out = _expf(np.clip(np.nan_to_num(x), _k(-100), _k(88)))
         out[x > _F(float.fromhex("0x1.62e42ep6"))] = np.inf
@@ -804,8 +805,14 @@ def softmax(logits, log_softmax=False):
 def _row_exp_sums(shifted, flat, packets):
     """Each row's sum of exp(shifted), the exps taken inside the reduction."""
     rows, n = shifted.shape
-    e = _exp_scalars_at(flat, packets, _reduction_scalars(rows, n))
-    return row_sum(e.reshape(rows, n))
+    tail = n % _PACKET
+    if not tail or n > _TREE_LEAF:
+        e = _exp_scalars_at(flat, packets, _reduction_scalars(rows, n))
+        return row_sum(e.reshape(rows, n))
+    # each row's last n % 8 by expf: a column slice, cheaper than gathering them by index
+    e = packets.reshape(rows, n).copy()
+    e[:, n - tail:] = _flush_nonnegative(_expf(shifted[:, n - tail:], nonpositive=True))
+    return row_sum(e)
 
 
 def softmax_xent(logits, labels, loss=True):
