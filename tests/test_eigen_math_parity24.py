@@ -173,6 +173,31 @@ def test_erfc_flushes_denormal_results():
     _assert_bits(_run(tf.math.erfc(tf.constant(np.float32([10.0, 9.5])))), np.float32([0, 0]))
 
 
+# denormal inputs (and 2e-38, just normal): TF's threads read denormal operands as zero (DAZ)
+# and flush denormal results (FTZ), but a function returning its argument untouched keeps it
+_DENORMAL_X = "000116c2 800116c2 000ae398 8020aac8 0077c786 80000001 00d9c7dd"
+_DENORMAL = {
+    "erf": "00000000 80000000 00000000 80000000 00000000 80000000 00f5bd3e",
+    "lgamma": "42cff1b4 42cff1b4 42cff1b4 42cff1b4 42cff1b4 42cff1b4 42ad9c34",
+    "digamma": "7f800000 7f800000 7f800000 7f800000 7f800000 7f800000 fe167699",
+    "tan": "000116c2 800116c2 000ae398 8020aac8 0077c786 80000001 00d9c7dd",
+    "atanh": "000116c2 800116c2 000ae398 8020aac8 0077c786 80000001 00d9c7dd",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DENORMAL))
+def test_denormal_inputs_as_tf115(name):
+    x = tf.constant(_floats(_DENORMAL_X))
+    _assert_bits(_run(getattr(tf.math, name)(x)), _floats(_DENORMAL[name]))
+
+
+def test_atan2_denormals_as_tf115():
+    y = tf.constant(_floats(_DENORMAL_X))
+    x = tf.constant(np.float32([1, 2, 1, 1e10, 3, -1, 1e-30]))
+    want = _floats("000116c2 80000000 000ae398 80000000 00000000 c0490fdb 32abcc77")
+    _assert_bits(_run(tf.atan2(y, x)), want)
+
+
 # seven elements: all on Eigen's scalar path (glibc's log1pf / expm1f, not correctly rounded)
 _TAILS = {
     "log1p": ("409302ff 3fe2c978 3f5f5a4b 406b009c 3fe8ab02 bee649b5 406ce5b8",

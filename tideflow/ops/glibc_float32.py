@@ -809,30 +809,38 @@ _DIGAMMA_A = tuple(_F(c) for c in (-4.16666666666666666667E-3, 3.968253968253968
 def digamma(x):
     """float32 digamma as TF 1.15's kernel (Eigen's scalar ``digamma_impl<float>``, glibc's
     tanf and logf): +inf at 0, the negative integers and -inf."""
-    x = np.asarray(x, dtype=_F)
+    x = np.asarray(x, dtype=_F).reshape(-1)
     one, half = _F(1), _F(0.5)
     with np.errstate(all="ignore"):
         negative = x <= 0
-        p = np.floor(x)
-        pole = negative & (p == x)
-        nz = x - p
-        up = nz > half
-        nz = np.where(up, x - (p + one), nz)
-        nz = np.where(nz != half, _F(np.pi) / tanf(_F(np.pi) * nz), _F(0))
-        s = np.where(negative, one - x, x)
+        s = x.copy()
+        nz = None
+        if negative.any():
+            xn = x[negative]
+            p = np.floor(xn)
+            nz = xn - p
+            up = nz > half
+            nz[up] = xn[up] - (p[up] + one)
+            nz = np.where(nz != half, _F(np.pi) / tanf(_F(np.pi) * nz), _F(0))
+            nz[p == xn] = np.nan  # (a pole: +inf below)
+            s[negative] = one - xn
         w = np.zeros_like(s)
-        low = s < 10
-        while low.any():
-            w = np.where(low, w + one / s, w)
-            s = np.where(low, s + one, s)
-            low = s < 10
+        at = np.flatnonzero(s < 10)
+        while at.size:  # (each element's own count of steps, as Eigen's loop)
+            v = s[at]
+            w[at] += one / v
+            v += one
+            s[at] = v
+            at = at[v < 10]
         z = one / (s * s)
         poly = z * _horner(z, _DIGAMMA_A)
-        poly = np.where(s < _F(1.0e8), poly, _F(0))
+        poly[~(s < _F(1.0e8))] = 0
         y = ((_ef()._logf(s) - half / s) - poly) - w
-        y = np.where(negative, y - nz, y)
-        y = np.where(pole, _F(np.inf), y)
-    return np.asarray(y, dtype=_F)
+        if nz is not None:
+            y[negative] -= nz
+            y[negative] = np.where(np.isnan(nz) & ~np.isnan(x[negative]), _F(np.inf),
+                                   y[negative])
+    return y
 
 
 def _horner(v, coeffs):

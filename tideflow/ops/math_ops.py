@@ -662,11 +662,12 @@ declare_binary("SquaredDifference", _squared_difference, _BINARY_FEWER,
 def _atan2(y, x):
     # float32 by glibc's atan2f, as TF 1.15's kernel calls it per element
     if y.dtype == np.float32 and x.dtype == np.float32:
-        from tideflow.ops import eigen_float32, glibc_float32
+        from tideflow.ops import glibc_float32, unary_ops
 
         y, x = np.broadcast_arrays(y, x)
-        out = glibc_float32.atan2f(y.reshape(-1), x.reshape(-1))
-        return eigen_float32._flush_denormals(out).reshape(y.shape)
+        flat = y.reshape(-1)
+        out = glibc_float32.atan2f(flat, x.reshape(-1))
+        return unary_ops._flush_computed(out, flat).reshape(y.shape)  # (y itself kept)
     return np.arctan2(y, x)
 
 

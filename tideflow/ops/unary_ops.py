@@ -57,19 +57,56 @@ def _rsqrt(x):
     return np.reciprocal(np.sqrt(x))
 
 
-def _glibc_float32(fn32, other):
+def _glibc_float32(fn32, other, denormal=None):
     """A kernel computing float32 ``x`` by ``fn32`` (glibc's float function, which TF 1.15's
-    kernel calls per element; ``glibc_float32``), denormal results flushed to zero as TF's
-    CPU threads do; other types by ``other``."""
+    kernel calls per element; ``glibc_float32``); other types by ``other``.
+
+    TF's CPU threads run with denormals flushed to zero, as results (FTZ) and as operands
+    (DAZ): a denormal result of arithmetic is zero, but one the function returns untouched
+    (``tan(x)`` is x for tiny x) stays; ``denormal(x)`` gives the value for denormal inputs
+    where DAZ changes it."""
 
     def kernel(x):
         if x.dtype != np.float32:
             return other(x)
-        out = np.asarray(fn32(x.reshape(-1)), dtype=np.float32)
-        return eigen_float32._flush_denormals(out).reshape(x.shape)
+        flat = x.reshape(-1)
+        out = np.asarray(fn32(flat), dtype=np.float32)
+        out = _flush_computed(out, flat)
+        if denormal is not None:
+            sub = (np.abs(flat) < _TINY32) & (flat != 0)
+            if sub.any():
+                out[sub] = denormal(flat[sub])
+        return out.reshape(x.shape)
 
     kernel.__name__ = f"_{fn32.__name__}_kernel"
     return kernel
+
+
+_TINY32 = np.finfo(np.float32).tiny
+
+
+def _flush_computed(out, source):
+    """``out`` with its denormals zeroed (keeping the sign) but where it is ``source``'s value,
+    bit for bit (a function returning its argument does no arithmetic to flush)."""
+    sub = np.abs(out) < _TINY32
+    if sub.any():
+        sub &= out.view(np.int32) != source.view(np.int32)
+        out[sub] *= np.float32(0)
+    return out
+
+
+def _erf_denormal(x):
+    return np.copysign(np.float32(0), x)  # (erf's tiny path scales x, read as a zero)
+
+
+def _lgamma_denormal(x):
+    # -logf(x): glibc's logf scales a subnormal by 2^23 first, which DAZ reads as a zero,
+    # leaving the bits -(23 << 23): 103.97208 (0x42cff1b4), measured in TF 1.15
+    return np.full(x.shape, np.uint32(0x42cff1b4).view(np.float32))
+
+
+def _digamma_denormal(x):
+    return np.full(x.shape, np.float32(np.inf))  # (x <= 0 holds for it under DAZ: a pole)
 
 
 def _sigmoid(x):
@@ -451,15 +488,18 @@ declare_unary("Sinh", "sinh", _UNARY_COMPLEX, grad=_sinh_grad)
 declare_unary("Cosh", "cosh", _UNARY_COMPLEX, grad=_cosh_grad)
 declare_unary("Tanh", _tanh, _UNARY_COMPLEX, grad=_tanh_grad, inplace=0)
 declare_unary("Sigmoid", _sigmoid, _UNARY_COMPLEX, grad=_sigmoid_grad)
-declare_unary("Erf", _glibc_float32(glibc_float32.erff, _in_float64(special_functions.erf)),
+declare_unary("Erf", _glibc_float32(glibc_float32.erff, _in_float64(special_functions.erf),
+                                     _erf_denormal),
               _UNARY_REAL, grad=_erf_grad)
 declare_unary("Erfc", _glibc_float32(glibc_float32.erfcf, _in_float64(special_functions.erfc)),
               _UNARY_REAL, grad=_erfc_grad)
 declare_unary("Lgamma",
-              _glibc_float32(glibc_float32.lgammaf, _in_float64(special_functions.lgamma)),
+              _glibc_float32(glibc_float32.lgammaf, _in_float64(special_functions.lgamma),
+                             _lgamma_denormal),
               _UNARY_REAL, grad=_lgamma_grad)
 declare_unary("Digamma",
-              _glibc_float32(glibc_float32.digamma, _in_float64(special_functions.digamma)),
+              _glibc_float32(glibc_float32.digamma, _in_float64(special_functions.digamma),
+                             _digamma_denormal),
               _UNARY_REAL,
               grad=_digamma_grad)
 declare_unary("Floor", "floor", _UNARY_REAL, differentiable=False)
