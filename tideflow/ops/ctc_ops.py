@@ -138,6 +138,11 @@ def ctc_forward_backward(logits, seq_len, labels, merge_repeated=True):
             [nxt[:, 2:], np.full((batch, 2), _NEG)], axis=1), _NEG))
         last = (seq_len - 1) == t
         b[last] = end[last]
+        # TF 1.15 starts beta at (U'-2, T-1) and (U'-1, T-1); for an empty label (U' = 1) the
+        # first lands, column-major, on (0, T-2), so that cell starts at log 1 rather than log 0
+        # and an all-blank row scores p(blank)_0..T-2 * (1 + p(blank)_{T-1})
+        early = (s_len == 1) & (seq_len - 2 == t)
+        b[early, 0] = _lse(b[early, 0], 0.0)
         b[t >= seq_len] = _NEG
         beta[t] = b
     tl = np.clip(seq_len - 1, 0, None)
@@ -145,6 +150,9 @@ def ctc_forward_backward(logits, seq_len, labels, merge_repeated=True):
     log_p = _lse(np.take_along_axis(fin, (s_len - 1)[:, None], 1)[:, 0],
                  np.where(s_len >= 2, np.take_along_axis(
                      fin, np.clip(s_len - 2, 0, None)[:, None], 1)[:, 0], _NEG))
+    if t_max:
+        # TF's likelihood is sum_u alpha(u, 0) * beta(u, 0): the rows above differ from alpha's end
+        log_p = np.where((s_len == 1) & (seq_len >= 2), alpha[0, :, 0] + beta[0, :, 0], log_p)
     log_p = np.where(seq_len > 0, log_p, np.where(s_len == 1, 0.0, _NEG))
     # d loss / d logits = softmax - sum_{s: l'[s] = k} alpha * beta / p
     with np.errstate(invalid="ignore", over="ignore"):
