@@ -1,8 +1,8 @@
 """float32 special functions as TF 1.15's CPU kernels compute them, bit for bit.
 
-TF 1.15's Erf, Erfc, Lgamma, Tan, Atan, Atan2, Asinh, Acosh and Atanh kernels call glibc's
-float functions per element (Eigen has no packet form of them); Digamma is Eigen's own float
-algorithm; Log1p and Expm1 call glibc's log1pf and expm1f on the last ``size % 8`` elements;
+TF 1.15's Erf, Erfc, Lgamma, Tan, Atan, Atan2, Asin, Acos, Sinh, Cosh, Asinh, Acosh and Atanh
+kernels call glibc's float functions per element (Eigen has no packet form of them); Digamma
+is Eigen's own float algorithm; Log1p and Expm1 call glibc's log1pf and expm1f on the last ``size % 8`` elements;
 Rsqrt's scalar path is ``1 / sqrt`` rounded twice. Every expected value below was measured in
 TF 1.15 (pip build, glibc 2.36, Linux x86-64): inputs from NumPy seeds, mostly ones where
 TF's result is not the correctly rounded one (so NumPy's or SciPy's value fails the test).
@@ -111,6 +111,46 @@ _TF115 = {
          "bee0fe41 3c581fe0 3f8db57c bf3ac82c be7017bb bd88fb72 bc030d18 3cda27c8 3e39cad4 "
          "3da9bf24"),
     ),
+    "asin": (
+        ("3ebd80e9 3da880ce be62780b bea0d03e be573d88 3dd1247a 3d43b2e2 bed2a915 bec7e789 "
+         "bd8c00f6 be792ab5 be495833 be748c6c bedd90c2 bf310739 beb331c7 be092b37 3de9b277 "
+         "3de0adc2 3e7f1ac7 3f2be21d bde9c24c 3f565761 bf628bee bdc44b4e 3f614008 bf4c9065 "
+         "3f11d367"),
+        ("3ec21efc 3da8b19f be645b62 bea39512 be58db91 3dd181fa 3d43c5f7 bed91bce becd5dfc "
+         "bd8c1cf0 be7bb18a be4aaa3e be76ef53 bee5235e bf437a64 beb7120b be099517 3dea3511 "
+         "3de121c3 3e80e8f3 3f3c727c bdea4501 3f7e0594 bf8b0e8e bdc49891 3f89adce bf6cfea6 "
+         "3f1b269e"),
+    ),
+    "acos": (
+        ("3eafd1e3 be8e11c7 be8fd7f3 3d624355 3e83088b be8c7ccc 3ef9eb47 beefb5a3 3ec748af "
+         "bef7b0b4 3e9a6eed 3ead9d31 3ecbac9d 3eda4e35 bf48f218 bde5469c 3ebc5547 3df5a4ed "
+         "3f118161 bea5b30f 3eaff58a bf6ccd8c be8e17b7 be3c8730 bf0d4956 be6ca272 3f0212d2 "
+         "bf5eb5a1"),
+        ("3f9c3199 3fed0d37 3fed8376 3fc1fcd4 3fa7ef5e 3feca3e2 3f87ca34 4003b6c0 3f95e37c "
+         "4004d926 3fa1d7c4 3f9cc7ca 3f94b1d6 3f90ae0e 401e4c39 3fd76bf9 3f98d8b4 3fb9ac10 "
+         "3f775cd6 3ff33f0c 3f9c281c 40301e82 3fed0ec2 3fe0c35e 4009f2b0 3fe6e93a 3f84d744 "
+         "40280f00"),
+    ),
+    "sinh": (
+        ("bec02ff9 bc761b5e 3e964763 be1c18a2 3f44aed2 bf57af97 bd6cedd9 bf503f95 bf7b805f "
+         "3cdb6227 3f7bccac 3f38661a 3eb2f31a 3eea3e1f c22109da 41b16263 42673c10 40bdf90a "
+         "c2766aa5 40e3d1e9 c137311d c06a73a6 4177081c c1450faa 419f7070 40d1535e c0e4b166 "
+         "42b1d37f"),
+        ("bec4bb84 bc761dbd 3e987229 be1cb393 3f589c8c bf721fd2 bd6d0fae bf67fce4 bf92fa5e "
+         "3cdb68dd 3f93347c 3f48c36b 3eb69d84 3ef2800e dc0784f4 4efe0b4d 68a8ed6a 433d54b3 "
+         "eb6aea38 441a759e c7374ec2 c19bdba3 4a1ad246 c7da13f2 4d57aee2 43ad5180 c41ebb38 "
+         "7f1ad22b"),
+    ),
+    "cosh": (
+        ("be1d4b60 beaef3dd bd3710bd 3c50a006 3eb8a6a8 3e810bf7 3ec9a9dc 3ecbe277 3e6df591 "
+         "bebea5f3 bec033ca bec054ca 3ecb32fc 3ec65208 c22f60e2 c22f5088 4212d325 c1e3b361 "
+         "40292d2b 4101844f c055798e c0707451 be784489 c03a0a40 4062499c 40fa82f1 c0985dc6 "
+         "42b214b2"),
+        ("3f818359 3f878bb6 3f8020bc 3f8002a8 3f886a32 3f841656 3f8a0eca 3f8a4892 3f8378bf "
+         "3f88fa0a 3f89201a 3f892346 3f8a36ac 3f89b914 5e98af16 5e9643e4 597848ab 5385b2ad "
+         "40e21bd4 44ccd634 416108b9 41ab63b7 3f83c7cd 4112d55c 41896606 449cf1ed 4269d8d8 "
+         "7f2fd8b6"),
+    ),
     # -15 < x < -2: glibc's expansions about lgamma's zeros (lgamma_negf)
     "lgamma_neg": (
         ("c07dc89f c14aca26 c164b144 c130ab59 c044882c c1390eb5 c0b567f9 c06fb9a0 c12275d7 "
@@ -141,7 +181,8 @@ def _assert_bits(got, want):
 
 
 @pytest.mark.parametrize("name", ["erf", "erfc", "lgamma", "lgamma_neg", "digamma", "tan",
-                                  "atan", "asinh", "acosh", "atanh"])
+                                  "atan", "asinh", "acosh", "atanh", "asin", "acos", "sinh",
+                                  "cosh"])
 def test_unary_kernel_bits_match_tf115(name):
     x_hex, y_hex = _TF115[name]
     x, want = _floats(x_hex), _floats(y_hex)
@@ -182,6 +223,9 @@ _DENORMAL = {
     "digamma": "7f800000 7f800000 7f800000 7f800000 7f800000 7f800000 fe167699",
     "tan": "000116c2 800116c2 000ae398 8020aac8 0077c786 80000001 00d9c7dd",
     "atanh": "000116c2 800116c2 000ae398 8020aac8 0077c786 80000001 00d9c7dd",
+    "asin": "000116c2 800116c2 000ae398 8020aac8 0077c786 80000001 00d9c7dd",
+    "sinh": "000116c2 800116c2 000ae398 8020aac8 0077c786 80000001 00d9c7dd",
+    "cosh": "3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 3f800000",
 }
 
 

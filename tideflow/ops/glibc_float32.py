@@ -799,6 +799,154 @@ def _sin_pif(x):
     return out.astype(_F)
 
 
+def _decimal(*literals):
+    return tuple(_F(float(v)) for v in literals)
+
+
+# asinf: x + x^3 p(x^2) below 0.5, above from sqrt((1 - |x|) / 2) (its leading bits split off
+# below 0.975); Moshier's polynomial
+_ASIN_P = _decimal("1.666675248e-1", "7.495297643e-2", "4.547037598e-2", "2.417951451e-2",
+                   "4.216630880e-2")
+_ASIN_PIO2_HI, _ASIN_PIO2_LO, _ASIN_PIO4_HI = _decimal(
+    "1.57079637050628662109375", "-4.37113900018624283e-8", "0.785398185253143310546875")
+
+
+def asinf(x):
+    """glibc's ``asinf`` of float32 ``x``."""
+    x = np.asarray(x, dtype=_F)
+    hx = _bits(x)
+    ix = hx & 0x7fffffff
+    with np.errstate(all="ignore"):
+        out = (x - x) / (x - x)  # |x| > 1, NaN
+        small = (ix < 0x3f000000) & (ix >= 0x32000000)
+
+        def below_half(v):
+            t = v * v
+            return v + v * (t * _nest(t, _ASIN_P))
+
+        _on(out, small, below_half, x)
+        tiny = ix < 0x32000000
+        out[tiny] = x[tiny]
+        big = (ix >= 0x3f000000) & (ix < 0x3f800000)
+        _on(out, big, _asinf_big, x, ix)
+        one = ix == 0x3f800000
+        out[one] = (x * _ASIN_PIO2_HI + x * _ASIN_PIO2_LO)[one]
+    return out
+
+
+def _asinf_big(x, ix):
+    w = _ONE - np.abs(x)
+    t = w * _HALF
+    p = t * _nest(t, _ASIN_P)
+    s = np.sqrt(t)
+    near_one = _ASIN_PIO2_HI - (_TWO * (s + s * p) - _ASIN_PIO2_LO)
+    w = _from_bits(_bits(s) & np.int32(-0x1000))
+    c = (t - w * w) / (s + w)
+    p2 = _TWO * s * p - (_ASIN_PIO2_LO - _TWO * c)
+    q = _ASIN_PIO4_HI - _TWO * w
+    other = _ASIN_PIO4_HI - (p2 - q)
+    t = np.where(ix >= 0x3F79999A, near_one, other)
+    return np.where(x > 0, t, -t)
+
+
+# acosf: fdlibm's rational function of x^2 (or of (1 -+ x) / 2, with its square root)
+_ACOS_PI, _ACOS_PIO2_HI, _ACOS_PIO2_LO = _consts(0x40490fda, 0x3fc90fda, 0x33a22168)
+_ACOS_PS = _consts(0x3e2aaaab, 0xbea6b090, 0x3e4e0aa8, 0xbd241146, 0x3a4f7f04, 0x3811ef08)
+_ACOS_QS = (_ONE,) + _consts(0xc019d139, 0x4001572d, 0xbf303361, 0x3d9dc62e)
+
+
+def _acos_r(z):
+    return (z * _nest(z, _ACOS_PS)) / _nest(z, _ACOS_QS)
+
+
+def acosf(x):
+    """glibc's ``acosf`` of float32 ``x``."""
+    x = np.asarray(x, dtype=_F)
+    hx = _bits(x)
+    ix = hx & 0x7fffffff
+    with np.errstate(all="ignore"):
+        out = (x - x) / (x - x)  # |x| > 1, NaN
+        small = ix < 0x3f000000
+        _on(out, small, lambda v: _ACOS_PIO2_HI - (v - (_ACOS_PIO2_LO - v * _acos_r(v * v))),
+            x)
+        out[ix <= 0x32800000] = _ACOS_PIO2_HI + _ACOS_PIO2_LO
+
+        def below(v):
+            z = (_ONE + v) * _HALF
+            s = np.sqrt(z)
+            return _ACOS_PI - _TWO * (s + (_acos_r(z) * s - _ACOS_PIO2_LO))
+
+        def above(v):
+            z = (_ONE - v) * _HALF
+            s = np.sqrt(z)
+            df = _from_bits(_bits(s) & np.int32(-0x1000))
+            c = (z - df * df) / (s + df)
+            return _TWO * (df + (_acos_r(z) * s + c))
+
+        mid = (ix >= 0x3f000000) & (ix < 0x3f800000)
+        _on(out, mid & (hx < 0), below, x)
+        _on(out, mid & (hx >= 0), above, x)
+        out[hx == 0x3f800000] = 0
+        out[hx == np.int32(np.uint32(0xbf800000))] = _ACOS_PI + _TWO * _ACOS_PIO2_LO
+    return out
+
+
+_SINH_BIG = 0x42b17180  # (log of float's largest, as cosh)
+
+
+def sinhf(x):
+    """glibc's ``sinhf`` of float32 ``x``."""
+    x = np.asarray(x, dtype=_F)
+    ix = _bits(x) & 0x7fffffff
+    a = np.abs(x)
+    h = np.where(x < 0, -_HALF, _HALF).astype(_F)
+    expf = _ef()._expf
+    with np.errstate(all="ignore"):
+        out = x * _F(1e37)  # overflow, inf, NaN
+        low = (ix < 0x41b00000) & (ix >= 0x31800000)
+        if low.any():
+            t = expm1f(a[low])
+            hl = h[low]
+            out[low] = np.where(ix[low] < 0x3f800000,
+                                hl * (_TWO * t - t * t / (t + _ONE)), hl * (t + t / (t + _ONE)))
+        tiny = ix < 0x31800000
+        out[tiny] = x[tiny]
+        mid = (ix >= 0x41b00000) & (ix < _SINH_BIG)
+        _on(out, mid, lambda v, hv: hv * expf(v), a, h)
+        top = (ix >= _SINH_BIG) & (ix <= 0x42b2d4fc)
+        if top.any():
+            w = expf(_HALF * a[top])
+            out[top] = (h[top] * w) * w
+    return out
+
+
+def coshf(x):
+    """glibc's ``coshf`` of float32 ``x``."""
+    x = np.asarray(x, dtype=_F)
+    ix = _bits(x) & 0x7fffffff
+    a = np.abs(x)
+    expf = _ef()._expf
+    with np.errstate(all="ignore"):
+        out = np.where(ix >= 0x7f800000, x * x, _F(np.inf))  # inf, NaN; overflow
+        low = (ix < 0x3eb17218) & (ix >= 0x24000000)
+        if low.any():
+            t = expm1f(a[low])
+            w = _ONE + t
+            out[low] = _ONE + (t * t) / (w + w)
+        out[ix < 0x24000000] = _ONE
+        mid = (ix >= 0x3eb17218) & (ix < 0x41b00000)
+        if mid.any():
+            t = expf(a[mid])
+            out[mid] = _HALF * t + _HALF / t
+        big = (ix >= 0x41b00000) & (ix < _SINH_BIG)
+        _on(out, big, lambda v: _HALF * expf(v), a)
+        top = (ix >= _SINH_BIG) & (ix <= 0x42b2d4fc)
+        if top.any():
+            w = expf(_HALF * a[top])
+            out[top] = (_HALF * w) * w
+    return out
+
+
 # not glibc's: Eigen's scalar digamma in float (Cephes' psi), which calls tanf and logf: reflection psi(1 - x) - pi / tan(pi x) for
 # x <= 0 (x less its nearest integer inside the tangent), the recurrence psi(x + 1) = psi(x)
 # + 1/x up to 10, then log(s) - 1/(2s) less a cubic in 1/s^2

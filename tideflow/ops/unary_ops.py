@@ -480,12 +480,19 @@ declare_unary("Sin", _sin, _UNARY_COMPLEX, grad=_sin_grad)
 declare_unary("Cos", _cos, _UNARY_COMPLEX, grad=_cos_grad)
 declare_unary("Tan", _glibc_float32(glibc_float32.tanf, _keeping_dtype(np.tan)), _UNARY,
               grad=_tan_grad)
-declare_unary("Asin", _keeping_dtype(np.arcsin), _UNARY, grad=_asin_grad)
-declare_unary("Acos", _keeping_dtype(np.arccos), _UNARY, grad=_acos_grad)
+declare_unary("Asin", _glibc_float32(glibc_float32.asinf, _keeping_dtype(np.arcsin)), _UNARY,
+              grad=_asin_grad)
+declare_unary("Acos", _glibc_float32(glibc_float32.acosf, _keeping_dtype(np.arccos)), _UNARY,
+              grad=_acos_grad)
 declare_unary("Atan", _glibc_float32(glibc_float32.atanf, _keeping_dtype(np.arctan)), _UNARY,
               grad=_atan_grad)
-declare_unary("Sinh", "sinh", _UNARY_COMPLEX, grad=_sinh_grad)
-declare_unary("Cosh", "cosh", _UNARY_COMPLEX, grad=_cosh_grad)
+declare_unary("Sinh", _glibc_float32(glibc_float32.sinhf, np.sinh), _UNARY_COMPLEX,
+              grad=_sinh_grad)
+declare_unary("Cosh", _glibc_float32(glibc_float32.coshf, np.cosh), _UNARY_COMPLEX,
+              grad=_cosh_grad)
+# (on the GPU CuPy's functions, as the string kernels ran before)
+op_registry.register_kernel("Sinh", "GPU", kernel_factory=lambda ctx: ctx.device.xp.sinh)
+op_registry.register_kernel("Cosh", "GPU", kernel_factory=lambda ctx: ctx.device.xp.cosh)
 declare_unary("Tanh", _tanh, _UNARY_COMPLEX, grad=_tanh_grad, inplace=0)
 declare_unary("Sigmoid", _sigmoid, _UNARY_COMPLEX, grad=_sigmoid_grad)
 declare_unary("Erf", _glibc_float32(glibc_float32.erff, _in_float64(special_functions.erf),
