@@ -101,3 +101,80 @@ def test_sample_weights_are_checked_before_the_class_weights_multiply_them():
                           "(4, 2). sample_weight cannot be broadcast.")
     else:
         raise AssertionError("no error")
+
+
+def test_tf_ops_between_layers_compute_their_constants_as_tf():
+    # TF 1.15 makes TensorFlowOpLayers of the TF ops on Keras tensors when a layer is called
+    # on them (or a model made of them), computing each constant input with K.function (its
+    # 'group_deps', and the session's initialization of the variables made so far): the
+    # layers made after take TF's op seeds; a call on new inputs makes the constants again
+    tf.reset_default_graph()
+    tf.set_random_seed(19)
+    layers = tf.keras.layers
+    inp = tf.keras.Input((4,), name="x")
+    h = layers.Dense(3, name="d1")(inp)
+    s = tf.nn.relu(h) * 2.0
+    o = layers.Dense(2, name="d2")(s)
+    m = tf.keras.Model(inp, layers.Dense(1, name="d3")(o))
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert names[names.index("mul"):names.index("mul") + 5] == [
+        "mul", "group_deps", "VarIsInitializedOp", "VarIsInitializedOp_1", "init"]
+    w = m.get_weights()
+    # (measured in TF 1.15)
+    np.testing.assert_allclose(w[2].ravel()[:3], [0.5578, -0.773, -0.6642], atol=1e-4)
+    np.testing.assert_allclose(w[4].ravel(), [-0.4161, -1.3247], atol=1e-4)
+
+    tf.reset_default_graph()
+    tf.set_random_seed(19)
+    inp = tf.keras.Input((4,), name="x")
+    h = layers.Dense(3, name="d1")(inp)
+    enc = tf.keras.Model(inp, tf.nn.relu(h) * 2.0 + tf.reduce_mean(h, axis=1, keepdims=True),
+                         name="enc")
+    lines = []
+    enc.summary(print_fn=lines.append)
+    assert lines[8].startswith("tf_op_layer_Relu (TensorFlowOpL [(None, 3)]          0")
+    x2 = tf.keras.Input((4,), name="x2")
+    z = enc(x2)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert "enc/tf_op_layer_mul/mul/y" in names
+    assert "enc/tf_op_layer_Mean/Mean/reduction_indices" in names
+    m = tf.keras.Model(x2, layers.Dense(1, name="head")(layers.concatenate([z, x2])))
+    np.testing.assert_allclose(m.get_weights()[2].ravel()[:3], [-0.8623, -0.1121, -0.2267],
+                               atol=1e-4)
+    lines = []
+    enc.summary(print_fn=lines.append)
+    assert lines[8].startswith("tf_op_layer_Relu (TensorFlowOpL multiple ")
+    try:
+        enc.layers[2].output_shape
+    except AttributeError as e:
+        assert str(e).startswith('The layer "tf_op_layer_Relu" has multiple inbound nodes')
+    else:
+        raise AssertionError("no error")
+
+
+def test_k_function_groups_its_updates_after_the_first_output():
+    tf.reset_default_graph()
+    K = tf.keras.backend
+    x = tf.keras.Input((2,))
+    v = K.variable(np.zeros((2,)), name="v")
+    f = K.function([x], [K.sum(x) + K.sum(v)], updates=[(v, v + 1.0)])
+    assert f([np.ones((1, 2))]) == [2.0] and f([np.ones((1, 2))]) == [4.0]
+    assert K.function([], [v])([])[0].tolist() == [2.0, 2.0]
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    # (TF 1.15's ops: a 'group_deps' per function, an identity of a fetched variable)
+    assert [n for n in names if n.startswith("group_deps") or n.startswith("Identity")] == [
+        "group_deps", "Identity/ReadVariableOp", "Identity", "group_deps_1"]
+
+
+def test_keras_layers_on_tf_layers_outputs_make_no_op_layers():
+    # TF 1.15's tf.layers are Keras layers: their outputs have a Keras history, so a Keras
+    # layer called on one computes nothing (a computed constant would make ops and move the
+    # op seeds of the layers after)
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+    net = tf.layers.conv2d(x, 4, 3, padding="same")
+    net = tf.keras.layers.MaxPooling2D(2)(net)
+    net = tf.layers.batch_normalization(net, training=False)
+    net = tf.keras.layers.Dense(3)(tf.layers.flatten(net))
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert not [n for n in names if "group_deps" in n or n.startswith("init")]

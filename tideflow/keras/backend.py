@@ -579,12 +579,21 @@ class Function:
         self._outputs_structure = outputs
         self._single = not isinstance(outputs, (list, tuple, dict))
         self.outputs = tf.nest.flatten(outputs) if not self._single else [outputs]
-        ops_list = []
-        for u in updates or []:
-            if isinstance(u, tuple):
-                u = tf.assign(u[0], u[1])
-            ops_list.append(u)
-        self.updates_op = tf.group(*ops_list) if ops_list else None
+        # (as TF 1.15: a variable is fetched through an identity of it)
+        self.outputs = [tf.identity(o) if isinstance(o, tf.Variable) else o
+                        for o in self.outputs]
+        # as TF 1.15: the updates (made here) run after the first output, and are grouped
+        # into 'group_deps' even when there are none
+        first = self.outputs[:1]
+        if first and isinstance(first[0], tf.SparseTensor):
+            first = [first[0].indices]  # (TF's first component of the flattened outputs)
+        with ops.control_dependencies(first):
+            ops_list = []
+            for u in updates or []:
+                if isinstance(u, tuple):
+                    u = tf.assign(u[0], u[1])
+                ops_list.append(u)
+            self.updates_op = tf.group(*ops_list)
         self.name = name
         self.fetches = list(session_kwargs.pop("fetches", None) or [])
         self.feed_dict = session_kwargs.pop("feed_dict", None)

@@ -182,7 +182,8 @@ def _shape_str(layer, model=None):
         return "multiple"
     if isinstance(shape, list) and len(shape) == 1:
         shape = shape[0]
-    if isinstance(layer, InputLayer):
+    if isinstance(layer, InputLayer) or getattr(layer._inbound_nodes[0], "outputs_listed",
+                                                False):
         return str([shape])
     return str(shape)
 

@@ -669,6 +669,11 @@ class Layer:
                     if self._activity_regularizer is not None:
                         self._add_activity_regularization(outputs)
             self._called = True
+            for o in _flatten(outputs):
+                if isinstance(o, ops.Tensor):
+                    # (a layer's output, as TF 1.x's tf.layers outputs carry their Keras
+                    # history: a Keras layer called on it makes no op layer of its op)
+                    o._tf_layers_output = True
             coll = ops.get_collection_ref(ops.GraphKeys.UPDATE_OPS)
             for update in self._updates:
                 if not any(update is c for c in coll):

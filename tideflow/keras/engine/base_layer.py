@@ -149,6 +149,15 @@ def _merged(out, batches, dedupe_within=True):
     return out
 
 
+def _listed(node, shapes, attr):
+    """A node's output shapes in a list where its outputs were given as one (TF 1.15's op
+    layers: their op's outputs)."""
+    if attr == "output_shape" and getattr(node, "outputs_listed", False) and \
+            not isinstance(shapes, list):
+        return [shapes]
+    return shapes
+
+
 def _passed_mask(call_args, args, kwargs):
     """(mask, True) when the caller handed ``call`` a mask, by keyword or by position."""
     if "mask" in kwargs:
@@ -482,10 +491,10 @@ class Layer:
                                  f"notion of \"layer {what}\" is ill-defined. Use "
                                  f"`get_{what.replace(' ', '_')}_at(node_index)` instead.")
         if len(self._inbound_nodes) > 1 and attr in ("input_shape", "output_shape"):
-            shapes = {str(getattr(n, attr + "s")) for n in self._inbound_nodes}
+            shapes = {str(_listed(n, getattr(n, attr + "s"), attr)) for n in self._inbound_nodes}
             if len(shapes) > 1:
                 raise AttributeError(
-                    f'The layer "{self.name} has multiple inbound nodes, with different '
+                    f'The layer "{self.name}" has multiple inbound nodes, with different '
                     f'{what}s. Hence the notion of "{what}" is ill-defined for the layer. Use '
                     f"`get_{what.replace(' ', '_')}_at(node_index)` instead.")
         node = self._inbound_nodes[0]
@@ -495,7 +504,7 @@ class Layer:
             return node.outputs
         if attr == "input_shape":
             return node.input_shapes
-        return node.output_shapes
+        return _listed(node, node.output_shapes, attr)
 
     @property
     def input(self):
@@ -813,6 +822,11 @@ class Layer:
         inputs = map_structure(_to_tensor, inputs)
         flat = [x for x in flatten(inputs) if isinstance(x, ops.Tensor)]
         graph = flat[0].graph if flat else ops.get_default_graph()
+        if not _CALL_FRAMES and any(t not in K._state(t.graph).history and not getattr(
+                t, "_tf_layers_output", False) for t in flat):
+            from tideflow.keras.engine import op_layer
+
+            op_layer.create_history(flat)  # (TF 1.15's create_keras_history, here)
         call_args = self._call_arg_names()
         if "training" in kwargs and "training" not in call_args and not any(
                 p.kind == p.VAR_KEYWORD for p in call_args.values()):
