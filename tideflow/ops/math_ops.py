@@ -731,8 +731,17 @@ def _accumulate_nv2_shape(op):
 
 
 def _accumulate_nv2(inputs, *, shape):
+    # TF 1.15 runs an AccumulateNV2 as a temporary variable filled with zeros and an AssignAdd
+    # of each input, which its executor runs from the last input to the first (so with up to
+    # 6 inputs, measured; with more, in whatever order its thread pool runs them): a -0. sum
+    # is 0. there
     del shape
-    return _add_n(inputs)
+    if any(np.shape(x) != np.shape(inputs[0]) for x in inputs[1:]):
+        _add_n(inputs)  # (raises TF's error for the first that differs)
+    out = np.asarray(np.add(np.zeros_like(inputs[-1]), inputs[-1]))
+    for x in reversed(inputs[:-1]):
+        np.add(out, x, out=out)
+    return out
 
 
 # what tf.accumulate_n builds in TF 1.15 (summed as AddN here; TF rewrites it the same way)
