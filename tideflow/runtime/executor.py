@@ -344,9 +344,10 @@ class Plan:
                                                     live_fetches)
         else:
             replace, consts = {}, graph_passes.const_values(order)
+        self.needed = order  # before folding: what placement must satisfy
+        order = getattr(replace, "order", None) or order  # (with the ops a rewrite added)
         # ops whose outputs are all replaced by folded constants or CSE are dropped
         live = _live_ops(order, live_fetches, live_targets, avail, replace, consts)
-        self.needed = order  # before folding: what placement must satisfy
         order = [op for op in order if op in live]
         self.ops = order
         # While/If ops take the step (cancellation, deadline) whether inlined or not
@@ -781,6 +782,7 @@ class _Emitter:
                                                     self.session, outputs)
         else:
             replace, consts = {}, graph_passes.const_values(order)
+        order = getattr(replace, "order", None) or order  # (with the ops a rewrite added)
         live = _live_ops(order, outputs, targets, fed, replace, consts)
         return [op for op in order if op in live], fed, replace, consts
 

@@ -51,6 +51,9 @@ class Replacements(dict):
     def __init__(self):
         super().__init__()
         self.kernels = {}
+        self.names = {}  # tensor -> the name grappler's rewrites gave the node computing it
+        self.recips = {}  # a Div by a constant run as a Mul -> the constant's reciprocal
+        self.order = None  # the ops in order with the new ops a rewrite made, if any
 
 
 def _uses(order, replace, consts, tensors):
@@ -315,6 +318,8 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         grappler.sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
         grappler.div_by_constant_rewrites(order, fed, replace, consts)
         grappler.fused_matmul_rewrites(order, fed, fetches, replace, consts)
+        grappler.arithmetic_stages(order, fed, fetches, replace, consts, device)
+        grappler.add_n_order(order, fed, replace, consts, device)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)

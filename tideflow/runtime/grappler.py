@@ -1,9 +1,13 @@
 """What TF 1.15's graph optimizer (grappler, on by default in a session) rewrites before the
 kernels run, where that changes what a step computes: constant folding's push-down (and its
-division by a constant as a multiplication), the arithmetic optimizer's log-softmax, ConvertPow
-and SqrtDivToRsqrtMul stages, and the remapper's MatMul + BiasAdd fusion. Each is a
-replacement of kernels or reads in the plan (graph_passes.Replacements); the user's graph is
-not touched."""
+division by a constant as a multiplication, and the partial sum of an AddN's constants), the
+arithmetic optimizer's log-softmax, ConvertPow, SqrtDivToRsqrtMul, AddOpsRewrite,
+HoistCommonFactorOutOfAggregation and MinimizeBroadcasts stages and its order of an AddN's
+inputs, and the remapper's MatMul + BiasAdd fusion. Each is a replacement of kernels or reads
+in the plan (graph_passes.Replacements), or a new op of the plan computing a rewritten value;
+the user's graph is not touched."""
+
+import itertools
 
 import numpy as np
 
@@ -108,8 +112,12 @@ def div_by_constant_rewrites(order, fed, replace, consts):
             continue
         decl = copy.copy(op_registry.get(op._type))
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # (1 / 0: inf)
-            decl.kernel = _times_reciprocal(1 / consts[y])
+            reciprocal = 1 / consts[y]
+        decl.kernel = _times_reciprocal(reciprocal)
         replace.kernels[op] = decl
+        recips = getattr(replace, "recips", None)
+        if recips is not None:
+            recips[op] = reciprocal
 
 
 _POW_AS = {2.0: "Square", 0.5: "Sqrt", -0.5: "Rsqrt", -1.0: "Reciprocal", 3.0: None}
@@ -509,3 +517,639 @@ def _pd_decl(op, kernel, copy):
     decl.kernel_wants_ctx = decl.kernel_wants_step = False
     decl.inplace = None
     return decl
+
+
+# ---- the arithmetic optimizer's canonical input order and constant folding's partial split ----
+#
+# TF's arithmetic optimizer sorts the inputs of a commutative op by their names in the GraphDef
+# (``"p0"``, ``"v1/read"``, ``"mul:1"``), byte by byte, and AddN's CPU kernel sums its inputs
+# in that order: ``tf.add_n([c, b, a])`` sums ``a + b + c`` there. Before that, constant
+# folding (PartialAssocOpConstFolding) sums the constant inputs of an AddN that has other
+# inputs too, in their order, into one constant named
+# ``ConstantFolding/<name>_partial_split_<k>``, which then sorts among the others.
+
+
+def input_name(t, names=None):
+    """The input string of tensor ``t`` in the GraphDef grappler edits: ``name`` or
+    ``name:k``, or the name a rewrite gave the node that computes it now."""
+    if names:
+        n = names.get(t)
+        if n is not None:
+            return n
+    return t._op._name if t._value_index == 0 else f"{t._op._name}:{t._value_index}"
+
+
+def _add_n_kernel(slots):
+    """AddN's kernel over its inputs rearranged: each slot is an input's index or ``("c",
+    value)`` for a folded constant."""
+    from tideflow.ops.math_ops import _add_n
+
+    def kernel(inputs):
+        return _add_n([inputs[s] if type(s) is int else s[1] for s in slots])
+
+    return kernel
+
+
+def _running_summed(ins, replace):
+    # an AddN the plan sums as its inputs are computed (runtime/accumulate.py): its order is
+    # the order they are computed in anyway
+    from tideflow.runtime.accumulate import FRESH_OUTPUT_OPS
+
+    def fresh(t):
+        op = t._op
+        if op._type == "Identity" and len(op._inputs) == 1:
+            op = replace.get(op._inputs[0], op._inputs[0])._op
+        return op._type in FRESH_OUTPUT_OPS
+
+    return len(ins) >= 3 and all(fresh(t) for t in ins)
+
+
+def add_n_order(order, fed, replace, consts, device):
+    """Runs each AddN over its inputs as TF 1.15's grappler leaves them: the constants among
+    them summed first into one (when there are two or more and not only constants), then all
+    sorted by name."""
+    import copy
+
+    from tideflow.ops.math_ops import _add_n
+
+    if device is not None and not getattr(device, "is_host", True):
+        return
+    names = getattr(replace, "names", None)
+    for op in order:
+        if op._type != "AddN" or op in replace.kernels or len(op._inputs) < 2:
+            continue
+        out = op._outputs[0]
+        if out in consts or out in fed or replace.get(out, out) is not out:
+            continue
+        ins = [replace.get(t, t) for t in op._inputs]
+        if _running_summed(ins, replace):
+            continue
+        slots = list(range(len(ins)))
+        keys = [input_name(t, names) for t in ins]
+        const_at = [i for i, t in enumerate(ins) if t in consts and t not in fed]
+        if 1 < len(const_at) < len(ins) and not op._control_inputs:
+            with np.errstate(all="ignore"):
+                total = _add_n([consts[ins[i]] for i in const_at])
+            first = const_at[0]
+            slots[first] = ("c", _readonly(np.asarray(total)))
+            keys[first] = f"ConstantFolding/{op._name}_partial_split_{len(const_at)}"
+            drop = set(const_at[1:])
+            slots = [s for i, s in enumerate(slots) if i not in drop]
+            keys = [k for i, k in enumerate(keys) if i not in drop]
+        perm = sorted(range(len(slots)), key=keys.__getitem__)
+        if len(slots) == len(ins) and perm == slots:
+            continue
+        decl = copy.copy(op._op_def)
+        decl.kernel = _add_n_kernel([slots[i] for i in perm])
+        decl.kernel_factory = None
+        decl.kernel_attrs = ()
+        decl.kernel_wants_ctx = decl.kernel_wants_step = False
+        decl.inplace = None
+        replace.kernels[op] = decl
+
+
+# ---- the arithmetic optimizer's AddOpsRewrite, HoistCommonFactorOutOfAggregation and
+# MinimizeBroadcasts stages ---------------------------------------------------------------
+#
+# TF 1.15 rewrites trees of additions and products whose shapes it knows (shape inference
+# from constants and variables; a fed tensor's shape is unknown to it, and so is what is
+# computed from one):
+# - AddOpsRewrite: a tree of Add/AddV2/AddN (each inner node read by its parent alone, none
+#   fetched) becomes one AddN of its leaves, sorted by name (AddN's kernel sums in that
+#   order); leaves of different shapes are summed per shape, the smallest first, then added
+#   up from the smallest to the largest.
+# - HoistCommonFactorOutOfAggregation: ``a*b + a*c`` becomes ``a * (b + c)`` and
+#   ``b/a + c/a`` ``(b + c) / a`` (also for AddN; there only where the other factors' shapes
+#   are known and equal); not for a fetched sum.
+# - MinimizeBroadcasts: a tree of one binary Add/AddV2/Mul with leaves of different shapes is
+#   rebuilt pairing the smallest first (``s1 * (M * s2)`` as ``(s1 * s2) * M``), in place.
+# The optimizer visits the ops from the last one back, each through the stages in that order
+# (the first that rewrites it wins), after sorting the inputs of each commutative op by name.
+# Each value that changed and is read outside the rewritten tree is computed by a new op of
+# the plan (with the name TF's node has) from the tree's leaves; the user's graph is not
+# touched.
+
+_MODEL_KINDS = {"Add": "add", "AddV2": "add", "AddN": "addn", "Mul": "mul", "Div": "div",
+                "RealDiv": "div"}
+_MODEL_DTYPES = (dtypes.float32, dtypes.float64)
+
+
+class _Lit:
+    """A constant operand, with its node name."""
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, value, name):
+        self.value, self.name = value, name
+
+
+class _ANode:
+    __slots__ = ("alive", "changed", "device", "done", "hoisted", "ins", "keep", "kind", "name",
+                 "op", "shape", "type", "uses")
+
+    def __init__(self, op, type_, ins, name, shape, device):
+        self.op, self.type, self.ins, self.name = op, type_, ins, name
+        self.kind = _MODEL_KINDS[type_]
+        self.shape, self.device = shape, device
+        self.uses, self.keep = 0, False
+        self.done = self.hoisted = self.changed = False
+        self.alive = True
+
+
+def _ref_name(r, names):
+    if isinstance(r, (_ANode, _Lit)):
+        return r.name
+    return input_name(r, names)
+
+
+def _scoped(name, stage):
+    scope, _, base = name.rpartition("/")
+    return f"{scope}/ArithmeticOptimizer/{stage}_{base}" if scope else \
+        f"ArithmeticOptimizer/{stage}_{base}"
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _broadcastable(shape, to):
+    """Whether a value of ``shape`` broadcasts to ``to`` (both known)."""
+    if shape is None or to is None or len(shape) > len(to):
+        return False
+    return all(a == b or a == 1 for a, b in zip(reversed(shape), reversed(to)))
+
+
+def _broadcast(a, b):
+    if a is None or b is None:
+        return None
+    try:
+        return tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
+
+
+class _Shapes:
+    """The shapes grappler's shape inference knows: none for a fed tensor or anything computed
+    from one (an AddN takes the shape of any input whose shape is known)."""
+
+    def __init__(self, order, fed, replace, consts):
+        self.fed, self.replace, self.consts = fed, replace, consts
+        self.known = {}
+        for op in order:
+            ins = [self.of(t) for t in op._inputs]
+            any_known = next((s for s in ins if s is not None), None)
+            for t in op._outputs:
+                if t in fed:
+                    self.known[t] = None
+                elif t in consts:
+                    self.known[t] = tuple(np.shape(consts[t]))
+                elif op._type == "AddN":
+                    self.known[t] = any_known
+                elif all(s is not None for s in ins) and t._shape.is_fully_defined():
+                    self.known[t] = tuple(t._shape.as_list())
+                else:
+                    self.known[t] = None
+
+    def of(self, t):
+        t = self.replace.get(t, t)
+        s = self.known.get(t, False)
+        if s is not False:
+            return s
+        if t in self.fed:
+            return None
+        if t in self.consts:
+            return tuple(np.shape(self.consts[t]))
+        return tuple(t._shape.as_list()) if t._shape.is_fully_defined() else None
+
+
+def _shape_of(r, shapes):
+    if isinstance(r, _ANode):
+        return r.shape
+    if isinstance(r, _Lit):
+        return tuple(np.shape(r.value))
+    return shapes.of(r)
+
+
+def _shape_in(r, node, shapes):
+    """The shape of operand ``r`` as ``node``'s input: an AddN merges its inputs' shapes,
+    so each is known there when one is."""
+    if node.kind == "addn" and node.shape is not None:
+        return node.shape
+    return _shape_of(r, shapes)
+
+
+def _add_ops_rewrite(node, shapes, names, made):
+    """AddOpsRewrite at ``node``; True when it rewrote the tree below it."""
+    if (node.kind not in ("add", "addn") or node.keep or node.done or node.op is None
+            or node.shape is None
+            or not all(_broadcastable(_shape_in(r, node, shapes), node.shape) for r in node.ins)):
+        return False
+    leaves, absorbed = [], []
+
+    def absorb(r, parent):
+        if (isinstance(r, _ANode) and r.kind in ("add", "addn") and r.op is not None
+                and not r.keep and not r.done and r.device == node.device and r.uses == 1
+                and r.shape is not None
+                and all(_broadcastable(_shape_in(x, r, shapes), r.shape) for x in r.ins)):
+            absorbed.append(r)
+            for x in r.ins:
+                absorb(x, r)
+        else:
+            leaves.append((r, _shape_in(r, parent, shapes)))
+
+    for r in node.ins:
+        absorb(r, node)
+    if not absorbed:
+        return False
+    groups = {}
+    for r, shape in leaves:
+        groups.setdefault(shape, []).append(r)
+    leaves = [r for r, _ in leaves]
+
+    def addn(name, ins, shape):
+        if len(ins) == 1:
+            return ins[0]
+        n = _ANode(None, "AddN", sorted(ins, key=lambda r: _ref_name(r, names)), name, shape,
+                   node.device)
+        n.done = n.changed = True
+        made.append(n)
+        return n
+
+    new_name = _scoped(node.name, "AddOpsRewrite")
+    for a in absorbed:
+        a.alive = False
+        a.done = True
+    if len(groups) == 1:
+        ins = sorted(leaves, key=lambda r: _ref_name(r, names))
+        node.type, node.kind, node.ins = "AddN", "addn", ins
+    else:
+        order = sorted(groups, key=_size)
+        parts = [addn(_scoped(node.name, f"AddOpsRewrite_Leaf_{i}"), groups[s], s)
+                 for i, s in enumerate(order)]
+        internal = 0
+        while len(parts) > 2:
+            lhs, rhs = parts.pop(0), parts.pop(0)
+            n = _ANode(None, "Add", [lhs, rhs], _scoped(node.name, f"AddOpsRewrite_Internal_"
+                                                        f"{internal}"),
+                       _broadcast(_shape_of(lhs, shapes), _shape_of(rhs, shapes)), node.device)
+            internal += 1
+            n.done = n.changed = True
+            made.append(n)
+            parts.insert(0, n)
+        node.type, node.kind, node.ins = "Add", "add", parts
+    node.name = new_name
+    node.done = node.changed = True
+    return True
+
+
+def _hoist_common_factor(node, shapes, names, made, queue):
+    """HoistCommonFactorOutOfAggregation at ``node``; True when it rewrote it."""
+    if (node.kind not in ("add", "addn") or len(node.ins) < 2 or node.hoisted or node.keep
+            or not all(isinstance(r, _ANode) for r in node.ins)):
+        return False
+    kinds = {r.kind for r in node.ins}
+    if kinds not in ({"mul"}, {"div"}):
+        return False
+    div = kinds == {"div"}
+    common = None
+    for r in node.ins:
+        factors = {_ref_name(r.ins[1], names): r.ins[1]}
+        if not div:
+            factors.setdefault(_ref_name(r.ins[0], names), r.ins[0])
+        common = factors if common is None else {
+            k: v for k, v in common.items() if k in factors}
+        if not common:
+            return False
+    if len(common) != 1:
+        return False
+    (key, factor), = common.items()
+    unique = []
+    for r in node.ins:
+        u = r.ins[0] if div or _ref_name(r.ins[0], names) != key else r.ins[1]
+        unique.append(u)
+    if node.kind == "addn":
+        first = _shape_of(unique[0], shapes)
+        if first is None or any(_shape_of(u, shapes) != first for u in unique[1:]):
+            return False
+    inner = _ANode(None, node.type, sorted(unique, key=lambda r: _ref_name(r, names)),
+                   _scoped(node.name, "HoistCommonFactor_Add"), None, node.device)
+    inner.changed = True
+    sh = [_shape_of(u, shapes) for u in unique]
+    inner.shape = sh[0] if node.kind == "addn" else (
+        None if any(s is None for s in sh) else tuple(np.broadcast_shapes(*sh)))
+    for r in node.ins:
+        _release(r)
+    for u in unique:
+        if isinstance(u, _ANode):
+            u.uses += 1
+    if isinstance(factor, _ANode):
+        factor.uses += 1
+    made.append(inner)
+    node.type = node.ins[0].type if div else "Mul"
+    node.kind = "div" if div else "mul"
+    node.ins = [inner, factor] if div else [factor, inner]
+    node.name = _scoped(node.name, "HoistCommonFactor_Div" if div else "HoistCommonFactor_Mul")
+    node.hoisted = node.changed = True
+    queue.append(inner)
+    return True
+
+
+def _release(r):
+    """One read of ``r`` less; a node read by nothing any more no longer runs."""
+    if not isinstance(r, _ANode):
+        return
+    r.uses -= 1
+    if r.uses <= 0 and not r.keep and r.alive:
+        r.alive = False
+        for x in r.ins:
+            _release(x)
+
+
+def _minimize_broadcasts(node, shapes, names):
+    """MinimizeBroadcasts at ``node``; None when not applicable, else whether it reordered."""
+    if (node.type not in ("Add", "AddV2", "Mul") or node.shape is None or len(node.ins) != 2
+            or not all(_broadcastable(_shape_in(r, node, shapes), node.shape) for r in node.ins)):
+        return None
+    leaves, absorbed = [], []
+
+    def absorb(r):
+        if (isinstance(r, _ANode) and r.type == node.type and r.op is not None and not r.keep
+                and not r.done and r.device == node.device and r.uses == 1
+                and r.shape is not None and len(r.ins) == 2
+                and all(_broadcastable(_shape_of(x, shapes), r.shape) for x in r.ins)):
+            absorbed.append(r)
+            for x in r.ins:
+                absorb(x)
+        else:
+            leaves.append(r)
+
+    for r in node.ins:
+        absorb(r)
+    if not absorbed:
+        return None
+    if len({_shape_of(r, shapes) for r in leaves}) <= 1:
+        return False
+    ops = sorted(leaves, key=lambda r: _size(_shape_of(r, shapes)))
+    leftover = ops.pop() if len(ops) % 2 else None
+    free = list(absorbed)
+    changed = False
+
+    def size(r):  # (TF gives a node it rebuilt an empty shape here: one element)
+        return 1 if r in rebuilt else _size(_shape_of(r, shapes))
+
+    rebuilt = set()
+
+    def update(a, b, n):
+        nonlocal changed
+        if n.ins[0] is not a or n.ins[1] is not b:
+            n.ins = [a, b]
+            n.changed = changed = True
+        n.done = True
+        return n
+
+    while True:
+        lhs, rhs = ops.pop(0), ops.pop(0)
+        n = free.pop(0) if free else node
+        up = update(lhs, rhs, n)
+        rebuilt.add(up)
+        if len(ops) >= 2 and size(ops[0]) < size(ops[1]):
+            ops.insert(0, up)
+        else:
+            ops.append(up)
+        if len(ops) == 1:
+            break
+    if leftover is not None:
+        update(ops[0], leftover, node)
+    return changed
+
+
+def _partial_split(slots, keys, const_at, name, fold):
+    if 1 < len(const_at) < len(slots):
+        first = const_at[0]
+        slots[first] = ("c", fold([slots[i][1] for i in const_at]))
+        keys[first] = f"ConstantFolding/{name}_partial_split_{len(const_at)}"
+        drop = set(const_at[1:])
+        slots[:] = [s for i, s in enumerate(slots) if i not in drop]
+        keys[:] = [k for i, k in enumerate(keys) if i not in drop]
+
+
+def _model(order, fed, fetches, replace, consts, names):
+    """The Add/AddN/Mul/Div ops of the step the arithmetic stages may rewrite, as nodes."""
+    recips = replace.recips
+    nodes = {}
+    drivers = None
+    for op in order:
+        type_ = op._type
+        if type_ not in _MODEL_KINDS or len(op._outputs) != 1 or op._control_inputs:
+            continue
+        if op in replace.kernels and op not in recips:
+            continue
+        out = op._outputs[0]
+        if (out in consts or out in fed or replace.get(out, out) is not out
+                or out.dtype.base_dtype not in _MODEL_DTYPES):
+            continue
+        if drivers is None:
+            drivers = {c for o in order for c in o._control_inputs}
+        if op in drivers:
+            continue
+        ins = []
+        for t in op._inputs:
+            t = replace.get(t, t)
+            if t in consts and t not in fed:
+                ins.append(_Lit(consts[t], input_name(t, names)))
+            elif t._value_index == 0 and t._op in nodes:
+                ins.append(nodes[t._op])
+            else:
+                ins.append(t)
+        if op in recips:
+            type_ = "Mul"
+            ins = [ins[0], _Lit(recips[op], f"ConstantFolding/{op._name}_recip")]
+        if type_ in ("Add", "AddV2", "AddN", "Mul"):  # (commutative: sorted by name)
+            ins.sort(key=lambda r: _ref_name(r, names))
+        nodes[op] = _ANode(op, type_, ins, op._name, None, op._device)
+    return nodes
+
+
+def arithmetic_stages(order, fed, fetches, replace, consts, device):
+    """Runs TF's AddOpsRewrite, HoistCommonFactorOutOfAggregation and MinimizeBroadcasts
+    (see above) on the step's arithmetic."""
+    if device is not None and not getattr(device, "is_host", True):
+        return
+    names = replace.names
+    nodes = _model(order, fed, fetches, replace, consts, names)
+    if not any(isinstance(r, _ANode) and (n.kind in ("add", "addn") or r.type == n.type)
+               for n in nodes.values() for r in n.ins):
+        return  # no tree: nothing to rewrite
+    shapes = _Shapes(order, fed, replace, consts)
+    uses = _uses(order, replace, consts, [op._outputs[0] for op in nodes])
+    keep = {replace.get(t, t) for t in fetches}
+    for op, n in nodes.items():
+        out = op._outputs[0]
+        n.uses = uses[out]
+        n.keep = out in keep
+        n.shape = shapes.of(out)
+    made = []
+    queue = list(nodes.values())
+    while queue:
+        n = queue.pop()
+        if not n.alive:
+            continue
+        if _add_ops_rewrite(n, shapes, names, made):
+            queue.extend(m for m in made if m.kind == "addn" and m not in queue)
+            continue
+        if _hoist_common_factor(n, shapes, names, made, queue):
+            continue
+        _minimize_broadcasts(n, shapes, names)
+    if not any(n.changed for n in nodes.values()):
+        return
+    _realize_stages(nodes, order, fed, replace, consts, names)
+
+
+def _realize_stages(nodes, order, fed, replace, consts, names):
+    seq = list(nodes.values())
+    dirty = {n for n in seq if n.changed and n.alive}
+    grew = True
+    while grew:
+        grew = False
+        for n in seq:
+            if n.alive and n not in dirty and any(isinstance(r, _ANode) and r in dirty
+                                                  for r in n.ins):
+                dirty.add(n)
+                grew = True
+    if not dirty:
+        return
+    outside = set()  # nodes whose value an op outside the model reads
+    for op in order:
+        if op in nodes:
+            continue
+        if op._outputs and all(replace.get(t, t) is not t or t in consts for t in op._outputs):
+            continue  # folded or merged away: not run
+        for t in op._inputs:
+            n = nodes.get(replace.get(t, t)._op)
+            if n is not None:
+                outside.add(n)
+    roots = [n for n in seq if n in dirty and (n.keep or n in outside)]
+    hosted = {}  # node -> the new op's output
+    position = {op: i for i, op in enumerate(order)}
+    new_order = list(order)
+    inserts = []
+    for n in roots:
+        leaves = []
+        expr = _stage_expr(n, n, hosted, leaves, names, dirty)
+        host = _host_op(n, leaves, expr, replace)
+        hosted[n] = host._outputs[0]
+        names[host._outputs[0]] = n.name
+        inserts.append((position[n.op], host))
+    for i, host in sorted(inserts, key=lambda p: -p[0]):
+        new_order.insert(i, host)
+    replace.order = new_order
+    for n in roots:
+        _read_from(replace, n.op._outputs[0], hosted[n])
+
+
+def _stage_expr(r, root, hosted, leaves, names, dirty):
+    if isinstance(r, _Lit):
+        return ("c", r.value, r.name)
+    if not isinstance(r, _ANode):
+        leaves.append(r)
+        return ("t", r, input_name(r, names))
+    if r is not root and r in hosted:
+        t = hosted[r]
+        leaves.append(t)
+        return ("t", t, r.name)
+    if r.op is not None and r not in dirty:
+        t = r.op._outputs[0]
+        leaves.append(t)
+        return ("t", t, r.name)
+    return (r.kind, r.name, [_stage_expr(x, root, hosted, leaves, names, dirty)
+                             for x in r.ins])
+
+
+_HOST_IDS = itertools.count(1 << 40)  # (ids no graph op has)
+HOST_ID_BASE = 1 << 40
+
+
+def _host_op(n, leaves, expr, replace):
+    """A new op of the plan (not of the graph) that computes node ``n``'s new value from the
+    leaves of its expression (an AddN by its declaration: one list input)."""
+    import copy
+
+    from tideflow.framework import op_registry
+    from tideflow.framework.ops import Operation, Tensor, _InputList
+
+    like = n.op
+    uniq = []
+    for t in leaves:
+        if not any(t is u for u in uniq):
+            uniq.append(t)
+    op = object.__new__(Operation)
+    op._graph = like._graph
+    op._name = n.name
+    op._type = "AddN"
+    op._op_def = op_registry.get("AddN")
+    op._inputs = _InputList(uniq)
+    op._control_inputs = ()
+    op._control_outputs = ()
+    op._attrs = {"N": len(uniq), "T": like._outputs[0].dtype.base_dtype}
+    op._device = like._device
+    op._id = next(_HOST_IDS)
+    op._traceback = like._traceback
+    op._original_op = None
+    op._frame = like._frame
+    out = Tensor(op, 0, like._outputs[0].dtype)
+    out._shape = like._outputs[0]._shape
+    op._outputs = [out]
+    decl = copy.copy(op._op_def)
+    decl.kernel = _stage_kernel(_stage_compile(expr, uniq))
+    decl.kernel_factory = None
+    decl.kernel_attrs = ()
+    decl.kernel_wants_ctx = decl.kernel_wants_step = False
+    decl.inplace = None
+    replace.kernels[op] = decl
+    return op
+
+
+def _stage_compile(expr, ins):
+    head = expr[0]
+    if head == "t":
+        return ("i", next(i for i, t in enumerate(ins) if t is expr[1]), expr[2])
+    if head == "c":
+        return ("c", np.asarray(expr[1]), expr[2])
+    return (head, expr[1], [_stage_compile(x, ins) for x in expr[2]])
+
+
+def _stage_eval(expr, inputs):
+    head = expr[0]
+    if head == "i":
+        return inputs[expr[1]]
+    if head == "c":
+        return expr[1]
+    args = expr[2]
+    if head == "addn":
+        from tideflow.ops.math_ops import _add_n
+
+        slots = [("c", a[1]) if a[0] == "c" else a for a in args]
+        keys = [a[2] if a[0] in ("i", "c") else a[1] for a in args]
+        const_at = [i for i, a in enumerate(args) if a[0] == "c"]
+        _partial_split(slots, keys, const_at, expr[1], _add_n)
+        perm = sorted(range(len(slots)), key=keys.__getitem__)
+        return _add_n([slots[i][1] if slots[i][0] == "c" else _stage_eval(slots[i], inputs)
+                       for i in perm])
+    a = _stage_eval(args[0], inputs)
+    b = _stage_eval(args[1], inputs)
+    if head == "add":
+        return a + b
+    if head == "mul":
+        return a * b
+    return a / b
+
+
+def _stage_kernel(expr):
+    def kernel(inputs):
+        with np.errstate(all="ignore"):
+            return np.asarray(_stage_eval(expr, inputs))
+
+    return kernel
