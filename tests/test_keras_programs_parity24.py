@@ -178,3 +178,25 @@ def test_keras_layers_on_tf_layers_outputs_make_no_op_layers():
     net = tf.keras.layers.Dense(3)(tf.layers.flatten(net))
     names = [op.name for op in tf.get_default_graph().get_operations()]
     assert not [n for n in names if "group_deps" in n or n.startswith("init")]
+
+
+def test_image_generator_fit_rescales_and_augments_as_keras_preprocessing():
+    np.random.seed(26)
+    imgs = np.random.randint(0, 255, (5, 6, 6, 3)).astype("float32")
+    g = tf.keras.preprocessing.image.ImageDataGenerator(
+        rotation_range=20, width_shift_range=0.2, horizontal_flip=True, rescale=1.0 / 255,
+        featurewise_center=True, featurewise_std_normalization=True)
+    g.fit(imgs, augment=True, rounds=2, seed=3)
+    # (measured in TF 1.15, keras_preprocessing 1.1.2)
+    np.testing.assert_allclose(g.mean.ravel(), [0.51391, 0.5024, 0.47984], atol=1e-5)
+    np.testing.assert_allclose(g.std.ravel(), [0.19376, 0.21381, 0.21], atol=1e-5)
+    batch = next(g.flow(imgs, batch_size=5, shuffle=True, seed=4))
+    np.testing.assert_allclose(batch[0, :2, :2, 0], [[0.7416, 0.3172], [-1.905, 0.305]],
+                               atol=1e-4)
+    try:
+        g.fit(imgs[0])
+    except ValueError as e:
+        assert str(e) == ("Input to `.fit()` should have rank 4. Got array with shape: "
+                          "(6, 6, 3)")
+    else:
+        raise AssertionError("no error")

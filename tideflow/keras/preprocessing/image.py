@@ -4,6 +4,7 @@ zoom, channel shifts and flips, rescaling and feature/sample-wise normalization)
 image helpers ``load_img``, ``img_to_array``, ``array_to_img``."""
 
 import os
+import warnings
 
 import numpy as np
 
@@ -234,13 +235,34 @@ class ImageDataGenerator:
         self.mean = self.std = None
 
     def fit(self, x, augment=False, rounds=1, seed=None):
-        """Computes the feature-wise mean and std used by the normalization options."""
+        """Computes the feature-wise mean and std used by the normalization options, as
+        keras_preprocessing 1.1.2: on the images rescaled by ``rescale`` (and randomly
+        transformed ``rounds`` times with ``augment``), the std after the centering."""
         x = np.asarray(x, dtype=self.dtype)
+        if x.ndim != 4:
+            raise ValueError("Input to `.fit()` should have rank 4. Got array with shape: "
+                             f"{x.shape}")
+        if x.shape[self.channel_axis] not in {1, 3, 4}:
+            warnings.warn(
+                "Expected input to be images (as Numpy array) following the data format "
+                f'convention "{self.data_format}" (channels on axis {self.channel_axis}), '
+                f"i.e. expected either 1, 3 or 4 channels on axis {self.channel_axis}. "
+                f"However, it was passed an array with shape {x.shape} "
+                f"({x.shape[self.channel_axis]} channels).")
+        if seed is not None:
+            np.random.seed(seed)
+        x = np.copy(x)
+        if self.rescale:
+            x *= self.rescale
+        if augment:
+            x = np.stack([self.random_transform(img) for _ in range(rounds)
+                          for img in x]).astype(self.dtype)
         axes = tuple(a for a in range(4) if a != self.channel_axis)
         shape = [1, 1, 1]
         shape[self.channel_axis - 1] = x.shape[self.channel_axis]
         if self.featurewise_center:
             self.mean = np.mean(x, axis=axes).reshape(shape)
+            x -= self.mean
         if self.featurewise_std_normalization:
             self.std = np.std(x, axis=axes).reshape(shape)
 
