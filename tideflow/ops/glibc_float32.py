@@ -85,6 +85,30 @@ def _poly(x, n, cneg, x2=None):
 # ------------------------------------------------------------------------------------------
 
 
+def _where(mask, a, b):
+    """np.where for 4- and 8-byte numbers by bit masks: NumPy's where (and its boolean
+    indexing) branches per element, ten times slower on a random mask."""
+    dt = np.result_type(a, b)
+    if dt.kind not in "fiu" or dt.itemsize not in (4, 8):
+        return np.where(mask, a, b)
+    it = np.int32 if dt.itemsize == 4 else np.int64
+    k = np.asarray(mask, dtype=bool).astype(it)
+    np.negative(k, out=k)
+    ai = np.asarray(a).astype(dt, copy=False).view(it)
+    bi = np.asarray(b).astype(dt, copy=False).view(it)
+    out = ai & k
+    out |= bi & ~k
+    return out.view(dt)
+
+
+def _select(conds, choices, default):
+    """np.select by ``_where``: the first true condition's choice."""
+    out = default
+    for c, v in zip(conds[::-1], choices[::-1]):
+        out = _where(c, v, out)
+    return out
+
+
 def _consts(*hexes):
     return tuple(np.int32(np.uint32(h)).view(_F) for h in hexes)
 
@@ -106,9 +130,13 @@ def _from_bits(i):
 
 
 def _on(out, mask, fn, *args):
-    """out[mask] = fn(*(a[mask] for a in args)) where anything is masked."""
-    if mask.any():
-        out[mask] = fn(*(a[mask] for a in args))
+    """out[mask] = fn(*(a[mask] for a in args)) where anything is masked (by flat indices:
+    NumPy's boolean indexing costs ten times as much on a random mask)."""
+    at = np.flatnonzero(mask)
+    if at.size == out.size:
+        out[...] = fn(*args)
+    elif at.size:
+        out.put(at, fn(*(np.take(a, at) for a in args)))
 
 
 _ONE = _F(1)
@@ -179,7 +207,7 @@ def erff(x):
         big = (ix >= 0x40c00000) & (ix < 0x7f800000)
         out[big] = np.copysign(_ONE, x[big])
         special = ix >= 0x7f800000
-        _on(out, special, lambda v: np.where(v < 0, -_ONE, _ONE) + _ONE / v, x)
+        _on(out, special, lambda v: _where(v < 0, -_ONE, _ONE) + _ONE / v, x)
     return out
 
 
@@ -206,7 +234,7 @@ def erfcf(x):
         out[(ix >= 0x41e00000) & (hx > 0)] = 0
         out[(hx < 0) & (ix >= 0x40c00000)] = _TWO
         special = ix >= 0x7f800000
-        _on(out, special, lambda v: np.where(v < 0, _TWO, _F(0)) + _ONE / v, x)
+        _on(out, special, lambda v: _where(v < 0, _TWO, _F(0)) + _ONE / v, x)
     return out
 
 
@@ -233,28 +261,28 @@ def atanf(x):
     x = np.asarray(x, dtype=_F)
     hx = _bits(x)
     ix = hx & 0x7fffffff
-    out = np.empty_like(x)
+    a = np.abs(x)
     with np.errstate(all="ignore"):
+        # every element by the reduced form, its interval's (2|x| - 1) / (2 + |x|),
+        # (|x| - 1) / (1 + |x|), (|x| - 1.5) / (1 + 1.5|x|) or -1 / |x| as p|x| - q over
+        # r + s|x| (the same roundings: 2|x| and 1 |x| are exact), below 0.4375 x itself
         small = ix < 0x3ee00000
-        _on(out, small, lambda v: v - _atan_sum(v), x)
-        out[ix < 0x31000000] = x[ix < 0x31000000]
-        red = ~small & (ix < 0x4c000000)
-        if red.any():
-            a = np.abs(x[red])
-            i = ix[red]
-            idx = np.select([i < 0x3f300000, i < 0x3f980000, i < 0x401c0000], [0, 1, 2], 3)
-            with np.errstate(all="ignore"):
-                t = np.select(
-                    [idx == 0, idx == 1, idx == 2],
-                    [(_TWO * a - _ONE) / (_TWO + a), (a - _ONE) / (a + _ONE),
-                     (a - _F(1.5)) / (_ONE + _F(1.5) * a)], -_ONE / a)
-            z = _ATAN_HI[idx] - ((_atan_sum(t) - _ATAN_LO[idx]) - t)
-            out[red] = np.where(hx[red] < 0, -z, z)
-        big = ix >= 0x4c000000
-        out[big] = np.where(hx[big] < 0, -_ATAN_HI[3] - _ATAN_LO[3], _ATAN_HI[3] + _ATAN_LO[3])
-        nan = ix > 0x7f800000
-        out[nan] = x[nan]
+        idx = ((ix >= 0x3f300000).astype(np.int32) + (ix >= 0x3f980000)
+               + (ix >= 0x401c0000))
+        p, q, r, s = (row.take(idx) for row in _ATAN_RED)
+        t = _where(small, x, (p * a - q) / (r + s * a))
+        poly = _atan_sum(t)
+        z = _ATAN_HI.take(idx) - ((poly - _ATAN_LO.take(idx)) - t)
+        out = _where(small, t - poly, _where(hx < 0, -z, z))
+        if (ix < 0x31000000).any() or (ix >= 0x4c000000).any():
+            out = _where(ix < 0x31000000, x, out)
+            big = _where(hx < 0, -_ATAN_HI[3] - _ATAN_LO[3], _ATAN_HI[3] + _ATAN_LO[3])
+            out = _where(ix >= 0x4c000000, big, out)
+            out = _where(ix > 0x7f800000, x, out)
     return out
+
+
+_ATAN_RED = np.array([[2, 1, 1, 0], [1, 1, 1.5, 1], [2, 1, 1, 0], [1, 1, 1.5, 1]], dtype=_F)
 
 
 _PI, _PI_O_2, _PI_O_4, _PI_LO = _consts(0x40490fdb, 0x3fc90fdb, 0x3f490fdb, 0xb3bbbd2e)
@@ -271,8 +299,8 @@ def atan2f(y, x):
         z[k > 60] = _PI_O_2 + _HALF * _PI_LO
         z[(hx < 0) & (k < -60)] = 0
         neg_y = hy < 0
-        out = np.where(hx < 0, np.where(neg_y, (z - _PI_LO) - _PI, _PI - (z - _PI_LO)),
-                       np.where(neg_y, -z, z)).astype(_F)
+        out = _where(hx < 0, _where(neg_y, (z - _PI_LO) - _PI, _PI - (z - _PI_LO)),
+                       _where(neg_y, -z, z)).astype(_F)
         # the special cases: y or x zero or infinite (NumPy's atan2 gives C99's values),
         # x == 1, NaN
         special = (iy == 0) | (ix == 0) | (ix == 0x7f800000) | (iy == 0x7f800000)
@@ -326,17 +354,17 @@ def _log1pf_reduced(x):
     u = _ONE + x
     hu = _bits(u)
     k = (hu >> 23) - 127
-    c = np.where(k > 0, _ONE - (u - x), x - (u - _ONE)) / u
+    c = _where(k > 0, _ONE - (u - x), x - (u - _ONE)) / u
     huge = _bits(x) >= 0x5a000000
     if huge.any():
-        hu = np.where(huge, _bits(x), hu)
-        k = np.where(huge, (hu >> 23) - 127, k)
-        c = np.where(huge, _F(0), c)
+        hu = _where(huge, _bits(x), hu)
+        k = _where(huge, (hu >> 23) - 127, k)
+        c = _where(huge, _F(0), c)
     hu = hu & 0x007fffff
     up = hu >= 0x3504f7
-    f = _from_bits(np.where(up, hu | 0x3f000000, hu | 0x3f800000)) - _ONE
+    f = _from_bits(_where(up, hu | 0x3f000000, hu | 0x3f800000)) - _ONE
     k = k + up
-    hu = np.where(up, (0x00800000 - hu) >> 2, hu)
+    hu = _where(up, (0x00800000 - hu) >> 2, hu)
     kf = k.astype(_F)
     hfsq, s, r = _log1pf_poly(f)
     out = kf * _LN2_HI - ((hfsq - (s * (hfsq + r) + (kf * _LN2_LO + c))) - f)
@@ -444,22 +472,15 @@ def expm1f(x):
 
 def _expm1f_core(x, hx):
     neg = x < 0
-    k = np.zeros(x.shape, np.int32)
-    c = np.zeros_like(x)
-    red = hx > 0x3eb17218
-    if red.any():
-        xr = x[red]
-        one_step = hx[red] < 0x3F851592
-        kr = np.trunc(_INVLN2 * xr + np.where(neg[red], -_HALF, _HALF)).astype(np.int32)
-        kr = np.where(one_step, np.where(neg[red], -1, 1), kr).astype(np.int32)
-        t = kr.astype(_F)
-        hi = np.where(one_step, xr - t * _LN2_HI, xr - t * _LN2_HI)
-        lo = t * _LN2_LO
-        xr2 = hi - lo
-        c[red] = (hi - xr2) - lo
-        k[red] = kr
-        x = x.copy()
-        x[red] = xr2
+    # k = round(x / ln2) above 0.5 ln2 (+-1 below 1.5 ln2), else 0, which leaves x and c 0
+    k = np.trunc(_INVLN2 * x + _where(neg, -_HALF, _HALF)).astype(np.int32)
+    k = _where(hx < 0x3F851592, _where(neg, np.int32(-1), np.int32(1)), k)
+    k = _where(hx > 0x3eb17218, k, np.int32(0))
+    t = k.astype(_F)
+    hi = x - t * _LN2_HI
+    lo = t * _LN2_LO
+    x = hi - lo
+    c = (hi - x) - lo
     hfx = _HALF * x
     hxs = x * hfx
     r1 = _ONE + hxs * _nest(hxs, _EXPM1_Q)
@@ -468,22 +489,22 @@ def _expm1f_core(x, hx):
     out = x - (x * e - hxs)  # k == 0
     e = x * (e - c) - c
     e -= hxs
-    out = np.where(k == -1, _HALF * (x - e) - _HALF, out)
-    out = np.where((k == 1) & (x < _F(-0.25)), -_TWO * (e - (x + _HALF)), out)
-    out = np.where((k == 1) & ~(x < _F(-0.25)), _ONE + _TWO * (x - e), out)
+    out = _where(k == -1, _HALF * (x - e) - _HALF, out)
+    out = _where((k == 1) & (x < _F(-0.25)), -_TWO * (e - (x + _HALF)), out)
+    out = _where((k == 1) & ~(x < _F(-0.25)), _ONE + _TWO * (x - e), out)
     scale = np.left_shift(k, 23)
     far = (k <= -2) | (k > 56)
     y = _from_bits(_bits(_ONE - (e - x)) + scale) - _ONE
-    out = np.where(far, y, out)
+    out = _where(far, y, out)
     mid = (k >= 2) & (k < 23)
     kk = np.clip(k, 0, 31)
     t = _from_bits(0x3f800000 - (0x1000000 >> kk))
     y = _from_bits(_bits(t - (e - x)) + scale)
-    out = np.where(mid, y, out)
+    out = _where(mid, y, out)
     high = (k >= 23) & (k <= 56)
     t = _from_bits(np.left_shift(0x7f - k, 23))
     y = (x - (e + t)) + _ONE
-    out = np.where(high, _from_bits(_bits(y) + scale), out)
+    out = _where(high, _from_bits(_bits(y) + scale), out)
     return out.astype(_F)
 
 
@@ -545,7 +566,7 @@ def _reduce_large(x):
     n = (res0 + np.uint64(1 << 61)) >> np.uint64(62)
     res0 -= n << np.uint64(62)
     r = res0.view(np.int64).astype(np.float64) * _PI63
-    return np.where(x < 0, -r, r), n.astype(np.int64)
+    return _where(x < 0, -r, r), n.astype(np.int64)
 
 
 def _kernel_tanf(x, y, iy):
@@ -554,9 +575,9 @@ def _kernel_tanf(x, y, iy):
     ix = hx & 0x7fffffff
     sign = (1 - ((hx >> 30) & 2)).astype(_F)
     far = ix >= 0x3f2ca140
-    x = np.where(far, _PIO4 - np.abs(x), x)
-    x = np.where(far, x + (_PIO4LO - np.where(hx < 0, -y, y)), x)
-    y = np.where(far, _F(0), y)
+    x = _where(far, _PIO4 - np.abs(x), x)
+    x = _where(far, x + (_PIO4LO - _where(hx < 0, -y, y)), x)
+    y = _where(far, _F(0), y)
     z = x * x
     w = z * z
     r = _nest(w, _TAN_T[1::2])
@@ -566,20 +587,20 @@ def _kernel_tanf(x, y, iy):
     r += _TAN_T[0] * s
     w = x + r
     fiy = iy.astype(_F)
-    out = np.where(iy == 1, w, _F(0))
+    out = _where(iy == 1, w, _F(0))
     if (iy != 1).any():
         zz = _from_bits(_bits(w) & np.int32(-0x1000))
         vv = r - (zz - x)
         a = -_ONE / w
         t = _from_bits(_bits(a) & np.int32(-0x1000))
         ss = _ONE + t * zz
-        out = np.where(iy == 1, out, t + a * (ss + t * vv))
-    out = np.where(far, sign * (fiy - _TWO * (x - (w * w / (w + fiy) - r))), out)
+        out = _where(iy == 1, out, t + a * (ss + t * vv))
+    out = _where(far, sign * (fiy - _TWO * (x - (w * w / (w + fiy) - r))), out)
     tiny_far = far & (np.abs(x) < _F(2.0 ** -13))
-    out = np.where(tiny_far, (sign * fiy) * (_ONE - (_TWO * fiy) * x), out)
+    out = _where(tiny_far, (sign * fiy) * (_ONE - (_TWO * fiy) * x), out)
     tiny = ix < 0x39000000
-    out = np.where(tiny & (iy == 1), x, out)
-    out = np.where(tiny & (iy != 1), -_ONE / x, out)
+    out = _where(tiny & (iy == 1), x, out)
+    out = _where(tiny & (iy != 1), -_ONE / x, out)
     return out.astype(_F)
 
 
@@ -637,11 +658,11 @@ def _lgamma_positive(x, ix):
     if below2.any():
         v, iv = x[below2], ix[below2]
         low = iv <= 0x3f666666
-        r = np.where(low, -logf(v), _F(0))
-        case = np.where(low, np.select([iv >= 0x3f3b4a20, iv >= 0x3e6d3308], [0, 1], 2),
-                        np.select([iv >= 0x3fdda618, iv >= 0x3F9da620], [0, 1], 2))
-        y = np.where(low, np.select([case == 0, case == 1], [_ONE - v, v - (_LG_TC - _ONE)], v),
-                     np.select([case == 0, case == 1], [_TWO - v, v - _LG_TC], v - _ONE))
+        r = _where(low, -logf(v), _F(0))
+        case = _where(low, _select([iv >= 0x3f3b4a20, iv >= 0x3e6d3308], [0, 1], 2),
+                        _select([iv >= 0x3fdda618, iv >= 0x3F9da620], [0, 1], 2))
+        y = _where(low, _select([case == 0, case == 1], [_ONE - v, v - (_LG_TC - _ONE)], v),
+                     _select([case == 0, case == 1], [_TWO - v, v - _LG_TC], v - _ONE))
         z = y * y
         p1 = _nest(z, _LG_A[0::2])
         p2 = z * _nest(z, _LG_A[1::2])
@@ -652,7 +673,7 @@ def _lgamma_positive(x, ix):
         q3 = _nest(w, _LG_T[2::3])
         r1 = r + (_LG_TF + (z * q1 - (_LG_TT - w * (q2 + y * q3))))
         r2 = r + (-_HALF * y + (y * _nest(y, _LG_U)) / _nest(y, _LG_V))
-        out[below2] = np.select([case == 0, case == 1], [r0, r1], r2)
+        out[below2] = _select([case == 0, case == 1], [r0, r1], r2)
     mid = (ix > 0x40000000) & (ix < 0x41000000)
     if mid.any():
         v = x[mid]
@@ -663,8 +684,8 @@ def _lgamma_positive(x, ix):
         r = _HALF * y + p / q
         z = np.ones_like(y)
         for step in (6, 5, 4, 3, 2):  # (i - 1) ... 2 times, highest first
-            z = np.where(i > step, z * (y + _F(step)), z)
-        r = np.where(i >= 3, r + logf(z), r)
+            z = _where(i > step, z * (y + _F(step)), z)
+        r = _where(i >= 3, r + logf(z), r)
         out[mid] = r
     big = (ix >= 0x41000000) & (ix < 0x4c800000)
     if big.any():
@@ -711,11 +732,11 @@ _LGN_POLY = tuple(tuple(_F(float.fromhex(h)) for h in c.split()) for c in (
 
 
 def _lg_sinpi(v):
-    return np.where(v <= _F(0.25), sincosf(_PI * v)[0], sincosf(_PI * (_HALF - v))[1])
+    return _where(v <= _F(0.25), sincosf(_PI * v)[0], sincosf(_PI * (_HALF - v))[1])
 
 
 def _lg_cospi(v):
-    return np.where(v <= _F(0.25), sincosf(_PI * v)[1], sincosf(_PI * (_HALF - v))[0])
+    return _where(v <= _F(0.25), sincosf(_PI * v)[1], sincosf(_PI * (_HALF - v))[0])
 
 
 def _lgamma_negf(x):
@@ -723,7 +744,7 @@ def _lgamma_negf(x):
     i = np.floor(_F(-2) * x).astype(np.int32)
     even = (i & 1) == 0
     pole = even & (i.astype(_F) == _F(-2) * x)
-    xn = np.where(even, -i // 2, (-i - 1) // 2).astype(_F)
+    xn = _where(even, -i // 2, (-i - 1) // 2).astype(_F)
     i = np.clip(i - 4, 0, 25)
     x0_hi, x0_lo = _LGN_ZEROS[i, 0], _LGN_ZEROS[i, 1]
     xdiff = x - x0_hi - x0_lo
@@ -731,12 +752,12 @@ def _lgamma_negf(x):
     x_idiff = np.abs(xn - x)
     x0_idiff = np.abs(xn - x0_hi - x0_lo)
     by_log = _ef()._logf(_lg_sinpi(x0_idiff) / _lg_sinpi(x_idiff))
-    x0diff2 = np.where((i & 1) == 0, xdiff, -xdiff) * _HALF
+    x0diff2 = _where((i & 1) == 0, xdiff, -xdiff) * _HALF
     sx0d2 = _lg_sinpi(x0diff2)
     cx0d2 = _lg_cospi(x0diff2)
     cot = _lg_cospi(x_idiff) / _lg_sinpi(x_idiff)
     by_log1p = log1pf(_TWO * sx0d2 * (-sx0d2 + cx0d2 * cot))
-    log_sinpi_ratio = np.where(x0_idiff < x_idiff * _HALF, by_log, by_log1p)
+    log_sinpi_ratio = _where(x0_idiff < x_idiff * _HALF, by_log, by_log1p)
     # log(gamma(1 - x0) / gamma(1 - x)) by Stirling's approximation
     y0 = _ONE - x0_hi
     y0_eps = -x0_hi + (_ONE - y0) - x0_lo
@@ -786,15 +807,15 @@ def _sin_pif(x):
     z = np.floor(y)
     frac = _TWO * (y * _HALF - np.floor(y * _HALF))
     n = (frac * _F(4)).astype(np.int32)
-    arg = np.select([n == 0, n <= 2, n <= 4, n <= 6],
+    arg = _select([n == 0, n <= 2, n <= 4, n <= 6],
                     [_PI * frac, _PI * (_HALF - frac), _PI * (_ONE - frac),
                      _PI * (frac - _F(1.5))], _PI * (frac - _TWO))
     sin, cos = sincosf(arg)
-    val = np.select([n == 0, n <= 2, n <= 4, n <= 6], [sin, cos, sin, -cos], sin)
+    val = _select([n == 0, n <= 2, n <= 4, n <= 6], [sin, cos, sin, -cos], sin)
     small = ix < 0x3e800000
     if small.any():
         val[small] = sincosf(_PI * x[small])[0]
-    out = np.where(small, val, -val)
+    out = _where(small, val, -val)
     out[(z == y) & ~small] = 0
     return out.astype(_F)
 
@@ -845,8 +866,8 @@ def _asinf_big(x, ix):
     p2 = _TWO * s * p - (_ASIN_PIO2_LO - _TWO * c)
     q = _ASIN_PIO4_HI - _TWO * w
     other = _ASIN_PIO4_HI - (p2 - q)
-    t = np.where(ix >= 0x3F79999A, near_one, other)
-    return np.where(x > 0, t, -t)
+    t = _where(ix >= 0x3F79999A, near_one, other)
+    return _where(x > 0, t, -t)
 
 
 # acosf: fdlibm's rational function of x^2 (or of (1 -+ x) / 2, with its square root)
@@ -899,16 +920,18 @@ def sinhf(x):
     x = np.asarray(x, dtype=_F)
     ix = _bits(x) & 0x7fffffff
     a = np.abs(x)
-    h = np.where(x < 0, -_HALF, _HALF).astype(_F)
+    h = _where(x < 0, -_HALF, _HALF).astype(_F)
     expf = _ef()._expf
     with np.errstate(all="ignore"):
         out = x * _F(1e37)  # overflow, inf, NaN
         low = (ix < 0x41b00000) & (ix >= 0x31800000)
-        if low.any():
-            t = expm1f(a[low])
-            hl = h[low]
-            out[low] = np.where(ix[low] < 0x3f800000,
-                                hl * (_TWO * t - t * t / (t + _ONE)), hl * (t + t / (t + _ONE)))
+
+        def below22(v, hv, iv):
+            t = expm1f(v)
+            return _where(iv < 0x3f800000, hv * (_TWO * t - t * t / (t + _ONE)),
+                          hv * (t + t / (t + _ONE)))
+
+        _on(out, low, below22, a, h, ix)
         tiny = ix < 0x31800000
         out[tiny] = x[tiny]
         mid = (ix >= 0x41b00000) & (ix < _SINH_BIG)
@@ -927,17 +950,21 @@ def coshf(x):
     a = np.abs(x)
     expf = _ef()._expf
     with np.errstate(all="ignore"):
-        out = np.where(ix >= 0x7f800000, x * x, _F(np.inf))  # inf, NaN; overflow
+        out = _where(ix >= 0x7f800000, x * x, _F(np.inf))  # inf, NaN; overflow
         low = (ix < 0x3eb17218) & (ix >= 0x24000000)
-        if low.any():
-            t = expm1f(a[low])
+
+        def near_zero(v):
+            t = expm1f(v)
             w = _ONE + t
-            out[low] = _ONE + (t * t) / (w + w)
-        out[ix < 0x24000000] = _ONE
-        mid = (ix >= 0x3eb17218) & (ix < 0x41b00000)
-        if mid.any():
-            t = expf(a[mid])
-            out[mid] = _HALF * t + _HALF / t
+            return _ONE + (t * t) / (w + w)
+
+        def below22(v):
+            t = expf(v)
+            return _HALF * t + _HALF / t
+
+        _on(out, low, near_zero, a)
+        out = _where(ix < 0x24000000, _ONE, out)
+        _on(out, (ix >= 0x3eb17218) & (ix < 0x41b00000), below22, a)
         big = (ix >= 0x41b00000) & (ix < _SINH_BIG)
         _on(out, big, lambda v: _HALF * expf(v), a)
         top = (ix >= _SINH_BIG) & (ix <= 0x42b2d4fc)
@@ -969,7 +996,7 @@ def digamma(x):
             nz = xn - p
             up = nz > half
             nz[up] = xn[up] - (p[up] + one)
-            nz = np.where(nz != half, _F(np.pi) / tanf(_F(np.pi) * nz), _F(0))
+            nz = _where(nz != half, _F(np.pi) / tanf(_F(np.pi) * nz), _F(0))
             nz[p == xn] = np.nan  # (a pole: +inf below)
             s[negative] = one - xn
         w = np.zeros_like(s)
@@ -986,7 +1013,7 @@ def digamma(x):
         y = ((_ef()._logf(s) - half / s) - poly) - w
         if nz is not None:
             y[negative] -= nz
-            y[negative] = np.where(np.isnan(nz) & ~np.isnan(x[negative]), _F(np.inf),
+            y[negative] = _where(np.isnan(nz) & ~np.isnan(x[negative]), _F(np.inf),
                                    y[negative])
     return y
 
