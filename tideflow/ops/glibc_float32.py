@@ -523,17 +523,17 @@ def tanf(x):
     ix = _bits(x) & 0x7fffffff
     with np.errstate(all="ignore"):
         out = x - x  # inf, NaN
-        small = ix <= 0x3f490fda
-        _on(out, small, lambda v: _kernel_tanf(v, np.zeros_like(v), np.ones(v.shape, np.int32)),
-            x)
-        mid = ~small & (ix < 0x42f00000)
-        if mid.any():
-            v = x[mid].astype(np.float64)
+
+        def below120(v):
+            # (up to pi/4 the quadrant is 0 and the remainder x itself, as glibc's own path)
+            v = v.astype(np.float64)
             n = ((v * _HPI_INV).astype(np.int32).astype(np.int64) + 0x800000) >> 24
             r = v - n * _HPI
             y0 = r.astype(_F)
             y1 = (r - y0).astype(_F)
-            out[mid] = _kernel_tanf(y0, y1, (1 - ((n & 1) << 1)).astype(np.int32))
+            return _kernel_tanf(y0, y1, (1 - ((n & 1) << 1)).astype(np.int32))
+
+        _on(out, ix < 0x42f00000, below120, x)
         large = (ix >= 0x42f00000) & (ix < 0x7f800000)
         if large.any():
             r, n = _reduce_large(x[large])
