@@ -103,3 +103,13 @@ def test_meta_graph_with_cleared_devices_keeps_control_inputs_in_the_order_added
         assert inputs(tf.train.export_meta_graph().graph_def) == ["^a", "^b", "^c"]
         assert inputs(tf.train.export_meta_graph(clear_devices=True).graph_def) == [
             "^c", "^a", "^b"]
+
+
+def test_checkpoint_state_into_a_missing_directory_is_a_not_found_error(tmp_path):
+    missing = str(tmp_path / "upd")
+    # measured in TF 1.15: NotFoundError naming the temporary file beside the state file
+    with pytest.raises(tf.errors.NotFoundError) as info:
+        tf.train.update_checkpoint_state(missing, missing + "/m-3", latest_filename="ck2")
+    assert info.value.message.startswith(missing + "/ck2.tmp")
+    assert info.value.message.endswith("; No such file or directory")
+    assert len(info.value.message) == len(missing) + len("/ck2.tmp") + 32 + 27

@@ -143,7 +143,7 @@ def fsync_dir(path):
 @contextlib.contextmanager
 def atomic_file(path):
     """Yields a binary file that replaces ``path`` on success (tmp + flush + fsync + rename)."""
-    tmp = f"{path}.tmp-{uuid.uuid4().hex[:12]}"
+    tmp = f"{path}.tmp{uuid.uuid4().hex}"  # TF's atomic writes' name
     f = open(tmp, "wb")  # noqa: SIM115 - closed below on every path
     try:
         yield f

@@ -84,7 +84,12 @@ def update_checkpoint_state_internal(save_dir, model_checkpoint_path,
             f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint "
             "state.  Please use a different save path."
         )
-    checkpoint_format.atomic_write(state_file, text_format.MessageToString(state))
+    try:
+        checkpoint_format.atomic_write(state_file, text_format.MessageToString(state))
+    except FileNotFoundError as e:  # a missing directory: TF's file system error, which names
+        # the temporary file it could not open
+        raise errors.NotFoundError(None, None,
+                                   f"{e.filename}; No such file or directory") from None
 
 
 def get_checkpoint_state(checkpoint_dir, latest_filename=None):
