@@ -654,15 +654,14 @@ def _lgamma_positive(x, ix):
     """lgammaf's value for |x| (``ix`` its bits), finite."""
     logf = _ef()._logf
     out = np.zeros_like(x)
-    below2 = (ix < 0x40000000) & (ix != 0x3f800000)
-    if below2.any():
-        v, iv = x[below2], ix[below2]
+
+    def below2(v, iv):
         low = iv <= 0x3f666666
         r = _where(low, -logf(v), _F(0))
         case = _where(low, _select([iv >= 0x3f3b4a20, iv >= 0x3e6d3308], [0, 1], 2),
-                        _select([iv >= 0x3fdda618, iv >= 0x3F9da620], [0, 1], 2))
+                      _select([iv >= 0x3fdda618, iv >= 0x3F9da620], [0, 1], 2))
         y = _where(low, _select([case == 0, case == 1], [_ONE - v, v - (_LG_TC - _ONE)], v),
-                     _select([case == 0, case == 1], [_TWO - v, v - _LG_TC], v - _ONE))
+                   _select([case == 0, case == 1], [_TWO - v, v - _LG_TC], v - _ONE))
         z = y * y
         p1 = _nest(z, _LG_A[0::2])
         p2 = z * _nest(z, _LG_A[1::2])
@@ -673,10 +672,9 @@ def _lgamma_positive(x, ix):
         q3 = _nest(w, _LG_T[2::3])
         r1 = r + (_LG_TF + (z * q1 - (_LG_TT - w * (q2 + y * q3))))
         r2 = r + (-_HALF * y + (y * _nest(y, _LG_U)) / _nest(y, _LG_V))
-        out[below2] = _select([case == 0, case == 1], [r0, r1], r2)
-    mid = (ix > 0x40000000) & (ix < 0x41000000)
-    if mid.any():
-        v = x[mid]
+        return _select([case == 0, case == 1], [r0, r1], r2)
+
+    def below8(v):
         i = v.astype(np.int32)
         y = v - i.astype(_F)
         p = y * _nest(y, _LG_S)
@@ -685,16 +683,18 @@ def _lgamma_positive(x, ix):
         z = np.ones_like(y)
         for step in (6, 5, 4, 3, 2):  # (i - 1) ... 2 times, highest first
             z = _where(i > step, z * (y + _F(step)), z)
-        r = _where(i >= 3, r + logf(z), r)
-        out[mid] = r
-    big = (ix >= 0x41000000) & (ix < 0x4c800000)
-    if big.any():
-        v = x[big]
+        return _where(i >= 3, r + logf(z), r)
+
+    def stirling(v):
         t = logf(v)
         z = _ONE / v
         y = z * z
         w = _LG_W[0] + z * _nest(y, _LG_W[1:])
-        out[big] = (v - _HALF) * (t - _ONE) + w
+        return (v - _HALF) * (t - _ONE) + w
+
+    _on(out, (ix < 0x40000000) & (ix != 0x3f800000), below2, x, ix)
+    _on(out, (ix > 0x40000000) & (ix < 0x41000000), below8, x)
+    _on(out, (ix >= 0x41000000) & (ix < 0x4c800000), stirling, x)
     huge = (ix >= 0x4c800000) & (ix < 0x7f800000)
     out[huge] = x[huge] * (logf(x[huge]) - _ONE)
     return out
