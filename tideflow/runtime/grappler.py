@@ -696,29 +696,27 @@ class _Shapes:
     from one (an AddN takes the shape of any input whose shape is known)."""
 
     def __init__(self, order, fed, replace, consts):
-        self.fed, self.replace, self.consts = fed, replace, consts
-        self.known = {}
-        for op in order:
-            ins = [self.of(t) for t in op._inputs]
-            any_known = next((s for s in ins if s is not None), None)
-            for t in op._outputs:
-                if t in fed:
-                    self.known[t] = None
-                elif t in consts:
-                    self.known[t] = tuple(np.shape(consts[t]))
-                elif op._type == "AddN":
-                    self.known[t] = any_known
-                elif all(s is not None for s in ins) and t._shape.is_fully_defined():
-                    self.known[t] = tuple(t._shape.as_list())
-                else:
-                    self.known[t] = None
+        self.replace, self.consts = replace, consts
+        unknown = set(fed)
+        if fed:
+            get = replace.get
+            for op in order:
+                ins = op._inputs
+                if not ins:
+                    continue
+                if op._type == "AddN":
+                    if all(get(t, t) in unknown for t in ins):
+                        unknown.update(op._outputs)
+                    continue
+                for t in ins:
+                    if get(t, t) in unknown:
+                        unknown.update(op._outputs)
+                        break
+        self.unknown = unknown
 
     def of(self, t):
         t = self.replace.get(t, t)
-        s = self.known.get(t, False)
-        if s is not False:
-            return s
-        if t in self.fed:
+        if t in self.unknown:
             return None
         if t in self.consts:
             return tuple(np.shape(self.consts[t]))
@@ -744,7 +742,9 @@ def _shape_in(r, node, shapes):
 def _add_ops_rewrite(node, shapes, names, made):
     """AddOpsRewrite at ``node``; True when it rewrote the tree below it."""
     if (node.kind not in ("add", "addn") or node.keep or node.done or node.op is None
-            or node.shape is None
+            or node.shape is None or not any(
+                isinstance(r, _ANode) and r.kind in ("add", "addn") and r.uses == 1
+                and r.shape is not None for r in node.ins)
             or not all(_broadcastable(_shape_in(r, node, shapes), node.shape) for r in node.ins)):
         return False
     leaves, absorbed = [], []
@@ -871,6 +871,8 @@ def _release(r):
 def _minimize_broadcasts(node, shapes, names):
     """MinimizeBroadcasts at ``node``; None when not applicable, else whether it reordered."""
     if (node.type not in ("Add", "AddV2", "Mul") or node.shape is None or len(node.ins) != 2
+            or not any(isinstance(r, _ANode) and r.type == node.type and r.uses == 1
+                       and r.shape is not None for r in node.ins)
             or not all(_broadcastable(_shape_in(r, node, shapes), node.shape) for r in node.ins)):
         return None
     leaves, absorbed = [], []
@@ -984,11 +986,20 @@ def arithmetic_stages(order, fed, fetches, replace, consts, device):
                for n in nodes.values() for r in n.ins):
         return  # no tree: nothing to rewrite
     shapes = _Shapes(order, fed, replace, consts)
-    uses = _uses(order, replace, consts, [op._outputs[0] for op in nodes])
     keep = {replace.get(t, t) for t in fetches}
+    in_step = set(order)
+    also = {}  # tensor -> the ones merged into it (their readers read it)
+    for t, r in replace.items():
+        also.setdefault(r, []).append(t)
+
+    def runs(op):
+        return op in in_step and not (op._outputs and all(
+            replace.get(t, t) is not t or t in consts for t in op._outputs))
+
     for op, n in nodes.items():
         out = op._outputs[0]
-        n.uses = uses[out]
+        # (each input of an op that reads a tensor is one entry of its consumers)
+        n.uses = sum(1 for t in [out, *also.get(out, ())] for c in t._consumers if runs(c))
         n.keep = out in keep
         n.shape = shapes.of(out)
     made = []
