@@ -274,3 +274,18 @@ def test_gradients_still_match_finite_differences(name):
     with tf.Session():
         err = tf.test.compute_gradient_error(xt, [4], y, [4], x_init_value=x, delta=1e-3)
     assert err < 2e-3
+
+
+def test_xlogy_flat_bits_match_tf115():
+    # Eigen's packet log on whole packets (where x is 0: x itself, -0 kept), logf on the
+    # last 3 (+0); a scalar y is logged per packet too (the packet log of 3.3 is not NumPy's)
+    x = _floats("3f000000 40000000 80000000 00000000 40400000 1e3ce508 40e00000 3e800000 "
+                "00000000 80000000 40a00000")
+    y = _floats("40533333 3f333333 3f800000 7fc00000 0da24260 3fc00000 41300000 3f666666 "
+                "40000000 40800000 40c00000")
+    _assert_bits(_run(tf.math.xlogy(tf.constant(x), tf.constant(y))),
+                 _floats("3f18d273 bf369e1a 80000000 00000000 c34f3b90 1d992e2d 4186483a "
+                         "bcd7c745 00000000 00000000 410f573c"))
+    _assert_bits(_run(tf.math.xlogy(tf.constant(x), tf.constant(np.float32(3.3)))),
+                 _floats("3f18d273 4018d273 80000000 00000000 40653bac 1e61868b 4105b825 "
+                         "3e98d273 00000000 00000000 40bf0710"))

@@ -158,6 +158,29 @@ def _xlogy(x, y):
     return x * np.log(y)
 
 
+def _xlogy_kernel(x, y):
+    """float32 as TF 1.15's kernel where it runs flat (equal shapes, or a scalar side):
+    x * log(y) by Eigen's packet log on whole 8-float packets (x itself, a signed zero, where
+    x is 0) and glibc's logf on the last ``size % 8`` (+0 where x is 0); a general broadcast
+    (TF's tiled blocks), and other types, as x * log(y) with 0 where x is 0."""
+    if not (type(x) is np.ndarray and type(y) is np.ndarray and x.dtype == np.float32
+            and y.dtype == np.float32 and (x.shape == y.shape or x.size == 1 or y.size == 1)):
+        return _xlogy_others(x, y)
+    from tideflow.ops import eigen_float32
+
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    xf = np.broadcast_to(x, shape).reshape(-1)
+    with np.errstate(all="ignore"):
+        out = xf * eigen_float32.log(np.broadcast_to(y, shape).reshape(-1))
+    zero = xf == 0
+    if zero.any():
+        tail = xf.size % 8
+        np.copyto(out, xf, where=zero)  # (-0 stays -0 on the packets)
+        if tail:
+            out[-tail:][zero[-tail:]] = 0
+    return eigen_float32._flush_denormals(out).reshape(shape)
+
+
 def _xdivy(x, y):
     return x / y
 
@@ -228,7 +251,8 @@ _NO_NAN = "T: {half, float, double, complex64, complex128}"
 declare_binary("DivNoNan", _div_no_nan_kernel, _NO_NAN, grad=_div_no_nan_grad, inplace=0,
                reduces=True)
 declare_binary("MulNoNan", _mul_no_nan_kernel, _NO_NAN, grad=_mul_no_nan_grad, inplace=0)
-declare_binary("Xlogy", _x_zero(_xlogy), _NO_NAN, grad=_xlogy_grad, reduces=True)
+_xlogy_others = _x_zero(_xlogy)
+declare_binary("Xlogy", _xlogy_kernel, _NO_NAN, grad=_xlogy_grad, reduces=True)
 declare_binary("Xdivy", _xdivy_kernel, _NO_NAN, grad=_xdivy_grad, inplace=0, reduces=True)
 declare_binary("Xlog1py", _x_zero(_xlog1py), _NO_NAN, grad=_xlog1py_grad)
 op_registry.declare(
