@@ -318,6 +318,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         grappler.sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
         grappler.div_by_constant_rewrites(order, fed, replace, consts)
         grappler.fused_matmul_rewrites(order, fed, fetches, replace, consts)
+        grappler.mul_square_names(order, fed, replace, consts)
         grappler.arithmetic_stages(order, fed, fetches, replace, consts, device)
         grappler.add_n_order(order, fed, replace, consts, device)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)

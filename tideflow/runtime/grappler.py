@@ -971,8 +971,22 @@ def _model(order, fed, fetches, replace, consts, names):
             ins = [ins[0], _Lit(recips[op], f"ConstantFolding/{op._name}_recip")]
         if type_ in ("Add", "AddV2", "AddN", "Mul"):  # (commutative: sorted by name)
             ins.sort(key=lambda r: _ref_name(r, names))
-        nodes[op] = _ANode(op, type_, ins, op._name, None, op._device)
+        nodes[op] = _ANode(op, type_, ins, names.get(out, op._name), None, op._device)
     return nodes
+
+
+def mul_square_names(order, fed, replace, consts):
+    """TF's ReplaceMulWithSquare: ``x * x`` runs as ``Square(x)`` (the same value) under a new
+    name, ``ArithmeticOptimizer/ReplaceMulWithSquare_<name>``, which is where it sorts among
+    an AddN's inputs."""
+    names = replace.names
+    for op in order:
+        if op._type != "Mul" or len(op._inputs) != 2:
+            continue
+        a, b = (replace.get(t, t) for t in op._inputs)
+        out = op._outputs[0]
+        if a is b and out not in consts and out not in fed and replace.get(out, out) is out:
+            names[out] = _scoped(op._name, "ReplaceMulWithSquare")
 
 
 def arithmetic_stages(order, fed, fetches, replace, consts, device):
