@@ -2,6 +2,7 @@
 (CreateSession, then ExtendSession with only the new nodes) and runs steps with RunStep,
 fetched tensors streaming back in chunks."""
 
+import contextlib
 import logging
 import re
 import sys
@@ -204,7 +205,8 @@ class RemoteSession:
         with self._lock:
             if self._handle is not None and g._structure_version != self._structure:
                 # existing nodes were rewritten: the master needs the whole graph again
-                self._close_master_session()
+                with contextlib.suppress(errors.AbortedError):
+                    self._close_master_session()
             if self._handle is None:
                 version = g._version
                 req = master_pb2.CreateSessionRequest(
@@ -248,12 +250,14 @@ class RemoteSession:
 
     def _close_master_session(self):
         if self._handle is not None:
+            handle, self._handle = self._handle, None
             try:
                 self._stub.call("CloseSession", master_pb2.CloseSessionRequest(
-                    session_handle=self._handle), 10.0)
+                    session_handle=handle), 10.0)
+            except errors.AbortedError:
+                raise  # the master no longer knows it (reset, or restarted): TF's close says so
             except errors.OpError:
                 pass
-            self._handle = None
 
     # -- steps -------------------------------------------------------------------------
     def _handler(self, fetches):
@@ -472,9 +476,11 @@ class RemoteSession:
                 for d in list(resp.local_device) + list(resp.remote_device)]
 
     def close(self):
-        with self._lock:
-            self._close_master_session()
-        self._stub.close()
+        try:
+            with self._lock:
+                self._close_master_session()
+        finally:
+            self._stub.close()
 
 
 def reset(target, containers=None, config=None):

@@ -8,6 +8,7 @@ AbortedError (a restarted one) within seconds.
 """
 
 import concurrent.futures
+import contextlib
 import itertools
 import logging
 import random
@@ -18,7 +19,7 @@ from tideflow.distributed import wire
 from tideflow.distributed.worker import canonical_device
 from tideflow.framework import dtypes, errors, graph_io, ops
 from tideflow.framework.device import DeviceSpec
-from tideflow.protos import master_pb2, node_def_pb2, tensor_pb2, worker_pb2
+from tideflow.protos import config_pb2, master_pb2, node_def_pb2, tensor_pb2, worker_pb2
 from tideflow.runtime import partition, placer
 from tideflow.runtime.executor import prune, topo_order
 from tideflow.runtime.rendezvous import make_key
@@ -629,8 +630,6 @@ class Master:
     def __init__(self, cluster, local_task, transport, default_config=None):
         from tideflow.distributed.cluster import ClusterSpec
         from tideflow.distributed.worker import load_all_ops
-        from tideflow.protos import config_pb2
-
         load_all_ops()
         self.cluster = ClusterSpec(cluster)
         self.local_task = (local_task[0], int(local_task[1]))
@@ -648,17 +647,20 @@ class Master:
             raise errors.CancelledError(None, None, "The server is stopping") from None
 
     # -- tasks and devices --------------------------------------------------------------
-    def tasks(self, filters=()):
+    def tasks(self, filters=(), with_local=False):
+        """The (job, index, address) of the tasks ``filters`` match; ``with_local`` adds this
+        master's own task (a session always holds its master's devices, as TF's)."""
         out = []
         for job in self.cluster.jobs:
             for i in self.cluster.task_indices(job):
-                if _task_matches(filters, job, i):
+                if _task_matches(filters, job, i) or (with_local and (job, i) == self.local_task):
                     out.append((job, i, self.cluster.task_address(job, i)))
         return out
 
     def discover(self, filters=(), timeout=DISCOVERY_TIMEOUT_S):
-        """The devices of the (filtered) tasks, from GetStatus (waiting for tasks starting)."""
-        tasks = self.tasks(filters)
+        """The devices of this task and of the (filtered) others, from GetStatus (waiting for
+        tasks starting)."""
+        tasks = self.tasks(filters, with_local=True)
         futs = [(t, self._submit(self.transport.get_status, t[2], timeout, True))
                 for t in tasks]
         devices = []
@@ -691,8 +693,6 @@ class Master:
 
     # -- sessions -----------------------------------------------------------------------
     def create_session(self, request, deadline=None):
-        from tideflow.protos import config_pb2
-
         config = config_pb2.ConfigProto()
         config.CopyFrom(self.default_config)
         if request.HasField("config"):
@@ -714,10 +714,8 @@ class Master:
 
     def _session(self, handle):
         s = self._sessions.get(handle)
-        if s is None:
-            raise errors.AbortedError(
-                None, None, f"Session {handle!r} is not found on this master (it was closed, "
-                "or the master restarted)")
+        if s is None:  # closed, reset, or this master restarted: TF's words and class
+            raise errors.AbortedError(None, None, f"Session {handle} is not found.")
         return s
 
     def extend_session(self, request):
@@ -733,23 +731,31 @@ class Master:
     def close_session(self, request):
         with self._lock:
             sess = self._sessions.pop(request.session_handle, None)
-        if sess is not None:
-            with sess.lock:
-                sess.closed = True
-                partials = list(sess.partial_runs.values())
-            for pr in partials:  # their steps end on every task (lanes waiting fail at once)
-                self._end_partial(sess, pr, abort=True)
-            for addr in list(sess.tasks_used):
-                req = worker_pb2.DeleteWorkerSessionRequest(session_handle=sess.handle)
-                try:
-                    self.transport.delete_worker_session(addr, req, CLEANUP_TIMEOUT_S)
-                except errors.OpError:
-                    pass
+        if sess is None:  # as TF's master: the client's close then raises AbortedError
+            raise errors.AbortedError(
+                None, None, f"Session {request.session_handle} is not found. Possibly, this "
+                "master has restarted.")
+        with sess.lock:
+            sess.closed = True
+            partials = list(sess.partial_runs.values())
+        for pr in partials:  # their steps end on every task (lanes waiting fail at once)
+            self._end_partial(sess, pr, abort=True)
+        for addr in list(sess.tasks_used):
+            req = worker_pb2.DeleteWorkerSessionRequest(session_handle=sess.handle)
+            try:
+                self.transport.delete_worker_session(addr, req, CLEANUP_TIMEOUT_S)
+            except errors.OpError:
+                pass
         return master_pb2.CloseSessionResponse()
 
     def list_devices(self, request):
         if request.session_handle:
-            devices = self._session(request.session_handle).devices
+            sess = self._sessions.get(request.session_handle)
+            if sess is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Session {request.session_handle} is not found. Possibly, "
+                    "this master has restarted.")
+            devices = sess.devices
         else:
             devices = self.discover((), STATUS_TIMEOUT_S * 3)
         resp = master_pb2.ListDevicesResponse()
@@ -772,7 +778,8 @@ class Master:
         with self._lock:
             handles = list(self._sessions)
         for h in handles:
-            self.close_session(master_pb2.CloseSessionRequest(session_handle=h))
+            with contextlib.suppress(errors.AbortedError):  # closed meanwhile by its client
+                self.close_session(master_pb2.CloseSessionRequest(session_handle=h))
         req = worker_pb2.CleanupAllRequest(container=list(request.container))
         errs = []
         for _, _, addr in self.tasks(list(request.device_filters)):
@@ -991,7 +998,8 @@ class Master:
         feed_names = list(feeds)
         plan = sess.plan(feed_names, list(request.fetch), list(request.target))
         step_id = random.getrandbits(62) + 1
-        trace = opts.trace_level > 0
+        # as TF's master session: only a full trace collects the workers' step stats
+        trace = opts.trace_level == config_pb2.RunOptions.FULL_TRACE
         calls = []
         for tp in plan.parts:
             req = worker_pb2.RunGraphRequest(session_handle=sess.handle, graph_handle=tp.handle,
@@ -1000,6 +1008,8 @@ class Master:
             if trace:
                 req.exec_opts.record_timeline = True
                 req.exec_opts.record_costs = True
+            if opts.output_partition_graphs:
+                req.exec_opts.record_partition_graphs = True
             for i, key in tp.feeds:
                 nt = req.send.add(name=key)
                 nt.tensor.CopyFrom(feeds[feed_names[i]])
@@ -1023,12 +1033,10 @@ class Master:
                 slots[j] = by_key.get(key)
             if trace:
                 out.metadata.step_stats.dev_stats.extend(resp.step_stats.dev_stats)
+            out.metadata.partition_graphs.extend(resp.partition_graph)
         for j, i in plan.fed_fetches:
             slots[j] = feeds[feed_names[i]]
         self._fill_response(out, request.fetch, slots, arrays)
-        if opts.output_partition_graphs:
-            for tp in plan.parts:
-                out.metadata.partition_graphs.add()  # graphs live on the workers
         return out
 
     @staticmethod

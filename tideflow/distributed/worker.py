@@ -417,7 +417,10 @@ class Worker:
             for i, key in enumerate(request.recv_key):
                 _add_recv(resp, i, key, rv.wait_local(key, deadline), arrays)
             if trace:
-                step.stats.to_step_stats(resp.step_stats)
+                # a timeline (TF's full trace) has the host tracer's '/host:CPU' too
+                step.stats.to_step_stats(resp.step_stats, host=request.exec_opts.record_timeline)
+            if request.exec_opts.record_partition_graphs:
+                resp.partition_graph.append(item.graph.as_graph_def())
             self.rendezvous.finish(rv)
             return resp
         finally:

@@ -620,9 +620,14 @@ class BaseSession:
 
     def _release(self):
         self._cancelled.set()
+        close_error = None
         if getattr(self, "_remote", None) is not None:
-            with contextlib.suppress(errors.OpError):
+            try:
                 self._remote.close()
+            except errors.AbortedError as e:  # raised after the rest is released, as TF's close
+                close_error = e
+            except errors.OpError:
+                pass
         for d in self._devices:
             d.resource_mgr.clear()
         self._plans.clear()
@@ -632,6 +637,8 @@ class BaseSession:
             with contextlib.suppress(Exception):
                 self._blas_limits.restore_original_limits()
             self._blas_limits = None
+        if close_error is not None:
+            raise close_error
 
     def __del__(self):
         with contextlib.suppress(Exception):  # interpreter shutdown
