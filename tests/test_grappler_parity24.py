@@ -127,3 +127,31 @@ def test_rewritten_value_read_by_another_op_and_traced():
             assert np.array_equal(r, s.run(y, feeds))
     x = [_data(i) for i in range(3)]
     assert np.array_equal(r, np.square(x[0] * (x[1] + x[2])))
+
+
+# the gradient of a tensor read by several ops is an AddN of one term per reader, summed in
+# the order of their names (CRC-32 measured in TF 1.15; the terms summed as tf.gradients
+# lists them give other bits)
+GRADIENT_CASES = {
+    "three_readers": (lambda x, w: tf.reduce_sum(
+        x * w + tf.exp(x) * 0.3 + tf.square(x) * w + tf.sin(x)), 168043947),
+    "five_readers": (lambda x, w: tf.reduce_sum(
+        tf.tanh(x) * w + x * 1.7 + tf.sigmoid(x) + x * x * w + tf.exp(x * w)), 1800547461),
+    "mlp_like": (lambda x, w: tf.reduce_sum(
+        tf.nn.relu(x * w + 0.1) * tf.sigmoid(x * 2.0 - w) + tf.tanh(x) * tf.exp(-x)),
+        1483388407),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENT_CASES))
+def test_gradient_aggregation_bits_as_tf(name):
+    build, crc = GRADIENT_CASES[name]
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.Variable(_data(1), name="x")
+        w = tf.placeholder(tf.float32, [64], name="w")
+        gx, = tf.gradients(build(x, w), [x])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            r = s.run(gx, {w: _data(2)})
+    assert zlib.crc32(r.tobytes()) == crc
