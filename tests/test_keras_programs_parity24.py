@@ -200,3 +200,20 @@ def test_image_generator_fit_rescales_and_augments_as_keras_preprocessing():
                           "(6, 6, 3)")
     else:
         raise AssertionError("no error")
+
+
+def test_rnn_layers_given_initial_states_take_tf_op_count():
+    # TF 1.15 makes no zero states when the initial states are given (the batch size's five
+    # ops and eight per state fewer): the layers made after get TF's op seeds
+    layers = tf.keras.layers
+    got = []
+    for cls, n in ((layers.LSTM, 2), (layers.GRU, 1), (layers.SimpleRNN, 1)):
+        tf.reset_default_graph()
+        tf.set_random_seed(27)
+        a = tf.keras.Input((5,))
+        ea = layers.Embedding(10, 3, mask_zero=cls is layers.GRU)(a)
+        h0 = layers.Dense(4)(layers.Lambda(lambda t: t[:, 0])(ea))
+        d = layers.Dense(1)
+        d(cls(4)(ea, initial_state=[h0] * n))
+        got.append(round(float(np.sum(tf.keras.backend.get_value(d.kernel))), 4))
+    assert got == [0.9067, -2.8647, -2.7073]  # (measured in TF 1.15)

@@ -972,7 +972,11 @@ class RNN(Layer):
         x = inputs
         first_id = tf.get_default_graph()._next_id
         # (TF's op count is known for a call without these; ``plain`` adds no mask)
-        countable = (initial_state is None and constants is None and training is None
+        # (given initial states, TF 1.15 makes no zero states: counted without dropout)
+        countable = ((initial_state is None or not (
+            self.stateful or any(getattr(self.cell, k, 0) > 0
+                                 for k in ("dropout", "recurrent_dropout"))))
+                     and constants is None and training is None
                      and not self.unroll and not self.time_major
                      and K._state().learning_phase_value is None)
         made_state_vars = self.stateful and getattr(self, "_state_vars", None) is None
@@ -1096,6 +1100,10 @@ class RNN(Layer):
             lp = graph._nodes_by_name.get("keras_learning_phase")
             tf_ops = _tf_rnn_op_count(self, mask is not None,
                                       lp is not None and lp._id >= first_id)
+            if tf_ops is not None and given_state:
+                # (TF's zero states: the batch size's Shape and slice, then a zeros of
+                # eight ops per state)
+                tf_ops -= 5 + 8 * (2 if type(self.cell) is LSTMCell else 1)
             if tf_ops is not None and self.stateful:
                 # TF 1.15 starts from the state variables (made at the first call: a zeros
                 # constant and the variable's five ops each, then a read) instead of the
