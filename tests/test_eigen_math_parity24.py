@@ -289,3 +289,22 @@ def test_xlogy_flat_bits_match_tf115():
     _assert_bits(_run(tf.math.xlogy(tf.constant(x), tf.constant(np.float32(3.3)))),
                  _floats("3f18d273 4018d273 80000000 00000000 40653bac 1e61868b 4105b825 "
                          "3e98d273 00000000 00000000 40bf0710"))
+
+
+# Eigen's float i0e / i1e (Cephes' Chebyshev series in float32, per element)
+_BESSEL = {
+    "bessel_i0e": (("40bf3224 40efe490 40bd0711 c0fa29f0 3eb9c03b 4085941b c3077c4b c078bd18 "
+                   "c23b9ee3 c1e66915 41886965 428fd891"),
+                   ("3e2b08ca 3e17e923 3e2c1057 3e14a3f6 3f380404 3e4f1a76 3d0c8417 3e57550e "
+                   "3d6f3cdb 3d98ea7a 3dc75cb1 3d410470")),
+    "bessel_i1e": (("40bf3224 40efe490 40bd0711 c088d7d5 c0fa29f0 beb103b0 c23b9ee3 c2cb6e15 "
+                   "42ebb33f 428fd891 c2c9fbc8 c3206e2a"),
+                   ("3e1bfa4b 3e0d61d2 3e1cbb40 be328635 be0ac79d bdfe4f2b bd6cac73 bd216c94 "
+                   "3d160b23 3d3fabb8 bd21ff2c bd00b579")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BESSEL))
+def test_bessel_bits_match_tf115(name):
+    x_hex, y_hex = _BESSEL[name]
+    _assert_bits(_run(getattr(tf.math, name)(tf.constant(_floats(x_hex)))), _floats(y_hex))

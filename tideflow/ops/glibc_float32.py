@@ -1018,6 +1018,69 @@ def digamma(x):
     return y
 
 
+# not glibc's: Eigen's float i0e and i1e (Cephes' Chebyshev series, float arithmetic, TF 1.15
+# evaluates them per element: Eigen has no packet form)
+_I0E_A = _decimal(
+    "-1.30002500998624804212E-8", "6.04699502254191894932E-8", "-2.67079385394061173391E-7",
+    "1.11738753912010371815E-6", "-4.41673835845875056359E-6", "1.64484480707288970893E-5",
+    "-5.75419501008210370398E-5", "1.88502885095841655729E-4", "-5.76375574538582365885E-4",
+    "1.63947561694133579842E-3", "-4.32430999505057594430E-3", "1.05464603945949983183E-2",
+    "-2.37374148058994688156E-2", "4.93052842396707084878E-2", "-9.49010970480476444210E-2",
+    "1.71620901522208775349E-1", "-3.04682672343198398683E-1", "6.76795274409476084995E-1")
+_I0E_B = _decimal(
+    "3.39623202570838634515E-9", "2.26666899049817806459E-8", "2.04891858946906374183E-7",
+    "2.89137052083475648297E-6", "6.88975834691682398426E-5", "3.36911647825569408990E-3",
+    "8.04490411014108831608E-1")
+_I1E_A = _decimal(
+    "9.38153738649577178388E-9", "-4.44505912879632808065E-8", "2.00329475355213526229E-7",
+    "-8.56872026469545474066E-7", "3.47025130813767847674E-6", "-1.32731636560394358279E-5",
+    "4.78156510755005422638E-5", "-1.61760815825896745588E-4", "5.12285956168575772895E-4",
+    "-1.51357245063125314899E-3", "4.15642294431288815669E-3", "-1.05640848946261981558E-2",
+    "2.47264490306265168283E-2", "-5.29459812080949914269E-2", "1.02643658689847095384E-1",
+    "-1.76416518357834055153E-1", "2.52587186443633654823E-1")
+_I1E_B = _decimal(
+    "-3.83538038596423702205E-9", "-2.63146884688951950684E-8", "-2.51223623787020892529E-7",
+    "-3.88256480887769039346E-6", "-1.10588938762623716291E-4", "-9.76109749136146840777E-3",
+    "7.78576235018280120474E-1")
+
+
+def _chebevl(x, coef):
+    """Cephes' chbevl in float32: the Clenshaw recurrence, half of b0 - b2."""
+    b0 = np.full_like(x, coef[0])
+    b1 = np.zeros_like(x)
+    b2 = b1
+    for c in coef[1:]:
+        b2 = b1
+        b1 = b0
+        b0 = x * b1 - b2 + c
+    return _HALF * (b0 - b2)
+
+
+def _bessel_e(x, a, b):
+    """The Chebyshev series of |x|: ``a`` in 0.5|x| - 2 up to 8, ``b`` in 32/|x| - 2 over
+    sqrt(|x|) above."""
+    z = np.abs(x)
+    with np.errstate(all="ignore"):
+        near = _chebevl(_HALF * z - _TWO, a)
+        far = _chebevl(_F(32) / z - _TWO, b) / np.sqrt(z)
+    return near, far, z <= _F(8)
+
+
+def bessel_i0e(x):
+    """float32 exp(-|x|) I0(x) as TF 1.15's kernel (Eigen's ``i0e_impl<float>``)."""
+    x = np.asarray(x, dtype=_F)
+    near, far, low = _bessel_e(x, _I0E_A, _I0E_B)
+    return _where(low, near, far)
+
+
+def bessel_i1e(x):
+    """float32 exp(-|x|) I1(x) as TF 1.15's kernel (Eigen's ``i1e_impl<float>``)."""
+    x = np.asarray(x, dtype=_F)
+    near, far, low = _bessel_e(x, _I1E_A, _I1E_B)
+    out = _where(low, near * np.abs(x), far)
+    return _where(x < 0, -out, out)
+
+
 def _horner(v, coeffs):
     """The polynomial of ``coeffs`` (highest power first) at ``v``, Horner's rule in float32."""
     y = v * coeffs[0]

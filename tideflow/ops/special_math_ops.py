@@ -382,8 +382,14 @@ def _i1e_grad(op, grad):
         return grad * where(not_tiny, dy_dx, 0.5 + zeros)
 
 
-declare_unary("BesselI0e", _f64(_bessel_i0e), _FLOAT, grad=_i0e_grad)
-declare_unary("BesselI1e", _f64(_bessel_i1e), _FLOAT, grad=_i1e_grad)
+def _plus_zero(x):
+    return np.zeros(x.shape, np.float32)  # (DAZ: the product and the sign test see a zero)
+
+
+declare_unary("BesselI0e", unary_ops._glibc_float32(glibc_float32.bessel_i0e, _f64(_bessel_i0e)),
+              _FLOAT, grad=_i0e_grad)
+declare_unary("BesselI1e", unary_ops._glibc_float32(glibc_float32.bessel_i1e, _f64(_bessel_i1e),
+                                                    _plus_zero), _FLOAT, grad=_i1e_grad)
 
 
 def bessel_i0e(x, name=None):
