@@ -308,3 +308,22 @@ _BESSEL = {
 def test_bessel_bits_match_tf115(name):
     x_hex, y_hex = _BESSEL[name]
     _assert_bits(_run(getattr(tf.math, name)(tf.constant(_floats(x_hex)))), _floats(y_hex))
+
+
+def test_zeta_and_polygamma_bits_match_tf115():
+    # Eigen's Cephes zeta in float with glibc's powf; polygamma as powf(-1, n + 1) *
+    # expf(lgammaf(n + 1)) * zeta(n + 1, x)
+    zx = _floats("4196ea12 40638c1d 40a5e763 3fc3a3e0 413ea6e7 40e52eb7 40cd7ae1 4134e147 "
+                 "411ee3eb 40b4ce12 41416800 40998040")
+    zq = _floats("40f9724a 41653507 4065234e 411f5133 41875ac7 4130fc21 40ca8223 4183c4f8 "
+                 "40a9c4c6 4190eaf2 40aac06e 41301c3a")
+    _assert_bits(_run(tf.math.zeta(tf.constant(zx), tf.constant(zq))),
+                 _floats("239adac6 39f912ac 3b016f46 3f13b927 27af28e7 33a8a4a7 37521745 "
+                         "292a9542 33a93055 34b91477 31005924 381126fd"))
+    n = _floats("40000000 3f800000 40400000 40400000 3f800000 40000000 40000000 40000000 "
+                "40000000 3f800000 40000000 40000000")
+    x = _floats("4151fb63 3f578a8e 40f9724a 415c423f 415cd842 412fb8b9 40294b75 41272490 "
+                "417475ed 3e7952e2 4185bfb2 41875ac7")
+    _assert_bits(_run(tf.math.polygamma(tf.constant(n), tf.constant(x))),
+                 _floats("bbcd4c5a 400814ad 3ba73ce2 3a5fece6 3d99e156 bc14c39b be53aeff "
+                         "bc253194 bb95db50 4190985d bb78e8c5 bb72ddc8"))

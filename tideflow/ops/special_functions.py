@@ -163,6 +163,9 @@ def zeta(x, q):
         dt = np.dtype(np.float64)
     x, q = (np.array(v, dt) for v in np.broadcast_arrays(x, q))
     machep = dt.type(np.finfo(dt).eps / 2)
+    power = np.power
+    if dt == np.float32:  # (Eigen's numext::pow: glibc's powf)
+        from tideflow.ops.eigen_float32 import powf as power
     out = np.full(x.shape, np.nan, dt)
     with np.errstate(all="ignore"):
         done = x == 1
@@ -172,7 +175,7 @@ def zeta(x, q):
         pole = neg & (q == np.floor(q))
         out[pole] = np.inf
         done |= pole | (neg & (x != np.floor(x)))
-        s = np.power(q, -x)
+        s = power(q, -x)
         a = q.copy()
         b = np.zeros_like(q)
 
@@ -190,7 +193,7 @@ def zeta(x, q):
                 break
             i += 1
             a = np.where(more, a + 1, a)
-            b = np.where(more, np.power(a, -x), b)
+            b = np.where(more, power(a, -x), b)
             s = np.where(more, s + b, s)
             live = finish(live, more & (np.abs(b / s) < machep))
         w = a

@@ -540,9 +540,32 @@ def _in_float64_2(fn):
     return kernel
 
 
+_polygamma64 = _in_float64_2(special_functions.polygamma)
+
+
+def _polygamma(a, x):
+    """float32 as Eigen's ``polygamma_impl<float>``: digamma for n = 0, else
+    powf(-1, n + 1) * expf(lgammaf(n + 1)) * zeta(n + 1, x) in float; NaN for fractional n."""
+    if a.dtype != np.float32 or x.dtype != np.float32:
+        return _polygamma64(a, x)
+    a, x = np.broadcast_arrays(a, x)
+    shape = a.shape
+    n, x = a.reshape(-1), x.reshape(-1)
+    with np.errstate(all="ignore"):
+        nplus = n + np.float32(1)
+        out = eigen_float32.powf(np.float32(-1), nplus) * eigen_float32._expf(
+            glibc_float32.lgammaf(nplus))
+        out = out * special_functions.zeta(nplus, x)
+        zero = n == 0
+        if zero.any():
+            out[zero] = op_registry.get("Digamma").kernel(x[zero])  # (denormals as TF's)
+        out[np.floor(n) != n] = np.nan
+    return eigen_float32._flush_denormals(out).reshape(shape)
+
+
 op_registry.declare("Polygamma", inputs=["a: T", "x: T"], outputs=["z: T"],
                     attrs=["T: {float, double}"], shape=_binary_shape,
-                    kernel=_in_float64_2(special_functions.polygamma), grad=_polygamma_grad)
+                    kernel=_polygamma, grad=_polygamma_grad)
 op_registry.declare("Zeta", inputs=["x: T", "q: T"], outputs=["z: T"],
                     attrs=["T: {float, double}"], shape=_binary_shape,
                     kernel=special_functions.zeta, grad=_zeta_grad)  # (in its own dtype)
