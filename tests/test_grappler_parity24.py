@@ -61,6 +61,8 @@ CASES = {
     # (v0 * (1 / c)) * (c - v0) as ((1 / c) * (c - v0)) * v0
     "minimize_broadcasts_mul": (lambda p, v: (v[0] / 2.3712549) * (2.3712549 - v[0]),
                                 3917722492),
+    # the push-down's truediv + (v0 + 9.), which no op of the graph reads both of
+    "push_down_new_op": (lambda p, v: ((v[0] / 3.0) + (v[0] + 2.0)) + 7.0, 1367236317),
     # not rewritten: p0's shape is unknown to grappler (fed)
     "hoist_add_n_fed_kept": (lambda p, v: tf.identity(
         tf.add_n([v[2] * v[0], v[1] * v[0], p[0] * v[0]])), 4204378645),

@@ -457,12 +457,24 @@ def _realize(nodes, seq, order, replace, consts, copy):
         return None
 
     roots = [n for n in seq if n in dirty and n.value is None and read_outside(n)]
+    new_ops = {}
     try:
         for n in roots:
             if realize(n) is None:
-                return  # not expressible without new edges: left as the graph has it
+                # no op of the graph reads all the values it needs: a new op of the plan
+                leaves = []
+                expr = _full_expr(n, n, dirty, realized, leaves)
+                uniq = _unique(leaves)
+                new = _new_op(n.op, n.op._name, uniq, _pd_list_kernel(_pd_compile(expr, uniq)),
+                              replace)
+                realized[n] = moved[n.op._outputs[0]] = new._outputs[0]
+                new_ops[new] = n.op
     except LookupError:
+        for new in new_ops:
+            del replace.kernels[new]
         return
+    if new_ops:
+        _insert_ops(replace, order, new_ops)
     for h, (ins, expr) in hosts.items():
         replace.kernels[h] = _pd_decl(h, _pd_kernel(_pd_compile(expr, ins)), copy)
     for out, src in moved.items():
@@ -478,6 +490,34 @@ def _realize(nodes, seq, order, replace, consts, copy):
 
 
 _PD_UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
+
+
+def _full_expr(r, root, dirty, realized, leaves):
+    """Node ``root``'s new expression down to values of the graph (or of ops realized)."""
+    if isinstance(r, _Const):
+        return ("c", r.value)
+    if not isinstance(r, _Node):
+        leaves.append(r)
+        return ("t", r)
+    if r.value is not None:
+        return ("c", r.value)
+    if r.op is not None and r is not root:
+        if r in realized:
+            leaves.append(realized[r])
+            return ("t", realized[r])
+        if r not in dirty:
+            leaves.append(r.op._outputs[0])
+            return ("t", r.op._outputs[0])
+    return (r.kind, _full_expr(r.ins[0], root, dirty, realized, leaves),
+            _full_expr(r.ins[1], root, dirty, realized, leaves))
+
+
+def _pd_list_kernel(expr):
+    def kernel(inputs):
+        with np.errstate(all="ignore"):
+            return _pd_eval(expr, inputs)
+
+    return kernel
 
 
 def _pd_compile(expr, ins):
@@ -1058,19 +1098,15 @@ def _realize_stages(nodes, order, fed, replace, consts, names):
                 outside.add(n)
     roots = [n for n in seq if n in dirty and (n.keep or n in outside)]
     hosted = {}  # node -> the new op's output
-    position = {op: i for i, op in enumerate(order)}
-    new_order = list(order)
-    inserts = []
+    before = {}
     for n in roots:
         leaves = []
         expr = _stage_expr(n, n, hosted, leaves, names, dirty)
         host = _host_op(n, leaves, expr, replace)
         hosted[n] = host._outputs[0]
         names[host._outputs[0]] = n.name
-        inserts.append((position[n.op], host))
-    for i, host in sorted(inserts, key=lambda p: -p[0]):
-        new_order.insert(i, host)
-    replace.order = new_order
+        before[host] = n.op
+    _insert_ops(replace, order, before)
     for n in roots:
         _read_from(replace, n.op._outputs[0], hosted[n])
 
@@ -1099,26 +1135,37 @@ HOST_ID_BASE = 1 << 40
 
 def _host_op(n, leaves, expr, replace):
     """A new op of the plan (not of the graph) that computes node ``n``'s new value from the
-    leaves of its expression (an AddN by its declaration: one list input)."""
+    leaves of its expression."""
+    uniq = _unique(leaves)
+    return _new_op(n.op, n.name, uniq, _stage_kernel(_stage_compile(expr, uniq)), replace)
+
+
+def _unique(leaves):
+    uniq = []
+    for t in leaves:
+        if not any(t is u for u in uniq):
+            uniq.append(t)
+    return uniq
+
+
+def _new_op(like, name, ins, kernel, replace):
+    """A new op of the plan named ``name``, on ``like``'s device and with its output's dtype
+    and shape, whose ``kernel`` takes the values of ``ins`` as one list (an AddN by its
+    declaration)."""
     import copy
 
     from tideflow.framework import op_registry
     from tideflow.framework.ops import Operation, Tensor, _InputList
 
-    like = n.op
-    uniq = []
-    for t in leaves:
-        if not any(t is u for u in uniq):
-            uniq.append(t)
     op = object.__new__(Operation)
     op._graph = like._graph
-    op._name = n.name
+    op._name = name
     op._type = "AddN"
     op._op_def = op_registry.get("AddN")
-    op._inputs = _InputList(uniq)
+    op._inputs = _InputList(ins)
     op._control_inputs = ()
     op._control_outputs = ()
-    op._attrs = {"N": len(uniq), "T": like._outputs[0].dtype.base_dtype}
+    op._attrs = {"N": len(ins), "T": like._outputs[0].dtype.base_dtype}
     op._device = like._device
     op._id = next(_HOST_IDS)
     op._traceback = like._traceback
@@ -1128,13 +1175,22 @@ def _host_op(n, leaves, expr, replace):
     out._shape = like._outputs[0]._shape
     op._outputs = [out]
     decl = copy.copy(op._op_def)
-    decl.kernel = _stage_kernel(_stage_compile(expr, uniq))
+    decl.kernel = kernel
     decl.kernel_factory = None
     decl.kernel_attrs = ()
     decl.kernel_wants_ctx = decl.kernel_wants_step = False
     decl.inplace = None
     replace.kernels[op] = decl
     return op
+
+
+def _insert_ops(replace, order, before):
+    """Puts each new op right before its op of ``before`` ({new op: op}) in the plan's order."""
+    new_order = list(replace.order or order)
+    position = {op: i for i, op in enumerate(new_order)}
+    for host, op in sorted(before.items(), key=lambda p: -position[p[1]]):
+        new_order.insert(position[op], host)
+    replace.order = new_order
 
 
 def _stage_compile(expr, ins):
