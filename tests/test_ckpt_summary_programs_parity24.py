@@ -113,3 +113,45 @@ def test_checkpoint_state_into_a_missing_directory_is_a_not_found_error(tmp_path
     assert info.value.message.startswith(missing + "/ck2.tmp")
     assert info.value.message.endswith("; No such file or directory")
     assert len(info.value.message) == len(missing) + len("/ck2.tmp") + 32 + 27
+
+
+# measured in TF 1.15: the order of get_variable_to_shape_map() for these 20 names (the
+# iteration order of the C++ unordered_map TF's reader builds)
+_TF_MAP_ORDER = [
+    "z0/ha33bh/yf3cy", "x3bc22", "cge31y/azzc0e/z", "g0zbb11f", "z0ehg3e",
+    "xehbx12_/yyzbf1/dz_hc_xb", "g1gfa1", "a", "c10dxc2f13/zca", "ax_ybceehygf", "d", "d/b1x3",
+    "fbexz/ffb2yfh", "dzexf2a/ydb", "e2/cyxyb", "bze0dy/ha2h0c10azx", "exebyceefaab",
+    "cxgbc1_/h22cydxhb/dg", "d2hay/hc", "hfcgbyxc/xhfe1yg2fa"]
+
+
+def test_variable_maps_iterate_in_tf_s_order(tmp_path):
+    with tf.Graph().as_default():
+        for name in sorted(_TF_MAP_ORDER):
+            tf.Variable(0.0, name=name)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            path = tf.train.Saver().save(s, str(tmp_path / "m"), write_meta_graph=False)
+    reader = tf.train.NewCheckpointReader(path)
+    assert list(reader.get_variable_to_shape_map()) == _TF_MAP_ORDER
+    assert list(reader.get_variable_to_dtype_map()) == _TF_MAP_ORDER
+
+
+def test_init_from_checkpoint_missing_tensor_prints_the_map_in_tf_s_order(tmp_path):
+    with tf.Graph().as_default():
+        with tf.variable_scope("enc"):
+            tf.get_variable("w", [2, 3])
+            tf.get_variable("b", [3])
+        with tf.variable_scope("dec"):
+            tf.get_variable("v", [3])
+            tf.get_variable("p", [6, 2], partitioner=tf.fixed_size_partitioner(2))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            path = tf.train.Saver().save(s, str(tmp_path / "model.ckpt"))
+    with tf.Graph().as_default():
+        tf.get_variable("q", [2, 3])
+        with pytest.raises(ValueError) as info:
+            tf.train.init_from_checkpoint(path, {"enc/zz": "q"})
+    # measured in TF 1.15
+    assert str(info.value) == (
+        f"Tensor enc/zz is not found in {path} checkpoint "
+        "{'enc/b': [3], 'dec/p': [6, 2], 'enc/w': [2, 3], 'dec/v': [3]}")

@@ -3,6 +3,7 @@
 ``checkpoints_iterator`` and ``wait_for_new_checkpoint`` are here too, where TF keeps them.
 """
 
+import bisect
 import os
 
 from tideflow.framework import dtypes, ops
@@ -29,14 +30,22 @@ class CheckpointReader:
             prefix = prefix[:prefix.rindex(".data-")]
         self._reader = checkpoint_format.Reader(prefix)
         self._prefix = prefix
+        self._order = None
+
+    def _names(self):
+        if self._order is None:
+            self._order = _unordered_map_order(sorted(self._reader.tensors))
+        return self._order
 
     def get_variable_to_shape_map(self):
-        """{name: shape as a list of ints}."""
-        return {n: list(e["shape"]) for n, e in self._reader.tensors.items()}
+        """{name: shape as a list of ints}, in TF's order (see ``_unordered_map_order``)."""
+        tensors = self._reader.tensors
+        return {n: list(tensors[n]["shape"]) for n in self._names()}
 
     def get_variable_to_dtype_map(self):
-        """{name: tf.DType}."""
-        return {n: dtypes.as_dtype(e["dtype"]) for n, e in self._reader.tensors.items()}
+        """{name: tf.DType}, in TF's order."""
+        tensors = self._reader.tensors
+        return {n: dtypes.as_dtype(tensors[n]["dtype"]) for n in self._names()}
 
     def has_tensor(self, tensor_str):
         return self._reader.has(_as_str(tensor_str))
@@ -66,6 +75,102 @@ class CheckpointReader:
 
     def __repr__(self):
         return f"<CheckpointReader {self._prefix}>"
+
+
+# -- the order of TF's variable maps ----------------------------------------------------------
+# TF's reader fills a C++ std::unordered_map<string, ...> with the bundle's tensor names in index
+# (sorted) order and turns it into a dict by iterating it, so a program printing the map sees
+# the order of libstdc++'s hash table (TF 1.15's build): std::hash<string> (MurmurHash2-64 of
+# the bytes, seed 0xc70f6907), buckets from the prime rehash policy (max load factor 1, growth
+# factor 2), each new key first in its bucket, an empty bucket's key first in the whole list.
+
+_MASK64 = (1 << 64) - 1
+_MUL = (0xC6A4A793 << 32) + 0x5BD1E995
+
+
+def _shift_mix(v):
+    return v ^ (v >> 47)
+
+
+def _std_hash(data):
+    """libstdc++'s ``std::_Hash_bytes(data, len, 0xc70f6907)`` on a 64-bit machine."""
+    n = len(data)
+    aligned = n & ~7
+    h = 0xC70F6907 ^ ((n * _MUL) & _MASK64)
+    for i in range(0, aligned, 8):
+        h ^= (_shift_mix((int.from_bytes(data[i:i + 8], "little") * _MUL) & _MASK64)
+              * _MUL) & _MASK64
+        h = (h * _MUL) & _MASK64
+    if n & 7:
+        h ^= int.from_bytes(data[aligned:], "little")
+        h = (h * _MUL) & _MASK64
+    return _shift_mix((_shift_mix(h) * _MUL) & _MASK64)
+
+
+_FAST_BUCKETS = (2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13)
+_PRIMES = (
+    17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 103, 109, 113,
+    127, 137, 139, 149, 157, 167, 179, 193, 199, 211, 227, 241, 257, 277, 293, 313, 337, 359,
+    383, 409, 439, 467, 503, 541, 577, 619, 661, 709, 761, 823, 887, 953, 1031, 1109, 1193,
+    1289, 1381, 1493, 1613, 1741, 1879, 2029, 2179, 2357, 2549, 2753, 2971, 3209, 3469, 3739,
+    4027, 4349, 4703, 5087, 5503, 5953, 6427, 6949, 7517, 8123, 8783, 9497, 10273, 11113,
+    12011, 12983, 14033, 15173, 16411, 17749, 19183, 20753, 22447, 24281, 26267, 28411, 30727,
+    33223, 35933, 38873, 42043, 45481, 49201, 53201, 57557, 62233, 67307, 72817, 78779, 85229,
+    92203, 99733, 107897, 116731, 126271, 136607, 147793, 159871, 172933, 187091, 202409,
+    218971, 236897, 256279, 277261, 299951, 324503, 351061, 379787, 410857, 444487, 480881,
+    520241, 562841, 608903, 658753, 712697, 771049, 834181, 902483, 976369)
+
+
+def _next_bucket_count(n):
+    if n < len(_FAST_BUCKETS):
+        return _FAST_BUCKETS[n]
+    i = bisect.bisect_left(_PRIMES, n)
+    return _PRIMES[i] if i < len(_PRIMES) else n  # (past a million names: approximate)
+
+
+def _unordered_map_order(names):
+    """The iteration order of a libstdc++ unordered_map that ``names`` were inserted into, in
+    this order (TF's reader: the bundle index's sorted tensor names)."""
+    head = object()  # the list's "before begin" node
+    nxt = {head: None}
+    hashes = {n: _std_hash(n.encode()) for n in names}
+    buckets = {}  # bucket -> the node before the bucket's first node
+    n_buckets, next_resize = 1, 0
+    for count, name in enumerate(names):
+        if count + 1 >= next_resize:
+            if count + 1 >= n_buckets:  # rehash: the nodes in list order, each to the front
+                # of its new bucket, an empty bucket's node to the front of the list
+                n_buckets = next_resize = _next_bucket_count(max(count + 2, n_buckets * 2))
+                node, nxt[head], buckets, first_bucket = nxt[head], None, {}, 0
+                while node is not None:
+                    following, b = nxt[node], hashes[node] % n_buckets
+                    if b in buckets:
+                        before = buckets[b]
+                        nxt[node], nxt[before] = nxt[before], node
+                    else:
+                        nxt[node], nxt[head] = nxt[head], node
+                        buckets[b] = head
+                        if nxt[node] is not None:
+                            buckets[first_bucket] = node
+                        first_bucket = b
+                    node = following
+            else:
+                next_resize = n_buckets
+        b = hashes[name] % n_buckets
+        if b in buckets:
+            before = buckets[b]
+            nxt[name], nxt[before] = nxt[before], name
+        else:
+            first = nxt[head]
+            nxt[name], nxt[head] = first, name
+            if first is not None:
+                buckets[hashes[first] % n_buckets] = name
+            buckets[b] = head
+    order, node = [], nxt[head]
+    while node is not None:
+        order.append(node)
+        node = nxt[node]
+    return order
 
 
 def _num_increasing(n):
