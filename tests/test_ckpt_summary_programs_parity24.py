@@ -155,3 +155,32 @@ def test_init_from_checkpoint_missing_tensor_prints_the_map_in_tf_s_order(tmp_pa
     assert str(info.value) == (
         f"Tensor enc/zz is not found in {path} checkpoint "
         "{'enc/b': [3], 'dec/p': [6, 2], 'enc/w': [2, 3], 'dec/v': [3]}")
+
+
+_NOT_A_TABLE = ("perhaps your file is in a different file format and you need to use a different "
+                "restore operator?")
+
+
+def test_restore_and_reader_given_the_wrong_file_fail_as_tf(tmp_path):
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="a")
+        saver = tf.train.Saver()
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            path = saver.save(s, str(tmp_path / "m"), global_step=4)
+            # measured in TF 1.15: the index given as the prefix is read as a V1 table
+            with pytest.raises(tf.errors.NotFoundError,
+                               match=f'Tensor name "a" not found in checkpoint files '
+                                     f"{path}.index"):
+                saver.restore(s, path + ".index")
+            with pytest.raises(tf.errors.DataLossError) as info:
+                saver.restore(s, path + ".meta")
+            assert info.value.message == (
+                f"Unable to open table file {path}.meta: Data loss: not an sstable (bad magic "
+                f"number): {_NOT_A_TABLE}")
+    for bad, why in ((str(tmp_path), f"Failed precondition: {tmp_path}; Is a directory"),
+                     (str(tmp_path / "checkpoint"), "Data loss: not an sstable (bad magic number)"),
+                     (path + ".meta", "Data loss: not an sstable (bad magic number)")):
+        with pytest.raises(tf.errors.DataLossError) as info:
+            tf.train.NewCheckpointReader(bad)
+        assert info.value.message == f"Unable to open table file {bad}: {why}: {_NOT_A_TABLE}"

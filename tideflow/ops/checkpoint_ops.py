@@ -222,7 +222,17 @@ def _restore_v2_factory(ctx):
         names = _texts(tensor_names, "tensor_names")
         specs = _texts(shape_and_slices, "shape_and_slices")
         _check_sizes(names, specs, len(tensor_dtypes))
-        reader = open_reader(_text(prefix))
+        path = _text(prefix)
+        try:
+            reader = open_reader(path)
+        except errors.NotFoundError:
+            if path.endswith(_fmt().INDEX_SUFFIX) and os.path.isfile(path) and names:
+                # the index file itself given as the prefix: TF falls back to reading it as
+                # a V1 checkpoint (it is a table too), which lacks every tensor
+                raise errors.NotFoundError(
+                    None, None, f'Tensor name "{names[0]}" not found in checkpoint files '
+                    f"{path}") from None
+            raise
         boxes = [_check_request(reader, n, s, dt)
                  for n, s, dt in zip(names, specs, tensor_dtypes)]
         reqs, installs = targets.requests(reader, names, boxes, tensor_dtypes)

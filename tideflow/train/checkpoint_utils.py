@@ -6,7 +6,7 @@
 import bisect
 import os
 
-from tideflow.framework import dtypes, ops
+from tideflow.framework import dtypes, errors, ops
 from tideflow.train import checkpoint_format, checkpoint_management
 from tideflow.train.train_extras import checkpoints_iterator, wait_for_new_checkpoint
 
@@ -28,6 +28,14 @@ class CheckpointReader:
                 prefix = prefix[:-len(suffix)]
         if ".data-" in prefix and not checkpoint_format.checkpoint_exists(prefix):
             prefix = prefix[:prefix.rindex(".data-")]
+        if os.path.exists(prefix) and not checkpoint_format.checkpoint_exists(prefix):
+            # TF reads any other existing path (a directory, the .meta or state file) as a V1
+            # table and fails as that reader does
+            why = (f"Failed precondition: {prefix}; Is a directory" if os.path.isdir(prefix)
+                   else "Data loss: not an sstable (bad magic number)")
+            raise errors.DataLossError(
+                None, None, f"Unable to open table file {prefix}: {why}: perhaps your file is in "
+                "a different file format and you need to use a different restore operator?")
         self._reader = checkpoint_format.Reader(prefix)
         self._prefix = prefix
         self._order = None

@@ -334,13 +334,12 @@ class Saver:
         if not is_v2 and os.path.exists(prefix) and not prefix.endswith(".index"):
             # TF reads an existing non-checkpoint path (a directory, the .meta or .data
             # file, the 'checkpoint' state file) as a V1 table and fails with DataLossError.
-            why = (f"FAILED_PRECONDITION: {prefix}; Is a directory"
-                   if os.path.isdir(prefix) else "DATA_LOSS: not an sstable (bad magic number)")
+            why = (f"Failed precondition: {prefix}; Is a directory"
+                   if os.path.isdir(prefix) else "Data loss: not an sstable (bad magic number)")
             raise errors.DataLossError(
                 None, None, f"Unable to open table file {prefix}: {why}: perhaps your file "
                 "is in a different file format and you need to use a different restore "
-                "operator? (save_path must be a checkpoint prefix, such as "
-                "tf.train.latest_checkpoint(checkpoint_dir) returns)")
+                "operator?")
         if not checkpoint_management.checkpoint_exists(prefix):
             parent = os.path.dirname(prefix)
             if parent and not os.path.isdir(parent):
