@@ -1081,6 +1081,111 @@ def bessel_i1e(x):
     return _where(x < 0, -out, out)
 
 
+# not glibc's: Eigen's float igamma / igammac (Cephes: the power series below, the continued
+# fraction of the complement above, each element's own count of terms, glibc's logf, expf and
+# lgammaf for the prefactor x^a e^-x / Gamma)
+_MACHEP = _F(np.finfo(np.float32).eps / 2)
+_BIG = _F(1) / _MACHEP
+
+
+def _gamma_prefactor(a, x, ans, a_shift):
+    """ans * exp(a log x - x - lgamma(a + a_shift)) (expf's denormal results flushed, as TF's
+    threads do, before the product)."""
+    ef = _ef()
+    logax = a * ef._logf(x) - x - lgammaf(a + a_shift)
+    ax = ef._flush_denormals(ef._expf(logax))
+    return ans * ax
+
+
+def _igamma_series(a, x):
+    r = a.copy()
+    c = np.ones_like(a)
+    ans = np.ones_like(a)
+    at = np.arange(a.size)
+    for _ in range(2000):
+        if not at.size:
+            break
+        rv = r[at] + _ONE
+        r[at] = rv
+        cv = c[at] * (x[at] / rv)
+        c[at] = cv
+        av = ans[at] + cv
+        ans[at] = av
+        at = at[~(cv <= _MACHEP * av)]
+    return _gamma_prefactor(a, x, ans, _ONE)
+
+
+def _igammac_cf(a, x):
+    y = _ONE - a
+    z = x + y + _ONE
+    c = np.zeros_like(a)
+    pkm2 = np.ones_like(a)
+    qkm2 = x.copy()
+    pkm1 = x + _ONE
+    qkm1 = z * x
+    ans = pkm1 / qkm1
+    at = np.arange(a.size)
+    for _ in range(2000):
+        if not at.size:
+            break
+        cv = c[at] + _ONE
+        yv = y[at] + _ONE
+        zv = z[at] + _TWO
+        c[at], y[at], z[at] = cv, yv, zv
+        yc = yv * cv
+        p1, p2, q1, q2 = pkm1[at], pkm2[at], qkm1[at], qkm2[at]
+        pk = p1 * zv - p2 * yc
+        qk = q1 * zv - q2 * yc
+        nonzero = qk != 0
+        prev = ans[at]
+        new = _where(nonzero, pk / qk, prev)
+        ans[at] = new
+        done = nonzero & (np.abs(prev - new) <= _MACHEP * np.abs(new))
+        scale = _where(np.abs(pk) > _BIG, _MACHEP, _ONE)
+        pkm2[at], pkm1[at] = p1 * scale, pk * scale
+        qkm2[at], qkm1[at] = q1 * scale, qk * scale
+        at = at[~done]
+    out = _gamma_prefactor(a, x, ans, _F(0))
+    return _where(np.isinf(x), _F(0), out)
+
+
+def _igamma_args(a, x):
+    """Flat float32 copies of ``a`` and ``x``, denormals read as zeros (DAZ, as TF's threads:
+    igamma(a, 1e-40) is 0, igamma(1e-40, x) NaN), and their shape."""
+    a, x = np.broadcast_arrays(np.asarray(a, dtype=_F), np.asarray(x, dtype=_F))
+    flat = [v.reshape(-1).copy() for v in (a, x)]
+    for v in flat:
+        v[np.abs(v) < np.finfo(_F).tiny] *= _F(0)
+    return flat[0], flat[1], a.shape
+
+
+def igamma(a, x):
+    """float32 regularized lower incomplete gamma P(a, x) as TF 1.15's kernel (Eigen's
+    ``igamma_impl<float>``)."""
+    a, x, shape = _igamma_args(a, x)
+    with np.errstate(all="ignore"):
+        out = np.full(a.shape, np.nan, _F)
+        ok = (x >= 0) & (a > 0)  # (NaN fails too)
+        upper = ok & (x > _ONE) & (x > a)
+        _on(out, upper, lambda av, xv: _ONE - _igammac_cf(av, xv), a, x)
+        _on(out, ok & ~upper, _igamma_series, a, x)
+        out = _where(x == 0, _F(0), out)
+    return out.reshape(shape)
+
+
+def igammac(a, x):
+    """float32 regularized upper incomplete gamma Q(a, x) as TF 1.15's kernel (Eigen's
+    ``igammac_impl<float>``)."""
+    a, x, shape = _igamma_args(a, x)
+    with np.errstate(all="ignore"):
+        out = np.full(a.shape, np.nan, _F)
+        ok = (x >= 0) & (a > 0)
+        lower = ok & ((x < _ONE) | (x < a))
+        _on(out, lower, lambda av, xv: _ONE - _igamma_series(av, xv), a, x)
+        _on(out, ok & ~lower, _igammac_cf, a, x)
+    return out.reshape(shape)
+
+
 def _horner(v, coeffs):
     """The polynomial of ``coeffs`` (highest power first) at ``v``, Horner's rule in float32."""
     y = v * coeffs[0]

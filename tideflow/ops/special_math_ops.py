@@ -12,7 +12,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
-from tideflow.ops import glibc_float32, unary_ops
+from tideflow.ops import eigen_float32, glibc_float32, unary_ops
 from tideflow.ops import special_functions as sf
 from tideflow.ops.elementwise import _binary_shape, declare_binary, declare_unary
 
@@ -166,8 +166,6 @@ def _xlogy_kernel(x, y):
     if not (type(x) is np.ndarray and type(y) is np.ndarray and x.dtype == np.float32
             and y.dtype == np.float32 and (x.shape == y.shape or x.size == 1 or y.size == 1)):
         return _xlogy_others(x, y)
-    from tideflow.ops import eigen_float32
-
     shape = np.broadcast_shapes(x.shape, y.shape)
     xf = np.broadcast_to(x, shape).reshape(-1)
     with np.errstate(all="ignore"):
@@ -759,10 +757,24 @@ def _betainc_grad(op, grad):
     return [None, None, array_ops.reshape(reduction_ops.reduce_sum(partial_x * grad, rx), sx)]
 
 
-for _name, _fn in (("Igamma", _igamma), ("Igammac", _igammac)):
+def _float32_by(fn32, other):
+    """A binary kernel: float32 by ``fn32`` (Eigen's float algorithm, as TF 1.15's kernel),
+    denormal results flushed; other types by ``other``."""
+
+    def kernel(a, x):
+        if a.dtype == np.float32 and x.dtype == np.float32:
+            return eigen_float32._flush_denormals(np.asarray(fn32(a, x)))
+        return other(a, x)
+
+    kernel.__name__ = f"_{fn32.__name__}_kernel"
+    return kernel
+
+
+for _name, _fn, _fn32 in (("Igamma", _igamma, glibc_float32.igamma),
+                          ("Igammac", _igammac, glibc_float32.igammac)):
     op_registry.declare(
         _name, inputs=["a: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
-        shape=_binary_shape, kernel=_f64(_fn), grad=_igamma_grad,
+        shape=_binary_shape, kernel=_float32_by(_fn32, _f64(_fn)), grad=_igamma_grad,
     )
 op_registry.declare(
     "Betainc", inputs=["a: T", "b: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
