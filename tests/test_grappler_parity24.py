@@ -63,6 +63,11 @@ CASES = {
                                 3917722492),
     # the push-down's truediv + (v0 + 9.), which no op of the graph reads both of
     "push_down_new_op": (lambda p, v: ((v[0] / 3.0) + (v[0] + 2.0)) + 7.0, 1367236317),
+    # the push-down's mul * (AddN * (1 / 1.5)), then MinimizeBroadcasts: AddN * ((1 / 1.5) * mul)
+    "push_down_then_minimize": (
+        lambda p, v: ((v[0] * 1.5) * tf.add_n([v[0], p[0], v[1]])) / 1.5, 3050325471),
+    "push_down_then_minimize_2": (
+        lambda p, v: tf.identity((v[1] * (v[0] * 2.5)) * 0.3), 1552775441),
     # not rewritten: p0's shape is unknown to grappler (fed)
     "hoist_add_n_fed_kept": (lambda p, v: tf.identity(
         tf.add_n([v[2] * v[0], v[1] * v[0], p[0] * v[0]])), 4204378645),

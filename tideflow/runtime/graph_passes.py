@@ -54,6 +54,7 @@ class Replacements(dict):
         self.names = {}  # tensor -> the name grappler's rewrites gave the node computing it
         self.recips = {}  # a Div by a constant run as a Mul -> the constant's reciprocal
         self.order = None  # the ops in order with the new ops a rewrite made, if any
+        self.push_down = None  # op -> its node of the constant push-down, when it rotated
 
 
 def _uses(order, replace, consts, tensors):

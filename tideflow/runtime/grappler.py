@@ -246,10 +246,10 @@ class _Node:
 
 
 class _Const:
-    __slots__ = ("value",)
+    __slots__ = ("name", "value")
 
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, value, name=None):
+        self.value, self.name = value, name
 
 
 def _is_const(r):
@@ -331,15 +331,15 @@ def constant_push_down(order, fed, fetches, replace, consts, device):
         for t in op._inputs:
             t = replace.get(t, t)
             if t in consts and t not in fed:
-                ins.append(_Const(np.asarray(consts[t])))
+                ins.append(_Const(np.asarray(consts[t]), input_name(t)))
             elif _settled_const(t, fed, consts):
-                ins.append(_Const(np.asarray(t._op._attrs["value"])))
+                ins.append(_Const(np.asarray(t._op._attrs["value"]), input_name(t)))
             else:
                 ins.append(nodes.get(t._op) if t._op in nodes and t is t._op._outputs[0] else t)
         if kind == "/" and isinstance(ins[1], _Const):
             # TF's ReduceDivToReciprocalMul: x / c is x * (1 / c)
             with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-                ins[1] = _Const(np.asarray(1 / ins[1].value))
+                ins[1] = _Const(np.asarray(1 / ins[1].value), f"ConstantFolding/{op._name}_recip")
             kind = "*"
         if kind == "^3":
             square = _Node(None, "*", [ins[0], ins[0]])
@@ -376,7 +376,51 @@ def constant_push_down(order, fed, fetches, replace, consts, device):
             n.dormant = False
     if not changed:
         return
-    _realize(nodes, seq, order, replace, consts, copy)
+    if any(n.op._outputs[0].dtype.base_dtype not in _MODEL_DTYPES
+           or any(isinstance(r, _Node) and r.op is None for r in n.ins) for n in seq):
+        _realize(nodes, seq, order, replace, consts, copy)
+        return
+    # the arithmetic optimizer's stages rewrite the result further (arithmetic_stages): its
+    # model takes these nodes as they are now, and the changed ops are left to it
+    dirty = _pd_dirty(seq)
+    inside = _pd_inside(seq)
+    for n in seq:
+        if n not in dirty:
+            continue
+        out = n.op._outputs[0]
+        if n.value is not None:
+            if n.keep or n.uses != inside.get(n, 0):
+                consts[out] = _readonly(np.asarray(n.value))
+        else:
+            replace.kernels[n.op] = n.op._op_def  # (claimed: the passes before leave it)
+    replace.push_down = {n.op: n for n in seq}
+
+
+def _pd_differs(n):
+    return n.value is not None or n.kind != n.orig[0] or any(
+        a is not b for a, b in zip(n.ins, n.orig[1]))
+
+
+def _pd_dirty(seq):
+    """The nodes whose value changed: rewritten, or reading one that was."""
+    dirty = {n for n in seq if _pd_differs(n)}
+    grew = True
+    while grew:
+        grew = False
+        for n in seq:
+            if n not in dirty and any(isinstance(r, _Node) and r in dirty for r in n.ins):
+                dirty.add(n)
+                grew = True
+    return dirty
+
+
+def _pd_inside(seq):
+    inside = {}  # reads of each node's output by the nodes, as the graph has them
+    for n in seq:
+        for r in n.orig[1]:
+            if isinstance(r, _Node):
+                inside[r] = inside.get(r, 0) + 1
+    return inside
 
 
 def _realize(nodes, seq, order, replace, consts, copy):
@@ -670,7 +714,7 @@ def add_n_order(order, fed, replace, consts, device):
 # touched.
 
 _MODEL_KINDS = {"Add": "add", "AddV2": "add", "AddN": "addn", "Mul": "mul", "Div": "div",
-                "RealDiv": "div"}
+                "RealDiv": "div", "Sub": "sub"}
 _MODEL_DTYPES = (dtypes.float32, dtypes.float64)
 
 
@@ -981,9 +1025,15 @@ def _partial_split(slots, keys, const_at, name, fold):
 def _model(order, fed, fetches, replace, consts, names):
     """The Add/AddN/Mul/Div ops of the step the arithmetic stages may rewrite, as nodes."""
     recips = replace.recips
+    pushed = replace.push_down or {}
     nodes = {}
     drivers = None
     for op in order:
+        pd = pushed.get(op)
+        if pd is not None:
+            if pd.value is None:
+                nodes[op] = _from_push_down(pd, nodes, replace, names)
+            continue
         type_ = op._type
         if type_ not in _MODEL_KINDS or len(op._outputs) != 1 or op._control_inputs:
             continue
@@ -1029,6 +1079,34 @@ def mul_square_names(order, fed, replace, consts):
             names[out] = _scoped(op._name, "ReplaceMulWithSquare")
 
 
+_PD_TYPES = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
+
+
+def _from_push_down(pd, nodes, replace, names):
+    """The model's node for a node of the constant push-down, as that left it."""
+    op = pd.op
+    type_ = op._type
+    if pd.kind != pd.orig[0] or _ARITH.get(type_) != pd.kind:
+        type_ = _PD_TYPES[pd.kind]  # (TF's op for a rotated node; a Div by a constant: Mul)
+    ins = []
+    for r in pd.ins:
+        if isinstance(r, _Const):
+            ins.append(_Lit(r.value, r.name))
+        elif isinstance(r, _Node):
+            if r.value is not None:
+                ins.append(_Lit(r.value, r.op._name))
+            else:
+                ins.append(nodes[r.op])
+        else:
+            t = replace.get(r, r)
+            ins.append(nodes[t._op] if t._value_index == 0 and t._op in nodes else t)
+    if type_ in ("Add", "AddV2", "Mul"):
+        ins.sort(key=lambda r: _ref_name(r, names))
+    n = _ANode(op, type_, ins, names.get(op._outputs[0], op._name), None, op._device)
+    n.changed = _pd_differs(pd)
+    return n
+
+
 def arithmetic_stages(order, fed, fetches, replace, consts, device):
     """Runs TF's AddOpsRewrite, HoistCommonFactorOutOfAggregation and MinimizeBroadcasts
     (see above) on the step's arithmetic."""
@@ -1036,8 +1114,9 @@ def arithmetic_stages(order, fed, fetches, replace, consts, device):
         return
     names = replace.names
     nodes = _model(order, fed, fetches, replace, consts, names)
-    if not any(isinstance(r, _ANode) and (n.kind in ("add", "addn") or r.type == n.type)
-               for n in nodes.values() for r in n.ins):
+    if not replace.push_down and not any(
+            isinstance(r, _ANode) and (n.kind in ("add", "addn") or r.type == n.type)
+            for n in nodes.values() for r in n.ins):
         return  # no tree: nothing to rewrite
     shapes = _Shapes(order, fed, replace, consts)
     keep = {replace.get(t, t) for t in fetches}
@@ -1223,6 +1302,8 @@ def _stage_eval(expr, inputs):
     b = _stage_eval(args[1], inputs)
     if head == "add":
         return a + b
+    if head == "sub":
+        return a - b
     if head == "mul":
         return a * b
     return a / b
