@@ -217,3 +217,39 @@ def test_rnn_layers_given_initial_states_take_tf_op_count():
         d(cls(4)(ea, initial_state=[h0] * n))
         got.append(round(float(np.sum(tf.keras.backend.get_value(d.kernel))), 4))
     assert got == [0.9067, -2.8647, -2.7073]  # (measured in TF 1.15)
+
+
+def test_losses_and_metrics_on_numpy_values_make_tf_ops():
+    # measured in TF 1.15: hinge losses of labels known now take their branch with no cond
+    # (TF's smart_cond evaluates the constant predicate), MeanTensor initializes its variables
+    # when built and chains its two updates, sparse top-k converts its arguments as TF
+    tf.reset_default_graph()
+    np.random.seed(30)
+    K = tf.keras.backend
+    yt = tf.keras.utils.to_categorical(np.random.randint(0, 4, 6), 4)
+    yp = np.random.rand(6, 4).astype("float32")
+    graph = tf.get_default_graph()
+    start = graph._next_id
+    loss = tf.keras.losses.squared_hinge(K.constant(yt), K.constant(yp))
+    assert graph._next_id - start == 21  # (measured in TF 1.15, as the counts below)
+    assert not [op for op in graph.get_operations() if op.type in ("If", "Switch", "Merge")]
+    np.testing.assert_allclose(K.eval(loss), np.mean(np.maximum(1 - (2 * yt - 1) * yp, 0) ** 2,
+                                                     axis=-1), rtol=1e-6)
+    start = graph._next_id
+    m = tf.keras.metrics.MeanTensor()
+    update = m.update_state(yp)
+    K.get_session().run(update)
+    assert graph._next_id - start == 21
+    np.testing.assert_allclose(K.get_session().run(m.result()), yp)
+    start = graph._next_id
+    got = K.eval(tf.keras.metrics.sparse_top_k_categorical_accuracy(np.argmax(yt, 1), yp, k=1))
+    assert graph._next_id - start == 8
+    np.testing.assert_array_equal(got, (np.argmax(yt, 1) == np.argmax(yp, 1)).astype("f"))
+    for get in (tf.keras.losses.get, tf.keras.metrics.get):
+        assert get("cosine_similarity").__name__ == "cosine_proximity"
+        try:
+            get("cosine")
+        except ValueError as e:
+            assert str(e).startswith("Unknown ") and str(e).endswith(" function:cosine")
+        else:
+            raise AssertionError("no error")

@@ -39,8 +39,11 @@ def mean_squared_logarithmic_error(y_true, y_pred):
 
 def _maybe_convert_labels(y_true):
     """Labels that are all 0 or 1 become -1 or 1 (as TF 1.14+'s hinge losses)."""
+    from tideflow.python.framework.smart_cond import smart_cond
+
     is_binary = tf.reduce_all(tf.logical_or(tf.equal(y_true, 0), tf.equal(y_true, 1)))
-    return tf.cond(is_binary, lambda: 2.0 * y_true - 1.0, lambda: y_true)
+    # (TF's smart_cond: labels known now take their branch alone, no cond)
+    return smart_cond(is_binary, lambda: 2.0 * y_true - 1.0, lambda: y_true)
 
 
 def squared_hinge(y_true, y_pred):
@@ -346,8 +349,8 @@ _TABLE = {fn.__name__: fn for fn in [
     huber_loss, categorical_crossentropy, sparse_categorical_crossentropy, binary_crossentropy,
     kullback_leibler_divergence, poisson, cosine_proximity]}
 _TABLE.update({"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "mape": mape, "MAPE": mape,
-               "msle": msle, "MSLE": msle, "kld": kld, "KLD": kld, "cosine": cosine,
-               "cosine_similarity": cosine})
+               "msle": msle, "MSLE": msle, "kld": kld, "KLD": kld,
+               "cosine_similarity": cosine})  # (no 'cosine' by name, as TF 1.15)
 _CLASSES = {c.__name__: c for c in [
     MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
     MeanSquaredLogarithmicError, BinaryCrossentropy, CategoricalCrossentropy,

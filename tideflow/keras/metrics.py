@@ -7,6 +7,7 @@ import inspect
 import numpy as np
 
 import tideflow as tf
+from tideflow.framework import ops
 from tideflow.keras import backend as K
 from tideflow.keras._utils import deserialize as _deserialize
 from tideflow.keras.engine.base_layer import Layer
@@ -69,9 +70,12 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
 
 
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
-    y_true = tf.convert_to_tensor(y_true)
-    if y_true.get_shape().ndims == y_pred.get_shape().ndims:
-        y_true = tf.squeeze(y_true, [-1])
+    # (as TF 1.15: the ranks from conversions of their own; the values converted again
+    # where used)
+    pred_rank = tf.convert_to_tensor(y_pred).get_shape().ndims
+    true_rank = tf.convert_to_tensor(y_true).get_shape().ndims
+    if true_rank is not None and pred_rank is not None and true_rank == pred_rank:
+        y_true = tf.squeeze(y_true, [-1])  # ([samples, 1] labels)
     return tf.cast(tf.nn.in_top_k(y_pred, tf.cast(y_true, "int32"), k), K.floatx())
 
 
@@ -504,6 +508,8 @@ class MeanTensor(Metric):
             self._shape = shape
             self._total = self.add_weight("total", shape=shape.as_list(), initializer="zeros")
             self._count = self.add_weight("count", shape=shape.as_list(), initializer="zeros")
+            with ops.init_scope():  # (as TF 1.15's build: the session initializes them now)
+                K._initialize_variables(K.get_session())
         elif shape.as_list() != self._shape.as_list():
             raise ValueError(f"MeanTensor input values must always have the same shape. "
                              f"Expected shape (set during the first call): {self._shape}. "
@@ -519,8 +525,9 @@ class MeanTensor(Metric):
                                            + [1] * (rank_v - rank_w))
             num_values = num_values * sample_weight
             values = values * sample_weight
-        return tf.group(tf.assign_add(self._total, values),
-                        tf.assign_add(self._count, num_values))
+        # (as TF 1.15: the count's update after the total's, no group)
+        with ops.control_dependencies([tf.assign_add(self._total, values)]):
+            return tf.assign_add(self._count, num_values)
 
     def result(self):
         if self._shape is None:
@@ -931,7 +938,9 @@ _TABLE = {fn.__name__: fn for fn in [
     mean_absolute_error, mean_absolute_percentage_error, mean_squared_error,
     mean_squared_logarithmic_error, poisson, cosine_proximity]}
 _TABLE.update({"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "mape": mape, "MAPE": mape,
-               "msle": msle, "MSLE": msle, "kld": kld, "KLD": kld, "cosine": cosine_proximity})
+               "msle": msle, "MSLE": msle, "kld": kld, "KLD": kld,
+               # (as TF 1.15: the losses' cosine_similarity, by that name; no 'cosine')
+               "cosine_similarity": cosine_proximity})
 
 
 def serialize(metric):

@@ -4,7 +4,7 @@ constants), and left to ``tf.cond`` otherwise."""
 
 import numpy as np
 
-from tideflow.framework import ops
+from tideflow.framework import dtypes, ops
 from tideflow.ops.misc_ops import get_static_value
 
 
@@ -16,9 +16,39 @@ def smart_constant_value(pred):
     if isinstance(pred, int) and pred in (0, 1):
         return bool(pred)
     if isinstance(pred, ops.Tensor):
-        return get_static_value(pred)
+        value = get_static_value(pred)
+        return value if value is not None else try_evaluate_constant(pred)
     raise TypeError("`pred` must be a Tensor, or a Python bool, or 1 or 0. Found instead: "
                     f"{pred}")
+
+
+_UNFOLDABLE = frozenset(("Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "Switch",
+                         "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit",
+                         "RefExit", "NextIteration", "RefNextIteration", "LoopCond"))
+
+
+def try_evaluate_constant(tensor, max_ops=1000):
+    """As TF 1.15's ``TF_TryEvaluateConstant`` (which ``smart_cond`` asks in graph mode):
+    the value of a tensor computed by stateless ops from constants alone (no placeholder,
+    variable or control flow, no control inputs), run now; else None."""
+    from tideflow.framework import op_registry
+
+    seen, stack = {id(tensor.op)}, [tensor.op]
+    while stack:
+        op = stack.pop()
+        op_def = op_registry.lookup(op.type)
+        if op.type in _UNFOLDABLE or op_def is None or op_def.is_stateful or \
+                op.control_inputs or len(seen) > max_ops or \
+                any(t.dtype.base_dtype == dtypes.resource for t in op.inputs):
+            return None
+        for x in op.inputs:
+            if id(x.op) not in seen:
+                seen.add(id(x.op))
+                stack.append(x.op)
+    from tideflow.runtime.session import Session
+
+    with Session(graph=tensor.graph) as sess:
+        return sess.run(tensor)
 
 
 def smart_cond(pred, true_fn=None, false_fn=None, name=None):
