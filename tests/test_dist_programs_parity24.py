@@ -117,3 +117,30 @@ def test_a_traced_step_over_the_cluster_returns_what_tf_does(cluster):
                       ["Const", "Const", "Mul", "Sum", "_Recv", "_Send"]]
     for g in rm.partition_graphs:
         assert all(n.device for n in g.node)
+
+
+def test_a_servers_default_device_filters_do_not_limit_the_tasks_a_session_sees():
+    # TF 1.15: a Server's config joins each session's options after the master found the
+    # session's tasks, which only the client's own device_filters limit (under the server's
+    # filters alone, a session waits for the task they leave out)
+    spec = cluster_spec(ps=1, worker=2)
+    servers = [tf.train.Server(spec, job_name="ps", task_index=0),
+               tf.train.Server(spec, job_name="worker", task_index=1)]
+    server = tf.train.Server(spec, job_name="worker", task_index=0, config=tf.ConfigProto(
+        allow_soft_placement=True, device_filters=["/job:ps", "/job:worker/task:0"]))
+    servers.append(server)
+    try:
+        sd = server.server_def.default_session_config
+        assert sd.allow_soft_placement and list(sd.device_filters) == ["/job:ps",
+                                                                        "/job:worker/task:0"]
+        with tf.device("/job:worker/task:0/device:GPU:0"):
+            y = tf.constant([1.0, 2.0]) * 2
+        with tf.Session(server.target) as sess:
+            assert [d.name for d in sess.list_devices() if "XLA" not in d.name] == [
+                "/job:worker/replica:0/task:0/device:CPU:0",
+                "/job:ps/replica:0/task:0/device:CPU:0",
+                "/job:worker/replica:0/task:1/device:CPU:0"]
+            assert sess.run(y).tolist() == [2.0, 4.0]  # the server's soft placement
+    finally:
+        for s in servers:
+            s.stop()

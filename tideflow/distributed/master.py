@@ -702,7 +702,9 @@ class Master:
             timeout = min(timeout, config.operation_timeout_in_ms / 1000.0)
         if deadline is not None:
             timeout = max(0.1, min(timeout, deadline - time.monotonic()))
-        devices = self.discover(list(config.device_filters), timeout)
+        # as TF's master: the tasks are those the client's own filters name; the server's
+        # default session config joins the session's options only after discovery
+        devices = self.discover(list(request.config.device_filters), timeout)
         handle = f"session_{next(self._ids)}_{random.getrandbits(32):08x}"
         sess = MasterSession(self, handle, config, devices, self.local_task)
         if request.graph_def.node or request.graph_def.library.function:
