@@ -184,3 +184,66 @@ def test_restore_and_reader_given_the_wrong_file_fail_as_tf(tmp_path):
         with pytest.raises(tf.errors.DataLossError) as info:
             tf.train.NewCheckpointReader(bad)
         assert info.value.message == f"Unable to open table file {bad}: {why}: {_NOT_A_TABLE}"
+
+
+def _two_graph_saved_model(export):
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        k = tf.placeholder(tf.string, None, name="k")
+        w = tf.Variable([[1.0], [2.0]], name="w")
+        y = tf.matmul(x, w, name="y")
+        rf = tf.read_file(k)
+        builder = tf.saved_model.builder.SavedModelBuilder(export)
+        sig = tf.saved_model.signature_def_utils.predict_signature_def(
+            {"x": x, "k": k}, {"y": y, "rf": rf})
+        cls = tf.saved_model.signature_def_utils.classification_signature_def(
+            tf.constant(["e"]), tf.constant([["a"]]), tf.constant([[0.5]]))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            builder.add_meta_graph_and_variables(
+                s, ["serve", "gpu"], signature_def_map={"serving_default": sig, "cls": cls})
+        builder.save()
+
+
+def test_saved_model_cli_show_and_scan_print_tf_s_lines(tmp_path, capsys):
+    from tideflow.python.tools import saved_model_cli
+
+    export = str(tmp_path / "sm")
+    _two_graph_saved_model(export)
+
+    def cli(*argv):
+        saved_model_cli.main(list(argv))
+        return capsys.readouterr().out
+
+    # measured in TF 1.15's saved_model_cli
+    assert cli("show", "--dir", export) == (
+        "The given SavedModel contains the following tag-sets:\ngpu, serve\n")
+    assert cli("show", "--dir", export, "--tag_set", "gpu,serve") == (
+        "The given SavedModel MetaGraphDef contains SignatureDefs with the following keys:\n"
+        'SignatureDef key: "cls"\nSignatureDef key: "serving_default"\n')
+    assert cli("show", "--dir", export, "--tag_set", "serve,gpu", "--signature_def", "cls") == (
+        "The given SavedModel SignatureDef contains the following input(s):\n"
+        "  inputs['inputs'] tensor_info:\n      dtype: DT_STRING\n      shape: (1)\n"
+        "      name: Const:0\n"
+        "The given SavedModel SignatureDef contains the following output(s):\n"
+        "  outputs['classes'] tensor_info:\n      dtype: DT_STRING\n      shape: (1, 1)\n"
+        "      name: Const_1:0\n"
+        "  outputs['scores'] tensor_info:\n      dtype: DT_FLOAT\n      shape: (1, 1)\n"
+        "      name: Const_2:0\n"
+        "Method name is: tensorflow/serving/classify\n")
+    out = cli("show", "--dir", export, "--all")
+    assert out.startswith(
+        "\nMetaGraphDef with tag-set: 'serve, gpu' contains the following SignatureDefs:\n"
+        "\nsignature_def['cls']:\n"
+        "  The given SavedModel SignatureDef contains the following input(s):\n"
+        "    inputs['inputs'] tensor_info:\n        dtype: DT_STRING\n")
+    assert "    inputs['k'] tensor_info:\n        dtype: DT_STRING\n        shape: unknown_rank\n" \
+           "        name: k:0\n" in out
+    assert "    outputs['rf'] tensor_info:\n        dtype: DT_STRING\n        shape: ()\n" in out
+    assert cli("scan", "--dir", export) == (
+        "MetaGraph with tag set ['serve', 'gpu'] contains the following blacklisted ops: "
+        "{'ReadFile'}\n")
+    with pytest.raises(RuntimeError, match="MetaGraphDef associated with tag-set nope could "
+                                           "not be found in SavedModel"):
+        cli("show", "--dir", export, "--tag_set", "nope")
+    assert capsys.readouterr().out == ""
