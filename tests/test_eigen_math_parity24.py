@@ -356,3 +356,17 @@ def test_igamma_bits_match_tf115(name):
     got = _run(tf.math.igamma(tf.constant(np.float32([0.5, 1e-40])),
                               tf.constant(np.float32([1e-40, 1]))))
     assert got[0] == 0 and np.isnan(got[1])
+
+
+def test_betainc_bits_match_tf115():
+    # Eigen's float incbet: the continued fraction, or for b > 10 and b x / a < 0.3 the power
+    # series; a <= 1 through I_x(a + 1, b) plus one term
+    a = _floats("3e40fd7e 3eda1ce1 3efb2c5d 3f5a2f7d 3df0f1cf 3f651c6f 3dd16a9c 41fe38c7 "
+                "41265ba5 40dbed18 41d7234d 3d7fce8d")
+    b = _floats("408429d9 3ff2077b 3ddfb4d3 3d52ecb0 3fbb5e63 3d754e5d 43372312 4314658f "
+                "42815200 422ad708 4326279d 427549e9")
+    x = _floats("3f2e9212 3f4fb258 3e5e9fc8 3f23b662 3f236cfd 3d7911ac 3d02bdd2 3d44c072 "
+                "3d3ed954 3c2033a9 3bd7ec69 3cab659a")
+    _assert_bits(_run(tf.math.betainc(tf.constant(a), tf.constant(b), tf.constant(x))),
+                 _floats("3f7fd132 3f7c4f3a 3dc971ac 3d7a8436 3f79ccfa 3bb5fdd0 3f7ffca3 "
+                         "2f66159f 3ab40e4b 353b0d36 13986381 3f7d9f43"))

@@ -632,6 +632,13 @@ def _lbeta(a, b):
 
 
 def _betainc(a, b, x):
+    _betainc_shapes(a, b, x)
+    a, b, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
+                                  np.asarray(x, np.float64))
+    return _betainc64_values(a, b, x)
+
+
+def _betainc_shapes(a, b, x):
     # as TF's kernel: no broadcasting, only scalars stretch to the others' common shape
     shapes = [("a", np.shape(a)), ("b", np.shape(b)), ("x", np.shape(x))]
     for i, (n1, s1) in enumerate(shapes):
@@ -642,8 +649,9 @@ def _betainc(a, b, x):
                 raise errors.InvalidArgumentError(
                     None, None, f"Shapes of {n1} and {n2} are inconsistent: "
                     f"[{','.join(map(str, s1))}] vs. [{','.join(map(str, s2))}]")
-    a, b, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
-                                  np.asarray(x, np.float64))
+
+
+def _betainc64_values(a, b, x):
     out = np.full(a.shape, np.nan)
     ok = (a > 0) & (b > 0) & (x >= 0) & (x <= 1)
     out[ok & (x == 0)] = 0.0
@@ -770,6 +778,16 @@ def _float32_by(fn32, other):
     return kernel
 
 
+_betainc64 = _f64(_betainc)
+
+
+def _betainc_kernel(a, b, x):
+    if a.dtype == b.dtype == x.dtype == np.float32:
+        _betainc_shapes(a, b, x)
+        return eigen_float32._flush_denormals(glibc_float32.betainc(a, b, x))
+    return _betainc64(a, b, x)
+
+
 for _name, _fn, _fn32 in (("Igamma", _igamma, glibc_float32.igamma),
                           ("Igammac", _igammac, glibc_float32.igammac)):
     op_registry.declare(
@@ -778,7 +796,7 @@ for _name, _fn, _fn32 in (("Igamma", _igamma, glibc_float32.igamma),
     )
 op_registry.declare(
     "Betainc", inputs=["a: T", "b: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
-    shape=_betainc_shape, kernel=_f64(_betainc), grad=_betainc_grad,
+    shape=_betainc_shape, kernel=_betainc_kernel, grad=_betainc_grad,
 )
 
 
