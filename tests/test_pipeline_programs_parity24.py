@@ -42,3 +42,116 @@ def test_ctc_loss_empty_targets_merge_repeated_and_mixed_rows():
             np.testing.assert_allclose(lv, expect, atol=1e-4)
             np.testing.assert_allclose(gv[1, 2], [0.0882, 0.7618, 0.0196], atol=1e-4)
             np.testing.assert_allclose(gv[0, 2], [0.1863, 0.2559, -0.4422], atol=1e-4)
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 (the test reads the class and words)
+        return e
+    raise AssertionError("no error")
+
+
+def test_core_cells_name_an_unknown_input_depth_as_a_tuple():
+    # TF 1.15's core cells see the input shape as a tuple, contrib's as a TensorShape; neither
+    # names the cell. Measured in TF 1.15.
+    state = tf.nn.rnn_cell.LSTMStateTuple(tf.zeros([2, 4]), tf.zeros([2, 4]))
+    x = tf.placeholder(tf.float32, [2, None])
+    for cell, st in ((tf.nn.rnn_cell.LSTMCell(4), state), (tf.nn.rnn_cell.BasicLSTMCell(4), state),
+                     (tf.nn.rnn_cell.GRUCell(4), tf.zeros([2, 4])),
+                     (tf.nn.rnn_cell.BasicRNNCell(4), tf.zeros([2, 4]))):
+        e = _error(lambda cell=cell, st=st: cell(x, st))
+        assert type(e) is ValueError
+        assert str(e) == "Expected inputs.shape[-1] to be known, saw shape: (2, None)"
+    e = _error(lambda: tf.contrib.rnn.IndRNNCell(4)(x, tf.zeros([2, 4])))
+    assert str(e) == "Expected inputs.shape[-1] to be known, saw shape: (2, ?)"
+
+
+def test_an_error_in_a_cells_call_reads_as_autograph_converted_code():
+    # TF 1.15 runs the call of every layer whose class is not Keras's own (tf.layers, RNN
+    # cells, a user's RNNCell) through AutoGraph: an error there is headed "in converted
+    # code:", lists the frames (the user's marked "  *") and ends with the error. Measured in
+    # TF 1.15 (its library frames are its own files).
+    with tf.Graph().as_default():
+        _check_converted_call_errors()
+
+
+def _check_converted_call_errors():
+    e = _error(lambda: tf.nn.rnn_cell.BasicRNNCell(4)(tf.zeros([2, 3]), tf.zeros([2, 5])))
+    assert type(e) is ValueError
+    msg = str(e)
+    assert msg.startswith("in converted code:\n")
+    assert "rnn_cell_impl.py:" in msg.split("\n")[3] and msg.split("\n")[3].endswith(" call")
+    assert msg.endswith(
+        "\n\n    ValueError: Dimensions must be equal, but are 8 and 7 for 'basic_rnn_cell/MatMul' "
+        "(op: 'MatMul') with input shapes: [2,8], [7,4].\n")
+    # a cell inside a MultiRNNCell: the outer call's frame first, then the inner one's
+    e = _error(lambda: tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(4)])(
+        tf.zeros([2, 3]), (tf.zeros([2, 5]),)))
+    lines = str(e).split("\n")
+    assert lines[4].strip() == "cur_inp, new_state = cell(cur_inp, cur_state)"
+    assert lines[5].endswith(" call") and lines[3].endswith(" call")
+    assert str(e).endswith("for 'multi_rnn_cell/cell_0/gru_cell/MatMul' (op: 'MatMul') with "
+                           "input shapes: [2,8], [7,8].\n")
+
+    class MyCell(tf.nn.rnn_cell.RNNCell):
+        state_size = output_size = 2
+
+        def call(self, inputs, state):
+            raise ValueError("too many units")
+
+    e = _error(lambda: tf.nn.dynamic_rnn(MyCell(), tf.zeros([2, 4, 3]), dtype=tf.float32))
+    lines = str(e).split("\n")
+    assert type(e) is ValueError and lines[0] == "in converted code:", lines
+    assert lines[2].endswith(f":{MyCell.call.__code__.co_firstlineno + 1} call  *")
+    assert lines[3:] == ['        raise ValueError("too many units")', "",
+                         "    ValueError: too many units", ""]
+    # an error in build is not call's: it stays as it is (TF builds before converting call)
+    e = _error(lambda: tf.layers.Dense(3)(tf.zeros([2, 3], tf.int32)))
+    assert str(e) == "Unable to build `Dense` layer with non-floating point dtype <dtype: 'int32'>"
+
+
+class _ClipCell(tf.nn.rnn_cell.RNNCell):
+    state_size = 2
+    output_size = 2
+
+    def call(self, inputs, state):
+        s = state + tf.reduce_sum(inputs, 1, keepdims=True)
+        if tf.reduce_max(s) > 3.0:
+            s = s * 0.5
+        for i in tf.range(2):
+            s = s + tf.cast(i, tf.float32)
+        return s, s
+
+
+class _DenseCell(tf.nn.rnn_cell.RNNCell):
+    state_size = 2
+    output_size = 2
+
+    def call(self, inputs, state):
+        out = tf.tanh(tf.layers.dense(inputs, 2) + state)
+        return out, out
+
+
+def test_a_users_cell_call_is_converted_by_autograph():
+    # TF 1.15 converts a user RNNCell's call: a Python `if`/`for` over tensors is graph control
+    # flow there. Values measured in TF 1.15.
+    with tf.Graph().as_default():
+        o, st = tf.nn.dynamic_rnn(_ClipCell(), tf.ones([2, 4, 3]), dtype=tf.float32)
+        with tf.Session() as s:
+            ov, sv = s.run([o, st])
+    np.testing.assert_allclose(ov[0, :, 0], [4.0, 4.5, 4.75, 4.875])
+    np.testing.assert_allclose(sv, [[4.875, 4.875], [4.875, 4.875]])
+    # an error under a converted call names the user's line as written (nested converted
+    # calls mapped back to their source)
+    with tf.Graph().as_default():
+        e = _error(lambda: tf.nn.dynamic_rnn(_DenseCell(), tf.zeros([2, 4, 3], tf.int32),
+                                             dtype=tf.float32))
+    lines = str(e).split("\n")
+    assert lines[0] == "in converted code:"
+    # (the library's frames share /work/main with this file: a "relative to" line comes first)
+    at = next(i for i, line in enumerate(lines) if line.endswith(" call  *"))
+    assert lines[at].endswith(f":{_DenseCell.call.__code__.co_firstlineno + 1} call  *")
+    assert lines[at + 1] == "        out = tf.tanh(tf.layers.dense(inputs, 2) + state)"
+    assert lines[-2] == ("    TypeError: Unable to build `Dense` layer with non-floating point "
+                         "dtype <dtype: 'int32'>")

@@ -662,7 +662,7 @@ class Layer:
                         self.built = True
                     if "scope" in _call_args(self.call) and not self._keras_style:
                         kwargs["scope"] = vsc
-                    outputs = self.call(inputs, *args, **kwargs)
+                    outputs = _call_rewriting_errors(self, inputs, args, kwargs)
                     if outputs is None:
                         raise ValueError("A layer's `call` method should return a Tensor or a "
                                          f"list of Tensors, not None (layer: {self.name}).")
@@ -693,6 +693,34 @@ class Layer:
     def apply(self, inputs, *args, **kwargs):
         """The same as calling the layer."""
         return self.__call__(inputs, *args, **kwargs)
+
+
+def _call_rewriting_errors(layer, inputs, args, kwargs):
+    """``layer.call(inputs, ...)``. TF 1.15 runs the ``call`` of a layer whose class is not one
+    of Keras's own (tf.layers, RNN cells, the user's subclasses) through AutoGraph, so an error
+    raised there reads "in converted code:", the frames from ``call`` down, then the error; and
+    a user's ``call`` has its Python control flow on tensors made graph control flow."""
+    cls_mod = type(layer).__module__ or ""
+    keras_own = "keras.engine" in cls_mod or "keras.layers" in cls_mod
+    func = getattr(layer.call, "__func__", layer.call)
+    mod = getattr(func, "__module__", None) or ""
+    library = mod == "tideflow" or mod.startswith("tideflow.")
+    call = layer.call
+    if not keras_own and not library:
+        from tideflow.autograph import conversion
+
+        call = conversion.maybe_convert(call)
+    try:
+        return call(inputs, *args, **kwargs)
+    except Exception as e:
+        if keras_own:
+            raise
+        from tideflow.autograph import errors
+
+        err = errors.converted_code_error(e, func, library=library)
+        if err is None:
+            raise
+        raise err from None
 
 
 class _nullcontext:

@@ -194,11 +194,14 @@ class LayerRNNCell(RNNCell):
     _is_layer_cell = True
 
 
-def _input_depth(cell_name, inputs_shape):
+def _input_depth(cell_name, inputs_shape, as_tuple=False):
+    """The input's last dimension, which must be known. TF 1.15 names the shape as its core
+    cells see it (a tuple: ``(2, None)``) or, for contrib's (``as_tuple`` False), as a
+    TensorShape (``(2, ?)``)."""
     shape = TensorShape(inputs_shape)
     if shape.ndims is None or shape.ndims < 1 or shape[-1].value is None:
-        raise ValueError(f"Expected inputs.shape[-1] to be known, saw shape: {shape} "
-                         f"(cell {cell_name}).")
+        shown = tuple(shape.as_list()) if as_tuple and shape.ndims is not None else shape
+        raise ValueError(f"Expected inputs.shape[-1] to be known, saw shape: {shown}")
     return shape[-1].value
 
 
@@ -258,7 +261,7 @@ class BasicRNNCell(_UnitsCell):
         self._activation = _activation(activation)
 
     def build(self, inputs_shape):
-        depth = _input_depth(self.name, inputs_shape)
+        depth = _input_depth(self.name, inputs_shape, as_tuple=True)
         self._kernel = self.add_weight("kernel", shape=[depth + self._num_units, self._num_units])
         self._bias = self.add_weight("bias", shape=[self._num_units],
                                      initializer=init_ops.zeros_initializer(dtype=self.dtype))
@@ -320,7 +323,7 @@ class BasicLSTMCell(_UnitsCell):
                 "reuse": self._reuse}
 
     def build(self, inputs_shape):
-        depth = _input_depth(self.name, inputs_shape)
+        depth = _input_depth(self.name, inputs_shape, as_tuple=True)
         n = self._num_units
         self._kernel = self.add_weight("kernel", shape=[depth + n, 4 * n])
         self._bias = self.add_weight("bias", shape=[4 * n],
@@ -409,7 +412,7 @@ class LSTMCell(RNNCell):
         return self._num_proj or self._num_units
 
     def build(self, inputs_shape):
-        depth = _input_depth(self.name, inputs_shape)
+        depth = _input_depth(self.name, inputs_shape, as_tuple=True)
         n = self._num_units
         h_depth = self._num_proj or n
         self._kernel = self.add_weight("kernel", shape=[depth + h_depth, 4 * n],
@@ -483,7 +486,7 @@ class GRUCell(_UnitsCell):
                 "reuse": self._reuse}
 
     def build(self, inputs_shape):
-        depth = _input_depth(self.name, inputs_shape)
+        depth = _input_depth(self.name, inputs_shape, as_tuple=True)
         n = self._num_units
         gate_bias_init = self._bias_initializer or init_ops.constant_initializer(
             1.0, dtype=self.dtype)
