@@ -1,7 +1,14 @@
-"""The C library's float ``logf`` and ``sincosf`` on NumPy arrays, as glibc (2.28 and later,
-from ARM's optimized routines) computes them: table lookups and short polynomials in double,
-rounded once to float. TF's normal samplers call them (``BoxMullerFloat``), and they are not
-correctly rounded: about 1 in 100 results is the other neighbour of the exact value."""
+"""The C library's float functions on NumPy arrays, bit for bit as glibc 2.36 computes them,
+and Eigen's float special functions built on them: what TF 1.15's CPU kernels call per
+element.
+
+``logf`` and ``sincosf`` (2.28 and later, from ARM's optimized routines) are table lookups and
+short polynomials in double, rounded once to float; TF's normal samplers call them
+(``BoxMullerFloat``), and they are not correctly rounded: about 1 in 100 results is the other
+neighbour of the exact value. The fdlibm-derived functions (``erff``, ``tanf``, ``atanf``,
+``lgammaf``, ...) evaluate in float, each operation rounded (no FMA), as NumPy's float32 ops
+do. Eigen's ``digamma``, ``igamma``, ``betainc``, ``bessel_i0e`` ... are its Cephes ports in
+float. Branches select by bit masks (``_where``) and flat indices (``_on``)."""
 
 import numpy as np
 
