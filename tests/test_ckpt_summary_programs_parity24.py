@@ -1,6 +1,7 @@
 """Checkpoint, summary, monitored-training and SavedModel programs as TF 1.x users write them,
 pinned to what TF 1.15 prints and writes (every expected value here was measured in TF 1.15)."""
 
+import os
 
 import numpy as np
 import pytest
@@ -247,3 +248,19 @@ def test_saved_model_cli_show_and_scan_print_tf_s_lines(tmp_path, capsys):
                                            "not be found in SavedModel"):
         cli("show", "--dir", export, "--tag_set", "nope")
     assert capsys.readouterr().out == ""
+
+
+def test_object_based_checkpoint_save_creates_its_directory(tmp_path):
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="vv")
+        ckpt = tf.train.Checkpoint(v=v)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            prefix = str(tmp_path / "obj" / "ckpt")
+            assert ckpt.save(prefix, session=s) == prefix + "-1"
+    # measured in TF 1.15: the directory is made; two shards (the object graph sits apart)
+    assert sorted(os.listdir(tmp_path / "obj")) == [
+        "checkpoint", "ckpt-1.data-00000-of-00002", "ckpt-1.data-00001-of-00002", "ckpt-1.index"]
+    assert list(tf.train.NewCheckpointReader(prefix + "-1").get_variable_to_shape_map()) == [
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "v/.ATTRIBUTES/VARIABLE_VALUE",
+        "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]

@@ -565,6 +565,11 @@ class Checkpoint:
         keys = self._keys(walk)
         if not keys:
             raise ValueError("Checkpoint.write: there are no variables to save")
+        # TF's object-based save writes through its sharded bundle writer, which creates the
+        # prefix's directory (a name-based Saver.save wants it to exist)
+        parent = os.path.dirname(os.fspath(file_prefix))
+        if parent:
+            os.makedirs(parent, exist_ok=True)
         path = self._saver(keys, walk).save(sess, os.fspath(file_prefix), write_meta_graph=False,
                                       write_state=False)
         return path
