@@ -253,3 +253,32 @@ def test_losses_and_metrics_on_numpy_values_make_tf_ops():
             assert str(e).startswith("Unknown ") and str(e).endswith(" function:cosine")
         else:
             raise AssertionError("no error")
+
+
+def test_dense_units_and_list_data_as_tf():
+    tf.reset_default_graph()
+    # TF 1.15 takes 0 units (an empty output); a negative count fails as a TensorShape
+    assert tf.keras.layers.Dense(0)(tf.keras.Input((2,))).get_shape().as_list() == [None, 0]
+    try:
+        tf.keras.layers.Dense(-1)(tf.keras.Input((2,)))
+    except ValueError as e:
+        assert str(e) == "Dimension -1 must be >= 0"
+    else:
+        raise AssertionError("no error")
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    m.compile("sgd", "mse")
+    # a list of Python numbers is one array; a list of other values is one array each, which
+    # must have a shape (TF's AttributeError)
+    m.fit(np.zeros((4, 3)), [0.0, 1.0, 2.0, 3.0], verbose=0)
+    try:
+        m.fit(np.zeros((4, 3)), ["a", "b", "c", "d"], verbose=0)
+    except AttributeError as e:
+        assert str(e) == "'str' object has no attribute 'shape'"
+    else:
+        raise AssertionError("no error")
+    try:
+        m.fit(np.zeros((4, 3)), [np.float32(0)] * 4, verbose=0)
+    except ValueError as e:
+        assert "Expected to see 1 array(s), but instead got the following list of 4" in str(e)
+    else:
+        raise AssertionError("no error")

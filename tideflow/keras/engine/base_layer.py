@@ -582,6 +582,8 @@ class Layer:
         elif not hasattr(shape, "__iter__"):  # one size (int, Dimension): a 1-D shape, as TF's
             shape = (shape,)
         shape = tuple(int(d) for d in shape)
+        if any(d < 0 for d in shape):
+            tf.TensorShape(shape)  # (TF's error: 'Dimension -1 must be >= 0')
         dtype = dtypes.as_dtype(dtype or self.dtype)
         if self._dtype is None:  # as TF 1.15: a layer of no dtype yet takes its weights'
             self._dtype = dtype.base_dtype.name

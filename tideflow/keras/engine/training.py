@@ -654,9 +654,16 @@ class Model(Network):
                                  f"in: {names}")
             arrays = [data[n] for n in names]
         elif isinstance(data, (list, tuple)) and not (len(refs) == 1 and len(data) > 0 and
-                                                    np.isscalar(data[0])):
-            # (as TF: a list holds one array, or nested list, per input)
+                                                    isinstance(data[0], (float, int))):
+            # (as TF: a list holds one array, or nested list, per input; a list of Python
+            # numbers is one array for one input, and other values must have a shape)
             arrays = list(data)
+            if arrays and not isinstance(arrays[0], (list, tuple)):
+                for a in arrays:
+                    if a is not None and not hasattr(a, "shape") and not hasattr(
+                            a, "dense_shape"):  # (composite values pass, as in TF)
+                        raise AttributeError(
+                            f"'{type(a).__name__}' object has no attribute 'shape'")
         else:
             arrays = [data]
         if what == "input" and refs and len(arrays) > len(refs) and self._is_graph_network:

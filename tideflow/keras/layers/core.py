@@ -72,9 +72,8 @@ class Dense(Layer):
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
                  **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        self.units = int(units)
-        if self.units <= 0:
-            raise ValueError(f"Dense(units={units}): units must be a positive integer.")
+        self.units = int(units)  # (as TF 1.15: 0 units make an empty output; fewer fail at
+        # the call, as a TensorShape's dimension)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
