@@ -155,3 +155,50 @@ def test_a_users_cell_call_is_converted_by_autograph():
     assert lines[at + 1] == "        out = tf.tanh(tf.layers.dense(inputs, 2) + state)"
     assert lines[-2] == ("    TypeError: Unable to build `Dense` layer with non-floating point "
                          "dtype <dtype: 'int32'>")
+
+
+def _drain(d):
+    nx = d.make_one_shot_iterator().get_next()
+    out = []
+    with tf.Session() as s:
+        while True:
+            try:
+                out.append(s.run(nx))
+            except tf.errors.OutOfRangeError:
+                return out
+            except tf.errors.OpError as e:
+                out.append(e)
+                return out
+
+
+def test_bucket_by_sequence_length_pads_unknown_dims_to_the_boundary_as_tf():
+    # TF 1.15 pads only the unknown dimensions (of padded_shapes, else of the elements) to the
+    # bucket's boundary - 1; known ones stay, and stay known in the static shape. An element
+    # of a statically known length is not padded at all. Measured in TF 1.15.
+    ebl = tf.data.experimental.bucket_by_sequence_length
+    with tf.Graph().as_default():
+        g = tf.data.Dataset.from_generator(
+            lambda: (np.ones([n, 2], np.int32) * n for n in [1, 3, 2, 4, 1]), tf.int32, [None, 2])
+        d = g.apply(ebl(lambda x: tf.shape(x)[0], [2, 5], [2, 2, 2],
+                        pad_to_bucket_boundary=True))
+        assert str(d.output_shapes) == "(?, ?, 2)"
+        out = [o.tolist() for o in _drain(d)]
+        assert out == [[[[3, 3], [3, 3], [3, 3], [0, 0]], [[2, 2], [2, 2], [0, 0], [0, 0]]],
+                       [[[1, 1]], [[1, 1]]], [[[4, 4], [4, 4], [4, 4], [4, 4]]]]
+        g2 = tf.data.Dataset.from_generator(
+            lambda: ((np.ones([n, n], np.int32), "w" * n) for n in [1, 3, 2]),
+            (tf.int32, tf.string), ([None, None], []))
+        d = g2.apply(ebl(lambda x, y: tf.shape(x)[0], [2, 4], [2, 2, 2],
+                         padded_shapes=([None, 3], []), pad_to_bucket_boundary=True))
+        assert d.output_shapes[0].as_list() == [None, None, 3]
+        (a, sa), (b, sb) = _drain(d)
+        assert a.tolist() == [[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 0], [1, 1, 0], [0] * 3]]
+        assert sa.tolist() == [b"www", b"ww"]
+        assert b.tolist() == [[[1, 0, 0]]] and sb.tolist() == [b"w"]
+        fixed = tf.data.Dataset.from_tensor_slices(tf.constant([[1, 1, 0], [1, 1, 1]]))
+        first, err = _drain(fixed.apply(ebl(lambda x: tf.reduce_sum(x), [3], [1, 1],
+                                            pad_to_bucket_boundary=True)))
+    assert first.tolist() == [[1, 1, 0]]
+    assert isinstance(err, tf.errors.InvalidArgumentError)
+    assert ("[Condition x < y did not hold element-wise:] [x (args_0:0) = ] [1] "
+            "[y (Const:0) = ] [1]") in err.message

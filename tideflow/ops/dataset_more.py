@@ -657,7 +657,8 @@ def _trace_window_reduce(reduce_func, elem_specs):
 
     n_outer, first_id = len(graph._ops), graph._next_id
     fg = func_graph.trace(body, [(dtypes.int64, TensorShape([])),
-                                 (dtypes.variant, TensorShape([]))], name)
+                                 (dtypes.variant, TensorShape([]))], name,
+                          arg_names=["args_0", "args_1"], private_collections=True)
     # (ids of the function's own ops are given back: TF's outer graph does not count them)
     func_graph.give_back_ids(graph, first_id, n_outer)
     func_graph.add_function(graph, fg, tf_function=True)
@@ -758,24 +759,34 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
         batch_size = window_size_fn(bucket_id)
         if no_padding:
             return grouped.batch(batch_size, drop_remainder=drop_remainder)
-        shapes = padded_shapes if padded_shapes is not None else ds.map_structure(
-            lambda s: TensorShape([None] * s.shape.ndims), grouped._specs)
-        if pad_to_bucket_boundary:
-            if any(b < 1 for b in bucket_boundaries):
-                raise ValueError("pad_to_bucket_boundary=True needs bucket_boundaries >= 1")
-            from tideflow.ops import check_ops
+        # as TF 1.15: the padded shapes are the given ones, else the elements' own; with
+        # pad_to_bucket_boundary each unknown dimension of them is the bucket's boundary - 1
+        base = padded_shapes if padded_shapes is not None else ds.map_structure(
+            lambda s: s.shape, grouped._specs)
+        if not pad_to_bucket_boundary:
+            return grouped.padded_batch(batch_size, base, padding_values,
+                                        drop_remainder=drop_remainder)
+        if any(b < 1 for b in bucket_boundaries):
+            raise ValueError("pad_to_bucket_boundary=True needs bucket_boundaries >= 1")
+        from tideflow.ops import check_ops
 
-            # as TF: an element as long as the last boundary or longer has no bucket to pad to
-            check = check_ops.assert_less(
-                bucket_id, np.int64(len(bucket_batch_sizes) - 1),
-                message="When pad_to_bucket_boundary=True, elements must have length < "
-                        "max(bucket_boundaries).")
-            with ops.control_dependencies([check]):
-                boundary = gather(ops.convert_to_tensor(np.asarray(
-                    list(bucket_boundaries) + [1], np.int64)), bucket_id) - 1
-            shapes = ds.map_structure(
-                lambda s: array_ops.stack([boundary] + [np.int64(-1)] * (s.shape.ndims - 1))
-                if s.shape.ndims else np.zeros([0], np.int64), grouped._specs)
+        # an element as long as the last boundary or longer has no bucket to pad to (the
+        # bound is a constant of the function's own, "Const", as TF names it)
+        check = check_ops.assert_less(
+            bucket_id, ops.convert_to_tensor(np.int64(len(bucket_batch_sizes) - 1)),
+            message="When pad_to_bucket_boundary=True, elements must have length < "
+                    "max(bucket_boundaries).")
+        with ops.control_dependencies([check]):
+            filler = gather(ops.convert_to_tensor(np.asarray(
+                list(bucket_boundaries) + [1], np.int64)), bucket_id) - 1
+
+        def fill(shape):
+            dims = TensorShape(shape).as_list()
+            if None not in dims:
+                return TensorShape(dims)
+            return array_ops.stack([filler if d is None else np.int64(d) for d in dims])
+
+        shapes = ds.map_structure(fill, base)
         return grouped.padded_batch(batch_size, shapes, padding_values,
                                     drop_remainder=drop_remainder)
 

@@ -695,9 +695,12 @@ def _padded_shape(shape, component):
         if t.dtype.base_dtype != dtypes.int64:
             raise TypeError(f"Padded shape {shape} must be a 1-D tensor of tf.int64 values, "
                             f"but its element type was {t.dtype.base_dtype.name}.") from None
-        value = ops.constant_value(t)
+        from tideflow.ops.array_ops import partial_vector
+
+        # (TF's constant_value_as_shape: a stack of constants and tensors is known in part)
+        value = partial_vector(t)
         if value is not None:
-            static = TensorShape([None if d < 0 else int(d) for d in value])
+            static = TensorShape([None if d is None or d < 0 else int(d) for d in value])
         elif t.get_shape().ndims == 1 and t.get_shape()[0].value is not None:
             static = TensorShape([None] * t.get_shape()[0].value)
         else:
