@@ -370,3 +370,24 @@ def test_betainc_bits_match_tf115():
     _assert_bits(_run(tf.math.betainc(tf.constant(a), tf.constant(b), tf.constant(x))),
                  _floats("3f7fd132 3f7c4f3a 3dc971ac 3d7a8436 3f79ccfa 3bb5fdd0 3f7ffca3 "
                          "2f66159f 3ab40e4b 353b0d36 13986381 3f7d9f43"))
+
+
+def test_igamma_grad_a_and_random_gamma_grad_bits_match_tf115():
+    # Eigen's DERIVATIVE and SAMPLE_DERIVATIVE modes of the same series / continued fraction
+    # (at most 200 terms, stopping on the derivative), each product flushed as TF's threads do
+    from tideflow.framework import ops
+
+    a = _floats("419abceb 412f79fe 419ba3f3 4164f822 415f83da 408b8d31 419c36a2 3e327a05 "
+                "40a31a9c 410b95e1")
+    x = _floats("41de727c 407c317c 41ce9d30 418c197c 404b5f83 3fab3e18 418057d6 3fe2302e "
+                "41b22584 40cb3f98")
+    got = _run(ops.apply_op("IgammaGradA", [tf.constant(a), tf.constant(x)])._outputs[0])
+    _assert_bits(got, _floats("bc923018 bb3e96ad bd0830c4 bd8f72ca b72e40b9 bd2135d0 bd8f9f2d "
+                              "bdd4973f b6a8adb4 bddb3fb6"))
+    a = _floats("419abceb 412f79fe 419ba3f3 4164f822 415f83da 408b8d31 419c36a2 410b95e1 "
+                "4179943b 407f9ab4")
+    x = _floats("41de727c 407c317c 41ce9d30 418c197c 404b5f83 3fab3e18 418057d6 40cb3f98 "
+                "41a9aba5 41572cc3")
+    got = _run(ops.apply_op("RandomGammaGrad", [tf.constant(a), tf.constant(x)])._outputs[0])
+    _assert_bits(got, _floats("3f99f2d4 3f151d74 3f943fe3 3f8f0367 3ee1b796 3f0ac58f 3f69a72e "
+                              "3f5db251 3f964341 3fe6269c"))

@@ -1156,6 +1156,118 @@ def _igammac_cf(a, x):
     return _where(np.isinf(x), _F(0), out)
 
 
+def _igamma_series_d(a, x, sample):
+    """The power series' derivative with respect to a (``sample``: of the draw x instead, as
+    Eigen's SAMPLE_DERIVATIVE), at most 200 terms, each element stopping on its own."""
+    r = a.copy()
+    c = np.ones_like(a)
+    ans = np.ones_like(a)
+    dc_da = np.zeros_like(a)
+    dans_da = np.zeros_like(a)
+    at = np.arange(a.size)
+    for _ in range(200):
+        if not at.size:
+            break
+        xv = x[at]
+        rv = r[at] + _ONE
+        r[at] = rv
+        term = xv / rv
+        dterm_da = -xv / (rv * rv)
+        cv = c[at]
+        dc = term * dc_da[at] + dterm_da * cv
+        dc_da[at] = dc
+        dans = dans_da[at] + dc
+        dans_da[at] = dans
+        c[at] = cv * term
+        ans[at] += cv * term
+        at = at[~(np.abs(dc) <= _MACHEP * np.abs(dans))]
+    ef = _ef()
+    logx = ef._logf(x)
+    logax = a * logx - x - lgammaf(a + _ONE)
+    dlogax_da = logx - digamma(a + _ONE)
+    if sample:
+        return -(dans_da + ans * dlogax_da) * x / a
+    ftz = ef._flush_denormals  # (each product, as TF's threads flush them)
+    ax = ftz(ef._expf(logax))
+    return ftz(ans * ftz(ax * dlogax_da)) + ftz(dans_da * ax)
+
+
+def _igammac_cf_d(a, x, sample):
+    """The continued fraction's derivative with respect to a (or the draw's, ``sample``), at
+    most 200 steps."""
+    y = _ONE - a
+    z = x + y + _ONE
+    c = np.zeros_like(a)
+    pkm2, qkm2, pkm1, qkm1 = np.ones_like(a), x.copy(), x + _ONE, z * x
+    ans = pkm1 / qkm1
+    dpkm2, dqkm2, dpkm1, dqkm1 = np.zeros_like(a), np.zeros_like(a), np.zeros_like(a), -x
+    dans_da = (dpkm1 - ans * dqkm1) / qkm1
+    at = np.arange(a.size)
+    state = [c, y, z, pkm2, qkm2, pkm1, qkm1, dpkm2, dqkm2, dpkm1, dqkm1, ans, dans_da]
+    out_ans, out_dans = ans.copy(), dans_da.copy()
+    for _ in range(200):
+        if not at.size:
+            break
+        c, y, z, pkm2, qkm2, pkm1, qkm1, dpkm2, dqkm2, dpkm1, dqkm1, ans, dans_da = state
+        c = c + _ONE
+        y = y + _ONE
+        z = z + _TWO
+        yc = y * c
+        pk = pkm1 * z - pkm2 * yc
+        qk = qkm1 * z - qkm2 * yc
+        dpk = dpkm1 * z - pkm1 - dpkm2 * yc + pkm2 * c
+        dqk = dqkm1 * z - qkm1 - dqkm2 * yc + qkm2 * c
+        nonzero = qk != 0
+        new_ans = _where(nonzero, pk / qk, ans)
+        new_dans = _where(nonzero, (dpk - new_ans * dqk) / qk, dans_da)
+        done = nonzero & (np.abs(new_dans - dans_da) <= _MACHEP)
+        ans, dans_da = new_ans, new_dans
+        scale = _where(np.abs(pk) > _BIG, _MACHEP, _ONE)
+        pkm2, pkm1, qkm2, qkm1 = pkm1 * scale, pk * scale, qkm1 * scale, qk * scale
+        dpkm2, dpkm1, dqkm2, dqkm1 = dpkm1 * scale, dpk * scale, dqkm1 * scale, dqk * scale
+        state = [c, y, z, pkm2, qkm2, pkm1, qkm1, dpkm2, dqkm2, dpkm1, dqkm1, ans, dans_da]
+        out_ans[at], out_dans[at] = ans, dans_da
+        if done.any():
+            keep = ~done
+            at = at[keep]
+            state = [v[keep] for v in state]
+    ans, dans_da = out_ans, out_dans
+    ef = _ef()
+    logx = ef._logf(x)
+    logax = a * logx - x - lgammaf(a)
+    dlogax_da = logx - digamma(a)
+    if sample:
+        out = -(dans_da + ans * dlogax_da) * x
+    else:
+        ftz = ef._flush_denormals
+        ax = ftz(ef._expf(logax))
+        out = ftz(ans * ftz(ax * dlogax_da)) + ftz(dans_da * ax)
+    return _where(np.isinf(x), _F(0), out)
+
+
+def _igamma_derivative(a, x, sample):
+    a, x, shape = _igamma_args(a, x)
+    with np.errstate(all="ignore"):
+        out = np.full(a.shape, np.nan, _F)
+        ok = (x >= 0) & (a > 0)
+        upper = ok & (x > _ONE) & (x > a)
+        _on(out, upper, lambda av, xv: -_igammac_cf_d(av, xv, sample), a, x)
+        _on(out, ok & ~upper, lambda av, xv: _igamma_series_d(av, xv, sample), a, x)
+        out = _where(x == 0, _F(0), out)
+    return out.reshape(shape)
+
+
+def igamma_der_a(a, x):
+    """float32 dP(a, x)/da as TF 1.15's IgammaGradA kernel (Eigen's ``igamma_der_a``)."""
+    return _igamma_derivative(a, x, False)
+
+
+def gamma_sample_der_alpha(alpha, sample):
+    """float32 d sample / d alpha of Gamma(alpha) draws as TF 1.15's RandomGammaGrad kernel
+    (Eigen's ``gamma_sample_der_alpha``)."""
+    return _igamma_derivative(alpha, sample, True)
+
+
 def _igamma_args(a, x):
     """Flat float32 copies of ``a`` and ``x``, denormals read as zeros (DAZ, as TF's threads:
     igamma(a, 1e-40) is 0, igamma(1e-40, x) NaN), and their shape."""

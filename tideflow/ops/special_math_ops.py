@@ -723,9 +723,23 @@ def _igamma_grad_a(a, x):
     return out
 
 
+def _float32_by(fn32, other):
+    """A binary kernel: float32 by ``fn32`` (Eigen's float algorithm, as TF 1.15's kernel),
+    denormal results flushed; other types by ``other``."""
+
+    def kernel(a, x):
+        if a.dtype == np.float32 and x.dtype == np.float32:
+            return eigen_float32._flush_denormals(np.asarray(fn32(a, x)))
+        return other(a, x)
+
+    kernel.__name__ = f"_{fn32.__name__}_kernel"
+    return kernel
+
+
 op_registry.declare(
     "IgammaGradA", inputs=["a: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
-    shape=_binary_shape, kernel=_f64(_igamma_grad_a), differentiable=False,
+    shape=_binary_shape, kernel=_float32_by(glibc_float32.igamma_der_a, _f64(_igamma_grad_a)),
+    differentiable=False,
 )
 
 
@@ -763,19 +777,6 @@ def _betainc_grad(op, grad):
     log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
     partial_x = m.exp((b - 1) * m.log(1 - x) + (a - 1) * m.log(x) - log_beta)
     return [None, None, array_ops.reshape(reduction_ops.reduce_sum(partial_x * grad, rx), sx)]
-
-
-def _float32_by(fn32, other):
-    """A binary kernel: float32 by ``fn32`` (Eigen's float algorithm, as TF 1.15's kernel),
-    denormal results flushed; other types by ``other``."""
-
-    def kernel(a, x):
-        if a.dtype == np.float32 and x.dtype == np.float32:
-            return eigen_float32._flush_denormals(np.asarray(fn32(a, x)))
-        return other(a, x)
-
-    kernel.__name__ = f"_{fn32.__name__}_kernel"
-    return kernel
 
 
 _betainc64 = _f64(_betainc)
