@@ -202,3 +202,35 @@ def test_bucket_by_sequence_length_pads_unknown_dims_to_the_boundary_as_tf():
     assert isinstance(err, tf.errors.InvalidArgumentError)
     assert ("[Condition x < y did not hold element-wise:] [x (args_0:0) = ] [1] "
             "[y (Const:0) = ] [1]") in err.message
+
+
+def test_ctc_decoders_check_inputs_in_tfs_order_and_words():
+    # Measured in TF 1.15 (both decoders check alike; a negative length decodes nothing).
+    x = tf.placeholder(tf.float32)
+    sl = tf.placeholder(tf.int32)
+    lg = np.random.RandomState(1).randn(4, 2, 3).astype(np.float32)
+    cases = [((lg, [5, 1]), tf.errors.FailedPreconditionError, "sequence_length(0) <= 4"),
+             ((lg[0], [1, 1]), tf.errors.InvalidArgumentError, "inputs is not a 3-Tensor"),
+             ((lg, [1, 1, 1]), tf.errors.FailedPreconditionError,
+              "len(sequence_length) != batch_size.  len(sequence_length):  3 batch_size: 2"),
+             ((lg, [[1, 1]]), tf.errors.InvalidArgumentError, "sequence_length is not a vector"),
+             ((lg[:0], [0, 0]), tf.errors.InvalidArgumentError, "max_time is 0")]
+    greedy = tf.nn.ctc_greedy_decoder(x, sl)[1]
+    beam = tf.nn.ctc_beam_search_decoder(x, sl, beam_width=3, top_paths=1)[1]
+    with tf.Session() as s:
+        for dec in (greedy, beam):
+            for (xv, sv), cls, msg in cases:
+                e = _error(lambda dec=dec, xv=xv, sv=sv: s.run(dec, {x: xv, sl: sv}))
+                assert type(e) is cls and e.message.split("\n")[0] == msg, (e, msg)
+        np.testing.assert_allclose(s.run(greedy, {x: lg, sl: [-1, 2]}), [[0.0], [-2.3275]],
+                                   atol=1e-4)
+        np.testing.assert_allclose(s.run(beam, {x: lg, sl: [-1, 2]}), [[0.0], [-0.2922]],
+                                   atol=1e-4)
+        e = _error(lambda: s.run(tf.nn.ctc_beam_search_decoder(x, sl, beam_width=2,
+                                                               top_paths=3)[1],
+                                 {x: lg, sl: [4, 4]}))
+        assert e.message.split("\n")[0] == "requested more paths than the beam width."
+        e = _error(lambda: s.run(tf.nn.ctc_beam_search_decoder(x, sl, beam_width=4,
+                                                               top_paths=2)[1],
+                                 {x: lg, sl: [0, 2]}))
+        assert e.message.split("\n")[0] == "Less leaves in the beam search than requested."

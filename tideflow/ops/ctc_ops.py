@@ -256,21 +256,24 @@ op_registry.declare(
 
 
 def _decoder_checks(x, seq, op_type):
+    """TF 1.15's checks of the decoders' inputs, in its order and words (a length past the
+    inputs' time is a FailedPrecondition; a negative one decodes nothing)."""
+    from tideflow.framework import errors
+
     if x.ndim != 3:
-        raise _invalid(f"{op_type}: inputs must be 3-D, got shape {_shape_str(x.shape)}")
+        raise _invalid("inputs is not a 3-Tensor")
     t_max, batch, _ = x.shape
-    if seq.shape != (batch,):
-        raise _invalid(f"{op_type}: len(sequence_length) != batch_size: {list(seq.shape)} vs "
-                       f"{batch}")
+    if t_max == 0:
+        raise _invalid("max_time is 0")
+    if seq.ndim != 1:
+        raise _invalid("sequence_length is not a vector")
+    if seq.shape[0] != batch:
+        raise errors.FailedPreconditionError(
+            None, None, f"len(sequence_length) != batch_size.  len(sequence_length):  "
+            f"{seq.shape[0]} batch_size: {batch}")
     for b in range(batch):
         if seq[b] > t_max:
-            # TF's decoders fail this check with FailedPrecondition (CTCLoss: InvalidArgument)
-            from tideflow.framework import errors
-
-            raise errors.FailedPreconditionError(
-                None, None, f"{op_type}: sequence_length({b}) <= {t_max}, got {seq[b]}")
-        if seq[b] < 0:
-            raise _invalid(f"{op_type}: sequence_length({b}) must be >= 0, got {seq[b]}")
+            raise errors.FailedPreconditionError(None, None, f"sequence_length({b}) <= {t_max}")
 
 
 def _to_sparse(seqs):
@@ -295,7 +298,7 @@ def _greedy_kernel(inputs, sequence_length, *, merge_repeated, blank_index):
     seqs = []
     for b in range(batch):
         n = int(seq[b])
-        if n == 0:
+        if n <= 0:
             seqs.append([])
             continue
         best = x[:n, b].argmax(-1)
@@ -381,17 +384,16 @@ def _beam_kernel(inputs, sequence_length, *, beam_width, top_paths, merge_repeat
     seq = _np(sequence_length).astype(np.int64)
     _decoder_checks(x, seq, "CTCBeamSearchDecoder")
     if top_paths > beam_width:
-        raise _invalid("CTCBeamSearchDecoder: requested more paths than the beam width.")
+        raise _invalid("requested more paths than the beam width.")
     _, batch, _ = x.shape
     lp = _log_softmax(x.astype(np.float64))
     paths = [[] for _ in range(top_paths)]
     log_prob = np.zeros((batch, top_paths), x.dtype)
     for b in range(batch):
-        beams = _prefix_beam_search(lp[:int(seq[b]), b], beam_width)
+        beams = _prefix_beam_search(lp[:max(int(seq[b]), 0), b], beam_width)
         ranked = sorted(beams.items(), key=lambda kv: -np.logaddexp(*kv[1]))
         if len(ranked) < top_paths:
-            raise _invalid("CTCBeamSearchDecoder: Less leaves in the beam search than "
-                           "requested.")
+            raise _invalid("Less leaves in the beam search than requested.")
         for i in range(top_paths):
             prefix, (pb, pl) = ranked[i]
             lab = np.array(prefix, np.int64)
