@@ -1,6 +1,7 @@
 """Checkpoint, summary, monitored-training and SavedModel programs as TF 1.x users write them,
 pinned to what TF 1.15 prints and writes (every expected value here was measured in TF 1.15)."""
 
+import logging
 import os
 
 import numpy as np
@@ -264,3 +265,37 @@ def test_object_based_checkpoint_save_creates_its_directory(tmp_path):
     assert list(tf.train.NewCheckpointReader(prefix + "-1").get_variable_to_shape_map()) == [
         "_CHECKPOINTABLE_OBJECT_GRAPH", "v/.ATTRIBUTES/VARIABLE_VALUE",
         "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
+
+
+@pytest.fixture
+def info_lines():
+    """The messages the "tensorflow" logger emits at INFO and above, in order."""
+    lines = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record):
+            lines.append(record.getMessage())
+
+    logger = logging.getLogger("tensorflow")
+    handler, old_level = _Keep(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield lines
+    logger.removeHandler(handler)
+    logger.setLevel(old_level)
+
+
+def test_freezing_logs_both_of_tf_s_counts(info_lines):
+    from tideflow.python.framework import graph_util
+
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 3], name="input")
+        w = tf.get_variable("w", [3, 2])
+        b = tf.get_variable("b", [2])
+        tf.identity(tf.matmul(x, w) + b, name="output")
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            graph_util.convert_variables_to_constants(s, g.as_graph_def(), ["output"],
+                                                      variable_names_whitelist=["w"])
+    # measured in TF 1.15
+    assert info_lines == ["Froze 1 variables.", "Converted 1 variables to const ops."]

@@ -71,6 +71,9 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
             fetch.append(node.name + (":0" if node.op != "VarHandleOp"
                                       else "/Read/ReadVariableOp:0"))
     values = dict(zip(names, sess.run(fetch))) if fetch else {}
+    from tideflow import logging
+
+    logging.info("Froze %d variables.", len(values))  # (TF logs both counts)
     out = graph_pb2.GraphDef()
     converted = 0
     for node in inference.node:
@@ -94,8 +97,6 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
                 )
         out.node.append(new)
     out.library.CopyFrom(inference.library)  # (no versions, as TF 1.15)
-    from tideflow import logging
-
     logging.info("Converted %d variables to const ops.", converted)
     return out
 
