@@ -36,6 +36,11 @@ def _c(value, name):
     return tf.constant(np.full(64, value, np.float32), name=name)
 
 
+def _pending(p):
+    q = p[1] / p[0]
+    return tf.add_n([p[0], q, p[2]]) * (q - 1.0)
+
+
 # name -> (build, CRC-32 measured in TF 1.15)
 CASES = {
     # AddN sums its inputs sorted by name: exp(p1) is "Exp", then p0, p2, v1/read
@@ -68,6 +73,11 @@ CASES = {
         lambda p, v: ((v[0] * 1.5) * tf.add_n([v[0], p[0], v[1]])) / 1.5, 3050325471),
     "push_down_then_minimize_2": (
         lambda p, v: tf.identity((v[1] * (v[0] * 2.5)) * 0.3), 1552775441),
+    # AddN's kernel sums into the buffer of its first input (by name) read by nothing else
+    # still to run, and sums that one first: sub, p2, p0 (the fed ones are not its own)
+    "add_n_forwards": (lambda p, v: tf.add_n([p[0] - p[1], p[0], p[2]]), 3887091247),
+    # ... not when another op reading it may not have run (q - 1. becomes ready with the AddN)
+    "add_n_forward_pending": (lambda p, v: _pending(p), 3913205066),
     # not rewritten: p0's shape is unknown to grappler (fed)
     "hoist_add_n_fed_kept": (lambda p, v: tf.identity(
         tf.add_n([v[2] * v[0], v[1] * v[0], p[0] * v[0]])), 4204378645),
@@ -99,6 +109,9 @@ def test_as_written_differs_where_tf_rewrites():
     assert crc(p[0] * (p[1] + p[2])) != CASES["fetched_sum_kept"][1]
     assert crc(((p[0] + p[1]) + p[2]) + v[0]) != CASES["fed_tree_kept"][1]
     assert crc((p[0] + p[1]) + p[2]) != CASES["accumulate_n"][1]
+    assert crc((p[0] + p[2]) + (p[0] - p[1])) != CASES["add_n_forwards"][1]
+    q = p[1] / p[0]
+    assert crc(((q + p[0]) + p[2]) * (q - 1)) != CASES["add_n_forward_pending"][1]
 
 
 def test_add_n_19_inputs_sorted_then_summed_in_blocks():

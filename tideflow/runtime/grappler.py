@@ -648,6 +648,80 @@ def _running_summed(ins, replace):
     return len(ins) >= 3 and all(fresh(t) for t in ins)
 
 
+# ops whose output is (or may be) another tensor's buffer, or one they keep: never handed on
+_ALIASING = frozenset({
+    "Identity", "IdentityN", "ReadVariableOp", "Reshape", "ExpandDims", "Squeeze",
+    "StopGradient", "PreventGradient", "Snapshot", "EnsureShape", "CheckNumerics", "Bitcast",
+    "Enter", "Exit", "Switch", "RefSwitch", "Merge", "NextIteration", "RefIdentity",
+    "Const", "VariableV2", "Variable", "VarHandleOp", "Placeholder", "PlaceholderV2",
+    "PlaceholderWithDefault", "TemporaryVariable"})
+
+
+class _Forwards:
+    """Whether an AddN's kernel sums into the buffer of its input ``t``: TF's CPU AddN
+    takes the first of its inputs whose buffer it holds alone (a value computed for it,
+    read by no op still to run, not a constant, a variable's, a fed or an aliased one, not
+    given twice) as its output, and sums that one first (it swaps places with the first)."""
+
+    def __init__(self, order, replace, consts, fed):
+        self.position = {op: i for i, op in enumerate(order)}
+        self.replace, self.consts, self.fed = replace, consts, fed
+        self.also = None
+
+    def __call__(self, addn, t, ins, at=None):
+        replace = self.replace
+        r = replace.get(t, t)
+        if (r in self.consts or r in self.fed or r._op._type in _ALIASING
+                or sum(1 for x in ins if x is r) != 1):
+            return False
+        position = self.position
+        at = position.get(addn if at is None else at)
+        if at is None:
+            return False
+        if self.also is None:
+            self.also = {}
+            for a, b in replace.items():
+                self.also.setdefault(b, []).append(a)
+        for src in (r, *self.also.get(r, ())):
+            for c in src._consumers:
+                if c is addn or position.get(c) is None or (c._outputs and all(
+                        replace.get(o, o) is not o or o in self.consts for o in c._outputs)):
+                    continue  # (not run in the step)
+                if not (self._ready(c) < self._ready(addn) or self._before(c, addn, at)):
+                    return False  # (TF's executor may not have run it yet)
+        return True
+
+    def _ready(self, op):
+        # when an op can run: after the last op computing one of its inputs (in step order)
+        position, replace, consts, fed = self.position, self.replace, self.consts, self.fed
+        ready = -1
+        for t in op._inputs:
+            t = replace.get(t, t)
+            if t not in consts and t not in fed:
+                ready = max(ready, position.get(t._op, -1))
+        return ready
+
+    def _before(self, c, addn, at):
+        """Whether ``addn`` reads what ``c`` computes (so ``c`` has run when it does)."""
+        position, replace = self.position, self.replace
+        low = position[c]
+        if low > at:
+            return False
+        seen = set()
+        stack = [addn]
+        while stack:
+            op = stack.pop()
+            for t in op._inputs:
+                p = replace.get(t, t)._op
+                if p is c:
+                    return True
+                i = position.get(p)
+                if i is not None and i > low and p not in seen and len(seen) < 4096:
+                    seen.add(p)
+                    stack.append(p)
+        return False
+
+
 def add_n_order(order, fed, replace, consts, device):
     """Runs each AddN over its inputs as TF 1.15's grappler leaves them: the constants among
     them summed first into one (when there are two or more and not only constants), then all
@@ -659,6 +733,7 @@ def add_n_order(order, fed, replace, consts, device):
     if device is not None and not getattr(device, "is_host", True):
         return
     names = getattr(replace, "names", None)
+    forwards = None
     for op in order:
         if op._type != "AddN" or op in replace.kernels or len(op._inputs) < 2:
             continue
@@ -681,6 +756,11 @@ def add_n_order(order, fed, replace, consts, device):
             slots = [s for i, s in enumerate(slots) if i not in drop]
             keys = [k for i, k in enumerate(keys) if i not in drop]
         perm = sorted(range(len(slots)), key=keys.__getitem__)
+        if forwards is None:
+            forwards = _Forwards(order, replace, consts, fed)
+        first = next((j for j, i in enumerate(perm) if type(slots[i]) is int
+                      and forwards(op, op._inputs[slots[i]], ins)), 0)
+        perm[0], perm[first] = perm[first], perm[0]
         if len(slots) == len(ins) and perm == slots:
             continue
         decl = copy.copy(op._op_def)
@@ -1178,9 +1258,11 @@ def _realize_stages(nodes, order, fed, replace, consts, names):
     roots = [n for n in seq if n in dirty and (n.keep or n in outside)]
     hosted = {}  # node -> the new op's output
     before = {}
+    forwards = _Forwards(order, replace, consts, fed)
     for n in roots:
         leaves = []
-        expr = _stage_expr(n, n, hosted, leaves, names, dirty)
+        expr = _stage_expr(n, n, hosted, leaves, names, dirty,
+                           lambda at, t: forwards(at, t, (t,)), n.op)
         host = _host_op(n, leaves, expr, replace)
         hosted[n] = host._outputs[0]
         names[host._outputs[0]] = n.name
@@ -1190,21 +1272,24 @@ def _realize_stages(nodes, order, fed, replace, consts, names):
         _read_from(replace, n.op._outputs[0], hosted[n])
 
 
-def _stage_expr(r, root, hosted, leaves, names, dirty):
+def _stage_expr(r, root, hosted, leaves, names, dirty, fwd, at):
+    """Node ``root``'s new expression: ("t", tensor, name, whether an AddN at op ``at`` could
+    take its buffer), ("c", value, name) or (kind, name, [operands])."""
     if isinstance(r, _Lit):
         return ("c", r.value, r.name)
     if not isinstance(r, _ANode):
         leaves.append(r)
-        return ("t", r, input_name(r, names))
+        return ("t", r, input_name(r, names), fwd(at, r))
     if r is not root and r in hosted:
         t = hosted[r]
         leaves.append(t)
-        return ("t", t, r.name)
+        return ("t", t, r.name, False)
     if r.op is not None and r not in dirty:
         t = r.op._outputs[0]
         leaves.append(t)
-        return ("t", t, r.name)
-    return (r.kind, r.name, [_stage_expr(x, root, hosted, leaves, names, dirty)
+        return ("t", t, r.name, fwd(at, t))
+    at = r.op or at
+    return (r.kind, r.name, [_stage_expr(x, root, hosted, leaves, names, dirty, fwd, at)
                              for x in r.ins])
 
 
@@ -1273,12 +1358,36 @@ def _insert_ops(replace, order, before):
 
 
 def _stage_compile(expr, ins):
+    """The expression over the new op's inputs, each AddN's operands in the order its kernel
+    sums them (constants split off, sorted by name, the one whose buffer it takes first)."""
+    from tideflow.ops.math_ops import _add_n
+
     head = expr[0]
     if head == "t":
-        return ("i", next(i for i, t in enumerate(ins) if t is expr[1]), expr[2])
+        return ("i", next(i for i, t in enumerate(ins) if t is expr[1]))
     if head == "c":
-        return ("c", np.asarray(expr[1]), expr[2])
-    return (head, expr[1], [_stage_compile(x, ins) for x in expr[2]])
+        return ("c", np.asarray(expr[1]))
+    args = expr[2]
+    if head != "addn":
+        return (head, [_stage_compile(x, ins) for x in args])
+    slots = [("c", np.asarray(a[1])) if a[0] == "c" else a for a in args]
+    keys = [a[2] if a[0] in ("t", "c") else a[1] for a in args]
+    const_at = [i for i, a in enumerate(args) if a[0] == "c"]
+    with np.errstate(all="ignore"):
+        _partial_split(slots, keys, const_at, expr[1], _add_n)
+    perm = sorted(range(len(slots)), key=keys.__getitem__)
+
+    def takes(s):
+        if s[0] == "c":
+            return False
+        if s[0] != "t":
+            return True  # (a value computed for this sum alone)
+        return s[3] and sum(1 for x in slots if x[0] == "t" and x[1] is s[1]) == 1
+
+    first = next((j for j, i in enumerate(perm) if takes(slots[i])), 0)
+    perm[0], perm[first] = perm[first], perm[0]
+    return ("addn", [slots[i] if slots[i][0] == "c" else _stage_compile(slots[i], ins)
+                     for i in perm])
 
 
 def _stage_eval(expr, inputs):
@@ -1287,19 +1396,12 @@ def _stage_eval(expr, inputs):
         return inputs[expr[1]]
     if head == "c":
         return expr[1]
-    args = expr[2]
     if head == "addn":
         from tideflow.ops.math_ops import _add_n
 
-        slots = [("c", a[1]) if a[0] == "c" else a for a in args]
-        keys = [a[2] if a[0] in ("i", "c") else a[1] for a in args]
-        const_at = [i for i, a in enumerate(args) if a[0] == "c"]
-        _partial_split(slots, keys, const_at, expr[1], _add_n)
-        perm = sorted(range(len(slots)), key=keys.__getitem__)
-        return _add_n([slots[i][1] if slots[i][0] == "c" else _stage_eval(slots[i], inputs)
-                       for i in perm])
-    a = _stage_eval(args[0], inputs)
-    b = _stage_eval(args[1], inputs)
+        return _add_n([_stage_eval(a, inputs) for a in expr[1]])
+    a = _stage_eval(expr[1][0], inputs)
+    b = _stage_eval(expr[1][1], inputs)
     if head == "add":
         return a + b
     if head == "sub":
