@@ -299,3 +299,14 @@ def test_freezing_logs_both_of_tf_s_counts(info_lines):
                                                       variable_names_whitelist=["w"])
     # measured in TF 1.15
     assert info_lines == ["Froze 1 variables.", "Converted 1 variables to const ops."]
+
+
+def test_small_histogram_sums_have_tf_s_last_digits():
+    data = np.random.RandomState(0).randn(1000).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as s:
+        h = tf.Summary.FromString(
+            s.run(tf.summary.histogram("h", tf.constant(data)))).value[0].histo
+    # measured in TF 1.15 (each value widened to double and added in order)
+    assert (h.min, h.max, h.num) == (-3.046143054962158, 2.759355068206787, 1000.0)
+    assert h.sum == -45.256706968531944
+    assert h.sum_squares == 976.2826257321408

@@ -97,7 +97,8 @@ def _sums(data, narrow_squares):
     error 1e-9 to 3e-8, by NumPy's loop and the data (TF's double loop: 1e-16), and several
     times cheaper than widening every value to float64.
     Without ``narrow_squares`` (magnitudes whose float32 squares could overflow, or lose the
-    small values' share) they are widened to float64 first."""
+    small values' share) they are widened to float64 first. (Histograms of up to
+    ``_EXACT_SUMS_MAX`` values are summed as TF does instead, in ``histogram_counts``.)"""
     if data.dtype == np.float32:
         total = float(np.add.reduce(data, dtype=np.float64))
         if not narrow_squares:
@@ -114,6 +115,9 @@ def _sums(data, narrow_squares):
 
 
 _SQUARE_ROW = 256
+# histograms of up to this many values get TF's exact sums (sequential, in double); larger ones
+# the cheaper ones of _sums
+_EXACT_SUMS_MAX = 1 << 14
 # histograms of at least this many values split over the intra-op pool when it is active
 _SPLIT_MIN = 1 << 18
 # float32 squares are used when the largest magnitude m is in this range: a row's sum,
@@ -172,13 +176,20 @@ def histogram_counts(values, name="histogram"):
     below = np.searchsorted(parts[0], thresholds[first:last], side="left")
     for p in parts[1:]:
         below += np.searchsorted(p, thresholds[first:last], side="left")
-    biggest = max(-float(lo), float(hi))
-    narrow = _F32_SQUARES_RANGE[0] <= biggest <= _F32_SQUARES_RANGE[1]
-    total = squares = 0.0
-    for p in parts:
-        t, q = _sums(p, narrow)
-        total += t
-        squares += q
+    if n <= _EXACT_SUMS_MAX:
+        # TF's own loop: each value widened to double, added in order (cumsum adds
+        # sequentially), so a printed sum / sum_squares has TF's last digits
+        wide = flat.astype(np.float64)
+        total = float(np.cumsum(wide)[-1])
+        squares = float(np.cumsum(np.multiply(wide, wide, out=wide))[-1])
+    else:
+        biggest = max(-float(lo), float(hi))
+        narrow = _F32_SQUARES_RANGE[0] <= biggest <= _F32_SQUARES_RANGE[1]
+        total = squares = 0.0
+        for p in parts:
+            t, q = _sums(p, narrow)
+            total += t
+            squares += q
     if lo == 0 or hi == 0:
         # TF keeps the first of equal extremes: with 0.0 and -0.0, the one met first
         zero = flat[int(np.argmax(flat == 0))]
