@@ -826,6 +826,16 @@ def _ref_name(r, names):
     return input_name(r, names)
 
 
+def _by_name(ins, names):
+    """Sorts a commutative op's operands by name, in place, as TF canonicalizes them."""
+    if len(ins) == 2:
+        a, b = ins
+        if _ref_name(b, names) < _ref_name(a, names):
+            ins[0], ins[1] = b, a
+    else:
+        ins.sort(key=lambda r: _ref_name(r, names))
+
+
 def _scoped(name, stage):
     scope, _, base = name.rpartition("/")
     return f"{scope}/ArithmeticOptimizer/{stage}_{base}" if scope else \
@@ -1140,7 +1150,7 @@ def _model(order, fed, fetches, replace, consts, names):
             type_ = "Mul"
             ins = [ins[0], _Lit(recips[op], f"ConstantFolding/{op._name}_recip")]
         if type_ in ("Add", "AddV2", "AddN", "Mul"):  # (commutative: sorted by name)
-            ins.sort(key=lambda r: _ref_name(r, names))
+            _by_name(ins, names)
         nodes[op] = _ANode(op, type_, ins, names.get(out, op._name), None, op._device)
     return nodes
 
@@ -1181,7 +1191,7 @@ def _from_push_down(pd, nodes, replace, names):
             t = replace.get(r, r)
             ins.append(nodes[t._op] if t._value_index == 0 and t._op in nodes else t)
     if type_ in ("Add", "AddV2", "Mul"):
-        ins.sort(key=lambda r: _ref_name(r, names))
+        _by_name(ins, names)
     n = _ANode(op, type_, ins, names.get(op._outputs[0], op._name), None, op._device)
     n.changed = _pd_differs(pd)
     return n
