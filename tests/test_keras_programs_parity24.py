@@ -282,3 +282,13 @@ def test_dense_units_and_list_data_as_tf():
         assert "Expected to see 1 array(s), but instead got the following list of 4" in str(e)
     else:
         raise AssertionError("no error")
+
+
+def test_a_model_output_on_no_keras_tensor_is_an_op_layer():
+    # TF 1.15 makes any output op a TensorFlowOpLayer, inputs or not
+    tf.reset_default_graph()
+    inp = tf.keras.Input((3,))
+    m = tf.keras.Model(inp, tf.zeros((2, 2)))
+    assert [type(la).__name__ for la in m.layers] == ["InputLayer", "TensorFlowOpLayer"]
+    assert m.output_names == ["tf_op_layer_zeros"]
+    assert m.predict(np.ones((2, 3))).tolist() == [[0.0, 0.0], [0.0, 0.0]]

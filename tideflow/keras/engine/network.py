@@ -207,8 +207,11 @@ class Network(Layer):
                     layers.append(h[0])
                 return
             h = _history(t)
-            if h is None and isinstance(t, ops.Tensor) and op_layer.wrap_tensor(t, from_keras):
-                h = _history(t)  # as TF 1.15: a TF op on Keras tensors becomes a layer
+            if h is None and isinstance(t, ops.Tensor) and op_layer.wrap_tensor(
+                    t, from_keras, force=path == "output"):
+                # as TF 1.15: a TF op on Keras tensors becomes a layer (an output's op does
+                # even on no Keras tensor: all its inputs are then constants)
+                h = _history(t)
             if h is None:
                 raise ValueError(
                     f"Graph disconnected: cannot obtain value for tensor {t} at layer "

@@ -45,11 +45,11 @@ class TensorFlowOpLayer(Layer):
         return config
 
 
-def wrap_tensor(t, from_keras):
+def wrap_tensor(t, from_keras, force=False):
     """Gives ``t``, an output of a TF op computed from Keras tensors (``from_keras(x)`` says
     which tensors are), a layer and node of a ``TensorFlowOpLayer``; returns False when ``t``
-    is not computed from Keras tensors."""
-    if not from_keras(t):
+    is not computed from Keras tensors, unless ``force`` (a model's output, as TF's)."""
+    if not force and not from_keras(t):
         return False
     op = t.op
     inputs, constants = [], {}
