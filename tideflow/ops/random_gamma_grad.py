@@ -18,10 +18,10 @@ def _random_gamma_grad_kernel(alpha, sample):
     if alpha.dtype == np.float32 and sample.dtype == np.float32:
         # TF 1.15's kernel: Eigen's float gamma_sample_der_alpha (igamma's series or continued
         # fraction differentiated in float32)
-        from tideflow.ops import eigen_float32, glibc_float32
+        from tideflow.ops import cephes_float32, eigen_float32
 
         return eigen_float32._flush_denormals(
-            glibc_float32.gamma_sample_der_alpha(alpha, sample))
+            cephes_float32.gamma_sample_der_alpha(alpha, sample))
     a = np.asarray(alpha, np.float64)
     x = np.asarray(sample, np.float64)
     with np.errstate(all="ignore"):

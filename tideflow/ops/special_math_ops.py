@@ -12,7 +12,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
-from tideflow.ops import eigen_float32, glibc_float32, unary_ops
+from tideflow.ops import cephes_float32, eigen_float32, glibc_float32, unary_ops
 from tideflow.ops import special_functions as sf
 from tideflow.ops.elementwise import _binary_shape, declare_binary, declare_unary
 
@@ -384,9 +384,9 @@ def _plus_zero(x):
     return np.zeros(x.shape, np.float32)  # (DAZ: the product and the sign test see a zero)
 
 
-declare_unary("BesselI0e", unary_ops._glibc_float32(glibc_float32.bessel_i0e, _f64(_bessel_i0e)),
+declare_unary("BesselI0e", unary_ops._glibc_float32(cephes_float32.bessel_i0e, _f64(_bessel_i0e)),
               _FLOAT, grad=_i0e_grad)
-declare_unary("BesselI1e", unary_ops._glibc_float32(glibc_float32.bessel_i1e, _f64(_bessel_i1e),
+declare_unary("BesselI1e", unary_ops._glibc_float32(cephes_float32.bessel_i1e, _f64(_bessel_i1e),
                                                     _plus_zero), _FLOAT, grad=_i1e_grad)
 
 
@@ -738,7 +738,7 @@ def _float32_by(fn32, other):
 
 op_registry.declare(
     "IgammaGradA", inputs=["a: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
-    shape=_binary_shape, kernel=_float32_by(glibc_float32.igamma_der_a, _f64(_igamma_grad_a)),
+    shape=_binary_shape, kernel=_float32_by(cephes_float32.igamma_der_a, _f64(_igamma_grad_a)),
     differentiable=False,
 )
 
@@ -785,12 +785,12 @@ _betainc64 = _f64(_betainc)
 def _betainc_kernel(a, b, x):
     if a.dtype == b.dtype == x.dtype == np.float32:
         _betainc_shapes(a, b, x)
-        return eigen_float32._flush_denormals(glibc_float32.betainc(a, b, x))
+        return eigen_float32._flush_denormals(cephes_float32.betainc(a, b, x))
     return _betainc64(a, b, x)
 
 
-for _name, _fn, _fn32 in (("Igamma", _igamma, glibc_float32.igamma),
-                          ("Igammac", _igammac, glibc_float32.igammac)):
+for _name, _fn, _fn32 in (("Igamma", _igamma, cephes_float32.igamma),
+                          ("Igammac", _igammac, cephes_float32.igammac)):
     op_registry.declare(
         _name, inputs=["a: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
         shape=_binary_shape, kernel=_float32_by(_fn32, _f64(_fn)), grad=_igamma_grad,

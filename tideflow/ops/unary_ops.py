@@ -6,7 +6,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
-from tideflow.ops import eigen_float32, glibc_float32, special_functions
+from tideflow.ops import cephes_float32, eigen_float32, glibc_float32, special_functions
 from tideflow.ops.elementwise import _binary_shape, declare_unary
 
 # TF's type lists (math_ops.cc)
@@ -505,7 +505,7 @@ declare_unary("Lgamma",
                              _lgamma_denormal),
               _UNARY_REAL, grad=_lgamma_grad)
 declare_unary("Digamma",
-              _glibc_float32(glibc_float32.digamma, _in_float64(special_functions.digamma),
+              _glibc_float32(cephes_float32.digamma, _in_float64(special_functions.digamma),
                              _digamma_denormal),
               _UNARY_REAL,
               grad=_digamma_grad)
