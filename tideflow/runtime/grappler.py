@@ -1149,6 +1149,17 @@ def _model(order, fed, fetches, replace, consts, names):
         if op in recips:
             type_ = "Mul"
             ins = [ins[0], _Lit(recips[op], f"ConstantFolding/{op._name}_recip")]
+        if type_ == "AddN":  # (constant folding's partial split, in the inputs' own order)
+            const_at = [i for i, r in enumerate(ins) if isinstance(r, _Lit)]
+            if 1 < len(const_at) < len(ins):
+                from tideflow.ops.math_ops import _add_n
+
+                with np.errstate(all="ignore"):
+                    total = _add_n([ins[i].value for i in const_at])
+                ins[const_at[0]] = _Lit(np.asarray(total), f"ConstantFolding/{op._name}"
+                                                           f"_partial_split_{len(const_at)}")
+                drop = set(const_at[1:])
+                ins = [r for i, r in enumerate(ins) if i not in drop]
         if type_ in ("Add", "AddV2", "AddN", "Mul"):  # (commutative: sorted by name)
             _by_name(ins, names)
         nodes[op] = _ANode(op, type_, ins, names.get(out, op._name), None, op._device)
