@@ -69,7 +69,7 @@ class _SignatureFunction:
             outs = importer.import_graph_def(
                 graph_def, input_map=input_map, return_elements=names,
                 name=ops.get_default_graph().unique_name(self.name, mark_as_used=False))
-        outs = array_ops.identity_n(outs, name="StatefulPartitionedCall")
+        outs = array_ops.identity_n(outs, name="StatefulPartitionedCall") if outs else []
         return dict(zip(keys, outs))
 
     def __repr__(self):

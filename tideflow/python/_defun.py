@@ -158,7 +158,8 @@ class _DefinedFunction:
                 f"output names size = {len(self._out_names)} outputs size = {len(outs)}")
         if any(isinstance(o, ops.Operation) for o in outs):
             return outs[0] if len(outs) == 1 else tuple(outs)
-        outs = identity_n([ops.convert_to_tensor(o) for o in outs], name=scope)
+        # (IdentityN wants at least one input: a function returning no tensors returns [])
+        outs = identity_n([ops.convert_to_tensor(o) for o in outs], name=scope) if outs else []
         if self._shape_func is not None:  # TF's shape_func(op) gives the call's output shapes
             call = types.SimpleNamespace(inputs=list(inputs), outputs=list(outs),
                                          name=scope.rstrip("/"))
