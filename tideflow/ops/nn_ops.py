@@ -12,7 +12,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.kernels import stl_order, sums, threads
-from tideflow.ops import eigen_float32
+from tideflow.ops import eigen_float32, eigen_softmax
 from tideflow.ops.elementwise import keep_x_on_tie
 from tideflow.ops.unary_ops import logistic
 
@@ -490,7 +490,7 @@ def _softmax_kernel(log):
             _check_softmax_rank(logits)
             if logits.dtype == np.float16:
                 return _half_softmax(logits, log)
-            return eigen_float32.softmax(logits, log)
+            return eigen_softmax.softmax(logits, log)
         return widened(logits)
 
     kernel.__name__ = widened.__name__ + "_kernel"
@@ -671,7 +671,7 @@ def _dense_xent(features, labels, with_loss):
     if features.shape[1] == 0:  # no classes: TF 1.15's loss is 0 per row
         return np.zeros(features.shape[:1], features.dtype), features - labels
     if features.dtype == np.float32:  # TF's kernel bit for bit
-        return _unread_loss(eigen_float32.softmax_xent(features, labels, with_loss), features)
+        return _unread_loss(eigen_softmax.softmax_xent(features, labels, with_loss), features)
     shifted = features - _row_max(features)
     log_sm = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
     loss = -np.sum(labels * log_sm, axis=1)
@@ -772,7 +772,7 @@ def _sparse_xent(features, labels, with_loss):
             f"Label values: {' '.join(str(v) for v in labels.tolist())}",
         )
     if features.dtype == np.float32:  # TF's kernel bit for bit
-        return _unread_loss(eigen_float32.sparse_softmax_xent(features, labels, with_loss),
+        return _unread_loss(eigen_softmax.sparse_softmax_xent(features, labels, with_loss),
                             features)
     # C order whatever the input's layout (an einsum or transpose result may be strided): the
     # label entries below are written through a flat view of this array
@@ -843,7 +843,7 @@ def _l2_loss(t):
         # TF 1.15's kernel: the sum of t * t * 0.5 (each product rounded) in Eigen's order
         half_squares = np.multiply(t, t, dtype=np.float32).reshape(1, -1)
         half_squares *= np.float32(0.5)
-        return np.asarray(eigen_float32.row_sum(half_squares)[0])
+        return np.asarray(eigen_softmax.row_sum(half_squares)[0])
     return np.asarray(np.sum(t * t) / 2, t.dtype)
 
 

@@ -14,7 +14,7 @@ from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.kernels import sums
 from tideflow.kernels.scatter import rows_at
-from tideflow.ops import eigen_float32
+from tideflow.ops import eigen_softmax
 
 _HALF_TYPES = (np.dtype(np.float16), dtypes.bfloat16.as_numpy_dtype)
 _REDUCE_ATTRS = ["keep_dims: bool = false", "T: numbertype", "Tidx: {int32, int64} = DT_INT32"]
@@ -117,7 +117,7 @@ def _half_sum(x, axis, keep_dims, ufunc=np.add):
 
 def _eigen_inner_sum(x, axis, keep_dims):
     """A float32 sum over trailing axes as TF 1.15's kernel adds (Eigen's lanes, bit for bit):
-    each row of the [kept, reduced] matrix by ``eigen_float32.row_sum`` (a whole tensor as one
+    each row of the [kept, reduced] matrix by ``eigen_softmax.row_sum`` (a whole tensor as one
     row); None for other axes and an empty x."""
     axis = sorted(axis)
     if not axis or not x.size or axis != list(range(axis[0], x.ndim)):
@@ -125,7 +125,7 @@ def _eigen_inner_sum(x, axis, keep_dims):
     lo = axis[0]
     rows = math.prod(x.shape[:lo])
     cols = x.size // rows
-    out = eigen_float32.row_sum(np.ascontiguousarray(x).reshape(rows, cols))
+    out = eigen_softmax.row_sum(np.ascontiguousarray(x).reshape(rows, cols))
     if lo == 0 and not keep_dims:
         return out[0]
     return out.reshape(x.shape[:lo] + ((1,) * (x.ndim - lo) if keep_dims else ()))
