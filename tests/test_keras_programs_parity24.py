@@ -292,3 +292,13 @@ def test_a_model_output_on_no_keras_tensor_is_an_op_layer():
     assert [type(la).__name__ for la in m.layers] == ["InputLayer", "TensorFlowOpLayer"]
     assert m.output_names == ["tf_op_layer_zeros"]
     assert m.predict(np.ones((2, 3))).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+def test_attention_on_query_value_key_without_masks():
+    # TF 1.15 hands compute_mask None when no input has a mask (not a list of Nones, which
+    # the attention layers would take for a mask of the wrong length)
+    tf.reset_default_graph()
+    q, v = tf.keras.Input((4, 6)), tf.keras.Input((5, 6))
+    out = tf.keras.layers.AdditiveAttention()([q, v, v])
+    assert out.get_shape().as_list() == [None, 4, 6]
+    assert getattr(out, "_keras_mask", None) is None

@@ -874,7 +874,9 @@ class Layer:
                 if (mask_passed or any(m is not None for m in input_masks)
                         or self._produces_mask
                         or type(self).compute_mask is not Layer.compute_mask):
-                    in_mask = input_masks[0] if len(input_masks) == 1 else input_masks
+                    # (as TF 1.15's _collect_input_masks: no masks at all is None)
+                    in_mask = None if all(m is None for m in input_masks) else \
+                        input_masks[0] if len(input_masks) == 1 else input_masks
                     if mask_passed:  # a mask handed to the call itself (TF 1.x)
                         in_mask = explicit_mask
                     out_flat = flatten(outputs)
