@@ -144,3 +144,44 @@ def test_a_servers_default_device_filters_do_not_limit_the_tasks_a_session_sees(
     finally:
         for s in servers:
             s.stop()
+
+
+def test_a_node_for_a_device_the_session_lacks_fails_every_step(cluster):
+    # TF 1.15 places the whole graph when it grows: a node explicitly assigned to a task the
+    # session does not have (one its device_filters leave out, one of no job) fails every
+    # step from then on, not only the steps that run it; the error names the op, not the
+    # Const it reads; soft placement does not help for a task (it does for a device index)
+    target = cluster.target("worker", 0)
+    cfg = _filters("/job:ps", "/job:worker/task:0")
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(1.0, name="v_place24")
+    with tf.Session(target, config=cfg) as sess:
+        sess.run(v.initializer)
+        assert sess.run(v) == 1.0
+        with tf.device("/job:worker/task:1"):
+            y = tf.constant(2.0, name="c_place24") * 3
+        for fetch in (v, y, v):
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"^Cannot assign a device for operation mul: node mul .*"
+                               r"was explicitly assigned to /job:worker/task:1 but available"):
+                sess.run(fetch)
+    for soft in (False, True):
+        with tf.Graph().as_default(), tf.Session(
+                target, config=tf.ConfigProto(allow_soft_placement=soft,
+                                              device_filters=["/job:ps"])) as sess:
+            with tf.device("/job:ps/task:0"):
+                a = tf.constant(1.0) + 1
+            with tf.device("/job:ps/task:0/device:CPU:7"):
+                b = tf.constant(1.0) * 2
+            if not soft:
+                with pytest.raises(tf.errors.InvalidArgumentError, match="/device:CPU:7"):
+                    sess.run(a)
+                continue
+            assert sess.run([a, b]) == [2.0, 2.0]
+            with tf.device("/job:chief/task:0"):
+                tf.constant(0.0, name="c_chief24")
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"operation c_chief24: node c_chief24 \(defined at "
+                               r".*test_dist_programs_parity24.py:\d+\)  was explicitly "
+                               r"assigned to /job:chief/task:0"):
+                sess.run(a)

@@ -39,6 +39,7 @@ _WITH_DEADLINE = ("CreateSession", "RunStep")
 _HANDLE_OPS = ("GetSessionHandle", "GetSessionHandleV2")
 # the node an op error names, as the executor writes it
 _NODE_IN_ERROR = re.compile(r"\[\[node (\S+) \(defined at [^\]]*\) \]\]")
+_NODE_DEFINED_AT = re.compile(r"node (\S+) \(defined at [^)]*\)")
 
 
 class _Status:
@@ -314,6 +315,17 @@ class RemoteSession:
             return
         m = _NODE_IN_ERROR.search(e.message or "")
         if m is None:
+            # a placement error names the node in its first line ("node X (defined at Y)")
+            m = _NODE_DEFINED_AT.search(e.message or "")
+            if m is None:
+                return
+            try:
+                op = self._graph.get_operation_by_name(m.group(1))
+            except (KeyError, ValueError):
+                return
+            e._op = op
+            e._message = (e._message[:m.start()] + f"node {op.name} (defined at "
+                          f"{op._user_location})" + e._message[m.end():])
             return
         try:
             op = self._graph.get_operation_by_name(m.group(1))

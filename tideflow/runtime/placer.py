@@ -232,6 +232,39 @@ def _debug_info(group, devices):
     return "\n".join(lines)
 
 
+def _no_such_device(op, req, spec, devices):
+    """TF 1.15's error for an op explicitly assigned to a device the session lacks."""
+    names = ", ".join(d.name for d in listed_devices(list(devices)))
+    gpu = spec.device_type == "GPU" and not any(d.device_type == "GPU" for d in devices)
+    return errors.InvalidArgumentError(
+        None, op,
+        f"Cannot assign a device for operation {op._name}: node {op._name} (defined at "
+        f"{op._user_location})  was explicitly assigned to {req} but available devices are "
+        f"[ {names} ]. Make sure the device specification refers to a valid device."
+        + (" The requested device appears to be a GPU, but CUDA is not enabled." if gpu
+           else "") + f"\n\t [[{op._name}]]")
+
+
+def check_requested_devices(ops, devices, allow_soft_placement=False, job="localhost"):
+    """Raises TF's InvalidArgumentError for the first of ``ops`` explicitly assigned to a
+    device that none of ``devices`` matches (under soft placement: a job, replica or task
+    none has). TF's master places a session's whole graph when it grows, so such a node
+    fails every step of the session, not only the steps that run it. As in ``place``,
+    generators come last: a request both an op and the Const it reads make is the op's."""
+    for op in sorted(ops, key=_is_generator):
+        if not op._device:
+            continue
+        spec = DeviceSpec.from_string(op._device)
+        if spec.job == "*" or spec.device_type == "*":
+            spec = spec.replace(job=None if spec.job == "*" else spec.job,
+                                device_type=None if spec.device_type == "*" else
+                                spec.device_type)
+        if allow_soft_placement:
+            spec = spec.replace(device_type=None, device_index=None)
+        if not any(_matches(spec, d, job) for d in devices):
+            raise _no_such_device(op, op._device, DeviceSpec.from_string(op._device), devices)
+
+
 def _merge_requests(group, job, allow_soft):
     merged = None
     for op in group.members:
@@ -293,16 +326,7 @@ def _feasible(group, devices, job, allow_soft):
             f"{', '.join(types)} has a kernel for every member.\n{_debug_info(group, devices)}")
     req = op._device or spec.to_string()
     if not matching:
-        # TF 1.15's words
-        names = ", ".join(d.name for d in listed_devices(list(devices)))
-        gpu = spec.device_type == "GPU" and not any(d.device_type == "GPU" for d in devices)
-        raise errors.InvalidArgumentError(
-            None, op,
-            f"Cannot assign a device for operation {op._name}: node {op._name} (defined at "
-            f"{op._user_location})  was explicitly assigned to {req} but available devices are "
-            f"[ {names} ]. Make sure the device specification refers to a valid device."
-            + (" The requested device appears to be a GPU, but CUDA is not enabled." if gpu
-               else "") + f"\n\t [[{op._name}]]")
+        raise _no_such_device(op, req, spec, devices)
     want = spec.device_type or matching[0].device_type
     raise errors.InvalidArgumentError(
         None, op,
