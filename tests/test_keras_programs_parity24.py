@@ -302,3 +302,17 @@ def test_attention_on_query_value_key_without_masks():
     out = tf.keras.layers.AdditiveAttention()([q, v, v])
     assert out.get_shape().as_list() == [None, 4, 6]
     assert getattr(out, "_keras_mask", None) is None
+
+
+def test_shared_embedding_columns_of_two_types_in_tf_words():
+    fc = tf.feature_column
+    a = fc.categorical_column_with_identity("a", 3)
+    b = fc.categorical_column_with_vocabulary_list("b", ["x", "y", "z"])
+    try:
+        fc.shared_embedding_columns([a, b], 2)
+    except ValueError as e:
+        assert str(e).startswith(
+            "To use shared_embedding_column, all categorical_columns must have the same type, "
+            "or be weighted_categorical_column of the same type. Given column: ")
+    else:
+        raise AssertionError("no error")

@@ -1045,8 +1045,8 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
         inner = _unwrap_categorical(c)
         if not isinstance(inner, type(first)):
             raise ValueError(f"To use shared_embedding_column, all categorical_columns must "  # noqa: TRY004 - as TF
-                             f"have the same type, or be weighted_categorical_column or "
-                             f"sequence column of the same type. Given column: {first} of type: "
+                             f"have the same type, or be weighted_categorical_column of the "
+                             f"same type. Given column: {first} of type: "
                              f"{type(first)} does not match given column: {inner} of type: "
                              f"{type(inner)}")
         if num_buckets != inner._num_buckets:
