@@ -865,36 +865,55 @@ def _broadcast(a, b):
         return None
 
 
+class _Ids:
+    """The step's replacements, constants and feeds keyed by ``id`` (a tensor's own hash is
+    a Python method: these lookups are the arithmetic stages' main cost)."""
+
+    def __init__(self, replace, consts, fed):
+        self.rep = {id(k): v for k, v in replace.items()}
+        self.consts = set(map(id, consts))
+        self.fed = set(map(id, fed))
+
+    def get(self, t):
+        return self.rep.get(id(t), t)
+
+
 class _Shapes:
     """The shapes grappler's shape inference knows: none for a fed tensor or anything computed
     from one (an AddN takes the shape of any input whose shape is known)."""
 
-    def __init__(self, order, fed, replace, consts):
-        self.replace, self.consts = replace, consts
-        unknown = set(fed)
-        if fed:
-            get = replace.get
+    def __init__(self, order, ids, consts):
+        self.ids, self.consts = ids, consts
+        unknown = set(ids.fed)
+        if unknown:
+            rep = ids.rep
             for op in order:
                 ins = op._inputs
                 if not ins:
                     continue
                 if op._type == "AddN":
-                    if all(get(t, t) in unknown for t in ins):
-                        unknown.update(op._outputs)
+                    if all(id(rep.get(id(t), t)) in unknown for t in ins):
+                        unknown.update(map(id, op._outputs))
                     continue
                 for t in ins:
-                    if get(t, t) in unknown:
-                        unknown.update(op._outputs)
+                    if id(rep.get(id(t), t)) in unknown:
+                        unknown.update(map(id, op._outputs))
                         break
         self.unknown = unknown
 
     def of(self, t):
-        t = self.replace.get(t, t)
-        if t in self.unknown:
+        t = self.ids.get(t)
+        i = id(t)
+        if i in self.unknown:
             return None
-        if t in self.consts:
+        if i in self.ids.consts:
             return tuple(np.shape(self.consts[t]))
         return tuple(t._shape.as_list()) if t._shape.is_fully_defined() else None
+
+
+class _NoShapes:
+    def of(self, t):
+        return None
 
 
 def _shape_of(r, shapes):
@@ -1112,7 +1131,7 @@ def _partial_split(slots, keys, const_at, name, fold):
         keys[:] = [k for i, k in enumerate(keys) if i not in drop]
 
 
-def _model(order, fed, fetches, replace, consts, names):
+def _model(order, ids, replace, consts, names):
     """The Add/AddN/Mul/Div ops of the step the arithmetic stages may rewrite, as nodes."""
     recips = replace.recips
     pushed = replace.push_down or {}
@@ -1130,7 +1149,8 @@ def _model(order, fed, fetches, replace, consts, names):
         if op in replace.kernels and op not in recips:
             continue
         out = op._outputs[0]
-        if (out in consts or out in fed or replace.get(out, out) is not out
+        i = id(out)
+        if (i in ids.consts or i in ids.fed or i in ids.rep
                 or out.dtype.base_dtype not in _MODEL_DTYPES):
             continue
         if drivers is None:
@@ -1139,8 +1159,8 @@ def _model(order, fed, fetches, replace, consts, names):
             continue
         ins = []
         for t in op._inputs:
-            t = replace.get(t, t)
-            if t in consts and t not in fed:
+            t = ids.get(t)
+            if id(t) in ids.consts and id(t) not in ids.fed:
                 ins.append(_Lit(consts[t], input_name(t, names)))
             elif t._value_index == 0 and t._op in nodes:
                 ins.append(nodes[t._op])
@@ -1214,27 +1234,37 @@ def arithmetic_stages(order, fed, fetches, replace, consts, device):
     if device is not None and not getattr(device, "is_host", True):
         return
     names = replace.names
-    nodes = _model(order, fed, fetches, replace, consts, names)
+    ids = _Ids(replace, consts, fed)
+    nodes = _model(order, ids, replace, consts, names)
     if not replace.push_down and not any(
             isinstance(r, _ANode) and (n.kind in ("add", "addn") or r.type == n.type)
             for n in nodes.values() for r in n.ins):
         return  # no tree: nothing to rewrite
-    shapes = _Shapes(order, fed, replace, consts)
-    keep = {replace.get(t, t) for t in fetches}
+    keep = {id(ids.get(t)) for t in fetches}
     in_step = set(order)
     also = {}  # tensor -> the ones merged into it (their readers read it)
     for t, r in replace.items():
-        also.setdefault(r, []).append(t)
+        also.setdefault(id(r), []).append(t)
+    gone = ids.consts | set(ids.rep)
 
     def runs(op):
         return op in in_step and not (op._outputs and all(
-            replace.get(t, t) is not t or t in consts for t in op._outputs))
+            id(t) in gone for t in op._outputs))
 
     for op, n in nodes.items():
         out = op._outputs[0]
         # (each input of an op that reads a tensor is one entry of its consumers)
-        n.uses = sum(1 for t in [out, *also.get(out, ())] for c in t._consumers if runs(c))
-        n.keep = out in keep
+        n.uses = sum(1 for t in [out, *also.get(id(out), ())] for c in t._consumers if runs(c))
+        n.keep = id(out) in keep
+    # (the shapes only where a stage that needs them has a tree to work on)
+    shapes = _Shapes(order, ids, consts) if any(
+        isinstance(r, _ANode) and r.op is not None and (
+            r.uses == 1 and (n.kind in ("add", "addn") and r.kind in ("add", "addn")
+                             or n.type in ("Add", "AddV2", "Mul") and r.type == n.type)
+            or n.kind == "addn" and r.kind in ("mul", "div"))
+        for n in nodes.values() for r in n.ins) else _NoShapes()
+    for op, n in nodes.items():
+        out = op._outputs[0]
         n.shape = shapes.of(out)
     made = []
     queue = list(nodes.values())
