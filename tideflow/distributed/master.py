@@ -156,7 +156,7 @@ class MasterSession:
         self.allow_soft = bool(config.allow_soft_placement)
         self.log_placement = bool(config.log_device_placement)
         self._logged_version = None
-        self._devices_checked = (None, None)  # (graph version, its device error or None)
+        self._devices_checked = (0, None)  # (ops checked, the first device error or None)
 
     # -- graph ------------------------------------------------------------------------------
     def extend(self, graph_def):
@@ -230,18 +230,20 @@ class MasterSession:
 
     def _check_devices(self):
         """As TF's master, which places the whole graph whenever it grows: a node assigned to
-        a device the session lacks fails every step, whichever nodes the step runs (checked
-        once per graph version)."""
-        if self._devices_checked[0] != self.version:
-            err = None
-            try:
-                placer.check_requested_devices(self.graph.get_operations(), self.devices,
-                                               self.allow_soft, job=self.local_task[0])
-            except errors.InvalidArgumentError as e:
-                err = e
-            self._devices_checked = (self.version, err)
-        if self._devices_checked[1] is not None:
-            raise self._devices_checked[1]
+        a device the session lacks fails every step, whichever nodes the step runs (each node
+        is checked once, at the first step after the extension that added it)."""
+        checked, err = self._devices_checked
+        if err is None:
+            ops_ = self.graph.get_operations()
+            if len(ops_) > checked:
+                try:
+                    placer.check_requested_devices(ops_[checked:], self.devices,
+                                                   self.allow_soft, job=self.local_task[0])
+                except errors.InvalidArgumentError as e:
+                    err = e
+                self._devices_checked = (len(ops_), err)
+        if err is not None:
+            raise err
 
     def _chooser(self, groups, group_of):
         """TF's default for unconstrained ops: the master's own task first."""
