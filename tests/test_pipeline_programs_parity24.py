@@ -234,3 +234,48 @@ def test_ctc_decoders_check_inputs_in_tfs_order_and_words():
                                                                top_paths=2)[1],
                                  {x: lg, sl: [0, 2]}))
         assert e.message.split("\n")[0] == "Less leaves in the beam search than requested."
+
+
+def test_an_error_inside_a_dataset_function_reads_as_tfs_function_runtime_writes_it():
+    # TF 1.15: "{{function_node __inference_Dataset_<transformation>_<name>_<uid>}} " ahead, the
+    # node as "[[{{node OP}}]]", then the iterator's op plainly; the error names no op (the
+    # function's ops are no graph's the session knows). Measured in TF 1.15 (its uid differs).
+    with tf.Graph().as_default():
+        a = tf.data.Dataset.range(10)
+        nx = a.map(lambda x: tf.check_numerics(tf.cast(x, tf.float32) / 0., "boom")) \
+            .make_one_shot_iterator().get_next()
+        with tf.Session() as s:
+            e = _error(lambda: s.run(nx))
+    assert type(e) is tf.errors.InvalidArgumentError
+    assert e.op is None and e.node_def is None
+    head, rest = e.message.split("}} ", 1)
+    assert head.startswith("{{function_node __inference_Dataset_map_<lambda>_")
+    assert rest == ("boom : Tensor had NaN values\n\t [[{{node CheckNumerics}}]]\n"
+                    "\t [[IteratorGetNext]]")
+
+    # a named function's tag is one TF's session reads, and drops: the space after it stays
+    def parse(x):
+        return tf.check_numerics(tf.cast(x, tf.float32) / 0., "boom")
+
+    with tf.Graph().as_default():
+        nx = tf.data.Dataset.range(3).map(parse).make_one_shot_iterator().get_next()
+        with tf.Session() as s:
+            e = _error(lambda: s.run(nx))
+    assert e.op is None
+    assert e.message == (" boom : Tensor had NaN values\n\t [[{{node CheckNumerics}}]]\n"
+                         "\t [[IteratorGetNext]]")
+
+
+def test_py_func_error_text_is_tfs():
+    # TF 1.15 joins the traceback's parts with blank lines and ends with one more newline
+    def f(v):
+        raise ValueError("bad")
+
+    with tf.Graph().as_default():
+        y = tf.py_func(f, [tf.constant(1)], tf.float64)
+        with tf.Session() as s:
+            e = _error(lambda: s.run(y))
+    text = e.message[:e.message.index("\t [[node PyFunc")]
+    assert text.startswith("ValueError: bad\nTraceback (most recent call last):\n\n  File ")
+    assert text.endswith("\n    raise ValueError(\"bad\")\n\nValueError: bad\n\n\n")
+    assert "^^^" not in text

@@ -20,6 +20,7 @@ from tideflow.ops import dataset_structure as ds
 from tideflow.ops import dataset_values as dv
 from tideflow.ops.dataset_kernels import _FN, _OUT, _declare, _int, _str
 from tideflow.ops.dataset_ops import (
+    _ERROR_NAME_IDS,
     Dataset,
     StructuredFunction,
     _fn_name,
@@ -661,6 +662,10 @@ def _trace_window_reduce(reduce_func, elem_specs):
                           arg_names=["args_0", "args_1"], private_collections=True)
     # (ids of the function's own ops are given back: TF's outer graph does not count them)
     func_graph.give_back_ids(graph, first_id, n_outer)
+    # (the name TF 1.15's errors give it, see StructuredFunction)
+    fg._tf_error_name = (f"__inference_tf_data_experimental_group_by_window_"
+                         f"{getattr(reduce_func, '__name__', type(reduce_func).__name__)}_"
+                         f"{next(_ERROR_NAME_IDS)}")
     func_graph.add_function(graph, fg, tf_function=True)
     return name, fg, [outer for outer, _ in fg.captures], holder["specs"]
 

@@ -6,6 +6,7 @@ functions are traced into the graph's library. ``_as_variant_tensor()`` creates 
 dataset ops (in the current default graph) that an iterator op consumes.
 """
 
+import itertools
 import re
 import warnings
 
@@ -27,6 +28,9 @@ _RESOURCE_OPS = frozenset({"HashTableV2", "MutableHashTableV2", "MutableHashTabl
 
 def _i64(x, name):
     return ops.convert_to_tensor(x, dtype=dtypes.int64, name=name)
+
+
+_ERROR_NAME_IDS = itertools.count(1)
 
 
 def _fn_name(fn):
@@ -86,6 +90,11 @@ class StructuredFunction:
         self.fg = func_graph.trace(body, wire, self.name, private_collections=True,
                                    arg_names=[f"args_{i}" for i in range(len(wire))])
         func_graph.give_back_ids(graph, first_id, n_outer)
+        # the name TF 1.15's errors give the function: "__inference_" and the readable name
+        # (TF's number is its process-wide uid; this one counts this process's functions)
+        self.fg._tf_error_name = (f"__inference_Dataset_{transformation}_"
+                                  f"{getattr(user_func, '__name__', type(user_func).__name__)}"
+                                  f"_{next(_ERROR_NAME_IDS)}")
         _tensor_arrays_keep_items(self.fg, graph, set())
         # a table made in the function lands in it, or in the outer graph (init_scope)
         if any(op.type in _RESOURCE_OPS

@@ -33,9 +33,11 @@ def _compression(value, unknown="error"):
     if c not in ("", "GZIP", "ZLIB"):
         if unknown == "none":
             return ""
+        # (the text and fixed-length readers read in a dataset function: TF's error then
+        # starts with the space its dropped function tag leaves)
         raise errors.InvalidArgumentError(None, None, f"Unsupported compression_type: {c}."
                                           if unknown == "named"
-                                          else " Unsupported compression_type.")
+                                          else "Unsupported compression_type.")
     return c
 
 

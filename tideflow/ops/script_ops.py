@@ -11,6 +11,7 @@ anything that is not an ``Exception`` (KeyboardInterrupt) passes through untouch
 """
 
 import itertools
+import re
 import threading
 import traceback
 
@@ -110,6 +111,9 @@ _EXCEPTIONS = (
 )
 
 
+_CARETS = re.compile(r"\n[ \t]*[\^~]+[ \t]*(?=\n)")
+
+
 def _py_func_kernel_factory(ctx):
     token = ctx.op._attrs["token"]
     tout = list(ctx.op._attrs["Tout"])
@@ -125,8 +129,11 @@ def _py_func_kernel_factory(ctx):
         except Exception as e:  # a TF error raised in func too: TF maps it by its Python class
             cls = next((c for kinds, c in _EXCEPTIONS if isinstance(e, kinds)),
                        errors.UnknownError)
-            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-            raise cls(None, None, f"{type(e).__name__}: {e}\n{tb}") from e
+            # as TF 1.15 writes it: the traceback's parts joined by blank lines, one more newline
+            # at the end (and no position carets under the lines, which its Python had not)
+            parts = [_CARETS.sub("", p)
+                     for p in traceback.format_exception(type(e), e, e.__traceback__)]
+            raise cls(None, None, f"{type(e).__name__}: {e}\n" + "\n".join(parts) + "\n") from e
         # as TF: the values are converted, then counted, then their types checked
         values = [] if ret is None else [_to_array(v) for v in (
             ret if isinstance(ret, (list, tuple)) else [ret])]

@@ -906,6 +906,16 @@ def retval_note(ref, fetches):
 
 def op_error_for(e, op):
     """Turns an exception raised by ``op``'s kernel into a TF OpError that names the op."""
+    fn_name = getattr(op.graph, "_tf_error_name", None) if op is not None else None
+    if fn_name is not None:
+        return _function_op_error(e, op, fn_name)
+    if (op is not None and isinstance(e, errors.OpError) and e._op is None
+            and getattr(e, "_in_function", False) and "[[node " not in e._message):
+        # (an error from a tf.data function reaches the step through the iterator's op, which
+        # TF names plainly, leaving the error without an op)
+        if f"[[{op.name}]]" not in e._message:
+            e._message += f"\n\t [[{op.name}]]"
+        return e
     where = ""
     if op is not None:
         where = f"\n\t [[node {op.name} (defined at {op._user_location}) ]]"
@@ -923,6 +933,35 @@ def op_error_for(e, op):
     if isinstance(e, (ValueError, TypeError, IndexError, ZeroDivisionError, FloatingPointError)):
         return errors.InvalidArgumentError(None, op, msg)
     return errors.UnknownError(None, op, f"{prefix}{type(e).__name__}: {e}{where}")
+
+
+def _function_op_error(e, op, fn_name):
+    """An error of ``op`` inside a tf.data function, as TF 1.15's function runtime writes it:
+    "{{function_node NAME}} " ahead, the node as "[[{{node OP}}]]" (an op of no graph the
+    session knows, so TF's error names none). TF's session then drops a function tag whose
+    name its tag pattern reads (not a lambda's: "<lambda>" is outside it), leaving the space."""
+    where = f"\n\t [[{{{{node {op.name}}}}}]]"
+    head = " " if _TAG_NAME.fullmatch(fn_name) else f"{{{{function_node {fn_name}}}}} "
+    if isinstance(e, errors.OpError):
+        if "[[" not in e._message:
+            e._message = head + e._message + where
+            e._in_function = True
+            if e._op is op:
+                e._op = None
+        return e
+    text = _tf_wording(e)
+    if isinstance(e, MemoryError):
+        out = errors.ResourceExhaustedError(None, None, f"{head}{text}{where}")
+    elif isinstance(e, (ValueError, TypeError, IndexError, ZeroDivisionError,
+                        FloatingPointError)):
+        out = errors.InvalidArgumentError(None, None, f"{head}{text}{where}")
+    else:
+        out = errors.UnknownError(None, None, f"{head}{type(e).__name__}: {e}{where}")
+    out._in_function = True
+    return out
+
+
+_TAG_NAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.\-/]*")
 
 
 _BROADCAST = re.compile(r"operands could not be broadcast together with shapes ((?:\([^)]*\) ?)+)")
