@@ -185,3 +185,17 @@ def test_a_node_for_a_device_the_session_lacks_fails_every_step(cluster):
                                r".*test_dist_programs_parity24.py:\d+\)  was explicitly "
                                r"assigned to /job:chief/task:0"):
                 sess.run(a)
+
+
+def test_reset_clears_every_task_whatever_the_configs_device_filters(cluster):
+    # TF 1.15's client sends Reset without the config's device_filters: the master clears
+    # the containers of every task, those the filters leave out too
+    target = cluster.target("worker", 0)
+    with tf.device("/job:worker/task:1"):
+        w = tf.Variable(5.0, name="w_reset24")
+    with tf.Session(target) as sess:
+        sess.run(w.initializer)
+        assert sess.run(w) == 5.0
+    tf.Session.reset(target, config=_filters("/job:ps", "/job:worker/task:0"))
+    with tf.Session(target) as sess, pytest.raises(tf.errors.FailedPreconditionError):
+        sess.run(w)

@@ -505,9 +505,9 @@ def reset(target, containers=None, config=None):
         # until that deadline (DeadlineExceededError); without one it fails at once
         timeout, wait = config.operation_timeout_in_ms / 1000.0, True
     try:
+        # as TF 1.15's client: the config's device_filters do not go with the request, so
+        # every task of the cluster is cleared
         req = master_pb2.ResetRequest(container=list(containers or []))
-        if config is not None:
-            req.device_filters.extend(config.device_filters)
         stub.call("Reset", req, timeout, wait_for_ready=wait)
     finally:
         stub.close()
