@@ -279,3 +279,33 @@ def test_py_func_error_text_is_tfs():
     assert text.startswith("ValueError: bad\nTraceback (most recent call last):\n\n  File ")
     assert text.endswith("\n    raise ValueError(\"bad\")\n\nValueError: bad\n\n\n")
     assert "^^^" not in text
+
+
+def test_from_generator_errors_are_py_func_errors_as_tfs():
+    # TF 1.15 runs the generator in a py_func of a dataset function: a rejected element or the
+    # generator's own exception is a py_func's error (its traceback, then the node and the
+    # iterator's op plainly), naming no op; the iteration goes on after a rejected element.
+    def gen():
+        yield [1, 2]
+        yield [3]
+        yield [5, 6]
+        raise KeyError("boom")
+
+    with tf.Graph().as_default():
+        nx = tf.data.Dataset.from_generator(gen, tf.int32, [2]).make_one_shot_iterator() \
+            .get_next()
+        with tf.Session() as s:
+            assert s.run(nx).tolist() == [1, 2]
+            e = _error(lambda: s.run(nx))
+            assert type(e) is tf.errors.InvalidArgumentError and e.op is None
+            lines = e.message.split("\n")
+            assert lines[0] == ("ValueError: `generator` yielded an element of shape (1,) where "
+                                "an element of shape (2,) was expected.")
+            assert lines[1] == "Traceback (most recent call last):"
+            assert e.message.endswith("was expected.\n\n\n\t [[{{node PyFunc}}]]\n"
+                                      "\t [[IteratorGetNext]]")
+            assert s.run(nx).tolist() == [5, 6]
+            e = _error(lambda: s.run(nx))
+            assert type(e) is tf.errors.UnknownError and e.op is None
+            assert e.message.startswith("KeyError: 'boom'\nTraceback (most recent call last):")
+            assert e.message.endswith("\n\n\n\t [[{{node PyFunc}}]]\n\t [[IteratorGetNext]]")

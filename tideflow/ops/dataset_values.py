@@ -146,10 +146,10 @@ class Generator(DatasetValue):
         except (TypeError, ValueError):
             flat = None
         if flat is None or len(flat) != len(self.dtypes):
-            raise errors.InvalidArgumentError(
-                None, None, f"TypeError: `generator` yielded an element that did not match the "
-                f"expected structure. The expected structure was {self.structure}, but "
-                f"the yielded element was {value}.")
+            _generator_error(TypeError(
+                f"`generator` yielded an element that did not match the expected structure. "
+                f"The expected structure was {self.structure}, but the yielded element was "
+                f"{value}."))
         out = []
         for v, d, s in zip(flat, self.dtypes, self.shapes):
             try:
@@ -162,16 +162,34 @@ class Generator(DatasetValue):
                 if d.name == "string":
                     a = np.vectorize(_as_bytes, otypes=[object])(a) if a.size else a
             except (TypeError, ValueError) as e:
-                raise errors.InvalidArgumentError(
-                    None, None, f"TypeError: `generator` yielded an element that could not "
-                    f"be converted to the expected type. The expected type was {d.name}, "
-                    f"but the yielded element was {v}.") from e
+                _generator_error(TypeError(
+                    f"`generator` yielded an element that could not be converted to the "
+                    f"expected type. The expected type was {d.name}, but the yielded element "
+                    f"was {v}."), cause=e)
             if s.ndims is not None and not s.is_compatible_with(np.shape(a)):
-                raise errors.InvalidArgumentError(
-                    None, None, f"ValueError: `generator` yielded an element of shape "
-                    f"{np.shape(a)} where an element of shape {s} was expected.")
+                _generator_error(ValueError(
+                    f"`generator` yielded an element of shape {np.shape(a)} where an element "
+                    f"of shape {s} was expected."))
             out.append(a)
         return out
+
+
+def _generator_error(exc, cause=None):
+    """Raises TF 1.15's error for a yielded element it rejects: ``exc`` raised in the py_func
+    TF runs the generator in, so written as a py_func's error (TF shows the conversion's own
+    exception first, then "During handling ...": ``cause``)."""
+    from tideflow.ops.script_ops import py_func_error
+
+    try:
+        try:
+            raise exc from None if cause is None else cause
+        finally:
+            del cause
+    except Exception as e:  # noqa: BLE001 (only to format it)
+        if e.__cause__ is not None:
+            e.__context__, e.__cause__, e.__suppress_context__ = e.__cause__, None, False
+        err = py_func_error(e)
+    raise err from None
 
 
 class _GeneratorIter:
@@ -208,14 +226,12 @@ class _GeneratorIter:
         except errors.OpError:
             raise
         except Exception as e:  # as TF's py_func: the exception's class and message
-            from tideflow.ops.script_ops import _EXCEPTIONS
+            from tideflow.ops.script_ops import py_func_error
 
             # TF maps the class as its py_func does: ValueError/TypeError ->
             # InvalidArgumentError, MemoryError -> ResourceExhaustedError, ..., others
             # (KeyError, RuntimeError, ...) -> UnknownError.
-            cls = next((c for kinds, c in _EXCEPTIONS if isinstance(e, kinds)),
-                       errors.UnknownError)
-            raise cls(None, None, f"{type(e).__name__}: {e}") from e
+            raise py_func_error(e) from e
         return self.owner.check(value)
 
 

@@ -114,6 +114,24 @@ _EXCEPTIONS = (
 _CARETS = re.compile(r"\n[ \t]*[\^~]+[ \t]*(?=\n)")
 
 
+def py_error_text(e):
+    """A Python exception raised in a py_func as TF 1.15 writes it: "Type: message", then the
+    traceback's parts joined by blank lines and one more newline at the end (and no position
+    carets under the lines, which its Python had not)."""
+    parts = [_CARETS.sub("", p) for p in traceback.format_exception(type(e), e, e.__traceback__)]
+    return f"{type(e).__name__}: {e}\n" + "\n".join(parts) + "\n"
+
+
+def py_func_error(e):
+    """The OpError TF 1.15 raises for ``e``, raised in the py_func a tf.data function runs (a
+    generator's): its class mapped as a py_func's, its text as one's, the node as TF's function
+    runtime names it (the iterator's op adds its own line; the error names no op)."""
+    cls = next((c for kinds, c in _EXCEPTIONS if isinstance(e, kinds)), errors.UnknownError)
+    out = cls(None, None, py_error_text(e) + "\n\t [[{{node PyFunc}}]]")
+    out._in_function = True
+    return out
+
+
 def _py_func_kernel_factory(ctx):
     token = ctx.op._attrs["token"]
     tout = list(ctx.op._attrs["Tout"])
@@ -129,11 +147,7 @@ def _py_func_kernel_factory(ctx):
         except Exception as e:  # a TF error raised in func too: TF maps it by its Python class
             cls = next((c for kinds, c in _EXCEPTIONS if isinstance(e, kinds)),
                        errors.UnknownError)
-            # as TF 1.15 writes it: the traceback's parts joined by blank lines, one more newline
-            # at the end (and no position carets under the lines, which its Python had not)
-            parts = [_CARETS.sub("", p)
-                     for p in traceback.format_exception(type(e), e, e.__traceback__)]
-            raise cls(None, None, f"{type(e).__name__}: {e}\n" + "\n".join(parts) + "\n") from e
+            raise cls(None, None, py_error_text(e)) from e
         # as TF: the values are converted, then counted, then their types checked
         values = [] if ret is None else [_to_array(v) for v in (
             ret if isinstance(ret, (list, tuple)) else [ret])]
