@@ -1344,8 +1344,10 @@ def _stage_expr(r, root, hosted, leaves, names, dirty, fwd, at):
                              for x in r.ins])
 
 
-_HOST_IDS = itertools.count(1 << 40)  # (ids no graph op has)
+# the ids of the plan's own ops (no graph op has one as large): runtime/executor.py names their
+# values by them
 HOST_ID_BASE = 1 << 40
+_HOST_IDS = itertools.count(HOST_ID_BASE)
 
 
 def _host_op(n, leaves, expr, replace):
