@@ -657,6 +657,11 @@ _ALIASING = frozenset({
     "PlaceholderWithDefault", "TemporaryVariable"})
 
 
+# ops whose output is their (first) input's buffer, which they hand on when they have run
+_HANDS_ON = frozenset({"Identity", "StopGradient", "PreventGradient", "Reshape", "ExpandDims",
+                       "Squeeze", "EnsureShape", "CheckNumerics"})
+
+
 class _Forwards:
     """Whether an AddN's kernel sums into the buffer of its input ``t``: TF's CPU AddN
     takes the first of its inputs whose buffer it holds alone (a value computed for it,
@@ -671,8 +676,14 @@ class _Forwards:
     def __call__(self, addn, t, ins, at=None):
         replace = self.replace
         r = replace.get(t, t)
+        # an op handing on its input's buffer (a gradient tuple's control_dependency Identity,
+        # a Reshape) leaves it held alone once it has run, if nothing else still reads it
+        chain = [r]
+        while r._op._type in _HANDS_ON and r._op._inputs and len(chain) < 16:
+            r = replace.get(r._op._inputs[0], r._op._inputs[0])
+            chain.append(r)
         if (r in self.consts or r in self.fed or r._op._type in _ALIASING
-                or sum(1 for x in ins if x is r) != 1):
+                or sum(1 for x in ins for c in chain if x is c) != 1):
             return False
         position = self.position
         at = position.get(addn if at is None else at)
@@ -682,13 +693,15 @@ class _Forwards:
             self.also = {}
             for a, b in replace.items():
                 self.also.setdefault(b, []).append(a)
-        for src in (r, *self.also.get(r, ())):
-            for c in src._consumers:
-                if c is addn or position.get(c) is None or (c._outputs and all(
-                        replace.get(o, o) is not o or o in self.consts for o in c._outputs)):
-                    continue  # (not run in the step)
-                if not (self._ready(c) < self._ready(addn) or self._before(c, addn, at)):
-                    return False  # (TF's executor may not have run it yet)
+        for reader, link in zip([addn] + [x._op for x in chain[:-1]], chain):
+            for src in (link, *self.also.get(link, ())):
+                for c in src._consumers:
+                    if c is reader or c is addn or position.get(c) is None or (
+                            c._outputs and all(replace.get(o, o) is not o or o in self.consts
+                                               for o in c._outputs)):
+                        continue  # (not run in the step)
+                    if not (self._ready(c) < self._ready(addn) or self._before(c, addn, at)):
+                        return False  # (TF's executor may not have run it yet)
         return True
 
     def _ready(self, op):
