@@ -176,32 +176,3 @@ def test_gradient_aggregation_bits_as_tf(name):
             r = s.run(gx, {w: _data(2)})
     assert zlib.crc32(r.tobytes()) == crc
 
-
-def test_addn_forwards_a_buffer_handed_on_by_an_identity():
-    """A gradient tuple's control_dependency Identity hands its input's buffer on: once it has
-    run nothing else holds it, so TF's AddN sums into it (the first input, by name) and keeps
-    the written order. Batch norm's input gradient sums three such terms; TF 1.15 printed
-    these moving means (with tf.set_random_seed(1); the order by the bare truediv gave
-    0.00339094758965075 and -0.0035848510451614857 for the second and third)."""
-    with tf.Graph().as_default():
-        tf.set_random_seed(1)
-        x = tf.placeholder(tf.float32, [None, 8])
-        t = tf.placeholder_with_default(False, [])
-        h = tf.layers.dense(x, 6)
-        h = tf.layers.batch_normalization(h, training=t)
-        h = tf.layers.dropout(h, 0.5, training=t)
-        y = tf.layers.dense(h, 4)
-        loss = tf.reduce_mean(tf.square(y))
-        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
-            opt = tf.train.AdamOptimizer(0.01).minimize(loss)
-        xv = np.arange(32, dtype=np.float32).reshape(4, 8) / 10
-        mm = next(v for v in tf.global_variables()
-                  if v.op.name == "batch_normalization/moving_mean")
-        with tf.Session() as s:
-            s.run(tf.global_variables_initializer())
-            for _ in range(3):
-                s.run(opt, {x: xv, t: True})
-            got = s.run(mm)
-    want = [0.08597961068153381, 0.0034001669846475124, -0.003528294153511524,
-            -0.03169194608926773, 0.07103738188743591, 0.05907576531171799]
-    np.testing.assert_array_equal(got, np.array(want, np.float32))
