@@ -285,12 +285,12 @@ def optimize(order, fed, device, session_state, session, fetches=()):
                 continue
         if not any(t in fed for t in op._outputs):
             cse.append(op)
-    from tideflow.runtime import grappler
+    from tideflow.runtime import grappler, grappler_arith, grappler_push_down
 
     grappler_runs = grappler.runs(order)
     if grappler_runs:
         # TF folds (and pushes constants down) before it merges common subexpressions
-        grappler.constant_push_down(order, fed, fetches, replace, consts, device)
+        grappler_push_down.constant_push_down(order, fed, fetches, replace, consts, device)
     # --- common subexpressions
     for op in cse:
         if op in replace.kernels or any(replace.get(t, t) is not t for t in op._outputs):
@@ -319,8 +319,8 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         grappler.sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
         grappler.div_by_constant_rewrites(order, fed, replace, consts)
         grappler.fused_matmul_rewrites(order, fed, fetches, replace, consts)
-        grappler.mul_square_names(order, fed, replace, consts)
-        grappler.arithmetic_stages(order, fed, fetches, replace, consts, device)
+        grappler_arith.mul_square_names(order, fed, replace, consts)
+        grappler_arith.arithmetic_stages(order, fed, fetches, replace, consts, device)
         grappler.add_n_order(order, fed, replace, consts, device)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
