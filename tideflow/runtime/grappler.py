@@ -9,11 +9,24 @@ the user's graph is not touched. The push-down is in ``grappler_push_down``, the
 rebuild trees of additions in ``grappler_arith``; this module holds the simple rewrites, the
 node model they share and the order of an AddN's inputs."""
 
+import copy
 
 import numpy as np
 
 from tideflow.framework import dtypes
 from tideflow.runtime.graph_passes import _read_from, _readonly, _uses
+
+
+def kernel_decl(op, kernel):
+    """A copy of ``op``'s declaration that runs ``kernel`` on the op's inputs alone (no kernel
+    factory, bound attrs, step context or in-place output): what a rewritten op runs."""
+    decl = copy.copy(op._op_def)
+    decl.kernel = kernel
+    decl.kernel_factory = None
+    decl.kernel_attrs = ()
+    decl.kernel_wants_ctx = decl.kernel_wants_step = False
+    decl.inplace = None
+    return decl
 
 
 def log_softmax_rewrites(order, fed, fetches, replace, consts):
@@ -54,8 +67,6 @@ def fused_matmul_rewrites(order, fed, fetches, replace, consts):
     runs Eigen's matrix-vector product: such a MatMul (a dense layer with a bias: Dense(1)
     and ``tf.layers.dense(x, 1)``) takes the GEMM's order. Not when its product is fetched or
     fed, or read by anything else."""
-    import copy
-
     from tideflow.framework import op_registry
     from tideflow.ops import linalg_ops
 
@@ -98,8 +109,6 @@ def div_by_constant_rewrites(order, fed, replace, consts):
     constant runs as a multiplication by the constant's reciprocal, ``x / 255.`` as
     ``x * (1 / 255.)``, so its last bit is TF's (the two differ in rounding for about half of
     the values). Not for bfloat16, which TF's CPU Reciprocal kernel lacks."""
-    import copy
-
     from tideflow.framework import op_registry
 
     for op in order:
@@ -155,7 +164,6 @@ def convert_pow(order, fed, replace, consts):
     ``Sqrt`` for 0.5, ``Rsqrt`` for -0.5 and ``Reciprocal`` for -1, whose last bits are not
     ``pow``'s (``x ** 3`` is two roundings there). Other exponents keep ``Pow``. Left alone
     where ``c`` would broadcast ``x`` to a larger shape."""
-    import copy
 
     from tideflow.framework import op_registry
 
@@ -165,12 +173,7 @@ def convert_pow(order, fed, replace, consts):
             continue
         name = _POW_AS[e]
         if name is None:
-            decl = copy.copy(op._op_def)
-            decl.kernel = _cube
-            decl.kernel_factory = None
-            decl.kernel_attrs = ()
-            decl.kernel_wants_ctx = decl.kernel_wants_step = False
-            decl.inplace = None
+            decl = kernel_decl(op, _cube)
         else:
             decl = op_registry.get(name)
         replace.kernels[op] = decl
@@ -389,7 +392,6 @@ def add_n_order(order, fed, replace, consts, device):
     """Runs each AddN over its inputs as TF 1.15's grappler leaves them: the constants among
     them summed first into one (when there are two or more and not only constants), then all
     sorted by name."""
-    import copy
 
     from tideflow.ops.math_ops import _add_n
 
@@ -426,10 +428,4 @@ def add_n_order(order, fed, replace, consts, device):
         perm[0], perm[first] = perm[first], perm[0]
         if len(slots) == len(ins) and perm == slots:
             continue
-        decl = copy.copy(op._op_def)
-        decl.kernel = _add_n_kernel([slots[i] for i in perm])
-        decl.kernel_factory = None
-        decl.kernel_attrs = ()
-        decl.kernel_wants_ctx = decl.kernel_wants_step = False
-        decl.inplace = None
-        replace.kernels[op] = decl
+        replace.kernels[op] = kernel_decl(op, _add_n_kernel([slots[i] for i in perm]))

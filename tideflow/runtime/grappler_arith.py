@@ -15,6 +15,7 @@ from tideflow.runtime.grappler import (
     _Node,
     _pd_differs,
     input_name,
+    kernel_decl,
 )
 
 # ---- the arithmetic optimizer's AddOpsRewrite, HoistCommonFactorOutOfAggregation and
@@ -614,7 +615,6 @@ def _new_op(like, name, ins, kernel, replace):
     """A new op of the plan named ``name``, on ``like``'s device and with its output's dtype
     and shape, whose ``kernel`` takes the values of ``ins`` as one list (an AddN by its
     declaration)."""
-    import copy
 
     from tideflow.framework import op_registry
     from tideflow.framework.ops import Operation, Tensor, _InputList
@@ -636,13 +636,7 @@ def _new_op(like, name, ins, kernel, replace):
     out = Tensor(op, 0, like._outputs[0].dtype)
     out._shape = like._outputs[0]._shape
     op._outputs = [out]
-    decl = copy.copy(op._op_def)
-    decl.kernel = kernel
-    decl.kernel_factory = None
-    decl.kernel_attrs = ()
-    decl.kernel_wants_ctx = decl.kernel_wants_step = False
-    decl.inplace = None
-    replace.kernels[op] = decl
+    replace.kernels[op] = kernel_decl(op, kernel)
     return op
 
 

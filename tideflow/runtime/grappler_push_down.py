@@ -16,6 +16,7 @@ from tideflow.runtime.grappler import (
     _pd_differs,
     _pow_as,
     input_name,
+    kernel_decl,
 )
 from tideflow.runtime.grappler_arith import (
     _MODEL_DTYPES,
@@ -90,8 +91,6 @@ def _push_down(p):
 
 
 def constant_push_down(order, fed, fetches, replace, consts, device):
-    import copy
-
     if device is not None and not getattr(device, "is_host", True):
         return
     nodes = {}
@@ -157,7 +156,7 @@ def constant_push_down(order, fed, fetches, replace, consts, device):
         return
     if any(n.op._outputs[0].dtype.base_dtype not in _MODEL_DTYPES
            or any(isinstance(r, _Node) and r.op is None for r in n.ins) for n in seq):
-        _realize(nodes, seq, order, replace, consts, copy)
+        _realize(nodes, seq, order, replace, consts)
         return
     # the arithmetic optimizer's stages rewrite the result further (arithmetic_stages): its
     # model takes these nodes as they are now, and the changed ops are left to it
@@ -197,7 +196,7 @@ def _pd_inside(seq):
     return inside
 
 
-def _realize(nodes, seq, order, replace, consts, copy):
+def _realize(nodes, seq, order, replace, consts):
     """Has the value of each rewritten node that is read outside the chain computed by one op
     of the chain whose inputs hold all the values the node's new expression needs, with the
     constants and the chain's inner nodes folded into that op's kernel."""
@@ -294,7 +293,7 @@ def _realize(nodes, seq, order, replace, consts, copy):
     if new_ops:
         _insert_ops(replace, order, new_ops)
     for h, (ins, expr) in hosts.items():
-        replace.kernels[h] = _pd_decl(h, _pd_kernel(_pd_compile(expr, ins)), copy)
+        replace.kernels[h] = kernel_decl(h, _pd_kernel(_pd_compile(expr, ins)))
     for out, src in moved.items():
         _read_from(replace, out, src)
     for n in seq:
@@ -304,7 +303,7 @@ def _realize(nodes, seq, order, replace, consts, copy):
         if read_outside(n):  # (folded)
             consts[out] = _readonly(np.asarray(n.value))
         else:  # read by the rewritten ops only, which no longer do
-            replace.kernels[n.op] = _pd_decl(n.op, _unread, copy)
+            replace.kernels[n.op] = kernel_decl(n.op, _unread)
 
 
 _PD_UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
@@ -367,11 +366,3 @@ def _unread(*inputs):
     return None
 
 
-def _pd_decl(op, kernel, copy):
-    decl = copy.copy(op._op_def)
-    decl.kernel = kernel
-    decl.kernel_factory = None
-    decl.kernel_attrs = ()
-    decl.kernel_wants_ctx = decl.kernel_wants_step = False
-    decl.inplace = None
-    return decl
