@@ -325,7 +325,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
-    _unread_loss_rewrites(order, fed, fetches, replace, consts)
+    _unread_loss_rewrites(order, fed, fetches, replace, consts, device)
     return replace, consts
 
 
@@ -335,12 +335,14 @@ _SHAPE_READERS = frozenset({"Shape", "ShapeN", "Size", "Rank", "ZerosLike", "One
 _PASS_THROUGH = frozenset({"Identity", "Reshape", "ExpandDims", "Squeeze"})
 
 
-def _unread_loss_rewrites(order, fed, fetches, replace, consts):
+def _unread_loss_rewrites(order, fed, fetches, replace, consts, device):
     """A fused softmax cross-entropy whose loss values nothing reads runs a kernel that
     leaves the loss out (an unset vector of its shape stands for it): a training step that
     fetches only the train op reads the backprop, and the Mean's gradient only the loss's
     shape (through a Reshape, for the public wrappers' rank handling). Only where the loss
     is neither fed nor fetched and the op runs its own kernel."""
+    if device is not None and not getattr(device, "is_host", True):
+        return  # (the host's NumPy kernels only)
     import copy
 
     from tideflow.ops import nn_ops
