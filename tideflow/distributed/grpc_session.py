@@ -314,26 +314,19 @@ class RemoteSession:
         if e.op is not None:
             return
         m = _NODE_IN_ERROR.search(e.message or "")
+        text = "[[node {} (defined at {}) ]]"
         if m is None:
             # a placement error names the node in its first line ("node X (defined at Y)")
             m = _NODE_DEFINED_AT.search(e.message or "")
+            text = "node {} (defined at {})"
             if m is None:
                 return
-            try:
-                op = self._graph.get_operation_by_name(m.group(1))
-            except (KeyError, ValueError):
-                return
-            e._op = op
-            e._message = (e._message[:m.start()] + f"node {op.name} (defined at "
-                          f"{op._user_location})" + e._message[m.end():])
-            return
         try:
             op = self._graph.get_operation_by_name(m.group(1))
         except (KeyError, ValueError):
             return
         e._op = op
-        e._message = (e._message[:m.start()]
-                      + f"[[node {op.name} (defined at {op._user_location}) ]]"
+        e._message = (e._message[:m.start()] + text.format(op.name, op._user_location)
                       + e._message[m.end():])
 
     @staticmethod

@@ -227,13 +227,9 @@ def _realize(nodes, seq, order, replace, consts):
     moved = {}  # output of a node read outside -> the op's output that holds its new value
 
     def expand(r, leaves, deep):
-        if isinstance(r, _Const):
-            return ("c", r.value)
-        if not isinstance(r, _Node):
-            leaves.append(r)
-            return ("t", r)
-        if r.value is not None:
-            return ("c", r.value)
+        settled = _settled_expr(r, leaves)
+        if settled is not None:
+            return settled
         if r.op is None:  # (a Pow's Square)
             return (r.kind, expand(r.ins[0], leaves, deep), expand(r.ins[1], leaves, deep))
         if r not in dirty:
@@ -309,8 +305,9 @@ def _realize(nodes, seq, order, replace, consts):
 _PD_UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
 
 
-def _full_expr(r, root, dirty, realized, leaves):
-    """Node ``root``'s new expression down to values of the graph (or of ops realized)."""
+def _settled_expr(r, leaves):
+    """A constant's or a graph value's expression (the value appended to ``leaves``); None for
+    a node still to expand."""
     if isinstance(r, _Const):
         return ("c", r.value)
     if not isinstance(r, _Node):
@@ -318,6 +315,14 @@ def _full_expr(r, root, dirty, realized, leaves):
         return ("t", r)
     if r.value is not None:
         return ("c", r.value)
+    return None
+
+
+def _full_expr(r, root, dirty, realized, leaves):
+    """Node ``root``'s new expression down to values of the graph (or of ops realized)."""
+    settled = _settled_expr(r, leaves)
+    if settled is not None:
+        return settled
     if r.op is not None and r is not root:
         if r in realized:
             leaves.append(realized[r])
