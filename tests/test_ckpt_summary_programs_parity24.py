@@ -267,25 +267,8 @@ def test_object_based_checkpoint_save_creates_its_directory(tmp_path):
         "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
 
 
-@pytest.fixture
-def info_lines():
-    """The messages the "tensorflow" logger emits at INFO and above, in order."""
-    lines = []
-
-    class _Keep(logging.Handler):
-        def emit(self, record):
-            lines.append(record.getMessage())
-
-    logger = logging.getLogger("tensorflow")
-    handler, old_level = _Keep(), logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield lines
-    logger.removeHandler(handler)
-    logger.setLevel(old_level)
-
-
-def test_freezing_logs_both_of_tf_s_counts(info_lines):
+def test_freezing_logs_both_of_tf_s_counts(caplog):
+    caplog.set_level(logging.INFO, logger="tensorflow")
     from tideflow.python.framework import graph_util
 
     with tf.Graph().as_default() as g:
@@ -298,6 +281,7 @@ def test_freezing_logs_both_of_tf_s_counts(info_lines):
             graph_util.convert_variables_to_constants(s, g.as_graph_def(), ["output"],
                                                       variable_names_whitelist=["w"])
     # measured in TF 1.15
+    info_lines = [r.getMessage() for r in caplog.records if r.name == "tensorflow"]
     assert info_lines == ["Froze 1 variables.", "Converted 1 variables to const ops."]
 
 
