@@ -72,6 +72,9 @@ class FuncGraph(ops.Graph):
         self.control_captures = []
         self._capture_map = {}
         self._capture_sources = {}  # placeholder -> the enclosing tensor it stands for
+        # the name a capture placeholder takes (None: its source op's); a while loop's are
+        # named as TF 1.x's Enter ops, which take their names from the loop's namespace
+        self.capture_name = None
         # resolver(tensor) -> tensor: how a gradient body reaches tensors of the forward body
         # it differentiates (set by control-flow gradients); returns its argument when it
         # does not know the tensor
@@ -235,7 +238,7 @@ class FuncGraph(ops.Graph):
                 src = outer.capture(src)
                 ph = self._capture_map.get(src)
             if ph is None:
-                base = name or src._op._name.rsplit("/", 1)[-1]
+                base = name or self.capture_name or src._op._name.rsplit("/", 1)[-1]
                 ph = self.make_placeholder(src._dtype, src._shape, name=base)
                 self.captures.append((src, ph))
                 self._capture_sources[ph] = src

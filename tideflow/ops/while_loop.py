@@ -307,8 +307,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             tensors = [counter, *tensors]
             invariants = [counter._shape, *invariants]
         specs = [(t._dtype.base_dtype, inv) for t, inv in zip(tensors, invariants)]
-        names = ["loop_counter"] * (max_iter is not None) + [f"loop_var{i}" if i else "loop_var"
-                                                             for i in range(n_user)]
+        # the loop variables as TF 1.x's cond sees them (its Merge ops: 'while/Merge_1:0')
+        # and as its body does (the Identity after each Switch: 'while/Identity_1:0')
+        n_all = n_user + (max_iter is not None)
         graph = ops.get_default_graph()
         base = (scope.rstrip("/") or "while").replace("/", "_")
         start = 1 if max_iter is not None else 0
@@ -328,6 +329,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
         def cond_fn(*args):
             ops.get_default_graph()._tf_frame = frame
+            ops.get_default_graph().capture_name = "Enter"
             graph._skip_op_ids(to=first + 2 * n_vars)  # past TF's Enter and Merge ops
             below = None
             if max_iter is not None:  # TF's lambda tests the counter first
@@ -357,6 +359,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             # past TF's LoopCond, Switch and Identity ops
             graph._skip_op_ids(to=ids.get("cond_end", graph._next_id) + 1 + 2 * n_vars)
             ops.get_default_graph()._tf_frame = frame
+            ops.get_default_graph().capture_name = "Enter"
             ops.get_default_graph().while_loop_body = True  # (for the loops nested in it)
             counted = args[0] + 1 if max_iter is not None else None  # TF's lambda: first
             got = flat.pack(args[start:])
@@ -375,9 +378,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             return outs
 
         cond_fg = func_graph.trace(cond_fn, specs, func_graph.unique_function_name(
-            graph, base + "_cond"), arg_names=names, control_flow=True)
+            graph, base + "_cond"), arg_names=["Merge"] * n_all, control_flow=True)
         body_fg = func_graph.trace(body_fn, specs, func_graph.unique_function_name(
-            graph, base + "_body"), arg_names=names, control_flow=True)
+            graph, base + "_body"), arg_names=["Identity"] * n_all, control_flow=True)
         cond_fg.while_loop_body = body_fg.while_loop_body = True
         # as TF, the shapes are checked first (a body changing both is the shape's ValueError)
         for t, inv, out in zip(tensors, invariants, body_fg.outputs):
