@@ -638,7 +638,7 @@ class Operation:
             session, self._graph, "execute operation", "operation",
             "Cannot execute operation using `run()`: No default session is registered. Use "
             "`with sess.as_default():` or pass an explicit session to `run(session=sess)`",
-            "`run(session=sess)`")
+            "run(session=sess)")  # (TF's op message quotes no code here, its tensor one does)
         session.run(self, feed_dict)
 
     def __repr__(self):
@@ -1295,6 +1295,12 @@ class Graph:
         """TF's low-level op constructor: inputs are Tensors, attrs Python values or (as TF
         takes them) ``AttrValue`` protos (a copied ``node_def.attr``)."""
         del dtypes, input_types, op_def, compute_shapes, compute_device
+        # TF's order: the inputs, the graph's finalization, the name, the op type
+        inputs = list(inputs)
+        for i, x in enumerate(inputs):  # as TF's: tensors (not Python values) only
+            if not (isinstance(x, Tensor) or is_dense_tensor_like(x)):
+                raise TypeError(f"Input #{i} is not a tensor: {x}")
+        self._check_not_finalized()
         check_node_name(self, name)
         if op_registry.lookup(op_type) is None:
             import socket
@@ -1303,10 +1309,6 @@ class Graph:
                 None, None, f"Op type not registered '{op_type}' in binary running on "
                 f"{socket.gethostname()}. Make sure the Op and Kernel are registered in the "
                 "binary running in this process.")
-        inputs = list(inputs)
-        for i, x in enumerate(inputs):  # as TF's: tensors (not Python values) only
-            if not (isinstance(x, Tensor) or is_dense_tensor_like(x)):
-                raise TypeError(f"Input #{i} is not a tensor: {x!r}")
         if attrs and any(hasattr(v, "WhichOneof") for v in attrs.values()):
             from tideflow.framework import graph_io
 

@@ -3,6 +3,7 @@
 import collections
 import collections.abc
 import contextlib
+import re
 import threading
 import time
 import typing
@@ -188,6 +189,17 @@ def _check_thread_pool(pool, config):
     count = len(getattr(config, "session_inter_op_thread_pool", ())) or 1
     if not -1 <= pool < count:
         raise errors.InvalidArgumentError(None, None, f"Invalid inter_op_thread_pool: {pool}")
+
+
+_NODE_LINE = re.compile(r"\[\[node (\S+) \(defined at [^\n]*?\) \]\]")
+
+
+def _raw_op_error(err):
+    """``err`` as TF's runtime raises it outside Session.run's interpolation (a callable's
+    step): each node line reads "[[{{node X}}]]" and the error names no op."""
+    err._message = _NODE_LINE.sub(lambda m: "[[{{node " + m.group(1) + "}}]]", err._message)
+    err._op = None
+    err._node_def = None
 
 
 def _raise_past_deadline(err, deadline):
@@ -914,6 +926,17 @@ class BaseSession:
             raise
 
         def call(*args, **kwargs):
+            if lazy:
+                return _call(*args, **kwargs)
+            try:
+                return _call(*args, **kwargs)
+            except errors.OpError as e:
+                # TF's callable runs the step without run()'s error interpolation: the
+                # runtime's own text ("[[{{node X}}]]") and an error naming no op
+                _raw_op_error(e)
+                raise
+
+        def _call(*args, **kwargs):
             if self._closed:
                 if lazy:
                     self._check_open()
@@ -996,7 +1019,13 @@ class BaseSession:
             ",".join(sorted(t.name for t in feed_set)),
             ",".join(sorted(t.name for t in handler.tensors)),
             ",".join(sorted(op.name for op in handler.targets)), self._partial_run_ids)
-        self._partial_run_ids += 1
+        self._partial_run_ids += 1  # (TF's count moves on for a setup it refuses, too)
+        if not handler.tensors and not handler.targets:
+            raise errors.InvalidArgumentError(
+                None, None, "Must specify at least one target to fetch or execute.")
+        both = sorted(t.name for t in feed_set & set(handler.tensors))
+        if both:
+            raise errors.InvalidArgumentError(None, None, f"{both[0]} is both fed and fetched.")
         self._partial_runs[handle] = {
             "fetches": set(handler.tensors),
             "targets": set(handler.targets),

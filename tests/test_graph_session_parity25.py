@@ -1,0 +1,108 @@
+"""Graphs and sessions against TF 1.15, twenty-fifth session.
+
+Each expected value, error class and message below was printed by the same program under real
+TensorFlow 1.15 (tensorflow-cpu 1.15.0); the tests need only tideflow.
+"""
+
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+def _error(fn):
+    with pytest.raises(Exception) as e:
+        fn()
+    return e.value
+
+
+# -- make_callable / partial_run ----------------------------------------------------------------
+
+
+def test_a_callable_without_a_feed_list_raises_the_runtimes_own_error():
+    # TF 1.15 runs such a callable outside run()'s error interpolation: the node line is the
+    # runtime's "[[{{node X}}]]" and the error names no op (run() names the op and its line)
+    a = tf.placeholder(tf.float32, shape=[], name="a")
+    r = tf.add(a, 1.0, name="r")
+    v = tf.Variable(1.0, name="v")
+    y = tf.gather(tf.constant([1, 2]), 5)
+    with tf.Session() as s:
+        e = _error(s.make_callable(r))
+        assert type(e) is tf.errors.InvalidArgumentError
+        assert str(e) == ("You must feed a value for placeholder tensor 'a' with dtype float\n"
+                          "\t [[{{node a}}]]")
+        assert e.op is None and e.node_def is None
+        e = _error(s.make_callable(v + 1, accept_options=True))
+        assert type(e) is tf.errors.FailedPreconditionError
+        assert str(e) == "Attempting to use uninitialized value v\n\t [[{{node v/read}}]]"
+        assert e.op is None
+        e = _error(s.make_callable(y.op))
+        assert str(e) == "indices = 5 is not in [0, 2)\n\t [[{{node GatherV2}}]]"
+        # with a feed_list the callable is run() over the zipped values: run()'s error
+        e = _error(lambda: s.make_callable(r, feed_list=[a])())
+        assert str(e).startswith("You must feed a value for placeholder tensor 'a' with dtype "
+                                 "float\n\t [[node a (defined at ")
+        assert e.op.name == "a"
+        e = _error(lambda: s.run(r))
+        assert "[[node a (defined at " in str(e) and e.op.name == "a"
+
+
+def test_partial_run_setup_refuses_nothing_to_fetch_and_a_fed_fetch():
+    a = tf.placeholder(tf.float32, shape=[], name="a")
+    r1 = a + 1
+    with tf.Session() as s:
+        assert s.partial_run_setup([r1], [a]) == "a:0->add:0//1/;0"
+        for fetches, feeds in (([], [a]), ([], []), ({}, None)):
+            e = _error(lambda f=fetches, d=feeds: s.partial_run_setup(f, d))
+            assert type(e) is tf.errors.InvalidArgumentError
+            assert str(e) == "Must specify at least one target to fetch or execute."
+        assert s.partial_run_setup([r1], []) == "->add:0//1/;4"  # refused setups count too
+        e = _error(lambda: s.partial_run_setup([r1], [r1]))
+        assert type(e) is tf.errors.InvalidArgumentError
+        assert str(e) == "add:0 is both fed and fetched."
+        assert s.partial_run_setup([r1.op], [a]) == "a:0->/add/1/;6"
+
+
+# -- default sessions and graphs ----------------------------------------------------------------
+
+
+def test_op_run_in_a_default_session_of_another_graph_message():
+    v = tf.Variable(2.0, name="v")
+    a = tf.constant(3.0, name="a")
+    with tf.Graph().as_default():
+        s2 = tf.Session()
+    with s2.as_default():
+        with pytest.raises(ValueError) as e:
+            v.initializer.run()
+        assert str(e.value) == (
+            "Cannot use the default session to execute operation: the operation's graph is "
+            "different from the session's graph. Pass an explicit session to "
+            "run(session=sess).")
+        with pytest.raises(ValueError) as e:
+            a.eval()
+        assert str(e.value) == (
+            "Cannot use the default session to evaluate tensor: the tensor's graph is "
+            "different from the session's graph. Pass an explicit session to "
+            "`eval(session=sess)`.")
+    s2.close()
+
+
+def test_create_op_checks_inputs_then_finalization_then_name(_fresh_graph):
+    g = _fresh_graph
+    a = tf.constant(1.0, name="a")
+    e = _error(lambda: g.create_op("NoSuchOp", [a], [tf.float32], name="bad name"))
+    assert type(e) is ValueError and str(e) == "'bad name' is not a valid node name"
+    e = _error(lambda: g.create_op("Identity", ["x"], [tf.float32], name="bad name"))
+    assert type(e) is TypeError and str(e) == "Input #0 is not a tensor: x"
+    g.finalize()
+    e = _error(lambda: g.create_op("NoSuchOp", [a], [tf.float32], name="bad name"))
+    assert type(e) is RuntimeError and str(e) == "Graph is finalized and cannot be modified."
+    e = _error(lambda: g.create_op("Const", [], [tf.float32]))
+    assert type(e) is RuntimeError and str(e) == "Graph is finalized and cannot be modified."
+    e = _error(lambda: g.create_op("NoSuchOp", [1], [tf.float32]))
+    assert type(e) is TypeError and str(e) == "Input #0 is not a tensor: 1"
