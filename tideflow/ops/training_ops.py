@@ -260,12 +260,22 @@ def _sparse_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, 
         var[...] = (-ga.astype(np.float64) * lr_d / den).astype(var.dtype)
 
 
+def _accum_pow(accum, lr_power):
+    """``accum ** -lr_power`` as TF's kernels raise it (Eigen's scalar pow: glibc's powf per
+    element in float32, where NumPy's vectorised pow is a unit or two off)."""
+    if accum.dtype == np.float32:
+        from tideflow.ops.math_ops import _pow
+
+        return _pow(accum, np.negative(lr_power, dtype=np.float32))
+    return accum ** -lr_power
+
+
 def _ftrl_step(var, accum, linear, grad, shrunk_grad, lr, l1, l2, lr_power):
     new_accum = accum + grad * grad
     if lr_power == -0.5:
         new_pow, old_pow = np.sqrt(new_accum), np.sqrt(accum)
     else:
-        new_pow, old_pow = new_accum ** -lr_power, accum ** -lr_power
+        new_pow, old_pow = _accum_pow(new_accum, lr_power), _accum_pow(accum, lr_power)
     linear += shrunk_grad - (new_pow - old_pow) / lr * var
     x = l1 * np.sign(linear) - linear
     y = new_pow / lr + 2 * l2
@@ -281,29 +291,33 @@ def _ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power):
     _ftrl_step(var, accum, linear, grad, grad + 2 * l2_shrinkage * var, lr, l1, l2, lr_power)
 
 
-def _sparse_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
-    if _by_rows(var):
-        # TF's rows: the dense update, the l1 shrinkage as a clip
-        new_accum = accum + grad * grad
-        if lr_power == -0.5:
-            new_pow, old_pow = np.sqrt(new_accum), np.sqrt(accum)
-        else:
-            new_pow, old_pow = new_accum ** -lr_power, accum ** -lr_power
-        linear += grad - (new_pow - old_pow) / lr * var
-        var[...] = (np.clip(linear, -l1, l1) - linear) / (new_pow / lr + 2 * l2)
-        accum[...] = new_accum
-        return
-    # element by element: sigma = (pow(a + g^2, -p) - pow(a, -p)) / lr, l = (l + g) - sigma * v
+def _sparse_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power, shrunk_grad=None):
+    # (SparseApplyFtrlV2: the shrunk gradient ``grad + 2 * l2_shrinkage * var`` moves the
+    # linear term only; the accumulator takes the plain gradient's square)
+    if shrunk_grad is None:
+        shrunk_grad = grad
     new_accum = accum + grad * grad
     if lr_power == -0.5:
         new_pow, old_pow = np.sqrt(new_accum), np.sqrt(accum)
     else:
-        new_pow, old_pow = new_accum ** -lr_power, accum ** -lr_power
-    sigma = (new_pow - old_pow) / lr
-    linear[...] = linear + grad - sigma * var
-    y = new_pow / lr + 2 * l2
-    var[...] = np.where(np.abs(linear) > l1, (l1 * np.sign(linear) - linear) / y, 0)
+        new_pow, old_pow = _accum_pow(new_accum, lr_power), _accum_pow(accum, lr_power)
+    if _by_rows(var):
+        # TF's rows: the dense update, the l1 shrinkage as a clip
+        linear += shrunk_grad - (new_pow - old_pow) / lr * var
+        var[...] = (np.clip(linear, -l1, l1) - linear) / (new_pow / lr + 2 * l2)
+    else:
+        # element by element: sigma = (pow(a + g^2, -p) - pow(a, -p)) / lr,
+        # l = (l + g) - sigma * v
+        sigma = (new_pow - old_pow) / lr
+        linear[...] = linear + shrunk_grad - sigma * var
+        y = new_pow / lr + 2 * l2
+        var[...] = np.where(np.abs(linear) > l1, (l1 * np.sign(linear) - linear) / y, 0)
     accum[...] = new_accum
+
+
+def _sparse_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power):
+    _sparse_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power,
+                 shrunk_grad=grad + 2 * l2_shrinkage * var)
 
 
 # ------------------------------------------------------------------------------------------
@@ -660,7 +674,7 @@ _OPS = (
     ("ApplyFtrlV2", "var accum linear grad lr l1 l2 l2_shrinkage lr_power", _ftrl_v2, (),
      _FLOATS),
     ("SparseApplyFtrlV2", "var accum linear grad indices lr l1 l2 l2_shrinkage lr_power",
-     _ftrl_v2, (), _FLOATS),
+     _sparse_ftrl_v2, (), _FLOATS),
 )
 
 for _name, _inputs, _update, _attrs, _types in _OPS:
