@@ -7,16 +7,9 @@ from tideflow.framework import dtypes, nest, ops
 from tideflow.ops import array_ops, cast_ops, constant_op, gather_ops, math_ops
 
 
-def _require_step(global_step, fn):
-    del fn  # TF 1.15 converts the None step as any tensor: its words
-    if global_step is None:
-        raise ValueError("None values not supported.")
-
-
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """``learning_rate * decay_rate ** (global_step / decay_steps)`` (floored when staircase)."""
-    _require_step(global_step, "exponential_decay")
     with ops.name_scope(name, "ExponentialDecay",
                         [learning_rate, global_step, decay_steps, decay_rate]) as scope:
         # TF 1.15's ops in its order (its ExponentialDecay schedule): the rate, the steps and
@@ -90,7 +83,6 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
                      power=1.0, cycle=False, name=None):
     """Decays from ``learning_rate`` to ``end_learning_rate`` as ``(1 - step/decay_steps) **
     power``; with ``cycle`` it restarts with a longer horizon instead of staying at the end."""
-    _require_step(global_step, "polynomial_decay")
     with ops.name_scope(name, "PolynomialDecay",
                         [learning_rate, global_step, decay_steps, end_learning_rate,
                          power]) as scope:
@@ -119,7 +111,6 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
 def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """``learning_rate * exp(-decay_rate * global_step / decay_steps)``."""
-    _require_step(global_step, "natural_exp_decay")
     # as TF 1.15: an exponential decay by exp(-decay_rate) (its ops and its scope's name)
     natural_exp_rate = math_ops.exp(math_ops.negative(decay_rate))
     return exponential_decay(learning_rate, global_step, decay_steps, natural_exp_rate,
@@ -129,7 +120,6 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
 def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                        name=None):
     """``learning_rate / (1 + decay_rate * global_step / decay_steps)``."""
-    _require_step(global_step, "inverse_time_decay")
     with ops.name_scope(name, "InverseTimeDecay",
                         [learning_rate, global_step, decay_rate]) as scope:
         # TF 1.15's ops in its order (its InverseTimeDecay schedule)
@@ -147,7 +137,6 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, stai
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
     """Half a cosine from ``learning_rate`` down to ``alpha * learning_rate`` over
     ``decay_steps`` (Loshchilov and Hutter, SGDR)."""
-    _require_step(global_step, "cosine_decay")
     with ops.name_scope(name, "CosineDecay", [learning_rate, global_step]):
         lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = lr.dtype
@@ -163,7 +152,6 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
                           alpha=0.0, name=None):
     """Cosine decay with warm restarts: period ``i`` lasts ``first_decay_steps * t_mul**i``
     steps and starts at ``learning_rate * m_mul**i``."""
-    _require_step(global_step, "cosine_decay_restarts")
     with ops.name_scope(name, "SGDRDecay", [learning_rate, global_step]) as scope:
         lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = lr.dtype
@@ -199,7 +187,6 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
                         beta=0.001, name=None):
     """``learning_rate * ((alpha + linear) * cosine + beta)``, where ``linear`` goes from 1 to 0
     over ``decay_steps`` and ``cosine`` makes ``num_periods`` periods."""
-    _require_step(global_step, "linear_cosine_decay")
     with ops.name_scope(name, "LinearCosineDecay", [learning_rate, global_step]) as scope:
         lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = lr.dtype

@@ -14,7 +14,6 @@ from tideflow.ops import (
     unary_ops,
 )
 from tideflow.train.checkpoint_management import latest_checkpoint
-from tideflow.train.learning_rate_decay import _require_step
 
 # ------------------------------------------------------------------------------------------
 # learning rate
@@ -26,7 +25,6 @@ def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_v
                               name=None):
     """``linear_cosine_decay`` with Gaussian noise on the linear part: the noise's variance is
     ``initial_variance / (1 + step) ** variance_decay``; each evaluation draws new noise."""
-    _require_step(global_step, "noisy_linear_cosine_decay")
     with ops.name_scope(name, "NoisyLinearCosineDecay", [learning_rate, global_step]) as scope:
         # TF 1.15's ops in its order (its NoisyLinearCosineDecay schedule)
         lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")

@@ -1,0 +1,136 @@
+"""Training utilities against TF 1.15: optimizer kernels, learning-rate schedules. Reference
+bits and op lists were measured in TF 1.15 (tensorflow-cpu 1.15.0, CPython 3.7, NumPy 1.18) on
+the same NumPy-seeded inputs."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _bits(a):
+    return np.asarray(a, np.float32).tobytes().hex()
+
+
+# one FTRL step (lr 0.1, l2 0.2) on 4 x cols floats: (cols, lr_power, l2_shrinkage, l1,
+# sparse) -> (var, linear) as TF 1.15 left them. A power other than -0.5 is glibc's powf per
+# element; SparseApplyFtrlV2's element-by-element path shrinks the linear term's gradient only
+# and sums as (linear + g) - sigma * var
+_FTRL_REF = {
+    (1, -0.3, 0.0, 0.0, False): ("445614be8974febd87beabbd93c6913c",
+        "c4daba3f1ad0ad3fb946813f2ae22dbe"),
+    (1, -0.3, 0.0, 0.0, True): ("407d793ce60a5b3c45dc063e3840bbbe",
+        "ec8b1cbe430904be65ded8bfd6d59040"),
+    (1, -0.3, 0.1, 0.0, True): ("952fd43de685e13cf99cd93b9c17273f",
+        "ee2f5ebffa746cbe58cb36bda08829c1"),
+    (1, -0.5, 0.1, 0.0, True): ("8820773eb9440ebe79eeaabd6388813c",
+        "a77c8dc03224ef3ffe2c5f3f1cae09be"),
+    (1, -0.5, 0.1, 0.05, True): ("d79484be5ecc4c3e690c003ff7fcdcbd",
+        "c2eb6d40791800c0780ccdc054dc913f"),
+    (1, -0.7, 0.1, 0.05, False): ("00000000a44186bbe2227bbe45cb48be",
+        "5b95973c752aa73d4827924094bffa3f"),
+    (1, -0.7, 0.1, 0.05, True): ("5798b03ec8fc203e3111b73e116ec4be",
+        "ac79ecc0b2aafabfa03fdcbf6aa09240"),
+    (2, -0.3, 0.0, 0.0, False): ("2ae894be50d2333ef2b4ec3d369993bcddc6fdbde393cb3e84b729bebdcee93e",
+        "6cc68d40fbdc99bff3d070bf667d163ed6eab83f2cfe8cc09e04b13f39e1fec0"),
+    (2, -0.3, 0.1, 0.05, True): ("88bf1fbf5e847bbe3592aebde3c0a83da643adbc00cc8c3d214d3fbe53f30a3e",
+        "d0110f4160db294032bc583f53406bbfa2f1723eaaf73cbf07aadf3f6288b3bf"),
+    (2, -0.7, 0.1, 0.0, True): ("5161663c00d4f5bdf481253ec685183df847f1bd2175183d64bfbc393a97c03d",
+        "e6d908bef3af823ffc7db3bf0a94bfbe9293a33fd1574ebe80e78cbba7608dbf"),
+}
+
+
+@pytest.mark.parametrize("case", list(_FTRL_REF))
+def test_ftrl_kernels_match_tf_bits(case):
+    cols, p, shr, l1, sparse = case
+    rs = np.random.RandomState(40 + list(_FTRL_REF).index(case))
+    v0 = rs.randn(4, cols).astype(np.float32)
+    a0 = (rs.rand(4, cols) + 0.1).astype(np.float32)
+    l0 = rs.randn(4, cols).astype(np.float32) * 0.1
+    g = rs.randn(4, cols).astype(np.float32)
+    with tf.Graph().as_default():
+        v, a, lin = tf.Variable(v0), tf.Variable(a0), tf.Variable(l0)
+        kw = {"var": v, "accum": a, "linear": lin, "grad": g, "lr": 0.1, "l1": l1, "l2": 0.2,
+              "lr_power": p}
+        if sparse:
+            kw["indices"] = [0, 1, 2, 3]
+        if shr:
+            kw["l2_shrinkage"] = shr
+        name = ("Sparse" if sparse else "") + "ApplyFtrl" + ("V2" if shr else "")
+        op = getattr(tf.raw_ops, name)(**kw)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            s.run(op)
+            got = (_bits(s.run(v)), _bits(s.run(lin)))
+    assert got == _FTRL_REF[case]
+
+
+def test_ftrl_v2_trains_an_embedding_with_repeated_ids_as_tf():
+    with tf.Graph().as_default():
+        e = tf.get_variable("emb", initializer=np.linspace(-1, 1, 10).reshape(5, 2)
+                            .astype(np.float32))
+        e2 = tf.get_variable("emb2", initializer=np.linspace(-2, 1, 5).astype(np.float32))
+        x = tf.constant(np.array([[0.5, -0.2], [1., 2.], [-1., 0.3], [0.7, 0.1], [2., -1.]],
+                                 np.float32))
+        ids = [1, 3, 1, 1, 0]
+        loss = (tf.reduce_sum(tf.nn.embedding_lookup(e, ids) * x)
+                + tf.reduce_sum(tf.gather(e2, ids) ** 2))
+        opt = tf.train.FtrlOptimizer(
+            0.1, learning_rate_power=-0.3, initial_accumulator_value=0.2,
+            l1_regularization_strength=0.1, l2_regularization_strength=0.2,
+            l2_shrinkage_regularization_strength=0.1)
+        train = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
+        types = {o.type for o in tf.get_default_graph().get_operations()}
+        assert "SparseApplyFtrlV2" in types
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            for _ in range(3):
+                s.run(train)
+            got = (_bits(s.run(e)), _bits(s.run(e2)))
+    want_e = ("e0ab5fbf46ce41bd8ea4a0bdf87e97bd398ee3bd398ee33d9f37d2bd27a6c7bb721c473f"
+              "0000803f")
+    assert got == (want_e, "b96f86bf91bc0bbf000000bf4e9cd6ba0000803f")
+
+
+# a schedule given a None step fails where TF 1.15's fails: converting the step inside the
+# schedule's scope, after the rate and the earlier arguments became ops
+_NONE_STEP_OPS = {
+    "exponential_decay": (lambda: tf.train.exponential_decay(0.1, None, 7, 0.96),
+        ["ExponentialDecay/initial_learning_rate", "ExponentialDecay/Cast/x",
+         "ExponentialDecay/Cast", "ExponentialDecay/Cast_1/x"]),
+    "polynomial_decay": (lambda: tf.train.polynomial_decay(0.1, None, 10, cycle=True),
+        ["PolynomialDecay/initial_learning_rate", "PolynomialDecay/Cast/x",
+         "PolynomialDecay/Cast_1/x"]),
+    "natural_exp_decay": (lambda: tf.train.natural_exp_decay(0.1, None, 5, 0.5),
+        ["Neg/x", "Neg", "Exp", "ExponentialDecay/initial_learning_rate",
+         "ExponentialDecay/Cast/x", "ExponentialDecay/Cast"]),
+    "inverse_time_decay": (lambda: tf.train.inverse_time_decay(0.1, None, 5, 0.5),
+        ["InverseTimeDecay/initial_learning_rate", "InverseTimeDecay/Cast/x",
+         "InverseTimeDecay/Cast", "InverseTimeDecay/Cast_1/x"]),
+    "cosine_decay": (lambda: tf.train.cosine_decay(0.1, None, 12),
+        ["CosineDecay/initial_learning_rate", "CosineDecay/Cast/x", "CosineDecay/Cast"]),
+    "cosine_decay_restarts": (lambda: tf.train.cosine_decay_restarts(0.1, None, 4),
+        ["SGDRDecay/initial_learning_rate", "SGDRDecay/Cast/x", "SGDRDecay/Cast",
+         "SGDRDecay/Cast_1/x", "SGDRDecay/Cast_2/x", "SGDRDecay/Cast_3/x"]),
+    "linear_cosine_decay": (lambda: tf.train.linear_cosine_decay(0.1, None, 12),
+        ["LinearCosineDecay/initial_learning_rate", "LinearCosineDecay/Cast/x",
+         "LinearCosineDecay/Cast", "LinearCosineDecay/Cast_1/x", "LinearCosineDecay/Cast_2/x",
+         "LinearCosineDecay/Cast_3/x"]),
+    "noisy_linear_cosine_decay": (lambda: tf.train.noisy_linear_cosine_decay(0.1, None, 12),
+        ["NoisyLinearCosineDecay/initial_learning_rate", "NoisyLinearCosineDecay/Cast/x",
+         "NoisyLinearCosineDecay/Cast"] + [f"NoisyLinearCosineDecay/Cast_{i}/x"
+                                           for i in range(1, 6)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NONE_STEP_OPS))
+def test_schedule_with_a_none_step_fails_inside_its_scope(name):
+    fn, ops_left = _NONE_STEP_OPS[name]
+    with tf.Graph().as_default() as g:
+        with pytest.raises(ValueError, match="^None values not supported.$"):
+            fn()
+        assert [o.name for o in g.get_operations()] == ops_left
+        # the failed call took its scope's name, as TF's
+        if name == "exponential_decay":
+            lr = tf.train.exponential_decay(0.1, tf.train.get_or_create_global_step(), 7, 0.96)
+            assert lr.name == "ExponentialDecay_1:0"
