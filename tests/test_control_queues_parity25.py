@@ -2,6 +2,8 @@
 a loop's condition and body receive, and the errors and orders of queues and input pipelines.
 Reference strings and values were measured in TF 1.15."""
 
+import pytest
+
 import tideflow as tf
 
 
@@ -51,3 +53,62 @@ def test_a_tensor_an_inner_loop_captures_takes_no_name_from_its_body():
     # measured in TF 1.15 (the outer 'while/Identity' the inner loop reads enters it as an
     # Enter op, so the inner body's own Identity keeps its name)
     assert seen == ["while/while/Identity:0", "while/while/Exit:0"]
+
+
+def test_a_loop_shape_error_names_the_shape_of_the_tensor_entering():
+    with tf.Graph().as_default():
+        x = tf.ones([2, 3])
+        with pytest.raises(ValueError) as info:
+            tf.while_loop(lambda i, x: i < 3, lambda i, x: [i + 1, tf.concat([x, x], 1)], [0, x],
+                          shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 3])])
+        sp = tf.SparseTensor([[0, 0], [1, 1]], [1.0, 2.0], [2, 2])
+        with pytest.raises(ValueError) as sparse_info:
+            tf.while_loop(lambda i, s: i < 2, lambda i, s: (
+                i + 1, tf.SparseTensor([[0, 0, 0]], [1.0], [2, 2, 2])), (tf.constant(0), sp))
+    # measured in TF 1.15: the entering tensor's own shape, not the invariant's
+    assert str(info.value).startswith(
+        "Input tensor 'ones:0' enters the loop with shape (2, 3), but has shape (?, 6) after "
+        "one iteration. To allow the shape")
+    assert str(sparse_info.value).startswith(
+        "Input tensor 'SparseTensor/indices:0' enters the loop with shape (2, 2), but has "
+        "shape (1, 3) after one iteration.")
+
+
+def test_a_composite_loop_variable_returned_as_something_else_is_nests_error():
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0], [1, 1]], [1.0, 2.0], [2, 2])
+        ix = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([0]), tf.constant([3, 2]))
+        with pytest.raises(ValueError) as as_tensor:
+            tf.while_loop(lambda i, s: i < 2, lambda i, s: (i + 1, s.values),
+                          (tf.constant(0), ix))
+        with pytest.raises(ValueError) as values_dtype:
+            tf.while_loop(lambda i, s: i < 2, lambda i, s: (i + 1, tf.SparseTensor(
+                s.indices, tf.cast(s.values, tf.int32), s.dense_shape)), (tf.constant(0), sp))
+        with pytest.raises(TypeError) as other_kind:
+            tf.while_loop(lambda i, s: i < 2, lambda i, s: (i + 1, ix), (tf.constant(0), sp))
+    # measured in TF 1.15 (the objects' reprs aside)
+    assert str(as_tensor.value).startswith("The two structures don't have the same nested")
+    assert (
+        'More specifically: Substructure "type=IndexedSlices str=IndexedSlices(indices=Tensor('
+        '"while/Identity_2:0", shape=(1,), dtype=int32), values=Tensor("while/Identity_1:0", '
+        'shape=(1, 2), dtype=float32), dense_shape=Tensor("while/Identity_3:0", shape=(2,), '
+        'dtype=int32))" is a sequence, while substructure "type=Tensor str=Tensor('
+        '"while/Identity_1:0", shape=(1, 2), dtype=float32)" is not\n'
+        "Entire first structure:\n[., .]\nEntire second structure:\n[., .]"
+    ) in str(as_tensor.value)
+    assert (
+        "More specifically: Incompatible CompositeTensor TypeSpecs: type=SparseTensorSpec "
+        "str=SparseTensorSpec(TensorShape([Dimension(None), Dimension(None)]), tf.float32) vs. "
+        "type=SparseTensorSpec str=SparseTensorSpec(TensorShape([Dimension(None), "
+        "Dimension(None)]), tf.int32)\n"
+    ) in str(values_dtype.value)
+    assert (
+        "More specifically: The two namedtuples don't have the same sequence type. First "
+        'structure type=SparseTensor str=SparseTensor(indices=Tensor("while_2/Identity_1:0", '
+        'shape=(?, 2), dtype=int64), values=Tensor("while_2/Identity_2:0", shape=(?,), '
+        'dtype=float32), dense_shape=Tensor("while_2/Identity_3:0", shape=(2,), dtype=int64)) '
+        "has type SparseTensor, while second structure type=IndexedSlices str=IndexedSlices("
+        'indices=Tensor("Const_1:0", shape=(1,), dtype=int32), values=Tensor("Const:0", '
+        'shape=(1, 2), dtype=float32), dense_shape=Tensor("Const_2:0", shape=(2,), '
+        "dtype=int32)) has type IndexedSlices\n"
+    ) in str(other_kind.value)

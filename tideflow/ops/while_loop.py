@@ -210,6 +210,44 @@ def _check_body_result(got, result, wrapped, return_same_structure, counter, cou
     return result
 
 
+def _check_composite_result(got, result):
+    """TF 1.15's check of the body's result with composites expanded (nest's words): a
+    composite loop variable the body returns as a tensor, as another kind of composite, or as
+    a SparseTensor of other values' dtype."""
+    from tideflow.ops.function_ops import SparseTensorSpec
+
+    if not nest.is_sequence(result):
+        return
+    pairs = list(zip(nest.flatten(list(got)), nest.flatten(list(result))))
+    for a, b in pairs:
+        ka, kb = cond_lib._composite_kind(a), cond_lib._composite_kind(b)
+        if "TensorArray" in (ka and ka[0], kb and kb[0]) or (ka is None and kb is None):
+            continue
+        cls = ValueError
+        if ka is None or kb is None:
+            seq, other = (a, b) if ka else (b, a)
+            detail = (f'Substructure "{nest._describe(seq)}" is a sequence, while substructure '
+                      f'"{nest._describe(other)}" is not')
+        elif ka[0] != kb[0]:
+            cls = TypeError
+            detail = ("The two namedtuples don't have the same sequence type. First structure "
+                      f"{nest._describe(a)} has type {ka[0]}, while second structure "
+                      f"{nest._describe(b)} has type {kb[0]}")
+        elif ka[0] == "SparseTensor" and a.dtype.base_dtype != b.dtype.base_dtype:
+            specs = [SparseTensorSpec.from_value(a), SparseTensorSpec.from_value(b)]
+            detail = ("Incompatible CompositeTensor TypeSpecs: "
+                      f"{nest._describe(specs[0])} vs. {nest._describe(specs[1])}")
+        else:
+            continue
+        first, second = list(got), list(result)
+        raise cls(
+            "The two structures don't have the same nested structure.\n\n"
+            f"First structure: {nest._describe(first)}\n\nSecond structure: "
+            f"{nest._describe(second)}\n\nMore specifically: {detail}\n"
+            f"Entire first structure:\n{nest.map_structure(lambda _: nest._DOT, first)}\n"
+            f"Entire second structure:\n{nest.map_structure(lambda _: nest._DOT, second)}")
+
+
 def _flatten_result(flat, result, name):
     from tideflow.ops import tensor_array
 
@@ -371,6 +409,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                             return_same_structure, args[0], counted)
             if packed or (len(structure) == 1 and not isinstance(result, (list, tuple))):
                 result = [result]  # as TF: a lone body result is taken as a list
+            _check_composite_result(got, result)
             outs = _flatten_result(flat, result, "while_loop")
             body_fn.structure = result
             if max_iter is not None:
@@ -386,9 +425,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         for t, inv, out in zip(tensors, invariants, body_fg.outputs):
             if not shape_less_equal(out._shape, inv):
                 raise ValueError(
-                    f"Input tensor '{t.name}' enters the loop with shape {_shape_str(inv)}, but "
-                    f"has shape {_shape_str(out._shape)} after one iteration. To allow the shape to "
-                    "vary across iterations, use the `shape_invariants` argument of "
+                    # (TF names the shape of the tensor entering, whatever the invariant)
+                    f"Input tensor '{t.name}' enters the loop with shape {_shape_str(t._shape)}, "
+                    f"but has shape {_shape_str(out._shape)} after one iteration. To allow the "
+                    "shape to vary across iterations, use the `shape_invariants` argument of "
                     "tf.while_loop to specify a less-specific shape."
                 )
         for t, out in zip(tensors, body_fg.outputs):
