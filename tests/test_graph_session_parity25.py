@@ -106,3 +106,76 @@ def test_create_op_checks_inputs_then_finalization_then_name(_fresh_graph):
     assert type(e) is RuntimeError and str(e) == "Graph is finalized and cannot be modified."
     e = _error(lambda: g.create_op("NoSuchOp", [1], [tf.float32]))
     assert type(e) is TypeError and str(e) == "Input #0 is not a tensor: 1"
+
+
+# -- feeds --------------------------------------------------------------------------------------
+
+
+def _feed_error(t, value, fetch=None):
+    with tf.Session() as s:
+        e = _error(lambda: s.run(t if fetch is None else fetch, {t: value}))
+    return type(e), str(e)
+
+
+def _incompatible(value, type_repr):
+    return (TypeError, (f"Type of feed value {value} with type {type(value)} is not compatible "
+                        f"with Tensor type {type_repr}. Try explicitly setting the type of the "
+                        "feed tensor to a larger type (e.g. int64)."))
+
+
+def test_a_python_int_feed_must_survive_numpy_1s_scalar_of_the_feed_type():
+    # TF 1.15 compares the int with NumPy 1.x's scalar of the placeholder's type
+    f = tf.placeholder(tf.float32, name="f")
+    h = tf.placeholder(tf.float16, name="h")
+    bo = tf.placeholder(tf.bool, name="bo")
+    cx = tf.placeholder(tf.complex64, name="cx")
+    i64 = tf.placeholder(tf.int64, name="i64")
+    u64 = tf.placeholder(tf.uint64, name="u64")
+    st = tf.placeholder(tf.string, name="st")
+    assert _feed_error(f, 16777217) == _incompatible(16777217, "<class 'numpy.float32'>")
+    assert _feed_error(cx, 16777217) == _incompatible(16777217, "<class 'numpy.complex64'>")
+    assert _feed_error(h, 70000) == _incompatible(70000, "<class 'numpy.float16'>")
+    assert _feed_error(bo, 2) == _incompatible(2, "<class 'bool'>")
+    assert _feed_error(bo, -1) == _incompatible(-1, "<class 'bool'>")
+    assert _feed_error(st, True) == _incompatible(True, "<class 'object'>")
+    assert _feed_error(u64, -1) == _incompatible(-1, "<class 'numpy.uint64'>")
+    too_big = (OverflowError, "Python int too large to convert to C long")
+    assert _feed_error(i64, 2**63) == too_big
+    assert _feed_error(i64, [2**63]) == too_big
+    assert _feed_error(u64, 2**64) == too_big
+    assert _feed_error(f, 2**1024) == (OverflowError, "int too large to convert to float")
+    with tf.Session() as s:
+        assert s.run(f + 0, {f: 16777216}) == 16777216.0
+        assert s.run(bo, {bo: 1}) and not s.run(bo, {bo: 0})
+        assert s.run(u64, {u64: 2**64 - 1}) == 2**64 - 1
+        assert s.run(f + 0, {f: 2**64}) == 2.0**64
+        assert s.run(f + 0, {f: 1.5}) == 1.5
+        assert list(s.run(tf.identity(i64), {i64: [-(2**63)]})) == [-(2**63)]
+
+
+def test_feeds_numpy_1_refuses_in_its_words():
+    f = tf.placeholder(tf.float32, name="f")
+    i = tf.placeholder(tf.int32, name="i")
+    cx = tf.placeholder(tf.complex64, name="cx")
+    assert _feed_error(f, 1 + 2j) == (TypeError, "can't convert complex to float")
+    assert _feed_error(f, [1j]) == (TypeError, "can't convert complex to float")
+    assert _feed_error(i, 1 + 2j) == (TypeError, "can't convert complex to int")
+    assert _feed_error(cx, "1") == (TypeError, "must be real number, not str")
+    assert _feed_error(cx, [b"1"]) == (TypeError, "must be real number, not bytes")
+
+
+def test_a_string_feed_of_other_objects_is_the_runtimes_unsupported_object_type():
+    import numpy as np
+
+    p = tf.placeholder(tf.string, [None], name="p")
+    q = tf.placeholder(tf.string, [], name="q")
+    for t, value, kind in ((p, [1, 2], "int"), (p, ["a", 2], "int"),
+                           (p, np.array([1.5, 2]), "float"), (q, np.int64(1), "int"), (q, np.float32(1), "float"), (q, 1.5, "float"),
+                           (q, None, "NoneType")):
+        assert _feed_error(t, value, tf.identity(t)) == (
+            tf.errors.InternalError, f"Unsupported object type {kind}")
+    # the shape is checked first (a bytearray is an array of its bytes' numbers)
+    assert _feed_error(q, bytearray(b"ab"), tf.identity(q)) == (
+        ValueError, "Cannot feed value of shape (2,) for Tensor 'q:0', which has shape '()'")
+    assert _feed_error(p, [[1]], tf.identity(p)) == (
+        ValueError, "Cannot feed value of shape (1, 1) for Tensor 'p:0', which has shape '(?,)'")

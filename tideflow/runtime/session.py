@@ -348,41 +348,38 @@ def _handle_value(value):
 def _convert_feed(tensor, value, index=0):
     dtype = tensor._dtype.base_dtype
     np_dtype = dtype._np
+    encode = False
     if isinstance(value, Tensor):
         raise TypeError(
             "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
             "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, the "
             f"tensor object was {value} which was passed to the feed with key {tensor}."
         )
+    if isinstance(value, int) and _int_feed_changes(value, dtype):
+        raise TypeError(
+            f"Type of feed value {value} with type {type(value)} is not compatible with "
+            f"Tensor type {_feed_type_repr(dtype)}. Try explicitly setting the type of the feed "
+            "tensor to a larger type (e.g. int64).")
     if dtype == dtypes.string:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            raise TypeError(
-                f"Type of feed value {value} with type {type(value)} is not compatible with "
-                f"Tensor type {object}. Try explicitly setting the type of the feed tensor "
-                "to a larger type (e.g. int64).")
         arr = np.asarray(value, dtype=object)
         if arr.ndim == 0 and isinstance(value, str):
             arr = np.asarray(value.encode(), dtype=object)
         elif arr.dtype == object:
-            arr = _encode_strings(arr)
+            encode = True  # (after the shape check, as TF's runtime converts it after that)
     else:
         if type(value) is np.ndarray and value.dtype == np_dtype:
             arr = value
         else:
-            if isinstance(value, int) and not isinstance(value, bool) and dtype.is_integer and (
-                not dtype.min <= value <= dtype.max
-            ):
-                raise TypeError(
-                    f"Type of feed value {value} with type {type(value)} is not compatible with "
-                    f"Tensor type {np_dtype.type}. Try explicitly setting the type of the feed tensor to a "
-                    "larger type (e.g. int64)."
-                )
+            if dtype.is_complex:
+                _check_complex_feed(value)
             try:
                 # (NumPy 2 warns where a value overflows the feed's type, e.g. 70000. fed to
                 # float16; TF 1.15's NumPy 1.x converted it to inf silently)
                 with np.errstate(over="ignore", invalid="ignore"):
                     arr = np.asarray(value, dtype=np_dtype)
-            except OverflowError:
+            except OverflowError as e:
+                if "too large to convert" in str(e):  # past a C long: NumPy 1.x's error too
+                    raise
                 # a Python int out of range inside a list wraps around, as in TF
                 arr = np.asarray(value).astype(np_dtype)
             except (TypeError, ValueError) as e:
@@ -397,6 +394,10 @@ def _convert_feed(tensor, value, index=0):
                 if isinstance(e, ValueError) and str(e).startswith(_RAGGED):
                     # NumPy 1.x's words (NumPy 2 adds the shape it detected)
                     raise ValueError(_RAGGED) from None
+                if isinstance(e, TypeError) and str(e).endswith(" real number, not 'complex'"):
+                    # NumPy 1.x's words for a complex value fed to a real type
+                    kind = "int" if str(e).startswith("int(") else "float"
+                    raise TypeError(f"can't convert complex to {kind}") from None
                 if isinstance(e, TypeError) and " or a real number, not " in str(e):
                     # the words of TF 1.15's Python ("float() argument must be a string or a
                     # number, not 'dict'"); Python 3.10 says "a real number"
@@ -413,10 +414,60 @@ def _convert_feed(tensor, value, index=0):
                 f"Cannot feed value of shape {arr.shape!r} for Tensor {tensor.name!r}, which has "
                 f"shape {_shape_repr(shape)!r}"
             )
-    return arr
+    return _encode_strings(arr) if encode else arr
 
 
 _RAGGED = "setting an array element with a sequence."
+
+
+def _int_feed_changes(value, dtype):
+    """TF 1.15's check of a Python int (or bool) fed to ``dtype``: whether NumPy 1.x's scalar
+    of the feed's type differs from it (an int out of an integer type's range, a bool type's
+    2, a float type's rounding: 16777217 as float32, 70000 as float16; a string type's always);
+    an int past a C long (past an unsigned one for uint64) is NumPy 1.x's OverflowError."""
+    if dtype == dtypes.string:
+        return True
+    if dtype._np is None:
+        return False
+    kind = np.dtype(dtype._np).kind
+    if kind in "iu":
+        top = 2**64 if (kind == "u" and dtype.size == 8) else 2**63
+        if not -(2**63) <= value < top:
+            raise OverflowError("Python int too large to convert to C long")
+        return not dtype.min <= value <= dtype.max
+    if kind == "b":
+        return value not in (0, 1)
+    if kind in "fc":
+        try:
+            f = float(value)
+        except OverflowError:
+            raise OverflowError("int too large to convert to float") from None
+        with np.errstate(over="ignore"):
+            return float(np.asarray(f, dtype=dtype._np).real) != f
+    return False
+
+
+def _feed_type_repr(dtype):
+    """The feed type TF's message names: its NumPy type (Python's bool and object for the bool
+    and string types)."""
+    if dtype == dtypes.bool:
+        return "<class 'bool'>"
+    if dtype == dtypes.string:
+        return "<class 'object'>"
+    return str(np.dtype(dtype._np).type)
+
+
+def _check_complex_feed(value):
+    """NumPy 1.x refuses text for a complex array ("must be real number, not str")."""
+    if isinstance(value, (str, bytes)):
+        bad = value
+    elif isinstance(value, (list, tuple)):
+        flat = np.asarray(value, dtype=object).reshape(-1)
+        bad = next((v for v in flat if isinstance(v, (str, bytes))), None)
+    else:
+        return
+    if bad is not None:
+        raise TypeError(f"must be real number, not {type(bad).__name__}")
 
 
 def _encode_strings(arr):
@@ -427,8 +478,10 @@ def _encode_strings(arr):
             out[i] = v.encode()
         elif isinstance(v, (bytes, bytearray, memoryview, np.bytes_)):
             out[i] = bytes(v)
-        else:  # TF's runtime refuses it (bytes(5) would be five zero bytes)
-            raise errors.InternalError(None, None, "Unable to get element as bytes.")
+        else:  # TF's runtime refuses it (bytes(5) would be five zero bytes), in its words
+            t = type(v.item() if isinstance(v, np.generic) else v)
+            name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+            raise errors.InternalError(None, None, f"Unsupported object type {name}")
     return out.reshape(arr.shape)
 
 
