@@ -134,3 +134,94 @@ def test_schedule_with_a_none_step_fails_inside_its_scope(name):
         if name == "exponential_decay":
             lr = tf.train.exponential_decay(0.1, tf.train.get_or_create_global_step(), 7, 0.96)
             assert lr.name == "ExponentialDecay_1:0"
+
+
+_REFS = {"var", "accum", "linear", "m", "v", "ms", "mom", "gradient_accumulator",
+         "gradient_squared_accumulator"}
+
+
+def _run_raw(name, spec, dtype, values=None):
+    """Runs raw training op ``name`` (inputs ``spec``) on 2 x 2 variables of ``dtype``, each
+    scalar 0.5 (or ``values[name]``, fed so the kernel sees it)."""
+    values = values or {}
+    with tf.Graph().as_default():
+        kw = {}
+        for a in spec.split():
+            if a in _REFS:
+                kw[a] = tf.Variable(tf.cast(tf.ones([2, 2]) * 0.5, dtype))
+            elif a in ("grad", "delta"):
+                kw[a] = tf.cast(tf.ones([1 if "Sparse" in name else 2, 2]), dtype)
+            elif a == "indices":
+                kw[a] = tf.constant([1])
+            elif a == "global_step":
+                kw[a] = tf.constant(1, tf.int64)
+            else:
+                kw[a] = tf.placeholder_with_default(
+                    tf.cast(np.array(values.get(a, -0.5 if a == "lr_power" else 0.5),
+                                     np.float32), dtype), None)
+        op = getattr(tf.raw_ops, name)(**kw)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            s.run(op)
+
+
+_FTRL_SPEC = "var accum linear grad lr l1 l2 lr_power"
+_FTRL_V2_SPEC = "var accum linear grad lr l1 l2 l2_shrinkage lr_power"
+
+
+@pytest.mark.parametrize("name,spec,arg,value,words", [
+    ("ApplyFtrl", _FTRL_SPEC, "lr", 0.0, "lr is not a positive scalar: []"),
+    ("SparseApplyFtrl", _FTRL_SPEC.replace("grad", "grad indices"), "lr", [0.1, 0.2],
+     "lr is not a positive scalar: [2]"),
+    ("ApplyFtrl", _FTRL_SPEC, "l1", -0.1,
+     "l1 regularization strength is not a non-negative scalar: []"),
+    ("ApplyFtrlV2", _FTRL_V2_SPEC, "l2", -0.1,
+     "l2 regularization strength is not a non-negative scalar: []"),
+    ("SparseApplyFtrlV2", _FTRL_V2_SPEC.replace("grad", "grad indices"), "l2_shrinkage", -0.1,
+     "l2 shrinkage regularization strength is not a non-negative scalar: []"),
+    ("ApplyFtrlV2", _FTRL_V2_SPEC, "lr_power", 0.1, "lr_power is not a non-positive scalar: []"),
+    ("ApplyProximalAdagrad", "var accum lr l1 l2 grad", "lr", -0.5,
+     "lr is not a positive scalar: []"),
+    ("SparseApplyProximalAdagrad", "var accum lr l1 l2 grad indices", "l1", -0.5,
+     "l1 regularization strength is not a non-negative scalar: []"),
+])
+def test_ftrl_and_proximal_adagrad_kernels_check_their_scalars_values(name, spec, arg, value,
+                                                                      words):
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        _run_raw(name, spec, tf.float32, {arg: value})
+    assert e.value.message.split("\n")[0] == words
+
+
+def test_ftrl_accepts_a_zero_power_and_proximal_descent_checks_no_values():
+    _run_raw("ApplyFtrl", _FTRL_SPEC, tf.float32, {"lr_power": 0.0})
+    _run_raw("ApplyProximalGradientDescent", "var alpha l1 l2 delta", tf.float32,
+             {"alpha": -0.5, "l1": -0.5})
+
+
+_DA_SPEC = "var gradient_accumulator gradient_squared_accumulator grad lr l1 l2 global_step"
+
+
+# the types TF 1.15's CPU kernels take (none complex)
+@pytest.mark.parametrize("name,spec,dtype", [
+    ("ApplyGradientDescent", "var alpha delta", tf.complex64),
+    ("ApplyMomentum", "var accum lr grad momentum", tf.complex64),
+    ("ApplyAdagradDA", _DA_SPEC, tf.float16),
+    ("SparseApplyProximalAdagrad", "var accum lr l1 l2 grad indices", tf.bfloat16),
+    ("ApplyProximalGradientDescent", "var alpha l1 l2 delta", tf.float16),
+    ("ApplyAdaMax", "var m v beta1_power lr beta1 beta2 epsilon grad", tf.bfloat16),
+    ("SparseApplyRMSProp", "var ms mom lr rho momentum epsilon grad indices", tf.bfloat16),
+])
+def test_training_kernels_take_tfs_cpu_types(name, spec, dtype):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=f"No OpKernel was registered to support Op '{name}'"):
+        _run_raw(name, spec, dtype)
+
+
+@pytest.mark.parametrize("name,spec,dtype", [
+    ("ApplyAdaMax", "var m v beta1_power lr beta1 beta2 epsilon grad", tf.float16),
+    ("SparseApplyRMSProp", "var ms mom lr rho momentum epsilon grad indices", tf.float16),
+    ("ApplyAdam", "var m v beta1_power beta2_power lr beta1 beta2 epsilon grad", tf.bfloat16),
+    ("SparseApplyFtrlV2", _FTRL_V2_SPEC.replace("grad", "grad indices"), tf.bfloat16),
+])
+def test_training_kernels_run_tfs_half_types(name, spec, dtype):
+    _run_raw(name, spec, dtype)

@@ -201,8 +201,10 @@ def _check_apply(op_type, ref, scalars, attrs=None, slot_low=0.1):
                 else:
                     first = next(iter(scalars))
                     bad = tf.placeholder(dtype)
-                    with pytest.raises(tf.errors.InvalidArgumentError,
-                                       match=f"{first} is not a scalar"):
+                    # (TF 1.15's FTRL and proximal Adagrad check the rate's value too)
+                    words = ("lr is not a positive scalar" if "Ftrl" in op_type
+                             or "ProximalAdagrad" in op_type else f"{first} is not a scalar")
+                    with pytest.raises(tf.errors.InvalidArgumentError, match=words):
                         s.run(wrapper(**{**kwargs, first: bad}, **attrs),
                               {grad: np.zeros(_SHAPE, np_dt), bad: [1, 1]})
     # static shapes: a grad of the wrong shape fails when the op is built

@@ -324,8 +324,11 @@ def _sparse_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power
 # shapes, checks and the kernel around an update
 # ------------------------------------------------------------------------------------------
 
+# the types of TF 1.15's CPU kernels (none is complex; the proximal updates and AdagradDA are
+# single and double only, AdaMax and the sparse RMSProps have no bfloat16)
 _FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
-_FLOATS_AND_COMPLEX = _FLOATS | {"complex64", "complex128"}
+_NO_BF16 = frozenset({"float16", "float32", "float64"})
+_F32_F64 = frozenset({"float32", "float64"})
 
 
 def _shape_fn(op):
@@ -391,14 +394,34 @@ class _Locks:
         return False
 
 
+# the scalars TF's FTRL and proximal Adagrad kernels also check the value of (a NaN fails):
+# name -> (test, TF's words before the shape)
+_POSITIVE = (lambda x: x > 0, "lr is not a positive scalar: ")
+_STRENGTH = "regularization strength is not a non-negative scalar: "
+_VALUE_CHECKS = {
+    "lr": _POSITIVE,
+    "l1": (lambda x: x >= 0, f"l1 {_STRENGTH}"),
+    "l2": (lambda x: x >= 0, f"l2 {_STRENGTH}"),
+    "l2_shrinkage": (lambda x: x >= 0, f"l2 shrinkage {_STRENGTH}"),
+    "lr_power": (lambda x: x <= 0, "lr_power is not a non-positive scalar: "),
+}
+_CHECKS_VALUES = frozenset({"ApplyFtrl", "SparseApplyFtrl", "ApplyFtrlV2", "SparseApplyFtrlV2",
+                            "ApplyProximalAdagrad", "SparseApplyProximalAdagrad"})
+
+
 def _check_dense(op, names, refs, grad, scalars, scalar_names):
     var = refs[0]
     for name, r in zip(names[1:], refs[1:]):
         if r.shape != var.shape:
             raise _invalid(op, f"var and {name} do not have the same shape"
                                f"{_shape_str(var.shape)} {_shape_str(r.shape)}")
+    values_checked = op.type in _CHECKS_VALUES
     for name, s in zip(scalar_names, scalars):
-        if np.ndim(s) != 0:
+        if values_checked and name in _VALUE_CHECKS:
+            test, words = _VALUE_CHECKS[name]
+            if np.ndim(s) != 0 or not test(s):
+                raise _invalid(op, f"{words}{_shape_str(np.shape(s))}")
+        elif np.ndim(s) != 0:
             raise _invalid(op, f"{name} is not a scalar: {_shape_str(np.shape(s))}")
     if grad is not None and grad.shape != var.shape:
         raise _invalid(op, "var and grad do not have the same shape"
@@ -579,7 +602,7 @@ def _split(update, n_arrays):
     return run
 
 
-def _declare(name, inputs, update, attrs=(), types=_FLOATS_AND_COMPLEX):
+def _declare(name, inputs, update, attrs=(), types=_FLOATS):
     sparse = name.startswith("Sparse")
     all_attrs = ["T: numbertype"]
     if sparse:
@@ -622,52 +645,52 @@ _ADAGRAD_DA = "var gradient_accumulator gradient_squared_accumulator grad lr l1 
 
 _OPS = (
     # name, inputs, update, extra attrs, kernel types
-    ("ApplyGradientDescent", "var alpha delta", _gradient_descent, (), _FLOATS_AND_COMPLEX),
+    ("ApplyGradientDescent", "var alpha delta", _gradient_descent, (), _FLOATS),
     ("ApplyProximalGradientDescent", "var alpha l1 l2 delta", _proximal_gradient_descent, (),
-     _FLOATS),
+     _F32_F64),
     ("SparseApplyProximalGradientDescent", "var alpha l1 l2 grad indices",
-     _sparse_proximal_gradient_descent, (), _FLOATS),
+     _sparse_proximal_gradient_descent, (), _F32_F64),
     ("ApplyAdadelta", "var accum accum_update lr rho epsilon grad", _adadelta, (),
-     _FLOATS_AND_COMPLEX),
+     _FLOATS),
     ("SparseApplyAdadelta", "var accum accum_update lr rho epsilon grad indices", _adadelta, (),
-     _FLOATS_AND_COMPLEX),
+     _FLOATS),
     ("ApplyAdagrad", "var accum lr grad", _adagrad, ("update_slots: bool = true",),
-     _FLOATS_AND_COMPLEX),
+     _FLOATS),
     ("SparseApplyAdagrad", "var accum lr grad indices", _sparse_adagrad,
-     ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
+     ("update_slots: bool = true",), _FLOATS),
     ("ApplyAdagradV2", "var accum lr epsilon grad", _adagrad_v2,
-     ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
+     ("update_slots: bool = true",), _FLOATS),
     ("SparseApplyAdagradV2", "var accum lr epsilon grad indices", _adagrad_v2,
-     ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
-    ("ApplyAdagradDA", _ADAGRAD_DA, _adagrad_da, (), _FLOATS),
+     ("update_slots: bool = true",), _FLOATS),
+    ("ApplyAdagradDA", _ADAGRAD_DA, _adagrad_da, (), _F32_F64),
     ("SparseApplyAdagradDA", _ADAGRAD_DA.replace("grad ", "grad indices "), _sparse_adagrad_da,
      (),
-     _FLOATS),
-    ("ApplyProximalAdagrad", "var accum lr l1 l2 grad", _proximal_adagrad, (), _FLOATS),
+     _F32_F64),
+    ("ApplyProximalAdagrad", "var accum lr l1 l2 grad", _proximal_adagrad, (), _F32_F64),
     ("SparseApplyProximalAdagrad", "var accum lr l1 l2 grad indices",
-     _sparse_proximal_adagrad, (), _FLOATS),
+     _sparse_proximal_adagrad, (), _F32_F64),
     ("ApplyMomentum", "var accum lr grad momentum", _momentum,
-     ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
+     ("use_nesterov: bool = false",), _FLOATS),
     ("SparseApplyMomentum", "var accum lr grad indices momentum", _sparse_momentum,
-     ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
+     ("use_nesterov: bool = false",), _FLOATS),
     ("ApplyAdam", "var m v beta1_power beta2_power lr beta1 beta2 epsilon grad", _adam,
-     ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
+     ("use_nesterov: bool = false",), _FLOATS),
     # (TF 1.15 has only the resource form, ResourceApplyAdamWithAmsgrad: a resource
     # variable's update is named so)
     ("ApplyAdamWithAmsgrad", "var m v vhat beta1_power beta2_power lr beta1 beta2 epsilon grad",
      _adam_with_amsgrad, (), _FLOATS),
-    ("ApplyAdaMax", "var m v beta1_power lr beta1 beta2 epsilon grad", _ada_max, (), _FLOATS),
+    ("ApplyAdaMax", "var m v beta1_power lr beta1 beta2 epsilon grad", _ada_max, (), _NO_BF16),
     ("ApplyAddSign", "var m lr alpha sign_decay beta grad", _add_sign, (), _FLOATS),
     ("ApplyPowerSign", "var m lr logbase sign_decay beta grad", _power_sign, (), _FLOATS),
     ("ApplyRMSProp", "var ms mom lr rho momentum epsilon grad", _rms_prop, (),
-     _FLOATS_AND_COMPLEX),
+     _FLOATS),
     ("SparseApplyRMSProp", "var ms mom lr rho momentum epsilon grad indices", _sparse_rms_prop,
      (),
-     _FLOATS_AND_COMPLEX),
+     _NO_BF16),
     ("ApplyCenteredRMSProp", "var mg ms mom lr rho momentum epsilon grad", _centered_rms_prop,
-     (), _FLOATS_AND_COMPLEX),
+     (), _FLOATS),
     ("SparseApplyCenteredRMSProp", "var mg ms mom lr rho momentum epsilon grad indices",
-     _sparse_centered_rms_prop, (), _FLOATS_AND_COMPLEX),
+     _sparse_centered_rms_prop, (), _NO_BF16),
     ("ApplyFtrl", "var accum linear grad lr l1 l2 lr_power", _ftrl, (), _FLOATS),
     ("SparseApplyFtrl", "var accum linear grad indices lr l1 l2 lr_power", _sparse_ftrl, (),
      _FLOATS),
