@@ -179,3 +179,24 @@ def test_a_string_feed_of_other_objects_is_the_runtimes_unsupported_object_type(
         ValueError, "Cannot feed value of shape (2,) for Tensor 'q:0', which has shape '()'")
     assert _feed_error(p, [[1]], tf.identity(p)) == (
         ValueError, "Cannot feed value of shape (1, 1) for Tensor 'p:0', which has shape '(?,)'")
+
+
+def test_run_options_and_metadata_must_be_protos_unless_false():
+    v = tf.Variable(0, name="v")
+    inc = tf.assign_add(v, 1)
+    with tf.Session() as s:
+        s.run(v.initializer)
+        for bad in (3, {"trace_level": 3}):
+            e = _error(lambda b=bad: s.run(inc, options=b))
+            assert type(e) is AttributeError
+            assert str(e) == f"'{type(bad).__name__}' object has no attribute 'SerializeToString'"
+        assert s.run(v) == 0  # refused before the step
+        e = _error(lambda: s.run(inc, run_metadata=3))
+        assert type(e) is AttributeError
+        assert str(e) == "'int' object has no attribute 'ParseFromString'"
+        assert s.run(v) == 1  # the metadata is read after the step ran
+        assert s.run(inc, options=0, run_metadata=[]) == 2  # false values stand for none
+        # any message takes the step's metadata
+        assert s.run(inc, options=tf.RunOptions(), run_metadata=tf.RunOptions()) == 3
+    e = _error(lambda: s.run(inc, options=3))  # (before the closed session's error)
+    assert type(e) is AttributeError

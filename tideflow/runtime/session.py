@@ -718,6 +718,18 @@ class BaseSession:
     # -- running ----------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs the ops and evaluates the tensors in ``fetches`` (any nested structure)."""
+        if options is not None or run_metadata is not None:
+            # as TF's run: a false value is no options (metadata); options are serialized
+            # before the step, the metadata parsed after it (so the step runs first)
+            options = options or None
+            run_metadata = run_metadata or None
+            if options is not None and not hasattr(options, "SerializeToString"):
+                raise AttributeError(f"'{type(options).__name__}' object has no attribute "
+                                     "'SerializeToString'")
+            if run_metadata is not None and not hasattr(run_metadata, "ParseFromString"):
+                self.run(fetches, feed_dict, options)
+                raise AttributeError(f"'{type(run_metadata).__name__}' object has no "
+                                     "attribute 'ParseFromString'")
         if self._closed:
             self._check_open()
         if self._remote is not None:
