@@ -614,7 +614,9 @@ def _reshape_shape(op):
             raise ValueError(f"Dimension size must be evenly divisible by {known_in} but is "
                              f"{known}")
     if n is not None:
-        if not missing and known != n:
+        if (not missing and known != n) or (len(missing) == 1 and known == 0 and n):
+            # (with a -1: a zero dimension asks for no elements, which TF's shape function
+            # already refuses for an input with some)
             raise ValueError(
                 f"Cannot reshape a tensor with {n} elements to shape {_shape_str(dims)} "
                 f"({known} elements)"
@@ -818,9 +820,9 @@ def _transpose_kernel(x, perm):
         )
     seen = set()
     for p in perm:
-        if not -x.ndim <= p < x.ndim:
+        if not 0 <= p < x.ndim:  # (a negative entry too: TF's kernel takes no -1)
             raise _invalid(f"{p} is out of range [0 .. {x.ndim})")
-        seen.add(p % x.ndim)
+        seen.add(p)
     for i in range(x.ndim):
         if i not in seen:
             raise _invalid(f"{i} is missing from {{{','.join(map(str, perm))}}}.")

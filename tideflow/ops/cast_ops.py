@@ -25,10 +25,10 @@ def _cast_kernel(x, *, SrcT, DstT, Truncate):
         raise errors.UnimplementedError(
             None, None, f"Cast {_type_name(SrcT)} to {_type_name(DstT)} is not supported"
         )
+    if x.dtype.kind == "c" and dst.kind != "c":
+        x = x.real  # to bool as well: TF 1.15 tests the real part only (1j is False)
     if dst == np.bool_:
         return x != 0
-    if x.dtype.kind == "c" and dst.kind != "c":
-        x = x.real
     if Truncate and DstT == dtypes.bfloat16 and x.dtype.kind == "f":
         # drop the low mantissa bits instead of rounding
         bits = x.astype(np.float32).view(np.uint32) & np.uint32(0xFFFF0000)

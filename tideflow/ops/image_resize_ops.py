@@ -374,6 +374,8 @@ def _nearest_grad(op, g):
 
 
 _IMAGE_T = ("T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double}")
+# TF 1.15's ResizeBicubic, ResizeArea and ResizeNearestNeighbor take no bfloat16 (Bilinear does)
+_IMAGE_T_NO_BF16 = "T: {int8, uint8, int16, uint16, int32, int64, half, float, double}"
 _CENTERS = ["align_corners: bool = false", "half_pixel_centers: bool = false"]
 
 # (op, gradient op, its taps, the gradient op's types)
@@ -384,7 +386,7 @@ for _name, _taps, _grad_types in (
         _name,
         inputs=["images: T", "size: int32"],
         outputs=["resized_images: float"],
-        attrs=[_IMAGE_T] + _CENTERS,
+        attrs=[_IMAGE_T if _name == "ResizeBilinear" else _IMAGE_T_NO_BF16] + _CENTERS,
         shape=_resize_shape,
         kernel=_bilinear_kernel if _name == "ResizeBilinear" else _bicubic_kernel,
         grad=_interp_grad(_name + "Grad"),
@@ -448,7 +450,7 @@ op_registry.declare(
     "ResizeArea",
     inputs=["images: T", "size: int32"],
     outputs=["resized_images: float"],
-    attrs=[_IMAGE_T, "align_corners: bool = false"],
+    attrs=[_IMAGE_T_NO_BF16, "align_corners: bool = false"],
     shape=_resize_shape,
     kernel=_area_kernel,
 )
@@ -456,7 +458,7 @@ op_registry.declare(
     "ResizeNearestNeighbor",
     inputs=["images: T", "size: int32"],
     outputs=["resized_images: T"],
-    attrs=[_IMAGE_T] + _CENTERS,
+    attrs=[_IMAGE_T_NO_BF16] + _CENTERS,
     shape=_resize_shape,
     kernel=_nearest_kernel,
     grad=_nearest_grad,
@@ -476,7 +478,7 @@ op_registry.declare(
     "ResizeNearestNeighborGrad",
     inputs=["grads: T", "size: int32"],
     outputs=["output: T"],
-    attrs=["T: {uint8, int8, int32, half, float, double, bfloat16}"] + _CENTERS,
+    attrs=["T: {uint8, int8, int32, half, float, double}"] + _CENTERS,
     shape=_nearest_grad_shape,
     kernel=_nearest_grad_kernel,  # (no gradient, as TF 1.15)
 )

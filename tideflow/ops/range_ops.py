@@ -148,9 +148,9 @@ def _one_hot_shape(op):
     if ix.ndims is None:
         return [None]
     r = ix.ndims
-    if axis != -1 and not 0 <= axis <= r:
-        raise ValueError(f"Expected axis to be -1 or between [0, {r + 1}).  But received: {axis}")
-    a = r if axis == -1 else axis
+    # an axis past the output's rank is the kernel's error, when the op runs; TF 1.15's shape
+    # function places the depth as if at the axis modulo the output's rank
+    a = r if axis == -1 else axis % (r + 1)
     dims = ix.as_list()
     return [dims[:a] + [depth] + dims[a:]]
 

@@ -69,7 +69,8 @@ def _bfloat16_sum(x, axis, keep_dims, ufunc=np.add):
     (scalar Eigen code, in bfloat16): the reduced elements of each output one after another,
     in row-major order, each partial result rounded to bfloat16."""
     kept = [a for a in range(x.ndim) if a not in axis]
-    moved = np.transpose(x, kept + list(axis)).reshape([x.shape[a] for a in kept] + [-1])
+    count = math.prod(x.shape[a] for a in axis)  # (not -1: that fails with no elements)
+    moved = np.transpose(x, kept + list(axis)).reshape([x.shape[a] for a in kept] + [count])
     if moved.shape[-1] == 0:
         out = np.full(moved.shape[:-1], ufunc.identity, x.dtype)
     else:
@@ -194,6 +195,8 @@ def _prod(x, indices, *, keep_dims):
 
 
 def _mean(x, indices, *, keep_dims):
+    if type(indices) is np.ndarray and not indices.size:
+        return np.asarray(x)  # no axes: x / 1, x unchanged (a -0.0 stays -0.0)
     if type(x) is np.ndarray and x.dtype.kind == "f" and x.dtype not in _HALF_TYPES:
         if type(indices) is np.ndarray and indices.shape == (1,) and (
                 -x.ndim <= indices[0] < x.ndim):
@@ -238,6 +241,8 @@ def _mean(x, indices, *, keep_dims):
     for a in axis:
         n *= x.shape[a]
     if n == 0:  # as TF: an integer mean over nothing is 0 (a float one NaN)
+        if x.dtype in (np.uint32, np.uint64):  # (run by XLA: 0 / 0 is all bits set)
+            return np.full_like(total, np.iinfo(x.dtype).max)
         return np.zeros_like(total)
     # as TF: the sum wraps in x's dtype, then divides by the int64 count truncating towards
     # zero (C division)
@@ -622,6 +627,9 @@ def _cumulative(fn, identity):
         # float16 and bfloat16 scan in their own type, each partial result rounded, as TF's
         # Eigen scan
         out = fn(x, axis=a, dtype=x.dtype if x.dtype in _HALF_TYPES else _acc_dtype(x))
+        if identity == 0 and out.dtype.kind in "fcV" and out.size:
+            # TF's scan starts from 0, so no sum is -0.0 (NumPy copies a leading -0.0)
+            out += out.dtype.type(0)
         if exclusive and out.shape[a]:
             head = np.full_like(np.take(out, [0], axis=a), identity)
             out = np.concatenate([head, np.delete(out, -1, axis=a)], axis=a)
@@ -941,7 +949,7 @@ _SEGMENT_GRADS = {
     "Min": (_segment_min_or_max_grad, _unsorted_segment_min_or_max_grad),
 }
 
-for _kind, _types in (("Sum", "numbertype"), ("Mean", "realnumbertype"), ("Prod", "numbertype"),
+for _kind, _types in (("Sum", "numbertype"), ("Mean", "numbertype"), ("Prod", "numbertype"),
                       ("Max", "realnumbertype"), ("Min", "realnumbertype")):
     _sorted_grad, _unsorted_grad = _SEGMENT_GRADS[_kind]
     op_registry.declare(f"Segment{_kind}", inputs=["data: T", "segment_ids: Tindices"],

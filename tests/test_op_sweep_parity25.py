@@ -1,0 +1,147 @@
+"""Element-wise, reduction and array ops at the edges of their dtypes and shapes, against
+TF 1.15 (a differential sweep of ~7,000 calls; each expected value below was measured in
+TF 1.15 with the same graph, inputs fed through placeholders)."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _run(t, feed=None):
+    with tf.Session() as s:
+        return s.run(t, feed)
+
+
+def _fed(value, dtype=None):
+    value = np.asarray(value, dtype)
+    return tf.placeholder_with_default(value, value.shape)
+
+
+def test_cast_complex_to_bool_tests_the_real_part():
+    with tf.Graph().as_default():
+        x = _fed([0, 1, -1, 1j, 1 + 1j, complex(0, np.nan)], np.complex64)
+        got = _run([tf.cast(x, tf.bool), tf.cast(tf.cast(x, tf.complex128), tf.bool)])
+    want = [False, True, True, False, True, False]  # TF 1.15: 1j and nan*1j are False
+    assert got[0].tolist() == want and got[1].tolist() == want
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_cumsum_never_gives_negative_zero(dtype):
+    # TF's scan adds from 0: a leading -0.0 comes out +0.0 (NumPy copies it)
+    with tf.Graph().as_default():
+        x = _fed([[-0.0, -0.0], [-0.0, 1.0]], dtype)
+        fwd, rev = _run([tf.cumsum(x, axis=0), tf.cumsum(x, axis=1, reverse=True)])
+    assert not np.signbit(fwd).any() and not np.signbit(rev).any()
+    assert fwd.tolist() == [[0.0, 0.0], [0.0, 1.0]]
+    assert rev.tolist() == [[0.0, 0.0], [1.0, 1.0]]
+
+
+def test_cumsum_bfloat16_and_exclusive_reverse():
+    with tf.Graph().as_default():
+        x = _fed([[-0.0, -0.0], [-0.0, 1.0]], np.float32)
+        b = tf.cast(tf.cumsum(tf.cast(x, tf.bfloat16), axis=0), tf.float32)
+        e = tf.cumsum(x, axis=0, reverse=True, exclusive=True)
+        b, e = _run([tf.bitcast(b, tf.int32), tf.bitcast(e, tf.int32)])
+    assert b.tolist() == [[0, 0], [0, 1065353216]]
+    assert e.tolist() == [[0, 1065353216], [0, 0]]  # (TF 1.15's bits)
+
+
+def test_reduce_mean_over_no_axes_is_the_input():
+    with tf.Graph().as_default():
+        x = _fed([[-0.0, -0.0], [-0.0, 1.0]], np.float32)
+        got = _run(tf.bitcast(tf.reduce_mean(x, axis=[]), tf.int32))
+    assert got.tolist() == [[-2147483648, -2147483648], [-2147483648, 1065353216]]
+
+
+def test_reduce_mean_of_nothing_unsigned_wide_is_all_ones():
+    # TF 1.15 runs the 32/64-bit unsigned Mean on its XLA_CPU device: 0 / 0 is all bits set;
+    # the other integer types give 0
+    with tf.Graph().as_default():
+        u = tf.placeholder_with_default(np.zeros((0, 2), np.uint32), [None, 2])
+        got = _run([tf.reduce_mean(u, axis=0), tf.reduce_mean(tf.cast(u, tf.uint64)),
+                    tf.reduce_mean(tf.cast(u, tf.int32), axis=0),
+                    tf.reduce_mean(tf.cast(u, tf.uint16), axis=0)])
+    assert got[0].tolist() == [4294967295, 4294967295] and got[0].dtype == np.uint32
+    assert int(got[1]) == 18446744073709551615
+    assert got[2].tolist() == [0, 0] and got[3].tolist() == [0, 0]
+
+
+def test_bfloat16_sum_and_prod_over_an_empty_axis():
+    with tf.Graph().as_default():
+        b = tf.cast(tf.placeholder_with_default(np.zeros((0, 3), np.float32), [None, 3]),
+                    tf.bfloat16)
+        outs = [tf.reduce_sum(b, axis=0), tf.reduce_prod(b, axis=1), tf.reduce_prod(b),
+                tf.reduce_logsumexp(b, axis=0)]
+        got = _run([tf.cast(o, tf.float32) for o in outs])
+    assert got[0].tolist() == [0.0, 0.0, 0.0]
+    assert got[1].shape == (0,)
+    assert float(got[2]) == 1.0
+    assert got[3].tolist() == [-np.inf] * 3
+
+
+def test_one_hot_axis_past_the_rank_fails_when_run():
+    with tf.Graph().as_default():
+        i = _fed([[0, 1], [2, 0]], np.int32)
+        # TF 1.15's shape function places the depth at the axis modulo the output rank
+        assert tf.one_hot(i, 3, axis=3).shape.as_list() == [3, 2, 2]
+        assert tf.one_hot(i, 3, axis=7).shape.as_list() == [2, 3, 2]
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Expected axis to be -1 or between \[0, 3\).  But received: 3"):
+            _run(tf.one_hot(i, 3, axis=3))
+        assert tf.one_hot(_fed([2], np.int32), 3, axis=3).shape.as_list() == [1, 3]
+
+
+def test_transpose_refuses_a_negative_perm_entry():
+    with tf.Graph().as_default():
+        t = _fed(np.zeros((2, 3, 4), np.float32))
+        y = tf.transpose(t, [-1, 0, 1])
+        assert y.shape.as_list() == [4, 2, 3]  # (the shape function wraps it, as TF's)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"-1 is out of range \[0 \.\. 3\)"):
+            _run(y)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"-3 is out of range \[0 \.\. 3\)"):
+            _run(tf.transpose(t, [2, 0, -3]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"-1 is out of range \[0 \.\. 2\)"):
+            _run(tf.transpose(tf.zeros([2, 3]), [-1, 0]))  # (a folded constant alike)
+
+
+def test_reshape_to_a_zero_dimension_with_minus_one_fails_when_built():
+    with tf.Graph().as_default():
+        t = tf.placeholder(tf.float32, [2, 3, 4])
+        with pytest.raises(ValueError, match=(
+                r"^Cannot reshape a tensor with 24 elements to shape \[0,\?\] \(0 elements\) "
+                r"for 'Reshape' \(op: 'Reshape'\) with input shapes: \[2,3,4\], \[2\] and with "
+                r"input tensors computed as partial shapes: input\[1\] = \[0,\?\]\.$")):
+            tf.reshape(t, [0, -1])
+        with pytest.raises(ValueError, match=r"to shape \[\?,0,2\] \(0 elements\)"):
+            tf.reshape(t, [-1, 0, 2])
+        # an empty input may still take it
+        e = tf.reshape(tf.placeholder(tf.float32, [0, 4]), [0, -1])
+        assert e.shape.as_list() == [0, None]
+
+
+def test_segment_mean_takes_complex():
+    with tf.Graph().as_default():
+        c = _fed([1 + 2j, 3 + 4j, 5j], np.complex64)
+        a, b = _run([tf.segment_mean(c, [0, 0, 2]),
+                     tf.segment_mean(tf.cast(c, tf.complex128), [0, 1, 1])])
+    assert a.dtype == np.complex64 and a.tolist() == [2 + 3j, 0j, 5j]
+    assert b.dtype == np.complex128 and b.tolist() == [1 + 2j, 1.5 + 4.5j]
+
+
+@pytest.mark.parametrize("fn,arg", [
+    (lambda img: tf.image.resize_bicubic(img, [3, 3]), "images"),
+    (lambda img: tf.image.resize_area(img, [3, 3]), "images"),
+    (lambda img: tf.image.resize_nearest_neighbor(img, [3, 3]), "images"),
+])
+def test_resize_ops_without_bfloat16(fn, arg):
+    with tf.Graph().as_default():
+        img = tf.cast(tf.zeros([1, 2, 2, 1]), tf.bfloat16)
+        with pytest.raises(TypeError, match=(
+                f"Value passed to parameter '{arg}' has DataType bfloat16 not in list of "
+                "allowed values: int8, uint8, int16, uint16, int32, int64, float16, float32, "
+                "float64$")):
+            fn(img)
+        # ResizeBilinear takes it
+        assert _run(tf.cast(tf.image.resize_bilinear(img, [3, 3]), tf.float32)).shape == (
+            1, 3, 3, 1)
