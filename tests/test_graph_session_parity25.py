@@ -200,3 +200,23 @@ def test_run_options_and_metadata_must_be_protos_unless_false():
         assert s.run(inc, options=tf.RunOptions(), run_metadata=tf.RunOptions()) == 3
     e = _error(lambda: s.run(inc, options=3))  # (before the closed session's error)
     assert type(e) is AttributeError
+
+
+# -- op attributes ------------------------------------------------------------------------------
+
+
+def test_get_attr_gives_a_fresh_list_and_takes_only_a_str_name():
+    x = tf.placeholder(tf.float32, [1, 8, 8, 3], name="x")
+    c = tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME", name="mp")
+    strides = c.op.get_attr("strides")
+    assert strides == [1, 2, 2, 1] and type(strides) is list
+    strides.append(7)
+    assert c.op.get_attr("strides") == [1, 2, 2, 1]
+    assert c.op.get_attr("strides") is not c.op.get_attr("strides")
+    for bad in (3, b"ksize"):
+        e = _error(lambda b=bad: c.op.get_attr(b))
+        assert type(e) is TypeError
+        assert str(e) == ("in method 'TF_OperationGetAttrValueProto', argument 2 of type "
+                          "'char const *'")
+    e = _error(lambda: c.op.get_attr(None))
+    assert type(e) is ValueError and str(e) == "Operation 'mp' has no attr named ''."

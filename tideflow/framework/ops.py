@@ -516,6 +516,11 @@ class Operation:
 
     def get_attr(self, name):
         """The value of attr ``name`` as TF returns it (strings as bytes, tensors as protos)."""
+        if name is None:  # (TF's C API wrapper passes it as no name)
+            name = ""
+        elif not isinstance(name, str):  # (and refuses anything else, bytes too)
+            raise TypeError("in method 'TF_OperationGetAttrValueProto', argument 2 of type "
+                            "'char const *'")
         if name not in self._attrs:
             raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
         value = self._attrs[name]
@@ -550,6 +555,8 @@ class Operation:
             return value.as_proto() if isinstance(value, TensorShape) else value
         if typ == "list(shape)":
             return [v.as_proto() for v in value]
+        if isinstance(value, (list, tuple)):
+            return list(value)  # a fresh list, as TF's: changing it leaves the op alone
         return value
 
     def _set_attr(self, name, value):
