@@ -9,7 +9,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import scalar, unknown_shape
-from tideflow.ops.string_ops import _FLOAT_RE, _INT_RE, parse_float
+from tideflow.ops.string_ops import _FLOAT_RE, _INT_RE, parse_float, parse_float32
 
 
 def _invalid(msg):
@@ -200,7 +200,9 @@ def _parse_number(text, dtype, col, row):
     if not ok:
         raise _invalid(f"Field {col} in record {row} is not a valid {_type_name(dtype)}: "
                        f"{text.decode('utf-8', 'replace')}")
-    return v if is_int else parse_float(text)
+    if is_int:
+        return v
+    return parse_float32(text) if dtype == dtypes.float32 else parse_float(text)
 
 
 def _type_name(dtype):
@@ -298,10 +300,20 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
 # ------------------------------------------------------------------------------------------
 
 
-def _serialize_tensor_kernel(tensor):
+def _serialize_tensor_kernel(tensor, *, T):
     from tideflow.framework import tensor_util
+    from tideflow.protos import tensor_pb2
 
-    proto = tensor_util.make_tensor_proto(np.asarray(tensor))
+    a = np.asarray(tensor)
+    if T == dtypes.string or T.base_dtype in tensor_util._QUANTIZED_BASE:
+        proto = tensor_util.make_tensor_proto(a)
+    else:
+        # as TF's kernel (Tensor::AsProtoTensorContent): every fixed-size type, scalars, bool
+        # and float16 included, as little-endian tensor_content, never in a typed value field
+        proto = tensor_pb2.TensorProto(dtype=T.as_datatype_enum,
+                                       tensor_shape=tensor_util._shape_proto(a.shape))
+        if a.size:
+            proto.tensor_content = tensor_util._le_bytes(a)
     return np.asarray(proto.SerializeToString(), dtype=object)
 
 
@@ -328,7 +340,7 @@ def _parse_tensor_kernel(serialized, *, out_type):
         proto.ParseFromString(bytes(s[()]))
     except Exception:  # noqa: BLE001 - any decode failure means a bad proto
         raise _invalid("Could not parse `serialized` as TensorProto: "
-                       f"'{bytes(s[()])[:64]!r}'") from None
+                       f"'{bytes(s[()]).decode('utf-8', 'replace')}'") from None
     parsed = dtypes.as_dtype(proto.dtype)
     if parsed != out_type:
         from tideflow.framework.importer import _type_string

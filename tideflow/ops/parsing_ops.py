@@ -119,8 +119,8 @@ def _values(feature, dtype, where, sparse=False, context=False):
         return np.zeros(0, dtype=_NP[dtype])
     if kind != want:
         if context:
-            raise _invalid(f"{where}.  Data types don't match. Expected type: {dtype.name}  "
-                           f"Feature is: {_debug_string(feature)}")
+            raise _invalid(f"{where}.  Data types don't match. Expected type: "
+                           f"{dtypes.type_string(dtype)}  Feature is: {_debug_string(feature)}")
         if sparse:
             raise _invalid(f"{where}.  Data types don't match. Expected type: "
                            f"{_TYPE_NAME[want]}, Actual type: {_TYPE_NAME[kind]}")
@@ -153,8 +153,8 @@ def _list_values(feature, dtype, name, key, step, sparse=False):
     if kind is not None and kind != _KINDS[dtype]:
         # (TF spells it "Feature List" for a VarLen feature list)
         raise _invalid(f"Name: {name}, Feature {'List' if sparse else 'list'}: {key}, Index: "
-                       f"{step}.  Data types don't match. Expected type: {dtype.name}  "
-                       f"Feature is: {_debug_string(feature)}")
+                       f"{step}.  Data types don't match. Expected type: "
+                       f"{dtypes.type_string(dtype)}  Feature is: {_debug_string(feature)}")
     return _values(feature, dtype, f"Name: {name}, Feature list: {key}, Index: {step}")
 
 
@@ -803,6 +803,11 @@ def _split_sequence_features(sequence_features):
         else:
             # (TF's words and error class)
             raise ValueError(f"Unsupported {type(f).__name__} {f}.")  # noqa: TRY004
+    for key in fl_dense_keys:
+        # TF 1.15's sequence parsers take no default for a feature list (a missing one is
+        # empty), and refuse one given
+        if sequence_features[key].default_value is not None:
+            raise ValueError(f"Value feature_list_dense_defaults[{key}] must be None")
     return fl_sparse_keys, fl_sparse_types, fl_dense_keys, fl_dense_types, fl_dense_shapes, missing_ok
 
 

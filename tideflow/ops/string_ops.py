@@ -307,6 +307,20 @@ def parse_float(text):
     return float(t)
 
 
+_F32_TINY = float(np.finfo(np.float32).tiny)
+
+
+def parse_float32(text):
+    """``parse_float`` rounded to float32, a denormal result flushed to a zero of its sign (TF's
+    kernels run with the CPU's flush-to-zero mode, which the narrowing conversion obeys)."""
+    v = parse_float(text)
+    with np.errstate(over="ignore"):
+        f = np.float32(v)
+    if f != 0 and abs(float(f)) < _F32_TINY:
+        f = np.float32(np.copysign(0.0, v))
+    return f
+
+
 def _string_to_number_kernel(string_tensor, *, out_type):
     x = _strings(string_tensor)
     np_type = out_type.as_numpy_dtype
@@ -319,9 +333,10 @@ def _string_to_number_kernel(string_tensor, *, out_type):
         if ok and is_int:
             v = int(s)
             ok = info.min <= v <= info.max
+        elif ok and out_type == dtypes.float32:
+            v = parse_float32(s)
         elif ok:
-            with np.errstate(over="ignore"):
-                v = np_type(parse_float(s))
+            v = np_type(parse_float(s))
         if not ok:
             raise _invalid(
                 "StringToNumberOp could not correctly convert string: "
