@@ -273,15 +273,50 @@ def _pil_array(im):
     return a[..., None] if a.ndim == 2 else a
 
 
+def _check_png_chunks(data):
+    """libpng's verdict on the chunk stream, in TF 1.15's words: a stream that ends, or a
+    critical chunk whose CRC fails, before the first IDAT's header has been read (what TF's
+    header step reads) is a bad header; after it, through IEND and its CRC (TF reads the
+    end too), bad data. An ancillary chunk whose CRC fails libpng skips with a warning: the
+    data comes back without such chunks."""
+    n = len(data)
+    pos, in_data, skipped = 8, False, []
+    while True:
+        if pos + 8 > n:
+            break
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        in_data = in_data or kind == b"IDAT"
+        end = pos + 12 + length
+        if end > n:
+            break
+        if zlib.crc32(data[pos + 4:end - 4]) != struct.unpack(">I", data[end - 4:end])[0]:
+            if not kind[0] & 0x20:
+                break
+            skipped.append((pos, end))
+        if kind == b"IEND":
+            for a, b in reversed(skipped):
+                data = data[:a] + data[b:]
+            return data
+        pos = end
+    if in_data:
+        raise _invalid(f"Invalid PNG data, size {n}")
+    raise _invalid(f"Invalid PNG header, data size {n}")
+
+
 def _decode_png(data, channels, dtype):
     if data[:8] != _PNG_SIG:
         raise _invalid("Invalid PNG data, size " + str(len(data)))
     _, _, depth, color_type, interlace = _png_header(data)
+    size, data = len(data), _check_png_chunks(data)
     own = not interlace and color_type in (0, 2, 4, 6)
-    if own and (depth == 16 or (depth == 8 and not _has_pil())):
-        img = _decode_png_own(data)
-    else:
-        img = _pil_array(_pil_open(data, "PNG"))
+    try:
+        if own and (depth == 16 or (depth == 8 and not _has_pil())):
+            img = _decode_png_own(data)
+        else:
+            img = _pil_array(_pil_open(data, "PNG"))
+    except errors.InvalidArgumentError:
+        # (a bad zlib stream or filter byte: libpng fails while reading the rows)
+        raise _invalid(f"Invalid PNG data, size {size}") from None
     had_alpha = img.shape[-1] in (2, 4)
 
     def to_gray(img):
@@ -518,6 +553,8 @@ def _unknown_format(data):
     none of its formats (a BMP too)."""
     from tideflow.ops.io_ops import _c_escape
 
+    if not data:
+        return _invalid("Expected image (JPEG, PNG, or GIF), got empty file")
     return _invalid("Expected image (JPEG, PNG, or GIF), got unknown format starting with "
                     f"'{_c_escape(data[:16])}'")
 

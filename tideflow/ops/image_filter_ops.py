@@ -36,13 +36,16 @@ _YIQ_TO_RGB = [[1, 1, 1], [0.95598634, -0.27201283, -1.10674021],
 def _channel_map(images, kernel, what):
     images = ops.convert_to_tensor(images, name="images")
     s = images.get_shape()
-    if s.ndims is not None and (s.ndims < 1 or s.dims[-1].value not in (None, 3)):
+    if s.ndims == 0:
         raise ValueError(f"{what}: the last dimension of images must be 3 (channels), got shape "
                          f"{s}")
     if not images.dtype.is_floating:
-        # TF converts the float kernel to the images' dtype, which fails for integers
-        raise TypeError(f"Expected {images.dtype.base_dtype.name}, but got "
-                        f"{np.asarray(kernel).flat[0]} of type 'float'.")
+        # TF converts the float kernel to the images' dtype, which fails for integers at the
+        # kernel's first float entry (its ints convert)
+        first = next(v for row in kernel for v in row if isinstance(v, float))
+        raise TypeError(f"Expected {images.dtype.base_dtype.name}, got {first!r} of type "
+                        "'float' instead.")
+    # (a last dimension other than 3 fails in the tensordot's MatMul, as in TF)
     k = ops.convert_to_tensor(np.asarray(kernel, images.dtype.as_numpy_dtype), name="kernel")
     ndims = s.ndims
     if ndims is None:

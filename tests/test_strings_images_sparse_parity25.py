@@ -1,0 +1,203 @@
+"""Strings, parsing, images and sparse ops against TF 1.15: values, error classes and words
+(every reference below was measured in TF 1.15)."""
+
+import struct
+import zlib
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.framework import errors
+
+
+def _run(t, feed=None):
+    with tf.Session() as s:
+        return s.run(t, feed)
+
+
+def _example(**feats):
+    f = {}
+    for k, v in feats.items():
+        if isinstance(v[0], float):
+            f[k] = tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        elif isinstance(v[0], int):
+            f[k] = tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+        else:
+            f[k] = tf.train.Feature(bytes_list=tf.train.BytesList(value=v))
+    return tf.train.Example(features=tf.train.Features(feature=f)).SerializeToString()
+
+
+def _sequence_example(ctx, seq):
+    def feature(v):
+        if isinstance(v[0], float):
+            return tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        if isinstance(v[0], int):
+            return tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+        return tf.train.Feature(bytes_list=tf.train.BytesList(value=v))
+
+    c = tf.train.Features(feature={k: feature(v) for k, v in ctx.items()})
+    lists = tf.train.FeatureLists(feature_list={
+        k: tf.train.FeatureList(feature=[feature(x) for x in v]) for k, v in seq.items()})
+    return tf.train.SequenceExample(context=c, feature_lists=lists).SerializeToString()
+
+
+# ------------------------------------------------------------------------------------------
+# strings and CSV
+# ------------------------------------------------------------------------------------------
+
+
+def test_float32_parsing_flushes_denormals_to_zero():
+    # TF's kernels run with flush-to-zero: "1e-40" reads as 0 in float32, but stays a
+    # denormal in float64
+    out = _run(tf.strings.to_number(["1e-50", "3.4e39", "1e-40", "-1e-40", "1.5"]))
+    assert out.dtype == np.float32
+    assert out.tolist() == [0.0, np.inf, 0.0, 0.0, 1.5]
+    assert np.signbit(out[3])
+    d = _run(tf.strings.to_number(["1e-320"], out_type=tf.float64))
+    assert d[0] == 1e-320
+    cols = _run(tf.decode_csv(["1e-40,1e-320,2.5"], [[1.0], tf.constant([0], tf.float64),
+                                                     [0.0]]))
+    assert cols[0].tolist() == [0.0]
+    assert cols[1].tolist() == [1e-320]
+    assert cols[2].tolist() == [2.5]
+
+
+# ------------------------------------------------------------------------------------------
+# SerializeTensor / ParseTensor
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, dtype, expected", [
+    # scalars, bools and halves go in tensor_content too (TF's AsProtoTensorContent)
+    (7, tf.int64, [8, 9, 18, 0, 34, 8, 7, 0, 0, 0, 0, 0, 0, 0]),
+    ([True, False], tf.bool, [8, 10, 18, 4, 18, 2, 8, 2, 34, 2, 1, 0]),
+    ([1.5], tf.float16, [8, 19, 18, 4, 18, 2, 8, 1, 34, 2, 0, 62]),
+    ([[1.5, 2.0], [3.0, -1.0]], tf.float32,
+     [8, 1, 18, 8, 18, 2, 8, 2, 18, 2, 8, 2, 34, 16, 0, 0, 192, 63, 0, 0, 0, 64, 0, 0, 64, 64,
+      0, 0, 128, 191]),
+    (np.zeros([0, 2], np.float32), tf.float32, [8, 1, 18, 6, 18, 0, 18, 2, 8, 2]),
+])
+def test_serialize_tensor_bytes_are_tfs(value, dtype, expected):
+    t = tf.constant(value, dtype)
+    data = _run(tf.io.serialize_tensor(t))
+    assert list(bytearray(data)) == expected
+    back = _run(tf.io.parse_tensor(data, dtype))
+    np.testing.assert_array_equal(back, np.asarray(value, dtype.as_numpy_dtype))
+
+
+def test_serialize_tensor_of_strings_and_bad_protos():
+    data = _run(tf.serialize_tensor(tf.constant(["a", "bc"])))
+    assert list(bytearray(data)) == [8, 7, 18, 4, 18, 2, 8, 2, 66, 1, 97, 66, 2, 98, 99]
+    with pytest.raises(errors.InvalidArgumentError) as e:
+        _run(tf.io.parse_tensor(tf.constant(b"\x01\x02garbage"), tf.float32))
+    # the bytes themselves, not a Python bytes repr
+    assert "Could not parse `serialized` as TensorProto: '\x01\x02garbage'" in str(e.value)
+
+
+# ------------------------------------------------------------------------------------------
+# parse ops
+# ------------------------------------------------------------------------------------------
+
+
+def test_sequence_parsers_name_the_c_type_on_a_mismatch():
+    s1 = _sequence_example({"len": [3], "name": [b"abc"]},
+                           {"tok": [[1, 2], [3, 4]], "s": [[b"a"], [b"b"]]})
+    with pytest.raises(errors.InvalidArgumentError) as e:
+        _run(tf.parse_single_sequence_example(
+            s1, {}, {"tok": tf.FixedLenSequenceFeature([2], tf.float32)}))
+    assert ("Name: , Feature list: tok, Index: 0.  Data types don't match. Expected type: "
+            "float  Feature is: int64_list {") in str(e.value)
+    with pytest.raises(errors.InvalidArgumentError) as e:
+        _run(tf.parse_single_sequence_example(s1, {"len": tf.FixedLenFeature([], tf.float32)},
+                                              {}))
+    assert ("Name: , Context feature: len.  Data types don't match. Expected type: float  "
+            "Feature is: int64_list {") in str(e.value)
+
+
+def test_sequence_parsers_refuse_a_feature_list_default():
+    s1 = _sequence_example({}, {"w": [[0.5], [1.5]]})
+    feature = tf.FixedLenSequenceFeature([], tf.float32, allow_missing=True, default_value=-1.0)
+    with pytest.raises(ValueError, match=r"^Value feature_list_dense_defaults\[w\] must be "
+                                         r"None$"):
+        tf.io.parse_sequence_example([s1], {}, {"w": feature})
+    with pytest.raises(ValueError, match=r"feature_list_dense_defaults\[w\] must be None"):
+        tf.parse_single_sequence_example(s1, {}, {"w": feature})
+    # (an Example's FixedLenSequenceFeature takes the default)
+    out = _run(tf.parse_example([_example(w=[1.0, 2.0]), _example(v=[1.0])], {"w": feature}))
+    assert out["w"].tolist() == [[1.0, 2.0], [-1.0, -1.0]]
+
+
+# ------------------------------------------------------------------------------------------
+# images
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn, first", [
+    ("rgb_to_yuv", "0.299"), ("yuv_to_rgb", "-0.394642334"), ("rgb_to_yiq", "0.299"),
+    ("yiq_to_rgb", "0.95598634")])
+def test_color_maps_refuse_integer_images_at_the_kernels_first_float(fn, first):
+    with pytest.raises(TypeError) as e:
+        getattr(tf.image, fn)(np.zeros([2, 2, 3], np.uint8))
+    assert str(e.value) == f"Expected uint8, got {first} of type 'float' instead."
+
+
+def test_color_maps_of_other_channel_counts_fail_in_the_matmul():
+    with pytest.raises(ValueError) as e:
+        tf.image.rgb_to_yuv(np.zeros([2, 2, 4], np.float32))
+    assert str(e.value).startswith(
+        "Dimensions must be equal, but are 4 and 3 for 'Tensordot/MatMul' (op: 'MatMul') with "
+        "input shapes: [4,4], [3,3].")
+
+
+def _png_rgb():
+    rng = np.random.RandomState(3)
+    return _run(tf.image.encode_png(rng.randint(0, 256, [7, 9, 3]).astype(np.uint8)))
+
+
+@pytest.mark.parametrize("dtype", [tf.uint8, tf.uint16])
+def test_png_damage_is_a_header_or_data_error_as_libpng_finds_it(dtype):
+    rng = np.random.RandomState(3)
+    img = rng.randint(0, 256, [7, 9, 3]).astype(np.uint8)
+    if dtype == tf.uint16:
+        img = img.astype(np.uint16) * 257
+    png = _run(tf.image.encode_png(img))
+    n = len(png)
+    cases = {10: "header", 33: "header", 40: "header", 60: "data", n - 20: "data",
+             n - 5: "data"}
+    p = tf.placeholder(tf.string, [])
+    decode = tf.image.decode_png(p, dtype=dtype)
+    with tf.Session() as s:
+        for cut, kind in cases.items():
+            with pytest.raises(errors.InvalidArgumentError) as e:
+                s.run(decode, {p: png[:cut]})
+            want = (f"Invalid PNG header, data size {cut}" if kind == "header"
+                    else f"Invalid PNG data, size {cut}")
+            assert str(e.value).split("\n")[0] == want
+        # a critical chunk's CRC: IHDR's before the image data, IDAT's in it
+        for at, want in [(20, f"Invalid PNG header, data size {n}"),
+                         (45, f"Invalid PNG data, size {n}")]:
+            bad = bytearray(png)
+            bad[at] ^= 0xFF
+            with pytest.raises(errors.InvalidArgumentError) as e:
+                s.run(decode, {p: bytes(bad)})
+            assert str(e.value).split("\n")[0] == want
+        np.testing.assert_array_equal(s.run(decode, {p: png}), img)
+
+
+def test_png_ancillary_chunk_crc_only_warns():
+    png = _png_rgb()
+    # a tEXt chunk with a wrong CRC after IHDR: libpng skips it
+    body = b"tEXtkey\x00value"
+    chunk = struct.pack(">I", len(body) - 4) + body + struct.pack(
+        ">I", (zlib.crc32(body) + 1) & 0xFFFFFFFF)
+    damaged = png[:33] + chunk + png[33:]
+    np.testing.assert_array_equal(_run(tf.image.decode_png(damaged)),
+                                  _run(tf.image.decode_png(png)))
+
+
+def test_decoders_name_an_empty_file():
+    for decode in (tf.image.decode_png, tf.image.decode_jpeg, tf.image.decode_gif):
+        with pytest.raises(errors.InvalidArgumentError,
+                           match=r"^Expected image \(JPEG, PNG, or GIF\), got empty file"):
+            _run(decode(b""))
