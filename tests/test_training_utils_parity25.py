@@ -225,3 +225,40 @@ def test_training_kernels_take_tfs_cpu_types(name, spec, dtype):
 ])
 def test_training_kernels_run_tfs_half_types(name, spec, dtype):
     _run_raw(name, spec, dtype)
+
+
+# static ranks one apart: TF 1.15's remove_squeezable_dimensions squeezes the longer operand's
+# last dimension whatever its size, so a size other than 1 fails in Squeeze's shape function
+@pytest.mark.parametrize("build,got,op,shape", [
+    (lambda: tf.metrics.accuracy(tf.ones([3, 4]), tf.ones([3])), 4,
+     "remove_squeezable_dimensions/Squeeze", "[3,4]"),
+    (lambda: tf.metrics.precision(tf.ones([3], tf.bool), tf.ones([3, 2], tf.bool)), 2,
+     "precision/remove_squeezable_dimensions/Squeeze", "[3,2]"),
+    (lambda: tf.confusion_matrix(tf.ones([3, 2], tf.int32), tf.ones([3], tf.int32)), 2,
+     "confusion_matrix/remove_squeezable_dimensions/Squeeze", "[3,2]"),
+    (lambda: tf.losses.sparse_softmax_cross_entropy(tf.ones([3, 4], tf.int32), tf.ones([3, 4])),
+     4, "sparse_softmax_cross_entropy_loss/remove_squeezable_dimensions/Squeeze", "[3,4]"),
+])
+def test_rank_one_apart_squeezes_whatever_the_size(build, got, op, shape):
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError) as e:
+            build()
+        assert str(e.value) == (f"Can not squeeze dim[1], expected a dimension of 1, got {got} "
+                                f"for '{op}' (op: 'Squeeze') with input shapes: {shape}.")
+
+
+def test_confusion_matrix_squeezes_in_tfs_scope():
+    with tf.Graph().as_default() as g:
+        tf.confusion_matrix(tf.ones([3, 1], tf.int32), tf.ones([3], tf.int32))
+        names = [o.name for o in g.get_operations()]
+    squeeze = "confusion_matrix/remove_squeezable_dimensions/Squeeze"
+    assert names[:5] == ["ones", "ones_1", squeeze, "confusion_matrix/Cast",
+                         "confusion_matrix/Cast_1"]
+
+
+def test_weighted_loss_of_none_weights_fails_converting_them():
+    with tf.Graph().as_default() as g:
+        with pytest.raises(ValueError, match="^None values not supported.$"):
+            tf.losses.log_loss(tf.ones([3]), tf.ones([3]), weights=None)
+        # the loss's ops stay, as TF's
+        assert g.get_operations()[-1].name == "log_loss/sub_2"

@@ -125,9 +125,10 @@ def _remove_squeezable_dimensions(predictions, labels, weights=None):
             labels = ops.convert_to_tensor(labels)
             pr, lr = _rank(predictions), _rank(labels)
             if pr is not None and lr is not None:
-                if pr == lr + 1 and _last_dim_may_be_one(predictions):
+                # (static ranks: TF 1.15 squeezes whatever the size, so a size > 1 fails here)
+                if pr == lr + 1:
                     predictions = array_ops.squeeze(predictions, [-1])
-                elif lr == pr + 1 and _last_dim_may_be_one(labels):
+                elif lr == pr + 1:
                     labels = array_ops.squeeze(labels, [-1])
             else:
                 diff = array_ops.rank(predictions) - array_ops.rank(labels)

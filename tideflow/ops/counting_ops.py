@@ -411,16 +411,18 @@ def unravel_index(indices, dims, name=None):
 
 
 def _drop_last_unit_dim(a, b):
-    """TF's remove_squeezable_dimensions for static ranks: drops a trailing 1 from the operand
-    that is one rank longer."""
+    """TF's remove_squeezable_dimensions for static ranks (in its scope): squeezes the last
+    dimension of the operand that is one rank longer (a size other than 1 fails there, as in
+    TF 1.15)."""
     from tideflow.ops import array_ops
 
-    ra, rb = a.get_shape().ndims, b.get_shape().ndims
-    if ra is not None and rb is not None:
-        if ra - rb == 1 and a.get_shape().dims[-1].value in (1, None):
-            a = array_ops.squeeze(a, [-1])
-        elif rb - ra == 1 and b.get_shape().dims[-1].value in (1, None):
-            b = array_ops.squeeze(b, [-1])
+    with ops.name_scope(None, "remove_squeezable_dimensions", [a, b]):
+        ra, rb = a.get_shape().ndims, b.get_shape().ndims
+        if ra is not None and rb is not None:
+            if ra - rb == 1:
+                a = array_ops.squeeze(a, [-1])
+            elif rb - ra == 1:
+                b = array_ops.squeeze(b, [-1])
     return a, b
 
 

@@ -138,8 +138,6 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=ops.G
     included), so that later random ops get TF's seeds.
     """
     Reduction.validate(reduction)
-    if weights is None:
-        raise ValueError("weights must not be None.")
     with ops.name_scope(scope, "weighted_loss", [losses, weights]):
         check = weights_broadcast_ops.assert_broadcastable(weights, losses)
         with ops.control_dependencies([check]):
@@ -324,9 +322,10 @@ def _remove_squeezable_dimensions(labels, predictions, weights, expected_rank_di
         l_shape, p_shape = labels.get_shape(), predictions.get_shape()
         if l_shape.ndims is not None and p_shape.ndims is not None:
             diff = p_shape.ndims - l_shape.ndims
-            if diff == expected_rank_diff + 1 and p_shape.dims[-1].is_compatible_with(1):
+            # (TF 1.15 squeezes whatever the size, so a size > 1 fails here)
+            if diff == expected_rank_diff + 1:
                 predictions = _squeeze_last(predictions)
-            elif diff == expected_rank_diff - 1 and l_shape.dims[-1].is_compatible_with(1):
+            elif diff == expected_rank_diff - 1:
                 labels = _squeeze_last(labels)
     if weights is not None:
         weights = ops.convert_to_tensor(weights)
