@@ -112,3 +112,50 @@ def test_a_composite_loop_variable_returned_as_something_else_is_nests_error():
         'shape=(1, 2), dtype=float32), dense_shape=Tensor("Const_2:0", shape=(2,), '
         "dtype=int32)) has type IndexedSlices\n"
     ) in str(other_kind.value)
+
+
+def test_a_loop_invariants_gradient_is_named_as_tfs_accumulator_exit():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 5, 3])
+        out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(4), x, dtype=tf.float32)
+        grads = [g.name for g, _ in tf.train.GradientDescentOptimizer(0.1).compute_gradients(
+            tf.reduce_sum(out))]
+        v = tf.Variable(tf.ones([3]))
+        p = tf.placeholder(tf.float32, [None])
+        y = tf.Variable(2.0)
+        r = tf.while_loop(lambda i, a: i < 3, lambda i, a: [
+            i + 1, a + tf.reduce_sum(v * v) + tf.reduce_sum(p)], [tf.constant(0), 0.0])
+        invariants = [g.name for g in tf.gradients(r[1], [v, p])]
+
+        def outer_body(i, a):  # the invariant is read first by the nested loop's body
+            inner = tf.while_loop(lambda j, b: j < 2, lambda j, b: [j + 1, b * v], [0, a])
+            return [i + 1, inner[1]]
+
+        r = tf.while_loop(lambda i, a: i < 2, outer_body, [0, tf.ones([3])])
+        nested = [g.name for g in tf.gradients(r[1], v)]
+        r = tf.while_loop(lambda i, a: i < 2, lambda i, a: [i + 1, a + tf.multiply(v, y)],
+                          [0, tf.zeros([3])])
+        one_op = [g.name for g in tf.gradients(r[1], [v, y])]
+        r = tf.while_loop(lambda i, a: i < y, lambda i, a: [i + 1.0, a * y], [0.0, 1.0])
+        in_cond = [g.name for g in tf.gradients(r[1], y)]
+        emb = tf.Variable(tf.ones([5, 2]))
+        r = tf.while_loop(lambda i, a: i < 2, lambda i, a: [i + 1, a + tf.reduce_sum(
+            tf.nn.embedding_lookup(emb, [i, i + 1]))], [tf.constant(0), tf.constant(0.0)])
+        sparse = tf.gradients(r[1], emb)[0]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(tf.gradients(r[1], emb)[0].values).tolist() == [[0.0, 0.0]] + [
+                [1.0, 1.0]] * 4
+    # measured in TF 1.15
+    assert grads == ["gradients/rnn/while/basic_lstm_cell/MatMul/Enter_grad/b_acc_3:0",
+                     "gradients/rnn/while/basic_lstm_cell/BiasAdd/Enter_grad/b_acc_3:0"]
+    # (a shape not fully known: no b_acc constant, one name less)
+    assert invariants == ["gradients_1/while/mul/Enter_grad/b_acc_3:0",
+                          "gradients_1/while/Sum_1/Enter_grad/b_acc_2:0"]
+    assert nested == ["gradients_2/while_1/while/mul/Enter_grad/b_acc_3:0"]
+    assert one_op == ["gradients_3/while_2/Mul/Enter_grad/b_acc_3:0",
+                      "gradients_3/while_2/Mul/Enter_1_grad/b_acc_3:0"]
+    assert in_cond == ["gradients_4/while_3/Less/Enter_grad/b_acc_3:0"]
+    scope = "gradients_5/while_4/embedding_lookup/Enter_grad/"
+    assert (sparse.indices.name, sparse.values.name, sparse.dense_shape.name) == (
+        scope + "b_acc_7:0", scope + "b_acc_8:0", scope + "b_acc_9:0")

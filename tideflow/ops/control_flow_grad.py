@@ -12,6 +12,8 @@ forward op in place; the backward loop pops them. Loop-invariant captures are re
 and their gradients are summed over the iterations.
 """
 
+from contextlib import nullcontext
+
 from tideflow.framework import dtypes, func_graph, nest, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import array_ops, constant_op, list_ops, math_ops
@@ -610,6 +612,63 @@ def _reached_loop_vars(op, body_fg, between):
     return reached
 
 
+_FUNCTION_ATTRS = {"While": ("cond", "body"), "If": ("then_branch", "else_branch")}
+
+
+def _tf_enter_names(cond_fg, body_fg):
+    """{outer tensor: the name of the Enter op TF 1.x's loop takes it in by}: an Enter made
+    in the scope of the first op of the frame (the condition's, then the body's) that reads
+    the tensor ('while/MatMul/Enter', 'while/MatMul/Enter_1' for its second new input); for
+    a loop or cond nested in the body, the first of its ops that reads it."""
+    names = {}
+    for fg in (cond_fg, body_fg):
+        sources = fg._capture_sources
+        for o in fg._ops:
+            k = 0
+            for t in o._inputs:
+                src = sources.get(t)
+                if src is None or src in names:
+                    continue
+                names[src] = f"{_first_reader(o, t)._name}/Enter" + (f"_{k}" if k else "")
+                k += 1
+    return names
+
+
+def _first_reader(o, t):
+    """The op that reads ``t`` first: ``o``, or the first op of a loop or cond ``o`` runs
+    whose body captures ``t``."""
+    graph = o._graph
+    for attr in _FUNCTION_ATTRS.get(o._type, ()):
+        try:
+            fg = func_graph.lookup_function(graph, o._attrs[attr])
+        except (KeyError, ValueError):
+            return o
+        inner = next((ph for ph, src in fg._capture_sources.items() if src is t), None)
+        if inner is None:
+            continue
+        reader = next((c for c in fg._ops if inner in c._inputs), None)
+        if reader is not None:
+            return _first_reader(reader, inner)
+    return o
+
+
+def _named_accumulators(op, cond_fg, body_fg, x, parts):
+    """``parts`` ([(tensor, name)]: the gradient loop's outputs for loop invariant ``x``)
+    through Identity ops named as the Exits of TF 1.x's accumulator loop:
+    '<gradients scope>/<the invariant's Enter>_grad/b_acc_3', the names a printed gradient of
+    an RNN's weights shows. They take no op id TF's count has (see _while_grad)."""
+    graph = ops.get_default_graph()
+    scope = graph.get_name_scope()
+    own = f"{op._name}_grad"
+    enter = _tf_enter_names(cond_fg, body_fg).get(x) if scope.endswith(own) else None
+    if enter is None:
+        return [t for t, _ in parts]
+    root = getattr(graph, "_root", None) or graph
+    aside = graph.aside_ids() if root._next_id < ops.Graph.ASIDE_IDS else nullcontext()
+    with aside, ops.name_scope(f"{scope[: -len(own)]}{enter}_grad/"):
+        return [array_ops.identity(t, name=name) for t, name in parts]
+
+
 def _build_while_grad(op, grads, gate=None, sparse=None):
     """(The gradients of ``op``'s inputs, TF 1.15's op count or None.) ``sparse``: the loop
     invariants (positions in ``j_idx``) whose body gradients are IndexedSlices, accumulated as
@@ -721,6 +780,7 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
                 list_ops.zeros_like(gvars[k]) if gvars[k]._dtype == dtypes.variant
                 else array_ops.zeros_like(gvars[k])))
         unconnected = set()  # captures the body's outputs do not depend on: no gradient
+        values_known = {}  # slices' accumulators: whether an iteration's values' shape is
         for m, g in enumerate(gcaps):
             r = res[len(d_idx) + m]
             if isinstance(g, tuple):  # slices: the rows of every iteration, concatenated
@@ -734,6 +794,7 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
                 indices = r.indices
                 if indices._dtype.base_dtype != g[1]._dtype.base_dtype:
                     indices = cast_ops.cast(indices, g[1]._dtype.base_dtype)
+                values_known[m] = r.values.get_shape().is_fully_defined()
                 outs.append(array_ops.concat([g[0], gbody.capture(r.values)], 0))
                 outs.append(array_ops.concat([g[1], gbody.capture(indices)], 0))
             elif r is None:
@@ -795,12 +856,24 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
             shape = sparse[m][1]
             if shape is not None:
                 shape = array_ops.shape(x, out_type=shape._dtype.base_dtype)
-            result[n_loop + j] = gradients_lib.IndexedSlices(
-                gop._outputs[pos], gop._outputs[pos + 1], shape)
+            # TF's Exits: indices, values (and dense shape) after its Enters and Merges of
+            # the accumulators, and a b_acc constant where the values' shape is known
+            n = 2 + (shape is not None)
+            first = 2 * n + values_known.get(m, True)
+            parts = [(gop._outputs[pos], f"b_acc_{first + 1}"),
+                     (gop._outputs[pos + 1], f"b_acc_{first}")]
+            if shape is not None:
+                parts.append((shape, f"b_acc_{first + 2}"))
+            parts = _named_accumulators(op, cond_fg, body_fg, x, parts)
+            result[n_loop + j] = gradients_lib.IndexedSlices(*parts)
             pos += 2
             continue
         if m not in unconnected:  # as TF: None, not zeros, for a tensor the loop ignores
-            result[n_loop + j] = gop._outputs[pos]
+            # (TF's accumulator of a shape not fully known has no b_acc constant)
+            name = "b_acc_3" if caps[j][1]._shape.is_fully_defined() else "b_acc_2"
+            result[n_loop + j], = _named_accumulators(op, cond_fg, body_fg,
+                                                      op._inputs[n_loop + j],
+                                                      [(gop._outputs[pos], name)])
         pos += 1
     # TF moves a Shape, Size or Rank of a forward value into the forward loop and stacks its
     # result instead (and the value itself only when something else reads it)
