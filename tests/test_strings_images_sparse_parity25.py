@@ -201,3 +201,42 @@ def test_decoders_name_an_empty_file():
         with pytest.raises(errors.InvalidArgumentError,
                            match=r"^Expected image \(JPEG, PNG, or GIF\), got empty file"):
             _run(decode(b""))
+
+
+# ------------------------------------------------------------------------------------------
+# sparse
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("indices, values, shape, bits", [
+    ([[0, 0], [0, 2], [1, 1], [2, 3]], [1.0, 2.0, 3.0, 4.0], [3, 4],
+     [1049211569, 1060841128, 1065353216, 1065353216]),
+    # unsorted: TF sorts its copy and writes the values out in index order
+    ([[1, 1], [0, 2], [0, 0], [2, 3]], [3.0, 2.0, 1.0, 4.0], [3, 4],
+     [1049211569, 1060841128, 1065353216, 1065353216]),
+    ([[0, 2], [0, 0], [0, 1]], [2.0, 1.0, 0.5], [1, 4], [1047315957, 1041210425, 1059121012]),
+    ([[0, 0], [0, 1], [0, 2], [0, 3]], [0.1, 0.7, -2.0, 3.3], [1, 4],
+     [1024790989, 1032310701, 999426370, 1063555290]),
+    ([[0, 0, 1], [0, 0, 2], [1, 0, 0]], [0.1, 0.7, -2.0], [2, 1, 4],
+     [1052077194, 1059408315, 1065353216]),
+])
+def test_sparse_softmax_float32_bits_are_tfs(indices, values, shape, bits):
+    out = _run(tf.sparse_softmax(tf.SparseTensor(indices, values, shape)))
+    assert out.values.view(np.uint32).tolist() == bits
+
+
+def test_sparse_softmax_float32_long_groups_are_tfs():
+    # groups longer than a packet: Eigen's exp on whole packets, expf on the tail, the sum
+    # in lane order (sums of the output bits measured in TF 1.15)
+    rng = np.random.RandomState(7)
+    got = []
+    for rows, cols, density in [(5, 30, 0.7), (3, 200, 0.9), (50, 17, 0.5)]:
+        m = rng.uniform(-5, 5, [rows, cols]).astype(np.float32) * (
+            rng.uniform(size=[rows, cols]) < density)
+        out = _run(tf.sparse_softmax(tf.SparseTensor(np.argwhere(m != 0), m[m != 0],
+                                                     [rows, cols])))
+        got.append(int(out.values.view(np.uint32).astype(np.int64).sum()))
+    assert got == [105545096845, 528171695940, 429725118531]
+    out = _run(tf.sparse_softmax(tf.SparseTensor([[0, 0], [0, 1], [1, 0]],
+                                                 [-np.inf, 1.0, np.inf], [2, 2])))
+    assert out.values[:2].tolist() == [0.0, 1.0] and np.isnan(out.values[2])

@@ -51,6 +51,8 @@ def _sparse_softmax_kernel(sp_indices, sp_values, sp_shape):
     out = np.empty_like(vals)
     if vals.size == 0:
         return out
+    if vals.dtype == np.float32:
+        return _sparse_softmax_float32(idx, vals)
     _, inv = _groups(idx)
     # in the values' dtype, as TF's kernel
     mx = np.full(inv.max() + 1, -np.inf, vals.dtype)
@@ -63,6 +65,40 @@ def _sparse_softmax_kernel(sp_indices, sp_values, sp_shape):
     # row-major index order: unsorted indices get the values of the sorted ones (GAT's sparse
     # heads, fed (col, row) pairs, rely on that pairing)
     return out[np.lexsort(idx.T[::-1])]
+
+
+def _sparse_softmax_float32(idx, vals):
+    """TF 1.15's float kernel bit for bit: the entries in row-major index order, each group
+    (all but the last index) shifted by its max, Eigen's exp on the group (packets of 8, the
+    last ``size % 8`` by glibc's expf), the group's sum in Eigen's lane order, its inverse
+    times each value; written out in that order."""
+    from tideflow.ops import eigen_float32 as ef
+    from tideflow.ops.eigen_softmax import row_sum
+
+    order = np.lexsort(idx.T[::-1])
+    v, lead = vals[order], idx[order, :-1]
+    n = v.size
+    new = np.ones(n, dtype=bool)
+    new[1:] = (lead[1:] != lead[:-1]).any(1)
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, n))
+    gid = np.cumsum(new) - 1
+    pos = np.arange(n) - starts[gid]
+    with np.errstate(invalid="ignore"):
+        shifted = v - np.maximum.reduceat(v, starts)[gid]
+    e = ef._packet_exp(shifted.copy())
+    size = sizes[gid]
+    tail = pos >= size - size % 8
+    if tail.any():
+        e[tail] = ef._expf(shifted[tail])
+    ef._flush_denormals(e)
+    sums = np.empty(starts.size, np.float32)
+    for k in np.unique(sizes):  # the groups of one size as the rows of a matrix
+        rows = np.flatnonzero(sizes == k)
+        sums[rows] = row_sum(e[starts[rows][:, None] + np.arange(k)])
+    with np.errstate(divide="ignore"):
+        inverse = np.float32(1) / sums
+    return e * inverse[gid]
 
 
 def _sparse_softmax_grad(op, grad):
