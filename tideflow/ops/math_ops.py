@@ -353,6 +353,13 @@ def _clip_by_value(t, lo, hi):
     return out
 
 
+def _complex_abs(x):
+    # TF's kernel is std::abs, libm's hypot of the parts (NumPy's complex absolute rounds
+    # differently in the last bit)
+    x = np.asarray(x)
+    return np.hypot(x.real, x.imag)
+
+
 def _complex(re, im, *, Tout):
     out = np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)), Tout.as_numpy_dtype)
     out.real = re
@@ -614,7 +621,8 @@ def _angle_grad(op, grad):
     x = op.inputs[0]
     grad = _dense(grad)
     with _after(grad):
-        z = reciprocal(complex(imag(x), real(x)))
+        re = real(x)  # (TF makes Real before Imag)
+        z = reciprocal(complex(imag(x), re))
         return -complex(grad, _zero_of(grad)) * z
 
 
@@ -809,7 +817,8 @@ for _name, _fn, _grad in (("Real", "real", _real_grad), ("Imag", "imag", _imag_g
     op_registry.declare(_name, inputs=["input: T"], outputs=["output: Tout"], attrs=_TO_REAL,
                         shape=_unary_shape, kernel=_fn, grad=_grad)
 op_registry.declare("ComplexAbs", inputs=["x: T"], outputs=["y: Tout"], attrs=_TO_REAL,
-                    shape=_unary_shape, kernel="absolute", grad=_complex_abs_grad)
+                    shape=_unary_shape, kernel=_complex_abs, grad=_complex_abs_grad)
+op_registry.register_kernel("ComplexAbs", "GPU", kernel_factory=lambda ctx: ctx.device.xp.absolute)
 op_registry.declare("Conj", inputs=["input: T"], outputs=["output: T"],
                     attrs=["T: {complex64, complex128, variant} = DT_COMPLEX64"],
                     shape=_unary_shape, kernel="conjugate", grad=_conj_grad)
