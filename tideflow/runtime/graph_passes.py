@@ -267,6 +267,12 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             continue
         ins = [replace.get(t, t) for t in op._inputs]
         # --- constant folding
+        if (op._type == "Identity" and not op._control_inputs and ins[0] in consts
+                and ins[0] not in fed and op._outputs[0] not in fed):
+            # (its kernel is a factory: the value passes through, as TF folds it; given
+            # grad_ys reach the gradients through one)
+            consts[op._outputs[0]] = consts[ins[0]]
+            continue
         py_func = op._type == "PyFuncStateless"
         if (
             op._type not in _NO_FOLD
@@ -290,6 +296,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     grappler_runs = grappler.runs(order)
     if grappler_runs:
         # TF folds (and pushes constants down) before it merges common subexpressions
+        _times_ones(order, fed, fetches, replace, consts)
         grappler_push_down.constant_push_down(order, fed, fetches, replace, consts, device)
     # --- common subexpressions
     for op in cse:
@@ -327,6 +334,37 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
     _unread_loss_rewrites(order, fed, fetches, replace, consts, device)
     return replace, consts
+
+
+def _all_ones(v):
+    return (isinstance(v, np.ndarray) and v.dtype.kind in "fc" and v.size
+            and bool(np.all(v == 1)))
+
+
+def _times_ones(order, fed, fetches, replace, consts):
+    """TF 1.15's grappler (constant folding's SimplifyArithmeticOperations): a float Mul by
+    a constant of ones whose other operand has the output's (fully known) shape is that
+    operand itself. The sum of a gradient's terms then reads it (a ``reduce_sum`` loss seeds
+    ones: ``x * x`` gives ``x`` twice), as TF's AddN does, whose input order (by name) and
+    forwarded buffer follow. (An AddV2 of zeros TF 1.15 leaves alone: ``-0.0 + 0`` is 0.)"""
+    keep = {replace.get(t, t) for t in fetches}
+    for op in order:
+        if op._type != "Mul" or len(op._inputs) != 2 or op._control_inputs:
+            continue
+        out = op._outputs[0]
+        if out in consts or out in fed or out in keep or replace.get(out, out) is not out:
+            continue
+        if not out._shape.is_fully_defined():
+            continue
+        ins = [replace.get(t, t) for t in op._inputs]
+        for i in (0, 1):
+            c, other = ins[i], ins[1 - i]
+            if (c in consts and c not in fed and other not in consts
+                    and _all_ones(consts[c]) and other._dtype == out._dtype
+                    and other._shape.is_fully_defined()
+                    and other._shape.as_list() == out._shape.as_list()):
+                replace[out] = other
+                break
 
 
 # ops that read only the shape (and dtype) of an input, never its values
