@@ -302,6 +302,28 @@ def _multi_device_add_n(grads, op):
         return math_ops.add_n(summands)
 
 
+# TF warns when it densifies sparse gradients of this many elements or more
+_LARGE_SPARSE_NUM_ELEMENTS = 100000000
+
+
+def _warn_dense(g):
+    """TF's warning for an IndexedSlices made dense (its conversion function): one of unknown
+    dense shape, or of 100M elements or more, may take a lot of memory."""
+    import warnings
+
+    import numpy as np
+
+    shape = ops.constant_value(g.dense_shape)
+    if shape is None:
+        warnings.warn("Converting sparse IndexedSlices to a dense Tensor of unknown shape. "
+                      "This may consume a large amount of memory.", stacklevel=3)
+    else:
+        n = int(np.prod(shape))
+        if n >= _LARGE_SPARSE_NUM_ELEMENTS:
+            warnings.warn(f"Converting sparse IndexedSlices to a dense Tensor with {n} "
+                          f"elements. This may consume a large amount of memory.", stacklevel=3)
+
+
 def dense(g, name=None):
     """An IndexedSlices as a dense Tensor (rows summed where indices repeat)."""
     if not isinstance(g, IndexedSlices):
@@ -311,6 +333,7 @@ def dense(g, name=None):
     if g.dense_shape is None:
         raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
                          f"{g}")
+    _warn_dense(g)
     # dense_shape[0] is a StridedSlice, as TF builds it
     num_rows = g.dense_shape[0] if g.dense_shape.get_shape().ndims else g.dense_shape
     return reduction_ops.unsorted_segment_sum(g.values, g.indices, num_rows, name=name)
