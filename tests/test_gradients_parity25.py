@@ -1,0 +1,148 @@
+"""tf.gradients against TF 1.15: the float32 bits of gradient sums (grappler hands on ``x``
+for ``ones * x`` and folds a given grad_ys' Identity, so the AddN's inputs sort and forward as
+TF's), the ops of complex gradients, and the warning for densified IndexedSlices. Expected
+values were measured in TF 1.15 with the same programs."""
+
+import warnings
+import zlib
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _x():
+    r = np.random.RandomState(0)
+    return r.randn(64).astype(np.float32) * 10 ** r.randint(-3, 4, size=64).astype(np.float32)
+
+
+# a reduce_sum loss seeds ones: TF's constant folding makes ``ones * x`` x itself (and
+# ``ones * cos(x)`` the Cos), which the AddN then sums by name, its forwarded input first
+SUMS = {
+    "square_first": lambda x: (tf.reduce_sum(x * x) + tf.reduce_sum(x * 2.0)
+                               + tf.reduce_sum(tf.sin(x))),
+    "two_constants": lambda x: (tf.reduce_sum(x * 1.5) + tf.reduce_sum(x * x)
+                                + tf.reduce_sum(tf.sin(x)) + tf.reduce_sum(x * 3.0)),
+    "exp_sin_scaled": lambda x: (tf.reduce_sum(x * 2.0) + tf.reduce_sum(x * x)
+                                 + tf.reduce_sum(tf.sin(x)) + tf.reduce_sum(tf.exp(x))),
+}
+# CRC-32 of the second graph's gradient bytes (measured in TF 1.15)
+SUM_CRCS = [
+    ("square_first", None, 4182258359),
+    ("square_first", "tree", 4182258359),
+    ("two_constants", None, 3850662667),
+    ("exp_sin_scaled", None, 3896902420),
+    ("exp_sin_scaled", "tree", 1552713833),
+]
+
+
+@pytest.mark.parametrize("name,method,crc", SUM_CRCS)
+def test_gradient_sum_of_ones_seeded_terms_bits_as_tf(name, method, crc):
+    method = tf.AggregationMethod.EXPERIMENTAL_TREE if method == "tree" else None
+    with tf.Graph().as_default():
+        for _ in range(2):  # the second graph's names sort the terms the other way
+            x = tf.Variable(_x())
+            g, = tf.gradients(SUMS[name](x), [x], aggregation_method=method)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            assert zlib.crc32(s.run(g).tobytes()) == crc
+
+
+def test_given_grad_ys_identity_is_folded_as_tf():
+    # the 2.0 reaches the sum through grad_ys' Identity, Reshape and Tile: a constant, so
+    # the AddN sums x, x (ones * x), then it (not the constant first, as its forwarded input)
+    with tf.Graph().as_default():
+        x = tf.Variable(_x()[:6].reshape(2, 3))
+        g, = tf.gradients([x * x, tf.reduce_sum(x)], x, grad_ys=[None, 2.0])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            assert zlib.crc32(s.run(g).tobytes()) == 3512815496
+
+
+def test_ones_times_x_only_where_shapes_match_and_zeros_added_as_tf():
+    # x * ones of a broadcast shape is computed (two rows); an AddV2 of zeros TF 1.15 adds
+    # (its -0.0 + 0 is 0.0); signs measured in TF 1.15
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.float32, [3])
+        y = tf.identity(p * tf.ones([2, 3]))
+        z = tf.identity(p + tf.zeros([3]))
+        z2 = tf.identity(tf.zeros([3]) + p)
+        with tf.Session() as s:
+            r = s.run([y, z, z2], {p: [1.0, -0.0, 3.0]})
+        assert [np.signbit(a).tolist() for a in r] == [
+            [[False, True, False], [False, True, False]], [False] * 3, [False] * 3]
+
+
+def test_angle_gradient_ops_as_tf():
+    with tf.Graph().as_default() as g:
+        z = tf.complex(tf.constant([1.0, -2.0]), tf.constant([0.5, 3.0]))
+        gz, = tf.gradients(tf.reduce_sum(tf.angle(z)), z)
+        ops = [(o.name, o.type) for o in g.get_operations() if "Angle_grad" in o.name]
+        assert ops == [
+            ("gradients/Angle_grad/Real", "Real"), ("gradients/Angle_grad/Imag", "Imag"),
+            ("gradients/Angle_grad/Complex", "Complex"),
+            ("gradients/Angle_grad/Reciprocal", "Reciprocal"),
+            ("gradients/Angle_grad/Const", "Const"),
+            ("gradients/Angle_grad/Complex_1", "Complex"), ("gradients/Angle_grad/Neg", "Neg"),
+            ("gradients/Angle_grad/mul", "Mul")]
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(gz), [-0.4 + 0.8j, -3 / 13 - 2j / 13], rtol=1e-6)
+
+
+def test_complex_abs_bits_as_tf():
+    # std::abs of complex<float> (libm's hypot), not NumPy's complex absolute
+    re = np.random.RandomState(0).randn(3).astype(np.float32)
+    im = np.random.RandomState(1).randn(3).astype(np.float32)
+    with tf.Graph().as_default():
+        a = tf.abs(tf.complex(re, im))
+        with tf.Session() as s:
+            assert s.run(a).tobytes().hex() == "bf7819404b233b3f2a5b8e3f"
+
+
+_UNKNOWN = ("Converting sparse IndexedSlices to a dense Tensor of unknown shape. This may "
+            "consume a large amount of memory.")
+
+
+def _gather_grad(x):
+    return tf.gradients(tf.reduce_sum(tf.gather(x, [0, 1])), x)[0]
+
+
+def _warned(build):
+    with tf.Graph().as_default(), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        build(tf.placeholder(tf.float32, [None, 3]))
+    return [str(m.message) for m in w if "IndexedSlices" in str(m.message)]
+
+
+@pytest.mark.parametrize("build,count", [
+    (lambda x: tf.convert_to_tensor(_gather_grad(x)), 1),
+    (lambda x: tf.multiply(_gather_grad(x), 2.0), 1),  # (``*`` is a TypeError, as TF's)
+    (lambda x: tf.reduce_sum(_gather_grad(x)), 2),  # (TF's reduce_sum converts it twice)
+    # summed with a dense partial, in tf.gradients
+    (lambda x: tf.gradients(tf.reduce_sum(tf.gather(x, [0, 1])) + tf.reduce_sum(x * 2.0), x),
+     1),
+    (lambda x: tf.gradients(tf.reduce_sum(tf.concat([tf.gather(x, [0, 1]), x], 0)), x), 1),
+    # kept sparse: no warning
+    (lambda x: _gather_grad(x), 0),
+    (lambda x: tf.clip_by_global_norm([_gather_grad(x)], 1.0), 0),
+    (lambda x: tf.gradients(tf.reduce_sum(tf.gather(tf.gather(x, [0, 1, 1]), [0, 2])), x), 0),
+])
+def test_densified_indexed_slices_of_unknown_shape_warn_as_tf(build, count):
+    assert _warned(build) == [_UNKNOWN] * count
+
+
+def test_densified_indexed_slices_of_100m_elements_warn_as_tf():
+    big = ("Converting sparse IndexedSlices to a dense Tensor with 100000000 elements. This "
+           "may consume a large amount of memory.")
+    for rows, expected in ((100000, [big]), (99999, [])):
+        with tf.Graph().as_default(), warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            t = tf.convert_to_tensor(_gather_grad(tf.placeholder(tf.float32, [rows, 1000])))
+            assert t.get_shape().as_list() == [rows, 1000]
+            assert [str(m.message) for m in w if "IndexedSlices" in str(m.message)] == expected
+    # a known shape under the limit: no warning (a variable's gather)
+    with tf.Graph().as_default(), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        tf.convert_to_tensor(_gather_grad(tf.Variable(np.ones((4, 3), np.float32))))
+        assert not [m for m in w if "IndexedSlices" in str(m.message)]
