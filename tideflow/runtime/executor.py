@@ -15,7 +15,7 @@ import traceback
 
 import numpy as np
 
-from tideflow.framework import errors, nest, op_registry
+from tideflow.framework import errors, kernel_types, nest, op_registry
 from tideflow.framework.ops import Operation, Tensor
 from tideflow.kernels import threads
 from tideflow.kernels.device import KernelContext
@@ -23,7 +23,7 @@ from tideflow.ops import state_ops
 from tideflow.ops.control_flow_ops import _no_op_kernel
 from tideflow.ops.state_ops import UninitializedValue
 from tideflow.ops.switch_merge_ops import DEAD, MERGE_TYPES, SWITCH_TYPES
-from tideflow.runtime import accumulate, graph_passes
+from tideflow.runtime import accumulate, graph_passes, shape_memo
 from tideflow.runtime.rendezvous import StepAborted
 
 _step_ids = itertools.count(1)
@@ -276,6 +276,8 @@ def bind_kernel(op, device, session_state, session, op_def=None):
     """The callable that runs ``op`` on ``device``, with its attrs bound (once per plan);
     ``op_def``: another declaration whose kernel runs instead (a graph pass's rewrite)."""
     od = op._op_def if op_def is None else op_def
+    if device.device_type == "CPU":
+        kernel_types.check_cpu_kernel(op)  # (a dtype TF 1.15 has no kernel for)
     if od.check_attrs is not None:
         od.check_attrs(op._attrs)
     dk = op_registry.device_kernel(op._type if op_def is None else od.name, device.device_type)
@@ -342,6 +344,9 @@ class Plan:
         if optimize:
             replace, consts = graph_passes.optimize(order, avail, device, session_state, session,
                                                     live_fetches)
+            if not trace and partition is None:  # (a traced step lists each op it runs)
+                shape_memo.memoize_shapes(order, avail, live_fetches, replace, consts, device,
+                                          session_state, session)
         else:
             replace, consts = {}, graph_passes.const_values(order)
         self.needed = order  # before folding: what placement must satisfy
@@ -780,6 +785,9 @@ class _Emitter:
         if self.optimize:
             replace, consts = graph_passes.optimize(order, fed, self.device, self.session_state,
                                                     self.session, outputs)
+            # (a body's ops are in no trace: only the top level's are)
+            shape_memo.memoize_shapes(order, fed, outputs, replace, consts, self.device,
+                                      self.session_state, self.session)
         else:
             replace, consts = {}, graph_passes.const_values(order)
         order = getattr(replace, "order", None) or order  # (with the ops a rewrite added)
@@ -1132,7 +1140,9 @@ def _out(v):
     if type(v) is np.ndarray:
         if v.ndim == 0:
             return v[()]
-        if v.base is not None:  # may share memory with a variable's buffer
+        if v.base is not None or not v.flags.writeable:
+            # may share memory with a variable's buffer, or be a value the plan keeps (a
+            # folded constant's, a shape group's): the caller's array is its own
             return v.copy()
     elif type(v) is UninitializedValue:  # a variable fetched in the step that initializes it
         return _out(v._tf_fetch_value())

@@ -590,9 +590,9 @@ def _stage_expr(r, root, hosted, leaves, names, dirty, fwd, at):
                              for x in r.ins])
 
 
-# the ids of the plan's own ops (no graph op has one as large): runtime/executor.py names their
-# values by them
-HOST_ID_BASE = 1 << 40
+# the ids of the plan's own ops (no graph op has one as large, its aside ids included: those
+# start at 1 << 40): runtime/executor.py names their values by them
+HOST_ID_BASE = 1 << 52
 _HOST_IDS = itertools.count(HOST_ID_BASE)
 
 
