@@ -240,3 +240,17 @@ def test_sparse_softmax_float32_long_groups_are_tfs():
     out = _run(tf.sparse_softmax(tf.SparseTensor([[0, 0], [0, 1], [1, 0]],
                                                  [-np.inf, 1.0, np.inf], [2, 2])))
     assert out.values[:2].tolist() == [0.0, 1.0] and np.isnan(out.values[2])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"area_range": (0.0, 1.5)}, "Area range must be non-negative: [0, 1.5]"),
+    ({"aspect_ratio_range": (0.0, 1.3)}, "Aspect ratio range must be non-negative: [0, 1.3]"),
+    ({"area_range": (0.1, 1.1)}, "Area range must be less then or equal to 1.0: [0.1, 1.1]"),
+    ({"area_range": (-0.3333333, 0.5)}, "Area range must be non-negative: [-0.333333313, 0.5]"),
+])
+def test_sample_distorted_bounding_box_prints_its_ranges_as_tf(kwargs, message):
+    # the float attrs in C's shortest round-trip form, not Python's
+    with pytest.raises(errors.InvalidArgumentError) as e:
+        _run(tf.image.sample_distorted_bounding_box(
+            [100, 80, 3], [[[0.1, 0.2, 0.5, 0.6]]], seed=1, **kwargs))
+    assert str(e.value).split("\n")[0] == message

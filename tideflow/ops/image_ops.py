@@ -450,17 +450,26 @@ def _random_crop_rect(width, height, min_rel, max_rel, aspect, gen):
     return (x, y, x + w, y + h)
 
 
+def _range_str(pair):
+    # the float attrs as TF's StrCat prints them ([0, 1.5], not [0.0, 1.5])
+    from tideflow.ops.logging_ops import _format_float
+
+    return f"[{_format_float(float(pair[0]), 32)}, {_format_float(float(pair[1]), 32)}]"
+
+
 def _check_ranges(aspect_ratio_range, area_range, max_attempts):
     if len(aspect_ratio_range) != 2:
         raise _invalid("Aspect ratio range field must specify 2 dimensions")
     if not (aspect_ratio_range[0] > 0 and aspect_ratio_range[1] > 0):
-        raise _invalid(f"Aspect ratio range must be non-negative: {list(aspect_ratio_range)}")
+        raise _invalid(
+            f"Aspect ratio range must be non-negative: {_range_str(aspect_ratio_range)}")
     if len(area_range) != 2:
         raise _invalid("Area range field must specify 2 dimensions")
     if not (area_range[0] > 0 and area_range[1] > 0):
-        raise _invalid(f"Area range must be non-negative: {list(area_range)}")
+        raise _invalid(f"Area range must be non-negative: {_range_str(area_range)}")
     if not (area_range[0] <= 1 and area_range[1] <= 1):
-        raise _invalid(f"Area range must be less then or equal to 1.0: {list(area_range)}")
+        raise _invalid(
+            f"Area range must be less then or equal to 1.0: {_range_str(area_range)}")
     if max_attempts <= 0:
         raise _invalid(f"Max attempts must be non-negative: {max_attempts}")
 
