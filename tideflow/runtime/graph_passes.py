@@ -333,7 +333,20 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     _conv_spectrum_sharing(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
     _unread_loss_rewrites(order, fed, fetches, replace, consts, device)
+    _resolve_chains(replace)
     return replace, consts
+
+
+def _resolve_chains(replace):
+    """Each replaced tensor read straight from the tensor that finally holds its value: a
+    rewrite may map to a tensor that a later pass merged or replaced in turn (x * ones -> x,
+    then x merged into its common subexpression), and a plan reads one step of the map."""
+    for t, r in replace.items():
+        seen = 0
+        while r in replace and replace[r] is not r and seen < 64:
+            r = replace[r]
+            seen += 1
+        replace[t] = r
 
 
 def _all_ones(v):
