@@ -254,3 +254,23 @@ def test_sample_distorted_bounding_box_prints_its_ranges_as_tf(kwargs, message):
         _run(tf.image.sample_distorted_bounding_box(
             [100, 80, 3], [[[0.1, 0.2, 0.5, 0.6]]], seed=1, **kwargs))
     assert str(e.value).split("\n")[0] == message
+
+
+def test_unicode_encode_of_dense_tensors_goes_through_tfs_ragged_steps():
+    g = tf.Graph()
+    with g.as_default():
+        vec = tf.strings.unicode_encode(tf.constant([72, 105]), "UTF-8")
+        mat = tf.strings.unicode_encode(tf.constant([[65, 66], [67, 68]]), "UTF-8")
+        cube = tf.strings.unicode_encode(tf.fill([2, 2, 3], 65), "UTF-8")
+        # (names as TF 1.15 gives them)
+        assert vec.name == "UnicodeEncode/Reshape:0"
+        assert vec.op.inputs[0].op.name == "UnicodeEncode/UnicodeEncode/UnicodeEncode"
+        assert mat.name == "UnicodeEncode_1/UnicodeEncode/UnicodeEncode:0"
+        assert cube.name == "UnicodeEncode_2/Reshape_1:0"
+        assert cube.op.inputs[0].op.name == (
+            "UnicodeEncode_2/UnicodeEncode/UnicodeEncode/UnicodeEncode")
+        assert mat.get_shape().as_list() == [2] and cube.get_shape().as_list() == [2, 2]
+        with tf.Session() as s:
+            out = s.run([vec, mat, cube])
+    assert out[0] == b"Hi" and out[1].tolist() == [b"AB", b"CD"]
+    assert out[2].tolist() == [[b"AAA", b"AAA"], [b"AAA", b"AAA"]]

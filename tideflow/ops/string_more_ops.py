@@ -968,14 +968,28 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
             raise ValueError("Rank of input_tensor must be statically known.")
         if rank == 0:
             raise ValueError("input_tensor's rank must be at least 1.")
-        shape, splits = _dense_rows(input)
-        out = ops.apply_op("UnicodeEncode", [array_ops.reshape(input, [-1]), splits],
-                           {"errors": errors, "output_encoding": output_encoding,
-                            "replacement_char": int(replacement_char)}).outputs[0]
+        # as TF 1.15, through the ragged form, each step in a scope of its own (so the op is
+        # "UnicodeEncode/UnicodeEncode/UnicodeEncode" for a matrix)
+        if rank == 2:
+            return unicode_encode(RaggedTensor.from_tensor(input), output_encoding, errors,
+                                  replacement_char)
         if rank == 1:
-            return array_ops.reshape(out, [])
-        result = array_ops.reshape(out, shape[:-1])
-        result.set_shape(input.get_shape()[:-1])
+            from tideflow.ops.array_ops import shape as shape_of
+            from tideflow.ops.array_ops import stack
+
+            splits = stack([0, shape_of(input, out_type=dtypes.int32)[0]])
+            rows = RaggedTensor.from_row_splits(input, splits, validate=False)
+            return array_ops.reshape(
+                unicode_encode(rows, output_encoding, errors, replacement_char), [])
+        from tideflow.ops.array_ops import stack
+
+        flat = array_ops.reshape(input, stack([-1, array_ops.shape(input)[-1]]))
+        out = unicode_encode(flat, output_encoding, errors, replacement_char)
+        outer = input.get_shape()[:-1]
+        if outer.is_fully_defined():
+            return array_ops.reshape(out, outer.as_list())
+        result = array_ops.reshape(out, array_ops.shape(input)[:-1])
+        result.set_shape(outer)
         return result
 
 
