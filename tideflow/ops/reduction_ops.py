@@ -132,6 +132,39 @@ def _eigen_inner_sum(x, axis, keep_dims):
     return out.reshape(x.shape[:lo] + ((1,) * (x.ndim - lo) if keep_dims else ()))
 
 
+def _eigen_general_sum(x, axis, keep_dims):
+    """A float32 sum over axes that are no single trailing run, as TF 1.15's kernel adds
+    (bit for bit): size-1 axes dropped and neighbours of a kind merged (TF's reduction
+    helper), [reduced, kept, reduced] sums its elements one after another, the first axis
+    the inner loop (Eigen's generic reducer: a broadcast gradient over axes 0 and 2); four or
+    more runs are transposed to [kept, reduced] and each row summed as Eigen's inner
+    reduction. None for the other shapes (left to the callers' paths) and an empty x."""
+    if not x.size:
+        return None
+    dims = []
+    for a, n in enumerate(x.shape):
+        if n != 1:
+            r = a in axis
+            if dims and dims[-1][1] == r:
+                dims[-1][0] *= n
+            else:
+                dims.append([n, r])
+    kinds = [r for _, r in dims]
+    sizes = [n for n, _ in dims]
+    if kinds == [True, False, True]:
+        y = np.ascontiguousarray(np.transpose(x.reshape(sizes), (2, 0, 1)))
+        out = np.add.reduce(y.reshape(sizes[0] * sizes[2], sizes[1]), axis=0)
+    elif len(kinds) >= 4:
+        kept = [i for i, r in enumerate(kinds) if not r]
+        y = np.ascontiguousarray(np.transpose(x.reshape(sizes), kept + [
+            i for i, r in enumerate(kinds) if r]))
+        out = eigen_softmax.row_sum(y.reshape(math.prod(sizes[i] for i in kept), -1))
+    else:
+        return None
+    return out.reshape([1 if a in axis else n for a, n in enumerate(x.shape)] if keep_dims
+                       else [n for a, n in enumerate(x.shape) if a not in axis])
+
+
 def _sum(x, indices, *, keep_dims):
     if type(x) is np.ndarray and type(indices) is np.ndarray:
         if not indices.size:
@@ -149,6 +182,8 @@ def _sum(x, indices, *, keep_dims):
         if x.dtype.kind == "f" and x.dtype not in _HALF_TYPES:
             if x.dtype == np.float32:
                 out = _eigen_inner_sum(x, axis, keep_dims)
+                if out is None:
+                    out = _eigen_general_sum(x, axis, keep_dims)
                 if out is not None:
                     return out
             if (axis[-1] == len(axis) - 1 < x.ndim - 1 and x.size >= sums.GEMV_MIN
@@ -210,7 +245,11 @@ def _mean(x, indices, *, keep_dims):
         # np.mean's own arithmetic (a sum in x's type, divided by the count as an intp),
         # without its Python layers (a layer norm's two means per row cost a third) and
         # without its warning for an empty mean, which is NaN; float32 sums as TF's kernel
-        total = _eigen_inner_sum(x, axis, keep_dims) if x.dtype == np.float32 else None
+        total = None
+        if x.dtype == np.float32:
+            total = _eigen_inner_sum(x, axis, keep_dims)
+            if total is None:
+                total = _eigen_general_sum(x, axis, keep_dims)
         if total is None:
             total = np.add.reduce(x, axis=axis, keepdims=keep_dims)
         if type(total) is not np.ndarray:
