@@ -296,7 +296,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     grappler_runs = grappler.runs(order)
     if grappler_runs:
         # TF folds (and pushes constants down) before it merges common subexpressions
-        _times_ones(order, fed, fetches, replace, consts)
+        handed_on = _times_ones(order, fed, fetches, replace, consts)
         grappler_push_down.constant_push_down(order, fed, fetches, replace, consts, device)
     # --- common subexpressions
     for op in cse:
@@ -320,6 +320,9 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         else:
             for a, b in zip(op._outputs, first._outputs):
                 replace[a] = replace.get(b, b)
+    if grappler_runs:
+        for out in handed_on:  # (the operand may have been merged into another since)
+            replace[out] = replace.get(replace[out], replace[out])
     if grappler_runs:
         grappler.log_softmax_rewrites(order, fed, fetches, replace, consts)
         grappler.convert_pow(order, fed, replace, consts)
@@ -361,6 +364,7 @@ def _times_ones(order, fed, fetches, replace, consts):
     ones: ``x * x`` gives ``x`` twice), as TF's AddN does, whose input order (by name) and
     forwarded buffer follow. (An AddV2 of zeros TF 1.15 leaves alone: ``-0.0 + 0`` is 0.)"""
     keep = {replace.get(t, t) for t in fetches}
+    handed_on = []
     for op in order:
         if op._type != "Mul" or len(op._inputs) != 2 or op._control_inputs:
             continue
@@ -377,7 +381,9 @@ def _times_ones(order, fed, fetches, replace, consts):
                     and other._shape.is_fully_defined()
                     and other._shape.as_list() == out._shape.as_list()):
                 replace[out] = other
+                handed_on.append(out)
                 break
+    return handed_on
 
 
 # ops that read only the shape (and dtype) of an input, never its values
