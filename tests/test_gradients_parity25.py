@@ -146,3 +146,36 @@ def test_densified_indexed_slices_of_100m_elements_warn_as_tf():
         warnings.simplefilter("always")
         tf.convert_to_tensor(_gather_grad(tf.Variable(np.ones((4, 3), np.float32))))
         assert not [m for m in w if "IndexedSlices" in str(m.message)]
+
+
+def _data(shape, seed):
+    r = np.random.RandomState(seed)
+    return (r.randn(*shape) * 10.0 ** r.randint(-3, 4, size=shape)).astype(np.float32)
+
+
+# reduce_sum / reduce_mean(keepdims) over axes that are no trailing run: [reduced, kept,
+# reduced] one element after another (Eigen's generic reducer), four or more runs transposed
+# to rows (CRC-32 of TF 1.15's bytes)
+@pytest.mark.parametrize("shape,axes,crc_sum,crc_mean", [
+    ((5, 7, 33), (0, 2), 1347714577, 3661688883),
+    ((2, 3, 4, 5, 6), (0, 2, 4), 3987852514, 1396145172),
+    ((3, 4, 5, 6), (1, 3), 432544658, 2648437997),
+    ((1000, 3, 4), (0, 2), 2989792519, 1243115038),
+])
+def test_sum_over_split_axes_bits_as_tf(shape, axes, crc_sum, crc_mean):
+    x = _data(shape, 3)
+    with tf.Graph().as_default(), tf.Session() as s:
+        total, mean = s.run([tf.reduce_sum(x, axes), tf.reduce_mean(x, axes, keepdims=True)])
+    assert zlib.crc32(total.tobytes()) == crc_sum
+    assert zlib.crc32(mean.tobytes()) == crc_mean
+
+
+@pytest.mark.parametrize("fn,crc", [
+    (tf.multiply, 1999833969), (tf.divide, 3607070379), (tf.squared_difference, 1590402866)])
+def test_broadcast_gradient_summed_over_axes_0_and_2_as_tf(fn, crc):
+    # b [4, 1] against a [2, 1, 3]: its gradient sums the [2, 4, 3] partials over axes 0, 2
+    with tf.Graph().as_default():
+        a, b = tf.constant(_data((2, 1, 3), 1)), tf.constant(_data((4, 1), 2))
+        g, = tf.gradients(tf.reduce_sum(fn(a, b) * tf.constant(_data((2, 4, 3), 4))), b)
+        with tf.Session() as s:
+            assert zlib.crc32(s.run(g).tobytes()) == crc
