@@ -274,3 +274,24 @@ def test_unicode_encode_of_dense_tensors_goes_through_tfs_ragged_steps():
             out = s.run([vec, mat, cube])
     assert out[0] == b"Hi" and out[1].tolist() == [b"AB", b"CD"]
     assert out[2].tolist() == [[b"AAA", b"AAA"], [b"AAA", b"AAA"]]
+
+
+@pytest.mark.parametrize("pattern, texts, matches, replaced", [
+    # RE2 matches code points: a byte of invalid UTF-8 is taken by no class, "." or negated
+    # class, so searches step over it and full matches fail (measured in TF 1.15)
+    (".", [b"a\xffc", b"\xff", b"\xe6\x97\xa5"], [False, False, True],
+     [b"<a>\xff<c>", b"\xff", b"<\xe6\x97\xa5>"]),
+    ("[^a]", [b"a\xffc", b"ab\xe6\x97"], [False, False], [b"a\xff<c>", b"a<b>\xe6\x97"]),
+    (r"\W", [b"a\xffc", b"\xff"], [False, False], [b"a\xffc", b"\xff"]),
+    (r"\PL", [b"a\xc0\x80c"], [False], [b"a\xc0\x80c"]),
+    ("a.*c", [b"a\xffc", b"abc"], [False, True], [b"a\xffc", b"<abc>"]),
+    ("x*", [b"\xff"], [False], [b"<>\xff<>"]),
+    ("[[:^alpha:]]", [b"\xe6\x97\xa5", b"a\xffc", b"1"], [True, False, True],
+     [b"<\xe6\x97\xa5>", b"a\xffc", b"<1>"]),
+])
+def test_regex_ops_leave_invalid_utf8_alone_as_re2(pattern, texts, matches, replaced):
+    x = tf.constant(texts)
+    full, sub = _run([tf.strings.regex_full_match(x, pattern),
+                      tf.strings.regex_replace(x, pattern, r"<\0>")])
+    assert full.tolist() == matches
+    assert sub.tolist() == replaced

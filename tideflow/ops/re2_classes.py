@@ -119,6 +119,22 @@ def _char_escape(pattern, i):
     return i + 2, re.escape(c), ord(c)
 
 
+@functools.cache
+def _posix_negated(name):
+    """The body of ``[:^name:]``: every code point outside the ASCII class."""
+    inside = re.compile(f"[{_POSIX[name]}]")
+    out, start = [], None
+    for cp in range(129):
+        outside = cp == 128 or inside.match(chr(cp)) is None
+        if outside and start is None:
+            start = cp
+        elif not outside and start is not None:
+            out.append(f"\\x{start:02x}-\\x{cp - 1:02x}")
+            start = None
+    out.append(f"\\x{start:02x}-\\U0010ffff")
+    return "".join(out)
+
+
 def _char_class(pattern, i):
     """(end, text) of the ``[...]`` class at ``i``, in Python's syntax."""
     start = i
@@ -139,9 +155,9 @@ def _char_class(pattern, i):
         if c == "[" and pattern.startswith("[:", i):
             m = _POSIX_CLASS.match(pattern, i)
             if m is not None:
-                if m.group(2) not in _POSIX or m.group(1):
+                if m.group(2) not in _POSIX:
                     raise _error("invalid character class range", m.group(0))
-                out.append(_POSIX[m.group(2)])
+                out.append(_posix_negated(m.group(2)) if m.group(1) else _POSIX[m.group(2)])
                 i = m.end()
                 continue
         if c == "\\" and pattern[i + 1:i + 2] in ("p", "P"):
@@ -176,13 +192,24 @@ def _char_class(pattern, i):
         out.append(text)
 
 
-def translate(pattern):
+# the surrogate escapes that stand for bytes of invalid UTF-8 in the decoded text
+_INVALID = "[\\udc80-\\udcff]"
+
+
+def _guard(text, guard):
+    """A class's ``text`` kept off invalid UTF-8 when ``guard`` (RE2 matches code points: no
+    class, ``.`` or negated class takes a byte that starts no valid character)."""
+    return f"(?:(?!{_INVALID}){text})" if guard else text
+
+
+def translate(pattern, guard=False):
     """``pattern`` (text, RE2 syntax) for Python's ``re`` (with ``re.ASCII``), parsed as RE2
     parses it: ``\\p``/``\\P`` classes as code-point ranges, POSIX classes (``[[:alpha:]]``)
     as their ASCII ranges, ``\\z``, ``\\C``, ``\\Q...\\E``, ``\\x{...}`` and RE2's ``\\s``,
     ``$`` (the end of the text unless ``(?m)``), a ``{`` that starts no repetition as a
     literal; what RE2 rejects (back-references, look-arounds, repeated repetitions, sizes
-    past 1000, bad ranges, unbalanced brackets) is an ``RE2Error`` in RE2's words."""
+    past 1000, bad ranges, unbalanced brackets) is an ``RE2Error`` in RE2's words.
+    ``guard``: no class matches a byte of invalid UTF-8 (a surrogate escape), as in RE2."""
     out = []
     i = 0
     n = len(pattern)
@@ -225,6 +252,7 @@ def translate(pattern):
             e = pattern[i + 1:i + 2]
             if e in ("p", "P"):
                 i, text = _unicode_class(pattern, i, False)
+                text = _guard(text, guard)
             elif e == "Q":
                 close = pattern.find("\\E", i + 2)
                 literal = pattern[i + 2:] if close < 0 else pattern[i + 2:close]
@@ -237,15 +265,16 @@ def translate(pattern):
             elif e == "C":
                 text, i = "(?s:.)", i + 2
             elif e in ("s", "S"):
-                text, i = f"[{'^' if e == 'S' else ''}{_SPACE}]", i + 2
+                text, i = _guard(f"[{'^' if e == 'S' else ''}{_SPACE}]", guard), i + 2
             else:
                 i, text, _ = _char_escape(pattern, i)
+                text = _guard(text, guard and e in ("D", "W"))
             out.append(text)
             operand = True
             continue
         if c == "[":
             i, text = _char_class(pattern, i)
-            out.append(text)
+            out.append(_guard(text, guard))
             operand = True
             continue
         if c == "(":
@@ -301,7 +330,7 @@ def translate(pattern):
             i += 1
             operand = True
             continue
-        out.append(c)
+        out.append(_guard(c, guard and c == "."))
         operand = True
         i += 1
     if depth:

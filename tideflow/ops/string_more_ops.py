@@ -230,16 +230,21 @@ def _regex_full_match_kernel(input, pattern):
     pattern = _strings(pattern)
     if pattern.ndim != 0:
         raise _invalid(f"Pattern must be scalar, but received {list(pattern.shape)}")
-    from tideflow.ops.string_ops import compile_re2
+    from tideflow.ops.string_ops import compile_re2, guarded_re2, invalid_utf8
 
-    rx, by_code_point = compile_re2(_as_bytes(pattern[()]))
+    pat = _as_bytes(pattern[()])
+    rx, by_code_point = compile_re2(pat)
     x = _strings(input)
-    if by_code_point:
-        items = [_as_bytes(s).decode("utf-8", "surrogateescape") for s in x.reshape(-1)]
-    else:
-        items = [_as_bytes(s) for s in x.reshape(-1)]
-    out = np.array([rx.fullmatch(s) is not None for s in items], dtype=bool)
-    return out.reshape(x.shape)
+    if not by_code_point:
+        out = [rx.fullmatch(_as_bytes(s)) is not None for s in x.reshape(-1)]
+        return np.array(out, dtype=bool).reshape(x.shape)
+    out = []
+    for s in x.reshape(-1):
+        s = _as_bytes(s)
+        # (invalid UTF-8 is matched by no class, as in RE2)
+        r = guarded_re2(pat) if invalid_utf8(s) else rx
+        out.append(r.fullmatch(s.decode("utf-8", "surrogateescape")) is not None)
+    return np.array(out, dtype=bool).reshape(x.shape)
 
 
 def _regex_full_match_shape(op):

@@ -4,6 +4,7 @@ String tensors are NumPy object arrays of ``bytes``. Regexes use Python's ``re``
 which agrees with TF's RE2 syntax for the common patterns.
 """
 
+import functools
 import re
 
 import numpy as np
@@ -626,6 +627,27 @@ def compile_re2(pat):
         raise _invalid(f"Invalid pattern: {text}, error: {e}") from None
 
 
+@functools.lru_cache(maxsize=64)
+def guarded_re2(pat):
+    """``compile_re2(pat)``'s regex with no class matching a byte of invalid UTF-8 (for the
+    strings that hold one: RE2 steps over such bytes, ``.`` and ``[^a]`` never take them)."""
+    from tideflow.ops import re2_classes
+
+    return re.compile(re2_classes.translate(pat.decode("utf-8", "surrogateescape"), guard=True),
+                      re.ASCII)
+
+
+def invalid_utf8(s):
+    """Whether the bytes ``s`` are not valid UTF-8."""
+    if s.isascii():
+        return False
+    try:
+        s.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
 def re2_sub(regex, repl, s, count=0):
     """``regex.sub`` as RE2's GlobalReplace: each search starts where the last match ended,
     and an empty match right there is skipped by copying one character (Python's ``sub``
@@ -671,7 +693,8 @@ def _regex_replace_kernel(input, pattern, rewrite, *, replace_global):
         def text_repl(m):
             return _decoded(repl(m))
 
-        out = [re2_sub(regex, text_repl, _decoded(s), count).encode("utf-8", "surrogateescape")
+        out = [re2_sub(guarded_re2(pattern[()]) if invalid_utf8(s) else regex, text_repl,
+                       _decoded(s), count).encode("utf-8", "surrogateescape")
                for s in x.reshape(-1)]
     else:
         out = [re2_sub(regex, repl, s, count) for s in x.reshape(-1)]
