@@ -262,3 +262,40 @@ def test_weighted_loss_of_none_weights_fails_converting_them():
             tf.losses.log_loss(tf.ones([3]), tf.ones([3]), weights=None)
         # the loss's ops stay, as TF's
         assert g.get_operations()[-1].name == "log_loss/sub_2"
+
+
+def test_variable_update_keeps_its_shape_for_grapplers_add_rewrite():
+    # an AssignAdd of a fed value still has its variable's shape to grappler's shape
+    # inference, so AddOpsRewrite sums fp + tn before the scalar after the constant push-down
+    # (TF 1.15's bits: the unrotated (fp + tn) + eps)
+    fp0 = np.array([18, 18, 14, 10, 8, 2, 0], np.float32)
+    tn0 = np.array([0, 0, 4, 8, 10, 16, 18], np.float32)
+    with tf.Graph().as_default():
+        vtn, vfp = tf.Variable(tn0, name="tn"), tf.Variable(fp0, name="fp")
+        delta = tf.placeholder(tf.float32, [7])
+        tn, fp = tf.assign_add(vtn, delta), tf.assign_add(vfp, delta)
+        x = tf.div(fp, fp + tn + 1e-6)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            got = _bits(s.run(x, {delta: np.zeros(7, np.float32)}))
+    assert got == "feff7f3ffeff7f3f701c473fe3380e3f378ee33e378ee33d00000000"
+
+
+def test_weighted_auc_update_is_its_value():
+    rs = np.random.RandomState(7)
+    with tf.Graph().as_default():
+        labels = tf.placeholder(tf.bool, [None, 3])
+        preds = tf.placeholder(tf.float32, [None, 3])
+        weights = tf.placeholder(tf.float32, [None, 3])
+        value, update = tf.metrics.auc(labels, preds, weights=weights, num_thresholds=7)
+        got = []
+        with tf.Session() as s:
+            s.run(tf.local_variables_initializer())
+            for _ in range(3):
+                rs.randint(0, 6, (4, 2))
+                rs.rand(4, 6)
+                fd = {labels: rs.rand(4, 3) > 0.5, preds: rs.rand(4, 3),
+                      weights: (rs.rand(4, 3) > 0.3) * 2.0}
+                rs.rand(4, 1)
+                got.append((_bits(s.run(update, fd)), _bits(s.run(value))))
+    assert got == [("cecccc3e", "cecccc3e"), ("f77ddf3e", "f77ddf3e"), ("b86ddb3e", "b86ddb3e")]

@@ -124,9 +124,23 @@ class _Ids:
         return self.rep.get(id(t), t)
 
 
+# updates of a variable whose output is the variable (its shape function merges the
+# variable's shape with the value's: the variable's shape stands, the value's unknown or not)
+_VARIABLE_SHAPED = frozenset({
+    "AssignAdd", "AssignSub", "ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul",
+    "ScatterDiv", "ScatterMin", "ScatterMax", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"})
+
+
+def _variable_shaped(op):
+    if op._type == "Assign":
+        return bool(op._attrs.get("validate_shape", True))
+    return op._type in _VARIABLE_SHAPED or op._op_def.ref_outputs_alias == (0,)
+
+
 class _Shapes:
     """The shapes grappler's shape inference knows: none for a fed tensor or anything computed
-    from one (an AddN takes the shape of any input whose shape is known)."""
+    from one (an AddN takes the shape of any input whose shape is known; an update of a
+    variable, the variable's)."""
 
     def __init__(self, order, ids, consts):
         self.ids, self.consts = ids, consts
@@ -139,6 +153,10 @@ class _Shapes:
                     continue
                 if op._type == "AddN":
                     if all(id(rep.get(id(t), t)) in unknown for t in ins):
+                        unknown.update(map(id, op._outputs))
+                    continue
+                if _variable_shaped(op):
+                    if id(rep.get(id(ins[0]), ins[0])) in unknown:
                         unknown.update(map(id, op._outputs))
                     continue
                 for t in ins:
