@@ -295,3 +295,39 @@ def test_regex_ops_leave_invalid_utf8_alone_as_re2(pattern, texts, matches, repl
                       tf.strings.regex_replace(x, pattern, r"<\0>")])
     assert full.tolist() == matches
     assert sub.tolist() == replaced
+
+
+def _sparse_case():
+    rng = np.random.RandomState(8)
+    m = rng.normal(size=[6, 40]).astype(np.float32) * (rng.uniform(size=[6, 40]) < 0.7)
+    sp = tf.SparseTensor(np.argwhere(m != 0), m[m != 0], [6, 40])
+    d = rng.normal(size=[30, 3]).astype(np.float32)
+    return sp, d
+
+
+def test_sparse_reduce_sum_float32_adds_each_group_as_eigen():
+    # each group's values in index order, summed in Eigen's lanes (bits measured in TF 1.15)
+    sp, _ = _sparse_case()
+    total, cols, rows, sparse_rows = _run([
+        tf.sparse_reduce_sum(sp), tf.sparse_reduce_sum(sp, 0), tf.sparse_reduce_sum(sp, 1),
+        tf.sparse_reduce_sum_sparse(sp, 1)])
+    assert np.atleast_1d(total).view(np.uint32).tolist() == [3208592830]
+    assert int(cols.view(np.uint32).astype(np.int64).sum()) == 83368110725
+    want = [1086309460, 1072812132, 1084564904, 3243907405, 1086406575, 3234222818]
+    assert rows.view(np.uint32).tolist() == want
+    assert sparse_rows.values.view(np.uint32).tolist() == want
+
+
+def test_sparse_segment_reductions_add_rows_in_tfs_unrolled_order():
+    # segments of 1, 2, 9, 10, 17 and 24 rows: the first count % 8 (8 or 9) rows in turn,
+    # then sums of eight; means and sqrt-n scaled after the first part under 10 rows
+    _, d = _sparse_case()
+    segs = np.repeat(np.arange(6), [1, 2, 9, 10, 17, 24]).astype(np.int32)
+    ind = (np.arange(segs.size) * 7 % 30).astype(np.int32)
+    out = _run([f(d, ind, segs) for f in (tf.sparse_segment_sum, tf.sparse_segment_mean,
+                                          tf.sparse_segment_sqrt_n)])
+    got = [o.view(np.uint32).astype(np.int64).sum(axis=1).tolist() for o in out]
+    assert got == [
+        [5321200714, 7500840571, 7477404537, 5398441580, 7503644938, 5392807319],
+        [5321200714, 7475674747, 7397233646, 5313642173, 7400759064, 5277823394],
+        [5321200714, 7489020358, 7437459187, 5356181382, 7452185161, 5334974891]]

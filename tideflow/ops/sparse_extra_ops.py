@@ -11,7 +11,14 @@ from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.framework.wire_format import decode_varint as _varint_at
 from tideflow.framework.wire_format import encode_varint as _varint
-from tideflow.ops.sparse_ops import _as_sparse, _check_sparse, _merge, _order, _rank_of
+from tideflow.ops.sparse_ops import (
+    _as_sparse,
+    _check_sparse,
+    _merge,
+    _order,
+    _rank_of,
+    eigen_group_sums,
+)
 
 
 def _invalid(msg):
@@ -343,7 +350,10 @@ def _reduce_sparse_kernel(kind):
             return out_idx.reshape(0, out_shape.shape[0]), vals[:0], out_shape
         keys, inv = np.unique(out_idx, axis=0, return_inverse=True)
         inv = inv.reshape(-1)
-        if kind == "sum":
+        if kind == "sum" and vals.dtype == np.float32:
+            # (the groups come in the order of np.unique's keys: their kept columns sorted)
+            out = eigen_group_sums(idx, vals, keep, sorted(axes))[1]
+        elif kind == "sum":
             out = np.zeros(keys.shape[0], vals.dtype)
             np.add.at(out, inv, vals)
         else:

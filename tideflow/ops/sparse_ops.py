@@ -448,6 +448,30 @@ def _reduce_axes(axes, rank):
     return tuple(sorted(set(out)))
 
 
+def eigen_group_sums(idx, vals, kept, reduced):
+    """float32 sums of the entries that share their ``kept`` index columns, as TF 1.15's
+    sparse reductions make them: the entries sorted by the kept then the reduced columns,
+    each group's values summed as one Eigen reduction (lane order, ``row_sum``). Returns the
+    groups' kept columns (in order) and their sums."""
+    from tideflow.ops.eigen_softmax import row_sum
+
+    cols = list(kept) + list(reduced)
+    order = np.lexsort(idx[:, cols].T[::-1]) if cols else np.arange(len(vals))
+    v, keys = vals[order], idx[order][:, list(kept)]
+    n = v.size
+    new = np.zeros(n, dtype=bool)
+    new[:1] = True
+    if kept:
+        new[1:] = (keys[1:] != keys[:-1]).any(1)
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, n))
+    sums = np.empty(starts.size, np.float32)
+    for m in np.unique(sizes):  # the groups of one size as the rows of a matrix
+        rows = np.flatnonzero(sizes == m)
+        sums[rows] = row_sum(v[starts[rows][:, None] + np.arange(m)])
+    return keys[starts], sums
+
+
 def _sparse_reduce(kind):
     def kernel(input_indices, input_values, input_shape, reduction_axes, *, keep_dims):
         idx, vals, shape = _check_sparse(input_indices, input_values, input_shape)
@@ -468,6 +492,12 @@ def _sparse_reduce(kind):
         flat = (np.ravel_multi_index(tuple(sub.T), kept_shape) if kept
                 else np.zeros(len(vals), np.int64))
         size = int(np.prod(kept_shape, dtype=np.int64))
+        if kind == "sum" and vals.dtype == np.float32 and vals.size:
+            keys, sums = eigen_group_sums(idx, vals, kept, axes)
+            out = np.zeros(size, dtype=vals.dtype)
+            out[np.ravel_multi_index(tuple(keys.T), kept_shape) if kept
+                else np.zeros(len(sums), np.int64)] = sums
+            return out.reshape(out_shape)
         if kind == "sum":
             out = np.zeros(size, dtype=vals.dtype)
             np.add.at(out, flat, vals)

@@ -35,6 +35,42 @@ def _segment_rows(data, indices, segment_ids):
     return data, idx, seg
 
 
+def _ordered_segment_sums(rows, seg, n, kind):
+    """Each segment's rows added in TF 1.15's order (its kernel unrolls by eight): the first
+    ``count % 8`` rows (eight when that is 0, nine when 1) one after another, then each
+    following eight added up alone and onto the total; a mean or sqrt-n segment of fewer than
+    10 rows is scaled after its first part, a longer one at the end (float types)."""
+    out = np.zeros((n,) + rows.shape[1:], dtype=rows.dtype)
+    new = np.ones(seg.size, dtype=bool)
+    new[1:] = seg[1:] != seg[:-1]
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, seg.size))
+    for c in np.unique(counts).tolist():
+        which = np.flatnonzero(counts == c)
+        block = rows[starts[which][:, None] + np.arange(c)]
+        acc = block[:, 0].copy()
+        if c > 1:
+            first = {0: 8, 1: 9}.get(c % 8, c % 8)
+            for j in range(1, first):
+                acc = acc + block[:, j]
+            scale = None
+            if kind == "mean":
+                scale = rows.dtype.type(c)
+            elif kind != "sum":
+                scale = rows.dtype.type(np.sqrt(float(c)))
+            if scale is not None and c < 10:
+                acc = acc / scale
+            for b in range(first, c, 8):
+                part = block[:, b] + block[:, b + 1]
+                for j in range(b + 2, b + 8):
+                    part = part + block[:, j]
+                acc = acc + part
+            if scale is not None and c >= 10:
+                acc = acc / scale
+        out[seg[starts[which]]] = acc
+    return out
+
+
 def _sparse_segment(kind, with_num_segments=False):
     def kernel(data, indices, segment_ids, *num_segments):
         from tideflow.ops.reduction_ops import segment_output_rows
@@ -46,6 +82,8 @@ def _sparse_segment(kind, with_num_segments=False):
         seg = np.asarray(segment_ids).astype(np.int64).reshape(-1)
         n = segment_output_rows(seg, int(num_segments[0]) if with_num_segments else None)
         data, idx, seg = _segment_rows(data, indices, segment_ids)
+        if data.dtype.kind == "f" and seg.size and (seg[1:] >= seg[:-1]).all():
+            return _ordered_segment_sums(data[idx], seg, n, kind)
         out = np.zeros((n,) + data.shape[1:], dtype=data.dtype)
         rows_at(np.add, out, seg, data[idx])
         if kind != "sum":
