@@ -271,10 +271,11 @@ def test_placement_on_a_missing_device_uses_tf115_words():
     assert msg.split("\n")[0].endswith(
         " ]. Make sure the device specification refers to a valid device. The requested device "
         "appears to be a GPU, but CUDA is not enabled.")
-    with tf.device("/job:foo/task:0"):
+    # (a fresh graph: TF places a session's whole graph, so c would fail this step too)
+    with tf.Graph().as_default(), tf.device("/job:foo/task:0"):
         d = tf.constant(1, name="d")
-    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
-        s.run(d)
+        with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(d)
     assert e.value.message.split("\n")[0].endswith(
         "Make sure the device specification refers to a valid device.")
 

@@ -220,3 +220,32 @@ def test_get_attr_gives_a_fresh_list_and_takes_only_a_str_name():
                           "'char const *'")
     e = _error(lambda: c.op.get_attr(None))
     assert type(e) is ValueError and str(e) == "Operation 'mp' has no attr named ''."
+
+
+# -- placement ----------------------------------------------------------------------------------
+
+
+def test_a_node_on_a_missing_device_fails_every_step_of_the_session():
+    # TF 1.15 places a session's whole graph when it grows: the GPU op fails a step that
+    # only fetches `a`; under soft placement only a missing job (or task) still fails
+    a = tf.constant(1.0, name="a")
+    with tf.device("/gpu:0"):
+        b = tf.constant(2.0, name="b")
+    with tf.Session() as s:
+        for step in (lambda: s.run(a), lambda: s.make_callable(a)(),
+                     lambda: s.partial_run_setup([a], [])):
+            e = _error(step)
+            assert type(e) is tf.errors.InvalidArgumentError
+            assert e.message.startswith("Cannot assign a device for operation b: node b ")
+            assert "explicitly assigned to /device:GPU:0 but available devices are" in e.message
+    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as s:
+        assert s.run(a) == 1.0 and s.run(b) == 2.0
+        with tf.device("/job:w"):
+            tf.constant(3.0, name="c")
+        e = _error(lambda: s.run(a))
+        assert e.message.startswith("Cannot assign a device for operation c: node c ")
+        assert e.message.split("\n")[0].endswith(
+            " was explicitly assigned to /job:w but available devices are [ "
+            "/job:localhost/replica:0/task:0/device:CPU:0, "
+            "/job:localhost/replica:0/task:0/device:XLA_CPU:0 ]. Make sure the device "
+            "specification refers to a valid device.")

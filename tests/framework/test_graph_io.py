@@ -54,7 +54,9 @@ def _import_into_new_graph(graph_def, **kw):
 
 
 def _run(graph, fetches, feed=None):
-    with tf.Session(graph=graph) as sess:
+    # (soft placement: as TF's, a session places its whole graph, "on_gpu" too)
+    config = tf.ConfigProto(allow_soft_placement=True)
+    with tf.Session(graph=graph, config=config) as sess:
         return sess.run(fetches, feed)
 
 

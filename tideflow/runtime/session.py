@@ -637,6 +637,8 @@ class BaseSession:
         self._cost_placer = None  # None: TIDEFLOW_PLACER decides (runtime/placer.py)
         self._recv_asap = False  # Recv scheduling: as late as possible unless set
         self._pinned = {}  # stateful op -> Device, fixed by the first plan that placed it
+        self._devices_checked = (0, None)  # (ops checked, the error they gave)
+        self._devices_ok = 0  # the graph version whose ops all passed that check (-1: failed)
         self._measured = {}  # node name -> op microseconds from traced steps (cost model)
         self._blas_limits = None
         intra = int(getattr(config, "intra_op_parallelism_threads", 0) or 0) if config else 0
@@ -737,7 +739,8 @@ class BaseSession:
         if not feed_dict and options is None and run_metadata is None:
             # fast path: a single fetched Tensor, Operation or name with nothing fed
             cached = self._fast.get(fetches) if isinstance(fetches, _FAST_TYPES) else None
-            if cached is not None and cached[0].version == self._graph._structure_version:
+            if cached is not None and cached[0].version == self._graph._structure_version and (
+                    self._devices_ok == self._graph._version):
                 plan, handler = cached
                 try:
                     values = plan.run((), Step(self) if plan.needs_step else None)
@@ -792,6 +795,8 @@ class BaseSession:
             if handler_key is not None:
                 self._handlers[handler_key] = handler
 
+        if self._devices_ok != self._graph._version:
+            self._check_devices()  # (new ops since: TF places them before any step)
         plan = self._get_plan(handler, feed_tensors)
         if options is not None and getattr(options, "inter_op_thread_pool", 0):
             _check_thread_pool(options.inter_op_thread_pool, self._config)
@@ -887,11 +892,29 @@ class BaseSession:
                     self._plans[key] = plan
         return plan
 
+    def _check_devices(self):
+        """As TF's session, which places the whole graph whenever it grows: a node assigned
+        to a device the session lacks fails every step, whichever nodes the step runs (each
+        node is checked once, at the first step after the extension that added it)."""
+        checked, err = self._devices_checked
+        if err is None and checked != self._graph._version:
+            ops_ = self._graph.get_operations()
+            placer.check_device_names(ops_)  # (a malformed name is TF's first complaint)
+            try:
+                placer.check_requested_devices(ops_[checked:], self._devices, self._allow_soft)
+            except errors.InvalidArgumentError as e:
+                err = e
+            self._devices_checked = (len(ops_), err)
+            self._devices_ok = -1 if err is not None else len(ops_)
+        if err is not None:
+            raise err
+
     def _build_plan(self, fetches, feeds, targets):
         fetches, feeds, targets = list(fetches), list(feeds), list(targets)
         fed = {t: i for i, t in enumerate(feeds)}
         # TF places the whole graph: a malformed device anywhere fails every run
         placer.check_device_names(self._graph.get_operations())
+        self._check_devices()
         order = topo_order(prune(fetches, targets, fed), fed, fetches)
         chooser = None
         if placer.cost_model_enabled(self) and len(self._devices) > 1:
@@ -978,6 +1001,8 @@ class BaseSession:
                                 f"{next(iter(kwargs))!r}")
             return self.run(fetches, dict(zip(feed_list, args)), options, run_metadata)
 
+        if not lazy and self._devices_ok != self._graph._version:
+            self._check_devices()  # (TF's callable takes the graph as it is made)
         try:
             handler = _FetchHandler(self._graph, fetches)
             feed_tensors = [
@@ -985,7 +1010,7 @@ class BaseSession:
                 for f in (feed_list or [])
             ]
             plan = self._get_plan(handler, feed_tensors)
-        except (TypeError, ValueError, KeyError, RuntimeError):
+        except (TypeError, ValueError, KeyError, RuntimeError, errors.OpError):
             if lazy:
                 return _generic_run
             raise
@@ -1006,6 +1031,8 @@ class BaseSession:
                 if lazy:
                     self._check_open()
                 raise errors.CancelledError(None, None, "Session has been closed.")
+            if lazy and self._devices_ok != self._graph._version:
+                self._check_devices()  # (run()'s: the graph's new ops are placed first)
             if lazy or accept_options:
                 options = kwargs.pop("options", None)
                 run_metadata = kwargs.pop("run_metadata", None)
@@ -1079,6 +1106,7 @@ class BaseSession:
             else:
                 tensors, _ = _feed_tensors(self._graph, f)
             feed_set.update(tensors)
+        self._check_devices()
         # TF's handle: the sorted feeds, fetches and targets of the setup, then its number
         handle = "{}->{}/{}/1/;{}".format(
             ",".join(sorted(t.name for t in feed_set)),
