@@ -299,3 +299,26 @@ def test_weighted_auc_update_is_its_value():
                 rs.rand(4, 1)
                 got.append((_bits(s.run(update, fd)), _bits(s.run(value))))
     assert got == [("cecccc3e", "cecccc3e"), ("f77ddf3e", "f77ddf3e"), ("b86ddb3e", "b86ddb3e")]
+
+
+def test_moving_average_of_bfloat16_variable_and_tensor():
+    with tf.Graph().as_default():
+        v = tf.get_variable("v", initializer=tf.constant([1.0, 2.0, 3.0], tf.bfloat16))
+        feed = tf.placeholder(tf.float32, [3])
+        t = tf.cast(feed, tf.bfloat16)
+        ema = tf.train.ExponentialMovingAverage(0.7, num_updates=tf.constant(3), zero_debias=True)
+        update = ema.apply([v, t])
+        assert [x.name for x in tf.global_variables()] == [
+            "v:0", "v/ExponentialMovingAverage:0", "Cast/ExponentialMovingAverage:0",
+            "Cast/ExponentialMovingAverage/biased:0",
+            "Cast/ExponentialMovingAverage/local_step:0"]
+        with tf.control_dependencies([update]):
+            inc = tf.assign_add(v, tf.constant([0.5, -1.0, 2.0], tf.bfloat16))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            for i in range(3):
+                s.run(inc, {feed: [i, 2.0 * i, -i]})
+            got = [np.asarray(x, np.float64).tolist() for x in s.run([ema.average(v),
+                                                                         ema.average(t)])]
+    # TF 1.15's bfloat16 values
+    assert got == [[1.796875, 0.40625, 6.1875], [1.6484375, 3.296875, -1.6484375]]

@@ -119,7 +119,9 @@ class ExponentialMovingAverage:
             var_list = variables_lib.trainable_variables()
         zero_debias_true = set()
         for var in var_list:
-            if var.dtype.base_dtype not in (dtypes.float16, dtypes.float32, dtypes.float64):
+            # (TF 1.15 takes bfloat16 too, though its words do not name it)
+            if var.dtype.base_dtype not in (dtypes.bfloat16, dtypes.float16, dtypes.float32,
+                                            dtypes.float64):
                 raise TypeError(f"The variables must be half, float, or double: {var.name}")
             if var in self._averages:
                 continue  # TF 1.15: a second apply updates the shadow it already has
