@@ -775,7 +775,16 @@ def avg_pool_grad(input_shape, dy, ksize, strides, padding):
     dt = compute_dtype(dy.dtype)
     dxp = np.zeros(_padded_shape(input_shape, pads), dt)
     if dy.size:
-        g = dy.astype(dt) / _valid_counts(input_shape[1:-1], ksize, strides, outs, pads).astype(dt)
-        for tap in np.ndindex(*ksize):
+        counts = _valid_counts(input_shape[1:-1], ksize, strides, outs, pads)
+        taps = list(np.ndindex(*ksize))
+        if len(ksize) == 2:
+            # TF's 2-D kernel: each window's gradient times its coefficient 1 / count (in
+            # double, then rounded to the type), added to its inputs window after window in
+            # row-major order (an input's windows come in the reverse order of its taps)
+            g = dy.astype(dt) * (1.0 / counts).astype(dt)
+            taps.reverse()
+        else:
+            g = dy.astype(dt) / counts.astype(dt)
+        for tap in taps:
             dxp[_tap(outs, strides, ones, tap)] += g
     return _crop(dxp, input_shape, pads).astype(dy.dtype, copy=False)
