@@ -179,3 +179,23 @@ def test_broadcast_gradient_summed_over_axes_0_and_2_as_tf(fn, crc):
         g, = tf.gradients(tf.reduce_sum(fn(a, b) * tf.constant(_data((2, 4, 3), 4))), b)
         with tf.Session() as s:
             assert zlib.crc32(s.run(g).tobytes()) == crc
+
+
+def test_avg_pool_gradient_bits_as_tf():
+    # each window's gradient times 1 / its count, added window after window (CRC-32 of TF
+    # 1.15's forward and gradient bytes)
+    r = np.random.RandomState(0)
+    expected = [(2541528932, (2, 2), (1, 1), "SAME", (2, 4, 4, 1)),
+                (463824215, (3, 3), (1, 1), "SAME", (1, 6, 6, 2)),
+                (3292584195, (3, 3), (2, 2), "VALID", (1, 7, 7, 3)),
+                (1333035317, (2, 2), (1, 1), "VALID", (2, 5, 5, 2))]
+    for crc, ks, st, pad, shape in expected:
+        x = (r.randn(*shape) * 10.0 ** r.randint(-3, 4, size=shape)).astype(np.float32)
+        with tf.Graph().as_default():
+            xv = tf.constant(x)
+            y = tf.nn.avg_pool(xv, (1,) + ks + (1,), (1,) + st + (1,), pad)
+            shape_y = y.shape.as_list()
+            up = (r.randn(*shape_y) * 10.0 ** r.randint(-3, 4, size=shape_y)).astype(np.float32)
+            g, = tf.gradients(y, xv, grad_ys=tf.constant(up))
+            with tf.Session() as s:
+                assert zlib.crc32(s.run(g).tobytes()) == crc, (ks, st, pad)
