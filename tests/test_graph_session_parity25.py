@@ -249,3 +249,18 @@ def test_a_node_on_a_missing_device_fails_every_step_of_the_session():
             "/job:localhost/replica:0/task:0/device:CPU:0, "
             "/job:localhost/replica:0/task:0/device:XLA_CPU:0 ]. Make sure the device "
             "specification refers to a valid device.")
+
+
+def test_device_scopes_take_strings_specs_functions_or_none():
+    for bad in (3, 1.5):
+        e = _error(lambda b=bad: tf.device(b).__enter__())
+        assert type(e) is AttributeError
+        assert str(e) == f"'{type(bad).__name__}' object has no attribute 'split'"
+    for answer, text in ((None, "got None"), (5, "got 5")):
+        with tf.device(lambda op, a=answer: a):
+            e = _error(lambda: tf.constant(1, name="c"))
+        assert type(e) is TypeError and str(e) == f"Expected binary or unicode string, {text}"
+    with tf.device(lambda op: b"/cpu:0"):
+        assert tf.constant(1, name="d").device == "/cpu:0"
+    with tf.device(lambda op: ""):
+        assert tf.constant(1, name="e").device == ""

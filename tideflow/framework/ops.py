@@ -1075,6 +1075,11 @@ class Graph:
             device_name_or_function = device_name_or_function.to_string()
         if isinstance(device_name_or_function, str):
             device_lib.canonical_name(device_name_or_function)  # validate now
+        elif not (device_name_or_function is None or callable(device_name_or_function)
+                  or isinstance(device_name_or_function, bytes)):
+            # (TF parses any other value as a device string)
+            raise AttributeError(f"'{type(device_name_or_function).__name__}' object has no "
+                                 "attribute 'split'")
         stack = self._device_function_stack
         stack.append(device_name_or_function)
         depth = len(stack)
@@ -1095,6 +1100,10 @@ class Graph:
                 new = fn(op)
                 if isinstance(new, device_lib.DeviceSpec):
                     new = new.to_string()
+                elif isinstance(new, bytes):
+                    new = new.decode()
+                elif not isinstance(new, str):  # (TF sets the op's device to the answer)
+                    raise TypeError(f"Expected binary or unicode string, got {new!r}")
                 # as TF: a function's answer is the op's device as written ('cpu:1' stays
                 # 'cpu:1' in ``op.device``; it sees the device so far in ``op.device`` and
                 # merges it itself when it wants to); an outer string scope canonicalizes
