@@ -145,3 +145,69 @@ def test_resize_ops_without_bfloat16(fn, arg):
         # ResizeBilinear takes it
         assert _run(tf.cast(tf.image.resize_bilinear(img, [3, 3]), tf.float32)).shape == (
             1, 3, 3, 1)
+
+
+# an op whose op def admits a dtype TF 1.15 has no CPU (nor XLA_CPU) kernel for fails when the
+# step is set up, with TF's words (every case measured in TF 1.15)
+_NO_KERNEL = [
+    ("Greater", "[T=DT_UINT16]", lambda: tf.greater(_fed([1, 2], np.uint16), 1)),
+    ("Cumsum", "T=DT_UINT32", lambda: tf.cumsum(_fed([1, 2], np.uint32))),
+    ("Unique", "T=DT_COMPLEX64", lambda: tf.unique(_fed([1, 2], np.complex64))[0]),
+    ("SparseSegmentSum", "Tidx=DT_INT64", lambda: tf.sparse.segment_sum(
+        _fed(np.ones((3, 2), np.float32)), tf.constant([0, 1], tf.int64), [0, 0])),
+    ("TopKV2", "T=DT_UINT64", lambda: tf.nn.top_k(_fed([1, 2], np.uint64), 1)[0]),
+    ("MatrixDiag", "[T=DT_STRING]", lambda: tf.matrix_diag(_fed([b"a", b"b"], object))),
+    ("SegmentMax", "T=DT_UINT32", lambda: tf.segment_max(_fed([1, 2], np.uint32), [0, 0])),
+]
+
+
+@pytest.mark.parametrize("op_type,attr,build", _NO_KERNEL, ids=[c[0] for c in _NO_KERNEL])
+def test_no_cpu_kernel_for_the_dtype(op_type, attr, build):
+    with tf.Graph().as_default():
+        y = build()
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            _run(y)
+    first = str(e.value).split("\n")[0]
+    assert first.startswith(f"No OpKernel was registered to support Op '{op_type}' used by "
+                            f"node {y.op.name} (defined at ")
+    assert attr in first and "\nRegistered devices: [CPU, XLA_CPU]\nRegistered kernels:\n" in str(
+        e.value)
+
+
+def test_kernels_of_other_dtypes_run():
+    # the same ops with dtypes TF 1.15 runs (uint32 comparisons on its XLA_CPU device)
+    with tf.Graph().as_default():
+        got = _run([tf.greater(_fed([1, 2], np.uint32), 1), tf.cumsum(_fed([1, 2], np.int8)),
+                    tf.unique(_fed([3, 3, 1], np.int8))[0],
+                    tf.sparse.segment_sum(_fed(np.ones((3, 2), np.float32)), [0, 1], [0, 0]),
+                    tf.nn.top_k(_fed([1, 5, 2], np.uint32), 1)[0]])
+    assert got[0].tolist() == [False, True] and got[1].tolist() == [1, 3]
+    assert got[2].tolist() == [3, 1] and got[3].tolist() == [[2.0, 2.0]]
+    assert got[4].tolist() == [5]
+
+
+def test_no_kernel_fails_before_any_op_of_the_step_runs():
+    with tf.Graph().as_default():
+        v = tf.Variable(0)
+        inc = tf.assign_add(v, 1)
+        bad = tf.greater(_fed([1, 2], np.uint16), 1)
+        with tf.Session() as s:
+            s.run(v.initializer)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="No OpKernel"):
+                s.run([inc, bad])
+            assert s.run(v) == 0
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.uint32, np.uint64])
+def test_tile_has_no_wide_unsigned_case(dtype):
+    with tf.Graph().as_default():
+        x = _fed(np.ones((2, 3), dtype))
+        with pytest.raises(tf.errors.UnimplementedError, match=(
+                f"^TileOp : The input data type is not supported, DataType : "
+                f"{np.dtype(dtype).name}, Dimension : 2\n")):
+            _run(tf.tile(x, [2, 1]))
+        with pytest.raises(tf.errors.UnimplementedError, match="Dimension : 1"):
+            _run(tf.tile(_fed([7], dtype), [3]))
+        # unchanged, or empty, it still hands on
+        same, empty = _run([tf.tile(x, [1, 1]), tf.tile(x, [0, 1])])
+        assert same.shape == (2, 3) and empty.shape == (0, 3)

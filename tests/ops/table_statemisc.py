@@ -43,7 +43,7 @@ CASES = [
          [np.array([[0, 1, 7, 127], [-1, -128, 85, 3]])], _popcount_ref,
          dtypes=(tf.int8, tf.int16, tf.int32, tf.int64), grad=False),
     Case("PopulationCount", bitwise_ops.population_count, [np.array([0, 255, 170, 3])],
-         _popcount_ref, dtypes=(tf.uint8, tf.uint16, tf.uint32, tf.uint64), grad=False,
+         _popcount_ref, dtypes=(tf.uint8, tf.uint16), grad=False,  # (TF 1.15's kernels)
          name="PopulationCount_unsigned"),
     Case("CompareAndBitpack", bitwise_ops.compare_and_bitpack,
          [np.array([[3, -1, 0, 2, 5, 1, 0, 7, 1, 1, 2, 2, 0, 0, 9, -4]]), np.array(1)],

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tideflow.framework import op_registry, ops
+from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops.array_ops import (
     _check_rank,
@@ -53,9 +53,15 @@ def _dim_times(d, k):
     return None if d is None or k is None else d * k
 
 
+# TF 1.15's Tile kernel has no case for these (it still hands on its input unchanged, or an
+# empty output)
+_TILE_UNSUPPORTED = frozenset(np.dtype(t) for t in (np.uint16, np.uint32, np.uint64))
+
+
 def _tile_kernel(x, multiples):
     x = _np(x)
-    if x.size == 1 and x.ndim == 1 and type(multiples) is np.ndarray and multiples.shape == (1,):
+    if x.size == 1 and x.ndim == 1 and type(multiples) is np.ndarray and multiples.shape == (1,) \
+            and x.dtype not in _TILE_UNSUPPORTED:
         # one value repeated (a mean's gradient over a batch): a fill, not np.tile's copies
         n = int(multiples[0])
         if n >= 0:
@@ -69,6 +75,10 @@ def _tile_kernel(x, multiples):
     for i, v in enumerate(m):
         if v < 0:
             raise _invalid(f"Expected multiples[{i}] >= 0, but got {v}")
+    if x.dtype in _TILE_UNSUPPORTED and x.size and 0 not in m and any(v != 1 for v in m):
+        raise errors.UnimplementedError(
+            None, None, f"TileOp : The input data type is not supported, DataType : "
+            f"{x.dtype.name}, Dimension : {x.ndim}")
     return np.tile(x, m)
 
 
