@@ -211,3 +211,39 @@ def test_tile_has_no_wide_unsigned_case(dtype):
         # unchanged, or empty, it still hands on
         same, empty = _run([tf.tile(x, [1, 1]), tf.tile(x, [0, 1])])
         assert same.shape == (2, 3) and empty.shape == (0, 3)
+
+
+_C = np.array([[0, 1 + 2j], [3.7 - 2.2j, -1j]], np.complex64)
+
+
+def test_square_of_a_complex_difference_is_fused_as_tf_does():
+    # TF 1.15's arithmetic optimizer runs square(x - y) as SquaredDifference(x, y) when the
+    # Sub has no other reader and is not fetched; its complex kernel is conj(d) * d
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.complex64, _C.shape)
+        y = tf.Variable(_C[::-1])
+        d = x - y
+        sq = tf.square(d)
+        d2 = x - y
+        sq2, twice = tf.square(d2), d2 * 2
+        with tf.Session() as s:
+            s.run(y.initializer)
+            feed = {x: _C}
+            fused = s.run(sq, feed)
+            plain, _ = s.run([sq, d], feed)  # the Sub fetched: no fusion
+            other = s.run([sq2, twice], feed)[0]  # the Sub read twice: no fusion
+            var = s.run(tf.math.reduce_variance(x, axis=0), feed)
+            std = s.run(tf.math.reduce_std(tf.cast(x, tf.complex128)), feed)
+    assert fused.tolist() == [[np.complex64(18.53) + 0j, 10 + 0j]] * 2
+    assert plain.tolist() == other.tolist() == [
+        [np.complex64(8.85) - np.complex64(16.28) * 1j, -8 + 6j]] * 2
+    assert var.tolist() == [np.complex64(4.6325) + 0j, 2.5 + 0j]
+    assert std == 2.1591375837357427 + 0j
+
+
+def test_complex_squared_difference_has_an_exact_zero_imaginary_part():
+    with tf.Graph().as_default():
+        a = _fed([[0.5 + 0.25j, 3.7 - 2.2j]], np.complex64)
+        b = _fed([[-2.5 + 0.5j], [1j]], np.complex64)
+        got = _run(tf.squared_difference(a, b))
+    assert (got.imag == 0).all() and not np.signbit(got.imag).any()

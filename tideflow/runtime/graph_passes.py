@@ -327,6 +327,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         grappler.log_softmax_rewrites(order, fed, fetches, replace, consts)
         grappler.convert_pow(order, fed, replace, consts)
         grappler.sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
+        grappler.fuse_squared_diff(order, fed, fetches, replace, consts)
         grappler.div_by_constant_rewrites(order, fed, replace, consts)
         grappler.fused_matmul_rewrites(order, fed, fetches, replace, consts)
         grappler_arith.mul_square_names(order, fed, replace, consts)

@@ -1,7 +1,7 @@
 """What TF 1.15's graph optimizer (grappler, on by default in a session) rewrites before the
 kernels run, where that changes what a step computes: constant folding's push-down (and its
 division by a constant as a multiplication, and the partial sum of an AddN's constants), the
-arithmetic optimizer's log-softmax, ConvertPow, SqrtDivToRsqrtMul, AddOpsRewrite,
+arithmetic optimizer's log-softmax, ConvertPow, SqrtDivToRsqrtMul, FuseSquaredDiff, AddOpsRewrite,
 HoistCommonFactorOutOfAggregation and MinimizeBroadcasts stages and its order of an AddN's
 inputs, and the remapper's MatMul + BiasAdd fusion. Each is a replacement of kernels or reads
 in the plan (graph_passes.Replacements), or a new op of the plan computing a rewritten value;
@@ -204,6 +204,35 @@ def sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts):
             continue
         replace.kernels[s._op] = op_registry.get("Rsqrt")
         replace.kernels[ops_[0]] = op_registry.get("Mul")
+
+
+def fuse_squared_diff(order, fed, fetches, replace, consts):
+    """TF's arithmetic optimizer (FuseSquaredDiff): ``square(x - y)`` runs as
+    ``SquaredDifference(x, y)`` (the Square as Identity) when the Sub's only reader is that
+    Square and the Sub is not fetched. Only complex types see it: TF 1.15's complex
+    SquaredDifference is ``conj(d) * d``, so ``tf.math.reduce_variance`` of a complex tensor is
+    real-valued there; real types give the same values either way and are left alone."""
+    from tideflow.framework import op_registry
+
+    squares = {}
+    for op in order:
+        if op._type != "Square" or op in replace.kernels:
+            continue
+        s = replace.get(op._inputs[0], op._inputs[0])
+        out = op._outputs[0]
+        if (s._op._type == "Sub" and s.dtype.base_dtype.is_complex and s not in consts
+                and s not in fed and out not in consts and out not in fed
+                and s._op not in replace.kernels):
+            squares.setdefault(s, []).append(op)
+    if not squares:
+        return
+    uses = _uses(order, replace, consts, squares)
+    keep = {replace.get(t, t) for t in fetches}
+    for s, ops_ in squares.items():
+        if len(ops_) != 1 or uses[s] != 1 or s in keep:
+            continue
+        replace.kernels[s._op] = op_registry.get("SquaredDifference")
+        replace.kernels[ops_[0]] = op_registry.get("Identity")
 
 
 # TF's meta optimizer leaves a graph of fewer nodes than this alone (kDefaultMinGraphNodes)
