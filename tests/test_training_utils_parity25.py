@@ -322,3 +322,23 @@ def test_moving_average_of_bfloat16_variable_and_tensor():
                                                                          ema.average(t)])]
     # TF 1.15's bfloat16 values
     assert got == [[1.796875, 0.40625, 6.1875], [1.6484375, 3.296875, -1.6484375]]
+
+
+def test_ftrl_power_over_a_large_variable_is_glibcs_powf():
+    # 3700 floats, three steps of lr_power -0.3: each accumulator's power is glibc's powf (a
+    # double power rounded once is a unit off about once in a thousand); TF 1.15's sha256
+    import hashlib
+
+    rs = np.random.RandomState(9)
+    w0 = rs.randn(100, 37).astype(np.float32)
+    grads = [rs.randn(100, 37).astype(np.float32) for _ in range(3)]
+    with tf.Graph().as_default():
+        w = tf.Variable(w0)
+        g = tf.placeholder(tf.float32, w0.shape)
+        train = tf.train.FtrlOptimizer(0.1, learning_rate_power=-0.3).apply_gradients([(g, w)])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            for grad in grads:
+                s.run(train, {g: grad})
+            got = hashlib.sha256(s.run(w).tobytes()).hexdigest()
+    assert got == "e195c9af9b6cd415c63b7f258ffcc632eabb3c7e7c6b64144d5ad13c9b422820"

@@ -264,9 +264,9 @@ def _accum_pow(accum, lr_power):
     """``accum ** -lr_power`` as TF's kernels raise it (Eigen's scalar pow: glibc's powf per
     element in float32, where NumPy's vectorised pow is a unit or two off)."""
     if accum.dtype == np.float32:
-        from tideflow.ops.math_ops import _pow
+        from tideflow.ops.eigen_float32 import powf
 
-        return _pow(accum, np.negative(lr_power, dtype=np.float32))
+        return powf(accum, np.negative(lr_power, dtype=np.float32))
     return accum ** -lr_power
 
 
