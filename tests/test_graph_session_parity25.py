@@ -264,3 +264,34 @@ def test_device_scopes_take_strings_specs_functions_or_none():
         assert tf.constant(1, name="d").device == "/cpu:0"
     with tf.device(lambda op: ""):
         assert tf.constant(1, name="e").device == ""
+
+
+# -- import_graph_def ---------------------------------------------------------------------------
+
+
+def _small_graph_def():
+    with tf.Graph().as_default() as g:
+        a = tf.placeholder(tf.float32, [None, 2], name="a")
+        v = tf.placeholder(tf.float32, [None, 2], name="v")
+        c = tf.add(a, 1.0, name="c")
+        with tf.control_dependencies([v]):
+            tf.identity(c, name="e")
+    return g.as_graph_def()
+
+
+def test_import_converts_every_input_map_value_to_a_tensor():
+    gd = _small_graph_def()
+    y = tf.no_op(name="y")
+    x = tf.constant([[3.0, 4.0]], name="x")
+    for key in ("^v", "v"):
+        e = _error(lambda k=key: tf.import_graph_def(gd, input_map={k: y}, name="i"))
+        assert type(e) is TypeError
+        assert str(e) == ("Can't convert Operation 'y' to Tensor (target dtype=None, name=None, "
+                          "as_ref=False)")
+    # a tensor for a control input stands for its op
+    e2, = tf.import_graph_def(gd, input_map={"^v": x}, return_elements=["e"], name="j")
+    assert [op.name for op in e2.control_inputs] == ["x"]
+    gd.node[3].input[0] = "a:3"
+    e = _error(lambda: tf.import_graph_def(gd, name="k"))
+    assert type(e) is ValueError
+    assert str(e) == "Node 'c': Connecting to invalid output 3 of source node a which has 1 outputs."

@@ -196,7 +196,7 @@ class MasterSession:
                 # after the first run: its restore Assigns go with the variables)
                 importer.import_graph_def(gd, input_map=input_map or None, name="",
                                           _validate_colocation_constraints=False,
-                                          _uniquify_names=False)
+                                          _uniquify_names=False, _op_values=True)
         except errors.OpError as e:
             raise errors.InvalidArgumentError(None, None, f"Invalid graph: {e.message}") from None
         except (ValueError, TypeError, KeyError) as e:

@@ -356,7 +356,7 @@ def _parse(graph_def, input_map, producer_op_list, validate_colocation=True, pre
             if idx >= len(source.out_types) or idx < 0:
                 raise ValueError(
                     f"Node '{name}': Connecting to invalid output {idx} of source node {src} "
-                    f"which has {len(source.out_types)} outputs"
+                    f"which has {len(source.out_types)} outputs."
                 )
             _check_input_dtype(node, i, source.out_types[idx], _prefixed(prefix, key), prefix)
         for src in node.control:
@@ -473,7 +473,7 @@ def _check_return_elements(return_elements, nodes, input_map):
 
 def import_graph_def(
     graph_def, input_map=None, return_elements=None, name=None, op_dict=None, producer_op_list=None,
-    *, _validate_colocation_constraints=True, _uniquify_names=True,
+    *, _validate_colocation_constraints=True, _uniquify_names=True, _op_values=False,
 ):
     """Imports the graph in ``graph_def`` into the default graph.
 
@@ -537,9 +537,9 @@ def import_graph_def(
     traceback = ops._user_frame()
     if scope:
         with ops.name_scope(scope):
-            input_map = _convert_input_map_values(name, input_map)
+            input_map = _convert_input_map_values(name, input_map, _op_values)
     else:
-        input_map = _convert_input_map_values(name, input_map)
+        input_map = _convert_input_map_values(name, input_map, _op_values)
     mapped = _check_mapped_inputs(graph, nodes, input_map, prefix)
 
     _assign_names(graph, nodes, prefix, _uniquify_names)
@@ -584,14 +584,16 @@ def _renamed_functions(graph_def, renames):
     return out
 
 
-def _is_mapped_value(key, value):
-    if key.startswith("^"):
+def _is_mapped_value(key, value, op_values=False):
+    if key.startswith("^") and op_values:
         return isinstance(value, (ops.Tensor, ops.Operation))
     return isinstance(value, ops.Tensor)
 
 
-def _convert_input_map_values(name, input_map):
-    if all(_is_mapped_value(k, v) for k, v in input_map.items()):
+def _convert_input_map_values(name, input_map, op_values=False):
+    """The values as tensors (TF converts each: an Operation, even for a "^x" key, is TF's
+    TypeError); ``op_values`` lets the master map a control input to an op of its graph."""
+    if all(_is_mapped_value(k, v, op_values) for k, v in input_map.items()):
         return input_map
     if name == "":
         raise ValueError(
@@ -601,7 +603,7 @@ def _convert_input_map_values(name, input_map):
         )
     with ops.name_scope("_inputs"):
         return {
-            k: v if _is_mapped_value(k, v) else ops.convert_to_tensor(v)
+            k: v if _is_mapped_value(k, v, op_values) else ops.convert_to_tensor(v)
             for k, v in input_map.items()
         }
 
