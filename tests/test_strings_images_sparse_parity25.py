@@ -331,3 +331,35 @@ def test_sparse_segment_reductions_add_rows_in_tfs_unrolled_order():
         [5321200714, 7500840571, 7477404537, 5398441580, 7503644938, 5392807319],
         [5321200714, 7475674747, 7397233646, 5313642173, 7400759064, 5277823394],
         [5321200714, 7489020358, 7437459187, 5356181382, 7452185161, 5334974891]]
+
+
+@pytest.mark.parametrize("method, antialias, down, up", [
+    # sums of the output bits (downscale to 4x13, upscale to 11x20 of a 7x9 image)
+    ("bilinear", True, 116765244319, 493602848777),
+    ("bicubic", True, 116749256861, 504027035025),
+    ("lanczos3", False, 118747821614, 516852286328),
+    ("lanczos3", True, 116735543272, 516852286328),
+    ("lanczos5", False, 120901578190, 518916258632),
+    ("lanczos5", True, 116727020760, 518916258632),
+    ("gaussian", False, 116754800826, 493856786582),
+    ("gaussian", True, 116782438268, 493856786582),
+    ("mitchellcubic", True, 116768701281, 497901462864),
+])
+def test_scale_and_translate_is_tfs_float_kernel(method, antialias, down, up):
+    # spans in float (kernels in float, sinf for Lanczos), rows then columns, each output
+    # a float sum of rounded products
+    rng = np.random.RandomState(9)
+    img = tf.constant(rng.uniform(0, 255, [1, 7, 9, 2]).astype(np.float32))
+    v2 = tf.compat.v2.image
+    small, big = _run([v2.resize(img, [4, 13], method=method, antialias=antialias),
+                       v2.resize(img, [11, 20], method=method, antialias=antialias)])
+    assert int(small.view(np.uint32).astype(np.int64).sum()) == down
+    assert int(big.view(np.uint32).astype(np.int64).sum()) == up
+
+
+def test_compat_v2_image_has_resize_with_pad():
+    rng = np.random.RandomState(9)
+    img = tf.constant(rng.uniform(0, 255, [1, 7, 9, 2]).astype(np.float32))
+    out = tf.compat.v2.image.resize_with_pad(img, 10, 10)
+    assert out.name == "resize_image_with_pad/pad_to_bounding_box/Pad:0"
+    assert int(_run(out).view(np.uint32).astype(np.int64).sum()) == 156945768541

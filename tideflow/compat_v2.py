@@ -283,6 +283,12 @@ def _image_resize():
     return resize_images_v2
 
 
+def _image_resize_with_pad():
+    from tideflow.ops.image_scale_ops import resize_image_with_pad_v2
+
+    return resize_image_with_pad_v2
+
+
 def _image_sdbb():
     from tideflow.ops.image_ops import sample_distorted_bounding_box_v2
 
@@ -290,7 +296,8 @@ def _image_sdbb():
 
 
 # (image ops load on first use)
-_LAZY = {"image.resize": _image_resize, "image.sample_distorted_bounding_box": _image_sdbb}
+_LAZY = {"image.resize": _image_resize, "image.resize_with_pad": _image_resize_with_pad,
+         "image.sample_distorted_bounding_box": _image_sdbb}
 _VIEWS = {k.rpartition(".")[0] for k in [*_OVERRIDES, *_LAZY] if "." in k}
 
 

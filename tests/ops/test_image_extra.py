@@ -25,7 +25,7 @@ def test_yuv_yiq_round_trips_and_luma():
                                       tf.image.yuv_to_rgb(tf.image.rgb_to_yuv(rgb)),
                                       tf.image.rgb_to_yiq(rgb),
                                       tf.image.yiq_to_rgb(tf.image.rgb_to_yiq(rgb))])
-        with pytest.raises(ValueError, match="must be 3"):
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 4 and 3"):
             tf.image.rgb_to_yuv(np.zeros((2, 2, 4)))
     luma = rgb @ np.array([0.299, 0.587, 0.114])
     np.testing.assert_allclose(yuv[..., 0], luma, rtol=1e-12)

@@ -16,46 +16,58 @@ from tideflow.ops.array_ops import _check_rank, _in, _np
 from tideflow.ops.gradients import dense
 from tideflow.ops.image_resize_ops import (
     _IMAGE_T,
-    _gather_taps,
     _invalid,
     _out_size,
     _scatter_taps,
     _size_dims,
 )
 
+_F = np.float32
+
+
+_PI = _F(3.14159265359)
+
 
 def _lanczos(radius):
+    # TF 1.15's kernel in float throughout: pi as a float constant, glibc's sinf
+    from tideflow.ops.glibc_float32 import sincosf
+
+    r = _F(radius)
+
     def k(x):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            v = (radius * np.sin(np.pi * x) * np.sin(np.pi * x / radius)
-                 / (np.pi * np.pi * x * x))
-        return np.where(x > radius, 0.0, np.where(x <= 1e-3, 1.0, v))
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            px = _PI * x
+            v = r * sincosf(px)[0] * sincosf(px / r)[0] / (_PI * _PI * x * x)
+        return np.where(x > r, _F(0), np.where(x <= 1e-3, _F(1), v))
 
     return k, float(radius)
 
 
 def _gaussian(x):
     radius, sigma = 1.5, 0.5
-    return np.where(x >= radius, 0.0, np.exp(-x * x / (2.0 * sigma * sigma)))
+    # (-x * x in float, then the double division and exp)
+    v = np.exp((-x * x).astype(np.float64) / (2.0 * sigma * sigma))
+    return np.where(x >= _F(radius), 0.0, v).astype(_F)
 
 
 def _box(x):
-    return np.where(x < 0.5, 1.0, np.where(x == 0.5, 0.5, 0.0))
+    return np.where(x < _F(0.5), _F(1), np.where(x == _F(0.5), _F(0.5), _F(0)))
 
 
 def _triangle(x):
-    return np.where(x < 1.0, 1.0 - x, 0.0)
+    return np.where(x < _F(1), _F(1) - x, _F(0))
 
 
 def _keys_cubic(x):
-    return np.where(x >= 2.0, 0.0, np.where(
-        x >= 1.0, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0, ((1.5 * x - 2.5) * x) * x + 1.0))
+    far = ((_F(-0.5) * x + _F(2.5)) * x - _F(4)) * x + _F(2)
+    near = ((_F(1.5) * x - _F(2.5)) * x) * x + _F(1)
+    return np.where(x >= _F(2), _F(0), np.where(x >= _F(1), far, near))
 
 
 def _mitchell_cubic(x):
-    return np.where(x >= 2.0, 0.0, np.where(
-        x >= 1.0, (((-7.0 / 18.0) * x + 2.0) * x - 10.0 / 3.0) * x + 16.0 / 9.0,
-        (((7.0 / 6.0) * x - 2.0) * x) * x + 8.0 / 9.0))
+    far = (((_F(-7) / _F(18)) * x + _F(2)) * x - _F(10) / _F(3)) * x + _F(16) / _F(9)
+    near = (((_F(7) / _F(6)) * x - _F(2)) * x) * x + _F(8) / _F(9)
+    return np.where(x >= _F(2), _F(0), np.where(x >= _F(1), far, near))
 
 
 _KERNELS = {
@@ -66,26 +78,48 @@ _KERNELS = {
 
 
 def _spans(in_size, out_size, scale, translate, kernel_type, antialias):
-    """(indices [out, K], weights [out, K]) of one axis, as TF's ComputeSpans."""
+    """(indices [out, K], float32 weights [out, K]) of one axis, as TF's ComputeSpans: every
+    step in float (the inverse scale from a double division), each tap's kernel position
+    times the inverse kernel scale, the weights summed in turn and scaled by the inverse of
+    their sum."""
     fn, radius = _KERNELS[kernel_type]
-    f32 = np.float32
-    inv_scale = f32(1.0) / f32(scale)
-    inv_translate = -inv_scale * f32(translate)
-    kscale = max(inv_scale, f32(1.0)) if antialias else f32(1.0)
-    span = min(2 * int(np.ceil(f32(radius) * kscale)) + 1, in_size)
-    sample = (np.arange(out_size, dtype=f32) + f32(0.5)) * inv_scale + inv_translate
-    inside = (sample >= 0) & (sample <= in_size)
-    reach = f32(radius) * kscale
-    start = np.clip(np.ceil(sample - reach - f32(0.5)).astype(np.int64), 0, in_size - 1)
-    end = np.clip(np.floor(sample + reach - f32(0.5)).astype(np.int64), 0, in_size - 1) + 1
+    inv_scale = _F(1.0 / float(scale))
+    inv_translate = -inv_scale * _F(translate)
+    kscale = max(inv_scale, _F(1)) if antialias else _F(1)
+    reach = _F(radius) * kscale
+    span = min(2 * int(np.ceil(reach)) + 1, in_size)
+    one_over_kscale = _F(1) / kscale
+    with np.errstate(over="ignore", invalid="ignore"):
+        sample = (np.arange(out_size).astype(_F) + _F(0.5)) * inv_scale + inv_translate
+        inside = (sample >= 0) & (sample <= in_size)
+        first = np.nan_to_num(np.ceil(sample - reach - _F(0.5)), posinf=in_size, neginf=0)
+        last = np.nan_to_num(np.floor(sample + reach - _F(0.5)), posinf=in_size, neginf=0)
+    start = np.clip(first.astype(np.int64), 0, in_size - 1)
+    end = np.clip(last.astype(np.int64), 0, in_size - 1) + 1
     src = start[:, None] + np.arange(span)
-    pos = (src.astype(f32) + f32(0.5) - sample[:, None]) / kscale
-    w = fn(np.abs(pos.astype(np.float64))).astype(f32)
-    w = np.where(src < end[:, None], w, f32(0))
-    total = w.sum(1, dtype=f32, keepdims=True)
-    ok = (np.abs(total) >= 1000.0 * np.finfo(np.float32).tiny) & inside[:, None]
-    w = np.where(ok, w / np.where(ok, total, f32(1)), f32(0))
-    return np.clip(src, 0, in_size - 1), w.astype(np.float64)
+    pos = (src.astype(_F) + _F(0.5)) - sample[:, None]
+    w = fn(np.abs(pos * one_over_kscale))
+    w = np.where(src < end[:, None], w, _F(0))
+    total = np.zeros(out_size, _F)
+    for k in range(span):
+        total += w[:, k]
+    ok = (np.abs(total) >= _F(1000) * np.finfo(_F).tiny) & inside
+    inverse = _F(1) / np.where(ok, total, _F(1))
+    w = np.where(ok[:, None], w * inverse[:, None], _F(0))
+    return np.clip(src, 0, in_size - 1), w
+
+
+def _gather_taps_float(x, taps, axis):
+    """TF's GatherRows/GatherColumns: each output a float sum, from zero, of weight times
+    input over the span's taps in turn (each product rounded)."""
+    idx, w = taps
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    out = None
+    for k in range(idx.shape[1]):
+        term = np.take(x, idx[:, k], axis=axis) * w[:, k].reshape(shape)
+        out = term + _F(0) if out is None else out + term
+    return out
 
 
 def _vec2(t, what):
@@ -115,8 +149,9 @@ def _scale_and_translate_kernel(images, size, scale, translation, *, kernel_type
     if h == 0 or w == 0:
         raise _invalid("input image must be of non-zero size")
     ty, tx = _axis_spans(h, w, oh, ow, scale, translation, kernel_type, antialias)
-    y = _gather_taps(x.astype(np.float64), ty, 1)
-    return _gather_taps(y, tx, 2).astype(np.float32)
+    # rows first into a float buffer, then columns, as TF's GatherSpans
+    y = _gather_taps_float(x.astype(np.float32), ty, 1)
+    return _gather_taps_float(y, tx, 2)
 
 
 def _scale_and_translate_grad_kernel(grads, original_image, scale, translation, *, T,
@@ -128,6 +163,7 @@ def _scale_and_translate_grad_kernel(grads, original_image, scale, translation, 
     _, oh, ow, _ = g.shape
     _, h, w, _ = orig.shape
     ty, tx = _axis_spans(h, w, oh, ow, scale, translation, kernel_type, antialias)
+    ty, tx = (ty[0], ty[1].astype(np.float64)), (tx[0], tx[1].astype(np.float64))
     out = _scatter_taps(g.astype(np.float64), ty, 1, h)
     return _scatter_taps(out, tx, 2, w).astype(T.as_numpy_dtype)
 
