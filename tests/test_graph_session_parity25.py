@@ -295,3 +295,27 @@ def test_import_converts_every_input_map_value_to_a_tensor():
     e = _error(lambda: tf.import_graph_def(gd, name="k"))
     assert type(e) is ValueError
     assert str(e) == "Node 'c': Connecting to invalid output 3 of source node a which has 1 outputs."
+
+
+# -- session targets ----------------------------------------------------------------------------
+
+
+def test_session_targets_are_checked_in_tfs_words():
+    head = "No session factory registered for the given session options: "
+    tail = " Registered factories are {DIRECT_SESSION, GRPC_SESSION}."
+    e = _error(lambda: tf.Session("local"))  # (TF 1.15 has no "local" target)
+    assert type(e) is tf.errors.NotFoundError
+    assert str(e) == (head + '{target: "local" config: device_count { key: "CPU" value: 1 } '
+                      'device_count { key: "GPU" value: 0 } gpu_options { experimental { } }}'
+                      + tail)
+    e = _error(lambda: tf.Session("foo://bar", config=tf.ConfigProto(
+        intra_op_parallelism_threads=2)))
+    assert str(e) == head + '{target: "foo://bar" config: intra_op_parallelism_threads: 2}' + tail
+    e = _error(lambda: tf.Session.reset("foo"))
+    assert type(e) is tf.errors.NotFoundError
+    assert str(e) == head + '{target: "foo" config: }' + tail
+    for address in ("", "localhost", ":x", "a/b:12", "localhost:99999999999"):
+        for make in (tf.Session, tf.Session.reset):
+            e = _error(lambda a=address, m=make: m("grpc://" + a))
+            assert type(e) is tf.errors.InvalidArgumentError
+            assert str(e) == f'Could not interpret "{address}" as a host-port pair.'

@@ -183,6 +183,35 @@ def _raise_as_tf(plan, err):
     raise other from None
 
 
+def _no_session_factory(target, config, default_config=True):
+    """TF 1.15's NotFoundError for a target that is neither "" nor grpc://: it shows the
+    options (a session made without a config shows the default one TF's Python passes)."""
+    if config is not None:
+        from google.protobuf import text_format
+
+        text = text_format.MessageToString(config, as_one_line=True)
+    elif default_config:
+        text = ('device_count { key: "CPU" value: 1 } device_count { key: "GPU" value: 0 } '
+                "gpu_options { experimental { } }")
+    else:
+        text = ""
+    return errors.NotFoundError(
+        None, None, "No session factory registered for the given session options: "
+        f'{{target: "{target}" config: {text}}} Registered factories are {{DIRECT_SESSION, '
+        "GRPC_SESSION}.")
+
+
+def _check_host_port(host_port):
+    """TF's check of a grpc:// target's address: a port (an unsigned 32-bit number) after its
+    last ':' (the whole text without one), no '/' before it."""
+    colon = host_port.rfind(":")
+    port = host_port[colon + 1:].strip()
+    host = host_port[:colon] if colon >= 0 else host_port
+    if not (port.isascii() and port.isdigit() and int(port) < 2**32) or "/" in host:
+        raise errors.InvalidArgumentError(
+            None, None, f'Could not interpret "{host_port}" as a host-port pair.')
+
+
 def _check_thread_pool(pool, config):
     """TF's check of ``RunOptions.inter_op_thread_pool``: -1 (the caller's thread) or the index
     of one of the session's pools (one unless ``session_inter_op_thread_pool`` lists more)."""
@@ -609,12 +638,10 @@ class BaseSession:
         if self._target.startswith("grpc://"):
             from tideflow.distributed.grpc_session import RemoteSession
 
+            _check_host_port(self._target[len("grpc://"):])
             self._remote = RemoteSession(self, self._target, config)
-        elif self._target and self._target != "local":
-            raise errors.NotFoundError(
-                None, None, "No session factory registered for the given session options: "
-                f"{{target: {self._target!r}}} (only '' and grpc:// targets are supported)."
-            )
+        elif self._target:
+            raise _no_session_factory(self._target, config)
         else:
             BaseSession._local_sessions.add(self)
         self._device_mgr = DeviceMgr(config)
@@ -1249,11 +1276,10 @@ class Session(BaseSession):
         if target and target.startswith("grpc://"):
             from tideflow.distributed.grpc_session import reset
 
+            _check_host_port(target[len("grpc://"):])
             reset(target, containers, config)
-        elif target and target != "local":
-            raise errors.NotFoundError(
-                None, None, "No session factory registered for the given session options: "
-                f"{{target: {target!r}}} (only '' and grpc:// targets are supported).")
+        elif target:
+            raise _no_session_factory(target, None, default_config=False)
         else:
             for sess in list(BaseSession._local_sessions):
                 if not sess._closed:
