@@ -342,3 +342,27 @@ def test_ftrl_power_over_a_large_variable_is_glibcs_powf():
                 s.run(train, {g: grad})
             got = hashlib.sha256(s.run(w).tobytes()).hexdigest()
     assert got == "e195c9af9b6cd415c63b7f258ffcc632eabb3c7e7c6b64144d5ad13c9b422820"
+
+
+@pytest.mark.parametrize("n,want", [(1, 0.0), (0, 0.49999976), (-1, 0.0)])
+def test_auc_takes_fewer_than_two_thresholds_as_tf(n, want):
+    # TF 1.15 checks nothing: the grid keeps its two ends and the curve's slices take
+    # num_thresholds as given
+    with tf.Graph().as_default():
+        labels, preds = tf.constant([1, 0, 1]), tf.constant([0.1, 0.5, 0.9])
+        value, update = tf.metrics.auc(labels, preds, num_thresholds=n)
+        tf.metrics.sensitivity_at_specificity(labels, preds, 0.5, num_thresholds=n)
+        tf.metrics.specificity_at_sensitivity(labels, preds, 0.5, num_thresholds=n)
+        with tf.Session() as s:
+            s.run(tf.local_variables_initializer())
+            assert s.run(update) == np.float32(want)
+            assert s.run(value) == np.float32(want)
+
+
+def test_confusion_matrix_weights_of_another_shape_fail_as_tf():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"^Shapes \(3,\) and \(3, 1\) are incompatible$"):
+            tf.confusion_matrix([1, 0, 1], [1, 1, 0], weights=tf.ones([3, 1]))
+        with pytest.raises(ValueError, match=r"^Shapes \(3,\) and \(2,\) are incompatible$"):
+            tf.metrics.mean_iou(tf.constant([1, 0, 1]), tf.constant([1, 1, 0]), 2,
+                                weights=tf.ones([2]))

@@ -490,11 +490,12 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         if thresholds is not None:
             thresholds = ([0.0 - _KEPSILON] + sorted(float(t) for t in thresholds)
                           + [1.0 + _KEPSILON])
+            n = len(thresholds)
         else:
-            if num_thresholds < 2:
-                raise ValueError(f"auc: num_thresholds must be > 1, got {num_thresholds}")
+            # (as TF 1.15: no check; fewer than 2 still makes the grid's two ends, and the
+            # curve's slices take num_thresholds as given)
             thresholds = _default_thresholds(num_thresholds)
-        n = len(thresholds)
+            n = num_thresholds
         values, updates = _thresholded_counts(
             "auc", labels, predictions, weights, thresholds, ("tp", "fn", "tn", "fp"))
 
@@ -808,8 +809,6 @@ def _at_target_rate(op_name, target_name, target, labels, predictions, weights, 
     ``num_thresholds`` thresholds, given the ``target`` rate in [0, 1]."""
     if not 0 <= target <= 1:
         raise ValueError(f"`{target_name}` must be in the range [0, 1].")  # (TF's words)
-    if num_thresholds < 2:
-        raise ValueError(f"{op_name}: num_thresholds must be > 1, got {num_thresholds}")
     with vs.variable_scope(name, op_name, (predictions, labels, weights)):
         thresholds = _default_thresholds(num_thresholds)
         if op_name == "specificity_at_sensitivity":

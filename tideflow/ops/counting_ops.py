@@ -463,12 +463,7 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         dtype = dtypes.as_dtype(dtype)
         if weights is not None:
             weights = ops.convert_to_tensor(weights, name="weights")
-            try:
-                predictions.get_shape().assert_is_compatible_with(weights.get_shape())
-            except ValueError:
-                raise ValueError(
-                    f"confusion_matrix: weights {_shape_str(weights.get_shape())} must match "
-                    f"predictions {_shape_str(predictions.get_shape())}") from None
+            predictions.get_shape().assert_is_compatible_with(weights.get_shape())  # (TF's)
             weights = cast_ops.cast(weights, dtype)
         shape = concat_ops.stack([num_classes, num_classes])
         indices = concat_ops.stack([labels, predictions], axis=1)
