@@ -363,3 +363,20 @@ def test_compat_v2_image_has_resize_with_pad():
     out = tf.compat.v2.image.resize_with_pad(img, 10, 10)
     assert out.name == "resize_image_with_pad/pad_to_bounding_box/Pad:0"
     assert int(_run(out).view(np.uint32).astype(np.int64).sum()) == 156945768541
+
+
+def test_scale_and_translate_gradient_is_tfs():
+    # the forward spans turned into spans over the gradient's pixels, gathered in float
+    rng = np.random.RandomState(9)
+    img = tf.constant(rng.uniform(0, 255, [1, 7, 9, 2]).astype(np.float32))
+    wr = np.random.RandomState(10)
+    outs = []
+    for method, antialias in [("lanczos3", True), ("gaussian", False),
+                              ("mitchellcubic", True), ("bilinear", True)]:
+        for size in [[4, 13], [11, 20]]:
+            w = tf.constant(wr.uniform(-1, 1, [1] + size + [2]).astype(np.float32))
+            out = tf.compat.v2.image.resize(img, size, method=method, antialias=antialias)
+            outs.append(tf.gradients(tf.reduce_sum(out * w), img)[0])
+    got = [int(r.view(np.uint32).astype(np.int64).sum()) for r in _run(outs)]
+    assert got == [269148882611, 270680121553, 288244020721, 263691300709, 275419270692,
+                   251153465978, 288584171244, 261663588539]

@@ -18,7 +18,6 @@ from tideflow.ops.image_resize_ops import (
     _IMAGE_T,
     _invalid,
     _out_size,
-    _scatter_taps,
     _size_dims,
 )
 
@@ -163,9 +162,37 @@ def _scale_and_translate_grad_kernel(grads, original_image, scale, translation, 
     _, oh, ow, _ = g.shape
     _, h, w, _ = orig.shape
     ty, tx = _axis_spans(h, w, oh, ow, scale, translation, kernel_type, antialias)
-    ty, tx = (ty[0], ty[1].astype(np.float64)), (tx[0], tx[1].astype(np.float64))
-    out = _scatter_taps(g.astype(np.float64), ty, 1, h)
-    return _scatter_taps(out, tx, 2, w).astype(T.as_numpy_dtype)
+    # as TF: the forward spans turned into spans over the gradient's pixels, then gathered
+    # as the forward pass gathers (rows, then columns, float sums in turn)
+    out = _gather_taps_float(g.astype(np.float32), _grad_taps(ty, oh, h), 1)
+    out = _gather_taps_float(out, _grad_taps(tx, ow, w), 2)
+    return out.astype(T.as_numpy_dtype)
+
+
+def _grad_taps(taps, out_size, in_size):
+    """TF's ComputeGradSpans: for each input pixel, the outputs that took it with a nonzero
+    weight, as a span from the first of them (gaps hold zeros; taps past the gradient's edge
+    are left out, here as zero weights)."""
+    src, w = taps
+    o = np.repeat(np.arange(src.shape[0]), src.shape[1])
+    i, ww = src.reshape(-1), w.reshape(-1)
+    keep = ww != 0
+    o, i, ww = o[keep], i[keep], ww[keep]
+    starts = np.zeros(in_size, np.int64)
+    span = 1
+    if o.size:
+        first = np.full(in_size, o.max() + 1, np.int64)
+        last = np.full(in_size, -1, np.int64)
+        np.minimum.at(first, i, o)
+        np.maximum.at(last, i, o)
+        has = last >= 0
+        span = int((last - first + 1)[has].max())
+        starts[has] = first[has]
+    gw = np.zeros((in_size, span), np.float32)
+    np.add.at(gw, (i, o - starts[i]), ww)
+    gsrc = starts[:, None] + np.arange(span)
+    gw[gsrc >= out_size] = 0
+    return np.minimum(gsrc, out_size - 1), gw
 
 
 def _scale_shape(op):
