@@ -318,3 +318,58 @@ def reduce_to_inputs(x, y, gx, gy):
     rx, ry = ops.apply_op("BroadcastGradientArgs",
                           [array_ops.shape(x), array_ops.shape(y)])._outputs
     return _reduce_one(x, gx, None, rx), _reduce_one(y, gy, None, ry)
+
+
+# ------------------------------------------------------------------------------------------
+# complex arithmetic as TF 1.15's CPU kernels round it
+# ------------------------------------------------------------------------------------------
+
+
+# complex values in one AVX packet of TF 1.15's Eigen kernels (complex64, complex128)
+_COMPLEX_PACKET = {np.dtype(np.complex64): 4, np.dtype(np.complex128): 2}
+
+
+def _complex_parts(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    a = np.broadcast_to(x, shape).reshape(-1)
+    b = np.broadcast_to(y, shape).reshape(-1)
+    return shape, np.result_type(x, y), a.real, a.imag, b.real, b.imag
+
+
+def _complex_mul(x, y, out=None):
+    """x * y of complex as TF's kernel (and Eigen's packets) multiply: ``ar*br - ai*bi``,
+    ``ar*bi + ai*br``, each product rounded (NumPy's complex loop fuses them)."""
+    shape, dt, ar, ai, br, bi = _complex_parts(x, y)
+    with np.errstate(all="ignore"):
+        re = ar * br
+        re -= ai * bi
+        im = ar * bi
+        im += ai * br
+    z = np.empty(shape, dt) if out is None else out
+    z.real = re.reshape(shape)
+    z.imag = im.reshape(shape)
+    return z
+
+
+def _complex_div(x, y):
+    """x / y of complex as TF 1.15's CPU kernels divide (Div, RealDiv, DivNoNan, Reciprocal):
+    whole AVX packets (4 complex64, 2 complex128) as Eigen's ``x * conj(y) / (br*br + bi*bi)``
+    (so by exactly zero NaN + NaN j), the elements after the last whole packet as libgcc's
+    complex division (Smith's)."""
+    shape, dt, ar, ai, br, bi = _complex_parts(x, y)
+    n = ar.size
+    k = n - n % _COMPLEX_PACKET.get(dt, 1)
+    out = np.empty(n, dt)
+    with np.errstate(all="ignore"):
+        a, b, c, d = ar[:k], ai[:k], br[:k], bi[:k]
+        s = c * c + d * d
+        out.real[:k] = (a * c + b * d) / s
+        out.imag[:k] = (b * c - a * d) / s
+        a, b, c, d = ar[k:], ai[k:], br[k:], bi[k:]
+        small = np.abs(c) < np.abs(d)
+        ratio = np.where(small, c / d, d / c)
+        denom = np.where(small, c * ratio + d, d * ratio + c)
+        out.real[k:] = np.where(small, a * ratio + b, b * ratio + a) / denom
+        out.imag[k:] = np.where(small, b * ratio - a, b - a * ratio) / denom
+    return out.reshape(shape)

@@ -13,6 +13,8 @@ from tideflow.ops.array_ops import _fold, _register_fold
 from tideflow.ops.counting_ops import _bucketize  # noqa: F401 - TF's hidden op wrapper
 from tideflow.ops.elementwise import (
     _binary_shape,
+    _complex_div,
+    _complex_mul,
     _unary_shape,
     declare_binary,
     keep_x_on_tie,
@@ -87,14 +89,15 @@ def _trunc_div_int(x, y):
 
 
 def _true_divide(x, y):
-    """x / y; a complex one by exactly zero is NaN + NaN j, as TF's vectorised kernel gives
-    (NumPy follows C99's infinities)."""
-    z = np.true_divide(x, y)
-    if z.dtype.kind == "c":
-        zero = np.equal(y, 0)
-        if zero.any():
-            z = np.where(zero, np.array(np.nan * (1 + 1j), z.dtype), z)
-    return z
+    """x / y (complex as TF's kernel: ``_complex_div``)."""
+    if np.result_type(x, y).kind == "c":
+        return _complex_div(x, y)
+    return np.true_divide(x, y)
+
+
+def _mul_kernel(ctx):
+    # complex on the host as TF's kernel rounds (``_complex_mul``); other types NumPy's
+    return _complex_mul if ctx.op._attrs["T"].is_complex else np.multiply
 
 
 def _div(x, y):
@@ -657,6 +660,7 @@ declare_binary("Add", "add", _ADD[:-1] + ", string}", grad=_add_grad, reduces=Tr
 declare_binary("AddV2", "add", _ADD, grad=_add_grad, reduces=True)
 declare_binary("Sub", "subtract", _BINARY_MORE, grad=_sub_grad, reduces=True)
 declare_binary("Mul", "multiply", _BINARY_MORE, grad=_mul_grad, reduces=True)
+op_registry.register_kernel("Mul", "CPU", kernel_factory=_mul_kernel)
 declare_binary("Div", _div, _BINARY_MORE, grad=_div_grad)
 declare_binary("RealDiv", _real_div, _BINARY_MORE, grad=_real_div_grad, reduces=True)
 declare_binary("FloorDiv", _floor_div, _BINARY_MORE, differentiable=False)

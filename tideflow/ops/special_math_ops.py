@@ -14,7 +14,13 @@ from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops import cephes_float32, eigen_float32, glibc_float32, unary_ops
 from tideflow.ops import special_functions as sf
-from tideflow.ops.elementwise import _binary_shape, declare_binary, declare_unary
+from tideflow.ops.elementwise import (
+    _binary_shape,
+    _complex_div,
+    _complex_mul,
+    declare_binary,
+    declare_unary,
+)
 
 _FLOAT = "T: {bfloat16, half, float, double}"
 _FLOAT_COMPLEX = "T: {half, float, double, complex64, complex128}"
@@ -109,11 +115,18 @@ def _zero_where_zero(out, cond, dtype):
     return np.where(cond == 0, np.zeros((), dtype), out).astype(dtype, copy=False)
 
 
-def _ufunc_no_nan(ufunc, zero_arg):
+def _ufunc_no_nan(ufunc, zero_arg, complex_fn=None):
     """``ufunc(x, y)`` with 0 where argument ``zero_arg`` (0: x, 1: y) is 0; ``out=`` may be
-    x's dying buffer (the plan's in-place call), so the zeros are found before it is written."""
+    x's dying buffer (the plan's in-place call), so the zeros are found before it is written.
+    Complex operands go through ``complex_fn(x, y)`` (TF's rounding)."""
     def kernel(x, y, out=None):
         cond = y if zero_arg else x
+        if complex_fn is not None and np.result_type(x, y).kind == "c":
+            res = complex_fn(x, y)
+            if out is not None:
+                np.copyto(out, res)
+                res = out
+            return _zero_where_zero(res, np.broadcast_to(cond, np.shape(res)), res.dtype)
         if type(cond) is np.ndarray and type(x) is np.ndarray and type(y) is np.ndarray \
                 and x.dtype == y.dtype:
             mask = None if cond.all() else (cond == 0)
@@ -133,8 +146,8 @@ def _ufunc_no_nan(ufunc, zero_arg):
     return kernel
 
 
-_div_no_nan_kernel = _ufunc_no_nan(np.divide, 1)
-_mul_no_nan_kernel = _ufunc_no_nan(np.multiply, 1)
+_div_no_nan_kernel = _ufunc_no_nan(np.divide, 1, _complex_div)
+_mul_no_nan_kernel = _ufunc_no_nan(np.multiply, 1, _complex_mul)
 def _divide(x, y):
     from tideflow.ops.math_ops import _true_divide  # (a complex x / 0 is NaN, as TF's)
 

@@ -7,7 +7,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops import cephes_float32, eigen_float32, glibc_float32, special_functions
-from tideflow.ops.elementwise import _binary_shape, declare_unary
+from tideflow.ops.elementwise import _binary_shape, _complex_div, _complex_mul, declare_unary
 
 # TF's type lists (math_ops.cc)
 _UNARY = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
@@ -196,7 +196,15 @@ def _divided_by_zero(truncating):
 def _reciprocal(x):
     if x.dtype.kind in "iu":
         check_divisor(x)
+    if x.dtype.kind == "c":  # 1 / x as TF's complex division rounds
+        return _complex_div(np.ones((), x.dtype), x)
     return np.reciprocal(x)
+
+
+def _square_kernel(ctx):
+    # complex on the host as TF's kernel rounds x * x (NumPy's complex square fuses)
+    return (lambda x, out=None: _complex_mul(x, x, out=out)) if ctx.op._attrs[
+        "T"].is_complex else np.square
 
 
 # ------------------------------------------------------------------------------------------
@@ -468,6 +476,7 @@ declare_unary("Abs", "absolute", "T: {bfloat16, half, float, double, int8, int16
               grad=_abs_grad)
 declare_unary("Sign", _sign, _UNARY, grad=_sign_grad)
 declare_unary("Square", "square", _UNARY, grad=_square_grad)
+op_registry.register_kernel("Square", "CPU", kernel_factory=_square_kernel)
 declare_unary("Sqrt", "sqrt", _UNARY_COMPLEX, grad=_sqrt_grad)
 declare_unary("Rsqrt", _rsqrt, _UNARY_COMPLEX, grad=_rsqrt_grad)
 declare_unary("Reciprocal", _reciprocal, _UNARY, grad=_reciprocal_grad)
