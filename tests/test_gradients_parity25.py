@@ -199,3 +199,53 @@ def test_avg_pool_gradient_bits_as_tf():
             g, = tf.gradients(y, xv, grad_ys=tf.constant(up))
             with tf.Session() as s:
                 assert zlib.crc32(s.run(g).tobytes()) == crc, (ks, st, pad)
+
+
+# complex Mul/Square without fused products, Div/RealDiv/DivNoNan/Reciprocal as Eigen's packets
+# (x * conj(y) / |y|^2) then libgcc's division for the elements after the last whole packet
+# (CRC-32 of TF 1.15's bytes for: div_no_nan, multiply_no_nan, a * b, a / b, square(a),
+# reciprocal(b), a * b[2], b[3] / a, abs(a), conj(a) * a)
+COMPLEX_CRCS = {
+    ("complex64", 5): [2326671658, 3945425004, 1174428127, 3201775130, 3884741962, 1113015351,
+                       4256220452, 1303364010, 2663139002, 3861795652],
+    ("complex64", 1001): [1598034342, 2002739707, 2689182384, 719250497, 1634059815,
+                          2677778578, 1377521603, 418555385, 2592868150, 16704847],
+    ("complex128", 5): [2074071129, 1267085478, 1432274632, 2454723756, 1686373404, 519943107,
+                        2934899430, 2236063824, 3580109133, 3707877187],
+    ("complex128", 16): [3099338931, 2473240379, 1539734202, 3687832247, 4074555556,
+                         3705780061, 3438872471, 1726280070, 1676574607, 1314446726],
+}
+
+
+@pytest.mark.parametrize("dtype,n", sorted(COMPLEX_CRCS))
+def test_complex_arithmetic_bits_as_tf(dtype, n):
+    r = np.random.RandomState(n)
+    a = (r.randn(n) + 1j * r.randn(n)).astype(dtype)
+    b = (r.randn(n) + 1j * r.randn(n)).astype(dtype)
+    b[1] = 0
+    with tf.Graph().as_default(), tf.Session() as s:
+        a, b = tf.constant(a), tf.constant(b)
+        res = s.run([tf.div_no_nan(a, b), tf.math.multiply_no_nan(a, b), a * b, a / b,
+                     tf.square(a), tf.reciprocal(b), a * b[2], b[3] / a, tf.abs(a),
+                     tf.conj(a) * a])
+    assert [zlib.crc32(np.ascontiguousarray(x).tobytes()) for x in res] == COMPLEX_CRCS[
+        (dtype, n)]
+
+
+def test_complex_gradients_bits_as_tf():
+    # |z|, z * conj(z), exp(z) and z**3 through their gradients' complex products and
+    # quotients (hex of TF 1.15's float32 gradients)
+    with tf.Graph().as_default(), tf.Session() as s:
+        re = tf.constant(np.random.RandomState(0).randn(3).astype(np.float32))
+        im = tf.constant(np.random.RandomState(1).randn(3).astype(np.float32))
+        z = tf.complex(re, im)
+        losses = [tf.reduce_sum(tf.abs(z)), tf.reduce_sum(tf.real(z * tf.conj(z))),
+                  tf.reduce_sum(tf.real(tf.exp(z))), tf.reduce_sum(tf.imag(z * z * z))]
+        got = [[s.run(g).tobytes().hex() for g in tf.gradients(loss, [re, im])]
+               for loss in losses]
+        assert s.run(z * tf.conj(z)).tobytes().hex() == (
+            "1a03b8400000000095cc083f0000000087529e3f00000000")
+    assert got == [["ac523c3fc0220c3f064a613f", "8d682d3ff63c56bf1427f3be"],
+                   ["78cc614068e14c3f938efa3f", "8dea4f40119c9cbf443687bf"],
+                   ["58ee9fbecf589c3f191a1340", "4e7cbac0b95d5b3f46a8ab3f"],
+                   ["688a89416401bcbf728146c0", "6ac7b53fb97124bf605c0240"]]
