@@ -172,7 +172,8 @@ def test_resize_nearest_neighbor_gradient_inf():
         assert sess.run(grad).reshape(2, 2).tolist() == [[np.inf, 4.0], [4.0, 4.0]]
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.int8, np.uint64])
+# (no uint32/uint64: TF 1.15 has no Unique kernel for them)
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.int8, np.uint16])
 def test_unique_first_occurrence_order(dtype):
     # TF 1.15's Unique: values in order of first appearance, idx into them (NumPy reference)
     rng = np.random.RandomState(9)

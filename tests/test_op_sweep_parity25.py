@@ -247,3 +247,19 @@ def test_complex_squared_difference_has_an_exact_zero_imaginary_part():
         b = _fed([[-2.5 + 0.5j], [1j]], np.complex64)
         got = _run(tf.squared_difference(a, b))
     assert (got.imag == 0).all() and not np.signbit(got.imag).any()
+
+
+def test_unique_of_half_tells_zeros_apart_by_their_bits():
+    # TF hashes a half by its bits: -0.0 and 0.0 are two values there (not in float32)
+    with tf.Graph().as_default():
+        outs = []
+        for dtype in (np.float16, np.float32):
+            x = _fed([0.0, -0.0, 0.0, 1.0, np.nan, np.nan, -0.0], dtype)
+            u, c = tf.unique(x), tf.unique_with_counts(x)
+            outs.append([u.y, u.idx, c.y, c.idx, c.count])
+        (hy, hi, hcy, hci, hc), (fy, fi, fcy, fci, fc) = _run(outs)
+    assert np.signbit(hy).tolist() == [False, True, False, False, False]
+    assert hi.tolist() == hci.tolist() == [0, 1, 0, 2, 3, 4, 1]
+    assert hc.tolist() == [2, 2, 1, 1, 1] and np.signbit(hcy).tolist() == np.signbit(hy).tolist()
+    assert fi.tolist() == fci.tolist() == [0, 0, 0, 1, 2, 3, 0] and fc.tolist() == [4, 1, 1, 1]
+    assert fy.size == fcy.size == 4

@@ -11,6 +11,7 @@ from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops.array_ops import _in, _invalid, _np, _register_fold, _shape_str
+from tideflow.ops.gather_ops import half_keys
 
 
 def _vector(op_type, what, x):
@@ -83,7 +84,8 @@ def _unique_with_counts_kernel(x, *, out_idx):
     seen = {}
     idx = np.empty(x.shape, out_idx.as_numpy_dtype)
     firsts = []
-    for i, v in enumerate(x.tolist()):
+    # (a half by its bits, as TF's hash map: see gather_ops.half_keys)
+    for i, v in enumerate((half_keys(x) if x.dtype == np.float16 else x).tolist()):
         j = seen.get(v)
         if j is None:
             j = seen[v] = len(firsts)

@@ -696,12 +696,25 @@ def _unique_kernel(x, *, out_idx):
         raise _invalid(f"unique expects a 1D vector, got shape {_shape_str(x.shape)}")
     if x.dtype.kind in "iu" and x.size and _unique_small_range(x):
         return _unique_by_table(x, out_idx)
-    kw = {"equal_nan": False} if x.dtype.kind in "fc" else {}
-    _, first, inverse = np.unique(x, return_index=True, return_inverse=True, **kw)
+    if x.dtype == np.float16:
+        _, first, inverse = np.unique(half_keys(x), return_index=True, return_inverse=True)
+    else:
+        kw = {"equal_nan": False} if x.dtype.kind in "fc" else {}
+        _, first, inverse = np.unique(x, return_index=True, return_inverse=True, **kw)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     return x[first[order]], rank[inverse.reshape(-1)].astype(out_idx.as_numpy_dtype)
+
+
+def half_keys(x):
+    """What TF's hash map tells float16 values apart by: their bits (its hash of a half), so
+    -0.0 and 0.0 are two values; each NaN is a value of its own (equal to nothing)."""
+    key = x.view(np.uint16).astype(np.int64)
+    nan = np.isnan(x)
+    if nan.any():
+        key[nan] = 65536 + np.flatnonzero(nan)
+    return key
 
 
 def _unique_small_range(x):
