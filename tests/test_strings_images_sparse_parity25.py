@@ -380,3 +380,32 @@ def test_scale_and_translate_gradient_is_tfs():
     got = [int(r.view(np.uint32).astype(np.int64).sum()) for r in _run(outs)]
     assert got == [269148882611, 270680121553, 288244020721, 263691300709, 275419270692,
                    251153465978, 288584171244, 261663588539]
+
+
+def test_resize_gradients_add_each_share_in_tfs_order():
+    # ResizeBicubicGrad: each gradient pixel's 16 shares computed in T and added in turn;
+    # ResizeNearestNeighborGrad: gradient pixels added row by row in T (sums of the bits,
+    # measured in TF 1.15)
+    rng = np.random.RandomState(11)
+    outs = []
+    for dt in [tf.float32, tf.float64]:
+        img = tf.constant(rng.uniform(0, 255, [2, 7, 9, 2]), dt)
+        for fn, kw in [(tf.image.resize_bicubic, {}),
+                       (tf.image.resize_bicubic, {"half_pixel_centers": True}),
+                       (tf.image.resize_bicubic, {"align_corners": True}),
+                       (tf.image.resize_nearest_neighbor, {}),
+                       (tf.image.resize_nearest_neighbor, {"half_pixel_centers": True})]:
+            for size in [[4, 13], [30, 31]]:
+                w = tf.constant(rng.uniform(-1, 1, [2] + size + [2]), tf.float32)
+                out = tf.cast(fn(img, size, **kw), tf.float32)
+                outs.append(tf.gradients(tf.reduce_sum(out * w), img)[0])
+    got = [int(r.view(np.uint32 if r.dtype == np.float32 else np.uint64).astype(np.int64).sum()
+               % (1 << 62)) for r in _run(outs)]
+    assert got == [
+        540564152586, 526272425562, 537913764464, 579749964863, 312882694590, 560467159293,
+        300103826762, 532854359021, 304271494282, 552136781804, 805600102974955206,
+        3491104231352807793, 1016009393064270297, 3289653085877434265, 2873469551111954596,
+        3238996096809015046, 3047539220290732032, 3696162607583985664, 3087120253537222656,
+        3809378543179137024]
+    half = tf.constant(np.ones([1, 3, 3, 1]), tf.float16)
+    assert tf.gradients(tf.reduce_sum(tf.image.resize_bicubic(half, [5, 5])), half) == [None]

@@ -13,7 +13,6 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.kernels.scatter import rows_at
 from tideflow.ops import array_ops, cast_ops, concat_ops, control_flow_ops, math_ops, unary_ops
 from tideflow.ops.array_ops import _check_rank, _in, _np
 from tideflow.ops.gradients import dense
@@ -243,18 +242,6 @@ def _grad_inputs(grads, original_image, align_corners, half_pixel_centers):
     return g, g.shape, orig.shape
 
 
-def _interp_grad_kernel(taps_fn):
-    def kernel(grads, original_image, *, T, align_corners, half_pixel_centers):
-        g, (_, oh, ow, _), (_, h, w, _) = _grad_inputs(grads, original_image, align_corners,
-                                                        half_pixel_centers)
-        out = _scatter_taps(g.astype(np.float64), taps_fn(h, oh, align_corners,
-                                                          half_pixel_centers), 1, h)
-        out = _scatter_taps(out, taps_fn(w, ow, align_corners, half_pixel_centers), 2, w)
-        return out.astype(T.as_numpy_dtype)
-
-    return kernel
-
-
 def _bilinear_grad_kernel(grads, original_image, *, T, align_corners, half_pixel_centers):
     """TF's ResizeBilinearGrad to the bit: each output pixel adds its four float32 shares
     (grad * y weight * x weight) into the image in T, pixel by pixel. A cell's shares are
@@ -273,15 +260,39 @@ def _bilinear_grad_kernel(grads, original_image, *, T, align_corners, half_pixel
     shares = (g[:, :, :, None, :] * fy[None, :, None, :, None]) * fx[None, None, :, :, None]
     shares = shares.reshape(b, oh * ow * 4, c).astype(T.as_numpy_dtype, copy=False)
     target = (rows[:, None, :] * w + cols[None, :, :]).reshape(-1)
+    return _add_in_order(shares, target, h * w, T.as_numpy_dtype).reshape(b, h, w, c)
+
+
+def _add_in_order(shares, target, cells, dtype):
+    """``out[:, target[i]] += shares[:, i]`` for each i in turn, in ``dtype`` (TF's gradient
+    kernels add each share into the image as they go): round r adds every cell's r-th share
+    at once."""
+    b, _, c = shares.shape
     order = np.argsort(target, kind="stable")
     sorted_t = target[order]
     starts = np.r_[0, np.flatnonzero(sorted_t[1:] != sorted_t[:-1]) + 1]
     rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
-    out = np.zeros((b, h * w, c), T.as_numpy_dtype)
-    for r in range(int(rank.max()) + 1):
+    out = np.zeros((b, cells, c), dtype)
+    for r in range(int(rank.max()) + 1 if rank.size else 0):
         pick = order[rank == r]
         out[:, target[pick]] += shares[:, pick]
-    return out.reshape(b, h, w, c)
+    return out
+
+
+def _bicubic_grad_kernel(grads, original_image, *, T, align_corners, half_pixel_centers):
+    """TF's ResizeBicubicGrad: each gradient pixel, in order, adds its 16 shares
+    ((grad * y weight) * x weight in T, y tap major) into the image in T."""
+    g, (b, oh, ow, c), (_, h, w, _) = _grad_inputs(grads, original_image, align_corners,
+                                                    half_pixel_centers)
+    yi, wy = _cubic_taps(h, oh, align_corners, half_pixel_centers)
+    xi, wx = _cubic_taps(w, ow, align_corners, half_pixel_centers)
+    # (in T: the kernel reads each gradient value as a T)
+    t = T.as_numpy_dtype
+    g, wy, wx = g.astype(t, copy=False), wy.astype(t), wx.astype(t)
+    shares = ((g[:, :, :, None, None, :] * wy[None, :, None, :, None, None])
+              * wx[None, None, :, None, :, None]).reshape(b, oh * ow * 16, c)
+    target = (yi[:, None, :, None] * w + xi[None, :, None, :]).reshape(-1)
+    return _add_in_order(shares, target, h * w, T.as_numpy_dtype).reshape(b, h, w, c)
 
 
 def _nearest_kernel(images, size, *, align_corners, half_pixel_centers):
@@ -300,17 +311,9 @@ def _nearest_grad_kernel(grads, size, *, align_corners, half_pixel_centers):
     b, gh, gw, c = g.shape
     iy = _nearest_index(h, gh, align_corners, half_pixel_centers)
     ix = _nearest_index(w, gw, align_corners, half_pixel_centers)
-    if g.dtype == np.float64:  # (a BLAS product's float64 sums: kept as they were)
-        taps_y, taps_x = (iy[:, None], np.ones((gh, 1))), (ix[:, None], np.ones((gw, 1)))
-        return _scatter_taps(_scatter_taps(g, taps_y, 1, h), taps_x, 2, w)
-    # each gradient row (then column) added in float64 into its source row, in order from
-    # zero: the sums of the 0/1 tap matrices' products (exact for narrower types), without
-    # their dense multiplies
-    rows = np.zeros((b, h, gw, c))
-    rows_at(np.add, np.moveaxis(rows, 1, 0), iy, np.moveaxis(g.astype(np.float64), 1, 0))
-    out = np.zeros((b, h, w, c))
-    rows_at(np.add, np.moveaxis(out, 2, 0), ix, np.moveaxis(rows, 2, 0))
-    return out.astype(g.dtype)
+    # as TF's kernel: each gradient pixel, row by row, added into its source pixel in T
+    target = (iy[:, None] * w + ix[None, :]).reshape(-1)
+    return _add_in_order(g.reshape(b, gh * gw, c), target, h * w, g.dtype).reshape(b, h, w, c)
 
 
 # ------------------------------------------------------------------------------------------
@@ -352,9 +355,13 @@ def _resize_attrs(op):
 
 
 def _interp_grad(grad_op):
+    # (TF 1.15's bicubic gradient is None for an image that is not float or double)
+    types = ((dtypes.float32, dtypes.float64) if grad_op == "ResizeBicubicGrad"
+             else (dtypes.float16, dtypes.float32, dtypes.float64))
+
     def grad(op, g):
         image = op.inputs[0]
-        if image.dtype.base_dtype not in (dtypes.float16, dtypes.float32, dtypes.float64):
+        if image.dtype.base_dtype not in types:
             return [None, None]
         return [ops.apply_op(grad_op, [dense(g), image], _resize_attrs(op))._outputs[0], None]
 
@@ -398,7 +405,7 @@ for _name, _taps, _grad_types in (
         attrs=[f"T: {_grad_types}"] + _CENTERS,
         shape=_like_second_input,
         kernel=(_bilinear_grad_kernel if _name == "ResizeBilinear"
-                else _interp_grad_kernel(_taps)),
+                else _bicubic_grad_kernel),
         # no gradient, as TF 1.15 (a second derivative through a resize is a LookupError)
     )
 
