@@ -366,3 +366,25 @@ def test_confusion_matrix_weights_of_another_shape_fail_as_tf():
         with pytest.raises(ValueError, match=r"^Shapes \(3,\) and \(2,\) are incompatible$"):
             tf.metrics.mean_iou(tf.constant([1, 0, 1]), tf.constant([1, 1, 0]), 2,
                                 weights=tf.ones([2]))
+
+
+def test_error_metrics_keep_their_inputs_types_as_tf():
+    with tf.Graph().as_default():
+        labels, preds = tf.constant([1, 2, 3]), tf.constant([3.0, 2.0, 1.0])
+        with pytest.raises(TypeError, match="^Input 'y' of 'SquaredDifference' Op has type "
+                                            "float32 that does not match type int32"):
+            tf.metrics.mean_squared_error(labels, preds)
+        with pytest.raises(TypeError, match="^Input 'y' of 'Sub' Op has type int32 that does not "
+                                            "match type float32"):
+            tf.metrics.mean_absolute_error(labels, preds)
+        with pytest.raises(TypeError, match="Expected int32 passed to parameter 'y' of op "
+                                            "'Less', got 2.5"):
+            tf.metrics.percentage_below(labels, 2.5)
+        with pytest.raises(ValueError, match=r"^Shapes \(3,\) and \(2,\) are incompatible$"):
+            tf.metrics.mean_relative_error(tf.ones([3]), tf.ones([3]), tf.ones([2]))
+        # integer errors are integer squares (46341**2 wraps in int32), averaged in float32
+        _, update = tf.metrics.mean_squared_error(tf.constant([46341, 2, 3]),
+                                                  tf.constant([0, 2, 1]))
+        with tf.Session() as s:
+            s.run(tf.local_variables_initializer())
+            assert s.run(update) == np.float32(-715826370.0)  # TF 1.15's

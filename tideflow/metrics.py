@@ -276,7 +276,7 @@ def _error_mean(kind, labels, predictions, weights, metrics_collections, updates
                 name):
     predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
     _check_shapes(kind, predictions, labels)
-    labels, predictions = _to_float(labels), _to_float(predictions)
+    # (no casts, as TF 1.15: integer errors in integers; a mix of types is the op's TypeError)
     if kind == "mean_absolute_error":
         err = unary_ops.abs(predictions - labels)
     else:
@@ -739,9 +739,7 @@ def mean_relative_error(labels, predictions, normalizer, weights=None, metrics_c
     _check_shapes("mean_relative_error", predictions, labels)
     normalizer, predictions, _ = _remove_squeezable_dimensions(
         ops.convert_to_tensor(normalizer), predictions)
-    if not predictions.get_shape().is_compatible_with(normalizer.get_shape()):
-        raise ValueError(f"mean_relative_error: shapes of predictions {predictions.get_shape()} "
-                         f"and normalizer {normalizer.get_shape()} are incompatible")
+    _check_shapes("mean_relative_error", predictions, normalizer)
     # TF 1.15's ops: the quotient everywhere, 0 where the normalizer is 0
     rel = gather_ops.where(math_ops.equal(normalizer, 0.0), fill_ops.zeros_like(labels),
                            math_ops.div(unary_ops.abs(labels - predictions), normalizer))
@@ -752,7 +750,8 @@ def mean_relative_error(labels, predictions, normalizer, weights=None, metrics_c
 def percentage_below(values, threshold, weights=None, metrics_collections=None,
                      updates_collections=None, name=None):
     """The (weighted) fraction of ``values`` below ``threshold``, over all batches."""
-    below = _to_float(math_ops.less(_to_float(values), np.float32(threshold)))
+    # (values as given, as TF 1.15: the threshold converts to their type or fails)
+    below = _to_float(math_ops.less(values, threshold))
     return mean(below, weights, metrics_collections, updates_collections,
                 name or "percentage_below_threshold")
 
