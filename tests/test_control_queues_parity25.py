@@ -159,3 +159,40 @@ def test_a_loop_invariants_gradient_is_named_as_tfs_accumulator_exit():
     scope = "gradients_5/while_4/embedding_lookup/Enter_grad/"
     assert (sparse.indices.name, sparse.values.name, sparse.dense_shape.name) == (
         scope + "b_acc_7:0", scope + "b_acc_8:0", scope + "b_acc_9:0")
+
+
+def test_a_cond_inputs_gradient_is_named_as_tfs_switch_gradient_or_addn():
+    with tf.Graph().as_default():
+        w = tf.Variable([1.0, 2.0, 3.0])
+        b = tf.Variable(1.0)
+        x = tf.placeholder(tf.float32, [3])
+        c = tf.cond(x[0] > 0, lambda: x * w, lambda: x + b)
+        both = [g.name for g in tf.gradients(c, [w, b, x])]
+        c3 = tf.cond(x[0] > 0, lambda: x * w, lambda: x)
+        returned = [g.name for g in tf.gradients(c3, [w, x])]
+        e = tf.Variable(tf.ones([4, 2]))
+        c6 = tf.cond(x[0] > 0, lambda: tf.gather(e, [1, 2]), lambda: tf.zeros([2, 2]))
+        g6 = tf.gradients(c6, e)[0]
+        sliced = [g6.values.name, g6.indices.name, g6.dense_shape.name]
+        c7 = tf.cond(x[0] > 0, lambda: tf.while_loop(
+            lambda i, a: i < 2, lambda i, a: [i + 1, a * w], [0, x])[1], lambda: x)
+        loop_in_cond = [g.name for g in tf.gradients(c7, [w, x])]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(tf.gradients(c, [w, b, x]), {x: [1.0, 2.0, 3.0]})[0].tolist() == [
+                1.0, 2.0, 3.0]
+    # measured in TF 1.15: 'cond/mul/Switch_1' is w's Switch into the true branch (x has
+    # 'cond/mul/Switch'); x, read by both branches, gets the AddN of their two gradients
+    assert both == ["gradients/cond/mul/Switch_1_grad/cond_grad:0",
+                    "gradients/cond/add/Switch_1_grad/cond_grad:0", "gradients/AddN:0"]
+    assert returned == ["gradients_1/cond_1/mul/Switch_1_grad/cond_grad:0", "gradients_1/AddN:0"]
+    scope = "gradients_2/cond_2/GatherV2/Switch_grad/cond_grad/"
+    assert sliced == [scope + "Merge:0", scope + "Merge_1:0", scope + "Merge_2:0"]
+    assert loop_in_cond == ["gradients_3/cond_3/while/mul/Switch_grad/cond_grad:0",
+                            "gradients_3/AddN:0"]
+
+
+def test_an_empty_dict_of_loop_variables_is_no_loop_variables():
+    with tf.Graph().as_default(), pytest.raises(ValueError,
+                                                match="^No loop variables provided$"):
+        tf.while_loop(lambda d: True, lambda d: d, {})

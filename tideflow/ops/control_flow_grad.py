@@ -142,6 +142,14 @@ def _tf_op_counts(graph):
     return root.__dict__.setdefault("_tf_grad_op_counts", {})
 
 
+def _named_identity(t, name):
+    """An Identity giving ``t`` TF 1.x's name: no op of TF's count (the gradient bodies that
+    count their ops for TF's count skip it)."""
+    out = array_ops.identity(t, name=name)
+    _tf_op_counts(out._op._graph)[out._op] = 0
+    return out
+
+
 def _switch_grad_ops(g):
     """TF 1.15's ops for one Switch of a cond output's gradient (its Merge's gradient)."""
     if isinstance(g, gradients_lib.IndexedSlices):
@@ -285,10 +293,63 @@ def _build_if_grad(op, grads, nested=True):
         else:
             g = gop._outputs[pos]
             pos += 1
+        g = _named_cond_grad(op, then_fg, else_fg, op._inputs[1 + x_idx[m]], g,
+                             [rthen_raw[m], relse_raw[m]], between)
         out[1 + x_idx[m]] = g
         if m in summed:
             g._tf_sum_ids = summed[m]  # see gradients_lib.count_tf_sum
     return gop, out, n_tf
+
+
+def _live_gradient_terms(t, between):
+    """How many gradients ``t`` gets that are not None in this walk: those of its uses by ops
+    whose outputs reach the ys through differentiable tensors (a slice a comparison reads
+    gives none)."""
+
+    seen = {}
+
+    def reaches(op, depth):
+        if op in seen:
+            return seen[op]
+        outs = [o for o in op._outputs if _differentiable(o)]
+        seen[op] = bool(outs)  # (a cycle, or a path met again, counts as reaching)
+        if outs and depth:
+            nxt = [c for o in outs for c in o.consumers() if between is None or c in between]
+            seen[op] = not nxt or any(reaches(c, depth - 1) for c in nxt)
+        return seen[op]
+
+    return sum(1 for c in t.consumers() if (between is None or c in between)
+               and reaches(c, 8) for u in c._inputs if u is t)
+
+
+def _named_cond_grad(op, then_fg, else_fg, x, g, sides, between):
+    """Input ``x``'s gradient ``g`` through Identity ops named as TF 1.x's: the Merge of its
+    Switch's gradient where one branch gives it one ('gradients/cond/mul/Switch_1_grad/
+    cond_grad:0'; slices: cond_grad/Merge, Merge_1, Merge_2), the AddN of the two where both
+    do and nothing else adds to it ('gradients/AddN:0'). (Made among the ids set aside.)"""
+    graph = ops.get_default_graph()
+    scope = graph.get_name_scope()
+    own = f"{op._name}_grad"
+    if not scope.endswith(own):
+        return g
+    root = scope[: -len(own)]
+    given = [fg for fg, r in zip((then_fg, else_fg), sides) if r is not None]
+    if len(given) == 2:
+        if _sparse(g) or _live_gradient_terms(x, between) != 1:
+            return g
+        with ops.name_scope(root or None):
+            return _named_identity(g, "AddN")
+    switch = _tf_enter_names(given[0], None, "Switch").get(x) if given else None
+    if switch is None:
+        return g
+    with ops.name_scope(f"{root}{switch}_grad/"):
+        if not _sparse(g):
+            return _named_identity(g, "cond_grad")
+        with ops.name_scope("cond_grad"):
+            parts = [_named_identity(g.values, "Merge"), _named_identity(g.indices, "Merge_1")]
+            if g.dense_shape is not None:
+                parts.append(_named_identity(g.dense_shape, "Merge_2"))
+        return gradients_lib.IndexedSlices(*parts)
 
 
 # ------------------------------------------------------------------------------------------
@@ -615,22 +676,25 @@ def _reached_loop_vars(op, body_fg, between):
 _FUNCTION_ATTRS = {"While": ("cond", "body"), "If": ("then_branch", "else_branch")}
 
 
-def _tf_enter_names(cond_fg, body_fg):
+def _tf_enter_names(cond_fg, body_fg, kind="Enter"):
     """{outer tensor: the name of the Enter op TF 1.x's loop takes it in by}: an Enter made
     in the scope of the first op of the frame (the condition's, then the body's) that reads
     the tensor ('while/MatMul/Enter', 'while/MatMul/Enter_1' for its second new input); for
-    a loop or cond nested in the body, the first of its ops that reads it."""
-    names = {}
+    a loop or cond nested in the body, the first of its ops that reads it. With ``kind``
+    'Switch' and one branch of a cond: the Switch its branch takes the tensor in by."""
+    names, taken = {}, {}
     for fg in (cond_fg, body_fg):
+        if fg is None:
+            continue
         sources = fg._capture_sources
         for o in fg._ops:
-            k = 0
             for t in o._inputs:
                 src = sources.get(t)
                 if src is None or src in names:
                     continue
-                names[src] = f"{_first_reader(o, t)._name}/Enter" + (f"_{k}" if k else "")
-                k += 1
+                base = f"{_first_reader(o, t)._name}/{kind}"
+                k = taken[base] = taken.get(base, -1) + 1
+                names[src] = base + (f"_{k}" if k else "")
     return names
 
 
@@ -666,7 +730,7 @@ def _named_accumulators(op, cond_fg, body_fg, x, parts):
     root = getattr(graph, "_root", None) or graph
     aside = graph.aside_ids() if root._next_id < ops.Graph.ASIDE_IDS else nullcontext()
     with aside, ops.name_scope(f"{scope[: -len(own)]}{enter}_grad/"):
-        return [array_ops.identity(t, name=name) for t, name in parts]
+        return [_named_identity(t, name) for t, name in parts]
 
 
 def _build_while_grad(op, grads, gate=None, sparse=None):

@@ -303,7 +303,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     with ops.name_scope(name, "while", [t for t in nest.flatten(loop_vars)
                                         if isinstance(t, ops.Tensor)]) as scope:
         # (TF 1.15 checks inside the scope: "while" is taken)
-        if loop_vars is None or (isinstance(loop_vars, (list, tuple)) and not loop_vars):
+        if loop_vars is None or (isinstance(loop_vars, (list, tuple, dict)) and not loop_vars):
             raise ValueError("No loop variables provided")
         flat = _Flat(structure)
         tensors = flat.tensors
