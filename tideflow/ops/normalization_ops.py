@@ -6,6 +6,7 @@ import numpy as np
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.kernels import threads as threads_mod
+from tideflow.ops import eigen_float32
 from tideflow.ops.unary_ops import _rsqrt  # (Eigen scalar path's 1 / sqrt, shared with Rsqrt)
 
 _F32 = np.float32
@@ -35,20 +36,52 @@ def _check_lrn_input(x, what="input"):
         raise errors.InvalidArgumentError(None, None, f"{what} must be 4-dimensional")
 
 
+def _ascending_window_sum(a, r):
+    """Sums ``a`` over windows [d - r, d + r] of its last axis (clipped at the edges), each
+    window's elements added in ascending order from zero: TF's products of the squares with a
+    band matrix of ones (Eigen's contraction) and its gradient kernel's loop."""
+    out = np.zeros_like(a)
+    depth = a.shape[-1]
+    r = min(r, depth - 1)
+    for off in range(-r, r + 1):
+        if off < 0:
+            out[..., -off:] += a[..., :depth + off]
+        elif off > 0:
+            out[..., :depth - off] += a[..., off:]
+        else:
+            out += a
+    return out
+
+
 def _lrn(x, *, depth_radius, bias, alpha, beta):
     _check_lrn_input(x)
     xf = x.astype(_F32)
-    norm = bias + alpha * _window_sum(xf * xf, depth_radius)
-    return (xf * norm ** -beta).astype(x.dtype)
+    if x.dtype != _F32:
+        norm = bias + alpha * _window_sum(xf * xf, depth_radius)
+        return (xf * norm ** -beta).astype(x.dtype)
+    # TF 1.15's kernel: x * (s * alpha + bias)^-beta, the power as 1 / v for beta 1, as rsqrt
+    # for 0.5 (whole packets take the CPU's approximation there: see _rsqrt), else as Eigen's
+    # exp(log(v) * -beta) (packets, the scalar tail by the C library)
+    norm = _ascending_window_sum(xf * xf, depth_radius)
+    norm *= _F32(alpha)
+    norm += _F32(bias)
+    if beta == 1:
+        return xf * (_F32(1) / norm)
+    if beta == 0.5:
+        return xf * _rsqrt(norm)
+    with np.errstate(all="ignore"):
+        return xf * eigen_float32.exp(eigen_float32.log(norm) * _F32(-beta))
 
 
 def _lrn_grad(input_grads, input_image, output_image, *, depth_radius, bias, alpha, beta):
-    del output_image  # recomputed from the input (as TF's CPU kernel does)
     _check_lrn_input(input_grads, "input_grads")
     _check_lrn_input(input_image, "input_image")
     if input_grads.shape != input_image.shape:
         raise errors.InvalidArgumentError(
             None, None, "input_grads, input_image, and out_image should have the same shape")
+    if input_grads.dtype == _F32 and output_image.shape == input_image.shape:
+        return _lrn_grad_f32(input_grads, input_image, output_image, depth_radius, bias,
+                             alpha, beta)
     g = input_grads.astype(_F32)
     x = input_image.astype(_F32)
     norm = bias + alpha * _window_sum(x * x, depth_radius)
@@ -56,6 +89,39 @@ def _lrn_grad(input_grads, input_image, output_image, *, depth_radius, bias, alp
     # d out_i / d x_j = [i == j] N_i^-b - 2 a b x_i x_j N_i^(-b-1) for j in window(i)
     inner = _window_sum(g * x * scaled / norm, depth_radius)
     return (g * scaled - 2.0 * alpha * beta * x * inner).astype(input_grads.dtype)
+
+
+def _lrn_grad_f32(grads, image, out_image, depth_radius, bias, alpha, beta):
+    """TF 1.15's CPU kernel, in its order: for each depth j of a pixel (none where dy_j is 0),
+    its window's norm (squares added in ascending order, alpha times that, plus bias), then
+    for each k of the window x_k * ((-2 * alpha * beta) * y_j) / norm, plus norm^-beta (powf)
+    where k is j, times dy_j, added to k's gradient (y: the forward output given)."""
+    depth = image.shape[-1]
+    x = image.reshape(-1, depth)
+    y = out_image.reshape(-1, depth)
+    g = grads.reshape(-1, depth)
+    out = np.zeros_like(x)
+    ab2 = _F32(_F32(-2) * _F32(alpha)) * _F32(beta)
+    with np.errstate(all="ignore"):
+        for j in range(depth):
+            lo, hi = max(0, j - depth_radius), min(depth, j + depth_radius + 1)
+            norm = np.zeros(x.shape[0], _F32)
+            for k in range(lo, hi):
+                norm += x[:, k] * x[:, k]
+            norm = _F32(alpha) * norm + _F32(bias)
+            power = eigen_float32.powf(norm, _F32(-beta))
+            scaled = ab2 * y[:, j]
+            gs = g[:, j]
+            skip = gs == 0
+            for k in range(lo, hi):
+                dyi = x[:, k] * scaled / norm
+                if k == j:
+                    dyi += power
+                dyi *= gs
+                if skip.any():
+                    dyi[skip] = 0
+                out[:, k] += dyi
+    return out.reshape(image.shape)
 
 
 def _with_rank(shape, rank):
