@@ -249,3 +249,23 @@ def test_complex_gradients_bits_as_tf():
                    ["78cc614068e14c3f938efa3f", "8dea4f40119c9cbf443687bf"],
                    ["58ee9fbecf589c3f191a1340", "4e7cbac0b95d5b3f46a8ab3f"],
                    ["688a89416401bcbf728146c0", "6ac7b53fb97124bf605c0240"]]
+
+
+@pytest.mark.parametrize("seed,shape,radius,bias,alpha,beta,crc_y,crc_g", [
+    (0, (2, 3, 3, 8), 2, 1.0, 1e-3, 0.75, 2360895506, 1273084170),
+    (1, (3, 2, 2, 12), 1, 1.0, 1.0, 1.0, 2007124802, 1673044291),
+    (2, (2, 2, 2, 64), 4, 1.0, 0.001 / 9.0, 0.75, 3791511483, 1522810118),  # cifar10's
+])
+def test_lrn_and_its_gradient_bits_as_tf(seed, shape, radius, bias, alpha, beta, crc_y,
+                                         crc_g):
+    # the window's squares in ascending order, exp(log(v) * -beta) as Eigen's packets; the
+    # gradient kernel's loop over each depth's window with powf (CRC-32 of TF 1.15's bytes)
+    r = np.random.RandomState(seed)
+    x = (r.randn(*shape) * 3).astype(np.float32)
+    up = r.randn(*shape).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as s:
+        xv = tf.constant(x)
+        y = tf.nn.local_response_normalization(xv, radius, bias, alpha, beta)
+        g, = tf.gradients(y, xv, grad_ys=tf.constant(up))
+        a, b = s.run([y, g])
+    assert (zlib.crc32(a.tobytes()), zlib.crc32(b.tobytes())) == (crc_y, crc_g)
