@@ -388,3 +388,15 @@ def test_error_metrics_keep_their_inputs_types_as_tf():
         with tf.Session() as s:
             s.run(tf.local_variables_initializer())
             assert s.run(update) == np.float32(-715826370.0)  # TF 1.15's
+
+
+@pytest.mark.parametrize("dtype", [tf.int32, tf.float32])
+def test_adagrad_da_step_of_another_type_fails_in_its_update_op(dtype):
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0])
+        step = tf.Variable(tf.zeros([], dtype), trainable=False)
+        opt = tf.train.AdagradDAOptimizer(0.1, step)
+        with pytest.raises(TypeError, match=f"^Input 'global_step' of 'ApplyAdagradDA' Op has "
+                                            f"type {dtype.name} that does not match expected "
+                                            f"type of int64.$"):
+            opt.minimize(tf.reduce_sum(v * v), global_step=step)

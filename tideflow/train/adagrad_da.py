@@ -7,7 +7,7 @@ sign(a) max(|a| - c, 0)`` (no shrinking when ``l1`` is 0): the fused ApplyAdagra
 SparseApplyAdagradDA (sparse gradients update only their rows).
 """
 
-from tideflow.framework import dtypes, ops
+from tideflow.framework import ops
 from tideflow.ops import array_ops, cast_ops, constant_op, training_ops
 from tideflow.train.optimizer import Optimizer
 
@@ -47,8 +47,8 @@ class AdagradDAOptimizer(Optimizer):
             self._call_if_callable(self._learning_rate), name="learning_rate")
         # one read of the step per apply_gradients, beside the learning rate (TF's worker copy)
         with ops.colocate_with(self._learning_rate_tensor):
-            self._global_step_on_worker = cast_ops.cast(
-                array_ops.identity(self._global_step), dtypes.int64) + 1
+            # (not cast, as TF's: a step of another type than int64 fails in the update op)
+            self._global_step_on_worker = array_ops.identity(self._global_step) + 1
 
     def _hyper(self, var):
         dtype = var.dtype.base_dtype
