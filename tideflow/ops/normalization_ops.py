@@ -94,33 +94,32 @@ def _lrn_grad(input_grads, input_image, output_image, *, depth_radius, bias, alp
 def _lrn_grad_f32(grads, image, out_image, depth_radius, bias, alpha, beta):
     """TF 1.15's CPU kernel, in its order: for each depth j of a pixel (none where dy_j is 0),
     its window's norm (squares added in ascending order, alpha times that, plus bias), then
-    for each k of the window x_k * ((-2 * alpha * beta) * y_j) / norm, plus norm^-beta (powf)
-    where k is j, times dy_j, added to k's gradient (y: the forward output given)."""
+    for each k of the window x_k * ((-2 * alpha * beta) * y_j) / norm_j, plus norm_j^-beta
+    (powf) where k is j, times dy_j, added to k's gradient in ascending j (y: the forward
+    output given). Each offset j - k runs over all depths at once."""
     depth = image.shape[-1]
     x = image.reshape(-1, depth)
-    y = out_image.reshape(-1, depth)
     g = grads.reshape(-1, depth)
     out = np.zeros_like(x)
-    ab2 = _F32(_F32(-2) * _F32(alpha)) * _F32(beta)
     with np.errstate(all="ignore"):
-        for j in range(depth):
-            lo, hi = max(0, j - depth_radius), min(depth, j + depth_radius + 1)
-            norm = np.zeros(x.shape[0], _F32)
-            for k in range(lo, hi):
-                norm += x[:, k] * x[:, k]
-            norm = _F32(alpha) * norm + _F32(bias)
-            power = eigen_float32.powf(norm, _F32(-beta))
-            scaled = ab2 * y[:, j]
-            gs = g[:, j]
-            skip = gs == 0
-            for k in range(lo, hi):
-                dyi = x[:, k] * scaled / norm
-                if k == j:
-                    dyi += power
-                dyi *= gs
-                if skip.any():
-                    dyi[skip] = 0
-                out[:, k] += dyi
+        norm = _ascending_window_sum(x * x, depth_radius)
+        norm = _F32(alpha) * norm
+        norm += _F32(bias)
+        power = eigen_float32.powf(norm, _F32(-beta))
+        scaled = (_F32(_F32(-2) * _F32(alpha)) * _F32(beta)) * out_image.reshape(-1, depth)
+        skip = g == 0
+        r = min(depth_radius, depth - 1)
+        for off in range(-r, r + 1):  # j = k + off, ascending
+            k0, k1 = max(0, -off), min(depth, depth - off)
+            j0, j1 = k0 + off, k1 + off
+            dyi = x[:, k0:k1] * scaled[:, j0:j1]
+            dyi /= norm[:, j0:j1]
+            if off == 0:
+                dyi += power
+            dyi *= g[:, j0:j1]
+            if skip.any():
+                dyi[skip[:, j0:j1]] = 0
+            out[:, k0:k1] += dyi
     return out.reshape(image.shape)
 
 
