@@ -409,3 +409,11 @@ def test_resize_gradients_add_each_share_in_tfs_order():
         3809378543179137024]
     half = tf.constant(np.ones([1, 3, 3, 1]), tf.float16)
     assert tf.gradients(tf.reduce_sum(tf.image.resize_bicubic(half, [5, 5])), half) == [None]
+
+
+def test_string_format_summarize_zero_of_a_scalar_is_an_ellipsis():
+    out = _run([tf.strings.format("<{}>", [tf.constant(3.0)], summarize=0),
+                tf.strings.format("<{}>", [tf.constant(2 ** 40, tf.int64)], summarize=0),
+                tf.strings.format("<{}>", [tf.constant([1.0, 2.0])], summarize=0),
+                tf.strings.format("<{}>", [tf.constant(3.0)], summarize=1)])
+    assert out == [b"<...>", b"<...>", b"<[ ...]>", b"<3>"]  # (TF 1.15's words)

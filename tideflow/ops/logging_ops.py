@@ -281,7 +281,7 @@ def summarize_value_v2(value, max_entries=3):
     else:
         fmt = _element_formatter(arr)
     if arr.ndim == 0:
-        return fmt(arr[()]) if limit else ""
+        return fmt(arr[()]) if limit else "..."  # (no entry shown of the one there is)
     out = []
 
     def one_dim(sub, dim):
