@@ -89,8 +89,11 @@ def _expected_count(p, num_sampled, num_tries):
     p = np.asarray(p, np.float32)
     if num_tries == num_sampled:
         return p * np.float32(num_sampled)
-    # the probability of being drawn at least once in num_tries draws: 1 - (1 - p)^tries
-    return -np.expm1(np.float32(num_tries) * np.log1p(-p))
+    # the probability of being drawn at least once in num_tries draws: 1 - (1 - p)^tries,
+    # through glibc's float log1pf and expm1f, as TF's kernel
+    from tideflow.ops import glibc_float32
+
+    return -glibc_float32.expm1f(np.float32(num_tries) * glibc_float32.log1pf(-p))
 
 
 def check_true_classes(true_classes, num_true):
