@@ -269,3 +269,25 @@ def test_lrn_and_its_gradient_bits_as_tf(seed, shape, radius, bias, alpha, beta,
         g, = tf.gradients(y, xv, grad_ys=tf.constant(up))
         a, b = s.run([y, g])
     assert (zlib.crc32(a.tobytes()), zlib.crc32(b.tobytes())) == (crc_y, crc_g)
+
+
+@pytest.mark.parametrize("loss_fn,crcs", [
+    (tf.nn.nce_loss, [3359162654, 1132134901, 3962616472, 919273832]),
+    (tf.nn.sampled_softmax_loss, [914249586, 758429743, 694662381, 129884990]),
+])
+def test_sampled_losses_and_gradients_bits_as_tf(loss_fn, crcs):
+    # the sampler's expected counts 1 - (1 - p)^tries through glibc's log1pf and expm1f
+    # (CRC-32 of TF 1.15's loss and its gradients for the weights, biases and embeddings;
+    # the stateful sampler draws anew in each run, as TF's)
+    with tf.Graph().as_default():
+        tf.set_random_seed(11)
+        w = tf.Variable(np.random.RandomState(2).randn(20, 4).astype(np.float32))
+        b = tf.Variable(np.zeros(20, np.float32))
+        emb = tf.Variable(np.random.RandomState(3).randn(10, 4).astype(np.float32))
+        x = tf.nn.embedding_lookup(emb, [1, 2, 3])
+        loss = loss_fn(w, b, tf.constant([[1], [5], [7]], tf.int64), x, 5, 20)
+        g = tf.gradients(tf.reduce_mean(loss), [w, b, emb])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            vals = s.run([loss] + [tf.convert_to_tensor(t) for t in g])
+    assert [zlib.crc32(v.tobytes()) for v in vals] == crcs
