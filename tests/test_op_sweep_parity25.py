@@ -263,3 +263,13 @@ def test_unique_of_half_tells_zeros_apart_by_their_bits():
     assert hc.tolist() == [2, 2, 1, 1, 1] and np.signbit(hcy).tolist() == np.signbit(hy).tolist()
     assert fi.tolist() == fci.tolist() == [0, 0, 0, 1, 2, 3, 0] and fc.tolist() == [4, 1, 1, 1]
     assert fy.size == fcy.size == 4
+
+
+def test_a_placeholder_with_default_is_not_folded():
+    # TF's constant folding leaves a PlaceholderWithDefault alone (it may be fed), so the
+    # arithmetic optimizer still sees square(x - y) over it (measured in TF 1.15)
+    with tf.Graph().as_default():
+        x, y = _fed(_C), _fed(_C[::-1])
+        got = _run([tf.square(x - y), tf.math.reduce_variance(x, axis=0)])
+    assert got[0].tolist() == [[np.complex64(18.53) + 0j, 10 + 0j]] * 2
+    assert got[1].tolist() == [np.complex64(4.6325) + 0j, 2.5 + 0j]

@@ -10,7 +10,8 @@ from tideflow.framework import dtypes
 
 # the largest folded value kept, as TF's default for constant folding
 MAX_FOLDED_BYTES = 10 * 1024 * 1024
-_NO_FOLD = {"Placeholder", "PlaceholderV2"}
+# (as TF's constant folding: a PlaceholderWithDefault may be fed, so its default is no constant)
+_NO_FOLD = {"Placeholder", "PlaceholderV2", "PlaceholderWithDefault"}
 
 
 def const_values(order):
