@@ -181,3 +181,43 @@ def test_a_shape_value_handed_on_to_a_fetch_is_the_callers_own():
             assert got.tolist() == [n, 3] and k.tolist() == [n + 3, 6]
             assert k.flags.writeable
             k[0] = -7  # (no later step sees it)
+
+
+def _loop_programs():
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(5)
+        x = tf.placeholder(tf.float32, [None, 4, 3])
+        out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(5), x, dtype=tf.float32)
+        loss = tf.reduce_sum(out[:, -1] * tf.constant([1.0, 2.0, 3.0, 4.0, 5.0]))
+        train = tf.train.AdamOptimizer(0.1).minimize(loss)
+        # a loop whose value grows: each iteration meets a new shape (the groups forget)
+        _, grown = tf.while_loop(
+            lambda i, v: i < 12,
+            lambda i, v: (i + 1, tf.concat([v, v[-1:] * 0.5 + tf.cast(tf.shape(v)[0], tf.float32)],
+                                           0)),
+            [tf.constant(0), tf.ones([1, 2])],
+            shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 2])])
+        init = tf.global_variables_initializer()
+    rng = np.random.RandomState(1)
+    out_values = []
+    with tf.Session(graph=g) as sess:
+        sess.run(init)
+        for n in (3, 3, 6, 1, 3):
+            xv = rng.standard_normal((n, 4, 3)).astype(np.float32)
+            out_values.append(sess.run([loss, train, grown], {x: xv})[0])
+        out_values.append(sess.run(grown))
+        out_values.extend(sess.run(g.get_collection("trainable_variables")))
+    return out_values
+
+
+def test_loop_bodies_give_the_same_bits_with_and_without_the_groups():
+    with_memo = _loop_programs()
+    shape_memo.ENABLED = False
+    try:
+        without = _loop_programs()
+    finally:
+        shape_memo.ENABLED = True
+    assert with_memo[5].shape == (13, 2)
+    for a, b in zip(with_memo, without, strict=True):
+        np.testing.assert_array_equal(a, b)
