@@ -196,3 +196,40 @@ def test_an_empty_dict_of_loop_variables_is_no_loop_variables():
     with tf.Graph().as_default(), pytest.raises(ValueError,
                                                 match="^No loop variables provided$"):
         tf.while_loop(lambda d: True, lambda d: d, {})
+
+
+def test_a_tensor_array_write_of_another_dtype_builds_logs_and_fails_when_run(caplog):
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=2)
+        written = ta.write(0, tf.constant(1)).stack()
+        unstacked = ta.unstack(tf.constant([1, 2])).stack()
+        floats_into_ints = tf.TensorArray(tf.int32, size=1).write(0, 1.5).stack()
+        mapped = tf.map_fn(lambda e: tf.cast(e, tf.int32), tf.constant([1.0, 2.0]))
+        # measured in TF 1.15: built with the array's dtype, refused by the write's kernel
+        assert (written.dtype, mapped.dtype, mapped.shape) == (tf.float32, tf.float32, (2,))
+        write = "TensorArray dtype is {} but Op is trying to write dtype {}.\n\t [[node {} "
+        with tf.Session() as sess:
+            for t, message in [
+                    (written, write.format("float", "int32",
+                                           "TensorArrayWrite/TensorArrayWriteV3")),
+                    (unstacked, write.format(
+                        "float", "int32",
+                        "TensorArrayUnstack/TensorArrayScatter/TensorArrayScatterV3")),
+                    (floats_into_ints, write.format("int32", "float",
+                                                    "TensorArrayWrite_1/TensorArrayWriteV3")),
+                    (mapped, write.format("float", "int32",
+                                          "map/while/TensorArrayWrite/TensorArrayWriteV3"))]:
+                with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                    sess.run(t)
+                assert str(info.value).startswith(message)
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    logged = "Error: Input value {} has dtype <dtype: '{}'>, but expected dtype <dtype: '{}'>."
+    assert [e.split("  This leads")[0] for e in errors] == [
+        logged.format('Tensor("Const:0", shape=(), dtype=int32)', "int32", "float32"),
+        logged.format('Tensor("Const_1:0", shape=(2,), dtype=int32)', "int32", "float32"),
+        logged.format('Tensor("TensorArrayWrite_1/value:0", shape=(), dtype=float32)',
+                      "float32", "int32"),
+        logged.format('Tensor("map/while/Cast:0", shape=(), dtype=int32)', "int32", "float32")]
+    assert errors[0].split("  Traceback:\n")[0].endswith(
+        "This leads to undefined behavior and will be an error in future versions of "
+        "TensorFlow.")

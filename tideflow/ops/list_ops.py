@@ -414,6 +414,20 @@ def _get_item_factory(ctx):
     return run
 
 
+def check_array_dtype(attrs):
+    """A tf.TensorArray write of another dtype than the array's (TensorArray.write marks it:
+    TF 1.x builds it, logging an error): TF's kernel refuses it."""
+    want = attrs.get("_tensor_array_dtype")
+    if want is None:
+        return
+    want = dtypes.as_dtype(getattr(want, "type", want))
+    got = dtypes.as_dtype(attrs["element_dtype"])
+    if want.base_dtype != got.base_dtype:
+        raise errors.InvalidArgumentError(
+            None, None, f"TensorArray dtype is {dtypes.type_string(want)} but Op is trying to "
+            f"write dtype {dtypes.type_string(got)}.")
+
+
 def _set_item_kernel(lst, index, item, *, resize_if_index_out_of_bounds):
     if lst.ta is not None:
         return _ta_write(lst, index, item)
@@ -794,7 +808,7 @@ op_registry.declare("TensorListSetItem", inputs=["input_handle: variant", "index
                     outputs=["output_handle: variant"],
                     attrs=["element_dtype: type", "resize_if_index_out_of_bounds: bool = false"],
                     shape=_scalar_variant, kernel=_set_item_kernel, grad=_counted_as_tf(_set_item_grad),
-                    newer_attrs=["resize_if_index_out_of_bounds"])
+                    newer_attrs=["resize_if_index_out_of_bounds"], check_attrs=check_array_dtype)
 op_registry.declare("TensorListStack", inputs=["input_handle: variant", "element_shape: int32"],
                     outputs=["tensor: element_dtype"],
                     attrs=["element_dtype: type", "num_elements: int = -1"],
@@ -812,7 +826,8 @@ op_registry.declare("TensorListGather", inputs=["input_handle: variant", "indice
 op_registry.declare("TensorListScatterIntoExistingList",
                     inputs=["input_handle: variant", "tensor: element_dtype", "indices: int32"],
                     outputs=["output_handle: variant"], attrs=["element_dtype: type"],
-                    shape=_scalar_variant, kernel=_scatter_kernel, grad=_counted_as_tf(_scatter_grad))
+                    shape=_scalar_variant, kernel=_scatter_kernel, grad=_counted_as_tf(_scatter_grad),
+                    check_attrs=check_array_dtype)
 op_registry.declare("TensorListConcatV2", inputs=["input_handle: variant",
                                                   "element_shape: shape_type",
                                                   "leading_dims: int64"],

@@ -311,15 +311,37 @@ class TensorArray:
         return out
 
     # -- writing -------------------------------------------------------------------------------
+    def _written(self, value):
+        """A written value as TF 1.x converts it: to the array's dtype where it converts, else
+        as it is, with TF's logged error (the write then fails when it runs, see
+        list_ops.check_array_dtype)."""
+        value = ops.convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
+        if value.dtype.base_dtype != self._dtype:
+            import traceback
+
+            from tideflow import logging as tf_logging
+
+            tf_logging.error(
+                f"Error: Input value {value} has dtype {value.dtype}, but expected dtype "
+                f"{self._dtype}.  This leads to undefined behavior and will be an error in "
+                "future versions of TensorFlow.  Traceback:\n"
+                + "".join(traceback.format_stack()))
+        return value
+
+    def _mark_dtype(self, lst, value):
+        if value.dtype.base_dtype != self._dtype:
+            lst.op._set_attr("_tensor_array_dtype", self._dtype)
+
     def write(self, index, value, name=None):
         """A TensorArray with ``value`` at ``index``."""
         began = self._begin()
         with ops.name_scope(name, "TensorArrayWrite", [self._list, index, value]):
-            value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
+            value = self._written(value)
             shape = self._merge_shape(value.get_shape())
             lst = self._own(list_ops.set_item(self._list, index, value,
                                               resize_if_index_out_of_bounds=self._dynamic_size,
                                               name=name or "TensorArrayWriteV3"))
+            self._mark_dtype(lst, value)
         self._end(began)
         return self._with_list(lst, shape)
 
@@ -327,7 +349,7 @@ class TensorArray:
         """This array with the rows of ``value`` written at 0, 1, ... (TF 1.x's scatter)."""
         began = None
         with ops.name_scope(name, "TensorArrayUnstack", [self._list, value]):
-            value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
+            value = self._written(value)
             began = self._begin()
             shape = self._merge_shape(value.get_shape()[1:] if value.get_shape().ndims else
                                       unknown_shape())
@@ -342,6 +364,7 @@ class TensorArray:
             with ops.name_scope(name, "TensorArrayScatter"):
                 lst = self._own(list_ops.scatter_into(self._list, value, indices,
                                                       name=name or "TensorArrayScatterV3"))
+                self._mark_dtype(lst, value)
         self._end(began, tf_ops=9)  # TF: the rows' count, a range and the scatter
         return self._with_list(lst, shape)
 
@@ -349,11 +372,12 @@ class TensorArray:
         """A TensorArray with the rows of ``value`` at ``indices``."""
         began = self._begin()
         with ops.name_scope(name, "TensorArrayScatter", [self._list, indices, value]):
-            value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
+            value = self._written(value)
             shape = self._merge_shape(value.get_shape()[1:] if value.get_shape().ndims else
                                       unknown_shape())
             lst = self._own(list_ops.scatter_into(self._list, value, indices,
                                                   name=name or "TensorArrayScatterV3"))
+            self._mark_dtype(lst, value)
         self._end(began)
         return self._with_list(lst, shape)
 
