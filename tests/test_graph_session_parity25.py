@@ -319,3 +319,44 @@ def test_session_targets_are_checked_in_tfs_words():
             e = _error(lambda a=address, m=make: m("grpc://" + a))
             assert type(e) is tf.errors.InvalidArgumentError
             assert str(e) == f'Could not interpret "{address}" as a host-port pair.'
+
+
+# -- feed keys ----------------------------------------------------------------------------------
+
+
+def test_a_resource_variable_key_feeds_and_fetches_its_creation_read():
+    r = tf.Variable([1.0, 2.0], name="r", use_resource=True)
+    m, rv = r * 1, r.read_value()  # (fresh reads: ReadVariableOp, Identity of another)
+    g = tf.get_default_graph()
+    assert g.as_graph_element(r).name == "r/Read/ReadVariableOp:0"
+    with tf.control_dependencies([r]):
+        c = tf.no_op(name="c")
+    assert [op.name for op in c.control_inputs] == ["r/Read/ReadVariableOp"]
+    with tf.Session() as s:
+        s.run(r.initializer)
+        out = s.run([m, rv, r], {r: [5.0, 6.0]})
+        assert [list(x) for x in out] == [[1.0, 2.0], [1.0, 2.0], [5.0, 6.0]]
+    v = tf.Variable([1.0, 2.0], name="v")  # a ref variable's key feeds the variable's output
+    with tf.Session() as s:
+        s.run(v.initializer)
+        assert list(s.run(v * 1, {v: [5.0, 6.0]})) == [5.0, 6.0]
+
+
+def test_a_key_fed_twice_through_a_tuple_is_not_unique():
+    a = tf.placeholder(tf.float32, [2], name="a")
+    b = tf.placeholder(tf.float32, [2], name="b")
+    msg = 'Could not flatten dictionary: key Tensor("a:0", shape=(2,), dtype=float32) is not unique.'
+    with tf.Session() as s:
+        for feed in ({(a, a): ([1.0, 2.0],)}, {a: [1.0, 2.0], (b, a): (1.0, 2.0)}):
+            e = _error(lambda f=feed: s.run(a * 2, f))
+            assert type(e) is ValueError and str(e) == msg
+        import numpy as np
+
+        assert list(s.run(a + b, {(a, b): (np.ones(2), np.full(2, 2.0))})) == [3.0, 3.0]
+
+
+def test_add_control_input_names_a_non_op_by_its_str():
+    b = tf.constant(2, name="b")
+    e = _error(lambda: b.op._add_control_input(b))
+    assert type(e) is TypeError
+    assert str(e) == 'op must be an Operation: Tensor("b:0", shape=(), dtype=int32)'

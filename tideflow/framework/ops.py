@@ -571,7 +571,7 @@ class Operation:
 
     def _add_control_input(self, op):
         if not isinstance(op, Operation):
-            raise TypeError(f"op must be an Operation: {op!r}")
+            raise TypeError(f"op must be an Operation: {op}")
         if op not in self._control_inputs:
             _append_to(self, "_control_inputs", op)
             _append_to(op, "_control_outputs", self)

@@ -371,6 +371,7 @@ class Variable(metaclass=_VariableMeta):
             if self._resource:
                 with ops.name_scope("Read"), g.colocate_with(self._variable.op):
                     self._snapshot = array_ops.identity(self._variable, name="ReadVariableOp")
+                self._graph_element = self._snapshot  # (TF's: what a feed or fetch names)
                 if caching_device is not None:
                     with g.device(caching_device):
                         self._snapshot = array_ops.identity(self._snapshot)
@@ -404,6 +405,7 @@ class Variable(metaclass=_VariableMeta):
         else:
             self._initial_value = self._initializer_op.inputs[1]
         self._snapshot = g.as_graph_element(scoped(variable_def.snapshot_name))
+        self._graph_element = self._snapshot
         # as TF 1.15's from_proto: a resource variable's def makes a resource variable
         self._resource = self._resource or bool(variable_def.is_resource) or (
             state_ops.is_resource(self._variable.op))
@@ -554,6 +556,11 @@ class Variable(metaclass=_VariableMeta):
     ref = experimental_ref
 
     def _as_graph_element(self):
+        # a ref variable is its ref tensor; a resource variable (as TF 1.15's) the read its
+        # creation made, "<v>/Read/ReadVariableOp": feeding the variable feeds that read only
+        el = self.__dict__.get("_graph_element")
+        if el is not None and self._resource:
+            return el
         return self._variable
 
     def eval(self, session=None):

@@ -341,6 +341,11 @@ def _feed_tensors(graph, key):
                 raise ValueError(
                     f"Could not flatten dictionary. Key had {len(flat_keys)} elements, but value "
                     f"had {len(flat_values)} elements. Key: {flat_keys}, value: {flat_values}.")
+            seen = []
+            for k in flat_keys:  # (nest's flatten_dict_items: each key once)
+                if any(k is s for s in seen):
+                    raise ValueError(f"Could not flatten dictionary: key {k} is not unique.")
+                seen.append(k)
             out = []
             for (_, split), v in zip(parts, flat_values):
                 out.extend([v] if split is None else split(v))
@@ -808,6 +813,11 @@ class BaseSession:
                 else:
                     tensors, splitter = _feed_tensors(graph, key)
                     values = [value] if splitter is None else splitter(value)
+                    if isinstance(key, tuple):
+                        for k in _flatten_seq(key):  # a key also fed on its own (nest's check)
+                            if not isinstance(k, (list, tuple)) and k in feed_dict:
+                                raise ValueError(
+                                    f"Could not flatten dictionary: key {k} is not unique.")
                 for t, v in zip(tensors, values):
                     if not graph.is_feedable(t):
                         raise ValueError(f"Tensor {t} may not be fed.")
