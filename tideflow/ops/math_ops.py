@@ -224,7 +224,8 @@ def _extreme_of_two(ufunc):
 
 
 # a float32 Pow of up to this many elements (a learning rate's decay, a scalar schedule) runs
-# glibc's powf arithmetic; larger ones round the double power (~6x cheaper)
+# glibc's powf arithmetic; larger ones the double power, checked near halfway points (~4x
+# cheaper)
 _POWF_EXACT_MAX = 64
 
 
@@ -270,13 +271,25 @@ def _pow(x, y, out=None):
 
 
 def _pow_in_double(x, y):
-    """float32 x^y rounded once from double (C's rules at zeros, infinities and NaNs):
-    glibc's powf but one time in a thousand (a unit off), denormals flushed as TF's."""
+    """float32 x^y as glibc's powf, denormals flushed as TF's: the double power (C's rules at
+    zeros, infinities and NaNs) rounded to float, but where that power lies within 2^-31
+    (relative) of a halfway point between floats, glibc's powf arithmetic (both doubles are
+    far nearer the true power than that, so elsewhere they round alike: ~1.5% of elements)."""
     from tideflow.ops import eigen_float32
 
     with np.errstate(all="ignore"):
         r = np.power(np.asarray(x, np.float64), np.asarray(y, np.float64))
-    return eigen_float32._flush_denormals(np.asarray(r.astype(np.float32)))
+        out = np.asarray((r * _NEAR_ABOVE).astype(np.float32))
+        r *= _NEAR_BELOW
+        near = out != r.astype(np.float32)
+    if near.any():
+        xb, yb = np.broadcast_arrays(np.asarray(x, np.float32), np.asarray(y, np.float32))
+        out[near] = eigen_float32.powf(xb[near], yb[near])
+    return eigen_float32._flush_denormals(out)
+
+
+_NEAR_ABOVE = 1 + 2.0 ** -31
+_NEAR_BELOW = 1 - 2.0 ** -31
 
 
 def _into(out, r):
