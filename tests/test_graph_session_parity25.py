@@ -360,3 +360,14 @@ def test_add_control_input_names_a_non_op_by_its_str():
     e = _error(lambda: b.op._add_control_input(b))
     assert type(e) is TypeError
     assert str(e) == 'op must be an Operation: Tensor("b:0", shape=(), dtype=int32)'
+
+
+def test_a_session_without_cpus_is_refused():
+    for count in (0, -1):
+        e = _error(lambda c=count: tf.Session(config=tf.ConfigProto(device_count={"CPU": c})))
+        assert type(e) is tf.errors.NotFoundError
+        assert str(e) == "No CPU devices are available in this process"
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as s:
+        assert [d.name for d in s.list_devices()][:2] == [
+            "/job:localhost/replica:0/task:0/device:CPU:0",
+            "/job:localhost/replica:0/task:0/device:CPU:1"]

@@ -648,6 +648,10 @@ class BaseSession:
         elif self._target:
             raise _no_session_factory(self._target, config)
         else:
+            cpus = getattr(config, "device_count", {}).get("CPU") if config is not None else None
+            if cpus is not None and cpus <= 0:  # (TF's direct session needs a CPU)
+                raise errors.NotFoundError(
+                    None, None, "No CPU devices are available in this process")
             BaseSession._local_sessions.add(self)
         self._device_mgr = DeviceMgr(config)
         self._devices = self._device_mgr.devices
