@@ -417,3 +417,33 @@ def test_string_format_summarize_zero_of_a_scalar_is_an_ellipsis():
                 tf.strings.format("<{}>", [tf.constant([1.0, 2.0])], summarize=0),
                 tf.strings.format("<{}>", [tf.constant(3.0)], summarize=1)])
     assert out == [b"<...>", b"<...>", b"<[ ...]>", b"<3>"]  # (TF 1.15's words)
+
+
+def test_ragged_string_ops_dispatch_after_the_op_takes_its_name():
+    # TF's op converts its input in its own scope, so a ragged input fails there after the
+    # scope took the op's name, and the element-wise dispatch makes the "_1" op
+    g = tf.Graph()
+    with g.as_default():
+        rt = tf.ragged.constant([["a", "Bc"], ["d"]])
+        ri = tf.ragged.constant([[65, 0x3b1], [0x65e5]])
+        names = [tf.strings.to_hash_bucket_fast(rt, 10).flat_values.name,
+                 tf.strings.to_hash_bucket_strong(rt, 10, [1, 2]).flat_values.name,
+                 tf.strings.regex_full_match(rt, "a").flat_values.name,
+                 tf.strings.unicode_script(ri).flat_values.name]
+        assert names == ["StringToHashBucketFast_1:0", "StringToHashBucketStrong_1:0",
+                         "StaticRegexFullMatch_1:0", "UnicodeScript_1:0"]
+        with tf.Session() as s:
+            assert s.run(tf.strings.unicode_script(ri)).flat_values.tolist() == [25, 14, 17]
+        # the legacy hash and the transcoder take no ragged tensors (TF 1.15's words)
+        with pytest.raises(TypeError, match="Expected string passed to parameter "
+                                            "'string_tensor' of op 'StringToHashBucket'"):
+            tf.strings.to_hash_bucket(rt, 10)
+        with pytest.raises(TypeError, match="Expected string passed to parameter 'input' of "
+                                            "op 'UnicodeTranscode'"):
+            tf.strings.unicode_transcode(rt, "UTF-8", "UTF-8")
+        # a Python list is converted in the op's scope
+        t = tf.strings.to_hash_bucket_fast(["x"], 5)
+        assert t.op.inputs[0].name == "StringToHashBucketFast_2/input:0"
+        sp = tf.strings.unicode_split(tf.constant([["ab"]]), "UTF-8")
+        assert sp.flat_values.name == (
+            "UnicodeSplit/UnicodeEncode/UnicodeEncode/UnicodeEncode/UnicodeEncode:0")

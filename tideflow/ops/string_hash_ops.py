@@ -197,7 +197,8 @@ def num_buckets_attr(op_type, num_buckets):
 def string_to_hash_bucket_fast(input, num_buckets, name=None):
     """Each string's bucket: ``Fingerprint64(s) % num_buckets``, as int64."""
     num_buckets = num_buckets_attr("StringToHashBucketFast", num_buckets)
-    input = ops.convert_to_tensor(input, name="input")
+    # (converted by the op, in its scope: a ragged input fails there, after the scope took
+    # the op's name, and dispatches, as in TF)
     return ops.apply_op("StringToHashBucketFast", [input], {"num_buckets": num_buckets},
                         name=name).outputs[0]
 

@@ -164,13 +164,12 @@ def _check_buckets(op_type, num_buckets):
     return num_buckets_attr(op_type, num_buckets)
 
 
-@add_dispatch_support(elementwise=1)
 def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input=None):
-    """Each string's bucket, ``Hash64(s) % num_buckets`` (TF's legacy hash), as int64."""
+    """Each string's bucket, ``Hash64(s) % num_buckets`` (TF's legacy hash), as int64 (no
+    ragged dispatch, as TF 1.15)."""
     if string_tensor is None:
         string_tensor = input
     num_buckets = _check_buckets("StringToHashBucket", num_buckets)
-    string_tensor = ops.convert_to_tensor(string_tensor, dtype=dtypes.string)
     return ops.apply_op("StringToHashBucket", [string_tensor], {"num_buckets": num_buckets},
                         name=name).outputs[0]
 
@@ -181,7 +180,6 @@ def string_to_hash_bucket_strong(input, num_buckets, key, name=None):
     num_buckets = _check_buckets("StringToHashBucketStrong", num_buckets)
     # (a key of another length fails when run, as TF's kernel checks it)
     key = [int(k) for k in key]
-    input = ops.convert_to_tensor(input, dtype=dtypes.string)
     return ops.apply_op("StringToHashBucketStrong", [input],
                         {"num_buckets": num_buckets, "key": key}, name=name).outputs[0]
 
@@ -303,10 +301,10 @@ def regex_full_match(input, pattern, name=None):
     """True where the whole string matches ``pattern`` (Python ``re`` syntax, which agrees with
     RE2 for the common patterns). A Python-string pattern builds TF's StaticRegexFullMatch
     (compiled once), as TF 1.15 does; a tensor builds RegexFullMatch."""
-    input = ops.convert_to_tensor(input, dtype=dtypes.string)
     if isinstance(pattern, (str, bytes)):
         return ops.apply_op("StaticRegexFullMatch", [input], {"pattern": pattern},
                             name=name).outputs[0]
+    input = ops.convert_to_tensor(input, dtype=dtypes.string)
     pattern = ops.convert_to_tensor(pattern, dtype=dtypes.string)
     return ops.apply_op("RegexFullMatch", [input, pattern], name=name).outputs[0]
 
@@ -1001,7 +999,6 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
 def unicode_transcode(input, input_encoding, output_encoding, errors="replace",
                       replacement_char=65533, replace_control_characters=False, name=None):
     """Re-encodes each string from ``input_encoding`` to ``output_encoding``."""
-    input = ops.convert_to_tensor(input, dtype=dtypes.string)
     return ops.apply_op("UnicodeTranscode", [input], {
         "input_encoding": input_encoding, "output_encoding": output_encoding,
         "errors": errors, "replacement_char": int(replacement_char),
@@ -1011,10 +1008,15 @@ def unicode_transcode(input, input_encoding, output_encoding, errors="replace",
 def _encode_chars(cps, input_encoding, errors, replacement_char):
     from tideflow.ops import array_ops
 
-    flat = cps.flat_values if hasattr(cps, "flat_values") else cps
-    chars = unicode_encode(array_ops.expand_dims(flat, 1), input_encoding, errors,
-                           replacement_char)
-    return cps.with_flat_values(chars) if hasattr(cps, "flat_values") else chars
+    if not hasattr(cps, "flat_values"):
+        return unicode_encode(array_ops.expand_dims(cps, 1), input_encoding, errors,
+                              replacement_char)
+    # (TF encodes the ragged points expanded by a dimension: its unicode_encode opens a scope
+    # for the ragged tensor before the one for its flat values)
+    flat = array_ops.expand_dims(cps.flat_values, 1)
+    with ops.name_scope(None, "UnicodeEncode", [flat]):
+        chars = unicode_encode(flat, input_encoding, errors, replacement_char)
+    return cps.with_flat_values(chars)
 
 
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
@@ -1064,10 +1066,12 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=1)
 def unicode_script(input, name=None):
     """The ICU script code (``UScriptCode``: 0 Common, 25 Latin, 17 Han, ...) of each int32
     code point; -1 for values that are no code point."""
-    input = ops.convert_to_tensor(input, dtype=dtypes.int32, name="input")
+    # (converted by the op, in its scope: a ragged input fails there, after the scope took
+    # the op's name, as in TF)
     return ops.apply_op("UnicodeScript", [input], name=name).outputs[0]
 
 
