@@ -273,3 +273,23 @@ def test_a_placeholder_with_default_is_not_folded():
         got = _run([tf.square(x - y), tf.math.reduce_variance(x, axis=0)])
     assert got[0].tolist() == [[np.complex64(18.53) + 0j, 10 + 0j]] * 2
     assert got[1].tolist() == [np.complex64(4.6325) + 0j, 2.5 + 0j]
+
+
+def test_square_of_a_bfloat16_difference_finds_no_kernel():
+    # the fused SquaredDifference has no bfloat16 CPU kernel in TF 1.15: the step fails to start
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 3])
+        b = tf.cast(x, tf.bfloat16)
+        feed = {x: np.full((2, 3), 3.0, np.float32)}
+        for y, sub in ((tf.math.reduce_variance(b), "reduce_variance/sub"),
+                       (tf.square(b - 1.0), "sub")):
+            with pytest.raises(tf.errors.NotFoundError, match=(
+                    f"(?s)^No registered 'SquaredDifference' OpKernel for 'CPU' devices compatible "
+                    f"with node node {sub} \\(defined at .*\\(OpKernel was found, but attributes "
+                    "didn't match\\) Requested Attributes: T=DT_BFLOAT16")):
+                _run(y, feed)
+        d = b - 1.0  # fetched, the Sub is not fused
+        sq, _ = _run([tf.square(d), d], feed)
+        assert sq.astype(np.float32).tolist() == [[4.0] * 3] * 2
+        half = _run(tf.square(tf.cast(x, tf.float16) - 1.0), feed)
+        assert half.tolist() == [[4.0] * 3] * 2

@@ -206,12 +206,27 @@ def sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts):
         replace.kernels[ops_[0]] = op_registry.get("Mul")
 
 
+def _no_bfloat16_squared_difference(ctx):
+    """The fused Sub of a bfloat16 ``square(x - y)``: TF 1.15 rewrites it after placing it on
+    the CPU, which has no bfloat16 SquaredDifference kernel, so the step fails to start."""
+    from tideflow.framework import errors
+
+    op = ctx.op
+    raise errors.NotFoundError(
+        None, None, f"No registered 'SquaredDifference' OpKernel for 'CPU' devices compatible "
+        f"with node node {op.name} (defined at {op._user_location}) \n\t (OpKernel was found, "
+        f"but attributes didn't match) Requested Attributes: T=DT_BFLOAT16, "
+        f'_device="{ctx.device.name}"\n\t.  Registered:  device=\'CPU\'; T in [DT_FLOAT, '
+        "DT_HALF, DT_DOUBLE, DT_INT32, DT_INT64, DT_COMPLEX64, DT_COMPLEX128]\n")
+
+
 def fuse_squared_diff(order, fed, fetches, replace, consts):
     """TF's arithmetic optimizer (FuseSquaredDiff): ``square(x - y)`` runs as
     ``SquaredDifference(x, y)`` (the Square as Identity) when the Sub's only reader is that
-    Square and the Sub is not fetched. Only complex types see it: TF 1.15's complex
-    SquaredDifference is ``conj(d) * d``, so ``tf.math.reduce_variance`` of a complex tensor is
-    real-valued there; real types give the same values either way and are left alone."""
+    Square and the Sub is not fetched. Only complex types and bfloat16 see it: TF 1.15's
+    complex SquaredDifference is ``conj(d) * d``, so ``tf.math.reduce_variance`` of a complex
+    tensor is real-valued there, and the CPU has no bfloat16 kernel for it (the step fails);
+    other types give the same values either way and are left alone."""
     from tideflow.framework import op_registry
 
     squares = {}
@@ -220,7 +235,8 @@ def fuse_squared_diff(order, fed, fetches, replace, consts):
             continue
         s = replace.get(op._inputs[0], op._inputs[0])
         out = op._outputs[0]
-        if (s._op._type == "Sub" and s.dtype.base_dtype.is_complex and s not in consts
+        if (s._op._type == "Sub" and (s.dtype.base_dtype.is_complex
+                                      or s.dtype.base_dtype == dtypes.bfloat16) and s not in consts
                 and s not in fed and out not in consts and out not in fed
                 and s._op not in replace.kernels):
             squares.setdefault(s, []).append(op)
@@ -230,6 +246,11 @@ def fuse_squared_diff(order, fed, fetches, replace, consts):
     keep = {replace.get(t, t) for t in fetches}
     for s, ops_ in squares.items():
         if len(ops_) != 1 or uses[s] != 1 or s in keep:
+            continue
+        if s.dtype.base_dtype == dtypes.bfloat16:
+            decl = kernel_decl(s._op, None)
+            decl.kernel_factory = _no_bfloat16_squared_difference
+            replace.kernels[s._op] = decl
             continue
         replace.kernels[s._op] = op_registry.get("SquaredDifference")
         replace.kernels[ops_[0]] = op_registry.get("Identity")
