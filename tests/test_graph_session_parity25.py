@@ -371,3 +371,29 @@ def test_a_session_without_cpus_is_refused():
         assert [d.name for d in s.list_devices()][:2] == [
             "/job:localhost/replica:0/task:0/device:CPU:0",
             "/job:localhost/replica:0/task:0/device:CPU:1"]
+
+
+def test_the_default_container_exists_once_any_resource_was_made_in_it():
+    # TF 1.15: an unassigned resource variable's read names the missing container until a
+    # ref variable (its VariableV2 ran), a queue or another assigned variable made it
+    missing_container = ("Error while reading resource variable w from Container: localhost. "
+                         "This could mean that the variable was uninitialized. Not found: "
+                         "Container localhost does not exist. (Could not find resource: "
+                         "localhost/w)")
+    missing_resource = ("Error while reading resource variable w from Container: localhost. "
+                        "This could mean that the variable was uninitialized. Not found: "
+                        "Resource localhost/w/N10tensorflow3VarE does not exist.")
+    v = tf.Variable(1.0, name="v")
+    w = tf.get_variable("w", [], use_resource=True)
+    q = tf.FIFOQueue(3, tf.float32)
+    size = q.size()
+    for uses_ref_variable in (True, False):
+        with tf.Session() as s:
+            assert _error(lambda ss=s: ss.run(w)).message.split("\n")[0] == missing_container
+            if uses_ref_variable:
+                _error(lambda ss=s: ss.run(v))  # (uninitialized, but its VariableV2 ran)
+            else:
+                assert s.run(size) == 0
+            e = _error(lambda ss=s: ss.run(w))
+            assert type(e) is tf.errors.FailedPreconditionError
+            assert e.message.split("\n")[0] == missing_resource

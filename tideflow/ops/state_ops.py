@@ -232,16 +232,22 @@ def _resource_missing(op, mgr):
     container = op._attrs.get("container") or "localhost"
     name = op._attrs.get("shared_name") or op._name
     g = op._graph
-    exists = False
+    # TF's container exists once any resource was made in it: a ref variable's (its
+    # VariableV2 ran), a queue's, a table's, or an assigned resource variable's; the empty
+    # entry an unassigned resource variable's read leaves here is none of TF's
+    unassigned = set()
     for other in g.__dict__.get("_resource_variables", ()):
         try:
             other_op = g.get_operation_by_name(other)
-            r = mgr.lookup(*_resource_key(other_op))
-        except (KeyError, ValueError, errors.NotFoundError):
+        except (KeyError, ValueError):
             continue
-        if r.buf is not None:
-            exists = True
-            break
+        c2, n2 = _resource_key(other_op)
+        if (c2 or "localhost") == container:
+            unassigned.add(n2)
+    with mgr._lock:
+        entries = list(mgr._containers.get(container, {}).items())
+    exists = any(not (isinstance(r, VariableResource) and r.buf is None and n in unassigned)
+                 for n, r in entries)
     return (f"Resource {container}/{name}/N10tensorflow3VarE does not exist." if exists else
             f"Container {container} does not exist. (Could not find resource: "
             f"{container}/{name})")
