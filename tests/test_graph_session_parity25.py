@@ -397,3 +397,17 @@ def test_the_default_container_exists_once_any_resource_was_made_in_it():
             e = _error(lambda ss=s: ss.run(w))
             assert type(e) is tf.errors.FailedPreconditionError
             assert e.message.split("\n")[0] == missing_resource
+
+
+def test_an_indexed_slices_made_dense_keeps_its_static_dense_shape():
+    # TF reads the dense shape's value to warn of a large conversion: the tensor it read may
+    # no longer be fed
+    iv = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), tf.constant([3, 2]))
+    with tf.Session() as s:
+        assert s.run(iv, {iv: ([[5.0, 6.0]], [0], [3, 2])}).indices.tolist() == [0]
+        dense = tf.convert_to_tensor(iv)
+        assert s.run(dense).tolist() == [[0.0, 0.0], [1.0, 2.0], [0.0, 0.0]]
+        e = _error(lambda: s.run(iv, {iv: ([[5.0, 6.0]], [0], [3, 2])}))
+        assert type(e) is ValueError
+        assert str(e) == ('Tensor Tensor("Const_2:0", shape=(2,), dtype=int32) may not be '
+                          "fed.")

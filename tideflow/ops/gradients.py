@@ -314,6 +314,9 @@ def _warn_dense(g):
     import numpy as np
 
     shape = ops.constant_value(g.dense_shape)
+    if shape is not None and isinstance(g.dense_shape, ops.Tensor):
+        # (TF reads it with tensor_util.constant_value, which makes it unfeedable)
+        g.dense_shape.graph.prevent_feeding(g.dense_shape)
     if shape is None:
         warnings.warn("Converting sparse IndexedSlices to a dense Tensor of unknown shape. "
                       "This may consume a large amount of memory.", stacklevel=3)
