@@ -411,3 +411,14 @@ def test_an_indexed_slices_made_dense_keeps_its_static_dense_shape():
         assert type(e) is ValueError
         assert str(e) == ('Tensor Tensor("Const_2:0", shape=(2,), dtype=int32) may not be '
                           "fed.")
+
+
+def test_a_fetched_defaultdict_comes_back_without_its_factory():
+    import collections
+
+    a = tf.constant(1, name="a")
+    dd = collections.defaultdict(list, {"k": a})
+    with tf.Session() as s:
+        r = s.run(dd)
+    assert type(r) is collections.defaultdict and r.default_factory is None
+    assert dict(r) == {"k": 1}

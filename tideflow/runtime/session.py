@@ -131,7 +131,7 @@ class _FetchHandler:
             cls = type(f)
 
             def build_dict(values):
-                d = cls() if cls is not collections.defaultdict else cls(f.default_factory)
+                d = cls()  # (as TF's: a defaultdict comes back without its default factory)
                 for k, s in zip(keys, subs):
                     d[k] = s(values)
                 return d
