@@ -293,3 +293,19 @@ def test_square_of_a_bfloat16_difference_finds_no_kernel():
         assert sq.astype(np.float32).tolist() == [[4.0] * 3] * 2
         half = _run(tf.square(tf.cast(x, tf.float16) - 1.0), feed)
         assert half.tolist() == [[4.0] * 3] * 2
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32])
+def test_nth_element_of_small_and_unsigned_integers(dtype):
+    info = np.iinfo(dtype)
+    a = np.array([[3, 1, 2, info.min, info.max], [5, 5, 0, 1, 2]], dtype)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.as_dtype(dtype), a.shape)
+        outs = [tf.contrib.nn.nth_element(x, n, reverse=rv) for n in (0, 2, 4)
+                for rv in (False, True)]
+        assert outs[0].shape.as_list() == [2]
+        got = _run(outs, {x: a})
+    # measured in TF 1.15
+    assert [g.tolist() for g in got] == [[info.min, 0], [info.max, 5], [2, 2], [2, 2],
+                                         [info.max, 5], [info.min, 0]]
+    assert all(g.dtype == dtype for g in got)

@@ -147,10 +147,13 @@ def nth_element(input, n, reverse=False, name=None):
         x = ops.convert_to_tensor(input, name="input")
         if isinstance(n, numbers.Integral) and n < 0:
             raise ValueError(f"nth_element: n must be non-negative, got {n}")
-        k = ops.convert_to_tensor(n, dtype=dtypes.int32) + 1
+        n = ops.convert_to_tensor(n, dtype=dtypes.int32)
         if reverse:
-            return nn_impl.top_k(x, k=k, sorted=True).values[..., -1]
-        return -nn_impl.top_k(-x, k=k, sorted=True).values[..., -1]
+            return nn_impl.top_k(x, k=n + 1, sorted=True).values[..., -1]
+        # the n-th smallest is the (m - n)-th largest: no negation, so unsigned and 8/16-bit
+        # integers work as TF's NthElement kernel takes them (and the lowest int stays itself)
+        m = array_ops.shape(x)[-1]
+        return nn_impl.top_k(x, k=m - n, sorted=True).values[..., -1]
 
 
 def sampled_sparse_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes,
