@@ -422,3 +422,19 @@ def test_a_fetched_defaultdict_comes_back_without_its_factory():
         r = s.run(dd)
     assert type(r) is collections.defaultdict and r.default_factory is None
     assert dict(r) == {"k": 1}
+
+
+def test_colocate_with_a_python_value_colocates_with_its_constant():
+    a = tf.constant(1.0, name="a")
+    v = tf.Variable(1.0, name="v")
+    with tf.colocate_with(3):
+        t = tf.identity(a, name="t")
+    assert t.op.colocation_groups() == [b"loc:@Const"]
+    assert tf.get_default_graph().get_operation_by_name("Const").type == "Const"
+    for bad, msg in (([a], "List of Tensors when single Tensor expected"),
+                     ((a, a), "List of Tensors when single Tensor expected"),
+                     ([v], "Failed to convert object of type <class 'list'> to Tensor. Contents: "
+                           "[<tf.Variable 'v:0' shape=() dtype=float32_ref>]. Consider casting "
+                           "elements to a supported type.")):
+        e = _error(lambda b=bad: tf.colocate_with(b).__enter__())
+        assert type(e) is TypeError and str(e) == msg
