@@ -433,8 +433,8 @@ def test_colocate_with_a_python_value_colocates_with_its_constant():
     assert tf.get_default_graph().get_operation_by_name("Const").type == "Const"
     for bad, msg in (([a], "List of Tensors when single Tensor expected"),
                      ((a, a), "List of Tensors when single Tensor expected"),
-                     ([v], "Failed to convert object of type <class 'list'> to Tensor. Contents: "
-                           "[<tf.Variable 'v:0' shape=() dtype=float32_ref>]. Consider casting "
-                           "elements to a supported type.")):
+                     ([v], ("Failed to convert object of type <class 'list'> to Tensor. "
+                            "Contents: [<tf.Variable 'v:0' shape=() dtype=float32_ref>]. "
+                            "Consider casting elements to a supported type."))):
         e = _error(lambda b=bad: tf.colocate_with(b).__enter__())
         assert type(e) is TypeError and str(e) == msg
