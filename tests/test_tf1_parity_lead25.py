@@ -22,3 +22,26 @@ def test_float32_pow_of_many_elements_is_glibcs_powf(e):
     with tf.Graph().as_default(), tf.Session() as sess:
         r = sess.run(tf.pow(tf.placeholder_with_default(x, [None]), np.float32(e)))
     assert hashlib.sha256(r.tobytes()).hexdigest() == _POW_DIGESTS[e]
+
+
+def test_a_metric_over_a_dataset_counts_only_the_batches_that_ran():
+    # the loss's 1.0 * value runs as the value itself (TF's constant folding); the metric's
+    # count update waits on that Mul by a control edge, so the step that ends the dataset
+    # (OutOfRangeError) must not count, as in TF 1.15
+    with tf.Graph().as_default():
+        x = tf.data.Dataset.from_tensor_slices(np.arange(6, dtype=np.float32)).batch(3)
+        v = x.make_one_shot_iterator().get_next()
+        loss = tf.constant(1.0) * tf.reduce_mean(v)
+        mean, update = tf.metrics.mean(loss)
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            steps = 0
+            try:
+                while True:
+                    sess.run(update)
+                    steps += 1
+            except tf.errors.OutOfRangeError:
+                pass
+            count = sess.run(next(v for v in tf.local_variables() if "count" in v.name))
+            assert steps == 2 and count == 2.0
+            assert sess.run(mean) == pytest.approx((1.0 + 4.0) / 2)

@@ -94,8 +94,10 @@ def run_rest(plan, exc):
     failed = set(statements[at][3])
     if not any(op._type in _LATE_FAILURES for op in failed):
         return
-    # everything downstream of the failed ops, in the plan's (topological) order
-    for op in plan.ops:
+    # everything downstream of the failed ops, in the plan's (topological) order, the ops a
+    # graph pass dropped included (``1.0 * loss`` run as ``loss``: a metric's count update
+    # ordered after that Mul by a control edge must not run either)
+    for op in (*plan._order, *plan.ops):
         if op not in failed and _after(op, failed):
             failed.add(op)
     # one namespace (globals and locals alike), so comprehensions in a statement see it all
