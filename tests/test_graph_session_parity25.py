@@ -438,3 +438,19 @@ def test_colocate_with_a_python_value_colocates_with_its_constant():
                             "Consider casting elements to a supported type."))):
         e = _error(lambda b=bad: tf.colocate_with(b).__enter__())
         assert type(e) is TypeError and str(e) == msg
+
+
+def test_a_bad_partial_run_feed_is_tf_115s_python_3_attribute_error():
+    # TF 1.15 rewrites the key's error through Python 2's e.message: on Python 3 that read is
+    # the AttributeError its users see
+    a = tf.placeholder(tf.float32, name="a")
+    r = a + 1
+    with tf.Graph().as_default():
+        c = tf.placeholder(tf.float32, name="c")
+    with tf.Session() as s:
+        for key, kind in ((3, "TypeError"), (c, "ValueError"), ("zz:0", "KeyError")):
+            e = _error(lambda k=key: s.partial_run_setup([r], [k]))
+            assert type(e) is AttributeError
+            assert str(e) == f"'{kind}' object has no attribute 'message'"
+        h = s.partial_run_setup([r], ["a:0"])
+        assert s.partial_run(h, r, {a: 1.0}) == 2.0

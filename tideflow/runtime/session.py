@@ -1142,10 +1142,17 @@ class BaseSession:
         feed_set = set()
         for f in feeds or []:
             feed_fn = _conversion(f, 2) if _CONVERSIONS else None
-            if feed_fn is not None:
-                tensors = [self._graph.as_graph_element(t) for t in feed_fn(f)]
-            else:
-                tensors, _ = _feed_tensors(self._graph, f)
+            try:
+                if feed_fn is not None:
+                    tensors = [self._graph.as_graph_element(t) for t in feed_fn(f)]
+                else:
+                    tensors = [self._graph.as_graph_element(f, allow_tensor=True,
+                                                            allow_operation=False)]
+            except Exception as e:
+                # TF 1.15's setup rewrites the error through its Python 2 'message'
+                # attribute, so on Python 3 the key's error is an AttributeError
+                raise AttributeError(f"'{type(e).__name__}' object has no attribute "
+                                     "'message'") from e
             feed_set.update(tensors)
         self._check_devices()
         # TF's handle: the sorted feeds, fetches and targets of the setup, then its number
