@@ -192,6 +192,22 @@ def test_a_cond_inputs_gradient_is_named_as_tfs_switch_gradient_or_addn():
                             "gradients_3/AddN:0"]
 
 
+def test_a_tensor_a_branch_returns_as_it_is_has_the_switch_after_the_predicates():
+    with tf.Graph().as_default():
+        w = tf.Variable(2.0)
+        v = tf.Variable(3.0)
+        p = tf.placeholder(tf.bool, [])
+        c = tf.cond(p, lambda: w, lambda: v * 2.0)
+        first = [g.name for g in tf.gradients(c, [w, v])]
+        c = tf.cond(p, lambda: tf.identity(w), lambda: v)
+        second = [g.name for g in tf.gradients(c, [w, v])]
+    # measured in TF 1.15 ('cond/Switch' is the predicate's own)
+    assert first == ["gradients/cond/Switch_1_grad/cond_grad:0",
+                     "gradients/cond/mul/Switch_grad/cond_grad:0"]
+    assert second == ["gradients_1/cond_1/Identity/Switch_grad/cond_grad:0",
+                      "gradients_1/cond_1/Switch_1_grad/cond_grad:0"]
+
+
 def test_an_empty_dict_of_loop_variables_is_no_loop_variables():
     with tf.Graph().as_default(), pytest.raises(ValueError,
                                                 match="^No loop variables provided$"):
@@ -233,3 +249,31 @@ def test_a_tensor_array_write_of_another_dtype_builds_logs_and_fails_when_run(ca
     assert errors[0].split("  Traceback:\n")[0].endswith(
         "This leads to undefined behavior and will be an error in future versions of "
         "TensorFlow.")
+
+
+def test_a_loop_variables_gradient_is_named_as_tfs_exit_of_its_enters_gradient():
+    with tf.Graph().as_default():
+        x = tf.constant(2.0)
+        r = tf.while_loop(lambda i, a: i < 3, lambda i, a: [i + 1, a * 2.0], [0, x])
+        plain = [g.name for g in tf.gradients(r[1], x)]
+        r = tf.while_loop(lambda i, a: i < 3, lambda i, a: [i + 1, a * 2.0], [0, x],
+                          maximum_iterations=5)
+        bounded = [g.name for g in tf.gradients(r[1], x)]
+        with tf.Session() as sess:
+            assert sess.run(tf.gradients(r[1], x)) == [8.0]
+    # measured in TF 1.15 (the counter of a bounded loop is its loop variable 0)
+    assert plain == ["gradients/while/Enter_1_grad/Exit:0"]
+    assert bounded == ["gradients_1/while_1/Enter_2_grad/Exit:0"]
+
+
+def test_switch_case_input_gradients_are_named_as_tfs_case_gradient():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        w = tf.Variable(2.0)
+        b = tf.Variable(1.0)
+        r = tf.switch_case(tf.cast(x, tf.int32), [lambda: x * w, lambda: w + b,
+                                                  lambda: b * 3.0], default=lambda: x)
+        names = [g.name for g in tf.gradients(r, [w, x, b])]
+    # measured in TF 1.15: one Identity per input of its Case op (x, w, b as captured)
+    scope = "gradients/switch_case/indexed_case_grad/"
+    assert names == [scope + "Identity_1:0", scope + "Identity:0", scope + "Identity_2:0"]

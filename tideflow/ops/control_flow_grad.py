@@ -197,6 +197,7 @@ def _if_grad(op, *grads):
         # tf.switch_case's conds: TF 1.15's gradient is one Case op and an Identity per input
         # gradient
         n_tf = 1 + sum(g is not None for g in out)
+        out = _named_case_grads(op, out, nested)
         for g in out:
             if g is not None:
                 g._tf_sum_ids = 0
@@ -301,6 +302,25 @@ def _build_if_grad(op, grads, nested=True):
     return gop, out, n_tf
 
 
+def _named_case_grads(op, out, nested):
+    """tf.switch_case's input gradients as TF 1.15's Case gradient names them: an Identity
+    per input gradient ('gradients/switch_case/indexed_case_grad/Identity_1:0')."""
+    graph = ops.get_default_graph()
+    scope = graph.get_name_scope()
+    own = f"{op._name}_grad"
+    if not scope.endswith(own) or not op._name.endswith("/cond"):
+        return out
+    out = list(out)
+    with _null_ctx() if nested else graph.aside_ids(), ops.name_scope(
+            f"{scope[: -len(own)]}{op._name[: -len('/cond')]}_grad/"):
+        k = 0
+        for i, g in enumerate(out):
+            if g is not None and not _sparse(g):
+                out[i] = _named_identity(g, "Identity" + (f"_{k}" if k else ""))
+                k += 1
+    return out
+
+
 def _live_gradient_terms(t, between):
     """How many gradients ``t`` gets that are not None in this walk: those of its uses by ops
     whose outputs reach the ys through differentiable tensors (a slice a comparison reads
@@ -322,6 +342,21 @@ def _live_gradient_terms(t, between):
                and reaches(c, 8) for u in c._inputs if u is t)
 
 
+def _tf_output_switches(op, then_fg, else_fg):
+    """{(branch, outer tensor): TF 1.x's Switch} for the outer tensors a branch returns as
+    they are: a Switch each in the cond's scope after its predicate's ('cond/Switch_1'),
+    the true branch's first."""
+    out, n = {}, 1
+    for fg in (then_fg, else_fg):
+        read = {t for o in fg._ops for t in o._inputs}
+        for t in fg.outputs:
+            src = fg._capture_sources.get(t)
+            if src is not None and t not in read and (fg, src) not in out:
+                out[(fg, src)] = f"{op._name}/Switch_{n}"
+                n += 1
+    return out
+
+
 def _named_cond_grad(op, then_fg, else_fg, x, g, sides, between):
     """Input ``x``'s gradient ``g`` through Identity ops named as TF 1.x's: the Merge of its
     Switch's gradient where one branch gives it one ('gradients/cond/mul/Switch_1_grad/
@@ -330,8 +365,8 @@ def _named_cond_grad(op, then_fg, else_fg, x, g, sides, between):
     graph = ops.get_default_graph()
     scope = graph.get_name_scope()
     own = f"{op._name}_grad"
-    if not scope.endswith(own):
-        return g
+    if not scope.endswith(own) or op in op._graph.__dict__.get("_tf_case_ifs", ()):
+        return g  # (tf.switch_case's: named as its Case op's, see _named_case_grads)
     root = scope[: -len(own)]
     given = [fg for fg, r in zip((then_fg, else_fg), sides) if r is not None]
     if len(given) == 2:
@@ -339,7 +374,10 @@ def _named_cond_grad(op, then_fg, else_fg, x, g, sides, between):
             return g
         with ops.name_scope(root or None):
             return _named_identity(g, "AddN")
-    switch = _tf_enter_names(given[0], None, "Switch").get(x) if given else None
+    switch = None
+    if given:
+        switch = _tf_enter_names(given[0], None, "Switch").get(x) or _tf_output_switches(
+            op, then_fg, else_fg).get((given[0], x))
     if switch is None:
         return g
     with ops.name_scope(f"{root}{switch}_grad/"):
@@ -717,14 +755,18 @@ def _first_reader(o, t):
 
 
 def _named_accumulators(op, cond_fg, body_fg, x, parts):
-    """``parts`` ([(tensor, name)]: the gradient loop's outputs for loop invariant ``x``)
+    """``parts`` ([(tensor, name)]: the gradient loop's outputs for loop invariant ``x``, or
+    for the loop variable whose Enter op TF names ``x``)
     through Identity ops named as the Exits of TF 1.x's accumulator loop:
     '<gradients scope>/<the invariant's Enter>_grad/b_acc_3', the names a printed gradient of
     an RNN's weights shows. They take no op id TF's count has (see _while_grad)."""
     graph = ops.get_default_graph()
     scope = graph.get_name_scope()
     own = f"{op._name}_grad"
-    enter = _tf_enter_names(cond_fg, body_fg).get(x) if scope.endswith(own) else None
+    if isinstance(x, str):  # (the Enter's name itself)
+        enter = x if scope.endswith(own) else None
+    else:
+        enter = _tf_enter_names(cond_fg, body_fg).get(x) if scope.endswith(own) else None
     if enter is None:
         return [t for t, _ in parts]
     root = getattr(graph, "_root", None) or graph
@@ -912,7 +954,10 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
     cond_lib.add_control_captures(gop, [gcond, gbody])
     result = [None] * len(op._inputs)
     for k, i in enumerate(d_idx):
-        result[i] = gop._outputs[1 + k]
+        # as the Exit of TF 1.x's gradient loop for the variable: 'gradients/while/Enter_1_grad/
+        # Exit:0' (the Enter of loop variable 1)
+        result[i], = _named_accumulators(op, None, None, f"{op._name}/Enter" + (
+            f"_{i}" if i else ""), [(gop._outputs[1 + k], "Exit")])
     pos = 1 + len(d_idx)
     for m, j in enumerate(j_idx):
         if sparse and m in sparse:
