@@ -677,6 +677,10 @@ class _GraphThreadLocal(threading.local):
     # whose values it may see) as TF's shape refiner computes them pass by pass
     shape_reads = None
     shape_gate = None
+    # constant_value's evaluation of constant subgraphs (see _evaluated_value): off while
+    # no_evaluation; evaluation_truncated when a depth limit, not the graph, left a value unknown
+    no_evaluation = 0
+    evaluation_truncated = False
 
 
 def _thread_local_stack(attr):
@@ -725,6 +729,8 @@ class Graph:
         self._next_id = 1
         self._version = 0
         self._structure_version = 0
+        # (op id, output index) -> (structure version, value): see _evaluated_value
+        self._evaluated_values = {}
         self._names_in_use = {}
         self._name_stack = ""
         self._control_dependencies_stack = []
@@ -1946,15 +1952,95 @@ def constant_value(tensor):
             return None  # (not computed yet in this pass)
     fn = _constant_value_fns.get(op._type)
     if fn is None:
-        if not (_shape_constant_value_fns and op._graph._thread_local.inferring_shapes):
+        if not op._graph._thread_local.inferring_shapes:
             return None
         fn = _shape_constant_value_fns.get(op._type)
         if fn is None:
-            return None
+            return _evaluated_value(op, tensor._value_index)
     try:
-        return fn(op, tensor._value_index)
+        value = fn(op, tensor._value_index)
     except (TypeError, ValueError, IndexError, KeyError):
+        value = None
+    if value is None and op._graph._thread_local.inferring_shapes and (
+            op._type in _SHAPE_OF_INPUT or fn is _size_limited_fold and not (
+                (tensor._shape.num_elements() or 0) <= _SIZE_LIMITED_FOLD_ELEMENTS)):
+        # as TF's refiner: a shape it cannot read off the input's static shape is computed
+        # from the input's value, when that is a constant; and so is a value larger than
+        # constant_value folds by itself
+        return _evaluated_value(op, tensor._value_index)
+    return value
+
+
+def constant_value_unevaluated(tensor):
+    """``constant_value`` without the shape-time evaluation of ops that have no constant-value
+    function (see ``_evaluated_value``)."""
+    local = tensor._op._graph._thread_local if isinstance(tensor, Tensor) else None
+    if local is None or not local.inferring_shapes:
+        return constant_value(tensor)
+    local.no_evaluation += 1
+    try:
+        return constant_value(tensor)
+    finally:
+        local.no_evaluation -= 1
+
+
+# TF's ExtractConstantSubgraph takes these from the input's static shape when it is known, and
+# otherwise walks on to the input
+_SHAPE_OF_INPUT = frozenset(("Shape", "ShapeN", "Size", "Rank"))
+# ops whose values TF's constant evaluation never computes (fed, or control flow's frames)
+_NOT_EVALUATED = frozenset((
+    "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "Merge", "RefMerge", "Switch",
+    "RefSwitch", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration",
+    "LoopCond", "ControlTrigger", "_Recv", "_HostRecv", "_Arg", "PyFunc", "PyFuncStateless",
+    "EagerPyFunc"))
+# the largest output (and input) the shape-time evaluation computes, in elements
+MAX_EVALUATED_ELEMENTS = 100_000
+# set by tideflow.ops.array_ops: fn(op, index, limit) -> ndarray or None; its registered
+# constant-value function that runs a kernel on outputs up to _SIZE_LIMITED_FOLD_ELEMENTS
+_evaluate_kernel = None
+_size_limited_fold = None
+_SIZE_LIMITED_FOLD_ELEMENTS = 0
+
+
+def _evaluated_value(op, index):
+    """The value of ``op``'s output ``index`` by running its kernel on its inputs' constant
+    values, as TF 1.15's shape refiner evaluates the constant subgraph an input a shape function
+    asks the value of comes from (EvaluateConstantTensor): only while a shape function runs,
+    for stateless, non-random ops with a plain host kernel, small inputs and outputs. Results
+    are kept per op (the graph's structure version guards rewrites of its inputs)."""
+    od = op._op_def
+    if (_evaluate_kernel is None or od.is_stateful or od.is_random or od.kernel is None
+            or od.kernel_factory is not None or od.kernel_wants_ctx or od.kernel_wants_step
+            or not op._inputs or op._type in _NOT_EVALUATED):
         return None
+    g = op._graph
+    local = g._thread_local
+    if local.no_evaluation:
+        return None
+    replaying = local.shape_reads is not None  # (its gate hides inputs: neither read nor keep)
+    cache = g.__dict__.get("_evaluated_values")
+    if cache is None:
+        cache = g._evaluated_values = {}
+    key = (op._id, index)
+    if not replaying:
+        hit = cache.get(key)
+        if hit is not None and hit[0] == g._structure_version:
+            return hit[1]
+    truncated = local.evaluation_truncated
+    local.evaluation_truncated = False
+    try:
+        value = _evaluate_kernel(op, index, MAX_EVALUATED_ELEMENTS)
+    except RecursionError:  # a very long constant chain: just "not known"
+        value = None
+        local.evaluation_truncated = True
+    finally:
+        inner_truncated = local.evaluation_truncated
+        local.evaluation_truncated = truncated or inner_truncated
+    if not replaying and not inner_truncated:
+        if isinstance(value, np.ndarray) and value.flags.writeable:
+            value.flags.writeable = False  # (handed to every later asker)
+        cache[key] = (g._structure_version, value)
+    return value
 
 
 # ------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ The other array families sit beside this file: ``concat_ops`` (concat, stack, sp
 
 import numpy as np
 
-from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework import dtypes, errors, kernel_types, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.ops import constant_op
@@ -54,19 +54,20 @@ def _fold(op, index):
         return None
 
 
-def _fold_inputs(op, index):
+def _fold_inputs(op, index, limit=_FOLD_LIMIT):
     n = op._outputs[index]._shape.num_elements()
     if n is not None:
-        return None if n > _FOLD_LIMIT else _fold_values(op, index, n)
+        return None if n > limit else _fold_values(op, index, n, limit)
     # a data-dependent size (Where's): folded only a few such ops deep, so a shape query
     # never walks a long chain of unknown-size ops back to its placeholder
     local = op._graph._thread_local
     depth = getattr(local, "unknown_size_folds", 0)
     if depth >= _UNKNOWN_SIZE_FOLD_DEPTH:
+        local.evaluation_truncated = True  # (not known here, but may be when asked directly)
         return None
     local.unknown_size_folds = depth + 1
     try:
-        return _fold_values(op, index, None)
+        return _fold_values(op, index, None, limit)
     finally:
         local.unknown_size_folds = depth
 
@@ -74,7 +75,7 @@ def _fold_inputs(op, index):
 _UNKNOWN_SIZE_FOLD_DEPTH = 6
 
 
-def _fold_values(op, index, n):
+def _fold_values(op, index, n, limit=_FOLD_LIMIT):
     od = op._op_def
     args = []
     pos = 0
@@ -92,7 +93,7 @@ def _fold_values(op, index, n):
                 return None
             args.append(v)
             pos += 1
-    if n is None and any(np.size(v) > _FOLD_LIMIT for v in args):
+    if n is None and any(np.size(v) > limit for v in args):
         return None  # an unknown size is folded from small inputs only
     kw = {a: op._attrs[a] for a in od.kernel_attrs}
     # a string kernel names a function of the array module (NumPy here)
@@ -103,7 +104,26 @@ def _fold_values(op, index, n):
         return None
     single = len(od.outputs) == 1 and not od.outputs[0].is_list
     result = _np(result if single else result[index])
-    return None if n is None and result.size > _FOLD_LIMIT else result
+    return None if n is None and result.size > limit else result
+
+
+def _evaluate_kernel(op, index, limit):
+    """ops.constant_value's evaluation of an op without a constant-value function (only while
+    a shape function runs): its kernel on its inputs' values, if TF 1.15 has a CPU kernel for
+    its dtypes (as TF's, whose constant evaluation runs on the host)."""
+    try:
+        kernel_types.check_cpu_kernel(op)
+        if op._op_def.check_attrs is not None:
+            op._op_def.check_attrs(op._attrs)
+    except Exception:  # noqa: BLE001 - no kernel: not evaluated
+        return None
+    with np.errstate(all="ignore"):
+        return _fold_inputs(op, index, limit)
+
+
+ops._evaluate_kernel = _evaluate_kernel
+ops._size_limited_fold = _fold
+ops._SIZE_LIMITED_FOLD_ELEMENTS = _FOLD_LIMIT
 
 
 def _register_fold(*op_types):
@@ -155,17 +175,23 @@ def partial_vector(t, nested=False):
     ``nested``: ``t`` feeds another op of the value (a slice, a concat part) rather than being
     the shape argument itself, so a cond branch's capture does not pass its value on.
     """
-    v = ops.constant_value(t)
+    op = t._op
+    if op._type in _PARTIAL_SHAPE_SOURCES:
+        # as TF's ConstantPartialShape: these are read part by part (a Shape's is its input's
+        # static shape, a Pack's its elements' values), never evaluated as a whole
+        v = ops.constant_value_unevaluated(t)
+    else:
+        v = ops.constant_value(t)
     if v is not None:
         v = np.asarray(v)
         if v.ndim != 1 or v.dtype.kind not in "iu":
             return None
         return [int(x) for x in v]
-    op = t._op
     typ = op._type
     if typ in ("Shape", "ShapeN"):
         s = op._inputs[t._value_index if typ == "ShapeN" else 0]._shape
-        return None if s.ndims is None else s.as_list()
+        if s.ndims is not None:
+            return s.as_list()
     if typ == "Pack" and op._attrs["axis"] == 0:
         return [_scalar(x) for x in op._inputs]
     if typ == "ConcatV2":
@@ -187,10 +213,33 @@ def partial_vector(t, nested=False):
         src = captured_source(t) if not nested else _visible_source(t)
         if src is not None:
             return partial_vector(src)
+    if typ in _PARTIAL_SHAPE_SOURCES and not nested and op._graph._thread_local.inferring_shapes:
+        # as TF's MakeShapeFromShapeTensor: a shape read of unknown rank gives way to the
+        # tensor's value, evaluated (tf.fill(tf.shape(tf.squeeze(x)), 1) of a constant x)
+        v = ops.constant_value(t)
+        if v is not None:
+            v = np.asarray(v)
+            if v.ndim == 1 and v.dtype.kind in "iu":
+                return [int(x) for x in v]
     s = t._shape
     if s.ndims == 1 and s.dims[0].value is not None:
         return [None] * s.dims[0].value
     return None
+
+
+def value_or_partial_vector(t):
+    """``partial_vector`` for an input a shape function asks the value of first (TF's
+    ``input_tensor``, evaluated whatever op makes it) and reads as a partial shape only when
+    that is not known: Slice's begin and size, StridedSlice's, SplitV's size_splits."""
+    v = ops.constant_value(t)
+    if v is not None:
+        v = np.asarray(v)
+        if v.ndim == 1 and v.dtype.kind in "iu":
+            return [int(x) for x in v]
+    return partial_vector(t)
+
+
+_PARTIAL_SHAPE_SOURCES = frozenset(("Shape", "ShapeN", "Pack", "ConcatV2", "StridedSlice"))
 
 
 def constant_value_as_shape(tensor):

@@ -18,11 +18,11 @@ from tideflow.ops.array_ops import (
     _register_fold,
     _shape_str,
     identity,
-    partial_vector,
     rank,
     shape,
     shape_n,
     squeeze,
+    value_or_partial_vector,
 )
 from tideflow.ops.gradients import dense
 
@@ -616,7 +616,7 @@ op_registry.declare(
 def _split_v_shape(op):
     s = _in(op, 0)
     n = op._attrs["num_split"]
-    sizes = partial_vector(op._inputs[1])
+    sizes = value_or_partial_vector(op._inputs[1])
     axis = ops.constant_value(op._inputs[2])
     if s.ndims is None:
         return [None] * n

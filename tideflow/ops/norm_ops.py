@@ -82,6 +82,7 @@ def _matrix_2_norm(tensor, axis):
         array_ops,
         concat_ops,
         counting_ops,
+        functional_ops,
         gather_ops,
         range_ops,
         reduction_ops,
@@ -91,8 +92,10 @@ def _matrix_2_norm(tensor, axis):
 
     rank = array_ops.rank(tensor)
     pair = ops.convert_to_tensor(list(axis), dtypes.int32)
-    # a negative axis counts from the end once (an axis out of range fails in the transpose)
-    pair = array_ops.where(pair >= 0, pair, pair + rank)
+    # a negative axis counts from the end once (an axis out of range fails in the transpose);
+    # mapped element by element in a loop, as TF 1.15's, so that its value is no constant that
+    # shape inference evaluates (the permutations' shapes stay unknown as in TF)
+    pair = functional_ops.map_fn(lambda i: array_ops.where(i >= 0, i, i + rank), pair)
     rest, _ = counting_ops.setdiff1d(range_ops.range(rank), pair)
     perm = concat_ops.concat([rest, pair], 0)
     s = svd_ops.svd(array_ops.transpose(tensor, perm), compute_uv=False)

@@ -18,7 +18,7 @@ from tideflow.ops.array_ops import (
     _np,
     _register_fold,
     constant_value_as_shape,
-    partial_vector,
+    value_or_partial_vector,
 )
 from tideflow.ops.gradients import dense
 
@@ -41,8 +41,8 @@ def _slice_shape(op):
     rank = lengths[0] if lengths[0] is not None else lengths[1]
     if rank is not None and s.ndims is not None and s.ndims != rank:
         raise ValueError(f"Shape must be rank {rank} but is rank {s.ndims}")
-    begin = partial_vector(op._inputs[1])
-    size = partial_vector(op._inputs[2])
+    begin = value_or_partial_vector(op._inputs[1])
+    size = value_or_partial_vector(op._inputs[2])
     n = len(begin) if begin is not None else (len(size) if size is not None else s.ndims)
     if n is None:
         return [None]
@@ -153,7 +153,7 @@ def _strided_slice_shape(op):
     if strides is None or None in strides:
         return [None]  # as TF: strides not fully known leave the rank unknown too (x[::k])
     n = len(strides)
-    specs = [partial_vector(op._inputs[1]), partial_vector(op._inputs[2])]
+    specs = [value_or_partial_vector(op._inputs[1]), value_or_partial_vector(op._inputs[2])]
     begin, end = (v if v is not None else [None] * n for v in specs)
     a = op._attrs
     bm, em, elm, nm, sm = (a["begin_mask"], a["end_mask"], a["ellipsis_mask"],
