@@ -277,3 +277,17 @@ def test_switch_case_input_gradients_are_named_as_tfs_case_gradient():
     # measured in TF 1.15: one Identity per input of its Case op (x, w, b as captured)
     scope = "gradients/switch_case/indexed_case_grad/"
     assert names == [scope + "Identity_1:0", scope + "Identity:0", scope + "Identity_2:0"]
+
+
+def test_a_tensor_array_of_negative_size_fails_in_tf_words():
+    with tf.Graph().as_default():
+        size = tf.placeholder_with_default(-2, [])
+        ta = tf.TensorArray(tf.float32, size=size)
+        dynamic = tf.TensorArray(tf.float32, size=size, dynamic_size=True)
+        with tf.Session() as sess:
+            for t in (ta.size(), dynamic.size()):
+                with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                    sess.run(t)
+                # measured in TF 1.15 (its TensorArrayV3 kernel)
+                assert str(info.value).startswith("Size should be >= 0.\n\t [[node TensorArray")
+            assert sess.run(ta.size(), {size: 3}) == 3

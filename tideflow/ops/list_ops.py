@@ -370,6 +370,8 @@ def _ta_factory(kernel):
         dynamic, clear, identical = (bool(x) for x in spec)
 
         def run(element_shape, n):
+            if kernel is _reserve_kernel and int(n) < 0:  # (TF's TensorArrayV3 kernel's)
+                raise errors.InvalidArgumentError(None, None, "Size should be >= 0.")
             lst = kernel(element_shape, n)
             lst.ta = TensorArrayState(name, dynamic, clear, identical)
             return lst
