@@ -150,3 +150,34 @@ def test_session_results_unchanged():
         assert yv.shape == (7, 2) and yv[:, 0].tolist() == [0, 2, 2, 1, 0, 1, 0]
         assert s.shape.as_list() == [5]
         assert [v.decode() for v in sv] == ["h", "é", "l", "l", "o"]
+
+
+# TF 1.15's words for shape errors the evaluated values lead to: only the inputs the shape
+# function asked for are listed as computed (not those the evaluation read on the way)
+ERRORS = [
+    (lambda c, n: tf.reshape(tf.ones([6]), tf.stack([n])),
+     ("Cannot reshape a tensor with 6 elements to shape [4] (4 elements) for 'Reshape' (op: "
+     "'Reshape') with input shapes: [6], [1] and with input tensors computed as partial shapes: "
+     "input[1] = [4].")),
+    (lambda c, n: tf.math.unsorted_segment_sum(tf.ones([6]), c, n - 5),
+     ("Dimension size, given by scalar input 2, must be non-negative but is -1 for "
+     "'UnsortedSegmentSum' (op: 'UnsortedSegmentSum') with input shapes: [6], [6], [] and with "
+     "computed input tensors: input[2] = <-1>.")),
+    (lambda c, n: tf.range(n, 0),
+     ("Requires start <= limit when delta > 0: 4/0 for 'range' (op: 'Range') with input shapes: "
+     "[], [], [] and with computed input tensors: input[0] = <4>, input[1] = <0>, "
+     "input[2] = <1>.")),
+    (lambda c, n: tf.fill(tf.expand_dims(n - 5, 0), 1.0),
+     ("Fill dimensions must be >= 0 for 'Fill' (op: 'Fill') with input shapes: [1], [] and with "
+     "input tensors computed as partial shapes: input[0] = [?].")),
+]
+
+
+@pytest.mark.parametrize("build,message", ERRORS)
+def test_shape_errors_from_evaluated_values_as_tf(build, message):
+    with tf.Graph().as_default():
+        c = _c()
+        n = tf.size(_u(c))
+        with pytest.raises(ValueError) as info:
+            build(c, n)
+        assert str(info.value) == message

@@ -2028,12 +2028,17 @@ def _evaluated_value(op, index):
             return hit[1]
     truncated = local.evaluation_truncated
     local.evaluation_truncated = False
+    # (the subgraph is evaluated by itself, as TF's: the inputs it reads on the way are none
+    # the replayed shape function asked for, whatever pass the replay is in)
+    reads, gate = local.shape_reads, local.shape_gate
+    local.shape_reads = local.shape_gate = None
     try:
         value = _evaluate_kernel(op, index, MAX_EVALUATED_ELEMENTS)
     except RecursionError:  # a very long constant chain: just "not known"
         value = None
         local.evaluation_truncated = True
     finally:
+        local.shape_reads, local.shape_gate = reads, gate
         inner_truncated = local.evaluation_truncated
         local.evaluation_truncated = truncated or inner_truncated
     if not replaying and not inner_truncated:
