@@ -1,8 +1,8 @@
 """Recurrent training steps, whose gradients are mostly small ops: an LSTM (64 units, 20 steps
 of 32 features, batch 32, Adam) unrolled (``static_rnn``) and in a loop (``dynamic_rnn``).
 Reports steps/s with the plan's shape arithmetic grouped (``runtime/shape_memo.py``, the
-default) against the same model with it off, interleaved in one run, and the kernel calls a
-step's plan makes either way (a loop body's counted once).
+default) against the same model with it off, each in a process of its own, alternating in one
+run, and the kernel calls a step's plan makes either way (a loop body's counted once).
 
 Run: ``python benchmarks/bench_rnn.py`` (``--json FILE`` saves the figures).
 """
@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -52,39 +53,50 @@ def lstm_step(kind):
     return step, len(plan._line_ops)
 
 
-def compare(kind, rounds=7, steps=10):
-    """Median steps/s with and without the shape groups (interleaved), and call counts."""
+def _rate(kind, grouped, rounds=5, steps=10):
+    """Median steps/s of the model in this process, with or without the shape groups."""
     from tideflow.runtime import shape_memo
 
-    shape_memo.ENABLED = False
-    try:
-        off, calls_off = lstm_step(kind)
-    finally:
-        shape_memo.ENABLED = True
-    on, calls_on = lstm_step(kind)
-    rates = {"on": [], "off": []}
-    for fn in (on, off):
-        for _ in range(3):
-            fn()
+    shape_memo.ENABLED = grouped
+    step, calls = lstm_step(kind)
+    for _ in range(3):
+        step()
+    rates = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        rates.append(steps / (time.perf_counter() - t0))
+    return statistics.median(rates), calls
+
+
+def compare(kind, rounds=3):
+    """Median steps/s with and without the shape groups, each in a process of its own (two
+    models in one process slow each other's steps: Python's garbage collector walks both
+    graphs), alternating, and the call counts of their plans."""
+    out = {"on": [], "off": []}
+    calls = {}
     for r in range(rounds):
-        pair = (("on", on), ("off", off))
-        for label, fn in pair if r % 2 else pair[::-1]:  # (each first in every other round)
-            t0 = time.perf_counter()
-            for _ in range(steps):
-                fn()
-            rates[label].append(steps / (time.perf_counter() - t0))
-    ratios = sorted(a / b for a, b in zip(rates["on"], rates["off"]))
-    return {"kind": kind, "steps_per_sec": statistics.median(rates["on"]),
-            "steps_per_sec_without": statistics.median(rates["off"]),
-            "ratio": ratios[len(ratios) // 2], "kernel_calls": calls_on,
-            "kernel_calls_without": calls_off}
+        for label in ("on", "off") if r % 2 else ("off", "on"):
+            res = subprocess.run([sys.executable, __file__, "--one", kind, label],
+                                 capture_output=True, text=True, check=True)
+            rate, n = json.loads(res.stdout.strip().splitlines()[-1])
+            out[label].append(rate)
+            calls[label] = n
+    on, off = statistics.median(out["on"]), statistics.median(out["off"])
+    return {"kind": kind, "steps_per_sec": on, "steps_per_sec_without": off,
+            "ratio": on / off, "kernel_calls": calls["on"], "kernel_calls_without": calls["off"]}
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--json")
+    p.add_argument("--one", nargs=2, metavar=("KIND", "ON_OFF"), help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.one:
+        print(json.dumps(_rate(args.one[0], args.one[1] == "on")))
+        return
     results = [compare(kind, args.rounds) for kind in ("static", "dynamic")]
     for r in results:
         print(f"LSTM {r['kind']}: {r['steps_per_sec']:.1f} steps/s with the shape groups, "
