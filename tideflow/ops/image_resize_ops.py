@@ -139,14 +139,20 @@ def _area_taps(in_size, out_size, align_corners, half_pixel=False):
     return np.clip(i, 0, in_size - 1), w
 
 
-def _gather_taps(x, taps, axis):
+def _gather_taps(x, taps, axis, from_zero=False):
+    """Each output the sum of weight times input over its span's taps in turn (each product
+    rounded); ``from_zero``: the sum starts at +0 (TF's float GatherRows/GatherColumns, where a
+    lone -0 product gives +0)."""
     idx, w = taps
     shape = [1] * x.ndim
     shape[axis] = -1
     out = None
     for k in range(idx.shape[1]):
         term = np.take(x, idx[:, k], axis=axis) * w[:, k].reshape(shape)
-        out = term if out is None else out + term
+        if out is None:
+            out = term + x.dtype.type(0) if from_zero else term
+        else:
+            out = out + term
     return out
 
 

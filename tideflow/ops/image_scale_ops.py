@@ -16,6 +16,7 @@ from tideflow.ops.array_ops import _check_rank, _in, _np
 from tideflow.ops.gradients import dense
 from tideflow.ops.image_resize_ops import (
     _IMAGE_T,
+    _gather_taps,
     _invalid,
     _out_size,
     _size_dims,
@@ -108,19 +109,6 @@ def _spans(in_size, out_size, scale, translate, kernel_type, antialias):
     return np.clip(src, 0, in_size - 1), w
 
 
-def _gather_taps_float(x, taps, axis):
-    """TF's GatherRows/GatherColumns: each output a float sum, from zero, of weight times
-    input over the span's taps in turn (each product rounded)."""
-    idx, w = taps
-    shape = [1] * x.ndim
-    shape[axis] = -1
-    out = None
-    for k in range(idx.shape[1]):
-        term = np.take(x, idx[:, k], axis=axis) * w[:, k].reshape(shape)
-        out = term + _F(0) if out is None else out + term
-    return out
-
-
 def _vec2(t, what):
     v = _np(t).astype(np.float32)
     if v.shape != (2,):
@@ -149,8 +137,8 @@ def _scale_and_translate_kernel(images, size, scale, translation, *, kernel_type
         raise _invalid("input image must be of non-zero size")
     ty, tx = _axis_spans(h, w, oh, ow, scale, translation, kernel_type, antialias)
     # rows first into a float buffer, then columns, as TF's GatherSpans
-    y = _gather_taps_float(x.astype(np.float32), ty, 1)
-    return _gather_taps_float(y, tx, 2)
+    y = _gather_taps(x.astype(np.float32), ty, 1, from_zero=True)
+    return _gather_taps(y, tx, 2, from_zero=True)
 
 
 def _scale_and_translate_grad_kernel(grads, original_image, scale, translation, *, T,
@@ -164,8 +152,8 @@ def _scale_and_translate_grad_kernel(grads, original_image, scale, translation, 
     ty, tx = _axis_spans(h, w, oh, ow, scale, translation, kernel_type, antialias)
     # as TF: the forward spans turned into spans over the gradient's pixels, then gathered
     # as the forward pass gathers (rows, then columns, float sums in turn)
-    out = _gather_taps_float(g.astype(np.float32), _grad_taps(ty, oh, h), 1)
-    out = _gather_taps_float(out, _grad_taps(tx, ow, w), 2)
+    out = _gather_taps(g.astype(np.float32), _grad_taps(ty, oh, h), 1, from_zero=True)
+    out = _gather_taps(out, _grad_taps(tx, ow, w), 2, from_zero=True)
     return out.astype(T.as_numpy_dtype)
 
 
