@@ -7,6 +7,7 @@ from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.kernels import threads as threads_mod
 from tideflow.ops import eigen_float32
+from tideflow.ops.math_ops import _pow_in_double
 from tideflow.ops.unary_ops import _rsqrt  # (Eigen scalar path's 1 / sqrt, shared with Rsqrt)
 
 _F32 = np.float32
@@ -105,9 +106,14 @@ def _lrn_grad_f32(grads, image, out_image, depth_radius, bias, alpha, beta):
         norm = _ascending_window_sum(x * x, depth_radius)
         norm = _F32(alpha) * norm
         norm += _F32(bias)
-        power = eigen_float32.powf(norm, _F32(-beta))
+        power = _pow_in_double(norm, _F32(-beta))  # (glibc's powf, bit for bit)
         scaled = (_F32(_F32(-2) * _F32(alpha)) * _F32(beta)) * out_image.reshape(-1, depth)
+        # where dy_j is 0 TF adds nothing; a finite term times 0 adds a zero, which changes no
+        # sum (from +0), so only non-finite terms need the mask
         skip = g == 0
+        if not skip.any() or (np.isfinite(x).all() and np.isfinite(scaled).all()
+                               and np.isfinite(norm).all()):
+            skip = None
         r = min(depth_radius, depth - 1)
         for off in range(-r, r + 1):  # j = k + off, ascending
             k0, k1 = max(0, -off), min(depth, depth - off)
@@ -117,7 +123,7 @@ def _lrn_grad_f32(grads, image, out_image, depth_radius, bias, alpha, beta):
             if off == 0:
                 dyi += power
             dyi *= g[:, j0:j1]
-            if skip.any():
+            if skip is not None:
                 dyi[skip[:, j0:j1]] = 0
             out[:, k0:k1] += dyi
     return out.reshape(image.shape)
