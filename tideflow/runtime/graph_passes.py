@@ -297,7 +297,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     grappler_runs = grappler.runs(order)
     if grappler_runs:
         # TF folds (and pushes constants down) before it merges common subexpressions
-        handed_on = _times_ones(order, fed, fetches, replace, consts)
+        _times_ones(order, fed, fetches, replace, consts)
         grappler_push_down.constant_push_down(order, fed, fetches, replace, consts, device)
     # --- common subexpressions
     for op in cse:
@@ -322,8 +322,9 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             for a, b in zip(op._outputs, first._outputs):
                 replace[a] = replace.get(b, b)
     if grappler_runs:
-        for out in handed_on:  # (the operand may have been merged into another since)
-            replace[out] = replace.get(replace[out], replace[out])
+        # (a replacement's target may have been merged into another since: the passes below
+        # see each value's final tensor)
+        _resolve_chains(replace)
     if grappler_runs:
         grappler.log_softmax_rewrites(order, fed, fetches, replace, consts)
         grappler.convert_pow(order, fed, replace, consts)
@@ -368,7 +369,6 @@ def _times_ones(order, fed, fetches, replace, consts):
     keep = {replace.get(t, t) for t in fetches}
     # (a partition's plan has its own ops' values and its feeds, not what it receives: -1)
     here = set(order)
-    handed_on = []
     for op in order:
         if op._type != "Mul" or len(op._inputs) != 2 or op._control_inputs:
             continue
@@ -386,9 +386,7 @@ def _times_ones(order, fed, fetches, replace, consts):
                     and other._shape.is_fully_defined()
                     and other._shape.as_list() == out._shape.as_list()):
                 replace[out] = other
-                handed_on.append(out)
                 break
-    return handed_on
 
 
 # ops that read only the shape (and dtype) of an input, never its values
