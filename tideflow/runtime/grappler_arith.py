@@ -629,31 +629,35 @@ def _unique(leaves):
     return uniq
 
 
-def _new_op(like, name, ins, kernel, replace):
-    """A new op of the plan named ``name``, on ``like``'s device and with its output's dtype
-    and shape, whose ``kernel`` takes the values of ``ins`` as one list (an AddN by its
-    declaration)."""
+def _new_op(like, name, ins, kernel, replace, outs=None, op_type="AddN", t=None):
+    """A new op of the plan named ``name``, on ``like``'s device, whose ``kernel`` takes the
+    values of ``ins`` as one list: an AddN by its declaration with ``like``'s output's dtype
+    and shape, or (``op_type`` "ShapeN", its T ``t``) one output per tensor of ``outs``, with
+    its dtype and shape."""
 
     from tideflow.framework import op_registry
     from tideflow.framework.ops import Operation, Tensor, _InputList
 
+    outs = like._outputs[:1] if outs is None else outs
     op = object.__new__(Operation)
     op._graph = like._graph
     op._name = name
-    op._type = "AddN"
-    op._op_def = op_registry.get("AddN")
+    op._type = op_type
+    op._op_def = op_registry.get(op_type)
     op._inputs = _InputList(ins)
     op._control_inputs = ()
     op._control_outputs = ()
-    op._attrs = {"N": len(ins), "T": like._outputs[0].dtype.base_dtype}
+    op._attrs = {"N": len(ins), "T": t or outs[0].dtype.base_dtype}
     op._device = like._device
     op._id = next(_HOST_IDS)
     op._traceback = like._traceback
     op._original_op = None
     op._frame = like._frame
-    out = Tensor(op, 0, like._outputs[0].dtype)
-    out._shape = like._outputs[0]._shape
-    op._outputs = [out]
+    op._outputs = []
+    for i, like_out in enumerate(outs):
+        out = Tensor(op, i, like_out.dtype)
+        out._shape = like_out._shape
+        op._outputs.append(out)
     replace.kernels[op] = kernel_decl(op, kernel)
     return op
 

@@ -222,30 +222,11 @@ def _group_kernel(inner, roots, exports, kernels, replace, consts):
 
 
 def _host_op(like, roots, exports, kernel, replace):
-    """The group as a new op of the plan (not of the graph): the roots in, the exports out."""
-    from tideflow.framework import op_registry
-    from tideflow.framework.ops import Operation, Tensor, _InputList
-    from tideflow.runtime.grappler import kernel_decl
-    from tideflow.runtime.grappler_arith import _HOST_IDS
+    """The group as a new op of the plan (not of the graph): the roots in, the exports out
+    (ShapeN's declaration: one list of inputs, a list of outputs)."""
+    from tideflow.runtime.grappler_arith import _new_op
 
-    op = object.__new__(Operation)
-    op._graph = like._graph
-    op._name = like._name
-    op._type = "ShapeN"  # (one list of inputs, a list of outputs)
-    op._op_def = op_registry.get("ShapeN")
-    op._inputs = _InputList(roots)
-    op._control_inputs = ()
-    op._control_outputs = ()
-    op._attrs = {"N": len(roots), "T": roots[0].dtype.base_dtype, "out_type": dtypes.int32}
-    op._device = like._device
-    op._id = next(_HOST_IDS)
-    op._traceback = like._traceback
-    op._original_op = None
-    op._frame = like._frame
-    op._outputs = []
-    for i, t in enumerate(exports):
-        out = Tensor(op, i, t.dtype)
-        out._shape = t._shape
-        op._outputs.append(out)
-    replace.kernels[op] = kernel_decl(op, kernel)
+    op = _new_op(like, like._name, roots, kernel, replace, outs=exports, op_type="ShapeN",
+                 t=roots[0].dtype.base_dtype)
+    op._attrs["out_type"] = dtypes.int32
     return op
