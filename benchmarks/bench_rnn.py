@@ -13,7 +13,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 
@@ -55,19 +54,13 @@ def lstm_step(kind):
 
 def _rate(kind, grouped, rounds=5, steps=10):
     """Median steps/s of the model in this process, with or without the shape groups."""
+    from bench_training import _steps_per_sec
+
     from tideflow.runtime import shape_memo
 
     shape_memo.ENABLED = grouped
     step, calls = lstm_step(kind)
-    for _ in range(3):
-        step()
-    rates = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            step()
-        rates.append(steps / (time.perf_counter() - t0))
-    return statistics.median(rates), calls
+    return _steps_per_sec(step, warmup=3, steps=steps, repeat=rounds), calls
 
 
 def compare(kind, rounds=3):
