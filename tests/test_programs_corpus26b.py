@@ -1,0 +1,108 @@
+"""TF 1.x programs from public repositories (text, tabular, RL and small utilities), each
+reduced to a standalone form with small synthetic data: the API calls, graph structure and
+training loop kept, sizes and step counts shrunk. Expected values were printed by TF 1.15
+(tensorflow-cpu 1.15.0) running the same reduced program with the same seeds."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _f32(x):
+    return np.float32(x).item()
+
+
+@pytest.mark.parametrize("k, plain, transposed_b", [
+    # measured in TF 1.15: RandomState(0) draws, [1, k] @ [k, 1] and [1, k] @ ([1, k])^T
+    (20, 2.399787425994873, 2.3997879028320312),
+    (37, -12.837834358215332, -12.837833404541016),
+    (200, 26.5933837890625, 26.593381881713867),
+])
+def test_row_times_column_matmul_adds_in_tfs_order(k, plain, transposed_b):
+    # a batch-of-one critic's value (state [1, n] @ w [n, 1]): TF's matrix-vector product adds
+    # the products in order (blocks of 16 from k = 128), or by 8-float lanes with b transposed;
+    # tideflow took NumPy's dot there, a last bit away in a third of the cases
+    rs = np.random.RandomState(0)
+    for kk in (20, 37, 200):
+        u = rs.randn(1, kk).astype(np.float32)
+        w = rs.randn(kk, 1).astype(np.float32)
+        if kk == k:
+            break
+    a = tf.placeholder(tf.float32, [1, k])
+    b = tf.placeholder(tf.float32, [k, 1])
+    bt = tf.placeholder(tf.float32, [1, k])
+    with tf.Session() as sess:
+        r1, r2 = sess.run([tf.matmul(a, b), tf.matmul(a, bt, transpose_b=True)],
+                          {a: u, b: w, bt: w.T})
+    assert r1.item() == plain and r2.item() == transposed_b
+
+
+def test_sadaku_actor_critic_with_one_state_per_step():
+    # Sadaku1993/ReinforcementLearning Actor_Critic/actor_critic.py (CartPole replaced by a
+    # small deterministic environment): tf.random_normal weights, softmax policy indexed by a
+    # fed action, critic TD error r + GAMMA * v_ - v, two AdamOptimizers in scopes 'train'
+    np.random.seed(2)
+    tf.set_random_seed(2)
+    gamma = 0.9
+
+    def layer(x, n_in, n_out, act):
+        w = tf.Variable(tf.random_normal([n_in, n_out], stddev=1.0))
+        b = tf.Variable(tf.random_normal([n_out], stddev=0.1))
+        return act(tf.add(tf.matmul(x, w), b)), w
+
+    s_a = tf.placeholder(tf.float32, [1, 4], "state")
+    a_ph = tf.placeholder(tf.int32, None, "act")
+    td_ph = tf.placeholder(tf.float32, None, "td_error")
+    with tf.variable_scope("Actor"):
+        h, w_first = layer(s_a, 4, 20, tf.nn.relu)
+        probs, _ = layer(h, 20, 2, tf.nn.softmax)
+    with tf.variable_scope("exp_v"):
+        log_prob = tf.log(probs[0, a_ph])
+        exp_v = tf.reduce_mean(log_prob * td_ph)
+    with tf.variable_scope("train"):
+        train_a = tf.train.AdamOptimizer(0.001).minimize(-exp_v)
+    s_c = tf.placeholder(tf.float32, [1, 4], "state")
+    v_next = tf.placeholder(tf.float32, [1, 1], "v_next")
+    r_ph = tf.placeholder(tf.float32, None, "r")
+    with tf.variable_scope("Critic"):
+        hc, _ = layer(s_c, 4, 20, tf.nn.relu)
+        v, _ = layer(hc, 20, 1, tf.identity)
+    with tf.variable_scope("squared_TD_error"):
+        td = r_ph + gamma * v_next - v
+        loss = tf.square(td)
+    with tf.variable_scope("train"):
+        train_c = tf.train.AdamOptimizer(0.01).minimize(loss)
+    # names printed by TF 1.15
+    assert w_first.name == "Actor/Variable:0" and log_prob.name == "exp_v/Log:0"
+    assert train_a.name == "train/Adam" and train_c.name == "train_1/Adam"
+    assert s_c.name == "state_1:0" and td.name == "squared_TD_error/sub:0"
+    assert td.shape.ndims is None and exp_v.shape.as_list() == []
+    env = np.random.RandomState(1)
+    got = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(2):
+            x = env.uniform(-0.05, 0.05, 4)
+            for t in range(12):
+                p = sess.run(probs, {s_a: x[None]})
+                act = np.random.choice(2, p=p.ravel())
+                x2 = x + (0.1 if act else -0.1) * np.array([1, 0.5, -0.3, 0.2])
+                x2 = x2 + env.normal(0, 0.01, 4)
+                done = abs(x2[0]) > 0.5 or t == 11
+                r = -20.0 if done else 1.0
+                vn = sess.run(v, {s_c: x2[None]})
+                err, _ = sess.run([td, train_c], {s_c: x[None], v_next: vn, r_ph: r})
+                ev, _ = sess.run([exp_v, train_a], {s_a: x[None], a_ph: act, td_ph: err})
+                x = x2
+                if done:
+                    got.append((err.item(), ev.item()))
+                    break
+    # measured in TF 1.15 (episode-end TD error and exp_v)
+    assert got == [(_f32(-20.897753), _f32(10.412056)), (_f32(-19.736675), _f32(13.880735))]
