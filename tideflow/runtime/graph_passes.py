@@ -300,6 +300,12 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         _times_ones(order, fed, fetches, replace, consts)
         grappler_push_down.constant_push_down(order, fed, fetches, replace, consts, device)
     # --- common subexpressions
+    # TF's grappler (DedupComputations) leaves a fetched node alone: it is neither merged into
+    # a twin nor made the one twins merge into, and the names its merges leave decide the
+    # order an AddN sums in (by name). TF's classic CSE merges fetched twins after grappler
+    # is done, so they are merged here after the grappler passes too.
+    fetched = {t._op for t in fetches} if fetches else ()
+    late = []
     for op in cse:
         if op in replace.kernels or any(replace.get(t, t) is not t for t in op._outputs):
             continue  # rewritten above: computes something else now
@@ -314,6 +320,9 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             )
             hash(key)
         except TypeError:
+            continue
+        if op in fetched:
+            late.append((op, key))
             continue
         first = seen.get(key)
         if first is None:
@@ -335,6 +344,13 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         grappler_arith.mul_square_names(order, fed, replace, consts)
         grappler_arith.arithmetic_stages(order, fed, fetches, replace, consts, device)
         grappler.add_n_order(order, fed, replace, consts, device)
+    for op, key in late:
+        if op in replace.kernels or any(replace.get(t, t) is not t for t in op._outputs):
+            continue
+        first = seen.setdefault(key, op)
+        if first is not op and first not in replace.kernels:
+            for a, b in zip(op._outputs, first._outputs):
+                replace[a] = replace.get(b, b)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)

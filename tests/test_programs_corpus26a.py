@@ -1,0 +1,151 @@
+"""Public TF 1.x vision and generative programs (GANs, spatial transformers, capsules, VAEs,
+style transfer, U-Nets, ResNets), reduced to small synthetic data and run as TF 1.15 ran them;
+each test names the repository and file it comes from. Expected values were measured with
+TF 1.15.0 (CPU) running the same reduced program."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_fetched_twin_keeps_its_name_for_add_n_order():
+    # TF's grappler does not merge a fetched node with its twin (DedupComputations preserves
+    # fetches), so an AddN over the twins sums them in the twins' own name order: mul_10,
+    # mul_11, mul_8, mul_9 (TF 1.15's bits); merging first sorted them as mul_4..mul_7
+    rng = np.random.RandomState(5)
+    vals = [(rng.randn(64) * 10.0 ** rng.randint(-3, 3, 64)).astype(np.float32)
+            for _ in range(4)]
+    x = tf.placeholder(tf.float32, [64])
+    _ = [x * float(i) for i in range(4)]  # (mul .. mul_3)
+    c = [tf.constant(v) for v in vals]
+    p = [ci * x for ci in c]
+    twins = [ci * x for ci in c]
+    assert [t.op.name for t in twins] == ["mul_8", "mul_9", "mul_10", "mul_11"]
+    s = tf.add_n(twins)
+    with tf.Session() as sess:
+        out = sess.run(p + [s], {x: np.full(64, 1.37, np.float32)})
+        alone = sess.run(s, {x: np.full(64, 1.37, np.float32)})
+    by_name = ((out[2] + out[3]) + out[0]) + out[1]
+    np.testing.assert_array_equal(out[-1], by_name)
+    np.testing.assert_array_equal(alone, by_name)
+    assert out[-1].view(np.uint32)[:8].tolist() == [  # (TF 1.15's bits)
+        1128013611, 1085750125, 1107637597, 1099904384, 3199373161, 3219367748, 3234545795,
+        3256579887]
+
+
+# --- kevinzakka/spatial-transformer-network: stn/transformer.py ------------------------------
+
+def _stn(input_fmap, theta, out_dims=None):
+    B = tf.shape(input_fmap)[0]
+    H = tf.shape(input_fmap)[1]
+    W = tf.shape(input_fmap)[2]
+    theta = tf.reshape(theta, [B, 2, 3])
+    if out_dims:
+        batch_grids = _affine_grid(out_dims[0], out_dims[1], theta)
+    else:
+        batch_grids = _affine_grid(H, W, theta)
+    x_s = batch_grids[:, 0, :, :]
+    y_s = batch_grids[:, 1, :, :]
+    return _bilinear(input_fmap, x_s, y_s)
+
+def _pixels(img, x, y):
+    shape = tf.shape(x)
+    batch_size = shape[0]
+    height = shape[1]
+    width = shape[2]
+    batch_idx = tf.range(0, batch_size)
+    batch_idx = tf.reshape(batch_idx, (batch_size, 1, 1))
+    b = tf.tile(batch_idx, (1, height, width))
+    indices = tf.stack([b, y, x], 3)
+    return tf.gather_nd(img, indices)
+
+def _affine_grid(height, width, theta):
+    num_batch = tf.shape(theta)[0]
+    x = tf.linspace(-1.0, 1.0, width)
+    y = tf.linspace(-1.0, 1.0, height)
+    x_t, y_t = tf.meshgrid(x, y)
+    x_t_flat = tf.reshape(x_t, [-1])
+    y_t_flat = tf.reshape(y_t, [-1])
+    ones = tf.ones_like(x_t_flat)
+    sampling_grid = tf.stack([x_t_flat, y_t_flat, ones])
+    sampling_grid = tf.expand_dims(sampling_grid, axis=0)
+    sampling_grid = tf.tile(sampling_grid, tf.stack([num_batch, 1, 1]))
+    theta = tf.cast(theta, 'float32')
+    sampling_grid = tf.cast(sampling_grid, 'float32')
+    batch_grids = tf.matmul(theta, sampling_grid)
+    batch_grids = tf.reshape(batch_grids, [num_batch, 2, height, width])
+    return batch_grids
+
+def _bilinear(img, x, y):
+    H = tf.shape(img)[1]
+    W = tf.shape(img)[2]
+    max_y = tf.cast(H - 1, 'int32')
+    max_x = tf.cast(W - 1, 'int32')
+    zero = tf.zeros([], dtype='int32')
+    x = tf.cast(x, 'float32')
+    y = tf.cast(y, 'float32')
+    x = 0.5 * ((x + 1.0) * tf.cast(max_x-1, 'float32'))
+    y = 0.5 * ((y + 1.0) * tf.cast(max_y-1, 'float32'))
+    x0 = tf.cast(tf.floor(x), 'int32')
+    x1 = x0 + 1
+    y0 = tf.cast(tf.floor(y), 'int32')
+    y1 = y0 + 1
+    x0 = tf.clip_by_value(x0, zero, max_x)
+    x1 = tf.clip_by_value(x1, zero, max_x)
+    y0 = tf.clip_by_value(y0, zero, max_y)
+    y1 = tf.clip_by_value(y1, zero, max_y)
+    Ia = _pixels(img, x0, y0)
+    Ib = _pixels(img, x0, y1)
+    Ic = _pixels(img, x1, y0)
+    Id = _pixels(img, x1, y1)
+    x0 = tf.cast(x0, 'float32')
+    x1 = tf.cast(x1, 'float32')
+    y0 = tf.cast(y0, 'float32')
+    y1 = tf.cast(y1, 'float32')
+    wa = (x1-x) * (y1-y)
+    wb = (x1-x) * (y-y0)
+    wc = (x-x0) * (y1-y)
+    wd = (x-x0) * (y-y0)
+    wa = tf.expand_dims(wa, axis=3)
+    wb = tf.expand_dims(wb, axis=3)
+    wc = tf.expand_dims(wc, axis=3)
+    wd = tf.expand_dims(wd, axis=3)
+    return tf.add_n([wa*Ia, wb*Ib, wc*Ic, wd*Id])
+
+
+def test_kevinzakka_spatial_transformer_trains_a_localisation_net():
+    tf.set_random_seed(3)
+    imgs = np.random.RandomState(0).rand(3, 4, 6, 2).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None, 4, 6, 2])
+    ident = np.array([[1., 0, 0], [0, 1., 0]]).flatten().astype(np.float32)
+    W_loc = tf.Variable(tf.zeros([4 * 6 * 2, 6]), name='W_loc')
+    b_loc = tf.Variable(initial_value=ident, name='b_loc')
+    theta = tf.nn.tanh(tf.matmul(tf.reshape(x, [-1, 48]), W_loc) + b_loc)
+    h = _stn(x, theta)
+    h2 = _stn(x, theta, out_dims=(3, 5))
+    assert (str(h.shape), str(h2.shape), h.name, h2.name) == (
+        "(?, ?, ?, 2)", "(?, 3, 5, 2)", "AddN:0", "AddN_1:0")
+    logits = tf.layers.dense(tf.reshape(h, [-1, 48]), 3)
+    y = tf.placeholder(tf.int64, [None])
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        o, o2 = s.run([h, h2], {x: imgs})
+        np.testing.assert_allclose(o[0, :2, :3, 0], [[0.51649, 0.46321, 0.37272],
+                                                     [0.39287, 0.19884, 0.14804]], atol=6e-6)
+        assert o2.shape == (3, 3, 5, 2) and round(float(o2.sum()), 4) == 43.6482
+        losses = [s.run([train, loss], {x: imgs, y: [0, 1, 2]})[1] for _ in range(4)]
+        th = s.run(theta, {x: imgs})
+    # (TF 1.15's values; the last bits after a step depend on its GEMM's order, see
+    # docs/design.md on MatMul)
+    np.testing.assert_allclose(losses, [1.3902639150619507, 1.2265149354934692,
+                                        1.1864174604415894, 1.060978889465332], rtol=1e-6)
+    np.testing.assert_allclose(th[:, 0], [-0.96233, -0.88351, -0.97376], atol=2e-5)
