@@ -106,3 +106,61 @@ def test_sadaku_actor_critic_with_one_state_per_step():
                     break
     # measured in TF 1.15 (episode-end TD error and exp_v)
     assert got == [(_f32(-20.897753), _f32(10.412056)), (_f32(-19.736675), _f32(13.880735))]
+
+
+def test_fused_dense_of_a_batch_of_one_takes_the_matrix_vector_order():
+    # a dense layer's MatMul + BiasAdd (fused by TF's remapper) on a single example: TF's
+    # _FusedMatMul contracts a row vector with Eigen's matrix-vector product, as the plain
+    # MatMul does (with b transposed: each output's products in order), not the GEMM; the
+    # expected values were printed by TF 1.15 for all three forms
+    rs = np.random.RandomState(3)
+    x = rs.randn(1, 20).astype(np.float32)
+    w = rs.randn(20, 3).astype(np.float32)
+    b = rs.randn(3).astype(np.float32)
+    px = tf.placeholder(tf.float32, [None, 20])
+    o1 = tf.nn.bias_add(tf.matmul(px, tf.constant(w)), tf.constant(b))
+    o2 = tf.nn.bias_add(tf.matmul(px, tf.constant(w.T.copy()), transpose_b=True),
+                        tf.constant(b))
+    o3 = tf.nn.bias_add(tf.matmul(px, tf.constant(w[:, :1].copy())), tf.constant(b[:1]))
+    with tf.Session() as sess:
+        r1, r2, r3 = sess.run([o1, o2, o3], {px: x})
+    expect = [_f32(-6.5490641593933105), _f32(1.6112483739852905), _f32(-2.193943977355957)]
+    assert r1.ravel().tolist() == expect and r2.ravel().tolist() == expect
+    assert r3.ravel().tolist() == expect[:1]
+
+
+def test_chyyk_time_series_rnn_predicts_one_window():
+    # CH-YYK/RNN-Time-Series-tf test_ts.py: OutputProjectionWrapper(BasicRNNCell(relu)) in
+    # dynamic_rnn, MSE loss (GradientDescent here, Adam's square-root packets being a known
+    # last-bit difference), then the prediction for one window (a batch of one through the
+    # fused projection inside the while loop)
+    tf.set_random_seed(42)
+    X = tf.placeholder(tf.float32, [None, 6, 1])
+    y = tf.placeholder(tf.float32, [None, 6, 1])
+    cell = tf.contrib.rnn.OutputProjectionWrapper(
+        tf.contrib.rnn.BasicRNNCell(num_units=10, activation=tf.nn.relu), output_size=1)
+    outputs, states = tf.nn.dynamic_rnn(cell, X, dtype=tf.float32)
+    loss = tf.reduce_mean(tf.square(outputs - y))
+    training_op = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+    series = (np.sin(np.arange(40)) + 1 + 0.1 * np.random.RandomState(0).randn(40))
+    series = series.astype(np.float32)
+    got = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for it in range(4):
+            xb = np.stack([series[it + j: it + j + 6] for j in range(4)])[..., None]
+            yb = np.stack([series[it + j + 1: it + j + 7] for j in range(4)])[..., None]
+            sess.run(training_op, {X: xb, y: yb})
+            got.append(loss.eval({X: xb, y: yb}).item())
+        pred = sess.run(outputs, {X: xb[:1]}).ravel().tolist()
+        st = sess.run(states, {X: xb[:1]}).ravel().tolist()
+    # measured in TF 1.15
+    assert (outputs.name, states.name) == ("rnn/transpose_1:0", "rnn/while/Exit_3:0")
+    assert got == [_f32(v) for v in (0.5120176672935486, 0.47236180305480957,
+                                     0.4345869719982147, 0.3640495240688324)]
+    assert pred == [_f32(v) for v in (1.1121160984039307, 0.9038900136947632,
+                                      0.2213677167892456, 0.6554040908813477,
+                                      1.4140844345092773, 1.554412841796875)]
+    assert st == [_f32(v) for v in (0.4545340836048126, 0.6011241674423218,
+                                    0.5528289675712585, 0.0, 0.0, 0.9303373098373413,
+                                    0.5723938345909119, 0.0, 0.0, 0.0)]
