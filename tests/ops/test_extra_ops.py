@@ -220,9 +220,10 @@ def test_searchsorted_shapes_and_errors():
 def test_tensor_scatter_static_errors_name_the_op_and_shapes():
     t = tf.zeros([4, 3])
     # TF's words; the op is named by the " for 'TensorScatterUpdate' (op: ...)" suffix
-    with pytest.raises(ValueError, match=r"The inner 1 dimensions of input.shape=\[4,3\] must "
+    with pytest.raises(ValueError, match=r"The inner 1 dimensions of output.shape=\[4,3\] must "
                                          r"match the inner 1 dimensions of updates.shape="
-                                         r"\[2,2\] for 'TensorScatterUpdate'"):
+                                         r"\[2,2\]: Dimension 0 in both shapes must be "
+                                         r"equal, .* for 'TensorScatterUpdate'"):
         tf.tensor_scatter_update(t, [[0], [1]], tf.zeros([2, 2]))
     with pytest.raises(ValueError, match=r"The outer 1 dimensions of indices.shape=\[2,1\] must "
                                          r"match the outer 1 dimensions of updates.shape=\[3,3\]"):

@@ -85,8 +85,9 @@ class AttrSpec:
                 self.type = "string"
                 self.allowed = dict.fromkeys(ast.literal_eval(s) for s in items)
             else:
-                self.type = "type"
-                self.allowed = dict.fromkeys(dtypes.as_dtype(s) for s in items)
+                self.type = "type"  # (a group among the names stands for its types)
+                self.allowed = dict.fromkeys(dtypes.as_dtype(t) for s in items
+                                             for t in _GROUPS.get(s, s).split())
         elif typ in _GROUPS:
             self.type = "type"
             self.allowed = dict.fromkeys(dtypes.as_dtype(s) for s in _GROUPS[typ].split())

@@ -99,20 +99,18 @@ def _broadcast_to_shape(op):
     if target.ndims is None or s.ndims is None:
         return [target]
     if s.ndims > target.ndims:
-        raise ValueError(
-            f"Incompatible shapes: {_shape_str(s)} vs. {_shape_str(target)} (input has higher "
-            "rank than the target shape)"
-        )
+        raise ValueError(f"Shape must be at most rank {target.ndims} but is rank {s.ndims}")
     out = target.dims
     off = target.ndims - s.ndims
-    for i, d in enumerate(s.dims):
-        t = out[off + i]
+    # TF merges from the last dimension back: the first clash from the right is named
+    for i in range(s.ndims - 1, -1, -1):
+        d, t = s.dims[i], out[off + i]
         if d.value is None or d.value == 1:
             continue
         if t.value is None:
             out[off + i] = d
         elif t.value != d.value:
-            raise ValueError(f"Incompatible shapes: {_shape_str(s)} vs. {_shape_str(target)}")
+            raise ValueError(f"Dimensions must be equal, but are {d.value} and {t.value}")
     return [out]
 
 

@@ -376,11 +376,24 @@ def scatter_shape_mismatch(ix, up, target, target_name="input"):
             TensorShape(ix.dims[:-1])):
         return ValueError(
             f"The outer {outer} dimensions of indices.shape={_shape_str(ix)} must match the "
-            f"outer {outer} dimensions of updates.shape={_shape_str(up)}")
+            f"outer {outer} dimensions of updates.shape={_shape_str(up)}: "
+            f"{_merge_error(ix.dims[:-1], up.dims[:outer])}")
     return ValueError(
         f"The inner {max(target.ndims - k, 0)} dimensions of {target_name}.shape="
         f"{_shape_str(target)} must match the inner {up.ndims - outer} dimensions of "
-        f"updates.shape={_shape_str(up)}")
+        f"updates.shape={_shape_str(up)}: {_merge_error(target.dims[k:], up.dims[outer:])}")
+
+
+def _merge_error(a, b):
+    """TF's shape-inference Merge error for two partial shapes (lists of Dimensions)."""
+    if len(a) != len(b):
+        return f"Shapes must be equal rank, but are {len(a)} and {len(b)}"
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x.value is not None and y.value is not None and x.value != y.value:
+            return (f"Dimension {i} in both shapes must be equal, but are {x.value} and "
+                    f"{y.value}. Shapes are {_shape_str(TensorShape(a))} and "
+                    f"{_shape_str(TensorShape(b))}.")
+    return ""
 
 
 def check_empty_target(target, ix, up):

@@ -751,7 +751,8 @@ def _add_n_shape(op):
 
 
 op_registry.declare(
-    "AddN", inputs=["inputs: N * T"], outputs=["sum: T"], attrs=["N: int >= 1", "T: numbertype"],
+    "AddN", inputs=["inputs: N * T"], outputs=["sum: T"],
+    attrs=["N: int >= 1", "T: {numbertype, variant}"],
     shape=_add_n_shape, kernel=_add_n, grad=_add_n_grad,
 )
 

@@ -14,7 +14,9 @@ _INDEX = "Tindices: {int32, int64}"
 
 
 def _check_static(op_type, target, ix, up):
-    """ValueError when the static shapes prove ``updates`` cannot be scattered into ``target``."""
+    """ValueError when the static shapes prove ``updates`` cannot be scattered into ``target``
+    (named "input" for a ref variable's ScatterNd*, "output" for TensorScatter*, as TF's)."""
+    target_name = "output" if op_type.startswith("TensorScatter") else "input"
     if ix.ndims == 0:
         raise ValueError(f"{op_type}: indices must be at least rank 1 but is rank 0")
     from tideflow.ops.gather_ops import check_empty_target
@@ -34,7 +36,7 @@ def _check_static(op_type, target, ix, up):
     if not up.is_compatible_with(want):
         from tideflow.ops.gather_ops import scatter_shape_mismatch
 
-        raise scatter_shape_mismatch(ix, up, target)
+        raise scatter_shape_mismatch(ix, up, target, target_name)
 
 
 def _scatter_into(op_type, out, indices, updates, mode, op=None):

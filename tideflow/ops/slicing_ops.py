@@ -56,6 +56,9 @@ def _slice_shape(op):
     # as in TF: a size of -1 resolves only when the whole size vector is constant, and sizes
     # past the end are left for the kernel to reject
     size_known = None not in size
+    bad = [z for z in size if z is not None and z < -1]
+    if bad:  # (TF reads the sizes as a shape tensor: -1 is unknown, below it invalid)
+        raise ops.shape_tensor_error(f"Invalid value in tensor used for shape: {bad[0]}")
     out = []
     for i in range(n):
         d = None if s.ndims is None else s.dims[i].value

@@ -857,11 +857,12 @@ def _cumlse_scan(a, axis, exclusive, lowest):
 
 def _cumlse_kernel(x, axis, *, exclusive, reverse):
     axis = int(axis)
-    if not -x.ndim <= axis < max(x.ndim, 1):
+    if not -x.ndim <= axis < x.ndim:  # TF's ScanOp check, the axis named after the wrap
         from tideflow.framework import errors
 
         raise errors.InvalidArgumentError(
-            None, None, f"axis {axis} is out of range for a tensor of rank {x.ndim}")
+            None, None, f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but "
+            f"got {axis + x.ndim if axis < 0 else axis}")
     a = np.asarray(x, np.float64)
     if reverse:
         a = np.flip(a, axis)
