@@ -48,10 +48,82 @@ class OpError(Exception):
         return self._node_def
 
     def __str__(self):
-        return self._message
+        # as TF 1.15's: an error that names an op of the graph shows where the op was made
+        if self._op is None:
+            return self._message
+        return _with_stack_trace(self._message, self._op)
 
     def __reduce__(self):
         return type(self), (self._node_def, None, self._message)
+
+
+def _display_name(filename, main):
+    # Python 3.7 (TF 1.15's) named the main script's frames as the command line gave it
+    # ("train.py"); later Pythons make it absolute
+    return main[1] if main and filename == main[0] else filename
+
+
+def _main_script():
+    import os
+    import sys
+
+    argv0 = sys.argv[0] if sys.argv else ""
+    if not argv0 or os.path.isabs(argv0):
+        return None
+    return os.path.abspath(argv0), argv0
+
+
+def _compact(frames, main):
+    """TF 1.15's ``_compact_stack_trace``: the frames' files less the folder they share (TF's
+    own files always among them: here tideflow's)."""
+    import os
+
+    from tideflow.framework import ops as _ops
+
+    frames = [(_display_name(f[0], main),) + tuple(f[1:]) for f in frames]
+    files = {f[0] for f in frames if "<embedded" not in f[0]}
+    files.add(_ops._PKG_DIR)
+    prefix = os.path.split(os.path.commonprefix(sorted(files)))[0]
+    if prefix:
+        frames = [(f[0][len(prefix):],) + f[1:] if f[0].startswith(prefix) else f
+                  for f in frames]
+    return frames
+
+
+def _with_stack_trace(message, op):
+    """TF 1.15's ``OpError.__str__``: the message, then the stack that made the op (and each op
+    it stands for, their frames in common with the previous trace elided)."""
+    import traceback
+
+    main = _main_script()
+    out = [f"{message}\n\nOriginal stack trace for {op.name!r}:\n"]
+    curr = traceback.format_list(_compact(op.traceback, main))
+    out.extend(curr)
+    original = getattr(op, "_original_op", None)
+    while original is not None:
+        out.append(f"\n...which was originally created as op {original.name!r}, defined at:\n")
+        prev, curr = curr, traceback.format_list(_compact(original.traceback, main))
+        # (TF's elision, as written: a differing line after a run is added char by char,
+        # which joins to the same text)
+        eliding, count, last = False, 0, None
+        for line, line_in_prev in zip(curr, prev):
+            if line == line_in_prev:
+                if eliding:
+                    count += 1
+                    last = line
+                else:
+                    out.append(line)
+                    eliding, count = True, 0
+            else:
+                if eliding:
+                    if count > 0:
+                        out.append(f"[elided {count - 1} identical lines from previous "
+                                   "traceback]\n")
+                        out.append(last)
+                    eliding = False
+                out.extend(line)
+        original = original._original_op
+    return "".join(out)
 
 
 def _make(name, code, doc):

@@ -492,13 +492,9 @@ class Operation:
 
     @property
     def traceback(self):
-        """TF's (filename, lineno, function, source line) of the line that made this op."""
-        if not self._traceback:
-            return ()
-        import linecache
-
-        f, line, fn = self._traceback[:3]
-        return ((f, line, fn, linecache.getline(f, line).strip()),)
+        """TF's (filename, lineno, function, source line) of each frame of the stack that made
+        this op, outermost first."""
+        return stack_of(self)
 
     def _traceback_tuple(self):
         return self._traceback
@@ -2053,13 +2049,72 @@ def _evaluated_value(op, index):
 # ------------------------------------------------------------------------------------------
 
 
+# the stack above the last op's user frame: (that frame's caller, its instruction offset, the
+# stack from it outward). A live caller at the same offset has the same callers above it, so
+# the ops a function makes share one walk of the stack. (A generator's frame is never kept: it
+# may be resumed from elsewhere.) Keeping the caller alive guards its identity
+_stack_above = (None, -1, ())
+_RESUMABLE = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+
+
 def _user_frame():
+    """Where an op is made: the innermost frame outside tideflow as (file, line, function),
+    then the stack above it as TF 1.15 records it for an error's "Original stack trace" (a flat
+    tuple of code objects and instruction offsets, innermost first: line numbers and source
+    lines are looked up only when an error or ``op.traceback`` asks for them). tideflow's own
+    frames below the user's are left out, where TF 1.15 lists its own."""
+    global _stack_above
     f = sys._getframe(2)
     while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
         f = f.f_back
     if f is None:
         return None
-    return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+    code = f.f_code
+    caller = f.f_back
+    if caller is None:
+        return (code.co_filename, f.f_lineno, code.co_name, ())
+    offset = caller.f_lasti
+    kept = _stack_above
+    if kept[0] is caller and kept[1] == offset:
+        return (code.co_filename, f.f_lineno, code.co_name, kept[2])
+    stack = []
+    append = stack.append
+    g = caller
+    while g is not None:
+        append(g.f_code)
+        append(g.f_lasti)
+        g = g.f_back
+    stack = tuple(stack)
+    if not caller.f_code.co_flags & _RESUMABLE:
+        _stack_above = (caller, offset, stack)
+    return (code.co_filename, f.f_lineno, code.co_name, stack)
+
+
+def _line_at(code, offset):
+    for start, end, line in code.co_lines():
+        if start <= offset < end and line is not None:
+            return line
+    return code.co_firstlineno
+
+
+def stack_of(op):
+    """``op``'s stack where it was made, outermost frame first, as TF 1.15's
+    ``Operation.traceback``: (file, line, function, source line) tuples."""
+    import linecache
+
+    tb = op._traceback
+    if not tb:
+        return ()
+    stack = tb[3] if len(tb) > 3 else ()  # (only the user frame: a 3-tuple)
+    out = []
+    for i in range(len(stack) - 2, -1, -2):
+        code = stack[i]
+        line = _line_at(code, stack[i + 1])
+        out.append((code.co_filename, line, code.co_name,
+                    linecache.getline(code.co_filename, line).strip() or None))
+    f, line, fn = tb[:3]
+    out.append((f, line, fn, linecache.getline(f, line).strip() or None))
+    return tuple(out)
 
 
 def _type_name_list(allowed):

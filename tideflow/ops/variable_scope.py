@@ -8,6 +8,7 @@ import enum
 import functools
 import inspect
 import threading
+import traceback
 
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import as_shape
@@ -123,10 +124,8 @@ class _VariableStore:
 
         if name in self._vars:
             if reuse is False:
-                where = "".join(
-                    f'  File "{f}", line {line}, in {fn}\n'
-                    for f, line, fn, *_ in self._vars[name].op.traceback
-                )
+                # as TF 1.15's: the innermost frames first, at most 5 (TF's own left out)
+                where = "".join(traceback.format_list(self._vars[name].op.traceback[::-1][:5]))
                 raise ValueError(
                     f"Variable {name} already exists, disallowed. Did you mean to set reuse=True "
                     f"or reuse=tf.AUTO_REUSE in VarScope? Originally defined at:\n\n{where}"

@@ -236,8 +236,9 @@ def _no_such_device(op, req, spec, devices):
     """TF 1.15's error for an op explicitly assigned to a device the session lacks."""
     names = ", ".join(d.name for d in listed_devices(list(devices)))
     gpu = spec.device_type == "GPU" and not any(d.device_type == "GPU" for d in devices)
+    # (op None: TF 1.15's session names no op for a placement error, so no stack is shown)
     return errors.InvalidArgumentError(
-        None, op,
+        None, None,
         f"Cannot assign a device for operation {op._name}: node {op._name} (defined at "
         f"{op._user_location})  was explicitly assigned to {req} but available devices are "
         f"[ {names} ]. Make sure the device specification refers to a valid device."
@@ -283,7 +284,7 @@ def _merge_requests(group, job, allow_soft):
         elif not allow_soft:
             a, b = group.requester, op
             raise errors.InvalidArgumentError(
-                None, b,
+                None, None,
                 f"Cannot colocate nodes {{{{colocation_node {b._name}}}}} and {{{{colocation_node "
                 f"{a._name}}}}}: Cannot merge devices with incompatible ids or types: "
                 f"'{merged.to_string()}' and '{spec.to_string()}'")
@@ -320,7 +321,7 @@ def _feasible(group, devices, job, allow_soft):
     if spec is None or (matching and not kernel_ok):
         types = sorted({d.device_type for d in devices})
         raise errors.InvalidArgumentError(
-            None, op,
+            None, None,
             f"Cannot assign a device for operation '{op._name}': Could not satisfy the "
             "colocation group's kernel constraints: no device type among "
             f"{', '.join(types)} has a kernel for every member.\n{_debug_info(group, devices)}")
@@ -329,7 +330,7 @@ def _feasible(group, devices, job, allow_soft):
         raise _no_such_device(op, req, spec, devices)
     want = spec.device_type or matching[0].device_type
     raise errors.InvalidArgumentError(
-        None, op,
+        None, None,
         f"Cannot assign a device for operation '{op._name}': Could not satisfy explicit device "
         f"specification '{req}' because no supported kernel for {want} devices is available.\n"
         f"{_debug_info(group, devices)}")
@@ -447,7 +448,7 @@ def check_device_names(ops):
             attrs = ", ".join(filter(None, [attrs, f'_device="{dev}"']))
             inputs = ", ".join(t.name for t in op._inputs)
             raise errors.InvalidArgumentError(
-                None, op,
+                None, None,
                 f"Malformed device specification '{dev}' in node: {{name:'{op._name}' "
                 f"id:{op._id + 1} op device:{{}} def:{{node {op._name} (defined at "
                 f"{op._user_location})  = {op._type}[{attrs}]({inputs})}}}}\n\t [[{op._name}]]")

@@ -1,0 +1,181 @@
+"""Printed text of TF 1.x programs against TF 1.15's, continued (tests/test_printed_output_parity23
+.py came first): each expected string was measured in TF 1.15. TF's own frames in a stack are
+not reproduced (tideflow lists the user's frames only); paths are compared as TF names them."""
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _error(sess, fetches, feed=None):
+    with pytest.raises(tf.errors.OpError) as info:
+        sess.run(fetches, feed)
+    return info.value
+
+
+def _user_lines(text):
+    """The lines of a stack listing that name this file, with the source line after each."""
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        m = re.fullmatch(r'  File "[^"]*test_printed_output_parity26\.py", line \d+, in (.*)', line)
+        if m:
+            out += [m.group(1), lines[i + 1].strip()]
+    return out
+
+
+def _make_product(x):
+    return tf.matmul(x, x, name="prod")
+
+
+def test_an_op_error_shows_the_stack_that_made_its_op():
+    # measured in TF 1.15: str(e) is the message, a blank line, "Original stack trace for
+    # 'prod':" and the op's stack as traceback.format_list writes it (outermost first); the
+    # message alone is e.message
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    y = _make_product(x)
+    with tf.Session() as sess:
+        e = _error(sess, y, {x: [[1.0, 2.0, 3.0]]})
+    text = str(e)
+    assert e.message.startswith("Matrix size-incompatible: In[0]: [1,3], In[1]: [1,3]\n\t [[node "
+                                "prod (defined at ")
+    assert text.startswith(e.message + "\n\nOriginal stack trace for 'prod':\n  File \"")
+    assert text.endswith("\n")
+    assert _user_lines(text)[-4:] == [
+        "test_an_op_error_shows_the_stack_that_made_its_op", "y = _make_product(x)",
+        "_make_product", 'return tf.matmul(x, x, name="prod")']
+    # the same for an error a queue or an iterator raises
+    q = tf.FIFOQueue(2, tf.float32, name="q")
+    it = tf.data.Dataset.range(0).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        sess.run(q.close())
+        e = _error(sess, q.dequeue(name="deq"))
+        assert type(e) is tf.errors.OutOfRangeError
+        assert "\n\nOriginal stack trace for 'deq':\n" in str(e)
+        e = _error(sess, it)
+        assert str(e).startswith("End of sequence\n\t [[node IteratorGetNext (defined at ")
+        assert "\n\nOriginal stack trace for 'IteratorGetNext':\n" in str(e)
+
+
+def test_an_error_naming_no_op_of_the_graph_is_its_message():
+    # measured in TF 1.15: no op (a fetch's _Retval node, an error made by hand, a placement
+    # error), no stack
+    v = tf.Variable(1.0, name="v")
+    with tf.Session() as sess:
+        e = _error(sess, v)
+        assert e.op is None
+        assert str(e) == "Attempting to use uninitialized value v\n\t [[{{node _retval_v_0_0}}]]"
+    assert str(tf.errors.InvalidArgumentError(None, None, "bad")) == "bad"
+    with tf.device("/gpu:0"):
+        a = tf.square(1.0, name="a")
+    with tf.Session() as sess:
+        e = _error(sess, a)
+    assert e.op is None
+    assert str(e).startswith("Cannot assign a device for operation a: node a (defined at ")
+    assert str(e).endswith("The requested device appears to be a GPU, but CUDA is not "
+                           "enabled.\n\t [[a]]")
+
+
+def _build(x):
+    return _make_product(x)
+
+
+def test_op_traceback_is_the_whole_stack_outermost_first():
+    # measured in TF 1.15: op.traceback holds (file, line, function, source line) for each
+    # frame, the program's outermost first (TF's own frames follow it there)
+    x = tf.placeholder(tf.float32, [2, 2])
+    a = _build(x)
+    b = _build(x)  # (a second call from another line: its own line, not the first one's)
+    ta = [t for t in a.op.traceback if t[0] == __file__]
+    tb = [t for t in b.op.traceback if t[0] == __file__]
+    assert [t[2:] for t in ta] == [
+        ("test_op_traceback_is_the_whole_stack_outermost_first", "a = _build(x)"),
+        ("_build", "return _make_product(x)"),
+        ("_make_product", 'return tf.matmul(x, x, name="prod")')]
+    assert tb[0][3] == "b = _build(x)  # (a second call from another line: its own line, not " \
+        "the first one's)"
+    assert tb[0][1] == ta[0][1] + 1
+    assert a.op.traceback[0][0] != __file__  # (pytest's frames above the test)
+
+
+def test_an_op_made_for_another_shows_both_stacks():
+    # measured in TF 1.15: "...which was originally created as op 'r1', defined at:" and the
+    # first op's stack, its lines in common with the previous stack elided
+    g = tf.get_default_graph()
+    x = tf.placeholder(tf.float32, [None], name="x")
+    a = tf.reshape(x, [3], name="r1")
+    with g._original_op(a.op):
+        b = tf.reshape(x, [3], name="r2")
+    with tf.Session() as sess:
+        text = str(_error(sess, b, {x: [1.0]}))
+    first, second = text.split("\n...which was originally created as op 'r1', defined at:\n")
+    assert first.startswith("Input to reshape is a tensor with 1 values, but the requested shape "
+                            "has 3\n\t [[node r2 (defined at ")
+    assert _user_lines(first)[-2:] == ["test_an_op_made_for_another_shows_both_stacks",
+                                       'b = tf.reshape(x, [3], name="r2")']
+    # pytest's frames above the test are the same in both: the first shown, then elided
+    assert "[elided " in second
+    assert _user_lines(second)[-2:] == ["test_an_op_made_for_another_shows_both_stacks",
+                                        'a = tf.reshape(x, [3], name="r1")']
+
+
+def _make_w():
+    return tf.get_variable("w", [1])
+
+
+def test_a_variable_made_twice_shows_where_it_was_first_made():
+    # TF 1.15: "Originally defined at:" and traceback.format_list of the variable's stack, the
+    # innermost frame first, at most 5 after TF's own frames are left out (TF 1.15's filter
+    # looks for "tensorflow/python" where its files are under tensorflow_core/python, so it
+    # lists five of its own frames instead)
+    _make_w()
+    with pytest.raises(ValueError) as info:
+        _make_w()
+    msg = str(info.value)
+    head = ("Variable w already exists, disallowed. Did you mean to set reuse=True or "
+            "reuse=tf.AUTO_REUSE in VarScope? Originally defined at:\n\n")
+    assert msg.startswith(head)
+    frames = re.findall(r'  File "([^"]*)", line \d+, in (\S+)\n    (.*)\n', msg[len(head):])
+    assert len(frames) == 5
+    assert frames[0] == (__file__, "_make_w", 'return tf.get_variable("w", [1])')
+    assert frames[1] == (__file__, "test_a_variable_made_twice_shows_where_it_was_first_made",
+                         "_make_w()")
+
+
+def test_a_script_run_by_its_relative_path_is_named_so(tmp_path):
+    # measured in TF 1.15 (Python 3.7), `python a10_where.py`: the script's frames are named as
+    # the command line gave it; its path is absolute in "(defined at ...)" here (TF 1.15 names a
+    # frame of its own there)
+    script = tmp_path / "where.py"
+    script.write_text(textwrap.dedent("""\
+        import tideflow as tf
+        sess = tf.Session()
+        x = tf.placeholder(tf.float32, name="x")
+        try:
+            sess.run(x)
+        except tf.errors.OpError as e:
+            print(str(e))
+        """))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(tf.__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "where.py"], cwd=tmp_path, env=env, check=True,
+                         capture_output=True, text=True).stdout
+    assert out == (
+        "You must feed a value for placeholder tensor 'x' with dtype float\n"
+        f"\t [[node x (defined at {script}:3) ]]\n\n"
+        "Original stack trace for 'x':\n"
+        '  File "where.py", line 3, in <module>\n'
+        '    x = tf.placeholder(tf.float32, name="x")\n\n')
+
