@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -179,3 +180,26 @@ def test_a_script_run_by_its_relative_path_is_named_so(tmp_path):
         '  File "where.py", line 3, in <module>\n'
         '    x = tf.placeholder(tf.float32, name="x")\n\n')
 
+
+def test_tf_test_dtype_and_proto_reports_are_tfs():
+    # measured in TF 1.15: assertDTypeEqual's is assertEqual's of the array's dtype and the
+    # dtype as given; assertProtoEquals' is absltest's line diff of the two texts (msg first)
+    t = tf.test.TestCase("__init__")
+    with pytest.raises(AssertionError) as info:
+        t.assertDTypeEqual(np.zeros(2, np.float32), np.int32)
+    assert str(info.value) == "dtype('float32') != <class 'numpy.int32'>"
+    with pytest.raises(AssertionError) as info:
+        t.assertDTypeEqual([1, 2], np.float32)
+    assert str(info.value) == "dtype('int64') != <class 'numpy.float32'>"
+    t.assertDTypeEqual(np.zeros(2, np.float32), np.float32)
+    with pytest.raises(AssertionError) as info:
+        t.assertProtoEquals("name: 'a' op: 'X'", tf.NodeDef(name="b", op="X"), msg="hello")
+    assert str(info.value) == 'hello:\n- name: "a"\n?        ^\n+ name: "b"\n?        ^\n  op: "X"\n'
+    with pytest.raises(AssertionError) as info:
+        t.assertProtoEquals(tf.NodeDef(name="a"), tf.NodeDef(name="b"))
+    assert str(info.value) == '\n- name: "a"\n?        ^\n+ name: "b"\n?        ^\n'
+    with pytest.raises(AssertionError) as info:
+        t.assertProtoEquals("name: 'a' attr { key: 'v' value { f: 1.0 } }", tf.NodeDef(name="a"))
+    assert str(info.value) == ('\n  name: "a"\n- attr {\n-   key: "v"\n-   value {\n-     f: 1.0\n'
+                               '-   }\n- }\n')
+    t.assertProtoEquals("name: 'a'", tf.NodeDef(name="a"))

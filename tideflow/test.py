@@ -828,7 +828,10 @@ class TestCase(absltest.TestCase):
 
         t = np.asarray(self._values(target))
         want = dtypes.as_dtype(expected_dtype).as_numpy_dtype
-        self.assertEqual(t.dtype, np.dtype(want), f"dtype {t.dtype} != expected {want}")
+        if t.dtype != np.dtype(want):
+            # TF 1.15's words: assertEqual's of the array's dtype and the dtype as given
+            # ("dtype('float32') != <class 'numpy.int32'>"; a tf.DType is TF's TypeError there)
+            raise self.failureException(f"{t.dtype!r} != {expected_dtype!r}")
 
     def assertDeviceEqual(self, device1, device2, msg=None):
         from tideflow.framework.device import canonical_name
@@ -846,8 +849,9 @@ class TestCase(absltest.TestCase):
         else:
             expected = expected_message_maybe_ascii
         if expected != message:
-            raise AssertionError(msg or f"Protos differ:\nexpected:\n{expected}\nactual:\n"
-                                 f"{message}")
+            # as TF 1.15's (compare.assertProtoEqual): absltest's line diff of the two texts
+            self.assertMultiLineEqual(text_format.MessageToString(expected),
+                                      text_format.MessageToString(message), msg=msg or "")
 
     def assertItemsEqual(self, first, second, msg=None):
         self.assertCountEqual(first, second, msg)
