@@ -164,3 +164,35 @@ def test_chyyk_time_series_rnn_predicts_one_window():
     assert st == [_f32(v) for v in (0.4545340836048126, 0.6011241674423218,
                                     0.5528289675712585, 0.0, 0.0, 0.9303373098373413,
                                     0.5723938345909119, 0.0, 0.0, 0.0)]
+
+
+def test_panlc_weighted_categorical_indicator_shapes():
+    # panlc2004/tensorflow_L src/feature_column_demo/weighted_categorical_column.py: a weighted
+    # vocabulary-list column's indicator. TF's shape inference evaluates the merged shape only
+    # when the ids and weights come from constants alone: a vocabulary table's lookup (or a
+    # feed) leaves the batch unknown, identity and hashed ids keep it (shapes from TF 1.15)
+    fc = tf.feature_column
+    feats = {"color": [["R"], ["A"], ["G"], ["B"], ["R"]],
+             "weight": [[1.0], [5.0], [4.0], [8.0], [3.0]],
+             "cid": [[1], [2], [0], [3], [1]], "ch": [["a"], ["b"], ["c"], ["d"], ["e"]]}
+    color = fc.categorical_column_with_vocabulary_list(
+        "color", ["R", "G", "B", "A"], dtype=tf.string, default_value=-1)
+    shapes = []
+    for cat in (color, fc.categorical_column_with_identity("cid", 4),
+                fc.categorical_column_with_hash_bucket("ch", 4)):
+        with tf.Graph().as_default():
+            t = fc.input_layer(feats, [fc.indicator_column(
+                fc.weighted_categorical_column(cat, "weight"))])
+            shapes.append(t.shape.as_list())
+            if cat is color:
+                with tf.Session() as sess:
+                    sess.run(tf.tables_initializer())
+                    value = sess.run(t)
+    with tf.Graph().as_default():
+        col = fc.indicator_column(fc.weighted_categorical_column(
+            fc.categorical_column_with_identity("cid", 4), "weight"))
+        fed = fc.input_layer({"cid": tf.placeholder(tf.int64, [5, 1]),
+                              "weight": tf.placeholder(tf.float32, [5, 1])}, [col])
+        shapes.append(fed.shape.as_list())
+    assert shapes == [[None, 4], [5, 4], [5, 4], [None, 4]]
+    assert value.tolist() == [[1, 0, 0, 0], [0, 0, 0, 5], [0, 4, 0, 0], [0, 0, 8, 0], [3, 0, 0, 0]]
