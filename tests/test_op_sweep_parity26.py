@@ -79,3 +79,35 @@ def test_cumulative_logsumexp_axis_out_of_range_is_the_scan_ops(axis, named):
         with pytest.raises(tf.errors.InvalidArgumentError, match=(
                 rf"^ScanOp: Expected scan axis in the range \[-3, 3\), but got {named}")):
             _run(y)
+
+
+@pytest.mark.parametrize("dtype,xshape,yshape,signs", [
+    # TF 1.15's Xdivy keeps x (-0.) where x is 0 on whole Eigen packets (8 floats or halves,
+    # 4 doubles or complex64s, 2 complex128s) of the flat result, +0. on the tail
+    (np.float32, [9], [9], "nnnnnnnnp"),
+    (np.float32, [12], [1], "nnnnnnnnpppp"),
+    (np.float16, [3, 1], [1, 3], "nnnnnnnnp"),
+    (np.float64, [7], [7], "nnnnppp"),
+    (np.float64, [3, 5], [1, 5], "nnnnnnnnnnnnppp"),
+    (np.complex64, [7], [7], "nnnnppp"),
+    (np.complex128, [3], [3], "nnp"),
+])
+def test_xdivy_of_negative_zero_keeps_it_on_packets(dtype, xshape, yshape, signs):
+    with tf.Graph().as_default():
+        x = _fed(np.full(xshape, -0.0, dtype))
+        y = _fed(np.full(yshape, 2.0, dtype))
+        got = _run(tf.math.xdivy(x, y))
+    got = got.real if got.dtype.kind == "c" else got
+    assert "".join("n" if s else "p" for s in np.signbit(got).reshape(-1)) == signs
+    assert not got.any()
+
+
+def test_xdivy_of_nonzero_x_and_zero_y_is_unchanged():
+    with tf.Graph().as_default():
+        x = _fed(np.array([-0.0, 0.0, 1.0, -1.0, 0.0, -0.0, 2.0, np.nan, -0.0], np.float32))
+        y = _fed(np.array([0.0, 0.0, 0.0, 0.0, np.nan, 1.0, 4.0, 1.0, 0.0], np.float32))
+        got = _run(tf.math.xdivy(x, y))
+    # measured in TF 1.15 (the last element is on the scalar tail: +0.)
+    assert np.signbit(got).tolist() == [True, False, False, True, False, True, False, False,
+                                        False]
+    assert got[2:4].tolist() == [np.inf, -np.inf] and got[6] == 0.5 and np.isnan(got[7])

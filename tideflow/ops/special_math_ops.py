@@ -115,10 +115,28 @@ def _zero_where_zero(out, cond, dtype):
     return np.where(cond == 0, np.zeros((), dtype), out).astype(dtype, copy=False)
 
 
-def _ufunc_no_nan(ufunc, zero_arg, complex_fn=None):
+# Eigen's packet (AVX) in elements, per type: TF's Xdivy selects x itself (a signed zero)
+# where x is 0 on whole packets, and +0 on the last size % packet elements (its scalar path)
+_XDIVY_PACKET = {np.dtype(np.float16): 8, np.dtype(np.float32): 8, np.dtype(np.float64): 4,
+                 np.dtype(np.complex64): 4, np.dtype(np.complex128): 2}
+
+
+def _keep_x_on_packets(res, x, mask):
+    """Xdivy's zeros as TF 1.15 gives them (measured flat, broadcast or not): x where x is 0
+    on the whole packets of the flat result, +0 on its tail."""
+    flat = res.reshape(-1)
+    m = np.broadcast_to(mask, res.shape).reshape(-1)
+    xs = np.broadcast_to(x, res.shape).reshape(-1)
+    head = flat.size - flat.size % _XDIVY_PACKET.get(res.dtype, flat.size or 1)
+    np.copyto(flat[:head], xs[:head], where=m[:head])
+    np.copyto(flat[head:], 0, where=m[head:])
+
+
+def _ufunc_no_nan(ufunc, zero_arg, complex_fn=None, keep_x=False):
     """``ufunc(x, y)`` with 0 where argument ``zero_arg`` (0: x, 1: y) is 0; ``out=`` may be
     x's dying buffer (the plan's in-place call), so the zeros are found before it is written.
-    Complex operands go through ``complex_fn(x, y)`` (TF's rounding)."""
+    Complex operands go through ``complex_fn(x, y)`` (TF's rounding); ``keep_x``: Xdivy's
+    signed zeros (_keep_x_on_packets)."""
     def kernel(x, y, out=None):
         cond = y if zero_arg else x
         if complex_fn is not None and np.result_type(x, y).kind == "c":
@@ -130,6 +148,14 @@ def _ufunc_no_nan(ufunc, zero_arg, complex_fn=None):
         if type(cond) is np.ndarray and type(x) is np.ndarray and type(y) is np.ndarray \
                 and x.dtype == y.dtype:
             mask = None if cond.all() else (cond == 0)
+            if keep_x and mask is not None and x.ndim and x.dtype.kind in "fc":
+                with np.errstate(all="ignore"):
+                    res = ufunc(x, y)  # (not in place: x is read again)
+                _keep_x_on_packets(res, x, mask)
+                if out is None:
+                    return res
+                np.copyto(out, res)
+                return out
             with np.errstate(all="ignore"):
                 res = ufunc(x, y) if out is None else ufunc(x, y, out=out)
             if mask is not None:
@@ -154,7 +180,7 @@ def _divide(x, y):
     return _true_divide(x, y)
 
 
-_xdivy_kernel = _ufunc_no_nan(_divide, 0)
+_xdivy_kernel = _ufunc_no_nan(_divide, 0, keep_x=True)
 
 
 def _x_zero(fn):
