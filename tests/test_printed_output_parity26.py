@@ -203,3 +203,15 @@ def test_tf_test_dtype_and_proto_reports_are_tfs():
     assert str(info.value) == ('\n  name: "a"\n- attr {\n-   key: "v"\n-   value {\n-     f: 1.0\n'
                                '-   }\n- }\n')
     t.assertProtoEquals("name: 'a'", tf.NodeDef(name="a"))
+
+
+def test_layers_and_tensor_arrays_print_as_plain_objects():
+    # measured in TF 1.15: neither defines a repr ("<tensorflow.python.keras.layers.core.Dense
+    # object at 0x7f...>", "<tensorflow.python.ops.tensor_array_ops.TensorArray object at ...>")
+    layer = tf.keras.layers.Dense(3)
+    model = tf.keras.Sequential([layer])
+    ta = tf.TensorArray(tf.float32, 3)
+    for obj in (layer, model, ta):
+        assert re.fullmatch(rf"<[\w.]+\.{type(obj).__name__} object at 0x[0-9a-f]+>",
+                            repr(obj)), repr(obj)
+    assert re.fullmatch(r"\[<[\w.]+\.Dense object at 0x[0-9a-f]+>\]", str(model.layers))

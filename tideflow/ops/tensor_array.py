@@ -436,9 +436,6 @@ class TensorArray:
         self._end(began)
         return out
 
-    def __repr__(self):
-        return f"<tf.TensorArray dtype={self._dtype.name} list={self._list.name}>"
-
 
 class ProgramTensorArray(TensorArray):
     """A TensorArray tideflow's own code makes and hands to the program (raw_rnn's emit

@@ -221,7 +221,8 @@ class Layer:
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         for k in kwargs:
             if k not in self._KWARGS:
-                raise TypeError(f"Keyword argument not understood: {k}")
+                # (TF 1.15 raises it with two arguments: str() shows the tuple)
+                raise TypeError("Keyword argument not understood:", k)
         self._trainable = trainable
         self.built = False
         self._dtype_policy = None
@@ -939,9 +940,6 @@ class Layer:
     @classmethod
     def from_config(cls, config):
         return cls(**config)
-
-    def __repr__(self):
-        return f"<{type(self).__module__}.{type(self).__name__} object name={self.name}>"
 
 
 def _masks_of(tensors):
