@@ -111,3 +111,32 @@ def test_xdivy_of_nonzero_x_and_zero_y_is_unchanged():
     assert np.signbit(got).tolist() == [True, False, False, True, False, True, False, False,
                                         False]
     assert got[2:4].tolist() == [np.inf, -np.inf] and got[6] == 0.5 and np.isnan(got[7])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_segment_sum_and_mean_copy_a_segment_of_one_row(dtype):
+    # TF 1.15 copies a one-row segment (-0. stays), sums longer ones from +0.
+    with tf.Graph().as_default():
+        x = _fed(np.array([-0.0, 1.0, -0.0, -0.0, -0.0], dtype))
+        ids = [0, 1, 2, 2, 4]
+        got = _run([tf.math.segment_sum(x, ids), tf.math.segment_mean(x, ids),
+                    tf.math.unsorted_segment_sum(x, ids, 5)])
+    assert np.signbit(got[0]).tolist() == [True, False, False, False, True]
+    assert np.signbit(got[1]).tolist() == [True, False, False, False, True]
+    assert not np.signbit(got[2]).any()  # (the unsorted kernel adds to zeros)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_segment_reductions_copy_a_segment_of_one_row(dtype):
+    data = np.array([[1j, complex(0, np.inf)], [0, 0], [complex(-0.0, np.inf), complex(1, -0.0)]],
+                    dtype)
+    with tf.Graph().as_default():
+        x = _fed(data)
+        ids = [0, 0, 2]
+        got = _run([tf.math.segment_sum(x, ids), tf.math.segment_prod(x, ids),
+                    tf.math.segment_mean(x, ids)])
+    for g in got:  # measured in TF 1.15: the last row as it is
+        last = g[2]
+        assert np.signbit(last.real).tolist() == [True, False]
+        assert last.imag.tolist() == [np.inf, 0.0] and np.signbit(last.imag).tolist() == [
+            False, True]

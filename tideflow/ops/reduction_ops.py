@@ -782,9 +782,27 @@ def _sorted_segment(kind):
         if kind in ("Max", "Min") and np.asarray(data).dtype.kind not in "iu":
             return _sorted_segment_extreme(kind, data, ids, n)
         # an empty segment is 0, or 1 for a product
-        return _segment_reduce(kind, data, ids, n, None if kind in ("Sum", "Prod") else 0)
+        out = _segment_reduce(kind, data, ids, n, None if kind in ("Sum", "Prod") else 0)
+        if out.dtype.kind == "c" or (
+                kind in ("Sum", "Mean") and out.dtype in _FLOAT32_64 and not out.all()):
+            _single_rows_as_is(out, np.asarray(data), ids, n)
+        return out
 
     return kernel
+
+
+_FLOAT32_64 = frozenset(map(np.dtype, ("float32", "float64")))
+
+
+def _single_rows_as_is(out, data, ids, n):
+    """TF's SegmentSum/Mean/Prod copy a segment of one row: a float sum from 0 would make its
+    -0. +0. (patched only where the output holds a zero), a complex one from 0 (or product
+    from 1) would lose the sign of a zero part or make an infinite part's partner NaN."""
+    single = np.flatnonzero(np.bincount(ids, minlength=n) == 1)
+    if single.size:
+        rows = data[np.searchsorted(ids, single)]
+        out[single] = rows if out.dtype.kind == "c" else np.where(out[single] == 0, rows,
+                                                                   out[single])
 
 
 def _sorted_segment_extreme(kind, data, ids, n):
