@@ -252,7 +252,8 @@ class Layer:
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         for k in kwargs:
             if k not in self._ALLOWED_KWARGS:
-                raise TypeError(f"Keyword argument not understood: {k}")
+                # (TF 1.15 raises it with two arguments: str() shows the tuple)
+                raise TypeError("Keyword argument not understood:", k)
         self.trainable = trainable
         self.built = False
         self._called = False
