@@ -140,3 +140,18 @@ def test_complex_segment_reductions_copy_a_segment_of_one_row(dtype):
         assert np.signbit(last.real).tolist() == [True, False]
         assert last.imag.tolist() == [np.inf, 0.0] and np.signbit(last.imag).tolist() == [
             False, True]
+
+
+def test_float32_sin_and_cos_of_huge_arguments():
+    # Eigen reduces |x| past 25966 (sin) / 18838 (cos) by 2/pi's bits; measured in TF 1.15
+    x = np.array([3.4028235e38, 1e30, 1e20, 1e10, 1e5, -3.4e38, 1.0, 2.0, 123456789.0],
+                 np.float32)
+    with tf.Graph().as_default():
+        p = _fed(x)
+        s, c = _run([tf.sin(p), tf.cos(p)])
+    assert s.view(np.int32).tolist() == [
+        -1090152013, -1085634128, 1059591529, -1090938268, 1024617813, 1048179042, 1062693540,
+        1063831479, -1082794596]
+    assert c.view(np.int32).tolist() == [
+        1062887318, -1088646623, 1061230371, 1063224516, -1082141156, 1064845770, 1057640768,
+        -1093332686, -1097948628]

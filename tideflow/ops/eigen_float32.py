@@ -494,11 +494,63 @@ _HALF_PI_PARTS = tuple(_k(c) for c in (-1.5703125, -0.000483989715576171875,
 _ROUNDING_MAGIC = _k(12582912)  # 1.5 * 2^23
 
 
+# pi / 2 to 100 digits: a float32 up to 2^128 less its nearest multiple of pi/2 keeps ~60
+# digits of them (Eigen's Payne-Hanek reduction by 2/pi's bits)
+_HALF_PI_DIGITS = ("1.57079632679489661923132169163975144209858469968755291048747229615390820314"
+                   "3106480585386512716931")
+
+
+def _split_half_pi():
+    """pi/2 as three doubles, the first two of 26 bits: n times either is exact for n < 2^27."""
+    import decimal
+
+    rest, parts = decimal.Decimal(_HALF_PI_DIGITS), []
+    for _ in range(2):
+        m, e = np.frexp(float(rest))
+        part = float(np.ldexp(np.round(np.ldexp(m, 26)), int(e) - 26))
+        parts.append(part)
+        rest -= decimal.Decimal(part)
+    return (*parts, float(rest))
+
+
+_HALF_PI_3 = _split_half_pi()
+
+
+def _reduce_exactly(a):
+    """(r, quadrant) for |x| values too big for the four-part reduction: x less n * pi/2
+    for the nearest integer n, by pi/2 in three doubles below 2^26 (exact products), else
+    worked in 100-digit decimals (rare, so per element)."""
+    wide = a.astype(np.float64)
+    turns = np.rint(wide * (2 / np.pi))
+    p1, p2, p3 = _HALF_PI_3
+    r = (((wide - turns * p1) - turns * p2) - turns * p3).astype(_F)
+    quadrant = turns.astype(np.int64).astype(np.int32) if wide.size else turns.astype(np.int32)
+    far = np.flatnonzero(wide >= 2.0 ** 26)
+    if far.size:
+        r[far], quadrant[far] = _reduce_in_decimals(a[far])
+    return r, quadrant
+
+
+def _reduce_in_decimals(a):
+    import decimal
+
+    ctx = decimal.Context(prec=100)
+    half_pi = decimal.Decimal(_HALF_PI_DIGITS)
+    r = np.empty(a.shape, _F)
+    quadrant = np.empty(a.shape, np.int32)
+    for i, v in enumerate(a.tolist()):
+        d = decimal.Decimal(v)
+        n = ctx.divide(d, half_pi).to_integral_value(rounding=decimal.ROUND_HALF_EVEN)
+        r[i] = float(ctx.subtract(d, ctx.multiply(n, half_pi)))
+        quadrant[i] = int(n) & 3
+    return r, quadrant
+
+
 def _sincos(x, sine):
     """Eigen's packet sin or cos (float32, no FMA): x less its nearest multiple of pi/2 (pi/2
     subtracted in four parts), then the sine or cosine polynomial by the quadrant, the sign
     put in by bits; glibc's sinf/cosf on the tail (glibc_float32.sincosf). Eigen reduces
-    |x| from 25966 (sin) or 18838 (cos) with 2/pi's bits: here in double, a unit off at times."""
+    |x| from 25966 (sin) or 18838 (cos) with 2/pi's bits: here exactly (_reduce_exactly)."""
     flat, tail = _split(x)
     with np.errstate(invalid="ignore", over="ignore"):
         a = np.abs(flat)
@@ -511,10 +563,7 @@ def _sincos(x, sine):
             r = r + q * part
         huge = (a >= _F(25966 if sine else 18838)) & np.isfinite(a)
         if huge.any():
-            wide = a[huge].astype(np.float64)
-            turns = np.rint(wide / (np.pi / 2))
-            r[huge] = (wide - turns * (np.pi / 2)).astype(_F)
-            quadrant[huge] = turns.astype(np.int64).astype(np.int32)
+            r[huge], quadrant[huge] = _reduce_exactly(a[huge])
         if sine:
             sign = flat.view(np.int32) ^ (quadrant << 30)
         else:
