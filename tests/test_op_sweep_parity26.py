@@ -155,3 +155,18 @@ def test_float32_sin_and_cos_of_huge_arguments():
     assert c.view(np.int32).tolist() == [
         1062887318, -1088646623, 1061230371, 1063224516, -1082141156, 1064845770, 1057640768,
         -1093332686, -1097948628]
+
+
+def test_complex_euclidean_norm_stays_complex():
+    # TF 1.15: sqrt(sum(x * conj(x))) in complex, so an infinite part brings a NaN partner
+    x = np.array([[complex(np.inf, 0), 1 + 2j, complex(np.nan, 0)],
+                  [3 - 4j, complex(0, -np.inf), 0j]], np.complex64)
+    with tf.Graph().as_default():
+        p = _fed(x)
+        cols, rows = _run([tf.math.reduce_euclidean_norm(p, axis=0),
+                           tf.math.reduce_euclidean_norm(p, axis=1)])
+    assert np.isinf(cols.real[:2]).all() and np.isnan(cols.imag).all() and np.isnan(cols[2].real)
+    assert np.isnan(rows[0].real) and np.isnan(rows.imag).all() and np.isinf(rows[1].real)
+    with tf.Graph().as_default():
+        finite = _run(tf.math.reduce_euclidean_norm(_fed(np.array([3 - 4j, 0j], np.complex64))))
+    assert finite == 5 + 0j and not np.signbit(finite.imag)

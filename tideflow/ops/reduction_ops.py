@@ -567,8 +567,8 @@ def _euclidean_norm(x, indices, *, keep_dims):
     if all(x.shape[a] == 1 for a in axis):
         # so do they when every reduced axis has one element: the values keep their signs
         return _unreduced(x, axis, keep_dims)
-    if x.dtype.kind == "c":
-        return np.sqrt(np.add.reduce((x * np.conj(x)).real, axis=axis, keepdims=keep_dims)
+    if x.dtype.kind == "c":  # (complex throughout, as TF's: inf * conj(inf) has a NaN part)
+        return np.sqrt(np.add.reduce(x * np.conj(x), axis=axis, keepdims=keep_dims)
                        ).astype(x.dtype)
     if x.dtype.kind in "iu":
         # as TF: the squares and their sum wrap in x's own type; the root truncates
