@@ -215,3 +215,28 @@ def test_layers_and_tensor_arrays_print_as_plain_objects():
         assert re.fullmatch(rf"<[\w.]+\.{type(obj).__name__} object at 0x[0-9a-f]+>",
                             repr(obj)), repr(obj)
     assert re.fullmatch(r"\[<[\w.]+\.Dense object at 0x[0-9a-f]+>\]", str(model.layers))
+
+
+def _flatten(x):
+    return tf.reshape(x, [6], name="flat")
+
+
+def test_an_error_in_a_gradient_shows_the_forward_ops_stack_too():
+    # measured in TF 1.15: a gradient's ops stand for the forward op (their _original_op), so
+    # the error shows both stacks (TF's own frames left out here)
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    gy = tf.placeholder(tf.float32, [None], name="gy")
+    y = _flatten(x)
+    g = tf.gradients(y, x, grad_ys=gy)[0]
+    assert (g.op.name, g.op._original_op.name) == ("gradients/flat_grad/Reshape", "flat")
+    with tf.Session() as sess:
+        e = _error(sess, g, {x: np.zeros([2, 3]), gy: np.zeros([5])})
+    first, second = str(e).split("\n...which was originally created as op 'flat', defined at:\n")
+    assert first.startswith("Input to reshape is a tensor with 5 values, but the requested shape "
+                            "has 6\n\t [[node gradients/flat_grad/Reshape (defined at ")
+    assert _user_lines(first)[-2:] == ["test_an_error_in_a_gradient_shows_the_forward_ops_stack_too",
+                                       "g = tf.gradients(y, x, grad_ys=gy)[0]"]
+    # (the frames past the gradient's stack are shown, as TF's own frames make room for them)
+    assert _user_lines(second)[-4:] == ["test_an_error_in_a_gradient_shows_the_forward_ops_stack_too",
+                                        "y = _flatten(x)",
+                                        "_flatten", 'return tf.reshape(x, [6], name="flat")']

@@ -104,9 +104,12 @@ def _with_stack_trace(message, op):
         out.append(f"\n...which was originally created as op {original.name!r}, defined at:\n")
         prev, curr = curr, traceback.format_list(_compact(original.traceback, main))
         # (TF's elision, as written: a differing line after a run is added char by char,
-        # which joins to the same text)
+        # which joins to the same text. TF pairs the lines with zip(), which its own frames at
+        # the end of both lists keep from cutting the user's frames short: here a frame past
+        # the end of the previous list is shown)
         eliding, count, last = False, 0, None
-        for line, line_in_prev in zip(curr, prev):
+        for i, line in enumerate(curr):
+            line_in_prev = prev[i] if i < len(prev) else None
             if line == line_in_prev:
                 if eliding:
                     count += 1

@@ -563,7 +563,8 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
         filled.append(g)
     ctx = op._graph.colocate_with(op) if colocate else _null()
     xla = _xla_grad_scope(op, scope) if "_XlaCompile" in op._attrs else _null()
-    with ctx, xla, ops.name_scope(op.name + "_grad"):
+    # (as TF: the gradient's ops stand for op, so an error in one shows op's stack as well)
+    with ctx, xla, ops.name_scope(op.name + "_grad"), op._graph._original_op(op):
         outer, _GATE.active = getattr(_GATE, "active", False), gate
         outer_between, _GATE.between = getattr(_GATE, "between", None), between
         try:
