@@ -170,3 +170,20 @@ def test_complex_euclidean_norm_stays_complex():
     with tf.Graph().as_default():
         finite = _run(tf.math.reduce_euclidean_norm(_fed(np.array([3 - 4j, 0j], np.complex64))))
     assert finite == 5 + 0j and not np.signbit(finite.imag)
+
+
+def test_cumulative_logsumexp_steps_in_its_own_type():
+    # TF 1.15's scan: max + log1p(exp(min - max)) per step in float32 (glibc's expf, log1pf),
+    # or in half; the bits below measured there
+    x = np.array([[0.0, -1.0, 3.5, 0.5], [1.0, -2.5, 88.5, 0.9999], [-100.0, 0.001, 2.0, -3.0]],
+                 np.float32)
+    with tf.Graph().as_default():
+        p = _fed(x)
+        f, h = _run([tf.math.cumulative_logsumexp(p, 1, reverse=True),
+                     tf.math.cumulative_logsumexp(tf.cast(p, tf.float16), 1)])
+    assert f.view(np.int32).tolist() == [
+        [1080398941, 1080281222, 1080237070, 1056964608],
+        [1118896128, 1118896128, 1118896128, 1065351538],
+        [1074299514, 1074299514, 1073769990, -1069547520]]
+    assert h.view(np.int16).tolist() == [[0, 13571, 17173, 17197], [15360, 15390, 21896, 21896],
+                                         [-10688, 5145, 16449, 16452]]

@@ -881,6 +881,30 @@ def _cumlse_scan(a, axis, exclusive, lowest):
     return np.moveaxis(out, 0, axis)
 
 
+def _cumlse_scan_typed(a, axis, exclusive):
+    """_cumlse_scan in float32 or half as TF 1.15's scalar scan: each step in the type with
+    glibc's expf and log1pf (a half's each rounded to half), from the type's lowest value."""
+    from tideflow.ops import eigen_float32, glibc_float32
+
+    dt = a.dtype
+    moved = np.moveaxis(a, axis, 0)
+    a = moved.reshape(moved.shape[0], -1)  # (rows of at least one element for the kernels)
+    out = np.empty_like(a)
+    acc = np.full(a.shape[1:], np.finfo(dt).min, dt)
+    with np.errstate(all="ignore"):
+        for i in range(a.shape[0]):
+            if exclusive:
+                out[i] = acc
+            t = a[i]
+            lo = np.where(t < acc, t, acc)
+            hi = np.where(acc < t, t, acc)
+            e = eigen_float32._expf(np.asarray(lo - hi, np.float32)).astype(dt)
+            acc = hi + glibc_float32.log1pf(np.asarray(e, np.float32)).astype(dt)
+            if not exclusive:
+                out[i] = acc
+    return np.moveaxis(out.reshape(moved.shape), 0, axis)
+
+
 def _cumlse_kernel(x, axis, *, exclusive, reverse):
     axis = int(axis)
     if not -x.ndim <= axis < x.ndim:  # TF's ScanOp check, the axis named after the wrap
@@ -889,6 +913,10 @@ def _cumlse_kernel(x, axis, *, exclusive, reverse):
         raise errors.InvalidArgumentError(
             None, None, f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but "
             f"got {axis + x.ndim if axis < 0 else axis}")
+    if x.dtype in (np.float32, np.float16) and x.size:
+        a = np.flip(x, axis) if reverse else x
+        out = _cumlse_scan_typed(a, axis % a.ndim, exclusive)
+        return np.flip(out, axis) if reverse else out
     a = np.asarray(x, np.float64)
     if reverse:
         a = np.flip(a, axis)
