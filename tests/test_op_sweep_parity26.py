@@ -187,3 +187,9 @@ def test_cumulative_logsumexp_steps_in_its_own_type():
         [1074299514, 1074299514, 1073769990, -1069547520]]
     assert h.view(np.int16).tolist() == [[0, 13571, 17173, 17197], [15360, 15390, 21896, 21896],
                                          [-10688, 5145, 16449, 16452]]
+
+
+def test_zero_fraction_of_strings_counts_empty_ones():
+    with tf.Graph().as_default():
+        got = _run(tf.math.zero_fraction(_fed(np.array([b"", b"a", b"ab"], object))))
+    assert got == np.float32(1 / 3)  # TF 1.15: zeros([]) of a string is ""

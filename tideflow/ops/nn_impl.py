@@ -704,7 +704,9 @@ def zero_fraction(value, name=None):
         # and the ids of the cond's other ops are skipped so later ops number as in TF
         first = g._next_id
         with ops.name_scope("cond"), ops.name_scope("count_nonzero"):
-            zeros = ops.convert_to_tensor(value.dtype.as_numpy_dtype(0), name="zeros")
+            zero = b"" if value.dtype.base_dtype == dtypes.string else (
+                value.dtype.as_numpy_dtype(0))  # (TF's zeros([]) of a string is "")
+            zeros = ops.convert_to_tensor(zero, name="zeros")
             nonzero = cast_ops.cast(math_ops.not_equal(value, zeros), dtypes.int64)
             num_nonzero = reduction_ops.reduce_sum(nonzero, name="nonzero_count")
         g._skip_op_ids(to=first + 18)
