@@ -278,3 +278,44 @@ def test_sherjil_char_rnn_with_one_cell_repeated(tmp_path):
     # TF 1.15's sample from the same checkpoint and draws (the argmax loop function unused
     # with one step)
     assert text == "ab dfacaabddedfb afdeab"
+
+
+def test_sadaku_policy_gradient_calls_a_model_built_with_output_lists():
+    # Sadaku1993/ReinforcementLearning Policy_Gradient/policy_based.py (keras -> tf.keras, the
+    # placeholder given a rank: TF 1.15 too rejects the rank-less one): Model(inputs=[x],
+    # outputs=[probs]) called on a placeholder returns a tensor, as TF 1.15 unwraps a list of
+    # one; compute_output_shape gives a TensorShape
+    np.random.seed(3)
+    tf.set_random_seed(3)
+    l_input = tf.keras.layers.Input(shape=(4,))
+    hidden = tf.keras.layers.Dense(20, activation="relu")(l_input)
+    probs = tf.keras.layers.Dense(2, activation="softmax")(hidden)
+    model = tf.keras.models.Model(inputs=[l_input], outputs=[probs])
+    state = tf.placeholder(tf.float32, (None, 4))
+    action = tf.placeholder(tf.float32, (None, 2))
+    target = tf.placeholder(tf.float32, None)
+    action_probs = model(state)
+    assert isinstance(action_probs, tf.Tensor) and action_probs.name == "model/dense_1/Softmax:0"
+    shape = model.compute_output_shape((None, 4))
+    assert isinstance(shape, tf.TensorShape) and shape.as_list() == [None, 2]
+    assert isinstance(model.outputs, list) and len(model.outputs) == 1
+    loss = -tf.log(tf.reduce_sum(action_probs * action)) * target
+    train = tf.train.AdamOptimizer(0.0005).minimize(loss)
+    env = np.random.RandomState(7)
+    out = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        s = env.uniform(-0.05, 0.05, 4)
+        steps = []
+        for _ in range(6):
+            p = sess.run(action_probs, {state: [s]})[0]
+            a = np.random.choice(2, p=p)
+            steps.append((s, a))
+            s = s + (0.1 if a else -0.1) + env.normal(0, 0.01, 4)
+        for t, (s, a) in enumerate(steps):
+            feed = {state: [s], target: 6.0 - t, action: tf.keras.utils.to_categorical([a], 2)}
+            sess.run(train, feed)
+            out.append(sess.run(loss, feed).item())
+    # measured in TF 1.15
+    assert out == [4.097923755645752, 3.643934488296509, 2.4998233318328857, 1.994394063949585,
+                   1.3534376621246338, 0.7152084708213806]

@@ -130,6 +130,12 @@ class Network(Layer):
                            "layer_ids": {id(la) for la in layers}}
 
     def _init_graph_network(self, inputs, outputs, own_node=True):
+        # as TF 1.15: a list holding one tensor stands for that tensor (calling a model built
+        # with outputs=[x] returns a tensor, not a list of one)
+        if isinstance(inputs, list) and len(flatten(inputs)) == 1:
+            inputs = inputs[0]
+        if isinstance(outputs, list) and len(flatten(outputs)) == 1:
+            outputs = outputs[0]
         self._nested_inputs = inputs
         self._nested_outputs = outputs
         inputs = [self._as_input(t) for t in flatten(inputs)]
@@ -454,8 +460,12 @@ class Network(Layer):
 
     def compute_output_shape(self, input_shape):
         if self._is_graph_network and self.outputs:
-            shapes = [tuple(t.get_shape().as_list()) for t in self.outputs]
-            return shapes[0] if len(shapes) == 1 else shapes
+            # TensorShapes in the structure the outputs were given, as TF 1.15's (the outputs'
+            # static shapes: TF's for the model's own input shape)
+            shapes = [t.get_shape() for t in self.outputs]
+            if isinstance(self._nested_outputs, (list, tuple, dict)):
+                return pack_sequence_as(self._nested_outputs, shapes)
+            return shapes[0]
         raise NotImplementedError
 
     def _set_output_node(self, outputs):
