@@ -119,6 +119,9 @@ def py_error_text(e):
     traceback's parts joined by blank lines and one more newline at the end (and no position
     carets under the lines, which its Python had not)."""
     parts = [_CARETS.sub("", p) for p in traceback.format_exception(type(e), e, e.__traceback__)]
+    main = errors._main_script()
+    if main:  # (the main script named as the command line gave it, as Python 3.7 did)
+        parts = [p.replace(f'  File "{main[0]}", ', f'  File "{main[1]}", ') for p in parts]
     return f"{type(e).__name__}: {e}\n" + "\n".join(parts) + "\n"
 
 
