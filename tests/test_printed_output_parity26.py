@@ -248,3 +248,21 @@ def test_an_error_in_a_gradient_shows_the_forward_ops_stack_too():
     assert _user_lines(second)[-4:] == ["test_an_error_in_a_gradient_shows_the_forward_ops_stack_too",
                                         "y = _flatten(x)",
                                         "_flatten", 'return tf.reshape(x, [6], name="flat")']
+
+
+def test_tf_test_raises_contexts_report_as_tfs():
+    # measured in TF 1.15: assertRaisesOpError's failure is raised while handling the first
+    # ("During handling of the above exception"), not from it; assertRaisesRegexp is TF's own
+    # name for assertRaisesRegex (no DeprecationWarning)
+    import warnings
+
+    t = tf.test.TestCase("__init__")
+    with pytest.raises(AssertionError) as info, t.assertRaisesOpError("x"):
+        pass
+    assert str(info.value) == ("Exception of type <class 'AssertionError'>: OpError not raised")
+    assert info.value.__cause__ is None
+    assert str(info.value.__context__) == "OpError not raised"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with t.assertRaisesRegexp(ValueError, "ab"):
+            raise ValueError("abc")

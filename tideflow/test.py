@@ -853,6 +853,9 @@ class TestCase(absltest.TestCase):
             self.assertMultiLineEqual(text_format.MessageToString(expected),
                                       text_format.MessageToString(message), msg=msg or "")
 
+    # TF 1.15's own name for it (unittest's deprecated alias warns, and Python 3.12 has none)
+    assertRaisesRegexp = absltest.TestCase.assertRaisesRegex
+
     def assertItemsEqual(self, first, second, msg=None):
         self.assertCountEqual(first, second, msg)
 
@@ -876,11 +879,12 @@ class TestCase(absltest.TestCase):
         try:
             yield
             self.fail(exception_type.__name__ + " not raised")
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - re-raised when it does not match
             # as TF 1.15, any other exception (its own "not raised" failure too) becomes
-            # an AssertionError naming it
+            # an AssertionError naming it (raised while handling it, as TF's: "During handling
+            # of the above exception")
             if not isinstance(e, exception_type) or not predicate(e):
-                raise AssertionError(f"Exception of type {type(e)}: {e}") from e
+                raise AssertionError(f"Exception of type {type(e)}: {e}")
 
     def assertRaisesOpError(self, expected_err_re_or_predicate):
         """A context expecting an ``OpError`` (any op failure) matching the regex."""
