@@ -193,3 +193,16 @@ def test_zero_fraction_of_strings_counts_empty_ones():
     with tf.Graph().as_default():
         got = _run(tf.math.zero_fraction(_fed(np.array([b"", b"a", b"ab"], object))))
     assert got == np.float32(1 / 3)  # TF 1.15: zeros([]) of a string is ""
+
+
+def test_complex_sign_is_each_part_times_one_over_the_modulus():
+    # Eigen's complex sign (measured in TF 1.15): 0 at 0, else re * (1 / hypot), im * (...)
+    x = np.array([0j, complex(0, np.inf), complex(np.inf, 0), complex(1, np.nan), -2.5 + 1j,
+                  3 - 4j, complex(-0.0, 0)], np.complex128)
+    with tf.Graph().as_default():
+        got = _run(tf.sign(_fed(x)))
+    want = [(0.0, 0.0), (0.0, np.nan), (np.nan, 0.0), (np.nan, np.nan),
+            (-0.9284766908852593, 0.3713906763541037), (0.6000000000000001, -0.8), (0.0, 0.0)]
+    flat = np.array([(z.real, z.imag) for z in got]).reshape(-1)
+    np.testing.assert_array_equal(flat, np.array(want).reshape(-1))  # (NaNs in place, bits)
+    assert not np.signbit(got[-1].real)

@@ -225,11 +225,29 @@ def _abs_grad(op, grad):
 
 
 def _sign(x):
+    if x.dtype.kind == "c":
+        return _complex_sign(x)
     out = np.sign(x)
     if out.dtype.kind == "f" or out.dtype.name == "bfloat16":
         nan = np.isnan(out)
         if nan.any():  # TF's sign of NaN is 0
             out = np.where(nan, out.dtype.type(0), out)
+    return out
+
+
+def _complex_sign(x):
+    """Eigen's complex sign: 0 where |x| is 0, else each part times 1 / |x| (|x| by hypot),
+    so an infinite part gives a NaN partner (inf * 0) and a NaN |x| NaN parts."""
+    x = np.asarray(x)
+    a = np.hypot(x.real, x.imag)  # (libm's hypot, as std::abs; NumPy's complex abs differs)
+    with np.errstate(all="ignore"):
+        inv = np.reciprocal(a)
+        out = np.empty_like(x)
+        np.multiply(x.real, inv, out=out.real)
+        np.multiply(x.imag, inv, out=out.imag)
+    zero = a == 0
+    if zero.any():
+        out[zero] = 0
     return out
 
 
