@@ -7,6 +7,9 @@ cold memory (3x slower than one whose buffer is reused) and the AddN then reads 
 A plan instead adds each input into the sum right after the op that computes it and frees it
 there; the AddN's output is that sum. The values are the same sum in the order the inputs are
 computed (floating-point addition in another order: within float rounding of the AddN's).
+Only where the held products would be many (``MIN_HELD_BYTES``): a smaller AddN keeps TF's
+order (its inputs sorted by name, in blocks of 8: ``grappler.add_n_order``), so a small
+static RNN's weight gradients, and the losses it trains to, are TF 1.15's bits.
 
 Only AddNs whose every input is computed in the same plan by a kernel that returns a fresh
 array (``FRESH_OUTPUT_OPS``; or an Identity of one, as ``tf.gradients`` groups each op's
@@ -21,6 +24,10 @@ from tideflow.framework import dtypes, errors
 
 # at least this many inputs (with two there is nothing to gain)
 MIN_INPUTS = 3
+# and this many bytes of inputs held at once when run as written: below about a core's L2
+# cache the products stay warm, and TF's order (which a running sum cannot follow: its
+# sorted names put the last computed products first) costs nothing
+MIN_HELD_BYTES = 1 << 20
 # kernels whose output is a new array (never a view of an input or of a variable's buffer)
 FRESH_OUTPUT_OPS = frozenset({
     "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "Conv2DBackpropFilter",
@@ -41,6 +48,8 @@ def running_sums(order, last_use, fetch_set, fed, consts, replace):
                 or y._dtype.base_dtype not in _FLOATS or not y._shape.is_fully_defined()):
             continue
         shape = y._shape.as_list()
+        if not held_enough(len(op._inputs), shape, y._dtype):
+            continue
         plan = []
         seen = set()
         for i, t in enumerate(op._inputs):
@@ -59,6 +68,14 @@ def running_sums(order, last_use, fetch_set, fed, consts, replace):
             for p, rt, i in plan:
                 out.setdefault(p, []).append((rt, op, i))
     return out
+
+
+def held_enough(n, shape, dtype):
+    """Whether an AddN of ``n`` inputs of ``shape`` would hold enough memory to sum as it goes."""
+    size = dtype.base_dtype.size * n
+    for d in shape:
+        size *= d
+    return n >= MIN_INPUTS and size >= MIN_HELD_BYTES
 
 
 def _fresh(p, index, last_use, fetch_set, fed, consts, replace, kernels):

@@ -337,10 +337,15 @@ def _add_n_kernel(slots):
     return kernel
 
 
-def _running_summed(ins, replace):
+def _running_summed(op, ins, replace):
     # an AddN the plan sums as its inputs are computed (runtime/accumulate.py): its order is
     # the order they are computed in anyway
-    from tideflow.runtime.accumulate import FRESH_OUTPUT_OPS
+    from tideflow.runtime.accumulate import FRESH_OUTPUT_OPS, held_enough
+
+    y = op._outputs[0]
+    if not y._shape.is_fully_defined() or not held_enough(len(ins), y._shape.as_list(),
+                                                          y._dtype):
+        return False
 
     def fresh(t):
         op = t._op
@@ -456,7 +461,7 @@ def add_n_order(order, fed, replace, consts, device):
         if out in consts or out in fed or replace.get(out, out) is not out:
             continue
         ins = [replace.get(t, t) for t in op._inputs]
-        if _running_summed(ins, replace):
+        if _running_summed(op, ins, replace):
             continue
         slots = list(range(len(ins)))
         keys = [input_name(t, names) for t in ins]
