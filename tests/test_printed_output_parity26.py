@@ -266,3 +266,23 @@ def test_tf_test_raises_contexts_report_as_tfs():
         warnings.simplefilter("error")
         with t.assertRaisesRegexp(ValueError, "ab"):
             raise ValueError("abc")
+
+
+def test_keras_steps_fail_with_the_runtimes_words():
+    # measured in TF 1.15: Keras runs its steps through Session._make_callable_from_options,
+    # whose errors are the runtime's: the node as "[[{{node X}}]]", no op, no stack
+    m = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(2,))])
+    m.compile("sgd", "sparse_categorical_crossentropy")
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        m.fit(np.zeros([4, 2]), np.array([0, 1, 5, 2]), verbose=0)
+    assert info.value.op is None
+    assert str(info.value) == (
+        "Received a label value of 5 which is outside the valid range of [0, 3).  Label values: "
+        "0 1 5 2\n\t [[{{node loss/dense_loss/SparseSoftmaxCrossEntropyWithLogits/"
+        "SparseSoftmaxCrossEntropyWithLogits}}]]")
+    x = tf.keras.backend.placeholder([None])
+    f = tf.keras.backend.function([x], [tf.reshape(x, [3], name="r")])
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        f([np.zeros([2])])
+    assert str(info.value) == ("Input to reshape is a tensor with 2 values, but the requested "
+                               "shape has 3\n\t [[{{node r}}]]")

@@ -8,6 +8,7 @@ they are not yet initialized there, as TF does. The learning phase is a boolean
 
 import json
 import os
+import re
 import threading
 import weakref
 
@@ -222,7 +223,24 @@ def _run(session, fetches, feed_dict, **kwargs):
             raise tf.errors.InvalidArgumentError(
                 None, None, f"Tensor {t.name}, specified in either feed_devices or "
                 "fetch_devices was not found in the Graph")
-    return session.run(fetches, feed_dict=feed_dict, **kwargs)
+    try:
+        return session.run(fetches, feed_dict=feed_dict, **kwargs)
+    except tf.errors.OpError as e:
+        _as_callable_error(e)
+        raise
+
+
+# a node as a session's error names it, and as TF's runtime did before the session's rewrite
+_NODE_DEFINED_AT = re.compile(r"\[\[node (\S+) \(defined at [^)\n]*\) \]\]")
+
+
+def _as_callable_error(e):
+    """``e`` as TF 1.15's Keras callables (``Session._make_callable_from_options``) raise it:
+    the runtime's words, the node as "[[{{node X}}]]" and no op (so str() shows no stack),
+    where ``Session.run`` names the node where it was defined and shows the op's stack."""
+    e._message = _NODE_DEFINED_AT.sub(r"[[{{node \1}}]]", e._message)
+    e._op = None
+    e._node_def = None
 
 
 def set_session(session):
