@@ -319,3 +319,135 @@ def test_sadaku_policy_gradient_calls_a_model_built_with_output_lists():
     # measured in TF 1.15
     assert out == [4.097923755645752, 3.643934488296509, 2.4998233318328857, 1.994394063949585,
                    1.3534376621246338, 0.7152084708213806]
+
+
+def test_allawn_word2vec_nce_loss_trains_with_sampled_candidates():
+    # allawn/dl book/nlp/word2vec.py (vocabulary 5000 -> 50, embedding 128 -> 16, run 5 steps)
+    import math
+
+    tf.set_random_seed(3)
+    vocab, size, batch = 50, 16, 8
+    embeddings = tf.Variable(tf.random_uniform([vocab, size], -1.0, 1.0))
+    nce_weights = tf.Variable(tf.truncated_normal([vocab, size], stddev=1.0 / math.sqrt(size)))
+    nce_biases = tf.Variable(tf.zeros([vocab]))
+    train_inputs = tf.placeholder(tf.int32, shape=[batch])
+    train_labels = tf.placeholder(tf.int32, shape=[batch, 1])
+    embed = tf.nn.embedding_lookup(embeddings, train_inputs)
+    loss = tf.reduce_mean(tf.nn.nce_loss(weights=nce_weights, biases=nce_biases,
+                                         labels=train_labels, inputs=embed, num_sampled=6,
+                                         num_classes=vocab))
+    optimizer = tf.train.GradientDescentOptimizer(learning_rate=1.0).minimize(loss)
+    assert embed.name == "embedding_lookup/Identity:0" and loss.name == "Mean:0"
+    assert (optimizer.name, optimizer.type) == ("GradientDescent", "NoOp")
+    rs = np.random.RandomState(0)
+    got = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(5):
+            x = rs.randint(0, vocab, batch)
+            y = rs.randint(0, vocab, (batch, 1))
+            _, v = sess.run([optimizer, loss], {train_inputs: x, train_labels: y})
+            got.append(v.item())
+        first = sess.run(embeddings)[0, :2].tolist()
+    # measured in TF 1.15 (the log-uniform candidates drawn by TF's sampler)
+    assert got == [_f32(v) for v in (10.097733, 14.143898, 10.3363905, 9.791404, 12.16618)]
+    assert np.allclose(first, [-0.21004514, 0.34613276], atol=1e-8, rtol=0)
+
+
+def test_tlatkowski_matrix_factorization_recommender():
+    # tlatkowski/neural-recommender models/matrix_factorization.py: get_variable embeddings
+    # (default glorot), tf.gather, a sigmoid dense layer, tf.losses.sigmoid_cross_entropy and
+    # Adam, in a graph of its own. Ratings fed as [None] (the program's) fail as in TF 1.15.
+    def build(ratings_shape):
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.set_random_seed(11)
+            users = tf.placeholder(dtype=tf.int32, shape=[None])
+            items = tf.placeholder(dtype=tf.int32, shape=[None])
+            ratings = tf.placeholder(dtype=tf.float32, shape=ratings_shape)
+            with tf.name_scope("embeddings"):
+                ue = tf.get_variable("users_embeddings", [20, 8])
+                ie = tf.get_variable("items_embeddings", [30, 8])
+                u, i = tf.gather(ue, users), tf.gather(ie, items)
+            with tf.name_scope("factorization"):
+                pred = tf.layers.dense(tf.multiply(u, i), units=1, activation=tf.nn.sigmoid)
+            with tf.name_scope("loss"):
+                loss = tf.losses.sigmoid_cross_entropy(ratings, pred)
+                opt = tf.train.AdamOptimizer(learning_rate=0.01).minimize(loss)
+        return graph, users, items, ratings, u, pred, loss, opt
+
+    with pytest.raises(ValueError, match=r"Shapes \(\?, 1\) and \(\?,\) are incompatible"):
+        build([None])
+    graph, users, items, ratings, u, pred, loss, opt = build([None, 1])
+    assert (u.name, pred.name) == ("embeddings/GatherV2:0", "factorization/dense/Sigmoid:0")
+    assert loss.name == "loss/sigmoid_cross_entropy_loss/value:0"
+    rs = np.random.RandomState(0)
+    got = []
+    with graph.as_default(), tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(4):
+            feed = {users: rs.randint(0, 20, 6), items: rs.randint(0, 30, 6),
+                    ratings: rs.randint(0, 2, (6, 1)).astype(np.float32)}
+            got.append(sess.run([opt, loss], feed)[1].item())
+        names = [v.name for v in tf.global_variables()]
+    assert got == [_f32(v) for v in (0.89675885, 0.71880436, 0.7324931, 0.7246137)]
+    assert names[4:8] == ["loss/beta1_power:0", "loss/beta2_power:0",
+                          "users_embeddings/Adam:0", "users_embeddings/Adam_1:0"]
+
+
+def test_sadaku_dqn_collections_and_target_replacement():
+    # Sadaku1993/ReinforcementLearning DeepQLearning/dqn.py: get_variable with collections=
+    # ['eval_net_params', GLOBAL_VARIABLES], target nets replaced by tf.assign over the two
+    # collections, RMSProp on squared_difference (the gym loop replaced by random batches)
+    np.random.seed(1)
+    tf.set_random_seed(1)
+    s = tf.placeholder(tf.float32, [None, 4], name="s")
+    q_target = tf.placeholder(tf.float32, [None, 2], name="Q_target")
+    s_ = tf.placeholder(tf.float32, [None, 4], name="s_")
+    w_init, b_init = tf.random_normal_initializer(0., 0.3), tf.constant_initializer(0.1)
+
+    def net(x, names):
+        with tf.variable_scope("l1"):
+            w1 = tf.get_variable("w1", [4, 10], initializer=w_init, collections=names)
+            b1 = tf.get_variable("b1", [1, 10], initializer=b_init, collections=names)
+            h = tf.nn.relu(tf.matmul(x, w1) + b1)
+        with tf.variable_scope("l2"):
+            w2 = tf.get_variable("w2", [10, 2], initializer=w_init, collections=names)
+            b2 = tf.get_variable("b2", [1, 2], initializer=b_init, collections=names)
+            return tf.matmul(h, w2) + b2
+
+    with tf.variable_scope("eval_net"):
+        q_eval = net(s, ["eval_net_params", tf.GraphKeys.GLOBAL_VARIABLES])
+    with tf.variable_scope("loss"):
+        loss = tf.reduce_mean(tf.squared_difference(q_target, q_eval))
+    with tf.variable_scope("train"):
+        train_op = tf.train.RMSPropOptimizer(0.01).minimize(loss)
+    with tf.variable_scope("target_net"):
+        q_next = net(s_, ["target_net_params", tf.GraphKeys.GLOBAL_VARIABLES])
+    replace = [tf.assign(t, e) for t, e in zip(tf.get_collection("target_net_params"),
+                                               tf.get_collection("eval_net_params"))]
+    # variables of custom collections are not trainable (TF 1.15's names and lists)
+    assert [v.name for v in tf.trainable_variables()] == [
+        "eval_net/l1/w1:0", "eval_net/l1/b1:0", "eval_net/l2/w2:0", "eval_net/l2/b2:0",
+        "target_net/l1/w1:0", "target_net/l1/b1:0", "target_net/l2/w2:0", "target_net/l2/b2:0"]
+    assert [v.name for v in tf.global_variables()][4:6] == [
+        "train/eval_net/l1/w1/RMSProp:0", "train/eval_net/l1/w1/RMSProp_1:0"]
+    rs = np.random.RandomState(0)
+    costs = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for step in range(6):
+            xs, xs_ = rs.randn(8, 4).astype(np.float32), rs.randn(8, 4).astype(np.float32)
+            if step % 3 == 0:
+                sess.run(replace)
+            qn, qe = sess.run([q_next, q_eval], {s_: xs_, s: xs})
+            qt = qe.copy()
+            qt[np.arange(8), rs.randint(0, 2, 8)] = rs.rand(8) + 0.9 * np.max(qn, axis=1)
+            costs.append(sess.run([train_op, loss], {s: xs, q_target: qt})[1].item())
+        b2 = sess.run(tf.get_collection("target_net_params")[3])
+    # measured in TF 1.15 (the last a bit away: RMSProp's square roots over 8-float packets
+    # are the CPU's approximation in TF's kernel, docs/design.md)
+    assert costs[:5] == [0.18727774918079376, 0.30189481377601624, 0.19560740888118744,
+                         0.30223220586776733, 0.49143186211586]
+    assert abs(costs[5] - 0.4628894031047821) < 1e-6
+    assert b2.tolist() == [[0.10786686092615128, 0.11066947877407074]]
