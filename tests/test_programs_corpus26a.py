@@ -149,3 +149,72 @@ def test_kevinzakka_spatial_transformer_trains_a_localisation_net():
     np.testing.assert_allclose(losses, [1.3902639150619507, 1.2265149354934692,
                                         1.1864174604415894, 1.060978889465332], rtol=1e-6)
     np.testing.assert_allclose(th[:, 0], [-0.96233, -0.88351, -0.97376], atol=2e-5)
+
+
+def _k_order(a, b):
+    # each output's products added in order along k, one FMA (one rounding) each
+    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    for i in range(a.shape[1]):
+        acc = (acc + a64[:, i:i + 1] * b64[i:i + 1]).astype(np.float32)
+    return acc
+
+
+def test_matmul_adds_along_k_in_order_as_tfs_gemm():
+    # TF 1.15's float32 MatMul equals _k_order bit for bit for these shapes and all four
+    # transpose cases (measured); OpenBLAS's own order differed from k = 32 with a right
+    # operand of fewer than 16 columns, or a transposed one
+    rng = np.random.RandomState(0)
+    a_, b_ = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    prods = {(ta, tb): tf.matmul(a_, b_, transpose_a=ta, transpose_b=tb)
+             for ta in (False, True) for tb in (False, True)}
+    with tf.Session() as s:
+        for m, k, n in [(3, 48, 3), (16, 100, 10), (100, 256, 64), (2, 32, 17), (64, 320, 3)]:
+            a = rng.rand(m, k).astype(np.float32)
+            b = rng.randn(k, n).astype(np.float32)
+            want = _k_order(a, b)
+            for (ta, tb), c in prods.items():
+                got = s.run(c, {a_: a.T if ta else a, b_: b.T if tb else b})
+                np.testing.assert_array_equal(got, want, err_msg=str((m, k, n, ta, tb)))
+
+
+def test_mlp_trains_to_tfs_bits():
+    # a 100-50-30-10 MLP (tf.layers.dense, sparse softmax loss, SGD): TF 1.15's printed losses
+    tf.set_random_seed(0)
+    rng = np.random.RandomState(0)
+    X = rng.rand(64, 100).astype(np.float32)
+    Y = rng.randint(0, 10, 64)
+    x = tf.placeholder(tf.float32, [None, 100])
+    y = tf.placeholder(tf.int64, [None])
+    h = tf.layers.dense(x, 50, activation=tf.nn.relu)
+    h = tf.layers.dense(h, 30, activation=tf.nn.relu)
+    loss = tf.losses.sparse_softmax_cross_entropy(y, tf.layers.dense(h, 10))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        got = [float(s.run([train, loss], {x: X, y: Y})[1]) for _ in range(6)]
+    assert got == [2.357295513153076, 2.314922332763672, 2.288050413131714,
+                   2.2697367668151855, 2.253756284713745, 2.239351749420166]
+
+
+def test_conv2d_adds_its_patch_products_in_order_as_tf():
+    # TF 1.15's Conv2D equals the patch matrix (taps by rows, columns, channels) times the
+    # filter with each output's products added in order (measured for all of these); OpenBLAS
+    # added 100 and 36 taps otherwise for 8 and 6 output channels
+    rng = np.random.RandomState(0)
+    x_, w_ = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    with tf.Session() as s:
+        for (n, size, cin, kk, cout, st, pad) in [
+                (4, 12, 4, 5, 8, 1, 'VALID'), (2, 16, 4, 3, 6, 1, 'SAME'),
+                (2, 16, 8, 3, 16, 2, 'SAME'), (2, 8, 40, 1, 10, 1, 'SAME')]:
+            x = rng.rand(n, size, size, cin).astype(np.float32)
+            w = rng.randn(kk, kk, cin, cout).astype(np.float32)
+            y = s.run(tf.nn.conv2d(x_, w_, [1, st, st, 1], pad), {x_: x, w_: w})
+            if pad == 'SAME':
+                ph = max((-(-size // st) - 1) * st + kk - size, 0)
+                x = np.pad(x, [(0, 0), (ph // 2, ph - ph // 2), (ph // 2, ph - ph // 2), (0, 0)])
+            oh = (x.shape[1] - kk) // st + 1
+            cols = np.stack([x[:, r:r + st * oh:st, c:c + st * oh:st, :]
+                             for r in range(kk) for c in range(kk)], axis=3)
+            want = _k_order(cols.reshape(n * oh * oh, -1), w.reshape(-1, cout))
+            np.testing.assert_array_equal(y.reshape(-1, cout), want)

@@ -214,6 +214,34 @@ def _grouped_patches(xp, outs, ksize, strides, dilations, g):
         yield b0, b1, cols.reshape((b1 - b0) * p, k)
 
 
+# TF 1.15's float32 convolution is a GEMM over the patch matrix (taps in filter order: rows,
+# columns, channels) that adds each output's products in order along k, an FMA each (measured
+# up to k = 320, as its MatMul; see linalg_ops._gemm_in_k_order): OpenBLAS adds in that order
+# up to k = 31, or for a filter matrix whose columns are a multiple of 16, so a filter matrix
+# in between with other widths multiplies as a copy padded with zero columns. (A width group's
+# zero taps add exact zeros, which leaves the order's sums as they are.)
+K_ORDER_MIN, K_ORDER_MAX = 32, 320
+
+
+def _k_order_filter(w2):
+    """``w2`` [k, n] padded to a multiple of 16 columns where OpenBLAS would otherwise add
+    out of TF's order, else None."""
+    k, n = w2.shape
+    if n % 16 == 0 or not K_ORDER_MIN <= k <= K_ORDER_MAX or w2.dtype != np.float32:
+        return None
+    padded = np.zeros((k, n + 16 - n % 16), np.float32)
+    padded[:, :n] = w2
+    return padded
+
+
+def _matmul_into(cols, w2, wide, out):
+    # cols @ w2 into ``out``, through the padded filter ``wide`` when there is one
+    if wide is None:
+        np.matmul(cols, w2, out=out)
+    else:
+        out[...] = np.matmul(cols, wide)[:, : w2.shape[1]]
+
+
 def _is_pointwise(ksize, strides, pads):
     return all(k == 1 for k in ksize) and all(s == 1 for s in strides) and not any(
         b or a for b, a in pads
@@ -246,7 +274,11 @@ def conv(x, w, strides, dilations, padding, explicit=None):
     w2 = w.reshape(k, n_out)
     out2 = out.reshape(n_batch * p, n_out)
     if _is_pointwise(ksize, strides, pads):
-        threads.matmul(x.reshape(n_batch * p, k), w2, out=out2)
+        wide = _k_order_filter(w2)
+        if wide is None:
+            threads.matmul(x.reshape(n_batch * p, k), w2, out=out2)
+        else:
+            out2[...] = threads.matmul(x.reshape(n_batch * p, k), wide)[:, :n_out]
         return out.astype(out_dtype, copy=False)
     if spectral.worthwhile(dt, x.shape[1:-1], ksize, outs, pads, strides, dilations, n_batch,
                            x.shape[-1], n_out):
@@ -256,17 +288,20 @@ def conv(x, w, strides, dilations, padding, explicit=None):
     g = _width_group(outs, ksize, strides, dilations, x.shape[-1], n_out)
     if g > 1:
         wg = _grouped_filter(w, g)
+        wide = _k_order_filter(wg)
         gp = p // g
         out_g = out.reshape(n_batch * gp, g * n_out)
 
         def images(i, j):
             for b0, b1, cols in _grouped_patches(xp[i:j], outs, ksize, strides, dilations, g):
-                np.matmul(cols, wg, out=out_g[(i + b0) * gp : (i + b1) * gp])
+                _matmul_into(cols, wg, wide, out_g[(i + b0) * gp : (i + b1) * gp])
 
     else:
+        wide = _k_order_filter(w2)
+
         def images(i, j):
             for b0, b1, cols in _patch_matrices(xp[i:j], outs, ksize, strides, dilations):
-                np.matmul(cols, w2, out=out2[(i + b0) * p : (i + b1) * p])
+                _matmul_into(cols, w2, wide, out2[(i + b0) * p : (i + b1) * p])
 
     threads.parallel_for(n_batch, images, p * k * dt.itemsize)
     return out.astype(out_dtype, copy=False)

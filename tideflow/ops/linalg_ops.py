@@ -212,6 +212,25 @@ def matmul_as_fused_gemm(a, b, *, transpose_a, transpose_b):
     return _matmul_impl(a, b, transpose_a, transpose_b, gemv=False)
 
 
+# TF 1.15's float32 GEMM (MKL-DNN's sgemm) adds each output's products in order along k, an
+# FMA each, while k fits one block (measured: every k up to 320 for m and n up to 300, all
+# four transpose cases; longer or larger products are split, and a session whose intra-op
+# pool has several threads may split k in halves). OpenBLAS's kernel adds in that order only
+# up to k = 31, or for a C-ordered right operand whose columns are a multiple of 16, so a
+# product in between runs on such a copy of its right operand (padded with zero columns).
+_K_ORDER_MIN, _K_ORDER_MAX = 32, 320
+
+
+def _gemm_in_k_order(x, y):
+    k, n = y.shape
+    wide = -(-n // 16) * 16
+    if wide == n and y.flags.c_contiguous:
+        return threads.matmul(x, y)
+    padded = np.zeros((k, wide), _F32)
+    padded[:, :n] = y
+    return np.ascontiguousarray(threads.matmul(x, padded)[:, :n])
+
+
 def _matmul(a, b, *, transpose_a, transpose_b):
     return _matmul_impl(a, b, transpose_a, transpose_b, gemv=True)
 
@@ -228,6 +247,9 @@ def _matmul_impl(a, b, transpose_a, transpose_b, gemv):
                 out = _matmul_as_tf_gemv(a, b, transpose_a, transpose_b)
                 if out is not None:
                     return out
+            if (a.dtype == _F32 and _K_ORDER_MIN <= x.shape[1] <= _K_ORDER_MAX
+                    and x.shape[0] > 1 and y.shape[1] > 1):
+                return _gemm_in_k_order(x, y)
             return threads.matmul(x, y)
     if np.ndim(a) != 2 or np.ndim(b) != 2:
         bad, shape = (0, np.shape(a)) if np.ndim(a) != 2 else (1, np.shape(b))
@@ -298,6 +320,10 @@ def _batch_matmul(broadcast):
                 out = _half_product(a, b)
             elif a.dtype == np.float16 and b.dtype == np.float16:
                 out = _half_via_float32(a, b)
+            elif (a.ndim == b.ndim == 2 and a.dtype == b.dtype == _F32
+                  and _K_ORDER_MIN <= a.shape[1] <= _K_ORDER_MAX
+                  and a.shape[0] > 1 and b.shape[1] > 1):
+                out = _gemm_in_k_order(a, b)  # (TF's MatMul order; not for a batch)
             else:
                 with threads.small_product(_batched_macs(a, b)):
                     out = np.matmul(a, b)

@@ -344,13 +344,20 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         grappler_arith.mul_square_names(order, fed, replace, consts)
         grappler_arith.arithmetic_stages(order, fed, fetches, replace, consts, device)
         grappler.add_n_order(order, fed, replace, consts, device)
+    if late:
+        at = {op: i for i, op in enumerate(order)}
     for op, key in late:
         if op in replace.kernels or any(replace.get(t, t) is not t for t in op._outputs):
             continue
         first = seen.setdefault(key, op)
-        if first is not op and first not in replace.kernels:
-            for a, b in zip(op._outputs, first._outputs):
-                replace[a] = replace.get(b, b)
+        if first is op or first in replace.kernels:
+            continue
+        if at[first] > at[op]:  # (the earlier of the two computes both: the order holds)
+            if any(replace.get(t, t) is not t for t in first._outputs):
+                continue
+            seen[key], op, first = op, first, op
+        for a, b in zip(op._outputs, first._outputs):
+            replace[a] = replace.get(b, b)
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
