@@ -451,3 +451,97 @@ def test_sadaku_dqn_collections_and_target_replacement():
                          0.30223220586776733, 0.49143186211586]
     assert abs(costs[5] - 0.4628894031047821) < 1e-6
     assert b2.tolist() == [[0.10786686092615128, 0.11066947877407074]]
+
+
+def test_lizongyue_seq2seq_trains_saves_and_decodes_from_the_meta_graph(tmp_path):
+    # LiZongyue/Classic-Model-Repoduce Seq2Seq/Seq2Seq.py (letters sorted by a seq2seq model):
+    # embed_sequence encoder of LSTMCells, TrainingHelper and GreedyEmbeddingHelper decoders
+    # sharing a scope, dynamic_decode with impute_finished, sequence_loss, clipped gradients
+    # (GradientDescent here, Adam's square-root packets being a known last-bit difference),
+    # then import_meta_graph + restore and greedy decoding by tensor names
+    import random
+
+    rnd = random.Random(1)
+    src = ["".join(rnd.choice("abcdefgh") for _ in range(rnd.randint(3, 6))) for _ in range(16)]
+    special = ["<PAD>", "<UNK>", "<GO>", "<EOS>"]
+    letters = special + sorted(set("".join(src)))
+    to_int = {c: i for i, c in enumerate(letters)}
+    sources = [[to_int[c] for c in s] for s in src]
+    targets_ = [[to_int[c] for c in sorted(s)] + [to_int["<EOS>"]] for s in src]
+    batch, vocab = 4, len(letters)
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(6)
+        inputs = tf.placeholder(tf.int32, [None, None], name="inputs")
+        targets = tf.placeholder(tf.int32, [None, None], name="targets")
+        tlen = tf.placeholder(tf.int32, (None,), name="target_sequence_length")
+        max_tlen = tf.reduce_max(tlen, name="max_target_len")
+        slen = tf.placeholder(tf.int32, (None,), name="source_sequence_length")
+
+        def cells():
+            return tf.contrib.rnn.MultiRNNCell([tf.contrib.rnn.LSTMCell(
+                8, initializer=tf.random_uniform_initializer(-0.1, 0.1, seed=2)) for _ in range(2)])
+
+        enc_in = tf.contrib.layers.embed_sequence(inputs, vocab, 5)
+        _, enc_state = tf.nn.dynamic_rnn(cells(), enc_in, sequence_length=slen, dtype=tf.float32)
+        ending = tf.strided_slice(targets, [0, 0], [batch, -1], [1, 1])
+        dec_input = tf.concat([tf.fill([batch, 1], to_int["<GO>"]), ending], 1)
+        dec_emb = tf.Variable(tf.random_uniform([vocab, 5]))
+        dec_cell = cells()
+        out_layer = tf.layers.Dense(vocab, kernel_initializer=tf.truncated_normal_initializer(
+            mean=0.0, stddev=0.1))
+        with tf.variable_scope("decode"):
+            helper = tf.contrib.seq2seq.TrainingHelper(
+                inputs=tf.nn.embedding_lookup(dec_emb, dec_input), sequence_length=tlen,
+                time_major=False)
+            train_out, _, _ = tf.contrib.seq2seq.dynamic_decode(
+                tf.contrib.seq2seq.BasicDecoder(dec_cell, helper, enc_state, out_layer),
+                impute_finished=True, maximum_iterations=max_tlen)
+        with tf.variable_scope("decode", reuse=True):
+            start = tf.tile(tf.constant([to_int["<GO>"]], dtype=tf.int32), [batch],
+                            name="start_tokens")
+            greedy = tf.contrib.seq2seq.GreedyEmbeddingHelper(dec_emb, start, to_int["<EOS>"])
+            pred_out, _, _ = tf.contrib.seq2seq.dynamic_decode(
+                tf.contrib.seq2seq.BasicDecoder(dec_cell, greedy, enc_state, out_layer),
+                impute_finished=True, maximum_iterations=max_tlen)
+        logits = tf.identity(train_out.rnn_output, "logits")
+        tf.identity(pred_out.sample_id, name="predictions")
+        masks = tf.sequence_mask(tlen, max_tlen, dtype=tf.float32, name="masks")
+        with tf.name_scope("optimization"):
+            cost = tf.contrib.seq2seq.sequence_loss(logits, targets, masks)
+            opt = tf.train.GradientDescentOptimizer(0.5)
+            grads = opt.compute_gradients(cost)
+            train_op = opt.apply_gradients(
+                [(tf.clip_by_value(g, -5., 5.), v) for g, v in grads if g is not None])
+        names = (train_out.rnn_output.name, pred_out.sample_id.name, masks.name, cost.name)
+
+    def pad(rows):
+        n = max(len(r) for r in rows)
+        return np.array([r + [0] * (n - len(r)) for r in rows])
+
+    losses = []
+    with tf.Session(graph=graph) as sess:
+        sess.run(tf.global_variables_initializer())
+        for b in range(4):
+            s, t = sources[b * 4:b * 4 + 4], targets_[b * 4:b * 4 + 4]
+            _, loss = sess.run([train_op, cost], {inputs: pad(s), targets: pad(t),
+                                                  tlen: [len(x) for x in t],
+                                                  slen: [len(x) for x in s]})
+            losses.append(loss.item())
+        path = tf.train.Saver().save(sess, str(tmp_path / "trained_model.ckpt"))
+    word = [to_int[c] for c in "hgfab"] + [0, 0]
+    loaded = tf.Graph()
+    with tf.Session(graph=loaded) as sess:
+        tf.train.import_meta_graph(path + ".meta").restore(sess, path)
+        feed = {"inputs:0": [word] * 4, "target_sequence_length:0": [5] * 4,
+                "source_sequence_length:0": [5] * 4}
+        answer = sess.run("predictions:0", feed)[0].tolist()
+        feed["targets:0"] = [word] * 4
+        first = sess.run("logits:0", feed)[0, 0, :3].tolist()
+    # measured in TF 1.15
+    assert names == ("decode/decoder/transpose:0", "decode_1/decoder/transpose_1:0",
+                     "masks/Cast_1:0", "optimization/sequence_loss/div_no_nan:0")
+    assert losses == [2.4852631092071533, 2.4715349674224854, 2.457422971725464,
+                      2.4220848083496094]
+    assert answer == [3]
+    assert first == [-0.1632479727268219, -0.15708838403224945, -0.15678317844867706]
