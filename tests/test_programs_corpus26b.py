@@ -545,3 +545,71 @@ def test_lizongyue_seq2seq_trains_saves_and_decodes_from_the_meta_graph(tmp_path
                       2.4220848083496094]
     assert answer == [3]
     assert first == [-0.1632479727268219, -0.15708838403224945, -0.15678317844867706]
+
+
+def test_brucesz_kmeans_with_segment_sums_and_grouped_updates():
+    # bruceSz/building-ml-project-with-tensorflow code/chapter2/synthetic_data.py
+    # (sklearn_gen3: make_blobs replaced by seeded NumPy blobs): float64 points, centroids from
+    # points.initialized_value(), tile/reshape distances, argmin, unsorted_segment_sum means,
+    # an update group under control_dependencies on reduce_any(not_equal)
+    rs = np.random.RandomState(42)
+    centers = [(-2, 2), (-2, 1.5), (1.5, -2), (2, 1.5)]
+    data = np.concatenate([rs.randn(50, 2) * 0.8 + c for c in centers])
+    n, k = 200, 2
+    points = tf.Variable(data)
+    assignments = tf.Variable(tf.zeros([n], dtype=tf.int64))
+    centroids = tf.Variable(tf.slice(points.initialized_value(), [0, 0], [k, 2]))
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    rep_centroids = tf.reshape(tf.tile(centroids, [n, 1]), [n, k, 2])
+    rep_points = tf.reshape(tf.tile(points, [1, k]), [n, k, 2])
+    sums = tf.reduce_sum(tf.square(rep_points - rep_centroids), reduction_indices=2)
+    best = tf.argmin(sums, 1)
+    changed_t = tf.reduce_any(tf.not_equal(best, assignments))
+    total = tf.unsorted_segment_sum(points, best, k)
+    count = tf.unsorted_segment_sum(tf.ones_like(points), best, k)
+    with tf.control_dependencies([changed_t]):
+        updates = tf.group(centroids.assign(total / count), assignments.assign(best))
+    assert (centroids.dtype, best.dtype, updates.type) == (tf.float64_ref, tf.int64, "NoOp")
+    history = []
+    changed = True
+    while changed and len(history) < 50:
+        changed, _ = sess.run([changed_t, updates])
+        history.append(bool(changed))
+    c, a = sess.run([centroids, assignments])
+    sess.close()
+    # measured in TF 1.15
+    assert history == [True, True, True, True, False]
+    assert c.tolist() == [[1.8743529812040556, -0.2762168671153447],
+                          [-2.035998378156475, 1.7967652045838567]]
+    assert np.bincount(a).tolist() == [98, 102]
+
+
+def test_brucesz_iris_csv_through_a_filename_queue(tmp_path):
+    # bruceSz/building-ml-project-with-tensorflow code/chapter2/iris_load.py: match_filenames_once
+    # (a local variable) into string_input_producer, TextLineReader(skip_header_lines=1),
+    # decode_csv, read past the end of the file as the queue cycles through its epochs
+    path = tmp_path / "iris.csv"
+    path.write_text("sepal_length,sepal_width,petal_length,petal_width,species\n"
+                    "5.1,3.5,1.4,0.2,setosa\n4.9,3.0,1.4,0.2,setosa\n"
+                    "7.0,3.2,4.7,1.4,versicolor\n")
+    sess = tf.Session()
+    queue = tf.train.string_input_producer(tf.train.match_filenames_once(str(path)),
+                                           shuffle=False)
+    key, value = tf.TextLineReader(skip_header_lines=1).read(queue)
+    c1, c2, c3, c4, c5 = tf.decode_csv(value, record_defaults=[[0.], [0.], [0.], [0.], [""]])
+    feats = tf.stack([c1, c2, c3, c4])
+    assert (key.name, c5.name) == ("ReaderReadV2:0", "DecodeCSV:4")
+    tf.global_variables_initializer().run(session=sess)
+    sess.run(tf.local_variables_initializer())
+    assert [v.name for v in tf.local_variables()] == ["matching_filenames:0"]
+    assert tf.global_variables() == []
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+    rows = [sess.run([key, feats, c5]) for _ in range(4)]
+    coord.request_stop()
+    coord.join(threads)
+    sess.close()
+    assert [r[0].decode().rsplit(":", 1)[1] for r in rows] == ["2", "3", "4", "2"]
+    assert rows[2][1].tolist() == [7.0, _f32(3.2), _f32(4.7), _f32(1.4)]
+    assert [r[2] for r in rows] == [b"setosa", b"setosa", b"versicolor", b"setosa"]
