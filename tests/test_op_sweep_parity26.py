@@ -206,3 +206,34 @@ def test_complex_sign_is_each_part_times_one_over_the_modulus():
     flat = np.array([(z.real, z.imag) for z in got]).reshape(-1)
     np.testing.assert_array_equal(flat, np.array(want).reshape(-1))  # (NaNs in place, bits)
     assert not np.signbit(got[-1].real)
+
+
+_XLA_ONLY = [
+    (tf.math.tan, np.int32, tf.errors.InvalidArgumentError, ("Invalid argument: Expected element "
+     "type in shape to be floating or complex for cosine operation; got S32.")),
+    (tf.math.asin, np.int64, tf.errors.InvalidArgumentError, ("Invalid argument: Invalid cast "
+     "from floating point type to S64 in ConstantR0WithType.")),
+    (tf.math.reciprocal, np.int32, tf.errors.InvalidArgumentError, ("Invalid argument: Invalid "
+     "cast from floating point type to S32 in ConstantR0WithType.")),
+    (tf.math.atan, np.complex64, tf.errors.UnimplementedError,
+     "Unimplemented: binary complex op 'atan2'"),
+    (tf.math.round, np.complex128, tf.errors.InvalidArgumentError, ("Invalid argument: Operands "
+     "to RoundToEven must be real-valued floating-point, but got C128")),
+]
+
+
+@pytest.mark.parametrize("fn,dtype,error,words", _XLA_ONLY, ids=range(len(_XLA_ONLY)))
+def test_xla_only_kernels_that_fail_to_compile(fn, dtype, error, words):
+    # TF 1.15 places these on its XLA_CPU device (no CPU kernel) and the compilation fails:
+    # the compile error and the Recv waiting on it, two root errors
+    with tf.Graph().as_default():
+        y = fn(_fed(np.array([1, 2], dtype)))
+        with pytest.raises(error) as e:
+            _run(y)
+    message, trace = str(e.value).split("\n\nOriginal stack trace for ")
+    lines = message.split("\n")
+    assert lines[0] == "2 root error(s) found."
+    assert lines[1] == f"  (0) {words}"
+    assert lines[2].startswith(f"\t [[node {y.op.name} (defined at ")
+    assert lines[-2:] == ["0 successful operations.", "0 derived errors ignored."]
+    assert trace.startswith(f"'{y.op.name}':\n") and e.value.op is y.op

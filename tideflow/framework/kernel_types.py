@@ -549,9 +549,46 @@ def _attr_text(value):
     return str(value)
 
 
+# op type -> {dtype: (error, message)} for the kernels TF 1.15 has only on its XLA_CPU device
+# whose compilation fails for that dtype (measured): the step fails with the compiler's words
+_XLA_INT = "Invalid cast from floating point type to {} in ConstantR0WithType."
+_XLA_COS = "Expected element type in shape to be floating or complex for cosine operation; got {}."
+_XLA_ROUND = "Operands to RoundToEven must be real-valued floating-point, but got {}"
+_XLA_ATAN2 = ("Unimplemented", "binary complex op 'atan2'")
+_XLA_FAILS = {
+    "Tan": {"int32": ("Invalid argument", _XLA_COS.format("S32")),
+            "int64": ("Invalid argument", _XLA_COS.format("S64"))},
+    "Round": {"complex64": ("Invalid argument", _XLA_ROUND.format("C64")),
+              "complex128": ("Invalid argument", _XLA_ROUND.format("C128"))},
+}
+for _op in ("Asin", "Acos", "Atan", "Reciprocal"):
+    _XLA_FAILS.setdefault(_op, {}).update(
+        {"int32": ("Invalid argument", _XLA_INT.format("S32")),
+         "int64": ("Invalid argument", _XLA_INT.format("S64"))})
+for _op in ("Asin", "Acos", "Atan"):
+    _XLA_FAILS[_op].update({"complex64": _XLA_ATAN2, "complex128": _XLA_ATAN2})
+_XLA_ERRORS = {"Invalid argument": errors.InvalidArgumentError,
+               "Unimplemented": errors.UnimplementedError}
+
+
+def _xla_compile_failure(op, fails):
+    t = getattr(op._attrs.get("T"), "name", None)
+    if t not in fails:
+        return
+    code, msg = fails[t]
+    # TF's words: the compile error in the XLA partition and the Recv that waited on it
+    node = f"\t [[node {op.name} (defined at {op._user_location}) ]]\n\t [[{op.name}]]"
+    raise _XLA_ERRORS[code](
+        None, op, f"2 root error(s) found.\n  (0) {code}: {msg}\n{node}\n  (1) {code}: "
+        f"{msg}\n{node}\n0 successful operations.\n0 derived errors ignored.")
+
+
 def check_cpu_kernel(op):
     """Raises TF 1.15's InvalidArgumentError when no CPU (or XLA_CPU) kernel takes ``op``'s
-    dtypes."""
+    dtypes (or the XLA_CPU kernel that does fails to compile)."""
+    fails = _XLA_FAILS.get(op._type)
+    if fails is not None:
+        _xla_compile_failure(op, fails)
     if op._type not in _KERNELS:
         return
     attrs = op._attrs
