@@ -613,3 +613,44 @@ def test_brucesz_iris_csv_through_a_filename_queue(tmp_path):
     assert [r[0].decode().rsplit(":", 1)[1] for r in rows] == ["2", "3", "4", "2"]
     assert rows[2][1].tolist() == [7.0, _f32(3.2), _f32(4.7), _f32(1.4)]
     assert [r[2] for r in rows] == [b"setosa", b"setosa", b"versicolor", b"setosa"]
+
+
+def test_allawn_scope_regularizers_and_a_tfrecord_example(tmp_path):
+    # allawn/dl mnist/regular.py: variable_scope(regularizer=...) puts each get_variable's
+    # penalty in REGULARIZATION_LOSSES (l1 0.1 * 8 and l2 0.05 * 8 / 2 add to 1.0);
+    # book/chapter4/dataloader/tffeature.py: an Example written with TFRecordWriter, read back
+    # by TFRecordReader + parse_single_example (names and values as TF 1.15's)
+    layers = tf.contrib.layers
+    with tf.variable_scope("var", initializer=tf.random_normal_initializer(),
+                           regularizer=layers.l1_regularizer(0.1)):
+        tf.get_variable("weight", shape=[8], initializer=tf.ones_initializer())
+    with tf.variable_scope("var2", initializer=tf.random_normal_initializer(),
+                           regularizer=layers.l2_regularizer(0.05)):
+        tf.get_variable("weight", shape=[8], initializer=tf.ones_initializer())
+    losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+    assert [t.name for t in losses] == ["var/weight/Regularizer/l1_regularizer:0",
+                                        "var2/weight/Regularizer/l2_regularizer:0"]
+    total = tf.reduce_sum(losses)
+    assert total.name == "Sum:0"
+    path = str(tmp_path / "out.tfrecords")
+    writer = tf.python_io.TFRecordWriter(path)
+    feature = {"age": tf.train.Feature(int64_list=tf.train.Int64List(value=[30])),
+               "name": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"wuwei"]))}
+    writer.write(tf.train.Example(features=tf.train.Features(feature=feature))
+                 .SerializeToString())
+    writer.close()
+    _, serialized = tf.TFRecordReader().read(tf.train.string_input_producer([path]))
+    features = tf.parse_single_example(serialized, features={
+        "name": tf.FixedLenFeature([], tf.string), "age": tf.FixedLenFeature([], tf.int64)})
+    assert features["age"].name == "ParseSingleExample/ParseSingleExample:0"
+    assert features["name"].name == "ParseSingleExample/ParseSingleExample:1"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(total).item() == 1.0
+        assert sess.run(tf.losses.get_regularization_loss()).item() == 1.0
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord=coord)
+        name, age = sess.run([features["name"], features["age"]])
+        coord.request_stop()
+        coord.join(threads)
+    assert (name, age, type(age)) == (b"wuwei", 30, np.int64)
