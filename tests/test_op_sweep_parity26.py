@@ -237,3 +237,14 @@ def test_xla_only_kernels_that_fail_to_compile(fn, dtype, error, words):
     assert lines[2].startswith(f"\t [[node {y.op.name} (defined at ")
     assert lines[-2:] == ["0 successful operations.", "0 derived errors ignored."]
     assert trace.startswith(f"'{y.op.name}':\n") and e.value.op is y.op
+
+
+def test_complex_sigmoid_divides_as_libgcc():
+    # Eigen's scalar 1 / (1 + exp(-x)) by libgcc's complex division: a real x gives +0. j
+    x = np.array([0j, 1 + 0j, complex(-np.inf, 0), 1j, -3 + 0j, 2 - 1j], np.complex128)
+    with tf.Graph().as_default():
+        got = _run(tf.sigmoid(_fed(x)))
+    assert [(float(z.real).hex(), float(z.imag).hex()) for z in got] == [  # TF 1.15's bits
+        ("0x1.0000000000000p-1", "0x0.0p+0"), ("0x1.764d4f5d5a2bdp-1", "0x0.0p+0"),
+        ("0x0.0p+0", "0x0.0p+0"), ("0x1.0000000000000p-1", "0x1.17b4f5bf3474ap-2"),
+        ("0x1.848343c905445p-5", "0x0.0p+0"), ("0x1.d7cca2197224dp-1", "-0x1.908ad634952c2p-4")]

@@ -352,14 +352,14 @@ def _complex_mul(x, y, out=None):
     return z
 
 
-def _complex_div(x, y):
+def _complex_div(x, y, packets=True):
     """x / y of complex as TF 1.15's CPU kernels divide (Div, RealDiv, DivNoNan, Reciprocal):
     whole AVX packets (4 complex64, 2 complex128) as Eigen's ``x * conj(y) / (br*br + bi*bi)``
     (so by exactly zero NaN + NaN j), the elements after the last whole packet as libgcc's
-    complex division (Smith's)."""
+    complex division (Smith's); all of them so for ``packets=False`` (a scalar-only kernel)."""
     shape, dt, ar, ai, br, bi = _complex_parts(x, y)
     n = ar.size
-    k = n - n % _COMPLEX_PACKET.get(dt, 1)
+    k = n - n % _COMPLEX_PACKET.get(dt, 1) if packets else 0
     out = np.empty(n, dt)
     with np.errstate(all="ignore"):
         a, b, c, d = ar[:k], ai[:k], br[:k], bi[:k]

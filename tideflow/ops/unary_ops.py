@@ -110,8 +110,11 @@ def _digamma_denormal(x):
 
 
 def _sigmoid(x):
-    if x.dtype.kind == "c":
-        return np.reciprocal(1 + np.exp(-x))
+    if x.dtype.kind == "c":  # (Eigen's scalar 1 / (1 + exp(-x)): libgcc's division)
+        from tideflow.ops.elementwise import _complex_div
+
+        with np.errstate(all="ignore"):
+            return _complex_div(np.ones((), x.dtype), 1 + np.exp(-x), packets=False)
     if x.dtype == np.float16:
         # TF 1.15's half kernel: 1 / (1 + exp(-x)), each step rounded to half
         one = x.dtype.type(1)
