@@ -796,21 +796,27 @@ def _tanh_grad_kernel(y, dy):
     return dy * (1 - y * y)  # complex too: TF's Tanh gradient conjugates y before this op
 
 
+# elements per AVX packet of TF 1.15's Eigen kernels; the last ``size % lanes`` take the
+# scalar code
+_PACKET_LANES = {np.dtype(np.float16): 8, np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+
+
 def _sigmoid_grad_kernel(y, dy):
-    # TF 1.15's scalar code rounds (dy * y) * (1 - y): bfloat16's always, half's for the
-    # elements past the last whole 8-lane packet, which compute dy * (y * (1 - y))
+    # TF 1.15's packets compute dy * (y * (1 - y)); its scalar code rounds (dy * y) * (1 - y):
+    # bfloat16's always, the other floats' for the elements past the last whole packet (the
+    # last 4 of an LSTM's [4, 3] gate: a gradient a last bit off from the first step)
     if y.dtype == _BFLOAT16:
         return (dy * y) * (y.dtype.type(1) - y)
-    if y.dtype == np.float16 and y.shape == dy.shape and y.size % 8:
-        out = dy * (y * (y.dtype.type(1) - y))
-        flat, tail = out.reshape(-1), y.size - y.size % 8
-        yt, dyt = y.reshape(-1)[tail:], dy.reshape(-1)[tail:]
-        flat[tail:] = (dyt * yt) * (y.dtype.type(1) - yt)
-        return out
     if _same_float_arrays(y, dy):  # dy * (y * (1 - y)) in one buffer
         t = np.subtract(1, y)
         np.multiply(y, t, out=t)
-        return np.multiply(dy, t, out=t)
+        out = np.multiply(dy, t, out=t)
+        rest = y.size % _PACKET_LANES.get(y.dtype, 1)
+        if rest:
+            flat = out.reshape(-1)
+            yt, dyt = y.reshape(-1)[-rest:], dy.reshape(-1)[-rest:]
+            flat[-rest:] = (dyt * yt) * (y.dtype.type(1) - yt)
+        return out
     return dy * (y * (1 - y))
 
 
