@@ -654,3 +654,73 @@ def test_allawn_scope_regularizers_and_a_tfrecord_example(tmp_path):
         coord.request_stop()
         coord.join(threads)
     assert (name, age, type(age)) == (b"wuwei", 30, np.int64)
+
+
+def test_moono_gan_1d_gaussian_with_pretrained_discriminator():
+    # moono/moo-dl-practice Work-place/GAN-Gaussian-1D/GAN-Gaussian-1D-tensorflow.py (sizes
+    # and epochs shrunk, scipy's norm.pdf written out, plots dropped): a pre-trained D copied
+    # into the GAN's discriminator variables by assign, leaky ReLU by tf.maximum, xavier
+    # dense layers reused for the fake branch, two Adams on var_lists split by name
+    def dense2(x, scope, out_act, reuse=False):
+        with tf.variable_scope(scope, reuse=reuse):
+            init = tf.contrib.layers.xavier_initializer()
+            h = tf.layers.dense(x, 32, activation=None, kernel_initializer=init)
+            h = tf.maximum(0.02 * h, h)
+            logits = tf.layers.dense(h, 1, activation=None, kernel_initializer=init)
+            return out_act(logits), logits
+
+    np.random.seed(0)
+    with tf.Graph().as_default():
+        tf.set_random_seed(7)
+        x_pre = tf.placeholder(tf.float32, [None, 1], name="inputs_pre")
+        y_pre = tf.placeholder(tf.float32, [None, 1], name="labels_pre")
+        d_pre, _ = dense2(x_pre, "pre", tf.sigmoid)
+        pre_loss = tf.reduce_mean(tf.square(d_pre - y_pre))
+        pre_vars = [v for v in tf.trainable_variables() if v.name.startswith("pre")]
+        pre_opt = tf.train.AdamOptimizer(0.03, beta1=0.5).minimize(pre_loss, var_list=pre_vars)
+        xs = np.linspace(-5, 5, 60)
+        ys = np.exp(-0.5 * ((xs - 1.) / 1.5) ** 2) / (1.5 * np.sqrt(2 * np.pi))
+        pre_losses = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(10):
+                _, v = sess.run([pre_opt, pre_loss], {x_pre: xs.reshape(60, 1),
+                                                      y_pre: ys.reshape(60, 1)})
+                pre_losses.append(v.item())
+            weights = sess.run(pre_vars)
+    with tf.Graph().as_default():
+        tf.set_random_seed(8)
+        x = tf.placeholder(tf.float32, [None, 1], name="inputs_real")
+        z = tf.placeholder(tf.float32, [None, 1], name="inputs_z")
+        g, _ = dense2(z, "generator", tf.tanh)
+        _, d_real = dense2(x, "discriminator", tf.sigmoid)
+        _, d_fake = dense2(g, "discriminator", tf.sigmoid, reuse=True)
+        xent = tf.nn.sigmoid_cross_entropy_with_logits
+        d_loss = (tf.reduce_mean(xent(logits=d_real, labels=tf.ones_like(d_real) * 0.9))
+                  + tf.reduce_mean(xent(logits=d_fake, labels=tf.zeros_like(d_real))))
+        g_loss = tf.reduce_mean(xent(logits=d_fake, labels=tf.ones_like(d_fake)))
+        t_vars = tf.trainable_variables()
+        g_vars = [v for v in t_vars if v.name.startswith("generator")]
+        d_vars = [v for v in t_vars if v.name.startswith("discriminator")]
+        d_opt = tf.train.AdamOptimizer(0.001, beta1=0.5).minimize(d_loss, var_list=d_vars)
+        g_opt = tf.train.AdamOptimizer(0.001, beta1=0.5).minimize(g_loss, var_list=g_vars)
+        assert (d_opt.name, g_opt.name) == ("Adam", "Adam_1")
+        assert [v.name for v in tf.global_variables()][-2:] == [
+            "generator/dense_1/bias/Adam:0", "generator/dense_1/bias/Adam_1:0"]
+        losses = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for v, w in zip(d_vars, weights):
+                sess.run(v.assign(w))
+            for _ in range(5):
+                xb = np.random.normal(1., 1.5, 30).reshape(30, 1)
+                zb = (np.linspace(-5, 5, 30) + np.random.random(30) * 0.01).reshape(30, 1)
+                sess.run(d_opt, {x: xb, z: zb})
+                sess.run(g_opt, {z: zb})
+                losses.append((sess.run(d_loss, {x: xb, z: zb}).item(),
+                               g_loss.eval({z: zb}).item()))
+    # measured in TF 1.15
+    assert round(pre_losses[4], 8) == 0.00704052 and round(pre_losses[9], 8) == 0.00180303
+    assert losses == [(_f32(a), _f32(b)) for a, b in [
+        (2.0206165, 1.5237858), (1.6559889, 1.5136558), (1.7976652, 1.5095181),
+        (1.7746737, 1.4973807), (1.6994919, 1.4857341)]]
