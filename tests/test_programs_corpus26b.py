@@ -724,3 +724,50 @@ def test_moono_gan_1d_gaussian_with_pretrained_discriminator():
     assert losses == [(_f32(a), _f32(b)) for a, b in [
         (2.0206165, 1.5237858), (1.6559889, 1.5136558), (1.7976652, 1.5095181),
         (1.7746737, 1.4973807), (1.6994919, 1.4857341)]]
+
+
+def test_allawn_attention_pooling_over_rnn_outputs():
+    # allawn/dl book/nlp/classattention.py and book/nlp/attentionutil.py: attention weights per
+    # time step from Python-unrolled matmuls over reshaped LSTM outputs; and tensordot scores
+    # masked to -inf past each sequence's length by sequence_mask + where, then softmax
+    tf.set_random_seed(12)
+    cell = tf.nn.rnn_cell.BasicLSTMCell(num_units=20)
+    inp = tf.placeholder(tf.float32, [2, 5, 1], name="input_x")
+    outputs, _ = tf.nn.dynamic_rnn(cell=cell, inputs=inp, dtype=tf.float32)
+    outputs = tf.reshape(outputs, shape=[5, 2, 20])
+    att_w = tf.Variable(tf.truncated_normal([20, 20], stddev=0.1), name="attention_w")
+    att_b = tf.Variable(tf.constant(0.1, shape=[20]), name="attention_b")
+    u_list = [tf.tanh(tf.matmul(outputs[t], att_w) + att_b) for t in range(5)]
+    u_w = tf.Variable(tf.truncated_normal([20, 1], stddev=0.1), name="attention_uw")
+    alpha = tf.nn.softmax(tf.concat([tf.matmul(u, u_w) for u in u_list], axis=1))
+    alpha_trans = tf.reshape(tf.transpose(alpha, [1, 0]), [5, -1, 1])
+    final = tf.reduce_sum(outputs * alpha_trans, 0)
+    raw, _ = tf.nn.dynamic_rnn(cell, inp, dtype=tf.float32, scope="rnn2")
+    w = tf.get_variable("att_h", dtype=tf.float32, shape=[20, 20],
+                        initializer=tf.random_normal_initializer(stddev=0.1))
+    att_h = tf.tensordot(raw, w, axes=1)
+    v = tf.get_variable("att_v", dtype=tf.float32, shape=[20],
+                        initializer=tf.random_normal_initializer(stddev=0.1))
+    values = tf.reduce_sum(tf.multiply(att_h, v), axis=-1)
+    mask = tf.sequence_mask([3, 5], maxlen=tf.shape(values)[1])
+    values = tf.where(mask, values, np.float32(-np.inf) * tf.ones_like(values))
+    score = tf.expand_dims(tf.nn.softmax(values, axis=-1), axis=-1)
+    pooled = tf.reduce_sum(tf.multiply(raw, score), axis=1)
+    assert (alpha.name, final.name) == ("Softmax:0", "Sum:0")
+    assert pooled.shape.as_list() == [2, 20] and values.shape.as_list() == [2, 5]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        x = np.random.RandomState(0).rand(2, 5, 1).astype(np.float32)
+        a, f, p, vals = sess.run([alpha, final, pooled, values], {inp: x})
+    # measured in TF 1.15
+    assert a.tolist() == [
+        [0.19952425360679626, 0.20015142858028412, 0.19986717402935028, 0.19977986812591553,
+         0.20067721605300903],
+        [0.199995756149292, 0.20005278289318085, 0.19959041476249695, 0.20030342042446136,
+         0.20005759596824646]]
+    assert f[0, :3].tolist() == [-0.06086894869804382, -0.07647918164730072,
+                                 0.03208249434828758]
+    assert p[:, :2].tolist() == [[-0.04641595482826233, -0.05812292918562889],
+                                 [-0.06473931670188904, -0.08279929310083389]]
+    assert vals[0].tolist() == [-0.004008801653981209, -0.008172854781150818,
+                                -0.010078320279717445, -np.inf, -np.inf]
