@@ -248,3 +248,20 @@ def test_complex_sigmoid_divides_as_libgcc():
         ("0x1.0000000000000p-1", "0x0.0p+0"), ("0x1.764d4f5d5a2bdp-1", "0x0.0p+0"),
         ("0x0.0p+0", "0x0.0p+0"), ("0x1.0000000000000p-1", "0x1.17b4f5bf3474ap-2"),
         ("0x1.848343c905445p-5", "0x0.0p+0"), ("0x1.d7cca2197224dp-1", "-0x1.908ad634952c2p-4")]
+
+
+def test_complex_cumprod_multiplies_from_one_as_std_complex():
+    # TF 1.15's scan: 1 * (0 + inf j) is nan + inf j (the plain products), and C99's recovery
+    # where both parts come out NaN (nan + inf j times -0 + 1 j is -inf + nan j)
+    x = np.array([complex(0, np.inf), complex(-0.0, 1), complex(1, -0.0), complex(np.inf, 0)],
+                 np.complex128)
+    with tf.Graph().as_default():
+        p = _fed(x)
+        fwd, back = _run([tf.math.cumprod(p), tf.math.cumprod(p, exclusive=True, reverse=True)])
+
+    def parts(v):
+        return np.array([(z.real, z.imag) for z in v]).reshape(-1)
+
+    inf, nan = np.inf, np.nan
+    np.testing.assert_array_equal(parts(fwd), [nan, inf, -inf, nan, -inf, nan, -inf, nan])
+    np.testing.assert_array_equal(parts(back), [nan, inf, inf, nan, inf, nan, 1.0, 0.0])
