@@ -286,3 +286,16 @@ def test_keras_steps_fail_with_the_runtimes_words():
         f([np.zeros([2])])
     assert str(info.value) == ("Input to reshape is a tensor with 2 values, but the requested "
                                "shape has 3\n\t [[{{node r}}]]")
+
+
+def test_supervisor_logs_queue_runners_before_the_first_step_rate(tmp_path, caplog):
+    # measured in TF 1.15 (two programs, managed_session and slim's learning.train): the
+    # step counter thread's first "global_step/sec: 0" follows the starting thread's next line
+    gs = tf.train.get_or_create_global_step()
+    inc = tf.assign_add(gs, 1)
+    sv = tf.train.Supervisor(logdir=str(tmp_path), save_model_secs=1000,
+                             save_summaries_secs=1000)
+    with caplog.at_level("INFO", logger="tensorflow"), sv.managed_session() as sess:
+        sess.run(inc)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines.index("Starting queue runners.") < lines.index("global_step/sec: 0")

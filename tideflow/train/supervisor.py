@@ -425,6 +425,7 @@ class SVStepCounterThread(coordinator.LooperThread):
     def start_loop(self):
         self._last_time = time.time()
         self._last_step = training_util.global_step(self._sess, self._step_counter)
+        self._logged = False
 
     def run_loop(self):
         current_time = time.time()
@@ -438,6 +439,13 @@ class SVStepCounterThread(coordinator.LooperThread):
                                                simple_value=steps_per_sec)])
         if self._sv.summary_writer:
             self._sv.summary_writer.add_summary(summary, current_step)
+        if not self._logged:
+            # TF's counter reads the step in session runs that leave the GIL, so the thread
+            # that started it logs its next line ("Starting queue runners.", slim's "Starting
+            # Queues.") before the first "global_step/sec"; a Python step here would let the
+            # counter log first, so its first line waits a moment
+            self._logged = True
+            time.sleep(0.005)
         logging.log_first_n(logging.INFO, "%s: %g", 10, self._summary_tag, steps_per_sec)
 
 
