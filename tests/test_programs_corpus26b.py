@@ -771,3 +771,72 @@ def test_allawn_attention_pooling_over_rnn_outputs():
                                  [-0.06473931670188904, -0.08279929310083389]]
     assert vals[0].tolist() == [-0.004008801653981209, -0.008172854781150818,
                                 -0.010078320279717445, -np.inf, -np.inf]
+
+
+def test_allawn_luong_attention_decoders_and_beam_search():
+    # allawn/dl book/nlp/encoder2decoderdemoattention.py (sizes shrunk; the training and the
+    # greedy decodes fetched in separate runs: fetched together, their loops read the one
+    # TrainingHelper TensorArray twice, which TF 1.15 rejects and tideflow does not)
+    s2s = tf.contrib.seq2seq
+    tf.set_random_seed(3)
+    enc_in = tf.placeholder(shape=[6, 2], dtype=tf.int32)
+    emb_enc = tf.get_variable("embedding_encoder", [12, 4], dtype=tf.float32)
+    src_len = tf.placeholder(shape=[2], dtype=tf.int32)
+    enc_out, enc_state = tf.nn.dynamic_rnn(
+        tf.nn.rnn_cell.BasicLSTMCell(6), tf.nn.embedding_lookup(emb_enc, enc_in),
+        sequence_length=src_len, time_major=True, dtype=tf.float32)
+    mech = s2s.LuongAttention(6, tf.transpose(enc_out, [1, 0, 2]),
+                              memory_sequence_length=src_len)
+    cell = s2s.AttentionWrapper(tf.nn.rnn_cell.BasicLSTMCell(6), mech, attention_layer_size=6)
+    dec_in = tf.placeholder(dtype=tf.int32, shape=[5, 2])
+    emb_dec = tf.get_variable("embedding_decoder", [9, 4], dtype=tf.float32)
+    dec_len = tf.placeholder(shape=[2], dtype=tf.int32)
+    helper = s2s.TrainingHelper(tf.nn.embedding_lookup(emb_dec, dec_in), dec_len, time_major=True)
+    projection = tf.layers.Dense(9, use_bias=False)
+    decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32).clone(
+        cell_state=enc_state), output_layer=projection)
+    outputs, final_state, final_lengths = s2s.dynamic_decode(decoder)
+    # (the program's unused greedy helper and decoder: their ops move the later op seeds)
+    s2s.GreedyEmbeddingHelper(emb_dec, tf.fill([2], 0), 1)
+    s2s.BasicDecoder(cell, helper, enc_state, output_layer=projection)
+    max_iter = tf.round(tf.reduce_max(src_len) * 2)
+    outputs2, _, _ = s2s.dynamic_decode(decoder, maximum_iterations=max_iter)
+    tiled = s2s.tile_batch(tf.transpose(enc_out, [1, 0, 2]), multiplier=3)
+    tiled_len = s2s.tile_batch(src_len, multiplier=3)
+    tiled_state = s2s.tile_batch(enc_state, multiplier=3)
+    mech2 = s2s.LuongAttention(num_units=6, memory=tiled, memory_sequence_length=tiled_len)
+    cell2 = s2s.AttentionWrapper(cell=tf.nn.rnn_cell.BasicLSTMCell(6), attention_mechanism=mech2,
+                                 attention_layer_size=6)
+    beam = s2s.BeamSearchDecoder(
+        cell=cell2, embedding=emb_dec, start_tokens=tf.tile(tf.constant([1]), [2]), end_token=2,
+        initial_state=cell2.zero_state(6, tf.float32).clone(cell_state=tiled_state),
+        beam_width=3, output_layer=projection, length_penalty_weight=0.0)
+    beam_out, _, _ = s2s.dynamic_decode(decoder=beam, impute_finished=False,
+                                        maximum_iterations=2 * tf.reduce_max(src_len))
+    # names and shapes printed by TF 1.15 (tf.round of an int32 is its input)
+    assert outputs.rnn_output.name == "decoder/transpose:0"
+    assert final_state.cell_state.c.name == "decoder/while/Exit_3:0"
+    assert final_lengths.name == "decoder/while/Exit_11:0"
+    assert (outputs2.sample_id.name, max_iter.name) == ("decoder_1/transpose_1:0", "mul:0")
+    assert tiled.shape.as_list() == [6, 6, 6] and tiled_state.c.name == "tile_batch_2/Reshape:0"
+    assert beam_out.predicted_ids.name == "decoder_2/transpose:0"
+    assert [v.name for v in tf.global_variables()][3:5] == ["memory_layer/kernel:0",
+                                                           "embedding_decoder:0"]
+    rs = np.random.RandomState(0)
+    feed = {enc_in: rs.randint(0, 12, (6, 2)), src_len: [4, 6],
+            dec_in: rs.randint(0, 9, (5, 2)), dec_len: [5, 3]}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        logits, lengths = sess.run([outputs.rnn_output, final_lengths], feed)
+        ids = sess.run(outputs2.sample_id, feed)
+        out = sess.run(beam_out, feed)
+    # measured in TF 1.15 (the logits within an ulp: the Luong scores' batched products add
+    # in TF's order there, NumPy's here)
+    np.testing.assert_allclose(logits[0, 0, :3], [0.03132175654172897, -0.0618891604244709,
+                                                  -0.020131967961788177], rtol=0, atol=1e-8)
+    assert ids.tolist() == [[7, 7, 6, 6, 6], [7, 7, 7, 6, 6]] and lengths.tolist() == [5, 3]
+    assert out.predicted_ids.shape == (2, 12, 3)
+    assert out.predicted_ids[:, 0].tolist() == [[2, 7, 7], [0, 0, 0]]
+    np.testing.assert_allclose(out.beam_search_decoder_output.scores[-1][0],
+                               [-2.121500015258789, -2.1335411071777344, -2.1844348907470703],
+                               rtol=1e-6)
