@@ -840,3 +840,40 @@ def test_allawn_luong_attention_decoders_and_beam_search():
     np.testing.assert_allclose(out.beam_search_decoder_output.scores[-1][0],
                                [-2.121500015258789, -2.1335411071777344, -2.1844348907470703],
                                rtol=1e-6)
+
+
+def test_devjalax_rnn_forecast_with_a_stacked_dense_output():
+    # DevJalax/python-tutorial RNN.py (the series synthetic, windows 20 -> 6, 120 units -> 12,
+    # GradientDescent for Adam): BasicRNNCell(relu) outputs reshaped to [-1, units], a dense
+    # layer, reshaped back, a summed squared error; then a one-window forecast
+    ts = np.sin(np.arange(61) / 3.0) * 5 + np.arange(61) * 0.1
+    train, test = ts[:49], ts[49:]
+
+    def batches(df):
+        x = df[:len(df) - 1 - (len(df) - 1) % 6]
+        return x.reshape(-1, 6, 1), df[1:1 + len(x)].reshape(-1, 6, 1)
+
+    xb, yb = batches(train)
+    xt, _ = batches(test)
+    tf.set_random_seed(21)
+    X = tf.placeholder(tf.float32, [None, 6, 1])
+    y = tf.placeholder(tf.float32, [None, 6, 1])
+    cell = tf.contrib.rnn.BasicRNNCell(num_units=12, activation=tf.nn.relu)
+    rnn_output, _ = tf.nn.dynamic_rnn(cell, X, dtype=tf.float32)
+    stacked = tf.layers.dense(tf.reshape(rnn_output, [-1, 12]), 1)
+    outputs = tf.reshape(stacked, [-1, 6, 1])
+    loss = tf.reduce_sum(tf.square(outputs - y))
+    train_op = tf.train.GradientDescentOptimizer(learning_rate=0.0005).minimize(loss)
+    assert (outputs.name, loss.name) == ("Reshape_1:0", "Sum:0")
+    got = []
+    with tf.Session() as sess:
+        tf.global_variables_initializer().run()
+        for it in range(30):
+            sess.run(train_op, {X: xb, y: yb})
+            if it % 6 == 0:
+                got.append(loss.eval({X: xb, y: yb}).item())
+        pred = sess.run(outputs, {X: xt}).ravel().tolist()
+    # measured in TF 1.15
+    assert got == [_f32(v) for v in (464.93933, 117.977875, 88.4966, 78.12647, 72.82465)]
+    assert pred == [2.1890621185302734, 0.6310737133026123, 0.18715594708919525,
+                    0.4396759271621704, 0.9580479860305786, 1.7244207859039307]
