@@ -265,3 +265,18 @@ def test_complex_cumprod_multiplies_from_one_as_std_complex():
     inf, nan = np.inf, np.nan
     np.testing.assert_array_equal(parts(fwd), [nan, inf, -inf, nan, -inf, nan, -inf, nan])
     np.testing.assert_array_equal(parts(back), [nan, inf, inf, nan, inf, nan, 1.0, 0.0])
+
+
+def test_complex_mul_and_div_recover_infinities_on_the_scalar_tail():
+    # 5 complex64s: a packet of 4 (plain products, Eigen's division) and a scalar tail, where
+    # std::complex's multiply and divide (libgcc) recover from a both-NaN result (TF 1.15)
+    x = np.array([complex(np.nan, np.inf)] * 5, np.complex64)
+    with tf.Graph().as_default():
+        p = _fed(x)
+        got = _run([tf.square(p), tf.math.reciprocal(p), p * p, 1 / p])
+    nan4 = [np.nan] * 8
+    for g, tail in zip(got, [(-np.inf, np.nan), (0.0, -0.0), (-np.inf, np.nan), (0.0, -0.0)]):
+        parts = np.array([(z.real, z.imag) for z in g]).reshape(-1)
+        np.testing.assert_array_equal(parts, nan4 + list(tail))
+        if tail[1] == 0:
+            assert np.signbit(parts[-1]) == np.signbit(tail[1])

@@ -4,6 +4,7 @@ A binary op's gradient function receives gradients already shaped like the broad
 the family reduces them back to each input's shape, once for all binary ops.
 """
 
+import math
 import weakref
 
 import numpy as np
@@ -337,19 +338,72 @@ def _complex_parts(x, y):
     return shape, np.result_type(x, y), a.real, a.imag, b.real, b.imag
 
 
-def _complex_mul(x, y, out=None):
-    """x * y of complex as TF's kernel (and Eigen's packets) multiply: ``ar*br - ai*bi``,
-    ``ar*bi + ai*br``, each product rounded (NumPy's complex loop fuses them)."""
+def _complex_mul(x, y, out=None, packets=True):
+    """x * y of complex as TF's kernel multiplies: ``ar*br - ai*bi``, ``ar*bi + ai*br``, each
+    product rounded (NumPy's complex loop fuses them); past the last whole AVX packet (all of
+    it for ``packets=False``, a scalar-only kernel) std::complex's multiply, which recovers
+    the infinities where both parts came out NaN (_c99_mul_recover)."""
     shape, dt, ar, ai, br, bi = _complex_parts(x, y)
     with np.errstate(all="ignore"):
         re = ar * br
         re -= ai * bi
         im = ar * bi
         im += ai * br
+    n = re.size
+    k = n - n % _COMPLEX_PACKET.get(dt, 1) if packets else 0
+    if k < n:
+        _c99_mul_recover(re, im, ar, ai, br, bi, k)
     z = np.empty(shape, dt) if out is None else out
     z.real = re.reshape(shape)
     z.imag = im.reshape(shape)
     return z
+
+
+def _box(v):
+    """C99's boxing of an infinite part: +-1 for an infinity, +-0 otherwise (sign kept)."""
+    return math.copysign(1.0 if math.isinf(v) else 0.0, v)
+
+
+def _zero_nan(v):
+    return math.copysign(0.0, v) if math.isnan(v) else v
+
+
+def _c99_mul_recover(re, im, ar, ai, br, bi, start):
+    """libgcc's __mulsc3/__muldc3 past the plain products, from flat index ``start`` on."""
+    bad = np.isnan(re[start:]) & np.isnan(im[start:])
+    for i in (np.flatnonzero(bad) + start).tolist():
+        a, b, c, d = float(ar[i]), float(ai[i]), float(br[i]), float(bi[i])
+        recalc = False
+        if math.isinf(a) or math.isinf(b):
+            a, b, c, d = _box(a), _box(b), _zero_nan(c), _zero_nan(d)
+            recalc = True
+        if math.isinf(c) or math.isinf(d):
+            c, d, a, b = _box(c), _box(d), _zero_nan(a), _zero_nan(b)
+            recalc = True
+        if not recalc and any(math.isinf(v) for v in (a * c, b * d, a * d, b * c)):
+            a, b, c, d = _zero_nan(a), _zero_nan(b), _zero_nan(c), _zero_nan(d)
+            recalc = True
+        if recalc:
+            re[i] = math.inf * (a * c - b * d)
+            im[i] = math.inf * (a * d + b * c)
+
+
+def _c99_div_recover(re, im, ar, ai, br, bi, start):
+    """libgcc's __divsc3/__divdc3 past Smith's quotient, from flat index ``start`` on."""
+    bad = np.isnan(re[start:]) & np.isnan(im[start:])
+    for i in (np.flatnonzero(bad) + start).tolist():
+        a, b, c, d = float(ar[i]), float(ai[i]), float(br[i]), float(bi[i])
+        if c == 0.0 and d == 0.0 and (not math.isnan(a) or not math.isnan(b)):
+            re[i] = math.copysign(math.inf, c) * a
+            im[i] = math.copysign(math.inf, c) * b
+        elif (math.isinf(a) or math.isinf(b)) and math.isfinite(c) and math.isfinite(d):
+            a, b = _box(a), _box(b)
+            re[i] = math.inf * (a * c + b * d)
+            im[i] = math.inf * (b * c - a * d)
+        elif (math.isinf(c) or math.isinf(d)) and math.isfinite(a) and math.isfinite(b):
+            c, d = _box(c), _box(d)
+            re[i] = 0.0 * (a * c + b * d)
+            im[i] = 0.0 * (b * c - a * d)
 
 
 def _complex_div(x, y, packets=True):
@@ -372,4 +426,8 @@ def _complex_div(x, y, packets=True):
         denom = np.where(small, c * ratio + d, d * ratio + c)
         out.real[k:] = np.where(small, a * ratio + b, b * ratio + a) / denom
         out.imag[k:] = np.where(small, b * ratio - a, b - a * ratio) / denom
+        if k < n:
+            re, im = out.real.copy(), out.imag.copy()
+            _c99_div_recover(re, im, ar, ai, br, bi, k)
+            out.real, out.imag = re, im
     return out.reshape(shape)

@@ -684,52 +684,17 @@ def _cumulative(fn, identity):
 
 def _complex_cumprod(x, axis):
     """TF's complex scan: the product from 1 + 0j, each step std::complex's multiply (the
-    four products, then C99's recovery where both parts came out NaN: _c99_recover), not
-    NumPy's first-element copy and plain products (1 * (0 + inf j) is nan + inf j)."""
+    four products, then C99's recovery where both parts came out NaN), not NumPy's
+    first-element copy and plain products (1 * (0 + inf j) is nan + inf j)."""
     from tideflow.ops.elementwise import _complex_mul
 
     moved = np.moveaxis(x, axis, 0)
     out = np.empty_like(moved)
     acc = np.ones(moved.shape[1:], x.dtype)
     for i in range(moved.shape[0]):
-        prod = _complex_mul(acc, moved[i])
-        bad = np.isnan(prod.real) & np.isnan(prod.imag)
-        if bad.any():
-            _c99_recover(prod, acc, moved[i], bad)
-        acc = prod
+        acc = _complex_mul(acc, moved[i], packets=False)
         out[i] = acc
     return np.moveaxis(out, 0, axis)
-
-
-def _c99_recover(prod, x, y, bad):
-    """libgcc's __mulsc3/__muldc3 past the plain products: an infinite factor boxed to +-1
-    (its NaN partner and the other factor's NaNs to signed zeros) and the products times inf."""
-    import math
-
-    pf, xf, yf = prod.reshape(-1), np.broadcast_to(x, prod.shape).reshape(-1), \
-        np.broadcast_to(y, prod.shape).reshape(-1)
-    inf = math.inf
-    for i in np.flatnonzero(bad.reshape(-1)).tolist():
-        a, b, c, d = xf[i].real, xf[i].imag, yf[i].real, yf[i].imag
-        a, b, c, d = float(a), float(b), float(c), float(d)
-        recalc = False
-        if math.isinf(a) or math.isinf(b):
-            a = math.copysign(1.0 if math.isinf(a) else 0.0, a)
-            b = math.copysign(1.0 if math.isinf(b) else 0.0, b)
-            c = math.copysign(0.0, c) if math.isnan(c) else c
-            d = math.copysign(0.0, d) if math.isnan(d) else d
-            recalc = True
-        if math.isinf(c) or math.isinf(d):
-            c = math.copysign(1.0 if math.isinf(c) else 0.0, c)
-            d = math.copysign(1.0 if math.isinf(d) else 0.0, d)
-            a = math.copysign(0.0, a) if math.isnan(a) else a
-            b = math.copysign(0.0, b) if math.isnan(b) else b
-            recalc = True
-        if not recalc and any(math.isinf(v) for v in (a * c, b * d, a * d, b * c)):
-            a, b, c, d = (math.copysign(0.0, v) if math.isnan(v) else v for v in (a, b, c, d))
-            recalc = True
-        if recalc:
-            pf[i] = complex(inf * (a * c - b * d), inf * (a * d + b * c))
 
 
 def _cumulative_shape(op):
