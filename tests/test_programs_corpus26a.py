@@ -218,3 +218,203 @@ def test_conv2d_adds_its_patch_products_in_order_as_tf():
                              for r in range(kk) for c in range(kk)], axis=3)
             want = _k_order(cols.reshape(n * oh * oh, -1), w.reshape(-1, cout))
             np.testing.assert_array_equal(y.reshape(-1, cout), want)
+
+
+def test_conv2d_input_gradient_is_tfs_gemm_then_col2im():
+    # TF 1.15's Conv2DBackpropInput: the output gradient times the transposed filter (products
+    # in order along the output channels), then each patch's columns added into the input
+    # gradient patch after patch (measured equal for all of these)
+    rng = np.random.RandomState(0)
+    with tf.Session() as s:
+        for (n, size, cin, kk, cout, st, pad) in [
+                (2, 8, 3, 3, 4, 1, 'VALID'), (2, 9, 4, 3, 6, 2, 'SAME'),
+                (1, 7, 2, 5, 40, 1, 'VALID'), (2, 8, 16, 3, 8, 1, 'SAME')]:
+            x = rng.rand(n, size, size, cin).astype(np.float32)
+            w = rng.randn(kk, kk, cin, cout).astype(np.float32)
+            y = tf.nn.conv2d(tf.constant(x), tf.constant(w), [1, st, st, 1], pad)
+            dy = rng.randn(*y.shape.as_list()).astype(np.float32)
+            dx = s.run(tf.nn.conv2d_backprop_input(x.shape, tf.constant(w), tf.constant(dy),
+                                                   [1, st, st, 1], pad))
+            oh = dy.shape[1]
+            ph = max((oh - 1) * st + kk - size, 0) if pad == 'SAME' else 0
+            col = _k_order(dy.reshape(-1, cout), w.reshape(-1, cout).T)
+            col = col.reshape(n, oh, oh, kk, kk, cin)
+            acc = np.zeros((n, size + ph, size + ph, cin), np.float32)
+            for i in range(oh):
+                for j in range(oh):
+                    acc[:, i * st:i * st + kk, j * st:j * st + kk, :] += col[:, i, j]
+            np.testing.assert_array_equal(dx, acc[:, ph // 2:ph // 2 + size,
+                                                  ph // 2:ph // 2 + size, :])
+
+
+# --- naturomics/CapsNet-Tensorflow: capsLayer.py, capsNet.py ---------------------------------
+# (8 conv1 filters and 2 primary capsule maps: 72 primary capsules; Decoder 16-32-784)
+
+_CAPS = 72
+
+
+def _squash(vector):
+    vec_squared_norm = tf.reduce_sum(tf.square(vector), -2, keep_dims=True)
+    scalar_factor = vec_squared_norm / (1 + vec_squared_norm) / tf.sqrt(vec_squared_norm + 1e-9)
+    return scalar_factor * vector
+
+
+def _routing(input, b_IJ, batch_size=2, iter_routing=3):
+    W = tf.get_variable('Weight', shape=(1, _CAPS, 10, 8, 16), dtype=tf.float32,
+                        initializer=tf.random_normal_initializer(stddev=0.01))
+    input = tf.tile(input, [1, 1, 10, 1, 1])
+    W = tf.tile(W, [batch_size, 1, 1, 1, 1])
+    u_hat = tf.matmul(W, input, transpose_a=True)
+    assert u_hat.get_shape() == [batch_size, _CAPS, 10, 16, 1]
+    for r_iter in range(iter_routing):
+        with tf.variable_scope('iter_' + str(r_iter)):
+            c_IJ = tf.nn.softmax(b_IJ, dim=2)
+            c_IJ = tf.tile(c_IJ, [batch_size, 1, 1, 1, 1])
+            s_J = tf.reduce_sum(tf.multiply(c_IJ, u_hat), axis=1, keep_dims=True)
+            v_J = _squash(s_J)
+            v_J_tiled = tf.tile(v_J, [1, _CAPS, 1, 1, 1])
+            u_produce_v = tf.matmul(u_hat, v_J_tiled, transpose_a=True)
+            b_IJ += tf.reduce_sum(u_produce_v, axis=0, keep_dims=True)
+    return v_J
+
+
+def _capsnet(X, labels, batch_size=2):
+    epsilon = 1e-9
+    labels = tf.constant(labels)
+    X = tf.constant(X)
+    Y = tf.one_hot(labels, depth=10, axis=1, dtype=tf.float32)
+    with tf.variable_scope('Conv1_layer'):
+        conv1 = tf.contrib.layers.conv2d(X, num_outputs=8, kernel_size=9, stride=1,
+                                         padding='VALID')
+    with tf.variable_scope('PrimaryCaps_layer'):
+        capsules = []
+        for i in range(8):
+            with tf.variable_scope('ConvUnit_' + str(i)):
+                caps_i = tf.contrib.layers.conv2d(conv1, 2, 9, 2, padding="VALID")
+                capsules.append(tf.reshape(caps_i, shape=(batch_size, -1, 1, 1)))
+        caps1 = _squash(tf.concat(capsules, axis=2))
+    with tf.variable_scope('DigitCaps_layer'):
+        inp = tf.reshape(caps1, shape=(batch_size, -1, 1, caps1.shape[-2].value, 1))
+        with tf.variable_scope('routing'):
+            b_IJ = tf.constant(np.zeros([1, caps1.shape[1].value, 10, 1, 1], dtype=np.float32))
+            caps2 = tf.squeeze(_routing(inp, b_IJ), axis=1)
+    with tf.variable_scope('Masking'):
+        v_length = tf.sqrt(tf.reduce_sum(tf.square(caps2), axis=2, keep_dims=True) + epsilon)
+        softmax_v = tf.nn.softmax(v_length, dim=1)
+        argmax_idx = tf.to_int32(tf.argmax(softmax_v, axis=1))
+        assert argmax_idx.get_shape() == [batch_size, 1, 1]
+        argmax_idx = tf.reshape(argmax_idx, shape=(batch_size, ))
+        masked_v = []
+        for b in range(batch_size):  # (a tensor index into a tensor)
+            v = caps2[b][argmax_idx[b], :]
+            masked_v.append(tf.reshape(v, shape=(1, 1, 16, 1)))
+        masked_v = tf.concat(masked_v, axis=0)
+    with tf.variable_scope('Decoder'):
+        vector_j = tf.reshape(masked_v, shape=(batch_size, -1))
+        fc1 = tf.contrib.layers.fully_connected(vector_j, num_outputs=16)
+        fc2 = tf.contrib.layers.fully_connected(fc1, num_outputs=32)
+        decoded = tf.contrib.layers.fully_connected(fc2, num_outputs=784,
+                                                    activation_fn=tf.sigmoid)
+    max_l = tf.reshape(tf.square(tf.maximum(0., 0.9 - v_length)), shape=(batch_size, -1))
+    max_r = tf.reshape(tf.square(tf.maximum(0., v_length - 0.1)), shape=(batch_size, -1))
+    margin_loss = tf.reduce_mean(tf.reduce_sum(Y * max_l + 0.5 * (1 - Y) * max_r, axis=1))
+    reconstruction_err = tf.reduce_mean(tf.square(decoded - tf.reshape(X, (batch_size, -1))))
+    total_loss = margin_loss + 0.0005 * reconstruction_err
+    summary = tf.summary.merge([
+        tf.summary.scalar('train/margin_loss', margin_loss),
+        tf.summary.image('reconstruction_img', tf.reshape(decoded, (batch_size, 28, 28, 1)))])
+    correct = tf.equal(tf.to_int32(labels), argmax_idx)
+    accuracy = tf.reduce_sum(tf.cast(correct, tf.float32))
+    return masked_v, total_loss, accuracy, summary
+
+
+def test_naturomics_capsnet_routes_masks_and_trains():
+    tf.set_random_seed(7)
+    X = np.random.RandomState(0).rand(2, 28, 28, 1).astype(np.float32)
+    masked_v, loss, accuracy, summary = _capsnet(X, np.array([3, 7], np.int32))
+    assert masked_v.name == "Masking/concat_2:0" and masked_v.shape.as_list() == [2, 1, 16, 1]
+    global_step = tf.Variable(0, name='global_step', trainable=False)
+    train_op = tf.train.AdamOptimizer().minimize(loss, global_step=global_step)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = [sess.run([train_op, loss, accuracy, summary]) for _ in range(2)]
+    # (TF 1.15's printed values, the whole program as its author wrote it)
+    assert [float(g[1]) for g in got] == [0.8099849224090576, 0.8099347352981567]
+    assert [float(g[2]) for g in got] == [0.0, 1.0]
+    s = tf.Summary.FromString(got[0][3])
+    assert [(v.tag, v.WhichOneof('value')) for v in s.value] == [
+        ('train/margin_loss', 'simple_value'), ('reconstruction_img/image/0', 'image'),
+        ('reconstruction_img/image/1', 'image')]
+
+
+# --- PacktPublishing/Hands-on-Convolutional-Neural-Networks-with-Tensorflow:
+# Chapter06/dcgan.py (networks) and Chapter06/gans.py (losses, solvers, variable lists) ------
+
+def test_packt_dcgan_names_collections_and_losses():
+    tf.set_random_seed(1)
+
+    def discriminator(x):
+        with tf.variable_scope("discriminator"):
+            net = tf.reshape(x, shape=[-1, 28, 28, 1])
+            net = tf.layers.conv2d(inputs=net, kernel_size=5, strides=1, filters=4,
+                                   activation=tf.nn.leaky_relu)
+            net = tf.layers.max_pooling2d(inputs=net, pool_size=2, strides=2)
+            net = tf.layers.conv2d(inputs=net, kernel_size=5, strides=1, filters=8,
+                                   activation=tf.nn.leaky_relu)
+            net = tf.layers.max_pooling2d(inputs=net, pool_size=2, strides=2)
+            net = tf.layers.dense(inputs=tf.reshape(net, shape=[-1, 128]), units=16,
+                                  activation=tf.nn.leaky_relu)
+            return tf.layers.dense(inputs=net, units=1)
+
+    def generator(z):
+        with tf.variable_scope("generator"):
+            net = tf.layers.dense(inputs=z, units=16, activation=tf.nn.relu)
+            net = tf.layers.batch_normalization(inputs=net, training=True)
+            net = tf.layers.dense(inputs=net, units=7 * 7 * 8, activation=tf.nn.relu)
+            net = tf.layers.batch_normalization(inputs=net, training=True)
+            net = tf.reshape(net, shape=[-1, 7, 7, 8])
+            net = tf.layers.conv2d_transpose(inputs=net, filters=4, kernel_size=4, strides=2,
+                                             activation=tf.nn.relu, padding='same')
+            net = tf.layers.batch_normalization(inputs=net, training=True)
+            net = tf.layers.conv2d_transpose(inputs=net, filters=1, kernel_size=4, strides=2,
+                                             activation=tf.nn.tanh, padding='same')
+            return tf.reshape(net, shape=[-1, 784])
+
+    x = tf.placeholder(tf.float32, [None, 784])
+    d_solver = tf.train.AdamOptimizer(learning_rate=0.001, beta1=0.5)
+    g_solver = tf.train.AdamOptimizer(learning_rate=0.001, beta1=0.5)
+    sample = generator(tf.random_uniform(maxval=1, minval=-1, shape=[4, 8]))
+    with tf.variable_scope("") as scope:
+        logits_real = discriminator(x)
+        scope.reuse_variables()
+        logits_fake = discriminator(sample)
+    d_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, 'discriminator')
+    g_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, 'generator')
+    assert [v.name for v in d_vars][:2] == ['discriminator/conv2d/kernel:0',
+                                            'discriminator/conv2d/bias:0']
+    assert len(d_vars) == 8 and len(g_vars) == 14
+    assert g_vars[10].name == 'generator/batch_normalization_2/gamma:0'
+    assert (logits_real.name, logits_fake.name, sample.name) == (
+        'discriminator/dense_1/BiasAdd:0', 'discriminator_1/dense_1/BiasAdd:0',
+        'generator/Reshape_1:0')
+    sce = tf.nn.sigmoid_cross_entropy_with_logits
+    d_loss = tf.reduce_mean(sce(logits=logits_real, labels=tf.ones_like(logits_real))
+                            + sce(logits=logits_fake, labels=tf.zeros_like(logits_fake)))
+    g_loss = tf.reduce_mean(sce(logits=logits_fake, labels=tf.ones_like(logits_fake)))
+    d_step = d_solver.minimize(d_loss, var_list=d_vars)
+    g_step = g_solver.minimize(g_loss, var_list=g_vars)
+    assert (d_loss.name, g_loss.name, d_step.name, g_step.name) == ('Mean:0', 'Mean_1:0', 'Adam',
+                                                                    'Adam_1')
+    assert len(tf.global_variables()) == 76
+    assert len(tf.get_collection(tf.GraphKeys.UPDATE_OPS)) == 6
+    xs = np.random.RandomState(0).rand(4, 784).astype(np.float32) * 2 - 1
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = []
+        for _ in range(3):
+            got.append(sess.run([d_step, d_loss], {x: xs})[1])
+            got.append(sess.run([g_step, g_loss], {x: xs})[1])
+    # (TF 1.15's values; batch norm's rsqrt is Eigen's approximate one there, see design.md)
+    np.testing.assert_allclose(got, [1.5199099779129028, 0.4718419909477234, 1.4512211084365845,
+                                     0.5008759498596191, 1.4712241888046265, 0.5365540981292725],
+                               rtol=2e-6)

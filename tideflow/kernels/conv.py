@@ -234,6 +234,18 @@ def _k_order_filter(w2):
     return padded
 
 
+def _k_order_product(a, b):
+    """``a @ b`` with each output's products added in order along k (see _k_order_filter),
+    for a right operand of any layout."""
+    k, n = b.shape
+    if (K_ORDER_MIN <= k <= K_ORDER_MAX and b.dtype == np.float32
+            and (n % 16 or not b.flags.c_contiguous)):
+        wide = np.zeros((k, n + (-n) % 16), np.float32)
+        wide[:, :n] = b
+        return np.matmul(a, wide)[:, :n]
+    return np.matmul(a, b)
+
+
 def _matmul_into(cols, w2, wide, out):
     # cols @ w2 into ``out``, through the padded filter ``wide`` when there is one
     if wide is None:
@@ -377,14 +389,19 @@ def conv_backprop_input(input_shape, w, dy, strides, dilations, padding, explici
         return np.zeros(input_shape, out_dtype)
     dy2 = np.ascontiguousarray(dy, dtype=dt).reshape(n_batch * p, n_out)
     w2t = w.reshape(k, n_out).T
+    # TF 1.15's Conv2DBackpropInput (its custom CPU kernel) multiplies the output gradient by
+    # the transposed filter (the GEMM's order along the output channels), then adds each
+    # patch's columns into the input gradient patch after patch (col2im): its bits, where the
+    # transposed convolution below sums taps and channels together
+    as_tf = nsp == 2 and dt == np.float32 and all(d == 1 for d in dilations)
     if _is_pointwise(ksize, strides, pads):
-        dx = threads.matmul(dy2, w2t)
+        dx = _k_order_product(dy2, w2t) if as_tf else threads.matmul(dy2, w2t)
         return dx.reshape(input_shape).astype(out_dtype, copy=False)
     if spectral.worthwhile(dt, input_shape[1:-1], ksize, outs, pads, strides, dilations, n_batch,
                            chans, n_out):
         dx = spectral.conv_backprop_input(input_shape, w, dy2.reshape(dy.shape), pads, keep)
         return dx.astype(out_dtype, copy=False)
-    if all(s == 1 for s in strides) and chans >= TRANSPOSED_MIN_CHANNELS:
+    if all(s == 1 for s in strides) and chans >= TRANSPOSED_MIN_CHANNELS and not as_tf:
         # stride 1: the input gradient is a VALID convolution of the padded output gradient
         # with the flipped, in/out-swapped filter -- one im2col matmul, no scatter-adds
         tpads = []
@@ -398,6 +415,9 @@ def conv_backprop_input(input_shape, w, dy, strides, dilations, padding, explici
             return dx.astype(out_dtype, copy=False)
     dxp = np.zeros(_padded_shape(input_shape, pads), dt)
     taps = list(np.ndindex(*ksize))
+    if as_tf:
+        # (a position's patches in TF's order: its taps from the last back)
+        taps.reverse()
     lead = (slice(None),) * (1 + nsp)
 
     def images(i, j):
@@ -406,6 +426,12 @@ def conv_backprop_input(input_shape, w, dy, strides, dilations, padding, explici
         for c0, c1 in chunks:
             b0, b1 = i + c0, i + c1
             dst = dxp[b0:b1]
+            if as_tf:
+                cols = _k_order_product(dy2[b0 * p : b1 * p], w2t)
+                cols = cols.reshape((b1 - b0,) + outs + tuple(ksize) + (chans,))
+                for tap in taps:
+                    dst[_tap(outs, strides, dilations, tap)] += cols[lead + tap]
+                continue
             if chans == 1:  # tap-major: one contiguous row per tap (see _patch_matrices)
                 cols_t = buf[: (b1 - b0) * p * k].reshape(k, (b1 - b0) * p)
                 np.matmul(w2t.T, dy2[b0 * p : b1 * p].T, out=cols_t)
