@@ -107,6 +107,29 @@ def test_dynamic_lstm_with_a_partial_packet_gate_trains_to_tf_bits():
     assert weights == "413f2951b9013790"
 
 
+
+def _dynamic_lstm_weighted_loss():
+    # loss = mean(...) + 0.1 * mean(...): TF's constant folding makes the second mean's
+    # gradient 0.1 / 60 through the gradient tuple's Identity (whose control input is the
+    # tuple's group of pure gradient ops); run as 0.1 * (1 / 60) it is a last bit off
+    rs = np.random.RandomState(6)
+    x = rs.randn(4, 5, 3).astype(np.float32)
+    y = rs.randn(4, 3).astype(np.float32)
+    tf.set_random_seed(16)
+    out, st = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(3), tf.constant(x),
+                                sequence_length=tf.constant([5, 4, 1, 3]), dtype=tf.float32)
+    loss = tf.reduce_mean(tf.square(st.h - y)) + tf.reduce_mean(tf.square(out)) * 0.1
+    return _train(loss, tf.train.MomentumOptimizer(0.05, 0.9))
+
+
+def test_weighted_loss_terms_seed_gradients_folded_as_tf():
+    with tf.Graph().as_default():
+        losses, weights = _dynamic_lstm_weighted_loss()
+    assert losses == ("3f2e2a963f2d68753f2bfacc3f29f8b73f27797d3f2494393f215fac3f1df1df"
+                      "3f1a5fee3f16bda43f131d003f0f8dae")
+    assert weights == "e8fa098f66247349"
+
+
 # TF 1.15's SigmoidGrad: whole AVX packets compute dy * (y * (1 - y)), the last size % 8
 # float32 (size % 4 float64) elements its scalar (dy * y) * (1 - y); the indices where the two
 # forms differ, as TF 1.15 gave them, are those where its value is the scalar form's

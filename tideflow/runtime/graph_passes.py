@@ -26,6 +26,26 @@ def const_values(order):
     return out
 
 
+def _pure_controls(op, limit=64):
+    """Whether ``op``'s control inputs, and theirs, are all pure ops (a gradient tuple's
+    ``group_deps`` of the gradient ops it gates): TF's constant folding folds an op whatever
+    its control inputs (the constant keeps them), so a loss's ``a + 0.1 * mean(b)`` seeds its
+    gradients with the folded ``0.1 / n``; an op gated on a stateful one is left to run."""
+    if not op._control_inputs:
+        return True
+    stack, seen = list(op._control_inputs), set()
+    while stack:
+        c = stack.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        od = c._op_def
+        if od.is_stateful or od.is_random or len(seen) > limit:
+            return False
+        stack.extend(c._control_inputs)
+    return True
+
+
 def _readonly(v):
     if isinstance(v, np.ndarray) and v.flags.writeable:
         v = v.view()
@@ -268,7 +288,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             continue
         ins = [replace.get(t, t) for t in op._inputs]
         # --- constant folding
-        if (op._type == "Identity" and not op._control_inputs and ins[0] in consts
+        if (op._type == "Identity" and _pure_controls(op) and ins[0] in consts
                 and ins[0] not in fed and op._outputs[0] not in fed):
             # (its kernel is a factory: the value passes through, as TF folds it; given
             # grad_ys reach the gradients through one)
@@ -277,7 +297,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         py_func = op._type == "PyFuncStateless"
         if (
             op._type not in _NO_FOLD
-            and (not op._control_inputs
+            and (_pure_controls(op)
                  or py_func and all(c._type == "Const" for c in op._control_inputs))
             and not od.kernel_wants_step
             and not od.kernel_wants_ctx
