@@ -291,6 +291,19 @@ def _batched_macs(a, b):
     return batch * a.shape[-2] * a.shape[-1] * b.shape[-1]
 
 
+# TF 1.15's float32 BatchMatMul of more than one matrix (Eigen's own kernel, a multiply then an
+# add per term) adds each output's products in order when the contraction is this short
+# (measured for every k up to 7, shapes and transposes; longer ones take a blocked order)
+_BATCH_K_IN_ORDER = 7
+
+
+def _batched_products_in_order(a, b):
+    out = a[..., :, 0:1] * b[..., 0:1, :]
+    for j in range(1, a.shape[-1]):
+        out += a[..., :, j:j + 1] * b[..., j:j + 1, :]
+    return out
+
+
 def _batch_matmul(broadcast):
     def kernel(x, y, *, adj_x, adj_y):
         # TF 1.15's checks and words, in its order (BatchMatMul's differ from V2's)
@@ -324,6 +337,10 @@ def _batch_matmul(broadcast):
                   and _K_ORDER_MIN <= a.shape[1] <= _K_ORDER_MAX
                   and a.shape[0] > 1 and b.shape[1] > 1):
                 out = _gemm_in_k_order(a, b)  # (TF's MatMul order; not for a batch)
+            elif (a.dtype == b.dtype == _F32 and 0 < a.shape[-1] <= _BATCH_K_IN_ORDER
+                  and a.shape[:-2] == b.shape[:-2] and a.ndim > 2
+                  and int(np.prod(a.shape[:-2])) > 1):
+                out = _batched_products_in_order(a, b)
             else:
                 with threads.small_product(_batched_macs(a, b)):
                     out = np.matmul(a, b)
