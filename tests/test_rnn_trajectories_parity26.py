@@ -130,6 +130,62 @@ def test_weighted_loss_terms_seed_gradients_folded_as_tf():
     assert weights == "e8fa098f66247349"
 
 
+
+def _bidirectional_lengths():
+    rs = np.random.RandomState(6)
+    x = rs.randn(4, 5, 3).astype(np.float32)
+    y = rs.randn(4, 6).astype(np.float32)
+    tf.set_random_seed(16)
+    (of, ob), (sf, sb) = tf.nn.bidirectional_dynamic_rnn(
+        tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.BasicLSTMCell(3), tf.constant(x),
+        sequence_length=tf.constant([5, 4, 1, 3]), dtype=tf.float32)
+    h = tf.concat([sf, sb.h], 1)
+    loss = tf.reduce_mean(tf.square(h - y)) + tf.reduce_mean(tf.square(of + ob)) * 0.1
+    return _train(loss, tf.train.MomentumOptimizer(0.05, 0.9))
+
+
+def _seq2seq_luong():
+    rs = np.random.RandomState(24)
+    src = rs.randn(4, 6, 3).astype(np.float32)
+    tgt_in = rs.randn(4, 4, 5).astype(np.float32)
+    labels = rs.randint(0, 7, (4, 4)).astype(np.int32)
+    src_len = np.array([6, 4, 5, 3], np.int32)
+    tgt_len = np.array([4, 3, 4, 2], np.int32)
+    tf.set_random_seed(24)
+    enc_out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(6), tf.constant(src),
+                                   sequence_length=src_len, dtype=tf.float32, scope="encoder")
+    mech = tf.contrib.seq2seq.LuongAttention(6, enc_out, memory_sequence_length=src_len,
+                                             scale=True)
+    cell = tf.contrib.seq2seq.AttentionWrapper(tf.nn.rnn_cell.LSTMCell(6), mech,
+                                               attention_layer_size=4)
+    helper = tf.contrib.seq2seq.TrainingHelper(tf.constant(tgt_in), tgt_len)
+    dec = tf.contrib.seq2seq.BasicDecoder(cell, helper, cell.zero_state(4, tf.float32),
+                                          output_layer=tf.layers.Dense(7))
+    outs, _, _ = tf.contrib.seq2seq.dynamic_decode(dec)
+    mask = tf.sequence_mask(tgt_len, 4, dtype=tf.float32)
+    loss = tf.contrib.seq2seq.sequence_loss(outs.rnn_output, tf.constant(labels), mask)
+    return _train(loss, tf.train.MomentumOptimizer(0.05, 0.9))
+
+
+_DYNAMIC_REF = {
+    "bidirectional_lengths": (_bidirectional_lengths,
+                              ("3f9372e63f92d3503f91a0493f8fe1e03f8d9d9d3f8ad7d43f8794fb"
+                               "3f83daf43f7f65f43f7659cd3f6cc9373f630fbd"), "1c989b0b3f738b5d"),
+    "seq2seq_luong": (_seq2seq_luong,
+                      ("3ff611b43ff4ee023ff2cdfe3fefdcd23fec46823fe835aa3fe3d207"
+                       "3fdf3fcc3fda9f6f3fd60ddf3fd1a4a63fcd79c5"), "f54c4b9a32949f0e"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DYNAMIC_REF))
+def test_dynamic_programs_train_to_tf_bits(name):
+    program, losses, weights = _DYNAMIC_REF[name]
+    with tf.Graph().as_default():
+        got_losses, got_weights = program()
+    assert got_losses == losses
+    assert got_weights == weights
+
+
 # TF 1.15's SigmoidGrad: whole AVX packets compute dy * (y * (1 - y)), the last size % 8
 # float32 (size % 4 float64) elements its scalar (dy * y) * (1 - y); the indices where the two
 # forms differ, as TF 1.15 gave them, are those where its value is the scalar form's
