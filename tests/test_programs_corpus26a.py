@@ -3,6 +3,8 @@ style transfer, U-Nets, ResNets), reduced to small synthetic data and run as TF 
 each test names the repository and file it comes from. Expected values were measured with
 TF 1.15.0 (CPU) running the same reduced program."""
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
@@ -418,3 +420,243 @@ def test_packt_dcgan_names_collections_and_losses():
     np.testing.assert_allclose(got, [1.5199099779129028, 0.4718419909477234, 1.4512211084365845,
                                      0.5008759498596191, 1.4712241888046265, 0.5365540981292725],
                                rtol=2e-6)
+
+
+# --- jakeret/tf_unet: tf_unet/layers.py, tf_unet/unet.py (create_conv_net with layers=2 and
+# features_root=4 on 20x20 images; the weighted cross entropy cost with its L2 regularizer,
+# the momentum optimizer on an exponentially decayed rate, as Trainer builds them) ---------
+def _u_weight_variable(shape, stddev=0.1, name="weight"):
+    initial = tf.truncated_normal(shape, stddev=stddev)
+    return tf.Variable(initial, name=name)
+def _u_weight_variable_devonc(shape, stddev=0.1, name="weight_devonc"):
+    return tf.Variable(tf.truncated_normal(shape, stddev=stddev), name=name)
+def _u_bias_variable(shape, name="bias"):
+    initial = tf.constant(0.1, shape=shape)
+    return tf.Variable(initial, name=name)
+def _u_conv2d(x, W, b, keep_prob_):
+    with tf.name_scope("conv2d"):
+        conv_2d = tf.nn.conv2d(x, W, strides=[1, 1, 1, 1], padding='VALID')
+        conv_2d_b = tf.nn.bias_add(conv_2d, b)
+        return tf.nn.dropout(conv_2d_b, keep_prob_)
+def _u_deconv2d(x, W, stride):
+    with tf.name_scope("deconv2d"):
+        x_shape = tf.shape(x)
+        output_shape = tf.stack([x_shape[0], x_shape[1]*2, x_shape[2]*2, x_shape[3]//2])
+        return tf.nn.conv2d_transpose(x, W, output_shape, strides=[1, stride, stride, 1], padding='VALID', name="conv2d_transpose")
+def _u_max_pool(x,n):
+    return tf.nn.max_pool(x, ksize=[1, n, n, 1], strides=[1, n, n, 1], padding='VALID')
+def _u_crop_and_concat(x1,x2):
+    with tf.name_scope("crop_and_concat"):
+        x1_shape = tf.shape(x1)
+        x2_shape = tf.shape(x2)
+        offsets = [0, (x1_shape[1] - x2_shape[1]) // 2, (x1_shape[2] - x2_shape[2]) // 2, 0]
+        size = [-1, x2_shape[1], x2_shape[2], -1]
+        x1_crop = tf.slice(x1, offsets, size)
+        return tf.concat([x1_crop, x2], 3)
+def _u_pixel_wise_softmax(output_map):
+    with tf.name_scope("pixel_wise_softmax"):
+        max_axis = tf.reduce_max(output_map, axis=3, keepdims=True)
+        exponential_map = tf.exp(output_map - max_axis)
+        normalize = tf.reduce_sum(exponential_map, axis=3, keepdims=True)
+        return exponential_map / normalize
+def _u_cross_entropy(y_,output_map):
+    return -tf.reduce_mean(y_*tf.log(tf.clip_by_value(output_map,1e-10,1.0)), name="cross_entropy")
+def _u_create_conv_net(x, keep_prob, channels, n_class, layers=3, features_root=16, filter_size=3, pool_size=2):
+    with tf.name_scope("preprocessing"):
+        nx = tf.shape(x)[1]
+        ny = tf.shape(x)[2]
+        x_image = tf.reshape(x, tf.stack([-1, nx, ny, channels]))
+        in_node = x_image
+        tf.shape(x_image)[0]  # (the program's batch_size, unused)
+    weights = []
+    biases = []
+    convs = []
+    pools = OrderedDict()
+    deconv = OrderedDict()
+    dw_h_convs = OrderedDict()
+    up_h_convs = OrderedDict()
+    in_size = 1000
+    size = in_size
+    for layer in range(layers):
+        with tf.name_scope(f"down_conv_{layer}"):
+            features = 2 ** layer * features_root
+            stddev = np.sqrt(2 / (filter_size ** 2 * features))
+            if layer == 0:
+                w1 = _u_weight_variable([filter_size, filter_size, channels, features], stddev, name="w1")
+            else:
+                w1 = _u_weight_variable([filter_size, filter_size, features // 2, features], stddev, name="w1")
+            w2 = _u_weight_variable([filter_size, filter_size, features, features], stddev, name="w2")
+            b1 = _u_bias_variable([features], name="b1"); b2 = _u_bias_variable([features], name="b2")
+            conv1 = _u_conv2d(in_node, w1, b1, keep_prob)
+            tmp_h_conv = tf.nn.relu(conv1)
+            conv2 = _u_conv2d(tmp_h_conv, w2, b2, keep_prob)
+            dw_h_convs[layer] = tf.nn.relu(conv2)
+            weights.append((w1, w2))
+            biases.append((b1, b2))
+            convs.append((conv1, conv2))
+            size -= 4
+            if layer < layers - 1:
+                pools[layer] = _u_max_pool(dw_h_convs[layer], pool_size)
+                in_node = pools[layer]
+                size /= 2
+    in_node = dw_h_convs[layers - 1]
+    for layer in range(layers - 2, -1, -1):
+        with tf.name_scope(f"up_conv_{layer}"):
+            features = 2 ** (layer + 1) * features_root
+            stddev = np.sqrt(2 / (filter_size ** 2 * features))
+            wd = _u_weight_variable_devonc([pool_size, pool_size, features // 2, features], stddev, name="wd")
+            bd = _u_bias_variable([features // 2], name="bd")
+            h_deconv = tf.nn.relu(_u_deconv2d(in_node, wd, pool_size) + bd)
+            h_deconv_concat = _u_crop_and_concat(dw_h_convs[layer], h_deconv)
+            deconv[layer] = h_deconv_concat
+            w1 = _u_weight_variable([filter_size, filter_size, features, features // 2], stddev, name="w1")
+            w2 = _u_weight_variable([filter_size, filter_size, features // 2, features // 2], stddev, name="w2")
+            b1 = _u_bias_variable([features // 2], name="b1"); b2 = _u_bias_variable([features // 2], name="b2")
+            conv1 = _u_conv2d(h_deconv_concat, w1, b1, keep_prob)
+            h_conv = tf.nn.relu(conv1)
+            conv2 = _u_conv2d(h_conv, w2, b2, keep_prob)
+            in_node = tf.nn.relu(conv2)
+            up_h_convs[layer] = in_node
+            weights.append((w1, w2))
+            biases.append((b1, b2))
+            convs.append((conv1, conv2))
+            size *= 2
+            size -= 4
+    with tf.name_scope("output_map"):
+        weight = _u_weight_variable([1, 1, features_root, n_class], stddev)
+        bias = _u_bias_variable([n_class], name="bias")
+        conv = _u_conv2d(in_node, weight, bias, tf.constant(1.0))
+        output_map = tf.nn.relu(conv)
+        up_h_convs["out"] = output_map
+    with tf.name_scope("summaries"):
+        for k in dw_h_convs:
+            tf.summary.histogram(f"dw_convolution_{k:02d}/activations", dw_h_convs[k])
+    variables = []
+    for w1, w2 in weights:
+        variables.append(w1)
+        variables.append(w2)
+    for b1, b2 in biases:
+        variables.append(b1)
+        variables.append(b2)
+    return output_map, variables, int(in_size - size)
+
+
+def test_jakeret_unet_trains_with_dropout_and_decayed_momentum():
+    tf.set_random_seed(5)
+    n_class, channels = 2, 1
+    x = tf.placeholder("float", shape=[None, None, None, channels], name="x")
+    y = tf.placeholder("float", shape=[None, None, None, n_class], name="y")
+    keep_prob = tf.placeholder(tf.float32, name="dropout_probability")
+    logits, variables, offset = _u_create_conv_net(x, keep_prob, channels, n_class, layers=2,
+                                                   features_root=4)
+    assert (offset, logits.name) == (16, "output_map/Relu:0")
+    assert [v.op.name for v in variables][4:8] == ["up_conv_0/w1", "up_conv_0/w2",
+                                                   "down_conv_0/b1", "down_conv_0/b2"]
+    with tf.name_scope("cost"):
+        flat_logits = tf.reshape(logits, [-1, n_class])
+        flat_labels = tf.reshape(y, [-1, n_class])
+        class_weights = tf.constant(np.array([0.3, 0.7], dtype=np.float32))
+        weight_map = tf.reduce_sum(tf.multiply(flat_labels, class_weights), axis=1)
+        loss_map = tf.nn.softmax_cross_entropy_with_logits_v2(logits=flat_logits,
+                                                              labels=flat_labels)
+        loss = tf.reduce_mean(tf.multiply(loss_map, weight_map))
+        regularizers = sum([tf.nn.l2_loss(variable) for variable in variables])
+        loss += (0.001 * regularizers)
+    cost = loss
+    tf.gradients(cost, variables)
+    with tf.name_scope("cross_entropy"):
+        xent = _u_cross_entropy(tf.reshape(y, [-1, n_class]),
+                                tf.reshape(_u_pixel_wise_softmax(logits), [-1, n_class]))
+    with tf.name_scope("results"):
+        predicter = _u_pixel_wise_softmax(logits)
+        correct_pred = tf.equal(tf.argmax(predicter, 3), tf.argmax(y, 3))
+        accuracy = tf.reduce_mean(tf.cast(correct_pred, tf.float32))
+    assert (cost.name, xent.name, accuracy.name, predicter.name) == (
+        "cost/add_12:0", "cross_entropy/Neg:0", "results/Mean:0",
+        "results/pixel_wise_softmax/truediv:0")
+    global_step = tf.Variable(0, name="global_step")
+    tf.summary.scalar('loss', cost)
+    lr = tf.train.exponential_decay(learning_rate=0.2, global_step=global_step, decay_steps=2,
+                                    decay_rate=0.95, staircase=True)
+    optimizer = tf.train.MomentumOptimizer(learning_rate=lr, momentum=0.2).minimize(
+        cost, global_step=global_step)
+    tf.summary.scalar('learning_rate', lr)
+    summary_op = tf.summary.merge_all()
+    rng = np.random.RandomState(0)
+    X = rng.rand(2, 20, 20, 1).astype(np.float32)
+    lab = (rng.rand(2, 4, 4) > 0.5)
+    Y = np.stack([lab, ~lab], -1).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = [sess.run([optimizer, cost, accuracy, lr, summary_op],
+                        {x: X, y: Y, keep_prob: 0.75})[1:4] for _ in range(4)]
+        p = sess.run(predicter, {x: X, keep_prob: 1.})
+        last = sess.run(xent, {x: X, y: Y, keep_prob: 1.})
+    # (TF 1.15's printed values, dropout masks and all)
+    assert [float(g[0]) for g in got] == [0.3692012131214142, 0.3657321035861969,
+                                         0.3622433841228485, 0.34799763560295105]
+    assert [float(g[1]) for g in got] == [0.53125, 0.59375, 0.53125, 0.59375]
+    assert [float(g[2]) for g in got] == [0.20000000298023224, 0.20000000298023224,
+                                         0.1899999976158142, 0.1899999976158142]
+    assert p.shape == (2, 4, 4, 2) and float(last) == 0.34366145730018616
+
+
+# --- feinuan/Handwritten-Recognition: TensorFlow.py (Deep MNIST for experts, 12x12 inputs,
+# 8 and 16 filters, 32 hidden units, an InteractiveSession and Tensor.eval/Operation.run) ----
+
+def test_feinuan_deep_mnist_trains_with_dropout_in_an_interactive_session():
+    tf.set_random_seed(0)
+
+    def weight_variable(shape):
+        return tf.Variable(tf.truncated_normal(shape, stddev=0.1))
+
+    def bias_variable(shape):
+        return tf.Variable(tf.constant(0.1, shape=shape))
+
+    def conv2d(x, W):
+        return tf.nn.conv2d(x, W, strides=[1, 1, 1, 1], padding='SAME')
+
+    def max_pool_2x2(x):
+        return tf.nn.max_pool(x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding='SAME')
+
+    x = tf.placeholder(tf.float32, [None, 144])
+    y_ = tf.placeholder(tf.float32, [None, 10])
+    x_image = tf.reshape(x, [-1, 12, 12, 1])
+    W_conv1 = weight_variable([5, 5, 1, 8])
+    b_conv1 = bias_variable([8])
+    h_pool1 = max_pool_2x2(tf.nn.relu(conv2d(x_image, W_conv1) + b_conv1))
+    W_conv2 = weight_variable([5, 5, 8, 16])
+    b_conv2 = bias_variable([16])
+    h_pool2 = max_pool_2x2(tf.nn.relu(conv2d(h_pool1, W_conv2) + b_conv2))
+    W_fc1 = weight_variable([3 * 3 * 16, 32])
+    b_fc1 = bias_variable([32])
+    h_fc1 = tf.nn.relu(tf.matmul(tf.reshape(h_pool2, [-1, 3 * 3 * 16]), W_fc1) + b_fc1)
+    keep_prob = tf.placeholder(tf.float32)
+    h_fc1_drop = tf.nn.dropout(h_fc1, keep_prob)
+    W_fc2 = weight_variable([32, 10])
+    b_fc2 = bias_variable([10])
+    y_conv = tf.nn.softmax(tf.matmul(h_fc1_drop, W_fc2) + b_fc2)
+    cross_entropy = -tf.reduce_sum(y_ * tf.log(y_conv))
+    train_step = tf.train.AdamOptimizer(1e-4).minimize(cross_entropy)
+    correct_prediction = tf.equal(tf.argmax(y_conv, 1), tf.argmax(y_, 1))
+    accuracy = tf.reduce_mean(tf.cast(correct_prediction, "float"))
+    rng = np.random.RandomState(0)
+    X = rng.rand(8, 144).astype(np.float32)
+    Y = np.eye(10, dtype=np.float32)[rng.randint(0, 10, 8)]
+    sess = tf.InteractiveSession()
+    try:
+        sess.run(tf.global_variables_initializer())
+        got = []
+        for _ in range(4):
+            # (each run draws dropout's uniforms, keep_prob 1 or not: the program's runs kept)
+            accuracy.eval(feed_dict={x: X, y_: Y, keep_prob: 1.0})
+            got.append(float(cross_entropy.eval(feed_dict={x: X, y_: Y, keep_prob: 1.0})))
+            train_step.run(feed_dict={x: X, y_: Y, keep_prob: 0.5})
+        acc = accuracy.eval(feed_dict={x: X, y_: Y, keep_prob: 1.0})
+        dropped = float(cross_entropy.eval(feed_dict={x: X, y_: Y, keep_prob: 0.5}))
+    finally:
+        sess.close()
+    # (TF 1.15's printed values: the convolutions, their gradients, dropout and Adam agree)
+    assert got == [18.58626937866211, 18.56513023376465, 18.542083740234375, 18.518325805664062]
+    assert f"test accuracy {acc:g}" == "test accuracy 0"
+    assert dropped == 19.290172576904297
