@@ -894,3 +894,61 @@ def test_batched_attention_scores_of_a_short_depth_add_in_order():
         [-1.7487986087799072, 1.1638425588607788, 2.029862642288208, -1.196814775466919],
         [2.398632049560547, 4.432962417602539, 2.6352908611297607, -1.350431203842163],
         [1.879916787147522, 0.9415625333786011, -0.9554412961006165, -1.90870201587677]]
+
+
+def test_kensak_lstm_language_model_with_fed_state_tuple():
+    # kensak/tf_rnn_tutorial tf-rnn-tutorial1.py (sizes shrunk, GradientDescent for Adam, a
+    # synthetic text): dynamic_rnn from an LSTMStateTuple of two placeholders, the state fed
+    # back each step, clip_by_global_norm, the last logits' softmax sampled one char at a time
+    import random
+
+    rnd = random.Random(0)
+    data = "".join(rnd.choice("abcde fghij\n") for _ in range(600))
+    chars = sorted(set(data))
+    ix = np.array([chars.index(c) for c in data])[:600 // 6 * 6]
+    inputs_all, targets_all = ix.reshape(-1, 6), np.append(ix[1:], ix[0]).reshape(-1, 6)
+    tf.set_random_seed(4)
+    np.random.seed(4)
+    input_ph = tf.placeholder(tf.int32, [None, 6], name="input_ph")
+    target_ph = tf.placeholder(tf.int32, [None, 6], name="target_ph")
+    embedding = tf.get_variable("embedding", [12, 8], initializer=tf.random_normal_initializer())
+    cell = tf.contrib.rnn.BasicLSTMCell(8, forget_bias=0.0, state_is_tuple=True)
+    initial_state = cell.zero_state(4, dtype=tf.float32)
+    c_ph = tf.placeholder(tf.float32, (None, cell.state_size[0]), name="cstate_ph")
+    m_ph = tf.placeholder(tf.float32, (None, cell.state_size[1]), name="mstate_ph")
+    output, state = tf.nn.dynamic_rnn(cell, tf.nn.embedding_lookup(embedding, input_ph),
+                                      initial_state=tf.contrib.rnn.LSTMStateTuple(c_ph, m_ph))
+    softmax_w = tf.get_variable("softmax_w", [8, 12])
+    softmax_b = tf.get_variable("softmax_b", [12])
+    logits = tf.matmul(tf.reshape(output, [-1, 8]), softmax_w) + softmax_b
+    next_prob = tf.nn.softmax(logits[-1])
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.reshape(target_ph, [-1]), logits=logits))
+    tvars = tf.trainable_variables()
+    grads, _ = tf.clip_by_global_norm(tf.gradients(loss, tvars), 5)
+    train_op = tf.train.GradientDescentOptimizer(0.5).apply_gradients(
+        zip(grads, tvars), global_step=tf.contrib.framework.get_or_create_global_step())
+    assert initial_state.c.name == "BasicLSTMCellZeroState/zeros:0"
+    assert next_prob.name == "Softmax:0" and next_prob.shape.as_list() == [12]
+    losses, text = [], ""
+    with tf.Session() as sess:
+        tf.global_variables_initializer().run()
+        stride = len(inputs_all) // 4
+        next_state = sess.run(initial_state)
+        for epoch in range(4):
+            idx = [(epoch + x * stride) % len(inputs_all) for x in range(4)]
+            next_state, _, v = sess.run([state, train_op, loss], {
+                input_ph: inputs_all[idx], target_ph: targets_all[idx],
+                c_ph: next_state[0], m_ph: next_state[1]})
+            losses.append(v.item())
+        window = ix[:6]
+        for _ in range(10):
+            p = sess.run(next_prob, {input_ph: [window], c_ph: next_state[0][0:1],
+                                     m_ph: next_state[1][0:1]})
+            c = np.random.choice(range(12), p=p)
+            text += chars[c]
+            window = np.append(window[1:], c)
+    # measured in TF 1.15
+    assert losses == [2.587050437927246, 2.5013887882232666, 2.533297300338745,
+                      2.5084621906280518]
+    assert text == "jfjhgaj\nbd"
