@@ -186,6 +186,31 @@ def test_dynamic_programs_train_to_tf_bits(name):
     assert got_weights == weights
 
 
+
+# LSTMBlockCell's outputs and final cell state (sha256 of their bytes): TF's kernel adds the
+# forget bias to the forget gate before its peephole term
+_BLOCK_CELL_REF = {
+    (True, 2.0, 0.5): "23fd809f0565cb71",
+    (False, None, 1.0): "a7f768e74b718983",
+    (True, None, 1.0): "a759a1e57cd376bb",
+}
+
+
+@pytest.mark.parametrize("peephole,clip,forget_bias", sorted(_BLOCK_CELL_REF, key=str))
+def test_lstm_block_cell_forward_is_tf_bits(peephole, clip, forget_bias):
+    x = np.random.RandomState(8).randn(4, 5, 3).astype(np.float32)
+    with tf.Graph().as_default():
+        tf.set_random_seed(18)
+        cell = tf.contrib.rnn.LSTMBlockCell(6, forget_bias=forget_bias, cell_clip=clip,
+                                            use_peephole=peephole)
+        out, st = tf.nn.dynamic_rnn(cell, tf.constant(x), dtype=tf.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            o, c = sess.run([out, st.c])
+    got = hashlib.sha256(o.tobytes() + c.tobytes()).hexdigest()[:16]
+    assert got == _BLOCK_CELL_REF[(peephole, clip, forget_bias)]
+
+
 # TF 1.15's SigmoidGrad: whole AVX packets compute dy * (y * (1 - y)), the last size % 8
 # float32 (size % 4 float64) elements its scalar (dy * y) * (1 - y); the indices where the two
 # forms differ, as TF 1.15 gave them, are those where its value is the scalar form's

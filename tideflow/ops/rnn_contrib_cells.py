@@ -65,12 +65,13 @@ def _block_lstm_step(inputs, state, kernel, bias, peepholes, forget_bias, cell_c
     c, h = state
     gates = nn_impl.bias_add(linalg_ops.matmul(concat_ops.concat([inputs, h], 1), kernel), bias)
     i, ci, f, o = concat_ops.split(gates, 4, axis=1)
-    if peepholes is not None:
+    forget = ops.convert_to_tensor(forget_bias, dtype=f.dtype)
+    f = f + forget
+    if peepholes is not None:  # (TF's kernel: (gates_f + forget_bias) + cs_prev * w_f)
         w_i, w_f, w_o = peepholes
         i = i + c * w_i
         f = f + c * w_f
-    forget = ops.convert_to_tensor(forget_bias, dtype=f.dtype)
-    new_c = math_ops.sigmoid(f + forget) * c + math_ops.sigmoid(i) * math_ops.tanh(ci)
+    new_c = math_ops.sigmoid(f) * c + math_ops.sigmoid(i) * math_ops.tanh(ci)
     if cell_clip is not None:
         new_c = _clip_cell(new_c, cell_clip)
     if peepholes is not None:
@@ -103,11 +104,12 @@ def _block_lstm(seq_len_max, x, w, b, cs_prev=None, h_prev=None, wci=None, wcf=N
             gates = nn_impl.bias_add(linalg_ops.matmul(concat_ops.concat([inputs, h], 1), w),
                                      b)
             i, ci, f, o = concat_ops.split(gates, 4, axis=1)
-            if use_peephole:
+            f = f + ops.convert_to_tensor(forget_bias, dtype=dtype)
+            if use_peephole:  # (TF's kernel adds the forget bias before the peephole)
                 i = i + c * wci
                 f = f + c * wcf
             i = math_ops.sigmoid(i)
-            f = math_ops.sigmoid(f + ops.convert_to_tensor(forget_bias, dtype=dtype))
+            f = math_ops.sigmoid(f)
             ci = math_ops.tanh(ci)
             cs = f * c + i * ci
             if clip is not None:
