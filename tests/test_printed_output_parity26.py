@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import weakref
 
 import numpy as np
 import pytest
@@ -299,3 +300,28 @@ def test_supervisor_logs_queue_runners_before_the_first_step_rate(tmp_path, capl
         sess.run(inc)
     lines = [r.getMessage() for r in caplog.records]
     assert lines.index("Starting queue runners.") < lines.index("global_step/sec: 0")
+
+
+class _Local:
+    pass
+
+
+def _make_add():
+    return tf.constant(1.0) + 1.0
+
+
+def _build_with_a_local():
+    local = _Local()
+    _make_add()  # (its caller's frame, this one, is what the stack walk keeps)
+    return weakref.ref(local)
+
+
+def test_the_stack_walk_keeps_no_finished_frame_past_graph_building():
+    c = tf.constant(2.0)
+    ref = _build_with_a_local()
+    with tf.Session() as sess:
+        sess.run(c)  # (a plan built: graph building done for now)
+    assert ref() is None
+    ref = _build_with_a_local()
+    tf.get_default_graph().finalize()
+    assert ref() is None

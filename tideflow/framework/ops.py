@@ -823,6 +823,7 @@ class Graph:
 
     def finalize(self):
         self._finalized = True
+        forget_stack_above()
 
     def _unsafe_unfinalize(self):
         self._finalized = False
@@ -2088,6 +2089,14 @@ def _user_frame():
     if not caller.f_code.co_flags & _RESUMABLE:
         _stack_above = (caller, offset, stack)
     return (code.co_filename, f.f_lineno, code.co_name, stack)
+
+
+def forget_stack_above():
+    """Lets go of the caller frame kept for the stack walk: once its function has returned, its
+    locals would live on until the next op is made (a session building a plan, or a graph
+    finalized, says graph building is done for now)."""
+    global _stack_above
+    _stack_above = (None, -1, ())
 
 
 def _line_at(code, offset):

@@ -951,6 +951,7 @@ class BaseSession:
             raise err
 
     def _build_plan(self, fetches, feeds, targets):
+        ops.forget_stack_above()  # (graph building is done for now: no frame kept alive)
         fetches, feeds, targets = list(fetches), list(feeds), list(targets)
         fed = {t: i for i, t in enumerate(feeds)}
         # TF places the whole graph: a malformed device anywhere fails every run
