@@ -211,6 +211,21 @@ def test_lstm_block_cell_forward_is_tf_bits(peephole, clip, forget_bias):
     assert got == _BLOCK_CELL_REF[(peephole, clip, forget_bias)]
 
 
+
+@pytest.mark.parametrize("v2", [False, True])
+def test_gru_block_cell_forward_is_tf_bits(v2):
+    # TF's GRUBlockCell kernel updates h as u * (h_prev - c) + c (GRUCell: u * h + (1 - u) * c)
+    x = np.random.RandomState(10).randn(4, 5, 3).astype(np.float32)
+    with tf.Graph().as_default():
+        tf.set_random_seed(20)
+        cell = (tf.contrib.rnn.GRUBlockCellV2 if v2 else tf.contrib.rnn.GRUBlockCell)(6)
+        out, _ = tf.nn.dynamic_rnn(cell, tf.constant(x), dtype=tf.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            o = sess.run(out)
+    assert hashlib.sha256(o.tobytes()).hexdigest()[:16] == "a99ce0f084eb408a"
+
+
 # TF 1.15's SigmoidGrad: whole AVX packets compute dy * (y * (1 - y)), the last size % 8
 # float32 (size % 4 float64) elements its scalar (dy * y) * (1 - y); the indices where the two
 # forms differ, as TF 1.15 gave them, are those where its value is the scalar form's

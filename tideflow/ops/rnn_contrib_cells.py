@@ -294,7 +294,19 @@ class GRUBlockCell(GRUCell):
         self.built = True
 
     def call(self, inputs, state):
-        return _as_fused_op(1, super().call, inputs, state)  # (TF: one GRUBlockCell op)
+        return _as_fused_op(1, self._block_step, inputs, state)  # (TF: one GRUBlockCell op)
+
+    def _block_step(self, inputs, state):
+        # TF 1.15's GRUBlockCell kernel: GRUCell's gates, but h = u * (h_prev - c) + c
+        value = math_ops.sigmoid(nn_impl.bias_add(
+            linalg_ops.matmul(concat_ops.concat([inputs, state], 1), self._gate_kernel),
+            self._gate_bias))
+        r, u = concat_ops.split(value, 2, axis=1)
+        c = math_ops.tanh(nn_impl.bias_add(
+            linalg_ops.matmul(concat_ops.concat([inputs, r * state], 1), self._candidate_kernel),
+            self._candidate_bias))
+        new_h = u * (state - c) + c
+        return new_h, new_h
 
 
 class GRUBlockCellV2(GRUBlockCell):
