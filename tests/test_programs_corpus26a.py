@@ -660,3 +660,106 @@ def test_feinuan_deep_mnist_trains_with_dropout_in_an_interactive_session():
     assert got == [18.58626937866211, 18.56513023376465, 18.542083740234375, 18.518325805664062]
     assert f"test accuracy {acc:g}" == "test accuracy 0"
     assert dropped == 19.290172576904297
+
+
+# --- PacktPublishing/Hands-on-Convolutional-Neural-Networks-with-Tensorflow:
+# Chapter02/xor_example.py (801 of its steps) ---------------------------------------------
+
+def test_packt_xor_log_loss_summaries_and_printed_losses(tmp_path):
+    tf.set_random_seed(0)
+    XOR_X = [[0, 0], [0, 1], [1, 0], [1, 1]]
+    XOR_Y = [[0], [1], [1], [0]]
+    x_ = tf.placeholder("float", shape=[None, 2], name='X')
+    y_ = tf.placeholder("float", shape=[None, 1], name='Y')
+    H1 = tf.layers.dense(inputs=x_, units=4, activation=tf.nn.sigmoid)
+    H2 = tf.layers.dense(inputs=H1, units=8, activation=tf.nn.sigmoid)
+    H_OUT = tf.layers.dense(inputs=H2, units=1, activation=tf.nn.sigmoid)
+    with tf.name_scope("cost") as scope:
+        cost = tf.losses.log_loss(labels=y_, predictions=H_OUT)
+        tf.summary.scalar("log_loss", cost)
+    with tf.name_scope("train") as scope:
+        train_step = tf.train.GradientDescentOptimizer(0.1).minimize(cost)
+    merged_summary_op = tf.summary.merge_all()
+    assert (scope, cost.name, train_step.name, merged_summary_op.name, H_OUT.name) == (
+        "train/", "cost/log_loss/value:0", "train/GradientDescent", "Merge/MergeSummary:0",
+        "dense_2/Sigmoid:0")
+    sess = tf.Session()
+    writer = tf.summary.FileWriter(str(tmp_path), sess.graph)
+    sess.run(tf.global_variables_initializer())
+    printed = []
+    for step in range(801):
+        _, summary = sess.run([train_step, merged_summary_op], feed_dict={x_: XOR_X, y_: XOR_Y})
+        if step % 400 == 0:
+            loss = sess.run(cost, feed_dict={x_: XOR_X, y_: XOR_Y})
+            printed.append(f"Step/Epoch: {step}, Loss: {loss}")
+            writer.add_summary(summary, step)
+    writer.close()
+    sess.close()
+    assert printed == ["Step/Epoch: 0, Loss: 0.7073166966438293",  # (TF 1.15's lines)
+                       "Step/Epoch: 400, Loss: 0.692339301109314",
+                       "Step/Epoch: 800, Loss: 0.6919554471969604"]
+
+
+# --- james-oldfield/adv-attribute-disentanglement: utils.py gradient_penalty (after LynnHo's
+# WGAN-GP) on a small conv critic and conv2d_transpose generator ---------------------------
+
+def test_wgan_gp_penalty_through_conv_gradients():
+    def gradient_penalty(real, fake, f):
+        def interpolate(a, b):
+            shape = tf.concat((tf.shape(a)[0:1], tf.tile([1], [a.shape.ndims - 1])), axis=0)
+            alpha = tf.random_uniform(shape=shape, minval=0., maxval=1.)
+            inter = a + alpha * (b - a)
+            inter.set_shape(a.get_shape().as_list())
+            return inter
+        x = interpolate(real, fake)
+        gradients = tf.gradients(f(x, reuse=True), x)[0]
+        slopes = tf.sqrt(tf.reduce_sum(tf.square(gradients), axis=[1, 2, 3]))
+        return tf.reduce_mean((slopes - 1.)**2)
+
+    def critic(x, reuse=False):
+        with tf.variable_scope('critic', reuse=reuse):
+            h = tf.layers.conv2d(x, 4, 3, strides=2, padding='same',
+                                 activation=tf.nn.leaky_relu, name='c1')
+            h = tf.layers.conv2d(h, 8, 3, strides=2, padding='same',
+                                 activation=tf.nn.leaky_relu, name='c2')
+            return tf.layers.dense(tf.layers.flatten(h), 1, name='fc')
+
+    def generator(z):
+        with tf.variable_scope('gen'):
+            h = tf.reshape(tf.layers.dense(z, 2 * 2 * 8, activation=tf.nn.relu), [-1, 2, 2, 8])
+            h = tf.layers.conv2d_transpose(h, 4, 3, strides=2, padding='same',
+                                           activation=tf.nn.relu)
+            return tf.layers.conv2d_transpose(h, 1, 3, strides=2, padding='same',
+                                              activation=tf.nn.tanh)
+
+    tf.set_random_seed(2)
+    real = tf.placeholder(tf.float32, [4, 8, 8, 1])
+    fake = generator(tf.random_normal([4, 6]))
+    d_real, d_fake = critic(real), critic(fake, reuse=True)
+    gp = gradient_penalty(real, fake, critic)
+    d_loss = tf.reduce_mean(d_fake) - tf.reduce_mean(d_real) + 10.0 * gp
+    g_loss = -tf.reduce_mean(d_fake)
+    d_vars = [v for v in tf.trainable_variables() if v.name.startswith('critic')]
+    g_vars = [v for v in tf.trainable_variables() if v.name.startswith('gen')]
+    assert len(d_vars) == len(g_vars) == 6 and gp.name == "Mean:0"
+    d_opt = tf.train.AdamOptimizer(1e-3, beta1=0.5, beta2=0.9).minimize(d_loss, var_list=d_vars)
+    g_opt = tf.train.AdamOptimizer(1e-3, beta1=0.5, beta2=0.9).minimize(g_loss, var_list=g_vars)
+    X = np.random.RandomState(0).rand(4, 8, 8, 1).astype(np.float32) * 2 - 1
+    got = []
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for _ in range(3):
+            for _ in range(2):
+                _, dl, g = s.run([d_opt, d_loss, gp], {real: X})
+            got.append((float(dl), float(g), float(s.run([g_opt, g_loss], {real: X})[1])))
+    # (TF 1.15's values. The penalty matches to the bit. A loss fetched with its own training
+    # op is TF's only up to ~1e-5: there the ops the gradients do not need (the critic's last
+    # BiasAdd, the Means) may run after the Adam updates and read the updated variables, as
+    # TF's executor happens to order them -- this program's losses moved by that much in TF
+    # when its code was merely restructured)
+    want = [(4.334163665771484, 0.42811673879623413, 0.015315274707973003),
+            (4.406717777252197, 0.4353000223636627, 0.026020793244242668),
+            (4.172120094299316, 0.4098876118659973, 0.015659958124160767)]
+    assert [g[1] for g in got] == [w[1] for w in want]
+    np.testing.assert_allclose([g[0] for g in got], [w[0] for w in want], rtol=1e-4)
+    np.testing.assert_allclose([g[2] for g in got], [w[2] for w in want], rtol=1e-6)
