@@ -763,3 +763,45 @@ def test_wgan_gp_penalty_through_conv_gradients():
     assert [g[1] for g in got] == [w[1] for w in want]
     np.testing.assert_allclose([g[0] for g in got], [w[0] for w in want], rtol=1e-4)
     np.testing.assert_allclose([g[2] for g in got], [w[2] for w in want], rtol=1e-6)
+
+
+# --- emilemathieu/ImageClassificationChallenge: code/draft_data_augmenting.py (distortions
+# of cifar10_input) and aldoawp/cat-dog-classifier: src/core/pipeline/augmentation.py (in a
+# Dataset.map) -------------------------------------------------------------------------------
+
+def test_seeded_image_augmentations_match_tfs_draws():
+    tf.set_random_seed(3)
+
+    def distort(reshaped_image):
+        distorted_image = tf.random_crop(reshaped_image, [6, 6, 3])
+        distorted_image = tf.image.random_flip_left_right(distorted_image)
+        distorted_image = tf.image.random_brightness(distorted_image, max_delta=63)
+        distorted_image = tf.image.random_contrast(distorted_image, lower=0.2, upper=1.8)
+        return tf.image.per_image_standardization(distorted_image)
+
+    def augmentation(img):
+        img = tf.image.random_flip_left_right(img)
+        img = tf.image.random_flip_up_down(img)
+        img = tf.image.random_brightness(img, max_delta=0.2)
+        return tf.image.random_contrast(img, lower=0.8, upper=1.2)
+
+    imgs = (np.random.RandomState(0).rand(5, 8, 8, 3) * 255).astype(np.float32)
+    ph = tf.placeholder(tf.float32, [8, 8, 3])
+    d = distort(ph)
+    a = augmentation(ph / 255.0)
+    assert (d.name, a.name) == ("per_image_standardization/Identity:0",
+                                "adjust_contrast_1/Identity:0")
+    ds = tf.data.Dataset.from_tensor_slices(imgs).map(lambda im: augmentation(im / 255.0))
+    nxt = ds.batch(2).make_one_shot_iterator().get_next()
+    with tf.Session() as s:
+        got = [s.run([d, a], {ph: imgs[i]}) for i in range(3)]
+        batches = [s.run(nxt) for _ in range(2)]
+    # (TF 1.15's printed values, rounded as printed)
+    np.testing.assert_array_equal(
+        [np.round(v[0, :3, 0], 5) for v, _ in got],
+        np.float32([[-0.3062, -1.093, -0.94088], [0.1807, -0.07288, 0.83593],
+                    [-1.29911, -0.72209, 0.19351]]))
+    np.testing.assert_array_equal(
+        [np.round(w[:2, 0, 0], 5) for _, w in got],
+        np.float32([[0.37951, -0.02562], [0.36241, 0.00807], [0.58973, 0.39324]]))
+    assert [float(b.sum()) for b in batches] == [210.80165100097656, 216.997802734375]
