@@ -253,3 +253,53 @@ def test_packt_singleton_encoder_classifier():
     # bit apart from OpenBLAS's)
     np.testing.assert_allclose(got, [2.465017080307007, 2.265073537826538, 2.2131030559539795],
                                rtol=1e-6)
+
+
+# --- PacktPublishing/Hands-on-Convolutional-Neural-Networks-with-Tensorflow:
+# Chapter02/cnn_mnist.py (12x12 inputs, 4 and 8 filters, dense 16; SGD for its Adam) ---------
+
+def test_packt_cnn_mnist_dropout_on_a_bool_placeholder():
+    tf.set_random_seed(9)
+    x_ = tf.placeholder("float", shape=[None, 144], name='X')
+    y_ = tf.placeholder("float", shape=[None, 10], name='Y')
+    is_training = tf.placeholder(tf.bool)
+    x_image = tf.reshape(x_, [-1, 12, 12, 1])
+    conv1 = tf.layers.conv2d(inputs=x_image, filters=4, kernel_size=[5, 5], padding="same",
+                             activation=tf.nn.relu)
+    pool1 = tf.layers.max_pooling2d(inputs=conv1, pool_size=[2, 2], strides=2)
+    conv2 = tf.layers.conv2d(inputs=pool1, filters=8, kernel_size=[5, 5], padding="same",
+                             activation=tf.nn.relu)
+    pool2 = tf.layers.max_pooling2d(inputs=conv2, pool_size=[2, 2], strides=2)
+    dense = tf.layers.dense(inputs=tf.reshape(pool2, [-1, 3 * 3 * 8]), units=16,
+                            activation=tf.nn.relu)
+    dropout = tf.layers.dropout(inputs=dense, rate=0.4, training=is_training)
+    logits = tf.layers.dense(inputs=dropout, units=10)
+    cross_entropy = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(logits=logits,
+                                                                           labels=y_))
+    train_step = tf.train.GradientDescentOptimizer(0.5).minimize(cross_entropy)
+    accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), tf.argmax(y_, 1)),
+                                      tf.float32))
+    assert (dropout.name, logits.name) == ("dropout/cond/Merge:0", "dense_1/BiasAdd:0")
+    gpu_options = tf.GPUOptions(per_process_gpu_memory_fraction=0.333)
+    sess = tf.Session(config=tf.ConfigProto(gpu_options=gpu_options))
+    sess.run(tf.global_variables_initializer())
+    rng = np.random.RandomState(0)
+    printed = []
+    for i in range(30):
+        bx = rng.rand(10, 144).astype(np.float32)
+        by = np.eye(10, dtype=np.float32)[rng.randint(0, 10, 10)]
+        if i % 10 == 0:
+            acc = accuracy.eval(session=sess, feed_dict={x_: bx, y_: by, is_training: True})
+            printed.append((f"step {i}, training accuracy {acc:g}", float(
+                sess.run(cross_entropy, {x_: bx, y_: by, is_training: True}))))
+        train_step.run(session=sess, feed_dict={x_: bx, y_: by, is_training: False})
+    last = sess.run([accuracy, cross_entropy], {x_: bx, y_: by, is_training: False})
+    sess.close()
+    # (TF 1.15's printed values; the dropped-out loss of step 10 is 2 ulps off TF's)
+    assert [p[0] for p in printed] == ["step 0, training accuracy 0",
+                                       "step 10, training accuracy 0",
+                                       "step 20, training accuracy 0"]
+    np.testing.assert_allclose([p[1] for p in printed],
+                               [2.2981839179992676, 2.371272563934326, 2.3020458221435547],
+                               rtol=3e-7)
+    assert float(last[0]) == np.float32(0.4) and float(last[1]) == 2.0848562717437744
