@@ -348,6 +348,15 @@ def conv_backprop_filter(x, filter_shape, dy, strides, dilations, padding, expli
                                            dy_spectrum)
         return dw.astype(out_dtype, copy=False)
     xp = _pad(x, pads)
+    if dt == np.float32 and K_ORDER_MIN <= n_batch * p <= K_ORDER_MAX:
+        # TF 1.15's CPU kernel contracts one shard's patch matrix with dy over all its
+        # images and pixels at once, each output's products added in order along them (an
+        # FMA each, as its MatMul): the whole batch is one such product here
+        # (each piece copied: the pieces share one buffer)
+        cols_t = np.concatenate([np.array(c.T) for _, _, c in
+                                 _patch_matrices(xp, outs, ksize, strides, dilations)], 1)
+        dw = _k_order_product(cols_t, dy2)
+        return dw.reshape(filter_shape).astype(out_dtype, copy=False)
     sums = {}  # first image of a piece -> that piece's sum (added in image order below)
 
     def images(i, j):
