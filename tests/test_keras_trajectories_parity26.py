@@ -133,6 +133,40 @@ def _mlp_sgd_string_program():
     return _result(m, h, x, y)
 
 
+def _fingerprint(a):
+    return [float(np.sum(a, dtype=np.float64)), [float(v) for v in np.ravel(a)[:4]]]
+
+
+def _linear_dense_predict_program():
+    r = _setup(1)
+    x = r.randn(32, 6).astype(np.float32)
+    m = tf.keras.Sequential([L.Dense(1, input_shape=(6,), bias_initializer="ones")])
+    return _fingerprint(m.predict(x)) + _fingerprint(m.predict_on_batch(x[:8]))
+
+
+def _lstm_forward_program():
+    r = _setup(1)
+    x = 3 * r.randn(32, 5, 3).astype(np.float32)
+    m = tf.keras.Sequential([L.LSTM(6, input_shape=(5, 3), return_sequences=True)])
+    m.set_weights([0.5 * r.randn(*w.shape).astype(np.float32) for w in m.get_weights()])
+    return _fingerprint(m.predict(x)) + _fingerprint(m.predict(x, batch_size=4))
+
+
+def _control_waited_bias_add_program():
+    r = _setup(1)
+    x = r.randn(32, 6).astype(np.float32)
+    w = tf.constant(r.randn(6, 1).astype(np.float32))
+    px = tf.placeholder(tf.float32, [None, 6])
+    y = tf.nn.bias_add(tf.matmul(px, w), tf.constant([1.0]))
+    y2 = tf.nn.bias_add(tf.matmul(px, w), tf.constant([1.0]))
+    with tf.control_dependencies([y2]):
+        wait = tf.no_op()
+    with tf.Session() as sess:
+        fused = sess.run(y, {px: x})
+        plain = sess.run([y2, wait], {px: x})[0]
+    return _fingerprint(fused) + _fingerprint(plain)
+
+
 def test_conv_bn_trains_as_tf():
     # fused batch norm over 4 channels, dropout, seeded shuffling, momentum, validation_split
     # (measured in TF 1.15)
@@ -236,3 +270,37 @@ def test_mlp_sgd_string_trains_as_tf():
         [1.0290635824203491, 0.390625],
         [2.3428241508081555, 0.004404140971018933, -1.6815410975832492, -1.6298145055770874e-09],
     )
+
+
+def test_lstm_implementation_1_adds_the_bias_before_the_recurrent_product():
+    # TF 1.15's LSTMCell (implementation 1): (x @ k + b) + h @ u, each gate
+    # (measured in TF 1.15)
+    assert _lstm_forward_program() == [
+        -66.29314274336502,
+        [0.028234751895070076, 0.0, 0.0, 0.04337233304977417],
+        -66.29314274336502,
+        [0.028234751895070076, 0.0, 0.0, 0.04337233304977417],
+    ]
+
+
+def test_keras_predict_leaves_a_linear_last_dense_unfused():
+    # Keras's predict target waits on the first output, so TF's remapper leaves its MatMul
+    # and BiasAdd apart: the matrix-vector product's bits, then the bias
+    # (measured in TF 1.15)
+    assert _linear_dense_predict_program() == [
+        21.331277549266815,
+        [-1.4640955924987793, 1.5379366874694824, 0.8869726657867432, 0.6553646326065063],
+        7.581794857978821,
+        [-1.4640955924987793, 1.5379366874694824, 0.8869726657867432, 0.6553646326065063],
+    ]
+
+
+def test_a_control_waited_bias_add_is_not_fused():
+    # TF's remapper fuses MatMul + BiasAdd, but not where a control edge leaves the BiasAdd
+    # (measured in TF 1.15)
+    assert _control_waited_bias_add_program() == [
+        11.120049118995667,
+        [1.227587103843689, 2.3238000869750977, 1.9871666431427002, 0.5933073163032532],
+        11.120050609111786,
+        [1.227587103843689, 2.3238000869750977, 1.9871666431427002, 0.5933074355125427],
+    ]

@@ -85,11 +85,16 @@ def fused_matmul_rewrites(order, fed, fetches, replace, consts):
                 readers.setdefault(t, []).append(op)
     keep = {replace.get(t, t) for t in fetches}
     uses = _uses(order, replace, consts, products)
+    # (TF's remapper leaves a MatMul or BiasAdd with a control input or a control reader:
+    # Keras's functions run a target that waits on their outputs, so its Dense layers are
+    # not fused)
+    waited = {c for op in order for c in op._control_inputs}
     for t, matmul in products.items():
         found = readers.get(t, [])
         if (t in keep or uses[t] != 1 or len(found) != 1 or found[0]._type != "BiasAdd"
                 or replace.get(found[0]._inputs[0], found[0]._inputs[0]) is not t
-                or found[0]._device != matmul._device):
+                or found[0]._device != matmul._device or matmul._control_inputs
+                or found[0]._control_inputs or matmul in waited or found[0] in waited):
             continue
         decl = copy.copy(op_registry.get("MatMul"))
         decl.kernel = linalg_ops.matmul_as_fused_gemm

@@ -935,9 +935,14 @@ class Model(Network):
         key = "_tf_function_" + mode
         if self.__dict__.get(key) or not self.outputs:
             return
-        with self._outputs_graph().as_default(), ops.name_scope(mode):
-            tf.no_op(name="group_deps")
-        self.__dict__[key] = True
+        # (the predict one waits on the first output, as TF's, and runs with each batch: TF's
+        # remapper then leaves that output's MatMul and BiasAdd apart, so a linear Dense last
+        # layer predicts with the plain product's bits)
+        first = [self.outputs[0]] if mode == "predict" else []
+        with self._outputs_graph().as_default(), ops.name_scope(mode), \
+                tf.control_dependencies(first):
+            op = tf.no_op(name="group_deps")
+        self.__dict__[key] = op if mode == "predict" else True
 
     def _make_predict_function(self):
         """TF 1.x Keras's predict function made ahead of the first predict (A3C programs call
@@ -953,6 +958,13 @@ class Model(Network):
             if getattr(layer, "stateful", False) and hasattr(layer, "updates"):
                 out.extend(u for u in layer.updates if not any(u is o for o in out))
         return out
+
+    def _run_predict(self, feed):
+        """One batch's outputs, run with TF 1.15's predict target when it was made."""
+        waiter = self.__dict__.get("_tf_function_predict")
+        if not isinstance(waiter, ops.Operation):
+            return self._run(self.outputs, feed)
+        return self._run([self.outputs, waiter], feed)[0]
 
     def _run(self, fetches, feed):
         session = K.get_session()
@@ -1003,7 +1015,7 @@ class Model(Network):
     def predict_on_batch(self, x):
         xs, _ = self._standardize_xy(_symbolic_values(x), need_y=False)
         self._note_function("predict")
-        out = self._run(self.outputs, self._feeds(xs, None, False))
+        out = self._run_predict(self._feeds(xs, None, False))
         return out[0] if len(out) == 1 else out
 
     # -- loops ---------------------------------------------------------------------------------
@@ -1359,7 +1371,7 @@ class Model(Network):
             for index, (bx, _, _) in enumerate(source.epoch()):
                 if bar is not None:
                     bar.on_batch_begin(index)
-                for p, o in zip(parts, self._run(self.outputs, self._feeds(bx, None, False))):
+                for p, o in zip(parts, self._run_predict(self._feeds(bx, None, False))):
                     p.append(o)
                 if bar is not None:
                     bar.on_batch_end(index, {"batch": index, "size": 1})
@@ -1391,7 +1403,7 @@ class Model(Network):
                 cb_list.on_predict_batch_begin(index, {"batch": index, "size": size})
             if bar is not None:
                 bar.on_batch_begin(index)
-            outs = self._run(self.outputs, self._feeds([a[sl] for a in xs], None, False))
+            outs = self._run_predict(self._feeds([a[sl] for a in xs], None, False))
             for p, o in zip(parts, outs):
                 p.append(o)
             if cb_list is not None:
@@ -1455,7 +1467,7 @@ class Model(Network):
                     cb_list.on_predict_batch_begin(index, {"batch": index, "size": size})
                 if bar is not None:
                     bar.on_batch_begin(index)
-                outs = self._run(self.outputs, self._feeds(bx, None, False))
+                outs = self._run_predict(self._feeds(bx, None, False))
                 if bar is not None:
                     bar.on_batch_end(index, {"batch": index, "size": size})
                 if parts is None:

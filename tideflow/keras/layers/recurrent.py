@@ -212,17 +212,21 @@ class LSTMCell(_GatedCell):
         per_gate = self._per_gate()
         if per_gate is None:
             x, h_in = self._apply_masks(inputs, h)
-            z = tf.matmul(x, self.kernel) + tf.matmul(h_in, self.recurrent_kernel)
+            xk, hu = tf.matmul(x, self.kernel), tf.matmul(h_in, self.recurrent_kernel)
         else:  # each gate's own masks on the inputs and on h
             u = self.units
-            z = tf.concat([
-                tf.matmul(_masked(inputs, per_gate[0], g), self.kernel[:, g * u:(g + 1) * u])
-                + tf.matmul(_masked(h, per_gate[1], g),
-                            self.recurrent_kernel[:, g * u:(g + 1) * u])
-                for g in range(4)], 1)
-        if self.bias is not None:
-            z = tf.nn.bias_add(z, self.bias)
-        return z
+            xk = tf.concat([tf.matmul(_masked(inputs, per_gate[0], g),
+                                      self.kernel[:, g * u:(g + 1) * u]) for g in range(4)], 1)
+            hu = tf.concat([tf.matmul(_masked(h, per_gate[1], g),
+                                      self.recurrent_kernel[:, g * u:(g + 1) * u])
+                            for g in range(4)], 1)
+        if self.bias is None:
+            return xk + hu
+        if self.implementation == 1:
+            # TF 1.15's implementation 1 adds each gate's bias to the input's product before
+            # the recurrent product, ``(x @ k + b) + h @ u``; implementation 2 adds it last
+            return tf.nn.bias_add(xk, self.bias) + hu
+        return tf.nn.bias_add(xk + hu, self.bias)
 
     def call(self, inputs, states, training=None):
         h, c = states[0], states[1]
