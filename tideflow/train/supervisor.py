@@ -4,6 +4,7 @@ count steps, all stopped through one Coordinator."""
 
 import contextlib
 import os
+import threading
 import time
 
 from tideflow import logging
@@ -49,6 +50,9 @@ class Supervisor:
             self._meta_graph_def = self._make_meta_graph_def()
         self._is_chief = is_chief
         self._coord = coordinator.Coordinator()
+        # set once the line that follows starting the standard services is logged (the step
+        # counter's first "global_step/sec" waits for it, as TF's comes after it)
+        self._services_announced = threading.Event()
         self._recovery_wait_secs = recovery_wait_secs
         self._stop_grace_secs = stop_grace_secs
         self._init_fn = init_fn
@@ -258,6 +262,7 @@ class Supervisor:
             current_step = training_util.global_step(sess, self._global_step)
             self._summary_writer.add_session_log(SessionLog(status=SessionLog.START),
                                                  current_step)
+        self._services_announced.clear()
         threads = []
         if self._save_summaries_secs and self._summary_writer:
             if self._summary_op is not None:
@@ -294,6 +299,7 @@ class Supervisor:
                                                           max_wait_secs=max_wait_secs)
         if start_standard_services:
             logging.info("Starting queue runners.")
+            self._services_announced.set()
             self.start_queue_runners(sess)
         return sess
 
@@ -442,10 +448,10 @@ class SVStepCounterThread(coordinator.LooperThread):
         if not self._logged:
             # TF's counter reads the step in session runs that leave the GIL, so the thread
             # that started it logs its next line ("Starting queue runners.", slim's "Starting
-            # Queues.") before the first "global_step/sec"; a Python step here would let the
-            # counter log first, so its first line waits a moment
+            # Queues.") before the first "global_step/sec"; here the first line waits for that
+            # one (a moment at most where nothing follows: services started by hand)
             self._logged = True
-            time.sleep(0.005)
+            self._sv._services_announced.wait(0.05)
         logging.log_first_n(logging.INFO, "%s: %g", 10, self._summary_tag, steps_per_sec)
 
 
