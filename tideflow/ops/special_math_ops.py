@@ -861,36 +861,29 @@ def betainc(a, b, x, name=None):
 # ------------------------------------------------------------------------------------------
 
 
-def _cumlse_scan(a, axis, exclusive, lowest):
-    """TF's scan step by step, for values that are not all finite: the sum starts at the
-    dtype's lowest value and takes each x as ``max + log1p(exp(min - max))`` with C++'s
-    std::max/min of (sum, x), so a NaN x leaves the sum alone and inf + inf is NaN."""
-    a = np.moveaxis(a, axis, 0)
-    out = np.empty_like(a)
-    acc = np.full(a.shape[1:], lowest)
-    with np.errstate(all="ignore"):
-        for i in range(a.shape[0]):
-            if exclusive:
-                out[i] = acc
-            t = a[i]
-            lo = np.where(t < acc, t, acc)
-            hi = np.where(acc < t, t, acc)
-            acc = hi + np.log1p(np.exp(lo - hi))
-            if not exclusive:
-                out[i] = acc
-    return np.moveaxis(out, 0, axis)
+def _double_step(lo_less_hi):
+    return np.log1p(np.exp(lo_less_hi))
 
 
-def _cumlse_scan_typed(a, axis, exclusive):
-    """_cumlse_scan in float32 or half as TF 1.15's scalar scan: each step in the type with
-    glibc's expf and log1pf (a half's each rounded to half), from the type's lowest value."""
+def _typed_step(lo_less_hi):
+    """log1p(exp(d)) in float32 or half as TF 1.15's scalar scan: glibc's expf and log1pf,
+    a half's each rounded to half."""
     from tideflow.ops import eigen_float32, glibc_float32
 
-    dt = a.dtype
+    dt = lo_less_hi.dtype
+    e = eigen_float32._expf(np.asarray(lo_less_hi, np.float32)).astype(dt)
+    return glibc_float32.log1pf(np.asarray(e, np.float32)).astype(dt)
+
+
+def _cumlse_scan(a, axis, exclusive, lowest, step=_double_step):
+    """TF's scan step by step (values not all finite, or float32/half, whose every step is in
+    its type: ``_typed_step``): the sum starts at the dtype's lowest value and takes each x as
+    ``max + step(min - max)`` with C++'s std::max/min of (sum, x), so a NaN x leaves the sum
+    alone and inf + inf is NaN."""
     moved = np.moveaxis(a, axis, 0)
     a = moved.reshape(moved.shape[0], -1)  # (rows of at least one element for the kernels)
     out = np.empty_like(a)
-    acc = np.full(a.shape[1:], np.finfo(dt).min, dt)
+    acc = np.full(a.shape[1:], lowest, a.dtype)
     with np.errstate(all="ignore"):
         for i in range(a.shape[0]):
             if exclusive:
@@ -898,8 +891,7 @@ def _cumlse_scan_typed(a, axis, exclusive):
             t = a[i]
             lo = np.where(t < acc, t, acc)
             hi = np.where(acc < t, t, acc)
-            e = eigen_float32._expf(np.asarray(lo - hi, np.float32)).astype(dt)
-            acc = hi + glibc_float32.log1pf(np.asarray(e, np.float32)).astype(dt)
+            acc = hi + step(lo - hi)
             if not exclusive:
                 out[i] = acc
     return np.moveaxis(out.reshape(moved.shape), 0, axis)
@@ -915,7 +907,7 @@ def _cumlse_kernel(x, axis, *, exclusive, reverse):
             f"got {axis + x.ndim if axis < 0 else axis}")
     if x.dtype in (np.float32, np.float16) and x.size:
         a = np.flip(x, axis) if reverse else x
-        out = _cumlse_scan_typed(a, axis % a.ndim, exclusive)
+        out = _cumlse_scan(a, axis % a.ndim, exclusive, np.finfo(x.dtype).min, _typed_step)
         return np.flip(out, axis) if reverse else out
     a = np.asarray(x, np.float64)
     if reverse:
