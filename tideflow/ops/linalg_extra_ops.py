@@ -192,6 +192,16 @@ def _qr_shape(op):
 def _qr_kernel(input, *, full_matrices):
     _check_rank2("Qr", "input", input)
     x = _wide(input)
+    if input.dtype == np.float32:
+        # TF's own float32 arithmetic (Eigen's Householder QR) where it is modelled
+        from tideflow.kernels import eigen_qr
+
+        flat = x.reshape((-1,) + x.shape[-2:])
+        outs = [eigen_qr.qr(a, full_matrices) for a in flat]
+        if outs and all(o is not None for o in outs):
+            q = np.stack([o[0] for o in outs]).reshape(x.shape[:-2] + outs[0][0].shape)
+            r = np.stack([o[1] for o in outs]).reshape(x.shape[:-2] + outs[0][1].shape)
+            return q, r
     q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
     return q.astype(input.dtype, copy=False), r.astype(input.dtype, copy=False)
 
