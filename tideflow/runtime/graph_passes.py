@@ -318,6 +318,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     if grappler_runs:
         # TF folds (and pushes constants down) before it merges common subexpressions
         _times_ones(order, fed, fetches, replace, consts)
+        grappler.zero_addend_rewrites(order, fed, fetches, replace, consts)
         grappler_push_down.constant_push_down(order, fed, fetches, replace, consts, device)
     # --- common subexpressions
     # TF's grappler (DedupComputations) leaves a fetched node alone: it is neither merged into

@@ -101,6 +101,56 @@ def fused_matmul_rewrites(order, fed, fetches, replace, consts):
         replace.kernels[matmul] = decl
 
 
+# ops whose output rank TF's shape inference knows even when their inputs are fed (a fed
+# tensor's shape is unknown to it, so an element-wise op of one has an unknown rank)
+_RANKED_PRODUCTS = frozenset({"MatMul", "Conv2D"})
+_ZERO_ADDENDS = frozenset({"BiasAdd", "Add", "AddV2", "Sub"})
+
+
+def _all_zeros(v):
+    return (isinstance(v, np.ndarray) and v.dtype.kind in "fc" and v.size
+            and not np.any(v))
+
+
+def _keeps_shape(product, zeros):
+    """Whether adding a constant of shape ``zeros`` to ``product`` leaves its shape the same
+    symbolically: ones but in the last axis, which may be the product's (known) last one."""
+    shape = product._shape.as_list() if product._shape.ndims is not None else None
+    if shape is None or len(zeros) > len(shape):
+        return False
+    return all(d == 1 or (i == len(zeros) - 1 and d == shape[-1])
+               for i, d in enumerate(zeros))
+
+
+def zero_addend_rewrites(order, fed, fetches, replace, consts):
+    """TF's constant folding (SimplifyArithmeticOperations): ``x + 0`` (BiasAdd, Add, AddV2),
+    ``0 + x`` and ``x - 0`` with a constant of zeros are ``x`` itself where shape inference
+    knows the sum's shape is x's: for a product (MatMul, Conv2D), whose rank it knows though
+    its inputs are fed. So a dense layer with a ``tf.zeros`` bias is the plain MatMul (no
+    _FusedMatMul: the remapper runs after folding) and a product's -0.0 stays -0.0; the sum
+    of a fed placeholder and zeros TF leaves alone (its shape is unknown there). Fetched sums
+    too (TF leaves an Identity of x in its place); not one with control edges."""
+    waited = None
+    for op in order:
+        if op._type not in _ZERO_ADDENDS or len(op._inputs) != 2 or op._control_inputs:
+            continue
+        out = op._outputs[0]
+        if out in consts or out in fed or replace.get(out, out) is not out:
+            continue
+        ins = [replace.get(t, t) for t in op._inputs]
+        for i in ((0, 1) if op._type in ("Add", "AddV2") else (0,)):
+            x, z = ins[i], ins[1 - i]
+            if (x._op._type in _RANKED_PRODUCTS and x not in consts and z in consts
+                    and z not in fed and x._dtype == out._dtype
+                    and _all_zeros(consts[z]) and _keeps_shape(x, np.shape(consts[z]))
+                    and x._shape.as_list() == out._shape.as_list()):
+                if waited is None:
+                    waited = {c for o in order for c in o._control_inputs}
+                if op not in waited:
+                    replace[out] = x
+                break
+
+
 def _times_reciprocal(reciprocal):
     # (the constant's reciprocal is taken once, when the plan is made)
     def kernel(x, y):

@@ -1,0 +1,83 @@
+"""TF 1.15's pass order around products: constant folding drops the addition of a constant of
+zeros to a MatMul or Conv2D (``x + 0`` is ``x`` where shape inference knows the sum's shape)
+before the remapper fuses MatMul + BiasAdd, so a dense layer with a ``tf.zeros`` bias keeps the
+plain MatMul's bits; and the sum of a fed tensor and zeros, whose shape TF does not know, is
+left alone (``-0.0 + 0`` is 0).
+
+Expected values are the float32 bits (as uint32) TF 1.15 gave for the same programs
+(``import tensorflow as tf``)."""
+
+import numpy as np
+
+import tideflow as tf
+
+
+def _data():
+    rng = np.random.RandomState(1)
+    return rng.randn(2, 30).astype(np.float32), rng.randn(30, 1).astype(np.float32)
+
+
+def _bits(build, feed):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None if build is _bias_fed else 2, 30], name="x")
+        out = build(x)
+        with tf.Session() as s:
+            return [np.asarray(v).view(np.uint32).ravel().tolist() for v in s.run(out, feed(x))]
+
+
+def _bias_fed(x):
+    _, w = _data()
+    return [tf.nn.bias_add(tf.matmul(x, tf.constant(w)), tf.zeros([1]))]
+
+
+# (the plain MatMul's bits: the fused GEMM gives another last bit for the second row)
+_PLAIN = [1074582181, 1089157178]
+
+
+def _feed(x):
+    return {x: _data()[0]}
+
+
+def test_dense_with_zeros_bias_is_the_plain_matmul():
+    # TF 1.15: BiasAdd -> Identity(MatMul), no _FusedMatMul; the batch dimension unknown
+    assert _bits(_bias_fed, _feed) == [_PLAIN]
+
+
+def test_zeros_bias_read_by_relu():
+    _, w = _data()
+    assert _bits(lambda x: [tf.nn.relu(tf.nn.bias_add(tf.matmul(x, tf.constant(w)),
+                                                      tf.zeros([1])))], _feed) == [_PLAIN]
+
+
+def test_zeros_bias_from_fill_and_zeros_like():
+    # (folded to constants of zeros first, as in TF)
+    _, w = _data()
+
+    def build(x):
+        m = tf.matmul(x, tf.constant(w))
+        return [tf.nn.bias_add(m, tf.fill([1], 0.0)),
+                tf.nn.bias_add(tf.matmul(x, tf.constant(w) * 2.0), tf.zeros_like([1.0]))]
+
+    doubled = [1082970789, 1097545786]  # TF 1.15: the plain MatMul of 2 * w
+    assert _bits(build, _feed) == [_PLAIN, doubled]
+
+
+def test_nonzero_bias_still_fused():
+    # a bias of 0.5: TF 1.15 fuses (_FusedMatMul): the GEMM's order (plain + 0.5: ...754)
+    _, w = _data()
+    assert _bits(lambda x: [tf.nn.bias_add(tf.matmul(x, tf.constant(w)), [0.5])],
+                 _feed) == [[1076679333, 1090205755]]
+
+
+def test_fed_plus_zeros_left_alone():
+    # TF 1.15 keeps BiasAdd and AddV2 of a fed tensor (shape unknown to it): -0.0 + 0 is 0
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [1, 3])
+        y = [tf.nn.bias_add(x, tf.zeros([3])), x + tf.zeros([3])]
+        for i in range(4):
+            tf.constant(float(i), name=f"pad{i}")
+        with tf.Session() as s:
+            r = s.run(y, {x: [[-0.0, 1.0, -0.0]]})
+    assert [v.view(np.uint32).ravel().tolist() for v in r] == [[0, 1065353216, 0]] * 2
