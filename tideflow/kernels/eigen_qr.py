@@ -1,18 +1,20 @@
-"""The float32 QR TF 1.15's CPU Qr kernel computes (Eigen's HouseholderQR on row-major matrices,
-Q formed by householderQ()), step by step in NumPy, so Q and R come out with TF's bits; LAPACK's
-float64 result rounded to float32 is an ulp off in most entries (every Keras RNN's orthogonal
-recurrent kernel differed from its first weights).
+"""The float32 and float64 QR TF 1.15's CPU Qr kernel computes (Eigen's HouseholderQR on
+row-major matrices, Q formed by householderQ()), step by step in NumPy, so Q and R come out with
+TF's bits; LAPACK's float64 result rounded to float32 is an ulp off in most entries (every Keras
+RNN's orthogonal recurrent kernel differed from its first weights), and float64 as often.
 
-Measured against TF 1.15 (tensorflow-cpu 1.15.0 pip build: AVX, no FMA, 8-float packets):
+Measured against TF 1.15 (tensorflow-cpu 1.15.0 pip build: AVX, no FMA, packets of 32 bytes:
+8 floats or 4 doubles):
 - R: Householder vectors column by column (unblocked while at most 48 columns). The tail's
   squared norm and each reflector's dot products run sequentially (the matrix is row-major, so
   Eigen's column-major GEMV accumulates one row at a time; from 128 rows on it sums blocks of 16
   rows and adds each block's sum to the result).
 - thin Q (``householderQ() * Identity(m, n)``, a column-major temporary): reflectors applied in
-  reverse to all columns; each dot product is Eigen's row-major GEMV: 8 lanes over packets of 8
-  rows, reduced as ((l0+l4)+(l2+l6))+((l1+l5)+(l3+l7)), then the rest one by one; the GEMV
-  takes columns 8, 4, 2 at a time and the odd last column alone, which also uses one packet of
-  4 before the scalar rest. From 48 reflectors on Eigen applies them as blocks (not modelled).
+  reverse to all columns; each dot product is Eigen's row-major GEMV: one lane per packet
+  element over packets of rows, reduced by halves (((l0+l4)+(l2+l6))+((l1+l5)+(l3+l7)) for
+  floats), then the rest one by one; the GEMV takes columns 8, 4, 2 at a time and the odd last
+  column alone, which also uses one half packet before the scalar rest. From 48 reflectors on
+  Eigen applies them as blocks (triangular factor and GEMM kernels: not modelled).
 - full Q (``householderQ()`` into the row-major output): reflectors on the bottom-right
   corners, dot products as R's. Exact up to 48 reflectors.
 
@@ -37,29 +39,35 @@ def _dot_seq(e, b):
     return res
 
 
+def _fold(lanes):
+    """Eigen's predux: add the upper half of the packet to the lower until one lane is left."""
+    while len(lanes) > 1:
+        h = len(lanes) // 2
+        lanes = lanes[:h] + lanes[h:]
+    return lanes[0]
+
+
 def _dot_packets(e, b):
-    """e @ b as Eigen's row-major GEMV (AVX float packets of 8) sums it, per column of b."""
+    """e @ b as Eigen's row-major GEMV (AVX packets of 32 bytes) sums it, per column of b."""
     n, cols = b.shape
-    n8 = n // 8 * 8
-    if n8:
-        p = (e[:n8, None] * b[:n8]).reshape(n8 // 8, 8, cols)
-        lanes = np.add.accumulate(p, axis=0)[-1]
-        s = lanes[:4] + lanes[4:]
-        acc = (s[0] + s[2]) + (s[1] + s[3])
+    size = 32 // b.dtype.itemsize
+    full = n // size * size
+    if full:
+        p = (e[:full, None] * b[:full]).reshape(full // size, size, cols)
+        acc = _fold(np.add.accumulate(p, axis=0)[-1])
     else:
         acc = np.zeros(cols, b.dtype)
-    rest = n - n8
-    if cols % 2 and rest >= 4:
-        # the odd last column: one half packet of 4, then the scalars
-        h = e[n8:n8 + 4] * b[n8:n8 + 4, -1]
-        last = acc[-1] + ((h[0] + h[2]) + (h[1] + h[3]))
-        for i in range(n8 + 4, n):
+    half = size // 2
+    if cols % 2 and n - full >= half:
+        # the odd last column: one half packet, then the scalars
+        last = acc[-1] + _fold(e[full:full + half] * b[full:full + half, -1])
+        for i in range(full + half, n):
             last = last + e[i] * b[i, -1]
-        for i in range(n8, n):
+        for i in range(full, n):
             acc = acc + e[i] * b[i]
         acc[-1] = last
         return acc
-    for i in range(n8, n):
+    for i in range(full, n):
         acc = acc + e[i] * b[i]
     return acc
 
@@ -103,20 +111,20 @@ def _factor(a):
 
 
 def qr(x, full_matrices):
-    """TF's float32 (q, r) of one matrix x, or None where the model is not TF's."""
+    """TF's (q, r) of one float32 or float64 matrix x, or None where the model is not TF's."""
     m, n = x.shape
     size = min(m, n)
     if m < n or size == 0 or size > _BLOCK or (size == _BLOCK and not full_matrices):
         return None
-    a = np.array(x, np.float32)
+    a = np.array(x)
     with np.errstate(all="ignore"):
         taus, vecs = _factor(a)
         if full_matrices:
-            q = np.eye(m, dtype=np.float32)
+            q = np.eye(m, dtype=a.dtype)
             for k in range(size - 1, -1, -1):
                 _apply_left(q[k:, k:], vecs[k], taus[k], _dot_seq)
             return q, a
-        q = np.eye(m, size, dtype=np.float32)
+        q = np.eye(m, size, dtype=a.dtype)
         for k in range(size - 1, -1, -1):
             _apply_left(q[k:], vecs[k], taus[k], _dot_packets)
     return q, a[:size]

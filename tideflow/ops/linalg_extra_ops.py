@@ -192,8 +192,8 @@ def _qr_shape(op):
 def _qr_kernel(input, *, full_matrices):
     _check_rank2("Qr", "input", input)
     x = _wide(input)
-    if input.dtype == np.float32:
-        # TF's own float32 arithmetic (Eigen's Householder QR) where it is modelled
+    if input.dtype in (np.float32, np.float64):
+        # TF's own arithmetic (Eigen's Householder QR) where it is modelled
         from tideflow.kernels import eigen_qr
 
         flat = x.reshape((-1,) + x.shape[-2:])
