@@ -33,9 +33,12 @@ def _dot_seq(e, b):
     """e @ b summed row by row from zero, each product rounded (column-major GEMV)."""
     if b.shape[0] < 128:
         return np.add.accumulate(e[:, None] * b, axis=0)[-1]
-    res = np.zeros(b.shape[1], b.dtype)
-    for j in range(0, b.shape[0], 16):
-        res = res + np.add.accumulate(e[j:j + 16, None] * b[j:j + 16], axis=0)[-1]
+    n = b.shape[0]
+    full = n // 16 * 16
+    p = (e[:full, None] * b[:full]).reshape(full // 16, 16, b.shape[1])
+    res = np.add.accumulate(np.add.accumulate(p, axis=1)[:, -1], axis=0)[-1]
+    if full < n:
+        res = res + np.add.accumulate(e[full:, None] * b[full:], axis=0)[-1]
     return res
 
 
