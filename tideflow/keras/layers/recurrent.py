@@ -232,7 +232,10 @@ class LSTMCell(_GatedCell):
         h, c = states[0], states[1]
         z = self._gate_inputs(inputs, h)
         u = self.units
-        zi, zf, zc, zo = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
+        if self.implementation == 1:
+            zi, zf, zc, zo = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
+        else:  # (TF 1.15's implementation 2 splits the gates: its op count, unrolled)
+            zi, zf, zc, zo = tf.split(z, 4, axis=1)
         i = self.recurrent_activation(zi)
         f = self.recurrent_activation(zf)
         c = f * c + i * self.activation(zc)
@@ -578,6 +581,32 @@ class _CellAdapter:
     def __call__(self, inputs, state, scope=None):
         out, new_states = self._cell_call(inputs, _call_states(self.cell, list(state)))
         return out, _state_tuple(new_states)
+
+
+def _unrolled(adapter, x, initial_state, go_backwards, time_major, step_ops=None):
+    """TF 1.15's ``unroll=True`` (Keras' backend.rnn): the sequence made time-major,
+    unstacked, the cell called once per step in the layer's own scope, the outputs stacked
+    (and made batch-major again); returns ``(outputs, states, last_output)``. ``step_ops``:
+    TF's op count for one step, where tideflow's cell makes fewer (their ids are skipped,
+    so a random op after the layer gets TF's seed)."""
+    graph = tf.get_default_graph()
+    if not time_major:
+        x = tf.transpose(x, [1, 0, 2])
+    tf.shape(x)[0]  # (TF's time steps tensor, made and unused)
+    steps = tf.unstack(x)
+    if go_backwards:
+        steps.reverse()
+    states, outs = tuple(initial_state), []
+    for inp in steps:
+        start = graph._next_id
+        out, states = adapter(inp, states)
+        outs.append(out)
+        if step_ops is not None and graph._next_id < start + step_ops:
+            graph._next_id = start + step_ops
+    outputs = tf.stack(outs)
+    if not time_major:
+        outputs = tf.transpose(outputs, [1, 0, 2])
+    return outputs, states, outs[-1]
 
 
 def _call_states(cell, states):
@@ -981,8 +1010,11 @@ class RNN(Layer):
             self.stateful or any(getattr(self.cell, k, 0) > 0
                                  for k in ("dropout", "recurrent_dropout"))))
                      and constants is None and training is None
-                     and not self.unroll and not self.time_major
+                     and not self.time_major
                      and K._state().learning_phase_value is None)
+        unrolled = self.unroll and mask is None
+        counted_unroll = countable and unrolled
+        countable = countable and not self.unroll
         made_state_vars = self.stateful and getattr(self, "_state_vars", None) is None
         plain = countable and mask is None
         if self.unroll and x.get_shape().ndims and \
@@ -994,18 +1026,21 @@ class RNN(Layer):
                 "Embedding, you can also use the `input_length` argument.\n- If using the "
                 "functional API, specify the time dimension by passing a `shape` or "
                 "`batch_shape` argument to your Input layer.")
-        if self.time_major:
+        if self.time_major and not unrolled:
             x = tf.transpose(x, [1, 0, 2])
-        if self.go_backwards:
+        if self.go_backwards and not unrolled:
             x = tf.reverse(x, [1])
         adapter = (_CellAdapter(self.cell, constants) if mask is None else
                    _MaskedCellAdapter(self.cell, constants))
-        batch = tf.shape(x)[0]
+        batch = tf.shape(x)[1 if unrolled and self.time_major else 0]
         if initial_state is None and self.stateful:
             initial_state = self._stateful_initial_state(x, adapter)
             if mask is not None:  # the previous output riding along starts at zero
                 initial_state = initial_state + (tf.zeros(tf.stack([batch, adapter.state_size[-1]]),
                                                           dtype=x.dtype.base_dtype),)
+        elif initial_state is None and unrolled:  # (TF 1.15's zeros, by their names)
+            initial_state = tuple(tf.zeros([batch, s], dtype=x.dtype.base_dtype)
+                                  for s in adapter.state_size)
         elif initial_state is None:
             initial_state = tuple(tf.zeros(tf.stack([batch, s]), dtype=x.dtype.base_dtype)
                                   for s in adapter.state_size)
@@ -1032,7 +1067,8 @@ class RNN(Layer):
             masks = [None, None]
             count = getattr(c, "_GATES", 1)
             if getattr(c, "dropout", 0) > 0:
-                masks[0] = _dropout_masks(tf.ones_like(x[:, 0, :]) if in_size is None
+                first = x[0] if unrolled and self.time_major else x[:, 0, :]
+                masks[0] = _dropout_masks(tf.ones_like(first) if in_size is None
                                           else ones(in_size), c.dropout, training, count)
             if getattr(c, "recurrent_dropout", 0) > 0:
                 masks[1] = _dropout_masks(
@@ -1051,7 +1087,20 @@ class RNN(Layer):
                 m = tf.reverse(m, [1])
             rnn_inputs = (x, tf.expand_dims(m, -1))
         try:
-            if countable and _tf_rnn_op_count(self, mask is not None) is not None:
+            if unrolled:
+                if counted_unroll and not given_state:
+                    # TF 1.15's zero states: the batch size's Shape and slice, then a zeros
+                    # of eight ops per state (tideflow's take fewer: their ids are skipped)
+                    graph = tf.get_default_graph()
+                    graph._next_id = max(graph._next_id,
+                                         first_id + 5 + 8 * len(adapter.state_size))
+                step_ops = _tf_step_ops(self.cell) if counted_unroll and not self.stateful and \
+                    not any(getattr(c, k, 0) > 0 for c in cells
+                            for k in ("dropout", "recurrent_dropout")) else None
+                outputs, states, last_output = _unrolled(adapter, x, initial_state,
+                                                         self.go_backwards, self.time_major,
+                                                         step_ops)
+            elif countable and _tf_rnn_op_count(self, mask is not None) is not None:
                 outputs, states = _keras_loop(adapter, rnn_inputs, initial_state)
                 if mask is None and not any(
                         getattr(cell, k, 0) > 0 for k in ("dropout", "recurrent_dropout")):
@@ -1064,7 +1113,8 @@ class RNN(Layer):
                 if hasattr(c, "_masks"):
                     c._masks = (None, None)
         states = list(states)
-        last_output = None
+        if not unrolled:
+            last_output = None
         if mask is not None:
             last_output = states.pop()
         if self.stateful and getattr(self, "_state_vars", None) is not None:
@@ -1075,7 +1125,7 @@ class RNN(Layer):
             out = outputs
             if mask is not None and self.zero_output_for_mask:
                 out = out * rnn_inputs[1]
-            if self.time_major:
+            if self.time_major and not unrolled:
                 out = tf.transpose(out, [1, 0, 2])
             # (the input's own order: [time, batch] when time-major)
             out.set_shape([dims[0], dims[1], adapter.output_size])

@@ -1,0 +1,96 @@
+"""Op counts of tf.keras programs against TF 1.15's (session 26, unrolled recurrent layers).
+
+TF 1.15's ``unroll=True`` builds no loop: backend.rnn unstacks the time-major sequence and
+calls the cell once per step, then stacks the outputs. A random op made without an op seed
+takes the graph's op count as its seed, so the layers after an unrolled RNN get TF's initial
+weights only when the layer leaves TF's count. Every count and value below is what TF 1.15
+(tensorflow-cpu 1.15.0) printed for the same program.
+"""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+L = tf.keras.layers
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        yield g
+    tf.keras.backend.clear_session()
+
+
+def _data():
+    rs = np.random.RandomState(0)
+    return rs.rand(4, 5, 3).astype(np.float32), rs.rand(4, 2).astype(np.float32)
+
+
+# (layers, the op count once built, after compile, the losses of two epochs of SGD, the
+# prediction of the first sequence): TF 1.15's
+_UNROLLED = [
+    ("[L.LSTM(4, input_shape=(5, 3), unroll=True), L.Dense(2)]", 463, 487,
+     [0.190819, 0.182614], [-0.082579, 0.200036]),
+    ("[L.GRU(4, input_shape=(5, 3), unroll=True, go_backwards=True), L.Dense(2)]", 481, 505,
+     [0.245111, 0.22578], [-0.124601, 0.161313]),
+    (("[L.SimpleRNN(4, input_shape=(5, 3), unroll=True, return_sequences=True), "
+      "L.Flatten(), L.Dense(2)]"), 127, 151, [0.300862, 0.267067], [0.305512, -0.311703]),
+    (("[L.LSTM(4, input_shape=(5, 3), unroll=True, implementation=2, "
+      "return_sequences=True), L.LSTM(3, unroll=True), L.Dense(2)]"), 735, 759, [0.12672, 0.123573],
+     [0.144039, 0.058329]),
+    ("[L.GRU(4, input_shape=(5, 3), unroll=True, reset_after=True), L.Dense(2)]", 551, 575,
+     [0.535628, 0.48251], [-0.147786, 0.457082]),
+]
+
+
+@pytest.mark.parametrize("layers,built,compiled,losses,pred", _UNROLLED)
+def test_unrolled_rnn_takes_tf_op_count_and_trains_as_tf(_fresh_graph, layers, built,
+                                                         compiled, losses, pred):
+    x, y = _data()
+    m = tf.keras.Sequential(eval(layers))
+    assert _fresh_graph._last_id == built
+    m.compile("sgd", "mse")
+    assert _fresh_graph._last_id == compiled
+    h = m.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False)
+    np.testing.assert_allclose(h.history["loss"], losses, atol=2e-6)
+    np.testing.assert_allclose(m.predict(x[:1])[0], pred, atol=2e-6)
+
+
+def test_unrolled_lstm_builds_tf_ops_around_its_steps(_fresh_graph):
+    tf.keras.Sequential([L.LSTM(4, input_shape=(5, 3), unroll=True)])
+    names = [op.name for op in _fresh_graph.get_operations()]
+    # TF 1.15's: the sequence made time-major and unstacked, no loop; the outputs stacked
+    # and made batch-major again
+    assert not any("while" in n for n in names)
+    assert "lstm/unstack" in names and names[-3:] == ["lstm/stack", "lstm/transpose_1/perm",
+                                                      "lstm/transpose_1"]
+    assert _fresh_graph._last_id == 443
+
+
+@pytest.mark.parametrize("layer,count", [
+    ("LSTM(4, input_shape=(5, 3), unroll=True, implementation=2)", 273),
+    ("GRU(4, input_shape=(5, 3), unroll=True, implementation=2)", 371),
+    ("SimpleRNN(4, input_shape=(5, 3), unroll=True, use_bias=False, go_backwards=True)", 84),
+])
+def test_unrolled_layers_take_tf_op_count(_fresh_graph, layer, count):
+    tf.keras.Sequential([eval("L." + layer)])
+    assert _fresh_graph._last_id == count  # TF 1.15's
+
+
+def test_unrolled_outputs_equal_the_loops(_fresh_graph):
+    # unrolling changes the graph, not the numbers: the same weights give the loop's outputs
+    x = np.random.RandomState(1).rand(2, 4, 3).astype(np.float32)
+    s = tf.keras.backend.get_session()
+    for kwargs in ({}, {"go_backwards": True}, {"return_sequences": True},
+                   {"return_state": True}):
+        inp = tf.keras.Input((4, 3))
+        loop, unrolled = L.LSTM(3, **kwargs), L.LSTM(3, unroll=True, **kwargs)
+        a, b = loop(inp), unrolled(inp)
+        s.run(tf.global_variables_initializer())
+        unrolled.set_weights(loop.get_weights())
+        va, vb = s.run([a, b], {inp: x})
+        for u, v in zip(va if isinstance(va, list) else [va],
+                        vb if isinstance(vb, list) else [vb]):
+            np.testing.assert_allclose(u, v, rtol=1e-5, atol=1e-6)
