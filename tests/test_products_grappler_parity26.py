@@ -81,3 +81,58 @@ def test_fed_plus_zeros_left_alone():
         with tf.Session() as s:
             r = s.run(y, {x: [[-0.0, 1.0, -0.0]]})
     assert [v.view(np.uint32).ravel().tolist() for v in r] == [[0, 1065353216, 0]] * 2
+
+
+# ---- [1, k] @ [k, 1] by BatchMatMulV2 (tf.matmul of tensors of unknown rank) ----
+
+def _dots(build_pair, ks, seed=7):
+    g = tf.Graph()
+    with g.as_default():
+        pa, pb = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+        outs = {(ta, tb): tf.matmul(pa, pb, transpose_a=ta, transpose_b=tb)
+                for ta in (False, True) for tb in (False, True)}
+        assert outs[(False, False)].op.type == "BatchMatMulV2"
+        rs = np.random.RandomState(seed)
+        res = []
+        with tf.Session() as s:
+            for k in ks:
+                u, w = build_pair(rs, k)
+                row = []
+                for ta, tb in sorted(outs):
+                    a = u.reshape(k, 1) if ta else u.reshape(1, k)
+                    b = w.reshape(1, k) if tb else w.reshape(k, 1)
+                    row.append(int(s.run(outs[(ta, tb)], {pa: a, pb: b}).view(np.uint32).item()))
+                res.append(row)
+    return res
+
+
+def test_unknown_rank_dot_orders():
+    # TF 1.15, per k, (ta, tb) = FF, FT, TF, TT: a transposed in order; neither in order to
+    # k = 17, then Eigen's row-vector lanes; b transposed one packet's lanes for 8..15
+    def pair(rs, k):
+        return (rs.randn(k) * 10).astype(np.float32), rs.randn(k).astype(np.float32)
+
+    assert _dots(pair, (5, 12, 17, 18, 40, 200)) == [
+        [3213903768] * 4, [3224550212] * 4,
+        [1100323337, 1100323335, 1100323337, 1100323337],
+        [3241454707, 3241454707, 3241454703, 3241454703],
+        [1101686934] * 4,
+        [1119579533, 1119579533, 1119579535, 1119579535]]
+
+
+def test_dot_of_negative_zeros():
+    # TF 1.15: BatchMatMulV2 sums from the first product up to k = 17 (-0.0), from zero past
+    # it; MatMul's [1, k] @ [k, 1] from zero (0.0)
+    def pair(rs, k):
+        return np.zeros(k, np.float32), -np.ones(k, np.float32)
+
+    neg, pos = 2147483648, 0
+    assert _dots(pair, (2, 10, 20)) == [[neg] * 4, [neg] * 4, [pos] * 4]
+    g = tf.Graph()
+    with g.as_default():
+        a, b = tf.placeholder(tf.float32, [None, None]), tf.placeholder(tf.float32, [None, None])
+        with tf.Session() as s:
+            got = [s.run(tf.matmul(a, b, transpose_a=ta), {a: np.zeros((2, 1) if ta else (1, 2)),
+                                                          b: -np.ones((2, 1))})
+                   for ta in (False, True)]
+    assert [np.signbit(v).item() for v in got] == [False, False]

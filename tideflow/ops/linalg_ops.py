@@ -150,14 +150,46 @@ def _dot_as_tf(u, w, transpose_b):
     from k = 128, the blocks' sums in order, then the rest)."""
     if transpose_b:
         return _gemv_rows(w.reshape(1, -1), u).reshape(1, 1)
+    # (added to a zero: a sum of -0.0 products is 0 there)
+    return np.reshape(_dot_in_blocks(u, w) + _F32.type(0), (1, 1))
+
+
+def _dot_in_blocks(u, w):
+    """The products of ``u`` and ``w`` added in order, in blocks of 16 from k = 128 (the
+    blocks' sums in order, then the rest), from the first product."""
     k = u.shape[0]
     p = np.multiply(u, w, dtype=_F32)
     if k < 128:
-        return _sum_in_order(p).reshape(1, 1)
+        return _sum_in_order(p)
     full = k - k % 16
     total = _sum_in_order(np.add.accumulate(p[:full].reshape(-1, 16), axis=1)[:, -1])
     if full < k:
         total = total + _sum_in_order(p[full:])
+    return total
+
+
+def _bmm_dot_as_tf(u, w, adj_x, adj_y):
+    """A float32 BatchMatMul(V2) of a [1, k] and a [k, 1] matrix (``tf.matmul`` of tensors
+    whose rank is unknown when the graph is built) as TF 1.15 adds it (measured for k up to
+    9000): a adjoint, as MatMul's in-order dot; neither, in order up to k = 17, then Eigen's
+    row-vector product (``_gemv_rows``); b adjoint, in order up to k = 7, one 8-float packet's
+    lanes then the rest in order up to 15, then ``_gemv_rows``. The in-order sums start from
+    the first product up to k = 17 (-0.0 products sum to -0.0), from zero past it."""
+    k = u.shape[0]
+    if adj_x:
+        total = _dot_in_blocks(u, w)
+    elif k <= (7 if adj_y else 17):
+        total = _sum_in_order(np.multiply(u, w, dtype=_F32))
+    elif k <= 15:  # (b adjoint)
+        p = np.multiply(u, w, dtype=_F32)
+        half = p[:4] + p[4:8]
+        total = (half[0] + half[2]) + (half[1] + half[3])
+        for x in p[8:]:
+            total = total + x
+    else:
+        total = _gemv_rows(u.reshape(1, -1), w)[0]
+    if k > 17:
+        total = total + _F32.type(0)
     return np.reshape(total, (1, 1))
 
 
@@ -333,6 +365,9 @@ def _batch_matmul(broadcast):
                 out = _half_product(a, b)
             elif a.dtype == np.float16 and b.dtype == np.float16:
                 out = _half_via_float32(a, b)
+            elif (a.ndim == b.ndim == 2 and a.shape[0] == 1 == b.shape[1] and a.shape[1]
+                  and a.dtype == b.dtype == _F32 and a.size <= _GEMV_MAX_SIZE):
+                out = _bmm_dot_as_tf(a.reshape(-1), b.reshape(-1), adj_x, adj_y)
             elif (a.ndim == b.ndim == 2 and a.dtype == b.dtype == _F32
                   and _K_ORDER_MIN <= a.shape[1] <= _K_ORDER_MAX
                   and a.shape[0] > 1 and b.shape[1] > 1):
