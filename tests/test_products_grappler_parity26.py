@@ -83,6 +83,26 @@ def test_fed_plus_zeros_left_alone():
     assert [v.view(np.uint32).ravel().tolist() for v in r] == [[0, 1065353216, 0]] * 2
 
 
+def test_division_by_constant_flushes_subnormal_reciprocal():
+    # TF 1.15 folds x / c into x * (1 / c) on the CPU, which treats subnormals as zeros: the
+    # reciprocal of 3e38 is 0 (x / 3e38 is 0), that of the subnormal 1.1e-38 is inf
+    res = []
+    for dt, cs in ((np.float32, (3e38, -2e38, 1.1e-38, 5e-39)),
+                   (np.float64, (1e308, -5e307, 2e-308))):
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(dt, [3])
+            for i in range(4):
+                tf.constant(float(i), name=f"pad{i}")
+            outs = [x / tf.constant(dt(c)) for c in cs]
+            with tf.Session() as s:
+                res += [r.tolist() for r in s.run(outs, {x: [2.0, -1e-3, 0.0]})]
+    zeros, inf = [0.0, -0.0, 0.0], [np.inf, -np.inf, None]
+    assert [[None if np.isnan(v) else v for v in r] for r in res] == [
+        zeros, [-0.0, 0.0, -0.0], inf, inf, zeros, [-0.0, 0.0, -0.0], inf]
+    assert [np.signbit(r).tolist() for r in res[:2]] == [[False, True, False], [True, False, True]]
+
+
 # ---- [1, k] @ [k, 1] by BatchMatMulV2 (tf.matmul of tensors of unknown rank) ----
 
 def _dots(build_pair, ks, seed=7):

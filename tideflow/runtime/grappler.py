@@ -159,6 +159,22 @@ def _times_reciprocal(reciprocal):
     return kernel
 
 
+def _folded_reciprocal(c):
+    """``1 / c`` as TF's constant folding computes it on the CPU, whose float32 and float64
+    arithmetic there treats subnormal inputs as zeros and flushes subnormal results to zeros
+    (``x / 3e38`` is 0 in TF 1.15, ``x / 1e-38`` is inf)."""
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # (1 / 0: inf)
+        if not (isinstance(c, np.ndarray) and c.dtype in (np.float32, np.float64)):
+            return 1 / c
+        tiny = np.finfo(c.dtype).tiny
+        if np.any(np.abs(c) < tiny):
+            c = np.where(np.abs(c) < tiny, c * 0, c)  # (c * 0: the zero keeps c's sign)
+        r = 1 / c
+        if np.any(np.abs(r) < tiny):
+            r = np.where(np.abs(r) < tiny, r * 0, r)
+        return r.astype(c.dtype, copy=False)
+
+
 def div_by_constant_rewrites(order, fed, replace, consts):
     """TF's constant folding (ReduceDivToReciprocalMul): a floating-point Div or RealDiv by a
     constant runs as a multiplication by the constant's reciprocal, ``x / 255.`` as
@@ -176,8 +192,7 @@ def div_by_constant_rewrites(order, fed, replace, consts):
                 or y.dtype.base_dtype == dtypes.bfloat16):  # (TF has no such Reciprocal)
             continue
         decl = copy.copy(op_registry.get(op._type))
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # (1 / 0: inf)
-            reciprocal = 1 / consts[y]
+        reciprocal = _folded_reciprocal(consts[y])
         decl.kernel = _times_reciprocal(reciprocal)
         replace.kernels[op] = decl
         recips = getattr(replace, "recips", None)
