@@ -61,6 +61,21 @@ def log_softmax_rewrites(order, fed, fetches, replace, consts):
         _read_from(replace, out, s)
 
 
+def _reads_from(op, source, limit=10000):
+    """Whether ``op`` reads an output of ``source`` through a path of data inputs (looked for
+    over at most ``limit`` ops: past that, taken as no)."""
+    seen = set()
+    stack = [t._op for t in op._inputs]
+    while stack and len(seen) < limit:
+        o = stack.pop()
+        if o is source:
+            return True
+        if o not in seen:
+            seen.add(o)
+            stack.extend(t._op for t in o._inputs)
+    return False
+
+
 def fused_matmul_rewrites(order, fed, fetches, replace, consts):
     """TF's remapper fuses a float32 MatMul whose only reader is a BiasAdd into
     ``_FusedMatMul`` (on the CPU), which runs the GEMM where a lone MatMul with a vector side
@@ -87,8 +102,11 @@ def fused_matmul_rewrites(order, fed, fetches, replace, consts):
     uses = _uses(order, replace, consts, products)
     # (TF's remapper leaves a MatMul or BiasAdd with a control input or a control reader:
     # Keras's functions run a target that waits on their outputs, so its Dense layers are
-    # not fused)
-    waited = {c for op in order for c in op._control_inputs}
+    # not fused. A control edge that a data path already implies, a metric's update under
+    # control_dependencies([predictions]) reading them, is gone by then: TF's dependency
+    # optimizer drops it, and the product is fused)
+    waited = {c for op in order for c in op._control_inputs
+              if c._type in ("MatMul", "BiasAdd") and not _reads_from(op, c)}
     for t, matmul in products.items():
         found = readers.get(t, [])
         if (t in keep or uses[t] != 1 or len(found) != 1 or found[0]._type != "BiasAdd"
