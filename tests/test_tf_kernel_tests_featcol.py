@@ -212,7 +212,7 @@ def test_shared_embedding_columns_need_one_column_type():
     a = fc.categorical_column_with_identity("a", 4)
     b = fc.categorical_column_with_hash_bucket("b", 4)
     with pytest.raises(ValueError, match="all categorical_columns must have the same type.*"
-                                         "_IdentityCategoricalColumn.*_HashedCategoricalColumn"):
+                                         r"\.IdentityCategoricalColumn'.*\.HashedCategoricalColumn'"):
         fc.shared_embedding_columns([b, a], 3)
     # a weighted column shares with the kind of column it wraps
     wa = fc.weighted_categorical_column(a, "wa")

@@ -1071,7 +1071,7 @@ def test_dense_features_config_round_trips_its_columns_through_json():
     m2 = keras.models.model_from_json(js, custom_objects={"_halve": _halve})
     before, after = m.layers[0]._feature_columns, m2.layers[0]._feature_columns
     for a, b in zip(before, after):
-        if type(a).__name__ == "_EmbeddingColumn":  # a new initializer of the same config
+        if type(a).__name__ == "EmbeddingColumn":  # a new initializer of the same config
             assert a._replace(initializer=None) == b._replace(initializer=None)
             assert b.initializer.get_config() == a.initializer.get_config()
         else:

@@ -1396,3 +1396,23 @@ _crossed_column = crossed_column
 _embedding_column = embedding_column
 _shared_embedding_columns = shared_embedding_columns
 _indicator_column = indicator_column
+
+
+def _public_name(cls, name):
+    """TF 1.15's ``tf.feature_column`` constructors return its v2 classes, named without the
+    underscore (``type(column).__name__`` prints so); the module keeps the name bound too, so
+    a pickled column finds its class."""
+    cls.__name__ = cls.__qualname__ = name
+    globals()[name] = cls
+
+
+for _cls, _name in ((_NumericColumn, "NumericColumn"), (_BucketizedColumn, "BucketizedColumn"),
+                    (_VocabularyListColumn, "VocabularyListCategoricalColumn"),
+                    (_VocabularyFileColumn, "VocabularyFileCategoricalColumn"),
+                    (_IdentityCategoricalColumn, "IdentityCategoricalColumn"),
+                    (_HashedCategoricalColumn, "HashedCategoricalColumn"),
+                    (_WeightedCategoricalColumn, "WeightedCategoricalColumn"),
+                    (_CrossedColumn, "CrossedColumn"), (_IndicatorColumn, "IndicatorColumn"),
+                    (_EmbeddingColumn, "EmbeddingColumn")):
+    _public_name(_cls, _name)
+del _cls, _name
