@@ -156,3 +156,35 @@ def test_dot_of_negative_zeros():
                                                           b: -np.ones((2, 1))})
                    for ta in (False, True)]
     assert [np.signbit(v).item() for v in got] == [False, False]
+
+
+# ---- ConvertLog1p and ConvertExpm1 ----
+
+_SMALL = np.array([1e-8, 3e-5, -2e-7, 0.5, 1e-3, 2.0, -0.3, 1e-6], np.float32)
+
+
+def _log_exp_bits(build):
+    g = tf.Graph()
+    with g.as_default():
+        p = tf.placeholder(tf.float32, [8])
+        outs = build(p, tf.Variable(_SMALL))
+        for i in range(4):
+            tf.constant(float(i), name=f"pad{i}")
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            return [np.asarray(v).view(np.uint32).tolist() for v in s.run(outs, {p: _SMALL})]
+
+
+def test_log1p_and_expm1_where_shapes_are_known():
+    # TF 1.15: log(1 + v) and exp(v) - 1 of a variable run as Log1p and Expm1 (fetched); of
+    # the fed placeholder they stay Log and Sub
+    got = _log_exp_bits(lambda p, v: [tf.log(1.0 + v), tf.exp(v) - tf.ones([8]),
+                                      tf.log(1.0 + p), tf.exp(p) - 1.0,
+                                      tf.log(1.0 + tf.reshape(p, [2, 4]))])
+    direct = _log_exp_bits(lambda p, v: [tf.log1p(v), tf.math.expm1(v)])
+    # (TF 1.15's bits, first three elements: log1p(v), expm1(v); Log(1 + p), Exp(p) - 1)
+    assert [r[:3] for r in direct] == [[841731191, 939239306, 3025584023],
+                                       [841731191, 939239802, 3025584020]]
+    assert got[:2] == direct
+    assert [r[:3] for r in got[2:4]] == [[0, 939261704, 3024093185], [0, 939261952, 3024093184]]
+    assert np.reshape(got[4], -1).tolist() == direct[0]  # (a Reshape's shape is known)

@@ -572,3 +572,94 @@ def add_n_order(order, fed, replace, consts, device):
         if len(slots) == len(ins) and perm == slots:
             continue
         replace.kernels[op] = kernel_decl(op, _add_n_kernel([slots[i] for i in perm]))
+
+
+# ---- the arithmetic optimizer's ConvertLog1p and ConvertExpm1 stages ----
+
+_UNARY_SHAPED = frozenset({"Identity", "Neg", "Abs", "Exp", "Log", "Tanh", "Sigmoid", "Relu",
+                           "Square", "Sqrt"})
+
+
+def _fed_derived(order, fed, replace):
+    """The tensors computed from a fed one (shapes TF's inference does not know), by id."""
+    derived = {id(t) for t in fed}
+    for op in order:
+        if any(id(replace.get(t, t)) in derived for t in op._inputs):
+            derived.update(id(t) for t in op._outputs)
+    return derived
+
+
+def _grappler_dims(t, derived, consts):
+    """``t``'s dimensions as TF's shape inference knows them (None: symbolic), or None where
+    it does not know the rank: a fed tensor's shape is unknown, a product's rank is not, nor
+    a Reshape's to a constant shape."""
+    if t._shape.ndims is None:
+        return None
+    dims = t._shape.as_list()
+    if id(t) not in derived:
+        return dims
+    op = t._op
+    if op._type in _RANKED_PRODUCTS:
+        return [None] * (len(dims) - 1) + dims[-1:]
+    if op._type == "Reshape" and len(op._inputs) == 2 and op._inputs[1] in consts:
+        return [None if d < 0 else int(d) for d in np.ravel(consts[op._inputs[1]])]
+    if op._type in _UNARY_SHAPED and op._inputs:
+        return _grappler_dims(op._inputs[0], derived, consts)
+    return None
+
+
+def _ones_keep_shape(c, dims):
+    """Whether the constant ``c`` is all ones and broadcasting it leaves ``dims`` as they are."""
+    shape = np.shape(c)
+    if dims is None or len(shape) > len(dims) or not np.size(c):
+        return False
+    c = np.asarray(c)
+    if c.dtype.kind not in "fc" or not np.all(c == 1):
+        return False
+    return all(d == 1 or d == t for d, t in zip(shape, dims[len(dims) - len(shape):]))
+
+
+def log1p_expm1_rewrites(order, fed, replace, consts):
+    """TF's arithmetic optimizer (ConvertLog1p, ConvertExpm1): ``log(1 + x)`` runs as
+    ``log1p(x)`` and ``exp(x) - 1`` as ``expm1(x)`` (a constant of ones that leaves x's shape
+    as it is), accurate for small x, where shape inference knows x's shape: not for a fed
+    tensor (nor an element-wise function of one). Fetched ones too; the Add or Exp still runs
+    for its other readers. The new op has the Log's (Sub's) name and takes its place."""
+    from tideflow.framework import op_registry
+    from tideflow.runtime.grappler_arith import _insert_ops, _new_op
+
+    found = []
+    for op in order:
+        if op._type not in ("Log", "Sub") or op in replace.kernels or len(op._inputs) < 1:
+            continue
+        out = op._outputs[0]
+        if out in consts or out in fed or replace.get(out, out) is not out or op._control_inputs:
+            continue
+        s = replace.get(op._inputs[0], op._inputs[0])
+        if s in consts or s in fed or s._op in replace.kernels:
+            continue
+        if op._type == "Log" and s._op._type in ("Add", "AddV2") and len(s._op._inputs) == 2:
+            found.append((op, "Log1p", s._op, s))
+        elif op._type == "Sub" and s._op._type == "Exp" and len(op._inputs) == 2:
+            found.append((op, "Expm1", s._op, op._inputs[1]))
+    if not found:
+        return
+    derived = _fed_derived(order, fed, replace)
+    before = {}
+    for op, kind, inner, other in found:
+        if kind == "Log1p":
+            ins = [replace.get(t, t) for t in inner._inputs]
+            pairs = ((ins[0], ins[1]), (ins[1], ins[0]))
+        else:
+            pairs = ((replace.get(inner._inputs[0], inner._inputs[0]),
+                      replace.get(other, other)),)
+        for x, c in pairs:
+            if (c in consts and c not in fed and x not in consts
+                    and _ones_keep_shape(consts[c], _grappler_dims(x, derived, consts))):
+                kernel = op_registry.get(kind).kernel
+                new = _new_op(op, op._name, [x], lambda inputs, k=kernel: k(inputs[0]), replace)
+                _read_from(replace, op._outputs[0], new._outputs[0])
+                before[new] = op
+                break
+    if before:
+        _insert_ops(replace, order, before)
