@@ -94,3 +94,56 @@ def test_unrolled_outputs_equal_the_loops(_fresh_graph):
         for u, v in zip(va if isinstance(va, list) else [va],
                         vb if isinstance(vb, list) else [vb]):
             np.testing.assert_allclose(u, v, rtol=1e-5, atol=1e-6)
+
+
+# (layer, time steps, return_sequences, whether a Dense before it gives the steps' inputs
+# a gradient, the ops of the first fit with SGD): TF 1.15's
+_UNROLLED_FIT = [
+    ("LSTM(4)", 2, False, False, 566), ("LSTM(4)", 3, False, True, 807),
+    ("LSTM(4)", 5, True, False, 1237), ("LSTM(4)", 5, True, True, 1258),
+    ("LSTM(4, use_bias=False)", 3, True, True, 794), ("GRU(4)", 5, False, True, 1059),
+    ("GRU(4)", 3, True, False, 677), ("GRU(4, reset_after=True)", 5, False, False, 1098),
+    ("GRU(4, reset_after=True)", 2, True, True, 536),
+    ("GRU(4, implementation=2)", 5, True, True, 1009),
+    ("GRU(4, use_bias=False)", 3, False, True, 661),
+    ("LSTM(4, implementation=2)", 5, False, False, 1003), ("SimpleRNN(4)", 5, True, True, 214),
+]
+
+
+@pytest.mark.parametrize("layer,steps,seq,inputs_grad,count", _UNROLLED_FIT)
+def test_unrolled_rnn_gradient_takes_tf_op_count(layer, steps, seq, inputs_grad, count):
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        layers = [L.Dense(3, input_shape=(steps, 3))] if inputs_grad else []
+        shape = "" if inputs_grad else f", input_shape=({steps}, 3)"
+        layers.append(eval(f"L.{layer[:-1]}, unroll=True, return_sequences={seq}{shape})"))
+        layers += ([L.Flatten()] if seq else []) + [L.Dense(2)]
+        m = tf.keras.Sequential(layers)
+        m.compile("sgd", "mse")
+        before = g._last_id
+        m.fit(np.ones((2, steps, 3)), np.ones((2, 2)), verbose=0)
+        assert g._last_id - before == count
+
+
+@pytest.mark.parametrize("opt,count,kernel", [
+    ("sgd", 1768, [0.821725, -0.563122, -0.081153, 0.421924]),
+    ("adam", 1854, [0.754186, -0.132622, 0.293297, -0.617882]),
+])
+def test_model_built_after_an_unrolled_lstm_trained_gets_tf_weights(_fresh_graph, opt, count,
+                                                                    kernel):
+    # TF 1.15 printed these: the second model's first kernel, after the first one's fit,
+    # evaluate and predict
+    rs = np.random.RandomState(0)
+    rs.rand(16, 4)  # (the draws of the program TF 1.15 ran)
+    y = rs.rand(16, 2)[:8].astype(np.float32)
+    rs.rand(8, 6, 6, 2)
+    x = rs.rand(8, 5, 3).astype(np.float32)
+    a = tf.keras.Sequential([L.LSTM(4, input_shape=(5, 3), unroll=True), L.Dense(2)])
+    a.compile(opt, "mse")
+    a.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+    a.evaluate(x, y, verbose=0)
+    a.predict(x[:2])
+    b = tf.keras.Sequential([L.Dense(3, input_shape=(4,), activation="relu"), L.Dense(2)])
+    w = b.get_weights()
+    assert _fresh_graph._last_id == count
+    np.testing.assert_allclose(w[0].ravel()[:4], kernel, atol=1e-6)

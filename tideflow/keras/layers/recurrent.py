@@ -606,7 +606,42 @@ def _unrolled(adapter, x, initial_state, go_backwards, time_major, step_ops=None
     outputs = tf.stack(outs)
     if not time_major:
         outputs = tf.transpose(outputs, [1, 0, 2])
+    if step_ops is not None and not graph.building_function:
+        _note_tf_unrolled_grad(adapter.cell, graph, steps[0].op, outputs, outs[-1])
     return outputs, states, outs[-1]
+
+
+def _note_tf_unrolled_grad(cell, graph, unstack, outputs, last):
+    """Has the gradient of an unrolled layer take TF 1.15's op count: TF's cell builds its
+    gates from more ops (a product per gate, their inputs' gradients summed), so its
+    gradient makes more, per step (one more where the steps' inputs get a gradient, one less
+    where every step's output is used too for LSTM), measured against TF 1.15 per cell; the
+    ids are skipped when the walk reaches the layer's output."""
+    per_step, bias = None, bool(cell.use_bias)
+    impl = getattr(cell, "implementation", 1)
+    if type(cell) is LSTMCell:
+        per_step = (38 if bias else 34) if impl == 1 else 0
+    elif type(cell) is GRUCell and not cell.reset_after:
+        per_step = (11 if bias else 3) if impl == 1 else 1
+    elif type(cell) is GRUCell and impl == 1 and bias:
+        per_step = 21
+    if not per_step:
+        return
+    n = len(unstack._outputs)
+    lstm, impl1 = type(cell) is LSTMCell, impl == 1
+
+    def count(between, gated, seq=outputs.op):
+        with_inputs = impl1 and unstack in between
+        if seq in between:  # (every step's output has a gradient)
+            return n * (per_step + with_inputs - lstm)
+        return n * (per_step + with_inputs) - lstm
+
+    def count_last(between, gated, seq=outputs.op):
+        # (the sequence's own counter counts the steps when every output has a gradient)
+        return 0 if seq in between else count(between, gated)
+
+    registry = graph.__dict__.setdefault("_tf_grad_ids", {})
+    registry[outputs.op], registry[last.op] = count, count_last
 
 
 def _call_states(cell, states):
