@@ -188,3 +188,19 @@ def test_log1p_and_expm1_where_shapes_are_known():
     assert got[:2] == direct
     assert [r[:3] for r in got[2:4]] == [[0, 939261704, 3024093185], [0, 939261952, 3024093184]]
     assert np.reshape(got[4], -1).tolist() == direct[0]  # (a Reshape's shape is known)
+
+
+def test_row_times_transposed_variable():
+    # TF 1.15: r @ tf.transpose(B) adds as r @ (a C-ordered copy of B.T): the transpose's view
+    # must not change the order (NumPy would add a contiguous column pairwise)
+    rs = np.random.RandomState(3)
+    rs.randn(200, 5), rs.randn(200, 1)
+    r = rs.randn(1, 200).astype(np.float32)
+    b = rs.randn(5, 200).astype(np.float32)
+    g = tf.Graph()
+    with g.as_default():
+        out = tf.matmul(r, tf.transpose(tf.Variable(b)))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            got = s.run(out).view(np.uint32).tolist()
+    assert got == [[3230785626, 1092582873, 3235184326, 3238306187, 1097039060]]

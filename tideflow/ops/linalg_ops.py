@@ -127,7 +127,9 @@ def _gemv_cols(m_t, v, stride):
     adds its rows in order.)"""
     k = m_t.shape[0]
     block = k if k < 128 else (16 if stride * 4 < 32000 else 4)
-    prods = np.multiply(m_t, v[:, None], dtype=_F32)
+    # (C-ordered whatever m_t is, a transpose's view too: the reductions below then add in
+    # order, not pairwise along a contiguous axis)
+    prods = np.multiply(m_t, v[:, None], dtype=_F32, order="C")
     full = k - k % block
     total = None
     if full:
