@@ -204,3 +204,37 @@ def test_row_times_transposed_variable():
             s.run(tf.global_variables_initializer())
             got = s.run(out).view(np.uint32).tolist()
     assert got == [[3230785626, 1092582873, 3235184326, 3238306187, 1097039060]]
+
+
+def test_rewrite_options_turn_grappler_off():
+    # TF 1.15's bits (first elements) of x / 3, log(1 + v) and a fused dense row for each
+    # RewriterConfig: each optimizer set OFF skips its rewrites, disable_meta_optimizer all
+    from tideflow.protos import rewriter_config_pb2 as rc
+
+    rs = np.random.RandomState(1)
+    xv = rs.uniform(0.1, 10, 64).astype(np.float32)
+    x2, w = rs.randn(2, 30).astype(np.float32), rs.randn(30, 1).astype(np.float32)
+    off = rc.RewriterConfig.OFF
+    got = {}
+    for tag, kw in [("none", {}), ("disable", {"disable_meta_optimizer": True}),
+                    ("fold_off", {"constant_folding": off}),
+                    ("arith_off", {"arithmetic_optimization": off}), ("remap_off", {"remapping": off})]:
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32, [64])
+            v = tf.Variable(xv * 1e-6)
+            m = tf.placeholder(tf.float32, [2, 30])
+            outs = [x / 3.0, tf.log(1.0 + v), tf.nn.bias_add(tf.matmul(m, w), [0.5])]
+            cfg = tf.ConfigProto(graph_options=tf.GraphOptions(
+                rewrite_options=rc.RewriterConfig(**kw)))
+            with tf.Session(config=cfg) as s:
+                s.run(tf.global_variables_initializer())
+                r = s.run(outs, {x: xv, m: x2})
+        got[tag] = [r[0][:2].view(np.uint32).tolist(), r[1][:2].view(np.uint32).tolist(),
+                    r[2][1].view(np.uint32).tolist()]
+    div, div_exact = [1068788402, 1075463184], [1068788401, 1075463184]
+    log1p, log = [915268254, 921871211], [915144685, 921960390]
+    fused, plain = [3229158746], [3229158748]
+    assert got == {"none": [div, log1p, fused], "disable": [div_exact, log, plain],
+                   "fold_off": [div_exact, log1p, fused], "arith_off": [div, log, fused],
+                   "remap_off": [div, log1p, plain]}

@@ -315,7 +315,10 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     from tideflow.runtime import grappler, grappler_arith, grappler_push_down
 
     grappler_runs = grappler.runs(order)
+    fold = arith = remap = True
     if grappler_runs:
+        grappler_runs, fold, arith, remap = grappler.optimizers_on(session)
+    if grappler_runs and fold:
         # TF folds (and pushes constants down) before it merges common subexpressions
         _times_ones(order, fed, fetches, replace, consts)
         grappler.zero_addend_rewrites(order, fed, fetches, replace, consts)
@@ -356,16 +359,20 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         # see each value's final tensor)
         _resolve_chains(replace)
     if grappler_runs:
-        grappler.log_softmax_rewrites(order, fed, fetches, replace, consts)
-        grappler.convert_pow(order, fed, replace, consts)
-        grappler.sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
-        grappler.fuse_squared_diff(order, fed, fetches, replace, consts)
-        grappler.div_by_constant_rewrites(order, fed, replace, consts)
-        grappler.fused_matmul_rewrites(order, fed, fetches, replace, consts)
-        grappler_arith.mul_square_names(order, fed, replace, consts)
-        grappler_arith.arithmetic_stages(order, fed, fetches, replace, consts, device)
-        grappler.add_n_order(order, fed, replace, consts, device)
-        grappler.log1p_expm1_rewrites(order, fed, replace, consts)
+        if arith:
+            grappler.log_softmax_rewrites(order, fed, fetches, replace, consts)
+            grappler.convert_pow(order, fed, replace, consts)
+            grappler.sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
+            grappler.fuse_squared_diff(order, fed, fetches, replace, consts)
+        if fold:
+            grappler.div_by_constant_rewrites(order, fed, replace, consts)
+        if remap:
+            grappler.fused_matmul_rewrites(order, fed, fetches, replace, consts)
+        if arith:
+            grappler_arith.mul_square_names(order, fed, replace, consts)
+            grappler_arith.arithmetic_stages(order, fed, fetches, replace, consts, device)
+            grappler.add_n_order(order, fed, replace, consts, device)
+            grappler.log1p_expm1_rewrites(order, fed, replace, consts)
     if late:
         at = {op: i for i, op in enumerate(order)}
     for op, key in late:
