@@ -147,3 +147,36 @@ def test_model_built_after_an_unrolled_lstm_trained_gets_tf_weights(_fresh_graph
     w = b.get_weights()
     assert _fresh_graph._last_id == count
     np.testing.assert_allclose(w[0].ravel()[:4], kernel, atol=1e-6)
+
+
+# -- masked recurrent layers' gradients ------------------------------------------------------
+
+# (layers, the op count after compile, once two epochs of Adam ran and a Dense kernel was
+# made and read, the losses, that kernel's values): TF 1.15's
+_MASKED_FITS = [
+    (("[L.Embedding(20, 5, input_length=7, mask_zero=True), L.GRU(6, activation='relu', "
+     "recurrent_activation='sigmoid'), L.Dense(3)]"), 338, 1039, [0.97996, 0.97565],
+     [0.36381, -1.09746, 0.98306, 0.78941]),
+    (("[L.Masking(input_shape=(7, 2)), L.LSTM(5, return_sequences=True), L.LSTM(3), "
+     "L.Dense(3)]"), 678, 2404, [0.98004, 0.97342], [-0.01695, -0.79831, -0.92502, 1.16529]),
+    (("[L.Embedding(20, 5, input_length=7, mask_zero=True), L.SimpleRNN(2, "
+     "return_sequences=True), L.Flatten(), L.Dense(3)]"), 228, 675, [0.95977, 0.94235],
+     [0.05755, -0.50963, 0.74469, 0.60586]),
+]
+
+
+@pytest.mark.parametrize("spec,compiled,fitted,losses,kernel", _MASKED_FITS)
+def test_masked_rnn_gradient_takes_tf_op_count(spec, compiled, fitted, losses, kernel):
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(2)
+        m = tf.keras.Sequential(eval(spec))
+        m.compile("adam", "mse")
+        assert g._last_id == compiled
+        x = np.array([[1, 2, 3, 4, 0, 0, 0]] * 2) if "Emb" in spec else np.ones((2, 7, 2))
+        h = m.fit(x, np.ones((2, 3)), epochs=2, verbose=0)
+        np.testing.assert_allclose(h.history["loss"], losses, atol=1e-5)
+        d = L.Dense(2)
+        d.build((None, 2))
+        np.testing.assert_allclose(tf.keras.backend.get_value(d.kernel).ravel(), kernel,
+                                   atol=1e-5)
+        assert g._last_id == fitted  # (with the new layer's ops)

@@ -772,6 +772,38 @@ def _note_tf_loop_grad(layer, loop, x):
     loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
 
 
+# TF 1.15's ops for the gradient of a masked Keras RNN layer's loop less tideflow's (whose
+# masked step selects with fewer ops), measured per cell by (use_bias, return_sequences,
+# whether the inputs get a gradient)
+_TF_MASKED_LOOP_GRAD_EXTRA = {
+    "LSTMCell": {(True, False, True): -75, (True, False, False): -70, (True, True, True): -87,
+                 (True, True, False): -88, (False, False, True): -80,
+                 (False, False, False): -75, (False, True, True): -92,
+                 (False, True, False): -93},
+    "GRUCell": {(True, False, True): -94, (True, False, False): -89, (True, True, True): -106,
+                (True, True, False): -107, (False, False, True): -112,
+                (False, False, False): -107, (False, True, True): -124,
+                (False, True, False): -125},
+    "SimpleRNNCell": {(True, False, True): -106, (True, False, False): -100,
+                      (True, True, True): -118, (True, True, False): -118},
+}
+
+
+def _note_tf_masked_loop_grad(layer, loop, x):
+    """As ``_note_tf_loop_grad``, for a masked layer (implementation 1, forwards, not
+    stateful: the settings measured)."""
+    cell = layer.cell
+    table = _TF_MASKED_LOOP_GRAD_EXTRA.get(type(cell).__name__)
+    if table is None or type(cell) not in (SimpleRNNCell, LSTMCell, GRUCell) or \
+            getattr(cell, "implementation", 1) != 1 or getattr(cell, "reset_after", False) \
+            or layer.go_backwards or layer.stateful:
+        return
+    count = table.get((bool(cell.use_bias), bool(layer.return_sequences),
+                       _reaches_variable(x)))
+    if count is not None:
+        loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
+
+
 # ops TF 1.15 builds for one application of an activation
 _ACTIVATION_OPS = {"tanh": 1, "sigmoid": 1, "relu": 1, "softsign": 1, "softplus": 1, "elu": 1,
                    "hard_sigmoid": 8, "linear": 0}
@@ -1137,9 +1169,11 @@ class RNN(Layer):
                                                          step_ops)
             elif countable and _tf_rnn_op_count(self, mask is not None) is not None:
                 outputs, states = _keras_loop(adapter, rnn_inputs, initial_state)
-                if mask is None and not any(
-                        getattr(cell, k, 0) > 0 for k in ("dropout", "recurrent_dropout")):
-                    _note_tf_loop_grad(self, adapter._loop_op, x)
+                if not any(getattr(cell, k, 0) > 0 for k in ("dropout", "recurrent_dropout")):
+                    if mask is None:
+                        _note_tf_loop_grad(self, adapter._loop_op, x)
+                    else:
+                        _note_tf_masked_loop_grad(self, adapter._loop_op, x)
             else:
                 outputs, states = tf.nn.dynamic_rnn(adapter, rnn_inputs,
                                                     initial_state=initial_state, scope="rnn")
