@@ -180,3 +180,32 @@ def test_masked_rnn_gradient_takes_tf_op_count(spec, compiled, fitted, losses, k
         np.testing.assert_allclose(tf.keras.backend.get_value(d.kernel).ravel(), kernel,
                                    atol=1e-5)
         assert g._last_id == fitted  # (with the new layer's ops)
+
+
+# -- recurrent layers with dropout: their loops' gradients -----------------------------------
+
+@pytest.mark.parametrize("spec,opt,compiled,fitted,kernel", [
+    (("[L.Embedding(20, 5, input_length=6), L.LSTM(6, dropout=0.1, recurrent_dropout=0.1, "
+      "return_sequences=True), L.GRU(3, recurrent_dropout=0.2), L.Dense(2)]"), "adam", 911,
+     2797, [-0.215898, 0.599862, -0.35408, -0.379411]),
+    (("[L.SimpleRNN(5, input_shape=(4, 3), dropout=0.3, activation='relu'), L.Dropout(0.2), "
+      "L.Dense(2)]"), "adam", 228, 587, [0.874905, 0.749492, -0.004616, 0.816533]),
+    (("[L.TimeDistributed(L.Dense(3), input_shape=(4, 3)), L.GRU(3, dropout=0.2), "
+      "L.Dense(2)]"), "rmsprop", 426, 1383, None),
+])
+def test_dropout_rnn_gradient_takes_tf_op_count(spec, opt, compiled, fitted, kernel):
+    # TF 1.15's counts after compile and after fit, and the first values of a Dense kernel
+    # made then (the dropout masks' values are not TF's; the op seeds after them are)
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(3)
+        m = tf.keras.Sequential(eval(spec))
+        m.compile(opt, "mse")
+        assert g._last_id == compiled
+        x = np.array([[1, 2, 3, 4, 5, 6]] * 2) if "Emb" in spec else np.ones((2, 4, 3))
+        m.fit(x, np.ones((2, 2)), epochs=2, verbose=0)
+        assert g._last_id == fitted
+        if kernel is not None:
+            d = L.Dense(2)
+            d.build((None, 2))
+            np.testing.assert_allclose(tf.keras.backend.get_value(d.kernel).ravel(), kernel,
+                                       atol=1e-6)

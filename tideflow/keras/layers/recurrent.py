@@ -804,6 +804,37 @@ def _note_tf_masked_loop_grad(layer, loop, x):
         loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
 
 
+# the same for a layer whose cell drops out (its masks made outside the loop), by
+# (return_sequences, whether the inputs get a gradient); a GRU with recurrent dropout only
+# has its own
+_TF_DROPOUT_LOOP_GRAD_EXTRA = {
+    "LSTMCell": {(False, True): -58, (False, False): -52, (True, True): -70,
+                 (True, False): -70},
+    "GRUCell": {(False, True): -42, (False, False): -36, (True, True): -54,
+                (True, False): -54},
+    "GRUCell/recurrent": {(False, True): 34, (False, False): 39, (True, True): 22,
+                          (True, False): 21},
+    "SimpleRNNCell": {(False, True): 22, (False, False): 28, (True, True): 10,
+                      (True, False): 10},
+}
+
+
+def _note_tf_dropout_loop_grad(layer, loop, x):
+    """As ``_note_tf_loop_grad``, for a layer with dropout (implementation 1 with a bias,
+    forwards, not stateful: the settings measured)."""
+    cell = layer.cell
+    if type(cell) not in (SimpleRNNCell, LSTMCell, GRUCell) or not cell.use_bias or \
+            getattr(cell, "implementation", 1) != 1 or getattr(cell, "reset_after", False) \
+            or layer.go_backwards or layer.stateful:
+        return
+    name = type(cell).__name__
+    if type(cell) is GRUCell and not 0 < cell.dropout < 1:
+        name += "/recurrent"
+    count = _TF_DROPOUT_LOOP_GRAD_EXTRA[name][(bool(layer.return_sequences),
+                                               _reaches_variable(x))]
+    loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
+
+
 # ops TF 1.15 builds for one application of an activation
 _ACTIVATION_OPS = {"tanh": 1, "sigmoid": 1, "relu": 1, "softsign": 1, "softplus": 1, "elu": 1,
                    "hard_sigmoid": 8, "linear": 0}
@@ -1174,6 +1205,8 @@ class RNN(Layer):
                         _note_tf_loop_grad(self, adapter._loop_op, x)
                     else:
                         _note_tf_masked_loop_grad(self, adapter._loop_op, x)
+                elif mask is None:
+                    _note_tf_dropout_loop_grad(self, adapter._loop_op, x)
             else:
                 outputs, states = tf.nn.dynamic_rnn(adapter, rnn_inputs,
                                                     initial_state=initial_state, scope="rnn")
