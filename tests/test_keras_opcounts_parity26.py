@@ -209,3 +209,36 @@ def test_dropout_rnn_gradient_takes_tf_op_count(spec, opt, compiled, fitted, ker
             d.build((None, 2))
             np.testing.assert_allclose(tf.keras.backend.get_value(d.kernel).ravel(), kernel,
                                        atol=1e-6)
+
+
+@pytest.mark.parametrize("k,counts,losses,kernel", [  # TF 1.15's
+    (0, (391, 415, 1521), [0.75376, 0.74575], [-0.05793, -0.47164]),
+    (1, (783, 807, 2531), [1.66094, 1.64183], [-0.49974, -0.51945]),
+    (2, (305, 329, 933), [1.16914, 1.16174], [1.20535, 0.20311]),
+    (3, (479, 503, 1709), [0.75758, 0.75072], [0.87757, -0.51795]),
+])
+def test_functional_unrolled_models_as_tf(_fresh_graph, k, counts, losses, kernel):
+    i = tf.keras.Input((4, 3))
+    if k == 0:  # the final states as outputs too
+        o, h, c = L.LSTM(3, unroll=True, return_state=True)(i)
+        o = L.concatenate([o, h, c])
+    elif k == 1:
+        o = L.Bidirectional(L.GRU(3, unroll=True))(i)
+    elif k == 2:
+        o = L.LSTM(3, unroll=True, go_backwards=True, activation="relu",
+                   recurrent_activation="sigmoid")(i)
+    else:
+        o = L.LSTM(2, unroll=True)(L.SimpleRNN(3, unroll=True, return_sequences=True)(i))
+    m = tf.keras.Model(i, L.Dense(2)(o))
+    made = [_fresh_graph._last_id]
+    m.compile("adam", "mse")
+    made.append(_fresh_graph._last_id)
+    h = m.fit(np.random.RandomState(0).rand(4, 4, 3), np.ones((4, 2)), epochs=2, verbose=0,
+              shuffle=False)
+    made.append(_fresh_graph._last_id)
+    assert tuple(made) == counts
+    np.testing.assert_allclose(h.history["loss"], losses, atol=1e-5)
+    d = L.Dense(2)
+    d.build((None, 2))
+    np.testing.assert_allclose(tf.keras.backend.get_value(d.kernel).ravel()[:2], kernel,
+                               atol=1e-5)
