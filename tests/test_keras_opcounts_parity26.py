@@ -242,3 +242,19 @@ def test_functional_unrolled_models_as_tf(_fresh_graph, k, counts, losses, kerne
     d.build((None, 2))
     np.testing.assert_allclose(tf.keras.backend.get_value(d.kernel).ravel()[:2], kernel,
                                atol=1e-5)
+
+
+@pytest.mark.parametrize("layer,built,fitted", [  # TF 1.15's counts
+    ("LSTM", 387, None), ("GRU", 399, 1018),
+])
+def test_stateful_unrolled_layers_take_tf_op_count(_fresh_graph, layer, built, fitted):
+    # TF 1.15 starts the steps from the state variables: no batch size, no zero states
+    m = tf.keras.Sequential([getattr(L, layer)(3, batch_input_shape=(2, 4, 2), stateful=True,
+                                               unroll=True), L.Dense(2)])
+    assert _fresh_graph._last_id == built
+    m.compile("sgd", "mse")
+    m.fit(np.ones((2, 4, 2)), np.ones((2, 2)), epochs=1, batch_size=2, verbose=0)
+    if fitted is not None:
+        assert _fresh_graph._last_id == fitted
+    a, b = m.predict(np.ones((2, 4, 2))), m.predict(np.ones((2, 4, 2)))
+    assert not np.allclose(a, b)  # (the states carried from one batch to the next)

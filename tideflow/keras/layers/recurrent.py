@@ -835,6 +835,11 @@ def _note_tf_dropout_loop_grad(layer, loop, x):
     loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
 
 
+# a stateful unrolled layer's ops in TF 1.15 (its first call) less the same layer's without
+# states kept
+_TF_STATEFUL_UNROLLED_DELTA = {"LSTMCell": -2, "GRUCell": -2, "SimpleRNNCell": -5}
+
+
 # ops TF 1.15 builds for one application of an activation
 _ACTIVATION_OPS = {"tanh": 1, "sigmoid": 1, "relu": 1, "softsign": 1, "softplus": 1, "elu": 1,
                    "hard_sigmoid": 8, "linear": 0}
@@ -1130,7 +1135,11 @@ class RNN(Layer):
             x = tf.reverse(x, [1])
         adapter = (_CellAdapter(self.cell, constants) if mask is None else
                    _MaskedCellAdapter(self.cell, constants))
-        batch = tf.shape(x)[1 if unrolled and self.time_major else 0]
+        batch_axis = 1 if unrolled and self.time_major else 0
+        # (an unrolled stateful layer starts from its state variables: TF 1.15 takes no
+        # batch size then)
+        batch = None if unrolled and self.stateful and initial_state is None else \
+            tf.shape(x)[batch_axis]
         if initial_state is None and self.stateful:
             initial_state = self._stateful_initial_state(x, adapter)
             if mask is not None:  # the previous output riding along starts at zero
@@ -1159,7 +1168,8 @@ class RNN(Layer):
         in_size = None  # (the step input's size for the cells after the first)
 
         def ones(size):
-            return tf.ones(tf.stack([batch, size]), x.dtype.base_dtype)
+            return tf.ones(tf.stack([tf.shape(x)[batch_axis] if batch is None else batch, size]),
+                           x.dtype.base_dtype)
 
         for c in cells:  # (in TF 1.15's order: at each cell's first step, inputs first)
             masks = [None, None]
@@ -1186,13 +1196,13 @@ class RNN(Layer):
             rnn_inputs = (x, tf.expand_dims(m, -1))
         try:
             if unrolled:
-                if counted_unroll and not given_state:
+                if counted_unroll and not given_state and not self.stateful:
                     # TF 1.15's zero states: the batch size's Shape and slice, then a zeros
                     # of eight ops per state (tideflow's take fewer: their ids are skipped)
                     graph = tf.get_default_graph()
                     graph._next_id = max(graph._next_id,
                                          first_id + 5 + 8 * len(adapter.state_size))
-                step_ops = _tf_step_ops(self.cell) if counted_unroll and not self.stateful and \
+                step_ops = _tf_step_ops(self.cell) if counted_unroll and \
                     not any(getattr(c, k, 0) > 0 for c in cells
                             for k in ("dropout", "recurrent_dropout")) else None
                 outputs, states, last_output = _unrolled(adapter, x, initial_state,
@@ -1269,6 +1279,17 @@ class RNN(Layer):
                 # (and reads a state variable again where its first step uses it again)
                 reads = _TF_STATEFUL_EXTRA_READS.get(type(self.cell), (0, 0))
                 tf_ops += reads[getattr(self.cell, "implementation", 1) != 1]
+        if counted_unroll and self.stateful and made_state_vars and \
+                getattr(self.cell, "implementation", 1) == 1 and \
+                type(self.cell) in _TF_STATEFUL_UNROLLED and not any(
+                    getattr(c, k, 0) > 0 for c in cells for k in ("dropout", "recurrent_dropout")):
+            step = _tf_step_ops(self.cell)
+            if step is not None:
+                # TF 1.15's unrolled graph (16 ops and the zero states' 8 each around the
+                # steps), less the zero states and more the state variables' ops: measured
+                n, steps = len(adapter.state_size), x.get_shape().as_list()[
+                    0 if self.time_major else 1]
+                tf_ops = 16 + 8 * n + steps * step + _TF_STATEFUL_UNROLLED[type(self.cell)]
         if tf_ops is not None and graph._next_id < first_id + tf_ops:
             # TF 1.15 builds this loop from more ops (initial zeros, TensorArrays, a first
             # step outside the loop, the while frame): their ids are skipped, so the layers
@@ -1864,3 +1885,5 @@ def _all_keras_tensors(tensors, what):
 
 
 _TF_STATEFUL_EXTRA_READS.update({GRUCell: (3, 2), LSTMCell: (3, 0)})
+
+_TF_STATEFUL_UNROLLED = {globals()[k]: v for k, v in _TF_STATEFUL_UNROLLED_DELTA.items()}
