@@ -245,7 +245,7 @@ def test_functional_unrolled_models_as_tf(_fresh_graph, k, counts, losses, kerne
 
 
 @pytest.mark.parametrize("layer,built,fitted", [  # TF 1.15's counts
-    ("LSTM", 387, None), ("GRU", 399, 1018),
+    ("LSTM", 387, 1119), ("GRU", 399, 1018),
 ])
 def test_stateful_unrolled_layers_take_tf_op_count(_fresh_graph, layer, built, fitted):
     # TF 1.15 starts the steps from the state variables: no batch size, no zero states
@@ -258,3 +258,21 @@ def test_stateful_unrolled_layers_take_tf_op_count(_fresh_graph, layer, built, f
         assert _fresh_graph._last_id == fitted
     a, b = m.predict(np.ones((2, 4, 2))), m.predict(np.ones((2, 4, 2)))
     assert not np.allclose(a, b)  # (the states carried from one batch to the next)
+
+
+@pytest.mark.parametrize("layer,seq,count", [  # TF 1.15's
+    ("LSTM(4)", False, 854), ("LSTM(4, use_bias=False)", True, 545), ("GRU(4)", True, 718),
+])
+def test_unrolled_gradient_over_a_fixed_batch_size_takes_tf_op_count(layer, seq, count):
+    # (TF's LSTM gradient over fully known shapes makes fewer ops; T = 5, 3 and 5 steps)
+    steps = {854: 5, 545: 3, 718: 5}[count]
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        m = tf.keras.Sequential(
+            [eval(f"L.{layer[:-1]}, unroll=True, return_sequences={seq}, "
+                  f"batch_input_shape=(2, {steps}, 3))")] +
+            ([L.Flatten()] if seq else []) + [L.Dense(2)])
+        m.compile("sgd", "mse")
+        before = g._last_id
+        m.fit(np.ones((2, steps, 3)), np.ones((2, 2)), verbose=0)
+        assert g._last_id - before == count
