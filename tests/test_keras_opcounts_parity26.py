@@ -276,3 +276,22 @@ def test_unrolled_gradient_over_a_fixed_batch_size_takes_tf_op_count(layer, seq,
         before = g._last_id
         m.fit(np.ones((2, steps, 3)), np.ones((2, 2)), verbose=0)
         assert g._last_id - before == count
+
+
+@pytest.mark.parametrize("layer,steps,seq,inputs_grad,count", [  # TF 1.15's
+    ("LSTM(4)", 3, True, True, 541), ("GRU(4)", 5, False, False, 452),
+    ("GRU(4, use_bias=False)", 2, True, False, 426),
+])
+def test_rnn_loop_gradient_over_a_fixed_batch_size_takes_tf_op_count(layer, steps, seq,
+                                                                      inputs_grad, count):
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        shape = f"batch_input_shape=(2, {steps}, 3)"
+        layers = [eval(f"L.Dense(3, {shape})")] if inputs_grad else []
+        layers.append(eval(f"L.{layer[:-1]}, return_sequences={seq}"
+                           f"{'' if inputs_grad else ', ' + shape})"))
+        m = tf.keras.Sequential(layers + ([L.Flatten()] if seq else []) + [L.Dense(2)])
+        m.compile("sgd", "mse")
+        before = g._last_id
+        m.fit(np.ones((2, steps, 3)), np.ones((2, 2)), verbose=0)
+        assert g._last_id - before == count

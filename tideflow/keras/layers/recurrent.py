@@ -772,7 +772,10 @@ def _note_tf_loop_grad(layer, loop, x):
     count = table[(bool(layer.return_sequences), _reaches_variable(x))]
     if not layer.return_sequences:
         count -= 2  # (the gradient of the last output's named slice: its shape and grad)
-    count += (0 if cell.use_bias else -no_bias) + (stateful if layer.stateful else 0)
+    # (the "stateful" column is what a fixed batch size changes: TF's elementwise gradients
+    # over fully known shapes skip their reductions, a stateful layer's or not)
+    fixed = layer.stateful or x.get_shape().is_fully_defined()
+    count += (0 if cell.use_bias else -no_bias) + (stateful if fixed else 0)
     loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
 
 
