@@ -295,3 +295,34 @@ def test_rnn_loop_gradient_over_a_fixed_batch_size_takes_tf_op_count(layer, step
         before = g._last_id
         m.fit(np.ones((2, steps, 3)), np.ones((2, 2)), verbose=0)
         assert g._last_id - before == count
+
+
+@pytest.mark.parametrize("cell,seq,kind,count", [  # TF 1.15's
+    ("LSTM", True, "embedding", 619), ("GRU", True, "masking", 519),
+    ("SimpleRNN", False, "masking", 239), ("LSTM", False, "dropout", 524),
+    ("GRU", True, "dropout", 464), ("GRU", False, "recurrent_dropout", 477),
+])
+def test_masked_and_dropout_loops_over_a_fixed_batch_size_take_tf_op_count(cell, seq, kind,
+                                                                            count):
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        layer = getattr(L, cell)
+        if kind == "embedding":
+            layers = [L.Embedding(10, 3, batch_input_shape=(2, 5), mask_zero=True),
+                      layer(4, return_sequences=seq)]
+            x = np.array([[1, 2, 3, 0, 0]] * 2)
+        elif kind == "masking":
+            layers = [L.Masking(batch_input_shape=(2, 5, 3)), layer(4, return_sequences=seq)]
+            x = np.ones((2, 5, 3))
+        else:
+            layers = [layer(4, return_sequences=seq, batch_input_shape=(2, 5, 3),
+                            **{kind: 0.2})]
+            x = np.ones((2, 5, 3))
+        if seq:
+            layers.append(L.Flatten() if kind.endswith("dropout") else
+                          L.GlobalAveragePooling1D())
+        m = tf.keras.Sequential(layers + [L.Dense(2)])
+        m.compile("sgd", "mse")
+        before = g._last_id
+        m.fit(x, np.ones((2, 2)), verbose=0)
+        assert g._last_id - before == count

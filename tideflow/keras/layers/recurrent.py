@@ -807,6 +807,9 @@ def _note_tf_masked_loop_grad(layer, loop, x):
         return
     count = table.get((bool(cell.use_bias), bool(layer.return_sequences),
                        _reaches_variable(x)))
+    if count is not None and x.get_shape().is_fully_defined():
+        # (a fixed batch size: TF's elementwise gradients skip their reductions)
+        count += {"LSTMCell": 96, "GRUCell": 107, "SimpleRNNCell": 95}[type(cell).__name__]
     if count is not None:
         loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
 
@@ -839,6 +842,8 @@ def _note_tf_dropout_loop_grad(layer, loop, x):
         name += "/recurrent"
     count = _TF_DROPOUT_LOOP_GRAD_EXTRA[name][(bool(layer.return_sequences),
                                                _reaches_variable(x))]
+    if x.get_shape().is_fully_defined():  # (a fixed batch size, as for masks)
+        count += {"LSTMCell": 8, "GRUCell": 42, "GRUCell/recurrent": 18}.get(name, 0)
     loop._graph.__dict__.setdefault("_tf_loop_grad_extra", {})[loop] = count
 
 
