@@ -326,3 +326,25 @@ def test_masked_and_dropout_loops_over_a_fixed_batch_size_take_tf_op_count(cell,
         before = g._last_id
         m.fit(x, np.ones((2, 2)), verbose=0)
         assert g._last_id - before == count
+
+
+@pytest.mark.parametrize("spec,compiled,fit_ops", [  # TF 1.15's
+    (("[L.Embedding(10, 3, input_length=5, mask_zero=True), L.Bidirectional(L.LSTM(3)), "
+     "L.Dense(2)]"), 694, 1628),
+    (("[L.Embedding(10, 3, input_length=5, mask_zero=True), L.GRU(3, go_backwards=True), "
+     "L.Dense(2)]"), 370, 755),
+    ("[L.LSTM(3, input_shape=(5, 3), go_backwards=True, dropout=0.2), L.Dense(2)]", 436, 810),
+    (("[L.Bidirectional(L.GRU(3, recurrent_dropout=0.2, return_sequences=True), "
+     "input_shape=(5, 3)), L.Flatten(), L.Dense(2)]"), 771, 1439),
+    (("[L.Dense(3, input_shape=(5, 3)), L.SimpleRNN(3, go_backwards=True, dropout=0.3, "
+     "recurrent_dropout=0.1), L.Dense(2)]"), 279, 328),
+])
+def test_backward_masked_and_dropout_loops_take_tf_op_count(spec, compiled, fit_ops):
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        m = tf.keras.Sequential(eval(spec))
+        m.compile("sgd", "mse")
+        assert g._last_id == compiled
+        x = np.array([[1, 2, 3, 0, 0]] * 2) if "Embedding" in spec else np.ones((2, 5, 3))
+        m.fit(x, np.ones((2, 2)), verbose=0)
+        assert g._last_id - compiled == fit_ops

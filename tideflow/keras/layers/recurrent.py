@@ -797,13 +797,13 @@ _TF_MASKED_LOOP_GRAD_EXTRA = {
 
 
 def _note_tf_masked_loop_grad(layer, loop, x):
-    """As ``_note_tf_loop_grad``, for a masked layer (implementation 1, forwards, not
-    stateful: the settings measured)."""
+    """As ``_note_tf_loop_grad``, for a masked layer (implementation 1, not stateful: the
+    settings measured; going backwards counts the same)."""
     cell = layer.cell
     table = _TF_MASKED_LOOP_GRAD_EXTRA.get(type(cell).__name__)
     if table is None or type(cell) not in (SimpleRNNCell, LSTMCell, GRUCell) or \
             getattr(cell, "implementation", 1) != 1 or getattr(cell, "reset_after", False) \
-            or layer.go_backwards or layer.stateful:
+            or layer.stateful:
         return
     count = table.get((bool(cell.use_bias), bool(layer.return_sequences),
                        _reaches_variable(x)))
@@ -831,11 +831,11 @@ _TF_DROPOUT_LOOP_GRAD_EXTRA = {
 
 def _note_tf_dropout_loop_grad(layer, loop, x):
     """As ``_note_tf_loop_grad``, for a layer with dropout (implementation 1 with a bias,
-    forwards, not stateful: the settings measured)."""
+    not stateful: the settings measured; going backwards counts the same)."""
     cell = layer.cell
     if type(cell) not in (SimpleRNNCell, LSTMCell, GRUCell) or not cell.use_bias or \
             getattr(cell, "implementation", 1) != 1 or getattr(cell, "reset_after", False) \
-            or layer.go_backwards or layer.stateful:
+            or layer.stateful:
         return
     name = type(cell).__name__
     if type(cell) is GRUCell and not 0 < cell.dropout < 1:
