@@ -263,7 +263,7 @@ def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEF
                 # managed_session(start_standard_services=False) leaves the input queues to us
                 threads = sv.start_queue_runners(sess)
                 logging.info("Starting Queues.")
-                sv._services_announced.set()  # (the step counter's first line follows this)
+                sv._announce_services()  # (the step counter's first line follows this)
                 try:
                     while not sv.should_stop():
                         total_loss, should_stop = train_step_fn(sess, train_op, global_step,

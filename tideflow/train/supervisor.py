@@ -250,6 +250,11 @@ class Supervisor:
             self._summary_writer.add_meta_graph(self._meta_graph_def)
             self._graph_added_to_summary = True
 
+    def _announce_services(self):
+        """The line that follows starting the standard services is logged: the step counter's
+        first "global_step/sec" may follow it (slim's train calls it too)."""
+        self._services_announced.set()
+
     def start_standard_services(self, sess):
         """Starts the checkpoint, summary and step-counter threads (chief only)."""
         if not self._is_chief:
@@ -299,7 +304,7 @@ class Supervisor:
                                                           max_wait_secs=max_wait_secs)
         if start_standard_services:
             logging.info("Starting queue runners.")
-            self._services_announced.set()
+            self._announce_services()
             self.start_queue_runners(sess)
         return sess
 
