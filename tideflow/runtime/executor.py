@@ -638,6 +638,9 @@ class _Emitter:
             sums = accumulate.running_sums(order, last_use, fetch_set, fed, consts, replace)
             self.env.setdefault("__sum2__", accumulate.first_two)
             self.env.setdefault("__sum__", accumulate.add_into)
+        # the AddNs grappler left to the running sums but not summed so sum in TF's order
+        tf_order = getattr(replace, "add_n_tf_order", None)
+        summed = {a for sums_of in sums.values() for _, a, _ in sums_of} if tf_order else ()
         if hooks is not None:
             hooks.start(ref, last_use, fetch_set)
         for idx, op in enumerate(order):
@@ -647,6 +650,8 @@ class _Emitter:
             kernels = getattr(replace, "kernels", None)
             if kernels and op in kernels:
                 od = kernels[op]
+            elif tf_order and op in tf_order and op not in summed:
+                od = tf_order[op]
             outs = op._outputs
             targets = []
             for t in outs:

@@ -72,6 +72,9 @@ class Replacements(dict):
     def __init__(self):
         super().__init__()
         self.kernels = {}
+        # an AddN the plan may sum as its inputs are computed (runtime/accumulate.py) -> the
+        # declaration that sums in TF's order, run where the plan does not sum it so
+        self.add_n_tf_order = {}
         self.names = {}  # tensor -> the name grappler's rewrites gave the node computing it
         self.recips = {}  # a Div by a constant run as a Mul -> the constant's reciprocal
         self.order = None  # the ops in order with the new ops a rewrite made, if any

@@ -444,8 +444,8 @@ def _add_n_kernel(slots):
 
 
 def _running_summed(op, ins, replace):
-    # an AddN the plan sums as its inputs are computed (runtime/accumulate.py): its order is
-    # the order they are computed in anyway
+    # an AddN the plan may sum as its inputs are computed (runtime/accumulate.py decides, with
+    # what only the plan knows: fetches, last uses), in the order they are computed
     from tideflow.runtime.accumulate import FRESH_OUTPUT_OPS, held_enough
 
     y = op._outputs[0]
@@ -567,8 +567,7 @@ def add_n_order(order, fed, replace, consts, device):
         if out in consts or out in fed or replace.get(out, out) is not out:
             continue
         ins = [replace.get(t, t) for t in op._inputs]
-        if _running_summed(op, ins, replace):
-            continue
+        summed = _running_summed(op, ins, replace)
         slots = list(range(len(ins)))
         keys = [input_name(t, names) for t in ins]
         const_at = [i for i, t in enumerate(ins) if t in consts and t not in fed]
@@ -589,7 +588,11 @@ def add_n_order(order, fed, replace, consts, device):
         perm[0], perm[first] = perm[first], perm[0]
         if len(slots) == len(ins) and perm == slots:
             continue
-        replace.kernels[op] = kernel_decl(op, _add_n_kernel([slots[i] for i in perm]))
+        decl = kernel_decl(op, _add_n_kernel([slots[i] for i in perm]))
+        if summed:  # (the executor decides: TF's order where it does not sum as it goes)
+            replace.add_n_tf_order[op] = decl
+        else:
+            replace.kernels[op] = decl
 
 
 # ---- the arithmetic optimizer's ConvertLog1p and ConvertExpm1 stages ----

@@ -1,0 +1,38 @@
+"""TF 1.x parity fixes made by the lead in session 27 (expected values measured in TF 1.15)."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _four_products_summed(config, fetch_input):
+    # an AddN of four 256x256 float32 products (1 MiB held: one the plan may sum as the products
+    # are computed, runtime/accumulate.py); their values make the order of the additions show:
+    # TF 1.15 adds by input name (a, b, c, d): 1 + 1 + 1e8 - 1e8 = 0; the graph's order (d, c, b,
+    # a) would give -1e8 + 1e8 + 1 + 1 = 2
+    n = 256
+    g = tf.Graph()
+    with g.as_default():
+        eye = tf.constant(np.eye(n, dtype=np.float32))
+        xs = {k: tf.placeholder(tf.float32, [n, n], name="x_" + k) for k in "dcba"}
+        prods = {k: tf.matmul(xs[k], eye, name=k) for k in "dcba"}
+        total = tf.add_n([prods[k] for k in "dcba"], name="total")
+        values = {"a": 1.0, "b": 1.0, "c": 1e8, "d": -1e8}
+        feed = {xs[k]: np.full((n, n), v, np.float32) for k, v in values.items()}
+        with tf.Session(config=config) as sess:
+            fetches = [total, prods["b"]] if fetch_input else [total]
+            return sess.run(fetches, feed)[0]
+
+
+@pytest.mark.parametrize("fetch_input", [False, True])
+def test_an_add_n_run_in_parallel_lanes_sums_in_tfs_order(fetch_input):
+    # (the four products run on parallel lanes: the plan cannot sum them as they go; it used to
+    # sum them in the graph's order: 2.0)
+    assert np.all(_four_products_summed(None, fetch_input) == 0.0)  # TF 1.15: 0.0
+
+
+def test_an_add_n_whose_input_is_fetched_sums_in_tfs_order():
+    # one lane, but a product is fetched too: not summed as it goes, so in TF's order
+    config = tf.ConfigProto(inter_op_parallelism_threads=1)
+    assert np.all(_four_products_summed(config, True) == 0.0)  # TF 1.15: 0.0
