@@ -1,0 +1,48 @@
+"""Unseen TF 1.x programs from course and book repositories (udacity/deep-learning, the GCP
+training-data-analyst ML courses, ...), each reduced to a small standalone program with
+synthetic data and checked against what TF 1.15 printed and computed for the same program
+(the values below were measured by running it under TF 1.15.0, tensorflow-cpu, NumPy 1.18)."""
+
+import os
+
+import numpy as np
+
+import tideflow as tf
+
+
+# --- GoogleCloudPlatform/training-data-analyst
+#     courses/machine_learning/deepdive/05_artandscience/simplernn/trainer/model.py:
+# the model_fn exports a RegressionOutput over a float placeholder; no signature is valid
+# (Regress wants one string input), and TF 1.15 writes the SavedModel anyway, with only a
+# warning, so train_and_evaluate's LatestExporter succeeds.
+def test_gcp_simplernn_export_without_valid_signature(tmp_path):
+    def model_fn(features, labels, mode):
+        pred = tf.matmul(features["rawdata"], tf.Variable(tf.ones([3, 1])))
+        loss = train_op = None
+        if mode != tf.estimator.ModeKeys.PREDICT:
+            loss = tf.losses.mean_squared_error(labels, pred)
+            train_op = tf.contrib.layers.optimize_loss(
+                loss=loss, global_step=tf.contrib.framework.get_global_step(),
+                learning_rate=0.01, optimizer="SGD")
+        return tf.estimator.EstimatorSpec(
+            mode=mode, predictions={"predicted": pred}, loss=loss, train_op=train_op,
+            export_outputs={"regression_export_outputs":
+                            tf.estimator.export.RegressionOutput(value=pred)})
+
+    def input_fn():
+        x = np.array([[1., 2., 3.], [0., 1., -1.]], np.float32)
+        y = np.array([[1.], [2.]], np.float32)
+        return tf.data.Dataset.from_tensor_slices(({"rawdata": x}, y)).repeat().batch(2)
+
+    def serving_input_fn():
+        ph = {"rawdata": tf.placeholder(tf.float32, [None, 3])}
+        return tf.estimator.export.ServingInputReceiver(ph, ph)
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path / "m"))
+    est.train(input_fn, steps=3)
+    assert est.evaluate(input_fn, steps=1) == {"loss": np.float32(6.442289), "global_step": 3}
+    path = est.export_savedmodel(str(tmp_path / "export"), serving_input_fn)
+    assert sorted(os.listdir(path)) == [b"saved_model.pb", b"variables"]
+    with tf.Session(graph=tf.Graph()) as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], path)
+        assert dict(mg.signature_def) == {}
