@@ -70,7 +70,7 @@ def _collections(variables_collections, name):
 def model_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
                    trainable=True, collections=None, caching_device=None, device=None,
                    partitioner=None, custom_getter=None, use_resource=None,
-                   synchronization=None, aggregation=None):
+                   synchronization=vs._SYNC_AUTO, aggregation=vs._AGG_NONE):
     """``slim.variable`` (on ``device``) that also files the variable in
     ``MODEL_VARIABLES`` (``synchronization``/``aggregation`` are accepted and unused: only a
     distribution strategy's mirrored variables read them)."""

@@ -289,7 +289,8 @@ def bias_add(inputs, activation_fn=None, initializer=cl._ZEROS, regularizer=None
 
 def variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=True,
              collections=None, caching_device=None, device=None, partitioner=None,
-             custom_getter=None, use_resource=None, synchronization=None, aggregation=None):
+             custom_getter=None, use_resource=None, synchronization=vs._SYNC_AUTO,
+             aggregation=vs._AGG_NONE):
     """``get_variable`` filed in ``collections`` (default GLOBAL_VARIABLES), on ``device``."""
     del caching_device, use_resource, synchronization, aggregation
     colls = list(dict.fromkeys(collections or [ops.GraphKeys.GLOBAL_VARIABLES]))

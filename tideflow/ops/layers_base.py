@@ -15,7 +15,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape
-from tideflow.ops import array_ops, cast_ops
+from tideflow.ops import array_ops, cast_ops, variables
 from tideflow.ops import variable_scope as vs
 
 _LAYER_NAME_UIDS_KEY = ("__layer_name_uids",)
@@ -508,14 +508,23 @@ class Layer:
 
     # -- variables -----------------------------------------------------------------------------
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
-                   trainable=None, constraint=None, use_resource=None, partitioner=None,
+                   trainable=None, constraint=None, use_resource=None,
+                   synchronization=vs._SYNC_AUTO, aggregation=vs._AGG_NONE, partitioner=None,
                    **kwargs):
         """Gets or creates variable ``<layer scope>/<name>`` with ``tf.get_variable`` and tracks
-        it; a regularizer applies only to a newly created variable."""
+        it; a regularizer applies only to a newly created variable. (TF 1.15's parameter order:
+        ``synchronization`` and ``aggregation`` come before ``partitioner``.)"""
         for k in kwargs:
-            if k not in ("synchronization", "aggregation", "experimental_autocast"):
+            if k not in ("experimental_autocast",):
                 raise TypeError("Unknown keyword argument:", k)
-        if trainable is None:
+        if synchronization == variables.VariableSynchronization.ON_READ:
+            if trainable:  # as TF 1.15: a variable synced on read is not trainable
+                raise ValueError(
+                    "Synchronization value can be set to VariableSynchronization.ON_READ only "
+                    "for non-trainable variables. You have specified trainable=True and "
+                    "synchronization=VariableSynchronization.ON_READ.")
+            trainable = False
+        elif trainable is None:
             trainable = True
         # a list copy, not a set: hashing every variable per weight is quadratic in big models
         existing = ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
@@ -536,6 +545,7 @@ class Layer:
                     name, shape=shape, dtype=dtypes.as_dtype(dtype), initializer=initializer,
                     trainable=trainable and self.trainable, constraint=constraint,
                     partitioner=partitioner, use_resource=use_resource,
+                    synchronization=synchronization, aggregation=aggregation,
                 )
                 if regularizer and not any(variable is v for v in existing):
                     with ops.colocate_with(variable.op), ops.name_scope(name + "/Regularizer"):

@@ -4,7 +4,6 @@ DecodeJSONExample, Fact (``tf.user_ops.my_fact``); the composed ``batch_scatter_
 ``grad_pass_through`` and ``recompute_grad``; the variable enums; library loading (refused:
 tideflow has no C++ kernels to load)."""
 
-import enum
 import inspect
 import json
 import re
@@ -17,6 +16,10 @@ from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.framework.wire_format import encode_varint as _varint
 from tideflow.ops.variable_scope import no_regularizer  # noqa: F401  (tf.no_regularizer)
+from tideflow.ops.variables import (  # noqa: F401  (the variable enums: TF's home is variables)
+    VariableAggregation,
+    VariableSynchronization,
+)
 
 
 def _bad(msg):
@@ -418,25 +421,6 @@ def recompute_grad(f):
         return result, grad
 
     return inner
-
-
-class VariableAggregation(enum.Enum):
-    """How a distributed variable's updates are aggregated across replicas."""
-
-    NONE = 0
-    SUM = 1
-    MEAN = 2
-    ONLY_FIRST_REPLICA = 3
-    ONLY_FIRST_TOWER = 3  # noqa: PIE796 - the TF 1.x alias of ONLY_FIRST_REPLICA
-
-
-class VariableSynchronization(enum.Enum):
-    """When a distributed variable is synchronized."""
-
-    AUTO = 0
-    NONE = 1
-    ON_WRITE = 2
-    ON_READ = 3
 
 
 def is_symbolic_tensor(tensor):

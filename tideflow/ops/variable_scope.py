@@ -16,6 +16,10 @@ from tideflow.ops import init_ops, partitioned_variables, variables
 from tideflow.ops.partitioned_variables import _PartitionInfo  # noqa: F401  (TF's home of it)
 from tideflow.ops.variables import variable_creator_scope  # noqa: F401  (TF's home of it)
 
+# TF 1.15's signatures default to these enum members (the same objects as tf.Variable*)
+_SYNC_AUTO = variables.VariableSynchronization.AUTO
+_AGG_NONE = variables.VariableAggregation.NONE
+
 _VARSTORE_KEY = ("__variable_store",)
 _VARSCOPESTORE_KEY = ("__varscope",)
 # TF 1.0-1.4 kept the current VariableScope itself at [0] of this collection, and code of that
@@ -43,7 +47,7 @@ class _VariableStore:
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, custom_getter=None, constraint=None,
-                     synchronization=None, aggregation=None):
+                     synchronization=_SYNC_AUTO, aggregation=_AGG_NONE):
         if custom_getter is not None and not callable(custom_getter):
             raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
         if dtype is not None:
@@ -339,7 +343,7 @@ class VariableScope:
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, custom_getter=None, constraint=None,
-                     synchronization=None, aggregation=None):
+                     synchronization=_SYNC_AUTO, aggregation=_AGG_NONE):
         """Gets or creates variable ``<scope name>/<name>`` with this scope's defaults."""
         if regularizer is None:
             regularizer = self._regularizer
@@ -451,7 +455,7 @@ def get_variable_scope():
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
                  trainable=None, collections=None, caching_device=None, partitioner=None,
                  validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
-                 synchronization=None, aggregation=None):
+                 synchronization=_SYNC_AUTO, aggregation=_AGG_NONE):
     """Gets the variable ``<scope>/<name>`` or creates it, following the scope's reuse rule.
     ``trainable`` defaults to True unless ``synchronization`` is ``ON_READ``."""
     return get_variable_scope().get_variable(
@@ -466,7 +470,7 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
 def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
                        trainable=False, collections=None, caching_device=None, partitioner=None,
                        validate_shape=True, use_resource=None, custom_getter=None,
-                       constraint=None, synchronization=None, aggregation=None):
+                       constraint=None, synchronization=_SYNC_AUTO, aggregation=_AGG_NONE):
     """``get_variable`` for a non-trainable variable in LOCAL_VARIABLES."""
     collections = list(collections or []) + [ops.GraphKeys.LOCAL_VARIABLES]
     return get_variable(name, shape=shape, dtype=dtype, initializer=initializer,

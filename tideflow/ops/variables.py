@@ -3,6 +3,7 @@ the variable collections and the ``*_initializer`` helpers.
 """
 
 import contextlib
+import enum
 import functools
 import inspect
 import threading
@@ -10,6 +11,25 @@ import threading
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.tensor_shape import as_shape, unknown_shape
 from tideflow.ops import array_ops, state_ops
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable's updates are aggregated across replicas."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3  # noqa: PIE796 - the TF 1.x alias of ONLY_FIRST_REPLICA
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable is synchronized."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
 
 
 def _control_flow_ops():
@@ -249,7 +269,8 @@ class Variable(metaclass=_VariableMeta):
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
                  expected_shape=None, import_scope=None, constraint=None, use_resource=None,
-                 synchronization=None, aggregation=None, shape=None):
+                 synchronization=VariableSynchronization.AUTO,
+                 aggregation=VariableAggregation.NONE, shape=None):
         if use_resource is None:  # as TF 1.x: the variable scope's choice, else the default
             use_resource = _default_use_resource()
         # as TF's resource variables, one may start from a value of unknown shape, and a read
@@ -927,8 +948,6 @@ VariableV1 = Variable
 
 
 def _sync_agg():
-    from tideflow.ops.tf1_misc_ops import VariableAggregation, VariableSynchronization
-
     return VariableSynchronization, VariableAggregation
 
 

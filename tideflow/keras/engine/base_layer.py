@@ -23,6 +23,7 @@ from tideflow.ops.layers_base import InputSpec
 from tideflow.ops.layers_base import Layer as _TFLayer
 from tideflow.ops.layers_base import _flatten as flatten
 from tideflow.ops.layers_base import _map as map_structure
+from tideflow.ops.variables import VariableAggregation, VariableSynchronization
 
 __all__ = ["InputSpec", "Layer", "Node", "flatten", "map_structure", "to_list"]
 
@@ -572,11 +573,12 @@ class Layer:
     # -- weights -------------------------------------------------------------------------------
     def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
                    trainable=None, constraint=None, partitioner=None, use_resource=None,
-                   **kwargs):
+                   synchronization=VariableSynchronization.AUTO,
+                   aggregation=VariableAggregation.NONE, **kwargs):
         """Makes a variable ``name`` of ``shape`` in the current name scope (the layer's, when
         called from ``build``), tracks it, and adds ``regularizer(variable)`` to the losses."""
         for k in kwargs:
-            if k not in ("synchronization", "aggregation", "getter"):
+            if k not in ("getter",):
                 raise TypeError(f"Unknown keyword argument: {k}")
         if shape is None:
             shape = ()
@@ -588,7 +590,7 @@ class Layer:
         dtype = dtypes.as_dtype(dtype or self.dtype)
         if self._dtype is None:  # as TF 1.15: a layer of no dtype yet takes its weights'
             self._dtype = dtype.base_dtype.name
-        if kwargs.get("synchronization") == tf.VariableSynchronization.ON_READ:
+        if synchronization == VariableSynchronization.ON_READ:
             if trainable:  # as TF 1.15: variables synced on read are not trainable
                 raise ValueError(
                     "Synchronization value can be set to VariableSynchronization.ON_READ only "
@@ -615,8 +617,7 @@ class Layer:
         variable = tf.Variable(init_value, name=name, dtype=dtype, trainable=trainable,
                                constraint=constraint,
                                use_resource=True if use_resource is None else use_resource,
-                               synchronization=kwargs.get("synchronization"),
-                               aggregation=kwargs.get("aggregation"))
+                               synchronization=synchronization, aggregation=aggregation)
         K._track_variable(variable)
         policy = self.__dict__.get("_dtype_policy")
         if policy is not None and policy.should_cast_variables and dtype.is_floating:
