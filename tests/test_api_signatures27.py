@@ -111,3 +111,71 @@ def test_keras_add_weight_by_position():
         assert v.synchronization == tf.VariableSynchronization.ON_READ
         assert v.aggregation == tf.VariableAggregation.MEAN
         assert layer.non_trainable_weights == [v]
+
+
+# --- tf.io.gfile: TF 1.15's v2 parameter names (tf.gfile keeps the 1.x ones) ------------------
+
+def test_io_gfile_signatures():
+    # measured in TF 1.15
+    g = tf.io.gfile
+    expected = {
+        "copy": ["src", "dst", "overwrite"], "rename": ["src", "dst", "overwrite"],
+        "exists": ["path"], "isdir": ["path"], "listdir": ["path"], "makedirs": ["path"],
+        "mkdir": ["path"], "remove": ["path"], "rmtree": ["path"], "stat": ["path"],
+        "glob": ["pattern"], "walk": ["top", "topdown", "onerror"]}
+    for name, names in expected.items():
+        assert [n for n, _ in _params(getattr(g, name))] == names, name
+    assert _params(g.walk) == [("top", _E), ("topdown", True), ("onerror", None)]
+    # tf.gfile keeps TF 1.x's names (measured in TF 1.15)
+    assert _params(tf.gfile.Walk) == [("top", _E), ("in_order", True)]
+    assert _params(tf.gfile.Copy) == [("oldpath", _E), ("newpath", _E), ("overwrite", False)]
+    assert _params(tf.gfile.Exists) == [("filename", _E)]
+
+
+def test_io_gfile_keyword_calls(tmp_path):
+    d = str(tmp_path)
+    g = tf.io.gfile
+    g.makedirs(path=d + "/a/b")
+    with g.GFile(d + "/a/f.txt", "w") as f:
+        f.write("x")
+    assert g.exists(path=d + "/a") and g.isdir(path=d)
+    assert g.listdir(path=d + "/a") == ["b", "f.txt"]
+    g.copy(src=d + "/a/f.txt", dst=d + "/g.txt")
+    g.rename(src=d + "/g.txt", dst=d + "/h.txt", overwrite=False)
+    assert g.stat(path=d + "/h.txt").length == 1
+    # walk by position: the second argument is topdown (values measured in TF 1.15)
+    assert [(t[len(d):], s, f) for t, s, f in g.walk(d, False)] == [
+        ("/a/b", [], []), ("/a", ["b"], ["f.txt"]), ("", ["a"], ["h.txt"])]
+    assert list(g.walk(d + "/nope")) == []
+    seen = []
+    # onerror gets the NotFoundError, as TF 1.15's (whose walk then fails on an unbound local,
+    # a TF bug not copied: tideflow skips the directory)
+    list(g.walk(d + "/nope", True, seen.append))
+    assert type(seen[0]).__name__ == "NotFoundError"
+    g.remove(path=d + "/h.txt")
+    g.rmtree(path=d + "/a")
+    assert g.listdir(d) == []
+
+
+# --- tf.nest, tf.config, tf.random.experimental parameter names ------------------------------
+
+def test_nest_config_random_names():
+    # measured in TF 1.15
+    assert _params(tf.nest.is_nested) == [("seq", _E)]
+    assert _params(tf.nest.map_structure) == [("func", _E), ("*structure", _E),
+                                              ("**kwargs", _E)]
+    assert _params(tf.config.threading.set_inter_op_parallelism_threads) == [
+        ("num_threads", _E)]
+    assert _params(tf.config.threading.set_intra_op_parallelism_threads) == [
+        ("num_threads", _E)]
+    assert _params(tf.config.experimental.set_virtual_device_configuration) == [
+        ("device", _E), ("virtual_devices", _E)]
+    assert _params(tf.random.experimental.create_rng_state) == [("seed", _E),
+                                                                ("algorithm", _E)]
+    assert tf.nest.is_nested(seq=[1]) and not tf.nest.is_nested(seq=1)
+    old = tf.config.threading.get_inter_op_parallelism_threads()
+    try:
+        tf.config.threading.set_inter_op_parallelism_threads(num_threads=3)
+        assert tf.config.threading.get_inter_op_parallelism_threads() == 3
+    finally:
+        tf.config.threading.set_inter_op_parallelism_threads(old)

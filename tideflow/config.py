@@ -164,6 +164,12 @@ def set_logical_device_configuration(device, logical_devices):
         logical_devices)
 
 
+def set_virtual_device_configuration(device, virtual_devices):
+    """TF 1.15's ``tf.config.experimental.set_virtual_device_configuration`` (its parameter
+    names)."""
+    set_logical_device_configuration(device, virtual_devices)
+
+
 def get_soft_device_placement():
     return _state["soft_placement"]
 
@@ -210,12 +216,12 @@ def _set_memory_growth(device, enable):
     _state["memory_growth"][device] = bool(enable)
 
 
-def _set_inter(n):
-    _state["inter_op"] = int(n)
+def _set_inter(num_threads):
+    _state["inter_op"] = int(num_threads)
 
 
-def _set_intra(n):
-    _state["intra_op"] = int(n)
+def _set_intra(num_threads):
+    _state["intra_op"] = int(num_threads)
 
 
 threading = _types.SimpleNamespace(
@@ -241,7 +247,7 @@ experimental = _types.SimpleNamespace(
     get_visible_devices=get_visible_devices,
     set_visible_devices=set_visible_devices,
     get_virtual_device_configuration=get_logical_device_configuration,
-    set_virtual_device_configuration=set_logical_device_configuration,
+    set_virtual_device_configuration=set_virtual_device_configuration,
     get_device_details=lambda device: {},
     get_device_policy=get_device_policy,
     set_device_policy=set_device_policy,

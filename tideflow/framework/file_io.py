@@ -439,3 +439,75 @@ def filecmp(filename_a, filename_b):
     """True when two files have the same content."""
     return read_file_to_string(filename_a, True) == read_file_to_string(filename_b, True)
 
+
+
+# -- tf.io.gfile (TF 1.13+): the same operations under TF 2's parameter names ----------------
+# (TF 1.15 exports these ``*_v2`` functions as ``tf.io.gfile.*``; keyword calls use these names)
+
+
+def file_exists_v2(path):
+    """``tf.io.gfile.exists``."""
+    return file_exists(path)
+
+
+def get_matching_files_v2(pattern):
+    """``tf.io.gfile.glob``."""
+    return get_matching_files(pattern)
+
+
+def is_directory_v2(path):
+    """``tf.io.gfile.isdir``."""
+    return is_directory(path)
+
+
+def list_directory_v2(path):
+    """``tf.io.gfile.listdir``."""
+    return list_directory(path)
+
+
+def create_dir_v2(path):
+    """``tf.io.gfile.mkdir``."""
+    return create_dir(path)
+
+
+def recursive_create_dir_v2(path):
+    """``tf.io.gfile.makedirs``."""
+    return recursive_create_dir(path)
+
+
+def delete_file_v2(path):
+    """``tf.io.gfile.remove``."""
+    return delete_file(path)
+
+
+def delete_recursively_v2(path):
+    """``tf.io.gfile.rmtree``."""
+    return delete_recursively(path)
+
+
+def stat_v2(path):
+    """``tf.io.gfile.stat``."""
+    return stat(path)
+
+
+def copy_v2(src, dst, overwrite=False):
+    """``tf.io.gfile.copy``."""
+    return copy(src, dst, overwrite)
+
+
+def rename_v2(src, dst, overwrite=False):
+    """``tf.io.gfile.rename``."""
+    return rename(src, dst, overwrite)
+
+
+def walk_v2(top, topdown=True, onerror=None):
+    """``tf.io.gfile.walk``: as ``walk``; a directory that cannot be listed is passed to
+    ``onerror`` (when given; raising there stops the walk) and skipped."""
+    top = os.fsdecode(os.fspath(top))
+    try:
+        list_directory(top)
+    except errors.NotFoundError as err:
+        if onerror:
+            onerror(err)
+        return
+    yield from walk(top, topdown)

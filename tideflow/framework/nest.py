@@ -63,12 +63,14 @@ def _is_seq_type(t):
     return found
 
 
-def is_sequence(x):
+def is_sequence(o):
     """True for the containers nest descends into (see the module docstring)."""
-    return _is_seq_type(type(x))
+    return _is_seq_type(type(o))
 
 
-is_nested = is_sequence
+def is_nested(seq):
+    """``tf.nest.is_nested`` (TF 1.15's parameter name): ``is_sequence``."""
+    return _is_seq_type(type(seq))
 
 
 def is_sequence_or_composite(x):
@@ -276,8 +278,9 @@ def _check_map_args(func, structures, kwargs):
         assert_same_structure(structures[0], s, check_types=check_types)
 
 
-def map_structure(func, *structures, **kwargs):
+def map_structure(func, *structure, **kwargs):
     """``func`` applied to corresponding leaves, in the shape of the first structure."""
+    structures = structure  # (TF 1.15's parameter name is ``structure``)
     _check_map_args(func, structures, kwargs)
     if not is_sequence(structures[0]):
         return func(*structures)

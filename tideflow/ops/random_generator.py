@@ -56,9 +56,10 @@ def _state_array(seed, alg):
     return np.array(words, dtype=np.uint64).view(np.int64)
 
 
-def create_rng_state(seed, alg):
-    """The initial state (an int64 vector) of a generator seeded with the integer ``seed``."""
-    return ops.convert_to_tensor(_state_array(seed, alg), name="rng_state")
+def create_rng_state(seed, algorithm):
+    """The initial state (an int64 vector) of a generator seeded with the integer ``seed``
+    (TF 1.15's parameter name: ``algorithm``)."""
+    return ops.convert_to_tensor(_state_array(seed, algorithm), name="rng_state")
 
 
 class Generator:
