@@ -179,3 +179,47 @@ def test_nest_config_random_names():
         assert tf.config.threading.get_inter_op_parallelism_threads() == 3
     finally:
         tf.config.threading.set_inter_op_parallelism_threads(old)
+
+
+# --- tf.contrib.layers conv1d/conv3d, tf.contrib.metrics streaming_* with an extra argument ---
+
+_CONV_ND = ["inputs", "num_outputs", "kernel_size", "stride", "padding", "data_format", "rate",
+            "activation_fn", "normalizer_fn", "normalizer_params", "weights_initializer",
+            "weights_regularizer", "biases_initializer", "biases_regularizer", "reuse",
+            "variables_collections", "outputs_collections", "trainable", "scope"]
+
+
+@pytest.mark.parametrize("name", ["conv1d", "conv3d", "convolution1d", "convolution3d"])
+def test_contrib_conv_nd_signature(name):
+    fn = getattr(tf.contrib.layers, name)
+    # measured in TF 1.15 (no conv_dims); arg_scope knows the keyword arguments
+    assert [n for n, _ in _params(fn)] == _CONV_ND
+    assert tf.contrib.framework.arg_scoped_arguments(fn) == tuple(_CONV_ND[3:])
+
+
+def test_contrib_conv1d_arg_scope_and_position():
+    with tf.Graph().as_default():
+        x = tf.ones([2, 8, 3])
+        with tf.contrib.framework.arg_scope([tf.contrib.layers.conv1d], padding="VALID"):
+            y = tf.contrib.layers.conv1d(x, 4, 3, 1, activation_fn=None, scope="c")
+        # by position: stride 2, padding SAME (shapes measured in TF 1.15)
+        z = tf.contrib.layers.conv1d(x, 5, 3, 2, "SAME", None, 1, None, scope="d")
+        assert y.shape.as_list() == [2, 6, 4]
+        assert z.shape.as_list() == [2, 4, 5]
+
+
+def test_contrib_streaming_extra_signatures():
+    m = tf.contrib.metrics
+    # measured in TF 1.15
+    assert _params(m.streaming_mean_cosine_distance) == [
+        ("predictions", _E), ("labels", _E), ("dim", _E), ("weights", None),
+        ("metrics_collections", None), ("updates_collections", None), ("name", None)]
+    assert _params(m.streaming_sensitivity_at_specificity) == [
+        ("predictions", _E), ("labels", _E), ("specificity", _E), ("weights", None),
+        ("num_thresholds", 200), ("metrics_collections", None), ("updates_collections", None),
+        ("name", None)]
+    for name, extra in [("streaming_mean_relative_error", "normalizer"),
+                        ("streaming_precision_at_thresholds", "thresholds"),
+                        ("streaming_recall_at_thresholds", "thresholds"),
+                        ("streaming_specificity_at_sensitivity", "sensitivity")]:
+        assert _params(getattr(m, name))[2] == (extra, _E), name

@@ -201,14 +201,36 @@ def maxout(inputs, num_units, axis=-1, scope=None):
         return reduction_ops.reduce_max(array_ops.reshape(inputs, shape), -1, keepdims=False)
 
 
-def convolution1d(*args, **kwargs):
+# TF 1.15 spells out convolution's parameters (less conv_dims) for these two, so they bind
+# by position as it and arg_scope knows their keyword arguments
+
+
+def convolution1d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None,
+                  rate=1, activation_fn=cl._RELU, normalizer_fn=None, normalizer_params=None,
+                  weights_initializer=None, weights_regularizer=None,
+                  biases_initializer=cl._ZEROS, biases_regularizer=None, reuse=None,
+                  variables_collections=None, outputs_collections=None, trainable=True,
+                  scope=None):
     """``convolution`` of a 3-D ``[batch, width, channels]`` input."""
-    return convolution(*args, conv_dims=1, **kwargs)
+    return convolution(inputs, num_outputs, kernel_size, stride, padding, data_format, rate,
+                       activation_fn, normalizer_fn, normalizer_params, weights_initializer,
+                       weights_regularizer, biases_initializer, biases_regularizer, reuse,
+                       variables_collections, outputs_collections, trainable, scope,
+                       conv_dims=1)
 
 
-def convolution3d(*args, **kwargs):
+def convolution3d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None,
+                  rate=1, activation_fn=cl._RELU, normalizer_fn=None, normalizer_params=None,
+                  weights_initializer=None, weights_regularizer=None,
+                  biases_initializer=cl._ZEROS, biases_regularizer=None, reuse=None,
+                  variables_collections=None, outputs_collections=None, trainable=True,
+                  scope=None):
     """``convolution`` of a 5-D ``[batch, depth, height, width, channels]`` input."""
-    return convolution(*args, conv_dims=3, **kwargs)
+    return convolution(inputs, num_outputs, kernel_size, stride, padding, data_format, rate,
+                       activation_fn, normalizer_fn, normalizer_params, weights_initializer,
+                       weights_regularizer, biases_initializer, biases_regularizer, reuse,
+                       variables_collections, outputs_collections, trainable, scope,
+                       conv_dims=3)
 
 
 convolution = cl.add_arg_scope(convolution)

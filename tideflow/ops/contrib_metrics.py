@@ -3,6 +3,8 @@
 ``aggregate_metrics``/``aggregate_metric_map`` helpers. Each returns ``(value, update_op)``
 over the same local variables as its ``tf.metrics`` counterpart."""
 
+import inspect
+
 import numpy as np
 
 
@@ -129,6 +131,12 @@ def _swap_extra(metric_name, extra, doc, with_num_thresholds=False):
 
     streaming.__name__ = "streaming_" + metric_name
     streaming.__doc__ = doc
+    # what inspect shows (TF 1.15 spells these parameters out)
+    pos = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    streaming.__signature__ = inspect.Signature(
+        [inspect.Parameter(n, pos) for n in ("predictions", "labels", extra)]
+        + [inspect.Parameter(n, pos, default=200 if n == "num_thresholds" else None)
+           for n in order])
     return streaming
 
 
