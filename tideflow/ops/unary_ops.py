@@ -837,9 +837,15 @@ def _zero_where_dy_zero(fn):
 
 
 def _sqrt_grad_kernel(y, dy):
-    if _same_float_arrays(y, dy):  # (0.5 * dy) / y in one buffer (steps run with errstate off);
-        out = np.multiply(dy, 0.5)  # TF's order: dy / y alone can overflow float16
-        np.divide(out, y, out=out)
+    if _same_float_arrays(y, dy):  # in one buffer (steps run with errstate off):
+        # TF 1.15's packets round (0.5 / y) * dy, its scalar code (the elements past the last
+        # whole packet) (0.5 * dy) / y; they differ in the last bit for ~1 in 5 elements
+        out = np.divide(y.dtype.type(0.5), y)
+        np.multiply(out, dy, out=out)
+        rest = y.size % _PACKET_LANES.get(y.dtype, y.size)
+        if rest:
+            yt, dyt = y.reshape(-1)[-rest:], dy.reshape(-1)[-rest:]
+            out.reshape(-1)[-rest:] = (dyt * y.dtype.type(0.5)) / yt
         if not dy.all():
             np.copyto(out, 0, where=(dy == 0))
         return out
@@ -849,12 +855,49 @@ def _sqrt_grad_kernel(y, dy):
 # (constants in y's type: a Python float times a bfloat16 array is float32 under ml_dtypes)
 _sqrt_grad_generic = _zero_where_dy_zero(lambda y, dy: dy * y.dtype.type(0.5) / _cj(y))
 _declare_output_grad("SqrtGrad", _sqrt_grad_kernel, _sqrt_grad_grad)
+
+
+def _packet_zeros(out, y, dy, zero_sign, dtypes=_PACKET_LANES):
+    """TF 1.15's packet code for RsqrtGrad and ReciprocalGrad signs some zero results other
+    than its scalar code (the elements past the last whole packet) does: ``zero_sign(y, dy)``
+    gives, for the zero elements only (of ``dtypes``), where the packets' zero differs and the
+    signed zeros there. Patched in place, only when ``out`` holds a zero."""
+    if not _same_float_arrays(y, dy) or y.dtype not in dtypes or out.all():
+        return out
+    flat, fy, fdy = out.reshape(-1), y.reshape(-1), dy.reshape(-1)
+    head = flat.size - flat.size % _PACKET_LANES[y.dtype]
+    zero = np.flatnonzero(flat[:head] == 0)
+    if zero.size:
+        with np.errstate(all="ignore"):
+            where, signed = zero_sign(fy[zero], fdy[zero])
+        flat[zero[where]] = signed[where]
+    return out
+
+
 # TF's order, -0.5 * (dy * y) * (y * y): y ** 3 alone overflows float16 where the result does
 # not (the gradient of a batch norm's rsqrt(variance + eps) in a float16 model)
-_declare_output_grad("RsqrtGrad",
-                     _zero_where_dy_zero(
-                         lambda y, dy: y.dtype.type(-0.5) * (dy * _cj(y)) * (_cj(y) * _cj(y))),
-                     _rsqrt_grad_grad)
+_rsqrt_grad_scalar = _zero_where_dy_zero(
+    lambda y, dy: y.dtype.type(-0.5) * (dy * _cj(y)) * (_cj(y) * _cj(y)))
+
+
+def _rsqrt_grad_kernel(y, dy):
+    # the packets' mul_no_nan(-0.5 * (y * y), mul_no_nan(y, dy)): +0 where y * dy is 0
+    return _packet_zeros(_rsqrt_grad_scalar(y, dy), y, dy,
+                         lambda y, dy: (y * dy == 0, np.zeros_like(y)))
+
+
+_reciprocal_grad_scalar = _zero_where_dy_zero(lambda y, dy: -dy * (_cj(y) * _cj(y)))
+
+
+def _reciprocal_grad_kernel(y, dy):
+    # the packets' mul_no_nan(0 - y * y, dy): a zero y * y negates to +0, so the zero takes
+    # dy's sign (float16's packets negate by the sign bit: -0, as the scalar code)
+    return _packet_zeros(_reciprocal_grad_scalar(y, dy), y, dy,
+                         lambda y, dy: ((y * y == 0) & (dy != 0), np.zeros_like(y) * dy),
+                         _PACKET_FLOATS)
+
+
+_PACKET_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_declare_output_grad("RsqrtGrad", _rsqrt_grad_kernel, _rsqrt_grad_grad)
 for _name in ("ReciprocalGrad", "InvGrad"):
-    _declare_output_grad(_name, _zero_where_dy_zero(lambda y, dy: -dy * (_cj(y) * _cj(y))),
-                         _reciprocal_grad_grad)
+    _declare_output_grad(_name, _reciprocal_grad_kernel, _reciprocal_grad_grad)
