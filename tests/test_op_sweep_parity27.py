@@ -6,6 +6,7 @@ shape inference for partially known shapes. Every expected value below was measu
 import zlib
 
 import numpy as np
+import pytest
 
 import tideflow as tf
 
@@ -60,3 +61,28 @@ def test_fused_derivative_zero_signs_as_tf():
     assert np.signbit(r[0][::8]).tolist() == [False, False, True, True]
     assert np.signbit(r[1][::8]).tolist() == [False] * 4
 
+
+def test_atan2_gradient_sums_no_broadcast_back_as_tf():
+    # TF 1.15's _Atan2Grad returns x * g / (x^2 + y^2) and its -y twin unreduced: a
+    # broadcasting atan2's gradient is tf.gradients' shape check error, and over unknown
+    # shapes no BroadcastGradientArgs/Sum/Reshape follow (op types and message measured)
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [3, 1])
+        b = tf.placeholder(tf.float32, [1, 2])
+        with pytest.raises(ValueError) as e:
+            tf.gradients(tf.atan2(a, b), [a, b])
+        assert str(e.value) == (
+            "Incompatible shapes between op input and calculated input gradient.  Forward "
+            "operation: Atan2.  Input index: 0. Original input shape: (3, 1).  Calculated "
+            "input gradient shape: (3, 2)")
+    with tf.Graph().as_default() as g:
+        a = tf.placeholder(tf.float32, [None])
+        b = tf.placeholder(tf.float32, [None])
+        n = len(g.get_operations())
+        gr = tf.gradients(tf.atan2(a, b), [a, b])
+        assert [o.type for o in g.get_operations()[n:]] == [
+            "Atan2", "Shape", "Const", "Fill", "Square", "Square", "AddV2", "RealDiv", "Mul",
+            "Neg", "Mul"]
+        r = _run(gr, {a: [1.0, 0.0, -2.0], b: [0.0, 0.0, 3.0]})
+    np.testing.assert_array_equal(r[0], np.float32([0.0, np.nan, 0.23076925]))
+    np.testing.assert_array_equal(r[1], np.float32([-1.0, np.nan, 0.15384616]))

@@ -591,11 +591,12 @@ def _maximum_minimum_grad(select_x):
 
 def _atan2_grad(op, grad):
     y, x = op.inputs
-    # (TF 1.15 divides: at x = y = 0 the gradient is NaN there)
+    # (TF 1.15 divides: at x = y = 0 the gradient is NaN there; and it sums no broadcast
+    # dimension back, so the gradient of a broadcasting atan2 is tf.gradients' ValueError)
     grad = _dense(grad)
     with _after(grad):
         scaled = grad / (square(x) + square(y))
-        return reduce_to_inputs(y, x, x * scaled, -y * scaled)
+        return x * scaled, -y * scaled
 
 
 def _add_n_grad(op, grad):
