@@ -13,17 +13,21 @@ _POLL_SECS = 0.05  # how often join() looks at its threads
 
 
 def _exc_info_of(ex):
-    """(type, value, traceback) for ``ex``: an exc_info tuple or an exception instance."""
+    """(type, value, traceback) for ``ex``: an exc_info tuple as is; for an exception instance,
+    TF 1.15 records ``sys.exc_info()``, the exception being handled (whichever it is, and
+    (None, None, None) outside an ``except`` block)."""
     if isinstance(ex, tuple):
         return ex
-    current = sys.exc_info()
-    if current[1] is ex:
-        return current
-    return (type(ex), ex, ex.__traceback__)
+    return sys.exc_info()
 
 
 def _reraise(exc_info):
-    raise exc_info[1].with_traceback(exc_info[2])
+    # as six.reraise: a missing value is made by calling the type (so (None, None, None) fails
+    # with TypeError, as in TF)
+    value = exc_info[1]
+    if value is None:
+        value = exc_info[0]()
+    raise value.with_traceback(exc_info[2])
 
 
 class Coordinator:
@@ -62,18 +66,24 @@ class Coordinator:
             if not self._stop_event.is_set():
                 if ex is not None and self._exc_info_to_raise is None:
                     info = _exc_info_of(ex)
-                    if len(info) != 3 or info[0] is None or info[1] is None:
-                        try:
-                            raise ValueError(
-                                "ex must be a tuple or sys.exc_info must return the current "
-                                f"exception: {info}")
-                        except ValueError:
-                            info = sys.exc_info()
                     if isinstance(ex, tuple):  # TF's two lines: with the traceback, or the type
                         logging.info("Error reported to Coordinator: %s", info[1], exc_info=info)
                     else:
                         logging.info("Error reported to Coordinator: %s, %s", type(ex), ex)
                     self._exc_info_to_raise = info
+                    if len(info) != 3 or info[0] is None or info[1] is None:
+                        if len(info) == 3:
+                            # TF 1.15 %-formats its message with the 3-tuple itself, which
+                            # fails before the stop is set (an exception passed outside an
+                            # except block); the empty exc_info stays recorded
+                            raise TypeError("not all arguments converted during string "
+                                            "formatting")
+                        try:
+                            raise ValueError(
+                                "ex must be a tuple or sys.exc_info must return the current "
+                                f"exception: {info}")
+                        except ValueError:
+                            self._exc_info_to_raise = sys.exc_info()
                 self._stop_event.set()
 
     def clear_stop(self):

@@ -1,0 +1,57 @@
+"""Short programs from TensorFlow's GitHub issue threads ("code to reproduce the issue"), run on
+tideflow: what a user sees (values, reprs, exception classes and first lines) must be what
+TF 1.15 shows. Each test names its issue; every expected value was measured in TF 1.15."""
+
+import threading
+
+import pytest
+
+import tideflow as tf
+
+# -- tf.train.Coordinator ------------------------------------------------------------------------
+
+def test_coordinator_request_stop_with_an_exception_outside_an_except_block():
+    # TF 1.15 records sys.exc_info() for an exception instance and %-formats its own message
+    # with it: outside an except block that is (None, None, None) and the call fails with a
+    # TypeError before the stop is set; the empty record then makes join fail as six.reraise
+    # does (measured); threads reporting through stop_on_exception still work
+    coord = tf.train.Coordinator()
+
+    def worker(i):
+        with coord.stop_on_exception():
+            if i == 1:
+                raise RuntimeError(f"boom {i}")
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    with pytest.raises(RuntimeError, match="boom 1"):
+        coord.join(threads)
+    assert coord.should_stop()
+
+    c2 = tf.train.Coordinator()
+    with pytest.raises(TypeError, match="^not all arguments converted during string formatting$"):
+        c2.request_stop(ValueError("v"))
+    assert not c2.should_stop()
+    c2.request_stop(ValueError("w"))  # the empty record is kept: no second TypeError
+    assert c2.should_stop()
+    with pytest.raises(TypeError, match="'NoneType' object is not callable"):
+        c2.join([])
+
+
+def test_coordinator_request_stop_records_the_exception_being_handled():
+    # inside an except block TF 1.15 records the exception in flight, not the one passed
+    # (measured): join raises the KeyError
+    c3 = tf.train.Coordinator()
+    try:
+        raise KeyError("k")
+    except KeyError:
+        c3.request_stop(ValueError("other"))
+    with pytest.raises(KeyError):
+        c3.join([])
+    # after join, an exception passed with nothing in flight re-raises the empty exc_info
+    c4 = tf.train.Coordinator()
+    c4.request_stop()
+    c4.join([])
+    with pytest.raises(TypeError, match="'NoneType' object is not callable"):
+        c4.request_stop(RuntimeError("late"))
