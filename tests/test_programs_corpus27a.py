@@ -46,3 +46,29 @@ def test_gcp_simplernn_export_without_valid_signature(tmp_path):
     with tf.Session(graph=tf.Graph()) as sess:
         mg = tf.saved_model.loader.load(sess, ["serve"], path)
         assert dict(mg.signature_def) == {}
+
+
+# --- chiphuyen/stanford-tensorflow-tutorials assignments/exercises/e01_sol.py (1f): the
+# determinant of a 10x10 tf.random_normal(mean=10) matrix. TF 1.15 computes it in float (Eigen's
+# unblocked partial-pivot LU, then sign * exp(sum of log|diagonal|)), which on such an
+# ill-conditioned matrix is ~200 ulps from the exact value; tideflow gave the exact one.
+def test_cs20_e01_float_determinant_takes_tfs_lu_bits():
+    tf.set_random_seed(5)
+    m = tf.random_normal([10, 10], mean=10, stddev=1, seed=3)
+    b = tf.constant((np.arange(2 * 9 * 9).reshape(2, 9, 9) % 11
+                     + np.eye(9) * 0.25).astype(np.float32))
+    with tf.Session() as sess:
+        d, (s, la), db, (sb, lab) = sess.run([tf.matrix_determinant(m), tf.linalg.slogdet(m),
+                                              tf.matrix_determinant(b), tf.linalg.slogdet(b)])
+    # TF 1.15's bits (measured): 10855.913, log 9.292465; [-20078742., -442892.94]
+    assert np.asarray(d).view(np.uint32) == 1177132967
+    assert np.asarray(la).view(np.uint32) == 1091874288 and s == 1.0
+    assert db.view(np.uint32).tolist() == [3415814219, 3369615774]
+    assert lab.view(np.uint32).tolist() == [1099335033, 1095763056]
+    assert sb.tolist() == [-1.0, -1.0]
+    # edge cases as TF 1.15 (measured): singular -> 0 (sign 0, log -inf); NaN inside -> 0 too
+    with tf.Session() as sess:
+        z, (zs, zl) = sess.run([tf.matrix_determinant(tf.ones([4, 4])),
+                                tf.linalg.slogdet(tf.ones([4, 4]))])
+        nan = sess.run(tf.matrix_determinant(tf.constant([[np.nan, 1.], [1., 1.]])))
+    assert z == 0.0 and zs == 0.0 and zl == -np.inf and nan == 0.0

@@ -812,9 +812,74 @@ def _check_no_nan(x, words):
             _fail(words)
 
 
+_EIGEN_UNBLOCKED_LU = 16  # Eigen's PartialPivLU factors matrices up to 16 wide unblocked
+
+
+def _eigen_slogdet_float32(x):
+    """TF 1.15's SLogDet of float32 matrices of at most 16 rows, bit for bit: Eigen's
+    unblocked partial-pivot LU in float (pivot: the first largest |value| of the column; the
+    column below divided by it; the rank-one update of the corner, each product rounded, TF's
+    pip build having no FMA), then the sum of the logs of |diagonal| (Eigen's packet log on
+    whole 8-float packets, glibc's logf on the rest) in Eigen's reduction order: the first
+    value, or the packets (added lane-wise, two of them at 16), folded (lanes i + i+4, then
+    (0 + 2) + (1 + 3)), then the rest in order."""
+    from tideflow.ops import eigen_float32
+
+    n = x.shape[-1]
+    a = np.array(x, np.float32).reshape(-1, n, n)
+    rows = np.arange(len(a))
+    swaps = np.zeros(len(a), np.int64)
+    with np.errstate(all="ignore"):
+        for k in range(n):
+            p = k + np.argmax(np.abs(a[:, k:, k]), axis=1)
+            moved = p != k
+            if moved.any():
+                r, pr = rows[moved], p[moved]
+                top = a[r, k].copy()
+                a[r, k] = a[r, pr]
+                a[r, pr] = top
+                swaps += moved
+            pivot = a[:, k, k]
+            live = pivot != 0  # a zero column is left as it is
+            if k + 1 < n:
+                a[live, k + 1:, k] /= pivot[live, None]
+                a[:, k + 1:, k + 1:] -= a[:, k + 1:, k, None] * a[:, k, None, k + 1:]
+        diag = a[:, np.arange(n), np.arange(n)]
+        absd = np.abs(diag)
+        head = n - n % 8
+        logs = np.empty_like(absd)
+        if head:
+            logs[:, :head] = eigen_float32._packet_log(absd[:, :head].reshape(-1)).reshape(
+                len(a), head)
+        if head < n:
+            logs[:, head:] = eigen_float32._logf(absd[:, head:].reshape(-1)).reshape(
+                len(a), n - head)
+        if head:
+            packet = logs[:, :8] + logs[:, 8:16] if head == 16 else logs[:, :8]
+            lanes = packet[:, :4] + packet[:, 4:]
+            total = (lanes[:, 0] + lanes[:, 2]) + (lanes[:, 1] + lanes[:, 3])
+        elif n:
+            total = logs[:, 0].copy()
+        else:
+            total = np.zeros(len(a), np.float32)
+        for j in range(max(head, 1), n):
+            total += logs[:, j]
+        sign = np.where(swaps % 2, np.float32(-1), np.float32(1))
+        sign = sign * np.prod(diag / absd, axis=1, dtype=np.float32) if n else sign
+    return sign.reshape(x.shape[:-2]), total.reshape(x.shape[:-2])
+
+
 def tf_slogdet(x):
     """``(sign, log|det|)`` as TF 1.15's SLogDet: a log|det| that is not finite gives sign 0
     and -inf (+inf where it overflowed)."""
+    if x.dtype == np.float32 and 0 < x.shape[-1] <= _EIGEN_UNBLOCKED_LU:
+        sign, logabs = _eigen_slogdet_float32(x)
+        bad = ~np.isfinite(logabs)
+        if bad.any():
+            sign = np.where(bad, np.float32(0), sign)
+            logabs = np.where(bad, np.where(logabs > 0, np.float32(np.inf),
+                                            np.float32(-np.inf)), logabs)
+        return sign, logabs
     with np.errstate(all="ignore"):
         sign, logabs = np.linalg.slogdet(_wide(x))
     bad = ~np.isfinite(logabs)
@@ -838,6 +903,14 @@ def _matrix_inverse(x, *, adjoint):
 
 def _matrix_determinant(x):
     _check_square(x)
+    if x.dtype == np.float32 and 0 < x.shape[-1] <= _EIGEN_UNBLOCKED_LU:
+        # TF 1.15: sign * exp(log|det|) from its float LU (glibc's expf)
+        from tideflow.ops import eigen_float32
+
+        sign, logabs = tf_slogdet(x)
+        with np.errstate(all="ignore"):
+            det = sign.reshape(-1) * eigen_float32._expf(logabs.reshape(-1))
+        return det.astype(np.float32, copy=False).reshape(sign.shape)
     with np.errstate(all="ignore"):
         det = np.asarray(np.linalg.det(_wide(x)))
         bad = ~np.isfinite(det)
