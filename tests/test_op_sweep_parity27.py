@@ -86,3 +86,22 @@ def test_atan2_gradient_sums_no_broadcast_back_as_tf():
         r = _run(gr, {a: [1.0, 0.0, -2.0], b: [0.0, 0.0, 3.0]})
     np.testing.assert_array_equal(r[0], np.float32([0.0, np.nan, 0.23076925]))
     np.testing.assert_array_equal(r[1], np.float32([-1.0, np.nan, 0.15384616]))
+
+
+def test_ones_times_a_fed_tensor_is_multiplied_as_tf():
+    # TF's constant folding forwards x for ones * x only where its shape inference knows x's
+    # shape: not a fed tensor's, so (1+0j) * (1-0j) is computed there (1+0j); a variable's
+    # is forwarded (1-0j). So the gradient of a fed complex abs at 1-0j is 1+0j (measured)
+    xv = np.array([complex(1, -0.0)] * 4, np.complex64)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.complex64, [4])
+        v = tf.Variable(xv)
+        ones = tf.constant(np.ones(4, np.complex64))
+        norm = tf.complex(tf.abs(x), 0.0)
+        fed = tf.math.divide_no_nan(ones * x, norm)
+        var = tf.math.divide_no_nan(ones * v, norm)
+        g, = tf.gradients(tf.abs(x), x)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            r = s.run([fed, var, g], {x: xv})
+    assert [np.signbit(a.imag).tolist() for a in r] == [[False] * 4, [True] * 4, [False] * 4]

@@ -422,7 +422,7 @@ def _times_ones(order, fed, fetches, replace, consts):
     ones: ``x * x`` gives ``x`` twice), as TF's AddN does, whose input order (by name) and
     forwarded buffer follow. (An AddV2 of zeros TF 1.15 leaves alone: ``-0.0 + 0`` is 0.)"""
     keep = {replace.get(t, t) for t in fetches}
-    # (a partition's plan has its own ops' values and its feeds, not what it receives: -1)
+    # (an operand this plan computes: not a fed one, nor one a partition receives)
     here = set(order)
     for op in order:
         if op._type != "Mul" or len(op._inputs) != 2 or op._control_inputs:
@@ -435,8 +435,10 @@ def _times_ones(order, fed, fetches, replace, consts):
         ins = [replace.get(t, t) for t in op._inputs]
         for i in (0, 1):
             c, other = ins[i], ins[1 - i]
+            # (not a fed operand: TF's shape inference does not know a fed tensor's shape, so
+            # ones * x of a fed complex x is multiplied there: (1+0j) * (1-0j) is 1+0j)
             if (c in consts and c not in fed and other not in consts
-                    and (fed[other] >= 0 if other in fed else other._op in here)
+                    and other not in fed and other._op in here
                     and _all_ones(consts[c]) and other._dtype == out._dtype
                     and other._shape.is_fully_defined()
                     and other._shape.as_list() == out._shape.as_list()):
