@@ -223,3 +223,76 @@ def test_contrib_streaming_extra_signatures():
                         ("streaming_recall_at_thresholds", "thresholds"),
                         ("streaming_specificity_at_sensitivity", "sensitivity")]:
         assert _params(getattr(m, name))[2] == (extra, _E), name
+
+
+# --- Keras: Model.fit/evaluate/predict/compile, Layer(dynamic), SeparableConv1D, backend,
+# optimizers ------------------------------------------------------------------------------------
+
+def test_keras_model_method_signatures():
+    m = tf.keras.Model
+    # measured in TF 1.15: the pool arguments are named parameters; evaluate/predict take no
+    # other keywords
+    assert [n for n, _ in _params(m.fit)][-4:] == [
+        "max_queue_size", "workers", "use_multiprocessing", "**kwargs"]
+    assert _params(m.evaluate) == [
+        ("x", None), ("y", None), ("batch_size", None), ("verbose", 1),
+        ("sample_weight", None), ("steps", None), ("callbacks", None),
+        ("max_queue_size", 10), ("workers", 1), ("use_multiprocessing", False)]
+    assert _params(m.predict) == [
+        ("x", _E), ("batch_size", None), ("verbose", 0), ("steps", None),
+        ("callbacks", None), ("max_queue_size", 10), ("workers", 1),
+        ("use_multiprocessing", False)]
+    assert [n for n, _ in _params(m.compile)][-2:] == ["distribute", "**kwargs"]
+    assert _params(tf.keras.layers.Layer.__init__) == [
+        ("trainable", True), ("name", None), ("dtype", None), ("dynamic", False),
+        ("**kwargs", _E)]
+
+
+def test_keras_model_by_position():
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    y = np.ones((4, 1), np.float32)
+    with tf.Graph().as_default():
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,),
+                                                       kernel_initializer="ones")])
+        m.compile("sgd", "mse", None, None, None, None, None, None)
+        h = m.fit(x, y, 2, 1, 0, None, 0.0, None, False, None, None, 0, None, None, 1, 10, 1,
+                  False)
+        assert sorted(h.history) == ["loss"]
+        # values measured in TF 1.15
+        np.testing.assert_allclose(m.evaluate(x, y, 2, 0, None, None, None, 10, 1, False),
+                                   4.578068137168884, rtol=1e-6)
+        np.testing.assert_allclose(m.predict(x, 2, 0, None, None, 10, 1, False).ravel(),
+                                   [-0.4336001, -0.86720014, -1.3008002, -1.7344003],
+                                   rtol=1e-6)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+            m.predict(x, foo=1)
+        with pytest.raises(TypeError, match=r"Unrecognized keyword arguments: \{'foo': 1\}"):
+            m.fit(x, y, verbose=0, foo=1)
+
+
+def test_keras_layer_dynamic_and_separable_conv1d_by_position():
+    with tf.Graph().as_default():
+        layer = tf.keras.layers.Layer(True, "lay", "float32", True)
+        assert layer.dynamic and layer.name == "lay"
+        # measured in TF 1.15: the 8th and 9th arguments are activation and use_bias
+        s = tf.keras.layers.SeparableConv1D(3, 2, 1, "valid", None, 1, 1, "relu", False)
+        out = s(tf.keras.layers.Input((5, 4)))
+        assert s.activation.__name__ == "relu" and s.use_bias is False
+        assert out.shape.as_list() == [None, 4, 3]
+        assert [n for n, _ in _params(tf.keras.layers.SeparableConv1D.__init__)][:9] == [
+            "filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate",
+            "depth_multiplier", "activation", "use_bias"]
+
+
+def test_keras_backend_name_scope_and_optimizer_defaults():
+    with tf.Graph().as_default(), tf.keras.backend.name_scope(None, "dflt"):
+        assert tf.constant(1.0).name == "dflt/Const:0"  # (as TF 1.15)
+    # measured in TF 1.15: the learning rates are real defaults
+    opt = tf.keras.optimizers
+    for cls, lr in [(opt.SGD, 0.01), (opt.Adam, 0.001), (opt.RMSprop, 0.001),
+                    (opt.Adagrad, 0.001), (opt.Adadelta, 0.001), (opt.Ftrl, 0.001),
+                    (opt.Adamax, 0.001), (opt.Nadam, 0.001)]:
+        assert _params(cls.__init__)[0] == ("learning_rate", lr), cls
+    assert opt.SGD(lr=0.5).get_config()["learning_rate"] == 0.5
+    assert opt.Adagrad.from_config({"learning_rate": 0.1}, None).get_config()[
+        "initial_accumulator_value"] == 0.0

@@ -660,8 +660,8 @@ def stop_gradient(variables):
     return tf.stop_gradient(variables)
 
 
-def name_scope(name):
-    return ops.name_scope(name)
+# TF 1.15's backend.name_scope is tf.name_scope itself (name, default_name, values)
+name_scope = ops.name_scope
 
 
 # -- math ----------------------------------------------------------------------------------------

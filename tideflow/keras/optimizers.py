@@ -682,7 +682,7 @@ class SGD(Optimizer):
         # momentum, the ops its fused kernel does not need take ids set aside (_KerasMomentum)
         return 0 if self.initial_decay else 2
 
-    def __init__(self, learning_rate=None, momentum=0.0, nesterov=False, name="SGD", **kwargs):
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         self._init(learning_rate, 0.01, name, kwargs, momentum=momentum)
         if isinstance(momentum, (int, float)) and (momentum < 0 or momentum > 1):
             raise ValueError("`momentum` must be between [0, 1].")
@@ -708,7 +708,7 @@ class Adam(Optimizer):
     def _tf_extra_step_ops(self):
         return 11 if self.initial_decay else 13
 
-    def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, name="Adam", **kwargs):
         self._init(learning_rate, 0.001, name, kwargs, beta_1=beta_1, beta_2=beta_2)
         self.epsilon = epsilon if epsilon is not None else K.epsilon()
@@ -736,7 +736,7 @@ class RMSprop(Optimizer):
             return 0
         return 5 if m > 0 else 3
 
-    def __init__(self, learning_rate=None, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
                  name="RMSprop", **kwargs):
         self._init(learning_rate, 0.001, name, kwargs, rho=rho, momentum=momentum)
         self.epsilon = epsilon if epsilon is not None else K.epsilon()
@@ -834,7 +834,7 @@ class Adagrad(Optimizer):
     def _tf_extra_step_ops(self):
         return 0 if self.initial_decay else 2
 
-    def __init__(self, learning_rate=None, initial_accumulator_value=0.1, epsilon=1e-7,
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
                  name="Adagrad", **kwargs):
         self._init(learning_rate, 0.001, name, kwargs)
         self.initial_accumulator_value = initial_accumulator_value
@@ -845,7 +845,7 @@ class Adagrad(Optimizer):
                              epsilon=self.epsilon, name=self._name)
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config, custom_objects=None):
         # as TF 1.15: a config without the accumulator's start (the name 'adagrad' given to
         # compile) starts it at zero
         config = dict(config)
@@ -867,7 +867,7 @@ class Adadelta(Optimizer):
     def _tf_extra_step_ops(self):
         return 0 if self.initial_decay else 1
 
-    def __init__(self, learning_rate=None, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
         self._init(learning_rate, 0.001, name, kwargs, rho=rho)
         self.epsilon = epsilon
 
@@ -903,7 +903,7 @@ class Ftrl(Optimizer):
     _HYPER = ("learning_rate_power", "l1_regularization_strength",
               "l2_regularization_strength")
 
-    def __init__(self, learning_rate=None, learning_rate_power=-0.5,
+    def __init__(self, learning_rate=0.001, learning_rate_power=-0.5,
                  initial_accumulator_value=0.1, l1_regularization_strength=0.0,
                  l2_regularization_strength=0.0, name="Ftrl",
                  l2_shrinkage_regularization_strength=0.0, **kwargs):
@@ -948,7 +948,7 @@ class Adamax(Optimizer):
 
     _HYPER = ("beta_1", "beta_2")
 
-    def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  name="Adamax", **kwargs):
         self._init(learning_rate, 0.001, name, kwargs, beta_1=beta_1, beta_2=beta_2)
         self.epsilon = epsilon
@@ -971,7 +971,7 @@ class Nadam(Optimizer):
 
     _HYPER = ("beta_1", "beta_2")
 
-    def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  name="Nadam", **kwargs):
         # as TF 1.15: `decay` is the momentum schedule's (schedule_decay, 0.004); the
         # learning rate itself is not decayed

@@ -219,7 +219,7 @@ class Layer:
     _KWARGS = frozenset({"input_shape", "batch_input_shape", "batch_size", "weights",
                          "activity_regularizer", "input_dim", "autocast", "dynamic"})
 
-    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+    def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         for k in kwargs:
             if k not in self._KWARGS:
                 # (TF 1.15 raises it with two arguments: str() shows the tuple)
@@ -236,7 +236,7 @@ class Layer:
         self._losses = []  # not tied to a call (weight regularizers)
         self._call_losses = []  # made by calls (activity regularizers)
         self._inbound_nodes = []
-        self._dynamic = bool(kwargs.get("dynamic", False))
+        self._dynamic = bool(dynamic)
         # a plain Layer may set sublayers before calling Layer.__init__ (TF 1.15 allows it)
         self.__dict__.setdefault("_sublayers", [])
         self.input_spec = None

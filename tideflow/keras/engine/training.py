@@ -96,11 +96,11 @@ class Model(Network):
     # -- compile -------------------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 sample_weight_mode=None, weighted_metrics=None, target_tensors=None,
-                **kwargs):
+                distribute=None, **kwargs):
         """Sets the optimizer, the loss(es) and the metrics; the loss graph is made now for
         functional models, at the first ``fit``/``evaluate`` for subclassed ones."""
         for k in kwargs:
-            if k not in ("distribute", "run_eagerly", "experimental_run_tf_function"):
+            if k not in ("run_eagerly", "experimental_run_tf_function"):
                 raise TypeError(f"Invalid keyword argument(s) in `compile`: {k}")
         self.optimizer = optimizers_mod.get(optimizer)
         self.loss = loss
@@ -1037,15 +1037,15 @@ class Model(Network):
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
-            validation_freq=1, **kwargs):
+            validation_freq=1, max_queue_size=10, workers=1, use_multiprocessing=False,
+            **kwargs):
         """Trains for ``epochs`` epochs of ``batch_size`` (32) samples (or of
         ``steps_per_epoch`` batches of a ``tf.data`` dataset); returns the History."""
         if "nb_epoch" in kwargs:  # as TF 1.x's tf.keras: Keras 1's name, with a warning
             tf.logging.warning("The `nb_epoch` argument in `fit` has been renamed `epochs`.")
             epochs = kwargs.pop("nb_epoch")
-        for k in kwargs:
-            if k not in ("max_queue_size", "workers", "use_multiprocessing"):
-                raise TypeError(f"Unrecognized keyword arguments: {k}")
+        if kwargs:  # (TF 1.15's message)
+            raise TypeError("Unrecognized keyword arguments: " + str(kwargs))
         if validation_steps is not None and validation_data is None:
             raise ValueError("`validation_steps` should not be specified if `validation_data` "
                              "is None.")
@@ -1055,7 +1055,8 @@ class Model(Network):
                 callbacks=callbacks, validation_data=validation_data,
                 validation_steps=validation_steps, validation_freq=validation_freq,
                 class_weight=class_weight, shuffle=shuffle, initial_epoch=initial_epoch,
-                **kwargs)
+                max_queue_size=max_queue_size, workers=workers,
+                use_multiprocessing=use_multiprocessing)
         if _is_real_dataset(x):
             if batch_size is not None:
                 raise ValueError("The `batch_size` argument must not be specified for the given "
@@ -1323,14 +1324,17 @@ class Model(Network):
         return callbacks
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
-                 steps=None, callbacks=None, **kwargs):
+                 steps=None, callbacks=None, max_queue_size=10, workers=1,
+                 use_multiprocessing=False):
         """The loss (and metrics) averaged over the samples: a scalar, or a list when the
         model has metrics."""
         if _is_generator_or_sequence(x) or _is_dataset(x) or (x is None and y is None):
             self._note_function("evaluation")
         if _is_generator_or_sequence(x):
             return self.evaluate_generator(x, steps=steps, verbose=verbose,
-                                           callbacks=callbacks, **_pool_args(kwargs))
+                                           callbacks=callbacks, max_queue_size=max_queue_size,
+                                           workers=workers,
+                                           use_multiprocessing=use_multiprocessing)
         cb_list = self._mode_callbacks(callbacks, verbose, steps)
         if x is None and y is None and steps and self._fed_by_tensors():
             source = _NoFeedSource(steps)
@@ -1353,7 +1357,8 @@ class Model(Network):
                     cb_list, verbose)
         return _unlist(outs)
 
-    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None,
+                max_queue_size=10, workers=1, use_multiprocessing=False):
         """The outputs for ``x``, batch by batch (``batch_size`` 32), concatenated."""
         arrays = not (_is_generator_or_sequence(x) or _is_dataset(x))
         if not arrays:
@@ -1362,7 +1367,8 @@ class Model(Network):
             self.reset_metrics()  # (as TF 1.15's loops, predict's too)
         if _is_generator_or_sequence(x):
             return self.predict_generator(x, steps=steps, verbose=verbose, callbacks=callbacks,
-                                          **_pool_args(kwargs))
+                                          max_queue_size=max_queue_size, workers=workers,
+                                          use_multiprocessing=use_multiprocessing)
         if _is_dataset(x):
             source = _DatasetSource(self, x, steps, need_y=False)
             source.peek()
@@ -2019,11 +2025,6 @@ def _is_generator_or_sequence(x):
 def _is_generator(x):
     return hasattr(x, "__next__") or (hasattr(x, "__getitem__") and hasattr(x, "__len__")
                                       and not isinstance(x, (list, tuple, np.ndarray)))
-
-
-def _pool_args(kwargs):
-    return {k: kwargs[k] for k in ("workers", "use_multiprocessing", "max_queue_size")
-            if k in kwargs}
 
 
 class _GeneratorSource:

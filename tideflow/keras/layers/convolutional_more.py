@@ -97,15 +97,31 @@ class SeparableConv1D(SeparableConv2D):
     on a height of 1. ``kernel_size``, ``strides`` and ``dilation_rate`` are 1-tuples, as
     in TF (converters read them against the weights' shapes)."""
 
+    # TF 1.15's parameters in its order (a positional ``activation`` is the 8th)
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
-                 dilation_rate=1, depth_multiplier=1, **kwargs):
+                 dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
+                 bias_initializer="zeros", depthwise_regularizer=None,
+                 pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None,
+                 **kwargs):
         causal = padding == "causal"
         super().__init__(filters, (1,) + normalize_tuple(kernel_size, 1, "kernel_size"),
                          strides=(1,) + normalize_tuple(strides, 1, "strides"),
                          padding="valid" if causal else padding,
                          data_format=data_format,
                          dilation_rate=(1,) + normalize_tuple(dilation_rate, 1, "dilation_rate"),
-                         depth_multiplier=depth_multiplier, **kwargs)
+                         depth_multiplier=depth_multiplier, activation=activation,
+                         use_bias=use_bias, depthwise_initializer=depthwise_initializer,
+                         pointwise_initializer=pointwise_initializer,
+                         bias_initializer=bias_initializer,
+                         depthwise_regularizer=depthwise_regularizer,
+                         pointwise_regularizer=pointwise_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         depthwise_constraint=depthwise_constraint,
+                         pointwise_constraint=pointwise_constraint,
+                         bias_constraint=bias_constraint, **kwargs)
         self.rank = 1
         self.kernel_size = self.kernel_size[1:]
         self.strides = self.strides[1:]
