@@ -36,3 +36,24 @@ def test_an_add_n_whose_input_is_fetched_sums_in_tfs_order():
     # one lane, but a product is fetched too: not summed as it goes, so in TF's order
     config = tf.ConfigProto(inter_op_parallelism_threads=1)
     assert np.all(_four_products_summed(config, True) == 0.0)  # TF 1.15: 0.0
+
+
+@pytest.mark.parametrize("depth", [1, 8])
+def test_shape_time_evaluation_past_the_fold_depth_limit_follows_tfs_constant_rule(
+        monkeypatch, depth):
+    # a chain of unknown-size ops is folded only a few deep (array_ops._UNKNOWN_SIZE_FOLD_DEPTH)
+    # unless constants alone lie up the chain, as TF's ExtractConstantSubgraph requires (no
+    # depth limit there); with the limit at 0 every unknown-size fold asks that question.
+    # TF 1.15 (measured): the size of 8 values made unique `depth` times is known: (6,); from a
+    # placeholder it is not
+    from tideflow.ops import array_ops
+
+    monkeypatch.setattr(array_ops, "_UNKNOWN_SIZE_FOLD_DEPTH", 0)
+    shapes = []
+    with tf.Graph().as_default():
+        for x in (tf.constant([3., -1., 2., 5., -4., 7., 3., 3.]),
+                  tf.placeholder(tf.float32, [8])):
+            for _ in range(depth):
+                x = tf.unique(x)[0] + 1.0
+            shapes.append(tf.zeros(tf.stack([tf.size(x)])).shape.as_list())
+    assert shapes == [[6], [None]]

@@ -738,29 +738,6 @@ def crossed_column(keys, hash_bucket_size, hash_key=None):
 # ----------------------------------------------------------------------------------------
 
 
-# the most ops _from_constants_only looks through before answering no
-_CONSTANT_SUBGRAPH_MAX_OPS = 500
-
-
-def _from_constants_only(tensors):
-    """Whether TF 1.15's shape-time evaluation (EvaluateConstantTensor) can compute
-    ``tensors``: every op they come from is stateless and not random, and none is a feed or a
-    loop's frame (tideflow's own evaluation stops a few unknown-size ops deep)."""
-    seen = set()
-    stack = [t._op for t in tensors]
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        od = op._op_def
-        if (len(seen) > _CONSTANT_SUBGRAPH_MAX_OPS or od.is_stateful or od.is_random
-                or op._type in ops._NOT_EVALUATED):
-            return False
-        stack.extend(t._op for t in op._inputs)
-    return True
-
-
 class _IndicatorColumn(_DenseColumn, collections.namedtuple(
         "_IndicatorColumn", ["categorical_column"])):
     """Multi-hot counts (or summed weights) of a categorical column's ids."""
@@ -790,15 +767,9 @@ class _IndicatorColumn(_DenseColumn, collections.namedtuple(
             merged = sparse_extra_ops.sparse_merge(sp_ids=ids, sp_values=pair.weight_tensor,
                                                    vocab_size=n)
             merged = sparse_ops.sparse_slice(merged, [0, 0], merged.dense_shape)
-            out = gather_ops.scatter_nd(merged.indices, merged.values, merged.dense_shape)
-            # the ids' known rows, where TF's shape inference folds the merged shape: it runs
-            # the whole subgraph the sliced shape comes from, so only when ids and weights
-            # are computed from constants alone (not a vocabulary table's lookup, nor a feed)
-            rows = ops.constant_value(ids.dense_shape)
-            if rows is not None and _from_constants_only(
-                    [ids.indices, ids.values, ids.dense_shape, pair.weight_tensor.values]):
-                out.set_shape([int(d) for d in np.asarray(rows).reshape(-1)[:-1]] + [n])
-            return out
+            # (its static shape is known where TF's shape inference can evaluate the sliced
+            # shape: ids and weights computed from constants alone, not a table or a feed)
+            return gather_ops.scatter_nd(merged.indices, merged.values, merged.dense_shape)
         # TF 1.15's ops: the ids dense (-1 where none), one-hot, summed over the ids' axis
         dense = sparse_ops.sparse_tensor_to_dense(ids, default_value=-1)
         hot = array_ops.one_hot(dense, depth=n, on_value=1.0, off_value=0.0)

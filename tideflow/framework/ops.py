@@ -1999,6 +1999,36 @@ _size_limited_fold = None
 _SIZE_LIMITED_FOLD_ELEMENTS = 0
 
 
+# the most ops constant_rooted walks before answering no
+_CONSTANT_SUBGRAPH_MAX_OPS = 500
+_CONSTANTS = frozenset(("Const", "HostConst"))
+
+
+def constant_rooted(op):
+    """Whether TF 1.15's shape-time evaluation (ExtractConstantSubgraph) can compute ``op``'s
+    outputs: up its data inputs every op is stateless, not random, neither a feed nor a loop's
+    frame, and every op without inputs is a constant; a Shape, Size or Rank whose input's static
+    shape answers it ends the walk there, as TF's refiner reads those off the shape. (At most
+    ``_CONSTANT_SUBGRAPH_MAX_OPS`` ops are walked before answering no.)"""
+    seen = set()
+    stack = [op]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        od = op._op_def
+        if (len(seen) > _CONSTANT_SUBGRAPH_MAX_OPS or od.is_stateful or od.is_random
+                or op._type in _NOT_EVALUATED or not op._inputs and op._type not in _CONSTANTS):
+            return False
+        if op._type in _SHAPE_OF_INPUT and op._inputs:
+            s = op._inputs[0]._shape
+            if s.ndims is not None and (op._type == "Rank" or s.is_fully_defined()):
+                continue
+        stack.extend(t._op for t in op._inputs)
+    return True
+
+
 def _evaluated_value(op, index):
     """The value of ``op``'s output ``index`` by running its kernel on its inputs' constant
     values, as TF 1.15's shape refiner evaluates the constant subgraph an input a shape function

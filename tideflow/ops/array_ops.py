@@ -59,12 +59,14 @@ def _fold_inputs(op, index, limit=_FOLD_LIMIT):
     if n is not None:
         return None if n > limit else _fold_values(op, index, n, limit)
     # a data-dependent size (Where's): folded only a few such ops deep, so a shape query
-    # never walks a long chain of unknown-size ops back to its placeholder
+    # never walks a long chain of unknown-size ops back to its placeholder; deeper only when
+    # constants alone lie up the chain (TF's evaluation has no depth limit)
     local = op._graph._thread_local
     depth = getattr(local, "unknown_size_folds", 0)
-    if depth >= _UNKNOWN_SIZE_FOLD_DEPTH:
+    if depth == _UNKNOWN_SIZE_FOLD_DEPTH and not ops.constant_rooted(op):
         local.evaluation_truncated = True  # (not known here, but may be when asked directly)
         return None
+    # (past the limit, everything above was found constant: no second walk)
     local.unknown_size_folds = depth + 1
     try:
         return _fold_values(op, index, None, limit)
