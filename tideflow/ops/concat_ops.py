@@ -364,37 +364,51 @@ def _concat_kernel(values, axis):
 
 
 def _concat_indexed_slices_grad(grad, values, axis_t):
-    """TF's gradient of a concat for IndexedSlices (a gather of a concat: embedding tables):
-    IndexedSlices per input, the rows of each (axis 0) or its columns (axis > 0)."""
+    """TF 1.15's gradient of a concat for IndexedSlices (a gather of a concat: embedding tables),
+    op for op: IndexedSlices per input, the rows of each (axis 0) or its columns (axis > 0)."""
     from tideflow.framework.indexed_slices import IndexedSlices
-    from tideflow.ops import cast_ops, gather_ops, math_ops, slicing_ops
+    from tideflow.ops import cast_ops, fill_ops, gather_ops, math_ops, slicing_ops
+    from tideflow.ops.array_ops import expand_dims
 
+    # as TF, the axis mod the rank comes first (Rank, mod), and a negative static axis asks for
+    # the rank once more (Rank_1)
+    non_neg_axis = axis_t % rank(values[0])
     axis = ops.constant_value(axis_t)
     if axis is None:
         raise ValueError("Can only compute IndexedSlices gradient with statically-known "
                          "concat_dim")
     axis = int(axis)
     if axis < 0:
-        r = values[0].get_shape().ndims
+        r = ops.constant_value(rank(values[0]))
         if r is None:
             raise ValueError("Can only compute IndexedSlices gradient with negative concat_dim "
                              "when first value rank is statically-known.")
-        axis %= r
+        axis %= int(r)
     sizes = [shape(v) for v in values]
     out = []
     if axis > 0:
-        for begin, size in zip(concat_offset(axis, sizes), sizes):
-            part = slicing_ops.slice(grad.values, begin, concat([[-1], size[1:]], 0))
+        # TF's dense mask (1 at the axis) and begin vector, moved along by size * mask
+        shape_of_shape = shape(sizes[0])
+        mask = concat([fill_ops.fill(expand_dims(non_neg_axis, 0), 0), [1],
+                       fill_ops.fill(shape_of_shape - non_neg_axis - 1, 0)], 0)
+        begin = fill_ops.fill(shape_of_shape, 0)
+        for size in sizes:
+            part = slicing_ops.slice(grad.values, begin,
+                                     concat([[-1], slicing_ops.slice(size, [1], [-1])], 0))
             out.append(IndexedSlices(part, grad.indices, size))
+            begin = math_ops.add(begin, size * mask)
         return out
     indices = grad.indices
-    start = ops.convert_to_tensor(0, dtype=indices.dtype)
+    start = constant_op.constant(0, dtype=indices.dtype)
     for size in sizes:
-        end = start + cast_ops.cast(size[0], indices.dtype)
-        keep = squeeze(gather_ops.where(math_ops.logical_and(indices >= start,
-                                                                   indices < end)), [1])
-        out.append(IndexedSlices(gather_ops.gather(grad.values, keep),
-                                 gather_ops.gather(indices, keep) - start, size))
+        size_axis = gather_ops.gather(size, non_neg_axis)
+        if size_axis.dtype != indices.dtype:
+            size_axis = cast_ops.cast(size_axis, indices.dtype)
+        end = start + size_axis
+        keep = squeeze(gather_ops.where(math_ops.logical_and(indices >= start, indices < end)),
+                       axis=[1])
+        new_indices = gather_ops.gather(indices, keep) - start
+        out.append(IndexedSlices(gather_ops.gather(grad.values, keep), new_indices, size))
         start = end
     return out
 

@@ -586,8 +586,10 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
             # only for those of inputs some x depends on, so the others are never computed
             from tideflow.ops import control_flow_ops
 
-            dense_idx = [i for i, g in enumerate(res) if isinstance(g, ops.Tensor)]
-            # (all IndexedSlices, as a gather from a partitioned variable's parts: none to gate)
+            # (IndexedSlices too, as TF's tuple: their values are gated, as the row gradients
+            # of a concat of embedding tables or of a partitioned variable's parts)
+            dense_idx = [i for i, g in enumerate(res)
+                         if isinstance(g, (ops.Tensor, IndexedSlices))]
             if dense_idx:
                 # as TF: the tuple is made with no device and no colocation of its own (its
                 # group goes where its inputs are; each Identity is colocated with its input)

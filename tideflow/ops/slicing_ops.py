@@ -342,7 +342,8 @@ def _strided_slice_grad(op, grad):
     x, begin, end, strides = op._inputs
     index = begin.dtype.base_dtype
     shape = array_ops.shape(x, out_type=index)
-    return [strided_slice_grad(shape, begin, end, strides, dense(grad), **_masks(op)),
+    # (an IndexedSlices dy is made dense inside the op's scope, as TF: StridedSliceGrad/dy)
+    return [strided_slice_grad(shape, begin, end, strides, grad, **_masks(op)),
             None, None, None]
 
 
