@@ -406,7 +406,8 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
                                       logits, name)
     with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits = ops.convert_to_tensor(logits, name="logits")
-        labels = ops.convert_to_tensor(labels, dtype=logits.dtype, name="labels")
+        # as TF 1.15: labels keep their own dtype (int labels fail at the Mul, a TypeError)
+        labels = ops.convert_to_tensor(labels, name="labels")
         _same_shape(labels, logits)
         zeros = fill_ops.zeros_like(logits, dtype=logits.dtype)
         cond = math_ops.greater_equal(logits, zeros)
@@ -425,7 +426,8 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
         labels = targets
     with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits = ops.convert_to_tensor(logits, name="logits")
-        labels = ops.convert_to_tensor(labels, dtype=logits.dtype, name="labels")
+        # as TF 1.15: labels keep their own dtype (int labels fail at the Mul, a TypeError)
+        labels = ops.convert_to_tensor(labels, name="labels")
         _same_shape(labels, logits)
         log_weight = 1 + (pos_weight - 1) * labels
         linear = (1 - labels) * logits  # first, as TF 1.15 builds it

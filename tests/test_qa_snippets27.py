@@ -1,0 +1,43 @@
+"""Short TF 1.x programs from question-and-answer threads (session 27 sweep).
+
+Each test is a thread's snippet made standalone with small synthetic data; the expected values,
+shapes, reprs and exception classes/messages were printed by TF 1.15.0 (tensorflow-cpu, CPython
+3.7) running the same program with ``import tensorflow as tf``. The thread's address is noted.
+"""
+
+import numpy as np
+
+import tideflow as tf
+
+
+def _err(fn):
+    """(exception class name, first line of its message) of what ``fn()`` raises."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the class is what the test compares
+        return type(e).__name__, str(e).splitlines()[0]
+    raise AssertionError("no exception")
+
+
+# https://www.tensorflow.org/api_docs/python/tf/nn/sigmoid_cross_entropy_with_logits (and the
+# SO threads on "Input 'y' of 'Mul' Op has type int32"): integer labels are not converted
+def test_sigmoid_xent_int_labels_type_error():
+    with tf.Graph().as_default():
+        logits = tf.constant([[2.0, 1.0, 0.1]])
+        # measured in TF 1.15
+        assert _err(lambda: tf.nn.sigmoid_cross_entropy_with_logits(
+            labels=[[1, 0, 0]], logits=logits)) == (
+            "TypeError",
+            ("Input 'y' of 'Mul' Op has type int32 that does not match type float32 of "
+             "argument 'x'."))
+        assert _err(lambda: tf.nn.weighted_cross_entropy_with_logits(
+            [[1, 0, 0]], logits, 2.0)) == (
+            "TypeError", "Expected int32, got 1.0 of type 'float' instead.")
+        # float labels keep working, and tf.losses casts its labels first (as TF)
+        loss = tf.nn.sigmoid_cross_entropy_with_logits(labels=[[1.0, 0.0, 0.0]], logits=logits)
+        l2 = tf.losses.sigmoid_cross_entropy([[1, 0, 0]], logits)
+        with tf.Session() as s:
+            out, out2 = s.run([loss, l2])
+        # measured in TF 1.15
+        np.testing.assert_allclose(out, [[0.126928, 1.3132617, 0.7443967]], rtol=1e-6)
+        np.testing.assert_allclose(out2, 0.7281955, rtol=1e-6)
