@@ -105,3 +105,14 @@ def test_ones_times_a_fed_tensor_is_multiplied_as_tf():
             s.run(tf.global_variables_initializer())
             r = s.run([fed, var, g], {x: xv})
     assert [np.signbit(a.imag).tolist() for a in r] == [[False] * 4, [True] * 4, [False] * 4]
+
+
+def test_maximum_minimum_incompatible_shapes_name_x_first_as_tf():
+    # shapes only known at run time: TF 1.15's broadcast error names x's shape first
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [None, None])
+        b = tf.placeholder(tf.float32)
+        for f in (tf.maximum, tf.minimum):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                _run(f(a, b), {a: np.zeros((2, 3)), b: np.ones(4)})
+            assert str(e.value).startswith("Incompatible shapes: [2,3] vs. [4]")

@@ -61,7 +61,12 @@ def keep_x_on_tie(ufunc, x, y, out=None):
     if second is None:
         ties = ufunc(np.zeros(64, dt), np.full(64, -0.0, dt)).astype(np.float32)
         second = _TIE_TAKES_SECOND[ufunc, dt] = bool(np.signbit(ties).all())
-    return ufunc(y, x, out=out) if second else ufunc(x, y, out=out)
+    if not second:
+        return ufunc(x, y, out=out)
+    try:
+        return ufunc(y, x, out=out)
+    except ValueError:  # (shapes that do not broadcast: named x first, as TF's message)
+        return ufunc(x, y, out=out)
 
 
 def declare_unary(name, kernel, types="T: type", out=None, grad=None, differentiable=None,
