@@ -57,3 +57,18 @@ def test_shape_time_evaluation_past_the_fold_depth_limit_follows_tfs_constant_ru
                 x = tf.unique(x)[0] + 1.0
             shapes.append(tf.zeros(tf.stack([tf.size(x)])).shape.as_list())
     assert shapes == [[6], [None]]
+
+
+def test_a_rewritten_mul_runs_the_rewrites_kernel_not_the_cpu_mul_kernel():
+    # grappler's constant push-down computes (x * 0.3) * 7 as x * (0.3 * 7) on the inner Mul's
+    # op (a Pow by 3 elsewhere in the step sends the push-down through its general rewrite); the
+    # CPU kernel registered for Mul (complex rounding) used to replace that rewrite's kernel, so
+    # the step returned x * 0.3. TF 1.15 (measured): x * float32(0.3 * 7) bits
+    x = tf.placeholder(tf.float32, [4])
+    a = tf.multiply(tf.multiply(x, 0.3), 7.0)
+    c = tf.pow(x, 3.0) * 0.5
+    xv = np.array([1, 2, 3, 4], np.float32)
+    with tf.Session() as sess:
+        got_a, got_c = sess.run([a, c], {x: xv})
+    assert got_a.tolist() == (xv * (np.float32(0.3) * np.float32(7))).tolist()
+    assert got_c.tolist() == [0.5, 4.0, 13.5, 32.0]

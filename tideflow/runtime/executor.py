@@ -280,8 +280,10 @@ def bind_kernel(op, device, session_state, session, op_def=None):
         kernel_types.check_cpu_kernel(op)  # (a dtype TF 1.15 has no kernel for)
     if od.check_attrs is not None:
         od.check_attrs(op._attrs)
+    # (a kernel registered for the device type replaces a declaration's own, never the kernel
+    # a graph pass's rewrite made for this op: a copy of the declaration with its own kernel)
     dk = op_registry.device_kernel(op._type if op_def is None else od.name, device.device_type)
-    if dk is not None:
+    if dk is not None and (op_def is None or op_registry.lookup(od.name) is op_def):
         od = dk  # a kernel registered for this device type (same fields as a declaration)
     kernel = _bound(op, od, device, session_state, session)
     if _late(op) == 1 and op._type != "RestoreV2":
