@@ -116,3 +116,20 @@ def test_maximum_minimum_incompatible_shapes_name_x_first_as_tf():
             with pytest.raises(tf.errors.InvalidArgumentError) as e:
                 _run(f(a, b), {a: np.zeros((2, 3)), b: np.ones(4)})
             assert str(e.value).startswith("Incompatible shapes: [2,3] vs. [4]")
+
+
+def test_diag_band_arguments_ignored_before_the_horizon_as_tf():
+    # TF 1.15 builds MatrixDiagV2/MatrixDiagPartV2/MatrixSetDiagV2 only when
+    # forward_compatible(2019, 8, 31); its horizon is 2019-08-21, so k is ignored (measured)
+    with tf.Graph().as_default():
+        d = tf.linalg.diag(tf.ones([3]), k=1)
+        assert d.op.type == "MatrixDiag" and d.shape.as_list() == [3, 3]
+        p = tf.linalg.diag_part(tf.ones([3, 3]), k=(-1, 1))
+        assert p.op.type == "MatrixDiagPart" and p.shape.as_list() == [3]
+        with pytest.raises(ValueError) as e:
+            tf.linalg.set_diag(tf.ones([3, 3]), tf.ones([2, 3]), k=(0, 1))
+        assert str(e.value) == (
+            "Shape must be rank 1 but is rank 2 for 'set_diag' (op: 'MatrixSetDiag') with "
+            "input shapes: [3,3], [2,3].")
+        with tf.compat.forward_compatibility_horizon(2019, 9, 1):
+            assert tf.linalg.diag(tf.ones([3]), k=1).shape.as_list() == [4, 4]

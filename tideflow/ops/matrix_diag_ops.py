@@ -452,12 +452,21 @@ def _is_default(value, default):
     return not isinstance(value, ops.Tensor) and np.array_equal(np.asarray(value), default)
 
 
+def _v2_ops():
+    # TF 1.15 builds the V2 diagonal ops only past its forward-compatibility horizon
+    # (forward_compatible(2019, 8, 31)): by default k, num_rows, num_cols and padding_value
+    # are ignored there (tf.linalg.diag(x, k=1) is MatrixDiag of x)
+    from tideflow import compat
+
+    return compat.forward_compatible(2019, 8, 31)
+
+
 def matrix_diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0):
     """A batch of matrices with ``diagonal`` on their main diagonal, or on the diagonals
     ``k`` (an offset or a band ``(k0, k1)``), of ``num_rows`` x ``num_cols`` (by default the
     smallest square that fits), the rest ``padding_value``."""
-    if (_is_default(k, 0) and _is_default(num_rows, -1) and _is_default(num_cols, -1)
-            and _is_default(padding_value, 0)):
+    if not _v2_ops() or (_is_default(k, 0) and _is_default(num_rows, -1)
+                         and _is_default(num_cols, -1) and _is_default(padding_value, 0)):
         return ops.apply_op("MatrixDiag", [diagonal], name=name)._outputs[0]
     from tideflow.framework import dtypes
 
@@ -473,7 +482,7 @@ def matrix_diag_part(input, name="diag_part", k=0, padding_value=0):
     offset or a band ``(k0, k1)``, packed top diagonal first, padded with ``padding_value``)."""
     if getattr(input, "_is_linear_operator", False):
         return input.diag_part(name=name or "diag_part")
-    if _is_default(k, 0) and _is_default(padding_value, 0):
+    if not _v2_ops() or _is_default(k, 0) and _is_default(padding_value, 0):
         return ops.apply_op("MatrixDiagPart", [input], name=name)._outputs[0]
     return _diag_part_v2(input, k, padding_value, name=name)
 
@@ -481,7 +490,7 @@ def matrix_diag_part(input, name="diag_part", k=0, padding_value=0):
 def matrix_set_diag(input, diagonal, name="set_diag", k=0):
     """``input`` with the main diagonals (or the diagonals ``k``) of its innermost matrices
     replaced by ``diagonal``."""
-    if _is_default(k, 0):
+    if not _v2_ops() or _is_default(k, 0):
         return ops.apply_op("MatrixSetDiag", [input, diagonal], name=name)._outputs[0]
     input = ops.convert_to_tensor(input, name="input")
     diagonal = ops.convert_to_tensor(diagonal, dtype=input.dtype.base_dtype, name="diagonal")
