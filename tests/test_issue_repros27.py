@@ -55,3 +55,16 @@ def test_coordinator_request_stop_records_the_exception_being_handled():
     c4.join([])
     with pytest.raises(TypeError, match="'NoneType' object is not callable"):
         c4.request_stop(RuntimeError("late"))
+
+
+# -- tf.pad ------------------------------------------------------------------------------------
+
+def test_pad_unknown_mode_message_names_the_upper_cased_mode():
+    # issue-style pad/tile/slice error program (tf.pad mode="wrap"): TF 1.15 upper-cases the
+    # mode before it checks it, and its message shows the upper-cased name (measured)
+    x = tf.constant([[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match="^Unknown padding mode: WRAP$"):
+        tf.pad(x, [[0, 0], [0, 0]], mode="wrap")
+    with tf.Session() as s:  # lower-case known modes work (measured)
+        assert s.run(tf.pad(x, [[1, 0], [0, 1]], mode="reflect")).tolist() == [
+            [3, 4, 3], [1, 2, 1], [3, 4, 3]]

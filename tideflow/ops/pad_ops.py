@@ -331,7 +331,7 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
         return ops.apply_op("Pad", [tensor, paddings], name=name)._outputs[0]
     if m in ("REFLECT", "SYMMETRIC"):
         return ops.apply_op("MirrorPad", [tensor, paddings], {"mode": m}, name=name)._outputs[0]
-    raise ValueError(f"Unknown padding mode: {mode}")
+    raise ValueError(f"Unknown padding mode: {m}")  # upper-cased, as TF reports it
 
 
 # ------------------------------------------------------------------------------------------
