@@ -72,3 +72,26 @@ def test_cs20_e01_float_determinant_takes_tfs_lu_bits():
                                 tf.linalg.slogdet(tf.ones([4, 4]))])
         nan = sess.run(tf.matrix_determinant(tf.constant([[np.nan, 1.], [1., 1.]])))
     assert z == 0.0 and zs == 0.0 and zl == -np.inf and nan == 0.0
+
+
+# --- ageron/handson-ml 15_autoencoders.ipynb (the variational autoencoder's
+# partial(tf.layers.dense, activation=tf.nn.elu)): TF 1.15's remapper fuses MatMul + BiasAdd +
+# Elu, whose output kernel takes each row's last n % 8 values through expf, not the packet exp.
+def test_ageron_vae_dense_elu_fused_by_rows():
+    tf.keras.backend.clear_session()
+    with tf.Graph().as_default():
+        np.random.seed(0)
+        xi = np.random.randn(64, 16).astype(np.float32)
+        tf.set_random_seed(1)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(10, activation="elu", input_shape=(16,))])
+        p = m.predict(xi)  # predict's target waits on the Elu: not fused
+        x = tf.placeholder(tf.float32, [None, 16])
+        d = tf.layers.dense(x, 10, activation=tf.nn.elu)
+        with tf.control_dependencies([d]):
+            z = tf.identity(x)
+        sess = tf.keras.backend.get_session()
+        sess.run(tf.global_variables_initializer())
+        # sums of the float32 bit patterns, measured in TF 1.15
+        assert p.view(np.uint32).sum() == 1382347797174
+        assert sess.run(d, {x: xi}).view(np.uint32).sum() == 1381935896811  # fused
+        assert sess.run([d, z], {x: xi})[0].view(np.uint32).sum() == 1381935896813  # not fused

@@ -352,6 +352,20 @@ def exp(x):
     return _flush_denormals(y).reshape(np.shape(x))
 
 
+def exp_by_rows(x):
+    """float32 exp of a matrix as an Eigen expression over each row apart computes it (TF's
+    fused contraction output kernels): each row's packets by the packet exp, its last
+    ``n % 8`` values by expf; denormal results flushed to zero."""
+    x = np.asarray(x, dtype=_F)
+    n = x.shape[-1]
+    y = _packet_exp(x.reshape(-1)).reshape(x.shape)
+    tail = n % _PACKET
+    if tail and x.size:
+        y[:, n - tail:] = _expf(np.ascontiguousarray(x[:, n - tail:]).reshape(-1)).reshape(
+            -1, tail)
+    return _flush_denormals(y)
+
+
 def _packet_exp(flat_x, shifted=False):
     """Eigen's packet exp of each element (no scalar tail, denormals not flushed); for
     ``shifted`` values (none positive) the clamp from above and the final max with x, which

@@ -324,6 +324,17 @@ def _in_float32(op_type, x):
     return None
 
 
+def elu_by_rows(features):
+    """Elu as TF 1.15's ``_FusedMatMul`` output kernel computes it (the remapper's MatMul +
+    BiasAdd + Elu): exp(x) - 1 below zero, each row's packets by Eigen's packet exp and its
+    last ``n % 8`` values by glibc's expf."""
+    if features.dtype != np.float32 or features.ndim != 2:
+        return _activation_kernel("Elu", _elu)(features)
+    below = eigen_float32.exp_by_rows(features)
+    below -= np.float32(1)
+    return np.where(features < 0, below, features)
+
+
 def _activation_kernel(op_type, kernel):
     if op_type not in ("Elu", "Selu", "Softplus", "Softsign"):
         return kernel

@@ -107,6 +107,7 @@ def fused_matmul_rewrites(order, fed, fetches, replace, consts):
     # optimizer drops it, and the product is fused)
     waited = {c for op in order for c in op._control_inputs
               if c._type in ("MatMul", "BiasAdd") and not _reads_from(op, c)}
+    elus = [op for op in order if op._type == "Elu"]
     for t, matmul in products.items():
         found = readers.get(t, [])
         if (t in keep or uses[t] != 1 or len(found) != 1 or found[0]._type != "BiasAdd"
@@ -117,6 +118,34 @@ def fused_matmul_rewrites(order, fed, fetches, replace, consts):
         decl = copy.copy(op_registry.get("MatMul"))
         decl.kernel = linalg_ops.matmul_as_fused_gemm
         replace.kernels[matmul] = decl
+        if elus:
+            _fuse_elu(order, elus, found[0], keep, replace, consts, waited)
+
+
+def _fuse_elu(order, elus, bias_add, keep, replace, consts, waited):
+    """The remapper also takes an Elu that is the BiasAdd's only reader into the
+    ``_FusedMatMul``, whose output kernel applies it to each row of the product as it is
+    written (measured in TF 1.15: each row's last ``n % 8`` values take glibc's expf, not
+    Eigen's packet exp, where the Elu op works on the flat tensor). Relu and Relu6 fuse too,
+    with the same values either way."""
+    from tideflow.framework import op_registry
+    from tideflow.ops import nn_ops
+
+    out = bias_add._outputs[0]
+    if out in keep or replace.get(out, out) is not out or bias_add in waited:
+        return
+    found = [op for op in elus if replace.get(op._inputs[0], op._inputs[0]) is out]
+    if (len(found) != 1 or found[0] in replace.kernels
+            or found[0]._attrs.get("T") != dtypes.float32
+            or found[0]._device != bias_add._device or found[0]._control_inputs
+            or _uses(order, replace, consts, [out])[out] != 1):
+        return
+    elu = found[0]
+    if any(elu in op._control_inputs and not _reads_from(op, elu) for op in order):
+        return  # (an activation with a control reader is not fused: Keras's predict target)
+    decl = copy.copy(op_registry.get("Elu"))
+    decl.kernel = nn_ops.elu_by_rows
+    replace.kernels[elu] = decl
 
 
 # ops whose output rank TF's shape inference knows even when their inputs are fed (a fed
