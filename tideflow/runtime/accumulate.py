@@ -15,7 +15,9 @@ Only AddNs whose every input is computed in the same plan by a kernel that retur
 array (``FRESH_OUTPUT_OPS``; or an Identity of one, as ``tf.gradients`` groups each op's
 gradients), read by nothing else, not fetched, fed or folded, with the
 AddN's own fully defined float shape, are summed this way; an AddN with control inputs or a
-rewritten kernel, or one in a partition's plan (its tensors may be sent), is left as it is.
+rewritten kernel, or one in a partition's plan (its tensors may be sent), is left as it is, and
+then sums in TF's order (``Replacements.add_n_tf_order``, which grappler fills for the AddNs it
+leaves to this module).
 """
 
 import numpy as np
