@@ -133,3 +133,22 @@ def test_diag_band_arguments_ignored_before_the_horizon_as_tf():
             "input shapes: [3,3], [2,3].")
         with tf.compat.forward_compatibility_horizon(2019, 9, 1):
             assert tf.linalg.diag(tf.ones([3]), k=1).shape.as_list() == [4, 4]
+
+
+def test_unravel_index_unchecked_and_shapes_as_tf():
+    # TF 1.15's kernel takes (index / stride) % dim in C's truncating arithmetic with no
+    # bounds check; its shape function counts a matrix's elements and leaves the rank error
+    # to the kernel (values, shapes and messages measured)
+    with tf.Graph().as_default():
+        out = tf.unravel_index([7, -1, 6, 13, -7, 5], [2, 3])
+        assert _run(out).tolist() == [[0, 0, 0, 0, 0, 1], [1, -1, 0, 1, -1, 2]]
+        r = tf.placeholder(tf.int32, [2, 2])
+        p = tf.placeholder(tf.int32)
+        assert tf.unravel_index(r, [3, 2]).shape.as_list() == [2, 4]
+        assert tf.unravel_index(p, [3, 2]).shape.ndims is None
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            _run(tf.unravel_index(p, [2, 3]), {p: np.zeros((2, 2), np.int32)})
+        assert str(e.value).startswith('The indices can only be scalar or vector, got "[2,2]"')
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            _run(tf.unravel_index(3, p), {p: np.ones((2, 2), np.int32)})
+        assert str(e.value).startswith('The indices can only be 1-D, got "[2,2]"')

@@ -361,32 +361,38 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
 
 
 def _unravel_shape(op):
+    # TF 1.15's: [len(dims)] for a scalar, else [len(dims), indices' element count] (its
+    # rank unchecked here: the kernel rejects a matrix)
     idx, dims = _in(op, 0), _in(op, 1)
     _static_vector("UnravelIndex", "dims", dims)
-    if idx.ndims is not None and idx.ndims > 1:
-        raise ValueError(f"UnravelIndex: indices must be a scalar or a vector, got shape "
-                         f"{_shape_str(idx)}")
     n = dims.as_list()[0] if dims.ndims == 1 else None
     if idx.ndims is None:
         return [TensorShape(None)]
-    return [TensorShape([n] + idx.as_list())]
+    if idx.ndims == 0:
+        return [TensorShape([n])]
+    count = idx.num_elements() if idx.is_fully_defined() else None
+    return [TensorShape([n, count])]
 
 
 def _unravel_kernel(indices, dims):
     indices, dims = _np(indices), _np(dims)
-    _vector("UnravelIndex", "dims", dims)
     if indices.ndim > 1:
-        raise _invalid(f"UnravelIndex: indices must be a scalar or a vector, got shape "
-                       f"{_shape_str(indices.shape)}")
+        raise _invalid(f"The indices can only be scalar or vector, got "
+                       f"\"{_shape_str(indices.shape)}\"")
+    if dims.ndim != 1:
+        raise _invalid(f"The indices can only be 1-D, got \"{_shape_str(dims.shape)}\"")
     if np.any(dims <= 0) and indices.size:
+        # (TF 1.15's kernel divides by the zero: a floating-point exception ends the process)
         raise _invalid(f"UnravelIndex: dims must be positive, got {dims.tolist()}")
-    total = int(np.prod(dims.astype(np.int64)))
-    if indices.size and (indices.min() < 0 or indices.max() >= total):
-        raise _invalid(f"UnravelIndex: index out of bounds for array in dims {dims.tolist()} "
-                       f"(indices must be in [0, {total}))")
-    out = np.unravel_index(indices.astype(np.int64), tuple(int(d) for d in dims))
-    return np.stack(out).astype(indices.dtype) if dims.size else np.zeros(
-        (0,) + indices.shape, indices.dtype)
+    if not dims.size:
+        return np.zeros((0,) + indices.shape, indices.dtype)
+    # TF 1.15's kernel: (index / stride) % dim in C's truncating arithmetic, no bounds check
+    # (7 in [2, 3] is [0, 1], -1 is [0, -1])
+    strides = np.cumprod(np.concatenate([[1], dims[::-1][:-1]]).astype(np.int64))[::-1]
+    i = indices.astype(np.int64)[None]
+    q = np.abs(i) // strides.reshape((-1,) + (1,) * indices.ndim) * np.sign(i)
+    out = np.fmod(q, dims.astype(np.int64).reshape((-1,) + (1,) * indices.ndim))
+    return out.astype(indices.dtype)
 
 
 op_registry.declare(
