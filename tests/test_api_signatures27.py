@@ -296,3 +296,65 @@ def test_keras_backend_name_scope_and_optimizer_defaults():
     assert opt.SGD(lr=0.5).get_config()["learning_rate"] == 0.5
     assert opt.Adagrad.from_config({"learning_rate": 0.1}, None).get_config()[
         "initial_accumulator_value"] == 0.0
+
+
+# --- decode_raw, adjust_jpeg_quality, export_meta_graph, contrib pieces, RNN cell calls ------
+
+def test_decode_raw_and_adjust_jpeg_quality_order():
+    # measured in TF 1.15
+    assert _params(tf.io.decode_raw)[:5] == [
+        ("input_bytes", None), ("out_type", None), ("little_endian", True), ("name", None),
+        ("bytes", None)]
+    assert _params(tf.image.adjust_jpeg_quality)[:3] == [
+        ("image", _E), ("jpeg_quality", _E), ("name", None)]
+    with tf.Graph().as_default():
+        r = tf.io.decode_raw(tf.constant([b"\x01\x00\x02\x00"]), tf.int16, True, "dr")
+        assert r.name == "dr:0"  # (as TF 1.15)
+        with tf.Session() as sess:
+            assert sess.run(r).tolist() == [[1, 2]]
+        img = tf.zeros([4, 4, 3], tf.uint8)
+        # the third argument is the name (TF 1.15's op name)
+        assert tf.image.adjust_jpeg_quality(img, 90, "ajq").name == "ajq/Identity_1:0"
+        with pytest.raises(ValueError, match="Cannot specify both 'bytes' and 'input_bytes'"):
+            tf.io.decode_raw(tf.constant([b"ab"]), tf.uint8, bytes=tf.constant([b"ab"]))
+
+
+def test_misc_signatures_measured_in_tf115():
+    assert [n for n, _ in _params(tf.train.export_meta_graph)][-2:] == [
+        "save_debug_info", "**kwargs"]
+    assert _params(tf.contrib.distribute.AllReduceCrossDeviceOps.__init__) == [
+        ("all_reduce_alg", "nccl"), ("num_packs", 1), ("agg_small_grads_max_bytes", 0),
+        ("agg_small_grads_max_group", 10)]
+    assert _params(tf.contrib.saved_model.load_keras_model) == [
+        ("saved_model_path", _E), ("custom_objects", None)]
+    assert _params(tf.keras.preprocessing.image.ImageDataGenerator.apply_transform) == [
+        ("x", _E), ("transform_parameters", _E)]
+    assert _params(tf.layers.Flatten.__init__) == [("data_format", None), ("**kwargs", _E)]
+    assert dict(_params(tf.keras.estimator.model_to_estimator))["checkpoint_format"] == "saver"
+    assert _params(tf.nn.rnn_cell.LSTMCell.__call__) == [
+        ("inputs", _E), ("state", _E), ("scope", None), ("*args", _E), ("**kwargs", _E)]
+    o = tf.contrib.distribute.AllReduceCrossDeviceOps("hierarchical_copy", 2)
+    assert o.num_packs == 2
+    with tf.Graph().as_default():
+        assert tf.layers.Flatten().data_format == "channels_last"
+
+
+def test_rnn_cell_call_passes_extra_arguments():
+    class Scaled(tf.nn.rnn_cell.BasicRNNCell):
+        def call(self, inputs, state, scale=1.0):
+            output, new_state = super().call(inputs, state)
+            return output * scale, new_state
+
+    with tf.Graph().as_default():
+        cell = Scaled(2, name="c")
+        x = tf.ones([1, 3])
+        s0 = cell.zero_state(1, tf.float32)
+        o1, _ = cell(x, s0)
+        o2, _ = cell(x, s0, None, 3.0)  # (by position after scope, as TF 1.15's LayerRNNCell)
+        o3, _ = cell(x, s0, scale=2.0)
+        assert (o2.name, o3.name) == ("c/mul_1:0", "c/mul_2:0")  # (as TF 1.15)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            a, b, d = sess.run([o1, o2, o3])
+        np.testing.assert_allclose(b, 3 * a, rtol=1e-6)
+        np.testing.assert_allclose(d, 2 * a, rtol=1e-6)

@@ -26,7 +26,19 @@ from tideflow.distribute.strategy import (
 
 DistributionStrategy = Strategy
 ReductionToOneDeviceCrossDeviceOps = ReductionToOneDevice
-AllReduceCrossDeviceOps = HierarchicalCopyAllReduce
+
+
+class AllReduceCrossDeviceOps(HierarchicalCopyAllReduce):
+    """TF 1.15's ``AllReduceCrossDeviceOps``: its algorithm choices are taken and kept (one
+    process's in-memory reduction serves them all here)."""
+
+    def __init__(self, all_reduce_alg="nccl", num_packs=1, agg_small_grads_max_bytes=0,
+                 agg_small_grads_max_group=10):
+        super().__init__(num_packs=num_packs)
+        self._all_reduce_alg = all_reduce_alg
+        self._agg_small_grads_max_bytes = agg_small_grads_max_bytes
+        self._agg_small_grads_max_group = agg_small_grads_max_group
+
 get_distribution_strategy = get_strategy
 has_distribution_strategy = has_strategy
 

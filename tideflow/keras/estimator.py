@@ -48,7 +48,7 @@ def _first_weights(keras_model, config):
 
 
 def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
-                       model_dir=None, config=None, checkpoint_format=None):
+                       model_dir=None, config=None, checkpoint_format="saver"):
     """An ``Estimator`` training and evaluating ``keras_model`` (compiled) on the features and
     labels of its ``input_fn``: features keyed by the model's input names (or a tensor for one
     input), labels by its output names (or a tensor for one output)."""

@@ -113,9 +113,9 @@ def save_keras_model(model, saved_model_path, custom_objects=None, as_text=None)
     return as_bytes(export_dir)
 
 
-def load_keras_model(saved_model_path):
+def load_keras_model(saved_model_path, custom_objects=None):
     """``tf.contrib.saved_model.load_keras_model``."""
-    return load_from_saved_model(saved_model_path)
+    return load_from_saved_model(saved_model_path, custom_objects)
 
 
 __all__ = ["export_saved_model", "load_from_saved_model"]

@@ -120,11 +120,12 @@ op_registry.declare(
 )
 
 
-def decode_raw(bytes=None, out_type=None, little_endian=True, name=None, input_bytes=None,
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None,
                fixed_length=None):
     """Reinterprets each string's bytes as a vector of ``out_type`` (one more dimension).
     With ``fixed_length`` (TF's ``decode_raw`` v2), each string is first cut or zero-padded
-    to that many bytes, so strings of different lengths decode (DecodePaddedRaw)."""
+    to that many bytes, so strings of different lengths decode (DecodePaddedRaw). (TF 1.15's
+    parameter order: ``input_bytes`` first, its old name ``bytes`` fifth.)"""
     if input_bytes is not None:
         if bytes is not None:
             raise ValueError("Cannot specify both 'bytes' and 'input_bytes'")

@@ -37,8 +37,9 @@ op_registry.declare(
 )
 
 
-def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
-    """The image after a JPEG round trip at ``jpeg_quality`` (0-100), in its own dtype."""
+def adjust_jpeg_quality(image, jpeg_quality, name=None, dct_method=""):
+    """The image after a JPEG round trip at ``jpeg_quality`` (0-100), in its own dtype.
+    (TF 1.15's third parameter is ``name``; ``dct_method``, from later TFs, comes after it.)"""
     from tideflow.ops import image_codec_ops
 
     with ops.name_scope(name, "adjust_jpeg_quality", [image]):

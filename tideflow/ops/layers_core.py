@@ -159,7 +159,7 @@ class Flatten(Layer):
     """Reshapes ``[batch, d1, d2...]`` to ``[batch, d1 * d2 * ...]`` (channels_first inputs are
     first moved to channels_last order, so the result matches channels_last models)."""
 
-    def __init__(self, data_format="channels_last", **kwargs):
+    def __init__(self, data_format=None, **kwargs):  # (TF 1.15's default: None, channels_last)
         super().__init__(**kwargs)
         self.data_format = normalize_data_format(data_format)
         self.input_spec = InputSpec(min_ndim=1)

@@ -116,16 +116,17 @@ class RNNCell(Layer):
             logging.warning("%s: The input_size parameter is deprecated.", type(self).__name__)
         super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)
 
-    def __call__(self, inputs, state, scope=None):
+    def __call__(self, inputs, state, scope=None, *args, **kwargs):
         """Runs the cell on ``inputs`` [batch, depth] from ``state``; returns
-        ``(output, new_state)``. With ``scope``, the variables live under that scope."""
+        ``(output, new_state)``. With ``scope``, the variables live under that scope. Further
+        arguments go to ``call`` (as TF 1.15's LayerRNNCell)."""
         self._adopt_graph(inputs)
         if not self.built and self.dtype is None and self._weights_take_input_dtype:
             # the cell takes its dtype from the inputs when it is built: integer ones are refused
             _check_rnn_cell_input_dtypes(inputs)
         if scope is not None:
             with vs.variable_scope(scope) as sc:
-                return super().__call__(inputs, state, scope=sc)
+                return super().__call__(inputs, state, *args, scope=sc, **kwargs)
         if self._scope is None and not self._is_layer_cell:
             # TF 1.15's plain RNNCell (not a LayerRNNCell) re-enters the variable scope it is
             # first called in, which opens a name scope of that scope's last name: its ops sit
@@ -133,8 +134,8 @@ class RNNCell(Layer):
             last = vs.get_variable_scope().name.rpartition("/")[2]
             if last:
                 with ops.name_scope(last):
-                    return super().__call__(inputs, state)
-        return super().__call__(inputs, state)
+                    return super().__call__(inputs, state, *args, **kwargs)
+        return super().__call__(inputs, state, *args, **kwargs)
 
     def _adopt_graph(self, inputs):
         # a while_loop body is a function graph of the same root graph: the cell (and its

@@ -425,8 +425,10 @@ def _register_protos():
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None,
                       collection_list=None, as_text=False, graph=None, export_scope=None,
                       clear_devices=False, clear_extraneous_savers=False,
-                      strip_default_attrs=False, **kwargs):
-    """Returns (and writes to ``filename`` if given) the MetaGraphDef of a graph."""
+                      strip_default_attrs=False, save_debug_info=False, **kwargs):
+    """Returns (and writes to ``filename`` if given) the MetaGraphDef of a graph.
+    (``save_debug_info`` is TF 1.15's parameter; tideflow writes no GraphDebugInfo file.)"""
+    del save_debug_info
     _register_protos()
     meta_graph_def, _ = meta_graph.export_scoped_meta_graph(
         filename=filename, meta_info_def=meta_info_def, graph_def=graph_def,

@@ -117,7 +117,7 @@ class Model(Network):
         self.__dict__.pop("_sample_weights_fed", None)
         self.__dict__.pop("_tf_metric_resets", None)
         dist = sys.modules.get("tideflow.distribute")  # compiled in a strategy's scope?
-        self._distribution_strategy = kwargs.get("distribute") or (  # TF 1.11-1.13's kwarg
+        self._distribution_strategy = distribute or (  # TF 1.11-1.13's kwarg
             dist.get_strategy() if dist is not None and dist.has_strategy() else None)
         if self.outputs:
             self._compile_graph()

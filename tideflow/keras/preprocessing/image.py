@@ -321,7 +321,8 @@ class ImageDataGenerator:
                 "flip_horizontal": flip_horizontal, "flip_vertical": flip_vertical,
                 "channel_shift_intensity": channel_shift_intensity, "brightness": brightness}
 
-    def apply_transform(self, x, params):
+    def apply_transform(self, x, transform_parameters):
+        params = transform_parameters  # (TF 1.15's parameter name)
         row, col, ch = self.row_axis - 1, self.col_axis - 1, self.channel_axis - 1
         x = apply_affine_transform(x, params.get("theta", 0), params.get("tx", 0),
                                    params.get("ty", 0), params.get("shear", 0),
