@@ -41,3 +41,19 @@ def test_sigmoid_xent_int_labels_type_error():
         # measured in TF 1.15
         np.testing.assert_allclose(out, [[0.126928, 1.3132617, 0.7443967]], rtol=1e-6)
         np.testing.assert_allclose(out2, 0.7281955, rtol=1e-6)
+
+
+# SO threads that print ``op.inputs`` (e.g. "how to get the inputs of an operation"): TF 1.15
+# prints an object (<tensorflow.python.framework.ops.Operation._InputList object at 0x...>),
+# and ``list(op.inputs)`` for the tensors
+def test_op_inputs_prints_as_an_object():
+    with tf.Graph().as_default():
+        a = tf.constant(1.0, name="a")
+        c = tf.add(a, a, name="c")
+        text = repr(c.op.inputs)
+        assert text.startswith("<tideflow.framework.ops.Operation._InputList object at 0x")
+        assert str(c.op.inputs) == text
+        # measured in TF 1.15
+        assert str(list(c.op.inputs)) == (
+            "[<tf.Tensor 'a:0' shape=() dtype=float32>, <tf.Tensor 'a:0' shape=() dtype=float32>]")
+        assert len(c.op.inputs) == 2 and c.op.inputs[1] is a

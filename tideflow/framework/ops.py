@@ -404,6 +404,13 @@ class EagerTensor(Tensor):
 class _InputList(tuple):
     """The inputs of an op (a tuple, as TF's ``op.inputs``)."""
 
+    # printed as TF 1.15 prints ``op.inputs``: a plain object, not its tensors
+    __repr__ = object.__repr__
+    __str__ = object.__str__
+
+
+_InputList.__qualname__ = "Operation._InputList"  # TF's name for it
+
 
 class Operation:
     """A node of the graph: an op type, inputs, attrs, a device and outputs."""
