@@ -95,3 +95,17 @@ def test_ageron_vae_dense_elu_fused_by_rows():
         assert p.view(np.uint32).sum() == 1382347797174
         assert sess.run(d, {x: xi}).view(np.uint32).sum() == 1381935896811  # fused
         assert sess.run([d, z], {x: xi})[0].view(np.uint32).sum() == 1381935896813  # not fused
+
+
+def test_conv2d_bias_elu_fused_by_rows():
+    # the same fusion for Conv2D + BiasAdd + Elu (_FusedConv2D): each pixel's channels are a row
+    with tf.Graph().as_default():
+        np.random.seed(0)
+        xi = np.random.randn(2, 6, 6, 3).astype(np.float32)
+        w = tf.Variable(np.random.randn(3, 3, 3, 10).astype(np.float32))
+        b = tf.Variable(np.random.randn(10).astype(np.float32))
+        x = tf.placeholder(tf.float32, [None, 6, 6, 3])
+        act = tf.nn.elu(tf.nn.bias_add(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), b))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(act, {x: xi}).view(np.uint32).sum() == 1471895799023  # TF 1.15

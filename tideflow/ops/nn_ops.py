@@ -325,14 +325,14 @@ def _in_float32(op_type, x):
 
 
 def elu_by_rows(features):
-    """Elu as TF 1.15's ``_FusedMatMul`` output kernel computes it (the remapper's MatMul +
-    BiasAdd + Elu): exp(x) - 1 below zero, each row's packets by Eigen's packet exp and its
+    """Elu as TF 1.15's ``_FusedMatMul`` and ``_FusedConv2D`` output kernels compute it (the
+    remapper's MatMul or Conv2D + BiasAdd + Elu): exp(x) - 1 below zero, each row's packets by Eigen's packet exp and its
     last ``n % 8`` values by glibc's expf."""
-    if features.dtype != np.float32 or features.ndim != 2:
+    if features.dtype != np.float32 or features.ndim < 2:
         return _activation_kernel("Elu", _elu)(features)
-    below = eigen_float32.exp_by_rows(features)
+    below = eigen_float32.exp_by_rows(features.reshape(-1, features.shape[-1]))
     below -= np.float32(1)
-    return np.where(features < 0, below, features)
+    return np.where(features < 0, below.reshape(features.shape), features)
 
 
 def _activation_kernel(op_type, kernel):

@@ -85,8 +85,12 @@ def fused_matmul_rewrites(order, fed, fetches, replace, consts):
     from tideflow.framework import op_registry
     from tideflow.ops import linalg_ops
 
+    # (a Conv2D with its BiasAdd becomes a _FusedConv2D, which matters only to an Elu after)
+    elus = [op for op in order if op._type == "Elu"]
     products = {op._outputs[0]: op for op in order
-                if op._type == "MatMul" and op not in replace.kernels
+                if ((op._type == "MatMul" and op not in replace.kernels)
+                    or (elus and op._type == "Conv2D"
+                        and op._attrs.get("data_format", "NHWC") == "NHWC"))
                 and op._attrs.get("T") == dtypes.float32 and op._outputs[0] not in consts
                 and op._outputs[0] not in fed
                 and replace.get(op._outputs[0], op._outputs[0]) is op._outputs[0]}
@@ -106,8 +110,7 @@ def fused_matmul_rewrites(order, fed, fetches, replace, consts):
     # control_dependencies([predictions]) reading them, is gone by then: TF's dependency
     # optimizer drops it, and the product is fused)
     waited = {c for op in order for c in op._control_inputs
-              if c._type in ("MatMul", "BiasAdd") and not _reads_from(op, c)}
-    elus = [op for op in order if op._type == "Elu"]
+              if c._type in ("MatMul", "Conv2D", "BiasAdd") and not _reads_from(op, c)}
     for t, matmul in products.items():
         found = readers.get(t, [])
         if (t in keep or uses[t] != 1 or len(found) != 1 or found[0]._type != "BiasAdd"
@@ -115,9 +118,10 @@ def fused_matmul_rewrites(order, fed, fetches, replace, consts):
                 or found[0]._device != matmul._device or matmul._control_inputs
                 or found[0]._control_inputs or matmul in waited or found[0] in waited):
             continue
-        decl = copy.copy(op_registry.get("MatMul"))
-        decl.kernel = linalg_ops.matmul_as_fused_gemm
-        replace.kernels[matmul] = decl
+        if matmul._type == "MatMul":
+            decl = copy.copy(op_registry.get("MatMul"))
+            decl.kernel = linalg_ops.matmul_as_fused_gemm
+            replace.kernels[matmul] = decl
         if elus:
             _fuse_elu(order, elus, found[0], keep, replace, consts, waited)
 
