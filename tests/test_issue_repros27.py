@@ -68,3 +68,33 @@ def test_pad_unknown_mode_message_names_the_upper_cased_mode():
     with tf.Session() as s:  # lower-case known modes work (measured)
         assert s.run(tf.pad(x, [[1, 0], [0, 1]], mode="reflect")).tolist() == [
             [3, 4, 3], [1, 2, 1], [3, 4, 3]]
+
+
+# -- tf.while_loop -----------------------------------------------------------------------------
+
+def test_while_loop_body_changing_a_type_fails_at_the_next_run_not_at_build():
+    # issue-style while_loop error program (a body returning float for an int32 loop
+    # variable): TF 1.15 builds the loop (its Exit keeps the entering type) and the whole graph
+    # fails at the session's first run, whatever is fetched, with the Merge's input error
+    # (measured)
+    with tf.Graph().as_default():
+        i = tf.constant(0)
+        x = tf.constant(1.0)
+        r = tf.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, tf.cast(x, tf.int64)), [i, x])
+        assert [t.name for t in r] == ["while/Exit:0", "while/Exit_1:0"]
+        assert [t.dtype for t in r] == [tf.int32, tf.float32]
+        msg = ("^Input 1 of node while/Merge_1 was passed int64 from while/NextIteration_1:0 "
+               "incompatible with expected float.$")
+        with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+            s.run(tf.constant(1))
+    with tf.Graph().as_default():
+        # with maximum_iterations the counter is the loop's first variable (measured)
+        r = tf.while_loop(lambda i: i < 3, lambda i: tf.cast(i, tf.float32), [tf.constant(0)],
+                          maximum_iterations=3, name="ww")
+        assert r.name == "ww/Exit_1:0" and r.dtype == tf.int32
+        msg = ("^Input 1 of node ww/Merge_1 was passed float from ww/NextIteration_1:0 "
+               "incompatible with expected int32.$")
+        with tf.Session() as s:
+            for _ in range(2):
+                with pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+                    s.run(r)

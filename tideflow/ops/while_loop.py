@@ -278,6 +278,19 @@ def _flatten_result(flat, result, name):
     return out
 
 
+def _defer_type_error(graph, scope, k, want, got):
+    """TF 1.15 builds a loop whose body changes a variable's type (its Merge's second input is
+    only wired afterwards): the graph fails as a whole at the session's next run, whatever it
+    fetches (Session.run raises the first such error the graph records)."""
+    if getattr(graph, "_deferred_run_error", None) is None:
+        sfx = f"_{k}" if k else ""
+        graph._deferred_run_error = errors.InvalidArgumentError(
+            None, None,
+            f"Input 1 of node {scope}Merge{sfx} was passed {dtypes.type_string(got.base_dtype)} "
+            f"from {scope}NextIteration{sfx}:0 incompatible with expected "
+            f"{dtypes.type_string(want.base_dtype)}.")
+
+
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, name=None, maximum_iterations=None,
                return_same_structure=False, *, _v2=False):
@@ -431,13 +444,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                     "shape to vary across iterations, use the `shape_invariants` argument of "
                     "tf.while_loop to specify a less-specific shape."
                 )
-        for t, out in zip(tensors, body_fg.outputs):
+        for k, (t, out) in enumerate(zip(tensors, body_fg.outputs)):
             if out._dtype.base_dtype != t._dtype.base_dtype:
-                raise TypeError(
-                    f"Loop variable {t.name} enters the loop with type "
-                    f"{t._dtype.base_dtype.name}, but has type {out._dtype.base_dtype.name} "
-                    "after one iteration."
-                )
+                if _v2:
+                    raise TypeError(
+                        f"Loop variable {t.name} enters the loop with type "
+                        f"{t._dtype.base_dtype.name}, but has type {out._dtype.base_dtype.name} "
+                        "after one iteration."
+                    )
+                _defer_type_error(graph, scope, k, t._dtype, out._dtype)
         op = build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, scope,
                          ids_at_op=_ids_after_loop(graph, cond_fg, body_fg, n_vars))
         from tideflow.ops.cond import _named_outputs

@@ -956,6 +956,9 @@ class BaseSession:
         fed = {t: i for i, t in enumerate(feeds)}
         # TF places the whole graph: a malformed device anywhere fails every run
         placer.check_device_names(self._graph.get_operations())
+        deferred = getattr(self._graph, "_deferred_run_error", None)
+        if deferred is not None:  # a graph TF 1.15 builds but cannot run (while_loop.py)
+            raise type(deferred)(None, None, deferred.message)
         self._check_devices()
         order = topo_order(prune(fetches, targets, fed), fed, fetches)
         chooser = None
