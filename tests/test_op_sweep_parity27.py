@@ -152,3 +152,33 @@ def test_unravel_index_unchecked_and_shapes_as_tf():
         with pytest.raises(tf.errors.InvalidArgumentError) as e:
             _run(tf.unravel_index(3, p), {p: np.ones((2, 2), np.int32)})
         assert str(e.value).startswith('The indices can only be 1-D, got "[2,2]"')
+
+
+# (indices, updates, shape) fed to ScatterNd and TF 1.15's run-time error (measured)
+_SCATTER_ND_RUN = [
+    (5, [1.0], [3], "Indices shape must have rank at least one. Found:[]"),
+    ([1], 2.0, [3], "Updates shape must have rank at least one. Found:[]"),
+    ([[1], [0], [1]], np.ones((2, 3)), [3, 3],
+     ("Outer dimensions of indices and update must match. Indices shape: [3,1], updates "
+     "shape:[2,3]")),
+    ([[1], [0]], np.ones((2, 3, 1)), [3, 3],
+     ("Inner dimensions of output shape must match inner dimensions of updates shape. Output: "
+     "[3,3] updates: [2,3,1]")),
+    ([[1], [0]], np.ones((2, 2)), [3, 3],
+     ("The inner 1 dimensions of output.shape=[3,3] must match the inner 1 dimensions of "
+     "updates.shape=[2,2]")),
+    ([[0]], np.ones((1, 3)), [[3, 3]], "Shape must be a vector"),
+    ([[0]], np.ones((1, 3)), [0, 3],
+     "Indices and updates specified for empty output.  indices shape: [1,1]"),
+]
+
+
+@pytest.mark.parametrize("ix,up,shape,msg", _SCATTER_ND_RUN)
+def test_scatter_nd_run_time_checks_as_tf(ix, up, shape, msg):
+    with tf.Graph().as_default():
+        i = tf.placeholder(tf.int32)
+        u = tf.placeholder(tf.float32)
+        s = tf.placeholder(tf.int32)
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            _run(tf.scatter_nd(i, u, s), {i: ix, u: up, s: shape})
+    assert str(e.value).startswith(msg)

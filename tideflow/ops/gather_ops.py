@@ -426,23 +426,39 @@ def _scatter_nd_shape(op):
     return [out]
 
 
+def _scatter_nd_check(indices, updates, shape_input):
+    """TF 1.15's ScatterNd kernel checks, in its order and words (the shape function has
+    checked what the graph knew)."""
+    ix, up = indices.shape, updates.shape
+    if len(ix) < 1:
+        raise _invalid(f"Indices shape must have rank at least one. Found:{_shape_str(ix)}")
+    if len(up) < 1:
+        raise _invalid(f"Updates shape must have rank at least one. Found:{_shape_str(up)}")
+    shp = [int(v) for v in np.reshape(shape_input, -1)]
+    outer = len(ix) - 1
+    if any(i >= len(up) or ix[i] != up[i] for i in range(outer)):
+        raise _invalid(f"Outer dimensions of indices and update must match. Indices shape: "
+                       f"{_shape_str(ix)}, updates shape:{_shape_str(up)}")
+    k = ix[-1]
+    if len(up) - outer != len(shp) - k:
+        raise _invalid(f"Inner dimensions of output shape must match inner dimensions of "
+                       f"updates shape. Output: {_shape_str(shp)} updates: {_shape_str(up)}")
+    if any(up[i + outer] != shp[k + i] for i in range(len(up) - outer)):
+        raise _invalid(f"The inner {len(shp) - k} dimensions of output.shape="
+                       f"{_shape_str(shp)} must match the inner {len(up) - outer} dimensions "
+                       f"of updates.shape={_shape_str(up)}")
+    if np.ndim(shape_input) != 1:
+        raise _invalid("Shape must be a vector")
+    if _empty_target_error(indices.size, updates.size, int(np.prod(shp))):
+        raise _invalid(f"Indices and updates specified for empty output.  indices shape: "
+                       f"{_shape_str(ix)}")
+    return shp, k
+
+
 def _scatter_nd_kernel(indices, updates, shape):
     indices = np.asarray(indices)
     updates = _np(updates)
-    shp = [int(v) for v in np.reshape(shape, -1)]
-    msg = _empty_target_error(indices.size, updates.size, int(np.prod(shp)))
-    if msg:
-        raise _invalid(msg)
-    if indices.ndim == 0:
-        raise _invalid("indices must be at least a vector")
-    k = indices.shape[-1]
-    want = indices.shape[:-1] + tuple(shp[k:])
-    if updates.shape != want or k > len(shp):
-        raise _invalid(
-            f"Must have updates.shape = indices.shape[:-1] + shape[{k}:], got updates.shape "
-            f"{_shape_str(updates.shape)}, indices.shape {_shape_str(indices.shape)}, shape "
-            f"{_shape_str(shp)}"
-        )
+    shp, k = _scatter_nd_check(indices, updates, shape)
     if updates.dtype == object:  # strings: duplicates concatenate onto "" (TF's string sum)
         out = np.full(shp, b"", dtype=object)
     else:
