@@ -182,3 +182,40 @@ def test_scatter_nd_run_time_checks_as_tf(ix, up, shape, msg):
         with pytest.raises(tf.errors.InvalidArgumentError) as e:
             _run(tf.scatter_nd(i, u, s), {i: ix, u: up, s: shape})
     assert str(e.value).startswith(msg)
+
+
+def _run_error(make, feeds):
+    # placeholders of unknown rank, fed: the shape checks run in the kernels
+    with tf.Graph().as_default():
+        phs = [tf.placeholder(dt) for _, dt in feeds]
+        t = make(*phs)
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            _run(t, {p: v for p, (v, _) in zip(phs, feeds)})
+    return str(e.value).split("\n")[0]
+
+
+_X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+
+
+def test_kernel_messages_for_shapes_known_at_run_time_as_tf():
+    # TF 1.15's kernels' words (measured): ReverseV2 leaves its range unclosed, Unique says
+    # no shape, BiasAdd says "last dimension" for NCHW too, UnsortedSegment* names the count
+    assert _run_error(lambda a: tf.reverse(a, [3]), [(_X, tf.float32)]) == (
+        "'axis'[0] = 3 is out of valid range [0, 2")
+    assert _run_error(lambda a: tf.unique(a[0])[0], [(_X, tf.float32)]) == (
+        "unique expects a 1D vector.")
+    assert _run_error(
+        lambda a: tf.nn.bias_add(tf.reshape(a, [2, 4, 3, 1]), a[0, 0, :3], data_format="NCHW"),
+        [(_X, tf.float32)]) == ("Must provide as many biases as the last dimension of the "
+                                "input tensor: [3] vs. [2,4,3,1]")
+    assert _run_error(lambda a, i: tf.math.unsorted_segment_sum(a, i, -1),
+                      [(_X[0], tf.float32), ([0, 0, 0], tf.int32)]) == (
+        "Input num_segments == -1 must not be negative.")
+
+
+def test_pad_of_unknown_rank_checks_constant_paddings_as_tf():
+    with tf.Graph().as_default(), pytest.raises(ValueError) as e:
+        tf.pad(tf.placeholder(tf.float32), [[-1, 0], [0, 0], [0, 0]])
+    assert str(e.value) == (
+        "Paddings must be non-negative for 'Pad' (op: 'Pad') with input shapes: ?, [3,2] and "
+        "with computed input tensors: input[1] = <[-1 0][0 0][0 0]>.")

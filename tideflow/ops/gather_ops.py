@@ -722,7 +722,7 @@ def select(condition, t, e, name=None):
 def _unique_kernel(x, *, out_idx):
     x = _np(x)
     if x.ndim != 1:
-        raise _invalid(f"unique expects a 1D vector, got shape {_shape_str(x.shape)}")
+        raise _invalid("unique expects a 1D vector.")  # (TF 1.15's words)
     if x.dtype.kind in "iu" and x.size and _unique_small_range(x):
         return _unique_by_table(x, out_idx)
     if x.dtype == np.float16:

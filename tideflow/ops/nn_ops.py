@@ -536,10 +536,9 @@ def _bias_add(value, bias, *, data_format="NHWC", out=None):
         raise errors.InvalidArgumentError(None, None, f"Biases must be 1D: {_dims(bias.shape)}")
     axis = _channel_axis(value.ndim, data_format)
     if value.shape[axis] != bias.shape[0]:
-        which = "channel" if axis != value.ndim - 1 else "last"
-        raise errors.InvalidArgumentError(
+        raise errors.InvalidArgumentError(  # ("last" for NCHW too: TF 1.15's words)
             None, None,
-            f"Must provide as many biases as the {which} dimension of the input tensor: "
+            f"Must provide as many biases as the last dimension of the input tensor: "
             f"{_dims(bias.shape)} vs. {_dims(value.shape)}",
         )
     shape = [1] * value.ndim

@@ -133,12 +133,14 @@ def _pad_shape(op):
     if r is None:
         return [None]
     rows = _partial_paddings(op._inputs[1])
+    # (checked though the input's rank is unknown, as TF's shape function does)
+    if rows is not None and any(row is not None and any(v is not None and v < 0 for v in row)
+                                for row in rows):
+        raise ValueError("Paddings must be non-negative")  # (the kernel names them)
     if rows is None or s.ndims is None:
         return [[None] * r]
     out = []
     for d, row in zip(s.dims, rows):
-        if row is not None and any(v is not None and v < 0 for v in row):
-            raise ValueError("Paddings must be non-negative")  # (the kernel names them)
         if d.value is None or row is None or None in row:
             out.append(None)  # TF's wrapper: a dimension whose paddings are partly unknown
         else:
@@ -363,7 +365,8 @@ def _reverse_kernel(tensor, axis):
     seen = set()
     for i, a in enumerate(axes):
         if not -r <= a < r:
-            raise _invalid(f"'axis'[{i}] = {a} is out of valid range [0, {r - 1}]")
+            # (TF 1.15's kernel leaves the range unclosed, as its shape function)
+            raise _invalid(f"'axis'[{i}] = {a} is out of valid range [0, {r - 1}")
         if a % r in seen:
             raise _invalid(f"axis {a % r} specified more than once.")
         seen.add(a % r)

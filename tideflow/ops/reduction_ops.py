@@ -846,7 +846,7 @@ def _unsorted_segment(kind):
                   f"segment_ids.shape = [{','.join(map(str, ids.shape))}]")
         n = int(num_segments)
         if n < 0:
-            _fail(f"num_segments must be non-negative, got {n}")
+            _fail(f"Input num_segments == {n} must not be negative.")  # (TF 1.15's words)
         flat_ids = ids.reshape(-1)
         rows = np.reshape(data, (flat_ids.size,) + shape[ids.ndim:])
         bad = flat_ids >= n
