@@ -358,3 +358,16 @@ def test_rnn_cell_call_passes_extra_arguments():
             a, b, d = sess.run([o1, o2, o3])
         np.testing.assert_allclose(b, 3 * a, rtol=1e-6)
         np.testing.assert_allclose(d, 2 * a, rtol=1e-6)
+
+
+# --- missing contrib names users call ------------------------------------------------------
+
+def test_contrib_batching_and_util_loader():
+    # TF 1.15: tf.contrib.batching.batch_function is tf.nondifferentiable_batch_function
+    assert tf.contrib.batching.batch_function is tf.nondifferentiable_batch_function
+    assert _params(tf.contrib.batching.batch_function)[:3] == [
+        ("num_batch_threads", _E), ("max_batch_size", _E), ("batch_timeout_micros", _E)]
+    # TF 1.15: tf.contrib.util.loader.load_op_library(path); tideflow loads no C++ libraries
+    assert _params(tf.contrib.util.loader.load_op_library) == [("path", _E)]
+    with pytest.raises(tf.errors.UnimplementedError):
+        tf.contrib.util.loader.load_op_library("x.so")

@@ -603,6 +603,21 @@ def _contrib_util():
     module.__all__ = ["constant_value", "make_ndarray", "make_tensor_proto",
                       "ops_used_by_graph_def", "stripped_op_list_for_graph"]
     sys.modules[module.__name__] = module
+    # TF 1.15's contrib.util.loader.load_op_library(path)
+    from tideflow.ops import tf1_misc_ops
+
+    module.loader = _namespace("util.loader", "``tf.contrib.util.loader``.", tf1_misc_ops, [])
+    module.loader.load_op_library = tf1_misc_ops.contrib_load_op_library
+    module.loader.__all__ = ["load_op_library"]
+    return module
+
+
+def _contrib_batching():
+    import tideflow
+
+    module = _namespace("batching", "``tf.contrib.batching``: batch_function.", tideflow, [])
+    module.batch_function = tideflow.nondifferentiable_batch_function  # (TF 1.15's alias)
+    module.__all__ = ["batch_function"]
     return module
 
 
@@ -896,6 +911,7 @@ _LAZY_ALIASES = {
     "stateless": _contrib_stateless,
     "linalg": _contrib_linalg,
     "util": _contrib_util,
+    "batching": _contrib_batching,
     "tensorboard": _contrib_tensorboard,
     "learn": lambda: _contrib_learn(),
     "linear_optimizer": lambda: _contrib_module(

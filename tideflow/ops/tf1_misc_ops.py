@@ -447,3 +447,5 @@ def _no_native_libraries(name, argument="library_filename"):
 load_op_library = _no_native_libraries("load_op_library")
 load_library = _no_native_libraries("load_library", "library_location")
 load_file_system_library = _no_native_libraries("load_file_system_library")
+# tf.contrib.util.loader.load_op_library takes a ``path`` (TF 1.15)
+contrib_load_op_library = _no_native_libraries("contrib.util.loader.load_op_library", "path")
