@@ -57,3 +57,22 @@ def test_op_inputs_prints_as_an_object():
         assert str(list(c.op.inputs)) == (
             "[<tf.Tensor 'a:0' shape=() dtype=float32>, <tf.Tensor 'a:0' shape=() dtype=float32>]")
         assert len(c.op.inputs) == 2 and c.op.inputs[1] is a
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("localhost", 0))
+        return sock.getsockname()[1]
+
+
+# SO threads on a grpc:// session whose server is not up ("session hangs"): under an operation
+# timeout TF 1.15's client waits for the master until that deadline, then raises
+def test_grpc_session_without_server_honours_operation_timeout():
+    with tf.Graph().as_default():
+        a = tf.constant(2)
+        config = tf.ConfigProto(operation_timeout_in_ms=300)
+        sess = tf.Session(target=f"grpc://localhost:{_free_port()}", config=config)
+        # measured in TF 1.15 (grpc://localhost:1, operation_timeout_in_ms=500)
+        assert _err(lambda: sess.run(a)) == ("DeadlineExceededError", "Deadline Exceeded")

@@ -232,6 +232,11 @@ class RemoteSession:
         """CreateSession, waiting for a master that is not listening yet (its port refuses
         connections: a server still starting), as TF's client does, until the create
         deadline; any other failure is raised at once."""
+        op_ms = self._config.operation_timeout_in_ms if self._config is not None else 0
+        if op_ms > 0:
+            # as TF's client under an operation timeout: a master not listening is waited for
+            # until that deadline, then DeadlineExceededError ("Deadline Exceeded")
+            return self._stub.call("CreateSession", req, op_ms / 1000.0, wait_for_ready=True)
         deadline = time.monotonic() + CREATE_TIMEOUT_S
         delay, warned = 0.05, False
         while True:
