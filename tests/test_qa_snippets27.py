@@ -76,3 +76,18 @@ def test_grpc_session_without_server_honours_operation_timeout():
         sess = tf.Session(target=f"grpc://localhost:{_free_port()}", config=config)
         # measured in TF 1.15 (grpc://localhost:1, operation_timeout_in_ms=500)
         assert _err(lambda: sess.run(a)) == ("DeadlineExceededError", "Deadline Exceeded")
+
+
+# SO threads on CTC decoding ("ctc_greedy_decoder log_probabilities"): TF's kernel sums the
+# negated maxima step by step from 0, so all-zero logits give 0.0 (not -0.0)
+def test_ctc_greedy_decoder_log_prob_sums_as_tf():
+    rng = np.random.RandomState(3)
+    x = rng.randn(40, 3, 5).astype(np.float32)
+    with tf.Graph().as_default():
+        _, lp = tf.nn.ctc_greedy_decoder(tf.constant(x), [40, 17, 1])
+        _, lp2 = tf.nn.ctc_greedy_decoder(tf.zeros([2, 1, 3]), [2])
+        with tf.Session() as s:
+            v, v2 = s.run([lp, lp2])
+    # measured in TF 1.15 (the float32 bytes, and the repr of the all-zero case)
+    assert v.tobytes().hex() == "afef5cc25323a2c14ad3dabf"
+    assert repr(v2) == "array([[0.]], dtype=float32)"

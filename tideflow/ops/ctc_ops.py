@@ -302,7 +302,9 @@ def _greedy_kernel(inputs, sequence_length, *, merge_repeated, blank_index):
             seqs.append([])
             continue
         best = x[:n, b].argmax(-1)
-        log_prob[b, 0] = -x[:n, b].max(-1).sum()
+        # TF's kernel starts at 0 and adds -max step by step: its rounding, and +0.0 (not
+        # -0.0) for all-zero maxima
+        log_prob[b, 0] = np.cumsum(-x[:n, b].max(-1))[-1] + 0
         prev = np.concatenate([[-1], best[:-1]])
         keep = best != blank
         if merge_repeated:
