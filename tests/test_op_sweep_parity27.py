@@ -219,3 +219,33 @@ def test_pad_of_unknown_rank_checks_constant_paddings_as_tf():
     assert str(e.value) == (
         "Paddings must be non-negative for 'Pad' (op: 'Pad') with input shapes: ?, [3,2] and "
         "with computed input tensors: input[1] = <[-1 0][0 0][0 0]>.")
+
+
+def test_gather_with_batch_dims_is_one_gather_v2_as_tf():
+    # TF 1.15's tf.gather builds one GatherV2 with the batch_dims attr: its shape function
+    # keeps params' batch dimensions (not the indices'), takes params of unknown rank, and
+    # its gradient is TF's _GatherV2Grad/_BatchGatherGrad (110 ops each here; values'
+    # CRC-32s measured in TF 1.15)
+    x = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5)
+    with tf.Graph().as_default() as g:
+        a = tf.placeholder(tf.float32, [None, None, None])
+        u = tf.placeholder(tf.float32)
+        y1 = tf.gather(a, [[0, 2], [1, 1]], axis=1, batch_dims=1)
+        y2 = tf.gather(a, [[0, 2], [1, 1]], batch_dims=-1)
+        y3 = tf.gather(u, [[0, 2], [1, 1]], batch_dims=-1)
+        assert [y.op.type for y in (y1, y2, y3)] == ["GatherV2"] * 3
+        assert y1.shape.as_list() == [None, 2, None]
+        assert y2.shape.as_list() == [None, None, 2]
+        assert y3.shape.ndims is None
+        assert _run(y3, {u: _X}).ravel().tolist() == [
+            0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 13.0, 13.0, 17.0, 17.0, 21.0, 21.0]
+        p = tf.placeholder(tf.float32, [2, 3, 4, 5])
+        grads = []
+        for ix, axis in (([[0, 2], [1, 1]], 1), ([[0, 2, 3], [1, 1, 0]], 2),
+                         ([[0, 4], [1, 1]], -1)):
+            y = tf.gather(p, ix, axis=axis, batch_dims=1)
+            n = len(g.get_operations())
+            grads += tf.gradients(y * 1.5, p)
+            assert len(g.get_operations()) - n == 110
+        r = _run(grads, {p: x})
+    assert [zlib.crc32(v.tobytes()) for v in r] == [650517461, 1130050966, 2756693050]

@@ -1,6 +1,8 @@
 """Regressions found by running TF 1.x vision and generative-model programs against tideflow
 (DCGAN, WGAN-GP, VAE, ResNet, U-Net, MobileNet, style transfer, augmentation, detectors)."""
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -450,11 +452,10 @@ def test_gather_and_gather_nd_with_batch_dims():
     np.testing.assert_array_equal(got_g, want_g)
     np.testing.assert_array_equal(got_nd, want_nd)
     np.testing.assert_array_equal(got_dyn, want_nd)
-    want_grad = np.zeros_like(xn)
-    for b in range(2):
-        np.add.at(want_grad[b], (slice(None), idx[b]), 1.0)
-        np.add.at(want_grad[b], nd_idx[b, :, 0], 1.0)
-    np.testing.assert_allclose(got_grad, want_grad)
+    # TF 1.15's GatherV2 gradient with batch_dims and axis > batch_dims is not the
+    # mathematical one (some rows land in other places): CRC-32 of its gradient's bytes
+    # measured there (tests/test_op_sweep_parity27.py)
+    assert zlib.crc32(got_grad.tobytes()) == 2627265261
 
 
 def test_static_shapes_fold_constant_arithmetic_as_tf_shape_inference():

@@ -63,8 +63,8 @@ def _gather(params, indices, axis):
 def _gather_v2_kernel(params, indices, axis, *, batch_dims=0):
     if not batch_dims:
         return _gather(params, indices, int(axis))
-    # a TF 1.15 GraphDef's GatherV2 with batch_dims (tf.gather builds it otherwise): one
-    # gather per batch entry
+    # GatherV2 with batch_dims (TF 1.15's tf.gather with batch_dims): one gather per batch
+    # entry
     params, indices = _np(params), np.asarray(indices)
     b = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
     axis = int(axis)
@@ -133,14 +133,14 @@ def _gather_grad(op, grad):
 
 def _gather_v2_grad(op, grad):
     """TF 1.15's: for a constant axis 0, the rows of ``grad`` as IndexedSlices; for any other
-    axis (negative ones too, as there) a dense gradient from TF's ops (those of its
-    batch_dims=0 case): the axis moved to the front, rows summed by index, and moved back."""
-    from tideflow.ops import cast_ops, concat_ops, range_ops, reduction_ops
+    axis (negative ones too, as there) a dense gradient from TF's ops: the axis moved next to
+    the batch dimensions, rows summed by index (offset per batch entry), and moved back."""
+    from tideflow.ops import cast_ops, concat_ops, range_ops
 
     params, indices, axis_t = op._inputs
-    if op._attrs.get("batch_dims"):
-        raise NotImplementedError("the gradient of GatherV2 with batch_dims != 0 (tf.gather "
-                                  "with batch_dims builds other ops)")
+    batch_dims = int(op._attrs.get("batch_dims") or 0)
+    if batch_dims < 0:
+        batch_dims += indices.get_shape().ndims
     a = ops.constant_value(axis_t)
     if a is not None and int(a) == 0:
         return [_rows_grad(params, indices, grad, v2=True), None, None]
@@ -152,17 +152,59 @@ def _gather_v2_grad(op, grad):
     values_shape = concat_ops.concat([outer_shape, [-1], inner_shape], 0)
     values_dims = array_ops.size(values_shape)
     axis_dims = array_ops.size(outer_shape)
-    outer_batches = range_ops.range(0)
-    batch_axes = range_ops.range(0, axis_dims)
+    outer_batches = range_ops.range(batch_dims)
+    batch_axes = range_ops.range(batch_dims, axis_dims)
     inner_axes = range_ops.range(axis_dims + 1, values_dims)
     values = reshape(dense(grad), values_shape)
     perm = concat_ops.concat([outer_batches, [axis_dims], batch_axes, inner_axes], 0)
     values = transpose(values, perm)
-    num = params_shape[axis_t]
-    flat = reshape(indices, array_ops.expand_dims(array_ops.size(indices), 0))
-    summed = reduction_ops.unsorted_segment_sum(values, flat, num)
-    inverse = concat_ops.concat([outer_batches, batch_axes + 1, [0], inner_axes], 0)
+    summed = _batch_gather_grad(params_shape, values, indices, batch_dims,
+                                params_shape[axis_t])
+    inverse = concat_ops.concat([outer_batches, batch_axes + 1, [batch_dims], inner_axes], 0)
     return [transpose(summed, inverse), None, None]
+
+
+def _batch_gather_grad(params_shape, values, indices, batch_dims, gather_dim_size):
+    """TF 1.15's _BatchGatherGrad: the rows of ``values`` summed by index, the batch
+    dimensions flattened into the index (and put back after)."""
+    from tideflow.ops import concat_ops, reduction_ops
+
+    indices_size = array_ops.expand_dims(array_ops.size(indices), 0)
+    if batch_dims:
+        values_shape = shape(values)
+        outer_shape = values_shape[:batch_dims]
+        inner_shape = values_shape[batch_dims:][1:]
+        batch_size = reduction_ops.reduce_prod(outer_shape, [0])
+        flat_values_shape = concat_ops.concat([[-1], inner_shape], 0)
+        gather_dim_size *= batch_size
+        indices = _batch_indices(params_shape, indices, batch_dims)
+        values = reshape(values, flat_values_shape)
+    indices = reshape(indices, indices_size)
+    params_grad = reduction_ops.unsorted_segment_sum(values, indices, gather_dim_size)
+    if batch_dims:
+        params_grad = reshape(params_grad, concat_ops.concat([outer_shape, flat_values_shape], 0))
+    return params_grad
+
+
+def _batch_indices(params_shape, indices, batch_dims):
+    """TF 1.15's _GetBatchIndices: each index offset by its batch entry's first row."""
+    from tideflow.ops import cast_ops, concat_ops, fill_ops, range_ops
+
+    batch_indices = indices
+    nd = indices.get_shape().ndims
+    dt = indices.dtype.base_dtype
+    casted = cast_ops.cast(params_shape, dt)
+    accum = fill_ops.ones((), dtype=dt)
+    for dim in range(batch_dims, 0, -1):
+        dim_value = casted[dim - 1]
+        accum *= casted[dim]
+        start = fill_ops.zeros((), dtype=dt)
+        step = fill_ops.ones((), dtype=dt)
+        dim_indices = range_ops.range(start, dim_value, step)
+        dim_indices *= accum
+        dim_shape = concat_ops.stack([1] * (dim - 1) + [dim_value] + [1] * (nd - dim), axis=0)
+        batch_indices += reshape(dim_indices, dim_shape)
+    return batch_indices
 
 
 op_registry.declare(
@@ -178,10 +220,38 @@ op_registry.declare(
 
 def _gather_v2_shape(op):
     _check_rank(_in(op, 2), 0)
-    if op._attrs.get("batch_dims"):
-        return [TensorShape(None)]
     axis = ops.constant_value(op._inputs[2])
+    batch_dims = op._attrs.get("batch_dims") or 0
+    if batch_dims:
+        return [_batch_gather_shape(_in(op, 0), _in(op, 1),
+                                    None if axis is None else int(axis), batch_dims)]
     return [_gather_shape_for(_in(op, 0), _in(op, 1), None if axis is None else int(axis))]
+
+
+def _batch_gather_shape(p, ix, axis, batch_dims):
+    """TF 1.15's GatherV2 shape function with batch_dims: params[:axis] + indices[batch_dims:]
+    + params[axis + 1:] (params' batch dimensions, not merged with the indices')."""
+    if p.ndims == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    if axis is None:
+        if p.ndims is None or ix.ndims is None:
+            return None
+        return [None] * (p.ndims + ix.ndims - 1 - batch_dims)
+    if p.ndims is not None and p.ndims < (-axis if axis < 0 else axis + 1):
+        raise ValueError(f"Shape must be at least rank {-axis if axis < 0 else axis + 1} but "
+                         f"is rank {p.ndims}")
+    if ix.ndims is not None and ix.ndims < abs(batch_dims):
+        raise ValueError(f"Shape must be at least rank {abs(batch_dims)} but is rank "
+                         f"{ix.ndims}")
+    if batch_dims < 0 and ix.ndims is not None:
+        batch_dims += ix.ndims
+    if p.ndims is not None and p.ndims < batch_dims + 1:
+        raise ValueError(f"Shape must be at least rank {batch_dims + 1} but is rank "
+                         f"{p.ndims}")
+    if p.ndims is None or ix.ndims is None:
+        return None
+    a = axis % p.ndims
+    return p.dims[:a] + ix.dims[batch_dims:] + p.dims[a + 1:]
 
 
 op_registry.declare(
@@ -201,69 +271,17 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     dimensions of both are matched up (``axis`` defaults to ``batch_dims``)."""
     del validate_indices
     if batch_dims:
-        return _batched_gather(params, indices, axis, batch_dims, name)
+        # TF 1.15's tf.gather: one GatherV2 with the batch_dims attr (axis defaults to it)
+        if axis is None:
+            axis = batch_dims
+        return ops.apply_op("GatherV2", [params, indices, axis], {"batch_dims": batch_dims},
+                            name=name)._outputs[0]
     if axis is None:
         axis = 0
     sparse_read = getattr(params, "sparse_read", None)
     if axis == 0 and sparse_read is not None and not isinstance(params, ops.Tensor):
         return sparse_read(indices, name=name)
     return ops.apply_op("GatherV2", [params, indices, axis], name=name)._outputs[0]
-
-
-def _batched_gather(params, indices, axis, batch_dims, name):
-    """``gather`` with batch dimensions, as a flat gather at per-batch offsets."""
-    from tideflow.ops import cast_ops, concat_ops, math_ops, range_ops, reduction_ops
-
-    with ops.name_scope(name, "GatherV2", [params, indices]):
-        params = ops.convert_to_tensor(params, name="params")
-        indices = ops.convert_to_tensor(indices, name="indices")
-        irank = indices.get_shape().ndims
-        if irank is None:
-            raise ValueError("gather with batch_dims needs indices of known rank")
-        if axis is None:  # as TF 1.15: batch_dims as given, so -1 means params' last axis
-            axis = batch_dims
-        if batch_dims < 0:
-            batch_dims += irank
-        prank = params.get_shape().ndims
-        if axis < 0 and prank is not None:
-            axis += prank
-        if not 0 <= batch_dims <= irank or (prank is not None and batch_dims >= prank):
-            raise ValueError(f"batch_dims ({batch_dims}) must be in [0, rank(indices)={irank}] "
-                             f"and below rank(params)={prank}")
-        if axis != batch_dims:
-            if prank is None:
-                raise ValueError("gather with batch_dims and axis != batch_dims needs params "
-                                 "of known rank")
-            if not batch_dims < axis < prank:
-                raise ValueError(f"axis ({axis}) must be in [batch_dims={batch_dims}, "
-                                 f"rank(params)={prank})")
-            # gather with the axis moved next to the batch dimensions, then move the
-            # gathered dimensions back to where the axis was (as TF's _batch_gather)
-            front = [*range(batch_dims), axis, *range(batch_dims, axis),
-                     *range(axis + 1, prank)]
-            out = _batched_gather(transpose(params, front), indices, batch_dims, batch_dims,
-                                  None)
-            k, m = irank - batch_dims, axis - batch_dims
-            back = [*range(batch_dims), *range(batch_dims + k, batch_dims + k + m),
-                    *range(batch_dims, batch_dims + k),
-                    *range(batch_dims + k + m, irank + prank - batch_dims - 1)]
-            return transpose(out, back)
-        pshape, ishape = shape(params), shape(indices, out_type=indices.dtype)
-        nbatch = reduction_ops.reduce_prod(pshape[:batch_dims])
-        n = pshape[batch_dims]
-        flat_params = reshape(params, concat_ops.concat([[-1], pshape[batch_dims + 1:]], 0))
-        flat_idx = reshape(indices, concat_ops.concat([[nbatch], [-1]], 0))
-        offsets = cast_ops.cast(range_ops.range(nbatch) * n, indices.dtype)
-        flat_idx = math_ops.add(flat_idx, reshape(offsets, [-1, 1]))
-        out = gather(flat_params, flat_idx)
-        out_shape = concat_ops.concat([cast_ops.cast(ishape, dtypes.int32),
-                                       pshape[batch_dims + 1:]], 0)
-        out = reshape(out, out_shape)
-        static = indices.get_shape().concatenate(params.get_shape()[batch_dims + 1:]) \
-            if prank is not None else None
-        if static is not None:
-            out.set_shape(static)
-        return out
 
 
 # ------------------------------------------------------------------------------------------
