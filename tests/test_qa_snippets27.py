@@ -91,3 +91,24 @@ def test_ctc_greedy_decoder_log_prob_sums_as_tf():
     # measured in TF 1.15 (the float32 bytes, and the repr of the all-zero case)
     assert v.tobytes().hex() == "afef5cc25323a2c14ad3dabf"
     assert repr(v2) == "array([[0.]], dtype=float32)"
+
+
+# SO threads feeding tf.range a vector ("tf.range with a tensor limit"): TF 1.15's kernel names
+# the argument that is not a scalar
+def test_range_fed_non_scalar_errors():
+    with tf.Graph().as_default():
+        i = tf.placeholder(tf.int32)
+        f = tf.placeholder(tf.float32)
+        with tf.Session() as s:
+            # measured in TF 1.15
+            cases = [(tf.range(i), {i: [1, 2]}, "limit must be a scalar, not shape [2]"),
+                     (tf.range(i, 5), {i: [1, 2]}, "start must be a scalar, not shape [2]"),
+                     (tf.range(0, 5, i), {i: [1, 2]}, "delta must be a scalar, not shape [2]"),
+                     (tf.range(i, 5), {i: np.ones((1, 1), np.int32)},
+                      "start must be a scalar, not shape [1,1]"),
+                     (tf.range(f), {f: [2.0]}, "limit must be a scalar, not shape [1]"),
+                     (tf.range(0, i), {i: -3}, "Requires start <= limit when delta > 0: 0/-3")]
+            for t, feed, msg in cases:
+                assert _err(lambda t=t, feed=feed: s.run(t, feed)) == (
+                    "InvalidArgumentError", msg)
+            assert s.run(tf.range(i), {i: 3}).tolist() == [0, 1, 2]

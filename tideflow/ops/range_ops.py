@@ -47,6 +47,10 @@ def _range_shape(op):
 
 def _range_kernel(start, limit, delta, *, Tidx):
     t = Tidx.as_numpy_dtype
+    for v, what in ((start, "start"), (limit, "limit"), (delta, "delta")):
+        if np.ndim(v):  # a fed non-scalar: TF's kernel's words
+            raise _invalid(f"{what} must be a scalar, not shape "
+                           f"[{','.join(map(str, np.shape(v)))}]")
     start, limit, delta = (np.asarray(v)[()].item() for v in (start, limit, delta))
     n = _range_size(start, limit, delta, _invalid)
     steps = np.full(n, delta, dtype=t)
