@@ -371,3 +371,33 @@ def test_contrib_batching_and_util_loader():
     assert _params(tf.contrib.util.loader.load_op_library) == [("path", _E)]
     with pytest.raises(tf.errors.UnimplementedError):
         tf.contrib.util.loader.load_op_library("x.so")
+
+
+# --- contrib.learn.RunConfig's sentinel default, the canned KMeans's seed --------------------
+
+@pytest.mark.parametrize("kwargs, secs, steps", [
+    # measured in TF 1.15 (save_checkpoints_secs, save_checkpoints_steps)
+    ({}, 600, None), ({"save_checkpoints_steps": 100}, None, 100),
+    ({"save_checkpoints_secs": 0}, 600, None), ({"save_checkpoints_secs": None}, None, None),
+    ({"save_checkpoints_secs": 0, "save_checkpoints_steps": 100}, None, 100),
+    ({"save_checkpoints_secs": 300, "save_checkpoints_steps": 100}, 300, 100),
+    ({"save_checkpoints_secs": 300}, 300, None)])
+def test_contrib_learn_run_config_checkpoint_defaults(kwargs, secs, steps):
+    assert dict(_params(tf.contrib.learn.RunConfig.__init__))["save_checkpoints_secs"] == 0
+    config = tf.contrib.learn.RunConfig(**kwargs)
+    assert (config.save_checkpoints_secs, config.save_checkpoints_steps) == (secs, steps)
+
+
+def test_canned_kmeans_signature(tmp_path):
+    km_cls = tf.compat.v1.estimator.experimental.KMeans
+    # measured in TF 1.15: the canned estimator's fifth parameter is seed (contrib's is
+    # random_seed=0)
+    assert _params(km_cls.__init__) == [
+        ("num_clusters", _E), ("model_dir", None), ("initial_clusters", "random"),
+        ("distance_metric", "squared_euclidean"), ("seed", None), ("use_mini_batch", True),
+        ("mini_batch_steps_per_iteration", 1), ("kmeans_plus_plus_num_retries", 2),
+        ("relative_tolerance", None), ("config", None), ("feature_columns", None)]
+    assert dict(_params(tf.contrib.factorization.KMeansClustering.__init__))[
+        "random_seed"] == 0
+    km = km_cls(num_clusters=2, model_dir=str(tmp_path), seed=3, use_mini_batch=False)
+    assert type(km).__name__ == "KMeansClustering"

@@ -149,12 +149,15 @@ class RunConfig(_est.RunConfig):
 
     def __init__(self, master=None, num_cores=0, log_device_placement=False,
                  gpu_memory_fraction=1, tf_random_seed=None, save_summary_steps=100,
-                 save_checkpoints_secs=600, save_checkpoints_steps=None, keep_checkpoint_max=5,
+                 save_checkpoints_secs=0, save_checkpoints_steps=None, keep_checkpoint_max=5,
                  keep_checkpoint_every_n_hours=10000, log_step_count_steps=100,
                  protocol=None, evaluation_master="", model_dir=None, session_config=None,
                  session_creation_timeout_secs=7200):
-        if save_checkpoints_steps is not None:
-            save_checkpoints_secs = None
+        # as TF 1.15: 0 (its default) means 600 seconds unless steps are given; an explicit
+        # number of seconds is kept beside steps
+        if save_checkpoints_secs == 0:
+            save_checkpoints_secs = 600 if save_checkpoints_steps is None else None
+        both_secs = save_checkpoints_secs if save_checkpoints_steps is not None else None
         if session_config is None and (log_device_placement or num_cores):
             from tideflow.protos import config_pb2
 
@@ -165,11 +168,14 @@ class RunConfig(_est.RunConfig):
         super().__init__(model_dir=model_dir, tf_random_seed=tf_random_seed,
                          save_summary_steps=save_summary_steps,
                          save_checkpoints_steps=save_checkpoints_steps,
-                         save_checkpoints_secs=save_checkpoints_secs,
+                         save_checkpoints_secs=(None if both_secs is not None
+                                                else save_checkpoints_secs),
                          session_config=session_config, keep_checkpoint_max=keep_checkpoint_max,
                          keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
                          log_step_count_steps=log_step_count_steps, protocol=protocol,
                          session_creation_timeout_secs=session_creation_timeout_secs)
+        if both_secs is not None:  # (the core RunConfig refuses both; TF 1.15's contrib keeps)
+            self._save_checkpoints_secs = both_secs
         self._num_cores = num_cores
         self._gpu_memory_fraction = gpu_memory_fraction
 

@@ -358,9 +358,9 @@ def make_stop_at_checkpoint_step_hook(estimator, last_step, wait_after_file_chec
 def __getattr__(name):
     # TF 1.15's k-means Estimator, imported when first asked for (it imports tideflow)
     if name == "KMeans":
-        from tideflow.ops.kmeans_estimator import KMeansClustering
+        from tideflow.ops.kmeans_estimator import CannedKMeans
 
-        return KMeansClustering
+        return CannedKMeans
     if name == "LinearSDCA":  # (loaded on first use)
         from tideflow.contrib_linear_optimizer import LinearSDCA
 

@@ -162,3 +162,22 @@ class KMeansClustering(tf.estimator.Estimator):
 
 
 __all__ = ["KMeansClustering"]
+
+
+class CannedKMeans(KMeansClustering):
+    """``tf.compat.v1.estimator.experimental.KMeans``: TF 1.15's canned k-means Estimator,
+    whose fifth parameter is ``seed`` (default None) where contrib's takes ``random_seed``."""
+
+    def __init__(self, num_clusters, model_dir=None,
+                 initial_clusters=KMeansClustering.RANDOM_INIT,
+                 distance_metric=KMeansClustering.SQUARED_EUCLIDEAN_DISTANCE, seed=None,
+                 use_mini_batch=True, mini_batch_steps_per_iteration=1,
+                 kmeans_plus_plus_num_retries=2, relative_tolerance=None, config=None,
+                 feature_columns=None):
+        super().__init__(num_clusters, model_dir, initial_clusters, distance_metric, seed,
+                         use_mini_batch, mini_batch_steps_per_iteration,
+                         kmeans_plus_plus_num_retries, relative_tolerance, config,
+                         feature_columns)
+
+
+CannedKMeans.__name__ = CannedKMeans.__qualname__ = "KMeansClustering"  # (TF's class name)
