@@ -401,3 +401,18 @@ def test_canned_kmeans_signature(tmp_path):
         "random_seed"] == 0
     km = km_cls(num_clusters=2, model_dir=str(tmp_path), seed=3, use_mini_batch=False)
     assert type(km).__name__ == "KMeansClustering"
+
+
+def test_wide_deep_model_compile_by_position():
+    # measured in TF 1.15: WideDeepModel.compile takes Model.compile's parameters
+    assert [n for n, _ in _params(tf.keras.experimental.WideDeepModel.compile)][:8] == [
+        "optimizer", "loss", "metrics", "loss_weights", "sample_weight_mode",
+        "weighted_metrics", "target_tensors", "distribute"]
+    x = np.ones((4, 2), np.float32)
+    y = np.ones((4, 1), np.float32)
+    with tf.Graph().as_default():
+        model = tf.keras.experimental.WideDeepModel(
+            tf.keras.experimental.LinearModel(), tf.keras.Sequential([tf.keras.layers.Dense(1)]))
+        model.compile(["sgd", "adam"], "mse", ["mae"])  # (metrics third, as TF 1.15)
+        history = model.fit([x, x], y, epochs=1, verbose=0)
+        assert sorted(history.history) == ["loss", "mean_absolute_error"]  # (as TF 1.15)

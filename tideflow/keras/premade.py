@@ -129,7 +129,13 @@ class WideDeepModel(Model):
             return self.activation(out)
         return out
 
-    def compile(self, optimizer="rmsprop", loss=None, **kwargs):
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
+                sample_weight_mode=None, weighted_metrics=None, target_tensors=None,
+                distribute=None, **kwargs):
+        # (TF 1.15's Model.compile parameters, in its order)
+        kwargs = dict(metrics=metrics, loss_weights=loss_weights,
+                      sample_weight_mode=sample_weight_mode, weighted_metrics=weighted_metrics,
+                      target_tensors=target_tensors, distribute=distribute, **kwargs)
         if isinstance(optimizer, (list, tuple)):
             if len(optimizer) != 2:
                 raise ValueError("WideDeepModel takes one optimizer, or two: the linear "
