@@ -112,3 +112,100 @@ def test_range_fed_non_scalar_errors():
                 assert _err(lambda t=t, feed=feed: s.run(t, feed)) == (
                     "InvalidArgumentError", msg)
             assert s.run(tf.range(i), {i: 3}).tolist() == [0, 1, 2]
+
+
+# --- a sample of the snippets that already matched TF 1.15 (kept as regression tests) ------
+
+
+# http://runxinzhi.com/ChenKe-cheng-p-9968207.html (variable_scope reuse errors)
+def test_variable_scope_reuse_messages():
+    with tf.Graph().as_default():
+        with tf.variable_scope("foo"):
+            v = tf.get_variable("v", [1])
+        with tf.variable_scope("foo", reuse=True):
+            assert tf.get_variable("v", [1]) is v
+
+        def get(name, shape, reuse=None, dtype=tf.float32):
+            with tf.variable_scope("foo", reuse=reuse):
+                return tf.get_variable(name, shape, dtype=dtype)
+
+        # measured in TF 1.15 (first lines)
+        assert _err(lambda: get("v", [1])) == (
+            "ValueError", ("Variable foo/v already exists, disallowed. Did you mean to set "
+            "reuse=True or reuse=tf.AUTO_REUSE in VarScope? Originally defined at:"))
+        assert _err(lambda: get("w", [1], True)) == (
+            "ValueError", ("Variable foo/w does not exist, or was not created with "
+            "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in VarScope?"))
+        assert _err(lambda: get("v", [2], True)) == (
+            "ValueError", ("Trying to share variable foo/v, but specified shape (2,) and found "
+            "shape (1,)."))
+        assert _err(lambda: get("v", [1], True, tf.int32)) == (
+            "ValueError", ("Trying to share variable foo/v, but specified dtype int32 and found "
+            "dtype float32_ref."))
+
+
+# SO "tf.reshape -1 error" / "Cannot feed value of shape"
+def test_reshape_and_feed_shape_errors():
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(12))
+        # measured in TF 1.15
+        assert _err(lambda: tf.reshape(x, [5, -1])) == (
+            "ValueError", ("Dimension size must be evenly divisible by 5 but is 12 for "
+            "'Reshape' (op: 'Reshape') with input shapes: [12], [2] and with input tensors "
+            "computed as partial shapes: input[1] = [5,?]."))
+        p = tf.placeholder(tf.float32, [None, 784])
+        q = tf.placeholder(tf.float32)
+        with tf.Session() as s:
+            assert _err(lambda: s.run(p, {p: np.zeros((2, 700))})) == (
+                "ValueError", ("Cannot feed value of shape (2, 700) for Tensor 'Placeholder:0', "
+                "which has shape '(?, 784)'"))
+            r1, r2 = tf.reshape(q, [-1, 7]), tf.reshape(q, [4, 4])
+            assert _err(lambda: s.run(r1, {q: np.zeros(10)})) == (
+                "InvalidArgumentError", ("Input to reshape is a tensor with 10 values, but the "
+                "requested shape requires a multiple of 7"))
+            assert _err(lambda: s.run(r2, {q: np.zeros(10)})) == (
+                "InvalidArgumentError", ("Input to reshape is a tensor with 10 values, but the "
+                "requested shape has 16"))
+
+
+# SO "tf.cond executes both branches" and its errors
+def test_cond_quirks():
+    with tf.Graph().as_default():
+        x = tf.Variable(0)
+        pred = tf.placeholder(tf.bool)
+        assign_true = tf.assign(x, 1)  # built outside the branches: runs either way
+        r = tf.cond(pred, lambda: assign_true, lambda: tf.constant(2))
+        # measured in TF 1.15
+        assert _err(lambda: tf.cond(pred, lambda: tf.constant(1), lambda: tf.constant(1.0))) \
+            == ("ValueError", ("Outputs of true_fn and false_fn must have the same type: int32, "
+                "float32"))
+        assert _err(lambda: tf.cond(pred, lambda: None, lambda: None)) == (
+            "ValueError", "true_fn must have a return value.")
+        assert _err(lambda: tf.cond(True, lambda: 1, lambda: 2)) == (
+            "TypeError", "pred must not be a Python bool")
+        with tf.Session() as s:
+            s.run(x.initializer)
+            assert (s.run(r, {pred: False}), s.run(x)) == (2, 1)
+
+
+# SO "using a tf.Tensor as a Python bool is not allowed", "Tensor object does not support
+# item assignment", "len of a symbolic tensor"
+def test_tensor_python_protocol_errors():
+    with tf.Graph().as_default():
+        x = tf.constant([1, 2, 3])
+        # measured in TF 1.15
+        assert _err(lambda: bool(x)) == (
+            "OperatorNotAllowedInGraphError", ("using a `tf.Tensor` as a Python `bool` is not "
+            "allowed in Graph execution. Use Eager execution or decorate this function with "
+            "@tf.function."))
+        assert _err(lambda: [i for i in x]) == (
+            "OperatorNotAllowedInGraphError", ("iterating over `tf.Tensor` is not allowed in "
+            "Graph execution. Use Eager execution or decorate this function with @tf.function."))
+        assert _err(lambda: len(x)) == (
+            "TypeError", ("len is not well defined for symbolic Tensors. (Const:0) Please call "
+            "`x.shape` rather than `len(x)` for shape information."))
+        assert _err(lambda: np.array(x)) == (
+            "NotImplementedError", "Cannot convert a symbolic Tensor (Const:0) to a numpy array.")
+        assert _err(lambda: x[1.0]) == (
+            "TypeError", ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
+            "scalar tf.int32/tf.int64 tensors are valid indices, got 1.0"))
