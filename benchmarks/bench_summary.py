@@ -6,7 +6,8 @@ every step, against the same loop without summaries, interleaved in one run.
 Also reports the overhead when the summary is written every 10th step (common practice), the
 event bytes per summary, and the HistogramSummary kernel's time over the MLP's three weight
 matrices (784x512, 512x512, 512x10: 668,672 values) beside what NumPy's sort of the same
-values alone takes, the floor of the exact bucketing the kernel does.
+values alone takes (the floor of the bucketing by sort the kernel did until the twenty-seventh
+session; it now finds each bucket from the logarithm, with no sort).
 
 Run: ``python benchmarks/bench_summary.py`` (``--json FILE`` saves the figures).
 """

@@ -196,23 +196,6 @@ def test_intra_op_parallelism_threads_caps_blas_for_the_session():
         threads.set_thread_count(None)
 
 
-def test_a_histogram_split_over_the_pool_counts_as_one_piece(two_threads):
-    from tideflow.summary import summary_ops
-
-    rng = np.random.RandomState(3)
-    values = np.concatenate([rng.standard_normal(300_001).astype(np.float32) * 1e-3,
-                             np.zeros(7, np.float32), np.float32([-0.0, 5e-13, -2e5])])
-    split = summary_ops.histogram_counts(values)
-    threads.set_thread_count(1)
-    try:
-        whole = summary_ops.histogram_counts(values)
-    finally:
-        threads.set_thread_count(2)
-    assert split[:3] == whole[:3]  # min, max, count exactly
-    np.testing.assert_array_equal(split[5], whole[5])  # every bucket exactly
-    np.testing.assert_allclose(split[3:5], whole[3:5], rtol=1e-12)
-
-
 def test_big_elementwise_ops_in_place_split_as_one_call():
     rng = np.random.RandomState(5)
     a = rng.standard_normal((40, 60, 60)).astype(np.float32)  # 144k elements: split

@@ -14,7 +14,6 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, tensor_util
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.framework.wire_format import encode_varint
-from tideflow.kernels import threads
 from tideflow.protos import summary_pb2
 
 _DBL_MAX = sys.float_info.max
@@ -118,8 +117,6 @@ _SQUARE_ROW = 256
 # histograms of up to this many values get TF's exact sums (sequential, in double); larger ones
 # the cheaper ones of _sums
 _EXACT_SUMS_MAX = 1 << 14
-# histograms of at least this many values split over the intra-op pool when it is active
-_SPLIT_MIN = 1 << 18
 # float32 squares are used when the largest magnitude m is in this range: a row's sum,
 # 256*m*m, stays finite, and what the squares of values under 1e-19 lose below float32's
 # normal range (about 1e-45 each) stays under 1e-25 of m*m per value
@@ -139,9 +136,13 @@ def histogram_counts(values, name="histogram"):
     ``Histogram`` accumulates them: ``counts[i]`` holds the values ``v`` with
     ``BUCKET_LIMITS[i-1] <= v < BUCKET_LIMITS[i]`` (std::upper_bound over the limits).
 
-    The values are sorted (NumPy's SIMD sort: faster than any gather or bincount over them)
-    and the position of each limit between the minimum and the maximum found by binary
-    search. Non-finite values raise InvalidArgumentError naming ``name``.
+    Each value's bucket comes from its logarithm: the limits grow by 10%, so ``log(|v| /
+    1e-12) / log(1.1)`` rounded is the limit nearest ``v`` (the rounding errors of the float
+    logarithm and of the limits' own products are under 1e-3 of a bucket, against the 0.5
+    rounding allows), and one comparison with that limit says on which side ``v`` lies. A few
+    passes over the values and a bincount: no sort, no per-value binary search (NumPy's sort
+    of the 668,672 weights of the MLP benchmark ran 10-100x slower than this on some hosts).
+    Non-finite values raise InvalidArgumentError naming ``name``.
     """
     flat = np.asarray(values).reshape(-1)
     if flat.dtype == np.float32 or flat.dtype == np.float16 or flat.dtype.kind == "V":
@@ -151,31 +152,12 @@ def histogram_counts(values, name="histogram"):
         flat = flat.astype(np.float64, copy=False)  # TF's static_cast<double>
         thresholds = BUCKET_LIMITS
     n = flat.size
-    counts = np.zeros(BUCKET_LIMITS.size, dtype=np.int64)
     if n == 0:
-        return _DBL_MAX, -_DBL_MAX, 0, 0.0, 0.0, counts
-    k = threads.pieces(n, 4 * flat.itemsize) if n >= _SPLIT_MIN else 1
-    if k > 1:  # in pieces on the intra-op pool (a plan with convolutions): each sorted alone
-        parts = [None] * k
-        bounds = [n * i // k for i in range(k + 1)]
-
-        def sort_pieces(i, j):
-            for p in range(i, j):
-                parts[p] = np.sort(flat[bounds[p]:bounds[p + 1]])
-
-        threads.parallel_for(k, sort_pieces, k=k)
-        lo, hi = min(p[0] for p in parts), max(p[-1] for p in parts)
-    else:
-        parts = [np.sort(flat)]  # -inf first, +inf and NaN last
-        lo, hi = parts[0][0], parts[0][-1]
+        return _DBL_MAX, -_DBL_MAX, 0, 0.0, 0.0, np.zeros(BUCKET_LIMITS.size, dtype=np.int64)
+    lo, hi = flat.min(), flat.max()
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise _non_finite_error(flat, name)
-    # thresholds <= lo have no value below them, thresholds > hi all n of them
-    first = int(np.searchsorted(thresholds, lo, side="right"))
-    last = int(np.searchsorted(thresholds, hi, side="right"))
-    below = np.searchsorted(parts[0], thresholds[first:last], side="left")
-    for p in parts[1:]:
-        below += np.searchsorted(p, thresholds[first:last], side="left")
+    counts = np.bincount(_buckets(flat, thresholds), minlength=BUCKET_LIMITS.size)
     if n <= _EXACT_SUMS_MAX:
         # TF's own loop: each value widened to double, added in order (cumsum adds
         # sequentially), so a printed sum / sum_squares has TF's last digits
@@ -184,23 +166,41 @@ def histogram_counts(values, name="histogram"):
         squares = float(np.cumsum(np.multiply(wide, wide, out=wide))[-1])
     else:
         biggest = max(-float(lo), float(hi))
-        narrow = _F32_SQUARES_RANGE[0] <= biggest <= _F32_SQUARES_RANGE[1]
-        total = squares = 0.0
-        for p in parts:
-            t, q = _sums(p, narrow)
-            total += t
-            squares += q
+        total, squares = _sums(flat, _F32_SQUARES_RANGE[0] <= biggest <= _F32_SQUARES_RANGE[1])
     if lo == 0 or hi == 0:
         # TF keeps the first of equal extremes: with 0.0 and -0.0, the one met first
         zero = flat[int(np.argmax(flat == 0))]
         lo = zero if lo == 0 else lo
         hi = zero if hi == 0 else hi
-    cumulative = np.empty(BUCKET_LIMITS.size + 1, dtype=np.int64)
-    cumulative[:first + 1] = 0
-    cumulative[first + 1:last + 1] = below
-    cumulative[last + 1:] = n
-    np.subtract(cumulative[1:], cumulative[:-1], out=counts)
-    return float(lo), float(hi), n, total, squares, counts
+    return float(lo), float(hi), n, total, squares, counts.astype(np.int64, copy=False)
+
+
+# the positive limits (1e-12 growing by 10%, then DBL_MAX) and where the first one is
+_POSITIVE = (BUCKET_LIMITS.size - 1) // 2
+_LOG_FIRST = float(np.log(1e-12))
+_PER_LOG = float(1 / np.log(1.1))
+
+
+def _buckets(flat, thresholds):
+    """Each finite value's bucket: how many of ``thresholds`` (the limits, or float32 ones
+    that compare with float32 values as the double limits do) are <= it."""
+    dt = flat.dtype.type
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        k = np.abs(flat)
+        np.log(k, out=k)
+        k -= dt(_LOG_FIRST)
+        k *= dt(_PER_LOG)
+        np.rint(k, out=k)
+        # the nearest positive limit's index j (-1 below the first one, and for a zero);
+        # the limit sits at _POSITIVE + 1 + j in the whole array for a positive value, its
+        # negation at _POSITIVE - 1 - j for a negative one (at j = -1 both are the limit 0)
+        np.clip(k, -1, _POSITIVE - 1, out=k)
+        k += 1
+        np.copysign(k, flat, out=k)
+        k += _POSITIVE
+    near = k.astype(np.intp)
+    near += thresholds.take(near) <= flat
+    return near
 
 
 # ------------------------------------------------------------------------------------------
