@@ -249,3 +249,23 @@ def test_gather_with_batch_dims_is_one_gather_v2_as_tf():
             assert len(g.get_operations()) - n == 110
         r = _run(grads, {p: x})
     assert [zlib.crc32(v.tobytes()) for v in r] == [650517461, 1130050966, 2756693050]
+
+
+def test_max_pool_with_argmax_takes_a_nan_only_first_in_its_window_as_tf():
+    # TF 1.15's kernel takes each window's first element, then each greater one: a NaN
+    # first in its window is kept, any other passed over (CRC-32s measured in TF 1.15)
+    rng = np.random.RandomState(3)
+    x = rng.randn(2, 6, 6, 3).astype(np.float32)
+    x[rng.rand(*x.shape) < 0.15] = np.nan
+    x[0, 0, 0, 0] = np.nan
+    x[0, 2, 2, 1] = np.inf
+    x[0, 2, 3, 1] = np.inf
+    with tf.Graph().as_default():
+        xs = tf.constant(x)
+        res = []
+        for k, s, p in [(2, 2, "VALID"), (3, 2, "SAME"), (3, 1, "VALID"), (2, 1, "SAME")]:
+            res += list(tf.nn.max_pool_with_argmax(xs, [1, k, k, 1], [1, s, s, 1], p))
+        r = _run(res)
+    assert [zlib.crc32(a.tobytes()) for a in r] == [
+        1782024130, 2651688608, 2047088618, 2154083570, 3387630868, 3707801672, 3120772779,
+        1841603974]

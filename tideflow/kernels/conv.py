@@ -597,6 +597,30 @@ def max_pool_taps(x, ksize, strides, padding):
     return out, idx, outs, pads
 
 
+def _max_pool_taps_nan_first(x, ksize, strides, padding):
+    """max_pool_taps as TF 1.15's MaxPoolWithArgmax kernel scans a window: its first element
+    inside the input, then each later one greater than the running maximum. So a NaN is
+    taken only where it comes first in the window, and kept there; elsewhere it is passed
+    over (Eigen's MaxPool takes the largest number either way)."""
+    outs, pads = _pool_setup(x, ksize, strides, padding)
+    ones = (1,) * len(ksize)
+    shape = (x.shape[0],) + outs + (x.shape[-1],)
+    xp = _pad(x, pads, _lowest(x.dtype))
+    inside = _pad(np.ones((1,) + x.shape[1:-1] + (1,), bool), pads, False)
+    out = np.full(shape, _lowest(x.dtype), x.dtype)
+    idx = np.zeros(shape, np.intp)
+    unset = np.ones(shape, bool)
+    with np.errstate(invalid="ignore"):
+        for t, tap in enumerate(np.ndindex(*ksize)):
+            where = _tap(outs, strides, ones, tap)
+            sl, ok = xp[where], inside[where]
+            take = ok & (unset | (out < sl))
+            np.copyto(out, sl, where=take)
+            idx[take] = t
+            unset &= ~ok
+    return out, idx, outs, pads
+
+
 def _tiles(x, ksize, strides, padding):
     """The output sizes when the pooling windows tile ``x`` without padding (ksize == strides,
     SAME on sizes the window divides, or VALID), else None."""
@@ -767,7 +791,10 @@ def max_pool_grad_grad(x, g, ksize, strides, padding):
 
 def max_pool_with_argmax(x, ksize, strides, padding, include_batch_in_index, index_dtype):
     """(max, argmax): argmax flattens ((b * H + y) * W + x) * C + c, without b unless asked."""
-    out, idx, outs, pads = max_pool_taps(x, ksize, strides, padding)
+    if x.dtype.kind == "f" and x.size and np.isnan(x).any():
+        out, idx, outs, pads = _max_pool_taps_nan_first(x, ksize, strides, padding)
+    else:
+        out, idx, outs, pads = max_pool_taps(x, ksize, strides, padding)
     nsp = len(ksize)
     spatial = x.shape[1:-1]
     chans = x.shape[-1]
