@@ -209,3 +209,32 @@ def test_tensor_python_protocol_errors():
         assert _err(lambda: x[1.0]) == (
             "TypeError", ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
             "scalar tf.int32/tf.int64 tensors are valid indices, got 1.0"))
+
+
+# SO "tf.scatter_update on a tensor" ('Tensor' object has no attribute '_lazy_read'): TF 1.15's
+# update wrappers take any non-ref value for a resource variable and fail on its attributes
+def test_ref_updates_of_a_plain_tensor_raise_attribute_error():
+    with tf.Graph().as_default():
+        t = tf.constant([1, 2, 3])
+        cases = [
+            (lambda: tf.scatter_update(t, [0], [5]), "_lazy_read"),
+            (lambda: tf.scatter_add(t, [0], [5]), "_lazy_read"),
+            (lambda: tf.scatter_sub(t, [0], [5]), "_lazy_read"),
+            (lambda: tf.scatter_mul(t, [0], [5]), "_lazy_read"),
+            (lambda: tf.scatter_max(t, [0], [5]), "_lazy_read"),
+            (lambda: tf.scatter_nd_update(t, [[0]], [5]), "_lazy_read"),
+            (lambda: tf.scatter_nd_add(t, [[0]], [5]), "_lazy_read"),
+            (lambda: tf.batch_scatter_update(t, [0], [5]), "_lazy_read"),
+            (lambda: tf.count_up_to(t, 3), "handle"),
+            (lambda: tf.is_variable_initialized(t), "is_initialized"),
+            (lambda: tf.assign(t, [1, 2, 3]), "assign"),
+        ]
+        for fn, attr in cases:
+            # measured in TF 1.15
+            assert _err(fn) == ("AttributeError", f"'Tensor' object has no attribute '{attr}'")
+        v = tf.Variable([1, 2, 3])
+        up = tf.scatter_update(v, [0], [5])
+        with tf.Session() as s:
+            s.run(v.initializer)
+            assert s.run(up).tolist() == [5, 2, 3]
+            assert s.run(tf.is_variable_initialized(v))

@@ -397,4 +397,6 @@ def count_up_to(ref, limit, name=None):
         if name is None and getattr(ref, "_resource", False) is True:
             name = "ResourceCountUpTo"  # (TF 1.15's op for a resource variable)
         ref = ref._ref()
+    elif isinstance(ref, ops.Tensor) and not ref.dtype._is_ref_dtype:
+        raise AttributeError("'Tensor' object has no attribute 'handle'")  # as TF 1.15
     return ops.apply_op("CountUpTo", [ref], {"limit": int(limit)}, name=name).outputs[0]

@@ -251,13 +251,13 @@ _declare_ref_scatter()
 
 
 def _ref_scatter(op_type, ref, indices, updates, use_locking, name):
-    from tideflow.ops.state_ops import _ref_of
+    from tideflow.ops.state_ops import _lvalue
 
     if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
         return ref._resource_scatter(
             lambda r, i, u, name: _ref_scatter(op_type, r, i, u, use_locking, name), indices,
             updates, name, op_type)
-    return ops.apply_op(op_type, [_ref_of(ref), indices, updates],
+    return ops.apply_op(op_type, [_lvalue(ref), indices, updates],
                         {"use_locking": use_locking}, name=name)._outputs[0]
 
 

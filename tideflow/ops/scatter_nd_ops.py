@@ -8,7 +8,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.kernels.scatter import nd_at
 from tideflow.ops.array_ops import _in, _np, _register_fold, _shape_str
 from tideflow.ops.gradients import dense
-from tideflow.ops.state_ops import _ref_of, ref_update_factory
+from tideflow.ops.state_ops import _lvalue, ref_update_factory
 
 _INDEX = "Tindices: {int32, int64}"
 
@@ -128,7 +128,7 @@ def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
     """``ref[indices[i]] = updates[i]`` for the n-d ``indices``; returns the ref."""
     if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
         return ref._resource_scatter(scatter_nd_update, indices, updates, name, "ScatterNdUpdate")
-    return ops.apply_op("ScatterNdUpdate", [_ref_of(ref), indices, updates],
+    return ops.apply_op("ScatterNdUpdate", [_lvalue(ref), indices, updates],
                         {"use_locking": use_locking}, name=name)._outputs[0]
 
 
@@ -136,7 +136,7 @@ def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
     """``ref[indices[i]] += updates[i]`` (duplicates add up); returns the ref."""
     if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
         return ref._resource_scatter(scatter_nd_add, indices, updates, name, "ScatterNdAdd")
-    return ops.apply_op("ScatterNdAdd", [_ref_of(ref), indices, updates],
+    return ops.apply_op("ScatterNdAdd", [_lvalue(ref), indices, updates],
                         {"use_locking": use_locking}, name=name)._outputs[0]
 
 
@@ -144,7 +144,7 @@ def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
     """``ref[indices[i]] -= updates[i]`` (duplicates add up); returns the ref."""
     if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
         return ref._resource_scatter(scatter_nd_sub, indices, updates, name, "ScatterNdSub")
-    return ops.apply_op("ScatterNdSub", [_ref_of(ref), indices, updates],
+    return ops.apply_op("ScatterNdSub", [_lvalue(ref), indices, updates],
                         {"use_locking": use_locking}, name=name)._outputs[0]
 
 

@@ -725,6 +725,16 @@ def _ref_of(ref):
     return ops.convert_to_tensor(ref, as_ref=True)
 
 
+def _lvalue(ref, attr="_lazy_read"):
+    """The ref tensor an update op writes. A plain (non-ref) tensor fails as in TF 1.15, whose
+    wrapper takes any non-ref for a resource variable and reaches for the variable's ``attr``
+    (an AttributeError, not the op's 'requires l-value input')."""
+    ref = _ref_of(ref)
+    if not ref.dtype._is_ref_dtype and type(ref) is ops.Tensor:
+        raise AttributeError(f"'Tensor' object has no attribute '{attr}'")
+    return ref
+
+
 def _own_method(ref, method):
     """``ref``'s own ``assign...`` method: TF 1.15 hands a value that is not a ref to it (and so
     a plain Tensor fails with AttributeError)."""
@@ -787,7 +797,7 @@ def scatter_update(ref, indices, updates, use_locking=True, name=None):
     if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
         return ref._resource_scatter(scatter_update, indices, updates, name, "ScatterUpdate")
     return ops.apply_op(
-        "ScatterUpdate", [_ref_of(ref), indices, updates], {"use_locking": use_locking},
+        "ScatterUpdate", [_lvalue(ref), indices, updates], {"use_locking": use_locking},
         name=name,
     )._outputs[0]
 
@@ -797,7 +807,7 @@ def scatter_add(ref, indices, updates, use_locking=False, name=None):
     if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
         return ref._resource_scatter(scatter_add, indices, updates, name, "ScatterAdd")
     return ops.apply_op(
-        "ScatterAdd", [_ref_of(ref), indices, updates], {"use_locking": use_locking},
+        "ScatterAdd", [_lvalue(ref), indices, updates], {"use_locking": use_locking},
         name=name,
     )._outputs[0]
 
@@ -807,7 +817,7 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
     if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
         return ref._resource_scatter(scatter_sub, indices, updates, name, "ScatterSub")
     return ops.apply_op(
-        "ScatterSub", [_ref_of(ref), indices, updates], {"use_locking": use_locking},
+        "ScatterSub", [_lvalue(ref), indices, updates], {"use_locking": use_locking},
         name=name,
     )._outputs[0]
 
@@ -816,7 +826,8 @@ def is_variable_initialized(ref, name=None):
     """A bool scalar: whether the variable ``ref`` has been initialized."""
     if name is None and getattr(ref, "_resource", False) is True:
         name = "VarIsInitializedOp"  # (TF 1.15's op for a resource variable)
-    return ops.apply_op("IsVariableInitialized", [_ref_of(ref)], name=name)._outputs[0]
+    return ops.apply_op("IsVariableInitialized", [_lvalue(ref, "is_initialized")],
+                        name=name)._outputs[0]
 
 
 # TF's state_ops also holds the other ref updates, which tideflow declares with their families
