@@ -416,3 +416,20 @@ def test_wide_deep_model_compile_by_position():
         model.compile(["sgd", "adam"], "mse", ["mae"])  # (metrics third, as TF 1.15)
         history = model.fit([x, x], y, epochs=1, verbose=0)
         assert sorted(history.history) == ["loss", "mean_absolute_error"]  # (as TF 1.15)
+
+
+def test_input_spec_config_and_bidirectional_reset_states():
+    spec = tf.keras.layers.InputSpec(ndim=3, axes={-1: 4})
+    # measured in TF 1.15
+    assert spec.get_config() == {"dtype": None, "shape": None, "ndim": 3, "max_ndim": None,
+                                 "min_ndim": None, "axes": {-1: 4}}
+    assert tf.keras.layers.InputSpec.from_config(spec.get_config()).axes == {-1: 4}
+    assert tf.layers.InputSpec(shape=(None, 2)).get_config()["ndim"] == 2
+    with tf.Graph().as_default():
+        inp = tf.keras.layers.Input(batch_shape=(2, 3, 1))
+        bi = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2, stateful=True))
+        model = tf.keras.Model(inp, bi(inp))
+        x = np.ones((2, 3, 1), np.float32)
+        first = model.predict(x)
+        bi.reset_states()  # (TF 1.15's Bidirectional.reset_states)
+        np.testing.assert_allclose(model.predict(x), first, rtol=1e-6)

@@ -192,6 +192,15 @@ class InputSpec:
         self.min_ndim = min_ndim
         self.axes = axes or {}
 
+    def get_config(self):
+        """TF 1.15's six fields, set or not."""
+        return {"dtype": self.dtype, "shape": self.shape, "ndim": self.ndim,
+                "max_ndim": self.max_ndim, "min_ndim": self.min_ndim, "axes": self.axes}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
     def __repr__(self):
         # as TF 1.15: only the fields that are set (and not 0 or empty)
         fields = ("dtype", "shape", "ndim", "max_ndim", "min_ndim", "axes")

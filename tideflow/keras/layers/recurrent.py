@@ -1725,6 +1725,11 @@ class Bidirectional(Wrapper):
         self.return_state = layer.return_state
         self._num_constants = None  # set by a call with ``constants``
 
+    def reset_states(self):
+        """Resets both directions' states (stateful layers), as TF 1.15's."""
+        self.forward_layer.reset_states()
+        self.backward_layer.reset_states()
+
     @property
     def losses(self):
         return _each_sublayer_counts(_loss_values(self._losses) + self._input_losses()
