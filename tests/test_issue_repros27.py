@@ -4,6 +4,7 @@ TF 1.15 shows. Each test names its issue; every expected value was measured in T
 
 import threading
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -98,3 +99,88 @@ def test_while_loop_body_changing_a_type_fails_at_the_next_run_not_at_build():
             for _ in range(2):
                 with pytest.raises(tf.errors.InvalidArgumentError, match=msg):
                     s.run(r)
+
+
+# -- programs that matched TF 1.15 already (kept so they stay matched) -------------------------
+
+def test_gradient_inside_a_while_body_of_an_unrelated_loop_variable_is_none():
+    # https://github.com/tensorflow/tensorflow/issues/15403 (measured in TF 1.15)
+    seen = []
+    with tf.Graph().as_default():
+        a = tf.constant(3.0)
+        assert repr(tf.gradients(a, a)[0]) == (
+            "<tf.Tensor 'gradients/Fill:0' shape=() dtype=float32>")
+
+        def body(i, a, b):
+            seen.append(tf.gradients(b, a)[0])
+            return i + 1, b, b ** 2
+
+        r = tf.while_loop(lambda i, a, b: tf.less(i, 5), body, [tf.constant(0), a,
+                                                                 tf.constant(5.0)])
+        assert [t.name for t in r] == ["while/Exit:0", "while/Exit_1:0", "while/Exit_2:0"]
+        with tf.Session() as s:
+            assert s.run(r) == (5, np.float32(152587900000.0), np.float32(2.3283065e+22))
+    assert seen == [None]
+
+
+def test_string_split_skips_empty_tokens_and_splits_on_each_delimiter_character():
+    # https://github.com/tensorflow/tensorflow/issues/12108 and /issues/18271 (measured)
+    with tf.Graph().as_default(), tf.Session() as s:
+        r = s.run(tf.string_split([tf.constant("#2")], "#"))
+        assert r.indices.tolist() == [[0, 0]] and r.values.tolist() == [b"2"]
+        assert r.dense_shape.tolist() == [1, 1]
+        r = s.run(tf.string_split(["a#", "x##y"], "#", skip_empty=False))
+        assert r.values.tolist() == [b"a", b"", b"x", b"", b"y"]
+        assert r.dense_shape.tolist() == [2, 3]
+        v = s.run(tf.string_split(["hello world <eos> tensorflow"], delimiter="<eos>").values)
+        assert v.tolist() == [b"h", b"ll", b" w", b"rld ", b" t", b"n", b"rfl", b"w"]
+
+
+def test_sparse_dense_matmul_has_a_static_shape():
+    # https://github.com/tensorflow/tensorflow/issues/4282 (fixed in TF 1.15: measured)
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0], [1, 2]], [1., 1.], [4, 6])
+        m = tf.sparse_tensor_dense_matmul(sp, tf.ones((6, 1)))
+        assert repr(m) == ("<tf.Tensor 'SparseTensorDenseMatMul/SparseTensorDenseMatMul:0' "
+                           "shape=(4, 1) dtype=float32>")
+        assert repr(tf.Variable(m)) == (
+            "<tf.Variable 'Variable:0' shape=(4, 1) dtype=float32_ref>")
+
+
+def test_no_gradients_errors_name_the_variables_and_the_loss():
+    # https://github.com/tensorflow/tensorflow/issues/1511 (measured in TF 1.15)
+    with tf.Graph().as_default():
+        x = tf.Variable(1.0)
+        y = tf.Variable(2.0)
+        loss = tf.cast(tf.argmax([x, y]), tf.float32)
+        with pytest.raises(ValueError) as e:
+            tf.train.AdamOptimizer().minimize(loss)
+        assert str(e.value) == (
+            "No gradients provided for any variable, check your graph for ops that do not "
+            "support gradients, between variables [\"<tf.Variable 'Variable:0' shape=() "
+            "dtype=float32_ref>\", \"<tf.Variable 'Variable_1:0' shape=() dtype=float32_ref>\"] "
+            "and loss Tensor(\"Cast:0\", shape=(), dtype=float32).")
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        with pytest.raises(ValueError, match="^No variables to optimize.$"):
+            opt.minimize(x * 2.0, var_list=[])
+        with pytest.raises(ValueError) as e:
+            opt.apply_gradients([(None, x)])
+        assert str(e.value) == ("No gradients provided for any variable: [\"<tf.Variable "
+                                "'Variable:0' shape=() dtype=float32_ref>\"].")
+
+
+def test_numeric_corners_round_half_even_cast_truncation_and_modulo_signs():
+    # issue-style numeric corner program (measured in TF 1.15)
+    with tf.Graph().as_default(), tf.Session() as s:
+        assert s.run(tf.round([0.5, 1.5, 2.5, -0.5, -1.5])).tolist() == [0., 2., 2., -0., -2.]
+        assert s.run(tf.cast([1.7, -1.7, 2.5], tf.int32)).tolist() == [1, -1, 2]
+        assert s.run(tf.cast([300, -1], tf.uint8)).tolist() == [44, 255]
+        assert s.run(tf.mod([-7, 7, -7], [3, -3, -3])).tolist() == [2, -2, -1]
+        assert s.run(tf.truncatemod([-7, 7], [3, -3])).tolist() == [-1, 1]
+        assert s.run(tf.truncatediv([-7, 7], [2, -2])).tolist() == [-3, -3]
+        assert s.run(tf.constant([250], tf.uint8) + tf.constant([10], tf.uint8)).tolist() == [4]
+        assert s.run(tf.reduce_mean([1, 2])) == 1
+        with pytest.raises(tf.errors.InvalidArgumentError, match="^Integer division by zero\n"):
+            s.run(tf.div(1, 0))
+        with pytest.raises(TypeError, match="has DataType int8 not in list of allowed values"):
+            tf.abs(tf.constant([-128], tf.int8))
