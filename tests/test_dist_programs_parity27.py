@@ -446,91 +446,6 @@ else:
         os._exit(0)  # (sv.stop() waits out stop_grace_secs for the chief queue runner, in TF too)
 '''
 
-# zjj2wry/distributed-tensorflow recognition_flower/distributed/train_dataset.py (reduced: TF_CONFIG,
-P08 = r'''
-import argparse, json
-import tideflow as tf
-_p = argparse.ArgumentParser()
-for _a in ("--spec", "--job_name", "--logdir"):
-    _p.add_argument(_a, default="")
-_p.add_argument("--task_index", type=int, default=0)
-FLAGS, _ = _p.parse_known_args()
-SPEC = json.load(open(FLAGS.spec))
-# tf.data from a TFRecord file, small dense net instead of inception, 6 steps)
-import json, os
-import numpy as np
-os.environ['TF_CONFIG'] = json.dumps({'cluster': SPEC, 'task': {'type': FLAGS.job_name, 'index': FLAGS.task_index}})
-params = {'learning_rate': 0.01, 'train_steps': 6, 'batch_size': 4, 'num_epochs': 100, 'threads': 1}
-rec = os.path.abspath('train.tfrecord')
-
-def parser(record):
-    features = tf.parse_single_example(record, features={
-        'image_raw': tf.FixedLenFeature([], tf.string),
-        'label': tf.FixedLenFeature([], tf.int64)})
-    image = tf.decode_raw(features['image_raw'], tf.uint8)
-    image = tf.reshape(tf.cast(image, tf.float32) / 255.0, [8])
-    label = tf.cast(features['label'], tf.int32)
-    return image, label
-
-def train_input_fn(path, params):
-    dataset = tf.data.TFRecordDataset(path)
-    dataset = dataset.map(parser).repeat(params['num_epochs'])
-    dataset = dataset.batch(params['batch_size'])
-    dataset = dataset.prefetch(4)
-    iterator = dataset.make_one_shot_iterator()
-    return iterator.get_next()
-
-tf_config = json.loads(os.environ.get('TF_CONFIG') or '{}')
-task_type = tf_config['task']['type']; task_index = tf_config['task']['index']
-is_chief = task_index == 0
-cluster = tf.train.ClusterSpec(tf_config['cluster'])
-server = tf.train.Server(cluster, task_type, task_index)
-if task_type == 'ps':
-    server.join()
-if task_type == 'worker':
-    rng = np.random.RandomState(3)
-    with tf.python_io.TFRecordWriter(rec) as w:
-        for i in range(12):
-            ex = tf.train.Example(features=tf.train.Features(feature={
-                'image_raw': tf.train.Feature(bytes_list=tf.train.BytesList(value=[rng.randint(0, 255, 8).astype(np.uint8).tobytes()])),
-                'label': tf.train.Feature(int64_list=tf.train.Int64List(value=[i % 3]))}))
-            w.write(ex.SerializeToString())
-    with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device="/job:worker/task:%d" % task_index)):
-        global_step = tf.train.get_or_create_global_step()
-        x, labels = train_input_fn(rec, params)
-        with tf.variable_scope('fc_trainable'):
-            h = tf.layers.dense(x, 6, activation=tf.nn.relu, name='dense_prelogit1',
-                                kernel_initializer=tf.constant_initializer(0.1))
-            logits = tf.layers.dense(h, 3, name='flower_logits', kernel_initializer=tf.constant_initializer(-0.05))
-        tf.summary.histogram('logits histogram', logits)
-        with tf.name_scope('train'):
-            fc_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='fc_trainable')
-            xentropy = tf.losses.sparse_softmax_cross_entropy(labels=tf.cast(labels, tf.int32), logits=logits)
-            loss = tf.reduce_mean(xentropy)
-            tf.summary.scalar('loss', loss)
-            optimizer = tf.train.AdamOptimizer(params['learning_rate'])
-            train_step = optimizer.minimize(loss=loss, var_list=fc_vars, global_step=global_step)
-        with tf.name_scope('init_and_save'):
-            init = tf.global_variables_initializer()
-            saver_total = tf.train.Saver()
-            merged = tf.summary.merge_all()
-        print(x.device, logits.device, [v.device for v in fc_vars], train_step.device)
-        config_proto = tf.ConfigProto(device_filters=['/job:ps', '/job:worker/task:%d' % task_index])
-        ck = os.path.join(FLAGS.logdir, 'ck')
-        hooks = [tf.train.CheckpointSaverHook(checkpoint_dir=ck, save_steps=2, saver=saver_total),
-                 tf.train.SummarySaverHook(save_steps=2, summary_op=merged, output_dir=os.path.join(FLAGS.logdir, 'ev'))]
-        with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks,
-                                               config=config_proto) as mon_sess:
-            step = 0
-            while not mon_sess.should_stop() and step < params['train_steps']:
-                _, batch_loss, step = mon_sess.run([train_step, loss, global_step])
-                if step % 2 == 0:
-                    print('Worker %d: training step %d done , loss is %f' % (task_index, step, batch_loss))
-        print('finished training')
-        print(tf.train.latest_checkpoint(ck).replace(FLAGS.logdir, 'LOG'))
-        print(sorted(tf.train.list_variables(ck)))
-'''
-
 # JPLeoRX/tensorflow-distributed-examples Distributed/hello_world_1_cluster_1_job_2_tasks.py (ports free)
 P09 = r'''
 import argparse, json
@@ -677,24 +592,6 @@ def test_kzhang28_supervisor_starts_the_chief_queue_runner(tmp_path):
         'Worker:0 global step:6, cross_entropy:1.385216',
         'Worker:0 global step:8, cross_entropy:1.384107',
     ]
-
-def test_zjj2wry_dataset_with_checkpoint_and_summary_hooks(tmp_path):
-    # TF 1.15 (measured): tf.data from a TFRecord file on the worker, Adam on the ps, a
-    # CheckpointSaverHook every 2 steps (and at the end) and a SummarySaverHook
-    out, files = _run(tmp_path, P08, {"ps": 1, "worker": 1})
-    assert out[("worker", 0)] == [
-        "/job:worker/task:0 /job:worker/task:0 ['/job:ps/task:0', '/job:ps/task:0', '/job:ps/task:0', '/job:ps/task:0'] /job:ps/task:0",
-        'Worker 0: training step 0 done , loss is 1.098612',
-        'Worker 0: training step 2 done , loss is 1.111850',
-        'Worker 0: training step 4 done , loss is 1.100181',
-        'Worker 0: training step 6 done , loss is 1.095435',
-        'finished training',
-        'LOG/ck/model.ckpt-7',
-        "[('fc_trainable/dense_prelogit1/bias', [6]), ('fc_trainable/dense_prelogit1/bias/Adam', [6]), ('fc_trainable/dense_prelogit1/bias/Adam_1', [6]), ('fc_trainable/dense_prelogit1/kernel', [8, 6]), ('fc_trainable/dense_prelogit1/kernel/Adam', [8, 6]), ('fc_trainable/dense_prelogit1/kernel/Adam_1', [8, 6]), ('fc_trainable/flower_logits/bias', [3]), ('fc_trainable/flower_logits/bias/Adam', [3]), ('fc_trainable/flower_logits/bias/Adam_1', [3]), ('fc_trainable/flower_logits/kernel', [6, 3]), ('fc_trainable/flower_logits/kernel/Adam', [6, 3]), ('fc_trainable/flower_logits/kernel/Adam_1', [6, 3]), ('global_step', []), ('train/beta1_power', []), ('train/beta2_power', [])]",
-    ]
-    ck = [f for f in files if f.startswith("ck/model.ckpt-")]
-    assert sorted({f.split(".")[1] for f in ck}) == ["ckpt-0", "ckpt-2", "ckpt-4", "ckpt-6", "ckpt-7"]
-    assert "ev/events.out.tfevents" in files and "ck/graph.pbtxt" in files
 
 def test_jpleorx_two_servers_in_one_process(tmp_path):
     # TF 1.15 (measured): two tasks' servers in one process, a session on each, and the errors of

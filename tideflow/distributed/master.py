@@ -326,6 +326,7 @@ class MasterSession:
         variable read by another lane of its device is read through a clone there."""
         part_of = {op: p for p in parts for op in p.ops}
         fed = {t: i for i, t in enumerate(feeds)}
+        shaped = _shape_known(order, fed)
         fetch_of = {}
         fed_fetches = []
         for j, t in enumerate(fetches):
@@ -388,6 +389,9 @@ class MasterSession:
                         small = src.address != dev.address and wire.known_small(t)
                         gd.node.append(_recv_node(tr.recv_name, t._dtype.base_dtype,
                                                   tr.edge_name, src, dev, False, bf16, small))
+                        if id(t) not in shaped.unknown and t._shape.ndims is not None:
+                            gd.node[-1].attr["_output_shapes"].list.shape.add().CopyFrom(
+                                t._shape.as_proto())
                         if t._dtype._is_ref_dtype:
                             ref_recvs.append(gd.node[-1])
                     inputs.append(tr.recv_name)
@@ -618,6 +622,18 @@ def _read_after_other_inputs(ref_recvs, op, nd):
     others.extend(name for name in nd.input[len(op._inputs):] if name.startswith("^"))
     for r in ref_recvs:
         r.input.extend(dict.fromkeys(others))
+
+
+def _shape_known(order, fed):
+    """What TF 1.15's grappler knows of the step's shapes: it optimizes the whole graph on
+    the master, before partitioning, where a tensor received from another device still has
+    its static shape (a fed tensor's and what is computed from one aside). The cross-device
+    _Recv nodes carry that shape (``_output_shapes``) so the workers' graph passes rewrite what
+    TF's do: ``tp + fn + eps`` over a parameter server's counters becomes AddOpsRewrite's AddN
+    as in a local session (a streaming AUC's last bit)."""
+    from tideflow.runtime import grappler_arith
+
+    return grappler_arith._Shapes(order, grappler_arith._Ids({}, {}, fed), {})
 
 
 def _recv_node(name, dtype, tensor_name, src, dst, client, bf16, small=False):
