@@ -211,6 +211,42 @@ else:
     print([n for n, _ in tf.train.list_variables(FLAGS.logdir)])
 '''
 
+# yiakwy/distributed-tensorflow tests/gRPC.py (reduced: two in-process servers, 8 threads each
+P13 = r'''
+import argparse, json
+import tideflow as tf
+_p = argparse.ArgumentParser()
+for _a in ("--spec", "--job_name", "--logdir"):
+    _p.add_argument(_a, default="")
+_p.add_argument("--task_index", type=int, default=0)
+FLAGS, _ = _p.parse_known_args()
+SPEC = json.load(open(FLAGS.spec))
+# building a constant in the shared default graph and running it on a server in turn)
+import threading
+if FLAGS.task_index == 1:
+    raise SystemExit(0)
+cluster = tf.train.ClusterSpec({"local": SPEC["worker"]})
+servers = [tf.train.Server(cluster, job_name="local", task_index=i) for i in range(2)]
+lock = threading.Lock()
+results = []
+
+def test_grpc(index):
+    op = tf.constant("Hello, distributed Tensorflow! I am Node %s" % index)
+    target = servers[index % 2].target
+    with tf.Session(target) as sess:
+        r = sess.run(op)
+    with lock:
+        results.append((index, r, op.name))
+
+threads = [threading.Thread(target=test_grpc, args=(i,)) for i in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+for r in sorted(results):
+    print(r[0], r[1])
+print(sorted(r[2] for r in results))
+print(len(tf.get_default_graph().get_operations()))
+'''
+
 
 def test_zjj2wry_dataset_with_checkpoint_and_summary_hooks(tmp_path):
     # TF 1.15 (measured): tf.data from a TFRecord file on the worker, Adam on the ps, a
@@ -302,3 +338,22 @@ def test_kzhang28_queue_input_sync_replicas_and_moving_averages(tmp_path):
                      "model.ckpt-0.data-00000-of-00001", "model.ckpt-0.index",
                      "model.ckpt-0.meta", "model.ckpt-6.data-00000-of-00001",
                      "model.ckpt-6.index", "model.ckpt-6.meta"]
+
+
+def test_yiakwy_sessions_from_threads(tmp_path):
+    # TF 1.15 (measured): threads each building a constant and running it on one of two
+    # in-process servers; each new thread builds in a default graph of its own (every
+    # constant is "Const", the main thread's graph stays empty)
+    out, _ = _run(tmp_path, P13, {"worker": 2})
+    assert out[("worker", 0)] == [
+        "0 b'Hello, distributed Tensorflow! I am Node 0'",
+        "1 b'Hello, distributed Tensorflow! I am Node 1'",
+        "2 b'Hello, distributed Tensorflow! I am Node 2'",
+        "3 b'Hello, distributed Tensorflow! I am Node 3'",
+        "4 b'Hello, distributed Tensorflow! I am Node 4'",
+        "5 b'Hello, distributed Tensorflow! I am Node 5'",
+        "6 b'Hello, distributed Tensorflow! I am Node 6'",
+        "7 b'Hello, distributed Tensorflow! I am Node 7'",
+        "['Const:0', 'Const:0', 'Const:0', 'Const:0', 'Const:0', 'Const:0', 'Const:0', 'Const:0']",
+        '0',
+    ]
