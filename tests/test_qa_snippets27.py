@@ -238,3 +238,16 @@ def test_ref_updates_of_a_plain_tensor_raise_attribute_error():
             s.run(v.initializer)
             assert s.run(up).tolist() == [5, 2, 3]
             assert s.run(tf.is_variable_initialized(v))
+
+
+# SO "tf.einsum with numpy arrays": TF 1.15's einsum calls get_shape() on each input first
+def test_einsum_of_lists_and_arrays_raises_attribute_error():
+    with tf.Graph().as_default():
+        # measured in TF 1.15
+        assert _err(lambda: tf.einsum("i,i->", [1.0, 2.0], [3.0, 4.0])) == (
+            "AttributeError", "'list' object has no attribute 'get_shape'")
+        assert _err(lambda: tf.einsum("ij,jk->ik", np.ones((2, 2)), tf.ones([2, 2]))) == (
+            "AttributeError", "'numpy.ndarray' object has no attribute 'get_shape'")
+        v = tf.Variable(np.ones((2, 2), np.float32))
+        out = tf.einsum("ij,jk->ik", v, tf.ones([2, 2]))  # a Variable has get_shape
+        assert str(out) == 'Tensor("einsum/MatMul:0", shape=(2, 2), dtype=float32)'

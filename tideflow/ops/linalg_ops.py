@@ -1117,6 +1117,9 @@ def einsum(equation, *inputs, **kwargs):
     from tideflow.ops.matrix_diag_ops import trace
 
     with ops.name_scope(name, "einsum", []):
+        # TF 1.15 reads each input's get_shape() before converting any: a list or an array
+        # fails with Python's own AttributeError
+        _ = [t.get_shape for t in inputs]
         inputs = [t if isinstance(t, ops.Tensor) else ops.convert_to_tensor(t) for t in inputs]
         in_labels, out_labels = _einsum_labels(equation, [t.get_shape() for t in inputs])
         labels = set("".join(in_labels) + out_labels)
