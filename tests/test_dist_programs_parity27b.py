@@ -247,6 +247,49 @@ print(sorted(r[2] for r in results))
 print(len(tf.get_default_graph().get_operations()))
 '''
 
+# hwang595/distributed_tensorflow DistributedLeNet/src/distributed_train.py (reduced to its graph:
+P14 = r'''
+import argparse, json
+import tideflow as tf
+_p = argparse.ArgumentParser()
+for _a in ("--spec", "--job_name", "--logdir"):
+    _p.add_argument(_a, default="")
+_p.add_argument("--task_index", type=int, default=0)
+FLAGS, _ = _p.parse_known_args()
+# SyncReplicasOptimizer with a backup worker, 2 of 3, under replica_device_setter over 2 ps)
+if FLAGS.task_index == 1:
+    raise SystemExit(0)
+cluster = tf.train.ClusterSpec({"ps": ["a:1", "b:1"], "worker": ["c:1", "d:1", "e:1"]})
+with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:0", cluster=cluster)):
+    global_step = tf.Variable(0, name="global_step", trainable=False)
+    x = tf.placeholder(tf.float32, [None, 4])
+    w = tf.get_variable("w", [4, 2], initializer=tf.zeros_initializer())
+    b = tf.get_variable("b", [2], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b))
+    opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), replicas_to_aggregate=2,
+                                         total_num_replicas=3)
+    train_op = opt.minimize(loss, global_step=global_step)
+    qr = opt.get_chief_queue_runner()
+    init_tokens = opt.get_init_tokens_op()
+    try:
+        opt.get_init_tokens_op(num_tokens=1)
+    except ValueError as e:
+        print("ValueError", e)
+    hook = opt.make_session_run_hook(True, num_tokens=5)
+g = tf.get_default_graph()
+skip = ("gradients/",)
+for op in sorted(g.get_operations(), key=lambda o: o.name):
+    if op.type in ("ConditionalAccumulator", "FIFOQueueV2", "AccumulatorApplyGradient", "AccumulatorTakeGradient",
+                   "QueueDequeueV2", "QueueEnqueueManyV2", "AssignAdd", "Assign", "VariableV2", "ApplyGradientDescent",
+                   "AccumulatorSetGlobalStep", "AccumulatorNumAccumulated") or op.name.startswith("sync_replicas/"):
+        if op.type in ("Const",):
+            continue
+        print(op.name, op.type, op.device, sorted(op.node_def.attr.keys()) if op.type in ("ConditionalAccumulator", "FIFOQueueV2") else "")
+print([v.op.name for v in tf.local_variables()], [v.op.name for v in tf.global_variables()])
+print(qr.queue.name, [o.name for o in qr.enqueue_ops], init_tokens.name, init_tokens.type)
+print(opt.get_slot_names(), train_op.name, train_op.op.type, train_op.device, train_op.dtype)
+'''
+
 
 def test_zjj2wry_dataset_with_checkpoint_and_summary_hooks(tmp_path):
     # TF 1.15 (measured): tf.data from a TFRecord file on the worker, Adam on the ps, a
@@ -356,4 +399,52 @@ def test_yiakwy_sessions_from_threads(tmp_path):
         "7 b'Hello, distributed Tensorflow! I am Node 7'",
         "['Const:0', 'Const:0', 'Const:0', 'Const:0', 'Const:0', 'Const:0', 'Const:0', 'Const:0']",
         '0',
+    ]
+
+
+def test_hwang595_sync_replicas_with_a_backup_worker_graph(tmp_path):
+    # TF 1.15 (measured): the graph SyncReplicasOptimizer (2 of 3) builds under a
+    # replica_device_setter over two ps tasks: each accumulator (resource ones) and its ops on
+    # its variable's ps, the token queue and the dummy queue on ps 0, the local step on the
+    # worker, what minimize returns; too few init tokens are no error with a backup worker
+    out, _ = _run(tmp_path, P14, {"worker": 1})
+    assert out[("worker", 0)] == [
+        'Assign Assign /job:worker/task:0 ',
+        'Assign_1 Assign /job:worker/task:0 ',
+        'GradientDescent AssignAdd /job:ps/task:0 ',
+        'GradientDescent/update_b/ApplyGradientDescent ApplyGradientDescent /job:ps/task:0 ',
+        'GradientDescent/update_w/ApplyGradientDescent ApplyGradientDescent /job:ps/task:1 ',
+        'b VariableV2 /job:ps/task:0 ',
+        'b/Assign Assign /job:ps/task:0 ',
+        "dummy_queue FIFOQueueV2 /job:ps/task:0 ['capacity', 'component_types', 'container', 'shapes', 'shared_name']",
+        'global_step VariableV2 /job:ps/task:0 ',
+        'global_step/Assign Assign /job:ps/task:0 ',
+        'sync_rep_local_step VariableV2 /job:worker/task:0 ',
+        'sync_rep_local_step/Assign Assign /job:worker/task:0 ',
+        'sync_replicas/Cast Cast /job:ps/task:1 ',
+        'sync_replicas/Cast_1 Cast /job:ps/task:0 ',
+        'sync_replicas/Cast_2 Cast /job:ps/task:1 ',
+        'sync_replicas/Cast_3 Cast /job:ps/task:0 ',
+        'sync_replicas/ResourceAccumulatorApplyGradient ResourceAccumulatorApplyGradient /job:ps/task:1 ',
+        'sync_replicas/ResourceAccumulatorApplyGradient_1 ResourceAccumulatorApplyGradient /job:ps/task:0 ',
+        'sync_replicas/ResourceAccumulatorTakeGradient ResourceAccumulatorTakeGradient /job:ps/task:1 ',
+        'sync_replicas/ResourceAccumulatorTakeGradient_1 ResourceAccumulatorTakeGradient /job:ps/task:0 ',
+        'sync_replicas/SetGlobalStep ResourceAccumulatorSetGlobalStep /job:ps/task:1 ',
+        'sync_replicas/SetGlobalStep_1 ResourceAccumulatorSetGlobalStep /job:ps/task:0 ',
+        'sync_replicas/conditional_accumulator ResourceConditionalAccumulator /job:ps/task:1 ',
+        'sync_replicas/conditional_accumulator_1 ResourceConditionalAccumulator /job:ps/task:0 ',
+        'sync_replicas/group_deps NoOp /job:worker/task:0 ',
+        'sync_replicas/group_deps/NoOp NoOp /job:ps/task:0 ',
+        'sync_replicas/group_deps/NoOp_1 NoOp /job:ps/task:1 ',
+        'sync_replicas/group_deps/NoOp_2 NoOp /job:worker/task:0 ',
+        "sync_token_q FIFOQueueV2 /job:ps/task:0 ['capacity', 'component_types', 'container', 'shapes', 'shared_name']",
+        'sync_token_q_Dequeue QueueDequeueV2 /job:ps/task:0 ',
+        'sync_token_q_EnqueueMany QueueEnqueueManyV2 /job:ps/task:0 ',
+        'sync_token_q_EnqueueMany_1 QueueEnqueueManyV2 /job:ps/task:0 ',
+        'sync_token_q_EnqueueMany_2 QueueEnqueueManyV2 /job:ps/task:0 ',
+        'w VariableV2 /job:ps/task:1 ',
+        'w/Assign Assign /job:ps/task:1 ',
+        "['sync_rep_local_step'] ['global_step', 'w', 'b']",
+        "dummy_queue ['sync_token_q_EnqueueMany'] sync_token_q_EnqueueMany_1 QueueEnqueueManyV2",
+        "[] Assign_1:0 Assign /job:worker/task:0 <dtype: 'int32_ref'>",
     ]
