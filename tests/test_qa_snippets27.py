@@ -250,4 +250,21 @@ def test_einsum_of_lists_and_arrays_raises_attribute_error():
             "AttributeError", "'numpy.ndarray' object has no attribute 'get_shape'")
         v = tf.Variable(np.ones((2, 2), np.float32))
         out = tf.einsum("ij,jk->ik", v, tf.ones([2, 2]))  # a Variable has get_shape
-        assert str(out) == 'Tensor("einsum/MatMul:0", shape=(2, 2), dtype=float32)'
+        # (the failed calls opened their name scopes first, as TF's do: measured einsum_2)
+        assert str(out) == 'Tensor("einsum_2/MatMul:0", shape=(2, 2), dtype=float32)'
+
+
+# SO threads on contrib.seq2seq.sequence_loss with Python targets: TF 1.15 checks
+# len(x.get_shape()) of the arguments as given
+def test_sequence_loss_checks_arguments_as_given():
+    with tf.Graph().as_default():
+        logits = tf.ones([1, 2, 3])
+        seq_loss = tf.contrib.seq2seq.sequence_loss
+        # measured in TF 1.15
+        assert _err(lambda: seq_loss(logits, [[0, 1]], tf.ones([1, 2]))) == (
+            "AttributeError", "'list' object has no attribute 'get_shape'")
+        assert _err(lambda: seq_loss(tf.placeholder(tf.float32), tf.constant([[0, 1]]),
+                                     tf.ones([1, 2]))) == (
+            "ValueError", "Cannot take the length of shape with unknown rank.")
+        out = seq_loss(logits, tf.constant([[0, 1]]), tf.ones([1, 2]))
+        assert str(out) == 'Tensor("sequence_loss/div_no_nan:0", shape=(), dtype=float32)'

@@ -43,15 +43,17 @@ def sequence_loss(logits, targets, weights, average_across_timesteps=True,
     ``targets [batch, steps]``: a scalar when averaged (or summed and divided by the count of
     non-zero weights) over both axes, ``[batch]`` or ``[steps]`` over one, ``[batch, steps]``
     over none."""
+    # TF 1.15's checks, on the arguments as given: a list or an array has no get_shape
+    # (AttributeError), a tensor of unknown rank no len() (ValueError)
+    if len(logits.get_shape()) != 3:
+        raise ValueError("Logits must be a [batch_size x sequence_length x logits] tensor")
+    if len(targets.get_shape()) != 2:
+        raise ValueError("Targets must be a [batch_size x sequence_length] tensor")
+    if len(weights.get_shape()) != 2:
+        raise ValueError("Weights must be a [batch_size x sequence_length] tensor")
     logits = ops.convert_to_tensor(logits)
     targets = ops.convert_to_tensor(targets)
     weights = ops.convert_to_tensor(weights)
-    if logits.get_shape().ndims != 3:
-        raise ValueError("Logits must be a [batch_size x sequence_length x logits] tensor")
-    if targets.get_shape().ndims != 2:
-        raise ValueError("Targets must be a [batch_size x sequence_length] tensor")
-    if weights.get_shape().ndims != 2:
-        raise ValueError("Weights must be a [batch_size x sequence_length] tensor")
     if average_across_timesteps and sum_over_timesteps:
         raise ValueError("average_across_timesteps and sum_over_timesteps cannot be set to "
                          "True at same time.")
