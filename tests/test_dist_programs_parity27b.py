@@ -290,6 +290,30 @@ print(qr.queue.name, [o.name for o in qr.enqueue_ops], init_tokens.name, init_to
 print(opt.get_slot_names(), train_op.name, train_op.op.type, train_op.device, train_op.dtype)
 '''
 
+# error case: a session on a master no one serves (a worker's client started with no server up)
+P15 = r'''
+import argparse, json
+import tideflow as tf
+_p = argparse.ArgumentParser()
+for _a in ("--spec", "--job_name", "--logdir"):
+    _p.add_argument(_a, default="")
+_p.add_argument("--task_index", type=int, default=0)
+FLAGS, _ = _p.parse_known_args()
+SPEC = json.load(open(FLAGS.spec))
+import time
+if FLAGS.task_index == 1:
+    raise SystemExit(0)
+target = "grpc://" + SPEC["worker"][1]
+c = tf.constant(1.0)
+for cfg in [tf.ConfigProto(operation_timeout_in_ms=1500)]:
+    t = time.time()
+    try:
+        with tf.Session(target, config=cfg) as s:
+            s.run(c)
+    except Exception as e:
+        print(type(e).__name__, str(e).splitlines()[0][:120], round(time.time() - t) >= 1)
+'''
+
 
 def test_zjj2wry_dataset_with_checkpoint_and_summary_hooks(tmp_path):
     # TF 1.15 (measured): tf.data from a TFRecord file on the worker, Adam on the ps, a
@@ -448,3 +472,11 @@ def test_hwang595_sync_replicas_with_a_backup_worker_graph(tmp_path):
         "dummy_queue ['sync_token_q_EnqueueMany'] sync_token_q_EnqueueMany_1 QueueEnqueueManyV2",
         "[] Assign_1:0 Assign /job:worker/task:0 <dtype: 'int32_ref'>",
     ]
+
+
+def test_a_session_on_a_master_no_one_serves_times_out(tmp_path):
+    # TF 1.15 (measured): with operation_timeout_in_ms the session's first step ends in
+    # DeadlineExceededError "Deadline Exceeded" once the timeout passes (without it, both
+    # wait for the master; RunOptions.timeout_in_ms alone does not bound that wait, in TF too)
+    out, _ = _run(tmp_path, P15, {"worker": 2})
+    assert out[("worker", 0)] == ["DeadlineExceededError Deadline Exceeded True"]
