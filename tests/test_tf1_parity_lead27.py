@@ -72,3 +72,12 @@ def test_a_rewritten_mul_runs_the_rewrites_kernel_not_the_cpu_mul_kernel():
         got_a, got_c = sess.run([a, c], {x: xv})
     assert got_a.tolist() == (xv * (np.float32(0.3) * np.float32(7))).tolist()
     assert got_c.tolist() == [0.5, 4.0, 13.5, 32.0]
+
+
+def test_estimator_experimental_lists_tfs_names_only():
+    # TF 1.15 (measured): dir() holds its API, not the modules the implementation imports
+    assert [n for n in dir(tf.estimator.experimental) if not n.startswith("_")] == [
+        "InMemoryEvaluatorHook", "KMeans", "LinearSDCA", "build_raw_supervised_input_receiver_fn",
+        "call_logit_fn", "dnn_logit_fn_builder", "linear_logit_fn_builder",
+        "make_early_stopping_hook", "make_stop_at_checkpoint_step_hook", "stop_if_higher_hook",
+        "stop_if_lower_hook", "stop_if_no_decrease_hook", "stop_if_no_increase_hook"]

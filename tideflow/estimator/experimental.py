@@ -373,3 +373,10 @@ __all__ = ["InMemoryEvaluatorHook", "build_raw_supervised_input_receiver_fn",
            "make_early_stopping_hook", "make_stop_at_checkpoint_step_hook",
            "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
            "stop_if_no_increase_hook"]
+
+
+def __dir__():
+    # TF 1.15's module lists its API, not the modules this one imports
+    # (and the two names __getattr__ loads on first use)
+    return sorted(__all__ + ["KMeans", "LinearSDCA"]
+                  + [n for n in globals() if n.startswith("__")])
