@@ -269,3 +269,22 @@ def test_max_pool_with_argmax_takes_a_nan_only_first_in_its_window_as_tf():
     assert [zlib.crc32(a.tobytes()) for a in r] == [
         1782024130, 2651688608, 2047088618, 2154083570, 3387630868, 3707801672, 3120772779,
         1841603974]
+
+
+def test_bfloat16_nan_sign_is_finite_and_argmax_as_tf():
+    # TF 1.15's bfloat16 kernels (scalar code, measured): sign of a NaN is +-1 by its sign
+    # bit, isfinite is "not infinite" (a NaN passes), argmax/argmin never pick a NaN
+    bf16 = tf.bfloat16.as_numpy_dtype
+    v = np.array([np.nan, np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -3.0], np.float32)
+    v = v.astype(bf16)
+    v[1] = -v[0]
+    col = np.array([[0, 1], [-2.5, 3], [np.nan, -1]], np.float32).astype(bf16)
+    with tf.Graph().as_default():
+        x, c = tf.constant(v), tf.constant(col)
+        s, f, amax, amin = _run([tf.sign(x), tf.math.is_finite(x), tf.argmax(c, 0),
+                                 tf.argmin(c, 0)])
+    s = np.asarray(s, np.float32)
+    assert s.tolist() == [1.0, -1.0, 1.0, -1.0, 0.0, 0.0, 1.0, -1.0]
+    assert np.signbit(s).tolist() == [False, True, False, True, False, True, False, True]
+    assert f.tolist() == [True, True, False, False, True, True, True, True]
+    assert amax.tolist() == [0, 1] and amin.tolist() == [1, 2]

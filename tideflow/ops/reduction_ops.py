@@ -607,8 +607,10 @@ def _arg(fn):
         if np.shape(x)[d] == 0:
             _fail(f"Reduction axis {d} is empty in shape "
                   f"[{','.join(str(s) for s in np.shape(x))}]")
-        if np.issubdtype(np.asarray(x).dtype, np.floating):
+        dt = np.asarray(x).dtype
+        if dt == _BFLOAT16 or np.issubdtype(dt, np.floating):
             # TF's argmax/argmin never pick a NaN (NaN compares false); all-NaN gives index 0
+            # (bfloat16's too: ml_dtypes' type is no NumPy floating type)
             nan = np.isnan(x)
             if nan.any():
                 x = np.where(nan, -np.inf if fn is np.argmax else np.inf, x)

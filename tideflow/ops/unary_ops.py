@@ -233,8 +233,10 @@ def _sign(x):
     out = np.sign(x)
     if out.dtype.kind == "f" or out.dtype.name == "bfloat16":
         nan = np.isnan(out)
-        if nan.any():  # TF's sign of NaN is 0
-            out = np.where(nan, out.dtype.type(0), out)
+        if nan.any():  # TF's sign of NaN is 0; bfloat16's is +-1 by the NaN's sign bit
+            fill = (np.copysign(np.ones((), out.dtype), x) if out.dtype == _BFLOAT16
+                    else out.dtype.type(0))
+            out = np.where(nan, fill, out)
     return out
 
 
@@ -556,7 +558,15 @@ def _round(x):
 declare_unary("Round", _round, _UNARY, differentiable=False)
 declare_unary("IsNan", "isnan", _UNARY_REAL, out="bool", differentiable=False)
 declare_unary("IsInf", "isinf", _UNARY_REAL, out="bool", differentiable=False)
-declare_unary("IsFinite", "isfinite", _UNARY_REAL, out="bool", differentiable=False)
+
+
+def _is_finite(x):
+    if x.dtype == _BFLOAT16:  # TF 1.15's bfloat16 isfinite is "not infinite": NaN passes
+        return ~np.isinf(x)
+    return np.isfinite(x)
+
+
+declare_unary("IsFinite", _is_finite, _UNARY_REAL, out="bool", differentiable=False)
 
 
 def _in_float64_2(fn):
