@@ -44,22 +44,19 @@ def _alg_value(alg):
 
 
 def _state_array(seed, alg):
+    # as TF 1.15: the Python integer chopped into 64-bit words, least significant first, in
+    # two's complement of infinite precision (a negative seed's upper words are all ones)
     size = _STATE_SIZES[_alg_value(alg)]
     seed = int(seed)
-    words = []
     mask = (1 << 64) - 1
-    s = seed & ((1 << (64 * size)) - 1) if seed >= 0 else seed & mask
-    while s and len(words) < size:
-        words.append(s & mask)
-        s >>= 64
-    words += [0] * (size - len(words))
+    words = [(seed >> (64 * i)) & mask for i in range(size)]
     return np.array(words, dtype=np.uint64).view(np.int64)
 
 
 def create_rng_state(seed, algorithm):
-    """The initial state (an int64 vector) of a generator seeded with the integer ``seed``
-    (TF 1.15's parameter name: ``algorithm``)."""
-    return ops.convert_to_tensor(_state_array(seed, algorithm), name="rng_state")
+    """The initial state of a generator seeded with the integer ``seed``: an int64 NumPy
+    vector, as TF 1.15 returns it (its parameter name: ``algorithm``)."""
+    return _state_array(seed, algorithm)
 
 
 class Generator:
