@@ -184,3 +184,64 @@ def test_numeric_corners_round_half_even_cast_truncation_and_modulo_signs():
             s.run(tf.div(1, 0))
         with pytest.raises(TypeError, match="has DataType int8 not in list of allowed values"):
             tf.negative(tf.constant([-128], tf.int8))  # (Abs takes int8; Neg does not)
+
+
+# -- tf.nn.ctc_loss ----------------------------------------------------------------------------
+
+def test_ctc_loss_value_and_gradient_bit_for_bit():
+    # https://github.com/tensorflow/tensorflow/issues/15086: TF 1.15's float CTC (softmax,
+    # logf, log1pf(expf)) gives 1.913096 (bits 54e0f43f), 3 ulps from the float64 result
+    # rounded (measured)
+    logit = tf.constant(np.array([[[1e-5, 0.9999, 1e-5, 1e-5], [0.9999, 1e-5, 1e-5, 1e-5],
+                                   [1e-5, 1e-5, 0.9999, 1e-5]]]), dtype="float32")
+    target = tf.SparseTensor(indices=[[0, 0], [0, 2]], values=[1, 2], dense_shape=[1, 3])
+    loss = tf.nn.ctc_loss(target, logit, tf.constant([3]), time_major=False)
+    g = tf.gradients(loss, logit)[0]
+    with tf.Session() as s:
+        lv, gv = s.run([loss, g])
+    assert lv.tobytes().hex() == "54e0f43f"
+    assert gv.tobytes().hex() == (
+        "8a15333ed733dabe8a15333e2b799c3db15ff33e78dd43be72dd43befc08bebd8a15333e8a15333e"
+        "d733dabe2b799c3d")
+
+
+_CTC_CASES = [
+    # (T, B, C, labels, seq_len, kwargs, loss bits, sha256[:16] of the gradient's bits),
+    # measured in TF 1.15: classes below, at and above one 8-float packet and two, repeats
+    # merged or not, collapsed labels, an infeasible row (inf), a zero-length row, a label of
+    # the blank class (an empty label sequence)
+    (7, 3, 11, [[1, 2, 2], [3], [0, 1, 0, 1]], [7, 5, 6], {},
+     "290800424543e44109edfe41", "64c9b9bf12dddc6c"),
+    (12, 2, 37, [[5, 5, 5, 1], [30, 2]], [12, 9], {}, "8c0a9242c7804842", "40d255e579485406"),
+    (9, 2, 20, [[1, 1, 2], [4, 4]], [9, 8], {"ctc_merge_repeated": False},
+     "7d4884425a8b8642", "c974e4c814d95cd6"),
+    (9, 2, 20, [[1, 1, 2], [4, 4]], [9, 8], {"preprocess_collapse_repeated": True},
+     "0d8d59422f3b5342", "7713453cc3a5d88e"),
+    (6, 3, 8, [[1, 2, 3, 4, 5, 6, 1], [2], [3, 3]], [6, 0, 2],
+     {"ignore_longer_outputs_than_inputs": True}, "00000000000000000000807f",
+     "b1ff17dbd3c8eb99"),
+    (40, 4, 64, [[i % 60 for i in range(10)], [3] * 5, [7, 8], [1]], [40, 33, 2, 1], {},
+     "fc2178436fc08f431c02eb407f6bf040", "f2e7187eae2c3c67"),
+    (5, 1, 3, [[0, 1]], [5], {}, "c42b6c40", "11922e85f28947b9"),
+    (3, 1, 17, [[16]], [3], {}, "a21f2b41", "535027144477cf77"),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_CTC_CASES)))
+def test_ctc_loss_float32_matches_tf_bits(k):
+    import hashlib
+
+    t, b, c, labs, lens, kw, loss_hex, grad_sha = _CTC_CASES[k]
+    # the logits of case k: RandomState(k) normals times 4
+    x = (np.random.RandomState(k).randn(t, b, c) * 4).astype(np.float32)
+    idx = [[r, i] for r, row in enumerate(labs) for i in range(len(row))]
+    vals = [v for row in labs for v in row]
+    with tf.Graph().as_default():
+        lab = tf.SparseTensor(idx, vals, [b, max(len(row) for row in labs)])
+        xt = tf.constant(x)
+        loss = tf.nn.ctc_loss(lab, xt, lens, **kw)
+        g = tf.gradients(tf.reduce_sum(loss), xt)[0]
+        with tf.Session() as s:
+            lv, gv = s.run([loss, g])
+    assert lv.tobytes().hex() == loss_hex
+    assert hashlib.sha256(gv.tobytes()).hexdigest()[:16] == grad_sha

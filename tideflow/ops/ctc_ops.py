@@ -1,6 +1,7 @@
 """Connectionist temporal classification: the CTCLoss op (forward-backward in log space,
-vectorized over the batch; its second output is the loss's gradient wrt the logits), the greedy
-and beam-search decoders, and ``tf.nn.ctc_*``'s Python functions."""
+vectorized over the batch; its second output is the loss's gradient wrt the logits; float32 as
+TF 1.15's kernel computes it, bit for bit, other types in float64), the greedy and beam-search
+decoders, and ``tf.nn.ctc_*``'s Python functions."""
 
 import numpy as np
 
@@ -128,7 +129,8 @@ def ctc_forward_backward(logits, seq_len, labels, merge_repeated=True):
     end[pos[None, :] == (s_len - 1)[:, None]] = 0.0
     end[(pos[None, :] == (s_len - 2)[:, None])] = 0.0
     # the reverse step: from s to s, s+1 and (where s+2 may skip from s) s+2
-    skip_from = np.concatenate([skip[:, 2:], np.zeros((batch, 2), bool)], axis=1)
+    skip_from = np.zeros_like(skip)
+    skip_from[:, :max(s_max - 2, 0)] = skip[:, 2:]
     stay_from = stay
     for t in range(t_max - 1, -1, -1):
         nxt = beta[t + 1] + y[t + 1] if t + 1 < t_max else np.full((batch, s_max), _NEG)
@@ -165,6 +167,158 @@ def ctc_forward_backward(logits, seq_len, labels, merge_repeated=True):
     grad = np.where(live[..., None], grad, 0.0)
     grad = np.where(np.isfinite(log_p)[None, :, None], grad, 0.0)
     return -log_p, grad
+
+
+# -- TF 1.15's float CTC, bit for bit ------------------------------------------------------------
+# TF's CTCLossCalculator works per batch row in float: a softmax over each (t, b) row (Eigen's
+# packet exp over whole 8-float packets, glibc expf on the tail, Eigen's redux sum), log-space
+# alpha/beta with glibc logf, and LogSumExp(a, b) = max + log1pf(expf(min - max)) taken one
+# term at a time in TF's order. The recursions here run over all rows at once, per time step.
+
+def _f32_lse(a, b):
+    """TF's ctc LogSumExp: the other argument where one is -inf, else max + log1pf(expf(d))."""
+    from tideflow.ops import eigen_float32, glibc_float32
+
+    out = np.where(a == _NEG, b, a)  # (b where a is -inf, a where b is)
+    both = (a != _NEG) & (b != _NEG)
+    if both.any():
+        aa, bb = a[both], b[both]
+        hi = np.maximum(aa, bb)
+        out[both] = hi + glibc_float32.log1pf(eigen_float32._expf(np.minimum(aa, bb) - hi,
+                                                                  nonpositive=True))
+    return out
+
+
+def _eigen_row_sum(e):
+    """Eigen's linear redux sum of each row of ``e`` (float32, last axis): two packet
+    accumulators over whole 8-float packets, folded as AVX/SSE predux does, then the tail."""
+    n = e.shape[-1]
+    full = n // 8 * 8
+    if not full:
+        acc = e[..., 0].copy()
+        for i in range(1, n):
+            acc += e[..., i]
+        return acc
+    r0 = e[..., 0:8].copy()
+    end2 = n // 16 * 16
+    if full > 8:
+        r1 = e[..., 8:16].copy()
+        for i in range(16, end2, 16):
+            r0 += e[..., i:i + 8]
+            r1 += e[..., i + 8:i + 16]
+        r0 += r1
+        if end2 < full:
+            r0 += e[..., end2:end2 + 8]
+    h = r0[..., :4] + r0[..., 4:]
+    acc = (h[..., 0] + h[..., 2]) + (h[..., 1] + h[..., 3])
+    for i in range(full, n):
+        acc += e[..., i]
+    return acc
+
+
+def _ctc_float32(x, seq_len, labels, merge_repeated):
+    from tideflow.ops import eigen_float32, glibc_float32
+
+    f32, neg = np.float32, np.float32(-np.inf)
+    t_max, batch, num_classes = x.shape
+    blank = num_classes - 1
+    # the softmax of each row
+    z = x - x.max(-1, keepdims=True)
+    full = num_classes // 8 * 8
+    e = np.empty_like(z)
+    if full:
+        e[..., :full] = eigen_float32._packet_exp(
+            np.ascontiguousarray(z[..., :full]).reshape(-1)).reshape(t_max, batch, full)
+    if full < num_classes:
+        e[..., full:] = eigen_float32._expf(z[..., full:], nonpositive=True)
+    e = eigen_float32._flush_denormals(e)
+    y = e / _eigen_row_sum(e)[..., None]
+    # the extended labels l' (blank, l1, blank, ..., blank), padded with blanks
+    s_max = max(2 * max(len(lab) for lab in labels) + 1, 1)
+    ext = np.full((batch, s_max), blank, np.int64)
+    u_len = np.array([2 * len(lab) + 1 for lab in labels], np.int64)
+    for b, lab in enumerate(labels):
+        ext[b, 1:2 * len(lab):2] = lab
+    pos = np.arange(s_max)
+    bidx = np.arange(batch)[:, None]
+    gathered = y[:, bidx, ext]  # [T, B, S]
+    with np.errstate(divide="ignore"):
+        logy = glibc_float32.logf(gathered.reshape(-1)).reshape(gathered.shape)
+    stay = np.ones((batch, s_max), bool) if merge_repeated else ext == blank
+    prev2 = np.full_like(ext, -1)
+    prev2[:, 2:] = ext[:, :-2]
+    skip = (ext != blank) & (pos[None, :] >= 2)
+    if merge_repeated:
+        skip &= ext != prev2
+    t_b = seq_len.astype(np.int64)
+    live = t_b > 0
+    alpha = np.full((t_max, batch, s_max), neg, f32)
+    beta = np.full((t_max, batch, s_max), neg, f32)
+    if t_max:
+        alpha[0, live, 0] = logy[0, live, 0]
+        if s_max > 1:  # (with U' = 1 TF's write of (1, 0) lands outside the row's alphas)
+            two = live & (u_len > 1)
+            alpha[0, two, 1] = logy[0, two, 1]
+
+    def window(t):  # the (u, t) TF visits: enough time left, no label skipped
+        lo = np.maximum(0, u_len - 2 * (t_b - t))
+        hi = np.minimum(u_len, 2 * (t + 1))
+        return (pos[None, :] >= lo[:, None]) & (pos[None, :] < hi[:, None]) & (t < t_b)[:, None]
+
+    def down(a, k):  # a[:, u - k] at u (-inf above)
+        out = np.full_like(a, neg)
+        out[:, k:] = a[:, :s_max - k] if k < s_max else out[:, k:]
+        return out
+
+    def up(a, k):  # a[:, u + k] at u (-inf beyond)
+        out = np.full_like(a, neg)
+        out[:, :s_max - k] = a[:, k:] if k < s_max else out[:, :0]
+        return out
+
+    for t in range(1, t_max):
+        prev = alpha[t - 1]
+        acc = np.where(stay, prev, neg)
+        acc = _f32_lse(acc, down(prev, 1))
+        acc = _f32_lse(acc, np.where(skip, down(prev, 2), neg))
+        alpha[t] = np.where(window(t), logy[t] + acc, neg)
+    # beta starts at log 1 in the last two rows at T-1; with U' = 1 TF's (U'-2, T-1) lands,
+    # column-major, on (0, T-2)
+    for b in np.nonzero(live)[0]:
+        beta[t_b[b] - 1, b, u_len[b] - 1] = 0
+        if u_len[b] >= 2:
+            beta[t_b[b] - 1, b, u_len[b] - 2] = 0
+        elif t_b[b] >= 2:
+            beta[t_b[b] - 2, b, 0] = 0
+    skip_from = np.zeros_like(skip)
+    skip_from[:, :max(s_max - 2, 0)] = skip[:, 2:]
+    for t in range(t_max - 2, -1, -1):
+        w = window(t) & (t < t_b - 1)[:, None]
+        nxt = beta[t + 1] + logy[t + 1]
+        acc = beta[t]
+        acc = np.where(w & stay, _f32_lse(acc, nxt), acc)
+        acc = np.where(w, _f32_lse(acc, up(nxt, 1)), acc)
+        acc = np.where(w & skip_from, _f32_lse(acc, up(nxt, 2)), acc)
+        beta[t] = acc
+    # log p(z|x): sum over u of alpha(u, 0) beta(u, 0), one term after another
+    log_p = np.full(batch, neg, f32)
+    ab = alpha + beta
+    for u in range(s_max):
+        log_p = np.where(u < u_len, _f32_lse(log_p, ab[0, :, u] if t_max else log_p), log_p)
+    # the gradient: y - exp(sum over u with l'(u) = k of alpha beta - log p), per label k
+    prob = np.full((t_max, batch, num_classes), neg, f32)
+    tb = np.arange(batch)
+    for u in range(s_max):
+        k = ext[:, u]
+        cur = prob[:, tb, k]
+        prob[:, tb, k] = np.where((u < u_len)[None, :], _f32_lse(cur, ab[:, :, u]), cur)
+    with np.errstate(invalid="ignore"):
+        shifted = prob - log_p[None, :, None]
+    neg_term = eigen_float32._expf(np.where(np.isnan(shifted), f32(-200), shifted))
+    grad = np.where(np.isneginf(log_p)[None, :, None], y, y - neg_term)
+    steps = np.arange(t_max)[:, None] < t_b[None, :]
+    grad = np.where(steps[..., None], grad, f32(0)).astype(f32)
+    loss = np.where(live, -log_p, f32(0)).astype(f32)
+    return loss, grad
 
 
 def _collapse(lab):
@@ -216,7 +370,10 @@ def _ctc_loss_kernel(inputs, labels_indices, labels_values, sequence_length, *,
                 f"flag ignore_longer_outputs_than_inputs")
     skipped = np.array([seq[b] == 0 or (ignore_longer_outputs_than_inputs
                                         and len(raw[b]) > seq[b]) for b in range(batch)])
-    loss, grad = ctc_forward_backward(x.astype(np.float64), seq, labels, ctc_merge_repeated)
+    if x.dtype == np.float32:  # TF 1.15's float arithmetic, bit for bit
+        loss, grad = _ctc_float32(x, seq, labels, ctc_merge_repeated)
+    else:
+        loss, grad = ctc_forward_backward(x.astype(np.float64), seq, labels, ctc_merge_repeated)
     loss[skipped] = 0.0
     grad[:, skipped] = 0.0
     return loss.astype(x.dtype), grad.astype(x.dtype)
