@@ -314,6 +314,51 @@ for cfg in [tf.ConfigProto(operation_timeout_in_ms=1500)]:
         print(type(e).__name__, str(e).splitlines()[0][:120], round(time.time() - t) >= 1)
 '''
 
+# lleewwiiss/Distributed-Tensorflow-Template (reduced: its Estimator trainer under TF_CONFIG,
+P16 = r'''
+import argparse, json
+import tideflow as tf
+_p = argparse.ArgumentParser()
+for _a in ("--spec", "--job_name", "--logdir"):
+    _p.add_argument(_a, default="")
+_p.add_argument("--task_index", type=int, default=0)
+FLAGS, _ = _p.parse_known_args()
+SPEC = json.load(open(FLAGS.spec))
+# tf.estimator.train_and_evaluate on a chief and a ps, a tf.data input_fn, a linear model_fn)
+import json, os
+import numpy as np
+os.environ["TF_CONFIG"] = json.dumps({"cluster": SPEC, "task": {"type": FLAGS.job_name, "index": FLAGS.task_index}})
+rng = np.random.RandomState(0)
+X = rng.rand(32, 3).astype(np.float32)
+Y = (X @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.1).astype(np.float32)
+
+def input_fn():
+    ds = tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).repeat().batch(8)
+    return ds
+
+def model_fn(features, labels, mode, params):
+    w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+    b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+    pred = tf.matmul(features["x"], w) + b
+    loss = tf.losses.mean_squared_error(labels, pred)
+    if mode == tf.estimator.ModeKeys.EVAL:
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"mae": tf.metrics.mean_absolute_error(labels, pred)})
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=tf.train.get_global_step())
+    print("devices", w.device, b.device, tf.train.get_global_step().device, pred.device, train_op.device)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+cfg = tf.estimator.RunConfig(model_dir=FLAGS.logdir, save_checkpoints_steps=5, save_summary_steps=5,
+                             log_step_count_steps=100, tf_random_seed=1)
+print(cfg.task_type, cfg.task_id, cfg.is_chief, cfg.num_ps_replicas, cfg.num_worker_replicas, cfg.master.startswith("grpc://"))
+est = tf.estimator.Estimator(model_fn, config=cfg)
+r = tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(input_fn, max_steps=10),
+                                    tf.estimator.EvalSpec(input_fn, steps=2, throttle_secs=0))
+print("result", r if r is None else sorted((k, round(float(v), 6)) for k, v in r[0].items()))
+print(sorted(f for f in os.listdir(FLAGS.logdir) if "tfevents" not in f and not os.path.isdir(os.path.join(FLAGS.logdir, f))))
+print(sorted(tf.train.list_variables(FLAGS.logdir)))
+print(est.get_variable_value("w").ravel().tolist())
+'''
+
 
 def test_zjj2wry_dataset_with_checkpoint_and_summary_hooks(tmp_path):
     # TF 1.15 (measured): tf.data from a TFRecord file on the worker, Adam on the ps, a
@@ -480,3 +525,18 @@ def test_a_session_on_a_master_no_one_serves_times_out(tmp_path):
     # wait for the master; RunOptions.timeout_in_ms alone does not bound that wait, in TF too)
     out, _ = _run(tmp_path, P15, {"worker": 2})
     assert out[("worker", 0)] == ["DeadlineExceededError Deadline Exceeded True"]
+
+
+def test_lleewwiiss_estimator_train_and_evaluate_on_a_chief_and_a_ps(tmp_path):
+    # TF 1.15 (measured): TF_CONFIG with a chief and a ps; train_and_evaluate starts the ps's
+    # server and trains on the chief (variables on the ps, no result returned), its
+    # checkpoints every 5 steps and the trained weights
+    out, _ = _run(tmp_path, P16, {"ps": 1, "chief": 1})
+    assert out[("chief", 0)] == [
+        'chief 0 True 1 1 True',
+        'devices /job:ps/task:0 /job:ps/task:0 /job:ps/task:0 /job:chief/task:0 /job:ps/task:0',
+        'result None',
+        "['checkpoint', 'graph.pbtxt', 'model.ckpt-0.data-00000-of-00001', 'model.ckpt-0.index', 'model.ckpt-0.meta', 'model.ckpt-10.data-00000-of-00001', 'model.ckpt-10.index', 'model.ckpt-10.meta', 'model.ckpt-5.data-00000-of-00001', 'model.ckpt-5.index', 'model.ckpt-5.meta']",
+        "[('b', [1]), ('global_step', []), ('w', [3, 1])]",
+        '[0.12790547311306, -0.3571939468383789, 0.10457906872034073]',
+    ]
