@@ -288,3 +288,15 @@ def test_bfloat16_nan_sign_is_finite_and_argmax_as_tf():
     assert np.signbit(s).tolist() == [False, True, False, True, False, True, False, True]
     assert f.tolist() == [True, True, False, False, True, True, True, True]
     assert amax.tolist() == [0, 1] and amin.tolist() == [1, 2]
+
+
+def test_add_n_run_time_shape_error_names_the_node_as_tf():
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32)
+        b = tf.placeholder(tf.float32)
+        for t, want in ((tf.add_n([a, b], name="mysum"), "operation mysum of type AddN must"),
+                        (tf.add_n([a, a, b]), "operation AddN of type AddN must")):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                _run(t, {a: np.ones(2), b: np.ones(3)})
+            # (measured in TF 1.15)
+            assert str(e.value).startswith(f"Inputs to {want} have the same size and shape.  ")

@@ -934,6 +934,11 @@ def op_error_for(e, op):
     where = ""
     if op is not None:
         where = f"\n\t [[node {op.name} (defined at {op._user_location}) ]]"
+    if op is not None and op.type == "AddN" and isinstance(e, errors.OpError):
+        # TF's AddN kernel names its node and type, which the kernel here does not know
+        e._message = e._message.replace(
+            "Inputs to operation AddN must", f"Inputs to operation {op.name} of type AddN must",
+            1)
     if isinstance(e, errors.OpError):
         if op is not None and "[[node " not in e._message:
             e._op = e._op or op
