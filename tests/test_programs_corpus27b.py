@@ -160,3 +160,89 @@ def test_partitioned_variable_row_gradients_are_gated():
         "gradients/pv/ConcatPartitions/concat_grad/tuple/control_dependency:0",
         "gradients/pv/ConcatPartitions/concat_grad/tuple/control_dependency_1:0"]
     assert [type(g).__name__ for g, _ in gv] == ["IndexedSlices", "IndexedSlices"]
+
+
+def test_tensorflow_python_holds_tfs_module_attributes():
+    # pkmital/tensorflow_tutorials python/libs/batch_norm.py (the 2016 batch-norm recipe) does
+    # `from tensorflow.python import control_flow_ops`: TF 1.15's tensorflow.python package
+    # holds its op modules as attributes (measured: these are the very functions of tf.*);
+    # tideflow.python raised ImportError
+    from tideflow.python import array_ops, control_flow_ops, math_ops, nn, state_ops, vs
+
+    assert control_flow_ops.cond is tf.cond and math_ops.matmul is tf.matmul
+    assert array_ops.concat is tf.concat and state_ops.assign is tf.assign
+    assert nn.relu is tf.nn.relu and vs.variable_scope is tf.variable_scope
+
+
+def test_pkmital_modern_convnet_batch_norm_with_cond_and_ema():
+    # pkmital/tensorflow_tutorials python/06_modern_convnet.py + libs/batch_norm.py: moments,
+    # an EMA applied in a cond's true branch on a fed is_training, batch_norm_with_global_
+    # normalization, Adam; one step (TF 1.15's later steps race: its ref reads alias the
+    # variables Adam updates)
+    from tideflow.python import control_flow_ops
+
+    def batch_norm(x, phase_train, scope="bn", affine=True):
+        with tf.variable_scope(scope):
+            shape = x.get_shape().as_list()
+            beta = tf.Variable(tf.constant(0.0, shape=[shape[-1]]), name="beta", trainable=True)
+            gamma = tf.Variable(tf.constant(1.0, shape=[shape[-1]]), name="gamma",
+                                trainable=affine)
+            batch_mean, batch_var = tf.nn.moments(x, [0, 1, 2], name="moments")
+            ema = tf.train.ExponentialMovingAverage(decay=0.9)
+            ema_apply_op = ema.apply([batch_mean, batch_var])
+            ema_mean, ema_var = ema.average(batch_mean), ema.average(batch_var)
+
+            def mean_var_with_update():
+                with tf.control_dependencies([ema_apply_op]):
+                    return tf.identity(batch_mean), tf.identity(batch_var)
+            mean, var = control_flow_ops.cond(phase_train, mean_var_with_update,
+                                              lambda: (ema_mean, ema_var))
+            return tf.nn.batch_norm_with_global_normalization(x, mean, var, beta, gamma, 1e-3,
+                                                              affine)
+
+    def lrelu(x, leak=0.2, name="lrelu"):
+        with tf.variable_scope(name):
+            return 0.5 * (1 + leak) * x + 0.5 * (1 - leak) * abs(x)
+
+    def conv2d(x, n_filters, k_h=5, k_w=5, stride_h=2, stride_w=2, stddev=0.02, name="Conv2D"):
+        with tf.variable_scope(name):
+            w = tf.get_variable("w", [k_h, k_w, x.get_shape()[-1], n_filters],
+                                initializer=tf.truncated_normal_initializer(stddev=stddev))
+            conv = tf.nn.conv2d(x, w, strides=[1, stride_h, stride_w, 1], padding="SAME")
+            b = tf.get_variable("b", [n_filters],
+                                initializer=tf.truncated_normal_initializer(stddev=stddev))
+            return conv + b
+
+    np.random.seed(5)
+    tf.set_random_seed(5)
+    images = np.random.rand(20, 144).astype(np.float32)
+    labels = np.eye(10)[np.random.randint(0, 10, 20)]
+    x = tf.placeholder(tf.float32, [None, 144])
+    y = tf.placeholder(tf.float32, [None, 10])
+    is_training = tf.placeholder(tf.bool, name="is_training")
+    x_tensor = tf.reshape(x, [-1, 12, 12, 1])
+    h_1 = lrelu(batch_norm(conv2d(x_tensor, 4, name="conv1"), is_training, scope="bn1"),
+                name="lrelu1")
+    h_2 = lrelu(batch_norm(conv2d(h_1, 6, name="conv2"), is_training, scope="bn2"), name="lrelu2")
+    h_3 = lrelu(batch_norm(conv2d(h_2, 6, name="conv3"), is_training, scope="bn3"), name="lrelu3")
+    h_3_flat = tf.reshape(h_3, [-1, 6 * 2 * 2])  # (before the Matrix: its seed is its op id)
+    with tf.variable_scope("Linear"):
+        matrix = tf.get_variable("Matrix", [24, 10], tf.float32,
+                                 tf.random_normal_initializer(stddev=0.02))
+    y_pred = tf.nn.softmax(tf.matmul(h_3_flat, matrix))
+    cross_entropy = -tf.reduce_sum(y * tf.log(y_pred))
+    train_step = tf.train.AdamOptimizer().minimize(cross_entropy)
+    assert str(h_3) == ('Tensor("lrelu3/add:0", shape=(?, 2, 2, 6), dtype=float32)')
+    assert [v.name for v in tf.global_variables()][:6] == [  # measured in TF 1.15
+        "conv1/w:0", "conv1/b:0", "bn1/beta:0", "bn1/gamma:0",
+        "bn1/bn1/moments/Squeeze/ExponentialMovingAverage:0",
+        "bn1/bn1/moments/Squeeze_1/ExponentialMovingAverage:0"]
+    ema_vars = [v for v in tf.global_variables() if "ExponentialMovingAverage" in v.name]
+    fd = {x: images[:5], y: labels[:5], is_training: True}
+    with tf.Session() as sess:
+        sess.run(tf.initialize_all_variables())
+        sess.run(train_step, fd)
+        np.testing.assert_allclose(sess.run(ema_vars[0]), [0.00227, -0.00055, 0.00296, -0.00052],
+                                   atol=6e-6)  # TF 1.15, to 5 places
+        np.testing.assert_allclose(sess.run(tf.trainable_variables()[1]),
+                                   [-0.03273, -0.0015, 0.01789, 0.00416], atol=6e-6)

@@ -526,3 +526,44 @@ def install():
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
         sys.meta_path.insert(0, _Finder())
 
+
+# TF 1.15's ``tensorflow.python`` package holds these modules as attributes (imported by its
+# ``__init__``), so 2016-era programs write ``from tensorflow.python import control_flow_ops``
+# (the batch-norm recipe of the time); each name -> its path under ``tideflow.python``. (Not
+# ``ops`` and ``layers``: TF binds them to framework.ops and layers.layers, but here they are
+# packages whose first submodule import rebinds the name.)
+TOP_LEVEL_ALIASES = {
+    "app": "platform.app", "array_grad": "ops.array_grad", "array_ops": "ops.array_ops",
+    "bitwise": "ops.bitwise_ops", "check_ops": "ops.check_ops", "clip_ops": "ops.clip_ops",
+    "compat": "util.compat", "constant_op": "framework.constant_op", "context": "eager.context",
+    "control_flow_ops": "ops.control_flow_ops", "control_flow_util": "ops.control_flow_util",
+    "data": "data", "deprecation": "util.deprecation", "distribute": "distribute",
+    "dtypes": "framework.dtypes", "errors": "framework.errors",
+    "errors_impl": "framework.errors_impl", "feature_column": "feature_column.feature_column_lib",
+    "file_io": "lib.io.file_io", "flags": "platform.flags", "framework_ops": "framework.ops",
+    "function_utils": "util.function_utils", "fwd_compat": "compat.compat",
+    "gen_array_ops": "ops.gen_array_ops", "gen_control_flow_ops": "ops.gen_control_flow_ops",
+    "gen_data_flow_ops": "ops.gen_data_flow_ops", "gen_io_ops": "ops.gen_io_ops",
+    "gen_linalg_ops": "ops.gen_linalg_ops", "gen_math_ops": "ops.gen_math_ops",
+    "gen_nn_ops": "ops.gen_nn_ops", "gen_parsing_ops": "ops.gen_parsing_ops",
+    "gen_random_ops": "ops.gen_random_ops", "gen_sparse_ops": "ops.gen_sparse_ops",
+    "gen_state_ops": "ops.gen_state_ops", "gen_string_ops": "ops.gen_string_ops",
+    "gfile": "platform.gfile", "gradient_checker_v2": "ops.gradient_checker_v2",
+    "graph_util": "framework.graph_util", "image": "ops.image_ops", "keras": "keras",
+    "linalg": "ops.linalg.linalg", "logging": "platform.tf_logging",
+    "losses": "ops.losses.losses", "manip": "ops.manip_ops", "map_fn": "ops.map_fn",
+    "math_grad": "ops.math_grad", "math_ops": "ops.math_ops", "metrics": "ops.metrics",
+    "nest": "util.nest", "nn": "ops.nn", "nn_ops": "ops.nn_ops",
+    "profiler": "profiler.profiler", "pydev": "framework.device", "python_io": "lib.io.python_io",
+    "ragged": "ops.ragged", "random_grad": "ops.random_grad", "random_ops": "ops.random_ops",
+    "random_seed": "framework.random_seed", "resource_loader": "platform.resource_loader",
+    "resource_variable_ops": "ops.resource_variable_ops", "rnn": "ops.rnn",
+    "rnn_cell": "ops.rnn_cell", "sets": "ops.sets", "signal": "ops.signal.signal",
+    "sparse_ops": "ops.sparse_ops", "sparse_tensor": "framework.sparse_tensor",
+    "state_ops": "ops.state_ops", "summary": "summary.summary", "sysconfig": "platform.sysconfig",
+    "tensor_array_ops": "ops.tensor_array_ops", "tensor_shape": "framework.tensor_shape",
+    "tensor_spec": "framework.tensor_spec", "tensor_util": "framework.tensor_util",
+    "test": "platform.test", "tf_inspect": "util.tf_inspect", "tf_logging": "platform.tf_logging",
+    "train": "training.training", "user_ops": "user_ops.user_ops", "util_compat": "util.compat",
+    "vs": "ops.variable_scope",
+}
