@@ -245,3 +245,18 @@ def test_ctc_loss_float32_matches_tf_bits(k):
             lv, gv = s.run([loss, g])
     assert lv.tobytes().hex() == loss_hex
     assert hashlib.sha256(gv.tobytes()).hexdigest()[:16] == grad_sha
+
+
+def test_while_loop_shape_invariant_error_names_a_tensor_array_by_its_flow():
+    # https://github.com/tensorflow/tensorflow/issues/7700: a new TensorArray's loop variable
+    # is its flow, TF's TensorArrayV3 op's second output (measured)
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=10)
+        i = tf.constant(0, tf.int32)
+        with pytest.raises(ValueError) as e:
+            tf.while_loop(lambda i, _: i < 10, lambda i, ta: (i + 1, ta.write(i, 1.0)),
+                          (i, ta), shape_invariants=(i.get_shape(), tf.TensorShape(10)))
+        assert str(e.value) == (
+            "The shape invariant specified for TensorArray:1 is not compatible with the "
+            "initial shape of the loop variable. It enters the loop with shape (), but the "
+            "specified shape invariant is (10,).")

@@ -338,8 +338,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             invariants = flat.default_invariants()
         for t, inv in zip(tensors, invariants):
             if not shape_less_equal(t._shape, inv):
+                # (a new TensorArray's flow is its TF op's second output: 'TensorArray:1')
+                shown = (f"{t.op.name}:1" if t.op.type == "TensorListReserve"
+                         and "_tensor_array" in t.op._attrs else t.name)
                 raise ValueError(
-                    f"The shape invariant specified for {t.name} is not compatible with the "
+                    f"The shape invariant specified for {shown} is not compatible with the "
                     f"initial shape of the loop variable. It enters the loop with shape "
                     f"{_shape_str(t._shape)}, but the specified shape invariant is "
                     f"{_shape_str(inv)}."
