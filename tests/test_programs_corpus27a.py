@@ -448,3 +448,56 @@ def test_packt_five_layers_dropout_summaries(tmp_path):
 def test_packt_hands_on_rnn_weather():
     assert _rnn_weather(tf) == (  # TF 1.15's values
         [0.10000000149011612, 0.10000000149011612, 1.430633306503296, 'Tensor("rnn/transpose_1:0", shape=(1, 20, 11), dtype=float32)', 'Tensor("rnn/while/Exit_3:0", shape=(1, 11), dtype=float32)', 'Tensor("Reshape_1:0", shape=(20, 11), dtype=float32)'])
+
+
+# --- GoogleCloudPlatform/training-data-analyst courses/machine_learning/deepdive/03_tensorflow
+# (b_estimator): shutil.rmtree(OUTDIR) before each new Estimator in the same model_dir. The
+# evaluation's cached summary writer then has lost its directory; TF 1.15 drops those events
+# without an error (and makes no directory), where tideflow raised FileNotFoundError.
+def test_gcp_taxifare_rmtree_model_dir_between_estimators(tmp_path):
+    import shutil
+
+    def model_fn(features, labels, mode):
+        pred = features["x"] * tf.Variable(1.0)
+        loss = tf.losses.mean_squared_error(labels, pred)
+        return tf.estimator.EstimatorSpec(
+            mode, predictions=pred, loss=loss,
+            train_op=tf.train.GradientDescentOptimizer(0.1).minimize(
+                loss, tf.train.get_global_step()))
+
+    x = np.array([1., 2., 3., 4.], np.float32)
+
+    def input_fn():
+        return tf.estimator.inputs.numpy_input_fn({"x": x}, 2 * x, batch_size=2, num_epochs=1,
+                                                  shuffle=False)()
+
+    out = []
+    for _ in range(2):
+        shutil.rmtree(str(tmp_path / "m"), ignore_errors=True)
+        est = tf.estimator.Estimator(model_fn, str(tmp_path / "m"))
+        est.train(input_fn)
+        out.append(est.evaluate(input_fn))
+    assert out == [{"loss": 4.21875, "global_step": 2}] * 2  # TF 1.15's
+    # as TF 1.15 (measured): the cached writers start no new event file, in the directory
+    # made again by the second Estimator or in its eval directory (not made again)
+    assert not (tmp_path / "m" / "eval").exists()
+    assert not [n for n in os.listdir(str(tmp_path / "m")) if n.startswith("events")]
+
+
+def test_file_writer_after_its_event_file_is_deleted(tmp_path):
+    import glob
+
+    w = tf.summary.FileWriter(str(tmp_path / "w"))
+    s = tf.Summary(value=[tf.Summary.Value(tag="a", simple_value=1.0)])
+    w.add_summary(s, 1)
+    w.flush()
+    for f in glob.glob(str(tmp_path / "w" / "*")):
+        os.remove(f)
+    w.add_summary(s, 2)
+    w.flush()
+    w.close()
+    assert os.listdir(str(tmp_path / "w")) == []  # TF 1.15: no new file (measured)
+    w.reopen()  # a reopened writer starts one
+    w.add_summary(s, 3)
+    w.close()
+    assert len(os.listdir(str(tmp_path / "w"))) == 1

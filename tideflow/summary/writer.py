@@ -45,6 +45,7 @@ class EventFileWriter:
         self._path = None
         self._closed = True
         self._error = None
+        self._lost = None  # the event file, once found deleted
         self._open()
 
     def _open(self):
@@ -69,8 +70,8 @@ class EventFileWriter:
             if not os.path.exists(path):
                 break
             stamp += 1
-        self._path = path
         self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self._path = path
         first = event_pb2.Event(wall_time=time.time(), file_version=FILE_VERSION)
         self._file.write(encode_record(first.SerializeToString()))
         self._file.flush()
@@ -98,11 +99,14 @@ class EventFileWriter:
             if self._file is None:
                 return
             self._file.flush()
-            if not os.path.exists(self._path):
-                # deleted under us (e.g. a cleaned log directory): start a new file, as TF does
-                _logger.error("EventFileWriter: %s was deleted; writing a new file.", self._path)
-                self._file.close()
-                self._new_file()
+            if self._path != self._lost and not os.path.exists(self._path):
+                # deleted under us (a cleaned log directory, or an Estimator's cached writer
+                # after the program removed its model_dir): TF 1.15 starts no new file, even
+                # where the directory is there again, and says nothing; the events written
+                # until close or reopen are lost (measured)
+                self._lost = self._path
+                _logger.debug("EventFileWriter: %s was deleted; its events are lost.",
+                              self._path)
 
     def _run(self):
         q = self._queue
