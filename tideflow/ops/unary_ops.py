@@ -57,6 +57,35 @@ def _rsqrt(x):
     return np.reciprocal(np.sqrt(x))
 
 
+_F32_MIN = np.float32(np.finfo(np.float32).tiny)
+
+
+def _rsqrt_kernel(x):
+    """The Rsqrt kernel: ``_rsqrt``, with what TF 1.15's float32 packet code (Eigen's prsqrt,
+    whole 8-float packets) gives where no approximation of the CPU's decides it: +inf for
+    |x| < FLT_MIN (-0 included; a denormal is +-inf in the scalar tail too, read as +-0), NaN for
+    +inf (its Newton step multiplies inf by 0), and 1.5 times the root where a factor of that
+    step is denormal and flushed (x < 2 * FLT_MIN, or x > ~8.5e37 where y * y is)."""
+    out = _rsqrt(x)
+    if x.dtype != np.float32 or out.size == 0:
+        return out
+    lo, hi = out.min(), out.max()
+    if lo >= 1.1e-19 and hi <= 6.0e18:  # (all finite, normal and unflushed: the common case)
+        return out
+    out = np.array(out, copy=True).reshape(-1)
+    flat = x.reshape(-1)
+    with np.errstate(all="ignore"):
+        tiny = (flat > -_F32_MIN) & (flat < _F32_MIN)
+        out[tiny & (flat != 0)] = np.copysign(np.inf, flat[tiny & (flat != 0)])  # DAZ: +-0
+        head = flat.size - flat.size % 8
+        fx, fo = flat[:head], out[:head]
+        fo[tiny[:head]] = np.inf
+        fo[fx == np.inf] = np.nan
+        flushed = ((fx >= _F32_MIN) & (fx < 2 * _F32_MIN)) | ((fo * fo < _F32_MIN) & (fo > 0))
+        fo[flushed] *= np.float32(1.5)
+    return out.reshape(x.shape)
+
+
 def _glibc_float32(fn32, other, denormal=None):
     """A kernel computing float32 ``x`` by ``fn32`` (glibc's float function, which TF 1.15's
     kernel calls per element; ``glibc_float32``); other types by ``other``.
@@ -501,7 +530,7 @@ declare_unary("Sign", _sign, _UNARY, grad=_sign_grad)
 declare_unary("Square", "square", _UNARY, grad=_square_grad)
 op_registry.register_kernel("Square", "CPU", kernel_factory=_square_kernel)
 declare_unary("Sqrt", "sqrt", _UNARY_COMPLEX, grad=_sqrt_grad)
-declare_unary("Rsqrt", _rsqrt, _UNARY_COMPLEX, grad=_rsqrt_grad)
+declare_unary("Rsqrt", _rsqrt_kernel, _UNARY_COMPLEX, grad=_rsqrt_grad)
 declare_unary("Reciprocal", _reciprocal, _UNARY, grad=_reciprocal_grad)
 declare_unary("Inv", _reciprocal, _UNARY, grad=_inv_grad)
 declare_unary("Exp", _exp, _UNARY_COMPLEX, grad=_exp_grad, inplace=0)

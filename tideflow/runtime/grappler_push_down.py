@@ -133,6 +133,7 @@ def constant_push_down(order, fed, fetches, replace, consts, device):
     for op, n in nodes.items():
         n.uses = uses[op._outputs[0]]
         n.keep = op._outputs[0] in keep
+    _merge_pow_twins(nodes, replace, consts)
     seq = list(nodes.values())
     changed = False
     for rounds in (16, 16):  # grappler's two rounds: a Pow by 3 is a Mul in the second
@@ -172,6 +173,24 @@ def constant_push_down(order, fed, fetches, replace, consts, device):
         else:
             replace.kernels[n.op] = n.op._op_def  # (claimed: the passes before leave it)
     replace.push_down = {n.op: n for n in seq}
+
+
+def _merge_pow_twins(nodes, replace, consts):
+    """A Pow by 3 is pushed into only in the second round, after the arithmetic optimizer
+    merged its twins (DedupComputations: the same x, an equal exponent): the merged node is
+    read by all their readers, so ``(pow(x, 3) * .3) * 7`` fetched beside ``pow(x, 3) * 1.7``
+    stays ``Mul(x, Square(x)) * 2.1`` in TF 1.15. A fetched twin is left out, as there."""
+    groups = {}
+    for op, n in nodes.items():
+        if n.dormant and not n.keep:
+            y = replace.get(op._inputs[1], op._inputs[1])
+            key = (id(n.ins[0]), op._device, np.shape(consts[y]))
+            groups.setdefault(key, []).append(n)
+    for twins in groups.values():
+        if len(twins) > 1:
+            total = sum(n.uses for n in twins)
+            for n in twins:
+                n.uses = total
 
 
 def _pd_dirty(seq):
