@@ -65,6 +65,27 @@ def test_rsqrt_special_values_on_whole_packets():
         assert s.run(tf.rsqrt(x), {x: w[:9]}).tolist()[7:] == [np.inf, -np.inf]
 
 
+def test_max_or_min_of_a_monotonic_function_reduces_first():
+    # TF 1.15's OptimizeMaxOrMinOfMonotonic: max(neg(log1p(x))) runs as neg(log1p(min(x)))
+    # when neither the reduction nor the functions are fetched: NaN where a row holds a value
+    # below -1; ArgMax reads x itself (no ties of saturated sigmoids). Values measured.
+    x = tf.placeholder(tf.float32, [None, 3])
+    xv = np.array([[0.5, -2.0, 1.0], [3.0, 0.25, -0.5]], np.float32)
+    m = tf.reduce_max(tf.negative(tf.log1p(x)), axis=1)
+    a = tf.argmax(tf.sigmoid(x * 100.0), 1)
+    with tf.Session() as s:
+        got = s.run(m * 1.0, {x: xv})
+        assert np.isnan(got[0]) and got[1] == np.float32(0.6931471824645996)
+        assert s.run(m, {x: xv}).tolist() == [np.float32(-0.40546509623527527),
+                                              np.float32(0.6931471824645996)]
+        assert s.run(a + 0, {x: xv}).tolist() == [2, 0]
+        assert s.run(a, {x: xv}).tolist() == [0, 0]  # (fetched: kept, the first of the ties)
+        # with the function read elsewhere too, nothing changes
+        got, _ = s.run([m * 1.0, tf.get_default_graph().get_tensor_by_name("Log1p:0") + 1.0],
+                       {x: xv})
+        assert got.tolist() == [np.float32(-0.40546509623527527), np.float32(0.6931471824645996)]
+
+
 # ---- the seeded random-graph generator, builder and float64 evaluator -----------------------
 
 N, D = 4, 6

@@ -376,6 +376,8 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             grappler_arith.arithmetic_stages(order, fed, fetches, replace, consts, device)
             grappler.add_n_order(order, fed, replace, consts, device)
             grappler.log1p_expm1_rewrites(order, fed, replace, consts)
+            grappler.max_min_of_monotonic(order, fed, fetches, replace, consts, device,
+                                          session_state, session)
     if late:
         at = {op: i for i, op in enumerate(order)}
     for op, key in late:
