@@ -158,8 +158,9 @@ def test_sequence_loss_object(kwargs, reduce):
                 "sum_batch": xent.sum(0) / np.maximum(nonzero.sum(0), 1) * (nonzero.sum(0) > 0),
                 "none": xent,
                 "avg_both": xent.sum() / weights.sum()}[reduce]
-    with tf.Graph().as_default():
-        got = _run(loss.SequenceLoss(**kwargs)(targets, logits, weights))
+    with tf.Graph().as_default():  # (TF 1.15's SequenceLoss of arrays: no get_shape)
+        got = _run(loss.SequenceLoss(**kwargs)(tf.constant(targets), tf.constant(logits),
+                                                tf.constant(weights)))
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
 
 
