@@ -81,3 +81,18 @@ def test_estimator_experimental_lists_tfs_names_only():
         "call_logit_fn", "dnn_logit_fn_builder", "linear_logit_fn_builder",
         "make_early_stopping_hook", "make_stop_at_checkpoint_step_hook", "stop_if_higher_hook",
         "stop_if_lower_hook", "stop_if_no_decrease_hook", "stop_if_no_increase_hook"]
+
+
+def test_a_product_with_a_constant_of_zeros_is_zeros_where_grappler_knows_its_shape():
+    # TF 1.15's constant folding (measured): v * 0 of a variable holding inf and NaN is all
+    # zeros, as is a sum of v * zeros_like(v); a fed operand's product is computed (its shape
+    # is not known to grappler), so inf * 0 is NaN there
+    x = tf.placeholder(tf.float32, [3])
+    v = tf.Variable([1.0, np.inf, np.nan])
+    outs = [v * 0.0, v * tf.zeros([3]), tf.reduce_sum(v * tf.zeros_like(v)), x * tf.zeros([3])]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(outs, {x: [1.0, np.inf, np.nan]})
+    assert got[0].tolist() == [0.0, 0.0, 0.0] and got[1].tolist() == [0.0, 0.0, 0.0]
+    assert got[2] == 0.0
+    assert got[3][0] == 0.0 and np.isnan(got[3][1:]).all()
