@@ -1041,7 +1041,9 @@ class Graph:
             if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                 c = c._as_graph_element()
             if isinstance(c, Tensor) and c._op._graph is self:
-                c = c._op
+                # (a resource variable's update read back: TF's unread variable, whose op
+                # is the update's)
+                c = getattr(c, "_update_op", None) or c._op
             elif isinstance(c, IndexedSlicesBase):
                 c = c.op
             if not isinstance(c, Operation):

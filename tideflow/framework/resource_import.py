@@ -35,6 +35,8 @@ def mark_resource(var_op):
 
 
 def is_resource(var_op):
+    if var_op._type == "VarHandleOp":
+        return True
     names = var_op._graph.__dict__.get("_resource_variables")
     return names is not None and var_op._name in names
 

@@ -516,15 +516,15 @@ class _KerasMomentum(_KerasSlots, tf.train.MomentumOptimizer):
 
     def _apply_dense(self, grad, var):
         minus_one, step, momentum = self._keras_inputs(grad, var)
-        return training_ops.apply_momentum(
+        return training_ops.as_op(training_ops.apply_momentum(
             var, self.get_slot(var, "momentum"), minus_one, step, momentum,
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov))
 
     def _apply_sparse(self, grad, var):
         minus_one, step, momentum = self._keras_inputs(grad.values, var)
-        return training_ops.sparse_apply_momentum(
+        return training_ops.as_op(training_ops.sparse_apply_momentum(
             var, self.get_slot(var, "momentum"), minus_one, step, grad.indices, momentum,
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov))
 
 
 class _KerasAdam(_KerasSlots, tf.train.AdamOptimizer):
@@ -601,11 +601,11 @@ class _KerasAdamAmsgrad(_KerasAdam):
     def _apply_dense(self, grad, var):
         dt = var.dtype.base_dtype
         p1, p2 = self._keras_powers
-        return training_ops.apply_adam_with_amsgrad(
+        return training_ops.as_op(training_ops.apply_adam_with_amsgrad(
             var, self.get_slot(var, "m"), self.get_slot(var, "v"), self.get_slot(var, "vhat"),
             tf.cast(p1, dt), tf.cast(p2, dt), tf.cast(self._lr_t, dt),
             tf.cast(self._beta1_t, dt), tf.cast(self._beta2_t, dt),
-            tf.cast(self._epsilon_t, dt), grad, use_locking=self._use_locking).op
+            tf.cast(self._epsilon_t, dt), grad, use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         # (the rows summed into a dense gradient: the same step, its zero rows only decaying)
@@ -656,15 +656,15 @@ class _KerasAdagrad(_KerasSlots, tf.train.AdagradOptimizer):
 
     def _apply_dense(self, grad, var):
         lr = tf.cast(self._learning_rate_tensor, var.dtype.base_dtype)
-        return training_ops.apply_adagrad_v2(
+        return training_ops.as_op(training_ops.apply_adagrad_v2(
             var, self.get_slot(var, "accumulator"), lr, self._eps(var), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         lr = tf.cast(self._learning_rate_tensor, var.dtype.base_dtype)
-        return training_ops.sparse_apply_adagrad_v2(
+        return training_ops.as_op(training_ops.sparse_apply_adagrad_v2(
             var, self.get_slot(var, "accumulator"), lr, self._eps(var), grad.values,
-            grad.indices, use_locking=self._use_locking).op
+            grad.indices, use_locking=self._use_locking))
 
 
 class _KerasAdadelta(_KerasSlots, tf.train.AdadeltaOptimizer):

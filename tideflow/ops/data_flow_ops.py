@@ -394,9 +394,14 @@ def count_up_to(ref, limit, name=None):
     Returns the value before the increment.
     """
     if hasattr(ref, "_ref"):
-        if name is None and getattr(ref, "_resource", False) is True:
-            name = "ResourceCountUpTo"  # (TF 1.15's op for a resource variable)
         ref = ref._ref()
     elif isinstance(ref, ops.Tensor) and not ref.dtype._is_ref_dtype:
         raise AttributeError("'Tensor' object has no attribute 'handle'")  # as TF 1.15
+    if ref.dtype == _dtypes.resource:  # (TF 1.15's op for a resource variable)
+        from tideflow.ops.resource_variable_ops import handle_var_op
+
+        var_op = handle_var_op(ref)
+        return ops.apply_op("ResourceCountUpTo", [ref], {
+            "limit": int(limit), "T": var_op._attrs["dtype"] if var_op is not None else None},
+            name=name).outputs[0]
     return ops.apply_op("CountUpTo", [ref], {"limit": int(limit)}, name=name).outputs[0]

@@ -9,7 +9,6 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.indexed_slices import IndexedSlices
-from tideflow.framework.resource_import import is_resource
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.kernels.scatter import nd_at
 from tideflow.ops import array_ops, constant_op
@@ -106,14 +105,16 @@ def _rows_grad(params, indices, grad, v2=False):
     built from TF 1.15's ops (GatherV2's takes the params' shape as int64, then casts it)."""
     from tideflow.ops import cast_ops, concat_ops
 
-    if not v2 and params._op._type == "VariableV2" and is_resource(params._op):
+    if not v2 and params._dtype == dtypes.resource:
         # a resource variable's sparse_read (TF's ResourceGather): its static shape as a
         # Const when known (TF's variable_shape), no colocation
-        known = params.get_shape()
+        from tideflow.ops.resource_variable_ops import _var_shape, variable_shape
+
+        known = _var_shape(params)
         if known.is_fully_defined():
             params_shape = constant_op.constant(known.as_list(), dtypes.int32)
         else:
-            params_shape = shape(params)
+            params_shape = variable_shape(params)
     else:
         with ops.colocate_with(params):
             if v2:

@@ -236,3 +236,32 @@ tensor_scatter_nd_update = tensor_scatter_update
 tensor_scatter_nd_add = tensor_scatter_add
 tensor_scatter_nd_sub = tensor_scatter_sub
 
+
+
+def _resource_shape(op):
+    from tideflow.ops.resource_variable_ops import _var_shape
+
+    ref, ix, up = _var_shape(op._inputs[0]), op._inputs[1]._shape, op._inputs[2]._shape
+    _check_static(op._type, ref, ix, up)
+    return []
+
+
+def _declare_resource_forms():
+    # ResourceScatterNd<Op>: a resource variable's, on its handle (no output, as TF's)
+    from tideflow.ops.resource_variable_ops import resource_form
+
+    for name, mode, t in (("ScatterNdUpdate", "update", "type"), ("ScatterNdAdd", "add",
+                                                                   "numbertype"),
+                          ("ScatterNdSub", "sub", "numbertype")):
+        op_registry.declare(
+            "Resource" + name,
+            inputs=["ref: resource", "indices: Tindices", "updates: T"],
+            attrs=[f"T: {t}", _INDEX, "use_locking: bool = true"],
+            shape=_resource_shape,
+            kernel_factory=resource_form(_ref_kernel(mode)),
+            differentiable=False,
+            stateful=True,
+        )
+
+
+_declare_resource_forms()

@@ -513,8 +513,15 @@ def strided_slice_assign(ref, begin, end, strides, value, begin_mask=0, end_mask
     """``ref[begin:end:strides] = value`` (the masks as in StridedSlice); returns the ref."""
     from tideflow.ops.state_ops import _ref_of
 
+    ref = _ref_of(ref)
+    if ref.dtype == dtypes.resource:  # a resource variable's handle: TF's resource form (an op)
+        return ops.apply_op(
+            "ResourceStridedSliceAssign", [ref, begin, end, strides, value],
+            {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
+             "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask},
+            name=name)
     return ops.apply_op(
-        "StridedSliceAssign", [_ref_of(ref), begin, end, strides, value],
+        "StridedSliceAssign", [ref, begin, end, strides, value],
         {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
          "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask},
         name=name,

@@ -92,7 +92,7 @@ _REF_FORWARDING = frozenset({
     "RefIdentity", "RefEnter", "RefExit", "RefNextIteration", "RefSwitch", "RefMerge",
     "ZeroInitializer",
 })
-_VARIABLE_OPS = frozenset({"VariableV2", "Variable"})
+_VARIABLE_OPS = frozenset({"VariableV2", "Variable", "VarHandleOp"})
 
 
 def variable_op_of(tensor):
@@ -236,11 +236,15 @@ def _resource_missing(op, mgr):
     # VariableV2 ran), a queue's, a table's, or an assigned resource variable's; the empty
     # entry an unassigned resource variable's read leaves here is none of TF's
     unassigned = set()
+    others = []
     for other in g.__dict__.get("_resource_variables", ()):
         try:
-            other_op = g.get_operation_by_name(other)
+            others.append(g.get_operation_by_name(other))
         except (KeyError, ValueError):
             continue
+    # (a VarHandleOp makes no resource until its variable is assigned, as TF's)
+    others += [o for o in g.get_operations() if o._type == "VarHandleOp"]
+    for other_op in others:
         c2, n2 = _resource_key(other_op)
         if (c2 or "localhost") == container:
             unassigned.add(n2)
@@ -388,7 +392,7 @@ def _assign_kernel(ctx):
     validate = op._attrs["validate_shape"]
     np_dtype = op._attrs["T"].as_numpy_dtype
     _, res, declared = _written_variable(ctx)
-    use_lock = op._attrs["use_locking"]
+    use_lock = op._attrs.get("use_locking", False)
     # a producer that can write the value straight into the variable (RestoreV2) offers to
     offer = ctx.session_state.get(("_write_into", op._inputs[1]._op))
     if offer is not None and res is not None:
@@ -473,7 +477,7 @@ def _dense_update_kernel(ufunc):
         op = ctx.op
         var_op = variable_op_of(op._inputs[0])
         res = resource_for(ctx, var_op) if var_op is not None else None
-        use_lock = op._attrs["use_locking"]
+        use_lock = op._attrs.get("use_locking", False)
         uninitialized = _update_of_uninitialized(ctx, var_op)
 
         def run(ref, value):
@@ -539,7 +543,7 @@ def ref_update_factory(body):
         op = ctx.op
         var_op = variable_op_of(op._inputs[0])
         res = resource_for(ctx, var_op) if var_op is not None else None
-        use_lock = op._attrs["use_locking"]
+        use_lock = op._attrs.get("use_locking", False)
         uninitialized = _update_of_uninitialized(ctx, var_op)
 
         def lock():
@@ -756,6 +760,8 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
         return ref.assign(value, name=name)  # as TF 1.15: a resource variable's own assign
     ref = _ref_of(ref)
+    if ref.dtype == dtypes.resource:  # a resource variable's handle: TF's op on it
+        return _on_handle("AssignVariableOp", ref, value, name)
     if not ref.dtype._is_ref_dtype:
         return _own_method(ref, "assign")(value, name=name)
     return ops.apply_op(
@@ -771,6 +777,8 @@ def assign_add(ref, value, use_locking=None, name=None):
     if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
         return ref.assign_add(value)  # as TF 1.15 (which drops ``name`` here)
     ref = _ref_of(ref)
+    if ref.dtype == dtypes.resource:  # a resource variable's handle: TF's op on it
+        return _on_handle("AssignAddVariableOp", ref, value, name)
     if not ref.dtype._is_ref_dtype:
         return _own_method(ref, "assign_add")(value)
     return ops.apply_op(
@@ -785,6 +793,8 @@ def assign_sub(ref, value, use_locking=None, name=None):
     if getattr(ref, "_resource", False) and hasattr(ref, "_ref"):
         return ref.assign_sub(value)  # as TF 1.15 (which drops ``name`` here)
     ref = _ref_of(ref)
+    if ref.dtype == dtypes.resource:  # a resource variable's handle: TF's op on it
+        return _on_handle("AssignSubVariableOp", ref, value, name)
     if not ref.dtype._is_ref_dtype:
         return _own_method(ref, "assign_sub")(value)
     return ops.apply_op(
@@ -796,6 +806,8 @@ def scatter_update(ref, indices, updates, use_locking=True, name=None):
     """``ref[indices, ...] = updates``; returns the ref."""
     if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
         return ref._resource_scatter(scatter_update, indices, updates, name, "ScatterUpdate")
+    if isinstance(ref, ops.Tensor) and ref.dtype == dtypes.resource:
+        return _resource_scatter("Update", ref, indices, updates, name)
     return ops.apply_op(
         "ScatterUpdate", [_lvalue(ref), indices, updates], {"use_locking": use_locking},
         name=name,
@@ -806,6 +818,8 @@ def scatter_add(ref, indices, updates, use_locking=False, name=None):
     """``ref[indices, ...] += updates`` (duplicate indices add up); returns the ref."""
     if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
         return ref._resource_scatter(scatter_add, indices, updates, name, "ScatterAdd")
+    if isinstance(ref, ops.Tensor) and ref.dtype == dtypes.resource:
+        return _resource_scatter("Add", ref, indices, updates, name)
     return ops.apply_op(
         "ScatterAdd", [_lvalue(ref), indices, updates], {"use_locking": use_locking},
         name=name,
@@ -816,16 +830,38 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
     """``ref[indices, ...] -= updates`` (duplicate indices add up); returns the ref."""
     if getattr(ref, "_resource", False) is True:  # a resource variable: TF 1.15's form
         return ref._resource_scatter(scatter_sub, indices, updates, name, "ScatterSub")
+    if isinstance(ref, ops.Tensor) and ref.dtype == dtypes.resource:
+        return _resource_scatter("Sub", ref, indices, updates, name)
     return ops.apply_op(
         "ScatterSub", [_lvalue(ref), indices, updates], {"use_locking": use_locking},
         name=name,
     )._outputs[0]
 
 
+def _on_handle(op_type, handle, value, name):
+    """TF's ``op_type`` (AssignVariableOp, ...) on a resource variable's handle: an op."""
+    from tideflow.ops import resource_variable_ops
+
+    var_op = resource_variable_ops.handle_var_op(handle)
+    dtype = var_op._attrs["dtype"] if var_op is not None else None
+    value = ops.convert_to_tensor(value, dtype=dtype)
+    return ops.apply_op(op_type, [handle, value], {"dtype": value.dtype.base_dtype},
+                        name=name)
+
+
+def _resource_scatter(kind, handle, indices, updates, name):
+    from tideflow.ops import resource_variable_ops
+
+    return resource_variable_ops.resource_scatter(kind, handle, indices, updates,
+                                                  name=name or "ResourceScatter" + kind)
+
+
 def is_variable_initialized(ref, name=None):
     """A bool scalar: whether the variable ``ref`` has been initialized."""
-    if name is None and getattr(ref, "_resource", False) is True:
-        name = "VarIsInitializedOp"  # (TF 1.15's op for a resource variable)
+    if getattr(ref, "_resource", False) is True and hasattr(ref, "handle"):
+        ref = ref.handle  # (TF 1.15's op for a resource variable: VarIsInitializedOp)
+    if isinstance(ref, ops.Tensor) and ref.dtype == dtypes.resource:
+        return ops.apply_op("VarIsInitializedOp", [ref], name=name)._outputs[0]
     return ops.apply_op("IsVariableInitialized", [_lvalue(ref, "is_initialized")],
                         name=name)._outputs[0]
 

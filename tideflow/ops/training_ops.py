@@ -9,11 +9,11 @@ import inspect
 
 import numpy as np
 
-from tideflow.framework import errors, op_registry, ops
+from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.resource_import import is_resource
 from tideflow.framework.tensor_shape import unknown_shape
 from tideflow.kernels import threads
-from tideflow.ops import state_ops
+from tideflow.ops import resource_variable_ops, state_ops
 from tideflow.ops.unary_ops import _rsqrt  # (Eigen scalar path's 1 / sqrt, shared with Rsqrt)
 
 # ------------------------------------------------------------------------------------------
@@ -459,7 +459,7 @@ def _apply_factory(update, types, sparse):
             )
         kinds = []
         for arg in od.inputs:
-            if arg.is_ref:
+            if arg.is_ref or arg.fixed_type == dtypes.resource:  # (a ResourceApply*'s handle)
                 kinds.append("ref")
             elif arg.name in ("grad", "delta"):
                 kinds.append("grad")
@@ -620,6 +620,17 @@ def _declare(name, inputs, update, attrs=(), types=_FLOATS):
         stateful=True,
         ref_outputs_alias=(0,),
     )
+    # Resource<name>: the update of resource variables (handles in place of the refs, no
+    # output, as TF's), running the same kernel on the variables' buffers
+    op_registry.declare(
+        "Resource" + name,
+        inputs=[i.replace("Ref(T)", "resource") for i in inputs],
+        attrs=all_attrs,
+        kernel_factory=resource_variable_ops.resource_form(
+            _apply_factory(update, types, sparse), uninitialized_reads=True),
+        differentiable=False,
+        stateful=True,
+    )
 
 
 # inputs that are variables (Ref(T)); every other name in _OPS is "name: T" or the indices
@@ -723,7 +734,15 @@ def _is_resource_variable(var):
     if getattr(var, "_resource", False) is True:
         return True
     op = getattr(var, "_op", None)
-    return op is not None and op._type == "VariableV2" and is_resource(op)
+    return op is not None and (op._type == "VarHandleOp" or getattr(
+        var, "_dtype", None) == dtypes.resource or (op._type == "VariableV2" and is_resource(op)))
+
+
+def _handle(x):
+    """A resource variable's handle (the handle tensor itself when given one)."""
+    if getattr(x, "_resource", False) is True and hasattr(x, "handle"):
+        return x.handle
+    return x
 
 
 def _wrapper(op_type):
@@ -745,8 +764,11 @@ def _wrapper(op_type):
         inputs = [a[n] for n in in_names]
         attrs = {n: a[n] for n in attr_defaults}
         name = a["name"]
-        if name is None and _is_resource_variable(inputs[0]):
-            name = resource_name  # a resource variable's update, named as TF's op
+        if _is_resource_variable(inputs[0]):
+            # a resource variable's update: TF's Resource<op> on the handles (an op, no
+            # output), named after it
+            inputs = [_handle(x) if a.is_ref else x for a, x in zip(od.inputs, inputs)]
+            return ops.apply_op(resource_name, inputs, attrs, name=name or resource_name)
         return ops.apply_op(op_type, inputs, attrs, name=name)._outputs[0]
 
     fn.__name__ = fn.__qualname__ = _snake(op_type)
@@ -784,3 +806,8 @@ apply_ftrl = _wrapper("ApplyFtrl")
 sparse_apply_ftrl = _wrapper("SparseApplyFtrl")
 apply_ftrl_v2 = _wrapper("ApplyFtrlV2")
 sparse_apply_ftrl_v2 = _wrapper("SparseApplyFtrlV2")
+
+
+def as_op(update):
+    """The op of an update: a ref form's output tensor's op, or a resource form's op."""
+    return update if isinstance(update, ops.Operation) else update.op

@@ -10,7 +10,7 @@ import threading
 
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.tensor_shape import as_shape, unknown_shape
-from tideflow.ops import array_ops, state_ops
+from tideflow.ops import array_ops, resource_variable_ops, state_ops
 
 
 class VariableAggregation(enum.Enum):
@@ -369,34 +369,27 @@ class Variable(metaclass=_VariableMeta):
                 raise ValueError(
                     f"initial_value must have a shape specified: {self._initial_value}"
                 )
-            # as TF 1.15: a variable made from a function (and any resource variable) carries
-            # its own colocation attr, "_class: loc:@<name>"
-            with g._attr_scope({"_class": [f"loc:@{n[:-1]}"]} if (
-                    init_from_fn or self._resource) else {}):
+            if self._resource:
+                self._init_resource(n, shape, caching_device)
+                ops.add_to_collections(collections, self)
+                self._caching_device = caching_device
+                self._save_slice_info = None
+                self._constraint = constraint
+                self._trainable = trainable
+                return
+            # as TF 1.15: a variable made from a function carries its own colocation attr,
+            # "_class: loc:@<name>"
+            with g._attr_scope({"_class": [f"loc:@{n[:-1]}"]} if init_from_fn else {}):
                 self._variable = state_ops.variable_op_v2(
                     shape, self._initial_value.dtype.base_dtype, name=n
                 )
-            if self._resource:
-                state_ops.mark_resource(self._variable.op)
-                # TF 1.15's ops of a resource variable, with its names: <v>/IsInitialized/
-                # VarIsInitializedOp, <v>/Assign, <v>/Read/ReadVariableOp (the value a fetch
-                # of the variable gets); every other use of it reads it afresh (value())
-                with ops.name_scope("IsInitialized"):
-                    state_ops.is_variable_initialized(self._variable, name="VarIsInitializedOp")
             # the initializer runs where the variable lives (e.g. its parameter server)
             with g.colocate_with(self._variable.op):
                 self._initializer_op = state_ops.assign(
                     self._variable, _guard_uninitialized(self._initial_value, n[:-1]),
                     validate_shape=validate_shape
                 ).op
-            if self._resource:
-                with ops.name_scope("Read"), g.colocate_with(self._variable.op):
-                    self._snapshot = array_ops.identity(self._variable, name="ReadVariableOp")
-                self._graph_element = self._snapshot  # (TF's: what a feed or fetch names)
-                if caching_device is not None:
-                    with g.device(caching_device):
-                        self._snapshot = array_ops.identity(self._snapshot)
-            elif caching_device is not None:
+            if caching_device is not None:
                 with g.device(caching_device):
                     self._snapshot = array_ops.identity(self._variable, name="read")
             else:
@@ -407,6 +400,38 @@ class Variable(metaclass=_VariableMeta):
         self._save_slice_info = None
         self._constraint = constraint
         self._trainable = trainable
+
+    def _init_resource(self, n, shape, caching_device):
+        """TF 1.15's ops of a resource variable, with its names: the handle <v> (a
+        VarHandleOp, its own colocation attr "_class: loc:@<v>"), <v>/IsInitialized/
+        VarIsInitializedOp, <v>/Assign (AssignVariableOp), <v>/Read/ReadVariableOp (the
+        value a fetch of the variable gets); every other use of it reads it afresh
+        (value())."""
+        g = ops.get_default_graph()
+        self._dtype = self._initial_value.dtype.base_dtype
+        self._var_shape = shape
+        with g._attr_scope({"_class": [f"loc:@{n[:-1]}"]}):
+            self._variable = resource_variable_ops.var_handle_op(
+                self._dtype, shape, container=g._container, shared_name=n[:-1], name=n)
+        handle = self._variable
+        with ops.name_scope("IsInitialized"):
+            resource_variable_ops.var_is_initialized_op(handle)
+        # (on the handle's device, whatever the scope's colocation says)
+        with ops.name_scope("Assign") as an, ops.colocate_with(None, ignore_existing=True), \
+                ops.device(handle.device):
+            self._initializer_op = ops.apply_op(
+                "AssignVariableOp", [handle, _guard_uninitialized(self._initial_value, n[:-1])],
+                {"dtype": self._dtype}, name=an)
+        with ops.name_scope("Read"), ops.colocate_with(None, ignore_existing=True), \
+                ops.device(handle.device):
+            self._snapshot = resource_variable_ops.read_variable_op(handle, self._dtype)
+        self._graph_element = self._snapshot  # (TF's: what a feed or fetch names)
+        if caching_device is not None:
+            with g.device(caching_device):
+                self._snapshot = array_ops.identity(self._snapshot)
+
+    def _read_op(self, name="ReadVariableOp"):
+        return resource_variable_ops.read_variable_op(self._variable, self._dtype, name=name)
 
     def _init_from_proto(self, variable_def, import_scope=None):
         if isinstance(variable_def, bytes):
@@ -430,6 +455,10 @@ class Variable(metaclass=_VariableMeta):
         # as TF 1.15's from_proto: a resource variable's def makes a resource variable
         self._resource = self._resource or bool(variable_def.is_resource) or (
             state_ops.is_resource(self._variable.op))
+        if self._variable.op.type == "VarHandleOp":
+            self._resource = True
+            self._dtype = self._variable.op.get_attr("dtype")
+            self._var_shape = as_shape(self._variable.op.get_attr("shape"))
         self._caching_device = None
         self._save_slice_info = None
         if variable_def.HasField("save_slice_info_def"):
@@ -484,11 +513,13 @@ class Variable(metaclass=_VariableMeta):
         # as TF's ResourceVariable, a resource variable's dtype is its value's (int64, not
         # int64_ref): programs compare it with tf.int64
         if getattr(self, "_resource", False):
-            return self._variable.dtype.base_dtype
+            return self.__dict__.get("_dtype") or self._variable.dtype.base_dtype
         return self._variable.dtype
 
     @property
     def shape(self):
+        if "_var_shape" in self.__dict__:
+            return self._var_shape
         return self._variable.get_shape()
 
     def get_shape(self):
@@ -552,7 +583,7 @@ class Variable(metaclass=_VariableMeta):
                 return self._snapshot
             # (on the variable's device whatever the scope says, as TF's)
             with ops.colocate_with(None, ignore_existing=True), ops.device(self._variable.device):
-                return array_ops.identity(self._variable, name="ReadVariableOp")
+                return self._read_op()
         return self._snapshot
 
     def read_value(self):
@@ -560,7 +591,7 @@ class Variable(metaclass=_VariableMeta):
         ``Read/ReadVariableOp`` on the variable's device and an ``Identity`` of it)."""
         if getattr(self, "_resource", False):
             with ops.name_scope("Read"), ops.device(self._variable.device):
-                value = array_ops.identity(self._variable, name="ReadVariableOp")
+                value = self._read_op()
             return array_ops.identity(value)
         return array_ops.identity(self._variable, name="read")
 
@@ -586,6 +617,8 @@ class Variable(metaclass=_VariableMeta):
 
     def eval(self, session=None):
         """The variable's value in ``session`` (or the default session)."""
+        if getattr(self, "_resource", False):
+            return self._graph_element.eval(session=session)
         return self._variable.eval(session=session)
 
     @property
@@ -630,15 +663,11 @@ class Variable(metaclass=_VariableMeta):
         a partly unknown ``shape`` takes values of other shapes; a ref variable's Assign checks
         the shapes when it runs."""
         if getattr(self, "_resource", False):
-            shape = self._variable.get_shape()
             # (a tensor of another dtype: TF's ValueError from the conversion)
             value = ops.convert_to_tensor(value, dtype=self.dtype)
-            shape.assert_is_compatible_with(value.get_shape())
+            self.shape.assert_is_compatible_with(value.get_shape())
             return self._resource_update(
-                state_ops.assign(self._variable, value, use_locking=use_locking,
-                                 name=name or "AssignVariableOp",
-                                 validate_shape=shape.is_fully_defined()),
-                read_value)
+                self._handle_op("AssignVariableOp", value, name), read_value)
         # (a ref variable made with a partly unknown shape= takes other shapes, as TF 2
         # documents; TF 1.15's fails to initialize one)
         t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name,
@@ -649,8 +678,7 @@ class Variable(metaclass=_VariableMeta):
         if getattr(self, "_resource", False):
             delta = ops.convert_to_tensor(delta, dtype=self.dtype)  # (as TF's: a "Const")
             return self._resource_update(
-                state_ops.assign_add(self._variable, delta, use_locking=use_locking,
-                                     name=name or "AssignAddVariableOp"), read_value)
+                self._handle_op("AssignAddVariableOp", delta, name), read_value)
         t = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
         return t if read_value else t.op
 
@@ -658,20 +686,23 @@ class Variable(metaclass=_VariableMeta):
         if getattr(self, "_resource", False):
             delta = ops.convert_to_tensor(delta, dtype=self.dtype)  # (as TF's: a "Const")
             return self._resource_update(
-                state_ops.assign_sub(self._variable, delta, use_locking=use_locking,
-                                     name=name or "AssignSubVariableOp"), read_value)
+                self._handle_op("AssignSubVariableOp", delta, name), read_value)
         t = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return t if read_value else t.op
+
+    def _handle_op(self, op_type, value, name):
+        return ops.apply_op(op_type, [self._variable, value], {"dtype": self._dtype},
+                            name=name or op_type)
 
     def _resource_update(self, t, read_value):
         """A resource variable's update, as TF 1.15's: named after the resource op, and, with
         ``read_value``, a read of the variable made after it (``ReadVariableOp``: the value a
         program gets from ``sess.run(v.assign(...))``)."""
         if not read_value:
-            return t.op
-        with ops.control_dependencies([t.op]):
-            read = array_ops.identity(self._variable, name="ReadVariableOp")
-        read._update_op = t.op  # (TF's unread variable: its op is the update's)
+            return t
+        with ops.control_dependencies([t]):
+            read = self._read_op()
+        read._update_op = t  # (TF's unread variable: its op is the update's)
         return read
 
     def _sparse(self, fn, sparse_delta, use_locking, name, op_type):
@@ -688,7 +719,9 @@ class Variable(metaclass=_VariableMeta):
         "Const"), the op named ``Resource<op_type>``, then a read of the variable after it
         (the value returned)."""
         updates = ops.convert_to_tensor(updates, dtype=self.dtype)
-        t = fn(self._variable, indices, updates, name=name or "Resource" + op_type)
+        t = ops.apply_op("Resource" + op_type, [self._variable, indices, updates],
+                         {"T" if "Nd" in op_type else "dtype": self._dtype},
+                         name=name or "Resource" + op_type)
         return self._resource_update(t, True)
 
     def scatter_sub(self, sparse_delta, use_locking=False, name=None):
@@ -766,10 +799,13 @@ class Variable(metaclass=_VariableMeta):
         if getattr(self, "_resource", False):
             # TF 1.15's: a GatherNd of the variable named "GatherNd" (or ``name``), then an
             # Identity of it (as sparse_read)
-            params = self._snapshot if ops.get_default_graph().building_function else (
-                self._variable)
             with ops.name_scope("GatherNd" if name is None else name) as scope:
-                value = ops.apply_op("GatherNd", [params, indices], name=scope)._outputs[0]
+                if ops.get_default_graph().building_function:
+                    value = ops.apply_op("GatherNd", [self._snapshot, indices],
+                                         name=scope)._outputs[0]
+                else:
+                    value = ops.apply_op("ResourceGatherNd", [self._variable, indices],
+                                         {"dtype": self._dtype}, name=scope)._outputs[0]
             return array_ops.identity(value)
         return gather_ops.gather_nd(self._snapshot, indices, name=name)
 
@@ -784,9 +820,13 @@ class Variable(metaclass=_VariableMeta):
             g = ops.get_default_graph()
             # (in a cond branch or loop body, the read made outside, captured: TF's gather
             # takes the handle there, through its Switch or Enter, and makes no read)
-            params = self._snapshot if g.building_function else self._variable
             with ops.name_scope("Gather" if name is None else name) as scope:
-                value = ops.apply_op("Gather", [params, indices], name=scope)._outputs[0]
+                if g.building_function:
+                    value = ops.apply_op("Gather", [self._snapshot, indices],
+                                         name=scope)._outputs[0]
+                else:
+                    value = resource_variable_ops.resource_gather(self._variable, indices,
+                                                                  self._dtype, name=scope)
             return array_ops.identity(value)
         return gather_ops.gather(self._snapshot, indices, name=name)
 

@@ -32,11 +32,11 @@ class AdadeltaOptimizer(Optimizer):
         return [cast_ops.cast(t, dt) for t in (self._lr_t, self._rho_t, self._epsilon_t)]
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_adadelta(
+        return training_ops.as_op(training_ops.apply_adadelta(
             var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
-            *self._hyper(var), grad, use_locking=self._use_locking).op
+            *self._hyper(var), grad, use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_adadelta(
+        return training_ops.as_op(training_ops.sparse_apply_adadelta(
             var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
-            *self._hyper(var), grad.values, grad.indices, use_locking=self._use_locking).op
+            *self._hyper(var), grad.values, grad.indices, use_locking=self._use_locking))

@@ -41,13 +41,13 @@ class AdagradOptimizer(Optimizer):
             self._call_if_callable(self._learning_rate), name="learning_rate")
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_adagrad(
+        return training_ops.as_op(training_ops.apply_adagrad(
             var, self.get_slot(var, "accumulator"),
             cast_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_adagrad(
+        return training_ops.as_op(training_ops.sparse_apply_adagrad(
             var, self.get_slot(var, "accumulator"),
             cast_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype), grad.values,
-            grad.indices, use_locking=self._use_locking).op
+            grad.indices, use_locking=self._use_locking))

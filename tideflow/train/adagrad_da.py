@@ -62,17 +62,17 @@ class AdagradDAOptimizer(Optimizer):
 
     def _apply_dense(self, grad, var):
         step = self._step(var)  # the step's Identity before the casts, as TF 1.15's
-        return training_ops.apply_adagrad_da(
+        return training_ops.as_op(training_ops.apply_adagrad_da(
             var, self.get_slot(var, "gradient_accumulator"),
             self.get_slot(var, "gradient_squared_accumulator"), grad, *self._hyper(var),
-            step, use_locking=self._use_locking).op
+            step, use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         step = self._step(var)
-        return training_ops.sparse_apply_adagrad_da(
+        return training_ops.as_op(training_ops.sparse_apply_adagrad_da(
             var, self.get_slot(var, "gradient_accumulator"),
             self.get_slot(var, "gradient_squared_accumulator"), grad.values, grad.indices,
-            *self._hyper(var), step, use_locking=self._use_locking).op
+            *self._hyper(var), step, use_locking=self._use_locking))
 
 
 __all__ = ["AdagradDAOptimizer"]

@@ -44,12 +44,12 @@ class AdamOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         dt = var.dtype.base_dtype
         beta1_power, beta2_power = self._get_beta_accumulators()
-        return training_ops.apply_adam(
+        return training_ops.as_op(training_ops.apply_adam(
             var, self.get_slot(var, "m"), self.get_slot(var, "v"),
             cast_ops.cast(beta1_power, dt), cast_ops.cast(beta2_power, dt),
             cast_ops.cast(self._lr_t, dt), cast_ops.cast(self._beta1_t, dt),
             cast_ops.cast(self._beta2_t, dt), cast_ops.cast(self._epsilon_t, dt), grad,
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov))
 
     def _sparse_hyper(self, var):
         """(bias-corrected lr, beta1, beta2, epsilon) in the variable's dtype."""

@@ -229,11 +229,11 @@ class AdaMaxOptimizer(AdamOptimizer):
     def _apply_dense(self, grad, var):
         dt = var.dtype.base_dtype
         beta1_power = self._get_beta_accumulators()
-        return training_ops.apply_ada_max(
+        return training_ops.as_op(training_ops.apply_ada_max(
             var, self.get_slot(var, "m"), self.get_slot(var, "v"),
             cast_ops.cast(beta1_power, dt), cast_ops.cast(self._lr_t, dt),
             cast_ops.cast(self._beta1_t, dt), cast_ops.cast(self._beta2_t, dt),
-            cast_ops.cast(self._epsilon_t, dt), grad, use_locking=self._use_locking).op
+            cast_ops.cast(self._epsilon_t, dt), grad, use_locking=self._use_locking))
 
     def _apply_sparse_shared(self, grad, var, indices, scatter_add, scatter_update):
         # TF 1.15's ops in its order (its seeds after minimize)

@@ -228,17 +228,17 @@ class RegAdagradOptimizer(AdagradOptimizer):
             self._should_update_slots = old
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_adagrad(
+        return training_ops.as_op(training_ops.apply_adagrad(
             var, self.get_slot(var, "accumulator"),
             cast_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype), grad,
-            use_locking=self._use_locking, update_slots=self._should_update_slots).op
+            use_locking=self._use_locking, update_slots=self._should_update_slots))
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_adagrad(
+        return training_ops.as_op(training_ops.sparse_apply_adagrad(
             var, self.get_slot(var, "accumulator"),
             cast_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype), grad.values,
             grad.indices, use_locking=self._use_locking,
-            update_slots=self._should_update_slots).op
+            update_slots=self._should_update_slots))
 
 
 class LARSOptimizer(Optimizer):
@@ -300,10 +300,10 @@ class LARSOptimizer(Optimizer):
 
     def _apply_sparse(self, grad, var):
         dt = var.dtype.base_dtype
-        return training_ops.sparse_apply_momentum(
+        return training_ops.as_op(training_ops.sparse_apply_momentum(
             var, self.get_slot(var, "momentum"), cast_ops.cast(self._learning_rate_tensor, dt),
             grad.values, grad.indices, cast_ops.cast(self._momentum_tensor, dt),
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov))
 
 
 class AdamGSOptimizer(Optimizer):
@@ -346,9 +346,9 @@ class AdamGSOptimizer(Optimizer):
             self._epsilon_t))
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_adam(
+        return training_ops.as_op(training_ops.apply_adam(
             var, self.get_slot(var, "m"), self.get_slot(var, "v"), *self._hyper(var), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking))
 
     # TF 1.15's sparse step is Adam's, ops in Adam's order (the scaled rows, then the decayed
     # moment; a resource variable's raw scatters), with the beta powers from the step

@@ -22,8 +22,8 @@ class GradientDescentOptimizer(Optimizer):
         return cast_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_gradient_descent(
-            var, self._lr(var), grad, use_locking=self._use_locking).op
+        return training_ops.as_op(training_ops.apply_gradient_descent(
+            var, self._lr(var), grad, use_locking=self._use_locking))
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         if getattr(var, "_resource", False) is True:

@@ -33,12 +33,12 @@ class MomentumOptimizer(Optimizer):
 
     def _apply_dense(self, grad, var):
         lr, momentum = self._hyper(var)
-        return training_ops.apply_momentum(
+        return training_ops.as_op(training_ops.apply_momentum(
             var, self.get_slot(var, "momentum"), lr, grad, momentum,
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov))
 
     def _apply_sparse(self, grad, var):
         lr, momentum = self._hyper(var)
-        return training_ops.sparse_apply_momentum(
+        return training_ops.as_op(training_ops.sparse_apply_momentum(
             var, self.get_slot(var, "momentum"), lr, grad.values, grad.indices, momentum,
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov))

@@ -34,11 +34,11 @@ class ProximalAdagradOptimizer(Optimizer):
             self._get_or_make_slot(v, val, "accumulator", self._name)
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_proximal_adagrad(
+        return training_ops.as_op(training_ops.apply_proximal_adagrad(
             var, self.get_slot(var, "accumulator"), *self._hyper(var), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_proximal_adagrad(
+        return training_ops.as_op(training_ops.sparse_apply_proximal_adagrad(
             var, self.get_slot(var, "accumulator"), *self._hyper(var), grad.values,
-            grad.indices, use_locking=self._use_locking).op
+            grad.indices, use_locking=self._use_locking))

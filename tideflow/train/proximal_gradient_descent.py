@@ -33,10 +33,10 @@ class ProximalGradientDescentOptimizer(Optimizer):
                 self._l2_regularization_strength_tensor]
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_proximal_gradient_descent(
-            var, *self._hyper(var), grad, use_locking=self._use_locking).op
+        return training_ops.as_op(training_ops.apply_proximal_gradient_descent(
+            var, *self._hyper(var), grad, use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_proximal_gradient_descent(
+        return training_ops.as_op(training_ops.sparse_apply_proximal_gradient_descent(
             var, *self._hyper(var), grad.values, grad.indices,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking))

@@ -47,18 +47,18 @@ class RMSPropOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
-            return training_ops.apply_centered_rms_prop(
+            return training_ops.as_op(training_ops.apply_centered_rms_prop(
                 var, self.get_slot(var, "mg"), rms, mom, *self._hyper(var), grad,
-                use_locking=self._use_locking).op
-        return training_ops.apply_rms_prop(var, rms, mom, *self._hyper(var), grad,
-                                           use_locking=self._use_locking).op
+                use_locking=self._use_locking))
+        return training_ops.as_op(training_ops.apply_rms_prop(var, rms, mom, *self._hyper(var), grad,
+                                           use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
-            return training_ops.sparse_apply_centered_rms_prop(
+            return training_ops.as_op(training_ops.sparse_apply_centered_rms_prop(
                 var, self.get_slot(var, "mg"), rms, mom, *self._hyper(var), grad.values,
-                grad.indices, use_locking=self._use_locking).op
-        return training_ops.sparse_apply_rms_prop(
+                grad.indices, use_locking=self._use_locking))
+        return training_ops.as_op(training_ops.sparse_apply_rms_prop(
             var, rms, mom, *self._hyper(var), grad.values, grad.indices,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking))

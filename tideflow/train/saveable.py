@@ -50,34 +50,65 @@ class SaveableObject:
 
 
 class ReferenceVariableSaveable(SaveableObject):
-    """A ref variable: saved from its buffer, restored with an Assign. A resource variable
-    (``resource=True``) takes the checkpoint's value whatever its shape, as TF's
-    AssignVariableOp does (only a statically known mismatch is an error)."""
+    """A ref variable: saved from its buffer, restored with an Assign."""
 
-    def __init__(self, var, slice_spec, name, resource=False):
-        # as TF 1.15, a slice of a partitioned resource variable is saved from a copy on its
-        # task's CPU, so a sharded Saver writes it in that device's shard; a whole resource
-        # variable, as a ref one, in its own device's (TF reads it there)
-        device = set_cpu0(var.device) if resource and slice_spec else None
-        super().__init__(var, [SaveSpec(var, slice_spec, name, device=device)], name)
-        self._resource = resource
-        self._var_device = var.device
+    def __init__(self, var, slice_spec, name):
+        super().__init__(var, [SaveSpec(var, slice_spec, name)], name)
 
     def restore(self, restored_tensors, restored_shapes):
         restored = restored_tensors[0]
         if restored_shapes is not None:
             restored = array_ops.reshape(restored, restored_shapes[0])
-        if self._resource:
-            # TF's ops and names: a copy onto the variable's device, then "AssignVariableOp"
-            with ops.device(self._var_device):
-                restored = array_ops.identity(restored)
-                self.op.get_shape().assert_is_compatible_with(restored.get_shape())
-                return state_ops.assign(self.op, restored, validate_shape=False,
-                                        name="AssignVariableOp").op  # (an op, as TF's)
         return state_ops.assign(
             self.op, restored,
             validate_shape=restored_shapes is None and self.op.get_shape().is_fully_defined(),
         )
+
+
+class ResourceVariableSaveable(SaveableObject):
+    """A resource variable, as TF 1.15's: a whole one saved from the read its creation made
+    (``<v>/Read/ReadVariableOp``), a slice of a partitioned one from a read copied to its
+    task's CPU (so a sharded Saver writes it in that device's shard); restored with an
+    ``AssignVariableOp`` of a copy on the variable's device, which takes the checkpoint's
+    value whatever its shape (only a statically known mismatch is an error)."""
+
+    def __init__(self, var, slice_spec, name):
+        self._var_device = var.device
+        self._var_shape = var.shape
+        device = None
+        if isinstance(var, ops.Tensor):  # a read: its handle is its input
+            self.handle_op = var.op.inputs[0]
+            tensor = var
+        else:
+            self.handle_op = var.handle
+
+            def tensor(v=var):
+                with ops.device(v.device):
+                    x = v.read_value()
+                with ops.device(set_cpu0(v.device)):
+                    return array_ops.identity(x)
+
+            device = set_cpu0(var.device) if slice_spec else None
+        super().__init__(var, [SaveSpec(tensor, slice_spec, name, dtype=var.dtype,
+                                        device=device or var.device)], name)
+
+    def restore(self, restored_tensors, restored_shapes):
+        restored = restored_tensors[0]
+        if restored_shapes is not None:
+            restored = array_ops.reshape(restored, restored_shapes[0])
+        # TF's ops and names: a copy onto the variable's device, then "AssignVariableOp"
+        with ops.device(self._var_device):
+            restored = array_ops.identity(restored)
+            self._var_shape.assert_is_compatible_with(restored.get_shape())
+            return ops.apply_op("AssignVariableOp", [self.handle_op, restored],
+                                {"dtype": restored.dtype.base_dtype}, name="AssignVariableOp")
+
+
+def _saveable_of(var, slice_spec, name):
+    if getattr(var, "_resource", False):
+        return ResourceVariableSaveable(var if slice_spec else var._graph_element, slice_spec,
+                                        name)
+    return ReferenceVariableSaveable(var._ref() if not slice_spec else var, slice_spec, name)
 
 
 def _is_variable(x):
@@ -165,15 +196,14 @@ def saveable_objects_for_op(op, name):
             elif full_name != info.full_name:
                 raise ValueError(
                     f"Slices must all be from the same tensor: {full_name} != {info.full_name}")
-            resource = getattr(v, "_resource", False)
             # as TF, a ref slice is saved through the Variable itself, so SaveV2 reads its
             # value ("<part>/read"), where a whole variable is saved from its ref tensor
-            saveables.append(ReferenceVariableSaveable(v._ref() if resource else v, info.spec,
-                                                       name, resource=resource))
+            saveables.append(_saveable_of(v, info.spec, name))
         return saveables
     if _is_variable(op):
-        return [ReferenceVariableSaveable(op._ref(), "", name,
-                                          resource=getattr(op, "_resource", False))]
+        return [_saveable_of(op, "", name)]
+    if isinstance(op, ops.Tensor) and op.op.type == "ReadVariableOp":
+        return [ResourceVariableSaveable(op, "", name)]  # (a read of its handle, as TF's)
     if not isinstance(op, ops.Tensor):
         op = ops.convert_to_tensor(op)  # as TF (a Python value becomes a Const first)
     if not op.dtype._is_ref_dtype:
