@@ -279,7 +279,9 @@ def _update_result(results, group):
                 continue
             # an update's read of a resource variable is read again, as TF's unread variable
             with ops.name_scope("Identity") as scope, ops.control_dependencies([update]):
-                read = array_ops.identity(r.op.inputs[0], name="ReadVariableOp")
+                handle = r.op.inputs[0]
+                read = ops.apply_op("ReadVariableOp", [handle], {"dtype": r.dtype.base_dtype},
+                                    name="ReadVariableOp")._outputs[0]
             with_deps.append(array_ops.identity(read, name=scope))
     return Mirrored(with_deps)
 

@@ -82,7 +82,9 @@ class _MirroredSaveable(saveable_lib.SaveableObject):
 
     def __init__(self, mirrored, name):
         self._mirrored = mirrored
-        primary = mirrored._primary._ref()
+        primary = mirrored._primary
+        # (a resource copy is saved from the read its creation made, as TF's)
+        primary = primary._graph_element if primary._resource else primary._ref()
         super().__init__(primary, [saveable_lib.SaveSpec(primary, "", name)], name)
 
     def restore(self, restored_tensors, restored_shapes):
@@ -115,6 +117,10 @@ class MirroredVariable(variables_lib.Variable):
 
     _variable = property(lambda self: self._current()._variable)
     _snapshot = property(lambda self: self._current()._snapshot)
+    _graph_element = property(lambda self: self._current()._graph_element)
+    _resource = property(lambda self: self._primary._resource)
+    _dtype = property(lambda self: self._primary._dtype)
+    _var_shape = property(lambda self: self._primary.shape)
     _caching_device = property(lambda self: self._primary._caching_device)
     _constraint = property(lambda self: self._primary._constraint)
     _trainable = property(lambda self: self._primary._trainable)
@@ -194,7 +200,8 @@ class MirroredVariable(variables_lib.Variable):
         with ops.control_dependencies(None):
             for v in self._components[1:]:
                 with ops.colocate_with(None, ignore_existing=True), ops.device(v.device):
-                    inits.append(state_ops.assign(v._ref(), value).op)
+                    t = state_ops.assign(v._ref(), value)
+                    inits.append(t if isinstance(t, ops.Operation) else t.op)
         self._init_override = control_flow_ops.group(*inits)
 
     def _should_act_as_resource_variable(self):

@@ -23,10 +23,22 @@ from tideflow.ops.gradients import dense
 
 
 def _differentiable(t):
-    # (a variable a body reads with read_value() is captured by its ref: its gradient is the
-    # variable's)
+    # (a variable a body reads with read_value() is captured by its ref, or by its handle (a
+    # resource variable's): its gradient is the variable's)
     d = t._dtype.base_dtype
-    return d.is_floating or d.is_complex or d == dtypes.variant
+    return d.is_floating or d.is_complex or d == dtypes.variant or d == dtypes.resource
+
+
+def _value_type(t):
+    """(dtype, static shape) of ``t``'s gradient: a resource variable's handle's are its
+    variable's."""
+    if t._dtype == dtypes.resource:
+        from tideflow.ops.resource_variable_ops import _var_shape, handle_var_op
+
+        var_op = handle_var_op(t)
+        if var_op is not None:
+            return var_op._attrs["dtype"], _var_shape(t)
+    return t._dtype.base_dtype, t._shape
 
 
 def _append_output(op, t, shape_attr="output_shapes", type_attr="Tout"):
@@ -844,7 +856,7 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
                                         body_fg.inputs[i]._shape, "grad") for i in d_idx]
         gcaps = []
         for m, j in enumerate(j_idx):
-            dtype, shape = caps[j][1]._dtype.base_dtype, caps[j][1]._shape
+            dtype, shape = _value_type(caps[j][1])
             if sparse and m in sparse:
                 rows = TensorShape([None]).concatenate(shape[1:]) if shape.ndims else shape
                 gcaps.append((gbody.make_placeholder(dtype, rows, "capture_grad_values"),

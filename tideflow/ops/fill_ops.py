@@ -287,6 +287,15 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
     """A tensor of zeros shaped like ``tensor`` (of ``dtype``, default ``tensor``'s)."""
     with ops.name_scope(name, "zeros_like", [tensor]) as scope:
         tensor = ops.convert_to_tensor(tensor, name="tensor")
+        if tensor.dtype == dtypes.resource:
+            # a variable's handle: zeros of its variable's shape and dtype (TF's gradient
+            # zeros of a resource variable)
+            from tideflow.ops import resource_variable_ops as rv
+
+            var_op = rv.handle_var_op(tensor)
+            shape = var_op._attrs["shape"]
+            return zeros(shape if shape.is_fully_defined() else rv.variable_shape(tensor),
+                         dtype=dtype or var_op._attrs["dtype"], name=scope)
         if (optimize and tensor.get_shape().is_fully_defined()
                 and tensor.dtype.base_dtype != dtypes.variant):
             # as TF: a statically shaped tensor's zeros do not depend on its value (no edge

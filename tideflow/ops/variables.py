@@ -265,6 +265,7 @@ class Variable(metaclass=_VariableMeta):
     # TF's distribution-strategy hook: a plain graph variable belongs to no strategy
     _distribute_strategy = None
     _any_shape = False  # made with a partly unknown ``shape=``: assigns take other shapes
+    _dtype = _var_shape = None  # a resource variable's dtype and shape (its handle's attrs)
 
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
@@ -513,12 +514,12 @@ class Variable(metaclass=_VariableMeta):
         # as TF's ResourceVariable, a resource variable's dtype is its value's (int64, not
         # int64_ref): programs compare it with tf.int64
         if getattr(self, "_resource", False):
-            return self.__dict__.get("_dtype") or self._variable.dtype.base_dtype
+            return self._dtype or self._variable.dtype.base_dtype
         return self._variable.dtype
 
     @property
     def shape(self):
-        if "_var_shape" in self.__dict__:
+        if self._var_shape is not None:  # (a resource variable's; its handle is a scalar)
             return self._var_shape
         return self._variable.get_shape()
 
@@ -610,9 +611,8 @@ class Variable(metaclass=_VariableMeta):
     def _as_graph_element(self):
         # a ref variable is its ref tensor; a resource variable (as TF 1.15's) the read its
         # creation made, "<v>/Read/ReadVariableOp": feeding the variable feeds that read only
-        el = self.__dict__.get("_graph_element")
-        if el is not None and self._resource:
-            return el
+        if getattr(self, "_resource", False):
+            return self._graph_element
         return self._variable
 
     def eval(self, session=None):

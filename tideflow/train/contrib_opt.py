@@ -319,8 +319,9 @@ class _SignOptimizer(Optimizer):
 
     def _apply_dense(self, grad, var):
         lr, base, sign_decay, beta = self._hyper(var)
-        return type(self)._fused(var, self.get_slot(var, "m"), lr, base, sign_decay, beta,
-                                 grad, use_locking=self._use_locking).op
+        return training_ops.as_op(type(self)._fused(
+            var, self.get_slot(var, "m"), lr, base, sign_decay, beta, grad,
+            use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         if getattr(var, "_resource", False) is True:

@@ -73,12 +73,14 @@ class FtrlOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         hyper = self._hyper(var)
         fn = training_ops.apply_ftrl if len(hyper) == 4 else training_ops.apply_ftrl_v2
-        return fn(var, self.get_slot(var, "accum"), self.get_slot(var, "linear"), grad, *hyper,
-                  use_locking=self._use_locking).op
+        return training_ops.as_op(fn(var, self.get_slot(var, "accum"),
+                                     self.get_slot(var, "linear"), grad, *hyper,
+                                     use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         hyper = self._hyper(var)
         fn = (training_ops.sparse_apply_ftrl if len(hyper) == 4
               else training_ops.sparse_apply_ftrl_v2)
-        return fn(var, self.get_slot(var, "accum"), self.get_slot(var, "linear"), grad.values,
-                  grad.indices, *hyper, use_locking=self._use_locking).op
+        return training_ops.as_op(fn(var, self.get_slot(var, "accum"),
+                                     self.get_slot(var, "linear"), grad.values, grad.indices,
+                                     *hyper, use_locking=self._use_locking))

@@ -162,6 +162,8 @@ def do_quantize_training_on_graphdef(input_graph, num_bits):
                             "Unknown ops are considered as model input for now and only "
                             f"{_ALLOWED_UNKNOWN_INPUTS} inputs are supported currently.")
                 targets.append((op, index, t, signed, given, lo, hi))
+        from tideflow.ops import quantization_ops  # noqa: F401 (declares the ops it adds)
+
         converted, added = {}, []
         for op, index, t, signed, given, lo, hi in targets:
             q = converted.get(t.op.name)
