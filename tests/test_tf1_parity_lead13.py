@@ -159,9 +159,17 @@ def test_imported_resource_variables_read_as_snapshots():
         g = tf.get_default_graph()
         for name, resource in (("b1", True), ("w1", False)):
             ref = g.get_tensor_by_name(f"{name}:0")
-            r = tf.identity(ref)
-            with tf.control_dependencies([r]):
-                a = tf.assign_add(ref, tf.ones_like(r))
+            if resource:  # (a handle: TF's resource ops read and update it)
+                r = tf.raw_ops.ReadVariableOp(resource=ref, dtype=tf.float32)
+                with tf.control_dependencies([r]):
+                    up = tf.raw_ops.AssignAddVariableOp(resource=ref, value=tf.ones_like(r))
+                with tf.control_dependencies([up]):
+                    a = tf.raw_ops.ReadVariableOp(resource=ref, dtype=tf.float32)
+                ref = g.get_tensor_by_name(f"{name}/Read/ReadVariableOp:0")
+            else:
+                r = tf.identity(ref)
+                with tf.control_dependencies([r]):
+                    a = tf.assign_add(ref, tf.ones_like(r))
             old = s.run(ref)
             got, new = s.run([r, a])
             np.testing.assert_allclose(new, old + 1)

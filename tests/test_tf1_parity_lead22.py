@@ -224,11 +224,11 @@ def test_graph_defs_leave_out_attrs_tf_1_15_lacks():
     from tideflow.framework import op_registry
 
     for name in ("StatelessRandomNormal", "StatelessRandomUniform", "StatelessTruncatedNormal"):
-        attr = {a.name: a for a in op_registry.lookup(name).attr}["T"]
+        attr = {a.name: a for a in op_registry.lookup_or_load(name).attr}["T"]
         assert attr.default_value.type == tf.int32.as_datatype_enum
-    assert op_registry.lookup("TensorListSetItem").newer_attrs == {
+    assert op_registry.lookup_or_load("TensorListSetItem").newer_attrs == {
         "resize_if_index_out_of_bounds"}
-    assert op_registry.lookup("SerializeIterator").newer_attrs == {"external_state_policy"}
+    assert op_registry.lookup_or_load("SerializeIterator").newer_attrs == {"external_state_policy"}
 
 
 def test_op_def_prints_as_tf_proto():

@@ -72,11 +72,12 @@ op_registry.declare(
     "VarHandleOp",
     outputs=["resource: resource"],
     attrs=["container: string = ''", "shared_name: string = ''", "dtype: type",
-           "shape: shape"],
+           "shape: shape", "allowed_devices: list(string) = []", "debug_name: string = ''"],
     shape=lambda op: [TensorShape([])],
     kernel_factory=_var_handle_kernel,
     differentiable=False,
     stateful=True,
+    newer_attrs=("allowed_devices", "debug_name"),  # (TF 2.x's, in GraphDefs it writes)
 )
 
 
@@ -280,7 +281,8 @@ def _check_dtype(op):
 op_registry.declare(
     "AssignVariableOp",
     inputs=["resource: resource", "value: dtype"],
-    attrs=["dtype: type"],
+    attrs=["dtype: type", "validate_shape: bool = false"],
+    newer_attrs=("validate_shape",),  # (TF 2.x's; TF 1.15 never checks the shape)
     shape=_check_dtype,
     kernel_factory=_assign_kernel,
     differentiable=False,
