@@ -122,7 +122,9 @@ def test_import_meta_graph_restores_and_trains_tf_mlp():
         np.testing.assert_allclose(s.run("y:0", {"x:0": m["x"]}), m["y_after_step"], rtol=1e-5)
         assert s.run("global_step:0") == 4
         assert {v.op.name for v in tf.trainable_variables()} == {"w1", "b1", "w2"}
-        np.testing.assert_allclose(s.run("w2/Read/ReadVariableOp:0"), s.run("w2:0"))
+        # (w2:0 is its handle: its value is read by a ReadVariableOp, as TF's)
+        w2 = [v for v in tf.trainable_variables() if v.op.name == "w2"][0]
+        np.testing.assert_allclose(s.run("w2/Read/ReadVariableOp:0"), s.run(w2))
         # TF 2.x marks its gradient MatMuls with grad_a/grad_b hints: dropped on import
         op = tf.get_default_graph().get_operation_by_name("MatMul")
         assert "grad_a" not in op.node_def.attr and not op.get_attr("transpose_a")
@@ -151,7 +153,7 @@ def test_saved_model_with_lookup_table_and_signature():
         assert sorted(sig.inputs) == ["words"] and sorted(sig.outputs) == ["ids", "score"]
         ids, score = s.run([sig.outputs["ids"].name, sig.outputs["score"].name],
                            {sig.inputs["words"].name: ["cat", "dog", "the", "mat"]})
-        emb = s.run("emb:0")
+        emb = s.run("emb/Read/ReadVariableOp:0")  # (emb:0 is a resource handle, as TF's)
     np.testing.assert_allclose(emb, e["emb"], rtol=1e-6)
     np.testing.assert_array_equal(ids, [1, 4, 0, 3])  # "dog" is out of vocabulary: default 4
     np.testing.assert_allclose(score, np.asarray(e["emb"])[[1, 4, 0, 3]].sum(axis=1), rtol=1e-6)

@@ -39,7 +39,7 @@ class ResourceHandle(state_ops.UninitializedValue):
 
     def _tf_fetch_value(self):
         # (TF's fetch of a handle is a serialized ResourceHandleProto; its name stands in)
-        return np.asarray(self.name.encode(), dtype=object)
+        return self.name.encode()
 
     def __repr__(self):
         return f"<resource handle {self.name}>"

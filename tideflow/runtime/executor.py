@@ -1182,6 +1182,8 @@ def _out(v):
             return v.copy()
     elif type(v) is UninitializedValue:  # a variable fetched in the step that initializes it
         return _out(v._tf_fetch_value())
+    elif isinstance(v, UninitializedValue):  # a resource variable's handle
+        return v._tf_fetch_value()
     return v
 
 
