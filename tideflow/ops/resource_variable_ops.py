@@ -96,13 +96,17 @@ def _read_error(ctx, h):
     return state_ops._resource_read_error(h.var_op, ctx.resource_mgr)
 
 
-def _read_buffer(ctx):
+def _read_buffer(ctx, gather=False):
     """``read(h)``: the buffer of the variable of handle ``h`` (an error when never
-    assigned), marked as handed out so the next update copies it first."""
+    assigned: a gather's is TF's NotFound), marked as handed out so the next update copies
+    it first."""
     def read(h):
         res = h.resource
         buf = res.buf
         if buf is None:
+            if gather:
+                raise errors.NotFoundError(
+                    None, ctx.op, state_ops._resource_missing(h.var_op, ctx.resource_mgr))
             raise _read_error(ctx, h)
         if type(buf.base) is np.ndarray:
             return buf[...]  # a new view: its owner's count shows the value is alive
@@ -150,7 +154,7 @@ def var_is_initialized_op(handle, name=None):
 def _gather_kernel(ctx):
     from tideflow.ops import gather_ops
 
-    read = _read_buffer(ctx)
+    read = _read_buffer(ctx, gather=True)
     batch_dims = ctx.op._attrs.get("batch_dims", 0)
 
     def run(h, indices):
@@ -243,11 +247,19 @@ def _resource_slots(op_def):
 
 
 def resource_form(ref_factory, uninitialized_reads=False):
-    """The kernel factory of a resource update from the factory of its ref form."""
+    """The kernel factory of a resource update from the factory of its ref form; with
+    ``uninitialized_reads``, a variable never assigned fails as TF's read of it (an
+    optimizer's update), else as TF's scatter (NotFound)."""
 
     def factory(ctx):
         kernel = ref_factory(ctx)
-        uninit = (lambda h: _read_error(ctx, h)) if uninitialized_reads else None
+        if uninitialized_reads:
+            def uninit(h):
+                return _read_error(ctx, h)
+        else:
+            def uninit(h):
+                return errors.NotFoundError(
+                    None, ctx.op, state_ops._resource_missing(h.var_op, ctx.resource_mgr))
         return resource_kernel(kernel, _resource_slots(ctx.op._op_def), uninit,
                                outputs=bool(ctx.op._op_def.outputs))
 
@@ -374,12 +386,14 @@ def _destroy_kernel(ctx):
 
     def run(h):
         res = h.resource
-        container, name = state_ops._resource_key(h.var_op)
+        container = state_ops._resource_key(h.var_op)[0]
         if res.buf is None and not ignore:
             raise errors.NotFoundError(
                 None, op, state_ops._resource_missing(h.var_op, ctx.resource_mgr))
+        # (the entry stays, empty as an unassigned variable's, so the plans bound to it see a
+        # later assign; TF's container outlives the resources deleted from it)
         res.buf = None
-        ctx.resource_mgr.delete(container, name)
+        ctx.resource_mgr.__dict__.setdefault("_emptied", set()).add(container or "localhost")
 
     return run
 
@@ -430,7 +444,7 @@ def variable_shape(handle, out_type=dtypes.int32, name=None):
 def _gather_nd_kernel(ctx):
     from tideflow.ops import gather_ops
 
-    read = _read_buffer(ctx)
+    read = _read_buffer(ctx, gather=True)
     return lambda h, indices: gather_ops._gather_nd_kernel(read(h), indices)
 
 

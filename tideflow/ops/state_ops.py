@@ -250,8 +250,9 @@ def _resource_missing(op, mgr):
             unassigned.add(n2)
     with mgr._lock:
         entries = list(mgr._containers.get(container, {}).items())
-    exists = any(not (isinstance(r, VariableResource) and r.buf is None and n in unassigned)
-                 for n, r in entries)
+    exists = container in mgr.__dict__.get("_emptied", ()) or any(
+        not (isinstance(r, VariableResource) and r.buf is None and n in unassigned)
+        for n, r in entries)
     return (f"Resource {container}/{name}/N10tensorflow3VarE does not exist." if exists else
             f"Container {container} does not exist. (Could not find resource: "
             f"{container}/{name})")

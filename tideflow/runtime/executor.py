@@ -115,7 +115,15 @@ def _late(op):
         return 2
     if t == "RestoreV2":
         return 1  # it reads into the variables its Assigns update: it goes with them
-    return 1 if t.startswith(_UPDATE_PREFIXES) and op._op_def.has_ref_input else 0
+    if t.startswith(_UPDATE_PREFIXES):
+        return 1 if op._op_def.has_ref_input or t in _RESOURCE_ASSIGNS else 0
+    return 1 if t.startswith(_RESOURCE_UPDATE_PREFIXES) else 0
+
+
+# resource variables' updates (which take a handle, not a ref): late, as the ref updates
+_RESOURCE_ASSIGNS = frozenset({"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"})
+_RESOURCE_UPDATE_PREFIXES = ("ResourceApply", "ResourceSparseApply", "ResourceScatter",
+                             "ResourceStridedSliceAssign", "ResourceCountUpTo")
 
 
 # Ops whose outputs are new arrays, never views of an input: a variable's buffer read by one
