@@ -87,6 +87,30 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
             new.attr["value"].CopyFrom(attr_value_pb2.AttrValue(tensor=tensor_util.make_tensor_proto(
                 data, dtype=dtypes.as_dtype(dtype.type), shape=getattr(data, "shape", None))))
             converted += 1
+        elif node.op == "ReadVariableOp" and _node_name(node.input[0]) in values:
+            # (as TF's: a read of a frozen resource variable passes its Const on)
+            new.CopyFrom(node)
+            new.op = "Identity"
+            new.attr["T"].CopyFrom(node.attr["dtype"])
+            del new.attr["dtype"]
+        elif node.op == "ResourceGather" and _node_name(node.input[0]) in values:
+            # (as TF's: a gather of a frozen resource variable is a GatherV2 of its Const,
+            # with a Const axis)
+            if node.attr["batch_dims"].i != 0:
+                raise ValueError("batch_dims != 0 is not supported by freeze_graph.")
+            axis = out.node.add()
+            axis.op, axis.name = "Const", node.name + "/axis"
+            axis.attr["dtype"].CopyFrom(node.attr["Tindices"])
+            axis.attr["value"].CopyFrom(attr_value_pb2.AttrValue(
+                tensor=tensor_util.make_tensor_proto(
+                    0, dtype=dtypes.as_dtype(node.attr["Tindices"].type), shape=[])))
+            new.op, new.name = "GatherV2", node.name
+            new.input.extend([node.input[0], node.input[1], axis.name])
+            new.attr["Tparams"].CopyFrom(node.attr["dtype"])
+            new.attr["Tindices"].CopyFrom(node.attr["Tindices"])
+            new.attr["Taxis"].CopyFrom(node.attr["Tindices"])
+            if "_class" in node.attr:
+                new.attr["_class"].CopyFrom(node.attr["_class"])
         else:
             new.CopyFrom(node)
             # a ref consumer of a now-constant variable reads a plain tensor

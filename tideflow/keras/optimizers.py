@@ -312,9 +312,12 @@ class Optimizer:
 
                 def init_value():
                     return init(shape, dtype=dtype)
+            # (TF 1.15's slots are resource variables; a ref variable's, which TF 1.15's
+            # Keras optimizers cannot update, are ref ones here, so one fused op updates both)
+            resource = getattr(var, "_resource", True) is not False
             with ops.colocate_with(var):  # (in the optimizer's scope, as Keras's slots)
                 slot = tf.Variable(init_value, name=f"{var.op.name}/{slot_name}", dtype=dtype,
-                                   trainable=False, use_resource=True)  # (TF 1.15's)
+                                   trainable=False, use_resource=resource)
             K._track_variable(slot)
             slots[slot_name] = slot
         return slots[slot_name]
@@ -455,7 +458,8 @@ class _KerasSlots:
                     named[key] = tf.Variable(
                         _slot_initial_value(var, keras_name, value),
                         name=f"{var.op.name}/{keras_name}", trainable=False,
-                        dtype=var.dtype.base_dtype, use_resource=True)
+                        dtype=var.dtype.base_dtype,
+                        use_resource=getattr(var, "_resource", True) is not False)
                 made.append(named[key])
             self._keras_slot_list.append(named[key])
         for slot in made:

@@ -131,7 +131,9 @@ class ModelAverageOptimizer(Optimizer):
                 self._accumulator_list.append((accums[-1], center.device))
         with ops.control_dependencies([local_update]):
             due = math_ops.equal(math_ops.mod(self._local_step, self._interval_steps), 0)
-            values = [array_ops.identity(v._ref()) for v in local_vars]
+            # (a resource variable's value is a read of its handle)
+            values = [array_ops.identity(v.value() if getattr(v, "_resource", False)
+                                         else v._ref()) for v in local_vars]
         step_value = global_step.value()
         # one averaging cond per device of the centres (a cond's body runs on one device)
         by_device = {}

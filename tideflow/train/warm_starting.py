@@ -127,7 +127,8 @@ def _set_constant_initializer(var, value):
     with g.as_default(), ops.device(var.device), g.control_dependencies(None):
         c = constant(value, dtype=var.dtype.base_dtype, name="warm_start_value")
         init = state_ops.assign(var._ref(), c)
-    var._initializer_op = init.op
+    # (a resource variable's assign is an op)
+    var._initializer_op = init if isinstance(init, ops.Operation) else init.op
     var._initial_value = c
 
 

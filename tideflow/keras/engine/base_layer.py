@@ -479,7 +479,7 @@ class Layer:
         def taken(t):
             if id(t) in wanted:
                 return True
-            return (t.op.type == "Identity" and bool(t.op.inputs)
+            return (t.op.type in ("Identity", "ReadVariableOp") and bool(t.op.inputs)
                     and id(t.op.inputs[0].op) in wanted)
 
         return [node for node in self._inbound_nodes
