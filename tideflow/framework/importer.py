@@ -14,7 +14,6 @@ from tideflow.framework import (
     graph_io,
     op_registry,
     ops,
-    resource_import,
     tensor_array_import,
     v1_control_flow,
 )
@@ -515,10 +514,6 @@ def import_graph_def(
         # TF 1.x Switch/Merge conds and Enter/Exit loops run here as If/While
         graph_def = v1_control_flow.functionalize(graph_def, {
             op.name: op for op in producer_op_list.op} if producer_op_list is not None else {})
-    handles = set()
-    if resource_import.has_resource_variables(graph_def):
-        # resource variables (VarHandleOp, ReadVariableOp, ...) run as ref variables
-        graph_def = resource_import.rewrite_resource_variables(graph_def, handles)
     if graph_def.library.function:
         # function bodies first (renamed where the graph already has such a name)
         from tideflow.framework import function_def
@@ -545,8 +540,6 @@ def import_graph_def(
     _assign_names(graph, nodes, prefix, _uniquify_names)
     with graph._lock:
         _create_ops(graph, order, nodes, mapped, traceback)
-    for n in handles:  # (their reads are snapshots again)
-        resource_import.mark_resource(nodes[n].op)
     producer, min_consumer = graph._graph_def_versions[:2]
     graph._graph_def_versions = (
         min(producer, graph_def.versions.producer),

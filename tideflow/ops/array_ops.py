@@ -334,8 +334,6 @@ def _identity_factory(ctx):
     from tideflow.ops import state_ops
 
     var_op = state_ops.variable_op_of(src)
-    if var_op is not None and state_ops.is_resource(var_op):
-        return state_ops.read_resource_kernel(state_ops.resource_for(ctx, var_op))
     if var_op is None or var_op._attrs["shape"].is_fully_defined():
         return _same  # (a variable of a fixed shape keeps its buffer)
     res = state_ops.resource_for(ctx, var_op)

@@ -195,8 +195,8 @@ _RESOURCE_VARIABLES = [False]
 
 
 def enable_resource_variables():
-    """Variables made afterwards are resource variables: a read is a snapshot that later
-    updates of the step do not change (``ops/state_ops.mark_resource``)."""
+    """Variables made afterwards are resource variables (``ops/resource_variable_ops``): a
+    read is a snapshot that later updates of the step do not change."""
     _RESOURCE_VARIABLES[0] = True
 
 

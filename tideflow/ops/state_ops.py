@@ -6,13 +6,12 @@ allocation: fetching it copies, and kernels that update a variable write into it
 """
 
 import functools
-import sys
 import threading
 
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
-from tideflow.framework.resource_import import is_resource, mark_resource  # noqa: F401
+from tideflow.framework.resource_import import is_resource
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.kernels.scatter import rows_at
 
@@ -25,7 +24,8 @@ class VariableResource:
     """A variable's storage: ``buf`` (None until first assigned) and a lock for use_locking.
 
     ``shared``: a resource variable's read has handed ``buf`` out, so the next update must
-    write into a new buffer (copy on write) and leave the read's value as it was.
+    write into a new buffer (copy on write) and leave the read's value as it was
+    (``resource_variable_ops.writable_buffer``).
     """
 
     __slots__ = ("buf", "lock", "name", "shared")
@@ -124,74 +124,6 @@ def resource_for(ctx, var_op):
     return ctx.resource_mgr.lookup_or_create(container, name, lambda: VariableResource(name))
 
 
-def read_resource_kernel(res):
-    """A resource variable's read (an Identity of its ref): a new view of the variable's
-    buffer, so while the value read (or a view of it) lives, the buffer's owner has a
-    reference more, and the variable's next update copies the buffer first
-    (``copy_on_write``). A buffer that is not a view of an array of its own (none is, as
-    ``set_new`` makes them) is handed out as it is and marked ``shared`` instead."""
-
-    def read(x):
-        buf = res.buf
-        if buf is None:
-            return x
-        if type(buf.base) is np.ndarray:
-            return buf[...]
-        res.shared = True
-        return buf
-
-    return read
-
-
-# references to a variable buffer's owner when no value read from the variable is alive: the
-# buffer (the view the resource keeps) and getrefcount's own argument
-_UNSHARED_REFS = 2
-
-
-def copy_on_write(kernel, op, ctx):
-    """``kernel`` of the update ``op`` (Assign*, Apply*, Scatter*, ...), made to give each
-    resource variable it updates a new buffer when a value read from it is still alive (held
-    by a later op of the step, a queue, the user's code), so that value stays as it was; the
-    kernel then gets the variable's current buffer as its ref argument. When no read is
-    alive (a training step's reads are done before its updates) it updates in place. Returns
-    ``kernel`` itself when ``op`` updates no resource variable."""
-    slots = []
-    for i, (arg, t) in enumerate(zip(op._op_def.inputs, op._inputs)):
-        if arg.is_ref:
-            var_op = variable_op_of(t)
-            if var_op is not None and is_resource(var_op):
-                slots.append((i, resource_for(ctx, var_op)))
-    if not slots:
-        return kernel
-    overwrites = op._type == "Assign"  # its new buffer needs no copy of the old values
-    refcount = sys.getrefcount
-
-    def wrap(k):
-        def run(*args, **kwargs):
-            args = list(args)
-            for i, res in slots:
-                buf = res.buf
-                if buf is None:
-                    continue
-                if res.shared or (buf.base is not None
-                                  and refcount(buf.base) > _UNSHARED_REFS):
-                    base = np.empty(buf.shape, buf.dtype) if overwrites else buf.copy()
-                    res.buf = buf = base[...]  # a view, as set_new's (in-place ops skip it)
-                    res.shared = False
-                args[i] = buf
-            return k(*args, **kwargs)
-
-        return run
-
-    run = wrap(kernel)
-    for attr in ("scratch_input", "inplace"):
-        if hasattr(kernel, attr):
-            setattr(run, attr, getattr(kernel, attr))
-    if hasattr(kernel, "donated"):
-        run.donated = wrap(kernel.donated)
-    return run
-
-
 def _binding_key(var_op):
     return ("_variable_binding", var_op._name)
 
@@ -236,15 +168,8 @@ def _resource_missing(op, mgr):
     # VariableV2 ran), a queue's, a table's, or an assigned resource variable's; the empty
     # entry an unassigned resource variable's read leaves here is none of TF's
     unassigned = set()
-    others = []
-    for other in g.__dict__.get("_resource_variables", ()):
-        try:
-            others.append(g.get_operation_by_name(other))
-        except (KeyError, ValueError):
-            continue
     # (a VarHandleOp makes no resource until its variable is assigned, as TF's)
-    others += [o for o in g.get_operations() if o._type == "VarHandleOp"]
-    for other_op in others:
+    for other_op in [o for o in g.get_operations() if o._type == "VarHandleOp"]:
         c2, n2 = _resource_key(other_op)
         if (c2 or "localhost") == container:
             unassigned.add(n2)
@@ -275,15 +200,12 @@ def _variable_kernel(ctx):
     flag = [False]
     ctx.session_state[_binding_key(op)] = flag
     uninit = UninitializedValue(op._name, res)
-    mgr = ctx.resource_mgr
 
     def run():
         buf = res.buf
         if buf is None:
             if flag[0]:
                 return uninit
-            if is_resource(op):
-                raise _resource_read_error(op, mgr)
             raise _uninitialized_error(op._name, op)
         return buf
 

@@ -293,11 +293,7 @@ def bind_kernel(op, device, session_state, session, op_def=None):
     dk = op_registry.device_kernel(op._type if op_def is None else od.name, device.device_type)
     if dk is not None and (op_def is None or op_registry.lookup(od.name) is op_def):
         od = dk  # a kernel registered for this device type (same fields as a declaration)
-    kernel = _bound(op, od, device, session_state, session)
-    if _late(op) == 1 and op._type != "RestoreV2":
-        kernel = state_ops.copy_on_write(  # (an update of a resource variable)
-            kernel, op, KernelContext(op, device, session_state, session))
-    return kernel
+    return _bound(op, od, device, session_state, session)
 
 
 def _bound(op, od, device, session_state, session):
