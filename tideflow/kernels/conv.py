@@ -223,11 +223,18 @@ def _grouped_patches(xp, outs, ksize, strides, dilations, g):
 K_ORDER_MIN, K_ORDER_MAX = 32, 320
 
 
+def _k_order_needed(k, n):
+    # (a one-column filter matrix makes numpy's product a GEMV, which OpenBLAS adds out of
+    # order at any k: padded too, as a 1x1 convolution to one channel (GAT's attention
+    # logits) adds its taps in order in TF 1.15, measured)
+    return K_ORDER_MIN <= k <= K_ORDER_MAX or (n == 1 and 1 < k < K_ORDER_MIN)
+
+
 def _k_order_filter(w2):
     """``w2`` [k, n] padded to a multiple of 16 columns where OpenBLAS would otherwise add
     out of TF's order, else None."""
     k, n = w2.shape
-    if n % 16 == 0 or not K_ORDER_MIN <= k <= K_ORDER_MAX or w2.dtype != np.float32:
+    if n % 16 == 0 or not _k_order_needed(k, n) or w2.dtype != np.float32:
         return None
     padded = np.zeros((k, n + 16 - n % 16), np.float32)
     padded[:, :n] = w2
@@ -238,7 +245,7 @@ def _k_order_product(a, b):
     """``a @ b`` with each output's products added in order along k (see _k_order_filter),
     for a right operand of any layout."""
     k, n = b.shape
-    if (K_ORDER_MIN <= k <= K_ORDER_MAX and b.dtype == np.float32
+    if (_k_order_needed(k, n) and b.dtype == np.float32
             and (n % 16 or not b.flags.c_contiguous)):
         wide = np.zeros((k, n + (-n) % 16), np.float32)
         wide[:, :n] = b
@@ -340,7 +347,10 @@ def conv_backprop_filter(x, filter_shape, dy, strides, dilations, padding, expli
         return dw.reshape(filter_shape).astype(out_dtype, copy=False)
     dy2 = np.ascontiguousarray(dy, dtype=dt).reshape(n_batch * p, n_out)
     if _is_pointwise(ksize, strides, pads):
-        threads.matmul(x.reshape(n_batch * p, k).T, dy2, out=dw)
+        if dt == np.float32 and _k_order_needed(n_batch * p, n_out):  # (a GEMV, in TF's order)
+            dw = _k_order_product(x.reshape(n_batch * p, k).T, dy2)
+        else:
+            threads.matmul(x.reshape(n_batch * p, k).T, dy2, out=dw)
         return dw.reshape(filter_shape).astype(out_dtype, copy=False)
     if spectral.worthwhile(dt, x.shape[1:-1], ksize, outs, pads, strides, dilations, n_batch,
                            x.shape[-1], n_out):
@@ -348,7 +358,7 @@ def conv_backprop_filter(x, filter_shape, dy, strides, dilations, padding, expli
                                            dy_spectrum)
         return dw.astype(out_dtype, copy=False)
     xp = _pad(x, pads)
-    if dt == np.float32 and K_ORDER_MIN <= n_batch * p <= K_ORDER_MAX:
+    if dt == np.float32 and _k_order_needed(n_batch * p, n_out):
         # TF 1.15's CPU kernel contracts one shard's patch matrix with dy over all its
         # images and pixels at once, each output's products added in order along them (an
         # FMA each, as its MatMul): the whole batch is one such product here
