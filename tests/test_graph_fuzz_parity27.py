@@ -86,6 +86,29 @@ def test_max_or_min_of_a_monotonic_function_reduces_first():
         assert got.tolist() == [np.float32(-0.40546509623527527), np.float32(0.6931471824645996)]
 
 
+def test_add_n_does_not_sum_into_a_fetched_input():
+    # TF 1.15's AddN sums into (and so first adds) the first input whose buffer it holds
+    # alone; a fetched input is held by its _Retval, so AddN(Sigmoid, Sigmoid, sub) sums in
+    # that order when sub is fetched too, and from sub when it is not. Values measured.
+    x2 = tf.placeholder(tf.float32, [None, None])
+    x1 = tf.placeholder(tf.float32, [6])
+    s = tf.sigmoid(x2)
+    with tf.control_dependencies([x1.op]):
+        i = tf.identity(x2)
+    d = i - np.array([-1.0, 1, -2, 1, 1, 1], np.float32)
+    y = tf.add_n([s, d, s])
+    xv = (np.random.RandomState(46).randn(4, 6) * 2).astype(np.float32)
+    feed = {x2: xv, x1: np.ones(6, np.float32)}
+    with tf.Session() as sess:
+        both = sess.run([y, d], feed)[0].ravel()[:8]
+        alone = sess.run(y, feed).ravel()[:8]
+    f32 = np.float32
+    assert both.tolist() == [f32(v) for v in (3.695952, 3.3053172, 5.3199034, -2.262062,
+                                              1.2143211, -0.5266701, 1.7806144, -1.6435024)]
+    assert alone.tolist() == [f32(v) for v in (3.695952, 3.3053174, 5.3199034, -2.262062,
+                                               1.2143211, -0.5266701, 1.7806144, -1.6435022)]
+
+
 # ---- the seeded random-graph generator, builder and float64 evaluator -----------------------
 
 N, D = 4, 6

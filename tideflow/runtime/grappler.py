@@ -515,10 +515,12 @@ class _Forwards:
     read by no op still to run, not a constant, a variable's, a fed or an aliased one, not
     given twice) as its output, and sums that one first (it swaps places with the first)."""
 
-    def __init__(self, order, replace, consts, fed):
+    def __init__(self, order, replace, consts, fed, fetches=()):
         self.position = {op: i for i, op in enumerate(order)}
         self.replace, self.consts, self.fed = replace, consts, fed
         self.also = None
+        # a fetched value is held by its _Retval (before it runs, by its edge) to the end
+        self.fetched = {replace.get(t, t) for t in fetches}
 
     def __call__(self, addn, t, ins, at=None):
         replace = self.replace
@@ -530,7 +532,8 @@ class _Forwards:
             r = replace.get(r._op._inputs[0], r._op._inputs[0])
             chain.append(r)
         if (r in self.consts or r in self.fed or r._op._type in _ALIASING
-                or sum(1 for x in ins for c in chain if x is c) != 1):
+                or sum(1 for x in ins for c in chain if x is c) != 1
+                or any(c in self.fetched for c in chain)):
             return False
         position = self.position
         at = position.get(addn if at is None else at)
@@ -582,7 +585,7 @@ class _Forwards:
         return False
 
 
-def add_n_order(order, fed, replace, consts, device):
+def add_n_order(order, fed, replace, consts, device, fetches=()):
     """Runs each AddN over its inputs as TF 1.15's grappler leaves them: the constants among
     them summed first into one (when there are two or more and not only constants), then all
     sorted by name."""
@@ -615,7 +618,7 @@ def add_n_order(order, fed, replace, consts, device):
             keys = [k for i, k in enumerate(keys) if i not in drop]
         perm = sorted(range(len(slots)), key=keys.__getitem__)
         if forwards is None:
-            forwards = _Forwards(order, replace, consts, fed)
+            forwards = _Forwards(order, replace, consts, fed, fetches)
         first = next((j for j, i in enumerate(perm) if type(slots[i]) is int
                       and forwards(op, op._inputs[slots[i]], ins)), 0)
         perm[0], perm[first] = perm[first], perm[0]

@@ -544,10 +544,10 @@ def arithmetic_stages(order, fed, fetches, replace, consts, device):
         _minimize_broadcasts(n, shapes, names)
     if not any(n.changed for n in nodes.values()):
         return
-    _realize_stages(nodes, order, fed, replace, consts, names)
+    _realize_stages(nodes, order, fed, replace, consts, names, fetches)
 
 
-def _realize_stages(nodes, order, fed, replace, consts, names):
+def _realize_stages(nodes, order, fed, replace, consts, names, fetches=()):
     seq = list(nodes.values())
     dirty = {n for n in seq if n.changed and n.alive}
     grew = True
@@ -573,7 +573,7 @@ def _realize_stages(nodes, order, fed, replace, consts, names):
     roots = [n for n in seq if n in dirty and (n.keep or n in outside)]
     hosted = {}  # node -> the new op's output
     before = {}
-    forwards = _Forwards(order, replace, consts, fed)
+    forwards = _Forwards(order, replace, consts, fed, fetches)
     for n in roots:
         leaves = []
         expr = _stage_expr(n, n, hosted, leaves, names, dirty,
