@@ -6,7 +6,7 @@ a replacement map and folded values that the plan compiles in.
 
 import numpy as np
 
-from tideflow.framework import dtypes
+from tideflow.framework import dtypes, ops
 
 # the largest folded value kept, as TF's default for constant folding
 MAX_FOLDED_BYTES = 10 * 1024 * 1024
@@ -324,6 +324,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     if grappler_runs and fold:
         # TF folds (and pushes constants down) before it merges common subexpressions
         _times_ones(order, fed, fetches, replace, consts)
+        _times_zeros(order, fed, replace, consts)
         grappler.zero_addend_rewrites(order, fed, fetches, replace, consts)
         grappler_push_down.constant_push_down(order, fed, fetches, replace, consts, device)
     # --- common subexpressions
@@ -446,6 +447,48 @@ def _times_ones(order, fed, fetches, replace, consts):
                     and other._shape.as_list() == out._shape.as_list()):
                 replace[out] = other
                 break
+
+
+# the products constant folding turns into zeros when an operand is a constant of zeros
+_ZERO_PRODUCTS = frozenset({"Mul", "MatMul", "BatchMatMul"})
+
+
+def _times_zeros(order, fed, replace, consts):
+    """TF 1.15's grappler (constant folding's SimplifyArithmeticOperations): a float Mul or
+    MatMul with a constant operand of zeros is a constant of zeros when its output's shape is
+    fully known to grappler (not computed from a fed tensor), whatever the other operand
+    holds: ``v * 0.`` of a variable holding inf or NaN is 0 there, not NaN."""
+    from tideflow.runtime import grappler
+
+    derived = None
+    for op in order:
+        if op._type not in _ZERO_PRODUCTS or len(op._inputs) != 2 or op._control_inputs:
+            continue
+        out = op._outputs[0]
+        if (out in consts or out in fed or replace.get(out, out) is not out
+                or np.dtype(out._dtype.base_dtype.as_numpy_dtype).kind not in "fc"
+                or not out._shape.is_fully_defined()):
+            continue
+        ins = [replace.get(t, t) for t in op._inputs]
+        zero = [t in consts and t not in fed and _all_zeros(consts[t]) for t in ins]
+        if not any(zero):
+            continue
+        # (an operand TF folds, constants alone up its inputs, makes the product folded
+        # as computed: 0 * inf is NaN there)
+        if any(not z and (t in consts or ops.constant_rooted(t._op)) for t, z in zip(ins, zero)):
+            continue
+        if derived is None:
+            derived = grappler._fed_derived(order, fed, replace)
+        if id(out) in derived:
+            dims = grappler._grappler_dims(out, derived, consts)
+            if dims is None or None in dims:
+                continue
+        consts[out] = _readonly(np.zeros(out._shape.as_list(), out._dtype.as_numpy_dtype))
+
+
+def _all_zeros(v):
+    return (isinstance(v, np.ndarray) and v.dtype.kind in "fc" and v.size
+            and not np.any(v))
 
 
 # ops that read only the shape (and dtype) of an input, never its values
