@@ -505,3 +505,14 @@ def test_parameter_server_holds_resource_variables_and_runs_their_ops():
     np.testing.assert_allclose(out["values"][1], [[0.20487233] * 2, [0.5] * 2,
                                                   [0.20487225] * 2, [0.5] * 2], rtol=1e-6)
     assert out["values"][2] == 3
+
+
+def test_batch_scatter_update_of_a_resource_variable():
+    w = tf.get_variable("w", [4, 2], use_resource=True, initializer=tf.zeros_initializer())
+    b = w.batch_scatter_update(tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1])))
+    assert [(o.name, o.type) for o in tf.get_default_graph().get_operations()][-3:] == [
+        ("ResourceScatterNdUpdate", "ResourceScatterNdUpdate"),
+        ("ReadVariableOp", "ReadVariableOp"), ("ReadVariableOp_1", "ReadVariableOp")]  # TF's
+    with tf.Session() as s:
+        s.run(w.initializer)
+        assert s.run(b).tolist() == [[0.0, 0.0], [1.0, 2.0], [0.0, 0.0], [0.0, 0.0]]

@@ -765,6 +765,13 @@ class Variable(metaclass=_VariableMeta):
 
         if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):
             raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+        if getattr(self, "_resource", False):
+            # TF 1.15's: through its own scatter_nd_update (a ResourceScatterNdUpdate and a
+            # read after it), then one more read after the update
+            t = tf1_misc_ops.batch_scatter_update(self, sparse_delta.indices,
+                                                  sparse_delta.values, use_locking=use_locking,
+                                                  name=name)
+            return self._resource_update(t._update_op, True)
         return tf1_misc_ops.batch_scatter_update(self._variable, sparse_delta.indices,
                                                  sparse_delta.values, use_locking=use_locking,
                                                  name=name)
