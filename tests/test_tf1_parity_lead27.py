@@ -96,3 +96,15 @@ def test_a_product_with_a_constant_of_zeros_is_zeros_where_grappler_knows_its_sh
     assert got[0].tolist() == [0.0, 0.0, 0.0] and got[1].tolist() == [0.0, 0.0, 0.0]
     assert got[2] == 0.0
     assert got[3][0] == 0.0 and np.isnan(got[3][1:]).all()
+
+
+def test_the_gradient_of_a_scalar_gather_nd_fails_as_tfs_scatter_nd_shape_function():
+    # TF 1.15 (measured): "Shape must be at least rank 1 but is rank 0 for
+    # 'gradients/GatherNd_grad/ScatterNd' (op: 'ScatterNd') with input shapes: [2], [], [2]."
+    p = tf.constant(np.arange(6.0).reshape(2, 3))
+    y = tf.gather_nd(p, [1, 2])
+    with pytest.raises(ValueError, match=r"Shape must be at least rank 1 but is rank 0 for "
+                                         r"'gradients/GatherNd_grad/ScatterNd'"):
+        tf.gradients(y, p)
+    with pytest.raises(ValueError, match="at least rank 1 but is rank 0"):
+        tf.scatter_nd([1, 2], tf.constant(3.0), [2, 3])

@@ -432,6 +432,8 @@ def _empty_target_error(ix_size, up_size, target_size):
 
 def _scatter_nd_shape(op):
     ix, up = _in(op, 0), _in(op, 1)
+    if up.ndims == 0:  # (TF's shape function: updates of rank at least 1)
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
     _check_rank(_in(op, 2), 1)
     out = constant_value_as_shape(op._inputs[2])
     check_empty_target(out, ix, up)
