@@ -109,6 +109,19 @@ def test_add_n_does_not_sum_into_a_fetched_input():
                                                1.2143211, -0.5266701, 1.7806144, -1.6435022)]
 
 
+def test_add_n_of_one_repeated_input_is_a_multiplication():
+    # TF 1.15's SimplifyAggregation: AddN(x, ..., x) of 10 terms is Mul(Const(10), x) unless
+    # the AddN is fetched (summed one by one then). Values measured.
+    x1 = tf.placeholder(tf.float32, [6])
+    a = tf.add_n([x1] * 10)
+    i = tf.identity(a)
+    tf.placeholder(tf.float32)  # (grappler leaves graphs of fewer than 4 ops alone)
+    xv = np.random.RandomState(3).randn(6).astype(np.float32) * 3
+    with tf.Session() as s:
+        assert s.run(i, {x1: xv})[0] == np.float32(53.658851623535156)
+        assert s.run(a, {x1: xv})[0] == np.float32(53.65885543823242)
+
+
 # ---- the seeded random-graph generator, builder and float64 evaluator -----------------------
 
 N, D = 4, 6

@@ -585,10 +585,18 @@ class _Forwards:
         return False
 
 
+def _times_count(n):
+    def kernel(inputs):
+        x = inputs[0]
+        return x * x.dtype.type(n)
+
+    return kernel
+
+
 def add_n_order(order, fed, replace, consts, device, fetches=()):
     """Runs each AddN over its inputs as TF 1.15's grappler leaves them: the constants among
     them summed first into one (when there are two or more and not only constants), then all
-    sorted by name."""
+    sorted by name; one of N copies of a single input (not fetched) as N times it."""
 
     from tideflow.ops.math_ops import _add_n
 
@@ -596,6 +604,7 @@ def add_n_order(order, fed, replace, consts, device, fetches=()):
         return
     names = getattr(replace, "names", None)
     forwards = None
+    keep = {replace.get(t, t) for t in fetches}
     for op in order:
         if op._type != "AddN" or op in replace.kernels or len(op._inputs) < 2:
             continue
@@ -603,6 +612,10 @@ def add_n_order(order, fed, replace, consts, device, fetches=()):
         if out in consts or out in fed or replace.get(out, out) is not out:
             continue
         ins = [replace.get(t, t) for t in op._inputs]
+        if all(t is ins[0] for t in ins) and out not in keep and ins[0] not in consts:
+            # SimplifyAggregation: AddN(x, x, ..., x) of N terms is Mul(Const(N), x)
+            replace.kernels[op] = kernel_decl(op, _times_count(len(ins)))
+            continue
         summed = _running_summed(op, ins, replace)
         slots = list(range(len(ins)))
         keys = [input_name(t, names) for t in ins]
