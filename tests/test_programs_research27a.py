@@ -45,3 +45,34 @@ def test_convolutions_to_one_channel_add_their_taps_in_tfs_order():
         -0.1987084299325943, 1.0928962230682373]))
     np.testing.assert_array_equal(c.ravel(), _f32([
         10.695185661315918, -7.843135833740234, 6.060606002807617, 3.743314504623413]))
+
+
+def test_a_sum_over_a_trailing_run_and_size_one_axes_adds_as_eigens_inner_reduction():
+    # PetarV-/GAT: the gradient of f_1 [1, n, 1] + f_2^T [1, 1, n] sums over axes [0, 2]:
+    # TF's reduction helper drops the size-1 axis, leaving Eigen's packet inner reduction
+    # (it was summed one after another); so does a column [n, 1] summed over axis 0.
+    # TF 1.15's outputs, measured.
+    x = ((np.arange(36) * 7 % 17 - 8) / np.float32(3.3)
+         * np.float32(1.7) ** (np.arange(36) % 5)).astype(np.float32).reshape(1, 3, 12)
+    with tf.Session() as s:
+        a = s.run(tf.reduce_sum(x, [0, 2]))
+        b = s.run(tf.reduce_sum(x.reshape(36, 1), 0))
+    np.testing.assert_array_equal(a, _f32([12.316274642944336, 17.092153549194336,
+                                           15.367792129516602]))
+    np.testing.assert_array_equal(b, _f32([44.776222229003906]))
+
+
+def test_broadcast_gradient_args_of_identical_shapes_reduces_nothing():
+    # TF 1.15's BCast takes identical shapes by a fast path: no axes, size-1 dims included,
+    # so a batch matmul's gradient Sum keeps the batch axis of 1 (GAT's tf.matmul(coefs,
+    # seq_fts) on [1, n, n] x [1, n, f]). Measured in TF 1.15.
+    r = tf.raw_ops.BroadcastGradientArgs(s0=[1, 3], s1=[1, 3])
+    a = tf.placeholder(tf.float32, [1, 3, 4])
+    b = tf.placeholder(tf.float32, [1, 4, 2])
+    tf.gradients(tf.matmul(a, b), a)
+    total = tf.get_default_graph().get_tensor_by_name("gradients/MatMul_grad/Sum:0")
+    with tf.Session() as s:
+        r0, r1 = s.run(r)
+        v = s.run(total, {a: np.ones((1, 3, 4)), b: np.ones((1, 4, 2))})
+    assert r0.tolist() == [] and r1.tolist() == [] and r0.dtype == np.int32
+    assert v.shape == (1, 3, 4)

@@ -128,6 +128,10 @@ def _broadcast_gradient_args(s0, s1):
     """Axes along which each of two broadcast inputs must be summed (TF's rule)."""
     s0 = [int(d) for d in s0]
     s1 = [int(d) for d in s1]
+    if s0 == s1:
+        # TF's BCast takes identical shapes by a fast path that reduces nothing, size-1 dims
+        # included ([1] vs [1]: a batch matmul's gradient keeps its batch axis of 1)
+        return [], []
     n = max(len(s0), len(s1))
     a = [1] * (n - len(s0)) + s0
     b = [1] * (n - len(s1)) + s1

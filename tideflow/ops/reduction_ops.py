@@ -135,8 +135,9 @@ def _eigen_inner_sum(x, axis, keep_dims):
 def _eigen_general_sum(x, axis, keep_dims):
     """A float32 sum over axes that are no single trailing run, as TF 1.15's kernel adds
     (bit for bit): size-1 axes dropped and neighbours of a kind merged (TF's reduction
-    helper), [reduced, kept, reduced] sums its elements one after another, the first axis
-    the inner loop (Eigen's generic reducer: a broadcast gradient over axes 0 and 2); four or
+    helper), a trailing run left reduced as Eigen's inner reduction, [reduced, kept,
+    reduced] sums its elements one after another, the first axis the inner loop (Eigen's
+    generic reducer: a broadcast gradient over axes 0 and 2); four or
     more runs are transposed to [kept, reduced] and each row summed as Eigen's inner
     reduction. None for the other shapes (left to the callers' paths) and an empty x."""
     if not x.size:
@@ -151,7 +152,11 @@ def _eigen_general_sum(x, axis, keep_dims):
                 dims.append([n, r])
     kinds = [r for _, r in dims]
     sizes = [n for n, _ in dims]
-    if kinds == [True, False, True]:
+    if kinds[-1] and len(kinds) <= 2:
+        # a trailing run once size-1 axes are dropped (axes 0 and 2 of [1, n, m]: a broadcast
+        # gradient of [1, n, 1] + [1, 1, m], GAT's attention logits): Eigen's inner reduction
+        out = eigen_softmax.row_sum(np.ascontiguousarray(x).reshape(-1, sizes[-1]))
+    elif kinds == [True, False, True]:
         y = np.ascontiguousarray(np.transpose(x.reshape(sizes), (2, 0, 1)))
         out = np.add.reduce(y.reshape(sizes[0] * sizes[2], sizes[1]), axis=0)
     elif len(kinds) >= 4:
