@@ -6,9 +6,10 @@ test runs the reduced program and compares what it prints, line by line, with wh
 a program trains through convolutions its numbers may differ from TF 1.15 in the last float32
 digits (summation order), so those are compared to a stated relative tolerance; all text is
 compared exactly. The programs keep their authors' code style, hence the lint exemptions."""
-# ruff: noqa: F841, I001, UP031, C417, RUF059
+# ruff: noqa: F401, F841, I001, UP031, C417, RUF059
 
 import re
+import sys
 
 import numpy as np
 import pytest

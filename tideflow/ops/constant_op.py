@@ -118,11 +118,32 @@ def _dense_dims(values):
 
 
 def _flat_values(values):
-    if isinstance(values, (list, tuple)):
+    if isinstance(values, (list, tuple, range)):  # TF's type check reads a range's ints
         for v in values:
             yield from _flat_values(v)
     else:
         yield values
+
+
+def _check_dense_range(values, arr):
+    """As TF 1.15's make_tensor_proto: a range (NumPy reads it as a row, TF's dense shape
+    of a list does not count it) is not a dense tensor, in TF's words and class."""
+    # the shapes first (one path down the list): only a mismatch looks for a range (NumPy
+    # arrays inside a list mismatch too, and tideflow lets those through)
+    want = _dense_dims(values)
+    if list(arr.shape) != want and (isinstance(values, range) or (
+            isinstance(values, (list, tuple)) and any(
+                isinstance(v, range) for v in _flat_ranges(values)))):
+        raise ValueError(f"Argument must be a dense tensor: {values} - got shape "
+                         f"{list(arr.shape)}, but wanted {want}.")
+
+
+def _flat_ranges(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _flat_ranges(v)
+        else:
+            yield v
 
 
 _LENIENT = (np.bool_, np.ndarray)
@@ -225,6 +246,8 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                 raise TypeError(f"Expected {dtype.name}, got {values!r}: {e}") from None
             except TypeError:
                 raise  # as TF: NumPy's own words ("__int__ returned non-int (type NoneType)")
+            if not is_np and arr.ndim:
+                _check_dense_range(values, arr)
     else:
         if is_np:
             arr = np.array(values)
@@ -243,6 +266,8 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                        str([int(d) for d in got.group(1).split(",") if d.strip()]))
                 raise ValueError(f"Argument must be a dense tensor: {values} - got shape {got}, "
                                  f"but wanted {_dense_dims(values)}.") from None
+            if arr.ndim:
+                _check_dense_range(values, arr)
             if arr.dtype == object or arr.dtype.kind in "SU":
                 if all(isinstance(v, (str, bytes, np.bytes_, np.str_)) for v in _flat_values(
                         values)):
@@ -341,7 +366,7 @@ def _constant_conversion(value, dtype=None, name=None, as_ref=False):
     return constant(value, dtype=dtype, name=name or "Const")
 
 
-for _t in (list, tuple, np.ndarray, np.generic, float, int, bool, complex, str, bytes,
+for _t in (list, tuple, range, np.ndarray, np.generic, float, int, bool, complex, str, bytes,
            numbers.Number, _ProtoMessage, object):
     if _t is object:
         continue
