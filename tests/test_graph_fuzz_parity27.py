@@ -122,6 +122,17 @@ def test_add_n_of_one_repeated_input_is_a_multiplication():
         assert s.run(a, {x1: xv})[0] == np.float32(53.65885543823242)
 
 
+def test_reducing_a_tensor_of_one_element_over_some_axes():
+    # reduce_mean/reduce_sum of a fed [1, 1] over axis 0 (every axis of size 1) failed with
+    # an IndexError; TF 1.15 gives the element (measured)
+    p = tf.placeholder(tf.float32)
+    with tf.Session() as s:
+        for fn in (tf.reduce_mean, tf.reduce_sum):
+            for shape, axis in (((1, 1), 0), ((1, 1, 1), [0, 2])):
+                out = s.run(fn(p, axis=axis, keepdims=True), {p: np.full(shape, 2.5, np.float32)})
+                assert out.shape == shape and out.ravel().tolist() == [2.5]
+
+
 # ---- the seeded random-graph generator, builder and float64 evaluator -----------------------
 
 N, D = 4, 6

@@ -150,6 +150,8 @@ def _eigen_general_sum(x, axis, keep_dims):
                 dims[-1][0] *= n
             else:
                 dims.append([n, r])
+    if not dims:  # (every axis of size 1: one element, nothing to add)
+        return None
     kinds = [r for _, r in dims]
     sizes = [n for n, _ in dims]
     if kinds[-1] and len(kinds) <= 2:
