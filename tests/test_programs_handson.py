@@ -173,9 +173,10 @@ def test_operation_timeout_and_feeding_a_dequeue_in_place_of_the_queue():
 
 
 def test_replica_device_setter_round_robins_variables_over_ps_tasks():
-    _fresh()
-    with tf.device(tf.train.replica_device_setter(ps_tasks=2, ps_device="/job:ps",
-                                                  worker_device="/job:worker")):
+    # (in a graph of its own: variables on /job:ps left in the default graph would fail the
+    # next test file's initializers there, which no session of one process can place)
+    with tf.Graph().as_default(), tf.device(tf.train.replica_device_setter(
+            ps_tasks=2, ps_device="/job:ps", worker_device="/job:worker")):
         v1 = tf.Variable(1.0, name="v1")
         v2 = tf.Variable(2.0, name="v2")
         v3 = tf.Variable(3.0, name="v3")
@@ -419,3 +420,4 @@ def test_grpc_session_logs_the_whole_graphs_placement_once(capsys):
     finally:
         for server in servers:
             server.stop()
+        _fresh()  # (no /job:ps variables left in the default graph for later test files)
