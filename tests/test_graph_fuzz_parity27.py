@@ -133,6 +133,20 @@ def test_reducing_a_tensor_of_one_element_over_some_axes():
                 assert out.shape == shape and out.ravel().tolist() == [2.5]
 
 
+def test_add_n_constants_are_not_presummed_with_constant_folding_off():
+    # the partial sum of an AddN's constants is constant folding's: with it off, TF 1.15 sums
+    # the inputs sorted by name, 0.5 and 1.0 lost beside 1e20 (6.0, measured); on, 7.0
+    x = tf.placeholder(tf.float32, [])
+    big = tf.constant(1e20)
+    y = tf.add_n([tf.constant(0.5), x, -big, x, big, tf.constant(1.0)])
+    cfg = tf.ConfigProto()
+    cfg.graph_options.rewrite_options.constant_folding = rewriter_config_pb2.RewriterConfig.OFF
+    with tf.Session(config=cfg) as s:
+        assert s.run(y, {x: 3.0}) == 6.0
+    with tf.Session() as s:
+        assert s.run(y, {x: 3.0}) == 7.0
+
+
 # ---- the seeded random-graph generator, builder and float64 evaluator -----------------------
 
 N, D = 4, 6

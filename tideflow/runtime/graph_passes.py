@@ -375,7 +375,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         if arith:
             grappler_arith.mul_square_names(order, fed, replace, consts)
             grappler_arith.arithmetic_stages(order, fed, fetches, replace, consts, device)
-            grappler.add_n_order(order, fed, replace, consts, device, fetches)
+            grappler.add_n_order(order, fed, replace, consts, device, fetches, fold)
             grappler.log1p_expm1_rewrites(order, fed, replace, consts)
             grappler.max_min_of_monotonic(order, fed, fetches, replace, consts, device,
                                           session_state, session)

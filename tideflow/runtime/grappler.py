@@ -593,10 +593,11 @@ def _times_count(n):
     return kernel
 
 
-def add_n_order(order, fed, replace, consts, device, fetches=()):
+def add_n_order(order, fed, replace, consts, device, fetches=(), split=True):
     """Runs each AddN over its inputs as TF 1.15's grappler leaves them: the constants among
     them summed first into one (when there are two or more and not only constants), then all
-    sorted by name; one of N copies of a single input (not fetched) as N times it."""
+    sorted by name; one of N copies of a single input (not fetched) as N times it. No
+    partial sum (``split`` False) where constant folding is off."""
 
     from tideflow.ops.math_ops import _add_n
 
@@ -620,7 +621,7 @@ def add_n_order(order, fed, replace, consts, device, fetches=()):
         slots = list(range(len(ins)))
         keys = [input_name(t, names) for t in ins]
         const_at = [i for i, t in enumerate(ins) if t in consts and t not in fed]
-        if 1 < len(const_at) < len(ins) and not op._control_inputs:
+        if split and 1 < len(const_at) < len(ins) and not op._control_inputs:
             with np.errstate(all="ignore"):
                 total = _add_n([consts[ins[i]] for i in const_at])
             first = const_at[0]
