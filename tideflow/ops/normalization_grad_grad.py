@@ -37,16 +37,26 @@ def _backward_pass(dy, x, scale, mean, variance, epsilon, data_format, is_traini
         return reduction_ops.reduce_sum(t, axes)
 
     if is_training:
-        # statistics of this batch, recomputed from x (the saved ones carry no gradient)
-        mu = reduction_ops.reduce_mean(x, axes, keepdims=True)
-        var = reduction_ops.reduce_mean(
-            math_ops.squared_difference(x, array_ops.stop_gradient(mu)), axes, keepdims=True)
-        inv = unary_ops.rsqrt(var + epsilon)
-        centered = x - mu
-        dy_mean = reduction_ops.reduce_mean(dy, axes, keepdims=True)
-        dy_xc_mean = reduction_ops.reduce_mean(dy * centered, axes, keepdims=True)
-        dx = per_channel(scale) * inv * (dy - dy_mean - dy_xc_mean * centered * inv * inv)
-        dscale = array_ops.reshape(inv, [-1]) * channel_sum(dy * centered)
+        # TF 1.15's _BatchNormGrad, op for op (its values to the bit): the statistics of this
+        # batch recomputed from x (the saved ones carry no gradient), channels-first kept
+        # [1, C, 1, 1] with the scale reshaped to match
+        keepdims = channels_first
+        if channels_first:
+            scale = array_ops.reshape(scale, [1, array_ops.size(scale)] + [1] * (ndim - 2))
+        mean_dy = reduction_ops.reduce_mean(dy, axes, keepdims=keepdims)
+        mean_x = reduction_ops.reduce_mean(x, axes, keepdims=keepdims)
+        var_x = reduction_ops.reduce_mean(
+            math_ops.squared_difference(x, array_ops.stop_gradient(mean_x)), axes,
+            keepdims=keepdims)
+        dy_offset = dy - mean_dy
+        x_offset = x - mean_x
+        mean = reduction_ops.reduce_mean(dy * x_offset, axis=axes, keepdims=keepdims)
+        dx = scale * unary_ops.rsqrt(var_x + epsilon) * (
+            dy_offset - math_ops.reciprocal(var_x + epsilon) * mean * x_offset)
+        dscale = unary_ops.rsqrt(var_x + epsilon) * reduction_ops.reduce_sum(
+            dy * x_offset, axis=axes, keepdims=keepdims)
+        if channels_first:
+            dscale = array_ops.squeeze(dscale)
     else:
         inv = unary_ops.rsqrt(per_channel(variance) + epsilon)
         dx = dy * per_channel(scale) * inv
