@@ -147,6 +147,18 @@ def test_add_n_constants_are_not_presummed_with_constant_folding_off():
         assert s.run(y, {x: 3.0}) == 7.0
 
 
+def test_reciprocal_of_a_reciprocal_is_read_as_x():
+    # TF 1.15's RemoveInvolution (after ConvertPow makes pow(., -1) a Reciprocal): readers of
+    # 1 / (1 / x) read x, exact; a fetched outer Reciprocal is computed (measured)
+    x = tf.placeholder(tf.float32, [4, 6])
+    xv = (np.random.RandomState(414).randn(4, 6) * 3).astype(np.float32)
+    with tf.Session() as s:
+        for y in (tf.reciprocal(tf.reciprocal(x)), tf.pow(tf.pow(x, -1.0), -1.0),
+                  tf.pow(tf.reciprocal(x), -1.0)):
+            assert (s.run(y * 1.0, {x: xv}) == xv).all()
+        assert not (s.run(tf.reciprocal(tf.reciprocal(x)), {x: xv}) == xv).all()
+
+
 # ---- the seeded random-graph generator, builder and float64 evaluator -----------------------
 
 N, D = 4, 6

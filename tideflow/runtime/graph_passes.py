@@ -366,6 +366,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         if arith:
             grappler.log_softmax_rewrites(order, fed, fetches, replace, consts)
             grappler.convert_pow(order, fed, replace, consts)
+            grappler.remove_involution(order, fed, fetches, replace, consts)
             grappler.sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
             grappler.fuse_squared_diff(order, fed, fetches, replace, consts)
         if fold:

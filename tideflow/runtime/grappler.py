@@ -807,3 +807,30 @@ def max_min_of_monotonic(order, fed, fetches, replace, consts, device, state, se
         before[new] = r
     if before:
         _insert_ops(replace, order, before)
+
+
+def _reciprocal_of(op, replace):
+    """The input a Reciprocal (or a Pow by -1 that ConvertPow made one) inverts, else None."""
+    decl = replace.kernels.get(op)
+    if op._type in ("Reciprocal", "Inv") and decl is None or (
+            op._type == "Pow" and getattr(decl, "name", None) == "Reciprocal"):
+        return replace.get(op._inputs[0], op._inputs[0])
+    return None
+
+
+def remove_involution(order, fed, fetches, replace, consts):
+    """TF's arithmetic optimizer (RemoveInvolution): the readers of ``1 / (1 / x)`` read ``x``
+    (not the two roundings), where the outer op is not fetched (a fetched one is computed)."""
+    keep = {replace.get(t, t) for t in fetches}
+    for op in order:
+        if not op._outputs or op._control_inputs:
+            continue
+        out = op._outputs[0]
+        if out in keep or out in fed or out in consts or replace.get(out, out) is not out:
+            continue
+        inner = _reciprocal_of(op, replace)
+        if inner is None or inner in consts or inner in fed or inner._op._control_inputs:
+            continue
+        x = _reciprocal_of(inner._op, replace)
+        if x is not None and x.dtype == out.dtype:
+            _read_from(replace, out, x)
