@@ -6,7 +6,7 @@ test runs the reduced program and compares what it prints, line by line, with wh
 a program trains through convolutions its numbers may differ from TF 1.15 in the last float32
 digits (summation order), so those are compared to a stated relative tolerance; all text is
 compared exactly. The programs keep their authors' code style, hence the lint exemptions."""
-# ruff: noqa: F401, F841, I001, UP031, UP032, UP039, RUF059
+# ruff: noqa: F401, F841, I001, UP031, UP032, UP039, RUF059, SIM117, B023
 
 import re
 import sys
@@ -408,6 +408,242 @@ def test_pointer_generator(capsys):
     _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["pointer_generator"], 0)
 
 
+def test_pix2pix(capsys):
+    # affinelayer/pix2pix-tensorflow pix2pix.py (U-net generator, PatchGAN discriminator, EMA of losses, rgb<->lab, map_fn encode_png, summaries, Supervisor managed_session; argparse -> a class, the image file queue -> constant batches, 32x32 images, ngf/ndf 4)
+    # affinelayer/pix2pix-tensorflow pix2pix.py (U-net generator, PatchGAN discriminator, EMA losses, rgb<->lab, map_fn encode_png,
+    # summaries, Supervisor managed_session); argparse -> a class, the image file queue -> constant batches, 16x16 images, ngf/ndf 4
+    import collections, os, tempfile, random
+    import numpy as np
+    class a:
+        ngf = 4; ndf = 4; lr = 0.0002; beta1 = 0.5; l1_weight = 100.0; gan_weight = 1.0; separable_conv = False; aspect_ratio = 1.0
+        seed = 7; output_dir = tempfile.mkdtemp(); max_steps = 3; progress_freq = 1; summary_freq = 2; trace_freq = 0; display_freq = 3
+    EPS = 1e-12
+    CROP_SIZE = 32
+    Model = collections.namedtuple("Model", "outputs, predict_real, predict_fake, discrim_loss, discrim_grads_and_vars, gen_loss_GAN, gen_loss_L1, gen_grads_and_vars, train")
+    def preprocess(image):
+        with tf.name_scope("preprocess"):
+            return image * 2 - 1
+    def deprocess(image):
+        with tf.name_scope("deprocess"):
+            return (image + 1) / 2
+    def discrim_conv(batch_input, out_channels, stride):
+        padded_input = tf.pad(batch_input, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="CONSTANT")
+        return tf.layers.conv2d(padded_input, out_channels, kernel_size=4, strides=(stride, stride), padding="valid", kernel_initializer=tf.random_normal_initializer(0, 0.02))
+    def gen_conv(batch_input, out_channels):
+        initializer = tf.random_normal_initializer(0, 0.02)
+        return tf.layers.conv2d(batch_input, out_channels, kernel_size=4, strides=(2, 2), padding="same", kernel_initializer=initializer)
+    def gen_deconv(batch_input, out_channels):
+        initializer = tf.random_normal_initializer(0, 0.02)
+        return tf.layers.conv2d_transpose(batch_input, out_channels, kernel_size=4, strides=(2, 2), padding="same", kernel_initializer=initializer)
+    def lrelu(x, a):
+        with tf.name_scope("lrelu"):
+            x = tf.identity(x)
+            return (0.5 * (1 + a)) * x + (0.5 * (1 - a)) * tf.abs(x)
+    def batchnorm(inputs):
+        return tf.layers.batch_normalization(inputs, axis=3, epsilon=1e-5, momentum=0.1, training=True, gamma_initializer=tf.random_normal_initializer(1.0, 0.02))
+    def check_image(image):
+        assertion = tf.assert_equal(tf.shape(image)[-1], 3, message="image must have 3 color channels")
+        with tf.control_dependencies([assertion]):
+            image = tf.identity(image)
+        if image.get_shape().ndims not in (3, 4):
+            raise ValueError("image must be either 3 or 4 dimensions")
+        shape = list(image.get_shape())
+        shape[-1] = 3
+        image.set_shape(shape)
+        return image
+    def rgb_to_lab(srgb):
+        with tf.name_scope("rgb_to_lab"):
+            srgb = check_image(srgb)
+            srgb_pixels = tf.reshape(srgb, [-1, 3])
+            with tf.name_scope("srgb_to_xyz"):
+                linear_mask = tf.cast(srgb_pixels <= 0.04045, dtype=tf.float32)
+                exponential_mask = tf.cast(srgb_pixels > 0.04045, dtype=tf.float32)
+                rgb_pixels = (srgb_pixels / 12.92 * linear_mask) + (((srgb_pixels + 0.055) / 1.055) ** 2.4) * exponential_mask
+                rgb_to_xyz = tf.constant([[0.412453, 0.212671, 0.019334], [0.357580, 0.715160, 0.119193], [0.180423, 0.072169, 0.950227]])
+                xyz_pixels = tf.matmul(rgb_pixels, rgb_to_xyz)
+            with tf.name_scope("xyz_to_cielab"):
+                xyz_normalized_pixels = tf.multiply(xyz_pixels, [1 / 0.950456, 1.0, 1 / 1.088754])
+                epsilon = 6 / 29
+                linear_mask = tf.cast(xyz_normalized_pixels <= (epsilon ** 3), dtype=tf.float32)
+                exponential_mask = tf.cast(xyz_normalized_pixels > (epsilon ** 3), dtype=tf.float32)
+                fxfyfz_pixels = (xyz_normalized_pixels / (3 * epsilon ** 2) + 4 / 29) * linear_mask + (xyz_normalized_pixels ** (1 / 3)) * exponential_mask
+                fxfyfz_to_lab = tf.constant([[0.0, 500.0, 0.0], [116.0, -500.0, 200.0], [0.0, 0.0, -200.0]])
+                lab_pixels = tf.matmul(fxfyfz_pixels, fxfyfz_to_lab) + tf.constant([-16.0, 0.0, 0.0])
+            return tf.reshape(lab_pixels, tf.shape(srgb))
+    def lab_to_rgb(lab):
+        with tf.name_scope("lab_to_rgb"):
+            lab = check_image(lab)
+            lab_pixels = tf.reshape(lab, [-1, 3])
+            with tf.name_scope("cielab_to_xyz"):
+                lab_to_fxfyfz = tf.constant([[1 / 116.0, 1 / 116.0, 1 / 116.0], [1 / 500.0, 0.0, 0.0], [0.0, 0.0, -1 / 200.0]])
+                fxfyfz_pixels = tf.matmul(lab_pixels + tf.constant([16.0, 0.0, 0.0]), lab_to_fxfyfz)
+                epsilon = 6 / 29
+                linear_mask = tf.cast(fxfyfz_pixels <= epsilon, dtype=tf.float32)
+                exponential_mask = tf.cast(fxfyfz_pixels > epsilon, dtype=tf.float32)
+                xyz_pixels = (3 * epsilon ** 2 * (fxfyfz_pixels - 4 / 29)) * linear_mask + (fxfyfz_pixels ** 3) * exponential_mask
+                xyz_pixels = tf.multiply(xyz_pixels, [0.950456, 1.0, 1.088754])
+            with tf.name_scope("xyz_to_srgb"):
+                xyz_to_rgb = tf.constant([[3.2404542, -0.9692660, 0.0556434], [-1.5371385, 1.8760108, -0.2040259], [-0.4985314, 0.0415560, 1.0572252]])
+                rgb_pixels = tf.matmul(xyz_pixels, xyz_to_rgb)
+                rgb_pixels = tf.clip_by_value(rgb_pixels, 0.0, 1.0)
+                linear_mask = tf.cast(rgb_pixels <= 0.0031308, dtype=tf.float32)
+                exponential_mask = tf.cast(rgb_pixels > 0.0031308, dtype=tf.float32)
+                srgb_pixels = (rgb_pixels * 12.92 * linear_mask) + ((rgb_pixels ** (1 / 2.4) * 1.055) - 0.055) * exponential_mask
+            return tf.reshape(srgb_pixels, tf.shape(lab))
+    def create_generator(generator_inputs, generator_outputs_channels):
+        layers = []
+        with tf.variable_scope("encoder_1"):
+            output = gen_conv(generator_inputs, a.ngf)
+            layers.append(output)
+        layer_specs = [a.ngf * 2, a.ngf * 4, a.ngf * 8]
+        for out_channels in layer_specs:
+            with tf.variable_scope("encoder_%d" % (len(layers) + 1)):
+                rectified = lrelu(layers[-1], 0.2)
+                convolved = gen_conv(rectified, out_channels)
+                output = batchnorm(convolved)
+                layers.append(output)
+        layer_specs = [(a.ngf * 8, 0.5), (a.ngf * 4, 0.0), (a.ngf * 2, 0.0)]
+        num_encoder_layers = len(layers)
+        for decoder_layer, (out_channels, dropout) in enumerate(layer_specs):
+            skip_layer = num_encoder_layers - decoder_layer - 1
+            with tf.variable_scope("decoder_%d" % (skip_layer + 1)):
+                if decoder_layer == 0:
+                    input = layers[-1]
+                else:
+                    input = tf.concat([layers[-1], layers[skip_layer]], axis=3)
+                rectified = tf.nn.relu(input)
+                output = gen_deconv(rectified, out_channels)
+                output = batchnorm(output)
+                if dropout > 0.0:
+                    output = tf.nn.dropout(output, keep_prob=1 - dropout)
+                layers.append(output)
+        with tf.variable_scope("decoder_1"):
+            input = tf.concat([layers[-1], layers[0]], axis=3)
+            rectified = tf.nn.relu(input)
+            output = gen_deconv(rectified, generator_outputs_channels)
+            output = tf.tanh(output)
+            layers.append(output)
+        return layers[-1]
+    def create_model(inputs, targets):
+        def create_discriminator(discrim_inputs, discrim_targets):
+            n_layers = 3
+            layers = []
+            input = tf.concat([discrim_inputs, discrim_targets], axis=3)
+            with tf.variable_scope("layer_1"):
+                convolved = discrim_conv(input, a.ndf, stride=2)
+                rectified = lrelu(convolved, 0.2)
+                layers.append(rectified)
+            for i in range(n_layers):
+                with tf.variable_scope("layer_%d" % (len(layers) + 1)):
+                    out_channels = a.ndf * min(2 ** (i + 1), 8)
+                    stride = 1 if i == n_layers - 1 else 2
+                    convolved = discrim_conv(layers[-1], out_channels, stride=stride)
+                    normalized = batchnorm(convolved)
+                    rectified = lrelu(normalized, 0.2)
+                    layers.append(rectified)
+            with tf.variable_scope("layer_%d" % (len(layers) + 1)):
+                convolved = discrim_conv(rectified, out_channels=1, stride=1)
+                output = tf.sigmoid(convolved)
+                layers.append(output)
+            return layers[-1]
+        with tf.variable_scope("generator"):
+            out_channels = int(targets.get_shape()[-1])
+            outputs = create_generator(inputs, out_channels)
+        with tf.name_scope("real_discriminator"):
+            with tf.variable_scope("discriminator"):
+                predict_real = create_discriminator(inputs, targets)
+        with tf.name_scope("fake_discriminator"):
+            with tf.variable_scope("discriminator", reuse=True):
+                predict_fake = create_discriminator(inputs, outputs)
+        with tf.name_scope("discriminator_loss"):
+            discrim_loss = tf.reduce_mean(-(tf.log(predict_real + EPS) + tf.log(1 - predict_fake + EPS)))
+        with tf.name_scope("generator_loss"):
+            gen_loss_GAN = tf.reduce_mean(-tf.log(predict_fake + EPS))
+            gen_loss_L1 = tf.reduce_mean(tf.abs(targets - outputs))
+            gen_loss = gen_loss_GAN * a.gan_weight + gen_loss_L1 * a.l1_weight
+        with tf.name_scope("discriminator_train"):
+            discrim_tvars = [var for var in tf.trainable_variables() if var.name.startswith("discriminator")]
+            discrim_optim = tf.train.AdamOptimizer(a.lr, a.beta1)
+            discrim_grads_and_vars = discrim_optim.compute_gradients(discrim_loss, var_list=discrim_tvars)
+            discrim_train = discrim_optim.apply_gradients(discrim_grads_and_vars)
+        with tf.name_scope("generator_train"):
+            with tf.control_dependencies([discrim_train]):
+                gen_tvars = [var for var in tf.trainable_variables() if var.name.startswith("generator")]
+                gen_optim = tf.train.AdamOptimizer(a.lr, a.beta1)
+                gen_grads_and_vars = gen_optim.compute_gradients(gen_loss, var_list=gen_tvars)
+                gen_train = gen_optim.apply_gradients(gen_grads_and_vars)
+        ema = tf.train.ExponentialMovingAverage(decay=0.99)
+        update_losses = ema.apply([discrim_loss, gen_loss_GAN, gen_loss_L1])
+        global_step = tf.train.get_or_create_global_step()
+        incr_global_step = tf.assign(global_step, global_step + 1)
+        return Model(predict_real=predict_real, predict_fake=predict_fake, discrim_loss=ema.average(discrim_loss),
+                     discrim_grads_and_vars=discrim_grads_and_vars, gen_loss_GAN=ema.average(gen_loss_GAN),
+                     gen_loss_L1=ema.average(gen_loss_L1), gen_grads_and_vars=gen_grads_and_vars, outputs=outputs,
+                     train=tf.group(update_losses, incr_global_step, gen_train))
+    tf.set_random_seed(a.seed); np.random.seed(a.seed); random.seed(a.seed)
+    rng = np.random.RandomState(0)
+    raw = tf.constant(rng.rand(2, CROP_SIZE, CROP_SIZE * 2, 3).astype(np.float32))
+    width = tf.shape(raw)[2]
+    inputs_batch = preprocess(raw[:, :, :width // 2, :]); targets_batch = preprocess(raw[:, :, width // 2:, :])
+    inputs_batch.set_shape([2, CROP_SIZE, CROP_SIZE, 3]); targets_batch.set_shape([2, CROP_SIZE, CROP_SIZE, 3])
+    paths = tf.constant([b'/data/1.png', b'/data/2.png'])
+    model = create_model(inputs_batch, targets_batch)
+    print(model.outputs, model.predict_real, model.discrim_loss, model.train.name)
+    lab = rgb_to_lab(deprocess(inputs_batch[0]))
+    back = lab_to_rgb(lab)
+    roundtrip = tf.reduce_max(tf.abs(back - deprocess(inputs_batch[0])))
+    inputs = deprocess(inputs_batch); targets = deprocess(targets_batch); outputs = deprocess(model.outputs)
+    def convert(image):
+        return tf.image.convert_image_dtype(image, dtype=tf.uint8, saturate=True)
+    with tf.name_scope("convert_outputs"):
+        converted_outputs = convert(outputs)
+    with tf.name_scope("encode_images"):
+        display_fetches = {"paths": paths, "outputs": tf.map_fn(tf.image.encode_png, converted_outputs, dtype=tf.string, name="output_pngs")}
+    with tf.name_scope("outputs_summary"):
+        tf.summary.image("outputs", converted_outputs)
+    with tf.name_scope("predict_real_summary"):
+        tf.summary.image("predict_real", tf.image.convert_image_dtype(model.predict_real, dtype=tf.uint8))
+    tf.summary.scalar("discriminator_loss", model.discrim_loss)
+    tf.summary.scalar("generator_loss_GAN", model.gen_loss_GAN)
+    for var in tf.trainable_variables():
+        tf.summary.histogram(var.op.name + "/values", var)
+    for grad, var in model.discrim_grads_and_vars + model.gen_grads_and_vars:
+        tf.summary.histogram(var.op.name + "/gradients", grad)
+    with tf.name_scope("parameter_count"):
+        parameter_count = tf.reduce_sum([tf.reduce_prod(tf.shape(v)) for v in tf.trainable_variables()])
+    saver = tf.train.Saver(max_to_keep=1)
+    sv = tf.train.Supervisor(logdir=a.output_dir, save_summaries_secs=0, saver=None)
+    with sv.managed_session() as sess:
+        print("parameter_count =", sess.run(parameter_count))
+        print(np.round(sess.run(lab)[0, 0], 3).tolist(), sess.run(roundtrip) < 1e-3)
+        max_steps = a.max_steps
+        for step in range(max_steps):
+            def should(freq):
+                return freq > 0 and ((step + 1) % freq == 0 or step == max_steps - 1)
+            fetches = {"train": model.train, "global_step": sv.global_step}
+            if should(a.progress_freq):
+                fetches["discrim_loss"] = model.discrim_loss
+                fetches["gen_loss_GAN"] = model.gen_loss_GAN
+                fetches["gen_loss_L1"] = model.gen_loss_L1
+            if should(a.summary_freq):
+                fetches["summary"] = sv.summary_op
+            if should(a.display_freq):
+                fetches["display"] = display_fetches
+            results = sess.run(fetches)
+            if should(a.summary_freq):
+                print("recording summary")
+                sv.summary_writer.add_summary(results["summary"], results["global_step"])
+            if should(a.display_freq):
+                print("saving display images", [p.decode() for p in results["display"]["paths"]], [r[:4] for r in results["display"]["outputs"]])
+            if should(a.progress_freq):
+                print("progress  step %d" % (results["global_step"]))
+                print("discrim_loss %.6f" % results["discrim_loss"])
+                print("gen_loss_GAN %.6f" % results["gen_loss_GAN"])
+                print("gen_loss_L1 %.6f" % results["gen_loss_L1"])
+        print(saver.save(sess, os.path.join(a.output_dir, "model"), global_step=sv.global_step).endswith('model-3'))
+    _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["pix2pix"], 0)
+
+
 # what TF 1.15 printed for each program (measured)
 _TF115_PRINTED = {
     "write_rnn": [
@@ -425,5 +661,26 @@ _TF115_PRINTED = {
         'step 2: loss 2.72424 coverage_loss 0.63882 True',
         'step 3: loss inf coverage_loss 0.63874 True',
         '[[0, 2, 3, 5, 11, 1], [9, 10, 12, 1, 0, 3], [4, 6, 1, 0, 3, 5]] [-1.9997999668121338, -2.0457000732421875, -2.0481998920440674, -2.0622000694274902, -2.0708999633789062, -2.865000009536743]',
+    ],
+    "pix2pix": [
+        'Tensor("generator/decoder_1/Tanh:0", shape=(2, 32, 32, 3), dtype=float32) Tensor("real_discriminator/discriminator/layer_5/Sigmoid:0", shape=(2, 2, 2, 1), dtype=float32) <tf.Variable \'discriminator_loss/Mean/ExponentialMovingAverage:0\' shape=() dtype=float32_ref> group_deps',
+        'parameter_count = 55428',
+        '[70.5260009765625, -20.06100082397461, 10.012999534606934] True',
+        'progress  step 1',
+        'discrim_loss 0.013766',
+        'gen_loss_GAN 0.007299',
+        'gen_loss_L1 0.004995',
+        'recording summary',
+        'progress  step 2',
+        'discrim_loss 0.026731',
+        'gen_loss_GAN 0.014803',
+        'gen_loss_L1 0.009929',
+        'recording summary',
+        "saving display images ['/data/1.png', '/data/2.png'] [b'\\x89PNG', b'\\x89PNG']",
+        'progress  step 3',
+        'discrim_loss 0.039101',
+        'gen_loss_GAN 0.022371',
+        'gen_loss_L1 0.014797',
+        'True',
     ],
 }
