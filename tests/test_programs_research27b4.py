@@ -339,6 +339,227 @@ def test_magenta_events_rnn(capsys):
     _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["magenta_events_rnn"], 0)
 
 
+def test_srez(capsys):
+    # david-gpu/srez srez_model.py + the srez_train.py loop (super-resolution GAN: layer-builder Model, residual blocks, contrib batch_norm, conv2d_transpose upscale, var lists as tf.all_variables set differences; flags as a class, sizes shrunk). Both minimizes run in one step with no order between them, so TF 1.15 itself varies in the 4th digit from run to run (measured): compared to 3e-3
+    # david-gpu/srez srez_model.py + srez_train.py loop (super-resolution GAN: Model builder with residual blocks,
+    # contrib batch_norm, conv2d_transpose upscale; var lists from tf.all_variables set differences); flags as a class, sizes shrunk
+    import numpy as np
+    class FLAGS:
+        batch_size = 2; epsilon = 1e-8; gene_l1_factor = .90; learning_beta1 = 0.5; learning_rate_start = 0.00020
+    class Model:
+        def __init__(self, name, features):
+            self.name = name
+            self.outputs = [features]
+        def _get_layer_str(self, layer=None):
+            if layer is None:
+                layer = self.get_num_layers()
+            return '%s_L%03d' % (self.name, layer + 1)
+        def _get_num_inputs(self):
+            return int(self.get_output().get_shape()[-1])
+        def _glorot_initializer(self, prev_units, num_units, stddev_factor=1.0):
+            stddev = np.sqrt(stddev_factor / np.sqrt(prev_units * num_units))
+            return tf.truncated_normal([prev_units, num_units], mean=0.0, stddev=stddev)
+        def _glorot_initializer_conv2d(self, prev_units, num_units, mapsize, stddev_factor=1.0):
+            stddev = np.sqrt(stddev_factor / (np.sqrt(prev_units * num_units) * mapsize * mapsize))
+            return tf.truncated_normal([mapsize, mapsize, prev_units, num_units], mean=0.0, stddev=stddev)
+        def get_num_layers(self):
+            return len(self.outputs)
+        def add_batch_norm(self, scale=False):
+            with tf.variable_scope(self._get_layer_str()):
+                out = tf.contrib.layers.batch_norm(self.get_output(), scale=scale)
+            self.outputs.append(out)
+            return self
+        def add_flatten(self):
+            with tf.variable_scope(self._get_layer_str()):
+                batch_size = int(self.get_output().get_shape()[0])
+                out = tf.reshape(self.get_output(), [batch_size, -1])
+            self.outputs.append(out)
+            return self
+        def add_dense(self, num_units, stddev_factor=1.0):
+            with tf.variable_scope(self._get_layer_str()):
+                prev_units = self._get_num_inputs()
+                initw = self._glorot_initializer(prev_units, num_units, stddev_factor=stddev_factor)
+                weight = tf.get_variable('weight', initializer=initw)
+                initb = tf.constant(0.0, shape=[num_units])
+                bias = tf.get_variable('bias', initializer=initb)
+                out = tf.matmul(self.get_output(), weight) + bias
+            self.outputs.append(out)
+            return self
+        def add_sigmoid(self):
+            with tf.variable_scope(self._get_layer_str()):
+                out = tf.nn.sigmoid(self.get_output())
+            self.outputs.append(out)
+            return self
+        def add_relu(self):
+            with tf.variable_scope(self._get_layer_str()):
+                out = tf.nn.relu(self.get_output())
+            self.outputs.append(out)
+            return self
+        def add_conv2d(self, num_units, mapsize=1, stride=1, stddev_factor=1.0):
+            with tf.variable_scope(self._get_layer_str()):
+                prev_units = self._get_num_inputs()
+                initw = self._glorot_initializer_conv2d(prev_units, num_units, mapsize, stddev_factor=stddev_factor)
+                weight = tf.get_variable('weight', initializer=initw)
+                out = tf.nn.conv2d(self.get_output(), weight, strides=[1, stride, stride, 1], padding='SAME')
+                initb = tf.constant(0.0, shape=[num_units])
+                bias = tf.get_variable('bias', initializer=initb)
+                out = tf.nn.bias_add(out, bias)
+            self.outputs.append(out)
+            return self
+        def add_conv2d_transpose(self, num_units, mapsize=1, stride=1, stddev_factor=1.0):
+            with tf.variable_scope(self._get_layer_str()):
+                prev_units = self._get_num_inputs()
+                initw = self._glorot_initializer_conv2d(prev_units, num_units, mapsize, stddev_factor=stddev_factor)
+                weight = tf.get_variable('weight', initializer=initw)
+                weight = tf.transpose(weight, perm=[0, 1, 3, 2])
+                prev_output = self.get_output()
+                output_shape = [FLAGS.batch_size, int(prev_output.get_shape()[1]) * stride, int(prev_output.get_shape()[2]) * stride, num_units]
+                out = tf.nn.conv2d_transpose(self.get_output(), weight, output_shape=output_shape, strides=[1, stride, stride, 1], padding='SAME')
+                initb = tf.constant(0.0, shape=[num_units])
+                bias = tf.get_variable('bias', initializer=initb)
+                out = tf.nn.bias_add(out, bias)
+            self.outputs.append(out)
+            return self
+        def add_residual_block(self, num_units, mapsize=3, num_layers=2, stddev_factor=1e-3):
+            if num_units != int(self.get_output().get_shape()[3]):
+                self.add_conv2d(num_units, mapsize=1, stride=1, stddev_factor=1.)
+            bypass = self.get_output()
+            for _ in range(num_layers):
+                self.add_batch_norm()
+                self.add_relu()
+                self.add_conv2d(num_units, mapsize=mapsize, stride=1, stddev_factor=stddev_factor)
+            self.add_sum(bypass)
+            return self
+        def add_sum(self, term):
+            with tf.variable_scope(self._get_layer_str()):
+                prev_shape = self.get_output().get_shape()
+                term_shape = term.get_shape()
+                assert prev_shape == term_shape and "Can't sum terms with a different size"
+                out = tf.add(self.get_output(), term)
+            self.outputs.append(out)
+            return self
+        def get_output(self):
+            return self.outputs[-1]
+        def get_variable(self, layer, name):
+            scope = self._get_layer_str(layer)
+            collection = tf.get_collection(tf.GraphKeys.VARIABLES, scope=scope)
+            for var in collection:
+                if var.name[:-2] == scope + '/' + name:
+                    return var
+            return None
+    def _discriminator_model(sess, features, disc_input):
+        mapsize = 3
+        layers = [4, 8]
+        old_vars = tf.all_variables()
+        model = Model('DIS', 2 * disc_input - 1)
+        for layer in range(len(layers)):
+            nunits = layers[layer]
+            stddev_factor = 2.0
+            model.add_conv2d(nunits, mapsize=mapsize, stride=2, stddev_factor=stddev_factor)
+            model.add_batch_norm()
+            model.add_relu()
+        model.add_conv2d(nunits, mapsize=1, stride=1, stddev_factor=stddev_factor)
+        model.add_batch_norm()
+        model.add_relu()
+        model.add_flatten()
+        model.add_dense(1, stddev_factor=1.)
+        new_vars = tf.all_variables()
+        disc_vars = list(set(new_vars) - set(old_vars))
+        return model.get_output(), disc_vars
+    def _generator_model(sess, features, labels, channels):
+        mapsize = 3
+        res_units = [8, 6]
+        old_vars = tf.all_variables()
+        model = Model('GEN', features)
+        for ru in range(len(res_units) - 1):
+            nunits = res_units[ru]
+            for j in range(2):
+                model.add_residual_block(nunits, mapsize=mapsize)
+            model.add_batch_norm()
+            model.add_relu()
+            model.add_conv2d_transpose(nunits, mapsize=mapsize, stride=2, stddev_factor=1.)
+        nunits = res_units[-1]
+        model.add_conv2d(nunits, mapsize=mapsize, stride=1, stddev_factor=2.)
+        model.add_relu()
+        model.add_conv2d(channels, mapsize=1, stride=1, stddev_factor=1.)
+        model.add_sigmoid()
+        new_vars = tf.all_variables()
+        gene_vars = list(set(new_vars) - set(old_vars))
+        return model.get_output(), gene_vars
+    def create_model(sess, features, labels):
+        rows = int(features.get_shape()[1]); cols = int(features.get_shape()[2]); channels = int(features.get_shape()[3])
+        gene_minput = tf.placeholder(tf.float32, shape=[FLAGS.batch_size, rows, cols, channels])
+        with tf.variable_scope('gene') as scope:
+            gene_output, gene_var_list = _generator_model(sess, features, labels, channels)
+            scope.reuse_variables()
+            gene_moutput, _ = _generator_model(sess, gene_minput, labels, channels)
+        disc_real_input = tf.identity(labels, name='disc_real_input')
+        with tf.variable_scope('disc') as scope:
+            disc_real_output, disc_var_list = _discriminator_model(sess, features, disc_real_input)
+            scope.reuse_variables()
+            disc_fake_output, _ = _discriminator_model(sess, features, gene_output)
+        return [gene_minput, gene_moutput, gene_output, gene_var_list, disc_real_output, disc_fake_output, disc_var_list]
+    def _downscale(images, K):
+        arr = np.zeros([K, K, 3, 3])
+        arr[:, :, 0, 0] = 1.0 / (K * K)
+        arr[:, :, 1, 1] = 1.0 / (K * K)
+        arr[:, :, 2, 2] = 1.0 / (K * K)
+        dowscale_weight = tf.constant(arr, dtype=tf.float32)
+        downscaled = tf.nn.conv2d(images, dowscale_weight, strides=[1, K, K, 1], padding='SAME')
+        return downscaled
+    def create_generator_loss(disc_output, gene_output, features, positional=False):
+        if positional:  # the repository's call, TF 0.x's argument order
+            cross_entropy = tf.nn.sigmoid_cross_entropy_with_logits(disc_output, tf.ones_like(disc_output))
+        else:
+            cross_entropy = tf.nn.sigmoid_cross_entropy_with_logits(logits=disc_output, labels=tf.ones_like(disc_output))
+        gene_ce_loss = tf.reduce_mean(cross_entropy, name='gene_ce_loss')
+        K = int(gene_output.get_shape()[1]) // int(features.get_shape()[1])
+        assert K == 2 or K == 4 or K == 8
+        downscaled = _downscale(gene_output, K)
+        gene_l1_loss = tf.reduce_mean(tf.abs(downscaled - features), name='gene_l1_loss')
+        gene_loss = tf.add((1.0 - FLAGS.gene_l1_factor) * gene_ce_loss, FLAGS.gene_l1_factor * gene_l1_loss, name='gene_loss')
+        return gene_loss
+    def create_discriminator_loss(disc_real_output, disc_fake_output):
+        cross_entropy_real = tf.nn.sigmoid_cross_entropy_with_logits(logits=disc_real_output, labels=tf.ones_like(disc_real_output))
+        disc_real_loss = tf.reduce_mean(cross_entropy_real, name='disc_real_loss')
+        cross_entropy_fake = tf.nn.sigmoid_cross_entropy_with_logits(logits=disc_fake_output, labels=tf.zeros_like(disc_fake_output))
+        disc_fake_loss = tf.reduce_mean(cross_entropy_fake, name='disc_fake_loss')
+        return disc_real_loss, disc_fake_loss
+    def create_optimizers(gene_loss, gene_var_list, disc_loss, disc_var_list):
+        global_step = tf.Variable(0, dtype=tf.int64, trainable=False, name='global_step')
+        learning_rate = tf.placeholder(dtype=tf.float32, name='learning_rate')
+        gene_opti = tf.train.AdamOptimizer(learning_rate=learning_rate, beta1=FLAGS.learning_beta1, name='gene_optimizer')
+        disc_opti = tf.train.AdamOptimizer(learning_rate=learning_rate, beta1=FLAGS.learning_beta1, name='disc_optimizer')
+        gene_minimize = gene_opti.minimize(gene_loss, var_list=gene_var_list, name='gene_loss_minimize', global_step=global_step)
+        disc_minimize = disc_opti.minimize(disc_loss, var_list=disc_var_list, name='disc_loss_minimize', global_step=global_step)
+        return (global_step, learning_rate, gene_minimize, disc_minimize)
+    tf.set_random_seed(3)
+    rng = np.random.RandomState(0)
+    features = tf.constant(rng.rand(2, 4, 4, 3).astype(np.float32))
+    labels = tf.constant(rng.rand(2, 8, 8, 3).astype(np.float32))
+    sess = tf.Session()
+    [gene_minput, gene_moutput, gene_output, gene_var_list, disc_real_output, disc_fake_output, disc_var_list] = create_model(sess, features, labels)
+    print(gene_output, disc_real_output, len(gene_var_list), len(disc_var_list))
+    print(sorted(v.name for v in disc_var_list))
+    # (the repository's positional sigmoid_cross_entropy_with_logits(logits, labels) is TF 1.15's ValueError 'Only call
+    # `sigmoid_cross_entropy_with_logits` with named arguments'; tideflow deliberately takes TF 0.x's order)
+    gene_loss = create_generator_loss(disc_fake_output, gene_output, features)
+    disc_real_loss, disc_fake_loss = create_discriminator_loss(disc_real_output, disc_fake_output)
+    disc_loss = tf.add(disc_real_loss, disc_fake_loss, name='disc_loss')
+    (global_step, learning_rate, gene_minimize, disc_minimize) = create_optimizers(gene_loss, gene_var_list, disc_loss, disc_var_list)
+    print(gene_minimize.name, disc_minimize.name, len(tf.global_variables()))
+    sess.run(tf.global_variables_initializer())
+    lrval = FLAGS.learning_rate_start
+    for batch in range(3):
+        feed_dict = {learning_rate: lrval}
+        ops = [gene_minimize, disc_minimize, gene_loss, disc_real_loss, disc_fake_loss]
+        _, _, gene_loss_v, disc_real_loss_v, disc_fake_loss_v = sess.run(ops, feed_dict=feed_dict)
+        print('Progress[%3d%%], Batch [%4d], G_Loss[%3.3f], D_Real_Loss[%3.3f], D_Fake_Loss[%3.3f]' % (0, batch, gene_loss_v, disc_real_loss_v, disc_fake_loss_v))
+    print(sess.run(global_step), sess.run(gene_moutput, {gene_minput: rng.rand(2, 4, 4, 3)}).shape)
+    sess.close()
+    _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["srez"], 0.003)
+
+
 # what TF 1.15 printed for each program (measured)
 _TF115_PRINTED = {
     "draw": [
@@ -361,5 +582,14 @@ _TF115_PRINTED = {
         "generate ['final_state', 'initial_state', 'inputs', 'model_variables', 'softmax', 'temperature', 'trainable_variables', 'update_ops', 'variables']",
         "['rnn/multi_rnn_cell/cell_0/input_projection_wrapper/kernel:0', 'rnn/multi_rnn_cell/cell_0/input_projection_wrapper/bias:0', 'rnn/multi_rnn_cell/cell_0/input_projection_wrapper/attention_cell_wrapper/kernel:0', 'rnn/multi_rnn_cell/cell_0/input_projection_wrapper/attention_cell_wrapper/bias:0', 'rnn/multi_rnn_cell/cell_0/input_projection_wrapper/attention_cell_wrapper/basic_lstm_cell/kernel:0', 'rnn/multi_rnn_cell/cell_0/input_projection_wrapper/attention_cell_wrapper/basic_lstm_cell/bias:0', 'rnn/multi_rnn_cell/cell_0/input_projection_wrapper/attention_cell_wrapper/attention/attn_w:0']",
         '6 [[0.18790000677108765, 0.19949999451637268, 0.1720999926328659, 0.22709999978542328, 0.2134000062942505], [0.1940000057220459, 0.19979999959468842, 0.16500000655651093, 0.22930000722408295, 0.211899995803833]]',
+    ],
+    "srez": [
+        'Tensor("gene/GEN_L023/Sigmoid:0", shape=(2, 8, 8, 3), dtype=float32) Tensor("disc/DIS_L012/add:0", shape=(2, 1), dtype=float32) 31 17',
+        "['disc/DIS_L002/bias:0', 'disc/DIS_L002/weight:0', 'disc/DIS_L003/BatchNorm/beta:0', 'disc/DIS_L003/BatchNorm/moving_mean:0', 'disc/DIS_L003/BatchNorm/moving_variance:0', 'disc/DIS_L005/bias:0', 'disc/DIS_L005/weight:0', 'disc/DIS_L006/BatchNorm/beta:0', 'disc/DIS_L006/BatchNorm/moving_mean:0', 'disc/DIS_L006/BatchNorm/moving_variance:0', 'disc/DIS_L008/bias:0', 'disc/DIS_L008/weight:0', 'disc/DIS_L009/BatchNorm/beta:0', 'disc/DIS_L009/BatchNorm/moving_mean:0', 'disc/DIS_L009/BatchNorm/moving_variance:0', 'disc/DIS_L012/bias:0', 'disc/DIS_L012/weight:0']",
+        'gene_loss_minimize disc_loss_minimize 117',
+        'Progress[  0%], Batch [   0], G_Loss[0.343], D_Real_Loss[2.896], D_Fake_Loss[0.505]',
+        'Progress[  0%], Batch [   1], G_Loss[0.319], D_Real_Loss[2.864], D_Fake_Loss[0.642]',
+        'Progress[  0%], Batch [   2], G_Loss[0.309], D_Real_Loss[2.834], D_Fake_Loss[0.687]',
+        '6 (2, 8, 8, 3)',
     ],
 }
