@@ -776,3 +776,16 @@ def test_constant_of_a_range_is_not_dense():
             make()
         assert str(e.value) == message
     assert tf.constant(list(range(3))).shape.as_list() == [3]
+
+
+def test_placeholder_with_default_conversion_errors_name_the_input():
+    # TF 1.15's op wrapper converting the default (measured): a ValueError says it was
+    # converting 'input'
+    for value, error in [
+        (None, "None values not supported."),
+        ([[1], [2, 3]], "Argument must be a dense tensor: [[1], [2, 3]] - got shape [2], but wanted [2, 1]."),
+        (range(2), "Argument must be a dense tensor: range(0, 2) - got shape [2], but wanted []."),
+    ]:
+        with pytest.raises(ValueError) as e:
+            tf.placeholder_with_default(value, [2])
+        assert str(e.value) == "Tried to convert 'input' to a tensor and failed. Error: " + error

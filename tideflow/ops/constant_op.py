@@ -436,7 +436,11 @@ def placeholder_with_default(input, shape, name=None):
     """A tensor that takes ``input`` unless fed."""
     # as TF's op wrapper: a Python default becomes the constant "<name>/input"
     with ops.name_scope(name, "PlaceholderWithDefault", [input]) as scope:
-        t = ops.convert_to_tensor(input, name="input")
+        try:
+            t = ops.convert_to_tensor(input, name="input")
+        except ValueError as e:  # as TF's op wrapper converting its input
+            raise ValueError(f"Tried to convert 'input' to a tensor and failed. Error: {e}"
+                             ) from None
         return ops.apply_op(
             "PlaceholderWithDefault", [t], {"dtype": t.dtype, "shape": as_shape(shape)},
             name=scope,
