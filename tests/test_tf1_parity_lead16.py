@@ -95,9 +95,10 @@ def test_einsum_builds_tf_1_15s_composition():
         tf.einsum("ij->k", P(tf.float32, [3, 3]))
     rng = np.random.RandomState(0)
     a, b, c = rng.randn(2, 3, 4), rng.randn(4, 5), rng.randn(2, 5)
+    ta, tb, tc = (tf.constant(x) for x in (a, b, c))  # (TF 1.15's einsum: tensors only)
     with tf.Session() as sess:
-        got = sess.run([tf.einsum("bij,jk->bik", a, b), tf.einsum("bij,jk,bk->bi", a, b, c),
-                        tf.einsum("bij->jb", a)])
+        got = sess.run([tf.einsum("bij,jk->bik", ta, tb), tf.einsum("bij,jk,bk->bi", ta, tb, tc),
+                        tf.einsum("bij->jb", ta)])
     np.testing.assert_allclose(got[0], np.einsum("bij,jk->bik", a, b), rtol=1e-12)
     np.testing.assert_allclose(got[1], np.einsum("bij,jk,bk->bi", a, b, c), rtol=1e-12)
     np.testing.assert_allclose(got[2], np.einsum("bij->jb", a), rtol=1e-12)
