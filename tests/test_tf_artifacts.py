@@ -123,7 +123,7 @@ def test_import_meta_graph_restores_and_trains_tf_mlp():
         assert s.run("global_step:0") == 4
         assert {v.op.name for v in tf.trainable_variables()} == {"w1", "b1", "w2"}
         # (w2:0 is its handle: its value is read by a ReadVariableOp, as TF's)
-        w2 = [v for v in tf.trainable_variables() if v.op.name == "w2"][0]
+        w2 = next(v for v in tf.trainable_variables() if v.op.name == "w2")
         np.testing.assert_allclose(s.run("w2/Read/ReadVariableOp:0"), s.run(w2))
         # TF 2.x marks its gradient MatMuls with grad_a/grad_b hints: dropped on import
         op = tf.get_default_graph().get_operation_by_name("MatMul")
