@@ -108,3 +108,15 @@ def test_the_gradient_of_a_scalar_gather_nd_fails_as_tfs_scatter_nd_shape_functi
         tf.gradients(y, p)
     with pytest.raises(ValueError, match="at least rank 1 but is rank 0"):
         tf.scatter_nd([1, 2], tf.constant(3.0), [2, 3])
+
+
+def test_a_product_with_zeros_follows_grapplers_shape_knowledge_of_an_add_n():
+    # an AddN takes the shape of any input whose shape grappler knows (a constant's), so its
+    # product with zeros folds even over a fed input; an Add of the fed input does not.
+    # TF 1.15 (measured): [0.0, 0.0] and [nan, nan]
+    x = tf.placeholder(tf.float32, [2])
+    c = tf.constant([1.0, 2.0])
+    outs = [tf.add_n([x, c]) * tf.zeros([2]), (x + c) * tf.zeros([2])]
+    with tf.Session() as sess:
+        a, b = sess.run(outs, {x: [np.inf, np.nan]})
+    assert a.tolist() == [0.0, 0.0] and np.isnan(b).all()

@@ -459,9 +459,9 @@ def _times_zeros(order, fed, replace, consts):
     MatMul with a constant operand of zeros is a constant of zeros when its output's shape is
     fully known to grappler (not computed from a fed tensor), whatever the other operand
     holds: ``v * 0.`` of a variable holding inf or NaN is 0 there, not NaN."""
-    from tideflow.runtime import grappler
+    from tideflow.runtime import grappler_arith
 
-    derived = None
+    shapes = None
     for op in order:
         if op._type not in _ZERO_PRODUCTS or len(op._inputs) != 2 or op._control_inputs:
             continue
@@ -478,12 +478,11 @@ def _times_zeros(order, fed, replace, consts):
         # as computed: 0 * inf is NaN there)
         if any(not z and (t in consts or ops.constant_rooted(t._op)) for t, z in zip(ins, zero)):
             continue
-        if derived is None:
-            derived = grappler._fed_derived(order, fed, replace)
-        if id(out) in derived:
-            dims = grappler._grappler_dims(out, derived, consts)
-            if dims is None or None in dims:
-                continue
+        if shapes is None:
+            shapes = grappler_arith._Shapes(order, grappler_arith._Ids(replace, consts, fed),
+                                            consts)
+        if shapes.of(out) is None:
+            continue
         consts[out] = _readonly(np.zeros(out._shape.as_list(), out._dtype.as_numpy_dtype))
 
 
