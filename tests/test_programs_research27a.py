@@ -218,11 +218,12 @@ def test_pinn_burgers_inference_lbfgs_through_second_gradients(capsys):
     assert capsys.readouterr().out == "Loss: 1.0078298\nLoss: 4.3671603\nLoss: 0.43808782\nLoss: 0.4174116\nLoss: 0.28457743\nLoss: 0.27416772\nLoss: 0.2709152\nLoss: 0.265068\nLoss: 0.26151946\nLoss: 0.24396205\nLoss: 0.22993849\nLoss: 0.22392836\nLoss: 0.22105913\nLoss: 0.21331157\nLoss: 0.19510701\nLoss: 0.21231523\nLoss: 0.17440951\nLoss: 0.17802072\nLoss: 0.15579766\nError u: 5.033203e-01\nfloat32 (160, 1) (160, 1) sub_4:0 Add_2:0\nadd_7:0 ['Variable:0', 'Variable_1:0', 'Variable_2:0', 'Variable_3:0', 'Variable_4:0', 'Variable_5:0']\n"
 
 
-def test_maml_sinusoid_second_order_through_map_fn_with_batch_norm(capsys):
-    # cbfinn/maml maml.py, utils.py, main.py (sinusoid): inner gradient steps inside tf.map_fn,
-    # the meta-gradient through them, contrib batch_norm reused by scope, summaries merged; reduced to synthetic data (TF 1.15's printed output, measured)
+def maml_sinusoid(flags, input_shape):
+    """cbfinn/maml maml.py, utils.py, main.py (sinusoid), reduced to synthetic data: inner
+    gradient steps inside tf.map_fn and the meta-gradient through them, with ``flags.norm``
+    and inputs fed through placeholders of ``input_shape`` (the program prints)."""
     tf_layers = tf.contrib.layers
-    FLAGS = _MamlFlags
+    FLAGS = flags
 
     def normalize(inp, activation, reuse, scope):
         if FLAGS.norm == 'batch_norm':
@@ -254,8 +255,8 @@ def test_maml_sinusoid_second_order_through_map_fn_with_batch_norm(capsys):
             self.construct_weights = self.construct_fc_weights
 
         def construct_model(self, input_tensors=None, prefix='metatrain_'):
-            self.inputa = tf.placeholder(tf.float32, [None, None, 1])
-            self.inputb = tf.placeholder(tf.float32, [None, None, 1])
+            self.inputa = tf.placeholder(tf.float32, input_shape)
+            self.inputb = tf.placeholder(tf.float32, input_shape)
             self.labela = tf.placeholder(tf.float32)
             self.labelb = tf.placeholder(tf.float32)
             with tf.variable_scope('model', reuse=None) as training_scope:
@@ -367,6 +368,12 @@ def test_maml_sinusoid_second_order_through_map_fn_with_batch_norm(capsys):
             sess.run(input_tensors, feed_dict)
     out = sess.run([model.outputas, model.outputbs[2], model.total_losses2], feed_dict)
     print(out[0].shape, out[1].shape, out[2])
+
+
+def test_maml_sinusoid_second_order_through_map_fn_with_batch_norm(capsys):
+    # cbfinn/maml (sinusoid): contrib batch_norm reused by scope, summaries merged (TF 1.15's
+    # printed output, measured)
+    maml_sinusoid(_MamlFlags, [None, None, 1])
     assert capsys.readouterr().out == '[\'beta1_power:0\', \'beta1_power_1:0\', \'beta2_power:0\', \'beta2_power_1:0\', \'model/0/beta/Adam:0\', \'model/0/beta/Adam_1:0\', \'model/0/beta/Adam_2:0\', \'model/0/beta/Adam_3:0\', \'model/0/beta:0\', \'model/0/moving_mean:0\', \'model/0/moving_variance:0\', \'model/2/beta/Adam:0\']\n48 Tensor("truediv:0", shape=(), dtype=float32) Tensor("model/map/TensorArrayStack_1/TensorArrayGatherV3:0", shape=(?, ?, 1), dtype=float32)\nIteration 0: 2.4705625, 3.0692835\nIteration 3: 1.9139693, 2.7856133\nIteration 6: 2.7064133, 3.7074928\nIteration 9: 3.1482575, 3.968647\n(4, 5, 1) (4, 5, 1) [4.099739, 4.0434685, 3.9892092]\n'
 
 

@@ -3,12 +3,14 @@ omniglot model and other second-order programs exercise; expected values are TF 
 (measured)."""
 
 # (the programs are kept as their authors wrote them)
-# ruff: noqa: F841, PIE808, RUF059, SIM118, UP004, UP008, UP031, UP032
+# ruff: noqa: PIE808, SIM118, UP004, UP008, UP031, UP032
 
 import numpy as np
 import pytest
 
 import tideflow as tf
+from tests import test_programs_research27a as research27a
+from tests.test_programs_research27a import maml_sinusoid
 
 
 @pytest.fixture(autouse=True)
@@ -17,18 +19,8 @@ def _graph():
         yield
 
 
-class _MamlFlags:
-    # cbfinn/maml's flags as the reduced program defined them (tf.app.flags there)
-    datasource = "sinusoid"
-    meta_batch_size = 4
-    meta_lr = 0.001
-    update_batch_size = 5
-    update_lr = 1e-3
-    num_updates = 2
+class _MamlFlags(research27a._MamlFlags):
     norm = "None"
-    stop_grad = False
-    metatrain_iterations = 12
-    pretrain_iterations = 0
 
 
 def test_second_order_gradients_through_fused_batch_norm_compose_as_tf():
@@ -218,153 +210,9 @@ def test_pinn_kdv_discrete_time_forward_mode_gradients_through_dummies(capsys):
 
 def test_maml_sinusoid_without_normalization(capsys):
     # cbfinn/maml with --norm=None: placeholders of unknown rank mapped by tf.map_fn, two inner
-    # steps, the meta-gradient of the second post-update loss; reduced to synthetic data (TF 1.15's printed output, measured)
-    tf_layers = tf.contrib.layers
-    FLAGS = _MamlFlags
-
-    def normalize(inp, activation, reuse, scope):
-        if FLAGS.norm == 'batch_norm':
-            return tf_layers.batch_norm(inp, activation_fn=activation, reuse=reuse, scope=scope)
-        elif FLAGS.norm == 'layer_norm':
-            return tf_layers.layer_norm(inp, activation_fn=activation, reuse=reuse, scope=scope)
-        elif FLAGS.norm == 'None':
-            if activation is not None:
-                return activation(inp)
-            else:
-                return inp
-
-    def mse(pred, label):
-        pred = tf.reshape(pred, [-1])
-        label = tf.reshape(label, [-1])
-        return tf.reduce_mean(tf.square(pred-label))
-
-    class MAML:
-        def __init__(self, dim_input=1, dim_output=1, test_num_updates=5):
-            self.dim_input = dim_input
-            self.dim_output = dim_output
-            self.update_lr = FLAGS.update_lr
-            self.meta_lr = tf.placeholder_with_default(FLAGS.meta_lr, ())
-            self.classification = False
-            self.test_num_updates = test_num_updates
-            self.dim_hidden = [40, 40]
-            self.loss_func = mse
-            self.forward = self.forward_fc
-            self.construct_weights = self.construct_fc_weights
-
-        def construct_model(self, input_tensors=None, prefix='metatrain_'):
-            self.inputa = tf.placeholder(tf.float32)
-            self.inputb = tf.placeholder(tf.float32)
-            self.labela = tf.placeholder(tf.float32)
-            self.labelb = tf.placeholder(tf.float32)
-            with tf.variable_scope('model', reuse=None) as training_scope:
-                if 'weights' in dir(self):
-                    training_scope.reuse_variables()
-                    weights = self.weights
-                else:
-                    self.weights = weights = self.construct_weights()
-                lossesa, outputas, lossesb, outputbs = [], [], [], []
-                num_updates = max(self.test_num_updates, FLAGS.num_updates)
-                outputbs = [[]]*num_updates
-                lossesb = [[]]*num_updates
-
-                def task_metalearn(inp, reuse=True):
-                    inputa, inputb, labela, labelb = inp
-                    task_outputbs, task_lossesb = [], []
-                    task_outputa = self.forward(inputa, weights, reuse=reuse)
-                    task_lossa = self.loss_func(task_outputa, labela)
-                    grads = tf.gradients(task_lossa, list(weights.values()))
-                    if FLAGS.stop_grad:
-                        grads = [tf.stop_gradient(grad) for grad in grads]
-                    gradients = dict(zip(weights.keys(), grads))
-                    fast_weights = dict(zip(weights.keys(), [weights[key] - self.update_lr*gradients[key] for key in weights.keys()]))
-                    output = self.forward(inputb, fast_weights, reuse=True)
-                    task_outputbs.append(output)
-                    task_lossesb.append(self.loss_func(output, labelb))
-                    for j in range(num_updates - 1):
-                        loss = self.loss_func(self.forward(inputa, fast_weights, reuse=True), labela)
-                        grads = tf.gradients(loss, list(fast_weights.values()))
-                        if FLAGS.stop_grad:
-                            grads = [tf.stop_gradient(grad) for grad in grads]
-                        gradients = dict(zip(fast_weights.keys(), grads))
-                        fast_weights = dict(zip(fast_weights.keys(), [fast_weights[key] - self.update_lr*gradients[key] for key in fast_weights.keys()]))
-                        output = self.forward(inputb, fast_weights, reuse=True)
-                        task_outputbs.append(output)
-                        task_lossesb.append(self.loss_func(output, labelb))
-                    task_output = [task_outputa, task_outputbs, task_lossa, task_lossesb]
-                    return task_output
-
-                if FLAGS.norm != 'None':
-                    unused = task_metalearn((self.inputa[0], self.inputb[0], self.labela[0], self.labelb[0]), False)
-
-                out_dtype = [tf.float32, [tf.float32]*num_updates, tf.float32, [tf.float32]*num_updates]
-                result = tf.map_fn(task_metalearn, elems=(self.inputa, self.inputb, self.labela, self.labelb), dtype=out_dtype, parallel_iterations=FLAGS.meta_batch_size)
-                outputas, outputbs, lossesa, lossesb  = result
-
-            self.total_loss1 = total_loss1 = tf.reduce_sum(lossesa) / tf.to_float(FLAGS.meta_batch_size)
-            self.total_losses2 = total_losses2 = [tf.reduce_sum(lossesb[j]) / tf.to_float(FLAGS.meta_batch_size) for j in range(num_updates)]
-            self.outputas, self.outputbs = outputas, outputbs
-            self.pretrain_op = tf.train.AdamOptimizer(self.meta_lr).minimize(total_loss1)
-            optimizer = tf.train.AdamOptimizer(self.meta_lr)
-            self.gvs = gvs = optimizer.compute_gradients(self.total_losses2[FLAGS.num_updates-1])
-            self.metatrain_op = optimizer.apply_gradients(gvs)
-            tf.summary.scalar(prefix+'Pre-update loss', total_loss1)
-            for j in range(num_updates):
-                tf.summary.scalar(prefix+'Post-update loss, step ' + str(j+1), total_losses2[j])
-
-        def construct_fc_weights(self):
-            weights = {}
-            weights['w1'] = tf.Variable(tf.truncated_normal([self.dim_input, self.dim_hidden[0]], stddev=0.01))
-            weights['b1'] = tf.Variable(tf.zeros([self.dim_hidden[0]]))
-            for i in range(1,len(self.dim_hidden)):
-                weights['w'+str(i+1)] = tf.Variable(tf.truncated_normal([self.dim_hidden[i-1], self.dim_hidden[i]], stddev=0.01))
-                weights['b'+str(i+1)] = tf.Variable(tf.zeros([self.dim_hidden[i]]))
-            weights['w'+str(len(self.dim_hidden)+1)] = tf.Variable(tf.truncated_normal([self.dim_hidden[-1], self.dim_output], stddev=0.01))
-            weights['b'+str(len(self.dim_hidden)+1)] = tf.Variable(tf.zeros([self.dim_output]))
-            return weights
-
-        def forward_fc(self, inp, weights, reuse=False):
-            hidden = normalize(tf.matmul(inp, weights['w1']) + weights['b1'], activation=tf.nn.relu, reuse=reuse, scope='0')
-            for i in range(1,len(self.dim_hidden)):
-                hidden = normalize(tf.matmul(hidden, weights['w'+str(i+1)]) + weights['b'+str(i+1)], activation=tf.nn.relu, reuse=reuse, scope=str(i+1))
-            return tf.matmul(hidden, weights['w'+str(len(self.dim_hidden)+1)]) + weights['b'+str(len(self.dim_hidden)+1)]
-
-    def generate_sinusoid_batch(batch_size, num_samples_per_class, rng):
-        amp = rng.uniform(0.1, 5.0, [batch_size])
-        phase = rng.uniform(0, np.pi, [batch_size])
-        outputs = np.zeros([batch_size, num_samples_per_class, 1])
-        init_inputs = np.zeros([batch_size, num_samples_per_class, 1])
-        for func in range(batch_size):
-            init_inputs[func] = rng.uniform(-5.0, 5.0, [num_samples_per_class, 1])
-            outputs[func] = amp[func] * np.sin(init_inputs[func]-phase[func])
-        return init_inputs, outputs, amp, phase
-
-    tf.set_random_seed(1)
-    rng = np.random.RandomState(1)
-    model = MAML(1, 1, test_num_updates=3)
-    model.construct_model(input_tensors=None, prefix='metatrain_')
-    model.summ_op = tf.summary.merge_all()
-    sess = tf.InteractiveSession()
-    tf.global_variables_initializer().run()
-    print(sorted(v.name for v in tf.global_variables())[:12])
-    print(len(tf.get_collection(tf.GraphKeys.UPDATE_OPS)), model.total_loss1, model.outputbs[0])
-    prelosses, postlosses = [], []
-    for itr in range(FLAGS.pretrain_iterations + FLAGS.metatrain_iterations):
-        batch_x, batch_y, amp, phase = generate_sinusoid_batch(FLAGS.meta_batch_size, FLAGS.update_batch_size*2, rng)
-        inputa = batch_x[:, :FLAGS.update_batch_size, :]
-        labela = batch_y[:, :FLAGS.update_batch_size, :]
-        inputb = batch_x[:, FLAGS.update_batch_size:, :]
-        labelb = batch_y[:, FLAGS.update_batch_size:, :]
-        feed_dict = {model.inputa: inputa, model.inputb: inputb,  model.labela: labela, model.labelb: labelb}
-        input_tensors = [model.metatrain_op]
-        if itr % 3 == 0:
-            input_tensors.extend([model.summ_op, model.total_loss1, model.total_losses2[FLAGS.num_updates-1]])
-            result = sess.run(input_tensors, feed_dict)
-            prelosses.append(result[-2]); postlosses.append(result[-1])
-            print('Iteration ' + str(itr) + ': ' + str(np.mean(prelosses)) + ', ' + str(np.mean(postlosses)))
-        else:
-            sess.run(input_tensors, feed_dict)
-    out = sess.run([model.outputas, model.outputbs[2], model.total_losses2], feed_dict)
-    print(out[0].shape, out[1].shape, out[2])
+    # steps, the meta-gradient of the second post-update loss (TF 1.15's printed output,
+    # measured)
+    maml_sinusoid(_MamlFlags, None)
     assert capsys.readouterr().out == '[\'beta1_power:0\', \'beta1_power_1:0\', \'beta2_power:0\', \'beta2_power_1:0\', \'model/Variable/Adam:0\', \'model/Variable/Adam_1:0\', \'model/Variable/Adam_2:0\', \'model/Variable/Adam_3:0\', \'model/Variable:0\', \'model/Variable_1/Adam:0\', \'model/Variable_1/Adam_1:0\', \'model/Variable_1/Adam_2:0\']\n0 Tensor("truediv:0", shape=(), dtype=float32) Tensor("model/map/TensorArrayStack_1/TensorArrayGatherV3:0", dtype=float32)\nIteration 0: 2.4737792, 3.1016872\nIteration 3: 1.9047784, 2.7875242\nIteration 6: 2.7578394, 3.8078768\nIteration 9: 3.171804, 4.1036315\n(4, 5, 1) (4, 5, 1) [3.98478, 3.9794586, 3.974161]\n'
 
 

@@ -6,7 +6,7 @@ test runs the reduced program and compares what it prints, line by line, with wh
 a program trains through convolutions its numbers may differ from TF 1.15 in the last float32
 digits (summation order), so those are compared to a stated relative tolerance; all text is
 compared exactly. The programs keep their authors' code style, hence the lint exemptions."""
-# ruff: noqa: F401, F841, I001, UP031, C417, RUF059
+# ruff: noqa: F401, F841, UP031, C417, RUF059
 
 import re
 import sys
@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tideflow as tf
+from tests.printed_programs import same_printed as _same
 
 
 @pytest.fixture(autouse=True)
@@ -23,26 +24,11 @@ def _fresh_graph():
         yield
 
 
-_NUM = re.compile(r"-?\d+\.?\d*(?:e[-+]?\d+)?")
-
-
-def _same(printed, expected, rtol):
-    """Lines equal as text with numbers masked, and numbers equal within rtol (0: exactly)."""
-    assert len(printed) == len(expected), (printed, expected)
-    for got, want in zip(printed, expected):
-        if rtol == 0:
-            assert got == want
-            continue
-        assert _NUM.sub("#", got) == _NUM.sub("#", want), (got, want)
-        g = [float(x) for x in _NUM.findall(got)]
-        w = [float(x) for x in _NUM.findall(want)]
-        np.testing.assert_allclose(g, w, rtol=rtol, err_msg=want)
 
 
 def test_neural_style(capsys):
     # anishathalye/neural-style stylize.py + vgg.py (VGG19 .mat weights -> random 4-channel kernels; 16x16 images; 3 iterations)
     # anishathalye/neural-style stylize.py + vgg.py (VGG19 weights dict -> random, sizes shrunk)
-    import numpy as np
     from collections import OrderedDict
     from functools import reduce
     VGG19_LAYERS = (
@@ -226,7 +212,6 @@ def test_fast_style(capsys):
     # lengstrom/fast-style-transfer src/transform.py + src/vgg.py + src/optimize.py (Adam, and the slow path with tf.contrib.opt.ScipyOptimizerInterface L-BFGS-B; weights random, 16x16 images)
     # lengstrom/fast-style-transfer src/transform.py + src/vgg.py + src/optimize.py (weights random, sizes shrunk)
     import functools
-    import numpy as np
     WEIGHTS_INIT_STDEV = .1
     def tnet(image):
         conv1 = _conv_layer(image, 4, 9, 1)
@@ -420,7 +405,6 @@ def test_fast_style(capsys):
 def test_deepdream(capsys):
     # tensorflow/examples/tutorials/deepdream/deepdream.ipynb (inception5h .pb -> a 3-layer conv GraphDef imported with an input map; 12x12 images)
     # tensorflow/examples/tutorials/deepdream/deepdream.ipynb (inception5h .pb -> a small conv net's GraphDef, sizes shrunk)
-    import numpy as np
     from functools import partial
     np.random.seed(0)
     # the "model file": a tiny conv net frozen into a GraphDef

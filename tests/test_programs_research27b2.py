@@ -1,11 +1,6 @@
-"""TF 1.x research programs tideflow had not seen (neural style transfer, fast style transfer,
-DeepDream, Glow, ELMo's biLM, XLNet), reduced to standalone forms with small synthetic data: API
-calls, graph structure and training loops kept, sizes and step counts shrunk, no downloads. Each
-test runs the reduced program and compares what it prints, line by line, with what TF 1.15
-(tensorflow-cpu 1.15.0) printed running the same program with the same seeds (measured). Where
-a program trains through convolutions its numbers may differ from TF 1.15 in the last float32
-digits (summation order), so those are compared to a stated relative tolerance; all text is
-compared exactly. The programs keep their authors' code style, hence the lint exemptions."""
+"""TF 1.x research programs tideflow had not seen, reduced as in
+``test_programs_research27b.py``: Glow and ELMo's biLM. Each prints what TF 1.15 printed
+running it with the same seeds (measured), compared by ``same_printed``."""
 # ruff: noqa: B006, F401, F841, I001, UP031, RUF059, SIM117, UP004
 
 import re
@@ -15,6 +10,7 @@ import numpy as np
 import pytest
 
 import tideflow as tf
+from tests.printed_programs import same_printed as _same
 
 
 @pytest.fixture(autouse=True)
@@ -23,26 +19,11 @@ def _fresh_graph():
         yield
 
 
-_NUM = re.compile(r"-?\d+\.?\d*(?:e[-+]?\d+)?")
-
-
-def _same(printed, expected, rtol):
-    """Lines equal as text with numbers masked, and numbers equal within rtol (0: exactly)."""
-    assert len(printed) == len(expected), (printed, expected)
-    for got, want in zip(printed, expected):
-        if rtol == 0:
-            assert got == want
-            continue
-        assert _NUM.sub("#", got) == _NUM.sub("#", want), (got, want)
-        g = [float(x) for x in _NUM.findall(got)]
-        w = [float(x) for x in _NUM.findall(want)]
-        np.testing.assert_allclose(g, w, rtol=rtol, err_msg=want)
 
 
 def test_glow(capsys):
     # openai/glow tfops.py + model.py (actnorm data-dependent init under arg_scope, invertible 1x1 conv, affine coupling, split2d; 8x8 images)
     # openai/glow tfops.py + model.py (revnet2d, actnorm with data-dependent init, invertible 1x1 conv, split2d), sizes shrunk
-    import numpy as np
     add_arg_scope = tf.contrib.framework.add_arg_scope
     arg_scope = tf.contrib.framework.arg_scope
     np.random.seed(0)
@@ -398,7 +379,7 @@ def test_glow(capsys):
 def test_bilm(capsys):
     # allenai/bilm-tf bilm/training.py (char CNN, highway, LSTMCell with projection and clipping, sampled softmax, 2 towers averaged, Adagrad)
     # allenai/bilm-tf bilm/training.py (LanguageModel char CNN + highway + projection LSTM, sampled softmax, tower averaging, Adagrad), sizes shrunk
-    import numpy as np, pprint, tempfile
+    import pprint, tempfile
     DTYPE = 'float32'
     DTYPE_INT = 'int64'
     def print_variable_summary():

@@ -1,20 +1,15 @@
-"""TF 1.x research programs tideflow had not seen (neural style transfer, fast style transfer,
-DeepDream, Glow, ELMo's biLM, XLNet), reduced to standalone forms with small synthetic data: API
-calls, graph structure and training loops kept, sizes and step counts shrunk, no downloads. Each
-test runs the reduced program and compares what it prints, line by line, with what TF 1.15
-(tensorflow-cpu 1.15.0) printed running the same program with the same seeds (measured). Where
-a program trains through convolutions its numbers may differ from TF 1.15 in the last float32
-digits (summation order), so those are compared to a stated relative tolerance; all text is
-compared exactly. The programs keep their authors' code style, hence the lint exemptions."""
-# ruff: noqa: F841, I001, UP008, UP031, UP032, RUF059, UP004, UP034, BLE001, RUF046
+"""TF 1.x research programs tideflow had not seen, reduced as in
+``test_programs_research27b.py``: XLNet, improved-GAN's inception score and ops, VAT, and the conversion errors they met. Each prints what TF 1.15 printed
+running it with the same seeds (measured), compared by ``same_printed``."""
+# ruff: noqa: F841, UP008, UP031, UP032, RUF059, UP004, UP034, BLE001, RUF046
 
-import re
 import sys
 
 import numpy as np
 import pytest
 
 import tideflow as tf
+from tests.printed_programs import same_printed as _same
 
 
 @pytest.fixture(autouse=True)
@@ -23,26 +18,11 @@ def _fresh_graph():
         yield
 
 
-_NUM = re.compile(r"-?\d+\.?\d*(?:e[-+]?\d+)?")
-
-
-def _same(printed, expected, rtol):
-    """Lines equal as text with numbers masked, and numbers equal within rtol (0: exactly)."""
-    assert len(printed) == len(expected), (printed, expected)
-    for got, want in zip(printed, expected):
-        if rtol == 0:
-            assert got == want
-            continue
-        assert _NUM.sub("#", got) == _NUM.sub("#", want), (got, want)
-        g = [float(x) for x in _NUM.findall(got)]
-        w = [float(x) for x in _NUM.findall(want)]
-        np.testing.assert_allclose(g, w, rtol=rtol, err_msg=want)
 
 
 def test_xlnet(capsys):
     # zihangdai/xlnet modeling.py (relative attention with einsum, rel_shift, segment encoding, mems, gelu FFN, tied lm_loss)
     # zihangdai/xlnet modeling.py (relative attention with einsum, rel_shift, segment encoding, mems, gelu FFN), sizes shrunk
-    import numpy as np
     def gelu(x):
         cdf = 0.5 * (1.0 + tf.tanh((np.sqrt(2 / np.pi) * (x + 0.044715 * tf.pow(x, 3)))))
         return x * cdf
@@ -280,7 +260,6 @@ def test_inception_score(capsys):
     # openai/improved-gan inception_score/model.py (inception-2015-12-05 .pb -> a small classifier GraphDef with its node names; set_shape over the imported outputs; 10 images)
     # openai/improved-gan inception_score/model.py (inception-2015-12-05 .pb -> a small classifier GraphDef with the same node names; 10 images)
     import math
-    import numpy as np
     with tf.Graph().as_default() as mg:
         inp = tf.placeholder(tf.float32, [1, 8, 8, 3], name='DecodeJpeg')
         x = tf.expand_dims(inp[0], 0)  # ExpandDims:0, shape (1, 8, 8, 3)
@@ -366,7 +345,6 @@ def test_improved_gan_ops(capsys):
     # openai/improved-gan imagenet/ops.py (batch_norm_with_global_normalization, conv_batch_norm with EMA, deconv2d, special_deconv2d, lrelu, maxout, linear) in a small DCGAN; Python 2 prints made calls
     # openai/improved-gan imagenet/ops.py (batch_norm via batch_norm_with_global_normalization, conv_batch_norm with EMA, deconv2d,
     # special_deconv2d, lrelu, maxout, linear) in a small generator/discriminator, one Adam step; py2 prints made calls
-    import numpy as np
     rng = np.random.RandomState([2016, 6, 1])
     class batch_norm(object):
         def __init__(self, batch_size, epsilon=1e-5, momentum=0.1, name="batch_norm", half=None):

@@ -1,11 +1,6 @@
-"""TF 1.x research programs tideflow had not seen (neural style transfer, fast style transfer,
-DeepDream, Glow, ELMo's biLM, XLNet), reduced to standalone forms with small synthetic data: API
-calls, graph structure and training loops kept, sizes and step counts shrunk, no downloads. Each
-test runs the reduced program and compares what it prints, line by line, with what TF 1.15
-(tensorflow-cpu 1.15.0) printed running the same program with the same seeds (measured). Where
-a program trains through convolutions its numbers may differ from TF 1.15 in the last float32
-digits (summation order), so those are compared to a stated relative tolerance; all text is
-compared exactly. The programs keep their authors' code style, hence the lint exemptions."""
+"""TF 1.x research programs tideflow had not seen, reduced as in
+``test_programs_research27b.py``: DRAW, magenta's events RNN and srez. Each prints what TF 1.15 printed
+running it with the same seeds (measured), compared by ``same_printed``."""
 # ruff: noqa: F401, F841, I001, UP031, RUF012, PLR1704
 
 import re
@@ -15,6 +10,7 @@ import numpy as np
 import pytest
 
 import tideflow as tf
+from tests.printed_programs import same_printed as _same
 
 
 @pytest.fixture(autouse=True)
@@ -23,27 +19,13 @@ def _fresh_graph():
         yield
 
 
-_NUM = re.compile(r"-?\d+\.?\d*(?:e[-+]?\d+)?")
-
-
-def _same(printed, expected, rtol):
-    """Lines equal as text with numbers masked, and numbers equal within rtol (0: exactly)."""
-    assert len(printed) == len(expected), (printed, expected)
-    for got, want in zip(printed, expected):
-        if rtol == 0:
-            assert got == want
-            continue
-        assert _NUM.sub("#", got) == _NUM.sub("#", want), (got, want)
-        g = [float(x) for x in _NUM.findall(got)]
-        w = [float(x) for x in _NUM.findall(want)]
-        np.testing.assert_allclose(g, w, rtol=rtol, err_msg=want)
 
 
 def test_draw(capsys):
     # ericjang/draw draw.py (DRAW with read/write attention, in the TF 1.x form the repository later took: tf.split(params, 5, 1), tf.concat(values, axis), tf.matmul for batch_matmul; flags as constants; MNIST -> random binary 8x8 images)
     # ericjang/draw draw.py (DRAW with read/write attention; the repository's TF 1.x form: tf.split(params, 5, 1),
     # tf.concat(values, axis), tf.matmul for batch_matmul); flags as constants, MNIST -> random binary images, sizes shrunk
-    import numpy as np, os, tempfile
+    import os, tempfile
     class FLAGS:
         read_attn = True; write_attn = True; data_dir = tempfile.mkdtemp()
     A, B = 8, 8
@@ -204,7 +186,6 @@ def test_magenta_events_rnn(capsys):
     # tensorflow/magenta magenta/models/shared/events_rnn_graph.py + magenta/common/sequence_example_lib.py flatten_maybe_padded_sequences
     # (dropout keep 1.0: TF 1.15 draws the masks inside the while loop in no fixed order; train, eval and generate graphs; the TFRecord batch -> placeholders; a one-hot melody encoder's sizes shrunk)
     import numbers, six
-    import numpy as np
     def flatten_maybe_padded_sequences(maybe_padded_sequences, lengths=None):
         def flatten_unpadded_sequences():
             return tf.reshape(maybe_padded_sequences, [-1] + maybe_padded_sequences.shape.as_list()[2:])
@@ -343,7 +324,6 @@ def test_srez(capsys):
     # david-gpu/srez srez_model.py + the srez_train.py loop (super-resolution GAN: layer-builder Model, residual blocks, contrib batch_norm, conv2d_transpose upscale, var lists as tf.all_variables set differences; flags as a class, sizes shrunk). Both minimizes run in one step with no order between them, so TF 1.15 itself varies in the 4th digit from run to run (measured): compared to 3e-3
     # david-gpu/srez srez_model.py + srez_train.py loop (super-resolution GAN: Model builder with residual blocks,
     # contrib batch_norm, conv2d_transpose upscale; var lists from tf.all_variables set differences); flags as a class, sizes shrunk
-    import numpy as np
     class FLAGS:
         batch_size = 2; epsilon = 1e-8; gene_l1_factor = .90; learning_beta1 = 0.5; learning_rate_start = 0.00020
     class Model:

@@ -1,11 +1,6 @@
-"""TF 1.x research programs tideflow had not seen (neural style transfer, fast style transfer,
-DeepDream, Glow, ELMo's biLM, XLNet), reduced to standalone forms with small synthetic data: API
-calls, graph structure and training loops kept, sizes and step counts shrunk, no downloads. Each
-test runs the reduced program and compares what it prints, line by line, with what TF 1.15
-(tensorflow-cpu 1.15.0) printed running the same program with the same seeds (measured). Where
-a program trains through convolutions its numbers may differ from TF 1.15 in the last float32
-digits (summation order), so those are compared to a stated relative tolerance; all text is
-compared exactly. The programs keep their authors' code style, hence the lint exemptions."""
+"""TF 1.x research programs tideflow had not seen, reduced as in
+``test_programs_research27b.py``: write-rnn, pointer-generator and pix2pix. Each prints what TF 1.15 printed
+running it with the same seeds (measured), compared by ``same_printed``."""
 # ruff: noqa: F401, F841, I001, UP031, UP032, UP039, RUF059, SIM117, B023
 
 import re
@@ -15,6 +10,7 @@ import numpy as np
 import pytest
 
 import tideflow as tf
+from tests.printed_programs import same_printed as _same
 
 
 @pytest.fixture(autouse=True)
@@ -23,27 +19,13 @@ def _fresh_graph():
         yield
 
 
-_NUM = re.compile(r"-?\d+\.?\d*(?:e[-+]?\d+)?")
-
-
-def _same(printed, expected, rtol):
-    """Lines equal as text with numbers masked, and numbers equal within rtol (0: exactly)."""
-    assert len(printed) == len(expected), (printed, expected)
-    for got, want in zip(printed, expected):
-        if rtol == 0:
-            assert got == want
-            continue
-        assert _NUM.sub("#", got) == _NUM.sub("#", want), (got, want)
-        g = [float(x) for x in _NUM.findall(got)]
-        w = [float(x) for x in _NUM.findall(want)]
-        np.testing.assert_allclose(g, w, rtol=rtol, err_msg=want)
 
 
 def test_write_rnn(capsys):
     # hardmaru/write-rnn-tensorflow model.py + train.py + sample (handwriting mixture density network, in the TF 1.x form the repository took: tf.split(value, n, axis), tf.subtract/multiply, tf.contrib.legacy_seq2seq.rnn_decoder; strokes random)
     # hardmaru/write-rnn-tensorflow model.py + train.py (handwriting mixture density network), in the TF 1.x form the repository
     # took (tf.split(value, n, axis), tf.subtract/tf.multiply/tf.div, tf.contrib.legacy_seq2seq.rnn_decoder); strokes random
-    import numpy as np, random
+    import random
     class Model():
         def __init__(self, args, infer=False, shared_cell=False):
             self.args = args
@@ -195,7 +177,6 @@ def test_pointer_generator(capsys):
     # abisee/pointer-generator attention_decoder.py + model.py (bidirectional encoder, reduce_states, attention decoder with pointer switch and coverage, scatter_nd final distribution, gather_nd loss, Adagrad; vocab and sizes shrunk)
     # abisee/pointer-generator attention_decoder.py + model.py (bidirectional encoder, reduce_states, attention decoder with
     # pointer switch and coverage, scatter_nd final distribution, gather_nd loss, Adagrad); vocab and sizes shrunk, batches random
-    import numpy as np
     variable_scope = tf; nn_ops = tf.nn; math_ops = tf; array_ops = tf
     def attention_decoder(decoder_inputs, initial_state, encoder_states, enc_padding_mask, cell, initial_state_attention=False, pointer_gen=True, use_coverage=False, prev_coverage=None):
         with variable_scope.variable_scope("attention_decoder") as scope:
@@ -413,7 +394,6 @@ def test_pix2pix(capsys):
     # affinelayer/pix2pix-tensorflow pix2pix.py (U-net generator, PatchGAN discriminator, EMA losses, rgb<->lab, map_fn encode_png,
     # summaries, Supervisor managed_session); argparse -> a class, the image file queue -> constant batches, 16x16 images, ngf/ndf 4
     import collections, os, tempfile, random
-    import numpy as np
     class a:
         ngf = 4; ndf = 4; lr = 0.0002; beta1 = 0.5; l1_weight = 100.0; gan_weight = 1.0; separable_conv = False; aspect_ratio = 1.0
         seed = 7; output_dir = tempfile.mkdtemp(); max_steps = 3; progress_freq = 1; summary_freq = 2; trace_freq = 0; display_freq = 3
