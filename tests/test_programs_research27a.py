@@ -368,6 +368,7 @@ def maml_sinusoid(flags, input_shape):
             sess.run(input_tensors, feed_dict)
     out = sess.run([model.outputas, model.outputbs[2], model.total_losses2], feed_dict)
     print(out[0].shape, out[1].shape, out[2])
+    sess.close()  # (an InteractiveSession stays the default session until closed)
 
 
 def test_maml_sinusoid_second_order_through_map_fn_with_batch_norm(capsys):

@@ -245,8 +245,9 @@ MATH = {
         with tf.Session() as s:
             rec("td", s.run(tf.tensordot(a, b, 1)), ref=np.tensordot(a, b, 1))
             rec("td_axes", s.run(tf.tensordot(a, a, [[1, 2], [1, 2]])), ref=np.tensordot(a, a, [[1, 2], [1, 2]]))
-            rec("einsum", s.run(tf.einsum("ijk,kl->ijl", a, b)), ref=np.einsum("ijk,kl->ijl", a, b))
-            rec("einsum_tr", s.run(tf.einsum("ij->ji", b)), ref=b.T)
+            ta, tb = tf.constant(a), tf.constant(b)  # (TF 1.15's einsum takes tensors only)
+            rec("einsum", s.run(tf.einsum("ijk,kl->ijl", ta, tb)), ref=np.einsum("ijk,kl->ijl", a, b))
+            rec("einsum_tr", s.run(tf.einsum("ij->ji", tb)), ref=b.T)
         rec("td_shape", tf.tensordot(a, b, 1).get_shape())
     """,
     "cumsum_cumprod": """
