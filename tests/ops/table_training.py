@@ -245,7 +245,13 @@ def _ref_sign(kind):
     return ref
 
 
+# row name -> (op type, scalars, attrs, extra arguments): table_resource.py runs the same
+# settings through the resource variables' ops
+SETTINGS = {}
+
+
 def _row(op_type, ref, scalars, attrs=None, name=None, **kw):
+    SETTINGS[name or op_type] = (op_type, scalars, attrs or {}, kw)
     return Case(op_type, check=lambda: _check_apply(op_type, ref, scalars, attrs, **kw),
                 grad=False, name=name or op_type)
 
