@@ -315,7 +315,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
                 continue
         if not any(t in fed for t in op._outputs):
             cse.append(op)
-    from tideflow.runtime import grappler, grappler_arith, grappler_push_down
+    from tideflow.runtime import grappler, grappler_arith, grappler_push_down, grappler_simplify
 
     grappler_runs = grappler.runs(order)
     fold = arith = remap = True
@@ -366,7 +366,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         if arith:
             grappler.log_softmax_rewrites(order, fed, fetches, replace, consts)
             grappler.convert_pow(order, fed, replace, consts)
-            grappler.remove_involution(order, fed, fetches, replace, consts)
+            grappler_simplify.remove_involution(order, fed, fetches, replace, consts)
             grappler.sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
             grappler.fuse_squared_diff(order, fed, fetches, replace, consts)
         if fold:
@@ -378,7 +378,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             grappler_arith.arithmetic_stages(order, fed, fetches, replace, consts, device)
             grappler.add_n_order(order, fed, replace, consts, device, fetches, fold)
             grappler.log1p_expm1_rewrites(order, fed, replace, consts)
-            grappler.max_min_of_monotonic(order, fed, fetches, replace, consts, device,
+            grappler_simplify.max_min_of_monotonic(order, fed, fetches, replace, consts, device,
                                           session_state, session)
     if late:
         at = {op: i for i, op in enumerate(order)}
