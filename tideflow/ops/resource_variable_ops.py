@@ -96,6 +96,12 @@ def _read_error(ctx, h):
     return state_ops._resource_read_error(h.var_op, ctx.resource_mgr)
 
 
+def _missing_error(ctx, h, op):
+    """TF's NotFoundError for an update, gather or destroy of a variable never assigned."""
+    return errors.NotFoundError(None, op,
+                                state_ops._resource_missing(h.var_op, ctx.resource_mgr))
+
+
 def _read_buffer(ctx, gather=False):
     """``read(h)``: the buffer of the variable of handle ``h`` (an error when never
     assigned: a gather's is TF's NotFound), marked as handed out so the next update copies
@@ -105,8 +111,7 @@ def _read_buffer(ctx, gather=False):
         buf = res.buf
         if buf is None:
             if gather:
-                raise errors.NotFoundError(
-                    None, ctx.op, state_ops._resource_missing(h.var_op, ctx.resource_mgr))
+                raise _missing_error(ctx, h, ctx.op)
             raise _read_error(ctx, h)
         if type(buf.base) is np.ndarray:
             return buf[...]  # a new view: its owner's count shows the value is alive
@@ -258,8 +263,7 @@ def resource_form(ref_factory, uninitialized_reads=False):
                 return _read_error(ctx, h)
         else:
             def uninit(h):
-                return errors.NotFoundError(
-                    None, ctx.op, state_ops._resource_missing(h.var_op, ctx.resource_mgr))
+                return _missing_error(ctx, h, ctx.op)
         return resource_kernel(kernel, _resource_slots(ctx.op._op_def), uninit,
                                outputs=bool(ctx.op._op_def.outputs))
 
@@ -309,8 +313,7 @@ def _update_kernel(ufunc):
         def run(h, value):
             res = h.resource
             if res.buf is None:
-                raise errors.NotFoundError(
-                    None, op, state_ops._resource_missing(h.var_op, ctx.resource_mgr))
+                raise _missing_error(ctx, h, op)
             value = np.asarray(value)
             if res.buf.shape != value.shape:
                 raise errors.InvalidArgumentError(
@@ -388,8 +391,7 @@ def _destroy_kernel(ctx):
         res = h.resource
         container = state_ops._resource_key(h.var_op)[0]
         if res.buf is None and not ignore:
-            raise errors.NotFoundError(
-                None, op, state_ops._resource_missing(h.var_op, ctx.resource_mgr))
+            raise _missing_error(ctx, h, op)
         # (the entry stays, empty as an unassigned variable's, so the plans bound to it see a
         # later assign; TF's container outlives the resources deleted from it)
         res.buf = None
