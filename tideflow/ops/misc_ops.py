@@ -31,67 +31,14 @@ def is_tensor(x):
     )
 
 
-# ops evaluated by get_static_value on constant inputs (beyond those the shape functions fold)
-_STATIC_FOLD = frozenset({
-    "Add", "AddV2", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "Maximum", "Minimum",
-    "Neg", "Abs", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
-    "LogicalAnd", "LogicalOr", "LogicalNot", "ConcatV2", "Fill", "Range", "Prod", "Sum",
-    "Max", "Min", "GatherV2", "Slice", "Tile", "Select", "SelectV2", "ZerosLike", "OnesLike",
-    "Square", "BroadcastTo", "BroadcastArgs",
-})
-_STATIC_LIMIT = 1000  # element count above which a value is not folded
-
-
-def _static(t, depth=0):
-    v = ops.constant_value(t)
-    if v is not None or depth > 64:
-        return v
-    op = t._op
-    if op._type not in _STATIC_FOLD:
-        return None
-    n = t._shape.num_elements()
-    if n is not None and n > _STATIC_LIMIT:
-        return None
-    od = op._op_def
-    if od.kernel is None or isinstance(od.kernel, str) and not hasattr(np, od.kernel):
-        return None
-    args, pos = [], 0
-    for arg in od.inputs:
-        if arg.is_list:
-            k = (op._attrs[arg.number_attr] if arg.number_attr
-                 else len(op._attrs[arg.type_list_attr]))
-            vals = [_static(x, depth + 1) for x in op._inputs[pos:pos + k]]
-            if any(v is None for v in vals):
-                return None
-            args.append(vals)
-            pos += k
-        else:
-            v = _static(op._inputs[pos], depth + 1)
-            if v is None:
-                return None
-            args.append(np.asarray(v))
-            pos += 1
-    try:
-        if isinstance(od.kernel, str):
-            result = getattr(np, od.kernel)(*args)
-        else:
-            result = od.kernel(*args, **{a: op._attrs[a] for a in od.kernel_attrs})
-    except Exception:  # noqa: BLE001 - a value that cannot be computed is "not known"
-        return None
-    single = len(od.outputs) == 1 and not od.outputs[0].is_list
-    out = np.asarray(result if single else result[t._value_index])
-    if out.size > _STATIC_LIMIT:
-        return None
-    return out.astype(t.dtype.base_dtype.as_numpy_dtype, copy=False) if out.dtype != object \
-        else out
-
-
 def get_static_value(tensor, partial=False):
-    """The value of ``tensor`` as a NumPy array if it can be computed without running the
-    graph (constants, shapes of fully-defined tensors, and small arithmetic on those), else
-    None. Values that are not tensors are returned unchanged. As TF, a tensor whose value is
-    returned may no longer be fed (what is built from here on may rely on the value)."""
-    del partial
+    """The value of ``tensor`` as a NumPy array when TF 1.15's Python constant evaluation
+    (``tensor_util.constant_value``) finds it, else None: constants, shapes, sizes and ranks of
+    statically known tensors, and Range, Cast, Concat, Pack (axis 0), Fill, Equal and NotEqual
+    of such values; not arithmetic (``tf.constant(3) * 2`` gives None, as in TF). Values that
+    are not tensors are returned unchanged. As TF, a tensor whose value is returned may no
+    longer be fed (what is built from here on may rely on the value)."""
+    from tideflow.framework.sparse_tensor import _python_value
     from tideflow.ops.variables import Variable
 
     if isinstance(tensor, Variable):
@@ -100,11 +47,12 @@ def get_static_value(tensor, partial=False):
         return None
     if not isinstance(tensor, ops.Tensor):
         return tensor
-    v = _static(tensor)
-    if v is None:
-        return None
-    tensor._op._graph.prevent_feeding(tensor)
-    return np.asarray(v)
+    if partial:
+        from tideflow.python.framework.tensor_util import constant_value as _partial
+
+        return _partial(tensor, partial=True)
+    v = _python_value(tensor)
+    return None if v is None else np.asarray(v)
 
 
 constant_value = get_static_value
