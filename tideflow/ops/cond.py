@@ -455,6 +455,10 @@ def _returning(fn, which, returned=None):
     ``returned``, records what ``fn`` returned and gives composite tensors (IndexedSlices,
     SparseTensor, RaggedTensor) as their component tensors."""
     def branch():
+        # a capture stands for TF 1.x's Switch, named under the consumer ("cond/Tanh/Switch"):
+        # named after its source, it would take the name of a branch op ("cond/Tanh") or of
+        # the cond's output ("cond_1/Merge", capturing an earlier cond's "cond/Merge")
+        ops.get_default_graph().capture_name = "Switch"
         out = fn()
         if out is None:
             raise ValueError(f"{which} must have a return value.")
