@@ -86,6 +86,38 @@ def _rsqrt_kernel(x):
     return out.reshape(x.shape)
 
 
+def _sqrt_kernel(x, out=None):
+    """The Sqrt kernel: NumPy's correctly rounded root, with what TF 1.15's float32 code gives
+    where no approximation of the CPU's decides it. Whole 8-float packets (Eigen's psqrt,
+    ``x * r * (1.5 - 0.5 x r^2)`` with ``r = rsqrtps(x)``) give +0 for -0 and every
+    |x| < FLT_MIN (a denormal reads as 0), NaN for +inf (inf * 0), and 1.5 times the root where
+    a factor of the Newton step is denormal and flushed (x < 2 * FLT_MIN, or x > ~8.5e37 where
+    r * r is); the last ``size % 8`` elements (``std::sqrt``) read a denormal as a signed 0."""
+    if x.dtype != np.float32 or x.size == 0:
+        return np.sqrt(x, out=out)
+    lo, hi = x.min(), x.max()
+    if lo >= 2 * _F32_MIN and hi <= 8.5e37:  # (all normal and unflushed: the common case)
+        return np.sqrt(x, out=out)
+    flat = x.reshape(-1)
+    with np.errstate(all="ignore"):
+        res = np.sqrt(flat)
+        sub = (flat > -_F32_MIN) & (flat < _F32_MIN)
+        res[sub] = np.copysign(np.float32(0), flat[sub])  # DAZ: sqrt(+-0)
+        head = flat.size - flat.size % 8
+        fx, fo = flat[:head], res[:head]
+        fo[sub[:head]] = 0  # (the packet's mask: +0 for -0 and every denormal)
+        fo[fx == np.inf] = -np.nan
+        big = fx > 8.5e37
+        r = np.float32(1) / fo[big]
+        fo[big] = np.where(r * r < _F32_MIN, fo[big] * np.float32(1.5), fo[big])
+        fo[(fx >= _F32_MIN) & (fx < 2 * _F32_MIN)] *= np.float32(1.5)
+    res = res.reshape(x.shape)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
 def _glibc_float32(fn32, other, denormal=None):
     """A kernel computing float32 ``x`` by ``fn32`` (glibc's float function, which TF 1.15's
     kernel calls per element; ``glibc_float32``); other types by ``other``.
@@ -529,7 +561,7 @@ declare_unary("Abs", "absolute", "T: {bfloat16, half, float, double, int8, int16
 declare_unary("Sign", _sign, _UNARY, grad=_sign_grad)
 declare_unary("Square", "square", _UNARY, grad=_square_grad)
 op_registry.register_kernel("Square", "CPU", kernel_factory=_square_kernel)
-declare_unary("Sqrt", "sqrt", _UNARY_COMPLEX, grad=_sqrt_grad)
+declare_unary("Sqrt", _sqrt_kernel, _UNARY_COMPLEX, grad=_sqrt_grad, inplace=0)
 declare_unary("Rsqrt", _rsqrt_kernel, _UNARY_COMPLEX, grad=_rsqrt_grad)
 declare_unary("Reciprocal", _reciprocal, _UNARY, grad=_reciprocal_grad)
 declare_unary("Inv", _reciprocal, _UNARY, grad=_inv_grad)

@@ -1,0 +1,46 @@
+"""The dtype matrix against TF 1.15 (session 28, helper h315): common ops over every dtype
+(element-wise, comparisons, bitwise, reductions, casts, matmul, conversions of Python and NumPy
+values, feeds, operators with Python scalars) run in TF 1.15 and here; the minimal cases where
+tideflow differed, with TF 1.15's values as measured, and a small seeded fuzz run of random
+integer and float programs checked against exact NumPy (integers, wrapping as TF's kernels do)
+and float64 evaluations."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run(fetch, feed=None):
+    with tf.Session() as s:
+        return s.run(fetch, feed)
+
+
+# ---- minimal wrong-value cases (values measured in TF 1.15) ---------------------------------
+
+def test_float32_sqrt_packet_special_values():
+    # TF 1.15's float32 Sqrt on whole 8-float packets is x * r * (1.5 - 0.5 x r^2) with
+    # r = rsqrtps(x): +inf is NaN, -0 and denormals +0, and x > ~8.5e37 or x < 2 * FLT_MIN
+    # come out 1.5 times the root (r * r or 0.5 x flushed); the scalar tail reads a
+    # denormal as a signed 0 (DAZ)
+    v = np.array([np.inf, -0.0, 1e-40, 0.0, 3e38, 4.0, 2.0e-38, -1.0,
+                  8.6e37, 8.4e37, -1e-40, 1.2e-38, 9e37, 1e38, 16.0, np.nan,
+                  np.inf, -0.0, 1e-40, 3e38, -1e-40, 8.6e37], np.float32)
+    x = tf.placeholder(tf.float32, [None])
+    out = _run(tf.sqrt(x), {x: v})
+    tf115 = [np.nan, 0.0, 0.0, 0.0, 2.597876596085883e+19, 2.0, 2.1215331895364572e-19, np.nan,
+             1.3911087085319619e+19, 9.165151796652409e+18, 0.0, 1.6429806415940035e-19,
+             1.4229359417677054e+19, 1.500042383249218e+19, 4.0, np.nan, np.inf, -0.0, 0.0,
+             1.7320507716308828e+19, -0.0, 9.273618618732511e+18]
+    # (the CPU's approximate root decides the last bits of the 1.5x values: not compared)
+    np.testing.assert_allclose(out, np.array(tf115, np.float32), rtol=1e-3)
+    assert np.signbit(out)[[1, 2, 3, 10, 17, 18, 20]].tolist() == [0, 0, 0, 0, 1, 0, 1]
+    # all in the scalar tail
+    assert _run(tf.sqrt(x), {x: v[:6]}).tolist() == [np.inf, -0.0, 0.0, 0.0,
+                                                     1.7320507716308828e+19, 2.0]
