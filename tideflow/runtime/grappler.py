@@ -400,13 +400,14 @@ _OFF = 2  # RewriterConfig.Toggle OFF
 def optimizers_on(session):
     """(grappler runs, constant folding, arithmetic optimizer, remapper) as the session's
     ``graph_options.rewrite_options`` leave them: TF 1.15 skips each one set OFF, and all of
-    them with ``disable_meta_optimizer``."""
+    them with ``disable_meta_optimizer`` or with ``place_pruned_graph`` (which every
+    InteractiveSession sets: TF's GraphExecutionState then skips grappler altogether)."""
     config = getattr(session, "_config", None)
     go = getattr(config, "graph_options", None)
     ro = getattr(go, "rewrite_options", None)
     if ro is None:
         return True, True, True, True
-    if getattr(ro, "disable_meta_optimizer", False):
+    if getattr(ro, "disable_meta_optimizer", False) or getattr(go, "place_pruned_graph", False):
         return False, False, False, False
     return (True, getattr(ro, "constant_folding", 0) != _OFF,
             getattr(ro, "arithmetic_optimization", 0) != _OFF, getattr(ro, "remapping", 0) != _OFF)

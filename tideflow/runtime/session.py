@@ -1320,6 +1320,15 @@ class InteractiveSession(BaseSession):
     _active_session_count = 0
 
     def __init__(self, target="", graph=None, config=None):
+        # as TF 1.15's: growth-only GPU memory unless a config is given, and always
+        # place_pruned_graph, under which TF runs no grappler pass (classic constant
+        # folding and CSE only): its Pow(x, 2) stays a pow, log(softmax) is not fused
+        if not config:
+            from tideflow.protos import config_pb2
+
+            config = config_pb2.ConfigProto(
+                gpu_options=config_pb2.GPUOptions(allow_growth=True))
+        config.graph_options.place_pruned_graph = True
         super().__init__(target, graph, config)
         InteractiveSession._active_session_count += 1
         if InteractiveSession._active_session_count > 1:

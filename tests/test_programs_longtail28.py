@@ -1,0 +1,244 @@
+"""The long tail of TF 1.x programs: small single-author repositories in several domains
+(recommendation, physics, vision, medicine, NLP, finance, tabular), each reduced to a
+standalone form with small synthetic data (API calls, graph structure and training loop kept;
+sizes and step counts shrunk; helper code from the program's own repository inlined). Each
+test runs the reduced program and compares what it prints, line by line and exactly, with
+what TF 1.15 (tensorflow-cpu 1.15.0) printed running the same program with the same seeds
+(measured). The programs keep their authors' code style, hence the lint exemptions."""
+# ruff: noqa: F841, I001
+
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    # (a program may call tf.reset_default_graph() itself, which a nested graph refuses)
+    tf.reset_default_graph()
+    yield
+    tf.reset_default_graph()
+
+
+def _printed(capsys, expected):
+    assert capsys.readouterr().out.splitlines() == expected.splitlines()
+
+
+def test_books_matrix_factorization(capsys, tmp_path):
+    # wolfgangB33r/applied-ai-examples tensorflow/books.py (reduced)
+    import numpy
+    numpy.random.seed(0)
+    R_BOOKS = [
+         [4,0,0,0,2,0],
+         [0,0,0,3,5,0],
+         [0,1,0,5,4,0],
+         [1,4,0,0,0,5],
+         [0,5,0,0,0,0],
+        ]
+    R = numpy.array(R_BOOKS)
+    N = len(R_BOOKS)
+    M = len(R_BOOKS[0])
+    K = 2
+    P = numpy.random.rand(N,K)
+    Q = numpy.random.rand(M,K)
+    ratings = tf.placeholder(tf.float32, name = 'ratings')
+    tP = tf.Variable(P, dtype=tf.float32, name='P')
+    tQ = tf.Variable(Q, dtype=tf.float32, name='Q')
+    pDotq = tf.tensordot(tP, tQ, [[1], [1]])
+    print(pDotq)
+    squared_deltas = tf.square(pDotq - ratings)
+    loss = tf.reduce_sum(squared_deltas)
+    print(tf.summary.scalar('loss', loss))
+    tf.summary.scalar('sumP', tf.reduce_sum(tP))
+    tf.summary.scalar('sumQ', tf.reduce_sum(tQ))
+    optimizer = tf.train.GradientDescentOptimizer(0.001)
+    train = optimizer.minimize(loss)
+    sess = tf.Session();
+    init = tf.global_variables_initializer()
+    sess.run(init)
+    summary_op = tf.summary.merge_all()
+    print(summary_op, tf.get_collection(tf.GraphKeys.SUMMARIES))
+    file_writer = tf.summary.FileWriter(str(tmp_path), sess.graph)
+    for i in range(50):
+        _, summary = sess.run([train, summary_op], {ratings: R_BOOKS})
+        file_writer.add_summary(summary, i)
+        if i % 10 == 0:
+            print(i, type(summary), len(summary) > 0, sess.run(loss, {ratings: R_BOOKS}))
+    print(sess.run(pDotq))
+    print(sess.run(tP).dtype, tP, tQ.initial_value)
+
+    _printed(capsys, """\
+Tensor("Tensordot:0", shape=(5, 6), dtype=float32)
+Tensor("loss:0", shape=(), dtype=string)
+Tensor("Merge/MergeSummary:0", shape=(), dtype=string) [<tf.Tensor 'loss:0' shape=() dtype=string>, <tf.Tensor 'sumP:0' shape=() dtype=string>, <tf.Tensor 'sumQ:0' shape=() dtype=string>]
+0 <class 'bytes'> True 114.986145
+10 <class 'bytes'> True 109.25082
+20 <class 'bytes'> True 104.461075
+30 <class 'bytes'> True 100.57741
+40 <class 'bytes'> True 97.461716
+[[0.8803655  1.3521382  0.06241593 0.8873844  1.4159974  1.1376635 ]
+ [1.0044119  1.591628   0.07352862 1.1148716  1.6664855  1.3202517 ]
+ [1.0166726  1.7393821  0.08050083 1.3969611  1.8203961  1.3947736 ]
+ [1.2451948  2.0131226  0.09304602 1.4656991  2.1075573  1.6549282 ]
+ [0.9804436  1.3598518  0.06260017 0.6828131  1.4250064  1.2005433 ]]
+float32 <tf.Variable 'P:0' shape=(5, 2) dtype=float32_ref> Tensor("Q/initial_value:0", shape=(6, 2), dtype=float32)
+""")
+
+
+def test_hamiltonian_rk4_solver(capsys, tmp_path):
+    # jnafzig/HamiltonianSolver solver.py + hamiltonians.py + doublependulum.py + vibratingstring.py; its InteractiveSession runs no grappler pass in TF (Pow(x, 2) stays a pow) (reduced)
+    from functools import partial
+    import numpy as np
+    # jnafzig/HamiltonianSolver solver.py + hamiltonians.py + doublependulum.py / vibratingstring.py
+    def rk4_step(time_derivative, t, x, h):
+        with tf.variable_scope('k1'):
+            k1 = time_derivative(t, x)
+        with tf.variable_scope('k2'):
+            with tf.variable_scope('t1'):
+                t1 = t + h/2;
+            with tf.variable_scope('x1'):
+                x1 = x + h*k1/2;
+            k2 = time_derivative(t1, x1)
+        with tf.variable_scope('k3'):
+            with tf.variable_scope('t2'):
+                t2 = t + h/2;
+            with tf.variable_scope('x2'):
+                x2 = x + h*k2/2;
+            k3 = time_derivative(t2, x2)
+        with tf.variable_scope('k4'):
+            with tf.variable_scope('t3'):
+                t3 = t + h;
+            with tf.variable_scope('x3'):
+                x3 = x + h*k3;
+            k4 = time_derivative(t3, x3)
+        with tf.variable_scope('new_state'):
+            return h/6 * (k1 + k2*2 + k3*2 + k4)
+    def update_state(x,t,dx,h):
+        with tf.variable_scope('update_state'):
+            return tf.group(tf.assign_add(x, dx),
+                tf.assign_add(t, h),
+                name='update_state')
+    def double_pendulum_hamiltonian(l1,l2,m1,m2,g,q,p):
+        with tf.variable_scope('hamiltonian'):
+            H = (l2**2*m2*p[:,0]**2 + l1**2*(m1+m2)*p[:,1]**2         \
+                 - 2*m2*l1*l2*p[:,0]*p[:,1]*tf.cos(q[:,0]-q[:,1]))      \
+            / (2*l1**2*l2**2*m2*(m1 + m2*(tf.sin(q[:,0]-q[:,1]))**2)) \
+            - m2*g*l2*tf.cos(q[:,1]) - (m1 + m2)*g*l1*tf.cos(q[:,0])
+            with tf.variable_scope('summary'):
+                print(tf.summary.scalar('energy', H))
+            return H
+    def string_hamiltonian(qval,p):
+        with tf.variable_scope('hamiltonian'):
+            with tf.variable_scope('kinetic_energy'):
+                T = tf.reduce_sum(1/2 * p**2)
+            with tf.variable_scope('potential_energy'):
+                V = qval[:,0]**2/2 + qval[:,-1]**2/2
+                V = V + tf.reduce_sum(tf.nn.conv1d(tf.expand_dims(qval,2),filters=tf.reshape([1.,-1.],(-1,1,1)),stride=1,padding='VALID')**2/2)
+            return T + V
+    def split_coordinates(x):
+        return tf.split(x, 2, axis=1)
+    def stack_coordinates(q,p):
+        return tf.concat([q,p],axis=2)[0]
+    def hamiltonian_time_derivative(hamiltonian,t, x):
+        with tf.variable_scope('time_derivative'):
+            with tf.variable_scope('split_position_momentum'):
+                qval,pval = split_coordinates(x)
+            H = tf.reduce_sum(hamiltonian(qval,pval))
+            with tf.variable_scope('cannonical_equations'):
+                dpdt = tf.gradients(-H,qval)
+                dqdt = tf.gradients(H,pval)
+            with tf.variable_scope('recombine'):
+                dxdt = stack_coordinates(dqdt,dpdt)
+                print(dxdt)
+        return dxdt
+
+    sess = tf.InteractiveSession()
+    l1 = 1; l2 = 1; m1 = 1; m2 = 1; g = 10
+    height = 3;
+    width = 2*(height-1)
+    theta1 = np.linspace(0,np.pi,num=height,endpoint=True)
+    theta2 = np.linspace(0,2*np.pi,num=width,endpoint=False)
+    t1,t2 = np.meshgrid(theta1,theta2)
+    initial_angles = np.hstack((np.reshape(t1,(-1,1)),np.reshape(t2,(-1,1))))
+    initial_momenta = np.zeros(initial_angles.shape)
+    h = tf.constant(.01, dtype=tf.float32, name='time_step');
+    x0 = np.hstack((initial_angles,initial_momenta))
+    with tf.variable_scope('state'):
+        x = tf.Variable(x0, dtype=tf.float32)
+        t = tf.Variable(0, dtype=tf.float32)
+    print(x, t)
+    hamiltonian = partial(double_pendulum_hamiltonian, l1,l2,m1,m2,g)
+    dxdt = partial(hamiltonian_time_derivative, hamiltonian)
+    dx = rk4_step(dxdt, t, x, h)
+    update = update_state(x, t, dx, h)
+    print(dx, update.name, update.type)
+    sess.run(tf.global_variables_initializer())
+    summary_writer = tf.summary.FileWriter(str(tmp_path), sess.graph)
+    N = 20
+    state = np.array([x0]*N, dtype=np.float32)
+    for i in range(N):
+        _, state[i] = sess.run([update,x])
+    print(state[-1])
+    print(t.eval())
+    summary_writer.close()
+    sess.close()
+
+    tf.reset_default_graph()
+    sess = tf.InteractiveSession()
+    string_length = 10;
+    h = tf.constant(.05, dtype=tf.float32, name='time_step');
+    x0 = np.zeros((1,2*string_length))
+    x0[:,-string_length:] = np.array(range(string_length))/string_length
+    with tf.variable_scope('state'):
+        x = tf.Variable(x0, dtype=tf.float32)
+        t = tf.Variable(0, dtype=tf.float32)
+    dxdt = partial(hamiltonian_time_derivative, string_hamiltonian)
+    update = rk4_step(dxdt, t, x, h)
+    print(update)
+    sess.run(tf.global_variables_initializer())
+    N = 5
+    state = np.array([x0]*N, dtype=np.float32)
+    for i in range(N):
+        _, state[i] = sess.run([update,x])
+    print(state[-1], sess.run(update)); print(sess.run(update).dtype, sess.run(update).shape)
+    print(len(tf.get_default_graph().get_operations()), [op.name for op in tf.get_default_graph().get_operations()][-12:])
+    sess.close()
+
+    _printed(capsys, """\
+<tf.Variable 'state/Variable:0' shape=(12, 4) dtype=float32_ref> <tf.Variable 'state/Variable_1:0' shape=() dtype=float32_ref>
+Tensor("k1/time_derivative/hamiltonian/summary/energy:0", shape=(), dtype=string)
+Tensor("k1/time_derivative/recombine/strided_slice:0", shape=(12, 4), dtype=float32)
+Tensor("k2/time_derivative/hamiltonian/summary/energy:0", shape=(), dtype=string)
+Tensor("k2/time_derivative/recombine/strided_slice:0", shape=(12, 4), dtype=float32)
+Tensor("k3/time_derivative/hamiltonian/summary/energy:0", shape=(), dtype=string)
+Tensor("k3/time_derivative/recombine/strided_slice:0", shape=(12, 4), dtype=float32)
+Tensor("k4/time_derivative/hamiltonian/summary/energy:0", shape=(), dtype=string)
+Tensor("k4/time_derivative/recombine/strided_slice:0", shape=(12, 4), dtype=float32)
+Tensor("new_state/mul_2:0", shape=(12, 4), dtype=float32) update_state/update_state NoOp
+[[ 0.0000000e+00  0.0000000e+00  0.0000000e+00  0.0000000e+00]
+ [ 1.3701611e+00  2.0054879e-02 -3.9521260e+00 -3.9860796e-02]
+ [ 3.1415927e+00  3.2699120e-08  3.4969108e-07 -2.2397797e-08]
+ [ 9.9563263e-03  1.3702192e+00 -2.3782609e-02 -1.9761786e+00]
+ [ 1.3725938e+00  1.5677118e+00 -3.9834042e+00 -2.0007849e+00]
+ [ 3.1315086e+00  1.3703053e+00 -2.4089731e-02 -1.9759487e+00]
+ [ 1.6349560e-08  3.1415927e+00 -2.2397797e-08  1.7484554e-07]
+ [ 1.3703623e+00  3.1215670e+00 -3.9521327e+00 -3.9862640e-02]
+ [ 3.1415927e+00  3.1415927e+00  3.4969108e-07  1.7484554e-07]
+ [-9.9563329e-03  4.9129658e+00  2.3782635e-02  1.9761786e+00]
+ [ 1.3726081e+00  4.7155037e+00 -3.9833794e+00  1.9991876e+00]
+ [ 3.1516769e+00  4.9128795e+00  2.4090415e-02  1.9759487e+00]]
+0.20000002
+Tensor("k1/time_derivative/recombine/strided_slice:0", shape=(1, 20), dtype=float32)
+Tensor("k2/time_derivative/recombine/strided_slice:0", shape=(1, 20), dtype=float32)
+Tensor("k3/time_derivative/recombine/strided_slice:0", shape=(1, 20), dtype=float32)
+Tensor("k4/time_derivative/recombine/strided_slice:0", shape=(1, 20), dtype=float32)
+Tensor("new_state/mul_2:0", shape=(1, 20), dtype=float32)
+[[0.  0.  0.  0.  0.  0.  0.  0.  0.  0.  0.  0.1 0.2 0.3 0.4 0.5 0.6 0.7
+  0.8 0.9]] [[ 2.0833336e-06  5.0000004e-03  1.0000001e-02  1.5000001e-02
+   2.0000001e-02  2.5000002e-02  3.0000001e-02  3.5000000e-02
+   4.0000003e-02  4.4979166e-02  1.2494794e-04  2.6042109e-08
+  -1.1641533e-11  2.3283066e-11 -4.6566133e-11  4.6566133e-11
+  -4.6566133e-11  9.3132266e-11 -2.6058407e-07 -1.2494790e-03]]
+float32 (1, 20)
+1552 ['k4/time_derivative/recombine/strided_slice', 'new_state/truediv/y', 'new_state/truediv', 'new_state/mul/y', 'new_state/mul', 'new_state/add', 'new_state/mul_1/y', 'new_state/mul_1', 'new_state/add_1', 'new_state/add_2', 'new_state/mul_2', 'init']
+""")
